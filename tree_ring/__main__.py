@@ -1,0 +1,7 @@
+"""`python3 -m tree_ring` runs the CLI."""
+
+import sys
+
+from tree_ring.cli import main
+
+sys.exit(main())

@@ -1,0 +1,155 @@
+"""Correcting memory: forget (delete or redact) and supersede.
+
+Forgetting keeps the reason, and records a content tombstone (the hash of the
+normalised content, per project) so the same text cannot return under a new
+id or through an import. Afterwards the FTS index is merged and the WAL
+checkpointed, so the forgotten words are gone from the index and, with
+`secure_delete`, from the file's free pages too.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from tree_ring import audit, guard, rows, writes
+from tree_ring.audit import Actor
+from tree_ring.errors import Conflict, UsageError
+from tree_ring.record import REDACTED, Memory, content_hash, now_iso
+from tree_ring.store import Store
+from tree_ring.writes import WriteResult
+
+MAX_REASON = 1_000
+
+
+def check_reason(reason: str | None) -> str:
+    text = (reason or "").strip()
+    if not text:
+        raise UsageError("a reason is required (--reason); it is kept in the audit log")
+    if len(text) > MAX_REASON or any(ord(c) < 32 for c in text):
+        raise UsageError(f"the reason must be one line of at most {MAX_REASON} characters")
+    guard.check_fields({"reason": text})
+    return text
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    id: str
+    mode: str
+    reason: str
+
+
+def tombstone(
+    conn: sqlite3.Connection, memory: Memory, kind: str, reason: str, actor: Actor, at: str
+) -> None:
+    conn.execute(
+        "INSERT INTO content_tombstones"
+        "(project, content_hash, kind, reason, memory_id, actor, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT(project, content_hash) DO UPDATE SET"
+        " kind = excluded.kind, reason = excluded.reason, memory_id = excluded.memory_id,"
+        " actor = excluded.actor, created_at = excluded.created_at",
+        (
+            memory.project or "",
+            content_hash(memory.summary, memory.details),
+            kind,
+            reason,
+            memory.id,
+            actor.name,
+            at,
+        ),
+    )
+
+
+def forget(store: Store, memory_id: str, *, mode: str, reason: str, actor: Actor) -> Forgotten:
+    if mode not in ("delete", "redact"):
+        raise UsageError("--mode must be delete or redact")
+    reason = check_reason(reason)
+    now = now_iso()
+    with store.write() as conn:
+        memory = rows.get(conn, memory_id)
+        if memory.redacted_at is not None and mode == "redact":
+            raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
+        if memory.redacted_at is None:
+            tombstone(conn, memory, "forgotten", reason, actor, now)
+        if mode == "delete":
+            conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+            # Only a hard delete releases the operation claim and the id.
+            conn.execute("DELETE FROM operation_claims WHERE memory_id = ?", (memory_id,))
+            conn.execute("DELETE FROM redaction_tombstones WHERE memory_id = ?", (memory_id,))
+        else:
+            rows.update(
+                conn,
+                memory_id,
+                summary=REDACTED,
+                details="",
+                tags=(),
+                source_ref="",
+                source_quote="",
+                event_type="redacted",
+                sensitivity="private",
+                operation_id=None,
+                agent_profile=None,
+                workflow_id=None,
+                session_id=None,
+                links=(),
+                content_hash=content_hash(REDACTED, ""),
+                redacted_at=now,
+                retired_at=memory.retired_at or now,
+                updated_at=now,
+            )
+            conn.execute(
+                "INSERT OR IGNORE INTO redaction_tombstones(memory_id, created_at) VALUES (?, ?)",
+                (memory_id, now),
+            )
+        audit.append(conn, actor, "forget", memory_id, {"mode": mode, "reason": reason}, at=now)
+    scrub(store)
+    return Forgotten(memory_id, mode, reason)
+
+
+def scrub(store: Store) -> None:
+    """Merge the FTS index so deleted terms leave it, then checkpoint the WAL."""
+    with store.write() as conn:
+        conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def supersede_in(
+    conn: sqlite3.Connection, old: Memory, new_id: str, reason: str, actor: Actor, at: str
+) -> None:
+    if old.id == new_id:
+        raise UsageError("a memory cannot supersede itself")
+    if old.superseded_by is not None:
+        raise Conflict(f"{old.id} was already superseded by {old.superseded_by}")
+    new = rows.get(conn, new_id)
+    # The old fact stops holding when the new one starts; the old row stops
+    # being current belief now.
+    valid_to = max(new.valid_from, old.valid_from)
+    if valid_to <= old.valid_from:
+        valid_to = at
+    rows.update(conn, old.id, superseded_by=new_id, valid_to=valid_to, retired_at=at, updated_at=at)
+    rows.update(conn, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
+    audit.append(
+        conn, actor, "supersede", old.id, {"superseded_by": new_id, "reason": reason}, at=at
+    )
+
+
+def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Actor) -> None:
+    reason = check_reason(reason)
+    now = now_iso()
+    with store.write() as conn:
+        supersede_in(conn, rows.get(conn, old_id), new_id, reason, actor, now)
+
+
+def remember_superseding(
+    store: Store, memory: Memory, old_id: str, actor: Actor
+) -> WriteResult:
+    """`remember --supersedes ID`: the new row and the link commit together."""
+    memory = writes.prepare(memory)
+    with store.write() as conn:
+        old = rows.get(conn, old_id)
+        if old.project != memory.project:
+            raise UsageError(f"{old_id} belongs to another project; it cannot be superseded here")
+        result = writes.insert_prepared(conn, memory, actor)
+        supersede_in(conn, old, result.id, "replaced by a newer memory", actor, memory.created_at)
+    return result

@@ -1,0 +1,114 @@
+"""How recall orders its candidates: one pure function, every part shown.
+
+    score = 0.30 * relevance    FTS5 bm25, scaled so the best candidate is 1
+          + 0.20 * overlap      share of the query's terms found in the memory
+          + 0.15 * salience     how much the writer said it matters
+          + 0.10 * confidence   how sure the writer was
+          + 0.15 * recency      exp(-age / 30 days): a fresher duplicate wins
+          + 0.05 * authority    source type: user > evidence > manual > agent > other
+          + ring_boost          0.20 when the query asks for this ring's genre
+                                ("failure" -> scar, "decision" -> heartwood, ...)
+
+Unlike the original, bm25 is kept as a signal rather than discarded after the
+candidate cut. `recall --json` prints each part, so a person can see why a
+memory ranked where it did.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+WEIGHTS = {
+    "relevance": 0.30,
+    "overlap": 0.20,
+    "salience": 0.15,
+    "confidence": 0.10,
+    "recency": 0.15,
+    "authority": 0.05,
+}
+RING_BOOST = 0.20
+RECENCY_DAYS = 30.0
+
+AUTHORITY = {
+    "user": 1.0,
+    "person": 1.0,
+    "evidence": 0.9,
+    "manual": 0.8,
+    "dox": 0.8,
+    "revolve": 0.8,
+    "consolidation": 0.6,
+    "agent": 0.5,
+    "import": 0.4,
+}
+DEFAULT_AUTHORITY = 0.3
+
+# Words that name a ring's genre. A query that uses one boosts that ring, and
+# recall also tries the query without it, so "deploy failure" still finds a
+# scar that only says "deploy".
+RING_INTENT: dict[str, frozenset[str]] = {
+    "scar": frozenset(
+        {
+            "fail", "failed", "failure", "failures", "failing", "error", "errors", "bug",
+            "bugs", "broke", "broken", "break", "mistake", "mistakes", "regression",
+            "crash", "crashed", "incident", "outage", "pitfall", "pitfalls", "gotcha",
+            "warning", "warnings", "scar", "scars", "avoid", "wrong",
+        }
+    ),
+    "heartwood": frozenset(
+        {
+            "decision", "decisions", "decided", "rule", "rules", "constraint",
+            "constraints", "convention", "conventions", "policy", "standard", "must",
+            "always", "heartwood", "principle", "principles",
+        }
+    ),
+    "seed": frozenset(
+        {
+            "idea", "ideas", "roadmap", "future", "hypothesis", "maybe", "someday",
+            "later", "todo", "seed", "seeds", "proposal", "option", "options",
+        }
+    ),
+    "outer": frozenset({"evidence", "evaluation", "eval", "result", "results", "observed"}),
+    "cambium": frozenset({"recent", "latest", "new", "current", "today"}),
+}
+
+
+def intents(terms: list[str]) -> set[str]:
+    return {ring for ring, words in RING_INTENT.items() if any(t in words for t in terms)}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    bm25: float  # FTS5 bm25: lower (more negative) is better
+    matched_terms: int  # query terms present in the memory's text
+    query_terms: int
+    salience: float
+    confidence: float
+    age_days: float
+    source_type: str
+    ring: str
+
+
+@dataclass(frozen=True)
+class Score:
+    total: float
+    parts: dict[str, float]
+
+
+def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Score:
+    """Pure: the same inputs always give the same score."""
+    relevance = candidate.bm25 / best_bm25 if best_bm25 < 0 else 0.0
+    overlap = candidate.matched_terms / candidate.query_terms if candidate.query_terms else 0.0
+    recency = math.exp(-max(candidate.age_days, 0.0) / RECENCY_DAYS)
+    authority = AUTHORITY.get(candidate.source_type, DEFAULT_AUTHORITY)
+    signals = {
+        "relevance": max(0.0, min(relevance, 1.0)),
+        "overlap": min(overlap, 1.0),
+        "salience": candidate.salience,
+        "confidence": candidate.confidence,
+        "recency": recency,
+        "authority": authority,
+    }
+    parts = {name: round(WEIGHTS[name] * value, 6) for name, value in signals.items()}
+    parts["ring_boost"] = RING_BOOST if candidate.ring in wanted_rings else 0.0
+    return Score(round(sum(parts.values()), 6), parts)

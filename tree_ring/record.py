@@ -1,0 +1,397 @@
+"""The memory record: its fields, value sets, validation, ids and hashes.
+
+A `Memory` carries every field of the original Tree Ring `MemoryEvent` plus
+what the original lacks: a trust state, bitemporal validity, the time a row
+stopped being current (`retired_at`), where the write came from, and a hash of
+its normalised content for content tombstones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import re
+import secrets
+import unicodedata
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from tree_ring.errors import UsageError
+
+RINGS = ("cambium", "outer", "inner", "heartwood", "scar", "seed")
+SCOPES = (
+    "global",
+    "project",
+    "agent",
+    "session",
+    "workflow",
+    "tool",
+    "eval",
+    "manual",
+    "dox",
+    "revolve",
+)
+# Scopes that belong to one caller; every other scope is shared by the project.
+PRIVATE_SCOPES = ("agent", "workflow", "session")
+SHARED_SCOPES = tuple(s for s in SCOPES if s not in PRIVATE_SCOPES)
+SENSITIVITIES = (
+    "normal",
+    "private",
+    "secret",
+    "health",
+    "financial",
+    "legal",
+    "personal_identifier",
+)
+RETENTIONS = ("ephemeral", "normal", "durable", "user_pinned", "forget_after_date")
+TRUST_STATES = ("accepted", "pending", "disputed", "rejected")
+# Where a write came from: a person at a terminal, an agent's tool call in one
+# of the harnesses, an import, or Tree Ring itself (consolidation, the tree).
+ORIGINS = ("person", "claude-code", "codex", "agent", "import", "tree-ring")
+
+MAX_IDENTIFIER = 256
+MAX_SUMMARY = 8_000
+MAX_DETAILS = 32_000
+MAX_REF = 1_024
+MAX_QUOTE = 4_000
+MAX_TAGS = 32
+MAX_TAG = 64
+REDACTED = "[REDACTED]"
+
+_EVENT_TYPE = re.compile(r"[a-z][a-z0-9_-]{0,63}\Z")
+# New ids are mem_YYYYmmdd_HHMMSS_<12 hex>; imported ids keep their own suffix.
+_MEMORY_ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
+# Anything in Unicode category C* except the whitespace that details may hold.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e]")
+
+
+def now_iso() -> str:
+    """Record time as stored: UTC, microseconds, `Z`, so text order is time order."""
+    return format_time(datetime.now(UTC))
+
+
+def format_time(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str, what: str = "time") -> str:
+    """Normalise an ISO-8601 time (or a date) to the stored form."""
+    raw = text.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", raw):
+        raw += "T00:00:00"
+    try:
+        moment = datetime.fromisoformat(raw.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"{what} {text[:40]!r} is not an ISO-8601 time; use e.g. 2026-11-29T13:00:00Z"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return format_time(moment)
+
+
+def new_memory_id(moment: datetime | None = None) -> str:
+    stamp = (moment or datetime.now(UTC)).strftime("%Y%m%d_%H%M%S")
+    return f"mem_{stamp}_{secrets.token_hex(6)}"
+
+
+def canonical_json(value: Any) -> str:
+    """The one serialisation used for anything that is hashed."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def normalise_content(text: str) -> str:
+    """Case, width and spacing never make a forgotten claim new again."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(folded.split()).rstrip(" .!;")
+
+
+def content_hash(summary: str, details: str) -> str:
+    return sha256(normalise_content(summary) + "\n" + normalise_content(details))
+
+
+@dataclass(frozen=True)
+class Link:
+    type: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Memory:
+    """One memory. Field comments live with the columns in `schema.py`."""
+
+    id: str
+    created_at: str
+    updated_at: str
+    summary: str
+    event_type: str
+    project: str | None = None
+    agent_profile: str | None = None
+    workflow_id: str | None = None
+    session_id: str | None = None
+    operation_id: str | None = None
+    scope: str = "project"
+    ring: str = "cambium"
+    details: str = ""
+    source_type: str = "manual"
+    source_ref: str = ""
+    source_quote: str = ""
+    tags: tuple[str, ...] = ()
+    salience: float = 0.5
+    confidence: float = 0.5
+    sensitivity: str = "normal"
+    retention: str = "normal"
+    expires_at: str | None = None
+    supersedes: tuple[str, ...] = ()
+    superseded_by: str | None = None
+    links: tuple[Link, ...] = ()
+    trust: str = "accepted"
+    review_reason: str | None = None
+    reviewed_at: str | None = None
+    reviewed_by: str | None = None
+    valid_from: str = ""
+    valid_to: str | None = None
+    retired_at: str | None = None
+    redacted_at: str | None = None
+    origin: str = "person"
+    origin_session: str | None = None
+    content_hash: str = field(default="")
+
+    def with_hash(self) -> Memory:
+        return dataclasses.replace(self, content_hash=content_hash(self.summary, self.details))
+
+    def text_fields(self) -> dict[str, str]:
+        """Every free-text field, in the order the guard reports them."""
+        fields = {
+            "summary": self.summary,
+            "details": self.details,
+            "source_ref": self.source_ref,
+            "source_quote": self.source_quote,
+            "tags": " ".join(self.tags),
+            "event_type": self.event_type,
+        }
+        for name in ("project", "agent_profile", "workflow_id", "session_id", "operation_id"):
+            value = getattr(self, name)
+            if value:
+                fields[name] = value
+        return fields
+
+    def to_dict(self) -> dict[str, Any]:
+        """The export form: the original's JSONL shape plus Tree Ring's fields."""
+        return {
+            "id": self.id,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "project": self.project,
+            "agent_profile": self.agent_profile,
+            "workflow_id": self.workflow_id,
+            "session_id": self.session_id,
+            "operation_id": self.operation_id,
+            "scope": self.scope,
+            "ring": self.ring,
+            "event_type": self.event_type,
+            "summary": self.summary,
+            "details": self.details,
+            "source": {"type": self.source_type, "ref": self.source_ref, "quote": self.source_quote},
+            "tags": list(self.tags),
+            "salience": self.salience,
+            "confidence": self.confidence,
+            "sensitivity": self.sensitivity,
+            "retention": self.retention,
+            "expires_at": self.expires_at,
+            "supersedes": list(self.supersedes),
+            "superseded_by": self.superseded_by,
+            "links": [{"type": link.type, "target": link.target} for link in self.links],
+            "review": {
+                "needs_review": self.trust == "pending",
+                "review_reason": self.review_reason,
+                "reviewed_at": self.reviewed_at,
+                "reviewed_by": self.reviewed_by,
+            },
+            "trust": self.trust,
+            "valid_from": self.valid_from,
+            "valid_to": self.valid_to,
+            "retired_at": self.retired_at,
+            "redacted_at": self.redacted_at,
+            "origin": self.origin,
+            "origin_session": self.origin_session,
+            "content_hash": self.content_hash,
+        }
+
+
+def _check_text(name: str, value: str, limit: int, *, multiline: bool = False) -> None:
+    if len(value) > limit:
+        raise UsageError(f"{name} is {len(value):,} characters; the limit is {limit:,}")
+    pattern = _CONTROL if multiline else re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+    if pattern.search(value):
+        raise UsageError(f"{name} contains control characters; remove them and retry")
+
+
+def _check_identifier(name: str, value: str | None) -> None:
+    if value is None:
+        return
+    if not value.strip():
+        raise UsageError(f"{name} must not be blank; omit it or give a value")
+    if len(value) > MAX_IDENTIFIER:
+        raise UsageError(f"{name} must be at most {MAX_IDENTIFIER} characters")
+    if re.search(r"[\x00-\x1f\x7f-\x9f]", value):
+        raise UsageError(f"{name} contains control characters; remove them and retry")
+
+
+def _check_member(name: str, value: str, allowed: Iterable[str]) -> None:
+    options = tuple(allowed)
+    if value not in options:
+        raise UsageError(f"unknown {name} {value[:40]!r}; use one of: {', '.join(options)}")
+
+
+def _check_score(name: str, value: float) -> None:
+    if not (isinstance(value, int | float) and math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise UsageError(f"{name} must be a number between 0 and 1")
+
+
+def validate(memory: Memory) -> None:
+    """Raise UsageError naming the first field that a store must not accept."""
+    if not _MEMORY_ID.match(memory.id):
+        raise UsageError(f"memory id {memory.id[:40]!r} must look like mem_YYYYmmdd_HHMMSS_<hex>")
+    if not memory.summary.strip():
+        raise UsageError("summary must not be blank; say in one sentence what to remember")
+    _check_text("summary", memory.summary, MAX_SUMMARY)
+    _check_text("details", memory.details, MAX_DETAILS, multiline=True)
+    _check_text("source ref", memory.source_ref, MAX_REF)
+    _check_text("source quote", memory.source_quote, MAX_QUOTE, multiline=True)
+    if not _EVENT_TYPE.match(memory.event_type):
+        raise UsageError(
+            f"event type {memory.event_type[:40]!r} must be a lowercase word "
+            "such as decision, lesson, preference, warning"
+        )
+    _check_member("ring", memory.ring, RINGS)
+    _check_member("scope", memory.scope, SCOPES)
+    _check_member("sensitivity", memory.sensitivity, SENSITIVITIES)
+    _check_member("retention", memory.retention, RETENTIONS)
+    _check_member("trust state", memory.trust, TRUST_STATES)
+    _check_member("origin", memory.origin, ORIGINS)
+    _check_score("salience", memory.salience)
+    _check_score("confidence", memory.confidence)
+    for name in ("project", "agent_profile", "workflow_id", "session_id", "operation_id"):
+        _check_identifier(name.replace("_", " "), getattr(memory, name))
+    _check_identifier("source type", memory.source_type)
+    required = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
+    needed = required.get(memory.scope)
+    if needed and not getattr(memory, needed):
+        flag = "--" + needed.replace("_", "-")
+        raise UsageError(f"scope {memory.scope} needs {flag} (or choose another --scope)")
+    if len(memory.tags) > MAX_TAGS:
+        raise UsageError(f"at most {MAX_TAGS} tags")
+    for tag in memory.tags:
+        _check_identifier("tag", tag)
+        if len(tag) > MAX_TAG:
+            raise UsageError(f"tags must be at most {MAX_TAG} characters")
+    if memory.valid_to is not None and memory.valid_to <= memory.valid_from:
+        raise UsageError("valid-to must be later than valid-from")
+
+
+def from_mapping(row: Mapping[str, Any]) -> Memory:
+    """Build a Memory from an export row (Tree Ring's or the original's)."""
+    source = row.get("source") or {}
+    if not isinstance(source, Mapping):
+        raise UsageError("source must be an object with type, ref and quote")
+    review = row.get("review") or {}
+    if not isinstance(review, Mapping):
+        raise UsageError("review must be an object")
+    trust = row.get("trust") or ("pending" if review.get("needs_review") else "accepted")
+    created = _time_or_none(row.get("created_at"), "created_at") or now_iso()
+    links_raw = row.get("links") or []
+    if not isinstance(links_raw, list):
+        raise UsageError("links must be a list")
+    links: list[Link] = []
+    for item in links_raw:
+        if not isinstance(item, Mapping) or not isinstance(item.get("target"), str):
+            raise UsageError("each link needs a type and a target")
+        links.append(Link(type=str(item.get("type") or "related"), target=str(item["target"])))
+    supersedes = row.get("supersedes") or []
+    if isinstance(supersedes, str):
+        supersedes = [supersedes]
+    tags = row.get("tags") or []
+    if not isinstance(tags, list) or not isinstance(supersedes, list):
+        raise UsageError("tags and supersedes must be lists of strings")
+    memory = Memory(
+        id=_text(row, "id") or new_memory_id(),
+        created_at=created,
+        updated_at=_time_or_none(row.get("updated_at"), "updated_at") or created,
+        summary=_text(row, "summary"),
+        event_type=_text(row, "event_type") or "note",
+        project=_opt(row, "project"),
+        agent_profile=_opt(row, "agent_profile"),
+        workflow_id=_opt(row, "workflow_id"),
+        session_id=_opt(row, "session_id"),
+        operation_id=_opt(row, "operation_id"),
+        scope=_text(row, "scope") or "global",
+        ring=_text(row, "ring") or "cambium",
+        details=_text(row, "details"),
+        source_type=str(source.get("type") or "manual"),
+        source_ref=str(source.get("ref") or ""),
+        source_quote=str(source.get("quote") or ""),
+        tags=tuple(str(t) for t in tags),  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        salience=_score(row, "salience"),
+        confidence=_score(row, "confidence"),
+        sensitivity=_text(row, "sensitivity") or "normal",
+        retention=_text(row, "retention") or "normal",
+        expires_at=_time_or_none(row.get("expires_at"), "expires_at"),
+        supersedes=tuple(str(s) for s in supersedes),  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        superseded_by=_opt(row, "superseded_by"),
+        links=tuple(links),
+        trust=str(trust),
+        review_reason=_opt_any(review.get("review_reason")),
+        reviewed_at=_time_or_none(review.get("reviewed_at"), "reviewed_at"),
+        reviewed_by=_opt_any(review.get("reviewed_by")),
+        valid_from=_time_or_none(row.get("valid_from"), "valid_from") or created,
+        valid_to=_time_or_none(row.get("valid_to"), "valid_to"),
+        retired_at=_time_or_none(row.get("retired_at"), "retired_at"),
+        redacted_at=_time_or_none(row.get("redacted_at"), "redacted_at"),
+        origin=_text(row, "origin") or "import",
+        origin_session=_opt(row, "origin_session"),
+    )
+    return memory.with_hash()
+
+
+def _text(row: Mapping[str, Any], key: str) -> str:
+    value = row.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise UsageError(f"{key} must be a string")
+    return value
+
+
+def _opt(row: Mapping[str, Any], key: str) -> str | None:
+    value = _text(row, key)
+    return value or None
+
+
+def _opt_any(value: Any) -> str | None:
+    return str(value) if value else None
+
+
+def _score(row: Mapping[str, Any], key: str) -> float:
+    value = row.get(key, 0.5)
+    if value is None:
+        return 0.5
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UsageError(f"{key} must be a number between 0 and 1")
+    return float(value)
+
+
+def _time_or_none(value: Any, what: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"{what} must be an ISO-8601 string")
+    return parse_time(value, what)

@@ -1,0 +1,178 @@
+"""The SQLite store: opening it, migrating it, and writing to it safely.
+
+WAL lets readers (the brief, recall) run while one writer commits. Every write
+takes the lock up front with `BEGIN IMMEDIATE`, waits on SQLite's busy timeout,
+and retries a bounded number of times with backoff, so concurrent agents queue
+instead of failing. SQLite errors become one-line `StoreFault`s that say what
+to do; no raw SQLite message reaches a user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from tree_ring import project, schema
+from tree_ring.errors import NoStore, StoreBusy, StoreFault
+from tree_ring.record import canonical_json, now_iso
+
+BUSY_TIMEOUT_MS = 5_000
+WRITE_ATTEMPTS = 8
+BACKOFF_CAP_S = 0.5
+
+
+def _busy_timeout_ms() -> int:
+    raw = os.environ.get("TREE_RING_BUSY_TIMEOUT_MS", "")
+    return int(raw) if raw.isdigit() else BUSY_TIMEOUT_MS
+
+
+def translate(exc: sqlite3.Error, path: Path) -> StoreFault | StoreBusy:
+    """Name the failure and the fix; never show a raw SQLite message alone."""
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return StoreBusy(
+            f"the store at {path} stayed locked; another Tree Ring process is writing, "
+            "retry in a moment"
+        )
+    if "readonly" in text or "read-only" in text:
+        return StoreFault(f"the store at {path} is read-only; make it writable and retry")
+    if "full" in text:
+        return StoreFault(f"no space left for the store at {path}; free disk space and retry")
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return StoreFault(
+            f"the store at {path} is damaged; run `tree-ring doctor` or restore a backup"
+        )
+    if "no such module" in text and "fts5" in text:
+        return StoreFault("this Python's SQLite has no FTS5; use a Python built with FTS5")
+    if "unable to open" in text:
+        return StoreFault(f"cannot open the store at {path}; check that the directory exists")
+    return StoreFault(f"store error at {path}: {exc}; run `tree-ring doctor`")
+
+
+class Store:
+    """One open store. Use as a context manager, or call `close()`."""
+
+    def __init__(self, conn: sqlite3.Connection, root: Path, path: Path) -> None:
+        self.conn = conn
+        self.root = root
+        self.path = path
+
+    @classmethod
+    def open(cls, root: Path, *, create: bool = False) -> Store:
+        root = project.normalise_root(root)
+        path = project.store_path(root)
+        if not create and not path.exists():
+            raise NoStore(f"no store at {path}; run `tree-ring --root {root} init`")
+        try:
+            conn = sqlite3.connect(
+                path, isolation_level=None, timeout=_busy_timeout_ms() / 1000, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise translate(exc, path) from None
+        store = cls(conn, root, path)
+        try:
+            store._configure()
+            store._migrate()
+        except sqlite3.Error as exc:
+            conn.close()
+            raise translate(exc, path) from None
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    def _configure(self) -> None:
+        conn = self.conn
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {_busy_timeout_ms()}")
+        # Forgotten text must not linger in freed pages of the file.
+        conn.execute("PRAGMA secure_delete = ON")
+        conn.execute("PRAGMA foreign_keys = ON")
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if str(mode).lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        # NORMAL is durable against a killed process in WAL mode; only a power
+        # loss can drop the last commits, and never corrupts the file.
+        conn.execute("PRAGMA synchronous = NORMAL")
+
+    def _migrate(self) -> None:
+        if schema.check_version(self.conn):
+            self._with_retry(lambda: schema.migrate(self.conn, now_iso()))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _with_retry(self, action: Any) -> Any:
+        delay = 0.01
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                return action()
+            except sqlite3.OperationalError as exc:
+                text = str(exc).lower()
+                if ("locked" not in text and "busy" not in text) or attempt == WRITE_ATTEMPTS - 1:
+                    raise
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, BACKOFF_CAP_S)
+        raise AssertionError("unreachable")
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One immediate transaction: all of it commits, or none of it does."""
+        try:
+            self._with_retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
+        except sqlite3.Error as exc:
+            raise translate(exc, self.path) from None
+        try:
+            yield self.conn
+            self.conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise translate(exc, self.path) from None
+        except BaseException:
+            self._rollback()
+            raise
+
+    def _rollback(self) -> None:
+        try:
+            self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # SQLite already rolled back (e.g. on a full disk)
+
+    def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
+        try:
+            return self.conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise translate(exc, self.path) from None
+        except sqlite3.DatabaseError as exc:
+            raise translate(exc, self.path) from None
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        rows = self.query("SELECT value FROM settings WHERE key = ?", (key,))
+        return json.loads(rows[0][0]) if rows else default
+
+    @staticmethod
+    def put_setting(conn: sqlite3.Connection, key: str, value: Any) -> None:
+        conn.execute(
+            "INSERT INTO settings(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, canonical_json(value)),
+        )

@@ -1,0 +1,161 @@
+"""Export to JSONL and import from it, including the original Tree Ring's rows.
+
+Every imported row and tombstone is placed in the importing project. Import
+is all or nothing: every line is parsed, validated and guarded first,
+and the first bad line is reported by number with nothing written. Content
+tombstones travel with an export (as `{"record": "content_tombstone"}` lines),
+so what was forgotten on one machine stays forgotten on the next.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from tree_ring import live, rows, writes
+from tree_ring.audit import Actor
+from tree_ring.errors import TreeRingError, UsageError
+from tree_ring.live import View
+from tree_ring.record import Memory, from_mapping
+from tree_ring.store import Store
+
+MAX_LINE_BYTES = 1_000_000
+TOMBSTONE = "content_tombstone"
+
+
+def export_rows(store: Store, project: str, view: View) -> Iterator[dict[str, Any]]:
+    clause = live.live(view)
+    sql = f"SELECT m.* FROM memories m WHERE m.project = :project AND {clause.sql} ORDER BY m.created_at"
+    for row in store.query(sql, {**clause.params, "project": project}):
+        yield rows.from_row(row).to_dict()
+    for stone in store.query(
+        "SELECT * FROM content_tombstones WHERE project = ? ORDER BY created_at", (project,)
+    ):
+        yield {"record": TOMBSTONE, **{key: stone[key] for key in stone.keys()}}
+
+
+@dataclass
+class ImportReport:
+    lines: int = 0
+    created: list[str] = field(default_factory=lambda: [])
+    unchanged: list[str] = field(default_factory=lambda: [])
+    tombstones: int = 0
+    pending: int = 0
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    number: int
+    memory: Memory | None
+    tombstone: dict[str, Any] | None
+    keep_trust: bool = False
+
+
+def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
+    parsed: list[_Parsed] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            if len(raw.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
+                raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
+            data = json.loads(raw)
+            if not isinstance(data, dict):
+                raise UsageError("not a JSON object")
+            row: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+            if row.get("record") == TOMBSTONE:
+                parsed.append(_Parsed(number, None, _tombstone(row, project)))
+                continue
+            memory = from_mapping(row)
+            # The store is the project's: every row lands in it. A row kept under
+            # another project id (or none) would be invisible to every brief.
+            memory = dataclasses.replace(memory, project=project)
+            # A person restoring Tree Ring's own export keeps its trust states;
+            # anything else is an import, and governance decides what waits.
+            keep_trust = trusted and "trust" in row
+            if not keep_trust:
+                memory = dataclasses.replace(memory, origin="import")
+            if memory.superseded_by and memory.retired_at is None:
+                memory = dataclasses.replace(memory, retired_at=memory.updated_at)
+            parsed.append(_Parsed(number, writes.prepare(memory), None, keep_trust))
+        except ValueError as exc:
+            raise UsageError(f"line {number}: not valid JSON ({exc.args[0][:80]}); nothing imported") from None
+        except TreeRingError as exc:
+            raise type(exc)(f"line {number}: {exc}; nothing imported") from None
+    return parsed
+
+
+def _tombstone(row: dict[str, Any], project: str) -> dict[str, Any]:
+    needed = ("content_hash", "kind", "reason", "memory_id", "created_at")
+    if not all(isinstance(row.get(key), str) and row.get(key) for key in needed):
+        raise UsageError(f"a content tombstone needs {', '.join(needed)}")
+    return {key: row[key] for key in needed} | {
+        "project": project,
+        "actor": str(row.get("actor") or "import"),
+    }
+
+
+def import_lines(
+    store: Store,
+    lines: Iterable[str],
+    *,
+    project: str,
+    actor: Actor,
+    dry_run: bool = False,
+) -> ImportReport:
+    trusted = not actor.origin.is_agent
+    parsed = _parse(lines, project, trusted)
+    report = ImportReport(lines=len(parsed), dry_run=dry_run)
+    import_actor = Actor(actor.name, dataclasses.replace(actor.origin, kind="import"))
+    with store.write() as conn:
+        for item in parsed:
+            if item.tombstone is not None:
+                conn.execute(
+                    "INSERT OR IGNORE INTO content_tombstones"
+                    "(project, content_hash, kind, reason, memory_id, actor, created_at)"
+                    " VALUES (:project, :content_hash, :kind, :reason, :memory_id, :actor,"
+                    " :created_at)",
+                    item.tombstone,
+                )
+                report.tombstones += 1
+        for item in parsed:
+            memory = item.memory
+            if memory is None:
+                continue
+            try:
+                existing = rows.find(conn, memory.id)
+                if existing is not None and existing.content_hash == memory.content_hash:
+                    report.unchanged.append(memory.id)
+                    continue
+                result = writes.insert_prepared(
+                    conn, memory, import_actor, action="import", admit=not item.keep_trust
+                )
+            except TreeRingError as exc:
+                raise type(exc)(f"line {item.number}: {exc}; nothing imported") from None
+            report.created.append(result.id)
+            report.pending += result.trust == "pending"
+        if dry_run:
+            raise _DryRun(report)
+    return report
+
+
+class _DryRun(Exception):
+    """Unwinds the transaction after a dry run has checked every line."""
+
+    def __init__(self, report: ImportReport) -> None:
+        super().__init__("dry run")
+        self.report = report
+
+
+def import_or_plan(
+    store: Store, lines: Iterable[str], *, project: str, actor: Actor, dry_run: bool
+) -> ImportReport:
+    try:
+        return import_lines(store, lines, project=project, actor=actor, dry_run=dry_run)
+    except _DryRun as done:
+        return done.report
+
