@@ -20,7 +20,7 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tree_ring import guard, live, project, rows, schema
 from tree_ring.identity import Identity
@@ -131,7 +131,7 @@ def read_receipt(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}  # pyright: ignore[reportUnknownVariableType]
+    return cast(dict[str, Any], data) if isinstance(data, dict) else {}
 
 
 def receipts(root: Path) -> dict[str, dict[str, Any]]:

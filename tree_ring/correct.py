@@ -141,9 +141,7 @@ def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Act
         supersede_in(conn, rows.get(conn, old_id), new_id, reason, actor, now)
 
 
-def remember_superseding(
-    store: Store, memory: Memory, old_id: str, actor: Actor
-) -> WriteResult:
+def remember_superseding(store: Store, memory: Memory, old_id: str, actor: Actor) -> WriteResult:
     """`remember --supersedes ID`: the new row and the link commit together."""
     memory = writes.prepare(memory)
     with store.write() as conn:

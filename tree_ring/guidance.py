@@ -82,7 +82,11 @@ def init_project(root: Path) -> InitReport:
     if not folder.is_dir():
         folder.mkdir(parents=True)
         created.append(f"{project.DIR}/")
-    fresh = {"project_id": project.new_project_id(root.name), "name": root.name, "created_at": now_iso()}
+    fresh = {
+        "project_id": project.new_project_id(root.name),
+        "name": root.name,
+        "created_at": now_iso(),
+    }
     files = {
         project.PROJECT_FILE: json.dumps(fresh, indent=2) + "\n",
         ".gitignore": project.GITIGNORE,

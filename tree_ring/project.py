@@ -13,13 +13,17 @@ import os
 import re
 import secrets
 from pathlib import Path
+from typing import Any, cast
 
 from tree_ring.errors import NoStore, UsageError
 
 DIR = ".tree-ring"
 STORE = "memory.sqlite"
 PROJECT_FILE = "project.json"
-GITIGNORE = "# The database and hook receipts are local; project.json is meant to be committed.\nmemory.sqlite\nmemory.sqlite-*\nreceipts/\n"
+GITIGNORE = (
+    "# The database and hook receipts are local; project.json is meant to be committed.\n"
+    "memory.sqlite\nmemory.sqlite-*\nreceipts/\n"
+)
 
 
 def find_root(start: Path) -> Path | None:
@@ -56,8 +60,7 @@ def locate(root: str | None, cwd: Path | None = None) -> Path:
     found = find_root(cwd or Path.cwd())
     if found is None:
         raise NoStore(
-            "no .tree-ring/ here or above; run `tree-ring init` in the project root "
-            "or pass --root"
+            "no .tree-ring/ here or above; run `tree-ring init` in the project root or pass --root"
         )
     return found
 
@@ -87,7 +90,9 @@ def load_project_id(root: Path) -> str:
         raise NoStore(f"{path} is missing; run `tree-ring init` to create it") from None
     except (OSError, ValueError) as exc:
         raise UsageError(f"{path} is not valid JSON ({exc}); fix or delete it") from None
-    project_id = data.get("project_id") if isinstance(data, dict) else None
+    project_id: Any = (
+        cast(dict[str, Any], data).get("project_id") if isinstance(data, dict) else None
+    )
     if not isinstance(project_id, str) or not project_id.strip():
         raise UsageError(f"{path} has no project_id; delete it and run `tree-ring init`")
     return project_id

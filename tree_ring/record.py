@@ -18,7 +18,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from tree_ring.errors import UsageError
 
@@ -200,7 +200,11 @@ class Memory:
             "event_type": self.event_type,
             "summary": self.summary,
             "details": self.details,
-            "source": {"type": self.source_type, "ref": self.source_ref, "quote": self.source_quote},
+            "source": {
+                "type": self.source_type,
+                "ref": self.source_ref,
+                "quote": self.source_quote,
+            },
             "tags": list(self.tags),
             "salience": self.salience,
             "confidence": self.confidence,
@@ -253,7 +257,7 @@ def _check_member(name: str, value: str, allowed: Iterable[str]) -> None:
 
 
 def _check_score(name: str, value: float) -> None:
-    if not (isinstance(value, int | float) and math.isfinite(value) and 0.0 <= value <= 1.0):
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
         raise UsageError(f"{name} must be a number between 0 and 1")
 
 
@@ -300,28 +304,21 @@ def validate(memory: Memory) -> None:
 
 def from_mapping(row: Mapping[str, Any]) -> Memory:
     """Build a Memory from an export row (Tree Ring's or the original's)."""
-    source = row.get("source") or {}
-    if not isinstance(source, Mapping):
-        raise UsageError("source must be an object with type, ref and quote")
-    review = row.get("review") or {}
-    if not isinstance(review, Mapping):
-        raise UsageError("review must be an object")
+    source = _mapping(row.get("source"), "source must be an object with type, ref and quote")
+    review = _mapping(row.get("review"), "review must be an object")
     trust = row.get("trust") or ("pending" if review.get("needs_review") else "accepted")
     created = _time_or_none(row.get("created_at"), "created_at") or now_iso()
-    links_raw = row.get("links") or []
-    if not isinstance(links_raw, list):
-        raise UsageError("links must be a list")
     links: list[Link] = []
-    for item in links_raw:
-        if not isinstance(item, Mapping) or not isinstance(item.get("target"), str):
+    for item in _list(row.get("links"), "links"):
+        link = _mapping(item, "each link needs a type and a target")
+        if not isinstance(link.get("target"), str):
             raise UsageError("each link needs a type and a target")
-        links.append(Link(type=str(item.get("type") or "related"), target=str(item["target"])))
-    supersedes = row.get("supersedes") or []
-    if isinstance(supersedes, str):
-        supersedes = [supersedes]
-    tags = row.get("tags") or []
-    if not isinstance(tags, list) or not isinstance(supersedes, list):
-        raise UsageError("tags and supersedes must be lists of strings")
+        links.append(Link(type=str(link.get("type") or "related"), target=str(link["target"])))
+    raw_supersedes = row.get("supersedes")
+    if isinstance(raw_supersedes, str):
+        raw_supersedes = [raw_supersedes]
+    supersedes = [str(s) for s in _list(raw_supersedes, "supersedes")]
+    tags = [str(t) for t in _list(row.get("tags"), "tags")]
     memory = Memory(
         id=_text(row, "id") or new_memory_id(),
         created_at=created,
@@ -339,13 +336,13 @@ def from_mapping(row: Mapping[str, Any]) -> Memory:
         source_type=str(source.get("type") or "manual"),
         source_ref=str(source.get("ref") or ""),
         source_quote=str(source.get("quote") or ""),
-        tags=tuple(str(t) for t in tags),  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        tags=tuple(tags),
         salience=_score(row, "salience"),
         confidence=_score(row, "confidence"),
         sensitivity=_text(row, "sensitivity") or "normal",
         retention=_text(row, "retention") or "normal",
         expires_at=_time_or_none(row.get("expires_at"), "expires_at"),
-        supersedes=tuple(str(s) for s in supersedes),  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        supersedes=tuple(supersedes),
         superseded_by=_opt(row, "superseded_by"),
         links=tuple(links),
         trust=str(trust),
@@ -360,6 +357,22 @@ def from_mapping(row: Mapping[str, Any]) -> Memory:
         origin_session=_opt(row, "origin_session"),
     )
     return memory.with_hash()
+
+
+def _mapping(value: Any, problem: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise UsageError(problem)
+    return {str(k): v for k, v in cast(Mapping[Any, Any], value).items()}
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise UsageError(f"{what} must be a list")
+    return cast(list[Any], value)
 
 
 def _text(row: Mapping[str, Any], key: str) -> str:

@@ -70,7 +70,8 @@ def from_row(row: sqlite3.Row) -> Memory:
     for column in _JSON_LISTS:
         values[column] = tuple(json.loads(values[column] or "[]"))
     values["links"] = tuple(
-        Link(type=item["type"], target=item["target"]) for item in json.loads(values["links"] or "[]")
+        Link(type=item["type"], target=item["target"])
+        for item in json.loads(values["links"] or "[]")
     )
     return Memory(**values)
 

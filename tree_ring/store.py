@@ -9,12 +9,13 @@ to do; no raw SQLite message reaches a user.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -73,7 +74,10 @@ class Store:
             raise NoStore(f"no store at {path}; run `tree-ring --root {root} init`")
         try:
             conn = sqlite3.connect(
-                path, isolation_level=None, timeout=_busy_timeout_ms() / 1000, check_same_thread=False
+                path,
+                isolation_level=None,
+                timeout=_busy_timeout_ms() / 1000,
+                check_same_thread=False,
             )
         except sqlite3.Error as exc:
             raise translate(exc, path) from None
@@ -135,7 +139,7 @@ class Store:
         raise AssertionError("unreachable")
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Generator[sqlite3.Connection]:
         """One immediate transaction: all of it commits, or none of it does."""
         try:
             self._with_retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
@@ -152,10 +156,9 @@ class Store:
             raise
 
     def _rollback(self) -> None:
-        try:
+        # SQLite may already have rolled back (e.g. on a full disk).
+        with contextlib.suppress(sqlite3.Error):
             self.conn.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass  # SQLite already rolled back (e.g. on a full disk)
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         try:

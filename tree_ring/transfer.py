@@ -28,13 +28,16 @@ TOMBSTONE = "content_tombstone"
 
 def export_rows(store: Store, project: str, view: View) -> Iterator[dict[str, Any]]:
     clause = live.live(view)
-    sql = f"SELECT m.* FROM memories m WHERE m.project = :project AND {clause.sql} ORDER BY m.created_at"
+    sql = (
+        "SELECT m.* FROM memories m "
+        f"WHERE m.project = :project AND {clause.sql} ORDER BY m.created_at"
+    )
     for row in store.query(sql, {**clause.params, "project": project}):
         yield rows.from_row(row).to_dict()
     for stone in store.query(
         "SELECT * FROM content_tombstones WHERE project = ? ORDER BY created_at", (project,)
     ):
-        yield {"record": TOMBSTONE, **{key: stone[key] for key in stone.keys()}}
+        yield {"record": TOMBSTONE, **dict(stone)}
 
 
 @dataclass
@@ -83,7 +86,9 @@ def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
                 memory = dataclasses.replace(memory, retired_at=memory.updated_at)
             parsed.append(_Parsed(number, writes.prepare(memory), None, keep_trust))
         except ValueError as exc:
-            raise UsageError(f"line {number}: not valid JSON ({exc.args[0][:80]}); nothing imported") from None
+            raise UsageError(
+                f"line {number}: not valid JSON ({exc.args[0][:80]}); nothing imported"
+            ) from None
         except TreeRingError as exc:
             raise type(exc)(f"line {number}: {exc}; nothing imported") from None
     return parsed
@@ -158,4 +163,3 @@ def import_or_plan(
         return import_lines(store, lines, project=project, actor=actor, dry_run=dry_run)
     except _DryRun as done:
         return done.report
-

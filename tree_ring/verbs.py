@@ -141,7 +141,9 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
             f"capture takes event types {', '.join(CAPTURE_PAIRS)}; got {draft.event_type!r}"
         )
     if draft.ring != expected:
-        raise UsageError(f"capture writes {draft.event_type} with ring {expected}, not {draft.ring}")
+        raise UsageError(
+            f"capture writes {draft.event_type} with ring {expected}, not {draft.ring}"
+        )
     if draft.scope not in (None, "agent"):
         raise UsageError("capture writes agent scope only; use remember for other scopes")
     if draft.sensitivity != "normal":

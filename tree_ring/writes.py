@@ -169,6 +169,4 @@ def insert_prepared(
         at=memory.created_at,
     )
     governance.after_insert(conn, memory, actor)
-    return WriteResult(
-        memory.id, True, memory.trust, memory.sensitivity, memory.review_reason
-    )
+    return WriteResult(memory.id, True, memory.trust, memory.sensitivity, memory.review_reason)

@@ -97,7 +97,9 @@ def view_flags(p: argparse.ArgumentParser) -> None:
 
 def memory_flags(p: argparse.ArgumentParser, *, ring: bool = True) -> None:
     p.add_argument("summary", help="one sentence to remember ('-' reads it from stdin)")
-    p.add_argument("--event-type", default="note", help="decision, lesson, preference, warning, ...")
+    p.add_argument(
+        "--event-type", default="note", help="decision, lesson, preference, warning, ..."
+    )
     if ring:
         p.add_argument("--ring", choices=RINGS, default="cambium", help="the memory's genre")
     p.add_argument("--scope", choices=SCOPES, help="default: project (agents: their own partition)")

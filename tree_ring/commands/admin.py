@@ -50,7 +50,10 @@ def cmd_export(ctx: Context) -> int:
         include_superseded=a.include_superseded,
     )
     with Store.open(root) as store:
-        lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in transfer.export_rows(store, project_id, view)]
+        lines = [
+            json.dumps(r, ensure_ascii=False, sort_keys=True)
+            for r in transfer.export_rows(store, project_id, view)
+        ]
     body = "".join(line + "\n" for line in lines)
     if a.output:
         Path(a.output).write_text(body, encoding="utf-8")
@@ -114,7 +117,10 @@ def cmd_audit_verify(ctx: Context) -> int:
     if result.ok:
         ctx.emit(data, f"audit chain ok: {result.checked} entries")
         return 0
-    ctx.emit(data | {"problem": result.problem}, f"audit chain BROKEN at entry {result.first_bad}: {result.problem}")
+    ctx.emit(
+        data | {"problem": result.problem},
+        f"audit chain BROKEN at entry {result.first_bad}: {result.problem}",
+    )
     return 1
 
 
@@ -122,8 +128,12 @@ def cmd_status(ctx: Context) -> int:
     root = ctx.root()
     project_id = project.load_project_id(root)
     with Store.open(root) as store:
-        by_ring = {r[0]: r[1] for r in store.query("SELECT ring, count(*) FROM memories GROUP BY ring")}
-        by_trust = {r[0]: r[1] for r in store.query("SELECT trust, count(*) FROM memories GROUP BY trust")}
+        by_ring = {
+            r[0]: r[1] for r in store.query("SELECT ring, count(*) FROM memories GROUP BY ring")
+        }
+        by_trust = {
+            r[0]: r[1] for r in store.query("SELECT trust, count(*) FROM memories GROUP BY trust")
+        }
         total = sum(by_ring.values())
     harnesses = brief.receipts(root)
     size = sum(p.stat().st_size for p in project.store_path(root).parent.glob(project.STORE + "*"))
@@ -139,22 +149,26 @@ def cmd_status(ctx: Context) -> int:
     }
     lines = [
         f"project {project_id} at {root}",
-        f"memories: {total} ({', '.join(f'{k} {v}' for k, v in sorted(by_ring.items())) or 'none'})",
-        f"trust: {', '.join(f'{k} {v}' for k, v in sorted(by_trust.items())) or 'none'}",
+        f"memories: {total} ({_counts(by_ring)})",
+        f"trust: {_counts(by_trust)}",
         f"review queue: {data['review_queue']} waiting",
         f"store size: {size:,} bytes",
     ]
     if not harnesses:
         lines.append("hooks: none has fired in this project yet")
     for name, receipt in harnesses.items():
-        last_brief = receipt.get("last_brief") or {}
-        last_stop = receipt.get("last_stop") or {}
+        last_brief: dict[str, Any] = receipt.get("last_brief") or {}
+        last_stop: dict[str, Any] = receipt.get("last_stop") or {}
         lines.append(
             f"hooks {name}: last brief {last_brief.get('at', 'never')}"
             f" ({last_brief.get('count', 0)} memories), last stop {last_stop.get('at', 'never')}"
         )
     ctx.emit(data, "\n".join(lines))
     return 0
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{key} {value}" for key, value in sorted(counts.items())) or "none"
 
 
 def register(verb: Verb) -> None:

@@ -89,7 +89,9 @@ def cmd_show(ctx: Context) -> int:
     with ctx.store() as store:
         memory = rows.get(store.conn, ctx.args.id)
     data = memory.to_dict()
-    text = "\n".join(f"{key}: {value}" for key, value in data.items() if value not in (None, "", []))
+    text = "\n".join(
+        f"{key}: {value}" for key, value in data.items() if value not in (None, "", [])
+    )
     ctx.emit(data, text)
     return 0
 

@@ -6,7 +6,7 @@ import sys
 from typing import Any
 
 from tree_ring import correct, verbs
-from tree_ring.commands import Context, Verb, identity_flags, memory_flags
+from tree_ring.commands import Context, Verb, memory_flags
 from tree_ring.errors import UsageError
 from tree_ring.identity import Identity, harness_origin
 from tree_ring.store import Store
