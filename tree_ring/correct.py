@@ -65,46 +65,52 @@ def forget(store: Store, memory_id: str, *, mode: str, reason: str, actor: Actor
     if mode not in ("delete", "redact"):
         raise UsageError("--mode must be delete or redact")
     reason = check_reason(reason)
-    now = now_iso()
     with store.write() as conn:
-        memory = rows.get(conn, memory_id)
-        if memory.redacted_at is not None and mode == "redact":
-            raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
-        if memory.redacted_at is None:
-            tombstone(conn, memory, "forgotten", reason, actor, now)
-        if mode == "delete":
-            conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
-            # Only a hard delete releases the operation claim and the id.
-            conn.execute("DELETE FROM operation_claims WHERE memory_id = ?", (memory_id,))
-            conn.execute("DELETE FROM redaction_tombstones WHERE memory_id = ?", (memory_id,))
-        else:
-            rows.update(
-                conn,
-                memory_id,
-                summary=REDACTED,
-                details="",
-                tags=(),
-                source_ref="",
-                source_quote="",
-                event_type="redacted",
-                sensitivity="private",
-                operation_id=None,
-                agent_profile=None,
-                workflow_id=None,
-                session_id=None,
-                links=(),
-                content_hash=content_hash(REDACTED, ""),
-                redacted_at=now,
-                retired_at=memory.retired_at or now,
-                updated_at=now,
-            )
-            conn.execute(
-                "INSERT OR IGNORE INTO redaction_tombstones(memory_id, created_at) VALUES (?, ?)",
-                (memory_id, now),
-            )
-        audit.append(conn, actor, "forget", memory_id, {"mode": mode, "reason": reason}, at=now)
+        forget_in(conn, rows.get(conn, memory_id), mode, reason, actor, now_iso())
     scrub(store)
     return Forgotten(memory_id, mode, reason)
+
+
+def forget_in(
+    conn: sqlite3.Connection, memory: Memory, mode: str, reason: str, actor: Actor, now: str
+) -> None:
+    """The transactional half of forgetting, for every path that removes a memory."""
+    memory_id = memory.id
+    if memory.redacted_at is not None and mode == "redact":
+        raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
+    if memory.redacted_at is None:
+        tombstone(conn, memory, "forgotten", reason, actor, now)
+    if mode == "delete":
+        conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+        # Only a hard delete releases the operation claim and the id.
+        conn.execute("DELETE FROM operation_claims WHERE memory_id = ?", (memory_id,))
+        conn.execute("DELETE FROM redaction_tombstones WHERE memory_id = ?", (memory_id,))
+    else:
+        rows.update(
+            conn,
+            memory_id,
+            summary=REDACTED,
+            details="",
+            tags=(),
+            source_ref="",
+            source_quote="",
+            event_type="redacted",
+            sensitivity="private",
+            operation_id=None,
+            agent_profile=None,
+            workflow_id=None,
+            session_id=None,
+            links=(),
+            content_hash=content_hash(REDACTED, ""),
+            redacted_at=now,
+            retired_at=memory.retired_at or now,
+            updated_at=now,
+        )
+        conn.execute(
+            "INSERT OR IGNORE INTO redaction_tombstones(memory_id, created_at) VALUES (?, ?)",
+            (memory_id, now),
+        )
+    audit.append(conn, actor, "forget", memory_id, {"mode": mode, "reason": reason}, at=now)
 
 
 def scrub(store: Store) -> None:
