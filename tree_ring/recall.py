@@ -96,8 +96,17 @@ def quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def loose(term: str) -> str:
+    """The word, or any word sharing its start: the porter stemmer alone does
+    not match "deploy" to "deployments" (they stem to different tokens)."""
+    if len(term) < 5:
+        return quote(term)
+    return f"({quote(term)} OR {quote(term[: max(4, len(term) - 3)])}*)"
+
+
 def match_queries(words: list[str]) -> list[str]:
-    """Strict first, then variants without a ring-intent word, then OR."""
+    """Strict first, then variants without a ring-intent word, then the
+    same words loosened to their prefixes, then OR."""
     if not words:
         return []
     queries = [" AND ".join(quote(w) for w in words)]
@@ -110,8 +119,11 @@ def match_queries(words: list[str]) -> list[str]:
     without_intent = [w for w in words if w not in intent_words]
     if without_intent and len(without_intent) < len(words) - 1:
         queries.append(" AND ".join(quote(w) for w in without_intent))
+    loosened = " AND ".join(loose(w) for w in words)
+    if loosened != queries[0]:
+        queries.append(loosened)
     if len(words) > 1:
-        queries.append(" OR ".join(quote(w) for w in words))
+        queries.append(" OR ".join(loose(w) for w in words))
     return list(dict.fromkeys(queries))
 
 

@@ -90,8 +90,14 @@ def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
                 f"line {number}: not valid JSON ({exc.args[0][:80]}); nothing imported"
             ) from None
         except TreeRingError as exc:
-            raise type(exc)(f"line {number}: {exc}; nothing imported") from None
+            raise _at_line(exc, number) from None
     return parsed
+
+
+def _at_line(exc: TreeRingError, number: int) -> TreeRingError:
+    """The same error, kept for its exit code, with the line that caused it."""
+    exc.args = (f"line {number}: {exc}; nothing imported",)
+    return exc
 
 
 def _tombstone(row: dict[str, Any], project: str) -> dict[str, Any]:
@@ -140,7 +146,7 @@ def import_lines(
                     conn, memory, import_actor, action="import", admit=not item.keep_trust
                 )
             except TreeRingError as exc:
-                raise type(exc)(f"line {item.number}: {exc}; nothing imported") from None
+                raise _at_line(exc, item.number) from None
             report.created.append(result.id)
             report.pending += result.trust == "pending"
         if dry_run:

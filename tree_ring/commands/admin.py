@@ -46,7 +46,7 @@ def cmd_export(ctx: Context) -> int:
     project_id = a.project or project.load_project_id(root)
     view = View(
         include_sensitive=a.include_sensitive,
-        include_unreviewed=True,
+        include_unreviewed=a.include_unreviewed,
         include_superseded=a.include_superseded,
     )
     with Store.open(root) as store:
@@ -178,6 +178,7 @@ def register(verb: Verb) -> None:
     p = verb("export", cmd_export, "write the project's memories as JSONL")
     p.add_argument("--project")
     p.add_argument("--include-sensitive", action="store_true")
+    p.add_argument("--include-unreviewed", action="store_true", help="also pending, disputed")
     p.add_argument("--include-superseded", action="store_true", help="also retired rows")
     p.add_argument("--output", metavar="FILE", help="write here instead of stdout")
 

@@ -1,0 +1,228 @@
+"""Forgetting with tombstones, the audit chain, and JSONL export / import."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, CliRunner
+from tree_ring import project
+
+ORIGINAL_EXPORT = REPO / "tests" / "fixtures" / "original" / "export.jsonl"
+WORD = "zebracorn7731"
+
+
+def remember(run_cli: CliRunner, summary: str, *extra: str) -> str:
+    result = run_cli("--json", "remember", summary, *extra)
+    assert result.code == 0, result.err
+    return result.json()["id"]
+
+
+def db_bytes(root: Path) -> bytes:
+    folder = root / ".tree-ring"
+    return b"".join(p.read_bytes() for p in sorted(folder.glob("memory.sqlite*")))
+
+
+def all_text(root: Path) -> str:
+    """Every text value in every table, FTS shadow tables included."""
+    conn = sqlite3.connect(project.store_path(root))
+    try:
+        tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        chunks: list[str] = []
+        for table in tables:
+            for row in conn.execute(f'SELECT * FROM "{table}"'):
+                chunks += [str(v) for v in row if isinstance(v, str | bytes)]
+        return "\n".join(chunks)
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("mode", ["delete", "redact"])
+def test_forget_removes_text_everywhere_and_keeps_reason(
+    run_cli: CliRunner, project_root: Path, mode: str
+) -> None:
+    memory_id = remember(run_cli, f"The {WORD} endpoint needs a retry budget", "--details", WORD)
+    remember(run_cli, "An unrelated memory that stays")
+    result = run_cli("forget", memory_id, "--mode", mode, "--reason", "user asked to forget it")
+    assert result.code == 0, result.err
+    assert WORD not in all_text(project_root)
+    assert WORD.encode() not in db_bytes(project_root)
+    assert run_cli("recall", WORD).out.strip() == "no memories match"
+    log = run_cli("--json", "audit", "--target", memory_id).json()["entries"]
+    forget_entry = [e for e in log if e["action"] == "forget"]
+    assert len(forget_entry) == 1
+    assert json.loads(forget_entry[0]["detail"]) == {
+        "mode": mode,
+        "reason": "user asked to forget it",
+    }
+    shown = run_cli("--json", "show", memory_id)
+    if mode == "delete":
+        assert shown.code != 0
+    else:
+        placeholder = shown.json()
+        assert placeholder["summary"] == "[REDACTED]" and placeholder["details"] == ""
+        assert placeholder["redacted_at"] is not None
+
+
+@pytest.mark.parametrize("mode", ["delete", "redact"])
+def test_forgotten_content_cannot_return(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path, mode: str
+) -> None:
+    memory_id = remember(run_cli, "Deploys go out on Fridays")
+    run_cli("forget", memory_id, "--mode", mode, "--reason", "policy changed")
+    for variant in ("Deploys go out on Fridays", "  deploys GO out on fridays. "):
+        again = run_cli("remember", variant)
+        assert again.code != 0
+        assert "forgotten on" in again.err and "policy changed" in again.err
+    line = json.dumps(
+        {
+            "id": "mem_20260101_000000_abcdefabcdef",
+            "summary": "Deploys go out on Fridays",
+            "event_type": "note",
+            "project": "x",
+            "scope": "project",
+        }
+    )
+    path = tmp_path / "in.jsonl"
+    path.write_text(line + "\n")
+    imported = run_cli("import", str(path))
+    assert imported.code != 0 and "line 1" in imported.err
+    live = run_cli("--json", "list").json()["memories"]
+    assert [m["summary"] for m in live] == []
+
+
+def test_forget_requires_a_reason(run_cli: CliRunner) -> None:
+    memory_id = remember(run_cli, "Keep this one")
+    missing = run_cli("forget", memory_id, "--mode", "delete")
+    assert missing.code == 2
+    blank = run_cli("forget", memory_id, "--mode", "delete", "--reason", "   ")
+    assert blank.code == 2 and "reason" in blank.err
+    assert run_cli("--json", "show", memory_id).code == 0
+
+
+def test_audit_log_records_every_mutation_and_verifies(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    a = remember(run_cli, "First fact about builds")
+    b = remember(run_cli, "Second fact about builds", "--supersedes", a)
+    run_cli("supersede", b, remember(run_cli, "Third fact about builds"), "--reason", "newer")
+    run_cli("forget", b, "--mode", "redact", "--reason", "wrong")
+    entries = run_cli("--json", "audit", "--limit", "100").json()["entries"]
+    actions = [e["action"] for e in entries]
+    assert actions == ["create", "create", "supersede", "create", "supersede", "forget"]
+    assert all(e["hash"].startswith("sha256:") for e in entries)
+    assert entries[0]["prev_hash"] == ""
+    assert all(entries[i]["prev_hash"] == entries[i - 1]["hash"] for i in range(1, len(entries)))
+    assert run_cli("audit", "verify").code == 0
+
+
+def _tamper(root: Path, sql: str) -> None:
+    conn = sqlite3.connect(project.store_path(root))
+    conn.execute(sql)
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        'UPDATE audit_log SET detail = \'{"mode":"delete"}\' WHERE seq = 2',
+        "DELETE FROM audit_log WHERE seq = 2",
+        "UPDATE audit_log SET actor = 'someone-else' WHERE seq = 1",
+    ],
+)
+def test_audit_verify_detects_tampering(run_cli: CliRunner, project_root: Path, sql: str) -> None:
+    for n in range(3):
+        remember(run_cli, f"Fact number {n} about the cache")
+    _tamper(project_root, sql)
+    result = run_cli("--json", "audit", "verify")
+    assert result.code == 1
+    assert result.json()["ok"] is False
+
+
+def test_export_import_round_trip(run_cli: CliRunner, project_root: Path, tmp_path: Path) -> None:
+    kept = remember(run_cli, "Builds use the locked toolchain", "--ring", "scar")
+    old = remember(run_cli, "Cache lives in Redis")
+    new = remember(run_cli, "Cache lives in SQLite", "--supersedes", old)
+    sensitive = remember(run_cli, "The user's salary is 120000 dollars")
+    gone = remember(run_cli, "A note to forget")
+    run_cli("forget", gone, "--mode", "delete", "--reason", "noise")
+    default = [json.loads(line) for line in run_cli("export").out.splitlines()]
+    exported = {r["id"] for r in default if "id" in r and r.get("record") is None}
+    assert exported == {kept, new}
+    stones = [r for r in default if r.get("record") == "content_tombstone"]
+    assert len(stones) == 1 and stones[0]["reason"] == "noise"
+    everything = run_cli("export", "--include-sensitive", "--include-superseded").out
+    assert {kept, new, old, sensitive} <= {json.loads(x).get("id") for x in everything.splitlines()}
+
+    other = tmp_path / "other"
+    other.mkdir()
+    run_cli("init", "--root", str(other), root=False)
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(everything)
+    plan = run_cli("--json", "import", str(dump), "--dry-run", "--root", str(other), root=False)
+    assert plan.code == 0 and plan.json()["dry_run"] is True
+    assert run_cli("--json", "list", "--root", str(other), root=False).json()["memories"] == []
+    done = run_cli("--json", "import", str(dump), "--root", str(other), root=False).json()
+    assert set(done["created"]) == {kept, new, old, sensitive}
+    again = run_cli("--json", "import", str(dump), "--root", str(other), root=False).json()
+    assert again["created"] == [] and set(again["unchanged"]) == {kept, new, old, sensitive}
+    live = run_cli("--json", "list", "--root", str(other), root=False).json()["memories"]
+    assert {m["id"] for m in live} == {kept, new}
+    blocked = run_cli("remember", "A note to forget", "--root", str(other), root=False)
+    assert blocked.code != 0 and "forgotten" in blocked.err
+
+
+def test_import_of_original_rows(run_cli: CliRunner, project_id: str) -> None:
+    result = run_cli("--json", "import", str(ORIGINAL_EXPORT))
+    assert result.code == 0, result.err
+    assert len(result.json()["created"]) == 6
+    memories = {
+        m["id"]: m for m in run_cli("--json", "list", "--include-unreviewed").json()["memories"]
+    }
+    # Superseded and expired rows stay out of every default read.
+    assert "mem_20260901_100100_0123456789ab" not in memories
+    assert "mem_20260901_100200_fedcba987654" not in memories
+    assert set(memories) == {
+        "mem_20260901_100000_a1b2c3d4e5f6",
+        "mem_20260902_090000_ba9876543210",
+        "mem_20260901_100300_00aa11bb22cc",
+        "mem_20260901_100400_33dd44ee55ff",
+    }
+    assert all(m["project"] == project_id for m in memories.values())
+    old = run_cli("--json", "show", "mem_20260901_100100_0123456789ab").json()
+    assert old["superseded_by"] == "mem_20260902_090000_ba9876543210"
+    expired = run_cli("--json", "show", "mem_20260901_100200_fedcba987654").json()
+    assert expired["expires_at"] == "2026-09-05T00:00:00.000000Z"
+    worker = memories["mem_20260901_100400_33dd44ee55ff"]
+    assert (worker["agent_profile"], worker["operation_id"]) == (
+        "worker-storage",
+        "validate-storage-v1",
+    )
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ('["a list"]', "not a JSON object"),
+        ('{"summary": "x", "ring": "bark"}', "unknown ring"),
+        ('{"summary": ""}', "summary"),
+        ('{"summary": "token ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"}', "secret"),
+        ('{"summary": "x", "salience": "high"}', "salience"),
+    ],
+)
+def test_import_reports_bad_line_and_writes_nothing(
+    run_cli: CliRunner, tmp_path: Path, bad_line: str, message: str
+) -> None:
+    good = json.dumps({"summary": "A fine memory", "event_type": "note", "scope": "project"})
+    path = tmp_path / "batch.jsonl"
+    path.write_text(f"{good}\n{good.replace('fine', 'second')}\n{bad_line}\n")
+    result = run_cli("import", str(path))
+    assert result.code != 0
+    assert "line 3" in result.err and message in result.err
+    assert result.err.count("\n") == 1
+    assert run_cli("--json", "list").json()["memories"] == []

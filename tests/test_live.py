@@ -1,0 +1,236 @@
+"""One definition of live, shared by every read path, applied before any cap."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from conftest import CliRunner, make_memory
+from tree_ring import brief, rows, transfer
+from tree_ring.identity import Identity
+from tree_ring.live import View
+from tree_ring.recall import recall
+from tree_ring.record import Memory, format_time
+from tree_ring.store import Store
+
+NOW = datetime.now(UTC)
+PAST = format_time(NOW - timedelta(days=3))
+LONG_AGO = format_time(NOW - timedelta(days=30))
+FUTURE = format_time(NOW + timedelta(days=3))
+ME = "claude-code"
+
+
+def insert(store: Store, memories: list[Memory]) -> None:
+    with store.write() as conn:
+        for memory in memories:
+            rows.insert(conn, memory)
+
+
+def kinds(project_id: str) -> dict[str, Memory]:
+    """One row of every kind a read path must consider."""
+
+    def m(summary: str, **fields: Any) -> Memory:
+        fields.setdefault("created_at", LONG_AGO)
+        fields.setdefault("valid_from", LONG_AGO)
+        return make_memory(project_id, f"alpha {summary}", **fields)
+
+    return {
+        "live": m("live shared row"),
+        "live_own_agent": m("my own agent row", scope="agent", agent_profile=ME),
+        "live_own_session": m("my session row", scope="session", session_id="s1"),
+        "other_agent": m("another agent row", scope="agent", agent_profile="codex"),
+        "expired": m("expired row", expires_at=PAST),
+        "superseded": m("superseded row", superseded_by="mem_x", retired_at=PAST, valid_to=PAST),
+        "redacted": m("redacted row", redacted_at=PAST, retired_at=PAST),
+        "rejected": m("rejected row", trust="rejected", retired_at=PAST),
+        "not_yet_valid": m("future fact", valid_from=FUTURE),
+        "no_longer_valid": m("past fact", valid_to=PAST),
+        "sensitive": m("sensitive row", sensitivity="health"),
+        "pending": m("pending row", trust="pending"),
+        "disputed": m("disputed row", trust="disputed"),
+        "other_project": make_memory(
+            "someone-else-1234", "alpha other project", created_at=LONG_AGO, valid_from=LONG_AGO
+        ),
+        "projectless": make_memory(
+            None, "alpha projectless row", scope="global", created_at=LONG_AGO, valid_from=LONG_AGO
+        ),
+    }
+
+
+ReadPath = Callable[[Store, Identity, CliRunner, View], set[str]]
+
+
+def via_recall(store: Store, ident: Identity, _: CliRunner, view: View) -> set[str]:
+    return {h.memory.id for h in recall(store, ident, "alpha", limit=100, view=view)}
+
+
+def via_brief(store: Store, ident: Identity, _: CliRunner, view: View) -> set[str]:
+    return {m.id for m in brief.select(store, ident, view)}
+
+
+def via_list(store: Store, ident: Identity, run_cli: CliRunner, view: View) -> set[str]:
+    flags = ["--include-unreviewed"] if view.include_unreviewed else []
+    flags += ["--include-sensitive"] if view.include_sensitive else []
+    out = run_cli("--json", "list", *flags).json()
+    return {m["id"] for m in out["memories"]}
+
+
+def via_export(store: Store, ident: Identity, _: CliRunner, view: View) -> set[str]:
+    exported = transfer.export_rows(store, ident.project, dataclasses.replace(view))
+    return {r["id"] for r in exported if "record" not in r}
+
+
+# Personal reads (recall, brief) see shared scopes plus the caller's partitions;
+# the project-wide person views (list, export) see every partition of the project.
+PERSONAL = {"live", "live_own_agent", "live_own_session"}
+PROJECT_WIDE = PERSONAL | {"other_agent"}
+
+
+@pytest.mark.parametrize(
+    ("path", "visible"),
+    [
+        (via_recall, PERSONAL),
+        (via_brief, PERSONAL),
+        (via_list, PROJECT_WIDE),
+        (via_export, PROJECT_WIDE),
+    ],
+    ids=["recall", "brief", "list", "export"],
+)
+def test_each_read_path_returns_exactly_the_live_rows(
+    store: Store, project_id: str, run_cli: CliRunner, path: ReadPath, visible: set[str]
+) -> None:
+    made = kinds(project_id)
+    insert(store, list(made.values()))
+    ident = Identity(project_id, ME, "s1", "s1")
+    got = path(store, ident, run_cli, View())
+    assert got == {made[k].id for k in visible}
+
+
+@pytest.mark.parametrize("path", [via_recall, via_list], ids=["recall", "list"])
+def test_unreviewed_and_sensitive_only_when_asked(
+    store: Store, project_id: str, run_cli: CliRunner, path: ReadPath
+) -> None:
+    made = kinds(project_id)
+    insert(store, list(made.values()))
+    ident = Identity(project_id, ME, "s1", "s1")
+    base = PERSONAL if path is via_recall else PROJECT_WIDE
+    unreviewed = path(store, ident, run_cli, View(include_unreviewed=True))
+    assert unreviewed == {made[k].id for k in base | {"pending", "disputed"}}
+    sensitive = path(store, ident, run_cli, View(include_sensitive=True))
+    assert sensitive == {made[k].id for k in base | {"sensitive"}}
+
+
+def test_brief_never_shows_unreviewed_rows(store: Store, project_id: str) -> None:
+    made = kinds(project_id)
+    insert(store, list(made.values()))
+    ident = Identity(project_id, ME, "s1", "s1")
+    assert {m.id for m in brief.select(store, ident)} == {made[k].id for k in PERSONAL}
+
+
+def test_unreviewed_rows_are_labelled_in_recall(
+    run_cli: CliRunner, store: Store, project_id: str
+) -> None:
+    made = kinds(project_id)
+    insert(store, [made["pending"], made["disputed"], made["live"]])
+    out = run_cli("--json", "recall", "alpha", "--include-unreviewed").json()["results"]
+    labels = {r["id"]: r["label"] for r in out}
+    assert labels == {
+        made["pending"].id: "PENDING",
+        made["disputed"].id: "DISPUTED",
+        made["live"].id: "",
+    }
+    text = run_cli("recall", "alpha", "--include-unreviewed").out
+    assert "[PENDING]" in text and "[DISPUTED]" in text
+
+
+# ---------------------------------------------------------------- starvation
+
+
+def hidden(project_id: str, reason: str, n: int) -> list[Memory]:
+    """Rows that outrank the visible one on every signal but must not be seen."""
+    strong = "alpha alpha alpha beta gamma"
+    out: list[Memory] = []
+    for i in range(n):
+        fields: dict[str, Any] = {
+            "salience": 1.0,
+            "confidence": 1.0,
+            "ring": "scar",
+            "created_at": format_time(NOW),
+        }
+        project: str | None = project_id
+        if reason == "other_project":
+            project = f"other-{i % 7}"
+        elif reason == "other_agent":
+            fields |= {"scope": "agent", "agent_profile": f"worker-{i}"}
+        elif reason == "sensitive":
+            fields["sensitivity"] = "private"
+        elif reason == "expired":
+            fields["expires_at"] = PAST
+        elif reason == "superseded":
+            fields |= {"superseded_by": "mem_newer", "retired_at": PAST}
+        elif reason == "tombstoned":
+            fields |= {"redacted_at": PAST, "retired_at": PAST}
+        elif reason == "rejected":
+            fields |= {"trust": "rejected", "retired_at": PAST}
+        elif reason == "projectless":
+            project = None
+            fields["scope"] = "global"
+        out.append(make_memory(project, f"{strong} {i}", **fields))
+    return out
+
+
+REASONS = [
+    "other_project",
+    "other_agent",
+    "sensitive",
+    "expired",
+    "superseded",
+    "tombstoned",
+    "rejected",
+    "projectless",
+]
+
+
+@pytest.mark.parametrize("reason", REASONS)
+def test_recall_filters_before_the_candidate_cap(
+    store: Store, project_id: str, reason: str
+) -> None:
+    visible = make_memory(project_id, "alpha", salience=0.1, confidence=0.1, created_at=LONG_AGO)
+    insert(store, [*hidden(project_id, reason, 300), visible])
+    ident = Identity(project_id, ME, "s1", "s1")
+    hits = recall(store, ident, "alpha", limit=1)
+    assert [h.memory.id for h in hits] == [visible.id]
+
+
+@pytest.mark.parametrize("reason", REASONS)
+def test_brief_filters_before_its_limit(store: Store, project_id: str, reason: str) -> None:
+    visible = make_memory(
+        project_id, "the one visible row", salience=0.0, confidence=0.0, created_at=LONG_AGO
+    )
+    insert(store, [*hidden(project_id, reason, 300), visible])
+    ident = Identity(project_id, ME, "s1", "s1")
+    assert brief.build_brief(store, ident).ids == (visible.id,)
+
+
+def test_cli_and_library_agree_on_live(run_cli: CliRunner, store: Store, project_id: str) -> None:
+    made = kinds(project_id)
+    insert(store, list(made.values()))
+    out = run_cli(
+        "--json",
+        "recall",
+        "alpha",
+        "--limit",
+        "100",
+        "--agent-profile",
+        ME,
+        "--session-id",
+        "s1",
+    ).json()
+    assert {r["id"] for r in out["results"]} == {made[k].id for k in PERSONAL}
+    exported = {json.loads(x).get("id") for x in run_cli("export").out.splitlines()}
+    assert exported == {made[k].id for k in PROJECT_WIDE}
