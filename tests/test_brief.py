@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import PERSON, CliRunner, make_memory
+
 from tree_ring import brief, rows, writes
 from tree_ring.identity import Identity
 from tree_ring.store import Store

@@ -7,8 +7,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, CliRunner
+
 from tree_ring import project
 
 ORIGINAL_EXPORT = REPO / "tests" / "fixtures" / "original" / "export.jsonl"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from conftest import PERSON, CliRunner, make_memory
+
 from tree_ring import correct, ranking, writes
 from tree_ring.identity import Identity
 from tree_ring.recall import candidate_cap, match_queries, recall, terms

@@ -7,8 +7,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from conftest import PERSON, CliRunner, make_memory
+
 from tree_ring import guidance, project, schema, writes
 from tree_ring.errors import NoStore, SchemaTooNew
 from tree_ring.store import Store

@@ -1,0 +1,441 @@
+"""The hook adapter, run as the harnesses run it: the launcher as a subprocess,
+fed payloads recorded from Claude Code 2.1.328 and Codex 0.169.0
+(tests/fixtures/hooks/), plus hostile input. Whatever happens the hook exits 0
+and prints nothing or exactly one JSON document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tree_ring import brief, hooks, project
+
+REPO = Path(__file__).resolve().parent.parent
+LAUNCHER = REPO / "hooks" / "tree_ring_hook.py"
+FIXTURES = REPO / "tests" / "fixtures" / "hooks"
+HARNESS_OF = {"claude-code": "claude-code", "codex": "codex"}
+START = ["session-start", "subagent-start"]
+STOP = ["stop", "subagent-stop"]
+ALL = [f"{h}-{e}" for h in HARNESS_OF for e in (*START, *STOP, "stop-active")]
+
+
+def payload(name: str, cwd: Path, **changes: Any) -> dict[str, Any]:
+    """A recorded payload, moved into `cwd`."""
+    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+    data["cwd"] = str(cwd)
+    data.update(changes)
+    return data
+
+
+def harness_of(name: str) -> str:
+    return "claude-code" if name.startswith("claude-code") else "codex"
+
+
+def run_hook(
+    harness: str,
+    stdin: bytes | dict[str, Any],
+    *,
+    env: dict[str, str] | None = None,
+    launcher: Path = LAUNCHER,
+) -> subprocess.CompletedProcess[bytes]:
+    data = json.dumps(stdin).encode() if isinstance(stdin, dict) else stdin
+    proc = subprocess.run(
+        [sys.executable, str(launcher), harness],
+        input=data,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    # Written once: nothing, or one JSON document on one line.
+    assert proc.stdout == b"" or proc.stdout.count(b"\n") == 1, proc.stdout
+    return proc
+
+
+def output(proc: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
+    assert proc.stdout, proc.stderr.decode()
+    doc: dict[str, Any] = json.loads(proc.stdout)
+    return doc
+
+
+def tree_ring(*args: str, root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(REPO / "bin" / "tree-ring"), "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+# --------------------------------------------------------------------- start
+
+
+@pytest.mark.parametrize("name", [f"{h}-{e}" for h in HARNESS_OF for e in START])
+def test_start_injects_the_brief_with_exactly_the_schema_fields(
+    name: str, project_root: Path, project_id: str
+) -> None:
+    event = "SessionStart" if name.endswith("session-start") else "SubagentStart"
+    out = output(run_hook(harness_of(name), payload(name, project_root)))
+    assert set(out) == {"hookSpecificOutput"}
+    assert set(out["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
+    assert out["hookSpecificOutput"]["hookEventName"] == event
+    assert out["hookSpecificOutput"]["additionalContext"] == brief.EMPTY.format(project=project_id)
+
+
+def test_brief_shows_stored_memories_fenced(project_root: Path) -> None:
+    stored = tree_ring(
+        "remember",
+        "The build needs GNU make 4.4 or newer.",
+        "--event-type",
+        "lesson",
+        root=project_root,
+    )
+    assert stored.returncode == 0, stored.stderr
+    out = output(run_hook("codex", payload("codex-session-start", project_root)))
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert brief.BEGIN in text and brief.END in text
+    assert "The build needs GNU make 4.4 or newer." in text
+
+
+def test_start_from_a_subdirectory_finds_the_project(project_root: Path, project_id: str) -> None:
+    deep = project_root / "src" / "pkg"
+    deep.mkdir(parents=True)
+    out = output(run_hook("claude-code", payload("claude-code-session-start", deep)))
+    assert project_id in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_start_creates_the_database_of_a_fresh_clone(project_root: Path) -> None:
+    # A clone has the committed project.json but not the git-ignored database.
+    for leftover in (project_root / ".tree-ring").glob("memory.sqlite*"):
+        leftover.unlink()
+    run_hook("codex", payload("codex-session-start", project_root))
+    assert project.store_path(project_root).exists()
+
+
+def test_receipts_record_the_brief_and_the_stop(project_root: Path) -> None:
+    run_hook("codex", payload("codex-session-start", project_root))
+    run_hook("codex", payload("codex-stop", project_root))
+    receipt = brief.receipts(project_root)["codex"]
+    assert receipt["last_brief"]["event"] == "SessionStart"
+    assert receipt["last_brief"]["count"] == 0
+    assert receipt["last_stop"]["event"] == "Stop"
+    assert "claude-code" not in brief.receipts(project_root)
+
+
+# ---------------------------------------------------------------------- stop
+
+
+def stop_reason(name: str, root: Path, **changes: Any) -> str:
+    out = output(run_hook(harness_of(name), payload(name, root, **changes)))
+    assert set(out) == {"decision", "reason"}
+    assert out["decision"] == "block"
+    reason: str = out["reason"]
+    return reason
+
+
+def command_in(reason: str) -> str:
+    lines = [line for line in reason.splitlines() if " capture " in line]
+    assert len(lines) == 1, reason
+    return lines[0]
+
+
+@pytest.mark.parametrize("name", [f"{h}-{e}" for h in HARNESS_OF for e in STOP])
+def test_stop_blocks_once_naming_the_exact_command(
+    name: str, project_root: Path, project_id: str
+) -> None:
+    reason = stop_reason(name, project_root)
+    checkpoint = re.search(r"Tree Ring checkpoint ([0-9a-f]{12})\b", reason)
+    assert checkpoint, reason
+    ck = checkpoint.group(1)
+    argv = shlex.split(command_in(reason))
+    assert argv[:6] == [
+        "python3",
+        str(REPO / "bin" / "tree-ring"),
+        "--root",
+        str(project_root),
+        "capture",
+        "ONE_SENTENCE_SUMMARY",
+    ]
+    flags = dict(zip(argv[6::2], argv[7::2], strict=True))
+    recorded = payload(name, project_root)
+    session = recorded["session_id"]
+    assert flags["--project"] == project_id
+    assert flags["--workflow-id"] == session
+    assert flags["--session-id"] == session
+    assert flags["--operation-id"] == f"auto-{ck}-1"
+    assert flags["--source-ref"].startswith(f"session:{session}")
+    assert (flags["--event-type"], flags["--ring"]) == ("lesson", "cambium")
+    for slot in (2, 3):
+        assert f"auto-{ck}-{slot}" in reason
+    for pair in (
+        "preference with cambium",
+        "decision with cambium",
+        "lesson with cambium",
+        "correction with cambium",
+        "warning with scar",
+        "seed with seed",
+    ):
+        assert pair in reason
+    assert "write nothing" in reason
+    assert "at most three" in reason
+    assert "never invent memory" in reason
+
+
+@pytest.mark.parametrize("name", ["claude-code-stop", "codex-subagent-stop"])
+def test_reason_survives_codex_html_escaping(name: str, project_root: Path) -> None:
+    reason = stop_reason(name, project_root)
+    assert html.escape(reason, quote=False) == reason
+
+
+@pytest.mark.parametrize("name", ["claude-code-stop-active", "codex-stop-active"])
+def test_stop_with_stop_hook_active_passes(name: str, project_root: Path) -> None:
+    assert output(run_hook(harness_of(name), payload(name, project_root))) == {}
+
+
+def test_the_command_runs_as_written_and_retries_exactly(
+    project_root: Path, tmp_path: Path
+) -> None:
+    """What a model does with the reason: fill in the summary and run it, from
+    anywhere; the same slot again is an idempotent retry, not a duplicate."""
+    reason = stop_reason("codex-stop", project_root)
+    command = command_in(reason).replace(
+        "ONE_SENTENCE_SUMMARY", "Integration tests need the fake clock fixture."
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    results = [
+        subprocess.run(
+            ["bash", "-c", command.replace(" capture ", " --json capture ", 1)],
+            cwd=elsewhere,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        for _ in range(2)
+    ]
+    for result in results:
+        assert result.returncode == 0, result.stderr
+    first, second = (json.loads(r.stdout) for r in results)
+    assert first["created"] is True and second["created"] is False
+    assert first["id"] == second["id"]
+    listed = tree_ring("--json", "list", root=project_root)
+    assert "Integration tests need the fake clock fixture." in listed.stdout
+
+
+def test_checkpoint_is_stable_per_turn_and_new_per_turn(project_root: Path) -> None:
+    first = stop_reason("claude-code-stop", project_root)
+    again = stop_reason("claude-code-stop", project_root)
+    next_turn = stop_reason("claude-code-stop", project_root, prompt_id="another-turn")
+    assert first == again
+    assert command_in(first) != command_in(next_turn)
+
+
+def test_subagents_get_their_own_identity(project_root: Path) -> None:
+    recorded = payload("codex-subagent-stop", project_root)
+    flags = shlex.split(command_in(stop_reason("codex-subagent-stop", project_root)))
+    profile = flags[flags.index("--agent-profile") + 1]
+    fingerprint = hashlib.sha256(recorded["agent_id"].encode()).hexdigest()[:16]
+    assert profile == f"codex:default:{fingerprint}"
+    assert flags[flags.index("--workflow-id") + 1] == recorded["session_id"]
+
+
+def test_agent_profile_rules() -> None:
+    base = hooks.HookEvent("claude-code", "Stop", "s-1", Path("/p"))
+    assert hooks.agent_profile(base) == "claude-code"
+    sub = hooks.HookEvent("claude-code", "SubagentStop", "s-1", Path("/p"), "a1", "Explore")
+    fingerprint = hashlib.sha256(b"a1").hexdigest()[:16]
+    assert hooks.agent_profile(sub) == f"claude-code:Explore:{fingerprint}"
+    # The agent type is the harness's word, but it lands in a shell command.
+    odd = hooks.HookEvent("codex", "SubagentStart", "s-1", Path("/p"), "a1", "my agent; rm")
+    assert hooks.agent_profile(odd) == f"codex:my-agent-rm:{fingerprint}"
+    untyped = hooks.HookEvent("codex", "SubagentStart", "s-1", Path("/p"), "a1")
+    assert hooks.agent_profile(untyped) == f"codex:agent:{fingerprint}"
+    # A main-session event that carries an agent id is a subagent's.
+    assert hooks.agent_profile(hooks.HookEvent("codex", "Stop", "s", Path("/p"), "a1")) != "codex"
+
+
+# ------------------------------------------------------- refusals, fail open
+
+
+@pytest.mark.parametrize("key", hooks.REFUSED_KEYS)
+@pytest.mark.parametrize("name", ["claude-code-session-start", "codex-stop"])
+def test_payloads_that_supply_scope_are_refused(
+    key: str, name: str, project_root: Path, tmp_path: Path
+) -> None:
+    proc = run_hook(harness_of(name), payload(name, project_root, **{key: str(tmp_path)}))
+    assert proc.stdout == b""
+    assert f"refused: payload supplies {key}" in proc.stderr.decode()
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        b"",
+        b"garbage \x00\x01 not json",
+        b"\xff\xfe\xfa invalid utf-8",
+        b"[1, 2, 3]",
+        b'"just a string"',
+        b"{" * 100_000,
+    ],
+    ids=["empty", "garbage", "invalid-utf8", "array", "string", "deep-nesting"],
+)
+def test_garbage_stdin_is_refused_quietly(stdin: bytes, project_root: Path) -> None:
+    proc = run_hook("codex", stdin)
+    assert proc.stdout == b""
+    assert b"tree-ring hook (codex): " in proc.stderr
+
+
+def test_a_payload_over_one_mib_is_refused(project_root: Path) -> None:
+    big = payload("claude-code-session-start", project_root, padding="x" * (2 << 20))
+    proc = run_hook("claude-code", big)
+    assert proc.stdout == b""
+    assert b"over 1048576 bytes" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"session_id": None},
+        {"session_id": "abc; rm -rf /"},
+        {"session_id": 42},
+        {"cwd": "relative/dir"},
+        {"hook_event_name": None},
+        {"hook_event_name": "PreToolUse"},
+        {"agent_id": ["not", "a", "string"]},
+    ],
+    ids=[
+        "no-session",
+        "shell-in-session",
+        "numeric-session",
+        "relative-cwd",
+        "no-event",
+        "other-event",
+        "odd-agent-id",
+    ],
+)
+def test_malformed_payloads_are_refused(changes: dict[str, Any], project_root: Path) -> None:
+    proc = run_hook("codex", payload("codex-stop", project_root, **changes))
+    assert proc.stdout == b""
+    assert b"refused: " in proc.stderr
+
+
+def test_subagent_event_without_agent_id_is_refused(project_root: Path) -> None:
+    recorded = payload("claude-code-subagent-start", project_root)
+    del recorded["agent_id"]
+    proc = run_hook("claude-code", recorded)
+    assert proc.stdout == b""
+    assert b"no agent_id" in proc.stderr
+
+
+def test_unknown_harness_is_refused(project_root: Path) -> None:
+    proc = run_hook("cursor", payload("codex-stop", project_root))
+    assert proc.stdout == b""
+    assert b"unknown harness 'cursor'" in proc.stderr
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_outside_a_tree_ring_project_the_hook_does_nothing(name: str, tmp_path: Path) -> None:
+    plain = tmp_path / "not-a-project"
+    plain.mkdir()
+    proc = run_hook(harness_of(name), payload(name, plain))
+    assert (proc.stdout, proc.stderr) == (b"", b"")
+
+
+def test_internal_errors_fail_open(project_root: Path) -> None:
+    (project_root / ".tree-ring" / "project.json").write_text("{not json", encoding="utf-8")
+    for name in ("codex-session-start", "claude-code-stop"):
+        proc = run_hook(harness_of(name), payload(name, project_root))
+        assert proc.stdout == b""
+        assert b"error: UsageError" in proc.stderr
+
+
+def test_hooks_can_be_switched_off(project_root: Path) -> None:
+    proc = run_hook("codex", payload("codex-stop", project_root), env={"TREE_RING_HOOKS": "off"})
+    assert (proc.stdout, proc.stderr) == (b"", b"")
+
+
+# ------------------------------------------------------------------ launcher
+
+
+def test_launcher_ignores_a_plugin_root_without_the_package(
+    project_root: Path, tmp_path: Path
+) -> None:
+    proc = run_hook(
+        "codex",
+        payload("codex-stop", project_root),
+        env={"CLAUDE_PLUGIN_ROOT": str(tmp_path)},
+    )
+    assert output(proc)["decision"] == "block"
+
+
+def test_launcher_fails_open_when_the_package_is_missing(
+    project_root: Path, tmp_path: Path
+) -> None:
+    lonely = tmp_path / "plugin" / "hooks" / "tree_ring_hook.py"
+    lonely.parent.mkdir(parents=True)
+    shutil.copy(LAUNCHER, lonely)
+    proc = run_hook("codex", payload("codex-stop", project_root), launcher=lonely)
+    assert proc.stdout == b""
+    assert b"tree-ring hook: ModuleNotFoundError" in proc.stderr
+
+
+def test_in_process_main_writes_once_and_returns_zero(project_root: Path) -> None:
+    import io
+
+    out = io.BytesIO()
+    data = json.dumps(payload("codex-stop", project_root)).encode()
+    assert hooks.main("codex", io.BytesIO(data), {}, out) == 0
+    assert json.loads(out.getvalue())["decision"] == "block"
+
+
+# ------------------------------------------------------------------- wiring
+
+
+@pytest.mark.parametrize(
+    ("path", "harness"),
+    [("hooks/hooks.json", "claude-code"), ("hooks/codex-hooks.json", "codex")],
+)
+def test_hook_files_wire_the_four_events_to_the_launcher(path: str, harness: str) -> None:
+    config = json.loads((REPO / path).read_text(encoding="utf-8"))
+    assert set(config["hooks"]) == {"SessionStart", "SubagentStart", "Stop", "SubagentStop"}
+    for groups in config["hooks"].values():
+        (group,) = groups
+        (handler,) = group["hooks"]
+        assert handler["type"] == "command"
+        assert handler["command"] == (
+            f'python3 "${{CLAUDE_PLUGIN_ROOT}}/hooks/tree_ring_hook.py" {harness}'
+        )
+
+
+def test_manifests_point_each_harness_at_its_hook_file() -> None:
+    def load(path: str) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((REPO / path).read_text(encoding="utf-8"))
+        return data
+
+    claude = load(".claude-plugin/plugin.json")
+    codex = load(".codex-plugin/plugin.json")
+    # Claude Code loads hooks/hooks.json by itself; naming it again is an error.
+    assert "hooks" not in claude
+    assert codex["hooks"] == "./hooks/codex-hooks.json"
+    assert claude["name"] == codex["name"] == "tree-ring"
+    assert claude["version"] == codex["version"]
+    claude_market = load(".claude-plugin/marketplace.json")
+    codex_market = load(".agents/plugins/marketplace.json")
+    assert claude_market["name"] == codex_market["name"] == "tree-ring"
+    assert claude_market["plugins"][0]["source"] == "./"
+    assert codex_market["plugins"][0]["source"] == {"source": "local", "path": "./"}
