@@ -2,33 +2,34 @@
 
 The autouse fixture points HOME at tmp_path and removes every Tree Ring and
 harness variable, so no test touches a real home directory and no test sees
-the session it happens to run inside.
+the session it happens to run inside. Helpers live in helpers.py.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import io
-import json
 import os
-import subprocess
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from helpers import (  # re-exported for tests that import them from here
+    AGENT,
+    LAUNCHER,
+    PERSON,
+    REPO,
+    CliRunner,
+    Run,
+    cli_runner,
+    make_memory,
+    run_process,
+)
 
-from tree_ring import cli, guidance, project
-from tree_ring.audit import Actor
-from tree_ring.identity import Identity, Origin
-from tree_ring.record import Memory, new_memory_id, now_iso
+from tree_ring import guidance, project
+from tree_ring.identity import Identity
 from tree_ring.store import Store
 
-REPO = Path(__file__).resolve().parent.parent
-LAUNCHER = REPO / "bin" / "tree-ring"
+__all__ = ["AGENT", "LAUNCHER", "PERSON", "REPO", "CliRunner", "Run", "make_memory", "run_process"]
+
 HARNESS_VARS = ("CLAUDECODE", "AI_AGENT")
 HARNESS_PREFIXES = ("TREE_RING_", "CLAUDE_", "CODEX_")
 
@@ -70,69 +71,6 @@ def identity(project_id: str) -> Identity:
     return Identity(project_id, "claude-code", "sess-1", "sess-1")
 
 
-PERSON = Actor.person()
-AGENT = Actor("claude-code", Origin("claude-code", "sess-1"))
-
-
-def make_memory(project_id: str | None, summary: str, **fields: Any) -> Memory:
-    """A valid memory with sensible defaults; tests override what they test."""
-    now = fields.pop("created_at", None) or now_iso()
-    base = Memory(
-        id=new_memory_id(),
-        created_at=now,
-        updated_at=now,
-        summary=summary,
-        event_type="note",
-        project=project_id,
-        valid_from=now,
-    )
-    return dataclasses.replace(base, **fields).with_hash()
-
-
-@dataclass
-class Run:
-    code: int
-    out: str
-    err: str
-
-    def json(self) -> Any:
-        return json.loads(self.out)
-
-
-CliRunner = Callable[..., Run]
-
-
 @pytest.fixture
 def run_cli(project_root: Path) -> CliRunner:
-    """Run the CLI in-process against the test project."""
-
-    def runner(*args: str, environ: dict[str, str] | None = None, root: bool = True) -> Run:
-        argv = (["--root", str(project_root)] if root else []) + list(args)
-        out, err = io.StringIO(), io.StringIO()
-        with redirect_stdout(out), redirect_stderr(err):
-            try:
-                code = cli.main(argv, environ or {})
-            except SystemExit as exit_:
-                code = int(exit_.code or 0)
-        return Run(code, out.getvalue(), err.getvalue())
-
-    return runner
-
-
-def run_process(
-    *args: str,
-    env: dict[str, str] | None = None,
-    input: bytes | None = None,
-    cwd: Path | None = None,
-    timeout: float = 60,
-) -> subprocess.CompletedProcess[bytes]:
-    """Run the real launcher as a separate process."""
-    return subprocess.run(
-        [sys.executable, str(LAUNCHER), *args],
-        input=input,
-        capture_output=True,
-        env={**os.environ, **(env or {})},
-        cwd=cwd,
-        timeout=timeout,
-        check=False,
-    )
+    return cli_runner(project_root)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import PERSON, CliRunner, make_memory
+from helpers import PERSON, CliRunner, make_memory
 
 from tree_ring import brief, rows, writes
 from tree_ring.identity import Identity

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import REPO, CliRunner
+from helpers import REPO, CliRunner
 
 from tree_ring import project
 

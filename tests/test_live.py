@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from conftest import CliRunner, make_memory
+from helpers import CliRunner, make_memory
 
 from tree_ring import brief, rows, transfer
 from tree_ring.identity import Identity

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import PERSON, CliRunner, make_memory
+from helpers import PERSON, CliRunner, make_memory
 
 from tree_ring import correct, ranking, writes
 from tree_ring.identity import Identity

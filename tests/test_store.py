@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import PERSON, CliRunner, make_memory
+from helpers import PERSON, CliRunner, make_memory
 
 from tree_ring import guidance, project, schema, writes
 from tree_ring.errors import NoStore, SchemaTooNew

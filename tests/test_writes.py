@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import PERSON, CliRunner, Run, make_memory, run_process
+from helpers import PERSON, CliRunner, Run, make_memory, run_process
 
 from tree_ring import project, verbs, writes
 from tree_ring.errors import Conflict, SecretRefused, UsageError

@@ -1,0 +1,93 @@
+"""Helpers shared by the tests: memory builders, actors, CLI runners.
+
+Imported as `from helpers import ...`; fixtures stay in conftest.py, which
+pytest finds on its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tree_ring import cli
+from tree_ring.audit import Actor
+from tree_ring.identity import Origin
+from tree_ring.record import Memory, new_memory_id, now_iso
+
+REPO = Path(__file__).resolve().parent.parent
+LAUNCHER = REPO / "bin" / "tree-ring"
+
+PERSON = Actor.person()
+AGENT = Actor("claude-code", Origin("claude-code", "sess-1"))
+
+
+def make_memory(project_id: str | None, summary: str, **fields: Any) -> Memory:
+    """A valid memory with sensible defaults; tests override what they test."""
+    now = fields.pop("created_at", None) or now_iso()
+    base = Memory(
+        id=new_memory_id(),
+        created_at=now,
+        updated_at=now,
+        summary=summary,
+        event_type="note",
+        project=project_id,
+        valid_from=now,
+    )
+    return dataclasses.replace(base, **fields).with_hash()
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+
+CliRunner = Callable[..., Run]
+
+
+def cli_runner(project_root: Path) -> CliRunner:
+    """Run the CLI in-process against a project."""
+
+    def runner(*args: str, environ: dict[str, str] | None = None, root: bool = True) -> Run:
+        argv = (["--root", str(project_root)] if root else []) + list(args)
+        out, err = io.StringIO(), io.StringIO()
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = cli.main(argv, environ or {})
+            except SystemExit as exit_:
+                code = int(exit_.code or 0)
+        return Run(code, out.getvalue(), err.getvalue())
+
+    return runner
+
+
+def run_process(
+    *args: str,
+    env: dict[str, str] | None = None,
+    input: bytes | None = None,
+    cwd: Path | None = None,
+    timeout: float = 60,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run the real launcher as a separate process."""
+    return subprocess.run(
+        [sys.executable, str(LAUNCHER), *args],
+        input=input,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        timeout=timeout,
+        check=False,
+    )
