@@ -1,0 +1,335 @@
+"""The sensitivity guard against its corpora.
+
+The corpora live in tests/fixtures/guard/: secrets.txt (rule<TAB>text, every
+line must be refused by that rule), clean.txt (ordinary engineering text, none
+may be refused or labelled) and sensitive.txt (category<TAB>text, each stored
+with that sensitivity). Run with -s to see precision and recall.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tree_ring import guard
+from tree_ring.errors import SecretRefused, UsageError
+from tree_ring.guard import RULES, SEVERITY_ORDER, check_fields, classify, find_secret
+
+FIXTURES = Path(__file__).parent / "fixtures" / "guard"
+
+
+def _tagged(name: str) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    for number, line in enumerate((FIXTURES / name).read_text("utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        tag, sep, text = line.partition("\t")
+        assert sep, f"{name}:{number} has no tab between tag and text"
+        rows.append((tag, text))
+    return rows
+
+
+SECRETS = _tagged("secrets.txt")
+SENSITIVE = _tagged("sensitive.txt")
+CLEAN = [line for line in (FIXTURES / "clean.txt").read_text("utf-8").splitlines() if line.strip()]
+
+SECRET_RULE_NAMES = [rule.name for rule in RULES if rule.category == guard.SECRET]
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# ---------------------------------------------------------------- the corpora
+
+
+def test_corpora_are_big_enough_and_cover_every_rule() -> None:
+    assert len(SECRETS) >= 60
+    assert len(CLEAN) >= 150
+    for rule in SECRET_RULE_NAMES:
+        count = sum(1 for tag, _ in SECRETS if tag == rule)
+        assert count >= 3, f"{rule} has only {count} corpus lines"
+    assert {tag for tag, _ in SECRETS} <= set(SECRET_RULE_NAMES)
+    for category in SEVERITY_ORDER:
+        assert sum(1 for tag, _ in SENSITIVE if tag == category) >= 5, category
+    assert {tag for tag, _ in SENSITIVE} <= set(SEVERITY_ORDER)
+
+
+def test_secret_detection_precision_and_recall() -> None:
+    detected = [find_secret(text) for _, text in SECRETS]
+    false_alarms = [text for text in CLEAN if find_secret(text) is not None]
+    true_positives = sum(1 for rule in detected if rule is not None)
+    by_expected_rule = sum(
+        1 for (rule, _), got in zip(SECRETS, detected, strict=True) if got == rule
+    )
+    precision = true_positives / ((true_positives + len(false_alarms)) or 1)
+    recall = true_positives / len(SECRETS)
+    print(
+        f"\nguard secret detection over {len(SECRETS)} secrets + {len(CLEAN)} clean lines: "
+        f"precision {precision:.3f}, recall {recall:.3f}, "
+        f"named by the expected rule {by_expected_rule}/{len(SECRETS)}, "
+        f"false positives {len(false_alarms)}"
+    )
+    assert recall == 1.0
+    assert by_expected_rule == len(SECRETS)
+    assert false_alarms == []
+
+
+@pytest.mark.parametrize(("rule", "text"), SECRETS, ids=[_short(t) for _, t in SECRETS])
+def test_every_secret_is_found_by_its_rule(rule: str, text: str) -> None:
+    assert find_secret(text) == rule
+
+
+@pytest.mark.parametrize("text", CLEAN, ids=[_short(t) for t in CLEAN])
+def test_clean_text_is_normal(text: str) -> None:
+    assert find_secret(text) is None
+    assert classify(text) == "normal"
+    assert check_fields({"summary": text}) == "normal"
+
+
+@pytest.mark.parametrize(("category", "text"), SENSITIVE, ids=[_short(t) for _, t in SENSITIVE])
+def test_sensitive_text_gets_its_category(category: str, text: str) -> None:
+    assert find_secret(text) is None
+    assert classify(text) == category
+    assert check_fields({"details": text}) == category
+
+
+# ------------------------------------------------------------- check_fields
+
+
+def _pieces(text: str) -> list[str]:
+    return [piece for piece in re.split(r"[\s=:\"'`,;(){}<>]+", text) if len(piece) >= 8]
+
+
+@pytest.mark.parametrize(("rule", "text"), SECRETS, ids=[_short(t) for _, t in SECRETS])
+def test_refusal_names_rule_and_field_but_never_the_value(rule: str, text: str) -> None:
+    with pytest.raises(SecretRefused) as caught:
+        check_fields({"summary": "Deploy notes", "source_quote": text})
+    error = caught.value
+    message = str(error)
+    assert isinstance(error, UsageError)
+    assert error.rule == rule
+    assert error.field == "source_quote"
+    assert rule in message
+    assert "source_quote" in message
+    assert text not in message
+    # No long piece of the line may appear, except words of the rule's own name
+    # ("password" in "password-assignment").
+    leaked = [piece for piece in _pieces(text) if piece in message and piece not in rule]
+    assert leaked == []
+
+
+def test_first_secret_in_mapping_order_is_reported() -> None:
+    github = next(text for rule, text in SECRETS if rule == "github-token")
+    pem = next(text for rule, text in SECRETS if rule == "pem-private-key")
+    fields = {"summary": "Rotate credentials", "details": github, "tags": pem}
+    with pytest.raises(SecretRefused) as caught:
+        check_fields(fields)
+    assert (caught.value.field, caught.value.rule) == ("details", "github-token")
+    with pytest.raises(SecretRefused) as caught:
+        check_fields({"tags": pem, "details": github})
+    assert (caught.value.field, caught.value.rule) == ("tags", "pem-private-key")
+
+
+def test_a_secret_wins_over_any_sensitivity() -> None:
+    fields = {"summary": "SSN 536-22-4187", "details": "DB_PASSWORD=xxCyI3ZvNwX4V810"}
+    with pytest.raises(SecretRefused):
+        check_fields(fields)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"summary": "Do not share this ", "details": "with anyone outside the team"},
+        {"summary": "Card on file: 4539 1488 ", "details": "0343 6467"},
+        {"summary": "DB_PASSWORD = ", "details": "xxCyI3ZvNwX4V810"},
+        {"summary": "postgres://admin", "details": ":S3cr3tP4ss@db.internal:5432/app"},
+        {"summary": "Her salary is ", "details": "$185,000"},
+    ],
+    ids=["private", "card", "password", "url", "salary"],
+)
+def test_no_match_spans_two_fields(fields: dict[str, str]) -> None:
+    # Read as one text the fields would match; as fields they must not.
+    joined = "".join(fields.values())
+    assert find_secret(joined) is not None or classify(joined) != "normal"
+    assert check_fields(fields) == "normal"
+
+
+def test_most_severe_sensitivity_over_fields() -> None:
+    by_category = {category: text for category, text in reversed(SENSITIVE)}
+    assert check_fields({}) == "normal"
+    assert check_fields({"summary": CLEAN[0], "details": CLEAN[1]}) == "normal"
+    # Every pair of categories resolves to the one earlier in SEVERITY_ORDER,
+    # whichever field it is in and in whichever order the fields come.
+    for rank, higher in enumerate(SEVERITY_ORDER):
+        for lower in SEVERITY_ORDER[rank + 1 :]:
+            pair = {"summary": by_category[lower], "details": by_category[higher]}
+            assert check_fields(pair) == higher
+            assert check_fields(dict(reversed(pair.items()))) == higher
+            assert classify(by_category[lower] + "\n" + by_category[higher]) == higher
+
+
+# -------------------------------------------------------- the spec's examples
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'password = os.environ["DB_PASSWORD"]',
+        "token = get_token()",
+        "secret=None",
+        'password=""',
+        "token: str",
+        "api_key=settings.API_KEY",
+        "password=<your password>",
+        "token=${TOKEN}",
+        "password=changeme",
+        "token=xxxxxxxx",
+    ],
+)
+def test_assignments_in_ordinary_code_are_not_secrets(code: str) -> None:
+    assert find_secret(code) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the test has a health check endpoint",
+        "financial year constant",
+        "legal entity id column",
+        "private method",
+        "check the balance of the tree",
+    ],
+)
+def test_engineering_words_stay_normal(text: str) -> None:
+    assert classify(text) == "normal"
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("DB_PASSWORD=xxCyI3ZvNwX4V810", "password-assignment"),
+        ('"password": "xxCyI3ZvNwX4V810"', "password-assignment"),
+        ("password: 'xxCyI3ZvNwX4V810'", "password-assignment"),
+        ("export APP_SECRET=xxCyI3ZvNwX4V810", "secret-assignment"),
+        ("CLIENT_SECRET: xxCyI3ZvNwX4V810", "secret-assignment"),
+        ("accessToken = `xxCyI3ZvNwX4V810`", "token-assignment"),
+        ("APIKEY=xxCyI3ZvNwX4V810", "api-key-assignment"),
+        ("access_key => 'xxCyI3ZvNwX4V810'", "api-key-assignment"),
+        ('password: str = "xxCyI3ZvNwX4V810"', "password-assignment"),
+    ],
+)
+def test_assignment_shapes_with_a_literal_are_secrets(text: str, rule: str) -> None:
+    assert find_secret(text) == rule
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ask jane.doe@acme-corp.io before merging", "personal_identifier"),
+        ("Mail support@acme-corp.io for access", "normal"),
+        ("Use test-user@example.com in the fixture", "normal"),
+        ("git@github.com:acme/api.git", "normal"),
+        ("https://admin:password@pypi.internal/simple", "normal"),
+        # One rejected candidate must not hide another with the same domain.
+        ("support@acme-corp.io, or jane.doe@acme-corp.io directly", "personal_identifier"),
+        ("Card 4539148803436467 on file", "financial"),
+        ("Random seed 4539148803436467", "normal"),
+        ("seed 4539148803436467, then card 4539148803436467", "financial"),
+        ("Stripe test card 4111 1111 1111 1111", "normal"),
+        ("Values 0.4539148803436467 and 2320,2321,2322,2323", "normal"),
+        ("SSN 123-45-6789 is the textbook example", "normal"),
+        ("SSN 536-22-4187", "personal_identifier"),
+        ("SSN 666-22-4187 was never issued", "normal"),
+    ],
+)
+def test_identifier_and_number_edges(text: str, expected: str) -> None:
+    assert classify(text) == expected
+
+
+# ------------------------------------------------------------------ the table
+
+
+def test_rule_table_is_well_formed() -> None:
+    names = [rule.name for rule in RULES]
+    assert len(names) == len(set(names))
+    for rule in RULES:
+        assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", rule.name), rule.name
+        assert rule.category in (guard.SECRET, *SEVERITY_ORDER)
+        assert rule.view in guard.VIEWS
+        assert isinstance(rule.pattern, re.Pattern)
+    with pytest.raises(AttributeError):
+        RULES[0].name = "changed"  # type: ignore[misc]
+
+
+def test_shared_keyword_scanner_agrees_with_each_rule() -> None:
+    # The scanner tries only the first matching term at each word start; if
+    # two rules' terms ever matched the same words, one rule would go unseen.
+    # Each rule's own pattern is the reference.
+    word_rules = [rule for rule in RULES if rule.view == "words"]
+    for text in [text for _, text in SENSITIVE] + CLEAN + [text for _, text in SECRETS]:
+        scanned = guard._Text(text)
+        alone = {rule.category for rule in word_rules if guard._first_valid(rule, scanned)}
+        together: set[str] = set()
+        for match in guard._KEYWORD_SCANNER.finditer(scanned.view("words")):
+            group = match.lastgroup
+            assert group is not None
+            rule = guard._KEYWORD_OWNER[group]
+            window = scanned.window(match.start(), match.end(group), rule.context)
+            if rule.validator is None or rule.validator(window.decode("utf-8", "replace")):
+                together.add(rule.category)
+        assert together == alone, text
+
+
+def test_shannon_entropy() -> None:
+    assert guard.shannon_entropy("") == 0.0
+    assert guard.shannon_entropy("aaaaaaaa") == 0.0
+    assert guard.shannon_entropy("abcd") == pytest.approx(2.0)
+    assert guard.shannon_entropy("changeme") == pytest.approx(2.75)
+
+
+def test_non_ascii_text_keeps_spans_aligned() -> None:
+    # Multi-byte characters before a match must not shift what validators see.
+    prefix = "Café ☕ naïve 日本語 😀 "
+    assert find_secret(prefix + "DB_PASSWORD=xxCyI3ZvNwX4V810") == "password-assignment"
+    assert classify(prefix + "Card on file: 4539 1488 0343 6467") == "financial"
+    assert classify(prefix + "İstanbul office, she lives at 42 Elm Street") == "private"
+    assert find_secret("lone surrogate \udcff then nothing") is None
+    assert classify("lone surrogate \udcff then nothing") == "normal"
+
+
+# ------------------------------------------------------- long and adversarial
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" * 1_000_000,
+        "password=" * 100_000,
+        "token: " * 150_000,
+        "eyJ" * 300_000,
+        "sk-" * 300_000,
+        "://a:" * 200_000,
+        "a@b." * 250_000,
+        "1111 " * 200_000,
+        " a" * 500_000,
+        "salary 1 " * 100_000,
+        "-----BEGIN " * 100_000,
+        "0" * 1_000_000,
+    ],
+    ids=lambda text: f"{text[:12]!r}x{len(text)}",
+)
+def test_adversarial_inputs_complete(text: str) -> None:
+    assert find_secret(text) is None
+    assert classify(text) == "normal"
+
+
+def test_ten_megabytes_of_ordinary_text() -> None:
+    block = "\n".join(CLEAN) + "\n"
+    text = block * (10_000_000 // len(block) + 1)
+    assert len(text) >= 10_000_000
+    assert check_fields({"details": text}) == "normal"
+    assert find_secret(text + SECRETS[0][1]) == SECRETS[0][0]
+    assert classify(text + SENSITIVE[0][1]) == SENSITIVE[0][0]
