@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from helpers import PERSON, CliRunner, make_memory
 
-from tree_ring import brief, rows, writes
+from tree_ring import brief, live, rows, writes
 from tree_ring.identity import Identity
+from tree_ring.live import View
 from tree_ring.store import Store
 
 
@@ -114,3 +115,14 @@ def test_receipt_has_count_and_digest_but_no_text(
     assert shown["ids"][0] not in raw
     status = run_cli("--json", "status").json()
     assert status["hooks"]["claude-code"]["last_brief"]["count"] == 1
+
+
+def test_brief_walks_its_index_instead_of_sorting(store: Store, identity: Identity) -> None:
+    clause = live.where(identity, View())
+    plan = " ".join(
+        str(row[3])
+        for row in store.conn.execute(
+            "EXPLAIN QUERY PLAN " + brief.select_sql(clause), {**clause.params, "brief_limit": 8}
+        )
+    )
+    assert "memories_brief" in plan and "TEMP B-TREE" not in plan

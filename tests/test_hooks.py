@@ -31,7 +31,7 @@ STOP = ["stop", "subagent-stop"]
 ALL = [f"{h}-{e}" for h in HARNESS_OF for e in (*START, *STOP, "stop-active")]
 
 
-def payload(name: str, cwd: Path, **changes: Any) -> dict[str, Any]:
+def payload(name: str, cwd: Path, /, **changes: Any) -> dict[str, Any]:
     """A recorded payload, moved into `cwd`."""
     data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
     data["cwd"] = str(cwd)

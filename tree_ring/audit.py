@@ -8,7 +8,7 @@ edited, removed or reordered entry.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tree_ring.identity import Origin
@@ -21,6 +21,10 @@ class Actor:
 
     name: str
     origin: Origin
+    # The coordinator capability as TREE_RING_COORDINATOR_TOKEN gave it, held in
+    # memory so `policy.authorize` can check it deep in a write; never stored,
+    # logged or printed (repr=False keeps it out of tracebacks too).
+    capability: str | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def person(cls) -> Actor:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from tree_ring import guard, live, project, rows, schema
+from tree_ring import guard, live, project, rows, schema, tree_recall
 from tree_ring.identity import Identity
 from tree_ring.live import View
 from tree_ring.record import Memory, canonical_json, now_iso, sha256
@@ -50,16 +50,29 @@ class Brief:
     project: str
 
 
-def select_sql(clause: live.Clause) -> str:
+def select_sql(clause: live.Clause, *, now: bool = True) -> str:
+    """Now, walk the brief index in its own order and stop after a few rows.
+
+    The planner would otherwise pick the (project, created_at) index for the
+    record-time bound and sort every live row of the project, which grows
+    with the store. Past views (`--as-of`) may need retired rows, which the
+    partial index leaves out, so they let the planner choose.
+    """
     order = schema.BRIEF_ORDER
     for column in ("ring", "salience", "confidence", "created_at"):
         order = re.sub(rf"\b{column}\b", f"m.{column}", order)
-    return f"SELECT m.* FROM memories m WHERE {clause.sql} ORDER BY {order} LIMIT :brief_limit"
+    hint = " INDEXED BY memories_brief" if now else ""
+    return (
+        f"SELECT m.* FROM memories m{hint} WHERE {clause.sql} "
+        f"ORDER BY {order} LIMIT :brief_limit"
+    )
 
 
 def select(store: Store, identity: Identity, view: View | None = None) -> list[Memory]:
-    clause = live.where(identity, view or View())
-    found = store.query(select_sql(clause), {**clause.params, "brief_limit": OVERFETCH})
+    view = view or View()
+    clause = live.where(identity, view)
+    sql = select_sql(clause, now=view.as_of is None)
+    found = store.query(sql, {**clause.params, "brief_limit": OVERFETCH})
     memories = [rows.from_row(row) for row in found]
     # A row stored before a newer guard rule must not be injected into a prompt.
     safe = [m for m in memories if guard.find_secret(f"{m.summary} {m.source_ref}") is None]
@@ -84,22 +97,47 @@ def line(memory: Memory) -> str:
     return head + _clip(summary, room) + tail
 
 
-def render(project_id: str, memories: list[Memory]) -> Brief:
-    if not memories:
+def render(project_id: str, memories: list[Memory], history: str | None = None) -> Brief:
+    if not memories and history is None:
         return Brief(EMPTY.format(project=project_id), (), project_id)
-    lines = [line(m) for m in memories[:MAX_LINES]]
+    extra = [history] if history is not None else []  # takes one of the eight lines
+    lines = [line(m) for m in memories[: MAX_LINES - len(extra)]]
     noun = "memory" if len(lines) == 1 else "memories"
     header = HEADER.format(project=project_id, count=len(lines), noun=noun)
-    text = "\n".join([header, BEGIN, *lines, END])
-    while len(text.encode("utf-8")) > MAX_BYTES and lines:
-        lines.pop()  # only reachable with a very long project id
-        text = "\n".join([header, BEGIN, *lines, END])
+    text = "\n".join([header, BEGIN, *lines, *extra, END])
+    while len(text.encode("utf-8")) > MAX_BYTES and (lines or extra):
+        (extra or lines).pop()  # only reachable with a very long project id
+        text = "\n".join([header, BEGIN, *lines, *extra, END])
     ids = tuple(m.id for m in memories[: len(lines)])
     return Brief(text, ids, project_id)
 
 
+def history_line(store: Store, identity: Identity, view: View | None = None) -> str | None:
+    """One line on the project's root summary, once its history is long enough to seal one.
+
+    Only for a brief of now (a root sealed later than `--as-of` would leak the
+    future), and never one the guard objects to. The line names the node, so
+    `tree-ring tree show NODE` expands it.
+    """
+    if view is not None and (view.as_of is not None or view.valid_at is not None):
+        return None
+    root = tree_recall.root_node(store.conn, identity.project)
+    if root is None:
+        return None
+    text = re.sub(r"-{3,}", "--", tree_recall.flat(root.content))
+    if guard.find_secret(text) is not None:
+        return None
+    head = "[history] "
+    tail = (
+        f" (summary {root.id}: {root.leaf_count} memories, "
+        f"{root.time_range_start[:10]} to {root.time_range_end[:10]})"
+    )
+    return head + _clip(text, LINE_BYTES - len(head.encode()) - len(tail.encode())) + tail
+
+
 def build_brief(store: Store, identity: Identity, view: View | None = None) -> Brief:
-    return render(identity.project, select(store, identity, view))
+    history = history_line(store, identity, view)
+    return render(identity.project, select(store, identity, view), history)
 
 
 def ids_digest(ids: tuple[str, ...]) -> str:

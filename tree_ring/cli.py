@@ -14,10 +14,20 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from tree_ring import __version__
-from tree_ring.commands import Context, Handler, admin, read, write
+from tree_ring.commands import (
+    Context,
+    Handler,
+    admin,
+    compress,
+    govern,
+    quality,
+    read,
+    upkeep,
+    write,
+)
 from tree_ring.errors import TreeRingError
 
-GROUPS = (admin, write, read)
+GROUPS = (admin, write, read, upkeep, quality, govern, compress)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,7 +58,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    # Python hands bytes that are not UTF-8 over as lone surrogates, which no
+    # SQLite call, hash or JSON document can take; refuse them here, once.
+    for position, word in enumerate(words, start=1):
+        if any("\ud800" <= char <= "\udfff" for char in word):
+            print(
+                f"error: argument {position} is not valid UTF-8 text; re-encode it and retry",
+                file=sys.stderr,
+            )
+            return 2
+    args = build_parser().parse_args(words)
     ctx = Context(args, os.environ if environ is None else environ, sys.stdout)
     handler: Handler = args.handler
     try:

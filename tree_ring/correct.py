@@ -9,10 +9,11 @@ checkpointed, so the forgotten words are gone from the index and, with
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from dataclasses import dataclass
 
-from tree_ring import audit, guard, rows, writes
+from tree_ring import audit, governance, guard, policy, propagate, rows, writes
 from tree_ring.audit import Actor
 from tree_ring.errors import Conflict, UsageError
 from tree_ring.record import REDACTED, Memory, content_hash, now_iso
@@ -78,6 +79,7 @@ def forget_in(
     memory_id = memory.id
     if memory.redacted_at is not None and mode == "redact":
         raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
+    policy.authorize(conn, f"forget.{mode}", actor, memory_id)
     if memory.redacted_at is None:
         tombstone(conn, memory, "forgotten", reason, actor, now)
     if mode == "delete":
@@ -110,6 +112,7 @@ def forget_in(
             "INSERT OR IGNORE INTO redaction_tombstones(memory_id, created_at) VALUES (?, ?)",
             (memory_id, now),
         )
+    propagate.forgotten(conn, memory, actor, now)  # tree nodes and consolidations over it
     audit.append(conn, actor, "forget", memory_id, {"mode": mode, "reason": reason}, at=now)
 
 
@@ -120,40 +123,106 @@ def scrub(store: Store) -> None:
     store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+def _not_live(memory: Memory) -> str | None:
+    if memory.redacted_at is not None:
+        return "it was redacted"
+    if memory.trust == "rejected":
+        return "it was rejected in review"
+    if memory.superseded_by is not None:
+        return f"it was already superseded by {memory.superseded_by}"
+    if memory.retired_at is not None:
+        return "it was retired"
+    return None
+
+
+def closed_validity(old: Memory, new: Memory) -> str:
+    """Where the old fact's validity ends once `new` replaces it.
+
+    A replacement that starts to hold after the old fact did is a change in the
+    world: the old fact held until then. One that held from the old fact's
+    start (or before) is a correction: the old fact never held, an empty
+    interval. An end the old row already had is kept if it is earlier.
+    """
+    end = new.valid_from if new.valid_from > old.valid_from else old.valid_from
+    if old.valid_to is not None and old.valid_to < end:
+        end = old.valid_to
+    return end
+
+
 def supersede_in(
     conn: sqlite3.Connection, old: Memory, new_id: str, reason: str, actor: Actor, at: str
-) -> None:
+) -> bool:
+    """Replace `old` by `new_id`; True if it took effect, False if it waits.
+
+    Both rows must be live and in one project. While the new row is pending or
+    disputed the replacement is recorded on it (`supersedes`) and takes effect
+    when a reviewer approves it, so the store never believes neither. An agent
+    may retire only what it wrote itself (governance.owns); anything else is a
+    person's decision, or the coordinator's.
+    """
     if old.id == new_id:
         raise UsageError("a memory cannot supersede itself")
-    if old.superseded_by is not None:
-        raise Conflict(f"{old.id} was already superseded by {old.superseded_by}")
+    problem = _not_live(old)
+    if problem is not None:
+        raise Conflict(f"{old.id} cannot be superseded: {problem}")
     new = rows.get(conn, new_id)
-    # The old fact stops holding when the new one starts; the old row stops
-    # being current belief now.
-    valid_to = max(new.valid_from, old.valid_from)
-    if valid_to <= old.valid_from:
-        valid_to = at
+    if new.project != old.project:
+        raise UsageError(f"{new_id} belongs to another project; it cannot supersede {old.id}")
+    problem = _not_live(new)
+    if problem is not None:
+        raise Conflict(f"{new_id} cannot supersede anything: {problem}")
+    if new.trust != "accepted":
+        if old.id not in new.supersedes:
+            rows.update(conn, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
+        audit.append(
+            conn,
+            actor,
+            "supersede",
+            old.id,
+            {"superseded_by": new_id, "reason": reason, "waits_for": f"review of {new_id}"},
+            at=at,
+        )
+        return False
+    shared = governance.is_agent(actor) and not governance.owns(old, actor)
+    policy.authorize(conn, "supersede.shared" if shared else "supersede", actor, old.id)
+    valid_to = closed_validity(old, new)
     rows.update(conn, old.id, superseded_by=new_id, valid_to=valid_to, retired_at=at, updated_at=at)
-    rows.update(conn, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
+    if old.id not in new.supersedes:
+        rows.update(conn, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
     audit.append(
-        conn, actor, "supersede", old.id, {"superseded_by": new_id, "reason": reason}, at=at
+        conn,
+        actor,
+        "supersede",
+        old.id,
+        {"superseded_by": new_id, "reason": reason, "valid_to": valid_to},
+        at=at,
     )
+    return True
 
 
-def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Actor) -> None:
+def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Actor) -> bool:
     reason = check_reason(reason)
     now = now_iso()
     with store.write() as conn:
-        supersede_in(conn, rows.get(conn, old_id), new_id, reason, actor, now)
+        return supersede_in(conn, rows.get(conn, old_id), new_id, reason, actor, now)
 
 
 def remember_superseding(store: Store, memory: Memory, old_id: str, actor: Actor) -> WriteResult:
-    """`remember --supersedes ID`: the new row and the link commit together."""
+    """`remember --supersedes ID`: the new row and the link commit together.
+
+    The new row names the old one in `supersedes` before it is admitted, so
+    governance sees what it replaces, contradiction checks skip it, and an
+    exact retry (same operation id) repeats the same payload.
+    """
+    if old_id not in memory.supersedes:
+        memory = dataclasses.replace(memory, supersedes=(*memory.supersedes, old_id))
     memory = writes.prepare(memory)
     with store.write() as conn:
         old = rows.get(conn, old_id)
         if old.project != memory.project:
             raise UsageError(f"{old_id} belongs to another project; it cannot be superseded here")
         result = writes.insert_prepared(conn, memory, actor)
+        if not result.created:
+            return result  # an exact retry: the first call made the link
         supersede_in(conn, old, result.id, "replaced by a newer memory", actor, memory.created_at)
     return result

@@ -5,7 +5,9 @@ clause here, so "live" cannot mean two things. A row is live at record time T
 and validity time V when it was recorded by T and not retired by T (not
 superseded, rejected or redacted), its validity interval covers V, it has not
 expired by T, it is accepted (pending and disputed only when asked), and its
-sensitivity is normal (others only when asked).
+sensitivity is normal (others only when asked). A superseded row is still
+believed, at any T after its supersession, for the validity interval that
+supersession closed: `--valid-at` in the past finds what held then.
 
 Visibility is the project plus its shared scopes plus the caller's own
 agent / workflow / session partitions. Both clauses run in SQL before any
@@ -53,16 +55,29 @@ def live(view: View, alias: str = "m") -> Clause:
         f"{m}.redacted_at IS NULL",
         f"({m}.expires_at IS NULL OR {m}.expires_at > :live_t)",
     ]
-    if not view.include_superseded:
+    if not view.include_superseded and view.as_of is None and view.valid_at is None:
+        # Now, a retired or superseded row is simply gone; the index on
+        # retired_at IS NULL serves this form.
         parts += [
-            f"({m}.retired_at IS NULL OR {m}.retired_at > :live_t)",
+            f"{m}.retired_at IS NULL",
+            f"{m}.superseded_by IS NULL",
             f"{m}.valid_from <= :live_v",
             f"({m}.valid_to IS NULL OR {m}.valid_to > :live_v)",
         ]
-        if view.as_of is None:
-            # Now, a retired or superseded row is simply gone; the index on
-            # retired_at IS NULL serves this form.
-            parts += [f"{m}.retired_at IS NULL", f"{m}.superseded_by IS NULL"]
+    elif not view.include_superseded:
+        # At another time: a row counts if it was current belief at T. A
+        # superseded row stays believed for the interval supersession closed
+        # its validity to (A held from t0 until B took over at t1; a correction
+        # closes it to nothing), and before it was superseded that interval
+        # was still open. A superseded row with no closed interval (an old
+        # import) and rejected or redacted rows never count after retirement.
+        parts += [
+            f"({m}.retired_at IS NULL OR {m}.retired_at > :live_t"
+            f" OR ({m}.superseded_by IS NOT NULL AND {m}.valid_to IS NOT NULL))",
+            f"{m}.valid_from <= :live_v",
+            f"({m}.valid_to IS NULL OR {m}.valid_to > :live_v"
+            f" OR ({m}.superseded_by IS NOT NULL AND {m}.retired_at > :live_t))",
+        ]
     trusted = ["'accepted'"]
     if view.include_unreviewed:
         trusted += ["'pending'", "'disputed'"]

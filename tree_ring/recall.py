@@ -148,7 +148,9 @@ class Hit:
 def candidate_sql(clause: live.Clause) -> str:
     return (
         "SELECT m.*, bm25(memory_fts, 10.0, 3.0, 4.0) AS bm "
-        "FROM memory_fts JOIN memories m ON m.rowid = memory_fts.rowid "
+        # CROSS JOIN keeps the FTS index as the outer loop: left to itself the
+        # planner walks the project's rows and runs MATCH once per row.
+        "FROM memory_fts CROSS JOIN memories m ON m.rowid = memory_fts.rowid "
         f"WHERE memory_fts MATCH :match AND {clause.sql} "
         "ORDER BY bm LIMIT :cap"
     )

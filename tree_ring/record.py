@@ -67,6 +67,8 @@ _EVENT_TYPE = re.compile(r"[a-z][a-z0-9_-]{0,63}\Z")
 _MEMORY_ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
 # Anything in Unicode category C* except the whitespace that details may hold.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e]")
+# Lone surrogates: what Python makes of bytes that are not UTF-8 (argv, stdin).
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def now_iso() -> str:
@@ -263,6 +265,11 @@ def _check_score(name: str, value: float) -> None:
 
 def validate(memory: Memory) -> None:
     """Raise UsageError naming the first field that a store must not accept."""
+    for name, value in {**memory.text_fields(), "source type": memory.source_type}.items():
+        if _SURROGATE.search(value):
+            raise UsageError(
+                f"{name.replace('_', ' ')} is not valid UTF-8 text; re-encode it as UTF-8 and retry"
+            )
     if not _MEMORY_ID.match(memory.id):
         raise UsageError(f"memory id {memory.id[:40]!r} must look like mem_YYYYmmdd_HHMMSS_<hex>")
     if not memory.summary.strip():
@@ -299,7 +306,10 @@ def validate(memory: Memory) -> None:
         if len(tag) > MAX_TAG:
             raise UsageError(f"tags must be at most {MAX_TAG} characters")
     if memory.valid_to is not None and memory.valid_to <= memory.valid_from:
-        raise UsageError("valid-to must be later than valid-from")
+        # Except an empty interval on a superseded row: a correction says the
+        # old fact never held (correct.closed_validity).
+        if not (memory.valid_to == memory.valid_from and memory.superseded_by):
+            raise UsageError("valid-to must be later than valid-from")
 
 
 def from_mapping(row: Mapping[str, Any]) -> Memory:

@@ -58,9 +58,16 @@ INSERT = (
 def to_params(memory: Memory) -> dict[str, Any]:
     params: dict[str, Any] = {column: getattr(memory, column) for column in COLUMNS}
     for column in _JSON_LISTS:
-        params[column] = json.dumps(list(params[column]), ensure_ascii=False)
-    params["links"] = json.dumps(
-        [{"type": link.type, "target": link.target} for link in memory.links], ensure_ascii=False
+        # Most rows have none; skipping the encoder matters at bulk-import scale.
+        value = params[column]
+        params[column] = json.dumps(list(value), ensure_ascii=False) if value else "[]"
+    params["links"] = (
+        json.dumps(
+            [{"type": link.type, "target": link.target} for link in memory.links],
+            ensure_ascii=False,
+        )
+        if memory.links
+        else "[]"
     )
     return params
 

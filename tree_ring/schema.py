@@ -8,6 +8,7 @@ version does not know was written by a newer Tree Ring and is refused.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 
@@ -141,11 +142,129 @@ def _initial(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+# Every decision of the write policy (tree_ring/policy.py), allowed or denied,
+# in either mode. Append-only: triggers refuse UPDATE and DELETE.
+POLICY_AUDIT = (
+    """CREATE TABLE policy_audit (
+        seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+        at           TEXT NOT NULL,      -- when the decision was made (UTC)
+        mode         TEXT NOT NULL,      -- open | coordinated, at that moment
+        actor        TEXT NOT NULL,      -- agent profile, or 'person'
+        origin       TEXT NOT NULL,      -- person, claude-code, codex, import, tree-ring
+        session      TEXT,               -- harness session of an agent caller
+        action       TEXT NOT NULL,      -- create.agent, create.project, supersede, import, ...
+        target_hash  TEXT NOT NULL,      -- sha256 of the target (a memory id); never its text
+        decision     TEXT NOT NULL,      -- allow | deny
+        capability   TEXT NOT NULL,      -- held | absent | invalid; never the token itself
+        reason       TEXT NOT NULL       -- why, in words a person can act on
+    )""",
+    """CREATE TRIGGER policy_audit_append_only_update BEFORE UPDATE ON policy_audit
+    BEGIN SELECT RAISE(ABORT, 'the policy audit is append-only'); END""",
+    """CREATE TRIGGER policy_audit_append_only_delete BEFORE DELETE ON policy_audit
+    BEGIN SELECT RAISE(ABORT, 'the policy audit is append-only'); END""",
+)
+
+
+def _policy_audit(conn: sqlite3.Connection) -> None:
+    for statement in POLICY_AUDIT:
+        conn.execute(statement)
+
+
+# The summary tree (TinyCortex's bucket-seal tree, tree_ring/summary_tree.py).
+# Trees are keyed by (kind, scope); a node is sealed once and then immutable,
+# except that forgetting a memory under it rebuilds it without that memory.
+TREE_SETTINGS: dict[str, int | bool] = {
+    "tree.input_token_budget": 50_000,  # L0 seals when its leaves reach this many tokens
+    "tree.output_token_budget": 5_000,  # a node's content is clamped to budget * 4 chars
+    "tree.summary_fanout": 10,  # L1+ seals when this many siblings wait
+    "tree.flush_age_secs": 604_800,  # an L0 buffer this old is force-sealed (7 days)
+    "tree.deferred": False,  # True: appends only stage; `tree flush` seals
+}
+
+SUMMARY_TREE = (
+    """CREATE TABLE tree_trees (
+        id              TEXT PRIMARY KEY,  -- tree_<kind>_<16 hex of sha256(kind, scope)>
+        kind            TEXT NOT NULL CHECK (kind IN ('source', 'topic', 'global')),
+        scope           TEXT NOT NULL,     -- source: a project id; topic: an entity; 'global'
+        root_id         TEXT,              -- newest unparented node at the top level; NULL unsealed
+        max_level       INTEGER NOT NULL DEFAULT 0,  -- highest level holding a node
+        status          TEXT NOT NULL DEFAULT 'active'
+                        CHECK (status IN ('active', 'archived')),  -- archived: no appends
+        created_at      TEXT NOT NULL,
+        last_sealed_at  TEXT,              -- most recent seal (or rebuild after a forget)
+        UNIQUE (kind, scope)
+    )""",
+    """CREATE TABLE tree_nodes (
+        id                TEXT PRIMARY KEY,  -- node_<level>_<16 hex of its first child set>
+        tree_id           TEXT NOT NULL,     -- owning tree
+        level             INTEGER NOT NULL,  -- 1 = over memories, 2 = over L1 nodes, ...
+        parent_id         TEXT,              -- the node it sealed into; NULL while buffered
+        child_ids         TEXT NOT NULL,     -- JSON list fixed at seal (memory ids at L1)
+        content           TEXT NOT NULL,     -- the summariser's output, never blank
+        token_count       INTEGER NOT NULL,  -- estimated tokens of content (ceil(chars / 4))
+        entities          TEXT NOT NULL DEFAULT '[]',  -- JSON: code:/path: ids from labels
+        topics            TEXT NOT NULL DEFAULT '[]',  -- JSON: lower-cased topic labels
+        time_range_start  TEXT NOT NULL,     -- earliest memory time covered
+        time_range_end    TEXT NOT NULL,     -- latest memory time covered
+        score             REAL NOT NULL,     -- max of the children's scores (salience at L1)
+        leaf_count        INTEGER NOT NULL,  -- memories summarised under this node
+        sealed_at         TEXT NOT NULL,     -- when this node sealed
+        stale             INTEGER NOT NULL DEFAULT 0,  -- 1: a forgotten memory is under it
+        resealed_at       TEXT               -- when forgetting last rebuilt its content
+    )""",
+    # Sealed means sealed: content and children change only once a forget has
+    # marked the node stale, in the transaction that rebuilds it.
+    """CREATE TRIGGER tree_nodes_sealed BEFORE UPDATE OF child_ids, content ON tree_nodes
+    WHEN old.stale = 0
+    BEGIN SELECT RAISE(ABORT, 'sealed summary nodes are immutable; only forgetting rebuilds one');
+    END""",
+    """CREATE TABLE tree_buffers (
+        tree_id     TEXT NOT NULL,
+        level       INTEGER NOT NULL,      -- the level whose unsealed frontier this is
+        item_ids    TEXT NOT NULL DEFAULT '[]',  -- JSON node ids waiting, in arrival order
+                                           -- (L1+); L0's waiting leaves are the tree_leaves
+                                           -- rows with no parent, so an append never
+                                           -- rewrites a growing list
+        item_count  INTEGER NOT NULL DEFAULT 0,  -- items waiting; drives the fan-out gate
+        token_sum   INTEGER NOT NULL DEFAULT 0,  -- their tokens; drives the L0 budget gate
+        oldest_at   TEXT,                  -- arrival of the oldest item; drives the time flush
+        PRIMARY KEY (tree_id, level)
+    )""",
+    """CREATE TABLE tree_leaves (
+        seq          INTEGER PRIMARY KEY,  -- arrival order
+        tree_id      TEXT NOT NULL,
+        memory_id    TEXT NOT NULL,        -- the memory this leaf stands for (never its text)
+        token_count  INTEGER NOT NULL,     -- estimated tokens of the memory's summary
+        added_at     TEXT NOT NULL,        -- when it arrived in the L0 buffer
+        parent_id    TEXT,                 -- the L1 node it sealed into; NULL while buffered
+        UNIQUE (tree_id, memory_id)
+    )""",
+    "CREATE INDEX tree_nodes_level ON tree_nodes(tree_id, level, sealed_at)",
+    "CREATE INDEX tree_nodes_parent ON tree_nodes(parent_id)",
+    "CREATE INDEX tree_leaves_memory ON tree_leaves(memory_id)",
+    "CREATE INDEX tree_leaves_waiting ON tree_leaves(tree_id, seq) WHERE parent_id IS NULL",
+    "CREATE INDEX tree_leaves_parent ON tree_leaves(parent_id) WHERE parent_id IS NOT NULL",
+    # Forgetting a memory finds the consolidation summaries that cite it here.
+    "CREATE INDEX memories_consolidations ON memories(project) WHERE source_type = 'consolidation'",
+)
+
+
+def _summary_tree(conn: sqlite3.Connection) -> None:
+    for statement in SUMMARY_TREE:
+        conn.execute(statement)
+    for key, value in TREE_SETTINGS.items():
+        conn.execute(
+            "INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)", (key, json.dumps(value))
+        )
+
+
 Migration = tuple[str, Callable[[sqlite3.Connection], None]]
 
 # Append only: never edit or reorder a migration that has shipped.
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
+    ("0002_policy_audit", _policy_audit),
+    ("0003_summary_tree", _summary_tree),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

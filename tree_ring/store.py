@@ -35,6 +35,62 @@ def _busy_timeout_ms() -> int:
     return int(raw) if raw.isdigit() else BUSY_TIMEOUT_MS
 
 
+def _read_only_requested() -> bool:
+    return os.environ.get("TREE_RING_READ_ONLY", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def file_damage(path: Path) -> str | None:
+    """What the 100-byte header shows is wrong with the file, or None.
+
+    SQLite opens a truncated file without complaint and fails only on the
+    pages that are gone, possibly halfway through a write; the header's page
+    count shows the loss up front. A WAL with frames may legitimately hold
+    pages the file does not yet have, so then SQLite is left to judge.
+    """
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            head = handle.read(100)
+    except OSError:
+        return None  # unreadable: let SQLite report it in its own words
+    if size == 0:
+        return None
+    if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
+        return "not a SQLite database"
+    page_size = int.from_bytes(head[16:18], "big")
+    page_size = 65_536 if page_size == 1 else page_size
+    pages = int.from_bytes(head[28:32], "big")
+    # The header's page count is valid only when these two counters agree.
+    if not pages or head[24:28] != head[92:96]:
+        return None
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        return None
+    if size < pages * page_size:
+        return f"truncated: {size:,} of {pages * page_size:,} bytes"
+    return None
+
+
+def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
+    """The one place a connection is made; tests replace it to simulate a broken SQLite.
+
+    Read-only opens with `mode=ro`, so SQLite itself refuses every write with
+    SQLITE_READONLY, exactly as for a file the user cannot write (and, unlike
+    chmod, also when running as root).
+    """
+    target = f"{path.as_uri()}?mode=ro" if read_only else str(path)
+    return sqlite3.connect(
+        target,
+        uri=read_only,
+        isolation_level=None,
+        timeout=_busy_timeout_ms() / 1000,
+        check_same_thread=False,
+    )
+
+
 def translate(exc: sqlite3.Error, path: Path) -> StoreFault | StoreBusy:
     """Name the failure and the fix; never show a raw SQLite message alone."""
     text = str(exc).lower()
@@ -61,27 +117,40 @@ def translate(exc: sqlite3.Error, path: Path) -> StoreFault | StoreBusy:
 class Store:
     """One open store. Use as a context manager, or call `close()`."""
 
-    def __init__(self, conn: sqlite3.Connection, root: Path, path: Path) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, root: Path, path: Path, *, read_only: bool = False
+    ) -> None:
         self.conn = conn
         self.root = root
         self.path = path
+        self.read_only = read_only
 
     @classmethod
-    def open(cls, root: Path, *, create: bool = False) -> Store:
+    def open(cls, root: Path, *, create: bool = False, read_only: bool | None = None) -> Store:
+        """Open (and migrate) the store; `read_only` defaults to TREE_RING_READ_ONLY."""
         root = project.normalise_root(root)
         path = project.store_path(root)
-        if not create and not path.exists():
+        read_only = _read_only_requested() if read_only is None else read_only
+        if (read_only or not create) and not path.exists():
             raise NoStore(f"no store at {path}; run `tree-ring --root {root} init`")
-        try:
-            conn = sqlite3.connect(
-                path,
-                isolation_level=None,
-                timeout=_busy_timeout_ms() / 1000,
-                check_same_thread=False,
+        # SQLite treats an empty file as a new database; migrating it would hide
+        # that every memory was lost (a truncated copy, a failed sync).
+        if not create and path.stat().st_size == 0:
+            raise StoreFault(
+                f"the store at {path} is empty (truncated?); restore it from a backup, "
+                "or delete it and run `tree-ring init`"
             )
+        damage = file_damage(path) if path.exists() else None
+        if damage:
+            raise StoreFault(
+                f"the store at {path} is damaged ({damage}); "
+                "run `tree-ring doctor` or restore a backup"
+            )
+        try:
+            conn = connect(path, read_only=read_only)
         except sqlite3.Error as exc:
             raise translate(exc, path) from None
-        store = cls(conn, root, path)
+        store = cls(conn, root, path, read_only=read_only)
         try:
             store._configure()
             store._migrate()
@@ -101,11 +170,17 @@ class Store:
         conn.execute("PRAGMA secure_delete = ON")
         conn.execute("PRAGMA foreign_keys = ON")
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-        if str(mode).lower() != "wal":
+        if str(mode).lower() != "wal" and not self.read_only:
             conn.execute("PRAGMA journal_mode = WAL")
         # NORMAL is durable against a killed process in WAL mode; only a power
         # loss can drop the last commits, and never corrupts the file.
         conn.execute("PRAGMA synchronous = NORMAL")
+        # A size cap in pages: what a full disk looks like to SQLite (SQLITE_FULL).
+        # Tests use it to prove a full disk writes nothing; SQLite never sets it
+        # below the store's current size.
+        max_pages = os.environ.get("TREE_RING_MAX_PAGES", "")
+        if max_pages.isdigit():
+            conn.execute(f"PRAGMA max_page_count = {int(max_pages)}")
 
     def _migrate(self) -> None:
         if schema.check_version(self.conn):

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tree_ring import live, rows, writes
+from tree_ring import live, policy, rows, writes
 from tree_ring.audit import Actor
 from tree_ring.errors import TreeRingError, UsageError
 from tree_ring.live import View
-from tree_ring.record import Memory, from_mapping
+from tree_ring.record import Memory, canonical_json, from_mapping
 from tree_ring.store import Store
 
 MAX_LINE_BYTES = 1_000_000
@@ -85,9 +85,9 @@ def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
             if memory.superseded_by and memory.retired_at is None:
                 memory = dataclasses.replace(memory, retired_at=memory.updated_at)
             parsed.append(_Parsed(number, writes.prepare(memory), None, keep_trust))
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nesting too deep
             raise UsageError(
-                f"line {number}: not valid JSON ({exc.args[0][:80]}); nothing imported"
+                f"line {number}: not valid JSON ({str(exc)[:80]}); nothing imported"
             ) from None
         except TreeRingError as exc:
             raise _at_line(exc, number) from None
@@ -121,8 +121,14 @@ def import_lines(
     trusted = not actor.origin.is_agent
     parsed = _parse(lines, project, trusted)
     report = ImportReport(lines=len(parsed), dry_run=dry_run)
-    import_actor = Actor(actor.name, dataclasses.replace(actor.origin, kind="import"))
+    # The same caller (and capability), writing rows whose origin is the import.
+    import_actor = dataclasses.replace(
+        actor, origin=dataclasses.replace(actor.origin, kind="import")
+    )
     with store.write() as conn:
+        if not dry_run:
+            ids = [item.memory.id for item in parsed if item.memory is not None]
+            policy.authorize(conn, "import", actor, canonical_json(ids))
         for item in parsed:
             if item.tombstone is not None:
                 conn.execute(
@@ -148,7 +154,7 @@ def import_lines(
             except TreeRingError as exc:
                 raise _at_line(exc, item.number) from None
             report.created.append(result.id)
-            report.pending += result.trust == "pending"
+            report.pending += result.trust in ("pending", "disputed")
         if dry_run:
             raise _DryRun(report)
     return report

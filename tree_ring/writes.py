@@ -14,13 +14,13 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from tree_ring import audit, governance, guard, rows
+from tree_ring import audit, governance, guard, policy, rows, summary_tree
 from tree_ring.audit import Actor
 from tree_ring.errors import Conflict
 from tree_ring.record import (
-    SENSITIVITIES,
     Memory,
     canonical_json,
+    content_hash,
     sha256,
     validate,
 )
@@ -75,7 +75,11 @@ def _stronger(a: str, b: str) -> str:
         return b
     if b == "normal":
         return a
-    return a if SENSITIVITIES.index(a) >= SENSITIVITIES.index(b) else b
+    # The guard's order decides, so a field it reads as health is never
+    # downgraded by a caller who said "private".
+    order = ("secret", *guard.SEVERITY_ORDER)
+    rank = {name: i for i, name in enumerate(order)}
+    return a if rank.get(a, len(order)) <= rank.get(b, len(order)) else b
 
 
 def tombstone_for(conn: sqlite3.Connection, project: str | None, content: str) -> Any:
@@ -100,7 +104,12 @@ def prepare(memory: Memory) -> Memory:
     """Validate and guard; raises before any transaction is opened."""
     validate(memory)
     found = guard.check_fields(memory.text_fields())
-    return dataclasses.replace(memory, sensitivity=_stronger(memory.sensitivity, found)).with_hash()
+    # One replace, not two: a Memory has 36 fields and bulk imports make millions.
+    return dataclasses.replace(
+        memory,
+        sensitivity=_stronger(memory.sensitivity, found),
+        content_hash=content_hash(memory.summary, memory.details),
+    )
 
 
 def store_memory(store: Store, memory: Memory, actor: Actor) -> WriteResult:
@@ -118,7 +127,9 @@ def insert_prepared(
     admit: bool = True,
 ) -> WriteResult:
     """The transactional half of a write; the caller holds the transaction."""
-    refuse_if_tombstoned(conn, memory)
+    if memory.trust != "rejected":
+        # A restored row that arrives rejected brings no belief back with it.
+        refuse_if_tombstoned(conn, memory)
     claim = claim_key(memory)
     intent = payload_hash(memory)
     if claim is not None:
@@ -144,6 +155,9 @@ def insert_prepared(
         "SELECT 1 FROM redaction_tombstones WHERE memory_id = ?", (memory.id,)
     ).fetchone():
         raise Conflict(f"memory id {memory.id} was redacted and cannot be reused")
+    if action == "create":
+        # Bulk actions (import, consolidate, ...) are authorized once by their caller.
+        policy.authorize(conn, policy.create_action(memory, actor), actor, memory.id)
     if admit:
         memory = governance.admit(conn, memory, actor)
     rows.insert(conn, memory)
@@ -169,4 +183,5 @@ def insert_prepared(
         at=memory.created_at,
     )
     governance.after_insert(conn, memory, actor)
+    summary_tree.on_insert(conn, memory)  # a shared, accepted memory joins the project's tree
     return WriteResult(memory.id, True, memory.trust, memory.sensitivity, memory.review_reason)

@@ -51,7 +51,9 @@ class Context:
 
     def actor(self, identity: Identity) -> Actor:
         origin = harness_origin(self.environ)
-        return Actor(identity.agent_profile or origin.kind, origin)
+        # The capability comes from the environment only, never from a flag.
+        token = self.environ.get("TREE_RING_COORDINATOR_TOKEN") or None
+        return Actor(identity.agent_profile or origin.kind, origin, capability=token)
 
     def view(self) -> View:
         a = self.args

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tree_ring import audit, brief, guidance, project, transfer
+from tree_ring import audit, brief, findings, guidance, policy, project, review, transfer
 from tree_ring.commands import Context, Verb, identity_flags
 from tree_ring.errors import UsageError
 from tree_ring.live import View
@@ -99,6 +99,8 @@ def cmd_import(ctx: Context) -> int:
 def cmd_audit(ctx: Context) -> int:
     if ctx.args.action == "verify":
         return cmd_audit_verify(ctx)
+    if ctx.args.audit_type:
+        return cmd_audit_findings(ctx)
     with ctx.store() as store:
         found = audit.entries(store.conn, limit=ctx.args.limit, target=ctx.args.target)
     text = "\n".join(
@@ -107,6 +109,23 @@ def cmd_audit(ctx: Context) -> int:
         for e in found
     )
     ctx.emit({"entries": found}, text or "the audit log is empty")
+    return 0
+
+
+def cmd_audit_findings(ctx: Context) -> int:
+    a = ctx.args
+    root = ctx.root()
+    project_id = project.load_project_id(root)
+    with Store.open(root) as store:
+        found = findings.report(store.conn, project_id, a.audit_type, stale_days=a.stale_days)
+    counts: dict[str, int] = {}
+    for item in found:
+        counts[item.type] = counts.get(item.type, 0) + 1
+    lines = [f"{f.type:<15} {f.id}  {f.reason}" for f in found]
+    ctx.emit(
+        {"audit_type": a.audit_type, "counts": counts, "findings": [f.to_dict() for f in found]},
+        "\n".join(lines) or f"nothing to report ({a.audit_type})",
+    )
     return 0
 
 
@@ -135,6 +154,9 @@ def cmd_status(ctx: Context) -> int:
             r[0]: r[1] for r in store.query("SELECT trust, count(*) FROM memories GROUP BY trust")
         }
         total = sum(by_ring.values())
+        # The queue as `review list` shows it: still on record and waiting.
+        queue = review.queue_size(store.conn, project_id)
+        write_policy = policy.state(store.conn).mode
     harnesses = brief.receipts(root)
     size = sum(p.stat().st_size for p in project.store_path(root).parent.glob(project.STORE + "*"))
     data: dict[str, Any] = {
@@ -143,7 +165,8 @@ def cmd_status(ctx: Context) -> int:
         "memories": total,
         "by_ring": by_ring,
         "by_trust": by_trust,
-        "review_queue": by_trust.get("pending", 0) + by_trust.get("disputed", 0),
+        "review_queue": queue,
+        "write_policy": write_policy,
         "store_bytes": size,
         "hooks": harnesses,
     }
@@ -151,7 +174,8 @@ def cmd_status(ctx: Context) -> int:
         f"project {project_id} at {root}",
         f"memories: {total} ({_counts(by_ring)})",
         f"trust: {_counts(by_trust)}",
-        f"review queue: {data['review_queue']} waiting",
+        f"review queue: {queue} waiting (`tree-ring review list`)",
+        f"write policy: {write_policy}",
         f"store size: {size:,} bytes",
     ]
     if not harnesses:
@@ -187,7 +211,22 @@ def register(verb: Verb) -> None:
     p.add_argument("--dry-run", action="store_true", help="check every line, write nothing")
     identity_flags(p)
 
-    p = verb("audit", cmd_audit, "the audit log: `audit log`, `audit verify`")
+    p = verb(
+        "audit",
+        cmd_audit,
+        "the audit log: `audit log`, `audit verify`; `--audit-type` reports what needs a person",
+    )
     p.add_argument("action", nargs="?", choices=("log", "verify"), default="log")
+    p.add_argument(
+        "--audit-type",
+        choices=("all", *findings.TYPES),
+        help="report findings instead of the log: " + ", ".join(("all", *findings.TYPES)),
+    )
+    p.add_argument(
+        "--stale-days",
+        type=int,
+        default=findings.STALE_DAYS,
+        help="stale: not updated in this many days (and low salience)",
+    )
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--target", help="only entries about this memory id")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tree_ring import brief, live, project, rows
-from tree_ring.commands import Context, Verb, identity_flags, view_flags
+from tree_ring.commands import Context, Verb, compress, identity_flags, view_flags
 from tree_ring.live import View
 from tree_ring.recall import DEFAULT_LIMIT, recall
 from tree_ring.record import RINGS, SCOPES, TRUST_STATES
@@ -19,6 +19,8 @@ def _hit_line(label: str, memory: Any, extra: str = "") -> str:
 
 def cmd_recall(ctx: Context) -> int:
     a = ctx.args
+    if a.tree:
+        return compress.cmd_recall_tree(ctx)
     root = ctx.root()
     identity = ctx.identity(root)
     with Store.open(root) as store:
@@ -99,6 +101,7 @@ def cmd_show(ctx: Context) -> int:
 def register(verb: Verb) -> None:
     p = verb("recall", cmd_recall, "search memories, best first")
     p.add_argument("query")
+    p.add_argument("--tree", action="store_true", help="answer from summary-tree nodes")
     p.add_argument("--limit", type=int, default=DEFAULT_LIMIT)
     p.add_argument("--scope", choices=SCOPES)
     view_flags(p)

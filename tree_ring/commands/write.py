@@ -129,11 +129,13 @@ def cmd_supersede(ctx: Context) -> int:
     root = ctx.root()
     identity = ctx.identity(root)
     with Store.open(root) as store:
-        correct.supersede(store, a.old_id, a.new_id, reason=a.reason, actor=ctx.actor(identity))
-    ctx.emit(
-        {"old": a.old_id, "new": a.new_id, "reason": a.reason},
-        f"{a.old_id} is superseded by {a.new_id}",
-    )
+        applied = correct.supersede(
+            store, a.old_id, a.new_id, reason=a.reason, actor=ctx.actor(identity)
+        )
+    text = f"{a.old_id} is superseded by {a.new_id}"
+    if not applied:
+        text = f"{a.old_id} will be superseded by {a.new_id} when {a.new_id} is approved"
+    ctx.emit({"old": a.old_id, "new": a.new_id, "reason": a.reason, "applied": applied}, text)
     return 0
 
 

@@ -1,0 +1,240 @@
+"""A write that contradicts a live memory is linked to it and queued for review."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import PERSON, CliRunner, make_memory
+from governance_support import CLAUDE, audit_rows, live_ids, remember, show, write
+
+from tree_ring import contradictions, writes
+from tree_ring.store import Store
+
+FLAGGED = [
+    ("The request timeout is 30s", "The request timeout is 60s", "value"),
+    ("Use tabs in Makefiles", "Do not use tabs in Makefiles", "negation"),
+    ("Use tabs in Makefiles", "Never use tabs in Makefiles", "negation"),
+    ("Use tabs in Makefiles", "Don\u2019t use tabs in Makefiles", "negation"),
+    ("Always rebase feature branches", "Never rebase feature branches", "negation"),
+    ("Enable the build cache on CI", "Disable the build cache on CI", "negation"),
+    ("Telemetry is enabled", "Telemetry is disabled", "negation"),
+    ("Set the retry limit to 3", "Set the retry limit to 5", "value"),
+    ("Use Python 3.11 for CI", "Use Python 3.12 for CI", "value"),
+    ("max_connections=100", "max_connections = 250", "value"),
+    ("The API port is 8080", "the api PORT is 9090.", "value"),
+]
+
+NOT_FLAGGED = [
+    ("Use tabs in Makefiles", "Use spaces in Python files"),
+    ("Run the tests before committing", "Run the linter before pushing"),
+    ("Run the tests before committing", "Run the linter before committing"),
+    ("The API timeout is 30s", "The database timeout is 60s"),
+    ("Fix for issue 12 was pinning urllib3", "Fix for issue 13 was pinning urllib3"),
+    ("Do not commit secrets", "Commit the lockfile"),
+    ("Use tabs in Makefiles", "Use tabs in Makefiles."),  # a duplicate, not a dispute
+    ("Never deploy on Fridays", "Do not deploy on Fridays"),  # the same claim twice
+    ("The cache is not shared between workers", "The cache TTL is 30s"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "kind"), FLAGGED)
+def test_these_pairs_contradict(old: str, new: str, kind: str) -> None:
+    assert contradictions.compare(new, old) == kind
+    assert contradictions.compare(old, new) == kind
+
+
+@pytest.mark.parametrize(("old", "new"), NOT_FLAGGED)
+def test_these_pairs_do_not(old: str, new: str) -> None:
+    assert contradictions.compare(new, old) is None
+    assert contradictions.compare(old, new) is None
+
+
+def test_a_contradicting_write_is_linked_both_ways_and_disputed(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    old = remember(run_cli, "The request timeout is 30s")
+    data = write(run_cli, "remember", "The request timeout is 60s")
+    new = data["id"]
+    assert data["trust"] == "disputed"
+    assert f"contradicts live memory {old} (a changed value)" in data["review_reason"]
+    assert {"type": "contradicts", "target": old} in show(run_cli, new)["links"]
+    assert {"type": "contradicts", "target": new} in show(run_cli, old)["links"]
+    # The store keeps believing the older claim until a person decides.
+    assert show(run_cli, old)["trust"] == "accepted"
+    assert live_ids(run_cli) == {old}
+    listed = run_cli("--json", "review", "list").json()["waiting"]
+    assert [(w["id"], [c["id"] for c in w["contradicts"]]) for w in listed] == [(new, [old])]
+    text = run_cli("review", "list").out
+    assert f"contradicts {old} [accepted]: The request timeout is 30s" in text
+    found = run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"]
+    assert [(f["type"], {f["id"], f["reason"].split()[1]}) for f in found] == [
+        ("contradictions", {old, new})
+    ]
+    entry = [r for r in audit_rows(project_root, "contradiction") if r["target"] == new]
+    assert [json.loads(r["detail"]) for r in entry] == [{"contradicts": [old], "trust": "disputed"}]
+
+
+def test_an_agent_contradiction_is_disputed_too(run_cli: CliRunner) -> None:
+    old = remember(
+        run_cli,
+        "Enable the build cache on CI",
+        "--scope",
+        "agent",
+        "--agent-profile",
+        "claude-code",
+    )
+    data = write(run_cli, "remember", "Disable the build cache on CI", environ=CLAUDE)
+    assert data["trust"] == "disputed"
+    assert f"{old} (the opposite)" in data["review_reason"]
+
+
+@pytest.mark.parametrize(("old_text", "new_text"), NOT_FLAGGED[:6])
+def test_unrelated_writes_are_not_flagged(run_cli: CliRunner, old_text: str, new_text: str) -> None:
+    old = remember(run_cli, old_text)
+    data = write(run_cli, "remember", new_text)
+    assert data["trust"] == "accepted"
+    assert show(run_cli, old)["links"] == [] and show(run_cli, data["id"])["links"] == []
+
+
+@pytest.mark.parametrize(
+    ("old_text", "new_text"),
+    [
+        (
+            "Run the full test suite before merging",
+            "Never run the full test suite before merging to main",
+        ),
+        (
+            "Never run the full test suite before merging to main",
+            "Run the full test suite before merging",
+        ),
+        (
+            "Workers retry failed uploads with exponential backoff and jitter up to 5 times",
+            "Workers retry failed uploads with exponential backoff up to 8 times",
+        ),
+    ],
+)
+def test_a_word_more_or_less_is_still_found(
+    run_cli: CliRunner, old_text: str, new_text: str
+) -> None:
+    old = remember(run_cli, old_text)
+    data = write(run_cli, "remember", new_text)
+    assert data["trust"] == "disputed" and old in data["review_reason"]
+
+
+def test_only_the_same_scope_and_partition_are_compared(run_cli: CliRunner) -> None:
+    remember(run_cli, "Use tabs in Makefiles")
+    other_partition = remember(
+        run_cli, "Use tabs in Makefiles", "--scope", "agent", "--agent-profile", "w1"
+    )
+    for scope_args in (
+        ("--scope", "agent", "--agent-profile", "w2"),  # someone else's partition
+        ("--scope", "global"),
+    ):
+        data = write(run_cli, "remember", "Never use tabs in Makefiles", *scope_args)
+        assert data["trust"] == "accepted", scope_args
+    same = write(
+        run_cli,
+        "remember",
+        "Never use tabs in Makefiles",
+        "--scope",
+        "agent",
+        "--agent-profile",
+        "w1",
+    )
+    assert same["trust"] == "disputed" and other_partition in same["review_reason"]
+
+
+def test_only_live_accepted_rows_are_contradicted(run_cli: CliRunner) -> None:
+    pending = remember(
+        run_cli, "Cache TTL is 10m", "--scope", "project", "--event-type", "rule", environ=CLAUDE
+    )
+    retired = remember(run_cli, "Retry budget is 3")
+    write(run_cli, "forget", retired, "--mode", "redact", "--reason", "stale")
+    assert show(run_cli, pending)["trust"] == "pending"
+    assert write(run_cli, "remember", "Cache TTL is 20m")["trust"] == "accepted"
+    assert write(run_cli, "remember", "Retry budget is 5")["trust"] == "accepted"
+
+
+def test_a_replacement_is_not_a_contradiction(run_cli: CliRunner) -> None:
+    old = remember(run_cli, "The request timeout is 30s")
+    new = write(run_cli, "remember", "The request timeout is 60s", "--supersedes", old)
+    assert new["trust"] == "accepted"
+    assert show(run_cli, new["id"])["links"] == []
+
+
+def test_policy_can_link_without_queueing(run_cli: CliRunner) -> None:
+    write(run_cli, "review", "policy", "--set", "contradictions=false")
+    old = remember(run_cli, "The request timeout is 30s")
+    data = write(run_cli, "remember", "The request timeout is 60s")
+    assert data["trust"] == "accepted"
+    assert {"type": "contradicts", "target": old} in show(run_cli, data["id"])["links"]
+    found = run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"]
+    assert len(found) == 1
+
+
+def test_approving_can_supersede_what_it_contradicts(run_cli: CliRunner) -> None:
+    old = remember(run_cli, "The request timeout is 30s")
+    new = remember(run_cli, "The request timeout is 60s")
+    done = write(
+        run_cli, "review", "approve", new, "--supersede-contradicted", "--reason", "raised"
+    )
+    assert done["superseded"] == [old]
+    assert live_ids(run_cli) == {new}
+    assert run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"] == []
+
+
+def test_approving_both_settles_the_finding(run_cli: CliRunner) -> None:
+    old = remember(run_cli, "Use tabs in Makefiles")
+    new = remember(run_cli, "Never use tabs in Makefiles")
+    assert len(run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"]) == 1
+    write(run_cli, "review", "approve", new, "--reason", "different Makefile dialects")
+    assert live_ids(run_cli) == {old, new}
+    assert run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"] == []
+    assert {"type": "contradicts", "target": old} in show(run_cli, new)["links"]
+
+
+def test_rejecting_the_newer_claim_keeps_the_older(run_cli: CliRunner) -> None:
+    old = remember(run_cli, "The request timeout is 30s")
+    new = remember(run_cli, "The request timeout is 60s")
+    write(run_cli, "review", "reject", new, "--reason", "config still says 30s")
+    assert live_ids(run_cli) == {old}
+    again = run_cli("remember", "The request timeout is 60s")
+    assert again.code == 1 and "rejected in review" in again.err
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        'timeout" OR "x',
+        "NEAR(timeout is 60s)",
+        "timeout* AND -is 60s",
+        "timeout: {summary} ^60s",
+        '"""',
+    ],
+)
+def test_hostile_text_never_reaches_match_raw(store: Store, project_id: str, hostile: str) -> None:
+    with store.write() as conn:
+        writes.insert_prepared(conn, make_memory(project_id, "timeout is 30s"), PERSON)
+        result = writes.insert_prepared(conn, make_memory(project_id, hostile), PERSON)
+    assert result.trust in ("accepted", "disputed")
+
+
+def test_contradictions_are_found_among_many_distractors(store: Store, project_id: str) -> None:
+    with store.write() as conn:
+        for i in range(300):
+            writes.insert_prepared(
+                conn,
+                make_memory(project_id, f"The worker {i} timeout setting is documented"),
+                PERSON,
+            )
+        target = writes.insert_prepared(
+            conn, make_memory(project_id, "The worker timeout setting is 30s"), PERSON
+        )
+        result = writes.insert_prepared(
+            conn, make_memory(project_id, "The worker timeout setting is 45s"), PERSON
+        )
+    assert result.trust == "disputed"
+    assert result.review_reason is not None and target.id in result.review_reason
+    assert result.review_reason.count("mem_") == 1

@@ -1,0 +1,185 @@
+"""`tree-ring doctor`: every check, and `--repair` for what the rows can rebuild."""
+
+from __future__ import annotations
+
+import json
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import AGENT, PERSON, CliRunner, make_memory
+from reliability_support import fts_consistent, raw
+
+from tree_ring import correct, doctor, writes
+from tree_ring.store import Store
+
+CHECKS = {
+    "integrity",
+    "schema",
+    "fts",
+    "claims",
+    "tombstones",
+    "summary_tree",
+    "audit",
+    "review_queue",
+}
+
+
+def run_doctor(run_cli: CliRunner, *flags: str) -> tuple[int, dict[str, Any]]:
+    result = run_cli("--json", "doctor", *flags)
+    return result.code, json.loads(result.out)
+
+
+def by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {check["name"]: check for check in report["checks"]}
+
+
+@pytest.fixture
+def filled(store: Store, project_id: str) -> Store:
+    for n in range(5):
+        writes.store_memory(
+            store,
+            make_memory(project_id, f"Doctor fact {n} about shard{n}", operation_id=f"op-{n}"),
+            PERSON,
+        )
+    return store
+
+
+def test_a_healthy_store_passes_every_check(run_cli: CliRunner, filled: Store) -> None:
+    code, report = run_doctor(run_cli)
+    assert code == 0 and report["ok"] is True
+    assert set(by_name(report)) == CHECKS
+    assert all(check["ok"] for check in report["checks"])
+    text = run_cli("doctor")
+    assert text.code == 0 and "FAIL" not in text.out
+
+
+def test_fts_drift_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> None:
+    with closing(raw(filled.root)) as conn:
+        conn.execute("DROP TRIGGER memories_fts_update")
+        conn.execute("UPDATE memories SET summary = 'Rewritten behind the index' WHERE rowid = 1")
+        conn.execute("DELETE FROM memory_fts_docsize WHERE id = 2")
+        assert not fts_consistent(conn)
+    code, report = run_doctor(run_cli)
+    fts = by_name(report)["fts"]
+    assert code == 1 and not fts["ok"] and fts["repairable"]
+    assert "missing trigger" in fts["detail"] and "1 row(s) not indexed" in fts["detail"]
+
+    code, report = run_doctor(run_cli, "--repair")
+    assert code == 0, report
+    assert "rebuilt the FTS index" in by_name(report)["fts"]["repaired"]
+    with closing(raw(filled.root)) as conn:
+        assert fts_consistent(conn)
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
+        assert set(doctor.FTS_TRIGGERS) <= names
+        # The repair itself is on the audit record.
+        last = conn.execute("SELECT action, target FROM audit_log ORDER BY seq DESC").fetchone()
+        assert tuple(last) == ("repair", "store")
+    assert run_cli("--json", "recall", "rewritten behind").json()["results"]
+    assert run_doctor(run_cli)[0] == 0
+
+
+def test_orphaned_claims_and_tombstones_are_removed(run_cli: CliRunner, filled: Store) -> None:
+    with closing(raw(filled.root)) as conn:
+        conn.execute(
+            "INSERT INTO operation_claims VALUES ('sha256:orphan', 'mem_gone_1', 'sha256:x', 't')"
+        )
+        conn.execute("INSERT INTO redaction_tombstones VALUES ('mem_gone_2', 't')")
+    code, report = run_doctor(run_cli)
+    checks = by_name(report)
+    assert code == 1
+    assert not checks["claims"]["ok"] and "1 of 6" in checks["claims"]["detail"]
+    assert not checks["tombstones"]["ok"]
+    code, report = run_doctor(run_cli, "--repair")
+    checks = by_name(report)
+    assert code == 0
+    assert checks["claims"]["repaired"] == "removed 1 orphaned claim(s)"
+    assert "removed 1 orphaned" in checks["tombstones"]["repaired"]
+    with closing(raw(filled.root)) as conn:
+        assert conn.execute("SELECT count(*) FROM operation_claims").fetchone()[0] == 5
+
+
+def test_a_redacted_row_without_its_tombstone_gets_it_back(
+    run_cli: CliRunner, filled: Store
+) -> None:
+    victim = filled.query("SELECT id FROM memories LIMIT 1")[0][0]
+    correct.forget(filled, victim, mode="redact", reason="test", actor=PERSON)
+    with closing(raw(filled.root)) as conn:
+        conn.execute("DELETE FROM redaction_tombstones")
+    code, report = run_doctor(run_cli, "--repair")
+    assert code == 0
+    assert "restored 1 missing" in by_name(report)["tombstones"]["repaired"]
+    with closing(raw(filled.root)) as conn:
+        assert [r[0] for r in conn.execute("SELECT memory_id FROM redaction_tombstones")] == [
+            victim
+        ]
+
+
+def test_a_summary_tree_leaf_without_its_memory_is_rebuilt(
+    run_cli: CliRunner, filled: Store
+) -> None:
+    with closing(raw(filled.root)) as conn:
+        leaves = conn.execute("SELECT count(*) FROM tree_leaves").fetchone()[0]
+        assert leaves == 5
+        # A row removed behind the library's back (not through forget).
+        conn.execute("DELETE FROM memories WHERE operation_id = 'op-0'")
+    code, report = run_doctor(run_cli)
+    tree = by_name(report)["summary_tree"]
+    assert code == 1 and not tree["ok"] and "1 of 5" in tree["detail"]
+    code, report = run_doctor(run_cli, "--repair")
+    assert code == 0, report
+    assert by_name(report)["summary_tree"]["repaired"].startswith("rebuilt the summary tree")
+    with closing(raw(filled.root)) as conn:
+        assert conn.execute("SELECT count(*) FROM tree_leaves").fetchone()[0] == 4
+
+
+def test_a_broken_audit_chain_is_reported_and_never_repaired(
+    run_cli: CliRunner, filled: Store
+) -> None:
+    with closing(raw(filled.root)) as conn:
+        conn.execute("UPDATE audit_log SET actor = 'mallory' WHERE seq = 2")
+        conn.execute("DELETE FROM memory_fts_docsize WHERE id = 1")
+    code, report = run_doctor(run_cli, "--repair")
+    checks = by_name(report)
+    assert code == 1 and report["ok"] is False
+    assert not checks["audit"]["ok"] and not checks["audit"]["repairable"]
+    assert "broken at entry 2" in checks["audit"]["detail"]
+    # What could be rebuilt still was.
+    assert checks["fts"]["ok"] and checks["fts"]["repaired"]
+    text = run_cli("doctor")
+    assert text.code == 1 and "FAIL audit" in text.out
+
+
+def test_a_store_from_a_newer_tree_ring_is_not_touched(run_cli: CliRunner, filled: Store) -> None:
+    with closing(raw(filled.root)) as conn:
+        conn.execute("INSERT INTO schema_migrations VALUES ('9999_from_the_future', 't')")
+    code, report = run_doctor(run_cli, "--repair")
+    schema_check = by_name(report)["schema"]
+    assert code == 1 and not schema_check["ok"] and not schema_check["repaired"]
+    assert "newer Tree Ring" in schema_check["detail"]
+
+
+def test_review_queue_size_is_reported(run_cli: CliRunner, store: Store, project_id: str) -> None:
+    for n in range(3):
+        memory = make_memory(
+            project_id, f"Agent heartwood {n} about module{n}", ring="heartwood", scope="project"
+        )
+        assert writes.store_memory(store, memory, AGENT).trust == "pending"
+    code, report = run_doctor(run_cli)
+    assert code == 0
+    assert by_name(report)["review_queue"]["detail"].startswith("3 memory(ies) waiting")
+
+
+def test_library_report_round_trips_to_json(filled: Store) -> None:
+    report = doctor.diagnose(filled.root)
+    data = report.to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert data["ok"] is True and Path(str(data["path"])) == filled.path
+
+
+def test_doctor_without_a_store_says_init(tmp_path: Path, run_cli: CliRunner) -> None:
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    result = run_cli("--root", str(bare), "doctor", root=False)
+    assert result.code == 1 and result.err.startswith("error: no Tree Ring store")

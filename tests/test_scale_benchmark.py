@@ -1,0 +1,84 @@
+"""The scale benchmark's --quick mode runs, and its JSON has the promised shape.
+
+Only ratios inside one run are checked, never absolute times: the brief walks
+an index, so it must not grow like the store; the bulk path must stay within
+sight of a bare FTS5 table fed the same text.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SCRIPT = REPO / "benchmarks" / "scale.py"
+FIELDS = {
+    "memories",
+    "bulk_import_per_s",
+    "bulk_import_per_cpu_s",
+    "bulk_import_s",
+    "import_lines_per_s",
+    "plain_fts_insert_per_s",
+    "plain_fts_match_p95_ms",
+    "import_vs_plain_fts",
+    "recall_p50_ms",
+    "recall_p95_ms",
+    "recall_p95_vs_plain_match",
+    "brief_p50_ms",
+    "brief_p95_ms",
+    "cli_remember_median_ms",
+    "hook_median_ms",
+    "db_bytes_per_memory",
+    "peak_rss_mb",
+}
+
+
+@pytest.mark.slow
+def test_quick_benchmark_shape_and_ratios(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--quick",
+            "--json-only",
+            "--queries",
+            "40",
+            "--briefs",
+            "20",
+            "--processes",
+            "3",
+            "--import-lines",
+            "100",
+            "--work-dir",
+            str(work),
+        ],
+        capture_output=True,
+        timeout=600,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["sizes"] == [1_000, 10_000]
+    assert set(report["targets"]) >= {"recall_p95_ms", "hook_median_ms", "at"}
+    assert report["baseline"]["python_startup_median_ms"] > 0
+    small, large = report["results"]["1000"], report["results"]["10000"]
+    for result in (small, large):
+        assert set(result) >= FIELDS, FIELDS - set(result)
+        assert result["bulk_import_per_s"] > 0 and result["db_bytes_per_memory"] > 0
+        # The bulk path does more than a bare FTS5 insert, never less.
+        assert 0 < result["import_vs_plain_fts"] < 1.5
+        if result["hook_median_ms"] is not None:
+            assert result["hook_vs_python_startup"] > 1
+    # Ten times the memories: the brief walks an index and stays about as fast.
+    assert large["brief_p95_ms"] < 5 * small["brief_p95_ms"] + 5
+    # The store grows with its memories, not faster.
+    assert large["db_bytes_per_memory"] < 2 * small["db_bytes_per_memory"]
+    # Throughput does not collapse as the store grows tenfold.
+    assert large["bulk_import_per_cpu_s"] > small["bulk_import_per_cpu_s"] / 3
+    assert not list(work.iterdir()), "the benchmark cleans up after itself"
