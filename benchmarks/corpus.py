@@ -30,10 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tree_ring import rows, schema  # noqa: E402
-from tree_ring.identity import Identity  # noqa: E402
-from tree_ring.record import Memory, format_time  # noqa: E402
-from tree_ring.store import Store  # noqa: E402
+from tree_ring import rows, schema
+from tree_ring.identity import Identity
+from tree_ring.record import Memory, format_time
+from tree_ring.store import Store
 
 PROJECT = "bench-app-5e2f9a10"
 OTHER_PROJECT = "bench-app-77c1d0e4"
@@ -144,6 +144,7 @@ class Query:
 class Corpus:
     memories: list[Memory]
     queries: list[Query]
+    project: str = PROJECT
 
     def counts(self) -> dict[str, int]:
         return {
@@ -152,16 +153,17 @@ class Corpus:
             "failure_queries": sum(q.kind == "failure" for q in self.queries),
             "superseded": sum(m.superseded_by is not None for m in self.memories),
             "expired_or_hidden": sum(
-                m.expires_at is not None or m.trust != "accepted" or m.project != PROJECT
+                m.expires_at is not None or m.trust != "accepted" or m.project != self.project
                 for m in self.memories
             ),
         }
 
 
 class _Builder:
-    def __init__(self, seed: int, now: datetime) -> None:
+    def __init__(self, seed: int, now: datetime, project: str) -> None:
         self.rng = random.Random(seed)
         self.now = now
+        self.project = project
         self.memories: list[Memory] = []
 
     def value(self, setting: str) -> str:
@@ -190,7 +192,7 @@ class _Builder:
             updated_at=created,
             summary=summary,
             event_type=str(fields.pop("event_type", "note")),
-            project=str(fields.pop("project", PROJECT)),
+            project=str(fields.pop("project", self.project)),
             scope=str(fields.pop("scope", "project")),
             valid_from=created,
             origin="person",
@@ -211,10 +213,12 @@ class _Builder:
         )
 
 
-def build(memories: int = 10_000, queries: int = 500, seed: int = 7) -> Corpus:
+def build(
+    memories: int = 10_000, queries: int = 500, seed: int = 7, project: str = PROJECT
+) -> Corpus:
     """A corpus of exactly `memories` rows and `queries` known-answer queries."""
     now = datetime.now(UTC)
-    b = _Builder(seed, now)
+    b = _Builder(seed, now, project)
     rng = b.rng
     components = [f"{d} {r}" for d in DOMAINS for r in ROLES]
     rng.shuffle(components)
@@ -286,7 +290,7 @@ def build(memories: int = 10_000, queries: int = 500, seed: int = 7) -> Corpus:
                 salience=0.7,
             )
     rng.shuffle(b.memories)  # rowid order must not leak the answers
-    return Corpus(b.memories, out)
+    return Corpus(b.memories, out, project)
 
 
 def _fact(b: _Builder, component: str, setting: str) -> Query:

@@ -26,10 +26,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import corpus  # noqa: E402
+import corpus
 
-from tree_ring import recall  # noqa: E402
-from tree_ring.store import Store  # noqa: E402
+from tree_ring import recall
+from tree_ring.store import Store
 
 KS = (1, 5, 10)
 
@@ -88,25 +88,25 @@ def score(
 
 def run(memories: int, queries: int, seed: int) -> dict[str, Any]:
     data = corpus.build(memories, queries, seed)
-    with tempfile.TemporaryDirectory(prefix="tree-ring-bench-") as tmp:
-        with corpus.open_store(Path(tmp)) as store:
-            corpus.seed(store, data.memories)
-            ours = score(tree_ring, store, data.queries)
-            plain = score(baseline, store, data.queries)
+    with (
+        tempfile.TemporaryDirectory(prefix="tree-ring-bench-") as tmp,
+        corpus.open_store(Path(tmp)) as store,
+    ):
+        corpus.seed(store, data.memories)
+        ours = score(tree_ring, store, data.queries)
+        plain = score(baseline, store, data.queries)
     return {
         "benchmark": "retrieval",
         "seed": seed,
         "corpus": data.counts(),
         "tree_ring": ours,
         "baseline_fts5_bm25": plain,
-        "not_worse_at_5_and_10": all(
-            ours[f"recall@{k}"] >= plain[f"recall@{k}"] for k in (5, 10)
-        ),
+        "not_worse_at_5_and_10": all(ours[f"recall@{k}"] >= plain[f"recall@{k}"] for k in (5, 10)),
     }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--seed", type=int, default=7)

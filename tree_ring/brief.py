@@ -17,12 +17,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from tree_ring import guard, live, project, rows, schema, tree_recall
+from tree_ring import guard, live, project, rows, schema
 from tree_ring.identity import Identity
 from tree_ring.live import View
 from tree_ring.record import Memory, canonical_json, now_iso, sha256
@@ -41,6 +40,11 @@ HEADER = (
 EMPTY = "Tree Ring memory for project {project}: no memories to recall for this session yet."
 # Rows fetched beyond eight, in case the guard drops some stored before a rule.
 OVERFETCH = 32
+# Whether the project's source tree has sealed a root (tree_trees is unique on
+# kind and scope, so this is one index probe).
+ROOT_SEALED_SQL = (
+    "SELECT 1 FROM tree_trees WHERE kind = 'source' AND scope = ? AND root_id IS NOT NULL"
+)
 
 
 @dataclass(frozen=True)
@@ -63,8 +67,7 @@ def select_sql(clause: live.Clause, *, now: bool = True) -> str:
         order = re.sub(rf"\b{column}\b", f"m.{column}", order)
     hint = " INDEXED BY memories_brief" if now else ""
     return (
-        f"SELECT m.* FROM memories m{hint} WHERE {clause.sql} "
-        f"ORDER BY {order} LIMIT :brief_limit"
+        f"SELECT m.* FROM memories m{hint} WHERE {clause.sql} ORDER BY {order} LIMIT :brief_limit"
     )
 
 
@@ -121,6 +124,12 @@ def history_line(store: Store, identity: Identity, view: View | None = None) -> 
     """
     if view is not None and (view.as_of is not None or view.valid_at is not None):
         return None
+    # Most projects have sealed no root yet; asking the index first keeps the
+    # summary tree's modules off the SessionStart hook's import path.
+    if not store.query(ROOT_SEALED_SQL, (identity.project,)):
+        return None
+    from tree_ring import tree_recall
+
     root = tree_recall.root_node(store.conn, identity.project)
     if root is None:
         return None
@@ -157,7 +166,10 @@ def write_receipt(root: Path, *, harness: str, event: str, brief: Brief | None) 
     else:
         record["last_stop"] = entry
     record["harness"] = harness
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".receipt-")
+    # A name of our own rather than tempfile.mkstemp: the hook runs this on
+    # every session start, and importing tempfile costs more than the write.
+    tmp = folder / f".receipt-{os.getpid()}-{os.urandom(6).hex()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         json.dump(record, handle, sort_keys=True, indent=1)
     os.replace(tmp, path)

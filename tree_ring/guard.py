@@ -30,11 +30,13 @@ bounded amount per start position: scanning is linear in the input.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tree_ring.errors import SecretRefused
 
@@ -60,9 +62,12 @@ VIEWS: tuple[str, ...] = ("raw", "lower", "words", "shape")
 class Rule:
     """One named detector.
 
-    `pattern` is a bytes regex over the view named by `view` (see the module
-    docstring). When it has a group named ``v`` that group is the value the
-    `validator` judges; otherwise the whole match is. The validator receives the
+    `source` is a bytes regex over the view named by `view` (see the module
+    docstring), compiled into `pattern` on first use: compiling every rule
+    costs tens of milliseconds, which the SessionStart hook (it only needs
+    the secret rules, for the brief) would otherwise pay on every start.
+    When it has a group named ``v`` that group is the value the `validator`
+    judges; otherwise the whole match is. The validator receives the
     original text of that span, widened by `context` bytes on each side for
     rules that anchor on a keyword and judge its surroundings. `terms` is set
     for ``words`` rules only: the alternatives the shared keyword scanner is
@@ -72,10 +77,19 @@ class Rule:
     name: str
     category: str
     view: str
-    pattern: re.Pattern[bytes]
+    source: bytes
     validator: Callable[[str], bool] | None = None
     terms: tuple[bytes, ...] = ()
     context: int = 0
+
+    @property
+    def pattern(self) -> re.Pattern[bytes]:
+        return _compiled(self.source)
+
+
+@functools.cache
+def _compiled(source: bytes) -> re.Pattern[bytes]:
+    return re.compile(source)
 
 
 # --------------------------------------------------------------------------
@@ -568,10 +582,12 @@ def _rule(
     pattern: bytes,
     validator: Callable[[str], bool] | None = None,
 ) -> Rule:
-    return Rule(name, category, view, re.compile(pattern), validator)
+    return Rule(name, category, view, pattern, validator)
 
 
 def _top_level_alternation(term: bytes) -> bool:
+    if b"|" not in term:
+        return False  # most terms; the walk below costs the import milliseconds
     depth = 0
     in_class = False
     escaped = False
@@ -594,6 +610,30 @@ def _top_level_alternation(term: bytes) -> bool:
     return False
 
 
+def _captures(term: bytes) -> bool:
+    """Whether the term opens a capturing group; read, not compiled (compiling
+    every term cost more than the rest of the import)."""
+    if b"(" not in term:
+        return False
+    in_class = False
+    escaped = False
+    for index, byte in enumerate(term):
+        char = chr(byte)
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            after = term[index + 1 : index + 4]
+            if not after.startswith(b"?") or after.startswith(b"?P<"):
+                return True
+    return False
+
+
 def _words_rule(
     name: str,
     category: str,
@@ -611,11 +651,10 @@ def _words_rule(
         first, second = term[:1], term[1:2]
         if not (b"a" <= first <= b"z") or second in (b"?", b"*", b"+", b"{"):
             raise ValueError(f"{name}: term {term!r} must start with a plain letter")
-        if _top_level_alternation(term) or re.compile(term).groups:
+        if _top_level_alternation(term) or _captures(term):
             raise ValueError(f"{name}: term {term!r} must be one group-free alternative")
     body = b"|".join(term + rb"\b" for term in terms)
-    pattern = re.compile(rb" (?:" + body + rb")")
-    return Rule(name, category, "words", pattern, validator, tuple(terms), context)
+    return Rule(name, category, "words", rb" (?:" + body + rb")", validator, tuple(terms), context)
 
 
 # --------------------------------------------------------------------------
@@ -896,7 +935,7 @@ _SENSITIVITY_RULES: tuple[Rule, ...] = (
         "email-address",
         "personal_identifier",
         "lower",
-        re.compile(rb"@(?<=[a-z0-9_%+-]@)" + _EMAIL_DOMAIN),
+        rb"@(?<=[a-z0-9_%+-]@)" + _EMAIL_DOMAIN,
         _email_address,
         context=_EMAIL_CONTEXT,
     ),
@@ -1044,10 +1083,8 @@ _SENSITIVITY_RULES: tuple[Rule, ...] = (
         "credit-card",
         "financial",
         "shape",
-        re.compile(
-            rb" 0000(?:0{9,15}+|(?P<s>[ -])0000(?P=s)0000(?P=s)0000(?:(?P=s)000)?"
-            rb"|(?P<a>[ -])000000(?P=a)00000)(?![0Aa]|[.,]0)"
-        ),
+        rb" 0000(?:0{9,15}+|(?P<s>[ -])0000(?P=s)0000(?P=s)0000(?:(?P=s)000)?"
+        rb"|(?P<a>[ -])000000(?P=a)00000)(?![0Aa]|[.,]0)",
         _card_number,
         context=_CARD_CONTEXT,
     ),
@@ -1267,7 +1304,22 @@ def _build_keyword_scanner(rules: Sequence[Rule]) -> tuple[re.Pattern[bytes], di
     return re.compile(rb" (?=" + b"|".join(branches) + rb")"), owner
 
 
-_KEYWORD_SCANNER, _KEYWORD_OWNER = _build_keyword_scanner(_WORD_RULES)
+@functools.cache
+def _keyword_scanner() -> tuple[re.Pattern[bytes], dict[str, Rule]]:
+    """Built on first use, like each rule's pattern: reads that only look for
+    secrets (the startup brief) never pay for it."""
+    return _build_keyword_scanner(_WORD_RULES)
+
+
+def __getattr__(name: str) -> Any:
+    """`_KEYWORD_SCANNER` and `_KEYWORD_OWNER`, for code that reads them."""
+    if name == "_KEYWORD_SCANNER":
+        return _keyword_scanner()[0]
+    if name == "_KEYWORD_OWNER":
+        return _keyword_scanner()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _KEYWORD_CATEGORIES = frozenset(rule.category for rule in _WORD_RULES)
 
 
@@ -1317,11 +1369,12 @@ def _sensitivities(text: _Text) -> set[str]:
             if rule.category == SEVERITY_ORDER[0]:
                 return found
     rejected: set[tuple[str, bytes]] = set()
-    for match in _KEYWORD_SCANNER.finditer(text.view("words")):
+    scanner, owner = _keyword_scanner()
+    for match in scanner.finditer(text.view("words")):
         group = match.lastgroup
         if group is None:
             continue
-        rule = _KEYWORD_OWNER[group]
+        rule = owner[group]
         if rule.category in found:
             continue
         if rule.validator is not None:

@@ -10,8 +10,10 @@
                                 ("failure" -> scar, "decision" -> heartwood, ...)
 
 Unlike the original, bm25 is kept as a signal rather than discarded after the
-candidate cut. `recall --json` prints each part, so a person can see why a
-memory ranked where it did.
+candidate cut. It is scaled within the query rung that found the memory (see
+recall.py): on the any-k-of-n rungs a memory sharing more of the query's words
+matches more clauses, so bm25 itself prefers it. `recall --json` prints each
+part, so a person can see why a memory ranked where it did.
 """
 
 from __future__ import annotations
@@ -146,18 +148,17 @@ class Score:
 
 def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Score:
     """Pure: the same inputs always give the same score."""
-    relevance = candidate.bm25 / best_bm25 if best_bm25 < 0 else 0.0
-    overlap = candidate.matched_terms / candidate.query_terms if candidate.query_terms else 0.0
-    recency = math.exp(-max(candidate.age_days, 0.0) / RECENCY_DAYS)
-    authority = AUTHORITY.get(candidate.source_type, DEFAULT_AUTHORITY)
-    signals = {
-        "relevance": max(0.0, min(relevance, 1.0)),
-        "overlap": min(overlap, 1.0),
-        "salience": candidate.salience,
-        "confidence": candidate.confidence,
-        "recency": recency,
-        "authority": authority,
+    c, w = candidate, WEIGHTS
+    relevance = c.bm25 / best_bm25 if best_bm25 < 0 else 0.0
+    overlap = c.matched_terms / c.query_terms if c.query_terms else 0.0
+    # Written out rather than looped: recall scores every candidate with this.
+    parts = {
+        "relevance": round(w["relevance"] * max(0.0, min(relevance, 1.0)), 6),
+        "overlap": round(w["overlap"] * min(overlap, 1.0), 6),
+        "salience": round(w["salience"] * c.salience, 6),
+        "confidence": round(w["confidence"] * c.confidence, 6),
+        "recency": round(w["recency"] * math.exp(-max(c.age_days, 0.0) / RECENCY_DAYS), 6),
+        "authority": round(w["authority"] * AUTHORITY.get(c.source_type, DEFAULT_AUTHORITY), 6),
+        "ring_boost": RING_BOOST if c.ring in wanted_rings else 0.0,
     }
-    parts = {name: round(WEIGHTS[name] * value, 6) for name, value in signals.items()}
-    parts["ring_boost"] = RING_BOOST if candidate.ring in wanted_rings else 0.0
     return Score(round(sum(parts.values()), 6), parts)

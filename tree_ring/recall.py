@@ -1,14 +1,23 @@
 """Explicit recall: build safe FTS5 queries, fetch filtered candidates, rank.
 
 User text never reaches MATCH. The query is split into words, filler words are
-dropped, and each word is quoted on its own. Recall tries the strict AND of all
-words, then variants without one ring-intent word each ("deploy failure" ->
-"deploy"), then an OR of the words, stopping once it has enough candidates.
-Visibility and liveness are in the SQL, before the candidate cap.
+dropped, and each word is quoted on its own. Recall climbs down a ladder of
+queries, stopping once it has enough candidates: the strict AND of all words,
+variants without one ring-intent word each ("deploy failure" -> "deploy"), the
+words loosened to their prefixes, then memories sharing any k of the words (k
+from all but one down to two), and last an OR of the rarest words. A word no
+memory contains is left out of the ANDs, so one stray word cannot empty a
+rung. Visibility and liveness are in the SQL, before the candidate cap.
+
+Cost: the FTS index drives every query (bm25 is computed only for rows that
+match a rung), candidates carry only the columns ranking reads, and only the
+hits are read whole. The any-k rungs and the budgeted OR replace a broad OR
+that made recall score thousands of one-word matches in a large store.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
 from dataclasses import dataclass, field
@@ -80,6 +89,12 @@ FILLER = frozenset(
 MAX_TERMS = 16
 MAX_TERM_CHARS = 64
 DEFAULT_LIMIT = 8
+# The any-k-of-n rungs use at most this many words (C(5, 2) = 10 clauses):
+# on the benchmark corpus six found nothing five did not, at more cost.
+SUBSET_TERMS = 5
+# The OR rung reads at most about this many memories (bm25 costs microseconds
+# a row): the rarest words that fit, since common words add little to bm25.
+OR_BUDGET = 1_000
 
 
 def terms(query: str) -> list[str]:
@@ -104,27 +119,61 @@ def loose(term: str) -> str:
     return f"({quote(term)} OR {quote(term[: max(4, len(term) - 3)])}*)"
 
 
-def match_queries(words: list[str]) -> list[str]:
-    """Strict first, then variants without a ring-intent word, then the
-    same words loosened to their prefixes, then OR."""
+def match_queries(words: list[str], counts: dict[str, int] | None = None) -> list[str]:
+    """The ladder recall climbs down, strictest first; the last rung is OR.
+
+    `counts` says in how many memories each word occurs (capped at
+    OR_BUDGET + 1; default: in plenty). A word no memory holds cannot help
+    an AND, so the ANDs use only words that occur. Rungs: every word; without
+    one ring-intent word each; the words loosened to their prefixes; any k of
+    the first five words, k from one fewer than all down to two; then an OR of
+    the rarest words whose memories fit OR_BUDGET between them, so a broad OR
+    never scores tens of thousands of one-word matches in a large store.
+    """
     if not words:
         return []
-    queries = [" AND ".join(quote(w) for w in words)]
+    have = words if counts is None else [w for w in words if counts.get(w, 0) > 0]
+    queries: list[str] = []
+    if have:
+        queries.append(" AND ".join(quote(w) for w in have))
     intent_words = {w for ws in ranking.RING_INTENT.values() for w in ws}
-    for dropped in words:
+    for dropped in have:
         if dropped in intent_words:
-            rest = [w for w in words if w != dropped]
+            rest = [w for w in have if w != dropped]
             if rest:
                 queries.append(" AND ".join(quote(w) for w in rest))
-    without_intent = [w for w in words if w not in intent_words]
-    if without_intent and len(without_intent) < len(words) - 1:
+    without_intent = [w for w in have if w not in intent_words]
+    if without_intent and len(without_intent) < len(have) - 1:
         queries.append(" AND ".join(quote(w) for w in without_intent))
     loosened = " AND ".join(loose(w) for w in words)
-    if loosened != queries[0]:
+    if not queries or loosened != queries[0]:
         queries.append(loosened)
+    head = have[:SUBSET_TERMS]
+    for k in range(len(head) - 1, 1, -1):
+        subsets = itertools.combinations(head, k)
+        queries.append(" OR ".join("(" + " AND ".join(map(quote, s)) + ")" for s in subsets))
     if len(words) > 1:
-        queries.append(" OR ".join(loose(w) for w in words))
+        queries.append(" OR ".join(loose(w) for w in _affordable(words, counts)))
     return list(dict.fromkeys(queries))
+
+
+def _affordable(words: list[str], counts: dict[str, int] | None) -> list[str]:
+    """The words for the OR rung, in query order: rarest first while their
+    memories fit the budget, and always the rarest word that occurs at all
+    (words that occur nowhere cost nothing and may still match loosened)."""
+    if counts is None:
+        return words
+    chosen: set[str] = set()
+    spent = 0
+    occurring = False
+    for word in sorted(words, key=lambda w: counts.get(w, 0)):
+        count = counts.get(word, 0)
+        if occurring and spent + count > OR_BUDGET:
+            break
+        chosen.add(word)
+        spent += count
+        occurring = occurring or count > 0
+    return [w for w in words if w in chosen]
 
 
 def candidate_cap(limit: int) -> int:
@@ -145,15 +194,31 @@ class Hit:
         return "" if self.memory.trust == "accepted" else self.memory.trust.upper()
 
 
+# What ranking needs of a candidate; the whole row is read only for the hits.
+CANDIDATE_COLUMNS = (
+    "m.rowid", "m.created_at", "m.salience", "m.confidence", "m.source_type", "m.ring",
+    "m.summary", "m.details", "m.tags",
+)  # fmt: skip
+# How many memories hold a word, counted no further than the OR budget.
+COUNT_SQL = (
+    "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH :match LIMIT :bound)"
+)
+
+
 def candidate_sql(clause: live.Clause) -> str:
     return (
-        "SELECT m.*, bm25(memory_fts, 10.0, 3.0, 4.0) AS bm "
+        f"SELECT {', '.join(CANDIDATE_COLUMNS)}, bm25(memory_fts, 10.0, 3.0, 4.0) AS bm "
         # CROSS JOIN keeps the FTS index as the outer loop: left to itself the
         # planner walks the project's rows and runs MATCH once per row.
         "FROM memory_fts CROSS JOIN memories m ON m.rowid = memory_fts.rowid "
         f"WHERE memory_fts MATCH :match AND {clause.sql} "
         "ORDER BY bm LIMIT :cap"
     )
+
+
+def hits_sql(count: int) -> str:
+    """The winners, read whole, by rowid."""
+    return f"SELECT rowid, * FROM memories WHERE rowid IN ({', '.join('?' * count)})"
 
 
 def _age_days(created_at: str, now: datetime) -> float:
@@ -164,8 +229,8 @@ def _age_days(created_at: str, now: datetime) -> float:
     return (now - then).total_seconds() / 86_400
 
 
-def _matched(memory: Memory, words: list[str]) -> int:
-    text = f"{memory.summary} {memory.details} {' '.join(memory.tags)}".casefold()
+def _matched(text: str, words: list[str]) -> int:
+    text = text.casefold()
     # A crude stem keeps "deploys" matching "deploy" without a stemmer here.
     return sum(1 for w in words if w[: max(4, len(w) - 2)] in text)
 
@@ -182,35 +247,45 @@ def recall(
     view = view or View()
     limit = max(1, min(limit, 256))
     words = terms(query)
+    bound = OR_BUDGET + 1
+    counts = {w: store.query(COUNT_SQL, {"match": quote(w), "bound": bound})[0][0] for w in words}
     clause = live.where(identity, view, scope=scope)
     sql = candidate_sql(clause)
     cap = candidate_cap(limit)
-    found: dict[str, tuple[sqlite3.Row, float, str]] = {}
-    for match in match_queries(words):
+    # rowid -> (candidate columns, bm25 relative to its rung's best, the rung)
+    found: dict[int, tuple[sqlite3.Row, float, str]] = {}
+    for match in match_queries(words, counts):
         batch = store.query(sql, {**clause.params, "match": match, "cap": cap})
-        best = min((row["bm"] for row in batch), default=0.0)
+        best = min((row[-1] for row in batch), default=0.0)
         for row in batch:
-            if row["id"] not in found:
-                found[row["id"]] = (row, row["bm"] / best if best < 0 else 0.0, match)
+            if row[0] not in found:
+                found[row[0]] = (row, row[-1] / best if best < 0 else 0.0, match)
         if len(found) >= limit:
             break
     now = datetime.fromisoformat(view.record_time().replace("Z", "+00:00"))
     wanted = ranking.intents(words)
-    hits: list[Hit] = []
+    scored: list[tuple[ranking.Score, str, int, str]] = []
     for row, relative, match in found.values():
-        memory = rows.from_row(row)
+        # In CANDIDATE_COLUMNS order, then bm25.
+        rowid, created, salience, confidence, source_type, ring, summary, details, tags, _ = row
         candidate = ranking.Candidate(
             bm25=-relative,
-            matched_terms=_matched(memory, words),
+            matched_terms=_matched(f"{summary} {details} {tags}", words),
             query_terms=len(words),
-            salience=memory.salience,
-            confidence=memory.confidence,
-            age_days=_age_days(memory.created_at, now),
-            source_type=memory.source_type,
-            ring=memory.ring,
+            salience=salience,
+            confidence=confidence,
+            age_days=_age_days(created, now),
+            source_type=source_type,
+            ring=ring,
         )
-        result = ranking.score(candidate, -1.0, wanted)
-        hits.append(Hit(memory, result.total, result.parts, match))
-    hits.sort(key=lambda h: h.memory.created_at, reverse=True)  # ties: newer first
-    hits.sort(key=lambda h: -h.score)
-    return hits[:limit]
+        scored.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
+    scored.sort(key=lambda s: s[1], reverse=True)  # ties: newer first
+    scored.sort(key=lambda s: -s[0].total)
+    top = scored[:limit]
+    if not top:
+        return []
+    full = store.query(hits_sql(len(top)), [t[2] for t in top])
+    by_rowid = {row["rowid"]: rows.from_row(row) for row in full}
+    return [
+        Hit(by_rowid[rowid], result.total, result.parts, match) for result, _, rowid, match in top
+    ]

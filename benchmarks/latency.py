@@ -1,0 +1,315 @@
+"""Latency: recall, the startup brief and the SessionStart hook, as ratios in one run.
+
+    python3 benchmarks/latency.py                       # 10,000 and 100,000 memories
+    python3 benchmarks/latency.py --sizes 10000         # one size
+    python3 benchmarks/latency.py --quick               # 2,000 memories, fewer repeats
+    python3 benchmarks/latency.py --json-only
+
+For each size, in one process and one store (the synthetic corpus of
+`corpus.py`, seeded straight into SQLite):
+
+- recall: `tree_ring.recall.recall` over the corpus's queries, median, p95 and
+  mean, beside a bare FTS5 query over the same rows (the query's words quoted
+  and OR-ed, ORDER BY bm25 LIMIT 10, no filters);
+- brief: `tree_ring.brief.build_brief`, median and p95, beside the same bare
+  query, with the brief query's plan (it must walk the `memories_brief` index);
+- the SessionStart hook as a whole process: a Claude Code payload on stdin to
+  `python3 hooks/tree_ring_hook.py claude-code`, cwd inside the project, beside
+  `python3 -c pass`, interleaved, median and ratio; plus `-X importtime` for
+  the hook's own imports. Skipped (and said so) when `tree_ring/hooks.py` is
+  missing or the hook prints no brief.
+
+Targets are reported, never asserted: recall p95 < 15 ms at 10k and < 60 ms at
+100k, brief < 10 ms at 100k, the hook < 2.5x `python3 -c pass` and < 60 ms
+median; the original Rust binary publishes 3.5 ms mean recall at 10k.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import corpus  # noqa: E402
+
+from tree_ring import brief, guidance, live, project, recall  # noqa: E402
+from tree_ring.identity import Identity  # noqa: E402
+from tree_ring.live import View  # noqa: E402
+from tree_ring.store import Store  # noqa: E402
+
+HOOK = REPO / "hooks" / "tree_ring_hook.py"
+BARE_SQL = (
+    "SELECT rowid, bm25(memory_fts) AS bm FROM memory_fts "
+    "WHERE memory_fts MATCH :match ORDER BY bm LIMIT 10"
+)
+TARGETS = {
+    10_000: {"recall_p95_ms": 15.0, "rust_recall_mean_ms": 3.5},
+    100_000: {"recall_p95_ms": 60.0, "brief_p95_ms": 10.0},
+}
+HOOK_TARGETS = {"ratio_to_python": 2.5, "median_ms": 60.0}
+
+
+def timed(action: Callable[[], object], repeat: int) -> list[float]:
+    out: list[float] = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        action()
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def stats(ms: list[float]) -> dict[str, float]:
+    ordered = sorted(ms)
+    p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+    return {
+        "median_ms": round(statistics.median(ordered), 3),
+        "p95_ms": round(p95, 3),
+        "mean_ms": round(statistics.fmean(ordered), 3),
+    }
+
+
+def bare(store: Store, query: str) -> None:
+    words = recall.terms(query)
+    if words:
+        store.query(BARE_SQL, {"match": " OR ".join(recall.quote(w) for w in words)})
+
+
+def brief_plan(store: Store, identity: Identity) -> str:
+    clause = live.where(identity, View())
+    sql = brief.select_sql(clause)
+    params = {**clause.params, "brief_limit": brief.OVERFETCH}
+    rows = store.query("EXPLAIN QUERY PLAN " + sql, params)
+    return "; ".join(str(row[3]) for row in rows)
+
+
+def measure_library(root: Path, identity: Identity, queries: list[str], repeat: int) -> Any:
+    with Store.open(root) as store:
+        for q in queries[:20]:  # warm the page cache and the statement cache
+            recall.recall(store, identity, q)
+            bare(store, q)
+        recall_ms: list[float] = []
+        bare_ms: list[float] = []
+        for _ in range(repeat):
+            for q in queries:
+                recall_ms += timed(lambda q=q: recall.recall(store, identity, q), 1)
+                bare_ms += timed(lambda q=q: bare(store, q), 1)
+        brief_ms = timed(lambda: brief.build_brief(store, identity), max(50, len(queries)))
+        plan = brief_plan(store, identity)
+        shown = len(brief.build_brief(store, identity).ids)
+    r, b, f = stats(recall_ms), stats(bare_ms), stats(brief_ms)
+    return {
+        "recall": r | {"queries": len(recall_ms)},
+        "bare_fts5": b,
+        "recall_vs_bare": {
+            "median": round(r["median_ms"] / b["median_ms"], 2),
+            "p95": round(r["p95_ms"] / b["p95_ms"], 2),
+        },
+        "brief": f | {"memories_shown": shown, "plan": plan},
+        "brief_vs_bare_median": round(f["median_ms"] / b["median_ms"], 2),
+    }
+
+
+def hook_payload(root: Path) -> bytes:
+    payload = {
+        "session_id": "0b6f3c1e-bench-4d2a-9f0e-5a7c2b1d8e90",
+        "transcript_path": str(root / "transcript.jsonl"),
+        "cwd": str(root),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+    return json.dumps(payload).encode()
+
+
+def clean_env() -> dict[str, str]:
+    """No harness or Tree Ring variables, and bytecode caching as Python's default."""
+    prefixes = ("TREE_RING_", "CLAUDE_", "CODEX_")
+    dropped = ("PYTHONDONTWRITEBYTECODE",)
+    return {k: v for k, v in os.environ.items() if not k.startswith(prefixes) and k not in dropped}
+
+
+def real_python3() -> str:
+    """The interpreter `python3` runs: a version manager's shim (pyenv's is a
+    shell script) would add its own start-up to both sides of the ratio."""
+    found = shutil.which("python3") or sys.executable
+    probe = subprocess.run(
+        [found, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True
+    )
+    return probe.stdout.strip() or found
+
+
+def measure_hook(root: Path, repeat: int) -> dict[str, Any]:
+    python = real_python3()
+    if not (REPO / "tree_ring" / "hooks.py").is_file():
+        return {"skipped": "tree_ring/hooks.py is not there yet"}
+    env = clean_env()
+    # Up-to-date bytecode, as after the plugin's first run; a store that
+    # cannot cache bytecode would compile every module on every hook call.
+    subprocess.run([python, "-m", "compileall", "-q", str(REPO / "tree_ring")], env=env)
+    payload = hook_payload(root)
+    hook_cmd = [python, str(HOOK), "claude-code"]
+    first = subprocess.run(hook_cmd, input=payload, capture_output=True, cwd=root, env=env)
+    try:
+        context = json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"]
+    except (ValueError, KeyError, TypeError):
+        return {
+            "skipped": "the hook printed no brief",
+            "stderr": first.stderr.decode(errors="replace")[-400:],
+        }
+    bare_cmd = [python, "-S", *hook_cmd[1:]]
+    ms: dict[str, list[float]] = {"hook": [], "pass": [], "hook_S": [], "pass_S": []}
+    for _ in range(repeat):  # interleaved, so load changes hit all alike
+        for key, cmd, stdin in (
+            ("hook", hook_cmd, payload),
+            ("pass", [python, "-c", "pass"], None),
+            ("hook_S", bare_cmd, payload),
+            ("pass_S", [python, "-S", "-c", "pass"], None),
+        ):
+            ms[key] += timed(
+                lambda cmd=cmd, stdin=stdin: subprocess.run(
+                    cmd, input=stdin, capture_output=True, cwd=root, env=env
+                ),
+                1,
+            )
+    h, p = statistics.median(ms["hook"]), statistics.median(ms["pass"])
+    hs, ps = statistics.median(ms["hook_S"]), statistics.median(ms["pass_S"])
+    return {
+        "python": python,
+        "hook_median_ms": round(h, 2),
+        "python_c_pass_median_ms": round(p, 2),
+        "ratio_to_python": round(h / p, 2),
+        # Without site-packages (-S): what the hook's own imports and work cost
+        # where site's start-up (here a sandbox's .pth) does not pad both sides.
+        "no_site": {
+            "hook_median_ms": round(hs, 2),
+            "python_c_pass_median_ms": round(ps, 2),
+            "ratio_to_python": round(hs / ps, 2),
+            "hook_minus_python_ms": round(hs - ps, 2),
+        },
+        "brief_bytes": len(context.encode()),
+        "imports": import_profile(python, hook_cmd, payload, root, env),
+        "runs": repeat,
+    }
+
+
+def import_profile(
+    python: str, hook_cmd: list[str], payload: bytes, root: Path, env: dict[str, str]
+) -> dict[str, Any]:
+    """`-X importtime` of one hook run, without site (whose start-up is not ours):
+    everything imported, Tree Ring's own modules, and the slowest of those."""
+    run = subprocess.run(
+        [python, "-S", "-X", "importtime", *hook_cmd[1:]],
+        input=payload,
+        capture_output=True,
+        cwd=root,
+        env=env,
+    )
+    own: dict[str, int] = {}
+    total = 0
+    for line in run.stderr.decode(errors="replace").splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        self_us, _, name = (p.strip() for p in line.removeprefix("import time:").split("|"))
+        if not self_us.isdigit():
+            continue
+        total += int(self_us)
+        if name.startswith("tree_ring"):
+            own[name] = int(self_us)
+    top = sorted(own.items(), key=lambda kv: -kv[1])
+    return {
+        "all_imports_ms": round(total / 1000, 2),
+        "tree_ring_ms": round(sum(own.values()) / 1000, 2),
+        "tree_ring_modules": len(own),
+        "slowest_tree_ring": [[name, round(us / 1000, 2)] for name, us in top[:6]],
+    }
+
+
+def run_size(size: int, queries: int, repeat: int, hook_runs: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="tree-ring-latency-") as tmp:
+        root = Path(tmp) / "app"
+        root.mkdir()
+        guidance.init_project(root)
+        project_id = project.load_project_id(root)
+        started = time.perf_counter()
+        data = corpus.build(size, queries, project=project_id)
+        with Store.open(root) as store:
+            corpus.seed(store, data.memories)
+        seed_s = time.perf_counter() - started
+        texts = [q.text for q in data.queries]
+        counts = data.counts()
+        del data  # 100k Memory objects would make every GC pass a spike
+        gc.collect()
+        gc.freeze()
+        identity = Identity(project_id, "claude-code", "sess-bench", "sess-bench")
+        result: dict[str, Any] = {"memories": size, "seed_s": round(seed_s, 2), "corpus": counts}
+        result |= measure_library(root, identity, texts, repeat)
+        result["hook"] = measure_hook(root, hook_runs)
+        gc.unfreeze()
+    result["targets"] = TARGETS.get(size, {}) | {"hook": HOOK_TARGETS}
+    return result
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    head = (
+        f"{'memories':>9}  {'recall p50':>10}  {'p95':>7}  {'mean':>7}  {'bare p50':>8}  "
+        f"{'x bare':>6}  {'brief p50':>9}  {'p95':>6}  {'hook p50':>8}  {'x python':>8}  "
+        f"{'-S hook':>7}  {'x python':>8}"
+    )
+    lines = [head]
+    for r in results:
+        hook = r["hook"]
+        bare = hook.get("no_site", {})
+        cells = [
+            f"{hook['hook_median_ms']:.1f}" if "hook_median_ms" in hook else "skip",
+            f"{hook['ratio_to_python']:.2f}" if "ratio_to_python" in hook else "-",
+            f"{bare['hook_median_ms']:.1f}" if bare else "-",
+            f"{bare['ratio_to_python']:.2f}" if bare else "-",
+        ]
+        lines.append(
+            f"{r['memories']:>9,}  {r['recall']['median_ms']:>10.2f}  {r['recall']['p95_ms']:>7.2f}"
+            f"  {r['recall']['mean_ms']:>7.2f}  {r['bare_fts5']['median_ms']:>8.2f}"
+            f"  {r['recall_vs_bare']['median']:>6.2f}  {r['brief']['median_ms']:>9.2f}"
+            f"  {r['brief']['p95_ms']:>6.2f}  {cells[0]:>8}  {cells[1]:>8}  {cells[2]:>7}"
+            f"  {cells[3]:>8}"
+        )
+    lines.append(
+        "times in ms; 'x bare' = recall median / bare FTS5 median in the same run; "
+        "-S = both sides without site-packages"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
+    parser.add_argument("--queries", type=int, default=200, help="distinct queries per size")
+    parser.add_argument("--repeat", type=int, default=2, help="passes over the queries")
+    parser.add_argument("--hook-runs", type=int, default=20)
+    parser.add_argument("--quick", action="store_true", help="2,000 memories, fewer repeats")
+    parser.add_argument("--json-only", action="store_true")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.quick:
+        sizes, args.queries, args.repeat, args.hook_runs = [2_000], 50, 1, 5
+    results = [run_size(size, args.queries, args.repeat, args.hook_runs) for size in sizes]
+    print(json.dumps({"benchmark": "latency", "results": results}, indent=2, sort_keys=True))
+    if not args.json_only:
+        print(table(results), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
