@@ -10,7 +10,17 @@ import pytest
 from conftest import PERSON, CliRunner, make_memory
 from tree_support import remember, sentence, tune, word
 
-from tree_ring import audit, brief, correct, guidance, rows, schema, summary_tree, tree_recall
+from tree_ring import (
+    audit,
+    brief,
+    correct,
+    guidance,
+    project,
+    rows,
+    schema,
+    summary_tree,
+    tree_recall,
+)
 from tree_ring.identity import Identity
 from tree_ring.live import View
 from tree_ring.record import now_iso
@@ -566,3 +576,24 @@ def test_tree_config_shows_and_changes_the_budgets(store: Store, run_cli: CliRun
         result = run_cli("tree", "config", "--set", bad)
         assert result.code == 2, bad
     assert summary_tree.config(store.conn).summary_fanout == 10
+
+
+def test_an_approved_memory_joins_the_tree(run_cli: CliRunner, project_root: Path) -> None:
+    agent = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
+    pending = run_cli(
+        "--json",
+        "remember",
+        "Heartwood from an agent",
+        "--ring",
+        "heartwood",
+        "--scope",
+        "project",
+        environ=agent,
+    ).json()
+    assert pending["trust"] == "pending"
+    conn = sqlite3.connect(project.store_path(project_root))
+    leaves = "SELECT count(*) FROM tree_leaves WHERE memory_id = ?"
+    assert conn.execute(leaves, (pending["id"],)).fetchone()[0] == 0
+    assert run_cli("review", "approve", pending["id"], "--reason", "checked").code == 0
+    assert conn.execute(leaves, (pending["id"],)).fetchone()[0] == 1
+    conn.close()

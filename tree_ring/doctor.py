@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tree_ring import audit, project, schema, summary_tree
+from tree_ring import audit, policy, project, schema, summary_tree
 from tree_ring.audit import Actor
 from tree_ring.errors import NoStore, TreeRingError
 from tree_ring.record import now_iso
@@ -263,6 +263,8 @@ def _repair(conn: sqlite3.Connection, found: list[Check], actor: Actor) -> dict[
             done["schema"] = f"applied {len(ran)} migration(s)"
     conn.execute("BEGIN IMMEDIATE")
     try:
+        if failing - {"schema"}:
+            policy.authorize(conn, "fts.repair", actor, "store")
         if "integrity" in failing:
             conn.execute("REINDEX")
             done["integrity"] = "rebuilt every index from the rows (REINDEX)"
@@ -302,7 +304,8 @@ def _repair(conn: sqlite3.Connection, found: list[Check], actor: Actor) -> dict[
             audit.append(conn, actor, "repair", "store", done)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # a denial has already ended it
+            conn.execute("ROLLBACK")
         raise
     return done
 

@@ -20,7 +20,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from tree_ring import correct, guard, rows
+from tree_ring import correct, guard, policy, rows
 from tree_ring.audit import Actor
 from tree_ring.record import Memory, now_iso
 from tree_ring.store import Store, translate
@@ -147,6 +147,7 @@ def maintain(
     report.secrets = find_secrets(store)
     if apply_expired and report.deletable:
         with store.write() as conn:
+            policy.authorize(conn, "maintain.apply", actor, f"expired:{len(report.deletable)}")
             for item in report.deletable:
                 # Re-read inside the transaction: another process may have
                 # changed or removed the row since the plan was made.
@@ -160,6 +161,7 @@ def maintain(
                 report.deleted.append(item.id)
     if apply_secret_sweep and report.secrets:
         with store.write() as conn:
+            policy.authorize(conn, "maintain.apply", actor, "secret-sweep")
             for hit in report.secrets:
                 memory = rows.find(conn, hit.id)
                 if memory is None or memory.redacted_at is not None:
@@ -174,6 +176,7 @@ def maintain(
         correct.scrub(store)  # forgotten words leave the index and the free pages
     if vacuum:
         with store.write() as conn:
+            policy.authorize(conn, "maintain.apply", actor, "vacuum")
             conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
         try:
             # VACUUM cannot run inside a transaction; it takes the lock itself.

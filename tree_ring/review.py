@@ -19,10 +19,11 @@ reviewed_at, review_reason) and in the audit log, in one transaction.
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from dataclasses import dataclass
 
-from tree_ring import audit, correct, governance, policy, rows, writes
+from tree_ring import audit, correct, governance, policy, rows, summary_tree, writes
 from tree_ring.audit import Actor
 from tree_ring.errors import Conflict
 from tree_ring.record import Memory, now_iso
@@ -127,6 +128,8 @@ def approve_in(
     policy.authorize(conn, action, actor, memory.id)
     writes.refuse_if_tombstoned(conn, memory)
     _mark(conn, memory, "approve", "accepted", reason, actor, at)
+    # Now believed, it joins the project's summary tree like any accepted write.
+    summary_tree.on_insert(conn, dataclasses.replace(memory, trust="accepted"))
     targets = list(memory.supersedes)
     if supersede:
         targets += [link.target for link in memory.links if link.type == governance.CONTRADICTS]

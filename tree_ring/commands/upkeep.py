@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from tree_ring import doctor, maintain
+from tree_ring import doctor, maintain, policy
 from tree_ring.audit import Actor
 from tree_ring.commands import Context, Verb
 from tree_ring.identity import harness_origin
 
 
 def _actor(ctx: Context) -> Actor:
+    """Applied maintenance and repairs are protected actions: carry the
+    coordinator capability, when the environment holds one, to the gate."""
     origin = harness_origin(ctx.environ)
-    return Actor(origin.kind, origin)
+    return Actor(origin.kind, origin, capability=ctx.environ.get(policy.TOKEN_VAR) or None)
 
 
 def cmd_doctor(ctx: Context) -> int:
