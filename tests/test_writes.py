@@ -381,3 +381,12 @@ def test_id_collision_is_a_conflict(store: Store, project_id: str) -> None:
     with pytest.raises(Conflict):
         writes.store_memory(store, make_memory(project_id, "second", id=first.id), PERSON)
     assert ids(store.root) == {first.id}
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200b", "\t"])
+def test_invisible_characters_are_refused_in_the_summary(
+    run_cli: CliRunner, project_root: Path, char: str
+) -> None:
+    result = run_cli("remember", f"Deploy on {char}Fridays")
+    assert result.code == 2 and "control characters" in result.err
+    assert count(project_root) == 0

@@ -66,7 +66,16 @@ _EVENT_TYPE = re.compile(r"[a-z][a-z0-9_-]{0,63}\Z")
 # New ids are mem_YYYYmmdd_HHMMSS_<12 hex>; imported ids keep their own suffix.
 _MEMORY_ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
 # Anything in Unicode category C* except the whitespace that details may hold.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e]")
+# Control, zero-width and bidi-override characters: invisible in a terminal
+# or a prompt, they can make a memory read differently from what it says.
+_CONTROL = re.compile(
+    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+# One-line fields (the summary is injected into the brief) refuse tab and
+# newline too.
+_CONTROL_LINE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
 # Lone surrogates: what Python makes of bytes that are not UTF-8 (argv, stdin).
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -236,7 +245,7 @@ class Memory:
 def _check_text(name: str, value: str, limit: int, *, multiline: bool = False) -> None:
     if len(value) > limit:
         raise UsageError(f"{name} is {len(value):,} characters; the limit is {limit:,}")
-    pattern = _CONTROL if multiline else re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+    pattern = _CONTROL if multiline else _CONTROL_LINE
     if pattern.search(value):
         raise UsageError(f"{name} contains control characters; remove them and retry")
 
