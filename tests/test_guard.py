@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tree_ring import guard
+from tree_ring import guard, guard_rules
 from tree_ring.errors import SecretRefused, UsageError
 from tree_ring.guard import RULES, SEVERITY_ORDER, check_fields, classify, find_secret
 
@@ -284,10 +284,10 @@ def test_shared_keyword_scanner_agrees_with_each_rule() -> None:
 
 
 def test_shannon_entropy() -> None:
-    assert guard.shannon_entropy("") == 0.0
-    assert guard.shannon_entropy("aaaaaaaa") == 0.0
-    assert guard.shannon_entropy("abcd") == pytest.approx(2.0)
-    assert guard.shannon_entropy("changeme") == pytest.approx(2.75)
+    assert guard_rules.shannon_entropy("") == 0.0
+    assert guard_rules.shannon_entropy("aaaaaaaa") == 0.0
+    assert guard_rules.shannon_entropy("abcd") == pytest.approx(2.0)
+    assert guard_rules.shannon_entropy("changeme") == pytest.approx(2.75)
 
 
 def test_non_ascii_text_keeps_spans_aligned() -> None:
