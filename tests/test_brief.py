@@ -126,3 +126,15 @@ def test_brief_walks_its_index_instead_of_sorting(store: Store, identity: Identi
         )
     )
     assert "memories_brief" in plan and "TEMP B-TREE" not in plan
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [("--as-of", "2026-01-01"), ("--valid-at", "2026-01-01"), ("--valid-at", "2999-01-01")],
+)
+def test_brief_for_another_time_works(run_cli: CliRunner, flags: tuple[str, str]) -> None:
+    run_cli("remember", "A fact recorded now", "--valid-from", "2025-06-01")
+    result = run_cli("--json", "brief", *flags)
+    assert result.code == 0, result.err
+    expected = 0 if flags[0] == "--as-of" else 1
+    assert len(result.json()["ids"]) == expected

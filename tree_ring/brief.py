@@ -74,7 +74,7 @@ def select_sql(clause: live.Clause, *, now: bool = True) -> str:
 def select(store: Store, identity: Identity, view: View | None = None) -> list[Memory]:
     view = view or View()
     clause = live.where(identity, view)
-    sql = select_sql(clause, now=view.as_of is None)
+    sql = select_sql(clause, now=view.is_now())
     found = store.query(sql, {**clause.params, "brief_limit": OVERFETCH})
     memories = [rows.from_row(row) for row in found]
     # A row stored before a newer guard rule must not be injected into a prompt.

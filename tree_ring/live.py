@@ -33,6 +33,10 @@ class View:
     include_unreviewed: bool = False  # pending and disputed rows, labelled by callers
     include_superseded: bool = False  # export only, on request
 
+    def is_now(self) -> bool:
+        """Current belief about the present: the form partial indexes serve."""
+        return not self.include_superseded and self.as_of is None and self.valid_at is None
+
     def record_time(self) -> str:
         return self.as_of or now_iso()
 
@@ -55,7 +59,7 @@ def live(view: View, alias: str = "m") -> Clause:
         f"{m}.redacted_at IS NULL",
         f"({m}.expires_at IS NULL OR {m}.expires_at > :live_t)",
     ]
-    if not view.include_superseded and view.as_of is None and view.valid_at is None:
+    if view.is_now():
         # Now, a retired or superseded row is simply gone; the index on
         # retired_at IS NULL serves this form.
         parts += [
