@@ -171,33 +171,26 @@ def supersede_in(
     problem = _not_live(new)
     if problem is not None:
         raise Conflict(f"{new_id} cannot supersede anything: {problem}")
-    if new.trust != "accepted":
-        if old.id not in new.supersedes:
-            rows.update(conn, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
-        audit.append(
+    detail: dict[str, str] = {"superseded_by": new_id, "reason": reason}
+    takes_effect = new.trust == "accepted"
+    if takes_effect:
+        shared = governance.is_agent(actor) and not governance.owns(old, actor)
+        policy.authorize(conn, "supersede.shared" if shared else "supersede", actor, old.id)
+        detail["valid_to"] = closed_validity(old, new)
+        rows.update(
             conn,
-            actor,
-            "supersede",
             old.id,
-            {"superseded_by": new_id, "reason": reason, "waits_for": f"review of {new_id}"},
-            at=at,
+            superseded_by=new_id,
+            valid_to=detail["valid_to"],
+            retired_at=at,
+            updated_at=at,
         )
-        return False
-    shared = governance.is_agent(actor) and not governance.owns(old, actor)
-    policy.authorize(conn, "supersede.shared" if shared else "supersede", actor, old.id)
-    valid_to = closed_validity(old, new)
-    rows.update(conn, old.id, superseded_by=new_id, valid_to=valid_to, retired_at=at, updated_at=at)
+    else:
+        detail["waits_for"] = f"review of {new_id}"
     if old.id not in new.supersedes:
         rows.update(conn, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
-    audit.append(
-        conn,
-        actor,
-        "supersede",
-        old.id,
-        {"superseded_by": new_id, "reason": reason, "valid_to": valid_to},
-        at=at,
-    )
-    return True
+    audit.append(conn, actor, "supersede", old.id, detail, at=at)
+    return takes_effect
 
 
 def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Actor) -> bool:

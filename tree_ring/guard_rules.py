@@ -12,7 +12,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 NORMAL = "normal"
@@ -467,36 +467,11 @@ def _rule(
     return Rule(name, category, view, pattern, validator)
 
 
-def _top_level_alternation(term: bytes) -> bool:
-    if b"|" not in term:
-        return False  # most terms; the walk below costs the import milliseconds
-    depth = 0
-    in_class = False
-    escaped = False
-    for byte in term:
-        char = chr(byte)
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            return True
-    return False
-
-
-def _captures(term: bytes) -> bool:
-    """Whether the term opens a capturing group; read, not compiled (compiling
+def _structure(term: bytes) -> Iterator[tuple[int, str, int]]:
+    """(index, character, group depth) of each regex character that is not
+    escaped and not inside a character class: read, not compiled (compiling
     every term cost more than the rest of the import)."""
-    if b"(" not in term:
-        return False
+    depth = 0
     in_class = False
     escaped = False
     for index, byte in enumerate(term):
@@ -509,10 +484,28 @@ def _captures(term: bytes) -> bool:
             in_class = char != "]"
         elif char == "[":
             in_class = True
-        elif char == "(":
-            after = term[index + 1 : index + 4]
-            if not after.startswith(b"?") or after.startswith(b"?P<"):
-                return True
+        else:
+            if char == ")":
+                depth -= 1
+            yield index, char, depth
+            if char == "(":
+                depth += 1
+
+
+def _top_level_alternation(term: bytes) -> bool:
+    if b"|" not in term:
+        return False  # most terms; the walk costs the import milliseconds
+    return any(char == "|" and depth == 0 for _, char, depth in _structure(term))
+
+
+def _captures(term: bytes) -> bool:
+    """Whether the term opens a capturing group (not `(?:`, `(?=`, ...)."""
+    if b"(" not in term:
+        return False
+    for index, char, _ in _structure(term):
+        after = term[index + 1 : index + 4]
+        if char == "(" and (not after.startswith(b"?") or after.startswith(b"?P<")):
+            return True
     return False
 
 
