@@ -13,9 +13,10 @@ For each size, in one process and one store (the synthetic corpus of
   and OR-ed, ORDER BY bm25 LIMIT 10, no filters);
 - brief: `tree_ring.brief.build_brief`, median and p95, beside the same bare
   query, with the brief query's plan (it must walk the `memories_brief` index);
-- the SessionStart hook as a whole process: a Claude Code payload on stdin to
-  `python3 hooks/tree_ring_hook.py claude-code`, cwd inside the project, beside
-  `python3 -c pass`, interleaved, median and ratio; plus `-X importtime` for
+- the SessionStart hook as a whole process, run as `hooks/hooks.json` wires it
+  (`python3 -I -S hooks/tree_ring_hook.py claude-code`) with a Claude Code
+  payload on stdin, cwd inside the project, beside `python3 -c pass` and
+  `python3 -I -S -c pass`, interleaved, medians and ratios; plus `-X importtime` for
   the hook's own imports. Skipped (and said so) when `tree_ring/hooks.py` is
   missing or the hook prints no brief.
 
@@ -45,13 +46,13 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus  # noqa: E402
+from wired import hook_command, interpreter_flags  # noqa: E402
 
 from tree_ring import brief, guidance, live, project, recall  # noqa: E402
 from tree_ring.identity import Identity  # noqa: E402
 from tree_ring.live import View  # noqa: E402
 from tree_ring.store import Store  # noqa: E402
 
-HOOK = REPO / "hooks" / "tree_ring_hook.py"
 BARE_SQL = (
     "SELECT rowid, bm25(memory_fts) AS bm FROM memory_fts "
     "WHERE memory_fts MATCH :match ORDER BY bm LIMIT 10"
@@ -160,7 +161,7 @@ def measure_hook(root: Path, repeat: int) -> dict[str, Any]:
     # cannot cache bytecode would compile every module on every hook call.
     subprocess.run([python, "-m", "compileall", "-q", str(REPO / "tree_ring")], env=env)
     payload = hook_payload(root)
-    hook_cmd = [python, str(HOOK), "claude-code"]
+    hook_cmd = hook_command(python)
     first = subprocess.run(hook_cmd, input=payload, capture_output=True, cwd=root, env=env)
     try:
         context = json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"]
@@ -169,14 +170,13 @@ def measure_hook(root: Path, repeat: int) -> dict[str, Any]:
             "skipped": "the hook printed no brief",
             "stderr": first.stderr.decode(errors="replace")[-400:],
         }
-    bare_cmd = [python, "-S", *hook_cmd[1:]]
-    ms: dict[str, list[float]] = {"hook": [], "pass": [], "hook_S": [], "pass_S": []}
+    flags = interpreter_flags(python)
+    ms: dict[str, list[float]] = {"hook": [], "pass": [], "pass_flags": []}
     for _ in range(repeat):  # interleaved, so load changes hit all alike
         for key, cmd, stdin in (
             ("hook", hook_cmd, payload),
             ("pass", [python, "-c", "pass"], None),
-            ("hook_S", bare_cmd, payload),
-            ("pass_S", [python, "-S", "-c", "pass"], None),
+            ("pass_flags", [python, *flags, "-c", "pass"], None),
         ):
             ms[key] += timed(
                 lambda cmd=cmd, stdin=stdin: subprocess.run(
@@ -184,20 +184,20 @@ def measure_hook(root: Path, repeat: int) -> dict[str, Any]:
                 ),
                 1,
             )
-    h, p = statistics.median(ms["hook"]), statistics.median(ms["pass"])
-    hs, ps = statistics.median(ms["hook_S"]), statistics.median(ms["pass_S"])
+    h, p, pf = (statistics.median(ms[k]) for k in ("hook", "pass", "pass_flags"))
     return {
         "python": python,
+        "command": " ".join(hook_cmd[1:]),
         "hook_median_ms": round(h, 2),
         "python_c_pass_median_ms": round(p, 2),
         "ratio_to_python": round(h / p, 2),
-        # Without site-packages (-S): what the hook's own imports and work cost
-        # where site's start-up (here a sandbox's .pth) does not pad both sides.
-        "no_site": {
-            "hook_median_ms": round(hs, 2),
-            "python_c_pass_median_ms": round(ps, 2),
-            "ratio_to_python": round(hs / ps, 2),
-            "hook_minus_python_ms": round(hs - ps, 2),
+        # The same interpreter flags as the hook (-I -S: no site start-up):
+        # what the hook's own imports and work add to a bare interpreter.
+        "same_flags": {
+            "flags": " ".join(flags),
+            "python_c_pass_median_ms": round(pf, 2),
+            "ratio_to_python": round(h / pf, 2),
+            "hook_minus_python_ms": round(h - pf, 2),
         },
         "brief_bytes": len(context.encode()),
         "imports": import_profile(python, hook_cmd, payload, root, env),
@@ -208,10 +208,10 @@ def measure_hook(root: Path, repeat: int) -> dict[str, Any]:
 def import_profile(
     python: str, hook_cmd: list[str], payload: bytes, root: Path, env: dict[str, str]
 ) -> dict[str, Any]:
-    """`-X importtime` of one hook run, without site (whose start-up is not ours):
+    """`-X importtime` of one hook run, as wired (so without site's start-up):
     everything imported, Tree Ring's own modules, and the slowest of those."""
     run = subprocess.run(
-        [python, "-S", "-X", "importtime", *hook_cmd[1:]],
+        [python, "-X", "importtime", *hook_cmd[1:]],
         input=payload,
         capture_output=True,
         cwd=root,
@@ -266,28 +266,27 @@ def table(results: list[dict[str, Any]]) -> str:
     head = (
         f"{'memories':>9}  {'recall p50':>10}  {'p95':>7}  {'mean':>7}  {'bare p50':>8}  "
         f"{'x bare':>6}  {'brief p50':>9}  {'p95':>6}  {'hook p50':>8}  {'x python':>8}  "
-        f"{'-S hook':>7}  {'x python':>8}"
+        f"{'x same flags':>12}"
     )
     lines = [head]
     for r in results:
         hook = r["hook"]
-        bare = hook.get("no_site", {})
+        same = hook.get("same_flags", {})
         cells = [
             f"{hook['hook_median_ms']:.1f}" if "hook_median_ms" in hook else "skip",
             f"{hook['ratio_to_python']:.2f}" if "ratio_to_python" in hook else "-",
-            f"{bare['hook_median_ms']:.1f}" if bare else "-",
-            f"{bare['ratio_to_python']:.2f}" if bare else "-",
+            f"{same['ratio_to_python']:.2f}" if same else "-",
         ]
         lines.append(
             f"{r['memories']:>9,}  {r['recall']['median_ms']:>10.2f}  {r['recall']['p95_ms']:>7.2f}"
             f"  {r['recall']['mean_ms']:>7.2f}  {r['bare_fts5']['median_ms']:>8.2f}"
             f"  {r['recall_vs_bare']['median']:>6.2f}  {r['brief']['median_ms']:>9.2f}"
-            f"  {r['brief']['p95_ms']:>6.2f}  {cells[0]:>8}  {cells[1]:>8}  {cells[2]:>7}"
-            f"  {cells[3]:>8}"
+            f"  {r['brief']['p95_ms']:>6.2f}  {cells[0]:>8}  {cells[1]:>8}  {cells[2]:>12}"
         )
     lines.append(
         "times in ms; 'x bare' = recall median / bare FTS5 median in the same run; "
-        "-S = both sides without site-packages"
+        "'x python' = hook / `python3 -c pass`; "
+        "'x same flags' = hook / `python3 <the hook's flags> -c pass`"
     )
     return "\n".join(lines)
 

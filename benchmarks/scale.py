@@ -15,8 +15,9 @@ contradiction search) and measures:
 - one `remember` through the CLI as a separate process;
 - recall p50/p95 (library, a fixed query mix) beside a plain FTS5 MATCH;
 - brief p50/p95 (library);
-- the SessionStart hook as a whole process (payload on stdin, JSON out),
-  beside `python3 -c pass`;
+- the SessionStart hook as a whole process, run as `hooks/hooks.json` wires
+  it (payload on stdin, JSON out), beside `python3 -c pass` and the bare
+  interpreter with the hook's own flags (`python3 -I -S -c pass`);
 - database bytes per memory and the peak RSS of this process (its high-water
   mark over the sizes measured so far, taken before the FTS5 baseline).
 
@@ -47,6 +48,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from wired import hook_command, interpreter_flags  # noqa: E402
 
 from tree_ring import brief, bulk, guidance, project, recall, transfer  # noqa: E402
 from tree_ring.audit import Actor  # noqa: E402
@@ -59,7 +63,6 @@ QUICK_SIZES = (1_000, 10_000)
 SEED = 20261129
 VOCABULARY = 20_000
 BATCH = 10_000
-HOOK = REPO / "hooks" / "tree_ring_hook.py"
 LAUNCHER = REPO / "bin" / "tree-ring"
 START_PAYLOAD = REPO / "tests" / "fixtures" / "hooks" / "claude-code-session-start.json"
 TARGET_RECALL_P95_MS = 100.0
@@ -323,7 +326,7 @@ def measure(size: int, corpus: Corpus, args: argparse.Namespace, work: Path) -> 
         payload = json.loads(START_PAYLOAD.read_text(encoding="utf-8"))
         payload["cwd"] = str(root)
         hook_ms, out = process_ms(
-            [sys.executable, str(HOOK), "claude-code"],
+            hook_command(sys.executable),
             args.processes,
             json.dumps(payload).encode(),
         )
@@ -342,8 +345,15 @@ def measure(size: int, corpus: Corpus, args: argparse.Namespace, work: Path) -> 
 
 
 def baseline(args: argparse.Namespace) -> dict[str, float]:
-    times, _ = process_ms([sys.executable, "-c", "pass"], max(args.processes, 5))
-    return {"python_startup_median_ms": statistics.median(times)}
+    repeat = max(args.processes, 5)
+    times, _ = process_ms([sys.executable, "-c", "pass"], repeat)
+    flags = interpreter_flags(sys.executable)
+    bare, _ = process_ms([sys.executable, *flags, "-c", "pass"], repeat)
+    return {
+        "python_startup_median_ms": statistics.median(times),
+        # With the hook's own flags (-I -S): the interpreter the hook starts on.
+        "python_startup_hook_flags_median_ms": statistics.median(bare),
+    }
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -414,7 +424,11 @@ def table(report: dict[str, Any]) -> str:
     lines.append("-|-".join("-" * w for w in widths))
     lines += [" | ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in body]
     startup = report["baseline"]["python_startup_median_ms"]
-    lines.append(f"python3 -c pass: {startup:.0f} ms median (latencies in ms)")
+    bare = report["baseline"].get("python_startup_hook_flags_median_ms", 0.0)
+    lines.append(
+        f"python3 -c pass: {startup:.0f} ms median; with the hook's flags: {bare:.0f} ms "
+        "(latencies in ms)"
+    )
     return "\n".join(lines)
 
 

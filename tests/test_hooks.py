@@ -418,8 +418,48 @@ def test_hook_files_wire_the_four_events_to_the_launcher(path: str, harness: str
         (handler,) = group["hooks"]
         assert handler["type"] == "command"
         assert handler["command"] == (
-            f'python3 "${{CLAUDE_PLUGIN_ROOT}}/hooks/tree_ring_hook.py" {harness}'
+            f'python3 -I -S "${{CLAUDE_PLUGIN_ROOT}}/hooks/tree_ring_hook.py" {harness}'
         )
+
+
+def wired_command(path: str) -> list[str]:
+    """The SessionStart command as the harness runs it, with this interpreter."""
+    config = json.loads((REPO / path).read_text(encoding="utf-8"))
+    command: str = config["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    argv = shlex.split(command.replace("${CLAUDE_PLUGIN_ROOT}", str(REPO)))
+    assert argv[0] == "python3"
+    return [sys.executable, *argv[1:]]
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("hooks/hooks.json", "claude-code-session-start"),
+        ("hooks/codex-hooks.json", "codex-session-start"),
+    ],
+)
+def test_the_wired_command_ignores_the_users_python_environment(
+    path: str, name: str, project_root: Path, tmp_path: Path
+) -> None:
+    # A module on PYTHONPATH that would shadow the standard library, and a
+    # sitecustomize that would run on start: the hook runs isolated from both
+    # (-I -S), so neither a user's Python setup nor its start-up cost reaches it.
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "sqlite3.py").write_text("raise SystemExit('shadowed sqlite3')\n")
+    (shadow / "sitecustomize.py").write_text("raise SystemExit('sitecustomize ran')\n")
+    tree_ring("remember", "The staging cluster needs VPN access", root=project_root)
+    proc = subprocess.run(
+        wired_command(path),
+        input=json.dumps(payload(name, project_root)).encode(),
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(shadow), "CLAUDE_PLUGIN_ROOT": str(REPO)},
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr.decode()
+    context = output(proc)["hookSpecificOutput"]["additionalContext"]
+    assert "The staging cluster needs VPN access" in context
 
 
 def test_manifests_point_each_harness_at_its_hook_file() -> None:
