@@ -9,7 +9,7 @@ from helpers import PERSON, CliRunner, make_memory
 
 from tree_ring import correct, ranking, writes
 from tree_ring.identity import Identity
-from tree_ring.recall import candidate_cap, match_queries, recall, terms
+from tree_ring.recall import candidate_cap, match_queries, recall, terms, word_forms
 from tree_ring.record import format_time
 from tree_ring.store import Store
 
@@ -36,8 +36,10 @@ def test_variants_drop_ring_intent_words_then_or() -> None:
     assert match_queries(["deploy", "failure"]) == [
         '"deploy" AND "failure"',
         '"deploy"',
-        '("deploy" OR "depl"*) AND ("failure" OR "fail"*)',
-        '("deploy" OR "depl"*) OR ("failure" OR "fail"*)',
+        '("deploy" OR "deployer" OR "deployment" OR "deployation") AND '
+        '("failure" OR "failureer" OR "failurement" OR "failureation")',
+        '("deploy" OR "deployer" OR "deployment" OR "deployation") OR '
+        '("failure" OR "failureer" OR "failurement" OR "failureation")',
     ]
     assert match_queries(["tab"]) == ['"tab"']
 
@@ -65,9 +67,21 @@ def test_or_fallback_finds_partial_matches(store: Store, identity: Identity) -> 
 
 
 def test_stemming_matches_word_forms(store: Store, identity: Identity) -> None:
+    # Porter stems "deploy" to "deploi" but "deployments" to "deploy": only
+    # the widened rung brings them together, both ways.
     memory = make_memory(identity.project, "Deployments are frozen on Fridays")
     writes.store_memory(store, memory, PERSON)
     assert [h.memory.id for h in recall(store, identity, "deploy")] == [memory.id]
+    other = make_memory(identity.project, "Never deploy on a Friday")
+    writes.store_memory(store, other, PERSON)
+    assert {h.memory.id for h in recall(store, identity, "deployments")} == {memory.id, other.id}
+
+
+def test_word_forms_are_exact_terms_never_prefixes() -> None:
+    assert word_forms("deploy") == ["deploy", "deployer", "deployment", "deployation"]
+    assert word_forms("deployments")[:2] == ["deployments", "deploy"]
+    assert word_forms("tabs") == ["tabs"]  # under five letters: left alone
+    assert not any("*" in q for q in match_queries(["deployments", "configuration"]))
 
 
 def test_scar_outranks_a_note_for_a_failure_query(store: Store, identity: Identity) -> None:

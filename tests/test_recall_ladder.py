@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+from typing import cast
+
 import pytest
 from helpers import PERSON, make_memory
 
@@ -28,7 +31,8 @@ def test_absent_words_leave_the_ands() -> None:
 
 def test_any_k_of_n_rungs_come_before_or() -> None:
     ladder = match_queries(["retry", "limit", "billing", "worker"])
-    k3 = [q for q in ladder if q.startswith("(") and q.count("(") == 4 and "*" not in q]
+    rungs = recall_module.ladder(["retry", "limit", "billing", "worker"])
+    k3 = [r.match for r in rungs if len(r.clauses) == 4 and len(r.clauses[0]) == 3]
     assert k3 == [
         '("retry" AND "limit" AND "billing") OR ("retry" AND "limit" AND "worker") OR '
         '("retry" AND "billing" AND "worker") OR ("limit" AND "billing" AND "worker")'
@@ -113,3 +117,76 @@ def test_long_queries_stay_bounded(store: Store, identity: Identity, words: int)
     ladder = match_queries(recall_module.terms(query))
     assert len(ladder) <= 8
     assert [h.memory.summary for h in recall(store, identity, query)] == ["alpha beta gamma delta"]
+
+
+# ------------------------------------------------------------ recency windows
+
+
+@pytest.fixture
+def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows at test scale: a rung is broad past 10 matches, the first
+    window is the newest 20 memories, and each next one is 4 times as wide."""
+    monkeypatch.setattr(recall_module, "OR_BUDGET", 10)
+    monkeypatch.setattr(recall_module, "WINDOW", 20)
+    monkeypatch.setattr(recall_module, "WIDEN", 4)
+
+
+def _floors_used(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    used: list[int] = []
+    query = store.query
+
+    def spy(sql: str, params: object = ()) -> list[sqlite3.Row]:
+        if isinstance(params, dict) and "floor" in params:
+            used.append(cast(int, params["floor"]))
+        return query(sql, params)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(store, "query", spy)
+    return used
+
+
+def test_floors_widen_until_the_store_is_covered() -> None:
+    assert list(recall_module.floors(5, 1_000_000)) == [0]  # narrow: the whole store at once
+    assert list(recall_module.floors(recall_module.OR_BUDGET + 1, 1_000_000)) == [
+        990_000, 960_000, 840_000, 360_000, 0,
+    ]  # fmt: skip
+    assert list(recall_module.floors(recall_module.OR_BUDGET + 1, 5_000)) == [0]
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_a_broad_word_is_ranked_within_the_newest_window(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memories = [make_memory(identity.project, f"cache note number {i}") for i in range(200)]
+    _store_all(store, *memories)
+    floors = _floors_used(store, monkeypatch)
+    hits = recall(store, identity, "cache", limit=5)
+    newest = {m.id for m in memories[-20:]}
+    assert len(hits) == 5 and {h.memory.id for h in hits} <= newest
+    assert floors == [180]  # one windowed query; the store was never read whole
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_invisible_rows_in_the_window_widen_it(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 300 newer rows of another project fill every window but the last: the
+    # three visible matches are still found, by widening, never starved.
+    visible = [make_memory(identity.project, f"cache eviction rule {i}") for i in range(3)]
+    hidden = [make_memory("another-project", f"cache eviction note {i}") for i in range(300)]
+    _store_all(store, *visible, *hidden)
+    floors = _floors_used(store, monkeypatch)
+    hits = recall(store, identity, "cache eviction", limit=5)
+    assert {h.memory.id for h in hits} == {m.id for m in visible}
+    assert floors[:3] == [283, 223, 0]  # the strict rung widened to the whole store
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_a_narrow_rung_is_searched_whole(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = make_memory(identity.project, "The billing worker retry limit is 5")
+    filler = [make_memory(identity.project, f"unrelated note {i}") for i in range(100)]
+    _store_all(store, old, *filler)
+    floors = _floors_used(store, monkeypatch)
+    assert [h.memory.id for h in recall(store, identity, "billing retry")] == [old.id]
+    assert floors[0] == 0
