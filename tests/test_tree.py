@@ -597,3 +597,53 @@ def test_an_approved_memory_joins_the_tree(run_cli: CliRunner, project_root: Pat
     assert run_cli("review", "approve", pending["id"], "--reason", "checked").code == 0
     assert conn.execute(leaves, (pending["id"],)).fetchone()[0] == 1
     conn.close()
+
+
+# ------------------------------------------------------------ batch append
+
+
+def _tree_tables(store: Store) -> list[list[tuple[object, ...]]]:
+    return [
+        [tuple(r) for r in store.conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2")]
+        for table in ("tree_trees", "tree_nodes", "tree_buffers", "tree_leaves")
+    ]
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"input_token_budget": 24, "summary_fanout": 2},
+        {"input_token_budget": 20, "summary_fanout": 3, "flush_age_secs": 0},
+        {"input_token_budget": PAIR, "deferred": True},
+    ],
+)
+def test_appending_leaves_together_builds_the_tree_one_at_a_time_builds(
+    store: Store, project_id: str, tmp_path: Path, settings: dict[str, int]
+) -> None:
+    """Same `now`, same tables, timestamps included: the seals fall where the
+    gates put them whether the leaves come one call each or all in one."""
+    twin_root = tmp_path / "twin"
+    twin_root.mkdir()
+    guidance.init_project(twin_root)
+    memories = [make_memory(project_id, sentence(i)) for i in range(23)]
+    now = now_iso()
+    with Store.open(twin_root) as twin:
+        for target in (store, twin):
+            tune(target, **settings)
+            with target.write() as conn:
+                for memory in memories:
+                    rows.insert(conn, memory)
+                summary_tree.get_or_create(conn, "source", project_id, now)
+        leaves = [(m.id, token_estimate(m.summary)) for m in memories]
+        leaves.insert(9, leaves[3])  # already a leaf by then: skipped, as a retry would be
+        with store.write() as conn:
+            together = summary_tree.append_leaves(conn, tree_of(store, project_id), leaves, now)
+        with twin.write() as conn:
+            alone = [
+                summary_tree.append_leaf(conn, tree_of(twin, project_id), memory_id, tokens, now)
+                for memory_id, tokens in leaves
+            ]
+        assert _tree_tables(store) == _tree_tables(twin)
+        assert together.new_summary_ids == tuple(i for a in alone for i in a.new_summary_ids)
+        assert together.seal_pending == alone[-1].seal_pending
+        assert len(_tree_tables(store)[1]) >= (0 if settings.get("deferred") else 4)

@@ -1,24 +1,30 @@
 """Bulk writes: many memories through the one write path, at import speed.
 
 Every memory goes through `writes.prepare` (validation and the guard) and
-`writes.insert_prepared` (tombstones, claims, policy, governance, the audit
-entry, the summary tree), in order, so a bulk write decides every conflict,
-retry and trust state exactly as one `remember` at a time would, and cannot
-drift from it when the write path changes.
+`writes.insert_prepared_many`, the same function a single `remember` takes,
+so a bulk write decides every conflict, retry and trust state exactly as one
+write at a time would, and cannot drift from it when the write path changes.
+That function already reads the checks' facts once per batch and writes rows,
+claims, audit entries and tree leaves a statement per table.
 
-What is batched is the FTS indexing. The insert trigger makes every row its
-own statement transaction, and FTS5 flushes its pending terms to a new
-segment at each one, so a trigger-indexed bulk insert spends most of its time
-merging tiny segments. Inside the batch's transaction (which holds the write
-lock) the insert trigger is dropped, the rows go in, one INSERT ... SELECT
-indexes exactly the new rows, and the trigger is created again from the
-schema's own text. No other connection can see the trigger missing, and a
-crash rolls all of it back together.
+What bulk adds is the FTS indexing. The insert trigger makes every row its
+own statement, and FTS5 flushes its pending terms to a new segment at each
+one, so a trigger-indexed bulk insert spends most of its time merging tiny
+segments. Inside the batch's transaction (which holds the write lock) the
+insert trigger is dropped, the rows go in, one INSERT ... SELECT indexes
+exactly the new rows, and the trigger is created again from the schema's own
+text. No other connection can see the trigger missing, and a crash rolls all
+of it back together.
 
 One exception keeps the semantics exact: governance (`admit=True`) searches
 the FTS index for contradictions, so each row must be indexed before the next
-is admitted. Then the trigger stays and only the batching of transactions
-helps.
+is admitted. Then the trigger stays, each row is written before the next is
+admitted, and only the batching of transactions helps.
+
+Around that, bulk gives the connection a page cache sized for the indexes a
+batch touches (`page_cache`), and authorizes a bulk action other than
+`create` (an import, say) once per batch, as `transfer.import_lines` does for
+a whole import; a `create` is authorized per memory by the write path.
 """
 
 from __future__ import annotations
@@ -28,25 +34,18 @@ from collections.abc import Generator, Iterable, Sequence
 from contextlib import contextmanager
 from itertools import islice
 
-from tree_ring import schema, writes
+from tree_ring import policy, schema, writes
 from tree_ring.audit import Actor
 from tree_ring.errors import TreeRingError, UsageError
-from tree_ring.record import Memory
+from tree_ring.record import Memory, canonical_json
 from tree_ring.store import Store
-from tree_ring.writes import WriteResult
+from tree_ring.writes import BatchError, WriteResult
 
 BATCH = 5_000
+# Page cache for a bulk write (see `page_cache`): the random-order indexes of a
+# store of a few hundred thousand memories.
+CACHE_KIB = 64 * 1024
 INSERT_TRIGGER = "memories_fts_insert"
-
-
-class BatchError(TreeRingError):
-    """Memory number `index` (from 0, over the whole call) was refused."""
-
-    def __init__(self, index: int, error: TreeRingError) -> None:
-        super().__init__(f"memory {index}: {error}")
-        self.index = index
-        self.error = error
-        self.exit_code = error.exit_code
 
 
 def _trigger_sql() -> str:
@@ -83,23 +82,16 @@ def insert_prepared_many(
     admit: bool = True,
     offset: int = 0,
 ) -> list[WriteResult]:
-    """The transactional half of a bulk write; the caller holds the transaction."""
-
-    def each() -> list[WriteResult]:
-        results: list[WriteResult] = []
-        for index, memory in enumerate(memories):
-            try:
-                results.append(
-                    writes.insert_prepared(conn, memory, actor, action=action, admit=admit)
-                )
-            except TreeRingError as exc:
-                raise BatchError(offset + index, exc) from None
-        return results
-
+    """The transactional half of a bulk write; the caller holds the transaction
+    (and, for a bulk action, has authorized it)."""
     if admit:
-        return each()
+        return writes.insert_prepared_many(
+            conn, memories, actor, action=action, admit=True, offset=offset
+        )
     with deferred_fts(conn):
-        return each()
+        return writes.insert_prepared_many(
+            conn, memories, actor, action=action, admit=False, offset=offset
+        )
 
 
 def prepare_all(memories: Iterable[Memory], offset: int = 0) -> list[Memory]:
@@ -128,10 +120,36 @@ def insert_many(
         raise UsageError("batch size must be at least 1")
     results: list[WriteResult] = []
     source = iter(memories)
-    while chunk := list(islice(source, batch)):
-        prepared = prepare_all(chunk, len(results))
-        with store.write() as conn:
-            results += insert_prepared_many(
-                conn, prepared, actor, action=action, admit=admit, offset=len(results)
-            )
+    with page_cache(store.conn, CACHE_KIB):
+        while chunk := list(islice(source, batch)):
+            prepared = prepare_all(chunk, len(results))
+            with store.write() as conn:
+                if action != "create":
+                    ids = [memory.id for memory in prepared]
+                    policy.authorize(conn, action, actor, canonical_json(ids))
+                results += insert_prepared_many(
+                    conn, prepared, actor, action=action, admit=admit, offset=len(results)
+                )
     return results
+
+
+@contextmanager
+def page_cache(conn: sqlite3.Connection, kib: int) -> Generator[None]:
+    """At least `kib` KiB of page cache on this connection for the block, then as before.
+
+    A batch adds to indexes whose order is not arrival order (content hashes,
+    claims, the brief's ranking), so it touches index pages all over the
+    store; with SQLite's default 2 MB cache most of those reads go back to the
+    file once the store passes some tens of thousands of memories.
+    """
+    before = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+    # Positive is pages, negative is KiB.
+    page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    if (before * page_size // 1024 if before > 0 else -before) >= kib:
+        yield
+        return
+    conn.execute(f"PRAGMA cache_size = {-int(kib)}")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA cache_size = {before}")

@@ -11,17 +11,25 @@ two facts, not a dispute. Anything looser ("use tabs in Makefiles" / "use spaces
 Python files") is not flagged: a false alarm costs a person's attention, and
 the review queue must stay short enough to be read.
 
-Candidates come from FTS (each content word quoted on its own, never raw text
-into MATCH; see `match_queries`), restricted to live, accepted rows of the same project, scope and
-partition; the comparison itself is a pure function, so it is tested directly.
+Candidates come from the FTS index of summaries (each content word quoted on
+its own, never raw text into MATCH), restricted to live, accepted rows of the
+same project, scope and partition; the comparison itself is a pure function,
+so it is tested directly. Every write runs this search, so it must stay cheap
+as the store grows: a short read of each word's index list (`probe`) tells
+rare words from common ones, and the candidates are the rows that hold enough
+of the rarest (`candidates`). That set provably holds every contradiction, and
+all of it is compared, so no number of lookalike rows can crowd one out.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 import sqlite3
 import unicodedata
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tree_ring import live, rows
@@ -31,7 +39,10 @@ from tree_ring.record import Memory
 # Share of content words two statements must have in common (Jaccard).
 OVERLAP = 0.75
 MAX_TERMS = 16
-MAX_CANDIDATES = 64
+# Index entries read per word to tell rare words from common ones (`probe`).
+PROBE_ROWS = 32
+# Only summaries are compared, so only the summary column is searched.
+SUMMARY = "{summary} : "
 
 NEGATIONS = frozenset(
     {
@@ -186,36 +197,199 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def match_query(found: Claim) -> str | None:
-    """The FTS5 query for candidates, each word quoted on its own.
+@dataclass(frozen=True)
+class SearchWord:
+    """One content word of a new statement, as the candidate search uses it."""
 
-    A statement close enough to contradict shares at least 3 in 4 of the
-    content words, so it lacks at most `misses` = len(words) // 4 of ours.
-    Split our words into `misses + 1` groups: whatever lacks at most that many
-    has every word of at least one group. So the query is the OR of each
-    group's AND: with up to three words, the AND of all; with more, a superset
-    that `compare_claims` narrows. Each word appears once, and ANDs stay
-    selective however large the store grows.
+    word: str  # as `Claim.words` holds it
+    phrase: str  # FTS5 text for its forms in the statement, each quoted: ("test" OR "tests")
+    key: str  # a substring of every form that stems to `word`, for the SQL pre-check
+
+
+def search_words(found: Claim) -> list[SearchWord]:
+    """The statement's content words that FTS can look up, in statement order."""
+    forms: dict[str, list[str]] = {}
+    for term in found.terms:
+        forms.setdefault(_stem(term), []).append(term)
+    # `_stem` only drops an ending ("tests", "user's") or turns "ies" into "y",
+    # so every form of a word starts with the word, or with all of it but a
+    # final "y" ("policy" / "policies").
+    words: list[SearchWord] = []
+    for word, terms in forms.items():
+        phrase = " OR ".join(_quote(t) for t in terms)
+        if len(terms) > 1:
+            phrase = "(" + phrase + ")"
+        key = word[:-1] if word.endswith("y") and len(word) > 1 else word
+        words.append(SearchWord(word, phrase, key))
+    return words
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What a bounded read of one word's index list told about it."""
+
+    word: SearchWord
+    count: int  # summaries holding the word, counted up to PROBE_ROWS
+    reach: int  # rowid of the last of them read
+    rowids: tuple[int, ...]  # all of them, when count < PROBE_ROWS
+
+    @property
+    def common(self) -> bool:
+        return self.count >= PROBE_ROWS
+
+
+def probe_sql(count: int) -> str:
+    """Each word's first `PROBE_ROWS` summaries: one row per word, `:w0` to
+    `:w<count-1>`, with how many there were, the last rowid and all of them."""
+    return " UNION ALL ".join(
+        f"SELECT {i}, count(*), max(rowid), group_concat(rowid) FROM (SELECT rowid "
+        f"FROM memory_fts WHERE memory_fts MATCH :w{i} LIMIT :probe)"
+        for i in range(count)
+    )
+
+
+# Common words of this connection's store, so a bulk write reads each one's
+# index list once, not once per row. A common word stays common as the store
+# grows, and its first summaries keep their rowids; a stale entry could only
+# make a search slower, since `candidates` is complete for any order.
+PROBE_CACHE = (
+    "CREATE TEMP TABLE IF NOT EXISTS contradiction_probes ("
+    "phrase TEXT PRIMARY KEY, "  # SearchWord.phrase
+    "reach INTEGER NOT NULL"  # rowid of the PROBE_ROWS-th summary holding it
+    ") WITHOUT ROWID"
+)
+
+
+def probe(conn: sqlite3.Connection, words: list[SearchWord]) -> list[Probe]:
+    """`words` probed, those in the fewest summaries first.
+
+    A word in fewer summaries than the probe reads is counted exactly and its
+    summaries listed. One that fills the probe is ranked by how far into the
+    index the probe had to go: rowids grow as rows are added, so a sparser
+    word's first `PROBE_ROWS` summaries reach a higher rowid.
     """
-    terms = found.terms
-    if not terms:
-        return None
-    groups = min(len(found.words) // 4 + 1, len(terms))
-    parts = [terms[start::groups] for start in range(groups)]
-    return " OR ".join("(" + " AND ".join(_quote(t) for t in part) + ")" for part in parts)
+    conn.execute(PROBE_CACHE)
+    phrases = json.dumps([w.phrase for w in words])
+    known: dict[str, int] = dict(
+        conn.execute(
+            "SELECT phrase, reach FROM temp.contradiction_probes "
+            "WHERE phrase IN (SELECT value FROM json_each(?))",
+            (phrases,),
+        ).fetchall()
+    )
+    probes = [Probe(w, PROBE_ROWS, known[w.phrase], ()) for w in words if w.phrase in known]
+    unknown = [w for w in words if w.phrase not in known]
+    if unknown:
+        params: dict[str, object] = {"probe": PROBE_ROWS}
+        params.update({f"w{i}": SUMMARY + word.phrase for i, word in enumerate(unknown)})
+        fresh: list[Probe] = []
+        for row in conn.execute(probe_sql(len(unknown)), params):
+            index: int = row[0]
+            listed: str | None = row[3]
+            rowids = tuple(int(r) for r in listed.split(",")) if listed else ()
+            fresh.append(Probe(unknown[index], row[1], row[2] or 0, rowids))
+        conn.executemany(
+            "INSERT OR REPLACE INTO temp.contradiction_probes(phrase, reach) VALUES (?, ?)",
+            [(p.word.phrase, p.reach) for p in fresh if p.common],
+        )
+        probes += fresh
+    probes.sort(key=lambda p: (1, -p.reach) if p.common else (0, p.count))
+    return probes
 
 
-def candidate_sql(clause: live.Clause, partition_column: str | None) -> str:
-    # CROSS JOIN keeps FTS first: SQLite would otherwise walk the project's rows
-    # and run the MATCH once for each of them.
+def shape(count: int, misses: int, listed: int) -> tuple[int, int]:
+    """How many of the `count` words, rarest first, the search takes, and how
+    many of those a candidate must hold (see `candidates`)."""
+    take = max(min(count, misses + 2), listed)
+    return take, max(1, take - misses)
+
+
+def at_least(phrases: Sequence[str], need: int) -> str:
+    """FTS5 text matching rows that hold at least `need` of `phrases`.
+
+    Split the phrases in two halves: a row holds `need` of them exactly when,
+    for some j, it holds j of the first half and `need - j` of the second. So
+    each phrase is written O(log n) times rather than once per subset, and each
+    time written is an index lookup.
+    """
+    if need == 1:
+        return phrases[0] if len(phrases) == 1 else "(" + " OR ".join(phrases) + ")"
+    if need == len(phrases):
+        return "(" + " AND ".join(phrases) + ")"
+    half = len(phrases) // 2
+    first, second = phrases[:half], phrases[half:]
+    clauses: list[str] = []
+    for j in range(max(0, need - len(second)), min(need, len(first)) + 1):
+        parts = [at_least(first, j) if j else "", at_least(second, need - j) if need > j else ""]
+        held = [part for part in parts if part]
+        clauses.append(held[0] if len(held) == 1 else "(" + " AND ".join(held) + ")")
+    return "(" + " OR ".join(clauses) + ")"
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Where the rows to compare are: listed by rowid, and matched by FTS."""
+
+    rowids: tuple[int, ...]
+    match: str | None  # FTS5 query, or None when the list is all
+
+
+def candidates(probes: Sequence[Probe], misses: int) -> Candidates:
+    """Every summary that could contradict the statement these probes are of.
+
+    A statement close enough to contradict ours shares at least 3 in 4 of our
+    content words (Jaccard `OVERLAP`), so it lacks at most `misses` =
+    len(words) // 4 of them: of any `take` of our words it holds at least
+    `need` = `take - misses`. That holds whichever words are taken, so take
+    the rarest: `misses + 2` of them, of which it must hold two, since one rare
+    word alone can still be in hundreds of summaries and two together seldom
+    are; and every word the probe listed in full, which costs nothing more and
+    asks for one more shared word each.
+
+    A candidate holding one of the taken words that the probe listed is in
+    that word's list, and is kept if its listed words and all the common ones
+    could make `need`. One holding none of them holds `need` of the common
+    ones, which FTS finds with `at_least`; if fewer than `need` are common,
+    there is no such candidate and no FTS query.
+
+    Only summaries are compared, so only the summary column is searched.
+    Completeness is as good as FTS's tokens agree with `claim`'s words: they
+    do for plain words and plurals, not for a few forms the two stemmers treat
+    apart ("flies" / "fly"). And a statement of 64 content words or more,
+    four times the `MAX_TERMS` it searches by, may share none of those with a
+    contradiction: it asks for any of them, as the search always has.
+    """
+    take, need = shape(len(probes), misses, sum(1 for p in probes if not p.common))
+    taken = probes[:take]
+    common = [p.word.phrase for p in taken if p.common]
+    hits = Counter(rowid for p in taken if not p.common for rowid in p.rowids)
+    # A listed row holds its listed words and at most all the common ones.
+    listed = sorted(rowid for rowid, held in hits.items() if held + len(common) >= need)
+    match = SUMMARY + at_least(common, need) if len(common) >= need else None
+    return Candidates(tuple(listed), match)
+
+
+def candidate_sql(clause: live.Clause, partition_column: str | None, matched: bool) -> str:
+    hits = "SELECT value AS hit FROM json_each(:listed)"
+    if matched:
+        hits += " UNION SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match"
+    # CROSS JOIN keeps the candidates first: SQLite would otherwise walk the
+    # project's rows and look each one up. No ORDER BY and no LIMIT: every
+    # candidate is compared, so none can be crowded out by the others.
     sql = (
-        "SELECT m.* FROM memory_fts CROSS JOIN memories m ON m.rowid = memory_fts.rowid "
-        "WHERE memory_fts MATCH :match AND m.project IS :project AND m.scope = :scope "
+        f"SELECT m.* FROM ({hits}) CROSS JOIN memories m ON m.rowid = hit "
+        "WHERE m.project IS :project AND m.scope = :scope "
         f"AND m.id != :id AND {clause.sql}"
     )
     if partition_column is not None:
         sql += f" AND m.{partition_column} IS :partition"
-    return sql + " ORDER BY memory_fts.rank LIMIT :cap"
+    # A contradiction holds at least :shared of our words, so at least that many
+    # of their keys appear in its summary: a check in C that spares Python the
+    # rows that share the rare words and little else. SQLite's lower() folds
+    # ASCII only, so a summary with other characters goes to Python unchecked.
+    shares = "SELECT count(*) FROM json_each(:keys) WHERE instr(lower(m.summary), value)"
+    ascii_only = "length(CAST(m.summary AS BLOB)) = length(m.summary)"
+    return sql + f" AND (NOT {ascii_only} OR ({shares}) >= :shared)"
 
 
 PARTITIONS = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
@@ -225,22 +399,27 @@ def find(conn: sqlite3.Connection, memory: Memory) -> list[Found]:
     """Live, accepted memories in the same project, scope and partition that
     `memory` contradicts, oldest first. `memory` need not be stored yet."""
     new = claim(memory.summary)
-    match = match_query(new)
-    if match is None:
+    words = search_words(new)
+    if not words:
         return []
+    misses = len(new.words) // 4
+    where = candidates(probe(conn, words), misses)
     clause = live.live(View(), "m")
     column = PARTITIONS.get(memory.scope)
     params: dict[str, object] = {
         **clause.params,
-        "match": match,
+        "listed": json.dumps(where.rowids),
+        "match": where.match,
         "project": memory.project,
         "scope": memory.scope,
         "id": memory.id,
         "partition": getattr(memory, column) if column else None,
-        "cap": MAX_CANDIDATES,
+        "keys": json.dumps([word.key for word in words]),
+        "shared": len(words) - misses,
     }
+    sql = candidate_sql(clause, column, where.match is not None)
     found: list[Found] = []
-    for row in conn.execute(candidate_sql(clause, column), params):
+    for row in conn.execute(sql, params):
         if row["id"] in memory.supersedes:
             continue  # replacing a memory is not contradicting it
         kind = compare_claims(new, claim(row["summary"]))

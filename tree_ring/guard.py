@@ -26,6 +26,16 @@ text of a match. Every pattern starts with a literal (any look-behind comes
 after it), and every repetition is bounded, possessive, or over a class that
 cannot match what follows it, so no input makes a pattern backtrack more than a
 bounded amount per start position: scanning is linear in the input.
+
+How ordinary text stays cheap. Bulk imports guard every memory, and most
+memories match no rule, so what costs is running twenty-odd patterns that all
+fail. Every rule's pattern is read once (not compiled) for its "heads": the
+literal strings one of which must start any match in the rule's view
+(``AKIA``/``ASIA`` for an AWS key id, ``passw`` for a password assignment).
+A rule whose heads are all absent from the view cannot match, and a plain
+substring test says so for a fraction of the price of a search. Rules whose
+heads are present run exactly as before, so the fast path decides nothing on
+its own: it only skips patterns that could not have matched.
 """
 
 from __future__ import annotations
@@ -106,16 +116,17 @@ _SHAPE_TABLE = _table(_shape_byte)
 class _Text:
     """One text and its views, each built at most once per scan."""
 
-    __slots__ = ("_views", "raw")
+    __slots__ = ("_texts", "raw", "views")
 
     def __init__(self, text: str) -> None:
         # The leading newline is the separator that puts position 0 at a word
         # start in every view; surrogatepass keeps lone surrogates scannable.
         self.raw = b"\n" + text.encode("utf-8", "surrogatepass")
-        self._views: dict[str, bytes] = {"raw": self.raw}
+        self.views: dict[str, bytes] = {"raw": self.raw}
+        self._texts: dict[str, str] = {}
 
     def view(self, name: str) -> bytes:
-        data = self._views.get(name)
+        data = self.views.get(name)
         if data is None:
             if name == "lower":
                 data = self.raw.lower()
@@ -125,7 +136,16 @@ class _Text:
                 data = self.raw.translate(_SHAPE_TABLE)
             else:
                 raise ValueError(f"unknown view {name!r}")
-            self._views[name] = data
+            self.views[name] = data
+        return data
+
+    def text(self, name: str) -> str:
+        """A view as a str of the same bytes (Latin-1), for the prefilter's
+        tests: `in` on bytes first tries the needle as an integer, which
+        costs more than the search."""
+        data = self._texts.get(name)
+        if data is None:
+            data = self._texts[name] = self.view(name).decode("latin-1")
         return data
 
     def window(self, start: int, end: int, context: int) -> bytes:
@@ -213,17 +233,255 @@ _KEYWORD_CATEGORIES = frozenset(rule.category for rule in _WORD_RULES)
 
 
 # --------------------------------------------------------------------------
+# Heads: what every match of a pattern starts with
+#
+# A small reader for the regex syntax the rule table uses. It walks a pattern
+# from its start and collects the literal strings a match must begin with,
+# following both ways past an optional part and every branch of a group or a
+# small class. At anything it cannot read as literal text (a big class, a
+# repetition, a back-reference) a head stops where it is; stopping early makes
+# the prefilter weaker, never wrong.
+
+# Past this many heads a pattern costs more substring tests than it saves.
+_MAX_HEADS = 64
+# Reading steps allowed per pattern, so branching inside branching cannot
+# make the reader slow; a pattern that needs more is read as unknown.
+_READ_BUDGET = 5_000
+_BOUNDS = re.compile(rb"\{([0-9]*)(,?)([0-9]*)\}")
+_LOOKAROUNDS = (b"?=", b"?!", b"?<=", b"?<!")
+_ZERO_WIDTH_ESCAPES = b"bBAZ"
+
+# (text, whole): `text` starts the match; `whole` when it is all of it.
+_Heads = set[tuple[bytes, bool]]
+# What an assertion (a look-around, \b, ^, $) matches: nothing, wholly.
+_EMPTY: _Heads = {(b"", True)}
+
+
+class _Unreadable(Exception):
+    """Syntax the reader does not know (inline flags), or too much branching."""
+
+
+def _class_end(source: bytes, index: int) -> int:
+    """The index just after the character class opened at `index`."""
+    index += 1
+    if source[index : index + 1] == b"^":
+        index += 1
+    if source[index : index + 1] == b"]":
+        index += 1  # a "]" first in a class is a member, not its end
+    while source[index : index + 1] != b"]":
+        if index >= len(source):
+            raise _Unreadable(source)
+        index += 2 if source[index : index + 1] == b"\\" else 1
+    return index + 1
+
+
+def _alternatives(source: bytes, start: int, stop: int) -> list[tuple[int, int]]:
+    """The spans of the top-level ``|`` alternatives from `start` up to `stop`
+    or to the ``)`` that closes an enclosing group, whichever comes first."""
+    spans: list[tuple[int, int]] = []
+    depth = 0
+    begin = index = start
+    while index < stop:
+        char = source[index : index + 1]
+        if char == b"\\":
+            index += 2
+            continue
+        if char == b"[":
+            index = _class_end(source, index)
+            continue
+        if char == b"(":
+            depth += 1
+        elif char == b")":
+            depth -= 1
+            if depth < 0:
+                break
+        elif char == b"|" and depth == 0:
+            spans.append((begin, index))
+            begin = index + 1
+        index += 1
+    spans.append((begin, index))
+    return spans
+
+
+class _Reader:
+    """Reads the heads of one pattern; see `_heads`."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.budget = _READ_BUDGET
+
+    def heads(self, start: int, stop: int) -> _Heads:
+        found: _Heads = set()
+        for begin, end in _alternatives(self.source, start, stop):
+            found |= self.sequence(begin, end, b"")
+        return found
+
+    def sequence(self, index: int, stop: int, head: bytes) -> _Heads:
+        """The heads of source[index:stop], each following `head`."""
+        self.budget -= 1
+        if self.budget < 0:
+            raise _Unreadable(self.source)
+        if index >= stop:
+            return {(head, True)}
+        atom, end = self.atom(index)
+        if atom is None:
+            return {(head, False)}
+        fewest, at_most_one, after = self.quantifier(end)
+        found: _Heads = set()
+        if fewest == 0:
+            found |= self.sequence(after, stop, head)
+        for text, whole in atom:
+            if whole and at_most_one:
+                found |= self.sequence(after, stop, head + text)
+            else:
+                found.add((head + text, False))  # more of the atom may follow
+        return found if len(found) <= _MAX_HEADS else {(head, False)}
+
+    def atom(self, index: int) -> tuple[_Heads | None, int]:
+        """What the atom at `index` can start with (None for anything not read
+        as text; an assertion matches the empty string), and where it ends."""
+        source = self.source
+        char = source[index : index + 1]
+        if char == b"(":
+            inner = source[index + 1 : index + 4]
+            body = index + 1
+            if inner.startswith(b"?P<"):
+                body = source.index(b">", index) + 1
+            elif inner.startswith(b"?:"):
+                body = index + 3
+            elif inner.startswith(_LOOKAROUNDS) or inner.startswith(b"?P="):
+                body = -1
+            elif inner.startswith(b"?"):
+                raise _Unreadable(source)  # inline flags change what a literal means
+            close = _alternatives(source, index + 1, len(source))[-1][1]
+            if body < 0:
+                return (_EMPTY if inner.startswith(_LOOKAROUNDS) else None), close + 1
+            return self.heads(body, close), close + 1
+        if char == b"\\":
+            escaped = source[index + 1 : index + 2]
+            if escaped and escaped in _ZERO_WIDTH_ESCAPES:
+                return _EMPTY, index + 2
+            if not escaped or escaped.isalnum():
+                return None, index + 2  # \d, \s, \x41 and the like
+            return {(escaped, True)}, index + 2
+        if char in (b"^", b"$"):
+            return _EMPTY, index + 1
+        if char == b"[":
+            end = _class_end(source, index)
+            body = source[index + 1 : end - 1]
+            # Small classes of plain members only: no negation, range or escape.
+            if body.startswith(b"^") or b"\\" in body or b"-" in body[1:-1] or len(body) > 8:
+                return None, end
+            return {(bytes((member,)), True) for member in body}, end
+        if char in b".?*+{|)":
+            return None, index + 1
+        return {(char, True)}, index + 1
+
+    def quantifier(self, index: int) -> tuple[int, bool, int]:
+        """(fewest repetitions, whether at most one, the index after) for the
+        quantifier at `index`; (1, True, index) when there is none."""
+        source = self.source
+        char = source[index : index + 1]
+        if char == b"?":
+            fewest, at_most_one, index = 0, True, index + 1
+        elif char == b"*":
+            fewest, at_most_one, index = 0, False, index + 1
+        elif char == b"+":
+            fewest, at_most_one, index = 1, False, index + 1
+        elif char == b"{" and (bounds := _BOUNDS.match(source, index)):
+            low, comma, high = bounds.groups()
+            if not (low or comma):
+                return 1, True, index  # "{}" is two literal characters
+            fewest = int(low or 0)
+            most = high if comma else low
+            at_most_one = bool(most) and int(most) <= 1
+            index = bounds.end()
+        else:
+            return 1, True, index
+        if source[index : index + 1] in (b"?", b"+"):
+            index += 1  # lazy or possessive: the same repetitions
+        return fewest, at_most_one, index
+
+
+def _heads(source: bytes) -> tuple[bytes, ...]:
+    """Strings one of which every match of `source` starts with; ``(b"",)``
+    when the pattern starts with something the reader does not know."""
+    try:
+        found = _Reader(source).heads(0, len(source))
+    except _Unreadable:
+        return (b"",)
+    return tuple(sorted({text for text, _ in found}))
+
+
+# Bytes of ordinary text by frequency, commonest first. Text holds the first
+# dozen, so testing for them rules nothing out; the rest are tested rarest
+# first, and bytes not listed (capitals, most punctuation) count as the
+# rarest. Only the order and number of tests depend on this, never their
+# outcome.
+_BY_FREQUENCY = " etaoinsrhldcumwfgypb.,-0123456789vkjxqz"
+_ALWAYS_THERE = 12
+
+
+def _rarity(char: str) -> int:
+    index = _BY_FREQUENCY.find(char)
+    return len(_BY_FREQUENCY) if index < 0 else index
+
+
+def _tests(source: bytes) -> tuple[str, str, str]:
+    """Three substrings every match of `source` contains, cheapest to rule
+    out first ("" where there is nothing to test: it is in every text).
+
+    First the rarest bytes all heads share (a one-byte test is a memchr), then
+    the longest prefix they share, which one substring search rules out.
+    """
+    heads = [head.decode("latin-1") for head in _heads(source)]
+    shared = set(heads[0]).intersection(*heads[1:])
+    rare = [char for char in shared if _rarity(char) >= _ALWAYS_THERE]
+    first, second = (*sorted(rare, key=lambda char: (-_rarity(char), char)), "", "")[:2]
+    prefix = heads[0]
+    for head in heads[1:]:
+        while not head.startswith(prefix):
+            prefix = prefix[:-1]
+    return first, second, prefix if len(prefix) > 1 else ""
+
+
+# (index of the rule's view, its three tests, the rule); a rule can match only
+# if every test is in its view.
+_Gate = tuple[int, str, str, str, Rule]
+
+
+def _gates(rules: Sequence[Rule]) -> tuple[tuple[str, ...], tuple[_Gate, ...]]:
+    views = tuple(sorted({rule.view for rule in rules}))
+    return views, tuple((views.index(rule.view), *_tests(rule.source), rule) for rule in rules)
+
+
+@functools.cache
+def _secret_gates() -> tuple[tuple[str, ...], tuple[_Gate, ...]]:
+    return _gates(SECRET_RULES)
+
+
+@functools.cache
+def _direct_gates() -> tuple[tuple[str, ...], tuple[_Gate, ...]]:
+    return _gates(_DIRECT_RULES)
+
+
+# --------------------------------------------------------------------------
 # Scanning
 
 
 def _first_valid(rule: Rule, text: _Text) -> bool:
+    """Whether `rule` matches `text` (and its validator accepts the match)."""
     data = text.view(rule.view)
+    pattern = rule.pattern
+    first = pattern.search(data)
+    if first is None:
+        return False
     validator = rule.validator
     if validator is None:
-        return rule.pattern.search(data) is not None
-    span_group: str | int = "v" if "v" in rule.pattern.groupindex else 0
+        return True
+    span_group: str | int = "v" if "v" in pattern.groupindex else 0
     rejected: set[bytes] = set()
-    for match in rule.pattern.finditer(data):
+    for match in pattern.finditer(data, first.start()):
         start, end = match.span(span_group)
         # Repeated candidates (a log of identical lines) are judged once. The
         # key is exactly what the validator sees, context included.
@@ -237,8 +495,13 @@ def _first_valid(rule: Rule, text: _Text) -> bool:
 
 
 def _find_secret(text: _Text) -> str | None:
-    for rule in SECRET_RULES:
-        if _first_valid(rule, text):
+    views, gates = _secret_gates()
+    texts = [text.text(name) for name in views]
+    # The tests are spelled out, not looped over: a loop per rule would cost
+    # as much as the tests themselves.
+    for index, first, second, third, rule in gates:
+        data = texts[index]
+        if first in data and second in data and third in data and _first_valid(rule, text):
             return rule.name
     return None
 
@@ -252,8 +515,17 @@ def _most_severe(categories: set[str]) -> str:
 
 def _sensitivities(text: _Text) -> set[str]:
     found: set[str] = set()
-    for rule in _DIRECT_RULES:
-        if rule.category not in found and _first_valid(rule, text):
+    views, gates = _direct_gates()
+    texts = [text.text(name) for name in views]
+    for index, first, second, third, rule in gates:
+        data = texts[index]
+        if (
+            rule.category not in found
+            and first in data
+            and second in data
+            and third in data
+            and _first_valid(rule, text)
+        ):
             found.add(rule.category)
             if rule.category == SEVERITY_ORDER[0]:
                 return found
@@ -298,7 +570,9 @@ def check_fields(fields: Mapping[str, str]) -> str:
     # One scan over all fields; bulk imports call this for every memory, and
     # per-call overhead, not text length, dominates for short fields. Only a
     # hit pays for the per-field scans that name the field.
-    joined = _Text(_FIELD_BREAK.join(fields.values()))
+    # Empty fields hold nothing to find; leaving them out spares every view
+    # and the keyword scanner two separators each.
+    joined = _Text(_FIELD_BREAK.join(filter(None, fields.values())))
     joined_rule = _find_secret(joined)
     if joined_rule is not None:
         for name, value in fields.items():

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
+from collections.abc import Callable, Iterable
+from functools import cache
+from itertools import groupby
+from operator import attrgetter, is_, itemgetter
+from typing import Any, cast
 
 from tree_ring.errors import NotFound
 from tree_ring.record import Link, Memory
@@ -53,23 +57,30 @@ INSERT = (
     f"INSERT INTO memories ({', '.join(COLUMNS)}) "
     f"VALUES ({', '.join(':' + column for column in COLUMNS)})"
 )
+_FIELDS = attrgetter(*COLUMNS)
+# json.dumps(..., ensure_ascii=False) with its encoder built once; a tuple is
+# written as the list it stands for.
+_json = json.JSONEncoder(ensure_ascii=False).encode
+_LIST_AT = tuple(COLUMNS.index(column) for column in _JSON_LISTS)
+_LINKS_AT = COLUMNS.index("links")
+
+
+def to_values(memory: Memory) -> list[Any]:
+    """The row's column values in `COLUMNS` order, lists and links as JSON."""
+    values: list[Any] = list(_FIELDS(memory))
+    for at in _LIST_AT:
+        # Most rows have none; skipping the encoder matters at bulk-import scale.
+        value = values[at]
+        values[at] = _json(value) if value else "[]"
+    links = memory.links
+    values[_LINKS_AT] = (
+        _json([{"type": link.type, "target": link.target} for link in links]) if links else "[]"
+    )
+    return values
 
 
 def to_params(memory: Memory) -> dict[str, Any]:
-    params: dict[str, Any] = {column: getattr(memory, column) for column in COLUMNS}
-    for column in _JSON_LISTS:
-        # Most rows have none; skipping the encoder matters at bulk-import scale.
-        value = params[column]
-        params[column] = json.dumps(list(value), ensure_ascii=False) if value else "[]"
-    params["links"] = (
-        json.dumps(
-            [{"type": link.type, "target": link.target} for link in memory.links],
-            ensure_ascii=False,
-        )
-        if memory.links
-        else "[]"
-    )
-    return params
+    return dict(zip(COLUMNS, to_values(memory), strict=True))
 
 
 def from_row(row: sqlite3.Row) -> Memory:
@@ -84,7 +95,61 @@ def from_row(row: sqlite3.Row) -> Memory:
 
 
 def insert(conn: sqlite3.Connection, memory: Memory) -> None:
-    conn.execute(INSERT, to_params(memory))
+    insert_many(conn, [memory])
+
+
+# The columns with no NOT NULL and no default: an INSERT that leaves one out
+# stores NULL there.
+NULLABLE = (
+    "project",
+    "agent_profile",
+    "workflow_id",
+    "session_id",
+    "operation_id",
+    "expires_at",
+    "superseded_by",
+    "review_reason",
+    "reviewed_at",
+    "reviewed_by",
+    "valid_to",
+    "retired_at",
+    "redacted_at",
+    "origin_session",
+)
+_NULLABLE_AT = tuple(COLUMNS.index(column) for column in NULLABLE)
+
+
+def insert_many(conn: sqlite3.Connection, memories: Iterable[Memory]) -> None:
+    """Insert rows in order, one statement for each run of rows with the same NULLs.
+
+    Python's sqlite3 binds None through its adapter lookup, which raises and
+    clears an AttributeError each time. A typical row has a dozen NULL
+    columns, and binding them costs a bulk import more than inserting the
+    row, so a NULL whose column defaults to NULL is left out of the statement.
+    """
+    values = [to_values(memory) for memory in memories]
+    for absent, run in groupby(values, key=_absent):
+        sql, pick = _statement(absent)
+        conn.executemany(sql, map(pick, run))
+
+
+_nullable = cast("Callable[[list[Any]], tuple[Any, ...]]", itemgetter(*_NULLABLE_AT))
+_NONES = (None,) * len(NULLABLE)
+
+
+def _absent(values: list[Any]) -> tuple[bool, ...]:
+    """Which of the NULLABLE columns hold None (a tuple of flags, as a cache key)."""
+    return tuple(map(is_, _nullable(values), _NONES))
+
+
+@cache
+def _statement(absent: tuple[bool, ...]) -> tuple[str, Callable[[list[Any]], tuple[Any, ...]]]:
+    """The INSERT without the `absent` columns, and what picks the others' values."""
+    left_out = {at for at, gone in zip(_NULLABLE_AT, absent, strict=True) if gone}
+    kept = [at for at in range(len(COLUMNS)) if at not in left_out]
+    names = ", ".join(COLUMNS[at] for at in kept)
+    sql = f"INSERT INTO memories ({names}) VALUES ({', '.join('?' * len(kept))})"
+    return sql, itemgetter(*kept)
 
 
 def get(conn: sqlite3.Connection, memory_id: str) -> Memory:

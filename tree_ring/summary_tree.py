@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -269,11 +269,28 @@ def eligible(memory: Memory) -> bool:
 
 def on_insert(conn: sqlite3.Connection, memory: Memory) -> AppendOutcome:
     """The write hook: a new memory becomes a leaf of its project's source tree."""
-    if not eligible(memory) or memory.project is None:
-        return AppendOutcome(False)
-    now = now_iso()
-    tree = get_or_create(conn, "source", memory.project, now)
-    return append_leaf(conn, tree, memory.id, token_estimate(memory.summary), now)
+    return on_insert_many(conn, [memory]).get(memory.project or "", AppendOutcome(False))
+
+
+def on_insert_many(
+    conn: sqlite3.Connection, memories: Iterable[Memory]
+) -> dict[str, AppendOutcome]:
+    """The write hook for a batch: each project's eligible memories, in order.
+
+    Projects' trees are independent, so appending project by project builds
+    the same trees as appending the memories one at a time in their order.
+    """
+    leaves: dict[str, list[tuple[str, int]]] = {}
+    for memory in memories:
+        if eligible(memory) and memory.project is not None:
+            leaves.setdefault(memory.project, []).append(
+                (memory.id, token_estimate(memory.summary))
+            )
+    outcomes: dict[str, AppendOutcome] = {}
+    for project, items in leaves.items():
+        tree = get_or_create(conn, "source", project, now_iso())
+        outcomes[project] = append_leaves(conn, tree, items)
+    return outcomes
 
 
 def _stale_cutoff(now: str, age_secs: int) -> str:
@@ -292,39 +309,111 @@ def append_leaf(
     deferred: bool | None = None,
     summariser: Summariser = concat_summary,
 ) -> AppendOutcome:
-    """Add one leaf to the L0 buffer, then seal what its gates call for.
+    """Add one leaf to the L0 buffer, then seal what its gates call for."""
+    return append_leaves(
+        conn,
+        tree,
+        [(memory_id, tokens)],
+        now,
+        cfg=cfg,
+        deferred=deferred,
+        summariser=summariser,
+    )
 
-    A buffer older than the flush age is sealed first, so the new leaf starts
-    the next period rather than stretching an old one. Deferred: stage only.
+
+def append_leaves(
+    conn: sqlite3.Connection,
+    tree: Tree,
+    leaves: Sequence[tuple[str, int]],
+    now: str | None = None,
+    *,
+    cfg: TreeConfig | None = None,
+    deferred: bool | None = None,
+    summariser: Summariser = concat_summary,
+) -> AppendOutcome:
+    """Add (memory id, tokens) leaves to the L0 buffer in order, each followed
+    by the seals its gates call for, exactly as appending them one at a time.
+
+    Before each leaf, a buffer older than the flush age is sealed, so the leaf
+    starts the next period rather than stretching an old one; after it, a
+    reached budget seals. The gates are decided here from the buffer's
+    counters, so the leaves between two seals are written with one statement
+    and the buffer once, and only a seal reads the tree back. A leaf that is
+    already in the tree is skipped (an idempotent retry). Deferred: stage only.
+
+    With `now` given every leaf and seal carries it. Without, the clock is
+    read at the start and again after each seal, as separate appends would
+    read it, so each seal is newer than the last and the root is the newest.
     """
     if tree.status != "active":
         return AppendOutcome(False)
     cfg = cfg or config(conn)
     deferred = cfg.deferred if deferred is None else deferred
+    clock = now is None
+    moment = now or now_iso()
+    cutoff = _stale_cutoff(moment, cfg.flush_age_secs)
+    present = _present(conn, tree.id, [memory_id for memory_id, _ in leaves])
+    waiting: list[tuple[str, int]] = []  # appended since the last write
     sealed: list[str] = []
+    appended = pending = False
     l0 = buffer(conn, tree.id, 0)
-    expired = l0.item_count > 0 and (l0.oldest_at or now) <= _stale_cutoff(now, cfg.flush_age_secs)
-    if expired and not deferred:
-        sealed += cascade(conn, tree, now, cfg=cfg, force=True, summariser=summariser)
-        l0 = buffer(conn, tree.id, 0)
-    inserted = conn.execute(
-        "INSERT OR IGNORE INTO tree_leaves(tree_id, memory_id, token_count, added_at)"
-        " VALUES (?, ?, ?, ?)",
-        (tree.id, memory_id, tokens, now),
-    ).rowcount
-    if not inserted:  # an idempotent retry: the memory is already a leaf
-        return AppendOutcome(False, tuple(sealed), False)
-    conn.execute(
-        "UPDATE tree_buffers SET item_count = item_count + 1, token_sum = token_sum + ?,"
-        " oldest_at = coalesce(oldest_at, ?) WHERE tree_id = ? AND level = 0",
-        (tokens, now, tree.id),
+    count, total, oldest = l0.item_count, l0.token_sum, l0.oldest_at
+
+    def seal(force: bool) -> None:
+        nonlocal moment, cutoff, count, total, oldest
+        _write_leaves(conn, tree.id, waiting, moment)
+        sealed.extend(cascade(conn, tree, moment, cfg=cfg, force=force, summariser=summariser))
+        fresh = buffer(conn, tree.id, 0)
+        count, total, oldest = fresh.item_count, fresh.token_sum, fresh.oldest_at
+        if clock:
+            moment = now_iso()
+            cutoff = _stale_cutoff(moment, cfg.flush_age_secs)
+
+    for memory_id, tokens in leaves:
+        expired = count > 0 and (oldest or moment) <= cutoff
+        if expired and not deferred:
+            seal(force=True)
+        if memory_id in present:
+            continue
+        present.add(memory_id)
+        waiting.append((memory_id, tokens))
+        count, total, oldest = count + 1, total + tokens, oldest or moment
+        appended = True
+        reached = total >= cfg.input_token_budget
+        if deferred:
+            pending = reached or expired
+        elif reached:
+            seal(force=False)
+    _write_leaves(conn, tree.id, waiting, moment)
+    return AppendOutcome(appended, tuple(sealed), pending)
+
+
+def _present(conn: sqlite3.Connection, tree_id: str, memory_ids: Sequence[str]) -> set[str]:
+    """Which of `memory_ids` are already leaves of the tree."""
+    found = conn.execute(
+        "SELECT memory_id FROM tree_leaves WHERE tree_id = ?"
+        " AND memory_id IN (SELECT value FROM json_each(?))",
+        (tree_id, json.dumps(list(memory_ids))),
     )
-    reached = l0.token_sum + tokens >= cfg.input_token_budget
-    if deferred:
-        return AppendOutcome(True, (), reached or expired)
-    if reached:
-        sealed += cascade(conn, tree, now, cfg=cfg, summariser=summariser)
-    return AppendOutcome(True, tuple(sealed), False)
+    return {row[0] for row in found}
+
+
+def _write_leaves(
+    conn: sqlite3.Connection, tree_id: str, leaves: list[tuple[str, int]], now: str
+) -> None:
+    """Write the leaves appended since the last write, and count them into L0; empties `leaves`."""
+    if not leaves:
+        return
+    conn.executemany(
+        "INSERT INTO tree_leaves(tree_id, memory_id, token_count, added_at) VALUES (?, ?, ?, ?)",
+        [(tree_id, memory_id, tokens, now) for memory_id, tokens in leaves],
+    )
+    conn.execute(
+        "UPDATE tree_buffers SET item_count = item_count + ?, token_sum = token_sum + ?,"
+        " oldest_at = coalesce(oldest_at, ?) WHERE tree_id = ? AND level = 0",
+        (len(leaves), sum(tokens for _, tokens in leaves), now, tree_id),
+    )
+    leaves.clear()
 
 
 # -------------------------------------------------------------------- seal
@@ -370,6 +459,14 @@ def cascade(
     return sealed
 
 
+def _memory_input(
+    memory_id: str, summary: str, salience: float, created_at: str, with_labels: bool
+) -> SummaryInput:
+    text = one_line(summary)
+    entities, topics = extract_labels(text) if with_labels else ((), ())
+    return SummaryInput(memory_id, text, salience, created_at, created_at, entities, topics)
+
+
 def _memory_inputs(
     conn: sqlite3.Connection, ids: Sequence[str], with_labels: bool
 ) -> list[SummaryInput]:
@@ -381,10 +478,8 @@ def _memory_inputs(
         f"WHERE m.id IN (SELECT value FROM json_each(:ids)) AND {clause.sql}"
     )
     for row in conn.execute(sql, {**clause.params, "ids": json.dumps(list(ids))}):
-        text = one_line(row["summary"])
-        entities, topics = extract_labels(text) if with_labels else ((), ())
-        found[row["id"]] = SummaryInput(
-            row["id"], text, row["salience"], row["created_at"], row["created_at"], entities, topics
+        found[row["id"]] = _memory_input(
+            row["id"], row["summary"], row["salience"], row["created_at"], with_labels
         )
     return [found[i] for i in ids if i in found]
 
@@ -450,25 +545,41 @@ _RESEAL_NODE = (
 )
 
 
-def _pending_leaves(conn: sqlite3.Connection, tree_id: str, budget: int) -> list[tuple[str, int]]:
-    """The oldest waiting leaves whose tokens first reach `budget` (or all)."""
-    picked: list[tuple[str, int]] = []
-    total = 0
-    cursor = conn.execute(
-        "SELECT memory_id, token_count FROM tree_leaves"
-        " WHERE tree_id = ? AND parent_id IS NULL ORDER BY seq",
-        (tree_id,),
+def _pending_leaves(
+    conn: sqlite3.Connection, tree_id: str, budget: int, with_labels: bool
+) -> tuple[list[str], int, list[SummaryInput]]:
+    """The oldest waiting leaves whose tokens first reach `budget` (or all):
+    their memory ids, the seq of the last, and the live memories among them.
+
+    The leaves and their memories are read together, in arrival order, since a
+    seal takes a whole budget of them (thousands)."""
+    clause = live.live(View())
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    cursor.execute(
+        "SELECT l.seq, l.memory_id, l.token_count, m.summary, m.salience, m.created_at"
+        f" FROM tree_leaves l LEFT JOIN memories m ON m.id = l.memory_id AND {clause.sql}"
+        " WHERE l.tree_id = :tree AND l.parent_id IS NULL ORDER BY l.seq",
+        {**clause.params, "tree": tree_id},
     )
+    taken: list[str] = []
+    inputs: list[SummaryInput] = []
+    last_seq = total = 0
     try:
         while total < budget and (batch := cursor.fetchmany(_FETCH)):
-            for memory_id, tokens in batch:
-                picked.append((memory_id, tokens))
+            for seq, memory_id, tokens, summary, salience, created_at in batch:
+                taken.append(memory_id)
+                last_seq = seq
+                if summary is not None:  # live
+                    inputs.append(
+                        _memory_input(memory_id, summary, salience, created_at, with_labels)
+                    )
                 total += tokens
                 if total >= budget:
                     break
     finally:
         cursor.close()
-    return picked
+    return taken, last_seq, inputs
 
 
 def _seal_level(
@@ -481,11 +592,12 @@ def _seal_level(
 ) -> str | None:
     """Seal one bucket of `buf` into a node one level up; None if nothing was live."""
     level = buf.level
+    last_seq = 0
     if level == 0:
-        picked = _pending_leaves(conn, tree.id, cfg.input_token_budget)
-        taken = [memory_id for memory_id, _ in picked]
         with_labels = DEFAULT_LABELS.get(tree.kind) == "inherit"
-        inputs = _memory_inputs(conn, taken, with_labels)
+        taken, last_seq, inputs = _pending_leaves(
+            conn, tree.id, cfg.input_token_budget, with_labels
+        )
     else:
         taken = list(buf.item_ids[: cfg.summary_fanout])
         inputs = _node_inputs(conn, taken)
@@ -499,27 +611,30 @@ def _seal_level(
             | {"sealed_at": now},
         )
         _push(conn, tree.id, level + 1, node_id, built.token_count, now)
-    children = json.dumps([item.id for item in inputs])
-    gone = json.dumps(sorted(set(taken) - {item.id for item in inputs}))
     if level == 0:
-        # Children get their backlink; leaves that stopped being live before
-        # their seal leave the tree without ever being summarised.
-        conn.execute(
-            "UPDATE tree_leaves SET parent_id = ? WHERE tree_id = ?"
-            " AND memory_id IN (SELECT value FROM json_each(?))",
-            (node_id, tree.id, children),
-        )
-        conn.execute(
-            "DELETE FROM tree_leaves WHERE tree_id = ? AND parent_id IS NULL"
-            " AND memory_id IN (SELECT value FROM json_each(?))",
-            (tree.id, gone),
-        )
+        # Leaves that stopped being live before their seal leave the tree
+        # without ever being summarised. The bucket is the waiting leaves up
+        # to its last, so what waits up to there now are the children, and
+        # they get their backlink.
+        gone = sorted(set(taken) - {item.id for item in inputs})
+        if gone:
+            conn.execute(
+                "DELETE FROM tree_leaves WHERE tree_id = ? AND parent_id IS NULL"
+                " AND memory_id IN (SELECT value FROM json_each(?))",
+                (tree.id, json.dumps(gone)),
+            )
+        if node_id is not None:
+            conn.execute(
+                "UPDATE tree_leaves SET parent_id = ? WHERE tree_id = ? AND parent_id IS NULL"
+                " AND seq <= ?",
+                (node_id, tree.id, last_seq),
+            )
         _refresh_l0(conn, tree.id)
     else:
         conn.execute(
             "UPDATE tree_nodes SET parent_id = ? WHERE id IN (SELECT value FROM json_each(?))"
             " AND parent_id IS NULL",
-            (node_id, children),
+            (node_id, json.dumps([item.id for item in inputs])),
         )
         _set_items(conn, tree.id, level, list(buf.item_ids[len(taken) :]))
     if node_id is not None:
@@ -655,8 +770,9 @@ def rebuild(conn: sqlite3.Connection, project: str, now: str | None = None) -> i
         " ORDER BY m.created_at, m.id"
     )
     found = conn.execute(sql, {**clause.params, "project": project}).fetchall()
-    for row in found:
-        append_leaf(conn, tree, row["id"], token_estimate(row["summary"]), now, cfg=cfg)
+    append_leaves(
+        conn, tree, [(row["id"], token_estimate(row["summary"])) for row in found], now, cfg=cfg
+    )
     return len(found)
 
 

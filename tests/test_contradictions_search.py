@@ -1,0 +1,308 @@
+"""The candidate search for contradictions finds every one, however crowded the store."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Iterator
+
+import pytest
+from conftest import PERSON, make_memory
+
+from tree_ring import contradictions, live, writes
+from tree_ring.contradictions import Probe, SearchWord
+from tree_ring.live import View
+from tree_ring.record import Memory
+from tree_ring.store import Store
+
+
+def expected(conn: sqlite3.Connection, memory: Memory) -> set[str]:
+    """What `find` must return, by comparing every live row of the partition."""
+    clause = live.live(View(), "m")
+    column = contradictions.PARTITIONS.get(memory.scope)
+    sql = (
+        "SELECT m.* FROM memories m WHERE m.project IS :project AND m.scope = :scope "
+        f"AND {clause.sql}"
+    )
+    if column is not None:
+        sql += f" AND m.{column} IS :partition"
+    params = {
+        **clause.params,
+        "project": memory.project,
+        "scope": memory.scope,
+        "partition": getattr(memory, column) if column else None,
+    }
+    return {
+        row["id"]
+        for row in conn.execute(sql, params)
+        if row["id"] != memory.id
+        and row["id"] not in memory.supersedes
+        and contradictions.compare(memory.summary, row["summary"]) is not None
+    }
+
+
+def found(conn: sqlite3.Connection, memory: Memory) -> set[str]:
+    return {f.memory.id for f in contradictions.find(conn, memory)}
+
+
+def test_a_contradiction_ranked_below_hundreds_of_lookalikes_is_found(
+    store: Store, project_id: str
+) -> None:
+    # Each lookalike holds the claim's words twice, in summary and details, so
+    # a ranking by relevance puts all 300 before the short target (the search
+    # this replaced compared its top 64); none of them is a contradiction, as
+    # half of its words are not the claim's.
+    with store.write() as conn:
+        for i in range(150):
+            lookalike = f"Session cache TTL: session cache TTL tuning note {i}"
+            writes.insert_prepared(
+                conn, make_memory(project_id, lookalike, details=lookalike), PERSON
+            )
+        target = writes.insert_prepared(
+            conn, make_memory(project_id, "The session cache TTL is 30s"), PERSON
+        )
+        for i in range(150, 300):
+            lookalike = f"Session cache TTL: session cache TTL tuning note {i}"
+            writes.insert_prepared(
+                conn, make_memory(project_id, lookalike, details=lookalike), PERSON
+            )
+        new = make_memory(project_id, "The session cache TTL is 60s")
+        assert found(conn, new) == expected(conn, new) == {target.id}
+        result = writes.insert_prepared(conn, new, PERSON)
+    assert result.trust == "disputed"
+    assert result.review_reason is not None and target.id in result.review_reason
+
+
+# Words whose FTS (porter) and claim stems agree: no trailing s or y.
+SYLLABLES = ("ka", "te", "ri", "mo", "dun", "pel", "vor", "lim", "zag", "bo", "ne", "tu")
+
+
+def vocabulary(rng: random.Random, size: int) -> list[str]:
+    words: set[str] = set()
+    while len(words) < size:
+        words.add("".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))))
+    return sorted(words)
+
+
+def statements(seed: int) -> Iterator[str]:
+    """Zipf-worded statements, so a few words are in most rows and many in few."""
+    rng = random.Random(seed)
+    words = vocabulary(rng, 120)
+    weights = [1 / (rank + 1) for rank in range(len(words))]
+    while True:
+        yield " ".join(rng.choices(words, weights, k=rng.randint(3, 9)))
+
+
+def variants(text: str, rng: random.Random) -> list[str]:
+    """Statements near `text`: negated, a value set or changed, a word less or more."""
+    words = text.split()
+    out = [f"Do not {text}", f"{text} is {rng.randint(1, 9)}0s", f"Never {text} again"]
+    if len(words) > 3:
+        dropped = words[:]
+        dropped.pop(rng.randrange(len(words)))
+        out.append("Do not " + " ".join(dropped))
+    out.append(f"Do not {text} kazag is 5s")
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_find_returns_exactly_what_comparing_every_row_would(
+    store: Store, project_id: str, seed: int
+) -> None:
+    rng = random.Random(seed)
+    texts = statements(seed)
+    claims = [next(texts) for _ in range(50)]
+    with store.write() as conn:
+        for _ in range(400):
+            writes.insert_prepared(conn, make_memory(project_id, next(texts)), PERSON)
+        for text in claims:
+            for near in [text, *variants(text, rng)]:
+                if rng.random() < 0.5:
+                    scope = {"scope": "agent", "agent_profile": rng.choice(["w1", "w2"])}
+                else:
+                    scope = {}
+                writes.insert_prepared(conn, make_memory(project_id, near, **scope), PERSON)
+        # Every live row, read once; `expected` does the same for one memory.
+        clause = live.live(View(), "m")
+        stored = conn.execute(f"SELECT * FROM memories m WHERE {clause.sql}", clause.params)
+        by_partition: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
+        for row in stored:
+            partition = (row["scope"], row["agent_profile"] if row["scope"] == "agent" else None)
+            by_partition.setdefault(partition, []).append((row["id"], row["summary"]))
+        checked = 0
+        for text in claims:
+            for near in [text, *variants(text, rng)]:
+                for scope, agent in (("project", None), ("agent", "w1")):
+                    memory = make_memory(project_id, near, scope=scope, agent_profile=agent)
+                    want = {
+                        row_id
+                        for row_id, summary in by_partition.get((scope, agent), [])
+                        if contradictions.compare(near, summary) is not None
+                    }
+                    assert found(conn, memory) == want, near
+                    checked += len(want)
+    assert checked > 50  # the store holds contradictions to find, not only misses
+
+
+def probe(name: str, rowids: tuple[int, ...] = (), count: int = 0) -> Probe:
+    """A word listed in full (`rowids`) or, given a `count`, a common one."""
+    word = SearchWord(name, f'"{name}"', name)
+    return Probe(word, count or len(rowids), count, rowids)
+
+
+COMMON = contradictions.PROBE_ROWS
+
+
+def test_rare_words_alone_need_no_fts_query() -> None:
+    # Two misses allowed: a candidate holds two of the four rarest words.
+    rarest = [probe("a", (1, 5)), probe("b", (2, 5)), probe("c", (3, 6)), probe("d", (4, 6, 7))]
+    where = contradictions.candidates([*rarest, probe("e", count=COMMON)], misses=2)
+    assert where == contradictions.Candidates((5, 6), None)
+
+
+def test_common_words_are_left_to_fts() -> None:
+    taken = [probe("a", (1,)), probe("b", count=COMMON + 9), probe("c", count=COMMON)]
+    where = contradictions.candidates([*taken, probe("d", count=COMMON)], misses=2)
+    # Row 1 holds a, and may hold b or c: it is compared.
+    assert where.rowids == (1,)
+    assert where.match == '{summary} : (("c" AND "d") OR ("b" AND ("c" OR "d")))'
+    where = contradictions.candidates([probe("a", (1,)), probe("b", (2,)), *taken[1:]], misses=2)
+    assert where == contradictions.Candidates((1, 2), '{summary} : ("b" AND "c")')
+
+
+def test_without_misses_every_word_is_asked_for() -> None:
+    where = contradictions.candidates([probe("a", (1, 2)), probe("b", (2, 3))], misses=0)
+    assert where == contradictions.Candidates((2,), None)
+    where = contradictions.candidates([probe("a", count=COMMON)], misses=0)
+    assert where == contradictions.Candidates((), '{summary} : "a"')
+
+
+@pytest.mark.parametrize("count", range(1, 8))
+def test_at_least_matches_exactly_the_rows_holding_enough(count: int) -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(summary, details, "
+        "tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    names = [f"word{chr(97 + i)}" for i in range(count)]
+    for row in range(1, 2**count):
+        held = " ".join(name for i, name in enumerate(names) if row >> i & 1)
+        # Every word in details too: only the summary column may count.
+        conn.execute(
+            "INSERT INTO t(rowid, summary, details) VALUES (?, ?, ?)", (row, held, " ".join(names))
+        )
+    for need in range(1, count + 1):
+        query = "{summary} : " + contradictions.at_least([f'"{n}"' for n in names], need)
+        matched = {r for (r,) in conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (query,))}
+        assert matched == {r for r in range(1, 2**count) if r.bit_count() >= need}, need
+
+
+def test_forms_of_one_word_are_one_search_word() -> None:
+    words = contradictions.search_words(contradictions.claim("Tests and test policies: a policy"))
+    assert [(w.word, w.phrase, w.key) for w in words] == [
+        ("test", '("tests" OR "test")', "test"),
+        ("policy", '("policies" OR "policy")', "polic"),
+    ]
+
+
+def test_plural_forms_pass_the_sql_pre_check(store: Store, project_id: str) -> None:
+    # Forty rows make every word common, so candidates come from FTS and the
+    # key check in SQL decides which reach Python.
+    with store.write() as conn:
+        for i in range(40):
+            crowd = f"Rotate signing keys and cache policies weekly for billing gateway {i}"
+            writes.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
+        old = writes.insert_prepared(
+            conn,
+            make_memory(project_id, "Rotate the signing keys and cache policies weekly"),
+            PERSON,
+        )
+        new = make_memory(project_id, "Never rotate the signing key and cache policy weekly")
+        assert found(conn, new) == expected(conn, new) == {old.id}
+
+
+def test_a_summary_sqlite_cannot_lowercase_is_compared_in_python(
+    store: Store, project_id: str
+) -> None:
+    summary = "Use tabs in \uff2dakefiles"  # a fullwidth M, which NFKC folds and lower() keeps
+    assert contradictions.claim(summary).words == {"use", "tab", "makefile"}
+    with store.write() as conn:
+        for i in range(40):
+            crowd = f"Makefiles for target {i}"
+            writes.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
+        old = writes.insert_prepared(conn, make_memory(project_id, summary), PERSON)
+        new = make_memory(project_id, "Never use tabs in Makefiles")
+        assert found(conn, new) == expected(conn, new) == {old.id}
+
+
+def test_long_statements_are_searched_too(store: Store, project_id: str) -> None:
+    text = (
+        "Workers retry failed uploads with exponential backoff and jitter until the "
+        "queue drains, then page the oncall engineer through the escalation rota"
+    )
+    assert len(contradictions.claim(text).words) // 4 == 4  # misses
+    with store.write() as conn:
+        for i in range(40):
+            crowd = f"Workers retry failed uploads with exponential backoff, run {i}"
+            writes.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
+        old = writes.insert_prepared(conn, make_memory(project_id, text), PERSON)
+        new = make_memory(project_id, "Never " + text.replace(" and jitter", ""))
+        assert found(conn, new) == expected(conn, new) == {old.id}
+
+
+def test_common_words_are_probed_once_per_connection(store: Store, project_id: str) -> None:
+    with store.write() as conn:
+        for i in range(40):
+            crowd = f"The worker timeout setting is documented, case {i}"
+            writes.insert_prepared(conn, make_memory(project_id, crowd), PERSON, admit=False)
+        new = make_memory(project_id, "Worker timeout setting for Alice is 30s")
+        contradictions.find(conn, new)
+        cached = {row[0] for row in conn.execute("SELECT phrase FROM temp.contradiction_probes")}
+    # "alice" is in no summary: counted afresh each time, never cached.
+    assert cached == {'"worker"', '"timeout"', '"setting"'}
+
+
+def test_a_stale_probe_cache_costs_time_not_findings(store: Store, project_id: str) -> None:
+    with store.write() as conn:
+        old = writes.insert_prepared(conn, make_memory(project_id, "Use tabs in Makefiles"), PERSON)
+        new = make_memory(project_id, "Never use tabs in Makefiles")
+        assert found(conn, new) == {old.id}
+        # Record "tabs" and "makefiles" as common words: they are in one row.
+        conn.executemany(
+            "INSERT OR REPLACE INTO temp.contradiction_probes(phrase, reach) VALUES (?, ?)",
+            [('"tabs"', 10**9), ('"makefiles"', 1)],
+        )
+        assert found(conn, new) == {old.id}
+
+
+@pytest.mark.parametrize("matched", [False, True])
+def test_candidates_are_looked_up_by_rowid_and_never_sorted(
+    store: Store, project_id: str, matched: bool
+) -> None:
+    clause = live.live(View(), "m")
+    sql = contradictions.candidate_sql(clause, "agent_profile", matched)
+    params = {
+        **clause.params,
+        "listed": "[1, 2]",
+        "match": '{summary} : ("a" AND "b")',
+        "project": project_id,
+        "scope": "agent",
+        "id": "mem_x",
+        "partition": "w1",
+        "keys": '["a", "b"]',
+        "shared": 2,
+    }
+    plan = [row[3] for row in store.conn.execute("EXPLAIN QUERY PLAN " + sql, params)]
+    assert "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)" in plan
+    assert not [step for step in plan if step.startswith("SCAN m ") or "ORDER BY" in step]
+    assert any(step.startswith("SCAN memory_fts VIRTUAL TABLE") for step in plan) == matched
+
+
+def test_probes_read_only_the_fts_index(store: Store) -> None:
+    params = {"probe": contradictions.PROBE_ROWS, "w0": '"a"', "w1": '"b"'}
+    sql = "EXPLAIN QUERY PLAN " + contradictions.probe_sql(2)
+    plan = [row[3] for row in store.conn.execute(sql, params)]
+    assert [step for step in plan if step.startswith("SCAN memory_fts VIRTUAL TABLE")] == [
+        "SCAN memory_fts VIRTUAL TABLE INDEX 0:M3"
+    ] * 2
+    assert not [step for step in plan if step.startswith("SEARCH") or " m " in step]

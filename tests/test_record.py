@@ -1,0 +1,147 @@
+"""record.validate and Memory.text_fields.
+
+`validate` skips its control-character and encoding searches when one test
+shows every text field is printable ASCII. These tests check that the skip
+never changes an outcome: the same memory gets the same error, or none, with
+the fast test forced off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from conftest import make_memory
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tree_ring import record
+from tree_ring.errors import UsageError
+from tree_ring.record import Memory
+
+# Characters on both sides of every check: plain ASCII, the whitespace only
+# multi-line fields may hold, controls, invisible format characters, a lone
+# surrogate, and ordinary non-ASCII text.
+_CHARS = ["a", "Z", "0", " ", "-", "\t", "\n", "\r", "\x00", "\x1f", "\x7f", "\x85"]
+_CHARS += ["\u200b", "\u2028", "\u202e", "\u2066", "é", "☕", "\udcff"]
+TEXT = st.text(alphabet=st.sampled_from(_CHARS), max_size=10)
+PLAIN = st.text(alphabet=st.sampled_from(["a", "Z", "0", " ", "-"]), min_size=1, max_size=10)
+
+
+def _outcome(memory: Memory) -> str | None:
+    try:
+        record.validate(memory)
+    except UsageError as error:
+        return str(error)
+    return None
+
+
+def _full_checks(memory: Memory) -> str | None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(record, "_plain", lambda memory: False)
+        return _outcome(memory)
+
+
+@settings(max_examples=500, deadline=None, database=None)
+@given(
+    summary=PLAIN | TEXT,
+    details=TEXT,
+    source_ref=TEXT,
+    source_quote=TEXT,
+    tags=st.lists(PLAIN | TEXT, max_size=3),
+    event_type=st.sampled_from(["note", "decision"]) | TEXT,
+    source_type=st.sampled_from(["manual"]) | TEXT,
+    identifiers=st.lists(st.none() | PLAIN | TEXT, min_size=5, max_size=5),
+)
+def test_validate_agrees_with_its_full_checks(
+    summary: str,
+    details: str,
+    source_ref: str,
+    source_quote: str,
+    tags: list[str],
+    event_type: str,
+    source_type: str,
+    identifiers: list[str | None],
+) -> None:
+    project, agent_profile, workflow_id, session_id, operation_id = identifiers
+    memory = dataclasses.replace(
+        make_memory("proj-x", "A plain summary"),
+        summary=summary,
+        details=details,
+        source_ref=source_ref,
+        source_quote=source_quote,
+        tags=tuple(tags),
+        event_type=event_type,
+        source_type=source_type,
+        project=project,
+        agent_profile=agent_profile,
+        workflow_id=workflow_id,
+        session_id=session_id,
+        operation_id=operation_id,
+    )
+    assert _outcome(memory) == _full_checks(memory)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({}, None),
+        ({"details": "line one\n\tline two"}, None),
+        ({"summary": "one\tline"}, "summary contains control characters"),
+        ({"details": "bell\x07"}, "details contains control characters"),
+        ({"source_quote": "bidi \u202e"}, "source quote contains control characters"),
+        ({"tags": ("ok", "t\x00g")}, "tag contains control characters"),
+        ({"session_id": "s\x85"}, "session id contains control characters"),
+        ({"tags": ("ok", "t\udcffg")}, "tags is not valid UTF-8 text"),
+        # Encoding is checked first, in text_fields order, whatever else is wrong.
+        ({"summary": "tab\t", "details": "\udcff"}, "details is not valid UTF-8 text"),
+        ({"source_type": "m\udcff"}, "source type is not valid UTF-8 text"),
+    ],
+)
+def test_validate_refuses_what_it_always_refused(
+    fields: dict[str, object], message: str | None
+) -> None:
+    memory = dataclasses.replace(make_memory("proj-x", "A plain summary"), **fields)  # type: ignore[arg-type]
+    outcome = _outcome(memory)
+    assert (outcome if message is None else (outcome or "")[: len(message)]) == message
+    assert outcome == _full_checks(memory)
+
+
+def test_plain_memories_take_the_fast_path() -> None:
+    assert record._plain(make_memory("proj-x", "A plain summary", details="two\nlines"))
+    assert not record._plain(make_memory("proj-x", "Café"))
+    assert not record._plain(make_memory("proj-x", "bell", details="\x07"))
+
+
+def test_text_fields_in_guard_order() -> None:
+    memory = make_memory(
+        "proj-x",
+        "Summary",
+        details="Details",
+        tags=("a", "b"),
+        session_id="sess-1",
+        operation_id="op-1",
+    )
+    assert memory.text_fields() == {
+        "summary": "Summary",
+        "details": "Details",
+        "source_ref": "",
+        "source_quote": "",
+        "tags": "a b",
+        "event_type": "note",
+        "project": "proj-x",
+        "session_id": "sess-1",
+        "operation_id": "op-1",
+    }
+    # The guard names the first field holding a secret, so the order matters.
+    assert list(memory.text_fields()) == [
+        "summary",
+        "details",
+        "source_ref",
+        "source_quote",
+        "tags",
+        "event_type",
+        "project",
+        "session_id",
+        "operation_id",
+    ]
