@@ -127,7 +127,10 @@ def _gate_is_open(rule: Rule, scanned: Any) -> bool:
         (rb"a{2}b", [b"a"]),
         (rb"a{0,1}b", [b"ab", b"b"]),
         (rb"a{,}b", [b"a", b"b"]),
-        (rb"a{}b", [b"a"]),  # "{}" is literal text, which the reader does not follow
+        (rb"a{1}b", [b"ab"]),
+        (rb"a{,3}b", [b"a", b"b"]),
+        (rb"a{}b", [b"a"]),  # braces that are no repetition are literal text,
+        (rb"a{1,x}b", [b"a"]),  # which the reader does not follow
         (rb"a(?:b|cd)e", [b"abe", b"acde"]),
         (rb"(?P<v>ab)c", [b"abc"]),
         (rb"x|y", [b"x", b"y"]),
@@ -160,6 +163,8 @@ SMALL_PATTERNS = [
     rb"a{0,2}b",
     rb"a{,}b",
     rb"a{}b",
+    rb"a{1,x}b",
+    rb"a{1}b",
     rb"x(?<!ax)y|ab",
     rb"[ab]c?[cd]",
     rb"a\.?b",

@@ -28,14 +28,17 @@ cannot match what follows it, so no input makes a pattern backtrack more than a
 bounded amount per start position: scanning is linear in the input.
 
 How ordinary text stays cheap. Bulk imports guard every memory, and most
-memories match no rule, so what costs is running twenty-odd patterns that all
-fail. Every rule's pattern is read once (not compiled) for its "heads": the
-literal strings one of which must start any match in the rule's view
-(``AKIA``/``ASIA`` for an AWS key id, ``passw`` for a password assignment).
-A rule whose heads are all absent from the view cannot match, and a plain
-substring test says so for a fraction of the price of a search. Rules whose
-heads are present run exactly as before, so the fast path decides nothing on
-its own: it only skips patterns that could not have matched.
+memories match no rule, so the cost is twenty-odd patterns that all fail. Each
+rule's pattern is read once (not compiled) for its heads: the literal strings
+one of which starts any match in the rule's view (``AKIA`` or ``ASIA`` for an
+AWS key id, ``passwd`` or ``password`` for a password assignment). From them
+come up to three tests, the rarest bytes all heads contain and the prefix they
+share, and a rule runs only if its view holds all three. A one-byte test is a
+memchr and a substring test one fast search, each a fraction of a regex search.
+A rule that passes runs exactly as before, so the prefilter decides nothing on
+its own: it only skips patterns that could not have matched. The keyword
+scanner runs on every text: it visits each word once, and splitting a text
+into a set of words to look the terms up costs more than that.
 """
 
 from __future__ import annotations
@@ -116,17 +119,17 @@ _SHAPE_TABLE = _table(_shape_byte)
 class _Text:
     """One text and its views, each built at most once per scan."""
 
-    __slots__ = ("_texts", "raw", "views")
+    __slots__ = ("_texts", "_views", "raw")
 
     def __init__(self, text: str) -> None:
         # The leading newline is the separator that puts position 0 at a word
         # start in every view; surrogatepass keeps lone surrogates scannable.
         self.raw = b"\n" + text.encode("utf-8", "surrogatepass")
-        self.views: dict[str, bytes] = {"raw": self.raw}
+        self._views: dict[str, bytes] = {"raw": self.raw}
         self._texts: dict[str, str] = {}
 
     def view(self, name: str) -> bytes:
-        data = self.views.get(name)
+        data = self._views.get(name)
         if data is None:
             if name == "lower":
                 data = self.raw.lower()
@@ -136,7 +139,7 @@ class _Text:
                 data = self.raw.translate(_SHAPE_TABLE)
             else:
                 raise ValueError(f"unknown view {name!r}")
-            self.views[name] = data
+            self._views[name] = data
         return data
 
     def text(self, name: str) -> str:
@@ -247,7 +250,6 @@ _MAX_HEADS = 64
 # Reading steps allowed per pattern, so branching inside branching cannot
 # make the reader slow; a pattern that needs more is read as unknown.
 _READ_BUDGET = 5_000
-_BOUNDS = re.compile(rb"\{([0-9]*)(,?)([0-9]*)\}")
 _LOOKAROUNDS = (b"?=", b"?!", b"?<=", b"?<!")
 _ZERO_WIDTH_ESCAPES = b"bBAZ"
 
@@ -301,6 +303,19 @@ def _alternatives(source: bytes, start: int, stop: int) -> list[tuple[int, int]]
         index += 1
     spans.append((begin, index))
     return spans
+
+
+def _bounds(source: bytes, index: int) -> tuple[int, int | None, int] | None:
+    """(fewest, most or None for no limit, the index after) of the ``{m,n}``
+    at `index`, or None where `re` reads the brace as a literal ("{}", "{x}")."""
+    close = source.find(b"}", index)
+    if close < 0:
+        return None
+    low, comma, high = source[index + 1 : close].partition(b",")
+    if not (low or comma) or any(part and not part.isdigit() for part in (low, high)):
+        return None
+    most = high if comma else low
+    return int(low or 0), int(most) if most else None, close + 1
 
 
 class _Reader:
@@ -388,14 +403,9 @@ class _Reader:
             fewest, at_most_one, index = 0, False, index + 1
         elif char == b"+":
             fewest, at_most_one, index = 1, False, index + 1
-        elif char == b"{" and (bounds := _BOUNDS.match(source, index)):
-            low, comma, high = bounds.groups()
-            if not (low or comma):
-                return 1, True, index  # "{}" is two literal characters
-            fewest = int(low or 0)
-            most = high if comma else low
-            at_most_one = bool(most) and int(most) <= 1
-            index = bounds.end()
+        elif char == b"{" and (bounds := _bounds(source, index)):
+            fewest, most, index = bounds
+            at_most_one = most is not None and most <= 1
         else:
             return 1, True, index
         if source[index : index + 1] in (b"?", b"+"):
@@ -497,7 +507,7 @@ def _first_valid(rule: Rule, text: _Text) -> bool:
 def _find_secret(text: _Text) -> str | None:
     views, gates = _secret_gates()
     texts = [text.text(name) for name in views]
-    # The tests are spelled out, not looped over: a loop per rule would cost
+    # The three tests are spelled out: a loop over them, per rule, would cost
     # as much as the tests themselves.
     for index, first, second, third, rule in gates:
         data = texts[index]
@@ -569,9 +579,9 @@ def check_fields(fields: Mapping[str, str]) -> str:
     """
     # One scan over all fields; bulk imports call this for every memory, and
     # per-call overhead, not text length, dominates for short fields. Only a
-    # hit pays for the per-field scans that name the field.
-    # Empty fields hold nothing to find; leaving them out spares every view
-    # and the keyword scanner two separators each.
+    # hit pays for the per-field scans that name the field. Empty fields hold
+    # nothing to find, and leaving them out spares the keyword scanner two
+    # separators each.
     joined = _Text(_FIELD_BREAK.join(filter(None, fields.values())))
     joined_rule = _find_secret(joined)
     if joined_rule is not None:
