@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Generator, Iterable, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from itertools import islice
 
 from tree_ring import policy, schema, writes
@@ -84,13 +84,11 @@ def insert_prepared_many(
 ) -> list[WriteResult]:
     """The transactional half of a bulk write; the caller holds the transaction
     (and, for a bulk action, has authorized it)."""
-    if admit:
+    # Governance searches the index for each row, so rows it admits are
+    # indexed by the trigger as they go in.
+    with nullcontext() if admit else deferred_fts(conn):
         return writes.insert_prepared_many(
-            conn, memories, actor, action=action, admit=True, offset=offset
-        )
-    with deferred_fts(conn):
-        return writes.insert_prepared_many(
-            conn, memories, actor, action=action, admit=False, offset=offset
+            conn, memories, actor, action=action, admit=admit, offset=offset
         )
 
 
