@@ -9,6 +9,7 @@ the fast test forced off.
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime
 
 import pytest
 from conftest import make_memory
@@ -145,3 +146,71 @@ def test_text_fields_in_guard_order() -> None:
         "session_id",
         "operation_id",
     ]
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(
+    changes=st.fixed_dictionaries(
+        {},
+        optional={
+            "summary": PLAIN,
+            "trust": st.sampled_from(record.TRUST_STATES),
+            "tags": st.tuples(PLAIN),
+            "salience": st.floats(0, 1),
+            "expires_at": st.none() | PLAIN,
+            "content_hash": PLAIN,
+        },
+    )
+)
+def test_memory_replace_is_dataclasses_replace(changes: dict[str, object]) -> None:
+    memory = make_memory("proj-x", "A plain summary", tags=("a",), operation_id="op-1")
+    before = dict(vars(memory))
+    copy = memory.replace(**changes)
+    assert copy == dataclasses.replace(memory, **changes)  # type: ignore[arg-type]
+    assert type(copy) is Memory and copy is not memory
+    assert vars(copy) == vars(dataclasses.replace(memory, **changes))  # type: ignore[arg-type]
+    # The original is untouched.
+    assert vars(memory) == before
+
+
+def test_memory_replace_refuses_unknown_fields() -> None:
+    memory = make_memory("proj-x", "A plain summary")
+    with pytest.raises(TypeError, match="'colour'"):
+        memory.replace(summary="fine", colour="blue")
+    with pytest.raises(TypeError):
+        dataclasses.replace(memory, colour="blue")  # type: ignore[call-arg]
+
+
+def _slow_parse_time(text: str) -> str | None:
+    """parse_time without its shortcut for times already in the stored form."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(record, "_STORED_TIME", record.re.compile(r"(?!)"))
+        try:
+            return record.parse_time(text)
+        except UsageError:
+            return None
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    moment=st.datetimes(min_value=datetime(1000, 1, 1)),
+    text=st.text(alphabet=st.sampled_from(list("0123456789-T:.Z z+")), max_size=30),
+)
+def test_parse_time_shortcut_changes_no_outcome(moment: datetime, text: str) -> None:
+    stored = moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    for candidate in (stored, f" {stored} ", stored.replace("T", " "), text):
+        try:
+            fast: str | None = record.parse_time(candidate)
+        except UsageError:
+            fast = None
+        assert fast == _slow_parse_time(candidate)
+    assert record.parse_time(stored) == stored
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2025-13-07T14:19:22.000000Z", "2025-02-30T00:00:00.000000Z", "2025-01-07T24:00:00.000000Z"],
+)
+def test_parse_time_checks_stored_form_fields(text: str) -> None:
+    with pytest.raises(UsageError, match="ISO-8601"):
+        record.parse_time(text)

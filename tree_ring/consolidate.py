@@ -26,7 +26,6 @@ planned is what is written.
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -307,8 +306,7 @@ def plan(
             group.status, group.reason = "skipped", "a source reads as a secret under today's guard"
             continue
         if summary.sensitivity != "normal" and summary.trust == "accepted":
-            summary = dataclasses.replace(
-                summary,
+            summary = summary.replace(
                 trust="pending",
                 review_reason=f"consolidation reads as {summary.sensitivity}: check it first",
             )

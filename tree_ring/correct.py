@@ -9,7 +9,6 @@ checkpointed, so the forgotten words are gone from the index and, with
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 from dataclasses import dataclass
 
@@ -208,7 +207,7 @@ def remember_superseding(store: Store, memory: Memory, old_id: str, actor: Actor
     exact retry (same operation id) repeats the same payload.
     """
     if old_id not in memory.supersedes:
-        memory = dataclasses.replace(memory, supersedes=(*memory.supersedes, old_id))
+        memory = memory.replace(supersedes=(*memory.supersedes, old_id))
     memory = writes.prepare(memory)
     with store.write() as conn:
         old = rows.get(conn, old_id)

@@ -17,7 +17,6 @@ what it is: on record, contradicted, not believed.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from typing import Any
@@ -138,7 +137,7 @@ def admit(conn: sqlite3.Connection, memory: Memory, actor: Actor) -> Memory:
     if trust == memory.trust and not found:
         return memory
     reason = "; ".join(reasons) if reasons else memory.review_reason
-    return dataclasses.replace(memory, trust=trust, review_reason=reason, links=tuple(links))
+    return memory.replace(trust=trust, review_reason=reason, links=tuple(links))
 
 
 def after_insert(conn: sqlite3.Connection, memory: Memory, actor: Actor) -> None:

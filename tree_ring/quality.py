@@ -29,7 +29,6 @@ entries. The bar is 1.0 and 0.0, and any scenario that misses it fails.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import tempfile
@@ -282,7 +281,7 @@ def _seed(raw: Any, where: str, default_project: str, now: datetime) -> Memory:
     row.pop("supersedes", None)
     row.pop("superseded_by", None)
     try:
-        memory = dataclasses.replace(record.from_mapping(row), origin="person")
+        memory = record.from_mapping(row).replace(origin="person")
         record.validate(memory)
     except UsageError as exc:
         raise ScenarioError(f"{where}: {exc}") from None

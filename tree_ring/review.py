@@ -19,7 +19,6 @@ reviewed_at, review_reason) and in the audit log, in one transaction.
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 from dataclasses import dataclass
 
@@ -129,7 +128,7 @@ def approve_in(
     writes.refuse_if_tombstoned(conn, memory)
     _mark(conn, memory, "approve", "accepted", reason, actor, at)
     # Now believed, it joins the project's summary tree like any accepted write.
-    summary_tree.on_insert(conn, dataclasses.replace(memory, trust="accepted"))
+    summary_tree.on_insert(conn, memory.replace(trust="accepted"))
     targets = list(memory.supersedes)
     if supersede:
         targets += [link.target for link in memory.links if link.type == governance.CONTRADICTS]

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import groupby
 from typing import Any
 
-from tree_ring import live, policy, rows, writes
+from tree_ring import bulk, live, policy, rows, writes
 from tree_ring.audit import Actor
 from tree_ring.errors import TreeRingError, UsageError
 from tree_ring.live import View
 from tree_ring.record import Memory, canonical_json, from_mapping
 from tree_ring.store import Store
+from tree_ring.writes import BatchError
 
 MAX_LINE_BYTES = 1_000_000
 TOMBSTONE = "content_tombstone"
@@ -76,14 +79,14 @@ def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
             memory = from_mapping(row)
             # The store is the project's: every row lands in it. A row kept under
             # another project id (or none) would be invisible to every brief.
-            memory = dataclasses.replace(memory, project=project)
+            memory = memory.replace(project=project)
             # A person restoring Tree Ring's own export keeps its trust states;
             # anything else is an import, and governance decides what waits.
             keep_trust = trusted and "trust" in row
             if not keep_trust:
-                memory = dataclasses.replace(memory, origin="import")
+                memory = memory.replace(origin="import")
             if memory.superseded_by and memory.retired_at is None:
-                memory = dataclasses.replace(memory, retired_at=memory.updated_at)
+                memory = memory.replace(retired_at=memory.updated_at)
             parsed.append(_Parsed(number, writes.prepare(memory), None, keep_trust))
         except (ValueError, RecursionError) as exc:  # RecursionError: nesting too deep
             raise UsageError(
@@ -125,7 +128,7 @@ def import_lines(
     import_actor = dataclasses.replace(
         actor, origin=dataclasses.replace(actor.origin, kind="import")
     )
-    with store.write() as conn:
+    with bulk.page_cache(store.conn, bulk.CACHE_KIB), store.write() as conn:
         if not dry_run:
             ids = [item.memory.id for item in parsed if item.memory is not None]
             policy.authorize(conn, "import", actor, canonical_json(ids))
@@ -139,25 +142,54 @@ def import_lines(
                     item.tombstone,
                 )
                 report.tombstones += 1
-        for item in parsed:
-            memory = item.memory
-            if memory is None:
-                continue
+        # Rows that keep their trust skip governance, and so go in as a bulk
+        # write does; each run of them, and of the rest, is one batch, in order.
+        for keep_trust, run in groupby(_changed(conn, parsed, report), _keeps_trust):
+            items = list(run)
+            memories = [item.memory for item in items if item.memory is not None]
             try:
-                existing = rows.find(conn, memory.id)
-                if existing is not None and existing.content_hash == memory.content_hash:
-                    report.unchanged.append(memory.id)
-                    continue
-                result = writes.insert_prepared(
-                    conn, memory, import_actor, action="import", admit=not item.keep_trust
+                results = bulk.insert_prepared_many(
+                    conn, memories, import_actor, action="import", admit=not keep_trust
                 )
-            except TreeRingError as exc:
-                raise _at_line(exc, item.number) from None
-            report.created.append(result.id)
-            report.pending += result.trust in ("pending", "disputed")
+            except BatchError as refused:
+                raise _at_line(refused.error, items[refused.index].number) from None
+            for result in results:
+                (report.created if result.created else report.unchanged).append(result.id)
+                report.pending += result.trust in ("pending", "disputed")
         if dry_run:
             raise _DryRun(report)
     return report
+
+
+def _keeps_trust(item: _Parsed) -> bool:
+    return item.keep_trust
+
+
+def _changed(
+    conn: sqlite3.Connection, parsed: list[_Parsed], report: ImportReport
+) -> list[_Parsed]:
+    """The memory lines to write, in order. A row stored with the same id and
+    content, or repeated earlier in the file, is counted unchanged instead; a
+    different row under a stored id is left for the write to refuse."""
+    items = [item for item in parsed if item.memory is not None]
+    ids = [item.memory.id for item in items if item.memory is not None]
+    held: dict[str, str] = dict(
+        conn.execute(
+            "SELECT id, content_hash FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        ).fetchall()
+    )
+    changed: list[_Parsed] = []
+    for item in items:
+        memory = item.memory
+        if memory is None:
+            continue
+        if held.get(memory.id) == memory.content_hash:
+            report.unchanged.append(memory.id)
+            continue
+        held.setdefault(memory.id, memory.content_hash)
+        changed.append(item)
+    return changed
 
 
 class _DryRun(Exception):

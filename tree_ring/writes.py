@@ -20,7 +20,6 @@ the end of the batch, where the summary tree takes its leaves in one append.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -151,9 +150,7 @@ def prepare(memory: Memory) -> Memory:
     """Validate and guard; raises before any transaction is opened."""
     validate(memory)
     found = guard.check_fields(memory.text_fields())
-    # One replace, not two: a Memory has 36 fields and bulk imports make millions.
-    return dataclasses.replace(
-        memory,
+    return memory.replace(
         sensitivity=_stronger(memory.sensitivity, found),
         content_hash=content_hash(memory.summary, memory.details),
     )

@@ -1,0 +1,129 @@
+"""`transfer.import_lines` writes its lines in batches through the bulk path.
+
+Lines that keep their trust (a person restoring Tree Ring's own export) go in
+as a bulk write does; the rest pass governance. These tests hold the batched
+import to what importing the same lines one at a time gives, and check that a
+refusal found while writing still names its line and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import PERSON, make_memory
+from reliability_support import counts, fts_consistent
+
+from tree_ring import correct, guidance, project, transfer
+from tree_ring.errors import Conflict
+from tree_ring.store import Store
+
+
+def _row(project_id: str, summary: str, **fields: Any) -> dict[str, Any]:
+    return {**make_memory(project_id, summary).to_dict(), **fields}
+
+
+def _line(row: dict[str, Any], *, keep_trust: bool) -> str:
+    row = dict(row)
+    if not keep_trust:
+        row.pop("trust", None)
+    return json.dumps(row)
+
+
+def _mixed_lines(project_id: str) -> list[str]:
+    """Runs of trusted and governed lines, with states governance would not give."""
+    lines: list[str] = []
+    for n in range(24):
+        keep = (n // 4) % 2 == 0
+        fields: dict[str, Any] = {"tags": [f"tag{n}"]}
+        if n % 5 == 0:
+            fields["trust"] = "pending"
+        if n % 7 == 0:
+            fields["operation_id"] = f"op-{n}"
+        summary = f"Deploys use blue green rollout number{n} for the payments service"
+        lines.append(_line(_row(project_id, summary, **fields), keep_trust=keep))
+    return lines
+
+
+def _state(store: Store) -> set[tuple[Any, ...]]:
+    return {
+        tuple(row)
+        for row in store.conn.execute(
+            "SELECT id, trust, sensitivity, origin, review_reason, links, tags FROM memories"
+        )
+    }
+
+
+def _other_store(tmp_path: Path, name: str) -> tuple[Store, str]:
+    root = tmp_path / name
+    root.mkdir()
+    guidance.init_project(root)
+    return Store.open(root), project.load_project_id(root)
+
+
+def test_batched_import_equals_one_line_at_a_time(
+    store: Store, project_id: str, tmp_path: Path
+) -> None:
+    lines = _mixed_lines(project_id)
+    report = transfer.import_lines(store, lines, project=project_id, actor=PERSON)
+
+    single, single_project = _other_store(tmp_path, "single")
+    with single:
+        assert single_project != project_id
+        # The other store is another project: rows land in it under its id.
+        lines_there = [line.replace(project_id, single_project) for line in lines]
+        for line in lines_there:
+            transfer.import_lines(single, [line], project=single_project, actor=PERSON)
+        assert _state(single) == _state(store)
+        assert counts(single.root)["audit_log"] == counts(store.root)["audit_log"]
+
+    assert len(report.created) == 24 and report.unchanged == []
+    # Trusted lines kept "pending"; governed lines with it were decided afresh.
+    kept = {r[0] for r in store.conn.execute("SELECT id FROM memories WHERE trust = 'pending'")}
+    assert {json.loads(lines[n])["id"] for n in (0, 10)} <= kept
+    assert fts_consistent(store.conn)
+    for n in range(24):
+        found = store.conn.execute(
+            "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (f"number{n}",)
+        ).fetchone()[0]
+        assert found == 1
+
+
+def test_repeats_and_retries_are_unchanged(store: Store, project_id: str) -> None:
+    first = _row(project_id, "The cache is warmed before traffic shifts", operation_id="op-1")
+    second = _row(project_id, "Feature flags default to off in staging")
+    retry = {**first, "id": make_memory(project_id, "x").id}  # same operation, new id
+    lines = [json.dumps(first), json.dumps(second), json.dumps(first), json.dumps(retry)]
+    report = transfer.import_lines(store, lines, project=project_id, actor=PERSON)
+    assert report.created == [first["id"], second["id"]]
+    assert report.unchanged == [first["id"], first["id"]]
+
+    again = transfer.import_lines(store, lines, project=project_id, actor=PERSON)
+    assert again.created == []
+    assert sorted(again.unchanged) == sorted([first["id"], second["id"], first["id"], first["id"]])
+    assert counts(store.root)["memories"] == 2
+
+
+@pytest.mark.parametrize("keep_trust", [True, False])
+def test_a_refusal_while_writing_names_its_line(
+    store: Store, project_id: str, keep_trust: bool
+) -> None:
+    forgotten = make_memory(project_id, "Staging keys rotate every Friday")
+    transfer.import_lines(
+        store, [json.dumps(forgotten.to_dict())], project=project_id, actor=PERSON
+    )
+    correct.forget(store, forgotten.id, mode="delete", reason="wrong", actor=PERSON)
+    reused = make_memory(project_id, "A fact that takes a used id")
+    rows = [_row(project_id, f"Imported fact number {n}") for n in range(6)]
+    clash = {**rows[1], "summary": "The same id, different content"}
+    back = {**forgotten.to_dict(), "id": make_memory(project_id, "y").id}
+    before = counts(store.root)
+    for bad, message in ((clash, "already exists"), (back, "forgotten")):
+        lines = [_line(row, keep_trust=keep_trust) for row in rows]
+        lines.insert(4, _line(bad, keep_trust=keep_trust))
+        with pytest.raises(Conflict, match=rf"^line 5: .*{message}.*nothing imported"):
+            transfer.import_lines(store, lines, project=project_id, actor=PERSON)
+        assert counts(store.root) == before
+    assert reused.id not in {r[0] for r in store.conn.execute("SELECT id FROM memories")}
