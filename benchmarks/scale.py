@@ -252,6 +252,58 @@ def plain_fts(
     }
 
 
+# The tables a bulk import writes rows into, in the order it writes them.
+FLOOR_TABLES = ("memories", "operation_claims", "audit_log", "tree_leaves", "tree_nodes")
+
+
+def sqlite_floor(source: Path, work: Path, batches: int) -> float:
+    """Seconds for SQLite alone to write what a bulk import wrote into `source`.
+
+    A fresh store of the same schema, opened as Tree Ring opens one, takes the
+    source's rows of every table a bulk import writes, copied by INSERT ...
+    SELECT in as many transactions as the import used, each batch of memories
+    indexed by one FTS statement as bulk indexes them. No Python touches a
+    row: this is what the import would cost if validation, the guard, the
+    hashes and binding the values were free.
+    """
+    target = work / "floor"
+    target.mkdir()
+    guidance.init_project(target)
+    with Store.open(target) as store:
+        conn = store.conn
+        conn.execute("ATTACH DATABASE ? AS src", (str(project.store_path(source)),))
+        conn.execute(f"DROP TRIGGER {bulk.INSERT_TRIGGER}")
+        for table in FLOOR_TABLES:
+            conn.execute(f"DELETE FROM main.{table}")
+        spans = {
+            table: conn.execute(f"SELECT coalesce(max(rowid), 0) FROM src.{table}").fetchone()[0]
+            for table in FLOOR_TABLES
+        }
+        start = time.perf_counter()
+        with bulk.page_cache(conn, bulk.CACHE_KIB):
+            for k in range(batches):
+                with store.write():
+                    before = conn.execute("SELECT coalesce(max(rowid), 0) FROM memories")
+                    indexed = before.fetchone()[0]
+                    for table in FLOOR_TABLES:
+                        low, high = (spans[table] * n // batches for n in (k, k + 1))
+                        conn.execute(
+                            f"INSERT INTO main.{table} SELECT * FROM src.{table}"
+                            " WHERE rowid > ? AND rowid <= ?",
+                            (low, high),
+                        )
+                        if table == "memories":
+                            conn.execute(
+                                "INSERT INTO memory_fts(rowid, summary, details, tags)"
+                                " SELECT rowid, summary, details, tags FROM memories"
+                                " WHERE rowid > ?",
+                                (indexed,),
+                            )
+        seconds = time.perf_counter() - start
+    shutil.rmtree(target)
+    return seconds
+
+
 def measure(size: int, corpus: Corpus, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     root = work / f"store-{size}"
     root.mkdir()
@@ -279,6 +331,9 @@ def measure(size: int, corpus: Corpus, args: argparse.Namespace, work: Path) -> 
         # CPU time is what a shared, busy machine cannot inflate.
         result["bulk_import_per_cpu_s"] = size / max(cpu_seconds, 1e-9)
         result["bulk_import_s"] = seconds
+        floor_s = sqlite_floor(root, work, batches=-(-size // BATCH))
+        result["sqlite_floor_per_s"] = size / floor_s
+        result["import_vs_sqlite_floor"] = floor_s / seconds
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         result["db_bytes_per_memory"] = store_bytes(root) / size
 
@@ -399,6 +454,8 @@ COLUMNS = (
     ("bulk_import_per_s", "import/s", "{:,.0f}"),
     ("bulk_import_per_cpu_s", "import/cpu-s", "{:,.0f}"),
     ("import_vs_plain_fts", "vs FTS5", "{:.2f}"),
+    ("sqlite_floor_per_s", "SQLite alone/s", "{:,.0f}"),
+    ("import_vs_sqlite_floor", "vs SQLite", "{:.2f}"),
     ("import_lines_per_s", "lines/s", "{:,.0f}"),
     ("cli_remember_median_ms", "remember ms", "{:.0f}"),
     ("recall_p50_ms", "recall p50", "{:.1f}"),

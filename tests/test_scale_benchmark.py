@@ -25,6 +25,8 @@ FIELDS = {
     "plain_fts_insert_per_s",
     "plain_fts_match_p95_ms",
     "import_vs_plain_fts",
+    "sqlite_floor_per_s",
+    "import_vs_sqlite_floor",
     "recall_p50_ms",
     "recall_p95_ms",
     "recall_p95_vs_plain_match",
@@ -73,6 +75,8 @@ def test_quick_benchmark_shape_and_ratios(tmp_path: Path) -> None:
         assert result["bulk_import_per_s"] > 0 and result["db_bytes_per_memory"] > 0
         # The bulk path does more than a bare FTS5 insert, never less.
         assert 0 < result["import_vs_plain_fts"] < 1.5
+        # Nor faster than SQLite writing the same rows with no Python at all.
+        assert 0 < result["import_vs_sqlite_floor"] < 1.5
         if result["hook_median_ms"] is not None:
             assert result["hook_vs_python_startup"] > 1
     # Ten times the memories: the brief walks an index and stays about as fast.
