@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import PERSON, CliRunner, make_memory
+from conftest import PERSON, REPO, CliRunner, make_memory
 from tree_support import remember, sentence, tune, word
 
 from tree_ring import (
@@ -516,6 +518,42 @@ def test_the_brief_spends_one_line_on_the_root_summary(store: Store, identity: I
     assert lines[-1].startswith("[history] ") and root in lines[-1]
     assert "7 recalled memories" in result.text
     assert len(result.text.encode("utf-8")) <= brief.MAX_BYTES
+
+
+def test_the_history_line_reads_the_root_without_the_tree_modules(
+    store: Store, identity: Identity, project_root: Path
+) -> None:
+    tune(store, input_token_budget=PAIR, summary_fanout=2)
+    for i in range(12):
+        remember(store, identity.project, sentence(i))
+    root = tree_recall.root_node(store.conn, identity.project)
+    assert root is not None
+    line = fenced(brief.build_brief(store, identity).text)[-1]
+    assert line.endswith(
+        f" (summary {root.id}: {root.leaf_count} memories, "
+        f"{root.time_range_start[:10]} to {root.time_range_end[:10]})"
+    )
+    assert line.startswith("[history] " + tree_recall.flat(root.content)[:40])
+    # The SessionStart hook builds this brief in a fresh process on every
+    # session: the summary tree's modules stay off its import path.
+    script = (
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(REPO)!r})\n"
+        "from pathlib import Path\n"
+        "from tree_ring import brief\n"
+        "from tree_ring.identity import Identity\n"
+        "from tree_ring.store import Store\n"
+        f"with Store.open(Path({str(project_root)!r})) as store:\n"
+        f"    text = brief.build_brief(store, Identity({identity.project!r})).text\n"
+        "print(json.dumps([text, sorted(m for m in sys.modules if m.startswith('tree_ring'))]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script], capture_output=True, text=True, check=True
+    )
+    text, loaded = json.loads(done.stdout)
+    assert f"(summary {root.id}:" in text
+    assert {"tree_ring.brief", "tree_ring.guard"} <= set(loaded)
+    assert not {"tree_ring.summary_tree", "tree_ring.tree_recall"} & set(loaded)
 
 
 @pytest.mark.parametrize("filler", ["ü" * 1500, "記憶" * 700, "🌲" * 900, "x" * 3000])

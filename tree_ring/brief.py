@@ -42,8 +42,13 @@ EMPTY = "Tree Ring memory for project {project}: no memories to recall for this 
 OVERFETCH = 32
 # Whether the project's source tree has sealed a root (tree_trees is unique on
 # kind and scope, so this is one index probe).
-ROOT_SEALED_SQL = (
-    "SELECT 1 FROM tree_trees WHERE kind = 'source' AND scope = ? AND root_id IS NOT NULL"
+# The project's root summary with what its line shows, read here rather than
+# through the summary tree's modules: importing those would cost the
+# SessionStart hook more than the brief itself (see `flat`).
+ROOT_SQL = (
+    "SELECT n.id, n.content, n.leaf_count, n.time_range_start, n.time_range_end"
+    " FROM tree_trees t JOIN tree_nodes n ON n.id = t.root_id"
+    " WHERE t.kind = 'source' AND t.scope = ? AND n.stale = 0"
 )
 
 
@@ -124,24 +129,28 @@ def history_line(store: Store, identity: Identity, view: View | None = None) -> 
     """
     if view is not None and (view.as_of is not None or view.valid_at is not None):
         return None
-    # Most projects have sealed no root yet; asking the index first keeps the
-    # summary tree's modules off the SessionStart hook's import path.
-    if not store.query(ROOT_SEALED_SQL, (identity.project,)):
+    found = store.query(ROOT_SQL, (identity.project,))
+    if not found:
         return None
-    from tree_ring import tree_recall
-
-    root = tree_recall.root_node(store.conn, identity.project)
-    if root is None:
-        return None
-    text = re.sub(r"-{3,}", "--", tree_recall.flat(root.content))
+    node_id, content, leaf_count, start, end = found[0]
+    text = re.sub(r"-{3,}", "--", flat(content))
     if guard.find_secret(text) is not None:
         return None
     head = "[history] "
-    tail = (
-        f" (summary {root.id}: {root.leaf_count} memories, "
-        f"{root.time_range_start[:10]} to {root.time_range_end[:10]})"
-    )
+    tail = f" (summary {node_id}: {leaf_count} memories, {start[:10]} to {end[:10]})"
     return head + _clip(text, LINE_BYTES - len(head.encode()) - len(tail.encode())) + tail
+
+
+def flat(content: str) -> str:
+    """A summary node's content on one line: entries joined by ' | ', provenance marks dropped."""
+    entries: list[str] = []
+    for raw in content.splitlines():
+        entry = raw.strip()
+        while entry.startswith("—"):
+            entry = entry[1:].strip()
+        if entry:
+            entries.append(" ".join(entry.split()))
+    return " | ".join(entries)
 
 
 def build_brief(store: Store, identity: Identity, view: View | None = None) -> Brief:

@@ -67,6 +67,12 @@ def _compiled(source: bytes) -> re.Pattern[bytes]:
     return re.compile(source)
 
 
+@functools.cache
+def _text_pattern(source: str) -> re.Pattern[str]:
+    """A validator's pattern, compiled on first use: most processes never run one."""
+    return re.compile(source)
+
+
 # --------------------------------------------------------------------------
 # Value checks shared by validators
 
@@ -154,14 +160,14 @@ _PLACEHOLDERS = frozenset(
 # tokens fail it because their case changes every letter or two and digits sit
 # between letters. The single `+` is followed by a group that must start with
 # [A-Z][a-z], so this cannot backtrack exponentially.
-_NAME_SEGMENT = re.compile(r"(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)(?:[A-Z][a-z]{2,})*[0-9]{0,3}|[0-9]{1,4}")
-_NAME_SEPARATORS = re.compile(r"[._:/@~+-]+")
+_NAME_SEGMENT = r"(?:[a-z]+|[A-Z][a-z]+|[A-Z]+)(?:[A-Z][a-z]{2,})*[0-9]{0,3}|[0-9]{1,4}"
+_NAME_SEPARATORS = r"[._:/@~+-]+"
 
 
 def _name_like(value: str) -> bool:
     """True for `settings.API_KEY`, `os.environ`, `/run/secrets/db`, `YOUR_TOKEN`."""
-    parts = [part for part in _NAME_SEPARATORS.split(value) if part]
-    return bool(parts) and all(_NAME_SEGMENT.fullmatch(part) for part in parts)
+    parts = [part for part in _text_pattern(_NAME_SEPARATORS).split(value) if part]
+    return bool(parts) and all(_text_pattern(_NAME_SEGMENT).fullmatch(part) for part in parts)
 
 
 def _is_filler(value: str) -> bool:
@@ -300,13 +306,12 @@ def _card_brand_length_ok(digits: str) -> bool:
     return False
 
 
-_CARD_TEXT = re.compile(
+_CARD_TEXT = (
     r"(?<![\w.,-])(?:(?P<run>[0-9]{13,19})|[0-9]{4}(?P<s>[ -])[0-9]{4}(?P=s)[0-9]{4}(?P=s)[0-9]{4}"
     r"(?:(?P=s)[0-9]{3})?|[0-9]{4}(?P<a>[ -])[0-9]{6}(?P=a)[0-9]{5})(?![\w-]|[.,][0-9])"
 )
-_CARD_WORDS = re.compile(
-    r"\b(?:cards?|credit|debit|visa|mastercard|amex|discover|cc|pan|cardholder|payment)\b",
-    re.IGNORECASE,
+_CARD_WORDS = (
+    r"(?i)\b(?:cards?|credit|debit|visa|mastercard|amex|discover|cc|pan|cardholder|payment)\b"
 )
 _CARD_CONTEXT = 40
 
@@ -318,11 +323,11 @@ def _card_number(window: str) -> bool:
     A bare run of digits only counts next to a card word: random 16-digit ids
     and seeds pass the checksum one time in ten.
     """
-    for match in _CARD_TEXT.finditer(window):
+    for match in _text_pattern(_CARD_TEXT).finditer(window):
         digits = _digits(match.group())
         if digits in _TEST_CARDS or not _card_brand_length_ok(digits) or not _luhn(digits):
             continue
-        if match.group("run") is None or _CARD_WORDS.search(window):
+        if match.group("run") is None or _text_pattern(_CARD_WORDS).search(window):
             return True
     return False
 
@@ -375,7 +380,7 @@ def _after_label(span: str) -> str:
     return span[match.start() :].strip() if match else ""
 
 
-_PHONE_SHAPES = re.compile(
+_PHONE_SHAPES = (
     r"(?:\+|00)[1-9][0-9 ().-]{5,20}"  # international
     r"|\(?0[0-9][0-9 ().-]{5,16}"  # national trunk prefix
     r"|\(?[2-9][0-9]{2}\)?[ .-]?[0-9]{3}[ .-]?[0-9]{4}"  # North American 3-3-4
@@ -384,7 +389,8 @@ _PHONE_SHAPES = re.compile(
 
 def _phone(span: str) -> bool:
     value = _after_label(span)
-    return 7 <= len(_digits(value)) <= 15 and _PHONE_SHAPES.fullmatch(value) is not None
+    shapes = _text_pattern(_PHONE_SHAPES)
+    return 7 <= len(_digits(value)) <= 15 and shapes.fullmatch(value) is not None
 
 
 def _passport(span: str) -> bool:
@@ -396,24 +402,24 @@ def _bank_account(span: str) -> bool:
     return 6 <= len(_digits(_after_label(span))) <= 20
 
 
-_PAY_WORD = re.compile(
-    r"\b(?:salar(?:y|ies)|base\s+pay|annual\s+pay|take[\s-]+home\s+pay|pay\s+(?:rise|raise|cut)"
-    r"|compensation|bonus|wages?|earns|income)\b",
-    re.IGNORECASE,
+_PAY_WORD = (
+    r"(?i)\b(?:salar(?:y|ies)|base\s+pay|annual\s+pay|take[\s-]+home\s+pay|pay\s+(?:rise|raise|cut)"
+    r"|compensation|bonus|wages?|earns|income)\b"
 )
 # An amount that says it is money: a currency sign, a currency word, or "95k".
 _MONEY = (
     r"(?:[$€£¥]\s?[0-9][0-9,.]*(?:\s?[kKmM]\b)?"
     r"|[0-9][0-9,.]*(?:\s?[kK]\b|\s?(?:USD|EUR|GBP|CHF|CAD|AUD|dollars|euros|pounds)\b))"
 )
-_MONEY_AFTER = re.compile(r"[^0-9$€£¥\n]{0,40}" + _MONEY)
-_MONEY_BEFORE = re.compile(_MONEY + r"[^0-9\n]{0,30}$")
+_MONEY_AFTER = r"[^0-9$€£¥\n]{0,40}" + _MONEY
+_MONEY_BEFORE = _MONEY + r"[^0-9\n]{0,30}$"
 
 
 def _salary(window: str) -> bool:
     """A pay word with an amount of money a few words after or before it."""
-    for word in _PAY_WORD.finditer(window):
-        if _MONEY_AFTER.match(window, word.end()) or _MONEY_BEFORE.search(window, 0, word.start()):
+    after, before = _text_pattern(_MONEY_AFTER), _text_pattern(_MONEY_BEFORE)
+    for word in _text_pattern(_PAY_WORD).finditer(window):
+        if after.match(window, word.end()) or before.search(window, 0, word.start()):
             return True
     return False
 
@@ -434,14 +440,14 @@ _ROLE_MAILBOXES = frozenset(
 )  # fmt: skip
 _EMAIL_CONTEXT = 80
 # The local part may not follow ":" or "/": "https://user:pass@host" is a URL.
-_EMAIL_TEXT = re.compile(
+_EMAIL_TEXT = (
     r"(?<![\w.%+/:-])([A-Za-z0-9._%+-]{1,64})@((?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24})"
     r"(?![\w-]|\.\w)"
 )
 
 
 def _email_address(window: str) -> bool:
-    for match in _EMAIL_TEXT.finditer(window):
+    for match in _text_pattern(_EMAIL_TEXT).finditer(window):
         local, domain = match.group(1).lower(), match.group(2).lower()
         if local in _ROLE_MAILBOXES or "noreply" in domain or "no-reply" in domain:
             continue

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tree_ring import live, rows, summary_tree
+from tree_ring.brief import flat  # the history line's form of a node, kept light there
 from tree_ring.identity import Identity
 from tree_ring.live import View
 from tree_ring.recall import terms
@@ -48,18 +49,6 @@ def node_in_project(conn: sqlite3.Connection, project: str, node_id: str) -> Nod
     if tree is None or found is None or found.tree_id != tree.id or found.stale:
         return None
     return found
-
-
-def flat(content: str) -> str:
-    """A node's content on one line: entries joined by ' | ', provenance marks dropped."""
-    entries: list[str] = []
-    for raw in content.splitlines():
-        entry = raw.strip()
-        while entry.startswith("—"):
-            entry = entry[1:].strip()
-        if entry:
-            entries.append(" ".join(entry.split()))
-    return " | ".join(entries)
 
 
 @dataclass(frozen=True)
