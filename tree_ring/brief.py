@@ -40,11 +40,10 @@ HEADER = (
 EMPTY = "Tree Ring memory for project {project}: no memories to recall for this session yet."
 # Rows fetched beyond eight, in case the guard drops some stored before a rule.
 OVERFETCH = 32
-# Whether the project's source tree has sealed a root (tree_trees is unique on
-# kind and scope, so this is one index probe).
-# The project's root summary with what its line shows, read here rather than
-# through the summary tree's modules: importing those would cost the
-# SessionStart hook more than the brief itself (see `flat`).
+# The project's root summary and what its line shows, if its history has sealed
+# one: two primary-key probes (tree_trees is unique on kind and scope). Read
+# here rather than through the summary tree's modules, whose import would cost
+# the SessionStart hook more than the brief itself.
 ROOT_SQL = (
     "SELECT n.id, n.content, n.leaf_count, n.time_range_start, n.time_range_end"
     " FROM tree_trees t JOIN tree_nodes n ON n.id = t.root_id"
