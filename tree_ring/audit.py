@@ -7,15 +7,13 @@ edited, removed or reordered entry.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from json.encoder import encode_basestring
 from typing import Any
 
 from tree_ring.identity import Origin
-from tree_ring.record import now_iso, sha256
+from tree_ring.record import canonical_json, json_string, json_text, now_iso, sha256
 
 
 @dataclass(frozen=True)
@@ -42,18 +40,6 @@ _ENTRY = (
     '{"action":%s,"actor":%s,"at":%s,"detail":%s,"origin":%s,'
     '"prev_hash":%s,"session":%s,"target":%s}'
 )
-# The escaper the json encoder itself applies to a string (ensure_ascii=False).
-_string = encode_basestring
-_sorted_json = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
-
-
-def _text(value: str | None) -> str:
-    return "null" if value is None else _string(value)
-
-
-def detail_json(detail: dict[str, Any]) -> str:
-    """An entry's detail as stored and hashed: canonical JSON."""
-    return _sorted_json(detail)
 
 
 def _entry_hash(fields: tuple[str, ...]) -> str:
@@ -72,7 +58,7 @@ def append(
     at: str | None = None,
 ) -> None:
     """Add one entry; the caller's transaction makes it atomic with the change."""
-    append_many(conn, actor, action, [(target, detail_json(detail or {}), at or now_iso())])
+    append_many(conn, actor, action, [(target, canonical_json(detail or {}), at or now_iso())])
 
 
 def append_many(
@@ -81,7 +67,7 @@ def append_many(
     action: str,
     items: Iterable[tuple[str, str, str]],
 ) -> None:
-    """Add one entry per (target, detail as `detail_json`, at), in order, chained
+    """Add one entry per (target, detail as canonical JSON, at), in order, chained
     from the current head.
 
     The head is read once and the chain is hashed here, so a bulk write pays one
@@ -91,11 +77,12 @@ def append_many(
     prev_hash: str = last[0] if last else ""
     name, origin, session = actor.name, actor.origin.kind, actor.origin.session
     # The fields every entry of the call shares, written once.
-    action_, name_, origin_, session_ = _text(action), _text(name), _text(origin), _text(session)
+    action_, name_, origin_, session_ = map(json_text, (action, name, origin, session))
     values: list[tuple[str, ...]] = []
     for target, detail, at in items:
-        written = (action_, name_, _string(at), _string(detail), origin_, _string(prev_hash))
-        digest = _entry_hash((*written, session_, _string(target)))
+        at_, detail_, prev_ = json_string(at), json_string(detail), json_string(prev_hash)
+        written = (action_, name_, at_, detail_, origin_, prev_)
+        digest = _entry_hash((*written, session_, json_string(target)))
         values.append((at, name, origin, action, target, detail, prev_hash, digest))
         prev_hash = digest
     columns = ["at", "actor", "origin", "action", "target", "detail", "prev_hash", "hash"]
@@ -140,7 +127,7 @@ def verify(conn: sqlite3.Connection) -> Verification:
             return Verification(False, count, row["seq"], "link to the previous entry is broken")
         fields = (row["action"], row["actor"], row["at"], row["detail"], row["origin"])
         written = tuple(
-            _text(value) for value in (*fields, prev_hash, row["session"], row["target"])
+            json_text(value) for value in (*fields, prev_hash, row["session"], row["target"])
         )
         if row["hash"] != _entry_hash(written):
             return Verification(False, count, row["seq"], "entry was changed after it was written")

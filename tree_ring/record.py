@@ -18,6 +18,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from json.encoder import encode_basestring
 from typing import Any, cast
 
 from tree_ring.errors import UsageError
@@ -121,9 +122,23 @@ def new_memory_id(moment: datetime | None = None) -> str:
     return f"mem_{stamp}_{secrets.token_hex(6)}"
 
 
+_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
+
 def canonical_json(value: Any) -> str:
     """The one serialisation used for anything that is hashed."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _canonical(value)
+
+
+# Pieces of canonical JSON, for the hashes a bulk write makes millions of
+# (audit entries, write intents): those write a fixed set of keys field by
+# field, since the general encoder costs more than the row being hashed, and
+# tests hold them to the same bytes as canonical_json.
+json_string = encode_basestring  # how the encoder writes a str (ensure_ascii=False)
+
+
+def json_text(value: str | None) -> str:
+    return "null" if value is None else json_string(value)
 
 
 def sha256(text: str) -> str:

@@ -24,7 +24,6 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from json.encoder import encode_basestring
 from math import isfinite
 from typing import Any, NamedTuple
 
@@ -34,6 +33,8 @@ from tree_ring.errors import Conflict, TreeRingError
 from tree_ring.record import (
     Memory,
     content_hash,
+    json_string,
+    json_text,
     sha256,
     validate,
 )
@@ -49,16 +50,9 @@ class WriteResult:
     review_reason: str | None = None
 
 
-# What is hashed here is canonical_json (record.py) of a fixed set of fields,
-# written out field by field: the general encoder costs a bulk import more
-# than the row it hashes. Keys in sorted order; a test holds these to the
-# same bytes as canonical_json.
-_string = encode_basestring  # the escaper the json encoder applies (ensure_ascii=False)
+# What is hashed here is canonical_json of a fixed set of fields, written out
+# field by field (see record.json_text). Keys in sorted order.
 _json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
-
-def _text(value: str | None) -> str:
-    return "null" if value is None else _string(value)
 
 
 def _number(value: float) -> str:
@@ -67,7 +61,7 @@ def _number(value: float) -> str:
 
 
 def _texts(values: tuple[str, ...]) -> str:
-    return "[" + ",".join(map(_string, values)) + "]" if values else "[]"
+    return "[" + ",".join(map(json_string, values)) + "]" if values else "[]"
 
 
 def claim_key(memory: Memory) -> str | None:
@@ -93,18 +87,18 @@ def payload_hash(memory: Memory) -> str:
         _INTENT
         % (
             _number(m.confidence),
-            _string(m.details),
-            _string(m.event_type),
-            _text(m.expires_at),
-            _string(m.retention),
-            _string(m.ring),
+            json_string(m.details),
+            json_string(m.event_type),
+            json_text(m.expires_at),
+            json_string(m.retention),
+            json_string(m.ring),
             _number(m.salience),
-            _string(m.scope),
-            _text(m.session_id),
-            _string(m.source_quote),
-            _string(m.source_ref),
-            _string(m.source_type),
-            _string(m.summary),
+            json_string(m.scope),
+            json_text(m.session_id),
+            json_string(m.source_quote),
+            json_string(m.source_ref),
+            json_string(m.source_type),
+            json_string(m.summary),
             _texts(m.supersedes),
             _texts(m.tags),
         )
@@ -372,12 +366,12 @@ _DETAIL = '{"content_hash":%s,"operation_id":%s,"ring":%s,"scope":%s,"sensitivit
 
 
 def audit_detail(memory: Memory) -> str:
-    """The entry's detail as `audit.detail_json` writes it."""
+    """The entry's detail, as canonical_json writes it."""
     return _DETAIL % (
-        _string(memory.content_hash),
-        _text(memory.operation_id),
-        _string(memory.ring),
-        _string(memory.scope),
-        _string(memory.sensitivity),
-        _string(memory.trust),
+        json_string(memory.content_hash),
+        json_text(memory.operation_id),
+        json_string(memory.ring),
+        json_string(memory.scope),
+        json_string(memory.sensitivity),
+        json_string(memory.trust),
     )
