@@ -12,8 +12,8 @@ import dataclasses
 import hashlib
 import json
 import math
+import os
 import re
-import secrets
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -119,7 +119,9 @@ def parse_time(text: str, what: str = "time") -> str:
 
 def new_memory_id(moment: datetime | None = None) -> str:
     stamp = (moment or datetime.now(UTC)).strftime("%Y%m%d_%H%M%S")
-    return f"mem_{stamp}_{secrets.token_hex(6)}"
+    # os.urandom is what secrets.token_hex reads; importing secrets (hmac,
+    # random, base64) would cost every hook run more than the brief itself.
+    return f"mem_{stamp}_{os.urandom(6).hex()}"
 
 
 _canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 import sqlite3
 import time
 from collections.abc import Generator
@@ -209,7 +208,8 @@ class Store:
                 text = str(exc).lower()
                 if ("locked" not in text and "busy" not in text) or attempt == WRITE_ATTEMPTS - 1:
                     raise
-            time.sleep(delay * (1 + random.random()))
+            # Jitter from os.urandom: importing random would cost every hook run.
+            time.sleep(delay * (1 + os.urandom(1)[0] / 256))
             delay = min(delay * 2, BACKOFF_CAP_S)
         raise AssertionError("unreachable")
 
