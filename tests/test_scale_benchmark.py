@@ -27,6 +27,9 @@ FIELDS = {
     "import_vs_plain_fts",
     "sqlite_floor_per_s",
     "import_vs_sqlite_floor",
+    "required_python_us_per_memory",
+    "import_ceiling_per_s",
+    "import_vs_ceiling",
     "recall_p50_ms",
     "recall_p95_ms",
     "recall_p95_vs_plain_match",
@@ -67,7 +70,15 @@ def test_quick_benchmark_shape_and_ratios(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     report = json.loads(proc.stdout)
     assert report["sizes"] == [1_000, 10_000]
-    assert set(report["targets"]) >= {"recall_p95_ms", "hook_median_ms", "at"}
+    assert set(report["targets"]) >= {"recall_p95_ms", "hook_median_ms", "import_per_s", "at"}
+    results = report["results"]
+    goal = report["targets"]["import_per_s"]
+    assert set(report["targets"]["import_met_at"]) == {
+        int(size) for size, r in results.items() if r["bulk_import_per_s"] >= goal
+    }
+    assert set(report["targets"]["import_ceiling_reaches_at"]) == {
+        int(size) for size, r in results.items() if r["import_ceiling_per_s"] >= goal
+    }
     assert report["baseline"]["python_startup_median_ms"] > 0
     small, large = report["results"]["1000"], report["results"]["10000"]
     for result in (small, large):
@@ -77,6 +88,10 @@ def test_quick_benchmark_shape_and_ratios(tmp_path: Path) -> None:
         assert 0 < result["import_vs_plain_fts"] < 1.5
         # Nor faster than SQLite writing the same rows with no Python at all.
         assert 0 < result["import_vs_sqlite_floor"] < 1.5
+        # The ceiling adds the Python no write may skip to SQLite alone, so it
+        # lies below SQLite alone, and the import does not pass it.
+        assert result["import_ceiling_per_s"] < result["sqlite_floor_per_s"]
+        assert 0 < result["import_vs_ceiling"] < 1.5
         if result["hook_median_ms"] is not None:
             assert result["hook_vs_python_startup"] > 1
     # Ten times the memories: the brief walks an index and stays about as fast.
