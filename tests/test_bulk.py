@@ -70,6 +70,18 @@ def test_outcomes_match_the_single_write_path(
     assert counts(store.root)["memories"] == 2
 
 
+def test_a_replacement_of_a_memory_earlier_in_the_batch_is_judged_as_alone(
+    store: Store, twin: Store, project_id: str
+) -> None:
+    """Governance reads what a memory replaces, even when the batch wrote it."""
+    rule = make_memory(project_id, "Releases are cut on Tuesdays", ring="heartwood")
+    change = make_memory(project_id, "Releases are cut on Thursdays", supersedes=(rule.id,))
+    batched = bulk.insert_many(store, [rule, change], AGENT)
+    single = [writes.store_memory(twin, memory, AGENT) for memory in (rule, change)]
+    assert batched == single
+    assert batched[1].trust == "pending" and rule.id in (batched[1].review_reason or "")
+
+
 def test_a_refused_memory_fails_its_batch_and_writes_nothing_of_it(
     store: Store, project_id: str
 ) -> None:

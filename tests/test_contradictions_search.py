@@ -5,11 +5,15 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from conftest import PERSON, make_memory
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reliability_support import fts_consistent
 
-from tree_ring import contradictions, live, writes
+from tree_ring import bulk, contradictions, guidance, live, writes
 from tree_ring.contradictions import Probe, SearchWord
 from tree_ring.live import View
 from tree_ring.record import Memory
@@ -144,6 +148,83 @@ def test_find_returns_exactly_what_comparing_every_row_would(
     assert checked > 50  # the store holds contradictions to find, not only misses
 
 
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_batch_finds_what_one_write_at_a_time_finds(
+    store: Store, project_id: str, tmp_path: Path, seed: int
+) -> None:
+    """A governed bulk write indexes its rows only at its end, so a contradiction
+    between two of its own memories is found by `Pending`, and one with a stored
+    row by the index: trust, reasons and links as one write at a time gives."""
+    rng = random.Random(seed)
+    texts = statements(seed)
+    stored = [make_memory(project_id, next(texts)) for _ in range(150)]
+    claims = [next(texts) for _ in range(40)]
+    memories = [make_memory(project_id, next(texts)) for _ in range(150)]
+    for text in claims:
+        for near in [text, *variants(text, rng)]:
+            agent = rng.choice([None, "w1", "w2"])
+            scope = {"scope": "agent", "agent_profile": agent} if agent else {}
+            memories.append(make_memory(project_id, near, **scope))
+    rng.shuffle(memories)
+    # Some of the batch contradict rows stored before it.
+    memories += [make_memory(project_id, f"Do not {m.summary}") for m in stored[:20]]
+    twin_root = tmp_path / "twin"
+    twin_root.mkdir()
+    guidance.init_project(twin_root)
+    with Store.open(twin_root) as twin:
+        for target in (store, twin):
+            bulk.insert_many(target, stored, PERSON, action="import", admit=False)
+        batched = bulk.insert_many(store, memories, PERSON, batch=120)
+        single = [writes.store_memory(twin, memory, PERSON) for memory in memories]
+        assert batched == single
+        decided = "SELECT id, trust, review_reason, links FROM memories"
+        assert set(store.conn.execute(decided)) == set(twin.conn.execute(decided))
+    disputed = [r for r in batched if r.trust == "disputed"]
+    assert len(disputed) > 40  # the batch held contradictions to find
+    assert fts_consistent(store.conn)
+
+
+words_of = st.lists(st.integers(0, 11), min_size=1, max_size=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(words_of, max_size=40), statement=words_of, misses=st.integers(0, 3))
+def test_pending_lists_exactly_the_rows_holding_all_but_misses_of_the_words(
+    rows: list[list[int]], statement: list[int], misses: int
+) -> None:
+    vocabulary = [f"{s}{t}" for s, t in zip(SYLLABLES, reversed(SYLLABLES), strict=True)]
+    pending = contradictions.Pending(lambda: None)
+    held: dict[str, frozenset[str]] = {}
+    for n, picked in enumerate(rows):
+        memory = make_memory("p", " ".join(vocabulary[i] for i in picked))
+        memory = memory.replace(id=f"mem_{n}")
+        pending.add(memory)
+        held[memory.id] = contradictions.claim(memory.summary).words
+    new = contradictions.claim(" ".join(vocabulary[i] for i in statement))
+    misses %= len(new.words)  # fewer than all: `find` allows a quarter
+    need = len(new.words) - misses
+    want = {i for i, words in held.items() if len(words & new.words) >= need}
+    assert set(pending.could_contradict(new, misses)) == want
+
+
+def test_a_batch_probes_each_word_once(store: Store, project_id: str) -> None:
+    with store.write() as conn:
+        for i in range(40):
+            crowd = f"The worker timeout setting is documented, case {i}"
+            writes.insert_prepared(conn, make_memory(project_id, crowd), PERSON, admit=False)
+    probes: list[str] = []
+    store.conn.set_trace_callback(probes.append)
+    try:
+        memories = [
+            make_memory(project_id, f"Worker timeout setting for Alice is {n}s") for n in range(30)
+        ]
+        bulk.insert_many(store, memories, PERSON)
+    finally:
+        store.conn.set_trace_callback(None)
+    # One probe of the words no earlier memory of the batch had: the first.
+    assert len([sql for sql in probes if "group_concat(rowid)" in sql]) == 1
+
+
 def probe(name: str, rowids: tuple[int, ...] = (), count: int = 0) -> Probe:
     """A word listed in full (`rowids`) or, given a `count`, a common one."""
     word = SearchWord(name, f'"{name}"', name)
@@ -275,13 +356,15 @@ def test_a_stale_probe_cache_costs_time_not_findings(store: Store, project_id: s
         assert found(conn, new) == {old.id}
 
 
+@pytest.mark.parametrize("pending", [False, True])
 @pytest.mark.parametrize("matched", [False, True])
 def test_candidates_are_looked_up_by_rowid_and_never_sorted(
-    store: Store, project_id: str, matched: bool
+    store: Store, project_id: str, matched: bool, pending: bool
 ) -> None:
     clause = live.live(View(), "m")
-    sql = contradictions.candidate_sql(clause, "agent_profile", matched)
+    sql = contradictions.candidate_sql(clause, "agent_profile", matched, pending)
     params = {
+        "pending": '["mem_a"]',
         **clause.params,
         "listed": "[1, 2]",
         "match": '{summary} : ("a" AND "b")',

@@ -16,10 +16,10 @@ exactly the new rows, and the trigger is created again from the schema's own
 text. No other connection can see the trigger missing, and a crash rolls all
 of it back together.
 
-One exception keeps the semantics exact: governance (`admit=True`) searches
-the FTS index for contradictions, so each row must be indexed before the next
-is admitted. Then the trigger stays, each row is written before the next is
-admitted, and only the batching of transactions helps.
+Governance (`admit=True`) searches for contradictions among the stored rows
+and the batch's earlier ones. The index answers for the stored rows; the
+batch's own, not indexed yet, are found by their words
+(`contradictions.Pending`), which misses none that the index would find.
 
 Around that, bulk gives the connection a page cache sized for the indexes a
 batch touches (`page_cache`), and authorizes a bulk action other than
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Generator, Iterable, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from itertools import islice
 
 from tree_ring import policy, schema, writes
@@ -84,9 +84,7 @@ def insert_prepared_many(
 ) -> list[WriteResult]:
     """The transactional half of a bulk write; the caller holds the transaction
     (and, for a bulk action, has authorized it)."""
-    # Governance searches the index for each row, so rows it admits are
-    # indexed by the trigger as they go in.
-    with nullcontext() if admit else deferred_fts(conn):
+    with deferred_fts(conn):
         return writes.insert_prepared_many(
             conn, memories, actor, action=action, admit=admit, offset=offset
         )

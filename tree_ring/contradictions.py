@@ -29,7 +29,7 @@ import re
 import sqlite3
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tree_ring import live, rows
@@ -112,6 +112,8 @@ class Claim:
     terms: tuple[str, ...]  # unstemmed content words, for the FTS query
 
 
+# Words repeat (an import stems the same few thousand again and again).
+@functools.lru_cache(maxsize=16_384)
 def _stem(word: str) -> str:
     if word.endswith("'s"):
         word = word[:-2]
@@ -260,14 +262,22 @@ PROBE_CACHE = (
 )
 
 
-def probe(conn: sqlite3.Connection, words: list[SearchWord]) -> list[Probe]:
+def probe(
+    conn: sqlite3.Connection, words: list[SearchWord], seen: dict[str, Probe] | None = None
+) -> list[Probe]:
     """`words` probed, those in the fewest summaries first.
 
     A word in fewer summaries than the probe reads is counted exactly and its
     summaries listed. One that fills the probe is ranked by how far into the
     index the probe had to go: rowids grow as rows are added, so a sparser
-    word's first `PROBE_ROWS` summaries reach a higher rowid.
+    word's first `PROBE_ROWS` summaries reach a higher rowid. `seen` keeps
+    this batch's probes (see `Pending`), and is added to.
     """
+    seen = {} if seen is None else seen
+    probes = [seen[w.phrase] for w in words if w.phrase in seen]
+    words = [w for w in words if w.phrase not in seen]
+    if not words:
+        return _rarest_first(probes)
     conn.execute(PROBE_CACHE)
     phrases = json.dumps([w.phrase for w in words])
     known: dict[str, int] = dict(
@@ -277,7 +287,7 @@ def probe(conn: sqlite3.Connection, words: list[SearchWord]) -> list[Probe]:
             (phrases,),
         ).fetchall()
     )
-    probes = [Probe(w, PROBE_ROWS, known[w.phrase], ()) for w in words if w.phrase in known]
+    probes += [Probe(w, PROBE_ROWS, known[w.phrase], ()) for w in words if w.phrase in known]
     unknown = [w for w in words if w.phrase not in known]
     if unknown:
         params: dict[str, object] = {"probe": PROBE_ROWS}
@@ -288,13 +298,19 @@ def probe(conn: sqlite3.Connection, words: list[SearchWord]) -> list[Probe]:
             listed: str | None = row[3]
             rowids = tuple(int(r) for r in listed.split(",")) if listed else ()
             fresh.append(Probe(unknown[index], row[1], row[2] or 0, rowids))
-        conn.executemany(
-            "INSERT OR REPLACE INTO temp.contradiction_probes(phrase, reach) VALUES (?, ?)",
-            [(p.word.phrase, p.reach) for p in fresh if p.common],
-        )
+        common = [(p.word.phrase, p.reach) for p in fresh if p.common]
+        if common:
+            conn.executemany(
+                "INSERT OR REPLACE INTO temp.contradiction_probes(phrase, reach) VALUES (?, ?)",
+                common,
+            )
         probes += fresh
-    probes.sort(key=lambda p: (1, -p.reach) if p.common else (0, p.count))
-    return probes
+    seen.update((p.word.phrase, p) for p in probes)
+    return _rarest_first(probes)
+
+
+def _rarest_first(probes: list[Probe]) -> list[Probe]:
+    return sorted(probes, key=lambda p: (1, -p.reach) if p.common else (0, p.count))
 
 
 def shape(count: int, misses: int, listed: int) -> tuple[int, int]:
@@ -369,10 +385,56 @@ def candidates(probes: Sequence[Probe], misses: int) -> Candidates:
     return Candidates(tuple(listed), match)
 
 
-def candidate_sql(clause: live.Clause, partition_column: str | None, matched: bool) -> str:
+class Pending:
+    """Rows a batch has written that the FTS index may not hold yet, by claim word.
+
+    A bulk write indexes its rows for FTS once, at the end of the batch (see
+    bulk.py), so the candidate search cannot find a memory of the batch in
+    the index while it admits a later one. It finds them here instead, from
+    the same words `compare_claims` compares: a row holding all but `misses`
+    of a statement's words holds at least one of any `misses + 1` of them, so
+    the rows listed under the rarest `misses + 1` are every row that could
+    contradict it. A row that is also indexed is found twice and compared once.
+    Read by the words `compare_claims` reads, a row of the batch is found even
+    where the index's stemmer and `claim`'s disagree (see `candidates`), so a
+    batch may find a contradiction among its own rows that writing them one at
+    a time would miss, never the reverse.
+
+    With the batch's own rows found here, the index only has to answer for
+    the rows stored before the batch, so a word is probed once per batch
+    (`probes`): `candidates` is complete for any counts of those rows. And the
+    batch need not write its rows before each search, only before one that
+    finds some of them: `flush` writes the rows it still holds back.
+    """
+
+    def __init__(self, flush: Callable[[], None]) -> None:
+        self._holding: dict[str, set[str]] = {}
+        self.probes: dict[str, Probe] = {}
+        self.flush = flush
+
+    def add(self, memory: Memory) -> None:
+        for word in claim(memory.summary).words:
+            self._holding.setdefault(word, set()).add(memory.id)
+
+    def could_contradict(self, found: Claim, misses: int) -> list[str]:
+        """Ids of the rows here that hold all but `misses` (fewer than all) of `found`'s words."""
+        empty: set[str] = set()
+        held = sorted((self._holding.get(word, empty) for word in found.words), key=len)
+        need = len(held) - misses
+        pool = empty.union(*held[: misses + 1])
+        return sorted(i for i in pool if sum(i in ids for ids in held) >= need)
+
+
+def candidate_sql(
+    clause: live.Clause, partition_column: str | None, matched: bool, pending: bool = False
+) -> str:
     hits = "SELECT value AS hit FROM json_each(:listed)"
     if matched:
         hits += " UNION SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match"
+    if pending:
+        hits += (
+            " UNION SELECT rowid FROM memories WHERE id IN (SELECT value FROM json_each(:pending))"
+        )
     # CROSS JOIN keeps the candidates first: SQLite would otherwise walk the
     # project's rows and look each one up. No ORDER BY and no LIMIT: every
     # candidate is compared, so none can be crowded out by the others.
@@ -395,15 +457,22 @@ def candidate_sql(clause: live.Clause, partition_column: str | None, matched: bo
 PARTITIONS = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
 
 
-def find(conn: sqlite3.Connection, memory: Memory) -> list[Found]:
+def find(conn: sqlite3.Connection, memory: Memory, pending: Pending | None = None) -> list[Found]:
     """Live, accepted memories in the same project, scope and partition that
-    `memory` contradicts, oldest first. `memory` need not be stored yet."""
+    `memory` contradicts, oldest first. `memory` need not be stored yet; rows
+    written but not yet indexed are found through `pending`."""
     new = claim(memory.summary)
     words = search_words(new)
     if not words:
         return []
     misses = len(new.words) // 4
-    where = candidates(probe(conn, words), misses)
+    seen = pending.probes if pending is not None else None
+    where = candidates(probe(conn, words, seen), misses)
+    unindexed = pending.could_contradict(new, misses) if pending is not None else []
+    if not where.rowids and where.match is None and not unindexed:
+        return []  # nothing could contradict it
+    if pending is not None and unindexed:
+        pending.flush()  # the query below reads them from the table
     clause = live.live(View(), "m")
     column = PARTITIONS.get(memory.scope)
     params: dict[str, object] = {
@@ -416,8 +485,9 @@ def find(conn: sqlite3.Connection, memory: Memory) -> list[Found]:
         "partition": getattr(memory, column) if column else None,
         "keys": json.dumps([word.key for word in words]),
         "shared": len(words) - misses,
+        "pending": json.dumps(unindexed),
     }
-    sql = candidate_sql(clause, column, where.match is not None)
+    sql = candidate_sql(clause, column, where.match is not None, bool(unindexed))
     found: list[Found] = []
     for row in conn.execute(sql, params):
         if row["id"] in memory.supersedes:

@@ -110,8 +110,14 @@ def waiting_reason(conn: sqlite3.Connection, memory: Memory, actor: Actor) -> st
     return None
 
 
-def admit(conn: sqlite3.Connection, memory: Memory, actor: Actor) -> Memory:
-    """The trust state and contradiction links a new row is stored with."""
+def admit(
+    conn: sqlite3.Connection,
+    memory: Memory,
+    actor: Actor,
+    pending: contradictions.Pending | None = None,
+) -> Memory:
+    """The trust state and contradiction links a new row is stored with;
+    `pending` holds the rows of its batch the FTS index may not have yet."""
     if memory.trust == "rejected":
         return memory
     reasons: list[str] = []
@@ -121,7 +127,7 @@ def admit(conn: sqlite3.Connection, memory: Memory, actor: Actor) -> Memory:
         if reason is not None:
             trust = "pending"
             reasons.append(reason)
-    found = contradictions.find(conn, memory)
+    found = contradictions.find(conn, memory, pending)
     links = list(memory.links)
     for item in found:
         link = Link(CONTRADICTS, item.memory.id)

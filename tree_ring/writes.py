@@ -11,11 +11,13 @@ the checks need to know of the store (tombstones, claims, ids taken, ids
 redacted) is read once for the whole batch and kept current as its own rows
 are decided, so memory i is checked against the store plus memories 0..i-1,
 as it would be written alone after them. The rows, claims and audit entries
-are then written a statement per table. Two steps need the store as the
-earlier memories left it: governance searches the stored rows for
-contradictions, and a contradiction link is written back onto its target. So
-everything decided before such a memory is written first; the rest waits for
-the end of the batch, where the summary tree takes its leaves in one append.
+are then written a statement per table. Three steps read the earlier
+memories back from the store: governance's contradiction search, when it
+finds candidates among them (`contradictions.Pending`), governance's look at
+what a memory replaces, and the contradiction link written back onto its
+target. So everything decided before such a step is written first; the rest
+waits for the end of the batch, where the summary tree takes its leaves in
+one append.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 from math import isfinite
 from typing import Any, NamedTuple
 
-from tree_ring import audit, governance, guard, policy, rows, summary_tree
+from tree_ring import audit, contradictions, governance, guard, policy, rows, summary_tree
 from tree_ring.audit import Actor
 from tree_ring.errors import Conflict, TreeRingError
 from tree_ring.record import (
@@ -199,6 +201,10 @@ def insert_prepared_many(
     claims = [claim_key(memory) for memory in memories]
     facts = Facts(conn, memories, claims)
     out = _Unwritten(conn, actor, action)
+    # The batch's rows, for governance to find among them what the FTS index
+    # does not hold yet (a bulk write indexes them at its end); it writes
+    # those held back when a search needs them.
+    pending = contradictions.Pending(out.write)
     results: list[WriteResult] = []
     for index, (memory, claim) in enumerate(zip(memories, claims, strict=True)):
         try:
@@ -211,8 +217,10 @@ def insert_prepared_many(
                 # Bulk actions (import, consolidate, ...) are authorized once by their caller.
                 policy.authorize(conn, policy.create_action(memory, actor), actor, memory.id)
             if admit:
-                out.write()  # governance searches the rows before this one
-                memory = governance.admit(conn, memory, actor)
+                if memory.supersedes:
+                    out.write()  # governance reads the rows it replaces
+                memory = governance.admit(conn, memory, actor, pending)
+                pending.add(memory)
             facts.add(memory, claim, intent)
             out.add(memory, claim, intent)
             if memory.links and any(link.type == governance.CONTRADICTS for link in memory.links):
