@@ -15,6 +15,8 @@ contradiction search) and measures:
   (`required_s_per_memory`);
 - `transfer.import_lines` on 1,000 JSONL lines into that store (the public
   import path, governance and contradiction search included);
+- once per run, the same path taking the original Tree Ring's JSONL export of
+  10,000 memories into a new project (`original_export`);
 - one `remember` through the CLI as a separate process;
 - recall p50/p95 (library, a fixed query mix) beside a plain FTS5 MATCH;
 - brief p50/p95 (library);
@@ -464,12 +466,49 @@ def baseline(args: argparse.Namespace) -> dict[str, float]:
     }
 
 
+# Fields of a Tree Ring export that the original Tree Ring's export lacks.
+TREE_RING_ONLY = (
+    "trust",
+    "valid_from",
+    "valid_to",
+    "retired_at",
+    "redacted_at",
+    "origin",
+    "origin_session",
+    "content_hash",
+)
+
+
+def original_export(corpus: Corpus, count: int, work: Path) -> dict[str, float]:
+    """`tree-ring import`'s path for the original Tree Ring's JSONL export of
+    `count` memories into a new project: every line through governance (the
+    original has no trust states to keep), contradiction search included."""
+    root = work / "original-export"
+    root.mkdir()
+    guidance.init_project(root)
+    project_id = project.load_project_id(root)
+    lines: list[str] = []
+    for memory in corpus.memories(count, project_id):
+        row = memory.to_dict()
+        for key in TREE_RING_ONLY:
+            del row[key]
+        lines.append(json.dumps(row))
+    with Store.open(root) as store:
+        start = time.perf_counter()
+        transfer.import_lines(store, lines, project=project_id, actor=Actor.person())
+        seconds = time.perf_counter() - start
+    shutil.rmtree(root)
+    return {"memories": count, "seconds": seconds, "lines_per_s": count / seconds}
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     sizes = QUICK_SIZES if args.quick else tuple(int(s) for s in args.sizes.split(","))
     corpus = Corpus(SEED)
     work = Path(tempfile.mkdtemp(prefix="tree-ring-scale-", dir=args.work_dir))
     try:
         base = baseline(args)
+        print(f"importing the original's export of {args.original:,} ...", file=sys.stderr)
+        original = original_export(corpus, args.original, work)
         results: dict[str, Any] = {}
         for size in sizes:
             print(f"measuring {size:,} memories ...", file=sys.stderr, flush=True)
@@ -485,6 +524,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "sizes": [int(s) for s in results],
         "baseline": base,
+        "original_export": original,
         "results": results,
         "targets": {
             "recall_p95_ms": TARGET_RECALL_P95_MS,
@@ -550,6 +590,11 @@ def table(report: dict[str, Any]) -> str:
         f"python3 -c pass: {startup:.0f} ms median; with the hook's flags: {bare:.0f} ms "
         "(latencies in ms)"
     )
+    original = report["original_export"]
+    lines.append(
+        f"the original's export of {original['memories']:,} memories into a new project: "
+        f"{original['seconds']:.1f} s ({original['lines_per_s']:,.0f} lines/s)"
+    )
     return "\n".join(lines)
 
 
@@ -561,6 +606,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--briefs", type=int, default=50, help="briefs per size")
     parser.add_argument("--processes", type=int, default=15, help="CLI and hook runs per size")
     parser.add_argument("--import-lines", type=int, default=1_000)
+    parser.add_argument(
+        "--original", type=int, default=10_000, help="lines of the original's export to import"
+    )
     parser.add_argument("--json-out", help="also write the JSON document here")
     parser.add_argument("--json-only", action="store_true", help="no table on stdout")
     parser.add_argument("--work-dir", help="where to build the stores (default: temp)")

@@ -60,6 +60,8 @@ def test_quick_benchmark_shape_and_ratios(tmp_path: Path) -> None:
             "3",
             "--import-lines",
             "100",
+            "--original",
+            "300",
             "--work-dir",
             str(work),
         ],
@@ -80,6 +82,8 @@ def test_quick_benchmark_shape_and_ratios(tmp_path: Path) -> None:
         int(size) for size, r in results.items() if r["import_ceiling_per_s"] >= goal
     }
     assert report["baseline"]["python_startup_median_ms"] > 0
+    original = report["original_export"]
+    assert original["memories"] == 300 and original["lines_per_s"] > 0
     small, large = report["results"]["1000"], report["results"]["10000"]
     for result in (small, large):
         assert set(result) >= FIELDS, FIELDS - set(result)
