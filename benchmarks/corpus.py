@@ -30,10 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tree_ring import rows, schema
-from tree_ring.identity import Identity
-from tree_ring.record import Memory, format_time
-from tree_ring.store import Store
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import Memory, format_time
+from tree_ring.store import rows, schema
+from tree_ring.store.db import Store
 
 PROJECT = "bench-app-5e2f9a10"
 OTHER_PROJECT = "bench-app-77c1d0e4"

@@ -8,17 +8,16 @@
 For each size, in one process and one store (the synthetic corpus of
 `corpus.py`, seeded straight into SQLite):
 
-- recall: `tree_ring.recall.recall` over the corpus's queries, median, p95 and
+- recall: `tree_ring.read.recall.recall` over the corpus's queries, median, p95 and
   mean, beside a bare FTS5 query over the same rows (the query's words quoted
   and OR-ed, ORDER BY bm25 LIMIT 10, no filters);
-- brief: `tree_ring.brief.build_brief`, median and p95, beside the same bare
+- brief: `tree_ring.read.brief.build_brief`, median and p95, beside the same bare
   query, with the brief query's plan (it must walk the `memories_brief` index);
 - the SessionStart hook as a whole process, run as `hooks/hooks.json` wires it
   (`python3 -I -S hooks/tree_ring_hook.py claude-code`) with a Claude Code
   payload on stdin, cwd inside the project, beside `python3 -c pass` and
   `python3 -I -S -c pass`, interleaved, medians and ratios; plus `-X importtime` for
-  the hook's own imports. Skipped (and said so) when `tree_ring/hooks.py` is
-  missing or the hook prints no brief.
+  the hook's own imports. Skipped (and said so) when the hook prints no brief.
 
 Targets are reported, never asserted: recall p95 < 15 ms at 10k and < 60 ms at
 100k, brief < 10 ms at 100k, the hook < 2.5x `python3 -c pass` and < 60 ms
@@ -48,10 +47,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
 from wired import hook_command, interpreter_flags  # noqa: E402
 
-from tree_ring import brief, guidance, live, project, recall  # noqa: E402
-from tree_ring.identity import Identity  # noqa: E402
-from tree_ring.live import View  # noqa: E402
-from tree_ring.store import Store  # noqa: E402
+from tree_ring.model import project  # noqa: E402
+from tree_ring.model.identity import Identity  # noqa: E402
+from tree_ring.ops import guidance  # noqa: E402
+from tree_ring.read import (  # noqa: E402
+    brief,
+    recall,
+)
+from tree_ring.store import live  # noqa: E402
+from tree_ring.store.db import Store  # noqa: E402
+from tree_ring.store.live import View  # noqa: E402
 
 BARE_SQL = (
     "SELECT rowid, bm25(memory_fts) AS bm FROM memory_fts "
@@ -154,8 +159,6 @@ def real_python3() -> str:
 
 def measure_hook(root: Path, repeat: int) -> dict[str, Any]:
     python = real_python3()
-    if not (REPO / "tree_ring" / "hooks.py").is_file():
-        return {"skipped": "tree_ring/hooks.py is not there yet"}
     env = clean_env()
     # Up-to-date bytecode, as after the plugin's first run; a store that
     # cannot cache bytecode would compile every module on every hook call.

@@ -1,4 +1,4 @@
-"""Retrieval quality: recall@1/5/10 of `tree_ring.recall.recall` against plain FTS5.
+"""Retrieval quality: recall@1/5/10 of `tree_ring.read.recall.recall` against plain FTS5.
 
     python3 benchmarks/retrieval.py            # 10,000 memories, 500 queries
     python3 benchmarks/retrieval.py --quick    # 2,000 memories, 100 queries
@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus
 
-from tree_ring import recall
-from tree_ring.store import Store
+from tree_ring.read import recall
+from tree_ring.store.db import Store
 
 KS = (1, 5, 10)
 

@@ -4,7 +4,7 @@
     python3 benchmarks/scale.py --quick            # 1k and 10k only
     python3 benchmarks/scale.py --sizes 1000,100000 --json-out benchmarks/out/scale.json
 
-For each size it builds a fresh store through `tree_ring.bulk.insert_many` (the
+For each size it builds a fresh store through `tree_ring.write.bulk.insert_many` (the
 guard, validation, operation claims, FTS index and one hash-chained audit entry
 per memory, as a trusted restore of an export: trust states kept, so no
 contradiction search) and measures:
@@ -58,11 +58,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from wired import hook_command, interpreter_flags  # noqa: E402
 
-from tree_ring import brief, bulk, guidance, project, recall, transfer, writes  # noqa: E402
-from tree_ring.audit import Actor  # noqa: E402
-from tree_ring.identity import Identity  # noqa: E402
-from tree_ring.record import Memory, format_time, sha256  # noqa: E402
-from tree_ring.store import Store  # noqa: E402
+from tree_ring.model import project  # noqa: E402
+from tree_ring.model.identity import Identity  # noqa: E402
+from tree_ring.model.record import Memory, format_time, sha256  # noqa: E402
+from tree_ring.ops import guidance, transfer  # noqa: E402
+from tree_ring.read import brief, recall  # noqa: E402
+from tree_ring.store.audit import Actor  # noqa: E402
+from tree_ring.store.db import Store  # noqa: E402
+from tree_ring.write import (  # noqa: E402
+    bulk,
+    pipeline,
+)
 
 ALL_SIZES = (1_000, 10_000, 100_000, 1_000_000)
 QUICK_SIZES = (1_000, 10_000)
@@ -316,7 +322,7 @@ def sqlite_floor(source: Path, work: Path, batches: int) -> float:
 def required_s_per_memory(memories: list[Memory], repeat: int = 3) -> float:
     """Seconds a memory costs in Python work no write may skip, at the least.
 
-    Validation and the guard over every text field (`writes.prepare`), the
+    Validation and the guard over every text field (`pipeline.prepare`), the
     operation claim and its retry hash, and the audit entry's detail and hash
     (approximated by one sha256 over the detail, id and time). Binding the
     row, the loop, the summary tree and every object the write builds are
@@ -327,10 +333,10 @@ def required_s_per_memory(memories: list[Memory], repeat: int = 3) -> float:
     for _ in range(repeat):
         start = time.perf_counter()
         for memory in memories:
-            prepared = writes.prepare(memory)
-            writes.claim_key(prepared)
-            writes.payload_hash(prepared)
-            sha256(writes.audit_detail(prepared) + prepared.id + prepared.created_at)
+            prepared = pipeline.prepare(memory)
+            pipeline.claim_key(prepared)
+            pipeline.payload_hash(prepared)
+            sha256(pipeline.audit_detail(prepared) + prepared.id + prepared.created_at)
         best = min(best, (time.perf_counter() - start) / len(memories))
     return best
 
@@ -421,32 +427,28 @@ def measure(size: int, corpus: Corpus, args: argparse.Namespace, work: Path) -> 
     )
     result["cli_remember_median_ms"] = statistics.median(remember_ms)
 
-    if (REPO / "tree_ring" / "hooks.py").exists():
-        payload = json.loads(START_PAYLOAD.read_text(encoding="utf-8"))
-        payload["cwd"] = str(root)
-        hook = hook_command(sys.executable)
-        flags = interpreter_flags(sys.executable)
-        # Each hook run sits between its two baselines, so the ratios compare
-        # runs made under the same load.
-        hook_ms: list[float] = []
-        startup: list[float] = []
-        bare: list[float] = []
-        out = b""
-        for _ in range(args.processes):
-            startup += process_ms([sys.executable, "-c", "pass"], 1)[0]
-            once, out = process_ms(hook, 1, json.dumps(payload).encode())
-            hook_ms += once
-            bare += process_ms([sys.executable, *flags, "-c", "pass"], 1)[0]
-        context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-        result["hook_median_ms"] = statistics.median(hook_ms)
-        result["hook_p95_ms"] = percentile(hook_ms, 0.95)
-        result["hook_brief_bytes"] = len(context.encode("utf-8"))
-        result["python_startup_median_ms"] = statistics.median(startup)
-        result["python_startup_hook_flags_median_ms"] = statistics.median(bare)
-        result["hook_vs_python_startup"] = result["hook_median_ms"] / statistics.median(startup)
-    else:
-        result["hook_median_ms"] = None
-        result["hook_note"] = "skipped: tree_ring.hooks is not there"
+    payload = json.loads(START_PAYLOAD.read_text(encoding="utf-8"))
+    payload["cwd"] = str(root)
+    hook = hook_command(sys.executable)
+    flags = interpreter_flags(sys.executable)
+    # Each hook run sits between its two baselines, so the ratios compare
+    # runs made under the same load.
+    hook_ms: list[float] = []
+    startup: list[float] = []
+    bare: list[float] = []
+    out = b""
+    for _ in range(args.processes):
+        startup += process_ms([sys.executable, "-c", "pass"], 1)[0]
+        once, out = process_ms(hook, 1, json.dumps(payload).encode())
+        hook_ms += once
+        bare += process_ms([sys.executable, *flags, "-c", "pass"], 1)[0]
+    context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+    result["hook_median_ms"] = statistics.median(hook_ms)
+    result["hook_p95_ms"] = percentile(hook_ms, 0.95)
+    result["hook_brief_bytes"] = len(context.encode("utf-8"))
+    result["python_startup_median_ms"] = statistics.median(startup)
+    result["python_startup_hook_flags_median_ms"] = statistics.median(bare)
+    result["hook_vs_python_startup"] = result["hook_median_ms"] / statistics.median(startup)
     if not args.keep:
         shutil.rmtree(root)
         for path in work.glob(f"plain-{size}.sqlite*"):

@@ -6,10 +6,10 @@
 For each size the store is filled with that many memories of one project
 (bulk-inserted, so the tree is not built yet), then:
 
-- build: `summary_tree.rebuild` builds the project's tree from scratch;
+- build: `repair.rebuild` builds the project's tree from scratch;
 - append: `--appends` more memories, each in its own write transaction as the
   write path does it; `tree_us` times the tree hook alone
-  (`summary_tree.on_insert`, amortised seals included), `write_us` the row,
+  (`seal.on_insert`, amortised seals included), `write_us` the row,
   hook and commit, `plain_write_us` the same write without the hook;
 - brief: `brief.build_brief` with the tree's history line, and the line alone.
 
@@ -35,10 +35,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tree_ring import brief, guidance, project, rows, summary_tree
-from tree_ring.identity import Identity
-from tree_ring.record import Memory, format_time
-from tree_ring.store import Store
+from tree_ring.model import project
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import Memory, format_time
+from tree_ring.ops import guidance
+from tree_ring.read import brief
+from tree_ring.store import rows
+from tree_ring.store.db import Store
+from tree_ring.tree import nodes, repair, seal
 
 WORDS = (
     *("cache", "index", "schema", "deploy", "rollback", "token", "budget", "retry"),
@@ -98,7 +102,7 @@ def one_size(size: int, appends: int, budgets: dict[str, int], brief_runs: int) 
                     rows.insert(conn, memory(project_id, i, start + timedelta(seconds=i)))
             began = time.perf_counter()
             with store.write() as conn:
-                summary_tree.rebuild(conn, project_id)
+                repair.rebuild(conn, project_id)
             build = time.perf_counter() - began
 
             tree_times: list[float] = []
@@ -111,7 +115,7 @@ def one_size(size: int, appends: int, budgets: dict[str, int], brief_runs: int) 
                 with store.write() as conn:
                     rows.insert(conn, fresh)
                     hook = time.perf_counter()
-                    summary_tree.on_insert(conn, fresh)
+                    seal.on_insert(conn, fresh)
                     tree_times.append(time.perf_counter() - hook)
                 write_times.append(time.perf_counter() - began)
                 # The same write without the hook, as a baseline in the same run.
@@ -132,7 +136,7 @@ def one_size(size: int, appends: int, budgets: dict[str, int], brief_runs: int) 
                 began = time.perf_counter()
                 brief.history_line(store, identity)
                 line_times.append(time.perf_counter() - began)
-            tree = summary_tree.get_tree(store.conn, "source", project_id)
+            tree = nodes.get_tree(store.conn, "source", project_id)
             levels = dict(
                 store.conn.execute("SELECT level, count(*) FROM tree_nodes GROUP BY level")
             )

@@ -24,9 +24,10 @@ from helpers import (  # re-exported for tests that import them from here
     run_process,
 )
 
-from tree_ring import guidance, project
-from tree_ring.identity import Identity
-from tree_ring.store import Store
+from tree_ring.model import project
+from tree_ring.model.identity import Identity
+from tree_ring.ops import guidance
+from tree_ring.store.db import Store
 
 __all__ = ["AGENT", "LAUNCHER", "PERSON", "REPO", "CliRunner", "Run", "make_memory", "run_process"]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from conftest import CliRunner
 
-from tree_ring import project
+from tree_ring.model import project
 
 CLAUDE = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
 CODEX = {"CODEX_SESSION_ID": "cx-7"}

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tree_ring import cli
-from tree_ring.audit import Actor
-from tree_ring.identity import Origin
-from tree_ring.record import Memory, new_memory_id, now_iso
+from tree_ring.cli import app
+from tree_ring.model.identity import Origin
+from tree_ring.model.record import Memory, new_memory_id, now_iso
+from tree_ring.store.audit import Actor
 
 REPO = Path(__file__).resolve().parent.parent
 LAUNCHER = REPO / "bin" / "tree-ring"
@@ -66,7 +66,7 @@ def cli_runner(project_root: Path) -> CliRunner:
         out, err = io.StringIO(), io.StringIO()
         with redirect_stdout(out), redirect_stderr(err):
             try:
-                code = cli.main(argv, environ or {})
+                code = app.main(argv, environ or {})
             except SystemExit as exit_:
                 code = int(exit_.code or 0)
         return Run(code, out.getvalue(), err.getvalue())

@@ -15,13 +15,12 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from tree_ring import project
+from tree_ring.model import project
 
 REPO = Path(__file__).resolve().parent.parent
 LAUNCHER = REPO / "bin" / "tree-ring"
 HOOK = REPO / "hooks" / "tree_ring_hook.py"
 HOOK_FIXTURES = REPO / "tests" / "fixtures" / "hooks"
-HOOKS_PRESENT = (REPO / "tree_ring" / "hooks.py").exists()
 
 
 def cli(

@@ -8,10 +8,13 @@ from pathlib import Path
 import pytest
 from helpers import PERSON, CliRunner, make_memory
 
-from tree_ring import brief, live, rows, writes
-from tree_ring.identity import Identity
-from tree_ring.live import View
-from tree_ring.store import Store
+from tree_ring.model.identity import Identity
+from tree_ring.ops import receipts
+from tree_ring.read import brief
+from tree_ring.store import live, rows
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
+from tree_ring.write import pipeline
 
 
 def add(store: Store, project_id: str, summary: str, **fields: object) -> str:
@@ -102,7 +105,7 @@ def test_stored_secret_is_never_injected(store: Store, identity: Identity) -> No
 def test_receipt_has_count_and_digest_but_no_text(
     run_cli: CliRunner, project_root: Path, store: Store, identity: Identity
 ) -> None:
-    writes.store_memory(store, make_memory(identity.project, "Receipts never hold text"), PERSON)
+    pipeline.store_memory(store, make_memory(identity.project, "Receipts never hold text"), PERSON)
     result = run_cli("--json", "brief", "--harness", "claude-code")
     assert result.code == 0, result.err
     shown = result.json()
@@ -110,7 +113,7 @@ def test_receipt_has_count_and_digest_but_no_text(
     raw = receipt_path.read_text()
     receipt = json.loads(raw)
     assert receipt["last_brief"]["count"] == 1
-    assert receipt["last_brief"]["ids_digest"] == brief.ids_digest(tuple(shown["ids"]))
+    assert receipt["last_brief"]["ids_digest"] == receipts.ids_digest(tuple(shown["ids"]))
     assert "Receipts never hold text" not in raw
     assert shown["ids"][0] not in raw
     status = run_cli("--json", "status").json()

@@ -15,11 +15,14 @@ from conftest import AGENT, PERSON, make_memory
 from reliability_support import counts, fts_consistent, raw
 from tree_support import sentence, tune, word
 
-from tree_ring import audit, bulk, correct, doctor, guidance, policy, rows, writes
-from tree_ring.errors import Conflict, Denied, SecretRefused
-from tree_ring.governance import CONTRADICTS
-from tree_ring.record import Link, Memory, canonical_json, new_memory_id, now_iso, sha256
-from tree_ring.store import Store
+from tree_ring.govern import coordinator
+from tree_ring.govern.admission import CONTRADICTS
+from tree_ring.model.errors import Conflict, Denied, SecretRefused
+from tree_ring.model.record import Link, Memory, canonical_json, new_memory_id, now_iso, sha256
+from tree_ring.ops import doctor, guidance
+from tree_ring.store import audit, rows
+from tree_ring.store.db import Store
+from tree_ring.write import bulk, correct, pipeline
 
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 
@@ -51,7 +54,7 @@ def test_many_rows_are_indexed_audited_and_claimed(
         assert set(doctor.FTS_TRIGGERS) <= triggers
     assert doctor.diagnose(store.root).ok
     # Later single writes are indexed by the restored trigger.
-    writes.store_memory(store, make_memory(project_id, "After the bulk write"), PERSON)
+    pipeline.store_memory(store, make_memory(project_id, "After the bulk write"), PERSON)
     with closing(raw(store.root)) as conn:
         assert fts_consistent(conn)
 
@@ -77,7 +80,7 @@ def test_a_replacement_of_a_memory_earlier_in_the_batch_is_judged_as_alone(
     rule = make_memory(project_id, "Releases are cut on Tuesdays", ring="heartwood")
     change = make_memory(project_id, "Releases are cut on Thursdays", supersedes=(rule.id,))
     batched = bulk.insert_many(store, [rule, change], AGENT)
-    single = [writes.store_memory(twin, memory, AGENT) for memory in (rule, change)]
+    single = [pipeline.store_memory(twin, memory, AGENT) for memory in (rule, change)]
     assert batched == single
     assert batched[1].trust == "pending" and rule.id in (batched[1].review_reason or "")
 
@@ -93,7 +96,7 @@ def test_a_refused_memory_fails_its_batch_and_writes_nothing_of_it(
     assert caught.value.index == 3 and isinstance(caught.value.error, SecretRefused)
     assert counts(store.root) == before
 
-    forgotten = writes.store_memory(store, make_memory(project_id, "Forgotten fact"), PERSON)
+    forgotten = pipeline.store_memory(store, make_memory(project_id, "Forgotten fact"), PERSON)
     correct.forget(store, forgotten.id, mode="delete", reason="wrong", actor=PERSON)
     before = counts(store.root)
     again = make_memory(project_id, "Forgotten fact")
@@ -147,7 +150,7 @@ def _same_start(
     for target in stores:
         tune(target, **settings)
         for memory in [*stored, forgotten]:
-            writes.store_memory(target, memory, PERSON)
+            pipeline.store_memory(target, memory, PERSON)
         correct.forget(target, forgotten.id, mode="delete", reason="wrong", actor=PERSON)
     return stored, [
         int(s.conn.execute("SELECT max(seq) FROM audit_log").fetchone()[0]) for s in stores
@@ -248,7 +251,7 @@ def test_bulk_writes_exactly_what_one_at_a_time_writes(
     memories = _corpus(project_id, stored)
 
     bulk_results = bulk.insert_many(store, memories, PERSON, action=action, admit=admit, batch=size)
-    single_results = [writes.store_memory(twin, memory, PERSON) for memory in memories]
+    single_results = [pipeline.store_memory(twin, memory, PERSON) for memory in memories]
 
     assert bulk_results == single_results
     assert [r.created for r in bulk_results].count(False) == 2
@@ -275,12 +278,12 @@ def test_import_writes_what_one_at_a_time_import_writes(
     stored, skip = _same_start((store, twin), project_id, TREES["seal-and-cascade"])
     memories = _corpus(project_id, stored)
     bulk_results = bulk.insert_many(store, memories, PERSON, action="import", admit=False, batch=9)
-    single_results: list[writes.WriteResult] = []
+    single_results: list[pipeline.WriteResult] = []
     for memory in memories:
         with twin.write() as conn:
             single_results.append(
-                writes.insert_prepared(
-                    conn, writes.prepare(memory), PERSON, action="import", admit=False
+                pipeline.insert_prepared(
+                    conn, pipeline.prepare(memory), PERSON, action="import", admit=False
                 )
             )
     assert bulk_results == single_results
@@ -301,17 +304,17 @@ def _refused(store: Store, memories: list[Memory], batch: int = 100) -> bulk.Bat
 def _alone(store: Store, memory: Memory) -> str:
     """What the single write path says about the same memory."""
     with pytest.raises(Conflict) as caught:
-        writes.store_memory(store, memory, PERSON)
+        pipeline.store_memory(store, memory, PERSON)
     return str(caught.value)
 
 
 def test_each_refusal_names_its_memory_and_writes_nothing_of_the_batch(
     store: Store, project_id: str
 ) -> None:
-    kept = writes.store_memory(store, make_memory(project_id, "Kept fact"), PERSON)
-    gone = writes.store_memory(store, make_memory(project_id, "Forgotten fact"), PERSON)
+    kept = pipeline.store_memory(store, make_memory(project_id, "Kept fact"), PERSON)
+    gone = pipeline.store_memory(store, make_memory(project_id, "Forgotten fact"), PERSON)
     correct.forget(store, gone.id, mode="delete", reason="wrong", actor=PERSON)
-    hidden = writes.store_memory(store, make_memory(project_id, "Redacted fact"), PERSON)
+    hidden = pipeline.store_memory(store, make_memory(project_id, "Redacted fact"), PERSON)
     correct.forget(store, hidden.id, mode="redact", reason="private", actor=PERSON)
     lost = new_memory_id()
     with store.write() as conn:  # a redacted row removed by hand leaves its id tombstone
@@ -355,7 +358,7 @@ def test_each_refusal_names_its_memory_and_writes_nothing_of_the_batch(
 
 
 def test_a_redacted_claim_refuses_its_operation_id(store: Store, project_id: str) -> None:
-    first = writes.store_memory(
+    first = pipeline.store_memory(
         store, make_memory(project_id, "Claimed fact", operation_id="k"), PERSON
     )
     correct.forget(store, first.id, mode="redact", reason="private", actor=PERSON)
@@ -378,17 +381,15 @@ def test_retries_return_the_first_id_across_batches_and_calls(
 def test_a_bulk_import_needs_the_capability_in_coordinated_mode(
     store: Store, project_id: str
 ) -> None:
-    minted = policy.enable(store, "lead", PERSON)
+    minted = coordinator.enable(store, "lead", PERSON)
     before = counts(store.root)
     with pytest.raises(Denied):
         bulk.insert_many(store, batch(project_id, 3), PERSON, action="import", admit=False)
     assert counts(store.root) == before
     denied = store.conn.execute("SELECT count(*) FROM policy_audit WHERE decision = 'deny'")
     assert denied.fetchone()[0] == 1
-    coordinator = dataclasses.replace(PERSON, capability=minted.token)
-    written = bulk.insert_many(
-        store, batch(project_id, 3), coordinator, action="import", admit=False
-    )
+    holder = dataclasses.replace(PERSON, capability=minted.token)
+    written = bulk.insert_many(store, batch(project_id, 3), holder, action="import", admit=False)
     assert all(r.created for r in written)
 
 
@@ -426,10 +427,10 @@ def test_hashes_keep_the_canonical_json_of_earlier_stores(store: Store, project_
             session_id=text or None,
             expires_at="2999-01-01T00:00:00.000000Z" if n % 2 else None,
         )
-        assert writes.payload_hash(memory) == _payload_hash_as_canonical_json(memory)
+        assert pipeline.payload_hash(memory) == _payload_hash_as_canonical_json(memory)
         if memory.operation_id is not None:
             parts = [project_id, memory.workflow_id or "", "", memory.operation_id]
-            assert writes.claim_key(memory) == sha256(canonical_json(parts))
+            assert pipeline.claim_key(memory) == sha256(canonical_json(parts))
         actor = AGENT if n % 2 else PERSON  # with a session, and without
         bulk.insert_many(store, [memory], actor, action="import", admit=False)
     prev = ""
@@ -442,7 +443,7 @@ def test_hashes_keep_the_canonical_json_of_earlier_stores(store: Store, project_
     # Numbers the encoder writes its own way (an int, a bool, not finite) stay its way.
     for odd in (1, True, float("nan"), float("inf")):
         memory = dataclasses.replace(make_memory(project_id, "Odd number"), confidence=odd)
-        assert writes.payload_hash(memory) == _payload_hash_as_canonical_json(memory)
+        assert pipeline.payload_hash(memory) == _payload_hash_as_canonical_json(memory)
     stored = store.conn.execute("SELECT tags FROM memories ORDER BY rowid DESC").fetchone()[0]
     assert stored == json.dumps(["t", "ü"], ensure_ascii=False)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from reliability_support import cli, fts_consistent, popen_cli, raw
 
-from tree_ring import audit
+from tree_ring.store import audit
 
 HOLD_S = 1.5
 

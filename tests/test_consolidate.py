@@ -8,12 +8,14 @@ import pytest
 from conftest import PERSON, CliRunner, make_memory
 from tree_support import remember, sentence
 
-from tree_ring import audit, consolidate, live, rows, writes
-from tree_ring.errors import UsageError
-from tree_ring.identity import Identity
-from tree_ring.live import View
-from tree_ring.record import MAX_SUMMARY, Memory
-from tree_ring.store import Store
+from tree_ring.model.errors import UsageError
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import MAX_SUMMARY, Memory
+from tree_ring.ops import consolidate
+from tree_ring.store import audit, live, rows
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
+from tree_ring.write import pipeline
 
 NOV_29 = "2026-11-29T10:00:00.000000Z"
 
@@ -287,7 +289,7 @@ def test_force_supersedes_the_earlier_summary(store: Store, project_id: str) -> 
 
 
 def test_a_forgotten_summary_is_not_written_again(store: Store, project_id: str) -> None:
-    from tree_ring import correct
+    from tree_ring.write import correct
 
     for i in range(2):
         remember(store, project_id, sentence(i))
@@ -335,14 +337,14 @@ def test_consolidation_is_one_write_path_call_per_group(
     store: Store, project_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[str] = []
-    real = writes.insert_prepared
+    real = pipeline.insert_prepared
 
-    def spy(*args: object, **kw: object) -> writes.WriteResult:
+    def spy(*args: object, **kw: object) -> pipeline.WriteResult:
         calls.append(str(kw.get("action")))
         return real(*args, **kw)  # type: ignore[arg-type]
 
     for i in range(4):
         remember(store, project_id, sentence(i), event_type="decision" if i % 2 else "note")
-    monkeypatch.setattr(writes, "insert_prepared", spy)
+    monkeypatch.setattr(pipeline, "insert_prepared", spy)
     run(store, project_id)
     assert calls == ["consolidate", "consolidate"]

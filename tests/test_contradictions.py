@@ -9,8 +9,9 @@ import pytest
 from conftest import PERSON, CliRunner, make_memory
 from governance_support import CLAUDE, audit_rows, live_ids, remember, show, write
 
-from tree_ring import contradictions, writes
-from tree_ring.store import Store
+from tree_ring.govern import contradictions
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
 
 FLAGGED = [
     ("The request timeout is 30s", "The request timeout is 60s", "value"),
@@ -216,23 +217,23 @@ def test_rejecting_the_newer_claim_keeps_the_older(run_cli: CliRunner) -> None:
 )
 def test_hostile_text_never_reaches_match_raw(store: Store, project_id: str, hostile: str) -> None:
     with store.write() as conn:
-        writes.insert_prepared(conn, make_memory(project_id, "timeout is 30s"), PERSON)
-        result = writes.insert_prepared(conn, make_memory(project_id, hostile), PERSON)
+        pipeline.insert_prepared(conn, make_memory(project_id, "timeout is 30s"), PERSON)
+        result = pipeline.insert_prepared(conn, make_memory(project_id, hostile), PERSON)
     assert result.trust in ("accepted", "disputed")
 
 
 def test_contradictions_are_found_among_many_distractors(store: Store, project_id: str) -> None:
     with store.write() as conn:
         for i in range(300):
-            writes.insert_prepared(
+            pipeline.insert_prepared(
                 conn,
                 make_memory(project_id, f"The worker {i} timeout setting is documented"),
                 PERSON,
             )
-        target = writes.insert_prepared(
+        target = pipeline.insert_prepared(
             conn, make_memory(project_id, "The worker timeout setting is 30s"), PERSON
         )
-        result = writes.insert_prepared(
+        result = pipeline.insert_prepared(
             conn, make_memory(project_id, "The worker timeout setting is 45s"), PERSON
         )
     assert result.trust == "disputed"

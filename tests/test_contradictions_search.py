@@ -13,11 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reliability_support import fts_consistent
 
-from tree_ring import bulk, contradictions, guidance, live, writes
-from tree_ring.contradictions import Probe, SearchWord
-from tree_ring.live import View
-from tree_ring.record import Memory
-from tree_ring.store import Store
+from tree_ring.govern import contradictions
+from tree_ring.govern.contradictions import Probe, SearchWord
+from tree_ring.model.record import Memory
+from tree_ring.ops import guidance
+from tree_ring.store import live
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
+from tree_ring.write import bulk, pipeline
 
 
 def expected(conn: sqlite3.Connection, memory: Memory) -> set[str]:
@@ -59,20 +62,20 @@ def test_a_contradiction_ranked_below_hundreds_of_lookalikes_is_found(
     with store.write() as conn:
         for i in range(150):
             lookalike = f"Session cache TTL: session cache TTL tuning note {i}"
-            writes.insert_prepared(
+            pipeline.insert_prepared(
                 conn, make_memory(project_id, lookalike, details=lookalike), PERSON
             )
-        target = writes.insert_prepared(
+        target = pipeline.insert_prepared(
             conn, make_memory(project_id, "The session cache TTL is 30s"), PERSON
         )
         for i in range(150, 300):
             lookalike = f"Session cache TTL: session cache TTL tuning note {i}"
-            writes.insert_prepared(
+            pipeline.insert_prepared(
                 conn, make_memory(project_id, lookalike, details=lookalike), PERSON
             )
         new = make_memory(project_id, "The session cache TTL is 60s")
         assert found(conn, new) == expected(conn, new) == {target.id}
-        result = writes.insert_prepared(conn, new, PERSON)
+        result = pipeline.insert_prepared(conn, new, PERSON)
     assert result.trust == "disputed"
     assert result.review_reason is not None and target.id in result.review_reason
 
@@ -118,14 +121,14 @@ def test_find_returns_exactly_what_comparing_every_row_would(
     claims = [next(texts) for _ in range(50)]
     with store.write() as conn:
         for _ in range(400):
-            writes.insert_prepared(conn, make_memory(project_id, next(texts)), PERSON)
+            pipeline.insert_prepared(conn, make_memory(project_id, next(texts)), PERSON)
         for text in claims:
             for near in [text, *variants(text, rng)]:
                 if rng.random() < 0.5:
                     scope = {"scope": "agent", "agent_profile": rng.choice(["w1", "w2"])}
                 else:
                     scope = {}
-                writes.insert_prepared(conn, make_memory(project_id, near, **scope), PERSON)
+                pipeline.insert_prepared(conn, make_memory(project_id, near, **scope), PERSON)
         # Every live row, read once; `expected` does the same for one memory.
         clause = live.live(View(), "m")
         stored = conn.execute(f"SELECT * FROM memories m WHERE {clause.sql}", clause.params)
@@ -175,7 +178,7 @@ def test_a_batch_finds_what_one_write_at_a_time_finds(
         for target in (store, twin):
             bulk.insert_many(target, stored, PERSON, action="import", admit=False)
         batched = bulk.insert_many(store, memories, PERSON, batch=120)
-        single = [writes.store_memory(twin, memory, PERSON) for memory in memories]
+        single = [pipeline.store_memory(twin, memory, PERSON) for memory in memories]
         assert batched == single
         decided = "SELECT id, trust, review_reason, links FROM memories"
         assert set(store.conn.execute(decided)) == set(twin.conn.execute(decided))
@@ -211,7 +214,7 @@ def test_a_batch_probes_each_word_once(store: Store, project_id: str) -> None:
     with store.write() as conn:
         for i in range(40):
             crowd = f"The worker timeout setting is documented, case {i}"
-            writes.insert_prepared(conn, make_memory(project_id, crowd), PERSON, admit=False)
+            pipeline.insert_prepared(conn, make_memory(project_id, crowd), PERSON, admit=False)
     probes: list[str] = []
     store.conn.set_trace_callback(probes.append)
     try:
@@ -292,8 +295,8 @@ def test_plural_forms_pass_the_sql_pre_check(store: Store, project_id: str) -> N
     with store.write() as conn:
         for i in range(40):
             crowd = f"Rotate signing keys and cache policies weekly for billing gateway {i}"
-            writes.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
-        old = writes.insert_prepared(
+            pipeline.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
+        old = pipeline.insert_prepared(
             conn,
             make_memory(project_id, "Rotate the signing keys and cache policies weekly"),
             PERSON,
@@ -310,8 +313,8 @@ def test_a_summary_sqlite_cannot_lowercase_is_compared_in_python(
     with store.write() as conn:
         for i in range(40):
             crowd = f"Makefiles for target {i}"
-            writes.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
-        old = writes.insert_prepared(conn, make_memory(project_id, summary), PERSON)
+            pipeline.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
+        old = pipeline.insert_prepared(conn, make_memory(project_id, summary), PERSON)
         new = make_memory(project_id, "Never use tabs in Makefiles")
         assert found(conn, new) == expected(conn, new) == {old.id}
 
@@ -325,8 +328,8 @@ def test_long_statements_are_searched_too(store: Store, project_id: str) -> None
     with store.write() as conn:
         for i in range(40):
             crowd = f"Workers retry failed uploads with exponential backoff, run {i}"
-            writes.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
-        old = writes.insert_prepared(conn, make_memory(project_id, text), PERSON)
+            pipeline.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
+        old = pipeline.insert_prepared(conn, make_memory(project_id, text), PERSON)
         new = make_memory(project_id, "Never " + text.replace(" and jitter", ""))
         assert found(conn, new) == expected(conn, new) == {old.id}
 
@@ -335,7 +338,7 @@ def test_common_words_are_probed_once_per_connection(store: Store, project_id: s
     with store.write() as conn:
         for i in range(40):
             crowd = f"The worker timeout setting is documented, case {i}"
-            writes.insert_prepared(conn, make_memory(project_id, crowd), PERSON, admit=False)
+            pipeline.insert_prepared(conn, make_memory(project_id, crowd), PERSON, admit=False)
         new = make_memory(project_id, "Worker timeout setting for Alice is 30s")
         contradictions.find(conn, new)
         cached = {row[0] for row in conn.execute("SELECT phrase FROM temp.contradiction_probes")}
@@ -345,7 +348,9 @@ def test_common_words_are_probed_once_per_connection(store: Store, project_id: s
 
 def test_a_stale_probe_cache_costs_time_not_findings(store: Store, project_id: str) -> None:
     with store.write() as conn:
-        old = writes.insert_prepared(conn, make_memory(project_id, "Use tabs in Makefiles"), PERSON)
+        old = pipeline.insert_prepared(
+            conn, make_memory(project_id, "Use tabs in Makefiles"), PERSON
+        )
         new = make_memory(project_id, "Never use tabs in Makefiles")
         assert found(conn, new) == {old.id}
         # Record "tabs" and "makefiles" as common words: they are in one row.

@@ -24,18 +24,19 @@ from pathlib import Path
 
 from reliability_support import REPO, cli, fts_consistent, raw
 
-from tree_ring import audit
+from tree_ring.store import audit
 
 DRIVER = """
 import sys
 from pathlib import Path
 
 sys.path.insert(0, sys.argv[1])
-from tree_ring import correct, project, verbs
-from tree_ring.audit import Actor
-from tree_ring.errors import Conflict
-from tree_ring.identity import Identity
-from tree_ring.store import Store
+from tree_ring.model import project
+from tree_ring.model.errors import Conflict
+from tree_ring.model.identity import Identity
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.write import correct, verbs
 
 root, prefix, count = Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 identity = Identity(project.load_project_id(root))

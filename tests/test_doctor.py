@@ -11,8 +11,9 @@ import pytest
 from conftest import AGENT, PERSON, CliRunner, make_memory
 from reliability_support import fts_consistent, raw
 
-from tree_ring import correct, doctor, writes
-from tree_ring.store import Store
+from tree_ring.ops import doctor
+from tree_ring.store.db import Store
+from tree_ring.write import correct, pipeline
 
 CHECKS = {
     "integrity",
@@ -38,7 +39,7 @@ def by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 @pytest.fixture
 def filled(store: Store, project_id: str) -> Store:
     for n in range(5):
-        writes.store_memory(
+        pipeline.store_memory(
             store,
             make_memory(project_id, f"Doctor fact {n} about shard{n}", operation_id=f"op-{n}"),
             PERSON,
@@ -165,7 +166,7 @@ def test_review_queue_size_is_reported(run_cli: CliRunner, store: Store, project
         memory = make_memory(
             project_id, f"Agent heartwood {n} about module{n}", ring="heartwood", scope="project"
         )
-        assert writes.store_memory(store, memory, AGENT).trust == "pending"
+        assert pipeline.store_memory(store, memory, AGENT).trust == "pending"
     code, report = run_doctor(run_cli)
     assert code == 0
     assert by_name(report)["review_queue"]["detail"].startswith("3 memory(ies) waiting")

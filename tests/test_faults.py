@@ -36,7 +36,6 @@ from pathlib import Path
 import pytest
 from conftest import PERSON, make_memory
 from reliability_support import (
-    HOOKS_PRESENT,
     assert_hook_contract,
     assert_one_line_error,
     checkpoint,
@@ -49,10 +48,10 @@ from reliability_support import (
     run_hook,
 )
 
-from tree_ring import store as store_module
-from tree_ring import writes
-from tree_ring.errors import StoreFault
-from tree_ring.store import Store
+from tree_ring.model.errors import StoreFault
+from tree_ring.store import db as store_module
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
 
 NO_FTS5 = """
 import sqlite3
@@ -84,7 +83,7 @@ def seeded(project_root: Path, project_id: str) -> Path:
     with Store.open(project_root) as store:
         for n in range(40):
             memory = make_memory(project_id, f"Seed fact {n}: the build uses toolchain {n}")
-            writes.store_memory(store, memory, PERSON)
+            pipeline.store_memory(store, memory, PERSON)
     checkpoint(project_root)
     return project_root
 
@@ -208,7 +207,6 @@ def test_reads_work_or_fail_cleanly(seeded: Path, fault: Fault) -> None:
         assert proc.stdout.count(b"\n") == 1
 
 
-@pytest.mark.skipif(not HOOKS_PRESENT, reason="tree_ring.hooks is not there yet")
 @pytest.mark.parametrize("fault", FAULTS, indirect=True)
 @pytest.mark.parametrize("event", ["session-start", "stop"])
 def test_hooks_exit_zero_and_stay_quiet(seeded: Path, fault: Fault, event: str) -> None:
@@ -248,7 +246,7 @@ def test_read_only_store_in_process(seeded: Path, project_id: str) -> None:
     before = counts(seeded)
     with Store.open(seeded, read_only=True) as store:
         with pytest.raises(StoreFault, match="read-only"):
-            writes.store_memory(store, make_memory(project_id, "Blocked write"), PERSON)
+            pipeline.store_memory(store, make_memory(project_id, "Blocked write"), PERSON)
         assert store.query("SELECT count(*) FROM memories")[0][0] == before["memories"]
     assert counts(seeded) == before
 

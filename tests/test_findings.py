@@ -8,12 +8,14 @@ from typing import Any
 import pytest
 from conftest import PERSON, CliRunner, make_memory
 
-from tree_ring import correct, findings, rows, writes
-from tree_ring.audit import Actor
-from tree_ring.errors import UsageError
-from tree_ring.identity import Origin
-from tree_ring.record import Memory, format_time
-from tree_ring.store import Store
+from tree_ring.model.errors import UsageError
+from tree_ring.model.identity import Origin
+from tree_ring.model.record import Memory, format_time
+from tree_ring.ops import findings
+from tree_ring.store import rows
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.write import correct, pipeline
 
 NOW = datetime.now(UTC)
 PAST = format_time(NOW - timedelta(days=1))
@@ -24,7 +26,7 @@ AGENT = Actor("codex", Origin("codex", "c1"))
 
 def add(store: Store, memory: Memory, actor: Actor = PERSON) -> str:
     with store.write() as conn:
-        return writes.insert_prepared(conn, memory, actor).id
+        return pipeline.insert_prepared(conn, memory, actor).id
 
 
 def aged(project_id: str, summary: str, when: str, **fields: Any) -> Memory:
@@ -62,16 +64,18 @@ def seeded(store: Store, project_id: str) -> dict[str, str]:
     with store.write() as conn:
         for old, new in (("chain_a", "chain_b"), ("chain_b", "chain_c")):
             correct.supersede_in(conn, rows.get(conn, ids[old]), ids[new], "newer", PERSON, now)
-        lost = writes.insert_prepared(conn, make_memory(p, "Orphaned successor"), PERSON)
+        lost = pipeline.insert_prepared(conn, make_memory(p, "Orphaned successor"), PERSON)
         rows.update(conn, lost.id, superseded_by="mem_gone_1", retired_at=now)
-        dangling = writes.insert_prepared(conn, make_memory(p, "Names a lost predecessor"), PERSON)
+        dangling = pipeline.insert_prepared(
+            conn, make_memory(p, "Names a lost predecessor"), PERSON
+        )
         rows.update(conn, dangling.id, supersedes=("mem_gone_2",))
-        waiting = writes.insert_prepared(
+        waiting = pipeline.insert_prepared(
             conn,
             make_memory(p, "Replacement heartwood", ring="heartwood", supersedes=(ids["chain_c"],)),
             AGENT,
         )
-        gone = writes.insert_prepared(
+        gone = pipeline.insert_prepared(
             conn, make_memory(p, "Redacted secret-ish note", sensitivity="private"), PERSON
         )
         correct.forget_in(conn, rows.get(conn, gone.id), "redact", "not needed", PERSON, now)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, CliRunner
 
-from tree_ring import project
+from tree_ring.model import project
 
 ORIGINAL_EXPORT = REPO / "tests" / "fixtures" / "original" / "export.jsonl"
 WORD = "zebracorn7731"

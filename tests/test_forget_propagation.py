@@ -8,20 +8,22 @@ import pytest
 from conftest import PERSON
 from tree_support import all_text, remember, sentence, tune
 
-from tree_ring import audit, consolidate, correct, project, rows, summary_tree, tree_recall
-from tree_ring.record import now_iso
-from tree_ring.store import Store
+from tree_ring.model import project
+from tree_ring.model.record import now_iso
+from tree_ring.ops import consolidate
+from tree_ring.read import tree_recall
+from tree_ring.store import audit, rows
+from tree_ring.store.db import Store
+from tree_ring.tree import nodes, repair
+from tree_ring.write import correct
 
 SECRET_WORD = "zebracorn"
 NEEDLE = f"{SECRET_WORD}-7731"
 PAIR = 16  # two memories per L1 node (see test_tree.py)
 
 
-def nodes(store: Store) -> dict[str, summary_tree.Node]:
-    return {
-        r["id"]: summary_tree.node_from_row(r)
-        for r in store.conn.execute("SELECT * FROM tree_nodes")
-    }
+def node_rows(store: Store) -> dict[str, nodes.Node]:
+    return {r["id"]: nodes.node_from_row(r) for r in store.conn.execute("SELECT * FROM tree_nodes")}
 
 
 def forget(store: Store, memory_id: str, mode: str = "delete") -> None:
@@ -34,11 +36,11 @@ def forget(store: Store, memory_id: str, mode: str = "delete") -> None:
 def test_forgetting_a_leaf_rebuilds_every_node_above_it(store: Store, project_id: str) -> None:
     tune(store, input_token_budget=PAIR, summary_fanout=2)
     ids = [remember(store, project_id, sentence(i)) for i in range(8)]
-    before = nodes(store)
+    before = node_rows(store)
     root_id = tree_recall.root_node(store.conn, project_id)
     assert root_id is not None
     forget(store, ids[2])
-    after = nodes(store)
+    after = node_rows(store)
     assert set(after) == set(before)  # same nodes, rebuilt in place
     changed = {i for i in after if after[i].content != before[i].content}
     # The L1 over memories 2-3, its L2 parent, and the L3 root: the chain, no more.
@@ -61,11 +63,11 @@ def test_forgetting_a_waiting_leaf_takes_it_out_of_the_buffer(
     forget(store, ids[1])
     tree = tree_recall.source_tree(store.conn, project_id)
     assert tree is not None
-    l0 = summary_tree.buffer(store.conn, tree.id, 0)
+    l0 = nodes.buffer(store.conn, tree.id, 0)
     assert (l0.item_count, l0.token_sum) == (2, 16)
     with store.write() as conn:
-        summary_tree.flush(conn, max_age_secs=0)
-    [node] = nodes(store).values()
+        repair.flush(conn, max_age_secs=0)
+    [node] = node_rows(store).values()
     assert node.child_ids == (ids[0], ids[2])
 
 
@@ -77,23 +79,23 @@ def test_a_node_left_empty_is_dropped_and_the_root_recomputed(
     tree = tree_recall.source_tree(store.conn, project_id)
     assert tree is not None and tree.max_level == 1
     forget(store, ids[1])
-    [node] = nodes(store).values()
+    [node] = node_rows(store).values()
     assert node.child_ids == (ids[0],)
     tree = tree_recall.source_tree(store.conn, project_id)
     assert tree is not None and tree.root_id == node.id
-    assert summary_tree.buffer(store.conn, tree.id, 1).item_ids == (node.id,)
+    assert nodes.buffer(store.conn, tree.id, 1).item_ids == (node.id,)
     forget(store, ids[0])
     tree = tree_recall.source_tree(store.conn, project_id)
-    assert nodes(store) == {} and tree is not None and tree.root_id is None
-    assert summary_tree.buffer(store.conn, tree.id, 1).item_count == 0
+    assert node_rows(store) == {} and tree is not None and tree.root_id is None
+    assert nodes.buffer(store.conn, tree.id, 1).item_count == 0
 
 
 def test_an_emptied_child_leaves_its_parent(store: Store, project_id: str) -> None:
     tune(store, input_token_budget=8, summary_fanout=2)
     ids = [remember(store, project_id, sentence(i)) for i in range(2)]
-    [root] = [n for n in nodes(store).values() if n.level == 2]
+    [root] = [n for n in node_rows(store).values() if n.level == 2]
     forget(store, ids[0])
-    rebuilt = nodes(store)[root.id]
+    rebuilt = node_rows(store)[root.id]
     assert len(rebuilt.child_ids) == 1 and rebuilt.leaf_count == 1
     assert rebuilt.content == f"— — {sentence(1)}"
 
@@ -103,7 +105,7 @@ def test_the_tree_change_rolls_back_with_a_failed_forget(
 ) -> None:
     tune(store, input_token_budget=PAIR)
     ids = [remember(store, project_id, sentence(i)) for i in range(2)]
-    before = nodes(store)
+    before = node_rows(store)
 
     def broken(*args: object, **kw: object) -> None:
         raise RuntimeError("disk went away")
@@ -112,7 +114,7 @@ def test_the_tree_change_rolls_back_with_a_failed_forget(
     with pytest.raises(RuntimeError):
         forget(store, ids[0])
     monkeypatch.undo()
-    assert nodes(store) == before and rows.find(store.conn, ids[0]) is not None
+    assert node_rows(store) == before and rows.find(store.conn, ids[0]) is not None
 
 
 def test_every_removal_path_through_forget_in_propagates(store: Store, project_id: str) -> None:
@@ -122,7 +124,7 @@ def test_every_removal_path_through_forget_in_propagates(store: Store, project_i
     with store.write() as conn:
         expired = rows.get(conn, ids[0])
         correct.forget_in(conn, expired, "delete", "expired", PERSON, now_iso())
-    [node] = nodes(store).values()
+    [node] = node_rows(store).values()
     assert node.child_ids == (ids[1],) and sentence(0) not in node.content
 
 

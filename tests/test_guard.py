@@ -13,9 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from tree_ring import guard, guard_rules
-from tree_ring.errors import SecretRefused, UsageError
-from tree_ring.guard import RULES, SEVERITY_ORDER, check_fields, classify, find_secret
+from tree_ring.guard import (
+    RULES,
+    SEVERITY_ORDER,
+    check_fields,
+    classify,
+    engine,
+    find_secret,
+    rules,
+)
+from tree_ring.model.errors import SecretRefused, UsageError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "guard"
 
@@ -35,7 +42,7 @@ SECRETS = _tagged("secrets.txt")
 SENSITIVE = _tagged("sensitive.txt")
 CLEAN = [line for line in (FIXTURES / "clean.txt").read_text("utf-8").splitlines() if line.strip()]
 
-SECRET_RULE_NAMES = [rule.name for rule in RULES if rule.category == guard.SECRET]
+SECRET_RULE_NAMES = [rule.name for rule in RULES if rule.category == engine.SECRET]
 
 
 def _short(text: str) -> str:
@@ -257,8 +264,8 @@ def test_rule_table_is_well_formed() -> None:
     assert len(names) == len(set(names))
     for rule in RULES:
         assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", rule.name), rule.name
-        assert rule.category in (guard.SECRET, *SEVERITY_ORDER)
-        assert rule.view in guard.VIEWS
+        assert rule.category in (engine.SECRET, *SEVERITY_ORDER)
+        assert rule.view in engine.VIEWS
         assert isinstance(rule.pattern, re.Pattern)
     with pytest.raises(AttributeError):
         RULES[0].name = "changed"  # type: ignore[misc]
@@ -270,13 +277,13 @@ def test_shared_keyword_scanner_agrees_with_each_rule() -> None:
     # Each rule's own pattern is the reference.
     word_rules = [rule for rule in RULES if rule.view == "words"]
     for text in [text for _, text in SENSITIVE] + CLEAN + [text for _, text in SECRETS]:
-        scanned = guard._Text(text)
-        alone = {rule.category for rule in word_rules if guard._first_valid(rule, scanned)}
+        scanned = engine._Text(text)
+        alone = {rule.category for rule in word_rules if engine._first_valid(rule, scanned)}
         together: set[str] = set()
-        for match in guard._KEYWORD_SCANNER.finditer(scanned.view("words")):
+        for match in engine._KEYWORD_SCANNER.finditer(scanned.view("words")):
             group = match.lastgroup
             assert group is not None
-            rule = guard._KEYWORD_OWNER[group]
+            rule = engine._KEYWORD_OWNER[group]
             window = scanned.window(match.start(), match.end(group), rule.context)
             if rule.validator is None or rule.validator(window.decode("utf-8", "replace")):
                 together.add(rule.category)
@@ -284,10 +291,10 @@ def test_shared_keyword_scanner_agrees_with_each_rule() -> None:
 
 
 def test_shannon_entropy() -> None:
-    assert guard_rules.shannon_entropy("") == 0.0
-    assert guard_rules.shannon_entropy("aaaaaaaa") == 0.0
-    assert guard_rules.shannon_entropy("abcd") == pytest.approx(2.0)
-    assert guard_rules.shannon_entropy("changeme") == pytest.approx(2.75)
+    assert rules.shannon_entropy("") == 0.0
+    assert rules.shannon_entropy("aaaaaaaa") == 0.0
+    assert rules.shannon_entropy("abcd") == pytest.approx(2.0)
+    assert rules.shannon_entropy("changeme") == pytest.approx(2.75)
 
 
 def test_non_ascii_text_keeps_spans_aligned() -> None:

@@ -20,11 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tree_ring import guard
-from tree_ring.errors import SecretRefused
-from tree_ring.guard import RULES, check_fields, classify, find_secret
-from tree_ring.guard_rules import SECRET_RULES, Rule
-from tree_ring.record import Memory
+from tree_ring.guard import RULES, check_fields, classify, engine, find_secret
+from tree_ring.guard.rules import SECRET_RULES, Rule
+from tree_ring.model.errors import SecretRefused
+from tree_ring.model.record import Memory
 
 FIXTURES = Path(__file__).parent / "fixtures" / "guard"
 
@@ -66,7 +65,7 @@ FIELDS = Memory(
     operation_id="bench-7",
 ).text_fields()
 
-GATES = (guard._secret_gates, guard._direct_gates)
+GATES = (engine._secret_gates, engine._direct_gates)
 GATED: list[Rule] = [rule for gates in GATES for *_, rule in gates()[1]]
 
 
@@ -84,8 +83,8 @@ def _every_test_open() -> Iterator[None]:
         return lambda: everything
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(guard, "_secret_gates", opened(guard._secret_gates))
-        patch.setattr(guard, "_direct_gates", opened(guard._direct_gates))
+        patch.setattr(engine, "_secret_gates", opened(engine._secret_gates))
+        patch.setattr(engine, "_direct_gates", opened(engine._direct_gates))
         yield
 
 
@@ -151,7 +150,7 @@ def _gate_is_open(rule: Rule, scanned: Any) -> bool:
     ],
 )
 def test_heads_of_small_patterns(source: bytes, heads: list[bytes]) -> None:
-    assert list(guard._heads(source)) == heads
+    assert list(engine._heads(source)) == heads
 
 
 SMALL_PATTERNS = [
@@ -178,7 +177,7 @@ SMALL_PATTERNS = [
 @settings(max_examples=400, deadline=None, database=None)
 @given(source=st.sampled_from(SMALL_PATTERNS), text=st.text(alphabet="abcdexy.{} ", max_size=24))
 def test_every_match_of_a_small_pattern_starts_with_a_head(source: bytes, text: str) -> None:
-    heads = guard._heads(source)
+    heads = engine._heads(source)
     data = text.encode()
     pattern = re.compile(source)
     for start in range(len(data) + 1):
@@ -192,7 +191,7 @@ FRAGMENTS = sorted(
     {text for _, text in SECRETS} | {text for _, text in SENSITIVE} | set(CLEAN) | set(ORDINARY)
 )
 HEAD_TEXTS = sorted(
-    {head.decode("latin-1") for rule in RULES for head in guard._heads(rule.source)} - {""}
+    {head.decode("latin-1") for rule in RULES for head in engine._heads(rule.source)} - {""}
 )
 _fragment = st.sampled_from(FRAGMENTS)
 _piece = st.one_of(
@@ -211,14 +210,14 @@ TEXTS = TEXTS.map(lambda parts: parts[1].join(parts[0]))
 
 
 def _check_heads_and_gates(text: str) -> None:
-    scanned = guard._Text(text)
+    scanned = engine._Text(text)
     for rule in RULES:
         view = scanned.view(rule.view)
-        heads = guard._heads(rule.source)
+        heads = engine._heads(rule.source)
         for start in _match_starts(rule, view):
             assert any(view.startswith(head, start) for head in heads), (rule.name, text)
     for rule in GATED:
-        if guard._first_valid(rule, scanned):
+        if engine._first_valid(rule, scanned):
             assert _gate_is_open(rule, scanned), (rule.name, text)
 
 
@@ -247,14 +246,14 @@ def test_the_prefilter_can_tell_the_difference() -> None:
     # The reference above must be a real full scan: with the gates open, every
     # rule's pattern runs on ordinary text; with them closed, none does.
     calls: list[str] = []
-    real = guard._first_valid
+    real = engine._first_valid
 
     def counting(rule: Rule, text: Any) -> bool:
         calls.append(rule.name)
         return real(rule, text)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(guard, "_first_valid", counting)
+        patch.setattr(engine, "_first_valid", counting)
         assert check_fields(FIELDS) == "normal"
         assert calls == []
         with _every_test_open():

@@ -20,7 +20,10 @@ from typing import Any
 
 import pytest
 
-from tree_ring import brief, hooks, project
+from tree_ring.hook import adapter
+from tree_ring.model import project
+from tree_ring.ops import receipts
+from tree_ring.read import brief
 
 REPO = Path(__file__).resolve().parent.parent
 LAUNCHER = REPO / "hooks" / "tree_ring_hook.py"
@@ -129,11 +132,11 @@ def test_start_creates_the_database_of_a_fresh_clone(project_root: Path) -> None
 def test_receipts_record_the_brief_and_the_stop(project_root: Path) -> None:
     run_hook("codex", payload("codex-session-start", project_root))
     run_hook("codex", payload("codex-stop", project_root))
-    receipt = brief.receipts(project_root)["codex"]
+    receipt = receipts.receipts(project_root)["codex"]
     assert receipt["last_brief"]["event"] == "SessionStart"
     assert receipt["last_brief"]["count"] == 0
     assert receipt["last_stop"]["event"] == "Stop"
-    assert "claude-code" not in brief.receipts(project_root)
+    assert "claude-code" not in receipts.receipts(project_root)
 
 
 # ---------------------------------------------------------------------- stop
@@ -255,24 +258,26 @@ def test_subagents_get_their_own_identity(project_root: Path) -> None:
 
 
 def test_agent_profile_rules() -> None:
-    base = hooks.HookEvent("claude-code", "Stop", "s-1", Path("/p"))
-    assert hooks.agent_profile(base) == "claude-code"
-    sub = hooks.HookEvent("claude-code", "SubagentStop", "s-1", Path("/p"), "a1", "Explore")
+    base = adapter.HookEvent("claude-code", "Stop", "s-1", Path("/p"))
+    assert adapter.agent_profile(base) == "claude-code"
+    sub = adapter.HookEvent("claude-code", "SubagentStop", "s-1", Path("/p"), "a1", "Explore")
     fingerprint = hashlib.sha256(b"a1").hexdigest()[:16]
-    assert hooks.agent_profile(sub) == f"claude-code:Explore:{fingerprint}"
+    assert adapter.agent_profile(sub) == f"claude-code:Explore:{fingerprint}"
     # The agent type is the harness's word, but it lands in a shell command.
-    odd = hooks.HookEvent("codex", "SubagentStart", "s-1", Path("/p"), "a1", "my agent; rm")
-    assert hooks.agent_profile(odd) == f"codex:my-agent-rm:{fingerprint}"
-    untyped = hooks.HookEvent("codex", "SubagentStart", "s-1", Path("/p"), "a1")
-    assert hooks.agent_profile(untyped) == f"codex:agent:{fingerprint}"
+    odd = adapter.HookEvent("codex", "SubagentStart", "s-1", Path("/p"), "a1", "my agent; rm")
+    assert adapter.agent_profile(odd) == f"codex:my-agent-rm:{fingerprint}"
+    untyped = adapter.HookEvent("codex", "SubagentStart", "s-1", Path("/p"), "a1")
+    assert adapter.agent_profile(untyped) == f"codex:agent:{fingerprint}"
     # A main-session event that carries an agent id is a subagent's.
-    assert hooks.agent_profile(hooks.HookEvent("codex", "Stop", "s", Path("/p"), "a1")) != "codex"
+    assert (
+        adapter.agent_profile(adapter.HookEvent("codex", "Stop", "s", Path("/p"), "a1")) != "codex"
+    )
 
 
 # ------------------------------------------------------- refusals, fail open
 
 
-@pytest.mark.parametrize("key", hooks.REFUSED_KEYS)
+@pytest.mark.parametrize("key", adapter.REFUSED_KEYS)
 @pytest.mark.parametrize("name", ["claude-code-session-start", "codex-stop"])
 def test_payloads_that_supply_scope_are_refused(
     key: str, name: str, project_root: Path, tmp_path: Path
@@ -399,7 +404,7 @@ def test_in_process_main_writes_once_and_returns_zero(project_root: Path) -> Non
 
     out = io.BytesIO()
     data = json.dumps(payload("codex-stop", project_root)).encode()
-    assert hooks.main("codex", io.BytesIO(data), {}, out) == 0
+    assert adapter.main("codex", io.BytesIO(data), {}, out) == 0
     assert json.loads(out.getvalue())["decision"] == "block"
 
 

@@ -22,7 +22,6 @@ from conftest import PERSON, make_memory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reliability_support import (
-    HOOKS_PRESENT,
     assert_hook_contract,
     assert_one_line_error,
     cli,
@@ -31,12 +30,13 @@ from reliability_support import (
     run_hook,
 )
 
-from tree_ring import transfer, writes
-from tree_ring.errors import TreeRingError
-from tree_ring.identity import Identity
-from tree_ring.recall import recall
-from tree_ring.record import RINGS
-from tree_ring.store import Store
+from tree_ring.model.errors import TreeRingError
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import RINGS
+from tree_ring.ops import transfer
+from tree_ring.read.recall import recall
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
 
 
 def examples(count: int) -> settings:
@@ -48,8 +48,6 @@ def examples(count: int) -> settings:
         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     )
 
-
-needs_hooks = pytest.mark.skipif(not HOOKS_PRESENT, reason="tree_ring.hooks is not there yet")
 
 # --------------------------------------------------------------------- hooks
 
@@ -87,21 +85,18 @@ def check_hook_output(doc: dict[str, Any] | None) -> None:
     assert set(doc) == {"decision", "reason"}
 
 
-@needs_hooks
 @examples(15)
 @given(data=st.binary(max_size=2048))
 def test_hook_survives_random_bytes(data: bytes, project_root: Path) -> None:
     check_hook_output(assert_hook_contract(run_hook(data)))
 
 
-@needs_hooks
 @examples(15)
 @given(value=JSON)
 def test_hook_survives_random_json(value: Any) -> None:
     check_hook_output(assert_hook_contract(run_hook(json.dumps(value).encode())))
 
 
-@needs_hooks
 @examples(20)
 @given(
     event=st.sampled_from(["session-start", "stop", "subagent-start", "subagent-stop"]),
@@ -114,7 +109,6 @@ def test_hook_survives_wrong_types(event: str, key: str, value: Any, project_roo
     check_hook_output(assert_hook_contract(run_hook(payload)))
 
 
-@needs_hooks
 @examples(10)
 @given(position=st.integers(min_value=0, max_value=10_000), junk=st.binary(min_size=1, max_size=4))
 def test_hook_survives_invalid_utf8(position: int, junk: bytes, project_root: Path) -> None:
@@ -123,7 +117,6 @@ def test_hook_survives_invalid_utf8(position: int, junk: bytes, project_root: Pa
     check_hook_output(assert_hook_contract(run_hook(raw[:cut] + b"\xff" + junk + raw[cut:])))
 
 
-@needs_hooks
 @pytest.mark.parametrize(
     "data",
     [
@@ -140,7 +133,6 @@ def test_hook_survives_pathological_stdin(data: bytes, project_root: Path) -> No
     check_hook_output(assert_hook_contract(run_hook(data)))
 
 
-@needs_hooks
 def test_hook_5mb_valid_looking_payload_is_refused_quietly(project_root: Path) -> None:
     payload = hook_payload("claude-code-session-start", project_root)
     payload["source"] = "x" * (5 << 20)
@@ -215,7 +207,7 @@ def seeded_store(store: Store, project_id: str) -> Store:
         "מטמון נמחק בלילה",
         "Emoji in notes \U0001f525 are fine",
     ):
-        writes.store_memory(store, make_memory(project_id, text), PERSON)
+        pipeline.store_memory(store, make_memory(project_id, text), PERSON)
     return store
 
 

@@ -16,9 +16,11 @@ import pytest
 from conftest import PERSON, make_memory
 from reliability_support import counts, fts_consistent
 
-from tree_ring import correct, guidance, project, transfer
-from tree_ring.errors import Conflict
-from tree_ring.store import Store
+from tree_ring.model import project
+from tree_ring.model.errors import Conflict
+from tree_ring.ops import guidance, transfer
+from tree_ring.store.db import Store
+from tree_ring.write import correct
 
 
 def _row(project_id: str, summary: str, **fields: Any) -> dict[str, Any]:

@@ -11,12 +11,14 @@ from typing import Any
 import pytest
 from helpers import CliRunner, make_memory
 
-from tree_ring import brief, rows, transfer
-from tree_ring.identity import Identity
-from tree_ring.live import View
-from tree_ring.recall import recall
-from tree_ring.record import Memory, format_time
-from tree_ring.store import Store
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import Memory, format_time
+from tree_ring.ops import transfer
+from tree_ring.read import brief
+from tree_ring.read.recall import recall
+from tree_ring.store import rows
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
 
 NOW = datetime.now(UTC)
 PAST = format_time(NOW - timedelta(days=3))

@@ -16,9 +16,11 @@ import pytest
 from conftest import PERSON, CliRunner, make_memory
 from reliability_support import cli, counts, fts_consistent, raw
 
-from tree_ring import guard, maintain, writes
-from tree_ring.errors import Conflict
-from tree_ring.store import Store
+from tree_ring import guard
+from tree_ring.model.errors import Conflict
+from tree_ring.ops import maintain
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
 
 PAST = "2020-01-01T00:00:00.000000Z"
 FUTURE = "2999-01-01T00:00:00.000000Z"
@@ -26,7 +28,7 @@ TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 
 
 def put(store: Store, project_id: str, summary: str, **fields: Any) -> str:
-    return writes.store_memory(store, make_memory(project_id, summary, **fields), PERSON).id
+    return pipeline.store_memory(store, make_memory(project_id, summary, **fields), PERSON).id
 
 
 @pytest.fixture

@@ -23,12 +23,14 @@ from governance_support import (
     write,
 )
 
-from tree_ring import policy, project, writes
-from tree_ring.audit import Actor
-from tree_ring.errors import Denied
-from tree_ring.identity import Origin
-from tree_ring.record import sha256
-from tree_ring.store import Store
+from tree_ring.govern import coordinator
+from tree_ring.model import project
+from tree_ring.model.errors import Denied
+from tree_ring.model.identity import Origin
+from tree_ring.model.record import sha256
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
 
 
 def store_bytes(root: Path) -> bytes:
@@ -48,7 +50,9 @@ def test_enable_prints_the_capability_once_and_stores_only_its_hash(
     assert token.startswith("trc_") and len(token) == 4 + 64
     assert "shown once" in result.out
     stored = json.loads(
-        query(project_root, "SELECT value FROM settings WHERE key = ?", (policy.SETTING,))[0][0]
+        query(project_root, "SELECT value FROM settings WHERE key = ?", (coordinator.SETTING,))[0][
+            0
+        ]
     )
     assert stored["token_hash"] == "sha256:" + hashlib.sha256(token.encode()).hexdigest()
     assert stored["mode"] == "coordinated" and stored["coordinator"] == "release-lead"
@@ -111,17 +115,17 @@ def test_disable_needs_the_capability_and_returns_to_open(run_cli: CliRunner) ->
 def test_the_capability_is_compared_in_constant_time(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    minted = policy.enable(store, "lead", PERSON)
+    minted = coordinator.enable(store, "lead", PERSON)
     calls: list[tuple[str, str]] = []
-    real = policy.hmac.compare_digest
+    real = coordinator.hmac.compare_digest
 
     def spy(a: str, b: str) -> bool:
         calls.append((a, b))
         return real(a, b)
 
-    monkeypatch.setattr(policy.hmac, "compare_digest", spy)
-    assert policy.holds(store.conn, PERSON, {TOKEN_VAR: minted.token})
-    assert not policy.holds(store.conn, PERSON, {TOKEN_VAR: minted.token + "x"})
+    monkeypatch.setattr(coordinator.hmac, "compare_digest", spy)
+    assert coordinator.holds(store.conn, PERSON, {TOKEN_VAR: minted.token})
+    assert not coordinator.holds(store.conn, PERSON, {TOKEN_VAR: minted.token + "x"})
     assert len(calls) == 2 and all(minted.token not in pair for pair in calls)
 
 
@@ -199,11 +203,11 @@ def test_an_ordinary_writer_may_add_to_its_own_partition(run_cli: CliRunner) -> 
 def test_an_ordinary_writer_may_not_write_under_another_profile(
     store: Store, project_id: str
 ) -> None:
-    policy.enable(store, "lead", PERSON)
+    coordinator.enable(store, "lead", PERSON)
     worker = Actor("w1", Origin("person"))
     memory = make_memory(project_id, "Impersonation", scope="agent", agent_profile="w2")
     with pytest.raises(Denied, match=r"create\.agent\.other"):
-        writes.store_memory(store, memory, worker)
+        pipeline.store_memory(store, memory, worker)
     assert store.query("SELECT count(*) FROM memories")[0][0] == 0
 
 
@@ -242,13 +246,13 @@ def test_coordinated_mode_gates_lifecycle_changes(
 
 
 def test_authorize_records_a_hashed_target_and_raises_denied(store: Store) -> None:
-    minted = policy.enable(store, "lead", PERSON)
+    minted = coordinator.enable(store, "lead", PERSON)
     actor = Actor("w9", Origin("codex", "cx-1"))
     with store.write() as conn:
-        policy.authorize(conn, "consolidate", actor, "project:abc", {TOKEN_VAR: minted.token})
+        coordinator.authorize(conn, "consolidate", actor, "project:abc", {TOKEN_VAR: minted.token})
     with pytest.raises(Denied), store.write() as conn:
-        policy.authorize(conn, "consolidate", actor, "project:abc", {})
-    found = policy.audit_entries(store.conn)[-2:]
+        coordinator.authorize(conn, "consolidate", actor, "project:abc", {})
+    found = coordinator.audit_entries(store.conn)[-2:]
     assert [
         (e["action"], e["decision"], e["capability"], e["origin"], e["session"]) for e in found
     ] == [
@@ -259,7 +263,7 @@ def test_authorize_records_a_hashed_target_and_raises_denied(store: Store) -> No
 
 
 def test_the_policy_audit_is_append_only(store: Store) -> None:
-    policy.enable(store, "lead", PERSON)
+    coordinator.enable(store, "lead", PERSON)
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
         store.conn.execute("UPDATE policy_audit SET decision = 'allow'")
     with pytest.raises(sqlite3.DatabaseError, match="append-only"):
@@ -376,5 +380,5 @@ def test_an_older_store_gains_the_policy_audit_on_open(project_root: Path, proje
     with Store.open(project_root) as store:
         ledger = [r[0] for r in store.query("SELECT name FROM schema_migrations ORDER BY name")]
         assert "0002_policy_audit" in ledger
-        writes.store_memory(store, make_memory(project_id, "After upgrade"), PERSON)
-        assert [e["action"] for e in policy.audit_entries(store.conn)] == ["create.project"]
+        pipeline.store_memory(store, make_memory(project_id, "After upgrade"), PERSON)
+        assert [e["action"] for e in coordinator.audit_entries(store.conn)] == ["create.project"]

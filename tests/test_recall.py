@@ -7,11 +7,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from helpers import PERSON, CliRunner, make_memory
 
-from tree_ring import correct, ranking, writes
-from tree_ring.identity import Identity
-from tree_ring.recall import candidate_cap, match_queries, recall, terms, word_forms
-from tree_ring.record import format_time
-from tree_ring.store import Store
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import format_time
+from tree_ring.read import ranking
+from tree_ring.read.recall import candidate_cap, match_queries, recall, terms, word_forms
+from tree_ring.store.db import Store
+from tree_ring.write import correct, pipeline
 
 
 def test_terms_drop_filler_and_keep_order() -> None:
@@ -55,13 +56,13 @@ def test_candidate_cap_like_the_original() -> None:
     ['"', "NEAR(", "a OR", "*", "summary:x", "(((", "^start", "🙂 emoji", "שלום עולם", "AND AND"],
 )
 def test_hostile_queries_never_raise(store: Store, identity: Identity, query: str) -> None:
-    writes.store_memory(store, make_memory(identity.project, "an ordinary memory"), PERSON)
+    pipeline.store_memory(store, make_memory(identity.project, "an ordinary memory"), PERSON)
     assert isinstance(recall(store, identity, query), list)
 
 
 def test_or_fallback_finds_partial_matches(store: Store, identity: Identity) -> None:
     memory = make_memory(identity.project, "The cache TTL is five minutes")
-    writes.store_memory(store, memory, PERSON)
+    pipeline.store_memory(store, memory, PERSON)
     hits = recall(store, identity, "cache eviction policy")
     assert [h.memory.id for h in hits] == [memory.id]
 
@@ -70,10 +71,10 @@ def test_stemming_matches_word_forms(store: Store, identity: Identity) -> None:
     # Porter stems "deploy" to "deploi" but "deployments" to "deploy": only
     # the widened rung brings them together, both ways.
     memory = make_memory(identity.project, "Deployments are frozen on Fridays")
-    writes.store_memory(store, memory, PERSON)
+    pipeline.store_memory(store, memory, PERSON)
     assert [h.memory.id for h in recall(store, identity, "deploy")] == [memory.id]
     other = make_memory(identity.project, "Never deploy on a Friday")
-    writes.store_memory(store, other, PERSON)
+    pipeline.store_memory(store, other, PERSON)
     assert {h.memory.id for h in recall(store, identity, "deployments")} == {memory.id, other.id}
 
 
@@ -90,7 +91,7 @@ def test_scar_outranks_a_note_for_a_failure_query(store: Store, identity: Identi
         identity.project, "Deploy broke when migrations ran first", ring="scar", salience=0.6
     )
     for m in (note, scar):
-        writes.store_memory(store, m, PERSON)
+        pipeline.store_memory(store, m, PERSON)
     hits = recall(store, identity, "deploy failure")
     assert [h.memory.id for h in hits] == [scar.id, note.id]
     assert hits[0].parts["ring_boost"] == ranking.RING_BOOST
@@ -107,8 +108,8 @@ def test_superseded_heartwood_never_appears(store: Store, identity: Identity) ->
         confidence=1.0,
     )
     new = make_memory(identity.project, "Store memories in SQLite", salience=0.3, confidence=0.3)
-    writes.store_memory(store, old, PERSON)
-    writes.store_memory(store, new, PERSON)
+    pipeline.store_memory(store, old, PERSON)
+    pipeline.store_memory(store, new, PERSON)
     correct.supersede(store, old.id, new.id, reason="moved to SQLite", actor=PERSON)
     for query in ("store memories", "postgresql", "heartwood decision store"):
         assert old.id not in {h.memory.id for h in recall(store, identity, query, limit=50)}
@@ -119,8 +120,8 @@ def test_fresher_duplicate_outranks_a_stale_one(store: Store, identity: Identity
     stale = make_memory(identity.project, "Run the linter before pushing", created_at=stale_time)
     fresh = make_memory(identity.project, "Run the linter before pushing!")
     with store.write() as conn:
-        writes.insert_prepared(conn, stale, PERSON)
-        writes.insert_prepared(conn, fresh, PERSON)
+        pipeline.insert_prepared(conn, stale, PERSON)
+        pipeline.insert_prepared(conn, fresh, PERSON)
     hits = recall(store, identity, "linter pushing")
     assert [h.memory.id for h in hits] == [fresh.id, stale.id]
     assert hits[0].parts["recency"] > hits[1].parts["recency"]
@@ -129,7 +130,7 @@ def test_fresher_duplicate_outranks_a_stale_one(store: Store, identity: Identity
 def test_limit_is_respected(store: Store, identity: Identity) -> None:
     with store.write() as conn:
         for i in range(30):
-            writes.insert_prepared(conn, make_memory(identity.project, f"cache fact {i}"), PERSON)
+            pipeline.insert_prepared(conn, make_memory(identity.project, f"cache fact {i}"), PERSON)
     assert len(recall(store, identity, "cache", limit=5)) == 5
 
 

@@ -8,18 +8,18 @@ from typing import cast
 import pytest
 from helpers import PERSON, make_memory
 
-from tree_ring import recall as recall_module
-from tree_ring import writes
-from tree_ring.identity import Identity
-from tree_ring.recall import match_queries, recall
-from tree_ring.record import Memory
-from tree_ring.store import Store
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import Memory
+from tree_ring.read import recall as recall_module
+from tree_ring.read.recall import match_queries, recall
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
 
 
 def _store_all(store: Store, *memories: Memory) -> None:
     with store.write() as conn:
         for memory in memories:
-            writes.insert_prepared(conn, memory, PERSON)
+            pipeline.insert_prepared(conn, memory, PERSON)
 
 
 def test_absent_words_leave_the_ands() -> None:

@@ -16,9 +16,9 @@ from conftest import make_memory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tree_ring import record
-from tree_ring.errors import UsageError
-from tree_ring.record import Memory
+from tree_ring.model import record
+from tree_ring.model.errors import UsageError
+from tree_ring.model.record import Memory
 
 # Characters on both sides of every check: plain ASCII, the whitespace only
 # multi-line fields may hold, controls, invisible format characters, a lone

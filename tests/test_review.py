@@ -23,11 +23,13 @@ from governance_support import (
     write,
 )
 
-from tree_ring import brief, review, verbs, writes
-from tree_ring.audit import Actor
-from tree_ring.errors import Denied
-from tree_ring.identity import Identity, Origin
-from tree_ring.store import Store
+from tree_ring.model.errors import Denied
+from tree_ring.model.identity import Identity, Origin
+from tree_ring.ops import review
+from tree_ring.read import brief
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline, verbs
 
 # An agent's write goes to its own partition unless it names a scope; these
 # name the project scope so a person's reads (brief, recall) could see them.
@@ -182,8 +184,8 @@ def test_pending_rows_never_reach_the_brief_until_approved(
 ) -> None:
     agent = Actor("claude-code", Origin("claude-code", "s1"))
     with store.write() as conn:
-        accepted = writes.insert_prepared(conn, make_memory(project_id, "Accepted fact"), PERSON)
-        pending = writes.insert_prepared(
+        accepted = pipeline.insert_prepared(conn, make_memory(project_id, "Accepted fact"), PERSON)
+        pending = pipeline.insert_prepared(
             conn, make_memory(project_id, "Agent heartwood", ring="heartwood"), agent
         )
     assert pending.trust == "pending"
@@ -334,7 +336,7 @@ def test_an_agent_with_the_capability_may_review(run_cli: CliRunner) -> None:
 def test_the_library_refuses_an_agent_reviewer(store: Store, project_id: str) -> None:
     agent = Actor("codex", Origin("codex", "c1"))
     with store.write() as conn:
-        pending = writes.insert_prepared(
+        pending = pipeline.insert_prepared(
             conn, make_memory(project_id, "Agent rule", ring="heartwood"), agent
         )
     with pytest.raises(Denied):

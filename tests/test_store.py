@@ -9,9 +9,12 @@ from pathlib import Path
 import pytest
 from helpers import PERSON, CliRunner, make_memory
 
-from tree_ring import guidance, project, schema, writes
-from tree_ring.errors import NoStore, SchemaTooNew
-from tree_ring.store import Store
+from tree_ring.model import project
+from tree_ring.model.errors import NoStore, SchemaTooNew
+from tree_ring.ops import guidance
+from tree_ring.store import schema
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
 
 
 def test_init_creates_layout_and_reports_it(tmp_path: Path, run_cli: CliRunner) -> None:
@@ -138,7 +141,7 @@ def _fts_count(store: Store) -> int:
 
 def test_fts_row_is_written_with_the_memory(store: Store, project_id: str) -> None:
     memory = make_memory(project_id, "Porter stemming finds deployed builds")
-    writes.store_memory(store, memory, PERSON)
+    pipeline.store_memory(store, memory, PERSON)
     hits = store.conn.execute(
         "SELECT m.id FROM memory_fts JOIN memories m ON m.rowid = memory_fts.rowid "
         "WHERE memory_fts MATCH 'deploy'"
@@ -149,10 +152,10 @@ def test_fts_row_is_written_with_the_memory(store: Store, project_id: str) -> No
 
 def test_failed_write_leaves_neither_row_nor_index(store: Store, project_id: str) -> None:
     memory = make_memory(project_id, "A memory written once")
-    writes.store_memory(store, memory, PERSON)
+    pipeline.store_memory(store, memory, PERSON)
     duplicate = make_memory(project_id, "Another text under the same id", id=memory.id)
     with pytest.raises(Exception, match="already exists"):
-        writes.store_memory(store, duplicate, PERSON)
+        pipeline.store_memory(store, duplicate, PERSON)
     assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 1
     assert _fts_count(store) == 1
     store.conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('integrity-check')")

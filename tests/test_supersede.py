@@ -19,11 +19,13 @@ from governance_support import (
     write,
 )
 
-from tree_ring import correct, rows, transfer, writes
-from tree_ring.errors import Conflict, NotFound, UsageError
-from tree_ring.live import View
-from tree_ring.record import format_time, parse_time
-from tree_ring.store import Store
+from tree_ring.model.errors import Conflict, NotFound, UsageError
+from tree_ring.model.record import format_time, parse_time
+from tree_ring.ops import transfer
+from tree_ring.store import rows
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
+from tree_ring.write import correct, pipeline
 
 
 def between(earlier: str, later: str) -> str:
@@ -101,7 +103,7 @@ def test_supersede_refuses_what_cannot_be_replaced(
     write(run_cli, "forget", gone, "--mode", "redact", "--reason", "wrong")
     assert "redacted" in run_cli("supersede", c, gone, "--reason", "x").err
     with store.write() as conn:
-        other = writes.insert_prepared(conn, make_memory("other-project-1", "Elsewhere"), PERSON)
+        other = pipeline.insert_prepared(conn, make_memory("other-project-1", "Elsewhere"), PERSON)
     with pytest.raises(UsageError, match="another project"), store.write() as conn:
         correct.supersede_in(conn, rows.get(conn, c), other.id, "x", PERSON, "2030-01-01T00:00:00Z")
     with pytest.raises(NotFound):
@@ -224,7 +226,7 @@ def test_bitemporal_scenario_with_fixed_times(store: Store, project_id: str) -> 
         project_id, "Timeout is 60s", created_at=parse_time(t1), valid_from=parse_time(t1)
     )
     with store.write() as conn:
-        writes.insert_prepared(conn, a, PERSON)
+        pipeline.insert_prepared(conn, a, PERSON)
         rows.insert(conn, b)  # recorded at t1 without the contradiction check
         assert correct.supersede_in(
             conn, rows.get(conn, a.id), b.id, "raised", PERSON, parse_time(t1)
@@ -279,8 +281,8 @@ def test_a_correction_says_the_old_fact_never_held(
 
 def test_supersede_in_reports_conflicts_in_the_library(store: Store, project_id: str) -> None:
     with store.write() as conn:
-        a = writes.insert_prepared(conn, make_memory(project_id, "Alpha"), PERSON)
-        b = writes.insert_prepared(conn, make_memory(project_id, "Beta"), PERSON)
+        a = pipeline.insert_prepared(conn, make_memory(project_id, "Alpha"), PERSON)
+        b = pipeline.insert_prepared(conn, make_memory(project_id, "Beta"), PERSON)
     correct.supersede(store, a.id, b.id, reason="beta wins", actor=PERSON)
     with pytest.raises(Conflict, match="already superseded"):
         correct.supersede(store, a.id, b.id, reason="again", actor=PERSON)

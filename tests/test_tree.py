@@ -12,22 +12,17 @@ import pytest
 from conftest import PERSON, REPO, CliRunner, make_memory
 from tree_support import remember, sentence, tune, word
 
-from tree_ring import (
-    audit,
-    brief,
-    correct,
-    guidance,
-    project,
-    rows,
-    schema,
-    summary_tree,
-    tree_recall,
-)
-from tree_ring.identity import Identity
-from tree_ring.live import View
-from tree_ring.record import now_iso
-from tree_ring.store import Store
-from tree_ring.summarise import (
+from tree_ring.model import project
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import now_iso
+from tree_ring.ops import guidance
+from tree_ring.read import brief, tree_recall
+from tree_ring.store import audit, rows, schema
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
+from tree_ring.tree import nodes, repair, seal
+from tree_ring.tree.nodes import TreeConfig
+from tree_ring.tree.summarise import (
     SummaryInput,
     clamp_to_budget,
     concat_summary,
@@ -35,22 +30,22 @@ from tree_ring.summarise import (
     resolve_labels,
     token_estimate,
 )
-from tree_ring.summary_tree import TreeConfig
+from tree_ring.write import correct
 
 # sentence(i) is 29 characters: 8 estimated tokens. A budget of 16 seals every
 # second memory into an L1 node.
 PAIR = 16
 
 
-def tree_of(store: Store, project_id: str) -> summary_tree.Tree:
-    found = summary_tree.get_tree(store.conn, "source", project_id)
+def tree_of(store: Store, project_id: str) -> nodes.Tree:
+    found = nodes.get_tree(store.conn, "source", project_id)
     assert found is not None
     return found
 
 
-def nodes(store: Store) -> list[summary_tree.Node]:
+def node_rows(store: Store) -> list[nodes.Node]:
     return [
-        summary_tree.node_from_row(r)
+        nodes.node_from_row(r)
         for r in store.conn.execute("SELECT * FROM tree_nodes ORDER BY level, sealed_at, id")
     ]
 
@@ -65,7 +60,7 @@ def per_level(store: Store) -> dict[int, int]:
 def test_migration_adds_the_tables_and_the_seed_defaults(store: Store) -> None:
     tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master")}
     assert {"tree_trees", "tree_nodes", "tree_buffers", "tree_leaves"} <= tables
-    assert summary_tree.config(store.conn) == TreeConfig(50_000, 5_000, 10, 604_800, False)
+    assert nodes.config(store.conn) == TreeConfig(50_000, 5_000, 10, 604_800, False)
     stored = dict(store.conn.execute("SELECT key, value FROM settings WHERE key LIKE 'tree.%'"))
     assert {k: json.loads(v) for k, v in stored.items()} == schema.TREE_SETTINGS
 
@@ -85,10 +80,10 @@ def test_an_older_store_gains_the_tree_and_rebuild_backfills_it(
         assert "tree_nodes" not in {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     monkeypatch.undo()
     with Store.open(root) as store:
-        assert summary_tree.get_tree(store.conn, "source", project_id) is None
+        assert nodes.get_tree(store.conn, "source", project_id) is None
         tune(store, input_token_budget=PAIR)
         with store.write() as conn:
-            assert summary_tree.rebuild(conn, project_id) == 3
+            assert repair.rebuild(conn, project_id) == 3
         assert per_level(store) == {1: 1}
         assert store.conn.execute("SELECT count(*) FROM tree_leaves").fetchone()[0] == 3
 
@@ -99,7 +94,7 @@ def test_sealed_nodes_are_immutable(store: Store, project_id: str) -> None:
         remember(store, project_id, sentence(i))
     with pytest.raises(sqlite3.DatabaseError, match="immutable"):
         store.conn.execute("UPDATE tree_nodes SET content = 'rewritten history'")
-    assert "rewritten" not in nodes(store)[0].content
+    assert "rewritten" not in node_rows(store)[0].content
 
 
 # ------------------------------------------------------------ summariser
@@ -153,19 +148,19 @@ def test_label_strategies() -> None:
 def test_l0_seals_when_its_tokens_reach_the_input_budget(store: Store, project_id: str) -> None:
     tune(store, input_token_budget=PAIR)
     first = remember(store, project_id, sentence(1))
-    assert nodes(store) == []
-    l0 = summary_tree.buffer(store.conn, tree_of(store, project_id).id, 0)
+    assert node_rows(store) == []
+    l0 = nodes.buffer(store.conn, tree_of(store, project_id).id, 0)
     assert (l0.item_count, l0.token_sum) == (1, 8)
     second = remember(store, project_id, sentence(2))
-    [node] = nodes(store)
+    [node] = node_rows(store)
     assert node.level == 1 and node.child_ids == (first, second)
     assert node.content == f"— {sentence(1)}\n— {sentence(2)}"  # equal salience: arrival order
     assert node.token_count == token_estimate(node.content) and node.leaf_count == 2
     parents = {r[0] for r in store.conn.execute("SELECT parent_id FROM tree_leaves")}
     assert parents == {node.id}
     tree = tree_of(store, project_id)
-    assert summary_tree.buffer(store.conn, tree.id, 0).item_count == 0
-    assert summary_tree.buffer(store.conn, tree.id, 1).item_ids == (node.id,)
+    assert nodes.buffer(store.conn, tree.id, 0).item_count == 0
+    assert nodes.buffer(store.conn, tree.id, 1).item_ids == (node.id,)
     assert (tree.root_id, tree.max_level) == (node.id, 1)
 
 
@@ -175,12 +170,12 @@ def test_upper_levels_seal_on_fanout_and_the_root_climbs(store: Store, project_i
         remember(store, project_id, sentence(i))
     assert per_level(store) == {1: 4, 2: 2, 3: 1}
     tree = tree_of(store, project_id)
-    root = summary_tree.node(store.conn, tree.root_id or "")
+    root = nodes.node(store.conn, tree.root_id or "")
     assert root is not None and root.level == 3 == tree.max_level
     assert root.leaf_count == 8 and root.parent_id is None
     assert all(sentence(i) in root.content for i in range(8))
-    assert all(n.parent_id for n in nodes(store) if n.id != root.id)
-    level2 = [n.id for n in nodes(store) if n.level == 2]
+    assert all(n.parent_id for n in node_rows(store) if n.id != root.id)
+    level2 = [n.id for n in node_rows(store) if n.level == 2]
     assert root.child_ids == tuple(level2)
 
 
@@ -188,7 +183,7 @@ def test_the_summary_puts_salient_memories_first(store: Store, project_id: str) 
     tune(store, input_token_budget=PAIR * 2)
     for i, salience in enumerate((0.1, 0.9, 0.5, 0.9)):
         remember(store, project_id, sentence(i), salience=salience)
-    [node] = nodes(store)
+    [node] = node_rows(store)
     order = [sentence(1), sentence(3), sentence(2), sentence(0)]
     assert node.content == "\n".join(f"— {s}" for s in order)
     assert node.score == 0.9
@@ -198,24 +193,24 @@ def test_the_output_budget_clamps_node_content(store: Store, project_id: str) ->
     tune(store, input_token_budget=PAIR * 3, output_token_budget=10)
     for i in range(6):
         remember(store, project_id, sentence(i))
-    assert nodes(store) and all(len(n.content) <= 40 for n in nodes(store))
+    assert node_rows(store) and all(len(n.content) <= 40 for n in node_rows(store))
 
 
 def test_the_cascade_stops_at_the_depth_cap(
     store: Store, project_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(summary_tree, "MAX_CASCADE_DEPTH", 2)
+    monkeypatch.setattr(seal, "MAX_CASCADE_DEPTH", 2)
     tune(store, input_token_budget=1, summary_fanout=2)
     for i in range(12):
         remember(store, project_id, sentence(i))
     assert max(per_level(store)) == 2
     tree = tree_of(store, project_id)
     # 12 L1 nodes, 6 L2 nodes, and the L2 buffer is never sealed further.
-    assert summary_tree.buffer(store.conn, tree.id, 2).item_count == 6
+    assert nodes.buffer(store.conn, tree.id, 2).item_count == 6
 
 
 def test_default_depth_cap_is_32() -> None:
-    assert summary_tree.MAX_CASCADE_DEPTH == 32
+    assert seal.MAX_CASCADE_DEPTH == 32
 
 
 # ------------------------------------------------------------------ flush
@@ -227,15 +222,15 @@ def test_time_flush_seals_a_stale_l0_but_never_an_upper_level(
     tune(store, input_token_budget=1_000, summary_fanout=3)
     ids = [remember(store, project_id, sentence(i)) for i in range(2)]
     with store.write() as conn:
-        assert [f.sealed for f in summary_tree.flush(conn)] == [()]  # 7 days not reached
-        [flushed] = summary_tree.flush(conn, max_age_secs=0)
+        assert [f.sealed for f in repair.flush(conn)] == [()]  # 7 days not reached
+        [flushed] = repair.flush(conn, max_age_secs=0)
     assert flushed.forced and len(flushed.sealed) == 1
-    [node] = nodes(store)
+    [node] = node_rows(store)
     assert node.child_ids == tuple(ids)
     tree = tree_of(store, project_id)
-    assert summary_tree.buffer(store.conn, tree.id, 1).item_count == 1  # below fan-out: waits
+    assert nodes.buffer(store.conn, tree.id, 1).item_count == 1  # below fan-out: waits
     with store.write() as conn:
-        assert [f.sealed for f in summary_tree.flush(conn, max_age_secs=0)] == [()]
+        assert [f.sealed for f in repair.flush(conn, max_age_secs=0)] == [()]
     assert per_level(store) == {1: 1}
 
 
@@ -244,7 +239,7 @@ def test_flush_age_comes_from_the_setting(store: Store, project_id: str) -> None
     remember(store, project_id, sentence(0))
     with store.write() as conn:
         conn.execute("UPDATE tree_buffers SET oldest_at = '2020-01-01T00:00:00.000000Z'")
-        [flushed] = summary_tree.flush(conn)
+        [flushed] = repair.flush(conn)
     assert flushed.forced and per_level(store) == {1: 1}
 
 
@@ -254,7 +249,7 @@ def test_a_stale_buffer_seals_before_the_next_append(store: Store, project_id: s
     with store.write() as conn:
         conn.execute("UPDATE tree_buffers SET oldest_at = '2020-01-01T00:00:00.000000Z'")
     new = remember(store, project_id, sentence(2))
-    [node] = nodes(store)
+    [node] = node_rows(store)
     assert node.child_ids == tuple(old)
     waiting = [
         r[0]
@@ -268,17 +263,17 @@ def test_deferred_appends_stage_report_pending_and_flush_seals(
 ) -> None:
     tune(store, input_token_budget=PAIR, deferred=True)
     ids = [remember(store, project_id, sentence(i)) for i in range(6)]
-    assert nodes(store) == []
+    assert node_rows(store) == []
     [status] = tree_recall.status(store.conn)["trees"]
     assert status["seal_pending"] and status["waiting_leaves"] == 6
     with store.write() as conn:
         tree = tree_of(store, project_id)
-        staged = summary_tree.append_leaf(conn, tree, "mem_extra", 1, now_iso())
-        assert staged == summary_tree.AppendOutcome(True, (), True)
+        staged = seal.append_leaf(conn, tree, "mem_extra", 1, now_iso())
+        assert staged == nodes.AppendOutcome(True, (), True)
         conn.execute("DELETE FROM tree_leaves WHERE memory_id = 'mem_extra'")
-        summary_tree.flush(conn)
+        repair.flush(conn)
     # The backlog drains in budget-sized buckets, in arrival order.
-    level1 = {n.child_ids for n in nodes(store) if n.level == 1}
+    level1 = {n.child_ids for n in node_rows(store) if n.level == 1}
     assert level1 == {tuple(ids[0:2]), tuple(ids[2:4]), tuple(ids[4:6])}
 
 
@@ -287,8 +282,8 @@ def test_an_append_below_the_gate_is_not_pending(store: Store, project_id: str) 
     memory_id = remember(store, project_id, sentence(0))
     with store.write() as conn:
         tree = tree_of(store, project_id)
-        again = summary_tree.append_leaf(conn, tree, memory_id, 8, now_iso(), deferred=True)
-    assert again == summary_tree.AppendOutcome(False)  # already a leaf: idempotent
+        again = seal.append_leaf(conn, tree, memory_id, 8, now_iso(), deferred=True)
+    assert again == nodes.AppendOutcome(False)  # already a leaf: idempotent
     assert store.conn.execute("SELECT count(*) FROM tree_leaves").fetchone()[0] == 1
 
 
@@ -301,14 +296,14 @@ def test_only_memories_every_identity_may_read_join_the_tree(store: Store, proje
     remember(store, project_id, sentence(1), scope="agent", agent_profile="codex", session_id="s")
     remember(store, project_id, sentence(2), sensitivity="health")
     base = make_memory(project_id, sentence(3))
-    assert summary_tree.eligible(base)
+    assert nodes.eligible(base)
     for change in (
         {"trust": "pending"},
         {"scope": "session", "session_id": "s"},
         {"source_type": "consolidation"},
         {"sensitivity": "private"},
     ):
-        assert not summary_tree.eligible(make_memory(project_id, sentence(3), **change))
+        assert not nodes.eligible(make_memory(project_id, sentence(3), **change))
     leaves = [r[0] for r in store.conn.execute("SELECT memory_id FROM tree_leaves")]
     assert leaves == [shared]
 
@@ -321,7 +316,7 @@ def test_leaves_that_stop_being_live_before_their_seal_are_left_out(
     with store.write() as conn:
         rows.update(conn, gone, expires_at="2020-01-01T00:00:00.000000Z")
     last = remember(store, project_id, sentence(2))
-    [node] = nodes(store)
+    [node] = node_rows(store)
     assert node.child_ids == (kept, last)
     assert sentence(0) not in node.content
     leaves = {r[0] for r in store.conn.execute("SELECT memory_id FROM tree_leaves")}
@@ -333,18 +328,18 @@ def test_topic_and_global_trees_share_the_engine(store: Store, project_id: str) 
     ids = [remember(store, project_id, f"{sentence(i)} in src/app.py") for i in range(2)]
     now = now_iso()
     with store.write() as conn:
-        world = summary_tree.get_or_create(conn, "global", summary_tree.GLOBAL_SCOPE, now)
-        topic = summary_tree.get_or_create(conn, "topic", "code:parse_time", now)
+        world = nodes.get_or_create(conn, "global", nodes.GLOBAL_SCOPE, now)
+        topic = nodes.get_or_create(conn, "topic", "code:parse_time", now)
         for tree in (world, topic):
             for memory_id in ids:
-                summary_tree.append_leaf(conn, tree, memory_id, 8, now)
+                seal.append_leaf(conn, tree, memory_id, 8, now)
         with pytest.raises(ValueError, match="unknown tree kind"):
-            summary_tree.get_or_create(conn, "shelf", "x", now)
+            nodes.get_or_create(conn, "shelf", "x", now)
         conn.execute("UPDATE tree_trees SET status = 'archived' WHERE id = ?", (topic.id,))
-        archived = summary_tree.tree_by_id(conn, topic.id)
+        archived = nodes.tree_by_id(conn, topic.id)
         assert archived is not None
-        assert not summary_tree.append_leaf(conn, archived, "mem_x", 8, now).appended
-    by_tree = {n.tree_id: n for n in nodes(store)}
+        assert not seal.append_leaf(conn, archived, "mem_x", 8, now).appended
+    by_tree = {n.tree_id: n for n in node_rows(store)}
     source = tree_of(store, project_id)
     assert by_tree[source.id].entities == ("path:src/app.py",)  # source trees extract
     assert by_tree[world.id].entities == () and by_tree[world.id].topics == ()  # global: empty
@@ -357,11 +352,11 @@ def test_rebuild_reproduces_the_incremental_tree(store: Store, project_id: str) 
         remember(store, project_id, sentence(i))
 
     def shape() -> set[tuple[str, int, tuple[str, ...], str]]:
-        return {(n.id, n.level, n.child_ids, n.content) for n in nodes(store)}
+        return {(n.id, n.level, n.child_ids, n.content) for n in node_rows(store)}
 
     before, root = shape(), tree_of(store, project_id).root_id
     with store.write() as conn:
-        assert summary_tree.rebuild(conn, project_id) == 7
+        assert repair.rebuild(conn, project_id) == 7
     assert shape() == before and tree_of(store, project_id).root_id == root
 
 
@@ -389,7 +384,7 @@ def test_tree_status_shows_levels_counts_fill_and_root(
         "budget_tokens": PAIR,
     }
     assert (level1["nodes"], level1["buffer"]["items"], level1["buffer"]["fanout"]) == (2, 2, 3)
-    assert tree["root_id"] == nodes(store)[-1].id
+    assert tree["root_id"] == node_rows(store)[-1].id
     text = run_cli("tree", "status")
     assert text.code == 0 and "L0: 1 memories waiting, 8/16 tokens (50%)" in text.out
     assert "L1: 2 nodes, 2/3 waiting (67%)" in text.out
@@ -421,7 +416,7 @@ def test_tree_show_marks_children_that_are_no_longer_live(
     ids = [remember(store, project_id, sentence(i)) for i in range(2)]
     newer = remember(store, project_id, sentence(7))
     correct.supersede(store, ids[0], newer, reason="replaced", actor=PERSON)
-    [node] = nodes(store)
+    [node] = node_rows(store)
     children = run_cli("tree", "show", node.id, "--json").json()["children"]
     assert [(c["id"], c["live"]) for c in children] == [(ids[0], False), (ids[1], True)]
 
@@ -540,9 +535,9 @@ def test_the_history_line_reads_the_root_without_the_tree_modules(
         "import json, sys\n"
         f"sys.path.insert(0, {str(REPO)!r})\n"
         "from pathlib import Path\n"
-        "from tree_ring import brief\n"
-        "from tree_ring.identity import Identity\n"
-        "from tree_ring.store import Store\n"
+        "from tree_ring.read import brief\n"
+        "from tree_ring.model.identity import Identity\n"
+        "from tree_ring.store.db import Store\n"
         f"with Store.open(Path({str(project_root)!r})) as store:\n"
         f"    text = brief.build_brief(store, Identity({identity.project!r})).text\n"
         "print(json.dumps([text, sorted(m for m in sys.modules if m.startswith('tree_ring'))]))\n"
@@ -552,8 +547,10 @@ def test_the_history_line_reads_the_root_without_the_tree_modules(
     )
     text, loaded = json.loads(done.stdout)
     assert f"(summary {root.id}:" in text
-    assert {"tree_ring.brief", "tree_ring.guard"} <= set(loaded)
-    assert not {"tree_ring.summary_tree", "tree_ring.tree_recall"} & set(loaded)
+    assert {"tree_ring.read.brief", "tree_ring.guard"} <= set(loaded)
+    assert not {"tree_ring.tree.nodes", "tree_ring.tree.seal", "tree_ring.read.tree_recall"} & set(
+        loaded
+    )
 
 
 @pytest.mark.parametrize("filler", ["ü" * 1500, "記憶" * 700, "🌲" * 900, "x" * 3000])
@@ -606,14 +603,14 @@ def test_tree_config_shows_and_changes_the_budgets(store: Store, run_cli: CliRun
         "tree", "config", "--set", "input_token_budget=2000", "--set", "deferred=true", "--json"
     )
     assert changed.code == 0, changed.err
-    assert summary_tree.config(store.conn).input_token_budget == 2_000
-    assert summary_tree.config(store.conn).deferred is True
+    assert nodes.config(store.conn).input_token_budget == 2_000
+    assert nodes.config(store.conn).deferred is True
     entry = audit.entries(store.conn)[-1]
     assert (entry["action"], entry["target"]) == ("tree-config", "tree.deferred")
     for bad in ("nothing=1", "summary_fanout=1", "input_token_budget=lots", "deferred=maybe", "x"):
         result = run_cli("tree", "config", "--set", bad)
         assert result.code == 2, bad
-    assert summary_tree.config(store.conn).summary_fanout == 10
+    assert nodes.config(store.conn).summary_fanout == 10
 
 
 def test_an_approved_memory_joins_the_tree(run_cli: CliRunner, project_root: Path) -> None:
@@ -671,14 +668,14 @@ def test_appending_leaves_together_builds_the_tree_one_at_a_time_builds(
             with target.write() as conn:
                 for memory in memories:
                     rows.insert(conn, memory)
-                summary_tree.get_or_create(conn, "source", project_id, now)
+                nodes.get_or_create(conn, "source", project_id, now)
         leaves = [(m.id, token_estimate(m.summary)) for m in memories]
         leaves.insert(9, leaves[3])  # already a leaf by then: skipped, as a retry would be
         with store.write() as conn:
-            together = summary_tree.append_leaves(conn, tree_of(store, project_id), leaves, now)
+            together = seal.append_leaves(conn, tree_of(store, project_id), leaves, now)
         with twin.write() as conn:
             alone = [
-                summary_tree.append_leaf(conn, tree_of(twin, project_id), memory_id, tokens, now)
+                seal.append_leaf(conn, tree_of(twin, project_id), memory_id, tokens, now)
                 for memory_id, tokens in leaves
             ]
         assert _tree_tables(store) == _tree_tables(twin)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from helpers import CliRunner
 
-from tree_ring import project
+from tree_ring.model import project
 
 
 def enable(run_cli: CliRunner) -> str:

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from helpers import PERSON, CliRunner, Run, make_memory, run_process
 
-from tree_ring import project, verbs, writes
-from tree_ring.errors import Conflict, SecretRefused, UsageError
-from tree_ring.identity import Identity
-from tree_ring.store import Store
+from tree_ring.model import project
+from tree_ring.model.errors import Conflict, SecretRefused, UsageError
+from tree_ring.model.identity import Identity
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline, verbs
 
 CLAUDE_ENV = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "sess-1"}
 
@@ -294,7 +295,7 @@ def test_secret_in_any_field_is_refused(run_cli: CliRunner, project_root: Path, 
 def test_secret_refused_names_rule(store: Store, project_id: str) -> None:
     memory = make_memory(project_id, "key AKIAIOSFODNN7EXAMPLE for the bucket")
     with pytest.raises(SecretRefused) as caught:
-        writes.store_memory(store, memory, PERSON)
+        pipeline.store_memory(store, memory, PERSON)
     assert caught.value.rule and "AKIA" not in str(caught.value)
 
 
@@ -372,14 +373,14 @@ def test_ten_megabyte_summary_is_refused(project_root: Path) -> None:
 
 def test_over_limit_summary_is_refused(store: Store, project_id: str) -> None:
     with pytest.raises(UsageError, match="limit"):
-        writes.store_memory(store, make_memory(project_id, "w " * 5000), PERSON)
+        pipeline.store_memory(store, make_memory(project_id, "w " * 5000), PERSON)
 
 
 def test_id_collision_is_a_conflict(store: Store, project_id: str) -> None:
     first = make_memory(project_id, "first")
-    writes.store_memory(store, first, PERSON)
+    pipeline.store_memory(store, first, PERSON)
     with pytest.raises(Conflict):
-        writes.store_memory(store, make_memory(project_id, "second", id=first.id), PERSON)
+        pipeline.store_memory(store, make_memory(project_id, "second", id=first.id), PERSON)
     assert ids(store.root) == {first.id}
 
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from conftest import PERSON, make_memory
 
-from tree_ring import writes
-from tree_ring.audit import Actor
-from tree_ring.store import Store
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
 
 SYLLABLES = ("ka", "lo", "mi", "ru", "te", "zo", "pa", "ne", "vi", "su")
 
@@ -36,7 +36,7 @@ def tune(store: Store, **settings: Any) -> None:
 
 def remember(store: Store, project: str, summary: str, actor: Actor = PERSON, **fields: Any) -> str:
     """Store through the one write path (so the tree hook runs)."""
-    return writes.store_memory(store, make_memory(project, summary, **fields), actor).id
+    return pipeline.store_memory(store, make_memory(project, summary, **fields), actor).id
 
 
 def all_text(store: Store) -> list[tuple[str, str, str]]:

@@ -2,6 +2,6 @@
 
 import sys
 
-from tree_ring.cli import main
+from tree_ring.cli.app import main
 
 sys.exit(main())

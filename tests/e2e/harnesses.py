@@ -32,8 +32,8 @@ from typing import Any
 
 import pytest
 
-from tree_ring import brief
-from tree_ring.project import load_project_id
+from tree_ring.model.project import load_project_id
+from tree_ring.read import brief
 
 from .mock_anthropic import AnthropicHandler
 from .mock_openai import OpenAIHandler

@@ -1,0 +1,283 @@
+"""Verbs that compress long histories: consolidate, and the summary tree.
+
+`tree status | show [NODE_ID] | flush [--max-age SECONDS] | rebuild | config`, and the
+handler behind `recall --tree QUERY`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tree_ring.cli.context import Context, Verb
+from tree_ring.govern import coordinator
+from tree_ring.model.errors import NotFound, UsageError
+from tree_ring.model.record import now_iso
+from tree_ring.ops import consolidate
+from tree_ring.read import tree_recall
+from tree_ring.store import audit
+from tree_ring.store.db import Store
+from tree_ring.tree import nodes, repair
+
+PREVIEW = 160
+
+
+def _clip(text: str, limit: int = PREVIEW) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# ------------------------------------------------------------- consolidate
+
+
+def _group_line(group: consolidate.Group) -> str:
+    key = group.key
+    owner = key.agent_profile or key.workflow_id or key.session_id  # private scopes only
+    where = f"{key.scope}/{owner}" if owner else key.scope
+    head = (
+        f"  {group.status:<9} {len(group.sources)} x {key.event_type} "
+        f"({where}, {key.ring}, {key.bucket})"
+    )
+    if group.written:
+        head += f" -> {group.written}"
+        if group.trust != "accepted":
+            head += f" [{group.trust}]"
+    if group.reason:
+        head += f": {group.reason}"
+    return head
+
+
+def cmd_consolidate(ctx: Context) -> int:
+    a = ctx.args
+    root = ctx.root()
+    identity = ctx.identity(root)
+    with Store.open(root) as store:
+        report = consolidate.consolidate(
+            store,
+            identity.project,
+            a.period_type,
+            a.period_key,
+            actor=ctx.actor(identity),
+            dry_run=a.dry_run,
+            force=a.force,
+        )
+    verb = "plan for" if report.dry_run else "consolidated"
+    lines = [
+        f"{verb} {report.period.label}: {report.candidates} candidate memories, "
+        f"{len(report.groups)} groups"
+    ]
+    for group in report.groups:
+        lines.append(_group_line(group))
+        if report.dry_run and group.summary is not None:
+            lines.append(f"            {_clip(group.summary.summary)}")
+    if report.dry_run:
+        lines.append("dry run: nothing was written")
+    ctx.emit(report.to_dict(), "\n".join(lines))
+    return 0
+
+
+# -------------------------------------------------------------------- tree
+
+
+def cmd_tree_status(ctx: Context) -> int:
+    with ctx.store() as store:
+        data = tree_recall.status(store.conn)
+    lines: list[str] = []
+    for tree in data["trees"]:
+        root = tree["root_id"] or "none yet"
+        lines.append(
+            f"{tree['kind']} tree {tree['scope']} ({tree['status']}): root {root}, "
+            f"{tree['leaves']} memories, {tree['waiting_leaves']} waiting"
+            + (", seal pending (run `tree-ring tree flush`)" if tree["seal_pending"] else "")
+        )
+        for level in tree["levels"]:
+            buf = level["buffer"]
+            if level["level"] == 0:
+                lines.append(
+                    f"  L0: {buf['items']} memories waiting, "
+                    f"{buf['token_sum']:,}/{buf['budget_tokens']:,} tokens ({buf['fill']:.0%})"
+                )
+            else:
+                lines.append(
+                    f"  L{level['level']}: {level['nodes']} nodes, "
+                    f"{buf['items']}/{buf['fanout']} waiting ({buf['fill']:.0%})"
+                )
+    ctx.emit(data, "\n".join(lines) or "no summary trees yet")
+    return 0
+
+
+def cmd_tree_show(ctx: Context) -> int:
+    root = ctx.root()
+    identity = ctx.identity(root)
+    with Store.open(root) as store:
+        conn = store.conn
+        if ctx.args.node_id:
+            node = tree_recall.node_in_project(conn, identity.project, ctx.args.node_id)
+            if node is None:
+                raise NotFound(
+                    f"no summary node {ctx.args.node_id[:80]!r} in project {identity.project}; "
+                    "`tree-ring tree show` starts at the root"
+                )
+        else:
+            node = tree_recall.root_node(conn, identity.project)
+            if node is None:
+                ctx.emit(
+                    {"project": identity.project, "node": None, "children": []},
+                    "no summary sealed yet: the history is still short "
+                    "(`tree-ring tree status` shows the buffers)",
+                )
+                return 0
+        kids = tree_recall.children(conn, node, identity)
+    data: dict[str, Any] = {
+        "project": identity.project,
+        "node": node.to_dict(),
+        "children": [child.to_dict() for child in kids],
+    }
+    lines = [
+        f"{node.id}  L{node.level}  {node.leaf_count} memories  "
+        f"{node.time_range_start[:19]}Z .. {node.time_range_end[:19]}Z",
+        node.content,
+        f"children ({len(kids)}):",
+    ]
+    for child in kids:
+        if child.kind == "node":
+            lines.append(f"  {child.id}  L{child.level} ({child.leaf_count}): {_clip(child.text)}")
+        elif child.live:
+            lines.append(f"  {child.id}  {_clip(child.text)}")
+        else:
+            lines.append(f"  {child.id}  (not live now)")
+    ctx.emit(data, "\n".join(lines))
+    return 0
+
+
+def cmd_tree_flush(ctx: Context) -> int:
+    max_age = ctx.args.max_age
+    if max_age is not None and max_age < 0:
+        raise UsageError("--max-age must be zero or more seconds")
+    with ctx.store() as store, store.write() as conn:
+        flushed = repair.flush(conn, now_iso(), max_age_secs=max_age)
+    sealed = sum(len(f.sealed) for f in flushed)
+    data = {
+        "trees": [
+            {"tree": f.tree_id, "kind": f.kind, "scope": f.scope, "sealed": list(f.sealed)}
+            | {"forced": f.forced}
+            for f in flushed
+        ],
+        "sealed": sealed,
+    }
+    ctx.emit(data, f"sealed {sealed} summary nodes in {len(flushed)} trees")
+    return 0
+
+
+def cmd_tree_rebuild(ctx: Context) -> int:
+    root = ctx.root()
+    identity = ctx.identity(root)
+    with Store.open(root) as store, store.write() as conn:
+        count = repair.rebuild(conn, identity.project)
+        tree = tree_recall.source_tree(conn, identity.project)
+    data = {"project": identity.project, "memories": count, "root_id": tree and tree.root_id}
+    ctx.emit(data, f"rebuilt the summary tree of {identity.project} from {count} memories")
+    return 0
+
+
+def cmd_tree_config(ctx: Context) -> int:
+    """Show the tree settings, or change them (`--set input_token_budget=2000`)."""
+    changes: list[tuple[str, str]] = []
+    pairs: list[str] = list(ctx.args.set or [])
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"--set takes KEY=VALUE, e.g. input_token_budget=2000; got {item!r}")
+        changes.append((key.strip(), value.strip()))
+    root = ctx.root()
+    identity = ctx.identity(root)
+    actor = ctx.actor(identity)
+    with Store.open(root) as store:
+        if not changes:
+            cfg = nodes.config(store.conn)
+        else:
+            with store.write() as conn:
+                coordinator.authorize(conn, "tree.config", actor, "tree settings")
+                for key, value in changes:
+                    cfg = nodes.set_config(conn, key, value)
+                    audit.append(conn, actor, "tree-config", f"tree.{key}", {"value": value})
+            cfg = nodes.config(store.conn)
+    data = dict(cfg.__dict__)
+    ctx.emit(data, "\n".join(f"{key} = {value}" for key, value in data.items()))
+    return 0
+
+
+def cmd_recall_tree(ctx: Context) -> int:
+    """`recall --tree QUERY`: answer from summary nodes, not raw memories."""
+    a = ctx.args
+    for flag in ("as_of", "valid_at", "scope"):
+        if getattr(a, flag, None):
+            raise UsageError(
+                f"--tree answers from the summary tree as it is now, across the project's "
+                f"shared scopes; drop --{flag.replace('_', '-')} or drop --tree"
+            )
+    root = ctx.root()
+    identity = ctx.identity(root)
+    with Store.open(root) as store:
+        hits = tree_recall.search(store.conn, identity.project, a.query, limit=a.limit)
+    data = {"query": a.query, "project": identity.project, "tree": True}
+    data["results"] = [hit.to_dict() for hit in hits]
+    text = "\n".join(
+        f"{h.node.id}  L{h.node.level} ({h.node.leaf_count} memories, "
+        f"{h.node.time_range_start[:10]}..{h.node.time_range_end[:10]}): {h.snippet}"
+        for h in hits
+    )
+    ctx.emit(data, text or "no summary mentions that (plain `recall` searches every memory)")
+    return 0
+
+
+def _nested(parent: argparse.ArgumentParser) -> Any:
+    sub = parent.add_subparsers(dest="tree_command", metavar="ACTION", required=True)
+
+    def action(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        # The common flags again, so `tree status --json` works like every verb.
+        p.add_argument("--root", default=argparse.SUPPRESS, help="project directory")
+        p.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
+        )
+        p.add_argument("--project", help="project id (default: .tree-ring/project.json)")
+        p.set_defaults(handler=handler)
+        return p
+
+    return action
+
+
+def register(verb: Verb) -> None:
+    p = verb(
+        "consolidate",
+        cmd_consolidate,
+        "write one summary memory per group of live memories in a period",
+    )
+    p.add_argument(
+        "--period-type", choices=consolidate.PERIOD_TYPES, default="manual", help="default: manual"
+    )
+    p.add_argument(
+        "--period-key",
+        help="2026-11-29, 2026-W48, 2026-11 or 2026 (default: the current period; manual: all)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="show the plan; write nothing")
+    p.add_argument("--force", action="store_true", help="replace existing summaries (supersede)")
+    p.add_argument("--project", help="project id (default: .tree-ring/project.json)")
+
+    p = verb("tree", cmd_tree_status, "the summary tree: status, show, flush, rebuild, config")
+    action = _nested(p)
+    action("status", cmd_tree_status, "per tree: levels, node counts, buffer fill, root")
+    s = action("show", cmd_tree_show, "a summary node and its children (default: the root)")
+    s.add_argument("node_id", nargs="?", help="a node id from `tree status` or `recall --tree`")
+    f = action("flush", cmd_tree_flush, "seal pending buffers and L0 buffers older than max age")
+    f.add_argument(
+        "--max-age", type=int, metavar="SECONDS", help="default: the tree.flush_age_secs setting"
+    )
+    action("rebuild", cmd_tree_rebuild, "build the project's tree from scratch from its memories")
+    c = action("config", cmd_tree_config, "show the tree's budgets, or change one with --set")
+    c.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="input_token_budget, output_token_budget, summary_fanout, flush_age_secs, deferred",
+    )

@@ -1,0 +1,45 @@
+"""The `quality` verb: run the recall quality scenarios and print the rates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tree_ring.cli.context import Context, Verb
+from tree_ring.ops import quality
+
+
+def table(report: quality.QualityReport) -> str:
+    width = max([8, *(len(s.name) for s in report.scenarios)])
+    lines = [f"{'scenario':<{width}}  {'category':<23}  expected  forbidden  result"]
+    for s in report.scenarios:
+        found = f"{len(s.expected) - len(s.missed)}/{len(s.expected)}"
+        leaked = f"{len(s.forbidden_recalled)}/{len(s.forbidden)}"
+        result = "ok" if s.passed else "FAIL"
+        lines.append(f"{s.name:<{width}}  {s.category:<23}  {found:<8}  {leaked:<9}  {result}")
+        if s.error:
+            lines.append(f"  error: {s.error}")
+        lines += [f"  missed: {label}" for label in s.missed]
+        lines += [f"  forbidden recalled: {label}" for label in s.forbidden_recalled]
+    lines.append(quality.summary_line(report.to_dict()))
+    return "\n".join(lines)
+
+
+def cmd_quality(ctx: Context) -> int:
+    paths = [Path(p) for p in ctx.args.paths] or [quality.DEFAULT_PATH]
+    report = quality.run(paths)
+    ctx.emit(report.to_dict(), table(report))
+    return 0 if report.passed else 1
+
+
+def register(verb: Verb) -> None:
+    p = verb(
+        "quality",
+        cmd_quality,
+        "run recall quality scenarios (expected and forbidden recall); exit 1 on any failure",
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="scenario files or directories (default: the plugin's fixtures/quality)",
+    )

@@ -1,0 +1,128 @@
+"""Verbs that read memories: recall, brief, list, show."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tree_ring.cli import compress
+from tree_ring.cli.context import Context, Verb, identity_flags, view_flags
+from tree_ring.model import project
+from tree_ring.model.record import RINGS, SCOPES, TRUST_STATES
+from tree_ring.ops import receipts
+from tree_ring.read import brief
+from tree_ring.read.recall import DEFAULT_LIMIT, recall
+from tree_ring.store import live, rows
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
+
+
+def _hit_line(label: str, memory: Any, extra: str = "") -> str:
+    flag = f"[{label}] " if label else ""
+    return f"{memory.id}  [{memory.ring}] {flag}{memory.summary}{extra}"
+
+
+def cmd_recall(ctx: Context) -> int:
+    a = ctx.args
+    if a.tree:
+        return compress.cmd_recall_tree(ctx)
+    root = ctx.root()
+    identity = ctx.identity(root)
+    with Store.open(root) as store:
+        hits = recall(store, identity, a.query, limit=a.limit, view=ctx.view(), scope=a.scope)
+    data: dict[str, Any] = {
+        "query": a.query,
+        "project": identity.project,
+        "results": [
+            {
+                "id": h.memory.id,
+                "summary": h.memory.summary,
+                "ring": h.memory.ring,
+                "scope": h.memory.scope,
+                "trust": h.memory.trust,
+                "label": h.label,
+                "source": {"type": h.memory.source_type, "ref": h.memory.source_ref},
+                "score": h.score,
+                "score_parts": h.parts,
+                "match": h.query,
+            }
+            for h in hits
+        ],
+    }
+    text = "\n".join(_hit_line(h.label, h.memory, f"  ({h.score:.3f})") for h in hits)
+    ctx.emit(data, text or "no memories match")
+    return 0
+
+
+def cmd_brief(ctx: Context) -> int:
+    root = ctx.root()
+    identity = ctx.identity(root)
+    with Store.open(root) as store:
+        result = brief.build_brief(store, identity, ctx.view())
+    receipts.write_receipt(root, harness=ctx.args.harness, event="brief", brief=result)
+    ctx.emit({"project": result.project, "ids": list(result.ids), "text": result.text}, result.text)
+    return 0
+
+
+def cmd_list(ctx: Context) -> int:
+    a = ctx.args
+    root = ctx.root()
+    project_id = a.project or project.load_project_id(root)
+    view = ctx.view()
+    if a.trust and a.trust != "accepted":
+        view = View(view.as_of, view.valid_at, view.include_sensitive, True, a.trust == "rejected")
+    clause = live.live(view)
+    sql = f"SELECT m.* FROM memories m WHERE m.project = :project AND {clause.sql}"
+    params: dict[str, Any] = {**clause.params, "project": project_id}
+    for column in ("scope", "ring", "trust"):
+        value = getattr(a, column)
+        if value:
+            sql += f" AND m.{column} = :{column}"
+            params[column] = value
+    sql += " ORDER BY m.created_at DESC LIMIT :limit"
+    params["limit"] = a.limit
+    with Store.open(root) as store:
+        found = [rows.from_row(r) for r in store.query(sql, params)]
+    data = [m.to_dict() for m in found]
+    text = "\n".join(
+        _hit_line("" if m.trust == "accepted" else m.trust.upper(), m, f"  ({m.scope})")
+        for m in found
+    )
+    ctx.emit({"project": project_id, "memories": data}, text or "no memories")
+    return 0
+
+
+def cmd_show(ctx: Context) -> int:
+    with ctx.store() as store:
+        memory = rows.get(store.conn, ctx.args.id)
+    data = memory.to_dict()
+    text = "\n".join(
+        f"{key}: {value}" for key, value in data.items() if value not in (None, "", [])
+    )
+    ctx.emit(data, text)
+    return 0
+
+
+def register(verb: Verb) -> None:
+    p = verb("recall", cmd_recall, "search memories, best first")
+    p.add_argument("query")
+    p.add_argument("--tree", action="store_true", help="answer from summary-tree nodes")
+    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT)
+    p.add_argument("--scope", choices=SCOPES)
+    view_flags(p)
+    identity_flags(p)
+
+    p = verb("brief", cmd_brief, "the startup brief the SessionStart hook injects")
+    p.add_argument("--harness", default="cli", help="whose receipt to write (default: cli)")
+    view_flags(p)
+    identity_flags(p)
+
+    p = verb("list", cmd_list, "list live memories of the project, newest first")
+    p.add_argument("--project", help="project id (default: .tree-ring/project.json)")
+    p.add_argument("--scope", choices=SCOPES)
+    p.add_argument("--ring", choices=RINGS)
+    p.add_argument("--trust", choices=TRUST_STATES)
+    p.add_argument("--limit", type=int, default=100)
+    view_flags(p)
+
+    p = verb("show", cmd_show, "show one memory, every field")
+    p.add_argument("id")

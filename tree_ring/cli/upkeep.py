@@ -1,0 +1,88 @@
+"""Verbs that look after the store itself: doctor and maintain."""
+
+from __future__ import annotations
+
+from tree_ring.cli.context import Context, Verb
+from tree_ring.govern import coordinator
+from tree_ring.model.identity import harness_origin
+from tree_ring.ops import doctor, maintain
+from tree_ring.store.audit import Actor
+
+
+def _actor(ctx: Context) -> Actor:
+    """Applied maintenance and repairs are protected actions: carry the
+    coordinator capability, when the environment holds one, to the gate."""
+    origin = harness_origin(ctx.environ)
+    return Actor(origin.kind, origin, capability=ctx.environ.get(coordinator.TOKEN_VAR) or None)
+
+
+def cmd_doctor(ctx: Context) -> int:
+    report = doctor.diagnose(ctx.root(), repair=ctx.args.repair, actor=_actor(ctx))
+    lines = [f"store {report.path}"]
+    for check in report.checks:
+        mark = "ok  " if check.ok else "FAIL"
+        lines.append(f"{mark} {check.name:<12} {check.detail}")
+        if check.repaired:
+            lines.append(f"     {'':<12} repaired: {check.repaired}")
+    if not report.ok:
+        hint = "" if report.repair else "; `tree-ring doctor --repair` rebuilds what it can"
+        fixable = any(c.repairable and not c.ok for c in report.checks)
+        lines.append("problems remain" + (hint if fixable else ""))
+    ctx.emit(report.to_dict(), "\n".join(lines))
+    return 0 if report.ok else 1
+
+
+def cmd_maintain(ctx: Context) -> int:
+    a = ctx.args
+    with ctx.store() as store:
+        report = maintain.maintain(
+            store,
+            _actor(ctx),
+            apply_expired=a.apply_expired,
+            apply_secret_sweep=a.apply_secret_sweep,
+            vacuum=a.vacuum,
+        )
+    lines = [
+        f"{report.memories} memories, {report.bytes_before:,} bytes",
+        f"expired: {len(report.deletable)} removable"
+        + ("" if a.apply_expired or not report.deletable else " (--apply-expired deletes them)"),
+        f"expired but protected (scar, heartwood, durable, pinned; kept): {len(report.flagged)}",
+    ]
+    lines += [
+        f"  {e.id} [{e.ring}, {e.retention}] expired {e.expires_at[:19]}Z" for e in report.flagged
+    ]
+    lines.append(
+        f"caught by today's guard: {len(report.secrets)}"
+        + ("" if a.apply_secret_sweep or not report.secrets else " (--apply-secret-sweep redacts)")
+    )
+    lines += [f"  {s.id} {s.field}: rule {s.rule}" for s in report.secrets]
+    if report.deleted:
+        lines.append(f"deleted {len(report.deleted)} expired memories (reason: expired)")
+    if report.redacted:
+        lines.append(f"redacted {len(report.redacted)} memories holding secrets")
+    if report.vacuumed:
+        lines.append(f"vacuumed: {report.bytes_before:,} -> {report.bytes_after:,} bytes")
+    ctx.emit(report.to_dict(), "\n".join(lines))
+    return 0
+
+
+def register(verb: Verb) -> None:
+    p = verb("doctor", cmd_doctor, "check the store; --repair rebuilds what the rows allow")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="rebuild the FTS index and indexes, drop orphaned claims and tombstones",
+    )
+
+    p = verb("maintain", cmd_maintain, "expiry, secret sweep and compaction; reports by default")
+    p.add_argument(
+        "--apply-expired",
+        action="store_true",
+        help="delete expired temporary memories (protected ones are only flagged)",
+    )
+    p.add_argument(
+        "--apply-secret-sweep",
+        action="store_true",
+        help="redact stored memories that today's guard rules catch",
+    )
+    p.add_argument("--vacuum", action="store_true", help="merge the FTS index and VACUUM")

@@ -1,0 +1,326 @@
+"""Coordinated write policy: who may publish shared state, and the record of it.
+
+A store starts in Open mode. `enable` switches it to Coordinated mode and mints
+a coordinator capability: 32 random bytes, printed once, stored only as its
+sha256, compared in constant time, and read only from the environment variable
+TREE_RING_COORDINATOR_TOKEN (there is no flag, so it never lands in shell
+history or a retained command). In Coordinated mode an ordinary writer may only
+add non-heartwood `scope=agent` rows under its own profile; every other create,
+every heartwood create or promotion, import, supersede, forget, review
+decision and the bulk paths (consolidation, applied maintenance, FTS repair)
+need the capability.
+
+Whatever the mode, an agent (a harness put CLAUDECODE or CODEX_SESSION_ID in
+its environment) may not take a review decision, change the review policy,
+enable the policy or retire shared memory it did not write, unless it holds
+the capability: those are a person's decisions.
+
+`authorize` is the one gate. Every decision it makes, allowed or denied, in
+either mode, goes to the append-only `policy_audit` table with the actor, the
+origin, the action, a hash of the target and the reason; never the token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tree_ring.model.errors import Conflict, Denied, UsageError
+from tree_ring.model.record import Memory, canonical_json, now_iso, sha256
+from tree_ring.store import audit
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+
+TOKEN_VAR = "TREE_RING_COORDINATOR_TOKEN"
+SETTING = "write_policy"
+TOKEN_PREFIX = "trc_"
+MAX_NAME = 128
+
+# The one action an ordinary writer may take in Coordinated mode without the
+# capability (see `create_action`).
+ORDINARY = frozenset({"create.agent"})
+# Decisions that belong to a person (or the coordinator) in every mode.
+PERSON_ONLY = frozenset(
+    {
+        "review.approve",
+        "review.promote",
+        "review.reject",
+        "review.dispute",
+        "review.policy",
+        "policy.enable",
+        "supersede.shared",
+    }
+)
+# Everything `authorize` is called with in this package; other callers add
+# their own (consolidate, maintain.apply, fts.repair, sync) and are protected.
+KNOWN_ACTIONS = (
+    "create.agent",  # non-heartwood, scope agent, under the writer's own profile
+    "create.agent.other",  # scope agent under someone else's profile
+    "create.heartwood",
+    "create.<scope>",  # project, global, workflow, session, tool, eval, ...
+    "import",
+    "supersede",  # retire a row the actor wrote itself
+    "supersede.shared",  # retire anything else
+    "forget.delete",
+    "forget.redact",
+    "review.approve",
+    "review.promote",  # approving heartwood
+    "review.reject",
+    "review.dispute",
+    "review.policy",
+    "policy.enable",
+    "policy.rotate",
+    "policy.disable",
+    "consolidate",
+    "maintain.apply",
+    "fts.repair",
+)
+
+
+@dataclass(frozen=True)
+class State:
+    mode: str = "open"  # open | coordinated
+    coordinator: str | None = None
+    token_hash: str | None = None  # sha256:<hex> of the capability
+    enabled_at: str | None = None
+    rotated_at: str | None = None
+
+
+@dataclass(frozen=True)
+class Minted:
+    """The capability, returned once to the caller that prints it."""
+
+    state: State
+    token: str
+
+
+def state(conn: sqlite3.Connection) -> State:
+    row = conn.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
+    if row is None:
+        return State()
+    data: dict[str, Any] = json.loads(row[0])
+    if data.get("mode") != "coordinated" or not isinstance(data.get("token_hash"), str):
+        return State()
+    return State(
+        mode="coordinated",
+        coordinator=data.get("coordinator"),
+        token_hash=data["token_hash"],
+        enabled_at=data.get("enabled_at"),
+        rotated_at=data.get("rotated_at"),
+    )
+
+
+def _save(conn: sqlite3.Connection, current: State) -> None:
+    value = {
+        "mode": current.mode,
+        "coordinator": current.coordinator,
+        "token_hash": current.token_hash,
+        "enabled_at": current.enabled_at,
+        "rotated_at": current.rotated_at,
+    }
+    conn.execute(
+        "INSERT INTO settings(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (SETTING, canonical_json(value)),
+    )
+
+
+def token_hash(token: str) -> str:
+    return "sha256:" + hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _new_token() -> str:
+    return TOKEN_PREFIX + secrets.token_hex(32)
+
+
+def _presented(actor: Actor, environ: Mapping[str, str] | None) -> str | None:
+    if environ is not None:
+        return environ.get(TOKEN_VAR) or None
+    return actor.capability
+
+
+def _capability(current: State, token: str | None) -> str:
+    """held | absent | invalid; the comparison takes the same time either way."""
+    if token is None:
+        return "absent"
+    if current.token_hash is None:
+        return "invalid"
+    if hmac.compare_digest(token_hash(token), current.token_hash):
+        return "held"
+    return "invalid"
+
+
+def holds(conn: sqlite3.Connection, actor: Actor, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the caller presents the current coordinator capability."""
+    return _capability(state(conn), _presented(actor, environ)) == "held"
+
+
+def create_action(memory: Memory, actor: Actor) -> str:
+    """The policy action a new row amounts to."""
+    if memory.ring == "heartwood":
+        return "create.heartwood"
+    if memory.scope == "agent":
+        return "create.agent" if memory.agent_profile == actor.name else "create.agent.other"
+    return f"create.{memory.scope}"
+
+
+def _decide(mode: str, action: str, actor: Actor, capability: str) -> tuple[bool, str]:
+    if action in PERSON_ONLY and actor.origin.is_agent and capability != "held":
+        return False, (
+            f"{action} is a person's decision: {actor.origin.kind} may not take it "
+            f"unless it holds the coordinator capability ({TOKEN_VAR})"
+        )
+    if mode == "open":
+        return True, "open mode"
+    if capability == "held":
+        return True, "coordinator capability"
+    if action in ORDINARY:
+        return True, "ordinary write to the writer's own agent partition"
+    if capability == "invalid":
+        return False, (
+            f"coordinated mode: {TOKEN_VAR} does not match the current capability "
+            "(was it rotated?); set it to the capability `policy rotate` printed"
+        )
+    return False, (
+        f"coordinated mode: {action} needs the coordinator capability in {TOKEN_VAR}; "
+        "ordinary writers may only add non-heartwood --scope agent memories "
+        "under their own --agent-profile"
+    )
+
+
+_INSERT = (
+    "INSERT INTO policy_audit"
+    "(at, mode, actor, origin, session, action, target_hash, decision, capability, reason)"
+    " VALUES (:at, :mode, :actor, :origin, :session, :action, :target_hash, :decision,"
+    " :capability, :reason)"
+)
+
+
+def authorize(
+    conn: sqlite3.Connection,
+    action: str,
+    actor: Actor,
+    target: str,
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    """Allow `action` on `target` for `actor`, or raise Denied; record either way.
+
+    The capability is read from `environ[TREE_RING_COORDINATOR_TOKEN]`, or, when
+    `environ` is None, from `actor.capability` (which the CLI fills from the
+    same variable). An allowed decision is written in the caller's transaction,
+    so it commits with the action. A denial ends the caller's transaction: the
+    action's work is rolled back, the denial is committed on its own (so the
+    refusal stays on record though nothing else does), and Denied is raised.
+    """
+    current = state(conn)
+    capability = _capability(current, _presented(actor, environ))
+    allowed, reason = _decide(current.mode, action, actor, capability)
+    entry: dict[str, Any] = {
+        "at": now_iso(),
+        "mode": current.mode,
+        "actor": actor.name,
+        "origin": actor.origin.kind,
+        "session": actor.origin.session,
+        "action": action,
+        "target_hash": sha256(target),
+        "decision": "allow" if allowed else "deny",
+        "capability": capability,
+        "reason": reason,
+    }
+    if allowed:
+        conn.execute(_INSERT, entry)
+        return
+    _record_denial(conn, entry)
+    raise Denied(f"denied: {reason}")
+
+
+def _record_denial(conn: sqlite3.Connection, entry: dict[str, Any]) -> None:
+    try:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(_INSERT, entry)
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        # A read-only or locked store cannot keep the record; the denial stands.
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+
+def _check_name(name: str) -> str:
+    text = name.strip()
+    if not text or len(text) > MAX_NAME or any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise UsageError(f"--coordinator must be a name of 1 to {MAX_NAME} printable characters")
+    return text
+
+
+def enable(store: Store, coordinator: str, actor: Actor) -> Minted:
+    """Open -> Coordinated; returns the capability, which is never shown again."""
+    name = _check_name(coordinator)
+    token = _new_token()
+    with store.write() as conn:
+        current = state(conn)
+        if current.mode == "coordinated":
+            raise Conflict(
+                "the write policy is already coordinated; `policy rotate` replaces "
+                "the capability, `policy disable` returns to open mode"
+            )
+        authorize(conn, "policy.enable", actor, SETTING)
+        now = now_iso()
+        minted = State("coordinated", name, token_hash(token), now, None)
+        _save(conn, minted)
+        audit.append(conn, actor, "policy", SETTING, {"change": "enable", "coordinator": name})
+    return Minted(minted, token)
+
+
+def rotate(store: Store, coordinator: str | None, actor: Actor) -> Minted:
+    """Replace the capability; the old one stops working at once."""
+    name = _check_name(coordinator) if coordinator is not None else None
+    token = _new_token()
+    with store.write() as conn:
+        current = _coordinated(conn)
+        authorize(conn, "policy.rotate", actor, SETTING)
+        now = now_iso()
+        rotated = State(
+            "coordinated", name or current.coordinator, token_hash(token), current.enabled_at, now
+        )
+        _save(conn, rotated)
+        audit.append(
+            conn, actor, "policy", SETTING, {"change": "rotate", "coordinator": rotated.coordinator}
+        )
+    return Minted(rotated, token)
+
+
+def disable(store: Store, actor: Actor) -> State:
+    with store.write() as conn:
+        _coordinated(conn)
+        authorize(conn, "policy.disable", actor, SETTING)
+        _save(conn, State())
+        audit.append(conn, actor, "policy", SETTING, {"change": "disable"})
+    return State()
+
+
+def _coordinated(conn: sqlite3.Connection) -> State:
+    current = state(conn)
+    if current.mode != "coordinated":
+        raise UsageError("the write policy is open; `policy enable --coordinator NAME` first")
+    return current
+
+
+def audit_entries(conn: sqlite3.Connection, *, limit: int = 100) -> list[dict[str, Any]]:
+    """The newest `limit` decisions, oldest first."""
+    found = conn.execute("SELECT * FROM policy_audit ORDER BY seq DESC LIMIT ?", (limit,))
+    return [dict(row) for row in found][::-1]
+
+
+def counts(conn: sqlite3.Connection) -> dict[str, int]:
+    return {
+        row[0]: row[1]
+        for row in conn.execute("SELECT decision, count(*) FROM policy_audit GROUP BY decision")
+    }

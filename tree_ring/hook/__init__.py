@@ -1,0 +1,1 @@
+"""The hook adapter: a harness's payload in, at most one JSON document out."""

@@ -1,0 +1,282 @@
+"""The hook adapter: a harness's hook payload in, at most one JSON document out.
+
+`hooks/tree_ring_hook.py HARNESS` calls `main(HARNESS)` for Claude Code
+(`claude-code`) and Codex (`codex`), which send the same Claude-style payloads
+and accept the same output. Four events:
+
+- SessionStart / SubagentStart: inject the startup brief through
+  `hookSpecificOutput.additionalContext`, exactly those fields (Codex rejects
+  unknown ones), and write a receipt.
+- Stop / SubagentStop: write a receipt and, unless `stop_hook_active` says the
+  agent is already answering our block, block once with a reason naming the
+  exact capture command.
+
+The project and the identity come from the project root and the payload, never
+from the model: a payload that tries to supply a root, store, capability or
+task hint is refused. Outside a project with `.tree-ring/` the hook does
+nothing at all. `main` is the one fail-open boundary: whatever goes wrong, the
+agent's session goes on (exit 0, nothing on stdout, one line on stderr).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+HARNESSES = ("claude-code", "codex")
+START_EVENTS = ("SessionStart", "SubagentStart")
+STOP_EVENTS = ("Stop", "SubagentStop")
+SUBAGENT_EVENTS = ("SubagentStart", "SubagentStop")
+MAX_PAYLOAD = 1 << 20
+# Keys a payload could use to steer which store or scope the brief reads; the
+# harnesses never send them, so their presence means someone is trying.
+REFUSED_KEYS = (
+    "root",
+    "store",
+    "store_id",
+    "capability",
+    "coordinator_token",
+    "task_hint",
+    "project",
+)
+# Session ids go into a shell command the model runs: both harnesses send
+# UUIDs, so anything outside this set is refused rather than quoted.
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+PLACEHOLDER = "ONE_SENTENCE_SUMMARY"
+# This module lives in <plugin root>/tree_ring/hook/, wherever the harness put the
+# plugin (its cache, or a checkout), and bin/tree-ring sits beside it.
+PLUGIN_ROOT = Path(__file__).resolve().parents[2]
+DISABLE_VARIABLE = "TREE_RING_HOOKS"
+
+
+class Refused(Exception):
+    """A payload the adapter will not act on: a stderr note and no output."""
+
+
+@dataclass(frozen=True)
+class HookEvent:
+    """One hook call, normalised from either harness's payload."""
+
+    harness: str
+    event: str
+    session_id: str
+    cwd: Path
+    agent_id: str | None = None
+    agent_type: str | None = None
+    stop_hook_active: bool = False
+    transcript_path: str | None = None
+    # Codex's `turn_id` or Claude Code's `prompt_id`: one per user turn, so a
+    # checkpoint is stable across retries of one stop and new on the next turn.
+    turn_id: str | None = None
+
+    @property
+    def is_subagent(self) -> bool:
+        return self.event in SUBAGENT_EVENTS or self.agent_id is not None
+
+
+def _optional_str(payload: Mapping[str, Any], key: str) -> str | None:
+    value = payload.get(key)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise Refused(f"payload field {key} is not a string")
+    return value
+
+
+def parse_payload(harness: str, data: bytes) -> HookEvent:
+    """Validate and normalise the raw stdin of one hook call."""
+    if len(data) > MAX_PAYLOAD:
+        raise Refused(f"payload is over {MAX_PAYLOAD} bytes")
+    try:
+        decoded: Any = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise Refused("payload is not UTF-8") from None
+    except ValueError:
+        raise Refused("payload is not JSON") from None
+    if not isinstance(decoded, dict):
+        raise Refused("payload is not a JSON object")
+    payload = cast(dict[str, Any], decoded)
+    supplied = [key for key in REFUSED_KEYS if key in payload]
+    if supplied:
+        raise Refused(
+            f"payload supplies {', '.join(supplied)}; the project and identity come only "
+            "from the project directory and the harness"
+        )
+    event = _optional_str(payload, "hook_event_name")
+    if event is None:
+        raise Refused("payload has no hook_event_name")
+    session_id = _optional_str(payload, "session_id")
+    if session_id is None or not SESSION_ID.fullmatch(session_id):
+        raise Refused("payload has no usable session_id")
+    cwd = _optional_str(payload, "cwd")
+    if cwd is None or not os.path.isabs(cwd):
+        raise Refused("payload has no absolute cwd")
+    return HookEvent(
+        harness=harness,
+        event=event,
+        session_id=session_id,
+        cwd=Path(cwd),
+        agent_id=_optional_str(payload, "agent_id"),
+        agent_type=_optional_str(payload, "agent_type"),
+        stop_hook_active=payload.get("stop_hook_active") is True,
+        transcript_path=_optional_str(payload, "transcript_path"),
+        turn_id=_optional_str(payload, "turn_id") or _optional_str(payload, "prompt_id"),
+    )
+
+
+def agent_profile(event: HookEvent) -> str:
+    """The harness for a main session; `harness:type:fingerprint` for a subagent,
+    so each subagent writes to and reads its own partition."""
+    if not event.is_subagent:
+        return event.harness
+    if event.agent_id is None:
+        raise Refused(f"{event.event} payload has no agent_id")
+    kind = re.sub(r"[^A-Za-z0-9_.-]+", "-", event.agent_type or "").strip("-")[:64] or "agent"
+    fingerprint = hashlib.sha256(event.agent_id.encode("utf-8")).hexdigest()[:16]
+    return f"{event.harness}:{kind}:{fingerprint}"
+
+
+def checkpoint_id(event: HookEvent, now_ns: int) -> str:
+    """12 hex digits of sha256 over harness, session, agent and turn.
+
+    The same stop of the same turn always gets the same checkpoint, so its
+    operation ids make a repeated capture an exact retry; the next turn gets a
+    new one. A payload without a turn id falls back to the clock.
+    """
+    turn = event.turn_id or f"time:{now_ns}"
+    material = "\n".join((event.harness, event.session_id, event.agent_id or "", turn))
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()[:12]
+
+
+def _path(path: Path) -> str:
+    """Double quotes as a person would type them, unless the path needs more."""
+    text = str(path)
+    if any(c in text for c in '"$`\\!\n'):
+        return shlex.quote(text)
+    return f'"{text}"'
+
+
+def capture_command(root: Path, project_id: str, event: HookEvent, checkpoint: str) -> str:
+    """The exact command the stop reason names, for the first of three slots."""
+    profile = agent_profile(event)
+    parts = [
+        "python3", _path(PLUGIN_ROOT / "bin" / "tree-ring"),
+        "--root", _path(root),
+        "capture", f'"{PLACEHOLDER}"',
+        "--event-type", "lesson", "--ring", "cambium",
+        "--project", shlex.quote(project_id),
+        "--agent-profile", shlex.quote(profile),
+        "--workflow-id", shlex.quote(event.session_id),
+        "--session-id", shlex.quote(event.session_id),
+        "--operation-id", f"auto-{checkpoint}-1",
+        "--source-ref", shlex.quote(source_ref(event)),
+    ]  # fmt: skip
+    return " ".join(parts)
+
+
+def source_ref(event: HookEvent) -> str:
+    if event.is_subagent:
+        return f"session:{event.session_id}:{agent_profile(event)}"
+    return f"session:{event.session_id}"
+
+
+def stop_reason(root: Path, project_id: str, event: HookEvent, checkpoint: str) -> str:
+    # Codex HTML-escapes the reason before the model sees it, so nothing here
+    # may contain <, > or & (placeholders are plain capitals for that reason).
+    from tree_ring.write.verbs import CAPTURE_PAIRS  # only the stop path needs the write rules
+
+    pairs = ", ".join(f"{kind} with {ring}" for kind, ring in CAPTURE_PAIRS.items())
+    return "\n".join(
+        [
+            f"Tree Ring checkpoint {checkpoint}. Before you stop, decide whether this session "
+            "produced a durable outcome that a later session on this project should know. "
+            "If nothing durable happened, write nothing and stop now. Otherwise save at most "
+            "three memories, one command each, and never invent memory: record only what "
+            "actually happened here, as one plain sentence without quotes, dollar signs or "
+            "backticks. Never save secrets, credentials, personal data, transient plans or "
+            "tool output.",
+            "",
+            f"Run this command as written (it works from any directory), replacing {PLACEHOLDER}:",
+            "",
+            capture_command(root, project_id, event, checkpoint),
+            "",
+            f"For a second or third memory use --operation-id auto-{checkpoint}-2 and "
+            f"auto-{checkpoint}-3. Choose --event-type and --ring from these pairs only: "
+            f"{pairs}.",
+        ]
+    )
+
+
+def respond(event: HookEvent, now_ns: int) -> dict[str, Any] | None:
+    """What to print for one hook call, or None for nothing."""
+    # Imported here, inside main's fail-open boundary: a broken library (or a
+    # python3 too old for it) costs the session one stderr line, nothing more.
+    from tree_ring.model.identity import Identity
+    from tree_ring.model.project import find_root, load_project_id
+    from tree_ring.ops.receipts import write_receipt
+    from tree_ring.read.brief import build_brief
+    from tree_ring.store.db import Store
+
+    if event.event not in START_EVENTS + STOP_EVENTS:
+        raise Refused(f"no handler for event {event.event}")
+    root = find_root(event.cwd)
+    if root is None:
+        return None  # not a Tree Ring project: stay silent
+    project_id = load_project_id(root)
+    if event.event in START_EVENTS:
+        identity = Identity(project_id, agent_profile(event), event.session_id, event.session_id)
+        # create: a fresh clone has the committed project.json but no database yet.
+        with Store.open(root, create=True) as store:
+            brief = build_brief(store, identity)
+        write_receipt(root, harness=event.harness, event=event.event, brief=brief)
+        return {
+            "hookSpecificOutput": {"hookEventName": event.event, "additionalContext": brief.text}
+        }
+    write_receipt(root, harness=event.harness, event=event.event, brief=None)
+    if event.stop_hook_active:
+        return {}
+    reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
+    return {"decision": "block", "reason": reason}
+
+
+def _note(harness: str, message: str) -> None:
+    try:
+        sys.stderr.write(f"tree-ring hook ({harness or 'no harness'}): {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def main(
+    harness: str,
+    stdin: BinaryIO | None = None,
+    environ: Mapping[str, str] | None = None,
+    stdout: BinaryIO | None = None,
+) -> int:
+    """Run one hook call; always returns 0. Streams default to the process's."""
+    env = os.environ if environ is None else environ
+    if env.get(DISABLE_VARIABLE, "").strip().lower() in ("0", "off", "false", "no"):
+        return 0
+    try:
+        if harness not in HARNESSES:
+            raise Refused(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
+        data = (stdin or sys.stdin.buffer).read(MAX_PAYLOAD + 1)
+        output = respond(parse_payload(harness, data), time.time_ns())
+        if output is not None:
+            out = stdout or sys.stdout.buffer
+            out.write(json.dumps(output, ensure_ascii=False).encode("utf-8") + b"\n")
+            out.flush()
+    except Refused as exc:
+        _note(harness, f"refused: {exc}")
+    except Exception as exc:  # the fail-open boundary: never break the agent's session
+        _note(harness, f"error: {type(exc).__name__}: {exc}")
+    return 0

@@ -1,0 +1,366 @@
+"""Deterministic consolidation, as in the original Tree Ring.
+
+Live memories of one project, from one period (daily 2026-11-29, weekly
+2026-W48, monthly 2026-11, yearly 2026, or manual: all of them), are grouped
+by scope, private partition (agent profile, workflow, session: never merged
+across identities), ring, event type and a sensitivity bucket (normal or
+sensitive). Each group of two or more becomes one summary memory (event type
+`summary`, source type `consolidation`) whose text is built by
+`summarise.consolidation_text` and which links to each source with a
+`consolidates` link. Sources stay as they are.
+
+As in the original, candidates are the memories worth keeping (salience at
+least 0.45, or a scar / heartwood / seed, or durable / pinned retention),
+never a secret and never an earlier consolidation; the output ring follows
+the period (outer for daily and manual, inner for longer ones) except that
+scars stay scars, seeds seeds, and confident heartwood heartwood.
+
+A summary over sensitive sources keeps the strongest sensitivity among them
+and waits for review (`pending`). Without `force`, a group that already has a
+live summary for the period is left alone and reported; with it, the new
+summary supersedes the earlier ones (`correct.supersede_in`). The summaries
+are written through the normal write path, by Tree Ring itself (origin
+`tree-ring`), all in one transaction: the plan is read inside it, so what was
+planned is what is written.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from tree_ring.govern import coordinator
+from tree_ring.model.errors import SecretRefused, UsageError
+from tree_ring.model.identity import Origin
+from tree_ring.model.record import (
+    PRIVATE_SCOPES,
+    SENSITIVITIES,
+    Link,
+    Memory,
+    canonical_json,
+    format_time,
+    new_memory_id,
+    now_iso,
+    sha256,
+)
+from tree_ring.store import live, rows
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
+from tree_ring.tree.summarise import consolidation_order, consolidation_tags, consolidation_text
+from tree_ring.write import correct, pipeline
+from tree_ring.write.propagate import CONSOLIDATES
+
+PERIOD_TYPES = ("daily", "weekly", "monthly", "yearly", "manual")
+MANUAL_KEY = "all"
+MIN_SALIENCE = 0.45
+KEPT_RINGS = ("heartwood", "scar", "seed")
+KEPT_RETENTIONS = ("durable", "user_pinned")
+
+
+@dataclass(frozen=True)
+class Period:
+    type: str
+    key: str
+    start: str | None  # inclusive, stored-time form; None for manual
+    end: str | None  # exclusive
+
+    @property
+    def label(self) -> str:
+        return "all time" if self.type == "manual" else f"{self.type} {self.key}"
+
+
+def current_key(period_type: str, moment: datetime) -> str:
+    if period_type == "daily":
+        return moment.strftime("%Y-%m-%d")
+    if period_type == "weekly":
+        year, week, _ = moment.isocalendar()
+        return f"{year}-W{week:02d}"
+    if period_type == "monthly":
+        return moment.strftime("%Y-%m")
+    if period_type == "yearly":
+        return moment.strftime("%Y")
+    return MANUAL_KEY
+
+
+def period(period_type: str, key: str | None = None, now: datetime | None = None) -> Period:
+    """Parse a period; the key defaults to the current one (manual: all)."""
+    if period_type not in PERIOD_TYPES:
+        raise UsageError(
+            f"unknown period type {period_type!r}; use one of: {', '.join(PERIOD_TYPES)}"
+        )
+    key = (key or current_key(period_type, now or datetime.now(UTC))).strip()
+    if period_type == "manual":
+        return Period("manual", key or MANUAL_KEY, None, None)
+    examples = {"daily": "2026-11-29", "weekly": "2026-W48", "monthly": "2026-11", "yearly": "2026"}
+    try:
+        if period_type == "daily":
+            first = date.fromisoformat(key) if len(key) == 10 else None
+            last = first + timedelta(days=1) if first else None
+        elif period_type == "weekly":
+            year, _, week = key.partition("-W")
+            first = date.fromisocalendar(int(year), int(week), 1) if len(year) == 4 else None
+            last = first + timedelta(days=7) if first else None
+        elif period_type == "monthly":
+            year, _, month = key.partition("-")
+            first = date(int(year), int(month), 1) if len(year) == 4 and len(month) == 2 else None
+            last = date(first.year + first.month // 12, first.month % 12 + 1, 1) if first else None
+        else:
+            first = date(int(key), 1, 1) if len(key) == 4 else None
+            last = date(first.year + 1, 1, 1) if first else None
+    except ValueError:
+        first = last = None
+    if first is None or last is None:
+        raise UsageError(
+            f"period key {key[:40]!r} is not a {period_type} key; use e.g. {examples[period_type]}"
+        )
+
+    def stamp(day: date) -> str:
+        return format_time(datetime(day.year, day.month, day.day, tzinfo=UTC))
+
+    return Period(period_type, key, stamp(first), stamp(last))
+
+
+@dataclass(frozen=True)
+class GroupKey:
+    project: str
+    scope: str
+    agent_profile: str | None  # set only for private scopes: their owner
+    workflow_id: str | None
+    session_id: str | None
+    ring: str
+    event_type: str
+    bucket: str  # normal | sensitive
+
+    def digest(self) -> str:
+        return sha256(canonical_json(list(self.__dict__.values())))[7:23]
+
+    def ref(self, p: Period) -> str:
+        return f"consolidation:{p.type}:{p.key}:{self.digest()}"
+
+
+def group_key(memory: Memory, project: str) -> GroupKey:
+    private = memory.scope in PRIVATE_SCOPES
+    return GroupKey(
+        project=project,
+        scope=memory.scope,
+        agent_profile=memory.agent_profile if private else None,
+        workflow_id=memory.workflow_id if private else None,
+        session_id=memory.session_id if private else None,
+        ring=memory.ring,
+        event_type=memory.event_type,
+        bucket="normal" if memory.sensitivity == "normal" else "sensitive",
+    )
+
+
+@dataclass
+class Group:
+    key: GroupKey
+    sources: list[Memory]
+    status: str = "create"  # create | supersede | exists | skipped
+    reason: str = ""
+    summary: Memory | None = None
+    existing: list[str] = field(default_factory=lambda: [])
+    written: str | None = None
+    trust: str = "accepted"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "group": dict(self.key.__dict__),
+            "status": self.status,
+            "reason": self.reason,
+            "count": len(self.sources),
+            "source_ids": [m.id for m in self.sources],
+            "summary": self.summary.summary if self.summary else None,
+            "ring": self.summary.ring if self.summary else None,
+            "sensitivity": self.summary.sensitivity if self.summary else None,
+            "trust": self.trust if self.summary else None,
+            "existing": self.existing,
+            "written": self.written,
+        }
+
+
+@dataclass
+class Report:
+    project: str
+    period: Period
+    dry_run: bool
+    force: bool
+    candidates: int
+    groups: list[Group]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "period_type": self.period.type,
+            "period_key": self.period.key,
+            "dry_run": self.dry_run,
+            "force": self.force,
+            "candidates": self.candidates,
+            "groups": [g.to_dict() for g in self.groups],
+            "written": [g.written for g in self.groups if g.written],
+        }
+
+
+def candidates_sql(clause: live.Clause, p: Period) -> str:
+    kept_rings = ", ".join(f"'{r}'" for r in KEPT_RINGS)
+    kept_retentions = ", ".join(f"'{r}'" for r in KEPT_RETENTIONS)
+    sql = (
+        f"SELECT m.* FROM memories m WHERE m.project = :project AND {clause.sql}"
+        " AND m.source_type != 'consolidation' AND m.sensitivity != 'secret'"
+        f" AND (m.salience >= {MIN_SALIENCE} OR m.ring IN ({kept_rings})"
+        f" OR m.retention IN ({kept_retentions}))"
+    )
+    if p.start is not None:
+        sql += " AND m.created_at >= :start AND m.created_at < :end"
+    return sql + " ORDER BY m.id"
+
+
+def output_ring(p: Period, ring: str, sources: Sequence[Memory]) -> str:
+    if ring in ("scar", "seed"):
+        return ring
+    if ring == "heartwood" and sum(m.confidence for m in sources) / len(sources) >= 0.75:
+        return "heartwood"
+    return "outer" if p.type in ("daily", "manual") else "inner"
+
+
+def _strongest(values: Sequence[str]) -> str:
+    sensitive = [v for v in values if v != "normal"]
+    return max(sensitive, key=SENSITIVITIES.index) if sensitive else "normal"
+
+
+def build_summary(key: GroupKey, sources: Sequence[Memory], p: Period, now: str) -> Memory:
+    """The summary memory for one group, deterministic but for its id and times."""
+    ordered = consolidation_order(sources)
+    sensitive = key.bucket == "sensitive"
+    count = len(ordered)
+    sensitivity = _strongest([m.sensitivity for m in ordered]) if sensitive else "normal"
+    return Memory(
+        id=new_memory_id(),
+        created_at=now,
+        updated_at=now,
+        summary=consolidation_text(ordered, p.type, p.key),
+        event_type="summary",
+        project=key.project,
+        agent_profile=key.agent_profile,
+        workflow_id=key.workflow_id,
+        session_id=key.session_id,
+        scope=key.scope,
+        ring=output_ring(p, key.ring, ordered),
+        details=(
+            f"Consolidation over {p.label}: {key.scope} scope, {key.ring} ring, "
+            f"{key.event_type} memories, {key.bucket} sensitivity. "
+            "Its sources are its consolidates links."
+        ),
+        source_type="consolidation",
+        source_ref=key.ref(p),
+        tags=consolidation_tags(ordered, sensitive),
+        salience=round(sum(m.salience for m in ordered) / count, 4),
+        confidence=round(sum(m.confidence for m in ordered) / count, 4),
+        sensitivity=sensitivity,
+        links=tuple(Link(CONSOLIDATES, m.id) for m in ordered),
+        trust="pending" if sensitive else "accepted",
+        review_reason=(
+            f"consolidation over sensitive memories ({sensitivity}): check it before it is shown"
+            if sensitive
+            else None
+        ),
+        valid_from=now,
+        origin="tree-ring",
+    )
+
+
+def _existing(conn: sqlite3.Connection, project: str, ref: str) -> list[str]:
+    clause = live.live(View(include_sensitive=True, include_unreviewed=True))
+    sql = (
+        "SELECT m.id FROM memories m WHERE m.project = :project"
+        " AND m.source_type = 'consolidation' AND m.source_ref = :ref"
+        f" AND {clause.sql} ORDER BY m.created_at, m.id"
+    )
+    return [r[0] for r in conn.execute(sql, {**clause.params, "project": project, "ref": ref})]
+
+
+def plan(
+    conn: sqlite3.Connection, project: str, p: Period, *, force: bool, now: str
+) -> tuple[int, list[Group]]:
+    clause = live.live(View(include_sensitive=True))
+    found = conn.execute(
+        candidates_sql(clause, p),
+        {**clause.params, "project": project, "start": p.start, "end": p.end},
+    ).fetchall()
+    grouped: dict[GroupKey, list[Memory]] = {}
+    for row in found:
+        memory = rows.from_row(row)
+        grouped.setdefault(group_key(memory, project), []).append(memory)
+    groups: list[Group] = []
+    for key in sorted(grouped, key=lambda k: canonical_json(list(k.__dict__.values()))):
+        group = Group(key, grouped[key])
+        groups.append(group)
+        if len(group.sources) < 2:
+            group.status, group.reason = "skipped", "a group of one memory"
+            continue
+        try:
+            summary = pipeline.prepare(build_summary(key, group.sources, p, now))
+        except SecretRefused:
+            group.status, group.reason = "skipped", "a source reads as a secret under today's guard"
+            continue
+        if summary.sensitivity != "normal" and summary.trust == "accepted":
+            summary = summary.replace(
+                trust="pending",
+                review_reason=f"consolidation reads as {summary.sensitivity}: check it first",
+            )
+        group.summary, group.trust = summary, summary.trust
+        group.existing = _existing(conn, project, key.ref(p))
+        if pipeline.tombstone_for(conn, project, summary.content_hash) is not None:
+            group.status, group.reason = "skipped", "this exact summary was forgotten before"
+        elif group.existing and not force:
+            group.status = "exists"
+            group.reason = "a summary for this group and period exists; --force replaces it"
+        elif group.existing:
+            group.status, group.reason = "supersede", "replaces the earlier summary (--force)"
+    return len(found), groups
+
+
+def tree_ring_actor(caller: Actor) -> Actor:
+    """Tree Ring writes the summaries; the audit keeps who asked."""
+    return Actor(caller.name, Origin("tree-ring", caller.origin.session), caller.capability)
+
+
+def consolidate(
+    store: Store,
+    project: str,
+    period_type: str,
+    period_key: str | None = None,
+    *,
+    actor: Actor,
+    dry_run: bool = False,
+    force: bool = False,
+) -> Report:
+    p = period(period_type, period_key)
+    now = now_iso()
+    if dry_run:
+        count, groups = plan(store.conn, project, p, force=force, now=now)
+        return Report(project, p, True, force, count, groups)
+    writer = tree_ring_actor(actor)
+    with store.write() as conn:
+        count, groups = plan(conn, project, p, force=force, now=now)
+        if any(g.status in ("create", "supersede") for g in groups):
+            coordinator.authorize(conn, "consolidate", writer, f"{project}:{p.type}:{p.key}")
+        for group in groups:
+            if group.summary is None or group.status not in ("create", "supersede"):
+                continue
+            result = pipeline.insert_prepared(conn, group.summary, writer, action="consolidate")
+            group.written, group.trust = result.id, result.trust
+            for old_id in group.existing:
+                correct.supersede_in(
+                    conn,
+                    rows.get(conn, old_id),
+                    result.id,
+                    "replaced by a forced consolidation",
+                    writer,
+                    now,
+                )
+    return Report(project, p, False, force, count, groups)

@@ -1,0 +1,352 @@
+"""`tree-ring doctor`: check a store, and rebuild what can be rebuilt from its rows.
+
+The rows of `memories` are the truth; everything else a doctor may touch is
+derived from them or bookkeeping about them: the FTS index and its triggers,
+SQLite's own indexes, the summary tree, and operation claims and redaction
+tombstones whose memory is gone. Those are repaired on `--repair`. Nothing
+that is evidence is repaired: a damaged page, a store from a newer Tree Ring
+or a broken audit chain is reported, and the store is left alone for a
+person to restore.
+
+The doctor opens the file without migrating it and runs each check on its
+own, so a store too damaged for any other verb still gets a full report.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tree_ring.govern import coordinator
+from tree_ring.model import project
+from tree_ring.model.errors import NoStore, TreeRingError
+from tree_ring.model.record import now_iso
+from tree_ring.store import audit, schema
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import connect, file_damage, translate
+from tree_ring.tree import repair
+
+FTS_TRIGGERS = ("memories_fts_insert", "memories_fts_delete", "memories_fts_update")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One finding: `ok`, or what is wrong and (after `--repair`) what was done."""
+
+    name: str
+    ok: bool
+    detail: str
+    repairable: bool = False
+    repaired: str = ""  # what `--repair` did; `ok` is the state afterwards
+
+
+@dataclass
+class Report:
+    path: Path
+    checks: list[Check] = field(default_factory=lambda: [])
+    repair: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return all(check.ok for check in self.checks)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "path": str(self.path),
+            "ok": self.ok,
+            "repair": self.repair,
+            "checks": [
+                {
+                    "name": c.name,
+                    "ok": c.ok,
+                    "detail": c.detail,
+                    "repairable": c.repairable,
+                    "repaired": c.repaired,
+                }
+                for c in self.checks
+            ],
+        }
+
+
+def _scalar(conn: sqlite3.Connection, sql: str) -> int:
+    return int(conn.execute(sql).fetchone()[0])
+
+
+def check_integrity(conn: sqlite3.Connection) -> Check:
+    problems = [str(row[0]) for row in conn.execute("PRAGMA integrity_check(20)")]
+    if problems == ["ok"]:
+        return Check("integrity", True, "PRAGMA integrity_check: ok")
+    # Index entries are derived from the rows; anything else is lost data.
+    index_only = all("index" in problem for problem in problems)
+    return Check(
+        "integrity",
+        False,
+        f"{len(problems)} problem(s), first: {problems[0][:160]}",
+        repairable=index_only,
+    )
+
+
+def check_schema(conn: sqlite3.Connection) -> Check:
+    pending = schema.check_version(conn)  # raises SchemaTooNew for a newer store
+    if pending:
+        return Check(
+            "schema", False, f"{len(pending)} migration(s) not applied: {', '.join(pending)}", True
+        )
+    return Check("schema", True, f"{len(schema.applied(conn))} migration(s) applied, none pending")
+
+
+def fts_parity(conn: sqlite3.Connection) -> tuple[int, int, int, int]:
+    """(rows, index entries, rows missing from the index, index entries without a row)."""
+    rows = _scalar(conn, "SELECT count(*) FROM memories")
+    indexed = _scalar(conn, "SELECT count(*) FROM memory_fts_docsize")
+    missing = _scalar(
+        conn,
+        "SELECT count(*) FROM memories m WHERE NOT EXISTS "
+        "(SELECT 1 FROM memory_fts_docsize d WHERE d.id = m.rowid)",
+    )
+    stray = _scalar(
+        conn,
+        "SELECT count(*) FROM memory_fts_docsize d WHERE NOT EXISTS "
+        "(SELECT 1 FROM memories m WHERE m.rowid = d.id)",
+    )
+    return rows, indexed, missing, stray
+
+
+def fts_integrity(conn: sqlite3.Connection) -> str:
+    """'' when the index matches the rows' text; else SQLite's complaint.
+
+    `rank = 1` makes FTS5 compare the index with the external content table,
+    which catches a row whose text changed without its index entry.
+    """
+    conn.execute("SAVEPOINT doctor_fts")
+    try:
+        conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    finally:
+        conn.execute("ROLLBACK TO doctor_fts")
+        conn.execute("RELEASE doctor_fts")
+    return ""
+
+
+def check_fts(conn: sqlite3.Connection) -> Check:
+    have = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    lost = [name for name in FTS_TRIGGERS if name not in have]
+    rows, indexed, missing, stray = fts_parity(conn)
+    problem = fts_integrity(conn)
+    if not lost and not missing and not stray and rows == indexed and not problem:
+        return Check("fts", True, f"{rows} rows, {indexed} indexed, index matches the rows")
+    parts = [f"{rows} rows, {indexed} indexed"]
+    if missing or stray:
+        parts.append(f"{missing} row(s) not indexed, {stray} index entry(ies) without a row")
+    if problem:
+        parts.append(f"integrity-check: {problem}")
+    if lost:
+        parts.append(f"missing trigger(s): {', '.join(lost)}")
+    return Check("fts", False, "; ".join(parts), repairable=True)
+
+
+# No table aliases: these also follow DELETE, which takes none before SQLite 3.44.
+ORPHAN_CLAIMS = (
+    "FROM operation_claims WHERE NOT EXISTS "
+    "(SELECT 1 FROM memories m WHERE m.id = operation_claims.memory_id)"
+)
+ORPHAN_TOMBSTONES = (
+    "FROM redaction_tombstones WHERE NOT EXISTS "
+    "(SELECT 1 FROM memories m WHERE m.id = redaction_tombstones.memory_id)"
+)
+
+
+def check_claims(conn: sqlite3.Connection) -> Check:
+    # A claim whose memory is gone blocks its operation id forever: only a
+    # hard delete should release a claim, and it removes both together.
+    orphans = _scalar(conn, f"SELECT count(*) {ORPHAN_CLAIMS}")
+    total = _scalar(conn, "SELECT count(*) FROM operation_claims")
+    if orphans:
+        return Check("claims", False, f"{orphans} of {total} claim(s) name a missing memory", True)
+    return Check("claims", True, f"{total} operation claim(s), none orphaned")
+
+
+def check_tombstones(conn: sqlite3.Connection) -> Check:
+    # A redaction tombstone outlives its row only if a hard delete was cut
+    # short; content tombstones are meant to outlive rows and are not checked.
+    orphans = _scalar(conn, f"SELECT count(*) {ORPHAN_TOMBSTONES}")
+    unmarked = _scalar(
+        conn,
+        "SELECT count(*) FROM memories m WHERE m.redacted_at IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM redaction_tombstones t WHERE t.memory_id = m.id)",
+    )
+    if orphans or unmarked:
+        return Check(
+            "tombstones",
+            False,
+            f"{orphans} redaction tombstone(s) name a missing memory, "
+            f"{unmarked} redacted row(s) lack one",
+            True,
+        )
+    total = _scalar(conn, "SELECT count(*) FROM redaction_tombstones")
+    return Check("tombstones", True, f"{total} redaction tombstone(s), none orphaned")
+
+
+def check_audit(conn: sqlite3.Connection) -> Check:
+    result = audit.verify(conn)
+    if result.ok:
+        return Check("audit", True, f"hash chain intact over {result.checked} entries")
+    return Check(
+        "audit",
+        False,
+        f"hash chain broken at entry {result.first_bad}: {result.problem}; "
+        "the log is evidence and is not repaired: restore a backup or keep it as found",
+    )
+
+
+ORPHAN_LEAVES = (
+    "FROM tree_leaves l JOIN tree_trees t ON t.id = l.tree_id "
+    "WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = l.memory_id)"
+)
+
+
+def check_summary_tree(conn: sqlite3.Connection) -> Check:
+    # A leaf whose memory is gone means a summary may still hold forgotten
+    # text; the tree is derived from the rows, so it is rebuilt from them.
+    if not conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tree_leaves'"
+    ).fetchone():
+        return Check("summary_tree", True, "no summary tree in this store")
+    orphans = _scalar(conn, f"SELECT count(*) {ORPHAN_LEAVES}")
+    leaves = _scalar(conn, "SELECT count(*) FROM tree_leaves")
+    if orphans:
+        return Check(
+            "summary_tree", False, f"{orphans} of {leaves} leaf(s) name a missing memory", True
+        )
+    return Check("summary_tree", True, f"{leaves} leaf(s), none orphaned")
+
+
+def check_review_queue(conn: sqlite3.Connection) -> Check:
+    waiting = _scalar(conn, "SELECT count(*) FROM memories WHERE trust IN ('pending', 'disputed')")
+    return Check("review_queue", True, f"{waiting} memory(ies) waiting: `tree-ring review list`")
+
+
+CHECKS: tuple[Callable[[sqlite3.Connection], Check], ...] = (
+    check_integrity,
+    check_schema,
+    check_fts,
+    check_claims,
+    check_tombstones,
+    check_summary_tree,
+    check_audit,
+    check_review_queue,
+)
+
+
+def _run(
+    conn: sqlite3.Connection, path: Path, step: Callable[[sqlite3.Connection], Check]
+) -> Check:
+    name = step.__name__.removeprefix("check_")
+    try:
+        return step(conn)
+    except TreeRingError as exc:
+        return Check(name, False, str(exc))
+    except sqlite3.Error as exc:
+        return Check(name, False, str(translate(exc, path)))
+
+
+def _repair(conn: sqlite3.Connection, found: list[Check], actor: Actor) -> dict[str, str]:
+    """Rebuild what the failing checks allow, in one transaction; what was done, by check."""
+    failing = {c.name for c in found if not c.ok and c.repairable}
+    done: dict[str, str] = {}
+    if "schema" in failing:
+        try:
+            ran = schema.migrate(conn, now_iso())  # its own transactions, one per migration
+        except sqlite3.Error as exc:
+            done["schema"] = f"migration failed ({exc}); restore a backup"
+        else:
+            done["schema"] = f"applied {len(ran)} migration(s)"
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if failing - {"schema"}:
+            coordinator.authorize(conn, "fts.repair", actor, "store")
+        if "integrity" in failing:
+            conn.execute("REINDEX")
+            done["integrity"] = "rebuilt every index from the rows (REINDEX)"
+        if "fts" in failing:
+            for statement in schema.FTS_TRIGGERS:
+                name = statement.split()[2]
+                if not conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", (name,)
+                ).fetchone():
+                    conn.execute(statement)
+            conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
+            done["fts"] = "rebuilt the FTS index from the rows"
+        if "claims" in failing:
+            removed = conn.execute(f"DELETE {ORPHAN_CLAIMS}").rowcount
+            done["claims"] = f"removed {removed} orphaned claim(s)"
+        if "tombstones" in failing:
+            removed = conn.execute(f"DELETE {ORPHAN_TOMBSTONES}").rowcount
+            added = conn.execute(
+                "INSERT INTO redaction_tombstones(memory_id, created_at) "
+                "SELECT id, redacted_at FROM memories m WHERE redacted_at IS NOT NULL "
+                "AND NOT EXISTS (SELECT 1 FROM redaction_tombstones t WHERE t.memory_id = m.id)"
+            ).rowcount
+            done["tombstones"] = (
+                f"removed {removed} orphaned, restored {added} missing tombstone(s)"
+            )
+        if "summary_tree" in failing:
+            projects = [
+                str(row[0])
+                for row in conn.execute(
+                    f"SELECT DISTINCT t.scope {ORPHAN_LEAVES} AND t.kind = 'source'"
+                )
+            ]
+            for project_id in projects:
+                repair.rebuild(conn, project_id)
+            done["summary_tree"] = f"rebuilt the summary tree of {len(projects)} project(s)"
+        if done:
+            audit.append(conn, actor, "repair", "store", done)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:  # a denial has already ended it
+            conn.execute("ROLLBACK")
+        raise
+    return done
+
+
+def diagnose(root: Path, *, repair: bool = False, actor: Actor | None = None) -> Report:
+    """Run every check; with `repair`, fix the repairable failures and check again."""
+    root = project.normalise_root(root)
+    path = project.store_path(root)
+    if not path.exists():
+        raise NoStore(f"no store at {path}; run `tree-ring --root {root} init`")
+    report = Report(path, repair=repair)
+    damage = file_damage(path) or ("empty file" if path.stat().st_size == 0 else None)
+    if damage:
+        # Nothing below can be trusted on such a file, and nothing can rebuild it.
+        report.checks.append(
+            Check("integrity", False, f"the file is damaged ({damage}); restore a backup")
+        )
+        return report
+    try:
+        conn = connect(path)
+    except sqlite3.Error as exc:
+        report.checks.append(Check("open", False, str(translate(exc, path))))
+        return report
+    try:
+        conn.row_factory = sqlite3.Row
+        found = [_run(conn, path, step) for step in CHECKS]
+        integrity_ok = found[0].ok or found[0].repairable
+        if repair and integrity_ok and any(not c.ok and c.repairable for c in found):
+            try:
+                done = _repair(conn, found, actor or Actor.person())
+            except sqlite3.Error as exc:
+                raise translate(exc, path) from None
+            # Check everything again: a repair that did not take stays a failure.
+            found = [
+                Check(c.name, c.ok, c.detail, c.repairable, done.get(c.name, ""))
+                for c in (_run(conn, path, step) for step in CHECKS)
+            ]
+        report.checks = found
+    finally:
+        conn.close()
+    return report

@@ -1,0 +1,259 @@
+"""What in the store needs a person: `tree-ring audit --audit-type TYPE`.
+
+Each finding names one memory and says why it is reported:
+
+- stale: expired but still stored, or not updated in `stale_days` and of low
+  salience (user-pinned rows are never stale).
+- sensitive: rows with a sensitivity other than normal (hidden from default
+  reads, still in the file).
+- low_confidence: current rows whose writer was unsure (confidence < 0.3).
+- supersession: rows superseded by an id that does not exist, rows that name
+  a missing predecessor, replacements waiting for review, and the head of
+  every chain of two or more supersessions.
+- contradictions: pairs of current rows linked by `contradicts`, once each,
+  until a person approves one of them with the other in place.
+- review: the review queue, pending and disputed, with why each waits.
+
+Only the project's rows are read; redacted rows hold nothing to report.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from tree_ring.govern import admission
+from tree_ring.model.errors import UsageError
+from tree_ring.model.record import Memory, format_time, now_iso
+from tree_ring.ops import review
+from tree_ring.store import rows
+
+TYPES = ("stale", "sensitive", "low_confidence", "supersession", "contradictions", "review")
+STALE_DAYS = 90
+LOW_SALIENCE = 0.5  # below the default weight a writer gives a memory
+LOW_CONFIDENCE = 0.3
+
+
+@dataclass(frozen=True)
+class Finding:
+    type: str
+    id: str
+    reason: str
+    summary: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"type": self.type, "id": self.id, "reason": self.reason, "summary": self.summary}
+
+
+def _current(conn: sqlite3.Connection, project: str | None, extra: str = "") -> list[Memory]:
+    """Rows still on record: not retired, not redacted."""
+    sql = (
+        "SELECT * FROM memories WHERE project IS :project AND redacted_at IS NULL "
+        f"AND retired_at IS NULL {extra} ORDER BY created_at, id"
+    )
+    return [rows.from_row(r) for r in conn.execute(sql, {"project": project})]
+
+
+def _shown(memory: Memory) -> str:
+    # Sensitive text is not echoed into a report that may be pasted anywhere.
+    return memory.summary if memory.sensitivity == "normal" else f"[{memory.sensitivity}]"
+
+
+def stale(
+    conn: sqlite3.Connection, project: str | None, now: str, stale_days: int = STALE_DAYS
+) -> list[Finding]:
+    moment = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    cutoff = format_time(moment - timedelta(days=stale_days))
+    found: list[Finding] = []
+    for m in _current(conn, project, "AND retention != 'user_pinned'"):
+        if m.expires_at is not None and m.expires_at <= now:
+            reason = f"expired at {m.expires_at[:19]}Z; `tree-ring maintain --apply` removes it"
+        elif m.updated_at < cutoff and m.salience < LOW_SALIENCE:
+            reason = (
+                f"not updated since {m.updated_at[:10]} (over {stale_days} days) "
+                f"and low salience {m.salience:.2f}"
+            )
+        else:
+            continue
+        found.append(Finding("stale", m.id, reason, _shown(m)))
+    return found
+
+
+def sensitive(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
+    sql = (
+        "SELECT * FROM memories WHERE project IS :project AND redacted_at IS NULL "
+        "AND sensitivity != 'normal' ORDER BY created_at, id"
+    )
+    return [
+        Finding(
+            "sensitive",
+            m.id,
+            f"sensitivity {m.sensitivity}: hidden from default reads but kept in the store; "
+            "redact it if it should not be",
+            _shown(m),
+        )
+        for m in (rows.from_row(r) for r in conn.execute(sql, {"project": project}))
+    ]
+
+
+def low_confidence(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
+    return [
+        Finding(
+            "low_confidence",
+            m.id,
+            f"confidence {m.confidence:.2f} is below {LOW_CONFIDENCE}: confirm it or forget it",
+            _shown(m),
+        )
+        for m in _current(conn, project, f"AND confidence < {LOW_CONFIDENCE}")
+    ]
+
+
+def supersession(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
+    everything = {
+        m.id: m
+        for m in (
+            rows.from_row(r)
+            for r in conn.execute(
+                "SELECT * FROM memories WHERE project IS :project ORDER BY created_at, id",
+                {"project": project},
+            )
+        )
+    }
+    found: list[Finding] = []
+    for m in everything.values():
+        if m.superseded_by is not None and m.superseded_by not in everything:
+            found.append(
+                Finding(
+                    "supersession",
+                    m.id,
+                    f"superseded by {m.superseded_by}, which is not in the store",
+                    _shown(m),
+                )
+            )
+        for old_id in m.supersedes:
+            old = everything.get(old_id)
+            if old is None:
+                found.append(
+                    Finding(
+                        "supersession",
+                        m.id,
+                        f"replaces {old_id}, which is not in the store",
+                        _shown(m),
+                    )
+                )
+            elif old.superseded_by is None and m.trust in ("pending", "disputed"):
+                found.append(
+                    Finding(
+                        "supersession",
+                        m.id,
+                        f"will replace {old_id} once approved (now {m.trust})",
+                        _shown(m),
+                    )
+                )
+        if m.superseded_by is None and m.retired_at is None and m.supersedes:
+            chain = _chain(m, everything)
+            if len(chain) >= 3:
+                found.append(
+                    Finding(
+                        "supersession",
+                        m.id,
+                        f"head of a chain of {len(chain) - 1} supersessions: " + " <- ".join(chain),
+                        _shown(m),
+                    )
+                )
+    return found
+
+
+def _chain(head: Memory, everything: dict[str, Memory]) -> list[str]:
+    """head <- predecessor <- ... following applied supersessions, cycle-safe."""
+    chain = [head.id]
+    current = head
+    while True:
+        previous = [
+            everything[i]
+            for i in current.supersedes
+            if i in everything and everything[i].superseded_by == current.id
+        ]
+        if not previous or previous[0].id in chain:
+            return chain
+        current = previous[0]
+        chain.append(current.id)
+
+
+def contradictions(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
+    current = {m.id: m for m in _current(conn, project, "AND trust != 'rejected'")}
+    found: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for m in current.values():
+        for link in m.links:
+            other = current.get(link.target)
+            if link.type != admission.CONTRADICTS or other is None:
+                continue
+            pair = (min(m.id, other.id), max(m.id, other.id))
+            if pair in seen or _settled(m, other):
+                continue
+            seen.add(pair)
+            first, second = (m, other) if m.id == pair[0] else (other, m)
+            found.append(
+                Finding(
+                    "contradictions",
+                    first.id,
+                    f"contradicts {second.id} ({second.trust}: {_shown(second)!r}); "
+                    "approve one and supersede the other, or reject one",
+                    _shown(first),
+                )
+            )
+    return found
+
+
+def _settled(a: Memory, b: Memory) -> bool:
+    """A person approved one of the two after both existed: they may coexist."""
+    later = max(a.created_at, b.created_at)
+    return any(
+        m.trust == "accepted" and m.reviewed_at is not None and m.reviewed_at >= later
+        for m in (a, b)
+    )
+
+
+def waiting(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
+    return [
+        Finding(
+            "review",
+            w.memory.id,
+            f"{w.memory.trust}: {w.memory.review_reason or 'waiting for review'}",
+            _shown(w.memory),
+        )
+        for w in review.queue(conn, project)
+    ]
+
+
+def report(
+    conn: sqlite3.Connection,
+    project: str | None,
+    kind: str = "all",
+    *,
+    now: str | None = None,
+    stale_days: int = STALE_DAYS,
+) -> list[Finding]:
+    if kind != "all" and kind not in TYPES:
+        raise UsageError(f"unknown audit type {kind!r}; use all or one of: {', '.join(TYPES)}")
+    if stale_days < 1:
+        raise UsageError("--stale-days must be at least 1")
+    moment = now or now_iso()
+    wanted = TYPES if kind == "all" else (kind,)
+    found: list[Finding] = []
+    for name in wanted:
+        if name == "stale":
+            found += stale(conn, project, moment, stale_days)
+        elif name == "sensitive":
+            found += sensitive(conn, project)
+        elif name == "low_confidence":
+            found += low_confidence(conn, project)
+        elif name == "supersession":
+            found += supersession(conn, project)
+        elif name == "contradictions":
+            found += contradictions(conn, project)
+        else:
+            found += waiting(conn, project)
+    return found

@@ -1,0 +1,207 @@
+"""The review queue and a reviewer's decisions: approve, reject, dispute.
+
+The queue is every pending or disputed row of the project that is still on
+record (not retired, not redacted), oldest first, each with the reason it
+waits. `status` shows its size so it cannot fill up unnoticed.
+
+A decision is a person's, or the coordinator's: an agent's is refused by
+`coordinator.authorize` (PERSON_ONLY). Each one is stored on the row (reviewed_by,
+reviewed_at, review_reason) and in the audit log, in one transaction.
+
+- approve: the row becomes accepted; replacements it was waiting to make
+  (`remember --supersedes`, `supersede`) take effect now; with `supersede`,
+  the live rows it contradicts are superseded by it too.
+- reject: the row is retired and its content tombstoned (kind "rejected"), so
+  the same claim cannot come back under a new id, through remember, capture or
+  import.
+- dispute: the row stays on record and stops being believed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from tree_ring.govern import admission, coordinator
+from tree_ring.model.errors import Conflict
+from tree_ring.model.record import Memory, now_iso
+from tree_ring.store import audit, rows
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.tree import seal
+from tree_ring.write import correct, pipeline
+
+QUEUE_SQL = (
+    "SELECT * FROM memories WHERE project IS :project AND trust IN ('pending', 'disputed') "
+    "AND retired_at IS NULL AND redacted_at IS NULL ORDER BY created_at, id"
+)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    memory: Memory
+    contradicts: tuple[Memory, ...]  # the rows it is linked to by `contradicts`
+
+
+@dataclass(frozen=True)
+class Decision:
+    id: str
+    decision: str  # approve | reject | dispute
+    trust: str
+    reason: str
+    reviewed_by: str
+    reviewed_at: str
+    superseded: tuple[str, ...] = ()  # rows retired by this approval
+
+
+def queue(conn: sqlite3.Connection, project: str | None) -> list[Waiting]:
+    waiting: list[Waiting] = []
+    for row in conn.execute(QUEUE_SQL, {"project": project}):
+        memory = rows.from_row(row)
+        others = [
+            rows.find(conn, link.target)
+            for link in memory.links
+            if link.type == admission.CONTRADICTS
+        ]
+        waiting.append(Waiting(memory, tuple(m for m in others if m is not None)))
+    return waiting
+
+
+def queue_size(conn: sqlite3.Connection, project: str | None) -> int:
+    found = conn.execute(f"SELECT count(*) FROM ({QUEUE_SQL})", {"project": project}).fetchone()
+    return int(found[0])
+
+
+def _on_record(memory: Memory) -> None:
+    if memory.redacted_at is not None:
+        raise Conflict(f"{memory.id} was redacted; there is nothing left to review")
+    if memory.trust == "rejected":
+        raise Conflict(f"{memory.id} was already rejected ({memory.review_reason})")
+
+
+def _mark(
+    conn: sqlite3.Connection,
+    memory: Memory,
+    decision: str,
+    trust: str,
+    reason: str,
+    actor: Actor,
+    at: str,
+    **extra: str,
+) -> None:
+    rows.update(
+        conn,
+        memory.id,
+        trust=trust,
+        review_reason=reason,
+        reviewed_by=actor.name,
+        reviewed_at=at,
+        updated_at=at,
+        **extra,
+    )
+    audit.append(
+        conn,
+        actor,
+        "review",
+        memory.id,
+        {"decision": decision, "from": memory.trust, "to": trust, "reason": reason},
+        at=at,
+    )
+
+
+def approve_in(
+    conn: sqlite3.Connection,
+    memory: Memory,
+    reason: str,
+    actor: Actor,
+    at: str,
+    *,
+    supersede: bool = False,
+) -> Decision:
+    _on_record(memory)
+    if memory.trust == "accepted":
+        raise Conflict(f"{memory.id} is already accepted")
+    if memory.retired_at is not None:
+        raise Conflict(
+            f"{memory.id} was retired on {memory.retired_at[:19]}Z; it cannot be approved"
+        )
+    # Approving heartwood is a promotion: in coordinated mode it needs the capability.
+    action = "review.promote" if memory.ring == "heartwood" else "review.approve"
+    coordinator.authorize(conn, action, actor, memory.id)
+    pipeline.refuse_if_tombstoned(conn, memory)
+    _mark(conn, memory, "approve", "accepted", reason, actor, at)
+    # Now believed, it joins the project's summary tree like any accepted write.
+    seal.on_insert(conn, memory.replace(trust="accepted"))
+    targets = list(memory.supersedes)
+    if supersede:
+        targets += [link.target for link in memory.links if link.type == admission.CONTRADICTS]
+    done: list[str] = []
+    for old_id in dict.fromkeys(targets):
+        old = rows.find(conn, old_id)
+        if old is None or old.superseded_by is not None or old.retired_at is not None:
+            continue
+        if old.redacted_at is not None or old.trust == "rejected":
+            continue
+        if correct.supersede_in(conn, old, memory.id, reason, actor, at):
+            done.append(old_id)
+    return Decision(memory.id, "approve", "accepted", reason, actor.name, at, tuple(done))
+
+
+def reject_in(
+    conn: sqlite3.Connection, memory: Memory, reason: str, actor: Actor, at: str
+) -> Decision:
+    _on_record(memory)
+    coordinator.authorize(conn, "review.reject", actor, memory.id)
+    correct.tombstone(conn, memory, "rejected", reason, actor, at)
+    _mark(conn, memory, "reject", "rejected", reason, actor, at, retired_at=memory.retired_at or at)
+    return Decision(memory.id, "reject", "rejected", reason, actor.name, at)
+
+
+def dispute_in(
+    conn: sqlite3.Connection, memory: Memory, reason: str, actor: Actor, at: str
+) -> Decision:
+    _on_record(memory)
+    if memory.retired_at is not None:
+        raise Conflict(f"{memory.id} is no longer current; there is nothing to dispute")
+    if memory.trust == "disputed":
+        raise Conflict(f"{memory.id} is already disputed ({memory.review_reason})")
+    coordinator.authorize(conn, "review.dispute", actor, memory.id)
+    _mark(conn, memory, "dispute", "disputed", reason, actor, at)
+    return Decision(memory.id, "dispute", "disputed", reason, actor.name, at)
+
+
+def approve(
+    store: Store,
+    memory_id: str,
+    *,
+    actor: Actor,
+    reason: str | None = None,
+    supersede: bool = False,
+) -> Decision:
+    text = correct.check_reason(reason) if reason else "approved"
+    with store.write() as conn:
+        return approve_in(
+            conn, rows.get(conn, memory_id), text, actor, now_iso(), supersede=supersede
+        )
+
+
+def reject(store: Store, memory_id: str, *, actor: Actor, reason: str) -> Decision:
+    text = correct.check_reason(reason)
+    with store.write() as conn:
+        decision = reject_in(conn, rows.get(conn, memory_id), text, actor, now_iso())
+    return decision
+
+
+def dispute(store: Store, memory_id: str, *, actor: Actor, reason: str) -> Decision:
+    text = correct.check_reason(reason)
+    with store.write() as conn:
+        return dispute_in(conn, rows.get(conn, memory_id), text, actor, now_iso())
+
+
+def show_policy(store: Store) -> dict[str, bool]:
+    return admission.policy_settings(store.conn)
+
+
+def set_policy(store: Store, changes: dict[str, bool], actor: Actor) -> dict[str, bool]:
+    with store.write() as conn:
+        return admission.set_policy(conn, changes, actor)

@@ -1,0 +1,211 @@
+"""Export to JSONL and import from it, including the original Tree Ring's rows.
+
+Every imported row and tombstone is placed in the importing project. Import
+is all or nothing: every line is parsed, validated and guarded first,
+and the first bad line is reported by number with nothing written. Content
+tombstones travel with an export (as `{"record": "content_tombstone"}` lines),
+so what was forgotten on one machine stays forgotten on the next.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import groupby
+from typing import Any
+
+from tree_ring.govern import coordinator
+from tree_ring.model.errors import TreeRingError, UsageError
+from tree_ring.model.record import Memory, canonical_json, from_mapping
+from tree_ring.store import live, rows
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
+from tree_ring.write import bulk, pipeline
+from tree_ring.write.pipeline import BatchError
+
+MAX_LINE_BYTES = 1_000_000
+TOMBSTONE = "content_tombstone"
+
+
+def export_rows(store: Store, project: str, view: View) -> Iterator[dict[str, Any]]:
+    clause = live.live(view)
+    sql = (
+        "SELECT m.* FROM memories m "
+        f"WHERE m.project = :project AND {clause.sql} ORDER BY m.created_at"
+    )
+    for row in store.query(sql, {**clause.params, "project": project}):
+        yield rows.from_row(row).to_dict()
+    for stone in store.query(
+        "SELECT * FROM content_tombstones WHERE project = ? ORDER BY created_at", (project,)
+    ):
+        yield {"record": TOMBSTONE, **dict(stone)}
+
+
+@dataclass
+class ImportReport:
+    lines: int = 0
+    created: list[str] = field(default_factory=lambda: [])
+    unchanged: list[str] = field(default_factory=lambda: [])
+    tombstones: int = 0
+    pending: int = 0
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    number: int
+    memory: Memory | None
+    tombstone: dict[str, Any] | None
+    keep_trust: bool = False
+
+
+def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
+    parsed: list[_Parsed] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            if len(raw.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
+                raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
+            data = json.loads(raw)
+            if not isinstance(data, dict):
+                raise UsageError("not a JSON object")
+            row: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+            if row.get("record") == TOMBSTONE:
+                parsed.append(_Parsed(number, None, _tombstone(row, project)))
+                continue
+            memory = from_mapping(row)
+            # The store is the project's: every row lands in it. A row kept under
+            # another project id (or none) would be invisible to every brief.
+            memory = memory.replace(project=project)
+            # A person restoring Tree Ring's own export keeps its trust states;
+            # anything else is an import, and governance decides what waits.
+            keep_trust = trusted and "trust" in row
+            if not keep_trust:
+                memory = memory.replace(origin="import")
+            if memory.superseded_by and memory.retired_at is None:
+                memory = memory.replace(retired_at=memory.updated_at)
+            parsed.append(_Parsed(number, pipeline.prepare(memory), None, keep_trust))
+        except (ValueError, RecursionError) as exc:  # RecursionError: nesting too deep
+            raise UsageError(
+                f"line {number}: not valid JSON ({str(exc)[:80]}); nothing imported"
+            ) from None
+        except TreeRingError as exc:
+            raise _at_line(exc, number) from None
+    return parsed
+
+
+def _at_line(exc: TreeRingError, number: int) -> TreeRingError:
+    """The same error, kept for its exit code, with the line that caused it."""
+    exc.args = (f"line {number}: {exc}; nothing imported",)
+    return exc
+
+
+def _tombstone(row: dict[str, Any], project: str) -> dict[str, Any]:
+    needed = ("content_hash", "kind", "reason", "memory_id", "created_at")
+    if not all(isinstance(row.get(key), str) and row.get(key) for key in needed):
+        raise UsageError(f"a content tombstone needs {', '.join(needed)}")
+    return {key: row[key] for key in needed} | {
+        "project": project,
+        "actor": str(row.get("actor") or "import"),
+    }
+
+
+def import_lines(
+    store: Store,
+    lines: Iterable[str],
+    *,
+    project: str,
+    actor: Actor,
+    dry_run: bool = False,
+) -> ImportReport:
+    trusted = not actor.origin.is_agent
+    parsed = _parse(lines, project, trusted)
+    report = ImportReport(lines=len(parsed), dry_run=dry_run)
+    # The same caller (and capability), writing rows whose origin is the import.
+    import_actor = dataclasses.replace(
+        actor, origin=dataclasses.replace(actor.origin, kind="import")
+    )
+    with bulk.page_cache(store.conn, bulk.CACHE_KIB), store.write() as conn:
+        if not dry_run:
+            ids = [item.memory.id for item in parsed if item.memory is not None]
+            coordinator.authorize(conn, "import", actor, canonical_json(ids))
+        for item in parsed:
+            if item.tombstone is not None:
+                conn.execute(
+                    "INSERT OR IGNORE INTO content_tombstones"
+                    "(project, content_hash, kind, reason, memory_id, actor, created_at)"
+                    " VALUES (:project, :content_hash, :kind, :reason, :memory_id, :actor,"
+                    " :created_at)",
+                    item.tombstone,
+                )
+                report.tombstones += 1
+        # Rows that keep their trust skip governance, and so go in as a bulk
+        # write does; each run of them, and of the rest, is one batch, in order.
+        for keep_trust, run in groupby(_changed(conn, parsed, report), _keeps_trust):
+            items = list(run)
+            memories = [item.memory for item in items if item.memory is not None]
+            try:
+                results = bulk.insert_prepared_many(
+                    conn, memories, import_actor, action="import", admit=not keep_trust
+                )
+            except BatchError as refused:
+                raise _at_line(refused.error, items[refused.index].number) from None
+            for result in results:
+                (report.created if result.created else report.unchanged).append(result.id)
+                report.pending += result.trust in ("pending", "disputed")
+        if dry_run:
+            raise _DryRun(report)
+    return report
+
+
+def _keeps_trust(item: _Parsed) -> bool:
+    return item.keep_trust
+
+
+def _changed(
+    conn: sqlite3.Connection, parsed: list[_Parsed], report: ImportReport
+) -> list[_Parsed]:
+    """The memory lines to write, in order. A row stored with the same id and
+    content, or repeated earlier in the file, is counted unchanged instead; a
+    different row under a stored id is left for the write to refuse."""
+    items = [item for item in parsed if item.memory is not None]
+    ids = [item.memory.id for item in items if item.memory is not None]
+    held: dict[str, str] = dict(
+        conn.execute(
+            "SELECT id, content_hash FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        ).fetchall()
+    )
+    changed: list[_Parsed] = []
+    for item in items:
+        memory = item.memory
+        if memory is None:
+            continue
+        if held.get(memory.id) == memory.content_hash:
+            report.unchanged.append(memory.id)
+            continue
+        held.setdefault(memory.id, memory.content_hash)
+        changed.append(item)
+    return changed
+
+
+class _DryRun(Exception):
+    """Unwinds the transaction after a dry run has checked every line."""
+
+    def __init__(self, report: ImportReport) -> None:
+        super().__init__("dry run")
+        self.report = report
+
+
+def import_or_plan(
+    store: Store, lines: Iterable[str], *, project: str, actor: Actor, dry_run: bool
+) -> ImportReport:
+    try:
+        return import_lines(store, lines, project=project, actor=actor, dry_run=dry_run)
+    except _DryRun as done:
+        return done.report

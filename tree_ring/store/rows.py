@@ -1,0 +1,182 @@
+"""Moving a `Memory` in and out of the `memories` table."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable
+from functools import cache
+from itertools import groupby
+from operator import attrgetter, is_, itemgetter
+from typing import Any, cast
+
+from tree_ring.model.errors import NotFound
+from tree_ring.model.record import Link, Memory
+
+COLUMNS = (
+    "id",
+    "created_at",
+    "updated_at",
+    "project",
+    "agent_profile",
+    "workflow_id",
+    "session_id",
+    "operation_id",
+    "scope",
+    "ring",
+    "event_type",
+    "summary",
+    "details",
+    "source_type",
+    "source_ref",
+    "source_quote",
+    "tags",
+    "salience",
+    "confidence",
+    "sensitivity",
+    "retention",
+    "expires_at",
+    "supersedes",
+    "superseded_by",
+    "links",
+    "trust",
+    "review_reason",
+    "reviewed_at",
+    "reviewed_by",
+    "valid_from",
+    "valid_to",
+    "retired_at",
+    "redacted_at",
+    "origin",
+    "origin_session",
+    "content_hash",
+)
+_JSON_LISTS = ("tags", "supersedes")
+
+INSERT = (
+    f"INSERT INTO memories ({', '.join(COLUMNS)}) "
+    f"VALUES ({', '.join(':' + column for column in COLUMNS)})"
+)
+_FIELDS = attrgetter(*COLUMNS)
+# json.dumps(..., ensure_ascii=False) with its encoder built once; a tuple is
+# written as the list it stands for.
+_json = json.JSONEncoder(ensure_ascii=False).encode
+_LIST_AT = tuple(COLUMNS.index(column) for column in _JSON_LISTS)
+_LINKS_AT = COLUMNS.index("links")
+
+
+def to_values(memory: Memory) -> list[Any]:
+    """The row's column values in `COLUMNS` order, lists and links as JSON."""
+    values: list[Any] = list(_FIELDS(memory))
+    for at in _LIST_AT:
+        # Most rows have none; skipping the encoder matters at bulk-import scale.
+        value = values[at]
+        values[at] = _json(value) if value else "[]"
+    links = memory.links
+    values[_LINKS_AT] = (
+        _json([{"type": link.type, "target": link.target} for link in links]) if links else "[]"
+    )
+    return values
+
+
+def to_params(memory: Memory) -> dict[str, Any]:
+    return dict(zip(COLUMNS, to_values(memory), strict=True))
+
+
+def from_row(row: sqlite3.Row) -> Memory:
+    values: dict[str, Any] = {column: row[column] for column in COLUMNS}
+    for column in _JSON_LISTS:
+        values[column] = tuple(json.loads(values[column] or "[]"))
+    values["links"] = tuple(
+        Link(type=item["type"], target=item["target"])
+        for item in json.loads(values["links"] or "[]")
+    )
+    return Memory(**values)
+
+
+def insert(conn: sqlite3.Connection, memory: Memory) -> None:
+    insert_many(conn, [memory])
+
+
+# The columns with no NOT NULL and no default: an INSERT that leaves one out
+# stores NULL there.
+NULLABLE = (
+    "project",
+    "agent_profile",
+    "workflow_id",
+    "session_id",
+    "operation_id",
+    "expires_at",
+    "superseded_by",
+    "review_reason",
+    "reviewed_at",
+    "reviewed_by",
+    "valid_to",
+    "retired_at",
+    "redacted_at",
+    "origin_session",
+)
+_NULLABLE_AT = tuple(COLUMNS.index(column) for column in NULLABLE)
+
+
+def insert_many(conn: sqlite3.Connection, memories: Iterable[Memory]) -> None:
+    """Insert rows in order, one statement for each run of rows with the same NULLs.
+
+    Python's sqlite3 binds None through its adapter lookup, which raises and
+    clears an AttributeError each time. A typical row has a dozen NULL
+    columns, and binding them costs a bulk import more than inserting the
+    row, so a NULL whose column defaults to NULL is left out of the statement.
+    """
+    values = [to_values(memory) for memory in memories]
+    for absent, run in groupby(values, key=_absent):
+        sql, pick = _statement(absent)
+        conn.executemany(sql, map(pick, run))
+
+
+_nullable = cast("Callable[[list[Any]], tuple[Any, ...]]", itemgetter(*_NULLABLE_AT))
+_NONES = (None,) * len(NULLABLE)
+
+
+def _absent(values: list[Any]) -> tuple[bool, ...]:
+    """Which of the NULLABLE columns hold None (a tuple of flags, as a cache key)."""
+    return tuple(map(is_, _nullable(values), _NONES))
+
+
+@cache
+def _statement(absent: tuple[bool, ...]) -> tuple[str, Callable[[list[Any]], tuple[Any, ...]]]:
+    """The INSERT without the `absent` columns, and what picks the others' values."""
+    left_out = {at for at, gone in zip(_NULLABLE_AT, absent, strict=True) if gone}
+    kept = [at for at in range(len(COLUMNS)) if at not in left_out]
+    names = ", ".join(COLUMNS[at] for at in kept)
+    sql = f"INSERT INTO memories ({names}) VALUES ({', '.join('?' * len(kept))})"
+    return sql, itemgetter(*kept)
+
+
+def get(conn: sqlite3.Connection, memory_id: str) -> Memory:
+    row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"no memory {memory_id[:80]!r}; `tree-ring list` shows the ids")
+    return from_row(row)
+
+
+def find(conn: sqlite3.Connection, memory_id: str) -> Memory | None:
+    row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+    return from_row(row) if row else None
+
+
+def update(conn: sqlite3.Connection, memory_id: str, **changes: Any) -> None:
+    """Set columns on one row; list and link columns take Python values."""
+    params = dict(changes)
+    for column in _JSON_LISTS:
+        if column in params:
+            params[column] = json.dumps(list(params[column]), ensure_ascii=False)
+    if "links" in params:
+        params["links"] = json.dumps(
+            [{"type": link.type, "target": link.target} for link in params["links"]],
+            ensure_ascii=False,
+        )
+    unknown = set(params) - set(COLUMNS)
+    if unknown:
+        raise ValueError(f"not memory columns: {sorted(unknown)}")
+    assignments = ", ".join(f"{column} = :{column}" for column in params)
+    conn.execute(f"UPDATE memories SET {assignments} WHERE id = :_id", {**params, "_id": memory_id})

@@ -1,0 +1,318 @@
+"""The schema, in one place, and the ordered migrations that build it.
+
+Each migration is a named function; `migrate` runs the ones a store lacks, each
+in its own transaction together with its ledger row, so a crash leaves either
+the old schema or the new one. A store whose ledger names a migration this
+version does not know was written by a newer Tree Ring and is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+
+from tree_ring.model.errors import SchemaTooNew
+
+MEMORIES = """
+CREATE TABLE memories (
+    id              TEXT PRIMARY KEY,  -- mem_YYYYmmdd_HHMMSS_<12 hex>
+    created_at      TEXT NOT NULL,     -- record time: when Tree Ring learned this (UTC, ISO)
+    updated_at      TEXT NOT NULL,     -- last change to the row (review, supersession, redaction)
+    project         TEXT,              -- project id from project.json; NULL only for legacy rows
+    agent_profile   TEXT,              -- writer's agent partition (scope agent needs it)
+    workflow_id     TEXT,              -- fan-out / harness session partition (scope workflow)
+    session_id      TEXT,              -- execution attempt partition (scope session)
+    operation_id    TEXT,              -- idempotency key inside (project, workflow, agent)
+    scope           TEXT NOT NULL,     -- one of record.SCOPES; agent/workflow/session are private
+    ring            TEXT NOT NULL,     -- genre: cambium outer inner heartwood scar seed
+    event_type      TEXT NOT NULL,     -- decision, lesson, preference, warning, ...
+    summary         TEXT NOT NULL,     -- the memory itself, one short statement
+    details         TEXT NOT NULL DEFAULT '',
+    source_type     TEXT NOT NULL DEFAULT 'manual',  -- user, evidence, agent, import, ...
+    source_ref      TEXT NOT NULL DEFAULT '',        -- where the claim can be checked
+    source_quote    TEXT NOT NULL DEFAULT '',
+    tags            TEXT NOT NULL DEFAULT '[]',      -- JSON list of strings
+    salience        REAL NOT NULL DEFAULT 0.5,       -- how much it matters, 0..1
+    confidence      REAL NOT NULL DEFAULT 0.5,       -- how sure the writer is, 0..1
+    sensitivity     TEXT NOT NULL DEFAULT 'normal',  -- non-normal rows are hidden by default
+    retention       TEXT NOT NULL DEFAULT 'normal',  -- what maintain may do when it expires
+    expires_at      TEXT,              -- after this, no read returns the row
+    supersedes      TEXT NOT NULL DEFAULT '[]',      -- JSON list of ids this row replaced
+    superseded_by   TEXT,              -- id of the row that replaced this one
+    links           TEXT NOT NULL DEFAULT '[]',      -- JSON list of {type, target}
+    trust           TEXT NOT NULL DEFAULT 'accepted',  -- accepted pending disputed rejected
+    review_reason   TEXT,              -- why it waits, or why a reviewer decided as they did
+    reviewed_at     TEXT,
+    reviewed_by     TEXT,
+    valid_from      TEXT NOT NULL,     -- validity time: when the fact starts to hold
+    valid_to        TEXT,              -- ... and stops (closed by supersession)
+    retired_at      TEXT,              -- record time the row stopped being believed
+    redacted_at     TEXT,              -- set when forget --mode redact emptied the row
+    origin          TEXT NOT NULL DEFAULT 'person',  -- person, claude-code, codex, import, ...
+    origin_session  TEXT,              -- the harness session that wrote it, if any
+    content_hash    TEXT NOT NULL      -- sha256 of normalised summary+details
+)
+"""
+
+# The FTS index holds no copy of the text (content='memories'); triggers keep it
+# in the same transaction as the row, so a crash can never leave them apart.
+MEMORY_FTS = """
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+    summary, details, tags,
+    content='memories', content_rowid='rowid',
+    tokenize='porter unicode61 remove_diacritics 2'
+)
+"""
+
+FTS_TRIGGERS = (
+    """CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memory_fts(rowid, summary, details, tags)
+        VALUES (new.rowid, new.summary, new.details, new.tags);
+    END""",
+    """CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memory_fts(memory_fts, rowid, summary, details, tags)
+        VALUES ('delete', old.rowid, old.summary, old.details, old.tags);
+    END""",
+    """CREATE TRIGGER memories_fts_update AFTER UPDATE OF summary, details, tags ON memories
+    BEGIN
+        INSERT INTO memory_fts(memory_fts, rowid, summary, details, tags)
+        VALUES ('delete', old.rowid, old.summary, old.details, old.tags);
+        INSERT INTO memory_fts(rowid, summary, details, tags)
+        VALUES (new.rowid, new.summary, new.details, new.tags);
+    END""",
+)
+
+# The brief walks this index in its own order and stops after eight live rows,
+# so its cost does not grow with the store. The expression must match brief.py.
+BRIEF_ORDER = (
+    "(CASE ring WHEN 'scar' THEN 0 WHEN 'heartwood' THEN 1 ELSE 2 END), "
+    "salience DESC, confidence DESC, created_at DESC"
+)
+
+INDEXES = (
+    f"CREATE INDEX memories_brief ON memories(project, {BRIEF_ORDER}) WHERE retired_at IS NULL",
+    "CREATE INDEX memories_project_created ON memories(project, created_at)",
+    "CREATE INDEX memories_hash ON memories(project, content_hash)",
+    "CREATE INDEX memories_trust ON memories(trust, created_at) WHERE trust != 'accepted'",
+)
+
+SIDE_TABLES = (
+    """CREATE TABLE operation_claims (
+        claim         TEXT PRIMARY KEY,  -- sha256 over project, workflow, agent, operation id
+        memory_id     TEXT NOT NULL,     -- the row the first write created
+        payload_hash  TEXT NOT NULL,     -- what that write said; a retry must say the same
+        created_at    TEXT NOT NULL
+    )""",
+    """CREATE TABLE redaction_tombstones (
+        memory_id   TEXT PRIMARY KEY,    -- a redacted id can never be reused by import
+        created_at  TEXT NOT NULL
+    )""",
+    """CREATE TABLE content_tombstones (
+        project       TEXT NOT NULL,     -- '' for legacy projectless rows
+        content_hash  TEXT NOT NULL,     -- hash of the forgotten or rejected content
+        kind          TEXT NOT NULL,     -- forgotten | rejected
+        reason        TEXT NOT NULL,     -- the reason the person gave, kept
+        memory_id     TEXT NOT NULL,     -- the id it had when it was forgotten
+        actor         TEXT NOT NULL,
+        created_at    TEXT NOT NULL,
+        PRIMARY KEY (project, content_hash)
+    )""",
+    """CREATE TABLE audit_log (
+        seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+        at         TEXT NOT NULL,
+        actor      TEXT NOT NULL,        -- agent profile, or 'person'
+        origin     TEXT NOT NULL,        -- person, claude-code, codex, import, tree-ring
+        session    TEXT,                 -- harness session of an agent write
+        action     TEXT NOT NULL,        -- create, update, supersede, forget, import, review, ...
+        target     TEXT NOT NULL,        -- memory id (never memory text)
+        detail     TEXT NOT NULL,        -- canonical JSON: reasons, hashes, counts
+        prev_hash  TEXT NOT NULL,        -- hash of the previous entry ('' for the first)
+        hash       TEXT NOT NULL         -- sha256 over this entry and prev_hash
+    )""",
+    """CREATE TABLE settings (
+        key    TEXT PRIMARY KEY,
+        value  TEXT NOT NULL             -- canonical JSON
+    )""",
+)
+
+
+def _initial(conn: sqlite3.Connection) -> None:
+    for statement in (MEMORIES, MEMORY_FTS, *FTS_TRIGGERS, *INDEXES, *SIDE_TABLES):
+        conn.execute(statement)
+
+
+# Every decision of the write policy (tree_ring/govern/coordinator.py), allowed or denied,
+# in either mode. Append-only: triggers refuse UPDATE and DELETE.
+POLICY_AUDIT = (
+    """CREATE TABLE policy_audit (
+        seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+        at           TEXT NOT NULL,      -- when the decision was made (UTC)
+        mode         TEXT NOT NULL,      -- open | coordinated, at that moment
+        actor        TEXT NOT NULL,      -- agent profile, or 'person'
+        origin       TEXT NOT NULL,      -- person, claude-code, codex, import, tree-ring
+        session      TEXT,               -- harness session of an agent caller
+        action       TEXT NOT NULL,      -- create.agent, create.project, supersede, import, ...
+        target_hash  TEXT NOT NULL,      -- sha256 of the target (a memory id); never its text
+        decision     TEXT NOT NULL,      -- allow | deny
+        capability   TEXT NOT NULL,      -- held | absent | invalid; never the token itself
+        reason       TEXT NOT NULL       -- why, in words a person can act on
+    )""",
+    """CREATE TRIGGER policy_audit_append_only_update BEFORE UPDATE ON policy_audit
+    BEGIN SELECT RAISE(ABORT, 'the policy audit is append-only'); END""",
+    """CREATE TRIGGER policy_audit_append_only_delete BEFORE DELETE ON policy_audit
+    BEGIN SELECT RAISE(ABORT, 'the policy audit is append-only'); END""",
+)
+
+
+def _policy_audit(conn: sqlite3.Connection) -> None:
+    for statement in POLICY_AUDIT:
+        conn.execute(statement)
+
+
+# The summary tree (TinyCortex's bucket-seal tree, tree_ring/tree/).
+# Trees are keyed by (kind, scope); a node is sealed once and then immutable,
+# except that forgetting a memory under it rebuilds it without that memory.
+TREE_SETTINGS: dict[str, int | bool] = {
+    "tree.input_token_budget": 50_000,  # L0 seals when its leaves reach this many tokens
+    "tree.output_token_budget": 5_000,  # a node's content is clamped to budget * 4 chars
+    "tree.summary_fanout": 10,  # L1+ seals when this many siblings wait
+    "tree.flush_age_secs": 604_800,  # an L0 buffer this old is force-sealed (7 days)
+    "tree.deferred": False,  # True: appends only stage; `tree flush` seals
+}
+
+SUMMARY_TREE = (
+    """CREATE TABLE tree_trees (
+        id              TEXT PRIMARY KEY,  -- tree_<kind>_<16 hex of sha256(kind, scope)>
+        kind            TEXT NOT NULL CHECK (kind IN ('source', 'topic', 'global')),
+        scope           TEXT NOT NULL,     -- source: a project id; topic: an entity; 'global'
+        root_id         TEXT,              -- newest unparented node at the top level; NULL unsealed
+        max_level       INTEGER NOT NULL DEFAULT 0,  -- highest level holding a node
+        status          TEXT NOT NULL DEFAULT 'active'
+                        CHECK (status IN ('active', 'archived')),  -- archived: no appends
+        created_at      TEXT NOT NULL,
+        last_sealed_at  TEXT,              -- most recent seal (or rebuild after a forget)
+        UNIQUE (kind, scope)
+    )""",
+    """CREATE TABLE tree_nodes (
+        id                TEXT PRIMARY KEY,  -- node_<level>_<16 hex of its first child set>
+        tree_id           TEXT NOT NULL,     -- owning tree
+        level             INTEGER NOT NULL,  -- 1 = over memories, 2 = over L1 nodes, ...
+        parent_id         TEXT,              -- the node it sealed into; NULL while buffered
+        child_ids         TEXT NOT NULL,     -- JSON list fixed at seal (memory ids at L1)
+        content           TEXT NOT NULL,     -- the summariser's output, never blank
+        token_count       INTEGER NOT NULL,  -- estimated tokens of content (ceil(chars / 4))
+        entities          TEXT NOT NULL DEFAULT '[]',  -- JSON: code:/path: ids from labels
+        topics            TEXT NOT NULL DEFAULT '[]',  -- JSON: lower-cased topic labels
+        time_range_start  TEXT NOT NULL,     -- earliest memory time covered
+        time_range_end    TEXT NOT NULL,     -- latest memory time covered
+        score             REAL NOT NULL,     -- max of the children's scores (salience at L1)
+        leaf_count        INTEGER NOT NULL,  -- memories summarised under this node
+        sealed_at         TEXT NOT NULL,     -- when this node sealed
+        stale             INTEGER NOT NULL DEFAULT 0,  -- 1: a forgotten memory is under it
+        resealed_at       TEXT               -- when forgetting last rebuilt its content
+    )""",
+    # Sealed means sealed: content and children change only once a forget has
+    # marked the node stale, in the transaction that rebuilds it.
+    """CREATE TRIGGER tree_nodes_sealed BEFORE UPDATE OF child_ids, content ON tree_nodes
+    WHEN old.stale = 0
+    BEGIN SELECT RAISE(ABORT, 'sealed summary nodes are immutable; only forgetting rebuilds one');
+    END""",
+    """CREATE TABLE tree_buffers (
+        tree_id     TEXT NOT NULL,
+        level       INTEGER NOT NULL,      -- the level whose unsealed frontier this is
+        item_ids    TEXT NOT NULL DEFAULT '[]',  -- JSON node ids waiting, in arrival order
+                                           -- (L1+); L0's waiting leaves are the tree_leaves
+                                           -- rows with no parent, so an append never
+                                           -- rewrites a growing list
+        item_count  INTEGER NOT NULL DEFAULT 0,  -- items waiting; drives the fan-out gate
+        token_sum   INTEGER NOT NULL DEFAULT 0,  -- their tokens; drives the L0 budget gate
+        oldest_at   TEXT,                  -- arrival of the oldest item; drives the time flush
+        PRIMARY KEY (tree_id, level)
+    )""",
+    """CREATE TABLE tree_leaves (
+        seq          INTEGER PRIMARY KEY,  -- arrival order
+        tree_id      TEXT NOT NULL,
+        memory_id    TEXT NOT NULL,        -- the memory this leaf stands for (never its text)
+        token_count  INTEGER NOT NULL,     -- estimated tokens of the memory's summary
+        added_at     TEXT NOT NULL,        -- when it arrived in the L0 buffer
+        parent_id    TEXT,                 -- the L1 node it sealed into; NULL while buffered
+        UNIQUE (tree_id, memory_id)
+    )""",
+    "CREATE INDEX tree_nodes_level ON tree_nodes(tree_id, level, sealed_at)",
+    "CREATE INDEX tree_nodes_parent ON tree_nodes(parent_id)",
+    "CREATE INDEX tree_leaves_memory ON tree_leaves(memory_id)",
+    "CREATE INDEX tree_leaves_waiting ON tree_leaves(tree_id, seq) WHERE parent_id IS NULL",
+    "CREATE INDEX tree_leaves_parent ON tree_leaves(parent_id) WHERE parent_id IS NOT NULL",
+    # Forgetting a memory finds the consolidation summaries that cite it here.
+    "CREATE INDEX memories_consolidations ON memories(project) WHERE source_type = 'consolidation'",
+)
+
+
+def _summary_tree(conn: sqlite3.Connection) -> None:
+    for statement in SUMMARY_TREE:
+        conn.execute(statement)
+    for key, value in TREE_SETTINGS.items():
+        conn.execute(
+            "INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)", (key, json.dumps(value))
+        )
+
+
+Migration = tuple[str, Callable[[sqlite3.Connection], None]]
+
+# Append only: never edit or reorder a migration that has shipped.
+MIGRATIONS: list[Migration] = [
+    ("0001_initial", _initial),
+    ("0002_policy_audit", _policy_audit),
+    ("0003_summary_tree", _summary_tree),
+]
+
+LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
+    name        TEXT PRIMARY KEY,  -- a migration from MIGRATIONS
+    applied_at  TEXT NOT NULL
+)"""
+
+
+def applied(conn: sqlite3.Connection) -> list[str]:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return []
+    return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+
+
+def check_version(conn: sqlite3.Connection) -> list[str]:
+    """The migrations still to run; refuses a store from a newer Tree Ring."""
+    done = applied(conn)
+    known = {name for name, _ in MIGRATIONS}
+    unknown = [name for name in done if name not in known]
+    if unknown:
+        raise SchemaTooNew(
+            f"this store was written by a newer Tree Ring (migration {unknown[-1]}); "
+            "update the Tree Ring plugin to open it"
+        )
+    return [name for name, _ in MIGRATIONS if name not in done]
+
+
+def migrate(conn: sqlite3.Connection, now: str) -> list[str]:
+    """Run pending migrations; returns their names. Caller holds no transaction."""
+    ran: list[str] = []
+    for name, step in MIGRATIONS:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(LEDGER)
+            if name in applied(conn):
+                conn.execute("COMMIT")
+                continue
+            step(conn)
+            conn.execute(
+                "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)", (name, now)
+            )
+            conn.execute(f"PRAGMA user_version = {len(applied(conn))}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        ran.append(name)
+    return ran

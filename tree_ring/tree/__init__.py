@@ -1,0 +1,1 @@
+"""The summary tree (TinyCortex's bucket-seal tree) and its deterministic summariser."""

@@ -1,0 +1,240 @@
+"""The summary tree's parts: trees, nodes, buffers, their budgets, and who may be a leaf.
+
+A project's source tree is TinyCortex's bucket-seal tree, kept in the store
+(`tree_trees`, `tree_nodes`, `tree_buffers`, `tree_leaves`). This module
+reads and creates those rows; `seal` grows the tree and `repair` rebuilds it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, cast
+
+from tree_ring.model.errors import UsageError
+from tree_ring.model.record import (
+    SHARED_SCOPES,
+    Memory,
+    canonical_json,
+    sha256,
+)
+from tree_ring.store import schema
+from tree_ring.tree.summarise import (
+    SummaryInput,
+)
+
+KINDS = ("source", "topic", "global")
+
+
+GLOBAL_SCOPE = "global"
+
+
+# Source trees re-extract labels from each new summary; topic and global trees
+# are already pinned to a theme by their scope (as in TinyCortex).
+DEFAULT_LABELS = {"source": "extract", "topic": "empty", "global": "empty"}
+
+
+@dataclass(frozen=True)
+class TreeConfig:
+    input_token_budget: int = 50_000
+    output_token_budget: int = 5_000
+    summary_fanout: int = 10
+    flush_age_secs: int = 604_800
+    deferred: bool = False
+
+
+def config(conn: sqlite3.Connection) -> TreeConfig:
+    """The live budgets from the settings table; a missing key keeps its default."""
+    values: dict[str, Any] = dict(schema.TREE_SETTINGS)
+    for key, raw in conn.execute("SELECT key, value FROM settings WHERE key LIKE 'tree.%'"):
+        values[key] = json.loads(raw)
+
+    def number(key: str, floor: int) -> int:
+        value = values[key]
+        return max(floor, int(value)) if isinstance(value, int | float) else floor
+
+    return TreeConfig(
+        input_token_budget=number("tree.input_token_budget", 1),
+        output_token_budget=number("tree.output_token_budget", 1),
+        # A fan-out of one would seal every node into a chain of copies.
+        summary_fanout=number("tree.summary_fanout", 2),
+        flush_age_secs=number("tree.flush_age_secs", 0),
+        deferred=bool(values["tree.deferred"]),
+    )
+
+
+def set_config(conn: sqlite3.Connection, key: str, raw: str) -> TreeConfig:
+    """Change one tree setting from text (`input_token_budget`, `deferred`, ...)."""
+    name = key.removeprefix("tree.")
+    full = f"tree.{name}"
+    if full not in schema.TREE_SETTINGS:
+        known = ", ".join(k.removeprefix("tree.") for k in schema.TREE_SETTINGS)
+        raise UsageError(f"unknown tree setting {key[:40]!r}; use one of: {known}")
+    value: int | bool
+    if isinstance(schema.TREE_SETTINGS[full], bool):
+        if raw.strip().lower() not in ("true", "false", "1", "0", "on", "off", "yes", "no"):
+            raise UsageError(f"{name} is true or false, not {raw[:20]!r}")
+        value = raw.strip().lower() in ("true", "1", "on", "yes")
+    else:
+        floor = 2 if name == "summary_fanout" else 0 if name == "flush_age_secs" else 1
+        if not raw.strip().isdigit() or int(raw) < floor:
+            raise UsageError(f"{name} is a whole number of at least {floor}, not {raw[:20]!r}")
+        value = int(raw)
+    conn.execute(
+        "INSERT INTO settings(key, value) VALUES (?, ?)"
+        " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (full, json.dumps(value)),
+    )
+    return config(conn)
+
+
+@dataclass(frozen=True)
+class Tree:
+    id: str
+    kind: str
+    scope: str
+    root_id: str | None
+    max_level: int
+    status: str
+    created_at: str
+    last_sealed_at: str | None
+
+
+@dataclass(frozen=True)
+class Node:
+    id: str
+    tree_id: str
+    level: int
+    parent_id: str | None
+    child_ids: tuple[str, ...]
+    content: str
+    token_count: int
+    entities: tuple[str, ...]
+    topics: tuple[str, ...]
+    time_range_start: str
+    time_range_end: str
+    score: float
+    leaf_count: int
+    sealed_at: str
+    stale: bool
+    resealed_at: str | None
+
+    def as_input(self) -> SummaryInput:
+        return SummaryInput(
+            self.id,
+            self.content,
+            self.score,
+            self.time_range_start,
+            self.time_range_end,
+            self.entities,
+            self.topics,
+            self.leaf_count,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dict(self.__dict__)
+        for key in ("child_ids", "entities", "topics"):
+            data[key] = list(data[key])
+        return data
+
+
+@dataclass(frozen=True)
+class Buffer:
+    tree_id: str
+    level: int
+    item_ids: tuple[str, ...]
+    item_count: int
+    token_sum: int
+    oldest_at: str | None
+
+
+@dataclass(frozen=True)
+class AppendOutcome:
+    appended: bool  # False: not eligible, archived tree, or already a leaf
+    new_summary_ids: tuple[str, ...] = ()  # sealed by this call (none when deferred)
+    seal_pending: bool = False  # a gate is reached and nothing sealed it yet
+
+
+def tree_from_row(row: sqlite3.Row) -> Tree:
+    return Tree(*(row[k] for k in Tree.__dataclass_fields__))
+
+
+def node_from_row(row: sqlite3.Row) -> Node:
+    return Node(
+        id=row["id"],
+        tree_id=row["tree_id"],
+        level=row["level"],
+        parent_id=row["parent_id"],
+        child_ids=tuple(json.loads(row["child_ids"])),
+        content=row["content"],
+        token_count=row["token_count"],
+        entities=tuple(json.loads(row["entities"])),
+        topics=tuple(json.loads(row["topics"])),
+        time_range_start=row["time_range_start"],
+        time_range_end=row["time_range_end"],
+        score=row["score"],
+        leaf_count=row["leaf_count"],
+        sealed_at=row["sealed_at"],
+        stale=bool(row["stale"]),
+        resealed_at=row["resealed_at"],
+    )
+
+
+def tree_id_for(kind: str, scope: str) -> str:
+    return f"tree_{kind}_{sha256(canonical_json([kind, scope]))[7:23]}"
+
+
+def get_tree(conn: sqlite3.Connection, kind: str, scope: str) -> Tree | None:
+    row = conn.execute("SELECT * FROM tree_trees WHERE kind = ? AND scope = ?", (kind, scope))
+    found = row.fetchone()
+    return tree_from_row(found) if found else None
+
+
+def tree_by_id(conn: sqlite3.Connection, tree_id: str) -> Tree | None:
+    found = conn.execute("SELECT * FROM tree_trees WHERE id = ?", (tree_id,)).fetchone()
+    return tree_from_row(found) if found else None
+
+
+def get_or_create(conn: sqlite3.Connection, kind: str, scope: str, now: str) -> Tree:
+    if kind not in KINDS:
+        raise ValueError(f"unknown tree kind {kind!r}")
+    found = get_tree(conn, kind, scope)
+    if found is not None:
+        return found
+    tree_id = tree_id_for(kind, scope)
+    conn.execute(
+        "INSERT INTO tree_trees(id, kind, scope, created_at) VALUES (?, ?, ?, ?)",
+        (tree_id, kind, scope, now),
+    )
+    conn.execute("INSERT OR IGNORE INTO tree_buffers(tree_id, level) VALUES (?, 0)", (tree_id,))
+    return Tree(tree_id, kind, scope, None, 0, "active", now, None)
+
+
+def buffer(conn: sqlite3.Connection, tree_id: str, level: int) -> Buffer:
+    row = conn.execute(
+        "SELECT * FROM tree_buffers WHERE tree_id = ? AND level = ?", (tree_id, level)
+    ).fetchone()
+    if row is None:
+        return Buffer(tree_id, level, (), 0, 0, None)
+    items = tuple(cast(list[str], json.loads(row["item_ids"])))
+    return Buffer(tree_id, level, items, row["item_count"], row["token_sum"], row["oldest_at"])
+
+
+def node(conn: sqlite3.Connection, node_id: str) -> Node | None:
+    row = conn.execute("SELECT * FROM tree_nodes WHERE id = ?", (node_id,)).fetchone()
+    return node_from_row(row) if row else None
+
+
+def eligible(memory: Memory) -> bool:
+    """Only what every identity of the project may read: tree nodes are shared."""
+    return (
+        memory.project is not None
+        and memory.trust == "accepted"
+        and memory.sensitivity == "normal"
+        and memory.scope in SHARED_SCOPES
+        and memory.source_type != "consolidation"
+        and memory.redacted_at is None
+        and memory.retired_at is None
+        and memory.superseded_by is None
+    )

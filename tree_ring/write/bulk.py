@@ -1,0 +1,153 @@
+"""Bulk writes: many memories through the one write path, at import speed.
+
+Every memory goes through `pipeline.prepare` (validation and the guard) and
+`pipeline.insert_prepared_many`, the same function a single `remember` takes,
+so a bulk write decides every conflict, retry and trust state exactly as one
+write at a time would, and cannot drift from it when the write path changes.
+That function already reads the checks' facts once per batch and writes rows,
+claims, audit entries and tree leaves a statement per table.
+
+What bulk adds is the FTS indexing. The insert trigger makes every row its
+own statement, and FTS5 flushes its pending terms to a new segment at each
+one, so a trigger-indexed bulk insert spends most of its time merging tiny
+segments. Inside the batch's transaction (which holds the write lock) the
+insert trigger is dropped, the rows go in, one INSERT ... SELECT indexes
+exactly the new rows, and the trigger is created again from the schema's own
+text. No other connection can see the trigger missing, and a crash rolls all
+of it back together.
+
+Governance (`admit=True`) searches for contradictions among the stored rows
+and the batch's earlier ones. The index answers for the stored rows; the
+batch's own, not indexed yet, are found by their words
+(`contradictions.Pending`), which misses none that the index would find.
+
+Around that, bulk gives the connection a page cache sized for the indexes a
+batch touches (`page_cache`), and authorizes a bulk action other than
+`create` (an import, say) once per batch, as `transfer.import_lines` does for
+a whole import; a `create` is authorized per memory by the write path.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Generator, Iterable, Sequence
+from contextlib import contextmanager
+from itertools import islice
+
+from tree_ring.govern import coordinator
+from tree_ring.model.errors import TreeRingError, UsageError
+from tree_ring.model.record import Memory, canonical_json
+from tree_ring.store import schema
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
+from tree_ring.write.pipeline import BatchError, WriteResult
+
+BATCH = 5_000
+# Page cache for a bulk write (see `page_cache`): the random-order indexes of a
+# store of a few hundred thousand memories.
+CACHE_KIB = 64 * 1024
+INSERT_TRIGGER = "memories_fts_insert"
+
+
+def _trigger_sql() -> str:
+    for statement in schema.FTS_TRIGGERS:
+        if statement.split()[2] == INSERT_TRIGGER:
+            return statement
+    raise AssertionError(f"schema has no {INSERT_TRIGGER}")
+
+
+@contextmanager
+def deferred_fts(conn: sqlite3.Connection) -> Generator[None]:
+    """Index the rows inserted inside this block with one statement at its end.
+
+    The caller holds a write transaction; an exception leaves the trigger
+    dropped, and the caller's rollback restores it with everything else.
+    """
+    before = conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
+    conn.execute(f"DROP TRIGGER {INSERT_TRIGGER}")
+    yield
+    conn.execute(
+        "INSERT INTO memory_fts(rowid, summary, details, tags) "
+        "SELECT rowid, summary, details, tags FROM memories WHERE rowid > ?",
+        (before,),
+    )
+    conn.execute(_trigger_sql())
+
+
+def insert_prepared_many(
+    conn: sqlite3.Connection,
+    memories: Sequence[Memory],
+    actor: Actor,
+    *,
+    action: str = "create",
+    admit: bool = True,
+    offset: int = 0,
+) -> list[WriteResult]:
+    """The transactional half of a bulk write; the caller holds the transaction
+    (and, for a bulk action, has authorized it)."""
+    with deferred_fts(conn):
+        return pipeline.insert_prepared_many(
+            conn, memories, actor, action=action, admit=admit, offset=offset
+        )
+
+
+def prepare_all(memories: Iterable[Memory], offset: int = 0) -> list[Memory]:
+    """Validate and guard every memory, naming the first one refused."""
+    prepared: list[Memory] = []
+    for index, memory in enumerate(memories):
+        try:
+            prepared.append(pipeline.prepare(memory))
+        except TreeRingError as exc:
+            raise BatchError(offset + index, exc) from None
+    return prepared
+
+
+def insert_many(
+    store: Store,
+    memories: Iterable[Memory],
+    actor: Actor,
+    *,
+    action: str = "create",
+    admit: bool = True,
+    batch: int = BATCH,
+) -> list[WriteResult]:
+    """Write `memories` in transactions of `batch`; each batch is all or nothing,
+    and nothing of a batch is written when one of its memories is refused."""
+    if batch < 1:
+        raise UsageError("batch size must be at least 1")
+    results: list[WriteResult] = []
+    source = iter(memories)
+    with page_cache(store.conn, CACHE_KIB):
+        while chunk := list(islice(source, batch)):
+            prepared = prepare_all(chunk, len(results))
+            with store.write() as conn:
+                if action != "create":
+                    ids = [memory.id for memory in prepared]
+                    coordinator.authorize(conn, action, actor, canonical_json(ids))
+                results += insert_prepared_many(
+                    conn, prepared, actor, action=action, admit=admit, offset=len(results)
+                )
+    return results
+
+
+@contextmanager
+def page_cache(conn: sqlite3.Connection, kib: int) -> Generator[None]:
+    """At least `kib` KiB of page cache on this connection for the block, then as before.
+
+    A batch adds to indexes whose order is not arrival order (content hashes,
+    claims, the brief's ranking), so it touches index pages all over the
+    store; with SQLite's default 2 MB cache most of those reads go back to the
+    file once the store passes some tens of thousands of memories.
+    """
+    before = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+    # Positive is pages, negative is KiB.
+    page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    if (before * page_size // 1024 if before > 0 else -before) >= kib:
+        yield
+        return
+    conn.execute(f"PRAGMA cache_size = {-int(kib)}")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA cache_size = {before}")

@@ -1,0 +1,383 @@
+"""The write path: every verb that adds a memory goes through `store_memory`.
+
+In order: validate the record, run the guard over every text field (a secret
+refuses the write before anything is opened), then in one immediate
+transaction refuse forgotten content, settle the operation-id claim, decide
+the trust state, insert the row (its FTS entry follows by trigger), and append
+the audit entry. A memory is retrievable the moment the call returns.
+
+One memory and a bulk import take the same path, `insert_prepared_many`. What
+the checks need to know of the store (tombstones, claims, ids taken, ids
+redacted) is read once for the whole batch and kept current as its own rows
+are decided, so memory i is checked against the store plus memories 0..i-1,
+as it would be written alone after them. The rows, claims and audit entries
+are then written a statement per table. Three steps read the earlier
+memories back from the store: governance's contradiction search, when it
+finds candidates among them (`contradictions.Pending`), governance's look at
+what a memory replaces, and the contradiction link written back onto its
+target. So everything decided before such a step is written first; the rest
+waits for the end of the batch, where the summary tree takes its leaves in
+one append.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import isfinite
+from typing import Any, NamedTuple
+
+from tree_ring import guard
+from tree_ring.govern import admission, contradictions, coordinator
+from tree_ring.model.errors import Conflict, TreeRingError
+from tree_ring.model.record import Memory, content_hash, json_string, json_text, sha256, validate
+from tree_ring.store import audit, rows
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.tree import seal
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    id: str
+    created: bool  # False when an exact retry returned the existing row
+    trust: str
+    sensitivity: str
+    review_reason: str | None = None
+
+
+# What is hashed here is canonical_json of a fixed set of fields, written out
+# field by field (see record.json_text). Keys in sorted order.
+_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def _number(value: float) -> str:
+    # How the encoder writes a finite float; anything else, it writes itself.
+    return float.__repr__(value) if type(value) is float and isfinite(value) else _json(value)
+
+
+def _texts(values: tuple[str, ...]) -> str:
+    return "[" + ",".join(map(json_string, values)) + "]" if values else "[]"
+
+
+def claim_key(memory: Memory) -> str | None:
+    """The idempotency namespace is (project, workflow, agent), as in the original."""
+    if not memory.operation_id:
+        return None
+    parts = (memory.project or "", memory.workflow_id or "", memory.agent_profile or "")
+    return sha256(_texts((*parts, memory.operation_id)))
+
+
+# What a retry must repeat exactly. The session is part of it (seed 002).
+_INTENT = (
+    '{"confidence":%s,"details":%s,"event_type":%s,"expires_at":%s,"retention":%s,"ring":%s,'
+    '"salience":%s,"scope":%s,"session_id":%s,"source_quote":%s,"source_ref":%s,'
+    '"source_type":%s,"summary":%s,"supersedes":%s,"tags":%s}'
+)
+
+
+def payload_hash(memory: Memory) -> str:
+    """sha256 of what a retry must repeat, as canonical JSON."""
+    m = memory
+    return sha256(
+        _INTENT
+        % (
+            _number(m.confidence),
+            json_string(m.details),
+            json_string(m.event_type),
+            json_text(m.expires_at),
+            json_string(m.retention),
+            json_string(m.ring),
+            _number(m.salience),
+            json_string(m.scope),
+            json_text(m.session_id),
+            json_string(m.source_quote),
+            json_string(m.source_ref),
+            json_string(m.source_type),
+            json_string(m.summary),
+            _texts(m.supersedes),
+            _texts(m.tags),
+        )
+    )
+
+
+def _stronger(a: str, b: str) -> str:
+    """The more restrictive of two sensitivities; anything beats normal."""
+    if a == "normal":
+        return b
+    if b == "normal":
+        return a
+    # The guard's order decides, so a field it reads as health is never
+    # downgraded by a caller who said "private".
+    order = ("secret", *guard.SEVERITY_ORDER)
+    rank = {name: i for i, name in enumerate(order)}
+    return a if rank.get(a, len(order)) <= rank.get(b, len(order)) else b
+
+
+def tombstone_for(conn: sqlite3.Connection, project: str | None, content: str) -> Any:
+    return conn.execute(
+        "SELECT kind, reason, created_at, memory_id FROM content_tombstones "
+        "WHERE project = ? AND content_hash = ?",
+        (project or "", content),
+    ).fetchone()
+
+
+def tombstoned(stone: Any) -> Conflict:
+    verb = "forgotten" if stone["kind"] == "forgotten" else "rejected in review"
+    return Conflict(
+        f"this memory was {verb} on {stone['created_at'][:19]}Z "
+        f"(was {stone['memory_id']}; reason: {stone['reason']}); it will not be stored again"
+    )
+
+
+def refuse_if_tombstoned(conn: sqlite3.Connection, memory: Memory) -> None:
+    stone = tombstone_for(conn, memory.project, memory.content_hash)
+    if stone is not None:
+        raise tombstoned(stone)
+
+
+def prepare(memory: Memory) -> Memory:
+    """Validate and guard; raises before any transaction is opened."""
+    validate(memory)
+    found = guard.check_fields(memory.text_fields())
+    return memory.replace(
+        sensitivity=_stronger(memory.sensitivity, found),
+        content_hash=content_hash(memory.summary, memory.details),
+    )
+
+
+def store_memory(store: Store, memory: Memory, actor: Actor) -> WriteResult:
+    memory = prepare(memory)
+    with store.write() as conn:
+        return insert_prepared(conn, memory, actor)
+
+
+def insert_prepared(
+    conn: sqlite3.Connection,
+    memory: Memory,
+    actor: Actor,
+    *,
+    action: str = "create",
+    admit: bool = True,
+) -> WriteResult:
+    """The transactional half of a write; the caller holds the transaction."""
+    try:
+        [result] = insert_prepared_many(conn, [memory], actor, action=action, admit=admit)
+    except BatchError as refused:
+        raise refused.error from None
+    return result
+
+
+class BatchError(TreeRingError):
+    """Memory number `index` (from 0, over the whole call) was refused."""
+
+    def __init__(self, index: int, error: TreeRingError) -> None:
+        super().__init__(f"memory {index}: {error}")
+        self.index = index
+        self.error = error
+        self.exit_code = error.exit_code
+
+
+def insert_prepared_many(
+    conn: sqlite3.Connection,
+    memories: Sequence[Memory],
+    actor: Actor,
+    *,
+    action: str = "create",
+    admit: bool = True,
+    offset: int = 0,
+) -> list[WriteResult]:
+    """Write prepared memories in order; the caller holds the transaction.
+
+    The first memory refused raises BatchError naming `offset` plus its
+    position, and the caller's rollback leaves nothing of the batch written.
+    """
+    claims = [claim_key(memory) for memory in memories]
+    facts = Facts(conn, memories, claims)
+    out = _Unwritten(conn, actor, action)
+    # The batch's rows, for governance to find among them what the FTS index
+    # does not hold yet (a bulk write indexes them at its end); it writes
+    # those held back when a search needs them.
+    pending = contradictions.Pending(out.write)
+    results: list[WriteResult] = []
+    for index, (memory, claim) in enumerate(zip(memories, claims, strict=True)):
+        try:
+            intent = payload_hash(memory) if claim is not None else None
+            retry = facts.check(memory, claim, intent)
+            if retry is not None:
+                results.append(retry)
+                continue
+            if action == "create":
+                # Bulk actions (import, consolidate, ...) are authorized once by their caller.
+                coordinator.authorize(
+                    conn, coordinator.create_action(memory, actor), actor, memory.id
+                )
+            if admit:
+                if memory.supersedes:
+                    out.write()  # governance reads the rows it replaces
+                memory = admission.admit(conn, memory, actor, pending)
+                pending.add(memory)
+            facts.add(memory, claim, intent)
+            out.add(memory, claim, intent)
+            if memory.links and any(link.type == admission.CONTRADICTS for link in memory.links):
+                out.write()  # the link back needs its target written, and this row
+                admission.after_insert(conn, memory, actor)
+        except TreeRingError as exc:
+            raise BatchError(offset + index, exc) from None
+        results.append(
+            WriteResult(memory.id, True, memory.trust, memory.sensitivity, memory.review_reason)
+        )
+    out.write()
+    # Shared, accepted memories join their project's tree, as one append per tree.
+    seal.on_insert_many(conn, out.written)
+    return results
+
+
+_STONES = (
+    "SELECT project, content_hash, kind, reason, created_at, memory_id FROM content_tombstones"
+    " WHERE project = ? AND content_hash IN (SELECT value FROM json_each(?))"
+)
+_CLAIMS = (
+    "SELECT claim, memory_id, payload_hash FROM operation_claims"
+    " WHERE claim IN (SELECT value FROM json_each(?))"
+)
+_KNOWN = (
+    "SELECT id, trust, sensitivity, redacted_at FROM memories"
+    " WHERE id IN (SELECT value FROM json_each(?))"
+)
+_REDACTED = (
+    "SELECT memory_id FROM redaction_tombstones WHERE memory_id IN (SELECT value FROM json_each(?))"
+)
+
+
+class Known(NamedTuple):
+    """What a check needs of a stored memory: that it exists, and the answer to a retry."""
+
+    id: str
+    trust: str
+    sensitivity: str
+    redacted: bool
+
+
+class Facts:
+    """What the checks know of the store for one batch.
+
+    Read with one query per kind for all its memories, then kept current with
+    each memory the batch writes (`add`), so the batch's own duplicates and
+    retries are decided as if the earlier ones were already stored.
+    """
+
+    def __init__(
+        self, conn: sqlite3.Connection, memories: Sequence[Memory], claims: Sequence[str | None]
+    ) -> None:
+        by_project: dict[str, list[str]] = {}
+        for memory in memories:
+            if memory.trust != "rejected":
+                by_project.setdefault(memory.project or "", []).append(memory.content_hash)
+        self.stones: dict[tuple[str, str], Any] = {}
+        for project, hashes in by_project.items():
+            for stone in conn.execute(_STONES, (project, json.dumps(hashes))):
+                self.stones[(project, stone["content_hash"])] = stone
+        wanted = [claim for claim in claims if claim is not None]
+        self.claims: dict[str, tuple[str, str]] = (
+            {row[0]: (row[1], row[2]) for row in conn.execute(_CLAIMS, (json.dumps(wanted),))}
+            if wanted
+            else {}
+        )
+        ids = [memory.id for memory in memories]
+        held = [memory_id for memory_id, _ in self.claims.values()]
+        self.known: dict[str, Known] = {
+            row[0]: Known(row[0], row[1], row[2], row[3] is not None)
+            for row in conn.execute(_KNOWN, (json.dumps(ids + held),))
+        }
+        self.redacted = {row[0] for row in conn.execute(_REDACTED, (json.dumps(ids),))}
+
+    def check(self, memory: Memory, claim: str | None, intent: str | None) -> WriteResult | None:
+        """Refuse forgotten content and taken ids; an exact retry answers with the first write."""
+        if memory.trust != "rejected":
+            # A restored row that arrives rejected brings no belief back with it.
+            stone = self.stones.get((memory.project or "", memory.content_hash))
+            if stone is not None:
+                raise tombstoned(stone)
+        if claim is not None:
+            held = self.claims.get(claim)
+            if held is not None:
+                existing = self.known.get(held[0])
+                if existing is None or existing.redacted:
+                    raise Conflict(
+                        f"operation id {memory.operation_id!r} belonged to a memory that was "
+                        "redacted; use a new operation id"
+                    )
+                if held[1] != intent:
+                    raise Conflict(
+                        f"operation id {memory.operation_id!r} was already used for a different "
+                        f"memory ({existing.id}); an exact retry must repeat it, or use a new id"
+                    )
+                return WriteResult(existing.id, False, existing.trust, existing.sensitivity)
+        if memory.id in self.known:
+            raise Conflict(f"memory {memory.id} already exists; give a new id or omit it")
+        if memory.id in self.redacted:
+            raise Conflict(f"memory id {memory.id} was redacted and cannot be reused")
+        return None
+
+    def add(self, memory: Memory, claim: str | None, intent: str | None) -> None:
+        self.known[memory.id] = Known(
+            memory.id, memory.trust, memory.sensitivity, memory.redacted_at is not None
+        )
+        if claim is not None and intent is not None:
+            self.claims[claim] = (memory.id, intent)
+
+
+_INSERT_CLAIM = (
+    "INSERT INTO operation_claims(claim, memory_id, payload_hash, created_at) VALUES (?, ?, ?, ?)"
+)
+
+
+class _Unwritten:
+    """Rows decided and not yet written, with their claims and audit entries, in order."""
+
+    def __init__(self, conn: sqlite3.Connection, actor: Actor, action: str) -> None:
+        self.conn = conn
+        self.actor = actor
+        self.action = action
+        self.memories: list[Memory] = []
+        self.claims: list[tuple[str, str, str, str]] = []
+        self.written: list[Memory] = []
+
+    def add(self, memory: Memory, claim: str | None, intent: str | None) -> None:
+        self.memories.append(memory)
+        if claim is not None and intent is not None:
+            self.claims.append((claim, memory.id, intent, memory.created_at))
+
+    def write(self) -> None:
+        if not self.memories:
+            return
+        rows.insert_many(self.conn, self.memories)
+        self.conn.executemany(_INSERT_CLAIM, self.claims)
+        audit.append_many(
+            self.conn,
+            self.actor,
+            self.action,
+            [(memory.id, audit_detail(memory), memory.created_at) for memory in self.memories],
+        )
+        self.written += self.memories
+        self.memories = []
+        self.claims = []
+
+
+# What the audit entry of a new row records: its place and state, never its text.
+_DETAIL = '{"content_hash":%s,"operation_id":%s,"ring":%s,"scope":%s,"sensitivity":%s,"trust":%s}'
+
+
+def audit_detail(memory: Memory) -> str:
+    """The entry's detail, as canonical_json writes it."""
+    return _DETAIL % (
+        json_string(memory.content_hash),
+        json_text(memory.operation_id),
+        json_string(memory.ring),
+        json_string(memory.scope),
+        json_string(memory.sensitivity),
+        json_string(memory.trust),
+    )

@@ -1,0 +1,134 @@
+"""What forgetting a memory does to everything built over it.
+
+`correct.forget_in` (the transactional half every removal path uses: forget,
+maintain, review) calls `forgotten` once, after the row is deleted or
+redacted, inside the same transaction. Two things are built over memories:
+
+- summary-tree nodes: the leaf leaves its tree, every node above it is marked
+  stale up to the root and rebuilt from its remaining children;
+- consolidation summaries (memories with `consolidates` links to their
+  sources): each one citing the memory is rewritten from its remaining
+  sources, or deleted when none is left. Superseded summaries are rewritten
+  too: "on record but not current" must not mean "still holding the text".
+
+Either the forget and all of this commit together, or none of it does.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from tree_ring.model.record import Memory, content_hash
+from tree_ring.store import audit, rows
+from tree_ring.store.audit import Actor
+from tree_ring.tree import repair
+from tree_ring.tree.summarise import consolidation_tags, consolidation_text
+
+CONSOLIDATES = "consolidates"
+
+
+def forgotten(conn: sqlite3.Connection, memory: Memory, actor: Actor, now: str) -> None:
+    """Take `memory` out of every tree node and consolidation built over it."""
+    repair.forget_memory(conn, memory.id, now)
+    for summary in citing_summaries(conn, memory):
+        rewrite_without(conn, summary, memory.id, actor, now)
+
+
+def citing_summaries(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
+    """Consolidation summaries (live or not) that link to `memory` as a source."""
+    # The partial index on consolidation rows keeps this off the full table;
+    # instr() is a plain substring test, and the links are checked again below.
+    needle = json.dumps(memory.id)
+    if memory.project is None:
+        sql = "SELECT * FROM memories WHERE project IS NULL"
+        params: tuple[str, ...] = (needle,)
+    else:
+        sql = "SELECT * FROM memories WHERE project = ?"
+        params = (memory.project, needle)
+    sql += " AND source_type = 'consolidation' AND instr(links, ?) > 0"
+    found = [rows.from_row(row) for row in conn.execute(sql, params)]
+    return [
+        m
+        for m in found
+        if m.id != memory.id
+        and any(link.type == CONSOLIDATES and link.target == memory.id for link in m.links)
+    ]
+
+
+def period_of(summary: Memory) -> tuple[str, str]:
+    """(period type, period key) from a consolidation's source ref."""
+    parts = summary.source_ref.split(":")
+    if len(parts) >= 4 and parts[0] == "consolidation":
+        return parts[1], ":".join(parts[2:-1])
+    return "manual", "all"
+
+
+def rewrite_without(
+    conn: sqlite3.Connection, summary: Memory, source_id: str, actor: Actor, now: str
+) -> None:
+    """Rewrite a consolidation from its remaining sources, or delete it if none is left."""
+    if summary.redacted_at is not None:
+        return
+    remaining = [
+        link.target
+        for link in summary.links
+        if link.type == CONSOLIDATES and link.target != source_id
+    ]
+    sources = [
+        rows.from_row(row)
+        for row in conn.execute(
+            "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))"
+            " AND redacted_at IS NULL",
+            (json.dumps(remaining),),
+        )
+    ]
+    if not sources:
+        conn.execute("DELETE FROM memories WHERE id = ?", (summary.id,))
+        conn.execute("DELETE FROM operation_claims WHERE memory_id = ?", (summary.id,))
+        audit.append(
+            conn,
+            actor,
+            "forget",
+            summary.id,
+            {
+                "mode": "delete",
+                "reason": "consolidation lost its last source",
+                "source": source_id,
+            },
+            at=now,
+        )
+        return
+    period_type, period_key = period_of(summary)
+    text = consolidation_text(sources, period_type, period_key)
+    kept = {m.id for m in sources}
+    links = tuple(
+        link
+        for link in summary.links
+        if link.type != CONSOLIDATES or (link.target in kept and link.target != source_id)
+    )
+    count = len(sources)
+    rows.update(
+        conn,
+        summary.id,
+        summary=text,
+        links=links,
+        tags=consolidation_tags(sources, summary.sensitivity != "normal"),
+        salience=round(sum(m.salience for m in sources) / count, 4),
+        confidence=round(sum(m.confidence for m in sources) / count, 4),
+        content_hash=content_hash(text, summary.details),
+        updated_at=now,
+    )
+    audit.append(
+        conn,
+        actor,
+        "update",
+        summary.id,
+        {
+            "reason": "a consolidated source was forgotten",
+            "source": source_id,
+            "sources_left": count,
+            "content_hash": content_hash(text, summary.details),
+        },
+        at=now,
+    )
