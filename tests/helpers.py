@@ -23,7 +23,9 @@ from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, new_memory_id, now_iso
 from tree_ring.store.audit import Actor
 
-REPO = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+FIXTURES = TESTS / "fixtures"
 LAUNCHER = REPO / "bin" / "tree-ring"
 
 PERSON = Actor.person()

@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 
+# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 INSTALL = REPO / "install.sh"
 DEMO_SCAR = "a failed migration once lost the ledger"

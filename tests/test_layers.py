@@ -72,9 +72,7 @@ def graph() -> dict[str, set[str]]:
 
 
 def test_every_module_sits_in_a_room_with_a_floor() -> None:
-    homeless = {
-        name for name in modules() if name not in ENTRY and room(name) not in FLOOR
-    }
+    homeless = {name for name in modules() if name not in ENTRY and room(name) not in FLOOR}
     assert homeless == set()
 
 
@@ -129,5 +127,5 @@ def test_the_rule_itself(source: str, target: str, allowed: bool) -> None:
     """The floors say what the other tests enforce, so a wrong FLOORS table shows here."""
     here, there = room(source), room(target)
     assert here is not None and there is not None
-    ok = here == there or FLOOR[there] < FLOOR[here] and not FLOOR[here] == FLOOR[there] == TOP
+    ok = here == there or (FLOOR[there] < FLOOR[here] and not FLOOR[here] == FLOOR[there] == TOP)
     assert ok is allowed

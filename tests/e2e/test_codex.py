@@ -14,7 +14,7 @@ import pytest
 
 from .harnesses import Codex, conversation, memory_round_trip, subagent_session
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 def test_brief_checkpoint_capture_and_next_brief(

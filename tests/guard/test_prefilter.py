@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import FIXTURES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,17 +25,20 @@ from tree_ring.guard.rules import SECRET_RULES, Rule
 from tree_ring.model.errors import SecretRefused
 from tree_ring.model.record import Memory
 
-FIXTURES = Path(__file__).parent / "fixtures" / "guard"
+# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
+pytestmark = pytest.mark.slow
+
+CORPUS = FIXTURES / "guard"
 
 
 def _tagged(name: str) -> list[tuple[str, str]]:
-    lines = (FIXTURES / name).read_text("utf-8").splitlines()
+    lines = (CORPUS / name).read_text("utf-8").splitlines()
     return [(tag, text) for tag, _, text in (line.partition("\t") for line in lines) if text]
 
 
 SECRETS = _tagged("secrets.txt")
 SENSITIVE = _tagged("sensitive.txt")
-CLEAN = [line for line in (FIXTURES / "clean.txt").read_text("utf-8").splitlines() if line.strip()]
+CLEAN = [line for line in (CORPUS / "clean.txt").read_text("utf-8").splitlines() if line.strip()]
 
 # Text that matches no rule: plain engineering prose and the made-up words of
 # the scale benchmark's corpus.

@@ -10,16 +10,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import REPO
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks" / "tree_bench.py"
+# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
+pytestmark = pytest.mark.slow
+
+BENCH = REPO / "benchmarks" / "tree_bench.py"
 # O(1) or O(log n) appends give a ratio near 1; O(n) would give about 100.
 RATIO_BOUND = 8.0
 
 
-@pytest.mark.slow
 def test_quick_benchmark_shape_and_append_ratio() -> None:
     done = subprocess.run(
         [sys.executable, str(BENCH), "--quick"],

@@ -9,9 +9,9 @@ with that sensitivity). Run with -s to see precision and recall.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from helpers import FIXTURES
 
 from tree_ring.guard import (
     RULES,
@@ -24,12 +24,12 @@ from tree_ring.guard import (
 )
 from tree_ring.model.errors import SecretRefused, UsageError
 
-FIXTURES = Path(__file__).parent / "fixtures" / "guard"
+CORPUS = FIXTURES / "guard"
 
 
 def _tagged(name: str) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
-    for number, line in enumerate((FIXTURES / name).read_text("utf-8").splitlines(), 1):
+    for number, line in enumerate((CORPUS / name).read_text("utf-8").splitlines(), 1):
         if not line.strip():
             continue
         tag, sep, text = line.partition("\t")
@@ -40,7 +40,7 @@ def _tagged(name: str) -> list[tuple[str, str]]:
 
 SECRETS = _tagged("secrets.txt")
 SENSITIVE = _tagged("sensitive.txt")
-CLEAN = [line for line in (FIXTURES / "clean.txt").read_text("utf-8").splitlines() if line.strip()]
+CLEAN = [line for line in (CORPUS / "clean.txt").read_text("utf-8").splitlines() if line.strip()]
 
 SECRET_RULE_NAMES = [rule.name for rule in RULES if rule.category == engine.SECRET]
 

@@ -15,9 +15,13 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import pytest
 from reliability_support import cli, fts_consistent, popen_cli, raw
 
 from tree_ring.store import audit
+
+# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
+pytestmark = pytest.mark.slow
 
 HOLD_S = 1.5
 

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import REPO
 
 from tree_ring.hook import adapter
 from tree_ring.model import project
 from tree_ring.ops import receipts
 from tree_ring.read import brief
 
-REPO = Path(__file__).resolve().parent.parent
 LAUNCHER = REPO / "hooks" / "tree_ring_hook.py"
 FIXTURES = REPO / "tests" / "fixtures" / "hooks"
 HARNESS_OF = {"claude-code": "claude-code", "codex": "codex"}

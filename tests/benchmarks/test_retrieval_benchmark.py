@@ -10,9 +10,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+import pytest
+from helpers import REPO
+
+# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
+pytestmark = pytest.mark.slow
+
 SCRIPT = REPO / "benchmarks" / "retrieval.py"
 
 

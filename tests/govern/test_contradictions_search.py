@@ -22,6 +22,9 @@ from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.write import bulk, pipeline
 
+# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
+pytestmark = pytest.mark.slow
+
 
 def expected(conn: sqlite3.Connection, memory: Memory) -> set[str]:
     """What `find` must return, by comparing every live row of the partition."""

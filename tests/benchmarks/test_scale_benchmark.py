@@ -13,8 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import REPO
 
-REPO = Path(__file__).resolve().parent.parent
+# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
+pytestmark = pytest.mark.slow
+
 SCRIPT = REPO / "benchmarks" / "scale.py"
 FIELDS = {
     "memories",
@@ -42,7 +45,6 @@ FIELDS = {
 }
 
 
-@pytest.mark.slow
 def test_quick_benchmark_shape_and_ratios(tmp_path: Path) -> None:
     work = tmp_path / "work"
     work.mkdir()

@@ -53,6 +53,9 @@ from tree_ring.store import db as store_module
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
 
+# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
+pytestmark = pytest.mark.slow
+
 NO_FTS5 = """
 import sqlite3
 

@@ -38,6 +38,9 @@ from tree_ring.read.recall import recall
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
 
+# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
+pytestmark = pytest.mark.slow
+
 
 def examples(count: int) -> settings:
     """Few examples, no deadline (processes start), no example database in the repo."""

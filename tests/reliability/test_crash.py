@@ -22,9 +22,13 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from reliability_support import REPO, cli, fts_consistent, raw
 
 from tree_ring.store import audit
+
+# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
+pytestmark = pytest.mark.slow
 
 DRIVER = """
 import sys
