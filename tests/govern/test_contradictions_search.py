@@ -20,13 +20,14 @@ from tree_ring.ops import guidance
 from tree_ring.store import live
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.store.sql import Db
 from tree_ring.write import bulk, pipeline
 
 # Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
 pytestmark = pytest.mark.slow
 
 
-def expected(conn: sqlite3.Connection, memory: Memory) -> set[str]:
+def expected(db: Db, memory: Memory) -> set[str]:
     """What `find` must return, by comparing every live row of the partition."""
     clause = live.live(View(), "m")
     column = contradictions.PARTITIONS.get(memory.scope)
@@ -44,15 +45,15 @@ def expected(conn: sqlite3.Connection, memory: Memory) -> set[str]:
     }
     return {
         row["id"]
-        for row in conn.execute(sql, params)
+        for row in db.execute(sql, params)
         if row["id"] != memory.id
         and row["id"] not in memory.supersedes
         and contradictions.compare(memory.summary, row["summary"]) is not None
     }
 
 
-def found(conn: sqlite3.Connection, memory: Memory) -> set[str]:
-    return {f.memory.id for f in contradictions.find(conn, memory)}
+def found(db: Db, memory: Memory) -> set[str]:
+    return {f.memory.id for f in contradictions.find(db, memory)}
 
 
 def test_a_contradiction_ranked_below_hundreds_of_lookalikes_is_found(
@@ -62,23 +63,23 @@ def test_a_contradiction_ranked_below_hundreds_of_lookalikes_is_found(
     # a ranking by relevance puts all 300 before the short target (the search
     # this replaced compared its top 64); none of them is a contradiction, as
     # half of its words are not the claim's.
-    with store.write() as conn:
+    with store.write() as db:
         for i in range(150):
             lookalike = f"Session cache TTL: session cache TTL tuning note {i}"
             pipeline.insert_prepared(
-                conn, make_memory(project_id, lookalike, details=lookalike), PERSON
+                db, make_memory(project_id, lookalike, details=lookalike), PERSON
             )
         target = pipeline.insert_prepared(
-            conn, make_memory(project_id, "The session cache TTL is 30s"), PERSON
+            db, make_memory(project_id, "The session cache TTL is 30s"), PERSON
         )
         for i in range(150, 300):
             lookalike = f"Session cache TTL: session cache TTL tuning note {i}"
             pipeline.insert_prepared(
-                conn, make_memory(project_id, lookalike, details=lookalike), PERSON
+                db, make_memory(project_id, lookalike, details=lookalike), PERSON
             )
         new = make_memory(project_id, "The session cache TTL is 60s")
-        assert found(conn, new) == expected(conn, new) == {target.id}
-        result = pipeline.insert_prepared(conn, new, PERSON)
+        assert found(db, new) == expected(db, new) == {target.id}
+        result = pipeline.insert_prepared(db, new, PERSON)
     assert result.trust == "disputed"
     assert result.review_reason is not None and target.id in result.review_reason
 
@@ -122,19 +123,19 @@ def test_find_returns_exactly_what_comparing_every_row_would(
     rng = random.Random(seed)
     texts = statements(seed)
     claims = [next(texts) for _ in range(50)]
-    with store.write() as conn:
+    with store.write() as db:
         for _ in range(400):
-            pipeline.insert_prepared(conn, make_memory(project_id, next(texts)), PERSON)
+            pipeline.insert_prepared(db, make_memory(project_id, next(texts)), PERSON)
         for text in claims:
             for near in [text, *variants(text, rng)]:
                 if rng.random() < 0.5:
                     scope = {"scope": "agent", "agent_profile": rng.choice(["w1", "w2"])}
                 else:
                     scope = {}
-                pipeline.insert_prepared(conn, make_memory(project_id, near, **scope), PERSON)
+                pipeline.insert_prepared(db, make_memory(project_id, near, **scope), PERSON)
         # Every live row, read once; `expected` does the same for one memory.
         clause = live.live(View(), "m")
-        stored = conn.execute(f"SELECT * FROM memories m WHERE {clause.sql}", clause.params)
+        stored = db.execute(f"SELECT * FROM memories m WHERE {clause.sql}", clause.params)
         by_partition: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
         for row in stored:
             partition = (row["scope"], row["agent_profile"] if row["scope"] == "agent" else None)
@@ -149,7 +150,7 @@ def test_find_returns_exactly_what_comparing_every_row_would(
                         for row_id, summary in by_partition.get((scope, agent), [])
                         if contradictions.compare(near, summary) is not None
                     }
-                    assert found(conn, memory) == want, near
+                    assert found(db, memory) == want, near
                     checked += len(want)
     assert checked > 50  # the store holds contradictions to find, not only misses
 
@@ -184,7 +185,7 @@ def test_a_batch_finds_what_one_write_at_a_time_finds(
         single = [pipeline.store_memory(twin, memory, PERSON) for memory in memories]
         assert batched == single
         decided = "SELECT id, trust, review_reason, links FROM memories"
-        assert set(store.conn.execute(decided)) == set(twin.conn.execute(decided))
+        assert set(store.db.execute(decided)) == set(twin.db.execute(decided))
     disputed = [r for r in batched if r.trust == "disputed"]
     assert len(disputed) > 40  # the batch held contradictions to find
     assert fts_consistent(store.conn)
@@ -214,10 +215,10 @@ def test_pending_lists_exactly_the_rows_holding_all_but_misses_of_the_words(
 
 
 def test_a_batch_probes_each_word_once(store: Store, project_id: str) -> None:
-    with store.write() as conn:
+    with store.write() as db:
         for i in range(40):
             crowd = f"The worker timeout setting is documented, case {i}"
-            pipeline.insert_prepared(conn, make_memory(project_id, crowd), PERSON, admit=False)
+            pipeline.insert_prepared(db, make_memory(project_id, crowd), PERSON, admit=False)
     probes: list[str] = []
     store.conn.set_trace_callback(probes.append)
     try:
@@ -266,8 +267,8 @@ def test_without_misses_every_word_is_asked_for() -> None:
 
 @pytest.mark.parametrize("count", range(1, 8))
 def test_at_least_matches_exactly_the_rows_holding_enough(count: int) -> None:
-    conn = sqlite3.connect(":memory:")
-    conn.execute(
+    db = sqlite3.connect(":memory:")
+    db.execute(
         "CREATE VIRTUAL TABLE t USING fts5(summary, details, "
         "tokenize='porter unicode61 remove_diacritics 2')"
     )
@@ -275,12 +276,12 @@ def test_at_least_matches_exactly_the_rows_holding_enough(count: int) -> None:
     for row in range(1, 2**count):
         held = " ".join(name for i, name in enumerate(names) if row >> i & 1)
         # Every word in details too: only the summary column may count.
-        conn.execute(
+        db.execute(
             "INSERT INTO t(rowid, summary, details) VALUES (?, ?, ?)", (row, held, " ".join(names))
         )
     for need in range(1, count + 1):
         query = "{summary} : " + contradictions.at_least([f'"{n}"' for n in names], need)
-        matched = {r for (r,) in conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (query,))}
+        matched = {r for (r,) in db.execute("SELECT rowid FROM t WHERE t MATCH ?", (query,))}
         assert matched == {r for r in range(1, 2**count) if r.bit_count() >= need}, need
 
 
@@ -295,17 +296,17 @@ def test_forms_of_one_word_are_one_search_word() -> None:
 def test_plural_forms_pass_the_sql_pre_check(store: Store, project_id: str) -> None:
     # Forty rows make every word common, so candidates come from FTS and the
     # key check in SQL decides which reach Python.
-    with store.write() as conn:
+    with store.write() as db:
         for i in range(40):
             crowd = f"Rotate signing keys and cache policies weekly for billing gateway {i}"
-            pipeline.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
+            pipeline.insert_prepared(db, make_memory(project_id, crowd), PERSON)
         old = pipeline.insert_prepared(
-            conn,
+            db,
             make_memory(project_id, "Rotate the signing keys and cache policies weekly"),
             PERSON,
         )
         new = make_memory(project_id, "Never rotate the signing key and cache policy weekly")
-        assert found(conn, new) == expected(conn, new) == {old.id}
+        assert found(db, new) == expected(db, new) == {old.id}
 
 
 def test_a_summary_sqlite_cannot_lowercase_is_compared_in_python(
@@ -313,13 +314,13 @@ def test_a_summary_sqlite_cannot_lowercase_is_compared_in_python(
 ) -> None:
     summary = "Use tabs in \uff2dakefiles"  # a fullwidth M, which NFKC folds and lower() keeps
     assert contradictions.claim(summary).words == {"use", "tab", "makefile"}
-    with store.write() as conn:
+    with store.write() as db:
         for i in range(40):
             crowd = f"Makefiles for target {i}"
-            pipeline.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
-        old = pipeline.insert_prepared(conn, make_memory(project_id, summary), PERSON)
+            pipeline.insert_prepared(db, make_memory(project_id, crowd), PERSON)
+        old = pipeline.insert_prepared(db, make_memory(project_id, summary), PERSON)
         new = make_memory(project_id, "Never use tabs in Makefiles")
-        assert found(conn, new) == expected(conn, new) == {old.id}
+        assert found(db, new) == expected(db, new) == {old.id}
 
 
 def test_long_statements_are_searched_too(store: Store, project_id: str) -> None:
@@ -328,40 +329,38 @@ def test_long_statements_are_searched_too(store: Store, project_id: str) -> None
         "queue drains, then page the oncall engineer through the escalation rota"
     )
     assert len(contradictions.claim(text).words) // 4 == 4  # misses
-    with store.write() as conn:
+    with store.write() as db:
         for i in range(40):
             crowd = f"Workers retry failed uploads with exponential backoff, run {i}"
-            pipeline.insert_prepared(conn, make_memory(project_id, crowd), PERSON)
-        old = pipeline.insert_prepared(conn, make_memory(project_id, text), PERSON)
+            pipeline.insert_prepared(db, make_memory(project_id, crowd), PERSON)
+        old = pipeline.insert_prepared(db, make_memory(project_id, text), PERSON)
         new = make_memory(project_id, "Never " + text.replace(" and jitter", ""))
-        assert found(conn, new) == expected(conn, new) == {old.id}
+        assert found(db, new) == expected(db, new) == {old.id}
 
 
 def test_common_words_are_probed_once_per_connection(store: Store, project_id: str) -> None:
-    with store.write() as conn:
+    with store.write() as db:
         for i in range(40):
             crowd = f"The worker timeout setting is documented, case {i}"
-            pipeline.insert_prepared(conn, make_memory(project_id, crowd), PERSON, admit=False)
+            pipeline.insert_prepared(db, make_memory(project_id, crowd), PERSON, admit=False)
         new = make_memory(project_id, "Worker timeout setting for Alice is 30s")
-        contradictions.find(conn, new)
-        cached = {row[0] for row in conn.execute("SELECT phrase FROM temp.contradiction_probes")}
+        contradictions.find(db, new)
+        cached = {row[0] for row in db.execute("SELECT phrase FROM temp.contradiction_probes")}
     # "alice" is in no summary: counted afresh each time, never cached.
     assert cached == {'"worker"', '"timeout"', '"setting"'}
 
 
 def test_a_stale_probe_cache_costs_time_not_findings(store: Store, project_id: str) -> None:
-    with store.write() as conn:
-        old = pipeline.insert_prepared(
-            conn, make_memory(project_id, "Use tabs in Makefiles"), PERSON
-        )
+    with store.write() as db:
+        old = pipeline.insert_prepared(db, make_memory(project_id, "Use tabs in Makefiles"), PERSON)
         new = make_memory(project_id, "Never use tabs in Makefiles")
-        assert found(conn, new) == {old.id}
+        assert found(db, new) == {old.id}
         # Record "tabs" and "makefiles" as common words: they are in one row.
-        conn.executemany(
+        db.executemany(
             "INSERT OR REPLACE INTO temp.contradiction_probes(phrase, reach) VALUES (?, ?)",
             [('"tabs"', 10**9), ('"makefiles"', 1)],
         )
-        assert found(conn, new) == {old.id}
+        assert found(db, new) == {old.id}
 
 
 @pytest.mark.parametrize("pending", [False, True])
@@ -383,7 +382,7 @@ def test_candidates_are_looked_up_by_rowid_and_never_sorted(
         "keys": '["a", "b"]',
         "shared": 2,
     }
-    plan = [row[3] for row in store.conn.execute("EXPLAIN QUERY PLAN " + sql, params)]
+    plan = [row[3] for row in store.db.execute("EXPLAIN QUERY PLAN " + sql, params)]
     assert "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)" in plan
     assert not [step for step in plan if step.startswith("SCAN m ") or "ORDER BY" in step]
     assert any(step.startswith("SCAN memory_fts VIRTUAL TABLE") for step in plan) == matched
@@ -392,7 +391,7 @@ def test_candidates_are_looked_up_by_rowid_and_never_sorted(
 def test_probes_read_only_the_fts_index(store: Store) -> None:
     params = {"probe": contradictions.PROBE_ROWS, "w0": '"a"', "w1": '"b"'}
     sql = "EXPLAIN QUERY PLAN " + contradictions.probe_sql(2)
-    plan = [row[3] for row in store.conn.execute(sql, params)]
+    plan = [row[3] for row in store.db.execute(sql, params)]
     assert [step for step in plan if step.startswith("SCAN memory_fts VIRTUAL TABLE")] == [
         "SCAN memory_fts VIRTUAL TABLE INDEX 0:M3"
     ] * 2

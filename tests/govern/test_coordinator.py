@@ -124,8 +124,8 @@ def test_the_capability_is_compared_in_constant_time(
         return real(a, b)
 
     monkeypatch.setattr(coordinator.hmac, "compare_digest", spy)
-    assert coordinator.holds(store.conn, PERSON, {TOKEN_VAR: minted.token})
-    assert not coordinator.holds(store.conn, PERSON, {TOKEN_VAR: minted.token + "x"})
+    assert coordinator.holds(store.db, PERSON, {TOKEN_VAR: minted.token})
+    assert not coordinator.holds(store.db, PERSON, {TOKEN_VAR: minted.token + "x"})
     assert len(calls) == 2 and all(minted.token not in pair for pair in calls)
 
 
@@ -252,7 +252,7 @@ def test_authorize_records_a_hashed_target_and_raises_denied(store: Store) -> No
         coordinator.authorize(conn, "consolidate", actor, "project:abc", {TOKEN_VAR: minted.token})
     with pytest.raises(Denied), store.write() as conn:
         coordinator.authorize(conn, "consolidate", actor, "project:abc", {})
-    found = coordinator.audit_entries(store.conn)[-2:]
+    found = coordinator.audit_entries(store.db)[-2:]
     assert [
         (e["action"], e["decision"], e["capability"], e["origin"], e["session"]) for e in found
     ] == [
@@ -381,4 +381,4 @@ def test_an_older_store_gains_the_policy_audit_on_open(project_root: Path, proje
         ledger = [r[0] for r in store.query("SELECT name FROM schema_migrations ORDER BY name")]
         assert "0002_policy_audit" in ledger
         pipeline.store_memory(store, make_memory(project_id, "After upgrade"), PERSON)
-        assert [e["action"] for e in coordinator.audit_entries(store.conn)] == ["create.project"]
+        assert [e["action"] for e in coordinator.audit_entries(store.db)] == ["create.project"]

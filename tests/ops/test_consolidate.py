@@ -165,10 +165,10 @@ def test_the_summary_memory_is_linked_deterministic_and_written_by_tree_ring(
     assert summary.tags == ("consolidation", "db")
     assert summary.ring == "outer" and summary.trust == "accepted"
     assert summary.salience == 0.7 and summary.confidence == 0.5
-    entry = audit.entries(store.conn, target=summary.id)[0]
+    entry = audit.entries(store.db, target=summary.id)[0]
     assert (entry["origin"], entry["action"]) == ("tree-ring", "consolidate")
     # Sources stay as they were; the same group planned again gives the same text.
-    assert all(rows.get(store.conn, i).superseded_by is None for i in ids)
+    assert all(rows.get(store.db, i).superseded_by is None for i in ids)
     again = run(store, project_id, dry_run=True, force=True)
     assert again.groups[0].summary is not None
     assert again.groups[0].summary.summary == summary.summary
@@ -283,8 +283,8 @@ def test_force_supersedes_the_earlier_summary(store: Store, project_id: str) -> 
     report = run(store, project_id, force=True)
     [group] = report.groups
     assert group.status == "supersede" and group.existing == [old]
-    new = rows.get(store.conn, group.written or "")
-    assert rows.get(store.conn, old or "").superseded_by == new.id
+    new = rows.get(store.db, group.written or "")
+    assert rows.get(store.db, old or "").superseded_by == new.id
     assert old in new.supersedes and len(new.links) == 3
 
 

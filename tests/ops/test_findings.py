@@ -34,7 +34,7 @@ def aged(project_id: str, summary: str, when: str, **fields: Any) -> Memory:
 
 
 def found(store: Store, project_id: str, kind: str, **options: Any) -> set[tuple[str, str]]:
-    return {(f.type, f.id) for f in findings.report(store.conn, project_id, kind, **options)}
+    return {(f.type, f.id) for f in findings.report(store.db, project_id, kind, **options)}
 
 
 @pytest.fixture
@@ -93,13 +93,13 @@ def test_stale(store: Store, project_id: str, seeded: dict[str, str]) -> None:
         ("stale", seeded["old_faint"]),
         ("stale", seeded["sixty_faint"]),
     }
-    reasons = {f.id: f.reason for f in findings.report(store.conn, project_id, "stale")}
+    reasons = {f.id: f.reason for f in findings.report(store.db, project_id, "stale")}
     assert "expired at" in reasons[seeded["expired"]]
     assert "over 90 days" in reasons[seeded["old_faint"]] and "0.20" in reasons[seeded["old_faint"]]
 
 
 def test_sensitive(store: Store, project_id: str, seeded: dict[str, str]) -> None:
-    report = findings.report(store.conn, project_id, "sensitive")
+    report = findings.report(store.db, project_id, "sensitive")
     assert {(f.type, f.id) for f in report} == {("sensitive", seeded["health"])}
     assert report[0].summary == "[health]" and "allergy" not in report[0].reason
 
@@ -109,7 +109,7 @@ def test_low_confidence(store: Store, project_id: str, seeded: dict[str, str]) -
 
 
 def test_supersession(store: Store, project_id: str, seeded: dict[str, str]) -> None:
-    report = findings.report(store.conn, project_id, "supersession")
+    report = findings.report(store.db, project_id, "supersession")
     by_id = {f.id: f.reason for f in report}
     assert set(by_id) == {seeded["chain_c"], seeded["lost"], seeded["dangling"], seeded["waiting"]}
     chain = " <- ".join(seeded[k] for k in ("chain_c", "chain_b", "chain_a"))
@@ -122,14 +122,14 @@ def test_supersession(store: Store, project_id: str, seeded: dict[str, str]) -> 
 
 
 def test_contradictions(store: Store, project_id: str, seeded: dict[str, str]) -> None:
-    report = findings.report(store.conn, project_id, "contradictions")
+    report = findings.report(store.db, project_id, "contradictions")
     pair = sorted((seeded["timeout_30"], seeded["timeout_60"]))
     assert [(f.type, f.id) for f in report] == [("contradictions", pair[0])]
     assert f"contradicts {pair[1]}" in report[0].reason
 
 
 def test_review(store: Store, project_id: str, seeded: dict[str, str]) -> None:
-    report = findings.report(store.conn, project_id, "review")
+    report = findings.report(store.db, project_id, "review")
     assert [(f.id, f.reason.split(":")[0]) for f in report] == [
         (seeded["timeout_60"], "disputed"),
         (seeded["pending"], "pending"),
@@ -148,9 +148,9 @@ def test_all_is_the_union(store: Store, project_id: str, seeded: dict[str, str])
 
 def test_unknown_type_and_bad_days_are_usage_errors(store: Store, project_id: str) -> None:
     with pytest.raises(UsageError):
-        findings.report(store.conn, project_id, "everything")
+        findings.report(store.db, project_id, "everything")
     with pytest.raises(UsageError):
-        findings.report(store.conn, project_id, "stale", stale_days=0)
+        findings.report(store.db, project_id, "stale", stale_days=0)
 
 
 def test_the_cli_reports_findings(run_cli: CliRunner) -> None:

@@ -19,6 +19,7 @@ import pytest
 from reliability_support import cli, fts_consistent, popen_cli, raw
 
 from tree_ring.store import audit
+from tree_ring.store.sql import Db
 
 # Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
 pytestmark = pytest.mark.slow
@@ -64,7 +65,7 @@ def check_store(root: Path, expected: dict[str, str]) -> None:
         indexed = conn.execute("SELECT count(*) FROM memory_fts_docsize").fetchone()[0]
         assert indexed == total
         assert fts_consistent(conn)
-        assert audit.verify(conn).ok
+        assert audit.verify(Db(conn, Path())).ok
         claims = conn.execute("SELECT count(*) FROM operation_claims").fetchone()[0]
         assert claims == len(expected)
 

@@ -26,6 +26,7 @@ import pytest
 from reliability_support import REPO, cli, fts_consistent, raw
 
 from tree_ring.store import audit
+from tree_ring.store.sql import Db
 
 # Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
 pytestmark = pytest.mark.slow
@@ -174,7 +175,7 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(
         # The final, unkilled round wrote every op that was never forgotten.
         assert set(stored) | forgetting == attempted
         assert fts_consistent(conn)
-        assert audit.verify(conn).ok
+        assert audit.verify(Db(conn, Path())).ok
     verify = cli(project_root, "audit", "verify")
     assert verify.returncode == 0, verify.stderr
     doctor = cli(project_root, "doctor")

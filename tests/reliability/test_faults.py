@@ -49,7 +49,7 @@ from reliability_support import (
 )
 
 from tree_ring.model.errors import StoreFault
-from tree_ring.store import db as store_module
+from tree_ring.store import sql
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
 
@@ -237,10 +237,10 @@ def test_an_empty_file_is_refused_not_reinitialised(seeded: Path) -> None:
 
 
 def test_no_fts5_in_process(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
+    def broken(path: Path, *, read_only: bool = False, timeout_ms: int = 0) -> sqlite3.Connection:
         raise sqlite3.OperationalError("no such module: fts5")
 
-    monkeypatch.setattr(store_module, "connect", broken)
+    monkeypatch.setattr(sql, "connect", broken)
     with pytest.raises(StoreFault, match="no FTS5"):
         Store.open(seeded)
 

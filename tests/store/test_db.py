@@ -81,17 +81,20 @@ def test_clone_shares_committed_project_id(tmp_path: Path) -> None:
 def test_root_is_found_by_walking_up(project_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     deep = project_root / "src" / "pkg"
     deep.mkdir(parents=True)
-    assert project.locate(None, deep) == project_root
-    assert project.locate(str(project_root / ".tree-ring")) == project_root
+    assert project.locate(None, {}, deep) == project_root
+    assert project.locate(str(project_root / ".tree-ring"), {}) == project_root
+    assert project.locate(None, {"TREE_RING_ROOT": str(project_root)}, Path("/")) == project_root
+    # The environment the caller passes is the one that counts, not the process's.
     monkeypatch.setenv("TREE_RING_ROOT", str(project_root))
-    assert project.locate(None, Path("/")) == project_root
+    with pytest.raises(NoStore):
+        project.locate(None, {}, Path("/"))
 
 
 def test_missing_store_is_a_one_line_error(tmp_path: Path, run_cli: CliRunner) -> None:
     empty = tmp_path / "nothing"
     empty.mkdir()
     with pytest.raises(NoStore):
-        project.locate(None, empty)
+        project.locate(None, {}, empty)
     result = run_cli("recall", "anything", "--root", str(empty), root=False)
     assert result.code != 0
     assert result.err.startswith("error: ") and result.err.count("\n") == 1

@@ -38,7 +38,7 @@ PAIR = 16
 
 
 def tree_of(store: Store, project_id: str) -> nodes.Tree:
-    found = nodes.get_tree(store.conn, "source", project_id)
+    found = nodes.get_tree(store.db, "source", project_id)
     assert found is not None
     return found
 
@@ -60,7 +60,7 @@ def per_level(store: Store) -> dict[int, int]:
 def test_migration_adds_the_tables_and_the_seed_defaults(store: Store) -> None:
     tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master")}
     assert {"tree_trees", "tree_nodes", "tree_buffers", "tree_leaves"} <= tables
-    assert nodes.config(store.conn) == TreeConfig(50_000, 5_000, 10, 604_800, False)
+    assert nodes.config(store.db) == TreeConfig(50_000, 5_000, 10, 604_800, False)
     stored = dict(store.conn.execute("SELECT key, value FROM settings WHERE key LIKE 'tree.%'"))
     assert {k: json.loads(v) for k, v in stored.items()} == schema.TREE_SETTINGS
 
@@ -80,7 +80,7 @@ def test_an_older_store_gains_the_tree_and_rebuild_backfills_it(
         assert "tree_nodes" not in {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
     monkeypatch.undo()
     with Store.open(root) as store:
-        assert nodes.get_tree(store.conn, "source", project_id) is None
+        assert nodes.get_tree(store.db, "source", project_id) is None
         tune(store, input_token_budget=PAIR)
         with store.write() as conn:
             assert repair.rebuild(conn, project_id) == 3
@@ -149,7 +149,7 @@ def test_l0_seals_when_its_tokens_reach_the_input_budget(store: Store, project_i
     tune(store, input_token_budget=PAIR)
     first = remember(store, project_id, sentence(1))
     assert node_rows(store) == []
-    l0 = nodes.buffer(store.conn, tree_of(store, project_id).id, 0)
+    l0 = nodes.buffer(store.db, tree_of(store, project_id).id, 0)
     assert (l0.item_count, l0.token_sum) == (1, 8)
     second = remember(store, project_id, sentence(2))
     [node] = node_rows(store)
@@ -159,8 +159,8 @@ def test_l0_seals_when_its_tokens_reach_the_input_budget(store: Store, project_i
     parents = {r[0] for r in store.conn.execute("SELECT parent_id FROM tree_leaves")}
     assert parents == {node.id}
     tree = tree_of(store, project_id)
-    assert nodes.buffer(store.conn, tree.id, 0).item_count == 0
-    assert nodes.buffer(store.conn, tree.id, 1).item_ids == (node.id,)
+    assert nodes.buffer(store.db, tree.id, 0).item_count == 0
+    assert nodes.buffer(store.db, tree.id, 1).item_ids == (node.id,)
     assert (tree.root_id, tree.max_level) == (node.id, 1)
 
 
@@ -170,7 +170,7 @@ def test_upper_levels_seal_on_fanout_and_the_root_climbs(store: Store, project_i
         remember(store, project_id, sentence(i))
     assert per_level(store) == {1: 4, 2: 2, 3: 1}
     tree = tree_of(store, project_id)
-    root = nodes.node(store.conn, tree.root_id or "")
+    root = nodes.node(store.db, tree.root_id or "")
     assert root is not None and root.level == 3 == tree.max_level
     assert root.leaf_count == 8 and root.parent_id is None
     assert all(sentence(i) in root.content for i in range(8))
@@ -206,7 +206,7 @@ def test_the_cascade_stops_at_the_depth_cap(
     assert max(per_level(store)) == 2
     tree = tree_of(store, project_id)
     # 12 L1 nodes, 6 L2 nodes, and the L2 buffer is never sealed further.
-    assert nodes.buffer(store.conn, tree.id, 2).item_count == 6
+    assert nodes.buffer(store.db, tree.id, 2).item_count == 6
 
 
 def test_default_depth_cap_is_32() -> None:
@@ -228,7 +228,7 @@ def test_time_flush_seals_a_stale_l0_but_never_an_upper_level(
     [node] = node_rows(store)
     assert node.child_ids == tuple(ids)
     tree = tree_of(store, project_id)
-    assert nodes.buffer(store.conn, tree.id, 1).item_count == 1  # below fan-out: waits
+    assert nodes.buffer(store.db, tree.id, 1).item_count == 1  # below fan-out: waits
     with store.write() as conn:
         assert [f.sealed for f in repair.flush(conn, max_age_secs=0)] == [()]
     assert per_level(store) == {1: 1}
@@ -264,7 +264,7 @@ def test_deferred_appends_stage_report_pending_and_flush_seals(
     tune(store, input_token_budget=PAIR, deferred=True)
     ids = [remember(store, project_id, sentence(i)) for i in range(6)]
     assert node_rows(store) == []
-    [status] = tree_recall.status(store.conn)["trees"]
+    [status] = tree_recall.status(store.db)["trees"]
     assert status["seal_pending"] and status["waiting_leaves"] == 6
     with store.write() as conn:
         tree = tree_of(store, project_id)
@@ -460,7 +460,7 @@ def test_recall_tree_matches_labels(store: Store, project_id: str) -> None:
     tune(store, input_token_budget=PAIR)
     remember(store, project_id, "Moved the retry loop into src/net/backoff.py")
     remember(store, project_id, "A nightly vacuum keeps Postgres fast")
-    [hit] = tree_recall.search(store.conn, project_id, "backoff postgres")
+    [hit] = tree_recall.search(store.db, project_id, "backoff postgres")
     assert hit.matched == 2 and "path:src/net/backoff.py" in hit.node.entities
     assert "postgres" in hit.node.topics
 
@@ -489,10 +489,10 @@ def test_recall_tree_only_reads_the_callers_project(store: Store, project_id: st
     for i in range(2):
         remember(store, project_id, sentence(i))
         remember(store, "other-project", f"{sentence(i + 50)} {word(1)}")
-    hits = tree_recall.search(store.conn, project_id, word(1))
+    hits = tree_recall.search(store.db, project_id, word(1))
     assert hits and all(h.node.tree_id == tree_of(store, project_id).id for h in hits)
     other = tree_of(store, "other-project").root_id or ""
-    assert tree_recall.node_in_project(store.conn, project_id, other) is None
+    assert tree_recall.node_in_project(store.db, project_id, other) is None
 
 
 # ------------------------------------------------------------------ brief
@@ -521,7 +521,7 @@ def test_the_history_line_reads_the_root_without_the_tree_modules(
     tune(store, input_token_budget=PAIR, summary_fanout=2)
     for i in range(12):
         remember(store, identity.project, sentence(i))
-    root = tree_recall.root_node(store.conn, identity.project)
+    root = tree_recall.root_node(store.db, identity.project)
     assert root is not None
     line = fenced(brief.build_brief(store, identity).text)[-1]
     assert line.endswith(
@@ -603,14 +603,14 @@ def test_tree_config_shows_and_changes_the_budgets(store: Store, run_cli: CliRun
         "tree", "config", "--set", "input_token_budget=2000", "--set", "deferred=true", "--json"
     )
     assert changed.code == 0, changed.err
-    assert nodes.config(store.conn).input_token_budget == 2_000
-    assert nodes.config(store.conn).deferred is True
-    entry = audit.entries(store.conn)[-1]
+    assert nodes.config(store.db).input_token_budget == 2_000
+    assert nodes.config(store.db).deferred is True
+    entry = audit.entries(store.db)[-1]
     assert (entry["action"], entry["target"]) == ("tree-config", "tree.deferred")
     for bad in ("nothing=1", "summary_fanout=1", "input_token_budget=lots", "deferred=maybe", "x"):
         result = run_cli("tree", "config", "--set", bad)
         assert result.code == 2, bad
-    assert nodes.config(store.conn).summary_fanout == 10
+    assert nodes.config(store.db).summary_fanout == 10
 
 
 def test_an_approved_memory_joins_the_tree(run_cli: CliRunner, project_root: Path) -> None:

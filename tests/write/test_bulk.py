@@ -22,6 +22,7 @@ from tree_ring.model.record import Link, Memory, canonical_json, new_memory_id, 
 from tree_ring.ops import doctor, guidance
 from tree_ring.store import audit, rows
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 from tree_ring.write import bulk, correct, pipeline
 
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
@@ -44,7 +45,7 @@ def test_many_rows_are_indexed_audited_and_claimed(
     assert all(r.created for r in results)
     with closing(raw(store.root)) as conn:
         assert fts_consistent(conn)
-        assert audit.verify(conn).ok
+        assert audit.verify(Db(conn, Path())).ok
         targets = [r[0] for r in conn.execute("SELECT target FROM audit_log ORDER BY seq")]
         assert targets == [m.id for m in memories]
         assert conn.execute("SELECT count(*) FROM operation_claims").fetchone()[0] == 25
@@ -267,7 +268,7 @@ def test_bulk_writes_exactly_what_one_at_a_time_writes(
     assert memories[5].id in links[memories[2].id] and memories[7].id in links[stored[0].id]
     assert memories[6].id not in links[memories[20].id]
     with closing(raw(store.root)) as conn:
-        assert fts_consistent(conn) and audit.verify(conn).ok
+        assert fts_consistent(conn) and audit.verify(Db(conn, Path())).ok
 
 
 def test_import_writes_what_one_at_a_time_import_writes(
@@ -354,7 +355,7 @@ def test_each_refusal_names_its_memory_and_writes_nothing_of_the_batch(
         r[0] for r in store.conn.execute("SELECT id FROM memories")
     )
     with closing(raw(store.root)) as conn:
-        assert fts_consistent(conn) and audit.verify(conn).ok
+        assert fts_consistent(conn) and audit.verify(Db(conn, Path())).ok
 
 
 def test_a_redacted_claim_refuses_its_operation_id(store: Store, project_id: str) -> None:
@@ -462,10 +463,10 @@ def test_the_bulk_page_cache_is_given_back(store: Store, project_id: str) -> Non
     bulk.insert_many(store, batch(project_id, 3), PERSON, action="import", admit=False)
     assert cache() == before
     assert before == -2000  # SQLite's default: 2,000 KiB
-    with bulk.page_cache(store.conn, 4096):
+    with bulk.page_cache(store.db, 4096):
         assert cache() == -4096
-        with bulk.page_cache(store.conn, 3000):  # never shrinks a larger cache
+        with bulk.page_cache(store.db, 3000):  # never shrinks a larger cache
             assert cache() == -4096
-    with bulk.page_cache(store.conn, 1000):
+    with bulk.page_cache(store.db, 1000):
         assert cache() == before
     assert cache() == before

@@ -37,7 +37,7 @@ def test_forgetting_a_leaf_rebuilds_every_node_above_it(store: Store, project_id
     tune(store, input_token_budget=PAIR, summary_fanout=2)
     ids = [remember(store, project_id, sentence(i)) for i in range(8)]
     before = node_rows(store)
-    root_id = tree_recall.root_node(store.conn, project_id)
+    root_id = tree_recall.root_node(store.db, project_id)
     assert root_id is not None
     forget(store, ids[2])
     after = node_rows(store)
@@ -61,9 +61,9 @@ def test_forgetting_a_waiting_leaf_takes_it_out_of_the_buffer(
     tune(store, input_token_budget=1_000)
     ids = [remember(store, project_id, sentence(i)) for i in range(3)]
     forget(store, ids[1])
-    tree = tree_recall.source_tree(store.conn, project_id)
+    tree = tree_recall.source_tree(store.db, project_id)
     assert tree is not None
-    l0 = nodes.buffer(store.conn, tree.id, 0)
+    l0 = nodes.buffer(store.db, tree.id, 0)
     assert (l0.item_count, l0.token_sum) == (2, 16)
     with store.write() as conn:
         repair.flush(conn, max_age_secs=0)
@@ -76,18 +76,18 @@ def test_a_node_left_empty_is_dropped_and_the_root_recomputed(
 ) -> None:
     tune(store, input_token_budget=8, summary_fanout=3)  # one memory per L1 node
     ids = [remember(store, project_id, sentence(i)) for i in range(2)]
-    tree = tree_recall.source_tree(store.conn, project_id)
+    tree = tree_recall.source_tree(store.db, project_id)
     assert tree is not None and tree.max_level == 1
     forget(store, ids[1])
     [node] = node_rows(store).values()
     assert node.child_ids == (ids[0],)
-    tree = tree_recall.source_tree(store.conn, project_id)
+    tree = tree_recall.source_tree(store.db, project_id)
     assert tree is not None and tree.root_id == node.id
-    assert nodes.buffer(store.conn, tree.id, 1).item_ids == (node.id,)
+    assert nodes.buffer(store.db, tree.id, 1).item_ids == (node.id,)
     forget(store, ids[0])
-    tree = tree_recall.source_tree(store.conn, project_id)
+    tree = tree_recall.source_tree(store.db, project_id)
     assert node_rows(store) == {} and tree is not None and tree.root_id is None
-    assert nodes.buffer(store.conn, tree.id, 1).item_count == 0
+    assert nodes.buffer(store.db, tree.id, 1).item_count == 0
 
 
 def test_an_emptied_child_leaves_its_parent(store: Store, project_id: str) -> None:
@@ -114,7 +114,7 @@ def test_the_tree_change_rolls_back_with_a_failed_forget(
     with pytest.raises(RuntimeError):
         forget(store, ids[0])
     monkeypatch.undo()
-    assert node_rows(store) == before and rows.find(store.conn, ids[0]) is not None
+    assert node_rows(store) == before and rows.find(store.db, ids[0]) is not None
 
 
 def test_every_removal_path_through_forget_in_propagates(store: Store, project_id: str) -> None:
@@ -138,16 +138,16 @@ def test_a_consolidation_is_rewritten_without_a_forgotten_source(
     report = consolidate.consolidate(store, project_id, "manual", actor=PERSON)
     summary_id = report.groups[0].written or ""
     forget(store, ids[1])
-    summary = rows.get(store.conn, summary_id)
+    summary = rows.get(store.db, summary_id)
     assert sentence(1) not in summary.summary
     assert summary.summary.startswith("Consolidated 2 decision memories")
     assert [link.target for link in summary.links] == [ids[0], ids[2]]
-    entry = audit.entries(store.conn, target=summary_id)[-1]
+    entry = audit.entries(store.db, target=summary_id)[-1]
     assert entry["action"] == "update" and ids[1] in entry["detail"]
     forget(store, ids[0], "redact")
     forget(store, ids[2])
-    assert rows.find(store.conn, summary_id) is None  # nothing left to summarise
-    assert audit.entries(store.conn, target=summary_id)[-1]["action"] == "forget"
+    assert rows.find(store.db, summary_id) is None  # nothing left to summarise
+    assert audit.entries(store.db, target=summary_id)[-1]["action"] == "forget"
 
 
 def test_superseded_consolidations_are_rewritten_too(store: Store, project_id: str) -> None:
@@ -157,10 +157,10 @@ def test_superseded_consolidations_are_rewritten_too(store: Store, project_id: s
     ]
     ids.append(remember(store, project_id, sentence(2)))
     consolidate.consolidate(store, project_id, "manual", actor=PERSON, force=True)
-    assert rows.get(store.conn, old or "").superseded_by is not None
+    assert rows.get(store.db, old or "").superseded_by is not None
     forget(store, ids[0])
     for summary_id in (old or "",):
-        assert sentence(0) not in rows.get(store.conn, summary_id).summary
+        assert sentence(0) not in rows.get(store.db, summary_id).summary
 
 
 # ------------------------------------------------------- the forgetting scan
@@ -231,14 +231,14 @@ def test_forgotten_text_is_gone_from_every_table_index_and_file(
     forget(store, memory_ids[5], mode)
 
     assert places(store, project_root) == []
-    summary = rows.get(store.conn, summary_id)
+    summary = rows.get(store.db, summary_id)
     assert len(summary.links) == 7 and memory_ids[5] not in {x.target for x in summary.links}
-    tree = tree_recall.source_tree(store.conn, project_id)
+    tree = tree_recall.source_tree(store.db, project_id)
     assert tree is not None and tree.root_id is not None
     assert store.conn.execute("SELECT count(*) FROM tree_nodes WHERE stale = 1").fetchone()[0] == 0
-    assert tree_recall.search(store.conn, project_id, SECRET_WORD) == []
-    assert tree_recall.search(store.conn, project_id, "nightly") == []
+    assert tree_recall.search(store.db, project_id, SECRET_WORD) == []
+    assert tree_recall.search(store.db, project_id, "nightly") == []
     if mode == "redact":
-        assert rows.get(store.conn, memory_ids[5]).summary == "[REDACTED]"
+        assert rows.get(store.db, memory_ids[5]).summary == "[REDACTED]"
     else:
-        assert rows.find(store.conn, memory_ids[5]) is None
+        assert rows.find(store.db, memory_ids[5]) is None

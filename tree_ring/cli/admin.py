@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,12 +13,11 @@ from tree_ring.model import project
 from tree_ring.model.errors import UsageError
 from tree_ring.ops import findings, guidance, receipts, review, transfer
 from tree_ring.store import audit
-from tree_ring.store.db import Store
 from tree_ring.store.live import View
 
 
 def cmd_init(ctx: Context) -> int:
-    root = project.normalise_root(Path(getattr(ctx.args, "root", None) or _init_target()))
+    root = project.normalise_root(Path(getattr(ctx.args, "root", None) or _init_target(ctx)))
     report = guidance.init_project(root)
     lines = [f"Tree Ring project {report.project_id} at {report.root}"]
     lines += [f"  created {name}" for name in report.created]
@@ -36,8 +34,8 @@ def cmd_init(ctx: Context) -> int:
     return 0
 
 
-def _init_target() -> Path:
-    env_root = os.environ.get("TREE_RING_ROOT")
+def _init_target(ctx: Context) -> Path:
+    env_root = ctx.environ.get("TREE_RING_ROOT")
     if env_root:
         return Path(env_root)
     return project.git_root(Path.cwd()) or Path.cwd()
@@ -52,7 +50,7 @@ def cmd_export(ctx: Context) -> int:
         include_unreviewed=a.include_unreviewed,
         include_superseded=a.include_superseded,
     )
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         lines = [
             json.dumps(r, ensure_ascii=False, sort_keys=True)
             for r in transfer.export_rows(store, project_id, view)
@@ -75,7 +73,7 @@ def cmd_import(ctx: Context) -> int:
         text = sys.stdin.read() if a.path == "-" else path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {a.path}: {exc}") from None
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         report = transfer.import_or_plan(
             store,
             text.splitlines(),
@@ -105,7 +103,7 @@ def cmd_audit(ctx: Context) -> int:
     if ctx.args.audit_type:
         return cmd_audit_findings(ctx)
     with ctx.store() as store:
-        found = audit.entries(store.conn, limit=ctx.args.limit, target=ctx.args.target)
+        found = audit.entries(store.db, limit=ctx.args.limit, target=ctx.args.target)
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['action']:<10} {e['target']} "
         f"by {e['actor']} ({e['origin']}) {e['detail']}"
@@ -119,8 +117,8 @@ def cmd_audit_findings(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     project_id = project.load_project_id(root)
-    with Store.open(root) as store:
-        found = findings.report(store.conn, project_id, a.audit_type, stale_days=a.stale_days)
+    with ctx.store(root) as store:
+        found = findings.report(store.db, project_id, a.audit_type, stale_days=a.stale_days)
     counts: dict[str, int] = {}
     for item in found:
         counts[item.type] = counts.get(item.type, 0) + 1
@@ -134,7 +132,7 @@ def cmd_audit_findings(ctx: Context) -> int:
 
 def cmd_audit_verify(ctx: Context) -> int:
     with ctx.store() as store:
-        result = audit.verify(store.conn)
+        result = audit.verify(store.db)
     data = {"ok": result.ok, "checked": result.checked, "first_bad": result.first_bad}
     if result.ok:
         ctx.emit(data, f"audit chain ok: {result.checked} entries")
@@ -149,7 +147,7 @@ def cmd_audit_verify(ctx: Context) -> int:
 def cmd_status(ctx: Context) -> int:
     root = ctx.root()
     project_id = project.load_project_id(root)
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         by_ring = {
             r[0]: r[1] for r in store.query("SELECT ring, count(*) FROM memories GROUP BY ring")
         }
@@ -158,8 +156,8 @@ def cmd_status(ctx: Context) -> int:
         }
         total = sum(by_ring.values())
         # The queue as `review list` shows it: still on record and waiting.
-        queue = review.queue_size(store.conn, project_id)
-        write_policy = coordinator.state(store.conn).mode
+        queue = review.queue_size(store.db, project_id)
+        write_policy = coordinator.state(store.db).mode
     harnesses = receipts.receipts(root)
     size = sum(p.stat().st_size for p in project.store_path(root).parent.glob(project.STORE + "*"))
     data: dict[str, Any] = {

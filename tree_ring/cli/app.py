@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -67,9 +66,6 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except TreeRingError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except sqlite3.Error as exc:
-        print(f"error: store error ({exc}); run `tree-ring doctor`", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -16,7 +16,6 @@ from tree_ring.model.record import now_iso
 from tree_ring.ops import consolidate
 from tree_ring.read import tree_recall
 from tree_ring.store import audit
-from tree_ring.store.db import Store
 from tree_ring.tree import nodes, repair
 
 PREVIEW = 160
@@ -50,7 +49,7 @@ def cmd_consolidate(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         report = consolidate.consolidate(
             store,
             identity.project,
@@ -80,7 +79,7 @@ def cmd_consolidate(ctx: Context) -> int:
 
 def cmd_tree_status(ctx: Context) -> int:
     with ctx.store() as store:
-        data = tree_recall.status(store.conn)
+        data = tree_recall.status(store.db)
     lines: list[str] = []
     for tree in data["trees"]:
         root = tree["root_id"] or "none yet"
@@ -108,17 +107,17 @@ def cmd_tree_status(ctx: Context) -> int:
 def cmd_tree_show(ctx: Context) -> int:
     root = ctx.root()
     identity = ctx.identity(root)
-    with Store.open(root) as store:
-        conn = store.conn
+    with ctx.store(root) as store:
+        db = store.db
         if ctx.args.node_id:
-            node = tree_recall.node_in_project(conn, identity.project, ctx.args.node_id)
+            node = tree_recall.node_in_project(db, identity.project, ctx.args.node_id)
             if node is None:
                 raise NotFound(
                     f"no summary node {ctx.args.node_id[:80]!r} in project {identity.project}; "
                     "`tree-ring tree show` starts at the root"
                 )
         else:
-            node = tree_recall.root_node(conn, identity.project)
+            node = tree_recall.root_node(db, identity.project)
             if node is None:
                 ctx.emit(
                     {"project": identity.project, "node": None, "children": []},
@@ -126,7 +125,7 @@ def cmd_tree_show(ctx: Context) -> int:
                     "(`tree-ring tree status` shows the buffers)",
                 )
                 return 0
-        kids = tree_recall.children(conn, node, identity)
+        kids = tree_recall.children(db, node, identity)
     data: dict[str, Any] = {
         "project": identity.project,
         "node": node.to_dict(),
@@ -153,8 +152,8 @@ def cmd_tree_flush(ctx: Context) -> int:
     max_age = ctx.args.max_age
     if max_age is not None and max_age < 0:
         raise UsageError("--max-age must be zero or more seconds")
-    with ctx.store() as store, store.write() as conn:
-        flushed = repair.flush(conn, now_iso(), max_age_secs=max_age)
+    with ctx.store() as store, store.write() as db:
+        flushed = repair.flush(db, now_iso(), max_age_secs=max_age)
     sealed = sum(len(f.sealed) for f in flushed)
     data = {
         "trees": [
@@ -171,9 +170,9 @@ def cmd_tree_flush(ctx: Context) -> int:
 def cmd_tree_rebuild(ctx: Context) -> int:
     root = ctx.root()
     identity = ctx.identity(root)
-    with Store.open(root) as store, store.write() as conn:
-        count = repair.rebuild(conn, identity.project)
-        tree = tree_recall.source_tree(conn, identity.project)
+    with ctx.store(root) as store, store.write() as db:
+        count = repair.rebuild(db, identity.project)
+        tree = tree_recall.source_tree(db, identity.project)
     data = {"project": identity.project, "memories": count, "root_id": tree and tree.root_id}
     ctx.emit(data, f"rebuilt the summary tree of {identity.project} from {count} memories")
     return 0
@@ -191,16 +190,16 @@ def cmd_tree_config(ctx: Context) -> int:
     root = ctx.root()
     identity = ctx.identity(root)
     actor = ctx.actor(identity)
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         if not changes:
-            cfg = nodes.config(store.conn)
+            cfg = nodes.config(store.db)
         else:
-            with store.write() as conn:
-                coordinator.authorize(conn, "tree.config", actor, "tree settings")
+            with store.write() as db:
+                coordinator.authorize(db, "tree.config", actor, "tree settings")
                 for key, value in changes:
-                    cfg = nodes.set_config(conn, key, value)
-                    audit.append(conn, actor, "tree-config", f"tree.{key}", {"value": value})
-            cfg = nodes.config(store.conn)
+                    cfg = nodes.set_config(db, key, value)
+                    audit.append(db, actor, "tree-config", f"tree.{key}", {"value": value})
+            cfg = nodes.config(store.db)
     data = dict(cfg.__dict__)
     ctx.emit(data, "\n".join(f"{key} = {value}" for key, value in data.items()))
     return 0
@@ -217,8 +216,8 @@ def cmd_recall_tree(ctx: Context) -> int:
             )
     root = ctx.root()
     identity = ctx.identity(root)
-    with Store.open(root) as store:
-        hits = tree_recall.search(store.conn, identity.project, a.query, limit=a.limit)
+    with ctx.store(root) as store:
+        hits = tree_recall.search(store.db, identity.project, a.query, limit=a.limit)
     data = {"query": a.query, "project": identity.project, "tree": True}
     data["results"] = [hit.to_dict() for hit in hits]
     text = "\n".join(

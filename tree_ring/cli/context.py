@@ -17,7 +17,7 @@ from tree_ring.model import project
 from tree_ring.model.identity import Identity, harness_origin, resolve
 from tree_ring.model.record import RETENTIONS, RINGS, SCOPES, SENSITIVITIES, parse_time
 from tree_ring.store.audit import Actor
-from tree_ring.store.db import Store
+from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
 
 
@@ -34,10 +34,11 @@ class Context:
         return bool(getattr(self.args, "json", False))
 
     def root(self) -> Path:
-        return project.locate(getattr(self.args, "root", None))
+        return project.locate(getattr(self.args, "root", None), self.environ)
 
-    def store(self) -> Store:
-        return Store.open(self.root())
+    def store(self, root: Path | None = None) -> Store:
+        """The project's store, opened as this environment says (`Options`)."""
+        return Store.open(root or self.root(), options=Options.from_environ(self.environ))
 
     def identity(self, root: Path) -> Identity:
         a = self.args

@@ -10,7 +10,6 @@ from tree_ring.model import project
 from tree_ring.model.errors import UsageError
 from tree_ring.ops import review
 from tree_ring.store.audit import Actor
-from tree_ring.store.db import Store
 
 
 def _actor(ctx: Context) -> Actor:
@@ -49,9 +48,9 @@ def _decision(ctx: Context, decision: review.Decision) -> int:
 def cmd_review_list(ctx: Context) -> int:
     root = ctx.root()
     project_id = project.load_project_id(root)
-    with Store.open(root) as store:
-        waiting = review.queue(store.conn, project_id)[: ctx.args.limit]
-        total = review.queue_size(store.conn, project_id)
+    with ctx.store(root) as store:
+        waiting = review.queue(store.db, project_id)[: ctx.args.limit]
+        total = review.queue_size(store.db, project_id)
     items: list[dict[str, Any]] = []
     lines = [f"review queue: {total} waiting (oldest first)"]
     for w in waiting:
@@ -181,9 +180,9 @@ def cmd_policy_disable(ctx: Context) -> int:
 
 def cmd_policy_status(ctx: Context) -> int:
     with ctx.store() as store:
-        state = coordinator.state(store.conn)
-        counts = coordinator.counts(store.conn)
-        held = coordinator.holds(store.conn, _actor(ctx)) if state.mode == "coordinated" else False
+        state = coordinator.state(store.db)
+        counts = coordinator.counts(store.db)
+        held = coordinator.holds(store.db, _actor(ctx)) if state.mode == "coordinated" else False
     data: dict[str, Any] = {
         "mode": state.mode,
         "coordinator": state.coordinator,
@@ -210,7 +209,7 @@ def cmd_policy_status(ctx: Context) -> int:
 
 def cmd_policy_audit(ctx: Context) -> int:
     with ctx.store() as store:
-        found = coordinator.audit_entries(store.conn, limit=ctx.args.limit)
+        found = coordinator.audit_entries(store.db, limit=ctx.args.limit)
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['decision']:<5} {e['action']:<18} "
         f"by {e['actor']} ({e['origin']}, capability {e['capability']}) {e['reason']}"

@@ -12,7 +12,6 @@ from tree_ring.ops import receipts
 from tree_ring.read import brief
 from tree_ring.read.recall import DEFAULT_LIMIT, recall
 from tree_ring.store import live, rows
-from tree_ring.store.db import Store
 from tree_ring.store.live import View
 
 
@@ -27,7 +26,7 @@ def cmd_recall(ctx: Context) -> int:
         return compress.cmd_recall_tree(ctx)
     root = ctx.root()
     identity = ctx.identity(root)
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         hits = recall(store, identity, a.query, limit=a.limit, view=ctx.view(), scope=a.scope)
     data: dict[str, Any] = {
         "query": a.query,
@@ -56,7 +55,7 @@ def cmd_recall(ctx: Context) -> int:
 def cmd_brief(ctx: Context) -> int:
     root = ctx.root()
     identity = ctx.identity(root)
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         result = brief.build_brief(store, identity, ctx.view())
     receipts.write_receipt(root, harness=ctx.args.harness, event="brief", brief=result)
     ctx.emit({"project": result.project, "ids": list(result.ids), "text": result.text}, result.text)
@@ -80,7 +79,7 @@ def cmd_list(ctx: Context) -> int:
             params[column] = value
     sql += " ORDER BY m.created_at DESC LIMIT :limit"
     params["limit"] = a.limit
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         found = [rows.from_row(r) for r in store.query(sql, params)]
     data = [m.to_dict() for m in found]
     text = "\n".join(
@@ -93,7 +92,7 @@ def cmd_list(ctx: Context) -> int:
 
 def cmd_show(ctx: Context) -> int:
     with ctx.store() as store:
-        memory = rows.get(store.conn, ctx.args.id)
+        memory = rows.get(store.db, ctx.args.id)
     data = memory.to_dict()
     text = "\n".join(
         f"{key}: {value}" for key, value in data.items() if value not in (None, "", [])

@@ -8,7 +8,6 @@ from typing import Any
 from tree_ring.cli.context import Context, Verb, memory_flags
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import Identity, harness_origin
-from tree_ring.store.db import Store
 from tree_ring.write import correct, verbs
 
 MAX_STDIN = 1 << 20
@@ -77,7 +76,7 @@ def cmd_remember(ctx: Context) -> int:
     draft = _draft(ctx)
     root = ctx.root()
     identity = ctx.identity(root)
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         return _report_write(ctx, verbs.remember(store, draft, identity, ctx.actor(identity)))
 
 
@@ -86,7 +85,7 @@ def cmd_evidence(ctx: Context) -> int:
     draft = _draft(ctx)
     root = ctx.root()
     identity = ctx.identity(root)
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         result = verbs.evidence(
             store,
             draft,
@@ -106,7 +105,7 @@ def cmd_capture(ctx: Context) -> int:
     draft = _draft(ctx, ring=a.ring)
     root = ctx.root()
     identity = Identity(a.project, a.agent_profile, a.workflow_id, a.session_id)
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         return _report_write(ctx, verbs.capture(store, draft, identity, ctx.actor(identity)))
 
 
@@ -114,7 +113,7 @@ def cmd_forget(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         done = correct.forget(store, a.id, mode=a.mode, reason=a.reason, actor=ctx.actor(identity))
     verb = "deleted" if done.mode == "delete" else "redacted"
     ctx.emit(
@@ -128,7 +127,7 @@ def cmd_supersede(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
-    with Store.open(root) as store:
+    with ctx.store(root) as store:
         applied = correct.supersede(
             store, a.old_id, a.new_id, reason=a.reason, actor=ctx.actor(identity)
         )

@@ -18,7 +18,6 @@ what it is: on record, contradicted, not believed.
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 from tree_ring.govern import contradictions
@@ -27,6 +26,7 @@ from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, Link, Memory, now_iso
 from tree_ring.store import audit, rows
 from tree_ring.store.audit import Actor
+from tree_ring.store.sql import Db
 
 # Event types that state a rule for everyone who works in the project.
 RULE_TYPES = frozenset({"decision", "preference", "rule", "constraint", "convention", "policy"})
@@ -44,8 +44,8 @@ DEFAULT_POLICY: dict[str, bool] = {
 }
 
 
-def policy_settings(conn: sqlite3.Connection) -> dict[str, bool]:
-    row = conn.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
+def policy_settings(db: Db) -> dict[str, bool]:
+    row = db.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
     merged: dict[str, Any] = dict(DEFAULT_POLICY)
     if row is not None:
         stored: dict[str, Any] = json.loads(row[0])
@@ -53,21 +53,21 @@ def policy_settings(conn: sqlite3.Connection) -> dict[str, bool]:
     return {key: bool(value) for key, value in merged.items()}
 
 
-def set_policy(conn: sqlite3.Connection, changes: dict[str, bool], actor: Actor) -> dict[str, bool]:
+def set_policy(db: Db, changes: dict[str, bool], actor: Actor) -> dict[str, bool]:
     """Change review policy keys; a person's (or the coordinator's) decision."""
     unknown = sorted(set(changes) - set(DEFAULT_POLICY))
     if unknown:
         raise UsageError(
             f"unknown review policy key {unknown[0]!r}; use one of: {', '.join(DEFAULT_POLICY)}"
         )
-    write_policy.authorize(conn, "review.policy", actor, SETTING)
-    merged = {**policy_settings(conn), **changes}
-    conn.execute(
+    write_policy.authorize(db, "review.policy", actor, SETTING)
+    merged = {**policy_settings(db), **changes}
+    db.execute(
         "INSERT INTO settings(key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         (SETTING, json.dumps(merged, sort_keys=True, separators=(",", ":"))),
     )
-    audit.append(conn, actor, "review-policy", SETTING, {"set": changes})
+    audit.append(db, actor, "review-policy", SETTING, {"set": changes})
     return merged
 
 
@@ -85,15 +85,15 @@ def owns(memory: Memory, actor: Actor) -> bool:
     )
 
 
-def waiting_reason(conn: sqlite3.Connection, memory: Memory, actor: Actor) -> str | None:
+def waiting_reason(db: Db, memory: Memory, actor: Actor) -> str | None:
     """Why this write should wait for review, or None to accept it."""
-    rules = policy_settings(conn)
+    rules = policy_settings(db)
     shared_rule = memory.scope not in PRIVATE_SCOPES and memory.event_type in RULE_TYPES
     if actor.origin.kind == "import":
         if rules["imported_rules"] and (memory.ring == "heartwood" or shared_rule):
             return "imported rule: check its source before it becomes project memory"
         return None
-    if not is_agent(actor) or write_policy.holds(conn, actor):
+    if not is_agent(actor) or write_policy.holds(db, actor):
         return None
     kind = actor.origin.kind
     if rules["agent_heartwood"] and memory.ring == "heartwood":
@@ -102,7 +102,7 @@ def waiting_reason(conn: sqlite3.Connection, memory: Memory, actor: Actor) -> st
         return f"project-wide {memory.event_type} from {kind} waits for approval"
     if rules["agent_replacements"]:
         for old_id in memory.supersedes:
-            old = rows.find(conn, old_id)
+            old = rows.find(db, old_id)
             if old is not None and not owns(old, actor):
                 return (
                     f"replaces {old_id}, which {kind} did not write: "
@@ -112,7 +112,7 @@ def waiting_reason(conn: sqlite3.Connection, memory: Memory, actor: Actor) -> st
 
 
 def admit(
-    conn: sqlite3.Connection,
+    db: Db,
     memory: Memory,
     actor: Actor,
     pending: contradictions.Pending | None = None,
@@ -124,17 +124,17 @@ def admit(
     reasons: list[str] = []
     trust = memory.trust
     if trust == "accepted":
-        reason = waiting_reason(conn, memory, actor)
+        reason = waiting_reason(db, memory, actor)
         if reason is not None:
             trust = "pending"
             reasons.append(reason)
-    found = contradictions.find(conn, memory, pending)
+    found = contradictions.find(db, memory, pending)
     links = list(memory.links)
     for item in found:
         link = Link(CONTRADICTS, item.memory.id)
         if link not in links:
             links.append(link)
-    if found and policy_settings(conn)["contradictions"]:
+    if found and policy_settings(db)["contradictions"]:
         trust = "disputed"
         named = ", ".join(
             f"{item.memory.id} ({'a changed value' if item.kind == 'value' else 'the opposite'})"
@@ -147,21 +147,21 @@ def admit(
     return memory.replace(trust=trust, review_reason=reason, links=tuple(links))
 
 
-def after_insert(conn: sqlite3.Connection, memory: Memory, actor: Actor) -> None:
+def after_insert(db: Db, memory: Memory, actor: Actor) -> None:
     """Link the rows a new memory contradicts back to it, and record the finding."""
     others = [link.target for link in memory.links if link.type == CONTRADICTS]
     linked: list[str] = []
     for other_id in others:
-        other = rows.find(conn, other_id)
+        other = rows.find(db, other_id)
         if other is None:
             continue
         back = Link(CONTRADICTS, memory.id)
         if back not in other.links:
-            rows.update(conn, other_id, links=(*other.links, back), updated_at=now_iso())
+            rows.update(db, other_id, links=(*other.links, back), updated_at=now_iso())
         linked.append(other_id)
     if linked:
         audit.append(
-            conn,
+            db,
             actor,
             "contradiction",
             memory.id,

@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import sqlite3
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -35,6 +34,7 @@ from dataclasses import dataclass
 from tree_ring.model.record import Memory
 from tree_ring.store import live, rows
 from tree_ring.store.live import View
+from tree_ring.store.sql import Db
 
 # Share of content words two statements must have in common (Jaccard).
 OVERLAP = 0.75
@@ -262,9 +262,7 @@ PROBE_CACHE = (
 )
 
 
-def probe(
-    conn: sqlite3.Connection, words: list[SearchWord], seen: dict[str, Probe] | None = None
-) -> list[Probe]:
+def probe(db: Db, words: list[SearchWord], seen: dict[str, Probe] | None = None) -> list[Probe]:
     """`words` probed, those in the fewest summaries first.
 
     A word in fewer summaries than the probe reads is counted exactly and its
@@ -278,10 +276,10 @@ def probe(
     words = [w for w in words if w.phrase not in seen]
     if not words:
         return _rarest_first(probes)
-    conn.execute(PROBE_CACHE)
+    db.execute(PROBE_CACHE)
     phrases = json.dumps([w.phrase for w in words])
     known: dict[str, int] = dict(
-        conn.execute(
+        db.execute(
             "SELECT phrase, reach FROM temp.contradiction_probes "
             "WHERE phrase IN (SELECT value FROM json_each(?))",
             (phrases,),
@@ -293,14 +291,14 @@ def probe(
         params: dict[str, object] = {"probe": PROBE_ROWS}
         params.update({f"w{i}": SUMMARY + word.phrase for i, word in enumerate(unknown)})
         fresh: list[Probe] = []
-        for row in conn.execute(probe_sql(len(unknown)), params):
+        for row in db.execute(probe_sql(len(unknown)), params):
             index: int = row[0]
             listed: str | None = row[3]
             rowids = tuple(int(r) for r in listed.split(",")) if listed else ()
             fresh.append(Probe(unknown[index], row[1], row[2] or 0, rowids))
         common = [(p.word.phrase, p.reach) for p in fresh if p.common]
         if common:
-            conn.executemany(
+            db.executemany(
                 "INSERT OR REPLACE INTO temp.contradiction_probes(phrase, reach) VALUES (?, ?)",
                 common,
             )
@@ -457,7 +455,7 @@ def candidate_sql(
 PARTITIONS = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
 
 
-def find(conn: sqlite3.Connection, memory: Memory, pending: Pending | None = None) -> list[Found]:
+def find(db: Db, memory: Memory, pending: Pending | None = None) -> list[Found]:
     """Live, accepted memories in the same project, scope and partition that
     `memory` contradicts, oldest first. `memory` need not be stored yet; rows
     written but not yet indexed are found through `pending`."""
@@ -467,7 +465,7 @@ def find(conn: sqlite3.Connection, memory: Memory, pending: Pending | None = Non
         return []
     misses = len(new.words) // 4
     seen = pending.probes if pending is not None else None
-    where = candidates(probe(conn, words, seen), misses)
+    where = candidates(probe(db, words, seen), misses)
     unindexed = pending.could_contradict(new, misses) if pending is not None else []
     if not where.rowids and where.match is None and not unindexed:
         return []  # nothing could contradict it
@@ -489,7 +487,7 @@ def find(conn: sqlite3.Connection, memory: Memory, pending: Pending | None = Non
     }
     sql = candidate_sql(clause, column, where.match is not None, bool(unindexed))
     found: list[Found] = []
-    for row in conn.execute(sql, params):
+    for row in db.execute(sql, params):
         if row["id"] in memory.supersedes:
             continue  # replacing a memory is not contradicting it
         kind = compare_claims(new, claim(row["summary"]))

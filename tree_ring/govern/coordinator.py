@@ -26,16 +26,16 @@ import hashlib
 import hmac
 import json
 import secrets
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tree_ring.model.errors import Conflict, Denied, UsageError
+from tree_ring.model.errors import Conflict, Denied, StoreBusy, StoreFault, UsageError
 from tree_ring.model.record import Memory, canonical_json, now_iso, sha256
 from tree_ring.store import audit
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 
 TOKEN_VAR = "TREE_RING_COORDINATOR_TOKEN"
 SETTING = "write_policy"
@@ -100,8 +100,8 @@ class Minted:
     token: str
 
 
-def state(conn: sqlite3.Connection) -> State:
-    row = conn.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
+def state(db: Db) -> State:
+    row = db.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
     if row is None:
         return State()
     data: dict[str, Any] = json.loads(row[0])
@@ -116,7 +116,7 @@ def state(conn: sqlite3.Connection) -> State:
     )
 
 
-def _save(conn: sqlite3.Connection, current: State) -> None:
+def _save(db: Db, current: State) -> None:
     value = {
         "mode": current.mode,
         "coordinator": current.coordinator,
@@ -124,7 +124,7 @@ def _save(conn: sqlite3.Connection, current: State) -> None:
         "enabled_at": current.enabled_at,
         "rotated_at": current.rotated_at,
     }
-    conn.execute(
+    db.execute(
         "INSERT INTO settings(key, value) VALUES (?, ?) "
         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         (SETTING, canonical_json(value)),
@@ -156,9 +156,9 @@ def _capability(current: State, token: str | None) -> str:
     return "invalid"
 
 
-def holds(conn: sqlite3.Connection, actor: Actor, environ: Mapping[str, str] | None = None) -> bool:
+def holds(db: Db, actor: Actor, environ: Mapping[str, str] | None = None) -> bool:
     """Whether the caller presents the current coordinator capability."""
-    return _capability(state(conn), _presented(actor, environ)) == "held"
+    return _capability(state(db), _presented(actor, environ)) == "held"
 
 
 def create_action(memory: Memory, actor: Actor) -> str:
@@ -203,7 +203,7 @@ _INSERT = (
 
 
 def authorize(
-    conn: sqlite3.Connection,
+    db: Db,
     action: str,
     actor: Actor,
     target: str,
@@ -218,7 +218,7 @@ def authorize(
     action's work is rolled back, the denial is committed on its own (so the
     refusal stays on record though nothing else does), and Denied is raised.
     """
-    current = state(conn)
+    current = state(db)
     capability = _capability(current, _presented(actor, environ))
     allowed, reason = _decide(current.mode, action, actor, capability)
     entry: dict[str, Any] = {
@@ -234,23 +234,23 @@ def authorize(
         "reason": reason,
     }
     if allowed:
-        conn.execute(_INSERT, entry)
+        db.execute(_INSERT, entry)
         return
-    _record_denial(conn, entry)
+    _record_denial(db, entry)
     raise Denied(f"denied: {reason}")
 
 
-def _record_denial(conn: sqlite3.Connection, entry: dict[str, Any]) -> None:
+def _record_denial(db: Db, entry: dict[str, Any]) -> None:
     try:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute(_INSERT, entry)
-        conn.execute("COMMIT")
-    except sqlite3.Error:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        db.execute("BEGIN IMMEDIATE")
+        db.execute(_INSERT, entry)
+        db.execute("COMMIT")
+    except (StoreFault, StoreBusy):
         # A read-only or locked store cannot keep the record; the denial stands.
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
+        if db.in_transaction:
+            db.execute("ROLLBACK")
 
 
 def _check_name(name: str) -> str:
@@ -264,18 +264,18 @@ def enable(store: Store, coordinator: str, actor: Actor) -> Minted:
     """Open -> Coordinated; returns the capability, which is never shown again."""
     name = _check_name(coordinator)
     token = _new_token()
-    with store.write() as conn:
-        current = state(conn)
+    with store.write() as db:
+        current = state(db)
         if current.mode == "coordinated":
             raise Conflict(
                 "the write policy is already coordinated; `policy rotate` replaces "
                 "the capability, `policy disable` returns to open mode"
             )
-        authorize(conn, "policy.enable", actor, SETTING)
+        authorize(db, "policy.enable", actor, SETTING)
         now = now_iso()
         minted = State("coordinated", name, token_hash(token), now, None)
-        _save(conn, minted)
-        audit.append(conn, actor, "policy", SETTING, {"change": "enable", "coordinator": name})
+        _save(db, minted)
+        audit.append(db, actor, "policy", SETTING, {"change": "enable", "coordinator": name})
     return Minted(minted, token)
 
 
@@ -283,44 +283,44 @@ def rotate(store: Store, coordinator: str | None, actor: Actor) -> Minted:
     """Replace the capability; the old one stops working at once."""
     name = _check_name(coordinator) if coordinator is not None else None
     token = _new_token()
-    with store.write() as conn:
-        current = _coordinated(conn)
-        authorize(conn, "policy.rotate", actor, SETTING)
+    with store.write() as db:
+        current = _coordinated(db)
+        authorize(db, "policy.rotate", actor, SETTING)
         now = now_iso()
         rotated = State(
             "coordinated", name or current.coordinator, token_hash(token), current.enabled_at, now
         )
-        _save(conn, rotated)
+        _save(db, rotated)
         audit.append(
-            conn, actor, "policy", SETTING, {"change": "rotate", "coordinator": rotated.coordinator}
+            db, actor, "policy", SETTING, {"change": "rotate", "coordinator": rotated.coordinator}
         )
     return Minted(rotated, token)
 
 
 def disable(store: Store, actor: Actor) -> State:
-    with store.write() as conn:
-        _coordinated(conn)
-        authorize(conn, "policy.disable", actor, SETTING)
-        _save(conn, State())
-        audit.append(conn, actor, "policy", SETTING, {"change": "disable"})
+    with store.write() as db:
+        _coordinated(db)
+        authorize(db, "policy.disable", actor, SETTING)
+        _save(db, State())
+        audit.append(db, actor, "policy", SETTING, {"change": "disable"})
     return State()
 
 
-def _coordinated(conn: sqlite3.Connection) -> State:
-    current = state(conn)
+def _coordinated(db: Db) -> State:
+    current = state(db)
     if current.mode != "coordinated":
         raise UsageError("the write policy is open; `policy enable --coordinator NAME` first")
     return current
 
 
-def audit_entries(conn: sqlite3.Connection, *, limit: int = 100) -> list[dict[str, Any]]:
+def audit_entries(db: Db, *, limit: int = 100) -> list[dict[str, Any]]:
     """The newest `limit` decisions, oldest first."""
-    found = conn.execute("SELECT * FROM policy_audit ORDER BY seq DESC LIMIT ?", (limit,))
+    found = db.execute("SELECT * FROM policy_audit ORDER BY seq DESC LIMIT ?", (limit,))
     return [dict(row) for row in found][::-1]
 
 
-def counts(conn: sqlite3.Connection) -> dict[str, int]:
+def counts(db: Db) -> dict[str, int]:
     return {
         row[0]: row[1]
-        for row in conn.execute("SELECT decision, count(*) FROM policy_audit GROUP BY decision")
+        for row in db.execute("SELECT decision, count(*) FROM policy_audit GROUP BY decision")
     }

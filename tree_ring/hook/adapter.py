@@ -216,7 +216,9 @@ def stop_reason(root: Path, project_id: str, event: HookEvent, checkpoint: str) 
     )
 
 
-def respond(event: HookEvent, now_ns: int) -> dict[str, Any] | None:
+def respond(
+    event: HookEvent, now_ns: int, environ: Mapping[str, str] | None = None
+) -> dict[str, Any] | None:
     """What to print for one hook call, or None for nothing."""
     # Imported here, inside main's fail-open boundary: a broken library (or a
     # python3 too old for it) costs the session one stderr line, nothing more.
@@ -224,7 +226,7 @@ def respond(event: HookEvent, now_ns: int) -> dict[str, Any] | None:
     from tree_ring.model.project import find_root, load_project_id
     from tree_ring.ops.receipts import write_receipt
     from tree_ring.read.brief import build_brief
-    from tree_ring.store.db import Store
+    from tree_ring.store.db import Options, Store
 
     if event.event not in START_EVENTS + STOP_EVENTS:
         raise Refused(f"no handler for event {event.event}")
@@ -235,7 +237,8 @@ def respond(event: HookEvent, now_ns: int) -> dict[str, Any] | None:
     if event.event in START_EVENTS:
         identity = Identity(project_id, agent_profile(event), event.session_id, event.session_id)
         # create: a fresh clone has the committed project.json but no database yet.
-        with Store.open(root, create=True) as store:
+        options = Options.from_environ(environ or {})
+        with Store.open(root, create=True, options=options) as store:
             brief = build_brief(store, identity)
         write_receipt(root, harness=event.harness, event=event.event, brief=brief)
         return {
@@ -270,7 +273,7 @@ def main(
         if harness not in HARNESSES:
             raise Refused(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
         data = (stdin or sys.stdin.buffer).read(MAX_PAYLOAD + 1)
-        output = respond(parse_payload(harness, data), time.time_ns())
+        output = respond(parse_payload(harness, data), time.time_ns(), env)
         if output is not None:
             out = stdout or sys.stdout.buffer
             out.write(json.dumps(output, ensure_ascii=False).encode("utf-8") + b"\n")

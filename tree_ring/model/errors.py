@@ -47,6 +47,9 @@ class StoreBusy(TreeRingError):
 class StoreFault(TreeRingError):
     """The database file is unreadable, read-only, full or corrupt."""
 
+    # SQLite's own words, for `doctor` to report; never the message shown.
+    detail: str = ""
+
 
 class Conflict(TreeRingError):
     """A write that collides with what is stored (operation id, tombstone)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -48,9 +49,9 @@ def normalise_root(path: Path) -> Path:
     return resolved.parent if resolved.name == DIR else resolved
 
 
-def locate(root: str | None, cwd: Path | None = None) -> Path:
+def locate(root: str | None, environ: Mapping[str, str], cwd: Path | None = None) -> Path:
     """The project root from `--root`, `TREE_RING_ROOT`, or a walk up from cwd."""
-    explicit = root or os.environ.get("TREE_RING_ROOT")
+    explicit = root or environ.get("TREE_RING_ROOT")
     if explicit:
         project = normalise_root(Path(explicit))
         if not (project / DIR).is_dir():

@@ -26,7 +26,6 @@ planned is what is written.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -50,6 +49,7 @@ from tree_ring.store import live, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.store.sql import Db
 from tree_ring.tree.summarise import consolidation_order, consolidation_tags, consolidation_text
 from tree_ring.write import correct, pipeline
 from tree_ring.write.propagate import CONSOLIDATES
@@ -273,21 +273,19 @@ def build_summary(key: GroupKey, sources: Sequence[Memory], p: Period, now: str)
     )
 
 
-def _existing(conn: sqlite3.Connection, project: str, ref: str) -> list[str]:
+def _existing(db: Db, project: str, ref: str) -> list[str]:
     clause = live.live(View(include_sensitive=True, include_unreviewed=True))
     sql = (
         "SELECT m.id FROM memories m WHERE m.project = :project"
         " AND m.source_type = 'consolidation' AND m.source_ref = :ref"
         f" AND {clause.sql} ORDER BY m.created_at, m.id"
     )
-    return [r[0] for r in conn.execute(sql, {**clause.params, "project": project, "ref": ref})]
+    return [r[0] for r in db.execute(sql, {**clause.params, "project": project, "ref": ref})]
 
 
-def plan(
-    conn: sqlite3.Connection, project: str, p: Period, *, force: bool, now: str
-) -> tuple[int, list[Group]]:
+def plan(db: Db, project: str, p: Period, *, force: bool, now: str) -> tuple[int, list[Group]]:
     clause = live.live(View(include_sensitive=True))
-    found = conn.execute(
+    found = db.execute(
         candidates_sql(clause, p),
         {**clause.params, "project": project, "start": p.start, "end": p.end},
     ).fetchall()
@@ -313,8 +311,8 @@ def plan(
                 review_reason=f"consolidation reads as {summary.sensitivity}: check it first",
             )
         group.summary, group.trust = summary, summary.trust
-        group.existing = _existing(conn, project, key.ref(p))
-        if pipeline.tombstone_for(conn, project, summary.content_hash) is not None:
+        group.existing = _existing(db, project, key.ref(p))
+        if pipeline.tombstone_for(db, project, summary.content_hash) is not None:
             group.status, group.reason = "skipped", "this exact summary was forgotten before"
         elif group.existing and not force:
             group.status = "exists"
@@ -342,22 +340,22 @@ def consolidate(
     p = period(period_type, period_key)
     now = now_iso()
     if dry_run:
-        count, groups = plan(store.conn, project, p, force=force, now=now)
+        count, groups = plan(store.db, project, p, force=force, now=now)
         return Report(project, p, True, force, count, groups)
     writer = tree_ring_actor(actor)
-    with store.write() as conn:
-        count, groups = plan(conn, project, p, force=force, now=now)
+    with store.write() as db:
+        count, groups = plan(db, project, p, force=force, now=now)
         if any(g.status in ("create", "supersede") for g in groups):
-            coordinator.authorize(conn, "consolidate", writer, f"{project}:{p.type}:{p.key}")
+            coordinator.authorize(db, "consolidate", writer, f"{project}:{p.type}:{p.key}")
         for group in groups:
             if group.summary is None or group.status not in ("create", "supersede"):
                 continue
-            result = pipeline.insert_prepared(conn, group.summary, writer, action="consolidate")
+            result = pipeline.insert_prepared(db, group.summary, writer, action="consolidate")
             group.written, group.trust = result.id, result.trust
             for old_id in group.existing:
                 correct.supersede_in(
-                    conn,
-                    rows.get(conn, old_id),
+                    db,
+                    rows.get(db, old_id),
                     result.id,
                     "replaced by a forced consolidation",
                     writer,

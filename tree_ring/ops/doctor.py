@@ -14,18 +14,18 @@ own, so a store too damaged for any other verb still gets a full report.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tree_ring.govern import coordinator
 from tree_ring.model import project
-from tree_ring.model.errors import NoStore, TreeRingError
+from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.record import now_iso
 from tree_ring.store import audit, schema
 from tree_ring.store.audit import Actor
-from tree_ring.store.db import connect, file_damage, translate
+from tree_ring.store.db import file_damage
+from tree_ring.store.sql import Db, open_db
 from tree_ring.tree import repair
 
 FTS_TRIGGERS = ("memories_fts_insert", "memories_fts_delete", "memories_fts_update")
@@ -70,12 +70,12 @@ class Report:
         }
 
 
-def _scalar(conn: sqlite3.Connection, sql: str) -> int:
-    return int(conn.execute(sql).fetchone()[0])
+def _scalar(db: Db, sql: str) -> int:
+    return int(db.execute(sql).fetchone()[0])
 
 
-def check_integrity(conn: sqlite3.Connection) -> Check:
-    problems = [str(row[0]) for row in conn.execute("PRAGMA integrity_check(20)")]
+def check_integrity(db: Db) -> Check:
+    problems = [str(row[0]) for row in db.execute("PRAGMA integrity_check(20)")]
     if problems == ["ok"]:
         return Check("integrity", True, "PRAGMA integrity_check: ok")
     # Index entries are derived from the rows; anything else is lost data.
@@ -88,54 +88,54 @@ def check_integrity(conn: sqlite3.Connection) -> Check:
     )
 
 
-def check_schema(conn: sqlite3.Connection) -> Check:
-    pending = schema.check_version(conn)  # raises SchemaTooNew for a newer store
+def check_schema(db: Db) -> Check:
+    pending = schema.check_version(db)  # raises SchemaTooNew for a newer store
     if pending:
         return Check(
             "schema", False, f"{len(pending)} migration(s) not applied: {', '.join(pending)}", True
         )
-    return Check("schema", True, f"{len(schema.applied(conn))} migration(s) applied, none pending")
+    return Check("schema", True, f"{len(schema.applied(db))} migration(s) applied, none pending")
 
 
-def fts_parity(conn: sqlite3.Connection) -> tuple[int, int, int, int]:
+def fts_parity(db: Db) -> tuple[int, int, int, int]:
     """(rows, index entries, rows missing from the index, index entries without a row)."""
-    rows = _scalar(conn, "SELECT count(*) FROM memories")
-    indexed = _scalar(conn, "SELECT count(*) FROM memory_fts_docsize")
+    rows = _scalar(db, "SELECT count(*) FROM memories")
+    indexed = _scalar(db, "SELECT count(*) FROM memory_fts_docsize")
     missing = _scalar(
-        conn,
+        db,
         "SELECT count(*) FROM memories m WHERE NOT EXISTS "
         "(SELECT 1 FROM memory_fts_docsize d WHERE d.id = m.rowid)",
     )
     stray = _scalar(
-        conn,
+        db,
         "SELECT count(*) FROM memory_fts_docsize d WHERE NOT EXISTS "
         "(SELECT 1 FROM memories m WHERE m.rowid = d.id)",
     )
     return rows, indexed, missing, stray
 
 
-def fts_integrity(conn: sqlite3.Connection) -> str:
+def fts_integrity(db: Db) -> str:
     """'' when the index matches the rows' text; else SQLite's complaint.
 
     `rank = 1` makes FTS5 compare the index with the external content table,
     which catches a row whose text changed without its index entry.
     """
-    conn.execute("SAVEPOINT doctor_fts")
+    db.execute("SAVEPOINT doctor_fts")
     try:
-        conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
-    except sqlite3.DatabaseError as exc:
-        return str(exc)
+        db.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
+    except StoreFault as exc:
+        return exc.detail
     finally:
-        conn.execute("ROLLBACK TO doctor_fts")
-        conn.execute("RELEASE doctor_fts")
+        db.execute("ROLLBACK TO doctor_fts")
+        db.execute("RELEASE doctor_fts")
     return ""
 
 
-def check_fts(conn: sqlite3.Connection) -> Check:
-    have = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+def check_fts(db: Db) -> Check:
+    have = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
     lost = [name for name in FTS_TRIGGERS if name not in have]
-    rows, indexed, missing, stray = fts_parity(conn)
-    problem = fts_integrity(conn)
+    rows, indexed, missing, stray = fts_parity(db)
+    problem = fts_integrity(db)
     if not lost and not missing and not stray and rows == indexed and not problem:
         return Check("fts", True, f"{rows} rows, {indexed} indexed, index matches the rows")
     parts = [f"{rows} rows, {indexed} indexed"]
@@ -159,22 +159,22 @@ ORPHAN_TOMBSTONES = (
 )
 
 
-def check_claims(conn: sqlite3.Connection) -> Check:
+def check_claims(db: Db) -> Check:
     # A claim whose memory is gone blocks its operation id forever: only a
     # hard delete should release a claim, and it removes both together.
-    orphans = _scalar(conn, f"SELECT count(*) {ORPHAN_CLAIMS}")
-    total = _scalar(conn, "SELECT count(*) FROM operation_claims")
+    orphans = _scalar(db, f"SELECT count(*) {ORPHAN_CLAIMS}")
+    total = _scalar(db, "SELECT count(*) FROM operation_claims")
     if orphans:
         return Check("claims", False, f"{orphans} of {total} claim(s) name a missing memory", True)
     return Check("claims", True, f"{total} operation claim(s), none orphaned")
 
 
-def check_tombstones(conn: sqlite3.Connection) -> Check:
+def check_tombstones(db: Db) -> Check:
     # A redaction tombstone outlives its row only if a hard delete was cut
     # short; content tombstones are meant to outlive rows and are not checked.
-    orphans = _scalar(conn, f"SELECT count(*) {ORPHAN_TOMBSTONES}")
+    orphans = _scalar(db, f"SELECT count(*) {ORPHAN_TOMBSTONES}")
     unmarked = _scalar(
-        conn,
+        db,
         "SELECT count(*) FROM memories m WHERE m.redacted_at IS NOT NULL AND NOT EXISTS "
         "(SELECT 1 FROM redaction_tombstones t WHERE t.memory_id = m.id)",
     )
@@ -186,12 +186,12 @@ def check_tombstones(conn: sqlite3.Connection) -> Check:
             f"{unmarked} redacted row(s) lack one",
             True,
         )
-    total = _scalar(conn, "SELECT count(*) FROM redaction_tombstones")
+    total = _scalar(db, "SELECT count(*) FROM redaction_tombstones")
     return Check("tombstones", True, f"{total} redaction tombstone(s), none orphaned")
 
 
-def check_audit(conn: sqlite3.Connection) -> Check:
-    result = audit.verify(conn)
+def check_audit(db: Db) -> Check:
+    result = audit.verify(db)
     if result.ok:
         return Check("audit", True, f"hash chain intact over {result.checked} entries")
     return Check(
@@ -208,15 +208,15 @@ ORPHAN_LEAVES = (
 )
 
 
-def check_summary_tree(conn: sqlite3.Connection) -> Check:
+def check_summary_tree(db: Db) -> Check:
     # A leaf whose memory is gone means a summary may still hold forgotten
     # text; the tree is derived from the rows, so it is rebuilt from them.
-    if not conn.execute(
+    if not db.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tree_leaves'"
     ).fetchone():
         return Check("summary_tree", True, "no summary tree in this store")
-    orphans = _scalar(conn, f"SELECT count(*) {ORPHAN_LEAVES}")
-    leaves = _scalar(conn, "SELECT count(*) FROM tree_leaves")
+    orphans = _scalar(db, f"SELECT count(*) {ORPHAN_LEAVES}")
+    leaves = _scalar(db, "SELECT count(*) FROM tree_leaves")
     if orphans:
         return Check(
             "summary_tree", False, f"{orphans} of {leaves} leaf(s) name a missing memory", True
@@ -224,12 +224,12 @@ def check_summary_tree(conn: sqlite3.Connection) -> Check:
     return Check("summary_tree", True, f"{leaves} leaf(s), none orphaned")
 
 
-def check_review_queue(conn: sqlite3.Connection) -> Check:
-    waiting = _scalar(conn, "SELECT count(*) FROM memories WHERE trust IN ('pending', 'disputed')")
+def check_review_queue(db: Db) -> Check:
+    waiting = _scalar(db, "SELECT count(*) FROM memories WHERE trust IN ('pending', 'disputed')")
     return Check("review_queue", True, f"{waiting} memory(ies) waiting: `tree-ring review list`")
 
 
-CHECKS: tuple[Callable[[sqlite3.Connection], Check], ...] = (
+CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_integrity,
     check_schema,
     check_fts,
@@ -241,51 +241,47 @@ CHECKS: tuple[Callable[[sqlite3.Connection], Check], ...] = (
 )
 
 
-def _run(
-    conn: sqlite3.Connection, path: Path, step: Callable[[sqlite3.Connection], Check]
-) -> Check:
+def _run(db: Db, step: Callable[[Db], Check]) -> Check:
     name = step.__name__.removeprefix("check_")
     try:
-        return step(conn)
+        return step(db)
     except TreeRingError as exc:
         return Check(name, False, str(exc))
-    except sqlite3.Error as exc:
-        return Check(name, False, str(translate(exc, path)))
 
 
-def _repair(conn: sqlite3.Connection, found: list[Check], actor: Actor) -> dict[str, str]:
+def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
     """Rebuild what the failing checks allow, in one transaction; what was done, by check."""
     failing = {c.name for c in found if not c.ok and c.repairable}
     done: dict[str, str] = {}
     if "schema" in failing:
         try:
-            ran = schema.migrate(conn, now_iso())  # its own transactions, one per migration
-        except sqlite3.Error as exc:
-            done["schema"] = f"migration failed ({exc}); restore a backup"
+            ran = schema.migrate(db, now_iso())  # its own transactions, one per migration
+        except StoreFault as exc:
+            done["schema"] = f"migration failed ({exc.detail}); restore a backup"
         else:
             done["schema"] = f"applied {len(ran)} migration(s)"
-    conn.execute("BEGIN IMMEDIATE")
+    db.execute("BEGIN IMMEDIATE")
     try:
         if failing - {"schema"}:
-            coordinator.authorize(conn, "fts.repair", actor, "store")
+            coordinator.authorize(db, "fts.repair", actor, "store")
         if "integrity" in failing:
-            conn.execute("REINDEX")
+            db.execute("REINDEX")
             done["integrity"] = "rebuilt every index from the rows (REINDEX)"
         if "fts" in failing:
             for statement in schema.FTS_TRIGGERS:
                 name = statement.split()[2]
-                if not conn.execute(
+                if not db.execute(
                     "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", (name,)
                 ).fetchone():
-                    conn.execute(statement)
-            conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
+                    db.execute(statement)
+            db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
             done["fts"] = "rebuilt the FTS index from the rows"
         if "claims" in failing:
-            removed = conn.execute(f"DELETE {ORPHAN_CLAIMS}").rowcount
+            removed = db.execute(f"DELETE {ORPHAN_CLAIMS}").rowcount
             done["claims"] = f"removed {removed} orphaned claim(s)"
         if "tombstones" in failing:
-            removed = conn.execute(f"DELETE {ORPHAN_TOMBSTONES}").rowcount
-            added = conn.execute(
+            removed = db.execute(f"DELETE {ORPHAN_TOMBSTONES}").rowcount
+            added = db.execute(
                 "INSERT INTO redaction_tombstones(memory_id, created_at) "
                 "SELECT id, redacted_at FROM memories m WHERE redacted_at IS NOT NULL "
                 "AND NOT EXISTS (SELECT 1 FROM redaction_tombstones t WHERE t.memory_id = m.id)"
@@ -296,19 +292,19 @@ def _repair(conn: sqlite3.Connection, found: list[Check], actor: Actor) -> dict[
         if "summary_tree" in failing:
             projects = [
                 str(row[0])
-                for row in conn.execute(
+                for row in db.execute(
                     f"SELECT DISTINCT t.scope {ORPHAN_LEAVES} AND t.kind = 'source'"
                 )
             ]
             for project_id in projects:
-                repair.rebuild(conn, project_id)
+                repair.rebuild(db, project_id)
             done["summary_tree"] = f"rebuilt the summary tree of {len(projects)} project(s)"
         if done:
-            audit.append(conn, actor, "repair", "store", done)
-        conn.execute("COMMIT")
+            audit.append(db, actor, "repair", "store", done)
+        db.execute("COMMIT")
     except BaseException:
-        if conn.in_transaction:  # a denial has already ended it
-            conn.execute("ROLLBACK")
+        if db.in_transaction:  # a denial has already ended it
+            db.execute("ROLLBACK")
         raise
     return done
 
@@ -328,25 +324,21 @@ def diagnose(root: Path, *, repair: bool = False, actor: Actor | None = None) ->
         )
         return report
     try:
-        conn = connect(path)
-    except sqlite3.Error as exc:
-        report.checks.append(Check("open", False, str(translate(exc, path))))
+        db = open_db(path)
+    except TreeRingError as exc:
+        report.checks.append(Check("open", False, str(exc)))
         return report
     try:
-        conn.row_factory = sqlite3.Row
-        found = [_run(conn, path, step) for step in CHECKS]
+        found = [_run(db, step) for step in CHECKS]
         integrity_ok = found[0].ok or found[0].repairable
         if repair and integrity_ok and any(not c.ok and c.repairable for c in found):
-            try:
-                done = _repair(conn, found, actor or Actor.person())
-            except sqlite3.Error as exc:
-                raise translate(exc, path) from None
+            done = _repair(db, found, actor or Actor.person())
             # Check everything again: a repair that did not take stays a failure.
             found = [
                 Check(c.name, c.ok, c.detail, c.repairable, done.get(c.name, ""))
-                for c in (_run(conn, path, step) for step in CHECKS)
+                for c in (_run(db, step) for step in CHECKS)
             ]
         report.checks = found
     finally:
-        conn.close()
+        db.conn.close()
     return report

@@ -19,7 +19,6 @@ Only the project's rows are read; redacted rows hold nothing to report.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -28,6 +27,7 @@ from tree_ring.model.errors import UsageError
 from tree_ring.model.record import Memory, format_time, now_iso
 from tree_ring.ops import review
 from tree_ring.store import rows
+from tree_ring.store.sql import Db
 
 TYPES = ("stale", "sensitive", "low_confidence", "supersession", "contradictions", "review")
 STALE_DAYS = 90
@@ -46,13 +46,13 @@ class Finding:
         return {"type": self.type, "id": self.id, "reason": self.reason, "summary": self.summary}
 
 
-def _current(conn: sqlite3.Connection, project: str | None, extra: str = "") -> list[Memory]:
+def _current(db: Db, project: str | None, extra: str = "") -> list[Memory]:
     """Rows still on record: not retired, not redacted."""
     sql = (
         "SELECT * FROM memories WHERE project IS :project AND redacted_at IS NULL "
         f"AND retired_at IS NULL {extra} ORDER BY created_at, id"
     )
-    return [rows.from_row(r) for r in conn.execute(sql, {"project": project})]
+    return [rows.from_row(r) for r in db.execute(sql, {"project": project})]
 
 
 def _shown(memory: Memory) -> str:
@@ -60,13 +60,11 @@ def _shown(memory: Memory) -> str:
     return memory.summary if memory.sensitivity == "normal" else f"[{memory.sensitivity}]"
 
 
-def stale(
-    conn: sqlite3.Connection, project: str | None, now: str, stale_days: int = STALE_DAYS
-) -> list[Finding]:
+def stale(db: Db, project: str | None, now: str, stale_days: int = STALE_DAYS) -> list[Finding]:
     moment = datetime.fromisoformat(now.replace("Z", "+00:00"))
     cutoff = format_time(moment - timedelta(days=stale_days))
     found: list[Finding] = []
-    for m in _current(conn, project, "AND retention != 'user_pinned'"):
+    for m in _current(db, project, "AND retention != 'user_pinned'"):
         if m.expires_at is not None and m.expires_at <= now:
             reason = f"expired at {m.expires_at[:19]}Z; `tree-ring maintain --apply` removes it"
         elif m.updated_at < cutoff and m.salience < LOW_SALIENCE:
@@ -80,7 +78,7 @@ def stale(
     return found
 
 
-def sensitive(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
+def sensitive(db: Db, project: str | None) -> list[Finding]:
     sql = (
         "SELECT * FROM memories WHERE project IS :project AND redacted_at IS NULL "
         "AND sensitivity != 'normal' ORDER BY created_at, id"
@@ -93,11 +91,11 @@ def sensitive(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
             "redact it if it should not be",
             _shown(m),
         )
-        for m in (rows.from_row(r) for r in conn.execute(sql, {"project": project}))
+        for m in (rows.from_row(r) for r in db.execute(sql, {"project": project}))
     ]
 
 
-def low_confidence(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
+def low_confidence(db: Db, project: str | None) -> list[Finding]:
     return [
         Finding(
             "low_confidence",
@@ -105,16 +103,16 @@ def low_confidence(conn: sqlite3.Connection, project: str | None) -> list[Findin
             f"confidence {m.confidence:.2f} is below {LOW_CONFIDENCE}: confirm it or forget it",
             _shown(m),
         )
-        for m in _current(conn, project, f"AND confidence < {LOW_CONFIDENCE}")
+        for m in _current(db, project, f"AND confidence < {LOW_CONFIDENCE}")
     ]
 
 
-def supersession(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
+def supersession(db: Db, project: str | None) -> list[Finding]:
     everything = {
         m.id: m
         for m in (
             rows.from_row(r)
-            for r in conn.execute(
+            for r in db.execute(
                 "SELECT * FROM memories WHERE project IS :project ORDER BY created_at, id",
                 {"project": project},
             )
@@ -181,8 +179,8 @@ def _chain(head: Memory, everything: dict[str, Memory]) -> list[str]:
         chain.append(current.id)
 
 
-def contradictions(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
-    current = {m.id: m for m in _current(conn, project, "AND trust != 'rejected'")}
+def contradictions(db: Db, project: str | None) -> list[Finding]:
+    current = {m.id: m for m in _current(db, project, "AND trust != 'rejected'")}
     found: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for m in current.values():
@@ -216,7 +214,7 @@ def _settled(a: Memory, b: Memory) -> bool:
     )
 
 
-def waiting(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
+def waiting(db: Db, project: str | None) -> list[Finding]:
     return [
         Finding(
             "review",
@@ -224,12 +222,12 @@ def waiting(conn: sqlite3.Connection, project: str | None) -> list[Finding]:
             f"{w.memory.trust}: {w.memory.review_reason or 'waiting for review'}",
             _shown(w.memory),
         )
-        for w in review.queue(conn, project)
+        for w in review.queue(db, project)
     ]
 
 
 def report(
-    conn: sqlite3.Connection,
+    db: Db,
     project: str | None,
     kind: str = "all",
     *,
@@ -245,15 +243,15 @@ def report(
     found: list[Finding] = []
     for name in wanted:
         if name == "stale":
-            found += stale(conn, project, moment, stale_days)
+            found += stale(db, project, moment, stale_days)
         elif name == "sensitive":
-            found += sensitive(conn, project)
+            found += sensitive(db, project)
         elif name == "low_confidence":
-            found += low_confidence(conn, project)
+            found += low_confidence(db, project)
         elif name == "supersession":
-            found += supersession(conn, project)
+            found += supersession(db, project)
         elif name == "contradictions":
-            found += contradictions(conn, project)
+            found += contradictions(db, project)
         else:
-            found += waiting(conn, project)
+            found += waiting(db, project)
     return found

@@ -16,7 +16,6 @@ tombstone, an audit entry with its reason, and no trace in the FTS index:
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +24,7 @@ from tree_ring.govern import coordinator
 from tree_ring.model.record import Memory, now_iso
 from tree_ring.store import rows
 from tree_ring.store.audit import Actor
-from tree_ring.store.db import Store, translate
+from tree_ring.store.db import Store
 from tree_ring.write import correct
 
 PROTECTED_RINGS = ("scar", "heartwood")
@@ -149,44 +148,41 @@ def maintain(
     report.expired = find_expired(store, now)
     report.secrets = find_secrets(store)
     if apply_expired and report.deletable:
-        with store.write() as conn:
-            coordinator.authorize(conn, "maintain.apply", actor, f"expired:{len(report.deletable)}")
+        with store.write() as db:
+            coordinator.authorize(db, "maintain.apply", actor, f"expired:{len(report.deletable)}")
             for item in report.deletable:
                 # Re-read inside the transaction: another process may have
                 # changed or removed the row since the plan was made.
-                memory = rows.find(conn, item.id)
+                memory = rows.find(db, item.id)
                 if memory is None or memory.expires_at is None or memory.expires_at > now:
                     continue
                 reason = (
                     f"{EXPIRED_REASON} at {memory.expires_at[:19]}Z (retention {memory.retention})"
                 )
-                correct.forget_in(conn, memory, "delete", reason, actor, now)
+                correct.forget_in(db, memory, "delete", reason, actor, now)
                 report.deleted.append(item.id)
     if apply_secret_sweep and report.secrets:
-        with store.write() as conn:
-            coordinator.authorize(conn, "maintain.apply", actor, "secret-sweep")
+        with store.write() as db:
+            coordinator.authorize(db, "maintain.apply", actor, "secret-sweep")
             for hit in report.secrets:
-                memory = rows.find(conn, hit.id)
+                memory = rows.find(db, hit.id)
                 if memory is None or memory.redacted_at is not None:
                     continue
                 current = secret_in(memory)
                 if current is None:
                     continue
                 reason = f"secret sweep: {current.field} matches guard rule {current.rule}"
-                correct.forget_in(conn, memory, "redact", reason, actor, now)
+                correct.forget_in(db, memory, "redact", reason, actor, now)
                 report.redacted.append(hit.id)
     if report.deleted or report.redacted:
         correct.scrub(store)  # forgotten words leave the index and the free pages
     if vacuum:
-        with store.write() as conn:
-            coordinator.authorize(conn, "maintain.apply", actor, "vacuum")
-            conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
-        try:
-            # VACUUM cannot run inside a transaction; it takes the lock itself.
-            store.conn.execute("VACUUM")
-            store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.Error as exc:
-            raise translate(exc, store.path) from None
+        with store.write() as db:
+            coordinator.authorize(db, "maintain.apply", actor, "vacuum")
+            db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+        # VACUUM cannot run inside a transaction; it takes the lock itself.
+        store.db.execute("VACUUM")
+        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         report.vacuumed = True
     report.bytes_after = store_bytes(store)
     return report

@@ -442,10 +442,10 @@ def seed_store(store: Store, scenario: Scenario) -> None:
         written.add(memory.id)
     if pending:
         now = record.now_iso()
-        with store.write() as conn:
+        with store.write() as db:
             for old, new in pending:
-                old_row = rows.get(conn, old)
-                correct.supersede_in(conn, old_row, new, "quality scenario", actor, now)
+                old_row = rows.get(db, old)
+                correct.supersede_in(db, old_row, new, "quality scenario", actor, now)
 
 
 def run_scenario(

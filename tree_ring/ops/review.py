@@ -19,7 +19,6 @@ reviewed_at, review_reason) and in the audit log, in one transaction.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from tree_ring.govern import admission, coordinator
@@ -28,6 +27,7 @@ from tree_ring.model.record import Memory, now_iso
 from tree_ring.store import audit, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 from tree_ring.tree import seal
 from tree_ring.write import correct, pipeline
 
@@ -54,12 +54,12 @@ class Decision:
     superseded: tuple[str, ...] = ()  # rows retired by this approval
 
 
-def queue(conn: sqlite3.Connection, project: str | None) -> list[Waiting]:
+def queue(db: Db, project: str | None) -> list[Waiting]:
     waiting: list[Waiting] = []
-    for row in conn.execute(QUEUE_SQL, {"project": project}):
+    for row in db.execute(QUEUE_SQL, {"project": project}):
         memory = rows.from_row(row)
         others = [
-            rows.find(conn, link.target)
+            rows.find(db, link.target)
             for link in memory.links
             if link.type == admission.CONTRADICTS
         ]
@@ -67,8 +67,8 @@ def queue(conn: sqlite3.Connection, project: str | None) -> list[Waiting]:
     return waiting
 
 
-def queue_size(conn: sqlite3.Connection, project: str | None) -> int:
-    found = conn.execute(f"SELECT count(*) FROM ({QUEUE_SQL})", {"project": project}).fetchone()
+def queue_size(db: Db, project: str | None) -> int:
+    found = db.execute(f"SELECT count(*) FROM ({QUEUE_SQL})", {"project": project}).fetchone()
     return int(found[0])
 
 
@@ -80,7 +80,7 @@ def _on_record(memory: Memory) -> None:
 
 
 def _mark(
-    conn: sqlite3.Connection,
+    db: Db,
     memory: Memory,
     decision: str,
     trust: str,
@@ -90,7 +90,7 @@ def _mark(
     **extra: str,
 ) -> None:
     rows.update(
-        conn,
+        db,
         memory.id,
         trust=trust,
         review_reason=reason,
@@ -100,7 +100,7 @@ def _mark(
         **extra,
     )
     audit.append(
-        conn,
+        db,
         actor,
         "review",
         memory.id,
@@ -110,7 +110,7 @@ def _mark(
 
 
 def approve_in(
-    conn: sqlite3.Connection,
+    db: Db,
     memory: Memory,
     reason: str,
     actor: Actor,
@@ -127,46 +127,42 @@ def approve_in(
         )
     # Approving heartwood is a promotion: in coordinated mode it needs the capability.
     action = "review.promote" if memory.ring == "heartwood" else "review.approve"
-    coordinator.authorize(conn, action, actor, memory.id)
-    pipeline.refuse_if_tombstoned(conn, memory)
-    _mark(conn, memory, "approve", "accepted", reason, actor, at)
+    coordinator.authorize(db, action, actor, memory.id)
+    pipeline.refuse_if_tombstoned(db, memory)
+    _mark(db, memory, "approve", "accepted", reason, actor, at)
     # Now believed, it joins the project's summary tree like any accepted write.
-    seal.on_insert(conn, memory.replace(trust="accepted"))
+    seal.on_insert(db, memory.replace(trust="accepted"))
     targets = list(memory.supersedes)
     if supersede:
         targets += [link.target for link in memory.links if link.type == admission.CONTRADICTS]
     done: list[str] = []
     for old_id in dict.fromkeys(targets):
-        old = rows.find(conn, old_id)
+        old = rows.find(db, old_id)
         if old is None or old.superseded_by is not None or old.retired_at is not None:
             continue
         if old.redacted_at is not None or old.trust == "rejected":
             continue
-        if correct.supersede_in(conn, old, memory.id, reason, actor, at):
+        if correct.supersede_in(db, old, memory.id, reason, actor, at):
             done.append(old_id)
     return Decision(memory.id, "approve", "accepted", reason, actor.name, at, tuple(done))
 
 
-def reject_in(
-    conn: sqlite3.Connection, memory: Memory, reason: str, actor: Actor, at: str
-) -> Decision:
+def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Decision:
     _on_record(memory)
-    coordinator.authorize(conn, "review.reject", actor, memory.id)
-    correct.tombstone(conn, memory, "rejected", reason, actor, at)
-    _mark(conn, memory, "reject", "rejected", reason, actor, at, retired_at=memory.retired_at or at)
+    coordinator.authorize(db, "review.reject", actor, memory.id)
+    correct.tombstone(db, memory, "rejected", reason, actor, at)
+    _mark(db, memory, "reject", "rejected", reason, actor, at, retired_at=memory.retired_at or at)
     return Decision(memory.id, "reject", "rejected", reason, actor.name, at)
 
 
-def dispute_in(
-    conn: sqlite3.Connection, memory: Memory, reason: str, actor: Actor, at: str
-) -> Decision:
+def dispute_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Decision:
     _on_record(memory)
     if memory.retired_at is not None:
         raise Conflict(f"{memory.id} is no longer current; there is nothing to dispute")
     if memory.trust == "disputed":
         raise Conflict(f"{memory.id} is already disputed ({memory.review_reason})")
-    coordinator.authorize(conn, "review.dispute", actor, memory.id)
-    _mark(conn, memory, "dispute", "disputed", reason, actor, at)
+    coordinator.authorize(db, "review.dispute", actor, memory.id)
+    _mark(db, memory, "dispute", "disputed", reason, actor, at)
     return Decision(memory.id, "dispute", "disputed", reason, actor.name, at)
 
 
@@ -179,29 +175,27 @@ def approve(
     supersede: bool = False,
 ) -> Decision:
     text = correct.check_reason(reason) if reason else "approved"
-    with store.write() as conn:
-        return approve_in(
-            conn, rows.get(conn, memory_id), text, actor, now_iso(), supersede=supersede
-        )
+    with store.write() as db:
+        return approve_in(db, rows.get(db, memory_id), text, actor, now_iso(), supersede=supersede)
 
 
 def reject(store: Store, memory_id: str, *, actor: Actor, reason: str) -> Decision:
     text = correct.check_reason(reason)
-    with store.write() as conn:
-        decision = reject_in(conn, rows.get(conn, memory_id), text, actor, now_iso())
+    with store.write() as db:
+        decision = reject_in(db, rows.get(db, memory_id), text, actor, now_iso())
     return decision
 
 
 def dispute(store: Store, memory_id: str, *, actor: Actor, reason: str) -> Decision:
     text = correct.check_reason(reason)
-    with store.write() as conn:
-        return dispute_in(conn, rows.get(conn, memory_id), text, actor, now_iso())
+    with store.write() as db:
+        return dispute_in(db, rows.get(db, memory_id), text, actor, now_iso())
 
 
 def show_policy(store: Store) -> dict[str, bool]:
-    return admission.policy_settings(store.conn)
+    return admission.policy_settings(store.db)
 
 
 def set_policy(store: Store, changes: dict[str, bool], actor: Actor) -> dict[str, bool]:
-    with store.write() as conn:
-        return admission.set_policy(conn, changes, actor)
+    with store.write() as db:
+        return admission.set_policy(db, changes, actor)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -24,6 +23,7 @@ from tree_ring.store import live, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.store.sql import Db
 from tree_ring.write import bulk, pipeline
 from tree_ring.write.pipeline import BatchError
 
@@ -130,13 +130,13 @@ def import_lines(
     import_actor = dataclasses.replace(
         actor, origin=dataclasses.replace(actor.origin, kind="import")
     )
-    with bulk.page_cache(store.conn, bulk.CACHE_KIB), store.write() as conn:
+    with bulk.page_cache(store.db, bulk.CACHE_KIB), store.write() as db:
         if not dry_run:
             ids = [item.memory.id for item in parsed if item.memory is not None]
-            coordinator.authorize(conn, "import", actor, canonical_json(ids))
+            coordinator.authorize(db, "import", actor, canonical_json(ids))
         for item in parsed:
             if item.tombstone is not None:
-                conn.execute(
+                db.execute(
                     "INSERT OR IGNORE INTO content_tombstones"
                     "(project, content_hash, kind, reason, memory_id, actor, created_at)"
                     " VALUES (:project, :content_hash, :kind, :reason, :memory_id, :actor,"
@@ -146,12 +146,12 @@ def import_lines(
                 report.tombstones += 1
         # Rows that keep their trust skip governance, and so go in as a bulk
         # write does; each run of them, and of the rest, is one batch, in order.
-        for keep_trust, run in groupby(_changed(conn, parsed, report), _keeps_trust):
+        for keep_trust, run in groupby(_changed(db, parsed, report), _keeps_trust):
             items = list(run)
             memories = [item.memory for item in items if item.memory is not None]
             try:
                 results = bulk.insert_prepared_many(
-                    conn, memories, import_actor, action="import", admit=not keep_trust
+                    db, memories, import_actor, action="import", admit=not keep_trust
                 )
             except BatchError as refused:
                 raise _at_line(refused.error, items[refused.index].number) from None
@@ -167,16 +167,14 @@ def _keeps_trust(item: _Parsed) -> bool:
     return item.keep_trust
 
 
-def _changed(
-    conn: sqlite3.Connection, parsed: list[_Parsed], report: ImportReport
-) -> list[_Parsed]:
+def _changed(db: Db, parsed: list[_Parsed], report: ImportReport) -> list[_Parsed]:
     """The memory lines to write, in order. A row stored with the same id and
     content, or repeated earlier in the file, is counted unchanged instead; a
     different row under a stored id is left for the write to refuse."""
     items = [item for item in parsed if item.memory is not None]
     ids = [item.memory.id for item in items if item.memory is not None]
     held: dict[str, str] = dict(
-        conn.execute(
+        db.execute(
             "SELECT id, content_hash FROM memories WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps(ids),),
         ).fetchall()

@@ -13,7 +13,6 @@ of a node's content, entities and topics, with bound parameters.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +21,7 @@ from tree_ring.read.brief import flat  # the history line's form of a node, kept
 from tree_ring.read.recall import terms
 from tree_ring.store import live, rows
 from tree_ring.store.live import View
+from tree_ring.store.sql import Db
 from tree_ring.tree import nodes, seal
 from tree_ring.tree.nodes import Node, Tree
 
@@ -30,23 +30,23 @@ SNIPPET_CHARS = 240
 DEFAULT_LIMIT = 5
 
 
-def source_tree(conn: sqlite3.Connection, project: str) -> Tree | None:
-    return nodes.get_tree(conn, "source", project)
+def source_tree(db: Db, project: str) -> Tree | None:
+    return nodes.get_tree(db, "source", project)
 
 
-def root_node(conn: sqlite3.Connection, project: str) -> Node | None:
+def root_node(db: Db, project: str) -> Node | None:
     """The project's current root summary, once its history has sealed one."""
-    tree = source_tree(conn, project)
+    tree = source_tree(db, project)
     if tree is None or tree.root_id is None:
         return None
-    found = nodes.node(conn, tree.root_id)
+    found = nodes.node(db, tree.root_id)
     return found if found is not None and not found.stale else None
 
 
-def node_in_project(conn: sqlite3.Connection, project: str, node_id: str) -> Node | None:
+def node_in_project(db: Db, project: str, node_id: str) -> Node | None:
     """A node of this project's source tree, or None (another project's is not shown)."""
-    tree = source_tree(conn, project)
-    found = nodes.node(conn, node_id)
+    tree = source_tree(db, project)
+    found = nodes.node(db, node_id)
     if tree is None or found is None or found.tree_id != tree.id or found.stale:
         return None
     return found
@@ -65,12 +65,12 @@ class Child:
         return dict(self.__dict__)
 
 
-def children(conn: sqlite3.Connection, parent: Node, identity: Identity) -> list[Child]:
+def children(db: Db, parent: Node, identity: Identity) -> list[Child]:
     """What a node was sealed over, in order: memories at L1, nodes above."""
     if parent.level > 1:
         out: list[Child] = []
         for child_id in parent.child_ids:
-            child = nodes.node(conn, child_id)
+            child = nodes.node(db, child_id)
             if child is not None and not child.stale:
                 first = flat(child.content).split(" | ")[0]
                 out.append(Child(child.id, "node", first, child.level, child.leaf_count))
@@ -81,7 +81,7 @@ def children(conn: sqlite3.Connection, parent: Node, identity: Identity) -> list
         f" AND {clause.sql}"
     )
     params = {**clause.params, "ids": json.dumps(list(parent.child_ids))}
-    shown = {row["id"]: rows.from_row(row) for row in conn.execute(sql, params)}
+    shown = {row["id"]: rows.from_row(row) for row in db.execute(sql, params)}
     return [
         Child(i, "memory", shown[i].summary) if i in shown else Child(i, "memory", "", live=False)
         for i in parent.child_ids
@@ -135,9 +135,7 @@ def search_sql(words: list[str]) -> tuple[str, dict[str, Any]]:
     return sql, params
 
 
-def search(
-    conn: sqlite3.Connection, project: str, query: str, *, limit: int = DEFAULT_LIMIT
-) -> list[TreeHit]:
+def search(db: Db, project: str, query: str, *, limit: int = DEFAULT_LIMIT) -> list[TreeHit]:
     """Summary nodes that mention the query's words, best first."""
     words = terms(query)
     if not words:
@@ -145,7 +143,7 @@ def search(
     stems = [_stem(w) for w in words]
     sql, params = search_sql(words)
     hits: list[TreeHit] = []
-    for row in conn.execute(sql, {**params, "project": project}):
+    for row in db.execute(sql, {**params, "project": project}):
         found = nodes.node_from_row(row)
         labels = " ".join((*found.entities, *found.topics)).casefold()
         text = found.content.casefold()
@@ -170,17 +168,17 @@ def search(
 # ------------------------------------------------------------------ status
 
 
-def _levels(conn: sqlite3.Connection, tree: Tree, cfg: nodes.TreeConfig) -> list[dict[str, Any]]:
+def _levels(db: Db, tree: Tree, cfg: nodes.TreeConfig) -> list[dict[str, Any]]:
     counts = {
         level: (count, stale or 0)
-        for level, count, stale in conn.execute(
+        for level, count, stale in db.execute(
             "SELECT level, count(*), sum(stale) FROM tree_nodes WHERE tree_id = ? GROUP BY level",
             (tree.id,),
         )
     }
     buffers = {
-        level: nodes.buffer(conn, tree.id, level)
-        for (level,) in conn.execute("SELECT level FROM tree_buffers WHERE tree_id = ?", (tree.id,))
+        level: nodes.buffer(db, tree.id, level)
+        for (level,) in db.execute("SELECT level FROM tree_buffers WHERE tree_id = ?", (tree.id,))
     }
     out: list[dict[str, Any]] = []
     for level in sorted(set(counts) | set(buffers)):
@@ -210,14 +208,14 @@ def _levels(conn: sqlite3.Connection, tree: Tree, cfg: nodes.TreeConfig) -> list
     return out
 
 
-def status(conn: sqlite3.Connection) -> dict[str, Any]:
+def status(db: Db) -> dict[str, Any]:
     """Per tree: levels with node counts and buffer fill, leaves, the root; and the settings."""
-    cfg = nodes.config(conn)
+    cfg = nodes.config(db)
     trees: list[dict[str, Any]] = []
-    for row in conn.execute("SELECT * FROM tree_trees ORDER BY kind, scope").fetchall():
+    for row in db.execute("SELECT * FROM tree_trees ORDER BY kind, scope").fetchall():
         tree = nodes.tree_from_row(row)
-        levels = _levels(conn, tree, cfg)
-        leaves, waiting = conn.execute(
+        levels = _levels(db, tree, cfg)
+        leaves, waiting = db.execute(
             "SELECT count(*), count(*) - count(parent_id) FROM tree_leaves WHERE tree_id = ?",
             (tree.id,),
         ).fetchone()

@@ -7,13 +7,13 @@ edited, removed or reordered entry.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import canonical_json, json_string, json_text, now_iso, sha256
+from tree_ring.store.sql import Db
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def _entry_hash(fields: tuple[str, ...]) -> str:
 
 
 def append(
-    conn: sqlite3.Connection,
+    db: Db,
     actor: Actor,
     action: str,
     target: str,
@@ -58,11 +58,11 @@ def append(
     at: str | None = None,
 ) -> None:
     """Add one entry; the caller's transaction makes it atomic with the change."""
-    append_many(conn, actor, action, [(target, canonical_json(detail or {}), at or now_iso())])
+    append_many(db, actor, action, [(target, canonical_json(detail or {}), at or now_iso())])
 
 
 def append_many(
-    conn: sqlite3.Connection,
+    db: Db,
     actor: Actor,
     action: str,
     items: Iterable[tuple[str, str, str]],
@@ -73,7 +73,7 @@ def append_many(
     The head is read once and the chain is hashed here, so a bulk write pays one
     read and one insert statement for its entries, not a round trip per entry.
     """
-    last = conn.execute("SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
+    last = db.execute("SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
     prev_hash: str = last[0] if last else ""
     name, origin, session = actor.name, actor.origin.kind, actor.origin.session
     # The fields every entry of the call shares, written once.
@@ -91,15 +91,13 @@ def append_many(
     if session is not None:
         columns.append("session")
         values = [(*row, session) for row in values]
-    conn.executemany(
+    db.executemany(
         f"INSERT INTO audit_log({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
         values,
     )
 
 
-def entries(
-    conn: sqlite3.Connection, *, limit: int = 100, target: str | None = None
-) -> list[dict[str, Any]]:
+def entries(db: Db, *, limit: int = 100, target: str | None = None) -> list[dict[str, Any]]:
     sql = "SELECT * FROM audit_log"
     params: list[Any] = []
     if target:
@@ -107,7 +105,7 @@ def entries(
         params.append(target)
     sql += " ORDER BY seq DESC LIMIT ?"
     params.append(limit)
-    return [dict(row) for row in conn.execute(sql, params)][::-1]
+    return [dict(row) for row in db.execute(sql, params)][::-1]
 
 
 @dataclass(frozen=True)
@@ -118,10 +116,10 @@ class Verification:
     problem: str = ""
 
 
-def verify(conn: sqlite3.Connection) -> Verification:
+def verify(db: Db) -> Verification:
     prev_hash = ""
     count = 0
-    for row in conn.execute("SELECT * FROM audit_log ORDER BY seq"):
+    for row in db.execute("SELECT * FROM audit_log ORDER BY seq"):
         count += 1
         if row["prev_hash"] != prev_hash:
             return Verification(False, count, row["seq"], "link to the previous entry is broken")

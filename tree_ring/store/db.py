@@ -3,8 +3,10 @@
 WAL lets readers (the brief, recall) run while one writer commits. Every write
 takes the lock up front with `BEGIN IMMEDIATE`, waits on SQLite's busy timeout,
 and retries a bounded number of times with backoff, so concurrent agents queue
-instead of failing. SQLite errors become one-line `StoreFault`s that say what
-to do; no raw SQLite message reaches a user.
+instead of failing. Every statement runs through `sql.Db`, which turns SQLite
+errors into one-line `StoreFault`s that say what to do. How to open a store
+(busy timeout, read-only, a size cap) is the caller's `Options`, read from the
+caller's environment by the CLI and the hook, never by the library itself.
 """
 
 from __future__ import annotations
@@ -14,29 +16,54 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from tree_ring.model import project
 from tree_ring.model.errors import NoStore, StoreBusy, StoreFault
 from tree_ring.model.record import canonical_json, now_iso
 from tree_ring.store import schema
+from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
 
-BUSY_TIMEOUT_MS = 5_000
+T = TypeVar("T")
 WRITE_ATTEMPTS = 8
 BACKOFF_CAP_S = 0.5
+_TRUE = ("1", "true", "yes", "on")
 
 
-def _busy_timeout_ms() -> int:
-    raw = os.environ.get("TREE_RING_BUSY_TIMEOUT_MS", "")
-    return int(raw) if raw.isdigit() else BUSY_TIMEOUT_MS
+class Options:
+    """How to open a store, as the caller's environment says; the library reads
+    no environment of its own (the CLI and the hook build this from theirs)."""
 
+    __slots__ = ("busy_timeout_ms", "max_pages", "read_only")
 
-def _read_only_requested() -> bool:
-    return os.environ.get("TREE_RING_READ_ONLY", "").strip().lower() in ("1", "true", "yes", "on")
+    def __init__(
+        self,
+        *,
+        busy_timeout_ms: int = BUSY_TIMEOUT_MS,
+        read_only: bool = False,
+        max_pages: int | None = None,
+    ) -> None:
+        self.busy_timeout_ms = busy_timeout_ms
+        self.read_only = read_only
+        # A size cap in pages: what a full disk looks like to SQLite
+        # (SQLITE_FULL). Tests use it to prove a full disk writes nothing;
+        # SQLite never sets it below the store's current size.
+        self.max_pages = max_pages
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Options:
+        """TREE_RING_BUSY_TIMEOUT_MS, TREE_RING_READ_ONLY, TREE_RING_MAX_PAGES."""
+        timeout = environ.get("TREE_RING_BUSY_TIMEOUT_MS", "")
+        pages = environ.get("TREE_RING_MAX_PAGES", "")
+        return cls(
+            busy_timeout_ms=int(timeout) if timeout.isdigit() else BUSY_TIMEOUT_MS,
+            read_only=environ.get("TREE_RING_READ_ONLY", "").strip().lower() in _TRUE,
+            max_pages=int(pages) if pages.isdigit() else None,
+        )
 
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -74,64 +101,37 @@ def file_damage(path: Path) -> str | None:
     return None
 
 
-def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
-    """The one place a connection is made; tests replace it to simulate a broken SQLite.
-
-    Read-only opens with `mode=ro`, so SQLite itself refuses every write with
-    SQLITE_READONLY, exactly as for a file the user cannot write (and, unlike
-    chmod, also when running as root).
-    """
-    target = f"{path.as_uri()}?mode=ro" if read_only else str(path)
-    return sqlite3.connect(
-        target,
-        uri=read_only,
-        isolation_level=None,
-        timeout=_busy_timeout_ms() / 1000,
-        check_same_thread=False,
-    )
-
-
-def translate(exc: sqlite3.Error, path: Path) -> StoreFault | StoreBusy:
-    """Name the failure and the fix; never show a raw SQLite message alone."""
-    text = str(exc).lower()
-    if "locked" in text or "busy" in text:
-        return StoreBusy(
-            f"the store at {path} stayed locked; another Tree Ring process is writing, "
-            "retry in a moment"
-        )
-    if "readonly" in text or "read-only" in text:
-        return StoreFault(f"the store at {path} is read-only; make it writable and retry")
-    if "full" in text:
-        return StoreFault(f"no space left for the store at {path}; free disk space and retry")
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return StoreFault(
-            f"the store at {path} is damaged; run `tree-ring doctor` or restore a backup"
-        )
-    if "no such module" in text and "fts5" in text:
-        return StoreFault("this Python's SQLite has no FTS5; use a Python built with FTS5")
-    if "unable to open" in text:
-        return StoreFault(f"cannot open the store at {path}; check that the directory exists")
-    return StoreFault(f"store error at {path}: {exc}; run `tree-ring doctor`")
-
-
 class Store:
     """One open store. Use as a context manager, or call `close()`."""
 
-    def __init__(
-        self, conn: sqlite3.Connection, root: Path, path: Path, *, read_only: bool = False
-    ) -> None:
-        self.conn = conn
+    def __init__(self, db: Db, root: Path, *, options: Options) -> None:
+        self.db = db
         self.root = root
-        self.path = path
-        self.read_only = read_only
+        self.path = db.path
+        self.options = options
+        self.read_only = options.read_only
 
     @classmethod
-    def open(cls, root: Path, *, create: bool = False, read_only: bool | None = None) -> Store:
-        """Open (and migrate) the store; `read_only` defaults to TREE_RING_READ_ONLY."""
+    def open(
+        cls,
+        root: Path,
+        *,
+        create: bool = False,
+        read_only: bool | None = None,
+        options: Options | None = None,
+    ) -> Store:
+        """Open (and migrate) the store. `options` come from the caller's
+        environment (`Options.from_environ`); `read_only` overrides theirs."""
+        options = options or Options()
+        if read_only is not None and read_only != options.read_only:
+            options = Options(
+                busy_timeout_ms=options.busy_timeout_ms,
+                read_only=read_only,
+                max_pages=options.max_pages,
+            )
         root = project.normalise_root(root)
         path = project.store_path(root)
-        read_only = _read_only_requested() if read_only is None else read_only
-        if (read_only or not create) and not path.exists():
+        if (options.read_only or not create) and not path.exists():
             raise NoStore(f"no store at {path}; run `tree-ring --root {root} init`")
         # SQLite treats an empty file as a new database; migrating it would hide
         # that every memory was lost (a truncated copy, a failed sync).
@@ -146,48 +146,42 @@ class Store:
                 f"the store at {path} is damaged ({damage}); "
                 "run `tree-ring doctor` or restore a backup"
             )
-        try:
-            conn = connect(path, read_only=read_only)
-        except sqlite3.Error as exc:
-            raise translate(exc, path) from None
-        store = cls(conn, root, path, read_only=read_only)
+        db = open_db(path, read_only=options.read_only, timeout_ms=options.busy_timeout_ms)
+        store = cls(db, root, options=options)
         try:
             store._configure()
             store._migrate()
-        except sqlite3.Error as exc:
-            conn.close()
-            raise translate(exc, path) from None
         except BaseException:
-            conn.close()
+            db.conn.close()
             raise
         return store
 
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """The raw connection, for tests that watch or break it."""
+        return self.db.conn
+
     def _configure(self) -> None:
-        conn = self.conn
-        conn.row_factory = sqlite3.Row
-        conn.execute(f"PRAGMA busy_timeout = {_busy_timeout_ms()}")
+        db = self.db
+        db.execute(f"PRAGMA busy_timeout = {int(self.options.busy_timeout_ms)}")
         # Forgotten text must not linger in freed pages of the file.
-        conn.execute("PRAGMA secure_delete = ON")
-        conn.execute("PRAGMA foreign_keys = ON")
-        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        db.execute("PRAGMA secure_delete = ON")
+        db.execute("PRAGMA foreign_keys = ON")
+        mode = db.scalar("PRAGMA journal_mode")
         if str(mode).lower() != "wal" and not self.read_only:
-            conn.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA journal_mode = WAL")
         # NORMAL is durable against a killed process in WAL mode; only a power
         # loss can drop the last commits, and never corrupts the file.
-        conn.execute("PRAGMA synchronous = NORMAL")
-        # A size cap in pages: what a full disk looks like to SQLite (SQLITE_FULL).
-        # Tests use it to prove a full disk writes nothing; SQLite never sets it
-        # below the store's current size.
-        max_pages = os.environ.get("TREE_RING_MAX_PAGES", "")
-        if max_pages.isdigit():
-            conn.execute(f"PRAGMA max_page_count = {int(max_pages)}")
+        db.execute("PRAGMA synchronous = NORMAL")
+        if self.options.max_pages is not None:
+            db.execute(f"PRAGMA max_page_count = {int(self.options.max_pages)}")
 
     def _migrate(self) -> None:
-        if schema.check_version(self.conn):
-            self._with_retry(lambda: schema.migrate(self.conn, now_iso()))
+        if schema.check_version(self.db):
+            self._with_retry(lambda: schema.migrate(self.db, now_iso()))
 
     def close(self) -> None:
-        self.conn.close()
+        self.db.conn.close()
 
     def __enter__(self) -> Store:
         return self
@@ -200,14 +194,13 @@ class Store:
     ) -> None:
         self.close()
 
-    def _with_retry(self, action: Any) -> Any:
+    def _with_retry(self, action: Callable[[], T]) -> T:
         delay = 0.01
         for attempt in range(WRITE_ATTEMPTS):
             try:
                 return action()
-            except sqlite3.OperationalError as exc:
-                text = str(exc).lower()
-                if ("locked" not in text and "busy" not in text) or attempt == WRITE_ATTEMPTS - 1:
+            except StoreBusy:
+                if attempt == WRITE_ATTEMPTS - 1:
                     raise
             # Jitter from os.urandom: importing random would cost every hook run.
             time.sleep(delay * (1 + os.urandom(1)[0] / 256))
@@ -215,42 +208,30 @@ class Store:
         raise AssertionError("unreachable")
 
     @contextmanager
-    def write(self) -> Generator[sqlite3.Connection]:
+    def write(self) -> Generator[Db]:
         """One immediate transaction: all of it commits, or none of it does."""
+        db = self.db
+        self._with_retry(lambda: db.execute("BEGIN IMMEDIATE"))
         try:
-            self._with_retry(lambda: self.conn.execute("BEGIN IMMEDIATE"))
-        except sqlite3.Error as exc:
-            raise translate(exc, self.path) from None
-        try:
-            yield self.conn
-            self.conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            self._rollback()
-            raise translate(exc, self.path) from None
+            yield db
+            db.execute("COMMIT")
         except BaseException:
-            self._rollback()
+            # SQLite may already have rolled back (e.g. on a full disk).
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.conn.execute("ROLLBACK")
             raise
 
-    def _rollback(self) -> None:
-        # SQLite may already have rolled back (e.g. on a full disk).
-        with contextlib.suppress(sqlite3.Error):
-            self.conn.execute("ROLLBACK")
-
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
-        try:
-            return self.conn.execute(sql, params).fetchall()
-        except sqlite3.OperationalError as exc:
-            raise translate(exc, self.path) from None
-        except sqlite3.DatabaseError as exc:
-            raise translate(exc, self.path) from None
+        return self.db.query(sql, params)
 
     def setting(self, key: str, default: Any = None) -> Any:
         rows = self.query("SELECT value FROM settings WHERE key = ?", (key,))
         return json.loads(rows[0][0]) if rows else default
 
     @staticmethod
-    def put_setting(conn: sqlite3.Connection, key: str, value: Any) -> None:
-        conn.execute(
+    def put_setting(db: Db, key: str, value: Any) -> None:
+        db.execute(
             "INSERT INTO settings(key, value) VALUES (?, ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, canonical_json(value)),

@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from tree_ring.model.errors import NotFound
 from tree_ring.model.record import Link, Memory
+from tree_ring.store.sql import Db
 
 COLUMNS = (
     "id",
@@ -94,8 +95,8 @@ def from_row(row: sqlite3.Row) -> Memory:
     return Memory(**values)
 
 
-def insert(conn: sqlite3.Connection, memory: Memory) -> None:
-    insert_many(conn, [memory])
+def insert(db: Db, memory: Memory) -> None:
+    insert_many(db, [memory])
 
 
 # The columns with no NOT NULL and no default: an INSERT that leaves one out
@@ -119,7 +120,7 @@ NULLABLE = (
 _NULLABLE_AT = tuple(COLUMNS.index(column) for column in NULLABLE)
 
 
-def insert_many(conn: sqlite3.Connection, memories: Iterable[Memory]) -> None:
+def insert_many(db: Db, memories: Iterable[Memory]) -> None:
     """Insert rows in order, one statement for each run of rows with the same NULLs.
 
     Python's sqlite3 binds None through its adapter lookup, which raises and
@@ -130,7 +131,7 @@ def insert_many(conn: sqlite3.Connection, memories: Iterable[Memory]) -> None:
     values = [to_values(memory) for memory in memories]
     for absent, run in groupby(values, key=_absent):
         sql, pick = _statement(absent)
-        conn.executemany(sql, map(pick, run))
+        db.executemany(sql, map(pick, run))
 
 
 _nullable = cast("Callable[[list[Any]], tuple[Any, ...]]", itemgetter(*_NULLABLE_AT))
@@ -152,19 +153,19 @@ def _statement(absent: tuple[bool, ...]) -> tuple[str, Callable[[list[Any]], tup
     return sql, itemgetter(*kept)
 
 
-def get(conn: sqlite3.Connection, memory_id: str) -> Memory:
-    row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+def get(db: Db, memory_id: str) -> Memory:
+    row = db.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
     if row is None:
         raise NotFound(f"no memory {memory_id[:80]!r}; `tree-ring list` shows the ids")
     return from_row(row)
 
 
-def find(conn: sqlite3.Connection, memory_id: str) -> Memory | None:
-    row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+def find(db: Db, memory_id: str) -> Memory | None:
+    row = db.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
     return from_row(row) if row else None
 
 
-def update(conn: sqlite3.Connection, memory_id: str, **changes: Any) -> None:
+def update(db: Db, memory_id: str, **changes: Any) -> None:
     """Set columns on one row; list and link columns take Python values."""
     params = dict(changes)
     for column in _JSON_LISTS:
@@ -179,4 +180,4 @@ def update(conn: sqlite3.Connection, memory_id: str, **changes: Any) -> None:
     if unknown:
         raise ValueError(f"not memory columns: {sorted(unknown)}")
     assignments = ", ".join(f"{column} = :{column}" for column in params)
-    conn.execute(f"UPDATE memories SET {assignments} WHERE id = :_id", {**params, "_id": memory_id})
+    db.execute(f"UPDATE memories SET {assignments} WHERE id = :_id", {**params, "_id": memory_id})

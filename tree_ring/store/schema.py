@@ -9,10 +9,10 @@ version does not know was written by a newer Tree Ring and is refused.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable
 
 from tree_ring.model.errors import SchemaTooNew
+from tree_ring.store.sql import Db
 
 MEMORIES = """
 CREATE TABLE memories (
@@ -137,9 +137,9 @@ SIDE_TABLES = (
 )
 
 
-def _initial(conn: sqlite3.Connection) -> None:
+def _initial(db: Db) -> None:
     for statement in (MEMORIES, MEMORY_FTS, *FTS_TRIGGERS, *INDEXES, *SIDE_TABLES):
-        conn.execute(statement)
+        db.execute(statement)
 
 
 # Every decision of the write policy (tree_ring/govern/coordinator.py), allowed or denied,
@@ -165,9 +165,9 @@ POLICY_AUDIT = (
 )
 
 
-def _policy_audit(conn: sqlite3.Connection) -> None:
+def _policy_audit(db: Db) -> None:
     for statement in POLICY_AUDIT:
-        conn.execute(statement)
+        db.execute(statement)
 
 
 # The summary tree (TinyCortex's bucket-seal tree, tree_ring/tree/).
@@ -249,16 +249,16 @@ SUMMARY_TREE = (
 )
 
 
-def _summary_tree(conn: sqlite3.Connection) -> None:
+def _summary_tree(db: Db) -> None:
     for statement in SUMMARY_TREE:
-        conn.execute(statement)
+        db.execute(statement)
     for key, value in TREE_SETTINGS.items():
-        conn.execute(
+        db.execute(
             "INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)", (key, json.dumps(value))
         )
 
 
-Migration = tuple[str, Callable[[sqlite3.Connection], None]]
+Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never edit or reorder a migration that has shipped.
 MIGRATIONS: list[Migration] = [
@@ -273,18 +273,18 @@ LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
 )"""
 
 
-def applied(conn: sqlite3.Connection) -> list[str]:
-    exists = conn.execute(
+def applied(db: Db) -> list[str]:
+    exists = db.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
     ).fetchone()
     if not exists:
         return []
-    return [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+    return [row[0] for row in db.execute("SELECT name FROM schema_migrations ORDER BY name")]
 
 
-def check_version(conn: sqlite3.Connection) -> list[str]:
+def check_version(db: Db) -> list[str]:
     """The migrations still to run; refuses a store from a newer Tree Ring."""
-    done = applied(conn)
+    done = applied(db)
     known = {name for name, _ in MIGRATIONS}
     unknown = [name for name in done if name not in known]
     if unknown:
@@ -295,24 +295,22 @@ def check_version(conn: sqlite3.Connection) -> list[str]:
     return [name for name, _ in MIGRATIONS if name not in done]
 
 
-def migrate(conn: sqlite3.Connection, now: str) -> list[str]:
+def migrate(db: Db, now: str) -> list[str]:
     """Run pending migrations; returns their names. Caller holds no transaction."""
     ran: list[str] = []
     for name, step in MIGRATIONS:
-        conn.execute("BEGIN IMMEDIATE")
+        db.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute(LEDGER)
-            if name in applied(conn):
-                conn.execute("COMMIT")
+            db.execute(LEDGER)
+            if name in applied(db):
+                db.execute("COMMIT")
                 continue
-            step(conn)
-            conn.execute(
-                "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)", (name, now)
-            )
-            conn.execute(f"PRAGMA user_version = {len(applied(conn))}")
-            conn.execute("COMMIT")
+            step(db)
+            db.execute("INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)", (name, now))
+            db.execute(f"PRAGMA user_version = {len(applied(db))}")
+            db.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            db.execute("ROLLBACK")
             raise
         ran.append(name)
     return ran

@@ -20,6 +20,7 @@ from tree_ring.model.record import (
     sha256,
 )
 from tree_ring.store import schema
+from tree_ring.store.sql import Db
 from tree_ring.tree.summarise import (
     SummaryInput,
 )
@@ -44,10 +45,10 @@ class TreeConfig:
     deferred: bool = False
 
 
-def config(conn: sqlite3.Connection) -> TreeConfig:
+def config(db: Db) -> TreeConfig:
     """The live budgets from the settings table; a missing key keeps its default."""
     values: dict[str, Any] = dict(schema.TREE_SETTINGS)
-    for key, raw in conn.execute("SELECT key, value FROM settings WHERE key LIKE 'tree.%'"):
+    for key, raw in db.execute("SELECT key, value FROM settings WHERE key LIKE 'tree.%'"):
         values[key] = json.loads(raw)
 
     def number(key: str, floor: int) -> int:
@@ -64,7 +65,7 @@ def config(conn: sqlite3.Connection) -> TreeConfig:
     )
 
 
-def set_config(conn: sqlite3.Connection, key: str, raw: str) -> TreeConfig:
+def set_config(db: Db, key: str, raw: str) -> TreeConfig:
     """Change one tree setting from text (`input_token_budget`, `deferred`, ...)."""
     name = key.removeprefix("tree.")
     full = f"tree.{name}"
@@ -81,12 +82,12 @@ def set_config(conn: sqlite3.Connection, key: str, raw: str) -> TreeConfig:
         if not raw.strip().isdigit() or int(raw) < floor:
             raise UsageError(f"{name} is a whole number of at least {floor}, not {raw[:20]!r}")
         value = int(raw)
-    conn.execute(
+    db.execute(
         "INSERT INTO settings(key, value) VALUES (?, ?)"
         " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
         (full, json.dumps(value)),
     )
-    return config(conn)
+    return config(db)
 
 
 @dataclass(frozen=True)
@@ -185,34 +186,34 @@ def tree_id_for(kind: str, scope: str) -> str:
     return f"tree_{kind}_{sha256(canonical_json([kind, scope]))[7:23]}"
 
 
-def get_tree(conn: sqlite3.Connection, kind: str, scope: str) -> Tree | None:
-    row = conn.execute("SELECT * FROM tree_trees WHERE kind = ? AND scope = ?", (kind, scope))
+def get_tree(db: Db, kind: str, scope: str) -> Tree | None:
+    row = db.execute("SELECT * FROM tree_trees WHERE kind = ? AND scope = ?", (kind, scope))
     found = row.fetchone()
     return tree_from_row(found) if found else None
 
 
-def tree_by_id(conn: sqlite3.Connection, tree_id: str) -> Tree | None:
-    found = conn.execute("SELECT * FROM tree_trees WHERE id = ?", (tree_id,)).fetchone()
+def tree_by_id(db: Db, tree_id: str) -> Tree | None:
+    found = db.execute("SELECT * FROM tree_trees WHERE id = ?", (tree_id,)).fetchone()
     return tree_from_row(found) if found else None
 
 
-def get_or_create(conn: sqlite3.Connection, kind: str, scope: str, now: str) -> Tree:
+def get_or_create(db: Db, kind: str, scope: str, now: str) -> Tree:
     if kind not in KINDS:
         raise ValueError(f"unknown tree kind {kind!r}")
-    found = get_tree(conn, kind, scope)
+    found = get_tree(db, kind, scope)
     if found is not None:
         return found
     tree_id = tree_id_for(kind, scope)
-    conn.execute(
+    db.execute(
         "INSERT INTO tree_trees(id, kind, scope, created_at) VALUES (?, ?, ?, ?)",
         (tree_id, kind, scope, now),
     )
-    conn.execute("INSERT OR IGNORE INTO tree_buffers(tree_id, level) VALUES (?, 0)", (tree_id,))
+    db.execute("INSERT OR IGNORE INTO tree_buffers(tree_id, level) VALUES (?, 0)", (tree_id,))
     return Tree(tree_id, kind, scope, None, 0, "active", now, None)
 
 
-def buffer(conn: sqlite3.Connection, tree_id: str, level: int) -> Buffer:
-    row = conn.execute(
+def buffer(db: Db, tree_id: str, level: int) -> Buffer:
+    row = db.execute(
         "SELECT * FROM tree_buffers WHERE tree_id = ? AND level = ?", (tree_id, level)
     ).fetchone()
     if row is None:
@@ -221,8 +222,8 @@ def buffer(conn: sqlite3.Connection, tree_id: str, level: int) -> Buffer:
     return Buffer(tree_id, level, items, row["item_count"], row["token_sum"], row["oldest_at"])
 
 
-def node(conn: sqlite3.Connection, node_id: str) -> Node | None:
-    row = conn.execute("SELECT * FROM tree_nodes WHERE id = ?", (node_id,)).fetchone()
+def node(db: Db, node_id: str) -> Node | None:
+    row = db.execute("SELECT * FROM tree_nodes WHERE id = ?", (node_id,)).fetchone()
     return node_from_row(row) if row else None
 
 

@@ -11,7 +11,6 @@ sealed node's content.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 
 from tree_ring.model.record import (
@@ -20,6 +19,7 @@ from tree_ring.model.record import (
 )
 from tree_ring.store import live
 from tree_ring.store.live import View
+from tree_ring.store.sql import Db
 from tree_ring.tree.nodes import (
     DEFAULT_LABELS,
     buffer,
@@ -58,7 +58,7 @@ class Flushed:
 
 
 def flush(
-    conn: sqlite3.Connection,
+    db: Db,
     now: str | None = None,
     *,
     max_age_secs: int | None = None,
@@ -66,38 +66,36 @@ def flush(
 ) -> list[Flushed]:
     """Seal what deferred appends left pending, then force-seal stale L0 buffers."""
     now = now or now_iso()
-    cfg = config(conn)
+    cfg = config(db)
     age = cfg.flush_age_secs if max_age_secs is None else max(0, max_age_secs)
     cutoff = stale_cutoff(now, age)
     report: list[Flushed] = []
-    trees = [
-        tree_from_row(r) for r in conn.execute("SELECT * FROM tree_trees ORDER BY kind, scope")
-    ]
+    trees = [tree_from_row(r) for r in db.execute("SELECT * FROM tree_trees ORDER BY kind, scope")]
     for tree in trees:
         if tree.status != "active":
             continue
-        reseal_stale(conn, tree.id, now, summariser=summariser)
-        sealed = cascade(conn, tree, now, cfg=cfg, summariser=summariser)
-        l0 = buffer(conn, tree.id, 0)
+        reseal_stale(db, tree.id, now, summariser=summariser)
+        sealed = cascade(db, tree, now, cfg=cfg, summariser=summariser)
+        l0 = buffer(db, tree.id, 0)
         forced = l0.item_count > 0 and (l0.oldest_at or now) <= cutoff
         if forced:
-            sealed += cascade(conn, tree, now, cfg=cfg, force=True, summariser=summariser)
+            sealed += cascade(db, tree, now, cfg=cfg, force=True, summariser=summariser)
         report.append(Flushed(tree.id, tree.kind, tree.scope, tuple(sealed), forced))
     return report
 
 
-def rebuild(conn: sqlite3.Connection, project: str, now: str | None = None) -> int:
+def rebuild(db: Db, project: str, now: str | None = None) -> int:
     """Build a project's source tree from scratch out of its live memories."""
     now = now or now_iso()
-    tree = get_or_create(conn, "source", project, now)
+    tree = get_or_create(db, "source", project, now)
     for table in ("tree_nodes", "tree_leaves", "tree_buffers"):
-        conn.execute(f"DELETE FROM {table} WHERE tree_id = ?", (tree.id,))
-    conn.execute(
+        db.execute(f"DELETE FROM {table} WHERE tree_id = ?", (tree.id,))
+    db.execute(
         "UPDATE tree_trees SET root_id = NULL, max_level = 0, last_sealed_at = NULL WHERE id = ?",
         (tree.id,),
     )
-    conn.execute("INSERT INTO tree_buffers(tree_id, level) VALUES (?, 0)", (tree.id,))
-    cfg = config(conn)
+    db.execute("INSERT INTO tree_buffers(tree_id, level) VALUES (?, 0)", (tree.id,))
+    cfg = config(db)
     clause = live.live(View())
     shared = ", ".join(f"'{scope}'" for scope in SHARED_SCOPES)
     sql = (
@@ -105,15 +103,15 @@ def rebuild(conn: sqlite3.Connection, project: str, now: str | None = None) -> i
         f" AND {clause.sql} AND m.scope IN ({shared}) AND m.source_type != 'consolidation'"
         " ORDER BY m.created_at, m.id"
     )
-    found = conn.execute(sql, {**clause.params, "project": project}).fetchall()
+    found = db.execute(sql, {**clause.params, "project": project}).fetchall()
     append_leaves(
-        conn, tree, [(row["id"], token_estimate(row["summary"])) for row in found], now, cfg=cfg
+        db, tree, [(row["id"], token_estimate(row["summary"])) for row in found], now, cfg=cfg
     )
     return len(found)
 
 
 def forget_memory(
-    conn: sqlite3.Connection,
+    db: Db,
     memory_id: str,
     now: str,
     *,
@@ -121,27 +119,27 @@ def forget_memory(
 ) -> list[str]:
     """Take a forgotten memory out of every tree; returns the node ids rebuilt or dropped."""
     touched: list[str] = []
-    leaves = conn.execute(
+    leaves = db.execute(
         "SELECT seq, tree_id, parent_id FROM tree_leaves WHERE memory_id = ?", (memory_id,)
     ).fetchall()
     for seq, tree_id, parent_id in leaves:
-        conn.execute("DELETE FROM tree_leaves WHERE seq = ?", (seq,))
+        db.execute("DELETE FROM tree_leaves WHERE seq = ?", (seq,))
         if parent_id is None:
-            refresh_l0(conn, tree_id)
+            refresh_l0(db, tree_id)
             continue
-        conn.execute(
+        db.execute(
             "WITH RECURSIVE up(id) AS (SELECT ? UNION"
             " SELECT n.parent_id FROM tree_nodes n JOIN up ON n.id = up.id"
             " WHERE n.parent_id IS NOT NULL)"
             " UPDATE tree_nodes SET stale = 1 WHERE id IN (SELECT id FROM up)",
             (parent_id,),
         )
-        touched += reseal_stale(conn, tree_id, now, summariser=summariser)
+        touched += reseal_stale(db, tree_id, now, summariser=summariser)
     return touched
 
 
 def reseal_stale(
-    conn: sqlite3.Connection,
+    db: Db,
     tree_id: str,
     now: str,
     *,
@@ -152,47 +150,47 @@ def reseal_stale(
     A node left with no live child is deleted; its parent (stale too) drops
     it, or, if it was waiting in a buffer, the buffer does.
     """
-    tree = tree_by_id(conn, tree_id)
+    tree = tree_by_id(db, tree_id)
     stale = [
         node_from_row(r)
-        for r in conn.execute(
+        for r in db.execute(
             "SELECT * FROM tree_nodes WHERE tree_id = ? AND stale = 1 ORDER BY level, sealed_at",
             (tree_id,),
         )
     ]
     if tree is None or not stale:
         return []
-    cfg = config(conn)
+    cfg = config(db)
     for item in stale:
         if item.level == 1:
             kept = [
                 r[0]
-                for r in conn.execute(
+                for r in db.execute(
                     "SELECT memory_id FROM tree_leaves WHERE tree_id = ? AND parent_id = ?",
                     (tree_id, item.id),
                 )
             ]
             waiting = set(kept)
             order = [i for i in item.child_ids if i in waiting]
-            inputs = memory_inputs(conn, order, DEFAULT_LABELS.get(tree.kind) == "inherit")
+            inputs = memory_inputs(db, order, DEFAULT_LABELS.get(tree.kind) == "inherit")
             dropped = sorted(set(kept) - {i.id for i in inputs})
-            conn.execute(
+            db.execute(
                 "DELETE FROM tree_leaves WHERE tree_id = ? AND parent_id = ?"
                 " AND memory_id IN (SELECT value FROM json_each(?))",
                 (tree_id, item.id, json.dumps(dropped)),
             )
         else:
-            inputs = node_inputs(conn, item.child_ids)
+            inputs = node_inputs(db, item.child_ids)
         if not inputs:
-            conn.execute("DELETE FROM tree_nodes WHERE id = ?", (item.id,))
+            db.execute("DELETE FROM tree_nodes WHERE id = ?", (item.id,))
             continue
         built = build(inputs, tree, cfg, summariser)
-        conn.execute(RESEAL_NODE, {**built.params(), "id": item.id, "resealed_at": now})
-    levels = conn.execute(
+        db.execute(RESEAL_NODE, {**built.params(), "id": item.id, "resealed_at": now})
+    levels = db.execute(
         "SELECT level FROM tree_buffers WHERE tree_id = ? AND level > 0 AND item_count > 0",
         (tree_id,),
     ).fetchall()
     for (level,) in levels:
-        set_items(conn, tree_id, level, list(buffer(conn, tree_id, level).item_ids))
-    refresh_root(conn, tree_id, now)
+        set_items(db, tree_id, level, list(buffer(db, tree_id, level).item_ids))
+    refresh_root(db, tree_id, now)
     return [item.id for item in stale]

@@ -24,7 +24,6 @@ and reports `seal_pending`; `tree flush` then seals. Use it for bulk loads.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -39,6 +38,7 @@ from tree_ring.model.record import (
 )
 from tree_ring.store import live
 from tree_ring.store.live import View
+from tree_ring.store.sql import Db
 from tree_ring.tree.nodes import (
     DEFAULT_LABELS,
     AppendOutcome,
@@ -67,14 +67,12 @@ MAX_CASCADE_DEPTH = 32
 _FETCH = 512
 
 
-def on_insert(conn: sqlite3.Connection, memory: Memory) -> AppendOutcome:
+def on_insert(db: Db, memory: Memory) -> AppendOutcome:
     """The write hook: a new memory becomes a leaf of its project's source tree."""
-    return on_insert_many(conn, [memory]).get(memory.project or "", AppendOutcome(False))
+    return on_insert_many(db, [memory]).get(memory.project or "", AppendOutcome(False))
 
 
-def on_insert_many(
-    conn: sqlite3.Connection, memories: Iterable[Memory]
-) -> dict[str, AppendOutcome]:
+def on_insert_many(db: Db, memories: Iterable[Memory]) -> dict[str, AppendOutcome]:
     """The write hook for a batch: each project's eligible memories, in order.
 
     Projects' trees are independent, so appending project by project builds
@@ -88,8 +86,8 @@ def on_insert_many(
             )
     outcomes: dict[str, AppendOutcome] = {}
     for project, items in leaves.items():
-        tree = get_or_create(conn, "source", project, now_iso())
-        outcomes[project] = append_leaves(conn, tree, items)
+        tree = get_or_create(db, "source", project, now_iso())
+        outcomes[project] = append_leaves(db, tree, items)
     return outcomes
 
 
@@ -99,7 +97,7 @@ def stale_cutoff(now: str, age_secs: int) -> str:
 
 
 def append_leaf(
-    conn: sqlite3.Connection,
+    db: Db,
     tree: Tree,
     memory_id: str,
     tokens: int,
@@ -111,7 +109,7 @@ def append_leaf(
 ) -> AppendOutcome:
     """Add one leaf to the L0 buffer, then seal what its gates call for."""
     return append_leaves(
-        conn,
+        db,
         tree,
         [(memory_id, tokens)],
         now,
@@ -122,7 +120,7 @@ def append_leaf(
 
 
 def append_leaves(
-    conn: sqlite3.Connection,
+    db: Db,
     tree: Tree,
     leaves: Sequence[tuple[str, int]],
     now: str | None = None,
@@ -147,23 +145,23 @@ def append_leaves(
     """
     if tree.status != "active":
         return AppendOutcome(False)
-    cfg = cfg or config(conn)
+    cfg = cfg or config(db)
     deferred = cfg.deferred if deferred is None else deferred
     clock = now is None
     moment = now or now_iso()
     cutoff = stale_cutoff(moment, cfg.flush_age_secs)
-    present = _present(conn, tree.id, [memory_id for memory_id, _ in leaves])
+    present = _present(db, tree.id, [memory_id for memory_id, _ in leaves])
     waiting: list[tuple[str, int]] = []  # appended since the last write
     sealed: list[str] = []
     appended = pending = False
-    l0 = buffer(conn, tree.id, 0)
+    l0 = buffer(db, tree.id, 0)
     count, total, oldest = l0.item_count, l0.token_sum, l0.oldest_at
 
     def seal(force: bool) -> None:
         nonlocal moment, cutoff, count, total, oldest
-        _write_leaves(conn, tree.id, waiting, moment)
-        sealed.extend(cascade(conn, tree, moment, cfg=cfg, force=force, summariser=summariser))
-        fresh = buffer(conn, tree.id, 0)
+        _write_leaves(db, tree.id, waiting, moment)
+        sealed.extend(cascade(db, tree, moment, cfg=cfg, force=force, summariser=summariser))
+        fresh = buffer(db, tree.id, 0)
         count, total, oldest = fresh.item_count, fresh.token_sum, fresh.oldest_at
         if clock:
             moment = now_iso()
@@ -184,13 +182,13 @@ def append_leaves(
             pending = reached or expired
         elif reached:
             seal(force=False)
-    _write_leaves(conn, tree.id, waiting, moment)
+    _write_leaves(db, tree.id, waiting, moment)
     return AppendOutcome(appended, tuple(sealed), pending)
 
 
-def _present(conn: sqlite3.Connection, tree_id: str, memory_ids: Sequence[str]) -> set[str]:
+def _present(db: Db, tree_id: str, memory_ids: Sequence[str]) -> set[str]:
     """Which of `memory_ids` are already leaves of the tree."""
-    found = conn.execute(
+    found = db.execute(
         "SELECT memory_id FROM tree_leaves WHERE tree_id = ?"
         " AND memory_id IN (SELECT value FROM json_each(?))",
         (tree_id, json.dumps(list(memory_ids))),
@@ -198,17 +196,15 @@ def _present(conn: sqlite3.Connection, tree_id: str, memory_ids: Sequence[str]) 
     return {row[0] for row in found}
 
 
-def _write_leaves(
-    conn: sqlite3.Connection, tree_id: str, leaves: list[tuple[str, int]], now: str
-) -> None:
+def _write_leaves(db: Db, tree_id: str, leaves: list[tuple[str, int]], now: str) -> None:
     """Write the leaves appended since the last write, and count them into L0; empties `leaves`."""
     if not leaves:
         return
-    conn.executemany(
+    db.executemany(
         "INSERT INTO tree_leaves(tree_id, memory_id, token_count, added_at) VALUES (?, ?, ?, ?)",
         [(tree_id, memory_id, tokens, now) for memory_id, tokens in leaves],
     )
-    conn.execute(
+    db.execute(
         "UPDATE tree_buffers SET item_count = item_count + ?, token_sum = token_sum + ?,"
         " oldest_at = coalesce(oldest_at, ?) WHERE tree_id = ? AND level = 0",
         (len(leaves), sum(tokens for _, tokens in leaves), now, tree_id),
@@ -225,7 +221,7 @@ def gate_reached(buf: Buffer, cfg: TreeConfig) -> bool:
 
 
 def cascade(
-    conn: sqlite3.Connection,
+    db: Db,
     tree: Tree,
     now: str,
     *,
@@ -239,15 +235,15 @@ def cascade(
     in budget-sized buckets, in arrival order). `force` seals L0 down to
     empty whatever its size; upper levels always wait for their fan-out.
     """
-    cfg = cfg or config(conn)
+    cfg = cfg or config(db)
     sealed: list[str] = []
     for level in range(MAX_CASCADE_DEPTH):
         progressed = False
         while True:
-            buf = buffer(conn, tree.id, level)
+            buf = buffer(db, tree.id, level)
             if not (gate_reached(buf, cfg) or (force and level == 0 and buf.item_count > 0)):
                 break
-            new_id = _seal_level(conn, tree, buf, cfg, now, summariser)
+            new_id = _seal_level(db, tree, buf, cfg, now, summariser)
             progressed = True
             if new_id is not None:
                 sealed.append(new_id)
@@ -264,9 +260,7 @@ def _memory_input(
     return SummaryInput(memory_id, text, salience, created_at, created_at, entities, topics)
 
 
-def memory_inputs(
-    conn: sqlite3.Connection, ids: Sequence[str], with_labels: bool
-) -> list[SummaryInput]:
+def memory_inputs(db: Db, ids: Sequence[str], with_labels: bool) -> list[SummaryInput]:
     """The live memories among `ids`, in the order given."""
     clause = live.live(View())
     found: dict[str, SummaryInput] = {}
@@ -274,17 +268,17 @@ def memory_inputs(
         "SELECT m.id, m.summary, m.salience, m.created_at FROM memories m "
         f"WHERE m.id IN (SELECT value FROM json_each(:ids)) AND {clause.sql}"
     )
-    for row in conn.execute(sql, {**clause.params, "ids": json.dumps(list(ids))}):
+    for row in db.execute(sql, {**clause.params, "ids": json.dumps(list(ids))}):
         found[row["id"]] = _memory_input(
             row["id"], row["summary"], row["salience"], row["created_at"], with_labels
         )
     return [found[i] for i in ids if i in found]
 
 
-def node_inputs(conn: sqlite3.Connection, ids: Sequence[str]) -> list[SummaryInput]:
+def node_inputs(db: Db, ids: Sequence[str]) -> list[SummaryInput]:
     found: dict[str, SummaryInput] = {}
     sql = "SELECT * FROM tree_nodes WHERE id IN (SELECT value FROM json_each(?)) AND stale = 0"
-    for row in conn.execute(sql, (json.dumps(list(ids)),)):
+    for row in db.execute(sql, (json.dumps(list(ids)),)):
         found[row["id"]] = node_from_row(row).as_input()
     return [found[i] for i in ids if i in found]
 
@@ -345,7 +339,7 @@ RESEAL_NODE = (
 
 
 def _pending_leaves(
-    conn: sqlite3.Connection, tree_id: str, budget: int, with_labels: bool
+    db: Db, tree_id: str, budget: int, with_labels: bool
 ) -> tuple[list[str], int, list[SummaryInput]]:
     """The oldest waiting leaves whose tokens first reach `budget` (or all):
     their memory ids, the seq of the last, and the live memories among them.
@@ -353,9 +347,7 @@ def _pending_leaves(
     The leaves and their memories are read together, in arrival order, since a
     seal takes a whole budget of them (thousands)."""
     clause = live.live(View())
-    cursor = conn.cursor()
-    cursor.row_factory = None
-    cursor.execute(
+    cursor = db.execute(
         "SELECT l.seq, l.memory_id, l.token_count, m.summary, m.salience, m.created_at"
         f" FROM tree_leaves l LEFT JOIN memories m ON m.id = l.memory_id AND {clause.sql}"
         " WHERE l.tree_id = :tree AND l.parent_id IS NULL ORDER BY l.seq",
@@ -364,25 +356,20 @@ def _pending_leaves(
     taken: list[str] = []
     inputs: list[SummaryInput] = []
     last_seq = total = 0
-    try:
-        while total < budget and (batch := cursor.fetchmany(_FETCH)):
-            for seq, memory_id, tokens, summary, salience, created_at in batch:
-                taken.append(memory_id)
-                last_seq = seq
-                if summary is not None:  # live
-                    inputs.append(
-                        _memory_input(memory_id, summary, salience, created_at, with_labels)
-                    )
-                total += tokens
-                if total >= budget:
-                    break
-    finally:
-        cursor.close()
+    while total < budget and (batch := cursor.fetchmany(_FETCH)):
+        for seq, memory_id, tokens, summary, salience, created_at in batch:
+            taken.append(memory_id)
+            last_seq = seq
+            if summary is not None:  # live
+                inputs.append(_memory_input(memory_id, summary, salience, created_at, with_labels))
+            total += tokens
+            if total >= budget:
+                break
     return taken, last_seq, inputs
 
 
 def _seal_level(
-    conn: sqlite3.Connection,
+    db: Db,
     tree: Tree,
     buf: Buffer,
     cfg: TreeConfig,
@@ -394,22 +381,20 @@ def _seal_level(
     last_seq = 0
     if level == 0:
         with_labels = DEFAULT_LABELS.get(tree.kind) == "inherit"
-        taken, last_seq, inputs = _pending_leaves(
-            conn, tree.id, cfg.input_token_budget, with_labels
-        )
+        taken, last_seq, inputs = _pending_leaves(db, tree.id, cfg.input_token_budget, with_labels)
     else:
         taken = list(buf.item_ids[: cfg.summary_fanout])
-        inputs = node_inputs(conn, taken)
+        inputs = node_inputs(db, taken)
     node_id: str | None = None
     if inputs:
         built = build(inputs, tree, cfg, summariser)
         node_id = f"node_{level + 1}_{sha256(canonical_json([tree.id, level + 1, taken]))[7:23]}"
-        conn.execute(
+        db.execute(
             _INSERT_NODE,
             {**built.params(), "id": node_id, "tree_id": tree.id, "level": level + 1}
             | {"sealed_at": now},
         )
-        _push(conn, tree.id, level + 1, node_id, built.token_count, now)
+        _push(db, tree.id, level + 1, node_id, built.token_count, now)
     if level == 0:
         # Leaves that stopped being live before their seal leave the tree
         # without ever being summarised. The bucket is the waiting leaves up
@@ -417,37 +402,33 @@ def _seal_level(
         # they get their backlink.
         gone = sorted(set(taken) - {item.id for item in inputs})
         if gone:
-            conn.execute(
+            db.execute(
                 "DELETE FROM tree_leaves WHERE tree_id = ? AND parent_id IS NULL"
                 " AND memory_id IN (SELECT value FROM json_each(?))",
                 (tree.id, json.dumps(gone)),
             )
         if node_id is not None:
-            conn.execute(
+            db.execute(
                 "UPDATE tree_leaves SET parent_id = ? WHERE tree_id = ? AND parent_id IS NULL"
                 " AND seq <= ?",
                 (node_id, tree.id, last_seq),
             )
-        refresh_l0(conn, tree.id)
+        refresh_l0(db, tree.id)
     else:
-        conn.execute(
+        db.execute(
             "UPDATE tree_nodes SET parent_id = ? WHERE id IN (SELECT value FROM json_each(?))"
             " AND parent_id IS NULL",
             (node_id, json.dumps([item.id for item in inputs])),
         )
-        set_items(conn, tree.id, level, list(buf.item_ids[len(taken) :]))
+        set_items(db, tree.id, level, list(buf.item_ids[len(taken) :]))
     if node_id is not None:
-        refresh_root(conn, tree.id, now)
+        refresh_root(db, tree.id, now)
     return node_id
 
 
-def _push(
-    conn: sqlite3.Connection, tree_id: str, level: int, node_id: str, tokens: int, now: str
-) -> None:
-    conn.execute(
-        "INSERT OR IGNORE INTO tree_buffers(tree_id, level) VALUES (?, ?)", (tree_id, level)
-    )
-    conn.execute(
+def _push(db: Db, tree_id: str, level: int, node_id: str, tokens: int, now: str) -> None:
+    db.execute("INSERT OR IGNORE INTO tree_buffers(tree_id, level) VALUES (?, ?)", (tree_id, level))
+    db.execute(
         "UPDATE tree_buffers SET item_ids = json_insert(item_ids, '$[#]', ?),"
         " item_count = item_count + 1, token_sum = token_sum + ?,"
         " oldest_at = coalesce(oldest_at, ?) WHERE tree_id = ? AND level = ?",
@@ -455,9 +436,9 @@ def _push(
     )
 
 
-def refresh_l0(conn: sqlite3.Connection, tree_id: str) -> None:
+def refresh_l0(db: Db, tree_id: str) -> None:
     """Recount the L0 buffer from its waiting leaves (after a seal or a forget)."""
-    conn.execute(
+    db.execute(
         "UPDATE tree_buffers SET"
         " item_count = (SELECT count(*) FROM tree_leaves"
         "   WHERE tree_id = :t AND parent_id IS NULL),"
@@ -470,18 +451,18 @@ def refresh_l0(conn: sqlite3.Connection, tree_id: str) -> None:
     )
 
 
-def set_items(conn: sqlite3.Connection, tree_id: str, level: int, items: list[str]) -> None:
+def set_items(db: Db, tree_id: str, level: int, items: list[str]) -> None:
     """Rewrite an upper buffer to exactly those of `items` that still exist, in order."""
     present = {
         row[0]: (row[1], row[2])
-        for row in conn.execute(
+        for row in db.execute(
             "SELECT id, token_count, sealed_at FROM tree_nodes"
             " WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps(items),),
         )
     }
     kept = [i for i in items if i in present]
-    conn.execute(
+    db.execute(
         "UPDATE tree_buffers SET item_ids = ?, item_count = ?, token_sum = ?, oldest_at = ?"
         " WHERE tree_id = ? AND level = ?",
         (
@@ -495,14 +476,14 @@ def set_items(conn: sqlite3.Connection, tree_id: str, level: int, items: list[st
     )
 
 
-def refresh_root(conn: sqlite3.Connection, tree_id: str, now: str) -> None:
+def refresh_root(db: Db, tree_id: str, now: str) -> None:
     """The root is the newest unparented node at the top level."""
-    top = conn.execute(
+    top = db.execute(
         "SELECT id, level FROM tree_nodes WHERE tree_id = ? AND parent_id IS NULL AND stale = 0"
         " ORDER BY level DESC, sealed_at DESC, id DESC LIMIT 1",
         (tree_id,),
     ).fetchone()
-    conn.execute(
+    db.execute(
         "UPDATE tree_trees SET root_id = ?, max_level = ?, last_sealed_at = ? WHERE id = ?",
         (top[0] if top else None, top[1] if top else 0, now, tree_id),
     )

@@ -29,7 +29,6 @@ a whole import; a `create` is authorized per memory by the write path.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Generator, Iterable, Sequence
 from contextlib import contextmanager
 from itertools import islice
@@ -40,6 +39,7 @@ from tree_ring.model.record import Memory, canonical_json
 from tree_ring.store import schema
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 from tree_ring.write import pipeline
 from tree_ring.write.pipeline import BatchError, WriteResult
 
@@ -58,25 +58,25 @@ def _trigger_sql() -> str:
 
 
 @contextmanager
-def deferred_fts(conn: sqlite3.Connection) -> Generator[None]:
+def deferred_fts(db: Db) -> Generator[None]:
     """Index the rows inserted inside this block with one statement at its end.
 
     The caller holds a write transaction; an exception leaves the trigger
     dropped, and the caller's rollback restores it with everything else.
     """
-    before = conn.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
-    conn.execute(f"DROP TRIGGER {INSERT_TRIGGER}")
+    before = db.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
+    db.execute(f"DROP TRIGGER {INSERT_TRIGGER}")
     yield
-    conn.execute(
+    db.execute(
         "INSERT INTO memory_fts(rowid, summary, details, tags) "
         "SELECT rowid, summary, details, tags FROM memories WHERE rowid > ?",
         (before,),
     )
-    conn.execute(_trigger_sql())
+    db.execute(_trigger_sql())
 
 
 def insert_prepared_many(
-    conn: sqlite3.Connection,
+    db: Db,
     memories: Sequence[Memory],
     actor: Actor,
     *,
@@ -86,9 +86,9 @@ def insert_prepared_many(
 ) -> list[WriteResult]:
     """The transactional half of a bulk write; the caller holds the transaction
     (and, for a bulk action, has authorized it)."""
-    with deferred_fts(conn):
+    with deferred_fts(db):
         return pipeline.insert_prepared_many(
-            conn, memories, actor, action=action, admit=admit, offset=offset
+            db, memories, actor, action=action, admit=admit, offset=offset
         )
 
 
@@ -118,21 +118,21 @@ def insert_many(
         raise UsageError("batch size must be at least 1")
     results: list[WriteResult] = []
     source = iter(memories)
-    with page_cache(store.conn, CACHE_KIB):
+    with page_cache(store.db, CACHE_KIB):
         while chunk := list(islice(source, batch)):
             prepared = prepare_all(chunk, len(results))
-            with store.write() as conn:
+            with store.write() as db:
                 if action != "create":
                     ids = [memory.id for memory in prepared]
-                    coordinator.authorize(conn, action, actor, canonical_json(ids))
+                    coordinator.authorize(db, action, actor, canonical_json(ids))
                 results += insert_prepared_many(
-                    conn, prepared, actor, action=action, admit=admit, offset=len(results)
+                    db, prepared, actor, action=action, admit=admit, offset=len(results)
                 )
     return results
 
 
 @contextmanager
-def page_cache(conn: sqlite3.Connection, kib: int) -> Generator[None]:
+def page_cache(db: Db, kib: int) -> Generator[None]:
     """At least `kib` KiB of page cache on this connection for the block, then as before.
 
     A batch adds to indexes whose order is not arrival order (content hashes,
@@ -140,14 +140,14 @@ def page_cache(conn: sqlite3.Connection, kib: int) -> Generator[None]:
     store; with SQLite's default 2 MB cache most of those reads go back to the
     file once the store passes some tens of thousands of memories.
     """
-    before = int(conn.execute("PRAGMA cache_size").fetchone()[0])
+    before = int(db.execute("PRAGMA cache_size").fetchone()[0])
     # Positive is pages, negative is KiB.
-    page_size = int(conn.execute("PRAGMA page_size").fetchone()[0])
+    page_size = int(db.execute("PRAGMA page_size").fetchone()[0])
     if (before * page_size // 1024 if before > 0 else -before) >= kib:
         yield
         return
-    conn.execute(f"PRAGMA cache_size = {-int(kib)}")
+    db.execute(f"PRAGMA cache_size = {-int(kib)}")
     try:
         yield
     finally:
-        conn.execute(f"PRAGMA cache_size = {before}")
+        db.execute(f"PRAGMA cache_size = {before}")

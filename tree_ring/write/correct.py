@@ -9,7 +9,6 @@ checkpointed, so the forgotten words are gone from the index and, with
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from tree_ring import guard
@@ -19,6 +18,7 @@ from tree_ring.model.record import REDACTED, Memory, content_hash, now_iso
 from tree_ring.store import audit, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 from tree_ring.write import pipeline, propagate
 from tree_ring.write.pipeline import WriteResult
 
@@ -42,10 +42,8 @@ class Forgotten:
     reason: str
 
 
-def tombstone(
-    conn: sqlite3.Connection, memory: Memory, kind: str, reason: str, actor: Actor, at: str
-) -> None:
-    conn.execute(
+def tombstone(db: Db, memory: Memory, kind: str, reason: str, actor: Actor, at: str) -> None:
+    db.execute(
         "INSERT INTO content_tombstones"
         "(project, content_hash, kind, reason, memory_id, actor, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)"
@@ -68,30 +66,28 @@ def forget(store: Store, memory_id: str, *, mode: str, reason: str, actor: Actor
     if mode not in ("delete", "redact"):
         raise UsageError("--mode must be delete or redact")
     reason = check_reason(reason)
-    with store.write() as conn:
-        forget_in(conn, rows.get(conn, memory_id), mode, reason, actor, now_iso())
+    with store.write() as db:
+        forget_in(db, rows.get(db, memory_id), mode, reason, actor, now_iso())
     scrub(store)
     return Forgotten(memory_id, mode, reason)
 
 
-def forget_in(
-    conn: sqlite3.Connection, memory: Memory, mode: str, reason: str, actor: Actor, now: str
-) -> None:
+def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) -> None:
     """The transactional half of forgetting, for every path that removes a memory."""
     memory_id = memory.id
     if memory.redacted_at is not None and mode == "redact":
         raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
-    coordinator.authorize(conn, f"forget.{mode}", actor, memory_id)
+    coordinator.authorize(db, f"forget.{mode}", actor, memory_id)
     if memory.redacted_at is None:
-        tombstone(conn, memory, "forgotten", reason, actor, now)
+        tombstone(db, memory, "forgotten", reason, actor, now)
     if mode == "delete":
-        conn.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+        db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
         # Only a hard delete releases the operation claim and the id.
-        conn.execute("DELETE FROM operation_claims WHERE memory_id = ?", (memory_id,))
-        conn.execute("DELETE FROM redaction_tombstones WHERE memory_id = ?", (memory_id,))
+        db.execute("DELETE FROM operation_claims WHERE memory_id = ?", (memory_id,))
+        db.execute("DELETE FROM redaction_tombstones WHERE memory_id = ?", (memory_id,))
     else:
         rows.update(
-            conn,
+            db,
             memory_id,
             summary=REDACTED,
             details="",
@@ -110,19 +106,19 @@ def forget_in(
             retired_at=memory.retired_at or now,
             updated_at=now,
         )
-        conn.execute(
+        db.execute(
             "INSERT OR IGNORE INTO redaction_tombstones(memory_id, created_at) VALUES (?, ?)",
             (memory_id, now),
         )
-    propagate.forgotten(conn, memory, actor, now)  # tree nodes and consolidations over it
-    audit.append(conn, actor, "forget", memory_id, {"mode": mode, "reason": reason}, at=now)
+    propagate.forgotten(db, memory, actor, now)  # tree nodes and consolidations over it
+    audit.append(db, actor, "forget", memory_id, {"mode": mode, "reason": reason}, at=now)
 
 
 def scrub(store: Store) -> None:
     """Merge the FTS index so deleted terms leave it, then checkpoint the WAL."""
-    with store.write() as conn:
-        conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
-    store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with store.write() as db:
+        db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def _not_live(memory: Memory) -> str | None:
@@ -151,9 +147,7 @@ def closed_validity(old: Memory, new: Memory) -> str:
     return end
 
 
-def supersede_in(
-    conn: sqlite3.Connection, old: Memory, new_id: str, reason: str, actor: Actor, at: str
-) -> bool:
+def supersede_in(db: Db, old: Memory, new_id: str, reason: str, actor: Actor, at: str) -> bool:
     """Replace `old` by `new_id`; True if it took effect, False if it waits.
 
     Both rows must be live and in one project. While the new row is pending or
@@ -167,7 +161,7 @@ def supersede_in(
     problem = _not_live(old)
     if problem is not None:
         raise Conflict(f"{old.id} cannot be superseded: {problem}")
-    new = rows.get(conn, new_id)
+    new = rows.get(db, new_id)
     if new.project != old.project:
         raise UsageError(f"{new_id} belongs to another project; it cannot supersede {old.id}")
     problem = _not_live(new)
@@ -177,10 +171,10 @@ def supersede_in(
     takes_effect = new.trust == "accepted"
     if takes_effect:
         shared = admission.is_agent(actor) and not admission.owns(old, actor)
-        coordinator.authorize(conn, "supersede.shared" if shared else "supersede", actor, old.id)
+        coordinator.authorize(db, "supersede.shared" if shared else "supersede", actor, old.id)
         detail["valid_to"] = closed_validity(old, new)
         rows.update(
-            conn,
+            db,
             old.id,
             superseded_by=new_id,
             valid_to=detail["valid_to"],
@@ -190,16 +184,16 @@ def supersede_in(
     else:
         detail["waits_for"] = f"review of {new_id}"
     if old.id not in new.supersedes:
-        rows.update(conn, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
-    audit.append(conn, actor, "supersede", old.id, detail, at=at)
+        rows.update(db, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
+    audit.append(db, actor, "supersede", old.id, detail, at=at)
     return takes_effect
 
 
 def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Actor) -> bool:
     reason = check_reason(reason)
     now = now_iso()
-    with store.write() as conn:
-        return supersede_in(conn, rows.get(conn, old_id), new_id, reason, actor, now)
+    with store.write() as db:
+        return supersede_in(db, rows.get(db, old_id), new_id, reason, actor, now)
 
 
 def remember_superseding(store: Store, memory: Memory, old_id: str, actor: Actor) -> WriteResult:
@@ -212,12 +206,12 @@ def remember_superseding(store: Store, memory: Memory, old_id: str, actor: Actor
     if old_id not in memory.supersedes:
         memory = memory.replace(supersedes=(*memory.supersedes, old_id))
     memory = pipeline.prepare(memory)
-    with store.write() as conn:
-        old = rows.get(conn, old_id)
+    with store.write() as db:
+        old = rows.get(db, old_id)
         if old.project != memory.project:
             raise UsageError(f"{old_id} belongs to another project; it cannot be superseded here")
-        result = pipeline.insert_prepared(conn, memory, actor)
+        result = pipeline.insert_prepared(db, memory, actor)
         if not result.created:
             return result  # an exact retry: the first call made the link
-        supersede_in(conn, old, result.id, "replaced by a newer memory", actor, memory.created_at)
+        supersede_in(db, old, result.id, "replaced by a newer memory", actor, memory.created_at)
     return result

@@ -23,7 +23,6 @@ one append.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from math import isfinite
@@ -36,6 +35,7 @@ from tree_ring.model.record import Memory, content_hash, json_string, json_text,
 from tree_ring.store import audit, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 from tree_ring.tree import seal
 
 
@@ -116,8 +116,8 @@ def _stronger(a: str, b: str) -> str:
     return a if rank.get(a, len(order)) <= rank.get(b, len(order)) else b
 
 
-def tombstone_for(conn: sqlite3.Connection, project: str | None, content: str) -> Any:
-    return conn.execute(
+def tombstone_for(db: Db, project: str | None, content: str) -> Any:
+    return db.execute(
         "SELECT kind, reason, created_at, memory_id FROM content_tombstones "
         "WHERE project = ? AND content_hash = ?",
         (project or "", content),
@@ -132,8 +132,8 @@ def tombstoned(stone: Any) -> Conflict:
     )
 
 
-def refuse_if_tombstoned(conn: sqlite3.Connection, memory: Memory) -> None:
-    stone = tombstone_for(conn, memory.project, memory.content_hash)
+def refuse_if_tombstoned(db: Db, memory: Memory) -> None:
+    stone = tombstone_for(db, memory.project, memory.content_hash)
     if stone is not None:
         raise tombstoned(stone)
 
@@ -150,12 +150,12 @@ def prepare(memory: Memory) -> Memory:
 
 def store_memory(store: Store, memory: Memory, actor: Actor) -> WriteResult:
     memory = prepare(memory)
-    with store.write() as conn:
-        return insert_prepared(conn, memory, actor)
+    with store.write() as db:
+        return insert_prepared(db, memory, actor)
 
 
 def insert_prepared(
-    conn: sqlite3.Connection,
+    db: Db,
     memory: Memory,
     actor: Actor,
     *,
@@ -164,7 +164,7 @@ def insert_prepared(
 ) -> WriteResult:
     """The transactional half of a write; the caller holds the transaction."""
     try:
-        [result] = insert_prepared_many(conn, [memory], actor, action=action, admit=admit)
+        [result] = insert_prepared_many(db, [memory], actor, action=action, admit=admit)
     except BatchError as refused:
         raise refused.error from None
     return result
@@ -181,7 +181,7 @@ class BatchError(TreeRingError):
 
 
 def insert_prepared_many(
-    conn: sqlite3.Connection,
+    db: Db,
     memories: Sequence[Memory],
     actor: Actor,
     *,
@@ -195,8 +195,8 @@ def insert_prepared_many(
     position, and the caller's rollback leaves nothing of the batch written.
     """
     claims = [claim_key(memory) for memory in memories]
-    facts = Facts(conn, memories, claims)
-    out = _Unwritten(conn, actor, action)
+    facts = Facts(db, memories, claims)
+    out = _Unwritten(db, actor, action)
     # The batch's rows, for governance to find among them what the FTS index
     # does not hold yet (a bulk write indexes them at its end); it writes
     # those held back when a search needs them.
@@ -212,18 +212,18 @@ def insert_prepared_many(
             if action == "create":
                 # Bulk actions (import, consolidate, ...) are authorized once by their caller.
                 coordinator.authorize(
-                    conn, coordinator.create_action(memory, actor), actor, memory.id
+                    db, coordinator.create_action(memory, actor), actor, memory.id
                 )
             if admit:
                 if memory.supersedes:
                     out.write()  # governance reads the rows it replaces
-                memory = admission.admit(conn, memory, actor, pending)
+                memory = admission.admit(db, memory, actor, pending)
                 pending.add(memory)
             facts.add(memory, claim, intent)
             out.add(memory, claim, intent)
             if memory.links and any(link.type == admission.CONTRADICTS for link in memory.links):
                 out.write()  # the link back needs its target written, and this row
-                admission.after_insert(conn, memory, actor)
+                admission.after_insert(db, memory, actor)
         except TreeRingError as exc:
             raise BatchError(offset + index, exc) from None
         results.append(
@@ -231,7 +231,7 @@ def insert_prepared_many(
         )
     out.write()
     # Shared, accepted memories join their project's tree, as one append per tree.
-    seal.on_insert_many(conn, out.written)
+    seal.on_insert_many(db, out.written)
     return results
 
 
@@ -269,20 +269,18 @@ class Facts:
     retries are decided as if the earlier ones were already stored.
     """
 
-    def __init__(
-        self, conn: sqlite3.Connection, memories: Sequence[Memory], claims: Sequence[str | None]
-    ) -> None:
+    def __init__(self, db: Db, memories: Sequence[Memory], claims: Sequence[str | None]) -> None:
         by_project: dict[str, list[str]] = {}
         for memory in memories:
             if memory.trust != "rejected":
                 by_project.setdefault(memory.project or "", []).append(memory.content_hash)
         self.stones: dict[tuple[str, str], Any] = {}
         for project, hashes in by_project.items():
-            for stone in conn.execute(_STONES, (project, json.dumps(hashes))):
+            for stone in db.execute(_STONES, (project, json.dumps(hashes))):
                 self.stones[(project, stone["content_hash"])] = stone
         wanted = [claim for claim in claims if claim is not None]
         self.claims: dict[str, tuple[str, str]] = (
-            {row[0]: (row[1], row[2]) for row in conn.execute(_CLAIMS, (json.dumps(wanted),))}
+            {row[0]: (row[1], row[2]) for row in db.execute(_CLAIMS, (json.dumps(wanted),))}
             if wanted
             else {}
         )
@@ -290,9 +288,9 @@ class Facts:
         held = [memory_id for memory_id, _ in self.claims.values()]
         self.known: dict[str, Known] = {
             row[0]: Known(row[0], row[1], row[2], row[3] is not None)
-            for row in conn.execute(_KNOWN, (json.dumps(ids + held),))
+            for row in db.execute(_KNOWN, (json.dumps(ids + held),))
         }
-        self.redacted = {row[0] for row in conn.execute(_REDACTED, (json.dumps(ids),))}
+        self.redacted = {row[0] for row in db.execute(_REDACTED, (json.dumps(ids),))}
 
     def check(self, memory: Memory, claim: str | None, intent: str | None) -> WriteResult | None:
         """Refuse forgotten content and taken ids; an exact retry answers with the first write."""
@@ -338,8 +336,8 @@ _INSERT_CLAIM = (
 class _Unwritten:
     """Rows decided and not yet written, with their claims and audit entries, in order."""
 
-    def __init__(self, conn: sqlite3.Connection, actor: Actor, action: str) -> None:
-        self.conn = conn
+    def __init__(self, db: Db, actor: Actor, action: str) -> None:
+        self.db = db
         self.actor = actor
         self.action = action
         self.memories: list[Memory] = []
@@ -354,10 +352,10 @@ class _Unwritten:
     def write(self) -> None:
         if not self.memories:
             return
-        rows.insert_many(self.conn, self.memories)
-        self.conn.executemany(_INSERT_CLAIM, self.claims)
+        rows.insert_many(self.db, self.memories)
+        self.db.executemany(_INSERT_CLAIM, self.claims)
         audit.append_many(
-            self.conn,
+            self.db,
             self.actor,
             self.action,
             [(memory.id, audit_detail(memory), memory.created_at) for memory in self.memories],

@@ -17,25 +17,25 @@ Either the forget and all of this commit together, or none of it does.
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from tree_ring.model.record import Memory, content_hash
 from tree_ring.store import audit, rows
 from tree_ring.store.audit import Actor
+from tree_ring.store.sql import Db
 from tree_ring.tree import repair
 from tree_ring.tree.summarise import consolidation_tags, consolidation_text
 
 CONSOLIDATES = "consolidates"
 
 
-def forgotten(conn: sqlite3.Connection, memory: Memory, actor: Actor, now: str) -> None:
+def forgotten(db: Db, memory: Memory, actor: Actor, now: str) -> None:
     """Take `memory` out of every tree node and consolidation built over it."""
-    repair.forget_memory(conn, memory.id, now)
-    for summary in citing_summaries(conn, memory):
-        rewrite_without(conn, summary, memory.id, actor, now)
+    repair.forget_memory(db, memory.id, now)
+    for summary in citing_summaries(db, memory):
+        rewrite_without(db, summary, memory.id, actor, now)
 
 
-def citing_summaries(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
+def citing_summaries(db: Db, memory: Memory) -> list[Memory]:
     """Consolidation summaries (live or not) that link to `memory` as a source."""
     # The partial index on consolidation rows keeps this off the full table;
     # instr() is a plain substring test, and the links are checked again below.
@@ -47,7 +47,7 @@ def citing_summaries(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
         sql = "SELECT * FROM memories WHERE project = ?"
         params = (memory.project, needle)
     sql += " AND source_type = 'consolidation' AND instr(links, ?) > 0"
-    found = [rows.from_row(row) for row in conn.execute(sql, params)]
+    found = [rows.from_row(row) for row in db.execute(sql, params)]
     return [
         m
         for m in found
@@ -64,9 +64,7 @@ def period_of(summary: Memory) -> tuple[str, str]:
     return "manual", "all"
 
 
-def rewrite_without(
-    conn: sqlite3.Connection, summary: Memory, source_id: str, actor: Actor, now: str
-) -> None:
+def rewrite_without(db: Db, summary: Memory, source_id: str, actor: Actor, now: str) -> None:
     """Rewrite a consolidation from its remaining sources, or delete it if none is left."""
     if summary.redacted_at is not None:
         return
@@ -77,17 +75,17 @@ def rewrite_without(
     ]
     sources = [
         rows.from_row(row)
-        for row in conn.execute(
+        for row in db.execute(
             "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))"
             " AND redacted_at IS NULL",
             (json.dumps(remaining),),
         )
     ]
     if not sources:
-        conn.execute("DELETE FROM memories WHERE id = ?", (summary.id,))
-        conn.execute("DELETE FROM operation_claims WHERE memory_id = ?", (summary.id,))
+        db.execute("DELETE FROM memories WHERE id = ?", (summary.id,))
+        db.execute("DELETE FROM operation_claims WHERE memory_id = ?", (summary.id,))
         audit.append(
-            conn,
+            db,
             actor,
             "forget",
             summary.id,
@@ -109,7 +107,7 @@ def rewrite_without(
     )
     count = len(sources)
     rows.update(
-        conn,
+        db,
         summary.id,
         summary=text,
         links=links,
@@ -120,7 +118,7 @@ def rewrite_without(
         updated_at=now,
     )
     audit.append(
-        conn,
+        db,
         actor,
         "update",
         summary.id,
