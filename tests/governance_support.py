@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -74,3 +75,19 @@ def recall_ids(run_cli: CliRunner, query_text: str, *args: str) -> set[str]:
 
 def brief_ids(run_cli: CliRunner) -> set[str]:
     return set(run_cli("--json", "brief").json()["ids"])
+
+
+def checked_detail(root: Path, entry: sqlite3.Row) -> dict[str, Any]:
+    """An audit entry's detail without its row states, after checking that the
+    states it names are the rows' states now (the entry is each row's last)."""
+    from tree_ring.store import audit
+    from tree_ring.store.sql import Db
+
+    detail: dict[str, Any] = json.loads(entry["detail"])
+    states: dict[str, str] = detail.pop("states", {})
+    conn = db(root)
+    try:
+        assert audit.states_of(Db(conn, root), states) == states
+    finally:
+        conn.close()
+    return detail

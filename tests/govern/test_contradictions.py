@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from conftest import PERSON, CliRunner, make_memory
-from governance_support import CLAUDE, audit_rows, live_ids, remember, show, write
+from governance_support import CLAUDE, audit_rows, checked_detail, live_ids, remember, show, write
 
 from tree_ring.govern import contradictions
 from tree_ring.store.db import Store
@@ -74,7 +73,9 @@ def test_a_contradicting_write_is_linked_both_ways_and_disputed(
         ("contradictions", {old, new})
     ]
     entry = [r for r in audit_rows(project_root, "contradiction") if r["target"] == new]
-    assert [json.loads(r["detail"]) for r in entry] == [{"contradicts": [old], "trust": "disputed"}]
+    assert [checked_detail(project_root, r) for r in entry] == [
+        {"contradicts": [old], "trust": "disputed"}
+    ]
 
 
 def test_an_agent_contradiction_is_disputed_too(run_cli: CliRunner) -> None:

@@ -68,8 +68,12 @@ def test_fts_drift_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> No
     assert "missing trigger" in fts["detail"] and "1 row(s) not indexed" in fts["detail"]
 
     code, report = run_doctor(run_cli, "--repair")
-    assert code == 0, report
-    assert "rebuilt the FTS index" in by_name(report)["fts"]["repaired"]
+    checks = by_name(report)
+    assert "rebuilt the FTS index" in checks["fts"]["repaired"] and checks["fts"]["ok"]
+    # The row was changed behind Tree Ring's back: derived data is rebuilt, and
+    # the change itself stays on the report, since the audit log is evidence.
+    assert code == 1 and not checks["audit"]["ok"]
+    assert "differs from its state in entry" in checks["audit"]["detail"]
     with closing(raw(filled.root)) as conn:
         assert fts_consistent(conn)
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
@@ -78,7 +82,8 @@ def test_fts_drift_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> No
         last = conn.execute("SELECT action, target FROM audit_log ORDER BY seq DESC").fetchone()
         assert tuple(last) == ("repair", "store")
     assert run_cli("--json", "recall", "rewritten behind").json()["results"]
-    assert run_doctor(run_cli)[0] == 0
+    code, report = run_doctor(run_cli)
+    assert code == 1 and [c["name"] for c in report["checks"] if not c["ok"]] == ["audit"]
 
 
 def test_orphaned_claims_and_tombstones_are_removed(run_cli: CliRunner, filled: Store) -> None:
@@ -129,8 +134,10 @@ def test_a_summary_tree_leaf_without_its_memory_is_rebuilt(
     tree = by_name(report)["summary_tree"]
     assert code == 1 and not tree["ok"] and "1 of 5" in tree["detail"]
     code, report = run_doctor(run_cli, "--repair")
-    assert code == 0, report
-    assert by_name(report)["summary_tree"]["repaired"].startswith("rebuilt the summary tree")
+    checks = by_name(report)
+    assert checks["summary_tree"]["repaired"].startswith("rebuilt the summary tree")
+    assert checks["summary_tree"]["ok"]
+    assert code == 1 and "removed without an audit entry" in checks["audit"]["detail"]
     with closing(raw(filled.root)) as conn:
         assert conn.execute("SELECT count(*) FROM tree_leaves").fetchone()[0] == 4
 

@@ -13,6 +13,7 @@ from governance_support import (
     TOKEN_VAR,
     audit_rows,
     brief_ids,
+    checked_detail,
     enable,
     live_ids,
     policy_rows,
@@ -234,7 +235,7 @@ def test_approve_records_reviewer_time_and_audit(run_cli: CliRunner, project_roo
     assert row["review"]["reviewed_at"] == done["reviewed_at"]
     entry = [r for r in audit_rows(project_root, "review") if r["target"] == memory_id]
     assert len(entry) == 1
-    detail = json.loads(entry[0]["detail"])
+    detail = checked_detail(project_root, entry[0])
     assert detail == {
         "decision": "approve",
         "from": "pending",
@@ -257,7 +258,9 @@ def test_reject_retires_and_tombstones_the_claim(run_cli: CliRunner, project_roo
     assert row["trust"] == "rejected" and row["retired_at"] == done["reviewed_at"]
     assert row["review"]["review_reason"] == "the tests catch real bugs"
     stone = query(project_root, "SELECT kind, reason, memory_id FROM content_tombstones")
-    assert [tuple(s) for s in stone] == [("rejected", "the tests catch real bugs", memory_id)]
+    # Its claim keys and its whole-content hash, all kept with the reason.
+    assert len(stone) >= 2
+    assert {tuple(s) for s in stone} == {("rejected", "the tests catch real bugs", memory_id)}
     assert memory_id not in live_ids(run_cli, "--include-unreviewed")
     assert run_cli("--json", "review", "list").json()["total"] == 0
 
@@ -272,7 +275,8 @@ def test_a_rejected_claim_cannot_come_back(
     for text, environ in ((claim, None), ("skip  the INTEGRATION tests.", CLAUDE)):
         again = run_cli("remember", text, environ=environ)
         assert again.code == 1 and "rejected in review" in again.err
-        assert "they catch real bugs" in again.err
+        assert f"audit --target {memory_id}" in again.err
+        assert "they catch real bugs" not in again.err
     # Not through capture.
     argv = ["capture", claim, "--event-type", "lesson", "--project", project_id]
     argv += ["--agent-profile", "claude-code", "--workflow-id", "s1", "--session-id", "s1"]

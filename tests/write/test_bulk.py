@@ -185,8 +185,9 @@ def _corpus(project_id: str, stored: list[Memory]) -> list[Memory]:
         make_memory(project_id, sentence(41), trust="pending", review_reason="check it"),
         make_memory(project_id, sentence(42), scope="agent", agent_profile="codex"),
         make_memory(project_id, sentence(43), source_type="consolidation"),
-        # A rejected row passes its own tombstone.
-        make_memory(project_id, sentence(44), trust="rejected", operation_id="op-r"),
+        # A row that arrives rejected (forgotten content would be refused whatever
+        # its trust: tests/write/test_tombstones.py).
+        make_memory(project_id, sentence(45), trust="rejected", operation_id="op-r"),
     ]
     return made[:15] + extra + made[15:]
 

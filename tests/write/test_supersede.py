@@ -12,6 +12,7 @@ from governance_support import (
     CLAUDE,
     audit_rows,
     brief_ids,
+    checked_detail,
     live_ids,
     recall_ids,
     remember,
@@ -62,7 +63,7 @@ def test_supersession_links_both_rows_and_closes_validity(
     assert now["retired_at"] is None and now["valid_to"] is None
     entries = [r for r in audit_rows(project_root, "supersede") if r["target"] == old]
     assert len(entries) == 1
-    assert json.loads(entries[0]["detail"]) == {
+    assert checked_detail(project_root, entries[0]) == {
         "superseded_by": new,
         "reason": reason,
         "valid_to": was["valid_to"],

@@ -133,14 +133,26 @@ def cmd_audit_findings(ctx: Context) -> int:
 def cmd_audit_verify(ctx: Context) -> int:
     with ctx.store() as store:
         result = audit.verify(store.db)
-    data = {"ok": result.ok, "checked": result.checked, "first_bad": result.first_bad}
+    data = {
+        "ok": result.ok,
+        "checked": result.checked,
+        "first_bad": result.first_bad,
+        "problem": result.problem or None,
+        "problems": list(result.problems),
+        "unanchored": result.unanchored,
+    }
     if result.ok:
-        ctx.emit(data, f"audit chain ok: {result.checked} entries")
+        text = f"audit ok: {result.checked} entries; every row and tombstone matches them"
+        if result.unanchored:
+            text += (
+                f" ({result.unanchored} row(s) last changed before entries recorded row "
+                "states: checked for presence only)"
+            )
+        ctx.emit(data, text)
         return 0
-    ctx.emit(
-        data | {"problem": result.problem},
-        f"audit chain BROKEN at entry {result.first_bad}: {result.problem}",
-    )
+    lines = [f"audit BROKEN: {len(result.problems)} problem(s)"]
+    lines += [f"  {problem}" for problem in result.problems]
+    ctx.emit(data, "\n".join(lines))
     return 1
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from tree_ring.cli.context import Context, Verb
@@ -10,6 +11,7 @@ from tree_ring.model import project
 from tree_ring.model.errors import UsageError
 from tree_ring.ops import review
 from tree_ring.store.audit import Actor
+from tree_ring.write import requests
 
 
 def _actor(ctx: Context) -> Actor:
@@ -36,6 +38,22 @@ def _decision(ctx: Context, decision: review.Decision) -> int:
         "superseded": list(decision.superseded),
     }
     done = {"approve": "approved", "reject": "rejected", "dispute": "disputed"}[decision.decision]
+    request = decision.request
+    if request is not None:
+        data["request"] = request.to_dict()
+        data["lingering"] = decision.lingering
+        if decision.decision == "approve":
+            text = (
+                f"approved {request.id}: {request.memory_id} is forgotten ({request.mode}) "
+                f"by {decision.reviewed_by}; its content is tombstoned"
+            )
+        else:
+            text = f"rejected {request.id}: {request.memory_id} stays as it is"
+        ctx.emit(data, text)
+        if decision.lingering is not None:
+            print(f"error: {decision.lingering}", file=sys.stderr)
+            return 1
+        return 0
     text = f"{done} {decision.id} (now {decision.trust}) by {decision.reviewed_by}"
     if decision.decision == "reject":
         text += "; its content is tombstoned and will not be stored again"
@@ -51,6 +69,7 @@ def cmd_review_list(ctx: Context) -> int:
     with ctx.store(root) as store:
         waiting = review.queue(store.db, project_id)[: ctx.args.limit]
         total = review.queue_size(store.db, project_id)
+        asked = requests.waiting(store.db, project_id)
     items: list[dict[str, Any]] = []
     lines = [f"review queue: {total} waiting (oldest first)"]
     for w in waiting:
@@ -78,7 +97,21 @@ def cmd_review_list(ctx: Context) -> int:
         lines += [f"    contradicts {o.id} [{o.trust}]: {o.summary}" for o in w.contradicts]
     if not waiting:
         lines = ["review queue: empty"]
-    ctx.emit({"project": project_id, "total": total, "waiting": items}, "\n".join(lines))
+    if asked:
+        lines.append(f"requests to forget: {len(asked)} waiting")
+    for r in asked:
+        lines.append(f"{r.id}  forget {r.memory_id} ({r.mode})")
+        lines.append(f"    why: {r.reason}")
+        lines.append(f"    asked by {r.actor} ({r.origin}) at {r.created_at[:19]}Z")
+    ctx.emit(
+        {
+            "project": project_id,
+            "total": total,
+            "waiting": items,
+            "requests": [r.to_dict() for r in asked],
+        },
+        "\n".join(lines),
+    )
     return 0
 
 

@@ -115,11 +115,26 @@ def cmd_forget(ctx: Context) -> int:
     identity = ctx.identity(root)
     with ctx.store(root) as store:
         done = correct.forget(store, a.id, mode=a.mode, reason=a.reason, actor=ctx.actor(identity))
+    data = {
+        "id": done.id,
+        "mode": done.mode,
+        "reason": done.reason,
+        "request": done.request,
+        "lingering": done.lingering,
+    }
+    if done.request is not None:
+        ctx.emit(
+            data,
+            f"requested {done.request}: forgetting {done.id} is a person's decision, since this "
+            "agent did not write it; it stays as it is until a person approves "
+            "(`tree-ring review list`)",
+        )
+        return 0
     verb = "deleted" if done.mode == "delete" else "redacted"
-    ctx.emit(
-        {"id": done.id, "mode": done.mode, "reason": done.reason},
-        f"{verb} {done.id}; its content is tombstoned and will not be stored again",
-    )
+    ctx.emit(data, f"{verb} {done.id}; its content is tombstoned and will not be stored again")
+    if done.lingering is not None:
+        print(f"error: {done.lingering}", file=sys.stderr)
+        return 1
     return 0
 
 

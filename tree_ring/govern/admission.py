@@ -160,11 +160,12 @@ def after_insert(db: Db, memory: Memory, actor: Actor) -> None:
             rows.update(db, other_id, links=(*other.links, back), updated_at=now_iso())
         linked.append(other_id)
     if linked:
-        audit.append(
+        audit.record(
             db,
             actor,
             "contradiction",
             memory.id,
             {"contradicts": linked, "trust": memory.trust},
+            changed=linked,
             at=memory.created_at,
         )

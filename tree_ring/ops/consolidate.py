@@ -45,7 +45,7 @@ from tree_ring.model.record import (
     now_iso,
     sha256,
 )
-from tree_ring.store import live, rows
+from tree_ring.store import live, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
@@ -312,7 +312,7 @@ def plan(db: Db, project: str, p: Period, *, force: bool, now: str) -> tuple[int
             )
         group.summary, group.trust = summary, summary.trust
         group.existing = _existing(db, project, key.ref(p))
-        if pipeline.tombstone_for(db, project, summary.content_hash) is not None:
+        if tombstones.find(db, project, tombstones.check_keys(summary)) is not None:
             group.status, group.reason = "skipped", "this exact summary was forgotten before"
         elif group.existing and not force:
             group.status = "exists"

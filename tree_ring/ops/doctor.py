@@ -193,12 +193,16 @@ def check_tombstones(db: Db) -> Check:
 def check_audit(db: Db) -> Check:
     result = audit.verify(db)
     if result.ok:
-        return Check("audit", True, f"hash chain intact over {result.checked} entries")
+        return Check(
+            "audit",
+            True,
+            f"hash chain intact over {result.checked} entries; rows and tombstones match it",
+        )
     return Check(
         "audit",
         False,
-        f"hash chain broken at entry {result.first_bad}: {result.problem}; "
-        "the log is evidence and is not repaired: restore a backup or keep it as found",
+        "; ".join(result.problems)
+        + "; the log is evidence and is not repaired: restore a backup or keep it as found",
     )
 
 

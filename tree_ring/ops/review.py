@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from tree_ring.govern import admission, coordinator
 from tree_ring.model.errors import Conflict
 from tree_ring.model.record import Memory, now_iso
-from tree_ring.store import audit, rows
+from tree_ring.store import audit, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.tree import seal
-from tree_ring.write import correct, pipeline
+from tree_ring.write import correct, requests
 
 QUEUE_SQL = (
     "SELECT * FROM memories WHERE project IS :project AND trust IN ('pending', 'disputed') "
@@ -52,6 +52,8 @@ class Decision:
     reviewed_by: str
     reviewed_at: str
     superseded: tuple[str, ...] = ()  # rows retired by this approval
+    request: requests.Request | None = None  # set when the decision was on a request to forget
+    lingering: str | None = None  # see `correct.scrub`
 
 
 def queue(db: Db, project: str | None) -> list[Waiting]:
@@ -87,6 +89,8 @@ def _mark(
     reason: str,
     actor: Actor,
     at: str,
+    *,
+    tombstoned: list[str] | None = None,
     **extra: str,
 ) -> None:
     rows.update(
@@ -99,14 +103,15 @@ def _mark(
         updated_at=at,
         **extra,
     )
-    audit.append(
-        db,
-        actor,
-        "review",
-        memory.id,
-        {"decision": decision, "from": memory.trust, "to": trust, "reason": reason},
-        at=at,
-    )
+    detail: dict[str, object] = {
+        "decision": decision,
+        "from": memory.trust,
+        "to": trust,
+        "reason": reason,
+    }
+    if tombstoned:
+        detail["tombstones"] = tombstoned
+    audit.record(db, actor, "review", memory.id, detail, changed=[memory.id], at=at)
 
 
 def approve_in(
@@ -128,7 +133,7 @@ def approve_in(
     # Approving heartwood is a promotion: in coordinated mode it needs the capability.
     action = "review.promote" if memory.ring == "heartwood" else "review.approve"
     coordinator.authorize(db, action, actor, memory.id)
-    pipeline.refuse_if_tombstoned(db, memory)
+    tombstones.refuse_if_tombstoned(db, memory)
     _mark(db, memory, "approve", "accepted", reason, actor, at)
     # Now believed, it joins the project's summary tree like any accepted write.
     seal.on_insert(db, memory.replace(trust="accepted"))
@@ -150,8 +155,18 @@ def approve_in(
 def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Decision:
     _on_record(memory)
     coordinator.authorize(db, "review.reject", actor, memory.id)
-    correct.tombstone(db, memory, "rejected", reason, actor, at)
-    _mark(db, memory, "reject", "rejected", reason, actor, at, retired_at=memory.retired_at or at)
+    keys = correct.tombstone(db, memory, "rejected", reason, actor, at)
+    _mark(
+        db,
+        memory,
+        "reject",
+        "rejected",
+        reason,
+        actor,
+        at,
+        tombstoned=keys,
+        retired_at=memory.retired_at or at,
+    )
     return Decision(memory.id, "reject", "rejected", reason, actor.name, at)
 
 
@@ -175,12 +190,16 @@ def approve(
     supersede: bool = False,
 ) -> Decision:
     text = correct.check_reason(reason) if reason else "approved"
+    if requests.is_request_id(memory_id):
+        return _decide_request(store, memory_id, "approved", text, actor)
     with store.write() as db:
         return approve_in(db, rows.get(db, memory_id), text, actor, now_iso(), supersede=supersede)
 
 
 def reject(store: Store, memory_id: str, *, actor: Actor, reason: str) -> Decision:
     text = correct.check_reason(reason)
+    if requests.is_request_id(memory_id):
+        return _decide_request(store, memory_id, "rejected", text, actor)
     with store.write() as db:
         decision = reject_in(db, rows.get(db, memory_id), text, actor, now_iso())
     return decision
@@ -190,6 +209,36 @@ def dispute(store: Store, memory_id: str, *, actor: Actor, reason: str) -> Decis
     text = correct.check_reason(reason)
     with store.write() as db:
         return dispute_in(db, rows.get(db, memory_id), text, actor, now_iso())
+
+
+def _decide_request(
+    store: Store, request_id: str, decision: str, reason: str, actor: Actor
+) -> Decision:
+    """A person's decision on an agent's request to forget: approving it
+    forgets the memory as the agent asked, with the person as the one who
+    forgets it and both reasons kept."""
+    now = now_iso()
+    action = "review.approve" if decision == "approved" else "review.reject"
+    with store.write() as db:
+        request = requests.get(db, request_id)
+        coordinator.authorize(db, action, actor, request.memory_id)
+        closed = requests.decide(db, request, decision, reason, actor, now)
+        if decision == "approved":
+            memory = rows.get(db, request.memory_id)
+            why = f"{request.reason} (asked by {request.actor} in {request.id}; {reason})"
+            correct.forget_in(db, memory, request.mode, why[: correct.MAX_REASON], actor, now)
+    lingering = correct.scrub(store) if decision == "approved" else None
+    verb = "approve" if decision == "approved" else "reject"
+    return Decision(
+        closed.id,
+        verb,
+        "forgotten" if decision == "approved" else "kept",
+        reason,
+        actor.name,
+        now,
+        request=closed,
+        lingering=lingering,
+    )
 
 
 def show_policy(store: Store) -> dict[str, bool]:

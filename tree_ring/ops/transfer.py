@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -18,13 +19,14 @@ from typing import Any
 
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import TreeRingError, UsageError
-from tree_ring.model.record import Memory, canonical_json, from_mapping
-from tree_ring.store import live, rows
+from tree_ring.model.record import Memory, canonical_json, from_mapping, parse_time
+from tree_ring.store import audit, live, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
 from tree_ring.write import bulk, pipeline
+from tree_ring.write.correct import check_reason
 from tree_ring.write.pipeline import BatchError
 
 MAX_LINE_BYTES = 1_000_000
@@ -105,13 +107,29 @@ def _at_line(exc: TreeRingError, number: int) -> TreeRingError:
     return exc
 
 
+_HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
+_ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
+
+
 def _tombstone(row: dict[str, Any], project: str) -> dict[str, Any]:
+    """A tombstone line, checked as strictly as a memory: its hash and id by
+    shape, its reason and actor (free text someone else wrote) by the guard."""
     needed = ("content_hash", "kind", "reason", "memory_id", "created_at")
-    if not all(isinstance(row.get(key), str) and row.get(key) for key in needed):
-        raise UsageError(f"a content tombstone needs {', '.join(needed)}")
+    missing = [key for key in needed if not (isinstance(row.get(key), str) and row.get(key))]
+    if missing:
+        raise UsageError(f"a content tombstone needs {', '.join(needed)}; {missing[0]} is missing")
+    if not _HASH.match(row["content_hash"]) or not _ID.match(row["memory_id"]):
+        raise UsageError("a content tombstone's content_hash and memory_id are malformed")
+    if row["kind"] not in ("forgotten", "rejected"):
+        raise UsageError("a content tombstone's kind is forgotten or rejected")
+    actor = str(row.get("actor") or "import")
+    reason = check_reason(row["reason"])
+    check_reason(actor)
     return {key: row[key] for key in needed} | {
         "project": project,
-        "actor": str(row.get("actor") or "import"),
+        "reason": reason,
+        "actor": actor,
+        "created_at": parse_time(row["created_at"], "created_at"),
     }
 
 
@@ -134,8 +152,10 @@ def import_lines(
         if not dry_run:
             ids = [item.memory.id for item in parsed if item.memory is not None]
             coordinator.authorize(db, "import", actor, canonical_json(ids))
+        imported: list[str] = []
         for item in parsed:
             if item.tombstone is not None:
+                imported.append(item.tombstone["content_hash"])
                 db.execute(
                     "INSERT OR IGNORE INTO content_tombstones"
                     "(project, content_hash, kind, reason, memory_id, actor, created_at)"
@@ -144,6 +164,9 @@ def import_lines(
                     item.tombstone,
                 )
                 report.tombstones += 1
+        if imported:
+            # Named in the log like every tombstone (see audit.verify).
+            audit.append(db, import_actor, "tombstone", "import", {"tombstones": imported})
         # Rows that keep their trust skip governance, and so go in as a bulk
         # write does; each run of them, and of the rest, is one batch, in order.
         for keep_trust, run in groupby(_changed(db, parsed, report), _keeps_trust):

@@ -7,12 +7,14 @@ edited, removed or reordered entry.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from tree_ring.model.identity import Origin
-from tree_ring.model.record import canonical_json, json_string, json_text, now_iso, sha256
+from tree_ring.model.record import Memory, canonical_json, json_string, json_text, now_iso, sha256
+from tree_ring.store import rows
 from tree_ring.store.sql import Db
 
 
@@ -108,26 +110,164 @@ def entries(db: Db, *, limit: int = 100, target: str | None = None) -> list[dict
     return [dict(row) for row in db.execute(sql, params)][::-1]
 
 
+# -------------------------------------------------------------- row states
+#
+# An entry that creates, changes or removes memory rows names each one's state
+# after it (`detail["states"]`: id -> `state_hash`, or GONE), so `verify` can
+# tell a row that changed without an entry (an UPDATE by hand) from one that
+# changed through Tree Ring. An entry that tombstones content lists the keys
+# (`detail["tombstones"]`), so a tombstone deleted by hand shows too.
+
+GONE = "gone"
+_values = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+_UPDATED_AT = rows.COLUMNS.index("updated_at")
+
+
+def state_hash(memory: Memory) -> str:
+    """sha256 over every column of the row as stored, but `updated_at`: the
+    clock of the change, which the entry's own time records."""
+    values = rows.to_values(memory)
+    del values[_UPDATED_AT]
+    return sha256(_values(values))
+
+
+def states_of(db: Db, memory_ids: Iterable[str]) -> dict[str, str]:
+    """The current state of each row (GONE when there is none), for an entry."""
+    wanted = list(dict.fromkeys(memory_ids))
+    found = {
+        row["id"]: state_hash(rows.from_row(row))
+        for row in db.execute(
+            "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(wanted),),
+        )
+    }
+    return {memory_id: found.get(memory_id, GONE) for memory_id in wanted}
+
+
+def record(
+    db: Db,
+    actor: Actor,
+    action: str,
+    target: str,
+    detail: dict[str, Any],
+    *,
+    changed: Iterable[str] = (),
+    at: str | None = None,
+) -> None:
+    """`append`, with the state each `changed` row is left in."""
+    states = states_of(db, changed)
+    append(db, actor, action, target, {**detail, "states": states} if states else detail, at=at)
+
+
 @dataclass(frozen=True)
 class Verification:
     ok: bool
     checked: int
-    first_bad: int | None = None
-    problem: str = ""
+    first_bad: int | None = None  # the first entry found wrong, when an entry is
+    problem: str = ""  # the first problem, in words
+    problems: tuple[str, ...] = ()  # every problem found (at most MAX_PROBLEMS)
+    unanchored: int = 0  # rows last changed before entries named states
+
+
+MAX_PROBLEMS = 50
 
 
 def verify(db: Db) -> Verification:
+    """Check the chain, then hold the rows and tombstones against it.
+
+    The chain: every entry links to the one before and hashes to what it
+    says; seqs run 1, 2, 3, ... with no gap, and the last is the highest seq
+    the table ever handed out (so entries cut off the end show). Then every
+    memory row must match the state its last entry named, a row named gone
+    must be gone, a row with no entry at all is unexplained, and every
+    tombstone must be listed by an entry, as every listed one must exist.
+    Someone who can write the file can rewrite all of this consistently;
+    what this finds is every change made without rewriting the chain.
+    """
+    problems: list[str] = []
+    first_bad: int | None = None
+
+    def bad(message: str, seq: int | None = None) -> None:
+        nonlocal first_bad
+        if first_bad is None and seq is not None:
+            first_bad = seq
+        if len(problems) < MAX_PROBLEMS:
+            problems.append(message)
+
     prev_hash = ""
     count = 0
+    expected_seq = 1
+    last_state: dict[str, tuple[str, int]] = {}
+    targets: set[str] = set()
+    listed: set[str] = set()
     for row in db.execute("SELECT * FROM audit_log ORDER BY seq"):
         count += 1
+        seq: int = row["seq"]
+        if seq != expected_seq:
+            bad(f"entries {expected_seq} to {seq - 1} are missing", seq)
+        expected_seq = seq + 1
         if row["prev_hash"] != prev_hash:
-            return Verification(False, count, row["seq"], "link to the previous entry is broken")
+            bad(f"entry {seq}: the link to the previous entry is broken", seq)
         fields = (row["action"], row["actor"], row["at"], row["detail"], row["origin"])
         written = tuple(
-            json_text(value) for value in (*fields, prev_hash, row["session"], row["target"])
+            json_text(value) for value in (*fields, row["prev_hash"], row["session"], row["target"])
         )
         if row["hash"] != _entry_hash(written):
-            return Verification(False, count, row["seq"], "entry was changed after it was written")
+            bad(f"entry {seq} was changed after it was written", seq)
         prev_hash = row["hash"]
-    return Verification(True, count)
+        targets.add(row["target"])
+        detail = _detail(row["detail"])
+        for memory_id, state in _mapping(detail.get("states")).items():
+            last_state[memory_id] = (str(state), seq)
+        listed.update(str(key) for key in _sequence(detail.get("tombstones")))
+    handed_out = db.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'audit_log'")
+    if handed_out is not None and int(handed_out) != expected_seq - 1:
+        bad(
+            f"entries {expected_seq} to {int(handed_out)} were removed from the end of the log",
+            expected_seq,
+        )
+    unanchored = 0
+    present: set[str] = set()
+    for row in db.execute("SELECT * FROM memories"):
+        memory = rows.from_row(row)
+        present.add(memory.id)
+        known = last_state.get(memory.id)
+        if known is None:
+            if memory.id in targets:
+                unanchored += 1  # written before entries named states
+            else:
+                bad(f"memory {memory.id} has no audit entry")
+        elif known[0] == GONE:
+            bad(f"memory {memory.id} is present though entry {known[1]} removed it", known[1])
+        elif known[0] != state_hash(memory):
+            bad(f"memory {memory.id} differs from its state in entry {known[1]}", known[1])
+    for memory_id, (state, seq) in last_state.items():
+        if state != GONE and memory_id not in present:
+            bad(f"memory {memory_id} was removed without an audit entry (last: entry {seq})", seq)
+    stones = {row[0] for row in db.execute("SELECT content_hash FROM content_tombstones")}
+    if stones - listed:
+        bad(f"{len(stones - listed)} tombstone(s) are named by no audit entry")
+    if listed - stones:
+        bad(f"{len(listed - stones)} tombstone(s) named in the audit log are missing")
+    ok = not problems
+    return Verification(
+        ok, count, first_bad, problems[0] if problems else "", tuple(problems), unanchored
+    )
+
+
+def _detail(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+
+
+def _sequence(value: Any) -> list[Any]:
+    return cast(list[Any], value) if isinstance(value, list) else []

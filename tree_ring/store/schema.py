@@ -12,6 +12,9 @@ import json
 from collections.abc import Callable
 
 from tree_ring.model.errors import SchemaTooNew
+from tree_ring.model.identity import Origin
+from tree_ring.store import audit
+from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 
 MEMORIES = """
@@ -258,6 +261,40 @@ def _summary_tree(db: Db) -> None:
         )
 
 
+# What an agent asked to forget outside its own partition (write/requests.py):
+# a person approves (the memory is then forgotten as asked) or rejects it.
+FORGET_REQUESTS = (
+    """CREATE TABLE forget_requests (
+        id               TEXT PRIMARY KEY,  -- req_<12 hex>
+        project          TEXT NOT NULL,     -- the memory's project
+        memory_id        TEXT NOT NULL,     -- the memory the agent asked to forget
+        mode             TEXT NOT NULL,     -- delete | redact, as asked
+        reason           TEXT NOT NULL,     -- the agent's reason (one line, guarded)
+        actor            TEXT NOT NULL,     -- the asking agent's profile
+        origin           TEXT NOT NULL,     -- claude-code, codex, agent
+        session          TEXT,              -- the harness session that asked
+        created_at       TEXT NOT NULL,
+        decision         TEXT,              -- NULL while waiting; approved | rejected
+        decided_by       TEXT,              -- the person (or coordinator) who decided
+        decided_at       TEXT,
+        decision_reason  TEXT               -- why, in the decider's words
+    )""",
+    "CREATE INDEX forget_requests_waiting ON forget_requests(project, created_at)"
+    " WHERE decision IS NULL",
+)
+
+
+def _trust(db: Db) -> None:
+    for statement in FORGET_REQUESTS:
+        db.execute(statement)
+    # From here on every tombstone is named by an audit entry (`audit.verify`
+    # checks it); the ones already there are named once, by this one.
+    stones = [row[0] for row in db.execute("SELECT content_hash FROM content_tombstones")]
+    if stones:
+        baseline = Actor("tree-ring", Origin("tree-ring"))
+        audit.append(db, baseline, "baseline", "store", {"tombstones": sorted(stones)})
+
+
 Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never edit or reorder a migration that has shipped.
@@ -265,6 +302,7 @@ MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_policy_audit", _policy_audit),
     ("0003_summary_tree", _summary_tree),
+    ("0004_trust", _trust),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

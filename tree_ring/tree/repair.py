@@ -116,9 +116,10 @@ def forget_memory(
     now: str,
     *,
     summariser: Summariser = concat_summary,
-) -> list[str]:
-    """Take a forgotten memory out of every tree; returns the node ids rebuilt or dropped."""
-    touched: list[str] = []
+) -> dict[str, str]:
+    """Take a forgotten memory out of every tree; returns the content each
+    node it rebuilt or dropped held before, by node id."""
+    touched: dict[str, str] = {}
     leaves = db.execute(
         "SELECT seq, tree_id, parent_id FROM tree_leaves WHERE memory_id = ?", (memory_id,)
     ).fetchall()
@@ -134,7 +135,11 @@ def forget_memory(
             " UPDATE tree_nodes SET stale = 1 WHERE id IN (SELECT id FROM up)",
             (parent_id,),
         )
-        touched += reseal_stale(db, tree_id, now, summariser=summariser)
+        stale = db.execute(
+            "SELECT id, content FROM tree_nodes WHERE tree_id = ? AND stale = 1", (tree_id,)
+        )
+        touched.update((row[0], row[1]) for row in stale)
+        reseal_stale(db, tree_id, now, summariser=summariser)
     return touched
 
 

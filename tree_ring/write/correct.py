@@ -1,25 +1,31 @@
 """Correcting memory: forget (delete or redact) and supersede.
 
-Forgetting keeps the reason, and records a content tombstone (the hash of the
-normalised content, per project) so the same text cannot return under a new
-id or through an import. Afterwards the FTS index is merged and the WAL
-checkpointed, so the forgotten words are gone from the index and, with
-`secure_delete`, from the file's free pages too.
+Forgetting keeps the reason, and records content tombstones (hashes of the
+memory's claims, per project; see `store/tombstones.py`) so the same claims
+cannot return under a new id or through an import. Afterwards the FTS index is
+merged and the WAL checkpointed, so the forgotten words are gone from the
+index and, with `secure_delete`, from the file's free pages too.
+
+Who may forget: a person, or the coordinator, anything; an agent, what it
+wrote into its own partition (`own_partition`). An agent's forget of anything
+else is recorded as a request that a person approves or rejects
+(`write/requests.py`); nothing is forgotten until then.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from tree_ring import guard
 from tree_ring.govern import admission, coordinator
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.record import REDACTED, Memory, content_hash, now_iso
-from tree_ring.store import audit, rows
+from tree_ring.store import audit, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
-from tree_ring.write import pipeline, propagate
+from tree_ring.write import pipeline, propagate, requests
 from tree_ring.write.pipeline import WriteResult
 
 MAX_REASON = 1_000
@@ -40,36 +46,64 @@ class Forgotten:
     id: str
     mode: str
     reason: str
+    # Set when the caller may not forget this memory itself: the request a
+    # person decides on (`review approve|reject REQUEST`), nothing forgotten yet.
+    request: str | None = None
+    # Set when a reader held an old snapshot open and the forgotten text is
+    # still in the write-ahead log file: what the caller should do about it.
+    lingering: str | None = None
 
 
-def tombstone(db: Db, memory: Memory, kind: str, reason: str, actor: Actor, at: str) -> None:
-    db.execute(
-        "INSERT INTO content_tombstones"
-        "(project, content_hash, kind, reason, memory_id, actor, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT(project, content_hash) DO UPDATE SET"
-        " kind = excluded.kind, reason = excluded.reason, memory_id = excluded.memory_id,"
-        " actor = excluded.actor, created_at = excluded.created_at",
-        (
-            memory.project or "",
-            content_hash(memory.summary, memory.details),
-            kind,
-            reason,
-            memory.id,
-            actor.name,
-            at,
-        ),
+def tombstone(db: Db, memory: Memory, kind: str, reason: str, actor: Actor, at: str) -> list[str]:
+    """Tombstone what forgetting or rejecting `memory` makes unwritable; the keys."""
+    return tombstones.record(
+        db,
+        memory.project,
+        tombstones.forget_keys(memory),
+        kind=kind,
+        reason=reason,
+        memory_id=memory.id,
+        actor=actor.name,
+        at=at,
     )
 
 
+def own_partition(memory: Memory, actor: Actor) -> bool:
+    """Whether an agent wrote `memory` into its own partition, and nobody has
+    vouched for it since: what an agent may forget without asking.
+
+    The partition is read from the row and from the harness's environment
+    (the actor's origin), never from identity flags the agent could set.
+    """
+    origin = actor.origin
+    if memory.origin != origin.kind or memory.reviewed_by is not None:
+        return False
+    if memory.scope == "agent":
+        return memory.agent_profile == actor.name
+    if memory.scope == "session":
+        return origin.session is not None and memory.session_id == origin.session
+    if memory.scope == "workflow":
+        return origin.session is not None and memory.workflow_id == origin.session
+    return False
+
+
 def forget(store: Store, memory_id: str, *, mode: str, reason: str, actor: Actor) -> Forgotten:
+    """Forget a memory; for an agent, anything outside its own partition
+    becomes a request that waits for a person (see `requests`)."""
     if mode not in ("delete", "redact"):
         raise UsageError("--mode must be delete or redact")
     reason = check_reason(reason)
+    now = now_iso()
     with store.write() as db:
-        forget_in(db, rows.get(db, memory_id), mode, reason, actor, now_iso())
-    scrub(store)
-    return Forgotten(memory_id, mode, reason)
+        memory = rows.get(db, memory_id)
+        if memory.redacted_at is not None and mode == "redact":
+            raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
+        asks = admission.is_agent(actor) and not coordinator.holds(db, actor)
+        if asks and not own_partition(memory, actor):
+            request = requests.ask(db, memory, mode, reason, actor, now)
+            return Forgotten(memory_id, mode, reason, request=request)
+        forget_in(db, memory, mode, reason, actor, now)
+    return Forgotten(memory_id, mode, reason, lingering=scrub(store))
 
 
 def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) -> None:
@@ -78,8 +112,9 @@ def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now:
     if memory.redacted_at is not None and mode == "redact":
         raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
     coordinator.authorize(db, f"forget.{mode}", actor, memory_id)
+    keys: list[str] = []
     if memory.redacted_at is None:
-        tombstone(db, memory, "forgotten", reason, actor, now)
+        keys = tombstone(db, memory, "forgotten", reason, actor, now)
     if mode == "delete":
         db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
         # Only a hard delete releases the operation claim and the id.
@@ -110,15 +145,48 @@ def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now:
             "INSERT OR IGNORE INTO redaction_tombstones(memory_id, created_at) VALUES (?, ?)",
             (memory_id, now),
         )
-    propagate.forgotten(db, memory, actor, now)  # tree nodes and consolidations over it
-    audit.append(db, actor, "forget", memory_id, {"mode": mode, "reason": reason}, at=now)
+    keys += propagate.forgotten(db, memory, actor, now)  # tree nodes and consolidations over it
+    audit.record(
+        db,
+        actor,
+        "forget",
+        memory_id,
+        {"mode": mode, "reason": reason, "tombstones": keys},
+        changed=[memory_id],
+        at=now,
+    )
 
 
-def scrub(store: Store) -> None:
-    """Merge the FTS index so deleted terms leave it, then checkpoint the WAL."""
+# How long `scrub` waits for readers holding an old snapshot to let go.
+CHECKPOINT_WAIT_S = 5.0
+
+
+def scrub(store: Store) -> str | None:
+    """Merge the FTS index so deleted terms leave it, then checkpoint the WAL
+    so the forgotten text leaves the write-ahead log file as well.
+
+    A reader holding an old snapshot keeps its frames in the log; the
+    checkpoint then stops short (SQLite reports it as busy). It is retried
+    for up to `CHECKPOINT_WAIT_S`; if a reader still holds on, the result
+    says so, so the caller can tell the person rather than claim the text
+    is gone. None when the file holds no trace.
+    """
     with store.write() as db:
         db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
-    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    deadline = time.monotonic() + CHECKPOINT_WAIT_S
+    delay = 0.05
+    while True:
+        busy, log, done = store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if not busy and done == log:
+            return None
+        if time.monotonic() >= deadline:
+            return (
+                "another process is reading the store, so the forgotten text is still in "
+                f"{store.path.name}-wal; it leaves when that process ends: run "
+                "`tree-ring maintain --vacuum` then"
+            )
+        time.sleep(delay)
+        delay = min(delay * 2, 0.5)
 
 
 def _not_live(memory: Memory) -> str | None:
@@ -185,7 +253,7 @@ def supersede_in(db: Db, old: Memory, new_id: str, reason: str, actor: Actor, at
         detail["waits_for"] = f"review of {new_id}"
     if old.id not in new.supersedes:
         rows.update(db, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
-    audit.append(db, actor, "supersede", old.id, detail, at=at)
+    audit.record(db, actor, "supersede", old.id, detail, changed=[old.id, new_id], at=at)
     return takes_effect
 
 

@@ -32,7 +32,7 @@ from tree_ring import guard
 from tree_ring.govern import admission, contradictions, coordinator
 from tree_ring.model.errors import Conflict, TreeRingError
 from tree_ring.model.record import Memory, content_hash, json_string, json_text, sha256, validate
-from tree_ring.store import audit, rows
+from tree_ring.store import audit, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -114,28 +114,6 @@ def _stronger(a: str, b: str) -> str:
     order = ("secret", *guard.SEVERITY_ORDER)
     rank = {name: i for i, name in enumerate(order)}
     return a if rank.get(a, len(order)) <= rank.get(b, len(order)) else b
-
-
-def tombstone_for(db: Db, project: str | None, content: str) -> Any:
-    return db.execute(
-        "SELECT kind, reason, created_at, memory_id FROM content_tombstones "
-        "WHERE project = ? AND content_hash = ?",
-        (project or "", content),
-    ).fetchone()
-
-
-def tombstoned(stone: Any) -> Conflict:
-    verb = "forgotten" if stone["kind"] == "forgotten" else "rejected in review"
-    return Conflict(
-        f"this memory was {verb} on {stone['created_at'][:19]}Z "
-        f"(was {stone['memory_id']}; reason: {stone['reason']}); it will not be stored again"
-    )
-
-
-def refuse_if_tombstoned(db: Db, memory: Memory) -> None:
-    stone = tombstone_for(db, memory.project, memory.content_hash)
-    if stone is not None:
-        raise tombstoned(stone)
 
 
 def prepare(memory: Memory) -> Memory:
@@ -271,9 +249,10 @@ class Facts:
 
     def __init__(self, db: Db, memories: Sequence[Memory], claims: Sequence[str | None]) -> None:
         by_project: dict[str, list[str]] = {}
+        self.keys: dict[str, list[str]] = {}
         for memory in memories:
-            if memory.trust != "rejected":
-                by_project.setdefault(memory.project or "", []).append(memory.content_hash)
+            keys = self.keys[memory.id] = tombstones.check_keys(memory)
+            by_project.setdefault(memory.project or "", []).extend(keys)
         self.stones: dict[tuple[str, str], Any] = {}
         for project, hashes in by_project.items():
             for stone in db.execute(_STONES, (project, json.dumps(hashes))):
@@ -294,11 +273,17 @@ class Facts:
 
     def check(self, memory: Memory, claim: str | None, intent: str | None) -> WriteResult | None:
         """Refuse forgotten content and taken ids; an exact retry answers with the first write."""
-        if memory.trust != "rejected":
-            # A restored row that arrives rejected brings no belief back with it.
-            stone = self.stones.get((memory.project or "", memory.content_hash))
-            if stone is not None:
-                raise tombstoned(stone)
+        project = memory.project or ""
+        for key in self.keys.get(memory.id) or tombstones.check_keys(memory):
+            stone = self.stones.get((project, key))
+            # A restored rejected row meets its own rejection's tombstone: it is
+            # the same record coming back as not believed, not new content.
+            if stone is not None and not (
+                memory.trust == "rejected"
+                and stone["kind"] == "rejected"
+                and stone["memory_id"] == memory.id
+            ):
+                raise tombstones.refused(stone)
         if claim is not None:
             held = self.claims.get(claim)
             if held is not None:
@@ -366,7 +351,12 @@ class _Unwritten:
 
 
 # What the audit entry of a new row records: its place and state, never its text.
-_DETAIL = '{"content_hash":%s,"operation_id":%s,"ring":%s,"scope":%s,"sensitivity":%s,"trust":%s}'
+# The state the row is written in goes with it (audit.state_hash), so `audit
+# verify` finds a row changed without an entry.
+_DETAIL = (
+    '{"content_hash":%s,"operation_id":%s,"ring":%s,"scope":%s,"sensitivity":%s,'
+    '"states":{%s:%s},"trust":%s}'
+)
 
 
 def audit_detail(memory: Memory) -> str:
@@ -377,5 +367,7 @@ def audit_detail(memory: Memory) -> str:
         json_string(memory.ring),
         json_string(memory.scope),
         json_string(memory.sensitivity),
+        json_string(memory.id),
+        json_string(audit.state_hash(memory)),
         json_string(memory.trust),
     )

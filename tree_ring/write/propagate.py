@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from tree_ring.model.record import Memory, content_hash
-from tree_ring.store import audit, rows
+from tree_ring.store import audit, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 from tree_ring.tree import repair
@@ -28,11 +28,31 @@ from tree_ring.tree.summarise import consolidation_tags, consolidation_text
 CONSOLIDATES = "consolidates"
 
 
-def forgotten(db: Db, memory: Memory, actor: Actor, now: str) -> None:
-    """Take `memory` out of every tree node and consolidation built over it."""
-    repair.forget_memory(db, memory.id, now)
+def forgotten(db: Db, memory: Memory, actor: Actor, now: str) -> list[str]:
+    """Take `memory` out of every tree node and consolidation built over it.
+
+    What those held before is tombstoned too (their whole text, as claims), so
+    an old export of a consolidation, or a node's text copied into a memory,
+    cannot bring the forgotten memory back. Returns the node tombstones, for
+    the forget's own audit entry (each consolidation's entry names its own).
+    """
+    old_nodes = repair.forget_memory(db, memory.id, now)
+    keys: list[str] = []
+    if old_nodes:
+        whole = [tombstones.whole_key(text) for text in old_nodes.values()]
+        keys = tombstones.record(
+            db,
+            memory.project,
+            [key for key in whole if key],
+            kind="forgotten",
+            reason=f"a summary node held {memory.id}, which was forgotten",
+            memory_id=memory.id,
+            actor=actor.name,
+            at=now,
+        )
     for summary in citing_summaries(db, memory):
         rewrite_without(db, summary, memory.id, actor, now)
+    return keys
 
 
 def citing_summaries(db: Db, memory: Memory) -> list[Memory]:
@@ -68,6 +88,17 @@ def rewrite_without(db: Db, summary: Memory, source_id: str, actor: Actor, now: 
     """Rewrite a consolidation from its remaining sources, or delete it if none is left."""
     if summary.redacted_at is not None:
         return
+    # The summary's old text lists the forgotten source: it never returns.
+    stones = tombstones.record(
+        db,
+        summary.project,
+        tombstones.forget_keys(summary),
+        kind="forgotten",
+        reason=f"it consolidated {source_id}, which was forgotten",
+        memory_id=summary.id,
+        actor=actor.name,
+        at=now,
+    )
     remaining = [
         link.target
         for link in summary.links
@@ -84,7 +115,7 @@ def rewrite_without(db: Db, summary: Memory, source_id: str, actor: Actor, now: 
     if not sources:
         db.execute("DELETE FROM memories WHERE id = ?", (summary.id,))
         db.execute("DELETE FROM operation_claims WHERE memory_id = ?", (summary.id,))
-        audit.append(
+        audit.record(
             db,
             actor,
             "forget",
@@ -93,7 +124,9 @@ def rewrite_without(db: Db, summary: Memory, source_id: str, actor: Actor, now: 
                 "mode": "delete",
                 "reason": "consolidation lost its last source",
                 "source": source_id,
+                "tombstones": stones,
             },
+            changed=[summary.id],
             at=now,
         )
         return
@@ -117,7 +150,7 @@ def rewrite_without(db: Db, summary: Memory, source_id: str, actor: Actor, now: 
         content_hash=content_hash(text, summary.details),
         updated_at=now,
     )
-    audit.append(
+    audit.record(
         db,
         actor,
         "update",
@@ -127,6 +160,8 @@ def rewrite_without(db: Db, summary: Memory, source_id: str, actor: Actor, now: 
             "source": source_id,
             "sources_left": count,
             "content_hash": content_hash(text, summary.details),
+            "tombstones": stones,
         },
+        changed=[summary.id],
         at=now,
     )
