@@ -133,6 +133,7 @@ def test_text_fields_in_guard_order() -> None:
         "project": "proj-x",
         "session_id": "sess-1",
         "operation_id": "op-1",
+        "source_type": "manual",
     }
     # The guard names the first field holding a secret, so the order matters.
     assert list(memory.text_fields()) == [
@@ -145,6 +146,7 @@ def test_text_fields_in_guard_order() -> None:
         "project",
         "session_id",
         "operation_id",
+        "source_type",
     ]
 
 

@@ -152,7 +152,7 @@ def test_a_broken_audit_chain_is_reported_and_never_repaired(
     checks = by_name(report)
     assert code == 1 and report["ok"] is False
     assert not checks["audit"]["ok"] and not checks["audit"]["repairable"]
-    assert "broken at entry 2" in checks["audit"]["detail"]
+    assert "entry 2 was changed after it was written" in checks["audit"]["detail"]
     # What could be rebuilt still was.
     assert checks["fts"]["ok"] and checks["fts"]["repaired"]
     text = run_cli("doctor")

@@ -95,7 +95,7 @@ def test_agent_project_rule_lands_pending_but_its_own_notes_do_not(run_cli: CliR
     )
     note = write(run_cli, "remember", "The flaky test is test_sync", environ=CLAUDE)
     assert rule["trust"] == "pending"
-    assert "project-wide decision from claude-code" in rule["review_reason"]
+    assert "written by claude-code into the shared project scope" in rule["review_reason"]
     assert note["trust"] == "accepted"
     assert show(run_cli, note["id"])["scope"] == "agent"
 
@@ -205,7 +205,7 @@ def test_review_list_is_oldest_first_and_says_why(run_cli: CliRunner) -> None:
     assert [w["id"] for w in listed["waiting"]] == [first, second]
     assert listed["total"] == 2
     assert "heartwood written by claude-code" in listed["waiting"][0]["reason"]
-    assert "project-wide rule from codex" in listed["waiting"][1]["reason"]
+    assert "written by codex into the shared project scope" in listed["waiting"][1]["reason"]
     text = run_cli("review", "list").out
     assert "review queue: 2 waiting" in text
     assert f"{first}  [PENDING]" in text and "why: heartwood written by claude-code" in text
@@ -354,10 +354,11 @@ def test_review_policy_shows_and_changes_what_waits(run_cli: CliRunner, project_
     shown = run_cli("--json", "review", "policy").json()["review_policy"]
     assert shown == {
         "agent_heartwood": True,
-        "agent_project_rules": True,
         "agent_replacements": True,
+        "agent_shared": True,
+        "agent_weight": True,
         "contradictions": True,
-        "imported_rules": True,
+        "imported_authority": True,
     }
     changed = write(run_cli, "review", "policy", "--set", "agent_heartwood=false")
     assert changed["review_policy"]["agent_heartwood"] is False

@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-from tree_ring import __version__
+from tree_ring import __version__, guard
 from tree_ring.cli import admin, compress, govern, quality, read, upkeep, write
 from tree_ring.cli.context import Context, Handler
 from tree_ring.model.errors import TreeRingError
@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     try:
         return handler(ctx)
     except TreeRingError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {guard.withhold(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130

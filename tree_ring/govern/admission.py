@@ -1,11 +1,17 @@
 """What a new memory's trust state is, and what waits for a person.
 
-Agents cannot mint authority: agent-written heartwood, project-wide rules from
-agents and an agent's replacement of memory it did not write land `pending`,
-as do imported rules; a person's own `remember` is accepted. The coordinator
-capability (coordinator.py) counts as a person's word. The policy is a setting
-(`review_policy`, shown and changed by `tree-ring review policy`) so a team
-can widen or narrow it.
+Agents cannot mint authority. What waits is decided by what a row claims,
+not by the words it uses: an agent's write lands `pending` when it goes into a
+scope the whole project shares (any event type: every session's brief would
+show it), when it is heartwood, when it claims more weight than an agent may
+give itself (retention `user_pinned`, salience or confidence above
+`MAX_AGENT_WEIGHT`), or when it replaces memory the agent did not write.
+Imported rows that claim authority (heartwood, scar, pinned, or a rule for the
+shared project) wait too; a person's restore of Tree Ring's own export keeps
+its trust states and is not governed here. A person's own `remember` is
+accepted, and the coordinator capability (coordinator.py) counts as a
+person's word. The policy is a setting (`review_policy`, shown and changed by
+`tree-ring review policy`) so a team can widen or narrow it.
 
 A write that contradicts a live memory (contradictions.py) is linked to it
 both ways and lands `disputed`, whoever wrote it: the store then holds both
@@ -36,12 +42,17 @@ CONTRADICTS = "contradicts"
 SETTING = "review_policy"
 
 DEFAULT_POLICY: dict[str, bool] = {
-    "agent_heartwood": True,  # an agent may not write durable truth on its own
-    "agent_project_rules": True,  # nor a rule every session will see
+    "agent_shared": True,  # an agent may not publish to the whole project on its own
+    "agent_heartwood": True,  # nor write durable truth, in any scope
+    "agent_weight": True,  # nor pin a memory or give it more weight than MAX_AGENT_WEIGHT
     "agent_replacements": True,  # nor retire shared memory it did not write
-    "imported_rules": True,  # an import is only as good as its source
+    "imported_authority": True,  # an import is only as good as its source
     "contradictions": True,  # a write that contradicts a live memory waits
 }
+# Keys earlier versions stored, and what they are called now.
+RENAMED = {"agent_project_rules": "agent_shared", "imported_rules": "imported_authority"}
+# The most salience or confidence an agent may give its own memory unreviewed.
+MAX_AGENT_WEIGHT = 0.8
 
 
 def policy_settings(db: Db) -> dict[str, bool]:
@@ -49,12 +60,16 @@ def policy_settings(db: Db) -> dict[str, bool]:
     merged: dict[str, Any] = dict(DEFAULT_POLICY)
     if row is not None:
         stored: dict[str, Any] = json.loads(row[0])
-        merged.update({k: v for k, v in stored.items() if k in DEFAULT_POLICY})
+        for key, value in stored.items():
+            key = RENAMED.get(key, key)
+            if key in DEFAULT_POLICY:
+                merged[key] = value
     return {key: bool(value) for key, value in merged.items()}
 
 
 def set_policy(db: Db, changes: dict[str, bool], actor: Actor) -> dict[str, bool]:
     """Change review policy keys; a person's (or the coordinator's) decision."""
+    changes = {RENAMED.get(key, key): value for key, value in changes.items()}
     unknown = sorted(set(changes) - set(DEFAULT_POLICY))
     if unknown:
         raise UsageError(
@@ -85,30 +100,59 @@ def owns(memory: Memory, actor: Actor) -> bool:
     )
 
 
+def imported_authority(memory: Memory) -> str | None:
+    """What an imported row claims that a person should check, or None."""
+    if memory.ring in ("heartwood", "scar"):
+        return f"imported {memory.ring}"
+    if memory.retention == "user_pinned":
+        return "imported pinned memory"
+    if memory.scope not in PRIVATE_SCOPES and memory.event_type in RULE_TYPES:
+        return f"imported {memory.event_type} for the shared {memory.scope} scope"
+    return None
+
+
+def agent_weight(memory: Memory) -> str | None:
+    """The weight an agent's row claims beyond what it may give itself, or None."""
+    if memory.retention == "user_pinned":
+        return "retention user_pinned (only a person pins)"
+    for name, value in (("salience", memory.salience), ("confidence", memory.confidence)):
+        if value > MAX_AGENT_WEIGHT:
+            return f"{name} {value:g} (an agent may give at most {MAX_AGENT_WEIGHT:g})"
+    return None
+
+
 def waiting_reason(db: Db, memory: Memory, actor: Actor) -> str | None:
     """Why this write should wait for review, or None to accept it."""
     rules = policy_settings(db)
-    shared_rule = memory.scope not in PRIVATE_SCOPES and memory.event_type in RULE_TYPES
     if actor.origin.kind == "import":
-        if rules["imported_rules"] and (memory.ring == "heartwood" or shared_rule):
-            return "imported rule: check its source before it becomes project memory"
+        claim = imported_authority(memory)
+        if rules["imported_authority"] and claim is not None:
+            return f"{claim}: check its source before it becomes project memory"
         return None
     if not is_agent(actor) or write_policy.holds(db, actor):
         return None
     kind = actor.origin.kind
+    # Every reason that applies, so the reviewer sees all of what the row claims.
+    reasons: list[str] = []
     if rules["agent_heartwood"] and memory.ring == "heartwood":
-        return f"heartwood written by {kind}: durable truth needs a person's approval"
-    if rules["agent_project_rules"] and shared_rule:
-        return f"project-wide {memory.event_type} from {kind} waits for approval"
+        reasons.append(f"heartwood written by {kind}: durable truth needs a person's approval")
+    if rules["agent_shared"] and memory.scope not in PRIVATE_SCOPES:
+        reasons.append(
+            f"written by {kind} into the shared {memory.scope} scope: what every session "
+            "sees needs a person's approval"
+        )
+    weight = agent_weight(memory)
+    if rules["agent_weight"] and weight is not None:
+        reasons.append(f"{kind} gave it {weight}")
     if rules["agent_replacements"]:
         for old_id in memory.supersedes:
             old = rows.find(db, old_id)
             if old is not None and not owns(old, actor):
-                return (
+                reasons.append(
                     f"replaces {old_id}, which {kind} did not write: "
                     "the replacement takes effect when a person approves it"
                 )
-    return None
+    return "; ".join(reasons) or None
 
 
 def admit(
@@ -143,7 +187,10 @@ def admit(
         reasons.insert(0, f"contradicts live memory {named}")
     if trust == memory.trust and not found:
         return memory
-    reason = "; ".join(reasons) if reasons else memory.review_reason
+    # What the row already said (an import's claims) stays beside why it waits.
+    reason = (
+        "; ".join([*reasons, *([memory.review_reason] if memory.review_reason else [])]) or None
+    )
     return memory.replace(trust=trust, review_reason=reason, links=tuple(links))
 
 

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tree_ring import guard
 from tree_ring.model.errors import Conflict, Denied, StoreBusy, StoreFault, UsageError
 from tree_ring.model.record import Memory, canonical_json, now_iso, sha256
 from tree_ring.store import audit
@@ -257,6 +258,7 @@ def _check_name(name: str) -> str:
     text = name.strip()
     if not text or len(text) > MAX_NAME or any(ord(c) < 32 or ord(c) == 127 for c in text):
         raise UsageError(f"--coordinator must be a name of 1 to {MAX_NAME} printable characters")
+    guard.check_fields({"coordinator": text})  # stored, audited and shown: never a secret
     return text
 
 

@@ -245,6 +245,22 @@ class Memory:
             fields["session_id"] = self.session_id
         if self.operation_id:
             fields["operation_id"] = self.operation_id
+        # Fields a caller or an imported file can fill that are not the claim:
+        # guarded all the same, since any of them is stored, exported and shown.
+        if self.source_type:
+            fields["source_type"] = self.source_type
+        if self.review_reason:
+            fields["review_reason"] = self.review_reason
+        if self.reviewed_by:
+            fields["reviewed_by"] = self.reviewed_by
+        if self.origin_session:
+            fields["origin_session"] = self.origin_session
+        if self.supersedes:
+            fields["supersedes"] = " ".join(self.supersedes)
+        if self.superseded_by:
+            fields["superseded_by"] = self.superseded_by
+        if self.links:
+            fields["links"] = " ".join(f"{link.type} {link.target}" for link in self.links)
         return fields
 
     def to_dict(self) -> dict[str, Any]:
@@ -351,6 +367,9 @@ def _plain(memory: Memory) -> bool:
         memory.workflow_id,
         memory.session_id,
         memory.operation_id,
+        memory.review_reason,
+        memory.reviewed_by,
+        memory.origin_session,
     ):
         if value:
             one_line.append(value)
@@ -405,6 +424,16 @@ def validate(memory: Memory) -> None:
     _check_identifier("session id", memory.session_id, plain)
     _check_identifier("operation id", memory.operation_id, plain)
     _check_identifier("source type", memory.source_type, plain)
+    _check_identifier("reviewed by", memory.reviewed_by, plain)
+    _check_identifier("origin session", memory.origin_session, plain)
+    if memory.review_reason is not None:
+        _check_text("review reason", memory.review_reason, MAX_REF, plain)
+    for other in (*memory.supersedes, memory.superseded_by or "mem_x"):
+        if not _MEMORY_ID.match(other):
+            raise UsageError(f"supersedes and superseded_by name memory ids, not {other[:40]!r}")
+    for link in memory.links:
+        if not _EVENT_TYPE.match(link.type) or not _MEMORY_ID.match(link.target):
+            raise UsageError("each link is a lowercase type and a memory id (mem_...)")
     needed = _REQUIRED_FOR_SCOPE.get(memory.scope)
     if needed and not getattr(memory, needed):
         flag = "--" + needed.replace("_", "-")

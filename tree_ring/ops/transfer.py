@@ -89,6 +89,21 @@ def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
             keep_trust = trusted and "trust" in row
             if not keep_trust:
                 memory = memory.replace(origin="import")
+                if memory.reviewed_by is not None or memory.reviewed_at is not None:
+                    # A review the file claims is not a person's decision here.
+                    claimed = " ".join(
+                        part
+                        for part in (
+                            f"by {memory.reviewed_by}" if memory.reviewed_by else "",
+                            f"on {memory.reviewed_at[:10]}" if memory.reviewed_at else "",
+                        )
+                        if part
+                    )
+                    memory = memory.replace(
+                        reviewed_by=None,
+                        reviewed_at=None,
+                        review_reason=f"the import claims a review {claimed}; not believed",
+                    )
             if memory.superseded_by and memory.retired_at is None:
                 memory = memory.replace(retired_at=memory.updated_at)
             parsed.append(_Parsed(number, pipeline.prepare(memory), None, keep_trust))

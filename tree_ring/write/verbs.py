@@ -81,7 +81,11 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
         scope=scope,
         ring=draft.ring,
         details=draft.details,
-        source_type=draft.source_type,
+        # Where the claim comes from, as the environment says: an agent's
+        # memory is never labelled as a person's manual note.
+        source_type="agent"
+        if draft.source_type == "manual" and actor.origin.is_agent
+        else draft.source_type,
         source_ref=draft.source_ref,
         source_quote=draft.source_quote,
         tags=draft.tags,
