@@ -84,7 +84,7 @@ def negotiate(offered: object) -> str:
     return HANDSHAKE_VERSIONS[0]
 
 
-def lines(stream: BinaryIO, limit: int = MAX_MESSAGE) -> Iterator[bytes | None]:
+def lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
     """Each line of `stream` until EOF; None for a line over `limit` bytes,
     whose rest is read and dropped rather than held in memory."""
     while True:

@@ -251,7 +251,7 @@ def parse_args(argv: Sequence[str]) -> str | None:
 
 
 def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO) -> None:
-    for line in protocol.lines(stdin):
+    for line in protocol.lines(stdin, protocol.MAX_MESSAGE):
         if line is None:
             too_long = f"Invalid Request: a message is at most {protocol.MAX_MESSAGE} bytes"
             reply = protocol.error(None, RpcError(protocol.INVALID_REQUEST, too_long))
