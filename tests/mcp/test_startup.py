@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 PROBE = f"""
@@ -36,7 +37,7 @@ LINES = [
 ]
 
 
-def loaded_after(lines: list[dict[str, object]]) -> tuple[list[dict[str, object]], set[str]]:
+def loaded_after(lines: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], set[str]]:
     proc = subprocess.run(
         [sys.executable, "-I", "-S", "-c", PROBE],
         input=b"".join(json.dumps(m).encode() + b"\n" for m in lines),
