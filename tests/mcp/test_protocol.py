@@ -290,10 +290,14 @@ def test_the_harness_comes_from_the_launch_command(argv: list[str], harness: str
 
 
 @pytest.mark.parametrize("argv", [["--harness", "person"], ["--root", "/"], ["serve"]])
-def test_bad_launch_arguments_exit_with_a_message(argv: list[str]) -> None:
+def test_bad_launch_arguments_exit_with_a_message(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
     with pytest.raises(SystemExit) as exc:
         server_module.parse_args(argv)
-    assert str(exc.value).startswith("error: tree-ring mcp:")
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: tree-ring mcp:") and err.count("\n") == 1
 
 
 def wired_command(config: str) -> tuple[list[str], Path | None]:

@@ -63,3 +63,18 @@ def test_the_first_tool_call_loads_the_library() -> None:
     replies, modules = loaded_after([*LINES, call])
     assert replies[2]["id"] == 3 and "structuredContent" in replies[2]["result"]
     assert {"sqlite3", "tree_ring.mcp.tools", "tree_ring.store.db"} <= modules
+
+
+def test_the_cli_help_names_the_server_and_the_server_has_its_own() -> None:
+    launcher = str(REPO / "bin" / "tree-ring")
+    cli = subprocess.run([sys.executable, launcher, "--help"], capture_output=True, text=True)
+    assert "tree-ring mcp" in " ".join(cli.stdout.split())
+    own = subprocess.run(
+        [sys.executable, launcher, "mcp", "--help"], capture_output=True, text=True
+    )
+    assert own.returncode == 0 and own.stdout.startswith("usage: tree-ring mcp")
+    bad = subprocess.run(
+        [sys.executable, launcher, "mcp", "--nope"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("error: tree-ring mcp: unexpected")
+    assert bad.stdout == ""

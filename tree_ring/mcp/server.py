@@ -23,7 +23,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, NoReturn, cast
 
 from tree_ring import __version__
 from tree_ring.mcp import protocol, schemas
@@ -228,6 +228,11 @@ def tool_result(data: dict[str, Any], *, error: bool, structured: bool) -> dict[
     return result
 
 
+def _refuse(message: str) -> NoReturn:
+    sys.stderr.write(f"error: tree-ring mcp: {message}; see `tree-ring mcp --help`\n")
+    raise SystemExit(2)
+
+
 def parse_args(argv: Sequence[str]) -> str | None:
     """The `--harness` value; SystemExit for help or a bad argument."""
     words = list(argv)
@@ -242,11 +247,9 @@ def parse_args(argv: Sequence[str]) -> str | None:
         elif word.startswith("--harness="):
             harness = word.partition("=")[2]
         else:
-            raise SystemExit(f"error: tree-ring mcp: unexpected argument {word!r}\n{USAGE}")
+            _refuse(f"unexpected argument {word!r}")
         if harness not in HARNESS_CHOICES:
-            raise SystemExit(
-                f"error: tree-ring mcp: --harness must be one of {', '.join(HARNESS_CHOICES)}"
-            )
+            _refuse(f"--harness must be one of {', '.join(HARNESS_CHOICES)}")
     return harness
 
 
