@@ -227,6 +227,10 @@ def test_another_projects_or_partitions_memory_is_not_found(
     failed(pipe.call("show", {"id": sensitive.id}), "health", "person")
     failed(pipe.call("show", {"id": "mem_missing"}), "mem_missing")
     failed(pipe.call("forget", {"id": foreign.id, "reason": "not ours"}), foreign.id, project_id)
+    replacing = pipe.call(
+        "remember", {"summary": "Our deploy secret lives elsewhere.", "supersedes": foreign.id}
+    )
+    failed(replacing, "another project")
     assert count(project_root) == 3
 
 
