@@ -240,7 +240,7 @@ def test_an_unknown_revision_in_the_envelope_is_refused_with_what_is_served() ->
         "tools/list", {"_meta": {**MODERN_META, protocol.VERSION_META: "2099-01-01"}}
     )
     assert error_of(reply) == (1, protocol.UNSUPPORTED_VERSION)
-    assert reply["error"]["data"]["supported"] == ["2026-07-28"]
+    assert reply["error"]["data"]["supported"] == ["2026-07-28", *protocol.HANDSHAKE_VERSIONS]
     no_caps = {k: v for k, v in MODERN_META.items() if k != protocol.CAPABILITIES_META}
     assert error_of(Pipe().request("tools/list", {"_meta": no_caps}))[1] == protocol.INVALID_PARAMS
 

@@ -127,10 +127,13 @@ class Server:
         if named is None:
             return None
         if named not in protocol.MODERN_VERSIONS:
+            # The handshake revisions too: a client that shares no stateless
+            # revision with this server falls back to `initialize` on seeing them.
+            supported = [*protocol.MODERN_VERSIONS, *protocol.HANDSHAKE_VERSIONS]
             raise RpcError(
                 protocol.UNSUPPORTED_VERSION,
                 f"Unsupported protocol version: {named!r}",
-                {"supported": list(protocol.MODERN_VERSIONS), "requested": named},
+                {"supported": supported, "requested": named},
             )
         if not isinstance(request.meta.get(protocol.CAPABILITIES_META), dict):
             raise RpcError(
