@@ -169,6 +169,53 @@ def texts(obj: Any) -> Iterator[str]:
             yield from texts(v)
 
 
+def tool_outputs(body: Body) -> list[str]:
+    """What the tools returned to the model, in a request's conversation:
+    Anthropic `tool_result` blocks, Responses `function_call_output` items."""
+    found: list[str] = []
+    for item in body.get("messages", body.get("input", [])):
+        if item.get("type") == "function_call_output":
+            found.extend(texts(item.get("output")))
+        for block in item.get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                found.extend(texts(block.get("content")))
+    return found
+
+
+SKILL_ROOT = re.compile(r"^- `(r\d+)` = `([^`]+)`$", re.M)
+SKILL_ENTRY = re.compile(r"^- ([\w.-]+:[\w.-]+): .*\(file: (r\d+)/([^)]+)\)$", re.M)
+
+
+def offered_skills(body: Body) -> dict[str, Path]:
+    """The skills a Codex request offers the model, name -> SKILL.md path,
+    from its skills list and skill roots table."""
+    for text in texts(body.get("input", [])):
+        if "<skills_instructions>" in text:
+            roots = dict(SKILL_ROOT.findall(text))
+            return {name: Path(roots[root]) / rel for name, root, rel in SKILL_ENTRY.findall(text)}
+    raise ValueError("no skills list in the request")
+
+
+def skill_command(body: Body, skill: str, **fill: str) -> str:
+    """The command a skill tells the model to run, found as a model reading this
+    request would: the skill's file from the list, its indented
+    `python3 -I -S "PLUGIN/bin/tree-ring" ...` command line, PLUGIN the
+    directory two levels above the skill file (as the skill says), and the
+    skill's placeholders filled in."""
+    path = offered_skills(body)[skill]
+    lines = [
+        ln.strip()
+        for ln in path.read_text().splitlines()
+        if ln.startswith('    python3 -I -S "PLUGIN/bin/tree-ring" ')  # a command block
+    ]
+    if not lines:
+        raise ValueError(f"{skill} names no PLUGIN/bin/tree-ring command")
+    command = lines[0].replace("PLUGIN", str(path.parents[2]))
+    for placeholder, value in fill.items():
+        command = command.replace(placeholder, value)
+    return command
+
+
 @dataclass
 class ClaudeCode:
     """The real `claude` CLI with its own HOME, talking to a mock Anthropic API."""
@@ -220,9 +267,20 @@ class ClaudeCode:
             [str(self.bin), "plugin", "validate", str(plugin_dir)], env=self.env(), cwd=self.home
         ).stdout
 
+    @staticmethod
+    def mcp_tool(name: str) -> str:
+        """A Tree Ring MCP tool as the model calls it: `mcp__plugin_<plugin>_<server>__<tool>`."""
+        return f"mcp__plugin_{PLUGIN}_tree-ring__{name}"
+
     def session(
-        self, cwd: Path, base_url: str, prompt: str = "hello", timeout: float = 150
+        self,
+        cwd: Path,
+        base_url: str,
+        prompt: str = "hello",
+        timeout: float = 150,
+        allowed: tuple[str, ...] = (),
     ) -> subprocess.CompletedProcess[str]:
+        """`claude -p`; in -p mode every MCP tool the model calls must be in `allowed`."""
         cmd = [
             str(self.bin),
             "-p",
@@ -231,7 +289,7 @@ class ClaudeCode:
             "stream-json",
             "--verbose",
             "--allowedTools",
-            "Bash",
+            ",".join(("Bash", *allowed)),
         ]
         return run(cmd, env=self.env(base_url), cwd=cwd, timeout=timeout)
 
@@ -294,6 +352,18 @@ class Codex:
     @property
     def codex_home(self) -> Path:
         return self.home / ".codex"
+
+    @property
+    def installed(self) -> Path:
+        """The plugin as Codex installed it, in its plugin cache."""
+        return self.codex_home / "plugins" / "cache" / MARKETPLACE / PLUGIN / "0.1.0"
+
+    @staticmethod
+    def mcp_tool(name: str) -> str:
+        """A Tree Ring MCP tool as the model calls it: inside the `mcp__tree_ring`
+        namespace (the server's name, hyphen as underscore); the mock sends
+        `namespace.name` as a function call with a `namespace` field."""
+        return f"mcp__tree_ring.{name}"
 
     def env(self) -> dict[str, str]:
         env = scrubbed_env(self.home)
@@ -488,3 +558,62 @@ def subagent_session(
     harness.install(plugin_dir, project)
     requests = session(harness, project, list(harness.spawn), logs / "subagent.jsonl")
     return ["\n".join(conversation(body)) for body in requests]
+
+
+# A memory a person stored before the session, and the one the scripted model
+# saves through the MCP server; both distinctive.
+STORED = "Release builds must run the schema check first, marker ZQ81MCP."
+REMEMBERED = "Deploys go through the blue-green switch, marker KP44MCP."
+
+
+@dataclass
+class McpTrip:
+    """What a session that recalled and remembered through MCP, and the next, showed."""
+
+    first: list[Body]  # session 1's model requests
+    outputs: list[str]  # what the tools returned to the model in session 1, each once
+    memory: dict[str, Any]  # the row the remember call stored
+    second: list[Body]  # session 2's model requests
+
+
+def mcp_round_trip(
+    harness: ClaudeCode | Codex,
+    plugin_dir: Path,
+    project: Path,
+    logs: Path,
+    lead: tuple[Turn, ...] = (),
+) -> McpTrip:
+    """Install the plugin with STORED in the project's memory, then:
+
+    1. a session whose model (after `lead`, e.g. Claude Code's tool search)
+       calls the `recall` tool and then `remember` with REMEMBERED;
+    2. the next session, whose brief must carry REMEMBERED.
+
+    Codex does not wait for MCP servers before its first model request: until
+    a request offers the server's tools, the scripted model runs a short
+    `sleep` and looks again.
+    """
+    tree_ring("remember", STORED, root=project)
+    harness.install(plugin_dir, project)
+    recall, remember = harness.mcp_tool("recall"), harness.mcp_tool("remember")
+    offered = json.dumps(recall.split(".")[0] if isinstance(harness, Codex) else recall)
+    turns = [
+        *lead,
+        Turn(
+            expect=offered, wait_shell="sleep 1", tool=(recall, {"query": "release schema check"})
+        ),
+        Turn(tool=(remember, {"summary": REMEMBERED, "event_type": "decision"})),
+        Turn(text="Recalled and remembered."),
+    ]
+    with MockServer(harness.handler, turns, logs / "mcp1.jsonl") as mock:
+        if isinstance(harness, ClaudeCode):
+            harness.session(project, mock.base_url, allowed=(recall, remember))
+        else:
+            harness.session(project, mock.base_url)
+    first = mock.model_requests()
+    # Each request repeats the conversation so far: each output once.
+    outputs = list(dict.fromkeys(t for body in first for t in tool_outputs(body)))
+    rows = json.loads(tree_ring("--json", "list", root=project))["memories"]
+    (memory,) = [m for m in rows if m["summary"] == REMEMBERED]
+    second = session(harness, project, [Turn(text="Hello again.")], logs / "mcp2.jsonl")
+    return McpTrip(first, outputs, memory, second)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 Body = dict[str, Any]
+MAX_WAITS = 10
 ToolCall = tuple[str, dict[str, Any]]
 
 
@@ -38,6 +39,10 @@ class Turn:
     # it from the request body.
     tool: ToolCall | Callable[[Body], ToolCall] | None = None
     expect: str | None = None
+    # While `expect` is unmet, answer with this shell command instead of the
+    # fallback text, so the agent loop goes on (a fallback answer ends the
+    # turn); at most MAX_WAITS times.
+    wait_shell: str | None = None
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> Turn:
@@ -65,6 +70,7 @@ class Script:
     turns: list[Turn]
     fallback_text: str = "Done."
     side_text: str = "Mock side reply."
+    waits: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def next_reply(self, raw: str, body: Body, is_main: bool) -> Reply:
@@ -75,6 +81,9 @@ class Script:
                 return Reply(text=self.fallback_text, source="fallback-exhausted")
             turn = self.turns[0]
             if turn.expect is not None and turn.expect not in raw:
+                if turn.wait_shell is not None and self.waits < MAX_WAITS:
+                    self.waits += 1
+                    return Reply(shell=turn.wait_shell, source="wait")
                 return Reply(text=self.fallback_text, source="fallback-expect-unmet")
             self.turns.pop(0)
         shell, tool = turn.shell, turn.tool

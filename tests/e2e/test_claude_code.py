@@ -5,12 +5,25 @@ wrote it, and the saved memory in the next session's brief."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from .harnesses import ClaudeCode, conversation, memory_round_trip, subagent_session
+from tree_ring.mcp import schemas
+from tree_ring.read import brief
+
+from .harnesses import (
+    REMEMBERED,
+    STORED,
+    ClaudeCode,
+    conversation,
+    mcp_round_trip,
+    memory_round_trip,
+    subagent_session,
+)
+from .mockserver import Turn
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -53,3 +66,32 @@ def test_plugin_validates(claude: ClaudeCode, plugin_dir: Path) -> None:
     assert "Validation passed" in out
     # Hooks are auto-loaded from hooks/hooks.json; all four are found.
     assert out.count("tree_ring_hook.py") == 4
+
+
+def test_mcp_recall_returns_a_stored_memory_and_remember_reaches_the_next_brief(
+    claude: ClaudeCode, plugin_dir: Path, project: Path, tmp_path: Path
+) -> None:
+    # Claude Code defers plugin MCP tools: the model finds them by tool search first.
+    names = ",".join(claude.mcp_tool(n) for n in ("recall", "remember"))
+    search = Turn(
+        expect=claude.mcp_tool("recall"), tool=("ToolSearch", {"query": f"select:{names}"})
+    )
+    trip = mcp_round_trip(claude, plugin_dir, project, tmp_path, lead=(search,))
+    offered = {t.get("name") for t in trip.first[-1]["tools"]}
+    assert {claude.mcp_tool("recall"), claude.mcp_tool("remember")} <= offered
+    # The recall result reached the model as structuredContent (compact JSON),
+    # the recalled-data notice inside it, before the memory.
+    (recalled,) = [json.loads(t) for t in trip.outputs if STORED in t]
+    assert recalled["ok"] is True and recalled["notice"] == schemas.NOTICE
+    assert list(recalled)[:2] == ["ok", "notice"]
+    assert [r["summary"] for r in recalled["results"]] == [STORED]
+    # The remembered memory is the agent's, in Claude Code's session.
+    memory = trip.memory
+    assert (memory["origin"], memory["agent_profile"], memory["scope"]) == (
+        "claude-code",
+        "claude-code",
+        "agent",
+    )
+    assert memory["session_id"] == memory["origin_session"] and memory["session_id"]
+    opening = [t for t in conversation(trip.second[0]) if brief.BEGIN in t]
+    assert opening and REMEMBERED in opening[0] and STORED in opening[0]

@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tree-ring",
         description="Tree Ring: local, governed memory for coding agents.",
+        # Served by tree_ring.mcp, which this package may not import (see __main__).
+        epilog="tree-ring mcp: serve this project's memory to an MCP client on stdin/stdout "
+        "(tree-ring mcp --help)",
     )
     parser.add_argument("--version", action="version", version=f"tree-ring {__version__}")
     parser.add_argument("--root", help="project directory (default: walk up to .tree-ring/)")

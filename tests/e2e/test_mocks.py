@@ -1,0 +1,33 @@
+"""The mock model servers' own behaviour, without any CLI (fast, not e2e):
+Codex's namespaced function calls and a turn that waits for a tool to appear."""
+
+from __future__ import annotations
+
+import json
+
+from .mock_openai import output_items
+from .mockserver import MAX_WAITS, Reply, Script, Turn
+
+
+def test_a_dotted_tool_name_becomes_a_namespaced_function_call() -> None:
+    reply = Reply(tool=("mcp__tree_ring.recall", {"query": "deploy"}))
+    (item,) = output_items(reply, ["exec_command"])
+    assert (item["type"], item["name"], item["namespace"]) == (
+        "function_call",
+        "recall",
+        "mcp__tree_ring",
+    )
+    assert json.loads(item["arguments"]) == {"query": "deploy"}
+    (flat,) = output_items(Reply(tool=("view_image", {})), ["view_image"])
+    assert flat["name"] == "view_image" and "namespace" not in flat
+
+
+def test_a_waiting_turn_runs_its_shell_until_the_text_appears_then_gives_up() -> None:
+    script = Script([Turn(expect="READY", wait_shell="sleep 1", text="go")])
+    waited = [script.next_reply("not yet", {}, is_main=True) for _ in range(3)]
+    assert [(r.shell, r.source) for r in waited] == [("sleep 1", "wait")] * 3
+    assert script.next_reply("READY now", {}, is_main=True).text == "go"
+    stuck = Script([Turn(expect="READY", wait_shell="true")])
+    replies = [stuck.next_reply("", {}, is_main=True) for _ in range(MAX_WAITS + 2)]
+    assert [r.source for r in replies].count("wait") == MAX_WAITS
+    assert replies[-1].source == "fallback-expect-unmet"

@@ -1,0 +1,102 @@
+"""Who an MCP call comes from and which project it reads: the harness says, in order."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tree_ring.mcp import identity
+from tree_ring.model.errors import NoStore, UsageError
+from tree_ring.ops import guidance
+
+
+@pytest.fixture
+def projects(tmp_path: Path) -> dict[str, Path]:
+    """Five initialised projects, one per place a root can come from."""
+    found: dict[str, Path] = {}
+    for name in ("explicit", "claude", "workspace", "pwd", "cwd"):
+        root = tmp_path / name
+        (root / "src" / "deep").mkdir(parents=True)
+        guidance.init_project(root)
+        found[name] = root
+    return found
+
+
+def meta_for(workspace: Path) -> dict[str, object]:
+    return {"x-codex-turn-metadata": {"workspaces": {str(workspace): {"has_changes": False}}}}
+
+
+def root_of(environ: dict[str, str], meta: dict[str, object], cwd: Path) -> Path:
+    return identity.resolve("codex", environ, meta, cwd).root
+
+
+def test_the_root_comes_from_the_first_source_in_order(projects: dict[str, Path]) -> None:
+    environ = {
+        "TREE_RING_ROOT": str(projects["explicit"]),
+        "CLAUDE_PROJECT_DIR": str(projects["claude"] / "src"),
+        "PWD": str(projects["pwd"]),
+    }
+    meta = meta_for(projects["workspace"] / "src" / "deep")
+    cwd = projects["cwd"]
+    assert root_of(environ, meta, cwd) == projects["explicit"]
+    del environ["TREE_RING_ROOT"]
+    assert root_of(environ, meta, cwd) == projects["claude"]  # walked up from src/
+    del environ["CLAUDE_PROJECT_DIR"]
+    assert root_of(environ, meta, cwd) == projects["workspace"]
+    assert root_of(environ, {}, cwd) == projects["pwd"]
+    assert root_of({}, {}, cwd / "src") == projects["cwd"]
+
+
+def test_relative_or_malformed_hints_are_skipped(projects: dict[str, Path]) -> None:
+    environ = {"CLAUDE_PROJECT_DIR": "relative/dir", "PWD": ""}
+    odd_meta: dict[str, object] = {"x-codex-turn-metadata": {"workspaces": 7}}
+    assert root_of(environ, odd_meta, projects["cwd"]) == projects["cwd"]
+    as_text: dict[str, object] = {
+        "x-codex-turn-metadata": json.dumps({"workspaces": {str(projects["workspace"]): {}}})
+    }
+    assert root_of({}, as_text, projects["cwd"]) == projects["workspace"]
+    listed: dict[str, object] = {"x-codex-turn-metadata": {"workspaces": [str(projects["pwd"])]}}
+    assert root_of({}, listed, projects["cwd"]) == projects["pwd"]
+
+
+def test_no_project_says_where_it_looked_and_what_to_do(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(NoStore) as exc:
+        identity.resolve("codex", {"PWD": str(empty)}, {}, tmp_path)
+    message = str(exc.value)
+    assert str(empty) in message and "from PWD" in message and "init" in message
+    assert "TREE_RING_ROOT" in message
+
+
+@pytest.mark.parametrize(
+    ("named", "environ", "meta", "harness"),
+    [
+        ("codex", {"CLAUDECODE": "1"}, {}, "codex"),  # the launch command wins
+        (None, {"CLAUDECODE": "1"}, {}, "claude-code"),
+        (None, {"CLAUDE_CODE_SESSION_ID": "s"}, {}, "claude-code"),
+        (None, {}, {"x-codex-turn-metadata": {}}, "codex"),
+        (None, {"CODEX_SESSION_ID": "s"}, {}, "codex"),
+        (None, {}, {"sessionId": "s"}, "agent"),
+    ],
+)
+def test_the_harness(
+    named: str | None, environ: dict[str, str], meta: dict[str, object], harness: str
+) -> None:
+    assert identity.harness_of(named, environ, meta) == harness
+
+
+def test_the_session_prefers_the_environment_then_the_calls_meta() -> None:
+    meta: dict[str, object] = {"sessionId": "from-meta", "threadId": "thread"}
+    assert identity.session_of({"CLAUDE_CODE_SESSION_ID": "from-env"}, meta) == "from-env"
+    assert identity.session_of({}, meta) == "from-meta"
+    assert identity.session_of({}, {"threadId": "thread"}) == "thread"
+    assert identity.session_of({}, {}) is None
+
+
+@pytest.mark.parametrize("bad", ["../../x", "a b", "x" * 200, 12, "-starts-with-dash"])
+def test_an_unusable_session_id_is_refused_not_guessed(bad: object) -> None:
+    with pytest.raises(UsageError, match="session id"):
+        identity.session_of({}, {"sessionId": bad})

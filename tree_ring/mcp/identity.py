@@ -1,0 +1,145 @@
+"""Who is calling, and for which project: from the harness, never from arguments.
+
+An MCP caller is an agent. Its harness is what the server's launch command
+names (`--harness`, written in the plugin's config files), else what the
+environment shows: Claude Code starts the server with `CLAUDECODE=1` and
+`CLAUDE_CODE_SESSION_ID`; anything else is a generic `agent`.
+
+The session is the harness's: `CLAUDE_CODE_SESSION_ID` (Claude Code), else the
+call's `_meta.sessionId` or `_meta.threadId` (Codex sends both on every
+`tools/call`). The project is the nearest `.tree-ring/` at or above, in
+order: `TREE_RING_ROOT` (a person's explicit choice), `CLAUDE_PROJECT_DIR`
+(Claude Code), the call's `_meta["x-codex-turn-metadata"].workspaces` (Codex:
+its keys are the session's project directories), `PWD`, and the server's
+working directory. Codex starts the server in the plugin folder and forwards
+the `PWD` it was started with, which is not the session's project under
+`codex exec --cd DIR`; the workspaces come first for that reason.
+
+Identity then mirrors the SessionStart hook's: profile = harness, workflow =
+session = the harness session, so what the agent writes here lands in, and
+what it reads comes from, the partition the brief shows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+from tree_ring.model import project
+from tree_ring.model.errors import NoStore, UsageError
+from tree_ring.model.identity import Identity, Origin
+
+HARNESSES = ("claude-code", "codex", "agent")
+# As the hook: the harnesses send UUIDs; anything else is refused, not guessed at.
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+CODEX_TURN_META = "x-codex-turn-metadata"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """One tool call's caller, resolved before any library call."""
+
+    harness: str
+    session: str | None
+    root: Path
+    project: str
+
+    @property
+    def identity(self) -> Identity:
+        return Identity(self.project, self.harness, self.session, self.session)
+
+    @property
+    def origin(self) -> Origin:
+        return Origin(self.harness, self.session)
+
+
+def harness_of(named: str | None, environ: Mapping[str, str], meta: Mapping[str, Any]) -> str:
+    if named:
+        return named
+    if environ.get("CLAUDECODE") == "1" or environ.get("CLAUDE_CODE_SESSION_ID"):
+        return "claude-code"
+    if CODEX_TURN_META in meta or environ.get("CODEX_SESSION_ID"):
+        return "codex"
+    return "agent"
+
+
+def session_of(environ: Mapping[str, str], meta: Mapping[str, Any]) -> str | None:
+    candidates: list[object] = [
+        environ.get("CLAUDE_CODE_SESSION_ID"),
+        environ.get("CODEX_SESSION_ID"),
+        meta.get("sessionId"),
+        meta.get("threadId"),
+    ]
+    for value in candidates:
+        if value is None or value == "":
+            continue
+        if not isinstance(value, str) or not SESSION_ID.fullmatch(value):
+            raise UsageError(
+                "the client sent a session id Tree Ring cannot use; "
+                "restart the session or report it to the harness"
+            )
+        return value
+    return None
+
+
+def workspaces(meta: Mapping[str, Any]) -> list[str]:
+    """The project directories Codex names for this turn, in its order."""
+    turn: object = meta.get(CODEX_TURN_META)
+    if isinstance(turn, str):
+        # Seen as an object; a client that sends it as JSON text is read the same.
+        try:
+            turn = cast(object, json.loads(turn))
+        except ValueError:
+            return []
+    if not isinstance(turn, dict):
+        return []
+    found: object = cast(dict[str, Any], turn).get("workspaces")
+    if isinstance(found, dict):
+        return list(cast(dict[str, Any], found))
+    if isinstance(found, list):
+        return [k for k in cast(list[Any], found) if isinstance(k, str)]
+    return []
+
+
+def start_dir(environ: Mapping[str, str], meta: Mapping[str, Any], cwd: Path) -> tuple[Path, str]:
+    """Where to look for `.tree-ring/`, by the order in the module docstring,
+    and what said so."""
+    candidates = [
+        (environ.get("CLAUDE_PROJECT_DIR"), "CLAUDE_PROJECT_DIR"),
+        *((w, "the client's workspaces") for w in workspaces(meta)),
+        (environ.get("PWD"), "PWD"),
+    ]
+    for candidate, source in candidates:
+        if candidate and os.path.isabs(candidate):
+            return Path(candidate), source
+    return cwd, "the server's working directory"
+
+
+def resolve(
+    named_harness: str | None,
+    environ: Mapping[str, str],
+    meta: Mapping[str, Any],
+    cwd: Path,
+) -> Caller:
+    harness = harness_of(named_harness, environ, meta)
+    session = session_of(environ, meta)
+    explicit = environ.get("TREE_RING_ROOT")
+    start, source = start_dir(environ, meta, cwd)
+    if explicit:
+        start, source = Path(explicit), "TREE_RING_ROOT"
+    try:
+        root = project.locate(str(start) if explicit else None, {}, cwd=start)
+    except NoStore:
+        raise NoStore(
+            f"no Tree Ring memory for {start} (from {source}): no .tree-ring/ there or above. "
+            "If that is the project, set it up with `tree-ring init` there (or the plugin's "
+            "init command or skill); if it is not, the client did not say which project "
+            "this session works in (Codex names git repositories only): start the client "
+            "in the project directory, or set TREE_RING_ROOT for the server"
+        ) from None
+    return Caller(harness, session, root, project.load_project_id(root))

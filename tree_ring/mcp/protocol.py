@@ -1,0 +1,164 @@
+"""JSON-RPC 2.0 as MCP frames it on stdio, and the protocol revisions served.
+
+One message per line, UTF-8, in both directions; stdout carries nothing else.
+A request has an `id` (a string or an integer, never null) and gets exactly
+one response; a notification has none and never gets one, not even an error;
+a message with `result` or `error` and no `method` is the client's answer to
+a request this server never sends, and is dropped.
+
+Revisions: the handshake era (`initialize` negotiates one of
+`HANDSHAKE_VERSIONS`), and 2026-07-28, which has no handshake: a client
+probes `server/discover`, then every request names its revision in
+`_meta["io.modelcontextprotocol/protocolVersion"]` and every result says
+`resultType`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, BinaryIO, cast
+
+JSONRPC = "2.0"
+# Newest first: an offer of anything else is answered with the newest.
+HANDSHAKE_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+MODERN_VERSIONS = ("2026-07-28",)
+KNOWN_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+# What changed on the way, for a client that negotiated an older revision.
+ANNOTATIONS_SINCE = "2025-03-26"
+STRUCTURED_SINCE = "2025-06-18"  # outputSchema, structuredContent, tool titles
+VERSION_META = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+UNSUPPORTED_VERSION = -32022
+
+# A tool call carries one memory of at most a few tens of kilobytes; a line
+# this long is not one a client meant to send.
+MAX_MESSAGE = 1 << 20
+
+RequestId = str | int
+
+
+class RpcError(Exception):
+    """A JSON-RPC error response: the message is what the client is told."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request (with an id) or a notification (`id is None`)."""
+
+    id: RequestId | None
+    method: str
+    params: dict[str, Any]
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        meta = self.params.get("_meta")
+        return cast(dict[str, Any], meta) if isinstance(meta, dict) else {}
+
+
+def at_least(version: str, since: str) -> bool:
+    """Whether `version` has what `since` introduced (unknown versions do not)."""
+    if version not in KNOWN_VERSIONS:
+        return False
+    return KNOWN_VERSIONS.index(version) >= KNOWN_VERSIONS.index(since)
+
+
+def negotiate(offered: object) -> str:
+    """The spec's rule: the client's revision if served, else the newest."""
+    if isinstance(offered, str) and offered in HANDSHAKE_VERSIONS:
+        return offered
+    return HANDSHAKE_VERSIONS[0]
+
+
+def lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """Each line of `stream` until EOF; None for a line over `limit` bytes,
+    whose rest is read and dropped rather than held in memory."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:
+                rest = stream.readline(limit)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield None
+            continue
+        yield line
+
+
+def decode(line: bytes) -> object:
+    try:
+        return json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise RpcError(PARSE_ERROR, "Parse error: the line is not UTF-8 JSON") from None
+
+
+def _id(message: dict[str, Any]) -> RequestId | None:
+    value = message.get("id")
+    # bool is an int to Python, and JSON-RPC ids are never true or false.
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    return value
+
+
+def request(message: object) -> Request | None:
+    """A parsed message as a `Request`, or None for a response to drop.
+
+    Raises RpcError(INVALID_REQUEST) for anything else; its `data` is unused and
+    the caller answers with the id this message carried, if it had a valid one.
+    """
+    if not isinstance(message, dict):
+        raise RpcError(INVALID_REQUEST, "Invalid Request: a message is a JSON object")
+    msg = cast(dict[str, Any], message)
+    if "method" not in msg and ("result" in msg or "error" in msg):
+        return None
+    if msg.get("jsonrpc") != JSONRPC:
+        raise RpcError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+    method = msg.get("method")
+    if not isinstance(method, str) or not method:
+        raise RpcError(INVALID_REQUEST, 'Invalid Request: "method" must be a non-empty string')
+    if "id" in msg and _id(msg) is None:
+        raise RpcError(INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
+    params = msg.get("params", {})
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise RpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
+    return Request(_id(msg), method, cast(dict[str, Any], params))
+
+
+def message_id(message: object) -> RequestId | None:
+    """The id to answer an invalid message with, if it carried a usable one."""
+    return _id(cast(dict[str, Any], message)) if isinstance(message, dict) else None
+
+
+def result(request_id: RequestId, value: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": JSONRPC, "id": request_id, "result": value}
+
+
+def error(request_id: RequestId | None, exc: RpcError) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    if exc.data is not None:
+        body["data"] = exc.data
+    return {"jsonrpc": JSONRPC, "id": request_id, "error": body}
+
+
+def encode(message: dict[str, Any] | list[dict[str, Any]]) -> bytes:
+    # ASCII escapes: one line whatever the text holds, and nothing a client's
+    # decoder could split (U+2028, lone surrogates from the library's input).
+    return json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"

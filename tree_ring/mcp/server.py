@@ -1,0 +1,293 @@
+"""`tree-ring mcp`: serve this project's memory to an MCP client on stdin/stdout.
+
+Methods: `initialize` (negotiates 2025-11-25, 2025-06-18, 2025-03-26 or
+2024-11-05), `ping`, `tools/list`, `tools/call`, and `server/discover` with the
+stateless 2026-07-28 envelope; any other request gets -32601. Requests before
+`initialize` are served at the newest handshake revision, as a client that
+never negotiates expects.
+
+A tool's failure is a result, not a protocol error: `isError: true`, and
+`ok: false` with the reason inside `structuredContent` too. Protocol errors
+are for messages: -32700 unreadable JSON, -32600 not a request, -32601 no such
+method, -32602 bad params or an unknown tool, -32603 a fault in Tree Ring.
+
+Start-up imports only this module, the protocol and the tool schemas; the
+library loads on the first tool call. stdout carries protocol messages only:
+anything else printed while serving goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO, NoReturn, cast
+
+from tree_ring import __version__
+from tree_ring.mcp import protocol, schemas
+from tree_ring.mcp.protocol import RpcError
+from tree_ring.model.errors import TreeRingError
+
+USAGE = """\
+usage: tree-ring mcp [--harness claude-code|codex|agent]
+
+Serve this project's Tree Ring memory to an MCP client over stdin/stdout
+(newline-delimited JSON-RPC). The project is found from the client
+(CLAUDE_PROJECT_DIR, Codex's workspaces, PWD, the working directory) or
+TREE_RING_ROOT; the harness names where the calls come from (default: what
+the environment shows, else `agent`).
+"""
+SERVER_INFO = {"name": "tree-ring", "title": "Tree Ring", "version": __version__}
+HARNESS_CHOICES = ("claude-code", "codex", "agent")
+
+
+def _note(message: str) -> None:
+    try:
+        sys.stderr.write(f"tree-ring mcp: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+class Server:
+    """One client connection: the negotiated revision and how to answer."""
+
+    def __init__(self, harness: str | None, environ: Mapping[str, str], cwd: Path) -> None:
+        self.harness = harness
+        self.environ = environ
+        self.cwd = cwd
+        self.version: str | None = None  # the handshake revision, once negotiated
+
+    # -- messages -----------------------------------------------------------
+
+    def receive(self, line: bytes) -> dict[str, Any] | list[dict[str, Any]] | None:
+        """The reply to one line, or None when nothing is owed."""
+        try:
+            message = protocol.decode(line)
+        except RpcError as exc:
+            return protocol.error(None, exc)
+        if isinstance(message, list):
+            # Batches (2025-03-26): one reply per request in them, none if
+            # they held only notifications.
+            if not message:
+                return protocol.error(None, RpcError(protocol.INVALID_REQUEST, "empty batch"))
+            replies = [r for r in map(self.one, cast(list[object], message)) if r is not None]
+            return replies or None
+        return self.one(message)
+
+    def one(self, message: object) -> dict[str, Any] | None:
+        try:
+            request = protocol.request(message)
+        except RpcError as exc:
+            return protocol.error(protocol.message_id(message), exc)
+        if request is None:
+            return None
+        try:
+            value = self.handle(request)
+        except RpcError as exc:
+            return None if request.id is None else protocol.error(request.id, exc)
+        except Exception as exc:  # a fault in Tree Ring: the connection goes on
+            _note(f"internal error in {request.method}: {type(exc).__name__}: {exc}")
+            fault = RpcError(protocol.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
+            return None if request.id is None else protocol.error(request.id, fault)
+        if request.id is None:
+            return None
+        return protocol.result(request.id, value if value is not None else {})
+
+    def handle(self, request: protocol.Request) -> dict[str, Any] | None:
+        modern = self.modern_version(request)
+        version = modern or self.version or protocol.HANDSHAKE_VERSIONS[0]
+        method, params = request.method, request.params
+        if method == "initialize":
+            value = self.initialize(params)
+        elif method == "server/discover":
+            value = self.discover()
+            modern = protocol.MODERN_VERSIONS[0]
+        elif method == "ping":
+            value = {}
+        elif method == "tools/list":
+            value = self.list_tools(params, version)
+        elif method == "tools/call":
+            value = self.call_tool(params, request.meta, version)
+        elif method.startswith("notifications/"):
+            return None  # initialized, cancelled, ...: nothing to do or say
+        else:
+            raise RpcError(protocol.METHOD_NOT_FOUND, f"Method not found: {method}")
+        if modern is not None:
+            value |= {"resultType": "complete", "_meta": {protocol.SERVER_INFO_META: SERVER_INFO}}
+        return value
+
+    # -- revisions ----------------------------------------------------------
+
+    def modern_version(self, request: protocol.Request) -> str | None:
+        """2026-07-28 when the request's envelope names it; None for the handshake era."""
+        named = request.meta.get(protocol.VERSION_META)
+        if named is None:
+            return None
+        if named not in protocol.MODERN_VERSIONS:
+            # The handshake revisions too: a client that shares no stateless
+            # revision with this server falls back to `initialize` on seeing them.
+            supported = [*protocol.MODERN_VERSIONS, *protocol.HANDSHAKE_VERSIONS]
+            raise RpcError(
+                protocol.UNSUPPORTED_VERSION,
+                f"Unsupported protocol version: {named!r}",
+                {"supported": supported, "requested": named},
+            )
+        if not isinstance(request.meta.get(protocol.CAPABILITIES_META), dict):
+            raise RpcError(
+                protocol.INVALID_PARAMS,
+                f'Invalid params: a {named} request carries _meta["{protocol.CAPABILITIES_META}"]',
+            )
+        return str(named)
+
+    def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        offered = params.get("protocolVersion")
+        if not isinstance(offered, str):
+            raise RpcError(protocol.INVALID_PARAMS, "Invalid params: protocolVersion is missing")
+        self.version = protocol.negotiate(offered)
+        return {
+            "protocolVersion": self.version,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": SERVER_INFO,
+            "instructions": schemas.INSTRUCTIONS,
+        }
+
+    def discover(self) -> dict[str, Any]:
+        return {
+            "supportedVersions": [*protocol.MODERN_VERSIONS, *protocol.HANDSHAKE_VERSIONS],
+            "capabilities": {"tools": {"listChanged": False}},
+            "instructions": schemas.INSTRUCTIONS,
+            # Nothing here depends on who asks or when.
+            "cacheScope": "public",
+            "ttlMs": 0,
+        }
+
+    # -- tools --------------------------------------------------------------
+
+    def list_tools(self, params: dict[str, Any], version: str) -> dict[str, Any]:
+        if params.get("cursor") is not None:
+            # One page holds every tool, so no cursor was ever handed out.
+            raise RpcError(protocol.INVALID_PARAMS, "Invalid params: unknown cursor")
+        annotations = protocol.at_least(version, protocol.ANNOTATIONS_SINCE)
+        structured = protocol.at_least(version, protocol.STRUCTURED_SINCE)
+        value: dict[str, Any] = {
+            "tools": [
+                tool.listing(annotations=annotations, structured=structured)
+                for tool in schemas.TOOLS
+            ]
+        }
+        if version in protocol.MODERN_VERSIONS:
+            value |= {"cacheScope": "public", "ttlMs": 0}
+        return value
+
+    def call_tool(
+        self, params: dict[str, Any], meta: dict[str, Any], version: str
+    ) -> dict[str, Any]:
+        name = params.get("name")
+        tool = schemas.BY_NAME.get(name) if isinstance(name, str) else None
+        if tool is None:
+            known = ", ".join(schemas.BY_NAME)
+            raise RpcError(protocol.INVALID_PARAMS, f"Unknown tool: {name!r}; tools: {known}")
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise RpcError(protocol.INVALID_PARAMS, "Invalid params: arguments must be an object")
+        structured = protocol.at_least(version, protocol.STRUCTURED_SINCE)
+        try:
+            data = self.run(tool, cast(dict[str, Any], arguments), meta)
+        except TreeRingError as exc:
+            return tool_result({"ok": False, "error": str(exc)}, error=True, structured=structured)
+        return tool_result(data, error=False, structured=structured)
+
+    def run(
+        self, tool: schemas.Tool, arguments: dict[str, Any], meta: dict[str, Any]
+    ) -> dict[str, Any]:
+        # The library loads here, on the first call, not at start-up.
+        from tree_ring.mcp import identity, tools
+        from tree_ring.store.db import Options
+
+        checked = schemas.check_arguments(tool, arguments)
+        caller = identity.resolve(self.harness, self.environ, meta, self.cwd)
+        call = tools.Call(caller, Options.from_environ(self.environ))
+        fields = tools.HANDLERS[tool.name](call, checked)
+        head: dict[str, Any] = {"ok": True}
+        if "notice" in tool.output_schema["properties"]:
+            # First, so a model reading the compact JSON meets it before the data.
+            head["notice"] = schemas.NOTICE
+        return head | fields
+
+
+def tool_result(data: dict[str, Any], *, error: bool, structured: bool) -> dict[str, Any]:
+    """The same JSON as text and, from 2025-06-18 on, as structuredContent."""
+    result: dict[str, Any] = {
+        "content": [{"type": "text", "text": json.dumps(data, ensure_ascii=False)}],
+        "isError": error,
+    }
+    if structured:
+        result["structuredContent"] = data
+    return result
+
+
+def _refuse(message: str) -> NoReturn:
+    sys.stderr.write(f"error: tree-ring mcp: {message}; see `tree-ring mcp --help`\n")
+    raise SystemExit(2)
+
+
+def parse_args(argv: Sequence[str]) -> str | None:
+    """The `--harness` value; SystemExit for help or a bad argument."""
+    words = list(argv)
+    harness: str | None = None
+    while words:
+        word = words.pop(0)
+        if word in ("-h", "--help"):
+            sys.stdout.write(USAGE)
+            raise SystemExit(0)
+        if word == "--harness" and words:
+            harness = words.pop(0)
+        elif word.startswith("--harness="):
+            harness = word.partition("=")[2]
+        else:
+            _refuse(f"unexpected argument {word!r}")
+        if harness not in HARNESS_CHOICES:
+            _refuse(f"--harness must be one of {', '.join(HARNESS_CHOICES)}")
+    return harness
+
+
+def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO) -> None:
+    for line in protocol.lines(stdin, protocol.MAX_MESSAGE):
+        if line is None:
+            too_long = f"Invalid Request: a message is at most {protocol.MAX_MESSAGE} bytes"
+            reply = protocol.error(None, RpcError(protocol.INVALID_REQUEST, too_long))
+        elif not line.strip():
+            continue
+        else:
+            reply = server.receive(line)
+        if reply is not None:
+            stdout.write(protocol.encode(reply))
+            stdout.flush()
+
+
+def main(
+    argv: Sequence[str] = (),
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    harness = parse_args(argv)
+    inp = stdin or sys.stdin.buffer
+    out = stdout or sys.stdout.buffer
+    saved = sys.stdout
+    # Whatever else prints while serving must not land between protocol messages.
+    sys.stdout = sys.stderr
+    try:
+        serve(Server(harness, os.environ if environ is None else environ, Path.cwd()), inp, out)
+    except BrokenPipeError:
+        pass
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        sys.stdout = saved
+    return 0

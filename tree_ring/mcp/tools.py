@@ -1,0 +1,266 @@
+"""What each tool does: the library calls the CLI makes, for an agent caller.
+
+Each handler takes the resolved caller and checked arguments and returns the
+tool's fields (server.py adds `ok` and the recalled-data notice). Writes go
+through `tree_ring.write.verbs` and `tree_ring.write.correct` with an Actor
+whose origin is the harness, so guard, policy, trust, idempotency and the
+authority to forget are the library's, exactly as for the CLI run by an
+agent. The server never presents the coordinator capability: a person's
+token in the harness's environment is not the agent's to use.
+
+Reads see what the caller's identity sees (the project's shared scopes and
+the caller's own partitions), live and of normal sensitivity; a memory of
+another project, or another agent's private partition, is not found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tree_ring.govern import coordinator
+from tree_ring.mcp.identity import Caller
+from tree_ring.model import project
+from tree_ring.model.errors import NotFound, UsageError
+from tree_ring.model.record import Memory
+from tree_ring.ops import receipts, review
+from tree_ring.read import brief as briefing
+from tree_ring.read.recall import recall as search
+from tree_ring.store import live, rows
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Options, Store
+from tree_ring.store.live import View
+from tree_ring.write import correct, verbs
+from tree_ring.write.pipeline import WriteResult
+
+
+@dataclass(frozen=True)
+class Call:
+    caller: Caller
+    options: Options
+
+    def store(self) -> Store:
+        # create: a fresh clone has the committed project.json but no database yet.
+        return Store.open(self.caller.root, create=True, options=self.options)
+
+    @property
+    def actor(self) -> Actor:
+        return Actor(self.caller.harness, self.caller.origin)
+
+
+Handler = Callable[[Call, dict[str, Any]], dict[str, Any]]
+
+
+def item(memory: Memory) -> dict[str, Any]:
+    return {
+        "id": memory.id,
+        "summary": memory.summary,
+        "event_type": memory.event_type,
+        "ring": memory.ring,
+        "scope": memory.scope,
+        "trust": memory.trust,
+        "label": "" if memory.trust == "accepted" else memory.trust.upper(),
+        "source": {"type": memory.source_type, "ref": memory.source_ref},
+        "created_at": memory.created_at,
+    }
+
+
+def recall(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    identity = call.caller.identity
+    view = View(include_unreviewed=args["include_unreviewed"])
+    with call.store() as store:
+        hits = search(
+            store, identity, args["query"], limit=args["limit"], view=view, scope=args.get("scope")
+        )
+    return {
+        "project": identity.project,
+        "query": args["query"],
+        "count": len(hits),
+        "results": [item(h.memory) | {"score": round(h.score, 4)} for h in hits],
+    }
+
+
+def brief(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    with call.store() as store:
+        result = briefing.build_brief(store, call.caller.identity)
+    return {
+        "project": result.project,
+        "count": len(result.ids),
+        "ids": list(result.ids),
+        "text": result.text,
+    }
+
+
+def _visible_sql(extra: str, clause: live.Clause) -> str:
+    return f"SELECT m.* FROM memories m WHERE {clause.sql}{extra}"
+
+
+def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    clause = live.visible(call.caller.identity)
+    sql = _visible_sql(" AND m.id = :id", clause)
+    with call.store() as store:
+        found = [rows.from_row(r) for r in store.query(sql, {**clause.params, "id": args["id"]})]
+    if not found:
+        raise NotFound(
+            f"no memory {args['id']} that this session can see in project "
+            f"{call.caller.project}; recall or list gives the ids there are"
+        )
+    memory = found[0]
+    if memory.sensitivity != "normal":
+        raise UsageError(
+            f"{memory.id} is marked {memory.sensitivity}, which Tree Ring does not show "
+            f"to agents; a person can read it with `tree-ring show {memory.id}`"
+        )
+    data = memory.to_dict()
+    data |= {
+        "label": "" if memory.trust == "accepted" else memory.trust.upper(),
+        "review_reason": memory.review_reason,
+    }
+    keep = (
+        *item(memory),
+        "details", "tags", "salience", "confidence", "sensitivity", "retention",
+        "updated_at", "valid_from", "valid_to", "expires_at", "supersedes", "superseded_by",
+        "retired_at", "redacted_at", "review_reason", "origin", "agent_profile",
+    )  # fmt: skip
+    return {"memory": {key: data[key] for key in keep}}
+
+
+def list_memories(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    trust = args.get("trust") or "accepted"
+    clause = live.where(call.caller.identity, View(include_unreviewed=trust != "accepted"))
+    params: dict[str, Any] = {**clause.params, "trust": trust, "limit": args["limit"]}
+    filters = " AND m.trust = :trust"
+    for column in ("scope", "ring"):
+        if args.get(column):
+            filters += f" AND m.{column} = :{column}"
+            params[column] = args[column]
+    sql = _visible_sql(filters + " ORDER BY m.created_at DESC LIMIT :limit", clause)
+    with call.store() as store:
+        found = [rows.from_row(r) for r in store.query(sql, params)]
+    return {
+        "project": call.caller.project,
+        "count": len(found),
+        "memories": [item(m) for m in found],
+    }
+
+
+def status(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    root, project_id = call.caller.root, call.caller.project
+    with call.store() as store:
+        counts = store.query(
+            "SELECT ring, trust, count(*) FROM memories WHERE project = ? GROUP BY ring, trust",
+            (project_id,),
+        )
+        queue = review.queue_size(store.db, project_id)
+        policy = coordinator.state(store.db).mode
+    by_ring: dict[str, int] = {}
+    by_trust: dict[str, int] = {}
+    for ring, trust, count in counts:
+        by_ring[ring] = by_ring.get(ring, 0) + count
+        by_trust[trust] = by_trust.get(trust, 0) + count
+    files = project.store_path(root).parent.glob(project.STORE + "*")
+    return {
+        "project": project_id,
+        "root": str(root),
+        "memories": sum(by_ring.values()),
+        "by_ring": by_ring,
+        "by_trust": by_trust,
+        "review_queue": queue,
+        "write_policy": policy,
+        "store_bytes": sum(p.stat().st_size for p in files),
+        "hooks": receipts.receipts(root),
+    }
+
+
+def _written(result: WriteResult) -> dict[str, Any]:
+    if not result.created:
+        message = f"unchanged {result.id} (exact retry of the same operation)"
+    else:
+        message = f"stored {result.id}"
+        if result.trust != "accepted":
+            message += f" as {result.trust}: {result.review_reason or 'waiting for review'}"
+        if result.sensitivity != "normal":
+            message += f" (sensitivity {result.sensitivity}: hidden from default reads)"
+    return {
+        "id": result.id,
+        "created": result.created,
+        "trust": result.trust,
+        "sensitivity": result.sensitivity,
+        "review_reason": result.review_reason,
+        "message": message,
+    }
+
+
+def remember(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    source_ref = args.get("source_ref", "")
+    draft = verbs.Draft(
+        summary=args["summary"],
+        event_type=args["event_type"],
+        ring=args["ring"],
+        scope=args.get("scope"),
+        details=args.get("details", ""),
+        # As the CLI run by an agent: a source it names is the agent's word.
+        source_type="agent" if source_ref else "manual",
+        source_ref=source_ref,
+        source_quote=args.get("source_quote", ""),
+        tags=tuple(args.get("tags", ())),
+        salience=float(args["salience"]),
+        confidence=float(args["confidence"]),
+        operation_id=args.get("operation_id"),
+        supersedes=args.get("supersedes"),
+    )
+    with call.store() as store:
+        return _written(verbs.remember(store, draft, call.caller.identity, call.actor))
+
+
+def capture(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    session = call.caller.session
+    if session is None:
+        raise UsageError(
+            "capture needs the harness's session id, which this client does not send; "
+            "use remember instead"
+        )
+    draft = verbs.Draft(
+        summary=args["summary"],
+        event_type=args["event_type"],
+        ring=verbs.CAPTURE_PAIRS[args["event_type"]],
+        operation_id=args["operation_id"],
+        # What the stop hook's capture command names for a main session.
+        source_ref=f"session:{session}",
+    )
+    with call.store() as store:
+        return _written(verbs.capture(store, draft, call.caller.identity, call.actor))
+
+
+def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    memory_id = args["id"]
+    with call.store() as store:
+        found = store.query("SELECT project FROM memories WHERE id = ?", (memory_id,))
+        if not found or found[0][0] != call.caller.project:
+            raise NotFound(
+                f"no memory {memory_id} in project {call.caller.project}; "
+                "recall or list gives the ids there are"
+            )
+        done = correct.forget(
+            store, memory_id, mode=args["mode"], reason=args["reason"], actor=call.actor
+        )
+    verb = "deleted" if done.mode == "delete" else "redacted"
+    return {
+        "id": done.id,
+        "mode": done.mode,
+        "reason": done.reason,
+        "message": f"{verb} {done.id}; its content is tombstoned and will not be stored again",
+    }
+
+
+HANDLERS: dict[str, Handler] = {
+    "recall": recall,
+    "brief": brief,
+    "show": show,
+    "list": list_memories,
+    "status": status,
+    "remember": remember,
+    "capture": capture,
+    "forget": forget,
+}
