@@ -43,9 +43,7 @@ def describe(report: dict[str, Any]) -> str:
         if kind == "unchanged":
             continue
         for item in changes[kind]:
-            memory_id = item.get("id") or ", ".join(item["replaces"])
-            ring = f" [{item['ring']}]" if "ring" in item else ""
-            line = f"  {VERBS[kind][dry]:<17} {memory_id}{ring} {item['key']}"
+            line = f"  {VERBS[kind][dry]:<17} {item['id']} [{item['ring']}] {item['key']}"
             if kind == "update":
                 line += f" (replaces {', '.join(item['replaces'])})"
             if item.get("trust") not in (None, "accepted", "retired"):

@@ -246,11 +246,15 @@ def report(result: Plan, written: list[Written] | None, *, dry_run: bool) -> dic
     scan = result.scan
 
     def entry(change: Change) -> dict[str, Any]:
-        data: dict[str, Any] = {"key": change.key, "reason": change.reason}
-        if change.memory is not None:
-            data |= {"id": change.memory.id, "ring": change.memory.ring}
-        data["replaces"] = [old.id for old in change.old]
-        return data
+        # The new row, or (unchanged, retired, held) the row it is about.
+        row = change.memory or change.old[-1]
+        return {
+            "key": change.key,
+            "id": row.id,
+            "ring": row.ring,
+            "reason": change.reason,
+            "replaces": [old.id for old in change.old] if change.memory else [],
+        }
 
     done = {(w.kind, w.key): w for w in written or []}
     changes: dict[str, list[dict[str, Any]]] = {}

@@ -78,9 +78,13 @@ def relative(path: Path, base: Path) -> str:
     return path.relative_to(base).as_posix()
 
 
-def walk(root: Path, accepts: Callable[[str], bool], max_files: int) -> tuple[list[Path], bool]:
-    """Files under `root` this adapter reads, in path order; True if the cap cut it short."""
+def walk(
+    root: Path, accepts: Callable[[str], bool], max_files: int
+) -> tuple[list[Path], bool, list[Path]]:
+    """Files under `root` this adapter reads, in path order; True if the cap cut
+    it short; and the symlinks passed by that had a name it reads."""
     found: list[Path] = []
+    links: list[Path] = []
     # A stack of iterators rather than recursion: a deep tree cannot overflow it.
     stack: list[Iterator[os.DirEntry[str]]] = [iter(_entries(root))]
     while stack:
@@ -89,15 +93,17 @@ def walk(root: Path, accepts: Callable[[str], bool], max_files: int) -> tuple[li
             stack.pop()
             continue
         if entry.is_symlink():
+            if accepts(entry.name):
+                links.append(Path(entry.path))
             continue
         if entry.is_dir(follow_symlinks=False):
             if entry.name not in SKIP_DIRS:
                 stack.append(iter(_entries(Path(entry.path))))
         elif entry.is_file(follow_symlinks=False) and accepts(entry.name):
             if len(found) >= max_files:
-                return found, True
+                return found, True, links
             found.append(Path(entry.path))
-    return found, False
+    return found, False, links
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:
@@ -165,7 +171,9 @@ def scan(
     if is_file:
         files = [root] if adapter.accepts(root.name) else []
     else:
-        files, result.capped = walk(root, adapter.accepts, adapter.max_files)
+        files, result.capped, links = walk(root, adapter.accepts, adapter.max_files)
+        for link in links:
+            result.skipped.append(Skipped(relative(link, base), "a symlink; not followed"))
     for path in files:
         ref = relative(path, base)
         try:
