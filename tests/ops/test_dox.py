@@ -12,7 +12,7 @@ from conftest import CliRunner
 from governance_support import CLAUDE, audit_rows, enable, query, show, write
 
 from tree_ring.ops import dox
-from tree_ring.ops.sources import fnv1a64, stable_id
+from tree_ring.ops.sources import Skip, fnv1a64, read_text, stable_id
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
@@ -274,9 +274,12 @@ def test_a_sync_of_one_folder_or_over_the_cap_retires_no_other_files_rows(
     run_cli: CliRunner, tree: Path
 ) -> None:
     sync(run_cli)
+    (tree / "AGENTS.md").unlink()  # gone, but outside the folder the next sync reads
     report = sync(run_cli, "--source-root", str(tree / "docs"))
     assert ids_of(report, "unchanged") == key_ids("docs/AGENTS.md#security-1")
     assert not report["changes"]["retire"]
+    assert set(dox_ids(tree)) == key_ids(*EXPECTED_KEYS)
+    (tree / "AGENTS.md").write_text(ROOT_AGENTS)
     # A file that grew past the cap keeps its rows (it could not be read), and says so.
     (tree / "docs" / "AGENTS.md").write_text("# Security\n" + "y" * dox.MAX_BYTES)
     report = sync(run_cli)
@@ -328,6 +331,22 @@ def test_a_symlinked_source_root_is_refused(run_cli: CliRunner, tree: Path) -> N
     result = run_cli("dox", "sync", "--source-root", str(tree / "vendor"))
     assert result.code == 2 and "symlink" in result.err
     assert not dox_ids(tree)
+
+
+def test_files_are_never_read_through_a_symlink(tree: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside" / "AGENTS.md"
+    with pytest.raises(Skip, match="outside the source root"):
+        read_text(tree / "linked" / "AGENTS.md", tree, dox.MAX_BYTES)
+    # Even a link to a file inside the root is not opened (O_NOFOLLOW).
+    os.symlink(tree / "AGENTS.md", tree / "docs" / "alias.md")
+    with pytest.raises(Skip, match=r"^a symlink$"):
+        read_text(tree / "docs" / "alias.md", tree, dox.MAX_BYTES)
+    # A folder swapped for a symlink after the walk passed it is caught too.
+    with pytest.raises(Skip, match="outside the source root"):
+        read_text(tree / "vendor" / "AGENTS.md", tree, dox.MAX_BYTES)
+    assert read_text(outside, outside.parent, dox.MAX_BYTES).startswith("# Rules")
+    with pytest.raises(Skip, match="larger than"):
+        read_text(tree / "big" / "AGENTS.md", tree, dox.MAX_BYTES)
 
 
 def test_sections_parser_handles_fences_and_headings() -> None:

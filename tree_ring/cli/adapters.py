@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,7 @@ def cmd_revolve(ctx: Context) -> int:
     return 0
 
 
-def _sync_flags(p: Any, what: str, default: str) -> None:
+def _sync_flags(p: argparse.ArgumentParser, what: str, default: str) -> None:
     p.add_argument("action", choices=("sync",), help="sync: read the files, update memory")
     p.add_argument(
         "--source-root",
