@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from tree_ring.cli.context import Context, Verb, identity_flags
+from tree_ring.cli.context import Context, Handler, Verb, identity_flags
 from tree_ring.ops import dox, revolve
 from tree_ring.ops.filesync import KINDS
 
@@ -89,8 +89,24 @@ def cmd_revolve(ctx: Context) -> int:
     return 0
 
 
+def nested(parent: argparse.ArgumentParser, dest: str) -> Verb:
+    """Sub-verbs (`dox sync`, `integrations status`), each with the common flags again,
+    so `--json` and `--root` work after them as after every verb."""
+    sub = parent.add_subparsers(dest=dest, metavar="ACTION", required=True)
+
+    def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--root", default=argparse.SUPPRESS, help="project directory")
+        p.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
+        )
+        p.set_defaults(handler=handler)
+        return p
+
+    return action
+
+
 def _sync_flags(p: argparse.ArgumentParser, what: str, default: str) -> None:
-    p.add_argument("action", choices=("sync",), help="sync: read the files, update memory")
     p.add_argument(
         "--source-root",
         metavar="PATH",
@@ -107,11 +123,17 @@ def register(verb: Verb) -> None:
         "`dox sync`: the sections of the project's AGENTS.md files as memory "
         "(rules as heartwood, the rest as guidance); the files stay authoritative",
     )
-    _sync_flags(p, "a folder to search for AGENTS.md, or one AGENTS.md", "'.'")
+    s = nested(p, "dox_action")(
+        "sync", cmd_dox, "summarise AGENTS.md sections into memory; never modifies the files"
+    )
+    _sync_flags(s, "a folder to search for AGENTS.md, or one AGENTS.md", "'.'")
     p = verb(
         "revolve",
         cmd_revolve,
         "`revolve sync`: evaluation outcomes in a Revolve folder as memory "
         "(rejected as scars, promoted as heartwood, deferred as seeds, results as outer)",
     )
-    _sync_flags(p, "a Revolve folder or one evidence file", "'revolve'")
+    s = nested(p, "revolve_action")(
+        "sync", cmd_revolve, "store Revolve outcomes as memory; never modifies the records"
+    )
+    _sync_flags(s, "a Revolve folder or one evidence file", "'revolve'")

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tree_ring.cli.adapters import nested
 from tree_ring.cli.context import Context, Verb
 from tree_ring.model import project
 from tree_ring.ops import certify, integrations, quality, welcome
@@ -31,40 +32,42 @@ def _status_lines(harnesses: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def cmd_integrations(ctx: Context) -> int:
-    action = ctx.args.action
-    if action == "scan":
-        given = ctx.args.source_root
-        root = Path(given).resolve() if given else (_found_root(ctx) or Path.cwd())
-        found = integrations.scan(root, ctx.environ)
-        lines = [f"{sum(d.status == 'detected' for d in found)} detected under {root}"]
-        for d in found:
-            where = ", ".join(f"{m.origin}:{m.path}" for m in d.markers) or "no markers"
-            lines.append(f"{d.name:<16} {d.status:<9} {where}")
-            if d.markers:
-                lines.append(f"{'':<16} next: {d.next_step}")
-        ctx.emit(
-            {"root": str(root), "integrations": [d.to_dict() for d in found]}, "\n".join(lines)
-        )
-        return 0
-    if action == "status":
-        root = _found_root(ctx)
-        harnesses = [h.to_dict() for h in integrations.status(root, ctx.environ)]
-        head = f"project: {root}" if root else "project: none here (`tree-ring init` creates one)"
-        ctx.emit(
-            {"root": str(root) if root else None, "harnesses": harnesses},
-            "\n".join([head, *_status_lines(harnesses)]),
-        )
-        return 0
+def cmd_scan(ctx: Context) -> int:
+    given = ctx.args.source_root
+    root = Path(given).resolve() if given else (_found_root(ctx) or Path.cwd())
+    found = integrations.scan(root, ctx.environ)
+    lines = [f"{sum(d.status == 'detected' for d in found)} detected under {root}"]
+    for d in found:
+        where = ", ".join(f"{m.origin}:{m.path}" for m in d.markers) or "no markers"
+        lines.append(f"{d.name:<16} {d.status:<9} {where}")
+        if d.markers:
+            lines.append(f"{'':<16} next: {d.next_step}")
+    data = {"root": str(root), "integrations": [d.to_dict() for d in found]}
+    ctx.emit(data, "\n".join(lines))
+    return 0
+
+
+def cmd_status(ctx: Context) -> int:
+    root = _found_root(ctx)
+    harnesses = [h.to_dict() for h in integrations.status(root, ctx.environ)]
+    head = f"project: {root}" if root else "project: none here (`tree-ring init` creates one)"
+    ctx.emit(
+        {"root": str(root) if root else None, "harnesses": harnesses},
+        "\n".join([head, *_status_lines(harnesses)]),
+    )
+    return 0
+
+
+def cmd_certify(ctx: Context) -> int:
     root = ctx.root()
     out_dir = Path(ctx.args.out_dir) if ctx.args.out_dir else root / certify.DEFAULT_OUT
     data = certify.certify(root, ctx.environ, out_dir)
     lines = _status_lines(data["harnesses"])
     for h in data["harnesses"]:
         lines.append(f"{h['name']} live round trip ({h['round_trip_plugin']}):")
-        lines += [
-            f"  {'ok  ' if c['ok'] else 'FAIL'} {c['name']}: {c['detail']}" for c in h["checks"]
-        ]
+        for check in h["checks"]:
+            mark = "ok  " if check["ok"] else "FAIL"
+            lines.append(f"  {mark} {check['name']}: {check['detail']}")
     lines.append(f"certification {'passed' if data['passed'] else 'FAILED'}; wrote:")
     lines += [f"  {path}" for path in data["files"]]
     ctx.emit(data, "\n".join(lines))
@@ -109,18 +112,34 @@ def _is_terminal(ctx: Context) -> bool:
 def register(verb: Verb) -> None:
     p = verb(
         "integrations",
-        cmd_integrations,
-        "`integrations scan`: agent harness markers here and in the home folder; "
-        "`integrations status`: Tree Ring's plugin, hooks, Codex trust and receipts in "
-        "Claude Code and Codex, with the command that fixes each gap; "
-        "`integrations certify`: that plus a live hook round trip, as a JSON and Markdown report",
+        cmd_status,
+        "`integrations scan|status|certify`: agent harnesses here and in the home folder, "
+        "and whether Tree Ring's plugin and hooks work in Claude Code and Codex",
     )
-    p.add_argument("action", choices=("scan", "status", "certify"))
-    p.add_argument("--source-root", metavar="PATH", help="scan: the folder to scan")
-    p.add_argument(
+    action = nested(p, "integrations_action")
+    s = action(
+        "scan",
+        cmd_scan,
+        "markers of DOX, Revolve, Codex, Claude Code, Agent Zero, Goose, OpenCode, Hermes "
+        "and Pi in the project and the home folder",
+    )
+    s.add_argument("--source-root", metavar="PATH", help="the folder to scan (default: project)")
+    action(
+        "status",
+        cmd_status,
+        "per harness: installed, plugin installed and enabled, hooks wired, Codex's trust, "
+        "hooks fired (receipts), and the command that fixes each gap",
+    )
+    s = action(
+        "certify",
+        cmd_certify,
+        "status plus a live hook round trip against the store, as a JSON and Markdown report; "
+        "exit 1 unless it passes",
+    )
+    s.add_argument(
         "--out-dir",
         metavar="DIR",
-        help="certify: where the report goes (default: target/tree-ring-certification)",
+        help="where the report goes (default: target/tree-ring-certification in the project)",
     )
 
     p = verb(
