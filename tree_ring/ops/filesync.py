@@ -33,7 +33,7 @@ from tree_ring.store import rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
-from tree_ring.write import correct, pipeline
+from tree_ring.write import bulk, correct, pipeline
 
 # -- the plan -----------------------------------------------------------------
 
@@ -186,29 +186,37 @@ class Written:
 
 
 def apply_in(db: Db, result: Plan, actor: Actor) -> list[Written]:
-    """Write the plan; the caller holds the transaction that planned it."""
+    """Write the plan; the caller holds the transaction that planned it.
+
+    The new rows go in as one batch through the bulk path (one FTS pass at its
+    end), each one still admitted, checked and audited as a single write is;
+    then each replaces the rows it names, and what is gone is retired.
+    """
     writes = [c for c in result.changes if c.kind in ("create", "update", "retire")]
-    written: list[Written] = []
     if not writes:
-        return written
+        return []
     now = now_iso()
     keys = sorted(change.key for change in writes)
     coordinator.authorize(db, f"sync.{result.adapter}", actor, canonical_json(keys))
-    for change in writes:
-        old_ids = tuple(old.id for old in change.old)
-        if change.memory is None:
-            for old in change.old:
-                correct.retire_in(db, old, f"{result.adapter} sync: {change.reason}", actor, now)
-            written.append(
-                Written("retire", change.key, old_ids[-1], "retired", old_ids, change.reason)
-            )
-            continue
-        outcome = pipeline.insert_prepared(db, change.memory, actor, action="sync")
+    fresh = [change for change in writes if change.memory is not None]
+    memories = [change.memory for change in fresh if change.memory is not None]
+    outcomes = bulk.insert_prepared_many(db, memories, actor, action="sync")
+    written: list[Written] = []
+    for change, outcome in zip(fresh, outcomes, strict=True):
         for old in change.old:
             why = f"{result.adapter} sync: {change.key} changed in its source"
             correct.supersede_in(db, old, outcome.id, why, actor, now)
+        old_ids = tuple(old.id for old in change.old)
         reason = outcome.review_reason or ""
         written.append(Written(change.kind, change.key, outcome.id, outcome.trust, old_ids, reason))
+    for change in writes:
+        if change.memory is None:
+            for old in change.old:
+                correct.retire_in(db, old, f"{result.adapter} sync: {change.reason}", actor, now)
+            old_ids = tuple(old.id for old in change.old)
+            written.append(
+                Written("retire", change.key, old_ids[-1], "retired", old_ids, change.reason)
+            )
     return written
 
 
