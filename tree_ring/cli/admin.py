@@ -11,7 +11,7 @@ from tree_ring.cli.context import Context, Verb, identity_flags
 from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.model.errors import UsageError
-from tree_ring.ops import findings, guidance, receipts, review, transfer
+from tree_ring.ops import findings, guidance, original, receipts, review, transfer
 from tree_ring.store import audit
 from tree_ring.store.live import View
 
@@ -51,11 +51,12 @@ def cmd_export(ctx: Context) -> int:
         include_superseded=a.include_superseded,
     )
     with ctx.store(root) as store:
-        lines = [
-            json.dumps(r, ensure_ascii=False, sort_keys=True)
-            for r in transfer.export_rows(store, project_id, view)
-        ]
-    body = "".join(line + "\n" for line in lines)
+        exported = list(transfer.export_rows(store, project_id, view))
+    if a.format == "original":
+        body = original.export_text(exported, sensitive_included=a.include_sensitive)
+    else:
+        body = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in exported)
+    lines = body.splitlines()
     if a.output:
         Path(a.output).write_text(body, encoding="utf-8")
         ctx.emit({"path": a.output, "lines": len(lines)}, f"wrote {len(lines)} lines to {a.output}")
@@ -80,6 +81,7 @@ def cmd_import(ctx: Context) -> int:
             project=identity.project,
             actor=ctx.actor(identity),
             dry_run=a.dry_run,
+            replace_existing=a.replace_existing,
         )
     verb = "would import" if a.dry_run else "imported"
     ctx.emit(
@@ -90,9 +92,11 @@ def cmd_import(ctx: Context) -> int:
             "unchanged": report.unchanged,
             "tombstones": report.tombstones,
             "pending": report.pending,
+            "replaced": report.replaced,
         },
         f"{verb} {len(report.created)} memories ({report.pending} pending review), "
-        f"{len(report.unchanged)} already present, {report.tombstones} tombstones",
+        f"{len(report.unchanged)} already present, {report.tombstones} tombstones"
+        + (f", {len(report.replaced)} replacing stored rows" if report.replaced else ""),
     )
     return 0
 
@@ -218,10 +222,21 @@ def register(verb: Verb) -> None:
     p.add_argument("--include-unreviewed", action="store_true", help="also pending, disputed")
     p.add_argument("--include-superseded", action="store_true", help="also retired rows")
     p.add_argument("--output", metavar="FILE", help="write here instead of stdout")
+    p.add_argument(
+        "--format",
+        choices=("tree-ring", "original"),
+        default="tree-ring",
+        help="original: the original Tree Ring's header and memory_event lines",
+    )
 
     p = verb("import", cmd_import, "import JSONL (Tree Ring's or the original's); all or nothing")
     p.add_argument("path", help="a JSONL file, or - for stdin")
     p.add_argument("--dry-run", action="store_true", help="check every line, write nothing")
+    p.add_argument(
+        "--replace-existing",
+        action="store_true",
+        help="a row whose id is stored replaces that row (a person's decision, audited)",
+    )
     identity_flags(p)
 
     p = verb(

@@ -17,7 +17,10 @@ from tree_ring.cli import admin, compress, govern, quality, read, upkeep, write
 from tree_ring.cli.context import Context, Handler
 from tree_ring.model.errors import TreeRingError
 
-GROUPS = (admin, write, read, upkeep, quality, govern, compress)
+# Adapters and integrations: dox, revolve, integrations, recall-quality, welcome.
+from tree_ring.cli import adapters, integrations  # isort: skip
+
+GROUPS = (admin, write, read, upkeep, quality, govern, compress, adapters, integrations)
 
 
 def build_parser() -> argparse.ArgumentParser:

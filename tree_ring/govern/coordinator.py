@@ -56,6 +56,7 @@ PERSON_ONLY = frozenset(
         "review.policy",
         "policy.enable",
         "supersede.shared",
+        "import.replace",  # an imported row taking the place of a stored one
     }
 )
 # Everything `authorize` is called with in this package; other callers add
@@ -66,6 +67,7 @@ KNOWN_ACTIONS = (
     "create.heartwood",
     "create.<scope>",  # project, global, workflow, session, tool, eval, ...
     "import",
+    "import.replace",
     "supersede",  # retire a row the actor wrote itself
     "supersede.shared",  # retire anything else
     "forget.delete",

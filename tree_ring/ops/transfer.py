@@ -20,6 +20,7 @@ from typing import Any
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.record import Memory, canonical_json, from_mapping, parse_time
+from tree_ring.ops import original, replace
 from tree_ring.store import audit, live, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
@@ -55,6 +56,7 @@ class ImportReport:
     tombstones: int = 0
     pending: int = 0
     dry_run: bool = False
+    replaced: list[str] = field(default_factory=lambda: [])
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,11 @@ def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
             data = json.loads(raw)
             if not isinstance(data, dict):
                 raise UsageError("not a JSON object")
-            row: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+            # The original's export: a header (with our tombstones), then envelopes.
+            row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
+            parsed += [_Parsed(number, None, _tombstone(stone, project)) for stone in stones]
+            if row is None:
+                continue
             if row.get("record") == TOMBSTONE:
                 parsed.append(_Parsed(number, None, _tombstone(row, project)))
                 continue
@@ -155,6 +161,7 @@ def import_lines(
     project: str,
     actor: Actor,
     dry_run: bool = False,
+    replace_existing: bool = False,
 ) -> ImportReport:
     trusted = not actor.origin.is_agent
     parsed = _parse(lines, project, trusted)
@@ -184,7 +191,11 @@ def import_lines(
             audit.append(db, import_actor, "tombstone", "import", {"tombstones": imported})
         # Rows that keep their trust skip governance, and so go in as a bulk
         # write does; each run of them, and of the rest, is one batch, in order.
-        for keep_trust, run in groupby(_changed(db, parsed, report), _keeps_trust):
+        changed = _changed(db, parsed, report)
+        if replace_existing:  # a person's decision: the file's rows take the stored ones' place
+            memories = [item.memory for item in changed if item.memory is not None]
+            report.replaced = replace.vacate(db, memories, actor, authorize=not dry_run)
+        for keep_trust, run in groupby(changed, _keeps_trust):
             items = list(run)
             memories = [item.memory for item in items if item.memory is not None]
             try:
@@ -239,9 +250,22 @@ class _DryRun(Exception):
 
 
 def import_or_plan(
-    store: Store, lines: Iterable[str], *, project: str, actor: Actor, dry_run: bool
+    store: Store,
+    lines: Iterable[str],
+    *,
+    project: str,
+    actor: Actor,
+    dry_run: bool,
+    replace_existing: bool = False,
 ) -> ImportReport:
     try:
-        return import_lines(store, lines, project=project, actor=actor, dry_run=dry_run)
+        return import_lines(
+            store,
+            lines,
+            project=project,
+            actor=actor,
+            dry_run=dry_run,
+            replace_existing=replace_existing,
+        )
     except _DryRun as done:
         return done.report

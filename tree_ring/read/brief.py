@@ -31,6 +31,9 @@ HEADER = (
     "words outrank it; check a memory's source before acting on it."
 )
 EMPTY = "Tree Ring memory for project {project}: no memories to recall for this session yet."
+# Rows a file sync wrote (`dox sync`, `revolve sync`) say so on their line: a
+# rule that came from a file is what the file says, not what a person decided.
+SYNCED = {"dox": "synced from AGENTS.md", "revolve": "synced from Revolve"}
 # Rows fetched beyond eight, in case the guard drops some stored before a rule.
 OVERFETCH = 32
 # The project's root summary and what its line shows, if its history has sealed
@@ -92,7 +95,8 @@ def line(memory: Memory) -> str:
     summary = re.sub(r"-{3,}", "--", summary)  # no fence lookalikes inside the data
     source = memory.source_ref or memory.source_type
     tail = f" ({memory.id}; source: {_clip(' '.join(source.split()), 120)})"
-    head = f"[{memory.ring}] "
+    synced = SYNCED.get(memory.source_type)
+    head = f"[{memory.ring}, {synced}] " if synced else f"[{memory.ring}] "
     room = LINE_BYTES - len(head.encode()) - len(tail.encode())
     return head + _clip(summary, room) + tail
 

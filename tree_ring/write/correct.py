@@ -257,6 +257,36 @@ def supersede_in(db: Db, old: Memory, new_id: str, reason: str, actor: Actor, at
     return takes_effect
 
 
+def may_retire(db: Db, memory: Memory, actor: Actor) -> bool:
+    """Whether `actor` may retire `memory` now: a person, the coordinator, or
+    an agent retiring what it wrote itself (`supersede_in` applies the same rule)."""
+    return (
+        not admission.is_agent(actor)
+        or admission.owns(memory, actor)
+        or coordinator.holds(db, actor)
+    )
+
+
+def retire_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> str:
+    """Retire a live row that nothing replaces: its source no longer says it.
+
+    The row stays on record (`--as-of` still finds it) with its validity
+    closed at `at`, and the audit log keeps the reason. Returns where validity
+    ended. An agent may retire only what it wrote itself, as with supersession.
+    """
+    problem = _not_live(memory)
+    if problem is not None:
+        raise Conflict(f"{memory.id} cannot be retired: {problem}")
+    shared = admission.is_agent(actor) and not admission.owns(memory, actor)
+    coordinator.authorize(db, "supersede.shared" if shared else "supersede", actor, memory.id)
+    end = at if at > memory.valid_from else memory.valid_from
+    if memory.valid_to is not None and memory.valid_to < end:
+        end = memory.valid_to
+    rows.update(db, memory.id, valid_to=end, retired_at=at, updated_at=at)
+    audit.append(db, actor, "retire", memory.id, {"reason": reason, "valid_to": end}, at=at)
+    return end
+
+
 def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Actor) -> bool:
     reason = check_reason(reason)
     now = now_iso()

@@ -1,0 +1,245 @@
+"""`integrations scan|status|certify` against harness installs in a temporary home."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CliRunner
+from helpers import REPO
+
+from tree_ring.model import project
+from tree_ring.ops import integrations
+from tree_ring.ops.receipts import write_receipt
+from tree_ring.read.brief import Brief
+
+PLUGIN_PARTS = (".claude-plugin", ".codex-plugin", "hooks", "tree_ring", "bin")
+EVENTS = ("session_start", "subagent_start", "stop", "subagent_stop")
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def env(home: Path, tmp_path: Path) -> dict[str, str]:
+    """HOME and a PATH with python3 and sh only, so no real harness is found."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    os.symlink(sys.executable, tools / "python3")
+    os.symlink(shutil.which("sh") or "/bin/sh", tools / "sh")
+    return {"HOME": str(home), "PATH": str(tools)}
+
+
+def install_copy(dest: Path) -> Path:
+    """The plugin as a harness copies it into its cache."""
+    for part in PLUGIN_PARTS:
+        ignore = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(REPO / part, dest / part, ignore=ignore, dirs_exist_ok=True)
+    return dest
+
+
+def install_claude(home: Path, *, enabled: bool = True) -> Path:
+    cache = install_copy(
+        home / ".claude" / "plugins" / "cache" / "tree-ring" / "tree-ring" / "0.1.0"
+    )
+    (home / ".claude" / "plugins" / "installed_plugins.json").write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "plugins": {"tree-ring@tree-ring": [{"scope": "user", "installPath": str(cache)}]},
+            }
+        )
+    )
+    settings = {"enabledPlugins": {"tree-ring@tree-ring": enabled}}
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return cache
+
+
+def install_codex(home: Path, *, trusted: tuple[str, ...] = ()) -> Path:
+    cache = install_copy(
+        home / ".codex" / "plugins" / "cache" / "tree-ring" / "tree-ring" / "0.1.0"
+    )
+    config = '[plugins."tree-ring@tree-ring"]\nenabled = true\n'
+    for event in trusted:
+        key = f"tree-ring@tree-ring:hooks/codex-hooks.json:{event}:0:0"
+        config += f'\n[hooks.state."{key}"]\ntrusted_hash = "sha256:{event}"\n'
+    (home / ".codex" / "config.toml").write_text(config)
+    return cache
+
+
+def by_id(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {h["id"]: h for h in data["harnesses"]}
+
+
+def status(run_cli: CliRunner, env: dict[str, str]) -> dict[str, dict[str, Any]]:
+    result = run_cli("--json", "integrations", "status", environ=env)
+    assert result.code == 0, result.err
+    return by_id(result.json())
+
+
+def test_scan_reports_markers_and_where_they_came_from(
+    run_cli: CliRunner, project_root: Path, home: Path, env: dict[str, str]
+) -> None:
+    (project_root / "AGENTS.md").write_text("# Rules\n")
+    (project_root / "CLAUDE.md").write_text("see AGENTS.md\n")
+    (project_root / "revolve").mkdir()
+    (home / ".codex").mkdir()
+    (home / ".goose").mkdir()
+    found = run_cli("--json", "integrations", "scan", environ=env).json()["integrations"]
+    markers = {d["id"]: {(m["origin"], Path(m["path"]).name) for m in d["markers"]} for d in found}
+    assert markers == {
+        "dox": {("project", "AGENTS.md")},
+        "revolve": {("project", "revolve")},
+        "codex": {("project", "AGENTS.md"), ("home", ".codex")},
+        "claude-code": {("project", "CLAUDE.md")},
+        "goose": {("home", ".goose")},
+        "agent-zero": set(),
+        "opencode": set(),
+        "hermes": set(),
+        "pi": set(),
+    }
+    assert {d["id"] for d in found if d["status"] == "detected"} == {
+        "dox",
+        "revolve",
+        "codex",
+        "claude-code",
+        "goose",
+    }
+    assert found[0]["id"] == "codex"  # the most markers first
+
+
+def test_status_with_nothing_installed_and_with_a_bare_harness(
+    run_cli: CliRunner, home: Path, env: dict[str, str]
+) -> None:
+    states = status(run_cli, env)
+    assert {k: v["state"] for k, v in states.items()} == {
+        "claude-code": "not-installed",
+        "codex": "not-installed",
+    }
+    (home / ".claude").mkdir()
+    claude = status(run_cli, env)["claude-code"]
+    assert (claude["installed"], claude["plugin"], claude["state"]) == (
+        True,
+        "missing",
+        "needs-plugin",
+    )
+    (fix,) = [g["fix"] for g in claude["gaps"]]
+    assert fix == (
+        f"claude plugin marketplace add {integrations.PLUGIN_ROOT} && "
+        "claude plugin install tree-ring@tree-ring"
+    )
+
+
+def test_claude_code_plugin_enabled_wired_and_fired(
+    run_cli: CliRunner, project_root: Path, home: Path, env: dict[str, str]
+) -> None:
+    install_claude(home)
+    claude = status(run_cli, env)["claude-code"]
+    assert (claude["plugin"], claude["hooks"], claude["trust"]) == (
+        "installed",
+        "wired",
+        "not needed",
+    )
+    assert claude["state"] == "configured-awaiting-proof"
+    assert [g["fix"] for g in claude["gaps"]] == [f"cd {project_root} && claude"]
+    write_receipt(
+        project_root, harness="claude-code", event="SessionStart", brief=Brief("", (), "p")
+    )
+    claude = status(run_cli, env)["claude-code"]
+    assert (claude["state"], claude["gaps"]) == ("active", [])
+    assert claude["last_brief"] is not None and claude["last_stop"] is None
+    # The project's local settings can switch it off for this project only.
+    (project_root / ".claude").mkdir()
+    (project_root / ".claude" / "settings.local.json").write_text(
+        json.dumps({"enabledPlugins": {"tree-ring@tree-ring": False}})
+    )
+    claude = status(run_cli, env)["claude-code"]
+    assert (claude["plugin"], claude["state"]) == ("disabled", "needs-plugin")
+    assert [g["fix"] for g in claude["gaps"]] == ["claude plugin enable tree-ring@tree-ring"]
+
+
+def test_codex_trust_is_read_from_its_config(
+    run_cli: CliRunner, home: Path, env: dict[str, str]
+) -> None:
+    install_codex(home, trusted=EVENTS[:3])
+    codex = status(run_cli, env)["codex"]
+    assert (codex["plugin"], codex["hooks"], codex["trust"], codex["state"]) == (
+        "installed",
+        "wired",
+        "untrusted",
+        "needs-trust",
+    )
+    assert any("trust all four" in g["fix"] for g in codex["gaps"])
+    install_codex(home, trusted=EVENTS)
+    codex = status(run_cli, env)["codex"]
+    assert (codex["trust"], codex["state"]) == ("trusted", "configured-awaiting-proof")
+
+
+def test_a_plugin_whose_hooks_are_not_wired_needs_reinstalling(
+    run_cli: CliRunner, home: Path, env: dict[str, str]
+) -> None:
+    cache = install_claude(home)
+    hooks = json.loads((cache / "hooks" / "hooks.json").read_text())
+    del hooks["hooks"]["Stop"]
+    (cache / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    claude = status(run_cli, env)["claude-code"]
+    assert (claude["hooks"], claude["state"]) == ("missing", "needs-plugin")
+    assert "does not wire" in claude["gaps"][0]["gap"]
+
+
+def test_without_a_store_the_hooks_need_init(home: Path, env: dict[str, str]) -> None:
+    install_claude(home)
+    (claude, _) = integrations.status(None, env)
+    assert claude.state == "needs-init"
+    assert claude.gaps[-1] == ("no .tree-ring/ here, so the hooks do nothing", "tree-ring init")
+
+
+def test_certify_runs_the_hooks_and_writes_its_report(
+    run_cli: CliRunner, project_root: Path, home: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    install_claude(home)
+    install_codex(home, trusted=EVENTS)
+    write_receipt(project_root, harness="codex", event="Stop", brief=None)
+    receipt = project.receipts_dir(project_root) / "codex.json"
+    before = receipt.read_bytes()
+    run_cli("remember", "Releases are signed", "--ring", "heartwood")
+    out = tmp_path / "evidence"
+    result = run_cli("--json", "integrations", "certify", "--out-dir", str(out), environ=env)
+    assert result.code == 0, result.out + result.err
+    data = result.json()
+    assert data["passed"] is True
+    for harness in data["harnesses"]:
+        assert harness["round_trip_plugin"].startswith(str(home))  # the installed copy ran
+        assert [c["ok"] for c in harness["checks"]] == [True] * 5, harness["checks"]
+    report = json.loads((out / "integrations" / "certification.json").read_text())
+    assert report["passed"] is True and report["project"] == project.load_project_id(project_root)
+    markdown = (out / "integrations" / "certification.md").read_text()
+    assert "**passed**" in markdown and "SessionStart output matches the schema" in markdown
+    # The round trip is not a session: the receipts are as they were.
+    assert receipt.read_bytes() == before
+    assert sorted(p.name for p in receipt.parent.iterdir()) == ["codex.json"]
+
+
+def test_certify_fails_on_output_a_harness_would_refuse(
+    run_cli: CliRunner, project_root: Path, home: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    cache = install_claude(home)
+    adapter = cache / "tree_ring" / "hook" / "adapter.py"
+    text = adapter.read_text()
+    broken = '"additionalContext": brief.text, "extra": 1}'
+    assert text.count('"additionalContext": brief.text}') == 1
+    adapter.write_text(text.replace('"additionalContext": brief.text}', broken))
+    out = tmp_path / "evidence"
+    result = run_cli("--json", "integrations", "certify", "--out-dir", str(out), environ=env)
+    assert result.code == 1
+    claude = by_id(result.json())["claude-code"]
+    failed = {c["name"] for c in claude["checks"] if not c["ok"]}
+    assert failed == {"SessionStart output matches the schema"}
+    assert "**FAILED**" in (out / "integrations" / "certification.md").read_text()

@@ -1,0 +1,157 @@
+"""`revolve sync`: evaluation outcomes as scars, heartwood, seeds and outer-ring results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CliRunner
+from governance_support import CLAUDE, audit_rows, query, show, write
+
+from tree_ring.ops import revolve
+from tree_ring.ops.sources import stable_id
+
+# file -> (text, ring, event type, salience, confidence, retention)
+RECORDS: dict[str, tuple[str, str, str, float, float, str]] = {
+    "evals/cache-v2.md": (
+        "# Cache v2\nThe LRU cache change was rolled back after a latency regression.\n",
+        "scar",
+        "evaluation_rejection",
+        0.90,
+        0.78,
+        "durable",
+    ),
+    "evals/parser.json": (
+        json.dumps({"title": "Streaming parser wins the bake-off", "verdict": "promoted"}),
+        "heartwood",
+        "evaluation_promotion",
+        0.86,
+        0.84,
+        "durable",
+    ),
+    "ideas/sharding.txt": (
+        "Sharding the index by project may halve recall latency.\nStatus: hypothesis.\n",
+        "seed",
+        "evaluation_hypothesis",
+        0.68,
+        0.60,
+        "normal",
+    ),
+    "logs/nightly.jsonl": (
+        '{"suite": "nightly benchmark", "score": 0.91}\n',
+        "outer",
+        "evaluation_result",
+        0.72,
+        0.70,
+        "normal",
+    ),
+}
+
+
+def revolve_rows(root: Path, *, live: bool = True) -> dict[str, dict[str, Any]]:
+    sql = "SELECT * FROM memories WHERE source_type = 'revolve'"
+    if live:
+        sql += " AND retired_at IS NULL"
+    return {row["id"]: dict(row) for row in query(root, sql)}
+
+
+def record_id(ref: str, event_type: str) -> str:
+    return stable_id("revolve", f"revolve/{ref}:{event_type}")
+
+
+def sync(run_cli: CliRunner, *args: str, environ: dict[str, str] | None = None) -> dict[str, Any]:
+    return write(run_cli, "revolve", "sync", *args, environ=environ)
+
+
+@pytest.fixture
+def folder(project_root: Path) -> Path:
+    base = project_root / "revolve"
+    for ref, (text, *_rest) in RECORDS.items():
+        (base / ref).parent.mkdir(parents=True, exist_ok=True)
+        (base / ref).write_text(text)
+    (base / "notes.md").write_text("Meeting notes about lunch.\n")  # names no outcome
+    (base / "image.png").write_bytes(b"rejected promoted")  # not a file type it reads
+    (base / "huge.md").write_text("promoted " * (revolve.MAX_BYTES // 9 + 10))
+    (base / "leak.md").write_text("Promoted: token ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8\n")
+    return base
+
+
+def test_each_outcome_becomes_its_ring_with_a_stable_id(run_cli: CliRunner, folder: Path) -> None:
+    report = sync(run_cli)
+    stored = revolve_rows(folder.parent)
+    expected = {record_id(ref, values[2]) for ref, values in RECORDS.items()}
+    assert set(stored) == expected == {item["id"] for item in report["changes"]["create"]}
+    for ref, (_, ring, event_type, salience, confidence, retention) in RECORDS.items():
+        row = stored[record_id(ref, event_type)]
+        assert (row["ring"], row["event_type"], row["scope"]) == (ring, event_type, "revolve")
+        assert (row["salience"], row["confidence"], row["retention"]) == (
+            salience,
+            confidence,
+            retention,
+        )
+        assert row["source_ref"] == f"revolve/{ref}"
+    scar = stored[record_id("evals/cache-v2.md", "evaluation_rejection")]
+    assert scar["summary"] == "Revolve rejected evidence from revolve/evals/cache-v2.md: Cache v2"
+    assert scar["details"].startswith("Outcome: rejected. Source Revolve record remains")
+    skipped = {item["where"]: item["reason"] for item in report["skipped"]}
+    assert set(skipped) == {"revolve/huge.md", "revolve/leak.md:evaluation_promotion"}
+    assert "larger than" in skipped["revolve/huge.md"]
+    assert "secret-like" in skipped["revolve/leak.md:evaluation_promotion"]
+    assert report["files_read"] == 6  # four records, notes.md and leak.md
+
+
+def test_resync_is_idempotent_and_a_changed_outcome_supersedes(
+    run_cli: CliRunner, folder: Path
+) -> None:
+    sync(run_cli)
+    before = revolve_rows(folder.parent, live=False)
+    again = sync(run_cli)
+    assert {i["id"] for i in again["changes"]["unchanged"]} == set(before)
+    assert revolve_rows(folder.parent, live=False) == before
+    # The hypothesis was later accepted: the seed is replaced by heartwood.
+    (folder / "ideas" / "sharding.txt").write_text("Sharding the index: accepted as the winner.\n")
+    report = sync(run_cli)
+    seed = record_id("ideas/sharding.txt", "evaluation_hypothesis")
+    heartwood = record_id("ideas/sharding.txt", "evaluation_promotion")
+    assert [(c["id"], c["replaces"]) for c in report["changes"]["update"]] == [(heartwood, [seed])]
+    assert show(run_cli, seed)["superseded_by"] == heartwood
+    assert show(run_cli, heartwood)["ring"] == "heartwood"
+
+
+def test_a_record_that_disappears_or_loses_its_outcome_is_retired(
+    run_cli: CliRunner, folder: Path
+) -> None:
+    sync(run_cli)
+    (folder / "logs" / "nightly.jsonl").unlink()
+    (folder / "evals" / "parser.json").write_text('{"title": "Parser notes"}')
+    report = sync(run_cli)
+    retired = {item["id"] for item in report["changes"]["retire"]}
+    assert retired == {
+        record_id("logs/nightly.jsonl", "evaluation_result"),
+        record_id("evals/parser.json", "evaluation_promotion"),
+    }
+    assert {entry["target"] for entry in audit_rows(folder.parent, "retire")} == retired
+    assert retired <= set(revolve_rows(folder.parent, live=False))
+    assert not retired & set(revolve_rows(folder.parent))
+
+
+def test_an_agents_revolve_sync_leaves_promotions_pending(run_cli: CliRunner, folder: Path) -> None:
+    sync(run_cli, environ=CLAUDE)
+    trust = {row["event_type"]: row["trust"] for row in revolve_rows(folder.parent).values()}
+    assert trust == {
+        "evaluation_rejection": "accepted",
+        "evaluation_promotion": "pending",
+        "evaluation_hypothesis": "accepted",
+        "evaluation_result": "accepted",
+    }
+
+
+def test_outcome_words_are_tried_in_order() -> None:
+    assert revolve.outcome_of("a.md", "promoted, then rolled back") == 0
+    assert revolve.outcome_of("a.md", "the winner") == 1
+    assert revolve.outcome_of("a.md", "future work") == 2
+    assert revolve.outcome_of("scores.md", "nothing else") == 3  # the path counts too
+    assert revolve.outcome_of("a.md", "lunch") is None
+    assert revolve.excerpt("#\n- ok\n## - A real first line\n") == "A real first line"

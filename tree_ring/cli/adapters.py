@@ -1,0 +1,139 @@
+"""Verbs that sync memory from files the project keeps: `dox sync`, `revolve sync`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from tree_ring.cli.context import Context, Handler, Verb, identity_flags
+from tree_ring.ops import dox, revolve
+from tree_ring.ops.filesync import KINDS
+
+VERBS = {
+    "create": ("created", "would create"),
+    "update": ("updated", "would update"),
+    "retire": ("retired", "would retire"),
+    "unchanged": ("unchanged", "unchanged"),
+    "held": ("held", "would hold"),
+    "forgotten": ("not restored", "would not restore"),
+}
+
+
+def _source_root(ctx: Context, root: Path, default: str) -> Path:
+    given: str | None = ctx.args.source_root
+    # Not given: the project's own files, wherever the command runs from.
+    return Path(given) if given else root / default
+
+
+def describe(report: dict[str, Any]) -> str:
+    dry = bool(report["dry_run"])
+    changes: dict[str, list[dict[str, Any]]] = report["changes"]
+    counts = ", ".join(
+        f"{len(changes[kind])} {VERBS[kind][dry]}" for kind in KINDS if changes[kind]
+    )
+    head = (
+        f"{report['adapter']} sync of {report['source_root']} "
+        f"(files read: {report['files_read']}{', file cap reached' if report['capped'] else ''})"
+        f": {counts or 'nothing to do'}"
+    )
+    if report["waiting_for_review"]:
+        head += f"; {report['waiting_for_review']} {'would wait' if dry else 'wait'} for review"
+    lines = [head]
+    for kind in KINDS:
+        if kind == "unchanged":
+            continue
+        for item in changes[kind]:
+            line = f"  {VERBS[kind][dry]:<17} {item['id']} [{item['ring']}] {item['key']}"
+            if kind == "update":
+                line += f" (replaces {', '.join(item['replaces'])})"
+            if item.get("trust") not in (None, "accepted", "retired"):
+                line += f" [{item['trust']}]"
+            if item["reason"]:
+                line += f": {item['reason']}"
+            lines.append(line)
+    lines += [f"  skipped           {s['where']}: {s['reason']}" for s in report["skipped"]]
+    if dry:
+        lines.append("dry run: nothing was written; run again without --dry-run to apply")
+    lines.append("The source files stay authoritative: re-read them before acting on these.")
+    return "\n".join(lines)
+
+
+def cmd_dox(ctx: Context) -> int:
+    root = ctx.root()
+    identity = ctx.identity(root)
+    with ctx.store(root) as store:
+        report = dox.sync(
+            store,
+            _source_root(ctx, root, "."),
+            identity,
+            ctx.actor(identity),
+            dry_run=ctx.args.dry_run,
+        )
+    ctx.emit(report, describe(report))
+    return 0
+
+
+def cmd_revolve(ctx: Context) -> int:
+    root = ctx.root()
+    identity = ctx.identity(root)
+    with ctx.store(root) as store:
+        report = revolve.sync(
+            store,
+            _source_root(ctx, root, "revolve"),
+            identity,
+            ctx.actor(identity),
+            dry_run=ctx.args.dry_run,
+        )
+    ctx.emit(report, describe(report))
+    return 0
+
+
+def nested(parent: argparse.ArgumentParser, dest: str) -> Verb:
+    """Sub-verbs (`dox sync`, `integrations status`), each with the common flags again,
+    so `--json` and `--root` work after them as after every verb."""
+    sub = parent.add_subparsers(dest=dest, metavar="ACTION", required=True)
+
+    def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--root", default=argparse.SUPPRESS, help="project directory")
+        p.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
+        )
+        p.set_defaults(handler=handler)
+        return p
+
+    return action
+
+
+def _sync_flags(p: argparse.ArgumentParser, what: str, default: str) -> None:
+    p.add_argument(
+        "--source-root",
+        metavar="PATH",
+        help=f"{what} (default: {default} in the project root)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
+    identity_flags(p)
+
+
+def register(verb: Verb) -> None:
+    p = verb(
+        "dox",
+        cmd_dox,
+        "`dox sync`: the sections of the project's AGENTS.md files as memory "
+        "(rules as heartwood, the rest as guidance); the files stay authoritative",
+    )
+    s = nested(p, "dox_action")(
+        "sync", cmd_dox, "summarise AGENTS.md sections into memory; never modifies the files"
+    )
+    _sync_flags(s, "a folder to search for AGENTS.md, or one AGENTS.md", "'.'")
+    p = verb(
+        "revolve",
+        cmd_revolve,
+        "`revolve sync`: evaluation outcomes in a Revolve folder as memory "
+        "(rejected as scars, promoted as heartwood, deferred as seeds, results as outer)",
+    )
+    s = nested(p, "revolve_action")(
+        "sync", cmd_revolve, "store Revolve outcomes as memory; never modifies the records"
+    )
+    _sync_flags(s, "a Revolve folder or one evidence file", "'revolve'")

@@ -1,0 +1,296 @@
+"""Syncing memory from files the project already keeps (`dox sync`, `revolve sync`).
+
+An adapter (dox.py, revolve.py) turns files into memories, read by
+`sources`; this module does the rest, the same way for every adapter:
+
+- a plan against the rows earlier syncs wrote: a key whose newest row says
+  the same is unchanged; a changed one is a new row that supersedes the old
+  (validity closed when the new one starts to hold); a key that is gone is
+  paired with a new key of the same group (a renumbered section, an outcome
+  that changed) and superseded by it, or else retired. Nothing is deleted.
+  A key's first row has its stable id; a later version takes the next free
+  `_rN` suffix.
+- applying it in one transaction through the write path, so the guard,
+  tombstones, trust and the audit log apply as to any write. Who runs the
+  sync decides trust (`admission`): a person's heartwood is accepted, an
+  agent's waits for review, and an agent cannot retire or replace what a
+  person synced. A dry run reports the plan and writes nothing.
+
+Files outside what this run read are left alone: a sync of one folder, a
+file over its cap or one past `max_files` never retires another file's rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tree_ring.govern import admission, coordinator
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import Memory, canonical_json, now_iso
+from tree_ring.ops.sources import Adapter, Scan, stable_id
+from tree_ring.store import rows, tombstones
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
+from tree_ring.write import bulk, correct
+
+# -- the plan -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    kind: str  # create | update | unchanged | retire | held | forgotten
+    key: str
+    memory: Memory | None = None  # the new row (create, update)
+    old: tuple[Memory, ...] = ()  # the rows it replaces or retires, or keeps
+    reason: str = ""  # why a row would wait, stay, or be retired
+
+
+@dataclass
+class Plan:
+    adapter: str
+    scan: Scan
+    changes: list[Change] = field(default_factory=lambda: [])
+
+    def of(self, kind: str) -> list[Change]:
+        return [change for change in self.changes if change.kind == kind]
+
+
+_PRIOR = (
+    "SELECT * FROM memories WHERE project = ? AND source_type = ?"
+    " AND id LIKE ? ESCAPE '\\' AND retired_at IS NULL AND superseded_by IS NULL"
+    " AND redacted_at IS NULL AND trust != 'rejected' ORDER BY created_at, id"
+)
+
+
+def _current(db: Db, adapter: Adapter, project: str) -> dict[str, list[Memory]]:
+    """Rows earlier syncs wrote that are still current, by key, oldest first."""
+    found: dict[str, list[Memory]] = {}
+    pattern = f"mem\\_{adapter.name}\\_%"
+    for row in db.execute(_PRIOR, (project, adapter.name, pattern)):
+        memory = rows.from_row(row)
+        found.setdefault(adapter.key_of(memory), []).append(memory)
+    return found
+
+
+def _same(a: Memory, b: Memory) -> bool:
+    return (a.content_hash, a.ring, a.event_type, a.source_ref, a.source_quote) == (
+        b.content_hash,
+        b.ring,
+        b.event_type,
+        b.source_ref,
+        b.source_quote,
+    )
+
+
+def _in_scope(adapter: Adapter, scan: Scan, memory: Memory) -> bool:
+    """Whether this run may retire `memory`: its file was read, or is gone."""
+    file = adapter.file_of(memory)
+    if scan.prefix and file != scan.prefix and not file.startswith(scan.prefix + "/"):
+        return False
+    if file in scan.read:
+        return True
+    path = scan.base / file
+    return not (path.is_file() and not path.is_symlink())
+
+
+def plan(db: Db, adapter: Adapter, scan: Scan, project: str, actor: Actor) -> Plan:
+    result = Plan(adapter.name, scan)
+    current = _current(db, adapter, project)
+    fresh: list[Memory] = []
+    for memory in scan.memories:
+        key = adapter.key_of(memory)
+        old = current.pop(key, [])
+        if old and _same(old[-1], memory):
+            result.changes.append(Change("unchanged", key, None, (old[-1],)))
+        elif old:
+            result.changes.append(Change("update", key, memory, tuple(old)))
+        else:
+            fresh.append(memory)
+    # A key that is gone but has a new key in its group was renumbered or
+    # reclassified: the new row replaces it rather than standing beside it.
+    leftover: dict[str, list[str]] = {}
+    for key, old in current.items():
+        if _in_scope(adapter, scan, old[-1]) and key not in scan.gone:
+            leftover.setdefault(adapter.group_of(old[-1]), []).append(key)
+    for memory in fresh:
+        keys = leftover.get(adapter.group_of(memory))
+        old = current.pop(keys.pop(0)) if keys else []
+        result.changes.append(
+            Change("update" if old else "create", adapter.key_of(memory), memory, tuple(old))
+        )
+    for key, old in current.items():
+        if _in_scope(adapter, scan, old[-1]):
+            why = "the section now holds text that is not stored" if key in scan.gone else None
+            result.changes.append(
+                Change("retire", key, None, tuple(old), why or "gone from its source")
+            )
+    _assign_ids(db, adapter, result)
+    _check(db, project, result, actor)
+    return result
+
+
+def _assign_ids(db: Db, adapter: Adapter, result: Plan) -> None:
+    """The key's stable id, or its next `_rN` version when that is taken."""
+    for index, change in enumerate(result.changes):
+        if change.memory is None:
+            continue
+        base = stable_id(adapter.name, change.key)
+        taken = {
+            row[0]
+            for row in db.execute(
+                "SELECT id FROM memories WHERE id = ? OR id LIKE ? ESCAPE '\\'",
+                (base, base.replace("_", "\\_") + "\\_r%"),
+            )
+        }
+        memory_id, version = base, 1
+        while memory_id in taken:
+            version += 1
+            memory_id = f"{base}_r{version}"
+        supersedes = tuple(old.id for old in change.old)
+        memory = change.memory.replace(id=memory_id, supersedes=supersedes)
+        result.changes[index] = Change(change.kind, change.key, memory, change.old)
+
+
+def _check(db: Db, project: str, result: Plan, actor: Actor) -> None:
+    """What tombstones refuse, what would wait for review, what this actor may not retire."""
+    for index, change in enumerate(result.changes):
+        memory = change.memory
+        if memory is not None:
+            stone = tombstones.find(db, project, tombstones.check_keys(memory))
+            if stone is not None:
+                reason = str(tombstones.refused(stone))
+                result.changes[index] = Change("forgotten", change.key, memory, change.old, reason)
+                continue
+            waits = admission.waiting_reason(db, memory, actor)
+            result.changes[index] = Change(change.kind, change.key, memory, change.old, waits or "")
+        elif change.kind == "retire" and not all(
+            correct.may_retire(db, old, actor) for old in change.old
+        ):
+            reason = f"{actor.origin.kind} may not retire what it did not sync; a person must"
+            result.changes[index] = Change("held", change.key, None, change.old, reason)
+
+
+# -- applying it ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Written:
+    kind: str
+    key: str
+    id: str
+    trust: str
+    replaces: tuple[str, ...] = ()
+    reason: str = ""
+
+
+def apply_in(db: Db, result: Plan, actor: Actor) -> list[Written]:
+    """Write the plan; the caller holds the transaction that planned it.
+
+    The new rows go in as one batch through the bulk path (one FTS pass at its
+    end), each one still admitted, checked and audited as a single write is;
+    then each replaces the rows it names, and what is gone is retired.
+    """
+    writes = [c for c in result.changes if c.kind in ("create", "update", "retire")]
+    if not writes:
+        return []
+    now = now_iso()
+    keys = sorted(change.key for change in writes)
+    coordinator.authorize(db, f"sync.{result.adapter}", actor, canonical_json(keys))
+    fresh = [change for change in writes if change.memory is not None]
+    memories = [change.memory for change in fresh if change.memory is not None]
+    outcomes = bulk.insert_prepared_many(db, memories, actor, action="sync")
+    written: list[Written] = []
+    for change, outcome in zip(fresh, outcomes, strict=True):
+        for old in change.old:
+            why = f"{result.adapter} sync: {change.key} changed in its source"
+            correct.supersede_in(db, old, outcome.id, why, actor, now)
+        old_ids = tuple(old.id for old in change.old)
+        reason = outcome.review_reason or ""
+        written.append(Written(change.kind, change.key, outcome.id, outcome.trust, old_ids, reason))
+    for change in writes:
+        if change.memory is None:
+            for old in change.old:
+                correct.retire_in(db, old, f"{result.adapter} sync: {change.reason}", actor, now)
+            old_ids = tuple(old.id for old in change.old)
+            written.append(
+                Written("retire", change.key, old_ids[-1], "retired", old_ids, change.reason)
+            )
+    return written
+
+
+def run(
+    store: Store, adapter: Adapter, scan: Scan, project: str, actor: Actor, *, dry_run: bool
+) -> dict[str, Any]:
+    """Plan against the store and, unless this is a dry run, write the plan."""
+    if dry_run:
+        return report(plan(store.db, adapter, scan, project, actor), None, dry_run=True)
+    with store.write() as db:
+        planned = plan(db, adapter, scan, project, actor)
+        written = apply_in(db, planned, actor)
+    return report(planned, written, dry_run=False)
+
+
+def compose(identity: Identity, actor: Actor, now: str, **fields: Any) -> Memory:
+    """A synced row as the caller writes it; its id comes from the plan."""
+    return Memory(
+        id="mem_unassigned",
+        created_at=now,
+        updated_at=now,
+        project=identity.project,
+        agent_profile=identity.agent_profile,
+        workflow_id=identity.workflow_id,
+        session_id=identity.session_id,
+        valid_from=now,
+        origin=actor.origin.kind,
+        origin_session=actor.origin.session,
+        **fields,
+    )
+
+
+def report(result: Plan, written: list[Written] | None, *, dry_run: bool) -> dict[str, Any]:
+    """The run as one JSON document: what changed (or would), and what was left out."""
+    scan = result.scan
+
+    def entry(change: Change) -> dict[str, Any]:
+        # The new row, or (unchanged, retired, held) the row it is about.
+        row = change.memory or change.old[-1]
+        return {
+            "key": change.key,
+            "id": row.id,
+            "ring": row.ring,
+            "reason": change.reason,
+            "replaces": [old.id for old in change.old] if change.memory else [],
+        }
+
+    done = {(w.kind, w.key): w for w in written or []}
+    changes: dict[str, list[dict[str, Any]]] = {}
+    for change in result.changes:
+        item = entry(change)
+        applied = done.get((change.kind, change.key))
+        if applied is not None:
+            item |= {"id": applied.id, "trust": applied.trust, "reason": applied.reason}
+        changes.setdefault(change.kind, []).append(item)
+    return {
+        "adapter": result.adapter,
+        "dry_run": dry_run,
+        "source_root": str(scan.root),
+        "files_read": len(scan.read),
+        "capped": scan.capped,
+        "changes": {kind: changes.get(kind, []) for kind in KINDS},
+        "skipped": [{"where": s.where, "reason": s.reason} for s in scan.skipped],
+        "waiting_for_review": sum(
+            _waits(item) for kind in ("create", "update") for item in changes.get(kind, [])
+        ),
+    }
+
+
+def _waits(item: dict[str, Any]) -> bool:
+    """Written: its trust says; planned: a reason to wait means it would."""
+    if "trust" in item:
+        return item["trust"] != "accepted"
+    return bool(item["reason"])
+
+
+KINDS = ("create", "update", "retire", "unchanged", "held", "forgotten")

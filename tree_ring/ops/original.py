@@ -1,0 +1,120 @@
+"""The original Tree Ring's export format, read and written.
+
+The original exports a header line,
+`{"type": "tree_ring_memory_export", "schema_version": 1, "plugin_version",
+"created_at", "memory_count", "sensitive_included"}`, then one
+`{"type": "memory_event", "memory": {...}}` line per memory, and reads those
+lines or bare memory rows. `unwrap` turns either into the rows `transfer`
+imports; `export_text` writes our memories that way (`export --format
+original`).
+
+What the original's format has no place for travels where its reader ignores
+it: each memory object carries Tree Ring's own fields beside the original's
+(trust, validity, origin, ...), and the header carries the project's content
+tombstones, so our own export in this format imports back unchanged and
+forgotten content stays forgotten. The original reads unknown fields as
+nothing, so it imports the same file.
+
+Before its version 0.12 the original wrote agent, workflow and session rows
+without the identity those scopes need. Like the original, such a row gets a
+stable made-up identity (`legacy-<scope>-<hash>`) and waits for review, rather
+than being widened to a shared scope.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, cast
+
+from tree_ring import __version__
+from tree_ring.model.errors import UsageError
+from tree_ring.model.record import now_iso, sha256
+
+HEADER = "tree_ring_memory_export"
+EVENT = "memory_event"
+SCHEMA_VERSION = 1
+TOMBSTONES = "content_tombstones"  # our addition to the header
+TOMBSTONE_RECORD = "content_tombstone"  # how transfer writes one as a line of its own
+LEGACY_REASON = "legacy private-scope identity made up on import; check whose memory this is"
+_IDENTITY_FOR = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
+
+
+def unwrap(row: dict[str, Any]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """(the memory row a line holds, or None for a header; tombstone records it carries)."""
+    kind = row.get("type")
+    if kind == HEADER:
+        version = row.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise UsageError(
+                f"export schema version {version!r} is not supported; "
+                f"this Tree Ring reads version {SCHEMA_VERSION}"
+            )
+        stones: Any = row.get(TOMBSTONES) or []
+        if not isinstance(stones, list):
+            raise UsageError(f"the header's {TOMBSTONES} must be a list")
+        return None, [_tombstone_record(stone) for stone in cast(list[Any], stones)]
+    if kind == EVENT:
+        memory = row.get("memory")
+        if not isinstance(memory, dict):
+            raise UsageError("a memory_event line needs a memory object")
+        return _legacy_identity(cast(dict[str, Any], memory)), []
+    return _legacy_identity(row), []
+
+
+def _tombstone_record(stone: Any) -> dict[str, Any]:
+    if not isinstance(stone, dict):
+        raise UsageError(f"each of the header's {TOMBSTONES} must be an object")
+    return {**cast(dict[str, Any], stone), "record": TOMBSTONE_RECORD}
+
+
+def _legacy_identity(row: dict[str, Any]) -> dict[str, Any]:
+    """A private-scope row without its identity gets a stable one and waits for review."""
+    column = _IDENTITY_FOR.get(str(row.get("scope")))
+    if column is None:
+        return row
+    value = row.get(column)
+    if isinstance(value, str) and value.strip():
+        return row
+    memory_id = row.get("id")
+    if not isinstance(memory_id, str) or not memory_id.strip():
+        raise UsageError(f"a {row.get('scope')}-scope memory without {column} needs an id")
+    digest = sha256(f"{row['scope']}\n{memory_id}").removeprefix("sha256:")[:32]
+    review: dict[str, Any] = dict(cast(dict[str, Any], row.get("review") or {}))
+    reason = review.get("review_reason")
+    review.update(
+        needs_review=True,
+        reviewed_at=None,
+        reviewed_by=None,
+        review_reason=f"{reason}; {LEGACY_REASON}" if reason else LEGACY_REASON,
+    )
+    # A trust state the row states itself would override the review flag.
+    fixed = {key: value for key, value in row.items() if key != "trust"}
+    return fixed | {column: f"legacy-{row['scope']}-{digest}", "review": review}
+
+
+def export_text(rows: Iterable[dict[str, Any]], *, sensitive_included: bool) -> str:
+    """`transfer.export_rows` output as the original writes an export."""
+    memories: list[dict[str, Any]] = []
+    stones: list[dict[str, Any]] = []
+    for row in rows:
+        if row.get("record") == TOMBSTONE_RECORD:
+            stones.append({key: value for key, value in row.items() if key != "record"})
+            continue
+        review = dict(row["review"])
+        # Disputed rows are not believed either: the original has one flag for both.
+        review["needs_review"] = row.get("trust", "accepted") != "accepted"
+        memories.append({"type": EVENT, "memory": {**row, "review": review}})
+    # In the original's order: the record type first, then the fields.
+    header: dict[str, Any] = {
+        "type": HEADER,
+        "schema_version": SCHEMA_VERSION,
+        "plugin_version": __version__,
+        "created_at": now_iso(),
+        "memory_count": len(memories),
+        "sensitive_included": sensitive_included,
+    }
+    if stones:
+        header[TOMBSTONES] = stones
+    lines = [header, *memories]
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)

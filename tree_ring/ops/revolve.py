@@ -1,0 +1,159 @@
+"""`revolve sync`: evaluation outcomes a Revolve folder records, as memory.
+
+Revolve keeps runs, evaluations and their verdicts as files. A sync reads
+`.md`, `.txt`, `.json` and `.jsonl` files (at most 256, of 256 KiB each) and
+files each by the first outcome its path or text names:
+
+| words | outcome | ring | event type | salience | confidence | retention |
+|---|---|---|---|---|---|---|
+| rejected, rejection, rolled back, rollback, regression, failed branch | rejected | scar | evaluation_rejection | 0.90 | 0.78 | durable |
+| promoted, promotion, accepted, winner | promoted | heartwood | evaluation_promotion | 0.86 | 0.84 | durable |
+| deferred, future work, hypothesis, seed, unresolved | deferred | seed | evaluation_hypothesis | 0.68 | 0.60 | normal |
+| evaluation, result, score, checkpoint, run | observed | outer | evaluation_result | 0.72 | 0.70 | normal |
+
+A file that names no outcome is not memory and is ignored. One memory per
+file: its first meaningful line (over six characters) clipped to 180, scope
+and source type `revolve`, the file in `source.ref`; the id hashes
+`FILE:EVENT_TYPE`. A file whose outcome changes keeps its place: the new
+memory supersedes the old one (`filesync`). The files are never modified.
+"""  # noqa: E501
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import Link, Memory, now_iso
+from tree_ring.ops import filesync, sources
+from tree_ring.ops.sources import Adapter, Scan
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+
+MAX_FILES = 256
+MAX_BYTES = 256 * 1024
+SUFFIXES = (".md", ".txt", ".json", ".jsonl")
+EXCERPT_CHARS = 180
+
+# outcome -> (words, ring, event type, salience, confidence, retention), in the
+# order they are tried: a rollback mentioned anywhere outweighs a promotion.
+OUTCOMES: tuple[tuple[str, tuple[str, ...], str, str, float, float, str], ...] = (
+    (
+        "rejected",
+        ("rejected", "rejection", "rolled back", "rollback", "regression", "failed branch"),
+        "scar",
+        "evaluation_rejection",
+        0.90,
+        0.78,
+        "durable",
+    ),
+    (
+        "promoted",
+        ("promoted", "promotion", "accepted", "winner"),
+        "heartwood",
+        "evaluation_promotion",
+        0.86,
+        0.84,
+        "durable",
+    ),
+    (
+        "deferred",
+        ("deferred", "future work", "hypothesis", "seed", "unresolved"),
+        "seed",
+        "evaluation_hypothesis",
+        0.68,
+        0.60,
+        "normal",
+    ),
+    (
+        "observed",
+        ("evaluation", "result", "score", "checkpoint", "run"),
+        "outer",
+        "evaluation_result",
+        0.72,
+        0.70,
+        "normal",
+    ),
+)
+
+
+def outcome_of(ref: str, text: str) -> int | None:
+    """The index in OUTCOMES of the first outcome the path or text names."""
+    haystack = f"{ref} {text}".lower()
+    for index, (_, words, *_rest) in enumerate(OUTCOMES):
+        if any(word in haystack for word in words):
+            return index
+    return None
+
+
+def excerpt(text: str) -> str | None:
+    for raw in text.splitlines():
+        line = raw.strip().lstrip("#").strip().lstrip("-*").strip()
+        if len(line) > 6:
+            line = " ".join(line.split())
+            return line if len(line) <= EXCERPT_CHARS else line[:EXCERPT_CHARS] + "..."
+    return None
+
+
+ADAPTER = Adapter(
+    name="revolve",
+    max_files=MAX_FILES,
+    max_bytes=MAX_BYTES,
+    accepts=lambda name: name.lower().endswith(SUFFIXES),
+    key_of=lambda memory: f"{memory.source_ref}:{memory.event_type}",
+    group_of=lambda memory: memory.source_ref,
+    file_of=lambda memory: memory.source_ref,
+)
+
+
+def memory_for(ref: str, text: str, identity: Identity, actor: Actor, now: str) -> Memory | None:
+    found = outcome_of(ref, text)
+    if found is None:
+        return None
+    outcome, _, ring, event_type, salience, confidence, retention = OUTCOMES[found]
+    line = excerpt(text) or f"Revolve {outcome} evidence in {ref}"
+    return filesync.compose(
+        identity,
+        actor,
+        now,
+        summary=f"Revolve {outcome} evidence from {ref}: {line}",
+        event_type=event_type,
+        scope="revolve",
+        ring=ring,
+        details=(
+            f"Outcome: {outcome}. Source Revolve record remains authoritative. "
+            f"Re-read {ref} before treating this memory as current truth."
+        ),
+        source_type="revolve",
+        source_ref=ref,
+        tags=("revolve", "evidence", f"outcome:{outcome}"),
+        salience=salience,
+        confidence=confidence,
+        retention=retention,
+        links=(Link("revolve", ref),),
+    )
+
+
+def collect(source_root: Path, project_root: Path, identity: Identity, actor: Actor) -> Scan:
+    now = now_iso()
+
+    def build(ref: str, text: str, scan: Scan) -> None:
+        memory = memory_for(ref, text, identity, actor, now)
+        if memory is not None:
+            kept = sources.prepared(scan, memory, ADAPTER.key_of(memory))
+            if kept is not None:
+                scan.memories.append(kept)
+
+    return sources.scan(ADAPTER, source_root, project_root, build)
+
+
+def sync(
+    store: Store,
+    source_root: Path,
+    identity: Identity,
+    actor: Actor,
+    *,
+    dry_run: bool = False,
+) -> dict[str, Any]:
+    scan = collect(source_root, store.root, identity, actor)
+    return filesync.run(store, ADAPTER, scan, identity.project, actor, dry_run=dry_run)
