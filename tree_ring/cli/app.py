@@ -1,27 +1,86 @@
 """The `tree-ring` command: argparse in, library calls, one place for errors.
 
 Every verb takes `--json` (one JSON document on stdout) and `--root DIR`.
-The verbs live in `tree_ring.commands`, one module per group; library errors
-become `error: ...` on stderr with the error's exit code here and nowhere else.
+The verbs live in this package, one module per group, each with a `VERBS`
+table of handlers and arguments; library errors become `error: ...` on
+stderr with the error's exit code here and nowhere else.
+
+A call imports and builds only the verb it names: `VERBS` below says which
+module holds each verb and what `tree-ring --help` says of it, so the help
+lists every verb without importing any group, and `recall` never loads the
+write path, the summary tree or the review queue.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
-from collections.abc import Mapping, Sequence
 
 from tree_ring import __version__
-from tree_ring.cli import admin, compress, govern, quality, read, upkeep, write
-from tree_ring.cli.context import Context, Handler
+from tree_ring.cli.context import Context, Formatter
 from tree_ring.model.errors import TreeRingError
 
-GROUPS = (admin, write, read, upkeep, quality, govern, compress)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping, Sequence
+
+    from tree_ring.cli.context import Arguments, Handler
+
+# verb -> (module in tree_ring.cli, help), in the order `--help` lists them.
+VERBS: dict[str, tuple[str, str]] = {
+    "init": ("admin", "create .tree-ring/ with the store, project.json and guidance"),
+    "status": ("admin", "what the store holds and whether the hooks fired"),
+    "export": ("admin", "write the project's memories as JSONL"),
+    "import": ("admin", "import JSONL (Tree Ring's or the original's); all or nothing"),
+    "audit": (
+        "admin",
+        "the audit log: `audit log`, `audit verify`; `--audit-type` reports what needs a person",
+    ),
+    "remember": ("write", "store a memory"),
+    "evidence": ("write", "store the outcome of an evaluation, run or incident"),
+    "capture": ("write", "the stop hook's narrow write: agent scope, fixed pairs"),
+    "forget": ("write", "delete or redact a memory; its content never comes back"),
+    "supersede": ("write", "mark OLD_ID as replaced by NEW_ID"),
+    "recall": ("read", "search memories, best first"),
+    "brief": ("read", "the startup brief the SessionStart hook injects"),
+    "list": ("read", "list live memories of the project, newest first"),
+    "show": ("read", "show one memory, every field"),
+    "doctor": ("upkeep", "check the store; --repair rebuilds what the rows allow"),
+    "maintain": ("upkeep", "expiry, secret sweep and compaction; reports by default"),
+    "quality": (
+        "quality",
+        "run recall quality scenarios (expected and forbidden recall); exit 1 on any failure",
+    ),
+    "review": (
+        "govern",
+        "the review queue: `review list`, `review approve|reject|dispute ID`, `review policy`",
+    ),
+    "policy": ("govern", "coordinated write policy: `policy enable|status|rotate|disable|audit`"),
+    "consolidate": ("compress", "write one summary memory per group of live memories in a period"),
+    "tree": ("compress", "the summary tree: status, show, flush, rebuild, config"),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+def verb_entry(name: str) -> tuple[Handler, Arguments]:
+    """The handler and arguments of one verb, from its group's module."""
+    module_name, _ = VERBS[name]
+    module = __import__(f"tree_ring.cli.{module_name}", fromlist=["VERBS"])
+    entry: tuple[Handler, Arguments] = module.VERBS[name]
+    return entry
+
+
+def build_parser(
+    full: Collection[str] | None = None, *, listed: bool = True
+) -> argparse.ArgumentParser:
+    """The parser with every verb in full, or only the verbs in `full`.
+
+    The others are listed (name and help, for `--help` and argparse's
+    "invalid choice") unless `listed` is False, when they are left out: a
+    call that names a known verb never builds another verb's parser.
+    """
+    common = argparse.ArgumentParser(add_help=False, formatter_class=Formatter)
     common.add_argument(
         "--root", default=argparse.SUPPRESS, help="project directory (TREE_RING_ROOT)"
     )
@@ -31,20 +90,59 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tree-ring",
         description="Tree Ring: local, governed memory for coding agents.",
+        formatter_class=Formatter,
     )
     parser.add_argument("--version", action="version", version=f"tree-ring {__version__}")
     parser.add_argument("--root", help="project directory (default: walk up to .tree-ring/)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    def verb(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
-        p.set_defaults(handler=handler)
-        return p
-
-    for group in GROUPS:
-        group.register(verb)
+    for name, (_, help_text) in VERBS.items():
+        in_full = full is None or name in full
+        if not (in_full or listed):
+            continue
+        p = sub.add_parser(
+            name,
+            parents=[common],
+            help=help_text,
+            description=help_text,
+            formatter_class=Formatter,
+        )
+        if in_full:
+            handler, arguments = verb_entry(name)
+            arguments(p)
+            p.set_defaults(handler=handler)
+        else:
+            # Listed only: whatever follows is parsed again with this verb in full.
+            p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+            p.set_defaults(handler=None)
     return parser
+
+
+def named_verb(words: Sequence[str]) -> str | None:
+    """The verb a command line names: its first word that is not a global option."""
+    skip = False
+    for position, word in enumerate(words):
+        if skip:
+            skip = False
+        elif word == "--":
+            return words[position + 1] if position + 1 < len(words) else None
+        elif word.startswith("-"):
+            # --root takes a value (argparse also accepts --ro, --roo ...).
+            skip = "=" not in word and len(word) >= 3 and "--root".startswith(word)
+        else:
+            return word
+    return None
+
+
+def parse(words: Sequence[str]) -> argparse.Namespace:
+    verb = named_verb(words)
+    if verb in VERBS:
+        args = build_parser({verb}, listed=False).parse_args(words)
+    else:  # no verb, or an unknown one: argparse says so, listing them all
+        args = build_parser(()).parse_args(words)
+    if args.handler is None:  # a verb named where the scan did not look
+        args = build_parser({args.command}, listed=False).parse_args(words)
+    return args
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
@@ -58,7 +156,12 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
                 file=sys.stderr,
             )
             return 2
-    args = build_parser().parse_args(words)
+    args = parse(words)
+    if not gc.isenabled():
+        # The launcher held off collection while the modules loaded; they stay
+        # to the end, so they are frozen out of every later collection.
+        gc.freeze()
+        gc.enable()
     ctx = Context(args, os.environ if environ is None else environ, sys.stdout)
     handler: Handler = args.handler
     try:

@@ -7,17 +7,19 @@ edited, removed or reordered entry.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any
-
+from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import canonical_json, json_string, json_text, now_iso, sha256
-from tree_ring.store.sql import Db
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from tree_ring.store.sql import Db
 
 
-@dataclass(frozen=True)
-class Actor:
+class Actor(Frozen):
     """Who performed a mutation, for the audit log and the row itself."""
 
     name: str
@@ -108,8 +110,7 @@ def entries(db: Db, *, limit: int = 100, target: str | None = None) -> list[dict
     return [dict(row) for row in db.execute(sql, params)][::-1]
 
 
-@dataclass(frozen=True)
-class Verification:
+class Verification(Frozen):
     ok: bool
     checked: int
     first_bad: int | None = None

@@ -12,23 +12,29 @@ caller's environment by the CLI and the hook, never by the library itself.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Generator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
-from types import TracebackType
-from typing import Any, TypeVar
 
-from tree_ring.model import project
+from tree_ring.model import jsontext, project
 from tree_ring.model.errors import NoStore, StoreBusy, StoreFault
 from tree_ring.model.record import canonical_json, now_iso
 from tree_ring.store import schema
 from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
 
-T = TypeVar("T")
+# Only for the checker: the hooks open a store on every call, and typing,
+# pathlib and types cost them more than opening it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Generator, Mapping
+    from pathlib import Path
+    from types import TracebackType
+    from typing import Any, TypeVar
+
+    from tree_ring.model.project import StrPath
+
+    T = TypeVar("T")
 WRITE_ATTEMPTS = 8
 BACKOFF_CAP_S = 0.5
 _TRUE = ("1", "true", "yes", "on")
@@ -69,7 +75,7 @@ class Options:
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def file_damage(path: Path) -> str | None:
+def file_damage(path: StrPath) -> str | None:
     """What the 100-byte header shows is wrong with the file, or None.
 
     SQLite opens a truncated file without complaint and fails only on the
@@ -78,8 +84,8 @@ def file_damage(path: Path) -> str | None:
     pages the file does not yet have, so then SQLite is left to judge.
     """
     try:
-        size = path.stat().st_size
-        with path.open("rb") as handle:
+        size = os.stat(path).st_size
+        with open(path, "rb") as handle:
             head = handle.read(100)
     except OSError:
         return None  # unreadable: let SQLite report it in its own words
@@ -93,8 +99,8 @@ def file_damage(path: Path) -> str | None:
     # The header's page count is valid only when these two counters agree.
     if not pages or head[24:28] != head[92:96]:
         return None
-    wal = path.with_name(path.name + "-wal")
-    if wal.exists() and wal.stat().st_size > 0:
+    wal = f"{os.fspath(path)}-wal"
+    if os.path.exists(wal) and os.stat(wal).st_size > 0:
         return None
     if size < pages * page_size:
         return f"truncated: {size:,} of {pages * page_size:,} bytes"
@@ -104,17 +110,30 @@ def file_damage(path: Path) -> str | None:
 class Store:
     """One open store. Use as a context manager, or call `close()`."""
 
-    def __init__(self, db: Db, root: Path, *, options: Options) -> None:
+    def __init__(self, db: Db, root: StrPath, *, options: Options) -> None:
         self.db = db
-        self.root = root
-        self.path = db.path
+        self.root_str = os.fspath(root)
         self.options = options
         self.read_only = options.read_only
+
+    @property
+    def root(self) -> Path:
+        """The project directory."""
+        from pathlib import Path
+
+        return Path(self.root_str)
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        from pathlib import Path
+
+        return Path(self.db.path)
 
     @classmethod
     def open(
         cls,
-        root: Path,
+        root: StrPath,
         *,
         create: bool = False,
         read_only: bool | None = None,
@@ -129,18 +148,19 @@ class Store:
                 read_only=read_only,
                 max_pages=options.max_pages,
             )
-        root = project.normalise_root(root)
-        path = project.store_path(root)
-        if (options.read_only or not create) and not path.exists():
+        root = project.normalise_root_str(root)
+        path = project.store_path_str(root)
+        exists = os.path.exists(path)
+        if (options.read_only or not create) and not exists:
             raise NoStore(f"no store at {path}; run `tree-ring --root {root} init`")
         # SQLite treats an empty file as a new database; migrating it would hide
         # that every memory was lost (a truncated copy, a failed sync).
-        if not create and path.stat().st_size == 0:
+        if not create and os.stat(path).st_size == 0:
             raise StoreFault(
                 f"the store at {path} is empty (truncated?); restore it from a backup, "
                 "or delete it and run `tree-ring init`"
             )
-        damage = file_damage(path) if path.exists() else None
+        damage = file_damage(path) if exists else None
         if damage:
             raise StoreFault(
                 f"the store at {path} is damaged ({damage}); "
@@ -227,7 +247,7 @@ class Store:
 
     def setting(self, key: str, default: Any = None) -> Any:
         rows = self.query("SELECT value FROM settings WHERE key = ?", (key,))
-        return json.loads(rows[0][0]) if rows else default
+        return jsontext.loads(rows[0][0]) if rows else default
 
     @staticmethod
     def put_setting(db: Db, key: str, value: Any) -> None:

@@ -8,7 +8,6 @@ version does not know was written by a newer Tree Ring and is refused.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from tree_ring.model.errors import SchemaTooNew
@@ -250,6 +249,8 @@ SUMMARY_TREE = (
 
 
 def _summary_tree(db: Db) -> None:
+    import json  # here, not at the top: every hook call imports this module
+
     for statement in SUMMARY_TREE:
         db.execute(statement)
     for key, value in TREE_SETTINGS.items():
