@@ -57,6 +57,7 @@ from wired import hook_command, interpreter_flags  # noqa: E402
 
 from tree_ring.model import project  # noqa: E402
 from tree_ring.ops import guidance  # noqa: E402
+from tree_ring.store import schema  # noqa: E402
 from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.write import bulk  # noqa: E402
@@ -73,14 +74,15 @@ TARGETS = {
 }
 
 # The tightest honest baseline for a start hook: the standard library doing
-# the hook's visible work (read the project's best rows, print JSON) and
-# nothing else: no payload, no identity, no liveness, no guard, no receipt.
+# the hook's visible work (read the project's best rows through the brief's
+# index, print JSON) and nothing else: no payload, no identity, no liveness,
+# no guard, no receipt.
 STDLIB_HOOK = """\
 import json, sqlite3, sys
 conn = sqlite3.connect(sys.argv[1])
 rows = conn.execute(
-    "SELECT id, ring, summary, source_ref FROM memories WHERE project = ?"
-    " AND retired_at IS NULL ORDER BY ring, salience DESC LIMIT 8",
+    "SELECT id, ring, summary, source_ref FROM memories INDEXED BY memories_brief"
+    " WHERE project = ? AND retired_at IS NULL ORDER BY " + sys.argv[3] + " LIMIT 8",
     (sys.argv[2],),
 ).fetchall()
 print(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
@@ -228,7 +230,10 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
 
     commands: dict[str, tuple[list[str], bytes]] = {
         "bare": ([python, *flags, "-c", "pass"], b""),
-        "stdlib_hook": ([python, *flags, "-c", STDLIB_HOOK, store_file, project_id], b""),
+        "stdlib_hook": (
+            [python, *flags, "-c", STDLIB_HOOK, store_file, project_id, schema.BRIEF_ORDER],
+            b"",
+        ),
         "session_start": (hook_command(python, "SessionStart"), payload("SessionStart", root)),
         "stop": (hook_command(python, "Stop"), payload("Stop", root)),
         "fts_query": ([python, *flags, "-c", FTS_QUERY, store_file, match], b""),

@@ -346,21 +346,23 @@ def _alternatives(source: bytes, start: int, stop: int) -> list[tuple[int, int]]
     spans: list[tuple[int, int]] = []
     depth = 0
     begin = index = start
+    # Bytes as integers: slicing each one out costs the hook's first secret
+    # check more than the rest of its reading.
     while index < stop:
-        char = source[index : index + 1]
-        if char == b"\\":
+        byte = source[index]
+        if byte == 0x5C:  # backslash
             index += 2
             continue
-        if char == b"[":
+        if byte == 0x5B:  # [
             index = _class_end(source, index)
             continue
-        if char == b"(":
+        if byte == 0x28:  # (
             depth += 1
-        elif char == b")":
+        elif byte == 0x29:  # )
             depth -= 1
             if depth < 0:
                 break
-        elif char == b"|" and depth == 0:
+        elif byte == 0x7C and depth == 0:  # |
             spans.append((begin, index))
             begin = index + 1
         index += 1
@@ -390,8 +392,11 @@ class _Reader:
         self.atoms: dict[int, tuple[_Heads | None, int]] = {}
 
     def heads(self, start: int, stop: int) -> _Heads:
+        return self.heads_over(_alternatives(self.source, start, stop))
+
+    def heads_over(self, spans: list[tuple[int, int]]) -> _Heads:
         found: _Heads = set()
-        for begin, end in _alternatives(self.source, start, stop):
+        for begin, end in spans:
             found |= self.sequence(begin, end, b"")
         return found
 
@@ -440,10 +445,14 @@ class _Reader:
                 body = -1
             elif inner.startswith(b"?"):
                 raise _Unreadable(source)  # inline flags change what a literal means
-            close = _alternatives(source, index + 1, len(source))[-1][1]
+            # The group's alternatives, read once: the same spans find its
+            # end and split its body.
+            spans = _alternatives(source, index + 1, len(source))
+            close = spans[-1][1]
             if body < 0:
                 return (_EMPTY if inner.startswith(_LOOKAROUNDS) else None), close + 1
-            return self.heads(body, close), close + 1
+            spans[0] = (body, spans[0][1])
+            return self.heads_over(spans), close + 1
         if char == b"\\":
             escaped = source[index + 1 : index + 2]
             if escaped and escaped in _ZERO_WIDTH_ESCAPES:

@@ -96,10 +96,15 @@ def select(store: Store, identity: Identity, view: View | None = None) -> list[M
     clause = live.where(identity, view)
     sql = select_sql(clause, now=view.is_now())
     found = store.query(sql, {**clause.params, "brief_limit": OVERFETCH})
-    memories = [rows.from_row(row) for row in found]
-    # A row stored before a newer guard rule must not be injected into a prompt.
-    safe = [m for m in memories if guard.find_secret(f"{m.summary} {m.source_ref}") is None]
-    return safe[:MAX_LINES]
+    safe: list[Memory] = []
+    for row in found:
+        # A row stored before a newer guard rule must not be injected into a
+        # prompt. Rows are read and checked in order only until eight pass.
+        if guard.find_secret(f"{row['summary']} {row['source_ref']}") is None:
+            safe.append(rows.from_row(row))
+            if len(safe) == MAX_LINES:
+                break
+    return safe
 
 
 def _clip(text: str, limit: int) -> str:
