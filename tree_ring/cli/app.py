@@ -81,13 +81,6 @@ def build_parser(
     "invalid choice") unless `listed` is False, when they are left out: a
     call that names a known verb never builds another verb's parser.
     """
-    common = argparse.ArgumentParser(add_help=False, formatter_class=Formatter)
-    common.add_argument(
-        "--root", default=argparse.SUPPRESS, help="project directory (TREE_RING_ROOT)"
-    )
-    common.add_argument(
-        "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
-    )
     parser = argparse.ArgumentParser(
         prog="tree-ring",
         description="Tree Ring: local, governed memory for coding agents.",
@@ -101,12 +94,14 @@ def build_parser(
         in_full = full is None or name in full
         if not (in_full or listed):
             continue
-        p = sub.add_parser(
-            name,
-            parents=[common],
-            help=help_text,
-            description=help_text,
-            formatter_class=Formatter,
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=Formatter)
+        # Every verb's own --root and --json, so they work after the verb too.
+        # Added here rather than from a parent parser: one parser fewer to build.
+        p.add_argument(
+            "--root", default=argparse.SUPPRESS, help="project directory (TREE_RING_ROOT)"
+        )
+        p.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
         )
         if in_full:
             handler, arguments = verb_entry(name)

@@ -17,7 +17,6 @@ from tree_ring.model import jsontext, project
 from tree_ring.model.frozen import Field, fields
 from tree_ring.model.identity import Identity, harness_origin, resolve
 from tree_ring.model.record import Memory, caller_fields, parse_time
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
 
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     from typing import Any, TextIO
 
     from tree_ring.model.project import StrPath
+    from tree_ring.store.audit import Actor
 
 
 class Context:
@@ -60,6 +60,8 @@ class Context:
         )
 
     def actor(self, identity: Identity) -> Actor:
+        from tree_ring.store.audit import Actor  # only writes need one; recall does not
+
         origin = harness_origin(self.environ)
         # The capability comes from the environment only, never from a flag.
         token = self.environ.get("TREE_RING_COORDINATOR_TOKEN") or None
@@ -92,8 +94,13 @@ def no_arguments(_parser: argparse.ArgumentParser) -> None:
     """For a verb that takes only the common flags."""
 
 
+_width: list[int] = []
+
+
 def _columns() -> int:
-    """The terminal's width, as `shutil.get_terminal_size` finds it."""
+    """The terminal's width, as `shutil.get_terminal_size` finds it (once)."""
+    if _width:
+        return _width[0]
     try:
         columns = int(os.environ.get("COLUMNS", ""))
     except ValueError:
@@ -104,7 +111,8 @@ def _columns() -> int:
             columns = os.get_terminal_size(stream.fileno()).columns
         except (AttributeError, ValueError, OSError):
             columns = 0
-    return columns if columns > 0 else 80
+    _width.append(columns if columns > 0 else 80)
+    return _width[0]
 
 
 class Formatter(argparse.HelpFormatter):

@@ -11,11 +11,9 @@ caller's environment by the CLI and the hook, never by the library itself.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import time
-from contextlib import contextmanager
 
 from tree_ring.model import jsontext, project
 from tree_ring.model.errors import NoStore, StoreBusy, StoreFault
@@ -27,7 +25,7 @@ from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
 # pathlib and types cost them more than opening it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Generator, Mapping
+    from collections.abc import Callable, Mapping
     from pathlib import Path
     from types import TracebackType
     from typing import Any, TypeVar
@@ -198,7 +196,7 @@ class Store:
 
     def _migrate(self) -> None:
         if schema.check_version(self.db):
-            self._with_retry(lambda: schema.migrate(self.db, now_iso()))
+            self.with_retry(lambda: schema.migrate(self.db, now_iso()))
 
     def close(self) -> None:
         self.db.conn.close()
@@ -214,7 +212,8 @@ class Store:
     ) -> None:
         self.close()
 
-    def _with_retry(self, action: Callable[[], T]) -> T:
+    def with_retry(self, action: Callable[[], T]) -> T:
+        """Run `action`, again after a short backoff while the store stays locked."""
         delay = 0.01
         for attempt in range(WRITE_ATTEMPTS):
             try:
@@ -227,20 +226,9 @@ class Store:
             delay = min(delay * 2, BACKOFF_CAP_S)
         raise AssertionError("unreachable")
 
-    @contextmanager
-    def write(self) -> Generator[Db]:
+    def write(self) -> Transaction:
         """One immediate transaction: all of it commits, or none of it does."""
-        db = self.db
-        self._with_retry(lambda: db.execute("BEGIN IMMEDIATE"))
-        try:
-            yield db
-            db.execute("COMMIT")
-        except BaseException:
-            # SQLite may already have rolled back (e.g. on a full disk).
-            if db.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    db.conn.execute("ROLLBACK")
-            raise
+        return Transaction(self)
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self.db.query(sql, params)
@@ -256,3 +244,47 @@ class Store:
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, canonical_json(value)),
         )
+
+
+class Transaction:
+    """`with store.write() as db:` runs the block in one immediate transaction.
+
+    A class rather than contextlib's decorator: every hook call imports this
+    module, and importing contextlib costs it more than these lines do.
+    """
+
+    __slots__ = ("db", "store")
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.db
+
+    def __enter__(self) -> Db:
+        db = self.db
+        self.store.with_retry(lambda: db.execute("BEGIN IMMEDIATE"))
+        return db
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            try:
+                self.db.execute("COMMIT")
+                return
+            except BaseException:
+                _roll_back(self.db)
+                raise
+        _roll_back(self.db)
+
+
+def _roll_back(db: Db) -> None:
+    # SQLite may already have rolled back (e.g. on a full disk).
+    if db.in_transaction:
+        # Not contextlib.suppress: importing contextlib is what Transaction avoids.
+        try:  # noqa: SIM105
+            db.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
