@@ -171,6 +171,14 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return 0
 
 
+def _english(message: str) -> str:
+    return message
+
+
+def _english_plural(singular: str, plural: str, count: int) -> str:
+    return singular if count == 1 else plural
+
+
 def run() -> NoReturn:
     """`main` as a program: flush the output, then exit at once.
 
@@ -178,7 +186,15 @@ def run() -> NoReturn:
     returns, so the interpreter's teardown (freeing every object of every
     module it loaded, which costs a short command a sixth of its run) does
     nothing the operating system will not do at exit.
+
+    Before that, argparse takes its messages as written. It asks gettext for
+    each one in the user's language, from the catalog Python ships empty;
+    every lookup reads the environment and stats the disk, and the first
+    imports locale: together a tenth of a recall. Tree Ring speaks English,
+    and so does argparse when the catalog is empty, so the output is the same.
     """
+    setattr(argparse, "_", _english)  # noqa: B010 - argparse's own name for gettext
+    setattr(argparse, "ngettext", _english_plural)  # noqa: B010
     code = main()
     try:
         sys.stdout.flush()

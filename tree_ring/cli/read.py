@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, view_flags
 from tree_ring.model import project
-from tree_ring.model.vocabulary import RINGS, SCOPES, TRUST_STATES
+from tree_ring.model.record import RINGS, SCOPES, TRUST_STATES
 from tree_ring.read.recall import DEFAULT_LIMIT, recall
 from tree_ring.store import live, rows
 from tree_ring.store.live import View

@@ -242,7 +242,7 @@ def source_ref(event: HookEvent) -> str:
 def stop_reason(root: str, project_id: str, event: HookEvent, checkpoint: str) -> str:
     # Codex HTML-escapes the reason before the model sees it, so nothing here
     # may contain <, > or & (placeholders are plain capitals for that reason).
-    from tree_ring.model.vocabulary import CAPTURE_PAIRS
+    from tree_ring.model.record import CAPTURE_PAIRS
 
     pairs = ", ".join(f"{kind} with {ring}" for kind, ring in CAPTURE_PAIRS.items())
     return "\n".join(

@@ -144,7 +144,6 @@ class Frozen:
     __compared__: Callable[[Any], Any]
     __shown__: tuple[str, ...]
     __positional__: tuple[Field, ...]
-    __made__: int
 
     def __init_subclass__(
         cls,
@@ -179,7 +178,6 @@ class Frozen:
         cls.__compared__ = attrgetter(*compared) if compared else _nothing
         cls.__shown__ = tuple(spec.name for spec in ordered if spec.repr)
         cls.__positional__ = tuple(spec for spec in ordered if not spec.kw_only)
-        cls.__made__ = 0
         if "__init__" not in cls.__dict__:
             cls.__init__ = _adaptive_init
 
@@ -274,12 +272,14 @@ def _check_order(cls: type, ordered: tuple[Field, ...]) -> None:
 
 # Instances made by the generic `__init__` before a class gets a compiled one.
 COMPILE_AFTER = 64
+# How many each class has made so far: counted here, not on the class, as
+# setting a class attribute would void the type's attribute cache each time.
+_made: dict[type, int] = {}
 
 
 def _adaptive_init(self: Frozen, *args: Any, **kwargs: Any) -> None:
     cls = type(self)
-    made = cls.__made__ + 1
-    type.__setattr__(cls, "__made__", made)
+    made = _made[cls] = _made.get(cls, 0) + 1
     if made > COMPILE_AFTER:
         init = _compile_init(cls)
         type.__setattr__(cls, "__init__", init)

@@ -28,6 +28,9 @@ what a retry under one operation id must repeat. The metadata:
   ``recomputed``: never read from an import row (the write path sets it).
 - ``store``: only the store sets it; a scenario's seed may not.
 - ``intent``: an exact retry under the same operation id repeats it.
+
+The value sets live here too, with the fixed pairs the write verbs allow:
+the stop hook names the capture pairs without loading the write path.
 """
 
 from __future__ import annotations
@@ -39,32 +42,61 @@ import time
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import MISSING, Field, Frozen, field, fields
-from tree_ring.model.vocabulary import (
-    CAPTURE_PAIRS as CAPTURE_PAIRS,
-)
-from tree_ring.model.vocabulary import (
-    EVIDENCE_OUTCOMES as EVIDENCE_OUTCOMES,
-)
-from tree_ring.model.vocabulary import (
-    ORIGINS,
-    RETENTIONS,
-    RINGS,
-    SCOPES,
-    SENSITIVITIES,
-    TRUST_STATES,
-)
-from tree_ring.model.vocabulary import (
-    PRIVATE_SCOPES as PRIVATE_SCOPES,
-)
-from tree_ring.model.vocabulary import (
-    SHARED_SCOPES as SHARED_SCOPES,
-)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from datetime import datetime
     from typing import Any
+
+RINGS = ("cambium", "outer", "inner", "heartwood", "scar", "seed")
+SCOPES = (
+    "global",
+    "project",
+    "agent",
+    "session",
+    "workflow",
+    "tool",
+    "eval",
+    "manual",
+    "dox",
+    "revolve",
+)
+# Scopes that belong to one caller; every other scope is shared by the project.
+PRIVATE_SCOPES = ("agent", "workflow", "session")
+SHARED_SCOPES = tuple(s for s in SCOPES if s not in PRIVATE_SCOPES)
+SENSITIVITIES = (
+    "normal",
+    "private",
+    "secret",
+    "health",
+    "financial",
+    "legal",
+    "personal_identifier",
+)
+RETENTIONS = ("ephemeral", "normal", "durable", "user_pinned", "forget_after_date")
+TRUST_STATES = ("accepted", "pending", "disputed", "rejected")
+# Where a write came from: a person at a terminal, an agent's tool call in one
+# of the harnesses, an import, or Tree Ring itself (consolidation, the tree).
+ORIGINS = ("person", "claude-code", "codex", "agent", "import", "tree-ring")
+
+# outcome -> (ring, retention, salience, default confidence), for `evidence`.
+EVIDENCE_OUTCOMES: dict[str, tuple[str, str, float, float]] = {
+    "promoted": ("heartwood", "durable", 0.9, 0.8),
+    "rejected": ("scar", "durable", 0.8, 0.7),
+    "deferred": ("seed", "normal", 0.5, 0.5),
+    "observed": ("outer", "normal", 0.4, 0.6),
+}
+
+# event type -> ring: the only pairs `capture` (the stop hook's verb) writes.
+CAPTURE_PAIRS: dict[str, str] = {
+    "preference": "cambium",
+    "decision": "cambium",
+    "lesson": "cambium",
+    "correction": "cambium",
+    "warning": "scar",
+    "seed": "seed",
+}
 
 MAX_IDENTIFIER = 256
 MAX_SUMMARY = 8_000
@@ -197,27 +229,33 @@ def json_texts(values: tuple[str, ...]) -> str:
 
 def _sha256_constructor() -> Callable[[bytes], Any]:
     """The interpreter's built-in sha256, without hashlib: importing hashlib
-    loads OpenSSL, which costs a hook more than the hashing it does."""
+    loads OpenSSL, which costs a hook more than the hashing it does. Loaded on
+    first use: a recall hashes nothing."""
+    if _sha256:
+        return _sha256[0]
     for name in ("_sha2", "_sha256"):  # the module's name from Python 3.12, and before
         try:
-            return __import__(name).sha256
+            _sha256.append(__import__(name).sha256)
+            return _sha256[0]
         except (ImportError, AttributeError):
             continue
     from hashlib import sha256 as constructor  # pragma: no cover - a build without them
 
+    _sha256.append(constructor)  # pragma: no cover
     return constructor  # pragma: no cover
 
 
-_sha256 = _sha256_constructor()
+_sha256: list[Callable[[bytes], Any]] = []
 
 
 def hex_digest(text: str) -> str:
     """The sha256 of `text` (UTF-8), in hex."""
-    return _sha256(text.encode("utf-8")).hexdigest()
+    constructor = _sha256[0] if _sha256 else _sha256_constructor()
+    return constructor(text.encode("utf-8")).hexdigest()
 
 
 def sha256(text: str) -> str:
-    return "sha256:" + _sha256(text.encode("utf-8")).hexdigest()
+    return "sha256:" + hex_digest(text)
 
 
 _normalize: list[Callable[..., str]] = []

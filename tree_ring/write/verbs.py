@@ -11,6 +11,8 @@ from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Frozen, fields
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import (
+    CAPTURE_PAIRS,
+    EVIDENCE_OUTCOMES,
     PRIVATE_SCOPES,
     Memory,
     caller_fields,
@@ -18,8 +20,6 @@ from tree_ring.model.record import (
     now_iso,
     parse_time,
 )
-from tree_ring.model.vocabulary import CAPTURE_PAIRS as CAPTURE_PAIRS
-from tree_ring.model.vocabulary import EVIDENCE_OUTCOMES as EVIDENCE_OUTCOMES
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline
