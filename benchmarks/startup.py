@@ -126,7 +126,7 @@ def count(name, module):
     info = getattr(cached, "cache_info", None)
     return info().currsize if info else None
 def terms():
-    built = getattr(engine, "keyword_terms_built", None)
+    built = getattr(engine, "compiled_keyword_terms", None)
     if built is not None:
         return built()
     return sum(len(rule.terms) for rule in rules.RULES) if count("_keyword_scanner", engine) else 0

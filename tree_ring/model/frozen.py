@@ -144,6 +144,7 @@ class Frozen:
     __compared__: Callable[[Any], Any]
     __shown__: tuple[str, ...]
     __positional__: tuple[Field, ...]
+    __names__: tuple[str, ...]
 
     def __init_subclass__(
         cls,
@@ -178,6 +179,7 @@ class Frozen:
         cls.__compared__ = attrgetter(*compared) if compared else _nothing
         cls.__shown__ = tuple(spec.name for spec in ordered if spec.repr)
         cls.__positional__ = tuple(spec for spec in ordered if not spec.kw_only)
+        cls.__names__ = tuple(found)
         if "__init__" not in cls.__dict__:
             cls.__init__ = _adaptive_init
 
@@ -284,6 +286,17 @@ def _adaptive_init(self: Frozen, *args: Any, **kwargs: Any) -> None:
         init = _compile_init(cls)
         type.__setattr__(cls, "__init__", init)
         init(self, *args, **kwargs)
+        return
+    names = cls.__names__
+    # Every field given, all by position or all by name: what most calls do.
+    if not kwargs:
+        if len(args) == len(names) == len(cls.__positional__):
+            self.__dict__.update(zip(names, args, strict=True))
+            return
+    elif not args and len(kwargs) == len(names) and kwargs.keys() == cls.__field_names__:
+        values = self.__dict__
+        for name in names:
+            values[name] = kwargs[name]
         return
     values: dict[str, Any] = {}
     positional = cls.__positional__
