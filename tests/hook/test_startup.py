@@ -4,6 +4,8 @@ it, imports only the modules it uses and none of the standard library's costly o
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +13,13 @@ from typing import Any
 
 import pytest
 from helpers import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tree_ring.ops import guidance
+from tree_ring.hook import adapter
+from tree_ring.ops import guidance, receipts
+from tree_ring.read import brief
+from tree_ring.store import live, schema
 
 FIXTURES = REPO / "tests" / "fixtures" / "hooks"
 # What costs a hook more to import than its whole work: none of these may load.
@@ -133,3 +140,42 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     assert "no memories to recall" in output["hookSpecificOutput"]["additionalContext"]
     assert (root / ".tree-ring" / "memory.sqlite").exists()
     assert {m for m in modules if m.startswith("tree_ring")} == START
+
+
+# The adapter checks and quotes without re or shlex; these hold it to them.
+TRICKY = st.text(
+    alphabet=st.sampled_from(list("aZ09._:-_@%+=,/ '\"$`\\!\n\té😀\x00-")), max_size=40
+)
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(text=TRICKY)
+def test_the_adapters_checks_are_the_patterns_they_replace(text: str) -> None:
+    assert adapter.usable_session_id(text) == bool(
+        re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}", text)
+    )
+    assert adapter.replace_runs(text, adapter.AGENT_TYPE_CHARACTERS, "-") == re.sub(
+        r"[^A-Za-z0-9_.-]+", "-", text
+    )
+    assert adapter.shell_quote(text) == shlex.quote(text)
+
+
+def test_long_session_ids_are_refused_at_the_same_length() -> None:
+    assert adapter.usable_session_id("a" * 128) and not adapter.usable_session_id("a" * 129)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(text=TRICKY, dashes=st.text(alphabet=st.sampled_from(list("-- a")), max_size=30))
+def test_the_receipt_and_brief_helpers_are_the_patterns_they_replace(
+    text: str, dashes: str
+) -> None:
+    assert receipts.receipt_name(text) == re.sub(r"[^a-z0-9-]+", "-", text.lower()) + ".json"
+    for sample in (text, dashes):
+        assert brief.no_fence(sample) == re.sub(r"-{3,}", "--", sample)
+
+
+def test_the_brief_orders_by_its_index_columns() -> None:
+    order = schema.BRIEF_ORDER
+    for column in ("ring", "salience", "confidence", "created_at"):
+        order = re.sub(rf"\b{column}\b", f"m.{column}", order)
+    assert brief.select_sql(live.Clause("1", {})).endswith(f"ORDER BY {order} LIMIT :brief_limit")

@@ -142,7 +142,7 @@ def parse_payload(harness: str, data: bytes) -> HookEvent:
         decoded = jsontext.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise Refused("payload is not UTF-8") from None
-    except (ValueError, RecursionError):
+    except ValueError:
         raise Refused("payload is not JSON") from None
     payload = jsontext.as_object(decoded)
     if payload is None:

@@ -14,7 +14,7 @@ from one declaration.
 
 A class's first records are made by a generic `__init__`; from the
 `COMPILE_AFTER`-th on, by one compiled for the class (the code a dataclass
-would write). Compiling costs as much as a hundred generic calls, so a hook
+would write). Compiling costs as much as some dozens of generic calls, so a hook
 (or the guard's rule table, at import) never pays for it, and a bulk import
 pays once. Rows read back from the store skip `__init__` (`from_values`).
 Pyright learns the generated `__init__` from `dataclass_transform`, imported
