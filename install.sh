@@ -86,12 +86,14 @@ if [ -e "$shim" ] || [ -L "$shim" ]; then
 fi
 
 # Single-quoted in the shim so a root holding $, ` or " stays literal; only
-# a ' itself needs escaping.
+# a ' itself needs escaping. -I -S: the CLI uses the standard library alone,
+# so it needs neither site-packages nor PYTHON* variables, and site's start-up
+# costs more than a recall.
 quoted=$(printf '%s' "$root/bin/tree-ring" | sed "s/'/'\\\\''/g")
 tmp=$shim.tmp.$$
 {
     printf '#!/bin/sh\n%s\n' "$MARK"
-    printf "exec python3 '%s' \"\$@\"\n" "$quoted"
+    printf "exec python3 -I -S '%s' \"\$@\"\n" "$quoted"
 } >"$tmp" || { rm -f -- "$tmp"; die "cannot write $tmp; set TREE_RING_BIN_DIR to a writable directory"; }
 chmod 755 -- "$tmp"
 # rename, so a concurrent tree-ring call never sees a half-written shim.

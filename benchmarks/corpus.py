@@ -21,7 +21,6 @@ sets.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 import sys
 from dataclasses import dataclass
@@ -197,7 +196,7 @@ class _Builder:
             valid_from=created,
             origin="person",
         )
-        memory = dataclasses.replace(memory, **fields).with_hash()  # type: ignore[arg-type]
+        memory = memory.replace(**fields).with_hash()  # type: ignore[arg-type]
         self.memories.append(memory)
         return memory
 

@@ -6,7 +6,6 @@ pytest finds on its own.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import json
 import os
@@ -44,7 +43,7 @@ def make_memory(project_id: str | None, summary: str, **fields: Any) -> Memory:
         project=project_id,
         valid_from=now,
     )
-    return dataclasses.replace(base, **fields).with_hash()
+    return base.replace(**fields).with_hash()
 
 
 @dataclass

@@ -72,7 +72,7 @@ def test_writes_an_executable_shim_naming_this_plugin(sandbox: Sandbox) -> None:
     assert mode & stat.S_IXUSR and mode & stat.S_IXOTH
     text = sandbox.shim.read_text()
     assert text.startswith("#!/bin/sh\n")
-    assert f"exec python3 '{REPO / 'bin' / 'tree-ring'}' \"$@\"" in text
+    assert f"exec python3 -I -S '{REPO / 'bin' / 'tree-ring'}' \"$@\"" in text
     assert str(sandbox.shim) in result.stdout
 
 

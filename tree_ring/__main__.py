@@ -5,11 +5,13 @@ so neither imports the other: the choice is made here, above both, before
 either loads. The server then starts without the CLI's parser and verbs.
 """
 
+import gc
 import sys
 
 
-def main() -> int:
-    words = sys.argv[1:]
+def main(argv: list[str] | None = None) -> int:
+    """Run the command `argv` names (default: this process's) and return its exit code."""
+    words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["mcp"]:
         from tree_ring.mcp.server import main as serve
 
@@ -19,5 +21,15 @@ def main() -> int:
     return cli(words)
 
 
+def run() -> None:
+    """`main` as a program; the CLI exits at once once its output is out."""
+    if sys.argv[1:2] == ["mcp"]:
+        sys.exit(main())
+    from tree_ring.cli.app import run as cli
+
+    cli()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    gc.disable()  # as bin/tree-ring does; the CLI turns it back on before the command runs
+    run()

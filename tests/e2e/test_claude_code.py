@@ -42,7 +42,9 @@ def test_brief_checkpoint_capture_and_next_brief(
         t.startswith("Stop hook feedback:\nTree Ring checkpoint ")
         for t in conversation(trip.first[1])
     )
-    assert trip.command.startswith(f'python3 "{plugin_dir}/bin/tree-ring" --root "{project}" ')
+    assert trip.command.startswith(
+        f'python3 -I -S "{plugin_dir}/bin/tree-ring" --root "{project}" '
+    )
     assert " --agent-profile claude-code " in trip.command
 
 

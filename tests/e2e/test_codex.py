@@ -49,7 +49,7 @@ def test_brief_checkpoint_capture_and_next_brief(
     assert "&lt;" not in prompts[-1] and "&gt;" not in prompts[-1] and "&amp;" not in prompts[-1]
     # The plugin runs from Codex's plugin cache, and the command points there.
     cached = codex.codex_home / "plugins" / "cache" / "tree-ring" / "tree-ring" / "0.1.0"
-    assert trip.command.startswith(f'python3 "{cached}/bin/tree-ring" --root "{project}" ')
+    assert trip.command.startswith(f'python3 -I -S "{cached}/bin/tree-ring" --root "{project}" ')
     assert " --agent-profile codex " in trip.command
 
 

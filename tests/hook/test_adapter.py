@@ -165,15 +165,17 @@ def test_stop_blocks_once_naming_the_exact_command(
     assert checkpoint, reason
     ck = checkpoint.group(1)
     argv = shlex.split(command_in(reason))
-    assert argv[:6] == [
+    assert argv[:8] == [
         "python3",
+        "-I",
+        "-S",
         str(REPO / "bin" / "tree-ring"),
         "--root",
         str(project_root),
         "capture",
         "ONE_SENTENCE_SUMMARY",
     ]
-    flags = dict(zip(argv[6::2], argv[7::2], strict=True))
+    flags = dict(zip(argv[8::2], argv[9::2], strict=True))
     recorded = payload(name, project_root)
     session = recorded["session_id"]
     assert flags["--project"] == project_id
@@ -258,20 +260,18 @@ def test_subagents_get_their_own_identity(project_root: Path) -> None:
 
 
 def test_agent_profile_rules() -> None:
-    base = adapter.HookEvent("claude-code", "Stop", "s-1", Path("/p"))
+    base = adapter.HookEvent("claude-code", "Stop", "s-1", "/p")
     assert adapter.agent_profile(base) == "claude-code"
-    sub = adapter.HookEvent("claude-code", "SubagentStop", "s-1", Path("/p"), "a1", "Explore")
+    sub = adapter.HookEvent("claude-code", "SubagentStop", "s-1", "/p", "a1", "Explore")
     fingerprint = hashlib.sha256(b"a1").hexdigest()[:16]
     assert adapter.agent_profile(sub) == f"claude-code:Explore:{fingerprint}"
     # The agent type is the harness's word, but it lands in a shell command.
-    odd = adapter.HookEvent("codex", "SubagentStart", "s-1", Path("/p"), "a1", "my agent; rm")
+    odd = adapter.HookEvent("codex", "SubagentStart", "s-1", "/p", "a1", "my agent; rm")
     assert adapter.agent_profile(odd) == f"codex:my-agent-rm:{fingerprint}"
-    untyped = adapter.HookEvent("codex", "SubagentStart", "s-1", Path("/p"), "a1")
+    untyped = adapter.HookEvent("codex", "SubagentStart", "s-1", "/p", "a1")
     assert adapter.agent_profile(untyped) == f"codex:agent:{fingerprint}"
     # A main-session event that carries an agent id is a subagent's.
-    assert (
-        adapter.agent_profile(adapter.HookEvent("codex", "Stop", "s", Path("/p"), "a1")) != "codex"
-    )
+    assert adapter.agent_profile(adapter.HookEvent("codex", "Stop", "s", "/p", "a1")) != "codex"
 
 
 # ------------------------------------------------------- refusals, fail open

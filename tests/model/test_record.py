@@ -8,17 +8,21 @@ the fast test forced off.
 
 from __future__ import annotations
 
-import dataclasses
+import json
+import re
 from datetime import datetime
 
 import pytest
-from conftest import make_memory
+from conftest import REPO, make_memory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tree_ring.model import record
 from tree_ring.model.errors import UsageError
+from tree_ring.model.frozen import fields
 from tree_ring.model.record import Memory
+from tree_ring.ops import quality
+from tree_ring.write import verbs
 
 # Characters on both sides of every check: plain ASCII, the whitespace only
 # multi-line fields may hold, controls, invisible format characters, a lone
@@ -65,8 +69,7 @@ def test_validate_agrees_with_its_full_checks(
     identifiers: list[str | None],
 ) -> None:
     project, agent_profile, workflow_id, session_id, operation_id = identifiers
-    memory = dataclasses.replace(
-        make_memory("proj-x", "A plain summary"),
+    memory = make_memory("proj-x", "A plain summary").replace(
         summary=summary,
         details=details,
         source_ref=source_ref,
@@ -102,7 +105,7 @@ def test_validate_agrees_with_its_full_checks(
 def test_validate_refuses_what_it_always_refused(
     fields: dict[str, object], message: str | None
 ) -> None:
-    memory = dataclasses.replace(make_memory("proj-x", "A plain summary"), **fields)  # type: ignore[arg-type]
+    memory = make_memory("proj-x", "A plain summary").replace(**fields)
     outcome = _outcome(memory)
     assert (outcome if message is None else (outcome or "")[: len(message)]) == message
     assert outcome == _full_checks(memory)
@@ -164,13 +167,15 @@ def test_text_fields_in_guard_order() -> None:
         },
     )
 )
-def test_memory_replace_is_dataclasses_replace(changes: dict[str, object]) -> None:
+def test_memory_replace_is_a_new_memory_of_the_same_fields(changes: dict[str, object]) -> None:
+    """What `dataclasses.replace` did: every field through the constructor."""
     memory = make_memory("proj-x", "A plain summary", tags=("a",), operation_id="op-1")
     before = dict(vars(memory))
     copy = memory.replace(**changes)
-    assert copy == dataclasses.replace(memory, **changes)  # type: ignore[arg-type]
+    made = Memory(**{**vars(memory), **changes})
+    assert copy == made
     assert type(copy) is Memory and copy is not memory
-    assert vars(copy) == vars(dataclasses.replace(memory, **changes))  # type: ignore[arg-type]
+    assert vars(copy) == vars(made)
     # The original is untouched.
     assert vars(memory) == before
 
@@ -180,13 +185,13 @@ def test_memory_replace_refuses_unknown_fields() -> None:
     with pytest.raises(TypeError, match="'colour'"):
         memory.replace(summary="fine", colour="blue")
     with pytest.raises(TypeError):
-        dataclasses.replace(memory, colour="blue")  # type: ignore[call-arg]
+        Memory(**vars(memory), colour="blue")  # pyright: ignore[reportCallIssue] - no such field
 
 
 def _slow_parse_time(text: str) -> str | None:
     """parse_time without its shortcut for times already in the stored form."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(record, "_STORED_TIME", record.re.compile(r"(?!)"))
+        patch.setattr(record._patterns(), "stored_time", re.compile(r"(?!)"))  # pyright: ignore[reportPrivateUsage]
         try:
             return record.parse_time(text)
         except UsageError:
@@ -216,3 +221,113 @@ def test_parse_time_shortcut_changes_no_outcome(moment: datetime, text: str) -> 
 def test_parse_time_checks_stored_form_fields(text: str) -> None:
     with pytest.raises(UsageError, match="ISO-8601"):
         record.parse_time(text)
+
+
+# ------------------------------------------------- one declared field list
+
+ORIGINAL_EXPORT = REPO / "tests" / "fixtures" / "original" / "export.jsonl"
+
+
+def _full_memory() -> record.Memory:
+    """A memory with every field set to something other than its default."""
+    return record.Memory(
+        id="mem_20261201_000000_0000000000b1",
+        created_at="2026-12-01T00:00:00.000000Z",
+        updated_at="2026-12-02T00:00:00.000000Z",
+        project="p",
+        agent_profile="codex",
+        workflow_id="w",
+        session_id="s",
+        operation_id="op",
+        scope="agent",
+        ring="scar",
+        event_type="lesson",
+        summary="Every field set",
+        details="details",
+        source_type="evidence",
+        source_ref="run-1",
+        source_quote="quoted",
+        tags=("a", "b"),
+        salience=0.9,
+        confidence=0.8,
+        sensitivity="private",
+        retention="durable",
+        expires_at="2027-01-01T00:00:00.000000Z",
+        supersedes=("mem_20261201_000000_0000000000b0",),
+        superseded_by="mem_20261201_000000_0000000000b2",
+        links=(record.Link("contradicts", "mem_20261201_000000_0000000000b3"),),
+        trust="pending",
+        review_reason="why",
+        reviewed_at="2026-12-03T00:00:00.000000Z",
+        reviewed_by="reviewer",
+        valid_from="2026-11-01T00:00:00.000000Z",
+        valid_to="2026-12-31T00:00:00.000000Z",
+        retired_at="2026-12-04T00:00:00.000000Z",
+        redacted_at="2026-12-05T00:00:00.000000Z",
+        origin="codex",
+        origin_session="sess",
+        content_hash="sha256:abc",
+    )
+
+
+def test_the_export_row_holds_every_field_and_reads_back_the_same() -> None:
+    memory = _full_memory()
+    row = memory.to_dict()
+    assert row["source"] == {"type": "evidence", "ref": "run-1", "quote": "quoted"}
+    assert row["review"] == {
+        "needs_review": True,
+        "review_reason": "why",
+        "reviewed_at": "2026-12-03T00:00:00.000000Z",
+        "reviewed_by": "reviewer",
+    }
+    assert row["tags"] == ["a", "b"] and row["links"] == [
+        {"type": "contradicts", "target": "mem_20261201_000000_0000000000b3"}
+    ]
+    # The content hash is the write path's to set; everything else comes back.
+    assert record.from_mapping(row) == memory.replace(content_hash="")
+
+
+def test_the_export_row_keeps_the_original_tree_rings_shape() -> None:
+    """Its keys in the original's order, then Tree Ring's own."""
+    original = json.loads(ORIGINAL_EXPORT.read_text(encoding="utf-8").splitlines()[0])
+    keys = list(_full_memory().to_dict())
+    assert keys[: len(original)] == list(original)
+    assert keys[len(original) :] == [
+        "trust",
+        "valid_from",
+        "valid_to",
+        "retired_at",
+        "redacted_at",
+        "origin",
+        "origin_session",
+        "content_hash",
+    ]
+
+
+def test_an_original_row_reads_with_the_originals_defaults() -> None:
+    row = {"summary": "Bare", "review": {"needs_review": True}, "supersedes": "mem_x1"}
+    memory = record.from_mapping(row)
+    assert (memory.scope, memory.event_type, memory.origin) == ("global", "note", "import")
+    assert (memory.trust, memory.supersedes) == ("pending", ("mem_x1",))
+    assert memory.valid_from == memory.updated_at == memory.created_at
+    assert memory.id.startswith("mem_")
+
+
+def test_a_seed_may_carry_what_a_write_carries_and_nothing_the_store_sets() -> None:
+    written_by_the_store = {"retired_at", "redacted_at", "origin", "origin_session", "content_hash"}
+    assert set(_full_memory().to_dict()) - written_by_the_store == quality.SEED_KEYS
+
+
+def test_a_draft_holds_the_fields_a_caller_may_set() -> None:
+    caller = [spec.name for spec in fields(verbs.Draft)]
+    assert caller[0] == "summary"
+    assert set(caller) == {spec.name for spec in fields(record.Memory) if spec.get("caller")}
+    draft = verbs.Draft("Said", ring="scar")
+    assert (draft.summary, draft.ring, draft.event_type, draft.scope) == (
+        "Said",
+        "scar",
+        "note",
+        None,
+    )
+    with pytest.raises(TypeError):
+        verbs.Draft("Said", id="mem_x")

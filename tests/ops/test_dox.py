@@ -224,17 +224,20 @@ def test_an_agents_sync_leaves_heartwood_pending_and_cannot_retire_a_persons_row
     report = sync(run_cli, environ=CLAUDE)
     stored = dox_ids(tree)
     trust = {row["source_ref"]: row["trust"] for row in stored.values()}
+    # An agent's sync writes into the shared dox scope: every row waits, the
+    # heartwood rules and the guidance alike (rules in files are a
+    # prompt-injection surface; a person's sync is trusted instead).
     assert trust == {
-        "AGENTS.md#overview-1": "accepted",
+        "AGENTS.md#overview-1": "pending",
         "AGENTS.md#rules-1": "pending",
-        "AGENTS.md#build-1": "accepted",
+        "AGENTS.md#build-1": "pending",
         "docs/AGENTS.md#security-1": "pending",
     }
-    assert report["waiting_for_review"] == 2
+    assert report["waiting_for_review"] == 4
     assert {row["origin"] for row in stored.values()} == {"claude-code"}
-    # Pending heartwood stays out of the brief until a person approves it.
+    # Pending rows stay out of the brief until a person approves them.
     brief = write(run_cli, "brief")["ids"]
-    assert set(brief) == key_ids("AGENTS.md#overview-1", "AGENTS.md#build-1")
+    assert not set(brief) & set(stored)
     # A person's sync of the same files changes nothing: approval is a review decision.
     person = sync(run_cli)
     assert ids_of(person, "unchanged") == set(stored)
@@ -253,7 +256,7 @@ def test_dry_run_reports_the_plan_and_writes_nothing(run_cli: CliRunner, tree: P
     plan = sync(run_cli, "--dry-run", environ=CLAUDE)
     assert plan["dry_run"] is True
     assert ids_of(plan, "create") == key_ids(*EXPECTED_KEYS)
-    assert plan["waiting_for_review"] == 2
+    assert plan["waiting_for_review"] == 4  # an agent's rows in a shared scope all wait
     assert query(tree, "SELECT count(*) FROM memories")[0][0] == before
     text = run_cli("dox", "sync", "--dry-run").out
     assert "would create" in text and "nothing was written" in text

@@ -137,15 +137,19 @@ def test_a_record_that_disappears_or_loses_its_outcome_is_retired(
     assert not retired & set(revolve_rows(folder.parent))
 
 
-def test_an_agents_revolve_sync_leaves_promotions_pending(run_cli: CliRunner, folder: Path) -> None:
+def test_an_agents_revolve_sync_waits_for_a_person(run_cli: CliRunner, folder: Path) -> None:
     sync(run_cli, environ=CLAUDE)
     trust = {row["event_type"]: row["trust"] for row in revolve_rows(folder.parent).values()}
+    # The revolve scope is shared: whatever an agent syncs into it waits.
     assert trust == {
-        "evaluation_rejection": "accepted",
+        "evaluation_rejection": "pending",
         "evaluation_promotion": "pending",
-        "evaluation_hypothesis": "accepted",
-        "evaluation_result": "accepted",
+        "evaluation_hypothesis": "pending",
+        "evaluation_result": "pending",
     }
+    sync(run_cli)  # a person's sync of the same folder: nothing changes, nothing is believed
+    again = {row["event_type"]: row["trust"] for row in revolve_rows(folder.parent).values()}
+    assert again == trust
 
 
 def test_outcome_words_are_tried_in_order() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -83,7 +82,7 @@ def via_list(store: Store, ident: Identity, run_cli: CliRunner, view: View) -> s
 
 
 def via_export(store: Store, ident: Identity, _: CliRunner, view: View) -> set[str]:
-    exported = transfer.export_rows(store, ident.project, dataclasses.replace(view))
+    exported = transfer.export_rows(store, ident.project, view.replace())
     return {r["id"] for r in exported if "record" not in r}
 
 

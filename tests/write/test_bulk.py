@@ -3,7 +3,6 @@ the FTS index, the audit chain and the claims consistent."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator
 from contextlib import closing
@@ -65,7 +64,7 @@ def test_outcomes_match_the_single_write_path(
 ) -> None:
     """Retries, agent heartwood and sensitivity come out as `store_memory` decides them."""
     first = make_memory(project_id, "Retried fact about caches", operation_id="same")
-    retry = dataclasses.replace(first, id=first.id.replace("mem_", "mem_x"))
+    retry = first.replace(id=first.id.replace("mem_", "mem_x"))
     heartwood = make_memory(project_id, "Agent heartwood rule", ring="heartwood")
     memories = [first, retry, heartwood]
     results = bulk.insert_many(store, memories, AGENT)
@@ -171,15 +170,15 @@ def _corpus(project_id: str, stored: list[Memory]) -> list[Memory]:
         )
         for i in range(30)
     ]
-    made[5] = dataclasses.replace(made[5], links=(Link(CONTRADICTS, made[2].id),))
+    made[5] = made[5].replace(links=(Link(CONTRADICTS, made[2].id),))
     # A link to a memory the batch writes later: no back link, either way.
-    made[6] = dataclasses.replace(made[6], links=(Link(CONTRADICTS, made[20].id),))
-    made[7] = dataclasses.replace(made[7], links=(Link(CONTRADICTS, stored[0].id),))
-    made[8] = dataclasses.replace(made[8], supersedes=(stored[1].id,), details="Details: x")
+    made[6] = made[6].replace(links=(Link(CONTRADICTS, made[20].id),))
+    made[7] = made[7].replace(links=(Link(CONTRADICTS, stored[0].id),))
+    made[8] = made[8].replace(supersedes=(stored[1].id,), details="Details: x")
     extra = [
         # Exact retries: of a memory earlier in the batch, and of a stored one.
-        dataclasses.replace(made[4], id=new_memory_id()),
-        dataclasses.replace(stored[2], id=new_memory_id()),
+        made[4].replace(id=new_memory_id()),
+        stored[2].replace(id=new_memory_id()),
         # Not tree leaves: private, pending, an agent's partition, a consolidation.
         make_memory(project_id, sentence(40), sensitivity="private"),
         make_memory(project_id, sentence(41), trust="pending", review_reason="check it"),
@@ -343,7 +342,7 @@ def test_each_refusal_names_its_memory_and_writes_nothing_of_the_batch(
         if message != "already used":
             assert str(refused.error) == _alone(store, bad)
     # A duplicate id inside one batch, and its claim reused with new words.
-    for dup in (dataclasses.replace(twin, summary="Twin fact, changed"),):
+    for dup in (twin.replace(summary="Twin fact, changed"),):
         refused = _refused(store, [twin, *good[:3], dup])
         assert refused.index == 4 and "already exists" in str(refused.error)
     changed = make_memory(project_id, "Other words", operation_id="Fresh-2")
@@ -373,7 +372,7 @@ def test_retries_return_the_first_id_across_batches_and_calls(
 ) -> None:
     memories = batch(project_id, 6)
     first = bulk.insert_many(store, memories, PERSON, action="import", admit=False, batch=4)
-    again = [dataclasses.replace(m, id=new_memory_id()) for m in memories]
+    again = [m.replace(id=new_memory_id()) for m in memories]
     retried = bulk.insert_many(store, again + again, PERSON, action="import", admit=False, batch=5)
     assert [r.id for r in retried] == [r.id for r in first] * 2
     assert not any(r.created for r in retried)
@@ -390,7 +389,7 @@ def test_a_bulk_import_needs_the_capability_in_coordinated_mode(
     assert counts(store.root) == before
     denied = store.conn.execute("SELECT count(*) FROM policy_audit WHERE decision = 'deny'")
     assert denied.fetchone()[0] == 1
-    holder = dataclasses.replace(PERSON, capability=minted.token)
+    holder = PERSON.replace(capability=minted.token)
     written = bulk.insert_many(store, batch(project_id, 3), holder, action="import", admit=False)
     assert all(r.created for r in written)
 
@@ -444,7 +443,7 @@ def test_hashes_keep_the_canonical_json_of_earlier_stores(store: Store, project_
         prev = row["hash"]
     # Numbers the encoder writes its own way (an int, a bool, not finite) stay its way.
     for odd in (1, True, float("nan"), float("inf")):
-        memory = dataclasses.replace(make_memory(project_id, "Odd number"), confidence=odd)
+        memory = make_memory(project_id, "Odd number").replace(confidence=odd)
         assert pipeline.payload_hash(memory) == _payload_hash_as_canonical_json(memory)
     stored = store.conn.execute("SELECT tags FROM memories ORDER BY rowid DESC").fetchone()[0]
     assert stored == json.dumps(["t", "ü"], ensure_ascii=False)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tree_ring.cli.context import Context, Handler, Verb, identity_flags
+from tree_ring.cli.context import Arguments, Context, Handler, identity_flags
 from tree_ring.ops import dox, revolve
 from tree_ring.ops.filesync import KINDS
 
-VERBS = {
+CHANGES = {
     "create": ("created", "would create"),
     "update": ("updated", "would update"),
     "retire": ("retired", "would retire"),
@@ -30,7 +31,7 @@ def describe(report: dict[str, Any]) -> str:
     dry = bool(report["dry_run"])
     changes: dict[str, list[dict[str, Any]]] = report["changes"]
     counts = ", ".join(
-        f"{len(changes[kind])} {VERBS[kind][dry]}" for kind in KINDS if changes[kind]
+        f"{len(changes[kind])} {CHANGES[kind][dry]}" for kind in KINDS if changes[kind]
     )
     head = (
         f"{report['adapter']} sync of {report['source_root']} "
@@ -44,7 +45,7 @@ def describe(report: dict[str, Any]) -> str:
         if kind == "unchanged":
             continue
         for item in changes[kind]:
-            line = f"  {VERBS[kind][dry]:<17} {item['id']} [{item['ring']}] {item['key']}"
+            line = f"  {CHANGES[kind][dry]:<17} {item['id']} [{item['ring']}] {item['key']}"
             if kind == "update":
                 line += f" (replaces {', '.join(item['replaces'])})"
             if item.get("trust") not in (None, "accepted", "retired"):
@@ -60,7 +61,7 @@ def describe(report: dict[str, Any]) -> str:
 
 
 def cmd_dox(ctx: Context) -> int:
-    root = ctx.root()
+    root = Path(ctx.root())
     identity = ctx.identity(root)
     with ctx.store(root) as store:
         report = dox.sync(
@@ -75,7 +76,7 @@ def cmd_dox(ctx: Context) -> int:
 
 
 def cmd_revolve(ctx: Context) -> int:
-    root = ctx.root()
+    root = Path(ctx.root())
     identity = ctx.identity(root)
     with ctx.store(root) as store:
         report = revolve.sync(
@@ -89,7 +90,10 @@ def cmd_revolve(ctx: Context) -> int:
     return 0
 
 
-def nested(parent: argparse.ArgumentParser, dest: str) -> Verb:
+Action = Callable[[str, Handler, str], argparse.ArgumentParser]
+
+
+def nested(parent: argparse.ArgumentParser, dest: str) -> Action:
     """Sub-verbs (`dox sync`, `integrations status`), each with the common flags again,
     so `--json` and `--root` work after them as after every verb."""
     sub = parent.add_subparsers(dest=dest, metavar="ACTION", required=True)
@@ -116,24 +120,21 @@ def _sync_flags(p: argparse.ArgumentParser, what: str, default: str) -> None:
     identity_flags(p)
 
 
-def register(verb: Verb) -> None:
-    p = verb(
-        "dox",
-        cmd_dox,
-        "`dox sync`: the sections of the project's AGENTS.md files as memory "
-        "(rules as heartwood, the rest as guidance); the files stay authoritative",
-    )
+def _dox_arguments(p: argparse.ArgumentParser) -> None:
     s = nested(p, "dox_action")(
         "sync", cmd_dox, "summarise AGENTS.md sections into memory; never modifies the files"
     )
     _sync_flags(s, "a folder to search for AGENTS.md, or one AGENTS.md", "'.'")
-    p = verb(
-        "revolve",
-        cmd_revolve,
-        "`revolve sync`: evaluation outcomes in a Revolve folder as memory "
-        "(rejected as scars, promoted as heartwood, deferred as seeds, results as outer)",
-    )
+
+
+def _revolve_arguments(p: argparse.ArgumentParser) -> None:
     s = nested(p, "revolve_action")(
         "sync", cmd_revolve, "store Revolve outcomes as memory; never modifies the records"
     )
     _sync_flags(s, "a Revolve folder or one evidence file", "'revolve'")
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {
+    "dox": (cmd_dox, _dox_arguments),
+    "revolve": (cmd_revolve, _revolve_arguments),
+}

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from tree_ring.cli.context import Context, Verb, identity_flags
+from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, no_arguments
 from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.model.errors import UsageError
@@ -161,7 +162,7 @@ def cmd_audit_verify(ctx: Context) -> int:
 
 
 def cmd_status(ctx: Context) -> int:
-    root = ctx.root()
+    root = Path(ctx.root())
     project_id = project.load_project_id(root)
     with ctx.store(root) as store:
         by_ring = {
@@ -212,11 +213,7 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{key} {value}" for key, value in sorted(counts.items())) or "none"
 
 
-def register(verb: Verb) -> None:
-    verb("init", cmd_init, "create .tree-ring/ with the store, project.json and guidance")
-    verb("status", cmd_status, "what the store holds and whether the hooks fired")
-
-    p = verb("export", cmd_export, "write the project's memories as JSONL")
+def _export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--project")
     p.add_argument("--include-sensitive", action="store_true")
     p.add_argument("--include-unreviewed", action="store_true", help="also pending, disputed")
@@ -229,7 +226,8 @@ def register(verb: Verb) -> None:
         help="original: the original Tree Ring's header and memory_event lines",
     )
 
-    p = verb("import", cmd_import, "import JSONL (Tree Ring's or the original's); all or nothing")
+
+def _import_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", help="a JSONL file, or - for stdin")
     p.add_argument("--dry-run", action="store_true", help="check every line, write nothing")
     p.add_argument(
@@ -239,11 +237,8 @@ def register(verb: Verb) -> None:
     )
     identity_flags(p)
 
-    p = verb(
-        "audit",
-        cmd_audit,
-        "the audit log: `audit log`, `audit verify`; `--audit-type` reports what needs a person",
-    )
+
+def _audit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", nargs="?", choices=("log", "verify"), default="log")
     p.add_argument(
         "--audit-type",
@@ -258,3 +253,12 @@ def register(verb: Verb) -> None:
     )
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--target", help="only entries about this memory id")
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {
+    "init": (cmd_init, no_arguments),
+    "status": (cmd_status, no_arguments),
+    "export": (cmd_export, _export_arguments),
+    "import": (cmd_import, _import_arguments),
+    "audit": (cmd_audit, _audit_arguments),
+}

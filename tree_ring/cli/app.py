@@ -1,56 +1,168 @@
 """The `tree-ring` command: argparse in, library calls, one place for errors.
 
 Every verb takes `--json` (one JSON document on stdout) and `--root DIR`.
-The verbs live in `tree_ring.commands`, one module per group; library errors
-become `error: ...` on stderr with the error's exit code here and nowhere else.
+The verbs live in this package, one module per group, each with a `VERBS`
+table of handlers and arguments; library errors become `error: ...` on
+stderr with the error's exit code here and nowhere else.
+
+A call imports and builds only the verb it names: `VERBS` below says which
+module holds each verb and what `tree-ring --help` says of it, so the help
+lists every verb without importing any group, and `recall` never loads the
+write path, the summary tree or the review queue.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
-from collections.abc import Mapping, Sequence
 
-from tree_ring import __version__, guard
-from tree_ring.cli import admin, compress, govern, quality, read, upkeep, write
-from tree_ring.cli.context import Context, Handler
+from tree_ring import __version__
+from tree_ring.cli.context import Context, Formatter
 from tree_ring.model.errors import TreeRingError
 
-# Adapters and integrations: dox, revolve, integrations, recall-quality, welcome.
-from tree_ring.cli import adapters, integrations  # isort: skip
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping, Sequence
+    from typing import NoReturn
 
-GROUPS = (admin, write, read, upkeep, quality, govern, compress, adapters, integrations)
+    from tree_ring.cli.context import Arguments, Handler
+
+# verb -> (module in tree_ring.cli, help), in the order `--help` lists them.
+VERBS: dict[str, tuple[str, str]] = {
+    "init": ("admin", "create .tree-ring/ with the store, project.json and guidance"),
+    "status": ("admin", "what the store holds and whether the hooks fired"),
+    "export": ("admin", "write the project's memories as JSONL"),
+    "import": ("admin", "import JSONL (Tree Ring's or the original's); all or nothing"),
+    "audit": (
+        "admin",
+        "the audit log: `audit log`, `audit verify`; `--audit-type` reports what needs a person",
+    ),
+    "remember": ("write", "store a memory"),
+    "evidence": ("write", "store the outcome of an evaluation, run or incident"),
+    "capture": ("write", "the stop hook's narrow write: agent scope, fixed pairs"),
+    "forget": ("write", "delete or redact a memory; its content never comes back"),
+    "supersede": ("write", "mark OLD_ID as replaced by NEW_ID"),
+    "recall": ("read", "search memories, best first"),
+    "brief": ("read", "the startup brief the SessionStart hook injects"),
+    "list": ("read", "list live memories of the project, newest first"),
+    "show": ("read", "show one memory, every field"),
+    "doctor": ("upkeep", "check the store; --repair rebuilds what the rows allow"),
+    "maintain": ("upkeep", "expiry, secret sweep and compaction; reports by default"),
+    "quality": (
+        "quality",
+        "run recall quality scenarios (expected and forbidden recall); exit 1 on any failure",
+    ),
+    "review": (
+        "govern",
+        "the review queue: `review list`, `review approve|reject|dispute ID`, `review policy`",
+    ),
+    "policy": ("govern", "coordinated write policy: `policy enable|status|rotate|disable|audit`"),
+    "consolidate": ("compress", "write one summary memory per group of live memories in a period"),
+    "tree": ("compress", "the summary tree: status, show, flush, rebuild, config"),
+    "dox": (
+        "adapters",
+        "`dox sync`: the sections of the project's AGENTS.md files as memory "
+        "(rules as heartwood, the rest as guidance); the files stay authoritative",
+    ),
+    "revolve": (
+        "adapters",
+        "`revolve sync`: evaluation outcomes in a Revolve folder as memory "
+        "(rejected as scars, promoted as heartwood, deferred as seeds, results as outer)",
+    ),
+    "integrations": (
+        "integrations",
+        "`integrations scan|status|certify`: agent harnesses here and in the home folder, "
+        "and whether Tree Ring's plugin and hooks work in Claude Code and Codex",
+    ),
+    "recall-quality": (
+        "integrations",
+        "run the recall quality scenarios and write their certification report "
+        "(JSON and Markdown); exit 1 on any failure",
+    ),
+    "welcome": ("integrations", "a short first-run tour: the store, the hooks, what to try"),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--root", default=argparse.SUPPRESS, help="project directory (TREE_RING_ROOT)"
-    )
-    common.add_argument(
-        "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
-    )
+def verb_entry(name: str) -> tuple[Handler, Arguments]:
+    """The handler and arguments of one verb, from its group's module."""
+    module_name, _ = VERBS[name]
+    module = __import__(f"tree_ring.cli.{module_name}", fromlist=["VERBS"])
+    entry: tuple[Handler, Arguments] = module.VERBS[name]
+    return entry
+
+
+def build_parser(
+    full: Collection[str] | None = None, *, listed: bool = True
+) -> argparse.ArgumentParser:
+    """The parser with every verb in full, or only the verbs in `full`.
+
+    The others are listed (name and help, for `--help` and argparse's
+    "invalid choice") unless `listed` is False, when they are left out: a
+    call that names a known verb never builds another verb's parser.
+    """
     parser = argparse.ArgumentParser(
         prog="tree-ring",
         description="Tree Ring: local, governed memory for coding agents.",
         # Served by tree_ring.mcp, which this package may not import (see __main__).
         epilog="tree-ring mcp: serve this project's memory to an MCP client on stdin/stdout "
         "(tree-ring mcp --help)",
+        formatter_class=Formatter,
     )
     parser.add_argument("--version", action="version", version=f"tree-ring {__version__}")
     parser.add_argument("--root", help="project directory (default: walk up to .tree-ring/)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-
-    def verb(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
-        p.set_defaults(handler=handler)
-        return p
-
-    for group in GROUPS:
-        group.register(verb)
+    for name, (_, help_text) in VERBS.items():
+        in_full = full is None or name in full
+        if not (in_full or listed):
+            continue
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=Formatter)
+        # Every verb's own --root and --json, so they work after the verb too.
+        # Added here rather than from a parent parser: one parser fewer to build.
+        p.add_argument(
+            "--root", default=argparse.SUPPRESS, help="project directory (TREE_RING_ROOT)"
+        )
+        p.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
+        )
+        if in_full:
+            handler, arguments = verb_entry(name)
+            arguments(p)
+            p.set_defaults(handler=handler)
+        else:
+            # Listed only: whatever follows is parsed again with this verb in full.
+            p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+            p.set_defaults(handler=None)
     return parser
+
+
+def named_verb(words: Sequence[str]) -> str | None:
+    """The verb a command line names: its first word that is not a global option."""
+    skip = False
+    for position, word in enumerate(words):
+        if skip:
+            skip = False
+        elif word == "--":
+            return words[position + 1] if position + 1 < len(words) else None
+        elif word.startswith("-"):
+            # --root takes a value (argparse also accepts --ro, --roo ...).
+            skip = "=" not in word and len(word) >= 3 and "--root".startswith(word)
+        else:
+            return word
+    return None
+
+
+def parse(words: Sequence[str]) -> argparse.Namespace:
+    verb = named_verb(words)
+    if verb in VERBS:
+        args = build_parser({verb}, listed=False).parse_args(words)
+    else:  # no verb, or an unknown one: argparse says so, listing them all
+        args = build_parser(()).parse_args(words)
+    if args.handler is None:  # a verb named where the scan did not look
+        args = build_parser({args.command}, listed=False).parse_args(words)
+    return args
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
@@ -64,15 +176,56 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
                 file=sys.stderr,
             )
             return 2
-    args = build_parser().parse_args(words)
+    args = parse(words)
+    if not gc.isenabled():
+        # The launcher held off collection while the modules loaded; they stay
+        # to the end, so they are frozen out of every later collection.
+        gc.freeze()
+        gc.enable()
     ctx = Context(args, os.environ if environ is None else environ, sys.stdout)
     handler: Handler = args.handler
     try:
         return handler(ctx)
     except TreeRingError as exc:
-        print(f"error: {guard.withhold(str(exc))}", file=sys.stderr)
+        # A quoted value that looks like a secret is withheld from the terminal.
+        from tree_ring.guard import withhold
+
+        print(f"error: {withhold(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _english(message: str) -> str:
+    return message
+
+
+def _english_plural(singular: str, plural: str, count: int) -> str:
+    return singular if count == 1 else plural
+
+
+def run() -> NoReturn:
+    """`main` as a program: flush the output, then exit at once.
+
+    What the command wrote is committed and closed by the time `main`
+    returns, so the interpreter's teardown (freeing every object of every
+    module it loaded, which costs a short command a sixth of its run) does
+    nothing the operating system will not do at exit.
+
+    Before that, argparse takes its messages as written. It asks gettext for
+    each one in the user's language, from the catalog Python ships empty;
+    every lookup reads the environment and stats the disk, and the first
+    imports locale: together a tenth of a recall. Tree Ring speaks English,
+    and so does argparse when the catalog is empty, so the output is the same.
+    """
+    setattr(argparse, "_", _english)  # noqa: B010 - argparse's own name for gettext
+    setattr(argparse, "ngettext", _english_plural)  # noqa: B010
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader went away: what it missed, it did not want
+        pass
+    os._exit(code)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tree_ring.cli.context import Context, Verb
+from tree_ring.cli.context import Arguments, Context, Formatter, Handler
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import now_iso
@@ -233,7 +233,7 @@ def _nested(parent: argparse.ArgumentParser) -> Any:
     sub = parent.add_subparsers(dest="tree_command", metavar="ACTION", required=True)
 
     def action(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=Formatter)
         # The common flags again, so `tree status --json` works like every verb.
         p.add_argument("--root", default=argparse.SUPPRESS, help="project directory")
         p.add_argument(
@@ -246,12 +246,7 @@ def _nested(parent: argparse.ArgumentParser) -> Any:
     return action
 
 
-def register(verb: Verb) -> None:
-    p = verb(
-        "consolidate",
-        cmd_consolidate,
-        "write one summary memory per group of live memories in a period",
-    )
+def _consolidate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--period-type", choices=consolidate.PERIOD_TYPES, default="manual", help="default: manual"
     )
@@ -263,7 +258,8 @@ def register(verb: Verb) -> None:
     p.add_argument("--force", action="store_true", help="replace existing summaries (supersede)")
     p.add_argument("--project", help="project id (default: .tree-ring/project.json)")
 
-    p = verb("tree", cmd_tree_status, "the summary tree: status, show, flush, rebuild, config")
+
+def _tree_arguments(p: argparse.ArgumentParser) -> None:
     action = _nested(p)
     action("status", cmd_tree_status, "per tree: levels, node counts, buffer fill, root")
     s = action("show", cmd_tree_show, "a summary node and its children (default: the root)")
@@ -280,3 +276,9 @@ def register(verb: Verb) -> None:
         metavar="KEY=VALUE",
         help="input_token_budget, output_token_budget, summary_fanout, flush_age_secs, deferred",
     )
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {
+    "consolidate": (cmd_consolidate, _consolidate_arguments),
+    "tree": (cmd_tree_status, _tree_arguments),
+}

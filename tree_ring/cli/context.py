@@ -1,24 +1,32 @@
-"""What every command handler shares: the context and the common flags.
+"""What every command handler shares: the context, the common flags, and argparse's formatter.
 
-Each module in this package holds one group of verbs and a `register`
-function that adds them to the parser; `tree_ring.cli` assembles them and is
-the one place where errors become messages and exit codes.
+Each module in this package holds one group of verbs and a `VERBS` table of
+each verb's handler and arguments; `tree_ring.cli.app` builds the parser of
+the one verb a call names, and is the one place where errors become messages
+and exit codes. A memory's flags come from `Memory`'s declaration.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any, TextIO
+import os
+import sys
+from collections.abc import Callable
 
-from tree_ring.model import project
+from tree_ring.model import jsontext, project
+from tree_ring.model.frozen import Field, fields
 from tree_ring.model.identity import Identity, harness_origin, resolve
-from tree_ring.model.record import RETENTIONS, RINGS, SCOPES, SENSITIVITIES, parse_time
-from tree_ring.store.audit import Actor
+from tree_ring.model.record import Memory, caller_fields, parse_time
 from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, TextIO
+
+    from tree_ring.model.project import StrPath
+    from tree_ring.store.audit import Actor
 
 
 class Context:
@@ -33,14 +41,15 @@ class Context:
     def as_json(self) -> bool:
         return bool(getattr(self.args, "json", False))
 
-    def root(self) -> Path:
-        return project.locate(getattr(self.args, "root", None), self.environ)
+    def root(self) -> str:
+        """The project directory (a str: pathlib costs a CLI call more than its work)."""
+        return project.locate_str(getattr(self.args, "root", None), self.environ)
 
-    def store(self, root: Path | None = None) -> Store:
+    def store(self, root: StrPath | None = None) -> Store:
         """The project's store, opened as this environment says (`Options`)."""
         return Store.open(root or self.root(), options=Options.from_environ(self.environ))
 
-    def identity(self, root: Path) -> Identity:
+    def identity(self, root: StrPath) -> Identity:
         a = self.args
         return resolve(
             getattr(a, "project", None) or project.load_project_id(root),
@@ -51,6 +60,8 @@ class Context:
         )
 
     def actor(self, identity: Identity) -> Actor:
+        from tree_ring.store.audit import Actor  # only writes need one; recall does not
+
         origin = harness_origin(self.environ)
         # The capability comes from the environment only, never from a flag.
         token = self.environ.get("TREE_RING_COORDINATOR_TOKEN") or None
@@ -69,14 +80,56 @@ class Context:
 
     def emit(self, data: Any, text: str) -> None:
         if self.as_json:
-            self.out.write(json.dumps(data, ensure_ascii=False, sort_keys=True) + "\n")
+            self.out.write(jsontext.dumps(data, sort_keys=True) + "\n")
         elif text:
             self.out.write(text if text.endswith("\n") else text + "\n")
 
 
 Handler = Callable[[Context], int]
-# verb(name, handler, help) -> the subparser, already wired to the handler.
-Verb = Callable[[str, Handler, str], argparse.ArgumentParser]
+# A verb's arguments, added to its parser.
+Arguments = Callable[[argparse.ArgumentParser], None]
+
+
+def no_arguments(_parser: argparse.ArgumentParser) -> None:
+    """For a verb that takes only the common flags."""
+
+
+_width: list[int] = []
+
+
+def _columns() -> int:
+    """The terminal's width, as `shutil.get_terminal_size` finds it (once)."""
+    if _width:
+        return _width[0]
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    stream = sys.__stdout__
+    if columns <= 0 and stream is not None:
+        try:
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    _width.append(columns if columns > 0 else 80)
+    return _width[0]
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, without its `import shutil` (which imports
+    the compression modules): argparse makes one for every argument it adds,
+    so every call of the CLI would pay for it."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        super().__init__(
+            prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
+        )
 
 
 def identity_flags(p: argparse.ArgumentParser) -> None:
@@ -98,24 +151,33 @@ def view_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--valid-at", metavar="TIME", help="what held at TIME (validity time)")
 
 
+def flag_fields() -> list[Field]:
+    """The fields of `Memory` a write's flags set, in its order."""
+    return [spec for spec in fields(Memory) if spec.get("flag")]
+
+
+def dest(spec: Field) -> str:
+    """Where argparse puts a field's flag: its name without dashes."""
+    return spec.get("flag").lstrip("-").replace("-", "_")
+
+
 def memory_flags(p: argparse.ArgumentParser, *, ring: bool = True) -> None:
-    p.add_argument("summary", help="one sentence to remember ('-' reads it from stdin)")
-    p.add_argument(
-        "--event-type", default="note", help="decision, lesson, preference, warning, ..."
-    )
-    if ring:
-        p.add_argument("--ring", choices=RINGS, default="cambium", help="the memory's genre")
-    p.add_argument("--scope", choices=SCOPES, help="default: project (agents: their own partition)")
-    p.add_argument("--details", help="longer text")
-    p.add_argument("--source-ref", help="where this can be checked: a file, URL, run")
-    p.add_argument("--source-quote", help="the words at the source")
-    p.add_argument("--tag", action="append", help="a tag (repeatable)")
-    p.add_argument("--salience", type=float, default=0.5, help="how much it matters, 0..1")
-    p.add_argument("--confidence", type=float, default=0.5, help="how sure, 0..1")
-    p.add_argument("--sensitivity", choices=SENSITIVITIES, default="normal")
-    p.add_argument("--retention", choices=RETENTIONS, default="normal")
-    p.add_argument("--expires-at", metavar="TIME", help="no read returns it after TIME")
-    p.add_argument("--valid-from", metavar="TIME", help="when the fact starts to hold")
-    p.add_argument("--valid-to", metavar="TIME", help="when the fact stops holding")
-    p.add_argument("--operation-id", help="idempotency key: a retry returns the same id")
+    """A flag for each field `Memory` declares one for, as it declares it."""
+    draft = {spec.name: spec for spec in caller_fields()}
+    for spec in flag_fields():
+        if spec.name == "ring" and not ring:
+            continue
+        name: str = spec.get("flag")
+        options: dict[str, Any] = {"help": spec.get("help")}
+        if spec.get("choices"):
+            options["choices"] = spec.get("choices")
+        if spec.annotation == "float":
+            options["type"] = float
+        if spec.annotation.startswith("tuple["):
+            options["action"] = "append"
+        elif name.startswith("--"):
+            options["default"] = draft[spec.name].default
+        if spec.get("time"):
+            options["metavar"] = "TIME"
+        p.add_argument(name, **options)
     identity_flags(p)

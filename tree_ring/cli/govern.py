@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Any
 
-from tree_ring.cli.context import Context, Verb
+from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.model.errors import UsageError
@@ -263,12 +264,7 @@ def cmd_policy(ctx: Context) -> int:
     return handlers[ctx.args.policy_action](ctx)
 
 
-def register(verb: Verb) -> None:
-    p = verb(
-        "review",
-        cmd_review,
-        "the review queue: `review list`, `review approve|reject|dispute ID`, `review policy`",
-    )
+def _review_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "review_action",
         choices=("list", "approve", "reject", "dispute", "policy"),
@@ -291,11 +287,8 @@ def register(verb: Verb) -> None:
     p.add_argument("--limit", type=int, default=100, help="list: show at most this many")
     p.add_argument("--agent-profile", help="who decides (TREE_RING_AGENT_PROFILE)")
 
-    p = verb(
-        "policy",
-        cmd_policy,
-        "coordinated write policy: `policy enable|status|rotate|disable|audit`",
-    )
+
+def _policy_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "policy_action",
         choices=("enable", "status", "rotate", "disable", "audit"),
@@ -305,3 +298,9 @@ def register(verb: Verb) -> None:
     p.add_argument("--coordinator", help="enable/rotate: who holds the capability")
     p.add_argument("--limit", type=int, default=50, help="audit: the newest N decisions")
     p.add_argument("--agent-profile", help="who is acting (TREE_RING_AGENT_PROFILE)")
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {
+    "review": (cmd_review, _review_arguments),
+    "policy": (cmd_policy, _policy_arguments),
+}

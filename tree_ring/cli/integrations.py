@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from tree_ring.cli.adapters import nested
-from tree_ring.cli.context import Context, Verb
+from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.model import project
 from tree_ring.ops import certify, integrations, quality, welcome
 
@@ -59,7 +60,7 @@ def cmd_status(ctx: Context) -> int:
 
 
 def cmd_certify(ctx: Context) -> int:
-    root = ctx.root()
+    root = Path(ctx.root())
     out_dir = Path(ctx.args.out_dir) if ctx.args.out_dir else root / certify.DEFAULT_OUT
     data = certify.certify(root, ctx.environ, out_dir)
     lines = _status_lines(data["harnesses"])
@@ -109,13 +110,7 @@ def _is_terminal(ctx: Context) -> bool:
     return bool(isatty and isatty()) and ctx.out is sys.stdout
 
 
-def register(verb: Verb) -> None:
-    p = verb(
-        "integrations",
-        cmd_status,
-        "`integrations scan|status|certify`: agent harnesses here and in the home folder, "
-        "and whether Tree Ring's plugin and hooks work in Claude Code and Codex",
-    )
+def _integrations_arguments(p: argparse.ArgumentParser) -> None:
     action = nested(p, "integrations_action")
     s = action(
         "scan",
@@ -142,12 +137,8 @@ def register(verb: Verb) -> None:
         help="where the report goes (default: target/tree-ring-certification in the project)",
     )
 
-    p = verb(
-        "recall-quality",
-        cmd_recall_quality,
-        "run the recall quality scenarios and write their certification report "
-        "(JSON and Markdown); exit 1 on any failure",
-    )
+
+def _recall_quality_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="scenario files or folders")
     p.add_argument("--source-root", metavar="PATH", help="the report goes under here (default: .)")
     p.add_argument(
@@ -156,6 +147,14 @@ def register(verb: Verb) -> None:
         help="where the report goes (default: SOURCE_ROOT/target/tree-ring-certification)",
     )
 
-    p = verb("welcome", cmd_welcome, "a short first-run tour: the store, the hooks, what to try")
+
+def _welcome_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--init", action="store_true", help="create the store here if there is none")
     p.add_argument("--no-animation", action="store_true", help="print the tour, nothing else")
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {
+    "integrations": (cmd_status, _integrations_arguments),
+    "recall-quality": (cmd_recall_quality, _recall_quality_arguments),
+    "welcome": (cmd_welcome, _welcome_arguments),
+}

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
-from tree_ring.cli.context import Context, Verb
+from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.ops import quality
 
 
@@ -31,15 +32,13 @@ def cmd_quality(ctx: Context) -> int:
     return 0 if report.passed else 1
 
 
-def register(verb: Verb) -> None:
-    p = verb(
-        "quality",
-        cmd_quality,
-        "run recall quality scenarios (expected and forbidden recall); exit 1 on any failure",
-    )
+def _quality_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "paths",
         nargs="*",
         metavar="PATH",
         help="scenario files or directories (default: the plugin's fixtures/quality)",
     )
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {"quality": (cmd_quality, _quality_arguments)}

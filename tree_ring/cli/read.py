@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from tree_ring.cli import compress
-from tree_ring.cli.context import Context, Verb, identity_flags, view_flags
+from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, view_flags
 from tree_ring.model import project
 from tree_ring.model.record import RINGS, SCOPES, TRUST_STATES
-from tree_ring.ops import receipts
-from tree_ring.read import brief
 from tree_ring.read.recall import DEFAULT_LIMIT, recall
 from tree_ring.store import live, rows
 from tree_ring.store.live import View
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
 
 
 def _hit_line(label: str, memory: Any, extra: str = "") -> str:
@@ -23,6 +23,8 @@ def _hit_line(label: str, memory: Any, extra: str = "") -> str:
 def cmd_recall(ctx: Context) -> int:
     a = ctx.args
     if a.tree:
+        from tree_ring.cli import compress  # the summary tree's modules, only when asked
+
         return compress.cmd_recall_tree(ctx)
     root = ctx.root()
     identity = ctx.identity(root)
@@ -53,6 +55,10 @@ def cmd_recall(ctx: Context) -> int:
 
 
 def cmd_brief(ctx: Context) -> int:
+    # Here, not at the top: recall, the verb people run most, needs neither.
+    from tree_ring.ops import receipts
+    from tree_ring.read import brief
+
     root = ctx.root()
     identity = ctx.identity(root)
     with ctx.store(root) as store:
@@ -101,8 +107,7 @@ def cmd_show(ctx: Context) -> int:
     return 0
 
 
-def register(verb: Verb) -> None:
-    p = verb("recall", cmd_recall, "search memories, best first")
+def _recall_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("query")
     p.add_argument("--tree", action="store_true", help="answer from summary-tree nodes")
     p.add_argument("--limit", type=int, default=DEFAULT_LIMIT)
@@ -110,12 +115,14 @@ def register(verb: Verb) -> None:
     view_flags(p)
     identity_flags(p)
 
-    p = verb("brief", cmd_brief, "the startup brief the SessionStart hook injects")
+
+def _brief_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--harness", default="cli", help="whose receipt to write (default: cli)")
     view_flags(p)
     identity_flags(p)
 
-    p = verb("list", cmd_list, "list live memories of the project, newest first")
+
+def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--project", help="project id (default: .tree-ring/project.json)")
     p.add_argument("--scope", choices=SCOPES)
     p.add_argument("--ring", choices=RINGS)
@@ -123,5 +130,14 @@ def register(verb: Verb) -> None:
     p.add_argument("--limit", type=int, default=100)
     view_flags(p)
 
-    p = verb("show", cmd_show, "show one memory, every field")
+
+def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {
+    "recall": (cmd_recall, _recall_arguments),
+    "brief": (cmd_brief, _brief_arguments),
+    "list": (cmd_list, _list_arguments),
+    "show": (cmd_show, _show_arguments),
+}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tree_ring.cli.context import Context, Verb
+import argparse
+from pathlib import Path
+
+from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.govern import coordinator
 from tree_ring.model.identity import harness_origin
 from tree_ring.ops import doctor, maintain
@@ -17,7 +20,7 @@ def _actor(ctx: Context) -> Actor:
 
 
 def cmd_doctor(ctx: Context) -> int:
-    report = doctor.diagnose(ctx.root(), repair=ctx.args.repair, actor=_actor(ctx))
+    report = doctor.diagnose(Path(ctx.root()), repair=ctx.args.repair, actor=_actor(ctx))
     lines = [f"store {report.path}"]
     for check in report.checks:
         mark = "ok  " if check.ok else "FAIL"
@@ -66,15 +69,15 @@ def cmd_maintain(ctx: Context) -> int:
     return 0
 
 
-def register(verb: Verb) -> None:
-    p = verb("doctor", cmd_doctor, "check the store; --repair rebuilds what the rows allow")
+def _doctor_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--repair",
         action="store_true",
         help="rebuild the FTS index and indexes, drop orphaned claims and tombstones",
     )
 
-    p = verb("maintain", cmd_maintain, "expiry, secret sweep and compaction; reports by default")
+
+def _maintain_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--apply-expired",
         action="store_true",
@@ -86,3 +89,9 @@ def register(verb: Verb) -> None:
         help="redact stored memories that today's guard rules catch",
     )
     p.add_argument("--vacuum", action="store_true", help="merge the FTS index and VACUUM")
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {
+    "doctor": (cmd_doctor, _doctor_arguments),
+    "maintain": (cmd_maintain, _maintain_arguments),
+}

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-from tree_ring.cli.context import Context, Verb, memory_flags
+from tree_ring.cli.context import Arguments, Context, Handler, dest, flag_fields, memory_flags
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import Identity, harness_origin
 from tree_ring.write import correct, verbs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
 
 MAX_STDIN = 1 << 20
 
@@ -24,30 +28,23 @@ def _summary(ctx: Context) -> str:
 
 
 def _draft(ctx: Context, **overrides: Any) -> verbs.Draft:
+    """The draft the flags describe: each flag `Memory` declares, as given."""
     a = ctx.args
-    fields: dict[str, Any] = {
-        "summary": _summary(ctx),
-        "event_type": getattr(a, "event_type", None) or "note",
-        "ring": getattr(a, "ring", None) or "cambium",
-        "scope": getattr(a, "scope", None),
-        "details": getattr(a, "details", None) or "",
-        "source_ref": getattr(a, "source_ref", None) or "",
-        "source_quote": getattr(a, "source_quote", None) or "",
-        "tags": tuple(getattr(a, "tag", None) or ()),
-        "salience": getattr(a, "salience", 0.5),
-        "confidence": getattr(a, "confidence", 0.5),
-        "sensitivity": getattr(a, "sensitivity", None) or "normal",
-        "retention": getattr(a, "retention", None) or "normal",
-        "expires_at": getattr(a, "expires_at", None),
-        "valid_from": getattr(a, "valid_from", None),
-        "valid_to": getattr(a, "valid_to", None),
-        "operation_id": getattr(a, "operation_id", None),
-        "supersedes": getattr(a, "supersedes", None),
-    }
-    if fields["source_ref"]:
-        fields["source_type"] = "agent" if harness_origin(ctx.environ).is_agent else "manual"
-    fields.update(overrides)
-    return verbs.Draft(**fields)
+    said: dict[str, Any] = {}
+    for spec in flag_fields():
+        value = _summary(ctx) if spec.name == "summary" else getattr(a, dest(spec), None)
+        if spec.annotation.startswith("tuple["):
+            value = tuple(value or ())
+        elif value is None:
+            continue  # not a flag of this verb: the draft's default
+        said[spec.name] = value
+    if said.get("source_ref"):
+        said["source_type"] = "agent" if harness_origin(ctx.environ).is_agent else "manual"
+    supersedes = getattr(a, "supersedes", None)
+    if supersedes is not None:
+        said["supersedes"] = supersedes
+    said.update(overrides)
+    return verbs.Draft(**said)
 
 
 def _report_write(ctx: Context, result: verbs.WriteResult) -> int:
@@ -153,26 +150,34 @@ def cmd_supersede(ctx: Context) -> int:
     return 0
 
 
-def register(verb: Verb) -> None:
-    p = verb("remember", cmd_remember, "store a memory")
+def _remember_arguments(p: argparse.ArgumentParser) -> None:
     memory_flags(p)
     p.add_argument("--supersedes", metavar="ID", help="this memory replaces ID")
 
-    p = verb("evidence", cmd_evidence, "store the outcome of an evaluation, run or incident")
+
+def _evidence_arguments(p: argparse.ArgumentParser) -> None:
     memory_flags(p, ring=False)
     p.add_argument("--outcome", required=True, choices=sorted(verbs.EVIDENCE_OUTCOMES))
     p.add_argument("--evidence-ref", required=True, help="the run, eval or incident")
     p.add_argument("--score", type=float, help="confidence from the evaluation, 0..1")
 
-    p = verb("capture", cmd_capture, "the stop hook's narrow write: agent scope, fixed pairs")
-    memory_flags(p)
 
-    p = verb("forget", cmd_forget, "delete or redact a memory; its content never comes back")
+def _forget_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     p.add_argument("--mode", choices=("delete", "redact"), required=True)
     p.add_argument("--reason", required=True, help="why; kept in the audit log")
 
-    p = verb("supersede", cmd_supersede, "mark OLD_ID as replaced by NEW_ID")
+
+def _supersede_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("old_id")
     p.add_argument("new_id")
     p.add_argument("--reason", required=True)
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {
+    "remember": (cmd_remember, _remember_arguments),
+    "evidence": (cmd_evidence, _evidence_arguments),
+    "capture": (cmd_capture, memory_flags),
+    "forget": (cmd_forget, _forget_arguments),
+    "supersede": (cmd_supersede, _supersede_arguments),
+}

@@ -44,9 +44,7 @@ into a set of words to look the terms up costs more than that.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from tree_ring.guard.rules import (
     NORMAL,
@@ -59,6 +57,11 @@ from tree_ring.guard.rules import (
     Rule,
 )
 from tree_ring.model.errors import SecretRefused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from typing import Any
 
 # The rule table lives in guard_rules; these names are part of the guard's API.
 __all__ = ["RULES", "SEVERITY_ORDER", "VIEWS", "Rule", "check_fields", "classify", "find_secret"]
@@ -186,8 +189,16 @@ _DIRECT_RULES: tuple[Rule, ...] = tuple(
 _WORD_RULES: tuple[Rule, ...] = tuple(rule for rule in SENSITIVITY_RULES if rule.view == "words")
 
 
-def _build_keyword_scanner(rules: Sequence[Rule]) -> tuple[re.Pattern[bytes], dict[str, Rule]]:
-    """One pattern for every ``words`` rule, factored on each term's first letter.
+# (term, its rule) for every ``words`` rule, in rule order: the scanner's alternatives.
+_TERMS: tuple[tuple[bytes, Rule], ...] = tuple(
+    (term, rule) for rule in _WORD_RULES for term in rule.terms
+)
+
+
+def _build_keyword_scanner(
+    terms: Sequence[tuple[bytes, Rule]],
+) -> tuple[re.Pattern[bytes], dict[str, Rule]]:
+    """One pattern for the ``words`` rules' terms, factored on each term's first letter.
 
     The scanner matches zero-width at a space, so hits at different word starts
     never mask each other, and the leading literal space lets `re` jump from
@@ -201,14 +212,15 @@ def _build_keyword_scanner(rules: Sequence[Rule]) -> tuple[re.Pattern[bytes], di
     term that matches wins, so terms of different rules must not match the
     same words.
     """
+    import re  # on first use: reads that only look for secrets (the brief) never compile it
+
     by_letter: dict[bytes, list[bytes]] = {}
     owner: dict[str, Rule] = {}
-    for rule in rules:
-        for term in rule.terms:
-            group = f"g{len(owner)}"
-            owner[group] = rule
-            marker = rb"\b(?P<" + group.encode() + rb">)"
-            by_letter.setdefault(term[:1], []).append(term[1:] + marker)
+    for term, rule in terms:
+        group = f"g{len(owner)}"
+        owner[group] = rule
+        marker = rb"\b(?P<" + group.encode() + rb">)"
+        by_letter.setdefault(term[:1], []).append(term[1:] + marker)
     branches = [
         letter + rb"(?:" + b"|".join(alternatives) + rb")"
         for letter, alternatives in sorted(by_letter.items())
@@ -218,9 +230,60 @@ def _build_keyword_scanner(rules: Sequence[Rule]) -> tuple[re.Pattern[bytes], di
 
 @functools.cache
 def _keyword_scanner() -> tuple[re.Pattern[bytes], dict[str, Rule]]:
-    """Built on first use, like each rule's pattern: reads that only look for
+    """Every term's scanner, built on first use: reads that only look for
     secrets (the startup brief) never pay for it."""
-    return _build_keyword_scanner(_WORD_RULES)
+    return _build_keyword_scanner(_TERMS)
+
+
+# The scanner over all terms costs a dozen milliseconds to compile, more than
+# the rest of a `remember`. A process that classifies only a few texts (one
+# CLI write) compiles instead a scanner of the terms that can match each text:
+# a term can match only where the text has its head (the literal letters it
+# starts with) at a word start. The scanner of those terms finds what the
+# whole scanner finds in that text, as the others match nowhere in it and the
+# order of the rest is kept. From the `_SUBSET_TEXTS`-th text on (a bulk
+# write), the whole scanner is built once and used for every text.
+_SUBSET_TEXTS = 32
+_subset_state = {"texts": 0}
+_subset_scanners: dict[tuple[int, ...], tuple[re.Pattern[bytes], dict[str, Rule]]] = {}
+
+
+def _term_head(term: bytes) -> str:
+    """The literal letters (and spaces) every match of `term` starts with."""
+    for index, byte in enumerate(term):
+        if not (0x61 <= byte <= 0x7A or 0x30 <= byte <= 0x39 or byte == 0x20):
+            # A quantifier makes the character before it optional or repeated.
+            head = term[: index - 1] if byte in b"?*+{" else term[:index]
+            break
+    else:
+        head = term
+    return " " + head.decode("ascii")
+
+
+@functools.cache
+def _heads_of_terms() -> tuple[str, ...]:
+    return tuple(_term_head(term) for term, _ in _TERMS)
+
+
+def _scanner_for(text: _Text) -> tuple[re.Pattern[bytes], dict[str, Rule]]:
+    """The keyword scanner to run over `text`: the whole one, or, for a
+    process's first few texts, one of only the terms that can match it."""
+    if _keyword_scanner.cache_info().currsize or _subset_state["texts"] >= _SUBSET_TEXTS:
+        return _keyword_scanner()
+    _subset_state["texts"] += 1
+    words = text.text("words")
+    wanted = tuple(index for index, head in enumerate(_heads_of_terms()) if head in words)
+    found = _subset_scanners.get(wanted)
+    if found is None:
+        found = _subset_scanners[wanted] = _build_keyword_scanner([_TERMS[i] for i in wanted])
+    return found
+
+
+def compiled_keyword_terms() -> int:
+    """How many keyword terms this process has compiled into a scanner."""
+    if _keyword_scanner.cache_info().currsize:
+        return len(_TERMS)
+    return len({index for wanted in _subset_scanners for index in wanted})
 
 
 def __getattr__(name: str) -> Any:
@@ -283,21 +346,23 @@ def _alternatives(source: bytes, start: int, stop: int) -> list[tuple[int, int]]
     spans: list[tuple[int, int]] = []
     depth = 0
     begin = index = start
+    # Bytes as integers: slicing each one out costs the hook's first secret
+    # check more than the rest of its reading.
     while index < stop:
-        char = source[index : index + 1]
-        if char == b"\\":
+        byte = source[index]
+        if byte == 0x5C:  # backslash
             index += 2
             continue
-        if char == b"[":
+        if byte == 0x5B:  # [
             index = _class_end(source, index)
             continue
-        if char == b"(":
+        if byte == 0x28:  # (
             depth += 1
-        elif char == b")":
+        elif byte == 0x29:  # )
             depth -= 1
             if depth < 0:
                 break
-        elif char == b"|" and depth == 0:
+        elif byte == 0x7C and depth == 0:  # |
             spans.append((begin, index))
             begin = index + 1
         index += 1
@@ -324,10 +389,14 @@ class _Reader:
     def __init__(self, source: bytes) -> None:
         self.source = source
         self.budget = _READ_BUDGET
+        self.atoms: dict[int, tuple[_Heads | None, int]] = {}
 
     def heads(self, start: int, stop: int) -> _Heads:
+        return self.heads_over(_alternatives(self.source, start, stop))
+
+    def heads_over(self, spans: list[tuple[int, int]]) -> _Heads:
         found: _Heads = set()
-        for begin, end in _alternatives(self.source, start, stop):
+        for begin, end in spans:
             found |= self.sequence(begin, end, b"")
         return found
 
@@ -353,6 +422,14 @@ class _Reader:
         return found if len(found) <= _MAX_HEADS else {(head, False)}
 
     def atom(self, index: int) -> tuple[_Heads | None, int]:
+        """`read_atom`, once per position: after an optional part or a branch,
+        the rest of the pattern is read again for each head so far."""
+        found = self.atoms.get(index)
+        if found is None:
+            found = self.atoms[index] = self.read_atom(index)
+        return found
+
+    def read_atom(self, index: int) -> tuple[_Heads | None, int]:
         """What the atom at `index` can start with (None for anything not read
         as text; an assertion matches the empty string), and where it ends."""
         source = self.source
@@ -368,10 +445,14 @@ class _Reader:
                 body = -1
             elif inner.startswith(b"?"):
                 raise _Unreadable(source)  # inline flags change what a literal means
-            close = _alternatives(source, index + 1, len(source))[-1][1]
+            # The group's alternatives, read once: the same spans find its
+            # end and split its body.
+            spans = _alternatives(source, index + 1, len(source))
+            close = spans[-1][1]
             if body < 0:
                 return (_EMPTY if inner.startswith(_LOOKAROUNDS) else None), close + 1
-            return self.heads(body, close), close + 1
+            spans[0] = (body, spans[0][1])
+            return self.heads_over(spans), close + 1
         if char == b"\\":
             escaped = source[index + 1 : index + 2]
             if escaped and escaped in _ZERO_WIDTH_ESCAPES:
@@ -540,7 +621,7 @@ def _sensitivities(text: _Text) -> set[str]:
             if rule.category == SEVERITY_ORDER[0]:
                 return found
     rejected: set[tuple[str, bytes]] = set()
-    scanner, owner = _keyword_scanner()
+    scanner, owner = _scanner_for(text)
     for match in scanner.finditer(text.view("words")):
         group = match.lastgroup
         if group is None:
@@ -596,7 +677,7 @@ def check_fields(fields: Mapping[str, str]) -> str:
 
 
 # A value an error message quotes: 'like this' or "like this".
-_QUOTED = re.compile(r"'[^'\n]{1,400}'|\"[^\"\n]{1,400}\"")
+_QUOTED = r"'[^'\n]{1,400}'|\"[^\"\n]{1,400}\""
 WITHHELD = "'[withheld: it looks like a secret]'"
 
 
@@ -611,4 +692,6 @@ def withhold(message: str) -> str:
     """
     if find_secret(message) is None:
         return message
-    return _QUOTED.sub(lambda m: WITHHELD if find_secret(m.group()) else m.group(), message)
+    import re  # only once a message holds something to withhold
+
+    return re.sub(_QUOTED, lambda m: WITHHELD if find_secret(m.group()) else m.group(), message)

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+
+from tree_ring.model.frozen import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
 
 NORMAL = "normal"
 SECRET = "secret"
@@ -33,8 +37,7 @@ SEVERITY_ORDER: tuple[str, ...] = (
 VIEWS: tuple[str, ...] = ("raw", "lower", "words", "shape")
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(Frozen):
     """One named detector.
 
     `source` is a bytes regex over the view named by `view` (see the module
@@ -64,12 +67,16 @@ class Rule:
 
 @functools.cache
 def _compiled(source: bytes) -> re.Pattern[bytes]:
+    import re  # on first use too: reading memories back (the brief) compiles none
+
     return re.compile(source)
 
 
 @functools.cache
 def _text_pattern(source: str) -> re.Pattern[str]:
     """A validator's pattern, compiled on first use: most processes never run one."""
+    import re
+
     return re.compile(source)
 
 
@@ -376,7 +383,7 @@ def _capital_nda(span: str) -> bool:
 
 def _after_label(span: str) -> str:
     """The value part of "label: value" (the label is letters, the value is not)."""
-    match = re.search(r"[+(0-9]", span)
+    match = _text_pattern(r"[+(0-9]").search(span)
     return span[match.start() :].strip() if match else ""
 
 

@@ -20,17 +20,21 @@ agent's session goes on (exit 0, nothing on stdout, one line on stderr).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import re
-import shlex
 import sys
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, BinaryIO, cast
+
+from tree_ring.model import jsontext
+from tree_ring.model.frozen import Frozen
+
+# The hook starts a new Python on every event, so this module and what it
+# imports stay clear of what costs more to import than the hook's work:
+# typing, dataclasses, pathlib, hashlib (OpenSSL), re, json (re and enum),
+# shlex (re).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any, BinaryIO
 
 HARNESSES = ("claude-code", "codex")
 START_EVENTS = ("SessionStart", "SubagentStart")
@@ -48,13 +52,21 @@ REFUSED_KEYS = (
     "task_hint",
     "project",
 )
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 # Session ids go into a shell command the model runs: both harnesses send
-# UUIDs, so anything outside this set is refused rather than quoted.
-SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")
+# UUIDs, so anything outside [A-Za-z0-9][A-Za-z0-9._:-]{0,127} is refused
+# rather than quoted.
+SESSION_ID_FIRST = frozenset(_ALNUM)
+SESSION_ID_REST = frozenset(_ALNUM + "._:-")
+SESSION_ID_MAX = 128
+# What a subagent's type may keep in its partition name; other runs become "-".
+AGENT_TYPE_CHARACTERS = frozenset(_ALNUM + "_.-")
+# What a shell word may hold unquoted (as shlex.quote decides).
+_SHELL_SAFE = frozenset(_ALNUM + "_@%+=:,./-")
 PLACEHOLDER = "ONE_SENTENCE_SUMMARY"
 # This module lives in <plugin root>/tree_ring/hook/, wherever the harness put the
 # plugin (its cache, or a checkout), and bin/tree-ring sits beside it.
-PLUGIN_ROOT = Path(__file__).resolve().parents[2]
+PLUGIN_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 DISABLE_VARIABLE = "TREE_RING_HOOKS"
 
 
@@ -62,14 +74,13 @@ class Refused(Exception):
     """A payload the adapter will not act on: a stderr note and no output."""
 
 
-@dataclass(frozen=True)
-class HookEvent:
+class HookEvent(Frozen):
     """One hook call, normalised from either harness's payload."""
 
     harness: str
     event: str
     session_id: str
-    cwd: Path
+    cwd: str  # absolute
     agent_id: str | None = None
     agent_type: str | None = None
     stop_hook_active: bool = False
@@ -81,6 +92,37 @@ class HookEvent:
     @property
     def is_subagent(self) -> bool:
         return self.event in SUBAGENT_EVENTS or self.agent_id is not None
+
+
+def usable_session_id(text: str) -> bool:
+    return (
+        0 < len(text) <= SESSION_ID_MAX
+        and text[0] in SESSION_ID_FIRST
+        and all(char in SESSION_ID_REST for char in text)
+    )
+
+
+def replace_runs(text: str, allowed: frozenset[str], replacement: str) -> str:
+    """`text` with each run of characters not in `allowed` replaced by `replacement`."""
+    out: list[str] = []
+    kept = True
+    for char in text:
+        if char in allowed:
+            out.append(char)
+            kept = True
+        elif kept:
+            out.append(replacement)
+            kept = False
+    return "".join(out)
+
+
+def shell_quote(text: str) -> str:
+    """`shlex.quote`, without importing shlex (which imports re)."""
+    if not text:
+        return "''"
+    if all(char in _SHELL_SAFE for char in text):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
 def _optional_str(payload: Mapping[str, Any], key: str) -> str | None:
@@ -97,14 +139,14 @@ def parse_payload(harness: str, data: bytes) -> HookEvent:
     if len(data) > MAX_PAYLOAD:
         raise Refused(f"payload is over {MAX_PAYLOAD} bytes")
     try:
-        decoded: Any = json.loads(data.decode("utf-8"))
+        decoded = jsontext.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise Refused("payload is not UTF-8") from None
     except ValueError:
         raise Refused("payload is not JSON") from None
-    if not isinstance(decoded, dict):
+    payload = jsontext.as_object(decoded)
+    if payload is None:
         raise Refused("payload is not a JSON object")
-    payload = cast(dict[str, Any], decoded)
     supplied = [key for key in REFUSED_KEYS if key in payload]
     if supplied:
         raise Refused(
@@ -115,7 +157,7 @@ def parse_payload(harness: str, data: bytes) -> HookEvent:
     if event is None:
         raise Refused("payload has no hook_event_name")
     session_id = _optional_str(payload, "session_id")
-    if session_id is None or not SESSION_ID.fullmatch(session_id):
+    if session_id is None or not usable_session_id(session_id):
         raise Refused("payload has no usable session_id")
     cwd = _optional_str(payload, "cwd")
     if cwd is None or not os.path.isabs(cwd):
@@ -124,7 +166,7 @@ def parse_payload(harness: str, data: bytes) -> HookEvent:
         harness=harness,
         event=event,
         session_id=session_id,
-        cwd=Path(cwd),
+        cwd=cwd,
         agent_id=_optional_str(payload, "agent_id"),
         agent_type=_optional_str(payload, "agent_type"),
         stop_hook_active=payload.get("stop_hook_active") is True,
@@ -140,8 +182,11 @@ def agent_profile(event: HookEvent) -> str:
         return event.harness
     if event.agent_id is None:
         raise Refused(f"{event.event} payload has no agent_id")
-    kind = re.sub(r"[^A-Za-z0-9_.-]+", "-", event.agent_type or "").strip("-")[:64] or "agent"
-    fingerprint = hashlib.sha256(event.agent_id.encode("utf-8")).hexdigest()[:16]
+    from tree_ring.model.record import hex_digest
+
+    kind = replace_runs(event.agent_type or "", AGENT_TYPE_CHARACTERS, "-").strip("-")[:64]
+    fingerprint = hex_digest(event.agent_id)[:16]
+    kind = kind or "agent"
     return f"{event.harness}:{kind}:{fingerprint}"
 
 
@@ -152,33 +197,38 @@ def checkpoint_id(event: HookEvent, now_ns: int) -> str:
     operation ids make a repeated capture an exact retry; the next turn gets a
     new one. A payload without a turn id falls back to the clock.
     """
+    from tree_ring.model.record import hex_digest
+
     turn = event.turn_id or f"time:{now_ns}"
     material = "\n".join((event.harness, event.session_id, event.agent_id or "", turn))
-    return hashlib.sha256(material.encode("utf-8")).hexdigest()[:12]
+    return hex_digest(material)[:12]
 
 
-def _path(path: Path) -> str:
+def _path(text: str) -> str:
     """Double quotes as a person would type them, unless the path needs more."""
-    text = str(path)
     if any(c in text for c in '"$`\\!\n'):
-        return shlex.quote(text)
+        return shell_quote(text)
     return f'"{text}"'
 
 
-def capture_command(root: Path, project_id: str, event: HookEvent, checkpoint: str) -> str:
-    """The exact command the stop reason names, for the first of three slots."""
+def capture_command(root: str, project_id: str, event: HookEvent, checkpoint: str) -> str:
+    """The exact command the stop reason names, for the first of three slots.
+
+    `-I -S`, as the hooks run: the CLI needs neither the user's site-packages
+    nor PYTHON* variables, and site's start-up alone costs more than the write.
+    """
     profile = agent_profile(event)
     parts = [
-        "python3", _path(PLUGIN_ROOT / "bin" / "tree-ring"),
+        "python3", "-I", "-S", _path(os.path.join(PLUGIN_ROOT, "bin", "tree-ring")),
         "--root", _path(root),
         "capture", f'"{PLACEHOLDER}"',
         "--event-type", "lesson", "--ring", "cambium",
-        "--project", shlex.quote(project_id),
-        "--agent-profile", shlex.quote(profile),
-        "--workflow-id", shlex.quote(event.session_id),
-        "--session-id", shlex.quote(event.session_id),
+        "--project", shell_quote(project_id),
+        "--agent-profile", shell_quote(profile),
+        "--workflow-id", shell_quote(event.session_id),
+        "--session-id", shell_quote(event.session_id),
         "--operation-id", f"auto-{checkpoint}-1",
-        "--source-ref", shlex.quote(source_ref(event)),
+        "--source-ref", shell_quote(source_ref(event)),
     ]  # fmt: skip
     return " ".join(parts)
 
@@ -189,10 +239,10 @@ def source_ref(event: HookEvent) -> str:
     return f"session:{event.session_id}"
 
 
-def stop_reason(root: Path, project_id: str, event: HookEvent, checkpoint: str) -> str:
+def stop_reason(root: str, project_id: str, event: HookEvent, checkpoint: str) -> str:
     # Codex HTML-escapes the reason before the model sees it, so nothing here
     # may contain <, > or & (placeholders are plain capitals for that reason).
-    from tree_ring.write.verbs import CAPTURE_PAIRS  # only the stop path needs the write rules
+    from tree_ring.model.record import CAPTURE_PAIRS
 
     pairs = ", ".join(f"{kind} with {ring}" for kind, ring in CAPTURE_PAIRS.items())
     return "\n".join(
@@ -222,19 +272,21 @@ def respond(
     """What to print for one hook call, or None for nothing."""
     # Imported here, inside main's fail-open boundary: a broken library (or a
     # python3 too old for it) costs the session one stderr line, nothing more.
-    from tree_ring.model.identity import Identity
-    from tree_ring.model.project import find_root, load_project_id
+    # Each event imports only what it uses: a stop never opens the store.
+    from tree_ring.model.project import find_root_str, load_project_id
     from tree_ring.ops.receipts import write_receipt
-    from tree_ring.read.brief import build_brief
-    from tree_ring.store.db import Options, Store
 
     if event.event not in START_EVENTS + STOP_EVENTS:
         raise Refused(f"no handler for event {event.event}")
-    root = find_root(event.cwd)
+    root = find_root_str(event.cwd)
     if root is None:
         return None  # not a Tree Ring project: stay silent
     project_id = load_project_id(root)
     if event.event in START_EVENTS:
+        from tree_ring.model.identity import Identity
+        from tree_ring.read.brief import build_brief
+        from tree_ring.store.db import Options, Store
+
         identity = Identity(project_id, agent_profile(event), event.session_id, event.session_id)
         # create: a fresh clone has the committed project.json but no database yet.
         options = Options.from_environ(environ or {})
@@ -276,7 +328,7 @@ def main(
         output = respond(parse_payload(harness, data), time.time_ns(), env)
         if output is not None:
             out = stdout or sys.stdout.buffer
-            out.write(json.dumps(output, ensure_ascii=False).encode("utf-8") + b"\n")
+            out.write(jsontext.dumps(output).encode("utf-8") + b"\n")
             out.flush()
     except Refused as exc:
         _note(harness, f"refused: {exc}")

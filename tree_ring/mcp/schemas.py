@@ -470,8 +470,10 @@ TOOLS: tuple[Tool, ...] = (
             "Remove a memory of this project that is wrong or should never have been "
             "stored, with the reason (kept in the audit log). redact (default) keeps a "
             "tombstone; delete removes the row. Either way the same text cannot be stored "
-            "again. Only when the user asks or a memory is clearly wrong; say which memory "
-            "you removed and why."
+            "again. You may forget only what you wrote into your own partition; for any "
+            "other memory this records a request that waits for a person (`request` in the "
+            "result), and nothing is forgotten until they approve it. Only when the user "
+            "asks or a memory is clearly wrong; say which memory and why."
         ),
         input_schema=_inputs(
             {
@@ -490,6 +492,7 @@ TOOLS: tuple[Tool, ...] = (
                 "id": {"type": "string"},
                 "mode": {"type": "string"},
                 "reason": {"type": "string"},
+                "request": {"type": ["string", "null"]},
                 "message": {"type": "string"},
             }
         ),

@@ -246,11 +246,20 @@ def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             store, memory_id, mode=args["mode"], reason=args["reason"], actor=call.actor
         )
     verb = "deleted" if done.mode == "delete" else "redacted"
+    message = f"{verb} {done.id}; its content is tombstoned and will not be stored again"
+    if done.request is not None:
+        message = (
+            f"requested {done.request}: {done.id} was not written by you, so forgetting it "
+            "is a person's decision; it stays as it is until they approve"
+        )
+    elif done.lingering is not None:
+        message += f"; but {done.lingering}"
     return {
         "id": done.id,
         "mode": done.mode,
         "reason": done.reason,
-        "message": f"{verb} {done.id}; its content is tombstoned and will not be stored again",
+        "request": done.request,
+        "message": message,
     }
 
 

@@ -9,20 +9,21 @@ session brief uses (profile = harness, workflow = session = harness session).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from tree_ring.model.frozen import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
-@dataclass(frozen=True)
-class Identity:
+class Identity(Frozen):
     project: str
     agent_profile: str | None = None
     workflow_id: str | None = None
     session_id: str | None = None
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(Frozen):
     """Where a write came from, as the environment (not the caller) says."""
 
     kind: str  # person | claude-code | codex

@@ -1,27 +1,53 @@
-"""The memory record: its fields, value sets, validation, ids and hashes.
+"""The memory record: its one declaration of fields, validation, ids and hashes.
 
 A `Memory` carries every field of the original Tree Ring `MemoryEvent` plus
 what the original lacks: a trust state, bitemporal validity, the time a row
 stopped being current (`retired_at`), where the write came from, and a hash of
 its normalised content for content tombstones.
+
+`Memory`'s class body is the one list of a memory's fields, in the order of
+the `memories` table's columns (a test holds the shipped schema to it). What
+other modules need to know of each field is declared there, as `field(...)`
+metadata, and they derive from it: the store's columns and conversions
+(`store.rows`), the export row and its import (`to_dict`, `from_mapping`),
+what a write's caller may say (`write.verbs.Draft`) and its CLI flags
+(`cli.context.memory_flags`), what a quality scenario's seed may carry, and
+what a retry under one operation id must repeat. The metadata:
+
+- ``help``: what the field holds, as the CLI says it.
+- ``caller``: a write's caller may set it (a `Draft` carries it); ``draft``:
+  the draft's default when not the field's own (None: `compose` decides).
+- ``flag``: the CLI flag that sets it (``"summary"`` is the positional);
+  ``choices``: its value set.
+- ``time``: an ISO-8601 time, stored as `format_time` writes it.
+- ``export``: where the export row holds it, ``"group.key"`` for the original
+  Tree Ring's nested ``source`` and ``review`` objects; ``pending_flag``: the
+  original's boolean for "this is pending" (``review.needs_review``).
+- ``imported``: the value an import row without it gets, when not the
+  field's default; ``many``: an import row may give one value for the list;
+  ``recomputed``: never read from an import row (the write path sets it).
+- ``store``: only the store sets it; a scenario's seed may not.
+- ``intent``: an exact retry under the same operation id repeats it.
+
+The value sets live here too, with the fixed pairs the write verbs allow:
+the stop hook names the capture pairs without loading the write path.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
 import math
 import os
-import re
-import unicodedata
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from json.encoder import encode_basestring
-from typing import Any, cast
+import time
 
+from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
+from tree_ring.model.frozen import MISSING, Field, Frozen, field, fields
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from datetime import datetime
+    from typing import Any
 
 RINGS = ("cambium", "outer", "inner", "heartwood", "scar", "seed")
 SCOPES = (
@@ -54,6 +80,24 @@ TRUST_STATES = ("accepted", "pending", "disputed", "rejected")
 # of the harnesses, an import, or Tree Ring itself (consolidation, the tree).
 ORIGINS = ("person", "claude-code", "codex", "agent", "import", "tree-ring")
 
+# outcome -> (ring, retention, salience, default confidence), for `evidence`.
+EVIDENCE_OUTCOMES: dict[str, tuple[str, str, float, float]] = {
+    "promoted": ("heartwood", "durable", 0.9, 0.8),
+    "rejected": ("scar", "durable", 0.8, 0.7),
+    "deferred": ("seed", "normal", 0.5, 0.5),
+    "observed": ("outer", "normal", 0.4, 0.6),
+}
+
+# event type -> ring: the only pairs `capture` (the stop hook's verb) writes.
+CAPTURE_PAIRS: dict[str, str] = {
+    "preference": "cambium",
+    "decision": "cambium",
+    "lesson": "cambium",
+    "correction": "cambium",
+    "warning": "scar",
+    "seed": "seed",
+}
+
 MAX_IDENTIFIER = 256
 MAX_SUMMARY = 8_000
 MAX_DETAILS = 32_000
@@ -63,42 +107,70 @@ MAX_TAGS = 32
 MAX_TAG = 64
 REDACTED = "[REDACTED]"
 
-_EVENT_TYPE = re.compile(r"[a-z][a-z0-9_-]{0,63}\Z")
-# New ids are mem_YYYYmmdd_HHMMSS_<12 hex>; imported ids keep their own suffix.
-_MEMORY_ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
-# Anything in Unicode category C* except the whitespace that details may hold.
-# Control, zero-width and bidi-override characters: invisible in a terminal
-# or a prompt, they can make a memory read differently from what it says.
-_CONTROL = re.compile(
-    r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-)
-# One-line fields (the summary is injected into the brief) refuse tab and
-# newline too.
-_CONTROL_LINE = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-)
-# Lone surrogates: what Python makes of bytes that are not UTF-8 (argv, stdin).
-_SURROGATE = re.compile("[\ud800-\udfff]")
+
+class _Patterns:
+    """The record's regular expressions, compiled on first use: a hook that
+    only reads memories back never compiles (or imports) one."""
+
+    def __init__(self) -> None:
+        import re
+
+        self.event_type = re.compile(r"[a-z][a-z0-9_-]{0,63}\Z")
+        # New ids are mem_YYYYmmdd_HHMMSS_<12 hex>; imported ids keep their own suffix.
+        self.memory_id = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
+        # Anything in Unicode category C* except the whitespace that details may
+        # hold. Control, zero-width and bidi-override characters: invisible in a
+        # terminal or a prompt, they can make a memory read differently from
+        # what it says.
+        self.control = re.compile(
+            r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+        )
+        # One-line fields (the summary is injected into the brief) refuse tab and
+        # newline too.
+        self.control_line = re.compile(
+            r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+        )
+        # Lone surrogates: what Python makes of bytes that are not UTF-8 (argv, stdin).
+        self.surrogate = re.compile("[\ud800-\udfff]")
+        self.identifier_control = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+        self.stored_time = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z\Z", re.ASCII)
+        self.date = re.compile(r"\d{4}-\d{2}-\d{2}\Z", re.ASCII)
+
+
+_compiled: list[_Patterns] = []
+
+
+def _patterns() -> _Patterns:
+    if not _compiled:
+        _compiled.append(_Patterns())
+    return _compiled[0]
+
+
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
 
 
 def now_iso() -> str:
     """Record time as stored: UTC, microseconds, `Z`, so text order is time order."""
-    return format_time(datetime.now(UTC))
+    # The time module, not datetime: the stop hook stamps its receipt and
+    # needs nothing else of datetime.
+    seconds, nanoseconds = divmod(time.time_ns(), 1_000_000_000)
+    return f"{time.strftime(_TIME_FORMAT, time.gmtime(seconds))}.{nanoseconds // 1000:06d}Z"
 
 
 def format_time(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    from datetime import UTC
 
-
-_STORED_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z\Z", re.ASCII)
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z", re.ASCII)
+    return moment.astimezone(UTC).strftime(_TIME_FORMAT + ".%fZ")
 
 
 def parse_time(text: str, what: str = "time") -> str:
     """Normalise an ISO-8601 time (or a date) to the stored form."""
+    from datetime import UTC, datetime
+
+    patterns = _patterns()
     raw = text.strip()
-    stored = _STORED_TIME.match(raw) is not None
-    if _DATE.match(raw):
+    stored = patterns.stored_time.match(raw) is not None
+    if patterns.date.match(raw):
         raw += "T00:00:00"
     try:
         # A time already in the stored form (every row of an export) only
@@ -118,38 +190,84 @@ def parse_time(text: str, what: str = "time") -> str:
 
 
 def new_memory_id(moment: datetime | None = None) -> str:
-    stamp = (moment or datetime.now(UTC)).strftime("%Y%m%d_%H%M%S")
+    if moment is None:
+        stamp = time.strftime("%Y%m%d_%H%M%S", time.gmtime())
+    else:
+        stamp = moment.strftime("%Y%m%d_%H%M%S")
     # os.urandom is what secrets.token_hex reads; importing secrets (hmac,
     # random, base64) would cost every hook run more than the brief itself.
     return f"mem_{stamp}_{os.urandom(6).hex()}"
 
 
-_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
-
-
 def canonical_json(value: Any) -> str:
     """The one serialisation used for anything that is hashed."""
-    return _canonical(value)
+    return jsontext.canonical(value)
 
 
 # Pieces of canonical JSON, for the hashes a bulk write makes millions of
 # (audit entries, write intents): those write a fixed set of keys field by
 # field, since the general encoder costs more than the row being hashed, and
 # tests hold them to the same bytes as canonical_json.
-json_string = encode_basestring  # how the encoder writes a str (ensure_ascii=False)
+json_string = jsontext.string  # how the encoder writes a str (ensure_ascii=False)
 
 
 def json_text(value: str | None) -> str:
     return "null" if value is None else json_string(value)
 
 
+def json_number(value: float) -> str:
+    """A number as the encoder writes it: a finite float by its repr, anything
+    else (an int, a bool, NaN) as the encoder itself does."""
+    if type(value) is float and math.isfinite(value):
+        return float.__repr__(value)
+    return jsontext.dumps(value)
+
+
+def json_texts(values: tuple[str, ...]) -> str:
+    return "[" + ",".join(map(json_string, values)) + "]" if values else "[]"
+
+
+def _sha256_constructor() -> Callable[[bytes], Any]:
+    """The interpreter's built-in sha256, without hashlib: importing hashlib
+    loads OpenSSL, which costs a hook more than the hashing it does. Loaded on
+    first use: a recall hashes nothing."""
+    if _sha256:
+        return _sha256[0]
+    for name in ("_sha2", "_sha256"):  # the module's name from Python 3.12, and before
+        try:
+            _sha256.append(__import__(name).sha256)
+            return _sha256[0]
+        except (ImportError, AttributeError):
+            continue
+    from hashlib import sha256 as constructor  # pragma: no cover - a build without them
+
+    _sha256.append(constructor)  # pragma: no cover
+    return constructor  # pragma: no cover
+
+
+_sha256: list[Callable[[bytes], Any]] = []
+
+
+def hex_digest(text: str) -> str:
+    """The sha256 of `text` (UTF-8), in hex."""
+    constructor = _sha256[0] if _sha256 else _sha256_constructor()
+    return constructor(text.encode("utf-8")).hexdigest()
+
+
 def sha256(text: str) -> str:
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return "sha256:" + hex_digest(text)
+
+
+_normalize: list[Callable[..., str]] = []
 
 
 def normalise_content(text: str) -> str:
     """Case, width and spacing never make a forgotten claim new again."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    if not _normalize:
+        from unicodedata import normalize
+
+        _normalize.append(normalize)
+    folded = _normalize[0]("NFKC", text).casefold()
     return " ".join(folded.split()).rstrip(" .!;")
 
 
@@ -157,69 +275,141 @@ def content_hash(summary: str, details: str) -> str:
     return sha256(normalise_content(summary) + "\n" + normalise_content(details))
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(Frozen):
     type: str
     target: str
 
 
-@dataclass(frozen=True)
-class Memory:
-    """One memory. Field comments live with the columns in `schema.py`."""
+class Memory(Frozen, kw_only=True):
+    """One memory, field by field in the order of the `memories` table.
 
-    id: str
-    created_at: str
-    updated_at: str
-    summary: str
-    event_type: str
+    The columns' comments live with the DDL in `schema.py`; the metadata of
+    each field is described in this module's docstring.
+    """
+
+    id: str = field(help="mem_YYYYmmdd_HHMMSS_<12 hex>")
+    created_at: str = field(time=True)
+    updated_at: str = field(time=True)
     project: str | None = None
     agent_profile: str | None = None
     workflow_id: str | None = None
-    session_id: str | None = None
-    operation_id: str | None = None
-    scope: str = "project"
-    ring: str = "cambium"
-    details: str = ""
-    source_type: str = "manual"
-    source_ref: str = ""
-    source_quote: str = ""
-    tags: tuple[str, ...] = ()
-    salience: float = 0.5
-    confidence: float = 0.5
-    sensitivity: str = "normal"
-    retention: str = "normal"
-    expires_at: str | None = None
-    supersedes: tuple[str, ...] = ()
+    session_id: str | None = field(default=None, intent=True)
+    operation_id: str | None = field(
+        default=None,
+        caller=True,
+        flag="--operation-id",
+        help="idempotency key: a retry returns the same id",
+    )
+    scope: str = field(
+        default="project",
+        caller=True,
+        draft=None,
+        flag="--scope",
+        choices=SCOPES,
+        imported="global",
+        intent=True,
+        help="default: project (agents: their own partition)",
+    )
+    ring: str = field(
+        default="cambium",
+        caller=True,
+        flag="--ring",
+        choices=RINGS,
+        intent=True,
+        help="the memory's genre",
+    )
+    event_type: str = field(
+        caller=True,
+        draft="note",
+        flag="--event-type",
+        imported="note",
+        intent=True,
+        help="decision, lesson, preference, warning, ...",
+    )
+    summary: str = field(
+        caller=True,
+        flag="summary",
+        intent=True,
+        help="one sentence to remember ('-' reads it from stdin)",
+    )
+    details: str = field(default="", caller=True, flag="--details", intent=True, help="longer text")
+    source_type: str = field(default="manual", caller=True, export="source.type", intent=True)
+    source_ref: str = field(
+        default="",
+        caller=True,
+        flag="--source-ref",
+        export="source.ref",
+        intent=True,
+        help="where this can be checked: a file, URL, run",
+    )
+    source_quote: str = field(
+        default="",
+        caller=True,
+        flag="--source-quote",
+        export="source.quote",
+        intent=True,
+        help="the words at the source",
+    )
+    tags: tuple[str, ...] = field(
+        default=(), caller=True, flag="--tag", intent=True, help="a tag (repeatable)"
+    )
+    salience: float = field(
+        default=0.5, caller=True, flag="--salience", intent=True, help="how much it matters, 0..1"
+    )
+    confidence: float = field(
+        default=0.5, caller=True, flag="--confidence", intent=True, help="how sure, 0..1"
+    )
+    sensitivity: str = field(
+        default="normal",
+        caller=True,
+        flag="--sensitivity",
+        choices=SENSITIVITIES,
+        help="anything but normal is hidden unless a read asks for it",
+    )
+    retention: str = field(
+        default="normal",
+        caller=True,
+        flag="--retention",
+        choices=RETENTIONS,
+        intent=True,
+        help="what maintain may do once it expires",
+    )
+    expires_at: str | None = field(
+        default=None,
+        caller=True,
+        flag="--expires-at",
+        time=True,
+        intent=True,
+        help="no read returns it after TIME",
+    )
+    # A draft names the one memory it replaces; the row lists every one.
+    supersedes: tuple[str, ...] = field(default=(), caller=True, draft=None, many=True, intent=True)
     superseded_by: str | None = None
     links: tuple[Link, ...] = ()
-    trust: str = "accepted"
-    review_reason: str | None = None
-    reviewed_at: str | None = None
-    reviewed_by: str | None = None
-    valid_from: str = ""
-    valid_to: str | None = None
-    retired_at: str | None = None
-    redacted_at: str | None = None
-    origin: str = "person"
-    origin_session: str | None = None
-    content_hash: str = field(default="")
-
-    def replace(self, **changes: Any) -> Memory:
-        """A copy with `changes`, equal to what `dataclasses.replace` makes.
-
-        The copy takes this memory's field values as they are, which is all
-        the generated `__init__` would do with them (a Memory has no
-        `__post_init__`), at a tenth of its cost: every write copies its
-        memory at least once, and a bulk import writes millions.
-        """
-        unknown = changes.keys() - _FIELD_NAMES
-        if unknown:
-            raise TypeError(f"Memory has no field {min(unknown)!r}")
-        copy = object.__new__(Memory)
-        values = copy.__dict__
-        values.update(self.__dict__)
-        values.update(changes)
-        return copy
+    trust: str = field(default="accepted", choices=TRUST_STATES, pending_flag="review.needs_review")
+    review_reason: str | None = field(default=None, export="review.review_reason")
+    reviewed_at: str | None = field(default=None, export="review.reviewed_at", time=True)
+    reviewed_by: str | None = field(default=None, export="review.reviewed_by")
+    valid_from: str = field(
+        default="",
+        caller=True,
+        draft=None,
+        flag="--valid-from",
+        time=True,
+        help="when the fact starts to hold",
+    )
+    valid_to: str | None = field(
+        default=None,
+        caller=True,
+        flag="--valid-to",
+        time=True,
+        help="when the fact stops holding",
+    )
+    retired_at: str | None = field(default=None, time=True, store=True)
+    redacted_at: str | None = field(default=None, time=True, store=True)
+    origin: str = field(default="person", choices=ORIGINS, imported="import", store=True)
+    origin_session: str | None = field(default=None, store=True)
+    content_hash: str = field(default="", store=True, recomputed=True)
 
     def with_hash(self) -> Memory:
         return self.replace(content_hash=content_hash(self.summary, self.details))
@@ -265,62 +455,129 @@ class Memory:
 
     def to_dict(self) -> dict[str, Any]:
         """The export form: the original's JSONL shape plus Tree Ring's fields."""
-        return {
-            "id": self.id,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-            "project": self.project,
-            "agent_profile": self.agent_profile,
-            "workflow_id": self.workflow_id,
-            "session_id": self.session_id,
-            "operation_id": self.operation_id,
-            "scope": self.scope,
-            "ring": self.ring,
-            "event_type": self.event_type,
-            "summary": self.summary,
-            "details": self.details,
-            "source": {
-                "type": self.source_type,
-                "ref": self.source_ref,
-                "quote": self.source_quote,
-            },
-            "tags": list(self.tags),
-            "salience": self.salience,
-            "confidence": self.confidence,
-            "sensitivity": self.sensitivity,
-            "retention": self.retention,
-            "expires_at": self.expires_at,
-            "supersedes": list(self.supersedes),
-            "superseded_by": self.superseded_by,
-            "links": [{"type": link.type, "target": link.target} for link in self.links],
-            "review": {
-                "needs_review": self.trust == "pending",
-                "review_reason": self.review_reason,
-                "reviewed_at": self.reviewed_at,
-                "reviewed_by": self.reviewed_by,
-            },
-            "trust": self.trust,
-            "valid_from": self.valid_from,
-            "valid_to": self.valid_to,
-            "retired_at": self.retired_at,
-            "redacted_at": self.redacted_at,
-            "origin": self.origin,
-            "origin_session": self.origin_session,
-            "content_hash": self.content_hash,
-        }
+        values = self.__dict__
+        out: dict[str, Any] = {}
+        for key, group, name, convert in _EXPORT:
+            value = values[name]
+            if convert is not None:
+                value = convert(value)
+            if group is None:
+                out[key] = value
+            else:
+                nested = out.get(group)
+                if nested is None:
+                    nested = out[group] = {}
+                nested[key] = value
+        return out
 
 
-_FIELD_NAMES = frozenset(item.name for item in dataclasses.fields(Memory))
+def _link_objects(links: tuple[Link, ...]) -> list[dict[str, str]]:
+    return [{"type": link.type, "target": link.target} for link in links]
 
-_IDENTIFIER_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+def _is_pending(trust: str) -> bool:
+    return trust == "pending"
+
+
+def _export_plan() -> list[tuple[str, str | None, str, Callable[[Any], Any] | None]]:
+    """(key, group or None, field, conversion) in the order the export row lists them."""
+    plan: list[tuple[str, str | None, str, Callable[[Any], Any] | None]] = []
+    for spec in fields(Memory):
+        flag = spec.get("pending_flag")
+        if flag:
+            group, key = flag.split(".")
+            plan.append((key, group, spec.name, _is_pending))
+        group, _, key = spec.get("export", spec.name).rpartition(".")
+        if spec.annotation == "tuple[Link, ...]":
+            convert: Callable[[Any], Any] | None = _link_objects
+        elif spec.annotation.startswith("tuple["):
+            convert = list
+        else:
+            convert = None
+        plan.append((key, group or None, spec.name, convert))
+    return plan
+
+
+_EXPORT = _export_plan()
+
+
+def export_keys(*, writable: bool = False) -> tuple[str, ...]:
+    """The top-level keys of an export row, in order; `writable`: only those a
+    write may carry (not the fields only the store sets)."""
+    keys: dict[str, None] = {}
+    for spec in fields(Memory):
+        if writable and spec.get("store"):
+            continue
+        flag = spec.get("pending_flag")
+        if flag:
+            keys[flag.split(".")[0]] = None
+        keys[spec.get("export", spec.name).split(".")[0]] = None
+    return tuple(keys)
+
+
+_intent: list[Callable[[Memory], str]] = []
+
+
+def intent_json(memory: Memory) -> str:
+    """`canonical_json` of what an exact retry under one operation id must
+    repeat: the fields `Memory` declares with ``intent``, by name.
+
+    Written field by field by a function made from the declaration (a bulk
+    write hashes millions of these, and the general encoder costs more than
+    the row); a test holds it to `canonical_json`, byte for byte.
+    """
+    if not _intent:
+        _intent.append(_compile_intent())
+    return _intent[0](memory)
+
+
+def _compile_intent() -> Callable[[Memory], str]:
+    writers = {
+        "float": "json_number",
+        "str": "json_string",
+        "str | None": "json_text",
+        "tuple[str, ...]": "json_texts",
+    }
+    specs = sorted((spec for spec in fields(Memory) if spec.get("intent")), key=lambda s: s.name)
+    template = "{" + ",".join(f'"{spec.name}":%s' for spec in specs) + "}"
+    values = ", ".join(f"{writers[spec.annotation]}(m.{spec.name})" for spec in specs)
+    namespace: dict[str, Any] = {
+        "json_number": json_number,
+        "json_string": json_string,
+        "json_text": json_text,
+        "json_texts": json_texts,
+    }
+    exec(f"def intent_json(m):\n    return {template!r} % ({values},)\n", namespace)
+    return namespace["intent_json"]
+
+
+def caller_fields() -> list[Field]:
+    """The fields a write's caller may set, with a draft's defaults: the
+    summary first (by position or name), the rest by name only."""
+    out: list[Field] = []
+    for spec in fields(Memory):
+        if not spec.get("caller"):
+            continue
+        default = spec.meta.get("draft", spec.default)
+        copy = Field(default, spec.factory, kw_only=spec.name != "summary", meta=dict(spec.meta))
+        copy.name = spec.name
+        copy.annotation = spec.annotation
+        out.append(copy)
+    out.sort(key=lambda spec: spec.name != "summary")
+    return out
+
+
 _REQUIRED_FOR_SCOPE = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
 
 
 def _check_text(name: str, value: str, limit: int, plain: bool, *, multiline: bool = False) -> None:
     if len(value) > limit:
         raise UsageError(f"{name} is {len(value):,} characters; the limit is {limit:,}")
-    pattern = _CONTROL if multiline else _CONTROL_LINE
-    if not plain and pattern.search(value):
+    if plain:
+        return
+    patterns = _patterns()
+    pattern = patterns.control if multiline else patterns.control_line
+    if pattern.search(value):
         raise UsageError(f"{name} contains control characters; remove them and retry")
 
 
@@ -331,7 +588,7 @@ def _check_identifier(name: str, value: str | None, plain: bool) -> None:
         raise UsageError(f"{name} must not be blank; omit it or give a value")
     if len(value) > MAX_IDENTIFIER:
         raise UsageError(f"{name} must be at most {MAX_IDENTIFIER} characters")
-    if not plain and _IDENTIFIER_CONTROL.search(value):
+    if not plain and _patterns().identifier_control.search(value):
         raise UsageError(f"{name} contains control characters; remove them and retry")
 
 
@@ -361,6 +618,7 @@ def _plain(memory: Memory) -> bool:
     """
     one_line = [memory.summary, memory.source_ref, memory.event_type, memory.source_type]
     one_line += memory.tags
+    one_line += [link.target for link in memory.links]
     for value in (
         memory.project,
         memory.agent_profile,
@@ -385,8 +643,9 @@ def _plain(memory: Memory) -> bool:
 
 def _check_encoding(memory: Memory) -> None:
     """Refuse lone surrogates in any text field, naming the first in guard order."""
+    surrogate = _patterns().surrogate
     for name, value in {**memory.text_fields(), "source type": memory.source_type}.items():
-        if _SURROGATE.search(value):
+        if surrogate.search(value):
             raise UsageError(
                 f"{name.replace('_', ' ')} is not valid UTF-8 text; re-encode it as UTF-8 and retry"
             )
@@ -397,7 +656,8 @@ def validate(memory: Memory) -> None:
     plain = _plain(memory)
     if not plain:
         _check_encoding(memory)
-    if not _MEMORY_ID.match(memory.id):
+    patterns = _patterns()
+    if not patterns.memory_id.match(memory.id):
         raise UsageError(f"memory id {memory.id[:40]!r} must look like mem_YYYYmmdd_HHMMSS_<hex>")
     if not memory.summary.strip():
         raise UsageError("summary must not be blank; say in one sentence what to remember")
@@ -405,7 +665,7 @@ def validate(memory: Memory) -> None:
     _check_text("details", memory.details, MAX_DETAILS, plain, multiline=True)
     _check_text("source ref", memory.source_ref, MAX_REF, plain)
     _check_text("source quote", memory.source_quote, MAX_QUOTE, plain, multiline=True)
-    if not _EVENT_TYPE.match(memory.event_type):
+    if not patterns.event_type.match(memory.event_type):
         raise UsageError(
             f"event type {memory.event_type[:40]!r} must be a lowercase word "
             "such as decision, lesson, preference, warning"
@@ -429,11 +689,14 @@ def validate(memory: Memory) -> None:
     if memory.review_reason is not None:
         _check_text("review reason", memory.review_reason, MAX_REF, plain)
     for other in (*memory.supersedes, memory.superseded_by or "mem_x"):
-        if not _MEMORY_ID.match(other):
-            raise UsageError(f"supersedes and superseded_by name memory ids, not {other[:40]!r}")
+        if not patterns.memory_id.match(other):
+            raise UsageError("supersedes and superseded_by name memory ids, not that value")
     for link in memory.links:
-        if not _EVENT_TYPE.match(link.type) or not _MEMORY_ID.match(link.target):
-            raise UsageError("each link is a lowercase type and a memory id (mem_...)")
+        if not patterns.event_type.match(link.type):
+            raise UsageError("each link's type is a lowercase word such as related or contradicts")
+        _check_text("link target", link.target, MAX_REF, plain)
+        if not link.target.strip():
+            raise UsageError("each link needs a target: a memory id, a file or a URL")
     needed = _REQUIRED_FOR_SCOPE.get(memory.scope)
     if needed and not getattr(memory, needed):
         flag = "--" + needed.replace("_", "-")
@@ -454,76 +717,112 @@ def validate(memory: Memory) -> None:
 def from_mapping(row: Mapping[str, Any]) -> Memory:
     """Build a Memory from an export row (Tree Ring's or the original's).
 
+    Each field is read as `Memory` declares it (see the module docstring).
     Its content hash is left for the write path (`pipeline.prepare`) to set.
     """
-    source = _mapping(row.get("source"), "source must be an object with type, ref and quote")
-    review = _mapping(row.get("review"), "review must be an object")
-    trust = row.get("trust") or ("pending" if review.get("needs_review") else "accepted")
-    created = _time_or_none(row.get("created_at"), "created_at") or now_iso()
+    groups = {
+        group: _mapping(row.get(group), problem) for group, problem in _GROUP_PROBLEMS.items()
+    }
+    values: dict[str, Any] = {}
+    for spec in _IMPORTED:
+        group, _, key = spec.get("export", spec.name).rpartition(".")
+        if group:
+            values[spec.name] = _nested(groups[group], key, spec)
+        else:
+            values[spec.name] = _top_level(row, key, spec)
+    for spec in _PENDING_FLAGS:
+        group, _, key = spec.get("pending_flag").rpartition(".")
+        if not values[spec.name]:
+            values[spec.name] = "pending" if groups[group].get(key) else "accepted"
+    # Times that default to another field's: a row's first moment is its creation.
+    created = values["created_at"] = values["created_at"] or now_iso()
+    values["updated_at"] = values["updated_at"] or created
+    values["valid_from"] = values["valid_from"] or created
+    values["id"] = values["id"] or new_memory_id()
+    return Memory(**values)
+
+
+# Where an export row nests fields, and what to say when the nest is not an object.
+_GROUP_PROBLEMS = {
+    "source": "source must be an object with type, ref and quote",
+    "review": "review must be an object",
+}
+_IMPORTED = [spec for spec in fields(Memory) if not spec.get("recomputed")]
+_PENDING_FLAGS = [spec for spec in fields(Memory) if spec.get("pending_flag")]
+
+
+def _imported_default(spec: Field) -> Any:
+    return spec.meta.get("imported", spec.default)
+
+
+def _top_level(row: Mapping[str, Any], key: str, spec: Field) -> Any:
+    annotation = spec.annotation
+    if spec.get("time"):
+        return _time_or_none(row.get(key), key)
+    if annotation == "float":
+        return _score(row, key, spec.default)
+    if annotation == "tuple[Link, ...]":
+        return _links(row.get(key))
+    if annotation == "tuple[str, ...]":
+        raw = row.get(key)
+        if isinstance(raw, str) and spec.get("many"):
+            raw = [raw]
+        return tuple(str(item) for item in _list(raw, key))
+    if annotation == "str | None":
+        return _opt(row, key)
+    if spec.get("pending_flag"):
+        value = row.get(key)
+        return str(value) if value else None  # decided by the flag when absent
+    default = _imported_default(spec)
+    return _text(row, key) or ("" if default is MISSING else default)
+
+
+def _nested(group: Mapping[str, Any], key: str, spec: Field) -> Any:
+    """Values inside the original's objects are taken as given, as text."""
+    value = group.get(key)
+    if spec.get("time"):
+        return _time_or_none(value, key)
+    if spec.annotation == "str | None":
+        return _opt_any(value)
+    return str(value or _imported_default(spec))
+
+
+def _links(raw: Any) -> tuple[Link, ...]:
     links: list[Link] = []
-    for item in _list(row.get("links"), "links"):
+    for item in _list(raw, "links"):
         link = _mapping(item, "each link needs a type and a target")
         if not isinstance(link.get("target"), str):
             raise UsageError("each link needs a type and a target")
         links.append(Link(type=str(link.get("type") or "related"), target=str(link["target"])))
-    raw_supersedes = row.get("supersedes")
-    if isinstance(raw_supersedes, str):
-        raw_supersedes = [raw_supersedes]
-    supersedes = [str(s) for s in _list(raw_supersedes, "supersedes")]
-    tags = [str(t) for t in _list(row.get("tags"), "tags")]
-    return Memory(
-        id=_text(row, "id") or new_memory_id(),
-        created_at=created,
-        updated_at=_time_or_none(row.get("updated_at"), "updated_at") or created,
-        summary=_text(row, "summary"),
-        event_type=_text(row, "event_type") or "note",
-        project=_opt(row, "project"),
-        agent_profile=_opt(row, "agent_profile"),
-        workflow_id=_opt(row, "workflow_id"),
-        session_id=_opt(row, "session_id"),
-        operation_id=_opt(row, "operation_id"),
-        scope=_text(row, "scope") or "global",
-        ring=_text(row, "ring") or "cambium",
-        details=_text(row, "details"),
-        source_type=str(source.get("type") or "manual"),
-        source_ref=str(source.get("ref") or ""),
-        source_quote=str(source.get("quote") or ""),
-        tags=tuple(tags),
-        salience=_score(row, "salience"),
-        confidence=_score(row, "confidence"),
-        sensitivity=_text(row, "sensitivity") or "normal",
-        retention=_text(row, "retention") or "normal",
-        expires_at=_time_or_none(row.get("expires_at"), "expires_at"),
-        supersedes=tuple(supersedes),
-        superseded_by=_opt(row, "superseded_by"),
-        links=tuple(links),
-        trust=str(trust),
-        review_reason=_opt_any(review.get("review_reason")),
-        reviewed_at=_time_or_none(review.get("reviewed_at"), "reviewed_at"),
-        reviewed_by=_opt_any(review.get("reviewed_by")),
-        valid_from=_time_or_none(row.get("valid_from"), "valid_from") or created,
-        valid_to=_time_or_none(row.get("valid_to"), "valid_to"),
-        retired_at=_time_or_none(row.get("retired_at"), "retired_at"),
-        redacted_at=_time_or_none(row.get("redacted_at"), "redacted_at"),
-        origin=_text(row, "origin") or "import",
-        origin_session=_opt(row, "origin_session"),
-    )
+    return tuple(links)
 
 
 def _mapping(value: Any, problem: str) -> dict[str, Any]:
     if value is None:
         return {}
-    if not isinstance(value, Mapping):
+    if not _is_mapping(value):
         raise UsageError(problem)
-    return {str(k): v for k, v in cast(Mapping[Any, Any], value).items()}
+    return {str(k): v for k, v in value.items()}
+
+
+def _is_mapping(value: object) -> bool:
+    if isinstance(value, dict):
+        return True
+    from collections.abc import Mapping  # only for a row that is not a plain dict
+
+    return isinstance(value, Mapping)
 
 
 def _list(value: Any, what: str) -> list[Any]:
     if value is None:
         return []
-    if not isinstance(value, list):
+    if not _is_list(value):
         raise UsageError(f"{what} must be a list")
-    return cast(list[Any], value)
+    return value
+
+
+def _is_list(value: object) -> bool:
+    return isinstance(value, list)
 
 
 def _text(row: Mapping[str, Any], key: str) -> str:
@@ -544,10 +843,10 @@ def _opt_any(value: Any) -> str | None:
     return str(value) if value else None
 
 
-def _score(row: Mapping[str, Any], key: str) -> float:
-    value = row.get(key, 0.5)
+def _score(row: Mapping[str, Any], key: str, default: float) -> float:
+    value = row.get(key, default)
     if value is None:
-        return 0.5
+        return default
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise UsageError(f"{key} must be a number between 0 and 1")
     return float(value)

@@ -82,37 +82,7 @@ TOP_KEYS = frozenset(
 # What a seed may say: the export row's fields that a write may carry. Fields
 # only the store sets (retired_at, redacted_at, origin) are refused, so a
 # scenario cannot fake a state the write path never produces.
-SEED_KEYS = frozenset(
-    {
-        "id",
-        "created_at",
-        "updated_at",
-        "project",
-        "agent_profile",
-        "workflow_id",
-        "session_id",
-        "operation_id",
-        "scope",
-        "ring",
-        "event_type",
-        "summary",
-        "details",
-        "source",
-        "tags",
-        "salience",
-        "confidence",
-        "sensitivity",
-        "retention",
-        "expires_at",
-        "supersedes",
-        "superseded_by",
-        "links",
-        "review",
-        "trust",
-        "valid_from",
-        "valid_to",
-    }
-)
+SEED_KEYS = frozenset(record.export_keys(writable=True))
 TIME_KEYS = ("created_at", "updated_at", "expires_at", "valid_from", "valid_to")
 SELECTORS = ("memory_id", "ring", "tag", "source_ref")
 _RELATIVE = re.compile(r"now(?:([+-])(\d+(?:\.\d+)?)([smhd]))?\Z")

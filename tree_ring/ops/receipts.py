@@ -8,26 +8,43 @@ brief that found nothing. One small JSON file per harness under
 
 from __future__ import annotations
 
-import json
 import os
-import re
-from pathlib import Path
-from typing import Any, cast
 
-from tree_ring.model import project
+from tree_ring.model import jsontext, project
 from tree_ring.model.record import canonical_json, now_iso, sha256
-from tree_ring.read.brief import Brief
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from tree_ring.model.project import StrPath
+    from tree_ring.read.brief import Brief
+
+# Harness names become file names: anything but these is replaced.
+_NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
 def ids_digest(ids: tuple[str, ...]) -> str:
     return sha256(canonical_json(list(ids)))
 
 
-def write_receipt(root: Path, *, harness: str, event: str, brief: Brief | None) -> Path:
+def receipt_name(harness: str) -> str:
+    """The harness's file name: runs of other characters become one hyphen."""
+    out: list[str] = []
+    for char in harness.lower():
+        if char in _NAME_CHARACTERS:
+            out.append(char)
+        elif not out or out[-1] != "\x00":
+            out.append("\x00")
+    return "".join(out).replace("\x00", "-") + ".json"
+
+
+def write_receipt(root: StrPath, *, harness: str, event: str, brief: Brief | None) -> str:
     """Record, per harness, the last brief and the last stop; never memory text."""
-    folder = project.receipts_dir(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{re.sub(r'[^a-z0-9-]+', '-', harness.lower())}.json"
+    folder = project.receipts_dir_str(root)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, receipt_name(harness))
     record = read_receipt(path)
     entry: dict[str, Any] = {"at": now_iso(), "event": event}
     if brief is not None:
@@ -38,20 +55,21 @@ def write_receipt(root: Path, *, harness: str, event: str, brief: Brief | None) 
     record["harness"] = harness
     # A name of our own rather than tempfile.mkstemp: the hook runs this on
     # every session start, and importing tempfile costs more than the write.
-    tmp = folder / f".receipt-{os.getpid()}-{os.urandom(6).hex()}"
+    tmp = os.path.join(folder, f".receipt-{os.getpid()}-{os.urandom(6).hex()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(record, handle, sort_keys=True, indent=1)
+        handle.write(jsontext.dumps(record, sort_keys=True, indent=1, ensure_ascii=True))
     os.replace(tmp, path)
     return path
 
 
-def read_receipt(path: Path) -> dict[str, Any]:
+def read_receipt(path: StrPath) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            data = jsontext.loads(handle.read())
     except (OSError, ValueError):
         return {}
-    return cast(dict[str, Any], data) if isinstance(data, dict) else {}
+    return jsontext.as_object(data) or {}
 
 
 def receipts(root: Path) -> dict[str, dict[str, Any]]:

@@ -9,7 +9,6 @@ so what was forgotten on one machine stays forgotten on the next.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Iterable, Iterator
@@ -167,9 +166,7 @@ def import_lines(
     parsed = _parse(lines, project, trusted)
     report = ImportReport(lines=len(parsed), dry_run=dry_run)
     # The same caller (and capability), writing rows whose origin is the import.
-    import_actor = dataclasses.replace(
-        actor, origin=dataclasses.replace(actor.origin, kind="import")
-    )
+    import_actor = actor.replace(origin=actor.origin.replace(kind="import"))
     with bulk.page_cache(store.db, bulk.CACHE_KIB), store.write() as db:
         if not dry_run:
             ids = [item.memory.id for item in parsed if item.memory is not None]

@@ -10,15 +10,16 @@ memory's text can never close the fence early.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from tree_ring import guard
-from tree_ring.model.identity import Identity
-from tree_ring.model.record import Memory
+from tree_ring.model.frozen import Frozen
 from tree_ring.store import live, rows, schema
-from tree_ring.store.db import Store
 from tree_ring.store.live import View
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.model.identity import Identity
+    from tree_ring.model.record import Memory
+    from tree_ring.store.db import Store
 
 MAX_LINES = 8
 MAX_BYTES = 6_000
@@ -47,11 +48,36 @@ ROOT_SQL = (
 )
 
 
-@dataclass(frozen=True)
-class Brief:
+class Brief(Frozen):
     text: str
     ids: tuple[str, ...]
     project: str
+
+
+def _qualified(order: str, alias: str) -> str:
+    """`order` with each column name (a whole word, as SQL reads it) prefixed by `alias`."""
+    columns = ("ring", "salience", "confidence", "created_at")
+    out: list[str] = []
+    word = ""
+    for char in order + " ":
+        if char.isalnum() or char == "_":
+            word += char
+            continue
+        if word:
+            out.append(f"{alias}.{word}" if word in columns else word)
+            word = ""
+        out.append(char)
+    return "".join(out)[:-1]
+
+
+_ORDER = _qualified(schema.BRIEF_ORDER, "m")
+
+
+def no_fence(text: str) -> str:
+    """Runs of three or more hyphens cut to two: no fence lookalikes inside the data."""
+    while "---" in text:
+        text = text.replace("---", "--")
+    return text
 
 
 def select_sql(clause: live.Clause, *, now: bool = True) -> str:
@@ -62,12 +88,9 @@ def select_sql(clause: live.Clause, *, now: bool = True) -> str:
     with the store. Past views (`--as-of`) may need retired rows, which the
     partial index leaves out, so they let the planner choose.
     """
-    order = schema.BRIEF_ORDER
-    for column in ("ring", "salience", "confidence", "created_at"):
-        order = re.sub(rf"\b{column}\b", f"m.{column}", order)
     hint = " INDEXED BY memories_brief" if now else ""
     return (
-        f"SELECT m.* FROM memories m{hint} WHERE {clause.sql} ORDER BY {order} LIMIT :brief_limit"
+        f"SELECT m.* FROM memories m{hint} WHERE {clause.sql} ORDER BY {_ORDER} LIMIT :brief_limit"
     )
 
 
@@ -76,10 +99,15 @@ def select(store: Store, identity: Identity, view: View | None = None) -> list[M
     clause = live.where(identity, view)
     sql = select_sql(clause, now=view.is_now())
     found = store.query(sql, {**clause.params, "brief_limit": OVERFETCH})
-    memories = [rows.from_row(row) for row in found]
-    # A row stored before a newer guard rule must not be injected into a prompt.
-    safe = [m for m in memories if guard.find_secret(f"{m.summary} {m.source_ref}") is None]
-    return safe[:MAX_LINES]
+    safe: list[Memory] = []
+    for row in found:
+        # A row stored before a newer guard rule must not be injected into a
+        # prompt. Rows are read and checked in order only until eight pass.
+        if guard.find_secret(f"{row['summary']} {row['source_ref']}") is None:
+            safe.append(rows.from_row(row))
+            if len(safe) == MAX_LINES:
+                break
+    return safe
 
 
 def _clip(text: str, limit: int) -> str:
@@ -91,8 +119,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def line(memory: Memory) -> str:
-    summary = " ".join(memory.summary.split())
-    summary = re.sub(r"-{3,}", "--", summary)  # no fence lookalikes inside the data
+    summary = no_fence(" ".join(memory.summary.split()))
     source = memory.source_ref or memory.source_type
     tail = f" ({memory.id}; source: {_clip(' '.join(source.split()), 120)})"
     synced = SYNCED.get(memory.source_type)
@@ -129,7 +156,7 @@ def history_line(store: Store, identity: Identity, view: View | None = None) -> 
     if not found:
         return None
     node_id, content, leaf_count, start, end = found[0]
-    text = re.sub(r"-{3,}", "--", flat(content))
+    text = no_fence(flat(content))
     if guard.find_secret(text) is not None:
         return None
     head = "[history] "

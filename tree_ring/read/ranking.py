@@ -19,7 +19,8 @@ part, so a person can see why a memory ranked where it did.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+from tree_ring.model.frozen import Frozen
 
 WEIGHTS = {
     "relevance": 0.30,
@@ -128,8 +129,7 @@ def intents(terms: list[str]) -> set[str]:
     return {ring for ring, words in RING_INTENT.items() if any(t in words for t in terms)}
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(Frozen):
     bm25: float  # FTS5 bm25: lower (more negative) is better
     matched_terms: int  # query terms present in the memory's text
     query_terms: int
@@ -140,8 +140,7 @@ class Candidate:
     ring: str
 
 
-@dataclass(frozen=True)
-class Score:
+class Score(Frozen):
     total: float
     parts: dict[str, float]
 

@@ -28,9 +28,9 @@ import itertools
 import re
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 
+from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory
 from tree_ring.read import ranking
@@ -150,8 +150,7 @@ def _atom(terms: Atom) -> str:
     return quote(terms[0]) if len(terms) == 1 else "(" + " OR ".join(map(quote, terms)) + ")"
 
 
-@dataclass(frozen=True)
-class Rung:
+class Rung(Frozen):
     """One query of the ladder: an OR of ANDs of atoms."""
 
     clauses: tuple[tuple[Atom, ...], ...]
@@ -247,8 +246,7 @@ def candidate_cap(limit: int) -> int:
     return max(256, min(2048, 128 * limit))
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(Frozen):
     memory: Memory
     score: float
     parts: dict[str, float] = field(default_factory=lambda: {})

@@ -7,19 +7,21 @@ edited, removed or reordered entry.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, cast
-
+from tree_ring.model import jsontext
+from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, canonical_json, json_string, json_text, now_iso, sha256
 from tree_ring.store import rows
-from tree_ring.store.sql import Db
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from tree_ring.store.sql import Db
 
 
-@dataclass(frozen=True)
-class Actor:
+class Actor(Frozen):
     """Who performed a mutation, for the audit log and the row itself."""
 
     name: str
@@ -119,9 +121,6 @@ def entries(db: Db, *, limit: int = 100, target: str | None = None) -> list[dict
 # (`detail["tombstones"]`), so a tombstone deleted by hand shows too.
 
 GONE = "gone"
-_values = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
-
 _UPDATED_AT = rows.COLUMNS.index("updated_at")
 
 
@@ -130,7 +129,7 @@ def state_hash(memory: Memory) -> str:
     clock of the change, which the entry's own time records."""
     values = rows.to_values(memory)
     del values[_UPDATED_AT]
-    return sha256(_values(values))
+    return sha256(jsontext.dumps(values, compact=True))
 
 
 def states_of(db: Db, memory_ids: Iterable[str]) -> dict[str, str]:
@@ -140,7 +139,7 @@ def states_of(db: Db, memory_ids: Iterable[str]) -> dict[str, str]:
         row["id"]: state_hash(rows.from_row(row))
         for row in db.execute(
             "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(wanted),),
+            (jsontext.dumps(wanted),),
         )
     }
     return {memory_id: found.get(memory_id, GONE) for memory_id in wanted}
@@ -161,8 +160,7 @@ def record(
     append(db, actor, action, target, {**detail, "states": states} if states else detail, at=at)
 
 
-@dataclass(frozen=True)
-class Verification:
+class Verification(Frozen):
     ok: bool
     checked: int
     first_bad: int | None = None  # the first entry found wrong, when an entry is
@@ -259,15 +257,15 @@ def verify(db: Db) -> Verification:
 
 def _detail(text: str) -> dict[str, Any]:
     try:
-        value = json.loads(text)
+        value = jsontext.loads(text)
     except ValueError:
         return {}
-    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+    return jsontext.as_object(value) or {}
 
 
 def _mapping(value: Any) -> dict[str, Any]:
-    return cast(dict[str, Any], value) if isinstance(value, dict) else {}
+    return jsontext.as_object(value) or {}
 
 
 def _sequence(value: Any) -> list[Any]:
-    return cast(list[Any], value) if isinstance(value, list) else []
+    return value if isinstance(value, list) else []  # pyright: ignore[reportUnknownVariableType]

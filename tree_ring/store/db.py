@@ -11,24 +11,28 @@ caller's environment by the CLI and the hook, never by the library itself.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Generator, Mapping
-from contextlib import contextmanager
-from pathlib import Path
-from types import TracebackType
-from typing import Any, TypeVar
 
-from tree_ring.model import project
+from tree_ring.model import jsontext, project
 from tree_ring.model.errors import NoStore, StoreBusy, StoreFault
 from tree_ring.model.record import canonical_json, now_iso
 from tree_ring.store import schema
 from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
 
-T = TypeVar("T")
+# Only for the checker: the hooks open a store on every call, and typing,
+# pathlib and types cost them more than opening it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from types import TracebackType
+    from typing import Any, TypeVar
+
+    from tree_ring.model.project import StrPath
+
+    T = TypeVar("T")
 WRITE_ATTEMPTS = 8
 BACKOFF_CAP_S = 0.5
 _TRUE = ("1", "true", "yes", "on")
@@ -69,7 +73,7 @@ class Options:
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
-def file_damage(path: Path) -> str | None:
+def file_damage(path: StrPath) -> str | None:
     """What the 100-byte header shows is wrong with the file, or None.
 
     SQLite opens a truncated file without complaint and fails only on the
@@ -78,8 +82,8 @@ def file_damage(path: Path) -> str | None:
     pages the file does not yet have, so then SQLite is left to judge.
     """
     try:
-        size = path.stat().st_size
-        with path.open("rb") as handle:
+        size = os.stat(path).st_size
+        with open(path, "rb") as handle:
             head = handle.read(100)
     except OSError:
         return None  # unreadable: let SQLite report it in its own words
@@ -93,8 +97,8 @@ def file_damage(path: Path) -> str | None:
     # The header's page count is valid only when these two counters agree.
     if not pages or head[24:28] != head[92:96]:
         return None
-    wal = path.with_name(path.name + "-wal")
-    if wal.exists() and wal.stat().st_size > 0:
+    wal = f"{os.fspath(path)}-wal"
+    if os.path.exists(wal) and os.stat(wal).st_size > 0:
         return None
     if size < pages * page_size:
         return f"truncated: {size:,} of {pages * page_size:,} bytes"
@@ -104,17 +108,30 @@ def file_damage(path: Path) -> str | None:
 class Store:
     """One open store. Use as a context manager, or call `close()`."""
 
-    def __init__(self, db: Db, root: Path, *, options: Options) -> None:
+    def __init__(self, db: Db, root: StrPath, *, options: Options) -> None:
         self.db = db
-        self.root = root
-        self.path = db.path
+        self.root_str = os.fspath(root)
         self.options = options
         self.read_only = options.read_only
+
+    @property
+    def root(self) -> Path:
+        """The project directory."""
+        from pathlib import Path
+
+        return Path(self.root_str)
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        from pathlib import Path
+
+        return Path(self.db.path)
 
     @classmethod
     def open(
         cls,
-        root: Path,
+        root: StrPath,
         *,
         create: bool = False,
         read_only: bool | None = None,
@@ -129,18 +146,19 @@ class Store:
                 read_only=read_only,
                 max_pages=options.max_pages,
             )
-        root = project.normalise_root(root)
-        path = project.store_path(root)
-        if (options.read_only or not create) and not path.exists():
+        root = project.normalise_root_str(root)
+        path = project.store_path_str(root)
+        exists = os.path.exists(path)
+        if (options.read_only or not create) and not exists:
             raise NoStore(f"no store at {path}; run `tree-ring --root {root} init`")
         # SQLite treats an empty file as a new database; migrating it would hide
         # that every memory was lost (a truncated copy, a failed sync).
-        if not create and path.stat().st_size == 0:
+        if not create and os.stat(path).st_size == 0:
             raise StoreFault(
                 f"the store at {path} is empty (truncated?); restore it from a backup, "
                 "or delete it and run `tree-ring init`"
             )
-        damage = file_damage(path) if path.exists() else None
+        damage = file_damage(path) if exists else None
         if damage:
             raise StoreFault(
                 f"the store at {path} is damaged ({damage}); "
@@ -178,7 +196,7 @@ class Store:
 
     def _migrate(self) -> None:
         if schema.check_version(self.db):
-            self._with_retry(lambda: schema.migrate(self.db, now_iso()))
+            self.with_retry(lambda: schema.migrate(self.db, now_iso()))
 
     def close(self) -> None:
         self.db.conn.close()
@@ -194,7 +212,8 @@ class Store:
     ) -> None:
         self.close()
 
-    def _with_retry(self, action: Callable[[], T]) -> T:
+    def with_retry(self, action: Callable[[], T]) -> T:
+        """Run `action`, again after a short backoff while the store stays locked."""
         delay = 0.01
         for attempt in range(WRITE_ATTEMPTS):
             try:
@@ -207,27 +226,16 @@ class Store:
             delay = min(delay * 2, BACKOFF_CAP_S)
         raise AssertionError("unreachable")
 
-    @contextmanager
-    def write(self) -> Generator[Db]:
+    def write(self) -> Transaction:
         """One immediate transaction: all of it commits, or none of it does."""
-        db = self.db
-        self._with_retry(lambda: db.execute("BEGIN IMMEDIATE"))
-        try:
-            yield db
-            db.execute("COMMIT")
-        except BaseException:
-            # SQLite may already have rolled back (e.g. on a full disk).
-            if db.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    db.conn.execute("ROLLBACK")
-            raise
+        return Transaction(self)
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self.db.query(sql, params)
 
     def setting(self, key: str, default: Any = None) -> Any:
         rows = self.query("SELECT value FROM settings WHERE key = ?", (key,))
-        return json.loads(rows[0][0]) if rows else default
+        return jsontext.loads(rows[0][0]) if rows else default
 
     @staticmethod
     def put_setting(db: Db, key: str, value: Any) -> None:
@@ -236,3 +244,47 @@ class Store:
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, canonical_json(value)),
         )
+
+
+class Transaction:
+    """`with store.write() as db:` runs the block in one immediate transaction.
+
+    A class rather than contextlib's decorator: every hook call imports this
+    module, and importing contextlib costs it more than these lines do.
+    """
+
+    __slots__ = ("db", "store")
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.db
+
+    def __enter__(self) -> Db:
+        db = self.db
+        self.store.with_retry(lambda: db.execute("BEGIN IMMEDIATE"))
+        return db
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc_type is None:
+            try:
+                self.db.execute("COMMIT")
+                return
+            except BaseException:
+                _roll_back(self.db)
+                raise
+        _roll_back(self.db)
+
+
+def _roll_back(db: Db) -> None:
+    # SQLite may already have rolled back (e.g. on a full disk).
+    if db.in_transaction:
+        # Not contextlib.suppress: importing contextlib is what Transaction avoids.
+        try:  # noqa: SIM105
+            db.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass

@@ -16,15 +16,16 @@ candidate cap, so no number of invisible rows can starve a visible one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
+from tree_ring.model.frozen import Frozen
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import PRIVATE_SCOPES, SHARED_SCOPES, now_iso
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-@dataclass(frozen=True)
-class View:
+
+class View(Frozen):
     """What a read asks for. `as_of` is record time; `valid_at` is validity time."""
 
     as_of: str | None = None
@@ -44,8 +45,7 @@ class View:
         return self.valid_at or self.record_time()
 
 
-@dataclass(frozen=True)
-class Clause:
+class Clause(Frozen):
     sql: str
     params: dict[str, Any]
 

@@ -2,68 +2,43 @@
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from collections.abc import Callable, Iterable
 from functools import cache
 from itertools import groupby
 from operator import attrgetter, is_, itemgetter
-from typing import Any, cast
 
+from tree_ring.model import jsontext
 from tree_ring.model.errors import NotFound
+from tree_ring.model.frozen import fields
 from tree_ring.model.record import Link, Memory
-from tree_ring.store.sql import Db
 
-COLUMNS = (
-    "id",
-    "created_at",
-    "updated_at",
-    "project",
-    "agent_profile",
-    "workflow_id",
-    "session_id",
-    "operation_id",
-    "scope",
-    "ring",
-    "event_type",
-    "summary",
-    "details",
-    "source_type",
-    "source_ref",
-    "source_quote",
-    "tags",
-    "salience",
-    "confidence",
-    "sensitivity",
-    "retention",
-    "expires_at",
-    "supersedes",
-    "superseded_by",
-    "links",
-    "trust",
-    "review_reason",
-    "reviewed_at",
-    "reviewed_by",
-    "valid_from",
-    "valid_to",
-    "retired_at",
-    "redacted_at",
-    "origin",
-    "origin_session",
-    "content_hash",
-)
-_JSON_LISTS = ("tags", "supersedes")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+    from tree_ring.store.sql import Db
+
+# One column per field of `Memory`, in its order (a test holds the shipped
+# schema to it); lists and links are stored as JSON text.
+COLUMNS = tuple(spec.name for spec in fields(Memory))
+_JSON_LISTS = tuple(spec.name for spec in fields(Memory) if spec.annotation == "tuple[str, ...]")
+_LINKS = tuple(spec.name for spec in fields(Memory) if spec.annotation == "tuple[Link, ...]")
 
 INSERT = (
     f"INSERT INTO memories ({', '.join(COLUMNS)}) "
     f"VALUES ({', '.join(':' + column for column in COLUMNS)})"
 )
 _FIELDS = attrgetter(*COLUMNS)
-# json.dumps(..., ensure_ascii=False) with its encoder built once; a tuple is
-# written as the list it stands for.
-_json = json.JSONEncoder(ensure_ascii=False).encode
+# json.dumps(..., ensure_ascii=False), as the store has always written lists;
+# a tuple is written as the list it stands for.
+_json = jsontext.dumps
 _LIST_AT = tuple(COLUMNS.index(column) for column in _JSON_LISTS)
-_LINKS_AT = COLUMNS.index("links")
+_LINKS_AT = tuple(COLUMNS.index(column) for column in _LINKS)
+
+
+def _link_json(links: tuple[Link, ...]) -> str:
+    return _json([{"type": link.type, "target": link.target} for link in links]) if links else "[]"
 
 
 def to_values(memory: Memory) -> list[Any]:
@@ -73,10 +48,8 @@ def to_values(memory: Memory) -> list[Any]:
         # Most rows have none; skipping the encoder matters at bulk-import scale.
         value = values[at]
         values[at] = _json(value) if value else "[]"
-    links = memory.links
-    values[_LINKS_AT] = (
-        _json([{"type": link.type, "target": link.target} for link in links]) if links else "[]"
-    )
+    for at in _LINKS_AT:
+        values[at] = _link_json(values[at])
     return values
 
 
@@ -85,38 +58,29 @@ def to_params(memory: Memory) -> dict[str, Any]:
 
 
 def from_row(row: sqlite3.Row) -> Memory:
+    """The memory a row holds. Its values are the store's own, written through
+    `to_values`, so they are taken as they are, without `Memory.__init__`."""
     values: dict[str, Any] = {column: row[column] for column in COLUMNS}
     for column in _JSON_LISTS:
-        values[column] = tuple(json.loads(values[column] or "[]"))
-    values["links"] = tuple(
-        Link(type=item["type"], target=item["target"])
-        for item in json.loads(values["links"] or "[]")
-    )
-    return Memory(**values)
+        text = values[column]
+        values[column] = tuple(jsontext.loads(text)) if text and text != "[]" else ()
+    for column in _LINKS:
+        text = values[column]
+        values[column] = (
+            tuple(Link(type=item["type"], target=item["target"]) for item in jsontext.loads(text))
+            if text and text != "[]"
+            else ()
+        )
+    return Memory.from_values(values)
 
 
 def insert(db: Db, memory: Memory) -> None:
     insert_many(db, [memory])
 
 
-# The columns with no NOT NULL and no default: an INSERT that leaves one out
-# stores NULL there.
-NULLABLE = (
-    "project",
-    "agent_profile",
-    "workflow_id",
-    "session_id",
-    "operation_id",
-    "expires_at",
-    "superseded_by",
-    "review_reason",
-    "reviewed_at",
-    "reviewed_by",
-    "valid_to",
-    "retired_at",
-    "redacted_at",
-    "origin_session",
-)
+# The columns with no NOT NULL and no default (the fields that default to
+# None): an INSERT that leaves one out stores NULL there.
+NULLABLE = tuple(spec.name for spec in fields(Memory) if spec.default is None)
 _NULLABLE_AT = tuple(COLUMNS.index(column) for column in NULLABLE)
 
 
@@ -134,7 +98,7 @@ def insert_many(db: Db, memories: Iterable[Memory]) -> None:
         db.executemany(sql, map(pick, run))
 
 
-_nullable = cast("Callable[[list[Any]], tuple[Any, ...]]", itemgetter(*_NULLABLE_AT))
+_nullable = itemgetter(*_NULLABLE_AT).__call__
 _NONES = (None,) * len(NULLABLE)
 
 
@@ -170,12 +134,12 @@ def update(db: Db, memory_id: str, **changes: Any) -> None:
     params = dict(changes)
     for column in _JSON_LISTS:
         if column in params:
-            params[column] = json.dumps(list(params[column]), ensure_ascii=False)
-    if "links" in params:
-        params["links"] = json.dumps(
-            [{"type": link.type, "target": link.target} for link in params["links"]],
-            ensure_ascii=False,
-        )
+            params[column] = _json(list(params[column]))
+    for column in _LINKS:
+        if column in params:
+            params[column] = _json(
+                [{"type": link.type, "target": link.target} for link in params[column]]
+            )
     unknown = set(params) - set(COLUMNS)
     if unknown:
         raise ValueError(f"not memory columns: {sorted(unknown)}")

@@ -8,13 +8,9 @@ version does not know was written by a newer Tree Ring and is refused.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from tree_ring.model.errors import SchemaTooNew
-from tree_ring.model.identity import Origin
-from tree_ring.store import audit
-from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 
 MEMORIES = """
@@ -253,6 +249,8 @@ SUMMARY_TREE = (
 
 
 def _summary_tree(db: Db) -> None:
+    import json  # here, not at the top: every hook call imports this module
+
     for statement in SUMMARY_TREE:
         db.execute(statement)
     for key, value in TREE_SETTINGS.items():
@@ -291,6 +289,11 @@ def _trust(db: Db) -> None:
     # checks it); the ones already there are named once, by this one.
     stones = [row[0] for row in db.execute("SELECT content_hash FROM content_tombstones")]
     if stones:
+        # Here, not at the top: opening a store must not load the audit log.
+        from tree_ring.model.identity import Origin
+        from tree_ring.store import audit
+        from tree_ring.store.audit import Actor
+
         baseline = Actor("tree-ring", Origin("tree-ring"))
         audit.append(db, baseline, "baseline", "store", {"tombstones": sorted(stones)})
 

@@ -7,17 +7,21 @@ SQLite message reaches a user, and no other module touches a connection.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator
-from pathlib import Path
-from typing import Any
 
 from tree_ring.model.errors import StoreBusy, StoreFault
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import Any
+
+    from tree_ring.model.project import StrPath
 
 BUSY_TIMEOUT_MS = 5_000
 
 
 def connect(
-    path: Path, *, read_only: bool = False, timeout_ms: int = BUSY_TIMEOUT_MS
+    path: StrPath, *, read_only: bool = False, timeout_ms: int = BUSY_TIMEOUT_MS
 ) -> sqlite3.Connection:
     """The one place a connection is made; tests replace it to simulate a broken SQLite.
 
@@ -25,7 +29,12 @@ def connect(
     SQLITE_READONLY, exactly as for a file the user cannot write (and, unlike
     chmod, also when running as root).
     """
-    target = f"{path.as_uri()}?mode=ro" if read_only else str(path)
+    if read_only:
+        from pathlib import Path  # only a read-only open needs a file: URI
+
+        target = f"{Path(path).as_uri()}?mode=ro"
+    else:
+        target = str(path)
     return sqlite3.connect(
         target,
         uri=read_only,
@@ -35,7 +44,7 @@ def connect(
     )
 
 
-def translate(exc: sqlite3.Error, path: Path) -> StoreFault | StoreBusy:
+def translate(exc: sqlite3.Error, path: StrPath) -> StoreFault | StoreBusy:
     """Name the failure and the fix; never show a raw SQLite message alone."""
     text = str(exc).lower()
     if "locked" in text or "busy" in text:
@@ -61,7 +70,7 @@ def translate(exc: sqlite3.Error, path: Path) -> StoreFault | StoreBusy:
     return fault
 
 
-def open_db(path: Path, *, read_only: bool = False, timeout_ms: int = BUSY_TIMEOUT_MS) -> Db:
+def open_db(path: StrPath, *, read_only: bool = False, timeout_ms: int = BUSY_TIMEOUT_MS) -> Db:
     """A connection to the file at `path`, rows as `sqlite3.Row`, errors translated."""
     try:
         conn = connect(path, read_only=read_only, timeout_ms=timeout_ms)
@@ -77,7 +86,7 @@ class Rows:
 
     __slots__ = ("_cursor", "_path")
 
-    def __init__(self, cursor: sqlite3.Cursor, path: Path) -> None:
+    def __init__(self, cursor: sqlite3.Cursor, path: StrPath) -> None:
         self._cursor = cursor
         self._path = path
 
@@ -116,7 +125,7 @@ class Db:
 
     __slots__ = ("conn", "path")
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: StrPath) -> None:
         self.conn = conn
         self.path = path
 

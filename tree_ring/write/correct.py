@@ -78,6 +78,9 @@ def own_partition(memory: Memory, actor: Actor) -> bool:
     origin = actor.origin
     if memory.origin != origin.kind or memory.reviewed_by is not None:
         return False
+    if memory.redacted_at is not None:
+        # Redaction emptied the partition columns; the session that wrote it remains.
+        return origin.session is not None and memory.origin_session == origin.session
     if memory.scope == "agent":
         return memory.agent_profile == actor.name
     if memory.scope == "session":

@@ -25,13 +25,20 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import isfinite
 from typing import Any, NamedTuple
 
 from tree_ring import guard
 from tree_ring.govern import admission, contradictions, coordinator
 from tree_ring.model.errors import Conflict, TreeRingError
-from tree_ring.model.record import Memory, content_hash, json_string, json_text, sha256, validate
+from tree_ring.model.record import (
+    Memory,
+    content_hash,
+    intent_json,
+    json_string,
+    json_text,
+    sha256,
+    validate,
+)
 from tree_ring.store import audit, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
@@ -50,14 +57,6 @@ class WriteResult:
 
 # What is hashed here is canonical_json of a fixed set of fields, written out
 # field by field (see record.json_text). Keys in sorted order.
-_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-
-
-def _number(value: float) -> str:
-    # How the encoder writes a finite float; anything else, it writes itself.
-    return float.__repr__(value) if type(value) is float and isfinite(value) else _json(value)
-
-
 def _texts(values: tuple[str, ...]) -> str:
     return "[" + ",".join(map(json_string, values)) + "]" if values else "[]"
 
@@ -70,37 +69,10 @@ def claim_key(memory: Memory) -> str | None:
     return sha256(_texts((*parts, memory.operation_id)))
 
 
-# What a retry must repeat exactly. The session is part of it (seed 002).
-_INTENT = (
-    '{"confidence":%s,"details":%s,"event_type":%s,"expires_at":%s,"retention":%s,"ring":%s,'
-    '"salience":%s,"scope":%s,"session_id":%s,"source_quote":%s,"source_ref":%s,'
-    '"source_type":%s,"summary":%s,"supersedes":%s,"tags":%s}'
-)
-
-
 def payload_hash(memory: Memory) -> str:
-    """sha256 of what a retry must repeat, as canonical JSON."""
-    m = memory
-    return sha256(
-        _INTENT
-        % (
-            _number(m.confidence),
-            json_string(m.details),
-            json_string(m.event_type),
-            json_text(m.expires_at),
-            json_string(m.retention),
-            json_string(m.ring),
-            _number(m.salience),
-            json_string(m.scope),
-            json_text(m.session_id),
-            json_string(m.source_quote),
-            json_string(m.source_ref),
-            json_string(m.source_type),
-            json_string(m.summary),
-            _texts(m.supersedes),
-            _texts(m.tags),
-        )
-    )
+    """sha256 of what a retry must repeat, as canonical JSON: the fields
+    `Memory` declares as its intent (the session among them, seed 002)."""
+    return sha256(intent_json(memory))
 
 
 def _stronger(a: str, b: str) -> str:

@@ -7,95 +7,73 @@ sensitivity, six fixed event-type/ring pairs, and every identity field given.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-
 from tree_ring.model.errors import UsageError
+from tree_ring.model.frozen import Frozen, fields
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import PRIVATE_SCOPES, Memory, new_memory_id, now_iso, parse_time
+from tree_ring.model.record import (
+    CAPTURE_PAIRS,
+    EVIDENCE_OUTCOMES,
+    PRIVATE_SCOPES,
+    Memory,
+    caller_fields,
+    new_memory_id,
+    now_iso,
+    parse_time,
+)
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline
 from tree_ring.write.pipeline import WriteResult
 
-# outcome -> (ring, retention, salience, default confidence)
-EVIDENCE_OUTCOMES: dict[str, tuple[str, str, float, float]] = {
-    "promoted": ("heartwood", "durable", 0.9, 0.8),
-    "rejected": ("scar", "durable", 0.8, 0.7),
-    "deferred": ("seed", "normal", 0.5, 0.5),
-    "observed": ("outer", "normal", 0.4, 0.6),
-}
-
-CAPTURE_PAIRS: dict[str, str] = {
-    "preference": "cambium",
-    "decision": "cambium",
-    "lesson": "cambium",
-    "correction": "cambium",
-    "warning": "scar",
-    "seed": "seed",
-}
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
-@dataclass(frozen=True)
-class Draft:
-    """What the caller said; everything else is filled in by `compose`."""
+class Draft(Frozen, declared=caller_fields()):
+    """What the caller said; everything else is filled in by `compose`.
 
-    summary: str
-    event_type: str = "note"
-    ring: str = "cambium"
-    scope: str | None = None
-    details: str = ""
-    source_type: str = "manual"
-    source_ref: str = ""
-    source_quote: str = ""
-    tags: tuple[str, ...] = ()
-    salience: float = 0.5
-    confidence: float = 0.5
-    sensitivity: str = "normal"
-    retention: str = "normal"
-    expires_at: str | None = None
-    valid_from: str | None = None
-    valid_to: str | None = None
-    operation_id: str | None = None
-    supersedes: str | None = None
+    Its fields are those `Memory` declares a write's caller may set, with a
+    draft's defaults: the summary (by position or name), then the rest by
+    name. Three differ from the row: `scope` None lets `compose` choose,
+    `valid_from` None means now, and `supersedes` names the one memory this
+    one replaces. Times are as the caller wrote them; `compose` reads them.
+    """
+
+    if TYPE_CHECKING:
+        # The checker cannot see fields made from another class's, so it is
+        # told the constructor's shape and that every field reads as Any.
+        def __init__(self, summary: str, **fields: Any) -> None: ...
+        def __getattr__(self, name: str) -> Any: ...
 
 
 def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
     now = now_iso()
+    said: dict[str, Any] = dict(vars(draft))
     # A person's note is project memory; an agent's goes to its own partition
     # unless it names a scope, so agents cannot publish to everyone by default.
-    scope = draft.scope
-    if scope is None:
-        scope = "agent" if actor.origin.is_agent and identity.agent_profile else "project"
+    if said["scope"] is None:
+        said["scope"] = "agent" if actor.origin.is_agent and identity.agent_profile else "project"
+    for spec in fields(Draft):
+        if spec.get("time"):
+            raw = said[spec.name]
+            said[spec.name] = parse_time(raw, spec.name.replace("_", "-")) if raw else None
+    said["valid_from"] = said["valid_from"] or now
+    # Where the claim comes from, as the environment says: an agent's memory
+    # is never labelled as a person's manual note.
+    if said["source_type"] == "manual" and actor.origin.is_agent:
+        said["source_type"] = "agent"
+    # The memory a draft replaces is recorded by `correct`, once it is replaced.
+    said["supersedes"] = ()
     return Memory(
+        **said,
         id=new_memory_id(),
         created_at=now,
         updated_at=now,
-        summary=draft.summary,
-        event_type=draft.event_type,
         project=identity.project,
         agent_profile=identity.agent_profile,
         workflow_id=identity.workflow_id,
         session_id=identity.session_id,
-        operation_id=draft.operation_id,
-        scope=scope,
-        ring=draft.ring,
-        details=draft.details,
-        # Where the claim comes from, as the environment says: an agent's
-        # memory is never labelled as a person's manual note.
-        source_type="agent"
-        if draft.source_type == "manual" and actor.origin.is_agent
-        else draft.source_type,
-        source_ref=draft.source_ref,
-        source_quote=draft.source_quote,
-        tags=draft.tags,
-        salience=draft.salience,
-        confidence=draft.confidence,
-        sensitivity=draft.sensitivity,
-        retention=draft.retention,
-        expires_at=parse_time(draft.expires_at, "expires-at") if draft.expires_at else None,
-        valid_from=parse_time(draft.valid_from, "valid-from") if draft.valid_from else now,
-        valid_to=parse_time(draft.valid_to, "valid-to") if draft.valid_to else None,
         origin=actor.origin.kind,
         origin_session=actor.origin.session,
     )
@@ -123,8 +101,7 @@ def evidence(
     if not evidence_ref.strip():
         raise UsageError("evidence needs --evidence-ref: the run, eval or incident it comes from")
     ring, retention, salience, confidence = EVIDENCE_OUTCOMES[outcome]
-    draft = dataclasses.replace(
-        draft,
+    draft = draft.replace(
         ring=ring,
         retention=retention,
         salience=salience,
@@ -166,7 +143,7 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
     ]
     if missing:
         raise UsageError(f"capture needs {', '.join(missing)}; copy the command the stop hook gave")
-    draft = dataclasses.replace(draft, scope="agent", source_type="agent")
+    draft = draft.replace(scope="agent", source_type="agent")
     memory = compose(draft, identity, actor)
     result = pipeline.prepare(memory)
     if result.sensitivity != "normal":

@@ -1,0 +1,181 @@
+"""What a hook call loads: each event, in a fresh `python3 -I -S` as hooks.json runs
+it, imports only the modules it uses and none of the standard library's costly ones."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tree_ring.hook import adapter
+from tree_ring.ops import guidance, receipts
+from tree_ring.read import brief
+from tree_ring.store import live, schema
+
+FIXTURES = REPO / "tests" / "fixtures" / "hooks"
+# What costs a hook more to import than its whole work: none of these may load.
+COSTLY = {
+    "dataclasses",
+    "typing",
+    "pathlib",
+    "inspect",
+    "json",  # brings re and enum
+    "re",
+    "enum",
+    "hashlib",  # loads OpenSSL
+    "shlex",  # brings re
+    "contextlib",
+}
+MODEL = {
+    "tree_ring",
+    "tree_ring.model",
+    "tree_ring.model.errors",
+    "tree_ring.model.frozen",
+    "tree_ring.model.jsontext",
+    "tree_ring.model.project",
+    "tree_ring.model.record",
+    "tree_ring.hook",
+    "tree_ring.hook.adapter",
+    "tree_ring.ops",
+    "tree_ring.ops.receipts",
+}
+# SessionStart: the adapter, the brief, the store's open and migration check, receipts.
+START = MODEL | {
+    "tree_ring.model.identity",
+    "tree_ring.read",
+    "tree_ring.read.brief",
+    "tree_ring.guard",
+    "tree_ring.guard.engine",
+    "tree_ring.guard.rules",
+    "tree_ring.store",
+    "tree_ring.store.db",
+    "tree_ring.store.live",
+    "tree_ring.store.rows",
+    "tree_ring.store.schema",
+    "tree_ring.store.sql",
+}
+# Stop: the adapter, the project's id, the capture pairs and a receipt; no store.
+STOP = MODEL
+
+# The launcher's own steps, then what it leaves loaded: the hook's one line of
+# output, then a module name a line. Run with hooks.json's flags, and importing
+# nothing itself (not even json) that would hide what the hook imports.
+PROBE = """\
+import io, sys
+sys.path.insert(0, sys.argv[1])
+from tree_ring.hook.adapter import main
+out = io.BytesIO()
+main(sys.argv[2], stdin=io.BytesIO(sys.stdin.buffer.read()), stdout=out)
+sys.stdout.write(out.getvalue().decode() + "\\n".join(sorted(sys.modules)))
+"""
+
+
+def loaded(event: str, project_root: Path, harness: str = "claude-code") -> tuple[Any, set[str]]:
+    data = json.loads((FIXTURES / f"{harness}-{event}.json").read_text(encoding="utf-8"))
+    data["cwd"] = str(project_root)
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", PROBE, str(REPO), harness],
+        input=json.dumps(data).encode(),
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    assert done.stderr == b"", done.stderr.decode()
+    output, *modules = done.stdout.decode().splitlines()
+    return json.loads(output), set(modules)
+
+
+@pytest.fixture
+def remembered(project_root: Path) -> Path:
+    """A project whose brief has memories to show (plain text: no guard rule's
+    prefilter opens on it, so nothing is compiled)."""
+    text = "Deploys freeze on Fridays after the release branch is cut"
+    subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bin" / "tree-ring"),
+            "--root",
+            str(project_root),
+            "remember",
+            text,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return project_root
+
+
+def test_session_start_loads_the_brief_and_nothing_costly(remembered: Path) -> None:
+    output, modules = loaded("session-start", remembered)
+    assert "Deploys freeze on Fridays" in output["hookSpecificOutput"]["additionalContext"]
+    assert {m for m in modules if m.startswith("tree_ring")} == START
+    assert modules & COSTLY == set()
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_stop_loads_neither_the_store_nor_the_write_path(remembered: Path, harness: str) -> None:
+    output, modules = loaded("stop", remembered, harness)
+    assert output["decision"] == "block" and "warning with scar" in output["reason"]
+    assert {m for m in modules if m.startswith("tree_ring")} == STOP
+    assert modules & (COSTLY | {"sqlite3"}) == set()
+
+
+def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -> None:
+    """No database yet (project.json only): SessionStart creates it, and the
+    migrations, which need json, bring it in only then."""
+    root = tmp_path / "clone"
+    root.mkdir()
+    guidance.init_project(root)
+    (root / ".tree-ring" / "memory.sqlite").unlink()
+    output, modules = loaded("session-start", root)
+    assert "no memories to recall" in output["hookSpecificOutput"]["additionalContext"]
+    assert (root / ".tree-ring" / "memory.sqlite").exists()
+    assert {m for m in modules if m.startswith("tree_ring")} == START
+
+
+# The adapter checks and quotes without re or shlex; these hold it to them.
+TRICKY = st.text(
+    alphabet=st.sampled_from(list("aZ09._:-_@%+=,/ '\"$`\\!\n\té😀\x00-")), max_size=40
+)
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(text=TRICKY)
+def test_the_adapters_checks_are_the_patterns_they_replace(text: str) -> None:
+    assert adapter.usable_session_id(text) == bool(
+        re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}", text)
+    )
+    assert adapter.replace_runs(text, adapter.AGENT_TYPE_CHARACTERS, "-") == re.sub(
+        r"[^A-Za-z0-9_.-]+", "-", text
+    )
+    assert adapter.shell_quote(text) == shlex.quote(text)
+
+
+def test_long_session_ids_are_refused_at_the_same_length() -> None:
+    assert adapter.usable_session_id("a" * 128) and not adapter.usable_session_id("a" * 129)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(text=TRICKY, dashes=st.text(alphabet=st.sampled_from(list("-- a")), max_size=30))
+def test_the_receipt_and_brief_helpers_are_the_patterns_they_replace(
+    text: str, dashes: str
+) -> None:
+    assert receipts.receipt_name(text) == re.sub(r"[^a-z0-9-]+", "-", text.lower()) + ".json"
+    for sample in (text, dashes):
+        assert brief.no_fence(sample) == re.sub(r"-{3,}", "--", sample)
+
+
+def test_the_brief_orders_by_its_index_columns() -> None:
+    order = schema.BRIEF_ORDER
+    for column in ("ring", "salience", "confidence", "created_at"):
+        order = re.sub(rf"\b{column}\b", f"m.{column}", order)
+    assert brief.select_sql(live.Clause("1", {})).endswith(f"ORDER BY {order} LIMIT :brief_limit")
