@@ -1,12 +1,16 @@
 """Content tombstones: what was forgotten or rejected never comes back.
 
 A tombstone holds hashes of a memory's claims, never its text. Forgetting or
-rejecting a memory records one key for its summary, one for its details (when
-there are any), and one for every sentence of either that has at least
-`MIN_WORDS` words; a later write is refused when any of its own keys is
-tombstoned. So the same claim is refused with other details, wrapped in
-quotes, with "Note:" in front or "(confirmed)" behind, inside a consolidation
-that lists it, or as one sentence of a longer memory.
+rejecting a memory records a key for its whole summary, one for its whole
+details (when there are any), and, for a summary of several sentences, one for
+each sentence of at least `SENTENCE_WORDS` words. A later write is refused
+when any of its own keys is tombstoned, and its keys are its whole summary,
+its whole details and every sentence of either (`MIN_WORDS` words or more).
+So a forgotten claim is refused with other details, wrapped in quotes, with
+"Note:" in front or "(confirmed)" behind, inside a consolidation that lists
+it, or as one sentence of a longer memory; while a short stock sentence that
+many memories share ("See the runbook.") never blocks the others because one
+of them was forgotten.
 
 The keys are over `claim_text`, which folds what never makes a claim new:
 case, width, spacing, punctuation, wrapping quotes and markup, and the
@@ -34,6 +38,9 @@ from tree_ring.store.sql import Db
 
 # A sentence shorter than this says too little to refuse on its own ("Use tabs.").
 MIN_WORDS = 3
+# A sentence of a forgotten summary is tombstoned on its own only when it says
+# this much: shorter ones are the stock phrases many memories share.
+SENTENCE_WORDS = 5
 # Words that annotate a claim rather than make it, when they lead it with a
 # colon or a dash ("Note: ...", "FYI - ...") or close it in brackets ("(confirmed)").
 LEADING = (
@@ -75,13 +82,14 @@ def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCES.split(text) if part.strip()]
 
 
+def _wholes(summary: str, details: str) -> dict[str, None]:
+    return {_key(claim): None for claim in map(claim_text, (summary, details)) if claim}
+
+
 def keys(summary: str, details: str) -> list[str]:
-    """Every key of a memory's content, summary first, without repeats."""
-    found: dict[str, None] = {}
-    for whole in (summary, details):
-        claim = claim_text(whole)
-        if claim:
-            found[_key(claim)] = None
+    """What a new memory is checked by: its whole summary and details, and
+    every sentence of either, summary first, without repeats."""
+    found = _wholes(summary, details)
     for part in (*sentences(summary), *sentences(details)):
         claim = claim_text(part)
         if len(claim.split()) >= MIN_WORDS:
@@ -153,10 +161,16 @@ def check_keys(memory: Memory) -> list[str]:
 
 
 def forget_keys(memory: Memory) -> list[str]:
-    """What forgetting or rejecting `memory` tombstones."""
-    if memory.source_type == "consolidation":
-        # A consolidation's sentences are its sources' claims: forgetting the
-        # summary forgets the summary, not each memory it lists.
-        claims = [_key(c) for c in (claim_text(memory.summary), claim_text(memory.details)) if c]
-        return [*dict.fromkeys(claims), memory.content_hash]
-    return check_keys(memory)
+    """What forgetting or rejecting `memory` tombstones: its whole summary and
+    details, the longer sentences of a summary of several, and its
+    whole-content hash (which older Tree Ring versions check)."""
+    found = _wholes(memory.summary, memory.details)
+    parts = sentences(memory.summary)
+    # A consolidation's sentences are its sources' claims: forgetting the
+    # summary forgets the summary, not each memory it lists.
+    if len(parts) > 1 and memory.source_type != "consolidation":
+        for part in parts:
+            claim = claim_text(part)
+            if len(claim.split()) >= SENTENCE_WORDS:
+                found[_key(claim)] = None
+    return [*found, memory.content_hash]
