@@ -6,11 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from helpers import PERSON, CliRunner, make_memory
+from recall_support import match_queries
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import format_time
 from tree_ring.read import ranking
-from tree_ring.read.recall import candidate_cap, match_queries, recall, terms, word_forms
+from tree_ring.read.recall import candidate_cap, recall, terms, word_forms
 from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline
 

@@ -17,14 +17,13 @@ what it is: on record, contradicted, not believed.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tree_ring.govern import contradictions
 from tree_ring.govern import coordinator as write_policy
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, Link, Memory, now_iso
-from tree_ring.store import audit, rows
+from tree_ring.store import audit, rows, settings
 from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 
@@ -35,38 +34,26 @@ AGENT_ORIGINS = frozenset({"claude-code", "codex", "agent"})
 CONTRADICTS = "contradicts"
 SETTING = "review_policy"
 
-DEFAULT_POLICY: dict[str, bool] = {
-    "agent_heartwood": True,  # an agent may not write durable truth on its own
-    "agent_project_rules": True,  # nor a rule every session will see
-    "agent_replacements": True,  # nor retire shared memory it did not write
-    "imported_rules": True,  # an import is only as good as its source
-    "contradictions": True,  # a write that contradicts a live memory waits
-}
-
 
 def policy_settings(db: Db) -> dict[str, bool]:
-    row = db.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
-    merged: dict[str, Any] = dict(DEFAULT_POLICY)
-    if row is not None:
-        stored: dict[str, Any] = json.loads(row[0])
-        merged.update({k: v for k, v in stored.items() if k in DEFAULT_POLICY})
+    """The review policy: stored keys over the declared defaults."""
+    stored: dict[str, Any] = settings.read(db, SETTING)
+    merged = settings.default(SETTING)
+    merged.update({k: v for k, v in stored.items() if k in settings.REVIEW_POLICY})
     return {key: bool(value) for key, value in merged.items()}
 
 
 def set_policy(db: Db, changes: dict[str, bool], actor: Actor) -> dict[str, bool]:
     """Change review policy keys; a person's (or the coordinator's) decision."""
-    unknown = sorted(set(changes) - set(DEFAULT_POLICY))
+    unknown = sorted(set(changes) - set(settings.REVIEW_POLICY))
     if unknown:
         raise UsageError(
-            f"unknown review policy key {unknown[0]!r}; use one of: {', '.join(DEFAULT_POLICY)}"
+            f"unknown review policy key {unknown[0]!r}; "
+            f"use one of: {', '.join(settings.REVIEW_POLICY)}"
         )
     write_policy.authorize(db, "review.policy", actor, SETTING)
     merged = {**policy_settings(db), **changes}
-    db.execute(
-        "INSERT INTO settings(key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (SETTING, json.dumps(merged, sort_keys=True, separators=(",", ":"))),
-    )
+    settings.write(db, SETTING, merged)
     audit.append(db, actor, "review-policy", SETTING, {"set": changes})
     return merged
 

@@ -46,7 +46,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from tree_ring.guard.rules import (
     NORMAL,
@@ -221,15 +220,6 @@ def _keyword_scanner() -> tuple[re.Pattern[bytes], dict[str, Rule]]:
     """Built on first use, like each rule's pattern: reads that only look for
     secrets (the startup brief) never pay for it."""
     return _build_keyword_scanner(_WORD_RULES)
-
-
-def __getattr__(name: str) -> Any:
-    """`_KEYWORD_SCANNER` and `_KEYWORD_OWNER`, for code that reads them."""
-    if name == "_KEYWORD_SCANNER":
-        return _keyword_scanner()[0]
-    if name == "_KEYWORD_OWNER":
-        return _keyword_scanner()[1]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _KEYWORD_CATEGORIES = frozenset(rule.category for rule in _WORD_RULES)

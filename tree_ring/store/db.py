@@ -12,7 +12,6 @@ caller's environment by the CLI and the hook, never by the library itself.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import time
@@ -24,7 +23,7 @@ from typing import Any, TypeVar
 
 from tree_ring.model import project
 from tree_ring.model.errors import NoStore, StoreBusy, StoreFault
-from tree_ring.model.record import canonical_json, now_iso
+from tree_ring.model.record import now_iso
 from tree_ring.store import schema
 from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
 
@@ -224,15 +223,3 @@ class Store:
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self.db.query(sql, params)
-
-    def setting(self, key: str, default: Any = None) -> Any:
-        rows = self.query("SELECT value FROM settings WHERE key = ?", (key,))
-        return json.loads(rows[0][0]) if rows else default
-
-    @staticmethod
-    def put_setting(db: Db, key: str, value: Any) -> None:
-        db.execute(
-            "INSERT INTO settings(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, canonical_json(value)),
-        )

@@ -80,10 +80,6 @@ def to_values(memory: Memory) -> list[Any]:
     return values
 
 
-def to_params(memory: Memory) -> dict[str, Any]:
-    return dict(zip(COLUMNS, to_values(memory), strict=True))
-
-
 def from_row(row: sqlite3.Row) -> Memory:
     values: dict[str, Any] = {column: row[column] for column in COLUMNS}
     for column in _JSON_LISTS:
