@@ -46,10 +46,14 @@ def test_forget_removes_text_everywhere_and_keeps_reason(
 ) -> None:
     memory_id = remember(run_cli, f"The {WORD} endpoint needs a retry budget", "--details", WORD)
     remember(run_cli, "An unrelated memory that stays")
+    assert WORD in all_text(project_root)
+    assert WORD.encode() in db_bytes(project_root)
+    assert run_cli("--json", "recall", WORD).json()["results"][0]["id"] == memory_id
     result = run_cli("forget", memory_id, "--mode", mode, "--reason", "user asked to forget it")
     assert result.code == 0, result.err
     assert WORD not in all_text(project_root)
     assert WORD.encode() not in db_bytes(project_root)
+    assert "An unrelated memory that stays" in all_text(project_root)
     assert run_cli("recall", WORD).out.strip() == "no memories match"
     log = run_cli("--json", "audit", "--target", memory_id).json()["entries"]
     forget_entry = [e for e in log if e["action"] == "forget"]
@@ -126,21 +130,44 @@ def _tamper(root: Path, sql: str) -> None:
     conn.close()
 
 
+CHANGED = "entry was changed after it was written"
+BROKEN = "link to the previous entry is broken"
+
+
 @pytest.mark.parametrize(
-    "sql",
+    ("sql", "first_bad", "checked", "problem"),
     [
-        'UPDATE audit_log SET detail = \'{"mode":"delete"}\' WHERE seq = 2',
-        "DELETE FROM audit_log WHERE seq = 2",
-        "UPDATE audit_log SET actor = 'someone-else' WHERE seq = 1",
+        ('UPDATE audit_log SET detail = \'{"mode":"delete"}\' WHERE seq = 2', 2, 2, CHANGED),
+        # The entry after a removed one links to a hash the chain no longer has.
+        ("DELETE FROM audit_log WHERE seq = 2", 3, 2, BROKEN),
+        ("UPDATE audit_log SET actor = 'someone-else' WHERE seq = 1", 1, 1, CHANGED),
+        # Only the link: the entry's own hash still matches what it says.
+        ("UPDATE audit_log SET prev_hash = 'sha256:' || hex(randomblob(32)) WHERE seq = 3", 3, 3,
+         BROKEN),
+        ("UPDATE audit_log SET prev_hash = 'sha256:0' WHERE seq = 1", 1, 1, BROKEN),
     ],
-)
-def test_audit_verify_detects_tampering(run_cli: CliRunner, project_root: Path, sql: str) -> None:
-    for n in range(3):
+)  # fmt: skip
+def test_audit_verify_names_the_tampered_entry_and_the_problem(
+    run_cli: CliRunner, project_root: Path, sql: str, first_bad: int, checked: int, problem: str
+) -> None:
+    for n in range(4):
         remember(run_cli, f"Fact number {n} about the cache")
+    assert run_cli("--json", "audit", "verify").json() == {
+        "ok": True,
+        "checked": 4,
+        "first_bad": None,
+    }
     _tamper(project_root, sql)
     result = run_cli("--json", "audit", "verify")
     assert result.code == 1
-    assert result.json()["ok"] is False
+    assert result.json() == {
+        "ok": False,
+        "checked": checked,
+        "first_bad": first_bad,
+        "problem": problem,
+    }
+    text = run_cli("audit", "verify")
+    assert text.out.strip() == f"audit chain BROKEN at entry {first_bad}: {problem}"
 
 
 def test_export_import_round_trip(run_cli: CliRunner, project_root: Path, tmp_path: Path) -> None:

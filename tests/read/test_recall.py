@@ -114,6 +114,7 @@ def test_superseded_heartwood_never_appears(store: Store, identity: Identity) ->
     correct.supersede(store, old.id, new.id, reason="moved to SQLite", actor=PERSON)
     for query in ("store memories", "postgresql", "heartwood decision store"):
         assert old.id not in {h.memory.id for h in recall(store, identity, query, limit=50)}
+    assert [h.memory.id for h in recall(store, identity, "store memories")] == [new.id]
 
 
 def test_fresher_duplicate_outranks_a_stale_one(store: Store, identity: Identity) -> None:
