@@ -60,6 +60,14 @@ def test_a_missing_key_reads_as_a_fresh_copy_of_its_default(store: Store) -> Non
     assert coordinator.state(store.db) == coordinator.State("open", None, None, None, None)
 
 
+def test_a_tree_budget_missing_from_the_table_reads_as_its_default(store: Store) -> None:
+    with store.write() as db:
+        db.execute("DELETE FROM settings WHERE key LIKE 'tree.%'")
+    assert settings.read(store.db, "tree.summary_fanout") == 10
+    assert settings.read(store.db, "tree.deferred") is False
+    assert nodes.config(store.db) == nodes.TreeConfig(50_000, 5_000, 10, 604_800, False)
+
+
 def test_a_stored_value_wins_over_the_default(store: Store) -> None:
     with store.write() as db:
         settings.write(db, "tree.input_token_budget", 2_000)
