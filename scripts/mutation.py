@@ -725,10 +725,11 @@ def run_mutant(
     tests: list[str] | None,
     cov: Coverage | None,
     budget: float,
+    confirm: bool = False,
 ) -> Result:
     """Run the tests against one mutant: in a forked child of the server when
-    the mutant sits in a function, else (and to confirm a survivor) in a new
-    pytest process."""
+    the mutant sits in a function, else (and with `confirm`, for a survivor
+    too) in a new pytest process."""
     if tests is not None and not tests:
         return Result(mutant, "untested", 0.0, 0, "no test calls this code")
     target = repo / mutant.path
@@ -762,7 +763,8 @@ def run_mutant(
                 "timeout": timeout,
             }
             rc = server.run(job)
-        if rc in (0, 99):  # survived in the child, or not patched in: a fresh process decides
+        # Not patched in (or, with --confirm, survived in the child): a new process decides.
+        if rc == 99 or (rc == 0 and confirm):
             try:
                 done = subprocess.run(
                     pytest_cmd(args),
@@ -825,6 +827,9 @@ def main(argv: list[str] | None = None) -> int:
         "--no-fork", action="store_true", help="a new pytest process for every mutant (slower)"
     )
     parser.add_argument(
+        "--confirm", action="store_true", help="rerun each survivor in a new pytest process"
+    )
+    parser.add_argument(
         "--only", metavar="FILE", help="rerun the mutants of a --json report's survivors"
     )
     parser.add_argument("--json", metavar="FILE", help="write every result here")
@@ -885,7 +890,8 @@ def _run(args: argparse.Namespace, mutants: list[Mutant], total: int, work: Path
         repo = copies.get()
         try:
             tests = chosen_tests(mutant, args.select, cov)
-            return run_mutant(repo, servers.get(repo), mutant, tests, cov, args.budget)
+            server = servers.get(repo)
+            return run_mutant(repo, server, mutant, tests, cov, args.budget, args.confirm)
         finally:
             copies.put(repo)
 

@@ -86,14 +86,18 @@ def test_export_to_a_file_says_how_many_lines(run_cli: CliRunner, tmp_path: Path
 
 def test_status_shows_each_harness_hooks(run_cli: CliRunner, project_root: Path) -> None:
     assert run_cli("remember", "Deploys freeze on Fridays").code == 0
-    quiet = run_cli("status").out.splitlines()
+    status = run_cli("status")
+    assert status.code == 0, status.err
+    quiet = status.out.splitlines()
     assert quiet[-1] == "hooks: none has fired in this project yet"
     assert quiet[1] == "memories: 1 (cambium 1)"
     assert quiet[2] == "trust: accepted 1"
     assert quiet[3] == "review queue: 0 waiting (`tree-ring review list`)"
     assert quiet[4] == "write policy: open"
     run_cli("brief", "--harness", "claude-code")
-    lines = run_cli("status").out.splitlines()
+    again = run_cli("status")
+    assert again.code == 0, again.err
+    lines = again.out.splitlines()
     hook = [line for line in lines if line.startswith("hooks ")]
     assert len(hook) == 1
     assert re.fullmatch(
@@ -113,9 +117,9 @@ def test_tree_show_before_anything_sealed(run_cli: CliRunner) -> None:
 
 def test_policy_status_counts_the_decisions(run_cli: CliRunner) -> None:
     assert run_cli("remember", "Deploys freeze on Fridays").code == 0
-    assert run_cli("policy", "status").out == (
-        "write policy: open\ndecisions recorded: 1 allowed, 0 denied\n"
-    )
+    shown = run_cli("policy", "status")
+    assert shown.code == 0, shown.err
+    assert shown.out == "write policy: open\ndecisions recorded: 1 allowed, 0 denied\n"
     token = json.loads(run_cli("--json", "policy", "enable", "--coordinator", "lead").out)[
         "capability"
     ]
