@@ -650,10 +650,15 @@ def fingerprint(repo: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-def measure(repo: Path, tests: list[str]) -> Coverage:
+def measure(repo: Path, tests: list[str], *, stale: bool = False) -> Coverage:
     """Run the fast suite once under the tracer; kept in .cache/mutation/ until
-    the package or the tests change."""
-    cache = REPO / ".cache" / "mutation" / f"coverage-{fingerprint(repo)}.json"
+    the package or the tests change. `stale`: the newest kept one will do (new
+    tests are then never chosen, so a mutant only they kill shows as a survivor)."""
+    folder = REPO / ".cache" / "mutation"
+    cache = folder / f"coverage-{fingerprint(repo)}.json"
+    kept = sorted(folder.glob("coverage-*.json"), key=lambda p: p.stat().st_mtime)
+    if stale and kept and not cache.exists():
+        cache = kept[-1]
     if cache.exists():
         print(f"coverage from {cache.relative_to(REPO)}", file=sys.stderr)
         return _coverage(json.loads(cache.read_text()))
@@ -830,6 +835,11 @@ def main(argv: list[str] | None = None) -> int:
         "--confirm", action="store_true", help="rerun each survivor in a new pytest process"
     )
     parser.add_argument(
+        "--stale-coverage",
+        action="store_true",
+        help="reuse the newest coverage measured, even for older tests (quick, rough)",
+    )
+    parser.add_argument(
         "--only", metavar="FILE", help="rerun the mutants of a --json report's survivors"
     )
     parser.add_argument("--json", metavar="FILE", help="write every result here")
@@ -874,7 +884,7 @@ def _run(args: argparse.Namespace, mutants: list[Mutant], total: int, work: Path
     for n in range(1, max(1, args.jobs)):
         copies.put(copy_repo(work / str(n)))
     # Every copy is identical, so the first one's coverage serves them all.
-    cov = measure(first, ["tests"]) if args.select != "all" else None
+    cov = measure(first, ["tests"], stale=args.stale_coverage) if args.select != "all" else None
     print(
         f"{len(mutants)} of {total} mutants, select={args.select}, jobs={args.jobs}",
         file=sys.stderr,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -218,7 +219,7 @@ def test_only_the_period_is_consolidated(store: Store, project_id: str) -> None:
     assert {m.id for m in group.sources} == set(inside)
     [summary] = summaries(store, project_id)
     assert "weekly 2026-W48" in summary.summary and summary.ring == "inner"
-    assert summary.source_ref.startswith("consolidation:weekly:2026-W48:")
+    assert re.fullmatch(r"consolidation:weekly:2026-W48:[0-9a-f]{16}", summary.source_ref)
 
 
 @pytest.mark.parametrize(
