@@ -14,7 +14,7 @@ it sit the things that make recall hard in a real project store:
 
 Queries are paraphrased partly: the component is named, the setting is named
 by a synonym about half the time, and question words are added. Rows are
-written straight into SQLite (rows.to_params, then one FTS rebuild), which is
+written straight into SQLite (rows.insert_many, then one FTS rebuild), which is
 fine for a benchmark; supersession sets the columns `correct.supersede_in`
 sets.
 """
@@ -412,10 +412,10 @@ def _failure(b: _Builder, component: str, operation: str) -> Query:
 def seed(store: Store, memories: list[Memory]) -> None:
     """Insert every row in one transaction and rebuild the FTS index once."""
     conn = store.conn
-    with store.write():
+    with store.write() as db:
         for name in ("memories_fts_insert", "memories_fts_delete", "memories_fts_update"):
             conn.execute(f"DROP TRIGGER IF EXISTS {name}")
-        conn.executemany(rows.INSERT, [rows.to_params(m) for m in memories])
+        rows.insert_many(db, memories)
         conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
         for trigger in schema.FTS_TRIGGERS:
             conn.execute(trigger)

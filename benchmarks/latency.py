@@ -54,7 +54,7 @@ from tree_ring.read import (  # noqa: E402
     brief,
     recall,
 )
-from tree_ring.store import live  # noqa: E402
+from tree_ring.store import fts, live  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.store.live import View  # noqa: E402
 
@@ -91,7 +91,7 @@ def stats(ms: list[float]) -> dict[str, float]:
 def bare(store: Store, query: str) -> None:
     words = recall.terms(query)
     if words:
-        store.query(BARE_SQL, {"match": " OR ".join(recall.quote(w) for w in words)})
+        store.query(BARE_SQL, {"match": " OR ".join(fts.quote(w) for w in words)})
 
 
 def brief_plan(store: Store, identity: Identity) -> str:

@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus
 
 from tree_ring.read import recall
+from tree_ring.store import fts
 from tree_ring.store.db import Store
 
 KS = (1, 5, 10)
@@ -44,7 +45,7 @@ def baseline(store: Store, query: str, limit: int) -> list[str]:
     words = recall.terms(query)
     if not words:
         return []
-    match = " OR ".join(recall.quote(w) for w in words)
+    match = " OR ".join(fts.quote(w) for w in words)
     params = {"match": match, "project": corpus.PROJECT, "limit": limit}
     return [row[0] for row in store.query(BASELINE_SQL, params)]
 

@@ -40,7 +40,7 @@ from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, format_time
 from tree_ring.ops import guidance
 from tree_ring.read import brief
-from tree_ring.store import rows
+from tree_ring.store import rows, settings
 from tree_ring.store.db import Store
 from tree_ring.tree import nodes, repair, seal
 
@@ -97,7 +97,7 @@ def one_size(size: int, appends: int, budgets: dict[str, int], brief_runs: int) 
         with Store.open(root) as store:
             with store.write() as conn:
                 for key, value in budgets.items():
-                    Store.put_setting(conn, f"tree.{key}", value)
+                    settings.write(conn, f"tree.{key}", value)
                 for i in range(size):
                     rows.insert(conn, memory(project_id, i, start + timedelta(seconds=i)))
             began = time.perf_counter()

@@ -6,8 +6,13 @@ from typing import Any
 
 from conftest import PERSON, make_memory
 
+from tree_ring.store import settings
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
+from tree_ring.tree import seal
+from tree_ring.tree.nodes import Tree
+from tree_ring.tree.seal import AppendOutcome
 from tree_ring.write import pipeline
 
 SYLLABLES = ("ka", "lo", "mi", "ru", "te", "zo", "pa", "ne", "vi", "su")
@@ -27,11 +32,18 @@ def sentence(i: int) -> str:
     return f"{word(i).capitalize()} {word(i + 5000)} {word(i + 9000)}"
 
 
-def tune(store: Store, **settings: Any) -> None:
+def tune(store: Store, **budgets: Any) -> None:
     """Small budgets for tests: tune(store, input_token_budget=20, summary_fanout=3)."""
     with store.write() as conn:
-        for key, value in settings.items():
-            Store.put_setting(conn, f"tree.{key}", value)
+        for key, value in budgets.items():
+            settings.write(conn, f"tree.{key}", value)
+
+
+def append_leaf(
+    db: Db, tree: Tree, memory_id: str, tokens: int, now: str, *, deferred: bool | None = None
+) -> AppendOutcome:
+    """One leaf into the L0 buffer, then the seals its gates call for."""
+    return seal.append_leaves(db, tree, [(memory_id, tokens)], now, deferred=deferred)
 
 
 def remember(store: Store, project: str, summary: str, actor: Actor = PERSON, **fields: Any) -> str:

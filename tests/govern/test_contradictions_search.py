@@ -23,8 +23,9 @@ from tree_ring.store.live import View
 from tree_ring.store.sql import Db
 from tree_ring.write import bulk, pipeline
 
-# Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
-pytestmark = pytest.mark.slow
+# The heavy tests (hundreds of rows, or hundreds of examples) are marked slow:
+# CI runs them, the inner loop (`-m "not slow"`) skips them. The rest take
+# milliseconds and pin the search's parts, so the inner loop keeps them.
 
 
 def expected(db: Db, memory: Memory) -> set[str]:
@@ -56,6 +57,7 @@ def found(db: Db, memory: Memory) -> set[str]:
     return {f.memory.id for f in contradictions.find(db, memory)}
 
 
+@pytest.mark.slow
 def test_a_contradiction_ranked_below_hundreds_of_lookalikes_is_found(
     store: Store, project_id: str
 ) -> None:
@@ -116,6 +118,7 @@ def variants(text: str, rng: random.Random) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_find_returns_exactly_what_comparing_every_row_would(
     store: Store, project_id: str, seed: int
@@ -155,6 +158,7 @@ def test_find_returns_exactly_what_comparing_every_row_would(
     assert checked > 50  # the store holds contradictions to find, not only misses
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3, 4])
 def test_a_batch_finds_what_one_write_at_a_time_finds(
     store: Store, project_id: str, tmp_path: Path, seed: int
@@ -194,6 +198,7 @@ def test_a_batch_finds_what_one_write_at_a_time_finds(
 words_of = st.lists(st.integers(0, 11), min_size=1, max_size=8)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(rows=st.lists(words_of, max_size=40), statement=words_of, misses=st.integers(0, 3))
 def test_pending_lists_exactly_the_rows_holding_all_but_misses_of_the_words(

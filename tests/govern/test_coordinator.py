@@ -58,7 +58,11 @@ def test_enable_prints_the_capability_once_and_stores_only_its_hash(
     assert stored["mode"] == "coordinated" and stored["coordinator"] == "release-lead"
     # Never again: not in status, not in the audit trails, not anywhere in the file.
     for argv in (("policy", "status"), ("--json", "policy", "status"), ("policy", "audit")):
-        assert token not in run_cli(*argv, environ={TOKEN_VAR: token}).out
+        shown = run_cli(*argv, environ={TOKEN_VAR: token})
+        assert shown.code == 0 and shown.out.strip(), shown.err
+        assert token not in shown.out
+    # The file holds the capability's hash, and only that.
+    assert hashlib.sha256(token.encode()).hexdigest().encode() in store_bytes(project_root)
     assert token.encode() not in store_bytes(project_root)
     status = run_cli("--json", "policy", "status", environ={TOKEN_VAR: token}).json()
     assert (status["mode"], status["coordinator"], status["capability_present"]) == (
@@ -98,6 +102,7 @@ def test_rotate_replaces_the_capability(run_cli: CliRunner, project_root: Path) 
     stale = run_cli("remember", "Shared fact", environ={TOKEN_VAR: old})
     assert stale.code == 1 and "does not match" in stale.err
     write(run_cli, "remember", "Shared fact", environ={TOKEN_VAR: new})
+    assert hashlib.sha256(new.encode()).hexdigest().encode() in store_bytes(project_root)
     assert old.encode() not in store_bytes(project_root)
     assert new.encode() not in store_bytes(project_root)
 
@@ -367,6 +372,7 @@ def test_eight_concurrent_writers_get_exactly_what_the_policy_allows(
             ("create.heartwood", "allow", "held"): 1,
         }
     )
+    assert hashlib.sha256(token.encode()).hexdigest().encode() in store_bytes(project_root)
     assert token.encode() not in store_bytes(project_root)
     assert run_cli("--json", "audit", "verify").json()["ok"] is True
 

@@ -276,14 +276,15 @@ def test_shared_keyword_scanner_agrees_with_each_rule() -> None:
     # two rules' terms ever matched the same words, one rule would go unseen.
     # Each rule's own pattern is the reference.
     word_rules = [rule for rule in RULES if rule.view == "words"]
+    scanner, owner = engine._keyword_scanner()
     for text in [text for _, text in SENSITIVE] + CLEAN + [text for _, text in SECRETS]:
         scanned = engine._Text(text)
         alone = {rule.category for rule in word_rules if engine._first_valid(rule, scanned)}
         together: set[str] = set()
-        for match in engine._KEYWORD_SCANNER.finditer(scanned.view("words")):
+        for match in scanner.finditer(scanned.view("words")):
             group = match.lastgroup
             assert group is not None
-            rule = engine._KEYWORD_OWNER[group]
+            rule = owner[group]
             window = scanned.window(match.start(), match.end(group), rule.context)
             if rule.validator is None or rule.validator(window.decode("utf-8", "replace")):
                 together.add(rule.category)

@@ -277,7 +277,19 @@ def test_agent_profile_rules() -> None:
 # ------------------------------------------------------- refusals, fail open
 
 
-@pytest.mark.parametrize("key", adapter.REFUSED_KEYS)
+# Written out, not read from the adapter: dropping a key there must fail here.
+STEERING_KEYS = (
+    "root",
+    "store",
+    "store_id",
+    "capability",
+    "coordinator_token",
+    "task_hint",
+    "project",
+)
+
+
+@pytest.mark.parametrize("key", STEERING_KEYS)
 @pytest.mark.parametrize("name", ["claude-code-session-start", "codex-stop"])
 def test_payloads_that_supply_scope_are_refused(
     key: str, name: str, project_root: Path, tmp_path: Path

@@ -131,7 +131,7 @@ def test_stop_loads_neither_the_store_nor_the_write_path(remembered: Path, harne
 
 def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -> None:
     """No database yet (project.json only): SessionStart creates it, and the
-    migrations, which need json, bring it in only then."""
+    migrations, which need json and the declared settings, bring them in only then."""
     root = tmp_path / "clone"
     root.mkdir()
     guidance.init_project(root)
@@ -139,7 +139,7 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     output, modules = loaded("session-start", root)
     assert "no memories to recall" in output["hookSpecificOutput"]["additionalContext"]
     assert (root / ".tree-ring" / "memory.sqlite").exists()
-    assert {m for m in modules if m.startswith("tree_ring")} == START
+    assert {m for m in modules if m.startswith("tree_ring")} == START | {"tree_ring.store.settings"}
 
 
 # The adapter checks and quotes without re or shlex; these hold it to them.

@@ -53,7 +53,10 @@ def test_a_healthy_store_passes_every_check(run_cli: CliRunner, filled: Store) -
     assert set(by_name(report)) == CHECKS
     assert all(check["ok"] for check in report["checks"])
     text = run_cli("doctor")
-    assert text.code == 0 and "FAIL" not in text.out
+    assert text.code == 0
+    checks = [line.split()[:2] for line in text.out.splitlines()[1:]]
+    assert sorted(name for _, name in checks) == sorted(CHECKS)
+    assert {status for status, _ in checks} == {"ok"}
 
 
 def test_fts_drift_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> None:

@@ -46,10 +46,14 @@ def test_forget_removes_text_everywhere_and_keeps_reason(
 ) -> None:
     memory_id = remember(run_cli, f"The {WORD} endpoint needs a retry budget", "--details", WORD)
     remember(run_cli, "An unrelated memory that stays")
+    assert WORD in all_text(project_root)
+    assert WORD.encode() in db_bytes(project_root)
+    assert run_cli("--json", "recall", WORD).json()["results"][0]["id"] == memory_id
     result = run_cli("forget", memory_id, "--mode", mode, "--reason", "user asked to forget it")
     assert result.code == 0, result.err
     assert WORD not in all_text(project_root)
     assert WORD.encode() not in db_bytes(project_root)
+    assert "An unrelated memory that stays" in all_text(project_root)
     assert run_cli("recall", WORD).out.strip() == "no memories match"
     log = run_cli("--json", "audit", "--target", memory_id).json()["entries"]
     forget_entry = [e for e in log if e["action"] == "forget"]
@@ -142,21 +146,64 @@ def _tamper(root: Path, sql: str) -> None:
     conn.close()
 
 
+def _changed(seq: int) -> str:
+    return f"entry {seq} was changed after it was written"
+
+
+def _broken(seq: int) -> str:
+    return f"entry {seq}: the link to the previous entry is broken"
+
+
 @pytest.mark.parametrize(
-    "sql",
+    ("sql", "first_bad", "checked", "problems"),
     [
-        'UPDATE audit_log SET detail = \'{"mode":"delete"}\' WHERE seq = 2',
-        "DELETE FROM audit_log WHERE seq = 2",
-        "UPDATE audit_log SET actor = 'someone-else' WHERE seq = 1",
+        ('UPDATE audit_log SET detail = \'{"mode":"delete"}\' WHERE seq = 2', 2, 4, [_changed(2)]),
+        # A removed entry leaves a gap, the next entry's link broken, and the
+        # memory it recorded without an entry.
+        ("DELETE FROM audit_log WHERE seq = 2", 3, 3,
+         ["entries 2 to 2 are missing", _broken(3), "memory {second} has no audit entry"]),
+        ("UPDATE audit_log SET actor = 'someone-else' WHERE seq = 1", 1, 4, [_changed(1)]),
+        # Only the link: the entry's hash covers its link, so both are named.
+        ("UPDATE audit_log SET prev_hash = 'sha256:' || hex(randomblob(32)) WHERE seq = 3", 3, 4,
+         [_broken(3), _changed(3)]),
+        ("UPDATE audit_log SET prev_hash = 'sha256:0' WHERE seq = 1", 1, 4,
+         [_broken(1), _changed(1)]),
     ],
-)
-def test_audit_verify_detects_tampering(run_cli: CliRunner, project_root: Path, sql: str) -> None:
-    for n in range(3):
-        remember(run_cli, f"Fact number {n} about the cache")
+)  # fmt: skip
+def test_audit_verify_names_the_tampered_entry_and_the_problem(
+    run_cli: CliRunner,
+    project_root: Path,
+    sql: str,
+    first_bad: int,
+    checked: int,
+    problems: list[str],
+) -> None:
+    made = [remember(run_cli, f"Fact number {n} about the cache") for n in range(4)]
+    assert run_cli("--json", "audit", "verify").json() == {
+        "ok": True,
+        "checked": 4,
+        "first_bad": None,
+        "problem": None,
+        "problems": [],
+        "unanchored": 0,
+    }
     _tamper(project_root, sql)
     result = run_cli("--json", "audit", "verify")
     assert result.code == 1
-    assert result.json()["ok"] is False
+    expected = [problem.format(second=made[1]) for problem in problems]
+    report = result.json()
+    assert {key: report[key] for key in ("ok", "checked", "first_bad", "problem", "problems")} == {
+        "ok": False,
+        "checked": checked,
+        "first_bad": first_bad,
+        "problem": expected[0],
+        "problems": expected,
+    }
+    text = run_cli("audit", "verify")
+    assert text.out.splitlines() == [
+        f"audit BROKEN: {len(expected)} problem(s)",
+        *(f"  {problem}" for problem in expected),
+    ]
 
 
 def test_export_import_round_trip(run_cli: CliRunner, project_root: Path, tmp_path: Path) -> None:

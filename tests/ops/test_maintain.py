@@ -116,6 +116,9 @@ def test_secret_sweep_redacts_what_a_newer_rule_catches(
     assert all(s.rule for s in report.secrets)
     assert report.redacted == []
 
+    store_files = sorted(store.path.parent.glob(store.path.name + "*"))
+    assert any(TOKEN.encode() in path.read_bytes() for path in store_files)
+
     proc = cli(store.root, "--json", "maintain", "--apply-secret-sweep")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
@@ -142,7 +145,9 @@ def test_secret_sweep_redacts_what_a_newer_rule_catches(
         marks = {r[0] for r in conn.execute("SELECT memory_id FROM redaction_tombstones")}
         assert marks == {leaked, in_details}
         # The whole file, WAL included, no longer holds the token.
-    for path in store.path.parent.glob(store.path.name + "*"):
+    files = sorted(store.path.parent.glob(store.path.name + "*"))
+    assert store.path in files
+    for path in files:
         assert TOKEN.encode() not in path.read_bytes(), path
     assert maintain.maintain(store, PERSON).secrets == []
 

@@ -11,7 +11,7 @@ from conftest import CliRunner
 
 from tree_ring.ops import quality
 from tree_ring.read import ranking, recall
-from tree_ring.store import rows
+from tree_ring.store import fts, rows
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 
@@ -76,7 +76,7 @@ def _bm25_only(store: Store, identity: Any, query: str, **kw: Any) -> list[recal
         "SELECT m.* FROM memory_fts JOIN memories m ON m.rowid = memory_fts.rowid "
         "WHERE memory_fts MATCH ? ORDER BY bm25(memory_fts) LIMIT ?"
     )
-    found = store.query(sql, (" OR ".join(recall.quote(w) for w in words), kw["limit"]))
+    found = store.query(sql, (" OR ".join(fts.quote(w) for w in words), kw["limit"]))
     return [recall.Hit(rows.from_row(r), 0.0) for r in found]
 
 

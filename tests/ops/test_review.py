@@ -262,6 +262,7 @@ def test_reject_retires_and_tombstones_the_claim(run_cli: CliRunner, project_roo
     assert len(stone) >= 2
     assert {tuple(s) for s in stone} == {("rejected", "the tests catch real bugs", memory_id)}
     assert memory_id not in live_ids(run_cli, "--include-unreviewed")
+    assert live_ids(run_cli, "--trust", "rejected") == {memory_id}
     assert run_cli("--json", "review", "list").json()["total"] == 0
 
 

@@ -117,7 +117,6 @@ def test_a_refusal_while_writing_names_its_line(
         store, [json.dumps(forgotten.to_dict())], project=project_id, actor=PERSON
     )
     correct.forget(store, forgotten.id, mode="delete", reason="wrong", actor=PERSON)
-    reused = make_memory(project_id, "A fact that takes a used id")
     rows = [_row(project_id, f"Imported fact number {n}") for n in range(6)]
     clash = {**rows[1], "summary": "The same id, different content"}
     back = {**forgotten.to_dict(), "id": make_memory(project_id, "y").id}
@@ -128,4 +127,9 @@ def test_a_refusal_while_writing_names_its_line(
         with pytest.raises(Conflict, match=rf"^line 5: .*{message}.*nothing imported"):
             transfer.import_lines(store, lines, project=project_id, actor=PERSON)
         assert counts(store.root) == before
-    assert reused.id not in {r[0] for r in store.conn.execute("SELECT id FROM memories")}
+    # Without the bad line the same file goes in whole: the refusal was the line's.
+    good = [_line(row, keep_trust=keep_trust) for row in rows]
+    report = transfer.import_lines(store, good, project=project_id, actor=PERSON)
+    assert sorted(report.created) == sorted(row["id"] for row in rows)
+    stored = {r[0] for r in store.conn.execute("SELECT id FROM memories")}
+    assert stored == {row["id"] for row in rows}

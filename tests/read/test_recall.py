@@ -6,11 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from helpers import PERSON, CliRunner, make_memory
+from recall_support import match_queries
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import format_time
 from tree_ring.read import ranking
-from tree_ring.read.recall import candidate_cap, match_queries, recall, terms, word_forms
+from tree_ring.read.recall import candidate_cap, recall, terms, word_forms
 from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline
 
@@ -113,6 +114,7 @@ def test_superseded_heartwood_never_appears(store: Store, identity: Identity) ->
     correct.supersede(store, old.id, new.id, reason="moved to SQLite", actor=PERSON)
     for query in ("store memories", "postgresql", "heartwood decision store"):
         assert old.id not in {h.memory.id for h in recall(store, identity, query, limit=50)}
+    assert [h.memory.id for h in recall(store, identity, "store memories")] == [new.id]
 
 
 def test_fresher_duplicate_outranks_a_stale_one(store: Store, identity: Identity) -> None:

@@ -7,11 +7,12 @@ from typing import cast
 
 import pytest
 from helpers import PERSON, make_memory
+from recall_support import match_queries
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory
 from tree_ring.read import recall as recall_module
-from tree_ring.read.recall import match_queries, recall
+from tree_ring.read.recall import recall
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
 

@@ -126,6 +126,7 @@ def test_every_removal_path_through_forget_in_propagates(store: Store, project_i
         correct.forget_in(conn, expired, "delete", "expired", PERSON, now_iso())
     [node] = node_rows(store).values()
     assert node.child_ids == (ids[1],) and sentence(0) not in node.content
+    assert sentence(1) in node.content
 
 
 # ----------------------------------------------------------- consolidations
@@ -160,7 +161,8 @@ def test_superseded_consolidations_are_rewritten_too(store: Store, project_id: s
     assert rows.get(store.db, old or "").superseded_by is not None
     forget(store, ids[0])
     for summary_id in (old or "",):
-        assert sentence(0) not in rows.get(store.db, summary_id).summary
+        text = rows.get(store.db, summary_id).summary
+        assert sentence(1) in text and sentence(0) not in text
 
 
 # ------------------------------------------------------- the forgetting scan

@@ -23,14 +23,13 @@ what it is: on record, contradicted, not believed.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tree_ring.govern import contradictions
 from tree_ring.govern import coordinator as write_policy
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, Link, Memory, now_iso
-from tree_ring.store import audit, rows
+from tree_ring.store import audit, rows, settings
 from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 
@@ -41,14 +40,6 @@ AGENT_ORIGINS = frozenset({"claude-code", "codex", "agent"})
 CONTRADICTS = "contradicts"
 SETTING = "review_policy"
 
-DEFAULT_POLICY: dict[str, bool] = {
-    "agent_shared": True,  # an agent may not publish to the whole project on its own
-    "agent_heartwood": True,  # nor write durable truth, in any scope
-    "agent_weight": True,  # nor pin a memory or give it more weight than MAX_AGENT_WEIGHT
-    "agent_replacements": True,  # nor retire shared memory it did not write
-    "imported_authority": True,  # an import is only as good as its source
-    "contradictions": True,  # a write that contradicts a live memory waits
-}
 # Keys earlier versions stored, and what they are called now.
 RENAMED = {"agent_project_rules": "agent_shared", "imported_rules": "imported_authority"}
 # The most salience or confidence an agent may give its own memory unreviewed.
@@ -56,32 +47,28 @@ MAX_AGENT_WEIGHT = 0.8
 
 
 def policy_settings(db: Db) -> dict[str, bool]:
-    row = db.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
-    merged: dict[str, Any] = dict(DEFAULT_POLICY)
-    if row is not None:
-        stored: dict[str, Any] = json.loads(row[0])
-        for key, value in stored.items():
-            key = RENAMED.get(key, key)
-            if key in DEFAULT_POLICY:
-                merged[key] = value
+    """The review policy: stored keys (by their current names) over the declared defaults."""
+    stored: dict[str, Any] = settings.read(db, SETTING)
+    merged = settings.default(SETTING)
+    for key, value in stored.items():
+        key = RENAMED.get(key, key)
+        if key in settings.REVIEW_POLICY:
+            merged[key] = value
     return {key: bool(value) for key, value in merged.items()}
 
 
 def set_policy(db: Db, changes: dict[str, bool], actor: Actor) -> dict[str, bool]:
     """Change review policy keys; a person's (or the coordinator's) decision."""
     changes = {RENAMED.get(key, key): value for key, value in changes.items()}
-    unknown = sorted(set(changes) - set(DEFAULT_POLICY))
+    unknown = sorted(set(changes) - set(settings.REVIEW_POLICY))
     if unknown:
         raise UsageError(
-            f"unknown review policy key {unknown[0]!r}; use one of: {', '.join(DEFAULT_POLICY)}"
+            f"unknown review policy key {unknown[0]!r}; "
+            f"use one of: {', '.join(settings.REVIEW_POLICY)}"
         )
     write_policy.authorize(db, "review.policy", actor, SETTING)
     merged = {**policy_settings(db), **changes}
-    db.execute(
-        "INSERT INTO settings(key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (SETTING, json.dumps(merged, sort_keys=True, separators=(",", ":"))),
-    )
+    settings.write(db, SETTING, merged)
     audit.append(db, actor, "review-policy", SETTING, {"set": changes})
     return merged
 

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from tree_ring.model.record import Memory
-from tree_ring.store import live, rows
+from tree_ring.store import fts, live, rows
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
 
@@ -195,10 +195,6 @@ class Found:
     kind: str  # negation | value
 
 
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
 @dataclass(frozen=True)
 class SearchWord:
     """One content word of a new statement, as the candidate search uses it."""
@@ -218,7 +214,7 @@ def search_words(found: Claim) -> list[SearchWord]:
     # final "y" ("policy" / "policies").
     words: list[SearchWord] = []
     for word, terms in forms.items():
-        phrase = " OR ".join(_quote(t) for t in terms)
+        phrase = " OR ".join(fts.quote(t) for t in terms)
         if len(terms) > 1:
             phrase = "(" + phrase + ")"
         key = word[:-1] if word.endswith("y") and len(word) > 1 else word

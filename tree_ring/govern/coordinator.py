@@ -22,9 +22,9 @@ origin, the action, a hash of the target and the reason; never the token.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
-import json
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,8 +32,8 @@ from typing import Any
 
 from tree_ring import guard
 from tree_ring.model.errors import Conflict, Denied, StoreBusy, StoreFault, UsageError
-from tree_ring.model.record import Memory, canonical_json, now_iso, sha256
-from tree_ring.store import audit
+from tree_ring.model.record import Memory, now_iso, sha256
+from tree_ring.store import audit, settings
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -88,11 +88,17 @@ KNOWN_ACTIONS = (
 
 @dataclass(frozen=True)
 class State:
-    mode: str = "open"  # open | coordinated
-    coordinator: str | None = None
-    token_hash: str | None = None  # sha256:<hex> of the capability
-    enabled_at: str | None = None
-    rotated_at: str | None = None
+    """The `write_policy` setting; its default (open) is declared in store/settings."""
+
+    mode: str  # open | coordinated
+    coordinator: str | None
+    token_hash: str | None  # sha256:<hex> of the capability
+    enabled_at: str | None
+    rotated_at: str | None
+
+    @classmethod
+    def open(cls) -> State:
+        return cls(**settings.default(SETTING))
 
 
 @dataclass(frozen=True)
@@ -104,12 +110,9 @@ class Minted:
 
 
 def state(db: Db) -> State:
-    row = db.execute("SELECT value FROM settings WHERE key = ?", (SETTING,)).fetchone()
-    if row is None:
-        return State()
-    data: dict[str, Any] = json.loads(row[0])
+    data: dict[str, Any] = settings.read(db, SETTING)
     if data.get("mode") != "coordinated" or not isinstance(data.get("token_hash"), str):
-        return State()
+        return State.open()
     return State(
         mode="coordinated",
         coordinator=data.get("coordinator"),
@@ -120,18 +123,7 @@ def state(db: Db) -> State:
 
 
 def _save(db: Db, current: State) -> None:
-    value = {
-        "mode": current.mode,
-        "coordinator": current.coordinator,
-        "token_hash": current.token_hash,
-        "enabled_at": current.enabled_at,
-        "rotated_at": current.rotated_at,
-    }
-    db.execute(
-        "INSERT INTO settings(key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (SETTING, canonical_json(value)),
-    )
+    settings.write(db, SETTING, dataclasses.asdict(current))
 
 
 def token_hash(token: str) -> str:
@@ -305,9 +297,9 @@ def disable(store: Store, actor: Actor) -> State:
     with store.write() as db:
         _coordinated(db)
         authorize(db, "policy.disable", actor, SETTING)
-        _save(db, State())
+        _save(db, State.open())
         audit.append(db, actor, "policy", SETTING, {"change": "disable"})
-    return State()
+    return State.open()
 
 
 def _coordinated(db: Db) -> State:

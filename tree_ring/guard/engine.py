@@ -61,7 +61,6 @@ from tree_ring.model.errors import SecretRefused
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from typing import Any
 
 # The rule table lives in guard_rules; these names are part of the guard's API.
 __all__ = ["RULES", "SEVERITY_ORDER", "VIEWS", "Rule", "check_fields", "classify", "find_secret"]
@@ -284,15 +283,6 @@ def compiled_keyword_terms() -> int:
     if _keyword_scanner.cache_info().currsize:
         return len(_TERMS)
     return len({index for wanted in _subset_scanners for index in wanted})
-
-
-def __getattr__(name: str) -> Any:
-    """`_KEYWORD_SCANNER` and `_KEYWORD_OWNER`, for code that reads them."""
-    if name == "_KEYWORD_SCANNER":
-        return _keyword_scanner()[0]
-    if name == "_KEYWORD_OWNER":
-        return _keyword_scanner()[1]
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _KEYWORD_CATEGORIES = frozenset(rule.category for rule in _WORD_RULES)

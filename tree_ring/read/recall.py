@@ -36,6 +36,7 @@ from tree_ring.model.record import Memory
 from tree_ring.read import ranking
 from tree_ring.store import live, rows
 from tree_ring.store.db import Store
+from tree_ring.store.fts import quote
 from tree_ring.store.live import View
 
 FILLER = frozenset(
@@ -125,10 +126,6 @@ def terms(query: str) -> list[str]:
     return out[:MAX_TERMS]
 
 
-def quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
 def word_forms(term: str) -> list[str]:
     """The word, then its other forms, for the widened rung ("deploy" ->
     "deployments"); words under five letters are left as they are."""
@@ -203,11 +200,6 @@ def ladder(words: list[str], counts: dict[str, int] | None = None) -> list[Rung]
     for rung in rungs:
         unique.setdefault(rung.match, rung)
     return list(unique.values())
-
-
-def match_queries(words: list[str], counts: dict[str, int] | None = None) -> list[str]:
-    """The ladder's FTS5 queries, strictest first."""
-    return [rung.match for rung in ladder(words, counts)]
 
 
 def _affordable(words: list[str], counts: dict[str, int] | None) -> list[str]:

@@ -15,9 +15,9 @@ import os
 import sqlite3
 import time
 
-from tree_ring.model import jsontext, project
+from tree_ring.model import project
 from tree_ring.model.errors import NoStore, StoreBusy, StoreFault
-from tree_ring.model.record import canonical_json, now_iso
+from tree_ring.model.record import now_iso
 from tree_ring.store import schema
 from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
 
@@ -232,18 +232,6 @@ class Store:
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self.db.query(sql, params)
-
-    def setting(self, key: str, default: Any = None) -> Any:
-        rows = self.query("SELECT value FROM settings WHERE key = ?", (key,))
-        return jsontext.loads(rows[0][0]) if rows else default
-
-    @staticmethod
-    def put_setting(db: Db, key: str, value: Any) -> None:
-        db.execute(
-            "INSERT INTO settings(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, canonical_json(value)),
-        )
 
 
 class Transaction:

@@ -53,10 +53,6 @@ def to_values(memory: Memory) -> list[Any]:
     return values
 
 
-def to_params(memory: Memory) -> dict[str, Any]:
-    return dict(zip(COLUMNS, to_values(memory), strict=True))
-
-
 def from_row(row: sqlite3.Row) -> Memory:
     """The memory a row holds. Its values are the store's own, written through
     `to_values`, so they are taken as they are, without `Memory.__init__`."""

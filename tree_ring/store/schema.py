@@ -172,14 +172,6 @@ def _policy_audit(db: Db) -> None:
 # The summary tree (TinyCortex's bucket-seal tree, tree_ring/tree/).
 # Trees are keyed by (kind, scope); a node is sealed once and then immutable,
 # except that forgetting a memory under it rebuilds it without that memory.
-TREE_SETTINGS: dict[str, int | bool] = {
-    "tree.input_token_budget": 50_000,  # L0 seals when its leaves reach this many tokens
-    "tree.output_token_budget": 5_000,  # a node's content is clamped to budget * 4 chars
-    "tree.summary_fanout": 10,  # L1+ seals when this many siblings wait
-    "tree.flush_age_secs": 604_800,  # an L0 buffer this old is force-sealed (7 days)
-    "tree.deferred": False,  # True: appends only stage; `tree flush` seals
-}
-
 SUMMARY_TREE = (
     """CREATE TABLE tree_trees (
         id              TEXT PRIMARY KEY,  -- tree_<kind>_<16 hex of sha256(kind, scope)>
@@ -249,13 +241,17 @@ SUMMARY_TREE = (
 
 
 def _summary_tree(db: Db) -> None:
-    import json  # here, not at the top: every hook call imports this module
+    # Here, not at the top: every hook call imports this module, and this
+    # migration runs once per store.
+    from tree_ring.store import settings
 
     for statement in SUMMARY_TREE:
         db.execute(statement)
-    for key, value in TREE_SETTINGS.items():
+    # The tree's budgets are stored from their one declaration (settings.TREE).
+    for key, value in settings.TREE.items():
         db.execute(
-            "INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)", (key, json.dumps(value))
+            "INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)",
+            (key, settings.encode(value)),
         )
 
 

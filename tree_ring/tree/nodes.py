@@ -19,7 +19,7 @@ from tree_ring.model.record import (
     canonical_json,
     sha256,
 )
-from tree_ring.store import schema
+from tree_ring.store import settings
 from tree_ring.store.sql import Db
 from tree_ring.tree.summarise import (
     SummaryInput,
@@ -38,29 +38,39 @@ DEFAULT_LABELS = {"source": "extract", "topic": "empty", "global": "empty"}
 
 @dataclass(frozen=True)
 class TreeConfig:
-    input_token_budget: int = 50_000
-    output_token_budget: int = 5_000
-    summary_fanout: int = 10
-    flush_age_secs: int = 604_800
-    deferred: bool = False
+    """The tree's budgets as the settings table holds them; the defaults are
+    declared once, in `store/settings.TREE`."""
+
+    input_token_budget: int
+    output_token_budget: int
+    summary_fanout: int
+    flush_age_secs: int
+    deferred: bool
+
+
+# The lowest value each number may take: a fan-out of one would seal every
+# node into a chain of copies, and a budget of zero would seal empty nodes.
+FLOORS = {
+    "input_token_budget": 1,
+    "output_token_budget": 1,
+    "summary_fanout": 2,
+    "flush_age_secs": 0,
+}
 
 
 def config(db: Db) -> TreeConfig:
     """The live budgets from the settings table; a missing key keeps its default."""
-    values: dict[str, Any] = dict(schema.TREE_SETTINGS)
-    for key, raw in db.execute("SELECT key, value FROM settings WHERE key LIKE 'tree.%'"):
-        values[key] = json.loads(raw)
+    values = settings.read_many(db, settings.TREE)
 
-    def number(key: str, floor: int) -> int:
-        value = values[key]
+    def number(name: str) -> int:
+        value, floor = values[f"tree.{name}"], FLOORS[name]
         return max(floor, int(value)) if isinstance(value, int | float) else floor
 
     return TreeConfig(
-        input_token_budget=number("tree.input_token_budget", 1),
-        output_token_budget=number("tree.output_token_budget", 1),
-        # A fan-out of one would seal every node into a chain of copies.
-        summary_fanout=number("tree.summary_fanout", 2),
-        flush_age_secs=number("tree.flush_age_secs", 0),
+        input_token_budget=number("input_token_budget"),
+        output_token_budget=number("output_token_budget"),
+        summary_fanout=number("summary_fanout"),
+        flush_age_secs=number("flush_age_secs"),
         deferred=bool(values["tree.deferred"]),
     )
 
@@ -69,24 +79,20 @@ def set_config(db: Db, key: str, raw: str) -> TreeConfig:
     """Change one tree setting from text (`input_token_budget`, `deferred`, ...)."""
     name = key.removeprefix("tree.")
     full = f"tree.{name}"
-    if full not in schema.TREE_SETTINGS:
-        known = ", ".join(k.removeprefix("tree.") for k in schema.TREE_SETTINGS)
+    if full not in settings.TREE:
+        known = ", ".join(k.removeprefix("tree.") for k in settings.TREE)
         raise UsageError(f"unknown tree setting {key[:40]!r}; use one of: {known}")
     value: int | bool
-    if isinstance(schema.TREE_SETTINGS[full], bool):
+    if isinstance(settings.TREE[full], bool):
         if raw.strip().lower() not in ("true", "false", "1", "0", "on", "off", "yes", "no"):
             raise UsageError(f"{name} is true or false, not {raw[:20]!r}")
         value = raw.strip().lower() in ("true", "1", "on", "yes")
     else:
-        floor = 2 if name == "summary_fanout" else 0 if name == "flush_age_secs" else 1
+        floor = FLOORS[name]
         if not raw.strip().isdigit() or int(raw) < floor:
             raise UsageError(f"{name} is a whole number of at least {floor}, not {raw[:20]!r}")
         value = int(raw)
-    db.execute(
-        "INSERT INTO settings(key, value) VALUES (?, ?)"
-        " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (full, json.dumps(value)),
-    )
+    settings.write(db, full, value)
     return config(db)
 
 

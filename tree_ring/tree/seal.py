@@ -96,29 +96,6 @@ def stale_cutoff(now: str, age_secs: int) -> str:
     return format_time(moment - timedelta(seconds=age_secs))
 
 
-def append_leaf(
-    db: Db,
-    tree: Tree,
-    memory_id: str,
-    tokens: int,
-    now: str,
-    *,
-    cfg: TreeConfig | None = None,
-    deferred: bool | None = None,
-    summariser: Summariser = concat_summary,
-) -> AppendOutcome:
-    """Add one leaf to the L0 buffer, then seal what its gates call for."""
-    return append_leaves(
-        db,
-        tree,
-        [(memory_id, tokens)],
-        now,
-        cfg=cfg,
-        deferred=deferred,
-        summariser=summariser,
-    )
-
-
 def append_leaves(
     db: Db,
     tree: Tree,

@@ -1,0 +1,134 @@
+"""What the CLI prints for people: short, stable lines, checked word for word."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import CliRunner
+from governance_support import CLAUDE
+
+TOKEN_VAR = "TREE_RING_COORDINATOR_TOKEN"
+MEMORY_ID = r"mem_\d{8}_\d{6}_[0-9a-f]{12}"
+
+
+def test_remember_says_what_it_stored(run_cli: CliRunner) -> None:
+    result = run_cli("remember", "Deploys freeze on Fridays")
+    assert result.code == 0, result.err
+    assert re.fullmatch(rf"stored {MEMORY_ID}\n", result.out)
+
+
+def test_remember_says_why_a_row_waits(run_cli: CliRunner) -> None:
+    result = run_cli(
+        "remember", "Vendor the SDK", "--ring", "heartwood", "--scope", "project", environ=CLAUDE
+    )
+    assert result.code == 0, result.err
+    assert re.fullmatch(
+        rf"stored {MEMORY_ID} as pending: heartwood written by claude-code: "
+        r"durable truth needs a person's approval; written by claude-code into the shared "
+        r"project scope: what every session sees needs a person's approval\n",
+        result.out,
+    )
+
+
+def test_remember_says_a_sensitive_row_is_hidden(run_cli: CliRunner) -> None:
+    result = run_cli("remember", "Maria was diagnosed with celiac disease last spring")
+    assert result.code == 0, result.err
+    assert re.fullmatch(
+        rf"stored {MEMORY_ID} \(sensitivity health: hidden unless --include-sensitive\)\n",
+        result.out,
+    )
+
+
+def test_an_exact_retry_says_unchanged(run_cli: CliRunner) -> None:
+    argv = ("remember", "Cache the wheels", "--operation-id", "op-1")
+    first = run_cli("--json", *argv).json()["id"]
+    again = run_cli(*argv)
+    assert again.code == 0, again.err
+    assert again.out == f"unchanged {first} (exact retry of the same operation)\n"
+
+
+def test_a_summary_on_stdin_over_one_mebibyte_is_refused(
+    run_cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    big = io.TextIOWrapper(io.BytesIO(b"x" * ((1 << 20) + 1)))
+    monkeypatch.setattr(sys, "stdin", big)
+    result = run_cli("remember", "-")
+    assert result.code == 2
+    assert result.err == (
+        "error: the summary on stdin is over 1 MiB; a memory is one short statement\n"
+    )
+    assert run_cli("--json", "list").json()["memories"] == []
+
+
+def test_a_summary_on_stdin_is_stored(run_cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"  Logs rotate nightly \n")))
+    result = run_cli("--json", "remember", "-")
+    assert result.code == 0, result.err
+    shown = run_cli("--json", "show", result.json()["id"]).json()
+    assert shown["summary"] == "Logs rotate nightly"
+
+
+def test_export_to_a_file_says_how_many_lines(run_cli: CliRunner, tmp_path: Path) -> None:
+    for summary in ("Deploys freeze on Fridays", "Logs rotate nightly"):
+        assert run_cli("remember", summary).code == 0
+    out = tmp_path / "dump.jsonl"
+    result = run_cli("export", "--output", str(out))
+    assert result.code == 0, result.err
+    assert result.out == f"wrote 2 lines to {out}\n"
+    assert len(out.read_text().splitlines()) == 2
+    as_json = run_cli("--json", "export", "--output", str(out)).json()
+    assert as_json == {"path": str(out), "lines": 2}
+
+
+def test_status_shows_each_harness_hooks(run_cli: CliRunner, project_root: Path) -> None:
+    assert run_cli("remember", "Deploys freeze on Fridays").code == 0
+    status = run_cli("status")
+    assert status.code == 0, status.err
+    quiet = status.out.splitlines()
+    assert quiet[-1] == "hooks: none has fired in this project yet"
+    assert quiet[1] == "memories: 1 (cambium 1)"
+    assert quiet[2] == "trust: accepted 1"
+    assert quiet[3] == "review queue: 0 waiting (`tree-ring review list`)"
+    assert quiet[4] == "write policy: open"
+    run_cli("brief", "--harness", "claude-code")
+    again = run_cli("status")
+    assert again.code == 0, again.err
+    lines = again.out.splitlines()
+    hook = [line for line in lines if line.startswith("hooks ")]
+    assert len(hook) == 1
+    assert re.fullmatch(
+        r"hooks claude-code: last brief \d{4}-\d\d-\d\dT[0-9:.]+Z \(1 memories\), last stop never",
+        hook[0],
+    )
+
+
+def test_tree_show_before_anything_sealed(run_cli: CliRunner) -> None:
+    result = run_cli("tree", "show")
+    assert result.code == 0, result.err
+    assert result.out == (
+        "no summary sealed yet: the history is still short (`tree-ring tree status` shows "
+        "the buffers)\n"
+    )
+
+
+def test_policy_status_counts_the_decisions(run_cli: CliRunner) -> None:
+    assert run_cli("remember", "Deploys freeze on Fridays").code == 0
+    shown = run_cli("policy", "status")
+    assert shown.code == 0, shown.err
+    assert shown.out == "write policy: open\ndecisions recorded: 1 allowed, 0 denied\n"
+    token = json.loads(run_cli("--json", "policy", "enable", "--coordinator", "lead").out)[
+        "capability"
+    ]
+    assert run_cli("remember", "Logs rotate nightly").code != 0  # denied without the token
+    lines = run_cli("policy", "status", environ={TOKEN_VAR: token}).out.splitlines()
+    assert lines[0] == "write policy: coordinated"
+    assert re.fullmatch(r"coordinator: lead \(since \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)", lines[1])
+    assert lines[2] == f"{TOKEN_VAR} in this environment: the current capability"
+    assert lines[3] == "decisions recorded: 2 allowed, 1 denied"
+    absent = run_cli("policy", "status").out.splitlines()
+    assert absent[2] == f"{TOKEN_VAR} in this environment: absent or not current"

@@ -1,0 +1,271 @@
+"""Migrations, from an empty store and from a store of the first schema.
+
+fixtures/stores/schema-0001.sqlite was built by scripts/build_schema_0001.py
+with only `0001_initial` applied. Opened with today's code it must end with
+exactly today's tables, columns, indexes and triggers (the same as a store
+created today), with its rows, tombstones, claims and audit chain intact,
+and recall must find its memories.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import PERSON, REPO, make_memory
+
+from tree_ring.model import project
+from tree_ring.model.identity import Identity
+from tree_ring.ops import guidance
+from tree_ring.read import brief
+from tree_ring.read.recall import recall
+from tree_ring.store import audit, rows
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
+from tree_ring.tree import nodes
+from tree_ring.write import pipeline
+
+FIXTURE = REPO / "fixtures" / "stores" / "schema-0001.sqlite"
+FIXTURE_PROJECT = "fixture-app-3f9c2a"
+MIGRATIONS = ["0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust"]
+
+# Every table's columns, in order (PRAGMA table_info), after every migration.
+TABLES: dict[str, tuple[str, ...]] = {
+    "audit_log": (
+        "seq", "at", "actor", "origin", "session", "action", "target", "detail", "prev_hash",
+        "hash",
+    ),
+    "content_tombstones": (
+        "project", "content_hash", "kind", "reason", "memory_id", "actor", "created_at",
+    ),
+    "forget_requests": (
+        "id", "project", "memory_id", "mode", "reason", "actor", "origin", "session",
+        "created_at", "decision", "decided_by", "decided_at", "decision_reason",
+    ),
+    "memories": (
+        "id", "created_at", "updated_at", "project", "agent_profile", "workflow_id",
+        "session_id", "operation_id", "scope", "ring", "event_type", "summary", "details",
+        "source_type", "source_ref", "source_quote", "tags", "salience", "confidence",
+        "sensitivity", "retention", "expires_at", "supersedes", "superseded_by", "links",
+        "trust", "review_reason", "reviewed_at", "reviewed_by", "valid_from", "valid_to",
+        "retired_at", "redacted_at", "origin", "origin_session", "content_hash",
+    ),
+    "memory_fts": ("summary", "details", "tags"),
+    "memory_fts_config": ("k", "v"),
+    "memory_fts_data": ("id", "block"),
+    "memory_fts_docsize": ("id", "sz"),
+    "memory_fts_idx": ("segid", "term", "pgno"),
+    "operation_claims": ("claim", "memory_id", "payload_hash", "created_at"),
+    "policy_audit": (
+        "seq", "at", "mode", "actor", "origin", "session", "action", "target_hash", "decision",
+        "capability", "reason",
+    ),
+    "redaction_tombstones": ("memory_id", "created_at"),
+    "schema_migrations": ("name", "applied_at"),
+    "settings": ("key", "value"),
+    "sqlite_sequence": ("name", "seq"),
+    "tree_buffers": ("tree_id", "level", "item_ids", "item_count", "token_sum", "oldest_at"),
+    "tree_leaves": ("seq", "tree_id", "memory_id", "token_count", "added_at", "parent_id"),
+    "tree_nodes": (
+        "id", "tree_id", "level", "parent_id", "child_ids", "content", "token_count",
+        "entities", "topics", "time_range_start", "time_range_end", "score", "leaf_count",
+        "sealed_at", "stale", "resealed_at",
+    ),
+    "tree_trees": (
+        "id", "kind", "scope", "root_id", "max_level", "status", "created_at",
+        "last_sealed_at",
+    ),
+}  # fmt: skip
+
+# Every index: (table, its key columns, "<expr>" for an expression, unique, partial).
+INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
+    "forget_requests_waiting": ("forget_requests", ("project", "created_at"), False, True),
+    "memories_brief": (
+        "memories", ("project", "<expr>", "salience", "confidence", "created_at"), False, True,
+    ),
+    "memories_consolidations": ("memories", ("project",), False, True),
+    "memories_hash": ("memories", ("project", "content_hash"), False, False),
+    "memories_project_created": ("memories", ("project", "created_at"), False, False),
+    "memories_trust": ("memories", ("trust", "created_at"), False, True),
+    "sqlite_autoindex_content_tombstones_1": (
+        "content_tombstones", ("project", "content_hash"), True, False,
+    ),
+    "sqlite_autoindex_forget_requests_1": ("forget_requests", ("id",), True, False),
+    "sqlite_autoindex_memories_1": ("memories", ("id",), True, False),
+    "sqlite_autoindex_operation_claims_1": ("operation_claims", ("claim",), True, False),
+    "sqlite_autoindex_redaction_tombstones_1": (
+        "redaction_tombstones", ("memory_id",), True, False,
+    ),
+    "sqlite_autoindex_schema_migrations_1": ("schema_migrations", ("name",), True, False),
+    "sqlite_autoindex_settings_1": ("settings", ("key",), True, False),
+    "sqlite_autoindex_tree_buffers_1": ("tree_buffers", ("tree_id", "level"), True, False),
+    "sqlite_autoindex_tree_leaves_1": ("tree_leaves", ("tree_id", "memory_id"), True, False),
+    "sqlite_autoindex_tree_nodes_1": ("tree_nodes", ("id",), True, False),
+    "sqlite_autoindex_tree_trees_1": ("tree_trees", ("id",), True, False),
+    "sqlite_autoindex_tree_trees_2": ("tree_trees", ("kind", "scope"), True, False),
+    "tree_leaves_memory": ("tree_leaves", ("memory_id",), False, False),
+    "tree_leaves_parent": ("tree_leaves", ("parent_id",), False, True),
+    "tree_leaves_waiting": ("tree_leaves", ("tree_id", "seq"), False, True),
+    "tree_nodes_level": ("tree_nodes", ("tree_id", "level", "sealed_at"), False, False),
+    "tree_nodes_parent": ("tree_nodes", ("parent_id",), False, False),
+}  # fmt: skip
+
+TRIGGERS = {
+    "memories_fts_delete": "memories",
+    "memories_fts_insert": "memories",
+    "memories_fts_update": "memories",
+    "policy_audit_append_only_delete": "policy_audit",
+    "policy_audit_append_only_update": "policy_audit",
+    "tree_nodes_sealed": "tree_nodes",
+}
+
+TREE_DEFAULTS = {
+    "tree.deferred": False,
+    "tree.flush_age_secs": 604_800,
+    "tree.input_token_budget": 50_000,
+    "tree.output_token_budget": 5_000,
+    "tree.summary_fanout": 10,
+}
+
+# What the fixture holds (scripts/build_schema_0001.py).
+FIXTURE_ROWS = {
+    "mem_20260301_100000_0a0a0a0a0a01": "Migrations on the primary took the site down",
+    "mem_20260301_100100_0a0a0a0a0a02": "Deploys freeze on Fridays",
+    "mem_20260301_100200_0a0a0a0a0a03": "The cache lives in Redis",
+    "mem_20260302_100000_0a0a0a0a0a04": "The cache lives in SQLite now",
+    "mem_20260302_110000_0a0a0a0a0a05": "The linter runs before every commit",
+    "mem_20260302_120000_0a0a0a0a0a06": "Vendor every third-party SDK",
+}
+
+
+def schema_of(conn: sqlite3.Connection) -> dict[str, object]:
+    """Tables with their columns, indexes with their keys, triggers with their tables."""
+    tables = {
+        name: tuple(r[1] for r in conn.execute(f'PRAGMA table_info("{name}")'))
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    }
+    indexes: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {}
+    for name, table in conn.execute(
+        "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index'"
+    ):
+        keys = tuple(
+            r[2] if r[2] is not None else "<expr>"
+            for r in conn.execute(f'PRAGMA index_xinfo("{name}")')
+            if r[5]  # key columns only, not the rowid SQLite appends
+        )
+        [listed] = [r for r in conn.execute(f'PRAGMA index_list("{table}")') if r[1] == name]
+        indexes[name] = (table, keys, bool(listed[2]), bool(listed[4]))
+    triggers = dict(
+        conn.execute("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'").fetchall()
+    )
+    return {"tables": tables, "indexes": indexes, "triggers": triggers}
+
+
+EXPECTED = {"tables": TABLES, "indexes": INDEXES, "triggers": TRIGGERS}
+
+
+@pytest.fixture
+def old_root(tmp_path: Path) -> Path:
+    """A project whose store is a copy of the first-schema fixture."""
+    root = tmp_path / "old"
+    folder = root / project.DIR
+    folder.mkdir(parents=True)
+    (folder / project.PROJECT_FILE).write_text(
+        json.dumps({"project_id": FIXTURE_PROJECT, "name": "old", "created_at": "2026-03-01"})
+    )
+    shutil.copyfile(FIXTURE, project.store_path(root))
+    return root
+
+
+def test_the_fixture_is_a_first_schema_store() -> None:
+    conn = sqlite3.connect(f"{FIXTURE.as_uri()}?mode=ro", uri=True)
+    try:
+        applied = [r[0] for r in conn.execute("SELECT name FROM schema_migrations")]
+        assert applied == ["0001_initial"]
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        assert "memories" in names and "policy_audit" not in names and "tree_nodes" not in names
+        assert conn.execute("SELECT count(*) FROM memories").fetchone()[0] == len(FIXTURE_ROWS)
+    finally:
+        conn.close()
+
+
+def test_an_empty_store_has_exactly_todays_schema(tmp_path: Path) -> None:
+    root = tmp_path / "new"
+    root.mkdir()
+    guidance.init_project(root)
+    with Store.open(root) as store:
+        assert schema_of(store.conn) == EXPECTED
+        names = [r[0] for r in store.conn.execute("SELECT name FROM schema_migrations")]
+        assert names == MIGRATIONS
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+
+
+def test_a_first_schema_store_migrates_to_exactly_todays_schema(old_root: Path) -> None:
+    with Store.open(old_root) as store:
+        assert schema_of(store.conn) == EXPECTED
+        names = [r[0] for r in store.conn.execute("SELECT name FROM schema_migrations ORDER BY 1")]
+        assert names == MIGRATIONS
+        assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+        # The tree's budgets arrive with the migration that added the tree.
+        stored = dict(store.conn.execute("SELECT key, value FROM settings"))
+        assert {key: json.loads(value) for key, value in stored.items()} == TREE_DEFAULTS
+        assert nodes.config(store.db) == nodes.TreeConfig(50_000, 5_000, 10, 604_800, False)
+
+
+def test_a_first_schema_store_keeps_its_rows_and_they_are_found(old_root: Path) -> None:
+    with Store.open(old_root) as store:
+        kept = {row["id"]: row["summary"] for row in store.query("SELECT * FROM memories")}
+        assert kept == FIXTURE_ROWS
+        old = rows.get(store.db, "mem_20260301_100200_0a0a0a0a0a03")
+        assert old.superseded_by == "mem_20260302_100000_0a0a0a0a0a04"
+        assert rows.get(store.db, "mem_20260302_120000_0a0a0a0a0a06").trust == "pending"
+        assert rows.get(store.db, "mem_20260301_100000_0a0a0a0a0a01").tags == ("ops", "database")
+        stones = store.query("SELECT memory_id, reason FROM content_tombstones")
+        assert [tuple(s) for s in stones] == [
+            ("mem_20260301_090000_0a0a0a0a0a00", "it never belonged here")
+        ]
+        claims = store.query("SELECT memory_id FROM operation_claims")
+        assert [c[0] for c in claims] == ["mem_20260302_110000_0a0a0a0a0a05"]
+        check = audit.verify(store.db)
+        # One entry per fixture row, and the one migration 0004 writes to anchor
+        # the tombstones that were already there.
+        assert (check.ok, check.checked) == (True, len(FIXTURE_ROWS) + 1)
+
+        person = Identity(FIXTURE_PROJECT, None, None, None)
+        agent = Identity(FIXTURE_PROJECT, "claude-code", "sess-0001", "sess-0001")
+        found = [h.memory.id for h in recall(store, person, "migrations primary")]
+        assert found == ["mem_20260301_100000_0a0a0a0a0a01"]
+        # Only the current claim about the cache, not the superseded one.
+        cache = {h.memory.id for h in recall(store, person, "cache lives")}
+        assert cache == {"mem_20260302_100000_0a0a0a0a0a04"}
+        then = recall(store, person, "cache", view=View(as_of="2026-03-01T12:00:00.000000Z"))
+        assert [h.memory.id for h in then] == ["mem_20260301_100200_0a0a0a0a0a03"]
+        # The agent's own partition, for that agent only.
+        linter = "mem_20260302_110000_0a0a0a0a0a05"
+        assert [h.memory.id for h in recall(store, agent, "linter commit")] == [linter]
+        assert recall(store, person, "linter commit") == []
+        # Pending rows only when asked.
+        assert recall(store, person, "vendor sdk") == []
+        asked = recall(store, person, "vendor sdk", view=View(include_unreviewed=True))
+        assert [(h.memory.id, h.label) for h in asked] == [
+            ("mem_20260302_120000_0a0a0a0a0a06", "PENDING")
+        ]
+        assert brief.build_brief(store, person).ids == (
+            "mem_20260301_100000_0a0a0a0a0a01",
+            "mem_20260301_100100_0a0a0a0a0a02",
+            "mem_20260302_100000_0a0a0a0a0a04",
+        )
+
+
+def test_a_migrated_store_takes_new_writes_and_keeps_the_tree(old_root: Path) -> None:
+    with Store.open(old_root) as store:
+        result = pipeline.store_memory(
+            store, make_memory(FIXTURE_PROJECT, "Releases are tagged from main"), PERSON
+        )
+        assert rows.get(store.db, result.id).trust == "accepted"
+        leaves = store.query("SELECT memory_id FROM tree_leaves")
+        assert result.id in {leaf[0] for leaf in leaves}
+        assert audit.verify(store.db).ok

@@ -1,0 +1,110 @@
+"""The settings table: every setting's default, declared once, and one encoder.
+
+A setting is a key of the `settings` table whose value is canonical JSON
+(`canonical_json`), whoever writes it. A key that is not stored reads as its
+default from `DEFAULTS`; a key that is not declared there is a programming
+error (KeyError), so a default can never be spelled in two places. The typed
+views live beside their owners and read and write only through here: the
+summary tree's budgets (`tree/nodes.config`), the review policy
+(`govern/admission.policy_settings`) and the write policy
+(`govern/coordinator.state`).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from tree_ring.model import jsontext
+from tree_ring.model.record import canonical_json
+
+# Not imported at run time: every hook call imports this module.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from typing import Any
+
+    from tree_ring.store.sql import Db
+
+# The summary tree's budgets (tree_ring/tree/). Migration 0003 stores these in
+# every store it builds, so changing one here changes new stores only; an
+# existing store keeps the value it was given until `tree config --set`.
+TREE: Mapping[str, int | bool] = MappingProxyType(
+    {
+        "tree.input_token_budget": 50_000,  # L0 seals when its leaves reach this many tokens
+        "tree.output_token_budget": 5_000,  # a node's content is clamped to budget * 4 chars
+        "tree.summary_fanout": 10,  # L1+ seals when this many siblings wait
+        "tree.flush_age_secs": 604_800,  # an L0 buffer this old is force-sealed (7 days)
+        "tree.deferred": False,  # True: appends only stage; `tree flush` seals
+    }
+)
+
+# What waits for a person's review (tree_ring/govern/admission.py); true: it waits.
+REVIEW_POLICY: Mapping[str, bool] = MappingProxyType(
+    {
+        "agent_shared": True,  # an agent may not publish to the whole project on its own
+        "agent_heartwood": True,  # nor write durable truth, in any scope
+        "agent_weight": True,  # nor pin a memory or weigh it above admission.MAX_AGENT_WEIGHT
+        "agent_replacements": True,  # nor retire shared memory it did not write
+        "imported_authority": True,  # an import is only as good as its source
+        "contradictions": True,  # a write that contradicts a live memory waits
+    }
+)
+
+# The coordinated write policy (tree_ring/govern/coordinator.py): open until a
+# person enables it; the capability is kept only as its hash.
+WRITE_POLICY: Mapping[str, str | None] = MappingProxyType(
+    {
+        "mode": "open",  # open | coordinated
+        "coordinator": None,  # who holds the capability
+        "token_hash": None,  # sha256:<hex> of the capability, never the token
+        "enabled_at": None,
+        "rotated_at": None,
+    }
+)
+
+# The settings whose value is an object: read as a fresh dict each time.
+_OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {"review_policy": REVIEW_POLICY, "write_policy": WRITE_POLICY}
+)
+DEFAULTS: Mapping[str, Any] = MappingProxyType({**TREE, **_OBJECTS})
+
+
+def default(key: str) -> Any:
+    """A fresh copy of the declared default (plain dicts, safe to change)."""
+    if key in _OBJECTS:
+        return dict(_OBJECTS[key])
+    value: Any = DEFAULTS[key]
+    return value  # a number, a boolean or None: immutable
+
+
+def read(db: Db, key: str) -> Any:
+    """The stored value of a declared setting, or its default."""
+    return read_many(db, (key,))[key]
+
+
+def read_many(db: Db, keys: Iterable[str]) -> dict[str, Any]:
+    """Declared settings in one query: stored values, defaults for the rest."""
+    wanted = {key: default(key) for key in keys}
+    if not wanted:
+        return wanted
+    marks = ", ".join("?" * len(wanted))
+    sql = f"SELECT key, value FROM settings WHERE key IN ({marks})"
+    for key, raw in db.execute(sql, tuple(wanted)):
+        wanted[key] = jsontext.loads(raw)
+    return wanted
+
+
+def write(db: Db, key: str, value: Any) -> None:
+    """Store a declared setting, in the caller's transaction."""
+    if key not in DEFAULTS:
+        raise KeyError(f"undeclared setting {key!r}; declare its default in store/settings.py")
+    db.execute(
+        "INSERT INTO settings(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (key, encode(value)),
+    )
+
+
+def encode(value: Any) -> str:
+    """The one encoding of a setting's value."""
+    return canonical_json(value)
