@@ -382,12 +382,19 @@ class Search:
     """
 
     def __init__(self) -> None:
+        self._forget()
+
+    def _forget(self) -> None:
         self.boundary: int | None = None
         self.version: int | None = None
         self.probes: dict[str, Probe] = {}
         self.index = signatures.Index(OVERLAP)
         self.rowids = array("q")
-        self.count = 0
+
+    @property
+    def count(self) -> int:
+        """Memories the write has decided so far."""
+        return len(self.index)
 
     def start(self, db: Db) -> None:
         """Begin a batch. A bulk write of many transactions lets other writers
@@ -397,17 +404,13 @@ class Search:
         version = int(db.scalar("PRAGMA data_version"))
         if self.boundary is not None and version == self.version:
             return
-        if self.boundary is not None:
-            self.__init__()
+        self._forget()
         self.boundary = int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))
         self.version = version
 
     def number(self, memory: Memory) -> int:
         """File a decided memory of the write by its claim words; its number."""
-        number = self.count
-        self.index.add(claim(memory.summary).words, number)
-        self.count += 1
-        return number
+        return self.index.add(claim(memory.summary).words)
 
     def written(self, db: Db, ids: Sequence[str]) -> None:
         """The rowids of the memories numbered since the last call, now written,
@@ -439,6 +442,8 @@ class Batch:
         self.memories: list[Memory] = []
         self.changed: dict[str, Memory] = {}
         self._at: dict[str, int] = {}
+        # Live now, for the whole batch: its decisions are made at one moment.
+        self.live = live.live(View(), "m")
 
     def add(self, memory: Memory) -> None:
         if self.search is not None:
@@ -500,6 +505,8 @@ def candidate_sql(clause: live.Clause, place: Sequence[Test], matched: bool, key
     # lower() folds ASCII only, so a summary with other characters goes to
     # Python unchecked. The summary is lowered once, and each key is a bound
     # parameter, not a JSON list parsed again for every row.
+    if not keys:
+        return sql
     held = " + ".join(f"(instr(s, :k{i}) > 0)" for i in range(keys))
     shares = f"SELECT {held} FROM (SELECT lower(m.summary) AS s)"
     ascii_only = "length(CAST(m.summary AS BLOB)) = length(m.summary)"
@@ -512,20 +519,21 @@ def find(db: Db, memory: Memory, batch: Batch | None = None) -> list[Found]:
     memories its write decided before it are found through `batch` (and its
     search), whether written yet or not."""
     new = claim(memory.summary)
-    words = search_words(new)
-    if not words:
-        return []
+    if not new.terms:
+        return []  # no word to search by
     search = batch.search if batch is not None else None
     if search is None:
         search = Search()
         search.start(db)
     misses = len(new.words) // 4
-    where = candidates(probe(db, words, search), misses)
+    # Nothing stored before the write (a new project's import): no index to ask.
+    words = search_words(new) if search.boundary else []
+    where = candidates(probe(db, words, search), misses) if words else Candidates((), None)
     first = batch.first if batch is not None else search.count
-    own = sorted(search.index.find(new.words)) if search.count else []
+    own = search.index.find(new.words) if search.count else []
     listed = [*where.rowids, *(search.rowids[n] for n in own if n < first)]
     pending = [batch.memories[n - first] for n in own if n >= first] if batch else []
-    clause = live.live(View(), "m")
+    clause = batch.live if batch is not None else live.live(View(), "m")
     place, params = same_place(memory)
     found: list[Found] = []
     if listed or where.match is not None:

@@ -236,9 +236,10 @@ class Decision:
             "reason": self.reason,
         }
 
-    def on(self, target: str) -> Decision:
-        """The same decision about `target` (known only once a stream is read)."""
-        return dataclasses.replace(self, target_hash=sha256(target))
+    def about(self, target_hash: str) -> Decision:
+        """The same decision, about a target known only once a stream is read
+        (`sha256` of it, as `decide` hashes one)."""
+        return dataclasses.replace(self, target_hash=target_hash)
 
 
 def decide(

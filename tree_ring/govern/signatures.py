@@ -1,4 +1,4 @@
-"""Which earlier word sets could be near a new one, without reading them all.
+"""Which earlier word sets are near a new one, without reading them all.
 
 A contradiction shares at least `overlap` (3/4) of the two statements' words
 (Jaccard, see contradictions.py). A write of many memories (an import) must
@@ -15,20 +15,21 @@ A Jaccard of at least t needs s >= t * max(|A|, |B|) (`least`), so A's first
 shared words, and the k-subsets of those prefixes (the set's signatures) meet.
 With k = min(3, |X|) and t >= 3/4, two sets that can reach t always take the
 same k, and share at least k words. So every set within `overlap` of a new
-one has a signature in common with it: the index is complete, and only
-candidates come back, to be compared in full by the caller. Three words per
-signature keep them selective when every word is common (a vocabulary of 200
-words gives a few candidates per statement at 100,000 statements, where one
-word gave thousands), at about ten signatures per set of 6 to 12 words.
+one has a signature in common with it. Three words per signature keep the
+sets met this way few when every word is common (a vocabulary of 200 words
+gives a few per statement at 100,000 statements, where sharing one word gave
+thousands), at about ten signatures per set of 6 to 12 words; each is then
+held to the overlap exactly, from the words the index keeps of it.
 
 The order is the reverse of first sight: a word first seen late is likely
 rare, and a prefix of rare words gives signatures few other sets hold. Any
-fixed order is complete; this one only keeps the candidates few.
+fixed order is complete; this one only keeps the sets met few.
 
 A set of more than `LONG` words has too many signatures to index (k-subsets
-of a long prefix); it is listed with its size, and returned to every query
-whose size could reach it. Signatures are 36-bit hashes, so two can collide:
-that adds a candidate, never loses one.
+of a long prefix); it is listed, and checked against every query whose size
+could reach it. Signatures are 36-bit hashes, so two can collide: that only
+adds a set to check. What the index keeps is compact (words as numbers in
+arrays, signatures packed in one array), some tens of bytes per set.
 """
 
 from __future__ import annotations
@@ -47,9 +48,9 @@ _REF_MASK = (1 << REF_BITS) - 1
 
 
 class Index:
-    """Word sets by signature, each under a reference (a non-negative int below
-    2**27); `find` returns the references of every set that could be within
-    `overlap` of a given one, and some that are not."""
+    """Word sets, numbered from 0 in the order they are added; `find` returns
+    the numbers of exactly those that share at least `overlap` of their words
+    with a given set, as `compare_claims` measures it."""
 
     def __init__(self, overlap: float) -> None:
         if not 0.75 <= overlap <= 1:
@@ -57,10 +58,13 @@ class Index:
         self.overlap = overlap
         self._rank: dict[str, int] = {}
         self._table = _Table()
-        self._long: list[tuple[int, int]] = []  # (size, ref) of sets over LONG words
+        self._long: list[int] = []  # numbers of the sets over LONG words
+        # Each set's words, as ranks: set n is _words[_start[n]:_start[n + 1]].
+        self._words = array("i")
+        self._start = array("q", [0])
 
     def __len__(self) -> int:
-        return self._table.used + len(self._long)
+        return len(self._start) - 1
 
     def least(self, size: int) -> int:
         """The fewest shared words with which a set of `size` words reaches the
@@ -75,50 +79,61 @@ class Index:
     def prefix(self, size: int) -> int:
         return min(size, size - self.least(size) + min(K, size))
 
-    def signatures(self, words: Collection[str]) -> list[int]:
-        """The set's signatures: hashes of the k-subsets of its prefix."""
-        ranks = sorted(map(self._ranked, words))[: self.prefix(len(words))]
-        k = min(K, len(words))
-        return [hash(combo) & _KEY_MASK for combo in itertools.combinations(ranks, k)]
+    def _ranked(self, words: Collection[str]) -> list[int]:
+        """The words' ranks in the index's order, ascending."""
+        rank = self._rank
+        ranks: list[int] = []
+        for word in words:
+            at = rank.get(word)
+            if at is None:
+                at = rank[word] = -len(rank)
+            ranks.append(at)
+        ranks.sort()
+        return ranks
 
-    def _ranked(self, word: str) -> int:
-        rank = self._rank.get(word)
-        if rank is None:
-            rank = self._rank[word] = -len(self._rank)
-        return rank
+    def _signatures(self, ranks: list[int]) -> set[int]:
+        """Hashes of the k-subsets of the set's prefix."""
+        prefix = ranks[: self.prefix(len(ranks))]
+        k = min(K, len(ranks))
+        return {hash(combo) & _KEY_MASK for combo in itertools.combinations(prefix, k)}
 
-    def add(self, words: Collection[str], ref: int, keys: list[int] | None = None) -> None:
-        """File `words` under `ref`; `keys` are its `signatures`, if already made."""
-        if not 0 <= ref < _REF_MASK:
-            raise ValueError(f"a reference is an int from 0 to {_REF_MASK - 1}")
-        if not words:
-            return  # an empty set reaches no overlap (nothing is shared)
-        if len(words) > LONG:
-            self._long.append((len(words), ref))
-            return
-        table = self._table
-        for key in set(self.signatures(words) if keys is None else keys):
-            table.add(key, ref)
+    def add(self, words: Collection[str]) -> int:
+        """File a set of words; its number."""
+        number = len(self)
+        if number >= _REF_MASK:
+            raise ValueError(f"an index holds at most {_REF_MASK - 1} sets")
+        ranks = self._ranked(words)
+        self._words.extend(ranks)
+        self._start.append(len(self._words))
+        if len(ranks) > LONG:
+            self._long.append(number)
+        elif ranks:  # an empty set reaches no overlap (nothing is shared)
+            self._table.add(self._signatures(ranks), number)
+        return number
 
-    def find(self, words: Collection[str], keys: list[int] | None = None) -> set[int]:
-        """References of the sets that could share `overlap` of their words with
-        `words`; `keys` are its `signatures`, if already made."""
-        size = len(words)
+    def find(self, words: Collection[str]) -> list[int]:
+        """Numbers of the sets that share at least `overlap` of their words with
+        `words` (of the union of the two), in order."""
+        ranks = self._ranked(words)
+        size = len(ranks)
         if not size:
-            return set()
-        found: set[int] = set()
+            return []
+        met: set[int] = set(self._long)
         if self.least(size) <= LONG:  # a set of LONG words or fewer could reach it
-            table = self._table
-            for key in set(self.signatures(words) if keys is None else keys):
-                found.update(table.find(key))
-        for other, ref in self._long:
-            if self.least(max(size, other)) <= min(size, other):
-                found.add(ref)
+            met.update(self._table.find(self._signatures(ranks)))
+        mine = set(ranks)
+        words_, start, overlap = self._words, self._start, self.overlap
+        found: list[int] = []
+        for number in sorted(met):
+            theirs = words_[start[number] : start[number + 1]]
+            shared = sum(rank in mine for rank in theirs)
+            if shared and shared / (size + len(theirs) - shared) >= overlap:
+                found.append(number)
         return found
 
 
 class _Table:
-    """A multimap from 36-bit keys to 27-bit references, packed one entry to an
+    """A multimap from 36-bit keys to 27-bit numbers, packed one entry to an
     int64 in open addressing (linear probing): a tenth of a dict's memory, so
     a write of a million memories keeps its signatures in some tens of MB."""
 
@@ -127,15 +142,17 @@ class _Table:
         self.mask = size - 1
         self.used = 0
 
-    def add(self, key: int, ref: int) -> None:
-        if (self.used + 1) * 2 > len(self.slots):
+    def add(self, keys: Collection[int], number: int) -> None:
+        """File `number` under each of `keys`."""
+        while (self.used + len(keys)) * 2 > len(self.slots):
             self._grow()
         slots, mask = self.slots, self.mask
-        at = key & mask
-        while slots[at]:
-            at = (at + 1) & mask
-        slots[at] = key << REF_BITS | (ref + 1)
-        self.used += 1
+        for key in keys:
+            at = key & mask
+            while slots[at]:
+                at = (at + 1) & mask
+            slots[at] = key << REF_BITS | (number + 1)
+        self.used += len(keys)
 
     def _grow(self) -> None:
         old = self.slots
@@ -149,12 +166,14 @@ class _Table:
                     at = (at + 1) & mask
                 slots[at] = entry
 
-    def find(self, key: int) -> list[int]:
+    def find(self, keys: Collection[int]) -> list[int]:
+        """The numbers filed under any of `keys` (some twice, if under two)."""
         slots, mask = self.slots, self.mask
-        at = key & mask
         found: list[int] = []
-        while entry := slots[at]:
-            if entry >> REF_BITS == key:
-                found.append((entry & _REF_MASK) - 1)
-            at = (at + 1) & mask
+        for key in keys:
+            at = key & mask
+            while entry := slots[at]:
+                if entry >> REF_BITS == key:
+                    found.append((entry & _REF_MASK) - 1)
+                at = (at + 1) & mask
         return found

@@ -22,6 +22,7 @@ semantics; a property test holds the two to the same answer.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
@@ -80,6 +81,12 @@ class Test:
 
 def sql(tests: Sequence[Test], alias: str = "m") -> str:
     """The tests as one SQL conjunction over `alias`, parameters bound by name."""
+    return _rendered(tuple(tests), alias)
+
+
+# A write asks for the same few clauses for every memory it decides.
+@functools.lru_cache(maxsize=256)
+def _rendered(tests: tuple[Test, ...], alias: str) -> str:
     return " AND ".join(_sql(test, f"{alias}.{test.column}") for test in tests)
 
 
@@ -179,7 +186,8 @@ def now_tests(view: View) -> list[Test]:
 
 
 def live(view: View, alias: str = "m") -> Clause:
-    params: dict[str, Any] = {"live_t": view.record_time(), "live_v": view.validity_time()}
+    t = view.record_time()
+    params: dict[str, Any] = {"live_t": t, "live_v": view.valid_at or t}
     if view.is_now():
         return Clause(sql(now_tests(view), alias), params)
     m = alias
