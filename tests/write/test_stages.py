@@ -14,8 +14,10 @@ from collections.abc import Callable
 import pytest
 from conftest import AGENT, PERSON, make_memory
 
+from tree_ring.govern import coordinator
 from tree_ring.govern.admission import CONTRADICTS
-from tree_ring.model.record import Link, Memory
+from tree_ring.model.errors import Denied
+from tree_ring.model.record import Link, Memory, sha256
 from tree_ring.store import rows
 from tree_ring.store.db import Store
 from tree_ring.write import bulk, pipeline
@@ -99,3 +101,26 @@ def test_every_write_of_a_batch_follows_its_last_decision_read(
         "INSERT INTO audit_log",
         "INSERT INTO tree_leaves",
     } <= {kind.strip() for kind in kinds}
+
+
+def test_a_denial_in_the_middle_of_a_batch_is_all_that_is_recorded(
+    store: Store, project_id: str
+) -> None:
+    """The write policy decides each create of the batch before anything is
+    written; the first denial ends the batch, commits itself alone and raises."""
+    coordinator.enable(store, "lead", PERSON)
+    memories = [
+        make_memory(project_id, "My own note", scope="agent", agent_profile=AGENT.name),
+        make_memory(project_id, "Another own note", scope="agent", agent_profile=AGENT.name),
+        make_memory(project_id, "A note for the whole project"),
+        make_memory(project_id, "A last own note", scope="agent", agent_profile=AGENT.name),
+    ]
+    before = store.conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+    with pytest.raises(bulk.BatchError) as caught:
+        bulk.insert_many(store, memories, AGENT)
+    assert caught.value.index == 2 and isinstance(caught.value.error, Denied)
+    decisions = store.conn.execute(
+        "SELECT action, decision, target_hash FROM policy_audit WHERE action LIKE 'create%'"
+    ).fetchall()
+    assert [tuple(row) for row in decisions] == [("create.project", "deny", sha256(memories[2].id))]
+    assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == before

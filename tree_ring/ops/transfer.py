@@ -252,6 +252,8 @@ def import_lines(
             coordinator.record(db, [decision])
         if dry_run:
             raise _DryRun(report)
+        if len(report.created) > (writer.search.boundary or 0):
+            bulk.merge_fts(db)
     return report
 
 

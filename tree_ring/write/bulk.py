@@ -65,7 +65,7 @@ def deferred_fts(db: Db) -> Generator[None]:
     The caller holds a write transaction; an exception leaves the trigger
     dropped, and the caller's rollback restores it with everything else.
     """
-    before = db.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
+    before = last_rowid(db)
     db.execute(f"DROP TRIGGER {INSERT_TRIGGER}")
     yield
     db.execute(
@@ -127,6 +127,7 @@ def insert_many(
     results: list[WriteResult] = []
     source = iter(memories)
     search = contradictions.Search() if admit else None
+    before = last_rowid(store.db)
     with page_cache(store.db, CACHE_KIB):
         while chunk := list(islice(source, batch)):
             prepared = prepare_all(chunk, len(results))
@@ -143,7 +144,27 @@ def insert_many(
                     offset=len(results),
                     search=search,
                 )
+        if sum(result.created for result in results) > before:
+            with store.write() as db:
+                merge_fts(db)
     return results
+
+
+def last_rowid(db: Db) -> int:
+    """The store's last rowid: its size, give or take what was deleted."""
+    return int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))
+
+
+def merge_fts(db: Db) -> None:
+    """Merge the FTS index into one segment.
+
+    Each batch adds segments, and FTS5 merges them a little at each write, so
+    after a bulk load the index is a few dozen segments with merges under way,
+    and every search afterwards looks a word up in each of them (a write's
+    contradiction search looks up a dozen words). A write that more than
+    doubled the store pays for the merge with about what it wrote already, and
+    leaves an index that answers as one."""
+    db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
 
 
 @contextmanager
