@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reliability_support import fts_consistent
 
-from tree_ring.govern import contradictions
+from tree_ring.govern import contradictions, signatures
 from tree_ring.govern.contradictions import Probe, SearchWord
 from tree_ring.model.record import Memory
 from tree_ring.ops import guidance
-from tree_ring.store import live
+from tree_ring.store import live, rows, schema
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
@@ -195,31 +195,92 @@ def test_a_batch_finds_what_one_write_at_a_time_finds(
     assert fts_consistent(store.conn)
 
 
-words_of = st.lists(st.integers(0, 11), min_size=1, max_size=8)
+def jaccard_reaches(a: frozenset[str], b: frozenset[str]) -> bool:
+    """What `compare_claims` asks of two word sets before it looks at polarity."""
+    shared = a & b
+    return bool(shared) and len(shared) / len(a | b) >= contradictions.OVERLAP
 
 
-@pytest.mark.slow
-@settings(max_examples=200, deadline=None)
-@given(rows=st.lists(words_of, max_size=40), statement=words_of, misses=st.integers(0, 3))
-def test_pending_lists_exactly_the_rows_holding_all_but_misses_of_the_words(
-    rows: list[list[int]], statement: list[int], misses: int
+# Sets near each other: a fresh set, or an earlier one with words dropped and
+# added; some longer than signatures.LONG, which are listed rather than signed.
+near_sets = st.lists(
+    st.tuples(
+        st.integers(0, 29),  # which earlier set to start from, if any
+        st.lists(st.integers(0, 39), max_size=30),  # words of a fresh set
+        st.lists(st.integers(0, 39), max_size=3),  # words to drop
+        st.lists(st.integers(0, 39), max_size=3),  # words to add
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(steps=near_sets)
+def test_signatures_find_exactly_the_sets_that_reach_the_overlap(
+    steps: list[tuple[int, list[int], list[int], list[int]]],
 ) -> None:
-    vocabulary = [f"{s}{t}" for s, t in zip(SYLLABLES, reversed(SYLLABLES), strict=True)]
-    pending = contradictions.Pending(lambda: None)
-    held: dict[str, frozenset[str]] = {}
-    for n, picked in enumerate(rows):
-        memory = make_memory("p", " ".join(vocabulary[i] for i in picked))
-        memory = memory.replace(id=f"mem_{n}")
-        pending.add(memory)
-        held[memory.id] = contradictions.claim(memory.summary).words
-    new = contradictions.claim(" ".join(vocabulary[i] for i in statement))
-    misses %= len(new.words)  # fewer than all: `find` allows a quarter
-    need = len(new.words) - misses
-    want = {i for i, words in held.items() if len(words & new.words) >= need}
-    assert set(pending.could_contradict(new, misses)) == want
+    index = signatures.Index(contradictions.OVERLAP)
+    sets: list[frozenset[str]] = []
+    for start, fresh, drop, add in steps:
+        base = set(sets[start % len(sets)]) if sets and not fresh else set(map(str, fresh))
+        words = frozenset((base - set(map(str, drop))) | set(map(str, add)))
+        want = [n for n, other in enumerate(sets) if jaccard_reaches(words, other)]
+        assert index.find(words) == want, words
+        assert index.add(words) == len(sets)
+        sets.append(words)
 
 
-def test_a_batch_probes_each_word_once(store: Store, project_id: str) -> None:
+def test_signatures_meet_few_sets_when_every_word_is_common(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Sentences of 6 to 12 words of 200: each word is in some 4% of them, so
+    the sets sharing two words with one grow with the store; those sharing a
+    signature with it (checked in full) stay few."""
+    rng = random.Random(5)
+    vocabulary = [f"w{i}" for i in range(200)]
+    index = signatures.Index(contradictions.OVERLAP)
+    met: list[int] = []
+    real_find = signatures._Table.find
+
+    def counting(table: signatures._Table, keys: set[int]) -> list[int]:
+        found = real_find(table, keys)
+        met.append(len(set(found)))
+        return found
+
+    monkeypatch.setattr(signatures._Table, "find", counting)
+    sets = [frozenset(rng.choices(vocabulary, k=rng.randint(6, 12))) for _ in range(3_000)]
+    pairs = 0
+    for n, words in enumerate(sets):
+        index.find(words)
+        pairs += sum(len(words & other) >= 2 for other in sets[:n])
+        index.add(words)
+    assert pairs / len(sets) > 50
+    assert sum(met) / len(sets) < 1
+
+
+def test_long_sets_are_listed_and_found_by_size() -> None:
+    index = signatures.Index(contradictions.OVERLAP)
+    long = frozenset(f"w{i}" for i in range(signatures.LONG + 6))
+    assert index.add(long) == 0
+    assert index.find(long - {"w0", "w1"}) == [0]
+    assert index.find(frozenset(sorted(long)[:10])) == []  # too short to reach it
+
+
+def test_signature_sizes_agree_for_every_pair_that_can_reach_the_overlap() -> None:
+    """The index is complete because two sets that can reach the overlap sign
+    with subsets of the same size, and share at least that many words."""
+    index = signatures.Index(contradictions.OVERLAP)
+    for a in range(1, 80):
+        for b in range(a, 80):
+            need = index.least(b)
+            if need <= a:  # some pair of these sizes reaches the overlap
+                k = min(signatures.K, a)
+                assert k == min(signatures.K, b) and need >= k, (a, b)
+                assert index.prefix(a) >= a - need + k and index.prefix(b) >= b - need + k
+
+
+def test_a_write_probes_each_word_once_across_its_batches(store: Store, project_id: str) -> None:
     with store.write() as db:
         for i in range(40):
             crowd = f"The worker timeout setting is documented, case {i}"
@@ -230,11 +291,15 @@ def test_a_batch_probes_each_word_once(store: Store, project_id: str) -> None:
         memories = [
             make_memory(project_id, f"Worker timeout setting for Alice is {n}s") for n in range(30)
         ]
-        bulk.insert_many(store, memories, PERSON)
+        bulk.insert_many(store, memories, PERSON, batch=7)
+        assert len([sql for sql in probes if "group_concat(rowid)" in sql]) == 1
+        # A single write makes a fresh search: each probes its words.
+        for n in range(2):
+            memory = make_memory(project_id, f"Worker timeout setting for Bob is {n}s")
+            pipeline.store_memory(store, memory, PERSON)
     finally:
         store.conn.set_trace_callback(None)
-    # One probe of the words no earlier memory of the batch had: the first.
-    assert len([sql for sql in probes if "group_concat(rowid)" in sql]) == 1
+    assert len([sql for sql in probes if "group_concat(rowid)" in sql]) == 3
 
 
 def probe(name: str, rowids: tuple[int, ...] = (), count: int = 0) -> Probe:
@@ -343,48 +408,54 @@ def test_long_statements_are_searched_too(store: Store, project_id: str) -> None
         assert found(db, new) == expected(db, new) == {old.id}
 
 
-def test_common_words_are_probed_once_per_connection(store: Store, project_id: str) -> None:
+def test_a_write_finds_through_fts_only_what_was_stored_before_it(
+    store: Store, project_id: str
+) -> None:
+    """The FTS index answers for the rows up to the write's boundary; a row
+    stored after it (the write's own, in an earlier batch) is its signatures'."""
     with store.write() as db:
-        for i in range(40):
-            crowd = f"The worker timeout setting is documented, case {i}"
-            pipeline.insert_prepared(db, make_memory(project_id, crowd), PERSON, admit=False)
-        new = make_memory(project_id, "Worker timeout setting for Alice is 30s")
-        contradictions.find(db, new)
-        cached = {row[0] for row in db.execute("SELECT phrase FROM temp.contradiction_probes")}
-    # "alice" is in no summary: counted afresh each time, never cached.
-    assert cached == {'"worker"', '"timeout"', '"setting"'}
+        old = pipeline.insert_prepared(db, make_memory(project_id, "Use tabs in Makefiles"), PERSON)
+        search = contradictions.Search()
+        search.start(db)
+        later = pipeline.insert_prepared(
+            db, make_memory(project_id, "Use tabs in Makefiles, always"), PERSON
+        )
+        new = make_memory(project_id, "Never use tabs in Makefiles")
+        assert found(db, new) == {old.id, later.id}
+        batch = contradictions.Batch(search)
+        assert {f.memory.id for f in contradictions.find(db, new, batch)} == {old.id}
 
 
-def test_a_stale_probe_cache_costs_time_not_findings(store: Store, project_id: str) -> None:
+def test_a_wrong_probe_costs_time_not_findings(store: Store, project_id: str) -> None:
     with store.write() as db:
         old = pipeline.insert_prepared(db, make_memory(project_id, "Use tabs in Makefiles"), PERSON)
         new = make_memory(project_id, "Never use tabs in Makefiles")
-        assert found(db, new) == {old.id}
+        search = contradictions.Search()
+        search.start(db)
         # Record "tabs" and "makefiles" as common words: they are in one row.
-        db.executemany(
-            "INSERT OR REPLACE INTO temp.contradiction_probes(phrase, reach) VALUES (?, ?)",
-            [('"tabs"', 10**9), ('"makefiles"', 1)],
-        )
+        for name, reach in (("tabs", 10**9), ("makefiles", 1)):
+            word = SearchWord(name, f'"{name}"', name)
+            search.probes[word.phrase] = Probe(word, contradictions.PROBE_ROWS, reach, ())
+        batch = contradictions.Batch(search)
+        assert {f.memory.id for f in contradictions.find(db, new, batch)} == {old.id}
         assert found(db, new) == {old.id}
 
 
-@pytest.mark.parametrize("pending", [False, True])
 @pytest.mark.parametrize("matched", [False, True])
 def test_candidates_are_looked_up_by_rowid_and_never_sorted(
-    store: Store, project_id: str, matched: bool, pending: bool
+    store: Store, project_id: str, matched: bool
 ) -> None:
     clause = live.live(View(), "m")
-    sql = contradictions.candidate_sql(clause, "agent_profile", matched, pending)
-    params = {
-        "pending": '["mem_a"]',
+    memory = make_memory(project_id, "x", scope="agent", agent_profile="w1")
+    place, params = contradictions.same_place(memory)
+    sql = contradictions.candidate_sql(clause, place, matched, 2)
+    params |= {
         **clause.params,
         "listed": "[1, 2]",
         "match": '{summary} : ("a" AND "b")',
-        "project": project_id,
-        "scope": "agent",
-        "id": "mem_x",
-        "partition": "w1",
-        "keys": '["a", "b"]',
+        "boundary": 10,
+        "k0": "a",
+        "k1": "b",
         "shared": 2,
     }
     plan = [row[3] for row in store.db.execute("EXPLAIN QUERY PLAN " + sql, params)]
@@ -394,10 +465,41 @@ def test_candidates_are_looked_up_by_rowid_and_never_sorted(
 
 
 def test_probes_read_only_the_fts_index(store: Store) -> None:
-    params = {"probe": contradictions.PROBE_ROWS, "w0": '"a"', "w1": '"b"'}
+    params = {"probe": contradictions.PROBE_ROWS, "w0": '"a"', "w1": '"b"', "boundary": 9}
     sql = "EXPLAIN QUERY PLAN " + contradictions.probe_sql(2)
     plan = [row[3] for row in store.db.execute(sql, params)]
+    # M: a MATCH; <: the rowid bound, applied by FTS5 inside the index.
     assert [step for step in plan if step.startswith("SCAN memory_fts VIRTUAL TABLE")] == [
-        "SCAN memory_fts VIRTUAL TABLE INDEX 0:M3"
+        "SCAN memory_fts VIRTUAL TABLE INDEX 0:M3<"
     ] * 2
     assert not [step for step in plan if step.startswith("SEARCH") or " m " in step]
+
+
+names = st.sampled_from((None, "a", "b"))
+places = st.builds(
+    dict,
+    project=st.sampled_from((None, "p1", "p2")),
+    scope=st.sampled_from(("project", "global", "agent", "workflow", "session")),
+    agent_profile=names,
+    workflow_id=names,
+    session_id=names,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(stored=st.lists(places, min_size=1, max_size=40), new=places)
+def test_the_partition_check_agrees_with_its_sql(
+    stored: list[dict[str, str | None]], new: dict[str, str | None]
+) -> None:
+    """A batch's earlier rows are held to the same project, scope and partition
+    as the SQL holds stored rows to: one declaration, two renderings."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(schema.MEMORIES)
+    made = [make_memory(None, f"row {n}").replace(**place) for n, place in enumerate(stored)]
+    made.append(made[0].replace(id="mem_self"))  # the new memory's own id is never a candidate
+    rows.insert_many(Db(conn, Path(":memory:")), made)
+    memory = make_memory(None, "new").replace(id="mem_self", **new)
+    place, params = contradictions.same_place(memory)
+    found = conn.execute(f"SELECT id FROM memories m WHERE {live.sql(place)}", params)
+    there = live.python(place, params)
+    assert {m.id for m in made if there(m)} == {r[0] for r in found}

@@ -14,10 +14,14 @@ from typing import Any
 
 import pytest
 from conftest import PERSON, make_memory
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reliability_support import counts, fts_consistent
 
+from tree_ring.govern import coordinator
 from tree_ring.model import project
-from tree_ring.model.errors import Conflict
+from tree_ring.model.errors import Conflict, Denied, UsageError
+from tree_ring.model.record import canonical_json, sha256
 from tree_ring.ops import guidance, transfer
 from tree_ring.store.db import Store
 from tree_ring.write import correct
@@ -133,3 +137,99 @@ def test_a_refusal_while_writing_names_its_line(
     assert sorted(report.created) == sorted(row["id"] for row in rows)
     stored = {r[0] for r in store.conn.execute("SELECT id FROM memories")}
     assert stored == {row["id"] for row in rows}
+
+
+# ------------------------------------------------------------------ streaming
+
+
+def test_batches_of_one_transaction_write_all_or_nothing(store: Store, project_id: str) -> None:
+    lines = [json.dumps(_row(project_id, f"Streamed fact number{n}")) for n in range(9)]
+    before = counts(store.root)
+    bad = [*lines[:7], '{"summary": "x", "ring": "oak"}', *lines[7:]]
+    with pytest.raises(UsageError, match=r"^line 8: .*nothing imported"):
+        transfer.import_lines(store, bad, project=project_id, actor=PERSON, batch=2)
+    assert counts(store.root) == before  # three batches were written, then rolled back
+    report = transfer.import_lines(store, iter(lines), project=project_id, actor=PERSON, batch=2)
+    assert len(report.created) == 9 and report.lines == 9
+    assert fts_consistent(store.conn)
+
+
+def test_a_batch_sees_what_earlier_batches_wrote(store: Store, project_id: str) -> None:
+    """Repeats, retries and contradictions across batches come out as in one batch."""
+    first = _row(project_id, "The cache is warmed before traffic shifts", operation_id="op-1")
+    retry = {**first, "id": make_memory(project_id, "x").id}
+    flags = _row(project_id, "Feature flags default to off in staging")
+    flipped = _row(project_id, "Feature flags default to on in staging")
+    rows = [first, flags, first, retry, retry, flipped]
+    lines = [_line(row, keep_trust=False) for row in rows]
+    whole = transfer.import_lines(store, lines, project=project_id, actor=PERSON, batch=100)
+    other, other_project = _other_store(store.root.parent, "batched")
+    with other:
+        moved = [line.replace(project_id, other_project) for line in lines]
+        batched = transfer.import_lines(other, moved, project=other_project, actor=PERSON, batch=1)
+        assert _state(other) == _state(store)
+    # Unchanged: a repeat and a retry of the first line, and a repeat of the retry.
+    for report in (whole, batched):
+        assert report.created == whole.created and report.pending == 1
+        assert sorted(report.unchanged) == sorted([first["id"], first["id"], retry["id"]])
+
+
+def test_a_tombstone_late_in_the_file_refuses_an_earlier_line(
+    store: Store, project_id: str
+) -> None:
+    forgotten = make_memory(project_id, "Staging keys rotate every Friday")
+    stone = {
+        "record": "content_tombstone",
+        "content_hash": forgotten.content_hash,
+        "kind": "forgotten",
+        "reason": "wrong",
+        "memory_id": forgotten.id,
+        "created_at": forgotten.created_at,
+    }
+    lines = [json.dumps(_row(project_id, f"Fact {n}")) for n in range(4)]
+    lines.insert(2, json.dumps(forgotten.to_dict()))
+    lines.append(json.dumps(stone))
+    before = counts(store.root)
+    with pytest.raises(Conflict, match=r"^line 3: this content was forgotten"):
+        transfer.import_lines(store, lines, project=project_id, actor=PERSON, batch=2)
+    assert counts(store.root) == before
+
+
+def test_a_denied_import_reads_every_line_and_records_the_ids(
+    store: Store, project_id: str
+) -> None:
+    coordinator.enable(store, "lead", PERSON)
+    rows = [_row(project_id, f"Fact {n}") for n in range(5)]
+    lines = [json.dumps(row) for row in rows]
+    with pytest.raises(UsageError, match=r"^line 6: "):
+        transfer.import_lines(store, [*lines, "[]"], project=project_id, actor=PERSON, batch=2)
+    with pytest.raises(Denied):
+        transfer.import_lines(store, lines, project=project_id, actor=PERSON, batch=2)
+    denied = store.conn.execute(
+        "SELECT target_hash FROM policy_audit WHERE decision = 'deny'"
+    ).fetchall()
+    assert [r[0] for r in denied] == [sha256(canonical_json([row["id"] for row in rows]))]
+    assert counts(store.root)["memories"] == 0
+
+
+separators = st.text(alphabet="ab é\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=separators)
+def test_file_lines_are_the_lines_of_the_whole_text(text: str, tmp_path_factory: Any) -> None:
+    path = tmp_path_factory.mktemp("lines") / "in.jsonl"
+    path.write_bytes(text.encode("utf-8"))
+    expected = path.read_text(encoding="utf-8").splitlines()
+    lines = transfer.FileLines(path, "in.jsonl")
+    assert list(lines) == expected
+    assert list(lines) == expected  # read again, from the start
+    with path.open("rb") as handle:
+        assert list(transfer.FileLines(handle, "-")) == expected
+
+
+def test_a_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"summary": "fine"}\n\xff\xfe\n')
+    with pytest.raises(UsageError, match=r"^cannot read bad\.jsonl: 'utf-8' codec"):
+        list(transfer.FileLines(path, "bad.jsonl"))

@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import CliRunner, make_memory
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import Memory, format_time
+from tree_ring.model.record import SENSITIVITIES, TRUST_STATES, Memory, format_time
 from tree_ring.ops import transfer
 from tree_ring.read import brief
 from tree_ring.read.recall import recall
-from tree_ring.store import rows
+from tree_ring.store import live, rows, schema
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.store.sql import Db
 
 NOW = datetime.now(UTC)
 PAST = format_time(NOW - timedelta(days=3))
@@ -235,3 +240,75 @@ def test_cli_and_library_agree_on_live(run_cli: CliRunner, store: Store, project
     assert {r["id"] for r in out["results"]} == {made[k].id for k in PERSONAL}
     exported = {json.loads(x).get("id") for x in run_cli("export").out.splitlines()}
     assert exported == {made[k].id for k in PROJECT_WIDE}
+
+
+# ------------------------------------------- one declaration, SQL and Python
+
+# Times around the moment the views are asked about, so every comparison
+# falls on both sides of it and on it. Most rows pass most tests, so that a
+# row failing only one of them is common.
+T = "2026-06-01T12:00:00.000000Z"
+TIMES = ("2026-05-01T00:00:00.000000Z", T, "2026-07-01T00:00:00.000000Z", "")
+maybe_time = st.sampled_from((None, None, *TIMES))
+mostly_none = st.sampled_from((None, None, None, *TIMES))
+
+memories = st.builds(
+    dict,
+    created_at=st.sampled_from(TIMES),
+    valid_from=st.sampled_from(TIMES),
+    valid_to=maybe_time,
+    expires_at=maybe_time,
+    retired_at=mostly_none,
+    redacted_at=mostly_none,
+    superseded_by=st.sampled_from((None, None, None, "mem_newer")),
+    trust=st.sampled_from(("accepted", "accepted", *TRUST_STATES)),
+    sensitivity=st.sampled_from(("normal", "normal", "normal", *SENSITIVITIES[1:3])),
+)
+now_views = st.builds(View, include_sensitive=st.booleans(), include_unreviewed=st.booleans())
+
+
+@settings(max_examples=300, deadline=None)
+@given(fields=st.lists(memories, min_size=1, max_size=60), view=now_views)
+def test_the_python_check_agrees_with_the_sql_clause(
+    fields: list[dict[str, Any]], view: View
+) -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute(schema.MEMORIES)
+    made = [make_memory("p", f"row {n}", **values) for n, values in enumerate(fields)]
+    rows.insert_many(Db(conn, Path(":memory:")), made)
+    clause = live.live(view)
+    assert view.is_now()
+    params = {**clause.params, "live_t": T, "live_v": T}
+    in_sql = {r[0] for r in conn.execute(f"SELECT id FROM memories m WHERE {clause.sql}", params)}
+    check = live.check(view, params)
+    assert {m.id for m in made if check(m)} == in_sql
+
+
+def test_only_a_view_of_now_has_a_python_check() -> None:
+    for view in (View(as_of=T), View(valid_at=T), View(include_superseded=True)):
+        with pytest.raises(ValueError, match="view of now"):
+            live.check(view, {})
+
+
+@pytest.mark.parametrize(
+    ("test", "value", "param", "holds"),
+    [
+        (live.Test("valid_to", live.AT_MOST, "p"), None, T, False),
+        (live.Test("valid_to", live.NULL_OR_AFTER, "p"), None, T, True),
+        (live.Test("valid_to", live.NULL_OR_AFTER, "p"), T, None, False),
+        (live.Test("agent_profile", live.IS, "p"), None, None, True),
+        (live.Test("agent_profile", live.EQUALS, "p"), None, None, False),
+        (live.Test("agent_profile", live.DIFFERS, "p"), "a", None, False),
+        (live.Test("agent_profile", live.DIFFERS, "p"), None, "a", False),
+    ],
+)
+def test_null_is_compared_as_sql_compares_it(
+    test: live.Test, value: str | None, param: str | None, holds: bool
+) -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute(schema.MEMORIES)
+    memory = make_memory("p", "row", **{test.column: value})
+    rows.insert_many(Db(conn, Path(":memory:")), [memory])
+    found = conn.execute(f"SELECT count(*) FROM memories m WHERE {live.sql([test])}", {"p": param})
+    assert bool(found.fetchone()[0]) == holds
+    assert live.python([test], {"p": param})(memory) == holds

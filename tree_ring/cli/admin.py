@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, no_arguments
 from tree_ring.govern import coordinator
 from tree_ring.model import project
-from tree_ring.model.errors import UsageError
 from tree_ring.ops import findings, guidance, original, receipts, review, transfer
 from tree_ring.store import audit
 from tree_ring.store.live import View
@@ -70,15 +72,19 @@ def cmd_import(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
-    path = Path(a.path)
-    try:
-        text = sys.stdin.read() if a.path == "-" else path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {a.path}: {exc}") from None
-    with ctx.store(root) as store:
+    # The file is streamed (read twice, a batch at a time); standard input is
+    # first spooled to a temporary file, so neither is held in memory.
+    with contextlib.ExitStack() as stack:
+        if a.path == "-":
+            spool = stack.enter_context(tempfile.TemporaryFile())
+            shutil.copyfileobj(sys.stdin.buffer, spool)
+            lines = transfer.FileLines(spool, "-")
+        else:
+            lines = transfer.FileLines(Path(a.path), a.path)
+        store = stack.enter_context(ctx.store(root))
         report = transfer.import_or_plan(
             store,
-            text.splitlines(),
+            lines,
             project=identity.project,
             actor=ctx.actor(identity),
             dry_run=a.dry_run,

@@ -23,12 +23,12 @@ what it is: on record, contradicted, not believed.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from tree_ring.govern import contradictions
 from tree_ring.govern import coordinator as write_policy
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import PRIVATE_SCOPES, Link, Memory, now_iso
+from tree_ring.model.record import PRIVATE_SCOPES, Link, Memory, canonical_json, now_iso
 from tree_ring.store import audit, rows, settings
 from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
@@ -108,7 +108,14 @@ def agent_weight(memory: Memory) -> str | None:
     return None
 
 
-def waiting_reason(db: Db, memory: Memory, actor: Actor) -> str | None:
+class Rows(Protocol):
+    """Where a decision reads a stored memory: the table (`store.rows`), or a
+    batch that has decided memories it has not written yet (`contradictions.Batch`)."""
+
+    def find(self, db: Db, memory_id: str) -> Memory | None: ...
+
+
+def waiting_reason(db: Db, memory: Memory, actor: Actor, rows: Rows = rows) -> str | None:
     """Why this write should wait for review, or None to accept it."""
     rules = policy_settings(db)
     if actor.origin.kind == "import":
@@ -146,20 +153,20 @@ def admit(
     db: Db,
     memory: Memory,
     actor: Actor,
-    pending: contradictions.Pending | None = None,
+    batch: contradictions.Batch | None = None,
 ) -> Memory:
-    """The trust state and contradiction links a new row is stored with;
-    `pending` holds the rows of its batch the FTS index may not have yet."""
+    """The trust state and contradiction links a new row is stored with. Reads
+    only: `batch` holds the memories decided before it and not written yet."""
     if memory.trust == "rejected":
         return memory
     reasons: list[str] = []
     trust = memory.trust
     if trust == "accepted":
-        reason = waiting_reason(db, memory, actor)
+        reason = waiting_reason(db, memory, actor, batch or rows)
         if reason is not None:
             trust = "pending"
             reasons.append(reason)
-    found = contradictions.find(db, memory, pending)
+    found = contradictions.find(db, memory, batch)
     links = list(memory.links)
     for item in found:
         link = Link(CONTRADICTS, item.memory.id)
@@ -181,25 +188,26 @@ def admit(
     return memory.replace(trust=trust, review_reason=reason, links=tuple(links))
 
 
-def after_insert(db: Db, memory: Memory, actor: Actor) -> None:
-    """Link the rows a new memory contradicts back to it, and record the finding."""
-    others = [link.target for link in memory.links if link.type == CONTRADICTS]
+def link_back(db: Db, memory: Memory, batch: contradictions.Batch) -> str | None:
+    """Plan the links back from the rows a new memory contradicts (in `batch`,
+    or stored) to it; the detail of the audit entry that records the finding,
+    or None when none of them exists."""
     linked: list[str] = []
-    for other_id in others:
-        other = rows.find(db, other_id)
-        if other is None:
+    states: dict[str, str] = {}
+    back = Link(CONTRADICTS, memory.id)
+    for link in memory.links:
+        if link.type != CONTRADICTS:
             continue
-        back = Link(CONTRADICTS, memory.id)
+        other = batch.find(db, link.target)
+        if other is None:
+            continue  # not stored, nor decided earlier in the batch
         if back not in other.links:
-            rows.update(db, other_id, links=(*other.links, back), updated_at=now_iso())
-        linked.append(other_id)
-    if linked:
-        audit.record(
-            db,
-            actor,
-            "contradiction",
-            memory.id,
-            {"contradicts": linked, "trust": memory.trust},
-            changed=linked,
-            at=memory.created_at,
-        )
+            other = other.replace(links=(*other.links, back), updated_at=now_iso())
+            batch.update(other)
+        linked.append(other.id)
+        # The state the row is left in, so `audit verify` can tell this change
+        # from one made without an entry.
+        states[other.id] = audit.state_hash(other)
+    if not linked:
+        return None
+    return canonical_json({"contradicts": linked, "states": states, "trust": memory.trust})

@@ -11,14 +11,30 @@ two facts, not a dispute. Anything looser ("use tabs in Makefiles" / "use spaces
 Python files") is not flagged: a false alarm costs a person's attention, and
 the review queue must stay short enough to be read.
 
-Candidates come from the FTS index of summaries (each content word quoted on
-its own, never raw text into MATCH), restricted to live, accepted rows of the
-same project, scope and partition; the comparison itself is a pure function,
-so it is tested directly. Every write runs this search, so it must stay cheap
-as the store grows: a short read of each word's index list (`probe`) tells
-rare words from common ones, and the candidates are the rows that hold enough
-of the rarest (`candidates`). That set provably holds every contradiction, and
-all of it is compared, so no number of lookalike rows can crowd one out.
+Candidates come from two places, restricted to live, accepted rows of the
+same project, scope and partition, and all of them are compared by a pure
+function (tested directly), so no number of lookalike rows can crowd one out.
+
+Rows stored before the write began are found through the FTS index of
+summaries (each content word quoted on its own, never raw text into MATCH).
+Every write runs this search, so it must stay cheap as the store grows: a
+short read of each word's index list (`probe`) tells rare words from common
+ones, and the candidates are the rows that hold enough of the rarest
+(`candidates`). That set provably holds every contradiction, as far as FTS's
+tokens agree with `claim`'s words (see `candidates`).
+
+The write's own memories, those of its earlier batches (written, and indexed
+for FTS at each batch's end) as well as those its current batch has decided
+(not written yet: nothing is, until the whole batch is decided), are found by
+their claim words' signatures (signatures.py), which holds every memory whose
+words could reach `OVERLAP`, with no limit on terms or stemmer to disagree
+with. So an import of 100,000 statements of a 200-word vocabulary compares a
+few candidates each instead of every earlier statement that shares two common
+words. A batch may thereby find a contradiction among the write's own rows
+that writing them one at a time would miss (where FTS's stemmer and `claim`'s
+part, "flies" / "fly"), never the reverse. The current batch's rows are
+checked in Python by the same liveness and partition tests as the SQL
+(`store/live.py` renders both from one declaration).
 """
 
 from __future__ import annotations
@@ -27,13 +43,16 @@ import functools
 import json
 import re
 import unicodedata
+from array import array
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from tree_ring.govern import signatures
 from tree_ring.model.record import Memory
 from tree_ring.store import fts, live, rows
-from tree_ring.store.live import View
+from tree_ring.store.live import DIFFERS, EQUALS, IS, Test, View
 from tree_ring.store.sql import Db
 
 # Share of content words two statements must have in common (Jaccard).
@@ -237,70 +256,38 @@ class Probe:
 
 
 def probe_sql(count: int) -> str:
-    """Each word's first `PROBE_ROWS` summaries: one row per word, `:w0` to
-    `:w<count-1>`, with how many there were, the last rowid and all of them."""
+    """Each word's first `PROBE_ROWS` summaries stored up to `:boundary`: one row
+    per word, `:w0` to `:w<count-1>`, with how many there were, the last rowid
+    and all of them."""
     return " UNION ALL ".join(
         f"SELECT {i}, count(*), max(rowid), group_concat(rowid) FROM (SELECT rowid "
-        f"FROM memory_fts WHERE memory_fts MATCH :w{i} LIMIT :probe)"
+        f"FROM memory_fts WHERE memory_fts MATCH :w{i} AND rowid <= :boundary LIMIT :probe)"
         for i in range(count)
     )
 
 
-# Common words of this connection's store, so a bulk write reads each one's
-# index list once, not once per row. A common word stays common as the store
-# grows, and its first summaries keep their rowids; a stale entry could only
-# make a search slower, since `candidates` is complete for any order.
-PROBE_CACHE = (
-    "CREATE TEMP TABLE IF NOT EXISTS contradiction_probes ("
-    "phrase TEXT PRIMARY KEY, "  # SearchWord.phrase
-    "reach INTEGER NOT NULL"  # rowid of the PROBE_ROWS-th summary holding it
-    ") WITHOUT ROWID"
-)
-
-
-def probe(db: Db, words: list[SearchWord], seen: dict[str, Probe] | None = None) -> list[Probe]:
+def probe(db: Db, words: list[SearchWord], search: Search) -> list[Probe]:
     """`words` probed, those in the fewest summaries first.
 
     A word in fewer summaries than the probe reads is counted exactly and its
     summaries listed. One that fills the probe is ranked by how far into the
     index the probe had to go: rowids grow as rows are added, so a sparser
-    word's first `PROBE_ROWS` summaries reach a higher rowid. `seen` keeps
-    this batch's probes (see `Pending`), and is added to.
+    word's first `PROBE_ROWS` summaries reach a higher rowid. Only rows up to
+    the write's boundary are read, and those do not change while it runs, so
+    the write keeps every probe it makes (`search.probes`) for all its
+    memories and batches.
     """
-    seen = {} if seen is None else seen
-    probes = [seen[w.phrase] for w in words if w.phrase in seen]
-    words = [w for w in words if w.phrase not in seen]
-    if not words:
-        return _rarest_first(probes)
-    db.execute(PROBE_CACHE)
-    phrases = json.dumps([w.phrase for w in words])
-    known: dict[str, int] = dict(
-        db.execute(
-            "SELECT phrase, reach FROM temp.contradiction_probes "
-            "WHERE phrase IN (SELECT value FROM json_each(?))",
-            (phrases,),
-        ).fetchall()
-    )
-    probes += [Probe(w, PROBE_ROWS, known[w.phrase], ()) for w in words if w.phrase in known]
-    unknown = [w for w in words if w.phrase not in known]
-    if unknown:
-        params: dict[str, object] = {"probe": PROBE_ROWS}
-        params.update({f"w{i}": SUMMARY + word.phrase for i, word in enumerate(unknown)})
-        fresh: list[Probe] = []
-        for row in db.execute(probe_sql(len(unknown)), params):
+    seen = search.probes
+    fresh = [w for w in words if w.phrase not in seen]
+    if fresh:
+        params: dict[str, object] = {"probe": PROBE_ROWS, "boundary": search.boundary}
+        params.update({f"w{i}": SUMMARY + word.phrase for i, word in enumerate(fresh)})
+        for row in db.execute(probe_sql(len(fresh)), params):
             index: int = row[0]
             listed: str | None = row[3]
             rowids = tuple(int(r) for r in listed.split(",")) if listed else ()
-            fresh.append(Probe(unknown[index], row[1], row[2] or 0, rowids))
-        common = [(p.word.phrase, p.reach) for p in fresh if p.common]
-        if common:
-            db.executemany(
-                "INSERT OR REPLACE INTO temp.contradiction_probes(phrase, reach) VALUES (?, ?)",
-                common,
-            )
-        probes += fresh
-    seen.update((p.word.phrase, p) for p in probes)
-    return _rarest_first(probes)
+            seen[fresh[index].phrase] = Probe(fresh[index], row[1], row[2] or 0, rowids)
+    return _rarest_first([seen[w.phrase] for w in words])
 
 
 def _rarest_first(probes: list[Probe]) -> list[Probe]:
@@ -379,115 +366,196 @@ def candidates(probes: Sequence[Probe], misses: int) -> Candidates:
     return Candidates(tuple(listed), match)
 
 
-class Pending:
-    """Rows a batch has written that the FTS index may not hold yet, by claim word.
+class Search:
+    """What one write's contradiction searches keep: a single write makes a
+    fresh one, a bulk write carries one across its batches.
 
-    A bulk write indexes its rows for FTS once, at the end of the batch (see
-    bulk.py), so the candidate search cannot find a memory of the batch in
-    the index while it admits a later one. It finds them here instead, from
-    the same words `compare_claims` compares: a row holding all but `misses`
-    of a statement's words holds at least one of any `misses + 1` of them, so
-    the rows listed under the rarest `misses + 1` are every row that could
-    contradict it. A row that is also indexed is found twice and compared once.
-    Read by the words `compare_claims` reads, a row of the batch is found even
-    where the index's stemmer and `claim`'s disagree (see `candidates`), so a
-    batch may find a contradiction among its own rows that writing them one at
-    a time would miss, never the reverse.
-
-    With the batch's own rows found here, the index only has to answer for
-    the rows stored before the batch, so a word is probed once per batch
-    (`probes`): `candidates` is complete for any counts of those rows. And the
-    batch need not write its rows before each search, only before one that
-    finds some of them: `flush` writes the rows it still holds back.
+    `boundary` is the last rowid stored before the write; the FTS index answers
+    for the rows up to it, which do not change while the write runs, so every
+    word's `probes` are kept. The write's own memories, numbered in the order
+    they are decided, are in `index` by their claim words' signatures, and
+    `rowids` holds the rowid of each one already written (earlier batches).
     """
 
-    def __init__(self, flush: Callable[[], None]) -> None:
-        self._holding: dict[str, set[str]] = {}
+    def __init__(self) -> None:
+        self._forget()
+
+    def _forget(self) -> None:
+        self.boundary: int | None = None
+        self.version: int | None = None
         self.probes: dict[str, Probe] = {}
-        self.flush = flush
+        self.index = signatures.Index(OVERLAP)
+        self.rowids = array("q")
+
+    @property
+    def count(self) -> int:
+        """Memories the write has decided so far."""
+        return len(self.index)
+
+    def start(self, db: Db) -> None:
+        """Begin a batch. A bulk write of many transactions lets other writers
+        in between them; if one committed (`data_version` moved), its rows may
+        be anywhere, so the search starts over from the store as it is now and
+        the FTS index answers for the write's earlier rows too."""
+        version = int(db.scalar("PRAGMA data_version"))
+        if self.boundary is not None and version == self.version:
+            return
+        self._forget()
+        self.boundary = int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))
+        self.version = version
+
+    def number(self, memory: Memory) -> int:
+        """File a decided memory of the write by its claim words; its number."""
+        return self.index.add(claim(memory.summary).words)
+
+    def written(self, db: Db, ids: Sequence[str]) -> None:
+        """The rowids of the memories numbered since the last call, now written,
+        in the order they were numbered."""
+        at = dict(
+            db.execute(
+                "SELECT id, rowid FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(ids)),),
+            ).fetchall()
+        )
+        self.rowids.extend(at[memory_id] for memory_id in ids)
+
+
+class Batch:
+    """The memories one batch has decided, read where the table would be read.
+
+    Nothing of a batch is written until all of it is decided, so whatever a
+    decision reads of an earlier memory of the batch (what it replaces, what
+    it contradicts, where a link back goes) comes from here: `find` looks in
+    the batch, then among the stored rows with changes the batch has planned
+    (`changed`: links back onto them), then in the table.
+    """
+
+    def __init__(self, search: Search | None = None) -> None:
+        """A batch numbers its memories on from those `search` (already
+        started for this batch) holds."""
+        self.search = search
+        self.first = search.count if search is not None else 0
+        self.memories: list[Memory] = []
+        self.changed: dict[str, Memory] = {}
+        self._at: dict[str, int] = {}
+        # Live now, for the whole batch: its decisions are made at one moment.
+        self.live = live.live(View(), "m")
 
     def add(self, memory: Memory) -> None:
-        for word in claim(memory.summary).words:
-            self._holding.setdefault(word, set()).add(memory.id)
+        if self.search is not None:
+            self.search.number(memory)
+        self._at[memory.id] = len(self.memories)
+        self.memories.append(memory)
 
-    def could_contradict(self, found: Claim, misses: int) -> list[str]:
-        """Ids of the rows here that hold all but `misses` (fewer than all) of `found`'s words."""
-        empty: set[str] = set()
-        held = sorted((self._holding.get(word, empty) for word in found.words), key=len)
-        need = len(held) - misses
-        pool = empty.union(*held[: misses + 1])
-        return sorted(i for i in pool if sum(i in ids for ids in held) >= need)
+    def find(self, db: Db, memory_id: str) -> Memory | None:
+        at = self._at.get(memory_id)
+        if at is not None:
+            return self.memories[at]
+        return self.changed.get(memory_id) or rows.find(db, memory_id)
+
+    def update(self, memory: Memory) -> None:
+        """A planned change: the memory's row is written with it, or updated to it."""
+        at = self._at.get(memory.id)
+        if at is not None:
+            self.memories[at] = memory
+        else:
+            self.changed[memory.id] = memory
 
 
-def candidate_sql(
-    clause: live.Clause, partition_column: str | None, matched: bool, pending: bool = False
-) -> str:
+PARTITIONS = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
+
+
+def same_place(memory: Memory) -> tuple[list[Test], dict[str, Any]]:
+    """Another row in `memory`'s project, scope and partition: the tests, and
+    their parameters (rendered as SQL by `candidate_sql`, as Python for a batch)."""
+    column = PARTITIONS.get(memory.scope)
+    tests = [
+        Test("project", IS, "project"),
+        Test("scope", EQUALS, "scope"),
+        Test("id", DIFFERS, "id"),
+    ]
+    params: dict[str, Any] = {"project": memory.project, "scope": memory.scope, "id": memory.id}
+    if column is not None:
+        tests.append(Test(column, IS, "partition"))
+        params["partition"] = getattr(memory, column)
+    return tests, params
+
+
+def candidate_sql(clause: live.Clause, place: Sequence[Test], matched: bool, keys: int) -> str:
     hits = "SELECT value AS hit FROM json_each(:listed)"
     if matched:
-        hits += " UNION SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match"
-    if pending:
         hits += (
-            " UNION SELECT rowid FROM memories WHERE id IN (SELECT value FROM json_each(:pending))"
+            " UNION SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match"
+            " AND rowid <= :boundary"
         )
     # CROSS JOIN keeps the candidates first: SQLite would otherwise walk the
     # project's rows and look each one up. No ORDER BY and no LIMIT: every
     # candidate is compared, so none can be crowded out by the others.
     sql = (
         f"SELECT m.* FROM ({hits}) CROSS JOIN memories m ON m.rowid = hit "
-        "WHERE m.project IS :project AND m.scope = :scope "
-        f"AND m.id != :id AND {clause.sql}"
+        f"WHERE {live.sql(place, 'm')} AND {clause.sql}"
     )
-    if partition_column is not None:
-        sql += f" AND m.{partition_column} IS :partition"
     # A contradiction holds at least :shared of our words, so at least that many
-    # of their keys appear in its summary: a check in C that spares Python the
-    # rows that share the rare words and little else. SQLite's lower() folds
-    # ASCII only, so a summary with other characters goes to Python unchecked.
-    shares = "SELECT count(*) FROM json_each(:keys) WHERE instr(lower(m.summary), value)"
+    # of their keys (:k0, :k1, ...) appear in its summary: a check in C that
+    # spares Python the rows that share the rare words and little else. SQLite's
+    # lower() folds ASCII only, so a summary with other characters goes to
+    # Python unchecked. The summary is lowered once, and each key is a bound
+    # parameter, not a JSON list parsed again for every row.
+    if not keys:
+        return sql
+    held = " + ".join(f"(instr(s, :k{i}) > 0)" for i in range(keys))
+    shares = f"SELECT {held} FROM (SELECT lower(m.summary) AS s)"
     ascii_only = "length(CAST(m.summary AS BLOB)) = length(m.summary)"
     return sql + f" AND (NOT {ascii_only} OR ({shares}) >= :shared)"
 
 
-PARTITIONS = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
-
-
-def find(db: Db, memory: Memory, pending: Pending | None = None) -> list[Found]:
+def find(db: Db, memory: Memory, batch: Batch | None = None) -> list[Found]:
     """Live, accepted memories in the same project, scope and partition that
-    `memory` contradicts, oldest first. `memory` need not be stored yet; rows
-    written but not yet indexed are found through `pending`."""
+    `memory` contradicts, oldest first. `memory` need not be stored yet; the
+    memories its write decided before it are found through `batch` (and its
+    search), whether written yet or not."""
     new = claim(memory.summary)
-    words = search_words(new)
-    if not words:
-        return []
+    if not new.terms:
+        return []  # no word to search by
+    search = batch.search if batch is not None else None
+    if search is None:
+        search = Search()
+        search.start(db)
     misses = len(new.words) // 4
-    seen = pending.probes if pending is not None else None
-    where = candidates(probe(db, words, seen), misses)
-    unindexed = pending.could_contradict(new, misses) if pending is not None else []
-    if not where.rowids and where.match is None and not unindexed:
-        return []  # nothing could contradict it
-    if pending is not None and unindexed:
-        pending.flush()  # the query below reads them from the table
-    clause = live.live(View(), "m")
-    column = PARTITIONS.get(memory.scope)
-    params: dict[str, object] = {
-        **clause.params,
-        "listed": json.dumps(where.rowids),
-        "match": where.match,
-        "project": memory.project,
-        "scope": memory.scope,
-        "id": memory.id,
-        "partition": getattr(memory, column) if column else None,
-        "keys": json.dumps([word.key for word in words]),
-        "shared": len(words) - misses,
-        "pending": json.dumps(unindexed),
-    }
-    sql = candidate_sql(clause, column, where.match is not None, bool(unindexed))
+    # Nothing stored before the write (a new project's import): no index to ask.
+    words = search_words(new) if search.boundary else []
+    where = candidates(probe(db, words, search), misses) if words else Candidates((), None)
+    first = batch.first if batch is not None else search.count
+    own = search.index.find(new.words) if search.count else []
+    listed = [*where.rowids, *(search.rowids[n] for n in own if n < first)]
+    pending = [batch.memories[n - first] for n in own if n >= first] if batch else []
+    clause = batch.live if batch is not None else live.live(View(), "m")
+    place, params = same_place(memory)
     found: list[Found] = []
-    for row in db.execute(sql, params):
-        if row["id"] in memory.supersedes:
-            continue  # replacing a memory is not contradicting it
-        kind = compare_claims(new, claim(row["summary"]))
-        if kind is not None:
-            found.append(Found(rows.from_row(row), kind))
+    if listed or where.match is not None:
+        params |= {
+            **clause.params,
+            "listed": json.dumps(listed),
+            "match": where.match,
+            "boundary": search.boundary,
+            "shared": len(words) - misses,
+        }
+        params.update((f"k{i}", word.key) for i, word in enumerate(words))
+        sql = candidate_sql(clause, place, where.match is not None, len(words))
+        for row in db.execute(sql, params):
+            if row["id"] in memory.supersedes:
+                continue  # replacing a memory is not contradicting it
+            kind = compare_claims(new, claim(row["summary"]))
+            if kind is not None:
+                found.append(Found(rows.from_row(row), kind))
+    if pending:
+        alive = live.check(View(), clause.params)
+        there = live.python(place, params)
+        for other in pending:
+            if other.id in memory.supersedes or not (alive(other) and there(other)):
+                continue
+            kind = compare_claims(new, claim(other.summary))
+            if kind is not None:
+                found.append(Found(other, kind))
     found.sort(key=lambda f: (f.memory.created_at, f.memory.id))
     return found

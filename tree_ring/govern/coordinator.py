@@ -17,7 +17,10 @@ the capability: those are a person's decisions.
 
 `authorize` is the one gate. Every decision it makes, allowed or denied, in
 either mode, goes to the append-only `policy_audit` table with the actor, the
-origin, the action, a hash of the target and the reason; never the token.
+origin, the action, a hash of the target and the reason; never the token. It is
+`decide` (which only reads) followed by `record` or `refuse`, so a write that
+decides a whole batch before it writes anything can record its decisions with
+its rows.
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ import dataclasses
 import hashlib
 import hmac
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from tree_ring import guard
 from tree_ring.model.errors import Conflict, Denied, StoreBusy, StoreFault, UsageError
@@ -197,6 +200,88 @@ _INSERT = (
 )
 
 
+@dataclass(frozen=True)
+class Decision:
+    """One decision of the gate, as its `policy_audit` row will record it."""
+
+    at: str
+    mode: str
+    actor: str
+    origin: str
+    session: str | None
+    action: str
+    target_hash: str
+    allowed: bool
+    capability: str
+    reason: str
+
+    def entry(self) -> dict[str, Any]:
+        """The `policy_audit` row: never the token, only whether it matched."""
+        return {
+            "at": self.at,
+            "mode": self.mode,
+            "actor": self.actor,
+            "origin": self.origin,
+            "session": self.session,
+            "action": self.action,
+            "target_hash": self.target_hash,
+            "decision": "allow" if self.allowed else "deny",
+            "capability": self.capability,
+            "reason": self.reason,
+        }
+
+    def about(self, target_hash: str) -> Decision:
+        """The same decision, about a target known only once a stream is read
+        (`sha256` of it, as `decide` hashes one)."""
+        return dataclasses.replace(self, target_hash=target_hash)
+
+
+def decide(
+    db: Db,
+    action: str,
+    actor: Actor,
+    target: str,
+    environ: Mapping[str, str] | None = None,
+    *,
+    current: State | None = None,
+) -> Decision:
+    """Whether `actor` may take `action` on `target`; reads, writes nothing.
+
+    The capability is read from `environ[TREE_RING_COORDINATOR_TOKEN]`, or, when
+    `environ` is None, from `actor.capability` (which the CLI fills from the
+    same variable). `current` spares a batch reading the mode once per memory.
+    """
+    current = current or state(db)
+    capability = _capability(current, _presented(actor, environ))
+    allowed, reason = _decide(current.mode, action, actor, capability)
+    return Decision(
+        at=now_iso(),
+        mode=current.mode,
+        actor=actor.name,
+        origin=actor.origin.kind,
+        session=actor.origin.session,
+        action=action,
+        target_hash=sha256(target),
+        allowed=allowed,
+        capability=capability,
+        reason=reason,
+    )
+
+
+def record(db: Db, decisions: Iterable[Decision]) -> None:
+    """Write allowed decisions in the caller's transaction, so they commit with
+    the action they allowed."""
+    db.executemany(_INSERT, [decision.entry() for decision in decisions if decision.allowed])
+
+
+def refuse(db: Db, decision: Decision) -> NoReturn:
+    """End the caller's transaction over a denial: the action's work is rolled
+    back, the denial is committed on its own (so the refusal stays on record
+    though nothing else does), and Denied is raised."""
+    _record_denial(db, decision.entry())
+    raise Denied(f"denied: {decision.reason}")
+
+
 def authorize(
     db: Db,
     action: str,
@@ -206,33 +291,13 @@ def authorize(
 ) -> None:
     """Allow `action` on `target` for `actor`, or raise Denied; record either way.
 
-    The capability is read from `environ[TREE_RING_COORDINATOR_TOKEN]`, or, when
-    `environ` is None, from `actor.capability` (which the CLI fills from the
-    same variable). An allowed decision is written in the caller's transaction,
-    so it commits with the action. A denial ends the caller's transaction: the
-    action's work is rolled back, the denial is committed on its own (so the
-    refusal stays on record though nothing else does), and Denied is raised.
+    `decide`, then `record` an allowed decision in the caller's transaction or
+    `refuse` a denied one.
     """
-    current = state(db)
-    capability = _capability(current, _presented(actor, environ))
-    allowed, reason = _decide(current.mode, action, actor, capability)
-    entry: dict[str, Any] = {
-        "at": now_iso(),
-        "mode": current.mode,
-        "actor": actor.name,
-        "origin": actor.origin.kind,
-        "session": actor.origin.session,
-        "action": action,
-        "target_hash": sha256(target),
-        "decision": "allow" if allowed else "deny",
-        "capability": capability,
-        "reason": reason,
-    }
-    if allowed:
-        db.execute(_INSERT, entry)
-        return
-    _record_denial(db, entry)
-    raise Denied(f"denied: {reason}")
+    decision = decide(db, action, actor, target, environ)
+    if not decision.allowed:
+        refuse(db, decision)
+    record(db, [decision])
 
 
 def _record_denial(db: Db, entry: dict[str, Any]) -> None:

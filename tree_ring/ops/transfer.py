@@ -1,24 +1,39 @@
 """Export to JSONL and import from it, including the original Tree Ring's rows.
 
 Every imported row and tombstone is placed in the importing project. Import
-is all or nothing: every line is parsed, validated and guarded first,
-and the first bad line is reported by number with nothing written. Content
-tombstones travel with an export (as `{"record": "content_tombstone"}` lines),
-so what was forgotten on one machine stays forgotten on the next.
+is all or nothing, in one transaction: the first bad line is reported by
+number and nothing is written. Every line is checked as strictly as a write:
+a memory by validation and the guard, a tombstone by shape and the guard, and
+review metadata a file claims is kept only as a claim.
+
+An import streams: it holds one batch of lines (`BATCH`) at a time, not the
+file, so its memory does not grow with the file. It reads the lines twice.
+The first pass parses only the lines that name a content tombstone
+(`{"record": "content_tombstone"}`, which an export writes after its
+memories, or the original's header that lists them), and those tombstones
+are written before any memory, so what was forgotten on one machine stays
+forgotten on the next wherever its tombstone sits in the file. The second
+pass parses, validates and guards each line and writes the memories a batch
+at a time through the bulk path, each batch seeing the ones before it as one
+write would (`bulk.py`, `contradictions.Search`).
+The write policy decides the import before anything is written, and its
+decision is recorded at the end, about every memory id the file holds.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import groupby
-from typing import Any
+from itertools import groupby, islice
+from pathlib import Path
+from typing import IO, Any
 
-from tree_ring.govern import coordinator
+from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.errors import TreeRingError, UsageError
-from tree_ring.model.record import Memory, canonical_json, from_mapping, parse_time
+from tree_ring.model.record import Memory, from_mapping, json_string, parse_time
 from tree_ring.ops import original, replace
 from tree_ring.store import audit, live, rows
 from tree_ring.store.audit import Actor
@@ -31,6 +46,13 @@ from tree_ring.write.pipeline import BatchError
 
 MAX_LINE_BYTES = 1_000_000
 TOMBSTONE = "content_tombstone"
+# Lines parsed and written at a time: enough that a statement per table per
+# batch costs little, few enough that a batch of long lines stays small.
+BATCH = 1_000
+# Page cache for an import: half a bulk write's, as an import also holds its
+# batch, its search's signatures and its report; the whole stays near 100 MB
+# whatever the file's size (`benchmarks/write_path.py` measures it).
+CACHE_KIB = bulk.CACHE_KIB // 2
 
 
 def export_rows(store: Store, project: str, view: View) -> Iterator[dict[str, Any]]:
@@ -45,6 +67,35 @@ def export_rows(store: Store, project: str, view: View) -> Iterator[dict[str, An
         "SELECT * FROM content_tombstones WHERE project = ? ORDER BY created_at", (project,)
     ):
         yield {"record": TOMBSTONE, **dict(stone)}
+
+
+class FileLines:
+    """The lines of UTF-8 text in a file (a path, or an open binary file such
+    as standard input spooled to disk), read anew each time they are iterated,
+    numbered as `str.splitlines` of the whole text would number them. A file
+    that cannot be read or decoded is a one-line error naming it."""
+
+    def __init__(self, source: Path | IO[bytes], name: str) -> None:
+        self.source = source
+        self.name = name
+
+    def __iter__(self) -> Iterator[str]:
+        try:
+            if isinstance(self.source, Path):
+                with self.source.open("rb") as handle:
+                    yield from self._lines(handle)
+            else:
+                self.source.seek(0)
+                yield from self._lines(self.source)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read {self.name}: {exc}") from None
+
+    @staticmethod
+    def _lines(handle: IO[bytes]) -> Iterator[str]:
+        # Each piece ends at a newline, so splitting each piece as the whole
+        # text would be split gives the same lines, "\r" and "\r\n" included.
+        for piece in handle:
+            yield from piece.decode("utf-8").splitlines()
 
 
 @dataclass
@@ -66,8 +117,9 @@ class _Parsed:
     keep_trust: bool = False
 
 
-def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
-    parsed: list[_Parsed] = []
+def _parse(lines: Iterable[str], project: str, trusted: bool) -> Iterator[_Parsed]:
+    """Each non-blank line, parsed, validated and guarded, in order; the first
+    bad one raises, naming its line."""
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
@@ -79,11 +131,12 @@ def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
                 raise UsageError("not a JSON object")
             # The original's export: a header (with our tombstones), then envelopes.
             row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
-            parsed += [_Parsed(number, None, _tombstone(stone, project)) for stone in stones]
+            for stone in stones:
+                yield _Parsed(number, None, _tombstone(stone, project))
             if row is None:
                 continue
             if row.get("record") == TOMBSTONE:
-                parsed.append(_Parsed(number, None, _tombstone(row, project)))
+                yield _Parsed(number, None, _tombstone(row, project))
                 continue
             memory = from_mapping(row)
             # The store is the project's: every row lands in it. A row kept under
@@ -93,32 +146,58 @@ def _parse(lines: Iterable[str], project: str, trusted: bool) -> list[_Parsed]:
             # anything else is an import, and governance decides what waits.
             keep_trust = trusted and "trust" in row
             if not keep_trust:
-                memory = memory.replace(origin="import")
-                if memory.reviewed_by is not None or memory.reviewed_at is not None:
-                    # A review the file claims is not a person's decision here.
-                    claimed = " ".join(
-                        part
-                        for part in (
-                            f"by {memory.reviewed_by}" if memory.reviewed_by else "",
-                            f"on {memory.reviewed_at[:10]}" if memory.reviewed_at else "",
-                        )
-                        if part
-                    )
-                    memory = memory.replace(
-                        reviewed_by=None,
-                        reviewed_at=None,
-                        review_reason=f"the import claims a review {claimed}; not believed",
-                    )
+                memory = _claims_only(memory.replace(origin="import"))
             if memory.superseded_by and memory.retired_at is None:
                 memory = memory.replace(retired_at=memory.updated_at)
-            parsed.append(_Parsed(number, pipeline.prepare(memory), None, keep_trust))
+            parsed = _Parsed(number, pipeline.prepare(memory), None, keep_trust)
         except (ValueError, RecursionError) as exc:  # RecursionError: nesting too deep
             raise UsageError(
                 f"line {number}: not valid JSON ({str(exc)[:80]}); nothing imported"
             ) from None
         except TreeRingError as exc:
             raise _at_line(exc, number) from None
-    return parsed
+        yield parsed
+
+
+def _claims_only(memory: Memory) -> Memory:
+    """An imported row whose file claims a review: the review is not a
+    person's decision here, so it is kept only as words in the review reason."""
+    if memory.reviewed_by is None and memory.reviewed_at is None:
+        return memory
+    claimed = " ".join(
+        part
+        for part in (
+            f"by {memory.reviewed_by}" if memory.reviewed_by else "",
+            f"on {memory.reviewed_at[:10]}" if memory.reviewed_at else "",
+        )
+        if part
+    )
+    return memory.replace(
+        reviewed_by=None,
+        reviewed_at=None,
+        review_reason=f"the import claims a review {claimed}; not believed",
+    )
+
+
+def _tombstones(lines: Iterable[str], project: str) -> Iterator[dict[str, Any]]:
+    """The valid content tombstones of the file, in order. Only lines that
+    name the record (or the header that lists them) are parsed; a bad one is
+    left for `_parse` to report in its turn, so the first bad line of the file
+    is still the one named."""
+    for raw in lines:
+        if TOMBSTONE not in raw or len(raw) > MAX_LINE_BYTES:
+            continue
+        try:
+            data = json.loads(raw)
+            if not isinstance(data, dict):
+                continue
+            row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
+            for stone in stones:
+                yield _tombstone(stone, project)
+            if row is not None and row.get("record") == TOMBSTONE:
+                yield _tombstone(row, project)
+        except (ValueError, RecursionError, TreeRingError):
+            continue
 
 
 def _at_line(exc: TreeRingError, number: int) -> TreeRingError:
@@ -153,6 +232,25 @@ def _tombstone(row: dict[str, Any], project: str) -> dict[str, Any]:
     }
 
 
+class _Ids:
+    """sha256 of canonical_json of the file's memory ids, a list too long to
+    hold: the target the write policy's decision is recorded about."""
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(b"[")
+        self._first = True
+
+    def add(self, memory_id: str) -> None:
+        text = json_string(memory_id) if self._first else "," + json_string(memory_id)
+        self._hash.update(text.encode("utf-8"))
+        self._first = False
+
+    def digest(self) -> str:
+        done = self._hash.copy()
+        done.update(b"]")
+        return "sha256:" + done.hexdigest()
+
+
 def import_lines(
     store: Store,
     lines: Iterable[str],
@@ -161,81 +259,135 @@ def import_lines(
     actor: Actor,
     dry_run: bool = False,
     replace_existing: bool = False,
+    batch: int = BATCH,
 ) -> ImportReport:
+    """Import JSONL lines; `lines` is read twice (see the module's text), so a
+    one-shot iterator is first taken into a list."""
+    if iter(lines) is lines:
+        lines = list(lines)
     trusted = not actor.origin.is_agent
-    parsed = _parse(lines, project, trusted)
-    report = ImportReport(lines=len(parsed), dry_run=dry_run)
+    report = ImportReport(dry_run=dry_run)
     # The same caller (and capability), writing rows whose origin is the import.
     import_actor = actor.replace(origin=actor.origin.replace(kind="import"))
-    with bulk.page_cache(store.db, bulk.CACHE_KIB), store.write() as db:
-        if not dry_run:
-            ids = [item.memory.id for item in parsed if item.memory is not None]
-            coordinator.authorize(db, "import", actor, canonical_json(ids))
-        imported: list[str] = []
-        for item in parsed:
-            if item.tombstone is not None:
-                imported.append(item.tombstone["content_hash"])
-                db.execute(
-                    "INSERT OR IGNORE INTO content_tombstones"
-                    "(project, content_hash, kind, reason, memory_id, actor, created_at)"
-                    " VALUES (:project, :content_hash, :kind, :reason, :memory_id, :actor,"
-                    " :created_at)",
-                    item.tombstone,
-                )
-                report.tombstones += 1
-        if imported:
-            # Named in the log like every tombstone (see audit.verify).
-            audit.append(db, import_actor, "tombstone", "import", {"tombstones": imported})
+    stones = list(_tombstones(lines, project))
+    with bulk.page_cache(store.db, CACHE_KIB), store.write() as db:
+        decision = None if dry_run else coordinator.decide(db, "import", actor, "")
+        writing = decision is None or decision.allowed
+        if writing:
+            db.executemany(
+                "INSERT OR IGNORE INTO content_tombstones"
+                "(project, content_hash, kind, reason, memory_id, actor, created_at)"
+                " VALUES (:project, :content_hash, :kind, :reason, :memory_id, :actor,"
+                " :created_at)",
+                stones,
+            )
+            if stones:
+                # Named in the log like every tombstone (see audit.verify).
+                detail = {"tombstones": [stone["content_hash"] for stone in stones]}
+                audit.append(db, import_actor, "tombstone", "import", detail)
+        ids = _Ids()
+        writer = _Writer(db, import_actor, report)
+        if replace_existing:
+            # A person's decision: the file's rows take the place of the
+            # stored rows with their ids, authorized as the import is.
+            writer.replacing = (actor, not dry_run)
+        parsed = _parse(lines, project, trusted)
+        while chunk := list(islice(parsed, max(1, batch))):
+            report.lines += len(chunk)
+            report.tombstones += sum(item.tombstone is not None for item in chunk)
+            for item in chunk:
+                if item.memory is not None:
+                    ids.add(item.memory.id)
+            if writing:
+                writer.write(chunk)
+        if decision is not None:
+            # Denied: every line was still read, so a bad one is named first,
+            # as it would be with nothing to decide.
+            decision = decision.about(ids.digest())
+            if not decision.allowed:
+                coordinator.refuse(db, decision)
+            coordinator.record(db, [decision])
+        if dry_run:
+            raise _DryRun(report)
+        if len(report.created) > (writer.search.boundary or 0):
+            bulk.merge_fts(db)
+    return report
+
+
+class _Writer:
+    """Writes an import's batches in order, one search across all of them."""
+
+    def __init__(self, db: Db, actor: Actor, report: ImportReport) -> None:
+        self.db = db
+        self.actor = actor
+        self.report = report
+        # (who replaces, whether to authorize) for `import --replace-existing`.
+        self.replacing: tuple[Actor, bool] | None = None
+        self.search = contradictions.Search()
+        # Ids of lines an earlier batch answered as exact retries of another
+        # row: not in the table, yet a repeat of them is unchanged.
+        self.retried: dict[str, str] = {}
+
+    def write(self, chunk: list[_Parsed]) -> None:
         # Rows that keep their trust skip governance, and so go in as a bulk
         # write does; each run of them, and of the rest, is one batch, in order.
-        changed = _changed(db, parsed, report)
-        if replace_existing:  # a person's decision: the file's rows take the stored ones' place
+        changed = self._changed(chunk)
+        if self.replacing is not None:
+            person, authorize = self.replacing
             memories = [item.memory for item in changed if item.memory is not None]
-            report.replaced = replace.vacate(db, memories, actor, authorize=not dry_run)
+            self.report.replaced += replace.vacate(self.db, memories, person, authorize=authorize)
         for keep_trust, run in groupby(changed, _keeps_trust):
             items = list(run)
             memories = [item.memory for item in items if item.memory is not None]
             try:
                 results = bulk.insert_prepared_many(
-                    db, memories, import_actor, action="import", admit=not keep_trust
+                    self.db,
+                    memories,
+                    self.actor,
+                    action="import",
+                    admit=not keep_trust,
+                    search=self.search,
                 )
             except BatchError as refused:
                 raise _at_line(refused.error, items[refused.index].number) from None
-            for result in results:
-                (report.created if result.created else report.unchanged).append(result.id)
-                report.pending += result.trust in ("pending", "disputed")
-        if dry_run:
-            raise _DryRun(report)
-    return report
+            for memory, result in zip(memories, results, strict=True):
+                if result.created:
+                    self.report.created.append(result.id)
+                else:
+                    self.report.unchanged.append(result.id)
+                    self.retried.setdefault(memory.id, memory.content_hash)
+                self.report.pending += result.trust in ("pending", "disputed")
+
+    def _changed(self, chunk: list[_Parsed]) -> list[_Parsed]:
+        """The memory lines to write, in order. A row stored with the same id
+        and content (by this import too), or repeated earlier in the file, is
+        counted unchanged instead; a different row under a stored id is left
+        for the write to refuse."""
+        items = [item for item in chunk if item.memory is not None]
+        ids = [item.memory.id for item in items if item.memory is not None]
+        held: dict[str, str] = dict(
+            self.db.execute(
+                "SELECT id, content_hash FROM memories"
+                " WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(ids),),
+            ).fetchall()
+        )
+        changed: list[_Parsed] = []
+        for item in items:
+            memory = item.memory
+            if memory is None:
+                continue
+            first = held.get(memory.id) or self.retried.get(memory.id)
+            if first == memory.content_hash:
+                self.report.unchanged.append(memory.id)
+                continue
+            held.setdefault(memory.id, memory.content_hash)
+            changed.append(item)
+        return changed
 
 
 def _keeps_trust(item: _Parsed) -> bool:
     return item.keep_trust
-
-
-def _changed(db: Db, parsed: list[_Parsed], report: ImportReport) -> list[_Parsed]:
-    """The memory lines to write, in order. A row stored with the same id and
-    content, or repeated earlier in the file, is counted unchanged instead; a
-    different row under a stored id is left for the write to refuse."""
-    items = [item for item in parsed if item.memory is not None]
-    ids = [item.memory.id for item in items if item.memory is not None]
-    held: dict[str, str] = dict(
-        db.execute(
-            "SELECT id, content_hash FROM memories WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(ids),),
-        ).fetchall()
-    )
-    changed: list[_Parsed] = []
-    for item in items:
-        memory = item.memory
-        if memory is None:
-            continue
-        if held.get(memory.id) == memory.content_hash:
-            report.unchanged.append(memory.id)
-            continue
-        held.setdefault(memory.id, memory.content_hash)
-        changed.append(item)
-    return changed
 
 
 class _DryRun(Exception):

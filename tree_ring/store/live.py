@@ -12,17 +12,30 @@ supersession closed: `--valid-at` in the past finds what held then.
 Visibility is the project plus its shared scopes plus the caller's own
 agent / workflow / session partitions. Both clauses run in SQL before any
 candidate cap, so no number of invisible rows can starve a visible one.
+
+The write path also asks whether a memory it has decided but not yet written
+is live (a batch's earlier rows, see `write/pipeline.py`). So a view of now is
+declared once, as a list of `Test`s, and rendered twice: as the SQL clause
+(`live`) and as a Python test of a `Memory` (`check`), with SQL's NULL
+semantics; a property test holds the two to the same answer.
 """
 
 from __future__ import annotations
 
+import functools
+from operator import attrgetter
+
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import PRIVATE_SCOPES, SHARED_SCOPES, now_iso
+from tree_ring.model.record import PRIVATE_SCOPES, SHARED_SCOPES, Memory, now_iso
 
+# Not imported at run time: the SessionStart hook imports this module.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
+
+    Check = Callable[[Memory], bool]
 
 
 class View(Frozen):
@@ -50,25 +63,136 @@ class Clause(Frozen):
     params: dict[str, Any]
 
 
+# What a `Test` does with its column: the SQL it renders, and the Python.
+IS_NULL = "IS NULL"  # the column is NULL
+AT_MOST = "<="  # column <= :param
+NULL_OR_AFTER = "NULL OR >"  # column IS NULL OR column > :param
+ONE_OF = "IN"  # column IN ('a', 'b'), literals
+EQUALS = "="  # column = 'literal', or column = :param
+IS = "IS"  # column IS :param (NULL equals NULL)
+DIFFERS = "!="  # column != :param
+
+
+class Test(Frozen):
+    """One condition on a memory column, declared once for SQL and Python."""
+
+    column: str
+    op: str
+    param: str = ""  # the bound parameter it compares with, if any
+    literals: tuple[str, ...] = ()  # literals (ONE_OF; EQUALS without a param)
+
+
+def sql(tests: Sequence[Test], alias: str = "m") -> str:
+    """The tests as one SQL conjunction over `alias`, parameters bound by name."""
+    return _rendered(tuple(tests), alias)
+
+
+# A write asks for the same few clauses for every memory it decides.
+@functools.lru_cache(maxsize=256)
+def _rendered(tests: tuple[Test, ...], alias: str) -> str:
+    return " AND ".join(_sql(test, f"{alias}.{test.column}") for test in tests)
+
+
+def _sql(test: Test, c: str) -> str:
+    op, p = test.op, f":{test.param}"
+    if op == IS_NULL:
+        return f"{c} IS NULL"
+    if op == AT_MOST:
+        return f"{c} <= {p}"
+    if op == NULL_OR_AFTER:
+        return f"({c} IS NULL OR {c} > {p})"
+    if op == ONE_OF:
+        return f"{c} IN ({', '.join(_literal(v) for v in test.literals)})"
+    if op == EQUALS:
+        return f"{c} = {p if test.param else _literal(test.literals[0])}"
+    if op == IS:
+        return f"{c} IS {p}"
+    if op == DIFFERS:
+        return f"{c} != {p}"
+    raise ValueError(f"unknown test {op!r}")
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def python(tests: Sequence[Test], params: Mapping[str, Any]) -> Check:
+    """The same tests as a Python check of a `Memory`, with the parameters bound.
+
+    SQL's NULL rules are kept: a comparison with NULL is not true (so a NULL
+    `valid_to` is never `<=` anything), `IS` holds between two NULLs, and
+    `!=` with a NULL on either side is not true either.
+    """
+    checks = [_python(test, params) for test in tests]
+    return lambda memory: all(check(memory) for check in checks)
+
+
+def _python(test: Test, params: Mapping[str, Any]) -> Check:
+    get = attrgetter(test.column)
+    op, p = test.op, params.get(test.param)
+    if op == IS_NULL:
+        return lambda m: get(m) is None
+    if op == AT_MOST:
+        return lambda m: (v := get(m)) is not None and p is not None and v <= p
+    if op == NULL_OR_AFTER:
+        return lambda m: (v := get(m)) is None or (p is not None and v > p)
+    if op == ONE_OF:
+        allowed = frozenset(test.literals)
+        return lambda m: get(m) in allowed
+    if op == EQUALS:
+        want = p if test.param else test.literals[0]
+        return lambda m: (v := get(m)) is not None and want is not None and v == want
+    if op == IS:
+        return lambda m: get(m) == p
+    if op == DIFFERS:
+        return lambda m: (v := get(m)) is not None and p is not None and v != p
+    raise ValueError(f"unknown test {op!r}")
+
+
+def _trusted(view: View) -> Test:
+    trusted = ["accepted"]
+    if view.include_unreviewed:
+        trusted += ["pending", "disputed"]
+    if view.include_superseded:
+        trusted += ["rejected"]
+    return Test("trust", ONE_OF, literals=tuple(trusted))
+
+
+# Recorded by T, not redacted, not expired by T: live at any record time.
+RECORDED = (
+    Test("created_at", AT_MOST, "live_t"),
+    Test("redacted_at", IS_NULL),
+    Test("expires_at", NULL_OR_AFTER, "live_t"),
+)
+# Now, a retired or superseded row is simply gone (the index on retired_at IS
+# NULL serves this form), and the fact must hold at V.
+CURRENT = (
+    Test("retired_at", IS_NULL),
+    Test("superseded_by", IS_NULL),
+    Test("valid_from", AT_MOST, "live_v"),
+    Test("valid_to", NULL_OR_AFTER, "live_v"),
+)
+NORMAL = Test("sensitivity", EQUALS, literals=("normal",))
+
+
+def now_tests(view: View) -> list[Test]:
+    """A view of now, as tests: its whole clause."""
+    if not view.is_now():
+        raise ValueError("only a view of now is declared as tests; use `live` for others")
+    tests = [*RECORDED, *CURRENT, _trusted(view)]
+    if not view.include_sensitive:
+        tests.append(NORMAL)
+    return tests
+
+
 def live(view: View, alias: str = "m") -> Clause:
-    m = alias
     t = view.record_time()
-    params: dict[str, Any] = {"live_t": t, "live_v": view.validity_time()}
-    parts = [
-        f"{m}.created_at <= :live_t",
-        f"{m}.redacted_at IS NULL",
-        f"({m}.expires_at IS NULL OR {m}.expires_at > :live_t)",
-    ]
+    params: dict[str, Any] = {"live_t": t, "live_v": view.valid_at or t}
     if view.is_now():
-        # Now, a retired or superseded row is simply gone; the index on
-        # retired_at IS NULL serves this form.
-        parts += [
-            f"{m}.retired_at IS NULL",
-            f"{m}.superseded_by IS NULL",
-            f"{m}.valid_from <= :live_v",
-            f"({m}.valid_to IS NULL OR {m}.valid_to > :live_v)",
-        ]
-    elif not view.include_superseded:
+        return Clause(sql(now_tests(view), alias), params)
+    m = alias
+    parts = [sql(RECORDED, alias)]
+    if not view.include_superseded:
         # At another time: a row counts if it was current belief at T. A
         # superseded row stays believed for the interval supersession closed
         # its validity to (A held from t0 until B took over at t1; a correction
@@ -82,15 +206,16 @@ def live(view: View, alias: str = "m") -> Clause:
             f"({m}.valid_to IS NULL OR {m}.valid_to > :live_v"
             f" OR ({m}.superseded_by IS NOT NULL AND {m}.retired_at > :live_t))",
         ]
-    trusted = ["'accepted'"]
-    if view.include_unreviewed:
-        trusted += ["'pending'", "'disputed'"]
-    if view.include_superseded:
-        trusted += ["'rejected'"]
-    parts.append(f"{m}.trust IN ({', '.join(trusted)})")
+    parts.append(sql([_trusted(view)], alias))
     if not view.include_sensitive:
-        parts.append(f"{m}.sensitivity = 'normal'")
+        parts.append(sql([NORMAL], alias))
     return Clause(" AND ".join(parts), params)
+
+
+def check(view: View, params: Mapping[str, Any]) -> Check:
+    """`live(view)` as a Python check of a memory, for a view of now; `params`
+    are the clause's, so both read the same clock."""
+    return python(now_tests(view), params)
 
 
 def visible(identity: Identity, alias: str = "m", scope: str | None = None) -> Clause:

@@ -1,11 +1,11 @@
 """Bulk writes: many memories through the one write path, at import speed.
 
 Every memory goes through `pipeline.prepare` (validation and the guard) and
-`pipeline.insert_prepared_many`, the same function a single `remember` takes,
-so a bulk write decides every conflict, retry and trust state exactly as one
-write at a time would, and cannot drift from it when the write path changes.
-That function already reads the checks' facts once per batch and writes rows,
-claims, audit entries and tree leaves a statement per table.
+the stages of `pipeline.insert_prepared_many`, the same a single `remember`
+takes, so a bulk write decides every conflict, retry and trust state exactly
+as one write at a time would, and cannot drift from it when the write path
+changes. Those stages already decide a whole batch before writing it, and
+write rows, claims, audit entries and tree leaves a statement per table.
 
 What bulk adds is the FTS indexing. The insert trigger makes every row its
 own statement, and FTS5 flushes its pending terms to a new segment at each
@@ -17,9 +17,10 @@ text. No other connection can see the trigger missing, and a crash rolls all
 of it back together.
 
 Governance (`admit=True`) searches for contradictions among the stored rows
-and the batch's earlier ones. The index answers for the stored rows; the
-batch's own, not indexed yet, are found by their words
-(`contradictions.Pending`), which misses none that the index would find.
+and the write's own. One `contradictions.Search` is carried across the
+batches of a write: the FTS index answers for the rows stored before it, and
+the search's signatures for every memory the write has decided, written or
+not, so no batch waits on another's FTS entries and no word is probed twice.
 
 Around that, bulk gives the connection a page cache sized for the indexes a
 batch touches (`page_cache`), and authorizes a bulk action other than
@@ -33,7 +34,7 @@ from collections.abc import Generator, Iterable, Sequence
 from contextlib import contextmanager
 from itertools import islice
 
-from tree_ring.govern import coordinator
+from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.record import Memory, canonical_json
 from tree_ring.store import schema
@@ -64,7 +65,7 @@ def deferred_fts(db: Db) -> Generator[None]:
     The caller holds a write transaction; an exception leaves the trigger
     dropped, and the caller's rollback restores it with everything else.
     """
-    before = db.execute("SELECT coalesce(max(rowid), 0) FROM memories").fetchone()[0]
+    before = last_rowid(db)
     db.execute(f"DROP TRIGGER {INSERT_TRIGGER}")
     yield
     db.execute(
@@ -83,13 +84,20 @@ def insert_prepared_many(
     action: str = "create",
     admit: bool = True,
     offset: int = 0,
+    search: contradictions.Search | None = None,
 ) -> list[WriteResult]:
     """The transactional half of a bulk write; the caller holds the transaction
-    (and, for a bulk action, has authorized it)."""
+    (and, for a bulk action, has authorized it). `search` is the write's, if
+    more batches follow; they then find this one's memories through it."""
+    plan = pipeline.decide(
+        db, memories, actor, action=action, admit=admit, offset=offset, search=search
+    )
     with deferred_fts(db):
-        return pipeline.insert_prepared_many(
-            db, memories, actor, action=action, admit=admit, offset=offset
-        )
+        pipeline.persist(db, plan)
+    pipeline.after(db, plan)
+    if search is not None:
+        search.written(db, [memory.id for memory in plan.batch.memories])
+    return plan.results
 
 
 def prepare_all(memories: Iterable[Memory], offset: int = 0) -> list[Memory]:
@@ -118,6 +126,8 @@ def insert_many(
         raise UsageError("batch size must be at least 1")
     results: list[WriteResult] = []
     source = iter(memories)
+    search = contradictions.Search() if admit else None
+    before = last_rowid(store.db)
     with page_cache(store.db, CACHE_KIB):
         while chunk := list(islice(source, batch)):
             prepared = prepare_all(chunk, len(results))
@@ -126,9 +136,35 @@ def insert_many(
                     ids = [memory.id for memory in prepared]
                     coordinator.authorize(db, action, actor, canonical_json(ids))
                 results += insert_prepared_many(
-                    db, prepared, actor, action=action, admit=admit, offset=len(results)
+                    db,
+                    prepared,
+                    actor,
+                    action=action,
+                    admit=admit,
+                    offset=len(results),
+                    search=search,
                 )
+        if sum(result.created for result in results) > before:
+            with store.write() as db:
+                merge_fts(db)
     return results
+
+
+def last_rowid(db: Db) -> int:
+    """The store's last rowid: its size, give or take what was deleted."""
+    return int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))
+
+
+def merge_fts(db: Db) -> None:
+    """Merge the FTS index into one segment.
+
+    Each batch adds segments, and FTS5 merges them a little at each write, so
+    after a bulk load the index is a few dozen segments with merges under way,
+    and every search afterwards looks a word up in each of them (a write's
+    contradiction search looks up a dozen words). A write that more than
+    doubled the store pays for the merge with about what it wrote already, and
+    leaves an index that answers as one."""
+    db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
 
 
 @contextmanager

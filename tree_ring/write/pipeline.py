@@ -1,30 +1,40 @@
 """The write path: every verb that adds a memory goes through `store_memory`.
 
-In order: validate the record, run the guard over every text field (a secret
-refuses the write before anything is opened), then in one immediate
-transaction refuse forgotten content, settle the operation-id claim, decide
-the trust state, insert the row (its FTS entry follows by trigger), and append
-the audit entry. A memory is retrievable the moment the call returns.
+A memory is retrievable the moment the call returns. One memory and a bulk
+import take the same path, `insert_prepared_many`, in four stages, each a
+function with one job:
 
-One memory and a bulk import take the same path, `insert_prepared_many`. What
-the checks need to know of the store (tombstones, claims, ids taken, ids
-redacted) is read once for the whole batch and kept current as its own rows
-are decided, so memory i is checked against the store plus memories 0..i-1,
-as it would be written alone after them. The rows, claims and audit entries
-are then written a statement per table. Three steps read the earlier
-memories back from the store: governance's contradiction search, when it
-finds candidates among them (`contradictions.Pending`), governance's look at
-what a memory replaces, and the contradiction link written back onto its
-target. So everything decided before such a step is written first; the rest
-waits for the end of the batch, where the summary tree takes its leaves in
-one append.
+- `prepare`, before any transaction: validate the record and run the guard
+  over every text field (a secret refuses the write before anything is
+  opened), and hash its content.
+- `decide`, for the whole batch, reading only: forgotten content, operation-id
+  claims and ids taken (`Facts`, read once for the batch and kept current as
+  its memories are decided, so memory i is checked against the store plus
+  memories 0..i-1, as it would be written alone after them), the write
+  policy's decision, the trust state and review reason (admission.py), and
+  contradictions. Whatever a decision reads of an earlier memory of the batch
+  (what it replaces, what it contradicts, where a link back goes) it reads
+  from the batch itself (`contradictions.Batch`), then from the table; links
+  back onto stored rows become planned updates.
+- `persist`, in the caller's one transaction, a statement per table: the rows
+  (carrying their final links; their FTS entries follow by trigger, or all at
+  once at the end of a bulk batch), the planned updates, the claims and the
+  policy decisions.
+- `after`: the audit entries, each memory's creation followed by its
+  contradiction finding, and the summary tree's leaves, one append per tree.
+
+So no table is written before every decision of the batch is made, and a
+refusal anywhere in the batch leaves nothing of it to roll back but what the
+caller wrote before.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from tree_ring import guard
@@ -138,51 +148,120 @@ def insert_prepared_many(
     action: str = "create",
     admit: bool = True,
     offset: int = 0,
+    search: contradictions.Search | None = None,
 ) -> list[WriteResult]:
     """Write prepared memories in order; the caller holds the transaction.
 
     The first memory refused raises BatchError naming `offset` plus its
-    position, and the caller's rollback leaves nothing of the batch written.
+    position, before anything of the batch is written. `search` carries what
+    a bulk write's earlier batches decided (a single write makes its own).
     """
+    plan = decide(db, memories, actor, action=action, admit=admit, offset=offset, search=search)
+    persist(db, plan)
+    after(db, plan)
+    return plan.results
+
+
+@dataclass
+class Plan:
+    """A batch decided: what `persist` and `after` write, and what the caller gets back."""
+
+    actor: Actor
+    action: str
+    batch: contradictions.Batch  # the rows to insert, with their final links; planned updates
+    results: list[WriteResult] = field(default_factory=lambda: [])
+    claims: list[tuple[str, str, str, str]] = field(default_factory=lambda: [])
+    decisions: list[coordinator.Decision] = field(default_factory=lambda: [])
+    # Memory id -> detail of its creation entry: the state it was decided in,
+    # as one write at a time records it, before later rows of the batch link
+    # back to it (their findings record the state those links leave).
+    created: dict[str, str] = field(default_factory=lambda: {})
+    # Memory id -> detail of its contradiction entry, for those that linked back.
+    findings: dict[str, str] = field(default_factory=lambda: {})
+
+
+def decide(
+    db: Db,
+    memories: Sequence[Memory],
+    actor: Actor,
+    *,
+    action: str = "create",
+    admit: bool = True,
+    offset: int = 0,
+    search: contradictions.Search | None = None,
+) -> Plan:
+    """Decide every memory of the batch, in order, reading the store and never
+    writing it, except that a denied write policy ends the caller's
+    transaction to record the denial (`coordinator.refuse`)."""
     claims = [claim_key(memory) for memory in memories]
     facts = Facts(db, memories, claims)
-    out = _Unwritten(db, actor, action)
-    # The batch's rows, for governance to find among them what the FTS index
-    # does not hold yet (a bulk write indexes them at its end); it writes
-    # those held back when a search needs them.
-    pending = contradictions.Pending(out.write)
-    results: list[WriteResult] = []
+    if search is None and admit:
+        search = contradictions.Search()
+    if search is not None:
+        search.start(db)
+    plan = Plan(actor, action, contradictions.Batch(search))
+    # Bulk actions (import, consolidate, ...) are authorized once by their
+    # caller; a create, memory by memory, in a mode no decision of the batch changes.
+    gate = coordinator.state(db) if action == "create" else None
     for index, (memory, claim) in enumerate(zip(memories, claims, strict=True)):
         try:
             intent = payload_hash(memory) if claim is not None else None
             retry = facts.check(memory, claim, intent)
             if retry is not None:
-                results.append(retry)
+                plan.results.append(retry)
                 continue
-            if action == "create":
-                # Bulk actions (import, consolidate, ...) are authorized once by their caller.
-                coordinator.authorize(
-                    db, coordinator.create_action(memory, actor), actor, memory.id
-                )
+            if gate is not None:
+                kind = coordinator.create_action(memory, actor)
+                decision = coordinator.decide(db, kind, actor, memory.id, current=gate)
+                if not decision.allowed:
+                    coordinator.refuse(db, decision)
+                plan.decisions.append(decision)
             if admit:
-                if memory.supersedes:
-                    out.write()  # governance reads the rows it replaces
-                memory = admission.admit(db, memory, actor, pending)
-                pending.add(memory)
+                memory = admission.admit(db, memory, actor, plan.batch)
             facts.add(memory, claim, intent)
-            out.add(memory, claim, intent)
-            if memory.links and any(link.type == admission.CONTRADICTS for link in memory.links):
-                out.write()  # the link back needs its target written, and this row
-                admission.after_insert(db, memory, actor)
+            plan.batch.add(memory)
+            plan.created[memory.id] = audit_detail(memory)
+            if claim is not None and intent is not None:
+                plan.claims.append((claim, memory.id, intent, memory.created_at))
+            if any(link.type == admission.CONTRADICTS for link in memory.links):
+                detail = admission.link_back(db, memory, plan.batch)
+                if detail is not None:
+                    plan.findings[memory.id] = detail
         except TreeRingError as exc:
             raise BatchError(offset + index, exc) from None
-        results.append(
+        plan.results.append(
             WriteResult(memory.id, True, memory.trust, memory.sensitivity, memory.review_reason)
         )
-    out.write()
+    return plan
+
+
+_INSERT_CLAIM = (
+    "INSERT INTO operation_claims(claim, memory_id, payload_hash, created_at) VALUES (?, ?, ?, ?)"
+)
+
+
+def persist(db: Db, plan: Plan) -> None:
+    """The batch's rows, the updates it planned, its claims and its policy decisions."""
+    rows.insert_many(db, plan.batch.memories)
+    for memory in plan.batch.changed.values():
+        rows.update(db, memory.id, links=memory.links, updated_at=memory.updated_at)
+    db.executemany(_INSERT_CLAIM, plan.claims)
+    coordinator.record(db, plan.decisions)
+
+
+def after(db: Db, plan: Plan) -> None:
+    """The audit entries, in the order of the memories (each creation, then its
+    contradiction finding), and the summary tree's leaves."""
+    entries: list[tuple[str, str, str, str]] = []
+    for memory in plan.batch.memories:
+        entries.append((plan.action, memory.id, plan.created[memory.id], memory.created_at))
+        finding = plan.findings.get(memory.id)
+        if finding is not None:
+            entries.append(("contradiction", memory.id, finding, memory.created_at))
+    for action, run in groupby(entries, key=itemgetter(0)):
+        audit.append_many(db, plan.actor, action, [entry[1:] for entry in run])
     # Shared, accepted memories join their project's tree, as one append per tree.
-    seal.on_insert_many(db, out.written)
-    return results
+    seal.on_insert_many(db, plan.batch.memories)
 
 
 _STONES = (
@@ -283,43 +362,6 @@ class Facts:
         )
         if claim is not None and intent is not None:
             self.claims[claim] = (memory.id, intent)
-
-
-_INSERT_CLAIM = (
-    "INSERT INTO operation_claims(claim, memory_id, payload_hash, created_at) VALUES (?, ?, ?, ?)"
-)
-
-
-class _Unwritten:
-    """Rows decided and not yet written, with their claims and audit entries, in order."""
-
-    def __init__(self, db: Db, actor: Actor, action: str) -> None:
-        self.db = db
-        self.actor = actor
-        self.action = action
-        self.memories: list[Memory] = []
-        self.claims: list[tuple[str, str, str, str]] = []
-        self.written: list[Memory] = []
-
-    def add(self, memory: Memory, claim: str | None, intent: str | None) -> None:
-        self.memories.append(memory)
-        if claim is not None and intent is not None:
-            self.claims.append((claim, memory.id, intent, memory.created_at))
-
-    def write(self) -> None:
-        if not self.memories:
-            return
-        rows.insert_many(self.db, self.memories)
-        self.db.executemany(_INSERT_CLAIM, self.claims)
-        audit.append_many(
-            self.db,
-            self.actor,
-            self.action,
-            [(memory.id, audit_detail(memory), memory.created_at) for memory in self.memories],
-        )
-        self.written += self.memories
-        self.memories = []
-        self.claims = []
 
 
 # What the audit entry of a new row records: its place and state, never its text.

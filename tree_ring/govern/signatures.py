@@ -1,0 +1,179 @@
+"""Which earlier word sets are near a new one, without reading them all.
+
+A contradiction shares at least `overlap` (3/4) of the two statements' words
+(Jaccard, see contradictions.py). A write of many memories (an import) must
+find, for each, the earlier ones that close; comparing every pair grows with
+the square of the write, and a posting list per word does too once every word
+is common (a small vocabulary, a project's house style). This is the prefix
+filter of set-similarity joins, with an exact index on small signatures.
+
+Order all words once (`_rank`). If A and B share s words, the k-th shared
+word in that order lies within the first |A| - s + k words of A and the first
+|B| - s + k of B (each set holds at most |X| - s words that are not shared).
+A Jaccard of at least t needs s >= t * max(|A|, |B|) (`least`), so A's first
+`prefix(|A|)` words and B's first `prefix(|B|)` words share the first k
+shared words, and the k-subsets of those prefixes (the set's signatures) meet.
+With k = min(3, |X|) and t >= 3/4, two sets that can reach t always take the
+same k, and share at least k words. So every set within `overlap` of a new
+one has a signature in common with it. Three words per signature keep the
+sets met this way few when every word is common (a vocabulary of 200 words
+gives a few per statement at 100,000 statements, where sharing one word gave
+thousands), at about ten signatures per set of 6 to 12 words; each is then
+held to the overlap exactly, from the words the index keeps of it.
+
+The order is the reverse of first sight: a word first seen late is likely
+rare, and a prefix of rare words gives signatures few other sets hold. Any
+fixed order is complete; this one only keeps the sets met few.
+
+A set of more than `LONG` words has too many signatures to index (k-subsets
+of a long prefix); it is listed, and checked against every query whose size
+could reach it. Signatures are 36-bit hashes, so two can collide: that only
+adds a set to check. What the index keeps is compact (words as numbers in
+arrays, signatures packed in one array), some tens of bytes per set.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from array import array
+from collections.abc import Collection
+
+K = 3
+LONG = 24
+KEY_BITS = 36
+REF_BITS = 27
+_KEY_MASK = (1 << KEY_BITS) - 1
+_REF_MASK = (1 << REF_BITS) - 1
+
+
+class Index:
+    """Word sets, numbered from 0 in the order they are added; `find` returns
+    the numbers of exactly those that share at least `overlap` of their words
+    with a given set, as `compare_claims` measures it."""
+
+    def __init__(self, overlap: float) -> None:
+        if not 0.75 <= overlap <= 1:
+            raise ValueError("signatures are complete for an overlap of 3/4 or more")
+        self.overlap = overlap
+        self._rank: dict[str, int] = {}
+        self._table = _Table()
+        self._long: list[int] = []  # numbers of the sets over LONG words
+        # Each set's words, as ranks: set n is _words[_start[n]:_start[n + 1]].
+        self._words = array("i")
+        self._start = array("q", [0])
+
+    def __len__(self) -> int:
+        return len(self._start) - 1
+
+    def least(self, size: int) -> int:
+        """The fewest shared words with which a set of `size` words reaches the
+        overlap, as `compare_claims` divides: s / size >= overlap."""
+        s = min(size, math.ceil(self.overlap * size))
+        while s > 0 and (s - 1) / size >= self.overlap:
+            s -= 1
+        while s < size and s / size < self.overlap:
+            s += 1
+        return s
+
+    def prefix(self, size: int) -> int:
+        return min(size, size - self.least(size) + min(K, size))
+
+    def _ranked(self, words: Collection[str]) -> list[int]:
+        """The words' ranks in the index's order, ascending."""
+        rank = self._rank
+        ranks: list[int] = []
+        for word in words:
+            at = rank.get(word)
+            if at is None:
+                at = rank[word] = -len(rank)
+            ranks.append(at)
+        ranks.sort()
+        return ranks
+
+    def _signatures(self, ranks: list[int]) -> set[int]:
+        """Hashes of the k-subsets of the set's prefix."""
+        prefix = ranks[: self.prefix(len(ranks))]
+        k = min(K, len(ranks))
+        return {hash(combo) & _KEY_MASK for combo in itertools.combinations(prefix, k)}
+
+    def add(self, words: Collection[str]) -> int:
+        """File a set of words; its number."""
+        number = len(self)
+        if number >= _REF_MASK:
+            raise ValueError(f"an index holds at most {_REF_MASK - 1} sets")
+        ranks = self._ranked(words)
+        self._words.extend(ranks)
+        self._start.append(len(self._words))
+        if len(ranks) > LONG:
+            self._long.append(number)
+        elif ranks:  # an empty set reaches no overlap (nothing is shared)
+            self._table.add(self._signatures(ranks), number)
+        return number
+
+    def find(self, words: Collection[str]) -> list[int]:
+        """Numbers of the sets that share at least `overlap` of their words with
+        `words` (of the union of the two), in order."""
+        ranks = self._ranked(words)
+        size = len(ranks)
+        if not size:
+            return []
+        met: set[int] = set(self._long)
+        if self.least(size) <= LONG:  # a set of LONG words or fewer could reach it
+            met.update(self._table.find(self._signatures(ranks)))
+        mine = set(ranks)
+        words_, start, overlap = self._words, self._start, self.overlap
+        found: list[int] = []
+        for number in sorted(met):
+            theirs = words_[start[number] : start[number + 1]]
+            shared = sum(rank in mine for rank in theirs)
+            if shared and shared / (size + len(theirs) - shared) >= overlap:
+                found.append(number)
+        return found
+
+
+class _Table:
+    """A multimap from 36-bit keys to 27-bit numbers, packed one entry to an
+    int64 in open addressing (linear probing): a tenth of a dict's memory, so
+    a write of a million memories keeps its signatures in some tens of MB."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.slots = array("q", bytes(8 * size))
+        self.mask = size - 1
+        self.used = 0
+
+    def add(self, keys: Collection[int], number: int) -> None:
+        """File `number` under each of `keys`."""
+        while (self.used + len(keys)) * 2 > len(self.slots):
+            self._grow()
+        slots, mask = self.slots, self.mask
+        for key in keys:
+            at = key & mask
+            while slots[at]:
+                at = (at + 1) & mask
+            slots[at] = key << REF_BITS | (number + 1)
+        self.used += len(keys)
+
+    def _grow(self) -> None:
+        old = self.slots
+        size = len(old) * 2
+        slots = self.slots = array("q", bytes(8 * size))
+        mask = self.mask = size - 1
+        for entry in old:
+            if entry:
+                at = (entry >> REF_BITS) & mask
+                while slots[at]:
+                    at = (at + 1) & mask
+                slots[at] = entry
+
+    def find(self, keys: Collection[int]) -> list[int]:
+        """The numbers filed under any of `keys` (some twice, if under two)."""
+        slots, mask = self.slots, self.mask
+        found: list[int] = []
+        for key in keys:
+            at = key & mask
+            while entry := slots[at]:
+                if entry >> REF_BITS == key:
+                    found.append((entry & _REF_MASK) - 1)
+                at = (at + 1) & mask
+        return found
