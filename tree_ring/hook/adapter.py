@@ -273,7 +273,7 @@ def respond(
     # Imported here, inside main's fail-open boundary: a broken library (or a
     # python3 too old for it) costs the session one stderr line, nothing more.
     # Each event imports only what it uses: a stop never opens the store.
-    from tree_ring.model.project import find_root_str, load_project_id
+    from tree_ring.model.project import check_tree, find_root_str, load_project_id
     from tree_ring.ops.receipts import write_receipt
 
     if event.event not in START_EVENTS + STOP_EVENTS:
@@ -281,6 +281,9 @@ def respond(
     root = find_root_str(event.cwd)
     if root is None:
         return None  # not a Tree Ring project: stay silent
+    # A linked .tree-ring, store or receipt: refused before anything is read
+    # or written (the fail-open boundary turns it into one stderr line).
+    check_tree(root)
     project_id = load_project_id(root)
     if event.event in START_EVENTS:
         from tree_ring.model.identity import Identity
