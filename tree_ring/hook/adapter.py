@@ -217,7 +217,11 @@ def capture_command(root: str, project_id: str, event: HookEvent, checkpoint: st
     `-I -S`, as the hooks run: the CLI needs neither the user's site-packages
     nor PYTHON* variables, and site's start-up alone costs more than the write.
     """
-    profile = agent_profile(event)
+    from tree_ring.model.text import one_line
+
+    # Both are checked where they are made (a slug, a sanitised profile); the
+    # same function as every field of the brief keeps that true of the reason.
+    project_id, profile = one_line(project_id), one_line(agent_profile(event))
     parts = [
         "python3", "-I", "-S", _path(os.path.join(PLUGIN_ROOT, "bin", "tree-ring")),
         "--root", _path(root),
