@@ -217,7 +217,11 @@ def capture_command(root: str, project_id: str, event: HookEvent, checkpoint: st
     `-I -S`, as the hooks run: the CLI needs neither the user's site-packages
     nor PYTHON* variables, and site's start-up alone costs more than the write.
     """
-    profile = agent_profile(event)
+    from tree_ring.model.text import one_line
+
+    # Both are checked where they are made (a slug, a sanitised profile); the
+    # same function as every field of the brief keeps that true of the reason.
+    project_id, profile = one_line(project_id), one_line(agent_profile(event))
     parts = [
         "python3", "-I", "-S", _path(os.path.join(PLUGIN_ROOT, "bin", "tree-ring")),
         "--root", _path(root),
@@ -273,7 +277,7 @@ def respond(
     # Imported here, inside main's fail-open boundary: a broken library (or a
     # python3 too old for it) costs the session one stderr line, nothing more.
     # Each event imports only what it uses: a stop never opens the store.
-    from tree_ring.model.project import find_root_str, load_project_id
+    from tree_ring.model.project import check_tree, find_root_str, load_project_id
     from tree_ring.ops.receipts import write_receipt
 
     if event.event not in START_EVENTS + STOP_EVENTS:
@@ -281,6 +285,9 @@ def respond(
     root = find_root_str(event.cwd)
     if root is None:
         return None  # not a Tree Ring project: stay silent
+    # A linked .tree-ring, store or receipt: refused before anything is read
+    # or written (the fail-open boundary turns it into one stderr line).
+    check_tree(root)
     project_id = load_project_id(root)
     if event.event in START_EVENTS:
         from tree_ring.model.identity import Identity

@@ -36,6 +36,10 @@ class NoStore(TreeRingError):
     """No `.tree-ring/` store where one was expected."""
 
 
+class UnsafePath(TreeRingError):
+    """Something in `.tree-ring/` is a link, or not the kind of file it should be."""
+
+
 class SchemaTooNew(TreeRingError):
     """The store was written by a newer Tree Ring."""
 

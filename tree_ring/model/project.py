@@ -9,9 +9,10 @@ happen to share a directory name never do.
 from __future__ import annotations
 
 import os
+import stat  # already loaded by os: free
 
 from tree_ring.model import jsontext
-from tree_ring.model.errors import NoStore, UsageError
+from tree_ring.model.errors import NoStore, UnsafePath, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,6 +26,22 @@ if TYPE_CHECKING:
 DIR = ".tree-ring"
 STORE = "memory.sqlite"
 PROJECT_FILE = "project.json"
+RECEIPTS = "receipts"
+# What `init` writes beside project.json.
+GUIDANCE = (".gitignore", "AGENTS.md", "SKILL.md", "CLI.md")
+# The files SQLite keeps beside the store, in WAL mode and in rollback mode.
+STORE_SIDE_FILES = ("-wal", "-shm", "-journal")
+# project.json holds a short id and a name; anything larger is not one.
+MAX_PROJECT_FILE = 64 * 1024
+PROJECT_ID_MAX = 64
+_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+PROJECT_ID_FIRST = frozenset(_ALNUM)
+PROJECT_ID_REST = frozenset(_ALNUM + "._-")
+# Open flags for a file inside `.tree-ring/`: a link as the last component is
+# refused (ELOOP) rather than followed, and a FIFO cannot block the open.
+# Zero where the system has no such flag.
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 GITIGNORE = (
     "# The database and hook receipts are local; project.json is meant to be committed.\n"
     "memory.sqlite\nmemory.sqlite-*\nreceipts/\n"
@@ -39,7 +56,10 @@ def find_root_str(start: StrPath) -> str | None:
     """The nearest directory at or above `start` that holds `.tree-ring/`."""
     here = os.path.realpath(start)
     while True:
-        if os.path.isdir(os.path.join(here, DIR)):
+        candidate = os.path.join(here, DIR)
+        # A link counts as found, so `check_tree` refuses it instead of the
+        # walk going past it to some outer project.
+        if os.path.isdir(candidate) or os.path.islink(candidate):
             return here
         parent = os.path.dirname(here)
         if parent == here:
@@ -63,9 +83,16 @@ def git_root(start: Path) -> Path | None:
 
 
 def normalise_root_str(path: StrPath) -> str:
-    """`--root` may name the project directory or its `.tree-ring/` directory."""
-    resolved = os.path.realpath(os.path.expanduser(path))
-    return os.path.dirname(resolved) if os.path.basename(resolved) == DIR else resolved
+    """`--root` may name the project directory or its `.tree-ring/` directory.
+
+    Links are resolved up to the project directory, never through `.tree-ring`
+    itself: a linked `.tree-ring` must be refused, not followed to whichever
+    project it points into.
+    """
+    given = os.path.normpath(os.path.abspath(os.path.expanduser(path)))
+    if os.path.basename(given) == DIR:
+        return os.path.realpath(os.path.dirname(given))
+    return os.path.realpath(given)
 
 
 def normalise_root(path: Path) -> Path:
@@ -79,14 +106,14 @@ def locate_str(root: str | None, environ: Mapping[str, str], cwd: StrPath | None
     explicit = root or environ.get("TREE_RING_ROOT")
     if explicit:
         project = normalise_root_str(explicit)
-        if not os.path.isdir(os.path.join(project, DIR)):
-            raise NoStore(f"no Tree Ring store at {project}; run `tree-ring --root {project} init`")
+        check_tree(project)
         return project
     found = find_root_str(os.getcwd() if cwd is None else cwd)
     if found is None:
         raise NoStore(
             "no .tree-ring/ here or above; run `tree-ring init` in the project root or pass --root"
         )
+    check_tree(found)
     return found
 
 
@@ -94,6 +121,77 @@ def locate(root: str | None, environ: Mapping[str, str], cwd: Path | None = None
     from pathlib import Path
 
     return Path(locate_str(root, environ, cwd))
+
+
+def check_tree(root: StrPath, *, required: bool = True) -> None:
+    """Refuse a `.tree-ring/` that leads anywhere but into itself.
+
+    The directory and everything in it arrive with the repository, so a clone
+    can make any of them a symbolic link, and a relative link needs no
+    knowledge of the machine: `.tree-ring -> ../other/.tree-ring` would brief
+    this project with another's memories and capture into its store, and a
+    linked store, side file, `receipts/` or receipt would make a hook create
+    or overwrite files wherever the link points. So `.tree-ring` must be a
+    directory, `receipts/` a directory of regular files, and the store, its
+    side files, project.json and the guidance files regular files (each may
+    be absent), all checked with lstat, which follows no link. The project
+    directory itself may be a link: the person who chose it is trusted.
+    Every caller that turns a root into paths runs this first: `locate`, the
+    hooks, `Store.open`, `init`. Without `required`, a missing `.tree-ring`
+    passes (`init` is about to create it).
+    """
+    folder = os.path.join(root, DIR)
+    if not expect(folder, "directory"):
+        if required:
+            raise NoStore(f"no Tree Ring store at {root}; run `tree-ring --root {root} init`")
+        return
+    for name in (STORE, *[STORE + side for side in STORE_SIDE_FILES], PROJECT_FILE, *GUIDANCE):
+        expect(os.path.join(folder, name), "file")
+    receipts = os.path.join(folder, RECEIPTS)
+    if expect(receipts, "directory"):
+        with os.scandir(receipts) as entries:
+            for entry in entries:
+                expect(entry.path, "file")
+
+
+def expect(path: StrPath, kind: str) -> bool:
+    """Whether `path` exists as a `kind` ("file" or "directory"), not as a link
+    to one; anything else there raises UnsafePath."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    if stat.S_ISLNK(mode):
+        problem = "is a symbolic link"
+    elif (stat.S_ISDIR if kind == "directory" else stat.S_ISREG)(mode):
+        return True
+    else:
+        problem = f"is not a {'regular file' if kind == 'file' else kind}"
+    raise UnsafePath(
+        f"{os.fspath(path)} {problem}; Tree Ring follows no links inside {DIR}/: "
+        f"remove it and run `tree-ring init` to recreate it"
+    )
+
+
+def read_bytes(path: StrPath, limit: int) -> bytes:
+    """Up to `limit` + 1 bytes of a regular file, opened without following a
+    link (a link raises OSError, ELOOP). A caller that gets more than `limit`
+    knows the file is over it without reading the rest."""
+    fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{os.fspath(path)} is not a regular file")
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def store_path_str(root: StrPath) -> str:
@@ -123,27 +221,56 @@ def new_project_id(name: str) -> str:
     return f"{slug(name)}-{os.urandom(4).hex()}"  # as secrets.token_hex, without its imports
 
 
+def valid_project_id(text: str) -> bool:
+    """A slug: a letter or digit, then up to 63 letters, digits, '.', '_' or '-'.
+
+    The id is printed in the brief and in the stop hook's shell command, and
+    project.json is a committed file anyone can edit: nothing in it may break
+    a line, fake the brief's fence, need quoting or run to megabytes. Checked
+    without `re`, which the hooks do not import.
+    """
+    return (
+        0 < len(text) <= PROJECT_ID_MAX
+        and text[0] in PROJECT_ID_FIRST
+        and all(char in PROJECT_ID_REST for char in text)
+    )
+
+
 def load_project_id(root: StrPath) -> str:
     path = os.path.join(root, DIR, PROJECT_FILE)
+    fix = "fix it, or delete it and run `tree-ring init`"
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = jsontext.loads(handle.read())
+        data = read_bytes(path, MAX_PROJECT_FILE)
     except FileNotFoundError:
         raise NoStore(f"{path} is missing; run `tree-ring init` to create it") from None
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path} is not valid JSON ({exc}); fix or delete it") from None
-    document = jsontext.as_object(data)
+    except OSError as exc:
+        raise UsageError(f"{path} cannot be read ({exc.strerror or exc}); {fix}") from None
+    if len(data) > MAX_PROJECT_FILE:
+        raise UsageError(f"{path} is over {MAX_PROJECT_FILE // 1024} KiB; {fix}")
+    try:
+        document = jsontext.as_object(jsontext.loads(data.decode("utf-8")))
+    except (ValueError, RecursionError) as exc:
+        # RecursionError: a deeply nested document; UnicodeDecodeError is a ValueError.
+        reason = (str(exc).splitlines() or [type(exc).__name__])[0][:120]
+        raise UsageError(f"{path} is not valid JSON ({reason}); {fix}") from None
     project_id = document.get("project_id") if document is not None else None
     if not isinstance(project_id, str) or not project_id.strip():
         raise UsageError(f"{path} has no project_id; delete it and run `tree-ring init`")
+    if not valid_project_id(project_id):
+        raise UsageError(
+            f"{path}: project_id must be a letter or digit, then at most "
+            f"{PROJECT_ID_MAX - 1} letters, digits, '.', '_' or '-'; {fix}"
+        )
     return project_id
 
 
 def write_new(path: StrPath, text: str) -> bool:
-    """Create `path` with `text` unless it exists; True when created."""
+    """Create `path` with `text` unless something (a link included) is there
+    already; True when created."""
     try:
-        with open(path, "x", encoding="utf-8") as handle:
-            handle.write(text)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o644)
     except FileExistsError:
         return False
+    with open(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
     return True

@@ -42,6 +42,7 @@ import time
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import MISSING, Field, Frozen, field, fields
+from tree_ring.model.text import describe, refused_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -118,21 +119,8 @@ class _Patterns:
         self.event_type = re.compile(r"[a-z][a-z0-9_-]{0,63}\Z")
         # New ids are mem_YYYYmmdd_HHMMSS_<12 hex>; imported ids keep their own suffix.
         self.memory_id = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
-        # Anything in Unicode category C* except the whitespace that details may
-        # hold. Control, zero-width and bidi-override characters: invisible in a
-        # terminal or a prompt, they can make a memory read differently from
-        # what it says.
-        self.control = re.compile(
-            r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-        )
-        # One-line fields (the summary is injected into the brief) refuse tab and
-        # newline too.
-        self.control_line = re.compile(
-            r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
-        )
         # Lone surrogates: what Python makes of bytes that are not UTF-8 (argv, stdin).
         self.surrogate = re.compile("[\ud800-\udfff]")
-        self.identifier_control = re.compile(r"[\x00-\x1f\x7f-\x9f]")
         self.stored_time = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z\Z", re.ASCII)
         self.date = re.compile(r"\d{4}-\d{2}-\d{2}\Z", re.ASCII)
 
@@ -575,10 +563,17 @@ def _check_text(name: str, value: str, limit: int, plain: bool, *, multiline: bo
         raise UsageError(f"{name} is {len(value):,} characters; the limit is {limit:,}")
     if plain:
         return
-    patterns = _patterns()
-    pattern = patterns.control if multiline else patterns.control_line
-    if pattern.search(value):
-        raise UsageError(f"{name} contains control characters; remove them and retry")
+    _check_characters(name, value, multiline)
+
+
+def _check_characters(name: str, value: str, multiline: bool = False) -> None:
+    """The one invisible-character policy (`model.text`), for every text field."""
+    index = refused_at(value, multiline=multiline)
+    if index is not None:
+        raise UsageError(
+            f"{name} contains control characters or invisible formatting "
+            f"({describe(value, index)}); remove them and retry"
+        )
 
 
 def _check_identifier(name: str, value: str | None, plain: bool) -> None:
@@ -588,8 +583,8 @@ def _check_identifier(name: str, value: str | None, plain: bool) -> None:
         raise UsageError(f"{name} must not be blank; omit it or give a value")
     if len(value) > MAX_IDENTIFIER:
         raise UsageError(f"{name} must be at most {MAX_IDENTIFIER} characters")
-    if not plain and _patterns().identifier_control.search(value):
-        raise UsageError(f"{name} contains control characters; remove them and retry")
+    if not plain:
+        _check_characters(name, value)
 
 
 def _check_member(name: str, value: str, allowed: tuple[str, ...]) -> None:

@@ -77,6 +77,11 @@ class InitReport:
 def init_project(root: Path) -> InitReport:
     root = project.normalise_root(root)
     folder = root / project.DIR
+    # Nothing is created through a link, nor beside a project.json that would
+    # be refused once everything else was written.
+    project.check_tree(root, required=False)
+    if (folder / project.PROJECT_FILE).exists():
+        project.load_project_id(root)
     created: list[str] = []
     kept: list[str] = []
     if not folder.is_dir():

@@ -43,7 +43,14 @@ def receipt_name(harness: str) -> str:
 def write_receipt(root: StrPath, *, harness: str, event: str, brief: Brief | None) -> str:
     """Record, per harness, the last brief and the last stop; never memory text."""
     folder = project.receipts_dir_str(root)
-    os.makedirs(folder, exist_ok=True)
+    # Not contextlib.suppress: importing contextlib would cost every hook run.
+    try:  # noqa: SIM105
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    # What is there must be a directory, not a link to one: the receipt is
+    # written where it leads.
+    project.expect(folder, "directory")
     path = os.path.join(folder, receipt_name(harness))
     record = read_receipt(path)
     entry: dict[str, Any] = {"at": now_iso(), "event": event}
@@ -56,18 +63,26 @@ def write_receipt(root: StrPath, *, harness: str, event: str, brief: Brief | Non
     # A name of our own rather than tempfile.mkstemp: the hook runs this on
     # every session start, and importing tempfile costs more than the write.
     tmp = os.path.join(folder, f".receipt-{os.getpid()}-{os.urandom(6).hex()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | project.NOFOLLOW, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(jsontext.dumps(record, sort_keys=True, indent=1, ensure_ascii=True))
+    # A rename replaces a link at `path` itself; it never writes through one.
     os.replace(tmp, path)
     return path
 
 
+# A receipt is a few hundred bytes; a larger file is not one of ours.
+MAX_RECEIPT = 64 * 1024
+
+
 def read_receipt(path: StrPath) -> dict[str, Any]:
+    """The receipt at `path`, or {} for a missing, linked, oversized or broken one."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = jsontext.loads(handle.read())
-    except (OSError, ValueError):
+        raw = project.read_bytes(path, MAX_RECEIPT)
+        if len(raw) > MAX_RECEIPT:
+            return {}
+        data = jsontext.loads(raw.decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
     return jsontext.as_object(data) or {}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from tree_ring import guard
 from tree_ring.model.frozen import Frozen
+from tree_ring.model.text import one_line
 from tree_ring.store import live, rows, schema
 from tree_ring.store.live import View
 
@@ -73,13 +74,6 @@ def _qualified(order: str, alias: str) -> str:
 _ORDER = _qualified(schema.BRIEF_ORDER, "m")
 
 
-def no_fence(text: str) -> str:
-    """Runs of three or more hyphens cut to two: no fence lookalikes inside the data."""
-    while "---" in text:
-        text = text.replace("---", "--")
-    return text
-
-
 def select_sql(clause: live.Clause, *, now: bool = True) -> str:
     """Now, walk the brief index in its own order and stop after a few rows.
 
@@ -119,22 +113,26 @@ def _clip(text: str, limit: int) -> str:
 
 
 def line(memory: Memory) -> str:
-    summary = no_fence(" ".join(memory.summary.split()))
-    source = memory.source_ref or memory.source_type
-    tail = f" ({memory.id}; source: {_clip(' '.join(source.split()), 120)})"
+    """One memory's line. Every field shown goes through `one_line`, whatever
+    wrote it: a row can come from an import or a hostile store file."""
+    summary = one_line(memory.summary)
+    source = one_line(memory.source_ref or memory.source_type)
+    tail = f" ({_clip(one_line(memory.id), 128)}; source: {_clip(source, 120)})"
     synced = SYNCED.get(memory.source_type)
-    head = f"[{memory.ring}, {synced}] " if synced else f"[{memory.ring}] "
+    ring = _clip(one_line(memory.ring), 32)
+    head = f"[{ring}, {synced}] " if synced else f"[{ring}] "
     room = LINE_BYTES - len(head.encode()) - len(tail.encode())
     return head + _clip(summary, room) + tail
 
 
 def render(project_id: str, memories: list[Memory], history: str | None = None) -> Brief:
+    shown = _clip(one_line(project_id), 128)
     if not memories and history is None:
-        return Brief(EMPTY.format(project=project_id), (), project_id)
+        return Brief(EMPTY.format(project=shown), (), project_id)
     extra = [history] if history is not None else []  # takes one of the eight lines
     lines = [line(m) for m in memories[: MAX_LINES - len(extra)]]
     noun = "memory" if len(lines) == 1 else "memories"
-    header = HEADER.format(project=project_id, count=len(lines), noun=noun)
+    header = HEADER.format(project=shown, count=len(lines), noun=noun)
     text = "\n".join([header, BEGIN, *lines, *extra, END])
     while len(text.encode("utf-8")) > MAX_BYTES and (lines or extra):
         (extra or lines).pop()  # only reachable with a very long project id
@@ -156,11 +154,13 @@ def history_line(store: Store, identity: Identity, view: View | None = None) -> 
     if not found:
         return None
     node_id, content, leaf_count, start, end = found[0]
-    text = no_fence(flat(content))
+    text = one_line(flat(content))
     if guard.find_secret(text) is not None:
         return None
     head = "[history] "
-    tail = f" (summary {node_id}: {leaf_count} memories, {start[:10]} to {end[:10]})"
+    node, leaves = _clip(one_line(str(node_id)), 128), _clip(one_line(str(leaf_count)), 20)
+    first, last = (one_line(str(value))[:10] for value in (start, end))
+    tail = f" (summary {node}: {leaves} memories, {first} to {last})"
     return head + _clip(text, LINE_BYTES - len(head.encode()) - len(tail.encode())) + tail
 
 

@@ -147,6 +147,7 @@ class Store:
                 max_pages=options.max_pages,
             )
         root = project.normalise_root_str(root)
+        project.check_tree(root)  # SQLite follows links; nothing there may be one
         path = project.store_path_str(root)
         exists = os.path.exists(path)
         if (options.read_only or not create) and not exists:

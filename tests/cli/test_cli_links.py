@@ -1,0 +1,81 @@
+"""The CLI refuses a `.tree-ring/` that holds a link (or a FIFO, or a file
+where a directory belongs): a non-zero exit, one line saying what to do, and
+nothing created, changed or removed anywhere, the links' targets included.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import REPO
+from links_support import CASES, OTHER_MEMORY, build, snapshot
+
+SHIM = REPO / "bin" / "tree-ring"
+VERBS = [
+    ["recall", "secrets"],
+    ["remember", "A captured lesson about the build.", "--event-type", "lesson"],
+]
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TREE_RING_")}
+    return subprocess.run(
+        [sys.executable, str(SHIM), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=20,  # a FIFO opened for reading would hang here
+        check=False,
+    )
+
+
+def refused(proc: subprocess.CompletedProcess[str]) -> str:
+    assert proc.returncode != 0, proc.stdout
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error: "), lines[0]
+    assert "tree-ring init" in lines[0]
+    assert OTHER_MEMORY not in proc.stdout + proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("verb", VERBS, ids=lambda v: v[0])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_cli_refuses_a_linked_tree_and_touches_nothing(
+    case: str, verb: list[str], tmp_path: Path
+) -> None:
+    proj = build(tmp_path, case)
+    before = snapshot(tmp_path)
+    line = refused(run("--root", str(proj), *verb, cwd=tmp_path))
+    assert "symbolic link" in line or "is not a" in line
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("case", ["link_dir_relative", "link_store_dangling", "link_wal"])
+def test_cli_walking_up_from_the_project_refuses_too(case: str, tmp_path: Path) -> None:
+    proj = build(tmp_path, case)
+    (proj / "src").mkdir()
+    before = snapshot(tmp_path)
+    refused(run("recall", "secrets", cwd=proj / "src"))
+    assert snapshot(tmp_path) == before
+
+
+def test_root_naming_a_linked_tree_ring_is_not_followed(tmp_path: Path) -> None:
+    proj = build(tmp_path, "link_dir_relative")
+    before = snapshot(tmp_path)
+    line = refused(run("--root", str(proj / ".tree-ring"), "recall", "secrets", cwd=tmp_path))
+    assert str(proj / ".tree-ring") in line
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("case", ["link_dir_relative", "link_guidance", "link_project_json"])
+def test_init_refuses_and_creates_nothing(case: str, tmp_path: Path) -> None:
+    proj = build(tmp_path, case)
+    before = snapshot(tmp_path)
+    refused(run("--root", str(proj), "init", cwd=tmp_path))
+    assert snapshot(tmp_path) == before

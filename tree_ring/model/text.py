@@ -1,0 +1,119 @@
+"""Which characters a memory's text may hold, and how a field is shown on one line.
+
+The invisible-character policy, for every text field a memory stores
+(`refused_at`), one-line and multi-line alike:
+
+- Refused: control characters (Unicode category Cc; a multi-line field such
+  as details may hold tab and newline), line and paragraph separators
+  (U+2028, U+2029), lone surrogates (Cs), and every format character (Cf):
+  among them the bidi controls (U+200E, U+200F, U+202A-U+202E,
+  U+2066-U+2069, U+061C), the zero-width space U+200B, the word joiner
+  U+2060 and the invisible operators U+2061-U+2064, the soft hyphen U+00AD,
+  the BOM U+FEFF and the Mongolian vowel separator U+180E. Also the whole
+  tag block U+E0000-U+E007F, assigned or not. Such characters are invisible
+  in a terminal or a prompt, so a memory holding them can read differently
+  from what it says, to a person and to a model.
+- Accepted although invisible: the zero-width joiner and non-joiner (U+200D,
+  U+200C) between two visible characters, which emoji sequences and
+  Persian and Indic scripts need; variation selectors (U+FE00-U+FE0F,
+  U+E0100-U+E01EF) right after a visible character, which emoji and CJK
+  ideographs need. Anywhere else they are refused.
+- Accepted: everything else, spaces of every width included, private-use
+  characters, and characters this Python's Unicode database does not know
+  yet (a newer emoji must not make an import fail on an older Python).
+  Emoji flags of subdivisions (England, Scotland, Wales) are spelled with
+  tag characters and are refused with them.
+
+A visible character is one `str.isprintable` accepts other than whitespace.
+Plain ASCII is decided without looking characters up one by one, and the
+Unicode database (`unicodedata`) is imported only for a character that is
+neither printable nor a space, so the hooks never import it for a brief of
+ordinary text.
+
+`one_line` is what every field in the brief and the stop hook's reason goes
+through: the same refused characters dropped, whitespace runs (newlines
+included) made one space, and runs of three or more hyphens cut to two, so no
+field can break a line or fake the brief's fence.
+"""
+
+from __future__ import annotations
+
+_JOINERS = "\u200c\u200d"
+# Whitespace that is not a space: ASCII and C1 controls, line and paragraph separators.
+_BREAKS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\u2028\u2029"
+# ASCII that no field keeps: every control but tab and newline, which only
+# multi-line fields keep.
+_ASCII_CONTROLS = bytes([*range(0x00, 0x20), 0x7F])
+# What `bytes.translate` deletes to leave only those controls.
+_ASCII_KEEP = bytes(range(0x80)).translate(None, _ASCII_CONTROLS)
+_LINE_CONTROLS = b"\t\n"
+# ASCII controls become spaces (then one space per run), DEL is dropped.
+_ASCII_DROP: dict[int, str | None] = {code: " " for code in range(0x20)} | {0x7F: None}
+
+
+def _variation_selector(code: int) -> bool:
+    return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+
+
+def _visible(char: str) -> bool:
+    return char.isprintable() and not char.isspace()
+
+
+def _refused(text: str, index: int, multiline: bool) -> bool:
+    """Whether the policy (see the module docstring) refuses `text[index]`."""
+    char = text[index]
+    code = ord(char)
+    if 0xE0000 <= code <= 0xE007F:
+        return True
+    if char.isprintable():
+        if _variation_selector(code):
+            return index == 0 or not _visible(text[index - 1])
+        return False
+    if char in _JOINERS:
+        return not (
+            0 < index < len(text) - 1 and _visible(text[index - 1]) and _visible(text[index + 1])
+        )
+    if char.isspace():
+        return char in _BREAKS and not (multiline and char in "\t\n")
+    from unicodedata import category  # only for characters neither printable nor space
+
+    return category(char) in ("Cc", "Cf", "Cs")
+
+
+def refused_at(text: str, *, multiline: bool = False) -> int | None:
+    """The index of the first character the policy refuses, or None."""
+    if text.isascii():
+        found = text.encode().translate(None, _ASCII_KEEP)
+        if multiline:
+            found = found.translate(None, _LINE_CONTROLS)
+        return text.index(chr(found[0])) if found else None
+    for index in range(len(text)):
+        if _refused(text, index, multiline):
+            return index
+    return None
+
+
+def describe(text: str, index: int) -> str:
+    """'U+200B at character 5', for an error message that never echoes the text."""
+    return f"U+{ord(text[index]):04X} at character {index + 1}"
+
+
+def no_fence(text: str) -> str:
+    """Runs of three or more hyphens cut to two: no fence lookalikes inside the data."""
+    while "---" in text:
+        text = text.replace("---", "--")
+    return text
+
+
+def one_line(text: str) -> str:
+    """`text` as a brief or a stop reason may show it: refused characters
+    dropped, whitespace runs made one space, hyphen runs cut to two."""
+    if not text.isascii():
+        text = "".join(
+            " " if char in _BREAKS else char
+            for index, char in enumerate(text)
+            if char in _BREAKS or not _refused(text, index, False)
+        )
+    elif text.encode().translate(None, _ASCII_KEEP):
+        text = text.translate(_ASCII_DROP)
+    return no_fence(" ".join(text.split()))
