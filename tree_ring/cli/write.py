@@ -6,7 +6,7 @@ import sys
 
 from tree_ring.cli.context import Arguments, Context, Handler, dest, flag_fields, memory_flags
 from tree_ring.model.errors import UsageError
-from tree_ring.model.identity import Identity, harness_origin
+from tree_ring.model.identity import Identity, harness_origin, pinned
 from tree_ring.write import correct, verbs
 
 TYPE_CHECKING = False
@@ -101,7 +101,10 @@ def cmd_capture(ctx: Context) -> int:
         raise UsageError("capture needs --project; copy the command the stop hook gave")
     draft = _draft(ctx, ring=a.ring)
     root = ctx.root()
-    identity = Identity(a.project, a.agent_profile, a.workflow_id, a.session_id)
+    identity = pinned(
+        Identity(a.project, a.agent_profile, a.workflow_id, a.session_id),
+        harness_origin(ctx.environ),
+    )
     with ctx.store(root) as store:
         return _report_write(ctx, verbs.capture(store, draft, identity, ctx.actor(identity)))
 
@@ -111,7 +114,9 @@ def cmd_forget(ctx: Context) -> int:
     root = ctx.root()
     identity = ctx.identity(root)
     with ctx.store(root) as store:
-        done = correct.forget(store, a.id, mode=a.mode, reason=a.reason, actor=ctx.actor(identity))
+        done = correct.forget(
+            store, a.id, mode=a.mode, reason=a.reason, actor=ctx.actor(identity), reader=identity
+        )
     data = {
         "id": done.id,
         "mode": done.mode,

@@ -12,6 +12,10 @@ supersession closed: `--valid-at` in the past finds what held then.
 Visibility is the project plus its shared scopes plus the caller's own
 agent / workflow / session partitions. Both clauses run in SQL before any
 candidate cap, so no number of invisible rows can starve a visible one.
+
+`whole_project` is for a person at the terminal: `list`, `show` and `export`
+then see every partition. An agent's see exactly what its
+recall sees, through this same clause, whatever the verb.
 """
 
 from __future__ import annotations
@@ -93,10 +97,19 @@ def live(view: View, alias: str = "m") -> Clause:
     return Clause(" AND ".join(parts), params)
 
 
-def visible(identity: Identity, alias: str = "m", scope: str | None = None) -> Clause:
-    """The project's shared scopes plus the caller's own partitions."""
+def visible(
+    identity: Identity, alias: str = "m", scope: str | None = None, *, whole_project: bool = False
+) -> Clause:
+    """The project's shared scopes plus the caller's own partitions; with
+    `whole_project` (a person's list, show and export), every partition."""
     m = alias
     params: dict[str, Any] = {"vis_project": identity.project}
+    if whole_project:
+        sql = f"{m}.project = :vis_project"
+        if scope is not None:
+            params["vis_scope"] = scope
+            sql += f" AND {m}.scope = :vis_scope"
+        return Clause(sql, params)
     shared = ", ".join(f"'{s}'" for s in SHARED_SCOPES)
     options = [f"{m}.scope IN ({shared})"]
     partitions = {
@@ -116,7 +129,14 @@ def visible(identity: Identity, alias: str = "m", scope: str | None = None) -> C
     return Clause(sql, params)
 
 
-def where(identity: Identity, view: View, alias: str = "m", scope: str | None = None) -> Clause:
-    a = visible(identity, alias, scope)
+def where(
+    identity: Identity,
+    view: View,
+    alias: str = "m",
+    scope: str | None = None,
+    *,
+    whole_project: bool = False,
+) -> Clause:
+    a = visible(identity, alias, scope, whole_project=whole_project)
     b = live(view, alias)
     return Clause(f"{a.sql} AND {b.sql}", {**a.params, **b.params})
