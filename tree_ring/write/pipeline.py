@@ -111,10 +111,14 @@ def insert_prepared(
     *,
     action: str = "create",
     admit: bool = True,
+    overriding: frozenset[str] = frozenset(),
 ) -> WriteResult:
-    """The transactional half of a write; the caller holds the transaction."""
+    """The transactional half of a write; the caller holds the transaction.
+    `overriding` holds tombstone keys a person chose to write over (`readmit`)."""
     try:
-        [result] = insert_prepared_many(db, [memory], actor, action=action, admit=admit)
+        [result] = insert_prepared_many(
+            db, [memory], actor, action=action, admit=admit, overriding=overriding
+        )
     except BatchError as refused:
         raise refused.error from None
     return result
@@ -138,6 +142,7 @@ def insert_prepared_many(
     action: str = "create",
     admit: bool = True,
     offset: int = 0,
+    overriding: frozenset[str] = frozenset(),
 ) -> list[WriteResult]:
     """Write prepared memories in order; the caller holds the transaction.
 
@@ -155,7 +160,7 @@ def insert_prepared_many(
     for index, (memory, claim) in enumerate(zip(memories, claims, strict=True)):
         try:
             intent = payload_hash(memory) if claim is not None else None
-            retry = facts.check(memory, claim, intent)
+            retry = facts.check(memory, claim, intent, overriding)
             if retry is not None:
                 results.append(retry)
                 continue
@@ -243,11 +248,17 @@ class Facts:
         }
         self.redacted = {row[0] for row in db.execute(_REDACTED, (json.dumps(ids),))}
 
-    def check(self, memory: Memory, claim: str | None, intent: str | None) -> WriteResult | None:
+    def check(
+        self,
+        memory: Memory,
+        claim: str | None,
+        intent: str | None,
+        overriding: frozenset[str] = frozenset(),
+    ) -> WriteResult | None:
         """Refuse forgotten content and taken ids; an exact retry answers with the first write."""
         project = memory.project or ""
         for key in self.keys.get(memory.id) or tombstones.check_keys(memory):
-            stone = self.stones.get((project, key))
+            stone = None if key in overriding else self.stones.get((project, key))
             # A restored rejected row meets its own rejection's tombstone: it is
             # the same record coming back as not believed, not new content.
             if stone is not None and not (
