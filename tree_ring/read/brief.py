@@ -118,10 +118,41 @@ def _clip(text: str, limit: int) -> str:
     return data[: limit - 3].decode("utf-8", "ignore") + "..."
 
 
+# What may stand in a label part taken from a stored identifier.
+_LABEL_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+
+def _label_part(text: str, limit: int) -> str:
+    return no_fence("".join(c if c in _LABEL_CHARACTERS else "-" for c in text[:limit]))
+
+
+def origin_label(memory: Memory) -> str:
+    """Who a row came from, from its stored fields, never its text: the file
+    sync that wrote it (dox, revolve), an import, Tree Ring itself, a person,
+    or the harness whose agent wrote it, with the subagent and the session
+    where the row names them. An agent's row is never a person's note."""
+    if memory.source_type in SYNCED:
+        return memory.source_type
+    if memory.source_type == "consolidation":
+        return "consolidation"
+    kind = memory.origin
+    if kind in ("person", "import", "tree-ring"):
+        return kind
+    label = _label_part(kind, 32)
+    profile = memory.agent_profile or ""
+    if profile.startswith(kind + ":"):
+        label += " subagent " + _label_part(profile.split(":")[1], 32)
+    if memory.origin_session:
+        label += " session " + _label_part(memory.origin_session, 8)
+    return label
+
+
 def line(memory: Memory) -> str:
     summary = no_fence(" ".join(memory.summary.split()))
-    source = memory.source_ref or memory.source_type
-    tail = f" ({memory.id}; source: {_clip(' '.join(source.split()), 120)})"
+    source = ""
+    if memory.source_ref:
+        source = f"; source: {_clip(' '.join(memory.source_ref.split()), 120)}"
+    tail = f" ({memory.id}; origin: {origin_label(memory)}{source})"
     synced = SYNCED.get(memory.source_type)
     head = f"[{memory.ring}, {synced}] " if synced else f"[{memory.ring}] "
     room = LINE_BYTES - len(head.encode()) - len(tail.encode())
