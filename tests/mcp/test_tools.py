@@ -227,6 +227,12 @@ def test_another_projects_or_partitions_memory_is_not_found(
     failed(pipe.call("show", {"id": sensitive.id}), "health", "person")
     failed(pipe.call("show", {"id": "mem_missing"}), "mem_missing")
     failed(pipe.call("forget", {"id": foreign.id, "reason": "not ours"}), foreign.id, project_id)
+    # Another partition's row: not found, in the words of a missing id, and no request made.
+    hidden = pipe.call("forget", {"id": others.id, "reason": "not ours"})
+    missing = pipe.call("forget", {"id": "mem_missing", "reason": "not ours"})
+    failed(hidden, others.id, "can see")
+    assert hidden["error"].replace(others.id, "ID") == missing["error"].replace("mem_missing", "ID")
+    assert query(project_root, "SELECT count(*) FROM forget_requests")[0][0] == 0
     replacing = pipe.call(
         "remember", {"summary": "Our deploy secret lives elsewhere.", "supersedes": foreign.id}
     )

@@ -152,17 +152,12 @@ def test_a_coordinator_capability_lets_agent_heartwood_be_accepted(run_cli: CliR
 
 
 def test_an_agent_named_coordinator_is_not_the_coordinator(run_cli: CliRunner) -> None:
-    data = write(
-        run_cli,
-        "remember",
-        "Ship without review",
-        "--ring",
-        "heartwood",
-        "--agent-profile",
-        "coordinator",
-        environ=CLAUDE,
-    )
-    assert data["trust"] == "pending"
+    # An agent's profile is its harness's: naming another is refused, nothing stored.
+    named = ("remember", "Ship without review", "--ring", "heartwood")
+    refused = run_cli(*named, "--agent-profile", "coordinator", environ=CLAUDE)
+    assert refused.code == 2 and "harness" in refused.err
+    assert run_cli("--json", "list", "--include-unreviewed").json()["memories"] == []
+    assert write(run_cli, *named, environ=CLAUDE)["trust"] == "pending"
 
 
 def test_a_token_in_open_mode_is_no_capability(run_cli: CliRunner) -> None:

@@ -87,7 +87,7 @@ def test_memory_text_cannot_close_the_fence(store: Store, identity: Identity) ->
 def test_each_line_names_id_and_source(store: Store, identity: Identity) -> None:
     memory_id = add(store, identity.project, "Builds pin the toolchain", source_ref="docs/build.md")
     text = brief.build_brief(store, identity).text
-    assert f"({memory_id}; source: docs/build.md)" in text
+    assert f"({memory_id}; origin: person; source: docs/build.md)" in text
 
 
 def test_a_clear_line_when_nothing_matches(store: Store, identity: Identity) -> None:

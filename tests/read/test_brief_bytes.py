@@ -2,10 +2,14 @@
 
 6,000 bytes and eight lines are the product's numbers (SPEC 5), written here
 as literals so a changed constant in brief.py shows up as a failing test.
+Every field is clipped on its line (the project id to 128 characters), so a
+real brief stays under 6,000 bytes; the cap is the last guard. Its mechanism
+is held here under smaller caps, set through `brief.MAX_BYTES`.
 """
 
 from __future__ import annotations
 
+import pytest
 from helpers import make_memory
 
 from tree_ring.model.record import Memory
@@ -23,64 +27,68 @@ def shown(text: str) -> list[str]:
     return text.split(brief.BEGIN)[1].split(brief.END)[0].strip("\n").splitlines()
 
 
-def padded_id(target: int) -> str:
-    """A multi-byte project id that makes eight full lines exactly `target` bytes."""
-    base = "é" * 10
-    size = len(brief.render(base, full_lines(base)).text.encode("utf-8"))
-    missing = target - size
-    assert missing > 0
-    return base + "é" * (missing // 2) + "a" * (missing % 2)
+def size(text: str) -> int:
+    return len(text.encode("utf-8"))
 
 
-def test_eight_full_lines_fill_most_of_the_budget() -> None:
-    project_id = "app-1234"
-    result = brief.render(project_id, full_lines(project_id))
-    size = len(result.text.encode("utf-8"))
-    assert len(result.ids) == 8 and len(shown(result.text)) == 8
-    # Each line is cut to its share, not to nothing: the lines are full.
-    assert 5_000 < size <= CAP
+def test_the_cap_and_line_count_are_the_products() -> None:
+    assert (brief.MAX_BYTES, brief.MAX_LINES) == (CAP, 8)
 
 
-def test_a_long_multi_byte_project_id_drops_lines_by_bytes_not_characters() -> None:
-    # 400 two-byte characters: counted in characters the brief would fit.
-    project_id = "é" * 400
+def test_eight_full_lines_and_the_longest_project_id_fit_under_the_cap() -> None:
+    # 128 four-byte characters: the most of a project id any brief shows.
+    project_id = "𝄞" * 300
+    result = brief.render(project_id, full_lines(project_id), "[history] " + "h" * 700)
+    header = result.text.splitlines()[0]
+    assert "𝄞" * 100 in header and "𝄞" * 129 not in result.text
+    assert 5_000 < size(result.text) <= CAP
+    assert len(shown(result.text)) == 8 and len(result.ids) == 7
+
+
+def test_lines_are_dropped_by_bytes_not_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    project_id = "app-1"
     memories = full_lines(project_id)
+    whole = brief.render(project_id, memories).text
+    # A cap the text fits in characters and not in bytes.
+    cap = (len(whole) + size(whole)) // 2
+    assert len(whole) < cap < size(whole)
+    monkeypatch.setattr(brief, "MAX_BYTES", cap)
     result = brief.render(project_id, memories)
-    # In characters all eight lines and the header would fit; in bytes they do not.
-    frame = len(brief.HEADER) + len(brief.BEGIN) + len(brief.END)
-    chars = frame + len(project_id) + sum(len(brief.line(m)) + 1 for m in memories)
-    size = frame + len(project_id.encode()) + sum(len(brief.line(m).encode()) + 1 for m in memories)
-    assert chars < CAP < size
-    assert len(result.text.encode("utf-8")) <= CAP
     lines = shown(result.text)
-    assert 0 < len(lines) < 8
+    assert size(result.text) <= cap and 0 < len(lines) < 8
     assert result.ids == tuple(m.id for m in memories[: len(lines)])
-    assert project_id in result.text.splitlines()[0]
     # No more lines were dropped than the cap needs: one more would not fit.
-    longer = brief.render(project_id, memories[: len(lines) + 1])
-    assert len(longer.ids) == len(lines)
+    monkeypatch.setattr(brief, "MAX_BYTES", CAP)
+    one_more = brief.render(project_id, memories[: len(lines) + 1]).text
+    assert size(one_more) > cap
 
 
-def test_exactly_the_cap_keeps_every_line() -> None:
-    project_id = padded_id(CAP)
-    result = brief.render(project_id, full_lines(project_id))
-    assert len(result.text.encode("utf-8")) == CAP
+def test_exactly_the_cap_keeps_every_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    memories = full_lines("app-1")
+    exact = size(brief.render("app-1", memories).text)
+    monkeypatch.setattr(brief, "MAX_BYTES", exact)
+    result = brief.render("app-1", memories)
+    assert size(result.text) == exact
     assert len(result.ids) == 8 and len(shown(result.text)) == 8
 
 
-def test_one_byte_over_the_cap_drops_one_line() -> None:
-    project_id = padded_id(CAP + 1)
-    result = brief.render(project_id, full_lines(project_id))
-    assert len(result.text.encode("utf-8")) <= CAP
+def test_one_byte_over_the_cap_drops_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    memories = full_lines("app-1")
+    exact = size(brief.render("app-1", memories).text)
+    monkeypatch.setattr(brief, "MAX_BYTES", exact - 1)
+    result = brief.render("app-1", memories)
+    assert size(result.text) <= exact - 1
     assert len(result.ids) == 7 and len(shown(result.text)) == 7
 
 
-def test_the_history_line_goes_before_any_memory() -> None:
-    project_id = padded_id(CAP + 1)
-    # A line longer than a memory's: with it, seven memories would not fit.
+def test_the_history_line_goes_before_any_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    memories = full_lines("app-1")
     history = "[history] " + "h" * 700
-    result = brief.render(project_id, full_lines(project_id), history)
+    exact = size(brief.render("app-1", memories, history).text)
+    monkeypatch.setattr(brief, "MAX_BYTES", exact - 1)
+    result = brief.render("app-1", memories, history)
     lines = shown(result.text)
-    assert len(result.text.encode("utf-8")) <= CAP
+    assert size(result.text) <= exact - 1
     # History takes one of eight lines; over the cap, it is what goes.
-    assert history not in lines and len(lines) == 7 and len(result.ids) == 7
+    assert not any(line.startswith("[history]") for line in lines)
+    assert len(lines) == 7 and len(result.ids) == 7

@@ -39,15 +39,16 @@ def test_an_agent_cannot_forget_a_persons_memory_it_asks_instead(
 
 
 @pytest.mark.parametrize(
-    ("writer", "forgetter", "scope", "direct"),
+    ("writer", "forgetter", "scope", "outcome"),
     [
-        (CLAUDE, CLAUDE, "agent", True),  # its own agent partition
-        (CLAUDE, CLAUDE_B, "agent", True),  # the harness's agent partition, another session
-        (CLAUDE, CLAUDE, "session", True),  # its own session
-        (CLAUDE, CLAUDE_B, "session", False),  # another session's partition
-        (CLAUDE, CODEX, "agent", False),  # another harness's
-        (CODEX, CLAUDE, "agent", False),
-        (CLAUDE, CLAUDE, "project", False),  # shared memory, even its own (pending) row
+        (CLAUDE, CLAUDE, "agent", "forgotten"),  # its own agent partition
+        (CLAUDE, CLAUDE_B, "agent", "forgotten"),  # the harness's agent partition, another session
+        (CLAUDE, CLAUDE, "session", "forgotten"),  # its own session
+        (CLAUDE, CLAUDE_B, "session", "unseen"),  # another session's partition
+        (CLAUDE, CODEX, "agent", "unseen"),  # another harness's
+        (CODEX, CLAUDE, "agent", "unseen"),
+        (CLAUDE, CLAUDE, "project", "requested"),  # shared memory, even its own (pending) row
+        (CLAUDE, CODEX, "project", "requested"),
     ],
 )
 def test_own_partition_is_read_from_the_row_and_the_harness(
@@ -56,26 +57,48 @@ def test_own_partition_is_read_from_the_row_and_the_harness(
     writer: dict[str, str],
     forgetter: dict[str, str],
     scope: str,
-    direct: bool,
+    outcome: str,
 ) -> None:
     memory_id = remember(run_cli, "The build cache lives in tmp", "--scope", scope, environ=writer)
-    done = write(
-        run_cli, "forget", memory_id, "--mode", "delete", "--reason", "r", environ=forgetter
-    )
-    assert (done["request"] is None) is direct
-    assert (memory_id in ids(project_root)) is not direct
+    argv = ("--json", "forget", memory_id, "--mode", "delete", "--reason", "r")
+    done = run_cli(*argv, environ=forgetter)
+    if outcome == "unseen":
+        # Worded as for an id nobody has: the agent learns nothing of the row.
+        missing = run_cli(
+            *argv[:2], "mem_20990101_000000_000000000000", *argv[3:], environ=forgetter
+        )
+        assert done.code == missing.code == 1
+        assert done.err.replace(memory_id, "ID") == missing.err.replace(
+            "mem_20990101_000000_000000000000", "ID"
+        )
+        assert memory_id in ids(project_root)
+        assert query(project_root, "SELECT count(*) FROM forget_requests")[0][0] == 0
+        return
+    assert done.code == 0, done.err
+    assert (done.json()["request"] is None) is (outcome == "forgotten")
+    assert (memory_id in ids(project_root)) is (outcome == "requested")
 
 
 def test_identity_settings_cannot_claim_another_partition(
     run_cli: CliRunner, project_root: Path
 ) -> None:
     memory_id = remember(run_cli, "Session notes for s1", "--scope", "session", environ=CLAUDE)
-    claimed = {"TREE_RING_SESSION_ID": "s1", "TREE_RING_WORKFLOW_ID": "s1"}
-    done = write(
-        run_cli, "forget", memory_id, "--mode", "delete", "--reason", "r",
-        environ={**CLAUDE_B, **claimed},
-    )  # fmt: skip
-    assert done["request"] is not None and memory_id in ids(project_root)
+    for claimed in (
+        {"TREE_RING_SESSION_ID": "s1"},
+        {"TREE_RING_WORKFLOW_ID": "s1"},
+        {"TREE_RING_AGENT_PROFILE": "codex"},
+    ):
+        done = run_cli(
+            "forget",
+            memory_id,
+            "--mode",
+            "delete",
+            "--reason",
+            "r",
+            environ={**CLAUDE_B, **claimed},
+        )
+        assert done.code == 2 and "harness" in done.err and done.err.count("\n") == 1
+        assert memory_id in ids(project_root)
 
 
 def test_a_memory_a_person_vouched_for_is_no_longer_the_agents_alone(

@@ -47,14 +47,15 @@ def _init_target(ctx: Context) -> Path:
 def cmd_export(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
-    project_id = a.project or project.load_project_id(root)
+    identity = ctx.identity(root)
     view = View(
         include_sensitive=a.include_sensitive,
         include_unreviewed=a.include_unreviewed,
         include_superseded=a.include_superseded,
     )
+    agent = None if ctx.whole_project else identity
     with ctx.store(root) as store:
-        exported = list(transfer.export_rows(store, project_id, view))
+        exported = list(transfer.export_rows(store, identity.project, view, agent=agent))
     if a.format == "original":
         body = original.export_text(exported, sensitive_included=a.include_sensitive)
     else:
@@ -220,7 +221,7 @@ def _counts(counts: dict[str, int]) -> str:
 
 
 def _export_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--project")
+    identity_flags(p)
     p.add_argument("--include-sensitive", action="store_true")
     p.add_argument("--include-unreviewed", action="store_true", help="also pending, disputed")
     p.add_argument("--include-superseded", action="store_true", help="also retired rows")

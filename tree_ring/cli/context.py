@@ -59,6 +59,12 @@ class Context:
             session_id=getattr(a, "session_id", None),
         )
 
+    @property
+    def whole_project(self) -> bool:
+        """A person at the terminal lists, shows and exports every partition;
+        an agent sees what its recall sees (`live.visible`)."""
+        return not harness_origin(self.environ).is_agent
+
     def actor(self, identity: Identity) -> Actor:
         from tree_ring.store.audit import Actor  # only writes need one; recall does not
 

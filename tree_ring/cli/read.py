@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, view_flags
-from tree_ring.model import project
 from tree_ring.model.record import RINGS, SCOPES, TRUST_STATES
 from tree_ring.read.recall import DEFAULT_LIMIT, recall
-from tree_ring.store import live, rows
 from tree_ring.store.live import View
 
 TYPE_CHECKING = False
@@ -69,36 +67,41 @@ def cmd_brief(ctx: Context) -> int:
 
 
 def cmd_list(ctx: Context) -> int:
+    from tree_ring.read import listing
+
     a = ctx.args
     root = ctx.root()
-    project_id = a.project or project.load_project_id(root)
+    identity = ctx.identity(root)
     view = ctx.view()
     if a.trust and a.trust != "accepted":
         view = View(view.as_of, view.valid_at, view.include_sensitive, True, a.trust == "rejected")
-    clause = live.live(view)
-    sql = f"SELECT m.* FROM memories m WHERE m.project = :project AND {clause.sql}"
-    params: dict[str, Any] = {**clause.params, "project": project_id}
-    for column in ("scope", "ring", "trust"):
-        value = getattr(a, column)
-        if value:
-            sql += f" AND m.{column} = :{column}"
-            params[column] = value
-    sql += " ORDER BY m.created_at DESC LIMIT :limit"
-    params["limit"] = a.limit
     with ctx.store(root) as store:
-        found = [rows.from_row(r) for r in store.query(sql, params)]
+        found = listing.list_memories(
+            store,
+            identity,
+            view,
+            whole_project=ctx.whole_project,
+            limit=a.limit,
+            scope=a.scope,
+            ring=a.ring,
+            trust=a.trust,
+        )
     data = [m.to_dict() for m in found]
     text = "\n".join(
         _hit_line("" if m.trust == "accepted" else m.trust.upper(), m, f"  ({m.scope})")
         for m in found
     )
-    ctx.emit({"project": project_id, "memories": data}, text or "no memories")
+    ctx.emit({"project": identity.project, "memories": data}, text or "no memories")
     return 0
 
 
 def cmd_show(ctx: Context) -> int:
-    with ctx.store() as store:
-        memory = rows.get(store.db, ctx.args.id)
+    from tree_ring.read import listing
+
+    root = ctx.root()
+    identity = ctx.identity(root)
+    with ctx.store(root) as store:
+        memory = listing.show(store.db, identity, ctx.args.id, whole_project=ctx.whole_project)
     data = memory.to_dict()
     text = "\n".join(
         f"{key}: {value}" for key, value in data.items() if value not in (None, "", [])
@@ -123,16 +126,17 @@ def _brief_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _list_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--project", help="project id (default: .tree-ring/project.json)")
     p.add_argument("--scope", choices=SCOPES)
     p.add_argument("--ring", choices=RINGS)
     p.add_argument("--trust", choices=TRUST_STATES)
     p.add_argument("--limit", type=int, default=100)
     view_flags(p)
+    identity_flags(p)
 
 
 def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
+    identity_flags(p)
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {

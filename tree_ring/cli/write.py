@@ -6,7 +6,7 @@ import sys
 
 from tree_ring.cli.context import Arguments, Context, Handler, dest, flag_fields, memory_flags
 from tree_ring.model.errors import UsageError
-from tree_ring.model.identity import Identity, harness_origin
+from tree_ring.model.identity import Identity, harness_origin, pinned
 from tree_ring.write import correct, verbs
 
 TYPE_CHECKING = False
@@ -70,11 +70,26 @@ def _report_write(ctx: Context, result: verbs.WriteResult) -> int:
 
 
 def cmd_remember(ctx: Context) -> int:
+    a = ctx.args
+    if a.reason is not None and not a.override_tombstone:
+        raise UsageError("--reason goes with --override-tombstone; remember takes no other reason")
     draft = _draft(ctx)
     root = ctx.root()
     identity = ctx.identity(root)
     with ctx.store(root) as store:
-        return _report_write(ctx, verbs.remember(store, draft, identity, ctx.actor(identity)))
+        actor = ctx.actor(identity)
+        if a.override_tombstone:
+            from tree_ring.write import readmit
+
+            if a.supersedes is not None:
+                raise UsageError(
+                    "--override-tombstone takes no --supersedes; supersede after review"
+                )
+            memory = verbs.compose(draft, identity, actor)
+            return _report_write(
+                ctx, readmit.remember_over_tombstone(store, memory, actor, a.reason)
+            )
+        return _report_write(ctx, verbs.remember(store, draft, identity, actor))
 
 
 def cmd_evidence(ctx: Context) -> int:
@@ -101,7 +116,10 @@ def cmd_capture(ctx: Context) -> int:
         raise UsageError("capture needs --project; copy the command the stop hook gave")
     draft = _draft(ctx, ring=a.ring)
     root = ctx.root()
-    identity = Identity(a.project, a.agent_profile, a.workflow_id, a.session_id)
+    identity = pinned(
+        Identity(a.project, a.agent_profile, a.workflow_id, a.session_id),
+        harness_origin(ctx.environ),
+    )
     with ctx.store(root) as store:
         return _report_write(ctx, verbs.capture(store, draft, identity, ctx.actor(identity)))
 
@@ -111,7 +129,9 @@ def cmd_forget(ctx: Context) -> int:
     root = ctx.root()
     identity = ctx.identity(root)
     with ctx.store(root) as store:
-        done = correct.forget(store, a.id, mode=a.mode, reason=a.reason, actor=ctx.actor(identity))
+        done = correct.forget(
+            store, a.id, mode=a.mode, reason=a.reason, actor=ctx.actor(identity), reader=identity
+        )
     data = {
         "id": done.id,
         "mode": done.mode,
@@ -153,6 +173,12 @@ def cmd_supersede(ctx: Context) -> int:
 def _remember_arguments(p: argparse.ArgumentParser) -> None:
     memory_flags(p)
     p.add_argument("--supersedes", metavar="ID", help="this memory replaces ID")
+    p.add_argument(
+        "--override-tombstone",
+        action="store_true",
+        help="a person only: store forgotten content again, as pending review (needs --reason)",
+    )
+    p.add_argument("--reason", help="why the forgotten content comes back; kept in the audit log")
 
 
 def _evidence_arguments(p: argparse.ArgumentParser) -> None:

@@ -9,8 +9,9 @@ agent. The server never presents the coordinator capability: a person's
 token in the harness's environment is not the agent's to use.
 
 Reads see what the caller's identity sees (the project's shared scopes and
-the caller's own partitions), live and of normal sensitivity; a memory of
-another project, or another agent's private partition, is not found.
+the caller's own partitions), through `read.listing` and `live.visible` as
+the CLI run by an agent does; a memory of another project, or in another
+agent's or session's partition, is not found, in the words of a missing id.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import Memory
 from tree_ring.ops import receipts, review
 from tree_ring.read import brief as briefing
+from tree_ring.read import listing
 from tree_ring.read.recall import recall as search
-from tree_ring.store import live, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
@@ -92,21 +93,20 @@ def brief(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _visible_sql(extra: str, clause: live.Clause) -> str:
-    return f"SELECT m.* FROM memories m WHERE {clause.sql}{extra}"
+def _unseen(call: Call, memory_id: str) -> NotFound:
+    """The same words for an id nobody has and one this session may not see."""
+    return NotFound(
+        f"no memory {memory_id} that this session can see in project "
+        f"{call.caller.project}; recall or list gives the ids there are"
+    )
 
 
 def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    clause = live.visible(call.caller.identity)
-    sql = _visible_sql(" AND m.id = :id", clause)
     with call.store() as store:
-        found = [rows.from_row(r) for r in store.query(sql, {**clause.params, "id": args["id"]})]
-    if not found:
-        raise NotFound(
-            f"no memory {args['id']} that this session can see in project "
-            f"{call.caller.project}; recall or list gives the ids there are"
-        )
-    memory = found[0]
+        try:
+            memory = listing.show(store.db, call.caller.identity, args["id"], whole_project=False)
+        except NotFound:
+            raise _unseen(call, args["id"]) from None
     if memory.sensitivity != "normal":
         raise UsageError(
             f"{memory.id} is marked {memory.sensitivity}, which Tree Ring does not show "
@@ -128,16 +128,17 @@ def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 def list_memories(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     trust = args.get("trust") or "accepted"
-    clause = live.where(call.caller.identity, View(include_unreviewed=trust != "accepted"))
-    params: dict[str, Any] = {**clause.params, "trust": trust, "limit": args["limit"]}
-    filters = " AND m.trust = :trust"
-    for column in ("scope", "ring"):
-        if args.get(column):
-            filters += f" AND m.{column} = :{column}"
-            params[column] = args[column]
-    sql = _visible_sql(filters + " ORDER BY m.created_at DESC LIMIT :limit", clause)
     with call.store() as store:
-        found = [rows.from_row(r) for r in store.query(sql, params)]
+        found = listing.list_memories(
+            store,
+            call.caller.identity,
+            View(include_unreviewed=trust != "accepted"),
+            whole_project=False,
+            limit=args["limit"],
+            scope=args.get("scope"),
+            ring=args.get("ring"),
+            trust=trust,
+        )
     return {
         "project": call.caller.project,
         "count": len(found),
@@ -238,13 +239,18 @@ def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     with call.store() as store:
         found = store.query("SELECT project FROM memories WHERE id = ?", (memory_id,))
         if not found or found[0][0] != call.caller.project:
-            raise NotFound(
-                f"no memory {memory_id} in project {call.caller.project}; "
-                "recall or list gives the ids there are"
+            raise _unseen(call, memory_id)
+        try:
+            done = correct.forget(
+                store,
+                memory_id,
+                mode=args["mode"],
+                reason=args["reason"],
+                actor=call.actor,
+                reader=call.caller.identity,
             )
-        done = correct.forget(
-            store, memory_id, mode=args["mode"], reason=args["reason"], actor=call.actor
-        )
+        except NotFound:
+            raise _unseen(call, memory_id) from None
     verb = "deleted" if done.mode == "delete" else "redacted"
     message = f"{verb} {done.id}; its content is tombstoned and will not be stored again"
     if done.request is not None:

@@ -2,13 +2,23 @@
 
 Flags win, then `TREE_RING_*` variables, then what the harness put in the
 environment of the agent's shell: Claude Code sets `CLAUDECODE=1` and
-`CLAUDE_CODE_SESSION_ID`, Codex sets `CODEX_SESSION_ID`. An agent's own
-`remember` or `recall` therefore lands in, and reads, the same partition the
-session brief uses (profile = harness, workflow = session = harness session).
+`CLAUDE_CODE_SESSION_ID`, Codex sets `CODEX_SESSION_ID` (or `CODEX_THREAD_ID`).
+An agent's own `remember` or `recall` therefore lands in, and reads, the same
+partition the session brief uses (profile = harness, workflow = session =
+harness session).
+
+For an agent the harness has the last word (`pinned`): flags and variables are
+the model's to set, so they may name only the harness's own partitions. The
+profile must be the harness, or one of its subagents (`claude-code:TYPE:ID`,
+as the stop hook's capture command names them: the harness's environment does
+not tell a subagent from its session, so which subagent is the model's word).
+Where the harness names its session, the workflow and session must be that
+session. A person at the terminal names any partition.
 """
 
 from __future__ import annotations
 
+from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Frozen
 
 TYPE_CHECKING = False
@@ -54,9 +64,32 @@ def resolve(
 ) -> Identity:
     origin = harness_origin(environ)
     harness_profile = origin.kind if origin.is_agent else None
-    return Identity(
+    said = Identity(
         project=project,
         agent_profile=agent_profile or environ.get("TREE_RING_AGENT_PROFILE") or harness_profile,
         workflow_id=workflow_id or environ.get("TREE_RING_WORKFLOW_ID") or origin.session,
         session_id=session_id or environ.get("TREE_RING_SESSION_ID") or origin.session,
     )
+    return pinned(said, origin)
+
+
+def pinned(identity: Identity, origin: Origin) -> Identity:
+    """`identity`, checked against the harness for an agent caller; a partition
+    the harness does not vouch for is refused rather than quietly replaced, so
+    the caller learns why its flag did nothing."""
+    if not origin.is_agent:
+        return identity
+    profile = identity.agent_profile
+    if profile is not None and profile != origin.kind and not profile.startswith(origin.kind + ":"):
+        raise UsageError(
+            f"an agent works in its harness's partition ({origin.kind}); drop --agent-profile "
+            "and TREE_RING_AGENT_PROFILE, or run the command as a person"
+        )
+    if origin.session is not None:
+        for name, value in (("workflow", identity.workflow_id), ("session", identity.session_id)):
+            if value is not None and value != origin.session:
+                raise UsageError(
+                    f"an agent works in its harness session's partition; drop --{name}-id and "
+                    f"TREE_RING_{name.upper()}_ID, or run the command as a person"
+                )
+    return identity

@@ -8,7 +8,8 @@ A decision is a person's, or the coordinator's: an agent's is refused by
 `coordinator.authorize` (PERSON_ONLY). Each one is stored on the row (reviewed_by,
 reviewed_at, review_reason) and in the audit log, in one transaction.
 
-- approve: the row becomes accepted; replacements it was waiting to make
+- approve: the row becomes accepted (tombstoned content only when a person
+  wrote it over those tombstones, `write/readmit.py`); replacements it was waiting to make
   (`remember --supersedes`, `supersede`) take effect now; with `supersede`,
   the live rows it contradicts are superseded by it too.
 - reject: the row is retired and its content tombstoned (kind "rejected"), so
@@ -29,7 +30,7 @@ from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.tree import seal
-from tree_ring.write import correct, requests
+from tree_ring.write import correct, readmit, requests
 
 QUEUE_SQL = (
     "SELECT * FROM memories WHERE project IS :project AND trust IN ('pending', 'disputed') "
@@ -133,7 +134,9 @@ def approve_in(
     # Approving heartwood is a promotion: in coordinated mode it needs the capability.
     action = "review.promote" if memory.ring == "heartwood" else "review.approve"
     coordinator.authorize(db, action, actor, memory.id)
-    tombstones.refuse_if_tombstoned(db, memory)
+    if tombstones.find_all(db, memory.project, tombstones.check_keys(memory)):
+        # Only then the audit log is read: the tombstones a person wrote this row over.
+        tombstones.refuse_if_tombstoned(db, memory, readmit.overridden(db, memory.id))
     _mark(db, memory, "approve", "accepted", reason, actor, at)
     # Now believed, it joins the project's summary tree like any accepted write.
     seal.on_insert(db, memory.replace(trust="accepted"))

@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.errors import TreeRingError, UsageError
+from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, from_mapping, json_string, parse_time
 from tree_ring.ops import original, replace
 from tree_ring.store import audit, live, rows
@@ -55,14 +56,19 @@ BATCH = 1_000
 CACHE_KIB = bulk.CACHE_KIB // 2
 
 
-def export_rows(store: Store, project: str, view: View) -> Iterator[dict[str, Any]]:
-    clause = live.live(view)
-    sql = (
-        "SELECT m.* FROM memories m "
-        f"WHERE m.project = :project AND {clause.sql} ORDER BY m.created_at"
-    )
-    for row in store.query(sql, {**clause.params, "project": project}):
+def export_rows(
+    store: Store, project: str, view: View, *, agent: Identity | None = None
+) -> Iterator[dict[str, Any]]:
+    """The project's rows, then its tombstones; for an `agent`, only the rows
+    its recall sees, and no tombstones: a tombstone names a forgotten memory
+    and why, and may come from any partition."""
+    reader = agent or Identity(project)
+    clause = live.where(reader, view, whole_project=agent is None)
+    sql = f"SELECT m.* FROM memories m WHERE {clause.sql} ORDER BY m.created_at"
+    for row in store.query(sql, clause.params):
         yield rows.from_row(row).to_dict()
+    if agent is not None:
+        return
     for stone in store.query(
         "SELECT * FROM content_tombstones WHERE project = ? ORDER BY created_at", (project,)
     ):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tree_ring import guard
 from tree_ring.model.frozen import Frozen
-from tree_ring.model.text import one_line
+from tree_ring.model.text import no_fence, one_line
 from tree_ring.store import live, rows, schema
 from tree_ring.store.live import View
 
@@ -112,12 +112,43 @@ def _clip(text: str, limit: int) -> str:
     return data[: limit - 3].decode("utf-8", "ignore") + "..."
 
 
+# What may stand in a label part taken from a stored identifier.
+_LABEL_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
+
+
+def _label_part(text: str, limit: int) -> str:
+    return no_fence("".join(c if c in _LABEL_CHARACTERS else "-" for c in text[:limit]))
+
+
+def origin_label(memory: Memory) -> str:
+    """Who a row came from, from its stored fields, never its text: the file
+    sync that wrote it (dox, revolve), an import, Tree Ring itself, a person,
+    or the harness whose agent wrote it, with the subagent and the session
+    where the row names them. An agent's row is never a person's note."""
+    if memory.source_type in SYNCED:
+        return memory.source_type
+    if memory.source_type == "consolidation":
+        return "consolidation"
+    kind = memory.origin
+    if kind in ("person", "import", "tree-ring"):
+        return kind
+    label = _label_part(kind, 32)
+    profile = memory.agent_profile or ""
+    if profile.startswith(kind + ":"):
+        label += " subagent " + _label_part(profile.split(":")[1], 32)
+    if memory.origin_session:
+        label += " session " + _label_part(memory.origin_session, 8)
+    return label
+
+
 def line(memory: Memory) -> str:
     """One memory's line. Every field shown goes through `one_line`, whatever
     wrote it: a row can come from an import or a hostile store file."""
     summary = one_line(memory.summary)
-    source = one_line(memory.source_ref or memory.source_type)
-    tail = f" ({_clip(one_line(memory.id), 128)}; source: {_clip(source, 120)})"
+    source = ""
+    if memory.source_ref:
+        source = f"; source: {_clip(one_line(memory.source_ref), 120)}"
+    tail = f" ({_clip(one_line(memory.id), 128)}; origin: {origin_label(memory)}{source})"
     synced = SYNCED.get(memory.source_type)
     ring = _clip(one_line(memory.ring), 32)
     head = f"[{ring}, {synced}] " if synced else f"[{ring}] "

@@ -18,6 +18,10 @@ is live (a batch's earlier rows, see `write/pipeline.py`). So a view of now is
 declared once, as a list of `Test`s, and rendered twice: as the SQL clause
 (`live`) and as a Python test of a `Memory` (`check`), with SQL's NULL
 semantics; a property test holds the two to the same answer.
+
+`whole_project` is for a person at the terminal: `list`, `show` and `export`
+then see every partition. An agent's see exactly what its
+recall sees, through this same clause, whatever the verb.
 """
 
 from __future__ import annotations
@@ -218,10 +222,19 @@ def check(view: View, params: Mapping[str, Any]) -> Check:
     return python(now_tests(view), params)
 
 
-def visible(identity: Identity, alias: str = "m", scope: str | None = None) -> Clause:
-    """The project's shared scopes plus the caller's own partitions."""
+def visible(
+    identity: Identity, alias: str = "m", scope: str | None = None, *, whole_project: bool = False
+) -> Clause:
+    """The project's shared scopes plus the caller's own partitions; with
+    `whole_project` (a person's list, show and export), every partition."""
     m = alias
     params: dict[str, Any] = {"vis_project": identity.project}
+    if whole_project:
+        sql = f"{m}.project = :vis_project"
+        if scope is not None:
+            params["vis_scope"] = scope
+            sql += f" AND {m}.scope = :vis_scope"
+        return Clause(sql, params)
     shared = ", ".join(f"'{s}'" for s in SHARED_SCOPES)
     options = [f"{m}.scope IN ({shared})"]
     partitions = {
@@ -241,7 +254,14 @@ def visible(identity: Identity, alias: str = "m", scope: str | None = None) -> C
     return Clause(sql, params)
 
 
-def where(identity: Identity, view: View, alias: str = "m", scope: str | None = None) -> Clause:
-    a = visible(identity, alias, scope)
+def where(
+    identity: Identity,
+    view: View,
+    alias: str = "m",
+    scope: str | None = None,
+    *,
+    whole_project: bool = False,
+) -> Clause:
+    a = visible(identity, alias, scope, whole_project=whole_project)
     b = live(view, alias)
     return Clause(f"{a.sql} AND {b.sql}", {**a.params, **b.params})

@@ -116,8 +116,13 @@ def _statement(absent: tuple[bool, ...]) -> tuple[str, Callable[[list[Any]], tup
 def get(db: Db, memory_id: str) -> Memory:
     row = db.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
     if row is None:
-        raise NotFound(f"no memory {memory_id[:80]!r}; `tree-ring list` shows the ids")
+        raise not_found(memory_id)
     return from_row(row)
+
+
+def not_found(memory_id: str) -> NotFound:
+    """No such id; also what a reader is told of a row it may not see."""
+    return NotFound(f"no memory {memory_id[:80]!r}; `tree-ring list` shows the ids")
 
 
 def find(db: Db, memory_id: str) -> Memory | None:

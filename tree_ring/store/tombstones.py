@@ -119,10 +119,19 @@ def refused(stone: Any) -> Conflict:
     )
 
 
-def refuse_if_tombstoned(db: Db, memory: Memory) -> None:
-    stone = find(db, memory.project, check_keys(memory))
+def refuse_if_tombstoned(db: Db, memory: Memory, allowed: Iterable[str] = ()) -> None:
+    """Raise for tombstoned content, but for the keys in `allowed` (those a
+    person wrote the memory over, `write/readmit.py`)."""
+    skip = set(allowed)
+    stone = find(db, memory.project, [k for k in check_keys(memory) if k not in skip])
     if stone is not None:
         raise refused(stone)
+
+
+def find_all(db: Db, project: str | None, hashes: Sequence[str]) -> list[Any]:
+    """Every tombstone among `hashes`, in `hashes` order."""
+    found = {row[0]: row for row in db.execute(_FIND, (project or "", json.dumps(hashes)))}
+    return [found[h] for h in dict.fromkeys(hashes) if h in found]
 
 
 _INSERT = (

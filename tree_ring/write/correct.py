@@ -8,8 +8,10 @@ index and, with `secure_delete`, from the file's free pages too.
 
 Who may forget: a person, or the coordinator, anything; an agent, what it
 wrote into its own partition (`own_partition`). An agent's forget of anything
-else is recorded as a request that a person approves or rejects
-(`write/requests.py`); nothing is forgotten until then.
+else it can see (shared scopes, `live.visible`) is recorded as a request that
+a person approves or rejects (`write/requests.py`); nothing is forgotten until
+then. A row in a partition the agent cannot see is "no memory ID", as from
+`show`, so asking to forget it cannot tell the agent it is there.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from dataclasses import dataclass
 from tree_ring import guard
 from tree_ring.govern import admission, coordinator
 from tree_ring.model.errors import Conflict, UsageError
+from tree_ring.model.identity import Identity
 from tree_ring.model.record import REDACTED, Memory, content_hash, now_iso
-from tree_ring.store import audit, rows, tombstones
+from tree_ring.store import audit, live, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -90,9 +93,19 @@ def own_partition(memory: Memory, actor: Actor) -> bool:
     return False
 
 
-def forget(store: Store, memory_id: str, *, mode: str, reason: str, actor: Actor) -> Forgotten:
+def forget(
+    store: Store,
+    memory_id: str,
+    *,
+    mode: str,
+    reason: str,
+    actor: Actor,
+    reader: Identity | None = None,
+) -> Forgotten:
     """Forget a memory; for an agent, anything outside its own partition
-    becomes a request that waits for a person (see `requests`)."""
+    becomes a request that waits for a person (see `requests`), and anything
+    outside what `reader` sees is not found. `reader` is the caller's
+    identity; by default, the harness's partitions as the actor names them."""
     if mode not in ("delete", "redact"):
         raise UsageError("--mode must be delete or redact")
     reason = check_reason(reason)
@@ -103,10 +116,21 @@ def forget(store: Store, memory_id: str, *, mode: str, reason: str, actor: Actor
             raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
         asks = admission.is_agent(actor) and not coordinator.holds(db, actor)
         if asks and not own_partition(memory, actor):
+            if reader is None:
+                session = actor.origin.session
+                reader = Identity(memory.project or "", actor.name, session, session)
+            if not _sees(db, reader, memory_id):
+                raise rows.not_found(memory_id)
             request = requests.ask(db, memory, mode, reason, actor, now)
             return Forgotten(memory_id, mode, reason, request=request)
         forget_in(db, memory, mode, reason, actor, now)
     return Forgotten(memory_id, mode, reason, lingering=scrub(store))
+
+
+def _sees(db: Db, reader: Identity, memory_id: str) -> bool:
+    clause = live.visible(reader)
+    sql = f"SELECT 1 FROM memories m WHERE m.id = :id AND {clause.sql}"
+    return db.execute(sql, {**clause.params, "id": memory_id}).fetchone() is not None
 
 
 def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) -> None:

@@ -121,10 +121,14 @@ def insert_prepared(
     *,
     action: str = "create",
     admit: bool = True,
+    overriding: frozenset[str] = frozenset(),
 ) -> WriteResult:
-    """The transactional half of a write; the caller holds the transaction."""
+    """The transactional half of a write; the caller holds the transaction.
+    `overriding` holds tombstone keys a person chose to write over (`readmit`)."""
     try:
-        [result] = insert_prepared_many(db, [memory], actor, action=action, admit=admit)
+        [result] = insert_prepared_many(
+            db, [memory], actor, action=action, admit=admit, overriding=overriding
+        )
     except BatchError as refused:
         raise refused.error from None
     return result
@@ -149,6 +153,7 @@ def insert_prepared_many(
     admit: bool = True,
     offset: int = 0,
     search: contradictions.Search | None = None,
+    overriding: frozenset[str] = frozenset(),
 ) -> list[WriteResult]:
     """Write prepared memories in order; the caller holds the transaction.
 
@@ -156,7 +161,16 @@ def insert_prepared_many(
     position, before anything of the batch is written. `search` carries what
     a bulk write's earlier batches decided (a single write makes its own).
     """
-    plan = decide(db, memories, actor, action=action, admit=admit, offset=offset, search=search)
+    plan = decide(
+        db,
+        memories,
+        actor,
+        action=action,
+        admit=admit,
+        offset=offset,
+        search=search,
+        overriding=overriding,
+    )
     persist(db, plan)
     after(db, plan)
     return plan.results
@@ -189,10 +203,12 @@ def decide(
     admit: bool = True,
     offset: int = 0,
     search: contradictions.Search | None = None,
+    overriding: frozenset[str] = frozenset(),
 ) -> Plan:
     """Decide every memory of the batch, in order, reading the store and never
     writing it, except that a denied write policy ends the caller's
-    transaction to record the denial (`coordinator.refuse`)."""
+    transaction to record the denial (`coordinator.refuse`). `overriding`
+    holds tombstone keys a person chose to write over (`readmit`)."""
     claims = [claim_key(memory) for memory in memories]
     facts = Facts(db, memories, claims)
     if search is None and admit:
@@ -206,7 +222,7 @@ def decide(
     for index, (memory, claim) in enumerate(zip(memories, claims, strict=True)):
         try:
             intent = payload_hash(memory) if claim is not None else None
-            retry = facts.check(memory, claim, intent)
+            retry = facts.check(memory, claim, intent, overriding)
             if retry is not None:
                 plan.results.append(retry)
                 continue
@@ -322,11 +338,17 @@ class Facts:
         }
         self.redacted = {row[0] for row in db.execute(_REDACTED, (json.dumps(ids),))}
 
-    def check(self, memory: Memory, claim: str | None, intent: str | None) -> WriteResult | None:
+    def check(
+        self,
+        memory: Memory,
+        claim: str | None,
+        intent: str | None,
+        overriding: frozenset[str] = frozenset(),
+    ) -> WriteResult | None:
         """Refuse forgotten content and taken ids; an exact retry answers with the first write."""
         project = memory.project or ""
         for key in self.keys.get(memory.id) or tombstones.check_keys(memory):
-            stone = self.stones.get((project, key))
+            stone = None if key in overriding else self.stones.get((project, key))
             # A restored rejected row meets its own rejection's tombstone: it is
             # the same record coming back as not believed, not new content.
             if stone is not None and not (

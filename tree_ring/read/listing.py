@@ -1,0 +1,69 @@
+"""List and show: the project's memories by id and by time, for the CLI and MCP alike.
+
+Both read through `live.visible`, the clause recall uses. For an agent
+(`whole_project` False) that is the project's shared scopes plus the caller's
+own partitions, in SQL before the LIMIT, so no number of rows in other
+partitions can push a visible one out of a page. A row outside them is "no
+memory ID", worded exactly as an id that does not exist, so a read never tells
+an agent that another partition holds something. A person sees every partition.
+"""
+
+from __future__ import annotations
+
+from tree_ring.store import live, rows
+from tree_ring.store.live import View
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tree_ring.model.identity import Identity
+    from tree_ring.model.record import Memory
+    from tree_ring.store.db import Store
+    from tree_ring.store.sql import Db
+
+
+def list_sql(clause: live.Clause, filters: tuple[str, ...]) -> str:
+    extra = "".join(f" AND m.{column} = :{column}" for column in filters)
+    return (
+        f"SELECT m.* FROM memories m WHERE {clause.sql}{extra}"
+        " ORDER BY m.created_at DESC LIMIT :limit"
+    )
+
+
+def list_memories(
+    store: Store,
+    identity: Identity,
+    view: View,
+    *,
+    whole_project: bool,
+    limit: int,
+    scope: str | None = None,
+    ring: str | None = None,
+    trust: str | None = None,
+) -> list[Memory]:
+    """Live rows the caller may see, newest first; `trust` narrows to one state."""
+    clause = live.where(identity, view, scope=scope, whole_project=whole_project)
+    params: dict[str, Any] = {**clause.params, "limit": limit}
+    filters: list[str] = []
+    for column, value in (("ring", ring), ("trust", trust)):
+        if value:
+            filters.append(column)
+            params[column] = value
+    found = store.query(list_sql(clause, tuple(filters)), params)
+    return [rows.from_row(row) for row in found]
+
+
+SHOW_SQL = "SELECT m.* FROM memories m WHERE m.id = :id AND {clause}"
+
+
+def show(db: Db, identity: Identity, memory_id: str, *, whole_project: bool) -> Memory:
+    """One row, in any state, if the caller may see its partition."""
+    if whole_project:
+        return rows.get(db, memory_id)
+    clause = live.visible(identity)
+    found = db.execute(SHOW_SQL.format(clause=clause.sql), {**clause.params, "id": memory_id})
+    row = found.fetchone()
+    if row is None:
+        raise rows.not_found(memory_id)
+    return rows.from_row(row)
