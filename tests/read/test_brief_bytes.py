@@ -36,11 +36,11 @@ def test_the_cap_and_line_count_are_the_products() -> None:
 
 
 def test_eight_full_lines_and_the_longest_project_id_fit_under_the_cap() -> None:
-    # 128 four-byte characters: the most of a project id any brief shows.
+    # Four-byte characters: the project id is clipped to 128 bytes.
     project_id = "𝄞" * 300
     result = brief.render(project_id, full_lines(project_id), "[history] " + "h" * 700)
     header = result.text.splitlines()[0]
-    assert "𝄞" * 100 in header and "𝄞" * 129 not in result.text
+    assert "𝄞" * 30 in header and "𝄞" * 33 not in header
     assert 5_000 < size(result.text) <= CAP
     assert len(shown(result.text)) == 8 and len(result.ids) == 7
 
