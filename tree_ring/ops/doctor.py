@@ -228,6 +228,37 @@ def check_summary_tree(db: Db) -> Check:
     return Check("summary_tree", True, f"{leaves} leaf(s), none orphaned")
 
 
+def check_text(db: Db) -> Check:
+    """Rows whose text is not UTF-8: every read skips them, so they are named here.
+
+    Tree Ring writes only UTF-8, so such a row was edited outside it; the row
+    is the truth (or evidence) and is not repaired.
+    """
+    tables = [
+        str(row[0])
+        for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'memory_fts%' ORDER BY name"
+        )
+    ]
+    found: list[str] = []
+    for table in tables:
+        for row in db.undecodable(f'SELECT rowid AS "rowid", * FROM "{table}"'):
+            key = row["id"] if "id" in row.keys() else None  # noqa: SIM118 - `in` on a Row tests values
+            # An id that is itself undecodable is named by its rowid instead.
+            named = type(key) is str
+            found.append(f"{table} {key}" if named else f"{table} rowid {row['rowid']}")
+    if not found:
+        return Check("text", True, f"every text value of {len(tables)} table(s) is UTF-8")
+    shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+    return Check(
+        "text",
+        False,
+        f"{len(found)} row(s) hold text that is not UTF-8 and every read skips them: {shown}; "
+        "the file was edited outside Tree Ring: restore a backup",
+    )
+
+
 def check_review_queue(db: Db) -> Check:
     waiting = _scalar(db, "SELECT count(*) FROM memories WHERE trust IN ('pending', 'disputed')")
     return Check("review_queue", True, f"{waiting} memory(ies) waiting: `tree-ring review list`")
@@ -241,6 +272,7 @@ CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_tombstones,
     check_summary_tree,
     check_audit,
+    check_text,
     check_review_queue,
 )
 
