@@ -71,10 +71,21 @@ def cmd_import(ctx: Context) -> int:
     root = ctx.root()
     identity = ctx.identity(root)
     path = Path(a.path)
+    source = "stdin" if a.path == "-" else a.path
     try:
-        text = sys.stdin.read() if a.path == "-" else path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {a.path}: {exc}") from None
+        # Bytes, decoded strictly here: the text layer of stdin follows the
+        # locale and may pass bad bytes on as surrogates or replace them.
+        data = sys.stdin.buffer.read() if a.path == "-" else path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read {source}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise UsageError(
+            f"{source} is not valid UTF-8 text (line {line}); re-encode it and retry; "
+            "nothing imported"
+        ) from None
     with ctx.store(root) as store:
         report = transfer.import_or_plan(
             store,
