@@ -47,18 +47,24 @@ def is_read(sql: str) -> bool:
 
 
 def connect(
-    path: StrPath, *, read_only: bool = False, timeout_ms: int = BUSY_TIMEOUT_MS
+    path: StrPath,
+    *,
+    read_only: bool = False,
+    immutable: bool = False,
+    timeout_ms: int = BUSY_TIMEOUT_MS,
 ) -> sqlite3.Connection:
     """The one place a connection is made; tests replace it to simulate a broken SQLite.
 
     Read-only opens with `mode=ro`, so SQLite itself refuses every write with
     SQLITE_READONLY, exactly as for a file the user cannot write (and, unlike
-    chmod, also when running as root).
+    chmod, also when running as root). `immutable` also tells SQLite that no
+    one can change the file, so it reads a WAL store without the -shm file it
+    could not create in a directory it cannot write.
     """
     if read_only:
         from pathlib import Path  # only a read-only open needs a file: URI
 
-        target = f"{Path(path).as_uri()}?mode=ro"
+        target = f"{Path(path).as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
     else:
         target = str(path)
     return sqlite3.connect(
@@ -104,10 +110,16 @@ def translate(exc: sqlite3.Error | UnicodeDecodeError, path: StrPath) -> StoreFa
     return fault
 
 
-def open_db(path: StrPath, *, read_only: bool = False, timeout_ms: int = BUSY_TIMEOUT_MS) -> Db:
+def open_db(
+    path: StrPath,
+    *,
+    read_only: bool = False,
+    immutable: bool = False,
+    timeout_ms: int = BUSY_TIMEOUT_MS,
+) -> Db:
     """A connection to the file at `path`, rows as `sqlite3.Row`, errors translated."""
     try:
-        conn = connect(path, read_only=read_only, timeout_ms=timeout_ms)
+        conn = connect(path, read_only=read_only, immutable=immutable, timeout_ms=timeout_ms)
     except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise translate(exc, path) from None
     conn.row_factory = sqlite3.Row
