@@ -114,3 +114,21 @@ def test_import_refuses_a_file_that_is_not_utf8(run_cli: CliRunner, tmp_path: Pa
     batch.write_bytes(b'{"summary": "caf\xe9", "event_type": "note"}\n')
     one_line_refusal(run_cli("import", str(batch)), "batch.jsonl", "line 1", "UTF-8")
     assert live_ids(run_cli) == set()
+
+
+def test_a_failure_no_check_foresaw_is_one_line(
+    run_cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tree_ring.cli import app, read
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise TypeError("first argument must be a string, not NoneType")
+
+    monkeypatch.setattr(read, "recall", broken)
+    result = run_cli("recall", "anything")
+    assert result.code == app.INTERNAL_ERROR
+    lines = result.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: unexpected TypeError: first argument")
+    assert "tree-ring doctor" in lines[0] and "Traceback" not in result.err
+    with pytest.raises(TypeError):
+        run_cli("recall", "anything", environ={"TREE_RING_DEBUG": "1"})

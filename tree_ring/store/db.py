@@ -114,7 +114,8 @@ def access(path: StrPath, read_only: bool = False) -> tuple[bool, bool]:
     no one can change the store, and it is opened immutable: SQLite then needs
     no -shm file, which it could not create there.
     """
-    folder = os.path.dirname(os.fspath(path)) or "."
+    name: str = os.fspath(path)
+    folder = os.path.dirname(name) or "."
     folder_writable = os.access(folder, os.W_OK)
     if not read_only and folder_writable and os.access(path, os.W_OK):
         return False, False
