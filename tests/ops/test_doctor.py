@@ -16,6 +16,7 @@ from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline
 
 CHECKS = {
+    "text",
     "integrity",
     "schema",
     "fts",

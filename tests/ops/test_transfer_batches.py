@@ -231,5 +231,5 @@ def test_file_lines_are_the_lines_of_the_whole_text(text: str, tmp_path_factory:
 def test_a_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_bytes(b'{"summary": "fine"}\n\xff\xfe\n')
-    with pytest.raises(UsageError, match=r"^cannot read bad\.jsonl: 'utf-8' codec"):
+    with pytest.raises(UsageError, match=r"^bad\.jsonl is not valid UTF-8 text \(line 2\)"):
         list(transfer.FileLines(path, "bad.jsonl"))

@@ -237,7 +237,9 @@ def test_an_empty_file_is_refused_not_reinitialised(seeded: Path) -> None:
 
 
 def test_no_fts5_in_process(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(path: Path, *, read_only: bool = False, timeout_ms: int = 0) -> sqlite3.Connection:
+    def broken(
+        path: Path, *, read_only: bool = False, immutable: bool = False, timeout_ms: int = 0
+    ) -> sqlite3.Connection:
         raise sqlite3.OperationalError("no such module: fts5")
 
     monkeypatch.setattr(sql, "connect", broken)

@@ -334,5 +334,5 @@ def test_import_cli_reports_the_line_number(project_root: Path, tmp_path: Path) 
     assert_one_line_error(proc, "line 4", "nothing imported")
     assert counts(project_root) == before
     path.write_bytes(b'{"summary": "fine"}\n\xff\xfe\n')
-    assert_one_line_error(cli(project_root, "import", str(path)), "cannot read")
+    assert_one_line_error(cli(project_root, "import", str(path)), "line 2", "not valid UTF-8")
     assert counts(project_root) == before

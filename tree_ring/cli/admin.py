@@ -79,7 +79,7 @@ def cmd_import(ctx: Context) -> int:
         if a.path == "-":
             spool = stack.enter_context(tempfile.TemporaryFile())
             shutil.copyfileobj(sys.stdin.buffer, spool)
-            lines = transfer.FileLines(spool, "-")
+            lines = transfer.FileLines(spool, "stdin")
         else:
             lines = transfer.FileLines(Path(a.path), a.path)
         store = stack.enter_context(ctx.store(root))

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
     from tree_ring.cli.context import Arguments, Handler
 
+# The exit code of a failure no check foresaw (sysexits' EX_SOFTWARE).
+INTERNAL_ERROR = 70
+
 # verb -> (module in tree_ring.cli, help), in the order `--help` lists them.
 VERBS: dict[str, tuple[str, str]] = {
     "init": ("admin", "create .tree-ring/ with the store, project.json and guidance"),
@@ -182,7 +185,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         # to the end, so they are frozen out of every later collection.
         gc.freeze()
         gc.enable()
-    ctx = Context(args, os.environ if environ is None else environ, sys.stdout)
+    env = os.environ if environ is None else environ
+    ctx = Context(args, env, sys.stdout)
     handler: Handler = args.handler
     try:
         return handler(ctx)
@@ -196,6 +200,21 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        # The last line of defence: a store edited by hand can hold what no
+        # check foresaw (a NULL where Tree Ring always writes a value, a mangled
+        # schema entry). One line, never a traceback, unless asked for one.
+        if env.get("TREE_RING_DEBUG", "").strip().lower() in ("1", "true", "yes", "on"):
+            raise
+        from tree_ring.guard import withhold
+
+        first = withhold(str(exc).splitlines()[0][:160]) if str(exc).strip() else ""
+        print(
+            f"error: unexpected {type(exc).__name__}: {first}; run `tree-ring doctor` to check "
+            "the store (TREE_RING_DEBUG=1 shows where it happened)",
+            file=sys.stderr,
+        )
+        return INTERNAL_ERROR
 
 
 def _english(message: str) -> str:

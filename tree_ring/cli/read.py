@@ -61,7 +61,11 @@ def cmd_brief(ctx: Context) -> int:
     identity = ctx.identity(root)
     with ctx.store(root) as store:
         result = brief.build_brief(store, identity, ctx.view())
-    receipts.write_receipt(root, harness=ctx.args.harness, event="brief", brief=result)
+    # A project folder this user cannot write: the brief still stands, unrecorded.
+    try:  # noqa: SIM105 - not contextlib.suppress: recall shares this module's imports
+        receipts.write_receipt(root, harness=ctx.args.harness, event="brief", brief=result)
+    except OSError:
+        pass
     ctx.emit({"project": result.project, "ids": list(result.ids), "text": result.text}, result.text)
     return 0
 

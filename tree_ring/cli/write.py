@@ -23,7 +23,15 @@ def _summary(ctx: Context) -> str:
         data = sys.stdin.buffer.read(MAX_STDIN + 1)
         if len(data) > MAX_STDIN:
             raise UsageError("the summary on stdin is over 1 MiB; a memory is one short statement")
-        summary = data.decode("utf-8", "replace").strip()
+        try:
+            summary = data.decode("utf-8").strip()
+        except UnicodeDecodeError as exc:
+            # Judged as argv is (cli.app refuses bytes that are not UTF-8 there):
+            # replacing them would store text nobody wrote.
+            raise UsageError(
+                f"the summary on stdin is not valid UTF-8 text (byte {exc.start + 1}); "
+                "re-encode it and retry"
+            ) from None
     return summary
 
 

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, BinaryIO
 
+    from tree_ring.read.brief import Brief
+
 HARNESSES = ("claude-code", "codex")
 START_EVENTS = ("SessionStart", "SubagentStart")
 STOP_EVENTS = ("Stop", "SubagentStop")
@@ -278,7 +280,6 @@ def respond(
     # python3 too old for it) costs the session one stderr line, nothing more.
     # Each event imports only what it uses: a stop never opens the store.
     from tree_ring.model.project import check_tree, find_root_str, load_project_id
-    from tree_ring.ops.receipts import write_receipt
 
     if event.event not in START_EVENTS + STOP_EVENTS:
         raise Refused(f"no handler for event {event.event}")
@@ -299,15 +300,26 @@ def respond(
         options = Options.from_environ(environ or {})
         with Store.open(root, create=True, options=options) as store:
             brief = build_brief(store, identity)
-        write_receipt(root, harness=event.harness, event=event.event, brief=brief)
+        _receipt(root, event, brief)
         return {
             "hookSpecificOutput": {"hookEventName": event.event, "additionalContext": brief.text}
         }
-    write_receipt(root, harness=event.harness, event=event.event, brief=None)
+    _receipt(root, event, None)
     if event.stop_hook_active:
         return {}
     reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
     return {"decision": "block", "reason": reason}
+
+
+def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:
+    """Record the call; a folder this user cannot write (a read-only checkout)
+    costs the receipt and a line on stderr, never the brief."""
+    from tree_ring.ops.receipts import write_receipt
+
+    try:
+        write_receipt(root, harness=event.harness, event=event.event, brief=brief)
+    except OSError as exc:
+        _note(event.harness, f"receipt not written: {exc.strerror or exc}")
 
 
 def _note(harness: str, message: str) -> None:

@@ -148,7 +148,9 @@ def now_iso() -> str:
 def format_time(moment: datetime) -> str:
     from datetime import UTC
 
-    return moment.astimezone(UTC).strftime(_TIME_FORMAT + ".%fZ")
+    # isoformat, not strftime: the C library's %Y gives year 1 as "1", not
+    # "0001", and a stored time must keep its width for text order.
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def parse_time(text: str, what: str = "time") -> str:
@@ -174,7 +176,14 @@ def parse_time(text: str, what: str = "time") -> str:
         return raw
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return format_time(moment)
+    try:
+        return format_time(moment)
+    except OverflowError:
+        # An offset can carry a time at the edge of year 1 or 9999 past it in
+        # UTC, where no stored time (and no datetime) can follow.
+        raise UsageError(
+            f"{what} {text[:40]!r} falls outside the years 0001-9999 in UTC; use a time within them"
+        ) from None
 
 
 def new_memory_id(moment: datetime | None = None) -> str:

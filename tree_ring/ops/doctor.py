@@ -24,7 +24,7 @@ from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.record import now_iso
 from tree_ring.store import audit, schema
 from tree_ring.store.audit import Actor
-from tree_ring.store.db import file_damage
+from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.tree import repair
 
@@ -114,17 +114,19 @@ def fts_parity(db: Db) -> tuple[int, int, int, int]:
     return rows, indexed, missing, stray
 
 
-def fts_integrity(db: Db) -> str:
-    """'' when the index matches the rows' text; else SQLite's complaint.
+def fts_integrity(db: Db) -> str | None:
+    """'' when the index matches the rows' text; else SQLite's complaint; None
+    when a read-only store cannot run the check.
 
     `rank = 1` makes FTS5 compare the index with the external content table,
-    which catches a row whose text changed without its index entry.
+    which catches a row whose text changed without its index entry. FTS5 runs
+    it as a write, which a store opened read-only refuses.
     """
     db.execute("SAVEPOINT doctor_fts")
     try:
         db.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
     except StoreFault as exc:
-        return exc.detail
+        return None if "readonly" in exc.detail.lower() else exc.detail
     finally:
         db.execute("ROLLBACK TO doctor_fts")
         db.execute("RELEASE doctor_fts")
@@ -137,7 +139,12 @@ def check_fts(db: Db) -> Check:
     rows, indexed, missing, stray = fts_parity(db)
     problem = fts_integrity(db)
     if not lost and not missing and not stray and rows == indexed and not problem:
-        return Check("fts", True, f"{rows} rows, {indexed} indexed, index matches the rows")
+        compared = (
+            "index matches the rows"
+            if problem is not None
+            else "index text not compared (the store is read-only)"
+        )
+        return Check("fts", True, f"{rows} rows, {indexed} indexed, {compared}")
     parts = [f"{rows} rows, {indexed} indexed"]
     if missing or stray:
         parts.append(f"{missing} row(s) not indexed, {stray} index entry(ies) without a row")
@@ -228,6 +235,37 @@ def check_summary_tree(db: Db) -> Check:
     return Check("summary_tree", True, f"{leaves} leaf(s), none orphaned")
 
 
+def check_text(db: Db) -> Check:
+    """Rows whose text is not UTF-8: every read skips them, so they are named here.
+
+    Tree Ring writes only UTF-8, so such a row was edited outside it; the row
+    is the truth (or evidence) and is not repaired.
+    """
+    tables = [
+        str(row[0])
+        for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'memory_fts%' ORDER BY name"
+        )
+    ]
+    found: list[str] = []
+    for table in tables:
+        for row in db.undecodable(f'SELECT rowid AS "rowid", * FROM "{table}"'):
+            key = row["id"] if "id" in row.keys() else None  # noqa: SIM118 - `in` on a Row tests values
+            # An id that is itself undecodable is named by its rowid instead.
+            named = type(key) is str
+            found.append(f"{table} {key}" if named else f"{table} rowid {row['rowid']}")
+    if not found:
+        return Check("text", True, f"every text value of {len(tables)} table(s) is UTF-8")
+    shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+    return Check(
+        "text",
+        False,
+        f"{len(found)} row(s) hold text that is not UTF-8 and every read skips them: {shown}; "
+        "the file was edited outside Tree Ring: restore a backup",
+    )
+
+
 def check_review_queue(db: Db) -> Check:
     waiting = _scalar(db, "SELECT count(*) FROM memories WHERE trust IN ('pending', 'disputed')")
     return Check("review_queue", True, f"{waiting} memory(ies) waiting: `tree-ring review list`")
@@ -241,6 +279,7 @@ CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_tombstones,
     check_summary_tree,
     check_audit,
+    check_text,
     check_review_queue,
 )
 
@@ -327,8 +366,9 @@ def diagnose(root: Path, *, repair: bool = False, actor: Actor | None = None) ->
             Check("integrity", False, f"the file is damaged ({damage}); restore a backup")
         )
         return report
+    read_only, immutable = access(path)
     try:
-        db = open_db(path)
+        db = open_db(path, read_only=read_only, immutable=immutable)
     except TreeRingError as exc:
         report.checks.append(Check("open", False, str(exc)))
         return report

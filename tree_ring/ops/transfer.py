@@ -93,15 +93,23 @@ class FileLines:
             else:
                 self.source.seek(0)
                 yield from self._lines(self.source)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read {self.name}: {exc}") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {self.name}: {exc.strerror or exc}") from None
 
-    @staticmethod
-    def _lines(handle: IO[bytes]) -> Iterator[str]:
+    def _lines(self, handle: IO[bytes]) -> Iterator[str]:
         # Each piece ends at a newline, so splitting each piece as the whole
         # text would be split gives the same lines, "\r" and "\r\n" included.
-        for piece in handle:
-            yield from piece.decode("utf-8").splitlines()
+        # Decoded strictly, as an argument is: bad bytes are refused, never
+        # stored as replacement characters.
+        for number, piece in enumerate(handle, start=1):
+            try:
+                text = piece.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UsageError(
+                    f"{self.name} is not valid UTF-8 text (line {number}); re-encode it and "
+                    "retry; nothing imported"
+                ) from None
+            yield from text.splitlines()
 
 
 @dataclass

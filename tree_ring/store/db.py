@@ -105,6 +105,28 @@ def file_damage(path: StrPath) -> str | None:
     return None
 
 
+def access(path: StrPath, read_only: bool = False) -> tuple[bool, bool]:
+    """(read_only, immutable): how the file at `path` can be opened.
+
+    A WAL store is written through side files (-wal, -shm) beside it, so it
+    is read-only when the file or its directory is not writable, whatever was
+    asked. When the directory is not writable and holds no -wal with frames,
+    no one can change the store, and it is opened immutable: SQLite then needs
+    no -shm file, which it could not create there.
+    """
+    name: str = os.fspath(path)
+    folder = os.path.dirname(name) or "."
+    folder_writable = os.access(folder, os.W_OK)
+    if not read_only and folder_writable and os.access(path, os.W_OK):
+        return False, False
+    wal = f"{os.fspath(path)}-wal"
+    try:
+        frames = os.stat(wal).st_size > 0
+    except OSError:
+        frames = False
+    return True, not folder_writable and not frames
+
+
 class Store:
     """One open store. Use as a context manager, or call `close()`."""
 
@@ -165,7 +187,19 @@ class Store:
                 f"the store at {path} is damaged ({damage}); "
                 "run `tree-ring doctor` or restore a backup"
             )
-        db = open_db(path, read_only=options.read_only, timeout_ms=options.busy_timeout_ms)
+        read_only, immutable = access(path, options.read_only) if exists else (False, False)
+        if read_only != options.read_only:
+            options = Options(
+                busy_timeout_ms=options.busy_timeout_ms,
+                read_only=read_only,
+                max_pages=options.max_pages,
+            )
+        db = open_db(
+            path,
+            read_only=read_only,
+            immutable=immutable,
+            timeout_ms=options.busy_timeout_ms,
+        )
         store = cls(db, root, options=options)
         try:
             store._configure()

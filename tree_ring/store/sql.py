@@ -18,21 +18,53 @@ if TYPE_CHECKING:
     from tree_ring.model.project import StrPath
 
 BUSY_TIMEOUT_MS = 5_000
+# How Python's sqlite3 reports a TEXT value that is not UTF-8 (lower case).
+DECODE = "could not decode to utf-8"
+
+
+class Undecodable(str):
+    """A TEXT value that is not UTF-8, read with U+FFFD in place of the bad
+    bytes. Only the slow path makes these, and a read skips any row holding one."""
+
+    __slots__ = ()
+
+
+def tolerant_text(raw: bytes) -> str:
+    """The text factory of the slow path: one bad value marks its row, nothing more."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return Undecodable(raw.decode("utf-8", "replace"))
+
+
+def undecodable_row(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and DECODE in str(exc).lower()
+
+
+def is_read(sql: str) -> bool:
+    """A statement that may run twice: only these are re-run to skip bad rows."""
+    return sql.lstrip()[:6].upper() == "SELECT"
 
 
 def connect(
-    path: StrPath, *, read_only: bool = False, timeout_ms: int = BUSY_TIMEOUT_MS
+    path: StrPath,
+    *,
+    read_only: bool = False,
+    immutable: bool = False,
+    timeout_ms: int = BUSY_TIMEOUT_MS,
 ) -> sqlite3.Connection:
     """The one place a connection is made; tests replace it to simulate a broken SQLite.
 
     Read-only opens with `mode=ro`, so SQLite itself refuses every write with
     SQLITE_READONLY, exactly as for a file the user cannot write (and, unlike
-    chmod, also when running as root).
+    chmod, also when running as root). `immutable` also tells SQLite that no
+    one can change the file, so it reads a WAL store without the -shm file it
+    could not create in a directory it cannot write.
     """
     if read_only:
         from pathlib import Path  # only a read-only open needs a file: URI
 
-        target = f"{Path(path).as_uri()}?mode=ro"
+        target = f"{Path(path).as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
     else:
         target = str(path)
     return sqlite3.connect(
@@ -44,8 +76,18 @@ def connect(
     )
 
 
-def translate(exc: sqlite3.Error, path: StrPath) -> StoreFault | StoreBusy:
+def damaged(path: StrPath) -> StoreFault:
+    return StoreFault(f"the store at {path} is damaged; run `tree-ring doctor` or restore a backup")
+
+
+def translate(exc: sqlite3.Error | UnicodeDecodeError, path: StrPath) -> StoreFault | StoreBusy:
     """Name the failure and the fix; never show a raw SQLite message alone."""
+    if isinstance(exc, UnicodeDecodeError):
+        # SQLite's message itself was not UTF-8: it quotes bytes of a damaged
+        # page (a mangled schema entry), and Python fails decoding the message.
+        fault = damaged(path)
+        fault.detail = "SQLite's error message holds bytes that are not UTF-8"
+        return fault
     text = str(exc).lower()
     if "locked" in text or "busy" in text:
         return StoreBusy(
@@ -56,10 +98,8 @@ def translate(exc: sqlite3.Error, path: StrPath) -> StoreFault | StoreBusy:
         fault = StoreFault(f"the store at {path} is read-only; make it writable and retry")
     elif "full" in text:
         fault = StoreFault(f"no space left for the store at {path}; free disk space and retry")
-    elif "not a database" in text or "malformed" in text or "corrupt" in text:
-        fault = StoreFault(
-            f"the store at {path} is damaged; run `tree-ring doctor` or restore a backup"
-        )
+    elif "not a database" in text or "malformed" in text or "corrupt" in text or DECODE in text:
+        fault = damaged(path)
     elif "no such module" in text and "fts5" in text:
         fault = StoreFault("this Python's SQLite has no FTS5; use a Python built with FTS5")
     elif "unable to open" in text:
@@ -70,11 +110,17 @@ def translate(exc: sqlite3.Error, path: StrPath) -> StoreFault | StoreBusy:
     return fault
 
 
-def open_db(path: StrPath, *, read_only: bool = False, timeout_ms: int = BUSY_TIMEOUT_MS) -> Db:
+def open_db(
+    path: StrPath,
+    *,
+    read_only: bool = False,
+    immutable: bool = False,
+    timeout_ms: int = BUSY_TIMEOUT_MS,
+) -> Db:
     """A connection to the file at `path`, rows as `sqlite3.Row`, errors translated."""
     try:
-        conn = connect(path, read_only=read_only, timeout_ms=timeout_ms)
-    except sqlite3.Error as exc:
+        conn = connect(path, read_only=read_only, immutable=immutable, timeout_ms=timeout_ms)
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise translate(exc, path) from None
     conn.row_factory = sqlite3.Row
     return Db(conn, path)
@@ -82,39 +128,86 @@ def open_db(path: StrPath, *, read_only: bool = False, timeout_ms: int = BUSY_TI
 
 class Rows:
     """A cursor whose every fetch turns SQLite errors into `translate`'s, so a
-    page that breaks halfway through a scan is a one-line error too."""
+    page that breaks halfway through a scan is a one-line error too.
 
-    __slots__ = ("_cursor", "_path")
+    A row with TEXT that is not UTF-8 (a store edited by hand) is skipped by a
+    read rather than failing it: Python's sqlite3 stops at such a row and
+    cannot step past it, so the statement runs again with `tolerant_text` and
+    what follows the rows already delivered is kept, less the bad rows. Rows
+    that decode take the default C path and cost nothing extra.
+    """
 
-    def __init__(self, cursor: sqlite3.Cursor, path: StrPath) -> None:
+    __slots__ = ("_cursor", "_db", "_delivered", "_params", "_rest", "_sql")
+
+    def __init__(self, cursor: sqlite3.Cursor | None, db: Db, sql: str, params: Any) -> None:
         self._cursor = cursor
-        self._path = path
+        self._db = db
+        self._sql = sql
+        self._params = params
+        self._delivered = 0
+        self._rest: list[Any] | None = None if cursor is not None else self._skip_bad()
+
+    def _skip_bad(self) -> list[Any]:
+        db = self._db
+        if not is_read(self._sql):
+            fault = damaged(db.path)
+            fault.detail = "a statement that writes met text that is not UTF-8"
+            raise fault
+        conn = db.conn
+        saved = conn.text_factory
+        conn.text_factory = tolerant_text
+        try:
+            rows = conn.execute(self._sql, self._params).fetchall()
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            raise translate(exc, db.path) from None
+        finally:
+            conn.text_factory = saved
+        kept = [
+            row
+            for row in rows[self._delivered :]
+            if not any(type(value) is Undecodable for value in row)
+        ]
+        db.skipped += len(rows) - self._delivered - len(kept)
+        return kept
+
+    def _fetch(self, size: int) -> list[Any]:
+        """Up to `size` rows (all when negative), skipping rows that do not decode."""
+        if self._rest is None:
+            cursor = self._cursor
+            assert cursor is not None
+            try:
+                batch = cursor.fetchall() if size < 0 else cursor.fetchmany(size)
+            except (sqlite3.Error, UnicodeDecodeError) as exc:
+                if not undecodable_row(exc):
+                    raise translate(exc, self._db.path) from None
+                self._rest = self._skip_bad()
+            else:
+                self._delivered += len(batch)
+                return batch
+        rest = self._rest
+        if size < 0 or size >= len(rest):
+            self._rest = []
+            return rest
+        self._rest = rest[size:]
+        return rest[:size]
 
     def fetchone(self) -> Any:
-        try:
-            return self._cursor.fetchone()
-        except sqlite3.Error as exc:
-            raise translate(exc, self._path) from None
+        batch = self._fetch(1)
+        return batch[0] if batch else None
 
     def fetchall(self) -> list[Any]:
-        try:
-            return self._cursor.fetchall()
-        except sqlite3.Error as exc:
-            raise translate(exc, self._path) from None
+        return self._fetch(-1)
 
     def fetchmany(self, size: int) -> list[Any]:
-        try:
-            return self._cursor.fetchmany(size)
-        except sqlite3.Error as exc:
-            raise translate(exc, self._path) from None
+        return self._fetch(size)
 
     def __iter__(self) -> Iterator[Any]:
-        while batch := self.fetchmany(256):
+        while batch := self._fetch(256):
             yield from batch
 
     @property
     def rowcount(self) -> int:
-        return self._cursor.rowcount
+        return -1 if self._cursor is None else self._cursor.rowcount
 
 
 class Db:
@@ -123,23 +216,42 @@ class Db:
     one-line `StoreFault` (or `StoreBusy`) that `translate` makes, naming the
     file. Nothing else in the package touches a connection."""
 
-    __slots__ = ("conn", "path")
+    __slots__ = ("conn", "path", "skipped")
 
     def __init__(self, conn: sqlite3.Connection, path: StrPath) -> None:
         self.conn = conn
         self.path = path
+        # Rows reads have skipped because their text is not UTF-8; `doctor` names them.
+        self.skipped = 0
 
     def execute(self, sql: str, params: Any = ()) -> Rows:
         try:
-            return Rows(self.conn.execute(sql, params), self.path)
-        except sqlite3.Error as exc:
-            raise translate(exc, self.path) from None
+            cursor = self.conn.execute(sql, params)
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            if not undecodable_row(exc):
+                raise translate(exc, self.path) from None
+            cursor = None
+        return Rows(cursor, self, sql, params)
 
     def executemany(self, sql: str, params: Iterable[Any]) -> Rows:
         try:
-            return Rows(self.conn.executemany(sql, params), self.path)
-        except sqlite3.Error as exc:
+            return Rows(self.conn.executemany(sql, params), self, sql, ())
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             raise translate(exc, self.path) from None
+
+    def undecodable(self, sql: str, params: Any = ()) -> list[Any]:
+        """The rows of a SELECT that hold text that is not UTF-8 (which every
+        other read skips), their bad values as `Undecodable`: for `doctor`."""
+        conn = self.conn
+        saved = conn.text_factory
+        conn.text_factory = tolerant_text
+        try:
+            rows = conn.execute(sql, params).fetchall()
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            raise translate(exc, self.path) from None
+        finally:
+            conn.text_factory = saved
+        return [row for row in rows if any(type(value) is Undecodable for value in row)]
 
     def query(self, sql: str, params: Any = ()) -> list[Any]:
         return self.execute(sql, params).fetchall()
