@@ -19,6 +19,8 @@ rule is written against the view in which it can start with a literal:
   dispatches on the next letter, instead of one pass per keyword.
 - ``shape``: digits become ``0``, upper case ``A``, lower case ``a``; so card
   numbers, IBANs and SSNs start with a literal such as `` 0000``.
+- ``token``: letters, digits, ``-`` and ``_`` become ``x``; so a token known by
+  its structure alone (a Discord bot token's ``.xxxxxx.``) starts with one.
 
 Every view gets a leading separator so that text at position 0 is at a word
 start, and views line up byte for byte, so a validator always sees the original
@@ -28,17 +30,13 @@ cannot match what follows it, so no input makes a pattern backtrack more than a
 bounded amount per start position: scanning is linear in the input.
 
 How ordinary text stays cheap. Bulk imports guard every memory, and most
-memories match no rule, so the cost is twenty-odd patterns that all fail. Each
-rule's pattern is read once (not compiled) for its heads: the literal strings
-one of which starts any match in the rule's view (``AKIA`` or ``ASIA`` for an
-AWS key id, ``passwd`` or ``password`` for a password assignment). From them
-come up to three tests, the rarest bytes all heads contain and the prefix they
-share, and a rule runs only if its view holds all three. A one-byte test is a
-memchr and a substring test one fast search, each a fraction of a regex search.
-A rule that passes runs exactly as before, so the prefilter decides nothing on
-its own: it only skips patterns that could not have matched. The keyword
-scanner runs on every text: it visits each word once, and splitting a text
-into a set of words to look the terms up costs more than that.
+memories match no rule, so the cost is that of patterns that all fail. The
+prefilter (`prefilter`) rules most of them out without running them: one
+trigger search per view finds whether any rule's leading literal occurs at
+all, and per-rule substring tests narrow down the rest. A rule that passes
+runs exactly as it would without the prefilter. The keyword scanner runs on
+every text: it visits each word once, and splitting a text into a set of
+words to look the terms up costs more than that.
 """
 
 from __future__ import annotations
@@ -48,6 +46,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import tree_ring.guard.prefilter as prefilter
 from tree_ring.guard.rules import (
     NORMAL,
     RULES,
@@ -112,14 +111,23 @@ def _shape_byte(byte: int) -> int:
     return 0x20
 
 
+def _token_byte(byte: int) -> int:
+    # Every character of a base64url token reads "x", so a token's structure
+    # (lengths of its parts, the punctuation between them) is literal text.
+    if _is_digit(byte) or _is_upper(byte) or _is_lower(byte) or byte in (0x2D, 0x5F):
+        return 0x78
+    return byte
+
+
 _WORDS_TABLE = _table(_words_byte)
 _SHAPE_TABLE = _table(_shape_byte)
+_TOKEN_TABLE = _table(_token_byte)
 
 
 class _Text:
     """One text and its views, each built at most once per scan."""
 
-    __slots__ = ("_texts", "_views", "raw")
+    __slots__ = ("_rare", "_reversed", "_texts", "_views", "raw")
 
     def __init__(self, text: str) -> None:
         # The leading newline is the separator that puts position 0 at a word
@@ -127,6 +135,8 @@ class _Text:
         self.raw = b"\n" + text.encode("utf-8", "surrogatepass")
         self._views: dict[str, bytes] = {"raw": self.raw}
         self._texts: dict[str, str] = {}
+        self._reversed: dict[str, bytes] = {}
+        self._rare: dict[str, set[int]] = {}
 
     def view(self, name: str) -> bytes:
         data = self._views.get(name)
@@ -137,10 +147,26 @@ class _Text:
                 data = self.raw.translate(_WORDS_TABLE)
             elif name == "shape":
                 data = self.raw.translate(_SHAPE_TABLE)
+            elif name == "token":
+                data = self.raw.translate(_TOKEN_TABLE)
             else:
                 raise ValueError(f"unknown view {name!r}")
             self._views[name] = data
         return data
+
+    def reversed(self, name: str) -> bytes:
+        """A view back to front, for patterns that anchor on a head's last byte."""
+        data = self._reversed.get(name)
+        if data is None:
+            data = self._reversed[name] = self.view(name)[::-1]
+        return data
+
+    def rare(self, name: str) -> set[int]:
+        """The bytes of a view that ordinary text seldom holds (see `prefilter`)."""
+        found = self._rare.get(name)
+        if found is None:
+            found = self._rare[name] = set(self.view(name).translate(None, prefilter.COMMON_BYTES))
+        return found
 
     def text(self, name: str) -> str:
         """A view as a str of the same bytes (Latin-1), for the prefilter's
@@ -170,8 +196,13 @@ for _rule_entry in RULES:
         raise ValueError(f"{_rule_entry.name}: unknown view {_rule_entry.view!r}")
     if _rule_entry.category not in (SECRET, *SEVERITY_ORDER):
         raise ValueError(f"{_rule_entry.name}: unknown category {_rule_entry.category!r}")
-if len({rule.name for rule in RULES}) != len(RULES):
-    raise ValueError("rule names must be unique")
+# A family's rules sit together, so the first rule that matches names the
+# refusal the same way whichever pattern of the family matched.
+_FAMILIES = [
+    rule.name for index, rule in enumerate(RULES) if not index or RULES[index - 1].name != rule.name
+]
+if len(set(_FAMILIES)) != len(_FAMILIES):
+    raise ValueError("rules that share a name must be adjacent")
 
 _SEVERITY_RANK = {category: rank for rank, category in enumerate(SEVERITY_ORDER)}
 
@@ -236,246 +267,6 @@ _KEYWORD_CATEGORIES = frozenset(rule.category for rule in _WORD_RULES)
 
 
 # --------------------------------------------------------------------------
-# Heads: what every match of a pattern starts with
-#
-# A small reader for the regex syntax the rule table uses. It walks a pattern
-# from its start and collects the literal strings a match must begin with,
-# following both ways past an optional part and every branch of a group or a
-# small class. At anything it cannot read as literal text (a big class, a
-# repetition, a back-reference) a head stops where it is; stopping early makes
-# the prefilter weaker, never wrong.
-
-# Past this many heads a pattern costs more substring tests than it saves.
-_MAX_HEADS = 64
-# Reading steps allowed per pattern, so branching inside branching cannot
-# make the reader slow; a pattern that needs more is read as unknown.
-_READ_BUDGET = 5_000
-_LOOKAROUNDS = (b"?=", b"?!", b"?<=", b"?<!")
-_ZERO_WIDTH_ESCAPES = b"bBAZ"
-
-# (text, whole): `text` starts the match; `whole` when it is all of it.
-_Heads = set[tuple[bytes, bool]]
-# What an assertion (a look-around, \b, ^, $) matches: nothing, wholly.
-_EMPTY: _Heads = {(b"", True)}
-
-
-class _Unreadable(Exception):
-    """Syntax the reader does not know (inline flags), or too much branching."""
-
-
-def _class_end(source: bytes, index: int) -> int:
-    """The index just after the character class opened at `index`."""
-    index += 1
-    if source[index : index + 1] == b"^":
-        index += 1
-    if source[index : index + 1] == b"]":
-        index += 1  # a "]" first in a class is a member, not its end
-    while source[index : index + 1] != b"]":
-        if index >= len(source):
-            raise _Unreadable(source)
-        index += 2 if source[index : index + 1] == b"\\" else 1
-    return index + 1
-
-
-def _alternatives(source: bytes, start: int, stop: int) -> list[tuple[int, int]]:
-    """The spans of the top-level ``|`` alternatives from `start` up to `stop`
-    or to the ``)`` that closes an enclosing group, whichever comes first."""
-    spans: list[tuple[int, int]] = []
-    depth = 0
-    begin = index = start
-    while index < stop:
-        char = source[index : index + 1]
-        if char == b"\\":
-            index += 2
-            continue
-        if char == b"[":
-            index = _class_end(source, index)
-            continue
-        if char == b"(":
-            depth += 1
-        elif char == b")":
-            depth -= 1
-            if depth < 0:
-                break
-        elif char == b"|" and depth == 0:
-            spans.append((begin, index))
-            begin = index + 1
-        index += 1
-    spans.append((begin, index))
-    return spans
-
-
-def _bounds(source: bytes, index: int) -> tuple[int, int | None, int] | None:
-    """(fewest, most or None for no limit, the index after) of the ``{m,n}``
-    at `index`, or None where `re` reads the brace as a literal ("{}", "{x}")."""
-    close = source.find(b"}", index)
-    if close < 0:
-        return None
-    low, comma, high = source[index + 1 : close].partition(b",")
-    if not (low or comma) or any(part and not part.isdigit() for part in (low, high)):
-        return None
-    most = high if comma else low
-    return int(low or 0), int(most) if most else None, close + 1
-
-
-class _Reader:
-    """Reads the heads of one pattern; see `_heads`."""
-
-    def __init__(self, source: bytes) -> None:
-        self.source = source
-        self.budget = _READ_BUDGET
-
-    def heads(self, start: int, stop: int) -> _Heads:
-        found: _Heads = set()
-        for begin, end in _alternatives(self.source, start, stop):
-            found |= self.sequence(begin, end, b"")
-        return found
-
-    def sequence(self, index: int, stop: int, head: bytes) -> _Heads:
-        """The heads of source[index:stop], each following `head`."""
-        self.budget -= 1
-        if self.budget < 0:
-            raise _Unreadable(self.source)
-        if index >= stop:
-            return {(head, True)}
-        atom, end = self.atom(index)
-        if atom is None:
-            return {(head, False)}
-        fewest, at_most_one, after = self.quantifier(end)
-        found: _Heads = set()
-        if fewest == 0:
-            found |= self.sequence(after, stop, head)
-        for text, whole in atom:
-            if whole and at_most_one:
-                found |= self.sequence(after, stop, head + text)
-            else:
-                found.add((head + text, False))  # more of the atom may follow
-        return found if len(found) <= _MAX_HEADS else {(head, False)}
-
-    def atom(self, index: int) -> tuple[_Heads | None, int]:
-        """What the atom at `index` can start with (None for anything not read
-        as text; an assertion matches the empty string), and where it ends."""
-        source = self.source
-        char = source[index : index + 1]
-        if char == b"(":
-            inner = source[index + 1 : index + 4]
-            body = index + 1
-            if inner.startswith(b"?P<"):
-                body = source.index(b">", index) + 1
-            elif inner.startswith(b"?:"):
-                body = index + 3
-            elif inner.startswith(_LOOKAROUNDS) or inner.startswith(b"?P="):
-                body = -1
-            elif inner.startswith(b"?"):
-                raise _Unreadable(source)  # inline flags change what a literal means
-            close = _alternatives(source, index + 1, len(source))[-1][1]
-            if body < 0:
-                return (_EMPTY if inner.startswith(_LOOKAROUNDS) else None), close + 1
-            return self.heads(body, close), close + 1
-        if char == b"\\":
-            escaped = source[index + 1 : index + 2]
-            if escaped and escaped in _ZERO_WIDTH_ESCAPES:
-                return _EMPTY, index + 2
-            if not escaped or escaped.isalnum():
-                return None, index + 2  # \d, \s, \x41 and the like
-            return {(escaped, True)}, index + 2
-        if char in (b"^", b"$"):
-            return _EMPTY, index + 1
-        if char == b"[":
-            end = _class_end(source, index)
-            body = source[index + 1 : end - 1]
-            # Small classes of plain members only: no negation, range or escape.
-            if body.startswith(b"^") or b"\\" in body or b"-" in body[1:-1] or len(body) > 8:
-                return None, end
-            return {(bytes((member,)), True) for member in body}, end
-        if char in b".?*+{|)":
-            return None, index + 1
-        return {(char, True)}, index + 1
-
-    def quantifier(self, index: int) -> tuple[int, bool, int]:
-        """(fewest repetitions, whether at most one, the index after) for the
-        quantifier at `index`; (1, True, index) when there is none."""
-        source = self.source
-        char = source[index : index + 1]
-        if char == b"?":
-            fewest, at_most_one, index = 0, True, index + 1
-        elif char == b"*":
-            fewest, at_most_one, index = 0, False, index + 1
-        elif char == b"+":
-            fewest, at_most_one, index = 1, False, index + 1
-        elif char == b"{" and (bounds := _bounds(source, index)):
-            fewest, most, index = bounds
-            at_most_one = most is not None and most <= 1
-        else:
-            return 1, True, index
-        if source[index : index + 1] in (b"?", b"+"):
-            index += 1  # lazy or possessive: the same repetitions
-        return fewest, at_most_one, index
-
-
-def _heads(source: bytes) -> tuple[bytes, ...]:
-    """Strings one of which every match of `source` starts with; ``(b"",)``
-    when the pattern starts with something the reader does not know."""
-    try:
-        found = _Reader(source).heads(0, len(source))
-    except _Unreadable:
-        return (b"",)
-    return tuple(sorted({text for text, _ in found}))
-
-
-# Bytes of ordinary text by frequency, commonest first. Text holds the first
-# dozen, so testing for them rules nothing out; the rest are tested rarest
-# first, and bytes not listed (capitals, most punctuation) count as the
-# rarest. Only the order and number of tests depend on this, never their
-# outcome.
-_BY_FREQUENCY = " etaoinsrhldcumwfgypb.,-0123456789vkjxqz"
-_ALWAYS_THERE = 12
-
-
-def _rarity(char: str) -> int:
-    index = _BY_FREQUENCY.find(char)
-    return len(_BY_FREQUENCY) if index < 0 else index
-
-
-def _tests(source: bytes) -> tuple[str, str, str]:
-    """Three substrings every match of `source` contains, cheapest to rule
-    out first ("" where there is nothing to test: it is in every text).
-
-    First the rarest bytes all heads share (a one-byte test is a memchr), then
-    the longest prefix they share, which one substring search rules out.
-    """
-    heads = [head.decode("latin-1") for head in _heads(source)]
-    shared = set(heads[0]).intersection(*heads[1:])
-    rare = [char for char in shared if _rarity(char) >= _ALWAYS_THERE]
-    first, second = (*sorted(rare, key=lambda char: (-_rarity(char), char)), "", "")[:2]
-    prefix = heads[0]
-    for head in heads[1:]:
-        while not head.startswith(prefix):
-            prefix = prefix[:-1]
-    return first, second, prefix if len(prefix) > 1 else ""
-
-
-# (index of the rule's view, its three tests, the rule); a rule can match only
-# if every test is in its view.
-_Gate = tuple[int, str, str, str, Rule]
-
-
-def _gates(rules: Sequence[Rule]) -> tuple[tuple[str, ...], tuple[_Gate, ...]]:
-    views = tuple(sorted({rule.view for rule in rules}))
-    return views, tuple((views.index(rule.view), *_tests(rule.source), rule) for rule in rules)
-
-
-@functools.cache
-def _secret_gates() -> tuple[tuple[str, ...], tuple[_Gate, ...]]:
-    return _gates(SECRET_RULES)
-
-
-@functools.cache
-def _direct_gates() -> tuple[tuple[str, ...], tuple[_Gate, ...]]:
-    return _gates(_DIRECT_RULES)
-
-
-# --------------------------------------------------------------------------
 # Scanning
 
 
@@ -504,14 +295,55 @@ def _first_valid(rule: Rule, text: _Text) -> bool:
     return False
 
 
+@functools.cache
+def _secret_plan() -> prefilter.Plan:
+    return prefilter.plan(SECRET_RULES)
+
+
+@functools.cache
+def _direct_plan() -> prefilter.Plan:
+    return prefilter.plan(_DIRECT_RULES)
+
+
+def _candidates(plan: prefilter.Plan, text: _Text) -> list[Rule]:
+    """The plan's rules that could match `text`, in rule order.
+
+    Written for the common case, a text no rule can match: every test that
+    passes adds its rules, and the loops touch as few attributes as they can.
+    """
+    found: set[int] = set()
+    long_run: bool | None = None
+    for view in plan.views:
+        name = view.view
+        if view.run:
+            if long_run is None:
+                long_run = view.run in text.text("token")
+            if not long_run:
+                continue
+        if view.always:
+            found |= view.always
+        if view.forward or view.backward:
+            for byte in text.rare(name):
+                entry = view.forward.get(byte)
+                if entry is not None and entry[0].search(text.view(name)):
+                    found |= entry[1]
+                entry = view.backward.get(byte)
+                if entry is not None and entry[0].search(text.reversed(name)):
+                    found |= entry[1]
+        if view.stems:
+            data = text.text(name)
+            for stem, owners in view.stems:
+                if stem in data:
+                    found |= owners
+    if not found:
+        return []
+    rules = plan.rules
+    return [rules[index] for index in sorted(found)]
+
+
 def _find_secret(text: _Text) -> str | None:
-    views, gates = _secret_gates()
-    texts = [text.text(name) for name in views]
-    # The three tests are spelled out: a loop over them, per rule, would cost
-    # as much as the tests themselves.
-    for index, first, second, third, rule in gates:
-        data = texts[index]
-        if first in data and second in data and third in data and _first_valid(rule, text):
+    for rule in _candidates(_secret_plan(), text):
+        if _first_valid(rule, text):
             return rule.name
     return None
 
@@ -525,17 +357,8 @@ def _most_severe(categories: set[str]) -> str:
 
 def _sensitivities(text: _Text) -> set[str]:
     found: set[str] = set()
-    views, gates = _direct_gates()
-    texts = [text.text(name) for name in views]
-    for index, first, second, third, rule in gates:
-        data = texts[index]
-        if (
-            rule.category not in found
-            and first in data
-            and second in data
-            and third in data
-            and _first_valid(rule, text)
-        ):
+    for rule in _candidates(_direct_plan(), text):
+        if rule.category not in found and _first_valid(rule, text):
             found.add(rule.category)
             if rule.category == SEVERITY_ORDER[0]:
                 return found
