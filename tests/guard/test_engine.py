@@ -278,6 +278,105 @@ def test_assignment_shapes_with_a_literal_are_secrets(text: str, rule: str) -> N
     assert find_secret(text) == rule
 
 
+# ----------------------------------------- documented examples and placeholders
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AKIAIOSFODNN7EXAMPLE",
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws_secret_access_key = je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+        "the secret access key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        'stripe.api_key = "sk_test_4eC39HqLyjWDarjtT1zdp7dc"',
+        "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "SLACK_BOT_TOKEN=xoxb-not-a-real-token-this-will-not-work",
+        "token: <your-token>",
+        "api_key = 'your-api-key-here'",
+        "password: changeme",
+        "password=${DB_PASSWORD}",
+        "secret: '****'",
+        "OPENAI_API_KEY=sk-...",
+        "API_KEY=EXAMPLE_KEY_1234567890",
+        "postgres://user:password@localhost:5432/app",
+    ],
+)
+def test_documented_examples_and_placeholders_are_allowed(text: str) -> None:
+    assert find_secret(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        # The word "example" elsewhere in the text opens no hole.
+        ("For example, AKIAQYLPMN5HHHFPZAM2 is the key the export job uses", "aws-access-key"),
+        ("example: AKIAQYLPMN5HHHFPZAM2", "aws-access-key"),
+        ("AKIAIOSFODNN7EXAMPLE is the docs key, AKIAQYLPMN5HHHFPZAM2 is ours", "aws-access-key"),
+        # EXAMPLE inside a key, not at its documented place, is no example.
+        ("AKIAEXAMPLEQYLPMN5HH", "aws-access-key"),
+        ("aws_secret_access_key = c2LufYNuydk9sgEWl2agEXAMPLEKEYcBfS83Ce9x", "aws-secret-key"),
+        ("sk_live_EXAMPLEa8Kx2Pq9Lm4Zt7Rw3vB", "stripe-key"),
+        ("example.com config: password = Xk9mQ2vL8pR4wT", "password-assignment"),
+    ],
+)
+def test_examples_elsewhere_do_not_open_a_hole(text: str, rule: str) -> None:
+    assert find_secret(text) == rule
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password is stored in vault",
+        "the password policy is strict",
+        "the password hashing algorithm is argon2id",
+        "Password must be at least 12 characters",
+        "The token is valid for one hour",
+        "the key takeaway is that retries need jitter",
+        "The API key is passed in the X-Api-Key header",
+        "the secret for prod is in Vault at secret/data/prod/api",
+        "the token endpoint returns 400 when the refresh token was revoked",
+        "kubectl create secret generic db-creds --from-env-file=.env.prod",
+        "The primary key is (tenant_id, order_id)",
+        "GPG key 4AEE18F83AFDEB23 signs the release tags",
+        "The cache key is user:42:profile",
+    ],
+)
+def test_credentials_discussed_without_a_value_are_not_secrets(text: str) -> None:
+    assert find_secret(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("the staging admin password is I9Tt9en2U6l5vM4j", "password-in-prose"),
+        ("password for staging: I9Tt9en2U6l5vM4j", "password-in-prose"),
+        ("the password for the billing db on staging is I9Tt9en2U6l5vM4j", "password-in-prose"),
+        ("the token is G1KxW4QhIu0FMT70KEqTbbH2hY2gbisr", "token-in-prose"),
+        ("use key iIveaPZmEtpfLo3E2nUUTems to log in", "key-in-prose"),
+        ("the secret for prod is FyjBUGSLgBuAPWegME1HeIa2", "secret-in-prose"),
+        ("pw=I9Tt9en2U6l5vM4j", "password-assignment"),
+        ("passphrase I9Tt9en2U6l5vM4j", "password-in-prose"),
+        ("key: 7d1f3b9e2c8a4f6d0e5b1a9c3f7d2e8b", "key-in-prose"),
+        ("mysql -pI9Tt9en2U6l5vM4j", "cli-password"),
+        ("--password I9Tt9en2U6l5vM4j", "cli-password"),
+        ("--password=I9Tt9en2U6l5vM4j", "password-assignment"),
+        ("sshpass -p I9Tt9en2U6l5vM4j ssh deploy@host", "cli-password"),
+        ("PGPASSWORD=I9Tt9en2U6l5vM4j psql", "password-assignment"),
+        ("curl -u deploy:I9Tt9en2U6l5vM4j https://ci.acme.io", "cli-password"),
+        ("htpasswd -b .htpasswd admin I9Tt9en2U6l5vM4j", "cli-password"),
+        ("Server=db;Database=app;User Id=sa;Password=I9Tt9en2U6l5vM4j;", "password-assignment"),
+        ("Server=db;Uid=sa;Pwd=I9Tt9en2U6l5vM4j;", "password-assignment"),
+        ("jdbc:postgresql://db/app?user=app&password=I9Tt9en2U6l5vM4j", "password-assignment"),
+        ("redis://:I9Tt9en2U6l5vM4j@cache:6379/0", "url-password"),
+        ('"client_secret": "I9Tt9en2U6l5vM4jQ8v2Lm7X"', "secret-assignment"),
+        ("export AWS_SECRET_ACCESS_KEY=c2LufYNuydk9sgEWl2agE4aE/Yhc3a/LcBfS83Ce", "aws-secret-key"),
+    ],
+)
+def test_the_briefs_shapes_are_refused(text: str, rule: str) -> None:
+    assert find_secret(text) == rule
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -374,6 +473,24 @@ def test_non_ascii_text_keeps_spans_aligned() -> None:
         "salary 1 " * 100_000,
         "-----BEGIN " * 100_000,
         "0" * 1_000_000,
+        # The newer rules' literals and look-behinds, repeated.
+        "-" * 1_000_000,
+        "_" * 1_000_000,
+        "." * 1_000_000,
+        "x" * 1_000_000,
+        "A" * 1_000_000,
+        "ghp_" * 250_000,
+        "glpat-" * 170_000,
+        ":A" * 500_000,
+        ".xxxxxx." * 125_000,
+        "key: " * 200_000,
+        "password is " * 90_000,
+        "curl -u " * 125_000,
+        "mysql -u root " * 70_000,
+        "the token for the " * 55_000,
+        "Basic " * 160_000,
+        "sig=" * 250_000,
+        "://" * 330_000,
     ],
     ids=lambda text: f"{text[:12]!r}x{len(text)}",
 )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Callable, Sequence
 
 from tree_ring.guard.rule import SECRET, Rule, rule, table
@@ -57,15 +58,38 @@ _VALUE = (
 _SEPARATOR_NEXT = rb"(?=[\"'`]?\]?[ \t]{0,16}[:=>]|[\"'`][ \t]{0,16}[,v])"
 
 
+def _preceded(names: Sequence[bytes], word: bytes, seps: Sequence[bytes]) -> bytes:
+    """A pattern, matching nothing, that holds where `word` (just matched) is
+    preceded by one of `names` and a separator.
+
+    Built as a trie of look-behinds, nearest byte first, so the common case,
+    `word` after none of them, fails after a byte or two instead of one test
+    per name: each look-behind is a recursion in `re`.
+    """
+    return _behind_trie([(name + sep)[::-1] for name in names for sep in seps], word, 0)
+
+
+def _behind_trie(reversed_prefixes: Sequence[bytes], checked: bytes, depth: int) -> bytes:
+    branches: list[bytes] = []
+    groups: dict[int, list[bytes]] = {}
+    for prefix in reversed_prefixes:
+        if len(prefix) == depth:
+            return b""  # a whole name is matched
+        groups.setdefault(prefix[depth], []).append(prefix)
+    for byte, group in sorted(groups.items()):
+        text = re.escape(bytes((byte,))) + checked
+        branches.append(rb"(?<=" + text + rb")" + _behind_trie(group, text, depth + 1))
+    return branches[0] if len(branches) == 1 else rb"(?:" + b"|".join(branches) + rb")"
+
+
 def _not_after(names: Sequence[bytes], word: bytes, seps: Sequence[bytes]) -> bytes:
-    """Look-behinds refusing `word` when one of `names` precedes it."""
-    return b"".join(rb"(?<!" + name + sep + word + rb")" for name in names for sep in seps)
+    """Refuses `word` when one of `names` and a separator precede it."""
+    return rb"(?!" + _preceded(names, re.escape(word), seps) + rb")"
 
 
 def _after_one_of(names: Sequence[bytes], word: bytes, seps: Sequence[bytes]) -> bytes:
-    """One look-behind group requiring one of `names` just before `word`."""
-    behinds = [rb"(?<=" + name + sep + word + rb")" for name in names for sep in seps]
-    return rb"(?:" + b"|".join(behinds) + rb")"
+    """Requires one of `names` and a separator just before `word`."""
+    return rb"(?=" + _preceded(names, re.escape(word), seps) + rb")"
 
 
 # Keys ending in "token" that hold no credential: pagination cursors
@@ -73,6 +97,7 @@ def _after_one_of(names: Sequence[bytes], word: bytes, seps: Sequence[bytes]) ->
 _NOT_CREDENTIAL_TOKENS = (
     b"next", b"page", b"pagination", b"continuation", b"cursor", b"client", b"idempotency",
     b"sync", b"resume", b"request", b"lock", b"forward", b"backward", b"export", b"import",
+    b"public", b"publishable",
 )  # fmt: skip
 
 # Key names ending in "key" that name a credential. Others (primary_key,
@@ -89,8 +114,8 @@ _KEY_SEPARATORS = (b"", b"_", b"-", b".", b" ")
 # "password", "passwd", "passphrase", "passcode"; "pass", "pwd" and "pw" as
 # whole words ("DB_PASS", not "bypass"); "SSHPASS". All start with "p".
 _PASSWORD_KEY = (
-    rb"p(?:assw(?:or)?d(?<![:/]passwd)(?<![:/]password)|ass(?:phrase|code)"
-    rb"|ass(?<![a-z0-9]pass)|ass(?<=sshpass)(?<![a-z0-9]sshpass)|wd(?<![a-z0-9]pwd)"
+    rb"p(?:assw(?:or)?d(?<!\S[:/]passwd)(?<!\S[:/]password)|ass(?:phrase|code)"
+    rb"|ass(?<![a-z0-9]pass)|ass(?<=sshpass)(?<![a-z0-9]sshpass)|wd(?<![a-z0-9?&]pwd)"
     rb"|w(?<![a-z0-9]pw))"
 )
 
@@ -98,8 +123,9 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
     # The key only has to END with the word (DB_PASSWORD, clientSecret,
     # accessToken); the validator decides whether the value is a literal
     # secret or code that fetches one (`os.environ[...]`, `get_token()`,
-    # `${TOKEN}`). A word after ":" or "/" is a path or ARN segment
-    # ("arn:...:secret:name", "/etc/passwd"), not a key.
+    # `${TOKEN}`). A word glued to a ":" or "/" after another word is a path
+    # or ARN segment ("arn:...:secret:name", "/etc/passwd"), not a key; after
+    # a space it is one (Ruby's `:password => "..."`).
     rule(
         "password-assignment",
         SECRET,
@@ -112,7 +138,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "secret-assignment",
         SECRET,
         "lower",
-        rb"secret(?<![:/]secret)" + _ASSIGN + _VALUE,
+        rb"secret(?<!\S[:/]secret)" + _ASSIGN + _VALUE,
         literal_secret,
         heads=(b"secret",),
     ),
@@ -130,7 +156,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "lower",
         rb"token"
         + _SEPARATOR_NEXT
-        + rb"(?<![:/]token)"
+        + rb"(?<!\S[:/]token)"
         + _not_after(_NOT_CREDENTIAL_TOKENS, b"token", (b"", b"_", b"-"))
         + _ASSIGN
         + _VALUE,
@@ -258,10 +284,16 @@ CLI_RULES: tuple[Rule, ...] = (
         rb"(?:word|wd|phrase)?(?:(?<=-pass)|(?<=-password)|(?<=-passwd)|(?<=-passphrase)"
         rb"|(?<=storepass)|(?<=keypass))[ \t]{1,4}"
         rb"|(?<=sshpass)[ \t]{1,4}-p[ \t]{0,4}"
+        # rabbitmqctl change_password user X
+        rb"|word(?<=change_password)[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}"
         rb"|wd(?<=htpasswd)[ \t]{1,4}-[a-z]{0,4}b[a-z]{0,4}[ \t]{1,4}[^\s\x00]{1,200}+[ \t]{1,4}"
         rb"[^\s\x00]{1,64}+[ \t]{1,4})",
         b"pass",
     ),
+    # docker login -p X, helm registry login -p X (any order of flags)
+    _cli(rb"login" + _SAME_COMMAND + rb"-p[ \t]{1,4}", b"login"),
+    # rabbitmqctl add_user user X
+    _cli(rb"add_user[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}", b"add_user"),
     # docker login -u me -p X, mongosh -u admin -p X
     _cli(rb" -u[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}-p[ \t]{0,4}", b" -u"),
     # mysql -u root -pX: the password is glued to -p
@@ -319,9 +351,16 @@ def _candidate(tail: str) -> str | None:
     credential ("password for staging: X", "the token we use is now X").
     """
     words = tail.split()
-    if not words or not (tail[0].isspace() or tail[0] in ":=(-"):
+    if not words or not (tail[0].isspace() or tail[0] in ":=(-)"):
         # Glued to the keyword ("token+rotation", "password's"): not a value.
         return None
+    if words[0] == ")" or words[0].startswith(")"):
+        # "(TOTP secret) for the shared admin: X": the keyword ended a remark.
+        words[0] = words[0][1:]
+        if not words[0]:
+            words = words[1:]
+        if not words:
+            return None
     first = words[0]
     if first[:1] in ":=" and first not in _LINKS:
         word = first.lstrip(":=>") or (words[1] if len(words) > 1 else "")
@@ -358,20 +397,42 @@ def _candidate(tail: str) -> str | None:
 
 def _value(word: str, *, after_colon: bool) -> str | None:
     """The candidate without its wrapping; None for YAML syntax after a colon
-    (a tag, anchor, alias or comment: "password: !vault ...")."""
+    (a tag, anchor, alias or comment: "password: !vault ...") and for a
+    command-line option ("creds --from-env-file=.env")."""
     if after_colon and word[:1] in "!&*#":
         return None
+    if (word.startswith("-") and word[1:2].isalpha()) or word.startswith("--"):
+        return None
     return _clean(word) or None
+
+
+def _pair(tail: str, value: str) -> str | None:
+    """The password of "user / password" when `value` is the user."""
+    after = tail.split(value, 1)[1].split() if value in tail else []
+    if len(after) >= 2 and after[0] == "/":
+        return _value(after[1], after_colon=False)
+    return None
+
+
+def _user_password(tail: str, value: str) -> bool:
+    """`value` is "user:password", or the user of "user / password"."""
+    user, colon, password = value.partition(":")
+    if colon and user and password != user and password_looking(password, min_len=6):
+        return True
+    password = _pair(tail, value)
+    return password is not None and password != value and password_looking(password, min_len=6)
 
 
 def _prose_password(tail: str) -> bool:
     value = _candidate(tail)
     if value is None:
         return False
-    if password_looking(value):
-        return True
-    user, colon, password = value.partition(":")
-    return bool(colon and user and password != user) and password_looking(password, min_len=6)
+    return password_looking(value) or _user_password(tail, value)
+
+
+def _prose_pair(tail: str) -> bool:
+    value = _candidate(tail)
+    return value is not None and _user_password(tail, value)
 
 
 def _prose_token(tail: str) -> bool:
@@ -381,13 +442,13 @@ def _prose_token(tail: str) -> bool:
 
 # The rest of the line after a keyword: the validator reads it. A look-ahead,
 # so each keyword on a line is judged on its own.
-_TAIL = rb"(?![a-z0-9_-])(?=(?P<v>[^\n\x00]{1,160}))"
+_TAIL = rb"(?=(?P<v>[^\n\x00]{1,160}))"
 
 # "page token", "primary key": compounds that are no credential.
 _NOT_CREDENTIAL_KEYS = (
     b"primary", b"foreign", b"public", b"publishable", b"cache", b"sort", b"partition",
     b"idempotency", b"dedup", b"dedupe", b"hash", b"range", b"shard", b"sharding",
-    b"routing", b"lookup", b"object", b"s3", b"row", b"composite", b"unique", b"natural",
+    b"lookup", b"object", b"s3", b"row", b"composite", b"unique", b"natural",
     b"surrogate", b"site", b"map", b"dict", b"group", b"message", b"translation", b"i18n",
     b"sequence", b"index", b"join", b"cluster", b"clustering", b"distribution", b"dist",
     b"hot", b"order", b"ordering", b"record", b"event", b"redis", b"kafka", b"react",
@@ -397,25 +458,67 @@ _NOT_CREDENTIAL_KEYS = (
 _PROSE_SEPARATORS = (b" ", b"_", b"-", b".")
 
 
-def _prose(name: str, keyword: bytes, head: bytes, validator: Callable[[str], bool]) -> Rule:
-    return rule(name, SECRET, "lower", keyword + _TAIL, validator, heads=(head,))
+# A word glued to a ":" or "/" after another word is a segment of a path or an
+# ARN ("arn:aws:secretsmanager:...:secret:prod/api"), not a keyword in a sentence.
+def _not_a_path_segment(*words: bytes) -> bytes:
+    return b"".join(rb"(?<!\S[:/]" + word + rb")" for word in words)
+
+
+# For the token and key rules, whose values are 16 characters or more: the line
+# must hold such a word, looked for word by word (each skip is possessive, so
+# the look-ahead is linear) among the next dozen.
+_LONG_WORD_AHEAD = rb"(?=(?:[^\s\x00]{0,15}+[ \t]++){0,12}+[^\s\x00]{16})"
+
+
+def _prose(
+    name: str, keyword: bytes, head: bytes, validator: Callable[[str], bool], ahead: bytes = b""
+) -> Rule:
+    # The cheap tests first: most keywords in prose fail them.
+    source = keyword + rb"(?![a-z0-9_-])" + ahead + _TAIL
+    return rule(name, SECRET, "lower", source, validator, heads=(head,))
 
 
 PROSE_RULES: tuple[Rule, ...] = (
-    _prose("password-in-prose", rb"pass(?:w(?:or)?d|phrase|code)", b"pass", _prose_password),
-    _prose("secret-in-prose", rb"secret(?<![a-z]secret)", b"secret", _prose_password),
-    _prose("secret-in-prose", rb"cred(?:entials?|s)", b"cred", _prose_password),
+    _prose(
+        "password-in-prose",
+        rb"pass(?:w(?:or)?d|phrase|code|(?<![a-z]pass))"
+        + _not_a_path_segment(b"pass", b"passwd", b"password", b"passphrase", b"passcode"),
+        b"pass",
+        _prose_password,
+    ),
+    # "login: admin / X": only with a user and a password after it.
+    _prose(
+        "password-in-prose", rb"log(?:in|on)(?<![a-z]login)(?<![a-z]logon)", b"log", _prose_pair
+    ),
+    _prose(
+        "secret-in-prose",
+        rb"secret(?<![a-z]secret)" + _not_a_path_segment(b"secret"),
+        b"secret",
+        _prose_password,
+    ),
+    _prose(
+        "secret-in-prose",
+        rb"cred(?:entials?|s)" + _not_a_path_segment(b"creds", b"credential", b"credentials"),
+        b"cred",
+        _prose_password,
+    ),
     _prose(
         "token-in-prose",
-        rb"token(?<![a-z]token)" + _not_after(_NOT_CREDENTIAL_TOKENS, b"token", _PROSE_SEPARATORS),
+        rb"token(?<![a-z]token)"
+        + _not_a_path_segment(b"token")
+        + _not_after(_NOT_CREDENTIAL_TOKENS, b"token", _PROSE_SEPARATORS),
         b"token",
         _prose_token,
+        _LONG_WORD_AHEAD,
     ),
     _prose(
         "key-in-prose",
-        rb"key(?<![a-z]key)" + _not_after(_NOT_CREDENTIAL_KEYS, b"key", _PROSE_SEPARATORS),
+        rb"key(?<![a-z]key)"
+        + _not_a_path_segment(b"key")
+        + _not_after(_NOT_CREDENTIAL_KEYS, b"key", _PROSE_SEPARATORS),
         b"key",
         _prose_token,
+        _LONG_WORD_AHEAD,
     ),
 )
 

@@ -31,12 +31,11 @@ bounded amount per start position: scanning is linear in the input.
 
 How ordinary text stays cheap. Bulk imports guard every memory, and most
 memories match no rule, so the cost is that of patterns that all fail. The
-prefilter (`prefilter`) rules most of them out without running them: one
-trigger search per view finds whether any rule's leading literal occurs at
-all, and per-rule substring tests narrow down the rest. A rule that passes
-runs exactly as it would without the prefilter. The keyword scanner runs on
-every text: it visits each word once, and splitting a text into a set of
-words to look the terms up costs more than that.
+prefilter (`prefilter`) rules most of them out without running them, by the
+literals every match starts with and the long runs most tokens hold; a rule
+that passes runs exactly as it would without the prefilter. The keyword
+scanner runs on every text: it visits each word once, and splitting a text
+into a set of words to look the terms up costs more than that.
 """
 
 from __future__ import annotations

@@ -204,6 +204,9 @@ _ROLE_MAILBOXES = frozenset(
         "git", "root", "admin", "administrator", "noreply", "no-reply", "donotreply",
         "do-not-reply", "postmaster", "hostmaster", "webmaster", "mailer-daemon",
         "support", "security", "abuse", "deploy", "ubuntu", "ec2-user", "nobody",
+        "ci", "build", "builder", "bot", "jenkins", "release", "automation", "alerts",
+        "ops", "devops", "sre", "oncall", "info", "hello", "team", "help", "contact",
+        "billing", "sales", "dev", "qa",
     }
 )  # fmt: skip
 _EMAIL_CONTEXT = 80

@@ -2,36 +2,42 @@
 
 Bulk imports guard every memory, and most memories match no rule, so the
 cost that matters is that of rules that all fail. Each rule's heads (the
-literal strings one of which starts any match in the rule's view: ``AKIA``
-or ``ASIA`` for an AWS key id, ``passwd`` or ``password`` for a password
-assignment) are declared by the rule or read once from its pattern (not
-compiled). Every head is then covered by one of two tests, and a rule runs
-only if a test covering one of its heads passes:
+literal strings one of which starts every match in the rule's view: ``AKIA``
+or ``ASIA`` for an AWS key id, ``pass`` or ``pw`` for a password assignment)
+are declared by the rule or read from its pattern. A rule runs only if one of
+its heads occurs, as one of two tests finds:
 
-- an anchor: the head's rarest byte, when it has one that ordinary text in
-  that view lacks (a capital, most punctuation). One `bytes.translate` per
-  view deletes the common bytes, and only anchors among what is left are
-  checked, each with one pattern that starts with the anchor byte (so `re`
-  skips to it at memchr speed) and checks the rest of its heads around it
-  with look-arounds;
-- a stem: a substring of the head (the shortest other head inside it, or the
-  head itself), for heads of common bytes only ("password", "token"): one
-  substring search, shared by every head that contains the stem.
+- an anchor, for heads in the raw view that hold a byte ordinary text seldom
+  does (a capital, most punctuation): one `bytes.translate` deletes the
+  common bytes of the text, and only the anchors left are looked for, each
+  with one pattern that starts at the anchor byte (so `re` skips to it at
+  memchr speed) and checks the rest of its heads with literal branches. A
+  head is anchored at its first byte, or at its last in the view reversed,
+  so the branches look forward; a look-behind costs a recursion in `re`;
+- a stem, for heads of common bytes only ("password", "token"): one
+  substring search, shared by the heads that contain it.
 
 CPython's `re` skips fast only to a single literal: a pattern that starts
 with a set of bytes tests every position, which costs as much as all the
-substring tests together. Hence one pattern per anchor, not one per view.
+substring tests together. Hence one pattern per anchor, not one per view,
+and rules whose patterns each start with one literal.
+
+Most token formats also guarantee a run of 20 or more token characters
+(letters, digits, "_" and "-"), which prose lacks: those rules are tested
+only when the text holds such a run, one substring search in the token view.
 
 A rule that passes runs exactly as it would without the prefilter, so the
 prefilter decides nothing on its own: it only skips patterns that could not
-have matched.
+have matched. Readers of heads and runs hold declared values to the patterns
+in the tests; at run time nothing is read and anchor patterns are compiled
+when first needed, so a process that scans a few texts (the SessionStart
+hook) pays for almost none of this.
 
-Heads: a small reader for the regex syntax the rule table uses walks a
-pattern from its start and collects the literal strings a match must begin
-with, following both ways past an optional part and every branch of a group
-or a small class. At anything it cannot read as literal text (a big class, a
-repetition, a back-reference) a head stops where it is; stopping early makes
-the prefilter weaker, never wrong.
+The head reader walks a pattern from its start and collects the literal
+strings a match must begin with, following both ways past an optional part
+and every branch of a group or a small class. At anything it cannot read as
+literal text (a big class, a repetition, a back-reference) a head stops where
+it is; stopping early makes the prefilter weaker, never wrong.
 """
 
 from __future__ import annotations
@@ -391,6 +397,9 @@ def heads_of(rule: Rule) -> tuple[bytes, ...]:
     return rule.heads or _heads(rule.source)
 
 
+# --------------------------------------------------------------------------
+# Plans: the tests for a list of rules
+
 # Bytes of ordinary text (prose, code, config) by frequency, commonest first;
 # bytes not listed count as the rarest. A head anchors on its rarest byte.
 # Only where tests anchor depends on this, never their outcome.
@@ -564,8 +573,3 @@ def plan(rules: Sequence[Rule]) -> Plan:
         if long:
             views.append(_view_plan(view, rules, sorted(long), run=LONG_RUN))
     return Plan(tuple(rules), tuple(views))
-
-
-@functools.cache
-def _compiled(source: bytes) -> re.Pattern[bytes]:
-    return re.compile(source)

@@ -256,6 +256,9 @@ def _switches(value: str, kind: Callable[[str], bool]) -> int:
     return sum(1 for a, b in itertools.pairwise(value) if kind(a) != kind(b))
 
 
+_PASSWORD_SYMBOLS = frozenset("!@#$%^&*?~+")
+
+
 def password_looking(value: str, *, min_len: int = MIN_SECRET_LEN) -> bool:
     """A value a sentence or a command line calls a password, judged as one.
 
@@ -284,8 +287,10 @@ def password_looking(value: str, *, min_len: int = MIN_SECRET_LEN) -> bool:
         return _switches(value, str.isdigit) >= 3
     if value.isalpha():
         return _switches(value, str.isupper) >= 3 or len(value) >= 16
+    # Only the symbols password rules ask for: "-", ".", "/", "=" and "_" join
+    # the parts of names, paths and options instead.
     symbols = [c for c in value.strip("!?.") if not c.isalnum()]
-    return bool(symbols) and all(c not in ",;" for c in symbols)
+    return bool(symbols) and all(c in _PASSWORD_SYMBOLS for c in symbols)
 
 
 def token_looking(value: str) -> bool:
@@ -296,8 +301,13 @@ def token_looking(value: str) -> bool:
     """
     if len(value) < 16 or stand_in(value) or name_like(value):
         return False
-    if value.upper().startswith(("SHA256:", "SHA1:", "MD5:", "0X")):
+    if value.upper().startswith(("SHA256:", "SHA1:", "MD5:")):
         return False
+    if value.upper().startswith("0X") and len(value) <= 42:
+        # A key id, fingerprint or address; 32 bytes after "0x" is a key.
+        return False
+    if value.startswith(("pk_", "pk.")):
+        return False  # publishable keys are public by design
     if text_pattern(r"[0-9A-F]+").fullmatch(value):
         return False
     if not text_pattern(r"[A-Za-z0-9._~+/:-]+=*").fullmatch(value):
