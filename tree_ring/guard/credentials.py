@@ -471,11 +471,16 @@ _LONG_WORD_AHEAD = rb"(?=(?:[^\s\x00]{0,15}+[ \t]++){0,12}+[^\s\x00]{16})"
 
 
 def _prose(
-    name: str, keyword: bytes, head: bytes, validator: Callable[[str], bool], ahead: bytes = b""
+    name: str,
+    keyword: bytes,
+    head: bytes | tuple[bytes, ...],
+    validator: Callable[[str], bool],
+    ahead: bytes = b"",
 ) -> Rule:
     # The cheap tests first: most keywords in prose fail them.
     source = keyword + rb"(?![a-z0-9_-])" + ahead + _TAIL
-    return rule(name, SECRET, "lower", source, validator, heads=(head,))
+    heads = head if isinstance(head, tuple) else (head,)
+    return rule(name, SECRET, "lower", source, validator, heads=heads)
 
 
 PROSE_RULES: tuple[Rule, ...] = (
@@ -488,7 +493,10 @@ PROSE_RULES: tuple[Rule, ...] = (
     ),
     # "login: admin / X": only with a user and a password after it.
     _prose(
-        "password-in-prose", rb"log(?:in|on)(?<![a-z]login)(?<![a-z]logon)", b"log", _prose_pair
+        "password-in-prose",
+        rb"log(?:in|on)(?<![a-z]login)(?<![a-z]logon)",
+        (b"login", b"logon"),
+        _prose_pair,
     ),
     _prose(
         "secret-in-prose",

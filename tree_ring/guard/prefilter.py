@@ -412,8 +412,10 @@ _COMMON = " etaoinsrhldcumwfgypbvkjxqz0123456789\n\x00,"
 COMMON_BYTES = _COMMON.encode("latin-1")
 
 
-# Heads that agree on this many leading bytes share one stem.
+# Heads that agree on this many leading bytes share one stem, if the part
+# they share is at least _STEM_MIN bytes long.
 _STEM_KEY = 2
+_STEM_MIN = 4
 
 
 def _rarity(char: str) -> int:
@@ -453,11 +455,17 @@ def _contained(heads: Sequence[bytes]) -> list[bytes]:
 def _stems(heads: Sequence[bytes]) -> list[bytes]:
     """Few substrings that cover every head: a head inside a longer one covers
     it ("pass" covers "sshpass" and "htpasswd"), and heads that start alike
-    share their common prefix ("gl" for "glpat-" and "gldt-")."""
+    share their common prefix ("secret" for "secret" and "secret_access")."""
     groups: dict[bytes, list[bytes]] = {}
     for head in _contained(heads):
         groups.setdefault(head[:_STEM_KEY], []).append(head)
-    return _contained([shared_prefix(group) for group in groups.values()])
+    stems: list[bytes] = []
+    for group in groups.values():
+        shared = shared_prefix(group)
+        # A short shared start ("log" of "login" and "logon") is in too many
+        # words to rule anything out; the heads themselves are tested then.
+        stems.extend([shared] if len(shared) >= _STEM_MIN or len(group) == 1 else group)
+    return _contained(stems)
 
 
 class Lazy:
