@@ -494,8 +494,8 @@ PROSE_RULES: tuple[Rule, ...] = (
     # "login: admin / X": only with a user and a password after it.
     _prose(
         "password-in-prose",
-        rb"log(?:in|on)(?<![a-z]login)(?<![a-z]logon)",
-        (b"login", b"logon"),
+        rb"login(?<![a-z]login)",
+        b"login",
         _prose_pair,
     ),
     _prose(
