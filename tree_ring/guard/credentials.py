@@ -471,16 +471,11 @@ _LONG_WORD_AHEAD = rb"(?=(?:[^\s\x00]{0,15}+[ \t]++){0,12}+[^\s\x00]{16})"
 
 
 def _prose(
-    name: str,
-    keyword: bytes,
-    head: bytes | tuple[bytes, ...],
-    validator: Callable[[str], bool],
-    ahead: bytes = b"",
+    name: str, keyword: bytes, head: bytes, validator: Callable[[str], bool], ahead: bytes = b""
 ) -> Rule:
     # The cheap tests first: most keywords in prose fail them.
     source = keyword + rb"(?![a-z0-9_-])" + ahead + _TAIL
-    heads = head if isinstance(head, tuple) else (head,)
-    return rule(name, SECRET, "lower", source, validator, heads=heads)
+    return rule(name, SECRET, "lower", source, validator, heads=(head,))
 
 
 PROSE_RULES: tuple[Rule, ...] = (
