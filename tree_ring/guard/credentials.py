@@ -18,7 +18,7 @@ import binascii
 import re
 from collections.abc import Callable, Sequence
 
-from tree_ring.guard.rule import SECRET, Rule, rule, table
+from tree_ring.guard.rule import SECRET, Rule, rule, table, text_pattern
 from tree_ring.guard.values import (
     high_entropy,
     literal_secret,
@@ -58,38 +58,32 @@ _VALUE = (
 _SEPARATOR_NEXT = rb"(?=[\"'`]?\]?[ \t]{0,16}[:=>]|[\"'`][ \t]{0,16}[,v])"
 
 
-def _preceded(names: Sequence[bytes], word: bytes, seps: Sequence[bytes]) -> bytes:
-    """A pattern, matching nothing, that holds where `word` (just matched) is
-    preceded by one of `names` and a separator.
-
-    Built as a trie of look-behinds, nearest byte first, so the common case,
-    `word` after none of them, fails after a byte or two instead of one test
-    per name: each look-behind is a recursion in `re`.
-    """
-    return _behind_trie([(name + sep)[::-1] for name in names for sep in seps], word, 0)
+# Bytes before a keyword that a validator reads for the word before it.
+_BEFORE = 32
 
 
-def _behind_trie(reversed_prefixes: Sequence[bytes], checked: bytes, depth: int) -> bytes:
-    branches: list[bytes] = []
-    groups: dict[int, list[bytes]] = {}
-    for prefix in reversed_prefixes:
-        if len(prefix) == depth:
-            return b""  # a whole name is matched
-        groups.setdefault(prefix[depth], []).append(prefix)
-    for byte, group in sorted(groups.items()):
-        text = re.escape(bytes((byte,))) + checked
-        branches.append(rb"(?<=" + text + rb")" + _behind_trie(group, text, depth + 1))
-    return branches[0] if len(branches) == 1 else rb"(?:" + b"|".join(branches) + rb")"
+def _after_names(
+    names: Sequence[bytes],
+    seps: Sequence[bytes],
+    validator: Callable[[str], bool],
+    *,
+    required: bool,
+) -> Callable[[str], bool]:
+    """`validator` on the value, given the text before the keyword (see
+    `Rule.before`): only if one of `names` and a separator end that text
+    (`required`), or only if none does. One look-behind per name and separator
+    in the pattern would make it slow to compile; here it is one search."""
+    source = (
+        r"(?:" + "|".join(name.decode() for name in names) + r")"
+        r"(?:" + "|".join(re.escape(sep.decode()) for sep in seps) + r")$"
+    )
 
+    def judge(window: str) -> bool:
+        before, _, value = window.partition("\x00")
+        named = text_pattern(source).search(before.lower()) is not None
+        return named == required and validator(value)
 
-def _not_after(names: Sequence[bytes], word: bytes, seps: Sequence[bytes]) -> bytes:
-    """Refuses `word` when one of `names` and a separator precede it."""
-    return rb"(?!" + _preceded(names, re.escape(word), seps) + rb")"
-
-
-def _after_one_of(names: Sequence[bytes], word: bytes, seps: Sequence[bytes]) -> bytes:
-    """Requires one of `names` and a separator just before `word`."""
-    return rb"(?=" + _preceded(names, re.escape(word), seps) + rb")"
+    return judge
 
 
 # Keys ending in "token" that hold no credential: pagination cursors
@@ -154,27 +148,19 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "token-assignment",
         SECRET,
         "lower",
-        rb"token"
-        + _SEPARATOR_NEXT
-        + rb"(?<!\S[:/]token)"
-        + _not_after(_NOT_CREDENTIAL_TOKENS, b"token", (b"", b"_", b"-"))
-        + _ASSIGN
-        + _VALUE,
-        literal_secret,
+        rb"token" + _SEPARATOR_NEXT + rb"(?<!\S[:/]token)" + _ASSIGN + _VALUE,
+        _after_names(_NOT_CREDENTIAL_TOKENS, (b"", b"_", b"-"), literal_secret, required=False),
         heads=(b"token",),
+        before=_BEFORE,
     ),
     rule(
         "api-key-assignment",
         SECRET,
         "lower",
-        rb"(?:key"
-        + _SEPARATOR_NEXT
-        + _after_one_of(_SECRET_KEY_NAMES, b"key", _KEY_SEPARATORS)
-        + rb"|key_base(?<=secret_key_base))"
-        + _ASSIGN
-        + _VALUE,
-        literal_secret,
+        rb"key(?:_base)?" + _SEPARATOR_NEXT + _ASSIGN + _VALUE,
+        _after_names(_SECRET_KEY_NAMES, _KEY_SEPARATORS, literal_secret, required=True),
         heads=(b"key",),
+        before=_BEFORE,
     ),
 )
 
@@ -471,11 +457,17 @@ _LONG_WORD_AHEAD = rb"(?=(?:[^\s\x00]{0,15}+[ \t]++){0,12}+[^\s\x00]{16})"
 
 
 def _prose(
-    name: str, keyword: bytes, head: bytes, validator: Callable[[str], bool], ahead: bytes = b""
+    name: str,
+    keyword: bytes,
+    head: bytes,
+    validator: Callable[[str], bool],
+    ahead: bytes = b"",
+    *,
+    before: int = 0,
 ) -> Rule:
     # The cheap tests first: most keywords in prose fail them.
     source = keyword + rb"(?![a-z0-9_-])" + ahead + _TAIL
-    return rule(name, SECRET, "lower", source, validator, heads=(head,))
+    return rule(name, SECRET, "lower", source, validator, heads=(head,), before=before)
 
 
 PROSE_RULES: tuple[Rule, ...] = (
@@ -507,21 +499,19 @@ PROSE_RULES: tuple[Rule, ...] = (
     ),
     _prose(
         "token-in-prose",
-        rb"token(?<![a-z]token)"
-        + _not_a_path_segment(b"token")
-        + _not_after(_NOT_CREDENTIAL_TOKENS, b"token", _PROSE_SEPARATORS),
+        rb"token(?<![a-z]token)" + _not_a_path_segment(b"token"),
         b"token",
-        _prose_token,
+        _after_names(_NOT_CREDENTIAL_TOKENS, _PROSE_SEPARATORS, _prose_token, required=False),
         _LONG_WORD_AHEAD,
+        before=_BEFORE,
     ),
     _prose(
         "key-in-prose",
-        rb"key(?<![a-z]key)"
-        + _not_a_path_segment(b"key")
-        + _not_after(_NOT_CREDENTIAL_KEYS, b"key", _PROSE_SEPARATORS),
+        rb"key(?<![a-z]key)" + _not_a_path_segment(b"key"),
         b"key",
-        _prose_token,
+        _after_names(_NOT_CREDENTIAL_KEYS, _PROSE_SEPARATORS, _prose_token, required=False),
         _LONG_WORD_AHEAD,
+        before=_BEFORE,
     ),
 )
 

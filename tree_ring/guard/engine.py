@@ -176,6 +176,12 @@ class _Text:
             data = self._texts[name] = self.view(name).decode("latin-1")
         return data
 
+    def lead(self, position: int, size: int) -> bytes:
+        """Up to `size` bytes before `position`, not reaching into another field."""
+        start = max(1, position - size)
+        field = self.raw.rfind(b"\x00", start, position)
+        return self.raw[field + 1 if field >= 0 else start : position]
+
     def window(self, start: int, end: int, context: int) -> bytes:
         """The original bytes of a span, widened by `context` bytes each side.
 
@@ -286,6 +292,8 @@ def _first_valid(rule: Rule, text: _Text) -> bool:
         # Repeated candidates (a log of identical lines) are judged once. The
         # key is exactly what the validator sees, context included.
         window = text.window(start, end, rule.context)
+        if rule.before:
+            window = text.lead(match.start(), rule.before) + b"\x00" + window
         if window in rejected:
             continue
         if validator(window.decode("utf-8", "replace")):

@@ -44,7 +44,11 @@ class Rule:
     When it has a group named ``v`` that group is the value the `validator`
     judges; otherwise the whole match is. The validator receives the
     original text of that span, widened by `context` bytes on each side for
-    rules that anchor on a keyword and judge its surroundings. `terms` is set
+    rules that anchor on a keyword and judge its surroundings; when `before`
+    is set, preceded by up to that many bytes before the match and a NUL
+    (which no field holds), for rules that judge the word before their
+    keyword ("primary key", "next_token") in Python rather than with a
+    look-behind per word, which would make their patterns slow to compile. `terms` is set
     for ``words`` rules only: the alternatives the shared keyword scanner is
     built from. `heads`, when set, are the literal strings one of which
     starts every match (the constructor that built the pattern knows them);
@@ -64,6 +68,7 @@ class Rule:
     context: int = 0
     heads: tuple[bytes, ...] = ()
     run: int = 0
+    before: int = 0
 
     @property
     def pattern(self) -> re.Pattern[bytes]:
@@ -91,8 +96,9 @@ def rule(
     context: int = 0,
     heads: Sequence[bytes] = (),
     run: int = 0,
+    before: int = 0,
 ) -> Rule:
-    return Rule(name, category, view, pattern, validator, (), context, tuple(heads), run)
+    return Rule(name, category, view, pattern, validator, (), context, tuple(heads), run, before)
 
 
 def _structure(term: bytes) -> Iterator[tuple[int, str, int]]:
