@@ -23,8 +23,8 @@ every target is a ratio of two medians of this one run:
   (target: at most 2x);
 - `tree-ring remember TEXT` through the shim, and the guard's share of it:
   a probe process runs the same CLI call in-process and reports the CPU spent
-  importing the guard and in `check_fields`, and which rule patterns and
-  keyword terms it compiled (target: none beyond those the text's
+  importing the guard and in `check_fields`, and how many patterns (rules'
+  and prefilter anchors') and keyword terms it compiled (target: none beyond those the text's
   prefilter admits, and the guard under a tenth of the call).
 
 The store is built outside the clock with `tree_ring.write.bulk.insert_many`
@@ -106,7 +106,7 @@ sys.path.insert(0, sys.argv[1])
 import argparse, re, sqlite3
 start = time.process_time()
 import tree_ring.guard as guard
-from tree_ring.guard import engine, rules
+from tree_ring.guard import engine, rule, rules
 imported = time.process_time() - start
 from tree_ring.cli.app import main
 spent = [0.0]
@@ -135,7 +135,7 @@ print(json.dumps({
     "total_ms": (usage.ru_utime + usage.ru_stime) * 1000,
     "guard_import_ms": imported * 1000,
     "guard_check_ms": spent[0] * 1000,
-    "patterns_compiled": count("_compiled", rules),
+    "patterns_compiled": count("compiled", rule),
     "rules": len(rules.RULES),
     "keyword_terms_compiled": terms(),
     "keyword_terms": sum(len(rule.terms) for rule in rules.RULES),
@@ -342,7 +342,7 @@ def table(report: dict[str, Any]) -> str:
     lines.append(
         f"  guard: import {probe['guard_import_ms']:.1f} ms,"
         f" check {probe['guard_check_ms']:.1f} ms;"
-        f" compiled {probe['patterns_compiled']} of {probe['rules']} rule patterns,"
+        f" compiled {probe['patterns_compiled']} patterns ({probe['rules']} rules),"
         f" {probe['keyword_terms_compiled']} of {probe['keyword_terms']} keyword terms"
     )
     return "\n".join(lines)

@@ -42,7 +42,8 @@ SECRETS = _tagged("secrets.txt")
 SENSITIVE = _tagged("sensitive.txt")
 CLEAN = [line for line in (CORPUS / "clean.txt").read_text("utf-8").splitlines() if line.strip()]
 
-SECRET_RULE_NAMES = [rule.name for rule in RULES if rule.category == engine.SECRET]
+# A family is one name: some families are several patterns (see `Rule`).
+SECRET_RULE_NAMES = sorted({rule.name for rule in RULES if rule.category == rules.SECRET})
 
 
 def _short(text: str) -> str:
@@ -53,8 +54,8 @@ def _short(text: str) -> str:
 
 
 def test_corpora_are_big_enough_and_cover_every_rule() -> None:
-    assert len(SECRETS) >= 60
-    assert len(CLEAN) >= 150
+    assert len(SECRETS) >= 300
+    assert len(CLEAN) >= 500
     for rule in SECRET_RULE_NAMES:
         count = sum(1 for tag, _ in SECRETS if tag == rule)
         assert count >= 3, f"{rule} has only {count} corpus lines"
@@ -64,24 +65,69 @@ def test_corpora_are_big_enough_and_cover_every_rule() -> None:
     assert {tag for tag, _ in SENSITIVE} <= set(SEVERITY_ORDER)
 
 
-def test_secret_detection_precision_and_recall() -> None:
-    detected = [find_secret(text) for _, text in SECRETS]
+def family_table(
+    secrets: list[tuple[str, str]], clean: list[str]
+) -> dict[str, tuple[int, int, int, int]]:
+    """Per family: (corpus lines, lines refused by any rule, lines refused by
+    the family itself, refusals by the family of text that is not its own).
+    The last counts clean lines and other families' lines the family names."""
+    table = {name: [0, 0, 0, 0] for name in SECRET_RULE_NAMES}
+    for family, text in secrets:
+        found = find_secret(text)
+        row = table[family]
+        row[0] += 1
+        row[1] += found is not None
+        row[2] += found == family
+        if found is not None and found != family:
+            table[found][3] += 1
+    for text in clean:
+        found = find_secret(text)
+        if found is not None:
+            table[found][3] += 1
+    return {name: (row[0], row[1], row[2], row[3]) for name, row in table.items()}
+
+
+def _rate(part: int, whole: int) -> str:
+    return f"{part / whole:6.1%}" if whole else "     -"
+
+
+def test_secret_detection_precision_and_recall_per_family() -> None:
+    table = family_table(SECRETS, CLEAN)
+    lines = [f"{'family':24} {'lines':>5} {'recall':>7} {'named':>7} {'precision':>9}"]
+    for name, (total, found, named, wrong) in table.items():
+        lines.append(
+            f"{name:24} {total:5d} {_rate(found, total):>7} {_rate(named, total):>7} "
+            f"{_rate(named, named + wrong):>9}"
+        )
+    total = len(SECRETS)
+    found = sum(row[1] for row in table.values())
+    named = sum(row[2] for row in table.values())
     false_alarms = [text for text in CLEAN if find_secret(text) is not None]
-    true_positives = sum(1 for rule in detected if rule is not None)
-    by_expected_rule = sum(
-        1 for (rule, _), got in zip(SECRETS, detected, strict=True) if got == rule
+    lines.append(
+        f"{'all':24} {total:5d} {_rate(found, total):>7} {_rate(named, total):>7} "
+        f"{_rate(found, found + len(false_alarms)):>9}"
     )
-    precision = true_positives / ((true_positives + len(false_alarms)) or 1)
-    recall = true_positives / len(SECRETS)
-    print(
-        f"\nguard secret detection over {len(SECRETS)} secrets + {len(CLEAN)} clean lines: "
-        f"precision {precision:.3f}, recall {recall:.3f}, "
-        f"named by the expected rule {by_expected_rule}/{len(SECRETS)}, "
-        f"false positives {len(false_alarms)}"
-    )
-    assert recall == 1.0
-    assert by_expected_rule == len(SECRETS)
+    lines.append(f"clean lines: {len(CLEAN)}, refused: {len(false_alarms)}")
+    print("\nguard secret detection, per family:\n" + "\n".join(lines))
+    # Recall 100% for every family, every line named by its family, and no
+    # clean line refused: the family table must be all 100%.
+    assert {name: row[0] == row[1] == row[2] for name, row in table.items()} == {
+        name: True for name in table
+    }
+    assert all(row[3] == 0 for row in table.values())
     assert false_alarms == []
+
+
+def test_the_family_table_counts_what_it_says() -> None:
+    # The table above must be able to fail: a secret the guard misses, a
+    # clean line it refuses and a line named by another family all show.
+    github = next(text for tag, text in SECRETS if tag == "github-token")
+    table = family_table(
+        [("github-token", github), ("github-token", "nothing secret here"), ("jwt", github)],
+        ["clean prose", github],
+    )
+    assert table["github-token"] == (2, 1, 1, 2)
+    assert table["jwt"] == (1, 1, 0, 0)
 
 
 @pytest.mark.parametrize(("rule", "text"), SECRETS, ids=[_short(t) for _, t in SECRETS])
@@ -232,6 +278,105 @@ def test_assignment_shapes_with_a_literal_are_secrets(text: str, rule: str) -> N
     assert find_secret(text) == rule
 
 
+# ----------------------------------------- documented examples and placeholders
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AKIAIOSFODNN7EXAMPLE",
+        "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws_secret_access_key = je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+        "the secret access key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        'stripe.api_key = "sk_test_4eC39HqLyjWDarjtT1zdp7dc"',
+        "GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "SLACK_BOT_TOKEN=xoxb-not-a-real-token-this-will-not-work",
+        "token: <your-token>",
+        "api_key = 'your-api-key-here'",
+        "password: changeme",
+        "password=${DB_PASSWORD}",
+        "secret: '****'",
+        "OPENAI_API_KEY=sk-...",
+        "API_KEY=EXAMPLE_KEY_1234567890",
+        "postgres://user:password@localhost:5432/app",
+    ],
+)
+def test_documented_examples_and_placeholders_are_allowed(text: str) -> None:
+    assert find_secret(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        # The word "example" elsewhere in the text opens no hole.
+        ("For example, AKIAQYLPMN5HHHFPZAM2 is the key the export job uses", "aws-access-key"),
+        ("example: AKIAQYLPMN5HHHFPZAM2", "aws-access-key"),
+        ("AKIAIOSFODNN7EXAMPLE is the docs key, AKIAQYLPMN5HHHFPZAM2 is ours", "aws-access-key"),
+        # EXAMPLE inside a key, not at its documented place, is no example.
+        ("AKIAEXAMPLEQYLPMN5HH", "aws-access-key"),
+        ("aws_secret_access_key = c2LufYNuydk9sgEWl2agEXAMPLEKEYcBfS83Ce9x", "aws-secret-key"),
+        ("sk_live_EXAMPLEa8Kx2Pq9Lm4Zt7Rw3vB", "stripe-key"),
+        ("example.com config: password = Xk9mQ2vL8pR4wT", "password-assignment"),
+    ],
+)
+def test_examples_elsewhere_do_not_open_a_hole(text: str, rule: str) -> None:
+    assert find_secret(text) == rule
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password is stored in vault",
+        "the password policy is strict",
+        "the password hashing algorithm is argon2id",
+        "Password must be at least 12 characters",
+        "The token is valid for one hour",
+        "the key takeaway is that retries need jitter",
+        "The API key is passed in the X-Api-Key header",
+        "the secret for prod is in Vault at secret/data/prod/api",
+        "the token endpoint returns 400 when the refresh token was revoked",
+        "kubectl create secret generic db-creds --from-env-file=.env.prod",
+        "The primary key is (tenant_id, order_id)",
+        "GPG key 4AEE18F83AFDEB23 signs the release tags",
+        "The cache key is user:42:profile",
+    ],
+)
+def test_credentials_discussed_without_a_value_are_not_secrets(text: str) -> None:
+    assert find_secret(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("the staging admin password is I9Tt9en2U6l5vM4j", "password-in-prose"),
+        ("password for staging: I9Tt9en2U6l5vM4j", "password-in-prose"),
+        ("the password for the billing db on staging is I9Tt9en2U6l5vM4j", "password-in-prose"),
+        ("the token is G1KxW4QhIu0FMT70KEqTbbH2hY2gbisr", "token-in-prose"),
+        ("use key iIveaPZmEtpfLo3E2nUUTems to log in", "key-in-prose"),
+        ("the secret for prod is FyjBUGSLgBuAPWegME1HeIa2", "secret-in-prose"),
+        ("pw=I9Tt9en2U6l5vM4j", "password-assignment"),
+        ("passphrase I9Tt9en2U6l5vM4j", "password-in-prose"),
+        ("key: 7d1f3b9e2c8a4f6d0e5b1a9c3f7d2e8b", "key-in-prose"),
+        ("mysql -pI9Tt9en2U6l5vM4j", "cli-password"),
+        ("--password I9Tt9en2U6l5vM4j", "cli-password"),
+        ("--password=I9Tt9en2U6l5vM4j", "password-assignment"),
+        ("sshpass -p I9Tt9en2U6l5vM4j ssh deploy@host", "cli-password"),
+        ("PGPASSWORD=I9Tt9en2U6l5vM4j psql", "password-assignment"),
+        ("curl -u deploy:I9Tt9en2U6l5vM4j https://ci.acme.io", "cli-password"),
+        ("htpasswd -b .htpasswd admin I9Tt9en2U6l5vM4j", "cli-password"),
+        ("Server=db;Database=app;User Id=sa;Password=I9Tt9en2U6l5vM4j;", "password-assignment"),
+        ("Server=db;Uid=sa;Pwd=I9Tt9en2U6l5vM4j;", "password-assignment"),
+        ("jdbc:postgresql://db/app?user=app&password=I9Tt9en2U6l5vM4j", "password-assignment"),
+        ("redis://:I9Tt9en2U6l5vM4j@cache:6379/0", "url-password"),
+        ('"client_secret": "I9Tt9en2U6l5vM4jQ8v2Lm7X"', "secret-assignment"),
+        ("export AWS_SECRET_ACCESS_KEY=c2LufYNuydk9sgEWl2agE4aE/Yhc3a/LcBfS83Ce", "aws-secret-key"),
+    ],
+)
+def test_the_briefs_shapes_are_refused(text: str, rule: str) -> None:
+    assert find_secret(text) == rule
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -260,11 +405,14 @@ def test_identifier_and_number_edges(text: str, expected: str) -> None:
 
 
 def test_rule_table_is_well_formed() -> None:
+    # A family's patterns sit together, so the first that matches names it.
     names = [rule.name for rule in RULES]
-    assert len(names) == len(set(names))
+    families = [name for i, name in enumerate(names) if not i or names[i - 1] != name]
+    assert len(families) == len(set(families))
+    assert len({(rule.view, rule.source) for rule in RULES}) == len(RULES)
     for rule in RULES:
         assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", rule.name), rule.name
-        assert rule.category in (engine.SECRET, *SEVERITY_ORDER)
+        assert rule.category in (rules.SECRET, *SEVERITY_ORDER)
         assert rule.view in engine.VIEWS
         assert isinstance(rule.pattern, re.Pattern)
     with pytest.raises(AttributeError):
@@ -326,6 +474,24 @@ def test_non_ascii_text_keeps_spans_aligned() -> None:
         "salary 1 " * 100_000,
         "-----BEGIN " * 100_000,
         "0" * 1_000_000,
+        # The newer rules' literals and look-behinds, repeated.
+        "-" * 1_000_000,
+        "_" * 1_000_000,
+        "." * 1_000_000,
+        "x" * 1_000_000,
+        "A" * 1_000_000,
+        "ghp_" * 250_000,
+        "glpat-" * 170_000,
+        ":A" * 500_000,
+        ".xxxxxx." * 125_000,
+        "key: " * 200_000,
+        "password is " * 90_000,
+        "curl -u " * 125_000,
+        "mysql -u root " * 70_000,
+        "the token for the " * 55_000,
+        "Basic " * 160_000,
+        "sig=" * 250_000,
+        "://" * 330_000,
     ],
     ids=lambda text: f"{text[:12]!r}x{len(text)}",
 )

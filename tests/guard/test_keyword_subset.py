@@ -76,9 +76,9 @@ def test_one_remember_compiles_no_rule_its_text_cannot_match(tmp_path: object) -
     script = (
         "import sys\n"
         f"sys.path.insert(0, {str(REPO)!r})\n"
-        "from tree_ring.guard import check_fields, engine, rules\n"
+        "from tree_ring.guard import check_fields, engine, rule\n"
         "check_fields({'summary': 'Deploys freeze on Fridays', 'details': 'after the cut'})\n"
-        "print(engine.compiled_keyword_terms(), rules._compiled.cache_info().currsize)\n"
+        "print(engine.compiled_keyword_terms(), rule.compiled.cache_info().currsize)\n"
     )
     done = subprocess.run(
         [sys.executable, "-I", "-S", "-c", script], capture_output=True, text=True, check=True

@@ -34,3 +34,13 @@ def test_every_words_term_can_join_the_shared_scanner(name: str, term: bytes) ->
 )
 def test_term_problem_says_what_is_wrong(term: bytes, problem: str | None) -> None:
     assert term_problem(term) == problem
+
+
+def test_a_familys_rules_sit_together() -> None:
+    """The first rule that matches names a refusal, so whichever pattern of a
+    family matched, the name is the same only if its rules are adjacent."""
+    families = [
+        rule.name for i, rule in enumerate(RULES) if not i or RULES[i - 1].name != rule.name
+    ]
+    assert len(set(families)) == len(families)
+    assert len(families) < len(RULES)  # some families do have several rules

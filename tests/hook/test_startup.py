@@ -51,14 +51,21 @@ MODEL = {
     "tree_ring.ops",
     "tree_ring.ops.receipts",
 }
-# SessionStart: the adapter, the brief, the store's open and migration check, receipts.
+# SessionStart: the adapter, the brief, the store's open and migration check, receipts;
+# of the guard, the secret rules and the prefilter, not the sensitivity rules
+# (`personal`) nor the pattern reader (`reader`), which only writes need.
 START = MODEL | {
     "tree_ring.model.identity",
     "tree_ring.read",
     "tree_ring.read.brief",
     "tree_ring.guard",
+    "tree_ring.guard.credentials",
     "tree_ring.guard.engine",
+    "tree_ring.guard.prefilter",
+    "tree_ring.guard.rule",
     "tree_ring.guard.rules",
+    "tree_ring.guard.tokens",
+    "tree_ring.guard.values",
     "tree_ring.store",
     "tree_ring.store.db",
     "tree_ring.store.live",

@@ -293,7 +293,7 @@ def test_secret_in_any_field_is_refused(run_cli: CliRunner, project_root: Path, 
 
 
 def test_secret_refused_names_rule(store: Store, project_id: str) -> None:
-    memory = make_memory(project_id, "key AKIAIOSFODNN7EXAMPLE for the bucket")
+    memory = make_memory(project_id, "key AKIAQYLPMN5HHHFPZAM2 for the bucket")
     with pytest.raises(SecretRefused) as caught:
         pipeline.store_memory(store, memory, PERSON)
     assert caught.value.rule and "AKIA" not in str(caught.value)

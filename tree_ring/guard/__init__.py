@@ -3,7 +3,22 @@ engine that scans every field with them (`engine`). The package is the engine's 
 """
 
 from tree_ring.guard.engine import check_fields, classify, find_secret, withhold
-from tree_ring.guard.rules import RULES, SEVERITY_ORDER, VIEWS, Rule
+from tree_ring.guard.rules import SEVERITY_ORDER, VIEWS, Rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    RULES: tuple[Rule, ...]
+
+
+def __getattr__(name: str) -> tuple[Rule, ...]:
+    """`RULES`, on first use: its sensitivity rules are built only then (the
+    brief only looks for secrets)."""
+    if name != "RULES":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from tree_ring.guard.rules import RULES
+
+    return RULES
+
 
 __all__ = [
     "RULES",

@@ -1,0 +1,518 @@
+"""Secret rules for credentials without a provider's format: passwords and
+keys assigned in code and config, carried in URLs and connection strings,
+passed as command-line flags, or written out in a sentence.
+
+Every pattern here starts at a keyword ("password", "token", "mysql",
+"bearer", "://") in the view it is written for; the validator then reads the
+value. A value counts only when it looks like a credential: random enough,
+and not a variable, template, placeholder, identifier, path or a vendor's
+documented example (`values`). So "the password is stored in vault" and
+"password = os.environ[...]" stay ordinary, while "the staging admin password
+is I9Tt9en2U6l5vM4j" and "mysql -pS3cr3t!x" do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from tree_ring.guard.rule import SECRET, Rule, escape, rule, table, text_pattern
+from tree_ring.guard.values import (
+    high_entropy,
+    literal_secret,
+    password_looking,
+    random_opaque,
+    stand_in,
+    token_looking,
+    url_password,
+)
+
+# --------------------------------------------------------------------------
+# Assignments: `key = value` in code, .env, YAML, JSON, TOML, INI, XML.
+
+# Separator between a key name and its value: an optional closing quote of the
+# key, an optional type annotation (`password: str = "..."`), then `=`, `:`,
+# `:=`, `==`, `=>` or `>` (`<password>...`); or, after a quoted key, a comma
+# (`define('DB_PASSWORD', '...')`, `config.get("api_key", "...")`) or an XML
+# value attribute (`<add key="Password" value="..."/>`).
+_ASSIGN = (
+    rb"(?:[\"'`]?\]?[ \t]{0,16}"
+    rb"(?::[ \t]{0,16}[a-z_&][a-z0-9_.\[\]|, <>&']{0,64}+[ \t]{0,16}(?==))?"
+    rb"(?:=>|:=|==|=|:|>)"
+    rb"|[\"'`][ \t]{0,16},|[\"'][ \t]{1,16}value[ \t]{0,4}=)[ \t]{0,16}"
+)
+# The value: a quoted literal (opening quote kept so the validator knows it is
+# quoted; up to 256 characters) or a bare run that stops where code or a
+# query string would continue. Values shorter than the minimum secret length
+# never match, so "token: str" lines in a large YAML dump cost nothing.
+_MIN = 8
+_VALUE = (
+    rb"(?P<v>\"[^\"\n\x00]{%d,256}+|'[^'\n\x00]{%d,256}+|`[^`\n\x00]{%d,256}+"
+    rb"|[^\s\"'`,;&)\]}<\x00]{%d,256}+)"
+) % ((_MIN,) * 4)
+
+# A cheap look-ahead for the separator, checked before a rule's look-behinds:
+# "token" and "key" are common words, and most occurrences have no separator.
+_SEPARATOR_NEXT = rb"(?=[\"'`]?\]?[ \t]{0,16}[:=>]|[\"'`][ \t]{0,16}[,v])"
+
+
+# Bytes before a keyword that a validator reads for the word before it.
+_BEFORE = 32
+
+
+def _after_names(
+    names: Sequence[bytes],
+    seps: Sequence[bytes],
+    validator: Callable[[str], bool],
+    *,
+    required: bool,
+) -> Callable[[str], bool]:
+    """`validator` on the value, given the text before the keyword (see
+    `Rule.before`): only if one of `names` and a separator end that text
+    (`required`), or only if none does. One look-behind per name and separator
+    in the pattern would make it slow to compile; here it is one search."""
+    source = (
+        r"(?:" + "|".join(name.decode() for name in names) + r")"
+        r"(?:" + "|".join(escape(sep).decode() for sep in seps) + r")$"
+    )
+
+    def judge(window: str) -> bool:
+        before, _, value = window.partition("\x00")
+        named = text_pattern(source).search(before.lower()) is not None
+        return named == required and validator(value)
+
+    return judge
+
+
+# Keys ending in "token" that hold no credential: pagination cursors
+# (NextToken, pageToken) and idempotency or sync markers (ClientToken).
+_NOT_CREDENTIAL_TOKENS = (
+    b"next", b"page", b"pagination", b"continuation", b"cursor", b"client", b"idempotency",
+    b"sync", b"resume", b"request", b"lock", b"forward", b"backward", b"export", b"import",
+    b"public", b"publishable",
+)  # fmt: skip
+
+# Key names ending in "key" that name a credential. Others (primary_key,
+# cache_key, public_key) are left to the stricter key-in-prose rule.
+_SECRET_KEY_NAMES = (
+    b"api", b"access", b"secret", b"private", b"app", b"application", b"license",
+    b"licence", b"master", b"encryption", b"signing", b"auth", b"client", b"consumer",
+    b"account", b"service", b"admin", b"subscription", b"storage", b"webhook",
+    b"integration", b"deploy", b"ingest", b"management", b"root", b"server", b"hmac",
+    b"jwt", b"shared", b"tenant", b"partner", b"merchant", b"bot", b"session", b"cipher",
+)  # fmt: skip
+_KEY_SEPARATORS = (b"", b"_", b"-", b".", b" ")
+
+# "password", "passwd", "passphrase", "passcode"; "pass", "pwd" and "pw" as
+# whole words ("DB_PASS", not "bypass"); "SSHPASS". All start with "p".
+_PASSWORD_KEY = (
+    rb"p(?:assw(?:or)?d(?<!\S[:/]passwd)(?<!\S[:/]password)|ass(?:phrase|code)"
+    rb"|ass(?<![a-z0-9]pass)|ass(?<=sshpass)(?<![a-z0-9]sshpass)|wd(?<![a-z0-9?&]pwd)"
+    rb"|w(?<![a-z0-9]pw))"
+)
+
+ASSIGNMENT_RULES: tuple[Rule, ...] = table(
+    # The key only has to END with the word (DB_PASSWORD, clientSecret,
+    # accessToken); the validator decides whether the value is a literal
+    # secret or code that fetches one (`os.environ[...]`, `get_token()`,
+    # `${TOKEN}`). A word glued to a ":" or "/" after another word is a path
+    # or ARN segment ("arn:...:secret:name", "/etc/passwd"), not a key; after
+    # a space it is one (Ruby's `:password => "..."`).
+    rule(
+        "password-assignment",
+        SECRET,
+        "lower",
+        _PASSWORD_KEY + _ASSIGN + _VALUE,
+        literal_secret,
+        heads=(b"pass", b"pw"),
+    ),
+    rule(
+        "secret-assignment",
+        SECRET,
+        "lower",
+        rb"secret(?<!\S[:/]secret)" + _ASSIGN + _VALUE,
+        literal_secret,
+        heads=(b"secret",),
+    ),
+    rule(
+        "secret-assignment",
+        SECRET,
+        "lower",
+        rb"cred(?:entials?|s)" + _ASSIGN + _VALUE,
+        literal_secret,
+        heads=(b"cred",),
+    ),
+    rule(
+        "token-assignment",
+        SECRET,
+        "lower",
+        rb"token" + _SEPARATOR_NEXT + rb"(?<!\S[:/]token)" + _ASSIGN + _VALUE,
+        _after_names(_NOT_CREDENTIAL_TOKENS, (b"", b"_", b"-"), literal_secret, required=False),
+        heads=(b"token",),
+        before=_BEFORE,
+    ),
+    rule(
+        "api-key-assignment",
+        SECRET,
+        "lower",
+        rb"key(?:_base)?" + _SEPARATOR_NEXT + _ASSIGN + _VALUE,
+        _after_names(_SECRET_KEY_NAMES, _KEY_SEPARATORS, literal_secret, required=True),
+        heads=(b"key",),
+        before=_BEFORE,
+    ),
+)
+
+
+# --------------------------------------------------------------------------
+# Credentials in headers and URLs
+
+
+# An opaque token after "Bearer"; base64 after "Basic".
+_OPAQUE = rb"(?P<v>[a-z0-9._~+/-]{20,4096}+=*)"
+_BASE64 = rb"(?P<v>[a-z0-9+/]{8,400}+={0,2})(?![a-z0-9+/=])"
+
+
+def _basic_credentials(span: str) -> bool:
+    """Base64 of "user:password" (HTTP Basic, Docker's config.json, .npmrc)."""
+    import base64  # here, not at import: it imports `re`, which the brief never needs
+
+    value = span.strip("\"' ")
+    try:
+        text = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("ascii")
+    except ValueError:  # binascii.Error is one: not base64, or not ASCII
+        return False
+    user, colon, password = text.partition(":")
+    if not colon or not text.isprintable() or len(password) < 4:
+        return False
+    return password != user and not stand_in(password, quoted=True)
+
+
+HEADER_RULES: tuple[Rule, ...] = table(
+    # "Authorization: Bearer <opaque token>" copied out of a curl command, and
+    # the GitHub ("token") and Discord ("Bot") spellings of it.
+    rule(
+        "bearer-token",
+        SECRET,
+        "lower",
+        rb"bearer[ \t]{1,16}" + _OPAQUE,
+        random_opaque,
+        heads=(b"bearer",),
+    ),
+    rule(
+        "bearer-token",
+        SECRET,
+        "lower",
+        rb"authorization:[ \t]{0,8}(?:token|bot)[ \t]{1,16}" + _OPAQUE,
+        random_opaque,
+        heads=(b"authorization:",),
+    ),
+    # Base64 "user:password": HTTP Basic, Docker's config.json, .npmrc `_auth`.
+    rule(
+        "basic-auth",
+        SECRET,
+        "lower",
+        rb"basic[ \t]{1,8}" + _BASE64,
+        _basic_credentials,
+        heads=(b"basic",),
+    ),
+    rule(
+        "basic-auth",
+        SECRET,
+        "lower",
+        rb"auth(?:(?<=\"auth)\"[ \t]{0,4}:[ \t]{0,4}\"|(?<=_auth)[ \t]{0,4}=[ \t]{0,4})" + _BASE64,
+        _basic_credentials,
+        heads=(b"auth",),
+    ),
+    # scheme://user:password@host: connection strings carry live passwords.
+    rule(
+        "url-password",
+        SECRET,
+        "raw",
+        rb"://(?<=[A-Za-z0-9.+-]://)(?P<v>[^\s:/@?#\x00]{0,128}+(?::[^\s/\x00]{1,256})?)@"
+        rb"(?=[A-Za-z0-9\[_])",
+        url_password,
+        heads=(b"://",),
+    ),
+)
+
+
+# --------------------------------------------------------------------------
+# Command lines
+
+
+def _cli_password(span: str) -> bool:
+    """The value of a password flag, or the password half of "user:password"."""
+    value = span.strip()
+    if value[:1] in "'\"" and value[-1:] == value[:1]:
+        value = value[1:-1]
+    user, colon, password = value.partition(":")
+    if colon and user and ":" not in password:
+        if password == user or len(password) < 6 or stand_in(password, quoted=True):
+            return False
+        return password_looking(password, min_len=6) or high_entropy(password)
+    return password_looking(value, min_len=6)
+
+
+# Everything on the same command line, up to a pipe, `;` or `&`.
+_SAME_COMMAND = rb"[ \t](?:[^\n\x00|;&]{0,240}?[ \t])?"
+_CLI_VALUE = rb"(?P<v>\"[^\"\n\x00]{1,200}+\"|'[^'\n\x00]{1,200}+'|[^\s\x00\"'`]{1,200}+)"
+
+
+def _cli(pattern: bytes, *heads: bytes) -> Rule:
+    return rule("cli-password", SECRET, "lower", pattern + _CLI_VALUE, _cli_password, heads=heads)
+
+
+CLI_RULES: tuple[Rule, ...] = (
+    # --password X, --db-pass X, -storepass X, --passphrase X; sshpass -p X;
+    # htpasswd -b[c] file user X. All start at "pass".
+    _cli(
+        rb"pass(?:"
+        rb"(?:word|wd|phrase)?(?:(?<=-pass)|(?<=-password)|(?<=-passwd)|(?<=-passphrase)"
+        rb"|(?<=storepass)|(?<=keypass))[ \t]{1,4}"
+        rb"|(?<=sshpass)[ \t]{1,4}-p[ \t]{0,4}"
+        # rabbitmqctl change_password user X
+        rb"|word(?<=change_password)[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}"
+        rb"|wd(?<=htpasswd)[ \t]{1,4}-[a-z]{0,4}b[a-z]{0,4}[ \t]{1,4}[^\s\x00]{1,200}+[ \t]{1,4}"
+        rb"[^\s\x00]{1,64}+[ \t]{1,4})",
+        b"pass",
+    ),
+    # docker login -p X, helm registry login -p X (any order of flags)
+    _cli(rb"login" + _SAME_COMMAND + rb"-p[ \t]{1,4}", b"login"),
+    # rabbitmqctl add_user user X
+    _cli(rb"add_user[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}", b"add_user"),
+    # docker login -u me -p X, mongosh -u admin -p X
+    _cli(rb" -u[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}-p[ \t]{0,4}", b" -u"),
+    # mysql -u root -pX: the password is glued to -p
+    _cli(
+        rb"m(?:ysql(?:dump|admin|import|sh|check)?|ariadb(?:-dump|-admin)?)"
+        + _SAME_COMMAND
+        + rb"-p",
+        b"mysql",
+        b"mariadb",
+    ),
+    _cli(rb"redis-cli" + _SAME_COMMAND + rb"-a[ \t]{1,4}", b"redis-cli"),
+    _cli(
+        rb"ldap(?:search|modify|add|delete|passwd|compare)" + _SAME_COMMAND + rb"-w[ \t]{1,4}",
+        b"ldap",
+    ),
+    # curl -u user:password, curl --user user:password
+    _cli(rb"curl" + _SAME_COMMAND + rb"(?:-u|--user)(?:[ \t]{1,4}|=)", b"curl"),
+)
+
+
+# --------------------------------------------------------------------------
+# Prose: "the staging password is X", "password for prod: X", "use key X".
+
+# Words that join a subject to its value: "is", "was set to", ":", "=".
+_LINKS = frozenset(
+    {"is", "was", "are", "were", "be", "been", "has", "had", "=", ":", "->", "=>", "-", "–", "—",
+     "equals", "became", "becomes", "reads", "is:", "was:", "are:"}
+)  # fmt: skip
+# Words that may sit between the link and the value.
+_FILLERS = frozenset(
+    {"now", "still", "currently", "just", "simply", "literally", "actually", "always",
+     "changed", "reset", "rotated", "updated", "set", "to", "the", "string", "value"}
+)  # fmt: skip
+# Words that start a phrase about which credential it is: "password for prod
+# is X", "the token we use on CI is X". Any other word after the keyword
+# makes it a compound ("password policy", "token budget"), never a value.
+_OPENERS = frozenset(
+    {"for", "of", "to", "on", "in", "at", "from", "used", "we", "you", "i", "they", "that",
+     "which", "needed", "shared", "provided", "given", "generated", "here", "there", "with"}
+)  # fmt: skip
+_MAX_QUALIFIERS = 8
+_WRAPPERS = "'\"`“”‘’([{"
+_TRAILING = ".,;:)]}'\"`“”’"
+
+
+def _clean(word: str) -> str:
+    return word.lstrip(_WRAPPERS).rstrip(_TRAILING)
+
+
+def _candidate(tail: str) -> str | None:
+    """The value a sentence gives its keyword, read from the text after it.
+
+    Either the word right after the keyword ("passphrase X", "use key X"), or
+    the word after a link, itself after an optional phrase that says which
+    credential ("password for staging: X", "the token we use is now X").
+    """
+    words = tail.split()
+    if not words or not (tail[0].isspace() or tail[0] in ":=(-)"):
+        # Glued to the keyword ("token+rotation", "password's"): not a value.
+        return None
+    if words[0] == ")" or words[0].startswith(")"):
+        # "(TOTP secret) for the shared admin: X": the keyword ended a remark.
+        words[0] = words[0][1:]
+        if not words[0]:
+            words = words[1:]
+        if not words:
+            return None
+    first = words[0]
+    if first[:1] in ":=" and first not in _LINKS:
+        word = first.lstrip(":=>") or (words[1] if len(words) > 1 else "")
+        return _value(word, after_colon=first[0] == ":")
+    index = 0
+    linked = False
+    if first.lower() in _OPENERS or first.startswith("("):
+        for index in range(min(len(words), _MAX_QUALIFIERS)):
+            word = words[index]
+            if word.lower() in _LINKS:
+                break
+            if word.endswith((":", "=")):
+                linked = True
+                break
+            if word.endswith((".", ",", ";", "!", "?")):
+                return None
+        else:
+            # No link after all: "password to X", "token as X" read "to" as one.
+            if first in ("to", "as") and len(words) > 1:
+                return _value(words[1], after_colon=False)
+            return None
+        index += 1 if linked else 0
+    while index < len(words) and (
+        words[index].lower() in _LINKS or words[index].lower() in _FILLERS
+    ):
+        linked = True
+        index += 1
+    if index >= len(words):
+        return None
+    if not linked and index != 0:
+        return None
+    return _value(words[index], after_colon=index > 0 and words[index - 1].endswith(":"))
+
+
+def _value(word: str, *, after_colon: bool) -> str | None:
+    """The candidate without its wrapping; None for YAML syntax after a colon
+    (a tag, anchor, alias or comment: "password: !vault ...") and for a
+    command-line option ("creds --from-env-file=.env")."""
+    if after_colon and word[:1] in "!&*#":
+        return None
+    if (word.startswith("-") and word[1:2].isalpha()) or word.startswith("--"):
+        return None
+    return _clean(word) or None
+
+
+def _pair(tail: str, value: str) -> str | None:
+    """The password of "user / password" when `value` is the user."""
+    after = tail.split(value, 1)[1].split() if value in tail else []
+    if len(after) >= 2 and after[0] == "/":
+        return _value(after[1], after_colon=False)
+    return None
+
+
+def _user_password(tail: str, value: str) -> bool:
+    """`value` is "user:password", or the user of "user / password"."""
+    user, colon, password = value.partition(":")
+    if colon and user and password != user and password_looking(password, min_len=6):
+        return True
+    password = _pair(tail, value)
+    return password is not None and password != value and password_looking(password, min_len=6)
+
+
+def _prose_password(tail: str) -> bool:
+    value = _candidate(tail)
+    if value is None:
+        return False
+    return password_looking(value) or _user_password(tail, value)
+
+
+def _prose_pair(tail: str) -> bool:
+    value = _candidate(tail)
+    return value is not None and _user_password(tail, value)
+
+
+def _prose_token(tail: str) -> bool:
+    value = _candidate(tail)
+    return value is not None and token_looking(value)
+
+
+# The rest of the line after a keyword: the validator reads it. A look-ahead,
+# so each keyword on a line is judged on its own.
+_TAIL = rb"(?=(?P<v>[^\n\x00]{1,160}))"
+
+# "page token", "primary key": compounds that are no credential.
+_NOT_CREDENTIAL_KEYS = (
+    b"primary", b"foreign", b"public", b"publishable", b"cache", b"sort", b"partition",
+    b"idempotency", b"dedup", b"dedupe", b"hash", b"range", b"shard", b"sharding",
+    b"lookup", b"object", b"s3", b"row", b"composite", b"unique", b"natural",
+    b"surrogate", b"site", b"map", b"dict", b"group", b"message", b"translation", b"i18n",
+    b"sequence", b"index", b"join", b"cluster", b"clustering", b"distribution", b"dist",
+    b"hot", b"order", b"ordering", b"record", b"event", b"redis", b"kafka", b"react",
+    b"registry", b"config", b"json", b"yaml", b"dictionary", b"host", b"gpg", b"pgp",
+    b"trusted",
+)  # fmt: skip
+_PROSE_SEPARATORS = (b" ", b"_", b"-", b".")
+
+
+# A word glued to a ":" or "/" after another word is a segment of a path or an
+# ARN ("arn:aws:secretsmanager:...:secret:prod/api"), not a keyword in a sentence.
+def _not_a_path_segment(*words: bytes) -> bytes:
+    return b"".join(rb"(?<!\S[:/]" + word + rb")" for word in words)
+
+
+# For the token and key rules, whose values are 16 characters or more: the line
+# must hold such a word, looked for word by word (each skip is possessive, so
+# the look-ahead is linear) among the next dozen.
+_LONG_WORD_AHEAD = rb"(?=(?:[^\s\x00]{0,15}+[ \t]++){0,12}+[^\s\x00]{16})"
+
+
+def _prose(
+    name: str,
+    keyword: bytes,
+    head: bytes,
+    validator: Callable[[str], bool],
+    ahead: bytes = b"",
+    *,
+    before: int = 0,
+) -> Rule:
+    # The cheap tests first: most keywords in prose fail them.
+    source = keyword + rb"(?![a-z0-9_-])" + ahead + _TAIL
+    return rule(name, SECRET, "lower", source, validator, heads=(head,), before=before)
+
+
+PROSE_RULES: tuple[Rule, ...] = (
+    _prose(
+        "password-in-prose",
+        rb"pass(?:w(?:or)?d|phrase|code|(?<![a-z]pass))"
+        + _not_a_path_segment(b"pass", b"passwd", b"password", b"passphrase", b"passcode"),
+        b"pass",
+        _prose_password,
+    ),
+    # "login: admin / X": only with a user and a password after it.
+    _prose(
+        "password-in-prose",
+        rb"login(?<![a-z]login)",
+        b"login",
+        _prose_pair,
+    ),
+    _prose(
+        "secret-in-prose",
+        rb"secret(?<![a-z]secret)" + _not_a_path_segment(b"secret"),
+        b"secret",
+        _prose_password,
+    ),
+    _prose(
+        "secret-in-prose",
+        rb"cred(?:entials?|s)" + _not_a_path_segment(b"creds", b"credential", b"credentials"),
+        b"cred",
+        _prose_password,
+    ),
+    _prose(
+        "token-in-prose",
+        rb"token(?<![a-z]token)" + _not_a_path_segment(b"token"),
+        b"token",
+        _after_names(_NOT_CREDENTIAL_TOKENS, _PROSE_SEPARATORS, _prose_token, required=False),
+        _LONG_WORD_AHEAD,
+        before=_BEFORE,
+    ),
+    _prose(
+        "key-in-prose",
+        rb"key(?<![a-z]key)" + _not_a_path_segment(b"key"),
+        b"key",
+        _after_names(_NOT_CREDENTIAL_KEYS, _PROSE_SEPARATORS, _prose_token, required=False),
+        _LONG_WORD_AHEAD,
+        before=_BEFORE,
+    ),
+)
+
+
+CREDENTIAL_RULES: tuple[Rule, ...] = HEADER_RULES + ASSIGNMENT_RULES + CLI_RULES + PROSE_RULES

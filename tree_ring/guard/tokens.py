@@ -1,0 +1,694 @@
+"""Secret rules for credential formats a provider can be told apart by.
+
+Most providers give their tokens a fixed prefix so leaked ones can be found
+(``ghp_``, ``xoxb-``, ``AKIA``); those rules are built by `tokens`, which
+declares the prefixes as the pattern's heads. A few formats have no prefix but
+a fixed structure around a rarer literal (``.atlasv1.``, ``:APA91b``, the two
+dots of a Discord bot token); their patterns start at that literal and check
+what precedes it with fixed-width look-behinds. Formats too generic to match
+alone (a bare 40-character AWS secret, a 32-digit hex key) need the key name
+beside them and live here only when the key name is the provider's own.
+
+Every validator also lets through vendors' documented example keys
+(`values.documented_example`) and placeholders, whatever the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from tree_ring.guard.rule import SECRET, Rule, escape, rule, shared_prefix, table, text_pattern
+from tree_ring.guard.values import (
+    random_opaque,
+    random_token,
+    shannon_entropy,
+    stand_in,
+)
+
+_Form = tuple[Sequence[bytes], bytes]
+
+# Characters of base62/base64url token bodies: a token glued to one of these
+# is part of a longer string (a hash, a base64 blob), not a token on its own.
+_TOKEN_CHARS = rb"A-Za-z0-9_"
+
+
+def tokens(
+    name: str,
+    validator: Callable[[str], bool] | None,
+    *forms: _Form,
+    not_after: bytes = _TOKEN_CHARS,
+) -> tuple[Rule, ...]:
+    """A token family in the raw view: for each form, one of its prefixes not
+    glued to a word before it (no character of `not_after` just before), then
+    its body.
+
+    Prefixes that start with the same byte share one rule whose pattern starts
+    with the prefixes' common part: `re` skips quickly to a literal but tests
+    every position for a set of first bytes. The prefixes are the rules'
+    heads, declared so the engine need not read them; the look-behind sits
+    after each prefix, where it costs nothing until the prefix matched.
+    """
+    by_first: dict[int, list[tuple[bytes, bytes]]] = {}
+    # Each body is read once, not once per prefix: the table is built at import.
+    body_runs = {body: _body_run(body) for _, body in forms}
+    for prefixes, body in forms:
+        for prefix in prefixes:
+            by_first.setdefault(prefix[0], []).append((prefix, body))
+    rules: list[Rule] = []
+    for group in by_first.values():
+        run = min(_tail_run(prefix) + body_runs[body] for prefix, body in group)
+        shared = shared_prefix([prefix for prefix, _ in group])
+        rests = [
+            escape(prefix[len(shared) :])
+            + rb"(?<!["
+            + not_after
+            + rb"]"
+            + escape(prefix)
+            + rb")"
+            + body
+            for prefix, body in group
+        ]
+        source = escape(shared) + rb"(?:" + b"|".join(rests) + rb")"
+        heads = tuple(prefix for prefix, _ in group)
+        rules.append(Rule(name, SECRET, "raw", source, validator, heads=heads, run=run))
+    return tuple(rules)
+
+
+_TOKEN_BYTES_TEXT = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+_TOKEN_BYTES = frozenset(_TOKEN_BYTES_TEXT)
+
+
+def _token_class(members: bytes) -> bool:
+    """Whether a class body holds token characters only: single ones, and
+    ranges whose ends are both digits, both lower or both upper case."""
+    if members.translate(None, _TOKEN_BYTES_TEXT):
+        return False  # something that is no token character, range or not
+    if b"-" not in members[1:-1]:
+        return True  # no range: each member stands for itself
+    index = 0
+    while index < len(members):
+        ends = members[index : index + 3 : 2]
+        if members[index + 1 : index + 2] == b"-" and len(ends) == 2 and ends.isalnum():
+            if not (ends.isdigit() or ends.islower() or ends.isupper()):
+                return False
+            index += 3
+        elif members[index] in _TOKEN_BYTES:
+            index += 1
+        else:
+            return False
+    return True
+
+
+def _element(body: bytes, index: int) -> tuple[bytes | None, int, int] | None:
+    """The body's element at `index`: (a class's members, or None for one
+    token character, escaped or not; its fewest repetitions; where it ends),
+    or None for anything else. Read by hand: the table computes every token
+    rule's run at import, which every hook call pays for, and `re` is not
+    imported there."""
+    if body[index : index + 1] == b"[":
+        close = body.find(b"]", index + 1)
+        members = body[index + 1 : close]
+        if close > index + 1 and b"\\" not in members and b"^" not in members:
+            end, fewest = close + 1, 1
+            brace = body.find(b"}", end)
+            inside = body[end + 1 : brace]
+            digits = len(inside) - len(inside.lstrip(b"0123456789"))
+            # {m}, {m,}, {m,n}, then an optional possessive "+"
+            if (
+                body[end : end + 1] == b"{"
+                and brace > end
+                and digits
+                and not inside.strip(b"0123456789,")
+            ):
+                fewest = int(inside[:digits])
+                end = brace + 2 if body[brace + 1 : brace + 2] == b"+" else brace + 1
+            return members, fewest, end
+    char = index + 1 if body[index : index + 1] == b"\\" else index
+    if char < len(body) and body[char] in _TOKEN_BYTES:
+        return None, 1, char + 1
+    return None
+
+
+# A form's run, the token characters in a row that every match of a prefix
+# and its body holds, is at least those ending the prefix (`_tail_run`) and
+# then the body's leading elements, as long as each is a class of token
+# characters or a token character (`_body_run`).
+
+
+def _tail_run(prefix: bytes) -> int:
+    return len(prefix) - len(prefix.rstrip(_TOKEN_BYTES_TEXT))
+
+
+def _body_run(body: bytes) -> int:
+    run = index = 0
+    while element := _element(body, index):
+        members, fewest, index = element
+        if members is not None:
+            if not _token_class(members):
+                break
+            run += fewest
+        else:
+            run += 1
+    return run
+
+
+def _end(chars: bytes) -> bytes:
+    """The token ends here: no more of its characters follow."""
+    return rb"(?![" + chars + rb"])"
+
+
+_B62 = rb"A-Za-z0-9"
+_B64URL = rb"A-Za-z0-9_-"
+
+
+def _hex_token(span: str) -> bool:
+    """A hex body: 32 random hex digits score about 3.8 bits; fillers far less."""
+    body = text_pattern(r"[0-9a-fA-F]{16,}").findall(span)
+    return bool(body) and shannon_entropy(max(body, key=len)) >= 3.0 and random_token(span)
+
+
+# --------------------------------------------------------------------------
+# Validators that need more than the matched span
+
+
+_PRIVATE_KEY_HEADER = r"-{4,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4,5}"
+# What documentation writes instead of a key body.
+_ELIDED_BODY = (
+    r"(?:\\n|\s)*(?:\.\.\.|…|<|\[|\{|x{3}|X{3}|\*{3}|redacted|REDACTED|snip|your|YOUR|paste"
+    r"|-{5}END)"
+)
+
+
+def _private_key(window: str) -> bool:
+    """A private key header, unless the body after it is elided ("...", "<key>")."""
+    for match in text_pattern(_PRIVATE_KEY_HEADER).finditer(window):
+        if not text_pattern(_ELIDED_BODY).match(window, match.end()):
+            return True
+    return False
+
+
+_DISCORD_TOKEN = (
+    r"(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}"
+    r"(?![A-Za-z0-9_-])"
+)
+
+
+def _discord_token(window: str) -> bool:
+    return any(random_token(m.group()) for m in text_pattern(_DISCORD_TOKEN).finditer(window))
+
+
+def _mailchimp_key(window: str) -> bool:
+    found = text_pattern(r"(?<![0-9A-Za-z])[0-9a-f]{32}-us[0-9]{1,2}(?![0-9A-Za-z])")
+    return any(_hex_token(m.group()) for m in found.finditer(window))
+
+
+def _new_relic_license(window: str) -> bool:
+    found = text_pattern(r"(?<![0-9A-Za-z])[0-9a-f]{36}NRAL(?![0-9A-Za-z])")
+    return any(_hex_token(m.group()) for m in found.finditer(window))
+
+
+def _sas_signature(window: str) -> bool:
+    """An Azure shared access signature: a `sig=` beside the `sv=` version field
+    every SAS carries, so other URL signatures are left to their own rules."""
+    lowered = window.lower()
+    if "sv=" not in lowered:
+        return False
+    found = text_pattern(r"[?&;]sig=([A-Za-z0-9%+/]{30,200})")
+    return any(random_opaque(m.group(1).replace("%2B", "+")) for m in found.finditer(window))
+
+
+def _jwt_signature(signature: str) -> bool:
+    return not stand_in(signature, quoted=True)
+
+
+def _aws_key_id(span: str) -> bool:
+    return random_token(span) and len(set(span[4:])) >= 6
+
+
+def _sk_body(span: str) -> bool:
+    # "sk-" also starts slugs like "sk-refactor-storage-layer"; real keys have a
+    # long random body, mixed case (OpenAI) or hex (OpenAI-compatible vendors).
+    return random_opaque(span[3:])
+
+
+# --------------------------------------------------------------------------
+# The rules, checked in this order: the first that matches names the refusal.
+
+TOKEN_RULES: tuple[Rule, ...] = table(
+    # A private key block is the most damaging thing to paste; the header line
+    # alone is enough to refuse, since the body always follows it, unless the
+    # text itself elides the body.
+    rule(
+        "pem-private-key",
+        SECRET,
+        "raw",
+        rb"----(?:-BEGIN (?:[A-Z0-9]{1,16}+ ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+        rb"| BEGIN SSH2 ENCRYPTED PRIVATE KEY ----)",
+        _private_key,
+        context=48,
+        heads=(b"-----BEGIN ", b"---- BEGIN SSH2"),
+    ),
+    tokens(
+        "putty-private-key",
+        None,
+        ([b"PuTTY-User-Key-File-"], rb"[23]: ?[a-z0-9-]{3,40}"),
+        not_after=_B62,
+    ),
+    tokens(
+        "age-secret-key",
+        random_token,
+        ([b"AGE-SECRET-KEY-1"], rb"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _end(_B62)),
+    ),
+    # AWS access key ids: long-lived (AKIA), temporary (ASIA) and the rarer
+    # kinds. The ids AWS's own docs print all end in EXAMPLE.
+    tokens(
+        "aws-access-key",
+        _aws_key_id,
+        ([b"AKIA", b"ASIA", b"ABIA", b"ACCA"], rb"[A-Z0-9]{16}" + _end(_B62)),
+        not_after=rb"A-Za-z0-9/+",
+    ),
+    # AWS secret access keys are 40 base64 characters with no prefix, so only
+    # the assignment context (env var, credentials file, JSON) identifies them.
+    rule(
+        "aws-secret-key",
+        SECRET,
+        "lower",
+        rb"secret(?:_?access_?key|(?<=aws_secret)(?:_?key)?|(?<=awssecret)(?:_?key)?)"
+        rb"[\"'`]?[ \t]{0,16}(?:=>|:=|=|:)[ \t]{0,16}"
+        rb"[\"'`]?(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
+        random_opaque,
+        heads=(b"secret",),
+    ),
+    # STS session tokens and Bedrock API keys: long base64 with a fixed start.
+    tokens(
+        "aws-session-token",
+        random_token,
+        ([b"FwoGZXIvYXdz", b"IQoJb3JpZ2lu"], rb"[A-Za-z0-9/+=]{80,4096}+"),
+        ([b"ABSK"], rb"[A-Za-z0-9+/]{109,269}+={0,2}"),
+        not_after=rb"A-Za-z0-9/+",
+    ),
+    # GitHub personal, OAuth, user-to-server, server-to-server and refresh
+    # tokens, and fine-grained personal access tokens.
+    tokens(
+        "github-token",
+        random_token,
+        ([b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"], rb"[A-Za-z0-9]{36,255}+"),
+        ([b"github_pat_"], rb"[A-Za-z0-9_]{22,255}+"),
+    ),
+    # GitLab personal, deploy, runner, trigger, CI job, OAuth, feed, mail,
+    # agent, SCIM and feature-flag tokens, and runner registration tokens.
+    tokens(
+        "gitlab-token",
+        random_token,
+        (
+            b"glpat- gldt- glrt- glptt- glcbt- gloas- glft- glimt- glagent- glsoat- glffct-"
+            b"".split(),
+            rb"[A-Za-z0-9_-]{20}[A-Za-z0-9_.-]{0,280}+",
+        ),
+        ([b"GR1348941"], rb"[A-Za-z0-9_-]{20,64}+"),
+    ),
+    # Anyone holding an incoming-webhook URL can post into the channel.
+    rule(
+        "slack-webhook",
+        SECRET,
+        "raw",
+        rb"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,300}+",
+        random_token,
+        heads=(b"hooks.slack.com/",),
+    ),
+    # Slack bot, user, app, refresh, session, config and app-level tokens.
+    tokens(
+        "slack-token",
+        random_token,
+        (
+            b"xoxa- xoxb- xoxe- xoxo- xoxp- xoxr- xoxs- xapp- xoxe.xoxb- xoxe.xoxp-".split(),
+            rb"[A-Za-z0-9-]{20,255}+",
+        ),
+    ),
+    rule(
+        "discord-webhook",
+        SECRET,
+        "raw",
+        rb"discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/[A-Za-z0-9_-]{60,68}",
+        random_token,
+        heads=(b"discord.com/api/webhooks/", b"discordapp.com/api/webhooks/"),
+        run=60,
+    ),
+    # A bot token is three base64url parts: the bot's id (digits, so its base64
+    # starts M, N or O), a 6-character timestamp and an HMAC. In the token view
+    # the timestamp and the dots around it are literal; look-behinds check the
+    # id's length and the validator the rest, in the original text.
+    rule(
+        "discord-bot-token",
+        SECRET,
+        "token",
+        rb"\.xxxxxx\.(?:(?<=[^x]x{24}\.xxxxxx\.)|(?<=[^x]x{25}\.xxxxxx\.)"
+        rb"|(?<=[^x]x{26}\.xxxxxx\.))x{27,38}(?!x)",
+        _discord_token,
+        context=28,
+        heads=(b".xxxxxx.",),
+        run=27,
+    ),
+    rule(
+        "teams-webhook",
+        SECRET,
+        "raw",
+        rb"\.webhook\.office\.com/webhookb2/[0-9a-f-]{36}@[A-Za-z0-9@/-]{36,300}+",
+        random_token,
+        heads=(b".webhook.office.com/webhookb2/",),
+        run=36,
+    ),
+    # Bot id, colon, a 35-character secret that starts with "A".
+    rule(
+        "telegram-bot-token",
+        SECRET,
+        "raw",
+        rb":A(?<=[0-9]{8}:A)[A-Za-z0-9_-]{32,36}" + _end(_B64URL),
+        random_token,
+        heads=(b":A",),
+        run=33,
+    ),
+    # Before openai-key: all of these start with "sk-".
+    tokens(
+        "anthropic-key",
+        random_token,
+        ([b"sk-ant-"], rb"[A-Za-z0-9_-]{20,255}+"),
+        not_after=_B64URL,
+    ),
+    tokens(
+        "openrouter-key",
+        random_token,
+        ([b"sk-or-v1-"], rb"[0-9a-f]{64}" + _end(_B62)),
+        not_after=_B64URL,
+    ),
+    # OpenAI legacy, project, service-account and admin keys, and the
+    # OpenAI-compatible vendors that copied the "sk-" prefix.
+    rule(
+        "openai-key",
+        SECRET,
+        "raw",
+        rb"sk-(?<![A-Za-z0-9_-]sk-)(?!ant-)[A-Za-z0-9_-]{20,255}+",
+        _sk_body,
+        heads=(b"sk-",),
+        run=23,
+    ),
+    # Stripe secret and restricted keys, live and test (test keys still read
+    # and write the account's test data). Publishable pk_ keys are public.
+    tokens(
+        "stripe-key",
+        random_token,
+        (
+            [b"sk_live_", b"rk_live_", b"sk_test_", b"rk_test_", b"sk_prod_", b"rk_prod_"],
+            rb"[A-Za-z0-9]{16,255}+",
+        ),
+    ),
+    # Webhook signing secrets (Stripe, Svix, Clerk, Resend): whoever holds one
+    # can forge events the receiver trusts.
+    tokens("webhook-signing-secret", random_token, ([b"whsec_"], rb"[A-Za-z0-9+/=]{24,100}+")),
+    # Google API keys (Maps, Firebase, Gemini...).
+    tokens(
+        "google-api-key",
+        random_token,
+        ([b"AIza"], rb"[0-9A-Za-z_-]{35}" + _end(_B64URL)),
+        not_after=_B64URL,
+    ),
+    # OAuth client secrets, access tokens and refresh tokens.
+    tokens(
+        "google-oauth",
+        random_token,
+        ([b"GOCSPX-"], rb"[A-Za-z0-9_-]{28}" + _end(_B64URL)),
+        ([b"ya29."], rb"[A-Za-z0-9_-]{30,2048}+"),
+        ([b"1//0"], rb"[A-Za-z0-9_-]{40,512}+"),
+        not_after=_B64URL,
+    ),
+    # Firebase Cloud Messaging legacy server keys.
+    rule(
+        "fcm-server-key",
+        SECRET,
+        "raw",
+        rb":APA91b(?<=AAAA[A-Za-z0-9_-]{7}:APA91b)[A-Za-z0-9_-]{100,200}+",
+        random_token,
+        heads=(b":APA91b",),
+        run=100,
+    ),
+    # Storage account keys and Service Bus / Event Hubs keys in connection
+    # strings: 64 random bytes in base64.
+    rule(
+        "azure-storage-key",
+        SECRET,
+        "lower",
+        rb"key(?:(?<=accountkey)|(?<=sharedaccesskey))[ \t]{0,4}=[ \t]{0,4}"
+        rb"(?P<v>[a-z0-9+/]{40,120}+={0,2})",
+        random_opaque,
+        heads=(b"key",),
+    ),
+    rule(
+        "azure-sas-token",
+        SECRET,
+        "lower",
+        rb"sig=(?<=[?&;]sig=)[a-z0-9%+/]{30,200}+",
+        _sas_signature,
+        context=400,
+        heads=(b"sig=",),
+    ),
+    # Entra ID (Azure AD) client secrets: three characters, a digit, "Q~".
+    rule(
+        "azure-client-secret",
+        SECRET,
+        "raw",
+        rb"Q~(?<=[A-Za-z0-9_~.]{3}[0-9]Q~)(?<![A-Za-z0-9_~.-][A-Za-z0-9_~.]{3}[0-9]Q~)"
+        rb"[A-Za-z0-9_~.-]{31,34}" + _end(rb"A-Za-z0-9_~.-"),
+        random_token,
+        heads=(b"Q~",),
+    ),
+    tokens("twilio-api-key", _hex_token, ([b"SK"], rb"[0-9a-f]{32}" + _end(_B62)), not_after=_B62),
+    tokens(
+        "sendgrid-key",
+        random_token,
+        ([b"SG."], rb"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _end(_B64URL)),
+        not_after=_B64URL,
+    ),
+    tokens("mailgun-key", _hex_token, ([b"key-"], rb"[0-9a-f]{32}" + _end(_B62)), not_after=_B62),
+    rule(
+        "mailchimp-key",
+        SECRET,
+        "raw",
+        rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}" + _end(_B62),
+        _mailchimp_key,
+        context=36,
+        heads=(b"-us",),
+        run=36,
+    ),
+    tokens(
+        "huggingface-token",
+        random_token,
+        ([b"hf_", b"api_org_"], rb"[A-Za-z0-9]{30,40}" + _end(rb"A-Za-z0-9_")),
+    ),
+    tokens("npm-token", random_token, ([b"npm_"], rb"[A-Za-z0-9]{36}" + _end(_B62))),
+    tokens(
+        "pypi-token",
+        random_token,
+        ([b"pypi-AgEIcHlwaS5vcmc", b"pypi-AgENdGVzdC5weXBpLm9yZw"], rb"[A-Za-z0-9_-]{50,1000}+"),
+    ),
+    tokens("rubygems-token", random_token, ([b"rubygems_"], rb"[0-9a-f]{48}" + _end(_B62))),
+    tokens(
+        "docker-hub-token",
+        random_token,
+        ([b"dckr_pat_", b"dckr_oat_"], rb"[A-Za-z0-9_-]{27,64}+"),
+    ),
+    tokens(
+        "shopify-token",
+        _hex_token,
+        ([b"shpat_", b"shpss_", b"shpca_", b"shppa_"], rb"[a-fA-F0-9]{32}" + _end(_B62)),
+    ),
+    # Atlassian (Jira, Confluence) API tokens and Bitbucket app passwords.
+    tokens(
+        "atlassian-token",
+        random_token,
+        ([b"ATATT3", b"ATCTT3"], rb"[A-Za-z0-9_-]{150,400}+(?:=[A-Za-z0-9]{8})?"),
+        ([b"ATBB"], rb"[A-Za-z0-9]{28,32}" + _end(_B62)),
+    ),
+    tokens(
+        "digitalocean-token",
+        _hex_token,
+        ([b"dop_v1_", b"doo_v1_", b"dor_v1_"], rb"[a-f0-9]{64}" + _end(_B62)),
+    ),
+    tokens("heroku-key", random_token, ([b"HRKU-"], rb"[A-Za-z0-9_-]{40,80}+")),
+    tokens(
+        "databricks-token",
+        _hex_token,
+        ([b"dapi"], rb"[a-f0-9]{32}(?:-[0-9])?" + _end(_B62)),
+        not_after=_B62,
+    ),
+    # HashiCorp Vault service, batch and recovery tokens.
+    tokens("vault-token", random_token, ([b"hvs.", b"hvb.", b"hvr."], rb"[A-Za-z0-9_-]{24,400}+")),
+    # Terraform Cloud / Enterprise API tokens: 14 characters, ".atlasv1.", 60-70.
+    rule(
+        "terraform-token",
+        SECRET,
+        "raw",
+        rb"\.atlasv1\.(?<=[A-Za-z0-9]{14}\.atlasv1\.)[A-Za-z0-9_-]{60,80}+",
+        random_token,
+        heads=(b".atlasv1.",),
+        run=60,
+    ),
+    tokens(
+        "doppler-token",
+        random_token,
+        (
+            [b"dp.pt.", b"dp.st.", b"dp.ct.", b"dp.sa.", b"dp.scim.", b"dp.audit."],
+            rb"[A-Za-z0-9]{40,44}" + _end(_B62),
+        ),
+        # Service tokens name their environment: dp.st.prd.<token>.
+        ([b"dp.st."], rb"[a-z0-9_-]{1,40}+\.[A-Za-z0-9]{40,44}" + _end(_B62)),
+    ),
+    tokens("linear-key", random_token, ([b"lin_api_", b"lin_oauth_"], rb"[A-Za-z0-9]{40}")),
+    tokens(
+        "notion-token",
+        random_token,
+        ([b"secret_"], rb"[A-Za-z0-9]{43}" + _end(_B62)),
+        ([b"ntn_"], rb"[0-9]{11}[A-Za-z0-9]{35}" + _end(_B62)),
+    ),
+    # Square access tokens and OAuth secrets.
+    tokens(
+        "square-token",
+        random_token,
+        ([b"sq0atp-", b"sq0csp-"], rb"[A-Za-z0-9_-]{22,60}+"),
+        ([b"EAAA"], rb"[A-Za-z0-9_-]{60}" + _end(_B64URL)),
+        not_after=_B64URL,
+    ),
+    # Braintree (PayPal) access tokens and PayPal OAuth access tokens.
+    rule(
+        "paypal-token",
+        SECRET,
+        "raw",
+        rb"access_token\$(?:production|sandbox)\$[0-9a-z]{16}\$[0-9a-f]{32}",
+        random_token,
+        heads=(b"access_token$",),
+        run=32,
+    ),
+    tokens(
+        "paypal-token", random_token, ([b"A21AA"], rb"[A-Za-z0-9_-]{50,200}+"), not_after=_B64URL
+    ),
+    # Okta's API tokens travel as "Authorization: SSWS <token>".
+    rule(
+        "okta-token",
+        SECRET,
+        "lower",
+        rb"ssws[ \t]{1,8}(?P<v>00[a-z0-9_-]{40})" + _end(rb"a-z0-9_-"),
+        random_opaque,
+        heads=(b"ssws",),
+    ),
+    # New Relic user, insert and ingest keys.
+    tokens(
+        "new-relic-key",
+        random_token,
+        ([b"NRAK-"], rb"[A-Z0-9]{27}" + _end(_B62)),
+        ([b"NRII-", b"NRIQ-"], rb"[A-Za-z0-9_-]{32}" + _end(_B64URL)),
+        not_after=_B62,
+    ),
+    rule(
+        "new-relic-license-key",
+        SECRET,
+        "raw",
+        rb"NRAL(?<=[0-9a-f]{36}NRAL)" + _end(_B62),
+        _new_relic_license,
+        context=40,
+        heads=(b"NRAL",),
+        run=40,
+    ),
+    tokens(
+        "sentry-token",
+        random_token,
+        ([b"sntrys_eyJ"], rb"[A-Za-z0-9+/=_]{60,800}+"),
+        ([b"sntryu_", b"sntrya_"], rb"[a-f0-9]{64}" + _end(_B62)),
+    ),
+    # A DSN's key lets anyone send events into the project; the old form also
+    # carries a secret after the colon.
+    rule(
+        "sentry-dsn",
+        SECRET,
+        "raw",
+        rb"://(?<=[a-z]://)(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@[A-Za-z0-9.-]{1,200}+"
+        rb"(?::[0-9]{1,5})?/(?:[A-Za-z0-9_-]{1,64}/){0,4}[0-9]{1,12}(?![0-9A-Za-z/._-])",
+        _hex_token,
+        heads=(b"://",),
+        run=32,
+    ),
+    tokens(
+        "alibaba-key",
+        random_token,
+        ([b"LTAI"], rb"[A-Za-z0-9]{12,20}" + _end(_B62)),
+        not_after=_B62,
+    ),
+    tokens(
+        "tencent-key",
+        random_token,
+        ([b"AKID"], rb"[A-Za-z0-9]{32}" + _end(_B62)),
+        not_after=_B62,
+    ),
+    # Grafana Cloud tokens, service account tokens and legacy API keys.
+    tokens(
+        "grafana-token",
+        random_token,
+        ([b"glc_"], rb"[A-Za-z0-9+/]{32,400}+={0,3}"),
+        ([b"glsa_"], rb"[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}" + _end(_B62)),
+        ([b"eyJrIjoi"], rb"[A-Za-z0-9]{70,400}+={0,3}"),
+    ),
+    # The long tail of prefixed tokens from the major secret scanners' lists:
+    # AI APIs, package registries, CI, observability and SaaS admin tokens.
+    tokens(
+        "vendor-token",
+        random_token,
+        ([b"pplx-"], rb"[A-Za-z0-9]{48}" + _end(_B62)),
+        ([b"xai-"], rb"[A-Za-z0-9]{70,90}" + _end(_B62)),
+        ([b"gsk_"], rb"[A-Za-z0-9]{52}" + _end(_B62)),
+        ([b"r8_"], rb"[A-Za-z0-9]{37}" + _end(_B62)),
+        ([b"pcsk_"], rb"[A-Za-z0-9_]{60,80}+"),
+        ([b"nvapi-"], rb"[A-Za-z0-9_-]{64}" + _end(_B64URL)),
+        ([b"lsv2_pt_", b"lsv2_sk_"], rb"[a-f0-9]{32}_[a-f0-9]{10}" + _end(_B62)),
+        ([b"AKCp"], rb"[A-Za-z0-9]{69}" + _end(_B62)),
+        ([b"dt0c01."], rb"[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}" + _end(_B62)),
+        ([b"PMAK-"], rb"[a-f0-9]{24}-[a-f0-9]{34}" + _end(_B62)),
+        ([b"pnu_"], rb"[A-Za-z0-9]{36}" + _end(_B62)),
+        ([b"pul-"], rb"[a-f0-9]{40}" + _end(_B62)),
+        ([b"rdme_"], rb"[a-z0-9]{70}" + _end(_B62)),
+        ([b"sgp_"], rb"[a-fA-F0-9]{40}" + _end(_B62)),
+        ([b"sgp_"], rb"[a-fA-F0-9]{16}_[a-fA-F0-9]{40}" + _end(_B62)),
+        ([b"shippo_live_", b"shippo_test_"], rb"[a-fA-F0-9]{40}" + _end(_B62)),
+        ([b"pscale_tkn_", b"pscale_pw_", b"pscale_oauth_"], rb"[A-Za-z0-9_-]{32,64}+"),
+        ([b"fo1_"], rb"[A-Za-z0-9_-]{43}" + _end(_B64URL)),
+        ([b"xkeysib-"], rb"[a-f0-9]{64}-[A-Za-z0-9]{16}" + _end(_B62)),
+        ([b"EZAK", b"EZTK"], rb"[A-Za-z0-9]{54}" + _end(_B62)),
+        ([b"CLOJARS_"], rb"[a-z0-9]{60}" + _end(_B62)),
+        ([b"duffel_live_", b"duffel_test_"], rb"[A-Za-z0-9_-]{43}" + _end(_B62)),
+        ([b"FLWSECK-", b"FLWSECK_TEST-"], rb"[a-hA-H0-9]{32}-X"),
+        ([b"figd_"], rb"[A-Za-z0-9_-]{40}" + _end(_B64URL)),
+        ([b"sbp_"], rb"[a-f0-9]{40}" + _end(_B62)),
+        ([b"sb_secret_"], rb"[A-Za-z0-9_-]{24,64}+"),
+        ([b"nfp_"], rb"[A-Za-z0-9]{36}" + _end(_B62)),
+        ([b"tskey-"], rb"[a-z]{3,8}-[A-Za-z0-9]{10,20}-[A-Za-z0-9]{20,40}" + _end(_B62)),
+        ([b"bkua_"], rb"[a-f0-9]{40}" + _end(_B62)),
+        ([b"CCIPAT_"], rb"[A-Za-z0-9]{20,30}_[a-f0-9]{40}" + _end(_B62)),
+        ([b"squ_", b"sqp_", b"sqa_"], rb"[a-f0-9]{40}" + _end(_B62)),
+        ([b"CFPAT-"], rb"[A-Za-z0-9_-]{43}" + _end(_B64URL)),
+        ([b"pat-na1-", b"pat-eu1-"], rb"[a-f0-9-]{36}" + _end(_B62)),
+        ([b"access-production-", b"access-sandbox-"], rb"[a-f0-9-]{36}" + _end(_B62)),
+        ([b"sk.eyJ"], rb"[A-Za-z0-9_-]{20,200}+\.[A-Za-z0-9_-]{20,100}+"),
+        ([b"ck_", b"cs_"], rb"[a-f0-9]{40}" + _end(_B62)),
+        ([b"v1.0-"], rb"[a-f0-9]{24}-[a-f0-9]{146}" + _end(_B62)),
+    ),
+    # 1Password service account tokens: base64 JSON after "ops_".
+    tokens("onepassword-token", random_token, ([b"ops_eyJ"], rb"[A-Za-z0-9+/]{250,2000}+={0,3}")),
+    # A signed JWT is a bearer credential until it expires.
+    rule(
+        "jwt",
+        SECRET,
+        "raw",
+        rb"eyJ(?<![A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{17,4096}+\.[A-Za-z0-9_-]{5,16384}+"
+        rb"\.(?P<v>[A-Za-z0-9_-]{16,4096}+)",
+        _jwt_signature,
+        heads=(b"eyJ",),
+        run=20,
+    ),
+)
