@@ -52,20 +52,19 @@ MODEL = {
     "tree_ring.ops.receipts",
 }
 # SessionStart: the adapter, the brief, the store's open and migration check, receipts;
-# of the guard, the secret rules and the prefilter, not the sensitivity rules
-# (`personal`) nor the pattern reader (`reader`), which only writes need.
+# of the guard, the engine, the prefilter and the secret rules' plan written out
+# (`secret_plan`): a row that opens none of its tests builds no rule, so neither
+# the rule table (`rules`, `tokens`, `credentials`, `values`) nor the sensitivity
+# rules (`personal`) nor the pattern reader (`reader`) load for plain memories.
 START = MODEL | {
     "tree_ring.model.identity",
     "tree_ring.read",
     "tree_ring.read.brief",
     "tree_ring.guard",
-    "tree_ring.guard.credentials",
     "tree_ring.guard.engine",
     "tree_ring.guard.prefilter",
     "tree_ring.guard.rule",
-    "tree_ring.guard.rules",
-    "tree_ring.guard.tokens",
-    "tree_ring.guard.values",
+    "tree_ring.guard.secret_plan",
     "tree_ring.store",
     "tree_ring.store.db",
     "tree_ring.store.live",
@@ -149,7 +148,9 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     output, modules = loaded("session-start", root)
     assert "no memories to recall" in output["hookSpecificOutput"]["additionalContext"]
     assert (root / ".tree-ring" / "memory.sqlite").exists()
-    assert {m for m in modules if m.startswith("tree_ring")} == START | {"tree_ring.store.settings"}
+    # No row to check, so the secret rules' plan is never read.
+    expected = START - {"tree_ring.guard.secret_plan"} | {"tree_ring.store.settings"}
+    assert {m for m in modules if m.startswith("tree_ring")} == expected
 
 
 # The adapter checks and quotes without re or shlex; these hold it to them.

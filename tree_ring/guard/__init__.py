@@ -3,7 +3,7 @@ engine that scans every field with them (`engine`). The package is the engine's 
 """
 
 from tree_ring.guard.engine import check_fields, classify, find_secret, withhold
-from tree_ring.guard.rules import SEVERITY_ORDER, VIEWS, Rule
+from tree_ring.guard.rule import SEVERITY_ORDER, VIEWS, Rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -41,25 +41,35 @@ into a set of words to look the terms up costs more than that.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import tree_ring.guard.prefilter as prefilter
-import tree_ring.guard.rules as rules
-from tree_ring.guard.rules import NORMAL, SECRET_RULES, SEVERITY_ORDER, VIEWS, Rule
+from tree_ring.guard.rule import NORMAL, SEVERITY_ORDER, VIEWS, Rule
 from tree_ring.model.errors import SecretRefused
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from types import ModuleType
+    from typing import overload
 
     RULES: tuple[Rule, ...]
+
+
+def _rules() -> ModuleType:
+    """The rule table (`rules`), imported on first use: the secret rules'
+    plan is a literal (`secret_plan`), so a text that opens none of its tests
+    (most memories the SessionStart brief shows) never builds a rule."""
+    import tree_ring.guard.rules as rules
+
+    return rules
 
 
 def __getattr__(name: str) -> tuple[Rule, ...]:
     """`RULES`, on first use: its sensitivity rules are built only then."""
     if name != "RULES":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return rules.RULES
+    return _rules().RULES
 
 
 # The rule table lives in guard_rules; these names are part of the guard's API.
@@ -200,7 +210,7 @@ def _direct_rules() -> tuple[Rule, ...]:
     can stop at the first personal identifier."""
     return tuple(
         sorted(
-            (rule for rule in rules.SENSITIVITY_RULES if rule.view != "words"),
+            (rule for rule in _rules().SENSITIVITY_RULES if rule.view != "words"),
             key=lambda rule: _SEVERITY_RANK[rule.category],
         )
     )
@@ -212,7 +222,7 @@ def _terms() -> tuple[tuple[bytes, Rule], ...]:
     alternatives."""
     return tuple(
         (term, rule)
-        for rule in rules.SENSITIVITY_RULES
+        for rule in _rules().SENSITIVITY_RULES
         if rule.view == "words"
         for term in rule.terms
     )
@@ -345,9 +355,37 @@ def _first_valid(rule: Rule, text: _Text) -> bool:
     return False
 
 
+class _SecretRules(Sequence[Rule]):
+    """`rules.SECRET_RULES`, built when a text first needs one of them."""
+
+    def _table(self) -> tuple[Rule, ...]:
+        return _rules().SECRET_RULES
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self._table())
+
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(self, index: int) -> Rule: ...
+
+        @overload
+        def __getitem__(self, index: slice) -> tuple[Rule, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Rule | tuple[Rule, ...]:
+        return self._table()[index]
+
+
 @functools.cache
 def _secret_plan() -> prefilter.Plan:
-    return prefilter.plan(SECRET_RULES)
+    """The plan of the secret rules, read from its literal (held equal to
+    `prefilter.plan(SECRET_RULES)` by a test)."""
+    import tree_ring.guard.secret_plan as written
+
+    return prefilter.from_literal(written.VIEWS, _SecretRules())
 
 
 @functools.cache

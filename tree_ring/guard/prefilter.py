@@ -46,6 +46,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
 
+    # A plan's tests for one view, as plain data (`literal`): the view, its
+    # run, its forward and backward anchors as (anchor byte, pattern source,
+    # heads, rules), its stems as (stem, rules), and the rules that always run.
+    Anchor = tuple[int, bytes, tuple[str, ...], tuple[int, ...]]
+    LiteralView = tuple[
+        str,
+        str,
+        tuple[Anchor, ...],
+        tuple[Anchor, ...],
+        tuple[tuple[str, tuple[int, ...]], ...],
+        tuple[int, ...],
+    ]
+
 
 def heads_of(rule: Rule) -> tuple[bytes, ...]:
     """The rule's declared heads, else those read from its pattern (`reader`,
@@ -188,7 +201,7 @@ class ViewPlan(Frozen):
 class Plan(Frozen):
     """How to scan with a list of rules: their tests per view, in rule order."""
 
-    rules: tuple[Rule, ...]
+    rules: Sequence[Rule]
     views: tuple[ViewPlan, ...]
 
 
@@ -262,3 +275,59 @@ def plan(rules: Sequence[Rule]) -> Plan:
         if long:
             views.append(_view_plan(view, rules, sorted(long), run=LONG_RUN))
     return Plan(tuple(rules), tuple(views))
+
+
+# --------------------------------------------------------------------------
+# Plans written out
+
+
+def literal(plan: Plan) -> tuple[LiteralView, ...]:
+    """The plan's tests as plain data, which a module can hold as a literal.
+
+    The secret rules' plan is held so (`secret_plan`): building those rules
+    and their plan costs the SessionStart hook more than the rest of its
+    guard, while a text that opens none of the plan's tests needs neither.
+    """
+
+    def anchors(found: dict[int, tuple[Lazy, frozenset[int]]]) -> tuple[Anchor, ...]:
+        return tuple(
+            (byte, lazy.source, lazy.heads, tuple(sorted(owners)))
+            for byte, (lazy, owners) in sorted(found.items())
+        )
+
+    return tuple(
+        (
+            view.view,
+            view.run,
+            anchors(view.forward),
+            anchors(view.backward),
+            tuple((stem, tuple(sorted(owners))) for stem, owners in view.stems),
+            tuple(sorted(view.always)),
+        )
+        for view in plan.views
+    )
+
+
+def from_literal(views: Sequence[LiteralView], rules: Sequence[Rule]) -> Plan:
+    """The plan `literal` wrote out, over `rules` (which it does not read, so
+    they can be a sequence that imports them on first use)."""
+
+    def anchors(found: tuple[Anchor, ...]) -> dict[int, tuple[Lazy, frozenset[int]]]:
+        return {
+            byte: (Lazy(source, heads), frozenset(owners)) for byte, source, heads, owners in found
+        }
+
+    return Plan(
+        rules,
+        tuple(
+            ViewPlan(
+                view,
+                run,
+                anchors(forward),
+                anchors(backward),
+                tuple((stem, frozenset(owners)) for stem, owners in stems),
+                frozenset(always),
+            )
+            for view, run, forward, backward, stems, always in views
+        ),
+    )
