@@ -619,6 +619,9 @@ def test_tree_config_shows_and_changes_the_budgets(store: Store, run_cli: CliRun
     for bad in ("nothing=1", "summary_fanout=1", "input_token_budget=lots", "deferred=maybe", "x"):
         result = run_cli("tree", "config", "--set", bad)
         assert result.code == 2, bad
+    # A known key without "=" is told the form, not judged as an empty value.
+    bare = run_cli("tree", "config", "--set", "input_token_budget")
+    assert bare.code == 2 and "--set takes KEY=VALUE" in bare.err
     assert nodes.config(store.db).summary_fanout == 10
 
 
