@@ -9,7 +9,8 @@ import pytest
 from helpers import make_memory
 
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import from_mapping, validate
+from tree_ring.model.imported import from_mapping
+from tree_ring.model.validation import validate
 
 LIMITS = [
     ("summary", 8_000, "summary is 8,001 characters; the limit is 8,000"),

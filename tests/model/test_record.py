@@ -1,4 +1,4 @@
-"""record.validate and Memory.text_fields.
+"""validation.validate and Memory.text_fields.
 
 `validate` skips its control-character and encoding searches when one test
 shows every text field is printable ASCII. These tests check that the skip
@@ -17,7 +17,7 @@ from conftest import REPO, make_memory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tree_ring.model import record
+from tree_ring.model import imported, record, validation
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import fields
 from tree_ring.model.record import Memory
@@ -35,7 +35,7 @@ PLAIN = st.text(alphabet=st.sampled_from(["a", "Z", "0", " ", "-"]), min_size=1,
 
 def _outcome(memory: Memory) -> str | None:
     try:
-        record.validate(memory)
+        validation.validate(memory)
     except UsageError as error:
         return str(error)
     return None
@@ -43,7 +43,7 @@ def _outcome(memory: Memory) -> str | None:
 
 def _full_checks(memory: Memory) -> str | None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(record, "_plain", lambda memory: False)
+        patch.setattr(validation, "_plain", lambda memory: False)
         return _outcome(memory)
 
 
@@ -112,9 +112,9 @@ def test_validate_refuses_what_it_always_refused(
 
 
 def test_plain_memories_take_the_fast_path() -> None:
-    assert record._plain(make_memory("proj-x", "A plain summary", details="two\nlines"))
-    assert not record._plain(make_memory("proj-x", "Café"))
-    assert not record._plain(make_memory("proj-x", "bell", details="\x07"))
+    assert validation._plain(make_memory("proj-x", "A plain summary", details="two\nlines"))
+    assert not validation._plain(make_memory("proj-x", "Café"))
+    assert not validation._plain(make_memory("proj-x", "bell", details="\x07"))
 
 
 def test_text_fields_in_guard_order() -> None:
@@ -191,7 +191,7 @@ def test_memory_replace_refuses_unknown_fields() -> None:
 def _slow_parse_time(text: str) -> str | None:
     """parse_time without its shortcut for times already in the stored form."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(record._patterns(), "stored_time", re.compile(r"(?!)"))  # pyright: ignore[reportPrivateUsage]
+        patch.setattr(record.compiled_patterns(), "stored_time", re.compile(r"(?!)"))
         try:
             return record.parse_time(text)
         except UsageError:
@@ -284,7 +284,7 @@ def test_the_export_row_holds_every_field_and_reads_back_the_same() -> None:
         {"type": "contradicts", "target": "mem_20261201_000000_0000000000b3"}
     ]
     # The content hash is the write path's to set; everything else comes back.
-    assert record.from_mapping(row) == memory.replace(content_hash="")
+    assert imported.from_mapping(row) == memory.replace(content_hash="")
 
 
 def test_the_export_row_keeps_the_original_tree_rings_shape() -> None:
@@ -306,7 +306,7 @@ def test_the_export_row_keeps_the_original_tree_rings_shape() -> None:
 
 def test_an_original_row_reads_with_the_originals_defaults() -> None:
     row = {"summary": "Bare", "review": {"needs_review": True}, "supersedes": "mem_x1"}
-    memory = record.from_mapping(row)
+    memory = imported.from_mapping(row)
     assert (memory.scope, memory.event_type, memory.origin) == ("global", "note", "import")
     assert (memory.trust, memory.supersedes) == ("pending", ("mem_x1",))
     assert memory.valid_from == memory.updated_at == memory.created_at

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tree_ring.model import text
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import validate
+from tree_ring.model.validation import validate
 
 REFUSED = {
     "tag begin": "\U000e0001",

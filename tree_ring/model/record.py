@@ -9,7 +9,7 @@ its normalised content for content tombstones.
 the `memories` table's columns (a test holds the shipped schema to it). What
 other modules need to know of each field is declared there, as `field(...)`
 metadata, and they derive from it: the store's columns and conversions
-(`store.rows`), the export row and its import (`to_dict`, `from_mapping`),
+(`store.rows`), the export row and its import (`to_dict`, `imported.from_mapping`),
 what a write's caller may say (`write.verbs.Draft`) and its CLI flags
 (`cli.context.memory_flags`), what a quality scenario's seed may carry, and
 what a retry under one operation id must repeat. The metadata:
@@ -41,12 +41,11 @@ import time
 
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
-from tree_ring.model.frozen import MISSING, Field, Frozen, field, fields
-from tree_ring.model.text import describe, refused_at
+from tree_ring.model.frozen import Field, Frozen, field, fields
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
     from datetime import datetime
     from typing import Any
 
@@ -128,7 +127,7 @@ class _Patterns:
 _compiled: list[_Patterns] = []
 
 
-def _patterns() -> _Patterns:
+def compiled_patterns() -> _Patterns:
     if not _compiled:
         _compiled.append(_Patterns())
     return _compiled[0]
@@ -157,7 +156,7 @@ def parse_time(text: str, what: str = "time") -> str:
     """Normalise an ISO-8601 time (or a date) to the stored form."""
     from datetime import UTC, datetime
 
-    patterns = _patterns()
+    patterns = compiled_patterns()
     raw = text.strip()
     stored = patterns.stored_time.match(raw) is not None
     if patterns.date.match(raw):
@@ -562,303 +561,3 @@ def caller_fields() -> list[Field]:
         out.append(copy)
     out.sort(key=lambda spec: spec.name != "summary")
     return out
-
-
-_REQUIRED_FOR_SCOPE = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
-
-
-def _check_text(name: str, value: str, limit: int, plain: bool, *, multiline: bool = False) -> None:
-    if len(value) > limit:
-        raise UsageError(f"{name} is {len(value):,} characters; the limit is {limit:,}")
-    if plain:
-        return
-    _check_characters(name, value, multiline)
-
-
-def _check_characters(name: str, value: str, multiline: bool = False) -> None:
-    """The one invisible-character policy (`model.text`), for every text field."""
-    index = refused_at(value, multiline=multiline)
-    if index is not None:
-        raise UsageError(
-            f"{name} contains control characters or invisible formatting "
-            f"({describe(value, index)}); remove them and retry"
-        )
-
-
-def _check_identifier(name: str, value: str | None, plain: bool) -> None:
-    if value is None:
-        return
-    if not value.strip():
-        raise UsageError(f"{name} must not be blank; omit it or give a value")
-    if len(value) > MAX_IDENTIFIER:
-        raise UsageError(f"{name} must be at most {MAX_IDENTIFIER} characters")
-    if not plain:
-        _check_characters(name, value)
-
-
-def _check_member(name: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise UsageError(f"unknown {name} {value[:40]!r}; use one of: {', '.join(allowed)}")
-
-
-def _check_score(name: str, value: float) -> None:
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise UsageError(f"{name} must be a number between 0 and 1")
-
-
-# Printable ASCII; deleting it from a text leaves only what the checks refuse.
-_PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
-
-
-def _plain(memory: Memory) -> bool:
-    """Whether every text field is printable ASCII, apart from the newlines and
-    tabs multi-line fields may hold.
-
-    Such text has no lone surrogate and none of the characters the control
-    checks refuse, so `validate` skips those searches. Almost every memory is
-    plain, and one test over all its fields costs less than a search per field;
-    `bytes.translate` makes the test, as str.isprintable() reads the Unicode
-    database for every character, ASCII or not.
-    """
-    one_line = [memory.summary, memory.source_ref, memory.event_type, memory.source_type]
-    one_line += memory.tags
-    one_line += [link.target for link in memory.links]
-    for value in (
-        memory.project,
-        memory.agent_profile,
-        memory.workflow_id,
-        memory.session_id,
-        memory.operation_id,
-        memory.review_reason,
-        memory.reviewed_by,
-        memory.origin_session,
-    ):
-        if value:
-            one_line.append(value)
-    joined = "".join(one_line)
-    multiline = memory.details + memory.source_quote
-    return (
-        joined.isascii()
-        and multiline.isascii()
-        and not joined.encode().translate(None, _PRINTABLE_ASCII)
-        and not multiline.encode().translate(None, _PRINTABLE_ASCII + b"\t\n")
-    )
-
-
-def _check_encoding(memory: Memory) -> None:
-    """Refuse lone surrogates in any text field, naming the first in guard order."""
-    surrogate = _patterns().surrogate
-    for name, value in {**memory.text_fields(), "source type": memory.source_type}.items():
-        if surrogate.search(value):
-            raise UsageError(
-                f"{name.replace('_', ' ')} is not valid UTF-8 text; re-encode it as UTF-8 and retry"
-            )
-
-
-def validate(memory: Memory) -> None:
-    """Raise UsageError naming the first field that a store must not accept."""
-    plain = _plain(memory)
-    if not plain:
-        _check_encoding(memory)
-    patterns = _patterns()
-    if not patterns.memory_id.match(memory.id):
-        raise UsageError(f"memory id {memory.id[:40]!r} must look like mem_YYYYmmdd_HHMMSS_<hex>")
-    if not memory.summary.strip():
-        raise UsageError("summary must not be blank; say in one sentence what to remember")
-    _check_text("summary", memory.summary, MAX_SUMMARY, plain)
-    _check_text("details", memory.details, MAX_DETAILS, plain, multiline=True)
-    _check_text("source ref", memory.source_ref, MAX_REF, plain)
-    _check_text("source quote", memory.source_quote, MAX_QUOTE, plain, multiline=True)
-    if not patterns.event_type.match(memory.event_type):
-        raise UsageError(
-            f"event type {memory.event_type[:40]!r} must be a lowercase word "
-            "such as decision, lesson, preference, warning"
-        )
-    _check_member("ring", memory.ring, RINGS)
-    _check_member("scope", memory.scope, SCOPES)
-    _check_member("sensitivity", memory.sensitivity, SENSITIVITIES)
-    _check_member("retention", memory.retention, RETENTIONS)
-    _check_member("trust state", memory.trust, TRUST_STATES)
-    _check_member("origin", memory.origin, ORIGINS)
-    _check_score("salience", memory.salience)
-    _check_score("confidence", memory.confidence)
-    _check_identifier("project", memory.project, plain)
-    _check_identifier("agent profile", memory.agent_profile, plain)
-    _check_identifier("workflow id", memory.workflow_id, plain)
-    _check_identifier("session id", memory.session_id, plain)
-    _check_identifier("operation id", memory.operation_id, plain)
-    _check_identifier("source type", memory.source_type, plain)
-    _check_identifier("reviewed by", memory.reviewed_by, plain)
-    _check_identifier("origin session", memory.origin_session, plain)
-    if memory.review_reason is not None:
-        _check_text("review reason", memory.review_reason, MAX_REF, plain)
-    for other in (*memory.supersedes, memory.superseded_by or "mem_x"):
-        if not patterns.memory_id.match(other):
-            raise UsageError("supersedes and superseded_by name memory ids, not that value")
-    for link in memory.links:
-        if not patterns.event_type.match(link.type):
-            raise UsageError("each link's type is a lowercase word such as related or contradicts")
-        _check_text("link target", link.target, MAX_REF, plain)
-        if not link.target.strip():
-            raise UsageError("each link needs a target: a memory id, a file or a URL")
-    needed = _REQUIRED_FOR_SCOPE.get(memory.scope)
-    if needed and not getattr(memory, needed):
-        flag = "--" + needed.replace("_", "-")
-        raise UsageError(f"scope {memory.scope} needs {flag} (or choose another --scope)")
-    if len(memory.tags) > MAX_TAGS:
-        raise UsageError(f"at most {MAX_TAGS} tags")
-    for tag in memory.tags:
-        _check_identifier("tag", tag, plain)
-        if len(tag) > MAX_TAG:
-            raise UsageError(f"tags must be at most {MAX_TAG} characters")
-    if memory.valid_to is not None and memory.valid_to <= memory.valid_from:
-        # Except an empty interval on a superseded row: a correction says the
-        # old fact never held (correct.closed_validity).
-        if not (memory.valid_to == memory.valid_from and memory.superseded_by):
-            raise UsageError("valid-to must be later than valid-from")
-
-
-def from_mapping(row: Mapping[str, Any]) -> Memory:
-    """Build a Memory from an export row (Tree Ring's or the original's).
-
-    Each field is read as `Memory` declares it (see the module docstring).
-    Its content hash is left for the write path (`pipeline.prepare`) to set.
-    """
-    groups = {
-        group: _mapping(row.get(group), problem) for group, problem in _GROUP_PROBLEMS.items()
-    }
-    values: dict[str, Any] = {}
-    for spec in _IMPORTED:
-        group, _, key = spec.get("export", spec.name).rpartition(".")
-        if group:
-            values[spec.name] = _nested(groups[group], key, spec)
-        else:
-            values[spec.name] = _top_level(row, key, spec)
-    for spec in _PENDING_FLAGS:
-        group, _, key = spec.get("pending_flag").rpartition(".")
-        if not values[spec.name]:
-            values[spec.name] = "pending" if groups[group].get(key) else "accepted"
-    # Times that default to another field's: a row's first moment is its creation.
-    created = values["created_at"] = values["created_at"] or now_iso()
-    values["updated_at"] = values["updated_at"] or created
-    values["valid_from"] = values["valid_from"] or created
-    values["id"] = values["id"] or new_memory_id()
-    return Memory(**values)
-
-
-# Where an export row nests fields, and what to say when the nest is not an object.
-_GROUP_PROBLEMS = {
-    "source": "source must be an object with type, ref and quote",
-    "review": "review must be an object",
-}
-_IMPORTED = [spec for spec in fields(Memory) if not spec.get("recomputed")]
-_PENDING_FLAGS = [spec for spec in fields(Memory) if spec.get("pending_flag")]
-
-
-def _imported_default(spec: Field) -> Any:
-    return spec.meta.get("imported", spec.default)
-
-
-def _top_level(row: Mapping[str, Any], key: str, spec: Field) -> Any:
-    annotation = spec.annotation
-    if spec.get("time"):
-        return _time_or_none(row.get(key), key)
-    if annotation == "float":
-        return _score(row, key, spec.default)
-    if annotation == "tuple[Link, ...]":
-        return _links(row.get(key))
-    if annotation == "tuple[str, ...]":
-        raw = row.get(key)
-        if isinstance(raw, str) and spec.get("many"):
-            raw = [raw]
-        return tuple(str(item) for item in _list(raw, key))
-    if annotation == "str | None":
-        return _opt(row, key)
-    if spec.get("pending_flag"):
-        value = row.get(key)
-        return str(value) if value else None  # decided by the flag when absent
-    default = _imported_default(spec)
-    return _text(row, key) or ("" if default is MISSING else default)
-
-
-def _nested(group: Mapping[str, Any], key: str, spec: Field) -> Any:
-    """Values inside the original's objects are taken as given, as text."""
-    value = group.get(key)
-    if spec.get("time"):
-        return _time_or_none(value, key)
-    if spec.annotation == "str | None":
-        return _opt_any(value)
-    return str(value or _imported_default(spec))
-
-
-def _links(raw: Any) -> tuple[Link, ...]:
-    links: list[Link] = []
-    for item in _list(raw, "links"):
-        link = _mapping(item, "each link needs a type and a target")
-        if not isinstance(link.get("target"), str):
-            raise UsageError("each link needs a type and a target")
-        links.append(Link(type=str(link.get("type") or "related"), target=str(link["target"])))
-    return tuple(links)
-
-
-def _mapping(value: Any, problem: str) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not _is_mapping(value):
-        raise UsageError(problem)
-    return {str(k): v for k, v in value.items()}
-
-
-def _is_mapping(value: object) -> bool:
-    if isinstance(value, dict):
-        return True
-    from collections.abc import Mapping  # only for a row that is not a plain dict
-
-    return isinstance(value, Mapping)
-
-
-def _list(value: Any, what: str) -> list[Any]:
-    if value is None:
-        return []
-    if not _is_list(value):
-        raise UsageError(f"{what} must be a list")
-    return value
-
-
-def _is_list(value: object) -> bool:
-    return isinstance(value, list)
-
-
-def _text(row: Mapping[str, Any], key: str) -> str:
-    value = row.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise UsageError(f"{key} must be a string")
-    return value
-
-
-def _opt(row: Mapping[str, Any], key: str) -> str | None:
-    value = _text(row, key)
-    return value or None
-
-
-def _opt_any(value: Any) -> str | None:
-    return str(value) if value else None
-
-
-def _score(row: Mapping[str, Any], key: str, default: float) -> float:
-    value = row.get(key, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise UsageError(f"{key} must be a number between 0 and 1")
-    return float(value)
-
-
-def _time_or_none(value: Any, what: str) -> str | None:
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str):
-        raise UsageError(f"{what} must be an ISO-8601 string")
-    return parse_time(value, what)

@@ -38,7 +38,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
 
-from tree_ring.model import project, record
+from tree_ring.model import imported, project, record, validation
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory
@@ -253,8 +253,8 @@ def _seed(raw: Any, where: str, default_project: str, now: datetime) -> Memory:
     row.pop("supersedes", None)
     row.pop("superseded_by", None)
     try:
-        memory = record.from_mapping(row).replace(origin="person")
-        record.validate(memory)
+        memory = imported.from_mapping(row).replace(origin="person")
+        validation.validate(memory)
     except UsageError as exc:
         raise ScenarioError(f"{where}: {exc}") from None
     return memory

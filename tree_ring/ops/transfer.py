@@ -34,7 +34,8 @@ from typing import IO, Any
 from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import Memory, from_mapping, json_string, parse_time
+from tree_ring.model.imported import from_mapping
+from tree_ring.model.record import Memory, json_string, parse_time
 from tree_ring.ops import original, replace
 from tree_ring.store import audit, live, rows
 from tree_ring.store.audit import Actor

@@ -47,8 +47,8 @@ from tree_ring.model.record import (
     json_string,
     json_text,
     sha256,
-    validate,
 )
+from tree_ring.model.validation import validate
 from tree_ring.store import audit, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store

@@ -1,0 +1,166 @@
+"""A `Memory` read from an export row: Tree Ring's own, or the original's.
+
+Each field is read as `Memory` declares it (`tree_ring.model.record`): its
+export key (nested under `source` or `review` where the key says so), the
+default an import row without it gets (``imported``), whether one value may
+stand for a list (``many``), and whether the write path recomputes it
+(``recomputed``, never read). The row is checked only for its shape here;
+`record.validate` and the guard judge the values on the write path.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.errors import UsageError
+from tree_ring.model.frozen import MISSING, Field, fields
+from tree_ring.model.record import Link, Memory, new_memory_id, now_iso, parse_time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+
+def from_mapping(row: Mapping[str, Any]) -> Memory:
+    """Build a Memory from an export row (Tree Ring's or the original's).
+
+    Each field is read as `Memory` declares it (see the module docstring).
+    Its content hash is left for the write path (`pipeline.prepare`) to set.
+    """
+    groups = {
+        group: _mapping(row.get(group), problem) for group, problem in _GROUP_PROBLEMS.items()
+    }
+    values: dict[str, Any] = {}
+    for spec in _IMPORTED:
+        group, _, key = spec.get("export", spec.name).rpartition(".")
+        if group:
+            values[spec.name] = _nested(groups[group], key, spec)
+        else:
+            values[spec.name] = _top_level(row, key, spec)
+    for spec in _PENDING_FLAGS:
+        group, _, key = spec.get("pending_flag").rpartition(".")
+        if not values[spec.name]:
+            values[spec.name] = "pending" if groups[group].get(key) else "accepted"
+    # Times that default to another field's: a row's first moment is its creation.
+    created = values["created_at"] = values["created_at"] or now_iso()
+    values["updated_at"] = values["updated_at"] or created
+    values["valid_from"] = values["valid_from"] or created
+    values["id"] = values["id"] or new_memory_id()
+    return Memory(**values)
+
+
+# Where an export row nests fields, and what to say when the nest is not an object.
+_GROUP_PROBLEMS = {
+    "source": "source must be an object with type, ref and quote",
+    "review": "review must be an object",
+}
+_IMPORTED = [spec for spec in fields(Memory) if not spec.get("recomputed")]
+_PENDING_FLAGS = [spec for spec in fields(Memory) if spec.get("pending_flag")]
+
+
+def _imported_default(spec: Field) -> Any:
+    return spec.meta.get("imported", spec.default)
+
+
+def _top_level(row: Mapping[str, Any], key: str, spec: Field) -> Any:
+    annotation = spec.annotation
+    if spec.get("time"):
+        return _time_or_none(row.get(key), key)
+    if annotation == "float":
+        return _score(row, key, spec.default)
+    if annotation == "tuple[Link, ...]":
+        return _links(row.get(key))
+    if annotation == "tuple[str, ...]":
+        raw = row.get(key)
+        if isinstance(raw, str) and spec.get("many"):
+            raw = [raw]
+        return tuple(str(item) for item in _list(raw, key))
+    if annotation == "str | None":
+        return _opt(row, key)
+    if spec.get("pending_flag"):
+        value = row.get(key)
+        return str(value) if value else None  # decided by the flag when absent
+    default = _imported_default(spec)
+    return _text(row, key) or ("" if default is MISSING else default)
+
+
+def _nested(group: Mapping[str, Any], key: str, spec: Field) -> Any:
+    """Values inside the original's objects are taken as given, as text."""
+    value = group.get(key)
+    if spec.get("time"):
+        return _time_or_none(value, key)
+    if spec.annotation == "str | None":
+        return _opt_any(value)
+    return str(value or _imported_default(spec))
+
+
+def _links(raw: Any) -> tuple[Link, ...]:
+    links: list[Link] = []
+    for item in _list(raw, "links"):
+        link = _mapping(item, "each link needs a type and a target")
+        if not isinstance(link.get("target"), str):
+            raise UsageError("each link needs a type and a target")
+        links.append(Link(type=str(link.get("type") or "related"), target=str(link["target"])))
+    return tuple(links)
+
+
+def _mapping(value: Any, problem: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not _is_mapping(value):
+        raise UsageError(problem)
+    return {str(k): v for k, v in value.items()}
+
+
+def _is_mapping(value: object) -> bool:
+    if isinstance(value, dict):
+        return True
+    from collections.abc import Mapping  # only for a row that is not a plain dict
+
+    return isinstance(value, Mapping)
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if value is None:
+        return []
+    if not _is_list(value):
+        raise UsageError(f"{what} must be a list")
+    return value
+
+
+def _is_list(value: object) -> bool:
+    return isinstance(value, list)
+
+
+def _text(row: Mapping[str, Any], key: str) -> str:
+    value = row.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise UsageError(f"{key} must be a string")
+    return value
+
+
+def _opt(row: Mapping[str, Any], key: str) -> str | None:
+    value = _text(row, key)
+    return value or None
+
+
+def _opt_any(value: Any) -> str | None:
+    return str(value) if value else None
+
+
+def _score(row: Mapping[str, Any], key: str, default: float) -> float:
+    value = row.get(key, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise UsageError(f"{key} must be a number between 0 and 1")
+    return float(value)
+
+
+def _time_or_none(value: Any, what: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"{what} must be an ISO-8601 string")
+    return parse_time(value, what)
