@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from helpers import REPO
+from transcript_support import WORK, write_transcript
 
 from tree_ring.hook import adapter
 from tree_ring.model import project
@@ -35,9 +36,16 @@ ALL = [f"{h}-{e}" for h in HARNESS_OF for e in (*START, *STOP, "stop-active")]
 
 
 def payload(name: str, cwd: Path, /, **changes: Any) -> dict[str, Any]:
-    """A recorded payload, moved into `cwd`."""
+    """A recorded payload, moved into `cwd`; a stop's transcript shows a turn
+    that ran a command, so the default cadence (after-work) asks."""
     data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
     data["cwd"] = str(cwd)
+    if data["hook_event_name"] in ("Stop", "SubagentStop"):
+        written = write_transcript(
+            cwd.parent / "transcripts" / f"{name}.jsonl", harness_of(name), WORK
+        )
+        key = "agent_transcript_path" if "agent_id" in data else "transcript_path"
+        data[key] = str(written)
     data.update(changes)
     return data
 
@@ -156,7 +164,7 @@ def command_in(reason: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("name", [f"{h}-{e}" for h in HARNESS_OF for e in STOP])
+@pytest.mark.parametrize("name", ["claude-code-stop", "codex-stop"])
 def test_stop_blocks_once_naming_the_exact_command(
     name: str, project_root: Path, project_id: str
 ) -> None:
@@ -184,23 +192,13 @@ def test_stop_blocks_once_naming_the_exact_command(
     assert flags["--operation-id"] == f"auto-{ck}-1"
     assert flags["--source-ref"].startswith(f"session:{session}")
     assert (flags["--event-type"], flags["--ring"]) == ("lesson", "cambium")
-    for slot in (2, 3):
-        assert f"auto-{ck}-{slot}" in reason
-    for pair in (
-        "preference with cambium",
-        "decision with cambium",
-        "lesson with cambium",
-        "correction with cambium",
-        "warning with scar",
-        "seed with seed",
-    ):
-        assert pair in reason
-    assert "write nothing" in reason
-    assert "at most three" in reason
-    assert "never invent memory" in reason
+    assert "up to three" in reason and "(ids -1, -2, -3)" in reason
+    assert "write nothing" in reason and "no secrets" in reason
+    # The command on a line of its own, and few words around it.
+    assert len(reason) - len(command_in(reason)) <= 200
 
 
-@pytest.mark.parametrize("name", ["claude-code-stop", "codex-subagent-stop"])
+@pytest.mark.parametrize("name", ["claude-code-stop", "codex-stop"])
 def test_reason_survives_codex_html_escaping(name: str, project_root: Path) -> None:
     reason = stop_reason(name, project_root)
     assert html.escape(reason, quote=False) == reason
@@ -243,16 +241,25 @@ def test_the_command_runs_as_written_and_retries_exactly(
 
 
 def test_checkpoint_is_stable_per_turn_and_new_per_turn(project_root: Path) -> None:
-    first = stop_reason("claude-code-stop", project_root)
-    again = stop_reason("claude-code-stop", project_root)
-    next_turn = stop_reason("claude-code-stop", project_root, prompt_id="another-turn")
-    assert first == again
-    assert command_in(first) != command_in(next_turn)
+    event = adapter.parse_payload(
+        "claude-code", json.dumps(payload("claude-code-stop", project_root)).encode()
+    )
+    first, again = adapter.checkpoint_id(event, 1), adapter.checkpoint_id(event, 2)
+    next_turn = adapter.checkpoint_id(event.replace(turn_id="another-turn"), 1)
+    assert first == again != next_turn
+    reason = stop_reason("claude-code-stop", project_root)
+    assert f"auto-{first}-1" in command_in(reason)
 
 
-def test_subagents_get_their_own_identity(project_root: Path) -> None:
+def test_a_subagent_stop_never_blocks(project_root: Path) -> None:
+    for name in ("claude-code-subagent-stop", "codex-subagent-stop"):
+        assert output(run_hook(harness_of(name), payload(name, project_root))) == {}
+
+
+def test_a_subagents_command_names_its_own_partition(project_root: Path) -> None:
     recorded = payload("codex-subagent-stop", project_root)
-    flags = shlex.split(command_in(stop_reason("codex-subagent-stop", project_root)))
+    event = adapter.parse_payload("codex", json.dumps(recorded).encode())
+    flags = shlex.split(adapter.capture_command(str(project_root), "p-1", event, "0" * 12))
     profile = flags[flags.index("--agent-profile") + 1]
     fingerprint = hashlib.sha256(recorded["agent_id"].encode()).hexdigest()[:16]
     assert profile == f"codex:default:{fingerprint}"

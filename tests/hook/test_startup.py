@@ -15,6 +15,7 @@ import pytest
 from helpers import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from transcript_support import WORK, write_transcript
 
 from tree_ring.hook import adapter
 from tree_ring.model import text as text_policy
@@ -72,8 +73,18 @@ START = MODEL | {
     "tree_ring.store.schema",
     "tree_ring.store.sql",
 }
-# Stop: the adapter, the project's id, the capture pairs and a receipt; no store.
-STOP = MODEL
+# Stop: the adapter, the project's id and a receipt, plus the cadence: one
+# settings read through the store's SQL module (sqlite3, but neither the
+# store's open and migrations nor the write path), the session's state and
+# the transcript's tail.
+STOP = MODEL | {
+    "tree_ring.hook.cadence",
+    "tree_ring.hook.transcript",
+    "tree_ring.ops.checkpoint",
+    "tree_ring.store",
+    "tree_ring.store.settings",
+    "tree_ring.store.sql",
+}
 
 # The launcher's own steps, then what it leaves loaded: the hook's one line of
 # output, then a module name a line. Run with hooks.json's flags, and importing
@@ -88,9 +99,13 @@ sys.stdout.write(out.getvalue().decode() + "\\n".join(sorted(sys.modules)))
 """
 
 
-def loaded(event: str, project_root: Path, harness: str = "claude-code") -> tuple[Any, set[str]]:
+def loaded(
+    event: str, project_root: Path, harness: str = "claude-code", transcript: Path | None = None
+) -> tuple[Any, set[str]]:
     data = json.loads((FIXTURES / f"{harness}-{event}.json").read_text(encoding="utf-8"))
     data["cwd"] = str(project_root)
+    if transcript is not None:
+        data["transcript_path"] = str(transcript)
     done = subprocess.run(
         [sys.executable, "-I", "-S", "-c", PROBE, str(REPO), harness],
         input=json.dumps(data).encode(),
@@ -131,11 +146,15 @@ def test_session_start_loads_the_brief_and_nothing_costly(remembered: Path) -> N
 
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex"])
-def test_stop_loads_neither_the_store_nor_the_write_path(remembered: Path, harness: str) -> None:
-    output, modules = loaded("stop", remembered, harness)
-    assert output["decision"] == "block" and "warning with scar" in output["reason"]
+def test_stop_reads_its_cadence_and_loads_nothing_costly(
+    remembered: Path, harness: str, tmp_path: Path
+) -> None:
+    transcript = write_transcript(tmp_path / "t.jsonl", harness, WORK)
+    output, modules = loaded("stop", remembered, harness, transcript)
+    assert output["decision"] == "block" and " capture " in output["reason"]
     assert {m for m in modules if m.startswith("tree_ring")} == STOP
-    assert modules & (COSTLY | {"sqlite3"}) == set()
+    assert modules & COSTLY == set()
+    assert "tree_ring.store.db" not in modules and "tree_ring.write" not in modules
 
 
 def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -> None:

@@ -46,7 +46,13 @@ def test_the_defaults() -> None:
         "enabled_at": None,
         "rotated_at": None,
     }
-    assert set(settings.DEFAULTS) == {*settings.TREE, "review_policy", "write_policy"}
+    assert dict(settings.CHECKPOINT) == {"checkpoint": "after-work", "checkpoint.interval": 30}
+    assert set(settings.DEFAULTS) == {
+        *settings.TREE,
+        *settings.CHECKPOINT,
+        "review_policy",
+        "write_policy",
+    }
 
 
 def test_a_missing_key_reads_as_a_fresh_copy_of_its_default(store: Store) -> None:

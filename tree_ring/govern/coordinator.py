@@ -57,6 +57,7 @@ PERSON_ONLY = frozenset(
         "review.reject",
         "review.dispute",
         "review.policy",
+        "config.set",  # how often the agent is asked to capture is the person's to say
         "policy.enable",
         "supersede.shared",
         "import.replace",  # an imported row taking the place of a stored one
@@ -80,6 +81,7 @@ KNOWN_ACTIONS = (
     "review.reject",
     "review.dispute",
     "review.policy",
+    "config.set",
     "policy.enable",
     "policy.rotate",
     "policy.disable",

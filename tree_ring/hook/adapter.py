@@ -7,9 +7,14 @@ and accept the same output. Four events:
 - SessionStart / SubagentStart: inject the startup brief through
   `hookSpecificOutput.additionalContext`, exactly those fields (Codex rejects
   unknown ones), and write a receipt.
-- Stop / SubagentStop: write a receipt and, unless `stop_hook_active` says the
-  agent is already answering our block, block once with a reason naming the
-  exact capture command.
+- Stop: write a receipt and, when the project's checkpoint cadence says this
+  stop gets one (`ops/checkpoint`, `hook/cadence`), block once with a short
+  reason naming the exact capture command. A turn gets at most one: a stop
+  with `stop_hook_active` (the agent answering our block) or a later stop of
+  the same turn passes. The default, `after-work`, asks only after a turn
+  that changed something (`hook/transcript`).
+- SubagentStop: a receipt, and the subagent's work counted towards the
+  session's next stop; it never blocks, so a subagent's return costs no turn.
 
 The project and the identity come from the project root and the payload, never
 from the model: a payload that tries to supply a root, store, capability or
@@ -33,7 +38,7 @@ from tree_ring.model.frozen import Frozen
 # shlex (re).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any, BinaryIO
 
     from tree_ring.read.brief import Brief
@@ -87,6 +92,8 @@ class HookEvent(Frozen):
     agent_type: str | None = None
     stop_hook_active: bool = False
     transcript_path: str | None = None
+    # A subagent's stop names the subagent's own transcript here.
+    agent_transcript_path: str | None = None
     # Codex's `turn_id` or Claude Code's `prompt_id`: one per user turn, so a
     # checkpoint is stable across retries of one stop and new on the next turn.
     turn_id: str | None = None
@@ -173,6 +180,7 @@ def parse_payload(harness: str, data: bytes) -> HookEvent:
         agent_type=_optional_str(payload, "agent_type"),
         stop_hook_active=payload.get("stop_hook_active") is True,
         transcript_path=_optional_str(payload, "transcript_path"),
+        agent_transcript_path=_optional_str(payload, "agent_transcript_path"),
         turn_id=_optional_str(payload, "turn_id") or _optional_str(payload, "prompt_id"),
     )
 
@@ -246,28 +254,21 @@ def source_ref(event: HookEvent) -> str:
 
 
 def stop_reason(root: str, project_id: str, event: HookEvent, checkpoint: str) -> str:
-    # Codex HTML-escapes the reason before the model sees it, so nothing here
-    # may contain <, > or & (placeholders are plain capitals for that reason).
-    from tree_ring.model.record import CAPTURE_PAIRS
+    """The block's reason: the exact command and as few words around it as will do.
 
-    pairs = ", ".join(f"{kind} with {ring}" for kind, ring in CAPTURE_PAIRS.items())
+    Every stop that blocks costs the agent a turn, and the reason is read in
+    it: about 180 characters besides the command. The event types and rings
+    the command may take are not listed: capture's own error names them.
+    Codex HTML-escapes the reason before the model sees it, so nothing here
+    may contain <, > or & (placeholders are plain capitals for that reason).
+    """
     return "\n".join(
         [
-            f"Tree Ring checkpoint {checkpoint}. Before you stop, decide whether this session "
-            "produced a durable outcome that a later session on this project should know. "
-            "If nothing durable happened, write nothing and stop now. Otherwise save at most "
-            "three memories, one command each, and never invent memory: record only what "
-            "actually happened here, as one plain sentence without quotes, dollar signs or "
-            "backticks. Never save secrets, credentials, personal data, transient plans or "
-            "tool output.",
-            "",
-            f"Run this command as written (it works from any directory), replacing {PLACEHOLDER}:",
-            "",
+            f"Tree Ring checkpoint {checkpoint}. Did this turn settle anything a later "
+            "session needs? Save up to three, one plain sentence each, no secrets "
+            "(ids -1, -2, -3):",
             capture_command(root, project_id, event, checkpoint),
-            "",
-            f"For a second or third memory use --operation-id auto-{checkpoint}-2 and "
-            f"auto-{checkpoint}-3. Choose --event-type and --ring from these pairs only: "
-            f"{pairs}.",
+            "Otherwise write nothing.",
         ]
     )
 
@@ -306,9 +307,48 @@ def respond(
         }
     _receipt(root, event, None)
     if event.stop_hook_active:
-        return {}
-    reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
-    return {"decision": "block", "reason": reason}
+        return {}  # the agent is answering our block: let it stop
+    if _checkpoint(root, event, now_ns):
+        reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
+        return {"decision": "block", "reason": reason}
+    return {}
+
+
+def _checkpoint(root: str, event: HookEvent, now_ns: int) -> bool:
+    """Whether this stop blocks, by the project's cadence; records what it decided."""
+    from tree_ring.hook import cadence, transcript
+    from tree_ring.ops.checkpoint import stored
+
+    setting = stored(root)
+    if setting.mode == "off":
+        return False
+    path = cadence.state_path(root, event.harness, event.session_id)
+    state = cadence.load(path)
+    now = now_ns / 1e9
+    if event.is_subagent:
+        worked = setting.mode in ("after-work", "session-end") and transcript.did_work(
+            event.agent_transcript_path
+        )
+        changed = cadence.note_work(state) if worked else None
+        if changed is not None:
+            _save(event, path, changed, now)
+        return False
+    # every-stop asks whatever the turn did: the transcript is not read.
+    work = setting.mode != "every-stop" and transcript.did_work(event.transcript_path)
+    block, changed = cadence.decide(setting, state, event.turn_id, work, now)
+    if changed is not None:
+        _save(event, path, changed, now)
+    return block
+
+
+def _save(event: HookEvent, path: str, state: dict[str, Any], now: float) -> None:
+    """Keep the session's state; a folder this user cannot write costs a line on stderr."""
+    from tree_ring.hook import cadence
+
+    try:
+        cadence.save(path, state, now)
+    except OSError as exc:
+        _note(event.harness, f"checkpoint state not written: {exc.strerror or exc}")
 
 
 def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:
@@ -335,8 +375,10 @@ def main(
     stdin: BinaryIO | None = None,
     environ: Mapping[str, str] | None = None,
     stdout: BinaryIO | None = None,
+    clock: Callable[[], int] = time.time_ns,
 ) -> int:
-    """Run one hook call; always returns 0. Streams default to the process's."""
+    """Run one hook call; always returns 0. Streams default to the process's;
+    `clock` (nanoseconds) lets a scripted session stand in for hours."""
     env = os.environ if environ is None else environ
     if env.get(DISABLE_VARIABLE, "").strip().lower() in ("0", "off", "false", "no"):
         return 0
@@ -344,7 +386,7 @@ def main(
         if harness not in HARNESSES:
             raise Refused(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
         data = (stdin or sys.stdin.buffer).read(MAX_PAYLOAD + 1)
-        output = respond(parse_payload(harness, data), time.time_ns(), env)
+        output = respond(parse_payload(harness, data), clock(), env)
         if output is not None:
             out = stdout or sys.stdout.buffer
             out.write(jsontext.dumps(output).encode("utf-8") + b"\n")

@@ -62,11 +62,19 @@ WRITE_POLICY: Mapping[str, str | None] = MappingProxyType(
     }
 )
 
+# When the Stop hook asks the agent to capture (tree_ring/ops/checkpoint.py).
+CHECKPOINT: Mapping[str, str | int] = MappingProxyType(
+    {
+        "checkpoint": "after-work",  # after-work | every-stop | session-end | off
+        "checkpoint.interval": 30,  # minutes: after-work asks at most once per this, per session
+    }
+)
+
 # The settings whose value is an object: read as a fresh dict each time.
 _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {"review_policy": REVIEW_POLICY, "write_policy": WRITE_POLICY}
 )
-DEFAULTS: Mapping[str, Any] = MappingProxyType({**TREE, **_OBJECTS})
+DEFAULTS: Mapping[str, Any] = MappingProxyType({**TREE, **CHECKPOINT, **_OBJECTS})
 
 
 def default(key: str) -> Any:
@@ -74,7 +82,7 @@ def default(key: str) -> Any:
     if key in _OBJECTS:
         return dict(_OBJECTS[key])
     value: Any = DEFAULTS[key]
-    return value  # a number, a boolean or None: immutable
+    return value  # a number, a string, a boolean or None: immutable
 
 
 def read(db: Db, key: str) -> Any:

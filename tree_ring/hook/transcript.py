@@ -1,0 +1,218 @@
+"""Whether a turn did work, from the tail of the transcript a Stop payload names.
+
+Both harnesses write a session as JSON lines and name the file in every stop's
+`transcript_path` (a subagent's stop also names the subagent's own as
+`agent_transcript_path`):
+
+- Claude Code: `{"type": "user", "message": {"content": "..."}}` for what the
+  person typed (tool results and the hook's own feedback are user lines too,
+  with `tool_result` blocks or `isMeta`), and `{"type": "assistant", "message":
+  {"content": [{"type": "tool_use", "name": "Edit", "input": {...}}]}}`.
+- Codex: `{"type": "event_msg", "payload": {"type": "task_started"}}` where a
+  turn begins, and `{"type": "response_item", "payload": {"type":
+  "function_call", "name": "exec_command", "arguments": "..."}}` (also
+  `custom_tool_call`, e.g. apply_patch, and `local_shell_call`).
+
+A turn did work when, after its last prompt, the agent ran a command or called
+a tool that can change something: anything but the tools below that only
+read, plan or delegate, and Tree Ring's own commands and tools (a memory the
+agent already saved is no reason to ask for one). A delegated subagent's
+work shows in its own transcript, which its stop reads.
+
+Only the last `TAIL_BYTES` are read. A file that is missing, unreadable or not
+a transcript reads as "no work": an odd transcript never earns a checkpoint.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model import jsontext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+TAIL_BYTES = 256 * 1024
+# Tools that read, plan, ask or delegate: calling them changes nothing.
+READ_ONLY_TOOLS = frozenset(
+    {
+        # Claude Code
+        "Read",
+        "Grep",
+        "Glob",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "TodoWrite",
+        "TodoRead",
+        "ToolSearch",
+        "Task",
+        "Agent",
+        "TaskOutput",
+        "BashOutput",
+        "KillShell",
+        "KillBash",
+        "ExitPlanMode",
+        "EnterPlanMode",
+        "AskUserQuestion",
+        "ListMcpResourcesTool",
+        "ReadMcpResourceTool",
+        # Codex
+        "update_plan",
+        "view_image",
+        "web_search",
+        "spawn_agent",
+        "wait_agent",
+        "send_input",
+        "close_agent",
+        "list_mcp_resources",
+        "list_mcp_resource_templates",
+        "read_mcp_resource",
+        "request_user_input",
+    }
+)
+SHELL_TOOLS = frozenset({"Bash", "exec_command", "shell", "local_shell", "container.exec"})
+# Lines worth parsing contain one of these; the rest (tool output, token
+# counts, attachments) are skipped unread.
+_MARKERS = (
+    b"tool_use",
+    b'"user"',
+    b"task_started",
+    b"user_message",
+    b"function_call",
+    b"custom_tool_call",
+    b"local_shell_call",
+)
+# What ends the walk back through a turn.
+BOUNDARY = "boundary"
+WORK = "work"
+
+
+def tail_lines(path: str, limit: int = TAIL_BYTES) -> list[bytes] | None:
+    """The transcript's last lines within `limit` bytes, or None when unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, 2)
+            start = max(0, size - limit)
+            handle.seek(start)
+            data = handle.read(limit)
+    except (OSError, ValueError):
+        return None
+    lines = data.split(b"\n")
+    if start > 0:
+        lines = lines[1:]  # the first is cut somewhere in its middle
+    return lines
+
+
+def did_work(path: str | None, limit: int = TAIL_BYTES) -> bool:
+    """Whether the turn the transcript ends with ran a command or changed something."""
+    if not path:
+        return False
+    lines = tail_lines(path, limit)
+    if lines is None:
+        return False
+    for raw in reversed(lines):
+        if not any(marker in raw for marker in _MARKERS):
+            continue
+        try:
+            entry = jsontext.as_object(jsontext.loads(raw.decode("utf-8")))
+        except (ValueError, RecursionError):
+            continue  # a line cut short, or not JSON: not ours to judge
+        if entry is None:
+            continue
+        kind = classify(entry)
+        if kind == WORK:
+            return True
+        if kind == BOUNDARY:
+            return False
+    return False
+
+
+def classify(entry: dict[str, Any]) -> str | None:
+    """BOUNDARY for a prompt that starts a turn, WORK for a call that changes
+    something, None for anything else."""
+    kind = entry.get("type")
+    if kind in ("user", "assistant"):
+        return _claude(entry)
+    payload = jsontext.as_object(entry.get("payload"))
+    if payload is None:
+        return None
+    inner = payload.get("type")
+    if kind == "event_msg":
+        return BOUNDARY if inner in ("task_started", "user_message") else None
+    if kind != "response_item":
+        return None
+    if inner == "message":
+        return BOUNDARY if payload.get("role") == "user" and _typed(payload) else None
+    if inner in ("function_call", "custom_tool_call"):
+        name = payload.get("name")
+        args = payload.get("arguments", payload.get("input"))
+        return WORK if _changes(str(name or ""), args, payload.get("namespace")) else None
+    if inner == "local_shell_call":
+        return WORK if _changes("local_shell", payload.get("action"), None) else None
+    return None
+
+
+def _claude(entry: dict[str, Any]) -> str | None:
+    if entry.get("isSidechain") is True or entry.get("isMeta") is True:
+        return None
+    message = jsontext.as_object(entry.get("message")) or {}
+    content = message.get("content")
+    if entry.get("type") == "user":
+        if isinstance(content, str):
+            return BOUNDARY
+        blocks = _blocks(content)
+        if any(block.get("type") == "tool_result" for block in blocks):
+            return None
+        return BOUNDARY if any(block.get("type") == "text" for block in blocks) else None
+    for block in _blocks(content):
+        if block.get("type") == "tool_use":
+            name = block.get("name")
+            if _changes(str(name or ""), block.get("input"), None):
+                return WORK
+    return None
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if type(content) is not list:
+        return []
+    items: list[Any] = content  # pyright: ignore[reportUnknownVariableType] - decoded JSON
+    found: list[dict[str, Any]] = []
+    for item in items:
+        block = jsontext.as_object(item)
+        if block is not None:
+            found.append(block)
+    return found
+
+
+def _typed(payload: dict[str, Any]) -> bool:
+    """A Codex user message a person typed; what Codex itself adds as a user
+    message (the environment, a hook's prompt, a subagent's notice) is tagged."""
+    for block in _blocks(payload.get("content")):
+        text = block.get("text")
+        if isinstance(text, str) and text.strip() and not text.lstrip().startswith("<"):
+            return True
+    return False
+
+
+def _changes(name: str, args: object, namespace: object) -> bool:
+    """Whether calling tool `name` with `args` can change something."""
+    if name in READ_ONLY_TOOLS or _tree_ring(name) or _tree_ring(str(namespace or "")):
+        return False
+    if name in SHELL_TOOLS or name == "write_stdin":
+        text = args if isinstance(args, str) else jsontext.dumps(args)
+        return not _names_tree_ring_cli(text)
+    return True
+
+
+def _tree_ring(name: str) -> bool:
+    """Tree Ring's own MCP tools, under either harness's naming."""
+    lowered = name.lower()
+    return lowered.startswith("mcp__") and ("tree_ring" in lowered or "tree-ring" in lowered)
+
+
+def _names_tree_ring_cli(command: str) -> bool:
+    """A command that runs Tree Ring's CLI (the capture a checkpoint names, a
+    `tree-ring remember`): saving memory is not work to remember."""
+    return (
+        "bin/tree-ring" in command or '"tree-ring ' in command or command.startswith("tree-ring ")
+    )
