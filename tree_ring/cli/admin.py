@@ -14,7 +14,7 @@ from typing import Any
 from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, no_arguments
 from tree_ring.govern import coordinator
 from tree_ring.model import project
-from tree_ring.ops import findings, guidance, original, receipts, review, transfer
+from tree_ring.ops import checkpoint, findings, guidance, original, receipts, review, transfer
 from tree_ring.store import audit
 from tree_ring.store.live import View
 
@@ -182,6 +182,7 @@ def cmd_status(ctx: Context) -> int:
         # The queue as `review list` shows it: still on record and waiting.
         queue = review.queue_size(store.db, project_id)
         write_policy = coordinator.state(store.db).mode
+        cadence = checkpoint.cadence(store.db)
     harnesses = receipts.receipts(root)
     size = sum(p.stat().st_size for p in project.store_path(root).parent.glob(project.STORE + "*"))
     data: dict[str, Any] = {
@@ -194,6 +195,8 @@ def cmd_status(ctx: Context) -> int:
         "write_policy": write_policy,
         "store_bytes": size,
         "hooks": harnesses,
+        "checkpoint": cadence.mode,
+        "checkpoint_interval_minutes": cadence.interval_minutes,
     }
     lines = [
         f"project {project_id} at {root}",
@@ -201,6 +204,7 @@ def cmd_status(ctx: Context) -> int:
         f"trust: {_counts(by_trust)}",
         f"review queue: {queue} waiting (`tree-ring review list`)",
         f"write policy: {write_policy}",
+        f"checkpoint: {cadence.label}",
         f"store size: {size:,} bytes",
     ]
     if not harnesses:

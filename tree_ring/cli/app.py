@@ -85,6 +85,10 @@ VERBS: dict[str, tuple[str, str]] = {
         "(JSON and Markdown); exit 1 on any failure",
     ),
     "welcome": ("integrations", "a short first-run tour: the store, the hooks, what to try"),
+    "config": (
+        "config",
+        "settings: `config list|get KEY|set KEY=VALUE`, e.g. checkpoint=after-work",
+    ),
 }
 
 

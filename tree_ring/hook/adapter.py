@@ -257,18 +257,18 @@ def stop_reason(root: str, project_id: str, event: HookEvent, checkpoint: str) -
     """The block's reason: the exact command and as few words around it as will do.
 
     Every stop that blocks costs the agent a turn, and the reason is read in
-    it: about 180 characters besides the command. The event types and rings
-    the command may take are not listed: capture's own error names them.
-    Codex HTML-escapes the reason before the model sees it, so nothing here
-    may contain <, > or & (placeholders are plain capitals for that reason).
+    it: the command (about 420 characters with usual paths) and under 160
+    characters of instructions, so a reason stays within 600. The event types
+    and rings the command may take are not listed: capture's own error names
+    them. Codex HTML-escapes the reason before the model sees it, so nothing
+    here may contain <, > or & (placeholders are plain capitals for that reason).
     """
     return "\n".join(
         [
-            f"Tree Ring checkpoint {checkpoint}. Did this turn settle anything a later "
-            "session needs? Save up to three, one plain sentence each, no secrets "
-            "(ids -1, -2, -3):",
+            f"Tree Ring checkpoint {checkpoint}: save what later sessions need from this turn, "
+            "one plain sentence each, no secrets:",
             capture_command(root, project_id, event, checkpoint),
-            "Otherwise write nothing.",
+            "More: ids -2, -3. Else write nothing.",
         ]
     )
 
@@ -331,22 +331,22 @@ def _checkpoint(root: str, event: HookEvent, now_ns: int) -> bool:
         )
         changed = cadence.note_work(state) if worked else None
         if changed is not None:
-            _save(event, path, changed, now)
+            _save(event, path, changed)
         return False
     # every-stop asks whatever the turn did: the transcript is not read.
     work = setting.mode != "every-stop" and transcript.did_work(event.transcript_path)
     block, changed = cadence.decide(setting, state, event.turn_id, work, now)
     if changed is not None:
-        _save(event, path, changed, now)
+        _save(event, path, changed)
     return block
 
 
-def _save(event: HookEvent, path: str, state: dict[str, Any], now: float) -> None:
+def _save(event: HookEvent, path: str, state: dict[str, Any]) -> None:
     """Keep the session's state; a folder this user cannot write costs a line on stderr."""
     from tree_ring.hook import cadence
 
     try:
-        cadence.save(path, state, now)
+        cadence.save(path, state)
     except OSError as exc:
         _note(event.harness, f"checkpoint state not written: {exc.strerror or exc}")
 

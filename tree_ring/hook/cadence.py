@@ -47,7 +47,7 @@ def load(path: str) -> dict[str, Any]:
         return {}
 
 
-def save(path: str, state: dict[str, Any], now: float) -> None:
+def save(path: str, state: dict[str, Any]) -> None:
     folder = os.path.dirname(path)
     try:  # noqa: SIM105 - contextlib costs a hook more than this
         os.mkdir(folder, 0o700)
@@ -61,11 +61,15 @@ def save(path: str, state: dict[str, Any], now: float) -> None:
         handle.write(jsontext.dumps(state, sort_keys=True))
     os.replace(tmp, path)
     if fresh:
-        prune(folder, now)
+        prune(folder)
 
 
-def prune(folder: str, now: float) -> None:
-    """Remove the state of sessions quiet for `KEEP_SECONDS`."""
+def prune(folder: str) -> None:
+    """Remove the state of sessions quiet for `KEEP_SECONDS` (by the files' own
+    times: a session's scripted clock says nothing of other sessions)."""
+    import time
+
+    now = time.time()
     with os.scandir(folder) as entries:
         for entry in entries:
             if not entry.name.endswith(SUFFIX) or not entry.is_file(follow_symlinks=False):

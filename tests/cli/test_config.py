@@ -1,0 +1,110 @@
+"""`tree-ring config`: the declared settings, read and changed through their owners."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import CliRunner
+
+from tree_ring.ops import checkpoint
+from tree_ring.store import settings
+from tree_ring.store.db import Store
+
+AGENT = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s-1"}
+
+
+def test_list_shows_every_declared_key_with_its_default(run_cli: CliRunner) -> None:
+    done = run_cli("--json", "config", "list")
+    assert done.code == 0, done.err
+    doc = done.json()
+    assert doc["command"] == "config list" and doc["project"]
+    keys = [item["key"] for item in doc["items"]]
+    assert keys[:2] == ["checkpoint", "checkpoint.interval"]
+    assert set(keys) == {
+        *settings.CHECKPOINT,
+        *settings.TREE,
+        *(f"review.{key}" for key in settings.REVIEW_POLICY),
+    }
+    assert doc["total"] == doc["shown"] == len(keys)
+    first = doc["items"][0]
+    assert first == {
+        "key": "checkpoint",
+        "value": "after-work",
+        "default": "after-work",
+        "is_default": True,
+    }
+
+
+def test_set_then_get_and_status_shows_the_cadence(run_cli: CliRunner, store: Store) -> None:
+    done = run_cli("config", "set", "checkpoint=every-stop", "checkpoint.interval=45")
+    assert done.code == 0, done.err
+    assert "checkpoint:" in done.out and "every-stop  (default after-work)" in done.out
+    assert run_cli("config", "get", "checkpoint").out == "every-stop\n"
+    got = run_cli("--json", "config", "get", "checkpoint.interval").json()
+    assert (got["value"], got["default"], got["is_default"]) == (45, 30, False)
+    assert checkpoint.cadence(store.db) == checkpoint.Cadence("every-stop", 45)
+    status = run_cli("--json", "status").json()
+    assert (status["checkpoint"], status["checkpoint_interval_minutes"]) == ("every-stop", 45)
+    assert "checkpoint: every-stop" in run_cli("status").out
+    run_cli("config", "set", "checkpoint=after-work")
+    assert "checkpoint: after-work (at most once per 45 min per session)" in run_cli("status").out
+
+
+def test_set_is_audited(run_cli: CliRunner, store: Store) -> None:
+    assert run_cli("config", "set", "checkpoint=off").code == 0
+    rows = store.query("SELECT action, target, detail FROM audit_log WHERE action = 'config-set'")
+    assert [(r[0], r[1], json.loads(r[2])) for r in rows] == [
+        ("config-set", "checkpoint", {"value": "off", "before": "after-work"})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("pairs", "message"),
+    [
+        (["checkpoint=sometimes"], "checkpoint is one of after-work, every-stop"),
+        (["checkpoint.interval=-1"], "checkpoint.interval is whole minutes"),
+        (["checkpoint.interval=soon"], "checkpoint.interval is whole minutes"),
+        (["checkpont=off"], "did you mean checkpoint?"),
+        (["checkpoint"], "config set takes KEY=VALUE"),
+        (["review.contradictions=maybe"], "review.contradictions is true or false"),
+        # Valid pairs before an invalid one are not written either.
+        (["checkpoint=off", "tree.summary_fanout=1"], "summary_fanout is a whole number"),
+    ],
+)
+def test_bad_values_are_refused_and_nothing_is_written(
+    pairs: list[str], message: str, run_cli: CliRunner, store: Store
+) -> None:
+    before = store.query("SELECT key, value FROM settings ORDER BY key")
+    done = run_cli("config", "set", *pairs)
+    assert done.code == 2 and message in done.err, done.err
+    assert done.err.count("\n") == 1 and done.out == ""
+    assert store.query("SELECT key, value FROM settings ORDER BY key") == before
+
+
+def test_unknown_action_and_argument_are_refused(run_cli: CliRunner) -> None:
+    assert run_cli("config", "frobnicate").code == 2
+    assert run_cli("config", "list", "extra").code == 2
+    assert run_cli("config", "get", "nope").code == 2
+
+
+def test_the_other_settings_go_through_their_owners(run_cli: CliRunner, store: Store) -> None:
+    done = run_cli("config", "set", "review.contradictions=false", "tree.summary_fanout=4")
+    assert done.code == 0, done.err
+    policy = run_cli("--json", "review", "policy").out
+    assert '"contradictions": false' in policy
+    assert run_cli("config", "get", "tree.summary_fanout").out == "4\n"
+
+
+def test_an_agent_may_not_change_the_cadence(run_cli: CliRunner, project_root: Path) -> None:
+    done = run_cli("config", "set", "checkpoint=off", environ=AGENT)
+    assert done.code != 0 and "config.set is a person's decision" in done.err
+    assert run_cli("config", "get", "checkpoint").out == "after-work\n"
+
+
+def test_help_names_every_cadence(run_cli: CliRunner) -> None:
+    done = run_cli("config", "set", "--help")
+    for cadence in checkpoint.CADENCES:
+        assert cadence in done.out
+    assert "tree-ring config set checkpoint=every-stop" in done.out
