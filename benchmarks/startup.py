@@ -16,7 +16,11 @@ every target is a ratio of two medians of this one run:
   project as cwd), against `python3 -I -S -c pass` (target: at most 3x), and
   beside a minimal standard-library "hook" that imports json and sqlite3,
   opens the store, selects 8 rows and prints them as JSON;
-- the Stop hook, the same way with a Stop payload (target: at most 3.5x);
+- the Stop hook, the same way with a Stop payload (target: at most 3.5x),
+  on its longest path: the payload names a transcript of `TRANSCRIPT_BYTES`
+  whose last turn ran a command, and carries no turn id, and the store's
+  `checkpoint.interval` is 0, so every run reads the cadence from the store,
+  reads the transcript's tail, writes the session's state and blocks;
 - `tree-ring recall QUERY` through the shim `install.sh` writes, run in the
   project, against a `python3 -I -S -c` that imports sqlite3, opens the
   store and runs one FTS5 MATCH of the same words, ranked, first 10 rows
@@ -57,7 +61,7 @@ from wired import hook_command, interpreter_flags  # noqa: E402
 
 from tree_ring.model import project  # noqa: E402
 from tree_ring.ops import guidance  # noqa: E402
-from tree_ring.store import schema  # noqa: E402
+from tree_ring.store import schema, settings  # noqa: E402
 from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.write import bulk  # noqa: E402
@@ -178,6 +182,8 @@ def build_store(root: Path, size: int) -> str:
     with Store.open(root) as store:
         while chunk := list(islice(memories, BATCH)):
             bulk.insert_many(store, chunk, person, action="import", admit=False, batch=BATCH)
+        with store.write() as db:
+            settings.write(db, "checkpoint.interval", 0)  # every Stop run blocks
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return project_id
 
@@ -196,7 +202,34 @@ def payload(event: str, root: Path) -> bytes:
     name = "claude-code-session-start.json" if event == "SessionStart" else "claude-code-stop.json"
     data = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
     data["cwd"] = str(root)
+    if event == "Stop":
+        data["transcript_path"] = str(write_transcript(root.parent / "transcript.jsonl"))
+        del data["prompt_id"]  # no turn id: no stop is "the same turn" as the last
     return json.dumps(data).encode()
+
+
+# As large as the window the Stop hook reads, so it reads a full one.
+TRANSCRIPT_BYTES = 256 * 1024
+
+
+def write_transcript(path: Path) -> Path:
+    """A Claude Code transcript: turns of reads and long tool output, the last
+    one running a command after its prompt."""
+
+    def line(entry: dict[str, Any]) -> str:
+        return json.dumps(entry) + "\n"
+
+    def tool(name: str, args: dict[str, Any]) -> str:
+        block = {"type": "tool_use", "id": "t", "name": name, "input": args}
+        use = line({"type": "assistant", "message": {"role": "assistant", "content": [block]}})
+        result = {"type": "tool_result", "tool_use_id": "t", "content": "x" * 2000}
+        return use + line({"type": "user", "message": {"role": "user", "content": [result]}})
+
+    prompt = line({"type": "user", "message": {"role": "user", "content": "Fix the flaky test."}})
+    reading = tool("Read", {"file_path": "/src/app.py"})
+    body = prompt + reading * (TRANSCRIPT_BYTES // len(reading))
+    path.write_text(body + prompt + reading * 20 + tool("Bash", {"command": "pytest -q"}))
+    return path
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
