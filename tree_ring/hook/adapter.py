@@ -265,7 +265,7 @@ def stop_reason(root: str, project_id: str, event: HookEvent, checkpoint: str) -
     """
     return "\n".join(
         [
-            f"Tree Ring checkpoint {checkpoint}: save what later sessions need from this turn, "
+            f"Tree Ring checkpoint {checkpoint}: save what later sessions need from recent work, "
             "one plain sentence each, no secrets:",
             capture_command(root, project_id, event, checkpoint),
             "More: ids -2, -3. Else write nothing.",
