@@ -26,10 +26,10 @@ FIELDS = {
 
 
 def test_report_shape_and_verdicts_follow_from_the_numbers(tmp_path: Path) -> None:
-    work = tmp_path / "work"
-    work.mkdir()
+    work_dir = tmp_path / "work"
+    work_dir.mkdir()
     proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "--work-dir", str(work)],
+        [sys.executable, str(SCRIPT), "--work-dir", str(work_dir)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -81,4 +81,4 @@ def test_report_shape_and_verdicts_follow_from_the_numbers(tmp_path: Path) -> No
     assert old["checkpoints"] > 20 and old["added_model_turns"] >= old["checkpoints"]
     for cadence in CADENCES:
         assert cadence in table
-    assert not list(work.iterdir()), "the benchmark cleans up after itself"
+    assert not list(work_dir.iterdir()), "the benchmark cleans up after itself"
