@@ -587,6 +587,12 @@ def test_no_history_line_without_a_root_or_for_a_past_brief(
     remember(store, identity.project, sentence(0))
     assert "[history]" not in brief.build_brief(store, identity).text
     remember(store, identity.project, sentence(1))
+    # A root over the two memories the brief shows anyway: no line repeats them.
+    assert tree_of(store, identity.project).root_id is not None
+    assert "[history]" not in brief.build_brief(store, identity).text
+    # Once one of them is no longer shown, the line has something to add.
+    with store.write() as conn:
+        rows.update(conn, brief.select(store, identity)[0].id, retired_at=now_iso())
     assert "[history]" in brief.build_brief(store, identity).text
     past = View(as_of=now_iso())
     assert "[history]" not in brief.build_brief(store, identity, past).text

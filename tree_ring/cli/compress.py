@@ -42,6 +42,10 @@ def _group_line(group: consolidate.Group) -> str:
             head += f" [{group.trust}]"
     if group.reason:
         head += f": {group.reason}"
+    if group.retired:
+        head += (
+            f"; {'would retire' if not group.written else 'retired'} {len(group.retired)} sources"
+        )
     return head
 
 
@@ -58,6 +62,7 @@ def cmd_consolidate(ctx: Context) -> int:
             actor=ctx.actor(identity),
             dry_run=a.dry_run,
             force=a.force,
+            retire_sources=a.retire_sources,
         )
     verb = "plan for" if report.dry_run else "consolidated"
     lines = [
@@ -256,6 +261,12 @@ def _consolidate_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--dry-run", action="store_true", help="show the plan; write nothing")
     p.add_argument("--force", action="store_true", help="replace existing summaries (supersede)")
+    p.add_argument(
+        "--retire-sources",
+        action="store_true",
+        help="retire the sources of each accepted summary written (audited; their text stays "
+        "on record, `--as-of` finds them); brief and recall then show the summary alone",
+    )
     p.add_argument("--project", help="project id (default: .tree-ring/project.json)")
 
 

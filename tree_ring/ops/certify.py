@@ -31,7 +31,7 @@ from typing import Any, cast
 
 from tree_ring.model import project
 from tree_ring.model.record import now_iso
-from tree_ring.ops import integrations, quality
+from tree_ring.ops import checkpoint, integrations, quality
 from tree_ring.ops.receipts import read_receipt
 from tree_ring.read import brief
 
@@ -105,11 +105,33 @@ def _output(proc: subprocess.CompletedProcess[str]) -> dict[str, Any] | None:
     return integrations.as_table(value) if isinstance(value, dict) else None
 
 
+# A turn that ran a command, as a transcript line: the Stop hook's default
+# cadence (after-work) asks only after one. The hook reads this shape from
+# either harness's transcript.
+WORK_TURN = (
+    '{"type": "user", "message": {"role": "user", "content": "Run the tests."}}\n'
+    '{"type": "assistant", "message": {"role": "assistant", "content": '
+    '[{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make test"}}]}}\n'
+)
+
+
 def round_trip(harness: str, root: Path, plugin_root: Path, env: dict[str, str]) -> list[Check]:
-    """Run SessionStart, Stop, and Stop again with stop_hook_active, and check each output."""
+    """Run SessionStart, Stop after a turn with work, and Stop again with
+    stop_hook_active, and check each output."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tree-ring-certify-") as folder:
+        transcript = Path(folder) / "transcript.jsonl"
+        transcript.write_text(WORK_TURN, encoding="utf-8")
+        return _round_trip(harness, root, plugin_root, env, transcript)
+
+
+def _round_trip(
+    harness: str, root: Path, plugin_root: Path, env: dict[str, str], transcript: Path
+) -> list[Check]:
     checks: list[Check] = []
     session = f"certify-{os.urandom(6).hex()}"
-    base = {"session_id": session, "cwd": str(root), "transcript_path": None}
+    base = {"session_id": session, "cwd": str(root), "transcript_path": str(transcript)}
     receipt = project.receipts_dir(root) / f"{harness}.json"
     try:
         command, timeout = hook_command(harness, plugin_root, "SessionStart")
@@ -159,15 +181,20 @@ def round_trip(harness: str, root: Path, plugin_root: Path, env: dict[str, str])
         )  # fmt: skip
         out = _output(stop)
         reason = (out or {}).get("reason")
-        exact = (
-            out is not None
-            and set(out) == {"decision", "reason"}
-            and out.get("decision") == "block"
-            and isinstance(reason, str)
-            and " capture " in reason
-        )
         detail = f"exit {stop.returncode}, {len(stop.stdout.encode())} bytes"
-        checks.append(Check("Stop blocks once with the capture command", exact, detail))
+        if checkpoint.stored(root).mode == "off":
+            # The project turned the checkpoint off: the Stop hook must say nothing.
+            passed = stop.returncode == 0 and out is not None and "decision" not in out
+            checks.append(Check("Stop passes (checkpoint: off)", passed, detail))
+        else:
+            exact = (
+                out is not None
+                and set(out) == {"decision", "reason"}
+                and out.get("decision") == "block"
+                and isinstance(reason, str)
+                and " capture " in reason
+            )
+            checks.append(Check("Stop blocks once with the capture command", exact, detail))
         again = _run_hook(
             command, timeout, base | {"hook_event_name": "Stop", "stop_hook_active": True},
             plugin_root, env,

@@ -7,7 +7,12 @@ across identities), ring, event type and a sensitivity bucket (normal or
 sensitive). Each group of two or more becomes one summary memory (event type
 `summary`, source type `consolidation`) whose text is built by
 `summarise.consolidation_text` and which links to each source with a
-`consolidates` link. Sources stay as they are.
+`consolidates` link. Sources stay as they are, unless `retire_sources`
+asks to retire them: then each source of an accepted summary written here is
+retired through the write path (`correct.retire_in`: its text kept on record,
+its validity closed, the audit log naming the summary), so brief and recall
+show the summary in their place. A summary that waits for review keeps its
+sources live until someone accepts it.
 
 As in the original, candidates are the memories worth keeping (salience at
 least 0.45, or a scar / heartwood / seed, or durable / pinned retention),
@@ -166,6 +171,7 @@ class Group:
     existing: list[str] = field(default_factory=lambda: [])
     written: str | None = None
     trust: str = "accepted"
+    retired: list[str] = field(default_factory=lambda: [])
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -180,6 +186,7 @@ class Group:
             "trust": self.trust if self.summary else None,
             "existing": self.existing,
             "written": self.written,
+            "retired": self.retired,
         }
 
 
@@ -191,6 +198,7 @@ class Report:
     force: bool
     candidates: int
     groups: list[Group]
+    retire_sources: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -202,6 +210,8 @@ class Report:
             "candidates": self.candidates,
             "groups": [g.to_dict() for g in self.groups],
             "written": [g.written for g in self.groups if g.written],
+            "retire_sources": self.retire_sources,
+            "retired": [memory_id for g in self.groups for memory_id in g.retired],
         }
 
 
@@ -336,12 +346,17 @@ def consolidate(
     actor: Actor,
     dry_run: bool = False,
     force: bool = False,
+    retire_sources: bool = False,
 ) -> Report:
     p = period(period_type, period_key)
     now = now_iso()
     if dry_run:
         count, groups = plan(store.db, project, p, force=force, now=now)
-        return Report(project, p, True, force, count, groups)
+        if retire_sources:
+            for group in groups:
+                if _retires(group, group.trust):
+                    group.retired = [m.id for m in group.sources]  # what a run would retire
+        return Report(project, p, True, force, count, groups, retire_sources)
     writer = tree_ring_actor(actor)
     with store.write() as db:
         count, groups = plan(db, project, p, force=force, now=now)
@@ -361,4 +376,21 @@ def consolidate(
                     writer,
                     now,
                 )
-    return Report(project, p, False, force, count, groups)
+            if retire_sources and _retires(group, result.trust):
+                # The caller retires them, under the caller's own authority:
+                # an agent may retire only what it wrote.
+                reason = f"consolidated into {result.id}"
+                for source in group.sources:
+                    correct.retire_in(db, source, reason, actor, now)
+                    group.retired.append(source.id)
+    return Report(project, p, False, force, count, groups, retire_sources)
+
+
+def _retires(group: Group, trust: str) -> bool:
+    """Whether a group's sources give way to its summary: only to one that is
+    written and believed (a pending summary is not shown yet)."""
+    return (
+        group.status in ("create", "supersede")
+        and group.summary is not None
+        and trust == "accepted"
+    )

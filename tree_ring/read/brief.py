@@ -3,7 +3,10 @@
 No query: scars first, then heartwood, then the rest, each by salience,
 confidence and age; the caller's own partitions plus the project's shared
 scopes; only accepted, live, normal-sensitivity rows. At most 8 memory lines
-and 6,000 bytes in all, whatever the memories hold. The block is fenced and
+and 6,000 bytes in all, whatever the memories hold. No line repeats another:
+a consolidation's sources are left out beside it, and the `[history]` line
+of the summary tree's root is left out when the lines above already show
+(or consolidate) every memory under it. The block is fenced and
 labelled as recalled data that the project's own files outrank, and a
 memory's text can never close the fence early.
 """
@@ -18,6 +21,8 @@ from tree_ring.store.live import View
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
     from tree_ring.store.db import Store
@@ -36,8 +41,18 @@ EMPTY = "Tree Ring memory for project {project}: no memories to recall for this 
 # Rows a file sync wrote (`dox sync`, `revolve sync`) say so on their line: a
 # rule that came from a file is what the file says, not what a person decided.
 SYNCED = {"dox": "synced from AGENTS.md", "revolve": "synced from Revolve"}
-# Rows fetched beyond eight, in case the guard drops some stored before a rule.
+# Rows fetched beyond eight, in case the guard drops some stored before a
+# rule, or a consolidation shown drops its sources.
 OVERFETCH = 32
+# The link a consolidation keeps to each source (write/propagate.CONSOLIDATES,
+# spelled out: the write path is no import for the SessionStart hook).
+CONSOLIDATES = "consolidates"
+# Every memory under the root node, when the lines above might cover them all.
+LEAVES_SQL = (
+    "WITH RECURSIVE under(id) AS (SELECT ? UNION ALL"
+    " SELECT n.id FROM tree_nodes n JOIN under u ON n.parent_id = u.id)"
+    " SELECT l.memory_id FROM tree_leaves l JOIN under u ON l.parent_id = u.id"
+)
 # The project's root summary and what its line shows, if its history has sealed
 # one: two primary-key probes (tree_trees is unique on kind and scope). Read
 # here rather than through the summary tree's modules, whose import would cost
@@ -94,14 +109,31 @@ def select(store: Store, identity: Identity, view: View | None = None) -> list[M
     sql = select_sql(clause, now=view.is_now())
     found = store.query(sql, {**clause.params, "brief_limit": OVERFETCH})
     safe: list[Memory] = []
+    covered: set[str] = set()
     for row in found:
         # A row stored before a newer guard rule must not be injected into a
         # prompt. Rows are read and checked in order only until eight pass.
-        if guard.find_secret(f"{row['summary']} {row['source_ref']}") is None:
-            safe.append(rows.from_row(row))
-            if len(safe) == MAX_LINES:
-                break
+        if row["id"] in covered:
+            continue
+        if guard.find_secret(f"{row['summary']} {row['source_ref']}") is not None:
+            continue
+        memory = rows.from_row(row)
+        sources = consolidated(memory)
+        if sources:
+            # The summary says what its sources say: they give up their lines.
+            covered |= sources
+            safe = [m for m in safe if m.id not in sources]
+        safe.append(memory)
+        if len(safe) == MAX_LINES:
+            break
     return safe
+
+
+def consolidated(memory: Memory) -> set[str]:
+    """The ids a consolidation summarises (none for any other memory)."""
+    if memory.source_type != "consolidation":
+        return set()
+    return {link.target for link in memory.links if link.type == CONSOLIDATES}
 
 
 def _clip(text: str, limit: int) -> str:
@@ -172,12 +204,19 @@ def render(project_id: str, memories: list[Memory], history: str | None = None) 
     return Brief(text, ids, project_id)
 
 
-def history_line(store: Store, identity: Identity, view: View | None = None) -> str | None:
+def history_line(
+    store: Store,
+    identity: Identity,
+    view: View | None = None,
+    shown: Sequence[Memory] = (),
+) -> str | None:
     """One line on the project's root summary, once its history is long enough to seal one.
 
     Only for a brief of now (a root sealed later than `--as-of` would leak the
-    future), and never one the guard objects to. The line names the node, so
-    `tree-ring tree show NODE` expands it.
+    future), never one the guard objects to, and not when the memories
+    `shown` (and those they consolidate) are every memory under the root: it
+    would only repeat them. The line names the node, so `tree-ring tree show
+    NODE` expands it.
     """
     if view is not None and (view.as_of is not None or view.valid_at is not None):
         return None
@@ -185,13 +224,20 @@ def history_line(store: Store, identity: Identity, view: View | None = None) -> 
     if not found:
         return None
     node_id, content, leaf_count, start, end = found[0]
+    known = {m.id for m in shown}.union(*(consolidated(m) for m in shown))
+    # Only a root no larger than what is shown can be all shown: the walk
+    # under it is skipped for every other brief.
+    if 0 < leaf_count <= len(known):
+        leaves = {row[0] for row in store.query(LEAVES_SQL, (node_id,))}
+        if leaves <= known:
+            return None
     text = one_line(flat(content))
     if guard.find_secret(text) is not None:
         return None
     head = "[history] "
-    node, leaves = _clip(one_line(str(node_id)), 128), _clip(one_line(str(leaf_count)), 20)
+    node, leaves_text = _clip(one_line(str(node_id)), 128), _clip(one_line(str(leaf_count)), 20)
     first, last = (one_line(str(value))[:10] for value in (start, end))
-    tail = f" (summary {node}: {leaves} memories, {first} to {last})"
+    tail = f" (summary {node}: {leaves_text} memories, {first} to {last})"
     return head + _clip(text, LINE_BYTES - len(head.encode()) - len(tail.encode())) + tail
 
 
@@ -208,5 +254,7 @@ def flat(content: str) -> str:
 
 
 def build_brief(store: Store, identity: Identity, view: View | None = None) -> Brief:
-    history = history_line(store, identity, view)
-    return render(identity.project, select(store, identity, view), history)
+    memories = select(store, identity, view)
+    # With a history line the brief has room for one memory fewer.
+    history = history_line(store, identity, view, memories[: MAX_LINES - 1])
+    return render(identity.project, memories, history)
