@@ -465,6 +465,8 @@ class Codex:
         return html.unescape(found[-1])
 
 
+# Work a scripted model does before its answer: a command that changes a file.
+WORK_COMMAND = "echo built > build.log"
 # One plain sentence a scripted model saves: distinctive, and shell-safe inside
 # the double quotes the capture command puts around its placeholder.
 SUMMARY = "Release builds must run the schema check first, marker QX7TRE3."
@@ -503,12 +505,14 @@ def memory_round_trip(
 ) -> RoundTrip:
     """Install the plugin, then two sessions in `project`:
 
-    1. The brief reaches the first model request; the first Stop blocks with
-       the checkpoint; the scripted model runs the capture command taken from
-       the reason as the model received it; the second Stop passes.
-    2. The next session's brief carries the memory session 1 saved. For Codex
-       this also shows the hooks stayed trusted although session 1's hooks
-       wrote bytecode into the installed plugin.
+    1. The brief reaches the first model request; the model runs a command
+       (work); the first Stop blocks with the checkpoint; the scripted model
+       runs the capture command taken from the reason as the model received
+       it; the second Stop passes.
+    2. The next session's brief carries the memory session 1 saved, and its
+       chat-only turn gets no checkpoint (the default cadence, after-work).
+       For Codex this also shows the hooks stayed trusted although session
+       1's hooks wrote bytecode into the installed plugin.
     """
     harness.install(plugin_dir, project)
     project_id = load_project_id(project)
@@ -522,6 +526,7 @@ def memory_round_trip(
         harness,
         project,
         [
+            Turn(shell=WORK_COMMAND),
             Turn(text="First answer."),
             Turn(expect="Tree Ring checkpoint", shell=capture),
             Turn(text="Saved one lesson."),
@@ -529,10 +534,10 @@ def memory_round_trip(
         logs / "session1.jsonl",
     )
     assert any(brief.EMPTY.format(project=project_id) in t for t in conversation(first[0]))
-    # Blocked exactly once: answer, capture, answer; the second Stop passed.
-    assert len(first) == 3, [conversation(b)[-1][:200] for b in first]
+    # Blocked exactly once: work, answer, capture, answer; the second Stop passed.
+    assert len(first) == 4, [conversation(b)[-1][:200] for b in first]
     assert ran, "the scripted model never saw the checkpoint"
-    assert any("stored " in t for t in conversation(first[2])), "capture did not store"
+    assert any("stored " in t for t in conversation(first[3])), "capture did not store"
     (memory,) = json.loads(tree_ring("--json", "list", root=project))["memories"]
     assert memory["summary"] == SUMMARY
     # The identity the hook put in the command matches the harness's own
@@ -546,17 +551,25 @@ def memory_round_trip(
     second = session(harness, project, [Turn(text="Hello again.")], logs / "session2.jsonl")
     opening = [t for t in conversation(second[0]) if brief.BEGIN in t]
     assert opening and SUMMARY in opening[0], conversation(second[0])
+    # A turn that only talked: its Stop passed at once, no checkpoint, no extra turn.
+    assert len(second) == 1, [conversation(b)[-1][:200] for b in second]
+    assert not any("Tree Ring checkpoint" in t for b in second for t in conversation(b))
     return RoundTrip(project_id, first, second, ran[0])
 
 
 def subagent_session(
-    harness: ClaudeCode | Codex, plugin_dir: Path, project: Path, logs: Path
+    harness: ClaudeCode | Codex,
+    plugin_dir: Path,
+    project: Path,
+    logs: Path,
+    then: tuple[Turn, ...] = (),
 ) -> list[str]:
-    """Install the plugin and run a session whose model starts one subagent;
-    every other request gets the fallback answer. Returns, per model request,
-    its conversation joined into one string."""
+    """Install the plugin and run a session whose model starts one subagent,
+    then `then`; every other request gets the fallback answer. Returns, per
+    model request, its conversation joined into one string."""
     harness.install(plugin_dir, project)
-    requests = session(harness, project, list(harness.spawn), logs / "subagent.jsonl")
+    turns = [*harness.spawn, *then]
+    requests = session(harness, project, turns, logs / "subagent.jsonl")
     return ["\n".join(conversation(body)) for body in requests]
 
 

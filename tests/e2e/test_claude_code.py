@@ -17,6 +17,7 @@ from tree_ring.read import brief
 from .harnesses import (
     REMEMBERED,
     STORED,
+    WORK_COMMAND,
     ClaudeCode,
     conversation,
     mcp_round_trip,
@@ -40,7 +41,7 @@ def test_brief_checkpoint_capture_and_next_brief(
     # The stop reason comes back as user feedback, unescaped.
     assert any(
         t.startswith("Stop hook feedback:\nTree Ring checkpoint ")
-        for t in conversation(trip.first[1])
+        for t in conversation(trip.first[2])
     )
     assert trip.command.startswith(
         f'python3 -I -S "{plugin_dir}/bin/tree-ring" --root "{project}" '
@@ -48,19 +49,28 @@ def test_brief_checkpoint_capture_and_next_brief(
     assert " --agent-profile claude-code " in trip.command
 
 
-def test_subagent_gets_the_brief_and_its_own_checkpoint_identity(
+def test_subagent_gets_the_brief_and_its_work_one_checkpoint_in_the_main_session(
     claude: ClaudeCode, plugin_dir: Path, project: Path, tmp_path: Path
 ) -> None:
-    requests = subagent_session(claude, plugin_dir, project, tmp_path)
+    # The foreground subagent's requests come next: it runs a command, then answers.
+    requests = subagent_session(
+        claude,
+        plugin_dir,
+        project,
+        tmp_path,
+        then=(Turn(shell=WORK_COMMAND), Turn(text="Build checked.")),
+    )
     # SubagentStart's context opens the subagent's own conversation.
     assert any(
         "SubagentStart hook additional context: Tree Ring memory for project " in r
         for r in requests
     )
-    # SubagentStop blocked the subagent once, naming its own partition.
-    profiles = {m for r in requests for m in re.findall(r"--agent-profile (\S+)", r) if ":" in m}
-    assert len(profiles) == 1, profiles
-    assert re.fullmatch(r"claude-code:general-purpose:[0-9a-f]{16}", profiles.pop())
+    # SubagentStop did not block; the subagent's work earned the session's
+    # own Stop one checkpoint, in the main session's partition.
+    checkpoints = {c for r in requests for c in re.findall(r"Tree Ring checkpoint (\w+)", r)}
+    assert len(checkpoints) == 1, checkpoints
+    profiles = {m for r in requests for m in re.findall(r"--agent-profile (\S+)", r)}
+    assert "claude-code" in profiles and not any(":" in p for p in profiles), profiles
 
 
 def test_plugin_validates(claude: ClaudeCode, plugin_dir: Path) -> None:
