@@ -14,7 +14,8 @@ from typing import Any
 Step = tuple[str, str]
 
 
-def claude_lines(turns: list[list[Step]]) -> list[dict[str, Any]]:
+def claude_lines(turns: list[list[Step]], sidechain: bool = False) -> list[dict[str, Any]]:
+    """Claude Code's lines; a subagent's own file marks every line `isSidechain`."""
     lines: list[dict[str, Any]] = []
     for turn in turns:
         for kind, value in turn:
@@ -52,7 +53,7 @@ def claude_lines(turns: list[list[Step]]) -> list[dict[str, Any]]:
                     }
                 )
             lines.append({"type": "attachment", "attachment": {"type": "noise"}})
-    return lines
+    return [{**line, "isSidechain": sidechain} for line in lines]
 
 
 def codex_lines(turns: list[list[Step]]) -> list[dict[str, Any]]:
@@ -86,8 +87,10 @@ def codex_lines(turns: list[list[Step]]) -> list[dict[str, Any]]:
     return lines
 
 
-def write_transcript(path: Path, harness: str, turns: list[list[Step]]) -> Path:
-    lines = claude_lines(turns) if harness == "claude-code" else codex_lines(turns)
+def write_transcript(
+    path: Path, harness: str, turns: list[list[Step]], *, subagent: bool = False
+) -> Path:
+    lines = claude_lines(turns, subagent) if harness == "claude-code" else codex_lines(turns)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path

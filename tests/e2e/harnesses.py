@@ -465,6 +465,8 @@ class Codex:
         return html.unescape(found[-1])
 
 
+# A checkpoint the Stop hook sent (the skills' descriptions name the checkpoint too).
+CHECKPOINT = re.compile(r"Tree Ring checkpoint [0-9a-f]{12}\b")
 # Work a scripted model does before its answer: a command that changes a file.
 WORK_COMMAND = "echo built > build.log"
 # One plain sentence a scripted model saves: distinctive, and shell-safe inside
@@ -553,7 +555,7 @@ def memory_round_trip(
     assert opening and SUMMARY in opening[0], conversation(second[0])
     # A turn that only talked: its Stop passed at once, no checkpoint, no extra turn.
     assert len(second) == 1, [conversation(b)[-1][:200] for b in second]
-    assert not any("Tree Ring checkpoint" in t for b in second for t in conversation(b))
+    assert not any(CHECKPOINT.search(t) for b in second for t in conversation(b))
     return RoundTrip(project_id, first, second, ran[0])
 
 

@@ -15,6 +15,7 @@ from tree_ring.mcp import schemas
 from tree_ring.read import brief
 
 from .harnesses import (
+    CHECKPOINT,
     REMEMBERED,
     STORED,
     WORK_COMMAND,
@@ -67,7 +68,7 @@ def test_subagent_gets_the_brief_and_its_work_one_checkpoint_in_the_main_session
     )
     # SubagentStop did not block; the subagent's work earned the session's
     # own Stop one checkpoint, in the main session's partition.
-    checkpoints = {c for r in requests for c in re.findall(r"Tree Ring checkpoint (\w+)", r)}
+    checkpoints = {c for r in requests for c in CHECKPOINT.findall(r)}
     assert len(checkpoints) == 1, checkpoints
     profiles = {m for r in requests for m in re.findall(r"--agent-profile (\S+)", r)}
     assert "claude-code" in profiles and not any(":" in p for p in profiles), profiles

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from helpers import REPO, CliRunner
-from transcript_support import CHAT, WORK, Step, write_transcript
+from transcript_support import CHAT, WORK, Step, claude_lines, write_transcript
 
 from tree_ring.hook import adapter, cadence, transcript
 from tree_ring.ops import checkpoint
@@ -60,7 +60,8 @@ class Session:
         return self.hook(data)
 
     def subagent(self, steps: list[Step], turn_id: str) -> dict[str, Any]:
-        path = write_transcript(self.tmp / f"agent-{turn_id}.jsonl", self.harness, [steps])
+        path = self.tmp / f"agent-{turn_id}.jsonl"
+        write_transcript(path, self.harness, [steps], subagent=True)
         key = "prompt_id" if self.harness == "claude-code" else "turn_id"
         data = event(self.harness, "subagent-stop", self.root, agent_transcript_path=str(path))
         data[key] = turn_id
@@ -113,6 +114,18 @@ def test_after_work_asks_after_work_and_not_after_chat(
 def test_what_counts_as_work(harness: str, steps: list[Step], work: bool, tmp_path: Path) -> None:
     path = write_transcript(tmp_path / "t.jsonl", harness, [turn("go", *steps)])
     assert transcript.did_work(str(path)) is work
+
+
+def test_a_subagents_own_file_counts_its_work_and_an_inline_prompt_ends_no_turn(
+    tmp_path: Path,
+) -> None:
+    """Claude Code marks every line of a subagent's file `isSidechain`."""
+    path = write_transcript(tmp_path / "agent.jsonl", "claude-code", WORK, subagent=True)
+    assert transcript.did_work(str(path)) is True
+    main = claude_lines([turn("go", ("shell", "make"))])
+    inline = claude_lines(CHAT, sidechain=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in main + inline))
+    assert transcript.did_work(str(path)) is True
 
 
 @pytest.mark.parametrize("harness", HARNESSES)

@@ -153,11 +153,15 @@ def classify(entry: dict[str, Any]) -> str | None:
 
 
 def _claude(entry: dict[str, Any]) -> str | None:
-    if entry.get("isSidechain") is True or entry.get("isMeta") is True:
+    if entry.get("isMeta") is True:
         return None
     message = jsontext.as_object(entry.get("message")) or {}
     content = message.get("content")
     if entry.get("type") == "user":
+        # A subagent's lines are marked sidechain (all of them, in its own
+        # file): its prompt starts nothing in the session's turn, its work counts.
+        if entry.get("isSidechain") is True:
+            return None
         if isinstance(content, str):
             return BOUNDARY
         blocks = _blocks(content)
