@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
     from tree_ring.read.brief import Brief
+    from tree_ring.store.db import Store
 
 HARNESSES = ("claude-code", "codex")
 START_EVENTS = ("SessionStart", "SubagentStart")
@@ -299,6 +300,7 @@ def respond(
         # create: a fresh clone has the committed project.json but no database yet.
         options = Options.from_environ(environ or {})
         with Store.open(root, create=True, options=options) as store:
+            _import_ledger(store, root, project_id, event.harness)
             brief = build_brief(store, identity)
         _receipt(root, event, brief)
         return {
@@ -309,6 +311,29 @@ def respond(
         return {}
     reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
     return {"decision": "block", "reason": reason}
+
+
+def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> None:
+    """Bring the team ledger's changes (a pull, a checkout) into the store
+    before the brief is read. An unchanged ledger costs one `stat` and one
+    settings row; the sync code is imported only when the file moved. What
+    goes wrong costs a line on stderr, never the brief."""
+    path = os.path.join(root, ".tree-ring", "ledger.jsonl")
+    try:
+        info = os.stat(path)
+    except OSError:
+        return  # no ledger: a project that does not share its memory
+    raw = store.db.scalar("SELECT value FROM settings WHERE key = 'ledger'")
+    seen = jsontext.as_object(jsontext.loads(raw)) if isinstance(raw, str) else None
+    if seen and seen.get("size") == info.st_size and seen.get("mtime_ns") == info.st_mtime_ns:
+        return
+    from tree_ring.model.errors import TreeRingError
+    from tree_ring.ops import sync
+
+    try:
+        sync.refresh(store, root, project_id)
+    except TreeRingError as exc:
+        _note(harness, f"team ledger not imported: {exc}")
 
 
 def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:

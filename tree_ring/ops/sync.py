@@ -34,6 +34,7 @@ from typing import Any
 
 from tree_ring.model import project
 from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError, UsageError
+from tree_ring.model.identity import Origin
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import PRIVATE_SCOPES, Memory, now_iso, parse_time
 from tree_ring.ops import ledger, replace
@@ -496,6 +497,18 @@ def sync(
     if report.forgotten or report.redacted or report.replaced:
         correct.scrub(store)
     return report
+
+
+def refresh(store: Store, root: str | Path, project_id: str) -> SyncReport | None:
+    """The SessionStart hook's import: the ledger's changes into the store,
+    the working tree untouched; None when only the file's time had moved."""
+    path = path_of(Path(root))
+    if not changed(store.db, path):
+        with store.write() as db:
+            _remember_file(db, path, _read_bytes(path))
+        return None
+    actor = Actor("ledger", Origin("import"))
+    return sync(store, Path(root), project_id, actor, write=False)
 
 
 def after_write(store: Store, root: Path, project_id: str) -> bool:
