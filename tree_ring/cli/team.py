@@ -10,13 +10,15 @@ from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.identity import harness_origin
 from tree_ring.ops import sync, team
+from tree_ring.store.db import Options, Store
 
 
 def cmd_sync(ctx: Context) -> int:
     root = Path(ctx.root())
     identity = ctx.identity(root)
     setup = team.setup(root) if ctx.args.setup else None
-    with ctx.store(root) as store:
+    # create: a fresh clone has the committed project.json and ledger, no database yet.
+    with Store.open(root, create=True, options=Options.from_environ(ctx.environ)) as store:
         report = sync.sync(store, root, identity.project, ctx.actor(identity))
     items = [{"line": s.line, "reason": s.reason} for s in report.skipped]
     data: dict[str, object] = {

@@ -31,7 +31,6 @@ ATTRIBUTES_TEXT = (
     "# The team ledger merges line by line by Tree Ring's rule (tree-ring sync).\n"
     f"{ledger.PATH} merge=tree-ring text eol=lf\n"
 )
-DRIVER_NAME = "Tree Ring ledger merge"
 # This module lives in <plugin root>/tree_ring/ops/.
 PLUGIN_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -76,8 +75,9 @@ def setup(root: Path) -> Setup:
     (done.created if project.write_new(target, ATTRIBUTES_TEXT) else done.kept).append(name)
     command = driver_command()
     ran = _git(root, "config", "merge.tree-ring.driver", command)
+    # Only the driver: a `name` left behind without it makes git refuse the
+    # merge ("lacks command line") instead of falling back to a text merge.
     if ran is not None and ran.returncode == 0:
-        _git(root, "config", "merge.tree-ring.name", DRIVER_NAME)
         done.driver = command
     return done
 
