@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,11 +89,24 @@ def _read_bytes(path: Path) -> bytes:
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+@dataclass
+class Read:
+    """A ledger read and checked: the winning line of each key (duplicates
+    resolved by the merge rule), the line number each came from, the lines
+    skipped and why, and the memory each checked memory line holds."""
+
+    won: dict[str, Line]
+    numbers: dict[str, int]
+    skipped: list[Skipped]
+    memories: dict[str, Memory]
+
+
 def checked(
-    data: bytes, project_id: str, name: str
-) -> tuple[dict[str, Line], dict[str, int], list[Skipped]]:
-    """The ledger's winning lines by key (duplicates resolved by the merge
-    rule), the line number each came from, and the lines skipped and why.
+    data: bytes, project_id: str, name: str, known: Mapping[str, Line] | None = None
+) -> Read:
+    """Read the ledger's lines and check each one. A line that is byte for byte
+    what the store itself would write (`known`, by text) came from the store,
+    which checked it on the way in: it is not checked again.
 
     A ledger of a newer schema or of another project is refused whole; a
     text merge's conflict markers too (`doctor --repair` resolves them)."""
@@ -105,11 +119,17 @@ def checked(
         )
     good: list[tuple[int, Line]] = []
     skipped: list[Skipped] = []
+    memories: dict[str, Memory] = {}
+    known = known or {}
     for number, piece in enumerate(text_lines, start=1):
         if not piece.strip():
             continue
+        held = known.get(piece.decode("utf-8", "replace")) if known else None
+        if held is not None:
+            good.append((number, held))
+            continue
         try:
-            line = _check(piece, project_id)
+            line = _check(piece, project_id, memories)
         except (ValueError, RecursionError) as exc:
             skipped.append(Skipped(number, f"not valid JSON ({str(exc)[:60]})"))
             continue
@@ -122,14 +142,14 @@ def checked(
     won = ledger.merge(line for _, line in good)
     # The line that won its key is the one named if the store refuses it.
     numbers = {line.key: number for number, line in good if won[line.key] is line}
-    return won, numbers, skipped
+    return Read(won, numbers, skipped, memories)
 
 
 class _OtherLedger(UsageError):
     pass
 
 
-def _check(piece: bytes, project_id: str) -> Line:
+def _check(piece: bytes, project_id: str, memories: dict[str, Memory]) -> Line:
     if len(piece) > MAX_LINE_BYTES:
         raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
     try:
@@ -157,7 +177,10 @@ def _check(piece: bytes, project_id: str) -> Line:
     if record == ledger.ANCHOR:
         return Line(_anchor(line))
     if record == ledger.MEMORY:
-        return Line(_memory(line, project_id))
+        memory = _memory(line, project_id)
+        checked_line = Line(memory_line(memory))
+        memories[checked_line.text] = memory
+        return checked_line
     if record in (ledger.TOMBSTONE, ledger.REDACTION):
         return Line(_stone(line))
     raise UsageError(f"unknown record {str(record)[:40]!r}")
@@ -180,7 +203,7 @@ def _anchor(line: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _memory(line: dict[str, Any], project_id: str) -> dict[str, Any]:
+def _memory(line: dict[str, Any], project_id: str) -> Memory:
     owner = line.get("project")
     if owner != project_id:
         raise UsageError(f"from another project ({str(owner)[:64]!r})")
@@ -195,7 +218,7 @@ def _memory(line: dict[str, Any], project_id: str) -> dict[str, Any]:
         raise UsageError(
             f"holds {prepared.sensitivity} content; the ledger carries normal memory only"
         )
-    return {"record": ledger.MEMORY, **prepared.to_dict()}
+    return prepared
 
 
 def _stone(line: dict[str, Any]) -> dict[str, Any]:
@@ -329,13 +352,22 @@ def anchor_problem(db: Db, anchor: Line | None) -> str | None:
 
 
 def apply(
-    db: Db, won: dict[str, Line], numbers: dict[str, int], actor: Actor, report: SyncReport
-) -> None:
-    """Write what the ledger's lines win over the store, in the caller's transaction."""
-    project_id = ""
-    entries = {key: line for key, line in won.items() if key.startswith("2")}
+    db: Db,
+    read: Read,
+    mine: dict[str, Line],
+    project_id: str,
+    actor: Actor,
+    report: SyncReport,
+) -> bool:
+    """Write what the ledger's lines win over the store (`mine`, its lines by
+    key), in the caller's transaction; whether anything was written."""
+    entries = {
+        key: line
+        for key, line in read.won.items()
+        if key.startswith("2") and (key not in mine or mine[key].rank < line.rank)
+    }
     if not entries:
-        return
+        return False
     ids = [line.data["id"] for line in entries.values()]
     stored = {
         row["id"]: rows.from_row(row)
@@ -344,29 +376,23 @@ def apply(
             (json.dumps(ids),),
         )
     }
-    header = won.get("0")
-    project_id = str(header.data["project"]) if header else ""
-    stones = _stones_by_id(db, project_id) if project_id else {}
     inserts: list[tuple[int, Memory]] = []
     replacing: list[Memory] = []
     for key, line in sorted(entries.items()):
         memory_id = line.data["id"]
         held = stored.get(memory_id)
+        number = read.numbers[key]
         if held is not None and held.project != project_id:
-            report.skipped.append(Skipped(numbers[key], f"{memory_id} belongs to another project"))
+            report.skipped.append(Skipped(number, f"{memory_id} belongs to another project"))
             continue
-        mine = state_line(memory_id, held, stones.get(memory_id))
-        if mine is None and held is not None:
-            mine = Line(memory_line(held))  # held but not shared: the rule still decides
-        if mine is not None and mine.rank >= line.rank:
-            continue
+        if key not in mine and held is not None and Line(memory_line(held)).rank >= line.rank:
+            continue  # held but not shared (pending, private): the rule still decides
         record = line.data["record"]
         if record == ledger.MEMORY:
-            memory = from_mapping({k: v for k, v in line.data.items() if k != "record"})
-            memory = pipeline.prepare(memory)
+            memory = read.memories[line.text]
             if held is not None:
                 replacing.append(memory)
-            inserts.append((numbers[key], memory))
+            inserts.append((number, memory))
             continue
         _record_stones(db, project_id, line, actor)
         if held is None:
@@ -379,6 +405,7 @@ def apply(
     if replacing:
         report.replaced += replace.vacate(db, replacing, actor, authorize=False)
     _insert(db, inserts, actor, report)
+    return True
 
 
 def _record_stones(db: Db, project_id: str, line: Line, actor: Actor) -> None:
@@ -435,24 +462,23 @@ def _remember_file(db: Db, path: Path, data: bytes) -> None:
     settings.write(db, SETTING, state)
 
 
-def render(db: Db, project_id: str, won: dict[str, Line], *, anchor: bool) -> str:
+def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db) -> str:
     """The ledger the store now says: its shared state, the header, the other
     clones' anchors as read, and this clone's anchor (moved only when its
     audit head did, so a sync that changed nothing writes the same bytes)."""
-    lines = store_lines(db, project_id)
+    lines = dict(mine)
     lines["0"] = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
     for key, line in won.items():
         if key.startswith("1"):
             lines[key] = line
-    if anchor:
-        clone = clone_id(db)
-        seq, head = _head(db)
-        held = won.get("1" + clone)
-        if held is None or (held.data["seq"], held.data["head"]) != (seq, head):
-            at = now_iso()
-            lines["1" + clone] = Line(
-                {"record": ledger.ANCHOR, "clone": clone, "seq": seq, "head": head, "at": at}
-            )
+    clone = clone_id(db)
+    seq, head = _head(db)
+    held = won.get("1" + clone)
+    if held is None or (held.data["seq"], held.data["head"]) != (seq, head):
+        at = now_iso()
+        lines["1" + clone] = Line(
+            {"record": ledger.ANCHOR, "clone": clone, "seq": seq, "head": head, "at": at}
+        )
     return ledger.render(lines.values())
 
 
@@ -480,16 +506,17 @@ def sync(
     path = path_of(root)
     data = _read_bytes(path)
     name = f"{project.DIR}/{ledger.PATH}"
-    won, numbers, skipped = checked(data, project_id, name)
-    report = SyncReport(str(path), skipped=skipped)
+    report = SyncReport(str(path))
     import_actor = actor.replace(origin=actor.origin.replace(kind="import"))
-    if "0" not in won:
-        won["0"] = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
     with bulk.page_cache(store.db, bulk.CACHE_KIB // 2), store.write() as db:
-        report.audit = anchor_problem(db, won.get("1" + clone_id(db)))
-        apply(db, won, numbers, import_actor, report)
+        mine = store_lines(db, project_id)
+        read = checked(data, project_id, name, {line.text: line for line in mine.values()})
+        report.skipped = read.skipped
+        report.audit = anchor_problem(db, read.won.get("1" + clone_id(db)))
+        if apply(db, read, mine, project_id, import_actor, report):
+            mine = store_lines(db, project_id)
         if write:
-            text = render(db, project_id, won, anchor=True)
+            text = render(mine, project_id, read.won, db)
             report.lines = text.count("\n")
             report.written = _write(path, text)
             data = text.encode("utf-8")
@@ -519,13 +546,14 @@ def after_write(store: Store, root: Path, project_id: str) -> bool:
     if not path.exists():
         return False
     data = _read_bytes(path)
-    try:
-        won, _, _ = checked(data, project_id, path.name)
-    except Conflict:
-        return False
     with store.write() as db:
+        mine = store_lines(db, project_id)
+        try:
+            won = checked(data, project_id, path.name, {x.text: x for x in mine.values()}).won
+        except Conflict:
+            return False
         synced = not changed(db, path)
-        merged = ledger.merge(won.values(), store_lines(db, project_id).values())
+        merged = ledger.merge(won.values(), mine.values())
         text = render_merged(merged, project_id)
         written = _write(path, text)
         if written and synced:
