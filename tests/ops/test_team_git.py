@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from conftest import PERSON
 from team_support import (
     LEDGER,
     cli,
@@ -22,8 +23,12 @@ from team_support import (
     shared_ids,
     summaries,
 )
+from tree_support import remember as tree_remember
+from tree_support import sentence, tune
 
 from tree_ring.model import project
+from tree_ring.ops import consolidate
+from tree_ring.store.db import Store
 
 WORD = "zebracorn7731"
 
@@ -36,6 +41,7 @@ def test_two_people_remember_on_branches_and_merge_both_ways_with_the_driver(
     commit(alice, "base memory")
     bob = clone(alice, tmp_path, "bob")
     assert shared_ids(bob) == {base}  # init built the store from the ledger
+    assert git(bob, "status", "--porcelain").stdout == ""  # and only read it
 
     git(alice, "checkout", "-q", "-b", "alice-work")
     mine = remember(alice, "Release notes are drafted in docs/releases before tagging")
@@ -81,11 +87,35 @@ def test_three_clones_merged_in_any_order_hold_the_same(tmp_path: Path) -> None:
     assert ledger_entries(alice) == ledger_entries(carol)
 
 
+def tree_and_consolidation_text(root: Path) -> tuple[str, str]:
+    with Store.open(root) as store:
+        nodes = " ".join(r[0] for r in store.conn.execute("SELECT content FROM tree_nodes"))
+        summaries = " ".join(
+            r[0] for r in store.conn.execute(
+                "SELECT summary FROM memories WHERE source_type = 'consolidation'"
+            )
+        )  # fmt: skip
+    return nodes, summaries
+
+
 def test_a_forget_on_one_branch_beats_an_edit_on_the_other(tmp_path: Path) -> None:
     alice = first_repo(tmp_path)
-    doomed = remember(alice, f"The cache key is {WORD} for the nightly build")
+    doomed = ok(
+        alice, "--json", "remember", f"The cache key is {WORD} for the nightly build",
+        "--event-type", "decision",
+    ).json()["id"]  # fmt: skip
     commit(alice, "base")
     bob = clone(alice, tmp_path, "bob")
+    # On bob's clone the memory is summarised twice over: a sealed tree node and a consolidation.
+    with Store.open(bob) as store:
+        tune(store, input_token_budget=16, summary_fanout=2, output_token_budget=500)
+        project_id = project.load_project_id(bob)
+        for i in range(3):
+            tree_remember(store, project_id, sentence(i), event_type="decision")
+        consolidate.consolidate(store, project_id, "manual", actor=PERSON)
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    nodes, consolidated = tree_and_consolidation_text(bob)
+    assert WORD in nodes and WORD in consolidated  # the control: the scan finds it
     assert WORD.encode() in raw_bytes(bob)
 
     git(alice, "checkout", "-q", "-b", "forget")
@@ -103,13 +133,28 @@ def test_a_forget_on_one_branch_beats_an_edit_on_the_other(tmp_path: Path) -> No
         assert doomed not in shared_ids(root)
         assert not any(WORD in text for text in summaries(root))
     assert done["forgotten"] == 1  # bob's sync, the last: his edited row gave way
-    # On the other clone the forgotten text is gone from every table and file.
+    # On the other clone the forgotten text is gone from every table, index and file.
+    assert tree_and_consolidation_text(bob) != ("", "")
+    assert all(WORD not in text for text in tree_and_consolidation_text(bob))
     assert WORD.encode() not in raw_bytes(bob).lower()
     entries = {e["id"]: e for e in ledger_entries(bob)}
     assert entries[doomed]["record"] == "tombstone" and WORD not in json.dumps(entries[doomed])
     # And it cannot be written again there, under any id.
     again = cli(bob, "remember", f"The cache key is {WORD} for the nightly build")
     assert again.code != 0 and "forgotten" in again.err
+
+
+def test_a_redaction_reaches_the_other_clone(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    memory_id = remember(alice, f"The cache key is {WORD} for the nightly build")
+    commit(alice, "base")
+    bob = clone(alice, tmp_path, "bob")
+    ok(alice, "forget", memory_id, "--mode", "redact", "--reason", "wrong key")
+    commit(alice, "redacted")
+    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "main")
+    assert ok(bob, "--json", "sync").json()["redacted"] == 1
+    assert "[REDACTED]" in summaries(bob) and not any(WORD in t for t in summaries(bob))
+    assert WORD.encode() not in raw_bytes(bob).lower()
 
 
 @pytest.mark.parametrize("committed", [False, True], ids=["unfinished-merge", "markers-committed"])

@@ -334,6 +334,8 @@ def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> No
         sync.refresh(store, root, project_id)
     except TreeRingError as exc:
         _note(harness, f"team ledger not imported: {exc}")
+    except Exception as exc:  # the brief still goes out; the next session tries again
+        _note(harness, f"team ledger not imported: {type(exc).__name__}: {exc}")
 
 
 def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:

@@ -121,5 +121,6 @@ def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> Non
     kept += done.kept
     ledger_name = f"{project.DIR}/{ledger.PATH}"
     existed = sync.path_of(root).exists()
-    sync.sync(store, root, project.load_project_id(root), Actor.person())
+    # A clone's ledger is only read: a fresh clone stays clean in `git status`.
+    sync.sync(store, root, project.load_project_id(root), Actor.person(), write=not existed)
     (kept if existed else created).append(ledger_name)
