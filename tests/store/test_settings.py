@@ -46,7 +46,8 @@ def test_the_defaults() -> None:
         "enabled_at": None,
         "rotated_at": None,
     }
-    assert set(settings.DEFAULTS) == {*settings.TREE, "review_policy", "write_policy"}
+    assert dict(settings.LEDGER) == {"size": None, "mtime_ns": None, "sha256": None, "clone": None}
+    assert set(settings.DEFAULTS) == {*settings.TREE, "review_policy", "write_policy", "ledger"}
 
 
 def test_a_missing_key_reads_as_a_fresh_copy_of_its_default(store: Store) -> None:
