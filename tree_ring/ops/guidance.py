@@ -63,6 +63,7 @@ CLI_MD = """# Tree Ring commands
     tree-ring review list | approve ID | reject ID --reason "why"
     tree-ring list | show ID | status | audit log | audit verify
     tree-ring export > memories.jsonl ; tree-ring import memories.jsonl --dry-run
+    tree-ring sync   # the team ledger .tree-ring/ledger.jsonl and the store, both ways
 
 Every command takes `--json` and `--root DIR`.
 """
