@@ -128,3 +128,29 @@ def raw_bytes(root: Path) -> bytes:
         if candidate.exists():
             data += candidate.read_bytes()
     return data
+
+
+# The hook's own steps in a fresh `python3 -I -S`, then the modules it left loaded.
+PROBE = """\
+import io, sys
+sys.path.insert(0, sys.argv[1])
+from tree_ring.hook.adapter import main
+out = io.BytesIO()
+main("claude-code", stdin=io.BytesIO(sys.stdin.buffer.read()), stdout=out)
+sys.stdout.write(out.getvalue().decode() + "\\n".join(sorted(sys.modules)))
+"""
+
+
+def session_start_modules(root: Path) -> tuple[str, set[str]]:
+    """The brief and the modules a SessionStart hook call loaded."""
+    payload = {"hook_event_name": "SessionStart", "session_id": "team-session-2", "cwd": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", PROBE, str(REPO)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stderr == b"", done.stderr.decode()
+    output, *modules = done.stdout.decode().splitlines()
+    return json.loads(output)["hookSpecificOutput"]["additionalContext"], set(modules)

@@ -20,6 +20,7 @@ from team_support import (
     raw_bytes,
     remember,
     session_start,
+    session_start_modules,
     shared_ids,
     summaries,
 )
@@ -204,8 +205,16 @@ def test_a_fresh_clones_first_brief_carries_the_teams_memories(tmp_path: Path) -
     assert "Deploys freeze on Fridays" in brief
     # The hook imported without touching the working tree.
     assert git(fresh, "status", "--porcelain").stdout == ""
-    # An unchanged ledger is not read again (its stamp matches).
-    assert "Deploys freeze on Fridays" in session_start(fresh)
+    # An unchanged ledger is not read again: the sync code does not even load.
+    brief, modules = session_start_modules(fresh)
+    assert "Deploys freeze on Fridays" in brief
+    assert "tree_ring.ops.sync" not in modules and "json" not in modules
+    # A ledger that moved (a pull) is imported before the brief.
+    remember(alice, "Release notes are drafted in docs/releases before tagging")
+    commit(alice, "another")
+    git(fresh, "pull", "-q", "--no-rebase", "--no-edit")
+    brief, modules = session_start_modules(fresh)
+    assert "Release notes are drafted" in brief and "tree_ring.ops.sync" in modules
 
 
 def test_a_persons_write_reaches_the_ledger_at_once(tmp_path: Path) -> None:
