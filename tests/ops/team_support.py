@@ -35,11 +35,11 @@ def identify(root: Path, name: str) -> None:
     git(root, "config", "commit.gpgsign", "false")
 
 
-def cli(root: Path, *args: str) -> Run:
+def cli(root: Path, *args: str, environ: dict[str, str] | None = None) -> Run:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         try:
-            code = app.main(["--root", str(root), *args], {})
+            code = app.main(["--root", str(root), *args], environ or {})
         except SystemExit as exit_:
             code = int(exit_.code or 0)
     return Run(code, out.getvalue(), err.getvalue())

@@ -27,6 +27,7 @@ from team_support import (
 from tree_support import remember as tree_remember
 from tree_support import sentence, tune
 
+from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.ops import consolidate
 from tree_ring.store.db import Store
@@ -251,3 +252,19 @@ def test_truncating_the_audit_log_shows_against_the_anchor(tmp_path: Path) -> No
     conn.close()
     done = cli(alice, "--json", "sync")
     assert done.code == 1 and "truncated" in done.json()["audit_anchor"]
+
+
+def test_under_the_coordinated_policy_only_the_capability_imports(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    bob = clone(alice, tmp_path, "bob")
+    with Store.open(bob) as store:
+        token = coordinator.enable(store, "lead", PERSON).token
+    memory_id = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    commit(alice, "memory")
+    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "main")
+    denied = cli(bob, "sync")
+    assert denied.code != 0 and "denied" in denied.err
+    assert memory_id not in shared_ids(bob)
+    allowed = cli(bob, "sync", environ={coordinator.TOKEN_VAR: token})
+    assert allowed.code == 0, allowed.err
+    assert memory_id in shared_ids(bob)

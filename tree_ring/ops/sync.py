@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError, UsageError
 from tree_ring.model.identity import Origin
 from tree_ring.model.imported import from_mapping
-from tree_ring.model.record import PRIVATE_SCOPES, Memory, now_iso, parse_time
+from tree_ring.model.record import PRIVATE_SCOPES, Memory, canonical_json, now_iso, parse_time
 from tree_ring.ops import ledger, replace
 from tree_ring.ops.ledger import Line
 from tree_ring.store import audit, rows, settings
@@ -369,6 +370,8 @@ def apply(
     if not entries:
         return False
     ids = [line.data["id"] for line in entries.values()]
+    # As any import: under the coordinated write policy only the capability imports.
+    coordinator.authorize(db, "import", actor, canonical_json(sorted(ids)))
     stored = {
         row["id"]: rows.from_row(row)
         for row in db.execute(
