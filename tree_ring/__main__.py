@@ -8,6 +8,8 @@ either loads. The server then starts without the CLI's parser and verbs.
 import gc
 import sys
 
+MERGE_DRIVER = "merge-driver"
+
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command `argv` names (default: this process's) and return its exit code."""
@@ -16,6 +18,11 @@ def main(argv: list[str] | None = None) -> int:
         from tree_ring.mcp.server import main as serve
 
         return serve(words[1:])
+    if words[:1] == [MERGE_DRIVER]:
+        # git's merge driver for the team ledger: the merge rule and nothing else.
+        from tree_ring.ops.ledger import merge_driver
+
+        return merge_driver(words[1:])
     from tree_ring.cli.app import main as cli
 
     return cli(words)
@@ -23,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """`main` as a program; the CLI exits at once once its output is out."""
-    if sys.argv[1:2] == ["mcp"]:
+    if sys.argv[1:2] in (["mcp"], [MERGE_DRIVER]):
         sys.exit(main())
     from tree_ring.cli.app import run as cli
 

@@ -28,6 +28,7 @@ GROUPS = (
     "adapters",
     "integrations",
     "config",
+    "team",
 )
 
 

@@ -47,11 +47,13 @@ def test_the_defaults() -> None:
         "rotated_at": None,
     }
     assert dict(settings.CHECKPOINT) == {"checkpoint": "after-work", "checkpoint.interval": 30}
+    assert dict(settings.LEDGER) == {"size": None, "mtime_ns": None, "sha256": None, "clone": None}
     assert set(settings.DEFAULTS) == {
         *settings.TREE,
         *settings.CHECKPOINT,
         "review_policy",
         "write_policy",
+        "ledger",
     }
 
 

@@ -51,6 +51,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "brief": ("read", "the startup brief the SessionStart hook injects"),
     "list": ("read", "list live memories of the project, newest first"),
     "show": ("read", "show one memory, every field"),
+    "sync": ("team", "the team ledger .tree-ring/ledger.jsonl and the store, both ways"),
     "doctor": ("upkeep", "check the store; --repair rebuilds what the rows allow"),
     "maintain": ("upkeep", "expiry, secret sweep and compaction; reports by default"),
     "quality": (
@@ -90,6 +91,12 @@ VERBS: dict[str, tuple[str, str]] = {
         "settings: `config list|get KEY|set KEY=VALUE`, e.g. checkpoint=after-work",
     ),
 }
+
+
+# Verbs whose writes a person makes reach the team ledger at once (`cli/team.py`).
+LEDGER_WRITES = frozenset(
+    {"remember", "evidence", "forget", "supersede", "review", "import", "consolidate"}
+)
 
 
 def verb_entry(name: str) -> tuple[Handler, Arguments]:
@@ -193,7 +200,12 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     ctx = Context(args, env, sys.stdout)
     handler: Handler = args.handler
     try:
-        return handler(ctx)
+        code = handler(ctx)
+        if code == 0 and args.command in LEDGER_WRITES:
+            from tree_ring.cli.team import after_write
+
+            after_write(ctx)
+        return code
     except TreeRingError as exc:
         # A quoted value that looks like a secret is withheld from the terminal.
         from tree_ring.guard import withhold

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from typing import Any, BinaryIO
 
     from tree_ring.read.brief import Brief
+    from tree_ring.store.db import Store
 
 HARNESSES = ("claude-code", "codex")
 START_EVENTS = ("SessionStart", "SubagentStart")
@@ -300,6 +301,7 @@ def respond(
         # create: a fresh clone has the committed project.json but no database yet.
         options = Options.from_environ(environ or {})
         with Store.open(root, create=True, options=options) as store:
+            _import_ledger(store, root, project_id, event.harness)
             brief = build_brief(store, identity)
         _receipt(root, event, brief)
         return {
@@ -349,6 +351,31 @@ def _save(event: HookEvent, path: str, state: dict[str, Any]) -> None:
         cadence.save(path, state)
     except OSError as exc:
         _note(event.harness, f"checkpoint state not written: {exc.strerror or exc}")
+
+
+def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> None:
+    """Bring the team ledger's changes (a pull, a checkout) into the store
+    before the brief is read. An unchanged ledger costs one `stat` and one
+    settings row; the sync code is imported only when the file moved. What
+    goes wrong costs a line on stderr, never the brief."""
+    path = os.path.join(root, ".tree-ring", "ledger.jsonl")
+    try:
+        info = os.stat(path)
+    except OSError:
+        return  # no ledger: a project that does not share its memory
+    raw = store.db.scalar("SELECT value FROM settings WHERE key = 'ledger'")
+    seen = jsontext.as_object(jsontext.loads(raw)) if isinstance(raw, str) else None
+    if seen and seen.get("size") == info.st_size and seen.get("mtime_ns") == info.st_mtime_ns:
+        return
+    from tree_ring.model.errors import TreeRingError
+    from tree_ring.ops import sync
+
+    try:
+        sync.refresh(store, root, project_id)
+    except TreeRingError as exc:
+        _note(harness, f"team ledger not imported: {exc}")
+    except Exception as exc:  # the brief still goes out; the next session tries again
+        _note(harness, f"team ledger not imported: {type(exc).__name__}: {exc}")
 
 
 def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:

@@ -352,6 +352,18 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
     return done
 
 
+def check_ledger(root: Path, db: Db, *, repair: bool) -> Check | None:
+    """The team ledger, when the project has one: conflicts a text merge left
+    (repaired by the ledger's rule), and this clone's audit anchor in it."""
+    from tree_ring.ops import ledger_check
+
+    found = ledger_check.check(root, db, repair=repair)
+    if found is None:
+        return None
+    ok, detail, repairable, repaired = found
+    return Check("ledger", ok, detail, repairable, repaired)
+
+
 def diagnose(root: Path, *, repair: bool = False, actor: Actor | None = None) -> Report:
     """Run every check; with `repair`, fix the repairable failures and check again."""
     root = project.normalise_root(root)
@@ -383,6 +395,9 @@ def diagnose(root: Path, *, repair: bool = False, actor: Actor | None = None) ->
                 for c in (_run(db, step) for step in CHECKS)
             ]
         report.checks = found
+        ledger_check = check_ledger(root, db, repair=repair)
+        if ledger_check is not None:
+            report.checks.append(ledger_check)
     finally:
         db.conn.close()
     return report

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from tree_ring.model import project
 from tree_ring.model.record import now_iso
+from tree_ring.ops import ledger, sync, team
+from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 
 AGENTS_MD = """# Tree Ring memory for this project
@@ -61,6 +63,7 @@ CLI_MD = """# Tree Ring commands
     tree-ring review list | approve ID | reject ID --reason "why"
     tree-ring list | show ID | status | audit log | audit verify
     tree-ring export > memories.jsonl ; tree-ring import memories.jsonl --dry-run
+    tree-ring sync   # the team ledger .tree-ring/ledger.jsonl and the store, both ways
 
 Every command takes `--json` and `--root DIR`.
 """
@@ -104,7 +107,21 @@ def init_project(root: Path) -> InitReport:
         (created if project.write_new(target, text) else kept).append(f"{project.DIR}/{name}")
     store_file = project.store_path(root)
     existed = store_file.exists()
-    with Store.open(root, create=True):
-        pass
-    (kept if existed else created).append(f"{project.DIR}/{project.STORE}")
+    with Store.open(root, create=True) as store:
+        (kept if existed else created).append(f"{project.DIR}/{project.STORE}")
+        if team.in_git(root):
+            _share(store, root, created, kept)
     return InitReport(root, project.load_project_id(root), created, kept)
+
+
+def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> None:
+    """In a git repository: the merge driver, and the store built from (or
+    written to) the team ledger, so a fresh clone starts with the team's memory."""
+    done = team.setup(root)
+    created += done.created
+    kept += done.kept
+    ledger_name = f"{project.DIR}/{ledger.PATH}"
+    existed = sync.path_of(root).exists()
+    # A clone's ledger is only read: a fresh clone stays clean in `git status`.
+    sync.sync(store, root, project.load_project_id(root), Actor.person(), write=not existed)
+    (kept if existed else created).append(ledger_name)

@@ -70,9 +70,21 @@ CHECKPOINT: Mapping[str, str | int] = MappingProxyType(
     }
 )
 
+# The team ledger as the last sync saw it (tree_ring/ops/sync.py): the
+# SessionStart hook compares the file's size and time with these before it
+# reads a byte, and the hash only when they moved.
+LEDGER: Mapping[str, int | str | None] = MappingProxyType(
+    {
+        "size": None,  # bytes of .tree-ring/ledger.jsonl at the last sync
+        "mtime_ns": None,  # its modification time then
+        "sha256": None,  # sha256:<hex> of its bytes then
+        "clone": None,  # this store's anchor id in the ledger (16 hex digits)
+    }
+)
+
 # The settings whose value is an object: read as a fresh dict each time.
 _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
-    {"review_policy": REVIEW_POLICY, "write_policy": WRITE_POLICY}
+    {"review_policy": REVIEW_POLICY, "write_policy": WRITE_POLICY, "ledger": LEDGER}
 )
 DEFAULTS: Mapping[str, Any] = MappingProxyType({**TREE, **CHECKPOINT, **_OBJECTS})
 

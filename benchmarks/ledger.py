@@ -1,0 +1,178 @@
+"""Team ledger benchmark: what the ledger costs the SessionStart hook, and a sync.
+
+    python3 benchmarks/ledger.py                 # 10,000 shared memories
+    python3 benchmarks/ledger.py --full          # and a sync of 100,000
+    python3 benchmarks/ledger.py --runs 31 --json-out benchmarks/out/ledger.json
+
+SessionStart, run as `hooks/hooks.json` wires it, on two copies of one store
+of N shared memories: one with a ledger the last sync saw (unchanged since),
+one without a ledger. Each run starts `python3 -I -S -c pass`, then both
+hooks, in an order rotated from run to run; every figure is the child's CPU
+time (user + system), the medians over the runs, and the ratios are of two
+medians of this one run. The unchanged ledger must cost the hook one `stat`
+and one settings row: its ratio should sit on the no-ledger ratio.
+
+Sync, in process, CPU time: the first sync of a store of N memories (writes
+the ledger), a second sync with nothing changed, and a fresh clone's first
+sync (an empty store built from that ledger, every line checked, guarded and
+written through the write path). Prints one JSON document and a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from startup import build_store, child_cpu_ms, clean_env, payload  # noqa: E402
+from wired import hook_command, interpreter_flags  # noqa: E402
+
+from tree_ring.model import project  # noqa: E402
+from tree_ring.ops import sync  # noqa: E402
+from tree_ring.store.audit import Actor  # noqa: E402
+from tree_ring.store.db import Store  # noqa: E402
+
+SIZE = 10_000
+FULL = 100_000
+
+
+def timed_sync(root: Path, project_id: str) -> tuple[float, float, sync.SyncReport]:
+    """(CPU s, wall s, report) of one sync in this process."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    with Store.open(root, create=True) as store:
+        report = sync.sync(store, root, project_id, Actor.person())
+    return time.process_time() - cpu, time.perf_counter() - wall, report
+
+
+def sync_figures(work: Path, size: int, name: str) -> tuple[dict[str, Any], Path, str]:
+    root = work / name
+    project_id = build_store(root, size)
+    first_cpu, first_wall, first = timed_sync(root, project_id)
+    again_cpu, again_wall, again = timed_sync(root, project_id)
+    assert not again.written and not again.imported, "a second sync changed something"
+    clone = work / f"{name}-clone"
+    (clone / project.DIR).mkdir(parents=True)
+    for item in (project.PROJECT_FILE, "ledger.jsonl"):
+        shutil.copy(root / project.DIR / item, clone / project.DIR / item)
+    clone_cpu, clone_wall, cloned = timed_sync(clone, project_id)
+    assert len(cloned.imported) == first.lines - 2, (len(cloned.imported), first.lines)
+    return (
+        {
+            "memories": size,
+            "ledger_lines": first.lines,
+            "ledger_bytes": sync.path_of(root).stat().st_size,
+            "first_sync_cpu_s": first_cpu,
+            "first_sync_wall_s": first_wall,
+            "unchanged_sync_cpu_s": again_cpu,
+            "unchanged_sync_wall_s": again_wall,
+            "fresh_clone_sync_cpu_s": clone_cpu,
+            "fresh_clone_sync_wall_s": clone_wall,
+            "fresh_clone_memories_per_s": len(cloned.imported) / clone_wall,
+        },
+        root,
+        project_id,
+    )
+
+
+def measure(work: Path, size: int, runs: int, full: bool) -> dict[str, Any]:
+    python = sys.executable
+    interpreter = work / "python"
+    interpreter.mkdir()
+    (interpreter / "python3").symlink_to(python)
+    env = clean_env(interpreter)
+    figures, with_ledger, _ = sync_figures(work, size, "shared")
+    without = work / "no-ledger"
+    shutil.copytree(with_ledger, without)
+    sync.path_of(without).unlink()
+    flags = interpreter_flags(python)
+    hook = hook_command(python, "SessionStart")
+    commands: dict[str, tuple[list[str], bytes, Path]] = {
+        "bare": ([python, *flags, "-c", "pass"], b"", with_ledger),
+        "start_unchanged_ledger": (hook, payload("SessionStart", with_ledger), with_ledger),
+        "start_no_ledger": (hook, payload("SessionStart", without), without),
+    }
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    names = list(commands)
+    stamp = sync.fingerprint(sync.path_of(with_ledger))
+    for index in range(runs):
+        shift = index % len(names)
+        for name in names[shift:] + names[:shift]:
+            argv, stdin, cwd = commands[name]
+            used, _, out = child_cpu_ms(argv, stdin=stdin, cwd=cwd, env=env)
+            cpu[name].append(used)
+            if name != "bare":
+                assert b"recalled" in out, out[:200]
+    # The hook only read: the ledger is as the sync left it.
+    assert sync.fingerprint(sync.path_of(with_ledger)) == stamp
+    median = {name: statistics.median(values) for name, values in cpu.items()}
+    report: dict[str, Any] = {
+        "runs": runs,
+        "python": sys.version.split()[0],
+        "sync": figures,
+        "cpu_median_ms": median,
+        "ratios": {
+            "start_unchanged_ledger_vs_bare": median["start_unchanged_ledger"] / median["bare"],
+            "start_no_ledger_vs_bare": median["start_no_ledger"] / median["bare"],
+            "unchanged_ledger_vs_no_ledger": median["start_unchanged_ledger"]
+            / median["start_no_ledger"],
+        },
+    }
+    if full:
+        report["sync_full"], _, _ = sync_figures(work, FULL, "full")
+    return report
+
+
+def table(report: dict[str, Any]) -> str:
+    lines = [f"SessionStart, CPU ms (median of {report['runs']} interleaved runs):"]
+    lines += [f"  {name:<26} {ms:8.1f}" for name, ms in report["cpu_median_ms"].items()]
+    lines += [f"  {name:<34} {value:6.2f}x" for name, value in report["ratios"].items()]
+    for key in ("sync", "sync_full"):
+        if key in report:
+            s = report[key]
+            lines.append(
+                f"sync of {s['memories']:,} shared memories ({s['ledger_lines']:,} lines, "
+                f"{s['ledger_bytes']:,} bytes), CPU s:"
+            )
+            lines += [
+                f"  first sync (writes the ledger)  {s['first_sync_cpu_s']:8.2f}",
+                f"  unchanged sync                  {s['unchanged_sync_cpu_s']:8.2f}",
+                f"  fresh clone (builds the store)  {s['fresh_clone_sync_cpu_s']:8.2f}"
+                f"  ({s['fresh_clone_memories_per_s']:,.0f} memories/s wall)",
+            ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=SIZE)
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--full", action="store_true", help=f"also sync {FULL:,} memories")
+    parser.add_argument("--json-out", type=Path)
+    parser.add_argument("--work-dir", type=Path)
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="tree-ring-ledger-", dir=args.work_dir))
+    try:
+        report = measure(work, args.size, args.runs, args.full)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    text = json.dumps(report, indent=2)
+    if args.json_out:
+        args.json_out.parent.mkdir(parents=True, exist_ok=True)
+        args.json_out.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    print(table(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+"""Real git repositories and Tree Ring's CLI in them, for the team ledger's tests."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+from helpers import REPO, Run
+
+from tree_ring.cli import app
+from tree_ring.model import project
+from tree_ring.store.db import Store
+
+LEDGER = ".tree-ring/ledger.jsonl"
+HOOK = REPO / "hooks" / "tree_ring_hook.py"
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60, check=False
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)}: {done.stdout}{done.stderr}")
+    return done
+
+
+def identify(root: Path, name: str) -> None:
+    git(root, "config", "user.name", name)
+    git(root, "config", "user.email", f"{name.lower()}@example.com")
+    git(root, "config", "commit.gpgsign", "false")
+
+
+def cli(root: Path, *args: str, environ: dict[str, str] | None = None) -> Run:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            code = app.main(["--root", str(root), *args], environ or {})
+        except SystemExit as exit_:
+            code = int(exit_.code or 0)
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+def ok(root: Path, *args: str) -> Run:
+    done = cli(root, *args)
+    assert done.code == 0, done.err
+    return done
+
+
+def remember(root: Path, text: str) -> str:
+    return ok(root, "--json", "remember", text).json()["id"]
+
+
+def first_repo(tmp: Path, name: str = "alice") -> Path:
+    """A repository with Tree Ring initialised and committed."""
+    root = tmp / name
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    identify(root, name.capitalize())
+    (root / "README").write_text("app\n", encoding="utf-8")
+    ok(root, "init")
+    commit(root, "start")
+    return root
+
+
+def clone(source: Path, tmp: Path, name: str, *, init: bool = True) -> Path:
+    root = tmp / name
+    git(tmp, "clone", "-q", str(source), name)
+    identify(root, name.capitalize())
+    if init:
+        ok(root, "init")
+    return root
+
+
+def commit(root: Path, message: str) -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message, "--allow-empty")
+
+
+def shared_ids(root: Path) -> set[str]:
+    with Store.open(root) as store:
+        return {
+            str(row[0])
+            for row in store.conn.execute(
+                "SELECT id FROM memories WHERE project = ? AND retired_at IS NULL",
+                (project.load_project_id(root),),
+            )
+        }
+
+
+def summaries(root: Path) -> set[str]:
+    with Store.open(root) as store:
+        return {str(row[0]) for row in store.conn.execute("SELECT summary FROM memories")}
+
+
+def ledger_entries(root: Path) -> list[dict[str, Any]]:
+    lines = (root / LEDGER).read_text(encoding="utf-8").splitlines()
+    return [data for data in map(json.loads, lines) if data["record"] not in ("ledger", "anchor")]
+
+
+def session_start(root: Path) -> str:
+    payload = {
+        "hook_event_name": "SessionStart",
+        "session_id": "team-session-1",
+        "cwd": str(root),
+        "source": "startup",
+    }
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(HOOK), "claude-code"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stderr == b"", done.stderr.decode()
+    return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def raw_bytes(root: Path) -> bytes:
+    path = project.store_path(root)
+    data = b""
+    for suffix in ("", "-wal", "-shm"):
+        candidate = Path(str(path) + suffix)
+        if candidate.exists():
+            data += candidate.read_bytes()
+    return data
+
+
+# The hook's own steps in a fresh `python3 -I -S`, then the modules it left loaded.
+PROBE = """\
+import io, sys
+sys.path.insert(0, sys.argv[1])
+from tree_ring.hook.adapter import main
+out = io.BytesIO()
+main("claude-code", stdin=io.BytesIO(sys.stdin.buffer.read()), stdout=out)
+sys.stdout.write(out.getvalue().decode() + "\\n".join(sorted(sys.modules)))
+"""
+
+
+def session_start_modules(root: Path) -> tuple[str, set[str]]:
+    """The brief and the modules a SessionStart hook call loaded."""
+    payload = {"hook_event_name": "SessionStart", "session_id": "team-session-2", "cwd": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", PROBE, str(REPO)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stderr == b"", done.stderr.decode()
+    output, *modules = done.stdout.decode().splitlines()
+    return json.loads(output)["hookSpecificOutput"]["additionalContext"], set(modules)

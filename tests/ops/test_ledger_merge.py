@@ -1,0 +1,145 @@
+"""The ledger's merge rule: one total order per id, whichever side is "ours"."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from helpers import LAUNCHER
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tree_ring.ops import ledger
+from tree_ring.ops.ledger import Line
+
+IDS = [f"mem_20260101_000000_{i:012x}" for i in range(6)]
+TIMES = [f"2026-01-0{d}T00:00:00.000000Z" for d in range(1, 5)]
+HASH = "sha256:" + "ab" * 32
+
+
+def entry(kind: str, memory_id: str, time: str, later: str, text: str) -> dict[str, Any]:
+    if kind == "memory":
+        return {
+            "record": "memory",
+            "id": memory_id,
+            "valid_from": time,
+            "updated_at": later,
+            "summary": text,
+        }
+    data: dict[str, Any] = {"record": kind, "id": memory_id, "at": time, "hashes": [HASH]}
+    if kind == "tombstone":
+        data["kind"] = "forgotten"
+    return data
+
+
+lines = st.builds(
+    entry,
+    st.sampled_from(["memory", "memory", "redaction", "tombstone"]),
+    st.sampled_from(IDS),
+    st.sampled_from(TIMES),
+    st.sampled_from(TIMES),
+    st.sampled_from(["a", "b", "c"]),
+)
+anchors = st.builds(
+    lambda clone, seq, at: {"record": "anchor", "clone": clone, "seq": seq, "head": "", "at": at},
+    st.sampled_from(["0" * 16, "1" * 16]),
+    st.integers(0, 3),
+    st.sampled_from(TIMES),
+)
+sides = st.lists(st.one_of(lines, anchors), max_size=12)
+
+
+def text(side: list[dict[str, Any]]) -> str:
+    return ledger.render(ledger.merge(Line(d) for d in side).values())
+
+
+def merged(*texts: str) -> str:
+    return ledger.merge_texts(*texts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sides, sides)
+def test_merge_is_commutative(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> None:
+    assert merged(text(a), text(b)) == merged(text(b), text(a))
+
+
+@settings(max_examples=300, deadline=None)
+@given(sides)
+def test_merge_is_idempotent(a: list[dict[str, Any]]) -> None:
+    assert merged(text(a), text(a)) == text(a)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sides, sides, sides)
+def test_merge_is_associative_over_three_branches(
+    a: list[dict[str, Any]], b: list[dict[str, Any]], c: list[dict[str, Any]]
+) -> None:
+    left = merged(merged(text(a), text(b)), text(c))
+    right = merged(text(a), merged(text(b), text(c)))
+    assert left == right == merged(text(a), text(b), text(c))
+
+
+@settings(max_examples=200, deadline=None)
+@given(sides, st.randoms(use_true_random=False))
+def test_the_bytes_do_not_depend_on_line_order(a: list[dict[str, Any]], rnd: Any) -> None:
+    shuffled = list(a)
+    rnd.shuffle(shuffled)
+    assert text(shuffled) == text(a)
+    assert merged("".join(line + "\n" for line in text(a).splitlines()[::-1])) == text(a)
+
+
+@settings(max_examples=200, deadline=None)
+@given(sides, sides)
+def test_a_text_merges_conflict_resolves_as_the_driver_would(
+    a: list[dict[str, Any]], b: list[dict[str, Any]]
+) -> None:
+    conflicted = f"<<<<<<< ours\n{text(a)}=======\n{text(b)}>>>>>>> theirs\n"
+    assert ledger.has_markers(conflicted)
+    assert merged(conflicted) == merged(text(a), text(b))
+
+
+def test_a_tombstone_beats_a_redaction_beats_a_live_row_whatever_the_times() -> None:
+    row = entry("memory", IDS[0], TIMES[3], TIMES[3], "a")
+    redaction = entry("redaction", IDS[0], TIMES[1], TIMES[1], "")
+    stone = entry("tombstone", IDS[0], TIMES[0], TIMES[0], "")
+    for first, second, winner in (
+        (row, redaction, "redaction"),
+        (redaction, stone, "tombstone"),
+        (row, stone, "tombstone"),
+    ):
+        for pair in ((first, second), (second, first)):
+            won = ledger.merge(Line(d) for d in pair)
+            assert [line.data["record"] for line in won.values()] == [winner]
+
+
+def test_between_live_rows_validity_then_record_time_decide() -> None:
+    old = entry("memory", IDS[0], TIMES[0], TIMES[3], "old")
+    new = entry("memory", IDS[0], TIMES[1], TIMES[0], "new")
+    edited = entry("memory", IDS[0], TIMES[1], TIMES[2], "edited")
+    won = ledger.merge([Line(old), Line(new), Line(edited)])
+    assert [line.data["summary"] for line in won.values()] == ["edited"]
+
+
+def test_the_driver_writes_the_merge_over_ours(tmp_path: Path) -> None:
+    ours, theirs, base = tmp_path / "ours", tmp_path / "theirs", tmp_path / "base"
+    a = [entry("memory", IDS[0], TIMES[0], TIMES[0], "a")]
+    b = [
+        entry("tombstone", IDS[0], TIMES[0], TIMES[0], ""),
+        entry("memory", IDS[1], TIMES[0], TIMES[1], "b"),
+    ]
+    ours.write_text(text(a), encoding="utf-8")
+    theirs.write_text(text(b), encoding="utf-8")
+    base.write_text("", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(LAUNCHER), "merge-driver", str(base), str(ours),
+         str(theirs), ".tree-ring/ledger.jsonl"],
+        capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert ours.read_text(encoding="utf-8") == merged(text(a), text(b))
+    assert [d["record"] for d in map(ledger.json.loads, ours.read_text().splitlines())] == [
+        "tombstone",
+        "memory",
+    ]

@@ -1,0 +1,270 @@
+"""The team ledger through real git: clones, branches, merges with and without the driver."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import PERSON
+from team_support import (
+    LEDGER,
+    cli,
+    clone,
+    commit,
+    first_repo,
+    git,
+    ledger_entries,
+    ok,
+    raw_bytes,
+    remember,
+    session_start,
+    session_start_modules,
+    shared_ids,
+    summaries,
+)
+from tree_support import remember as tree_remember
+from tree_support import sentence, tune
+
+from tree_ring.govern import coordinator
+from tree_ring.model import project
+from tree_ring.ops import consolidate
+from tree_ring.store.db import Store
+
+WORD = "zebracorn7731"
+
+
+def test_two_people_remember_on_branches_and_merge_both_ways_with_the_driver(
+    tmp_path: Path,
+) -> None:
+    alice = first_repo(tmp_path)
+    base = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    commit(alice, "base memory")
+    bob = clone(alice, tmp_path, "bob")
+    assert shared_ids(bob) == {base}  # init built the store from the ledger
+    assert git(bob, "status", "--porcelain").stdout == ""  # and only read it
+
+    git(alice, "checkout", "-q", "-b", "alice-work")
+    mine = remember(alice, "Release notes are drafted in docs/releases before tagging")
+    commit(alice, "alice remembers")
+    git(bob, "checkout", "-q", "-b", "bob-work")
+    theirs = remember(bob, "Integration tests need the docker network named ci-net")
+    commit(bob, "bob remembers")
+
+    git(alice, "pull", "-q", "--no-rebase", "--no-edit", str(bob), "bob-work")
+    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "alice-work")
+    for root in (alice, bob):
+        text = (root / LEDGER).read_text(encoding="utf-8")
+        assert "<<<<<<<" not in text
+        ok(root, "sync")
+    assert shared_ids(alice) == shared_ids(bob) == {base, mine, theirs}
+    # Both sides wrote the same memory lines: the rule, not the side, decides.
+    assert ledger_entries(alice) == ledger_entries(bob)
+    # A second sync changes nothing.
+    again = ok(alice, "--json", "sync").json()
+    assert again["imported"] == 0 and again["written"] == []
+
+
+def test_three_clones_merged_in_any_order_hold_the_same(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    bob = clone(alice, tmp_path, "bob")
+    carol = clone(alice, tmp_path, "carol")
+    ids: set[str] = set()
+    for root, branch, text in (
+        (alice, "a", "The cache warms from the nightly snapshot"),
+        (bob, "b", "Feature flags live in config/flags.toml"),
+        (carol, "c", "The billing service owns invoice numbering"),
+    ):
+        git(root, "checkout", "-q", "-b", branch)
+        ids.add(remember(root, text))
+        commit(root, f"{branch} remembers")
+    git(alice, "pull", "-q", "--no-rebase", "--no-edit", str(bob), "b")
+    git(alice, "pull", "-q", "--no-rebase", "--no-edit", str(carol), "c")
+    git(carol, "pull", "-q", "--no-rebase", "--no-edit", str(bob), "b")
+    git(carol, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "a")
+    for root in (alice, carol):
+        ok(root, "sync")
+    assert shared_ids(alice) == shared_ids(carol) == ids
+    assert ledger_entries(alice) == ledger_entries(carol)
+
+
+def tree_and_consolidation_text(root: Path) -> tuple[str, str]:
+    with Store.open(root) as store:
+        nodes = " ".join(r[0] for r in store.conn.execute("SELECT content FROM tree_nodes"))
+        summaries = " ".join(
+            r[0] for r in store.conn.execute(
+                "SELECT summary FROM memories WHERE source_type = 'consolidation'"
+            )
+        )  # fmt: skip
+    return nodes, summaries
+
+
+def test_a_forget_on_one_branch_beats_an_edit_on_the_other(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    doomed = ok(
+        alice, "--json", "remember", f"The cache key is {WORD} for the nightly build",
+        "--event-type", "decision",
+    ).json()["id"]  # fmt: skip
+    commit(alice, "base")
+    bob = clone(alice, tmp_path, "bob")
+    # On bob's clone the memory is summarised twice over: a sealed tree node and a consolidation.
+    with Store.open(bob) as store:
+        tune(store, input_token_budget=16, summary_fanout=2, output_token_budget=500)
+        project_id = project.load_project_id(bob)
+        for i in range(3):
+            tree_remember(store, project_id, sentence(i), event_type="decision")
+        consolidate.consolidate(store, project_id, "manual", actor=PERSON)
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    nodes, consolidated = tree_and_consolidation_text(bob)
+    assert WORD in nodes and WORD in consolidated  # the control: the scan finds it
+    assert WORD.encode() in raw_bytes(bob)
+
+    git(alice, "checkout", "-q", "-b", "forget")
+    ok(alice, "forget", doomed, "--mode", "delete", "--reason", "wrong key")
+    commit(alice, "alice forgets")
+    git(bob, "checkout", "-q", "-b", "edit")
+    newer = remember(bob, "The nightly build reads its cache key from the vault")
+    ok(bob, "supersede", doomed, newer, "--reason", "moved to the vault")  # an edit of the line
+    commit(bob, "bob edits")
+
+    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "forget")
+    git(alice, "pull", "-q", "--no-rebase", "--no-edit", str(bob), "edit")
+    for root in (alice, bob):
+        done = ok(root, "--json", "sync").json()
+        assert doomed not in shared_ids(root)
+        assert not any(WORD in text for text in summaries(root))
+    assert done["forgotten"] == 1  # bob's sync, the last: his edited row gave way
+    # On the other clone the forgotten text is gone from every table, index and file.
+    assert tree_and_consolidation_text(bob) != ("", "")
+    assert all(WORD not in text for text in tree_and_consolidation_text(bob))
+    assert WORD.encode() not in raw_bytes(bob).lower()
+    entries = {e["id"]: e for e in ledger_entries(bob)}
+    assert entries[doomed]["record"] == "tombstone" and WORD not in json.dumps(entries[doomed])
+    # And it cannot be written again there, under any id.
+    again = cli(bob, "remember", f"The cache key is {WORD} for the nightly build")
+    assert again.code != 0 and "forgotten" in again.err
+
+
+def test_a_redaction_reaches_the_other_clone(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    memory_id = remember(alice, f"The cache key is {WORD} for the nightly build")
+    commit(alice, "base")
+    bob = clone(alice, tmp_path, "bob")
+    ok(alice, "forget", memory_id, "--mode", "redact", "--reason", "wrong key")
+    commit(alice, "redacted")
+    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "main")
+    assert ok(bob, "--json", "sync").json()["redacted"] == 1
+    assert "[REDACTED]" in summaries(bob) and not any(WORD in t for t in summaries(bob))
+    assert WORD.encode() not in raw_bytes(bob).lower()
+
+
+@pytest.mark.parametrize("committed", [False, True], ids=["unfinished-merge", "markers-committed"])
+def test_without_the_driver_a_text_merge_is_detected_and_doctor_repairs_it(
+    tmp_path: Path, committed: bool
+) -> None:
+    alice = first_repo(tmp_path)
+    bob = clone(alice, tmp_path, "bob", init=False)  # a clone that never ran init
+    ok(bob, "sync")
+    git(alice, "config", "--remove-section", "merge.tree-ring")
+    git(alice, "checkout", "-q", "-b", "a")
+    mine = remember(alice, "The cache warms from the nightly snapshot")
+    commit(alice, "alice")
+    git(bob, "checkout", "-q", "-b", "b")
+    theirs = remember(bob, "Feature flags live in config/flags.toml")
+    commit(bob, "bob")
+
+    pulled = git(alice, "pull", "-q", "--no-rebase", "--no-edit", str(bob), "b", check=False)
+    assert pulled.returncode != 0, pulled.stdout + pulled.stderr  # a text merge: conflicts
+    assert "<<<<<<<" in (alice / LEDGER).read_text(encoding="utf-8"), pulled.stdout + pulled.stderr
+    if committed:
+        commit(alice, "merged with the markers in")
+    refused = cli(alice, "sync")
+    assert refused.code != 0 and "doctor --repair" in refused.err
+    assert mine in shared_ids(alice) and theirs not in shared_ids(alice)
+
+    found = cli(alice, "--json", "doctor").json()
+    [check] = [c for c in found["checks"] if c["name"] == "ledger"]
+    assert not check["ok"] and "conflict" in check["detail"]
+    repaired = ok(alice, "--json", "doctor", "--repair").json()
+    [check] = [c for c in repaired["checks"] if c["name"] == "ledger"]
+    source = "the two sides' lines" if committed else "index stages"
+    assert check["ok"] and source in check["repaired"]
+    assert "<<<<<<<" not in (alice / LEDGER).read_text(encoding="utf-8")
+    commit(alice, "resolved")
+    ok(alice, "sync")
+    assert {mine, theirs} <= shared_ids(alice)
+
+
+def test_a_fresh_clones_first_brief_carries_the_teams_memories(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    commit(alice, "memory")
+    fresh = clone(alice, tmp_path, "fresh", init=False)
+    assert not project.store_path(fresh).exists()
+    brief = session_start(fresh)
+    assert "Deploys freeze on Fridays" in brief
+    # The hook imported without touching the working tree.
+    assert git(fresh, "status", "--porcelain").stdout == ""
+    # An unchanged ledger is not read again: the sync code does not even load.
+    brief, modules = session_start_modules(fresh)
+    assert "Deploys freeze on Fridays" in brief
+    assert "tree_ring.ops.sync" not in modules and "json" not in modules
+    # A ledger that moved (a pull) is imported before the brief.
+    remember(alice, "Release notes are drafted in docs/releases before tagging")
+    commit(alice, "another")
+    git(fresh, "pull", "-q", "--no-rebase", "--no-edit")
+    brief, modules = session_start_modules(fresh)
+    assert "Release notes are drafted" in brief and "tree_ring.ops.sync" in modules
+
+
+def test_a_persons_write_reaches_the_ledger_at_once(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    assert git(alice, "status", "--porcelain").stdout == ""
+    memory_id = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    assert git(alice, "status", "--porcelain").stdout.strip() == f"M {LEDGER}"
+    assert [e["id"] for e in ledger_entries(alice)] == [memory_id]
+    commit(alice, "memory")
+    ok(alice, "forget", memory_id, "--mode", "delete", "--reason", "stale")
+    assert [e["record"] for e in ledger_entries(alice)] == ["tombstone"]
+
+
+def test_a_store_outside_git_keeps_no_ledger(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    ok(root, "init")
+    remember(root, "Deploys freeze on Fridays after the release branch is cut")
+    assert not (root / LEDGER).exists()
+    assert not (root / ".tree-ring" / ".gitattributes").exists()
+
+
+def test_truncating_the_audit_log_shows_against_the_anchor(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    ok(alice, "sync")
+    conn = sqlite3.connect(project.store_path(alice))
+    triggers = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")]
+    for name in triggers:
+        if "audit" in name:
+            conn.execute(f'DROP TRIGGER "{name}"')
+    conn.execute("DELETE FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)")
+    conn.commit()
+    conn.close()
+    done = cli(alice, "--json", "sync")
+    assert done.code == 1 and "truncated" in done.json()["audit_anchor"]
+
+
+def test_under_the_coordinated_policy_only_the_capability_imports(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    bob = clone(alice, tmp_path, "bob")
+    with Store.open(bob) as store:
+        token = coordinator.enable(store, "lead", PERSON).token
+    memory_id = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    commit(alice, "memory")
+    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "main")
+    denied = cli(bob, "sync")
+    assert denied.code != 0 and "denied" in denied.err
+    assert memory_id not in shared_ids(bob)
+    allowed = cli(bob, "sync", environ={coordinator.TOKEN_VAR: token})
+    assert allowed.code == 0, allowed.err
+    assert memory_id in shared_ids(bob)

@@ -1,0 +1,85 @@
+"""The `sync` verb: the team ledger (`.tree-ring/ledger.jsonl`) and the store, both ways."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tree_ring.cli.context import Arguments, Context, Handler
+from tree_ring.model.errors import TreeRingError
+from tree_ring.model.identity import harness_origin
+from tree_ring.ops import sync, team
+from tree_ring.store.db import Options, Store
+
+
+def cmd_sync(ctx: Context) -> int:
+    root = Path(ctx.root())
+    identity = ctx.identity(root)
+    setup = team.setup(root) if ctx.args.setup else None
+    # create: a fresh clone has the committed project.json and ledger, no database yet.
+    with Store.open(root, create=True, options=Options.from_environ(ctx.environ)) as store:
+        report = sync.sync(store, root, identity.project, ctx.actor(identity))
+    items = [{"line": s.line, "reason": s.reason} for s in report.skipped]
+    data: dict[str, object] = {
+        "command": "sync",
+        "project": identity.project,
+        "path": report.path,
+        "imported": len(report.imported),
+        "replaced": len(report.replaced),
+        "forgotten": len(report.forgotten),
+        "redacted": len(report.redacted),
+        "skipped": len(report.skipped),
+        "lines": report.lines,
+        "written": [report.path] if report.written else [],
+        "kept": [] if report.written else [report.path],
+        "audit_anchor": report.audit or "ok",
+        "items": items,
+        "total": len(items),
+        "shown": len(items),
+    }
+    if setup is not None:
+        data["driver"] = setup.driver
+    name = f".tree-ring/{sync.ledger.PATH}"
+    lines = [
+        f"ledger:     {name} ({report.lines} lines, "
+        + ("written" if report.written else "unchanged")
+        + ")",
+        f"imported:   {len(report.imported)}",
+        f"replaced:   {len(report.replaced)}",
+        f"forgotten:  {len(report.forgotten)}",
+        f"redacted:   {len(report.redacted)}",
+        f"skipped:    {len(report.skipped)}",
+        f"audit:      {report.audit or 'ok (matches the ledger anchor)'}",
+    ]
+    lines += [f"  {name}:{s.line}: {s.reason}" for s in report.skipped]
+    ctx.emit(data, "\n".join(lines))
+    return 1 if report.audit else 0
+
+
+def _sync_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--setup",
+        action="store_true",
+        help="also write .tree-ring/.gitattributes and configure git's merge driver (as init does)",
+    )
+
+
+def after_write(ctx: Context) -> None:
+    """A person's write, into the ledger at once when the project has one, so
+    `git status` shows it; an agent's waits for the next sync. A ledger that
+    cannot take it now costs a line on stderr, never the write."""
+    if harness_origin(ctx.environ).is_agent:
+        return
+    root = Path(ctx.root())
+    if not sync.path_of(root).exists():
+        return
+    try:
+        with ctx.store(root) as store:
+            sync.after_write(store, root, ctx.identity(root).project)
+    except TreeRingError as exc:
+        note = f"note: the team ledger was not updated ({exc}); run `tree-ring sync`"
+        print(note, file=sys.stderr)
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {"sync": (cmd_sync, _sync_arguments)}

@@ -1,0 +1,584 @@
+"""`tree-ring sync`: the store's shared state into the ledger, the ledger's into the store.
+
+The ledger (`ledger.py`) is what the team commits; the store is this clone's.
+A sync reads the ledger, checks every line as strictly as an import (shape,
+validation, the guard, the project), reports a bad line by file and line and
+skips it, and applies the rest through the write path in one transaction:
+
+- a memory the store lacks is written as an import that keeps the ledger's
+  trust state (the ledger is committed beside the code, and each of its
+  lines was a clone's accepted memory), so the tombstones and the guard
+  still refuse what was forgotten or is secret;
+- a memory the store holds in another version is replaced when the ledger's
+  version wins under the merge rule, and left alone otherwise;
+- a tombstone forgets the row (`correct.forget_in`: the row, its FTS text,
+  its summary-tree text and the consolidations citing it) and records the
+  content hashes, so the content cannot return under any id; a redaction
+  redacts it.
+
+Then the ledger is written from the store: the same store state always
+writes the same bytes. The store remembers the ledger's size, modification
+time and hash at each sync (the `ledger` setting), which is what lets the
+SessionStart hook skip an unchanged ledger with one `stat`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tree_ring.govern import coordinator
+from tree_ring.model import project
+from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError, UsageError
+from tree_ring.model.identity import Origin
+from tree_ring.model.imported import from_mapping
+from tree_ring.model.record import PRIVATE_SCOPES, Memory, canonical_json, now_iso, parse_time
+from tree_ring.ops import ledger, replace
+from tree_ring.ops.ledger import Line
+from tree_ring.store import audit, rows, settings
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
+from tree_ring.write import bulk, correct, pipeline
+from tree_ring.write.pipeline import BatchError
+
+SETTING = "ledger"
+MAX_LINE_BYTES = 1_000_000
+REASON = "forgotten on another clone (team ledger)"
+_HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
+_ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
+
+
+def path_of(root: Path) -> Path:
+    return root / project.DIR / ledger.PATH
+
+
+@dataclass(frozen=True)
+class Skipped:
+    line: int
+    reason: str
+
+
+@dataclass
+class SyncReport:
+    path: str
+    imported: list[str] = field(default_factory=lambda: [])
+    replaced: list[str] = field(default_factory=lambda: [])
+    forgotten: list[str] = field(default_factory=lambda: [])
+    redacted: list[str] = field(default_factory=lambda: [])
+    skipped: list[Skipped] = field(default_factory=lambda: [])
+    lines: int = 0
+    written: bool = False
+    audit: str | None = None  # what the anchor says about this clone's audit log
+
+
+# -- reading and checking the ledger ----------------------------------------------------
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+@dataclass
+class Read:
+    """A ledger read and checked: the winning line of each key (duplicates
+    resolved by the merge rule), the line number each came from, the lines
+    skipped and why, and the memory each checked memory line holds."""
+
+    won: dict[str, Line]
+    numbers: dict[str, int]
+    skipped: list[Skipped]
+    memories: dict[str, Memory]
+
+
+def checked(
+    data: bytes, project_id: str, name: str, known: Mapping[str, Line] | None = None
+) -> Read:
+    """Read the ledger's lines and check each one. A line that is byte for byte
+    what the store itself would write (`known`, by text) came from the store,
+    which checked it on the way in: it is not checked again.
+
+    A ledger of a newer schema or of another project is refused whole; a
+    text merge's conflict markers too (`doctor --repair` resolves them)."""
+    text_lines = data.split(b"\n")
+    if ledger.has_markers(data.decode("utf-8", "replace")):
+        _, _, conflicts = ledger.sides(data.decode("utf-8", "replace"))
+        raise Conflict(
+            f"{name} holds {conflicts} conflict(s) from a text merge (the merge driver was not "
+            "configured); run `tree-ring doctor --repair` to resolve them by the ledger's rule"
+        )
+    good: list[tuple[int, Line]] = []
+    skipped: list[Skipped] = []
+    memories: dict[str, Memory] = {}
+    known = known or {}
+    for number, piece in enumerate(text_lines, start=1):
+        if not piece.strip():
+            continue
+        held = known.get(piece.decode("utf-8", "replace")) if known else None
+        if held is not None:
+            good.append((number, held))
+            continue
+        try:
+            line = _check(piece, project_id, memories)
+        except (ValueError, RecursionError) as exc:
+            skipped.append(Skipped(number, f"not valid JSON ({str(exc)[:60]})"))
+            continue
+        except (SchemaTooNew, _OtherLedger):
+            raise
+        except TreeRingError as exc:
+            skipped.append(Skipped(number, str(exc)))
+            continue
+        good.append((number, line))
+    won = ledger.merge(line for _, line in good)
+    # The line that won its key is the one named if the store refuses it.
+    numbers = {line.key: number for number, line in good if won[line.key] is line}
+    return Read(won, numbers, skipped, memories)
+
+
+class _OtherLedger(UsageError):
+    pass
+
+
+def _check(piece: bytes, project_id: str, memories: dict[str, Memory]) -> Line:
+    if len(piece) > MAX_LINE_BYTES:
+        raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
+    try:
+        raw = piece.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("not UTF-8 text") from None
+    data: Any = json.loads(raw)
+    if not isinstance(data, dict):
+        raise UsageError("not a JSON object")
+    line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    record = line.get("record")
+    if record == ledger.HEADER:
+        schema = line.get("schema")
+        if not isinstance(schema, int) or schema > ledger.SCHEMA:
+            raise SchemaTooNew(
+                f"the ledger was written by a newer Tree Ring (ledger schema {schema}, this "
+                f"version reads {ledger.SCHEMA}); upgrade the plugin, then sync"
+            )
+        if line.get("project") != project_id:
+            raise _OtherLedger(
+                f"the ledger belongs to project {str(line.get('project'))[:64]!r}, not "
+                f"{project_id}; check .tree-ring/project.json"
+            )
+        return Line({"record": ledger.HEADER, "schema": schema, "project": project_id})
+    if record == ledger.ANCHOR:
+        return Line(_anchor(line))
+    if record == ledger.MEMORY:
+        memory = _memory(line, project_id)
+        checked_line = Line(memory_line(memory))
+        memories[checked_line.text] = memory
+        return checked_line
+    if record in (ledger.TOMBSTONE, ledger.REDACTION):
+        return Line(_stone(line))
+    raise UsageError(f"unknown record {str(record)[:40]!r}")
+
+
+def _anchor(line: dict[str, Any]) -> dict[str, Any]:
+    clone, seq, head, at = (line.get(k) for k in ("clone", "seq", "head", "at"))
+    if not (isinstance(clone, str) and re.fullmatch(r"[0-9a-f]{16}", clone)):
+        raise UsageError("an anchor's clone is 16 hex digits")
+    if not (isinstance(seq, int) and seq >= 0 and isinstance(head, str)):
+        raise UsageError("an anchor needs seq and head")
+    if head and not _HASH.match(head):
+        raise UsageError("an anchor's head is a sha256 hash")
+    return {
+        "record": ledger.ANCHOR,
+        "clone": clone,
+        "seq": seq,
+        "head": head,
+        "at": parse_time(str(at), "at"),
+    }
+
+
+def _memory(line: dict[str, Any], project_id: str) -> Memory:
+    owner = line.get("project")
+    if owner != project_id:
+        raise UsageError(f"from another project ({str(owner)[:64]!r})")
+    body = {k: v for k, v in line.items() if k != "record"}
+    memory = from_mapping(body)
+    if memory.scope in PRIVATE_SCOPES:
+        raise UsageError(f"scope {memory.scope} is private; the ledger holds shared memory only")
+    if memory.trust != "accepted" or memory.redacted_at is not None:
+        raise UsageError(f"trust {memory.trust}; the ledger holds accepted memory only")
+    prepared = pipeline.prepare(memory)  # validation and the guard: a secret raises here
+    if prepared.sensitivity != "normal":
+        raise UsageError(
+            f"holds {prepared.sensitivity} content; the ledger carries normal memory only"
+        )
+    return prepared
+
+
+def _stone(line: dict[str, Any]) -> dict[str, Any]:
+    memory_id, hashes, at = line.get("id"), line.get("hashes"), line.get("at")
+    if not (isinstance(memory_id, str) and _ID.match(memory_id)):
+        raise UsageError("a tombstone's id is a memory id")
+    if not (isinstance(hashes, list) and hashes):
+        raise UsageError("a tombstone needs its content hashes")
+    texts = [h for h in hashes if isinstance(h, str) and _HASH.match(h)]  # pyright: ignore[reportUnknownVariableType]
+    if len(texts) != len(hashes) or len(texts) > 1_000:  # pyright: ignore[reportUnknownArgumentType]
+        raise UsageError("a tombstone's hashes are sha256:<hex>, at most 1,000")
+    out: dict[str, Any] = {
+        "record": line["record"],
+        "id": memory_id,
+        "at": parse_time(str(at), "at"),
+        "hashes": sorted(set(texts)),  # pyright: ignore[reportUnknownArgumentType]
+    }
+    if line["record"] == ledger.TOMBSTONE:
+        kind = line.get("kind", "forgotten")
+        if kind not in ("forgotten", "rejected"):
+            raise UsageError("a tombstone's kind is forgotten or rejected")
+        out["kind"] = kind
+    return out
+
+
+# -- the store's side ------------------------------------------------------------------
+
+
+def memory_line(memory: Memory) -> dict[str, Any]:
+    return {"record": ledger.MEMORY, **memory.to_dict()}
+
+
+def _stones_by_id(db: Db, project_id: str) -> dict[str, tuple[list[str], str, str]]:
+    """Memory id -> (hashes, latest time, kind) of the project's content tombstones."""
+    found: dict[str, tuple[list[str], str, str]] = {}
+    for memory_id, content_hash, at, kind in db.execute(
+        "SELECT memory_id, content_hash, created_at, kind FROM content_tombstones"
+        " WHERE project = ? ORDER BY memory_id, content_hash",
+        (project_id,),
+    ):
+        hashes, latest, held = found.get(memory_id, ([], "", "forgotten"))
+        hashes.append(content_hash)
+        found[memory_id] = (hashes, max(latest, at), "rejected" if kind == "rejected" else held)
+    return found
+
+
+def state_line(
+    memory_id: str, memory: Memory | None, stones: tuple[list[str], str, str] | None
+) -> Line | None:
+    """What the store says of one id, as a ledger line, or None for nothing shared."""
+    if memory is None or memory.trust == "rejected":
+        if stones is None:
+            return None
+        hashes, at, kind = stones
+        return Line(
+            {"record": ledger.TOMBSTONE, "id": memory_id, "at": at, "hashes": hashes, "kind": kind}
+        )
+    if memory.scope in PRIVATE_SCOPES:
+        return None
+    if memory.redacted_at is not None:
+        hashes = stones[0] if stones else []
+        at = memory.redacted_at
+        return Line({"record": ledger.REDACTION, "id": memory.id, "at": at, "hashes": hashes})
+    if memory.trust != "accepted" or memory.sensitivity != "normal":
+        return None
+    return Line(memory_line(memory))
+
+
+def store_lines(db: Db, project_id: str) -> dict[str, Line]:
+    """Every id the store shares, as ledger lines by key."""
+    stones = _stones_by_id(db, project_id)
+    out: dict[str, Line] = {}
+    seen: set[str] = set()
+    for row in db.execute("SELECT * FROM memories WHERE project = ?", (project_id,)):
+        memory = rows.from_row(row)
+        seen.add(memory.id)
+        line = state_line(memory.id, memory, stones.get(memory.id))
+        if line is not None:
+            out[line.key] = line
+    for memory_id, (hashes, at, kind) in stones.items():
+        if memory_id in seen or not _ID.match(memory_id):
+            continue
+        line = state_line(memory_id, None, (hashes, at, kind))
+        if line is not None:
+            out[line.key] = line
+    return out
+
+
+def _state(db: Db) -> dict[str, Any]:
+    value: Any = settings.read(db, SETTING)
+    return dict(value) if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
+
+
+def clone_id(db: Db) -> str:
+    """This store's id among the clones that anchor in the ledger (made on first use)."""
+    state = _state(db)
+    clone = state.get("clone")
+    if not isinstance(clone, str) or not clone:
+        clone = os.urandom(8).hex()
+        settings.write(db, SETTING, {**state, "clone": clone})
+    return clone
+
+
+def _head(db: Db) -> tuple[int, str]:
+    row = db.execute("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
+    return (int(row[0]), str(row[1])) if row else (0, "")
+
+
+def anchor_problem(db: Db, anchor: Line | None) -> str | None:
+    """What this clone's audit log says against its anchor in the ledger."""
+    if anchor is None:
+        return None
+    seq, head = int(anchor.data["seq"]), str(anchor.data["head"])
+    if seq == 0:
+        return None
+    row = db.execute("SELECT hash FROM audit_log WHERE seq = ?", (seq,)).fetchone()
+    if row is None:
+        return (
+            f"the audit log no longer holds entry {seq}, which the ledger anchored at "
+            f"{anchor.data['at'][:19]}Z: it was truncated; restore it from a backup"
+        )
+    if row[0] != head:
+        return (
+            f"audit entry {seq} differs from the one the ledger anchored at "
+            f"{anchor.data['at'][:19]}Z: the log was rewritten; restore it from a backup"
+        )
+    return None
+
+
+# -- applying the ledger ---------------------------------------------------------------
+
+
+def apply(
+    db: Db,
+    read: Read,
+    mine: dict[str, Line],
+    project_id: str,
+    actor: Actor,
+    report: SyncReport,
+) -> bool:
+    """Write what the ledger's lines win over the store (`mine`, its lines by
+    key), in the caller's transaction; whether anything was written."""
+    entries = {
+        key: line
+        for key, line in read.won.items()
+        if key.startswith("2") and (key not in mine or mine[key].rank < line.rank)
+    }
+    if not entries:
+        return False
+    ids = [line.data["id"] for line in entries.values()]
+    # As any import: under the coordinated write policy only the capability imports.
+    coordinator.authorize(db, "import", actor, canonical_json(sorted(ids)))
+    stored = {
+        row["id"]: rows.from_row(row)
+        for row in db.execute(
+            "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(ids),),
+        )
+    }
+    inserts: list[tuple[int, Memory]] = []
+    replacing: list[Memory] = []
+    for key, line in sorted(entries.items()):
+        memory_id = line.data["id"]
+        held = stored.get(memory_id)
+        number = read.numbers[key]
+        if held is not None and held.project != project_id:
+            report.skipped.append(Skipped(number, f"{memory_id} belongs to another project"))
+            continue
+        if key not in mine and held is not None and Line(memory_line(held)).rank >= line.rank:
+            continue  # held but not shared (pending, private): the rule still decides
+        record = line.data["record"]
+        if record == ledger.MEMORY:
+            memory = read.memories[line.text]
+            if held is not None:
+                replacing.append(memory)
+            inserts.append((number, memory))
+            continue
+        _record_stones(db, project_id, line, actor)
+        if held is None:
+            continue
+        mode = "delete" if record == ledger.TOMBSTONE else "redact"
+        if mode == "redact" and held.redacted_at is not None:
+            continue
+        correct.forget_in(db, held, mode, REASON, actor, str(line.data["at"]))
+        (report.forgotten if mode == "delete" else report.redacted).append(memory_id)
+    if replacing:
+        report.replaced += replace.vacate(db, replacing, actor, authorize=False)
+    _insert(db, inserts, actor, report)
+    return True
+
+
+def _record_stones(db: Db, project_id: str, line: Line, actor: Actor) -> None:
+    kind = str(line.data.get("kind", "forgotten"))
+    hashes: list[str] = list(line.data["hashes"])
+    at = str(line.data["at"])
+    db.executemany(
+        "INSERT OR IGNORE INTO content_tombstones"
+        "(project, content_hash, kind, reason, memory_id, actor, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(project_id, h, kind, REASON, line.data["id"], actor.name, at) for h in hashes],
+    )
+    audit.append(db, actor, "tombstone", line.data["id"], {"tombstones": hashes})
+
+
+def _insert(db: Db, inserts: list[tuple[int, Memory]], actor: Actor, report: SyncReport) -> None:
+    """Write the new rows through the write path; a row it refuses (forgotten
+    content under another id, a claim another row holds) is skipped, named."""
+    pending = list(inserts)
+    while pending:
+        try:
+            results = bulk.insert_prepared_many(
+                db, [memory for _, memory in pending], actor, action="import", admit=False
+            )
+        except BatchError as refused:
+            number, memory = pending.pop(refused.index)
+            report.skipped.append(Skipped(number, f"{memory.id}: {refused.error}"))
+            continue
+        report.imported += [r.id for r in results if r.created and r.id not in report.replaced]
+        if len(results) > 1_000:
+            bulk.merge_fts(db)
+        return
+
+
+# -- one sync --------------------------------------------------------------------------
+
+
+def fingerprint(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_size, info.st_mtime_ns)
+
+
+def _remember_file(db: Db, path: Path, data: bytes) -> None:
+    seen = fingerprint(path)
+    state = _state(db)
+    state.update(
+        size=seen[0] if seen else None,
+        mtime_ns=seen[1] if seen else None,
+        sha256="sha256:" + hashlib.sha256(data).hexdigest() if seen else None,
+    )
+    settings.write(db, SETTING, state)
+
+
+def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db) -> str:
+    """The ledger the store now says: its shared state, the header, the other
+    clones' anchors as read, and this clone's anchor (moved only when its
+    audit head did, so a sync that changed nothing writes the same bytes)."""
+    lines = dict(mine)
+    lines["0"] = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
+    for key, line in won.items():
+        if key.startswith("1"):
+            lines[key] = line
+    clone = clone_id(db)
+    seq, head = _head(db)
+    held = won.get("1" + clone)
+    if held is None or (held.data["seq"], held.data["head"]) != (seq, head):
+        at = now_iso()
+        lines["1" + clone] = Line(
+            {"record": ledger.ANCHOR, "clone": clone, "seq": seq, "head": head, "at": at}
+        )
+    return ledger.render(lines.values())
+
+
+def _write(path: Path, text: str) -> bool:
+    """Write the ledger atomically; False when it already held these bytes."""
+    data = text.encode("utf-8")
+    if _read_bytes(path) == data and path.exists():
+        return False
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+    return True
+
+
+def sync(
+    store: Store,
+    root: Path,
+    project_id: str,
+    actor: Actor,
+    *,
+    write: bool = True,
+) -> SyncReport:
+    """Import the ledger's changes, then (with `write`) write the ledger from the
+    store. Without `write` (the SessionStart hook) the working tree is untouched."""
+    path = path_of(root)
+    data = _read_bytes(path)
+    name = f"{project.DIR}/{ledger.PATH}"
+    report = SyncReport(str(path))
+    import_actor = actor.replace(origin=actor.origin.replace(kind="import"))
+    with bulk.page_cache(store.db, bulk.CACHE_KIB // 2), store.write() as db:
+        mine = store_lines(db, project_id)
+        read = checked(data, project_id, name, {line.text: line for line in mine.values()})
+        report.skipped = read.skipped
+        report.audit = anchor_problem(db, read.won.get("1" + clone_id(db)))
+        if apply(db, read, mine, project_id, import_actor, report):
+            mine = store_lines(db, project_id)
+        if write:
+            text = render(mine, project_id, read.won, db)
+            report.lines = text.count("\n")
+            report.written = _write(path, text)
+            data = text.encode("utf-8")
+        _remember_file(db, path, data)
+    if report.forgotten or report.redacted or report.replaced:
+        correct.scrub(store)
+    return report
+
+
+def refresh(store: Store, root: str | Path, project_id: str) -> SyncReport | None:
+    """The SessionStart hook's import: the ledger's changes into the store,
+    the working tree untouched; None when only the file's time had moved."""
+    path = path_of(Path(root))
+    if not changed(store.db, path):
+        with store.write() as db:
+            _remember_file(db, path, _read_bytes(path))
+        return None
+    actor = Actor("ledger", Origin("import"))
+    return sync(store, Path(root), project_id, actor, write=False)
+
+
+def after_write(store: Store, root: Path, project_id: str) -> bool:
+    """After a person's write: merge the store's shared state into an existing
+    ledger (nothing imported), so `git status` shows the change. False when
+    there is no ledger, or it holds conflicts for `doctor` to resolve."""
+    path = path_of(root)
+    if not path.exists():
+        return False
+    data = _read_bytes(path)
+    with store.write() as db:
+        mine = store_lines(db, project_id)
+        try:
+            won = checked(data, project_id, path.name, {x.text: x for x in mine.values()}).won
+        except Conflict:
+            return False
+        synced = not changed(db, path)
+        merged = ledger.merge(won.values(), mine.values())
+        text = render_merged(merged, project_id)
+        written = _write(path, text)
+        if written and synced:
+            # The ledger held nothing the store lacked, and what was added came
+            # from the store: still in sync. Otherwise the next sync imports.
+            _remember_file(db, path, text.encode("utf-8"))
+    return written
+
+
+def render_merged(merged: dict[str, Line], project_id: str) -> str:
+    merged["0"] = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
+    return ledger.render(merged.values())
+
+
+def changed(db: Db, path: Path) -> bool:
+    """Whether the ledger differs from the one the last sync saw: size and
+    modification time first, the hash only when they moved."""
+    seen = fingerprint(path)
+    state = _state(db)
+    if seen is None:
+        return False
+    if (state.get("size"), state.get("mtime_ns")) == seen:
+        return False
+    digest = "sha256:" + hashlib.sha256(_read_bytes(path)).hexdigest()
+    return digest != state.get("sha256")

@@ -1,0 +1,128 @@
+"""The ledger in a git repository: `init`'s setup, and `doctor`'s check and repair.
+
+`init` in a git repository writes `.tree-ring/.gitattributes` (the ledger
+merges with the `tree-ring` driver), points the repository's
+`merge.tree-ring.driver` at this plugin's own entry by absolute path (so the
+driver works from any clone that ran `init`), and syncs: a clone whose
+ledger came with the code gets its store built from it, and a repository
+without one gets its first ledger.
+
+Where the driver is not configured (CI, a clone before `init`) git merges
+the ledger as text and may leave conflict markers. `doctor` finds them and
+resolves the file by the ledger's own rule, from git's index stages (`:2:`
+ours and `:3:` theirs, while the merge is unfinished) or else from the two
+sides' lines the markers enclose.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tree_ring.model import project
+from tree_ring.ops import ledger
+
+ATTRIBUTES = ".gitattributes"
+ATTRIBUTES_TEXT = (
+    "# The team ledger merges line by line by Tree Ring's rule (tree-ring sync).\n"
+    f"{ledger.PATH} merge=tree-ring text eol=lf\n"
+)
+# This module lives in <plugin root>/tree_ring/ops/.
+PLUGIN_ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def driver_command() -> str:
+    """The driver as git runs it: this interpreter and this plugin, by absolute path."""
+    entry = PLUGIN_ROOT / "bin" / "tree-ring"
+    python = sys.executable or "python3"
+    return f"{shlex.quote(python)} -I -S {shlex.quote(str(entry))} merge-driver %O %A %B %P"
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
+    git = shutil.which("git")
+    if git is None:
+        return None
+    try:
+        return subprocess.run(
+            [git, "-C", str(root), *args], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+@dataclass
+class Setup:
+    created: list[str] = field(default_factory=lambda: [])
+    kept: list[str] = field(default_factory=lambda: [])
+    driver: str | None = None  # what merge.tree-ring.driver now says, or None outside git
+
+
+def in_git(root: Path) -> bool:
+    return project.git_root(root) is not None
+
+
+def setup(root: Path) -> Setup:
+    """Write the attributes file and configure the merge driver (in git only)."""
+    done = Setup()
+    if not in_git(root):
+        return done
+    target = root / project.DIR / ATTRIBUTES
+    name = f"{project.DIR}/{ATTRIBUTES}"
+    (done.created if project.write_new(target, ATTRIBUTES_TEXT) else done.kept).append(name)
+    command = driver_command()
+    ran = _git(root, "config", "merge.tree-ring.driver", command)
+    # Only the driver: a `name` left behind without it makes git refuse the
+    # merge ("lacks command line") instead of falling back to a text merge.
+    if ran is not None and ran.returncode == 0:
+        done.driver = command
+    return done
+
+
+def driver_configured(root: Path) -> bool:
+    ran = _git(root, "config", "--get", "merge.tree-ring.driver")
+    return ran is not None and ran.returncode == 0 and bool(ran.stdout.strip())
+
+
+@dataclass
+class Repair:
+    conflicts: int
+    source: str  # "index stages" or "conflict markers"
+    text: str
+
+
+def _stage(root: Path, stage: int, relative: str) -> str | None:
+    ran = _git(root, "show", f":{stage}:{relative}")
+    return ran.stdout if ran is not None and ran.returncode == 0 else None
+
+
+def resolve(root: Path) -> Repair | None:
+    """The ledger resolved by the merge rule, or None when it holds no conflict."""
+    path = root / project.DIR / ledger.PATH
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    if not ledger.has_markers(text):
+        return None
+    _, _, conflicts = ledger.sides(text)
+    relative = f"{project.DIR}/{ledger.PATH}"
+    ours, theirs = _stage(root, 2, relative), _stage(root, 3, relative)
+    if ours is not None and theirs is not None:
+        return Repair(conflicts, "index stages :2: and :3:", ledger.merge_texts(ours, theirs))
+    return Repair(conflicts, "the two sides' lines", ledger.merge_texts(text))
+
+
+def repair(root: Path) -> Repair | None:
+    """Resolve the ledger's conflicts in place; what was done, or None."""
+    found = resolve(root)
+    if found is None:
+        return None
+    path = root / project.DIR / ledger.PATH
+    temporary = path.with_name(f".{path.name}.repair.tmp")
+    temporary.write_bytes(found.text.encode("utf-8"))
+    temporary.replace(path)
+    return found
