@@ -180,14 +180,20 @@ def cmd_supersede(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
+    from tree_ring.ops import settle  # a contradicted pair is settled in one step
+
     with ctx.store(root) as store:
-        applied = correct.supersede(
+        done = settle.supersede(
             store, a.old_id, a.new_id, reason=a.reason, actor=ctx.actor(identity)
         )
+    applied = done.applied
     text = f"{a.old_id} is superseded by {a.new_id}"
+    if done.approved:
+        text += f" ({a.new_id} approved: the contradiction is settled)"
     if not applied:
         text = f"{a.old_id} will be superseded by {a.new_id} when {a.new_id} is approved"
-    ctx.emit({"old": a.old_id, "new": a.new_id, "reason": a.reason, "applied": applied}, text)
+    data = {"old": a.old_id, "new": a.new_id, "reason": a.reason, "applied": applied}
+    ctx.emit({**data, "approved": done.approved}, text)
     return 0
 
 
