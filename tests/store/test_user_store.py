@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import PERSON, CliRunner, cli_runner
+from conftest import PERSON, REPO, CliRunner, cli_runner
 from governance_support import CLAUDE, CODEX
 
 from tree_ring.hook import adapter
@@ -196,3 +198,43 @@ def test_user_without_a_user_store_is_one_line(run_cli: CliRunner, home: dict[st
     for argv in (("list", "--user"), ("review", "list", "--user"), ("show", "mem_x", "--user")):
         refused = run_cli(*argv, environ=home)
         assert refused.code != 0 and refused.err.count("\n") == 1 and "no user store" in refused.err
+
+
+# The launcher's steps as hooks.json runs them, then what stayed loaded.
+PROBE = """\
+import io, os, sys
+sys.path.insert(0, sys.argv[1])
+from tree_ring.hook.adapter import main
+out = io.BytesIO()
+main("codex", stdin=io.BytesIO(sys.stdin.buffer.read()), environ=dict(os.environ), stdout=out)
+sys.stdout.write(out.getvalue().decode() + "\\n".join(sorted(sys.modules)))
+"""
+
+
+def _hook_modules(root: Path, env: dict[str, str]) -> tuple[str, set[str]]:
+    payload = {"hook_event_name": "SessionStart", "session_id": "sess-9", "cwd": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", PROBE, str(REPO)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env={"PATH": os.environ.get("PATH", ""), **env},
+        check=True,
+        timeout=60,
+    )
+    output, *modules = done.stdout.decode().splitlines()
+    return json.loads(output)["hookSpecificOutput"]["additionalContext"], set(modules)
+
+
+def test_the_hook_reads_the_user_store_with_the_modules_it_loads_anyway(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    run(run_cli, home, "remember", "The project uses make")
+    without_text, without = _hook_modules(project_root, home)
+    run(run_cli, home, "remember", "I prefer tabs in Makefiles", "--scope", "global")
+    with_text, loaded = _hook_modules(project_root, home)
+    assert "[you]" not in without_text and "[you] I prefer tabs" in with_text
+    assert {m for m in loaded if m.startswith("tree_ring")} == {
+        m for m in without if m.startswith("tree_ring")
+    }
+    costly = {"typing", "pathlib", "json", "re", "enum", "hashlib", "dataclasses", "contextlib"}
+    assert loaded & costly == set()
