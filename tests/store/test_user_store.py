@@ -238,3 +238,27 @@ def test_the_hook_reads_the_user_store_with_the_modules_it_loads_anyway(
     }
     costly = {"typing", "pathlib", "json", "re", "enum", "hashlib", "dataclasses", "contextlib"}
     assert loaded & costly == set()
+
+
+def test_the_hooks_quick_open_defers_to_the_full_one_for_other_versions(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    import sqlite3
+
+    run(run_cli, home, "remember", "I prefer tabs in Makefiles", "--scope", "global")
+    path = tmp_path / "me" / "user.sqlite"
+
+    def stamp(version: int) -> None:
+        conn = sqlite3.connect(path)
+        conn.execute(f"PRAGMA user_version = {version}")
+        conn.close()
+
+    stamp(1)  # a header that disagrees with the ledger: the full open reads the ledger
+    assert "[you] I prefer tabs" in hook_brief(project_root, home)[0]
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO schema_migrations(name, applied_at) VALUES ('9999_future', 'x')")
+    conn.commit()
+    conn.close()
+    stamp(999)  # from a newer Tree Ring: refused, the project's brief stands
+    text, err = hook_brief(project_root, home)
+    assert "[you]" not in text and "newer Tree Ring" in err
