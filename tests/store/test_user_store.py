@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -243,8 +244,6 @@ def test_the_hook_reads_the_user_store_with_the_modules_it_loads_anyway(
 def test_the_hooks_quick_open_defers_to_the_full_one_for_other_versions(
     run_cli: CliRunner, project_root: Path, home: dict[str, str], tmp_path: Path
 ) -> None:
-    import sqlite3
-
     run(run_cli, home, "remember", "I prefer tabs in Makefiles", "--scope", "global")
     path = tmp_path / "me" / "user.sqlite"
 
