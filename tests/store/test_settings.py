@@ -38,6 +38,7 @@ def test_the_defaults() -> None:
         "agent_replacements": True,
         "imported_authority": True,
         "contradictions": True,
+        "share_captures": False,
     }
     assert dict(settings.WRITE_POLICY) == {
         "mode": "open",
@@ -54,6 +55,7 @@ def test_the_defaults() -> None:
         "review_policy",
         "write_policy",
         "ledger",
+        "inbox_seen",
     }
 
 

@@ -59,6 +59,7 @@ PERSON_ONLY = frozenset(
         "review.policy",
         "config.set",  # how often the agent is asked to capture is the person's to say
         "policy.enable",
+        "promote",  # a partition memory made shared knowledge
         "supersede.shared",
         "import.replace",  # an imported row taking the place of a stored one
     }
@@ -77,7 +78,8 @@ KNOWN_ACTIONS = (
     "forget.delete",
     "forget.redact",
     "review.approve",
-    "review.promote",  # approving heartwood
+    "review.promote",  # approving heartwood, or promoting a memory to heartwood
+    "promote",  # a partition memory moved into a shared scope
     "review.reject",
     "review.dispute",
     "review.policy",
