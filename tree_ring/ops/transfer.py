@@ -324,6 +324,7 @@ def import_lines(
             coordinator.record(db, [decision])
         if dry_run:
             raise _DryRun(report)
+        writer.search.close(db)
         if len(report.created) > (writer.search.boundary or 0):
             bulk.merge_fts(db)
     return report
