@@ -430,6 +430,10 @@ class Search:
         self.spill.add(db, self.index, [at[memory_id] for memory_id in ids])
         self.index.clear()
 
+    def discard(self) -> None:
+        """Forget the batch being decided: it was refused, nothing of it written."""
+        self.index.clear()
+
     def prefetch(self, db: Db, memories: Sequence[Memory]) -> None:
         """Read, in one query, what the earlier batches file under the
         signatures of `memories` (a batch about to be decided)."""
