@@ -106,3 +106,15 @@ def test_off_a_terminal_the_import_is_quiet(tmp_path: Path) -> None:
     code, out, err = _import(tmp_path, tty=False)
     assert code == 0, err
     assert err == b"" and out.startswith(b"imported 5 memories")
+
+
+def test_doctor_tells_each_check_of_all_of_them(project_root: Path) -> None:
+    from tree_ring.ops import doctor
+
+    seen: list[tuple[str, int, int | None]] = []
+    report = doctor.diagnose(project_root, progress=lambda *args: seen.append(args))
+    assert report.ok
+    names = [check.name for check in report.checks]
+    assert [done for _, done, _ in seen] == list(range(len(doctor.CHECKS)))
+    assert {total for _, _, total in seen} == {len(doctor.CHECKS)}
+    assert len(names) == len(seen) and all(what.startswith("doctor: ") for what, _, _ in seen)
