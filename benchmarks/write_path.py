@@ -24,7 +24,12 @@ measured reason:
 - import time of text with a small shared vocabulary: lines of 6 to 12 words
   drawn from 200, where every word is common and a search by single words
   grows with the square of the file. Target: 100,000 lines in under 60 s of
-  the import process's CPU time (wall time beside it).
+  the import process's CPU time (wall time beside it), and under 150 MB of
+  peak RSS.
+- growth of that import: the same text at 4,000, 8,000 and 16,000 lines,
+  each run once after the other; the CPU time of each doubling, against the
+  2x of linear time. Target: no doubling above x2.5 (a search that grows with
+  the batch shows x3.5 to x4).
 
 Prints one JSON document and a short table; `--json-out` also writes the JSON.
 """
@@ -43,7 +48,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
-from itertools import islice
+from itertools import islice, pairwise
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +69,9 @@ FULL = {"stores": (1_000, 1_000_000), "writes": 600, "rss_lines": (10_000, 100_0
 QUICK = {"stores": (1_000, 10_000), "writes": 120, "rss_lines": (1_000, 5_000)}
 FULL_REPETITIVE = 100_000
 QUICK_REPETITIVE = 5_000
+FULL_GROWTH = (4_000, 8_000, 16_000)
+QUICK_GROWTH = (500, 1_000, 2_000)
+TARGET_DOUBLING = 2.5
 BLOCK = 20  # writes to one store before switching to the other
 BUILD_BATCH = 10_000
 LINE_BYTES = 6_000
@@ -333,7 +341,35 @@ def import_repetitive(count: int, work: Path) -> dict[str, Any]:
         **measured,
         "us_per_line": 1e6 * measured["cpu_s"] / count,
         "target_s": target,
-        "met": measured["cpu_s"] < target,
+        "target_rss_mb": TARGET_RSS_MB,
+        "met": measured["cpu_s"] < target and measured["peak_rss_mb"] < TARGET_RSS_MB,
+        "reason": reason + f", peak RSS {measured['peak_rss_mb']:.0f} MB",
+    }
+
+
+def import_growth(sizes: tuple[int, ...], work: Path) -> dict[str, Any]:
+    """The repetitive import at doubling sizes: linear time doubles with each."""
+    results: list[dict[str, Any]] = []
+    for count in sizes:
+        path = work / f"growth-{count}.jsonl"
+        write_file(path, repetitive_lines(count, SEED + 11))
+        measured = run_import(path, work, f"growth-{count}")
+        path.unlink()
+        results.append({"lines": count, **measured})
+    ratios = [later["cpu_s"] / earlier["cpu_s"] for earlier, later in pairwise(results)]
+    reason = (
+        ", ".join(
+            f"{r['lines']:,} lines {r['cpu_s']:.2f} s cpu ({r['peak_rss_mb']:.0f} MB)"
+            for r in results
+        )
+        + "; each doubling x"
+        + ", x".join(f"{x:.2f}" for x in ratios)
+    )
+    return {
+        "results": results,
+        "doubling_cpu": ratios,
+        "target_doubling": TARGET_DOUBLING,
+        "met": all(x <= TARGET_DOUBLING for x in ratios),
         "reason": reason,
     }
 
@@ -349,6 +385,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         tuple(int(n) for n in args.rss_lines.split(",")) if args.rss_lines else plan["rss_lines"]
     )
     repetitive = args.repetitive or (QUICK_REPETITIVE if args.quick else FULL_REPETITIVE)
+    growth = (
+        tuple(int(n) for n in args.growth.split(","))
+        if args.growth
+        else (QUICK_GROWTH if args.quick else FULL_GROWTH)
+    )
     work = Path(tempfile.mkdtemp(prefix="tree-ring-write-", dir=args.work_dir))
     corpus = Corpus(SEED)
     try:
@@ -365,6 +406,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         print("imports ...", file=sys.stderr, flush=True)
         rss_report = import_rss(rss_lines, work)
         repetitive_report = import_repetitive(repetitive, work)
+        growth_report = import_growth(growth, work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return {
@@ -376,6 +418,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "single_writes": writes_report,
         "import_rss": rss_report,
         "import_repetitive": repetitive_report,
+        "import_growth": growth_report,
     }
 
 
@@ -383,6 +426,7 @@ def table(report: dict[str, Any]) -> str:
     writes = report["single_writes"]
     rss = report["import_rss"]
     rep = report["import_repetitive"]
+    grow = report["import_growth"]
     small, large = (writes["results"][str(size)] for size in writes["sizes"])
     rows = [
         (
@@ -402,10 +446,17 @@ def table(report: dict[str, Any]) -> str:
         ),
         (
             f"import {rep['lines']:,} lines of {rep['vocabulary']} words",
-            f"{rep['cpu_s']:.1f} s cpu ({rep['wall_s']:.1f} s wall)",
-            f"< {rep['target_s']:.0f} s",
+            f"{rep['cpu_s']:.1f} s cpu ({rep['wall_s']:.1f} s wall), {rep['peak_rss_mb']:.0f} MB",
+            f"< {rep['target_s']:.0f} s, < {rep['target_rss_mb']:.0f} MB",
             rep["met"],
             rep["reason"],
+        ),
+        (
+            "import growth " + " -> ".join(f"{r['lines']:,}" for r in grow["results"]),
+            ", ".join(f"x{x:.2f}" for x in grow["doubling_cpu"]) + " cpu a doubling",
+            f"<= x{grow['target_doubling']}",
+            grow["met"],
+            grow["reason"],
         ),
     ]
     heads = ("measured", "result", "target", "met")
@@ -424,6 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stores", help="the two store sizes, e.g. 1000,1000000")
     parser.add_argument("--writes", type=int, help="single writes into each store")
     parser.add_argument("--repetitive", type=int, help="lines of the small-vocabulary import")
+    parser.add_argument("--growth", help="line counts of the growth imports, e.g. 500,1000,2000")
     parser.add_argument("--rss-lines", help="line counts of the long-line imports, e.g. 1000,5000")
     parser.add_argument("--json-out", help="also write the JSON document here")
     parser.add_argument("--json-only", action="store_true", help="no table on stdout")

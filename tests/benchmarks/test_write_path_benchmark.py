@@ -36,6 +36,8 @@ def test_quick_benchmark_shape_and_verdicts(tmp_path: Path) -> None:
             "300,1200",
             "--repetitive",
             "1000",
+            "--growth",
+            "200,400,800",
             "--work-dir",
             str(work),
             "--json-out",
@@ -86,10 +88,26 @@ def test_quick_benchmark_shape_and_verdicts(tmp_path: Path) -> None:
     rep = report["import_repetitive"]
     assert rep["lines"] == rep["memories"] == 1_000 and rep["vocabulary"] == 200
     assert rep["target_s"] == pytest.approx(60.0 * 1_000 / 100_000)
-    assert rep["met"] == (rep["cpu_s"] < rep["target_s"])
+    assert rep["met"] == (rep["cpu_s"] < rep["target_s"] and rep["peak_rss_mb"] < 150)
+    assert rep["target_rss_mb"] == 150 and f"{rep['peak_rss_mb']:.0f} MB" in rep["reason"]
+
+    grow = report["import_growth"]
+    assert [r["lines"] for r in grow["results"]] == [200, 400, 800]
+    for result in grow["results"]:
+        assert result["memories"] == result["lines"] and result["cpu_s"] > 0
+        assert result["peak_rss_mb"] > 0
+    cpu = [r["cpu_s"] for r in grow["results"]]
+    assert grow["doubling_cpu"] == pytest.approx([cpu[1] / cpu[0], cpu[2] / cpu[1]])
+    assert grow["met"] == all(x <= grow["target_doubling"] == 2.5 for x in grow["doubling_cpu"])
+    assert f"x{grow['doubling_cpu'][1]:.2f}" in grow["reason"]
     assert rep["us_per_line"] == pytest.approx(1e6 * rep["cpu_s"] / 1_000)
 
     table = done.stdout[done.stdout.rindex("}") + 1 :]
-    assert table.count(" | ") >= 12  # a header and three rows of four cells
-    for row in ("single writes 1,000 -> 10,000", "import peak RSS", "import 1,000 lines"):
+    assert table.count(" | ") >= 15  # a header and four rows of four cells
+    for row in (
+        "single writes 1,000 -> 10,000",
+        "import peak RSS",
+        "import 1,000 lines",
+        "import growth 200 -> 400 -> 800",
+    ):
         assert row in table

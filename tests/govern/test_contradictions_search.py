@@ -505,3 +505,33 @@ def test_the_partition_check_agrees_with_its_sql(
     found = conn.execute(f"SELECT id FROM memories m WHERE {live.sql(place)}", params)
     there = live.python(place, params)
     assert {m.id for m in made if there(m)} == {r[0] for r in found}
+
+
+def test_a_bulk_write_holds_one_batch_of_signatures_and_finds_the_rest_on_disk(
+    store: Store, project_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Earlier batches' signatures move to temporary tables once written, so
+    the index in memory never holds more than one batch; a contradiction of a
+    memory three batches back is still found, and the tables are dropped."""
+    held: list[int] = []
+    real_add = signatures.Index.add
+
+    def counting(index: signatures.Index, words: frozenset[str]) -> int:
+        number = real_add(index, words)
+        held.append(len(index))
+        return number
+
+    monkeypatch.setattr(signatures.Index, "add", counting)
+    first = make_memory(project_id, "Deploys use blue green rollout for the payments service")
+    filler = [
+        make_memory(project_id, f"Unrelated fact number{n} about topic{n} and area{n}")
+        for n in range(20)
+    ]
+    late = make_memory(project_id, "Deploys never use blue green rollout for the payments service")
+    results = bulk.insert_many(store, [first, *filler, late], PERSON, batch=7)
+    assert max(held) <= 7 and len(held) == 22
+    assert results[-1].trust == "disputed"
+    stored = rows.get(store.db, results[-1].id)
+    assert first.id in {link.target for link in stored.links}
+    temp = store.conn.execute("SELECT name FROM sqlite_temp_master WHERE type = 'table'")
+    assert temp.fetchall() == []

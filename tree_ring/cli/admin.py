@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, no_arguments
 from tree_ring.govern import coordinator
 from tree_ring.model import project
@@ -69,10 +70,17 @@ def cmd_export(ctx: Context) -> int:
     return 0
 
 
+# Skipped lines listed one by one on stderr before a count of the rest.
+SKIPPED_SHOWN = 20
+
+
 def cmd_import(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
+    projects = transfer.Projects.parse(
+        a.project_map or (), identity.project, take_all=a.all_projects
+    )
     # The file is streamed (read twice, a batch at a time); standard input is
     # first spooled to a temporary file, so neither is held in memory.
     with contextlib.ExitStack() as stack:
@@ -83,6 +91,7 @@ def cmd_import(ctx: Context) -> int:
         else:
             lines = transfer.FileLines(Path(a.path), a.path)
         store = stack.enter_context(ctx.store(root))
+        reporter = stack.enter_context(progress.Reporter())
         report = transfer.import_or_plan(
             store,
             lines,
@@ -90,8 +99,28 @@ def cmd_import(ctx: Context) -> int:
             actor=ctx.actor(identity),
             dry_run=a.dry_run,
             replace_existing=a.replace_existing,
+            skip_invalid=a.skip_invalid,
+            projects=projects,
+            progress=reporter,
         )
     verb = "would import" if a.dry_run else "imported"
+    text = (
+        f"{verb} {len(report.created)} memories ({report.pending} pending review), "
+        f"{len(report.unchanged)} already present, {report.tombstones} tombstones"
+        + (f", {len(report.replaced)} replacing stored rows" if report.replaced else "")
+        + (f", {len(report.skipped)} lines skipped" if report.skipped else "")
+    )
+    if report.merged:
+        merged = ", ".join(f"{p} ({n})" for p, n in sorted(report.merged.items()))
+        text += f"\nmerged rows of other projects into {identity.project}: {merged}"
+    if report.created:
+        text += f"\nbatch: {report.batch}"
+    if not ctx.as_json:
+        for number, reason in report.skipped[:SKIPPED_SHOWN]:
+            print(f"skipped line {number}: {reason}", file=sys.stderr)
+        if len(report.skipped) > SKIPPED_SHOWN:
+            rest = len(report.skipped) - SKIPPED_SHOWN
+            print(f"... and {rest} more skipped lines (--json lists them all)", file=sys.stderr)
     ctx.emit(
         {
             "dry_run": a.dry_run,
@@ -101,10 +130,14 @@ def cmd_import(ctx: Context) -> int:
             "tombstones": report.tombstones,
             "pending": report.pending,
             "replaced": report.replaced,
+            "batch": report.batch,
+            "merged": report.merged,
+            "skipped": len(report.skipped),
+            "items": [{"line": n, "reason": r} for n, r in report.skipped],
+            "total": len(report.skipped),
+            "shown": len(report.skipped),
         },
-        f"{verb} {len(report.created)} memories ({report.pending} pending review), "
-        f"{len(report.unchanged)} already present, {report.tombstones} tombstones"
-        + (f", {len(report.replaced)} replacing stored rows" if report.replaced else ""),
+        text,
     )
     return 0
 
@@ -251,6 +284,22 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
         "--replace-existing",
         action="store_true",
         help="a row whose id is stored replaces that row (a person's decision, audited)",
+    )
+    p.add_argument(
+        "--skip-invalid",
+        action="store_true",
+        help="import the valid lines and report each skipped one (default: all or nothing)",
+    )
+    p.add_argument(
+        "--project-map",
+        action="append",
+        metavar="OLD=NEW",
+        help="take rows of project OLD into this project NEW (repeatable)",
+    )
+    p.add_argument(
+        "--all-projects",
+        action="store_true",
+        help="take rows of every other project into this one (said in the output)",
     )
     identity_flags(p)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.govern import coordinator
 from tree_ring.model.identity import harness_origin
@@ -20,7 +21,10 @@ def _actor(ctx: Context) -> Actor:
 
 
 def cmd_doctor(ctx: Context) -> int:
-    report = doctor.diagnose(Path(ctx.root()), repair=ctx.args.repair, actor=_actor(ctx))
+    with progress.Reporter() as reporter:
+        report = doctor.diagnose(
+            Path(ctx.root()), repair=ctx.args.repair, actor=_actor(ctx), progress=reporter
+        )
     lines = [f"store {report.path}"]
     for check in report.checks:
         mark = "ok  " if check.ok else "FAIL"

@@ -28,11 +28,14 @@ for FTS at each batch's end) as well as those its current batch has decided
 (not written yet: nothing is, until the whole batch is decided), are found by
 their claim words' signatures (signatures.py), which holds every memory whose
 words could reach `OVERLAP`, with no limit on terms or stemmer to disagree
-with. So an import of 100,000 statements of a 200-word vocabulary compares a
-few candidates each instead of every earlier statement that shares two common
-words. A batch may thereby find a contradiction among the write's own rows
-that writing them one at a time would miss (where FTS's stemmer and `claim`'s
-part, "flies" / "fly"), never the reverse. The current batch's rows are
+with: the batch being decided in memory, the written batches in temporary
+tables (`Spill`), so a write's memory holds one batch whatever its size, and
+no candidate is ever dropped to bound it. So an import of 100,000
+statements of a 200-word vocabulary compares a few candidates each instead
+of every earlier statement that shares two common words. A batch may
+thereby find a contradiction among the write's own rows that writing them
+one at a time would miss (where FTS's stemmer and `claim`'s part, "flies" /
+"fly"), never the reverse. The current batch's rows are
 checked in Python by the same liveness and partition tests as the SQL
 (`store/live.py` renders both from one declaration).
 """
@@ -40,12 +43,13 @@ checked in Python by the same liveness and partition tests as the SQL
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import unicodedata
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -372,12 +376,16 @@ class Search:
 
     `boundary` is the last rowid stored before the write; the FTS index answers
     for the rows up to it, which do not change while the write runs, so every
-    word's `probes` are kept. The write's own memories, numbered in the order
-    they are decided, are in `index` by their claim words' signatures, and
-    `rowids` holds the rowid of each one already written (earlier batches).
+    word's `probes` are kept. The batch being decided is in `index` by its
+    claim words' signatures, numbered in the order decided. Once a batch is
+    written (`written`), its signatures and word sets move to two temporary
+    tables of the connection (`Spill`), so what a write holds in memory is one
+    batch, however many it writes: an import of a million lines keeps a few
+    hundred MB of signatures on disk, not in its process.
     """
 
     def __init__(self) -> None:
+        self.spill: Spill | None = None
         self._forget()
 
     def _forget(self) -> None:
@@ -385,11 +393,10 @@ class Search:
         self.version: int | None = None
         self.probes: dict[str, Probe] = {}
         self.index = signatures.Index(OVERLAP)
-        self.rowids = array("q")
 
     @property
     def count(self) -> int:
-        """Memories the write has decided so far."""
+        """Memories of the batch decided so far."""
         return len(self.index)
 
     def start(self, db: Db) -> None:
@@ -401,23 +408,143 @@ class Search:
         if self.boundary is not None and version == self.version:
             return
         self._forget()
+        self.close(db)
         self.boundary = int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))
         self.version = version
 
     def number(self, memory: Memory) -> int:
-        """File a decided memory of the write by its claim words; its number."""
+        """File a decided memory of the batch by its claim words; its number."""
         return self.index.add(claim(memory.summary).words)
 
     def written(self, db: Db, ids: Sequence[str]) -> None:
-        """The rowids of the memories numbered since the last call, now written,
-        in the order they were numbered."""
+        """The memories numbered since the last call are written, in the order
+        they were numbered: file them by rowid on disk, and start a new batch."""
         at = dict(
             db.execute(
                 "SELECT id, rowid FROM memories WHERE id IN (SELECT value FROM json_each(?))",
                 (json.dumps(list(ids)),),
             ).fetchall()
         )
-        self.rowids.extend(at[memory_id] for memory_id in ids)
+        if self.spill is None:
+            self.spill = Spill(db)
+        self.spill.add(db, self.index, [at[memory_id] for memory_id in ids])
+        self.index.clear()
+
+    def discard(self) -> None:
+        """Forget the batch being decided: it was refused, nothing of it written."""
+        self.index.clear()
+
+    def prefetch(self, db: Db, memories: Sequence[Memory]) -> None:
+        """Read, in one query, what the earlier batches file under the
+        signatures of `memories` (a batch about to be decided)."""
+        if self.spill is not None:
+            self.spill.prefetch(db, self.index, [claim(m.summary).words for m in memories])
+
+    def near(self, db: Db, words: frozenset[str]) -> tuple[list[int], list[int]]:
+        """The write's memories whose words reach the overlap with `words`:
+        the numbers of the batch's, and the rowids of the earlier batches'."""
+        ranks = self.index.ranked(words)
+        if not ranks:
+            return [], []
+        keys: set[int] = set()
+        if self.index.reachable(len(ranks)):
+            keys = self.index.signatures(ranks)
+        own = self.index.find_ranked(ranks, keys) if self.count else []
+        earlier = self.spill.find(db, self.index, ranks, keys) if self.spill is not None else []
+        return own, earlier
+
+    def close(self, db: Db) -> None:
+        """Drop what the search keeps on disk (also gone when the connection closes)."""
+        if self.spill is not None:
+            self.spill.drop(db)
+            self.spill = None
+
+
+# A key no signature has (they are 36-bit, not negative): sets too long to sign.
+_LONG_KEY = -1
+_SPILLS = itertools.count()
+
+
+class Spill:
+    """A written batch's signatures and word sets, in temporary tables of the
+    connection: `<name>_keys` maps a signature to the rowids of the sets that
+    have it, `<name>_sets` a rowid to its words as ranks in the index's order
+    (an array of int32). A lookup reads the sets under a query's signatures,
+    and holds each to the overlap exactly, as `signatures.Index.find` does, so
+    the search finds what it found when everything was in memory. The tables
+    live in SQLite's temporary file with a small cache of their own, so their
+    size does not show in the process's memory."""
+
+    def __init__(self, db: Db) -> None:
+        self.name = f"temp.tree_ring_search_{next(_SPILLS)}"
+        # Sets under signatures read ahead for the batch being decided.
+        self.fetched: dict[int, list[tuple[int, bytes]]] = {}
+        db.execute(f"CREATE TABLE {self.name}_sets(row INTEGER PRIMARY KEY, words BLOB NOT NULL)")
+        db.execute(
+            f"CREATE TABLE {self.name}_keys(key INTEGER NOT NULL, row INTEGER NOT NULL,"
+            " PRIMARY KEY (key, row)) WITHOUT ROWID"
+        )
+
+    def add(self, db: Db, index: signatures.Index, rowids: Sequence[int]) -> None:
+        """File the index's sets 0, 1, ... under `rowids`."""
+        keys: list[tuple[int, int]] = []
+        sets: list[tuple[int, bytes]] = []
+        for number, rowid in enumerate(rowids):
+            ranks = index.words(number)
+            sets.append((rowid, ranks.tobytes()))
+            if len(ranks) > signatures.LONG:
+                keys.append((_LONG_KEY, rowid))
+            elif ranks:
+                keys.extend((key, rowid) for key in index.signatures(ranks.tolist()))
+        db.executemany(f"INSERT INTO {self.name}_sets VALUES (?, ?)", sets)
+        db.executemany(f"INSERT OR IGNORE INTO {self.name}_keys VALUES (?, ?)", keys)
+        self.fetched = {}
+
+    def _read(self, db: Db, keys: Collection[int]) -> dict[int, list[tuple[int, bytes]]]:
+        """The sets filed under each of `keys`."""
+        fetched: dict[int, list[tuple[int, bytes]]] = {key: [] for key in keys}
+        for key, row, blob in db.execute(
+            f"SELECT k.key, k.row, s.words FROM {self.name}_keys k"
+            f" JOIN {self.name}_sets s ON s.row = k.row"
+            " WHERE k.key IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(keys)),),
+        ):
+            fetched[key].append((row, blob))
+        return fetched
+
+    def prefetch(self, db: Db, index: signatures.Index, sets: Sequence[frozenset[str]]) -> None:
+        """Read the sets under every signature of `sets` at once: a batch's
+        lookups in one query rather than one each."""
+        keys = {_LONG_KEY}
+        for words in sets:
+            ranks = index.ranked(words)
+            if ranks and index.reachable(len(ranks)):
+                keys |= index.signatures(ranks)
+        self.fetched = self._read(db, keys)
+
+    def find(
+        self, db: Db, index: signatures.Index, ranks: list[int], keys: Collection[int]
+    ) -> list[int]:
+        """Rowids of the sets that reach the overlap with the set of `ranks`,
+        whose signatures are `keys`, in rowid order."""
+        wanted = {_LONG_KEY, *keys}
+        missing = wanted.difference(self.fetched)
+        fetched = self._read(db, missing) if missing else {}
+        mine = set(ranks)
+        found: set[int] = set()
+        seen: set[int] = set()
+        for key in wanted:
+            for row, blob in self.fetched.get(key) or fetched.get(key, ()):
+                if row in seen:
+                    continue
+                seen.add(row)
+                if index.reaches(mine, array("i", blob)):
+                    found.add(row)
+        return sorted(found)
+
+    def drop(self, db: Db) -> None:
+        db.execute(f"DROP TABLE IF EXISTS {self.name}_sets")
+        db.execute(f"DROP TABLE IF EXISTS {self.name}_keys")
 
 
 class Batch:
@@ -526,8 +653,8 @@ def find(db: Db, memory: Memory, batch: Batch | None = None) -> list[Found]:
     words = search_words(new) if search.boundary else []
     where = candidates(probe(db, words, search), misses) if words else Candidates((), None)
     first = batch.first if batch is not None else search.count
-    own = search.index.find(new.words) if search.count else []
-    listed = [*where.rowids, *(search.rowids[n] for n in own if n < first)]
+    own, earlier = search.near(db, new.words)
+    listed = [*where.rowids, *earlier]
     pending = [batch.memories[n - first] for n in own if n >= first] if batch else []
     clause = batch.live if batch is not None else live.live(View(), "m")
     place, params = same_place(memory)

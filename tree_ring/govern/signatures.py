@@ -79,7 +79,7 @@ class Index:
     def prefix(self, size: int) -> int:
         return min(size, size - self.least(size) + min(K, size))
 
-    def _ranked(self, words: Collection[str]) -> list[int]:
+    def ranked(self, words: Collection[str]) -> list[int]:
         """The words' ranks in the index's order, ascending."""
         rank = self._rank
         ranks: list[int] = []
@@ -91,45 +91,68 @@ class Index:
         ranks.sort()
         return ranks
 
-    def _signatures(self, ranks: list[int]) -> set[int]:
+    def signatures(self, ranks: list[int]) -> set[int]:
         """Hashes of the k-subsets of the set's prefix."""
         prefix = ranks[: self.prefix(len(ranks))]
         k = min(K, len(ranks))
         return {hash(combo) & _KEY_MASK for combo in itertools.combinations(prefix, k)}
+
+    def reachable(self, size: int) -> bool:
+        """Whether a set of `size` words can reach the overlap with a set of
+        `LONG` words or fewer, and so must be looked up by its signatures."""
+        return self.least(size) <= LONG
+
+    def words(self, number: int) -> array[int]:
+        """Set `number`'s words, as ranks."""
+        return self._words[self._start[number] : self._start[number + 1]]
+
+    def clear(self) -> None:
+        """Forget every set, keep the order of words: sets filed elsewhere
+        (`contradictions.Search` moves a written batch's to its store) keep
+        their signatures."""
+        self._table = _Table()
+        self._long = []
+        self._words = array("i")
+        self._start = array("q", [0])
 
     def add(self, words: Collection[str]) -> int:
         """File a set of words; its number."""
         number = len(self)
         if number >= _REF_MASK:
             raise ValueError(f"an index holds at most {_REF_MASK - 1} sets")
-        ranks = self._ranked(words)
+        ranks = self.ranked(words)
         self._words.extend(ranks)
         self._start.append(len(self._words))
         if len(ranks) > LONG:
             self._long.append(number)
         elif ranks:  # an empty set reaches no overlap (nothing is shared)
-            self._table.add(self._signatures(ranks), number)
+            self._table.add(self.signatures(ranks), number)
         return number
 
     def find(self, words: Collection[str]) -> list[int]:
         """Numbers of the sets that share at least `overlap` of their words with
         `words` (of the union of the two), in order."""
-        ranks = self._ranked(words)
-        size = len(ranks)
-        if not size:
+        ranks = self.ranked(words)
+        if not ranks:
+            return []
+        # Only a set of LONG words or fewer is signed, and only one that
+        # could reach such a set needs its signatures.
+        keys: set[int] = self.signatures(ranks) if self.reachable(len(ranks)) else set()
+        return self.find_ranked(ranks, keys)
+
+    def find_ranked(self, ranks: list[int], keys: Collection[int]) -> list[int]:
+        """`find` for a set already ranked, whose signatures are `keys`."""
+        if not ranks:
             return []
         met: set[int] = set(self._long)
-        if self.least(size) <= LONG:  # a set of LONG words or fewer could reach it
-            met.update(self._table.find(self._signatures(ranks)))
+        met.update(self._table.find(keys))
         mine = set(ranks)
-        words_, start, overlap = self._words, self._start, self.overlap
-        found: list[int] = []
-        for number in sorted(met):
-            theirs = words_[start[number] : start[number + 1]]
-            shared = sum(rank in mine for rank in theirs)
-            if shared and shared / (size + len(theirs) - shared) >= overlap:
-                found.append(number)
-        return found
+        return [n for n in sorted(met) if self.reaches(mine, self.words(n))]
+
+    def reaches(self, mine: set[int], theirs: Collection[int]) -> bool:
+        """Whether two sets of ranks share at least `overlap` of their words."""
+        shared = len(mine.intersection(theirs))
+        return bool(shared) and shared / (len(mine) + len(theirs) - shared) >= self.overlap
 
 
 class _Table:

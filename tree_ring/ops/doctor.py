@@ -21,6 +21,7 @@ from pathlib import Path
 from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
+from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
 from tree_ring.store import audit, schema
 from tree_ring.store.audit import Actor
@@ -364,8 +365,21 @@ def check_ledger(root: Path, db: Db, *, repair: bool) -> Check | None:
     return Check("ledger", ok, detail, repairable, repaired)
 
 
-def diagnose(root: Path, *, repair: bool = False, actor: Actor | None = None) -> Report:
-    """Run every check; with `repair`, fix the repairable failures and check again."""
+def diagnose(
+    root: Path,
+    *,
+    repair: bool = False,
+    actor: Actor | None = None,
+    progress: Progress | None = None,
+) -> Report:
+    """Run every check; with `repair`, fix the repairable failures and check
+    again. `progress` is told each check as it starts, of all of them."""
+
+    def run(step: Callable[[Db], Check], done: int) -> Check:
+        if progress is not None:
+            progress(f"doctor: {step.__name__.removeprefix('check_')}", done, len(CHECKS))
+        return _run(db, step)
+
     root = project.normalise_root(root)
     path = project.store_path(root)
     if not path.exists():
@@ -385,14 +399,14 @@ def diagnose(root: Path, *, repair: bool = False, actor: Actor | None = None) ->
         report.checks.append(Check("open", False, str(exc)))
         return report
     try:
-        found = [_run(db, step) for step in CHECKS]
+        found = [run(step, n) for n, step in enumerate(CHECKS)]
         integrity_ok = found[0].ok or found[0].repairable
         if repair and integrity_ok and any(not c.ok and c.repairable for c in found):
             done = _repair(db, found, actor or Actor.person())
             # Check everything again: a repair that did not take stays a failure.
             found = [
                 Check(c.name, c.ok, c.detail, c.repairable, done.get(c.name, ""))
-                for c in (_run(db, step) for step in CHECKS)
+                for c in (run(step, n) for n, step in enumerate(CHECKS))
             ]
         report.checks = found
         ledger_check = check_ledger(root, db, repair=repair)

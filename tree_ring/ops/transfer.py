@@ -1,16 +1,21 @@
 """Export to JSONL and import from it, including the original Tree Ring's rows.
 
-Every imported row and tombstone is placed in the importing project. Import
-is all or nothing, in one transaction: the first bad line is reported by
-number and nothing is written. Every line is checked as strictly as a write:
-a memory by validation and the guard, a tombstone by shape and the guard, and
-review metadata a file claims is kept only as a claim.
+Every imported row and tombstone is placed in the importing project. A file
+whose rows name several projects is refused, before anything is written,
+unless the caller takes those projects (`Projects`: a map, or all of them).
+Import is all or nothing, in one transaction: the first bad line is reported
+by number and nothing is written; or, when the caller asks (`skip_invalid`),
+each bad line is left out and reported by number with its reason. Every
+line is checked as strictly as a write: a memory by validation and the
+guard, a tombstone by shape and the guard, and review metadata a file claims
+is kept only as a claim.
 
 An import streams: it holds one batch of lines (`BATCH`) at a time, not the
 file, so its memory does not grow with the file. It reads the lines twice.
-The first pass parses only the lines that name a content tombstone
-(`{"record": "content_tombstone"}`, which an export writes after its
-memories, or the original's header that lists them), and those tombstones
+The first pass counts the lines and parses only those that name a project or
+a content tombstone (`{"record": "content_tombstone"}`, which an export
+writes after its memories, or the original's header that lists them): it
+learns which projects the rows name, and the tombstones
 are written before any memory, so what was forgotten on one machine stays
 forgotten on the next wherever its tombstone sits in the file. The second
 pass parses, validates and guards each line and writes the memories a batch
@@ -25,16 +30,19 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from itertools import groupby, islice
 from pathlib import Path
 from typing import IO, Any
 
 from tree_ring.govern import contradictions, coordinator
-from tree_ring.model.errors import TreeRingError, UsageError
+from tree_ring.model.errors import Denied, TreeRingError, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.imported import from_mapping
+from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string, parse_time
 from tree_ring.ops import original, replace
 from tree_ring.store import audit, live, rows
@@ -122,6 +130,49 @@ class ImportReport:
     pending: int = 0
     dry_run: bool = False
     replaced: list[str] = field(default_factory=lambda: [])
+    # (line number, reason) of each line left out under `skip_invalid`.
+    skipped: list[tuple[int, str]] = field(default_factory=lambda: [])
+    # Rows taken from another project id (a map or `all_projects`), by that id.
+    merged: dict[str, int] = field(default_factory=lambda: {})
+    # Recorded on every governed row that names no session of its own
+    # (`origin_session`) and on the import's audit entries (`session`), so the
+    # rows of one import can be found, and reviewed, together.
+    batch: str = ""
+
+
+@dataclass(frozen=True)
+class Projects:
+    """How rows that name another project are taken: by default they are
+    refused (a file of several projects' rows is not merged without a word);
+    `mapping` takes the named ones, `take_all` every one, into this project."""
+
+    mapping: dict[str, str] = field(default_factory=lambda: {})
+    take_all: bool = False
+
+    @classmethod
+    def parse(cls, specs: Iterable[str], project: str, *, take_all: bool = False) -> Projects:
+        """`OLD=NEW` pairs as given on the command line; NEW is this project."""
+        mapping: dict[str, str] = {}
+        for spec in specs:
+            old, sep, new = spec.partition("=")
+            if not sep or not old.strip() or not new.strip():
+                raise UsageError(
+                    f"--project-map takes OLD=NEW, e.g. --project-map {spec or 'old'}={project}"
+                )
+            if new.strip() != project:
+                raise UsageError(
+                    f"--project-map {spec}: rows are imported into this project only; "
+                    f"use --project-map {old.strip()}={project}"
+                )
+            mapping[old.strip()] = project
+        return cls(mapping, take_all)
+
+    def takes(self, claimed: str) -> bool:
+        return self.take_all or claimed in self.mapping
+
+
+class _Foreign(UsageError):
+    """A row of a project the caller did not map."""
 
 
 @dataclass(frozen=True)
@@ -132,46 +183,88 @@ class _Parsed:
     keep_trust: bool = False
 
 
-def _parse(lines: Iterable[str], project: str, trusted: bool) -> Iterator[_Parsed]:
+@dataclass
+class _Reading:
+    """What `_parse` is told, and what it notes as it reads."""
+
+    project: str
+    trusted: bool
+    batch: str
+    projects: Projects = field(default_factory=Projects)
+    skip: bool = False
+    report: ImportReport = field(default_factory=ImportReport)
+    # Rows of projects not taken, by project id: left out (`skip`), or the
+    # import is refused before it starts.
+    foreign: dict[str, int] = field(default_factory=lambda: {})
+
+
+def _parse(lines: Iterable[str], reading: _Reading) -> Iterator[_Parsed]:
     """Each non-blank line, parsed, validated and guarded, in order; the first
-    bad one raises, naming its line."""
+    bad one raises, naming its line, or under `skip` is noted and left out.
+    A row of a project not taken (`reading.foreign`) is skipped."""
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
-            if len(raw.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
-                raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
-            data = json.loads(raw)
-            if not isinstance(data, dict):
-                raise UsageError("not a JSON object")
-            # The original's export: a header (with our tombstones), then envelopes.
-            row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
-            for stone in stones:
-                yield _Parsed(number, None, _tombstone(stone, project))
-            if row is None:
-                continue
-            if row.get("record") == TOMBSTONE:
-                yield _Parsed(number, None, _tombstone(row, project))
-                continue
-            memory = from_mapping(row)
-            # The store is the project's: every row lands in it. A row kept under
-            # another project id (or none) would be invisible to every brief.
-            memory = memory.replace(project=project)
-            # A person restoring Tree Ring's own export keeps its trust states;
-            # anything else is an import, and governance decides what waits.
-            keep_trust = trusted and "trust" in row
-            if not keep_trust:
-                memory = _claims_only(memory.replace(origin="import"))
-            if memory.superseded_by and memory.retired_at is None:
-                memory = memory.replace(retired_at=memory.updated_at)
-            parsed = _Parsed(number, pipeline.prepare(memory), None, keep_trust)
+            parsed = list(_parse_line(raw, number, reading))
+        except _Foreign as exc:
+            if reading.skip:
+                reading.report.skipped.append((number, str(exc)))
+            continue
         except (ValueError, RecursionError) as exc:  # RecursionError: nesting too deep
+            if reading.skip:
+                reading.report.skipped.append((number, f"not valid JSON ({str(exc)[:80]})"))
+                continue
             raise UsageError(
                 f"line {number}: not valid JSON ({str(exc)[:80]}); nothing imported"
             ) from None
         except TreeRingError as exc:
+            if reading.skip:
+                reading.report.skipped.append((number, str(exc)))
+                continue
             raise _at_line(exc, number) from None
-        yield parsed
+        yield from parsed
+
+
+def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
+    project = reading.project
+    if len(raw.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
+        raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
+    data = json.loads(raw)
+    if not isinstance(data, dict):
+        raise UsageError("not a JSON object")
+    # The original's export: a header (with our tombstones), then envelopes.
+    row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
+    for stone in stones:
+        yield _Parsed(number, None, _tombstone(stone, project))
+    if row is None:
+        return
+    if row.get("record") == TOMBSTONE:
+        yield _Parsed(number, None, _tombstone(row, project))
+        return
+    claimed = row.get("project")
+    if isinstance(claimed, str) and claimed and claimed != project:
+        if claimed in reading.foreign:
+            raise _Foreign(
+                f"a row of project {claimed[:60]}; take it with --project-map "
+                f"{claimed[:60]}={project} or --all-projects"
+            )
+        merged = reading.report.merged
+        merged[claimed] = merged.get(claimed, 0) + 1
+    memory = from_mapping(row)
+    # The store is the project's: every row lands in it. A row kept under
+    # another project id (or none) would be invisible to every brief.
+    memory = memory.replace(project=project)
+    # A person restoring Tree Ring's own export keeps its trust states;
+    # anything else is an import, and governance decides what waits.
+    keep_trust = reading.trusted and "trust" in row
+    if not keep_trust:
+        memory = _claims_only(memory.replace(origin="import"))
+        if memory.origin_session is None:
+            memory = memory.replace(origin_session=reading.batch)
+    if memory.superseded_by and memory.retired_at is None:
+        memory = memory.replace(retired_at=memory.updated_at)
+    yield _Parsed(number, pipeline.prepare(memory), None, keep_trust)
 
 
 def _claims_only(memory: Memory) -> Memory:
@@ -194,25 +287,38 @@ def _claims_only(memory: Memory) -> Memory:
     )
 
 
-def _tombstones(lines: Iterable[str], project: str) -> Iterator[dict[str, Any]]:
-    """The valid content tombstones of the file, in order. Only lines that
-    name the record (or the header that lists them) are parsed; a bad one is
-    left for `_parse` to report in its turn, so the first bad line of the file
-    is still the one named."""
+@dataclass
+class _FirstPass:
+    """What the first reading of the file finds: its lines, its valid content
+    tombstones in order, and the project ids its memory rows name."""
+
+    lines: int = 0
+    stones: list[dict[str, Any]] = field(default_factory=lambda: [])
+    projects: dict[str, int] = field(default_factory=lambda: {})
+
+
+def _first_pass(lines: Iterable[str], project: str) -> _FirstPass:
+    """Read every line once. Only lines that name a tombstone or a project
+    are parsed; a bad one is left for `_parse` to report in its turn, so the
+    first bad line of the file is still the one named."""
+    found = _FirstPass()
     for raw in lines:
-        if TOMBSTONE not in raw or len(raw) > MAX_LINE_BYTES:
+        found.lines += 1
+        if len(raw) > MAX_LINE_BYTES or ('"project"' not in raw and TOMBSTONE not in raw):
             continue
         try:
             data = json.loads(raw)
             if not isinstance(data, dict):
                 continue
             row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
-            for stone in stones:
-                yield _tombstone(stone, project)
+            found.stones += [_tombstone(stone, project) for stone in stones]
             if row is not None and row.get("record") == TOMBSTONE:
-                yield _tombstone(row, project)
+                found.stones.append(_tombstone(row, project))
+            elif row is not None and isinstance(claimed := row.get("project"), str) and claimed:
+                found.projects[claimed] = found.projects.get(claimed, 0) + 1
         except (ValueError, RecursionError, TreeRingError):
             continue
+    return found
 
 
 def _at_line(exc: TreeRingError, number: int) -> TreeRingError:
@@ -266,6 +372,11 @@ class _Ids:
         return "sha256:" + done.hexdigest()
 
 
+def new_batch_id() -> str:
+    """An import's batch id: when it ran, and enough randomness to be its own."""
+    return f"import-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
+
+
 def import_lines(
     store: Store,
     lines: Iterable[str],
@@ -275,16 +386,44 @@ def import_lines(
     dry_run: bool = False,
     replace_existing: bool = False,
     batch: int = BATCH,
+    skip_invalid: bool = False,
+    projects: Projects | None = None,
+    progress: Progress | None = None,
 ) -> ImportReport:
     """Import JSONL lines; `lines` is read twice (see the module's text), so a
-    one-shot iterator is first taken into a list."""
+    one-shot iterator is first taken into a list.
+
+    `skip_invalid` leaves out each line that would refuse the import (bad
+    JSON, a field validation or the guard refuses, a forgotten content, a row
+    of a project not taken) and notes it in the report, where by default the
+    first one refuses the whole file. A denial of the import itself is never
+    skipped. `progress` is told the lines read of the total, once a batch."""
     if iter(lines) is lines:
         lines = list(lines)
-    trusted = not actor.origin.is_agent
-    report = ImportReport(dry_run=dry_run)
-    # The same caller (and capability), writing rows whose origin is the import.
-    import_actor = actor.replace(origin=actor.origin.replace(kind="import"))
-    stones = list(_tombstones(lines, project))
+    report = ImportReport(dry_run=dry_run, batch=new_batch_id())
+    reading = _Reading(
+        project,
+        trusted=not actor.origin.is_agent,
+        batch=report.batch,
+        projects=projects or Projects(),
+        skip=skip_invalid,
+        report=report,
+    )
+    # The same caller (and capability), writing rows whose origin is the
+    # import, under the batch's id as its session, so its audit entries name it.
+    import_actor = actor.replace(origin=actor.origin.replace(kind="import", session=report.batch))
+    first = _first_pass(lines, project)
+    stones, total = first.stones, first.lines
+    # A file of one project's rows is a migration into this project, as it
+    # always was; rows of several projects are taken only as the caller says.
+    if len(first.projects) > 1:
+        reading.foreign = {
+            p: n
+            for p, n in first.projects.items()
+            if p != project and not reading.projects.takes(p)
+        }
+        if reading.foreign and not skip_invalid:
+            raise UsageError(_foreign_message(reading.foreign, project))
     with bulk.page_cache(store.db, CACHE_KIB), store.write() as db:
         decision = None if dry_run else coordinator.decide(db, "import", actor, "")
         writing = decision is None or decision.allowed
@@ -301,12 +440,12 @@ def import_lines(
                 detail = {"tombstones": [stone["content_hash"] for stone in stones]}
                 audit.append(db, import_actor, "tombstone", "import", detail)
         ids = _Ids()
-        writer = _Writer(db, import_actor, report)
+        writer = _Writer(db, import_actor, report, skip=skip_invalid)
         if replace_existing:
             # A person's decision: the file's rows take the place of the
             # stored rows with their ids, authorized as the import is.
             writer.replacing = (actor, not dry_run)
-        parsed = _parse(lines, project, trusted)
+        parsed = _parse(lines, reading)
         while chunk := list(islice(parsed, max(1, batch))):
             report.lines += len(chunk)
             report.tombstones += sum(item.tombstone is not None for item in chunk)
@@ -315,6 +454,8 @@ def import_lines(
                     ids.add(item.memory.id)
             if writing:
                 writer.write(chunk)
+            if progress is not None:
+                progress("import", chunk[-1].number, total)
         if decision is not None:
             # Denied: every line was still read, so a bad one is named first,
             # as it would be with nothing to decide.
@@ -324,18 +465,32 @@ def import_lines(
             coordinator.record(db, [decision])
         if dry_run:
             raise _DryRun(report)
+        writer.search.close(db)
         if len(report.created) > (writer.search.boundary or 0):
             bulk.merge_fts(db)
     return report
 
 
+def _foreign_message(foreign: dict[str, int], project: str) -> str:
+    named = sorted(foreign, key=lambda p: (-foreign[p], p))
+    listed = ", ".join(f"{p[:60]} ({foreign[p]} rows)" for p in named[:5])
+    if len(named) > 5:
+        listed += f" and {len(named) - 5} more"
+    return (
+        f"the file holds rows of other projects: {listed}; take them into this project "
+        f"with --project-map {named[0][:60]}={project} (repeatable) or --all-projects, "
+        "or leave them out with --skip-invalid; nothing imported"
+    )
+
+
 class _Writer:
     """Writes an import's batches in order, one search across all of them."""
 
-    def __init__(self, db: Db, actor: Actor, report: ImportReport) -> None:
+    def __init__(self, db: Db, actor: Actor, report: ImportReport, *, skip: bool = False) -> None:
         self.db = db
         self.actor = actor
         self.report = report
+        self.skip = skip
         # (who replaces, whether to authorize) for `import --replace-existing`.
         self.replacing: tuple[Actor, bool] | None = None
         self.search = contradictions.Search()
@@ -352,19 +507,27 @@ class _Writer:
             memories = [item.memory for item in changed if item.memory is not None]
             self.report.replaced += replace.vacate(self.db, memories, person, authorize=authorize)
         for keep_trust, run in groupby(changed, _keeps_trust):
-            items = list(run)
-            memories = [item.memory for item in items if item.memory is not None]
-            try:
-                results = bulk.insert_prepared_many(
-                    self.db,
-                    memories,
-                    self.actor,
-                    action="import",
-                    admit=not keep_trust,
-                    search=self.search,
-                )
-            except BatchError as refused:
-                raise _at_line(refused.error, items[refused.index].number) from None
+            items = [item for item in run if item.memory is not None]
+            while True:
+                memories = [item.memory for item in items if item.memory is not None]
+                try:
+                    results = bulk.insert_prepared_many(
+                        self.db,
+                        memories,
+                        self.actor,
+                        action="import",
+                        admit=not keep_trust,
+                        search=self.search,
+                    )
+                    break
+                except BatchError as refused:
+                    if not self.skip or isinstance(refused.error, Denied):
+                        raise _at_line(refused.error, items[refused.index].number) from None
+                    # Nothing of the batch was written: leave the line out and
+                    # decide the rest again (at most once per refused line).
+                    self.report.skipped.append((items[refused.index].number, str(refused.error)))
+                    del items[refused.index]
+                    self.search.discard()
             for memory, result in zip(memories, results, strict=True):
                 if result.created:
                     self.report.created.append(result.id)
@@ -421,6 +584,9 @@ def import_or_plan(
     actor: Actor,
     dry_run: bool,
     replace_existing: bool = False,
+    skip_invalid: bool = False,
+    projects: Projects | None = None,
+    progress: Progress | None = None,
 ) -> ImportReport:
     try:
         return import_lines(
@@ -430,6 +596,9 @@ def import_or_plan(
             actor=actor,
             dry_run=dry_run,
             replace_existing=replace_existing,
+            skip_invalid=skip_invalid,
+            projects=projects,
+            progress=progress,
         )
     except _DryRun as done:
         return done.report

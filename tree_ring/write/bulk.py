@@ -20,7 +20,8 @@ Governance (`admit=True`) searches for contradictions among the stored rows
 and the write's own. One `contradictions.Search` is carried across the
 batches of a write: the FTS index answers for the rows stored before it, and
 the search's signatures for every memory the write has decided, written or
-not, so no batch waits on another's FTS entries and no word is probed twice.
+not (the written batches' on disk, read ahead once a batch), so no batch
+waits on another's FTS entries and no word is probed twice.
 
 Around that, bulk gives the connection a page cache sized for the indexes a
 batch touches (`page_cache`), and authorizes a bulk action other than
@@ -89,6 +90,9 @@ def insert_prepared_many(
     """The transactional half of a bulk write; the caller holds the transaction
     (and, for a bulk action, has authorized it). `search` is the write's, if
     more batches follow; they then find this one's memories through it."""
+    if search is not None and admit:
+        search.start(db)
+        search.prefetch(db, memories)
     plan = pipeline.decide(
         db, memories, actor, action=action, admit=admit, offset=offset, search=search
     )
@@ -144,6 +148,9 @@ def insert_many(
                     offset=len(results),
                     search=search,
                 )
+        if search is not None and search.spill is not None:
+            with store.write() as db:
+                search.close(db)
         if sum(result.created for result in results) > before:
             with store.write() as db:
                 merge_fts(db)
