@@ -1,8 +1,9 @@
-"""`python3 -m tree_ring` runs the CLI; `python3 -m tree_ring mcp` the MCP server.
+"""`python3 -m tree_ring` runs the CLI; `... mcp` the MCP server; `... tui` the terminal UI.
 
-The CLI and the MCP server are two clients of the library on the same floor,
-so neither imports the other: the choice is made here, above both, before
-either loads. The server then starts without the CLI's parser and verbs.
+The CLI, the MCP server and the terminal UI are clients of the library on the
+same floor, so none imports another: the choice is made here, above them,
+before any loads. The server and the UI then start without the CLI's parser
+and verbs.
 """
 
 import gc
@@ -16,6 +17,10 @@ def main(argv: list[str] | None = None) -> int:
         from tree_ring.mcp.server import main as serve
 
         return serve(words[1:])
+    if words[:1] == ["tui"]:
+        from tree_ring.tui.main import main as tui
+
+        return tui(words[1:])
     from tree_ring.cli.app import main as cli
 
     return cli(words)
@@ -23,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """`main` as a program; the CLI exits at once once its output is out."""
-    if sys.argv[1:2] == ["mcp"]:
+    if sys.argv[1:2] in (["mcp"], ["tui"]):
         sys.exit(main())
     from tree_ring.cli.app import run as cli
 

@@ -1,0 +1,390 @@
+"""What the screen shows, and what each key does to it: pure, no curses, no store.
+
+A key changes the state (the cursor, a prompt's text, a toggle) and may ask
+for an `Action`: something only the store can answer (load a view, search)
+or change (approve, forget). The loop in `screen` runs the action through
+`actions` and hands the answer back. Every change to memory is asked for in
+two steps at least: the key, then `y` at a confirmation that names the memory
+(and a reason first where the audit log keeps one), so no single stray key
+writes anything, and moving around never does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tree_ring.model.record import RINGS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tree_ring.model.record import Memory
+
+# The views a person moves between; `exploded` is the rings panel's other face.
+VIEWS = ("memories", "search", "review", "inbox", "stream", "evidence", "integrations", "audit")
+# Actions that read; everything else an `Action` names changes the store.
+READS = frozenset({"load", "search", "audit", "integrations", "quit", "help"})
+# What each write is called when the confirmation asks for it.
+VERB = {
+    "approve": "approve",
+    "reject": "reject",
+    "dispute": "dispute",
+    "forget": "forget (delete)",
+    "redact": "redact",
+    "promote": "promote",
+    "keep": "keep",
+    "ring": "move to ring",
+    "supersede": "supersede",
+    "remember": "remember",
+    "consolidate": "consolidate",
+    "export": "export",
+    "sync": "sync",
+}
+# Writes that keep a reason in the audit log: asked for before the confirmation.
+NEEDS_REASON = frozenset({"reject", "dispute", "forget", "redact", "supersede"})
+
+
+@dataclass(frozen=True)
+class Action:
+    """A request the loop carries out against the store."""
+
+    name: str
+    target: str | None = None  # a memory id, when the action is on one
+    args: tuple[str, ...] = ()
+    reason: str | None = None  # the person's reason, kept in the audit log
+
+    @property
+    def writes(self) -> bool:
+        return self.name not in READS
+
+
+@dataclass(frozen=True)
+class RingStat:
+    ring: str
+    total: int = 0
+    confidence: float = 0.0  # average over the ring's live rows
+    salience: float = 0.0
+    private: int = 0  # rows of any sensitivity but normal
+    top_event: str = ""  # the ring's most frequent event type
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    rings: tuple[RingStat, ...] = tuple(RingStat(r) for r in RINGS)
+    total: int = 0
+    private: int = 0
+    review: int = 0
+    inbox: int | None = None  # None: this store has no inbox to show
+
+    def count(self, ring: str) -> int:
+        return next((s.total for s in self.rings if s.ring == ring), 0)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One row of the list: a memory (with what the view adds), or a line of
+    another kind (an audit entry, an integration) with its detail lines."""
+
+    key: str
+    memory: Memory | None = None
+    note: str = ""  # a score, a decision
+    pair: tuple[Memory, ...] = ()  # the live memories a pending one contradicts
+    text: str = ""  # the row, for items that are not memories
+    detail: tuple[str, ...] = ()  # the detail pane, for items that are not memories
+
+
+@dataclass
+class Prompt:
+    """A line of input at the bottom: a command, a query, a reason, y/n."""
+
+    kind: str  # command | search | reason | confirm | time | text
+    label: str
+    buffer: str = ""
+    action: Action | None = None  # what the answer completes
+
+
+@dataclass
+class State:
+    project: str = ""
+    view: str = "memories"
+    exploded: bool = False
+    items: list[Item] = field(default_factory=lambda: [])
+    cursor: int = 0
+    top: int = 0
+    page: int = 10  # list rows on screen; the layout sets it
+    dashboard: Dashboard = field(default_factory=Dashboard)
+    include_sensitive: bool = False
+    include_superseded: bool = False
+    query: str = ""
+    as_of: str | None = None
+    valid_at: str | None = None
+    show_audit: bool = False
+    audit: list[dict[str, Any]] = field(default_factory=lambda: [])
+    prompt: Prompt | None = None
+    status: str = ""
+    help: bool = False
+    watching: bool = True
+    changes: int = 0  # writes seen from other processes since start
+    inbox_enabled: bool = False
+
+    # ----------------------------------------------------------- selection
+
+    def selected(self) -> Item | None:
+        if 0 <= self.cursor < len(self.items):
+            return self.items[self.cursor]
+        return None
+
+    def selected_memory(self) -> Memory | None:
+        item = self.selected()
+        return item.memory if item else None
+
+    def set_items(self, items: list[Item]) -> None:
+        """New rows, keeping the cursor on the same key where it still is."""
+        chosen = self.selected()
+        key = chosen.key if chosen else None
+        self.items = items
+        where = next((i for i, it in enumerate(items) if it.key == key), None)
+        self.cursor = where if where is not None else min(self.cursor, max(len(items) - 1, 0))
+        self.scroll()
+
+    def move(self, delta: int) -> None:
+        if self.items:
+            self.cursor = max(0, min(len(self.items) - 1, self.cursor + delta))
+        self.scroll()
+
+    def scroll(self) -> None:
+        page = max(self.page, 1)
+        if self.cursor < self.top:
+            self.top = self.cursor
+        elif self.cursor >= self.top + page:
+            self.top = self.cursor - page + 1
+        self.top = max(0, min(self.top, max(len(self.items) - page, 0)))
+
+    # ------------------------------------------------------------ prompts
+
+    def ask(self, action: Action) -> None:
+        """Begin a write: a reason first if the audit log keeps one, then y/n."""
+        if action.name in NEEDS_REASON and not action.reason:
+            self.prompt = Prompt(
+                "reason", f"{VERB[action.name]} {action.target}: reason", "", action
+            )
+        else:
+            self.prompt = Prompt("confirm", confirmation(action), "", action)
+
+    def cancel(self, note: str = "cancelled") -> None:
+        self.prompt = None
+        self.status = note
+
+
+def confirmation(action: Action) -> str:
+    what = VERB.get(action.name, action.name)
+    words = [what]
+    if action.target:
+        words.append(action.target)
+    words += action.args
+    if action.reason:
+        words.append(f"(reason: {action.reason})")
+    return " ".join(words) + "? y/n"
+
+
+# ------------------------------------------------------------------- keys
+#
+# A key is a one-character string, or a name for the keys that are not
+# characters: UP DOWN PGUP PGDN HOME END ENTER ESC BACKSPACE RESIZE TAB.
+
+MOVES = {"UP": -1, "k": -1, "DOWN": 1, "j": 1}
+VIEW_KEYS = {"m": "memories", "v": "review", "n": "inbox", "w": "stream", "e": "evidence"}
+# key -> (action, the trust states it applies to; empty: any memory)
+WRITE_KEYS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "a": ("approve", ("pending", "disputed")),
+    "x": ("reject", ("pending", "disputed")),
+    "d": ("dispute", ("pending", "accepted")),
+    "f": ("forget", ()),
+    "p": ("promote", ()),
+    "K": ("keep", ()),
+}
+
+KEY_HELP: tuple[tuple[str, str], ...] = (
+    ("j k ↑ ↓ PgUp PgDn g G", "move"),
+    ("/", "command line (/help lists the commands)"),
+    ("s", "search (recall)"),
+    ("r", "rings: ambient or exploded"),
+    ("m v n w e", "views: memories, review, inbox, stream (live), evidence"),
+    ("i", "show or hide sensitive memories"),
+    ("u", "show or hide superseded memories"),
+    ("l", "audit log of the selected memory"),
+    ("t", "time: believed as of TIME (empty: now)"),
+    ("a x d", "approve, reject, dispute the selected memory"),
+    ("f", "forget the selected memory (asks a reason)"),
+    ("p K", "promote, keep an inbox capture"),
+    ("R", "reload from the store"),
+    ("?", "this help"),
+    ("q Esc", "quit (Esc leaves a prompt or this help first)"),
+)
+
+
+def footer(width: int) -> str:
+    """The key help that fits one line."""
+    parts = [
+        "q quit",
+        "/ cmd",
+        "s search",
+        "r rings",
+        "i sensitive",
+        "u superseded",
+        "v review",
+        "a approve",
+        "x reject",
+        "f forget",
+        "l log",
+        "t time",
+        "w stream",
+        "? help",
+    ]
+    line = ""
+    for part in parts:
+        candidate = f"{line}  {part}" if line else part
+        if len(candidate) > width:
+            break
+        line = candidate
+    return line
+
+
+def handle_key(state: State, key: str) -> Action | None:
+    """Apply `key` to `state`; the action the loop should carry out, if any."""
+    if state.prompt is not None:
+        return _prompt_key(state, state.prompt, key)
+    if state.help:
+        state.help = key not in ("ESC", "?", "q", "ENTER")
+        return None
+    if key in ("q", "ESC"):
+        return Action("quit")
+    if key in MOVES:
+        state.move(MOVES[key])
+    elif key == "PGDN":
+        state.move(max(state.page - 1, 1))
+    elif key == "PGUP":
+        state.move(-max(state.page - 1, 1))
+    elif key in ("g", "HOME"):
+        state.move(-len(state.items))
+    elif key in ("G", "END"):
+        state.move(len(state.items))
+    elif key == "/":
+        state.prompt = Prompt("command", "/")
+    elif key == "s":
+        state.prompt = Prompt("search", "search", state.query)
+    elif key == "t":
+        state.prompt = Prompt("time", "as of (ISO time, empty for now)", state.as_of or "")
+    elif key == "r":
+        state.exploded = not state.exploded
+    elif key == "?":
+        state.help = True
+    elif key == "i":
+        state.include_sensitive = not state.include_sensitive
+        state.status = f"sensitive memories {'shown' if state.include_sensitive else 'hidden'}"
+        return Action("load")
+    elif key == "u":
+        state.include_superseded = not state.include_superseded
+        shown = "shown" if state.include_superseded else "hidden"
+        state.status = f"superseded memories {shown}"
+        return Action("load")
+    elif key == "l":
+        state.show_audit = not state.show_audit
+        return _audit(state)
+    elif key == "R":
+        return Action("load")
+    elif key in VIEW_KEYS:
+        return switch(state, VIEW_KEYS[key])
+    elif key in WRITE_KEYS:
+        return _write_key(state, *WRITE_KEYS[key])
+    if key in MOVES or key in ("PGDN", "PGUP", "g", "G", "HOME", "END"):
+        return _audit(state)
+    return None
+
+
+def _audit(state: State) -> Action | None:
+    """The audit log follows the cursor while it is open."""
+    memory = state.selected_memory()
+    if state.show_audit and memory is not None:
+        return Action("audit", memory.id)
+    return None
+
+
+def switch(state: State, view: str) -> Action | None:
+    if view == "inbox" and not state.inbox_enabled:
+        state.status = "this Tree Ring has no inbox of agents' captures yet"
+        return None
+    if view != state.view:
+        state.view = view
+        state.cursor = state.top = 0
+    return Action("load")
+
+
+def _write_key(state: State, name: str, trusts: tuple[str, ...]) -> Action | None:
+    memory = state.selected_memory()
+    if memory is None:
+        state.status = f"nothing selected to {VERB[name]}"
+        return None
+    if name in ("promote", "keep") and not state.inbox_enabled:
+        state.status = f"{name} works on the inbox of agents' captures, not in this Tree Ring yet"
+        return None
+    if trusts and memory.trust not in trusts:
+        state.status = (
+            f"{memory.id} is {memory.trust}: {VERB[name]} applies to {' or '.join(trusts)}"
+        )
+        return None
+    state.ask(Action(name, memory.id))
+    return None
+
+
+def _prompt_key(state: State, prompt: Prompt, key: str) -> Action | None:
+    if key == "ESC":
+        state.cancel()
+        return None
+    if prompt.kind == "confirm":
+        if key in ("y", "Y"):
+            state.prompt = None
+            return prompt.action
+        if key in ("n", "N", "q"):
+            state.cancel()
+        return None
+    if key == "BACKSPACE":
+        if not prompt.buffer and prompt.kind == "command":
+            state.cancel("")
+        prompt.buffer = prompt.buffer[:-1]
+        return None
+    if key == "ENTER":
+        return _submit(state, prompt)
+    if len(key) == 1 and key.isprintable():
+        prompt.buffer += key
+    return None
+
+
+def _submit(state: State, prompt: Prompt) -> Action | None:
+    text = prompt.buffer.strip()
+    state.prompt = None
+    if prompt.kind == "search":
+        state.query = text
+        if not text:
+            return switch(state, "memories")
+        state.view = "search"
+        state.cursor = state.top = 0
+        return Action("search", None, (text,))
+    if prompt.kind == "time":
+        state.as_of = text or None
+        return Action("load")
+    if prompt.kind == "reason":
+        action = prompt.action
+        if action is None:
+            return None
+        if not text:
+            state.status = "a reason is required; it is kept in the audit log"
+            return None
+        state.ask(Action(action.name, action.target, action.args, text))
+        return None
+    if prompt.kind == "command":
+        from tree_ring.tui import commands  # the slash commands, parsed
+
+        return commands.run(state, text)
+    return None
