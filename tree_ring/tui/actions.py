@@ -352,7 +352,7 @@ def _entry_lines(entry: dict[str, Any]) -> list[str]:
 def memory_lines(memory: Memory) -> list[str]:
     """Every field of a memory that holds a value, trust and origin first."""
     data = memory.to_dict()
-    first = ("id", "trust", "origin", "ring", "scope", "summary")
+    first = ("id", "trust", "review_reason", "origin", "ring", "scope", "summary")
     lines = [f"{k}: {data[k]}" for k in first if data.get(k) not in (None, "", [])]
     lines += [
         f"{k}: {_flat(v)}"

@@ -125,7 +125,7 @@ def run(state: State, text: str) -> Action | None:
     elif name == "sync":
         state.ask(Action("sync"))
     elif name == "help":
-        state.help = True
+        state.help, state.help_top = True, 0
     elif name == "quit":
         return Action("quit")
     return None

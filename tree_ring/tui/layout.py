@@ -110,8 +110,6 @@ def wrap(lines: list[str], width: int, style: str = "plain") -> list[Line]:
 
 def detail(state: State, width: int) -> list[Line]:
     item = state.selected()
-    if state.help:
-        return help_lines(width)
     if item is None:
         if state.view == "search":
             return wrap(["No matching memory.", "s searches again; Esc returns."], width, "dim")
@@ -168,13 +166,26 @@ def contradiction(memory: Memory, others: tuple[Memory, ...], width: int) -> lis
 
 
 def help_lines(width: int) -> list[Line]:
-    out: list[Line] = [[("keys (Esc closes)", "title")]]
-    for keys, what in KEY_HELP:
-        out.append(fit([(f"{keys:<22}", "accent"), (what, "plain")], width))
-    out.append([("commands", "title")])
+    """The keys, then the commands; side by side when the screen is wide."""
+    keys: list[Line] = [[("keys (j k scroll, Esc closes)", "title")]]
+    for names, what in KEY_HELP:
+        keys.append([(f"{names:<22}", "accent"), (what, "plain")])
+    named: list[Line] = [[("commands (after /)", "title")]]
     for name, what in COMMANDS.items():
-        out.append(fit([(f"/{name:<13}", "accent"), (what, "plain")], width))
-    return out
+        named.append([(f"/{name:<13}", "accent"), (what, "plain")])
+    if width < 100:
+        return [fit(line, width) for line in [*keys, [], *named]]
+    half = (width - 1) // 2
+    blank: Line = []
+    rows = max(len(keys), len(named))
+    return [
+        [
+            *fit(keys[i] if i < len(keys) else blank, half),
+            (" ", "plain"),
+            *fit(named[i] if i < len(named) else blank, width - half - 1),
+        ]
+        for i in range(rows)
+    ]
 
 
 def list_title(state: State, shown: int, total: int | None) -> str:
@@ -213,6 +224,11 @@ def render(
     top = header(state, width)
     prompt, keys = bottom(state, width)
     body_h = height - 3
+    if state.help:
+        lines = help_lines(width)
+        state.help_top = min(state.help_top, max(len(lines) - body_h, 0))
+        shown = lines[state.help_top : state.help_top + body_h]
+        return [top, *shown, *[fit([], width)] * (body_h - len(shown)), prompt, keys]
     if width < MIN_FULL[0] or height < MIN_FULL[1]:
         state.page = body_h - 1
         state.scroll()
@@ -228,7 +244,7 @@ def render(
     state.scroll()
     right = [fit([(list_title(state, len(state.items), total), "title")], right_w)]
     right += _list(state, right_w, list_h)
-    right.append(fit([("Detail" if not state.help else "Help", "title")], right_w))
+    right.append(fit([("Detail", "title")], right_w))
     right += [fit(line, right_w) for line in detail(state, right_w)[:detail_h]]
     right += [fit([], right_w)] * (detail_h - (len(right) - list_h - 2))
     body = [left[i] + [("│" if unicode else "|", "dim")] + right[i] for i in range(body_h)]
@@ -253,6 +269,6 @@ def _left(state: State, width: int, height: int, unicode: bool) -> list[Line]:
         picture_h = max(height - len(activity) - 2, 0)
         lines = [[("Ambient rings", "title")]]
         lines += rings.picture(d, width, picture_h) if picture_h >= 3 else []
-        lines += [[("Rings      n   conf/sal  private top", "title")], *activity]
+        lines += [rings.activity_header(width), *activity]
     lines = lines[:height]
     return [fit(line, width) for line in lines] + [fit([], width)] * (height - len(lines))

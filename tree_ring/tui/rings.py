@@ -141,6 +141,13 @@ def activity(dashboard: Dashboard, width: int, *, unicode: bool = True) -> list[
     return lines
 
 
+def activity_header(width: int) -> Line:
+    """The column names over `activity`, at the same widths."""
+    head = f"{'ring':<10}" if width >= 36 else f"{'ring':<5}"
+    bar = " " * (6 if width >= 40 else 4)
+    return [(f"{head}{'n':>6} {bar} conf/sal private top", "title")]
+
+
 def exploded(dashboard: Dashboard, width: int, *, unicode: bool = True) -> list[Line]:
     """Each ring on its own, with its bar across the panel and what it holds."""
     most = max((s.total for s in dashboard.rings), default=0)

@@ -124,6 +124,7 @@ class State:
     prompt: Prompt | None = None
     status: str = ""
     help: bool = False
+    help_top: int = 0  # the help's first line on screen
     watching: bool = True
     changes: int = 0  # writes seen from other processes since start
     inbox_enabled: bool = False
@@ -256,6 +257,9 @@ def handle_key(state: State, key: str) -> Action | None:
     if state.prompt is not None:
         return _prompt_key(state, state.prompt, key)
     if state.help:
+        if key in MOVES or key in ("PGDN", "PGUP"):
+            step = MOVES.get(key) or (state.page if key == "PGDN" else -state.page)
+            state.help_top = max(0, state.help_top + step)
         state.help = key not in ("ESC", "?", "q", "ENTER")
         return None
     if key in ("q", "ESC"):
@@ -279,7 +283,7 @@ def handle_key(state: State, key: str) -> Action | None:
     elif key == "r":
         state.exploded = not state.exploded
     elif key == "?":
-        state.help = True
+        state.help, state.help_top = True, 0
     elif key == "i":
         state.include_sensitive = not state.include_sensitive
         state.status = f"sensitive memories {'shown' if state.include_sensitive else 'hidden'}"
