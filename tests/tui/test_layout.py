@@ -102,7 +102,7 @@ def test_help_lists_every_command(width: int, height: int) -> None:
 
 
 def test_help_scrolls_at_80x24() -> None:
-    from tree_ring.tui.state import handle_key
+    from tree_ring.tui.keys import handle_key
 
     state = State()
     handle_key(state, "?")
@@ -118,7 +118,7 @@ def test_help_scrolls_at_80x24() -> None:
 def test_prompts_take_the_status_line() -> None:
     state = State(status="stored mem_x")
     assert text(layout.render(state, 80, 24))[-2].startswith("stored mem_x")
-    from tree_ring.tui.state import handle_key
+    from tree_ring.tui.keys import handle_key
 
     handle_key(state, "/")
     for ch in "rings":

@@ -5,7 +5,8 @@ through the one liveness predicate (`store/live.py`), every change through
 the same write path, review decisions and audit log, with the person at the
 terminal as the actor. The pieces, each small:
 
-- `state`: what the screen shows and what a key does to it; pure, no curses.
+- `state`: what the screen shows; pure, no curses, no store.
+- `keys`: what each key does to the state, and the action it asks for.
 - `rings`: the ring activity bars and the concentric-ring picture, as text.
 - `layout`: the whole screen as lines of styled segments, for a given size.
 - `commands`: the slash commands, parsed into the actions they ask for.

@@ -14,7 +14,8 @@ import textwrap
 from tree_ring.tui import rings
 from tree_ring.tui.actions import memory_lines
 from tree_ring.tui.commands import COMMANDS
-from tree_ring.tui.state import KEY_HELP, Item, State, footer
+from tree_ring.tui.keys import KEY_HELP, footer
+from tree_ring.tui.state import Item, State
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -15,7 +15,8 @@ import curses
 from tree_ring.model.errors import TreeRingError
 from tree_ring.tui import layout
 from tree_ring.tui.actions import Session
-from tree_ring.tui.state import Action, State, handle_key
+from tree_ring.tui.keys import handle_key
+from tree_ring.tui.state import Action, State
 
 POLL_MS = 250
 

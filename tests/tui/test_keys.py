@@ -7,7 +7,8 @@ from helpers import make_memory
 
 from tree_ring.model.record import Memory
 from tree_ring.tui import commands
-from tree_ring.tui.state import Action, Item, State, footer, handle_key
+from tree_ring.tui.keys import footer, handle_key
+from tree_ring.tui.state import Action, Item, State
 
 
 def memories(count: int, **fields: object) -> list[Item]:
