@@ -49,6 +49,7 @@ def footer(width: int) -> str:
     """The key help that fits one line."""
     parts = [
         "q quit",
+        "? help",
         "/ cmd",
         "s search",
         "r rings",
@@ -61,7 +62,6 @@ def footer(width: int) -> str:
         "l log",
         "t time",
         "w stream",
-        "? help",
     ]
     line = ""
     for part in parts:

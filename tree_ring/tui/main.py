@@ -18,7 +18,8 @@ from tree_ring.model.record import parse_time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    import curses
+    from collections.abc import Callable, Mapping, Sequence
 
 USAGE_EXIT = 2
 INTERRUPTED = 130
@@ -112,11 +113,7 @@ def _run(root: str, env: Mapping[str, str], args: argparse.Namespace) -> int:
         unicode = locale.getpreferredencoding(False).replace("-", "").lower() == "utf8"
         color = not env.get("NO_COLOR")  # https://no-color.org: any non-empty value
         try:
-            curses.wrapper(
-                lambda window: screen.run(
-                    window, session, state, color and curses.has_colors(), unicode
-                )
-            )
+            _wrapped(lambda window: screen.run(window, session, state, color, unicode))
         except curses.error as exc:
             term = env.get("TERM", "")
             return _fail(
@@ -127,3 +124,27 @@ def _run(root: str, env: Mapping[str, str], args: argparse.Namespace) -> int:
     finally:
         session.close()
     return 0
+
+
+def _wrapped(run: Callable[[curses.window], None]) -> None:
+    """curses.wrapper, but colour only when the screen asks for it.
+
+    The standard wrapper starts colour on any terminal that has it, and
+    ncurses then paints every cell white on black: under NO_COLOR nothing
+    but the terminal's own colours may show. The way out is the wrapper's:
+    whatever ends the loop (q, an exception, Ctrl-C), the modes and the
+    alternate screen are restored before it goes on up.
+    """
+    import curses
+
+    window = curses.initscr()
+    try:
+        curses.noecho()
+        curses.cbreak()
+        window.keypad(True)
+        run(window)
+    finally:
+        window.keypad(False)
+        curses.echo()
+        curses.nocbreak()
+        curses.endwin()

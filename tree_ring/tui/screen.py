@@ -135,7 +135,7 @@ def run(window: curses.window, session: Session, state: State, color: bool, unic
     curses.set_escdelay(25)
     window.keypad(True)
     window.timeout(POLL_MS)
-    painter = Painter(color)
+    painter = Painter(color and curses.has_colors())
     if color and hasattr(painter, "ground"):
         window.bkgd(" ", painter.ground)
     seen = session.data_version()

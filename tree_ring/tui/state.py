@@ -184,9 +184,9 @@ def confirmation(action: Action) -> str:
     if action.target:
         words.append(action.target)
     words += action.args
-    if action.reason:
-        words.append(f"(reason: {action.reason})")
-    return " ".join(words) + "? y/n"
+    # y/n before the reason: a long reason is clipped at the screen's edge, not the question.
+    asked = " ".join(words) + "? y/n"
+    return f"{asked} (reason: {action.reason})" if action.reason else asked
 
 
 def switch(state: State, view: str) -> Action | None:
