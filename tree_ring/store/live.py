@@ -19,9 +19,10 @@ declared once, as a list of `Test`s, and rendered twice: as the SQL clause
 (`live`) and as a Python test of a `Memory` (`check`), with SQL's NULL
 semantics; a property test holds the two to the same answer.
 
-`whole_project` is for a person at the terminal: `list`, `show` and `export`
-then see every partition. An agent's see exactly what its
-recall sees, through this same clause, whatever the verb.
+`whole_project` is for a person at the terminal: `recall`, `list`, `show`
+and `export` then see every partition, each row labelled by the caller.
+An agent's see exactly what its recall sees, through this same clause,
+whatever the verb.
 """
 
 from __future__ import annotations
@@ -226,11 +227,19 @@ def visible(
     identity: Identity, alias: str = "m", scope: str | None = None, *, whole_project: bool = False
 ) -> Clause:
     """The project's shared scopes plus the caller's own partitions; with
-    `whole_project` (a person's list, show and export), every partition."""
+    `whole_project` (a person's recall, list, show and export), every
+    partition, or only the rows of the partitions `identity` names."""
     m = alias
     params: dict[str, Any] = {"vis_project": identity.project}
     if whole_project:
         sql = f"{m}.project = :vis_project"
+        # A person narrows the whole project by naming a partition: only the
+        # rows written in it.
+        for column in ("agent_profile", "workflow_id", "session_id"):
+            value = getattr(identity, column)
+            if value:
+                params[f"vis_{column}"] = value
+                sql += f" AND {m}.{column} = :vis_{column}"
         if scope is not None:
             params["vis_scope"] = scope
             sql += f" AND {m}.scope = :vis_scope"
