@@ -199,3 +199,55 @@ def test_library_errors_come_back_as_errors(session: Session) -> None:
     with pytest.raises(TreeRingError):
         session.run(Action("approve", "mem_20200101_000000_000000000000"))
     assert "not available" in session.run(Action("nonsense"))
+
+
+def agent_note(store: Store, project_id: str, summary: str) -> str:
+    memory = make_memory(
+        project_id, summary, scope="agent", agent_profile="claude-code", origin="claude-code",
+        origin_session="sess-1", session_id="sess-1", workflow_id="sess-1",
+    )  # fmt: skip
+    return pipeline.store_memory(store, memory, AGENT).id
+
+
+def test_the_inbox_lists_agents_rows_and_looking_marks_nothing_seen(
+    store: Store, project_id: str, session: Session
+) -> None:
+    first = agent_note(store, project_id, "the agent found the flaky test")
+    second = agent_note(store, project_id, "the agent learned the deploy script")
+    write(store, project_id, "a person's own note")
+    state = State(view="inbox")
+    session.load(state)
+    assert {i.key for i in state.items} == {first, second}
+    assert state.dashboard.inbox == 2
+    session.load(state)
+    assert {i.key for i in state.items} == {first, second}
+    assert "kept" in session.run(Action("keep", first))
+    session.load(state)
+    assert {i.key for i in state.items} == {second}
+    assert state.dashboard.inbox == 1
+
+
+def test_promote_moves_an_agents_row_into_the_project(
+    store: Store, project_id: str, session: Session, run_cli: CliRunner
+) -> None:
+    note = agent_note(store, project_id, "the cache key includes the locale")
+    said = session.run(Action("promote", note, (), "every session needs it"))
+    assert said.startswith(f"promoted {note} from agent to project")
+    assert rows.get(store.db, note).scope == "project"
+    last = audit.entries(store.db, limit=1, target=note)[-1]
+    assert (last["action"], last["actor"]) == ("promote", "person")
+    assert "every session needs it" in last["detail"]
+    assert note in run_cli("recall", "cache key locale").out
+
+
+def test_promote_of_a_shared_memory_moves_it_to_heartwood(
+    store: Store, project_id: str, session: Session
+) -> None:
+    old = write(store, project_id, "the api is versioned by date")
+    said = session.run(Action("promote", old, (), "it holds"))
+    assert "in heartwood" in said
+    state = State()
+    session.load(state)
+    assert [(i.memory.ring, i.memory.summary) for i in state.items if i.memory] == [
+        ("heartwood", "the api is versioned by date")
+    ]

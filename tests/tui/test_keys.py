@@ -166,12 +166,19 @@ def test_audit_follows_the_cursor_while_open() -> None:
     assert handle_key(state, "j") is None
 
 
-def test_inbox_keys_say_when_there_is_no_inbox() -> None:
+def test_keep_is_for_the_inbox_and_promote_asks_a_reason() -> None:
     state = State(items=memories(1))
-    assert handle_key(state, "n") is None
-    assert state.view == "memories" and "inbox" in state.status
-    assert handle_key(state, "p") is None
-    assert state.prompt is None
+    assert handle_key(state, "K") is None
+    assert state.prompt is None and "inbox" in state.status
+    assert handle_key(state, "n") == Action("load")
+    assert state.view == "inbox"
+    handle_key(state, "K")
+    assert handle_key(state, "y") == Action("keep", state.items[0].key)
+    handle_key(state, "p")
+    assert state.prompt is not None and state.prompt.kind == "reason"
+    typed(state, "useful to all")
+    handle_key(state, "ENTER")
+    assert handle_key(state, "y") == Action("promote", state.items[0].key, (), "useful to all")
 
 
 def test_quit_and_help() -> None:
@@ -217,13 +224,22 @@ def test_slash_forget_takes_its_reason_inline() -> None:
     assert state.prompt is not None and state.prompt.kind == "reason"
 
 
-@pytest.mark.parametrize(
-    ("name", "ring"), [("promote", "heartwood"), ("scar", "scar"), ("seed", "seed")]
-)
+@pytest.mark.parametrize(("name", "ring"), [("scar", "scar"), ("seed", "seed")])
 def test_ring_commands_move_the_selected_memory(name: str, ring: str) -> None:
     state = State(items=memories(1))
     run(state, name)
     assert handle_key(state, "y") == Action("ring", state.items[0].key, (ring,))
+
+
+def test_promote_by_command_takes_global_and_a_reason() -> None:
+    state = State(items=memories(1))
+    target = state.items[0].key
+    run(state, "promote global mine everywhere")
+    assert handle_key(state, "y") == Action("promote", target, ("global",), "mine everywhere")
+    run(state, "promote the team needs it")
+    assert handle_key(state, "y") == Action("promote", target, (), "the team needs it")
+    run(state, "promote")
+    assert state.prompt is not None and state.prompt.kind == "reason"
 
 
 def test_supersede_names_the_old_memory() -> None:

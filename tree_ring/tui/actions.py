@@ -89,7 +89,7 @@ class Session:
 
     def dashboard(self, state: State) -> Dashboard:
         """Per ring, the live memories any sensitivity; the review queue's size."""
-        from tree_ring.ops import review
+        from tree_ring.ops import inbox, review
 
         clause = self.where(self.view(state, include_sensitive=True, include_unreviewed=False))
         stats = {
@@ -113,7 +113,7 @@ class Session:
             total=sum(s.total for s in rings),
             private=sum(s.private for s in rings),
             review=review.queue_size(self.store.db, self.project),
-            inbox=None,
+            inbox=inbox.count(self.store, self.project) if self.whole_project else None,
         )
 
     def load(self, state: State) -> None:
@@ -123,6 +123,7 @@ class Session:
             "memories": self._memories,
             "search": self._search,
             "review": self._review,
+            "inbox": self._inbox,
             "stream": self._stream,
             "evidence": self._evidence,
             "integrations": self._integrations,
@@ -183,6 +184,17 @@ class Session:
             )
         self.totals[state.view] = len(items)
         return items
+
+    def _inbox(self, state: State) -> list[Item]:
+        """Agents' rows the person has not seen; reading them marks nothing
+        seen (only `keep` and the other decisions do), so looking stays a read."""
+        from tree_ring.ops import inbox
+
+        if not self.whole_project:
+            return []  # the inbox is the person's; an agent's environment sees none
+        found = inbox.unseen(self.store, self.project, limit=PAGE)
+        self.totals[state.view] = found.total
+        return [Item(i.memory.id, i.memory, note=f"{i.partition}: {i.why}") for i in found.items]
 
     def _stream(self, state: State) -> list[Item]:
         entries = audit.entries(self.store.db, limit=200)[::-1]
@@ -284,6 +296,39 @@ class Session:
         result = verbs.remember(self.store, verbs.Draft(**said), partition, self.actor)
         state = "" if result.trust == "accepted" else f" ({result.trust}: {result.review_reason})"
         return f"{old.id} is now {result.id} in {ring}{state}"
+
+    def _do_promote(self, action: Action) -> str:
+        """An agent's partition memory into the project (or the person's own
+        store with `global`), in place; a memory already shared, to heartwood."""
+        from tree_ring.model.record import PRIVATE_SCOPES
+        from tree_ring.ops import promote
+
+        memory = rows.get(self.store.db, _target(action))
+        if memory.scope not in PRIVATE_SCOPES and not action.args:
+            return self._do_ring(Action("ring", memory.id, ("heartwood",)))
+        if action.args[:1] == ("global",):
+            from tree_ring.store.user import open_user
+
+            user = open_user(self.environ, create=True)
+            assert user is not None  # created when missing
+            try:
+                done = promote.promote(
+                    self.store, memory.id, actor=self.actor, reason=action.reason or "",
+                    scope=promote.GLOBAL, user_store=user,
+                )  # fmt: skip
+            finally:
+                user.close()
+        else:
+            done = promote.promote(
+                self.store, memory.id, actor=self.actor, reason=action.reason or ""
+            )
+        return f"promoted {done.id} from {done.from_scope} to {done.scope} ({done.store} store)"
+
+    def _do_keep(self, action: Action) -> str:
+        from tree_ring.ops import inbox
+
+        inbox.keep(self.store, self.project, [_target(action)], self.actor)
+        return f"kept {action.target} where it is; the inbox shows it no more"
 
     def _do_supersede(self, action: Action) -> str:
         from tree_ring.write import correct

@@ -19,7 +19,8 @@ COMMANDS: dict[str, str] = {
     "remember": "SUMMARY: store a memory (project scope)",
     "forget": "[REASON]: delete the selected memory; its content never comes back",
     "redact": "[REASON]: empty the selected memory's text, keep the row",
-    "promote": "move the selected memory to heartwood (an inbox capture: share it)",
+    "promote": "[global] [REASON]: an agent's capture into the project (global: your own "
+    "store, every project); a shared memory to heartwood",
     "scar": "move the selected memory to the scar ring",
     "seed": "move the selected memory to the seed ring",
     "supersede": "OLD_ID [REASON]: OLD_ID is replaced by the selected memory",
@@ -40,7 +41,7 @@ COMMANDS: dict[str, str] = {
     "quit": "leave",
 }
 PERIODS = ("day", "week", "month")
-RINGED = {"promote": "heartwood", "scar": "scar", "seed": "seed"}
+RINGED = {"scar": "scar", "seed": "seed"}
 
 
 class PathRefused(ValueError):
@@ -136,10 +137,12 @@ def _on_selected(state: State, name: str, memory_id: str, argument: str) -> Acti
         state.show_audit = True
         return Action("audit", memory_id)
     if name in RINGED:
-        if state.view == "inbox" and name == "promote":
-            state.ask(Action("promote", memory_id))
-        else:
-            state.ask(Action("ring", memory_id, (RINGED[name],)))
+        state.ask(Action("ring", memory_id, (RINGED[name],)))
+    elif name == "promote":
+        first, _, rest = argument.partition(" ")
+        where = ("global",) if first == "global" else ()
+        reason = rest if where else argument
+        state.ask(Action("promote", memory_id, where, reason.strip() or None))
     elif name == "supersede":
         old, _, reason = argument.partition(" ")
         if not old:

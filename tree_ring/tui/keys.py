@@ -38,7 +38,8 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("t", "time: believed as of TIME (empty: now)"),
     ("a x d", "approve, reject, dispute the selected memory"),
     ("f", "forget the selected memory (asks a reason)"),
-    ("p K", "promote, keep an inbox capture"),
+    ("p", "promote: an agent's capture to the project, else to heartwood"),
+    ("K", "keep an inbox capture where it is (seen)"),
     ("R", "reload from the store"),
     ("?", "this help"),
     ("q Esc", "quit (Esc leaves a prompt or this help first)"),
@@ -140,8 +141,8 @@ def _write_key(state: State, name: str, trusts: tuple[str, ...]) -> Action | Non
     if memory is None:
         state.status = f"nothing selected to {VERB[name]}"
         return None
-    if name in ("promote", "keep") and not state.inbox_enabled:
-        state.status = f"{name} works on the inbox of agents' captures, not in this Tree Ring yet"
+    if name == "keep" and state.view != "inbox":
+        state.status = "keep is for the inbox (n): it marks an agent's capture seen"
         return None
     if trusts and memory.trust not in trusts:
         state.status = (

@@ -42,7 +42,7 @@ VERB = {
     "sync": "sync",
 }
 # Writes that keep a reason in the audit log: asked for before the confirmation.
-NEEDS_REASON = frozenset({"reject", "dispute", "forget", "redact", "supersede"})
+NEEDS_REASON = frozenset({"reject", "dispute", "forget", "redact", "supersede", "promote"})
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,6 @@ class State:
     help_top: int = 0  # the help's first line on screen
     watching: bool = True
     changes: int = 0  # writes seen from other processes since start
-    inbox_enabled: bool = False
 
     # ----------------------------------------------------------- selection
 
@@ -190,9 +189,6 @@ def confirmation(action: Action) -> str:
 
 
 def switch(state: State, view: str) -> Action | None:
-    if view == "inbox" and not state.inbox_enabled:
-        state.status = "this Tree Ring has no inbox of agents' captures yet"
-        return None
     if view != state.view:
         state.view = view
         state.cursor = state.top = 0
