@@ -61,7 +61,7 @@ def first_screen(root: Path) -> list[str]:
     try:
         state = State(project=session.project)
         layout.render(state, 80, 24)  # sets the page size, as the loop's first draw does
-        session.load(state)
+        session.load(state, inbox_count=False)  # as the loop's first frame
         screen = layout.render(state, 80, 24, session.totals.get(state.view))
     finally:
         session.close()

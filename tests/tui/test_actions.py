@@ -251,3 +251,47 @@ def test_promote_of_a_shared_memory_moves_it_to_heartwood(
     assert [(i.memory.ring, i.memory.summary) for i in state.items if i.memory] == [
         ("heartwood", "the api is versioned by date")
     ]
+
+
+def test_the_header_counts_the_review_queue_as_review_does(
+    store: Store, project_id: str, session: Session
+) -> None:
+    from tree_ring.ops import review
+
+    waiting = [
+        make_memory(project_id, "waits", trust="pending"),
+        make_memory(project_id, "disputed one", trust="disputed"),
+        make_memory(project_id, "expired but waiting", trust="pending", expires_at=PAST),
+    ]
+    distractors = [
+        make_memory("another-project", "elsewhere", trust="pending"),
+        make_memory(project_id, "redacted", trust="pending", redacted_at=PAST),
+        make_memory(project_id, "retired", trust="pending", retired_at=PAST),
+        make_memory(project_id, "rejected", trust="rejected"),
+        *(make_memory(project_id, f"accepted {i}") for i in range(200)),
+    ]
+    with store.write() as db:
+        rows.insert_many(db, [*distractors, *waiting])
+    d = session.dashboard(State())
+    assert d.review == review.queue_size(store.db, project_id) == 3
+
+
+def test_the_list_total_past_one_page_is_every_live_row(
+    store: Store, project_id: str, session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tree_ring.tui import actions
+
+    monkeypatch.setattr(actions, "PAGE", 10)
+    seed_invisible(store, project_id, 100)
+    with store.write() as db:
+        rows.insert_many(db, [make_memory(project_id, f"visible {i}") for i in range(25)])
+        rows.insert_many(db, [make_memory(project_id, "private", sensitivity="health")])
+    state = State()
+    session.load(state)
+    assert (len(state.items), session.totals["memories"]) == (10, 25)
+    state.include_sensitive = True
+    session.load(state)
+    assert session.totals["memories"] == 26
+    state.include_superseded = True  # another view of time: counted on its own
+    session.load(state)
+    assert session.totals["memories"] == 26 + 20 + 20  # and the rejected and superseded rows

@@ -38,13 +38,20 @@ if TYPE_CHECKING:
 PAGE = 500
 EXPORTS = "exports"
 
-DASHBOARD_SQL = (
-    "SELECT m.ring, count(*), avg(m.confidence), avg(m.salience),"
-    " sum(m.sensitivity != 'normal') FROM memories m WHERE {clause} GROUP BY m.ring"
+# One pass over the live rows feeds the header and the ring panel: per ring,
+# event type, trust and privacy, how many and their confidence and salience.
+# A 100,000-row store costs one scan, not one per figure.
+SCAN_SQL = (
+    "SELECT m.ring, m.event_type, m.trust, m.sensitivity != 'normal', count(*),"
+    " sum(m.confidence), sum(m.salience) FROM memories m WHERE {clause} GROUP BY 1, 2, 3, 4"
 )
-EVENTS_SQL = (
-    "SELECT m.ring, m.event_type, count(*) FROM memories m WHERE {clause}"
-    " GROUP BY m.ring, m.event_type"
+# `ops/review.py`'s queue, counted (a test holds the two to the same count).
+# Written so SQLite takes the partial index of rows not accepted: the `+`
+# keeps it from the project index, which every row of the store matches.
+QUEUED_SQL = (
+    "SELECT count(*) FROM memories m WHERE +m.project IS :project"
+    " AND m.trust IN ('pending', 'disputed') AND m.trust != 'accepted'"
+    " AND m.retired_at IS NULL AND m.redacted_at IS NULL"
 )
 COUNT_SQL = "SELECT count(*) FROM memories m WHERE {clause}"
 
@@ -65,6 +72,7 @@ class Session:
         self.actor = Actor(self.identity.agent_profile or origin.kind, origin, capability=token)
         self.whole_project = not origin.is_agent
         self.totals: dict[str, int] = {}
+        self.listed: int | None = None  # live rows the memory list would show, all pages
 
     def close(self) -> None:
         self.store.close()
@@ -87,38 +95,54 @@ class Session:
     def where(self, view: View) -> live.Clause:
         return live.where(self.identity, view, whole_project=self.whole_project)
 
-    def dashboard(self, state: State) -> Dashboard:
-        """Per ring, the live memories any sensitivity; the review queue's size."""
-        from tree_ring.ops import inbox, review
+    def dashboard(self, state: State, *, inbox_count: bool = True) -> Dashboard:
+        """The header's figures and the ring panel, from one pass (`SCAN_SQL`);
+        the inbox's count, a pass of its own, unless `inbox_count` is False
+        (the first frame, which then keeps the count it had, if any)."""
+        from tree_ring.ops import inbox
 
-        clause = self.where(self.view(state, include_sensitive=True, include_unreviewed=False))
-        stats = {
-            r[0]: r
-            for r in self.store.query(DASHBOARD_SQL.format(clause=clause.sql), clause.params)
-        }
-        top: dict[str, tuple[int, str]] = {}
-        for ring, event, count in self.store.query(
-            EVENTS_SQL.format(clause=clause.sql), clause.params
+        clause = self.where(self.view(state, include_sensitive=True, include_superseded=False))
+        sums: dict[str, list[float]] = {ring: [0, 0.0, 0.0, 0] for ring in RINGS}
+        events: dict[str, dict[str, int]] = {ring: {} for ring in RINGS}
+        listed = 0
+        for ring, event, trust, private, count, conf, sal in self.store.query(
+            SCAN_SQL.format(clause=clause.sql), clause.params
         ):
-            if count > top.get(ring, (0, ""))[0]:
-                top[ring] = (count, event)
+            if state.include_sensitive or not private:
+                listed += count
+            if trust != "accepted" or ring not in sums:
+                continue
+            total = sums[ring]
+            total[0] += count
+            total[1] += conf or 0.0
+            total[2] += sal or 0.0
+            total[3] += count if private else 0
+            events[ring][event] = events[ring].get(event, 0) + count
+        self.listed = None if state.include_superseded else listed
         rings = tuple(
-            RingStat(ring, r[1], r[2] or 0.0, r[3] or 0.0, r[4] or 0, top.get(ring, (0, ""))[1])
-            if (r := stats.get(ring)) is not None
-            else RingStat(ring)
-            for ring in RINGS
+            RingStat(
+                ring,
+                int(n),
+                conf / n if n else 0.0,
+                sal / n if n else 0.0,
+                int(private),
+                max(events[ring], key=lambda e: (events[ring][e], e)) if events[ring] else "",
+            )
+            for ring, (n, conf, sal, private) in sums.items()
         )
         return Dashboard(
             rings=rings,
             total=sum(s.total for s in rings),
             private=sum(s.private for s in rings),
-            review=review.queue_size(self.store.db, self.project),
-            inbox=inbox.count(self.store, self.project) if self.whole_project else None,
+            review=int(self.store.db.scalar(QUEUED_SQL, {"project": self.project}) or 0),
+            inbox=inbox.count(self.store, self.project)
+            if self.whole_project and inbox_count
+            else state.dashboard.inbox,
         )
 
-    def load(self, state: State) -> None:
+    def load(self, state: State, *, inbox_count: bool = True) -> None:
         """The current view's rows, the dashboard, and the audit log if open."""
-        state.dashboard = self.dashboard(state)
+        state.dashboard = self.dashboard(state, inbox_count=inbox_count)
         loader = {
             "memories": self._memories,
             "search": self._search,
@@ -145,12 +169,14 @@ class Session:
         count_sql = COUNT_SQL.format(clause=clause.sql) + "".join(
             f" AND m.{column} = :{column}" for column in filters
         )
-        if len(found) == PAGE:
+        if len(found) < PAGE:
+            self.totals[state.view] = len(found)
+        elif not filters and self.listed is not None:
+            self.totals[state.view] = self.listed  # counted by the dashboard's pass
+        else:
             self.totals[state.view] = int(
                 self.store.db.scalar(count_sql, {**clause.params, **filters})
             )
-        else:
-            self.totals[state.view] = len(found)
         return [Item(row["id"], rows.from_row(row)) for row in found]
 
     def _memories(self, state: State) -> list[Item]:

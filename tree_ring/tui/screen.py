@@ -139,13 +139,20 @@ def run(window: curses.window, session: Session, state: State, color: bool, unic
     if color and hasattr(painter, "ground"):
         window.bkgd(" ", painter.ground)
     seen = session.data_version()
-    _do(session, state, Action("load"))
+    # The first frame without the inbox's count (a pass over the store of its
+    # own); the count follows in the second, right after.
+    session.load(state, inbox_count=False)
+    first = True
     while True:
         height, width = window.getmaxyx()
         total = session.totals.get(state.view)
         painter.paint(
             window, layout.render(state, width, height, total, unicode=unicode), not unicode
         )
+        if first:
+            first = False
+            _do(session, state, Action("load"))
+            continue
         try:
             key = window.get_wch()
         except curses.error:  # no key within POLL_MS: has another process written?
