@@ -295,3 +295,29 @@ def test_the_list_total_past_one_page_is_every_live_row(
     state.include_superseded = True  # another view of time: counted on its own
     session.load(state)
     assert session.totals["memories"] == 26 + 20 + 20  # and the rejected and superseded rows
+
+
+def test_a_request_to_forget_is_decided_from_the_review_view(
+    store: Store, project_id: str, session: Session
+) -> None:
+    from tree_ring.model.errors import NotFound
+    from tree_ring.tui.keys import handle_key
+    from tree_ring.write import correct
+
+    target = write(store, project_id, "the person's note an agent wants gone")
+    asked = correct.forget(store, target, mode="delete", reason="outdated", actor=AGENT)
+    assert asked.request is not None
+    state = State(view="review")
+    session.load(state)
+    assert [i.key for i in state.items] == [asked.request]
+    handle_key(state, "a")
+    action = handle_key(state, "y")
+    assert action == Action("approve", asked.request)
+    assert session.run(Action("approve", asked.request)).startswith(f"approved {asked.request}")
+    session.load(state)
+    assert state.items == []
+    with pytest.raises(NotFound):  # deleted, as the agent asked
+        rows.get(store.db, target)
+    state.view = "memories"
+    session.load(state)
+    assert target not in {i.key for i in state.items}

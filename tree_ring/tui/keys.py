@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from tree_ring.tui import commands
 from tree_ring.tui.state import VERB, Action, Prompt, State, switch
+from tree_ring.write.requests import is_request_id
 
 # ------------------------------------------------------------------- keys
 #
@@ -138,6 +139,15 @@ def _audit(state: State) -> Action | None:
 
 def _write_key(state: State, name: str, trusts: tuple[str, ...]) -> Action | None:
     memory = state.selected_memory()
+    item = state.selected()
+    if memory is None and item is not None and is_request_id(item.key):
+        # An agent's request to forget, in the review view: a person approves
+        # (the memory is forgotten as asked) or rejects it (with a reason).
+        if name in ("approve", "reject"):
+            state.ask(Action(name, item.key))
+        else:
+            state.status = "a request to forget is approved (a) or rejected (x)"
+        return None
     if memory is None:
         state.status = f"nothing selected to {VERB[name]}"
         return None
