@@ -72,9 +72,11 @@ def header(state: State, width: int) -> Line:
         line.append((f"  as of {state.as_of}", "warn"))
     if state.valid_at:
         line.append((f"  valid at {state.valid_at}", "warn"))
-    line.append(
-        ("  watching" if state.watching else "  paused", "live" if state.watching else "dim")
-    )
+    if state.watching:
+        seen = f" ({state.changes} from elsewhere)" if state.changes else ""
+        line.append((f"  watching{seen}", "live"))
+    else:
+        line.append(("  paused", "dim"))
     return fit(line, width)
 
 
