@@ -170,3 +170,17 @@ def test_activity_names_each_ring_with_its_count() -> None:
     assert [line.split()[0] for line in lines] == list(RINGS)
     assert lines[0].split()[1] == "12" and lines[4].split()[1] == "2"
     assert all(len(line) <= 40 for line in lines)
+
+
+def test_the_detail_names_every_field_flat_trust_and_origin_first() -> None:
+    from tree_ring.tui.actions import memory_lines
+
+    m = make_memory(
+        "p", "waits", trust="pending", review_reason="needs a person", origin="codex",
+        source_type="agent", source_ref="run-7",
+    )  # fmt: skip
+    lines = memory_lines(m)
+    names = [line.partition(": ")[0] for line in lines]
+    assert names[:4] == ["id", "trust", "review.review_reason", "origin"]
+    assert {"source.type", "source.ref", "created_at", "content_hash"} <= set(names)
+    assert not any("{" in line for line in lines)

@@ -421,16 +421,18 @@ def _entry_lines(entry: dict[str, Any]) -> list[str]:
 
 
 def memory_lines(memory: Memory) -> list[str]:
-    """Every field of a memory that holds a value, trust and origin first."""
-    data = memory.to_dict()
-    first = ("id", "trust", "review_reason", "origin", "ring", "scope", "summary")
-    lines = [f"{k}: {data[k]}" for k in first if data.get(k) not in (None, "", [])]
-    lines += [
-        f"{k}: {_flat(v)}"
-        for k, v in data.items()
-        if k not in first and v not in (None, "", [], {})
-    ]
-    return lines
+    """Every field of a memory that holds a value, nested ones flattened
+    (`source.type: manual`); trust, why it waits, and origin first."""
+    flat: dict[str, Any] = {}
+    for key, value in memory.to_dict().items():
+        if isinstance(value, dict):
+            nested: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType] - JSON
+            flat.update({f"{key}.{k}": v for k, v in nested.items()})
+        else:
+            flat[key] = value
+    first = ("id", "trust", "review.review_reason", "origin", "ring", "scope", "summary")
+    order = [k for k in first if k in flat] + [k for k in flat if k not in first]
+    return [f"{k}: {_flat(flat[k])}" for k in order if flat[k] not in (None, "", [], {})]
 
 
 def _flat(value: Any) -> str:
