@@ -13,8 +13,8 @@ time; the figures are medians.
 
 Beside it, interleaved run by run, the tightest honest baseline: plain
 sqlite3 opening the same file and running the two queries the screen cannot
-do without (the newest 500 rows, and a count per ring), with no liveness
-clause, no model objects and no layout. The ratio of the two medians says
+do without (the project's newest 500 rows by its index, and a count per
+ring), with no liveness clause, no model objects and no layout. The ratio of the two medians says
 what the UI's own work costs; the target (first screen under 300 ms) is
 reported beside the figure, never asserted.
 
@@ -68,10 +68,13 @@ def first_screen(root: Path) -> list[str]:
     return ["".join(text for text, _ in line) for line in screen]
 
 
-def baseline(root: Path) -> int:
+def baseline(root: Path, project_id: str) -> int:
     db = sqlite3.connect(root / ".tree-ring" / "memory.sqlite")
     try:
-        newest = db.execute("SELECT * FROM memories ORDER BY created_at DESC LIMIT 500").fetchall()
+        newest = db.execute(
+            "SELECT * FROM memories WHERE project = ? ORDER BY created_at DESC LIMIT 500",
+            (project_id,),
+        ).fetchall()
         rings = db.execute("SELECT ring, count(*) FROM memories GROUP BY ring").fetchall()
     finally:
         db.close()
@@ -86,7 +89,8 @@ def timed(action: Any) -> tuple[float, float]:
 
 def first_frame_ms(root: Path, timeout: float = 60.0) -> tuple[float, float]:
     """(wall, CPU) ms of `tree-ring tui` in a pty: wall to its first full frame,
-    CPU of the whole process, which quits as soon as that frame is in."""
+    CPU of the whole process, which quits as soon as that frame is in (by
+    then it has also begun the second frame, with the inbox's count)."""
     master, slave = pty.openpty()
     env = {**os.environ, "TERM": "xterm-256color", "LINES": "24", "COLUMNS": "80"}
     env.pop("NO_COLOR", None)
@@ -119,7 +123,7 @@ def first_frame_ms(root: Path, timeout: float = 60.0) -> tuple[float, float]:
     return wall, (usage.ru_utime + usage.ru_stime) * 1000
 
 
-def measure(root: Path, size: int, runs: int, with_pty: bool) -> dict[str, Any]:
+def measure(root: Path, size: int, runs: int, with_pty: bool, project_id: str) -> dict[str, Any]:
     screen = first_screen(root)  # warm the page cache, and check the screen is whole
     if len(screen) != 24 or "q quit" not in screen[-1] or f"total:{size}" not in screen[0]:
         raise RuntimeError("the first screen is not whole:\n" + "\n".join(screen))
@@ -131,7 +135,7 @@ def measure(root: Path, size: int, runs: int, with_pty: bool) -> dict[str, Any]:
         # Interleaved, order alternating: each meets the same machine.
         pair = [
             (ui_cpu, ui_wall, lambda: first_screen(root)),
-            (base_cpu, base_wall, lambda: baseline(root)),
+            (base_cpu, base_wall, lambda: baseline(root, project_id)),
         ]
         for cpu_list, wall_list, action in pair if run % 2 == 0 else pair[::-1]:
             cpu, wall = timed(action)
@@ -165,14 +169,13 @@ def table(report: dict[str, Any]) -> str:
     ]
     if "process_first_frame_wall_ms" in report:
         rows.append(("tree-ring tui to first frame (wall)", report["process_first_frame_wall_ms"]))
-        rows.append(("tree-ring tui start, frame, quit (CPU)", report["process_cpu_ms"]))
+        rows.append(("tree-ring tui start, 2 frames, quit (CPU)", report["process_cpu_ms"]))
     lines = [f"{report['memories']:,} memories, median of {report['runs']} runs"]
     lines += [f"  {name:<38} {value:>8.1f} ms" for name, value in rows]
     lines.append(f"  {'ratio to the baseline (CPU)':<38} {report['ratio_cpu']:>8.2f} x")
-    met = report["first_screen_wall_ms"] <= report["target_ms"]
-    lines.append(
-        f"  target: first screen under {report['target_ms']:.0f} ms: {'met' if met else 'MISSED'}"
-    )
+    met = report["first_screen_cpu_ms"] <= report["target_ms"]
+    verdict = "met" if met else "MISSED"
+    lines.append(f"  target: first screen under {report['target_ms']:.0f} ms (CPU): {verdict}")
     return "\n".join(lines)
 
 
@@ -188,8 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     size = args.size or (1_000 if args.quick else 100_000)
     with tempfile.TemporaryDirectory(dir=args.work_dir) as work:
         root = Path(work) / "proj"
-        build_store(root, size)
-        report = measure(root, size, args.runs, not args.no_pty)
+        project_id = build_store(root, size)
+        report = measure(root, size, args.runs, not args.no_pty, project_id)
     text = json.dumps(report, indent=2)
     print(text)
     print(table(report))
