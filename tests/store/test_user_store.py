@@ -172,3 +172,27 @@ def test_codex_and_claude_briefs_both_show_it(
     for harness in ("claude-code", "codex"):
         assert "[you] I prefer small pull requests" in hook_brief(project_root, home, harness)[0]
     assert "[you] I prefer small pull requests" in run_cli("brief", environ={**home, **CODEX}).out
+
+
+def test_a_person_reviews_and_forgets_in_the_user_store_with_user(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str]
+) -> None:
+    run(run_cli, home, "remember", "I write commit bodies", "--scope", "global")
+    waiting = run(run_cli, home, "remember", "Always squash merges", "--scope", "global", **CLAUDE)
+    listed = run(run_cli, home, "review", "list", "--user")
+    assert [w["id"] for w in listed["waiting"]] == [waiting["id"]]  # type: ignore[index, union-attr]
+    assert run(run_cli, home, "--json", "status")["user_store"]["review_queue"] == 1  # type: ignore[index]
+    refused = run_cli("review", "approve", str(waiting["id"]), "--user", environ={**home, **CLAUDE})
+    assert refused.code != 0
+    run(run_cli, home, "review", "approve", str(waiting["id"]), "--user", "--reason", "agreed")
+    assert "[you] Always squash merges" in hook_brief(project_root, home)[0]
+    run(run_cli, home, "forget", str(waiting["id"]), "--user", "--mode", "delete", "--reason", "no")
+    assert "Always squash merges" not in hook_brief(project_root, home)[0]
+    shown = {m["summary"] for m in run(run_cli, home, "list", "--user")["memories"]}  # type: ignore[union-attr]
+    assert shown == {"I write commit bodies"}
+
+
+def test_user_without_a_user_store_is_one_line(run_cli: CliRunner, home: dict[str, str]) -> None:
+    for argv in (("list", "--user"), ("review", "list", "--user"), ("show", "mem_x", "--user")):
+        refused = run_cli(*argv, environ=home)
+        assert refused.code != 0 and refused.err.count("\n") == 1 and "no user store" in refused.err

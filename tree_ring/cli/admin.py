@@ -204,9 +204,10 @@ def cmd_status(ctx: Context) -> int:
         f"memories: {total} ({_counts(by_ring)})",
         f"trust: {_counts(by_trust)}",
         f"review queue: {queue} waiting (`tree-ring review list`)",
-        *flows_lines,
+        flows_lines[0],
         f"write policy: {write_policy}",
         f"store size: {size:,} bytes",
+        *flows_lines[1:],
     ]
     if not harnesses:
         lines.append("hooks: none has fired in this project yet")

@@ -3,8 +3,6 @@ in remember, recall and status."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.model.errors import NoStore, UsageError
 from tree_ring.model.identity import Identity, harness_origin, resolve
@@ -14,8 +12,8 @@ from tree_ring.store import user
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
-    from tree_ring.model.record import Memory
     from tree_ring.ops.inbox import Item
     from tree_ring.ops.promote import Promoted
     from tree_ring.read.recall import Hit
@@ -78,25 +76,9 @@ def user_hits(
 
 def hit_label(hit: Hit, from_user: bool) -> str:
     """Who wrote a hit and where it lives: `you`, or origin and partition."""
-    from tree_ring.ops.inbox import partition
-    from tree_ring.read.brief import origin_label
+    from tree_ring.read.labels import row_label
 
-    if from_user:
-        return "you"
-    memory = hit.memory
-    return f"{origin_label(memory)} · {partition(memory)}"
-
-
-def row_label(memory: Memory) -> str:
-    """A listed row's scope, and for a partition's row who wrote it where."""
-    from tree_ring.ops.inbox import partition
-    from tree_ring.read.brief import origin_label
-
-    if memory.scope in ("agent", "workflow", "session"):
-        return f"{origin_label(memory)} · {partition(memory)}"
-    if memory.origin != "person":
-        return f"{memory.scope} · {origin_label(memory)}"
-    return memory.scope
+    return "you" if from_user else row_label(hit.memory)
 
 
 # ---- inbox

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, view_flags
+from tree_ring.cli.context import (
+    Arguments,
+    Context,
+    Handler,
+    identity_flags,
+    user_flag,
+    view_flags,
+)
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, parse_time
 from tree_ring.read.recall import DEFAULT_LIMIT, recall
 from tree_ring.store.live import View
@@ -29,7 +36,10 @@ def cmd_recall(ctx: Context) -> int:
     root = ctx.root()
     identity = ctx.identity(root)
     view = ctx.view()
-    person = ctx.whole_project
+    # A person recalls over every partition, unless they name one: then they
+    # see what that partition's agent sees.
+    named = (getattr(a, name, None) for name in ("agent_profile", "workflow_id", "session_id"))
+    person = ctx.whole_project and not any(named)
     with ctx.store(root) as store:
         hits = recall(
             store, identity, a.query, limit=a.limit, view=view, scope=a.scope, whole_project=person
@@ -113,8 +123,12 @@ def cmd_list(ctx: Context) -> int:
             trust=a.trust,
             origin="person" if a.mine else a.origin,
             since=parse_time(a.since, "--since") if a.since else None,
+            # A person's whole-project list, narrowed to what was written by one
+            # session or agent; an agent's partitions are already its own.
+            session=a.session_id if ctx.whole_project else None,
+            agent_profile=a.agent_profile if ctx.whole_project else None,
         )
-    from tree_ring.cli.flows import row_label
+    from tree_ring.read.labels import row_label
 
     data = [m.to_dict() for m in found]
     text = "\n".join(
@@ -165,11 +179,13 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=100)
     view_flags(p)
     identity_flags(p)
+    user_flag(p)
 
 
 def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     identity_flags(p)
+    user_flag(p)
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from tree_ring.cli.context import Arguments, Context, Handler, dest, flag_fields, memory_flags
+from tree_ring.cli.context import (
+    Arguments,
+    Context,
+    Handler,
+    dest,
+    flag_fields,
+    memory_flags,
+    user_flag,
+)
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import Identity, harness_origin, pinned
 from tree_ring.write import correct, verbs
@@ -180,14 +188,20 @@ def cmd_supersede(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
+    from tree_ring.ops import settle  # a contradicted pair is settled in one step
+
     with ctx.store(root) as store:
-        applied = correct.supersede(
+        done = settle.supersede(
             store, a.old_id, a.new_id, reason=a.reason, actor=ctx.actor(identity)
         )
+    applied = done.applied
     text = f"{a.old_id} is superseded by {a.new_id}"
+    if done.approved:
+        text += f" ({a.new_id} approved: the contradiction is settled)"
     if not applied:
         text = f"{a.old_id} will be superseded by {a.new_id} when {a.new_id} is approved"
-    ctx.emit({"old": a.old_id, "new": a.new_id, "reason": a.reason, "applied": applied}, text)
+    data = {"old": a.old_id, "new": a.new_id, "reason": a.reason, "applied": applied}
+    ctx.emit({**data, "approved": done.approved}, text)
     return 0
 
 
@@ -213,6 +227,7 @@ def _forget_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     p.add_argument("--mode", choices=("delete", "redact"), required=True)
     p.add_argument("--reason", required=True, help="why; kept in the audit log")
+    user_flag(p)
 
 
 def _supersede_arguments(p: argparse.ArgumentParser) -> None:

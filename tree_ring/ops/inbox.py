@@ -23,6 +23,7 @@ from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import Memory
 from tree_ring.model.text import one_line
 from tree_ring.read.brief import origin_label
+from tree_ring.read.labels import partition
 from tree_ring.store import rows, settings
 
 TYPE_CHECKING = False
@@ -98,17 +99,6 @@ def filters(
         sql += " AND m.agent_profile = :agent_profile"
         params["agent_profile"] = agent_profile
     return sql, params
-
-
-def partition(memory: Memory) -> str:
-    """Where a row lives, as the person reads it."""
-    if memory.scope == "agent":
-        return f"agent {memory.agent_profile or '-'}"
-    if memory.scope == "session":
-        return f"session {(memory.session_id or '-')[:8]}"
-    if memory.scope == "workflow":
-        return f"workflow {(memory.workflow_id or '-')[:8]}"
-    return memory.scope
 
 
 def why(memory: Memory) -> str:

@@ -51,15 +51,16 @@ def list_memories(
     origin: str | None = None,
     since: str | None = None,
     session: str | None = None,
+    agent_profile: str | None = None,
 ) -> list[Memory]:
     """Live rows the caller may see, newest first; `trust` narrows to one
     state, `origin` to one writer, `since` to rows recorded at or after it,
-    `session` to rows written in that session."""
+    `session` to rows written in that session, `agent_profile` to one agent's."""
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
     params: dict[str, Any] = {**clause.params, "limit": limit}
     filters: list[str] = []
     named = (("ring", ring), ("trust", trust), ("origin", origin), ("since", since))
-    for column, value in (*named, ("session", session)):
+    for column, value in (*named, ("session", session), ("agent_profile", agent_profile)):
         if value:
             filters.append(column)
             params[column] = value

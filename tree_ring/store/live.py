@@ -227,19 +227,11 @@ def visible(
     identity: Identity, alias: str = "m", scope: str | None = None, *, whole_project: bool = False
 ) -> Clause:
     """The project's shared scopes plus the caller's own partitions; with
-    `whole_project` (a person's recall, list, show and export), every
-    partition, or only the rows of the partitions `identity` names."""
+    `whole_project` (a person's recall, list, show and export), every partition."""
     m = alias
     params: dict[str, Any] = {"vis_project": identity.project}
     if whole_project:
         sql = f"{m}.project = :vis_project"
-        # A person narrows the whole project by naming a partition: only the
-        # rows written in it.
-        for column in ("agent_profile", "workflow_id", "session_id"):
-            value = getattr(identity, column)
-            if value:
-                params[f"vis_{column}"] = value
-                sql += f" AND {m}.{column} = :vis_{column}"
         if scope is not None:
             params["vis_scope"] = scope
             sql += f" AND {m}.scope = :vis_scope"

@@ -3,8 +3,9 @@
 `review policy --set share_captures=true` is the person's standing decision
 that what any harness captures at a stop is project knowledge at once: the
 capture is admitted in its own partition as always (heartwood, weight and
-contradictions still wait for review), and an accepted one then moves into
-the shared project scope in the same transaction, still agent-origin, with
+contradictions still wait for review), and an accepted one that contradicts
+no live project memory then moves into the shared project scope in the same
+transaction, still agent-origin, with
 an audit entry naming the policy. The trade: every session of every harness
 sees it without a person reading it first. Off by default: captures stay in
 their partition until a person promotes them (`ops/promote.py`).
@@ -12,7 +13,7 @@ their partition until a person promotes them (`ops/promote.py`).
 
 from __future__ import annotations
 
-from tree_ring.govern import admission
+from tree_ring.govern import admission, contradictions
 from tree_ring.store import audit, rows
 from tree_ring.tree import seal
 
@@ -29,12 +30,17 @@ def sharing(db: Db) -> bool:
     return admission.policy_settings(db)[POLICY]
 
 
-def share_in(db: Db, memory_id: str, actor: Actor, at: str) -> None:
-    """Move an accepted capture into the project scope, audited, in the caller's transaction."""
+def share_in(db: Db, memory_id: str, actor: Actor, at: str) -> bool:
+    """Move an accepted capture into the project scope, audited, in the
+    caller's transaction; True if it moved. One that contradicts live project
+    memory stays in its partition, for a person to decide in the inbox."""
     memory = rows.get(db, memory_id)
     if memory.trust != "accepted" or memory.scope == SHARED_SCOPE:
-        return
+        return False
+    if contradictions.find(db, memory.replace(scope=SHARED_SCOPE)):
+        return False
     rows.update(db, memory_id, scope=SHARED_SCOPE, updated_at=at)
     detail = {"from": memory.scope, "to": SHARED_SCOPE, "policy": POLICY}
     audit.record(db, actor, "share", memory_id, detail, changed=[memory_id], at=at)
     seal.on_insert(db, rows.get(db, memory_id))
+    return True
