@@ -321,3 +321,18 @@ def test_a_request_to_forget_is_decided_from_the_review_view(
     state.view = "memories"
     session.load(state)
     assert target not in {i.key for i in state.items}
+
+
+def test_supersede_retires_the_old_row_with_the_reason(
+    store: Store, project_id: str, session: Session
+) -> None:
+    old = write(store, project_id, "the timeout is 30 seconds")
+    new = write(store, project_id, "the client timeout is now 60 seconds")
+    said = session.run(Action("supersede", new, (old,), "raised in the last release"))
+    assert said.startswith(f"{old} is superseded by {new}")
+    assert rows.get(store.db, old).superseded_by == new
+    state = State()
+    session.load(state)
+    assert {i.key for i in state.items} == {new}
+    entries = audit.entries(store.db, limit=5, target=old)
+    assert any("raised in the last release" in (e["detail"] or "") for e in entries)

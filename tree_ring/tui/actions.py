@@ -357,15 +357,14 @@ class Session:
         return f"kept {action.target} where it is; the inbox shows it no more"
 
     def _do_supersede(self, action: Action) -> str:
-        from tree_ring.write import correct
+        from tree_ring.ops import settle  # a contradicted pair is settled in one step
 
         old, new = action.args[0], _target(action)
-        applied = correct.supersede(
-            self.store, old, new, reason=action.reason or "", actor=self.actor
-        )
-        if applied:
-            return f"{old} is superseded by {new}"
-        return f"{old} will be superseded by {new} when {new} is approved"
+        done = settle.supersede(self.store, old, new, reason=action.reason or "", actor=self.actor)
+        if not done.applied:
+            return f"{old} will be superseded by {new} when {new} is approved"
+        settled = f" ({new} approved: the contradiction is settled)" if done.approved else ""
+        return f"{old} is superseded by {new}{settled}"
 
     def _do_remember(self, action: Action) -> str:
         from tree_ring.write import verbs
