@@ -336,3 +336,18 @@ def test_supersede_retires_the_old_row_with_the_reason(
     assert {i.key for i in state.items} == {new}
     entries = audit.entries(store.db, limit=5, target=old)
     assert any("raised in the last release" in (e["detail"] or "") for e in entries)
+
+
+def test_consolidate_writes_the_period_summaries(
+    store: Store, project_id: str, session: Session
+) -> None:
+    for i in range(3):
+        write(store, project_id, f"the deploy step {i} needs the vpn")
+    said = session.run(Action("consolidate", None, ("daily",)))
+    assert said.startswith("consolidated daily ")
+    written = int(said.split(": ")[1].split()[0])
+    summaries = store.query(
+        "SELECT id FROM memories WHERE source_type = 'consolidation' AND project = ?",
+        (project_id,),
+    )
+    assert written == len(summaries) >= 1

@@ -268,9 +268,11 @@ def test_unknown_command_suggests_the_near_one() -> None:
 def test_consolidate_takes_a_period() -> None:
     state = State()
     run(state, "consolidate fortnight")
-    assert state.prompt is None and "day, week, month" in state.status
-    run(state, "consolidate day")
-    assert handle_key(state, "y") == Action("consolidate", None, ("day",))
+    assert state.prompt is None and "daily, weekly, monthly" in state.status
+    run(state, "consolidate daily")
+    assert handle_key(state, "y") == Action("consolidate", None, ("daily",))
+    run(state, "consolidate")
+    assert handle_key(state, "y") == Action("consolidate", None, ("weekly",))
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,8 @@ COMMANDS: dict[str, str] = {
     "scar": "move the selected memory to the scar ring",
     "seed": "move the selected memory to the seed ring",
     "supersede": "OLD_ID [REASON]: OLD_ID is replaced by the selected memory",
-    "consolidate": "[day|week|month]: one summary per group of this period's memories",
+    "consolidate": "[daily|weekly|monthly|yearly]: one summary per group of this period's "
+    "memories (default weekly)",
     "export": "FILE: write the project's memories as JSONL under .tree-ring/exports/",
     "integrations": "agent harnesses and whether Tree Ring's hooks are wired",
     "evidence": "memories that record evaluations, runs and incidents",
@@ -36,11 +37,11 @@ COMMANDS: dict[str, str] = {
     "audit": "the audit log of the selected memory",
     "asof": "TIME: what was believed at TIME (empty: now)",
     "validat": "TIME: what held at TIME (empty: now)",
-    "sync": "sync with the team ledger",
+    "sync": "sync with the team ledger; says so when the store has none",
     "help": "keys and commands",
     "quit": "leave",
 }
-PERIODS = ("day", "week", "month")
+PERIODS = ("daily", "weekly", "monthly", "yearly")
 RINGED = {"scar": "scar", "seed": "seed"}
 
 
@@ -102,7 +103,7 @@ def run(state: State, text: str) -> Action | None:
             return None
         return _on_selected(state, name, selected.id, argument)
     elif name == "consolidate":
-        period = argument or "week"
+        period = argument or "weekly"
         if period not in PERIODS:
             state.status = f"/consolidate takes {', '.join(PERIODS)}"
             return None
