@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import subprocess
 import sys
@@ -221,3 +222,24 @@ def test_refuses_without_a_terminal(root: Path) -> None:
     assert done.stdout == b""
     assert done.stderr.decode().count("\n") == 1
     assert done.stderr.startswith(b"error: tree-ring tui needs a terminal")
+
+
+def test_promote_an_agents_capture_from_the_inbox(root: Path) -> None:
+    cli(root, "remember", "the flaky upload test needs a retry", env=AGENT_ENV)
+    term = Terminal(root)
+    term.wait_for("inbox:1")
+    term.keys("n")
+    term.wait_for("Inbox (1)")
+    assert "the flaky upload test" in selected(term)
+    term.keys("p")
+    term.wait_for("promote mem_")
+    term.type("every session should know")
+    term.keys("\r")
+    term.wait_for("? y/n (reason: every session")
+    term.keys("y")
+    term.wait_for("promoted mem_")
+    term.keys("q")
+    assert term.finish() == 0
+    shown = json.loads(cli(root, "list", "--json"))
+    (promoted,) = [m for m in shown["memories"] if "flaky upload" in m["summary"]]
+    assert promoted["scope"] == "project"
