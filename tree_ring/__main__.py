@@ -1,8 +1,10 @@
-"""`python3 -m tree_ring` runs the CLI; `python3 -m tree_ring mcp` the MCP server.
+"""`python3 -m tree_ring` runs the CLI; a few words run another client instead.
 
-The CLI and the MCP server are two clients of the library on the same floor,
-so neither imports the other: the choice is made here, above both, before
-either loads. The server then starts without the CLI's parser and verbs.
+The CLI, the MCP server, the terminal UI and the web view are clients of the
+library on the same floor, so none imports another: the choice is made here,
+above them, before any loads. Each then starts without the CLI's parser and
+verbs. `merge-driver` is git's merge driver for the team ledger: the merge
+rule and nothing else.
 """
 
 import gc
@@ -10,19 +12,24 @@ import sys
 
 MERGE_DRIVER = "merge-driver"
 
+# word -> (module, its entry point, whether it takes the word itself too)
+CLIENTS: dict[str, tuple[str, str, bool]] = {
+    "mcp": ("tree_ring.mcp.server", "main", False),
+    "tui": ("tree_ring.tui.main", "main", False),
+    "view": ("tree_ring.web.app", "main", True),
+    "report": ("tree_ring.web.app", "main", True),
+    MERGE_DRIVER: ("tree_ring.ops.ledger", "merge_driver", False),
+}
+
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command `argv` names (default: this process's) and return its exit code."""
     words = sys.argv[1:] if argv is None else argv
-    if words[:1] == ["mcp"]:
-        from tree_ring.mcp.server import main as serve
-
-        return serve(words[1:])
-    if words[:1] == [MERGE_DRIVER]:
-        # git's merge driver for the team ledger: the merge rule and nothing else.
-        from tree_ring.ops.ledger import merge_driver
-
-        return merge_driver(words[1:])
+    if words and words[0] in CLIENTS:
+        module_name, entry, whole = CLIENTS[words[0]]
+        module = __import__(module_name, fromlist=[entry])
+        code: int = getattr(module, entry)(words if whole else words[1:])
+        return code
     from tree_ring.cli.app import main as cli
 
     return cli(words)
@@ -30,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """`main` as a program; the CLI exits at once once its output is out."""
-    if sys.argv[1:2] in (["mcp"], [MERGE_DRIVER]):
+    if sys.argv[1:2] and sys.argv[1] in CLIENTS:
         sys.exit(main())
     from tree_ring.cli.app import run as cli
 

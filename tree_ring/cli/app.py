@@ -121,9 +121,10 @@ def build_parser(
     parser = argparse.ArgumentParser(
         prog="tree-ring",
         description="Tree Ring: local, governed memory for coding agents.",
-        # Served by tree_ring.mcp, which this package may not import (see __main__).
+        # Served by tree_ring.mcp and tree_ring.tui, which this package may not
+        # import (see __main__).
         epilog="tree-ring mcp: serve this project's memory to an MCP client on stdin/stdout "
-        "(tree-ring mcp --help)",
+        "(tree-ring mcp --help); tree-ring tui: the full-screen terminal UI (tree-ring tui --help)",
         formatter_class=Formatter,
     )
     parser.add_argument("--version", action="version", version=f"tree-ring {__version__}")

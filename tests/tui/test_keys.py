@@ -1,0 +1,317 @@
+"""The screen's state and keys, without a terminal or a store."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import make_memory
+
+from tree_ring.model.record import Memory
+from tree_ring.tui import commands
+from tree_ring.tui.keys import footer, handle_key
+from tree_ring.tui.state import Action, Item, State
+
+
+def memories(count: int, **fields: object) -> list[Item]:
+    found: list[Memory] = [make_memory("p", f"memory {i}", **fields) for i in range(count)]
+    return [Item(m.id, m) for m in found]
+
+
+def typed(state: State, text: str) -> list[Action | None]:
+    return [handle_key(state, ch) for ch in text]
+
+
+def test_moving_clamps_to_the_list_and_scrolls_the_page() -> None:
+    state = State(items=memories(30), page=10)
+    for _ in range(12):
+        handle_key(state, "j")
+    assert (state.cursor, state.top) == (12, 3)
+    handle_key(state, "G")
+    assert (state.cursor, state.top) == (29, 20)
+    handle_key(state, "DOWN")
+    assert state.cursor == 29
+    handle_key(state, "g")
+    assert (state.cursor, state.top) == (0, 0)
+    handle_key(state, "UP")
+    assert state.cursor == 0
+    handle_key(state, "PGDN")
+    assert state.cursor == 9
+
+
+def test_navigation_asks_for_no_write() -> None:
+    state = State(items=memories(5, trust="pending"), page=3)
+    asked = [
+        handle_key(state, key) for key in ("j", "k", "PGDN", "PGUP", "G", "g", "r", "?", "ESC")
+    ]
+    asked += [handle_key(state, key) for key in ("l", "l", "i", "u", "m", "v", "w", "e")]
+    assert all(a is None or not a.writes for a in asked)
+    assert {a.name for a in asked if a} <= {"load", "audit"}
+
+
+def test_approve_needs_the_key_and_then_y() -> None:
+    state = State(items=memories(2, trust="pending"))
+    target = state.items[0].key
+    assert handle_key(state, "a") is None
+    assert state.prompt is not None and state.prompt.kind == "confirm"
+    assert target in state.prompt.label
+    assert handle_key(state, "y") == Action("approve", target)
+    assert state.prompt is None
+
+
+def test_n_or_escape_cancels_a_confirmation() -> None:
+    for key in ("n", "ESC"):
+        state = State(items=memories(1, trust="pending"))
+        handle_key(state, "a")
+        assert handle_key(state, key) is None
+        assert state.prompt is None and state.status == "cancelled"
+
+
+def test_other_keys_at_a_confirmation_do_nothing() -> None:
+    state = State(items=memories(1, trust="pending"))
+    handle_key(state, "a")
+    assert typed(state, "jk x") == [None] * 4
+    assert state.prompt is not None and state.prompt.kind == "confirm"
+    assert handle_key(state, "q") is None
+    assert state.prompt is None  # q says no
+
+
+def test_reject_asks_a_reason_then_confirms_with_it() -> None:
+    state = State(items=memories(1, trust="pending"))
+    target = state.items[0].key
+    handle_key(state, "x")
+    assert state.prompt is not None and state.prompt.kind == "reason"
+    handle_key(state, "ENTER")  # an empty reason is not taken
+    assert "reason is required" in state.status
+    handle_key(state, "x")
+    typed(state, "wrong fact")
+    handle_key(state, "BACKSPACE")
+    typed(state, "t")
+    handle_key(state, "ENTER")
+    assert state.prompt is not None and "wrong fact" in state.prompt.label
+    assert handle_key(state, "y") == Action("reject", target, (), "wrong fact")
+
+
+def test_approve_applies_only_to_rows_waiting_for_review() -> None:
+    state = State(items=memories(1))
+    assert handle_key(state, "a") is None
+    assert state.prompt is None
+    assert "accepted" in state.status
+
+
+def test_forget_works_on_any_memory_with_a_reason() -> None:
+    state = State(items=memories(1))
+    handle_key(state, "f")
+    typed(state, "stale")
+    handle_key(state, "ENTER")
+    assert handle_key(state, "y") == Action("forget", state.items[0].key, (), "stale")
+
+
+def test_nothing_selected_nothing_asked() -> None:
+    state = State()
+    for key in ("a", "x", "d", "f"):
+        assert handle_key(state, key) is None
+        assert state.prompt is None
+
+
+def test_search_prompt_runs_recall_and_empty_returns_to_memories() -> None:
+    state = State()
+    handle_key(state, "s")
+    typed(state, "build cache")
+    assert handle_key(state, "ENTER") == Action("search", None, ("build cache",))
+    assert (state.view, state.query) == ("search", "build cache")
+    handle_key(state, "s")
+    for _ in range(len("build cache")):
+        handle_key(state, "BACKSPACE")
+    assert handle_key(state, "ENTER") == Action("load")
+    assert state.view == "memories"
+
+
+def test_toggles_reload_and_say_so() -> None:
+    state = State()
+    assert handle_key(state, "i") == Action("load")
+    assert state.include_sensitive and "shown" in state.status
+    assert handle_key(state, "u") == Action("load")
+    assert state.include_superseded
+    handle_key(state, "i")
+    assert not state.include_sensitive
+
+
+def test_time_prompt_sets_and_clears_as_of() -> None:
+    state = State()
+    handle_key(state, "t")
+    typed(state, "2026-01-01")
+    assert handle_key(state, "ENTER") == Action("load")
+    assert state.as_of == "2026-01-01"
+    handle_key(state, "t")
+    for _ in range(10):
+        handle_key(state, "BACKSPACE")
+    handle_key(state, "ENTER")
+    assert state.as_of is None
+
+
+def test_the_cursor_stays_on_its_memory_when_rows_change() -> None:
+    state = State(items=memories(5), page=10)
+    state.move(3)
+    kept = state.items[3]
+    state.set_items([*memories(2), *state.items])
+    assert state.selected() == kept
+    state.set_items(memories(2))
+    assert state.cursor == 1
+
+
+def test_audit_follows_the_cursor_while_open() -> None:
+    state = State(items=memories(3))
+    assert handle_key(state, "l") == Action("audit", state.items[0].key)
+    assert handle_key(state, "j") == Action("audit", state.items[1].key)
+    assert handle_key(state, "l") is None
+    assert handle_key(state, "j") is None
+
+
+def test_keep_is_for_the_inbox_and_promote_asks_a_reason() -> None:
+    state = State(items=memories(1))
+    assert handle_key(state, "K") is None
+    assert state.prompt is None and "inbox" in state.status
+    assert handle_key(state, "n") == Action("load")
+    assert state.view == "inbox"
+    handle_key(state, "K")
+    assert handle_key(state, "y") == Action("keep", state.items[0].key)
+    handle_key(state, "p")
+    assert state.prompt is not None and state.prompt.kind == "reason"
+    typed(state, "useful to all")
+    handle_key(state, "ENTER")
+    assert handle_key(state, "y") == Action("promote", state.items[0].key, (), "useful to all")
+
+
+def test_quit_and_help() -> None:
+    state = State()
+    assert handle_key(state, "?") is None and state.help
+    assert handle_key(state, "q") is None and not state.help  # q closes help first
+    assert handle_key(state, "q") == Action("quit")
+    assert handle_key(state, "ESC") == Action("quit")
+
+
+def test_footer_fits_its_width() -> None:
+    for width in (20, 40, 80, 200):
+        line = footer(width)
+        assert len(line) <= width
+        assert line.startswith("q quit")
+    assert "? help" in footer(200)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def run(state: State, line: str) -> Action | None:
+    handle_key(state, "/")
+    typed(state, line)
+    return handle_key(state, "ENTER")
+
+
+def test_slash_search_and_remember() -> None:
+    state = State()
+    assert run(state, "search stale cache") == Action("search", None, ("stale cache",))
+    assert state.view == "search"
+    assert run(state, "remember use uv for envs") is None
+    assert state.prompt is not None and state.prompt.kind == "confirm"
+    assert handle_key(state, "y") == Action("remember", None, ("use uv for envs",))
+
+
+def test_slash_forget_takes_its_reason_inline() -> None:
+    state = State(items=memories(1))
+    run(state, "forget it was wrong")
+    assert state.prompt is not None and state.prompt.kind == "confirm"
+    assert handle_key(state, "y") == Action("forget", state.items[0].key, (), "it was wrong")
+    run(state, "redact")
+    assert state.prompt is not None and state.prompt.kind == "reason"
+
+
+@pytest.mark.parametrize(("name", "ring"), [("scar", "scar"), ("seed", "seed")])
+def test_ring_commands_move_the_selected_memory(name: str, ring: str) -> None:
+    state = State(items=memories(1))
+    run(state, name)
+    assert handle_key(state, "y") == Action("ring", state.items[0].key, (ring,))
+
+
+def test_promote_by_command_takes_global_and_a_reason() -> None:
+    state = State(items=memories(1))
+    target = state.items[0].key
+    run(state, "promote global mine everywhere")
+    assert handle_key(state, "y") == Action("promote", target, ("global",), "mine everywhere")
+    run(state, "promote the team needs it")
+    assert handle_key(state, "y") == Action("promote", target, (), "the team needs it")
+    run(state, "promote")
+    assert state.prompt is not None and state.prompt.kind == "reason"
+
+
+def test_supersede_names_the_old_memory() -> None:
+    state = State(items=memories(1))
+    run(state, "supersede mem_old replaced by a better note")
+    assert handle_key(state, "y") == Action(
+        "supersede", state.items[0].key, ("mem_old",), "replaced by a better note"
+    )
+    run(state, "supersede")
+    assert state.prompt is None and "needs the id" in state.status
+
+
+def test_commands_on_the_selection_need_one() -> None:
+    state = State()
+    for name in ("forget", "redact", "scar", "supersede x"):
+        assert run(state, name) is None
+        assert state.prompt is None and "select one" in state.status
+
+
+def test_unknown_command_suggests_the_near_one() -> None:
+    state = State()
+    assert run(state, "serch x") is None
+    assert "/search" in state.status
+
+
+def test_consolidate_takes_a_period() -> None:
+    state = State()
+    run(state, "consolidate fortnight")
+    assert state.prompt is None and "daily, weekly, monthly" in state.status
+    run(state, "consolidate daily")
+    assert handle_key(state, "y") == Action("consolidate", None, ("daily",))
+    run(state, "consolidate")
+    assert handle_key(state, "y") == Action("consolidate", None, ("weekly",))
+
+
+@pytest.mark.parametrize(
+    "name", ["../x.jsonl", "a/../../x", "/etc/passwd", "~/x", "", "a//b", "./x", "C:x", "a/./b"]
+)
+def test_export_refuses_paths_out_of_the_exports_folder(name: str) -> None:
+    with pytest.raises(commands.PathRefused):
+        commands.export_name(name)
+    state = State()
+    run(state, f"export {name}")
+    assert state.prompt is None and "/export" in state.status
+
+
+def test_export_takes_a_relative_name() -> None:
+    assert commands.export_name("2026/memories.jsonl") == "2026/memories.jsonl"
+    state = State()
+    run(state, "export out.jsonl")
+    assert handle_key(state, "y") == Action("export", None, ("out.jsonl",))
+
+
+def test_views_and_watch_by_command() -> None:
+    state = State()
+    assert run(state, "review") == Action("load")
+    assert state.view == "review"
+    assert run(state, "stream") == Action("load")
+    assert state.view == "stream"
+    run(state, "watch")
+    assert not state.watching
+    assert run(state, "asof 2026-01-01") == Action("load")
+    assert state.as_of == "2026-01-01"
+    assert run(state, "quit") == Action("quit")
+
+
+def test_escape_or_backspace_on_empty_leaves_the_command_line() -> None:
+    state = State()
+    handle_key(state, "/")
+    handle_key(state, "BACKSPACE")
+    assert state.prompt is None
+    handle_key(state, "/")
+    typed(state, "rin")
+    handle_key(state, "ESC")
+    assert state.prompt is None and not state.exploded

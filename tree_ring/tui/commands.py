@@ -1,0 +1,155 @@
+"""The slash commands: `/name argument`, turned into what they ask for.
+
+Commands that change memory act on the selected one (or on the argument) and
+go through the same confirmation as their keys (`State.ask`); reading ones
+switch the view. An export file is a name under the store's exports folder,
+never a path out of it.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from tree_ring.tui.state import Action, State, switch
+
+# name -> what /help says of it, in the order /help lists them.
+COMMANDS: dict[str, str] = {
+    "rings": "ambient or exploded rings",
+    "search": "QUERY: recall, best first",
+    "remember": "SUMMARY: store a memory (project scope)",
+    "forget": "[REASON]: delete the selected memory; its content never comes back",
+    "redact": "[REASON]: empty the selected memory's text, keep the row",
+    "promote": "[global] [REASON]: an agent's capture into the project (global: your own "
+    "store, every project); a shared memory to heartwood",
+    "scar": "move the selected memory to the scar ring",
+    "seed": "move the selected memory to the seed ring",
+    "supersede": "OLD_ID [REASON]: OLD_ID is replaced by the selected memory",
+    "consolidate": "[daily|weekly|monthly|yearly]: one summary per group of this period's "
+    "memories (default weekly)",
+    "export": "FILE: write the project's memories as JSONL under .tree-ring/exports/",
+    "integrations": "agent harnesses and whether Tree Ring's hooks are wired",
+    "evidence": "memories that record evaluations, runs and incidents",
+    "stream": "the audit log as it grows, newest first",
+    "watch": "follow writes from other processes (on by default), or stop",
+    "review": "the review queue, contradictions side by side",
+    "inbox": "agents' captures waiting for a person",
+    "memories": "the live memories, newest first",
+    "audit": "the audit log of the selected memory",
+    "asof": "TIME: what was believed at TIME (empty: now)",
+    "validat": "TIME: what held at TIME (empty: now)",
+    "sync": "sync with the team ledger; says so when the store has none",
+    "help": "keys and commands",
+    "quit": "leave",
+}
+PERIODS = ("daily", "weekly", "monthly", "yearly")
+RINGED = {"scar": "scar", "seed": "seed"}
+
+
+class PathRefused(ValueError):
+    pass
+
+
+def export_name(text: str) -> str:
+    """`text` as a file name under the exports folder, or PathRefused saying why."""
+    name = text.strip()
+    if not name:
+        raise PathRefused("/export needs a file name, e.g. /export memories.jsonl")
+    parts = name.replace("\\", "/").split("/")
+    if name.startswith(("/", "~")) or (len(name) > 1 and name[1] == ":"):
+        raise PathRefused("/export takes a name under .tree-ring/exports/, not an absolute path")
+    if any(part == ".." for part in parts):
+        raise PathRefused("/export refuses '..': the file stays under .tree-ring/exports/")
+    if any(not part or part == "." for part in parts) or any(ord(c) < 32 for c in name):
+        raise PathRefused("/export takes a plain relative name, e.g. /export 2026/memories.jsonl")
+    return "/".join(parts)
+
+
+def parse(text: str) -> tuple[str, str]:
+    """(name, argument) of a command line, with or without its slash."""
+    body = text.strip().lstrip("/")
+    name, _, argument = body.partition(" ")
+    return name.lower(), argument.strip()
+
+
+def run(state: State, text: str) -> Action | None:
+    """Carry out the command line `text` on `state`; the action it asks for."""
+    name, argument = parse(text)
+    if not name:
+        return None
+    if name not in COMMANDS:
+        near = difflib.get_close_matches(name, COMMANDS, n=1)
+        hint = f"; did you mean /{near[0]}?" if near else "; /help lists them"
+        state.status = f"unknown command /{name}{hint}"
+        return None
+    selected = state.selected_memory()
+    if name == "rings":
+        state.exploded = not state.exploded
+    elif name == "search":
+        if not argument:
+            state.status = "/search needs a query"
+            return None
+        state.query = argument
+        state.view = "search"
+        state.cursor = state.top = 0
+        return Action("search", None, (argument,))
+    elif name == "remember":
+        if not argument:
+            state.status = "/remember needs the memory's summary"
+            return None
+        state.ask(Action("remember", None, (argument,)))
+    elif name in ("forget", "redact", "promote", "scar", "seed", "supersede", "audit"):
+        if selected is None:
+            state.status = f"/{name} acts on the selected memory; select one first"
+            return None
+        return _on_selected(state, name, selected.id, argument)
+    elif name == "consolidate":
+        period = argument or "weekly"
+        if period not in PERIODS:
+            state.status = f"/consolidate takes {', '.join(PERIODS)}"
+            return None
+        state.ask(Action("consolidate", None, (period,)))
+    elif name == "export":
+        try:
+            state.ask(Action("export", None, (export_name(argument),)))
+        except PathRefused as exc:
+            state.status = str(exc)
+    elif name == "watch":
+        state.watching = not state.watching
+        state.status = "following writes" if state.watching else "not following writes"
+    elif name in ("stream", "evidence", "review", "inbox", "memories", "integrations"):
+        return switch(state, name)
+    elif name in ("asof", "validat"):
+        if name == "asof":
+            state.as_of = argument or None
+        else:
+            state.valid_at = argument or None
+        return Action("load")
+    elif name == "sync":
+        state.ask(Action("sync"))
+    elif name == "help":
+        state.help, state.help_top = True, 0
+    elif name == "quit":
+        return Action("quit")
+    return None
+
+
+def _on_selected(state: State, name: str, memory_id: str, argument: str) -> Action | None:
+    if name == "audit":
+        state.show_audit = True
+        return Action("audit", memory_id)
+    if name in RINGED:
+        state.ask(Action("ring", memory_id, (RINGED[name],)))
+    elif name == "promote":
+        first, _, rest = argument.partition(" ")
+        where = ("global",) if first == "global" else ()
+        reason = rest if where else argument
+        state.ask(Action("promote", memory_id, where, reason.strip() or None))
+    elif name == "supersede":
+        old, _, reason = argument.partition(" ")
+        if not old:
+            state.status = "/supersede needs the id of the memory the selected one replaces"
+            return None
+        state.ask(Action("supersede", memory_id, (old,), reason.strip() or None))
+    else:
+        state.ask(Action(name, memory_id, (), argument or None))
+    return None

@@ -1,0 +1,195 @@
+"""What the screen shows, and what each key does to it: pure, no curses, no store.
+
+A key changes the state (the cursor, a prompt's text, a toggle) and may ask
+for an `Action`: something only the store can answer (load a view, search)
+or change (approve, forget). The loop in `screen` runs the action through
+`actions` and hands the answer back. Every change to memory is asked for in
+two steps at least: the key, then `y` at a confirmation that names the memory
+(and a reason first where the audit log keeps one), so no single stray key
+writes anything, and moving around never does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tree_ring.model.record import RINGS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tree_ring.model.record import Memory
+
+# The views a person moves between; `exploded` is the rings panel's other face.
+VIEWS = ("memories", "search", "review", "inbox", "stream", "evidence", "integrations", "audit")
+# Actions that read; everything else an `Action` names changes the store.
+READS = frozenset({"load", "search", "audit", "integrations", "quit", "help"})
+# What each write is called when the confirmation asks for it.
+VERB = {
+    "approve": "approve",
+    "reject": "reject",
+    "dispute": "dispute",
+    "forget": "forget (delete)",
+    "redact": "redact",
+    "promote": "promote",
+    "keep": "keep",
+    "ring": "move to ring",
+    "supersede": "supersede",
+    "remember": "remember",
+    "consolidate": "consolidate",
+    "export": "export",
+    "sync": "sync",
+}
+# Writes that keep a reason in the audit log: asked for before the confirmation.
+NEEDS_REASON = frozenset({"reject", "dispute", "forget", "redact", "supersede", "promote"})
+
+
+@dataclass(frozen=True)
+class Action:
+    """A request the loop carries out against the store."""
+
+    name: str
+    target: str | None = None  # a memory id, when the action is on one
+    args: tuple[str, ...] = ()
+    reason: str | None = None  # the person's reason, kept in the audit log
+
+    @property
+    def writes(self) -> bool:
+        return self.name not in READS
+
+
+@dataclass(frozen=True)
+class RingStat:
+    ring: str
+    total: int = 0
+    confidence: float = 0.0  # average over the ring's live rows
+    salience: float = 0.0
+    private: int = 0  # rows of any sensitivity but normal
+    top_event: str = ""  # the ring's most frequent event type
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    rings: tuple[RingStat, ...] = tuple(RingStat(r) for r in RINGS)
+    total: int = 0
+    private: int = 0
+    review: int = 0
+    inbox: int | None = None  # None: this store has no inbox to show
+
+    def count(self, ring: str) -> int:
+        return next((s.total for s in self.rings if s.ring == ring), 0)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One row of the list: a memory (with what the view adds), or a line of
+    another kind (an audit entry, an integration) with its detail lines."""
+
+    key: str
+    memory: Memory | None = None
+    note: str = ""  # a score, a decision
+    pair: tuple[Memory, ...] = ()  # the live memories a pending one contradicts
+    text: str = ""  # the row, for items that are not memories
+    detail: tuple[str, ...] = ()  # the detail pane, for items that are not memories
+
+
+@dataclass
+class Prompt:
+    """A line of input at the bottom: a command, a query, a reason, y/n."""
+
+    kind: str  # command | search | reason | confirm | time | text
+    label: str
+    buffer: str = ""
+    action: Action | None = None  # what the answer completes
+
+
+@dataclass
+class State:
+    project: str = ""
+    view: str = "memories"
+    exploded: bool = False
+    items: list[Item] = field(default_factory=lambda: [])
+    cursor: int = 0
+    top: int = 0
+    page: int = 10  # list rows on screen; the layout sets it
+    dashboard: Dashboard = field(default_factory=Dashboard)
+    include_sensitive: bool = False
+    include_superseded: bool = False
+    query: str = ""
+    as_of: str | None = None
+    valid_at: str | None = None
+    show_audit: bool = False
+    audit: list[dict[str, Any]] = field(default_factory=lambda: [])
+    prompt: Prompt | None = None
+    status: str = ""
+    help: bool = False
+    help_top: int = 0  # the help's first line on screen
+    watching: bool = True
+    changes: int = 0  # writes seen from other processes since start
+
+    # ----------------------------------------------------------- selection
+
+    def selected(self) -> Item | None:
+        if 0 <= self.cursor < len(self.items):
+            return self.items[self.cursor]
+        return None
+
+    def selected_memory(self) -> Memory | None:
+        item = self.selected()
+        return item.memory if item else None
+
+    def set_items(self, items: list[Item]) -> None:
+        """New rows, keeping the cursor on the same key where it still is."""
+        chosen = self.selected()
+        key = chosen.key if chosen else None
+        self.items = items
+        where = next((i for i, it in enumerate(items) if it.key == key), None)
+        self.cursor = where if where is not None else min(self.cursor, max(len(items) - 1, 0))
+        self.scroll()
+
+    def move(self, delta: int) -> None:
+        if self.items:
+            self.cursor = max(0, min(len(self.items) - 1, self.cursor + delta))
+        self.scroll()
+
+    def scroll(self) -> None:
+        page = max(self.page, 1)
+        if self.cursor < self.top:
+            self.top = self.cursor
+        elif self.cursor >= self.top + page:
+            self.top = self.cursor - page + 1
+        self.top = max(0, min(self.top, max(len(self.items) - page, 0)))
+
+    # ------------------------------------------------------------ prompts
+
+    def ask(self, action: Action) -> None:
+        """Begin a write: a reason first if the audit log keeps one, then y/n."""
+        if action.name in NEEDS_REASON and not action.reason:
+            self.prompt = Prompt(
+                "reason", f"{VERB[action.name]} {action.target}: reason", "", action
+            )
+        else:
+            self.prompt = Prompt("confirm", confirmation(action), "", action)
+
+    def cancel(self, note: str = "cancelled") -> None:
+        self.prompt = None
+        self.status = note
+
+
+def confirmation(action: Action) -> str:
+    what = VERB.get(action.name, action.name)
+    words = [what]
+    if action.target:
+        words.append(action.target)
+    words += action.args
+    # y/n before the reason: a long reason is clipped at the screen's edge, not the question.
+    asked = " ".join(words) + "? y/n"
+    return f"{asked} (reason: {action.reason})" if action.reason else asked
+
+
+def switch(state: State, view: str) -> Action | None:
+    if view != state.view:
+        state.view = view
+        state.cursor = state.top = 0
+    return Action("load")
