@@ -52,7 +52,7 @@ sys.path.insert(0, str(REPO))
 
 from tree_ring.model import project  # noqa: E402
 from tree_ring.model.identity import resolve  # noqa: E402
-from tree_ring.read import recall  # noqa: E402
+from tree_ring.read import query, ranking, recall  # noqa: E402
 from tree_ring.store import fts  # noqa: E402
 from tree_ring.store.db import Options, Store  # noqa: E402
 
@@ -63,9 +63,61 @@ TARGETS = {"recall@1": 0.45, "recall@5": 0.70}
 # The baseline's stop list, fixed here so the baseline does not move when
 # recall's own query handling changes.
 STOP = frozenset(
-    "a an the and or of to in on for with at by from is are was were be been it this that these "
-    "those what which who how why when where did do does we our us i me my you your about any "
-    "there should can could would please tell remind".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "with",
+        "at",
+        "by",
+        "from",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "who",
+        "how",
+        "why",
+        "when",
+        "where",
+        "did",
+        "do",
+        "does",
+        "we",
+        "our",
+        "us",
+        "i",
+        "me",
+        "my",
+        "you",
+        "your",
+        "about",
+        "any",
+        "there",
+        "should",
+        "can",
+        "could",
+        "would",
+        "please",
+        "tell",
+        "remind",
+    ]
 )
 BASELINE_SQL = (
     "SELECT m.source_ref FROM memory_fts JOIN memories m ON m.rowid = memory_fts.rowid "
@@ -142,6 +194,22 @@ def load(path: Path) -> Iterator[Conversation]:
         data = json.loads(file.read_text(encoding="utf-8"))
         conv = data.get("conversation", data)
         yield conversation(file.stem, conv, data["qa"])
+
+
+def _no_related(_word: str) -> tuple[str, ...]:
+    return ()
+
+
+# Each technique recall uses, switched off on its own (in this process only:
+# the CLI always runs recall whole), so a run shows what each one adds.
+ABLATIONS = {
+    "pool": lambda: setattr(recall, "POOL", 0),
+    "lexicon": lambda: setattr(query, "related", _no_related),
+    "grammar_words": lambda: setattr(query, "QUESTION_WORDS", frozenset()),
+    "kind": lambda: ranking.WEIGHTS.__setitem__("kind", 0.0),
+    "subject": lambda: ranking.WEIGHTS.__setitem__("subject", 0.0),
+    "context": lambda: ranking.WEIGHTS.__setitem__("context", 0.0),
+}
 
 
 def clean_env(home: Path) -> dict[str, str]:
@@ -266,7 +334,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("data", type=Path, help="folder of conversations, or locomo10.json")
     parser.add_argument("--no-cli", action="store_true", help="library and baseline only")
     parser.add_argument("--json-out", type=Path)
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        choices=sorted(ABLATIONS),
+        help="switch one of recall's techniques off in the library run (repeatable)",
+    )
     args = parser.parse_args(argv)
+    for name in args.without:
+        ABLATIONS[name]()
     if not args.data.exists():
         parser.error(f"{args.data} does not exist; pass the LoCoMo folder or locomo10.json")
     with tempfile.TemporaryDirectory(prefix="tree-ring-locomo-") as tmp:

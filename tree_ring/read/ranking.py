@@ -29,6 +29,9 @@ WEIGHTS = {
     "confidence": 0.10,
     "recency": 0.15,
     "authority": 0.05,
+    "kind": 0.10,
+    "subject": 0.10,
+    "context": 0.05,
 }
 RING_BOOST = 0.20
 RECENCY_DAYS = 30.0
@@ -138,6 +141,9 @@ class Candidate(Frozen):
     age_days: float
     source_type: str
     ring: str
+    kind_match: float = 0.0  # 1: the memory bears what the question's kind asks for
+    subject: float = 0.0  # 1: the memory opens with a name the question asks about
+    context: float = 0.0  # the best relevance of the memories written beside it
 
 
 class Score(Frozen):
@@ -158,6 +164,9 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
         "confidence": round(w["confidence"] * c.confidence, 6),
         "recency": round(w["recency"] * math.exp(-max(c.age_days, 0.0) / RECENCY_DAYS), 6),
         "authority": round(w["authority"] * AUTHORITY.get(c.source_type, DEFAULT_AUTHORITY), 6),
+        "kind": round(w["kind"] * c.kind_match, 6),
+        "subject": round(w["subject"] * c.subject, 6),
+        "context": round(w["context"] * max(0.0, min(c.context, 1.0)), 6),
         "ring_boost": RING_BOOST if c.ring in wanted_rings else 0.0,
     }
     return Score(round(sum(parts.values()), 6), parts)
