@@ -34,7 +34,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("vm", "server", "host", "node", "nodes"),
     ("js", "javascript", "node", "npm", "typescript", "ts"),
     ("mem", "memory", "ram", "rss", "heap"),
-    ("perf", "performance", "latency", "speed"),
+    ("perf", "performance", "latency", "speed", "slower", "slowdown", "doubled", "regression"),
     ("msg", "message", "messages", "queue", "consumer"),
     ("docs", "documentation", "readme", "wiki", "notes"),
     ("repl", "replica", "replication", "primary"),
@@ -84,8 +84,16 @@ def _build() -> dict[str, tuple[str, ...]]:
 
 
 _TABLE = _build()
+# Long words by their first PREFIX letters, so a form the groups do not list
+# ("authenticate") finds the one they do ("authentication").
+PREFIX = 7
+_BY_PREFIX = {word[:PREFIX]: word for word in sorted(_TABLE, reverse=True) if len(word) > PREFIX}
 
 
 def related(word: str) -> tuple[str, ...]:
     """The words the lexicon relates to `word`, or () when it knows none."""
-    return _TABLE.get(word, ())
+    found = _TABLE.get(word)
+    if found is None and len(word) > PREFIX:
+        listed = _BY_PREFIX.get(word[:PREFIX])
+        found = _TABLE.get(listed, ()) if listed else ()
+    return found or ()

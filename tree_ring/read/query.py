@@ -114,12 +114,31 @@ QUESTION_WORDS = frozenset(
         "also",
         "both",
         "into",
+        "keep",
+        "keeps",
+        "kept",
+        "get",
+        "gets",
+        "got",
+        "getting",
+        "make",
+        "makes",
+        "made",
+        "more",
+        "over",
+        "still",
+        "very",
+        "just",
+        "really",
+        "too",
+        "thing",
+        "things",
     ]
 )
 MAX_TERMS = 16
 MAX_TERM_CHARS = 64
 # A related word counts this much of one of the question's own words.
-RELATED_WEIGHT = 0.5
+RELATED_WEIGHT = 1.0
 # A grammar word, or a word that names a ring's genre ("failure", "decision":
 # the ring boost answers it), counts this much.
 MINOR_WEIGHT = 0.3
