@@ -284,7 +284,8 @@ def recall(
             batch = store.query(sql, params)
             if len(found) + sum(1 for row in batch if row[0] not in found) >= wanted_pool:
                 break
-        for row in batch[:cap]:
+        # The rung's best by the index's bm25; more would cost scoring time, not answers.
+        for row in batch[: max(limit, POOL)]:
             if row[0] not in found:
                 found[row[0]] = (row, match)
         if len(found) >= wanted_pool:
