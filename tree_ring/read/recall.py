@@ -25,6 +25,7 @@ rung the counts prove narrow is searched whole at once.
 from __future__ import annotations
 
 import itertools
+import json
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
@@ -72,6 +73,9 @@ POOL = 40
 MAX_KIN = 8
 # Memories written this close together are each other's context.
 CONTEXT_SECONDS = 600.0
+# The best candidates that ask a question bring the memory written after them.
+REPLY_SOURCES = 10
+REPLY_MATCH = "written after a match"
 
 
 def word_forms(term: str) -> list[str]:
@@ -225,6 +229,14 @@ def candidate_sql(clause: live.Clause) -> str:
     )
 
 
+def reply_sql(clause: live.Clause) -> str:
+    """Memories by rowid, as candidates (with no bm25 of their own)."""
+    return (
+        f"SELECT {', '.join(CANDIDATE_COLUMNS)}, 0.0 AS bm FROM memories m "
+        f"WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND {clause.sql}"
+    )
+
+
 def hits_sql(count: int) -> str:
     """The winners, read whole, by rowid."""
     return f"SELECT rowid, * FROM memories WHERE rowid IN ({', '.join('?' * count)})"
@@ -293,12 +305,36 @@ def recall(
     if not found:
         return []
     scored = _score_all(store, question, list(found.values()), counts, kin, view, newest)
+    replies = _replies(store, clause, found, scored)
+    if replies:
+        found.update(replies)
+        scored = _score_all(store, question, list(found.values()), counts, kin, view, newest)
     top = scored[:limit]
     full = store.query(hits_sql(len(top)), [t[2] for t in top])
     by_rowid = {row["rowid"]: rows.from_row(row) for row in full}
     return [
         Hit(by_rowid[rowid], result.total, result.parts, match) for result, _, rowid, match in top
     ]
+
+
+def _replies(
+    store: Store,
+    clause: live.Clause,
+    found: dict[int, tuple[sqlite3.Row, str]],
+    scored: list[tuple[ranking.Score, str, int, str]],
+) -> dict[int, tuple[sqlite3.Row, str]]:
+    """The memories written just after the best candidates that ask a
+    question: a reply answers in its own words, which need not be the
+    question's. Read with the same visibility and liveness as every candidate."""
+    asking = [
+        rowid
+        for _, _, rowid, _ in scored[:REPLY_SOURCES]
+        if "?" in (found[rowid][0][6] or "") and rowid + 1 not in found
+    ]
+    if not asking:
+        return {}
+    params = {**clause.params, "ids": json.dumps([rowid + 1 for rowid in asking])}
+    return {row[0]: (row, REPLY_MATCH) for row in store.query(reply_sql(clause), params)}
 
 
 def _score_all(
@@ -371,16 +407,18 @@ def _context(
     rowid: int,
     created: str,
 ) -> float:
-    """The best lexical score of the memories written just before and after
-    this one (within CONTEXT_SECONDS), among the candidates."""
+    """How well the memories written just before and after this one (within
+    CONTEXT_SECONDS, among the candidates) match: a question just before it
+    counts whole, since this memory may be its answer; any other half."""
     best = 0.0
     for near in (rowid - 1, rowid + 1):
         i = by_rowid.get(near)
         if i is None:
             continue
-        other = found[i][0][1]
-        if abs(_seconds(other) - _seconds(created)) <= CONTEXT_SECONDS:
-            best = max(best, lex[i][0])
+        other = found[i][0]
+        if abs(_seconds(other[1]) - _seconds(created)) <= CONTEXT_SECONDS:
+            asks = near < rowid and "?" in (other[6] or "")
+            best = max(best, lex[i][0] * (1.0 if asks else 0.5))
     return best
 
 
