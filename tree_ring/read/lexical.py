@@ -9,8 +9,8 @@ content words 1, its grammar and ring-intent words less.
     lexical = sum over the question's concepts c (a word and its kin) of
               weight(c) * idf(c) * tf(c) * (K1 + 1) / (tf(c) + K1 * (1 - B + B * len / avg_len))
 
-tf(c) counts the word itself fully and each related word at
-`query.RELATED_WEIGHT`; idf(c) is that of the word or its kin, as the index
+tf(c) counts the word itself, or where the memory lacks it, its related
+words at `query.RELATED_WEIGHT`; idf(c) is that of the word or its kin, as the index
 counts the memories holding any of them. A related word thus never scores
 more than the word it stands for.
 
@@ -77,7 +77,8 @@ def bm25(
     norm = K1 * (1 - B + B * length / avg_length) if avg_length > 0 else K1
     for concept in concepts:
         part = concept.weight * idfs.get(concept.word, 0.0)
-        count = sum(tf.get(s, 0.0) * share for s, share in concept.stems.items())
+        # The word itself, or failing it its kin: kin never add to the word.
+        count = max(tf.get(s, 0.0) * share for s, share in concept.stems.items())
         if concept.weight >= 1.0:
             whole += part
         if count:

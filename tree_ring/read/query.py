@@ -163,6 +163,7 @@ NUMBER_BEARING = re.compile(
     r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|dozen|hundred)\b",
     re.IGNORECASE,
 )
+KIND_WORDS = 3
 KINDS = {
     "when": ("when", "what time", "what date", "what year", "what month", "which year"),
     "count": ("how many", "how much", "how long", "how often", "what number"),
@@ -241,7 +242,9 @@ def understand(query: str) -> Question:
             for other in near:
                 stems.setdefault(stem(other), RELATED_WEIGHT)
         concepts.append(Concept(w, 1.0 if full else MINOR_WEIGHT, stems))
-    lowered = " " + " ".join(WORD.findall(query.casefold())) + " "
+    # The kind is read from the question's opening words only: "which port
+    # when it pages" is not a question about a time.
+    lowered = " " + " ".join(WORD.findall(query.casefold())[:KIND_WORDS]) + " "
     kind = next(
         (k for k, cues in KINDS.items() if any(f" {cue} " in lowered for cue in cues)),
         "",

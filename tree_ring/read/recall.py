@@ -272,19 +272,26 @@ def recall(
             counted[match] = store.query(COUNT_SQL, {"match": match, "bound": bound})[0][0]
         return counted[match]
 
-    # A related word no memory holds is dropped before any rung is built.
-    kin = {
-        w: tuple(k for k in question.kin.get(w, ())[:MAX_KIN] if count(quote(k)) > 0) for w in words
-    }
+    # One count per word with its kin: an absent related word costs an OR
+    # atom one empty lookup, less than counting it apart.
+    kin = {w: question.kin.get(w, ())[:MAX_KIN] for w in words}
     counts = {w: count(_atom((w, *kin[w]))) for w in words}
     clause = live.where(identity, view, scope=scope)
     sql = candidate_sql(clause)
-    cap = candidate_cap(limit)
+    # Each rung's best by the index's bm25, no more: a rung's later matches
+    # would cost reading and scoring time, not answers.
+    cap = min(candidate_cap(limit), max(limit, POOL))
     wanted_pool = max(limit, POOL)
     # rowid -> (candidate columns, the rung that found it)
     found: dict[int, tuple[sqlite3.Row, str]] = {}
     newest = store.query("SELECT coalesce(max(rowid), 0) FROM memories")[0][0]
-    for rung in ladder(words, counts, kin):
+    # The question's own words first; their kin only when those leave the
+    # pool short: related words widen every rung they join, which costs.
+    plain_counts = {w: count(quote(w)) for w in words}
+    rungs = ladder(words, plain_counts)
+    seen = {rung.match for rung in rungs}
+    rungs += [rung for rung in ladder(words, counts, kin) if rung.match not in seen]
+    for rung in rungs:
         match = rung.match
         batch: list[sqlite3.Row] = []
         for floor in floors(count(match), newest):
@@ -296,8 +303,7 @@ def recall(
             batch = store.query(sql, params)
             if len(found) + sum(1 for row in batch if row[0] not in found) >= wanted_pool:
                 break
-        # The rung's best by the index's bm25; more would cost scoring time, not answers.
-        for row in batch[: max(limit, POOL)]:
+        for row in batch:
             if row[0] not in found:
                 found[row[0]] = (row, match)
         if len(found) >= wanted_pool:
