@@ -209,6 +209,7 @@ ABLATIONS = {
     "kind": lambda: ranking.WEIGHTS.__setitem__("kind", 0.0),
     "subject": lambda: ranking.WEIGHTS.__setitem__("subject", 0.0),
     "context": lambda: ranking.WEIGHTS.__setitem__("context", 0.0),
+    "replies": lambda: setattr(recall, "REPLY_SOURCES", 0),
 }
 
 
