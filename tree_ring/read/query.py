@@ -22,9 +22,9 @@ enough for scoring, which only ever sees rows the index already matched.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 
+from tree_ring.model.frozen import Frozen, field
 from tree_ring.read.lexicon import related
 from tree_ring.read.ranking import RING_INTENT
 
@@ -203,8 +203,7 @@ def terms(query: str) -> list[str]:
     return out[:MAX_TERMS]
 
 
-@dataclass(frozen=True)
-class Concept:
+class Concept(Frozen):
     """One word of the question with its kin: matching any of them is
     matching the concept, a related word at RELATED_WEIGHT of the word."""
 
@@ -213,8 +212,7 @@ class Concept:
     stems: dict[str, float]  # stem -> how much one occurrence counts
 
 
-@dataclass(frozen=True)
-class Question:
+class Question(Frozen):
     """A query as recall reads it; see the module's text."""
 
     words: list[str]  # the query's content words, searched by the ladder
