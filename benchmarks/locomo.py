@@ -152,6 +152,11 @@ def turn_text(turn: dict[str, Any]) -> str:
     return " ".join(text.split())
 
 
+def evidence(listed: list[Any]) -> frozenset[str]:
+    """Turn ids; a few published entries hold two ids in one string ("D8:6; D9:17")."""
+    return frozenset(i for item in listed for i in re.split(r"[;,\s]+", str(item)) if i)
+
+
 def conversation(name: str, conv: dict[str, Any], qa: list[dict[str, Any]]) -> Conversation:
     rows: list[dict[str, Any]] = []
     numbers = sorted(
@@ -172,9 +177,9 @@ def conversation(name: str, conv: dict[str, Any], qa: list[dict[str, Any]]) -> C
                 }
             )
     questions = [
-        Question(str(q["question"]), frozenset(map(str, q.get("evidence", []))), q["category"])
+        Question(str(q["question"]), evidence(q.get("evidence", [])), q["category"])
         for q in qa
-        if q.get("category") in CATEGORIES and q.get("evidence")
+        if q.get("category") in CATEGORIES and evidence(q.get("evidence", []))
     ]
     return Conversation(name, rows, questions)
 
