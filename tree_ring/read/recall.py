@@ -10,6 +10,15 @@ an OR of the rarest words. A word no memory contains is left out of the ANDs,
 so one stray word cannot empty a rung. Visibility and liveness are in the SQL,
 before the candidate cap.
 
+Recall reads the question first (`query.understand`). The ladder of its own
+words runs first; the same ladder with each word widened by its kin from the
+lexicon runs only while the candidates number fewer than `POOL`, since a
+related word widens every rung it joins. Every candidate is then scored on
+one scale (`lexical.bm25`, the question's words and kin, weighted), whichever
+rung found it, and ranked by `ranking.score`. The best candidates that ask a
+question bring the memory written just after them, read by rowid under the
+same visibility and liveness predicate: a reply answers in its own words.
+
 Cost: the FTS index drives every query (bm25 is computed only for rows that
 match a rung), candidates carry only the columns ranking reads, and only the
 hits are read whole. Word forms are a handful of exact terms, never a prefix
