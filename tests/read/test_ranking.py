@@ -1,7 +1,8 @@
 """The ranking formula, part by part, with the weights written out here.
 
 0.30 relevance + 0.20 overlap + 0.15 salience + 0.10 confidence
-+ 0.15 recency (exp(-age / 30 days)) + 0.05 authority + 0.20 ring boost
++ 0.15 recency (exp(-age / 30 days)) + 0.05 authority + 0.10 kind
++ 0.10 subject + 0.25 context + 0.20 ring boost
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ def test_every_part_of_one_score() -> None:
         "confidence": pytest.approx(0.10 * 0.5),
         "recency": pytest.approx(0.15 * math.exp(-1.0), abs=1e-6),
         "authority": pytest.approx(0.05 * 0.8),
+        "kind": 0.0,
+        "subject": 0.0,
+        "context": 0.0,
         "ring_boost": 0.0,
     }
     assert found.total == pytest.approx(sum(found.parts.values()), abs=1e-6)
@@ -65,6 +69,11 @@ def test_every_part_of_one_score() -> None:
         ({"source_type": "agent"}, -1.0, "authority", 0.025),
         ({"source_type": "import"}, -1.0, "authority", 0.02),
         ({"source_type": "something"}, -1.0, "authority", 0.015),
+        ({"kind_match": 1.0}, -1.0, "kind", 0.10),
+        ({"subject": 1.0}, -1.0, "subject", 0.10),
+        ({"context": 0.5}, -1.0, "context", 0.125),
+        ({"context": 3.0}, -1.0, "context", 0.25),  # capped at 1
+        ({"context": -1.0}, -1.0, "context", 0.0),  # floored at 0
     ],
 )
 def test_each_part_and_its_bounds(
@@ -91,6 +100,9 @@ def test_relative_orders() -> None:
     assert total(confidence=0.9) > total(confidence=0.5)
     assert total(age_days=1.0) > total(age_days=10.0)
     assert total(source_type="user") > total(source_type="agent")
+    assert total(kind_match=1.0) > total(kind_match=0.0)
+    assert total(subject=1.0) > total(subject=0.0)
+    assert total(context=0.5) > total(context=0.0)
     # A fresher duplicate beats a month-old one, all else equal.
     assert total(age_days=0.0) - total(age_days=30.0) == pytest.approx(0.15 * (1 - math.exp(-1)))
 

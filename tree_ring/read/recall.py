@@ -10,6 +10,15 @@ an OR of the rarest words. A word no memory contains is left out of the ANDs,
 so one stray word cannot empty a rung. Visibility and liveness are in the SQL,
 before the candidate cap.
 
+Recall reads the question first (`query.understand`). The ladder of its own
+words runs first; the same ladder with each word widened by its kin from the
+lexicon runs only while the candidates number fewer than `POOL`, since a
+related word widens every rung it joins. Every candidate is then scored on
+one scale (`lexical.bm25`, the question's words and kin, weighted), whichever
+rung found it, and ranked by `ranking.score`. The best candidates that ask a
+question bring the memory written just after them, read by rowid under the
+same visibility and liveness predicate: a reply answers in its own words.
+
 Cost: the FTS index drives every query (bm25 is computed only for rows that
 match a rung), candidates carry only the columns ranking reads, and only the
 hits are read whole. Word forms are a handful of exact terms, never a prefix
@@ -25,7 +34,6 @@ rung the counts prove narrow is searched whole at once.
 from __future__ import annotations
 
 import itertools
-import re
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
@@ -33,71 +41,23 @@ from datetime import datetime
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory
-from tree_ring.read import ranking
+from tree_ring.read import lexical, ranking
+from tree_ring.read.query import (
+    FILLER,
+    MAX_TERMS,
+    Question,
+    bears_number,
+    bears_time,
+    terms,
+    understand,
+)
+
+__all__ = ["FILLER", "MAX_TERMS", "Hit", "candidate_cap", "ladder", "recall", "terms", "word_forms"]
 from tree_ring.store import live, rows
 from tree_ring.store.db import Store
 from tree_ring.store.fts import quote
 from tree_ring.store.live import View
 
-FILLER = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "with",
-        "at",
-        "by",
-        "from",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "it",
-        "this",
-        "that",
-        "these",
-        "those",
-        "what",
-        "which",
-        "who",
-        "how",
-        "why",
-        "when",
-        "where",
-        "did",
-        "do",
-        "does",
-        "we",
-        "our",
-        "us",
-        "i",
-        "me",
-        "my",
-        "you",
-        "your",
-        "about",
-        "any",
-        "there",
-        "should",
-        "can",
-        "could",
-        "would",
-        "please",
-        "tell",
-        "remind",
-    }
-)
-MAX_TERMS = 16
-MAX_TERM_CHARS = 64
 DEFAULT_LIMIT = 8
 # The any-k-of-n rungs use at most this many words (C(5, 2) = 10 clauses):
 # on the benchmark corpus six found nothing five did not, at more cost.
@@ -114,16 +74,16 @@ WIDEN = 4
 # ("deploy" and "deploying" stem to "deploi", "deployments" to "deploy").
 ENDINGS = ("s", "es", "ed", "ing", "er", "ers", "ment", "ments", "ation", "ations")
 SUFFIXES = ("er", "ment", "ation")
-
-
-def terms(query: str) -> list[str]:
-    """The words of a query worth searching for, in order, without repeats."""
-    out: list[str] = []
-    for word in re.findall(r"\w+", query.casefold()):
-        word = word.strip("_")[:MAX_TERM_CHARS]
-        if word and word not in FILLER and word not in out:
-            out.append(word)
-    return out[:MAX_TERMS]
+# Ranking scores at least this many candidates when the ladder can find
+# them: a strict rung's few matches are not always the best answers.
+POOL = 40
+# Related words searched beside each of the question's words.
+MAX_KIN = 8
+# Memories written this close together are each other's context.
+CONTEXT_SECONDS = 600.0
+# The best candidates that ask a question bring the memory written after them.
+REPLY_SOURCES = 10
+REPLY_MATCH = "written after a match"
 
 
 def word_forms(term: str) -> list[str]:
@@ -143,8 +103,8 @@ def word_forms(term: str) -> list[str]:
 Atom = tuple[str, ...]
 
 
-def _atom(terms: Atom) -> str:
-    return quote(terms[0]) if len(terms) == 1 else "(" + " OR ".join(map(quote, terms)) + ")"
+def _atom(words: Atom) -> str:
+    return quote(words[0]) if len(words) == 1 else "(" + " OR ".join(map(quote, words)) + ")"
 
 
 class Rung(Frozen):
@@ -162,7 +122,11 @@ class Rung(Frozen):
         )
 
 
-def ladder(words: list[str], counts: dict[str, int] | None = None) -> list[Rung]:
+def ladder(
+    words: list[str],
+    counts: dict[str, int] | None = None,
+    kin: dict[str, tuple[str, ...]] | None = None,
+) -> list[Rung]:
     """The rungs recall climbs down, strictest first; the last rung is an OR.
 
     `counts` says in how many memories each word occurs (capped at
@@ -176,8 +140,9 @@ def ladder(words: list[str], counts: dict[str, int] | None = None) -> list[Rung]
     if not words:
         return []
 
-    have = [(w,) for w in words if counts is None or counts.get(w, 0) > 0]
-    widened = {w: tuple(word_forms(w)) for w in words}
+    kin = kin or {}
+    have = [(w, *kin.get(w, ())) for w in words if counts is None or counts.get(w, 0) > 0]
+    widened = {w: tuple(dict.fromkeys((*word_forms(w), *kin.get(w, ())))) for w in words}
     rungs: list[Rung] = []
     if have:
         rungs.append(Rung((tuple(have),)))
@@ -272,6 +237,14 @@ def candidate_sql(clause: live.Clause) -> str:
     )
 
 
+def reply_sql(clause: live.Clause) -> str:
+    """Memories by rowid, as candidates (with no bm25 of their own)."""
+    return (
+        f"SELECT {', '.join(CANDIDATE_COLUMNS)}, 0.0 AS bm FROM memories m "
+        f"WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND {clause.sql}"
+    )
+
+
 def hits_sql(count: int) -> str:
     """The winners, read whole, by rowid."""
     return f"SELECT rowid, * FROM memories WHERE rowid IN ({', '.join('?' * count)})"
@@ -283,12 +256,6 @@ def _age_days(created_at: str, now: datetime) -> float:
     except ValueError:
         return 365.0
     return (now - then).total_seconds() / 86_400
-
-
-def _matched(text: str, words: list[str]) -> int:
-    text = text.casefold()
-    # A crude stem keeps "deploys" matching "deploy" without a stemmer here.
-    return sum(1 for w in words if w[: max(4, len(w) - 2)] in text)
 
 
 def recall(
@@ -305,7 +272,8 @@ def recall(
     recall, over every partition of the project (`live.visible`)."""
     view = view or View()
     limit = max(1, min(limit, 256))
-    words = terms(query)
+    question = understand(query)
+    words = question.words
     bound = OR_BUDGET + 1
 
     counted: dict[str, int] = {}
@@ -315,51 +283,166 @@ def recall(
             counted[match] = store.query(COUNT_SQL, {"match": match, "bound": bound})[0][0]
         return counted[match]
 
-    counts = {w: count(quote(w)) for w in words}
+    # One count per word with its kin: an absent related word costs an OR
+    # atom one empty lookup, less than counting it apart.
+    kin = {w: question.kin.get(w, ())[:MAX_KIN] for w in words}
+    counts = {w: count(_atom((w, *kin[w]))) for w in words}
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
     sql = candidate_sql(clause)
-    cap = candidate_cap(limit)
-    # rowid -> (candidate columns, bm25 relative to its rung's best, the rung)
-    found: dict[int, tuple[sqlite3.Row, float, str]] = {}
+    # Each rung's best by the index's bm25, no more: a rung's later matches
+    # would cost reading and scoring time, not answers.
+    cap = min(candidate_cap(limit), max(limit, POOL))
+    wanted_pool = max(limit, POOL)
+    # rowid -> (candidate columns, the rung that found it)
+    found: dict[int, tuple[sqlite3.Row, str]] = {}
     newest = store.query("SELECT coalesce(max(rowid), 0) FROM memories")[0][0]
-    for rung in ladder(words, counts):
+    # The question's own words first; their kin only when those leave the
+    # pool short: related words widen every rung they join, which costs.
+    plain_counts = {w: count(quote(w)) for w in words}
+    rungs = ladder(words, plain_counts)
+    seen = {rung.match for rung in rungs}
+    rungs += [rung for rung in ladder(words, counts, kin) if rung.match not in seen]
+    for rung in rungs:
         match = rung.match
         batch: list[sqlite3.Row] = []
         for floor in floors(count(match), newest):
+            if floor:
+                # A broad rung: its newest matches are enough, as in the
+                # original ladder; a wider pool would read the store whole.
+                wanted_pool = limit
             params = {**clause.params, "match": match, "cap": cap, "floor": floor}
             batch = store.query(sql, params)
-            if len(found) + sum(1 for row in batch if row[0] not in found) >= limit:
+            if len(found) + sum(1 for row in batch if row[0] not in found) >= wanted_pool:
                 break
-        best = min((row[-1] for row in batch), default=0.0)
         for row in batch:
             if row[0] not in found:
-                found[row[0]] = (row, row[-1] / best if best < 0 else 0.0, match)
-        if len(found) >= limit:
+                found[row[0]] = (row, match)
+        if len(found) >= wanted_pool:
             break
-    now = datetime.fromisoformat(view.record_time().replace("Z", "+00:00"))
-    wanted = ranking.intents(words)
-    scored: list[tuple[ranking.Score, str, int, str]] = []
-    for row, relative, match in found.values():
-        # In CANDIDATE_COLUMNS order, then bm25.
-        rowid, created, salience, confidence, source_type, ring, summary, details, tags, _ = row
-        candidate = ranking.Candidate(
-            bm25=-relative,
-            matched_terms=_matched(f"{summary} {details} {tags}", words),
-            query_terms=len(words),
-            salience=salience,
-            confidence=confidence,
-            age_days=_age_days(created, now),
-            source_type=source_type,
-            ring=ring,
-        )
-        scored.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
-    scored.sort(key=lambda s: s[1], reverse=True)  # ties: newer first
-    scored.sort(key=lambda s: -s[0].total)
-    top = scored[:limit]
-    if not top:
+    if not found:
         return []
+    scored = _score_all(store, question, list(found.values()), counts, kin, view, newest)
+    replies = _replies(store, clause, found, scored)
+    if replies:
+        found.update(replies)
+        scored = _score_all(store, question, list(found.values()), counts, kin, view, newest)
+    top = scored[:limit]
     full = store.query(hits_sql(len(top)), [t[2] for t in top])
     by_rowid = {row["rowid"]: rows.from_row(row) for row in full}
     return [
         Hit(by_rowid[rowid], result.total, result.parts, match) for result, _, rowid, match in top
     ]
+
+
+def _replies(
+    store: Store,
+    clause: live.Clause,
+    found: dict[int, tuple[sqlite3.Row, str]],
+    scored: list[tuple[ranking.Score, str, int, str]],
+) -> dict[int, tuple[sqlite3.Row, str]]:
+    """The memories written just after the best candidates that ask a
+    question: a reply answers in its own words, which need not be the
+    question's. Read with the same visibility and liveness as every candidate."""
+    asking = [
+        rowid
+        for _, _, rowid, _ in scored[:REPLY_SOURCES]
+        if "?" in (found[rowid][0][6] or "") and rowid + 1 not in found
+    ]
+    if not asking:
+        return {}
+    # A JSON array of integers, written out: json is not worth its import here.
+    ids = "[" + ",".join(str(int(rowid) + 1) for rowid in asking) + "]"
+    params = {**clause.params, "ids": ids}
+    return {row[0]: (row, REPLY_MATCH) for row in store.query(reply_sql(clause), params)}
+
+
+def _score_all(
+    store: Store,
+    question: Question,
+    found: list[tuple[sqlite3.Row, str]],
+    counts: dict[str, int],
+    kin: dict[str, tuple[str, ...]],
+    view: View,
+    newest: int,
+) -> list[tuple[ranking.Score, str, int, str]]:
+    del store, kin  # the candidates carry every column scoring reads
+    total = max(newest, len(found))
+    # idf by the question's word, from the index's counts of the word or its
+    # kin (capped at OR_BUDGET + 1, so every word commoner weighs the same).
+    idfs = {
+        c.word: lexical.idf(counts.get(c.word, OR_BUDGET + 1), total) for c in question.concepts
+    }
+    parsed = [lexical.weighted_terms(row[6] or "", row[8] or "", row[7] or "") for row, _ in found]
+    avg = sum(length for _, length in parsed) / len(parsed)
+    lex = [lexical.bm25(tf, length, avg, question.concepts, idfs) for tf, length in parsed]
+    best = max((s for s, _ in lex), default=0.0)
+    now = datetime.fromisoformat(view.record_time().replace("Z", "+00:00"))
+    wanted = ranking.intents(question.words)
+    by_rowid = {row[0]: i for i, (row, _) in enumerate(found)}
+    out: list[tuple[ranking.Score, str, int, str]] = []
+    for i, (row, match) in enumerate(found):
+        # In CANDIDATE_COLUMNS order, then bm25.
+        rowid, created, salience, confidence, source_type, ring, summary, _d, _t, _ = row
+        relevance, coverage = lex[i]
+        candidate = ranking.Candidate(
+            bm25=-(relevance / best) if best > 0 else 0.0,
+            matched_terms=round(coverage * 1000),
+            query_terms=1000,
+            salience=salience,
+            confidence=confidence,
+            age_days=_age_days(created, now),
+            source_type=source_type,
+            ring=ring,
+            kind_match=_kind_match(question, summary),
+            subject=_subject(question, parsed[i][0], summary),
+            context=_context(by_rowid, lex, found, rowid, created) / best if best > 0 else 0.0,
+        )
+        out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
+    out.sort(key=lambda s: s[1], reverse=True)  # ties: newer first
+    out.sort(key=lambda s: -s[0].total)
+    return out
+
+
+def _kind_match(question: Question, summary: str) -> float:
+    if question.kind == "when":
+        return 1.0 if bears_time(summary) else 0.0
+    if question.kind == "count":
+        return 1.0 if bears_number(summary) else 0.0
+    return 0.0
+
+
+def _subject(question: Question, tf: dict[str, float], summary: str) -> float:
+    """1 when the memory opens with a name the question asks about."""
+    if not question.names:
+        return 0.0
+    head = lexical.stems(summary[:40])[:2]
+    return 1.0 if any(s in question.names for s in head) else 0.0
+
+
+def _context(
+    by_rowid: dict[int, int],
+    lex: list[tuple[float, float]],
+    found: list[tuple[sqlite3.Row, str]],
+    rowid: int,
+    created: str,
+) -> float:
+    """How well the memories written just before and after this one (within
+    CONTEXT_SECONDS, among the candidates) match: a question just before it
+    counts whole, since this memory may be its answer; any other half."""
+    best = 0.0
+    for near in (rowid - 1, rowid + 1):
+        i = by_rowid.get(near)
+        if i is None:
+            continue
+        other = found[i][0]
+        if abs(_seconds(other[1]) - _seconds(created)) <= CONTEXT_SECONDS:
+            asks = near < rowid and "?" in (other[6] or "")
+            best = max(best, lex[i][0] * (1.0 if asks else 0.5))
+    return best
+
+
+def _seconds(stamp: str) -> float:
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0

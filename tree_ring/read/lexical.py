@@ -1,0 +1,88 @@
+"""How well a memory's words answer a question's: weighted BM25, in Python.
+
+The index finds candidates; this scores them all on one scale, whichever
+query of the ladder found them, so a memory found by a loose rung is not
+ranked as if it had matched the strict one. Unlike the index's bm25 each
+question word carries a weight (`query.Concept`): the question's own
+content words 1, its grammar and ring-intent words less.
+
+    lexical = sum over the question's concepts c (a word and its kin) of
+              weight(c) * idf(c) * tf(c) * (K1 + 1) / (tf(c) + K1 * (1 - B + B * len / avg_len))
+
+tf(c) counts the word itself, or where the memory lacks it, its related
+words at `query.RELATED_WEIGHT`; idf(c) is that of the word or its kin, as the index
+counts the memories holding any of them. A related word thus never scores
+more than the word it stands for.
+
+tf counts a word in the summary FIELD_WEIGHTS["summary"] times, in tags and
+details less; idf comes from how many memories hold the word (counted by
+the index, capped, see recall.py), so rare words count most.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from tree_ring.read.query import Concept, stem
+
+K1 = 1.2
+B = 0.3
+FIELD_WEIGHTS = {"summary": 1.0, "tags": 0.6, "details": 0.4}
+# Details can be long; only their opening is read when scoring.
+DETAIL_CHARS = 600
+WORD = re.compile(r"\w+")
+
+
+def stems(text: str) -> list[str]:
+    return [stem(w) for w in WORD.findall(text.casefold())]
+
+
+def weighted_terms(summary: str, tags: str, details: str) -> tuple[dict[str, float], float]:
+    """A memory's stems with their field-weighted counts, and its weighted length."""
+    tf: dict[str, float] = {}
+    length = 0.0
+    for text, weight in (
+        (summary, FIELD_WEIGHTS["summary"]),
+        (tags, FIELD_WEIGHTS["tags"]),
+        (details[:DETAIL_CHARS], FIELD_WEIGHTS["details"]),
+    ):
+        if not text:
+            continue
+        for s in stems(text):
+            tf[s] = tf.get(s, 0.0) + weight
+            length += weight
+    return tf, length
+
+
+def idf(holding: int, total: int) -> float:
+    """BM25's idf: log(1 + (N - n + 0.5) / (n + 0.5)), never below a floor
+    above zero, so a word every memory holds still counts a little."""
+    n = min(max(holding, 0), total)
+    return max(math.log(1 + (total - n + 0.5) / (n + 0.5)), 0.05)
+
+
+def bm25(
+    tf: dict[str, float],
+    length: float,
+    avg_length: float,
+    concepts: tuple[Concept, ...],
+    idfs: dict[str, float],
+) -> tuple[float, float]:
+    """The weighted BM25 of one memory, and the share of the question's
+    content words' idf it covers."""
+    score = 0.0
+    covered = 0.0
+    whole = 0.0
+    norm = K1 * (1 - B + B * length / avg_length) if avg_length > 0 else K1
+    for concept in concepts:
+        part = concept.weight * idfs.get(concept.word, 0.0)
+        # The word itself, or failing it its kin: kin never add to the word.
+        count = max(tf.get(s, 0.0) * share for s, share in concept.stems.items())
+        if concept.weight >= 1.0:
+            whole += part
+        if count:
+            score += part * count * (K1 + 1) / (count + norm)
+            if concept.weight >= 1.0:
+                covered += part
+    return score, (covered / whole if whole else 0.0)

@@ -1,0 +1,264 @@
+"""What a question asks, read without a model: its words, their kin, its kind.
+
+A question rarely uses its answer's words. Three cheap readings close part
+of the gap, each measured on a conversational benchmark and a coding
+paraphrase set before it was kept (see the README's recall section):
+
+- the words worth searching for, filler dropped (`terms`);
+- a small built-in lexicon of the coding domain (`lexicon.py`): an
+  abbreviation and what it stands for, synonyms, a symptom and its usual
+  causes. Each related word is searched too, weighted below the question's
+  own words, so "DB outage" finds "the database went down";
+- the question's kind: "when" wants a memory that bears a time ("yesterday",
+  "last week", a date), "who" one that names a person, "how many"/"how
+  long" one with a number; and the names it asks about (capitalised words
+  not opening the question), which a memory is about when it opens with one.
+
+`stem` is a light suffix stripper, the same on both sides of a comparison;
+it matches the forms the index's porter stemmer brings together often
+enough for scoring, which only ever sees rows the index already matched.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from tree_ring.model.frozen import Frozen, field
+from tree_ring.read.lexicon import related
+from tree_ring.read.ranking import RING_INTENT
+
+FILLER = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "with",
+        "at",
+        "by",
+        "from",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "it",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "who",
+        "how",
+        "why",
+        "when",
+        "where",
+        "did",
+        "do",
+        "does",
+        "we",
+        "our",
+        "us",
+        "i",
+        "me",
+        "my",
+        "you",
+        "your",
+        "about",
+        "any",
+        "there",
+        "should",
+        "can",
+        "could",
+        "would",
+        "please",
+        "tell",
+        "remind",
+    ]
+)
+# Words a question uses for its grammar, not its subject: not searched as
+# their own clause, still scored if a memory has them (bm25 makes them cheap).
+QUESTION_WORDS = frozenset(
+    [
+        "has",
+        "have",
+        "had",
+        "he",
+        "she",
+        "him",
+        "her",
+        "his",
+        "hers",
+        "they",
+        "them",
+        "their",
+        "its",
+        "was",
+        "some",
+        "kind",
+        "type",
+        "sort",
+        "much",
+        "many",
+        "often",
+        "ever",
+        "also",
+        "both",
+        "into",
+        "keep",
+        "keeps",
+        "kept",
+        "get",
+        "gets",
+        "got",
+        "getting",
+        "make",
+        "makes",
+        "made",
+        "more",
+        "over",
+        "still",
+        "very",
+        "just",
+        "really",
+        "too",
+        "thing",
+        "things",
+    ]
+)
+MAX_TERMS = 16
+MAX_TERM_CHARS = 64
+# A related word counts this much of one of the question's own words.
+RELATED_WEIGHT = 1.0
+# A grammar word, or a word that names a ring's genre ("failure", "decision":
+# the ring boost answers it), counts this much.
+MINOR_WEIGHT = 0.3
+INTENT_WORDS = frozenset(w for words in RING_INTENT.values() for w in words)
+
+WORD = re.compile(r"\w+")
+MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday weekend"
+# Words and shapes that put a memory at a time: relative days, named days and
+# months, years, clock times and dates.
+TIME_BEARING = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|since|last|next|"
+    r"this (?:morning|week|month|year|weekend)|"
+    rf"{'|'.join(MONTHS.split())}|{'|'.join(WEEKDAYS.split())}s?|"
+    r"(?:19|20)\d\d|\d{1,2}:\d\d|\d{1,4}[-/]\d{1,2}(?:[-/]\d{1,4})?)\b",
+    re.IGNORECASE,
+)
+NUMBER_BEARING = re.compile(
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|dozen|hundred)\b",
+    re.IGNORECASE,
+)
+KIND_WORDS = 3
+KINDS = {
+    "when": ("when", "what time", "what date", "what year", "what month", "which year"),
+    "count": ("how many", "how much", "how long", "how often", "what number"),
+}
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """A light stemmer: plurals, -ing, -ed, -ly; enough to compare word forms."""
+    w = word
+    if len(w) <= 3:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ing", "ed", "ly"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]  # "running" -> "run"
+            break
+    if w.endswith("e") and len(w) > 4:
+        w = w[:-1]  # "shared" and "share" meet at "shar"
+    return w
+
+
+def terms(query: str) -> list[str]:
+    """The words of a query worth searching for, in order, without repeats."""
+    out: list[str] = []
+    for word in WORD.findall(query.casefold()):
+        word = word.strip("_")[:MAX_TERM_CHARS]
+        if word and word not in FILLER and word not in out:
+            out.append(word)
+    return out[:MAX_TERMS]
+
+
+class Concept(Frozen):
+    """One word of the question with its kin: matching any of them is
+    matching the concept, a related word at RELATED_WEIGHT of the word."""
+
+    word: str
+    weight: float  # 1 for a content word; MINOR_WEIGHT for grammar and intent words
+    stems: dict[str, float]  # stem -> how much one occurrence counts
+
+
+class Question(Frozen):
+    """A query as recall reads it; see the module's text."""
+
+    words: list[str]  # the query's content words, searched by the ladder
+    concepts: tuple[Concept, ...] = ()  # every word of the query, scored
+    # word -> related words searched beside it
+    kin: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})
+    kind: str = ""  # "when", "count" or ""
+    names: frozenset[str] = frozenset()  # stems of the names it asks about
+
+
+def understand(query: str) -> Question:
+    words = terms(query)
+    searched = [w for w in words if w not in QUESTION_WORDS] or words
+    kin: dict[str, tuple[str, ...]] = {}
+    concepts: list[Concept] = []
+    seen: set[str] = set()
+    for w in words:
+        if stem(w) in seen:
+            continue
+        seen.add(stem(w))
+        full = w in searched and w not in INTENT_WORDS
+        stems = {stem(w): 1.0}
+        if w in searched and (near := related(w)):
+            kin[w] = near
+            for other in near:
+                stems.setdefault(stem(other), RELATED_WEIGHT)
+        concepts.append(Concept(w, 1.0 if full else MINOR_WEIGHT, stems))
+    # The kind is read from the question's opening words only: "which port
+    # when it pages" is not a question about a time.
+    lowered = " " + " ".join(WORD.findall(query.casefold())[:KIND_WORDS]) + " "
+    kind = next(
+        (k for k, cues in KINDS.items() if any(f" {cue} " in lowered for cue in cues)),
+        "",
+    )
+    tokens = WORD.findall(query)
+    names = frozenset(
+        stem(t.casefold())
+        for i, t in enumerate(tokens)
+        if i > 0 and t[:1].isupper() and t.casefold() not in FILLER and len(t) > 1
+    )
+    return Question(searched, tuple(concepts), kin, kind, names)
+
+
+def bears_time(text: str) -> bool:
+    return TIME_BEARING.search(text) is not None
+
+
+def bears_number(text: str) -> bool:
+    return NUMBER_BEARING.search(text) is not None
