@@ -530,7 +530,8 @@ def test_a_bulk_write_holds_one_batch_of_signatures_and_finds_the_rest_on_disk(
     late = make_memory(project_id, "Deploys never use blue green rollout for the payments service")
     results = bulk.insert_many(store, [first, *filler, late], PERSON, batch=7)
     assert max(held) <= 7 and len(held) == 22
-    assert results[-1].trust == "disputed"
+    # A person's contradicting write is accepted, naming what it contradicts.
+    assert results[-1].contradicts == (first.id,)
     stored = rows.get(store.db, results[-1].id)
     assert first.id in {link.target for link in stored.links}
     temp = store.conn.execute("SELECT name FROM sqlite_temp_master WHERE type = 'table'")
