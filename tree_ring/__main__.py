@@ -16,6 +16,10 @@ def main(argv: list[str] | None = None) -> int:
         from tree_ring.mcp.server import main as serve
 
         return serve(words[1:])
+    if words[:1] in (["view"], ["report"]):  # the web view, also a client on that floor
+        from tree_ring.web.app import main as web
+
+        return web(words)
     from tree_ring.cli.app import main as cli
 
     return cli(words)
@@ -23,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """`main` as a program; the CLI exits at once once its output is out."""
-    if sys.argv[1:2] == ["mcp"]:
+    if sys.argv[1:2] in (["mcp"], ["view"], ["report"]):
         sys.exit(main())
     from tree_ring.cli.app import run as cli
 

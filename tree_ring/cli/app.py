@@ -108,9 +108,10 @@ def build_parser(
     parser = argparse.ArgumentParser(
         prog="tree-ring",
         description="Tree Ring: local, governed memory for coding agents.",
-        # Served by tree_ring.mcp, which this package may not import (see __main__).
+        # Served by tree_ring.mcp and tree_ring.web, which this package may not import.
         epilog="tree-ring mcp: serve this project's memory to an MCP client on stdin/stdout "
-        "(tree-ring mcp --help)",
+        "(tree-ring mcp --help); tree-ring view: browse it on 127.0.0.1; "
+        "tree-ring report --html FILE: one HTML file",
         formatter_class=Formatter,
     )
     parser.add_argument("--version", action="version", version=f"tree-ring {__version__}")

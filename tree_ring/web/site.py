@@ -1,0 +1,98 @@
+"""What the pages and actions of one `tree-ring view` run share: project, actor, sessions.
+
+The identity and the actor are the CLI's for the same environment
+(`cli/context.py`): a person at the terminal sees every partition and
+decides as `person`; a viewer started from an agent's shell is that agent,
+and the library refuses it what it refuses the agent's CLI (review
+decisions, forgetting what it did not write). The coordinator capability,
+if the environment holds one, is kept in the actor and nowhere else.
+
+A session is one browser's: it exists once the browser has shown the run's
+token, and holds the CSRF value its forms carry, whether sensitive rows are
+shown, and a one-time notice for the next page.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from dataclasses import dataclass, field
+
+from tree_ring.model import project
+from tree_ring.model.identity import Identity, harness_origin, resolve
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Options, Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+# Sessions a run keeps; past this the oldest is dropped (its browser logs in again).
+MAX_SESSIONS = 32
+
+
+@dataclass
+class Session:
+    csrf: str
+    show_sensitive: bool = False
+    notice: str = ""  # shown once, on the next page
+    notice_is_error: bool = False
+
+    def take_notice(self) -> tuple[str, bool]:
+        notice, error = self.notice, self.notice_is_error
+        self.notice, self.notice_is_error = "", False
+        return notice, error
+
+
+@dataclass
+class Site:
+    root: str
+    project: str
+    identity: Identity
+    actor: Actor
+    whole_project: bool
+    options: Options
+    token: str = field(repr=False)
+    port: int = 0
+    inbox: bool = False  # the person's inbox and promote, when the library has them
+    sessions: dict[str, Session] = field(default_factory=lambda: {}, repr=False)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @classmethod
+    def open(cls, root: str, environ: Mapping[str, str]) -> Site:
+        """The site for the project at `root`, as the environment names its caller."""
+        project_id = project.load_project_id(root)
+        identity = resolve(project_id, environ)
+        origin = harness_origin(environ)
+        capability = environ.get("TREE_RING_COORDINATOR_TOKEN") or None
+        actor = Actor(identity.agent_profile or origin.kind, origin, capability=capability)
+        options = Options.from_environ(environ)
+        # The store must open now, so a missing or damaged one is one line at start.
+        Store.open(root, options=options).close()
+        return cls(
+            root,
+            project_id,
+            identity,
+            actor,
+            not origin.is_agent,
+            options,
+            token=secrets.token_urlsafe(32),
+        )
+
+    def store(self) -> Store:
+        """A connection of the caller's own: each request thread opens and closes one."""
+        return Store.open(self.root, options=self.options)
+
+    def new_session(self) -> str:
+        sid = secrets.token_urlsafe(32)
+        with self.lock:
+            while len(self.sessions) >= MAX_SESSIONS:
+                self.sessions.pop(next(iter(self.sessions)))
+            self.sessions[sid] = Session(secrets.token_urlsafe(32))
+        return sid
+
+    def session(self, sid: str | None) -> Session | None:
+        if not sid:
+            return None
+        with self.lock:
+            return self.sessions.get(sid)
