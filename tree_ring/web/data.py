@@ -191,14 +191,19 @@ def withheld(memory: Memory) -> str | None:
     return None
 
 
-def tombstone_counts(db: Db, project: str, until: str | None = None) -> dict[str, int]:
-    """Content tombstones per kind (forgotten, rejected): counts, never their reasons or text."""
-    sql = "SELECT kind, count(*) FROM content_tombstones WHERE project = :project"
+def tombstone_counts(db: Db, project: str, until: str | None = None) -> dict[str, tuple[int, int]]:
+    """Per kind (forgotten, rejected): how many memories, and how many content hashes
+    (one per claim of each); counts only, never a reason or any text."""
+    sql = (
+        "SELECT kind, count(DISTINCT memory_id), count(*) FROM content_tombstones"
+        " WHERE project = :project"
+    )
     params: dict[str, Any] = {"project": project}
     if until is not None:
         sql += " AND created_at <= :until"
         params["until"] = until
-    return {kind: int(n) for kind, n in db.query(sql + " GROUP BY kind ORDER BY kind", params)}
+    found = db.query(sql + " GROUP BY kind ORDER BY kind", params)
+    return {kind: (int(memories), int(hashes)) for kind, memories, hashes in found}
 
 
 def activity(db: Db, *, limit: int, until: str | None = None) -> list[dict[str, Any]]:

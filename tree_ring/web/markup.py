@@ -44,6 +44,11 @@ def text(value: object) -> str:
 attr = text
 
 
+def count(n: int, one: str, many: str) -> str:
+    """`n` and the noun in the number it takes."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def clip(value: str, limit: int) -> str:
     """At most `limit` characters, with an ellipsis when cut."""
     return value if len(value) <= limit else value[: limit - 1] + "…"

@@ -21,7 +21,8 @@ from tree_ring.read import listing
 from tree_ring.read.recall import recall
 from tree_ring.store import audit
 from tree_ring.store.live import View
-from tree_ring.web import data, markup, rings
+from tree_ring.web import data, markup, queue, rings
+from tree_ring.web.frame import NotFoundPage, frame, memory_link
 from tree_ring.web.markup import attr, text
 
 TYPE_CHECKING = False
@@ -35,48 +36,6 @@ if TYPE_CHECKING:
 CAP = 120  # marks per ring in the viewer
 PAGE = 50  # memories per page
 SEARCH_LIMIT = 200  # recall's best hits a search pages through
-NAV = (
-    ("/", "Rings"),
-    ("/memories", "Memories"),
-    ("/review", "Review"),
-    ("/inbox", "Inbox"),
-    ("/tree", "Summary tree"),
-    ("/status", "Status"),
-)
-
-
-class NotFoundPage(Exception):
-    """The page or the thing it names does not exist (404)."""
-
-
-def memory_link(memory_id: str) -> str:
-    return "/memory?" + urlencode({"id": memory_id})
-
-
-def csrf_field(session: Session) -> str:
-    return f'<input type="hidden" name="csrf" value="{attr(session.csrf)}">'
-
-
-def frame(site: Site, session: Session, here: str, title: str, body: str) -> str:
-    links: list[str] = []
-    for path, name in NAV:
-        if path == "/inbox" and not site.inbox:
-            continue
-        css = ' class="here"' if path == here else ""
-        links.append(f'<a href="{path}"{css}>{name}</a>')
-    toggle = "Hide sensitive" if session.show_sensitive else "Show sensitive"
-    header = (
-        f'<header><span class="project">Tree Ring · {text(site.project)}</span>'
-        + "".join(links)
-        + f'<form method="post" action="/sensitive">{csrf_field(session)}'
-        f'<input type="hidden" name="back" value="{attr(here)}">'
-        f'<button type="submit" id="toggle-sensitive">{toggle}</button></form></header>'
-    )
-    notice, is_error = session.take_notice()
-    if notice:
-        css = "error" if is_error else "note"
-        body = f'<p class="{css}" id="notice">{text(notice)}</p>' + body
-    return markup.page(f"{title} · Tree Ring", body, header=header)
 
 
 def _view(session: Session, query: Query | None = None) -> View:
@@ -114,7 +73,7 @@ def rings_page(site: Site, session: Session, query: Query) -> str:
     ]
     body = [
         f"<h1>Rings{text(when)}</h1>",
-        f'<p class="note">{drawn.total()} live memories'
+        f'<p class="note">{markup.count(drawn.total(), "live memory", "live memories")}'
         + (f"; {hidden} sensitive hidden" if hidden else "")
         + ". Heartwood at the core, cambium under the bark; scars are notches, seeds sit "
         "outside; hollow marks wait for review. Hover a mark for its memory; click to open it."
@@ -327,7 +286,6 @@ def _value(key: str, value: object) -> str:
 
 def memory_page(site: Site, session: Session, query: Query) -> str:
     from tree_ring.model.errors import NotFound
-    from tree_ring.web import queue
 
     memory_id = (query.get("id") or "").strip()
     if not memory_id:

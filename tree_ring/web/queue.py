@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 from tree_ring.ops import review
 from tree_ring.store import rows
 from tree_ring.web import markup
+from tree_ring.web.frame import csrf_field, frame, memory_link
 from tree_ring.web.markup import attr, text
 
 TYPE_CHECKING = False
@@ -28,8 +29,6 @@ UNDECIDED = ("pending", "disputed")
 
 
 def _form(session: Session, action: str, target: str, back: str, inner: str, label: str) -> str:
-    from tree_ring.web.pages import csrf_field
-
     return (
         f'<form method="post" action="/act" class="inline" id="{attr(action)}-{attr(target)}">'
         f"{csrf_field(session)}"
@@ -87,8 +86,6 @@ def memory_actions(site: Site, session: Session, memory: Memory) -> str:
 
 
 def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
-    from tree_ring.web.pages import frame, memory_link
-
     raw = query.get("offset") or "0"
     offset = int(raw) if raw.isdigit() and len(raw) < 10 else 0
     shown_sensitive = 1 if session.show_sensitive else 0

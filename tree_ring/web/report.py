@@ -43,7 +43,7 @@ def build(store: Store, project: str, now: str, *, cap: int = CAP) -> str:
     body = [
         f"<h1>Tree Ring report: {markup.text(project)}</h1>",
         f'<p class="note">As of {markup.text(now)} (record time). '
-        f"{drawn.total()} live memories, {queue} waiting for review"
+        f"{markup.count(drawn.total(), 'live memory', 'live memories')}, {queue} waiting for review"
         + (f", {hidden} sensitive not shown" if hidden else "")
         + ".</p>",
         rings.svg(drawn, label=label),
@@ -51,7 +51,8 @@ def build(store: Store, project: str, now: str, *, cap: int = CAP) -> str:
         "<h2>Rings</h2>",
         _ring_table(drawn),
         "<h2>Review queue</h2>",
-        f"<p>{queue} memories waiting for review (pending or disputed).</p>",
+        f"<p>{markup.count(queue, 'memory', 'memories')} waiting for review "
+        "(pending or disputed).</p>",
         "<h2>Tombstones</h2>",
         _tombstones(stones),
         "<h2>Recent activity</h2>",
@@ -79,12 +80,12 @@ def _ring_table(drawn: data.Rings) -> str:
     return markup.table(headings, rows_, numeric=range(1, 7))
 
 
-def _tombstones(stones: dict[str, int]) -> str:
+def _tombstones(stones: dict[str, tuple[int, int]]) -> str:
     if not stones:
         return "<p>No content has been forgotten or rejected.</p>"
-    listed = [[markup.text(kind), str(n)] for kind, n in stones.items()]
+    listed = [[markup.text(kind), str(m), str(h)] for kind, (m, h) in stones.items()]
     return (
-        markup.table(["kind", "tombstones"], listed, numeric=[1])
+        markup.table(["kind", "memories", "content hashes"], listed, numeric=[1, 2])
         + '<p class="note">Counts only: a tombstone holds hashes of forgotten content, never '
         "its text.</p>"
     )

@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from tree_ring.model.errors import TreeRingError
-from tree_ring.web import actions, gate, markup, pages, queue, status
+from tree_ring.web import actions, frame, gate, markup, pages, queue, status
 from tree_ring.web.site import Session, Site
 
 TYPE_CHECKING = False
@@ -147,10 +147,10 @@ class Handler(BaseHTTPRequestHandler):
         site = self.server.site
         try:
             self._send(200, page(site, session, _query(parts.query)))
-        except pages.NotFoundPage as exc:
-            self._send(404, pages.frame(site, session, "", "Not found", _error(str(exc))))
+        except frame.NotFoundPage as exc:
+            self._send(404, frame.frame(site, session, "", "Not found", _error(str(exc))))
         except TreeRingError as exc:
-            self._send(400, pages.frame(site, session, "", "Error", _error(str(exc))))
+            self._send(400, frame.frame(site, session, "", "Error", _error(str(exc))))
 
     def do_POST(self) -> None:
         session = self._session()

@@ -26,6 +26,7 @@ from tree_ring.ops import receipts, review
 from tree_ring.read import tree_recall
 from tree_ring.tree import nodes
 from tree_ring.web import markup
+from tree_ring.web.frame import NotFoundPage, frame, memory_link
 from tree_ring.web.markup import attr, text
 
 TYPE_CHECKING = False
@@ -63,8 +64,6 @@ def _path(db: Db, project_id: str, memory_id: str) -> list[Node]:
 
 
 def tree_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
-    from tree_ring.web.pages import NotFoundPage, frame, memory_link
-
     node_id = (query.get("node") or "").strip()
     memory_id = (query.get("memory") or "").strip()
     body: list[str] = ["<h1>Summary tree</h1>"]
@@ -127,8 +126,6 @@ def tree_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
 
 
 def _node(node: Node, kids: list[tree_recall.Child]) -> str:
-    from tree_ring.web.pages import memory_link
-
     parts = [
         f'<h2 id="node">{text(node.id)} · L{node.level} · {node.leaf_count} memories</h2>',
         f'<p class="note">{text(node.time_range_start[:19])}Z .. '
@@ -167,8 +164,6 @@ def _store_bytes(root: str) -> int:
 
 
 def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
-    from tree_ring.web.pages import frame
-
     with site.store() as store:
         db = store.db
         by_ring = dict(db.query("SELECT ring, count(*) FROM memories GROUP BY ring ORDER BY ring"))
