@@ -83,6 +83,7 @@ pre{white-space:pre-wrap}
 svg.rings{max-width:100%;height:auto}
 .band-heartwood{fill:#6b3e1f}.band-inner{fill:#a0672f}.band-outer{fill:#c99a5e}
 .band-cambium{fill:#dcc49a}.bark{fill:none;stroke:#3b2a1a;stroke-width:5}
+.growth{fill:none;stroke:#3b2a1a;stroke-opacity:.18;stroke-width:1}
 .mark{stroke:#231a12;stroke-width:.8}.mark.hollow{fill:none;stroke:#fff5dd;stroke-width:1.6}
 .m-heartwood{fill:#f3dcb5}.m-inner{fill:#fff1d6}.m-outer{fill:#4a2c14}.m-cambium{fill:#2f5d2a}
 .scar{stroke:#9c1c1c;stroke-width:3.5;stroke-linecap:round}

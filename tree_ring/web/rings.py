@@ -59,10 +59,17 @@ def _point(angle: float, radius: float) -> tuple[str, str]:
     return _n(CENTRE + radius * math.cos(angle)), _n(CENTRE + radius * math.sin(angle))
 
 
-def _angle(index: int, count: int) -> float:
-    # Newest at twelve o'clock, then clockwise; half a step in, so two marks
-    # never sit on the vertical together.
-    return -math.pi / 2 + 2 * math.pi * (index + 0.5) / max(count, 1)
+# Each ring starts a golden angle further round than the one inside it, so
+# rings of one or two marks do not line their marks up along one radius.
+GOLDEN = math.pi * (3 - math.sqrt(5))
+START = {ring: n * GOLDEN for n, ring in enumerate((*BANDS, "scar", "seed"))}
+GROWTH_EVERY = 25  # one growth line per this many live memories of a band ...
+GROWTH_MAX = 6  # ... up to this many
+
+
+def _angle(ring: str, index: int, count: int) -> float:
+    # The newest first, then clockwise.
+    return -math.pi / 2 + START[ring] + 2 * math.pi * index / max(count, 1)
 
 
 def tooltip(mark: Mark) -> str:
@@ -97,6 +104,14 @@ def svg(r: Rings, *, link: Callable[[str], str] | None = None, label: str = "") 
             f'<circle class="band band-{ring}" cx="{_n(CENTRE)}" cy="{_n(CENTRE)}" r="{_n(outer)}">'
             f"<title>{markup.text(f'{ring}: {count} live')}</title></circle>"
         )
+    for ring in BANDS:
+        inner, outer = radii[ring]
+        lines = min(GROWTH_MAX, r.counts[ring].total // GROWTH_EVERY)
+        for k in range(1, lines + 1):
+            radius = inner + (outer - inner) * k / (lines + 1)
+            out.append(
+                f'<circle class="growth" cx="{_n(CENTRE)}" cy="{_n(CENTRE)}" r="{_n(radius)}"/>'
+            )
     out.append(f'<circle class="bark" cx="{_n(CENTRE)}" cy="{_n(CENTRE)}" r="{_n(BARK + 2)}"/>')
     for ring in BANDS:
         inner, outer = radii[ring]
@@ -105,7 +120,7 @@ def svg(r: Rings, *, link: Callable[[str], str] | None = None, label: str = "") 
         low = max(inner, outer * 0.2) if ring == "heartwood" else inner
         for index, mark in enumerate(marks):
             radius = low + (0.2 + 0.6 * _depth(mark.id)) * (outer - low)
-            x, y = _point(_angle(index, len(marks)), radius)
+            x, y = _point(_angle(ring, index, len(marks)), radius)
             shape = (
                 f'<circle class="{_classes(f"mark m-{ring}", mark)}" cx="{x}" cy="{y}" r="3.2">'
                 f"<title>{markup.text(tooltip(mark))}</title></circle>"
@@ -113,7 +128,7 @@ def svg(r: Rings, *, link: Callable[[str], str] | None = None, label: str = "") 
             out.append(_linked(shape, mark, link))
     scars = r.marks["scar"]
     for index, mark in enumerate(scars):
-        angle = _angle(index, len(scars))
+        angle = _angle("scar", index, len(scars))
         x1, y1 = _point(angle, BARK + 6)
         x2, y2 = _point(angle, BARK * (1 - SCAR_DEPTH))
         shape = (
@@ -123,7 +138,7 @@ def svg(r: Rings, *, link: Callable[[str], str] | None = None, label: str = "") 
         out.append(_linked(shape, mark, link))
     seeds = r.marks["seed"]
     for index, mark in enumerate(seeds):
-        x, y = _point(_angle(index, len(seeds)), BARK + 16)
+        x, y = _point(_angle("seed", index, len(seeds)), BARK + 16)
         shape = (
             f'<circle class="{_classes("seed", mark)}" cx="{x}" cy="{y}" r="5">'
             f"<title>{markup.text(tooltip(mark))}</title></circle>"
