@@ -1,4 +1,4 @@
-"""`tree-ring view` driven in a real headless Chromium: every page, search, approve, forget, refusals.
+"""`tree-ring view` in a real headless Chromium: every page, search, approve, forget, refusals.
 
 The server is the real command, `tree-ring view --no-open`, in its own process;
 the browser is Debian's Chromium through its chromedriver and Selenium. A
