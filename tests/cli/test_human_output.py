@@ -94,7 +94,8 @@ def test_status_shows_each_harness_hooks(run_cli: CliRunner, project_root: Path)
     assert quiet[1] == "memories: 1 (cambium 1)"
     assert quiet[2] == "trust: accepted 1"
     assert quiet[3] == "review queue: 0 waiting (`tree-ring review list`)"
-    assert quiet[4] == "write policy: open"
+    assert quiet[4] == "inbox: 0 new from agents (`tree-ring inbox`)"
+    assert quiet[5] == "write policy: open"
     run_cli("brief", "--harness", "claude-code")
     again = run_cli("status")
     assert again.code == 0, again.err

@@ -19,6 +19,7 @@ from tree_ring.model.record import Memory
 
 GROUPS = (
     "admin",
+    "flows",
     "write",
     "read",
     "upkeep",

@@ -5,12 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import PERSON, CliRunner, make_memory
-from governance_support import CLAUDE, audit_rows, checked_detail, live_ids, remember, show, write
+from conftest import AGENT, PERSON, CliRunner, make_memory
+from governance_support import (
+    CLAUDE,
+    CODEX,
+    audit_rows,
+    checked_detail,
+    live_ids,
+    remember,
+    show,
+    write,
+)
 
 from tree_ring.govern import contradictions
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
+
+# A write into the shared project scope by an agent: what waits when it contradicts.
+BY_AGENT = ("--scope", "project")
 
 FLAGGED = [
     ("The request timeout is 30s", "The request timeout is 60s", "value"),
@@ -55,7 +67,8 @@ def test_a_contradicting_write_is_linked_both_ways_and_disputed(
     run_cli: CliRunner, project_root: Path
 ) -> None:
     old = remember(run_cli, "The request timeout is 30s")
-    data = write(run_cli, "remember", "The request timeout is 60s")
+    # An agent's write: a person's own contradicting fact is accepted (test_person_corrections).
+    data = write(run_cli, "remember", "The request timeout is 60s", *BY_AGENT, environ=CLAUDE)
     new = data["id"]
     assert data["trust"] == "disputed"
     assert f"contradicts live memory {old} (a changed value)" in data["review_reason"]
@@ -121,29 +134,20 @@ def test_a_word_more_or_less_is_still_found(
     run_cli: CliRunner, old_text: str, new_text: str
 ) -> None:
     old = remember(run_cli, old_text)
-    data = write(run_cli, "remember", new_text)
+    data = write(run_cli, "remember", new_text, *BY_AGENT, environ=CLAUDE)
     assert data["trust"] == "disputed" and old in data["review_reason"]
 
 
 def test_only_the_same_scope_and_partition_are_compared(run_cli: CliRunner) -> None:
     remember(run_cli, "Use tabs in Makefiles")
-    other_partition = remember(
-        run_cli, "Use tabs in Makefiles", "--scope", "agent", "--agent-profile", "w1"
+    other_partition = remember(run_cli, "Use tabs in Makefiles", "--scope", "agent", environ=CLAUDE)
+    # Another agent's partition holds no such claim: nothing to contradict there.
+    data = write(
+        run_cli, "remember", "Never use tabs in Makefiles", "--scope", "agent", environ=CODEX
     )
-    for scope_args in (
-        ("--scope", "agent", "--agent-profile", "w2"),  # someone else's partition
-        ("--scope", "global"),
-    ):
-        data = write(run_cli, "remember", "Never use tabs in Makefiles", *scope_args)
-        assert data["trust"] == "accepted", scope_args
+    assert data["trust"] == "accepted"
     same = write(
-        run_cli,
-        "remember",
-        "Never use tabs in Makefiles",
-        "--scope",
-        "agent",
-        "--agent-profile",
-        "w1",
+        run_cli, "remember", "Never use tabs in Makefiles", "--scope", "agent", environ=CLAUDE
     )
     assert same["trust"] == "disputed" and other_partition in same["review_reason"]
 
@@ -178,7 +182,7 @@ def test_policy_can_link_without_queueing(run_cli: CliRunner) -> None:
 
 def test_approving_can_supersede_what_it_contradicts(run_cli: CliRunner) -> None:
     old = remember(run_cli, "The request timeout is 30s")
-    new = remember(run_cli, "The request timeout is 60s")
+    new = remember(run_cli, "The request timeout is 60s", *BY_AGENT, environ=CLAUDE)
     done = write(
         run_cli, "review", "approve", new, "--supersede-contradicted", "--reason", "raised"
     )
@@ -189,7 +193,7 @@ def test_approving_can_supersede_what_it_contradicts(run_cli: CliRunner) -> None
 
 def test_approving_both_settles_the_finding(run_cli: CliRunner) -> None:
     old = remember(run_cli, "Use tabs in Makefiles")
-    new = remember(run_cli, "Never use tabs in Makefiles")
+    new = remember(run_cli, "Never use tabs in Makefiles", *BY_AGENT, environ=CLAUDE)
     assert len(run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"]) == 1
     write(run_cli, "review", "approve", new, "--reason", "different Makefile dialects")
     assert live_ids(run_cli) == {old, new}
@@ -235,7 +239,7 @@ def test_contradictions_are_found_among_many_distractors(store: Store, project_i
             conn, make_memory(project_id, "The worker timeout setting is 30s"), PERSON
         )
         result = pipeline.insert_prepared(
-            conn, make_memory(project_id, "The worker timeout setting is 45s"), PERSON
+            conn, make_memory(project_id, "The worker timeout setting is 45s"), AGENT
         )
     assert result.trust == "disputed"
     assert result.review_reason is not None and target.id in result.review_reason

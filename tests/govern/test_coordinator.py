@@ -151,7 +151,8 @@ def test_open_mode_allows_and_records_every_create(run_cli: CliRunner, project_r
 
 PROTECTED = [
     (("remember", "Project fact", "--scope", "project"), "create.project"),
-    (("remember", "Global fact", "--scope", "global"), "create.global"),
+    # (`--scope global` goes to the person's user store, under that store's policy.)
+    (("remember", "Tool fact", "--scope", "tool"), "create.tool"),
     (("remember", "Flow state", "--scope", "workflow", "--workflow-id", "wf"), "create.workflow"),
     (("remember", "Attempt state", "--scope", "session", "--session-id", "a1"), "create.session"),
     (

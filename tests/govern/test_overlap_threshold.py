@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import CliRunner
-from governance_support import live_ids, remember, show, write
+from governance_support import CLAUDE, live_ids, remember, show, write
 
 from tree_ring.govern import contradictions
 
@@ -79,13 +79,16 @@ def test_a_write_at_the_threshold_is_disputed_and_one_below_is_accepted(
     run_cli: CliRunner,
 ) -> None:
     old = remember(run_cli, f"Never {words(0, 1, 2)}")
-    at = write(run_cli, "remember", words(0, 1, 2, 3))
+    # An agent's write: a person's own is accepted, contradiction or not.
+    at = write(run_cli, "remember", words(0, 1, 2, 3), "--scope", "project", environ=CLAUDE)
     assert at["trust"] == "disputed"
     assert {"type": "contradicts", "target": old} in show(run_cli, at["id"])["links"]
 
     older = remember(run_cli, f"Never {words(*range(4, 20))}")
-    below = write(run_cli, "remember", words(*range(4, 18), 1, 2, 3))
-    assert below["trust"] == "accepted"
+    below = write(
+        run_cli, "remember", words(*range(4, 18), 1, 2, 3), "--scope", "project", environ=CLAUDE
+    )
+    assert below["trust"] == "pending" and "contradicts" not in below["review_reason"]
     assert show(run_cli, below["id"])["links"] == []
-    assert {old, older, below["id"]} <= live_ids(run_cli)
+    assert {old, older} <= live_ids(run_cli)
     assert at["id"] not in live_ids(run_cli)

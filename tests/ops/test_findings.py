@@ -57,7 +57,7 @@ def seeded(store: Store, project_id: str) -> dict[str, str]:
         "chain_b": add(store, make_memory(p, "Build with ninja")),
         "chain_c": add(store, make_memory(p, "Build with bazel")),
         "timeout_30": add(store, make_memory(p, "The request timeout is 30s")),
-        "timeout_60": add(store, make_memory(p, "The request timeout is 60s")),
+        "timeout_60": add(store, make_memory(p, "The request timeout is 60s"), AGENT),
         "pending": add(store, make_memory(p, "Agent heartwood", ring="heartwood"), AGENT),
     }
     now = format_time(NOW)

@@ -355,6 +355,7 @@ def test_review_policy_shows_and_changes_what_waits(run_cli: CliRunner, project_
         "agent_weight": True,
         "contradictions": True,
         "imported_authority": True,
+        "share_captures": False,
     }
     changed = write(run_cli, "review", "policy", "--set", "agent_heartwood=false")
     assert changed["review_policy"]["agent_heartwood"] is False

@@ -43,7 +43,10 @@ def busy(run_cli: CliRunner, project_root: Path, tmp_path: Path) -> dict[str, st
         "redact": remember(run_cli, "Another note to redact soon"),
     }
     # A contradiction, linked both ways, then settled.
-    ids["disputed"] = remember(run_cli, "The request timeout is 60s", "--event-type", "decision")
+    ids["disputed"] = remember(
+        run_cli, "The request timeout is 60s", "--event-type", "decision", "--scope", "project",
+        environ=CLAUDE,
+    )  # fmt: skip
     write(run_cli, "review", "approve", ids["disputed"], "--supersede-contradicted")
     write(run_cli, "review", "approve", ids["pending"])
     ids["rejected"] = remember(run_cli, "Skip the slow tests", "--ring", "heartwood", environ=CODEX)

@@ -38,6 +38,7 @@ def test_the_defaults() -> None:
         "agent_replacements": True,
         "imported_authority": True,
         "contradictions": True,
+        "share_captures": False,
     }
     assert dict(settings.WRITE_POLICY) == {
         "mode": "open",
@@ -46,7 +47,7 @@ def test_the_defaults() -> None:
         "enabled_at": None,
         "rotated_at": None,
     }
-    assert set(settings.DEFAULTS) == {*settings.TREE, "review_policy", "write_policy"}
+    assert set(settings.DEFAULTS) == {*settings.TREE, "review_policy", "write_policy", "inbox_seen"}
 
 
 def test_a_missing_key_reads_as_a_fresh_copy_of_its_default(store: Store) -> None:

@@ -182,6 +182,9 @@ def cmd_status(ctx: Context) -> int:
         # The queue as `review list` shows it: still on record and waiting.
         queue = review.queue_size(store.db, project_id)
         write_policy = coordinator.state(store.db).mode
+        from tree_ring.cli.flows import status_part
+
+        flows_data, flows_lines = status_part(ctx, store, project_id)
     harnesses = receipts.receipts(root)
     size = sum(p.stat().st_size for p in project.store_path(root).parent.glob(project.STORE + "*"))
     data: dict[str, Any] = {
@@ -194,14 +197,17 @@ def cmd_status(ctx: Context) -> int:
         "write_policy": write_policy,
         "store_bytes": size,
         "hooks": harnesses,
+        **flows_data,
     }
     lines = [
         f"project {project_id} at {root}",
         f"memories: {total} ({_counts(by_ring)})",
         f"trust: {_counts(by_trust)}",
         f"review queue: {queue} waiting (`tree-ring review list`)",
+        flows_lines[0],
         f"write policy: {write_policy}",
         f"store size: {size:,} bytes",
+        *flows_lines[1:],
     ]
     if not harnesses:
         lines.append("hooks: none has fired in this project yet")

@@ -51,6 +51,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "brief": ("read", "the startup brief the SessionStart hook injects"),
     "list": ("read", "list live memories of the project, newest first"),
     "show": ("read", "show one memory, every field"),
+    "inbox": ("flows", "what agents saved since you last looked; promote, keep or forget it"),
+    "promote": ("flows", "share a partition memory with the project (or --scope global: you)"),
     "doctor": ("upkeep", "check the store; --repair rebuilds what the rows allow"),
     "maintain": ("upkeep", "expiry, secret sweep and compaction; reports by default"),
     "quality": (

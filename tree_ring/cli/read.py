@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, view_flags
-from tree_ring.model.record import RINGS, SCOPES, TRUST_STATES
+from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, parse_time
 from tree_ring.read.recall import DEFAULT_LIMIT, recall
 from tree_ring.store.live import View
 
@@ -24,10 +24,24 @@ def cmd_recall(ctx: Context) -> int:
         from tree_ring.cli import compress  # the summary tree's modules, only when asked
 
         return compress.cmd_recall_tree(ctx)
+    from tree_ring.cli.flows import hit_label, user_hits
+
     root = ctx.root()
     identity = ctx.identity(root)
+    view = ctx.view()
+    # A person recalls over every partition, unless they name one: then they
+    # see what that partition's agent sees.
+    named = (getattr(a, name, None) for name in ("agent_profile", "workflow_id", "session_id"))
+    person = ctx.whole_project and not any(named)
     with ctx.store(root) as store:
-        hits = recall(store, identity, a.query, limit=a.limit, view=ctx.view(), scope=a.scope)
+        hits = recall(
+            store, identity, a.query, limit=a.limit, view=view, scope=a.scope, whole_project=person
+        )
+    # The person's own store beside the project's, best first together.
+    mine = user_hits(ctx, identity, a.query, limit=a.limit, view=view, scope=a.scope)
+    from_user = {id(h) for h in mine}
+    hits = sorted([*hits, *mine], key=lambda h: -h.score)[: a.limit]
+    labels = {id(h): hit_label(h, id(h) in from_user) for h in hits}
     data: dict[str, Any] = {
         "query": a.query,
         "project": identity.project,
@@ -39,6 +53,9 @@ def cmd_recall(ctx: Context) -> int:
                 "scope": h.memory.scope,
                 "trust": h.memory.trust,
                 "label": h.label,
+                "origin": h.memory.origin,
+                "partition": labels[id(h)],
+                "store": "user" if id(h) in from_user else "project",
                 "source": {"type": h.memory.source_type, "ref": h.memory.source_ref},
                 "score": h.score,
                 "score_parts": h.parts,
@@ -47,20 +64,28 @@ def cmd_recall(ctx: Context) -> int:
             for h in hits
         ],
     }
-    text = "\n".join(_hit_line(h.label, h.memory, f"  ({h.score:.3f})") for h in hits)
+    text = "\n".join(
+        _hit_line(h.label, h.memory, f"  ({labels[id(h)]}; {h.score:.3f})") for h in hits
+    )
     ctx.emit(data, text or "no memories match")
     return 0
 
 
 def cmd_brief(ctx: Context) -> int:
     # Here, not at the top: recall, the verb people run most, needs neither.
+    from tree_ring.cli.flows import open_user_quietly
     from tree_ring.ops import receipts
     from tree_ring.read import brief
 
     root = ctx.root()
     identity = ctx.identity(root)
     with ctx.store(root) as store:
-        result = brief.build_brief(store, identity, ctx.view())
+        mine = open_user_quietly(ctx)
+        try:
+            result = brief.build_brief(store, identity, ctx.view(), user_store=mine)
+        finally:
+            if mine is not None:
+                mine.close()
     # A project folder this user cannot write: the brief still stands, unrecorded.
     try:  # noqa: SIM105 - not contextlib.suppress: recall shares this module's imports
         receipts.write_receipt(root, harness=ctx.args.harness, event="brief", brief=result)
@@ -89,10 +114,18 @@ def cmd_list(ctx: Context) -> int:
             scope=a.scope,
             ring=a.ring,
             trust=a.trust,
+            origin="person" if a.mine else a.origin,
+            since=parse_time(a.since, "--since") if a.since else None,
+            # A person's whole-project list, narrowed to what was written by one
+            # session or agent; an agent's partitions are already its own.
+            session=a.session_id if ctx.whole_project else None,
+            agent_profile=a.agent_profile if ctx.whole_project else None,
         )
+    from tree_ring.read.labels import row_label
+
     data = [m.to_dict() for m in found]
     text = "\n".join(
-        _hit_line("" if m.trust == "accepted" else m.trust.upper(), m, f"  ({m.scope})")
+        _hit_line("" if m.trust == "accepted" else m.trust.upper(), m, f"  ({row_label(m)})")
         for m in found
     )
     ctx.emit({"project": identity.project, "memories": data}, text or "no memories")
@@ -133,6 +166,9 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scope", choices=SCOPES)
     p.add_argument("--ring", choices=RINGS)
     p.add_argument("--trust", choices=TRUST_STATES)
+    p.add_argument("--origin", choices=ORIGINS, help="only rows this writer wrote")
+    p.add_argument("--mine", action="store_true", help="only rows you wrote (origin person)")
+    p.add_argument("--since", metavar="TIME", help="only rows recorded at or after TIME")
     p.add_argument("--limit", type=int, default=100)
     view_flags(p)
     identity_flags(p)

@@ -64,6 +64,11 @@ def _report_write(ctx: Context, result: verbs.WriteResult) -> int:
             text += f" as {result.trust}: {result.review_reason or 'waiting for review'}"
         if result.sensitivity != "normal":
             text += f" (sensitivity {result.sensitivity}: hidden unless --include-sensitive)"
+        for old in result.contradicts if result.trust == "accepted" else ():
+            text += (
+                f"\ncontradicts {old}: run `tree-ring supersede {old} {result.id} "
+                '--reason "..."` to retire it'
+            )
     ctx.emit(
         {
             "id": result.id,
@@ -71,6 +76,7 @@ def _report_write(ctx: Context, result: verbs.WriteResult) -> int:
             "trust": result.trust,
             "sensitivity": result.sensitivity,
             "review_reason": result.review_reason,
+            "contradicts": list(result.contradicts),
         },
         text,
     )
@@ -82,9 +88,16 @@ def cmd_remember(ctx: Context) -> int:
     if a.reason is not None and not a.override_tombstone:
         raise UsageError("--reason goes with --override-tombstone; remember takes no other reason")
     draft = _draft(ctx)
-    root = ctx.root()
-    identity = ctx.identity(root)
-    with ctx.store(root) as store:
+    if draft.scope == "global":
+        # The person's own memory, across projects: the user store.
+        from tree_ring.cli.flows import global_target
+
+        store, identity = global_target(ctx)
+    else:
+        root = ctx.root()
+        identity = ctx.identity(root)
+        store = ctx.store(root)
+    with store:
         actor = ctx.actor(identity)
         if a.override_tombstone:
             from tree_ring.write import readmit
@@ -167,14 +180,20 @@ def cmd_supersede(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
+    from tree_ring.ops import settle  # a contradicted pair is settled in one step
+
     with ctx.store(root) as store:
-        applied = correct.supersede(
+        done = settle.supersede(
             store, a.old_id, a.new_id, reason=a.reason, actor=ctx.actor(identity)
         )
+    applied = done.applied
     text = f"{a.old_id} is superseded by {a.new_id}"
+    if done.approved:
+        text += f" ({a.new_id} approved: the contradiction is settled)"
     if not applied:
         text = f"{a.old_id} will be superseded by {a.new_id} when {a.new_id} is approved"
-    ctx.emit({"old": a.old_id, "new": a.new_id, "reason": a.reason, "applied": applied}, text)
+    data = {"old": a.old_id, "new": a.new_id, "reason": a.reason, "applied": applied}
+    ctx.emit({**data, "approved": done.approved}, text)
     return 0
 
 

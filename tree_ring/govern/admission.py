@@ -14,7 +14,9 @@ person's word. The policy is a setting (`review_policy`, shown and changed by
 `tree-ring review policy`) so a team can widen or narrow it.
 
 A write that contradicts a live memory (contradictions.py) is linked to it
-both ways and lands `disputed`, whoever wrote it: the store then holds both
+both ways. A person's own write is accepted, and the person is told which
+rows it contradicts so they can supersede them; anyone else's lands
+`disputed`: the store then holds both
 claims, believes the older one, and the review queue shows the pair until a
 person approves one (optionally superseding the other), rejects one, or
 decides they do not conflict. `disputed` rather than `pending` because that is
@@ -172,7 +174,10 @@ def admit(
         link = Link(CONTRADICTS, item.memory.id)
         if link not in links:
             links.append(link)
-    if found and policy_settings(db)["contradictions"]:
+    # A person's own new fact is their decision: it is accepted, linked to
+    # what it contradicts, and the old row is left for them to supersede
+    # (the write's output says how). Anyone else's waits, disputed.
+    if found and actor.origin.kind != "person" and policy_settings(db)["contradictions"]:
         trust = "disputed"
         named = ", ".join(
             f"{item.memory.id} ({'a changed value' if item.kind == 'value' else 'the opposite'})"

@@ -58,6 +58,7 @@ PERSON_ONLY = frozenset(
         "review.dispute",
         "review.policy",
         "policy.enable",
+        "promote",  # a partition memory made shared knowledge
         "supersede.shared",
         "import.replace",  # an imported row taking the place of a stored one
     }
@@ -76,7 +77,8 @@ KNOWN_ACTIONS = (
     "forget.delete",
     "forget.redact",
     "review.approve",
-    "review.promote",  # approving heartwood
+    "review.promote",  # approving heartwood, or promoting a memory to heartwood
+    "promote",  # a partition memory moved into a shared scope
     "review.reject",
     "review.dispute",
     "review.policy",

@@ -36,7 +36,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any, BinaryIO
 
+    from tree_ring.model.identity import Identity
     from tree_ring.read.brief import Brief
+    from tree_ring.store.db import Options, Store
 
 HARNESSES = ("claude-code", "codex")
 START_EVENTS = ("SessionStart", "SubagentStart")
@@ -292,14 +294,13 @@ def respond(
     project_id = load_project_id(root)
     if event.event in START_EVENTS:
         from tree_ring.model.identity import Identity
-        from tree_ring.read.brief import build_brief
         from tree_ring.store.db import Options, Store
 
         identity = Identity(project_id, agent_profile(event), event.session_id, event.session_id)
         # create: a fresh clone has the committed project.json but no database yet.
         options = Options.from_environ(environ or {})
         with Store.open(root, create=True, options=options) as store:
-            brief = build_brief(store, identity)
+            brief = _brief_with_mine(store, identity, event.harness, environ or {}, options)
         _receipt(root, event, brief)
         return {
             "hookSpecificOutput": {"hookEventName": event.event, "additionalContext": brief.text}
@@ -309,6 +310,27 @@ def respond(
         return {}
     reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
     return {"decision": "block", "reason": reason}
+
+
+def _brief_with_mine(
+    store: Store, identity: Identity, harness: str, environ: Mapping[str, str], options: Options
+) -> Brief:
+    """The project's brief, with the person's own memory when a user store
+    exists. A missing user store is nothing to say; a damaged or unreadable
+    one costs its lines and one stderr line, never the project's brief."""
+    from tree_ring.model.project import user_store_path_str
+    from tree_ring.read.brief import build_brief
+    from tree_ring.store.db import Store
+
+    path = user_store_path_str(environ)
+    if path is None or not os.path.exists(path):
+        return build_brief(store, identity)
+    try:
+        with Store.open_file(path, options=options, name="the user store") as user:
+            return build_brief(store, identity, user_store=user)
+    except Exception as exc:  # the user store's fault alone: the project's brief stands
+        _note(harness, f"user store skipped: {type(exc).__name__}: {exc}")
+    return build_brief(store, identity)
 
 
 def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:

@@ -194,6 +194,33 @@ def read_bytes(path: StrPath, limit: int) -> bytes:
         os.close(fd)
 
 
+# The person's own memory, across projects: one store outside any project.
+USER_STORE = "user.sqlite"
+USER_HOME_VARIABLE = "TREE_RING_USER_HOME"
+
+
+def user_dir_str(environ: Mapping[str, str]) -> str | None:
+    """Where the user store lives, from the caller's environment:
+    TREE_RING_USER_HOME, else $XDG_DATA_HOME/tree-ring, else
+    ~/.local/share/tree-ring; None without a home to put it in."""
+    explicit = environ.get(USER_HOME_VARIABLE, "").strip()
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    data = environ.get("XDG_DATA_HOME", "").strip()
+    # The XDG spec: a relative value is invalid and is ignored.
+    if data and os.path.isabs(data):
+        return os.path.join(data, "tree-ring")
+    home = environ.get("HOME", "").strip()
+    if not home or not os.path.isabs(home):
+        return None
+    return os.path.join(home, ".local", "share", "tree-ring")
+
+
+def user_store_path_str(environ: Mapping[str, str]) -> str | None:
+    folder = user_dir_str(environ)
+    return None if folder is None else os.path.join(folder, USER_STORE)
+
+
 def store_path_str(root: StrPath) -> str:
     return os.path.join(root, DIR, STORE)
 

@@ -16,6 +16,8 @@ from tree_ring.model.text import no_fence, one_line
 from tree_ring.store import live, rows, schema
 from tree_ring.store.live import View
 
+USER_PROJECT = "user"  # as store.user.USER_PROJECT (a test holds them equal)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_ring.model.identity import Identity
@@ -23,6 +25,10 @@ if TYPE_CHECKING:
     from tree_ring.store.db import Store
 
 MAX_LINES = 8
+# Of the eight, at most this many come from the person's own store (across
+# projects), labelled as theirs: the project's memory keeps the rest.
+MAX_MINE = 2
+MINE = "[you] "
 MAX_BYTES = 6_000
 LINE_BYTES = 640  # 8 lines of this fit the budget with the header and fence
 BEGIN = "----- BEGIN TREE RING RECALLED DATA -----"
@@ -88,18 +94,20 @@ def select_sql(clause: live.Clause, *, now: bool = True) -> str:
     )
 
 
-def select(store: Store, identity: Identity, view: View | None = None) -> list[Memory]:
+def select(
+    store: Store, identity: Identity, view: View | None = None, limit: int = MAX_LINES
+) -> list[Memory]:
     view = view or View()
     clause = live.where(identity, view)
     sql = select_sql(clause, now=view.is_now())
-    found = store.query(sql, {**clause.params, "brief_limit": OVERFETCH})
+    found = store.query(sql, {**clause.params, "brief_limit": OVERFETCH + limit - MAX_LINES})
     safe: list[Memory] = []
     for row in found:
         # A row stored before a newer guard rule must not be injected into a
         # prompt. Rows are read and checked in order only until eight pass.
         if guard.find_secret(f"{row['summary']} {row['source_ref']}") is None:
             safe.append(rows.from_row(row))
-            if len(safe) == MAX_LINES:
+            if len(safe) == limit:
                 break
     return safe
 
@@ -141,9 +149,10 @@ def origin_label(memory: Memory) -> str:
     return label
 
 
-def line(memory: Memory) -> str:
+def line(memory: Memory, mine: bool = False) -> str:
     """One memory's line. Every field shown goes through `one_line`, whatever
-    wrote it: a row can come from an import or a hostile store file."""
+    wrote it: a row can come from an import or a hostile store file. `mine`:
+    a row of the person's own store, labelled so."""
     summary = one_line(memory.summary)
     source = ""
     if memory.source_ref:
@@ -152,16 +161,34 @@ def line(memory: Memory) -> str:
     synced = SYNCED.get(memory.source_type)
     ring = _clip(one_line(memory.ring), 32)
     head = f"[{ring}, {synced}] " if synced else f"[{ring}] "
+    if mine:
+        head += MINE
     room = LINE_BYTES - len(head.encode()) - len(tail.encode())
     return head + _clip(summary, room) + tail
 
 
-def render(project_id: str, memories: list[Memory], history: str | None = None) -> Brief:
+_RANK = {"scar": 0, "heartwood": 1}
+
+
+def render(
+    project_id: str,
+    memories: list[Memory],
+    history: str | None = None,
+    mine: list[Memory] | None = None,
+) -> Brief:
+    """The brief: the project's memories, the history line, and at most
+    `MAX_MINE` of the person's own (`mine`), all in ring order."""
     shown = _clip(one_line(project_id), 128)
-    if not memories and history is None:
+    own = (mine or [])[:MAX_MINE]
+    if not memories and history is None and not own:
         return Brief(EMPTY.format(project=shown), (), project_id)
     extra = [history] if history is not None else []  # takes one of the eight lines
-    lines = [line(m) for m in memories[: MAX_LINES - len(extra)]]
+    picked = [(m, False) for m in memories[: MAX_LINES - len(extra) - len(own)]]
+    # Scars, then heartwood, then the rest, whichever store a row came from;
+    # a stable sort keeps each store's own order within a ring.
+    picked = sorted([*picked, *((m, True) for m in own)], key=lambda p: _RANK.get(p[0].ring, 2))
+    memories = [m for m, _ in picked]
+    lines = [line(m, is_mine) for m, is_mine in picked]
     noun = "memory" if len(lines) == 1 else "memories"
     header = HEADER.format(project=shown, count=len(lines), noun=noun)
     text = "\n".join([header, BEGIN, *lines, *extra, END])
@@ -207,6 +234,22 @@ def flat(content: str) -> str:
     return " | ".join(entries)
 
 
-def build_brief(store: Store, identity: Identity, view: View | None = None) -> Brief:
+def build_brief(
+    store: Store,
+    identity: Identity,
+    view: View | None = None,
+    user_store: Store | None = None,
+) -> Brief:
+    """The brief of `identity`'s project; with `user_store`, the person's own
+    memory too (read as `user_identity`: its shared scopes and the caller's partitions)."""
     history = history_line(store, identity, view)
-    return render(identity.project, select(store, identity, view), history)
+    mine = None
+    if user_store is not None:
+        mine = select(user_store, user_identity(identity), view, MAX_MINE)
+    return render(identity.project, select(store, identity, view), history, mine)
+
+
+def user_identity(identity: Identity) -> Identity:
+    # As `store.user.user_identity`, spelled here: that module is not worth
+    # its import to the SessionStart hook.
+    return identity.replace(project=USER_PROJECT)

@@ -23,8 +23,15 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 
+# A filter's SQL when it is not `column = :column`.
+_FILTER_SQL = {
+    "since": " AND m.created_at >= :since",
+    "session": " AND (m.session_id = :session OR m.origin_session = :session)",
+}
+
+
 def list_sql(clause: live.Clause, filters: tuple[str, ...]) -> str:
-    extra = "".join(f" AND m.{column} = :{column}" for column in filters)
+    extra = "".join(_FILTER_SQL.get(column, f" AND m.{column} = :{column}") for column in filters)
     return (
         f"SELECT m.* FROM memories m WHERE {clause.sql}{extra}"
         " ORDER BY m.created_at DESC LIMIT :limit"
@@ -41,12 +48,19 @@ def list_memories(
     scope: str | None = None,
     ring: str | None = None,
     trust: str | None = None,
+    origin: str | None = None,
+    since: str | None = None,
+    session: str | None = None,
+    agent_profile: str | None = None,
 ) -> list[Memory]:
-    """Live rows the caller may see, newest first; `trust` narrows to one state."""
+    """Live rows the caller may see, newest first; `trust` narrows to one
+    state, `origin` to one writer, `since` to rows recorded at or after it,
+    `session` to rows written in that session, `agent_profile` to one agent's."""
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
     params: dict[str, Any] = {**clause.params, "limit": limit}
     filters: list[str] = []
-    for column, value in (("ring", ring), ("trust", trust)):
+    named = (("ring", ring), ("trust", trust), ("origin", origin), ("since", since))
+    for column, value in (*named, ("session", session), ("agent_profile", agent_profile)):
         if value:
             filters.append(column)
             params[column] = value

@@ -299,7 +299,10 @@ def recall(
     limit: int = DEFAULT_LIMIT,
     view: View | None = None,
     scope: str | None = None,
+    whole_project: bool = False,
 ) -> list[Hit]:
+    """The best `limit` live memories for `query`; `whole_project`: a person's
+    recall, over every partition of the project (`live.visible`)."""
     view = view or View()
     limit = max(1, min(limit, 256))
     words = terms(query)
@@ -313,7 +316,7 @@ def recall(
         return counted[match]
 
     counts = {w: count(quote(w)) for w in words}
-    clause = live.where(identity, view, scope=scope)
+    clause = live.where(identity, view, scope=scope, whole_project=whole_project)
     sql = candidate_sql(clause)
     cap = candidate_cap(limit)
     # rowid -> (candidate columns, bm25 relative to its rung's best, the rung)

@@ -161,39 +161,61 @@ class Store:
     ) -> Store:
         """Open (and migrate) the store. `options` come from the caller's
         environment (`Options.from_environ`); `read_only` overrides theirs."""
-        options = options or Options()
-        if read_only is not None and read_only != options.read_only:
-            options = Options(
-                busy_timeout_ms=options.busy_timeout_ms,
-                read_only=read_only,
-                max_pages=options.max_pages,
-            )
+        options = _with_read_only(options or Options(), read_only)
         root = project.normalise_root_str(root)
         project.check_tree(root)  # SQLite follows links; nothing there may be one
         path = project.store_path_str(root)
+        return cls._open_path(
+            path,
+            root,
+            create=create,
+            options=options,
+            name="the store",
+            fix=f"run `tree-ring --root {root} init`",
+        )
+
+    @classmethod
+    def open_file(
+        cls,
+        path: str,
+        *,
+        create: bool = False,
+        read_only: bool | None = None,
+        options: Options | None = None,
+        name: str = "the store",
+        fix: str = "create it with Tree Ring",
+    ) -> Store:
+        """Open (and migrate) a store that belongs to no project: the user
+        store. The same schema, migrations and checks as a project's; `root`
+        is its folder, created (private to the user) when `create` is set."""
+        options = _with_read_only(options or Options(), read_only)
+        folder = os.path.dirname(os.path.abspath(path))
+        if create and not options.read_only:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+        return cls._open_path(path, folder, create=create, options=options, name=name, fix=fix)
+
+    @classmethod
+    def _open_path(
+        cls, path: str, root: str, *, create: bool, options: Options, name: str, fix: str
+    ) -> Store:
         exists = os.path.exists(path)
         if (options.read_only or not create) and not exists:
-            raise NoStore(f"no store at {path}; run `tree-ring --root {root} init`")
+            raise NoStore(f"no store at {path}; {fix}")
         # SQLite treats an empty file as a new database; migrating it would hide
         # that every memory was lost (a truncated copy, a failed sync).
         if not create and os.stat(path).st_size == 0:
             raise StoreFault(
-                f"the store at {path} is empty (truncated?); restore it from a backup, "
+                f"{name} at {path} is empty (truncated?); restore it from a backup, "
                 "or delete it and run `tree-ring init`"
             )
         damage = file_damage(path) if exists else None
         if damage:
             raise StoreFault(
-                f"the store at {path} is damaged ({damage}); "
+                f"{name} at {path} is damaged ({damage}); "
                 "run `tree-ring doctor` or restore a backup"
             )
         read_only, immutable = access(path, options.read_only) if exists else (False, False)
-        if read_only != options.read_only:
-            options = Options(
-                busy_timeout_ms=options.busy_timeout_ms,
-                read_only=read_only,
-                max_pages=options.max_pages,
-            )
+        options = _with_read_only(options, read_only)
         db = open_db(
             path,
             read_only=read_only,
@@ -267,6 +289,16 @@ class Store:
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self.db.query(sql, params)
+
+
+def _with_read_only(options: Options, read_only: bool | None) -> Options:
+    if read_only is None or read_only == options.read_only:
+        return options
+    return Options(
+        busy_timeout_ms=options.busy_timeout_ms,
+        read_only=read_only,
+        max_pages=options.max_pages,
+    )
 
 
 class Transaction:

@@ -19,9 +19,10 @@ declared once, as a list of `Test`s, and rendered twice: as the SQL clause
 (`live`) and as a Python test of a `Memory` (`check`), with SQL's NULL
 semantics; a property test holds the two to the same answer.
 
-`whole_project` is for a person at the terminal: `list`, `show` and `export`
-then see every partition. An agent's see exactly what its
-recall sees, through this same clause, whatever the verb.
+`whole_project` is for a person at the terminal: `recall`, `list`, `show`
+and `export` then see every partition, each row labelled by the caller.
+An agent's see exactly what its recall sees, through this same clause,
+whatever the verb.
 """
 
 from __future__ import annotations
@@ -226,7 +227,7 @@ def visible(
     identity: Identity, alias: str = "m", scope: str | None = None, *, whole_project: bool = False
 ) -> Clause:
     """The project's shared scopes plus the caller's own partitions; with
-    `whole_project` (a person's list, show and export), every partition."""
+    `whole_project` (a person's recall, list, show and export), every partition."""
     m = alias
     params: dict[str, Any] = {"vis_project": identity.project}
     if whole_project:

@@ -47,6 +47,10 @@ REVIEW_POLICY: Mapping[str, bool] = MappingProxyType(
         "agent_replacements": True,  # nor retire shared memory it did not write
         "imported_authority": True,  # an import is only as good as its source
         "contradictions": True,  # a write that contradicts a live memory waits
+        # Not a reason to wait but a sharing rule: true, an accepted capture
+        # joins the shared project scope at once (still agent-origin), so every
+        # harness's next brief can show it without a person's promote.
+        "share_captures": False,
     }
 )
 
@@ -62,9 +66,13 @@ WRITE_POLICY: Mapping[str, str | None] = MappingProxyType(
     }
 )
 
+# What the person has seen of the inbox (ops/inbox.py): agent rows created
+# after `at`, and beyond it the ids in `ids`.
+INBOX_SEEN: Mapping[str, Any] = MappingProxyType({"at": None, "ids": ()})
+
 # The settings whose value is an object: read as a fresh dict each time.
 _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
-    {"review_policy": REVIEW_POLICY, "write_policy": WRITE_POLICY}
+    {"review_policy": REVIEW_POLICY, "write_policy": WRITE_POLICY, "inbox_seen": INBOX_SEEN}
 )
 DEFAULTS: Mapping[str, Any] = MappingProxyType({**TREE, **_OBJECTS})
 

@@ -63,6 +63,9 @@ class WriteResult:
     trust: str
     sensitivity: str
     review_reason: str | None = None
+    # Live memories it contradicts: waiting beside it, or (a person's write)
+    # left for the person to supersede.
+    contradicts: tuple[str, ...] = ()
 
 
 # What is hashed here is canonical_json of a fixed set of fields, written out
@@ -245,8 +248,18 @@ def decide(
                     plan.findings[memory.id] = detail
         except TreeRingError as exc:
             raise BatchError(offset + index, exc) from None
+        contradicted = tuple(
+            link.target for link in memory.links if link.type == admission.CONTRADICTS
+        )
         plan.results.append(
-            WriteResult(memory.id, True, memory.trust, memory.sensitivity, memory.review_reason)
+            WriteResult(
+                memory.id,
+                True,
+                memory.trust,
+                memory.sensitivity,
+                memory.review_reason,
+                contradicted,
+            )
         )
     return plan
 

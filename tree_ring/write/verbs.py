@@ -22,7 +22,7 @@ from tree_ring.model.record import (
 )
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
-from tree_ring.write import correct, pipeline
+from tree_ring.write import correct, pipeline, share
 from tree_ring.write.pipeline import WriteResult
 
 TYPE_CHECKING = False
@@ -152,4 +152,9 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
             "so leave it out"
         )
     assert memory.scope in PRIVATE_SCOPES
-    return pipeline.store_memory(store, memory, actor)
+    memory = result  # prepared: validated, guarded, hashed
+    with store.write() as db:
+        written = pipeline.insert_prepared(db, memory, actor)
+        if written.created and written.trust == "accepted" and share.sharing(db):
+            share.share_in(db, written.id, actor, memory.created_at)
+    return written

@@ -1,0 +1,190 @@
+"""The inbox: what agents saved since the person last looked, and the three decisions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import CliRunner, make_memory
+from governance_support import CLAUDE, CODEX, remember, write
+
+from tree_ring.model.identity import Identity
+from tree_ring.read.brief import build_brief
+from tree_ring.store import rows
+from tree_ring.store.db import Store
+
+
+def agent_row(project_id: str, text: str, origin: str, session: str, at: str) -> object:
+    memory = make_memory(project_id, text, scope="agent", created_at=at, valid_from=at)
+    return memory.replace(
+        origin=origin,
+        origin_session=session,
+        agent_profile=origin,
+        workflow_id=session,
+        session_id=session,
+        source_type="agent",
+    )
+
+
+def seed(root: Path, memories: list[object]) -> None:
+    with Store.open(root) as store, store.write() as db:
+        rows.insert_many(db, memories)  # type: ignore[arg-type]  # Memory rows built above
+
+
+def inbox(run_cli: CliRunner, *args: str) -> dict[str, object]:
+    result = run_cli("--json", "inbox", *args)
+    assert result.code == 0, result.err
+    data: dict[str, object] = result.json()
+    return data
+
+
+def ids(data: dict[str, object]) -> list[str]:
+    return [item["id"] for item in data["items"]]  # type: ignore[index, union-attr]
+
+
+def test_lists_agent_writes_newest_first_then_marks_them_seen(
+    run_cli: CliRunner, project_root: Path, project_id: str
+) -> None:
+    older = agent_row(
+        project_id,
+        "Docker must run for integration tests",
+        "claude-code",
+        "s1",
+        "2026-01-01T00:00:01.000000Z",
+    )
+    newer = agent_row(
+        project_id,
+        "Codex found the flaky test seed",
+        "codex",
+        "cx-7",
+        "2026-01-01T00:00:02.000000Z",
+    )
+    seed(project_root, [older, newer])
+    remember(run_cli, "A person's own note is not inbox material")
+
+    first = inbox(run_cli)
+    assert first["command"] == "inbox" and first["project"] == project_id
+    assert ids(first) == [newer.id, older.id]  # type: ignore[attr-defined]
+    assert first["total"] == first["shown"] == 2 and first["marked_seen"] is True
+    item = first["items"][0]  # type: ignore[index]
+    assert item["origin"] == "codex" and item["partition"] == "agent codex"  # type: ignore[index]
+    assert item["session_id"] == "cx-7" and item["ring"] == "cambium"  # type: ignore[index]
+
+    assert ids(inbox(run_cli)) == []
+    later = write(
+        run_cli, "remember", "Codex again: cache keys include the lockfile", environ=CODEX
+    )
+    assert ids(inbox(run_cli)) == [later["id"]]
+
+
+def test_human_output_offers_promote_keep_and_forget(run_cli: CliRunner) -> None:
+    memory_id = remember(run_cli, "The staging database resets nightly", environ=CLAUDE)
+    out = run_cli("inbox").out
+    assert f"tree-ring promote {memory_id}" in out
+    assert "keep: nothing to do" in out
+    assert f"tree-ring forget {memory_id}" in out
+    assert "from claude-code session s1 in agent claude-code" in out
+
+
+def test_peek_marks_nothing_seen(run_cli: CliRunner) -> None:
+    memory_id = remember(run_cli, "The release branch is cut on Tuesdays", environ=CLAUDE)
+    assert ids(inbox(run_cli, "--peek")) == [memory_id]
+    assert ids(inbox(run_cli)) == [memory_id]
+    assert ids(inbox(run_cli, "--peek")) == []
+
+
+def test_filters_run_before_the_limit(
+    run_cli: CliRunner, project_root: Path, project_id: str
+) -> None:
+    """300 newer codex rows cannot push the one claude row out of a page of one."""
+    lone = agent_row(
+        project_id, "Claude: the lone row", "claude-code", "s1", "2026-01-01T00:00:00.000000Z"
+    )
+    crowd = [
+        agent_row(
+            project_id,
+            f"Codex note number {i}",
+            "codex",
+            "cx-7",
+            f"2026-01-02T00:{i // 60:02d}:{i % 60:02d}.000000Z",
+        )
+        for i in range(300)
+    ]
+    seed(project_root, [lone, *crowd])
+    found = inbox(run_cli, "--origin", "claude-code", "--limit", "1", "--peek")
+    assert ids(found) == [lone.id] and found["total"] == 1  # type: ignore[attr-defined]
+    by_session = inbox(run_cli, "--session-id", "s1", "--limit", "1", "--peek")
+    assert ids(by_session) == [lone.id]  # type: ignore[attr-defined]
+    page = inbox(run_cli, "--limit", "5")
+    assert page["total"] == 301 and page["shown"] == 5
+    # Only what was shown is seen: the other 296 stay.
+    assert inbox(run_cli, "--peek", "--limit", "1")["total"] == 296
+
+
+def test_all_promote_handles_a_filtered_batch(
+    run_cli: CliRunner, project_root: Path, project_id: str
+) -> None:
+    a = remember(run_cli, "Claude: migrations run through alembic", environ=CLAUDE)
+    b = remember(run_cli, "Claude: fixtures live in tests/data", environ=CLAUDE)
+    c = remember(run_cli, "Codex: builds need the cache mounted", environ=CODEX)
+    done = inbox(run_cli, "--all", "--promote", "--origin", "claude-code", "--reason", "agreed")
+    assert set(done["promoted"]) == {a, b}  # type: ignore[arg-type]
+    scopes = {i: run_cli("--json", "show", i).json()["scope"] for i in (a, b, c)}
+    assert scopes == {a: "project", b: "project", c: "agent"}
+    with Store.open(project_root) as store:  # a subagent of another harness: shared rows only
+        brief = build_brief(store, Identity(project_id, "other", "x", "x")).text
+    assert "migrations run through alembic" in brief and "fixtures live in" in brief
+    assert "builds need the cache" not in brief
+    assert ids(inbox(run_cli)) == [c]
+
+
+def test_all_keep_and_all_forget(run_cli: CliRunner) -> None:
+    kept = remember(run_cli, "Codex: the docs build takes a minute", environ=CODEX)
+    assert inbox(run_cli, "--all", "--keep")["kept"] == [kept]
+    assert run_cli("--json", "show", kept).json()["scope"] == "agent"
+    assert ids(inbox(run_cli, "--peek")) == []
+    gone = remember(run_cli, "Claude: a wrong guess about the port", environ=CLAUDE)
+    assert inbox(run_cli, "--all", "--forget", "--reason", "wrong")["forgot"] == [gone]
+    assert run_cli("show", gone).code != 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("--promote",),  # needs --all
+        ("--all",),  # needs an action
+        ("--all", "--promote"),  # needs --reason
+        ("--all", "--forget"),
+        ("--all", "--keep", "--forget", "--reason", "x"),
+        ("--limit", "0"),
+        ("--since", "yesterday-ish"),
+        ("--origin", "person"),
+    ],
+)
+def test_bad_inbox_arguments_change_nothing(run_cli: CliRunner, argv: tuple[str, ...]) -> None:
+    memory_id = remember(run_cli, "Claude: the API rate limit is per token", environ=CLAUDE)
+    refused = run_cli("inbox", *argv)
+    assert refused.code == 2 and refused.out == ""
+    assert len(refused.err.strip().splitlines()) == 1 or refused.err.startswith("usage:")
+    assert ids(inbox(run_cli, "--peek")) == [memory_id]
+
+
+def test_an_agent_cannot_read_or_mark_the_inbox(run_cli: CliRunner) -> None:
+    memory_id = remember(run_cli, "Codex: integration tests use port 5433", environ=CODEX)
+    for harness in (CLAUDE, CODEX):
+        refused = run_cli("inbox", environ=harness)
+        assert refused.code == 2 and "person's view" in refused.err
+    assert ids(inbox(run_cli, "--peek")) == [memory_id]
+
+
+def test_status_counts_the_inbox_and_the_brief_never_mentions_it(
+    run_cli: CliRunner, project_root: Path, project_id: str
+) -> None:
+    remember(run_cli, "Codex: the build cache lives in .cache/build", environ=CODEX)
+    status = run_cli("--json", "status").json()
+    assert status["inbox"] == 1
+    assert "inbox: 1 new from agents" in run_cli("status").out
+    brief = run_cli("brief").out + run_cli("brief", environ=CODEX).out
+    assert "inbox" not in brief.lower()
+    inbox(run_cli)
+    assert run_cli("--json", "status").json()["inbox"] == 0

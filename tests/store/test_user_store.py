@@ -1,0 +1,174 @@
+"""The user store: a person's own memory, in every project's brief and recall."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import PERSON, CliRunner, cli_runner
+from governance_support import CLAUDE, CODEX
+
+from tree_ring.hook import adapter
+from tree_ring.model import project
+from tree_ring.ops import guidance
+from tree_ring.read import brief
+from tree_ring.store import audit, user
+from tree_ring.store.db import Store
+from tree_ring.write import correct
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    return {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+
+
+@pytest.fixture
+def other(tmp_path: Path) -> Path:
+    root = tmp_path / "other"
+    root.mkdir()
+    guidance.init_project(root)
+    return root
+
+
+def run(run_cli: CliRunner, home: dict[str, str], *args: str, **env: str) -> dict[str, object]:
+    done = run_cli("--json", *args, environ={**home, **env})
+    assert done.code == 0, done.err
+    data: dict[str, object] = done.json()
+    return data
+
+
+def hook_brief(root: Path, environ: dict[str, str], harness: str = "codex") -> tuple[str, str]:
+    payload = {"hook_event_name": "SessionStart", "session_id": "sess-9", "cwd": str(root)}
+    out = io.BytesIO()
+    err = io.StringIO()
+    saved, sys.stderr = sys.stderr, err
+    try:
+        code = adapter.main(harness, io.BytesIO(json.dumps(payload).encode()), environ, out)
+    finally:
+        sys.stderr = saved
+    assert code == 0
+    text = out.getvalue().decode()
+    return (
+        json.loads(text)["hookSpecificOutput"]["additionalContext"] if text else ""
+    ), err.getvalue()
+
+
+def test_the_path_comes_from_the_callers_environment(tmp_path: Path) -> None:
+    assert project.user_store_path_str({"TREE_RING_USER_HOME": "/x/me"}) == "/x/me/user.sqlite"
+    assert project.user_store_path_str({"XDG_DATA_HOME": "/x/data", "HOME": "/h"}) == (
+        "/x/data/tree-ring/user.sqlite"
+    )
+    assert project.user_store_path_str({"XDG_DATA_HOME": "relative", "HOME": "/h"}) == (
+        "/h/.local/share/tree-ring/user.sqlite"
+    )
+    assert project.user_store_path_str({}) is None
+    assert brief.USER_PROJECT == user.USER_PROJECT
+
+
+def test_a_global_note_is_stored_once_and_briefed_in_every_project(
+    run_cli: CliRunner, project_root: Path, other: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    done = run(run_cli, home, "remember", "I prefer pytest -q", "--scope", "global")
+    path = tmp_path / "me" / "user.sqlite"
+    assert path.exists()
+    with Store.open(project_root) as store:
+        assert store.query("SELECT count(*) FROM memories")[0][0] == 0
+    with Store.open_file(str(path)) as mine:
+        row = mine.query("SELECT project, scope, origin, trust FROM memories")
+    assert [tuple(r) for r in row] == [("user", "global", "person", "accepted")]
+    for root in (project_root, other):
+        text, err = hook_brief(root, home)
+        assert f"[cambium] [you] I prefer pytest -q ({done['id']}; origin: person)" in text
+        assert err == ""
+    # In recall, labelled as the person's own, in any project.
+    hits = cli_runner(other)("--json", "recall", "pytest", environ=home).json()["results"]
+    assert [(h["id"], h["partition"], h["store"]) for h in hits] == [(done["id"], "you", "user")]
+
+
+def test_at_most_two_lines_are_the_persons_scars_and_heartwood_first(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str]
+) -> None:
+    for i in range(8):
+        run(run_cli, home, "remember", f"Project fact number {i} about the build")
+    run(run_cli, home, "remember", "I like short commit subjects", "--scope", "global")
+    run(run_cli, home, "remember", "I keep branches small", "--scope", "global")
+    scar = run(
+        run_cli, home, "remember", "Never force-push main", "--scope", "global", "--ring", "scar"
+    )
+    text, _ = hook_brief(project_root, home)
+    body = text.split(brief.BEGIN)[1].split(brief.END)[0].strip().splitlines()
+    assert len(body) == 8
+    mine = [line for line in body if "[you]" in line]
+    assert len(mine) == 2
+    assert body[0].startswith("[scar] [you] Never force-push main") and str(scar["id"]) in body[0]
+    assert sum("Project fact number" in line for line in body) == 6
+
+
+def test_an_agents_global_write_waits_for_a_person(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    refused = run_cli(
+        "remember", "Always use tabs", "--scope", "global", environ={**home, **CLAUDE}
+    )
+    assert refused.code != 0 and "no user store" in refused.err
+    assert not (tmp_path / "me" / "user.sqlite").exists()
+    run(run_cli, home, "remember", "I review my own diffs first", "--scope", "global")
+    waiting = run(run_cli, home, "remember", "Always use tabs", "--scope", "global", **CLAUDE)
+    assert waiting["trust"] == "pending"
+    text, _ = hook_brief(project_root, home)
+    assert "Always use tabs" not in text and "review my own diffs" in text
+
+
+def test_tombstones_and_the_audit_chain_hold_in_the_user_store(
+    run_cli: CliRunner, home: dict[str, str], tmp_path: Path
+) -> None:
+    done = run(run_cli, home, "remember", "My editor is helix", "--scope", "global")
+    path = str(tmp_path / "me" / "user.sqlite")
+    with Store.open_file(path) as mine:
+        correct.forget(mine, str(done["id"]), mode="delete", reason="wrong", actor=PERSON)
+    again = run_cli("remember", "My editor is helix", "--scope", "global", environ=home)
+    assert again.code != 0 and "forgotten" in again.err
+    with Store.open_file(path) as mine:
+        assert audit.verify(mine.db).ok
+
+
+def test_a_missing_user_store_is_silent_and_is_not_created_by_reads(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    run(run_cli, home, "remember", "The project uses make")
+    text, err = hook_brief(project_root, home)
+    assert "The project uses make" in text and "[you]" not in text and err == ""
+    assert run_cli("recall", "make", environ=home).code == 0
+    assert run_cli("brief", environ=home).code == 0
+    status = run(run_cli, home, "status")
+    assert status["user_store"] == {"path": str(tmp_path / "me" / "user.sqlite"), "exists": False}
+    assert not (tmp_path / "me").exists()
+
+
+def test_a_damaged_user_store_costs_hooks_nothing_and_commands_one_line(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    run(run_cli, home, "remember", "The project uses make")
+    (tmp_path / "me").mkdir()
+    path = tmp_path / "me" / "user.sqlite"
+    path.write_bytes(b"this is not a database" * 50)
+    text, err = hook_brief(project_root, home)
+    assert "The project uses make" in text and "[you]" not in text
+    assert "user store" in err and len(err.strip().splitlines()) == 1
+    for argv in (("remember", "I like tea", "--scope", "global"), ("brief",), ("recall", "make")):
+        refused = run_cli(*argv, environ=home)
+        assert refused.code != 0 and refused.out == "", argv
+        assert refused.err.count("\n") == 1 and str(path) in refused.err, argv
+    assert path.read_bytes() == b"this is not a database" * 50
+
+
+def test_codex_and_claude_briefs_both_show_it(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str]
+) -> None:
+    run(run_cli, home, "remember", "I prefer small pull requests", "--scope", "global")
+    for harness in ("claude-code", "codex"):
+        assert "[you] I prefer small pull requests" in hook_brief(project_root, home, harness)[0]
+    assert "[you] I prefer small pull requests" in run_cli("brief", environ={**home, **CODEX}).out

@@ -1,0 +1,381 @@
+"""Verbs that move memory to where it is needed: inbox, promote; and the user store's part
+in remember, recall and status."""
+
+from __future__ import annotations
+
+from tree_ring.cli.context import Arguments, Context, Handler
+from tree_ring.model.errors import NoStore, UsageError
+from tree_ring.model.identity import Identity, harness_origin, resolve
+from tree_ring.model.record import RINGS, parse_time
+from tree_ring.store import user
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+    from tree_ring.ops.inbox import Item
+    from tree_ring.ops.promote import Promoted
+    from tree_ring.read.recall import Hit
+    from tree_ring.store.db import Store
+    from tree_ring.store.live import View
+
+ORIGINS = ("claude-code", "codex", "agent")
+PROMOTE_SCOPES = ("project", "global")
+
+
+def global_target(ctx: Context) -> tuple[Store, Identity]:
+    """The user store and the caller's identity in it, for `remember --scope global`.
+
+    A person's first global write creates the store; an agent's never does
+    (its global writes wait for a person there, so there must be one first).
+    """
+    a = ctx.args
+    identity = resolve(
+        user.USER_PROJECT,
+        ctx.environ,
+        agent_profile=getattr(a, "agent_profile", None),
+        workflow_id=getattr(a, "workflow_id", None),
+        session_id=getattr(a, "session_id", None),
+    )
+    is_agent = harness_origin(ctx.environ).is_agent
+    store = user.open_user(ctx.environ, create=not is_agent)
+    if store is None:
+        raise NoStore(
+            f"no user store at {user.user_store_path(ctx.environ)}; {user.FIX} "
+            "before an agent can propose global memory"
+        )
+    return store, identity
+
+
+def open_user_quietly(ctx: Context) -> Store | None:
+    """The user store for a read, or None when there is none."""
+    return user.open_user(ctx.environ)
+
+
+def user_hits(
+    ctx: Context,
+    identity: Identity,
+    query: str,
+    *,
+    limit: int,
+    view: View,
+    scope: str | None,
+) -> list[Hit]:
+    """Recall in the person's own store, as `identity` reads it there."""
+    from tree_ring.read.recall import recall
+
+    if scope is not None and scope != "global":
+        return []
+    store = user.open_user(ctx.environ)
+    if store is None:
+        return []
+    with store:
+        return recall(store, user.user_identity(identity), query, limit=limit, view=view)
+
+
+def hit_label(hit: Hit, from_user: bool) -> str:
+    """Who wrote a hit and where it lives: `you`, or origin and partition."""
+    from tree_ring.read.labels import row_label
+
+    return "you" if from_user else row_label(hit.memory)
+
+
+# ---- inbox
+
+
+def _item_data(item: Item) -> dict[str, Any]:
+    m = item.memory
+    return {
+        "id": m.id,
+        "summary": m.summary,
+        "ring": m.ring,
+        "scope": m.scope,
+        "trust": m.trust,
+        "origin": m.origin,
+        "session_id": m.session_id,
+        "agent_profile": m.agent_profile,
+        "event_type": m.event_type,
+        "created_at": m.created_at,
+        "partition": item.partition,
+        "origin_label": item.origin,
+        "why": item.why,
+    }
+
+
+def _item_lines(item: Item) -> list[str]:
+    m = item.memory
+    state = "" if m.trust == "accepted" else f" [{m.trust.upper()}]"
+    return [
+        f"{m.id}  [{m.ring}]{state} {m.summary}",
+        f"    from {item.origin} in {item.partition}, {m.created_at[:19]}Z",
+        f"    why: {item.why}",
+        f'    promote: tree-ring promote {m.id} --reason "..."',
+        "    keep: nothing to do (it stays in its partition)",
+        f'    forget: tree-ring forget {m.id} --mode delete --reason "..."',
+    ]
+
+
+def cmd_inbox(ctx: Context) -> int:
+    from tree_ring.model import project
+    from tree_ring.ops import inbox
+
+    a = ctx.args
+    actions = [name for name in ("promote", "keep", "forget") if getattr(a, name)]
+    if len(actions) > 1:
+        raise UsageError("choose one of --promote, --keep, --forget")
+    action = actions[0] if actions else None
+    if action and not a.all:
+        raise UsageError(
+            f"--{action} acts on every listed item with --all; "
+            f"for one memory run `tree-ring {action} ID`"
+        )
+    if a.all and not action:
+        raise UsageError("--all needs what to do: --promote, --keep or --forget")
+    if action in ("promote", "forget") and not a.reason:
+        raise UsageError(f"--{action} needs --reason; it is kept in the audit log")
+    if a.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    since = parse_time(a.since, "--since") if a.since else None
+    root = ctx.root()
+    project_id = project.load_project_id(root)
+    identity = ctx.identity(root)
+    actor = ctx.actor(identity)
+    inbox.refuse_agent(actor)
+    with ctx.store(root) as store:
+        narrow: dict[str, Any] = {
+            "origin": a.origin,
+            "session_id": a.session_id,
+            "since": since,
+            "agent_profile": a.agent_profile,
+        }
+        found = inbox.unseen(store, project_id, limit=a.limit, **narrow)
+        if action is not None:
+            found = inbox.unseen(store, project_id, limit=found.total, **narrow)
+            return _batch(ctx, store, project_id, identity, found, action)
+        if not a.peek and found.items:
+            inbox.mark_seen(store, project_id, [i.memory.id for i in found.items])
+    shown = len(found.items)
+    lines = [
+        f"inbox: {found.total} new since you last looked (newest first"
+        + (f"; showing {shown} of {found.total}" if shown < found.total else "")
+        + ("" if a.peek else "; now marked seen")
+        + ")"
+    ]
+    for item in found.items:
+        lines += _item_lines(item)
+    if not found.items:
+        lines = ["inbox: nothing new since you last looked"]
+    ctx.emit(
+        {
+            "command": "inbox",
+            "project": project_id,
+            "items": [_item_data(i) for i in found.items],
+            "total": found.total,
+            "shown": shown,
+            "limit": a.limit,
+            "marked_seen": bool(found.items) and not a.peek,
+        },
+        "\n".join(lines),
+    )
+    return 0
+
+
+def _batch(
+    ctx: Context,
+    store: Store,
+    project_id: str,
+    identity: Identity,
+    found: Any,
+    action: str,
+) -> int:
+    from tree_ring.ops import inbox
+
+    a = ctx.args
+    ids = [i.memory.id for i in found.items]
+    actor = ctx.actor(identity)
+    done: list[str] = []
+    if ids and action == "promote":
+        promoted = _promote(ctx, store, ids, a.scope, a.ring, a.reason, identity)
+        done = [p.id for p in promoted]
+    elif ids and action == "keep":
+        inbox.keep(store, project_id, ids, actor)
+        done = ids
+    elif ids:
+        from tree_ring.write import correct
+
+        for memory_id in ids:
+            correct.forget(
+                store, memory_id, mode=a.mode, reason=a.reason, actor=actor, reader=identity
+            )
+            done.append(memory_id)
+    if done and action != "keep":
+        inbox.mark_seen(store, project_id, done)
+    verb = {"promote": "promoted", "keep": "kept", "forget": "forgot"}[action]
+    ctx.emit(
+        {
+            "command": "inbox",
+            "project": project_id,
+            "action": action,
+            "items": [_item_data(i) for i in found.items],
+            "total": found.total,
+            "shown": len(found.items),
+            verb: done,
+        },
+        f"inbox: {verb} {len(done)} of {found.total}"
+        + "".join(f"\n{memory_id}" for memory_id in done),
+    )
+    return 0
+
+
+# ---- promote
+
+
+def _promote(
+    ctx: Context,
+    store: Store,
+    ids: list[str],
+    scope: str,
+    ring: str | None,
+    reason: str,
+    identity: Identity,
+) -> list[Promoted]:
+    from tree_ring.ops import promote
+
+    actor = ctx.actor(identity)
+    if scope != "global":
+        return promote.promote_many(store, ids, actor=actor, reason=reason, scope=scope, ring=ring)
+    # A person's global promote may create the user store; an agent's is refused
+    # before it could (the library checks the decision first).
+    user_store = user.open_user(ctx.environ, create=not actor.origin.is_agent)
+    try:
+        return promote.promote_many(
+            store, ids, actor=actor, reason=reason, scope=scope, ring=ring, user_store=user_store
+        )
+    finally:
+        if user_store is not None:
+            user_store.close()
+
+
+def cmd_promote(ctx: Context) -> int:
+    a = ctx.args
+    root = ctx.root()
+    identity = ctx.identity(root)
+    with ctx.store(root) as store:
+        done = _promote(ctx, store, list(a.ids), a.scope, a.ring, a.reason, identity)
+    items = [
+        {
+            "id": p.id,
+            "scope": p.scope,
+            "ring": p.ring,
+            "store": p.store,
+            "from_scope": p.from_scope,
+            "decision_reason": p.reason,
+            "promoted_at": p.at,
+        }
+        for p in done
+    ]
+    lines: list[str] = []
+    for p in done:
+        where = (
+            "your user store (every project's brief can show it)"
+            if p.store == "user"
+            else f"the shared {p.scope} scope (every harness's next brief here can show it)"
+        )
+        lines.append(f"promoted {p.id} from {p.from_scope} to {where}; ring {p.ring}")
+    ctx.emit(
+        {
+            "command": "promote",
+            "project": identity.project,
+            "items": items,
+            "total": len(items),
+            "shown": len(items),
+        },
+        "\n".join(lines),
+    )
+    return 0
+
+
+# ---- status
+
+
+def status_part(ctx: Context, store: Store, project_id: str) -> tuple[dict[str, Any], list[str]]:
+    """What `status` adds: the inbox's size and the user store's counts."""
+    from tree_ring.ops import inbox
+
+    unseen = inbox.count(store, project_id)
+    data: dict[str, Any] = {"inbox": unseen}
+    lines = [f"inbox: {unseen} new from agents (`tree-ring inbox`)"]
+    from tree_ring.model import project
+
+    path = project.user_store_path_str(ctx.environ)
+    try:
+        opened = user.open_user(ctx.environ)
+    except Exception as exc:  # status reports a damaged user store, it does not stop
+        data["user_store"] = {"path": path, "error": str(exc)}
+        lines.append(f"user store: {path}: {exc}")
+        return data, lines
+    if opened is None:
+        data["user_store"] = {"path": path, "exists": False}
+        lines.append(
+            f"user store: {path or 'no home folder'} (none yet; `remember --scope global`)"
+        )
+        return data, lines
+    from tree_ring.ops import review
+
+    with opened:
+        total = int(opened.db.scalar("SELECT count(*) FROM memories") or 0)
+        live = int(
+            opened.db.scalar(
+                "SELECT count(*) FROM memories WHERE trust = 'accepted' AND retired_at IS NULL"
+                " AND redacted_at IS NULL"
+            )
+            or 0
+        )
+        waiting = review.queue_size(opened.db, user.USER_PROJECT)
+    data["user_store"] = {
+        "path": path,
+        "exists": True,
+        "memories": total,
+        "accepted": live,
+        "review_queue": waiting,
+    }
+    lines.append(f"user store: {path}: {total} memories, {live} accepted, {waiting} waiting")
+    return data, lines
+
+
+def _inbox_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--origin", choices=ORIGINS, help="only what this harness wrote")
+    p.add_argument("--session-id", help="only what this session wrote")
+    p.add_argument("--agent-profile", help="only this agent partition (a subagent's, say)")
+    p.add_argument("--since", metavar="TIME", help="only what was written at or after TIME")
+    p.add_argument("--limit", type=int, default=50, help="list at most this many (default 50)")
+    p.add_argument("--peek", action="store_true", help="list without marking anything seen")
+    p.add_argument("--all", action="store_true", help="act on every unseen item the filters match")
+    p.add_argument("--promote", action="store_true", help="with --all: promote them")
+    p.add_argument("--keep", action="store_true", help="with --all: keep them in their partitions")
+    p.add_argument("--forget", action="store_true", help="with --all: forget them")
+    p.add_argument("--reason", help="why (--promote, --forget); kept in the audit log")
+    p.add_argument("--scope", choices=PROMOTE_SCOPES, default="project", help="--promote to")
+    p.add_argument("--ring", choices=RINGS, help="--promote with this ring")
+    p.add_argument("--mode", choices=("delete", "redact"), default="delete", help="--forget mode")
+
+
+def _promote_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "ids", nargs="+", metavar="ID", help="the memory to promote (`inbox` lists them)"
+    )
+    p.add_argument(
+        "--scope",
+        choices=PROMOTE_SCOPES,
+        default="project",
+        help="project: every harness in this project; global: your user store, every project",
+    )
+    p.add_argument("--ring", choices=RINGS, help="give it this ring (heartwood: durable truth)")
+    p.add_argument("--reason", required=True, help="why it is shared; kept in the audit log")
+
+
+VERBS: dict[str, tuple[Handler, Arguments]] = {
+    "inbox": (cmd_inbox, _inbox_arguments),
+    "promote": (cmd_promote, _promote_arguments),
+}

@@ -1,0 +1,179 @@
+"""The inbox: what agents captured or remembered since the person last looked.
+
+An agent's capture lands in its own partition, where no other harness and no
+plain `recall` of the person's used to find it. The inbox lists every row an
+agent wrote in the project that the person has not seen yet, newest first,
+with its origin, partition, ring, trust and one line of why, and offers the
+three decisions: promote it to the project (`ops/promote.py`), keep it where
+it is (seen, nothing else changes), or forget it.
+
+What the person has seen is one setting (`inbox_seen`): a time before which
+every agent row counts as seen, and the ids seen from it on. Listing the inbox
+marks what it showed as seen; once nothing unseen is left the time moves up
+to the newest agent row and the ids are dropped, so the setting stays small.
+The inbox is the person's: the SessionStart brief never mentions it, and an
+agent cannot list or mark it.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model import jsontext
+from tree_ring.model.errors import UsageError
+from tree_ring.model.frozen import Frozen
+from tree_ring.model.record import Memory
+from tree_ring.model.text import one_line
+from tree_ring.read.brief import origin_label
+from tree_ring.read.labels import partition
+from tree_ring.store import rows, settings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from tree_ring.store.audit import Actor
+    from tree_ring.store.db import Store
+    from tree_ring.store.sql import Db
+
+SETTING = "inbox_seen"
+AGENT_ORIGINS = ("claude-code", "codex", "agent")
+WHY_CHARS = 160
+
+# Agent rows still on record (not retired, redacted or rejected), of normal
+# sensitivity (others stay hidden unless asked, as everywhere), not yet seen.
+_WHERE = (
+    "m.project = :project AND m.origin IN ('claude-code', 'codex', 'agent')"
+    " AND m.retired_at IS NULL AND m.redacted_at IS NULL AND m.trust != 'rejected'"
+    " AND m.sensitivity = 'normal'"
+)
+_UNSEEN = (
+    " AND (:seen_at IS NULL OR m.created_at >= :seen_at)"
+    " AND m.id NOT IN (SELECT value FROM json_each(:seen_ids))"
+)
+
+
+class Item(Frozen):
+    memory: Memory
+    partition: str  # "agent claude-code", "session 1a2b3c4d", "project", ...
+    origin: str  # who wrote it, as the brief labels it: "codex session 1a2b3c4d"
+    why: str  # one line: the review reason, the details' first line, or the event type
+
+
+class Inbox(Frozen):
+    items: tuple[Item, ...]  # newest first
+    total: int  # unseen rows matching the filter, before the limit
+    seen_at: str | None  # the watermark before this call
+
+
+def refuse_agent(actor: Actor) -> None:
+    if actor.origin.is_agent:
+        raise UsageError(
+            "the inbox is a person's view of what agents saved; run `tree-ring inbox` "
+            "yourself, outside the agent's session"
+        )
+
+
+def _seen(db: Db) -> tuple[str | None, list[str]]:
+    value: dict[str, Any] = settings.read(db, SETTING)
+    at = value.get("at")
+    ids: list[Any] = list(value.get("ids") or [])
+    return (at if isinstance(at, str) else None), [i for i in ids if isinstance(i, str)]
+
+
+def filters(
+    origin: str | None, session_id: str | None, since: str | None, agent_profile: str | None
+) -> tuple[str, dict[str, Any]]:
+    """The narrowing clauses of a person's filters, and their parameters."""
+    sql = ""
+    params: dict[str, Any] = {}
+    if origin:
+        sql += " AND m.origin = :origin"
+        params["origin"] = origin
+    if session_id:
+        sql += " AND (m.session_id = :session_id OR m.origin_session = :session_id)"
+        params["session_id"] = session_id
+    if since:
+        sql += " AND m.created_at >= :since"
+        params["since"] = since
+    if agent_profile:
+        sql += " AND m.agent_profile = :agent_profile"
+        params["agent_profile"] = agent_profile
+    return sql, params
+
+
+def why(memory: Memory) -> str:
+    """One line on why it was saved or why it waits."""
+    if memory.review_reason:
+        text = memory.review_reason
+    elif memory.details.strip():
+        text = memory.details.strip().splitlines()[0]
+    else:
+        text = memory.event_type
+    text = one_line(text)
+    return text if len(text) <= WHY_CHARS else text[: WHY_CHARS - 3] + "..."
+
+
+def item(memory: Memory) -> Item:
+    return Item(memory, partition(memory), origin_label(memory), why(memory))
+
+
+def unseen(
+    store: Store,
+    project_id: str,
+    *,
+    origin: str | None = None,
+    session_id: str | None = None,
+    since: str | None = None,
+    agent_profile: str | None = None,
+    limit: int = 50,
+) -> Inbox:
+    """What agents saved that the person has not seen, newest first. Reads only."""
+    seen_at, seen_ids = _seen(store.db)
+    narrow, params = filters(origin, session_id, since, agent_profile)
+    params.update(project=project_id, seen_at=seen_at, seen_ids=jsontext.dumps(seen_ids))
+    where = _WHERE + _UNSEEN + narrow
+    total = int(store.db.scalar(f"SELECT count(*) FROM memories m WHERE {where}", params) or 0)
+    found = store.query(
+        f"SELECT m.* FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.id DESC"
+        " LIMIT :limit",
+        {**params, "limit": max(0, limit)},
+    )
+    return Inbox(tuple(item(rows.from_row(row)) for row in found), total, seen_at)
+
+
+def count(store: Store, project_id: str) -> int:
+    """How many agent rows the person has not seen: `status` shows it."""
+    return unseen(store, project_id, limit=0).total
+
+
+def mark_seen(store: Store, project_id: str, ids: Iterable[str]) -> None:
+    """Record that the person saw these rows; the setting stays small."""
+    with store.write() as db:
+        seen_at, seen_ids = _seen(db)
+        merged = list(dict.fromkeys([*seen_ids, *ids]))
+        params = {"project": project_id, "seen_at": seen_at, "seen_ids": jsontext.dumps(merged)}
+        left = db.scalar(f"SELECT count(*) FROM memories m WHERE {_WHERE}{_UNSEEN}", params)
+        if not left:
+            newest = db.scalar(
+                f"SELECT max(m.created_at) FROM memories m WHERE {_WHERE}", {"project": project_id}
+            )
+            # Rows of that very instant stay named: `>=` keeps a row written
+            # in the same microsecond, after this call, unseen.
+            same = db.query(
+                f"SELECT m.id FROM memories m WHERE {_WHERE} AND m.created_at = :newest",
+                {"project": project_id, "newest": newest},
+            )
+            value: dict[str, Any] = {"at": newest or seen_at, "ids": [r[0] for r in same]}
+        else:
+            value = {"at": seen_at, "ids": merged}
+        settings.write(db, SETTING, value)
+
+
+def keep(store: Store, project_id: str, ids: Iterable[str], actor: Actor) -> int:
+    """Keep rows in their partitions: seen, and nothing else changes."""
+    refuse_agent(actor)
+    wanted = list(dict.fromkeys(ids))
+    for memory_id in wanted:
+        rows.get(store.db, memory_id)  # an unknown id is one line, before anything is marked
+    mark_seen(store, project_id, wanted)
+    return len(wanted)

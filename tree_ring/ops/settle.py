@@ -1,0 +1,43 @@
+"""A person's `supersede OLD NEW` on a contradicted pair settles it in one step.
+
+When NEW was written against OLD and waits, disputed, beside it (an agent's
+write, or a person's under an older policy), the person who says "NEW
+replaces OLD" has decided both halves of the review: NEW is approved and OLD
+retired, in one transaction and two audit entries (the review, then the
+supersession). For anyone else, and for pairs no contradiction links,
+supersede is what it always was (`write/correct.supersede`): an agent's
+supersession of a disputed row still waits for a person.
+"""
+
+from __future__ import annotations
+
+from tree_ring.govern import admission
+from tree_ring.model.frozen import Frozen
+from tree_ring.model.record import Link, now_iso
+from tree_ring.ops import review
+from tree_ring.store import rows
+from tree_ring.write import correct
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.store.audit import Actor
+    from tree_ring.store.db import Store
+
+
+class Settled(Frozen):
+    applied: bool  # OLD is retired now (False: it waits for NEW's review)
+    approved: bool  # NEW was disputed and this call accepted it
+
+
+def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Actor) -> Settled:
+    reason = correct.check_reason(reason)
+    at = now_iso()
+    with store.write() as db:
+        old, new = rows.get(db, old_id), rows.get(db, new_id)
+        linked = Link(admission.CONTRADICTS, old_id) in new.links
+        approved = False
+        if linked and new.trust == "disputed" and not actor.origin.is_agent:
+            review.approve_in(db, new, reason, actor, at)
+            approved = True
+        applied = correct.supersede_in(db, old, new_id, reason, actor, at)
+    return Settled(applied=applied, approved=approved)

@@ -1,0 +1,44 @@
+"""How a person's reads label a row: who wrote it, and which partition holds it.
+
+A person's recall, list and inbox cover every partition of the project, so
+each row says where it lives (`agent codex`, `session 1a2b3c4d`, `project`)
+and who wrote it (`claude-code session 1a2b3c4d`, `person`). Plain strings
+from stored fields, for the terminal; the brief, whose lines reach a model,
+labels rows through `read.brief.origin_label` instead.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.text import one_line
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.model.record import Memory
+
+SESSION_CHARS = 8
+
+
+def partition(memory: Memory) -> str:
+    """Where a row lives, as the person reads it."""
+    if memory.scope == "agent":
+        return f"agent {one_line(memory.agent_profile or '-')}"
+    if memory.scope == "session":
+        return f"session {one_line(memory.session_id or '-')[:SESSION_CHARS]}"
+    if memory.scope == "workflow":
+        return f"workflow {one_line(memory.workflow_id or '-')[:SESSION_CHARS]}"
+    return memory.scope
+
+
+def writer(memory: Memory) -> str:
+    """Who wrote a row: the origin, with the session where the row names one."""
+    label = one_line(memory.origin)
+    if memory.origin_session:
+        label += f" session {one_line(memory.origin_session)[:SESSION_CHARS]}"
+    return label
+
+
+def row_label(memory: Memory) -> str:
+    """A row's partition and writer, or just its scope for a person's shared note."""
+    if memory.origin == "person" and memory.scope not in ("agent", "workflow", "session"):
+        return memory.scope
+    return f"{writer(memory)} · {partition(memory)}"

@@ -1,0 +1,79 @@
+"""The user store: a person's own memory, across every project.
+
+One SQLite file outside any project (`model.project.user_store_path_str`:
+TREE_RING_USER_HOME, else the XDG data directory), with the same schema,
+record, guard, tombstones, audit chain, review queue and liveness predicate
+as a project's store: it is a `Store`, opened from a file instead of a
+project root. Every row in it has the project `USER_PROJECT`, so the one
+visibility clause (`live.visible`) reads it as it reads a project: its shared
+scopes (a person's `global` notes) plus the caller's own partitions.
+
+A project's brief and recall read it beside the project's store; a person's
+`remember --scope global` writes it, and creates it on that first write. An
+agent's global write lands there as well, and waits for a person (the review
+policy's `agent_shared`, as in a project).
+"""
+
+from __future__ import annotations
+
+import os
+
+from tree_ring.model import project
+from tree_ring.model.errors import NoStore
+from tree_ring.store.db import Options, Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from tree_ring.model.identity import Identity
+
+# The `project` of every row in the user store. Not a project id anyone's
+# project.json can hold apart from this store: it only ever names this file.
+USER_PROJECT = "user"
+NAME = "the user store"
+FIX = "a person's `tree-ring remember --scope global ...` creates it"
+
+
+def user_store_path(environ: Mapping[str, str]) -> str:
+    """Where the user store is, or would be; a one-line error without a home."""
+    path = project.user_store_path_str(environ)
+    if path is None:
+        raise NoStore(
+            "no home folder for the user store; set HOME, XDG_DATA_HOME or TREE_RING_USER_HOME"
+        )
+    return path
+
+
+def exists(environ: Mapping[str, str]) -> bool:
+    path = project.user_store_path_str(environ)
+    return path is not None and os.path.exists(path)
+
+
+def open_user(
+    environ: Mapping[str, str],
+    *,
+    create: bool = False,
+    read_only: bool | None = None,
+) -> Store | None:
+    """The user store, or None when it does not exist (and `create` is not set).
+
+    Options (busy timeout, read-only) come from the same environ. A damaged
+    file raises StoreFault with one line naming it.
+    """
+    path = user_store_path(environ) if create else project.user_store_path_str(environ)
+    if path is None or (not create and not os.path.exists(path)):
+        return None
+    return Store.open_file(
+        path,
+        create=create,
+        read_only=read_only,
+        options=Options.from_environ(environ),
+        name=NAME,
+        fix=FIX,
+    )
+
+
+def user_identity(identity: Identity) -> Identity:
+    """The caller's identity in the user store: the same partitions, its project."""
+    return identity.replace(project=USER_PROJECT)
