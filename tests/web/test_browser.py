@@ -174,7 +174,12 @@ def test_each_page_loads_and_the_token_leaves_the_address(driver: Any, view: Vie
     marks = driver.find_elements(By.CSS_SELECTOR, "svg.rings a")
     assert len(marks) == 5  # every memory is a linked mark
     assert _shot(driver, "rings.png").stat().st_size > 10_000
-    titles = {"Memories": "Memories", "Review": "Review queue", "Summary tree": "Summary tree"}
+    titles = {
+        "Memories": "Memories",
+        "Review": "Review queue",
+        "Inbox": "Inbox",
+        "Summary tree": "Summary tree",
+    }
     for link, heading in (*titles.items(), ("Status", "Status"), ("Rings", "Rings")):
         driver.find_element(By.LINK_TEXT, link).click()
         assert driver.find_element(By.TAG_NAME, "h1").text == heading

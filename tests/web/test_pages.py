@@ -184,3 +184,54 @@ def test_hostile_text_is_escaped_on_every_page(client: Client, project_root: Pat
         assert "\u202e" not in body and "\u0000" not in body, path
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in client.get("/memories").body
     assert "U+202Eevil" in client.get(f"/memory?id={memory.id}").body
+
+
+def test_the_inbox_promotes_keeps_and_forgets(client: Client, run_cli: CliRunner) -> None:
+    captured = [
+        _id(run_cli("--json", "remember", text, "--scope", "agent", environ=AGENT).out)
+        for text in ("Tests need the fake clock", "The linter wants tabs", "Scratch note")
+    ]
+    page = client.get("/inbox").body
+    assert "3 unseen memories" in page
+    assert {m for m in captured if f'id="i-{m}"' in page} == set(captured)
+    # Looking is not deciding: a second look shows the same three.
+    assert "3 unseen memories" in client.get("/inbox").body
+    promoted, kept, forgotten = captured
+    client.post(
+        "/act", {"action": "promote", "id": promoted, "reason": "true everywhere", "back": "/inbox"}
+    )
+    assert (
+        f"promoted {promoted} from agent to the shared project scope" in client.get("/inbox").body
+    )
+    assert json.loads(run_cli("--json", "show", promoted).out)["scope"] == "project"
+    client.post("/act", {"action": "keep", "id": kept, "back": "/inbox"})
+    client.post(
+        "/act",
+        {
+            "action": "forget",
+            "id": forgotten,
+            "mode": "delete",
+            "reason": "noise",
+            "back": "/inbox",
+        },
+    )
+    page = client.get("/inbox").body
+    assert "0 unseen memories" in page and "Nothing new from agents" in page
+    assert json.loads(run_cli("--json", "show", kept).out)["scope"] == "agent"
+    assert run_cli("show", forgotten).code != 0
+
+
+def test_promote_needs_a_reason_and_a_person(project_root: Path, run_cli: CliRunner) -> None:
+    memory_id = _id(
+        run_cli("--json", "remember", "Agent note", "--scope", "agent", environ=AGENT).out
+    )
+    with serving(project_root) as person:
+        person.login()
+        person.post("/act", {"action": "promote", "id": memory_id, "back": "/inbox"})
+        assert "promote needs a reason" in person.get("/inbox").body
+    with serving(project_root, AGENT) as agent:
+        agent.login()
+        assert agent.get("/inbox").status == 400
+        agent.post("/act", {"action": "promote", "id": memory_id, "reason": "mine", "back": "/"})
+        assert "error:" in agent.get("/").body
+    assert json.loads(run_cli("--json", "show", memory_id).out)["scope"] == "agent"

@@ -3,7 +3,8 @@
 approve, reject and dispute go to `ops/review` (a request id to forget goes
 there too, as `review approve req_...` does); forget goes to
 `write/correct.forget` with the reader's identity, as `tree-ring forget`
-does; promote goes to the library's promotion when it has one. Each returns
+does; promote goes to `ops/promote` (into the project's shared scope) and
+keep to `ops/inbox`, as `tree-ring promote` and `inbox keep` do. Each returns
 a one-line notice for the next page. A library error is a notice too, the
 way the CLI prints it (secret-looking values withheld), and changes nothing:
 the library's transaction is whole or absent.
@@ -12,7 +13,7 @@ the library's transaction is whole or absent.
 from __future__ import annotations
 
 from tree_ring.model.errors import TreeRingError, UsageError
-from tree_ring.ops import review
+from tree_ring.ops import inbox, promote, review
 from tree_ring.write import correct
 
 TYPE_CHECKING = False
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
     from tree_ring.web.site import Site
 
-ACTIONS = ("approve", "reject", "dispute", "forget", "promote")
+ACTIONS = ("approve", "reject", "dispute", "forget", "promote", "keep")
 
 
 def act(site: Site, form: Mapping[str, str]) -> tuple[str, bool]:
@@ -36,6 +37,8 @@ def act(site: Site, form: Mapping[str, str]) -> tuple[str, bool]:
 
 def _act(site: Site, form: Mapping[str, str]) -> str:
     action = form.get("action", "")
+    if action == "keep":
+        return _keep(site, form)
     target = (form.get("id") or "").strip()
     reason = (form.get("reason") or "").strip() or None
     if action not in ACTIONS:
@@ -70,7 +73,12 @@ def _act(site: Site, form: Mapping[str, str]) -> str:
             if done.lingering is not None:
                 text += f" (but: {done.lingering})"
             return text
-        return _promote(site, store, target)
+        done = promote.promote(
+            store, target, actor=actor, reason=_need(reason, action), scope="project"
+        )
+        # Decided is seen, as the inbox verb has it.
+        inbox.mark_seen(store, site.project, [done.id])
+        return f"promoted {done.id} from {done.from_scope} to the shared {done.scope} scope"
 
 
 def _need(reason: str | None, action: str) -> str:
@@ -92,5 +100,10 @@ def _decided(decision: review.Decision) -> str:
     return text
 
 
-def _promote(site: Site, store: object, target: str) -> str:
-    raise UsageError("promote is not available in this version of Tree Ring")
+def _keep(site: Site, form: Mapping[str, str]) -> str:
+    ids = (form.get("ids") or form.get("id") or "").split()
+    if not ids:
+        raise UsageError("keep needs the memory ids")
+    with site.store() as store:
+        kept = inbox.keep(store, site.project, ids, site.actor)
+    return f"kept {kept} where {'it is' if kept == 1 else 'they are'}; marked seen"

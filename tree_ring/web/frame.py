@@ -41,8 +41,6 @@ def csrf_field(session: Session) -> str:
 def frame(site: Site, session: Session, here: str, title: str, body: str) -> str:
     links: list[str] = []
     for path, name in NAV:
-        if path == "/inbox" and not site.inbox:
-            continue
         css = ' class="here"' if path == here else ""
         links.append(f'<a href="{path}"{css}>{name}</a>')
     toggle = "Hide sensitive" if session.show_sensitive else "Show sensitive"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from tree_ring.model.record import PRIVATE_SCOPES
 from tree_ring.ops import review
 from tree_ring.store import rows
 from tree_ring.web import markup
@@ -77,11 +78,12 @@ def memory_actions(site: Site, session: Session, memory: Memory) -> str:
         forms += _form(session, "dispute", memory.id, back, _reason(True, "why dispute"), "Dispute")
     forms += forget_form(session, memory, "/memories")
     if (
-        site.inbox
-        and memory.trust == "accepted"
-        and memory.scope in ("agent", "workflow", "session")
+        memory.trust == "accepted"
+        and memory.scope in PRIVATE_SCOPES
+        and not site.actor.origin.is_agent
     ):
-        forms += _form(session, "promote", memory.id, back, "", "Promote to the project")
+        why = _reason(True, "why share it")
+        forms += _form(session, "promote", memory.id, back, why, "Promote to the project")
     return f'<div class="actions">{forms}</div>'
 
 

@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from tree_ring.model.errors import TreeRingError
-from tree_ring.web import actions, frame, gate, markup, pages, queue, status
+from tree_ring.web import actions, frame, gate, inbox, markup, pages, queue, status
 from tree_ring.web.site import Session, Site
 
 TYPE_CHECKING = False
@@ -34,6 +34,7 @@ ROUTES: dict[str, Page] = {
     "/memories": pages.memories_page,
     "/memory": pages.memory_page,
     "/review": queue.review_page,
+    "/inbox": inbox.inbox_page,
     "/tree": status.tree_page,
     "/status": status.status_page,
 }
@@ -139,8 +140,6 @@ class Handler(BaseHTTPRequestHandler):
             return
         parts = urlsplit(self.path)
         page = ROUTES.get(parts.path)
-        if parts.path == "/inbox" and self.server.site.inbox:
-            page = _inbox()
         if page is None:
             self._refuse(404, "No such page.")
             return
@@ -187,7 +186,3 @@ def _error(message: str) -> str:
     from tree_ring.guard import withhold
 
     return f'<h1>Not shown</h1><p class="error" id="error">{markup.text(withhold(message))}</p>'
-
-
-def _inbox() -> Page | None:
-    return None

@@ -54,7 +54,6 @@ class Site:
     options: Options
     token: str = field(repr=False)
     port: int = 0
-    inbox: bool = False  # the person's inbox and promote, when the library has them
     sessions: dict[str, Session] = field(default_factory=lambda: {}, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
