@@ -78,7 +78,8 @@ def build(root: Path) -> None:
                     verbs.remember(store, draft, me, person)
         for i, template in enumerate(SCARS * 3):
             summary = template.format(s=SUBJECTS[i % len(SUBJECTS)]) + f" (incident {i + 1})"
-            verbs.remember(store, verbs.Draft(summary, ring="scar", event_type="lesson"), me, person)
+            scar = verbs.Draft(summary, ring="scar", event_type="lesson")
+            verbs.remember(store, scar, me, person)
         for i, template in enumerate(SEEDS * 4):
             summary = template.format(s=SUBJECTS[(i * 5) % len(SUBJECTS)]) + f" (idea {i + 1})"
             verbs.remember(store, verbs.Draft(summary, ring="seed", event_type="seed"), me, person)
