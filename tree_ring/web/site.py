@@ -14,6 +14,7 @@ shown, and a one-time notice for the next page.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from tree_ring.store.db import Options, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Generator, Mapping
 
 # Sessions a run keeps; past this the oldest is dropped (its browser logs in again).
 MAX_SESSIONS = 32
@@ -56,6 +57,8 @@ class Site:
     port: int = 0
     sessions: dict[str, Session] = field(default_factory=lambda: {}, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Held while this process has the store open (see `store`); the doctor takes it too.
+    opening: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     @classmethod
     def open(cls, root: str, environ: Mapping[str, str]) -> Site:
@@ -78,9 +81,25 @@ class Site:
             token=secrets.token_urlsafe(32),
         )
 
-    def store(self) -> Store:
-        """A connection of the caller's own: each request thread opens and closes one."""
-        return Store.open(self.root, options=self.options)
+    @contextlib.contextmanager
+    def store(self) -> Generator[Store]:
+        """The store, opened for one request and closed after it, one request at a time.
+
+        One at a time because of POSIX file locks: they belong to the process,
+        and closing any descriptor of the file drops every lock the process
+        holds on it. Opening a store reads the file's header through a
+        descriptor of its own (`store.db.file_damage`), so a second request
+        opening the store while a first reads would strip the first's locks,
+        and a CLI or hook writing at that moment could checkpoint under it.
+        Requests still come in on their own threads; hooks and CLI processes
+        go on writing, each its own process, under SQLite's locking.
+        """
+        with self.opening:
+            opened = Store.open(self.root, options=self.options)
+            try:
+                yield opened
+            finally:
+                opened.close()
 
     def new_session(self) -> str:
         sid = secrets.token_urlsafe(32)

@@ -236,7 +236,8 @@ def _hooks(harnesses: Mapping[str, Mapping[str, object]]) -> str:
 def _doctor(site: Site) -> str:
     from tree_ring.ops import doctor
 
-    report = doctor.diagnose(Path(site.root))
+    with site.opening:  # the doctor opens the file too (see `Site.store`)
+        report = doctor.diagnose(Path(site.root))
     listed = [
         [text(c.name), "ok" if c.ok else '<span class="error">problem</span>', text(c.detail)]
         for c in report.checks
