@@ -235,3 +235,40 @@ def test_promote_needs_a_reason_and_a_person(project_root: Path, run_cli: CliRun
         agent.post("/act", {"action": "promote", "id": memory_id, "reason": "mine", "back": "/"})
         assert "error:" in agent.get("/").body
     assert json.loads(run_cli("--json", "show", memory_id).out)["scope"] == "agent"
+
+
+def test_the_tree_page_shows_levels_nodes_and_a_memorys_path_to_the_root(
+    client: Client, run_cli: CliRunner
+) -> None:
+    from tree_support import sentence
+
+    run_cli("tree", "config", "--set", "input_token_budget=12", "--set", "summary_fanout=2")
+    ids = [_id(run_cli("--json", "remember", sentence(i)).out) for i in range(12)]
+    page = client.get("/tree").body
+    assert 'id="node"' in page and "L1" in page and "sealed nodes" in page
+    path = client.get(f"/tree?memory={ids[0]}").body
+    steps = re.findall(r'href="/tree\?node=(node_[^"]+)"', path.split('id="path"')[1])
+    assert len(steps) >= 2  # L1 up to at least L2
+    root = json.loads(run_cli("--json", "tree", "show").out)["node"]["id"]
+    assert root in steps
+    node = client.get(f"/tree?node={steps[0]}").body
+    assert ids[0] in node  # the L1 node lists the memory among its children
+    assert client.get("/tree?node=node_9_nothing").status == 404
+
+
+def test_as_of_and_valid_at_ask_the_library_about_other_times(
+    client: Client, run_cli: CliRunner
+) -> None:
+    old = _id(run_cli("--json", "remember", "The default branch is master").out)
+    new = _id(run_cli("--json", "remember", "The default branch is main", "--supersedes", old).out)
+    now = client.get("/memories").body
+    assert new in now and old not in now
+    created = json.loads(run_cli("--json", "show", new).out)["created_at"]
+    before = client.get(f"/memories?as_of={old_time(run_cli, old)}").body
+    assert old in before and new not in before
+    assert "No memories match" in client.get("/memories?as_of=2000-01-01").body
+    assert new in client.get(f"/memories?valid_at={created}").body
+
+
+def old_time(run_cli: CliRunner, memory_id: str) -> str:
+    return json.loads(run_cli("--json", "show", memory_id).out)["created_at"]
