@@ -11,7 +11,9 @@ review and in the inbox):
 
 - per page: the page function itself (what the server does between reading
   the request and writing the reply: open the store, read, render), wall and
-  CPU time, median and p95, interleaved with the tightest honest baseline in
+  CPU time, median and p95, warm and "cold" (right after a change to the
+  store, when the viewer's cached counts are recomputed), interleaved with
+  the tightest honest baseline in
   the same run: the store opened and one page of the newest 50 rows read
   with the liveness clause (no ranking, no rendering); plus each page's HTTP
   round trip over loopback through the real server and its gate;
@@ -20,8 +22,8 @@ review and in the inbox):
   writes memories one `remember` at a time; every answer must be a 200, and
   the writer must not fail. Counts, errors and latencies are reported.
 
-The target (each page under 200 ms of server time at 100k) is reported,
-never asserted; the machine is shared.
+The target (each page under 200 ms of server time at 100k, judged on CPU
+time's p95 since the machine is shared) is reported, never asserted.
 """
 
 from __future__ import annotations
@@ -124,25 +126,32 @@ def measure_pages(site: Site, repeat: int) -> dict[str, Any]:
         "status": lambda: status.status_page(site, session, {}),
         "baseline": lambda: baseline(site),
     }
-    for action in cases.values():  # warm the page cache
+    for action in cases.values():  # warm SQLite's page cache
         action()
-    wall: dict[str, list[float]] = {name: [] for name in cases}
-    cpu: dict[str, list[float]] = {name: [] for name in cases}
+    # Each page twice: "cold" right after the store changed (the viewer's
+    # answers cache emptied, as a write does), and again with it warm.
+    names = [f"{name}{kind}" for name in cases for kind in ("", "_cold") if name != "baseline"]
+    names.append("baseline")
+    wall: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
     for _ in range(repeat):
-        for name, action in cases.items():  # interleaved, baseline among them
+        for name in names:  # interleaved, baseline among them
+            action = cases[name.removesuffix("_cold")]
+            if name.endswith("_cold"):
+                site.answers.clear()
             w, c = time.perf_counter(), time.thread_time()
             action()
             cpu[name].append((time.thread_time() - c) * 1000)
             wall[name].append((time.perf_counter() - w) * 1000)
     base = statistics.median(cpu["baseline"])
     out: dict[str, Any] = {}
-    for name in cases:
+    for name in names:
         w, c = stats(wall[name]), stats(cpu[name])
         out[name] = {
             "wall": w,
             "cpu": c,
             "cpu_vs_baseline": round(c["median_ms"] / base, 1) if base else None,
-            "under_target": w["p95_ms"] < TARGET_MS,
+            "under_target": c["p95_ms"] < TARGET_MS,
         }
     return out
 
@@ -265,12 +274,14 @@ def measure(size: int, repeat: int, seconds: float) -> dict[str, Any]:
 
 def table(result: dict[str, Any]) -> str:
     lines = [f"{result['memories']:,} memories (seeded in {result['seed_s']} s)"]
-    lines.append(f"  {'page':<18} {'wall med':>9} {'wall p95':>9} {'cpu med':>8} {'x base':>7}")
+    head = f"  {'page':<22} {'wall med':>9} {'wall p95':>9} {'cpu med':>8} {'cpu p95':>8}"
+    lines.append(head + f" {'x base':>7}")
     for name, r in result["pages"].items():
         mark = "" if r["under_target"] else f"  over {TARGET_MS:.0f} ms"
         lines.append(
-            f"  {name:<18} {r['wall']['median_ms']:>9.1f} {r['wall']['p95_ms']:>9.1f}"
-            f" {r['cpu']['median_ms']:>8.1f} {r['cpu_vs_baseline'] or 0:>7.1f}{mark}"
+            f"  {name:<22} {r['wall']['median_ms']:>9.1f} {r['wall']['p95_ms']:>9.1f}"
+            f" {r['cpu']['median_ms']:>8.1f} {r['cpu']['p95_ms']:>8.1f}"
+            f" {r['cpu_vs_baseline'] or 0:>7.1f}{mark}"
         )
     rep = result["report"]
     lines.append(f"  report: {rep['build_ms']} ms, {rep['bytes']:,} bytes")

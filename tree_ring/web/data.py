@@ -150,10 +150,13 @@ def page_sql(clause: live.Clause, filters: Filters) -> tuple[str, dict[str, Any]
     return " AND ".join(parts), params
 
 
+COUNT_CAP = 1000
+
+
 @dataclass(frozen=True)
 class Page:
     memories: list[Memory]
-    total: int  # every row that passed the filters, before paging
+    total: int  # the rows that passed the filters, before paging (COUNT_CAP + 1: more)
     offset: int
     limit: int
 
@@ -173,7 +176,14 @@ def memories(
         identity, memories_view(view, filters), scope=filters.scope, whole_project=whole_project
     )
     where, params = page_sql(clause, filters)
-    total = int(db.scalar(f"SELECT count(*) FROM memories m WHERE {where}", params))
+    # Counted up to one past COUNT_CAP: an exact count of a hundred thousand
+    # rows reads them all, and "more than 1,000" pages as well.
+    total = int(
+        db.scalar(
+            f"SELECT count(*) FROM (SELECT 1 FROM memories m WHERE {where} LIMIT :p_cap)",
+            {**params, "p_cap": COUNT_CAP + 1},
+        )
+    )
     found = db.query(
         f"SELECT m.* FROM memories m WHERE {where}"
         " ORDER BY m.created_at DESC, m.id DESC LIMIT :p_limit OFFSET :p_offset",

@@ -55,9 +55,14 @@ def _view(session: Session, query: Query | None = None) -> View:
 def rings_page(site: Site, session: Session, query: Query) -> str:
     view = _view(session, query)
     with site.store() as store:
-        drawn = data.rings(store.db, site.identity, view, cap=CAP, whole_project=site.whole_project)
-        hidden = data.sensitive_hidden(
-            store.db, site.identity, view, whole_project=site.whole_project
+        db = store.db
+        drawn, hidden = site.cached(
+            db,
+            ("rings", view.as_of, view.valid_at, view.include_sensitive),
+            lambda: (
+                data.rings(db, site.identity, view, cap=CAP, whole_project=site.whole_project),
+                data.sensitive_hidden(db, site.identity, view, whole_project=site.whole_project),
+            ),
         )
     when = f" as of {view.as_of}" if view.as_of else ""
     label = f"The rings of {site.project}'s live memory{when}"
@@ -156,12 +161,13 @@ def _row(m: Memory, score: str = "") -> list[str]:
 
 
 def _pager(query: Query, offset: int, shown: int, total: int) -> str:
-    parts = [f"showing {offset + 1 if shown else 0}–{offset + shown} of {total}"]
+    whole = f"more than {data.COUNT_CAP:,}" if total > data.COUNT_CAP else str(total)
+    parts = [f"showing {offset + 1 if shown else 0}–{offset + shown} of {whole}"]
     base = {k: v for k, v in query.items() if k != "offset" and v}
     if offset > 0:
         prev = urlencode({**base, "offset": str(max(0, offset - PAGE))})
         parts.append(f'<a href="/memories?{attr(prev)}" id="prev">newer</a>')
-    if offset + shown < total:
+    if offset + shown < total or (total > data.COUNT_CAP and shown == PAGE):
         nxt = urlencode({**base, "offset": str(offset + PAGE)})
         parts.append(f'<a href="/memories?{attr(nxt)}" id="next">older</a>')
     return f'<p class="pager">{" · ".join(parts)}</p>'
@@ -296,12 +302,15 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
         except NotFound as exc:
             raise NotFoundPage(str(exc)) from None
         history = audit.entries(store.db, target=m.id, limit=200)
-        pattern = '%"' + m.id.replace("%", "").replace("_", "\\_") + '"%'
-        against = store.query(
-            "SELECT id, trust, links FROM memories WHERE project IS :project"
-            " AND links LIKE :pattern ESCAPE '\\' AND id != :id ORDER BY created_at, id",
-            {"project": m.project, "pattern": pattern, "id": m.id},
-        )
+        # What links here is found by reading every row's links, so only on request.
+        against = []
+        if query.get("linked") == "1":
+            pattern = '%"' + m.id.replace("%", "").replace("_", "\\_") + '"%'
+            against = store.query(
+                "SELECT id, trust, links FROM memories WHERE project IS :project"
+                " AND links LIKE :pattern ESCAPE '\\' AND id != :id ORDER BY created_at, id",
+                {"project": m.project, "pattern": pattern, "id": m.id},
+            )
     why_hidden = data.withheld(m)
     if why_hidden is None and m.sensitivity != "normal" and not session.show_sensitive:
         why_hidden = f"sensitive ({m.sensitivity}): shown only with “Show sensitive”"
@@ -336,8 +345,13 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
         f'<p><a href="/tree?{attr(urlencode({"memory": m.id}))}">Its path in the summary tree</a>'
         "</p>",
     ]
-    if linked_from:
+    if query.get("linked") != "1":
+        more = urlencode({"id": m.id, "linked": "1"})
+        body.append(f'<p><a href="/memory?{attr(more)}" id="linked">What links here</a></p>')
+    elif linked_from:
         body += ["<h2>Linked from</h2>", markup.table(["link", "memory", "trust"], linked_from)]
+    else:
+        body.append('<p id="linked">No other memory links here.</p>')
     body += ["<h2>Audit history</h2>", _history(history)]
     return frame(site, session, "/memories", m.id, "\n".join(body))
 

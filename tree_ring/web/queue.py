@@ -17,6 +17,7 @@ from tree_ring.store import rows
 from tree_ring.web import markup
 from tree_ring.web.frame import csrf_field, frame, memory_link
 from tree_ring.web.markup import attr, text
+from tree_ring.write import requests
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -98,25 +99,27 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
     with site.store() as store:
         db = store.db
         params = {"project": site.project, "sensitive": shown_sensitive}
-        found = db.query(paged, {**params, "limit": PAGE, "offset": offset})
-        total = review.queue_size(db, site.project)
-        hidden = 0
-        if not shown_sensitive:
-            hidden = int(
-                db.scalar(
-                    f"SELECT count(*) FROM ({review.QUEUE_SQL}) WHERE sensitivity != 'normal'",
-                    params,
-                )
+
+        def read() -> tuple[list[Memory], int, int]:
+            # The queue is read whole by its query (every pending row of the
+            # project): cached until the store changes (`Site.cached`).
+            found = db.query(paged, {**params, "limit": PAGE, "offset": offset})
+            counted = db.query(
+                f"SELECT sensitivity != 'normal', count(*) FROM ({review.QUEUE_SQL}) GROUP BY 1",
+                params,
             )
-        waiting = [rows.from_row(row) for row in found]
+            by_kind = {bool(sensitive): int(n) for sensitive, n in counted}
+            total = sum(by_kind.values())
+            hidden = 0 if shown_sensitive else by_kind.get(True, 0)
+            return [rows.from_row(row) for row in found], total, hidden
+
+        waiting, total, hidden = site.cached(db, ("review", offset, shown_sensitive), read)
         against = {
             link.target: rows.find(db, link.target)
             for m in waiting
             for link in m.links
             if link.type == "contradicts"
         }
-        from tree_ring.write import requests
-
         asked = requests.waiting(db, site.project)
     items: list[str] = []
     for m in waiting:

@@ -166,11 +166,14 @@ def _store_bytes(root: str) -> int:
 def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
     with site.store() as store:
         db = store.db
-        by_ring = dict(db.query("SELECT ring, count(*) FROM memories GROUP BY ring ORDER BY ring"))
-        by_trust = dict(
-            db.query("SELECT trust, count(*) FROM memories GROUP BY trust ORDER BY trust")
-        )
-        waiting = review.queue_size(db, site.project)
+
+        def counts() -> tuple[dict[str, int], dict[str, int], int]:
+            by_ring = dict(db.query("SELECT ring, count(*) FROM memories GROUP BY ring"))
+            by_trust = dict(db.query("SELECT trust, count(*) FROM memories GROUP BY trust"))
+            return by_ring, by_trust, review.queue_size(db, site.project)
+
+        # Each count reads every row: cached until the store changes.
+        by_ring, by_trust, waiting = site.cached(db, ("status",), counts)
         policy = coordinator.state(db).mode
         cfg = nodes.config(db)
     harnesses = receipts.receipts(Path(site.root))
