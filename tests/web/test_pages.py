@@ -272,3 +272,14 @@ def test_as_of_and_valid_at_ask_the_library_about_other_times(
 
 def old_time(run_cli: CliRunner, memory_id: str) -> str:
     return json.loads(run_cli("--json", "show", memory_id).out)["created_at"]
+
+
+def test_cached_counts_follow_every_change(client: Client, run_cli: CliRunner) -> None:
+    run_cli("remember", "First note")
+    assert "1 live memory." in client.get("/").body
+    second = _id(run_cli("--json", "remember", "Second note").out)
+    assert "2 live memories." in client.get("/").body
+    run_cli("forget", second, "--mode", "delete", "--reason", "duplicate")
+    assert "1 live memory." in client.get("/").body
+    status = client.get("/status").body
+    assert "<td>memories (every state)</td><td>1</td>" in status
