@@ -58,6 +58,7 @@ class Rings:
     counts: dict[str, RingCount]
     marks: dict[str, list[Mark]]  # newest first, at most the cap per ring
     cap: int
+    hidden: int = 0  # live rows left out for their sensitivity
 
     def total(self) -> int:
         return sum(c.total for c in self.counts.values())
@@ -72,18 +73,28 @@ def rings(db: Db, identity: Identity, view: View, *, cap: int, whole_project: bo
     """Live counts per ring and trust state, and the newest `cap` marks of each ring."""
     view = ring_view(view)
     clause = live.where(identity, view, whole_project=whole_project)
+    # One pass over every live row, sensitive ones too, counts what is shown
+    # and what is hidden: each pass reads the whole table.
+    wide = live.where(
+        identity, View(view.as_of, view.valid_at, True, True, False), whole_project=whole_project
+    )
     counts: dict[str, RingCount] = {}
     found = db.query(
-        "SELECT m.ring, m.trust, count(*), total(m.salience), total(m.confidence)"
-        f" FROM memories m WHERE {clause.sql} GROUP BY m.ring, m.trust ORDER BY m.ring, m.trust",
-        clause.params,
+        "SELECT m.ring, m.trust, m.sensitivity != 'normal', count(*), total(m.salience),"
+        f" total(m.confidence) FROM memories m WHERE {wide.sql}"
+        " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+        wide.params,
     )
     sums: dict[str, list[float]] = {}
     by_trust: dict[str, dict[str, int]] = {ring: {} for ring in RINGS}
-    for ring, trust, count, salience, confidence in found:
+    hidden = 0
+    for ring, trust, sensitive, count, salience, confidence in found:
+        if sensitive and not view.include_sensitive:
+            hidden += count
+            continue
         if ring not in by_trust:
             continue  # a value no ring has (a hand-edited row): not drawn
-        by_trust[ring][trust] = count
+        by_trust[ring][trust] = by_trust[ring].get(trust, 0) + count
         s = sums.setdefault(ring, [0.0, 0.0, 0.0])
         s[0] += count
         s[1] += salience
@@ -105,7 +116,7 @@ def rings(db: Db, identity: Identity, view: View, *, cap: int, whole_project: bo
     for ring in RINGS:
         params = {**clause.params, "ring": ring, "cap": cap}
         marks[ring] = [Mark(*row) for row in db.query(sql, params)] if counts[ring].total else []
-    return Rings(counts, marks, cap)
+    return Rings(counts, marks, cap, hidden)
 
 
 @dataclass(frozen=True)
@@ -225,18 +236,3 @@ def activity(db: Db, *, limit: int, until: str | None = None) -> list[dict[str, 
         params["until"] = until
     found = db.query(sql + " ORDER BY seq DESC LIMIT :limit", params)
     return [dict(row) for row in reversed(found)]
-
-
-def sensitive_hidden(db: Db, identity: Identity, view: View, *, whole_project: bool = True) -> int:
-    """How many live rows the default view hides for their sensitivity."""
-    if view.include_sensitive:
-        return 0
-    shown = ring_view(view)
-    wider = View(shown.as_of, shown.valid_at, True, True, False)
-    clause = live.where(identity, wider, whole_project=whole_project)
-    return int(
-        db.scalar(
-            f"SELECT count(*) FROM memories m WHERE {clause.sql} AND m.sensitivity != 'normal'",
-            clause.params,
-        )
-    )

@@ -56,14 +56,12 @@ def rings_page(site: Site, session: Session, query: Query) -> str:
     view = _view(session, query)
     with site.store() as store:
         db = store.db
-        drawn, hidden = site.cached(
+        drawn = site.cached(
             db,
             ("rings", view.as_of, view.valid_at, view.include_sensitive),
-            lambda: (
-                data.rings(db, site.identity, view, cap=CAP, whole_project=site.whole_project),
-                data.sensitive_hidden(db, site.identity, view, whole_project=site.whole_project),
-            ),
+            lambda: data.rings(db, site.identity, view, cap=CAP, whole_project=site.whole_project),
         )
+    hidden = drawn.hidden
     when = f" as of {view.as_of}" if view.as_of else ""
     label = f"The rings of {site.project}'s live memory{when}"
     rows_ = [

@@ -35,7 +35,7 @@ def build(store: Store, project: str, now: str, *, cap: int = CAP) -> str:
     identity = Identity(project)
     view = View(as_of=now)
     drawn = data.rings(db, identity, view, cap=cap)
-    hidden = data.sensitive_hidden(db, identity, view)
+    hidden = drawn.hidden
     queue = review.queue_size(db, project)
     stones = data.tombstone_counts(db, project, until=now)
     recent = data.activity(db, limit=ACTIVITY, until=now)
