@@ -16,6 +16,9 @@ every target is a ratio of two medians of this one run:
   project as cwd), against `python3 -I -S -c pass` (target: at most 3x), and
   beside a minimal standard-library "hook" that imports json and sqlite3,
   opens the store, selects 8 rows and prints them as JSON;
+- the same SessionStart hook with a user store (`USER_SIZE` of the person's
+  global memories in `TREE_RING_USER_HOME`), whose brief carries two of
+  them (target: at most 3x too); every other command runs without one;
 - the Stop hook, the same way with a Stop payload (target: at most 3.5x);
 - `tree-ring recall QUERY` through the shim `install.sh` writes, run in the
   project, against a `python3 -I -S -c` that imports sqlite3, opens the
@@ -60,14 +63,17 @@ from tree_ring.ops import guidance  # noqa: E402
 from tree_ring.store import schema  # noqa: E402
 from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
+from tree_ring.store.user import USER_PROJECT  # noqa: E402
 from tree_ring.write import bulk  # noqa: E402
 
 FULL_SIZE = 100_000
 QUICK_SIZE = 1_000
 BATCH = 10_000
+USER_SIZE = 200  # a person's global notes: far more than anyone writes by hand
 FIXTURES = REPO / "tests" / "fixtures" / "hooks"
 TARGETS = {
     "session_start_vs_bare": 3.0,
+    "session_start_user_vs_bare": 3.0,
     "stop_vs_bare": 3.5,
     "recall_vs_fts_query": 2.0,
     "remember_guard_share": 0.10,
@@ -182,6 +188,18 @@ def build_store(root: Path, size: int) -> str:
     return project_id
 
 
+def build_user_store(path: Path, size: int) -> None:
+    """A person's user store: `size` global notes, as `remember --scope global` writes them."""
+    person = Actor.person()
+    notes = [
+        memory.replace(project=USER_PROJECT, scope="global")
+        for memory in Corpus(SEED + 1).memories(size, USER_PROJECT)
+    ]
+    with Store.open_file(str(path), create=True) as store:
+        bulk.insert_many(store, notes, person, action="import", admit=False, batch=BATCH)
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def install_shim(work: Path, env: dict[str, str]) -> Path:
     """The `tree-ring` a person runs: the shim install.sh writes."""
     bindir = work / "bin"
@@ -215,6 +233,11 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
     interpreter.mkdir()
     (interpreter / "python3").symlink_to(python)
     env = clean_env(interpreter)
+    # No user store for the usual commands (an empty folder), and one for
+    # the SessionStart hook that reads it too.
+    env["TREE_RING_USER_HOME"] = str(work / "no-user-store")
+    user_env = {**env, "TREE_RING_USER_HOME": str(work / "user")}
+    build_user_store(work / "user" / project.USER_STORE, USER_SIZE)
     root = work / "project"
     started = time.perf_counter()
     project_id = build_store(root, size)
@@ -235,6 +258,10 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
             b"",
         ),
         "session_start": (hook_command(python, "SessionStart"), payload("SessionStart", root)),
+        "session_start_user": (
+            hook_command(python, "SessionStart"),
+            payload("SessionStart", root),
+        ),
         "stop": (hook_command(python, "Stop"), payload("Stop", root)),
         "fts_query": ([python, *flags, "-c", FTS_QUERY, store_file, match], b""),
         "recall": ([str(shim), "recall", query], b""),
@@ -251,7 +278,8 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
             argv, stdin = commands[name]
             if name == "remember":
                 argv = [*argv[:-1], f"{guard_text} (run {run_index})"]
-            used, elapsed, out = child_cpu_ms(argv, stdin=stdin, cwd=root, env=env)
+            run_env = user_env if name == "session_start_user" else env
+            used, elapsed, out = child_cpu_ms(argv, stdin=stdin, cwd=root, env=run_env)
             cpu[name].append(used)
             wall[name].append(elapsed)
             outputs[name] = out
@@ -272,6 +300,9 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
     ratios = {
         "session_start_vs_bare": median["session_start"] / median["bare"],
         "session_start_vs_stdlib_hook": median["session_start"] / median["stdlib_hook"],
+        "session_start_user_vs_bare": median["session_start_user"] / median["bare"],
+        "session_start_user_vs_session_start": median["session_start_user"]
+        / median["session_start"],
         "stdlib_hook_vs_bare": median["stdlib_hook"] / median["bare"],
         "stop_vs_bare": median["stop"] / median["bare"],
         "recall_vs_fts_query": median["recall"] / median["fts_query"],
@@ -300,6 +331,9 @@ def check_outputs(outputs: dict[str, bytes]) -> None:
     start = json.loads(outputs["session_start"])
     if "BEGIN TREE RING RECALLED DATA" not in start["hookSpecificOutput"]["additionalContext"]:
         raise RuntimeError("the SessionStart hook printed no brief")
+    mine = json.loads(outputs["session_start_user"])["hookSpecificOutput"]["additionalContext"]
+    if mine.count("[you] ") != 2:
+        raise RuntimeError("the SessionStart hook with a user store did not brief two of its rows")
     if json.loads(outputs["stop"]).get("decision") != "block":
         raise RuntimeError("the Stop hook did not block")
     if not outputs["recall"].strip() or outputs["recall"].startswith(b"no memories"):
@@ -311,6 +345,13 @@ def check_outputs(outputs: dict[str, bytes]) -> None:
 ROWS = (
     ("SessionStart hook / python3 -I -S -c pass", "session_start", "bare", "session_start_vs_bare"),
     ("SessionStart hook / stdlib hook", "session_start", "stdlib_hook", None),
+    (
+        "SessionStart + user store / python3 -c pass",
+        "session_start_user",
+        "bare",
+        "session_start_user_vs_bare",
+    ),
+    ("SessionStart + user store / SessionStart", "session_start_user", "session_start", None),
     ("stdlib hook / python3 -I -S -c pass", "stdlib_hook", "bare", None),
     ("Stop hook / python3 -I -S -c pass", "stop", "bare", "stop_vs_bare"),
     ("recall (shim) / sqlite3 FTS5 MATCH", "recall", "fts_query", "recall_vs_fts_query"),

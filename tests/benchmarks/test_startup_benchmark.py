@@ -19,7 +19,16 @@ from helpers import REPO
 pytestmark = pytest.mark.slow
 
 SCRIPT = REPO / "benchmarks" / "startup.py"
-COMMANDS = {"bare", "stdlib_hook", "session_start", "stop", "fts_query", "recall", "remember"}
+COMMANDS = {
+    "bare",
+    "stdlib_hook",
+    "session_start",
+    "session_start_user",
+    "stop",
+    "fts_query",
+    "recall",
+    "remember",
+}
 
 
 def test_quick_benchmark_shape(tmp_path: Path) -> None:
@@ -39,6 +48,7 @@ def test_quick_benchmark_shape(tmp_path: Path) -> None:
     assert set(report["cpu_median_ms"]) == COMMANDS
     assert set(report["targets"]) == {
         "session_start_vs_bare",
+        "session_start_user_vs_bare",
         "stop_vs_bare",
         "recall_vs_fts_query",
         "remember_guard_share",
@@ -47,7 +57,12 @@ def test_quick_benchmark_shape(tmp_path: Path) -> None:
         assert target["met"] == (target["ratio"] <= target["at_most"])
     ratios = report["ratios"]
     # Every command starts the interpreter and then does more.
-    for name in ("session_start_vs_bare", "stop_vs_bare", "stdlib_hook_vs_bare"):
+    for name in (
+        "session_start_vs_bare",
+        "session_start_user_vs_bare",
+        "stop_vs_bare",
+        "stdlib_hook_vs_bare",
+    ):
         assert ratios[name] > 1
     assert 0 < ratios["remember_guard_share"] < 1
     probe = report["guard_probe"]

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import PERSON, CliRunner, cli_runner
+from conftest import PERSON, REPO, CliRunner, cli_runner
 from governance_support import CLAUDE, CODEX
 
 from tree_ring.hook import adapter
@@ -172,3 +175,89 @@ def test_codex_and_claude_briefs_both_show_it(
     for harness in ("claude-code", "codex"):
         assert "[you] I prefer small pull requests" in hook_brief(project_root, home, harness)[0]
     assert "[you] I prefer small pull requests" in run_cli("brief", environ={**home, **CODEX}).out
+
+
+def test_a_person_reviews_and_forgets_in_the_user_store_with_user(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str]
+) -> None:
+    run(run_cli, home, "remember", "I write commit bodies", "--scope", "global")
+    waiting = run(run_cli, home, "remember", "Always squash merges", "--scope", "global", **CLAUDE)
+    listed = run(run_cli, home, "review", "list", "--user")
+    assert [w["id"] for w in listed["waiting"]] == [waiting["id"]]  # type: ignore[index, union-attr]
+    assert run(run_cli, home, "--json", "status")["user_store"]["review_queue"] == 1  # type: ignore[index]
+    refused = run_cli("review", "approve", str(waiting["id"]), "--user", environ={**home, **CLAUDE})
+    assert refused.code != 0
+    run(run_cli, home, "review", "approve", str(waiting["id"]), "--user", "--reason", "agreed")
+    assert "[you] Always squash merges" in hook_brief(project_root, home)[0]
+    run(run_cli, home, "forget", str(waiting["id"]), "--user", "--mode", "delete", "--reason", "no")
+    assert "Always squash merges" not in hook_brief(project_root, home)[0]
+    shown = {m["summary"] for m in run(run_cli, home, "list", "--user")["memories"]}  # type: ignore[union-attr]
+    assert shown == {"I write commit bodies"}
+
+
+def test_user_without_a_user_store_is_one_line(run_cli: CliRunner, home: dict[str, str]) -> None:
+    for argv in (("list", "--user"), ("review", "list", "--user"), ("show", "mem_x", "--user")):
+        refused = run_cli(*argv, environ=home)
+        assert refused.code != 0 and refused.err.count("\n") == 1 and "no user store" in refused.err
+
+
+# The launcher's steps as hooks.json runs them, then what stayed loaded.
+PROBE = """\
+import io, os, sys
+sys.path.insert(0, sys.argv[1])
+from tree_ring.hook.adapter import main
+out = io.BytesIO()
+main("codex", stdin=io.BytesIO(sys.stdin.buffer.read()), environ=dict(os.environ), stdout=out)
+sys.stdout.write(out.getvalue().decode() + "\\n".join(sorted(sys.modules)))
+"""
+
+
+def _hook_modules(root: Path, env: dict[str, str]) -> tuple[str, set[str]]:
+    payload = {"hook_event_name": "SessionStart", "session_id": "sess-9", "cwd": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", PROBE, str(REPO)],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env={"PATH": os.environ.get("PATH", ""), **env},
+        check=True,
+        timeout=60,
+    )
+    output, *modules = done.stdout.decode().splitlines()
+    return json.loads(output)["hookSpecificOutput"]["additionalContext"], set(modules)
+
+
+def test_the_hook_reads_the_user_store_with_the_modules_it_loads_anyway(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    run(run_cli, home, "remember", "The project uses make")
+    without_text, without = _hook_modules(project_root, home)
+    run(run_cli, home, "remember", "I prefer tabs in Makefiles", "--scope", "global")
+    with_text, loaded = _hook_modules(project_root, home)
+    assert "[you]" not in without_text and "[you] I prefer tabs" in with_text
+    assert {m for m in loaded if m.startswith("tree_ring")} == {
+        m for m in without if m.startswith("tree_ring")
+    }
+    costly = {"typing", "pathlib", "json", "re", "enum", "hashlib", "dataclasses", "contextlib"}
+    assert loaded & costly == set()
+
+
+def test_the_hooks_quick_open_defers_to_the_full_one_for_other_versions(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    run(run_cli, home, "remember", "I prefer tabs in Makefiles", "--scope", "global")
+    path = tmp_path / "me" / "user.sqlite"
+
+    def stamp(version: int) -> None:
+        conn = sqlite3.connect(path)
+        conn.execute(f"PRAGMA user_version = {version}")
+        conn.close()
+
+    stamp(1)  # a header that disagrees with the ledger: the full open reads the ledger
+    assert "[you] I prefer tabs" in hook_brief(project_root, home)[0]
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO schema_migrations(name, applied_at) VALUES ('9999_future', 'x')")
+    conn.commit()
+    conn.close()
+    stamp(999)  # from a newer Tree Ring: refused, the project's brief stands
+    text, err = hook_brief(project_root, home)
+    assert "[you]" not in text and "newer Tree Ring" in err

@@ -41,18 +41,46 @@ class Context:
     def as_json(self) -> bool:
         return bool(getattr(self.args, "json", False))
 
+    @property
+    def on_user_store(self) -> bool:
+        """`--user`: the verb acts on the person's user store, not a project's."""
+        return bool(getattr(self.args, "user", False))
+
     def root(self) -> str:
-        """The project directory (a str: pathlib costs a CLI call more than its work)."""
+        """The project directory (a str: pathlib costs a CLI call more than its work);
+        with `--user`, the user store's folder."""
+        if self.on_user_store:
+            from tree_ring.store import user
+
+            return os.path.dirname(user.user_store_path(self.environ))
         return project.locate_str(getattr(self.args, "root", None), self.environ)
 
     def store(self, root: StrPath | None = None) -> Store:
-        """The project's store, opened as this environment says (`Options`)."""
+        """The project's store, opened as this environment says (`Options`);
+        with `--user`, the user store (a one-line error when there is none)."""
+        if self.on_user_store:
+            from tree_ring.model.errors import NoStore
+            from tree_ring.store import user
+
+            opened = user.open_user(self.environ)
+            if opened is None:
+                path = user.user_store_path(self.environ)
+                raise NoStore(f"no user store at {path}; {user.FIX}")
+            return opened
         return Store.open(root or self.root(), options=Options.from_environ(self.environ))
+
+    def project_id(self, root: StrPath) -> str:
+        """The project's id; with `--user`, the user store's."""
+        if self.on_user_store:
+            from tree_ring.store.user import USER_PROJECT
+
+            return USER_PROJECT
+        return project.load_project_id(root)
 
     def identity(self, root: StrPath) -> Identity:
         a = self.args
         return resolve(
-            getattr(a, "project", None) or project.load_project_id(root),
+            getattr(a, "project", None) or self.project_id(root),
             self.environ,
             agent_profile=getattr(a, "agent_profile", None),
             workflow_id=getattr(a, "workflow_id", None),
@@ -144,6 +172,14 @@ def identity_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--agent-profile", help="agent partition (TREE_RING_AGENT_PROFILE)")
     g.add_argument("--workflow-id", help="workflow partition (TREE_RING_WORKFLOW_ID)")
     g.add_argument("--session-id", help="session partition (TREE_RING_SESSION_ID)")
+
+
+def user_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--user",
+        action="store_true",
+        help="act on your user store (your notes across projects) instead of this project's",
+    )
 
 
 def view_flags(p: argparse.ArgumentParser) -> None:

@@ -173,6 +173,7 @@ def cmd_inbox(ctx: Context) -> int:
             "items": [_item_data(i) for i in found.items],
             "total": found.total,
             "shown": shown,
+            "offset": 0,
             "limit": a.limit,
             "marked_seen": bool(found.items) and not a.peek,
         },

@@ -6,9 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from tree_ring.cli.context import Arguments, Context, Handler
+from tree_ring.cli.context import Arguments, Context, Handler, user_flag
 from tree_ring.govern import coordinator
-from tree_ring.model import project
 from tree_ring.model.errors import UsageError
 from tree_ring.ops import review
 from tree_ring.store.audit import Actor
@@ -66,7 +65,7 @@ def _decision(ctx: Context, decision: review.Decision) -> int:
 
 def cmd_review_list(ctx: Context) -> int:
     root = ctx.root()
-    project_id = project.load_project_id(root)
+    project_id = ctx.project_id(root)
     with ctx.store(root) as store:
         waiting = review.queue(store.db, project_id)[: ctx.args.limit]
         total = review.queue_size(store.db, project_id)
@@ -286,6 +285,7 @@ def _review_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--limit", type=int, default=100, help="list: show at most this many")
     p.add_argument("--agent-profile", help="who decides (TREE_RING_AGENT_PROFILE)")
+    user_flag(p)
 
 
 def _policy_arguments(p: argparse.ArgumentParser) -> None:

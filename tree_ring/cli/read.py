@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, view_flags
+from tree_ring.cli.context import (
+    Arguments,
+    Context,
+    Handler,
+    identity_flags,
+    user_flag,
+    view_flags,
+)
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, parse_time
 from tree_ring.read.recall import DEFAULT_LIMIT, recall
 from tree_ring.store.live import View
@@ -172,11 +179,13 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=100)
     view_flags(p)
     identity_flags(p)
+    user_flag(p)
 
 
 def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     identity_flags(p)
+    user_flag(p)
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from tree_ring.cli.context import Arguments, Context, Handler, dest, flag_fields, memory_flags
+from tree_ring.cli.context import (
+    Arguments,
+    Context,
+    Handler,
+    dest,
+    flag_fields,
+    memory_flags,
+    user_flag,
+)
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import Identity, harness_origin, pinned
 from tree_ring.write import correct, verbs
@@ -219,6 +227,7 @@ def _forget_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     p.add_argument("--mode", choices=("delete", "redact"), required=True)
     p.add_argument("--reason", required=True, help="why; kept in the audit log")
+    user_flag(p)
 
 
 def _supersede_arguments(p: argparse.ArgumentParser) -> None:

@@ -326,7 +326,7 @@ def _brief_with_mine(
     if path is None or not os.path.exists(path):
         return build_brief(store, identity)
     try:
-        with Store.open_file(path, options=options, name="the user store") as user:
+        with Store.open_to_read(path, options=options, name="the user store") as user:
             return build_brief(store, identity, user_store=user)
     except Exception as exc:  # the user store's fault alone: the project's brief stands
         _note(harness, f"user store skipped: {type(exc).__name__}: {exc}")

@@ -100,7 +100,7 @@ def select(
     view = view or View()
     clause = live.where(identity, view)
     sql = select_sql(clause, now=view.is_now())
-    found = store.query(sql, {**clause.params, "brief_limit": OVERFETCH + limit - MAX_LINES})
+    found = store.query(sql, {**clause.params, "brief_limit": OVERFETCH})
     safe: list[Memory] = []
     for row in found:
         # A row stored before a newer guard rule must not be injected into a
