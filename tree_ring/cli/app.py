@@ -121,10 +121,11 @@ def build_parser(
     parser = argparse.ArgumentParser(
         prog="tree-ring",
         description="Tree Ring: local, governed memory for coding agents.",
-        # Served by tree_ring.mcp and tree_ring.tui, which this package may not
-        # import (see __main__).
+        # Served by other clients on this floor, which this package may not
+        # import (see tree_ring/__main__.py).
         epilog="tree-ring mcp: serve this project's memory to an MCP client on stdin/stdout "
-        "(tree-ring mcp --help); tree-ring tui: the full-screen terminal UI (tree-ring tui --help)",
+        "(tree-ring mcp --help); tree-ring tui: the full-screen terminal UI; "
+        "tree-ring view: browse it on 127.0.0.1; tree-ring report --html FILE: one HTML file",
         formatter_class=Formatter,
     )
     parser.add_argument("--version", action="version", version=f"tree-ring {__version__}")

@@ -1,0 +1,192 @@
+"""The viewer refuses every request that does not come from its own pages in one browser."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from contextlib import redirect_stderr
+from pathlib import Path
+
+import pytest
+from helpers import CliRunner
+from web_support import Client, serving
+
+from tree_ring.web import gate
+
+
+@pytest.fixture
+def client(project_root: Path, run_cli: CliRunner) -> Iterator[Client]:
+    with serving(project_root) as c:
+        yield c
+
+
+def test_no_token_no_page(client: Client) -> None:
+    for path in ("/", "/memories", "/review", "/status", "/memory?id=x"):
+        reply = client.get(path)
+        assert reply.status == 403, path
+        assert 'id="refused"' in reply.body
+        assert client.server.site.token not in reply.body
+
+
+def test_a_wrong_token_is_refused_and_gets_no_cookie(client: Client) -> None:
+    reply = client.get("/?token=" + "A" * 43, cookie=False)
+    assert reply.status == 403
+    assert "set-cookie" not in reply.headers
+
+
+def test_the_token_becomes_a_cookie_and_leaves_the_address(client: Client) -> None:
+    reply = client.request("GET", f"/memories?token={client.server.site.token}&ring=scar")
+    assert reply.status == 303
+    assert reply.headers["location"] == "/memories?ring=scar"
+    cookie = reply.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert client.server.site.token not in cookie
+    client.cookie = cookie.split(";")[0]
+    page = client.get("/memories?ring=scar")
+    assert page.status == 200
+    assert client.server.site.token not in page.body
+
+
+def test_a_made_up_cookie_is_refused(client: Client) -> None:
+    client.cookie = f"tree_ring_{client.port}=" + "B" * 43
+    assert client.get("/").status == 403
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "evil.example:{port}",
+        "127.0.0.1:1",
+        "127.0.0.2:{port}",
+        "",
+        "0.0.0.0:{port}",
+    ],
+)
+def test_a_foreign_host_is_refused_even_with_the_session(client: Client, host: str) -> None:
+    client.login()
+    assert client.get("/").status == 200
+    reply = client.get("/", headers={"Host": host.format(port=client.port)})
+    assert reply.status == 403
+    assert "its own address" in reply.body
+
+
+def test_a_foreign_host_cannot_log_in_either(client: Client) -> None:
+    token = client.server.site.token
+    reply = client.get(f"/?token={token}", headers={"Host": "rebound.example"}, cookie=False)
+    assert reply.status == 403 and "set-cookie" not in reply.headers
+
+
+def _pending(run_cli: CliRunner) -> str:
+    agent = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
+    out = run_cli(
+        "--json", "remember", "Heartwood from an agent", "--ring", "heartwood", environ=agent
+    )
+    assert '"trust": "pending"' in out.out
+    return re.search(r'"id": "([^"]+)"', out.out).group(1)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("origin", "referer"),
+    [
+        ("http://evil.example", None),
+        ("null", None),
+        ("http://127.0.0.1:1", None),
+        (None, "http://evil.example/review"),
+        (None, None),
+    ],
+)
+def test_a_cross_origin_post_changes_nothing(
+    client: Client, run_cli: CliRunner, origin: str | None, referer: str | None
+) -> None:
+    memory_id = _pending(run_cli)
+    client.login()
+    headers = {"Referer": referer} if referer else {}
+    reply = client.post(
+        "/act", {"action": "approve", "id": memory_id}, origin=origin, headers=headers
+    )
+    assert reply.status == 403
+    assert memory_id in client.get("/review").body
+    assert '"trust": "pending"' in run_cli("--json", "show", memory_id).out
+
+
+def test_a_same_origin_referer_alone_is_enough(client: Client, run_cli: CliRunner) -> None:
+    memory_id = _pending(run_cli)
+    client.login()
+    referer = f"http://127.0.0.1:{client.port}/review"
+    reply = client.post(
+        "/act", {"action": "approve", "id": memory_id}, origin=None, headers={"Referer": referer}
+    )
+    assert reply.status == 303
+    assert '"trust": "accepted"' in run_cli("--json", "show", memory_id).out
+
+
+@pytest.mark.parametrize("csrf", ["", "wrong-value"])
+def test_a_post_without_the_sessions_csrf_changes_nothing(
+    client: Client, run_cli: CliRunner, csrf: str
+) -> None:
+    memory_id = _pending(run_cli)
+    client.login()
+    reply = client.post("/act", {"action": "approve", "id": memory_id}, csrf=csrf)
+    assert reply.status == 403
+    assert '"trust": "pending"' in run_cli("--json", "show", memory_id).out
+
+
+def test_another_sessions_csrf_does_not_pass(client: Client, run_cli: CliRunner) -> None:
+    memory_id = _pending(run_cli)
+    other = Client(client.server)
+    other.login()
+    theirs = other.csrf()
+    client.login()
+    reply = client.post("/act", {"action": "approve", "id": memory_id}, csrf=theirs)
+    assert reply.status == 403
+
+
+def test_get_never_changes_anything(client: Client, run_cli: CliRunner) -> None:
+    memory_id = _pending(run_cli)
+    client.login()
+    reply = client.get(f"/act?action=approve&id={memory_id}")
+    assert reply.status == 404
+    assert '"trust": "pending"' in run_cli("--json", "show", memory_id).out
+
+
+def test_every_page_carries_the_strict_policy(client: Client) -> None:
+    client.login()
+    for path in ("/", "/memories", "/review", "/tree", "/status"):
+        reply = client.get(path)
+        assert reply.status == 200, path
+        csp = reply.headers["content-security-policy"]
+        assert csp.startswith("default-src 'none';")
+        assert "script-src" not in csp and "unsafe-inline" not in csp
+        assert reply.headers["x-frame-options"] == "DENY"
+        assert "<script" not in reply.body
+
+
+def test_the_log_holds_no_token_query_or_cookie(project_root: Path) -> None:
+    err = io.StringIO()
+    with redirect_stderr(err), serving(project_root) as c:
+        c.server.log = True
+        c.login()
+        c.get("/memories?q=secret-search-words")
+        c.post("/act", {"action": "approve", "id": "mem_x", "reason": "private words"})
+        token, cookie = c.server.site.token, c.cookie.split("=")[1]
+    log = err.getvalue()
+    assert "GET /memories 200" in log and "POST /act 303" in log
+    for leaked in (token, cookie, "secret-search-words", "private words", "csrf"):
+        assert leaked not in log
+
+
+@pytest.mark.parametrize(
+    ("back", "expected"),
+    [
+        ("/review", "/review"),
+        ("//evil.example/", "/"),
+        ("http://evil.example/", "/"),
+        ("/\\evil.example", "/"),
+        ("/ok\r\nSet-Cookie: x=1", "/"),
+        (None, "/"),
+    ],
+)
+def test_a_redirect_stays_on_this_server(back: str | None, expected: str) -> None:
+    assert gate.safe_back(back) == expected

@@ -1,0 +1,74 @@
+"""`tree-ring view` as a command: the URL it prints, Ctrl-C, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from helpers import LAUNCHER, run_process
+
+
+def _start(root: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, str(LAUNCHER), "view", "--root", str(root), "--no-open", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_it_prints_a_loopback_url_with_a_token_and_stops_on_ctrl_c(project_root: Path) -> None:
+    process = _start(project_root, "--json")
+    try:
+        assert process.stdout is not None
+        data = json.loads(process.stdout.readline())
+        assert data["command"] == "view" and data["project"]
+        url: str = data["url"]
+        assert url.startswith("http://127.0.0.1:") and "/?token=" in url
+        token = url.split("token=")[1]
+        assert len(token) >= 40
+        # Without the token: refused, and the refusal does not hold it.
+        base = url.split("?")[0]
+        try:
+            urllib.request.urlopen(base, timeout=10)
+            raise AssertionError("served without the token")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 403
+            assert token not in exc.read().decode()
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=20)
+    assert code == 0
+    assert process.stderr is not None and process.stderr.read() == ""
+
+
+def test_a_port_in_use_is_a_one_line_error(project_root: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run_process("view", "--root", str(project_root), "--no-open", "--port", str(port))
+    err = done.stderr.decode()
+    assert done.returncode == 2
+    assert err.startswith(f"error: cannot listen on 127.0.0.1:{port}") and err.count("\n") == 1
+
+
+def test_no_store_is_a_one_line_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run_process("view", "--root", str(empty), "--no-open", "--json")
+    assert done.returncode != 0 and done.stdout == b""
+    error = json.loads(done.stderr.decode())["error"]
+    assert error["code"] == "no_store" and "tree-ring" in error["message"]
+
+
+def test_the_help_names_both_verbs() -> None:
+    assert "tree-ring view" in run_process("--help").stdout.decode()
+    assert "--no-open" in run_process("view", "--help").stdout.decode()
+    assert "--now" in run_process("report", "--help").stdout.decode()

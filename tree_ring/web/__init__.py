@@ -1,0 +1,9 @@
+"""`tree-ring view` and `tree-ring report`: the project's memory as pages a person looks at.
+
+`view` serves the store on the loopback address to one person's browser
+(`server`, its gate in `gate`, the pages in `pages`, the changes in
+`actions`); `report` writes one self-contained HTML file (`report`). Both
+draw the same rings (`rings`) from the same reads (`data`), and both escape
+every value through `markup`. Standard library only: `http.server`, `html`,
+no script framework, nothing fetched from elsewhere.
+"""

@@ -1,0 +1,109 @@
+"""What a form changes: the same library calls the CLI makes, with the site's actor.
+
+approve, reject and dispute go to `ops/review` (a request id to forget goes
+there too, as `review approve req_...` does); forget goes to
+`write/correct.forget` with the reader's identity, as `tree-ring forget`
+does; promote goes to `ops/promote` (into the project's shared scope) and
+keep to `ops/inbox`, as `tree-ring promote` and `inbox keep` do. Each returns
+a one-line notice for the next page. A library error is a notice too, the
+way the CLI prints it (secret-looking values withheld), and changes nothing:
+the library's transaction is whole or absent.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.errors import TreeRingError, UsageError
+from tree_ring.ops import inbox, promote, review
+from tree_ring.write import correct
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from tree_ring.web.site import Site
+
+ACTIONS = ("approve", "reject", "dispute", "forget", "promote", "keep")
+
+
+def act(site: Site, form: Mapping[str, str]) -> tuple[str, bool]:
+    """Carry out the form's action; the notice to show and whether it is an error."""
+    from tree_ring.guard import withhold
+
+    try:
+        return _act(site, form), False
+    except TreeRingError as exc:
+        return f"error: {withhold(str(exc))}", True
+
+
+def _act(site: Site, form: Mapping[str, str]) -> str:
+    action = form.get("action", "")
+    if action == "keep":
+        return _keep(site, form)
+    target = (form.get("id") or "").strip()
+    reason = (form.get("reason") or "").strip() or None
+    if action not in ACTIONS:
+        raise UsageError(f"unknown action; use one of {', '.join(ACTIONS)}")
+    if not target:
+        raise UsageError(f"{action} needs a memory id")
+    actor = site.actor
+    with site.store() as store:
+        if action == "approve":
+            decision = review.approve(store, target, actor=actor, reason=reason)
+            return _decided(decision)
+        if action == "reject":
+            return _decided(review.reject(store, target, actor=actor, reason=_need(reason, action)))
+        if action == "dispute":
+            return _decided(
+                review.dispute(store, target, actor=actor, reason=_need(reason, action))
+            )
+        if action == "forget":
+            mode = form.get("mode") or "redact"
+            done = correct.forget(
+                store,
+                target,
+                mode=mode,
+                reason=_need(reason, action),
+                actor=actor,
+                reader=site.identity,
+            )
+            if done.request is not None:
+                return f"requested {done.request}: forgetting {done.id} waits for a person's review"
+            verb = "deleted" if done.mode == "delete" else "redacted"
+            text = f"{verb} {done.id}; its content is tombstoned and will not be stored again"
+            if done.lingering is not None:
+                text += f" (but: {done.lingering})"
+            return text
+        done = promote.promote(
+            store, target, actor=actor, reason=_need(reason, action), scope="project"
+        )
+        # Decided is seen, as the inbox verb has it.
+        inbox.mark_seen(store, site.project, [done.id])
+        return f"promoted {done.id} from {done.from_scope} to the shared {done.scope} scope"
+
+
+def _need(reason: str | None, action: str) -> str:
+    if not reason:
+        raise UsageError(f"{action} needs a reason; it is kept on the row and in the audit log")
+    return reason
+
+
+def _decided(decision: review.Decision) -> str:
+    if decision.request is not None:
+        r = decision.request
+        if decision.decision == "approve":
+            return f"approved {r.id}: {r.memory_id} is forgotten ({r.mode})"
+        return f"rejected {r.id}: {r.memory_id} stays as it is"
+    done = {"approve": "approved", "reject": "rejected", "dispute": "disputed"}[decision.decision]
+    text = f"{done} {decision.id} (now {decision.trust}) by {decision.reviewed_by}"
+    if decision.decision == "reject":
+        text += "; its content is tombstoned and will not be stored again"
+    return text
+
+
+def _keep(site: Site, form: Mapping[str, str]) -> str:
+    ids = (form.get("ids") or form.get("id") or "").split()
+    if not ids:
+        raise UsageError("keep needs the memory ids")
+    with site.store() as store:
+        kept = inbox.keep(store, site.project, ids, site.actor)
+    return f"kept {kept} where {'it is' if kept == 1 else 'they are'}; marked seen"

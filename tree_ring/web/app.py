@@ -1,0 +1,159 @@
+"""`tree-ring view` and `tree-ring report`: their arguments, and errors as one line.
+
+`tree_ring.__main__` sends these two verbs here before the CLI loads, since
+the rooms of the top floor do not import one another; the flags, the JSON
+convention and the error lines are the CLI's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import json
+import os
+import re
+import sys
+
+from tree_ring.model import project
+from tree_ring.model.errors import TreeRingError, UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+VIEW_HELP = "serve this project's memory to your browser on 127.0.0.1 (Ctrl-C stops it)"
+REPORT_HELP = "write the project's memory as one self-contained HTML file"
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", help="project directory (TREE_RING_ROOT)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def parser(verb: str) -> argparse.ArgumentParser:
+    if verb == "view":
+        p = argparse.ArgumentParser(prog="tree-ring view", description=VIEW_HELP)
+        p.add_argument(
+            "--port", type=int, default=0, help="port to listen on (default: a free one)"
+        )
+        p.add_argument(
+            "--no-open", action="store_true", help="print the URL; do not open a browser"
+        )
+        p.add_argument(
+            "--log", action="store_true", help="log each request's method, path and status"
+        )
+    else:
+        p = argparse.ArgumentParser(prog="tree-ring report", description=REPORT_HELP)
+        p.add_argument("--html", required=True, metavar="FILE", help="the file to write")
+        p.add_argument(
+            "--now", metavar="TIME", help="read the store as of TIME (default: now); same bytes"
+        )
+    _common(p)
+    return p
+
+
+def _code(exc: TreeRingError) -> str:
+    name = type(exc).__name__.removesuffix("Error") or "internal"
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def main(words: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
+    """Run `view` or `report` (the first word) and return the exit code."""
+    # The launcher holds off garbage collection for a short command; a server runs for hours.
+    gc.enable()
+    env = os.environ if environ is None else environ
+    verb, rest = words[0], list(words[1:])
+    args = parser(verb).parse_args(rest)
+    try:
+        root = project.locate_str(args.root, env)
+        if verb == "report":
+            return _report(args, root, env)
+        return _view(args, root, env)
+    except TreeRingError as exc:
+        from tree_ring.guard import withhold
+
+        message = withhold(str(exc))
+        if args.json:
+            error = {"code": _code(exc), "message": message, "exit": exc.exit_code}
+            print(json.dumps({"error": error}, sort_keys=True), file=sys.stderr)
+        else:
+            print(f"error: {message}", file=sys.stderr)
+        return exc.exit_code
+
+
+def _emit(args: argparse.Namespace, data: dict[str, object], text: str) -> None:
+    if args.json:
+        sys.stdout.write(json.dumps(data, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _report(args: argparse.Namespace, root: str, env: Mapping[str, str]) -> int:
+    from tree_ring.model.record import now_iso, parse_time
+    from tree_ring.store.db import Options, Store
+    from tree_ring.web import report
+
+    now = parse_time(args.now, "--now") if args.now else now_iso()
+    project_id = project.load_project_id(root)
+    with Store.open(root, options=Options.from_environ(env)) as store:
+        html = report.build(store, project_id, now)
+    try:
+        size = report.write(args.html, html)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write {args.html}: {exc.strerror or exc}; choose another path"
+        ) from None
+    _emit(
+        args,
+        {
+            "command": "report",
+            "project": project_id,
+            "written": [args.html],
+            "bytes": size,
+            "now": now,
+        },
+        f"wrote {args.html} ({size:,} bytes, as of {now})",
+    )
+    return 0
+
+
+def _view(args: argparse.Namespace, root: str, env: Mapping[str, str]) -> int:
+    from tree_ring.web.server import ViewServer
+    from tree_ring.web.site import Site
+
+    if not 0 <= args.port <= 65535:
+        raise UsageError("--port takes 0 (a free port) to 65535")
+    site = Site.open(root, env)
+    try:
+        server = ViewServer(site, args.port, log=args.log)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc}); "
+            "choose another --port or leave it out"
+        ) from None
+    url = f"{server.url}?token={site.token}"
+    with server:
+        _emit(
+            args,
+            {"command": "view", "project": site.project, "url": url},
+            f"Tree Ring view of {site.project}: {url}\n(Ctrl-C stops it)",
+        )
+        if not args.no_open:
+            _open(url)
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how it stops
+            server.serve_forever()
+    return 0
+
+
+def _open(url: str) -> None:
+    """Open the browser when there is one; the URL is printed either way."""
+    import threading
+    import webbrowser
+
+    def run() -> None:
+        with contextlib.suppress(Exception):  # no browser is fine: the URL is printed
+            webbrowser.open(url)
+
+    threading.Thread(target=run, daemon=True).start()

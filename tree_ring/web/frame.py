@@ -1,0 +1,58 @@
+"""The frame every viewer page sits in, and the few links and fields pages share.
+
+The header names the project, links every page, and carries the session's
+toggle for sensitive rows (a POST, as every change is); a notice left by the
+last action shows once above the page.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from tree_ring.web import markup
+from tree_ring.web.markup import attr, text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.web.site import Session, Site
+
+NAV = (
+    ("/", "Rings"),
+    ("/memories", "Memories"),
+    ("/review", "Review"),
+    ("/inbox", "Inbox"),
+    ("/tree", "Summary tree"),
+    ("/status", "Status"),
+)
+
+
+class NotFoundPage(Exception):
+    """The page or the thing it names does not exist (404)."""
+
+
+def memory_link(memory_id: str) -> str:
+    return "/memory?" + urlencode({"id": memory_id})
+
+
+def csrf_field(session: Session) -> str:
+    return f'<input type="hidden" name="csrf" value="{attr(session.csrf)}">'
+
+
+def frame(site: Site, session: Session, here: str, title: str, body: str) -> str:
+    links: list[str] = []
+    for path, name in NAV:
+        css = ' class="here"' if path == here else ""
+        links.append(f'<a href="{path}"{css}>{name}</a>')
+    toggle = "Hide sensitive" if session.show_sensitive else "Show sensitive"
+    header = (
+        f'<header><span class="project">Tree Ring · {text(site.project)}</span>'
+        + "".join(links)
+        + f'<form method="post" action="/sensitive">{csrf_field(session)}'
+        f'<input type="hidden" name="back" value="{attr(here)}">'
+        f'<button type="submit" id="toggle-sensitive">{toggle}</button></form></header>'
+    )
+    notice, is_error = session.take_notice()
+    if notice:
+        css = "error" if is_error else "note"
+        body = f'<p class="{css}" id="notice">{text(notice)}</p>' + body
+    return markup.page(f"{title} · Tree Ring", body, header=header)

@@ -1,0 +1,84 @@
+"""The inbox page: what agents saved that the person has not seen, and what to do with each.
+
+The list is the library's (`ops/inbox.unseen`): agent rows still on record,
+of normal sensitivity, newest first. Looking is not deciding: a GET marks
+nothing seen. Each row offers the inbox's three decisions as forms: promote
+it to the project (`ops/promote`), keep it where it is (marked seen), or
+forget it; "Mark all shown as seen" keeps every row on the page at once.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.record import ORIGINS, PRIVATE_SCOPES
+from tree_ring.ops import inbox
+from tree_ring.web import markup
+from tree_ring.web.frame import csrf_field, frame, memory_link
+from tree_ring.web.markup import attr, text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from tree_ring.web.site import Session, Site
+
+PAGE = 50
+
+
+def _form(session: Session, action: str, field: str, value: str, inner: str, label: str) -> str:
+    return (
+        f'<form method="post" action="/act" class="inline" id="{attr(action)}-{attr(value[:60])}">'
+        f"{csrf_field(session)}"
+        f'<input type="hidden" name="action" value="{attr(action)}">'
+        f'<input type="hidden" name="{attr(field)}" value="{attr(value)}">'
+        '<input type="hidden" name="back" value="/inbox">'
+        f'{inner}<button type="submit">{text(label)}</button></form> '
+    )
+
+
+def _reason(placeholder: str) -> str:
+    return f'<input name="reason" placeholder="{attr(placeholder)}" size="22" required> '
+
+
+def inbox_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
+    inbox.refuse_agent(site.actor)
+    origin = query.get("origin") or None
+    if origin is not None and origin not in ORIGINS:
+        origin = None
+    with site.store() as store:
+        found = inbox.unseen(store, site.project, origin=origin, limit=PAGE)
+    listed: list[str] = []
+    for item in found.items:
+        m = item.memory
+        forget_mode = (
+            '<select name="mode"><option value="redact">redact</option>'
+            '<option value="delete">delete</option></select> '
+        )
+        forms = ""
+        if m.trust == "accepted" and m.scope in PRIVATE_SCOPES:
+            forms += _form(
+                session, "promote", "id", m.id, _reason("why share it"), "Promote to the project"
+            )
+        forms += _form(session, "keep", "id", m.id, "", "Keep")
+        forms += _form(session, "forget", "id", m.id, forget_mode + _reason("why forget"), "Forget")
+        listed.append(
+            f'<li class="inbox-item" id="i-{attr(m.id)}">'
+            f'<a href="{attr(memory_link(m.id))}">{text(m.id)}</a> {markup.trust_tag(m.trust)} '
+            f'[{text(m.ring)}] <span class="summary">{text(markup.clip(m.summary, 300))}</span><br>'
+            f'<span class="note">{text(item.origin)} · {text(item.partition)} · '
+            f"{text(m.created_at[:19])}Z · why: {text(item.why)}</span>"
+            f'<div class="actions">{forms}</div></li>'
+        )
+    body = [
+        "<h1>Inbox</h1>",
+        f'<p id="inbox-size">{markup.count(found.total, "unseen memory", "unseen memories")} '
+        "that agents saved"
+        + (f"; showing the newest {len(found.items)}" if found.total > len(found.items) else "")
+        + ".</p>",
+    ]
+    if listed:
+        body.append(f'<ol class="inbox">{"".join(listed)}</ol>')
+        shown = " ".join(item.memory.id for item in found.items)
+        body.append(_form(session, "keep", "ids", shown, "", "Mark all shown as seen"))
+    else:
+        body.append('<p id="empty">Nothing new from agents.</p>')
+    return frame(site, session, "/inbox", "Inbox", "\n".join(body))

@@ -1,0 +1,122 @@
+"""`tree-ring report --html FILE`: the project's memory as one self-contained HTML file.
+
+No script, one `<style>` block, the rings as inline SVG, and the same
+Content-Security-Policy the viewer sends, as a meta tag. Everything in it is
+read as of `now` (record time), so the same store and the same `--now` give
+the same bytes: rows are ordered by time and id, averages are rounded, and
+the clock is read only when `--now` is not given. The rings draw at most
+`CAP` marks per ring (and say so), which keeps ten thousand memories well
+under a megabyte. Tombstones are counted, never shown; recent activity is
+what the audit log says was done to which id, never its detail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import RINGS
+from tree_ring.ops import review
+from tree_ring.store.live import View
+from tree_ring.web import data, markup, rings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.store.db import Store
+
+CAP = 150
+ACTIVITY = 25
+
+
+def build(store: Store, project: str, now: str, *, cap: int = CAP) -> str:
+    """The report's HTML for `project` as of record time `now`."""
+    db = store.db
+    identity = Identity(project)
+    view = View(as_of=now)
+    drawn = data.rings(db, identity, view, cap=cap)
+    hidden = drawn.hidden
+    queue = review.queue_size(db, project)
+    stones = data.tombstone_counts(db, project, until=now)
+    recent = data.activity(db, limit=ACTIVITY, until=now)
+    label = f"The rings of {project}'s live memory as of {now}"
+    body = [
+        f"<h1>Tree Ring report: {markup.text(project)}</h1>",
+        f'<p class="note">As of {markup.text(now)} (record time). '
+        f"{markup.count(drawn.total(), 'live memory', 'live memories')}, {queue} waiting for review"
+        + (f", {hidden} sensitive not shown" if hidden else "")
+        + ".</p>",
+        rings.svg(drawn, label=label),
+        f'<p class="note">{markup.text(rings.caption(drawn))}</p>',
+        "<h2>Rings</h2>",
+        _ring_table(drawn),
+        "<h2>Review queue</h2>",
+        f"<p>{markup.count(queue, 'memory', 'memories')} waiting for review "
+        "(pending or disputed).</p>",
+        "<h2>Tombstones</h2>",
+        _tombstones(stones),
+        "<h2>Recent activity</h2>",
+        _activity(recent),
+    ]
+    return markup.page(f"Tree Ring report: {project}", "\n".join(body))
+
+
+def _ring_table(drawn: data.Rings) -> str:
+    rows_: list[list[str]] = []
+    for ring in RINGS:
+        c = drawn.counts[ring]
+        rows_.append(
+            [
+                markup.text(ring),
+                str(c.total),
+                str(c.by_trust.get("accepted", 0)),
+                str(c.by_trust.get("pending", 0)),
+                str(c.by_trust.get("disputed", 0)),
+                f"{c.salience:.2f}",
+                f"{c.confidence:.2f}",
+            ]
+        )
+    headings = ["ring", "live", "accepted", "pending", "disputed", "salience", "confidence"]
+    return markup.table(headings, rows_, numeric=range(1, 7))
+
+
+def _tombstones(stones: dict[str, tuple[int, int]]) -> str:
+    if not stones:
+        return "<p>No content has been forgotten or rejected.</p>"
+    listed = [[markup.text(kind), str(m), str(h)] for kind, (m, h) in stones.items()]
+    return (
+        markup.table(["kind", "memories", "content hashes"], listed, numeric=[1, 2])
+        + '<p class="note">Counts only: a tombstone holds hashes of forgotten content, never '
+        "its text.</p>"
+    )
+
+
+def _activity(recent: list[dict[str, object]]) -> str:
+    if not recent:
+        return "<p>The audit log is empty.</p>"
+    listed = [
+        [
+            markup.text(str(e["at"])[:19] + "Z"),
+            markup.text(e["action"]),
+            markup.text(e["target"]),
+            markup.text(f"{e['actor']} ({e['origin']})"),
+        ]
+        for e in recent
+    ]
+    return markup.table(["when", "action", "memory", "by"], listed)
+
+
+def write(path: str, text: str) -> int:
+    """Write the file whole or not at all: a temporary beside it, then a rename."""
+    body = text.encode("utf-8")
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "xb") as handle:
+            handle.write(body)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return len(body)

@@ -1,0 +1,188 @@
+"""The viewer's HTTP server: one handler, the gate before every page, and the routes.
+
+A ThreadingHTTPServer bound to 127.0.0.1, so a slow page never holds up the
+next request; each request opens its own store connection (SQLite's WAL
+lets it read while hooks and CLI processes write). Each request passes the
+gate in order: the Host header, then the token or the session cookie, then,
+for a POST, the same-origin check and the CSRF value. Only then does a page
+or an action run.
+
+The log line of a request is its method, its path without the query (which
+can hold the token or a search) and its status; never a header, a cookie or
+a form value. Logging is off unless asked for.
+"""
+
+from __future__ import annotations
+
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from tree_ring.model.errors import TreeRingError
+from tree_ring.web import actions, frame, gate, inbox, markup, pages, queue, status
+from tree_ring.web.site import Session, Site
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    Page = Callable[[Site, Session, Mapping[str, str]], str]
+
+ROUTES: dict[str, Page] = {
+    "/": pages.rings_page,
+    "/rings": pages.rings_page,
+    "/memories": pages.memories_page,
+    "/memory": pages.memory_page,
+    "/review": queue.review_page,
+    "/inbox": inbox.inbox_page,
+    "/tree": status.tree_page,
+    "/status": status.status_page,
+}
+
+
+class ViewServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # Bound once: a second run on the same port fails at start, not later.
+    allow_reuse_address = False
+
+    def __init__(self, site: Site, port: int, *, log: bool = False) -> None:
+        self.site = site
+        self.log = log
+        super().__init__((gate.LOOPBACK, port), Handler)
+        site.port = self.server_address[1]
+
+    @property
+    def url(self) -> str:
+        return f"http://{gate.LOOPBACK}:{self.site.port}/"
+
+
+def _query(raw: str) -> dict[str, str]:
+    # The last value of a repeated key wins; blank values are kept as "".
+    return dict(parse_qsl(raw, keep_blank_values=True, max_num_fields=64))
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: ViewServer  # pyright: ignore[reportIncompatibleVariableOverride] - it only ever runs in one
+    server_version = "TreeRing"
+    sys_version = ""
+
+    # ------------------------------------------------------------ logging
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Nothing the base class would put together: its lines hold the query."""
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        if self.server.log:
+            path = urlsplit(self.path).path if self.path else "-"
+            sys.stderr.write(f"tree-ring view: {self.command} {path[:200]} {code}\n")
+
+    # ------------------------------------------------------------ replies
+
+    def _send(self, code: int, body: str, extra: Mapping[str, str] | None = None) -> None:
+        data = body.encode("utf-8")
+        self.send_response(code)
+        for key, value in gate.headers(markup.CSP).items():
+            self.send_header(key, value)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (extra or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def _refuse(self, code: int, why: str) -> None:
+        body = markup.page(
+            "Refused · Tree Ring",
+            f'<h1>Refused</h1><p class="error" id="refused">{markup.text(why)}</p>',
+        )
+        self._send(code, body)
+
+    def _redirect(self, location: str, extra: Mapping[str, str] | None = None) -> None:
+        self._send(303, "", {"Location": location, **(extra or {})})
+
+    # ------------------------------------------------------------ the gate
+
+    def _session(self) -> Session | None:
+        """The session, once the Host and the token or cookie pass; else the refusal is sent."""
+        site = self.server.site
+        if not gate.host_ok(self.headers.get("Host"), site.port):
+            self._refuse(
+                403, "This server answers only to its own address (127.0.0.1 and its port)."
+            )
+            return None
+        parts = urlsplit(self.path)
+        query = _query(parts.query)
+        if "token" in query:
+            if not gate.same(query["token"], site.token):
+                self._refuse(
+                    403, "That token is not this run's. Open the URL `tree-ring view` printed."
+                )
+                return None
+            sid = site.new_session()
+            rest = {k: v for k, v in query.items() if k != "token"}
+            target = gate.safe_back(parts.path) + (f"?{urlencode(rest)}" if rest else "")
+            self._redirect(target, {"Set-Cookie": gate.set_cookie(site.port, sid)})
+            return None
+        session = site.session(gate.session_id(self.headers.get("Cookie"), site.port))
+        if session is None:
+            self._refuse(403, "This page needs the link `tree-ring view` printed (with its token).")
+        return session
+
+    # ------------------------------------------------------------ methods
+
+    def do_HEAD(self) -> None:
+        self.do_GET()
+
+    def do_GET(self) -> None:
+        session = self._session()
+        if session is None:
+            return
+        parts = urlsplit(self.path)
+        page = ROUTES.get(parts.path)
+        if page is None:
+            self._refuse(404, "No such page.")
+            return
+        site = self.server.site
+        try:
+            self._send(200, page(site, session, _query(parts.query)))
+        except frame.NotFoundPage as exc:
+            self._send(404, frame.frame(site, session, "", "Not found", _error(str(exc))))
+        except TreeRingError as exc:
+            self._send(400, frame.frame(site, session, "", "Error", _error(str(exc))))
+
+    def do_POST(self) -> None:
+        session = self._session()
+        if session is None:
+            return
+        site = self.server.site
+        if not gate.same_origin(self.headers.get("Origin"), self.headers.get("Referer"), site.port):
+            self._refuse(403, "A change must come from this server's own pages.")
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or "0")
+        except ValueError:
+            length = -1
+        if length < 0 or length > gate.MAX_BODY:
+            self._refuse(413, "That form is too large.")
+            return
+        form = _query(self.rfile.read(length).decode("utf-8", "replace"))
+        if not gate.same(form.get("csrf"), session.csrf):
+            self._refuse(403, "That form is stale or not from this session; reload the page.")
+            return
+        path = urlsplit(self.path).path
+        back = gate.safe_back(form.get("back"))
+        if path == "/sensitive":
+            session.show_sensitive = not session.show_sensitive
+            self._redirect(back)
+        elif path == "/act":
+            session.notice, session.notice_is_error = actions.act(site, form)
+            self._redirect(back)
+        else:
+            self._refuse(404, "No such action.")
+
+
+def _error(message: str) -> str:
+    from tree_ring.guard import withhold
+
+    return f'<h1>Not shown</h1><p class="error" id="error">{markup.text(withhold(message))}</p>'
