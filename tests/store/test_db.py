@@ -168,3 +168,32 @@ def test_project_json_is_valid_and_stable(project_root: Path) -> None:
     data = json.loads((project_root / ".tree-ring" / "project.json").read_text())
     assert data["project_id"] == project.load_project_id(project_root)
     assert data["name"] == "proj"
+
+
+def test_a_second_open_never_reads_the_file_a_connection_holds(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closing any descriptor of the database file drops every POSIX lock this
+    process holds on it, SQLite's too: while a store is open, opening it again
+    (a web request, the TUI) must not read the header through a descriptor of
+    its own. Once every connection is closed, the header is read again."""
+    import builtins
+
+    from tree_ring.store import db as db_module
+
+    path = Path(store.db.path)
+    opened: list[str] = []
+    real_open = builtins.open
+
+    def watching(file: object, *args: object, **kwargs: object) -> object:
+        if isinstance(file, (str, Path)) and Path(file) == path:
+            opened.append(str(file))
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]  # any open()
+
+    monkeypatch.setattr(builtins, "open", watching)
+    with Store.open(store.root) as second:
+        assert second.db.scalar("SELECT count(*) FROM memories") == 0
+    assert opened == []
+    store.close()
+    assert db_module.file_damage(path) is None
+    assert opened == [str(path)]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from _thread import allocate_lock
 
 from tree_ring.model import project
 from tree_ring.model.errors import NoStore, StoreBusy, StoreFault
@@ -73,14 +74,47 @@ class Options:
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
+# The files (device, inode) this process has a connection open on, and how
+# many. Closing any descriptor of a file drops every POSIX lock the process
+# holds on it, SQLite's included, so while one is open the header is not
+# read again through a descriptor of Tree Ring's own (`file_damage`).
+_open_files: dict[tuple[int, int], int] = {}
+_open_lock = allocate_lock()  # _thread: threading costs a hook 2 ms to import
+
+
+def _file_key(path: StrPath) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def _opened(key: tuple[int, int] | None, change: int) -> None:
+    if key is None:
+        return
+    with _open_lock:
+        count = _open_files.get(key, 0) + change
+        if count > 0:
+            _open_files[key] = count
+        else:
+            _open_files.pop(key, None)
+
+
 def file_damage(path: StrPath) -> str | None:
     """What the 100-byte header shows is wrong with the file, or None.
+
+    Not read while this process has a connection open on the file: closing
+    the descriptor that read it would drop that connection's locks.
 
     SQLite opens a truncated file without complaint and fails only on the
     pages that are gone, possibly halfway through a write; the header's page
     count shows the loss up front. A WAL with frames may legitimately hold
     pages the file does not yet have, so then SQLite is left to judge.
     """
+    key = _file_key(path)
+    if key is not None and key in _open_files:
+        return None
     try:
         size = os.stat(path).st_size
         with open(path, "rb") as handle:
@@ -135,6 +169,8 @@ class Store:
         self.root_str = os.fspath(root)
         self.options = options
         self.read_only = options.read_only
+        self._file = _file_key(db.path) if os.fspath(db.path) != ":memory:" else None
+        _opened(self._file, 1)
 
     @property
     def root(self) -> Path:
@@ -280,6 +316,8 @@ class Store:
 
     def close(self) -> None:
         self.db.conn.close()
+        _opened(self._file, -1)
+        self._file = None
 
     def __enter__(self) -> Store:
         return self
