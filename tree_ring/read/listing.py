@@ -23,12 +23,54 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 
-def list_sql(clause: live.Clause, filters: tuple[str, ...]) -> str:
+def list_sql(clause: live.Clause, filters: tuple[str, ...], *, offset: bool = False) -> str:
     extra = "".join(f" AND m.{column} = :{column}" for column in filters)
     return (
         f"SELECT m.* FROM memories m WHERE {clause.sql}{extra}"
-        " ORDER BY m.created_at DESC LIMIT :limit"
+        " ORDER BY m.created_at DESC, m.id DESC LIMIT :limit"
+        + (" OFFSET :offset" if offset else "")
     )
+
+
+def count_sql(clause: live.Clause, filters: tuple[str, ...]) -> str:
+    extra = "".join(f" AND m.{column} = :{column}" for column in filters)
+    return f"SELECT count(*) FROM memories m WHERE {clause.sql}{extra}"
+
+
+class Page:
+    """One page of a listing and how many rows matched in all."""
+
+    __slots__ = ("memories", "total")
+
+    def __init__(self, memories: list[Memory], total: int) -> None:
+        self.memories = memories
+        self.total = total
+
+
+def list_page(
+    store: Store,
+    identity: Identity,
+    view: View,
+    *,
+    whole_project: bool,
+    limit: int,
+    offset: int = 0,
+    scope: str | None = None,
+    ring: str | None = None,
+    trust: str | None = None,
+) -> Page:
+    """`limit` rows from `offset`, newest first, and the count of every row the
+    same clause matches (the page's "of TOTAL")."""
+    clause = live.where(identity, view, scope=scope, whole_project=whole_project)
+    params: dict[str, Any] = {**clause.params, "limit": limit, "offset": offset}
+    filters: list[str] = []
+    for column, value in (("ring", ring), ("trust", trust)):
+        if value:
+            filters.append(column)
+            params[column] = value
+    found = store.query(list_sql(clause, tuple(filters), offset=True), params)
+    total = store.db.scalar(count_sql(clause, tuple(filters)), params)
+    return Page([rows.from_row(row) for row in found], int(total or 0))
 
 
 def list_memories(
