@@ -27,6 +27,7 @@ GROUPS = (
     "compress",
     "adapters",
     "integrations",
+    "completion",
 )
 
 

@@ -147,8 +147,11 @@ def cmd_audit_log(ctx: Context) -> int:
     limit = positive_limit(a.limit)
     with ctx.store() as store:
         found = audit.entries(store.db, limit=limit, target=a.target)
-        where = (" WHERE target = ?", [a.target]) if a.target else ("", [])
-        total = int(store.db.scalar(AUDIT_COUNT_SQL + where[0], where[1]) or 0)
+        if a.target:
+            total = store.db.scalar(AUDIT_COUNT_SQL + " WHERE target = ?", (a.target,))
+        else:
+            total = store.db.scalar(AUDIT_COUNT_SQL)
+        total = int(total or 0)
     items = [{**e, "detail": _detail(e["detail"])} for e in found]
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['action']:<10} {e['target']} "
@@ -290,7 +293,8 @@ def status_lines(data: dict[str, Any]) -> list[str]:
         lines.append(f"  last brief (session start): {_brief(hook['last_brief'])}")
         if hook["last_subagent_brief"]:
             lines.append(f"  last subagent brief: {_brief(hook['last_subagent_brief'])}")
-        lines.append(f"  last stop: {(hook['last_stop'] or {}).get('at', 'never')}")
+        stop: dict[str, Any] = hook["last_stop"] or {}
+        lines.append(f"  last stop: {stop.get('at', 'never')}")
         fired = hook["events"]
         if fired:
             lines.append(

@@ -59,21 +59,27 @@ def error_code(exc: BaseException) -> str:
 # verb -> (module in tree_ring.cli, help), in the order `--help` lists them.
 VERBS: dict[str, tuple[str, str]] = {
     "init": ("admin", "create .tree-ring/ with the store, project.json and guidance"),
-    "status": ("admin", "what the store holds and whether the hooks fired"),
+    "status": (
+        "admin",
+        "what the store holds (live, waiting, retired by reason) and which hooks fired",
+    ),
     "export": ("admin", "write the project's memories as JSONL"),
     "import": ("admin", "import JSONL (Tree Ring's or the original's); all or nothing"),
     "audit": (
         "admin",
-        "the audit log: `audit log`, `audit verify`; `--audit-type` reports what needs a person",
+        "the audit log: `audit log`, `audit verify`, `audit findings` (what needs a person)",
     ),
     "remember": ("write", "store a memory"),
     "evidence": ("write", "store the outcome of an evaluation, run or incident"),
-    "capture": ("write", "the stop hook's narrow write: agent scope, fixed pairs"),
+    "capture": (
+        "write",
+        "the stop hook's narrow write: the agent's own partition, fixed type/ring pairs",
+    ),
     "forget": ("write", "delete or redact a memory; its content never comes back"),
     "supersede": ("write", "mark OLD_ID as replaced by NEW_ID"),
     "recall": ("read", "search memories, best first"),
     "brief": ("read", "the startup brief the SessionStart hook injects"),
-    "list": ("read", "list live memories of the project, newest first"),
+    "list": ("read", "list live memories of the project, newest first, a page at a time"),
     "show": ("read", "show one memory, every field"),
     "doctor": ("upkeep", "check the store; --repair rebuilds what the rows allow"),
     "maintain": ("upkeep", "expiry, secret sweep and compaction; reports by default"),
@@ -83,7 +89,8 @@ VERBS: dict[str, tuple[str, str]] = {
     ),
     "review": (
         "govern",
-        "the review queue: `review list`, `review approve|reject|dispute ID`, `review policy`",
+        "the review queue: `review list`, `review approve ID|--all`, `review reject|dispute ID`, "
+        "`review policy`",
     ),
     "policy": ("govern", "coordinated write policy: `policy enable|status|rotate|disable|audit`"),
     "consolidate": ("compress", "write one summary memory per group of live memories in a period"),

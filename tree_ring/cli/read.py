@@ -11,6 +11,7 @@ from tree_ring.cli.context import (
     showing,
     view_flags,
 )
+from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import RINGS, SCOPES, TRUST_STATES
 from tree_ring.read.recall import DEFAULT_LIMIT, recall
@@ -151,11 +152,13 @@ def field_lines(data: dict[str, Any]) -> list[str]:
     flat: list[tuple[str, str]] = []
 
     def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, dict):
-            for key, inner in value.items():  # pyright: ignore[reportUnknownVariableType]
-                walk(f"{prefix}.{key}" if prefix else str(key), inner)
+        table = jsontext.as_object(value)
+        if table is not None:
+            for key, inner in table.items():
+                walk(f"{prefix}.{key}" if prefix else key, inner)
         elif isinstance(value, list | tuple):
-            for index, inner in enumerate(value):  # pyright: ignore[reportUnknownArgumentType]
+            items: list[Any] = list(value)  # pyright: ignore[reportUnknownArgumentType]
+            for index, inner in enumerate(items):
                 walk(f"{prefix}[{index}]", inner)
         elif value is not None and value != "":
             text = ("true" if value else "false") if isinstance(value, bool) else str(value)

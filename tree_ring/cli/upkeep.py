@@ -72,12 +72,17 @@ def cmd_maintain(ctx: Context) -> int:
 
 def maintain_data(report: dict[str, Any]) -> dict[str, Any]:
     """Maintain's report with its one list: every row it names, each with what
-    it found (`kind`); the counts beside it."""
+    it found (`kind`) and whether this run acted on it (`done`: deleted or
+    redacted); the counts beside it."""
+    deleted, redacted = set(report["deleted"]), set(report["redacted"])
     items: list[dict[str, Any]] = [
-        {"kind": "expired_removable", "id": memory_id} for memory_id in report["expired_deletable"]
+        {"kind": "expired_removable", "id": memory_id, "done": memory_id in deleted}
+        for memory_id in report["expired_deletable"]
     ]
-    items += [{"kind": "expired_protected", **e} for e in report["expired_protected"]]
-    items += [{"kind": "secret", **s} for s in report["secrets"]]
+    items += [
+        {"kind": "expired_protected", **e, "done": False} for e in report["expired_protected"]
+    ]
+    items += [{"kind": "secret", **s, "done": s["id"] in redacted} for s in report["secrets"]]
     lists = ("expired_deletable", "expired_protected", "secrets", "deleted", "redacted")
     data = {key: value for key, value in report.items() if key not in lists}
     data |= {

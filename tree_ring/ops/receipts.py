@@ -71,10 +71,8 @@ def write_receipt(root: StrPath, *, harness: str, event: str, brief: Brief | Non
         record["last_subagent_brief" if subagent else "last_brief"] = entry
     else:
         record["last_subagent_stop" if subagent else "last_stop"] = entry
-    events = record.get("events")
-    events = events if isinstance(events, dict) else {}
-    seen = events.get(event)
-    fired = seen.get("fired") if isinstance(seen, dict) else 0
+    events = jsontext.as_object(record.get("events")) or {}
+    fired = (jsontext.as_object(events.get(event)) or {}).get("fired")
     events[event] = {"at": at, "fired": (fired if isinstance(fired, int) else 0) + 1}
     record["events"] = events
     record["harness"] = harness
