@@ -287,7 +287,7 @@ def _tree_arguments(p: argparse.ArgumentParser) -> None:
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "consolidate": (
         "tree-ring consolidate --dry-run",
-        "tree-ring consolidate --period-type week --period-key 2026-W48",
+        "tree-ring consolidate --period-type weekly --period-key 2026-W48",
     ),
     "tree": (
         "tree-ring tree status",
