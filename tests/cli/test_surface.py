@@ -41,6 +41,15 @@ def test_an_unknown_flag_or_word_is_refused(run_cli: CliRunner, argv: list[str])
     assert result.out == "" and result.err.startswith("error: ") and result.err.count("\n") == 1
 
 
+def test_the_refusal_names_the_command_that_was_given_the_word(run_cli: CliRunner) -> None:
+    result = run_cli("--json", "review", "list", "--set", "agent_heartwood=false")
+    error = json.loads(result.err)["error"]
+    assert (error["code"], error["exit"]) == ("usage", 2)
+    assert error["message"].startswith(
+        "tree-ring review list: unrecognized arguments: --set agent_heartwood=false"
+    )
+
+
 def test_review_policy_set_still_changes_the_policy(run_cli: CliRunner) -> None:
     changed = write(run_cli, "review", "policy", "--set", "agent_heartwood=false")
     assert changed["changed"] == {"agent_heartwood": False}
@@ -181,7 +190,11 @@ def test_show_prints_aligned_flattened_fields(run_cli: CliRunner) -> None:
     )["id"]
     text = run_cli("show", memory_id).out
     lines = text.splitlines()
-    fields = dict(re.fullmatch(r"(\S+): +(.*)", line).groups() for line in lines)  # type: ignore[union-attr]
+    fields: dict[str, str] = {}
+    for line in lines:
+        found = re.fullmatch(r"(\S+): +(.*)", line)
+        assert found is not None, line
+        fields[found[1]] = found[2]
     assert (fields["source.type"], fields["source.ref"], fields["tags[0]"]) == (
         "manual",
         "x.md",

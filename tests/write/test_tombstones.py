@@ -90,9 +90,7 @@ def test_the_error_says_when_and_points_at_the_audit_never_the_reason(
     assert reason not in again.err and "ignore" not in again.err
     assert f"tree-ring audit --target {memory_id}" in again.err
     entries = run_cli("--json", "audit", "--target", memory_id).json()["items"]
-    assert [e["detail"]["reason"] for e in entries if e["action"] == "forget"] == [
-        reason
-    ]
+    assert [e["detail"]["reason"] for e in entries if e["action"] == "forget"] == [reason]
 
 
 def _lines(run_cli: CliRunner, *args: str) -> list[dict[str, object]]:

@@ -204,11 +204,25 @@ def named_verb(words: Sequence[str]) -> str | None:
 def parse(words: Sequence[str]) -> argparse.Namespace:
     verb = named_verb(words)
     if verb in VERBS:
-        args = build_parser({verb}, listed=False).parse_args(words)
-    else:  # no verb, or an unknown one: argparse says so, listing them all
-        args = build_parser(()).parse_args(words)
+        args = _parsed(build_parser({verb}, listed=False), words)
+    else:  # no verb, or an unknown one: argparse says so, suggesting the closest
+        args = _parsed(build_parser(()), words)
     if args.handler is None:  # a verb named where the scan did not look
-        args = build_parser({args.command}, listed=False).parse_args(words)
+        args = _parsed(build_parser({args.command}, listed=False), words)
+    return args
+
+
+def _parsed(parser: argparse.ArgumentParser, words: Sequence[str]) -> argparse.Namespace:
+    """argparse's reading of `words`; a word or flag left over is refused in
+    the name of the command that was given it (`tree-ring review list`), not
+    of `tree-ring` as argparse would."""
+    args, extra = parser.parse_known_args(words)
+    if extra:
+        command = f"tree-ring {getattr(args, 'command_name', None) or args.command}"
+        raise errors.UsageError(
+            f"{command}: unrecognized arguments: {' '.join(extra)[:200]} "
+            f"(`{command} --help` shows how)"
+        )
     return args
 
 
