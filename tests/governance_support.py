@@ -31,7 +31,7 @@ def remember(
 
 
 def show(run_cli: CliRunner, memory_id: str) -> dict[str, Any]:
-    data: dict[str, Any] = run_cli("--json", "show", memory_id).json()
+    data: dict[str, Any] = run_cli("--json", "show", memory_id).json()["memory"]
     return data
 
 
@@ -65,16 +65,16 @@ def enable(run_cli: CliRunner) -> str:
 
 
 def live_ids(run_cli: CliRunner, *args: str) -> set[str]:
-    return {m["id"] for m in run_cli("--json", "list", *args).json()["memories"]}
+    return {m["id"] for m in run_cli("--json", "list", *args).json()["items"]}
 
 
 def recall_ids(run_cli: CliRunner, query_text: str, *args: str) -> set[str]:
-    found = run_cli("--json", "recall", query_text, "--limit", "50", *args).json()["results"]
+    found = run_cli("--json", "recall", query_text, "--limit", "50", *args).json()["items"]
     return {r["id"] for r in found}
 
 
 def brief_ids(run_cli: CliRunner) -> set[str]:
-    return set(run_cli("--json", "brief").json()["ids"])
+    return set(run_cli("--json", "brief").json()["items"])
 
 
 def checked_detail(root: Path, entry: sqlite3.Row) -> dict[str, Any]:

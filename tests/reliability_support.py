@@ -88,15 +88,23 @@ def assert_hook_contract(proc: subprocess.CompletedProcess[bytes]) -> dict[str, 
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess[bytes], *fragments: str) -> str:
-    """A non-zero exit with one `error: ...` line that names the problem."""
+    """A non-zero exit with one `error: ...` line that names the problem (under
+    --json, one error object whose exit is the process's); returns the message."""
     err = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode != 0, (proc.stdout, err)
     assert "Traceback" not in err, err
     lines = err.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert len(lines) == 1, err
+    if lines[0].startswith("{"):
+        error = json.loads(lines[0])["error"]
+        assert error["exit"] == proc.returncode and proc.stdout == b"", err
+        line = f"error: {error['message']}"
+    else:
+        line = lines[0]
+    assert line.startswith("error: "), err
     for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    return lines[0]
+        assert fragment in line, line
+    return line
 
 
 def db_path(root: Path) -> Path:

@@ -32,7 +32,7 @@ def one_line_refusal(result: Run, *fragments: str) -> None:
 
 
 def live_ids(run_cli: CliRunner) -> set[str]:
-    return {m["id"] for m in run_cli("--json", "list").json()["memories"]}
+    return {m["id"] for m in run_cli("--json", "list").json()["items"]}
 
 
 def test_parse_time_refuses_instants_outside_the_years_and_keeps_their_width() -> None:
@@ -97,7 +97,10 @@ def test_remember_refuses_stdin_that_is_not_utf8_as_argv_is(
     with_stdin(monkeypatch, "café is the cache\n".encode())
     stored = run_cli("--json", "remember", "-")
     assert stored.code == 0, stored.err
-    assert run_cli("--json", "show", stored.json()["id"]).json()["summary"] == "café is the cache"
+    assert (
+        run_cli("--json", "show", stored.json()["id"]).json()["memory"]["summary"]
+        == "café is the cache"
+    )
 
 
 def test_import_refuses_stdin_that_is_not_utf8(

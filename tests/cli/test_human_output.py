@@ -12,6 +12,12 @@ import pytest
 from conftest import CliRunner
 from governance_support import CLAUDE
 
+from tree_ring.model import project
+from tree_ring.model.identity import Identity
+from tree_ring.ops import receipts
+from tree_ring.read import brief
+from tree_ring.store.db import Store
+
 TOKEN_VAR = "TREE_RING_COORDINATOR_TOKEN"
 MEMORY_ID = r"mem_\d{8}_\d{6}_[0-9a-f]{12}"
 
@@ -62,14 +68,14 @@ def test_a_summary_on_stdin_over_one_mebibyte_is_refused(
     assert result.err == (
         "error: the summary on stdin is over 1 MiB; a memory is one short statement\n"
     )
-    assert run_cli("--json", "list").json()["memories"] == []
+    assert run_cli("--json", "list").json()["items"] == []
 
 
 def test_a_summary_on_stdin_is_stored(run_cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"  Logs rotate nightly \n")))
     result = run_cli("--json", "remember", "-")
     assert result.code == 0, result.err
-    shown = run_cli("--json", "show", result.json()["id"]).json()
+    shown = run_cli("--json", "show", result.json()["id"]).json()["memory"]
     assert shown["summary"] == "Logs rotate nightly"
 
 
@@ -82,7 +88,11 @@ def test_export_to_a_file_says_how_many_lines(run_cli: CliRunner, tmp_path: Path
     assert result.out == f"wrote 2 lines to {out}\n"
     assert len(out.read_text().splitlines()) == 2
     as_json = run_cli("--json", "export", "--output", str(out)).json()
-    assert as_json == {"path": str(out), "lines": 2}
+    assert {key: as_json[key] for key in ("command", "written", "lines")} == {
+        "command": "export",
+        "written": [str(out)],
+        "lines": 2,
+    }
 
 
 def test_status_shows_each_harness_hooks(run_cli: CliRunner, project_root: Path) -> None:
@@ -91,21 +101,32 @@ def test_status_shows_each_harness_hooks(run_cli: CliRunner, project_root: Path)
     assert status.code == 0, status.err
     quiet = status.out.splitlines()
     assert quiet[-1] == "hooks: none has fired in this project yet"
-    assert quiet[1] == "memories: 1 (cambium 1)"
-    assert quiet[2] == "trust: accepted 1"
-    assert quiet[3] == "review queue: 0 waiting (`tree-ring review list`)"
-    assert quiet[4] == "inbox: 0 new from agents (`tree-ring inbox`)"
-    assert quiet[5] == "write policy: open"
-    run_cli("brief", "--harness", "claude-code")
+    assert quiet[1:9] == [
+        "live memories: 1; by ring: cambium 1",
+        "waiting for review: 0 pending, 0 disputed (`tree-ring review list`: 0)",
+        "inbox: 0 new from agents (`tree-ring inbox`)",
+        "retired: 0",
+        "forgotten content (tombstones): 0",
+        "write policy: open",
+        "checkpoint: after-work (at most once per 30 min per session)",
+        quiet[8],
+    ]
+    assert re.fullmatch(r"store size: [0-9,]+ bytes", quiet[8])
+    with Store.open(project_root) as store:
+        identity = Identity(project.load_project_id(project_root), None, None, None)
+        shown = brief.build_brief(store, identity)
+    receipts.write_receipt(project_root, harness="claude-code", event="SessionStart", brief=shown)
     again = run_cli("status")
     assert again.code == 0, again.err
     lines = again.out.splitlines()
-    hook = [line for line in lines if line.startswith("hooks ")]
-    assert len(hook) == 1
+    start = lines.index("hooks claude-code:")
+    size = len(shown.text.encode("utf-8"))
     assert re.fullmatch(
-        r"hooks claude-code: last brief \d{4}-\d\d-\d\dT[0-9:.]+Z \(1 memories\), last stop never",
-        hook[0],
+        rf"  last brief \(session start\): \d{{4}}-\d\d-\d\dT[0-9:.]+Z \(1 memories, "
+        rf"{size:,} bytes, ~{round(size / 4):,} tokens\)",
+        lines[start + 1],
     )
+    assert lines[start + 2 :] == ["  last stop: never", "  fired: SessionStart 1x"]
 
 
 def test_tree_show_before_anything_sealed(run_cli: CliRunner) -> None:

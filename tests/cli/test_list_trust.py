@@ -12,7 +12,7 @@ SHARED_HEARTWOOD = ("--ring", "heartwood", "--scope", "project")
 def listed(run_cli: CliRunner, *flags: str) -> set[str]:
     result = run_cli("--json", "list", *flags)
     assert result.code == 0, result.err
-    return {m["id"] for m in result.json()["memories"]}
+    return {m["id"] for m in result.json()["items"]}
 
 
 def test_list_trust_pending_hides_sensitive_rows_unless_asked(run_cli: CliRunner) -> None:

@@ -75,14 +75,14 @@ def test_list_and_export_see_what_recall_sees(
     environ = CALLERS[caller]
     listed = run_cli("--json", "list", environ=environ)
     assert listed.code == 0, listed.err
-    assert {m["id"] for m in listed.json()["memories"]} == ids_of(rows, SEES[caller])
+    assert {m["id"] for m in listed.json()["items"]} == ids_of(rows, SEES[caller])
     exported = run_cli("export", environ=environ)
     assert exported.code == 0, exported.err
     lines = [json.loads(line) for line in exported.out.splitlines()]
     assert {r["id"] for r in lines if "record" not in r} == ids_of(rows, SEES[caller])
     if caller != "person":
         recalled = run_cli("--json", "recall", "harbour note", "--limit", "50", environ=environ)
-        assert {r["id"] for r in recalled.json()["results"]} == ids_of(rows, SEES[caller])
+        assert {r["id"] for r in recalled.json()["items"]} == ids_of(rows, SEES[caller])
 
 
 @pytest.mark.parametrize("caller", ["claude A", "codex B"])
@@ -90,19 +90,19 @@ def test_show_outside_the_partitions_is_no_memory(
     run_cli: CliRunner, rows: dict[str, Memory], caller: str
 ) -> None:
     environ = CALLERS[caller]
-    missing = run_cli("show", MISSING, environ=environ)
+    missing = run_cli("--json", "show", MISSING, environ=environ)
     assert missing.code == 1 and missing.err.count("\n") == 1
     for name, memory in rows.items():
         shown = run_cli("--json", "show", memory.id, environ=environ)
         if name in SEES[caller]:
-            assert shown.code == 0 and shown.json()["id"] == memory.id
+            assert shown.code == 0 and shown.json()["memory"]["id"] == memory.id
         else:
             # The same words as for an id nobody has: nothing says the row is there.
             assert shown.code == missing.code and shown.out == ""
             assert shown.err.replace(memory.id, "ID") == missing.err.replace(MISSING, "ID")
     # A person sees every row, whoever wrote it.
     for name in SEES["person"]:
-        assert run_cli("--json", "show", rows[name].id).json()["id"] == rows[name].id
+        assert run_cli("--json", "show", rows[name].id).json()["memory"]["id"] == rows[name].id
 
 
 def test_an_agent_cannot_widen_its_view_by_naming_another_partition(
@@ -122,9 +122,9 @@ def test_an_agent_cannot_widen_its_view_by_naming_another_partition(
     assert shown.code == 2 and shown.out == ""
     # Its own partitions named outright, and a subagent of its harness, are fine.
     own = run_cli("--json", "list", "--session-id", "sB", environ=CODEX_B)
-    assert {m["id"] for m in own.json()["memories"]} == ids_of(rows, SEES["codex B"])
+    assert {m["id"] for m in own.json()["items"]} == ids_of(rows, SEES["codex B"])
     sub = run_cli("--json", "list", "--agent-profile", "claude-code:Explore:1", environ=CLAUDE_A)
-    assert {m["id"] for m in sub.json()["memories"]} == ids_of(
+    assert {m["id"] for m in sub.json()["items"]} == ids_of(
         rows, SEES["claude A"] - {"claude agent"} | {"claude subagent"}
     )
 
@@ -151,10 +151,10 @@ def test_list_filters_partitions_before_the_limit(
         for i in range(200)
     ]
     bulk.insert_many(store, [visible, *hidden], PERSON)
-    listed = run_cli("--json", "list", "--limit", "1", environ=CLAUDE_A).json()["memories"]
+    listed = run_cli("--json", "list", "--limit", "1", environ=CLAUDE_A).json()["items"]
     assert {m["id"] for m in listed} == {visible.id}
     # A person's page of one is the newest row of any partition.
-    assert {m["id"] for m in run_cli("--json", "list", "--limit", "1").json()["memories"]} != {
+    assert {m["id"] for m in run_cli("--json", "list", "--limit", "1").json()["items"]} != {
         visible.id
     }
 
@@ -173,9 +173,9 @@ def test_coordinated_mode_takes_the_profile_from_the_harness(
     # names the profile they work as.
     own = run_cli("--json", *base, environ=CLAUDE_A)
     assert own.code == 0, own.err
-    shown = run_cli("--json", "show", own.json()["id"]).json()
+    shown = run_cli("--json", "show", own.json()["id"]).json()["memory"]
     assert shown["agent_profile"] == "claude-code"
     person = run_cli("--json", *base, "--agent-profile", "w1")
-    assert run_cli("--json", "show", person.json()["id"]).json()["agent_profile"] == "w1"
+    assert run_cli("--json", "show", person.json()["id"]).json()["memory"]["agent_profile"] == "w1"
     shared = run_cli("remember", "Shared harbour rule", "--scope", "project", environ=CLAUDE_A)
     assert shared.code == 1 and TOKEN_VAR in shared.err

@@ -30,6 +30,7 @@ GROUPS = (
     "integrations",
     "config",
     "team",
+    "completion",
 )
 
 

@@ -22,6 +22,6 @@ def test_the_source_type_of_a_remembered_claim(
 ) -> None:
     made = run_cli("--json", "remember", "Deploys freeze on Fridays", *flags, environ=environ)
     assert made.code == 0, made.err
-    shown = run_cli("--json", "show", made.json()["id"]).json()
+    shown = run_cli("--json", "show", made.json()["id"]).json()["memory"]
     assert shown["source"]["type"] == source_type
     assert shown["source"]["ref"] == (flags[1] if flags else "")

@@ -540,7 +540,7 @@ def memory_round_trip(
     assert len(first) == 4, [conversation(b)[-1][:200] for b in first]
     assert ran, "the scripted model never saw the checkpoint"
     assert any("stored " in t for t in conversation(first[3])), "capture did not store"
-    (memory,) = json.loads(tree_ring("--json", "list", root=project))["memories"]
+    (memory,) = json.loads(tree_ring("--json", "list", root=project))["items"]
     assert memory["summary"] == SUMMARY
     # The identity the hook put in the command matches the harness's own
     # session, which the CLI reads from the agent's environment (origin).
@@ -628,7 +628,7 @@ def mcp_round_trip(
     first = mock.model_requests()
     # Each request repeats the conversation so far: each output once.
     outputs = list(dict.fromkeys(t for body in first for t in tool_outputs(body)))
-    rows = json.loads(tree_ring("--json", "list", root=project))["memories"]
+    rows = json.loads(tree_ring("--json", "list", root=project))["items"]
     (memory,) = [m for m in rows if m["summary"] == REMEMBERED]
     second = session(harness, project, [Turn(text="Hello again.")], logs / "mcp2.jsonl")
     return McpTrip(first, outputs, memory, second)

@@ -149,9 +149,9 @@ def test_every_command_has_a_skill_that_runs(
     assert "Tree Ring project " in said and "created .tree-ring" in said  # init
     assert re.search(r"stored mem_", said)  # remember
     assert fact in said  # recall found it
-    assert "review queue:" in said  # status
+    assert "waiting for review:" in said  # status
     assert "redacted mem_" in said  # forget
-    rows = json.loads(tree_ring("--json", "list", "--include-sensitive", root=repo))["memories"]
+    rows = json.loads(tree_ring("--json", "list", "--include-sensitive", root=repo))["items"]
     summaries = {m["summary"]: m for m in rows}
     assert fact not in summaries  # forgotten
     captured = summaries["The queue must be up before tests."]

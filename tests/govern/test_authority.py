@@ -83,7 +83,7 @@ def test_an_imported_review_is_claimed_not_believed(run_cli: CliRunner, tmp_path
     for environ in (CLAUDE, None):
         done = run_cli("--json", "import", str(path), environ=environ)
         assert done.code == 0, done.err
-        [memory_id] = done.json()["created"]
+        [memory_id] = [i["id"] for i in done.json()["items"] if i["result"] == "imported"]
         shown = show(run_cli, memory_id)
         assert shown["trust"] == "pending"
         assert shown["review"]["reviewed_by"] is None and shown["review"]["reviewed_at"] is None

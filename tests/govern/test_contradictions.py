@@ -77,11 +77,11 @@ def test_a_contradicting_write_is_linked_both_ways_and_disputed(
     # The store keeps believing the older claim until a person decides.
     assert show(run_cli, old)["trust"] == "accepted"
     assert live_ids(run_cli) == {old}
-    listed = run_cli("--json", "review", "list").json()["waiting"]
+    listed = run_cli("--json", "review", "list").json()["items"]
     assert [(w["id"], [c["id"] for c in w["contradicts"]]) for w in listed] == [(new, [old])]
     text = run_cli("review", "list").out
     assert f"contradicts {old} [accepted]: The request timeout is 30s" in text
-    found = run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"]
+    found = run_cli("--json", "audit", "--audit-type", "contradictions").json()["items"]
     assert [(f["type"], {f["id"], f["reason"].split()[1]}) for f in found] == [
         ("contradictions", {old, new})
     ]
@@ -176,7 +176,7 @@ def test_policy_can_link_without_queueing(run_cli: CliRunner) -> None:
     data = write(run_cli, "remember", "The request timeout is 60s")
     assert data["trust"] == "accepted"
     assert {"type": "contradicts", "target": old} in show(run_cli, data["id"])["links"]
-    found = run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"]
+    found = run_cli("--json", "audit", "--audit-type", "contradictions").json()["items"]
     assert len(found) == 1
 
 
@@ -188,16 +188,16 @@ def test_approving_can_supersede_what_it_contradicts(run_cli: CliRunner) -> None
     )
     assert done["superseded"] == [old]
     assert live_ids(run_cli) == {new}
-    assert run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"] == []
+    assert run_cli("--json", "audit", "--audit-type", "contradictions").json()["items"] == []
 
 
 def test_approving_both_settles_the_finding(run_cli: CliRunner) -> None:
     old = remember(run_cli, "Use tabs in Makefiles")
     new = remember(run_cli, "Never use tabs in Makefiles", *BY_AGENT, environ=CLAUDE)
-    assert len(run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"]) == 1
+    assert len(run_cli("--json", "audit", "--audit-type", "contradictions").json()["items"]) == 1
     write(run_cli, "review", "approve", new, "--reason", "different Makefile dialects")
     assert live_ids(run_cli) == {old, new}
-    assert run_cli("--json", "audit", "--audit-type", "contradictions").json()["findings"] == []
+    assert run_cli("--json", "audit", "--audit-type", "contradictions").json()["items"] == []
     assert {"type": "contradicts", "target": old} in show(run_cli, new)["links"]
 
 

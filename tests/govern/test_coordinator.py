@@ -243,7 +243,7 @@ def test_coordinated_mode_gates_lifecycle_changes(
         assert refused.code == 1, (argv, refused.err)
         assert f"{action} needs the coordinator capability" in refused.err
     assert run_cli("--json", "import", str(dump), "--dry-run").code == 0  # read-only
-    assert {r["id"] for r in run_cli("--json", "list").json()["memories"]} == {old, new, pending}
+    assert {r["id"] for r in run_cli("--json", "list").json()["items"]} == {old, new, pending}
     assert show(run_cli, pending)["trust"] == "accepted"  # written with the capability
     write(run_cli, "supersede", old, new, "--reason", "moved", environ=coordinator)
     write(run_cli, "import", str(dump), environ=coordinator)
@@ -350,7 +350,9 @@ def test_eight_concurrent_writers_get_exactly_what_the_policy_allows(
     }
     for name, (code, err) in results.items():
         if code:
-            assert err.startswith("error: denied: ") and err.count("\n") == 1, (name, err)
+            # One line: under --json the error object, its code the policy's refusal.
+            assert err.count("\n") == 1, (name, err)
+            assert json.loads(err)["error"]["code"] == "denied", (name, err)
     stored = query(project_root, "SELECT summary, scope, ring, trust, agent_profile FROM memories")
     assert {tuple(r) for r in stored} == {
         ("Release checklist lives in docs/release.md", "project", "cambium", "accepted", None),

@@ -89,7 +89,7 @@ def test_remember_lands_in_the_agents_partition_and_the_next_sessions_brief(
         "remember", {"summary": "Use uv, not pip, in this repository.", "event_type": "preference"}
     )
     assert stored["created"] is True and stored["trust"] == "accepted"
-    (row,) = run_cli("--json", "list").json()["memories"]
+    (row,) = run_cli("--json", "list").json()["items"]
     assert row["id"] == stored["id"]
     # An agent's write: origin and partition are the harness's, never the caller's say.
     assert (row["origin"], row["agent_profile"], row["scope"]) == (
@@ -162,7 +162,7 @@ def test_capture_writes_what_the_checkpoint_names_once(
         "created": False,
         "message": retry["message"],
     }
-    (row,) = run_cli("--json", "list").json()["memories"]
+    (row,) = run_cli("--json", "list").json()["items"]
     assert (row["ring"], row["scope"], row["source"]["ref"]) == (
         "scar",
         "agent",
@@ -183,7 +183,7 @@ def test_capture_takes_each_pair_and_its_ring(
             "operation_id": "op-1",
         },
     )
-    (row,) = run_cli("--json", "list", "--trust", "accepted").json()["memories"]
+    (row,) = run_cli("--json", "list", "--trust", "accepted").json()["items"]
     assert row["ring"] == CAPTURE_PAIRS[event_type]
 
 
@@ -362,7 +362,7 @@ def test_a_codex_call_takes_project_and_session_from_its_meta(
         "remember", {"summary": "Codex keeps its own notes."}, codex_meta(project_root)
     )
     assert stored["ok"] is True
-    (row,) = run_cli("--json", "list").json()["memories"]
+    (row,) = run_cli("--json", "list").json()["items"]
     assert (row["origin"], row["agent_profile"]) == ("codex", "codex")
     assert row["session_id"] == row["origin_session"] == "01a22f96-codex-thread"
     failed(pipe.call("status", {}), str(plugin), "PWD")

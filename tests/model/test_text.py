@@ -222,5 +222,5 @@ def test_import_of_a_row_with_an_emoji_zwj_sequence_succeeds(
     path.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
     done = run_cli("import", str(path))
     assert done.code == 0, done.err
-    shown = run_cli("--json", "show", row["id"]).json()
+    shown = run_cli("--json", "show", row["id"]).json()["memory"]
     assert shown["summary"] == summary

@@ -254,8 +254,8 @@ def test_dry_run_shows_the_plan_and_writes_nothing(
     result = run_cli("consolidate", "--dry-run", "--json")
     assert result.code == 0, result.err
     plan = result.json()
-    assert plan["dry_run"] and plan["written"] == []
-    [group] = plan["groups"]
+    assert plan["dry_run"] and plan["consolidated"] == 0
+    [group] = plan["items"]
     assert group["status"] == "create" and group["count"] == 2
     assert group["summary"].startswith("Consolidated 2 decision memories")
     assert (count(store, "memories"), count(store, "audit_log")) == before
@@ -268,12 +268,14 @@ def test_an_existing_summary_is_left_alone_without_force(
 ) -> None:
     for i in range(2):
         remember(store, project_id, sentence(i))
-    first = run_cli("consolidate", "--json").json()["written"]
+    first = [
+        g["summary_id"] for g in run_cli("consolidate", "--json").json()["items"] if g["summary_id"]
+    ]
     remember(store, project_id, sentence(2))
     again = run_cli("consolidate", "--json").json()
-    [group] = again["groups"]
+    [group] = again["items"]
     assert group["status"] == "exists" and group["existing"] == first
-    assert again["written"] == [] and len(summaries(store, project_id)) == 1
+    assert again["consolidated"] == 0 and len(summaries(store, project_id)) == 1
     assert "exists" in run_cli("consolidate").out
 
 

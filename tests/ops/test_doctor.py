@@ -34,7 +34,7 @@ def run_doctor(run_cli: CliRunner, *flags: str) -> tuple[int, dict[str, Any]]:
 
 
 def by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {check["name"]: check for check in report["checks"]}
+    return {check["name"]: check for check in report["items"]}
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def test_a_healthy_store_passes_every_check(run_cli: CliRunner, filled: Store) -
     code, report = run_doctor(run_cli)
     assert code == 0 and report["ok"] is True
     assert set(by_name(report)) == CHECKS
-    assert all(check["ok"] for check in report["checks"])
+    assert all(check["ok"] for check in report["items"])
     text = run_cli("doctor")
     assert text.code == 0
     checks = [line.split()[:2] for line in text.out.splitlines()[1:]]
@@ -85,9 +85,9 @@ def test_fts_drift_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> No
         # The repair itself is on the audit record.
         last = conn.execute("SELECT action, target FROM audit_log ORDER BY seq DESC").fetchone()
         assert tuple(last) == ("repair", "store")
-    assert run_cli("--json", "recall", "rewritten behind").json()["results"]
+    assert run_cli("--json", "recall", "rewritten behind").json()["items"]
     code, report = run_doctor(run_cli)
-    assert code == 1 and [c["name"] for c in report["checks"] if not c["ok"]] == ["audit"]
+    assert code == 1 and [c["name"] for c in report["items"] if not c["ok"]] == ["audit"]
 
 
 def test_orphaned_claims_and_tombstones_are_removed(run_cli: CliRunner, filled: Store) -> None:

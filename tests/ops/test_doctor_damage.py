@@ -21,7 +21,7 @@ from tree_ring.write import pipeline
 def report(run_cli: CliRunner, *flags: str) -> tuple[int, dict[str, dict[str, Any]]]:
     result = run_cli("--json", "doctor", *flags)
     data = json.loads(result.out)
-    return result.code, {check["name"]: check for check in data["checks"]}
+    return result.code, {check["name"]: check for check in data["items"]}
 
 
 @pytest.fixture

@@ -51,7 +51,7 @@ def sync(run_cli: CliRunner, *args: str, environ: dict[str, str] | None = None) 
 
 
 def ids_of(report: dict[str, Any], kind: str) -> set[str]:
-    return {item["id"] for item in report["changes"][kind]}
+    return {item["id"] for item in [i for i in report["items"] if i["change"] == kind]}
 
 
 @pytest.fixture
@@ -118,7 +118,9 @@ def test_sync_writes_exactly_the_sections_with_their_rings_and_ids(
     assert {row["trust"] for row in stored.values()} == {"accepted"}
     # Fenced code is not a section, the secret section is refused, the rest is reported.
     assert not any("make deploy" in row["summary"] for row in stored.values())
-    skipped = {item["where"]: item["reason"] for item in report["skipped"]}
+    skipped = {
+        item["where"]: item["reason"] for item in report["items"] if item["change"] == "skipped"
+    }
     assert set(skipped) == {"AGENTS.md#deploy-keys-1", "linked/AGENTS.md", "big/AGENTS.md"}
     assert "secret-like" in skipped["AGENTS.md#deploy-keys-1"]
     assert SECRET not in str(report) and SECRET not in str(stored)
@@ -133,7 +135,10 @@ def test_a_second_sync_changes_nothing(run_cli: CliRunner, tree: Path) -> None:
     audit_before = len(query(tree, "SELECT * FROM audit_log"))
     again = sync(run_cli)
     assert ids_of(again, "unchanged") == set(before)
-    assert all(not again["changes"][kind] for kind in ("create", "update", "retire"))
+    assert all(
+        not [i for i in again["items"] if i["change"] == kind]
+        for kind in ("create", "update", "retire")
+    )
     assert dox_ids(tree, live=False) == before
     assert len(query(tree, "SELECT * FROM audit_log")) == audit_before
 
@@ -143,7 +148,7 @@ def test_a_changed_section_supersedes_its_memory(run_cli: CliRunner, tree: Path)
     old_id = stable_id("dox", "AGENTS.md#build-1")
     (tree / "AGENTS.md").write_text(ROOT_AGENTS.replace("make build", "make all"))
     report = sync(run_cli)
-    (change,) = report["changes"]["update"]
+    (change,) = [i for i in report["items"] if i["change"] == "update"]
     new_id = f"{old_id}_r2"
     assert (change["id"], change["replaces"], change["trust"]) == (new_id, [old_id], "accepted")
     old, new = show(run_cli, old_id), show(run_cli, new_id)
@@ -152,7 +157,7 @@ def test_a_changed_section_supersedes_its_memory(run_cli: CliRunner, tree: Path)
     assert "make all" in new["summary"]
     assert set(dox_ids(tree)) == key_ids(*EXPECTED_KEYS) - {old_id} | {new_id}
     # What was believed before the change is still on record.
-    before = write(run_cli, "list", "--as-of", old["created_at"])["memories"]
+    before = write(run_cli, "list", "--as-of", old["created_at"])["items"]
     assert old_id in {m["id"] for m in before}
     # Changing it back makes a third version, not a clash with the retired first.
     (tree / "AGENTS.md").write_text(ROOT_AGENTS)
@@ -174,7 +179,7 @@ def test_a_removed_section_is_retired_and_audited_not_deleted(
     assert gone not in dox_ids(tree)
     (entry,) = audit_rows(tree, "retire")
     assert entry["target"] == gone and "gone from its source" in entry["detail"]
-    assert gone not in {m["id"] for m in write(run_cli, "list")["memories"]}
+    assert gone not in {m["id"] for m in write(run_cli, "list")["items"]}
 
 
 def test_a_renamed_heading_number_supersedes_rather_than_duplicates(
@@ -189,9 +194,10 @@ def test_a_renamed_heading_number_supersedes_rather_than_duplicates(
     (tree / "docs" / "AGENTS.md").write_text("# Notes\nSecond note.\n")
     report = sync(run_cli)
     assert ids_of(report, "retire") == {second}
-    assert {(c["id"], tuple(c["replaces"])) for c in report["changes"]["update"]} == {
-        (f"{first}_r2", (first,))
-    }
+    assert {
+        (c["id"], tuple(c["replaces"]))
+        for c in [i for i in report["items"] if i["change"] == "update"]
+    } == {(f"{first}_r2", (first,))}
 
 
 def test_rows_the_original_synced_are_superseded_by_file_and_heading(
@@ -212,7 +218,9 @@ def test_rows_the_original_synced_are_superseded_by_file_and_heading(
     (tree / "old.jsonl").write_text(json.dumps(row) + "\n")
     write(run_cli, "import", str(tree / "old.jsonl"))
     report = sync(run_cli)
-    replaced = {c["key"]: c["replaces"] for c in report["changes"]["update"]}
+    replaced = {
+        c["key"]: c["replaces"] for c in [i for i in report["items"] if i["change"] == "update"]
+    }
     assert replaced == {"AGENTS.md#rules-1": [stable_id("dox", original_key)]}
     assert show(run_cli, row["id"])["superseded_by"] == stable_id("dox", "AGENTS.md#rules-1")
     assert set(dox_ids(tree)) == key_ids(*EXPECTED_KEYS)
@@ -236,7 +244,7 @@ def test_an_agents_sync_leaves_heartwood_pending_and_cannot_retire_a_persons_row
     assert report["waiting_for_review"] == 4
     assert {row["origin"] for row in stored.values()} == {"claude-code"}
     # Pending rows stay out of the brief until a person approves them.
-    brief = write(run_cli, "brief")["ids"]
+    brief = write(run_cli, "brief")["items"]
     assert not set(brief) & set(stored)
     # A person's sync of the same files changes nothing: approval is a review decision.
     person = sync(run_cli)
@@ -247,7 +255,9 @@ def test_an_agents_sync_leaves_heartwood_pending_and_cannot_retire_a_persons_row
     # The agent retires the overview it synced itself, but may not retire the
     # rules section only a person can vouch for.
     assert ids_of(agent, "retire") == key_ids("AGENTS.md#overview-1")
-    assert {c["key"] for c in agent["changes"]["held"]} == {"AGENTS.md#rules-1"}
+    assert {c["key"] for c in [i for i in agent["items"] if i["change"] == "held"]} == {
+        "AGENTS.md#rules-1"
+    }
     assert stable_id("dox", "AGENTS.md#rules-1") in dox_ids(tree)
 
 
@@ -267,10 +277,10 @@ def test_forgotten_sections_are_not_synced_back(run_cli: CliRunner, tree: Path) 
     build = stable_id("dox", "AGENTS.md#build-1")
     write(run_cli, "forget", build, "--mode", "delete", "--reason", "we do not want this")
     report = sync(run_cli)
-    (forgotten,) = report["changes"]["forgotten"]
+    (forgotten,) = [i for i in report["items"] if i["change"] == "forgotten"]
     assert forgotten["key"] == "AGENTS.md#build-1" and "forgotten" in forgotten["reason"]
     assert build not in dox_ids(tree, live=False)
-    assert not report["changes"]["create"]
+    assert not [i for i in report["items"] if i["change"] == "create"]
 
 
 def test_a_sync_of_one_folder_or_over_the_cap_retires_no_other_files_rows(
@@ -280,14 +290,14 @@ def test_a_sync_of_one_folder_or_over_the_cap_retires_no_other_files_rows(
     (tree / "AGENTS.md").unlink()  # gone, but outside the folder the next sync reads
     report = sync(run_cli, "--source-root", str(tree / "docs"))
     assert ids_of(report, "unchanged") == key_ids("docs/AGENTS.md#security-1")
-    assert not report["changes"]["retire"]
+    assert not [i for i in report["items"] if i["change"] == "retire"]
     assert set(dox_ids(tree)) == key_ids(*EXPECTED_KEYS)
     (tree / "AGENTS.md").write_text(ROOT_AGENTS)
     # A file that grew past the cap keeps its rows (it could not be read), and says so.
     (tree / "docs" / "AGENTS.md").write_text("# Security\n" + "y" * dox.MAX_BYTES)
     report = sync(run_cli)
-    assert not report["changes"]["retire"]
-    assert "docs/AGENTS.md" in {s["where"] for s in report["skipped"]}
+    assert not [i for i in report["items"] if i["change"] == "retire"]
+    assert "docs/AGENTS.md" in {s["where"] for s in report["items"] if s["change"] == "skipped"}
     assert stable_id("dox", "docs/AGENTS.md#security-1") in dox_ids(tree)
 
 

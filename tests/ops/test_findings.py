@@ -159,7 +159,7 @@ def test_the_cli_reports_findings(run_cli: CliRunner) -> None:
     ]
     data = run_cli("--json", "audit", "--audit-type", "all").json()
     assert data["counts"] == {"low_confidence": 1}
-    assert data["findings"] == [
+    assert data["items"] == [
         {
             "type": "low_confidence",
             "id": low,

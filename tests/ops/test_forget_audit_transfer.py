@@ -48,17 +48,17 @@ def test_forget_removes_text_everywhere_and_keeps_reason(
     remember(run_cli, "An unrelated memory that stays")
     assert WORD in all_text(project_root)
     assert WORD.encode() in db_bytes(project_root)
-    assert run_cli("--json", "recall", WORD).json()["results"][0]["id"] == memory_id
+    assert run_cli("--json", "recall", WORD).json()["items"][0]["id"] == memory_id
     result = run_cli("forget", memory_id, "--mode", mode, "--reason", "user asked to forget it")
     assert result.code == 0, result.err
     assert WORD not in all_text(project_root)
     assert WORD.encode() not in db_bytes(project_root)
     assert "An unrelated memory that stays" in all_text(project_root)
     assert run_cli("recall", WORD).out.strip() == "no memories match"
-    log = run_cli("--json", "audit", "--target", memory_id).json()["entries"]
+    log = run_cli("--json", "audit", "--target", memory_id).json()["items"]
     forget_entry = [e for e in log if e["action"] == "forget"]
     assert len(forget_entry) == 1
-    detail = json.loads(forget_entry[0]["detail"])
+    detail = dict(forget_entry[0]["detail"])  # an object, not JSON text inside JSON
     stones = detail.pop("tombstones")
     # The row's state after: gone, or what the redaction left.
     state = detail.pop("states")[memory_id]
@@ -80,7 +80,7 @@ def test_forget_removes_text_everywhere_and_keeps_reason(
     if mode == "delete":
         assert shown.code != 0
     else:
-        placeholder = shown.json()
+        placeholder = shown.json()["memory"]
         assert placeholder["summary"] == "[REDACTED]" and placeholder["details"] == ""
         assert placeholder["redacted_at"] is not None
 
@@ -110,7 +110,7 @@ def test_forgotten_content_cannot_return(
     path.write_text(line + "\n")
     imported = run_cli("import", str(path))
     assert imported.code != 0 and "line 1" in imported.err
-    live = run_cli("--json", "list").json()["memories"]
+    live = run_cli("--json", "list").json()["items"]
     assert [m["summary"] for m in live] == []
 
 
@@ -130,7 +130,7 @@ def test_audit_log_records_every_mutation_and_verifies(
     b = remember(run_cli, "Second fact about builds", "--supersedes", a)
     run_cli("supersede", b, remember(run_cli, "Third fact about builds"), "--reason", "newer")
     run_cli("forget", b, "--mode", "redact", "--reason", "wrong")
-    entries = run_cli("--json", "audit", "--limit", "100").json()["entries"]
+    entries = run_cli("--json", "audit", "--limit", "100").json()["items"]
     actions = [e["action"] for e in entries]
     assert actions == ["create", "create", "supersede", "create", "supersede", "forget"]
     assert all(e["hash"].startswith("sha256:") for e in entries)
@@ -184,20 +184,23 @@ def test_audit_verify_names_the_tampered_entry_and_the_problem(
         "checked": 4,
         "first_bad": None,
         "problem": None,
-        "problems": [],
         "unanchored": 0,
+        "command": "audit verify",
+        "items": [],
+        "total": 0,
+        "shown": 0,
     }
     _tamper(project_root, sql)
     result = run_cli("--json", "audit", "verify")
     assert result.code == 1
     expected = [problem.format(second=made[1]) for problem in problems]
     report = result.json()
-    assert {key: report[key] for key in ("ok", "checked", "first_bad", "problem", "problems")} == {
+    assert {key: report[key] for key in ("ok", "checked", "first_bad", "problem", "items")} == {
         "ok": False,
         "checked": checked,
         "first_bad": first_bad,
         "problem": expected[0],
-        "problems": expected,
+        "items": expected,
     }
     text = run_cli("audit", "verify")
     assert text.out.splitlines() == [
@@ -229,12 +232,23 @@ def test_export_import_round_trip(run_cli: CliRunner, project_root: Path, tmp_pa
     dump.write_text(everything)
     plan = run_cli("--json", "import", str(dump), "--dry-run", "--root", str(other), root=False)
     assert plan.code == 0 and plan.json()["dry_run"] is True
-    assert run_cli("--json", "list", "--root", str(other), root=False).json()["memories"] == []
+    assert run_cli("--json", "list", "--root", str(other), root=False).json()["items"] == []
     done = run_cli("--json", "import", str(dump), "--root", str(other), root=False).json()
-    assert set(done["created"]) == {kept, new, old, sensitive}
+    assert set([i["id"] for i in done["items"] if i["result"] == "imported"]) == {
+        kept,
+        new,
+        old,
+        sensitive,
+    }
     again = run_cli("--json", "import", str(dump), "--root", str(other), root=False).json()
-    assert again["created"] == [] and set(again["unchanged"]) == {kept, new, old, sensitive}
-    live = run_cli("--json", "list", "--root", str(other), root=False).json()["memories"]
+    assert again["imported"] == 0 and again["unchanged"] == 4
+    assert {i["id"] for i in again["items"] if i["result"] == "unchanged"} == {
+        kept,
+        new,
+        old,
+        sensitive,
+    }
+    live = run_cli("--json", "list", "--root", str(other), root=False).json()["items"]
     assert {m["id"] for m in live} == {kept, new}
     blocked = run_cli("remember", "A note to forget", "--root", str(other), root=False)
     assert blocked.code != 0 and "forgotten" in blocked.err
@@ -243,9 +257,9 @@ def test_export_import_round_trip(run_cli: CliRunner, project_root: Path, tmp_pa
 def test_import_of_original_rows(run_cli: CliRunner, project_id: str) -> None:
     result = run_cli("--json", "import", str(ORIGINAL_EXPORT))
     assert result.code == 0, result.err
-    assert len(result.json()["created"]) == 6
+    assert result.json()["imported"] == 6
     memories = {
-        m["id"]: m for m in run_cli("--json", "list", "--include-unreviewed").json()["memories"]
+        m["id"]: m for m in run_cli("--json", "list", "--include-unreviewed").json()["items"]
     }
     # Superseded and expired rows stay out of every default read.
     assert "mem_20260901_100100_0123456789ab" not in memories
@@ -257,9 +271,9 @@ def test_import_of_original_rows(run_cli: CliRunner, project_id: str) -> None:
         "mem_20260901_100400_33dd44ee55ff",
     }
     assert all(m["project"] == project_id for m in memories.values())
-    old = run_cli("--json", "show", "mem_20260901_100100_0123456789ab").json()
+    old = run_cli("--json", "show", "mem_20260901_100100_0123456789ab").json()["memory"]
     assert old["superseded_by"] == "mem_20260902_090000_ba9876543210"
-    expired = run_cli("--json", "show", "mem_20260901_100200_fedcba987654").json()
+    expired = run_cli("--json", "show", "mem_20260901_100200_fedcba987654").json()["memory"]
     assert expired["expires_at"] == "2026-09-05T00:00:00.000000Z"
     worker = memories["mem_20260901_100400_33dd44ee55ff"]
     assert (worker["agent_profile"], worker["operation_id"]) == (
@@ -289,4 +303,4 @@ def test_import_reports_bad_line_and_writes_nothing(
     assert result.code != 0
     assert "line 3" in result.err and message in result.err
     assert result.err.count("\n") == 1
-    assert run_cli("--json", "list").json()["memories"] == []
+    assert run_cli("--json", "list").json()["items"] == []

@@ -75,7 +75,7 @@ def install_codex(home: Path, *, trusted: tuple[str, ...] = ()) -> Path:
 
 
 def by_id(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {h["id"]: h for h in data["harnesses"]}
+    return {h["id"]: h for h in data["items"]}
 
 
 def status(run_cli: CliRunner, env: dict[str, str]) -> dict[str, dict[str, Any]]:
@@ -92,7 +92,7 @@ def test_scan_reports_markers_and_where_they_came_from(
     (project_root / "revolve").mkdir()
     (home / ".codex").mkdir()
     (home / ".goose").mkdir()
-    found = run_cli("--json", "integrations", "scan", environ=env).json()["integrations"]
+    found = run_cli("--json", "integrations", "scan", environ=env).json()["items"]
     markers = {d["id"]: {(m["origin"], Path(m["path"]).name) for m in d["markers"]} for d in found}
     assert markers == {
         "dox": {("project", "AGENTS.md")},
@@ -215,7 +215,7 @@ def test_certify_runs_the_hooks_and_writes_its_report(
     assert result.code == 0, result.out + result.err
     data = result.json()
     assert data["passed"] is True
-    for harness in data["harnesses"]:
+    for harness in data["items"]:
         assert harness["round_trip_plugin"].startswith(str(home))  # the installed copy ran
         assert [c["ok"] for c in harness["checks"]] == [True] * 5, harness["checks"]
     report = json.loads((out / "integrations" / "certification.json").read_text())

@@ -62,9 +62,13 @@ def test_report_only_by_default(run_cli: CliRunner, store: Store, aged: dict[str
     result = run_cli("--json", "maintain")
     assert result.code == 0, result.err
     data = result.json()
-    assert set(data["expired_deletable"]) == {aged[k] for k in REMOVABLE}
-    assert {e["id"] for e in data["expired_protected"]} == {aged[k] for k in PROTECTED}
-    assert data["deleted"] == [] and data["redacted"] == [] and data["vacuumed"] is False
+    assert {i["id"] for i in data["items"] if i["kind"] == "expired_removable"} == {
+        aged[k] for k in REMOVABLE
+    }
+    assert {i["id"] for i in data["items"] if i["kind"] == "expired_protected"} == {
+        aged[k] for k in PROTECTED
+    }
+    assert data["deleted"] == 0 and data["redacted"] == 0 and data["vacuumed"] is False
     assert counts(store.root) == before
     text = run_cli("maintain").out
     assert "3 removable (--apply-expired deletes them)" in text
@@ -76,7 +80,9 @@ def test_apply_expired_deletes_only_temporary_rows(
     proc = cli(store.root, "--json", "maintain", "--apply-expired")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert set(data["deleted"]) == {aged[k] for k in REMOVABLE}
+    assert {i["id"] for i in data["items"] if i["kind"] == "expired_removable" and i["done"]} == {
+        aged[k] for k in REMOVABLE
+    }
     with closing(raw(store.root)) as conn:
         left = {r[0] for r in conn.execute("SELECT id FROM memories")}
         assert left == {aged[k] for k in (*PROTECTED, "later", "forever")}
@@ -96,7 +102,7 @@ def test_apply_expired_deletes_only_temporary_rows(
     with pytest.raises(Conflict, match="forgotten on"):
         put(store, project_id, "Scratch zebraword")
     again = cli(store.root, "--json", "maintain", "--apply-expired")
-    assert json.loads(again.stdout)["deleted"] == []
+    assert json.loads(again.stdout)["deleted"] == 0
 
 
 def test_secret_sweep_redacts_what_a_newer_rule_catches(
@@ -122,7 +128,10 @@ def test_secret_sweep_redacts_what_a_newer_rule_catches(
     proc = cli(store.root, "--json", "maintain", "--apply-secret-sweep")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert set(data["redacted"]) == {leaked, in_details}
+    assert {i["id"] for i in data["items"] if i["kind"] == "secret" and i["done"]} == {
+        leaked,
+        in_details,
+    }
     assert TOKEN.encode() not in proc.stdout
     with closing(raw(store.root)) as conn:
         rows = {r["id"]: r for r in conn.execute("SELECT * FROM memories")}
@@ -160,7 +169,7 @@ def test_vacuum_compacts_and_keeps_the_store_whole(store: Store, project_id: str
     proc = cli(store.root, "--json", "maintain", "--apply-expired", "--vacuum")
     data = json.loads(proc.stdout)
     assert proc.returncode == 0 and data["vacuumed"] is True
-    assert len(data["deleted"]) == 60
+    assert data["deleted"] == 60
     assert data["bytes_after"] < data["bytes_before"]
     with closing(raw(store.root)) as conn:
         assert [r[0] for r in conn.execute("SELECT id FROM memories")] == [keep]

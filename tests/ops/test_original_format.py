@@ -32,8 +32,8 @@ def own_export(run: CliRunner) -> list[dict[str, Any]]:
 
 def test_the_originals_enveloped_export_imports(run_cli: CliRunner, project_id: str) -> None:
     done = write(run_cli, "import", str(ENVELOPED))
-    assert len(done["created"]) == 7 and done["tombstones"] == 0
-    live = {m["id"] for m in write(run_cli, "list", "--include-unreviewed")["memories"]}
+    assert done["imported"] == 7 and done["tombstones"] == 0
+    live = {m["id"] for m in write(run_cli, "list", "--include-unreviewed")["items"]}
     assert live == {
         "mem_20260901_100000_a1b2c3d4e5f6",
         "mem_20260902_090000_ba9876543210",
@@ -51,7 +51,7 @@ def test_the_originals_enveloped_export_imports(run_cli: CliRunner, project_id: 
     assert legacy["project"] == project_id
     # Importing it again is a no-op, legacy identity included.
     again = write(run_cli, "import", str(ENVELOPED))
-    assert again["created"] == [] and len(again["unchanged"]) == 7
+    assert again["imported"] == 0 and again["unchanged"] == 7
 
 
 def test_an_unknown_export_schema_version_is_refused(run_cli: CliRunner, tmp_path: Path) -> None:
@@ -60,7 +60,7 @@ def test_an_unknown_export_schema_version_is_refused(run_cli: CliRunner, tmp_pat
     bad.write_text(text)
     result = run_cli("import", str(bad))
     assert result.code == 2 and "line 1" in result.err and "schema version 2" in result.err
-    assert write(run_cli, "list", "--include-unreviewed")["memories"] == []
+    assert write(run_cli, "list", "--include-unreviewed")["items"] == []
 
 
 @pytest.fixture
@@ -141,19 +141,19 @@ def test_replace_existing_is_a_persons_audited_decision(
     denied = run_cli("import", str(path), "--replace-existing", environ=CLAUDE)
     assert denied.code != 0 and "import.replace" in denied.err
     planned = write(run_cli, "import", str(path), "--replace-existing", "--dry-run")
-    assert planned["replaced"] == [memory_id]
+    assert planned["replaced"] == 1
     assert show(run_cli, memory_id)["summary"] == "Cache lives in Redis zebracorn"
 
     done = write(run_cli, "import", str(path), "--replace-existing")
-    assert done["replaced"] == [memory_id] and done["created"] == [memory_id]
+    assert done["replaced"] == 1 and done["items"] == [{"id": memory_id, "result": "imported"}]
     assert show(run_cli, memory_id)["summary"] == "Cache lives in SQLite"
     (entry,) = audit_rows(project_root, "replace")
     detail = json.loads(entry["detail"])
     assert entry["target"] == memory_id and entry["actor"] == "person"
     assert detail["old_content_hash"] != detail["new_content_hash"]
     # The old words are gone from the index; the replacement is found.
-    assert write(run_cli, "recall", "zebracorn")["results"] == []
-    assert [r["id"] for r in write(run_cli, "recall", "SQLite")["results"]] == [memory_id]
+    assert write(run_cli, "recall", "zebracorn")["items"] == []
+    assert [r["id"] for r in write(run_cli, "recall", "SQLite")["items"]] == [memory_id]
     fts = query(project_root, "SELECT count(*) FROM memory_fts")[0][0]
     assert fts == query(project_root, "SELECT count(*) FROM memories")[0][0]
 

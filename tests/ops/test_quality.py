@@ -225,4 +225,4 @@ def test_cli_quality_exits_1_on_a_failure(run_cli: CliRunner, tmp_path: Path) ->
     broken = _write(tmp_path, {"name": "x"}, "broken.json")
     result = run_cli("quality", str(broken), "--json", root=False)
     assert result.code == 1
-    assert "category" in result.json()["scenarios"][0]["error"]
+    assert "category" in result.json()["items"][0]["error"]

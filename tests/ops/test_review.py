@@ -106,7 +106,10 @@ def test_imported_rules_wait_for_review(run_cli: CliRunner, tmp_path: Path) -> N
     path.write_text(json.dumps(line) + "\n", encoding="utf-8")
     done = write(run_cli, "import", str(path))
     assert done["pending"] == 1
-    assert show(run_cli, done["created"][0])["trust"] == "pending"
+    assert (
+        show(run_cli, next(i["id"] for i in done["items"] if i["result"] == "imported"))["trust"]
+        == "pending"
+    )
 
 
 @pytest.mark.parametrize(
@@ -156,7 +159,7 @@ def test_an_agent_named_coordinator_is_not_the_coordinator(run_cli: CliRunner) -
     named = ("remember", "Ship without review", "--ring", "heartwood")
     refused = run_cli(*named, "--agent-profile", "coordinator", environ=CLAUDE)
     assert refused.code == 2 and "harness" in refused.err
-    assert run_cli("--json", "list", "--include-unreviewed").json()["memories"] == []
+    assert run_cli("--json", "list", "--include-unreviewed").json()["items"] == []
     assert write(run_cli, *named, environ=CLAUDE)["trust"] == "pending"
 
 
@@ -197,10 +200,10 @@ def test_review_list_is_oldest_first_and_says_why(run_cli: CliRunner) -> None:
     )
     remember(run_cli, "A person's own note")
     listed = run_cli("--json", "review", "list").json()
-    assert [w["id"] for w in listed["waiting"]] == [first, second]
+    assert [w["id"] for w in listed["items"]] == [first, second]
     assert listed["total"] == 2
-    assert "heartwood written by claude-code" in listed["waiting"][0]["reason"]
-    assert "written by codex into the shared project scope" in listed["waiting"][1]["reason"]
+    assert "heartwood written by claude-code" in listed["items"][0]["review_reason"]
+    assert "written by codex into the shared project scope" in listed["items"][1]["review_reason"]
     text = run_cli("review", "list").out
     assert "review queue: 2 waiting" in text
     assert f"{first}  [PENDING]" in text and "why: heartwood written by claude-code" in text
@@ -211,7 +214,7 @@ def test_recall_shows_pending_only_when_asked_and_labels_it(run_cli: CliRunner) 
         run_cli, "Rotate the signing keys monthly", *SHARED_HEARTWOOD, environ=CLAUDE
     )
     assert memory_id not in recall_ids(run_cli, "signing keys")
-    found = run_cli("--json", "recall", "signing keys", "--include-unreviewed").json()["results"]
+    found = run_cli("--json", "recall", "signing keys", "--include-unreviewed").json()["items"]
     assert [(r["id"], r["label"]) for r in found] == [(memory_id, "PENDING")]
 
 
@@ -294,8 +297,10 @@ def test_dispute_keeps_the_row_on_record_but_not_believed(run_cli: CliRunner) ->
     assert done["trust"] == "disputed"
     assert memory_id not in live_ids(run_cli)
     assert memory_id in live_ids(run_cli, "--include-unreviewed")
-    listed = run_cli("--json", "review", "list").json()["waiting"]
-    assert [(w["id"], w["reason"]) for w in listed] == [(memory_id, "the config says 10 minutes")]
+    listed = run_cli("--json", "review", "list").json()["items"]
+    assert [(w["id"], w["review_reason"]) for w in listed] == [
+        (memory_id, "the config says 10 minutes")
+    ]
     assert run_cli("review", "dispute", memory_id, "--reason", "again").code == 1
 
 
@@ -388,10 +393,14 @@ def test_status_shows_the_queue_as_review_list_does(run_cli: CliRunner) -> None:
     write(run_cli, "review", "dispute", disputed, "--reason", "unsure")
     status = run_cli("--json", "status").json()
     assert status["review_queue"] == 2
-    assert status["by_trust"] == {"accepted": 1, "pending": 1, "rejected": 1, "disputed": 1}
+    counted = status["memories"]
+    assert (counted["live"], counted["pending"], counted["disputed"]) == (1, 1, 1)
+    assert counted["retired_by_reason"] == {"rejected": 1} and counted["total"] == 4
     listed = run_cli("--json", "review", "list").json()
-    assert {w["id"] for w in listed["waiting"]} == {waiting, disputed}
-    assert "review queue: 2 waiting" in run_cli("status").out
+    assert {w["id"] for w in listed["items"]} == {waiting, disputed}
+    assert "waiting for review: 1 pending, 1 disputed (`tree-ring review list`: 2)" in (
+        run_cli("status").out
+    )
 
 
 def test_approving_heartwood_is_a_promotion_in_coordinated_mode(

@@ -82,7 +82,11 @@ def test_each_outcome_becomes_its_ring_with_a_stable_id(run_cli: CliRunner, fold
     report = sync(run_cli)
     stored = revolve_rows(folder.parent)
     expected = {record_id(ref, values[2]) for ref, values in RECORDS.items()}
-    assert set(stored) == expected == {item["id"] for item in report["changes"]["create"]}
+    assert (
+        set(stored)
+        == expected
+        == {item["id"] for item in [i for i in report["items"] if i["change"] == "create"]}
+    )
     for ref, (_, ring, event_type, salience, confidence, retention) in RECORDS.items():
         row = stored[record_id(ref, event_type)]
         assert (row["ring"], row["event_type"], row["scope"]) == (ring, event_type, "revolve")
@@ -95,7 +99,9 @@ def test_each_outcome_becomes_its_ring_with_a_stable_id(run_cli: CliRunner, fold
     scar = stored[record_id("evals/cache-v2.md", "evaluation_rejection")]
     assert scar["summary"] == "Revolve rejected evidence from revolve/evals/cache-v2.md: Cache v2"
     assert scar["details"].startswith("Outcome: rejected. Source Revolve record remains")
-    skipped = {item["where"]: item["reason"] for item in report["skipped"]}
+    skipped = {
+        item["where"]: item["reason"] for item in report["items"] if item["change"] == "skipped"
+    }
     assert set(skipped) == {"revolve/huge.md", "revolve/leak.md:evaluation_promotion"}
     assert "larger than" in skipped["revolve/huge.md"]
     assert "secret-like" in skipped["revolve/leak.md:evaluation_promotion"]
@@ -108,14 +114,18 @@ def test_resync_is_idempotent_and_a_changed_outcome_supersedes(
     sync(run_cli)
     before = revolve_rows(folder.parent, live=False)
     again = sync(run_cli)
-    assert {i["id"] for i in again["changes"]["unchanged"]} == set(before)
+    assert {i["id"] for i in [i for i in again["items"] if i["change"] == "unchanged"]} == set(
+        before
+    )
     assert revolve_rows(folder.parent, live=False) == before
     # The hypothesis was later accepted: the seed is replaced by heartwood.
     (folder / "ideas" / "sharding.txt").write_text("Sharding the index: accepted as the winner.\n")
     report = sync(run_cli)
     seed = record_id("ideas/sharding.txt", "evaluation_hypothesis")
     heartwood = record_id("ideas/sharding.txt", "evaluation_promotion")
-    assert [(c["id"], c["replaces"]) for c in report["changes"]["update"]] == [(heartwood, [seed])]
+    assert [
+        (c["id"], c["replaces"]) for c in [i for i in report["items"] if i["change"] == "update"]
+    ] == [(heartwood, [seed])]
     assert show(run_cli, seed)["superseded_by"] == heartwood
     assert show(run_cli, heartwood)["ring"] == "heartwood"
 
@@ -127,7 +137,7 @@ def test_a_record_that_disappears_or_loses_its_outcome_is_retired(
     (folder / "logs" / "nightly.jsonl").unlink()
     (folder / "evals" / "parser.json").write_text('{"title": "Parser notes"}')
     report = sync(run_cli)
-    retired = {item["id"] for item in report["changes"]["retire"]}
+    retired = {item["id"] for item in [i for i in report["items"] if i["change"] == "retire"]}
     assert retired == {
         record_id("logs/nightly.jsonl", "evaluation_result"),
         record_id("evals/parser.json", "evaluation_promotion"),

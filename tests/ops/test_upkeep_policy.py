@@ -46,7 +46,7 @@ def test_maintain_apply_needs_the_capability(run_cli: CliRunner, project_root: P
     allowed = run_cli("maintain", "--apply-expired", environ={"TREE_RING_COORDINATOR_TOKEN": token})
     assert allowed.code == 0, allowed.err
     assert count(project_root) == 0
-    decisions = run_cli("--json", "policy", "audit").json()["entries"]
+    decisions = run_cli("--json", "policy", "audit").json()["items"]
     maintain = [(d["action"], d["decision"]) for d in decisions if d["action"] == "maintain.apply"]
     assert maintain == [("maintain.apply", "deny"), ("maintain.apply", "allow")]
 

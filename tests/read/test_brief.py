@@ -106,18 +106,53 @@ def test_receipt_has_count_and_digest_but_no_text(
     run_cli: CliRunner, project_root: Path, store: Store, identity: Identity
 ) -> None:
     pipeline.store_memory(store, make_memory(identity.project, "Receipts never hold text"), PERSON)
-    result = run_cli("--json", "brief", "--harness", "claude-code")
-    assert result.code == 0, result.err
-    shown = result.json()
+    shown = brief.build_brief(store, identity)
+    receipts.write_receipt(project_root, harness="claude-code", event="SessionStart", brief=shown)
     receipt_path = project_root / ".tree-ring" / "receipts" / "claude-code.json"
     raw = receipt_path.read_text()
     receipt = json.loads(raw)
     assert receipt["last_brief"]["count"] == 1
-    assert receipt["last_brief"]["ids_digest"] == receipts.ids_digest(tuple(shown["ids"]))
+    assert receipt["last_brief"]["ids_digest"] == receipts.ids_digest(shown.ids)
+    assert receipt["last_brief"]["bytes"] == len(shown.text.encode("utf-8"))
     assert "Receipts never hold text" not in raw
-    assert shown["ids"][0] not in raw
+    assert shown.ids[0] not in raw
     status = run_cli("--json", "status").json()
     assert status["hooks"]["claude-code"]["last_brief"]["count"] == 1
+
+
+def test_a_brief_asked_for_by_hand_writes_no_receipt(
+    run_cli: CliRunner, project_root: Path, store: Store, identity: Identity
+) -> None:
+    pipeline.store_memory(store, make_memory(identity.project, "Asked for by hand"), PERSON)
+    result = run_cli("--json", "brief")
+    assert result.code == 0, result.err
+    assert result.json()["bytes"] == len(result.json()["text"].encode("utf-8"))
+    assert not (project_root / ".tree-ring" / "receipts").exists()
+    assert run_cli("--json", "status").json()["hooks"] == {}
+    assert "hooks: none has fired in this project yet" in run_cli("status").out
+
+
+def test_a_subagents_brief_does_not_pass_for_the_sessions(
+    run_cli: CliRunner, project_root: Path, store: Store, identity: Identity
+) -> None:
+    pipeline.store_memory(store, make_memory(identity.project, "The session sees this"), PERSON)
+    session = brief.build_brief(store, identity)
+    receipts.write_receipt(project_root, harness="claude-code", event="SessionStart", brief=session)
+    empty = brief.Brief(text="", ids=(), project=identity.project)
+    receipts.write_receipt(project_root, harness="claude-code", event="SubagentStart", brief=empty)
+    receipts.write_receipt(project_root, harness="claude-code", event="SubagentStart", brief=empty)
+    hook = run_cli("--json", "status").json()["hooks"]["claude-code"]
+    assert hook["last_brief"]["count"] == 1 and hook["last_brief"]["event"] == "SessionStart"
+    size = len(session.text.encode("utf-8"))
+    assert (hook["last_brief"]["bytes"], hook["last_brief"]["tokens"]) == (size, round(size / 4))
+    assert hook["last_subagent_brief"]["count"] == 0
+    assert {event: seen["fired"] for event, seen in hook["events"].items()} == {
+        "SessionStart": 1,
+        "SubagentStart": 2,
+    }
+    text = run_cli("status").out
+    assert "  last brief (session start): " in text and "(1 memories, " in text
+    assert "  last subagent brief: " in text and "(0 memories, 0 bytes, ~0 tokens)" in text
 
 
 def test_brief_walks_its_index_instead_of_sorting(store: Store, identity: Identity) -> None:
@@ -140,4 +175,4 @@ def test_brief_for_another_time_works(run_cli: CliRunner, flags: tuple[str, str]
     result = run_cli("--json", "brief", *flags)
     assert result.code == 0, result.err
     expected = 0 if flags[0] == "--as-of" else 1
-    assert len(result.json()["ids"]) == expected
+    assert len(result.json()["items"]) == expected

@@ -34,7 +34,7 @@ def test_each_origin_is_labelled_and_no_agent_row_is_manual(
     path.write_text(json.dumps({"summary": "Imported harbour fact", "event_type": "note"}) + "\n")
     assert run_cli("import", str(path)).code == 0
     [imported] = [
-        m["id"] for m in run_cli("--json", "list").json()["memories"] if "Imported" in m["summary"]
+        m["id"] for m in run_cli("--json", "list").json()["items"] if "Imported" in m["summary"]
     ]
     synced = {
         kind: make_memory(project_id, f"A rule from {kind}", source_type=kind)

@@ -139,7 +139,7 @@ def test_limit_is_respected(store: Store, identity: Identity) -> None:
 def test_json_explains_each_score(run_cli: CliRunner) -> None:
     run_cli("remember", "Cache invalidation uses generation counters", "--salience", "0.9")
     out = run_cli("--json", "recall", "cache invalidation").json()
-    (result,) = out["results"]
+    (result,) = out["items"]
     parts = result["score_parts"]
     assert set(parts) == {*ranking.WEIGHTS, "ring_boost"}
     assert result["score"] == pytest.approx(sum(parts.values()), abs=1e-5)

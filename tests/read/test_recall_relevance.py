@@ -18,7 +18,7 @@ SUMMARIES = [
 def test_the_best_match_takes_the_whole_relevance_weight(run_cli: CliRunner) -> None:
     for summary in SUMMARIES:
         assert run_cli("remember", summary).code == 0
-    results = run_cli("--json", "recall", "deploy cache").json()["results"]
+    results = run_cli("--json", "recall", "deploy cache").json()["items"]
     parts = [result["score_parts"]["relevance"] for result in results]
     assert len(parts) == len(SUMMARIES)
     weight = ranking.WEIGHTS["relevance"]

@@ -239,7 +239,7 @@ def test_recall_never_surfaces_a_sqlite_error(
 def test_recall_cli_takes_hostile_queries(query: str, seeded_store: Store) -> None:
     proc = cli(seeded_store.root, "--json", "recall", query)
     assert proc.returncode == 0, proc.stderr
-    assert isinstance(json.loads(proc.stdout)["results"], list)
+    assert isinstance(json.loads(proc.stdout)["items"], list)
 
 
 def test_recall_cli_refuses_bytes_that_are_not_utf8(seeded_store: Store) -> None:

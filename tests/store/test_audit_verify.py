@@ -70,7 +70,7 @@ def busy(run_cli: CliRunner, project_root: Path, tmp_path: Path) -> dict[str, st
 
 def test_every_path_keeps_the_audit_whole(run_cli: CliRunner, busy: dict[str, str]) -> None:
     data = verify(run_cli)
-    assert data["ok"] is True and data["problems"] == []
+    assert data["ok"] is True and data["items"] == []
     assert data["unanchored"] == 0
 
 
@@ -109,11 +109,11 @@ def test_a_change_beside_the_chain_is_reported(
     tamper(project_root, sql.format(**names))
     data = verify(run_cli)
     assert data["ok"] is False
-    problems = data["problems"]
+    problems = data["items"]
     assert isinstance(problems, list)
     assert any(expected.format(**names) in str(p) for p in problems), problems
     report = run_cli("--json", "doctor").json()
-    audit_check = next(c for c in report["checks"] if c["name"] == "audit")
+    audit_check = next(c for c in report["items"] if c["name"] == "audit")
     assert not audit_check["ok"] and expected.format(**names) in audit_check["detail"]
 
 

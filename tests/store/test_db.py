@@ -33,7 +33,7 @@ def test_init_creates_layout_and_reports_it(tmp_path: Path, run_cli: CliRunner) 
         ".tree-ring/CLI.md",
         ".tree-ring/memory.sqlite",
     }
-    assert set(report["created"]) == expected
+    assert set(report["written"]) == expected
     assert report["kept"] == []
     for name in ("project.json", ".gitignore", "AGENTS.md", "SKILL.md", "CLI.md", "memory.sqlite"):
         assert (folder / name).is_file()
@@ -51,7 +51,7 @@ def test_init_never_overwrites(tmp_path: Path, run_cli: CliRunner) -> None:
     assert (root / ".tree-ring" / "AGENTS.md").read_text() == "my own notes\n"
     project_id = first["project"]
     second = run_cli("--json", "init", "--root", str(root), root=False).json()
-    assert second["created"] == []
+    assert second["written"] == []
     assert second["project"] == project_id
 
 

@@ -83,7 +83,7 @@ def via_list(store: Store, ident: Identity, run_cli: CliRunner, view: View) -> s
     flags = ["--include-unreviewed"] if view.include_unreviewed else []
     flags += ["--include-sensitive"] if view.include_sensitive else []
     out = run_cli("--json", "list", *flags).json()
-    return {m["id"] for m in out["memories"]}
+    return {m["id"] for m in out["items"]}
 
 
 def via_export(store: Store, ident: Identity, _: CliRunner, view: View) -> set[str]:
@@ -143,7 +143,7 @@ def test_unreviewed_rows_are_labelled_in_recall(
 ) -> None:
     made = kinds(project_id)
     insert(store, [made["pending"], made["disputed"], made["live"]])
-    out = run_cli("--json", "recall", "alpha", "--include-unreviewed").json()["results"]
+    out = run_cli("--json", "recall", "alpha", "--include-unreviewed").json()["items"]
     labels = {r["id"]: r["label"] for r in out}
     assert labels == {
         made["pending"].id: "PENDING",
@@ -237,7 +237,7 @@ def test_cli_and_library_agree_on_live(run_cli: CliRunner, store: Store, project
         "--session-id",
         "s1",
     ).json()
-    assert {r["id"] for r in out["results"]} == {made[k].id for k in PERSONAL}
+    assert {r["id"] for r in out["items"]} == {made[k].id for k in PERSONAL}
     exported = {json.loads(x).get("id") for x in run_cli("export").out.splitlines()}
     assert exported == {made[k].id for k in PROJECT_WIDE}
 

@@ -106,7 +106,7 @@ def test_the_cli_agrees(run_cli: CliRunner, retired: dict[str, str]) -> None:
     def listed(as_of: str) -> set[str]:
         result = run_cli("--json", "list", "--as-of", as_of)
         assert result.code == 0, result.err
-        return {m["id"] for m in result.json()["memories"]}
+        return {m["id"] for m in result.json()["items"]}
 
     everything = {retired[n] for n in ("updated_after", "updated_before", "superseded", "current")}
     assert listed(BETWEEN_UPDATE_AND_RETIRED) == everything

@@ -84,10 +84,10 @@ def test_reads_work_and_writes_fail_with_one_line(
     cli = (str(LAUNCHER), "--root", str(root))
     listed = run(*cli, "--json", "list", env=env)
     assert listed.returncode == 0, listed.stderr
-    assert {m["id"] for m in json.loads(listed.stdout)["memories"]} == ids
+    assert {m["id"] for m in json.loads(listed.stdout)["items"]} == ids
     recalled = run(*cli, "--json", "recall", "cache", env=env)
     assert recalled.returncode == 0, recalled.stderr
-    assert {hit["id"] for hit in json.loads(recalled.stdout)["results"]} == ids
+    assert {hit["id"] for hit in json.loads(recalled.stdout)["items"]} == ids
     for verb in (("brief",), ("export",), ("status",), ("doctor",), ("audit", "verify")):
         result = run(*cli, *verb, env=env)
         assert result.returncode == 0 and result.stderr == "", (verb, result.stderr, result.stdout)

@@ -46,7 +46,7 @@ def seeded(run_cli: CliRunner) -> list[str]:
 def listed_ids(run_cli: CliRunner) -> set[str]:
     result = run_cli("--json", "list")
     assert result.code == 0 and result.err == "", result.err
-    return {memory["id"] for memory in result.json()["memories"]}
+    return {memory["id"] for memory in result.json()["items"]}
 
 
 def test_reads_skip_the_row_and_keep_the_rest(
@@ -57,7 +57,7 @@ def test_reads_skip_the_row_and_keep_the_rest(
     assert listed_ids(run_cli) == set(seeded) - {bad}
     recalled = run_cli("--json", "recall", "toolchain pinned")
     assert recalled.code == 0, recalled.err
-    assert {hit["id"] for hit in recalled.json()["results"]} == set(seeded) - {bad}
+    assert {hit["id"] for hit in recalled.json()["items"]} == set(seeded) - {bad}
     brief = run_cli("brief")
     assert brief.code == 0 and brief.err == "" and "Seed fact 0" in brief.out
     exported = run_cli("export")
@@ -89,7 +89,7 @@ def test_doctor_names_the_row_with_a_fix(
     poison(project_root, seeded[4], "details")
     result = run_cli("--json", "doctor")
     assert result.code == 1
-    [text] = [c for c in result.json()["checks"] if c["name"] == "text"]
+    [text] = [c for c in result.json()["items"] if c["name"] == "text"]
     assert not text["ok"]
     assert f"memories {seeded[4]}" in text["detail"] and "restore a backup" in text["detail"]
     assert "\n" not in text["detail"]

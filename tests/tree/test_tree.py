@@ -380,7 +380,7 @@ def test_tree_status_shows_levels_counts_fill_and_root(
         remember(store, project_id, sentence(i))
     result = run_cli("tree", "status", "--json")
     assert result.code == 0, result.err
-    [tree] = result.json()["trees"]
+    [tree] = result.json()["items"]
     assert tree["kind"] == "source" and tree["scope"] == project_id
     assert (tree["leaves"], tree["waiting_leaves"]) == (5, 1)
     level0, level1 = tree["levels"]
@@ -407,11 +407,11 @@ def test_tree_show_expands_the_root_and_a_node(
     ids = [remember(store, project_id, sentence(i)) for i in range(4)]
     shown = run_cli("tree", "show", "--json").json()
     assert shown["node"]["level"] == 2 and shown["node"]["leaf_count"] == 4
-    assert [c["kind"] for c in shown["children"]] == ["node", "node"]
-    first = shown["children"][0]["id"]
+    assert [c["kind"] for c in shown["items"]] == ["node", "node"]
+    first = shown["items"][0]["id"]
     expanded = run_cli("tree", "show", first, "--json").json()
-    assert [c["id"] for c in expanded["children"]] == ids[:2]
-    assert [c["text"] for c in expanded["children"]] == [sentence(0), sentence(1)]
+    assert [c["id"] for c in expanded["items"]] == ids[:2]
+    assert [c["text"] for c in expanded["items"]] == [sentence(0), sentence(1)]
     text = run_cli("tree", "show", first)
     assert text.code == 0 and sentence(1) in text.out
     missing = run_cli("tree", "show", "node_9_nothere")
@@ -426,7 +426,7 @@ def test_tree_show_marks_children_that_are_no_longer_live(
     newer = remember(store, project_id, sentence(7))
     correct.supersede(store, ids[0], newer, reason="replaced", actor=PERSON)
     [node] = node_rows(store)
-    children = run_cli("tree", "show", node.id, "--json").json()["children"]
+    children = run_cli("tree", "show", node.id, "--json").json()["items"]
     assert [(c["id"], c["live"]) for c in children] == [(ids[0], False), (ids[1], True)]
 
 
@@ -444,7 +444,7 @@ def test_tree_rebuild_cli(store: Store, project_id: str, run_cli: CliRunner) -> 
         remember(store, project_id, sentence(i))
     result = run_cli("tree", "rebuild", "--json")
     assert result.code == 0, result.err
-    assert result.json()["memories"] == 4 and per_level(store) == {1: 2}
+    assert result.json()["rebuilt_from"] == 4 and per_level(store) == {1: 2}
 
 
 def test_recall_tree_answers_from_summary_nodes(
@@ -456,7 +456,7 @@ def test_recall_tree_answers_from_summary_nodes(
     target = word(2)  # in memory 2 only: under the second L1, its L2 root
     result = run_cli("recall", "--tree", f"where is {target}?", "--json")
     assert result.code == 0, result.err
-    found = result.json()["results"]
+    found = result.json()["items"]
     assert [(r["level"], r["memories"]) for r in found] == [(1, 2), (2, 4)]  # specific first
     snippet = found[0]["snippet"].casefold()
     assert target in snippet and word(0) not in snippet
@@ -612,7 +612,7 @@ def test_a_history_line_alone_still_renders(store: Store, identity: Identity) ->
 
 
 def test_tree_config_shows_and_changes_the_budgets(store: Store, run_cli: CliRunner) -> None:
-    shown = run_cli("tree", "config", "--json").json()
+    shown = run_cli("tree", "config", "--json").json()["config"]
     assert shown["input_token_budget"] == 50_000 and shown["deferred"] is False
     changed = run_cli(
         "tree", "config", "--set", "input_token_budget=2000", "--set", "deferred=true", "--json"

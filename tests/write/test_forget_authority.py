@@ -30,9 +30,11 @@ def test_an_agent_cannot_forget_a_persons_memory_it_asks_instead(
     assert mine in ids(project_root)
     assert query(project_root, "SELECT count(*) FROM content_tombstones")[0][0] == 0
     listed = run_cli("--json", "review", "list").json()
-    assert [(r["id"], r["memory_id"], r["mode"]) for r in listed["requests"]] == [
-        (asked["request"], mine, "redact")
-    ]
+    assert [
+        (r["id"], r["memory_id"], r["mode"])
+        for r in listed["items"]
+        if r["kind"] == "forget_request"
+    ] == [(asked["request"], mine, "redact")]
     # Asking again returns the same request.
     again = write(run_cli, "forget", mine, "--mode", "redact", "--reason", "x", environ=CLAUDE)
     assert again["request"] == asked["request"]
@@ -129,7 +131,7 @@ def test_a_person_approves_a_request_and_the_memory_is_forgotten(
     forget = [r for r in query(project_root, "SELECT * FROM audit_log") if r["action"] == "forget"]
     assert len(forget) == 1 and forget[0]["actor"] == "person"
     assert "moved" in forget[0]["detail"] and request in forget[0]["detail"]
-    assert run_cli("--json", "review", "list").json()["requests"] == []
+    assert run_cli("--json", "review", "list").json()["requests"] == 0
     # A decided request cannot be decided again.
     assert run_cli("review", "reject", request, "--reason", "no").code == 1
 

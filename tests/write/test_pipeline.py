@@ -39,7 +39,7 @@ def test_remember_defaults_to_the_current_project(run_cli: CliRunner, project_id
     assert result.code == 0, result.err
     memory_id = result.json()["id"]
     assert re.fullmatch(r"mem_\d{8}_\d{6}_[0-9a-f]{12}", memory_id)
-    shown = run_cli("--json", "show", memory_id).json()
+    shown = run_cli("--json", "show", memory_id).json()["memory"]
     assert shown["project"] == project_id
     assert shown["scope"] == "project"
     assert shown["trust"] == "accepted"
@@ -50,7 +50,7 @@ def test_remember_defaults_to_the_current_project(run_cli: CliRunner, project_id
 
 def test_agent_remember_lands_in_its_own_partition(run_cli: CliRunner) -> None:
     result = run_cli("--json", "remember", "Worker note about caching", environ=CLAUDE_ENV)
-    shown = run_cli("--json", "show", result.json()["id"]).json()
+    shown = run_cli("--json", "show", result.json()["id"]).json()["memory"]
     assert shown["scope"] == "agent"
     assert shown["agent_profile"] == "claude-code"
     assert shown["session_id"] == "sess-1" and shown["workflow_id"] == "sess-1"
@@ -79,7 +79,7 @@ def test_evidence_outcome_table(
         "evals/run-42",
     )
     assert result.code == 0, result.err
-    shown = run_cli("--json", "show", result.json()["id"]).json()
+    shown = run_cli("--json", "show", result.json()["id"]).json()["memory"]
     salience, confidence = verbs.EVIDENCE_OUTCOMES[outcome][2:]
     assert (shown["ring"], shown["retention"]) == (ring, retention)
     assert (shown["salience"], shown["confidence"]) == (salience, confidence)
@@ -98,7 +98,7 @@ def test_evidence_score_sets_confidence(run_cli: CliRunner) -> None:
         "--score",
         "0.91",
     )
-    assert run_cli("--json", "show", result.json()["id"]).json()["confidence"] == 0.91
+    assert run_cli("--json", "show", result.json()["id"]).json()["memory"]["confidence"] == 0.91
 
 
 CAPTURE = [
@@ -124,7 +124,7 @@ CAPTURE = [
 def test_capture_writes_agent_scope(run_cli: CliRunner, project_id: str) -> None:
     result = run_cli("--json", *CAPTURE, "--project", project_id)
     assert result.code == 0, result.err
-    shown = run_cli("--json", "show", result.json()["id"]).json()
+    shown = run_cli("--json", "show", result.json()["id"]).json()["memory"]
     assert (shown["scope"], shown["ring"], shown["event_type"]) == ("agent", "scar", "warning")
     assert shown["agent_profile"] == "claude-code"
 

@@ -38,12 +38,12 @@ def test_a_person_brings_forgotten_content_back_as_pending_then_approves(
     assert set(detail["overrides"]) <= stones and detail["overrides"]
     assert detail["kinds"] == ["forgotten"]
     # Not believed until reviewed; the tombstone still refuses anyone else.
-    assert run_cli("--json", "list").json()["memories"] == []
+    assert run_cli("--json", "list").json()["items"] == []
     again = run_cli("remember", CLAIM)
     assert again.code == 1 and "forgotten on" in again.err
     approved = write(run_cli, "review", "approve", done["id"])
     assert approved["trust"] == "accepted"
-    assert {m["id"] for m in run_cli("--json", "list").json()["memories"]} == {done["id"]}
+    assert {m["id"] for m in run_cli("--json", "list").json()["items"]} == {done["id"]}
 
 
 def test_content_rejected_in_review_comes_back_the_same_way(run_cli: CliRunner) -> None:

@@ -34,13 +34,13 @@ def test_redact_empties_source_quote_and_source_ref(run_cli: CliRunner, project_
     )
     assert made.code == 0, made.err
     memory_id = made.json()["id"]
-    before = run_cli("--json", "show", memory_id).json()["source"]
+    before = run_cli("--json", "show", memory_id).json()["memory"]["source"]
     assert (before["ref"], before["quote"]) == (REF, QUOTE)
 
     result = run_cli("forget", memory_id, "--mode", "redact", "--reason", "wrong endpoint")
     assert result.code == 0, result.err
 
-    after = run_cli("--json", "show", memory_id).json()
+    after = run_cli("--json", "show", memory_id).json()["memory"]
     assert after["redacted_at"] is not None and after["summary"] == "[REDACTED]"
     assert after["source"] == {"type": before["type"], "ref": "", "quote": ""}
     row = stored(project_root, memory_id)

@@ -277,7 +277,10 @@ def test_a_correction_says_the_old_fact_never_held(
     path.write_text(dump, encoding="utf-8")
     done = run_cli("--json", "import", str(path), "--root", str(other), root=False)
     assert done.code == 0, done.err
-    assert set(done.json()["created"]) == {wrong, right}
+    assert set([i["id"] for i in done.json()["items"] if i["result"] == "imported"]) == {
+        wrong,
+        right,
+    }
 
 
 def test_supersede_in_reports_conflicts_in_the_library(store: Store, project_id: str) -> None:

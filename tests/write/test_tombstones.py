@@ -89,10 +89,8 @@ def test_the_error_says_when_and_points_at_the_audit_never_the_reason(
     assert again.code == 1
     assert reason not in again.err and "ignore" not in again.err
     assert f"tree-ring audit --target {memory_id}" in again.err
-    entries = run_cli("--json", "audit", "--target", memory_id).json()["entries"]
-    assert [json.loads(e["detail"])["reason"] for e in entries if e["action"] == "forget"] == [
-        reason
-    ]
+    entries = run_cli("--json", "audit", "--target", memory_id).json()["items"]
+    assert [e["detail"]["reason"] for e in entries if e["action"] == "forget"] == [reason]
 
 
 def _lines(run_cli: CliRunner, *args: str) -> list[dict[str, object]]:
@@ -132,7 +130,7 @@ def test_a_restored_rejected_row_meets_only_its_own_tombstone(
     fresh = cli_runner(fresh_root)
     code, err = _import(fresh, tmp_path / "restore.jsonl", everything)
     assert code == 0, err
-    restored = fresh("--json", "show", memory_id).json()
+    restored = fresh("--json", "show", memory_id).json()["memory"]
     assert restored["trust"] == "rejected"
     # And the claim itself stays refused there, under any new id.
     assert fresh("remember", CLAIM).code == 1

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tree_ring.cli.context import Arguments, Context, Handler, identity_flags
+from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, listing, nested
 from tree_ring.ops import dox, revolve
 from tree_ring.ops.filesync import KINDS
 
@@ -71,8 +70,20 @@ def cmd_dox(ctx: Context) -> int:
             ctx.actor(identity),
             dry_run=ctx.args.dry_run,
         )
-    ctx.emit(report, describe(report))
+    ctx.emit(sync_data(report), describe(report))
     return 0
+
+
+def sync_data(report: dict[str, Any]) -> dict[str, Any]:
+    """A sync's report with its one list: each change (`change`: create, update,
+    retire, unchanged, held, forgotten, skipped), the counts by change beside it."""
+    changes: dict[str, list[dict[str, Any]]] = report["changes"]
+    items = [{"change": kind, **item} for kind in KINDS for item in changes[kind]]
+    items += [{"change": "skipped", **skipped} for skipped in report["skipped"]]
+    counts = {kind: len(changes[kind]) for kind in KINDS}
+    counts["skipped"] = len(report["skipped"])
+    data = {key: value for key, value in report.items() if key not in ("changes", "skipped")}
+    return data | {"counts": counts} | listing(items)
 
 
 def cmd_revolve(ctx: Context) -> int:
@@ -86,28 +97,8 @@ def cmd_revolve(ctx: Context) -> int:
             ctx.actor(identity),
             dry_run=ctx.args.dry_run,
         )
-    ctx.emit(report, describe(report))
+    ctx.emit(sync_data(report), describe(report))
     return 0
-
-
-Action = Callable[[str, Handler, str], argparse.ArgumentParser]
-
-
-def nested(parent: argparse.ArgumentParser, dest: str) -> Action:
-    """Sub-verbs (`dox sync`, `integrations status`), each with the common flags again,
-    so `--json` and `--root` work after them as after every verb."""
-    sub = parent.add_subparsers(dest=dest, metavar="ACTION", required=True)
-
-    def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("--root", default=argparse.SUPPRESS, help="project directory")
-        p.add_argument(
-            "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
-        )
-        p.set_defaults(handler=handler)
-        return p
-
-    return action
 
 
 def _sync_flags(p: argparse.ArgumentParser, what: str, default: str) -> None:
@@ -121,17 +112,26 @@ def _sync_flags(p: argparse.ArgumentParser, what: str, default: str) -> None:
 
 
 def _dox_arguments(p: argparse.ArgumentParser) -> None:
-    s = nested(p, "dox_action")(
+    s = nested(p, "dox_action", "dox")(
         "sync", cmd_dox, "summarise AGENTS.md sections into memory; never modifies the files"
     )
     _sync_flags(s, "a folder to search for AGENTS.md, or one AGENTS.md", "'.'")
 
 
 def _revolve_arguments(p: argparse.ArgumentParser) -> None:
-    s = nested(p, "revolve_action")(
+    s = nested(p, "revolve_action", "revolve")(
         "sync", cmd_revolve, "store Revolve outcomes as memory; never modifies the records"
     )
     _sync_flags(s, "a Revolve folder or one evidence file", "'revolve'")
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "dox": ("tree-ring dox sync --dry-run", "tree-ring dox sync"),
+    "revolve": (
+        "tree-ring revolve sync --dry-run",
+        "tree-ring revolve sync --source-root ../evals/revolve",
+    ),
+}
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {

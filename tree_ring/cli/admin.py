@@ -12,10 +12,29 @@ from pathlib import Path
 from typing import Any
 
 from tree_ring.cli import progress
-from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, no_arguments
+from tree_ring.cli.context import (
+    Arguments,
+    Context,
+    Handler,
+    identity_flags,
+    listing,
+    nested,
+    no_arguments,
+    showing,
+)
 from tree_ring.govern import coordinator
 from tree_ring.model import project
-from tree_ring.ops import checkpoint, findings, guidance, original, receipts, review, transfer
+from tree_ring.model.errors import UsageError
+from tree_ring.ops import (
+    census,
+    checkpoint,
+    findings,
+    guidance,
+    original,
+    receipts,
+    review,
+    transfer,
+)
 from tree_ring.store import audit
 from tree_ring.store.live import View
 
@@ -30,8 +49,8 @@ def cmd_init(ctx: Context) -> int:
         {
             "root": str(report.root),
             "project": report.project_id,
-            "created": report.created,
-            "kept": report.kept,
+            "written": list(report.created),
+            "kept": list(report.kept),
         },
         "\n".join(lines),
     )
@@ -64,7 +83,14 @@ def cmd_export(ctx: Context) -> int:
     lines = body.splitlines()
     if a.output:
         Path(a.output).write_text(body, encoding="utf-8")
-        ctx.emit({"path": a.output, "lines": len(lines)}, f"wrote {len(lines)} lines to {a.output}")
+        ctx.emit(
+            {"project": identity.project, "written": [a.output], "lines": len(lines)},
+            f"wrote {len(lines)} lines to {a.output}",
+        )
+    elif ctx.as_json:
+        # One object holding the lines, as every --json is; plain export stays JSONL.
+        items = [json.loads(line) for line in lines]
+        ctx.emit({"project": identity.project, "format": a.format, **listing(items)}, "")
     else:
         ctx.out.write(body)
     return 0
@@ -121,21 +147,23 @@ def cmd_import(ctx: Context) -> int:
         if len(report.skipped) > SKIPPED_SHOWN:
             rest = len(report.skipped) - SKIPPED_SHOWN
             print(f"... and {rest} more skipped lines (--json lists them all)", file=sys.stderr)
+    items: list[dict[str, Any]] = [{"id": i, "result": "imported"} for i in report.created]
+    items += [{"id": i, "result": "unchanged"} for i in report.unchanged]
+    items += [{"line": n, "reason": r, "result": "skipped"} for n, r in report.skipped]
     ctx.emit(
         {
+            "project": identity.project,
             "dry_run": a.dry_run,
             "lines": report.lines,
-            "created": report.created,
-            "unchanged": report.unchanged,
+            "imported": len(report.created),
+            "unchanged": len(report.unchanged),
             "tombstones": report.tombstones,
             "pending": report.pending,
-            "replaced": report.replaced,
+            "replaced": len(report.replaced),
             "batch": report.batch,
             "merged": report.merged,
             "skipped": len(report.skipped),
-            "items": [{"line": n, "reason": r} for n, r in report.skipped],
-            "total": len(report.skipped),
-            "shown": len(report.skipped),
+            **listing(items),
         },
         text,
     )
@@ -143,19 +171,47 @@ def cmd_import(ctx: Context) -> int:
 
 
 def cmd_audit(ctx: Context) -> int:
-    if ctx.args.action == "verify":
-        return cmd_audit_verify(ctx)
-    if ctx.args.audit_type:
+    """`audit` alone: the log, or the findings when --audit-type names a kind."""
+    if getattr(ctx.args, "audit_type", None):
+        ctx.args.command_name = "audit findings"
         return cmd_audit_findings(ctx)
+    ctx.args.command_name = "audit log"
+    return cmd_audit_log(ctx)
+
+
+AUDIT_COUNT_SQL = "SELECT count(*) FROM audit_log"
+
+
+def cmd_audit_log(ctx: Context) -> int:
+    a = ctx.args
+    limit = positive_limit(a.limit)
     with ctx.store() as store:
-        found = audit.entries(store.db, limit=ctx.args.limit, target=ctx.args.target)
+        found = audit.entries(store.db, limit=limit, target=a.target)
+        if a.target:
+            total = store.db.scalar(AUDIT_COUNT_SQL + " WHERE target = ?", (a.target,))
+        else:
+            total = store.db.scalar(AUDIT_COUNT_SQL)
+        total = int(total or 0)
+    items = [{**e, "detail": _detail(e["detail"])} for e in found]
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['action']:<10} {e['target']} "
         f"by {e['actor']} ({e['origin']}) {e['detail']}"
         for e in found
     )
-    ctx.emit({"entries": found}, text or "the audit log is empty")
+    if text and len(found) < total:
+        text += f"\n{showing(len(found), total)} entries (--limit shows more)"
+    ctx.emit(listing(items, total=total, limit=limit), text or "the audit log is empty")
     return 0
+
+
+def _detail(raw: Any) -> Any:
+    """An entry's detail as the object it is, not the JSON text the log keeps."""
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return {"text": raw}
 
 
 def cmd_audit_findings(ctx: Context) -> int:
@@ -163,13 +219,20 @@ def cmd_audit_findings(ctx: Context) -> int:
     root = ctx.root()
     project_id = project.load_project_id(root)
     with ctx.store(root) as store:
-        found = findings.report(store.db, project_id, a.audit_type, stale_days=a.stale_days)
+        found = findings.report(
+            store.db, project_id, a.audit_type or "all", stale_days=a.stale_days
+        )
     counts: dict[str, int] = {}
     for item in found:
         counts[item.type] = counts.get(item.type, 0) + 1
     lines = [f"{f.type:<15} {f.id}  {f.reason}" for f in found]
     ctx.emit(
-        {"audit_type": a.audit_type, "counts": counts, "findings": [f.to_dict() for f in found]},
+        {
+            "project": project_id,
+            "audit_type": a.audit_type,
+            "counts": counts,
+            **listing([f.to_dict() for f in found]),
+        },
         "\n".join(lines) or f"nothing to report ({a.audit_type})",
     )
     return 0
@@ -183,8 +246,8 @@ def cmd_audit_verify(ctx: Context) -> int:
         "checked": result.checked,
         "first_bad": result.first_bad,
         "problem": result.problem or None,
-        "problems": list(result.problems),
         "unanchored": result.unanchored,
+        **listing(list(result.problems)),
     }
     if result.ok:
         text = f"audit ok: {result.checked} entries; every row and tombstone matches them"
@@ -205,13 +268,7 @@ def cmd_status(ctx: Context) -> int:
     root = Path(ctx.root())
     project_id = project.load_project_id(root)
     with ctx.store(root) as store:
-        by_ring = {
-            r[0]: r[1] for r in store.query("SELECT ring, count(*) FROM memories GROUP BY ring")
-        }
-        by_trust = {
-            r[0]: r[1] for r in store.query("SELECT trust, count(*) FROM memories GROUP BY trust")
-        }
-        total = sum(by_ring.values())
+        counts = census.census(store.db, project_id)
         # The queue as `review list` shows it: still on record and waiting.
         queue = review.queue_size(store.db, project_id)
         write_policy = coordinator.state(store.db).mode
@@ -219,44 +276,98 @@ def cmd_status(ctx: Context) -> int:
         from tree_ring.cli.flows import status_part
 
         flows_data, flows_lines = status_part(ctx, store, project_id)
-    harnesses = receipts.receipts(root)
+    hooks = {name: hook_view(receipt) for name, receipt in receipts.receipts(root).items()}
     size = sum(p.stat().st_size for p in project.store_path(root).parent.glob(project.STORE + "*"))
     data: dict[str, Any] = {
         "project": project_id,
         "root": str(root),
-        "memories": total,
-        "by_ring": by_ring,
-        "by_trust": by_trust,
+        "memories": counts,
         "review_queue": queue,
         "write_policy": write_policy,
         "store_bytes": size,
-        "hooks": harnesses,
+        "hooks": hooks,
         "checkpoint": cadence.mode,
         "checkpoint_interval_minutes": cadence.interval_minutes,
         **flows_data,
     }
-    lines = [
-        f"project {project_id} at {root}",
-        f"memories: {total} ({_counts(by_ring)})",
-        f"trust: {_counts(by_trust)}",
-        f"review queue: {queue} waiting (`tree-ring review list`)",
-        flows_lines[0],
-        f"write policy: {write_policy}",
-        f"checkpoint: {cadence.label}",
-        f"store size: {size:,} bytes",
-        *flows_lines[1:],
-    ]
-    if not harnesses:
-        lines.append("hooks: none has fired in this project yet")
-    for name, receipt in harnesses.items():
-        last_brief: dict[str, Any] = receipt.get("last_brief") or {}
-        last_stop: dict[str, Any] = receipt.get("last_stop") or {}
-        lines.append(
-            f"hooks {name}: last brief {last_brief.get('at', 'never')}"
-            f" ({last_brief.get('count', 0)} memories), last stop {last_stop.get('at', 'never')}"
-        )
+    lines = status_lines(data)
+    # The inbox beside the review queue; the cadence beside the write policy;
+    # the user store after the project's own.
+    lines.insert(3, flows_lines[0])
+    at = next(n for n, line in enumerate(lines) if line.startswith("write policy:"))
+    lines.insert(at + 1, f"checkpoint: {cadence.label}")
+    at = next(n for n, line in enumerate(lines) if line.startswith("store size:"))
+    lines[at + 1 : at + 1] = flows_lines[1:]
     ctx.emit(data, "\n".join(lines))
     return 0
+
+
+def hook_view(receipt: dict[str, Any]) -> dict[str, Any]:
+    """A harness's receipt as `status` reports it: each brief with its size and
+    an approximate token count (bytes / 4), and each event's last firing."""
+    view: dict[str, Any] = {}
+    for key in ("last_brief", "last_subagent_brief", "last_stop", "last_subagent_stop"):
+        entry = receipt.get(key)
+        if not isinstance(entry, dict):
+            view[key] = None
+            continue
+        shown: dict[str, Any] = dict(entry)  # pyright: ignore[reportUnknownArgumentType]
+        if isinstance(shown.get("bytes"), int):
+            shown["tokens"] = round(shown["bytes"] / 4)
+        view[key] = shown
+    events = receipt.get("events")
+    view["events"] = events if isinstance(events, dict) else {}
+    return view
+
+
+def status_lines(data: dict[str, Any]) -> list[str]:
+    counts: dict[str, Any] = data["memories"]
+    retired: dict[str, int] = counts["retired_by_reason"]
+    lines = [
+        f"project {data['project']} at {data['root']}",
+        f"live memories: {counts['live']}"
+        + (
+            f" ({counts['sensitive']} sensitive: --include-sensitive)"
+            if counts["sensitive"]
+            else ""
+        )
+        + (f"; by ring: {_counts(counts['by_ring'])}" if counts["by_ring"] else ""),
+        f"waiting for review: {counts['pending']} pending, {counts['disputed']} disputed"
+        f" (`tree-ring review list`: {data['review_queue']})",
+        f"retired: {counts['retired']}" + (f" ({_counts(retired)})" if retired else ""),
+        f"forgotten content (tombstones): {counts['tombstones']}",
+    ]
+    if counts["other_projects"]:
+        lines.append(f"rows of other projects in this store: {counts['other_projects']}")
+    lines += [f"write policy: {data['write_policy']}", f"store size: {data['store_bytes']:,} bytes"]
+    hooks: dict[str, dict[str, Any]] = data["hooks"]
+    if not hooks:
+        lines.append("hooks: none has fired in this project yet")
+    for name, hook in hooks.items():
+        lines.append(f"hooks {name}:")
+        lines.append(f"  last brief (session start): {_brief(hook['last_brief'])}")
+        if hook["last_subagent_brief"]:
+            lines.append(f"  last subagent brief: {_brief(hook['last_subagent_brief'])}")
+        stop: dict[str, Any] = hook["last_stop"] or {}
+        lines.append(f"  last stop: {stop.get('at', 'never')}")
+        fired = hook["events"]
+        if fired:
+            lines.append(
+                "  fired: "
+                + ", ".join(
+                    f"{event} {seen.get('fired', 0)}x" for event, seen in sorted(fired.items())
+                )
+            )
+    return lines
+
+
+def _brief(entry: dict[str, Any] | None) -> str:
+    if not entry:
+        return "never"
+    text = f"{entry.get('at', '?')} ({entry.get('count', 0)} memories"
+    if "bytes" in entry:
+        text += f", {entry['bytes']:,} bytes, ~{entry['tokens']:,} tokens"
+    return text + ")"
 
 
 def _counts(counts: dict[str, int]) -> str:
@@ -304,21 +415,68 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
     identity_flags(p)
 
 
+def positive_limit(limit: int) -> int:
+    if limit < 1:
+        raise UsageError(f"--limit takes a count of 1 or more, not {limit}")
+    return limit
+
+
 def _audit_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", nargs="?", choices=("log", "verify"), default="log")
+    # `audit` alone is `audit log` (or the findings with --audit-type), as it always was.
+    p.add_argument("--limit", type=int, default=50, help="log: the newest N entries (default: 50)")
+    p.add_argument("--target", help="log: only entries about this memory id")
+    _findings_flags(p, argparse.SUPPRESS)
+    p.set_defaults(audit_type=None, stale_days=findings.STALE_DAYS)
+    action = nested(p, "audit_action", "audit", required=False)
+    s = action("log", cmd_audit_log, "the newest entries of the hash-chained audit log")
+    s.add_argument(
+        "--limit", type=int, default=argparse.SUPPRESS, help="the newest N (default: 50)"
+    )
+    s.add_argument("--target", default=argparse.SUPPRESS, help="only entries about this memory id")
+    action(
+        "verify", cmd_audit_verify, "check the chain and that every row and tombstone matches it"
+    )
+    s = action(
+        "findings", cmd_audit_findings, "what needs a person: contradictions, stale rows, ..."
+    )
+    _findings_flags(s, argparse.SUPPRESS)
+
+
+def _findings_flags(p: argparse.ArgumentParser, default: Any) -> None:
     p.add_argument(
         "--audit-type",
         choices=("all", *findings.TYPES),
+        default=default,
         help="report findings instead of the log: " + ", ".join(("all", *findings.TYPES)),
     )
     p.add_argument(
         "--stale-days",
         type=int,
-        default=findings.STALE_DAYS,
-        help="stale: not updated in this many days (and low salience)",
+        default=default,
+        help="stale: not updated in this many days, and low salience "
+        f"(default: {findings.STALE_DAYS})",
     )
-    p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--target", help="only entries about this memory id")
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "init": ("tree-ring init", "tree-ring init --root ~/src/app"),
+    "status": ("tree-ring status", "tree-ring --json status"),
+    "export": (
+        "tree-ring export > memories.jsonl",
+        "tree-ring export --include-superseded --output backup.jsonl",
+        "tree-ring export --format original --output for-the-original.jsonl",
+    ),
+    "import": (
+        "tree-ring import memories.jsonl --dry-run",
+        "tree-ring import memories.jsonl",
+        "tree-ring review approve --all --origin import",
+    ),
+    "audit": (
+        "tree-ring audit log --target mem_20261129_134645_2d7a81bd6071",
+        "tree-ring audit verify",
+        "tree-ring audit findings --audit-type contradictions",
+    ),
+}
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {

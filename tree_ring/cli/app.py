@@ -19,37 +19,67 @@ import os
 import sys
 
 from tree_ring import __version__
-from tree_ring.cli.context import Context, Formatter
+from tree_ring.cli.context import Context, Formatter, Parser, error_line, examples
+from tree_ring.model import errors
 from tree_ring.model.errors import TreeRingError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
-    from typing import NoReturn
+    from typing import Any, NoReturn
 
     from tree_ring.cli.context import Arguments, Handler
 
 # The exit code of a failure no check foresaw (sysexits' EX_SOFTWARE).
 INTERNAL_ERROR = 70
 
+# The stable `code` of an error under --json, by its class (the first that
+# matches, so a subclass comes before its base); anything else is "internal".
+ERROR_CODES: tuple[tuple[type[TreeRingError], str], ...] = (
+    (errors.SecretRefused, "secret_refused"),
+    (errors.UsageError, "usage"),
+    (errors.NoStore, "no_store"),
+    (errors.UnsafePath, "unsafe_path"),
+    (errors.SchemaTooNew, "schema_too_new"),
+    (errors.StoreBusy, "store_busy"),
+    (errors.StoreFault, "store_fault"),
+    (errors.Conflict, "conflict"),
+    (errors.NotFound, "not_found"),
+    (errors.Denied, "denied"),
+)
+
+
+def error_code(exc: BaseException) -> str:
+    for kind, code in ERROR_CODES:
+        if isinstance(exc, kind):
+            return code
+    return "internal"
+
+
 # verb -> (module in tree_ring.cli, help), in the order `--help` lists them.
 VERBS: dict[str, tuple[str, str]] = {
     "init": ("admin", "create .tree-ring/ with the store, project.json and guidance"),
-    "status": ("admin", "what the store holds and whether the hooks fired"),
+    "status": (
+        "admin",
+        "what the store holds (live, waiting, retired by reason) and which hooks fired",
+    ),
     "export": ("admin", "write the project's memories as JSONL"),
     "import": ("admin", "import JSONL (Tree Ring's or the original's); all or nothing"),
     "audit": (
         "admin",
-        "the audit log: `audit log`, `audit verify`; `--audit-type` reports what needs a person",
+        "the audit log: `audit log`, `audit verify`, `audit findings` (what needs a person)",
     ),
     "remember": ("write", "store a memory"),
     "evidence": ("write", "store the outcome of an evaluation, run or incident"),
-    "capture": ("write", "the stop hook's narrow write: agent scope, fixed pairs"),
+    "capture": (
+        "write",
+        "the stop hook's narrow write: the agent's own partition, fixed type/ring pairs",
+    ),
     "forget": ("write", "delete or redact a memory; its content never comes back"),
     "supersede": ("write", "mark OLD_ID as replaced by NEW_ID"),
     "recall": ("read", "search memories, best first"),
     "brief": ("read", "the startup brief the SessionStart hook injects"),
-    "list": ("read", "list live memories of the project, newest first"),
+    "list": ("read", "list live memories of the project, newest first, a page at a time"),
     "show": ("read", "show one memory, every field"),
     "sync": ("team", "the team ledger .tree-ring/ledger.jsonl and the store, both ways"),
     "inbox": ("flows", "what agents saved since you last looked; promote, keep or forget it"),
@@ -62,7 +92,8 @@ VERBS: dict[str, tuple[str, str]] = {
     ),
     "review": (
         "govern",
-        "the review queue: `review list`, `review approve|reject|dispute ID`, `review policy`",
+        "the review queue: `review list`, `review approve ID|--all`, `review reject|dispute ID`, "
+        "`review policy`",
     ),
     "policy": ("govern", "coordinated write policy: `policy enable|status|rotate|disable|audit`"),
     "consolidate": ("compress", "write one summary memory per group of live memories in a period"),
@@ -92,6 +123,7 @@ VERBS: dict[str, tuple[str, str]] = {
         "config",
         "settings: `config list|get KEY|set KEY=VALUE`, e.g. checkpoint=after-work",
     ),
+    "completion": ("completion", "print a bash, zsh or fish completion script for tree-ring"),
 }
 
 
@@ -103,10 +135,19 @@ LEDGER_WRITES = frozenset(
 
 def verb_entry(name: str) -> tuple[Handler, Arguments]:
     """The handler and arguments of one verb, from its group's module."""
-    module_name, _ = VERBS[name]
-    module = __import__(f"tree_ring.cli.{module_name}", fromlist=["VERBS"])
-    entry: tuple[Handler, Arguments] = module.VERBS[name]
+    entry: tuple[Handler, Arguments] = _module(name).VERBS[name]
     return entry
+
+
+def verb_examples(name: str) -> tuple[str, ...]:
+    """A verb's examples for its help, from its group's `EXAMPLES` table."""
+    table: dict[str, tuple[str, ...]] = getattr(_module(name), "EXAMPLES", {})
+    return table.get(name, ())
+
+
+def _module(name: str) -> Any:
+    module_name, _ = VERBS[name]
+    return __import__(f"tree_ring.cli.{module_name}", fromlist=["VERBS"])
 
 
 def build_parser(
@@ -118,7 +159,7 @@ def build_parser(
     "invalid choice") unless `listed` is False, when they are left out: a
     call that names a known verb never builds another verb's parser.
     """
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tree-ring",
         description="Tree Ring: local, governed memory for coding agents.",
         # Served by other clients on this floor, which this package may not
@@ -148,7 +189,10 @@ def build_parser(
         if in_full:
             handler, arguments = verb_entry(name)
             arguments(p)
-            p.set_defaults(handler=handler)
+            p.set_defaults(handler=handler, command_name=name)
+            lines = verb_examples(name)
+            if lines:
+                p.epilog = examples(lines)
         else:
             # Listed only: whatever follows is parsed again with this verb in full.
             p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
@@ -175,35 +219,50 @@ def named_verb(words: Sequence[str]) -> str | None:
 def parse(words: Sequence[str]) -> argparse.Namespace:
     verb = named_verb(words)
     if verb in VERBS:
-        args = build_parser({verb}, listed=False).parse_args(words)
-    else:  # no verb, or an unknown one: argparse says so, listing them all
-        args = build_parser(()).parse_args(words)
+        args = _parsed(build_parser({verb}, listed=False), words)
+    else:  # no verb, or an unknown one: argparse says so, suggesting the closest
+        args = _parsed(build_parser(()), words)
     if args.handler is None:  # a verb named where the scan did not look
-        args = build_parser({args.command}, listed=False).parse_args(words)
+        args = _parsed(build_parser({args.command}, listed=False), words)
+    return args
+
+
+def _parsed(parser: argparse.ArgumentParser, words: Sequence[str]) -> argparse.Namespace:
+    """argparse's reading of `words`; a word or flag left over is refused in
+    the name of the command that was given it (`tree-ring review list`), not
+    of `tree-ring` as argparse would."""
+    args, extra = parser.parse_known_args(words)
+    if extra:
+        command = f"tree-ring {getattr(args, 'command_name', None) or args.command}"
+        raise errors.UsageError(
+            f"{command}: unrecognized arguments: {' '.join(extra)[:200]} "
+            f"(`{command} --help` shows how)"
+        )
     return args
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    # Python hands bytes that are not UTF-8 over as lone surrogates, which no
-    # SQLite call, hash or JSON document can take; refuse them here, once.
-    for position, word in enumerate(words, start=1):
-        if any("\ud800" <= char <= "\udfff" for char in word):
-            print(
-                f"error: argument {position} is not valid UTF-8 text; re-encode it and retry",
-                file=sys.stderr,
-            )
-            return 2
-    args = parse(words)
-    if not gc.isenabled():
-        # The launcher held off collection while the modules loaded; they stay
-        # to the end, so they are frozen out of every later collection.
-        gc.freeze()
-        gc.enable()
+    # Errors come out as JSON when the command line asks for it, wherever
+    # they happen (the parser's too), so the flag is looked for by hand.
+    as_json = "--json" in (words[: words.index("--")] if "--" in words else words)
     env = os.environ if environ is None else environ
-    ctx = Context(args, env, sys.stdout)
-    handler: Handler = args.handler
     try:
+        # Python hands bytes that are not UTF-8 over as lone surrogates, which no
+        # SQLite call, hash or JSON document can take; refuse them here, once.
+        for position, word in enumerate(words, start=1):
+            if any("\ud800" <= char <= "\udfff" for char in word):
+                raise errors.UsageError(
+                    f"argument {position} is not valid UTF-8 text; re-encode it and retry"
+                )
+        args = parse(words)
+        if not gc.isenabled():
+            # The launcher held off collection while the modules loaded; they stay
+            # to the end, so they are frozen out of every later collection.
+            gc.freeze()
+            gc.enable()
+        ctx = Context(args, env, sys.stdout)
+        handler: Handler = args.handler
         code = handler(ctx)
         if code == 0 and args.command in LEDGER_WRITES:
             from tree_ring.cli.team import after_write
@@ -214,8 +273,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         # A quoted value that looks like a secret is withheld from the terminal.
         from tree_ring.guard import withhold
 
-        print(f"error: {withhold(str(exc))}", file=sys.stderr)
-        return exc.exit_code
+        return _fail(withhold(str(exc)), error_code(exc), exc.exit_code, as_json)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -229,12 +287,16 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         from tree_ring.guard import withhold
 
         first = withhold(str(exc).splitlines()[0][:160]) if str(exc).strip() else ""
-        print(
-            f"error: unexpected {type(exc).__name__}: {first}; run `tree-ring doctor` to check "
-            "the store (TREE_RING_DEBUG=1 shows where it happened)",
-            file=sys.stderr,
+        message = (
+            f"unexpected {type(exc).__name__}: {first}; run `tree-ring doctor` to check "
+            "the store (TREE_RING_DEBUG=1 shows where it happened)"
         )
-        return INTERNAL_ERROR
+        return _fail(message, "internal", INTERNAL_ERROR, as_json)
+
+
+def _fail(message: str, code: str, exit_code: int, as_json: bool) -> int:
+    sys.stderr.write(error_line(message, code=code, exit_code=exit_code, as_json=as_json))
+    return exit_code
 
 
 def _english(message: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tree_ring.cli.context import Arguments, Context, Formatter, Handler
+from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, reshaped
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import now_iso
@@ -75,7 +75,14 @@ def cmd_consolidate(ctx: Context) -> int:
             lines.append(f"            {_clip(group.summary.summary)}")
     if report.dry_run:
         lines.append("dry run: nothing was written")
-    ctx.emit(report.to_dict(), "\n".join(lines))
+    data = report.to_dict()
+    groups = [
+        {("summary_id" if key == "written" else key): value for key, value in group.items()}
+        for group in data["groups"]
+    ]
+    data = {key: value for key, value in data.items() if key not in ("groups", "written")}
+    data["consolidated"] = sum(1 for group in groups if group["summary_id"])
+    ctx.emit(data | listing(groups), "\n".join(lines))
     return 0
 
 
@@ -105,7 +112,7 @@ def cmd_tree_status(ctx: Context) -> int:
                     f"  L{level['level']}: {level['nodes']} nodes, "
                     f"{buf['items']}/{buf['fanout']} waiting ({buf['fill']:.0%})"
                 )
-    ctx.emit(data, "\n".join(lines) or "no summary trees yet")
+    ctx.emit(reshaped(data, "trees"), "\n".join(lines) or "no summary trees yet")
     return 0
 
 
@@ -125,7 +132,7 @@ def cmd_tree_show(ctx: Context) -> int:
             node = tree_recall.root_node(db, identity.project)
             if node is None:
                 ctx.emit(
-                    {"project": identity.project, "node": None, "children": []},
+                    {"project": identity.project, "node": None, **listing([])},
                     "no summary sealed yet: the history is still short "
                     "(`tree-ring tree status` shows the buffers)",
                 )
@@ -134,7 +141,7 @@ def cmd_tree_show(ctx: Context) -> int:
     data: dict[str, Any] = {
         "project": identity.project,
         "node": node.to_dict(),
-        "children": [child.to_dict() for child in kids],
+        **listing([child.to_dict() for child in kids]),
     }
     lines = [
         f"{node.id}  L{node.level}  {node.leaf_count} memories  "
@@ -161,12 +168,14 @@ def cmd_tree_flush(ctx: Context) -> int:
         flushed = repair.flush(db, now_iso(), max_age_secs=max_age)
     sealed = sum(len(f.sealed) for f in flushed)
     data = {
-        "trees": [
-            {"tree": f.tree_id, "kind": f.kind, "scope": f.scope, "sealed": list(f.sealed)}
-            | {"forced": f.forced}
-            for f in flushed
-        ],
         "sealed": sealed,
+        **listing(
+            [
+                {"tree": f.tree_id, "kind": f.kind, "scope": f.scope, "sealed": list(f.sealed)}
+                | {"forced": f.forced}
+                for f in flushed
+            ]
+        ),
     }
     ctx.emit(data, f"sealed {sealed} summary nodes in {len(flushed)} trees")
     return 0
@@ -178,7 +187,7 @@ def cmd_tree_rebuild(ctx: Context) -> int:
     with ctx.store(root) as store, store.write() as db:
         count = repair.rebuild(db, identity.project)
         tree = tree_recall.source_tree(db, identity.project)
-    data = {"project": identity.project, "memories": count, "root_id": tree and tree.root_id}
+    data = {"project": identity.project, "rebuilt_from": count, "root_id": tree and tree.root_id}
     ctx.emit(data, f"rebuilt the summary tree of {identity.project} from {count} memories")
     return 0
 
@@ -206,7 +215,10 @@ def cmd_tree_config(ctx: Context) -> int:
                     audit.append(db, actor, "tree-config", f"tree.{key}", {"value": value})
             cfg = nodes.config(store.db)
     data = dict(cfg.__dict__)
-    ctx.emit(data, "\n".join(f"{key} = {value}" for key, value in data.items()))
+    ctx.emit(
+        {"config": data, "changed": dict(changes)},
+        "\n".join(f"{key} = {value}" for key, value in data.items()),
+    )
     return 0
 
 
@@ -223,8 +235,8 @@ def cmd_recall_tree(ctx: Context) -> int:
     identity = ctx.identity(root)
     with ctx.store(root) as store:
         hits = tree_recall.search(store.db, identity.project, a.query, limit=a.limit)
-    data = {"query": a.query, "project": identity.project, "tree": True}
-    data["results"] = [hit.to_dict() for hit in hits]
+    data = {"query": a.query, "project": identity.project, "tree": True, "limit": a.limit}
+    data |= listing([hit.to_dict() for hit in hits])
     text = "\n".join(
         f"{h.node.id}  L{h.node.level} ({h.node.leaf_count} memories, "
         f"{h.node.time_range_start[:10]}..{h.node.time_range_end[:10]}): {h.snippet}"
@@ -235,17 +247,11 @@ def cmd_recall_tree(ctx: Context) -> int:
 
 
 def _nested(parent: argparse.ArgumentParser) -> Any:
-    sub = parent.add_subparsers(dest="tree_command", metavar="ACTION", required=True)
+    add = nested(parent, "tree_command", "tree")
 
     def action(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=Formatter)
-        # The common flags again, so `tree status --json` works like every verb.
-        p.add_argument("--root", default=argparse.SUPPRESS, help="project directory")
-        p.add_argument(
-            "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
-        )
+        p = add(name, handler, help_text)
         p.add_argument("--project", help="project id (default: .tree-ring/project.json)")
-        p.set_defaults(handler=handler)
         return p
 
     return action
@@ -287,6 +293,19 @@ def _tree_arguments(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="input_token_budget, output_token_budget, summary_fanout, flush_age_secs, deferred",
     )
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "consolidate": (
+        "tree-ring consolidate --dry-run",
+        "tree-ring consolidate --period-type weekly --period-key 2026-W48",
+    ),
+    "tree": (
+        "tree-ring tree status",
+        "tree-ring tree show",
+        "tree-ring tree config --set input_token_budget=2000",
+    ),
+}
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {

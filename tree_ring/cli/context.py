@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 
 from tree_ring.model import jsontext, project
+from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Field, fields
 from tree_ring.model.identity import Identity, harness_origin, resolve
 from tree_ring.model.record import Memory, caller_fields, parse_time
@@ -22,8 +23,8 @@ from tree_ring.store.live import View
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Any, TextIO
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any, NoReturn, TextIO
 
     from tree_ring.model.project import StrPath
     from tree_ring.store.audit import Actor
@@ -112,11 +113,68 @@ class Context:
             include_unreviewed=bool(getattr(a, "include_unreviewed", False)),
         )
 
-    def emit(self, data: Any, text: str) -> None:
+    @property
+    def command(self) -> str:
+        """The verb, or verb and action ("review approve"), as `--json` names it."""
+        return str(getattr(self.args, "command_name", None) or getattr(self.args, "command", ""))
+
+    def emit(self, data: Mapping[str, Any], text: str) -> None:
+        """One JSON object under `--json` (with `command`), else the human text."""
         if self.as_json:
-            self.out.write(jsontext.dumps(data, sort_keys=True) + "\n")
+            document = {"command": self.command, **data}
+            self.out.write(jsontext.dumps(document, sort_keys=True) + "\n")
         elif text:
             self.out.write(text if text.endswith("\n") else text + "\n")
+
+    def warn(self, message: str, *, code: str, exit_code: int = 1) -> int:
+        """A problem after the work was done and reported (content that lingers
+        in a file the store could not scrub): one line on stderr, in the shape
+        of every error, and the exit code the caller returns."""
+        sys.stderr.write(error_line(message, code=code, exit_code=exit_code, as_json=self.as_json))
+        return exit_code
+
+
+def error_line(message: str, *, code: str, exit_code: int, as_json: bool) -> str:
+    """An error as the CLI prints it: `error: ...`, or one JSON object under --json."""
+    if as_json:
+        body = {"error": {"code": code, "message": message, "exit": exit_code}}
+        return jsontext.dumps(body, sort_keys=True) + "\n"
+    return f"error: {message}\n"
+
+
+def listing(
+    items: Sequence[Any],
+    *,
+    total: int | None = None,
+    offset: int | None = None,
+    limit: int | None = None,
+) -> dict[str, Any]:
+    """A command's one list: `items`, `total` (all that matched before paging)
+    and `shown`; a paged list also says its `offset` and `limit`."""
+    data: dict[str, Any] = {
+        "items": list(items),
+        "total": len(items) if total is None else total,
+        "shown": len(items),
+    }
+    if offset is not None:
+        data["offset"] = offset
+    if limit is not None:
+        data["limit"] = limit
+    return data
+
+
+def reshaped(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """A library report in the output convention: its list `key` as `items`
+    (with `total` and `shown`), the files it wrote (`files`) as `written`."""
+    out = {name: value for name, value in data.items() if name not in (key, "files")}
+    if "files" in data:
+        out["written"] = [str(path) for path in data["files"]]
+    return out | listing(list(data.get(key) or ()))
+
+
+def showing(shown: int, total: int) -> str:
+    """The line a paged human list ends with."""
+    return f"showing {shown:,} of {total:,}"
 
 
 Handler = Callable[[Context], int]
@@ -149,6 +207,31 @@ def _columns() -> int:
     return _width[0]
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with its errors raised as `UsageError`, so they reach
+    the CLI's one error place (and come out as JSON under `--json`), and with
+    the closest choice suggested for a mistyped verb or action."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (`{self.prog} --help` shows how)")
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        import difflib  # only on a mistake: no command that parses pays for it
+
+        names = [str(choice) for choice in choices]
+        close = difflib.get_close_matches(str(value), names, n=1)
+        if close:
+            hint = f"; did you mean {close[0]!r}?"
+        elif len(names) > 8:
+            hint = ""  # the help lists them; a wall of names helps nobody here
+        else:
+            hint = f"; choose from {', '.join(names)}"
+        raise argparse.ArgumentError(action, f"invalid choice: {str(value)[:60]!r}{hint}")
+
+
 class Formatter(argparse.HelpFormatter):
     """argparse's help formatter, without its `import shutil` (which imports
     the compression modules): argparse makes one for every argument it adds,
@@ -164,6 +247,44 @@ class Formatter(argparse.HelpFormatter):
         super().__init__(
             prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
         )
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        # An epilog's example lines (indented) are kept as written; prose is filled.
+        return "\n".join(
+            indent + line
+            if line.startswith("  ")
+            else super(Formatter, self)._fill_text(line, width, indent)
+            for line in text.splitlines()
+        )
+
+
+def examples(lines: Iterable[str]) -> str:
+    """A verb's epilog: its examples, one command per line."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+Action = Callable[[str, Handler, str], argparse.ArgumentParser]
+
+
+def nested(
+    parent: argparse.ArgumentParser, dest: str, verb: str, *, required: bool = True
+) -> Action:
+    """A verb's actions (`review approve`, `dox sync`) as argparse subcommands,
+    each with the common flags again, so `--json` and `--root` work after them
+    and an unknown flag or word is refused. `command_name` is what `--json`
+    reports as the command."""
+    sub = parent.add_subparsers(dest=dest, metavar="ACTION", required=required)
+
+    def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=Formatter)
+        p.add_argument("--root", default=argparse.SUPPRESS, help="project directory")
+        p.add_argument(
+            "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
+        )
+        p.set_defaults(handler=handler, command_name=f"{verb} {name}")
+        return p
+
+    return action
 
 
 def identity_flags(p: argparse.ArgumentParser) -> None:
@@ -203,14 +324,17 @@ def dest(spec: Field) -> str:
     return spec.get("flag").lstrip("-").replace("-", "_")
 
 
-def memory_flags(p: argparse.ArgumentParser, *, ring: bool = True) -> None:
-    """A flag for each field `Memory` declares one for, as it declares it."""
+def memory_flags(
+    p: argparse.ArgumentParser, *, ring: bool = True, helps: Mapping[str, str] | None = None
+) -> None:
+    """A flag for each field `Memory` declares one for, as it declares it
+    (`helps` rewords a flag's help where a verb uses it differently)."""
     draft = {spec.name: spec for spec in caller_fields()}
     for spec in flag_fields():
         if spec.name == "ring" and not ring:
             continue
         name: str = spec.get("flag")
-        options: dict[str, Any] = {"help": spec.get("help")}
+        options: dict[str, Any] = {"help": (helps or {}).get(name, spec.get("help"))}
         if spec.get("choices"):
             options["choices"] = spec.get("choices")
         if spec.annotation == "float":

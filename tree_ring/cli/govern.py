@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from tree_ring.cli.context import Arguments, Context, Handler, user_flag
+from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, showing, user_flag
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import UsageError
+from tree_ring.model.record import ORIGINS, RINGS, SCOPES, parse_time
 from tree_ring.ops import review
 from tree_ring.store.audit import Actor
 from tree_ring.write import requests
@@ -22,26 +22,35 @@ def _memory_id(ctx: Context) -> str:
     memory_id: str | None = ctx.args.id
     if not memory_id:
         raise UsageError(
-            f"review {ctx.args.review_action} needs the memory id: `review list` shows them"
+            "review approve needs the memory id (`review list` shows them), "
+            "or --all to approve every pending row a filter names"
         )
     return memory_id
 
 
-def _decision(ctx: Context, decision: review.Decision) -> int:
+def decision_data(decision: review.Decision) -> dict[str, Any]:
+    """A decision as `--json` reports it (one item of `review approve --all`)."""
     data: dict[str, Any] = {
         "id": decision.id,
         "decision": decision.decision,
         "trust": decision.trust,
-        "reason": decision.reason,
+        "decision_reason": decision.reason,
         "reviewed_by": decision.reviewed_by,
         "reviewed_at": decision.reviewed_at,
         "superseded": list(decision.superseded),
     }
+    if decision.request is not None:
+        data["request"] = decision.request.to_dict()
+        data["lingering"] = decision.lingering
+    return data
+
+
+def _decision(ctx: Context, decision: review.Decision) -> int:
+    data = decision_data(decision)
+    data["project"] = ctx.project_id(ctx.root())
     done = {"approve": "approved", "reject": "rejected", "dispute": "disputed"}[decision.decision]
     request = decision.request
     if request is not None:
-        data["request"] = request.to_dict()
-        data["lingering"] = decision.lingering
         if decision.decision == "approve":
             text = (
                 f"approved {request.id}: {request.memory_id} is forgotten ({request.mode}) "
@@ -51,8 +60,7 @@ def _decision(ctx: Context, decision: review.Decision) -> int:
             text = f"rejected {request.id}: {request.memory_id} stays as it is"
         ctx.emit(data, text)
         if decision.lingering is not None:
-            print(f"error: {decision.lingering}", file=sys.stderr)
-            return 1
+            return ctx.warn(decision.lingering, code="store_fault")
         return 0
     text = f"{done} {decision.id} (now {decision.trust}) by {decision.reviewed_by}"
     if decision.decision == "reject":
@@ -67,7 +75,7 @@ def cmd_review_list(ctx: Context) -> int:
     root = ctx.root()
     project_id = ctx.project_id(root)
     with ctx.store(root) as store:
-        waiting = review.queue(store.db, project_id)[: ctx.args.limit]
+        waiting = review.queue(store.db, project_id)[: _limit(ctx.args.limit)]
         total = review.queue_size(store.db, project_id)
         asked = requests.waiting(store.db, project_id)
     items: list[dict[str, Any]] = []
@@ -76,9 +84,10 @@ def cmd_review_list(ctx: Context) -> int:
         m = w.memory
         items.append(
             {
+                "kind": "memory",
                 "id": m.id,
                 "trust": m.trust,
-                "reason": m.review_reason,
+                "review_reason": m.review_reason,
                 "summary": m.summary,
                 "ring": m.ring,
                 "scope": m.scope,
@@ -103,26 +112,80 @@ def cmd_review_list(ctx: Context) -> int:
         lines.append(f"{r.id}  forget {r.memory_id} ({r.mode})")
         lines.append(f"    why: {r.reason}")
         lines.append(f"    asked by {r.actor} ({r.origin}) at {r.created_at[:19]}Z")
+    if len(waiting) < total:
+        lines.append(f"{showing(len(waiting), total)} waiting (--limit shows more)")
+    items += [{"kind": "forget_request", **r.to_dict()} for r in asked]
+    data = listing(items, total=total + len(asked), limit=ctx.args.limit)
     ctx.emit(
-        {
-            "project": project_id,
-            "total": total,
-            "waiting": items,
-            "requests": [r.to_dict() for r in asked],
-        },
-        "\n".join(lines),
+        {"project": project_id, "waiting": total, "requests": len(asked), **data}, "\n".join(lines)
     )
     return 0
 
 
+def _limit(limit: int) -> int:
+    if limit < 1:
+        raise UsageError(f"--limit takes a count of 1 or more, not {limit}")
+    return limit
+
+
 def cmd_review_approve(ctx: Context) -> int:
     a = ctx.args
+    if a.all:
+        return cmd_review_approve_all(ctx)
+    filters = [f"--{name.replace('_', '-')}" for name in FILTERS if getattr(a, name) is not None]
+    if filters or a.dry_run:
+        raise UsageError(
+            f"{', '.join(filters) or '--dry-run'} goes with --all; to approve one memory, "
+            "name only its id"
+        )
     actor = _actor(ctx)
     with ctx.store() as store:
         decision = review.approve(
             store, _memory_id(ctx), actor=actor, reason=a.reason, supersede=a.supersede_contradicted
         )
     return _decision(ctx, decision)
+
+
+FILTERS = ("origin", "since", "scope", "ring", "batch")
+
+
+def cmd_review_approve_all(ctx: Context) -> int:
+    a = ctx.args
+    if a.id:
+        raise UsageError("review approve takes an id or --all, not both")
+    if a.supersede_contradicted:
+        raise UsageError(
+            "--supersede-contradicted is decided one memory at a time; approve those by id"
+        )
+    since = parse_time(a.since, "--since") if a.since else None
+    selection = review.Selection(
+        origin=a.origin, since=since, scope=a.scope, ring=a.ring, batch=a.batch
+    )
+    root = ctx.root()
+    project_id = ctx.project_id(root)
+    actor = ctx.actor(ctx.identity(root))
+    with ctx.store(root) as store:
+        decisions = review.approve_all(
+            store, project_id, selection, actor=actor, reason=a.reason, dry_run=a.dry_run
+        )
+    verb = "would approve" if a.dry_run else "approved"
+    lines = [
+        f"{verb} {len(decisions)} pending memories"
+        + (" (dry run: nothing was written)" if a.dry_run else f" by {actor.name}")
+    ]
+    lines += [
+        f"  {d.id}" + (f"; it supersedes {', '.join(d.superseded)}" if d.superseded else "")
+        for d in decisions
+    ]
+    data = {
+        "project": project_id,
+        "dry_run": a.dry_run,
+        "filters": {name: getattr(selection, name) for name in FILTERS},
+        "approved": 0 if a.dry_run else len(decisions),
+        **listing([decision_data(d) for d in decisions]),
+    }
+    ctx.emit(data, "\n".join(lines))
+    return 0
 
 
 def cmd_review_reject(ctx: Context) -> int:
@@ -157,17 +220,6 @@ def cmd_review_policy(ctx: Context) -> int:
     lines = [f"{key} = {'true' if value else 'false'}" for key, value in settings.items()]
     ctx.emit({"review_policy": settings, "changed": changes}, "\n".join(lines))
     return 0
-
-
-def cmd_review(ctx: Context) -> int:
-    handlers = {
-        "list": cmd_review_list,
-        "approve": cmd_review_approve,
-        "reject": cmd_review_reject,
-        "dispute": cmd_review_dispute,
-        "policy": cmd_review_policy,
-    }
-    return handlers[ctx.args.review_action](ctx)
 
 
 def _minted(ctx: Context, minted: coordinator.Minted, verb: str) -> int:
@@ -242,65 +294,104 @@ def cmd_policy_status(ctx: Context) -> int:
 
 def cmd_policy_audit(ctx: Context) -> int:
     with ctx.store() as store:
-        found = coordinator.audit_entries(store.db, limit=ctx.args.limit)
+        found = coordinator.audit_entries(store.db, limit=_limit(ctx.args.limit))
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['decision']:<5} {e['action']:<18} "
         f"by {e['actor']} ({e['origin']}, capability {e['capability']}) {e['reason']}"
         for e in found
     )
-    ctx.emit({"entries": found}, text or "no policy decisions recorded")
+    ctx.emit(listing(found, limit=ctx.args.limit), text or "no policy decisions recorded")
     return 0
 
 
-def cmd_policy(ctx: Context) -> int:
-    handlers = {
-        "enable": cmd_policy_enable,
-        "status": cmd_policy_status,
-        "rotate": cmd_policy_rotate,
-        "disable": cmd_policy_disable,
-        "audit": cmd_policy_audit,
-    }
-    return handlers[ctx.args.policy_action](ctx)
-
-
-def _review_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "review_action",
-        choices=("list", "approve", "reject", "dispute", "policy"),
-        metavar="ACTION",
-        help="list | approve ID | reject ID --reason | dispute ID --reason | policy [--set K=V]",
-    )
-    p.add_argument("id", nargs="?", help="the memory to decide on")
-    p.add_argument("--reason", help="why (required to reject or dispute); kept on the row")
-    p.add_argument(
-        "--supersede-contradicted",
-        action="store_true",
-        help="approve: also supersede the live memories this one contradicts",
-    )
-    p.add_argument(
-        "--set",
-        action="append",
-        metavar="KEY=true|false",
-        help="policy: change what waits for review (repeatable)",
-    )
-    p.add_argument("--limit", type=int, default=100, help="list: show at most this many")
+def _decider(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent-profile", help="who decides (TREE_RING_AGENT_PROFILE)")
     user_flag(p)
 
 
-def _policy_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "policy_action",
-        choices=("enable", "status", "rotate", "disable", "audit"),
-        metavar="ACTION",
-        help="enable --coordinator NAME | status | rotate | disable | audit",
+def _review_arguments(p: argparse.ArgumentParser) -> None:
+    action = nested(p, "review_action", "review")
+    s = action("list", cmd_review_list, "the rows waiting for review, oldest first, and requests")
+    s.add_argument("--limit", type=int, default=100, help="show at most this many (default: 100)")
+    _decider(s)
+    s = action(
+        "approve",
+        cmd_review_approve,
+        "accept one waiting memory (or a request to forget), or --all that a filter names",
     )
-    p.add_argument("--coordinator", help="enable/rotate: who holds the capability")
-    p.add_argument("--limit", type=int, default=50, help="audit: the newest N decisions")
-    p.add_argument("--agent-profile", help="who is acting (TREE_RING_AGENT_PROFILE)")
+    s.add_argument("id", nargs="?", help="the memory or request to approve")
+    s.add_argument("--reason", help="why; kept on the row (default: approved)")
+    s.add_argument(
+        "--supersede-contradicted",
+        action="store_true",
+        help="also supersede the live memories this one contradicts",
+    )
+    g = s.add_argument_group(
+        "approve --all (a migration in one step; each row audited as a single approve)"
+    )
+    g.add_argument("--all", action="store_true", help="every pending row the filters name")
+    g.add_argument("--origin", choices=ORIGINS, help="only rows of this origin (import, ...)")
+    g.add_argument("--since", metavar="TIME", help="only rows created at or after TIME")
+    g.add_argument("--scope", choices=SCOPES, help="only rows of this scope")
+    g.add_argument("--ring", choices=RINGS, help="only rows of this ring")
+    g.add_argument(
+        "--batch", metavar="BATCH", help="only rows of this import (`import` prints its batch)"
+    )
+    g.add_argument("--dry-run", action="store_true", help="count and list them; approve nothing")
+    _decider(s)
+    for name, verb in (("reject", "reject"), ("dispute", "dispute")):
+        handler = cmd_review_reject if name == "reject" else cmd_review_dispute
+        what = (
+            "retire a waiting memory and tombstone its content (or refuse a request to forget)"
+            if name == "reject"
+            else "keep a memory on record but stop believing it"
+        )
+        s = action(name, handler, what)
+        s.add_argument("id", help=f"the memory to {verb}")
+        s.add_argument("--reason", required=True, help="why; kept on the row and in the audit log")
+        _decider(s)
+    s = action("policy", cmd_review_policy, "what waits for review; change it with --set")
+    s.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=true|false",
+        help="change what waits for review (repeatable)",
+    )
+    _decider(s)
+
+
+def _policy_arguments(p: argparse.ArgumentParser) -> None:
+    action = nested(p, "policy_action", "policy")
+    s = action("enable", cmd_policy_enable, "coordinated mode: protected writes need a capability")
+    s.add_argument("--coordinator", required=True, help="who holds the capability")
+    _decider(s)
+    s = action("status", cmd_policy_status, "the mode, the coordinator and the decisions counted")
+    _decider(s)
+    s = action("rotate", cmd_policy_rotate, "mint a new capability; the old one stops working")
+    s.add_argument("--coordinator", help="hand the capability to someone else")
+    _decider(s)
+    s = action("disable", cmd_policy_disable, "back to open mode")
+    _decider(s)
+    s = action("audit", cmd_policy_audit, "the newest policy decisions, allowed and denied")
+    s.add_argument("--limit", type=int, default=50, help="the newest N decisions (default: 50)")
+    _decider(s)
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "review": (
+        "tree-ring review list",
+        "tree-ring review approve mem_20261129_134645_2d7a81bd6071",
+        "tree-ring review approve --all --batch import-20261201T091208Z-1a2b3c4d --dry-run",
+    ),
+    "policy": (
+        "tree-ring policy enable --coordinator lead",
+        "tree-ring policy status",
+        "tree-ring policy audit --limit 20",
+    ),
+}
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {
-    "review": (cmd_review, _review_arguments),
-    "policy": (cmd_policy, _policy_arguments),
+    "review": (cmd_review_list, _review_arguments),
+    "policy": (cmd_policy_status, _policy_arguments),
 }

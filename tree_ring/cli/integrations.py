@@ -8,8 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tree_ring.cli.adapters import nested
-from tree_ring.cli.context import Arguments, Context, Handler
+from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, reshaped
 from tree_ring.model import project
 from tree_ring.ops import certify, integrations, quality, welcome
 
@@ -43,7 +42,7 @@ def cmd_scan(ctx: Context) -> int:
         lines.append(f"{d.name:<16} {d.status:<9} {where}")
         if d.markers:
             lines.append(f"{'':<16} next: {d.next_step}")
-    data = {"root": str(root), "integrations": [d.to_dict() for d in found]}
+    data = {"root": str(root), **listing([d.to_dict() for d in found])}
     ctx.emit(data, "\n".join(lines))
     return 0
 
@@ -53,7 +52,7 @@ def cmd_status(ctx: Context) -> int:
     harnesses = [h.to_dict() for h in integrations.status(root, ctx.environ)]
     head = f"project: {root}" if root else "project: none here (`tree-ring init` creates one)"
     ctx.emit(
-        {"root": str(root) if root else None, "harnesses": harnesses},
+        {"root": str(root) if root else None, **listing(harnesses)},
         "\n".join([head, *_status_lines(harnesses)]),
     )
     return 0
@@ -71,7 +70,9 @@ def cmd_certify(ctx: Context) -> int:
             lines.append(f"  {mark} {check['name']}: {check['detail']}")
     lines.append(f"certification {'passed' if data['passed'] else 'FAILED'}; wrote:")
     lines += [f"  {path}" for path in data["files"]]
-    ctx.emit(data, "\n".join(lines))
+    shaped = reshaped(data, "harnesses")
+    shaped["scan"] = {d["name"]: d for d in data.get("scan") or ()}
+    ctx.emit(shaped, "\n".join(lines))
     return 0 if data["passed"] else 1
 
 
@@ -84,7 +85,7 @@ def cmd_recall_quality(ctx: Context) -> int:
     lines = [f"recall quality: {data['status']}; {quality.summary_line(data)}"]
     lines += [f"  FAIL {name}" for name in data["failed"]]
     lines += ["wrote:", *(f"  {path}" for path in data["files"])]
-    ctx.emit(data, "\n".join(lines))
+    ctx.emit(reshaped(data, "scenarios"), "\n".join(lines))
     return 0 if data["status"] == "pass" else 1
 
 
@@ -101,7 +102,9 @@ def cmd_welcome(ctx: Context) -> int:
             ctx.out.flush()
             time.sleep(0.12)
         ctx.out.write("\r" + " " * 11 + "\r")
-    ctx.emit(data, "\n".join(welcome.render(data)))
+    shaped = reshaped(data, "try")
+    shaped["hooks"] = {h["harness"]: h for h in data.get("hooks") or ()}
+    ctx.emit(shaped, "\n".join(welcome.render(data)))
     return 0
 
 
@@ -111,7 +114,7 @@ def _is_terminal(ctx: Context) -> bool:
 
 
 def _integrations_arguments(p: argparse.ArgumentParser) -> None:
-    action = nested(p, "integrations_action")
+    action = nested(p, "integrations_action", "integrations")
     s = action(
         "scan",
         cmd_scan,
@@ -151,6 +154,20 @@ def _recall_quality_arguments(p: argparse.ArgumentParser) -> None:
 def _welcome_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--init", action="store_true", help="create the store here if there is none")
     p.add_argument("--no-animation", action="store_true", help="print the tour, nothing else")
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "integrations": (
+        "tree-ring integrations scan",
+        "tree-ring integrations status",
+        "tree-ring integrations certify --out-dir target/cert",
+    ),
+    "recall-quality": (
+        "tree-ring recall-quality",
+        "tree-ring recall-quality fixtures/quality --out-dir target/quality",
+    ),
+    "welcome": ("tree-ring welcome", "tree-ring welcome --init --no-animation"),
+}
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {

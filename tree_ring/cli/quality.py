@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tree_ring.cli.context import Arguments, Context, Handler
+from tree_ring.cli.context import Arguments, Context, Handler, reshaped
 from tree_ring.ops import quality
 
 
@@ -28,7 +28,7 @@ def table(report: quality.QualityReport) -> str:
 def cmd_quality(ctx: Context) -> int:
     paths = [Path(p) for p in ctx.args.paths] or [quality.DEFAULT_PATH]
     report = quality.run(paths)
-    ctx.emit(report.to_dict(), table(report))
+    ctx.emit(reshaped(report.to_dict(), "scenarios"), table(report))
     return 0 if report.passed else 1
 
 
@@ -39,6 +39,11 @@ def _quality_arguments(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="scenario files or directories (default: the plugin's fixtures/quality)",
     )
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "quality": ("tree-ring quality", "tree-ring quality fixtures/quality/scar-for-failure.json"),
+}
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {"quality": (cmd_quality, _quality_arguments)}

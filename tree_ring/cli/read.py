@@ -7,9 +7,13 @@ from tree_ring.cli.context import (
     Context,
     Handler,
     identity_flags,
+    listing,
+    showing,
     user_flag,
     view_flags,
 )
+from tree_ring.model import jsontext
+from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, parse_time
 from tree_ring.read.recall import DEFAULT_LIMIT, recall
 from tree_ring.store.live import View
@@ -52,24 +56,27 @@ def cmd_recall(ctx: Context) -> int:
     data: dict[str, Any] = {
         "query": a.query,
         "project": identity.project,
-        "results": [
-            {
-                "id": h.memory.id,
-                "summary": h.memory.summary,
-                "ring": h.memory.ring,
-                "scope": h.memory.scope,
-                "trust": h.memory.trust,
-                "label": h.label,
-                "origin": h.memory.origin,
-                "partition": labels[id(h)],
-                "store": "user" if id(h) in from_user else "project",
-                "source": {"type": h.memory.source_type, "ref": h.memory.source_ref},
-                "score": h.score,
-                "score_parts": h.parts,
-                "match": h.query,
-            }
-            for h in hits
-        ],
+        "limit": a.limit,
+        **listing(
+            [
+                {
+                    "id": h.memory.id,
+                    "summary": h.memory.summary,
+                    "ring": h.memory.ring,
+                    "scope": h.memory.scope,
+                    "trust": h.memory.trust,
+                    "label": h.label,
+                    "origin": h.memory.origin,
+                    "partition": labels[id(h)],
+                    "store": "user" if id(h) in from_user else "project",
+                    "source": {"type": h.memory.source_type, "ref": h.memory.source_ref},
+                    "score": h.score,
+                    "score_parts": h.parts,
+                    "match": h.query,
+                }
+                for h in hits
+            ]
+        ),
     }
     text = "\n".join(
         _hit_line(h.label, h.memory, f"  ({labels[id(h)]}; {h.score:.3f})") for h in hits
@@ -81,7 +88,6 @@ def cmd_recall(ctx: Context) -> int:
 def cmd_brief(ctx: Context) -> int:
     # Here, not at the top: recall, the verb people run most, needs neither.
     from tree_ring.cli.flows import open_user_quietly
-    from tree_ring.ops import receipts
     from tree_ring.read import brief
 
     root = ctx.root()
@@ -93,31 +99,41 @@ def cmd_brief(ctx: Context) -> int:
         finally:
             if mine is not None:
                 mine.close()
-    # A project folder this user cannot write: the brief still stands, unrecorded.
-    try:  # noqa: SIM105 - not contextlib.suppress: recall shares this module's imports
-        receipts.write_receipt(root, harness=ctx.args.harness, event="brief", brief=result)
-    except OSError:
-        pass
-    ctx.emit({"project": result.project, "ids": list(result.ids), "text": result.text}, result.text)
+    # No receipt: a brief asked for by hand is not a hook firing, and `status`
+    # reports receipts as the hooks' own.
+    size = len(result.text.encode("utf-8"))
+    data = {
+        "project": result.project,
+        "text": result.text,
+        "bytes": size,
+        "tokens": round(size / 4),
+        **listing(list(result.ids)),
+    }
+    ctx.emit(data, result.text)
     return 0
 
 
 def cmd_list(ctx: Context) -> int:
-    from tree_ring.read import listing
+    from tree_ring.read import listing as reading
 
     a = ctx.args
+    if a.limit < 1:
+        raise UsageError(f"--limit takes a count of 1 or more, not {a.limit}")
+    if a.offset < 0:
+        raise UsageError(f"--offset takes 0 or more, not {a.offset}")
     root = ctx.root()
     identity = ctx.identity(root)
     view = ctx.view()
     if a.trust and a.trust != "accepted":
         view = View(view.as_of, view.valid_at, view.include_sensitive, True, a.trust == "rejected")
     with ctx.store(root) as store:
-        found = listing.list_memories(
+        page = reading.list_page(
             store,
             identity,
             view,
             whole_project=ctx.whole_project,
             limit=a.limit,
+            offset=a.offset,
             scope=a.scope,
             ring=a.ring,
             trust=a.trust,
@@ -130,28 +146,61 @@ def cmd_list(ctx: Context) -> int:
         )
     from tree_ring.read.labels import row_label
 
-    data = [m.to_dict() for m in found]
-    text = "\n".join(
+    found = page.memories
+    data = {
+        "project": identity.project,
+        **listing([m.to_dict() for m in found], total=page.total, offset=a.offset, limit=a.limit),
+    }
+    lines = [
         _hit_line("" if m.trust == "accepted" else m.trust.upper(), m, f"  ({row_label(m)})")
         for m in found
-    )
-    ctx.emit({"project": identity.project, "memories": data}, text or "no memories")
+    ]
+    if found and (a.offset or len(found) < page.total):
+        more = a.offset + len(found) < page.total
+        lines.append(
+            f"{showing(len(found), page.total)}"
+            + (f" from {a.offset + 1:,}" if a.offset else "")
+            + (f" (--offset {a.offset + len(found)} shows the next)" if more else "")
+        )
+    elif not found and page.total:
+        lines.append(f"no memories past --offset {a.offset:,} ({page.total:,} in all)")
+    ctx.emit(data, "\n".join(lines) or "no memories")
     return 0
 
 
 def cmd_show(ctx: Context) -> int:
-    from tree_ring.read import listing
+    from tree_ring.read import listing as reading
 
     root = ctx.root()
     identity = ctx.identity(root)
     with ctx.store(root) as store:
-        memory = listing.show(store.db, identity, ctx.args.id, whole_project=ctx.whole_project)
+        memory = reading.show(store.db, identity, ctx.args.id, whole_project=ctx.whole_project)
     data = memory.to_dict()
-    text = "\n".join(
-        f"{key}: {value}" for key, value in data.items() if value not in (None, "", [])
-    )
-    ctx.emit(data, text)
+    ctx.emit({"project": identity.project, "memory": data}, "\n".join(field_lines(data)))
     return 0
+
+
+def field_lines(data: dict[str, Any]) -> list[str]:
+    """Aligned `field: value` lines, nested values flattened (`source.type: manual`,
+    `tags[0]: x`); empty values left out."""
+    flat: list[tuple[str, str]] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        table = jsontext.as_object(value)
+        if table is not None:
+            for key, inner in table.items():
+                walk(f"{prefix}.{key}" if prefix else key, inner)
+        elif isinstance(value, list | tuple):
+            items: list[Any] = list(value)  # pyright: ignore[reportUnknownArgumentType]
+            for index, inner in enumerate(items):
+                walk(f"{prefix}[{index}]", inner)
+        elif value is not None and value != "":
+            text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+            flat.append((prefix, text.replace("\n", "\n" + " " * 2)))
+
+    walk("", data)
+    width = max((len(name) for name, _ in flat), default=0) + 1
+    return [f"{name + ':':<{width}} {value}" for name, value in flat]
 
 
 def _recall_arguments(p: argparse.ArgumentParser) -> None:
@@ -164,7 +213,6 @@ def _recall_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _brief_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--harness", default="cli", help="whose receipt to write (default: cli)")
     view_flags(p)
     identity_flags(p)
 
@@ -176,7 +224,8 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--origin", choices=ORIGINS, help="only rows this writer wrote")
     p.add_argument("--mine", action="store_true", help="only rows you wrote (origin person)")
     p.add_argument("--since", metavar="TIME", help="only rows recorded at or after TIME")
-    p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--limit", type=int, default=100, help="at most this many (default: 100)")
+    p.add_argument("--offset", type=int, default=0, help="skip this many first (default: 0)")
     view_flags(p)
     identity_flags(p)
     user_flag(p)
@@ -186,6 +235,22 @@ def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     identity_flags(p)
     user_flag(p)
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "recall": (
+        'tree-ring recall "cache backend"',
+        "tree-ring recall deploy --limit 3 --include-unreviewed",
+        'tree-ring recall "what changed in November" --tree',
+    ),
+    "brief": ("tree-ring brief", "tree-ring --json brief"),
+    "list": (
+        "tree-ring list",
+        "tree-ring list --ring heartwood --limit 20",
+        "tree-ring list --limit 100 --offset 100",
+    ),
+    "show": ("tree-ring show mem_20261129_134645_2d7a81bd6071",),
+}
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from tree_ring.cli import progress
-from tree_ring.cli.context import Arguments, Context, Handler
+from tree_ring.cli.context import Arguments, Context, Handler, listing, reshaped
 from tree_ring.govern import coordinator
 from tree_ring.model.identity import harness_origin
 from tree_ring.ops import doctor, maintain
@@ -35,7 +36,7 @@ def cmd_doctor(ctx: Context) -> int:
         hint = "" if report.repair else "; `tree-ring doctor --repair` rebuilds what it can"
         fixable = any(c.repairable and not c.ok for c in report.checks)
         lines.append("problems remain" + (hint if fixable else ""))
-    ctx.emit(report.to_dict(), "\n".join(lines))
+    ctx.emit(reshaped(report.to_dict(), "checks"), "\n".join(lines))
     return 0 if report.ok else 1
 
 
@@ -69,8 +70,33 @@ def cmd_maintain(ctx: Context) -> int:
         lines.append(f"redacted {len(report.redacted)} memories holding secrets")
     if report.vacuumed:
         lines.append(f"vacuumed: {report.bytes_before:,} -> {report.bytes_after:,} bytes")
-    ctx.emit(report.to_dict(), "\n".join(lines))
+    ctx.emit(maintain_data(report.to_dict()), "\n".join(lines))
     return 0
+
+
+def maintain_data(report: dict[str, Any]) -> dict[str, Any]:
+    """Maintain's report with its one list: every row it names, each with what
+    it found (`kind`) and whether this run acted on it (`done`: deleted or
+    redacted); the counts beside it."""
+    deleted, redacted = set(report["deleted"]), set(report["redacted"])
+    items: list[dict[str, Any]] = [
+        {"kind": "expired_removable", "id": memory_id, "done": memory_id in deleted}
+        for memory_id in report["expired_deletable"]
+    ]
+    items += [
+        {"kind": "expired_protected", **e, "done": False} for e in report["expired_protected"]
+    ]
+    items += [{"kind": "secret", **s, "done": s["id"] in redacted} for s in report["secrets"]]
+    lists = ("expired_deletable", "expired_protected", "secrets", "deleted", "redacted")
+    data = {key: value for key, value in report.items() if key not in lists}
+    data |= {
+        "expired_removable": len(report["expired_deletable"]),
+        "expired_protected": len(report["expired_protected"]),
+        "secrets": len(report["secrets"]),
+        "deleted": len(report["deleted"]),
+        "redacted": len(report["redacted"]),
+    }
+    return data | listing(items)
 
 
 def _doctor_arguments(p: argparse.ArgumentParser) -> None:
@@ -93,6 +119,16 @@ def _maintain_arguments(p: argparse.ArgumentParser) -> None:
         help="redact stored memories that today's guard rules catch",
     )
     p.add_argument("--vacuum", action="store_true", help="merge the FTS index and VACUUM")
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "doctor": ("tree-ring doctor", "tree-ring doctor --repair", "tree-ring --json doctor"),
+    "maintain": (
+        "tree-ring maintain",
+        "tree-ring maintain --apply-expired --apply-secret-sweep",
+        "tree-ring maintain --vacuum",
+    ),
+}
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {

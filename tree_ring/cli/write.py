@@ -15,6 +15,7 @@ from tree_ring.cli.context import (
 )
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import Identity, harness_origin, pinned
+from tree_ring.model.record import CAPTURE_PAIRS
 from tree_ring.write import correct, verbs
 
 TYPE_CHECKING = False
@@ -63,7 +64,7 @@ def _draft(ctx: Context, **overrides: Any) -> verbs.Draft:
     return verbs.Draft(**said)
 
 
-def _report_write(ctx: Context, result: verbs.WriteResult) -> int:
+def _report_write(ctx: Context, project: str, result: verbs.WriteResult) -> int:
     if not result.created:
         text = f"unchanged {result.id} (exact retry of the same operation)"
     else:
@@ -79,6 +80,7 @@ def _report_write(ctx: Context, result: verbs.WriteResult) -> int:
             )
     ctx.emit(
         {
+            "project": project,
             "id": result.id,
             "created": result.created,
             "trust": result.trust,
@@ -116,9 +118,11 @@ def cmd_remember(ctx: Context) -> int:
                 )
             memory = verbs.compose(draft, identity, actor)
             return _report_write(
-                ctx, readmit.remember_over_tombstone(store, memory, actor, a.reason)
+                ctx,
+                identity.project,
+                readmit.remember_over_tombstone(store, memory, actor, a.reason),
             )
-        return _report_write(ctx, verbs.remember(store, draft, identity, actor))
+        return _report_write(ctx, identity.project, verbs.remember(store, draft, identity, actor))
 
 
 def cmd_evidence(ctx: Context) -> int:
@@ -136,7 +140,7 @@ def cmd_evidence(ctx: Context) -> int:
             evidence_ref=a.evidence_ref,
             score=a.score,
         )
-    return _report_write(ctx, result)
+    return _report_write(ctx, identity.project, result)
 
 
 def cmd_capture(ctx: Context) -> int:
@@ -150,7 +154,8 @@ def cmd_capture(ctx: Context) -> int:
         harness_origin(ctx.environ),
     )
     with ctx.store(root) as store:
-        return _report_write(ctx, verbs.capture(store, draft, identity, ctx.actor(identity)))
+        result = verbs.capture(store, draft, identity, ctx.actor(identity))
+    return _report_write(ctx, a.project, result)
 
 
 def cmd_forget(ctx: Context) -> int:
@@ -162,9 +167,10 @@ def cmd_forget(ctx: Context) -> int:
             store, a.id, mode=a.mode, reason=a.reason, actor=ctx.actor(identity), reader=identity
         )
     data = {
+        "project": identity.project,
         "id": done.id,
         "mode": done.mode,
-        "reason": done.reason,
+        "decision_reason": done.reason,
         "request": done.request,
         "lingering": done.lingering,
     }
@@ -179,8 +185,7 @@ def cmd_forget(ctx: Context) -> int:
     verb = "deleted" if done.mode == "delete" else "redacted"
     ctx.emit(data, f"{verb} {done.id}; its content is tombstoned and will not be stored again")
     if done.lingering is not None:
-        print(f"error: {done.lingering}", file=sys.stderr)
-        return 1
+        return ctx.warn(done.lingering, code="store_fault")
     return 0
 
 
@@ -200,8 +205,15 @@ def cmd_supersede(ctx: Context) -> int:
         text += f" ({a.new_id} approved: the contradiction is settled)"
     if not applied:
         text = f"{a.old_id} will be superseded by {a.new_id} when {a.new_id} is approved"
-    data = {"old": a.old_id, "new": a.new_id, "reason": a.reason, "applied": applied}
-    ctx.emit({**data, "approved": done.approved}, text)
+    data = {
+        "project": identity.project,
+        "id": a.old_id,
+        "superseded_by": a.new_id,
+        "decision_reason": a.reason,
+        "applied": applied,
+        "approved": done.approved,
+    }
+    ctx.emit(data, text)
     return 0
 
 
@@ -223,23 +235,82 @@ def _evidence_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--score", type=float, help="confidence from the evaluation, 0..1")
 
 
+def _capture_arguments(p: argparse.ArgumentParser) -> None:
+    p.description = (
+        "The stop hook's narrow write. It stores one memory in the calling agent's own "
+        "partition (scope agent, under the --agent-profile, --workflow-id and --session-id "
+        "the hook's command names), never in the project's shared scopes; only the event "
+        f"type and ring pairs {', '.join(f'{e}/{r}' for e, r in CAPTURE_PAIRS.items())}; "
+        "normal sensitivity only. Copy the command the stop hook gave; to store for the "
+        "project, use `remember`."
+    )
+    memory_flags(
+        p,
+        helps={
+            "--scope": "agent only (the default here): capture writes the agent's own partition",
+            "--operation-id": "required: the stop hook's auto-CHECKPOINT-N id, so a retry "
+            "stores nothing twice",
+            "--source-ref": "required: where the outcome happened (the hook names it)",
+        },
+    )
+
+
 def _forget_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("--mode", choices=("delete", "redact"), required=True)
+    p.description = (
+        "Forget a memory for good. Either mode records a tombstone of its content, so the "
+        "same claim cannot be stored again (by remember, capture or import), keeps your "
+        "reason in the audit log, and scrubs the words from the search index."
+    )
+    p.add_argument("id", help="the memory to forget (`list` or `recall` shows ids)")
+    p.add_argument(
+        "--mode",
+        choices=("delete", "redact"),
+        required=True,
+        help="delete: remove the row, its id is free again. redact: keep the row as a "
+        "[redacted] placeholder (its id, times and the reason stay, so links and the history "
+        "still point somewhere); its text, tags and source are erased",
+    )
     p.add_argument("--reason", required=True, help="why; kept in the audit log")
     user_flag(p)
 
 
 def _supersede_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("old_id")
-    p.add_argument("new_id")
-    p.add_argument("--reason", required=True)
+    p.add_argument("old_id", help="the memory that is no longer current")
+    p.add_argument("new_id", help="the memory that replaces it")
+    p.add_argument("--reason", required=True, help="why; kept in the audit log")
+
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "remember": (
+        'tree-ring remember "Deploys freeze on Fridays" --ring heartwood',
+        'tree-ring remember "The cache moved to SQLite" '
+        "--supersedes mem_20261129_134645_2d7a81bd6071",
+        'echo "Tests need Redis running" | tree-ring remember - --tag tests',
+    ),
+    "evidence": (
+        'tree-ring evidence "Cache warmup halves p95" --outcome promoted '
+        "--evidence-ref evals/run-42 --score 0.9",
+    ),
+    "capture": (
+        'tree-ring capture "The flaky test needed a fixed seed" --event-type lesson '
+        "--ring cambium --project PROJECT --agent-profile claude-code --workflow-id SESSION "
+        "--session-id SESSION --operation-id auto-CHECKPOINT-1 --source-ref session:SESSION",
+    ),
+    "forget": (
+        'tree-ring forget mem_20261129_134645_2d7a81bd6071 --mode redact --reason "wrong"',
+        'tree-ring forget mem_20261129_134645_2d7a81bd6071 --mode delete --reason "noise"',
+    ),
+    "supersede": (
+        "tree-ring supersede mem_20261129_134645_2d7a81bd6071 "
+        'mem_20261130_091200_5c1e0b7f2a44 --reason "moved to SQLite"',
+    ),
+}
 
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {
     "remember": (cmd_remember, _remember_arguments),
     "evidence": (cmd_evidence, _evidence_arguments),
-    "capture": (cmd_capture, memory_flags),
+    "capture": (cmd_capture, _capture_arguments),
     "forget": (cmd_forget, _forget_arguments),
     "supersede": (cmd_supersede, _supersede_arguments),
 }

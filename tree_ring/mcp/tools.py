@@ -129,7 +129,7 @@ def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def list_memories(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     trust = args.get("trust") or "accepted"
     with call.store() as store:
-        found = listing.list_memories(
+        found = listing.list_page(
             store,
             call.caller.identity,
             View(include_unreviewed=trust != "accepted"),
@@ -138,7 +138,7 @@ def list_memories(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             scope=args.get("scope"),
             ring=args.get("ring"),
             trust=trust,
-        )
+        ).memories
     return {
         "project": call.caller.project,
         "count": len(found),

@@ -1,9 +1,15 @@
 """Hook receipts: that a brief was shown or a stop was seen, per harness.
 
-A receipt records when, how many memories a brief showed and a digest of their
-ids (never their text), so `status` can tell hooks that never fired from a
-brief that found nothing. One small JSON file per harness under
-`.tree-ring/receipts/`, replaced atomically.
+A receipt records when, how many memories a brief showed, its size in bytes
+and a digest of their ids (never their text), so `status` can tell hooks that
+never fired from a brief that found nothing. One small JSON file per harness
+under `.tree-ring/receipts/`, replaced atomically.
+
+Per event: the session's brief (`last_brief`) is kept apart from a subagent's
+(`last_subagent_brief`), and a stop from a subagent's stop, so a subagent that
+starts after the session does not pass its brief off as the session's; and
+`events` counts each hook event with the time it last fired. Only hooks write
+receipts: a brief a person asks for by hand is not a hook firing.
 """
 
 from __future__ import annotations
@@ -53,12 +59,22 @@ def write_receipt(root: StrPath, *, harness: str, event: str, brief: Brief | Non
     project.expect(folder, "directory")
     path = os.path.join(folder, receipt_name(harness))
     record = read_receipt(path)
-    entry: dict[str, Any] = {"at": now_iso(), "event": event}
+    at = now_iso()
+    entry: dict[str, Any] = {"at": at, "event": event}
+    subagent = event.startswith("Subagent")
     if brief is not None:
-        entry |= {"count": len(brief.ids), "ids_digest": ids_digest(brief.ids)}
-        record["last_brief"] = entry
+        entry |= {
+            "count": len(brief.ids),
+            "ids_digest": ids_digest(brief.ids),
+            "bytes": len(brief.text.encode("utf-8")),
+        }
+        record["last_subagent_brief" if subagent else "last_brief"] = entry
     else:
-        record["last_stop"] = entry
+        record["last_subagent_stop" if subagent else "last_stop"] = entry
+    events = jsontext.as_object(record.get("events")) or {}
+    fired = (jsontext.as_object(events.get(event)) or {}).get("fired")
+    events[event] = {"at": at, "fired": (fired if isinstance(fired, int) else 0) + 1}
+    record["events"] = events
     record["harness"] = harness
     # A name of our own rather than tempfile.mkstemp: the hook runs this on
     # every session start, and importing tempfile costs more than the write.

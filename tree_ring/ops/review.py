@@ -251,3 +251,72 @@ def show_policy(store: Store) -> dict[str, bool]:
 def set_policy(store: Store, changes: dict[str, bool], actor: Actor) -> dict[str, bool]:
     with store.write() as db:
         return admission.set_policy(db, changes, actor)
+
+
+# ------------------------------------------------------------ approve --all
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which pending rows `approve_all` takes: every filter given must hold."""
+
+    origin: str | None = None  # the record's `origin` (import, person, claude-code, ...)
+    since: str | None = None  # created_at at or after this time
+    scope: str | None = None
+    ring: str | None = None
+    batch: str | None = None  # an import's batch id, kept as the rows' `origin_session`
+
+
+def selection_sql(selection: Selection) -> tuple[str, dict[str, object]]:
+    """The pending rows of a project a selection names, oldest first. Disputed
+    rows are left out: a dispute is a person's doubt, not a wait."""
+    sql = (
+        "SELECT * FROM memories WHERE project IS :project AND trust = 'pending'"
+        " AND retired_at IS NULL AND redacted_at IS NULL"
+    )
+    params: dict[str, object] = {}
+    for column in ("origin", "scope", "ring"):
+        value = getattr(selection, column)
+        if value is not None:
+            sql += f" AND {column} = :{column}"
+            params[column] = value
+    if selection.batch is not None:
+        sql += " AND origin = 'import' AND origin_session = :batch"
+        params["batch"] = selection.batch
+    if selection.since is not None:
+        sql += " AND created_at >= :since"
+        params["since"] = selection.since
+    return sql + " ORDER BY created_at, id", params
+
+
+def pending_matching(db: Db, project: str | None, selection: Selection) -> list[Memory]:
+    sql, params = selection_sql(selection)
+    return [rows.from_row(row) for row in db.execute(sql, {**params, "project": project})]
+
+
+def approve_all(
+    store: Store,
+    project: str | None,
+    selection: Selection,
+    *,
+    actor: Actor,
+    reason: str | None = None,
+    dry_run: bool = False,
+) -> list[Decision]:
+    """Approve every pending row the selection names, in one transaction: each
+    row decided, authorized and audited exactly as `approve` decides one, so
+    any refusal (an agent without the capability, a row over a tombstone)
+    leaves every row as it was. The caller is asked first, even when no row
+    matches, so an agent is refused the same way whatever the queue holds.
+    `dry_run` answers which rows it would approve, as decisions not taken."""
+    text = correct.check_reason(reason) if reason else "approved"
+    at = now_iso()
+    with store.write() as db:
+        first = coordinator.decide(db, "review.approve", actor, "review approve --all")
+        if not first.allowed:
+            coordinator.refuse(db, first)
+        found = pending_matching(db, project, selection)
+        if dry_run:
+            return [Decision(m.id, "approve", "pending", text, actor.name, at) for m in found]
+        coordinator.record(db, [first])
+        return [approve_in(db, memory, text, actor, at) for memory in found]

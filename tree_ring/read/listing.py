@@ -30,21 +30,42 @@ _FILTER_SQL = {
 }
 
 
-def list_sql(clause: live.Clause, filters: tuple[str, ...]) -> str:
-    extra = "".join(_FILTER_SQL.get(column, f" AND m.{column} = :{column}") for column in filters)
+def list_sql(clause: live.Clause, filters: tuple[str, ...], *, offset: bool = False) -> str:
+    extra = _filtered(filters)
     return (
         f"SELECT m.* FROM memories m WHERE {clause.sql}{extra}"
-        " ORDER BY m.created_at DESC LIMIT :limit"
+        " ORDER BY m.created_at DESC, m.id DESC LIMIT :limit"
+        + (" OFFSET :offset" if offset else "")
     )
 
 
-def list_memories(
+def _filtered(filters: tuple[str, ...]) -> str:
+    return "".join(_FILTER_SQL.get(column, f" AND m.{column} = :{column}") for column in filters)
+
+
+def count_sql(clause: live.Clause, filters: tuple[str, ...]) -> str:
+    extra = _filtered(filters)
+    return f"SELECT count(*) FROM memories m WHERE {clause.sql}{extra}"
+
+
+class Page:
+    """One page of a listing and how many rows matched in all."""
+
+    __slots__ = ("memories", "total")
+
+    def __init__(self, memories: list[Memory], total: int) -> None:
+        self.memories = memories
+        self.total = total
+
+
+def list_page(
     store: Store,
     identity: Identity,
     view: View,
     *,
     whole_project: bool,
     limit: int,
+    offset: int = 0,
     scope: str | None = None,
     ring: str | None = None,
     trust: str | None = None,
@@ -52,20 +73,23 @@ def list_memories(
     since: str | None = None,
     session: str | None = None,
     agent_profile: str | None = None,
-) -> list[Memory]:
-    """Live rows the caller may see, newest first; `trust` narrows to one
-    state, `origin` to one writer, `since` to rows recorded at or after it,
-    `session` to rows written in that session, `agent_profile` to one agent's."""
+) -> Page:
+    """`limit` live rows the caller may see from `offset`, newest first, and
+    the count of every row the same clause matches (the page's "of TOTAL").
+    `trust` narrows to one state, `origin` to one writer, `since` to rows
+    recorded at or after it, `session` to rows written in that session,
+    `agent_profile` to one agent's."""
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
-    params: dict[str, Any] = {**clause.params, "limit": limit}
+    params: dict[str, Any] = {**clause.params, "limit": limit, "offset": offset}
     filters: list[str] = []
     named = (("ring", ring), ("trust", trust), ("origin", origin), ("since", since))
     for column, value in (*named, ("session", session), ("agent_profile", agent_profile)):
         if value:
             filters.append(column)
             params[column] = value
-    found = store.query(list_sql(clause, tuple(filters)), params)
-    return [rows.from_row(row) for row in found]
+    found = store.query(list_sql(clause, tuple(filters), offset=True), params)
+    total = store.db.scalar(count_sql(clause, tuple(filters)), params)
+    return Page([rows.from_row(row) for row in found], int(total or 0))
 
 
 SHOW_SQL = "SELECT m.* FROM memories m WHERE m.id = :id AND {clause}"

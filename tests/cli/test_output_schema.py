@@ -1,0 +1,204 @@
+"""Every command's --json output, successes and errors, against docs/cli-output.schema.json.
+
+The list of command lines below runs every verb and every action the parser
+declares; a test fails when the parser has a command the list does not run
+or the schema does not define, so a new verb cannot slip past the convention.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from governance_support import CLAUDE
+from helpers import REPO, CliRunner
+
+from tree_ring.cli import app, reference
+
+SCHEMA_PATH = REPO / "docs" / "cli-output.schema.json"
+
+
+def schema() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return loaded
+
+
+def definition_name(command: str) -> str:
+    return command.replace(" ", "_")
+
+
+def parser_commands() -> set[str]:
+    return {leaf.name for leaf in reference.leaves(reference.walk(app.build_parser()))}
+
+
+def _seed(run_cli: CliRunner, tmp_path: Path, root: Path) -> dict[str, str]:
+    def made(*argv: str, environ: dict[str, str] | None = None) -> str:
+        result = run_cli("--json", *argv, environ=environ)
+        assert result.code == 0, result.err
+        return str(result.json()["id"])
+
+    ids = {
+        "old": made("remember", "The cache lives in Redis"),
+        "new": made("remember", "The cache lives in SQLite"),
+        "gone": made("remember", "A note to forget"),
+        "redact": made("remember", "A note to redact"),
+        "pending": made(
+            "remember", "Vendor the SDK", "--ring", "heartwood", "--scope", "project",
+            environ=CLAUDE,
+        ),
+        "reject": made("remember", "Skip the tests", "--ring", "heartwood", environ=CLAUDE),
+        "dispute": made("remember", "Logs rotate nightly"),
+    }  # fmt: skip
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text(run_cli("export").out)
+    ids["dump"] = str(dump)
+    (root / "AGENTS.md").write_text("# Rules\n\n## Testing\n\nRun the tests before a commit.\n")
+    (root / "revolve").mkdir()
+    return ids
+
+
+def successes(ids: dict[str, str], tmp_path: Path, root: Path) -> list[list[str]]:
+    """Every command line that should succeed, in an order that keeps each valid."""
+    capture = [
+        "capture", "The flaky test needed a fixed seed", "--event-type", "lesson",
+        "--ring", "cambium", "--project", "PLACEHOLDER", "--agent-profile", "claude-code",
+        "--workflow-id", "s1", "--session-id", "s1", "--operation-id", "auto-cp-1",
+        "--source-ref", "session:s1",
+    ]  # fmt: skip
+    return [
+        ["init"],
+        ["status"],
+        ["export"],
+        ["export", "--output", str(tmp_path / "out.jsonl")],
+        ["import", ids["dump"], "--dry-run"],
+        ["import", ids["dump"]],
+        ["audit"],
+        ["audit", "log", "--limit", "3"],
+        ["audit", "verify"],
+        ["audit", "findings", "--audit-type", "all"],
+        ["audit", "--audit-type", "all"],
+        ["remember", "Deploys freeze on Fridays"],
+        ["evidence", "Cache warmup halves p95", "--outcome", "promoted",
+         "--evidence-ref", "evals/run-42", "--score", "0.9"],
+        capture,
+        ["supersede", ids["old"], ids["new"], "--reason", "moved to SQLite"],
+        ["recall", "cache"],
+        ["recall", "nothing matches this"],
+        ["recall", "cache", "--tree"],
+        ["brief"],
+        ["list"],
+        ["list", "--limit", "2", "--offset", "1"],
+        ["show", ids["new"]],
+        ["doctor"],
+        ["maintain"],
+        ["quality", str(REPO / "fixtures" / "quality" / "scar-for-failure.json")],
+        ["review", "list"],
+        ["review", "approve", "--all", "--dry-run"],
+        ["review", "approve", ids["pending"]],
+        ["review", "reject", ids["reject"], "--reason", "the tests catch bugs"],
+        ["review", "dispute", ids["dispute"], "--reason", "they rotate weekly"],
+        ["review", "approve", "--all", "--origin", "import"],
+        ["review", "policy"],
+        ["review", "policy", "--set", "agent_heartwood=true"],
+        ["consolidate", "--dry-run"],
+        ["consolidate"],
+        ["tree", "status"],
+        ["tree", "show"],
+        ["tree", "flush"],
+        ["tree", "rebuild"],
+        ["tree", "config"],
+        ["forget", ids["redact"], "--mode", "redact", "--reason", "wrong"],
+        ["forget", ids["gone"], "--mode", "delete", "--reason", "noise"],
+        ["dox", "sync", "--dry-run"],
+        ["dox", "sync"],
+        ["revolve", "sync", "--dry-run"],
+        ["integrations", "scan"],
+        ["integrations", "status"],
+        ["recall-quality", str(REPO / "fixtures" / "quality" / "scar-for-failure.json"),
+         "--out-dir", str(tmp_path / "rq")],
+        ["welcome", "--no-animation"],
+        ["completion", "bash"],
+        ["policy", "status"],
+        ["policy", "audit"],
+        ["policy", "enable", "--coordinator", "lead"],
+        ["policy", "rotate"],
+        ["policy", "disable"],
+    ]  # fmt: skip
+
+
+# (command line, environment, the error code, the exit code)
+FAILURES: list[tuple[list[str], dict[str, str], str, int]] = [
+    (["show", "mem_20990101_000000_000000000000"], {}, "not_found", 1),
+    (["remember", "x", "--salience", "7"], {}, "usage", 2),
+    (["review", "list", "--set", "agent_heartwood=false"], {}, "usage", 2),
+    (["review", "list", "mem_x"], {}, "usage", 2),
+    (["recal", "x"], {}, "usage", 2),
+    (["list", "--limit", "0"], {}, "usage", 2),
+    (["list", "--limit", "-1"], {}, "usage", 2),
+    (["remember", "token ghp_1234567890abcdefghijklmnopqrstuvwxyzAB"], {}, "secret_refused", 2),
+    (["review", "approve", "--all"], CLAUDE, "denied", 1),
+    (["policy", "enable", "--coordinator", "lead"], CLAUDE, "denied", 1),
+]
+
+# Commands that need what a test cannot give here (a live harness round trip
+# writes into the plugin's hooks); their schema is checked on a recorded shape.
+NOT_RUN = {"integrations certify"}
+
+
+def _validate(document: Any) -> None:
+    jsonschema.validate(document, schema(), cls=jsonschema.Draft202012Validator)
+
+
+def test_every_command_and_error_matches_the_schema(
+    run_cli: CliRunner, tmp_path: Path, project_root: Path
+) -> None:
+    ids = _seed(run_cli, tmp_path, project_root)
+    project_id = json.loads((project_root / ".tree-ring" / "project.json").read_text())
+    seen: set[str] = set()
+    environ: dict[str, str] = {}
+    for argv in successes(ids, tmp_path, project_root):
+        argv = [project_id["project_id"] if word == "PLACEHOLDER" else word for word in argv]
+        result = run_cli("--json", *argv, environ=environ)
+        assert result.code == 0, (argv, result.err)
+        assert result.out.endswith("\n") and result.out.count("\n") == 1, argv
+        document = result.json()
+        try:
+            _validate(document)
+        except jsonschema.ValidationError as exc:
+            raise AssertionError(f"{argv}: {exc.message} at {list(exc.absolute_path)}") from None
+        seen.add(document["command"])
+        if document["command"] in ("policy enable", "policy rotate"):  # the next need it
+            environ = {document["env"]: document["capability"]}
+    for argv, environ, code, exit_code in FAILURES:
+        result = run_cli("--json", *argv, environ=environ)
+        assert result.code == exit_code, (argv, result.err)
+        assert result.out == "", argv
+        error = json.loads(result.err)
+        _validate(error)
+        assert error["error"]["code"] == code and error["error"]["exit"] == exit_code, argv
+    assert seen | NOT_RUN == parser_commands()
+
+
+def test_every_command_in_the_parser_has_a_schema_definition() -> None:
+    defined = set(schema()["$defs"])
+    missing = {c for c in parser_commands() if definition_name(c) not in defined}
+    assert not missing, f"add these commands to {SCHEMA_PATH.name}: {sorted(missing)}"
+
+
+def test_the_check_catches_a_verb_without_a_schema_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tree_ring.cli import integrations
+
+    monkeypatch.setitem(app.VERBS, "welcome-again", ("integrations", "a verb nobody described"))
+    monkeypatch.setitem(integrations.VERBS, "welcome-again", integrations.VERBS["welcome"])
+    with pytest.raises(AssertionError, match="welcome-again"):
+        test_every_command_in_the_parser_has_a_schema_definition()
+
+
+def test_a_shape_that_breaks_the_convention_fails_validation() -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        _validate({"command": "list", "memories": [], "project": "p"})
+    with pytest.raises(jsonschema.ValidationError):
+        _validate({"command": "audit log", "items": [{"detail": "{}"}], "total": 1, "shown": 1})
