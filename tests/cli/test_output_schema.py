@@ -51,6 +51,7 @@ def _seed(run_cli: CliRunner, tmp_path: Path, root: Path) -> dict[str, str]:
         ),
         "reject": made("remember", "Skip the tests", "--ring", "heartwood", environ=CLAUDE),
         "dispute": made("remember", "Logs rotate nightly"),
+        "agent": made("remember", "The docs build takes a minute", environ=CLAUDE),
     }  # fmt: skip
     dump = tmp_path / "dump.jsonl"
     dump.write_text(run_cli("export").out)
@@ -121,6 +122,13 @@ def successes(ids: dict[str, str], tmp_path: Path, root: Path) -> list[list[str]
          "--out-dir", str(tmp_path / "rq")],
         ["welcome", "--no-animation"],
         ["completion", "bash"],
+        ["inbox", "--peek"],
+        ["inbox"],
+        ["promote", ids["agent"], "--reason", "every harness needs it"],
+        ["config", "list"],
+        ["config", "get", "checkpoint"],
+        ["config", "set", "checkpoint=every-stop"],
+        ["sync"],
         ["policy", "status"],
         ["policy", "audit"],
         ["policy", "enable", "--coordinator", "lead"],

@@ -16,7 +16,7 @@ def test_a_persons_recall_finds_every_partition_labelled(run_cli: CliRunner) -> 
     mine = remember(run_cli, "The harbour crane needs a permit")
     claude = remember(run_cli, "The harbour crane is booked on Mondays", environ=CLAUDE)
     codex = remember(run_cli, "The harbour crane lifts ten tonnes", environ=CODEX)
-    found = run_cli("--json", "recall", "harbour crane").json()["results"]
+    found = run_cli("--json", "recall", "harbour crane").json()["items"]
     labels = {r["id"]: (r["origin"], r["partition"], r["store"]) for r in found}
     assert labels == {
         mine: ("person", "project", "project"),
@@ -26,11 +26,11 @@ def test_a_persons_recall_finds_every_partition_labelled(run_cli: CliRunner) -> 
     text = run_cli("recall", "harbour crane").out
     assert "(codex session cx-7 · agent codex;" in text
     # An agent's recall is what it was: shared scopes and its own partition.
-    agent = run_cli("--json", "recall", "harbour crane", environ=CODEX).json()["results"]
+    agent = run_cli("--json", "recall", "harbour crane", environ=CODEX).json()["items"]
     assert {r["id"] for r in agent} == {mine, codex}
     # A person naming a partition sees what that partition sees.
     named = run_cli("--json", "recall", "harbour crane", "--agent-profile", "claude-code")
-    assert {r["id"] for r in named.json()["results"]} == {mine, claude}
+    assert {r["id"] for r in named.json()["items"]} == {mine, claude}
 
 
 def test_list_filters_by_origin_time_session_agent_and_mine(
@@ -50,7 +50,7 @@ def test_list_filters_by_origin_time_session_agent_and_mine(
         rows.insert(db, old)
 
     def listed(*args: str) -> set[str]:
-        return {m["id"] for m in run_cli("--json", "list", *args).json()["memories"]}
+        return {m["id"] for m in run_cli("--json", "list", *args).json()["items"]}
 
     assert listed() == {mine, claude, codex, old.id}
     assert listed("--origin", "codex") == {codex, old.id}

@@ -105,7 +105,7 @@ def test_retire_sources_retires_each_source_audited_and_keeps_its_text(
     done = run_cli("--json", "consolidate", "--retire-sources")
     assert done.code == 0, done.err
     doc = done.json()
-    (summary_id,) = doc["written"]
+    (summary_id,) = [group["summary_id"] for group in doc["items"] if group["summary_id"]]
     assert sorted(doc["retired"]) == sorted(sources)
     for source in sources:
         row = rows.get(store.db, source)
@@ -132,10 +132,10 @@ def test_without_the_flag_and_in_a_dry_run_nothing_is_retired(
     tune(store, input_token_budget=FOUR)
     sources = [remember(store, identity.project, sentence(i), salience=0.9) for i in range(4)]
     plan = run_cli("--json", "consolidate", "--retire-sources", "--dry-run").json()
-    assert sorted(plan["retired"]) == sorted(sources) and plan["written"] == []
+    assert sorted(plan["retired"]) == sorted(sources) and plan["consolidated"] == 0
     assert "would retire 4 sources" in run_cli("consolidate", "--retire-sources", "--dry-run").out
     done = run_cli("--json", "consolidate").json()
-    assert done["retired"] == [] and len(done["written"]) == 1
+    assert done["retired"] == [] and done["consolidated"] == 1
     assert all(rows.get(store.db, s).retired_at is None for s in sources)
 
 

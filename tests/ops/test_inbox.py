@@ -129,7 +129,7 @@ def test_all_promote_handles_a_filtered_batch(
     c = remember(run_cli, "Codex: builds need the cache mounted", environ=CODEX)
     done = inbox(run_cli, "--all", "--promote", "--origin", "claude-code", "--reason", "agreed")
     assert set(done["promoted"]) == {a, b}  # type: ignore[arg-type]
-    scopes = {i: run_cli("--json", "show", i).json()["scope"] for i in (a, b, c)}
+    scopes = {i: run_cli("--json", "show", i).json()["memory"]["scope"] for i in (a, b, c)}
     assert scopes == {a: "project", b: "project", c: "agent"}
     with Store.open(project_root) as store:  # a subagent of another harness: shared rows only
         brief = build_brief(store, Identity(project_id, "other", "x", "x")).text
@@ -141,7 +141,7 @@ def test_all_promote_handles_a_filtered_batch(
 def test_all_keep_and_all_forget(run_cli: CliRunner) -> None:
     kept = remember(run_cli, "Codex: the docs build takes a minute", environ=CODEX)
     assert inbox(run_cli, "--all", "--keep")["kept"] == [kept]
-    assert run_cli("--json", "show", kept).json()["scope"] == "agent"
+    assert run_cli("--json", "show", kept).json()["memory"]["scope"] == "agent"
     assert ids(inbox(run_cli, "--peek")) == []
     gone = remember(run_cli, "Claude: a wrong guess about the port", environ=CLAUDE)
     assert inbox(run_cli, "--all", "--forget", "--reason", "wrong")["forgot"] == [gone]

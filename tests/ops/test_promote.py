@@ -88,7 +88,7 @@ def test_a_promoted_capture_reaches_another_harness_brief_keeping_its_history(
 def test_promote_can_give_a_ring(run_cli: CliRunner, project_id: str) -> None:
     memory_id = capture(run_cli, project_id, "The cache warms in two minutes")
     write(run_cli, "promote", memory_id, "--ring", "heartwood", "--reason", "checked it")
-    assert run_cli("--json", "show", memory_id).json()["ring"] == "heartwood"
+    assert run_cli("--json", "show", memory_id).json()["memory"]["ring"] == "heartwood"
 
 
 def test_an_agent_cannot_promote(run_cli: CliRunner, project_root: Path, project_id: str) -> None:

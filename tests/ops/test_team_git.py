@@ -184,10 +184,10 @@ def test_without_the_driver_a_text_merge_is_detected_and_doctor_repairs_it(
     assert mine in shared_ids(alice) and theirs not in shared_ids(alice)
 
     found = cli(alice, "--json", "doctor").json()
-    [check] = [c for c in found["checks"] if c["name"] == "ledger"]
+    [check] = [c for c in found["items"] if c["name"] == "ledger"]
     assert not check["ok"] and "conflict" in check["detail"]
     repaired = ok(alice, "--json", "doctor", "--repair").json()
-    [check] = [c for c in repaired["checks"] if c["name"] == "ledger"]
+    [check] = [c for c in repaired["items"] if c["name"] == "ledger"]
     source = "the two sides' lines" if committed else "index stages"
     assert check["ok"] and source in check["repaired"]
     assert "<<<<<<<" not in (alice / LEDGER).read_text(encoding="utf-8")

@@ -87,7 +87,7 @@ def test_a_global_note_is_stored_once_and_briefed_in_every_project(
         assert f"[cambium] [you] I prefer pytest -q ({done['id']}; origin: person)" in text
         assert err == ""
     # In recall, labelled as the person's own, in any project.
-    hits = cli_runner(other)("--json", "recall", "pytest", environ=home).json()["results"]
+    hits = cli_runner(other)("--json", "recall", "pytest", environ=home).json()["items"]
     assert [(h["id"], h["partition"], h["store"]) for h in hits] == [(done["id"], "you", "user")]
 
 
@@ -183,7 +183,7 @@ def test_a_person_reviews_and_forgets_in_the_user_store_with_user(
     run(run_cli, home, "remember", "I write commit bodies", "--scope", "global")
     waiting = run(run_cli, home, "remember", "Always squash merges", "--scope", "global", **CLAUDE)
     listed = run(run_cli, home, "review", "list", "--user")
-    assert [w["id"] for w in listed["waiting"]] == [waiting["id"]]  # type: ignore[index, union-attr]
+    assert [w["id"] for w in listed["items"]] == [waiting["id"]]  # type: ignore[index, union-attr]
     assert run(run_cli, home, "--json", "status")["user_store"]["review_queue"] == 1  # type: ignore[index]
     refused = run_cli("review", "approve", str(waiting["id"]), "--user", environ={**home, **CLAUDE})
     assert refused.code != 0
@@ -191,7 +191,7 @@ def test_a_person_reviews_and_forgets_in_the_user_store_with_user(
     assert "[you] Always squash merges" in hook_brief(project_root, home)[0]
     run(run_cli, home, "forget", str(waiting["id"]), "--user", "--mode", "delete", "--reason", "no")
     assert "Always squash merges" not in hook_brief(project_root, home)[0]
-    shown = {m["summary"] for m in run(run_cli, home, "list", "--user")["memories"]}  # type: ignore[union-attr]
+    shown = {m["summary"] for m in run(run_cli, home, "list", "--user")["items"]}  # type: ignore[union-attr]
     assert shown == {"I write commit bodies"}
 
 

@@ -99,9 +99,9 @@ def test_approving_a_pending_memory_takes_it_off_the_queue(
     page = client.get("/review").body
     assert f'id="w-{memory_id}"' not in page and "0 waiting" in page
     assert f"approved {memory_id} (now accepted) by person" in page
-    shown = json.loads(run_cli("--json", "show", memory_id).out)
+    shown = json.loads(run_cli("--json", "show", memory_id).out)["memory"]
     assert shown["trust"] == "accepted" and shown["review"]["reviewed_by"] == "person"
-    log = json.loads(run_cli("--json", "audit", "--target", memory_id).out)["entries"]
+    log = json.loads(run_cli("--json", "audit", "--target", memory_id).out)["items"]
     assert [e["action"] for e in log][-1] == "review" and log[-1]["actor"] == "person"
 
 
@@ -111,9 +111,9 @@ def test_reject_and_dispute_need_a_reason(client: Client, run_cli: CliRunner) ->
     )
     client.post("/act", {"action": "reject", "id": memory_id, "back": "/review"})
     assert "reject needs a reason" in client.get("/review").body
-    assert json.loads(run_cli("--json", "show", memory_id).out)["trust"] == "pending"
+    assert json.loads(run_cli("--json", "show", memory_id).out)["memory"]["trust"] == "pending"
     client.post("/act", {"action": "reject", "id": memory_id, "reason": "wrong", "back": "/review"})
-    assert json.loads(run_cli("--json", "show", memory_id).out)["trust"] == "rejected"
+    assert json.loads(run_cli("--json", "show", memory_id).out)["memory"]["trust"] == "rejected"
     # Rejected content is tombstoned: its page keeps the id, never the text.
     page = client.get(f"/memory?id={memory_id}").body
     assert "Pending heartwood" not in page and "tombstoned" in page
@@ -139,7 +139,7 @@ def test_forgetting_with_a_reason_removes_it_from_recall(
     assert memory_id not in run_cli("recall", "staging rotates").out
     for path in ("/", "/memories", f"/memory?id={memory_id}", "/review", "/memories?q=staging"):
         assert "staging password" not in client.get(path).body, path
-    entries = json.loads(run_cli("--json", "audit", "--target", memory_id).out)["entries"]
+    entries = json.loads(run_cli("--json", "audit", "--target", memory_id).out)["items"]
     assert entries[-1]["action"] == "forget" and entries[-1]["actor"] == "person"
 
 
@@ -151,7 +151,7 @@ def test_an_agent_started_viewer_decides_nothing(project_root: Path, run_cli: Cl
         agent.login()
         agent.post("/act", {"action": "approve", "id": memory_id, "back": "/review"})
         assert "a person&#x27;s decision" in agent.get("/review").body
-    assert json.loads(run_cli("--json", "show", memory_id).out)["trust"] == "pending"
+    assert json.loads(run_cli("--json", "show", memory_id).out)["memory"]["trust"] == "pending"
 
 
 def test_sensitive_rows_are_hidden_until_toggled(client: Client, project_root: Path) -> None:
@@ -203,7 +203,7 @@ def test_the_inbox_promotes_keeps_and_forgets(client: Client, run_cli: CliRunner
     assert (
         f"promoted {promoted} from agent to the shared project scope" in client.get("/inbox").body
     )
-    assert json.loads(run_cli("--json", "show", promoted).out)["scope"] == "project"
+    assert json.loads(run_cli("--json", "show", promoted).out)["memory"]["scope"] == "project"
     client.post("/act", {"action": "keep", "id": kept, "back": "/inbox"})
     client.post(
         "/act",
@@ -217,7 +217,7 @@ def test_the_inbox_promotes_keeps_and_forgets(client: Client, run_cli: CliRunner
     )
     page = client.get("/inbox").body
     assert "0 unseen memories" in page and "Nothing new from agents" in page
-    assert json.loads(run_cli("--json", "show", kept).out)["scope"] == "agent"
+    assert json.loads(run_cli("--json", "show", kept).out)["memory"]["scope"] == "agent"
     assert run_cli("show", forgotten).code != 0
 
 
@@ -234,7 +234,7 @@ def test_promote_needs_a_reason_and_a_person(project_root: Path, run_cli: CliRun
         assert agent.get("/inbox").status == 400
         agent.post("/act", {"action": "promote", "id": memory_id, "reason": "mine", "back": "/"})
         assert "error:" in agent.get("/").body
-    assert json.loads(run_cli("--json", "show", memory_id).out)["scope"] == "agent"
+    assert json.loads(run_cli("--json", "show", memory_id).out)["memory"]["scope"] == "agent"
 
 
 def test_the_tree_page_shows_levels_nodes_and_a_memorys_path_to_the_root(
@@ -263,7 +263,7 @@ def test_as_of_and_valid_at_ask_the_library_about_other_times(
     new = _id(run_cli("--json", "remember", "The default branch is main", "--supersedes", old).out)
     now = client.get("/memories").body
     assert new in now and old not in now
-    created = json.loads(run_cli("--json", "show", new).out)["created_at"]
+    created = json.loads(run_cli("--json", "show", new).out)["memory"]["created_at"]
     before = client.get(f"/memories?as_of={old_time(run_cli, old)}").body
     assert old in before and new not in before
     assert "No memories match" in client.get("/memories?as_of=2000-01-01").body
@@ -271,7 +271,7 @@ def test_as_of_and_valid_at_ask_the_library_about_other_times(
 
 
 def old_time(run_cli: CliRunner, memory_id: str) -> str:
-    return json.loads(run_cli("--json", "show", memory_id).out)["created_at"]
+    return json.loads(run_cli("--json", "show", memory_id).out)["memory"]["created_at"]
 
 
 def test_cached_counts_follow_every_change(client: Client, run_cli: CliRunner) -> None:

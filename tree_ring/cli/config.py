@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tree_ring.cli.context import Context, Formatter, Handler
+from tree_ring.cli.context import Context, Formatter, Handler, nested
 from tree_ring.govern import admission, coordinator
 from tree_ring.model.errors import UsageError
 from tree_ring.ops import checkpoint
@@ -27,14 +27,15 @@ from tree_ring.tree import nodes
 
 REVIEW = "review."
 TREE = "tree."
-EXAMPLES = (
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "config": (
+        "tree-ring config list",
+        "tree-ring config set checkpoint=every-stop",
+        "tree-ring config set checkpoint=after-work checkpoint.interval=60",
+    ),
+}
+CADENCE_HELP = (
     """\
-examples:
-  tree-ring config list
-  tree-ring config set checkpoint=every-stop
-  tree-ring config set checkpoint=after-work checkpoint.interval=60
-  tree-ring config get checkpoint
-
 checkpoint (when the Stop hook asks the agent to save what a turn settled):
 """
     + "\n".join(f"  {name:<12} {meaning}" for name, meaning in checkpoint.CADENCES.items())
@@ -199,26 +200,12 @@ def cmd_config_set(ctx: Context) -> int:
 
 
 def _config_arguments(p: argparse.ArgumentParser) -> None:
-    p.epilog = EXAMPLES
-    p.formatter_class = _Raw
-    sub = p.add_subparsers(dest="config_action", metavar="ACTION", required=True)
-
-    def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
-        parser = sub.add_parser(
-            name, help=help_text, description=help_text, formatter_class=Formatter
-        )
-        parser.add_argument("--root", default=argparse.SUPPRESS, help="project directory")
-        parser.add_argument(
-            "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
-        )
-        parser.set_defaults(handler=handler)
-        return parser
-
+    action = nested(p, "config_action", "config")
     action("list", cmd_config_list, "every setting, its value and its default")
     g = action("get", cmd_config_get, "one setting's value")
     g.add_argument("key", help="e.g. checkpoint, checkpoint.interval, tree.summary_fanout")
     s = action("set", cmd_config_set, "change settings: KEY=VALUE ...; all or none")
-    s.epilog = EXAMPLES
+    s.epilog = CADENCE_HELP
     s.formatter_class = _Raw
     s.add_argument("pairs", nargs="+", metavar="KEY=VALUE")
 

@@ -376,6 +376,20 @@ def _promote_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reason", required=True, help="why it is shared; kept in the audit log")
 
 
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "inbox": (
+        "tree-ring inbox",
+        "tree-ring inbox --peek --origin codex",
+        'tree-ring inbox --all --promote --origin claude-code --reason "reviewed"',
+    ),
+    "promote": (
+        'tree-ring promote mem_20261201_090615_b1e33a6acd85 --reason "every harness needs it"',
+        'tree-ring promote mem_20261201_090615_b1e33a6acd85 --ring heartwood --reason "a rule"',
+        'tree-ring promote mem_20261201_090615_b1e33a6acd85 --scope global --reason "mine"',
+    ),
+}
+
+
 VERBS: dict[str, tuple[Handler, Arguments]] = {
     "inbox": (cmd_inbox, _inbox_arguments),
     "promote": (cmd_promote, _promote_arguments),

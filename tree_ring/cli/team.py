@@ -82,4 +82,9 @@ def after_write(ctx: Context) -> None:
         print(note, file=sys.stderr)
 
 
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "sync": ("tree-ring sync", "tree-ring --json sync", "tree-ring sync --setup"),
+}
+
+
 VERBS: dict[str, tuple[Handler, Arguments]] = {"sync": (cmd_sync, _sync_arguments)}
