@@ -132,3 +132,18 @@ def test_a_bad_value_is_one_line(
     ]
     with Store.open(project_root) as store:
         assert _summaries(store) == set()
+
+
+def test_export_user_writes_the_user_store_as_a_project_export(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str]
+) -> None:
+    assert run_cli("remember", "I prefer pytest -q", "--scope", "global", environ=home).code == 0
+    assert run_cli("remember", "Deploys go through staging", environ=home).code == 0
+    mine = run_cli("export", "--user", environ=home)
+    assert mine.code == 0, mine.err
+    rows = [json.loads(line) for line in mine.out.splitlines()]
+    assert {row["summary"] for row in rows} == {"I prefer pytest -q"}
+    assert {row["project"] for row in rows} == {user.USER_PROJECT}
+    ours = [json.loads(line) for line in run_cli("export", environ=home).out.splitlines()]
+    assert {row["summary"] for row in ours} == {"Deploys go through staging"}
+    assert set(rows[0]) == set(ours[0])  # the same format

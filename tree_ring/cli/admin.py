@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from tree_ring.cli import progress
-from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, no_arguments
+from tree_ring.cli.context import (
+    Arguments,
+    Context,
+    Handler,
+    identity_flags,
+    no_arguments,
+    user_flag,
+)
 from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.model.errors import Denied, NoStore, UsageError
@@ -322,6 +329,7 @@ def _counts(counts: dict[str, int]) -> str:
 
 def _export_arguments(p: argparse.ArgumentParser) -> None:
     identity_flags(p)
+    user_flag(p)
     p.add_argument("--include-sensitive", action="store_true")
     p.add_argument("--include-unreviewed", action="store_true", help="also pending, disputed")
     p.add_argument("--include-superseded", action="store_true", help="also retired rows")
