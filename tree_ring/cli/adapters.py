@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler, identity_flags
 from tree_ring.ops import dox, revolve
 from tree_ring.ops.filesync import KINDS
@@ -63,13 +64,14 @@ def describe(report: dict[str, Any]) -> str:
 def cmd_dox(ctx: Context) -> int:
     root = Path(ctx.root())
     identity = ctx.identity(root)
-    with ctx.store(root) as store:
+    with ctx.store(root) as store, progress.Reporter() as reporter:
         report = dox.sync(
             store,
             _source_root(ctx, root, "."),
             identity,
             ctx.actor(identity),
             dry_run=ctx.args.dry_run,
+            progress=reporter,
         )
     ctx.emit(report, describe(report))
     return 0
@@ -78,13 +80,14 @@ def cmd_dox(ctx: Context) -> int:
 def cmd_revolve(ctx: Context) -> int:
     root = Path(ctx.root())
     identity = ctx.identity(root)
-    with ctx.store(root) as store:
+    with ctx.store(root) as store, progress.Reporter() as reporter:
         report = revolve.sync(
             store,
             _source_root(ctx, root, "revolve"),
             identity,
             ctx.actor(identity),
             dry_run=ctx.args.dry_run,
+            progress=reporter,
         )
     ctx.emit(report, describe(report))
     return 0
