@@ -147,3 +147,17 @@ def test_export_user_writes_the_user_store_as_a_project_export(
     ours = [json.loads(line) for line in run_cli("export", environ=home).out.splitlines()]
     assert {row["summary"] for row in ours} == {"Deploys go through staging"}
     assert set(rows[0]) == set(ours[0])  # the same format
+
+
+def test_a_dry_run_to_the_user_store_creates_nothing(
+    run_cli: CliRunner, project_root: Path, export: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    done = run_cli(
+        "--json", "import", str(export), "--global-to", "user", "--dry-run", environ=home
+    )
+    assert done.code == 0, done.err
+    data = done.json()
+    assert len(data["created"]) == 1 and len(data["user"]["created"]) == 2
+    assert not (tmp_path / "me").exists()
+    with Store.open(project_root) as store:
+        assert _summaries(store) == set()

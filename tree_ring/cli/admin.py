@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import functools
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -99,7 +100,12 @@ def _global_to(ctx: Context) -> bool:
     return True
 
 
-def _user_store(ctx: Context) -> Store:
+def _user_store(ctx: Context, dry_run: bool, stack: contextlib.ExitStack) -> Store:
+    """The user store the global rows go to; a dry run without one checks
+    them against an empty store of its own, so nothing is created."""
+    if dry_run and not user.exists(ctx.environ):
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="tree-ring-"))
+        return Store.open_file(os.path.join(folder, "user.sqlite"), create=True, name=user.NAME)
     opened = user.open_user(ctx.environ, create=True)
     if opened is None:  # `create` opens one or raises; said for the type checker
         raise NoStore(f"no user store at {user.user_store_path(ctx.environ)}")
@@ -141,7 +147,7 @@ def cmd_import(ctx: Context) -> int:
         )
         into = None
         if to_user:
-            user_store = stack.enter_context(_user_store(ctx))
+            user_store = stack.enter_context(_user_store(ctx, a.dry_run, stack))
             into = functools.partial(run, user_store, into=user.USER_PROJECT, global_rows="only")
             # Two stores, two transactions: the user store's part is checked
             # first, so a bad line refuses the import before either is written.

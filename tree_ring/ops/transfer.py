@@ -23,6 +23,11 @@ at a time through the bulk path, each batch seeing the ones before it as one
 write would (`bulk.py`, `contradictions.Search`).
 The write policy decides the import before anything is written, and its
 decision is recorded at the end, about every memory id the file holds.
+
+A file can also be split by scope (`global_rows`): its `global` rows into
+the person's user store (`into`), the rest into the project, each part a
+governed import of its own store. Both parts take the file's tombstones, so
+a content forgotten where the file came from stays out of either store.
 """
 
 from __future__ import annotations
