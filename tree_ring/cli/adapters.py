@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, listing, nested
 from tree_ring.ops import dox, revolve
 from tree_ring.ops.filesync import KINDS
@@ -62,13 +63,14 @@ def describe(report: dict[str, Any]) -> str:
 def cmd_dox(ctx: Context) -> int:
     root = Path(ctx.root())
     identity = ctx.identity(root)
-    with ctx.store(root) as store:
+    with ctx.store(root) as store, progress.Reporter() as reporter:
         report = dox.sync(
             store,
             _source_root(ctx, root, "."),
             identity,
             ctx.actor(identity),
             dry_run=ctx.args.dry_run,
+            progress=reporter,
         )
     ctx.emit(sync_data(report), describe(report))
     return 0
@@ -89,13 +91,14 @@ def sync_data(report: dict[str, Any]) -> dict[str, Any]:
 def cmd_revolve(ctx: Context) -> int:
     root = Path(ctx.root())
     identity = ctx.identity(root)
-    with ctx.store(root) as store:
+    with ctx.store(root) as store, progress.Reporter() as reporter:
         report = revolve.sync(
             store,
             _source_root(ctx, root, "revolve"),
             identity,
             ctx.actor(identity),
             dry_run=ctx.args.dry_run,
+            progress=reporter,
         )
     ctx.emit(sync_data(report), describe(report))
     return 0

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -21,10 +23,12 @@ from tree_ring.cli.context import (
     nested,
     no_arguments,
     showing,
+    user_flag,
 )
 from tree_ring.govern import coordinator
 from tree_ring.model import project
-from tree_ring.model.errors import UsageError
+from tree_ring.model.errors import Denied, NoStore, UsageError
+from tree_ring.model.identity import harness_origin
 from tree_ring.ops import (
     census,
     checkpoint,
@@ -35,7 +39,8 @@ from tree_ring.ops import (
     review,
     transfer,
 )
-from tree_ring.store import audit
+from tree_ring.store import audit, user
+from tree_ring.store.db import Store
 from tree_ring.store.live import View
 
 
@@ -96,6 +101,36 @@ def cmd_export(ctx: Context) -> int:
     return 0
 
 
+def _global_to(ctx: Context) -> bool:
+    """`--global-to user`: the file's `global` rows go to the person's user
+    store (a person's first one creates it), not the project."""
+    value = ctx.args.global_to
+    if value not in ("user", "project"):
+        raise UsageError(f"--global-to takes user or project, not {value[:40]!r}")
+    if value == "project":
+        return False
+    if harness_origin(ctx.environ).is_agent:
+        # As with an agent's global write, the person's store is the person's
+        # to fill: an agent proposes one memory at a time, never a file of them.
+        raise Denied(
+            "an agent cannot import into a person's user store; "
+            "a person runs `tree-ring import FILE --global-to user`"
+        )
+    return True
+
+
+def _user_store(ctx: Context, dry_run: bool, stack: contextlib.ExitStack) -> Store:
+    """The user store the global rows go to; a dry run without one checks
+    them against an empty store of its own, so nothing is created."""
+    if dry_run and not user.exists(ctx.environ):
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="tree-ring-"))
+        return Store.open_file(os.path.join(folder, "user.sqlite"), create=True, name=user.NAME)
+    opened = user.open_user(ctx.environ, create=True)
+    if opened is None:  # `create` opens one or raises; said for the type checker
+        raise NoStore(f"no user store at {user.user_store_path(ctx.environ)}")
+    return opened
+
+
 # Skipped lines listed one by one on stderr before a count of the rest.
 SKIPPED_SHOWN = 20
 
@@ -107,6 +142,7 @@ def cmd_import(ctx: Context) -> int:
     projects = transfer.Projects.parse(
         a.project_map or (), identity.project, take_all=a.all_projects
     )
+    to_user = _global_to(ctx)
     # The file is streamed (read twice, a batch at a time); standard input is
     # first spooled to a temporary file, so neither is held in memory.
     with contextlib.ExitStack() as stack:
@@ -118,17 +154,26 @@ def cmd_import(ctx: Context) -> int:
             lines = transfer.FileLines(Path(a.path), a.path)
         store = stack.enter_context(ctx.store(root))
         reporter = stack.enter_context(progress.Reporter())
-        report = transfer.import_or_plan(
-            store,
-            lines,
+        run = functools.partial(
+            transfer.import_or_plan,
+            lines=lines,
             project=identity.project,
             actor=ctx.actor(identity),
-            dry_run=a.dry_run,
             replace_existing=a.replace_existing,
             skip_invalid=a.skip_invalid,
             projects=projects,
             progress=reporter,
         )
+        into = None
+        if to_user:
+            user_store = stack.enter_context(_user_store(ctx, a.dry_run, stack))
+            into = functools.partial(run, user_store, into=user.USER_PROJECT, global_rows="only")
+            # Two stores, two transactions: the user store's part is checked
+            # first, so a bad line refuses the import before either is written.
+            if not a.dry_run:
+                into(dry_run=True)
+        report = run(store, dry_run=a.dry_run, global_rows="none" if to_user else "all")
+        mine = None if into is None else into(dry_run=a.dry_run)
     verb = "would import" if a.dry_run else "imported"
     text = (
         f"{verb} {len(report.created)} memories ({report.pending} pending review), "
@@ -141,6 +186,11 @@ def cmd_import(ctx: Context) -> int:
         text += f"\nmerged rows of other projects into {identity.project}: {merged}"
     if report.created:
         text += f"\nbatch: {report.batch}"
+    if mine is not None:
+        text += (
+            f"\n{verb} {len(mine.created)} global memories into your user store "
+            f"({mine.pending} pending review), {len(mine.unchanged)} already there"
+        )
     if not ctx.as_json:
         for number, reason in report.skipped[:SKIPPED_SHOWN]:
             print(f"skipped line {number}: {reason}", file=sys.stderr)
@@ -164,10 +214,23 @@ def cmd_import(ctx: Context) -> int:
             "merged": report.merged,
             "skipped": len(report.skipped),
             **listing(items),
-        },
+        }
+        | ({} if mine is None else {"user": _user_part(mine)}),
         text,
     )
     return 0
+
+
+def _user_part(report: transfer.ImportReport) -> dict[str, Any]:
+    """What `--global-to user` wrote to the user store, as the project's part says it."""
+    return {
+        "imported": len(report.created),
+        "unchanged": len(report.unchanged),
+        "tombstones": report.tombstones,
+        "pending": report.pending,
+        "batch": report.batch,
+        "skipped": len(report.skipped),
+    }
 
 
 def cmd_audit(ctx: Context) -> int:
@@ -376,6 +439,7 @@ def _counts(counts: dict[str, int]) -> str:
 
 def _export_arguments(p: argparse.ArgumentParser) -> None:
     identity_flags(p)
+    user_flag(p)
     p.add_argument("--include-sensitive", action="store_true")
     p.add_argument("--include-unreviewed", action="store_true", help="also pending, disputed")
     p.add_argument("--include-superseded", action="store_true", help="also retired rows")
@@ -411,6 +475,12 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
         "--all-projects",
         action="store_true",
         help="take rows of every other project into this one (said in the output)",
+    )
+    p.add_argument(
+        "--global-to",
+        default="project",
+        metavar="user|project",
+        help="where rows with scope global go: this project (default) or your user store",
     )
     identity_flags(p)
 

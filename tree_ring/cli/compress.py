@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, reshaped
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import NotFound, UsageError
@@ -53,7 +54,7 @@ def cmd_consolidate(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
-    with ctx.store(root) as store:
+    with ctx.store(root) as store, progress.Reporter() as reporter:
         report = consolidate.consolidate(
             store,
             identity.project,
@@ -63,6 +64,7 @@ def cmd_consolidate(ctx: Context) -> int:
             dry_run=a.dry_run,
             force=a.force,
             retire_sources=a.retire_sources,
+            progress=reporter,
         )
     verb = "plan for" if report.dry_run else "consolidated"
     lines = [
@@ -184,8 +186,8 @@ def cmd_tree_flush(ctx: Context) -> int:
 def cmd_tree_rebuild(ctx: Context) -> int:
     root = ctx.root()
     identity = ctx.identity(root)
-    with ctx.store(root) as store, store.write() as db:
-        count = repair.rebuild(db, identity.project)
+    with ctx.store(root) as store, progress.Reporter() as reporter, store.write() as db:
+        count = repair.rebuild(db, identity.project, progress=reporter)
         tree = tree_recall.source_tree(db, identity.project)
     data = {"project": identity.project, "rebuilt_from": count, "root_id": tree and tree.root_id}
     ctx.emit(data, f"rebuilt the summary tree of {identity.project} from {count} memories")

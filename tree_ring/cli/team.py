@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.identity import harness_origin
@@ -18,8 +19,9 @@ def cmd_sync(ctx: Context) -> int:
     identity = ctx.identity(root)
     setup = team.setup(root) if ctx.args.setup else None
     # create: a fresh clone has the committed project.json and ledger, no database yet.
-    with Store.open(root, create=True, options=Options.from_environ(ctx.environ)) as store:
-        report = sync.sync(store, root, identity.project, ctx.actor(identity))
+    options = Options.from_environ(ctx.environ)
+    with Store.open(root, create=True, options=options) as store, progress.Reporter() as reporter:
+        report = sync.sync(store, root, identity.project, ctx.actor(identity), progress=reporter)
     items = [{"line": s.line, "reason": s.reason} for s in report.skipped]
     data: dict[str, object] = {
         "command": "sync",

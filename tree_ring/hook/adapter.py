@@ -41,9 +41,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any, BinaryIO
 
-    from tree_ring.model.identity import Identity
     from tree_ring.read.brief import Brief
-    from tree_ring.store.db import Options, Store
+    from tree_ring.store.db import Store
 
 HARNESSES = ("claude-code", "codex")
 START_EVENTS = ("SessionStart", "SubagentStart")
@@ -295,6 +294,7 @@ def respond(
     project_id = load_project_id(root)
     if event.event in START_EVENTS:
         from tree_ring.model.identity import Identity
+        from tree_ring.read.brief import brief_with_mine
         from tree_ring.store.db import Options, Store
 
         identity = Identity(project_id, agent_profile(event), event.session_id, event.session_id)
@@ -302,7 +302,9 @@ def respond(
         options = Options.from_environ(environ or {})
         with Store.open(root, create=True, options=options) as store:
             _import_ledger(store, root, project_id, event.harness)
-            brief = _brief_with_mine(store, identity, event.harness, environ or {}, options)
+            brief = brief_with_mine(
+                store, identity, environ or {}, options, lambda said: _note(event.harness, said)
+            )
         _receipt(root, event, brief)
         return {
             "hookSpecificOutput": {"hookEventName": event.event, "additionalContext": brief.text}
@@ -376,27 +378,6 @@ def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> No
         _note(harness, f"team ledger not imported: {exc}")
     except Exception as exc:  # the brief still goes out; the next session tries again
         _note(harness, f"team ledger not imported: {type(exc).__name__}: {exc}")
-
-
-def _brief_with_mine(
-    store: Store, identity: Identity, harness: str, environ: Mapping[str, str], options: Options
-) -> Brief:
-    """The project's brief, with the person's own memory when a user store
-    exists. A missing user store is nothing to say; a damaged or unreadable
-    one costs its lines and one stderr line, never the project's brief."""
-    from tree_ring.model.project import user_store_path_str
-    from tree_ring.read.brief import build_brief
-    from tree_ring.store.db import Store
-
-    path = user_store_path_str(environ)
-    if path is None or not os.path.exists(path):
-        return build_brief(store, identity)
-    try:
-        with Store.open_to_read(path, options=options, name="the user store") as user:
-            return build_brief(store, identity, user_store=user)
-    except Exception as exc:  # the user store's fault alone: the project's brief stands
-        _note(harness, f"user store skipped: {type(exc).__name__}: {exc}")
-    return build_brief(store, identity)
 
 
 def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:

@@ -211,7 +211,7 @@ class Server:
 
         checked = schemas.check_arguments(tool, arguments)
         caller = identity.resolve(self.harness, self.environ, meta, self.cwd)
-        call = tools.Call(caller, Options.from_environ(self.environ))
+        call = tools.Call(caller, Options.from_environ(self.environ), self.environ)
         fields = tools.HANDLERS[tool.name](call, checked)
         head: dict[str, Any] = {"ok": True}
         if "notice" in tool.output_schema["properties"]:

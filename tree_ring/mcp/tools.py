@@ -16,8 +16,9 @@ agent's or session's partition, is not found, in the words of a missing id.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from tree_ring.govern import coordinator
@@ -40,6 +41,8 @@ from tree_ring.write.pipeline import WriteResult
 class Call:
     caller: Caller
     options: Options
+    # Where the person's user store is (`TREE_RING_USER_HOME`, XDG, HOME).
+    environ: Mapping[str, str] = field(default_factory=lambda: {})
 
     def store(self) -> Store:
         # create: a fresh clone has the committed project.json but no database yet.
@@ -83,14 +86,22 @@ def recall(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def brief(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    # As the SessionStart hook gives it: the person's own lines too, and a
+    # damaged user store costs them and a line on stderr, never the brief.
     with call.store() as store:
-        result = briefing.build_brief(store, call.caller.identity)
+        result = briefing.brief_with_mine(
+            store, call.caller.identity, call.environ, call.options, _note
+        )
     return {
         "project": result.project,
         "count": len(result.ids),
         "ids": list(result.ids),
         "text": result.text,
     }
+
+
+def _note(message: str) -> None:
+    sys.stderr.write(f"tree-ring mcp: {message}\n")
 
 
 def _unseen(call: Call, memory_id: str) -> NotFound:

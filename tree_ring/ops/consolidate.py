@@ -59,6 +59,10 @@ from tree_ring.tree.summarise import consolidation_order, consolidation_tags, co
 from tree_ring.write import correct, pipeline
 from tree_ring.write.propagate import CONSOLIDATES
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.model.progress import Progress
+
 PERIOD_TYPES = ("daily", "weekly", "monthly", "yearly", "manual")
 MANUAL_KEY = "all"
 MIN_SALIENCE = 0.45
@@ -347,7 +351,9 @@ def consolidate(
     dry_run: bool = False,
     force: bool = False,
     retire_sources: bool = False,
+    progress: Progress | None = None,
 ) -> Report:
+    """Summarise the period's groups; `progress` is told the groups done of all."""
     p = period(period_type, period_key)
     now = now_iso()
     if dry_run:
@@ -362,7 +368,9 @@ def consolidate(
         count, groups = plan(db, project, p, force=force, now=now)
         if any(g.status in ("create", "supersede") for g in groups):
             coordinator.authorize(db, "consolidate", writer, f"{project}:{p.type}:{p.key}")
-        for group in groups:
+        for done, group in enumerate(groups, start=1):
+            if progress is not None:
+                progress("consolidate", done, len(groups))
             if group.summary is None or group.status not in ("create", "supersede"):
                 continue
             result = pipeline.insert_prepared(db, group.summary, writer, action="consolidate")

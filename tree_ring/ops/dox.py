@@ -34,6 +34,10 @@ from tree_ring.ops.sources import Adapter, Scan
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.model.progress import Progress
+
 FILE_NAME = "AGENTS.md"
 MAX_FILES = 128
 MAX_BYTES = 256 * 1024
@@ -196,6 +200,9 @@ def sync(
     actor: Actor,
     *,
     dry_run: bool = False,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     scan = collect(source_root, store.root, identity, actor)
-    return filesync.run(store, ADAPTER, scan, identity.project, actor, dry_run=dry_run)
+    return filesync.run(
+        store, ADAPTER, scan, identity.project, actor, dry_run=dry_run, progress=progress
+    )

@@ -35,6 +35,10 @@ from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import bulk, correct
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.model.progress import Progress
+
 # -- the plan -----------------------------------------------------------------
 
 
@@ -220,15 +224,37 @@ def apply_in(db: Db, result: Plan, actor: Actor) -> list[Written]:
     return written
 
 
+# What a file sync tells its progress: the sources read, the plan, the writes.
+STEPS = 3
+
+
 def run(
-    store: Store, adapter: Adapter, scan: Scan, project: str, actor: Actor, *, dry_run: bool
+    store: Store,
+    adapter: Adapter,
+    scan: Scan,
+    project: str,
+    actor: Actor,
+    *,
+    dry_run: bool,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Plan against the store and, unless this is a dry run, write the plan."""
+    """Plan against the store and, unless this is a dry run, write the plan;
+    `progress` is told each step (the scan is the caller's, already done)."""
+    what = f"{adapter.name} sync"
+    if progress is not None:
+        progress(f"{what}: {len(scan.memories)} read", 1, STEPS)
     if dry_run:
-        return report(plan(store.db, adapter, scan, project, actor), None, dry_run=True)
+        planned = plan(store.db, adapter, scan, project, actor)
+        if progress is not None:
+            progress(f"{what}: planned", STEPS, STEPS)
+        return report(planned, None, dry_run=True)
     with store.write() as db:
         planned = plan(db, adapter, scan, project, actor)
+        if progress is not None:
+            progress(f"{what}: planned", 2, STEPS)
         written = apply_in(db, planned, actor)
+    if progress is not None:
+        progress(f"{what}: written", STEPS, STEPS)
     return report(planned, written, dry_run=False)
 
 

@@ -48,6 +48,10 @@ from tree_ring.store.sql import Db
 from tree_ring.write import bulk, correct, pipeline
 from tree_ring.write.pipeline import BatchError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.model.progress import Progress
+
 SETTING = "ledger"
 MAX_LINE_BYTES = 1_000_000
 REASON = "forgotten on another clone (team ledger)"
@@ -496,6 +500,10 @@ def _write(path: Path, text: str) -> bool:
     return True
 
 
+# What a sync tells its progress: the ledger read, merged, written.
+SYNC_STEPS = 3
+
+
 def sync(
     store: Store,
     root: Path,
@@ -503,9 +511,11 @@ def sync(
     actor: Actor,
     *,
     write: bool = True,
+    progress: Progress | None = None,
 ) -> SyncReport:
     """Import the ledger's changes, then (with `write`) write the ledger from the
-    store. Without `write` (the SessionStart hook) the working tree is untouched."""
+    store. Without `write` (the SessionStart hook) the working tree is untouched.
+    `progress` is told each of its steps: read, merged, written."""
     path = path_of(root)
     data = _read_bytes(path)
     name = f"{project.DIR}/{ledger.PATH}"
@@ -516,8 +526,12 @@ def sync(
         read = checked(data, project_id, name, {line.text: line for line in mine.values()})
         report.skipped = read.skipped
         report.audit = anchor_problem(db, read.won.get("1" + clone_id(db)))
+        if progress is not None:
+            progress("sync: ledger read", 1, SYNC_STEPS)
         if apply(db, read, mine, project_id, import_actor, report):
             mine = store_lines(db, project_id)
+        if progress is not None:
+            progress("sync: merged into the store", 2, SYNC_STEPS)
         if write:
             text = render(mine, project_id, read.won, db)
             report.lines = text.count("\n")
@@ -526,6 +540,8 @@ def sync(
         _remember_file(db, path, data)
     if report.forgotten or report.redacted or report.replaced:
         correct.scrub(store)
+    if progress is not None:
+        progress("sync: ledger written" if write else "sync: done", SYNC_STEPS, SYNC_STEPS)
     return report
 
 

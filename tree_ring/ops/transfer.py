@@ -23,6 +23,11 @@ at a time through the bulk path, each batch seeing the ones before it as one
 write would (`bulk.py`, `contradictions.Search`).
 The write policy decides the import before anything is written, and its
 decision is recorded at the end, about every memory id the file holds.
+
+A file can also be split by scope (`global_rows`): its `global` rows into
+the person's user store (`into`), the rest into the project, each part a
+governed import of its own store. Both parts take the file's tombstones, so
+a content forgotten where the file came from stays out of either store.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import groupby, islice
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Literal
 
 from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.errors import Denied, TreeRingError, UsageError
@@ -175,6 +180,13 @@ class _Foreign(UsageError):
     """A row of a project the caller did not map."""
 
 
+# Which rows an import takes by their scope: every row (the default); only
+# the `global` ones (into a person's user store); or all but those (the
+# project's part of the same file). The original's `global` meant the person,
+# yet its rows stay in the project unless the person says otherwise.
+GlobalRows = Literal["all", "only", "none"]
+
+
 @dataclass(frozen=True)
 class _Parsed:
     number: int
@@ -193,6 +205,10 @@ class _Reading:
     projects: Projects = field(default_factory=Projects)
     skip: bool = False
     report: ImportReport = field(default_factory=ImportReport)
+    # The project id rows and tombstones are stored under: the project's, or
+    # the user store's when its global rows go there (`GlobalRows`).
+    into: str = ""
+    global_rows: GlobalRows = "all"
     # Rows of projects not taken, by project id: left out (`skip`), or the
     # import is refused before it starts.
     foreign: dict[str, int] = field(default_factory=lambda: {})
@@ -228,6 +244,7 @@ def _parse(lines: Iterable[str], reading: _Reading) -> Iterator[_Parsed]:
 
 def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
     project = reading.project
+    into = reading.into or project
     if len(raw.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
         raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
     data = json.loads(raw)
@@ -236,11 +253,15 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
     # The original's export: a header (with our tombstones), then envelopes.
     row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
     for stone in stones:
-        yield _Parsed(number, None, _tombstone(stone, project))
+        yield _Parsed(number, None, _tombstone(stone, into))
     if row is None:
         return
     if row.get("record") == TOMBSTONE:
-        yield _Parsed(number, None, _tombstone(row, project))
+        yield _Parsed(number, None, _tombstone(row, into))
+        return
+    if reading.global_rows != "all" and (row.get("scope") == "global") != (
+        reading.global_rows == "only"
+    ):
         return
     claimed = row.get("project")
     if isinstance(claimed, str) and claimed and claimed != project:
@@ -254,7 +275,7 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
     memory = from_mapping(row)
     # The store is the project's: every row lands in it. A row kept under
     # another project id (or none) would be invisible to every brief.
-    memory = memory.replace(project=project)
+    memory = memory.replace(project=into)
     # A person restoring Tree Ring's own export keeps its trust states;
     # anything else is an import, and governance decides what waits.
     keep_trust = reading.trusted and "trust" in row
@@ -389,6 +410,8 @@ def import_lines(
     skip_invalid: bool = False,
     projects: Projects | None = None,
     progress: Progress | None = None,
+    into: str | None = None,
+    global_rows: GlobalRows = "all",
 ) -> ImportReport:
     """Import JSONL lines; `lines` is read twice (see the module's text), so a
     one-shot iterator is first taken into a list.
@@ -397,7 +420,11 @@ def import_lines(
     JSON, a field validation or the guard refuses, a forgotten content, a row
     of a project not taken) and notes it in the report, where by default the
     first one refuses the whole file. A denial of the import itself is never
-    skipped. `progress` is told the lines read of the total, once a batch."""
+    skipped. `progress` is told the lines read of the total, once a batch.
+
+    `into` is the project id the rows and tombstones are stored under when it
+    is not `project` (the user store's); `project` is still the one the
+    file's rows are compared with. `global_rows` picks rows by scope."""
     if iter(lines) is lines:
         lines = list(lines)
     report = ImportReport(dry_run=dry_run, batch=new_batch_id())
@@ -408,11 +435,13 @@ def import_lines(
         projects=projects or Projects(),
         skip=skip_invalid,
         report=report,
+        into=into or project,
+        global_rows=global_rows,
     )
     # The same caller (and capability), writing rows whose origin is the
     # import, under the batch's id as its session, so its audit entries name it.
     import_actor = actor.replace(origin=actor.origin.replace(kind="import", session=report.batch))
-    first = _first_pass(lines, project)
+    first = _first_pass(lines, into or project)
     stones, total = first.stones, first.lines
     # A file of one project's rows is a migration into this project, as it
     # always was; rows of several projects are taken only as the caller says.
@@ -587,6 +616,8 @@ def import_or_plan(
     skip_invalid: bool = False,
     projects: Projects | None = None,
     progress: Progress | None = None,
+    into: str | None = None,
+    global_rows: GlobalRows = "all",
 ) -> ImportReport:
     try:
         return import_lines(
@@ -599,6 +630,8 @@ def import_or_plan(
             skip_invalid=skip_invalid,
             projects=projects,
             progress=progress,
+            into=into,
+            global_rows=global_rows,
         )
     except _DryRun as done:
         return done.report

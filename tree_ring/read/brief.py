@@ -23,11 +23,11 @@ USER_PROJECT = "user"  # as store.user.USER_PROJECT (a test holds them equal)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
-    from tree_ring.store.db import Store
+    from tree_ring.store.db import Options, Store
 
 MAX_LINES = 8
 # Of the eight, at most this many come from the person's own store (across
@@ -295,6 +295,35 @@ def build_brief(
     if user_store is not None:
         mine = select(user_store, user_identity(identity), view, MAX_MINE)
     return render(identity.project, memories, history, mine)
+
+
+def brief_with_mine(
+    store: Store,
+    identity: Identity,
+    environ: Mapping[str, str],
+    options: Options,
+    note: Callable[[str], None],
+) -> Brief:
+    """The project's brief, with the person's own memory when a user store
+    exists: what an agent's session is given at its start, by the hook or by
+    the MCP server. A missing user store is nothing to say; a damaged or
+    unreadable one costs its lines and one `note`, never the project's brief.
+    The store is opened as a reader (the header's version, no settings), with
+    only the modules the brief loads anyway."""
+    import os
+
+    from tree_ring.model.project import user_store_path_str
+    from tree_ring.store.db import Store
+
+    path = user_store_path_str(environ)
+    if path is None or not os.path.exists(path):
+        return build_brief(store, identity)
+    try:
+        with Store.open_to_read(path, options=options, name="the user store") as user:
+            return build_brief(store, identity, user_store=user)
+    except Exception as exc:  # the user store's fault alone: the project's brief stands
+        note(f"user store skipped: {type(exc).__name__}: {exc}")
+    return build_brief(store, identity)
 
 
 def user_identity(identity: Identity) -> Identity:

@@ -47,6 +47,10 @@ from tree_ring.tree.summarise import (
     token_estimate,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.model.progress import Progress
+
 
 @dataclass(frozen=True)
 class Flushed:
@@ -84,8 +88,16 @@ def flush(
     return report
 
 
-def rebuild(db: Db, project: str, now: str | None = None) -> int:
-    """Build a project's source tree from scratch out of its live memories."""
+# Leaves appended at a time by a rebuild, between two reports of its progress
+# (appending in pieces seals exactly as appending them all at once).
+REBUILD_BATCH = 1_000
+
+
+def rebuild(
+    db: Db, project: str, now: str | None = None, *, progress: Progress | None = None
+) -> int:
+    """Build a project's source tree from scratch out of its live memories;
+    `progress` is told the memories placed of all."""
     now = now or now_iso()
     tree = get_or_create(db, "source", project, now)
     for table in ("tree_nodes", "tree_leaves", "tree_buffers"):
@@ -104,9 +116,11 @@ def rebuild(db: Db, project: str, now: str | None = None) -> int:
         " ORDER BY m.created_at, m.id"
     )
     found = db.execute(sql, {**clause.params, "project": project}).fetchall()
-    append_leaves(
-        db, tree, [(row["id"], token_estimate(row["summary"])) for row in found], now, cfg=cfg
-    )
+    leaves = [(row["id"], token_estimate(row["summary"])) for row in found]
+    for start in range(0, len(leaves), REBUILD_BATCH):
+        append_leaves(db, tree, leaves[start : start + REBUILD_BATCH], now, cfg=cfg)
+        if progress is not None:
+            progress("tree rebuild", min(start + REBUILD_BATCH, len(leaves)), len(leaves))
     return len(found)
 
 

@@ -398,7 +398,25 @@ class Session:
         return f"wrote {count} lines to {os.path.relpath(target, self.root)}"
 
     def _do_sync(self, action: Action) -> str:
-        return "sync: this store has no team ledger to sync with"
+        """The team ledger and the store, both ways, as `tree-ring sync` does it
+        for the person at the screen; a project without a ledger is told how
+        to start one rather than given one unasked."""
+        from tree_ring.ops import sync
+
+        root = Path(self.root)
+        if not sync.path_of(root).exists():
+            return (
+                "sync: no team ledger here; `tree-ring sync --setup` creates "
+                f"{projects.DIR}/{sync.ledger.PATH} (commit it to share this memory)"
+            )
+        report = sync.sync(self.store, root, self.project, self.actor)
+        said = (
+            f"synced: {len(report.imported)} imported, {len(report.replaced)} replaced, "
+            f"{len(report.forgotten)} forgotten, {len(report.redacted)} redacted, "
+            f"{len(report.skipped)} lines skipped; ledger "
+            + ("written" if report.written else "unchanged")
+        )
+        return said + (f"; audit: {report.audit}" if report.audit else "")
 
 
 def _target(action: Action) -> str:

@@ -37,7 +37,7 @@ COMMANDS: dict[str, str] = {
     "audit": "the audit log of the selected memory",
     "asof": "TIME: what was believed at TIME (empty: now)",
     "validat": "TIME: what held at TIME (empty: now)",
-    "sync": "sync with the team ledger; says so when the store has none",
+    "sync": "sync with the team ledger (.tree-ring/ledger.jsonl); without one, how to start it",
     "help": "keys and commands",
     "quit": "leave",
 }

@@ -1,0 +1,138 @@
+"""Progress of consolidate, tree rebuild, sync and the file syncs: told by the
+library, drawn on a terminal's stderr by the CLI, silent off one, never on stdout."""
+
+from __future__ import annotations
+
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import PERSON
+
+from tree_ring.model import project
+from tree_ring.model.identity import Identity
+from tree_ring.ops import consolidate, dox, guidance, sync
+from tree_ring.store.db import Store
+from tree_ring.tree import repair
+
+REPO = Path(__file__).resolve().parents[2]
+FACTS = (
+    "Deploys go through the staging branch first",
+    "Billing webhooks retry five times with backoff",
+    "Release notes are drafted from merged pull requests",
+    "The search index is rebuilt nightly at two",
+    "Feature flags live in the settings service",
+)
+AGENTS = (
+    "# Rules\n- You must run the test suite before every release.\n\n## Build\nUse make build.\n"
+)
+
+Seen = list[tuple[str, int, "int | None"]]
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    guidance.init_project(root)
+    (root / "AGENTS.md").write_text(AGENTS, encoding="utf-8")
+    for fact in FACTS:
+        done = _run(root, ["remember", fact, "--event-type", "decision"], tty=False)
+        assert done[0] == 0, done[2]
+    return root
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TREE_RING_", "CLAUDE"))}
+    env.pop("CODEX_SESSION_ID", None)
+    return env
+
+
+def _run(root: Path, args: list[str], *, tty: bool) -> tuple[int, bytes, bytes]:
+    argv = [sys.executable, "-m", "tree_ring", "--root", str(root), *args]
+    if not tty:
+        done = subprocess.run(argv, capture_output=True, env=_env(), cwd=REPO, timeout=60)
+        return done.returncode, done.stdout, done.stderr
+    main, child = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=child,
+            env=_env(),
+            cwd=REPO,
+            stdin=subprocess.DEVNULL,
+        )
+        os.close(child)
+        out = proc.communicate(timeout=60)[0]
+        err = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the child's side closed
+                break
+            if not chunk:
+                break
+            err += chunk
+        return proc.returncode, out, err
+    finally:
+        os.close(main)
+
+
+VERBS = [
+    (["consolidate"], b"\rconsolidate: 1 of 1 (100%)"),
+    (["tree", "rebuild"], b"\rtree rebuild: 5 of 5 (100%)"),
+    (["sync"], b"\rsync: ledger read: 1 of 3 (33%)"),
+    (["dox", "sync"], b"\rdox sync: 2 read: 1 of 3 (33%)"),
+]
+
+
+@pytest.mark.parametrize(("args", "drawn"), VERBS, ids=[" ".join(v[0]) for v in VERBS])
+def test_on_a_terminal_long_work_draws_progress_on_stderr_only(
+    tmp_path: Path, args: list[str], drawn: bytes
+) -> None:
+    root = _project(tmp_path)
+    code, out, err = _run(root, args, tty=True)
+    assert code == 0, err
+    assert drawn in err
+    assert b"\r" not in out and out.strip()
+
+
+@pytest.mark.parametrize(("args", "drawn"), VERBS, ids=[" ".join(v[0]) for v in VERBS])
+def test_off_a_terminal_long_work_is_quiet(tmp_path: Path, args: list[str], drawn: bytes) -> None:
+    root = _project(tmp_path)
+    code, out, err = _run(root, [*args, "--json"], tty=False)
+    assert code == 0, err
+    assert err == b"" and out.startswith(b"{")
+
+
+def test_each_operation_tells_its_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _project(tmp_path)
+    project_id = project.load_project_id(root)
+    with Store.open(root) as store:
+        seen: Seen = []
+        consolidate.consolidate(
+            store, project_id, "manual", actor=PERSON, progress=lambda *a: seen.append(a)
+        )
+        assert seen == [("consolidate", 1, 1)]
+
+        seen = []
+        monkeypatch.setattr(repair, "REBUILD_BATCH", 2)
+        with store.write() as db:
+            placed = repair.rebuild(db, project_id, progress=lambda *a: seen.append(a))
+        assert [(done, total) for _, done, total in seen] == [(2, 5), (4, 5), (5, 5)]
+        assert placed == 5  # the five facts; their consolidation is no leaf
+
+        seen = []
+        sync.sync(store, root, project_id, PERSON, progress=lambda *a: seen.append(a))
+        assert [(done, total) for _, done, total in seen] == [(1, 3), (2, 3), (3, 3)]
+
+        seen = []
+        dox.sync(store, root, Identity(project_id), PERSON, progress=lambda *a: seen.append(a))
+        assert seen == [
+            ("dox sync: 2 read", 1, 3),
+            ("dox sync: planned", 2, 3),
+            ("dox sync: written", 3, 3),
+        ]
