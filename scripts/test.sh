@@ -40,6 +40,15 @@ TREE_RING_E2E_CLI_DIR=${TREE_RING_E2E_CLI_DIR:-$repo/.cache/e2e-clis}
 export TREE_RING_E2E_CLI_DIR
 sh scripts/install-e2e-clis.sh
 
+header "browser for the web view's tests: scripts/install-browser.sh"
+# In CI the browser tests must run, so a browser that cannot be installed
+# stops here; elsewhere they skip, saying why.
+if ! sh scripts/install-browser.sh; then
+    if [ "${CI:-}" = true ]; then
+        exit 1
+    fi
+fi
+
 # The pyright wheel bundles its JavaScript but runs it with the system node
 # (the one npm needs for the e2e CLIs). Without this it asks PyPI for a newer
 # version on every run, which the pin makes pointless.
