@@ -126,3 +126,31 @@ def test_approve_all_refuses_a_muddled_request(
 ) -> None:
     result = run_cli(*argv)
     assert result.code == 2 and said in result.err, result.err
+
+
+def test_batch_takes_exactly_one_imports_rows(
+    run_cli: CliRunner, tmp_path: Path, project_root: Path
+) -> None:
+    """Two imports wait side by side; `--batch` names one of them by the id
+    its import printed, and approves those rows and no others."""
+    lines = [
+        {"summary": f"Rule {word} holds for releases", "event_type": "decision", "scope": "project"}
+        for word in ("alpha", "beta", "gamma", "delta")
+    ]
+    batches: list[tuple[str, set[str]]] = []
+    for n, part in enumerate((lines[:2], lines[2:])):
+        path = tmp_path / f"part{n}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in part), encoding="utf-8")
+        done = write(run_cli, "import", str(path))
+        ids = {i["id"] for i in done["items"] if i["result"] == "imported"}
+        assert len(ids) == 2
+        batches.append((str(done["batch"]), ids))
+    (first, first_ids), (_, second_ids) = batches
+    plan = write(run_cli, "review", "approve", "--all", "--batch", first, "--dry-run")
+    assert {i["id"] for i in plan["items"]} == first_ids
+    write(run_cli, "review", "approve", "--all", "--batch", first)
+    trust = _trust(project_root)
+    assert {trust[i] for i in first_ids} == {"accepted"}
+    assert {trust[i] for i in second_ids} == {"pending"}
+    refused = run_cli("review", "approve", "--batch", first)
+    assert refused.code == 2 and "--batch goes with --all" in refused.err
