@@ -241,5 +241,5 @@ def test_promote_an_agents_capture_from_the_inbox(root: Path) -> None:
     term.keys("q")
     assert term.finish() == 0
     shown = json.loads(cli(root, "list", "--json"))
-    (promoted,) = [m for m in shown["memories"] if "flaky upload" in m["summary"]]
+    (promoted,) = [m for m in shown["items"] if "flaky upload" in m["summary"]]
     assert promoted["scope"] == "project"

@@ -225,7 +225,7 @@ def test_approving_takes_a_pending_memory_off_the_queue(driver: Any, view: View)
     assert driver.current_url == view.base + "/review"
     assert "approved" in driver.find_element(By.ID, "notice").text
     assert not driver.find_elements(By.ID, f"w-{memory_id}")
-    shown = cli(view.root, "show", memory_id)
+    shown = cli(view.root, "show", memory_id)["memory"]
     assert shown["trust"] == "accepted" and shown["review"]["reviewed_by"] == "person"
 
 
@@ -234,16 +234,16 @@ def test_forgetting_with_a_reason_removes_it_from_recall(driver: Any, view: View
     from selenium.webdriver.support.ui import Select
 
     memory_id = cli(view.root, "remember", "The nightly backup runs on host kestrel")["id"]
-    assert [r["id"] for r in cli(view.root, "recall", "backup kestrel")["results"]] == [memory_id]
+    assert [r["id"] for r in cli(view.root, "recall", "backup kestrel")["items"]] == [memory_id]
     _login(driver, view, f"/memory?id={memory_id}")
     form = driver.find_element(By.ID, f"forget-{memory_id}")
     Select(form.find_element(By.NAME, "mode")).select_by_value("delete")
     form.find_element(By.NAME, "reason").send_keys("host retired")
     form.find_element(By.TAG_NAME, "button").click()
     assert f"deleted {memory_id}" in driver.find_element(By.ID, "notice").text
-    assert cli(view.root, "recall", "backup kestrel")["results"] == []
+    assert cli(view.root, "recall", "backup kestrel")["items"] == []
     assert "kestrel" not in driver.page_source
-    log = cli(view.root, "audit", "--target", memory_id)["entries"]
+    log = cli(view.root, "audit", "--target", memory_id)["items"]
     assert log[-1]["action"] == "forget" and log[-1]["actor"] == "person"
 
 
@@ -305,4 +305,4 @@ def test_a_cross_origin_form_changes_nothing(driver: Any, view: View) -> None:
     finally:
         foreign.shutdown()
         foreign.server_close()
-    assert cli(view.root, "show", memory_id)["trust"] == "pending"
+    assert cli(view.root, "show", memory_id)["memory"]["trust"] == "pending"
