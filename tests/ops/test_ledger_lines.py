@@ -92,3 +92,27 @@ def test_duplicate_ids_from_a_union_merge_resolve_by_the_rule(tmp_path: Path) ->
     assert (
         entry["id"] == memory_id and entry["summary"] == "Deploys freeze on Fridays and Saturdays"
     )
+
+
+def test_a_linked_ledger_is_refused_not_followed(tmp_path: Path) -> None:
+    """A committed symbolic link in place of the ledger must not make a clone
+    read (and import) whatever file it names, nor write through it."""
+    alice = first_repo(tmp_path)
+    project_id = project.load_project_id(alice)
+    outside = tmp_path / "elsewhere.jsonl"
+    header = json.dumps({"record": "ledger", "schema": 1, "project": project_id})
+    planted = {
+        "record": "memory",
+        "id": "mem_20260101_000000_dddddddddddd",
+        "project": project_id,
+        "summary": "Planted through a link",
+    }
+    outside.write_text(header + "\n" + json.dumps(planted) + "\n", encoding="utf-8")
+    before = outside.read_bytes()
+    (alice / LEDGER).unlink()
+    (alice / LEDGER).symlink_to(outside)
+    done = cli(alice, "sync")
+    assert done.code == 2 and "symbolic link" in done.err, done.err
+    assert outside.read_bytes() == before
+    assert "mem_20260101_000000_dddddddddddd" not in shared_ids(alice)
+    assert (alice / LEDGER).is_symlink()

@@ -86,12 +86,21 @@ class SyncReport:
 
 
 def _read_bytes(path: Path) -> bytes:
+    """The ledger's bytes. A link is refused, not followed: a committed
+    symbolic link must not make a clone import whatever file it names."""
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
         return b""
     except OSError as exc:
+        if path.is_symlink():
+            raise UsageError(
+                f"{path} is a symbolic link; the ledger must be a regular file: "
+                "remove the link and run `tree-ring sync` to write it again"
+            ) from None
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
 
 
 @dataclass
