@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import pty
-import subprocess
-import sys
 from pathlib import Path
 
 from conftest import PERSON
+from progress_support import run_tree_ring
 
 from tree_ring.cli.progress import Reporter
 from tree_ring.ops import guidance, transfer
 from tree_ring.store.db import Store
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 class _Tty(io.StringIO):
@@ -68,31 +63,7 @@ def _import(tmp_path: Path, *, tty: bool) -> tuple[int, bytes, bytes]:
     path = tmp_path / "in.jsonl"
     rows = [json.dumps({"summary": f"Fact {n} is kept", "event_type": "note"}) for n in range(5)]
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TREE_RING_", "CLAUDE"))}
-    env.pop("CODEX_SESSION_ID", None)
-    argv = [sys.executable, "-m", "tree_ring", "--root", str(root), "import", str(path)]
-    if not tty:
-        done = subprocess.run(argv, capture_output=True, env=env, cwd=REPO, timeout=60)
-        return done.returncode, done.stdout, done.stderr
-    main, child = pty.openpty()
-    try:
-        proc = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=child, env=env, cwd=REPO, stdin=subprocess.DEVNULL
-        )
-        os.close(child)
-        out = proc.communicate(timeout=60)[0]
-        err = b""
-        while True:
-            try:
-                chunk = os.read(main, 4096)
-            except OSError:  # the child's side closed
-                break
-            if not chunk:
-                break
-            err += chunk
-        return proc.returncode, out, err
-    finally:
-        os.close(main)
+    return run_tree_ring(root, ["import", str(path)], tty=tty)
 
 
 def test_on_a_terminal_the_import_draws_progress_on_stderr_only(tmp_path: Path) -> None:

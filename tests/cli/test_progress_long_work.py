@@ -3,14 +3,11 @@ library, drawn on a terminal's stderr by the CLI, silent off one, never on stdou
 
 from __future__ import annotations
 
-import os
-import pty
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import PERSON
+from progress_support import run_tree_ring
 
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
@@ -18,7 +15,6 @@ from tree_ring.ops import consolidate, dox, guidance, sync
 from tree_ring.store.db import Store
 from tree_ring.tree import repair
 
-REPO = Path(__file__).resolve().parents[2]
 FACTS = (
     "Deploys go through the staging branch first",
     "Billing webhooks retry five times with backoff",
@@ -44,41 +40,7 @@ def _project(tmp_path: Path) -> Path:
     return root
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TREE_RING_", "CLAUDE"))}
-    env.pop("CODEX_SESSION_ID", None)
-    return env
-
-
-def _run(root: Path, args: list[str], *, tty: bool) -> tuple[int, bytes, bytes]:
-    argv = [sys.executable, "-m", "tree_ring", "--root", str(root), *args]
-    if not tty:
-        done = subprocess.run(argv, capture_output=True, env=_env(), cwd=REPO, timeout=60)
-        return done.returncode, done.stdout, done.stderr
-    main, child = pty.openpty()
-    try:
-        proc = subprocess.Popen(
-            argv,
-            stdout=subprocess.PIPE,
-            stderr=child,
-            env=_env(),
-            cwd=REPO,
-            stdin=subprocess.DEVNULL,
-        )
-        os.close(child)
-        out = proc.communicate(timeout=60)[0]
-        err = b""
-        while True:
-            try:
-                chunk = os.read(main, 4096)
-            except OSError:  # the child's side closed
-                break
-            if not chunk:
-                break
-            err += chunk
-        return proc.returncode, out, err
-    finally:
-        os.close(main)
+_run = run_tree_ring
 
 
 VERBS = [
