@@ -197,3 +197,36 @@ def test_a_second_open_never_reads_the_file_a_connection_holds(
     store.close()
     assert db_module.file_damage(path) is None
     assert opened == [str(path)]
+
+
+def test_a_side_file_deleted_mid_check_is_no_damage(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last connection to close, in any process, deletes the -wal. A check
+    that saw the file a moment ago and then finds it gone must answer, not
+    raise: the store is whole either way."""
+    import os
+
+    from tree_ring.store import db as db_module
+
+    path = Path(store.db.path)
+    store.close()
+    wal = f"{path}-wal"
+    assert not os.path.exists(wal)
+    real_exists = os.path.exists
+    monkeypatch.setattr(os.path, "exists", lambda p: p == wal or real_exists(p))
+    assert db_module.file_damage(path) is None
+    assert db_module.access(path, read_only=True) == (True, False)
+
+
+def test_store_bytes_counts_the_files_there_and_follows_no_link(tmp_path: Path) -> None:
+    database = tmp_path / project.STORE
+    database.write_bytes(b"x" * 300)
+    assert project.store_bytes(database) == 300
+    (tmp_path / f"{project.STORE}-wal").write_bytes(b"w" * 20)
+    assert project.store_bytes(database) == 320
+    elsewhere = tmp_path / "big"
+    elsewhere.write_bytes(b"b" * 5000)
+    (tmp_path / f"{project.STORE}-shm").symlink_to(elsewhere)
+    assert project.store_bytes(database) == 320
+    assert project.store_bytes(tmp_path / "absent.sqlite") == 0

@@ -190,3 +190,22 @@ def test_the_log_holds_no_token_query_or_cookie(project_root: Path) -> None:
 )
 def test_a_redirect_stays_on_this_server(back: str | None, expected: str) -> None:
     assert gate.safe_back(back) == expected
+
+
+def test_a_page_that_breaks_answers_500_and_the_server_goes_on(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tree_ring.web import server
+
+    def broken(*_: object) -> str:
+        raise RuntimeError("disk went away")
+
+    monkeypatch.setitem(server.ROUTES, "/status", broken)
+    client.login()
+    errors = io.StringIO()
+    with redirect_stderr(errors):
+        reply = client.get("/status")
+    assert reply.status == 500
+    assert "tree-ring doctor" in reply.body and "disk went away" not in reply.body
+    assert "GET /status failed: RuntimeError: disk went away" in errors.getvalue()
+    assert client.get("/memories").status == 200

@@ -29,14 +29,19 @@ def test_pages_answer_while_the_cli_writes(project_root: Path) -> None:
         "    assert code == 0, code\n"
     )
     codes: list[int] = []
+    failures: list[BaseException] = []
     with serving(project_root) as client:
         client.login()
         writer = subprocess.Popen([sys.executable, "-c", script])
 
         def read() -> None:
-            while writer.poll() is None:
-                for path in ("/", "/memories", "/review", "/status", "/memories?q=note"):
-                    codes.append(client.get(path).status)
+            # A request that fails outright (a dropped connection) fails the test too.
+            try:
+                while writer.poll() is None:
+                    for path in ("/", "/memories", "/review", "/status", "/memories?q=note"):
+                        codes.append(client.get(path).status)
+            except BaseException as exc:
+                failures.append(exc)
 
         readers = [threading.Thread(target=read) for _ in range(4)]
         for t in readers:
@@ -45,5 +50,6 @@ def test_pages_answer_while_the_cli_writes(project_root: Path) -> None:
             t.join()
         assert writer.wait(timeout=300) == 0
         final = client.get("/memories").body
+    assert failures == []
     assert codes and set(codes) == {200}
     assert f"of {WRITES}" in final

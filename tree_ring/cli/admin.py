@@ -340,7 +340,7 @@ def cmd_status(ctx: Context) -> int:
 
         flows_data, flows_lines = status_part(ctx, store, project_id)
     hooks = {name: hook_view(receipt) for name, receipt in receipts.receipts(root).items()}
-    size = sum(p.stat().st_size for p in project.store_path(root).parent.glob(project.STORE + "*"))
+    size = project.store_bytes(project.store_path(root))
     data: dict[str, Any] = {
         "project": project_id,
         "root": str(root),

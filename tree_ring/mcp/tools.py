@@ -171,7 +171,6 @@ def status(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     for ring, trust, count in counts:
         by_ring[ring] = by_ring.get(ring, 0) + count
         by_trust[trust] = by_trust.get(trust, 0) + count
-    files = project.store_path(root).parent.glob(project.STORE + "*")
     return {
         "project": project_id,
         "root": str(root),
@@ -180,7 +179,7 @@ def status(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         "by_trust": by_trust,
         "review_queue": queue,
         "write_policy": policy,
-        "store_bytes": sum(p.stat().st_size for p in files),
+        "store_bytes": project.store_bytes(project.store_path(root)),
         "hooks": receipts.receipts(root),
     }
 

@@ -229,6 +229,23 @@ def store_path(root: Path) -> Path:
     return root / DIR / STORE
 
 
+def file_size(path: StrPath) -> int:
+    """The size of the regular file at `path`, following no link; 0 when it is
+    absent. SQLite deletes its side files (-wal, -shm) as the last connection
+    closes, so one seen a moment ago may be gone by now."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return 0
+    return info.st_size if stat.S_ISREG(info.st_mode) else 0
+
+
+def store_bytes(database: StrPath) -> int:
+    """A store's size on disk: the database file and whichever side files exist."""
+    name = os.fspath(database)
+    return sum(file_size(name + side) for side in ("", *STORE_SIDE_FILES))
+
+
 def receipts_dir_str(root: StrPath) -> str:
     return os.path.join(root, DIR, "receipts")
 

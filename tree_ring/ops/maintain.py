@@ -21,6 +21,7 @@ from typing import Any
 
 from tree_ring import guard
 from tree_ring.govern import coordinator
+from tree_ring.model import project
 from tree_ring.model.record import Memory, now_iso
 from tree_ring.store import rows
 from tree_ring.store.audit import Actor
@@ -91,11 +92,6 @@ class MaintainReport:
         }
 
 
-def store_bytes(store: Store) -> int:
-    folder = store.path.parent
-    return sum(p.stat().st_size for p in folder.glob(store.path.name + "*") if p.is_file())
-
-
 def find_expired(store: Store, now: str) -> list[Expired]:
     found = store.query(
         "SELECT id, ring, retention, expires_at FROM memories "
@@ -143,7 +139,7 @@ def maintain(
 ) -> MaintainReport:
     now = now or now_iso()
     report = MaintainReport(now)
-    report.bytes_before = store_bytes(store)
+    report.bytes_before = project.store_bytes(store.db.path)
     report.memories = int(store.query("SELECT count(*) FROM memories")[0][0])
     report.expired = find_expired(store, now)
     report.secrets = find_secrets(store)
@@ -184,5 +180,5 @@ def maintain(
         store.db.execute("VACUUM")
         store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         report.vacuumed = True
-    report.bytes_after = store_bytes(store)
+    report.bytes_after = project.store_bytes(store.db.path)
     return report

@@ -131,8 +131,7 @@ def file_damage(path: StrPath) -> str | None:
     # The header's page count is valid only when these two counters agree.
     if not pages or head[24:28] != head[92:96]:
         return None
-    wal = f"{os.fspath(path)}-wal"
-    if os.path.exists(wal) and os.stat(wal).st_size > 0:
+    if _wal_frames(path):
         return None
     if size < pages * page_size:
         return f"truncated: {size:,} of {pages * page_size:,} bytes"
@@ -153,12 +152,16 @@ def access(path: StrPath, read_only: bool = False) -> tuple[bool, bool]:
     folder_writable = os.access(folder, os.W_OK)
     if not read_only and folder_writable and os.access(path, os.W_OK):
         return False, False
-    wal = f"{os.fspath(path)}-wal"
+    return True, not folder_writable and not _wal_frames(path)
+
+
+def _wal_frames(path: StrPath) -> bool:
+    """Whether the store's -wal holds frames. One stat, never two: the last
+    connection to close, in any process, deletes the file between them."""
     try:
-        frames = os.stat(wal).st_size > 0
+        return os.stat(f"{os.fspath(path)}-wal").st_size > 0
     except OSError:
-        frames = False
-    return True, not folder_writable and not frames
+        return False
 
 
 class Store:

@@ -98,6 +98,23 @@ class Handler(BaseHTTPRequestHandler):
         )
         self._send(code, body)
 
+    def _failed(self, exc: Exception) -> str:
+        """The page for a request that broke on something unexpected, with a
+        line on stderr naming it; the server goes on serving."""
+        from tree_ring.guard import withhold
+
+        path = urlsplit(self.path).path if self.path else "-"
+        sys.stderr.write(
+            f"tree-ring view: {self.command} {path[:200]} failed: "
+            f"{type(exc).__name__}: {withhold(str(exc))[:300]}\n"
+        )
+        return markup.page(
+            "Error · Tree Ring",
+            '<h1>Something went wrong</h1><p class="error" id="error">'
+            "This request could not be answered. Reload the page; if it fails again, "
+            "run <code>tree-ring doctor</code>.</p>",
+        )
+
     def _redirect(self, location: str, extra: Mapping[str, str] | None = None) -> None:
         self._send(303, "", {"Location": location, **(extra or {})})
 
@@ -145,11 +162,14 @@ class Handler(BaseHTTPRequestHandler):
             return
         site = self.server.site
         try:
-            self._send(200, page(site, session, _query(parts.query)))
+            code, body = 200, page(site, session, _query(parts.query))
         except frame.NotFoundPage as exc:
-            self._send(404, frame.frame(site, session, "", "Not found", _error(str(exc))))
+            code, body = 404, frame.frame(site, session, "", "Not found", _error(str(exc)))
         except TreeRingError as exc:
-            self._send(400, frame.frame(site, session, "", "Error", _error(str(exc))))
+            code, body = 400, frame.frame(site, session, "", "Error", _error(str(exc)))
+        except Exception as exc:  # one broken page must not take the server down
+            code, body = 500, self._failed(exc)
+        self._send(code, body)
 
     def do_POST(self) -> None:
         session = self._session()
@@ -176,7 +196,11 @@ class Handler(BaseHTTPRequestHandler):
             session.show_sensitive = not session.show_sensitive
             self._redirect(back)
         elif path == "/act":
-            session.notice, session.notice_is_error = actions.act(site, form)
+            try:
+                session.notice, session.notice_is_error = actions.act(site, form)
+            except Exception as exc:  # as in do_GET
+                self._send(500, self._failed(exc))
+                return
             self._redirect(back)
         else:
             self._refuse(404, "No such action.")

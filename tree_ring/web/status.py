@@ -14,8 +14,6 @@ integrity and index checks read the whole file.
 
 from __future__ import annotations
 
-import contextlib
-import os
 from pathlib import Path
 from typing import cast
 from urllib.parse import urlencode
@@ -153,16 +151,6 @@ def _node(node: Node, kids: list[tree_recall.Child]) -> str:
     return "\n".join(parts)
 
 
-def _store_bytes(root: str) -> int:
-    folder = project.store_path(Path(root)).parent
-    total = 0
-    for name in os.listdir(folder):
-        if name.startswith(project.STORE):
-            with contextlib.suppress(OSError):  # gone since the listing: nothing to count
-                total += os.lstat(os.path.join(folder, name)).st_size
-    return total
-
-
 def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
     with site.store() as store:
         db = store.db
@@ -188,7 +176,7 @@ def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
                 ["by trust", text(_counts(by_trust))],
                 ["review queue", f'<a href="/review">{waiting} waiting</a>'],
                 ["write policy", text(policy)],
-                ["store size", f"{_store_bytes(site.root):,} bytes"],
+                ["store size", f"{project.store_bytes(project.store_path_str(site.root)):,} bytes"],
                 [
                     "summary tree",
                     text(
