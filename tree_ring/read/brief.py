@@ -115,25 +115,26 @@ def select(
     view = view or View()
     clause = live.where(identity, view)
     sql = select_sql(clause, now=view.is_now())
-    found = store.query(sql, {**clause.params, "brief_limit": OVERFETCH})
+    found = store.db.execute(sql, {**clause.params, "brief_limit": OVERFETCH})
     safe: list[Memory] = []
     covered: set[str] = set()
-    for row in found:
-        # A row stored before a newer guard rule must not be injected into a
-        # prompt. Rows are read and checked in order only until eight pass.
-        if row["id"] in covered:
-            continue
-        if guard.find_secret(f"{row['summary']} {row['source_ref']}") is not None:
-            continue
-        memory = rows.from_row(row)
-        sources = consolidated(memory)
-        if sources:
-            # The summary says what its sources say: they give up their lines.
-            covered |= sources
-            safe = [m for m in safe if m.id not in sources]
-        safe.append(memory)
-        if len(safe) == limit:
-            break
+    # Rows are fetched only as they are needed: most briefs take the first
+    # `limit`, and every row fetched carries all its columns.
+    while len(safe) < limit and (batch := found.fetchmany(limit - len(safe))):
+        for row in batch:
+            # A row stored before a newer guard rule must not be injected into
+            # a prompt: rows are read and checked in order until enough pass.
+            if row["id"] in covered:
+                continue
+            if guard.find_secret(f"{row['summary']} {row['source_ref']}") is not None:
+                continue
+            memory = rows.from_row(row)
+            sources = consolidated(memory)
+            if sources:
+                # The summary says what its sources say: they give up their lines.
+                covered |= sources
+                safe = [m for m in safe if m.id not in sources]
+            safe.append(memory)
     return safe
 
 

@@ -34,7 +34,6 @@ rung the counts prove narrow is searched whole at once.
 from __future__ import annotations
 
 import itertools
-import sqlite3
 from collections.abc import Iterator
 from datetime import datetime
 
@@ -57,6 +56,10 @@ from tree_ring.store import live, rows
 from tree_ring.store.db import Store
 from tree_ring.store.fts import quote
 from tree_ring.store.live import View
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
 
 DEFAULT_LIMIT = 8
 # The any-k-of-n rungs use at most this many words (C(5, 2) = 10 clauses):

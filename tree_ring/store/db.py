@@ -12,7 +12,6 @@ caller's environment by the CLI and the hook, never by the library itself.
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 from _thread import allocate_lock
 
@@ -26,6 +25,7 @@ from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
 # pathlib and types cost them more than opening it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Callable, Mapping
     from pathlib import Path
     from types import TracebackType
@@ -404,6 +404,6 @@ def _roll_back(db: Db) -> None:
     if db.in_transaction:
         # Not contextlib.suppress: importing contextlib is what Transaction avoids.
         try:  # noqa: SIM105
-            db.conn.execute("ROLLBACK")
-        except sqlite3.Error:
+            db.execute("ROLLBACK")
+        except (StoreFault, StoreBusy):
             pass

@@ -6,16 +6,24 @@ SQLite message reaches a user, and no other module touches a connection.
 
 from __future__ import annotations
 
-import sqlite3
-
 from tree_ring.model.errors import StoreBusy, StoreFault
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Iterable, Iterator
     from typing import Any
 
     from tree_ring.model.project import StrPath
+else:
+    # SQLite's C module itself, the one `sqlite3` re-exports: the package
+    # around it adds date and time adapters Tree Ring never uses (it stores
+    # ISO text) and costs every hook a tenth of its start-up in imports
+    # (`datetime` among them). An interpreter without it has the package.
+    try:
+        import _sqlite3 as sqlite3
+    except ImportError:
+        import sqlite3
 
 BUSY_TIMEOUT_MS = 5_000
 # How Python's sqlite3 reports a TEXT value that is not UTF-8 (lower case).

@@ -8,7 +8,6 @@ reads and creates those rows; `seal` grows the tree and `repair` rebuilds it.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -24,6 +23,10 @@ from tree_ring.store.sql import Db
 from tree_ring.tree.summarise import (
     SummaryInput,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
 
 KINDS = ("source", "topic", "global")
 
