@@ -37,6 +37,8 @@ COSTLY = {
     "shlex",  # brings re
     "contextlib",
     "unicodedata",  # the text policy looks characters up only for unusual text
+    "sqlite3",  # its date adapters bring datetime: the store loads _sqlite3 itself
+    "datetime",
 }
 MODEL = {
     "tree_ring",
