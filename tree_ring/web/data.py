@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # The bands from the core out; scars and seeds are drawn across and outside them.
 BANDS = ("heartwood", "inner", "outer", "cambium")
 UNREVIEWED = ("pending", "disputed")
+TRUSTS = ("accepted", "disputed", "pending")  # what the rings show (`ring_view`)
 
 
 @dataclass(frozen=True)
@@ -74,36 +75,36 @@ def rings(db: Db, identity: Identity, view: View, *, cap: int, whole_project: bo
     view = ring_view(view)
     clause = live.where(identity, view, whole_project=whole_project)
     # One pass over every live row, sensitive ones too, counts what is shown
-    # and what is hidden: each pass reads the whole table.
+    # and what is hidden. Grouped by ring alone, the order of the index that
+    # holds every column it reads (`memories_live`), so the count stays in the
+    # index and sorts nothing; trust and sensitivity are split by sums.
     wide = live.where(
         identity, View(view.as_of, view.valid_at, True, True, False), whole_project=whole_project
     )
-    counts: dict[str, RingCount] = {}
+    shown = "(m.sensitivity = 'normal' OR :r_sensitive)"
     found = db.query(
-        "SELECT m.ring, m.trust, m.sensitivity != 'normal', count(*), total(m.salience),"
-        f" total(m.confidence) FROM memories m WHERE {wide.sql}"
-        " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-        wide.params,
+        f"SELECT m.ring, sum(NOT {shown}),"
+        + "".join(f" sum({shown} AND m.trust = '{trust}')," for trust in TRUSTS)
+        + f" total(CASE WHEN {shown} THEN m.salience END),"
+        f" total(CASE WHEN {shown} THEN m.confidence END)"
+        f" FROM memories m WHERE {wide.sql} GROUP BY m.ring ORDER BY m.ring",
+        {**wide.params, "r_sensitive": view.include_sensitive},
     )
-    sums: dict[str, list[float]] = {}
+    counts: dict[str, RingCount] = {}
+    sums: dict[str, tuple[int, float, float]] = {}
     by_trust: dict[str, dict[str, int]] = {ring: {} for ring in RINGS}
     hidden = 0
-    for ring, trust, sensitive, count, salience, confidence in found:
-        if sensitive and not view.include_sensitive:
-            hidden += count
-            continue
+    for ring, concealed, *split, salience, confidence in found:
+        hidden += int(concealed or 0)
         if ring not in by_trust:
             continue  # a value no ring has (a hand-edited row): not drawn
-        by_trust[ring][trust] = by_trust[ring].get(trust, 0) + count
-        s = sums.setdefault(ring, [0.0, 0.0, 0.0])
-        s[0] += count
-        s[1] += salience
-        s[2] += confidence
+        by_trust[ring] = {t: int(n) for t, n in zip(TRUSTS, split, strict=True) if n}
+        sums[ring] = (sum(by_trust[ring].values()), salience, confidence)
     for ring in RINGS:
-        n, salience, confidence = sums.get(ring, [0.0, 0.0, 0.0])
+        n, salience, confidence = sums.get(ring, (0, 0.0, 0.0))
         counts[ring] = RingCount(
             ring,
-            int(n),
+            n,
             by_trust[ring],
             salience / n if n else 0.0,
             confidence / n if n else 0.0,
