@@ -4,8 +4,8 @@ A few rows a person sees sit beside hundreds nobody may (superseded,
 forgotten, rejected, sensitive, another project's), written after them so
 they come first newest-first. Every count the pages, `status` and the inbox
 give is the exact set of visible rows; and the statements behind the rings,
-a page filtered to one ring, the review queue and the inbox read their
-partial index (EXPLAIN QUERY PLAN), never the whole table.
+a page filtered to one ring, to rows that wait or to an agent's rows, the
+review queue and the inbox read their partial index (EXPLAIN QUERY PLAN), never the whole table.
 """
 
 from __future__ import annotations
@@ -137,15 +137,19 @@ def test_rings_count_every_visible_row_and_hide_the_sensitive(seeded: Seeded) ->
 def test_a_page_filtered_to_one_ring_is_exactly_its_visible_rows(seeded: Seeded) -> None:
     identity = seeded.identity()
     with Store.open(seeded.root) as store:
-        for ring, trust, expected in (
-            ("scar", None, seeded.ids["live scar"]),
-            ("scar", "any", seeded.ids["live scar"]),
-            ("inner", "pending", seeded.ids["pending"]),
-            ("cambium", None, seeded.ids["live cambium"] | seeded.ids["agent"]),
+        for ring, trust, origin, expected in (
+            ("scar", None, None, seeded.ids["live scar"]),
+            ("scar", "any", None, seeded.ids["live scar"]),
+            ("inner", "pending", None, seeded.ids["pending"]),
+            ("cambium", None, None, seeded.ids["live cambium"] | seeded.ids["agent"]),
+            (None, "pending", None, seeded.ids["pending"]),
+            (None, "disputed", None, seeded.ids["disputed"]),
+            (None, None, "claude-code", seeded.ids["agent"]),
+            (None, "pending", "claude-code", set[str]()),
+            ("cambium", None, "person", seeded.ids["live cambium"]),
         ):
-            found = data.memories(
-                store.db, identity, View(), data.Filters(ring=ring, trust=trust), offset=0, limit=50
-            )
+            filters = data.Filters(ring=ring, trust=trust, origin=origin)
+            found = data.memories(store.db, identity, View(), filters, offset=0, limit=50)
             assert {m.id for m in found.memories} == expected
             assert found.total == len(expected)
 
@@ -229,6 +233,8 @@ FULL_SCAN = re.compile(r"^SCAN (m|memories)\b")
         ("ring filter", "memories_live", False),
         ("review", "memories_waiting", False),
         ("inbox", "memories_inbox", False),
+        ("waiting filter", "memories_waiting", False),
+        ("agent filter", "memories_inbox", False),
     ],
 )
 def test_counts_and_rare_filters_read_their_index(
@@ -244,6 +250,8 @@ def test_counts_and_rare_filters_read_their_index(
         "ring filter": lambda: pages.memories_page(site, session, {"ring": "seed"}),
         "review": lambda: queue.review_page(site, session, {}),
         "inbox": lambda: inbox_page.inbox_page(site, session, {}),
+        "waiting filter": lambda: pages.memories_page(site, session, {"trust": "disputed"}),
+        "agent filter": lambda: pages.memories_page(site, session, {"origin": "codex"}),
     }
     statements.clear()
     run[page]()

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tree_ring.model.record import RINGS
+from tree_ring.ops import inbox
 from tree_ring.store import live, rows
 from tree_ring.store.live import View
 
@@ -138,10 +139,22 @@ def memories_view(view: View, filters: Filters) -> View:
     return View(view.as_of, view.valid_at, view.include_sensitive, unreviewed, False)
 
 
+# A filter to rows that wait, or to an agent's rows, also names the condition
+# of the index that holds only those rows (the review queue's, the inbox's):
+# SQLite reads a partial index only for a statement that names its condition,
+# and without it a rare value is looked for through every live row.
+WAITING = "m.trust IN ('pending', 'disputed')"
+AGENT_ROWS = "m.origin IN ('claude-code', 'codex', 'agent')"
+
+
 def page_sql(clause: live.Clause, filters: Filters) -> tuple[str, dict[str, Any]]:
     """The WHERE of a page of memories: the live clause, then each filter given."""
     params: dict[str, Any] = dict(clause.params)
     parts = [clause.sql]
+    if filters.trust in UNREVIEWED:
+        parts.append(WAITING)
+    if filters.origin in inbox.AGENT_ORIGINS:
+        parts.append(AGENT_ROWS)
     for column, value in (
         ("ring", filters.ring),
         ("origin", filters.origin),
