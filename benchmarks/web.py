@@ -152,6 +152,8 @@ def measure_pages(site: Site, repeat: int) -> dict[str, Any]:
         "memories_filtered": lambda: pages.memories_page(
             site, session, {"ring": "scar", "trust": "any", "origin": "person"}
         ),
+        "memories_waiting": lambda: pages.memories_page(site, session, {"trust": "pending"}),
+        "memories_codex": lambda: pages.memories_page(site, session, {"origin": "codex"}),
         "memories_page_20": lambda: pages.memories_page(site, session, {"offset": "1000"}),
         "search": lambda: pages.memories_page(site, session, {"q": "billing worker timeout"}),
         "memory": lambda: pages.memory_page(site, session, {"id": some}),

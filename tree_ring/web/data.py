@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 # The bands from the core out; scars and seeds are drawn across and outside them.
 BANDS = ("heartwood", "inner", "outer", "cambium")
 UNREVIEWED = ("pending", "disputed")
-TRUSTS = ("accepted", "disputed", "pending")  # what the rings show (`ring_view`)
 
 
 @dataclass(frozen=True)
@@ -82,25 +81,29 @@ def rings(db: Db, identity: Identity, view: View, *, cap: int, whole_project: bo
     wide = live.where(
         identity, View(view.as_of, view.valid_at, True, True, False), whole_project=whole_project
     )
-    shown = "(m.sensitivity = 'normal' OR :r_sensitive)"
+    shown = "1" if view.include_sensitive else "m.sensitivity = 'normal'"
     found = db.query(
-        f"SELECT m.ring, sum(NOT {shown}),"
-        + "".join(f" sum({shown} AND m.trust = '{trust}')," for trust in TRUSTS)
+        f"SELECT m.ring, count(*), sum(NOT ({shown})),"
+        + "".join(f" sum(({shown}) AND m.trust = '{trust}')," for trust in UNREVIEWED)
         + f" total(CASE WHEN {shown} THEN m.salience END),"
         f" total(CASE WHEN {shown} THEN m.confidence END)"
         f" FROM memories m WHERE {wide.sql} GROUP BY m.ring ORDER BY m.ring",
-        {**wide.params, "r_sensitive": view.include_sensitive},
+        wide.params,
     )
     counts: dict[str, RingCount] = {}
     sums: dict[str, tuple[int, float, float]] = {}
     by_trust: dict[str, dict[str, int]] = {ring: {} for ring in RINGS}
     hidden = 0
-    for ring, concealed, *split, salience, confidence in found:
-        hidden += int(concealed or 0)
+    for ring, every, concealed, *waiting, salience, confidence in found:
+        hidden += int(concealed)
         if ring not in by_trust:
             continue  # a value no ring has (a hand-edited row): not drawn
-        by_trust[ring] = {t: int(n) for t, n in zip(TRUSTS, split, strict=True) if n}
-        sums[ring] = (sum(by_trust[ring].values()), salience, confidence)
+        n = int(every) - int(concealed)
+        # The wide clause admits only these three trust states.
+        split = {"accepted": n - sum(int(w) for w in waiting)}
+        split.update(zip(UNREVIEWED, (int(w) for w in waiting), strict=True))
+        by_trust[ring] = {t: split[t] for t in sorted(split) if split[t]}
+        sums[ring] = (n, salience, confidence)
     for ring in RINGS:
         n, salience, confidence = sums.get(ring, (0, 0.0, 0.0))
         counts[ring] = RingCount(
