@@ -30,7 +30,9 @@ from tree_ring.write import pipeline
 
 FIXTURE = REPO / "fixtures" / "stores" / "schema-0001.sqlite"
 FIXTURE_PROJECT = "fixture-app-3f9c2a"
-MIGRATIONS = ["0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust"]
+MIGRATIONS = [
+    "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
+]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
 TABLES: dict[str, tuple[str, ...]] = {
@@ -88,8 +90,26 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
     ),
     "memories_consolidations": ("memories", ("project",), False, True),
     "memories_hash": ("memories", ("project", "content_hash"), False, False),
+    "memories_inbox": (
+        "memories",
+        ("project", "created_at", "id", "origin", "trust", "sensitivity", "retired_at",
+         "redacted_at"),
+        False, True,
+    ),
+    "memories_live": (
+        "memories",
+        ("project", "ring", "created_at", "id", "trust", "sensitivity", "origin", "scope",
+         "agent_profile", "workflow_id", "session_id", "expires_at", "valid_from", "valid_to",
+         "salience", "confidence", "retired_at", "redacted_at", "superseded_by"),
+        False, True,
+    ),
     "memories_project_created": ("memories", ("project", "created_at"), False, False),
     "memories_trust": ("memories", ("trust", "created_at"), False, True),
+    "memories_waiting": (
+        "memories",
+        ("project", "created_at", "id", "trust", "sensitivity", "retired_at", "redacted_at"),
+        False, True,
+    ),
     "sqlite_autoindex_content_tombstones_1": (
         "content_tombstones", ("project", "content_hash"), True, False,
     ),

@@ -170,7 +170,9 @@ RECORDED = (
     Test("expires_at", NULL_OR_AFTER, "live_t"),
 )
 # Now, a retired or superseded row is simply gone (the index on retired_at IS
-# NULL serves this form), and the fact must hold at V.
+# NULL serves this form), and the fact must hold at V. The partial indexes the
+# viewer counts with (schema.COUNT_INDEXES) are used only while these IS NULL
+# terms appear as they are written here.
 CURRENT = (
     Test("retired_at", IS_NULL),
     Test("superseded_by", IS_NULL),

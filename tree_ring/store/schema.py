@@ -294,6 +294,37 @@ def _trust(db: Db) -> None:
         audit.append(db, baseline, "baseline", "store", {"tombstones": sorted(stones)})
 
 
+# Counts and rare filters read these instead of the table. Each is partial on
+# the very terms of the statements it serves (SQLite uses a partial index only
+# when the query's WHERE names its condition) and holds every column those
+# statements read, the condition's own columns too: the SQLite Python ships
+# with may not take a column named only in the condition as covered, and a
+# count that visits the table for each row costs what a scan does.
+COUNT_INDEXES = (
+    # Liveness now (`live.now_tests`) with visibility (`live.visible`): the
+    # rings' counts per ring and trust stay in the index, and one ring's newest
+    # marks, or a page filtered to one ring, come in order without a scan.
+    "CREATE INDEX memories_live ON memories(project, ring, created_at, id, trust, sensitivity,"
+    " origin, scope, agent_profile, workflow_id, session_id, expires_at, valid_from, valid_to,"
+    " salience, confidence, retired_at, redacted_at, superseded_by)"
+    " WHERE retired_at IS NULL AND redacted_at IS NULL AND superseded_by IS NULL",
+    # The review queue (`ops/review.QUEUE_SQL`): only the rows that wait.
+    "CREATE INDEX memories_waiting ON memories(project, created_at, id, trust, sensitivity,"
+    " retired_at, redacted_at)"
+    " WHERE trust IN ('pending', 'disputed') AND retired_at IS NULL AND redacted_at IS NULL",
+    # The inbox (`ops/inbox`): agent rows still on record, newest first.
+    "CREATE INDEX memories_inbox ON memories(project, created_at, id, origin, trust, sensitivity,"
+    " retired_at, redacted_at)"
+    " WHERE origin IN ('claude-code', 'codex', 'agent') AND retired_at IS NULL"
+    " AND redacted_at IS NULL",
+)
+
+
+def _count_indexes(db: Db) -> None:
+    for statement in COUNT_INDEXES:
+        db.execute(statement)
+
+
 Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never edit or reorder a migration that has shipped.
@@ -302,6 +333,7 @@ MIGRATIONS: list[Migration] = [
     ("0002_policy_audit", _policy_audit),
     ("0003_summary_tree", _summary_tree),
     ("0004_trust", _trust),
+    ("0005_count_indexes", _count_indexes),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tree_ring.model.record import RINGS
+from tree_ring.ops import inbox
 from tree_ring.store import live, rows
 from tree_ring.store.live import View
 
@@ -74,36 +75,40 @@ def rings(db: Db, identity: Identity, view: View, *, cap: int, whole_project: bo
     view = ring_view(view)
     clause = live.where(identity, view, whole_project=whole_project)
     # One pass over every live row, sensitive ones too, counts what is shown
-    # and what is hidden: each pass reads the whole table.
+    # and what is hidden. Grouped by ring alone, the order of the index that
+    # holds every column it reads (`memories_live`), so the count stays in the
+    # index and sorts nothing; trust and sensitivity are split by sums.
     wide = live.where(
         identity, View(view.as_of, view.valid_at, True, True, False), whole_project=whole_project
     )
-    counts: dict[str, RingCount] = {}
+    shown = "1" if view.include_sensitive else "m.sensitivity = 'normal'"
     found = db.query(
-        "SELECT m.ring, m.trust, m.sensitivity != 'normal', count(*), total(m.salience),"
-        f" total(m.confidence) FROM memories m WHERE {wide.sql}"
-        " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+        f"SELECT m.ring, count(*), sum(NOT ({shown})),"
+        + "".join(f" sum(({shown}) AND m.trust = '{trust}')," for trust in UNREVIEWED)
+        + f" total(CASE WHEN {shown} THEN m.salience END),"
+        f" total(CASE WHEN {shown} THEN m.confidence END)"
+        f" FROM memories m WHERE {wide.sql} GROUP BY m.ring ORDER BY m.ring",
         wide.params,
     )
-    sums: dict[str, list[float]] = {}
+    counts: dict[str, RingCount] = {}
+    sums: dict[str, tuple[int, float, float]] = {}
     by_trust: dict[str, dict[str, int]] = {ring: {} for ring in RINGS}
     hidden = 0
-    for ring, trust, sensitive, count, salience, confidence in found:
-        if sensitive and not view.include_sensitive:
-            hidden += count
-            continue
+    for ring, every, concealed, *waiting, salience, confidence in found:
+        hidden += int(concealed)
         if ring not in by_trust:
             continue  # a value no ring has (a hand-edited row): not drawn
-        by_trust[ring][trust] = by_trust[ring].get(trust, 0) + count
-        s = sums.setdefault(ring, [0.0, 0.0, 0.0])
-        s[0] += count
-        s[1] += salience
-        s[2] += confidence
+        n = int(every) - int(concealed)
+        # The wide clause admits only these three trust states.
+        split = {"accepted": n - sum(int(w) for w in waiting)}
+        split.update(zip(UNREVIEWED, (int(w) for w in waiting), strict=True))
+        by_trust[ring] = {t: split[t] for t in sorted(split) if split[t]}
+        sums[ring] = (n, salience, confidence)
     for ring in RINGS:
-        n, salience, confidence = sums.get(ring, [0.0, 0.0, 0.0])
+        n, salience, confidence = sums.get(ring, (0, 0.0, 0.0))
         counts[ring] = RingCount(
             ring,
-            int(n),
+            n,
             by_trust[ring],
             salience / n if n else 0.0,
             confidence / n if n else 0.0,
@@ -137,10 +142,22 @@ def memories_view(view: View, filters: Filters) -> View:
     return View(view.as_of, view.valid_at, view.include_sensitive, unreviewed, False)
 
 
+# A filter to rows that wait, or to an agent's rows, also names the condition
+# of the index that holds only those rows (the review queue's, the inbox's):
+# SQLite reads a partial index only for a statement that names its condition,
+# and without it a rare value is looked for through every live row.
+WAITING = "m.trust IN ('pending', 'disputed')"
+AGENT_ROWS = "m.origin IN ('claude-code', 'codex', 'agent')"
+
+
 def page_sql(clause: live.Clause, filters: Filters) -> tuple[str, dict[str, Any]]:
     """The WHERE of a page of memories: the live clause, then each filter given."""
     params: dict[str, Any] = dict(clause.params)
     parts = [clause.sql]
+    if filters.trust in UNREVIEWED:
+        parts.append(WAITING)
+    if filters.origin in inbox.AGENT_ORIGINS:
+        parts.append(AGENT_ROWS)
     for column, value in (
         ("ring", filters.ring),
         ("origin", filters.origin),
