@@ -427,8 +427,9 @@ def _best_lexical(
     relevance ranking itself reads), newer first among equals."""
     terms = [_parsed(row, parsed) for row in candidates]
     avg = sum(length for _, length in terms) / len(terms)
+    weigh = lexical.Weigher(question.concepts, idfs)
     keyed = [
-        (lexical.bm25(tf, length, avg, question.concepts, idfs)[0], row[0], row)
+        (weigh(tf, length, avg)[0], row[0], row)
         for row, (tf, length) in zip(candidates, terms, strict=True)
     ]
     keyed.sort(key=lambda k: (k[0], k[1]), reverse=True)
@@ -444,7 +445,8 @@ def _score_all(
 ) -> list[tuple[ranking.Score, str, int, str]]:
     terms = [_parsed(row, parsed) for row, _ in found]
     avg = sum(length for _, length in terms) / len(terms)
-    lex = [lexical.bm25(tf, length, avg, question.concepts, idfs) for tf, length in terms]
+    weigh = lexical.Weigher(question.concepts, idfs)
+    lex = [weigh(tf, length, avg) for tf, length in terms]
     best = max((s for s, _ in lex), default=0.0)
     now = datetime.fromisoformat(view.record_time().replace("Z", "+00:00"))
     wanted = ranking.intents(question.words)
