@@ -195,3 +195,34 @@ def test_a_narrow_rung_is_searched_whole(
     floors = _floors_used(store, monkeypatch)
     assert [h.memory.id for h in recall(store, identity, "billing retry")] == [old.id]
     assert floors == []  # its few matches read at once, no window ranked
+
+
+def test_common_words_keep_the_live_match_among_hundreds_of_hidden_ones(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "cache" is common (more memories than the budget), so the narrow rung's
+    # 301 matches are weighed in Python, not by the index's bm25; the 300
+    # hidden ones weigh more, and the one live match must still be kept.
+    monkeypatch.setattr(recall_module, "OR_BUDGET", 400)
+    monkeypatch.setattr(recall_module, "POOL", 5)
+    visible = make_memory(
+        identity.project, "A long note that mentions the cache and its eviction once"
+    )
+    hidden = [
+        make_memory("another-project", f"cache eviction cache eviction {i}") for i in range(300)
+    ]
+    common = [make_memory(identity.project, f"cache warmup {i}") for i in range(450)]
+    _store_all(store, *hidden, visible, *common)
+    ranked_by_index: list[str] = []
+    query = store.query
+
+    def spy(sql: str, params: object = ()) -> list[sqlite3.Row]:
+        if "bm25(" in sql:
+            ranked_by_index.append(sql)
+        return query(sql, params)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(store, "query", spy)
+    hits = recall(store, identity, "cache eviction", limit=5)
+    assert ranked_by_index == []  # every rung was read by rowid
+    assert visible.id in {h.memory.id for h in hits}
+    assert not {h.memory.id for h in hits} & {m.id for m in hidden}
