@@ -200,11 +200,13 @@ def test_a_narrow_rung_is_searched_whole(
 def test_common_words_keep_the_live_match_among_hundreds_of_hidden_ones(
     store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # "cache" is common (more memories than the budget), so the narrow rung's
-    # 301 matches are weighed in Python, not by the index's bm25; the 300
-    # hidden ones weigh more, and the one live match must still be kept.
+    # "cache" is common (more memories than the budget) in a store taken as
+    # large, so the narrow rung's 301 matches are weighed in Python, not by
+    # the index's bm25; the 300 hidden ones weigh more, and the one live
+    # match must still be kept.
     monkeypatch.setattr(recall_module, "OR_BUDGET", 400)
     monkeypatch.setattr(recall_module, "POOL", 5)
+    monkeypatch.setattr(recall_module, "INDEX_BM25_BELOW", 0)  # as in a large store
     visible = make_memory(
         identity.project, "A long note that mentions the cache and its eviction once"
     )

@@ -25,10 +25,11 @@ for its newest matches, no more than the OR budget; when those are all its
 matches (in the store, or above a window's floor) and no more than the cap,
 they are the candidates, read by rowid under the liveness predicate. When
 they are more than the cap, the best are kept by bm25: the index's, if every
-word of the question is in fewer memories than the budget; otherwise the
-question's weighted BM25 of `lexical.py` over the live matches, since the
-index's bm25 reads every posting of every word of a rung to weigh it (tens of
-milliseconds for common words in a million memories). Word forms are a
+word of the question is in fewer memories than the budget or the store holds
+fewer than `INDEX_BM25_BELOW`; otherwise the question's weighted BM25 of
+`lexical.py` over the live matches, since the index's bm25 reads every
+posting of every word of a rung to weigh it (tens of milliseconds for common
+words in a million memories). Word forms are a
 handful of exact terms, never a prefix query: a prefix merges the postings of
 every indexed word that starts with it. A rung with more than `OR_BUDGET`
 matches (its words are common) is searched first among the newest `WINDOW`
@@ -82,6 +83,11 @@ WIDEN = 4
 # ("deploy" and "deploying" stem to "deploi", "deployments" to "deploy").
 ENDINGS = ("s", "es", "ed", "ing", "er", "ers", "ment", "ments", "ation", "ations")
 SUFFIXES = ("er", "ment", "ation")
+# Below this many memories the index's bm25 chooses among a rung's many
+# matches at no more cost than weighing them in Python (about 10 ms either
+# way for common words at 100,000 memories); at a million it costs three
+# to four times as much (its document frequencies read every posting).
+INDEX_BM25_BELOW = 250_000
 # Ranking scores at least this many candidates when the ladder can find
 # them: a strict rung's few matches are not always the best answers.
 POOL = 40
@@ -324,16 +330,17 @@ def recall(
     read_rows = rowid_sql(clause)
     idfs = _idfs(question, counts, newest)
     parsed: Parsed = {}
-    # Every word in fewer memories than the budget: bm25's document
-    # frequencies, which read every posting of every word, are cheap.
-    rare = all(n < bound for n in counts.values())
+    # The index's bm25 reads every posting of every word of a rung to weigh
+    # it: cheap when each word is in fewer memories than the budget, or the
+    # store is small; otherwise the matches are weighed in Python.
+    by_index = newest < INDEX_BM25_BELOW or all(n < bound for n in counts.values())
 
     def candidates(match: str, floor: int, newest_matches: list[int]) -> list[sqlite3.Row]:
         """The rung's best `cap` live matches above `floor`, from its newest
         matches when they are all of those, else ranked by the index."""
         every = len(newest_matches) < bound or newest_matches[-1] <= floor
         within = [r for r in newest_matches if r > floor]
-        if not every or (rare and len(within) > cap):
+        if not every or (by_index and len(within) > cap):
             return store.query(sql, {**clause.params, "match": match, "cap": cap, "floor": floor})
         live_rows = store.query(read_rows, {**clause.params, "ids": _json_ids(within)})
         if len(live_rows) <= cap:
