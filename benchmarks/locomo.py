@@ -299,8 +299,10 @@ def run(data: Path, use_cli: bool, work: Path) -> dict[str, Any]:
         lines = root / "turns.jsonl"
         lines.write_text("".join(json.dumps(r) + "\n" for r in conv.turns), encoding="utf-8")
         imported = cli(root, env, "import", str(lines))
-        if len(imported.get("created", [])) != len(conv.turns):
-            raise SystemExit(f"{conv.name}: imported {len(imported.get('created', []))} turns")
+        # `imported` counts the rows written (older outputs listed them as `created`).
+        written = imported.get("imported", len(imported.get("created", [])))
+        if written != len(conv.turns):
+            raise SystemExit(f"{conv.name}: imported {written} of {len(conv.turns)} turns")
         identity = resolve(project.load_project_id(root), env)
         with Store.open(root, options=Options.from_environ(env)) as store:
             for q in conv.questions:

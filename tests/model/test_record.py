@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 from conftest import REPO, make_memory
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tree_ring.model import imported, record, validation
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import fields
-from tree_ring.model.record import Memory
+from tree_ring.model.record import Memory, format_time
 from tree_ring.ops import quality
 from tree_ring.write import verbs
 
@@ -331,3 +331,46 @@ def test_a_draft_holds_the_fields_a_caller_may_set() -> None:
     )
     with pytest.raises(TypeError):
         verbs.Draft("Said", id="mem_x")
+
+
+@given(st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59)))
+def test_epoch_seconds_agrees_with_datetime_for_every_stored_time(moment: datetime) -> None:
+    from tree_ring.model.record import epoch_seconds
+
+    stamp = format_time(moment.replace(tzinfo=UTC))
+    expected = moment.replace(tzinfo=UTC).timestamp()
+    found = epoch_seconds(stamp)
+    assert found is not None and abs(found - expected) < 1e-3, (stamp, found, expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-02-29T00:00:00.000000Z",  # not a leap year
+        "2026-13-01T00:00:00.000000Z",
+        "2026-04-31T00:00:00.000000Z",
+        "2026-01-01T24:00:00.000000Z",
+        "2026-01-01T00:60:00.000000Z",
+        "2026-01-01T00:00:60.000000Z",
+        "0000-01-01T00:00:00.000000Z",
+        "2026-01-01 00:00:00.000000Z",
+        "2026-01-01T00:00:00.000000",
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T00:00:00.000000+00:00",
+        "2026-0١-01T00:00:00.000000Z",  # a digit, but not an ASCII one
+        "+026-01-01T00:00:00.000000Z",
+        "",
+    ],
+)
+def test_epoch_seconds_refuses_what_is_not_a_stored_time(text: str) -> None:
+    from tree_ring.model.record import epoch_seconds
+
+    assert epoch_seconds(text) is None
+
+
+def test_epoch_seconds_reads_a_leap_day_and_the_epoch() -> None:
+    from tree_ring.model.record import epoch_seconds
+
+    assert epoch_seconds("1970-01-01T00:00:00.000000Z") == 0
+    assert epoch_seconds("2024-02-29T12:00:00.500000Z") == 1_709_208_000.5
+    assert epoch_seconds("1969-12-31T23:59:59.000000Z") == -1

@@ -133,12 +133,16 @@ def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _floors_used(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The floors of the windows in which the index ranked a rung's matches,
+    in order (a rung's newest matches, read first, need no floor)."""
     used: list[int] = []
     query = store.query
 
     def spy(sql: str, params: object = ()) -> list[sqlite3.Row]:
         if isinstance(params, dict) and "floor" in params:
-            used.append(cast(int, params["floor"]))
+            floor = cast(int, params["floor"])
+            if not used or used[-1] != floor:
+                used.append(floor)
         return query(sql, params)  # pyright: ignore[reportArgumentType]
 
     monkeypatch.setattr(store, "query", spy)
@@ -163,7 +167,7 @@ def test_a_broad_word_is_ranked_within_the_newest_window(
     hits = recall(store, identity, "cache", limit=5)
     newest = {m.id for m in memories[-20:]}
     assert len(hits) == 5 and {h.memory.id for h in hits} <= newest
-    assert floors == [180]  # one windowed query; the store was never read whole
+    assert floors == [180]  # one windowed query; the store was never ranked whole
 
 
 @pytest.mark.usefixtures("small_windows")
@@ -190,4 +194,37 @@ def test_a_narrow_rung_is_searched_whole(
     _store_all(store, old, *filler)
     floors = _floors_used(store, monkeypatch)
     assert [h.memory.id for h in recall(store, identity, "billing retry")] == [old.id]
-    assert floors[0] == 0
+    assert floors == []  # its few matches read at once, no window ranked
+
+
+def test_common_words_keep_the_live_match_among_hundreds_of_hidden_ones(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "cache" is common (more memories than the budget) in a store taken as
+    # large, so the narrow rung's 301 matches are weighed in Python, not by
+    # the index's bm25; the 300 hidden ones weigh more, and the one live
+    # match must still be kept.
+    monkeypatch.setattr(recall_module, "OR_BUDGET", 400)
+    monkeypatch.setattr(recall_module, "POOL", 5)
+    monkeypatch.setattr(recall_module, "INDEX_BM25_BELOW", 0)  # as in a large store
+    visible = make_memory(
+        identity.project, "A long note that mentions the cache and its eviction once"
+    )
+    hidden = [
+        make_memory("another-project", f"cache eviction cache eviction {i}") for i in range(300)
+    ]
+    common = [make_memory(identity.project, f"cache warmup {i}") for i in range(450)]
+    _store_all(store, *hidden, visible, *common)
+    ranked_by_index: list[str] = []
+    query = store.query
+
+    def spy(sql: str, params: object = ()) -> list[sqlite3.Row]:
+        if "bm25(" in sql:
+            ranked_by_index.append(sql)
+        return query(sql, params)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(store, "query", spy)
+    hits = recall(store, identity, "cache eviction", limit=5)
+    assert ranked_by_index == []  # every rung was read by rowid
+    assert visible.id in {h.memory.id for h in hits}
+    assert not {h.memory.id for h in hits} & {m.id for m in hidden}

@@ -152,6 +152,40 @@ def format_time(moment: datetime) -> str:
     return moment.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
+_DIGITS = frozenset("0123456789")
+# Where a stored time ("2026-11-29T13:00:00.000000Z") has its separators.
+_STAMP_MARKS = {4: "-", 7: "-", 10: "T", 13: ":", 16: ":", 19: ".", 26: "Z"}
+
+
+def epoch_seconds(stamp: str) -> float | None:
+    """Seconds since 1970-01-01 of a time in the stored form, or None when
+    the text is not a valid one. Arithmetic on the text: recall reads a time
+    for every candidate, and importing datetime for it would cost every CLI
+    call more than all those reads."""
+    if len(stamp) != 27 or any(stamp[i] != mark for i, mark in _STAMP_MARKS.items()):
+        return None
+    if not _DIGITS.issuperset(stamp[:4] + stamp[5:7] + stamp[8:10] + stamp[11:13] + stamp[14:16]):
+        return None
+    if not _DIGITS.issuperset(stamp[17:19] + stamp[20:26]):
+        return None
+    year, month, day = int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10])
+    hour, minute, second = int(stamp[11:13]), int(stamp[14:16]), int(stamp[17:19])
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    month_days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    if not (year and 1 <= month <= 12 and 1 <= day <= month_days[month - 1]):
+        return None
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    # Days since 1970 in the proleptic Gregorian calendar, counted from a
+    # year that starts in March so that the leap day comes last.
+    shifted = year - (month <= 2)
+    era, year_of_era = divmod(shifted, 400)
+    day_of_year = (153 * (month + (9 if month <= 2 else -3)) + 2) // 5 + day - 1
+    day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
+    days = era * 146_097 + day_of_era - 719_468
+    return days * 86_400 + hour * 3_600 + minute * 60 + second + int(stamp[20:26]) / 1e6
+
+
 def parse_time(text: str, what: str = "time") -> str:
     """Normalise an ISO-8601 time (or a date) to the stored form."""
     from datetime import UTC, datetime

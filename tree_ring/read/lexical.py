@@ -86,3 +86,46 @@ def bm25(
             if concept.weight >= 1.0:
                 covered += part
     return score, (covered / whole if whole else 0.0)
+
+
+class Weigher:
+    """`bm25` for one question, its side worked out once: recall weighs
+    hundreds of memories against the same question, and a memory holds far
+    fewer stems than the question's concepts and their kin, so each memory's
+    stems are looked up, not each concept's. The same numbers as `bm25`,
+    summed in the same order."""
+
+    __slots__ = ("by_stem", "full", "parts", "whole")
+
+    def __init__(self, concepts: tuple[Concept, ...], idfs: dict[str, float]) -> None:
+        self.parts = [c.weight * idfs.get(c.word, 0.0) for c in concepts]
+        self.full = [c.weight >= 1.0 for c in concepts]
+        whole = 0.0
+        for part, full in zip(self.parts, self.full, strict=True):
+            if full:
+                whole += part
+        self.whole = whole
+        self.by_stem: dict[str, list[tuple[int, float]]] = {}
+        for i, concept in enumerate(concepts):
+            for s, share in concept.stems.items():
+                self.by_stem.setdefault(s, []).append((i, share))
+
+    def __call__(
+        self, tf: dict[str, float], length: float, avg_length: float
+    ) -> tuple[float, float]:
+        counts: dict[int, float] = {}
+        for s, n in tf.items():
+            for i, share in self.by_stem.get(s, ()):
+                if n * share > counts.get(i, 0.0):
+                    counts[i] = n * share
+        if not counts:
+            return 0.0, 0.0
+        norm = K1 * (1 - B + B * length / avg_length) if avg_length > 0 else K1
+        score = 0.0
+        covered = 0.0
+        for i in sorted(counts):
+            count, part = counts[i], self.parts[i]
+            score += part * count * (K1 + 1) / (count + norm)
+            if self.full[i]:
+                covered += part
+        return score, (covered / self.whole if self.whole else 0.0)

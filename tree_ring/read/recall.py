@@ -19,27 +19,35 @@ rung found it, and ranked by `ranking.score`. The best candidates that ask a
 question bring the memory written just after them, read by rowid under the
 same visibility and liveness predicate: a reply answers in its own words.
 
-Cost: the FTS index drives every query (bm25 is computed only for rows that
-match a rung), candidates carry only the columns ranking reads, and only the
-hits are read whole. Word forms are a handful of exact terms, never a prefix
-query: a prefix merges the postings of every indexed word that starts with it.
-A rung that may match more than `OR_BUDGET` memories (its words are common)
-is searched first among the newest `WINDOW` memories, then in windows `WIDEN`
-times as wide, until it yields enough hits or covers the store: ranking every
-one of a million matches of a common word costs most of a second, and the
-newest matches of a word that common are what the ranking favours anyway. A
-rung the counts prove narrow is searched whole at once.
+Cost: the FTS index drives every query, candidates carry only the columns
+ranking reads, and only the hits are read whole. Each rung is searched once
+for its newest matches, no more than the OR budget; when those are all its
+matches (in the store, or above a window's floor) and no more than the cap,
+they are the candidates, read by rowid under the liveness predicate. When
+they are more than the cap, the best are kept by bm25: the index's, if every
+word of the question is in fewer memories than the budget or the store holds
+fewer than `INDEX_BM25_BELOW`; otherwise the question's weighted BM25 of
+`lexical.py` over the live matches, since the index's bm25 reads every
+posting of every word of a rung to weigh it (tens of milliseconds for common
+words in a million memories). Word forms are a
+handful of exact terms, never a prefix query: a prefix merges the postings of
+every indexed word that starts with it. A rung with more than `OR_BUDGET`
+matches (its words are common) is searched first among the newest `WINDOW`
+memories, then in windows `WIDEN` times as wide, until it yields enough hits
+or covers the store: ranking every one of a million matches of a common word
+costs most of a second, and the newest matches of a word that common are what
+the ranking favours anyway. A rung the counts prove narrow is searched whole
+at once.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
-from datetime import datetime
+from collections.abc import Iterable, Iterator
 
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import Memory
+from tree_ring.model.record import Memory, epoch_seconds
 from tree_ring.read import lexical, ranking
 from tree_ring.read.query import (
     FILLER,
@@ -77,6 +85,11 @@ WIDEN = 4
 # ("deploy" and "deploying" stem to "deploi", "deployments" to "deploy").
 ENDINGS = ("s", "es", "ed", "ing", "er", "ers", "ment", "ments", "ation", "ations")
 SUFFIXES = ("er", "ment", "ation")
+# Below this many memories the index's bm25 chooses among a rung's many
+# matches at no more cost than weighing them in Python (about 10 ms either
+# way for common words at 100,000 memories); at a million it costs three
+# to four times as much (its document frequencies read every posting).
+INDEX_BM25_BELOW = 250_000
 # Ranking scores at least this many candidates when the ladder can find
 # them: a strict rung's few matches are not always the best answers.
 POOL = 40
@@ -227,6 +240,14 @@ CANDIDATE_COLUMNS = (
 COUNT_SQL = (
     "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH :match LIMIT :bound)"
 )
+# A rung's newest matches, no more than the OR budget: their number says
+# whether the rung is narrow, and those above a window's floor are all its
+# matches there whenever the list reaches below the floor; they are then the
+# candidates themselves, read by rowid, with no second search of the index
+# and no bm25 (whose document frequencies read every posting of every word).
+MATCHES_SQL = (
+    "SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match ORDER BY rowid DESC LIMIT :bound"
+)
 
 
 def candidate_sql(clause: live.Clause) -> str:
@@ -240,11 +261,14 @@ def candidate_sql(clause: live.Clause) -> str:
     )
 
 
-def reply_sql(clause: live.Clause) -> str:
-    """Memories by rowid, as candidates (with no bm25 of their own)."""
+def rowid_sql(clause: live.Clause) -> str:
+    """Memories by rowid (a JSON array), as candidates with no bm25 of their own."""
+    # CROSS JOIN makes the few ids the outer loop, each read by its rowid:
+    # left to itself the planner walks the project's index, every row of it.
     return (
-        f"SELECT {', '.join(CANDIDATE_COLUMNS)}, 0.0 AS bm FROM memories m "
-        f"WHERE m.rowid IN (SELECT value FROM json_each(:ids)) AND {clause.sql}"
+        f"SELECT {', '.join(CANDIDATE_COLUMNS)}, 0.0 AS bm "
+        "FROM json_each(:ids) AS wanted CROSS JOIN memories m ON m.rowid = wanted.value "
+        f"WHERE {clause.sql}"
     )
 
 
@@ -253,12 +277,9 @@ def hits_sql(count: int) -> str:
     return f"SELECT rowid, * FROM memories WHERE rowid IN ({', '.join('?' * count)})"
 
 
-def _age_days(created_at: str, now: datetime) -> float:
-    try:
-        then = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
-    except ValueError:
-        return 365.0
-    return (now - then).total_seconds() / 86_400
+def _age_days(created_at: str, now: float) -> float:
+    then = _seconds(created_at)
+    return 365.0 if then is None else (now - then) / 86_400
 
 
 def recall(
@@ -292,7 +313,7 @@ def recall(
     counts = {w: count(_atom((w, *kin[w]))) for w in words}
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
     sql = candidate_sql(clause)
-    # Each rung's best by the index's bm25, no more: a rung's later matches
+    # Each rung's best `cap` matches, no more: a rung's later matches
     # would cost reading and scoring time, not answers.
     cap = min(candidate_cap(limit), max(limit, POOL))
     wanted_pool = max(limit, POOL)
@@ -305,16 +326,36 @@ def recall(
     rungs = ladder(words, plain_counts)
     seen = {rung.match for rung in rungs}
     rungs += [rung for rung in ladder(words, counts, kin) if rung.match not in seen]
+    read_rows = rowid_sql(clause)
+    idfs = _idfs(question, counts, newest)
+    parsed: Parsed = {}
+    # The index's bm25 reads every posting of every word of a rung to weigh
+    # it: cheap when each word is in fewer memories than the budget, or the
+    # store is small; otherwise the matches are weighed in Python.
+    by_index = newest < INDEX_BM25_BELOW or all(n < bound for n in counts.values())
+
+    def candidates(match: str, floor: int, newest_matches: list[int]) -> list[sqlite3.Row]:
+        """The rung's best `cap` live matches above `floor`, from its newest
+        matches when they are all of those, else ranked by the index."""
+        every = len(newest_matches) < bound or newest_matches[-1] <= floor
+        within = [r for r in newest_matches if r > floor]
+        if not every or (by_index and len(within) > cap):
+            return store.query(sql, {**clause.params, "match": match, "cap": cap, "floor": floor})
+        live_rows = store.query(read_rows, {**clause.params, "ids": _json_ids(within)})
+        if len(live_rows) <= cap:
+            return live_rows
+        return _best_lexical(live_rows, question, idfs, parsed, cap)
+
     for rung in rungs:
         match = rung.match
         batch: list[sqlite3.Row] = []
-        for floor in floors(count(match), newest):
+        newest_matches = [r[0] for r in store.query(MATCHES_SQL, {"match": match, "bound": bound})]
+        for floor in floors(len(newest_matches), newest):
             if floor:
                 # A broad rung: its newest matches are enough, as in the
                 # original ladder; a wider pool would read the store whole.
                 wanted_pool = limit
-            params = {**clause.params, "match": match, "cap": cap, "floor": floor}
-            batch = store.query(sql, params)
+            batch = candidates(match, floor, newest_matches)
             if len(found) + sum(1 for row in batch if row[0] not in found) >= wanted_pool:
                 break
         for row in batch:
@@ -324,11 +365,11 @@ def recall(
             break
     if not found:
         return []
-    scored = _score_all(store, question, list(found.values()), counts, kin, view, newest)
+    scored = _score_all(question, list(found.values()), idfs, parsed, view)
     replies = _replies(store, clause, found, scored)
     if replies:
         found.update(replies)
-        scored = _score_all(store, question, list(found.values()), counts, kin, view, newest)
+        scored = _score_all(question, list(found.values()), idfs, parsed, view)
     top = scored[:limit]
     full = store.query(hits_sql(len(top)), [t[2] for t in top])
     by_rowid = {row["rowid"]: rows.from_row(row) for row in full}
@@ -353,33 +394,67 @@ def _replies(
     ]
     if not asking:
         return {}
-    # A JSON array of integers, written out: json is not worth its import here.
-    ids = "[" + ",".join(str(int(rowid) + 1) for rowid in asking) + "]"
-    params = {**clause.params, "ids": ids}
-    return {row[0]: (row, REPLY_MATCH) for row in store.query(reply_sql(clause), params)}
+    params = {**clause.params, "ids": _json_ids(rowid + 1 for rowid in asking)}
+    return {row[0]: (row, REPLY_MATCH) for row in store.query(rowid_sql(clause), params)}
+
+
+def _json_ids(rowids: Iterable[int]) -> str:
+    """A JSON array of integers, written out: json is not worth its import here."""
+    return "[" + ",".join(str(int(rowid)) for rowid in rowids) + "]"
+
+
+def _idfs(question: Question, counts: dict[str, int], newest: int) -> dict[str, float]:
+    """idf by the question's word, from the index's counts of the word or its
+    kin (capped at OR_BUDGET + 1, so every word commoner weighs the same)."""
+    return {
+        c.word: lexical.idf(counts.get(c.word, OR_BUDGET + 1), newest) for c in question.concepts
+    }
+
+
+# A memory's weighted terms and length, by rowid, parsed once per recall.
+Parsed = dict[int, tuple[dict[str, float], float]]
+
+
+def _parsed(row: sqlite3.Row, parsed: Parsed) -> tuple[dict[str, float], float]:
+    got = parsed.get(row[0])
+    if got is None:
+        got = parsed[row[0]] = lexical.weighted_terms(row[6] or "", row[8] or "", row[7] or "")
+    return got
+
+
+def _best_lexical(
+    candidates: list[sqlite3.Row],
+    question: Question,
+    idfs: dict[str, float],
+    parsed: Parsed,
+    keep: int,
+) -> list[sqlite3.Row]:
+    """The `keep` candidates of best weighted BM25 (`lexical.bm25`, the
+    relevance ranking itself reads), newer first among equals."""
+    terms = [_parsed(row, parsed) for row in candidates]
+    avg = sum(length for _, length in terms) / len(terms)
+    weigh = lexical.Weigher(question.concepts, idfs)
+    keyed = [
+        (weigh(tf, length, avg)[0], row[0], row)
+        for row, (tf, length) in zip(candidates, terms, strict=True)
+    ]
+    keyed.sort(key=lambda k: (k[0], k[1]), reverse=True)
+    return [row for *_, row in keyed[:keep]]
 
 
 def _score_all(
-    store: Store,
     question: Question,
     found: list[tuple[sqlite3.Row, str]],
-    counts: dict[str, int],
-    kin: dict[str, tuple[str, ...]],
+    idfs: dict[str, float],
+    parsed: Parsed,
     view: View,
-    newest: int,
 ) -> list[tuple[ranking.Score, str, int, str]]:
-    del store, kin  # the candidates carry every column scoring reads
-    total = max(newest, len(found))
-    # idf by the question's word, from the index's counts of the word or its
-    # kin (capped at OR_BUDGET + 1, so every word commoner weighs the same).
-    idfs = {
-        c.word: lexical.idf(counts.get(c.word, OR_BUDGET + 1), total) for c in question.concepts
-    }
-    parsed = [lexical.weighted_terms(row[6] or "", row[8] or "", row[7] or "") for row, _ in found]
-    avg = sum(length for _, length in parsed) / len(parsed)
-    lex = [lexical.bm25(tf, length, avg, question.concepts, idfs) for tf, length in parsed]
+    terms = [_parsed(row, parsed) for row, _ in found]
+    avg = sum(length for _, length in terms) / len(terms)
+    weigh = lexical.Weigher(question.concepts, idfs)
+    lex = [weigh(tf, length, avg) for tf, length in terms]
     best = max((s for s, _ in lex), default=0.0)
-    now = datetime.fromisoformat(view.record_time().replace("Z", "+00:00"))
+    now = _seconds(view.record_time()) or 0.0
     wanted = ranking.intents(question.words)
     by_rowid = {row[0]: i for i, (row, _) in enumerate(found)}
     out: list[tuple[ranking.Score, str, int, str]] = []
@@ -397,7 +472,7 @@ def _score_all(
             source_type=source_type,
             ring=ring,
             kind_match=_kind_match(question, summary),
-            subject=_subject(question, parsed[i][0], summary),
+            subject=_subject(question, terms[i][0], summary),
             context=_context(by_rowid, lex, found, rowid, created) / best if best > 0 else 0.0,
         )
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
@@ -438,14 +513,23 @@ def _context(
         if i is None:
             continue
         other = found[i][0]
-        if abs(_seconds(other[1]) - _seconds(created)) <= CONTEXT_SECONDS:
+        if abs((_seconds(other[1]) or 0.0) - (_seconds(created) or 0.0)) <= CONTEXT_SECONDS:
             asks = near < rowid and "?" in (other[6] or "")
             best = max(best, lex[i][0] * (1.0 if asks else 0.5))
     return best
 
 
-def _seconds(stamp: str) -> float:
+def _seconds(stamp: str) -> float | None:
+    """Seconds since 1970 of a stored time, or of any ISO-8601 time (taken as
+    UTC without an offset); None for text that is no time. Every time Tree
+    Ring writes is in the stored form, read without importing datetime."""
+    seconds = epoch_seconds(stamp)
+    if seconds is not None:
+        return seconds
+    from datetime import UTC, datetime  # a hand-edited row's time
+
     try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError:
-        return 0.0
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
