@@ -639,32 +639,89 @@ class Coverage:
     at_import: set[str]  # "path:firstline" run while tests were collected
 
 
-def fingerprint(repo: Path) -> str:
-    """What the coverage depends on: the package, the tests and their fixtures."""
-    digest = hashlib.sha256()
+def _sources(repo: Path) -> Iterator[Path]:
     for folder in (PACKAGE, "tests", "fixtures", "bin"):
         for path in sorted((repo / folder).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(path.relative_to(repo).as_posix().encode() + b"\0")
-                digest.update(path.read_bytes())
+                yield path
+
+
+def fingerprint(repo: Path) -> str:
+    """What the coverage depends on: the package, the tests and their fixtures."""
+    digest = hashlib.sha256()
+    for path in _sources(repo):
+        digest.update(path.relative_to(repo).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def manifest(repo: Path) -> dict[str, str]:
+    """Each file the coverage depends on, by its content's hash."""
+    return {
+        path.relative_to(repo).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        for path in _sources(repo)
+    }
+
+
+def _changed_test_files(old: dict[str, str], new: dict[str, str]) -> list[str] | None:
+    """The test files added, changed or removed since `old`, when nothing else
+    changed (a test file's tests depend on no other test file); else None."""
+    changed = sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
+    tests = [p for p in changed if p.startswith("tests/") and Path(p).name.startswith("test_")]
+    return changed if tests == changed else None
 
 
 def measure(repo: Path, tests: list[str], *, stale: bool = False) -> Coverage:
     """Run the fast suite once under the tracer; kept in .cache/mutation/ until
-    the package or the tests change. `stale`: the newest kept one will do (new
+    the package or the tests change (when only test files changed, only they
+    run again). `stale`: the newest kept one will do (new
     tests are then never chosen, so a mutant only they kill shows as a survivor)."""
     folder = REPO / ".cache" / "mutation"
     cache = folder / f"coverage-{fingerprint(repo)}.json"
     kept = sorted(folder.glob("coverage-*.json"), key=lambda p: p.stat().st_mtime)
     if stale and kept and not cache.exists():
         cache = kept[-1]
+    files = manifest(repo)
     if cache.exists():
         print(f"coverage from {cache.relative_to(REPO)}", file=sys.stderr)
-        return _coverage(json.loads(cache.read_text()))
+        data = json.loads(cache.read_text())
+        if "files" not in data:  # kept by an older version of this script
+            data["files"] = files
+            cache.write_text(json.dumps(data))
+        return _coverage(data)
+    # Only test files changed since a kept measurement: measure just those and
+    # keep the rest (the package is the same, so the other tests call the same code).
+    for older in reversed(kept):
+        data = json.loads(older.read_text())
+        changed = _changed_test_files(data.get("files", {}), files) if "files" in data else None
+        if changed is None:
+            continue
+        print(f"coverage from {older.relative_to(REPO)}", file=sys.stderr)
+        present = [p for p in changed if p in files]
+        fresh = _trace(repo, present) if present else {"collection": [], "tests": {}}
+        gone = set(changed)
+        data["tests"] = {
+            t: info for t, info in data["tests"].items() if t.split("::", 1)[0] not in gone
+        } | fresh["tests"]
+        data["subprocesses"] = [
+            s for s in data["subprocesses"] if s["test"].split("::", 1)[0] not in gone
+        ] + fresh["subprocesses"]
+        data["collection"] = sorted({tuple(c) for c in data["collection"] + fresh["collection"]})
+        break
+    else:
+        data = _trace(repo, tests)
+    data["files"] = files
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(data))
+    return _coverage(data)
+
+
+def _trace(repo: Path, tests: list[str]) -> dict[str, Any]:
+    """Run `tests` once under the tracer: what each test calls."""
     work = repo.parent
     out, sub = work / "coverage.json", work / "subprocess"
-    sub.mkdir(exist_ok=True)
+    shutil.rmtree(sub, ignore_errors=True)
+    sub.mkdir()
     extra = {"MUTATION_COVER_OUT": str(out), "MUTATION_SUBPROCESS_DIR": str(sub)}
     env = pytest_env(repo, extra, site=True)
     cmd = [c for c in pytest_cmd(tests) if c != "-x"]
@@ -674,11 +731,9 @@ def measure(repo: Path, tests: list[str], *, stale: bool = False) -> Coverage:
     print(f"  {time.monotonic() - began:.0f} s, exit {done.returncode}", file=sys.stderr)
     if done.returncode != 0:
         sys.exit("the unmutated tests do not pass:\n" + done.stdout[-3000:])
-    data = json.loads(out.read_text())
+    data: dict[str, Any] = json.loads(out.read_text())
     data["subprocesses"] = [json.loads(path.read_text()) for path in sorted(sub.glob("*.json"))]
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(data))
-    return _coverage(data)
+    return data
 
 
 def _coverage(data: dict[str, Any]) -> Coverage:
