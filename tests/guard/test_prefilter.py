@@ -161,6 +161,51 @@ def test_heads_of_small_patterns(source: bytes, heads: list[bytes]) -> None:
     assert list(reader.heads(source)) == heads
 
 
+@pytest.mark.parametrize(
+    ("source", "heads", "run"),
+    [
+        (rb"ab??c", [b"abc", b"ac"], 2),  # lazy and possessive: the same repetitions
+        (rb"ab*?c", [b"ab", b"ac"], 2),
+        (rb"ab+?c", [b"ab"], 3),
+        (rb"ab?+c", [b"abc", b"ac"], 2),
+        (rb"a{0,1}?b", [b"ab", b"b"], 1),
+        (rb"a{2,}b", [b"a"], 3),
+        (rb"a{1,1}b", [b"ab"], 2),
+        (rb"a{0}b", [b"ab", b"b"], 1),
+        (rb"a[]x]b", [b"a]b", b"axb"], 1),  # "]" first in a class is a member
+        (rb"a[^]x]b", [b"a"], 1),
+        (rb"a[xy]?b", [b"ab", b"axb", b"ayb"], 2),
+        (rb"a[abcdefgh]b", [b"a" + bytes([c]) + b"b" for c in b"abcdefgh"], 3),  # eight
+        (rb"a[abcdefghi]b", [b"a"], 3),  # nine members: not followed
+        (rb"a[x-]b", [b"a-b", b"axb"], 3),
+        (rb"a(?:b|c)(?:d|e)f", [b"abdf", b"abef", b"acdf", b"acef"], 4),
+        (rb"(?:a|b)|c", [b"a", b"b", b"c"], 1),
+        (rb"a|", [b"", b"a"], 0),
+        (rb"\\.a", [b"\\"], 1),
+        (rb"a\\", [b"a\\"], 1),
+        (rb"^ab$", [b"ab"], 2),
+        (rb"\Aab\Z", [b"ab"], 2),
+        (rb"a\Bb", [b"ab"], 2),
+        (rb"a(?!x)b", [b"ab"], 2),
+        (rb"a(?<=a)b", [b"ab"], 2),
+        (rb"a(?P<n>b|c)d", [b"abd", b"acd"], 3),
+        (rb"a(b)c", [b"abc"], 1),
+        (rb"a\sb", [b"a"], 1),
+        (rb"a\[b", [b"a[b"], 1),
+        (rb"a{b", [b"a"], 1),
+        (rb"(?:ab){2}", [b"ab"], 4),
+        (rb"(?:a|b){1}c", [b"ac", b"bc"], 2),
+        (rb"a*", [b"", b"a"], 0),
+        (rb"[ab]{0,1}c", [b"ac", b"bc", b"c"], 1),
+    ],
+)
+def test_heads_and_runs_of_quantifiers_classes_and_groups(
+    source: bytes, heads: list[bytes], run: int
+) -> None:
+    assert list(reader.heads(source)) == heads
+    assert reader.min_run(source) == run
+
+
 SMALL_PATTERNS = [
     rb"ab?c",
     rb"ab*c",
