@@ -665,10 +665,18 @@ def manifest(repo: Path) -> dict[str, str]:
 
 def _changed_test_files(old: dict[str, str], new: dict[str, str]) -> list[str] | None:
     """The test files added, changed or removed since `old`, when nothing else
-    changed (a test file's tests depend on no other test file); else None."""
+    changed but new files under tests/ (which no unchanged test can name; a new
+    conftest.py applies to all, so it counts as a change); else None."""
     changed = sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
     tests = [p for p in changed if p.startswith("tests/") and Path(p).name.startswith("test_")]
-    return changed if tests == changed else None
+    added = [
+        p
+        for p in changed
+        if p not in old and p.startswith("tests/") and Path(p).name != "conftest.py"
+    ]
+    if set(tests) | set(added) != set(changed):
+        return None
+    return [p for p in tests if p.endswith(".py")]
 
 
 def measure(repo: Path, tests: list[str], *, stale: bool = False) -> Coverage:
