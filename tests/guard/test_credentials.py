@@ -61,6 +61,8 @@ def test_cli_password(span: str, secret: bool) -> None:
         ("-p", False, None),
         ("--x", False, None),
         ("-1", False, "-1"),
+        ("-p1", False, None),  # an option, however it ends
+        ("-1a", False, "-1a"),
         ("'abc'", False, "abc"),
         ("''", False, None),
         ("(x7K2)", False, "x7K2"),
