@@ -110,7 +110,11 @@ def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
 
 
 def _excluded(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
-    """Inside an annotation, an f-string (messages), a docstring, TYPE_CHECKING or __main__."""
+    """Inside an annotation, an f-string (messages), a docstring, TYPE_CHECKING or
+    __main__; or the `if TYPE_CHECKING:` itself, whose body holds imports for the
+    type checker only (negated, it imports them at run time: nothing else changes)."""
+    if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+        return True
     child, parent = node, parents.get(node)
     while parent is not None:
         if isinstance(parent, ast.JoinedStr):
