@@ -223,3 +223,20 @@ def test_token_looking_edges(value: str, token: bool) -> None:
 )
 def test_url_password_edges(span: str, secret: bool) -> None:
     assert values.url_password(span) is secret
+
+
+@pytest.mark.parametrize(
+    ("span", "random"),
+    [
+        ("x7K2m9q4Zt8LpW3n", True),
+        ("ghp_x7K2m9q4Zt8LpW3nRb5Vc1Hd6Jf0GsT2", True),
+        ("QXZWKRMTPLVNJHGFDSYB", True),  # capitals only: a name's shape does not clear it
+        ("configurationBuilder", False),  # an identifier
+        ("aaaaaaaaaaaaaaaa", False),  # under 3 bits
+        ("your_token_here_please", False),
+        ("XKCDQRZW0123456789MN", False),  # typed in order
+        ("AKIAIOSFODNN7EXAMPLE", False),
+    ],
+)
+def test_random_token_edges(span: str, random: bool) -> None:
+    assert values.random_token(span) is random
