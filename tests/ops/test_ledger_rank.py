@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -89,3 +90,22 @@ def test_the_canonical_text_breaks_a_tie_and_render_sorts_by_key() -> None:
     assert _winner(b, a) == b and _winner(a, b) == b
     lines = [Line({"record": "memory", "id": "z"}), Line({"record": "ledger", "schema": 1})]
     assert ledger.render(lines).splitlines()[0] == '{"record":"ledger","schema":1}'
+
+
+def test_merge_driver_takes_three_paths_and_writes_over_ours(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, ours, theirs = (tmp_path / n for n in ("base", "ours", "theirs"))
+    header = '{"record":"ledger","schema":1}\n'
+    base.write_text(header)
+    ours.write_text(header + '{"id":"mem_a","record":"tombstone","at":"2026"}\n')
+    theirs.write_text(header + '{"id":"mem_b","record":"tombstone","at":"2026"}\n')
+    assert ledger.merge_driver([str(base), str(ours), str(theirs)]) == 0
+    assert ours.read_text().splitlines() == [
+        '{"record":"ledger","schema":1}',
+        '{"at":"2026","id":"mem_a","record":"tombstone"}',
+        '{"at":"2026","id":"mem_b","record":"tombstone"}',
+    ]
+    assert ledger.merge_driver([str(base), str(ours)]) == 2
+    assert "usage: merge-driver BASE OURS THEIRS [PATH]" in capsys.readouterr().err
+    assert ledger.merge_driver([str(base), str(ours), str(tmp_path / "gone")]) == 1
