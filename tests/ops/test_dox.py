@@ -371,3 +371,10 @@ def test_sections_parser_handles_fences_and_headings() -> None:
         ("Deep", 1, ("body",)),
     ]
     assert dox.snippet(("- " + "w" * 200,)) == "w" * 180 + "..."
+
+
+def test_snippet_takes_four_lines_and_cuts_past_180_characters() -> None:
+    assert dox.snippet(("- one", "* two", "", "three  four", "five")) == "one two three four"
+    assert dox.snippet(("x" * 180,)) == "x" * 180
+    assert dox.snippet(("x" * 181,)) == "x" * 180 + "..."
+    assert dox.snippet(()) == ""
