@@ -17,7 +17,8 @@ a passing run lets it survive, a run past its timeout counts as killed.
 Which tests run: first the whole fast suite runs once with a tracer that
 records, per test, which functions of tree_ring/ it called (in the pytest
 process and in the CLI and hook processes it starts; kept in .cache/mutation/
-until the package or the tests change); a mutant then runs only the tests
+until the package or the tests change, and when only test files changed, only
+they run again); a mutant then runs only the tests
 that called the function it sits in, its room's tests first, then fastest
 first. Module-level code, cached functions and functions that module-level
 code calls run once per process, so whichever test came first is credited:
