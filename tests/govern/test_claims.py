@@ -197,3 +197,15 @@ def test_claim_keeps_sixteen_terms_at_most() -> None:
 )
 def test_compare_at_the_overlap_and_value_rules(new: str, old: str, kind: str | None) -> None:
     assert contradictions.compare(new, old) == kind
+
+
+def test_search_words_group_forms_and_key_a_final_y() -> None:
+    found = contradictions.search_words(claim("the tests and test runner"))
+    assert [(w.word, w.phrase, w.key) for w in found] == [
+        ("test", '("tests" OR "test")', "test"),
+        ("runner", '"runner"', "runner"),
+    ]
+    found = contradictions.search_words(claim("policies policy"))
+    assert [(w.word, w.phrase, w.key) for w in found] == [
+        ("policy", '("policies" OR "policy")', "polic")
+    ]
