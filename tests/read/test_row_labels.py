@@ -26,3 +26,15 @@ def test_writer_and_row_label() -> None:
     assert labels.row_label(agents) == "codex session s-012345 · project"
     private = make_memory("p", "x", scope="agent", agent_profile="me")
     assert labels.row_label(private) == "person · agent me"
+
+
+def test_tree_search_stem_keeps_four_letters_at_least() -> None:
+    from tree_ring.read import tree_recall
+
+    stem = tree_recall._stem  # pyright: ignore[reportPrivateUsage]
+    assert [stem(w) for w in ("deploys", "abcde", "cats", "cat")] == [
+        "deplo",
+        "abcd",
+        "cats",
+        "cat",
+    ]
