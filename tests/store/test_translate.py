@@ -42,6 +42,8 @@ def test_a_message_of_another_kind_is_not_called_read_only() -> None:
 
 def test_the_raw_message_is_kept_as_the_detail() -> None:
     fault = translate(sqlite3.OperationalError("database disk image is malformed"), "/p/m.sqlite")
+    assert isinstance(fault, StoreFault)
     assert fault.detail == "database disk image is malformed"
     decoded = translate(UnicodeDecodeError("utf-8", b"\xff", 0, 1, "bad"), "/p/m.sqlite")
+    assert isinstance(decoded, StoreFault)
     assert "is damaged" in str(decoded) and "not UTF-8" in decoded.detail
