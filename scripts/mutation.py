@@ -38,6 +38,7 @@ import json
 import os
 import queue
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -765,6 +766,27 @@ def _coverage(data: dict[str, Any]) -> Coverage:
     return cov
 
 
+_NAMING: dict[str, set[str]] = {}
+
+
+def _naming_tests(path: str, cov: Coverage) -> set[str]:
+    """The tests in files that import the module at `path` by name."""
+    if path not in _NAMING:
+        dotted = path.removesuffix(".py").replace("/", ".")
+        package, _, name = dotted.rpartition(".")
+        pattern = re.compile(
+            rf"\b{re.escape(dotted)}\b|from {re.escape(package)} import [^\n]*\b{name}\b"
+        )
+        files = {test.split("::", 1)[0] for test in cov.seconds}
+        named = {
+            file
+            for file in files
+            if (REPO / file).is_file() and pattern.search((REPO / file).read_text("utf-8"))
+        }
+        _NAMING[path] = {t for t in cov.seconds if t.split("::", 1)[0] in named}
+    return _NAMING[path]
+
+
 def chosen_tests(mutant: Mutant, select: str, cov: Coverage | None) -> list[str] | None:
     """Node ids to run, fastest first; None: the whole fast suite."""
     if select == "all" or cov is None:
@@ -777,6 +799,10 @@ def chosen_tests(mutant: Mutant, select: str, cov: Coverage | None) -> list[str]
         tests = set(cov.by_code.get(key, ())) if mutant.scope else set()
         if mutant.widen or key in cov.at_import:
             tests |= cov.by_module.get(mutant.path, set())
+        if not mutant.scope:
+            # Module-level data (a table, a constant) is read, not called, and
+            # the tracer sees calls only: add the tests of every file naming it.
+            tests |= _naming_tests(mutant.path, cov)
     # The mutated room's own tests first, then fastest first: a kill ends the run.
     room = f"tests/{mutant.path.split('/')[1]}/"
     return sorted(tests, key=lambda t: (not t.startswith(room), cov.seconds.get(t, 0.0), t))
