@@ -17,7 +17,8 @@ a passing run lets it survive, a run past its timeout counts as killed.
 Which tests run: first the whole fast suite runs once with a tracer that
 records, per test, which functions of tree_ring/ it called (in the pytest
 process and in the CLI and hook processes it starts; kept in .cache/mutation/
-until the package or the tests change); a mutant then runs only the tests
+until the package or the tests change, and when only test files changed, only
+they run again); a mutant then runs only the tests
 that called the function it sits in, its room's tests first, then fastest
 first. Module-level code, cached functions and functions that module-level
 code calls run once per process, so whichever test came first is credited:
@@ -37,6 +38,7 @@ import json
 import os
 import queue
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -110,7 +112,11 @@ def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
 
 
 def _excluded(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
-    """Inside an annotation, an f-string (messages), a docstring, TYPE_CHECKING or __main__."""
+    """Inside an annotation, an f-string (messages), a docstring, TYPE_CHECKING or
+    __main__; or the `if TYPE_CHECKING:` itself, whose body holds imports for the
+    type checker only (negated, it imports them at run time: nothing else changes)."""
+    if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+        return True
     child, parent = node, parents.get(node)
     while parent is not None:
         if isinstance(parent, ast.JoinedStr):
@@ -639,32 +645,97 @@ class Coverage:
     at_import: set[str]  # "path:firstline" run while tests were collected
 
 
-def fingerprint(repo: Path) -> str:
-    """What the coverage depends on: the package, the tests and their fixtures."""
-    digest = hashlib.sha256()
+def _sources(repo: Path) -> Iterator[Path]:
     for folder in (PACKAGE, "tests", "fixtures", "bin"):
         for path in sorted((repo / folder).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
-                digest.update(path.relative_to(repo).as_posix().encode() + b"\0")
-                digest.update(path.read_bytes())
+                yield path
+
+
+def fingerprint(repo: Path) -> str:
+    """What the coverage depends on: the package, the tests and their fixtures."""
+    digest = hashlib.sha256()
+    for path in _sources(repo):
+        digest.update(path.relative_to(repo).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def manifest(repo: Path) -> dict[str, str]:
+    """Each file the coverage depends on, by its content's hash."""
+    return {
+        path.relative_to(repo).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        for path in _sources(repo)
+    }
+
+
+def _changed_test_files(old: dict[str, str], new: dict[str, str]) -> list[str] | None:
+    """The test files added, changed or removed since `old`, when nothing else
+    changed but new files under tests/ (which no unchanged test can name; a new
+    conftest.py applies to all, so it counts as a change); else None."""
+    changed = sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
+    tests = [p for p in changed if p.startswith("tests/") and Path(p).name.startswith("test_")]
+    added = [
+        p
+        for p in changed
+        if p not in old and p.startswith("tests/") and Path(p).name != "conftest.py"
+    ]
+    if set(tests) | set(added) != set(changed):
+        return None
+    return [p for p in tests if p.endswith(".py")]
 
 
 def measure(repo: Path, tests: list[str], *, stale: bool = False) -> Coverage:
     """Run the fast suite once under the tracer; kept in .cache/mutation/ until
-    the package or the tests change. `stale`: the newest kept one will do (new
+    the package or the tests change (when only test files changed, only they
+    run again). `stale`: the newest kept one will do (new
     tests are then never chosen, so a mutant only they kill shows as a survivor)."""
     folder = REPO / ".cache" / "mutation"
     cache = folder / f"coverage-{fingerprint(repo)}.json"
     kept = sorted(folder.glob("coverage-*.json"), key=lambda p: p.stat().st_mtime)
     if stale and kept and not cache.exists():
         cache = kept[-1]
+    files = manifest(repo)
     if cache.exists():
         print(f"coverage from {cache.relative_to(REPO)}", file=sys.stderr)
-        return _coverage(json.loads(cache.read_text()))
+        data = json.loads(cache.read_text())
+        if "files" not in data:  # kept by an older version of this script
+            data["files"] = files
+            cache.write_text(json.dumps(data))
+        return _coverage(data)
+    # Only test files changed since a kept measurement: measure just those and
+    # keep the rest (the package is the same, so the other tests call the same code).
+    for older in reversed(kept):
+        data = json.loads(older.read_text())
+        changed = _changed_test_files(data.get("files", {}), files) if "files" in data else None
+        if changed is None:
+            continue
+        print(f"coverage from {older.relative_to(REPO)}", file=sys.stderr)
+        present = [p for p in changed if p in files]
+        fresh = _trace(repo, present) if present else {"collection": [], "tests": {}}
+        gone = set(changed)
+        data["tests"] = {
+            t: info for t, info in data["tests"].items() if t.split("::", 1)[0] not in gone
+        } | fresh["tests"]
+        data["subprocesses"] = [
+            s for s in data["subprocesses"] if s["test"].split("::", 1)[0] not in gone
+        ] + fresh["subprocesses"]
+        data["collection"] = sorted({tuple(c) for c in data["collection"] + fresh["collection"]})
+        break
+    else:
+        data = _trace(repo, tests)
+    data["files"] = files
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(data))
+    return _coverage(data)
+
+
+def _trace(repo: Path, tests: list[str]) -> dict[str, Any]:
+    """Run `tests` once under the tracer: what each test calls."""
     work = repo.parent
     out, sub = work / "coverage.json", work / "subprocess"
-    sub.mkdir(exist_ok=True)
+    shutil.rmtree(sub, ignore_errors=True)
+    sub.mkdir()
     extra = {"MUTATION_COVER_OUT": str(out), "MUTATION_SUBPROCESS_DIR": str(sub)}
     env = pytest_env(repo, extra, site=True)
     cmd = [c for c in pytest_cmd(tests) if c != "-x"]
@@ -674,11 +745,9 @@ def measure(repo: Path, tests: list[str], *, stale: bool = False) -> Coverage:
     print(f"  {time.monotonic() - began:.0f} s, exit {done.returncode}", file=sys.stderr)
     if done.returncode != 0:
         sys.exit("the unmutated tests do not pass:\n" + done.stdout[-3000:])
-    data = json.loads(out.read_text())
+    data: dict[str, Any] = json.loads(out.read_text())
     data["subprocesses"] = [json.loads(path.read_text()) for path in sorted(sub.glob("*.json"))]
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(data))
-    return _coverage(data)
+    return data
 
 
 def _coverage(data: dict[str, Any]) -> Coverage:
@@ -697,6 +766,27 @@ def _coverage(data: dict[str, Any]) -> Coverage:
     return cov
 
 
+_NAMING: dict[str, set[str]] = {}
+
+
+def _naming_tests(path: str, cov: Coverage) -> set[str]:
+    """The tests in files that import the module at `path` by name."""
+    if path not in _NAMING:
+        dotted = path.removesuffix(".py").replace("/", ".")
+        package, _, name = dotted.rpartition(".")
+        pattern = re.compile(
+            rf"\b{re.escape(dotted)}\b|from {re.escape(package)} import [^\n]*\b{name}\b"
+        )
+        files = {test.split("::", 1)[0] for test in cov.seconds}
+        named = {
+            file
+            for file in files
+            if (REPO / file).is_file() and pattern.search((REPO / file).read_text("utf-8"))
+        }
+        _NAMING[path] = {t for t in cov.seconds if t.split("::", 1)[0] in named}
+    return _NAMING[path]
+
+
 def chosen_tests(mutant: Mutant, select: str, cov: Coverage | None) -> list[str] | None:
     """Node ids to run, fastest first; None: the whole fast suite."""
     if select == "all" or cov is None:
@@ -709,6 +799,10 @@ def chosen_tests(mutant: Mutant, select: str, cov: Coverage | None) -> list[str]
         tests = set(cov.by_code.get(key, ())) if mutant.scope else set()
         if mutant.widen or key in cov.at_import:
             tests |= cov.by_module.get(mutant.path, set())
+        if not mutant.scope:
+            # Module-level data (a table, a constant) is read, not called, and
+            # the tracer sees calls only: add the tests of every file naming it.
+            tests |= _naming_tests(mutant.path, cov)
     # The mutated room's own tests first, then fastest first: a kill ends the run.
     room = f"tests/{mutant.path.split('/')[1]}/"
     return sorted(tests, key=lambda t: (not t.startswith(room), cov.seconds.get(t, 0.0), t))

@@ -122,14 +122,14 @@ def test_import_refuses_a_file_that_is_not_utf8(run_cli: CliRunner, tmp_path: Pa
 def test_a_failure_no_check_foresaw_is_one_line(
     run_cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tree_ring.cli import app, read
+    from tree_ring.cli import read
 
     def broken(*args: object, **kwargs: object) -> None:
         raise TypeError("first argument must be a string, not NoneType")
 
     monkeypatch.setattr(read, "recall", broken)
     result = run_cli("recall", "anything")
-    assert result.code == app.INTERNAL_ERROR
+    assert result.code == 70  # EX_SOFTWARE
     lines = result.err.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: unexpected TypeError: first argument")
     assert "tree-ring doctor" in lines[0] and "Traceback" not in result.err

@@ -154,3 +154,15 @@ def test_policy_status_counts_the_decisions(run_cli: CliRunner) -> None:
     assert lines[3] == "decisions recorded: 2 allowed, 1 denied"
     absent = run_cli("policy", "status").out.splitlines()
     assert absent[2] == f"{TOKEN_VAR} in this environment: absent or not current"
+
+
+@pytest.mark.parametrize(("mode", "verb"), [("delete", "deleted"), ("redact", "redacted")])
+def test_forget_says_how_and_that_the_content_stays_out(
+    run_cli: CliRunner, mode: str, verb: str
+) -> None:
+    memory_id = run_cli("--json", "remember", "Staging runs on the blue pool").json()["id"]
+    done = run_cli("forget", memory_id, "--mode", mode, "--reason", "moved")
+    assert done.code == 0, done.err
+    assert done.out.strip() == (
+        f"{verb} {memory_id}; its content is tombstoned and will not be stored again"
+    )

@@ -317,7 +317,7 @@ def test_an_unforeseen_failure_is_internal(
 
     monkeypatch.setattr(admin.census, "census", broken)
     result = run_cli("--json", "status")
-    assert result.code == app.INTERNAL_ERROR and result.out == ""
+    assert result.code == 70 and result.out == ""  # EX_SOFTWARE
     assert json.loads(result.err)["error"]["code"] == "internal"
 
 

@@ -78,3 +78,134 @@ def test_changed_settings_and_flipped_polarity_contradict(old: str, new: str, ki
 )
 def test_names_and_restatements_do_not(old: str, new: str) -> None:
     assert contradictions.compare(new, old) is None
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("user's", "user"),
+        ("policies", "policy"),
+        ("pies", "pie"),  # four letters: not an "ies" plural
+        ("batches", "batch"),
+        ("dishes", "dish"),
+        ("classes", "class"),
+        ("boxes", "box"),
+        ("fizzes", "fizz"),
+        ("axes", "axe"),  # four letters: only the "s" goes
+        ("cats", "cat"),
+        ("its", "its"),  # three letters: kept
+        ("bus", "bus"),
+        ("this", "this"),
+        ("class", "class"),
+        ("status", "status"),
+    ],
+)
+def test_stem_drops_plural_endings_by_length(word: str, stem: str) -> None:
+    assert contradictions._stem(word) == stem  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("token", "before", "previous", "value"),
+    [
+        ("30s", "", "", True),  # a unit
+        ("3.11", "", "", True),  # a version
+        ("10:30", "", "", True),  # a time of day
+        ("123", "", "", False),  # a bare number names something
+        ("123", " = ", "", True),
+        ("123", ": ", "", True),
+        ("5", " ", "to", True),
+        ("5", " ", "issue", False),
+    ],
+)
+def test_is_value_tells_settings_from_names(
+    token: str, before: str, previous: str, value: bool
+) -> None:
+    assert contradictions._is_value(token, before, previous) is value  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("count", "misses", "listed", "shaped"),
+    [
+        (5, 0, 0, (2, 2)),
+        (5, 1, 0, (3, 2)),
+        (1, 3, 0, (1, 1)),
+        (5, 2, 4, (4, 2)),
+        (0, 0, 0, (0, 1)),
+        (3, 3, 0, (3, 1)),
+    ],
+)
+def test_shape_takes_the_rarest_words_and_needs_all_but_the_misses(
+    count: int, misses: int, listed: int, shaped: tuple[int, int]
+) -> None:
+    assert contradictions.shape(count, misses, listed) == shaped
+
+
+def _holds(expression: str, held: set[str]) -> bool:
+    """An FTS5 boolean of quoted words, evaluated for a row holding `held`."""
+    python = expression.replace(" AND ", " and ").replace(" OR ", " or ")
+    for word in ("a", "b", "c", "d", "e", "f"):
+        python = python.replace(f'"{word}"', str(word in held))
+    return bool(eval(python))  # only True, False, and, or and brackets are left
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 6])
+def test_at_least_matches_rows_holding_that_many_phrases(size: int) -> None:
+    import itertools
+
+    phrases = [f'"{w}"' for w in "abcdef"[:size]]
+    for need in range(1, size + 1):
+        expression = contradictions.at_least(phrases, need)
+        for n in range(size + 1):
+            for held in itertools.combinations("abcdef"[:size], n):
+                assert _holds(expression, set(held)) is (n >= need), (need, held, expression)
+
+
+@pytest.mark.parametrize(
+    ("text", "negated"),
+    [
+        ("retries are enabled", False),
+        ("retries are disabled", True),
+        ("retries are not disabled", False),  # two flips
+        ("retries aren't enabled", True),
+        ("we never allow retries", True),
+        ("retries are off", True),
+    ],
+)
+def test_claim_direction_counts_flips(text: str, negated: bool) -> None:
+    assert claim(text).negated is negated
+
+
+def test_claim_keeps_sixteen_terms_at_most() -> None:
+    words = [f"word{letter}" for letter in "abcdefghijklmnopqrst"]
+    assert claim(" ".join(words)).terms == tuple(words[:16])
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "kind"),
+    [
+        ("the api timeout is 30s", "the api timeout is 60s", "value"),
+        ("the api timeout is not 30s", "the api timeout is 30s", "negation"),
+        ("the api timeout is not 30s", "the api timeout is 60s", None),  # both differ
+        ("the api timeout is 30s", "the api timeout is 30s", None),
+        ("the api timeout is 30s", "the api timeout", None),  # one has no value
+        # Three words of four shared: exactly the overlap needed.
+        ("alpha beta gamma is 30s", "alpha beta gamma delta is 60s", "value"),
+        # Three of five: under it.
+        ("alpha beta gamma is 30s", "alpha beta gamma delta epsilon is 60s", None),
+        ("alpha is 30s", "beta is 60s", None),  # nothing shared
+    ],
+)
+def test_compare_at_the_overlap_and_value_rules(new: str, old: str, kind: str | None) -> None:
+    assert contradictions.compare(new, old) == kind
+
+
+def test_search_words_group_forms_and_key_a_final_y() -> None:
+    found = contradictions.search_words(claim("the tests and test runner"))
+    assert [(w.word, w.phrase, w.key) for w in found] == [
+        ("test", '("tests" OR "test")', "test"),
+        ("runner", '"runner"', "runner"),
+    ]
+    found = contradictions.search_words(claim("policies policy"))
+    assert [(w.word, w.phrase, w.key) for w in found] == [
+        ("policy", '("policies" OR "policy")', "polic")
+    ]

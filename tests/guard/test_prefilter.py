@@ -124,43 +124,6 @@ def _is_candidate(rule: Rule, scanned: Any) -> bool:
 # ------------------------------------------------------------ the reader
 
 
-@pytest.mark.parametrize(
-    ("source", "heads"),
-    [
-        (rb"abc", [b"abc"]),
-        (rb"ab?c", [b"abc", b"ac"]),
-        (rb"ab*c", [b"ab", b"ac"]),
-        (rb"ab+c", [b"ab"]),
-        (rb"a{2}b", [b"a"]),
-        (rb"a{0,1}b", [b"ab", b"b"]),
-        (rb"a{,}b", [b"a", b"b"]),
-        (rb"a{1}b", [b"ab"]),
-        (rb"a{,3}b", [b"a", b"b"]),
-        (rb"a{}b", [b"a"]),  # braces that are no repetition are literal text,
-        (rb"a{1,x}b", [b"a"]),  # which the reader does not follow
-        (rb"a(?:b|cd)e", [b"abe", b"acde"]),
-        (rb"(?P<v>ab)c", [b"abc"]),
-        (rb"x|y", [b"x", b"y"]),
-        (rb"a(?<![:/]a)b(?=c)", [b"ab"]),
-        (rb"a\.b\b", [b"a.b"]),
-        (rb"a[xy]b", [b"axb", b"ayb"]),
-        (rb"a[a-z]b", [b"a"]),
-        (rb"a[ \t]b", [b"a"]),  # escapes in a class are not read
-        (rb"a[^x]b", [b"a"]),
-        (rb"a.b", [b"a"]),
-        (rb"(a)\1", [b"a"]),
-        (rb"(?P<s>a)(?P=s)", [b"a"]),
-        (rb"\d+x", [b""]),
-        (rb"(?i)abc", [b""]),
-        (rb"a(?i:b)", [b""]),
-        (rb"", [b""]),
-        (rb"[ab][ab][ab][ab][ab][ab][ab]", [b""]),  # too many heads to be worth it
-    ],
-)
-def test_heads_of_small_patterns(source: bytes, heads: list[bytes]) -> None:
-    assert list(reader.heads(source)) == heads
-
-
 SMALL_PATTERNS = [
     rb"ab?c",
     rb"ab*c",
@@ -194,34 +157,6 @@ def test_every_match_of_a_small_pattern_starts_with_a_head(source: bytes, text: 
 
 
 # ------------------------------------------------------------ the run reader
-
-
-@pytest.mark.parametrize(
-    ("source", "run"),
-    [
-        (rb"abc", 3),
-        (rb"ab.cd", 2),
-        (rb"ab\.cd", 2),
-        (rb"ab\-cd", 5),
-        (rb"[a-z]{3,5}x", 4),
-        (rb"[a-z/]{30}x", 1),
-        (rb"[^a-z]{30}", 0),
-        (rb"\d{4}-\d{2}", 7),
-        (rb"x?y", 1),
-        (rb"(?:ab|abc)d", 3),
-        (rb"(?:a\.|b)c", 1),
-        (rb"x(?:oxb-|app-)[a-z]{20}", 25),
-        (rb"(?:aa|b)+c", 2),
-        (rb"(?:ab)?c", 1),
-        (rb"a(?=bcd)e", 2),
-        (rb"-us(?<=[0-9a-f]{32}-us)[0-9]", 36),
-        (rb"ab|abcdef", 2),
-        (rb"(a)\1", 0),  # a capturing group and a back-reference are not read
-        (rb"(?i)abc", 3),
-    ],
-)
-def test_runs_of_small_patterns(source: bytes, run: int) -> None:
-    assert reader.min_run(source) == run
 
 
 RUN_PATTERNS = [

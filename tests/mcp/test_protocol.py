@@ -50,7 +50,7 @@ def test_initialize_negotiates_the_revision(offered: str, answered: str) -> None
 
 def test_initialize_without_a_revision_is_invalid_params() -> None:
     reply = Pipe().request("initialize", {"capabilities": {}})
-    assert error_of(reply) == (1, protocol.INVALID_PARAMS)
+    assert error_of(reply) == (1, -32602)
 
 
 def test_notifications_get_no_reply_not_even_unknown_ones() -> None:
@@ -67,8 +67,8 @@ def test_notifications_get_no_reply_not_even_unknown_ones() -> None:
 def test_ping_and_an_unknown_method() -> None:
     pipe = session()
     assert pipe.request("ping")["result"] == {}
-    assert error_of(pipe.request("resources/list")) == (3, protocol.METHOD_NOT_FOUND)
-    assert error_of(pipe.request("server/unknown")) == (4, protocol.METHOD_NOT_FOUND)
+    assert error_of(pipe.request("resources/list")) == (3, -32601)
+    assert error_of(pipe.request("server/unknown")) == (4, -32601)
 
 
 @pytest.mark.parametrize(
@@ -78,7 +78,7 @@ def test_ping_and_an_unknown_method() -> None:
 def test_unreadable_lines_are_parse_errors_and_the_next_line_is_served(line: bytes) -> None:
     replies = Pipe().raw(line + b'\n{"jsonrpc":"2.0","id":7,"method":"ping"}\n')
     assert [error_of(replies[0]), replies[1]] == [
-        (None, protocol.PARSE_ERROR),
+        (None, -32700),
         {"jsonrpc": "2.0", "id": 7, "result": {}},
     ]
 
@@ -104,12 +104,12 @@ def test_invalid_requests(message: Any, answer_id: Any) -> None:
     # A batch of non-requests gets its errors back as one batch.
     flat = replies[0] if replies and isinstance(replies[0], list) else replies
     codes = {error_of(reply) for reply in flat}
-    assert codes == {(answer_id, protocol.INVALID_REQUEST)}
+    assert codes == {(answer_id, -32600)}
 
 
 def test_params_that_are_not_an_object_are_invalid_params() -> None:
     (reply,) = Pipe().send({"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": [1]})
-    assert error_of(reply) == (9, protocol.INVALID_PARAMS)
+    assert error_of(reply) == (9, -32602)
 
 
 def test_unknown_tool_and_bad_arguments_are_invalid_params() -> None:
@@ -121,8 +121,8 @@ def test_unknown_tool_and_bad_arguments_are_invalid_params() -> None:
         {"name": "recall", "arguments": ["query"]},
         {"name": "recall", "arguments": "query"},
     ):
-        assert error_of(pipe.request("tools/call", params))[1] == protocol.INVALID_PARAMS, params
-    assert error_of(pipe.request("tools/list", {"cursor": "page-2"}))[1] == protocol.INVALID_PARAMS
+        assert error_of(pipe.request("tools/call", params))[1] == -32602, params
+    assert error_of(pipe.request("tools/list", {"cursor": "page-2"}))[1] == -32602
 
 
 def test_a_clients_responses_are_dropped() -> None:
@@ -146,11 +146,11 @@ def test_a_batch_gets_one_reply_per_request() -> None:
         + b"\n"
     )
     assert [r["id"] for r in replies] == [1, 2]
-    assert replies[0]["result"] == {} and replies[1]["error"]["code"] == protocol.METHOD_NOT_FOUND
+    assert replies[0]["result"] == {} and replies[1]["error"]["code"] == -32601
     only_notifications = [{"jsonrpc": "2.0", "method": "notifications/initialized"}]
     assert pipe.raw(json.dumps(only_notifications).encode() + b"\n") == []
     (empty,) = pipe.raw(b"[]\n")
-    assert error_of(empty) == (None, protocol.INVALID_REQUEST)
+    assert error_of(empty) == (None, -32600)
 
 
 def test_a_line_over_the_limit_is_refused_without_being_held(
@@ -159,7 +159,7 @@ def test_a_line_over_the_limit_is_refused_without_being_held(
     monkeypatch.setattr(protocol, "MAX_MESSAGE", 1000)
     huge = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "x" * 5000})
     replies = Pipe().raw(huge.encode() + b'\n\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
-    assert error_of(replies[0]) == (None, protocol.INVALID_REQUEST)
+    assert error_of(replies[0]) == (None, -32600)
     assert replies[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
     assert len(replies) == 2
 
@@ -239,10 +239,10 @@ def test_an_unknown_revision_in_the_envelope_is_refused_with_what_is_served() ->
     reply = Pipe().request(
         "tools/list", {"_meta": {**MODERN_META, protocol.VERSION_META: "2099-01-01"}}
     )
-    assert error_of(reply) == (1, protocol.UNSUPPORTED_VERSION)
+    assert error_of(reply) == (1, -32022)
     assert reply["error"]["data"]["supported"] == ["2026-07-28", *protocol.HANDSHAKE_VERSIONS]
     no_caps = {k: v for k, v in MODERN_META.items() if k != protocol.CAPABILITIES_META}
-    assert error_of(Pipe().request("tools/list", {"_meta": no_caps}))[1] == protocol.INVALID_PARAMS
+    assert error_of(Pipe().request("tools/list", {"_meta": no_caps}))[1] == -32602
 
 
 def test_a_fault_in_tree_ring_is_an_internal_error_and_the_connection_goes_on(
@@ -253,7 +253,7 @@ def test_a_fault_in_tree_ring_is_an_internal_error_and_the_connection_goes_on(
 
     monkeypatch.setitem(tools.HANDLERS, "status", broken)
     pipe = claude(project_root)
-    assert error_of(pipe.request("tools/call", {"name": "status"}))[1] == protocol.INTERNAL_ERROR
+    assert error_of(pipe.request("tools/call", {"name": "status"}))[1] == -32603
     assert "disk on fire" in capsys.readouterr().err
     assert pipe.request("ping")["result"] == {}
 
@@ -358,7 +358,7 @@ def test_the_claude_code_config_starts_a_server_in_the_project(
     assert len(replies[1]["result"]["tools"]) == len(schemas.TOOLS)
     status = replies[2]["result"]["structuredContent"]
     assert status["ok"] is True and status["root"] == str(project_root)
-    assert replies[3]["error"]["code"] == protocol.PARSE_ERROR
+    assert replies[3]["error"]["code"] == -32700
 
 
 def test_the_codex_config_runs_from_the_plugin_folder(project_root: Path) -> None:

@@ -57,7 +57,11 @@ def count(store: Store, table: str) -> int:
         ("weekly", "2026-W48", "2026-11-23", "2026-11-30"),
         ("weekly", "2026-W53", "2026-12-28", "2027-01-04"),
         ("monthly", "2026-12", "2026-12-01", "2027-01-01"),
+        ("monthly", "2026-11", "2026-11-01", "2026-12-01"),
+        ("monthly", "2026-01", "2026-01-01", "2026-02-01"),
         ("yearly", "2026", "2026-01-01", "2027-01-01"),
+        ("daily", "2026-02-28", "2026-02-28", "2026-03-01"),
+        ("weekly", "2026-W01", "2025-12-29", "2026-01-05"),
     ],
 )
 def test_period_keys_name_half_open_ranges(
@@ -72,12 +76,24 @@ def test_period_keys_default_to_the_current_period() -> None:
     keys = [consolidate.period(t, None, moment).key for t in consolidate.PERIOD_TYPES]
     assert keys == ["2026-11-29", "2026-W48", "2026-11", "2026", "all"]
     manual = consolidate.period("manual")
-    assert (manual.start, manual.end) == (None, None)
+    assert (manual.key, manual.start, manual.end) == ("all", None, None)
+    assert consolidate.period("manual", " mine ").key == "mine"
 
 
 @pytest.mark.parametrize(
     ("period_type", "key"),
-    [("daily", "2026-13-01"), ("weekly", "2026-48"), ("monthly", "2026-1"), ("yearly", "26")],
+    [
+        ("daily", "2026-13-01"),
+        ("daily", "2026-1-01"),
+        ("weekly", "2026-48"),
+        ("weekly", "26-W48"),
+        ("weekly", "2026-W54"),
+        ("monthly", "2026-1"),
+        ("monthly", "26-01"),
+        ("monthly", "2026-13"),
+        ("yearly", "26"),
+        ("yearly", "20266"),
+    ],
 )
 def test_bad_period_keys_are_refused(period_type: str, key: str) -> None:
     with pytest.raises(UsageError, match=f"not a {period_type} key"):

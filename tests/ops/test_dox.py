@@ -70,7 +70,7 @@ def tree(project_root: Path, tmp_path: Path) -> Path:
     (project_root / "linked").mkdir()
     os.symlink(outside / "AGENTS.md", project_root / "linked" / "AGENTS.md")
     (project_root / "big").mkdir()
-    (project_root / "big" / "AGENTS.md").write_text("# Rules\nYou must " + "x" * dox.MAX_BYTES)
+    (project_root / "big" / "AGENTS.md").write_text("# Rules\nYou must " + "x" * 256 * 1024)
     return project_root
 
 
@@ -294,7 +294,7 @@ def test_a_sync_of_one_folder_or_over_the_cap_retires_no_other_files_rows(
     assert set(dox_ids(tree)) == key_ids(*EXPECTED_KEYS)
     (tree / "AGENTS.md").write_text(ROOT_AGENTS)
     # A file that grew past the cap keeps its rows (it could not be read), and says so.
-    (tree / "docs" / "AGENTS.md").write_text("# Security\n" + "y" * dox.MAX_BYTES)
+    (tree / "docs" / "AGENTS.md").write_text("# Security\n" + "y" * 256 * 1024)
     report = sync(run_cli)
     assert not [i for i in report["items"] if i["change"] == "retire"]
     assert "docs/AGENTS.md" in {s["where"] for s in report["items"] if s["change"] == "skipped"}
@@ -302,21 +302,22 @@ def test_a_sync_of_one_folder_or_over_the_cap_retires_no_other_files_rows(
 
 
 def test_file_and_section_limits(run_cli: CliRunner, project_root: Path) -> None:
-    for index in range(dox.MAX_FILES + 3):
+    # Written out, not read from the module: a changed cap must show here.
+    for index in range(128 + 3):
         folder = project_root / f"pkg{index:03d}"
         folder.mkdir()
         (folder / "AGENTS.md").write_text(f"Package {index} guidance text.\n")
     sections = "".join(f"# Part {n}\nSection number {n} text.\n" for n in range(12))
     (project_root / "pkg000" / "AGENTS.md").write_text(sections)
     report = sync(run_cli)
-    assert report["capped"] is True and report["files_read"] == dox.MAX_FILES
+    assert report["capped"] is True and report["files_read"] == 128
     refs = {row["source_ref"] for row in dox_ids(project_root).values()}
     assert {r for r in refs if r.startswith("pkg000/")} == {
-        f"pkg000/AGENTS.md#part-{n}-1" for n in range(dox.MAX_SECTIONS)
+        f"pkg000/AGENTS.md#part-{n}-1" for n in range(8)
     }
-    assert f"pkg{dox.MAX_FILES - 1:03d}/AGENTS.md#overview-1" in refs
-    assert not any(r.startswith(f"pkg{dox.MAX_FILES:03d}/") for r in refs)
-    assert len(refs) == dox.MAX_FILES - 1 + dox.MAX_SECTIONS
+    assert "pkg127/AGENTS.md#overview-1" in refs
+    assert not any(r.startswith("pkg128/") for r in refs)
+    assert len(refs) == 127 + 8
 
 
 def test_the_brief_labels_synced_rows(run_cli: CliRunner, tree: Path) -> None:
@@ -370,3 +371,10 @@ def test_sections_parser_handles_fences_and_headings() -> None:
         ("Deep", 1, ("body",)),
     ]
     assert dox.snippet(("- " + "w" * 200,)) == "w" * 180 + "..."
+
+
+def test_snippet_takes_four_lines_and_cuts_past_180_characters() -> None:
+    assert dox.snippet(("- one", "* two", "", "three  four", "five")) == "one two three four"
+    assert dox.snippet(("x" * 180,)) == "x" * 180
+    assert dox.snippet(("x" * 181,)) == "x" * 180 + "..."
+    assert dox.snippet(()) == ""

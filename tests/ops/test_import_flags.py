@@ -232,3 +232,27 @@ def test_cli_refuses_several_projects_in_one_line(
     done = run_cli("import", str(path), "--all-projects")
     assert done.code == 0, done.err
     assert f"merged rows of other projects into {own}: alpha (1), beta (2)" in done.out
+
+
+@pytest.mark.parametrize(
+    ("spec", "says"),
+    [
+        ("old", "--project-map takes OLD=NEW, e.g. --project-map old=here"),
+        ("=here", "--project-map takes OLD=NEW, e.g. --project-map =here=here"),
+        ("old=", "--project-map takes OLD=NEW, e.g. --project-map old==here"),
+        ("old= ", "--project-map takes OLD=NEW"),
+        ("old=there", "rows are imported into this project only; use --project-map old=here"),
+    ],
+)
+def test_project_map_specs_are_checked(spec: str, says: str) -> None:
+    with pytest.raises(UsageError) as caught:
+        transfer.Projects.parse([spec], "here")
+    assert says in str(caught.value)
+
+
+def test_project_map_takes_the_named_projects_or_all() -> None:
+    mapped = transfer.Projects.parse([" old = here", "other=here"], "here")
+    assert mapped.mapping == {"old": "here", "other": "here"}
+    assert mapped.takes("old") and mapped.takes("other") and not mapped.takes("third")
+    assert transfer.Projects.parse([], "here", take_all=True).takes("third")
+    assert not transfer.Projects.parse([], "here").takes("third")

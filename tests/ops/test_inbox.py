@@ -9,6 +9,7 @@ from conftest import CliRunner, make_memory
 from governance_support import CLAUDE, CODEX, remember, write
 
 from tree_ring.model.identity import Identity
+from tree_ring.model.record import Memory
 from tree_ring.read.brief import build_brief
 from tree_ring.store import rows
 from tree_ring.store.db import Store
@@ -188,3 +189,26 @@ def test_status_counts_the_inbox_and_the_brief_never_mentions_it(
     assert "inbox" not in brief.lower()
     inbox(run_cli)
     assert run_cli("--json", "status").json()["inbox"] == 0
+
+
+def _typed(row: object) -> Memory:
+    assert isinstance(row, Memory)
+    return row
+
+
+def test_since_includes_its_own_moment_and_each_filter_narrows(
+    run_cli: CliRunner, project_root: Path, project_id: str
+) -> None:
+    at = "2026-01-01T00:00:0{}.000000Z"
+    first = _typed(agent_row(project_id, "Alpha note", "claude-code", "s1", at.format(1)))
+    second = _typed(agent_row(project_id, "Beta note", "codex", "cx-7", at.format(2)))
+    third = _typed(agent_row(project_id, "Gamma note", "codex", "cx-8", at.format(3)))
+    third = third.replace(agent_profile="reviewer")
+    seed(project_root, [first, second, third])
+    assert set(ids(inbox(run_cli, "--peek"))) == {first.id, second.id, third.id}
+    at_second = inbox(run_cli, "--peek", "--since", at.format(2))
+    assert set(ids(at_second)) == {second.id, third.id}
+    assert ids(inbox(run_cli, "--peek", "--since", "2026-01-01T00:00:03.500000Z")) == []
+    assert ids(inbox(run_cli, "--peek", "--origin", "codex")) == [third.id, second.id]
+    assert ids(inbox(run_cli, "--peek", "--session-id", "cx-7")) == [second.id]
+    assert ids(inbox(run_cli, "--peek", "--agent-profile", "reviewer")) == [third.id]

@@ -243,3 +243,28 @@ def test_certify_fails_on_output_a_harness_would_refuse(
     failed = {c["name"] for c in claude["checks"] if not c["ok"]}
     assert failed == {"SessionStart output matches the schema"}
     assert "**FAILED**" in (out / "integrations" / "certification.md").read_text()
+    text = run_cli("integrations", "certify", "--out-dir", str(out), environ=env).out
+    failing = [line for line in text.splitlines() if line.startswith("  FAIL ")]
+    assert [line.split(":")[0] for line in failing] == [
+        "  FAIL SessionStart output matches the schema"
+    ]
+    assert "  ok   a second Stop passes: " in text and "certification FAILED; wrote:" in text
+
+
+def test_human_status_and_scan_say_each_harness_and_next_step(
+    run_cli: CliRunner, project_root: Path, home: Path, env: dict[str, str]
+) -> None:
+    text = run_cli("integrations", "status", environ=env).out
+    lines = text.splitlines()
+    assert lines[0] == f"project: {project_root}"
+    named = [line for line in lines[1:] if not line.startswith("  ")]
+    assert named and all(
+        "(plugin " in line and ", hooks " in line and "last brief never)" in line for line in named
+    )
+    (project_root / "AGENTS.md").write_text("# Rules\n")
+    scan = run_cli("integrations", "scan", environ=env).out.splitlines()
+    assert scan[0] == f"2 detected under {project_root}"
+    dox = next(i for i, line in enumerate(scan) if line.startswith("DOX / AGENTS.md "))
+    assert "project:" in scan[dox] and scan[dox + 1].split()[0] == "next:"
+    bare = [i for i, line in enumerate(scan) if "no markers" in line]
+    assert bare and all(i + 1 == len(scan) or "next:" not in scan[i + 1] for i in bare)

@@ -207,6 +207,11 @@ def test_review_list_is_oldest_first_and_says_why(run_cli: CliRunner) -> None:
     text = run_cli("review", "list").out
     assert "review queue: 2 waiting" in text
     assert f"{first}  [PENDING]" in text and "why: heartwood written by claude-code" in text
+    # All shown: no paging line. One of two: the line says how to see the rest.
+    assert "(--limit shows more)" not in text
+    paged = run_cli("review", "list", "--limit", "1").out
+    assert "showing 1 of 2 waiting (--limit shows more)" in paged
+    assert f"{first}  [PENDING]" in paged and f"{second}  [PENDING]" not in paged
 
 
 def test_recall_shows_pending_only_when_asked_and_labels_it(run_cli: CliRunner) -> None:

@@ -70,3 +70,22 @@ def test_a_redacted_row_has_nothing_left_to_review(store: Store, project_id: str
     with pytest.raises(Conflict) as caught:
         review.approve(store, new, actor=PERSON)
     assert str(caught.value) == f"{new} was redacted; there is nothing left to review"
+
+
+def test_a_disputed_row_cannot_be_disputed_again(store: Store, project_id: str) -> None:
+    kept = remember(store, project_id, "Deploys go out on Tuesdays")
+    review.dispute(store, kept, actor=PERSON, reason="we moved to Thursdays")
+    assert rows.get(store.db, kept).trust == "disputed"
+    with pytest.raises(Conflict) as caught:
+        review.dispute(store, kept, actor=PERSON, reason="again")
+    assert str(caught.value) == f"{kept} is already disputed (we moved to Thursdays)"
+
+
+def test_a_superseded_row_has_nothing_to_dispute(store: Store, project_id: str) -> None:
+    old = remember(store, project_id, "Deploys go out on Tuesdays")
+    new = remember(store, project_id, "Deploys go out on Thursdays")
+    correct.supersede(store, old, new, reason="moved", actor=PERSON)
+    with pytest.raises(Conflict) as caught:
+        review.dispute(store, old, actor=PERSON, reason="x")
+    assert str(caught.value) == f"{old} is no longer current; there is nothing to dispute"
+    assert rows.get(store.db, old).trust == "accepted"

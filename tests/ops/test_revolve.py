@@ -169,3 +169,11 @@ def test_outcome_words_are_tried_in_order() -> None:
     assert revolve.outcome_of("scores.md", "nothing else") == 3  # the path counts too
     assert revolve.outcome_of("a.md", "lunch") is None
     assert revolve.excerpt("#\n- ok\n## - A real first line\n") == "A real first line"
+
+
+def test_excerpt_is_the_first_line_of_more_than_six_characters() -> None:
+    assert revolve.excerpt("# Title\n- short\n-  a  longer   line\n") == "a longer line"
+    assert revolve.excerpt("## 123456\n1234567") == "1234567"  # six is too short
+    assert revolve.excerpt("y" * 180) == "y" * 180
+    assert revolve.excerpt("y" * 181) == "y" * 180 + "..."
+    assert revolve.excerpt("# x\n\n- y") is None

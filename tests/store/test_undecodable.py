@@ -118,3 +118,30 @@ def test_a_scan_skips_a_bad_row_after_whole_batches(tmp_path: Path) -> None:
             db.execute("UPDATE t SET n = n WHERE n = 300 RETURNING s").fetchall()
     finally:
         db.conn.close()
+
+
+def test_batches_after_a_bad_row_keep_their_sizes(tmp_path: Path) -> None:
+    """Once a bad row was met, the rows left are handed out in the sizes asked
+    for: `fetchmany(0)` gives none, a size past the end gives what is left."""
+    path = tmp_path / "t.sqlite"
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        conn.execute("CREATE TABLE t(n INTEGER PRIMARY KEY, s TEXT)")
+        conn.executemany("INSERT INTO t VALUES (?, ?)", [(n, f"row {n}") for n in range(10)])
+        conn.execute("UPDATE t SET s = CAST(? AS TEXT) WHERE n = 3", (BAD,))
+    db = open_db(path)
+    try:
+        rows = db.execute("SELECT n, s FROM t ORDER BY n")
+        assert [r["n"] for r in rows.fetchmany(2)] == [0, 1]
+        assert [r["n"] for r in rows.fetchmany(2)] == [2, 4]  # row 3 skipped
+        assert rows.fetchmany(0) == []
+        assert [r["n"] for r in rows.fetchmany(3)] == [5, 6, 7]
+        assert rows.fetchone()["n"] == 8
+        assert [r["n"] for r in rows.fetchmany(5)] == [9]
+        assert rows.fetchone() is None
+        assert rows.fetchall() == []
+        assert db.skipped == 1
+        again = db.execute("SELECT n, s FROM t ORDER BY n")
+        assert again.fetchone()["n"] == 0
+        assert [r["n"] for r in again.fetchall()] == [1, 2, 4, 5, 6, 7, 8, 9]
+    finally:
+        db.conn.close()

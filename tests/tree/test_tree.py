@@ -518,10 +518,10 @@ def test_the_brief_spends_one_line_on_the_root_summary(store: Store, identity: I
     result = brief.build_brief(store, identity)
     lines = fenced(result.text)
     root = tree_of(store, identity.project).root_id or ""
-    assert len(lines) == brief.MAX_LINES and len(result.ids) == brief.MAX_LINES - 1
+    assert len(lines) == 8 and len(result.ids) == 7  # the brief's eight lines
     assert lines[-1].startswith("[history] ") and root in lines[-1]
     assert "7 recalled memories" in result.text
-    assert len(result.text.encode("utf-8")) <= brief.MAX_BYTES
+    assert len(result.text.encode("utf-8")) <= 6_000
 
 
 def test_the_history_line_reads_the_root_without_the_tree_modules(
@@ -573,10 +573,10 @@ def test_the_brief_with_a_history_line_keeps_its_byte_budget(
         )
     result = brief.build_brief(store, identity)
     assert tree_of(store, identity.project).root_id is not None
-    assert len(result.text.encode("utf-8")) <= brief.MAX_BYTES
+    assert len(result.text.encode("utf-8")) <= 6_000
     lines = fenced(result.text)
-    assert len(lines) == brief.MAX_LINES and lines[-1].startswith("[history] ")
-    assert all(len(line.encode("utf-8")) <= brief.LINE_BYTES for line in lines)
+    assert len(lines) == 8 and lines[-1].startswith("[history] ")
+    assert all(len(line.encode("utf-8")) <= 640 for line in lines)
     result.text.encode("utf-8").decode("utf-8")
 
 

@@ -1,0 +1,43 @@
+"""Validators of the provider token rules, at their edges."""
+
+from __future__ import annotations
+
+import pytest
+
+from tree_ring.guard import tokens
+
+
+@pytest.mark.parametrize(
+    ("span", "valid"),
+    [
+        ("AKIAQ3RT7WQ3RT7WQ3RT", True),  # six distinct characters after the prefix
+        ("AKIAQZ37RWQZ37RW", True),
+        ("AKIAQ3RT7Q3RT7Q3RT7Q", False),  # five
+        ("AKIAIOSFODNN7EXAMPLE", False),  # AWS's documented example
+    ],
+)
+def test_aws_key_id_needs_a_varied_body(span: str, valid: bool) -> None:
+    assert tokens._aws_key_id(span) is valid  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("span", "valid"),
+    [
+        ("sk-x7K2m9q4Zt8LpW3nRb5Vc1Hd", True),
+        ("sk-refactor-storage-layer", False),  # a slug, not a key
+    ],
+)
+def test_sk_body_must_look_generated(span: str, valid: bool) -> None:
+    assert tokens._sk_body(span) is valid  # pyright: ignore[reportPrivateUsage]
+
+
+def test_sas_signature_needs_its_version_field() -> None:
+    sig = "sig=x7K2m9q4Zt8LpW3nRb5Vc1Hd6Jf0Gs%2B"
+    assert tokens._sas_signature(f"https://a.blob.core.windows.net/c?sv=2022-11-02&{sig}")  # pyright: ignore[reportPrivateUsage]
+    assert not tokens._sas_signature(f"https://a.example.net/c?v=2022-11-02&{sig}")  # pyright: ignore[reportPrivateUsage]
+    assert not tokens._sas_signature("https://a.blob.core.windows.net/c?sv=2022&sig=short")  # pyright: ignore[reportPrivateUsage]
+
+
+def test_private_key_header_unless_the_body_is_elided() -> None:
+    assert tokens._private_key("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA")  # pyright: ignore[reportPrivateUsage]
+    assert not tokens._private_key("-----BEGIN RSA PRIVATE KEY-----\n...")  # pyright: ignore[reportPrivateUsage]

@@ -1,0 +1,40 @@
+"""How a row's partition and writer read: scopes, ids cut to eight characters."""
+
+from __future__ import annotations
+
+from conftest import make_memory
+
+from tree_ring.read import labels
+
+
+def test_partition_by_scope() -> None:
+    assert labels.partition(make_memory("p", "x")) == "project"
+    agent = make_memory("p", "x", scope="agent", agent_profile="reviewer")
+    assert labels.partition(agent) == "agent reviewer"
+    session = make_memory("p", "x", scope="session", session_id="abcdefghijk")
+    assert labels.partition(session) == "session abcdefgh"
+    workflow = make_memory("p", "x", scope="workflow", workflow_id="wf-123456789")
+    assert labels.partition(workflow) == "workflow wf-12345"
+
+
+def test_writer_and_row_label() -> None:
+    mine = make_memory("p", "x")
+    assert labels.writer(mine) == "person"
+    assert labels.row_label(mine) == "project"
+    agents = make_memory("p", "x").replace(origin="codex", origin_session="s-0123456789")
+    assert labels.writer(agents) == "codex session s-012345"
+    assert labels.row_label(agents) == "codex session s-012345 · project"
+    private = make_memory("p", "x", scope="agent", agent_profile="me")
+    assert labels.row_label(private) == "person · agent me"
+
+
+def test_tree_search_stem_keeps_four_letters_at_least() -> None:
+    from tree_ring.read import tree_recall
+
+    stem = tree_recall._stem  # pyright: ignore[reportPrivateUsage]
+    assert [stem(w) for w in ("deploys", "abcde", "cats", "cat")] == [
+        "deplo",
+        "abcd",
+        "cats",
+        "cat",
+    ]
