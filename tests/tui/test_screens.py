@@ -1,9 +1,8 @@
-"""Whole screens, text and colours, against screens recorded and read by a person.
+"""Whole screens, text and colours, against recorded screens.
 
 A change to the layout shows here as a diff of the recorded screens; when the
 change is meant, rewrite them with `PYTHONPATH=.:tests python tests/tui/test_screens.py`
-and read
-the diff before committing it.
+and read the diff before committing it.
 """
 
 from __future__ import annotations
