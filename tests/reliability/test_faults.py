@@ -56,12 +56,15 @@ from tree_ring.write import pipeline
 # Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.
 pytestmark = pytest.mark.slow
 
+# Both the C module, which Tree Ring loads, and the package around it.
 NO_FTS5 = """
+import _sqlite3
 import sqlite3
 
 def _connect(*args, **kwargs):
     raise sqlite3.OperationalError("no such module: fts5")
 
+_sqlite3.connect = _connect
 sqlite3.connect = _connect
 """
 

@@ -150,6 +150,18 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Iterator[View]:
         assert process.wait(timeout=20) == 0
 
 
+def _follow(driver: Any, element: Any) -> None:
+    """Click what loads a page and wait until the old page is gone: a find
+    right after the click could otherwise meet the old page as it unloads."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(old))
+
+
 def _login(driver: Any, view: View, path: str = "/") -> None:
     """Open `path` through the URL with the token, as a person pasting it would."""
     token = view.url.split("?", 1)[1]
@@ -181,14 +193,14 @@ def test_each_page_loads_and_the_token_leaves_the_address(driver: Any, view: Vie
         "Summary tree": "Summary tree",
     }
     for link, heading in (*titles.items(), ("Status", "Status"), ("Rings", "Rings")):
-        driver.find_element(By.LINK_TEXT, link).click()
+        _follow(driver, driver.find_element(By.LINK_TEXT, link))
         assert driver.find_element(By.TAG_NAME, "h1").text == heading
         if link == "Memories":
             rows = driver.find_elements(By.CSS_SELECTOR, "main table tbody tr")
             assert len(rows) == 5
             _shot(driver, "memories.png")
     # A mark leads to its memory.
-    driver.find_elements(By.CSS_SELECTOR, "svg.rings a")[0].click()
+    _follow(driver, driver.find_elements(By.CSS_SELECTOR, "svg.rings a")[0])
     assert driver.find_element(By.TAG_NAME, "h1").text.startswith("Memory mem_")
     driver.find_element(By.ID, "fields")
 
@@ -199,7 +211,7 @@ def test_search_finds_through_recall(driver: Any, view: View) -> None:
     _login(driver, view, "/memories")
     box = driver.find_element(By.ID, "q")
     box.send_keys("deploy freeze")
-    driver.find_element(By.ID, "search").click()
+    _follow(driver, driver.find_element(By.ID, "search"))
     table = driver.find_element(By.CSS_SELECTOR, "main table").text
     assert "Deploys freeze on Fridays" in table
     assert "Migrations" not in table
@@ -221,7 +233,7 @@ def test_approving_takes_a_pending_memory_off_the_queue(driver: Any, view: View)
     assert driver.find_elements(By.ID, f"w-{memory_id}")
     form = driver.find_element(By.ID, f"approve-{memory_id}")
     form.find_element(By.NAME, "reason").send_keys("matches docs/migrations.md")
-    form.find_element(By.TAG_NAME, "button").click()
+    _follow(driver, form.find_element(By.TAG_NAME, "button"))
     assert driver.current_url == view.base + "/review"
     assert "approved" in driver.find_element(By.ID, "notice").text
     assert not driver.find_elements(By.ID, f"w-{memory_id}")
@@ -239,7 +251,7 @@ def test_forgetting_with_a_reason_removes_it_from_recall(driver: Any, view: View
     form = driver.find_element(By.ID, f"forget-{memory_id}")
     Select(form.find_element(By.NAME, "mode")).select_by_value("delete")
     form.find_element(By.NAME, "reason").send_keys("host retired")
-    form.find_element(By.TAG_NAME, "button").click()
+    _follow(driver, form.find_element(By.TAG_NAME, "button"))
     assert f"deleted {memory_id}" in driver.find_element(By.ID, "notice").text
     assert cli(view.root, "recall", "backup kestrel")["items"] == []
     assert "kestrel" not in driver.page_source
@@ -300,7 +312,7 @@ def test_a_cross_origin_form_changes_nothing(driver: Any, view: View) -> None:
     threading.Thread(target=foreign.serve_forever, args=(0.05,), daemon=True).start()
     try:
         driver.get(f"http://localhost:{foreign.server_address[1]}/")
-        driver.find_element(By.ID, "go").click()
+        _follow(driver, driver.find_element(By.ID, "go"))
         assert driver.find_element(By.ID, "refused")
     finally:
         foreign.shutdown()
