@@ -37,12 +37,16 @@ if TYPE_CHECKING:
 
 SETTING = "inbox_seen"
 AGENT_ORIGINS = ("claude-code", "codex", "agent")
+# Agent rows, in the very words of the `memories_inbox` index's condition
+# (store/schema.py): SQLite reads a partial index only for a statement that
+# names its condition, so every reader of agent rows says it this way.
+AGENT_ROWS = f"m.origin IN ({', '.join(repr(origin) for origin in AGENT_ORIGINS)})"
 WHY_CHARS = 160
 
 # Agent rows still on record (not retired, redacted or rejected), of normal
 # sensitivity (others stay hidden unless asked, as everywhere), not yet seen.
 _WHERE = (
-    "m.project = :project AND m.origin IN ('claude-code', 'codex', 'agent')"
+    f"m.project = :project AND {AGENT_ROWS}"
     " AND m.retired_at IS NULL AND m.redacted_at IS NULL AND m.trust != 'rejected'"
     " AND m.sensitivity = 'normal'"
 )

@@ -147,7 +147,6 @@ def memories_view(view: View, filters: Filters) -> View:
 # SQLite reads a partial index only for a statement that names its condition,
 # and without it a rare value is looked for through every live row.
 WAITING = "m.trust IN ('pending', 'disputed')"
-AGENT_ROWS = "m.origin IN ('claude-code', 'codex', 'agent')"
 
 
 def page_sql(clause: live.Clause, filters: Filters) -> tuple[str, dict[str, Any]]:
@@ -157,7 +156,7 @@ def page_sql(clause: live.Clause, filters: Filters) -> tuple[str, dict[str, Any]
     if filters.trust in UNREVIEWED:
         parts.append(WAITING)
     if filters.origin in inbox.AGENT_ORIGINS:
-        parts.append(AGENT_ROWS)
+        parts.append(inbox.AGENT_ROWS)
     for column, value in (
         ("ring", filters.ring),
         ("origin", filters.origin),
