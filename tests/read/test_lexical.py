@@ -39,3 +39,29 @@ def test_the_weigher_reads_kin_below_the_word() -> None:
     kin, _ = weigh(*lexical.weighted_terms("the database was slow", "", ""), 4.0)
     none, coverage = weigh(*lexical.weighted_terms("lunch was fine", "", ""), 4.0)
     assert own >= kin > none == coverage == 0.0
+
+
+WORDS = st.sampled_from(
+    ["deploy", "deploys", "deployed", "db", "database", "outage", "outages", "down", "cache",
+     "caches", "slow", "ci", "x", "the", "was", "policies", "replies", "Running", "STRASSE"]
+)  # fmt: skip
+TEXT = st.lists(WORDS, max_size=12).map(" ".join)
+
+
+@given(st.lists(WORDS, min_size=1, max_size=5).map(" ".join), TEXT, TEXT, TEXT)
+def test_a_memory_read_for_one_question_weighs_as_read_whole(
+    query: str, summary: str, tags: str, details: str
+) -> None:
+    """`Weigher.terms` keeps only the question's stems: the same score and
+    coverage as the memory's every stem, with the same length."""
+    question = understand(query)
+    idfs = {c.word: 1.0 + len(c.word) / 7 for c in question.concepts}
+    weigh = lexical.Weigher(question.concepts, idfs)
+    whole_tf, whole_length = lexical.weighted_terms(summary, tags, details)
+    kept_tf, kept_length = weigh.terms(summary, tags, details)
+    assert kept_length == whole_length
+    assert set(kept_tf) <= set(whole_tf)
+    assert weigh(kept_tf, kept_length, 6.0) == weigh(whole_tf, whole_length, 6.0)
+    assert weigh(kept_tf, kept_length, 6.0) == lexical.bm25(
+        whole_tf, whole_length, 6.0, question.concepts, idfs
+    )

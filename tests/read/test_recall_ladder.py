@@ -31,16 +31,35 @@ def test_absent_words_leave_the_ands() -> None:
 
 
 def test_any_k_of_n_rungs_come_before_or() -> None:
-    ladder = match_queries(["retry", "limit", "billing", "worker"])
-    rungs = recall_module.ladder(["retry", "limit", "billing", "worker"])
-    k3 = [r.match for r in rungs if len(r.clauses) == 4 and len(r.clauses[0]) == 3]
-    assert k3 == [
-        '("retry" AND "limit" AND "billing") OR ("retry" AND "limit" AND "worker") OR '
-        '("retry" AND "billing" AND "worker") OR ("limit" AND "billing" AND "worker")'
-    ]
-    pairs = ladder[-2]
-    assert pairs.count(") OR (") == 5  # C(4, 2) = 6 clauses
-    assert " AND " not in ladder[-1].replace('" OR "', "")  # the OR rung is last
+    words = ["retry", "limit", "billing", "worker"]
+    ladder = match_queries(words)
+    rungs = recall_module.ladder(words)
+    k_of_n = [(r.need, len(r.atoms)) for r in rungs if 1 < r.need < len(r.atoms)]
+    assert k_of_n == [(3, 4), (2, 4)]
+    assert " AND " not in ladder[-1]  # the OR rung is last
+    assert rungs[-1].need == 1 and [atom[0] for atom in rungs[-1].atoms] == words
+
+
+@pytest.mark.parametrize("count", [2, 3, 4, 5])
+def test_each_k_of_n_rung_matches_exactly_the_rows_holding_k_words(count: int) -> None:
+    """Every subset of the words is one row; a rung needing k of them must
+    match exactly the rows of k words or more, whatever form its text takes."""
+    words = ["retry", "limit", "billing", "worker", "queue"][:count]
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter')")
+    rows = {}
+    for mask in range(1 << count):
+        held = [w for i, w in enumerate(words) if mask >> i & 1]
+        rowid = conn.execute("INSERT INTO t(body) VALUES (?)", (" ".join(held) + " filler",))
+        rows[cast(int, rowid.lastrowid)] = len(held)
+    needs = []
+    for rung in recall_module.ladder(words):
+        if rung.need == 1 or len(rung.atoms) != count:
+            continue
+        needs.append(rung.need)
+        got = {r[0] for r in conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (rung.match,))}
+        assert got == {rowid for rowid, held in rows.items() if held >= rung.need}, rung.match
+    assert set(needs) == set(range(2, count + 1))
 
 
 def test_the_or_rung_keeps_the_rarest_occurring_word() -> None:

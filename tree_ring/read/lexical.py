@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Container
 
 from tree_ring.read.query import Concept, stem
 
@@ -38,8 +39,11 @@ def stems(text: str) -> list[str]:
     return [stem(w) for w in WORD.findall(text.casefold())]
 
 
-def weighted_terms(summary: str, tags: str, details: str) -> tuple[dict[str, float], float]:
-    """A memory's stems with their field-weighted counts, and its weighted length."""
+def weighted_terms(
+    summary: str, tags: str, details: str, only: Container[str] | None = None
+) -> tuple[dict[str, float], float]:
+    """A memory's stems with their field-weighted counts (only those in
+    `only`, when given), and its weighted length (every word)."""
     tf: dict[str, float] = {}
     length = 0.0
     for text, weight in (
@@ -49,9 +53,11 @@ def weighted_terms(summary: str, tags: str, details: str) -> tuple[dict[str, flo
     ):
         if not text:
             continue
-        for s in stems(text):
-            tf[s] = tf.get(s, 0.0) + weight
-            length += weight
+        words = stems(text)
+        for s in words:
+            if only is None or s in only:
+                tf[s] = tf.get(s, 0.0) + weight
+        length += weight * len(words)
     return tf, length
 
 
@@ -109,6 +115,11 @@ class Weigher:
         for i, concept in enumerate(concepts):
             for s, share in concept.stems.items():
                 self.by_stem.setdefault(s, []).append((i, share))
+
+    def terms(self, summary: str, tags: str, details: str) -> tuple[dict[str, float], float]:
+        """`weighted_terms` of a memory, counting only the stems this question
+        weighs (the only ones `__call__` reads)."""
+        return weighted_terms(summary, tags, details, self.by_stem)
 
     def __call__(
         self, tf: dict[str, float], length: float, avg_length: float

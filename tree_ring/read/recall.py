@@ -42,7 +42,6 @@ at once.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator
 
 from tree_ring.model.frozen import Frozen, field
@@ -60,9 +59,8 @@ from tree_ring.read.query import (
 )
 
 __all__ = ["FILLER", "MAX_TERMS", "Hit", "candidate_cap", "ladder", "recall", "terms", "word_forms"]
-from tree_ring.store import live, rows
+from tree_ring.store import fts, live, rows
 from tree_ring.store.db import Store
-from tree_ring.store.fts import quote
 from tree_ring.store.live import View
 
 TYPE_CHECKING = False
@@ -120,22 +118,49 @@ Atom = tuple[str, ...]
 
 
 def _atom(words: Atom) -> str:
-    return quote(words[0]) if len(words) == 1 else "(" + " OR ".join(map(quote, words)) + ")"
+    return (
+        fts.quote(words[0]) if len(words) == 1 else "(" + " OR ".join(map(fts.quote, words)) + ")"
+    )
 
 
 class Rung(Frozen):
-    """One query of the ladder: an OR of ANDs of atoms."""
+    """One query of the ladder: the memories holding at least `need` of `atoms`
+    (all of them: an AND; one: an OR; between: any k of n)."""
 
-    clauses: tuple[tuple[Atom, ...], ...]
+    atoms: tuple[Atom, ...]
+    need: int
 
     @property
     def match(self) -> str:
-        if len(self.clauses) == 1:
-            return " AND ".join(map(_atom, self.clauses[0]))
-        return " OR ".join(
-            _atom(c[0]) if len(c) == 1 else "(" + " AND ".join(map(_atom, c)) + ")"
-            for c in self.clauses
+        phrases = [_atom(atom) for atom in self.atoms]
+        if self.need == len(phrases):
+            return " AND ".join(phrases)  # the strict rungs, as FTS5 reads them plainly
+        if self.need == 1:
+            return " OR ".join(phrases)
+        if self.need == 2:
+            return _pairs(phrases)
+        # Any k of n, each atom written a few times rather than once per
+        # subset: FTS5 reads each written atom's postings each time.
+        return fts.at_least(phrases, self.need)
+
+
+def _pairs(phrases: list[str]) -> str:
+    """Any two of the phrases: each with any of the next n // 2 around a
+    circle, so every pair is written and each phrase as often as the others
+    (bm25 weighs a phrase each time it is written: halving the phrases as
+    `fts.at_least` does writes the later ones more often, which ranks the
+    many two-word matches by the question's word order)."""
+    n, reach = len(phrases), len(phrases) // 2
+    return " OR ".join(
+        f"({phrases[i]} AND "
+        + (
+            phrases[(i + 1) % n]
+            if reach == 1
+            else "(" + " OR ".join(phrases[(i + j) % n] for j in range(1, reach + 1)) + ")"
         )
+        + ")"
+        for i in range(n)
+    )
 
 
 def ladder(
@@ -161,22 +186,22 @@ def ladder(
     widened = {w: tuple(dict.fromkeys((*word_forms(w), *kin.get(w, ())))) for w in words}
     rungs: list[Rung] = []
     if have:
-        rungs.append(Rung((tuple(have),)))
+        rungs.append(Rung(tuple(have), len(have)))
     intent_words = {w for ws in ranking.RING_INTENT.values() for w in ws}
     for dropped in have:
         if dropped[0] in intent_words:
             rest = tuple(w for w in have if w != dropped)
             if rest:
-                rungs.append(Rung((rest,)))
+                rungs.append(Rung(rest, len(rest)))
     without_intent = tuple(w for w in have if w[0] not in intent_words)
     if without_intent and len(without_intent) < len(have) - 1:
-        rungs.append(Rung((without_intent,)))
-    rungs.append(Rung((tuple(widened.values()),)))
-    head = have[:SUBSET_TERMS]
+        rungs.append(Rung(without_intent, len(without_intent)))
+    rungs.append(Rung(tuple(widened.values()), len(widened)))
+    head = tuple(have[:SUBSET_TERMS])
     for k in range(len(head) - 1, 1, -1):
-        rungs.append(Rung(tuple(itertools.combinations(head, k))))
+        rungs.append(Rung(head, k))
     if len(words) > 1:
-        rungs.append(Rung(tuple((widened[w],) for w in _affordable(words, counts))))
+        rungs.append(Rung(tuple(widened[w] for w in _affordable(words, counts)), 1))
     unique: dict[str, Rung] = {}
     for rung in rungs:
         unique.setdefault(rung.match, rung)
@@ -246,7 +271,15 @@ COUNT_SQL = (
 # candidates themselves, read by rowid, with no second search of the index
 # and no bm25 (whose document frequencies read every posting of every word).
 MATCHES_SQL = (
-    "SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match ORDER BY rowid DESC LIMIT :bound"
+    "SELECT rowid, 0.0 FROM memory_fts WHERE memory_fts MATCH :match "
+    "ORDER BY rowid DESC LIMIT :bound"
+)
+# The same, each match with its bm25 (as `candidate_sql` weighs it), when the
+# index's bm25 is cheap: a rung is then searched once, and its best are
+# chosen among its matches without a second search of the index.
+SCORED_MATCHES_SQL = (
+    "SELECT rowid, bm25(memory_fts, 10.0, 3.0, 4.0) FROM memory_fts "
+    "WHERE memory_fts MATCH :match ORDER BY rowid DESC LIMIT :bound"
 )
 
 
@@ -322,34 +355,60 @@ def recall(
     newest = store.query("SELECT coalesce(max(rowid), 0) FROM memories")[0][0]
     # The question's own words first; their kin only when those leave the
     # pool short: related words widen every rung they join, which costs.
-    plain_counts = {w: count(quote(w)) for w in words}
+    plain_counts = {w: count(fts.quote(w)) for w in words}
     rungs = ladder(words, plain_counts)
     seen = {rung.match for rung in rungs}
     rungs += [rung for rung in ladder(words, counts, kin) if rung.match not in seen]
     read_rows = rowid_sql(clause)
     idfs = _idfs(question, counts, newest)
+    weigh = lexical.Weigher(question.concepts, idfs)
     parsed: Parsed = {}
     # The index's bm25 reads every posting of every word of a rung to weigh
     # it: cheap when each word is in fewer memories than the budget, or the
     # store is small; otherwise the matches are weighed in Python.
     by_index = newest < INDEX_BM25_BELOW or all(n < bound for n in counts.values())
 
-    def candidates(match: str, floor: int, newest_matches: list[int]) -> list[sqlite3.Row]:
-        """The rung's best `cap` live matches above `floor`, from its newest
+    def candidates(
+        match: str, floor: int, newest_matches: list[tuple[int, float]]
+    ) -> list[sqlite3.Row]:
+        """The rung's best `cap` live matches above `floor`: from its newest
         matches when they are all of those, else ranked by the index."""
-        every = len(newest_matches) < bound or newest_matches[-1] <= floor
-        within = [r for r in newest_matches if r > floor]
-        if not every or (by_index and len(within) > cap):
+        every = len(newest_matches) < bound or newest_matches[-1][0] <= floor
+        within = [m for m in newest_matches if m[0] > floor]
+        if not every:
             return store.query(sql, {**clause.params, "match": match, "cap": cap, "floor": floor})
-        live_rows = store.query(read_rows, {**clause.params, "ids": _json_ids(within)})
+        if by_index and len(within) > cap:
+            return _best_by_index(within)
+        live_rows = store.query(
+            read_rows, {**clause.params, "ids": _json_ids(r for r, _ in within)}
+        )
         if len(live_rows) <= cap:
             return live_rows
-        return _best_lexical(live_rows, question, idfs, parsed, cap)
+        return _best_lexical(live_rows, weigh, parsed, cap)
+
+    def _best_by_index(within: list[tuple[int, float]]) -> list[sqlite3.Row]:
+        """The `cap` live matches of best bm25, read a few more than wanted
+        at a time (invisible rows are skipped, never counted)."""
+        ordered = [r for r, _ in sorted(within, key=lambda m: (m[1], -m[0]))]
+        kept: list[sqlite3.Row] = []
+        for start in range(0, len(ordered), 2 * cap):
+            kept += store.query(
+                read_rows, {**clause.params, "ids": _json_ids(ordered[start : start + 2 * cap])}
+            )
+            if len(kept) >= cap:
+                break
+        return kept[:cap]
 
     for rung in rungs:
         match = rung.match
         batch: list[sqlite3.Row] = []
-        newest_matches = [r[0] for r in store.query(MATCHES_SQL, {"match": match, "bound": bound})]
+        newest_matches = [
+            (r[0], r[1])
+            for r in store.query(
+                SCORED_MATCHES_SQL if by_index and rung.need < len(rung.atoms) else MATCHES_SQL,
+                {"match": match, "bound": bound},
+            )
+        ]
         for floor in floors(len(newest_matches), newest):
             if floor:
                 # A broad rung: its newest matches are enough, as in the
@@ -365,11 +424,11 @@ def recall(
             break
     if not found:
         return []
-    scored = _score_all(question, list(found.values()), idfs, parsed, view)
+    scored = _score_all(question, list(found.values()), weigh, parsed, view)
     replies = _replies(store, clause, found, scored)
     if replies:
         found.update(replies)
-        scored = _score_all(question, list(found.values()), idfs, parsed, view)
+        scored = _score_all(question, list(found.values()), weigh, parsed, view)
     top = scored[:limit]
     full = store.query(hits_sql(len(top)), [t[2] for t in top])
     by_rowid = {row["rowid"]: rows.from_row(row) for row in full}
@@ -415,25 +474,25 @@ def _idfs(question: Question, counts: dict[str, int], newest: int) -> dict[str, 
 Parsed = dict[int, tuple[dict[str, float], float]]
 
 
-def _parsed(row: sqlite3.Row, parsed: Parsed) -> tuple[dict[str, float], float]:
+def _parsed(
+    row: sqlite3.Row, weigh: lexical.Weigher, parsed: Parsed
+) -> tuple[dict[str, float], float]:
     got = parsed.get(row[0])
     if got is None:
-        got = parsed[row[0]] = lexical.weighted_terms(row[6] or "", row[8] or "", row[7] or "")
+        got = parsed[row[0]] = weigh.terms(row[6] or "", row[8] or "", row[7] or "")
     return got
 
 
 def _best_lexical(
     candidates: list[sqlite3.Row],
-    question: Question,
-    idfs: dict[str, float],
+    weigh: lexical.Weigher,
     parsed: Parsed,
     keep: int,
 ) -> list[sqlite3.Row]:
     """The `keep` candidates of best weighted BM25 (`lexical.bm25`, the
     relevance ranking itself reads), newer first among equals."""
-    terms = [_parsed(row, parsed) for row in candidates]
+    terms = [_parsed(row, weigh, parsed) for row in candidates]
     avg = sum(length for _, length in terms) / len(terms)
-    weigh = lexical.Weigher(question.concepts, idfs)
     keyed = [
         (weigh(tf, length, avg)[0], row[0], row)
         for row, (tf, length) in zip(candidates, terms, strict=True)
@@ -445,13 +504,12 @@ def _best_lexical(
 def _score_all(
     question: Question,
     found: list[tuple[sqlite3.Row, str]],
-    idfs: dict[str, float],
+    weigh: lexical.Weigher,
     parsed: Parsed,
     view: View,
 ) -> list[tuple[ranking.Score, str, int, str]]:
-    terms = [_parsed(row, parsed) for row, _ in found]
+    terms = [_parsed(row, weigh, parsed) for row, _ in found]
     avg = sum(length for _, length in terms) / len(terms)
-    weigh = lexical.Weigher(question.concepts, idfs)
     lex = [weigh(tf, length, avg) for tf, length in terms]
     best = max((s for s, _ in lex), default=0.0)
     now = _seconds(view.record_time()) or 0.0

@@ -8,7 +8,31 @@ quoted words with the operators they mean.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def quote(term: str) -> str:
     """`deploy` becomes `"deploy"`, and `a"b` becomes `"a""b"`."""
     return '"' + term.replace('"', '""') + '"'
+
+
+def at_least(phrases: Sequence[str], need: int) -> str:
+    """FTS5 text matching rows that hold at least `need` of `phrases`.
+
+    Split the phrases in two halves: a row holds `need` of them exactly when,
+    for some j, it holds j of the first half and `need - j` of the second. So
+    each phrase is written O(log n) times rather than once per subset, and each
+    time written is an index lookup.
+    """
+    if need == 1:
+        return phrases[0] if len(phrases) == 1 else "(" + " OR ".join(phrases) + ")"
+    if need == len(phrases):
+        return "(" + " AND ".join(phrases) + ")"
+    half = len(phrases) // 2
+    first, second = phrases[:half], phrases[half:]
+    clauses: list[str] = []
+    for j in range(max(0, need - len(second)), min(need, len(first)) + 1):
+        parts = [at_least(first, j) if j else "", at_least(second, need - j) if need > j else ""]
+        held = [part for part in parts if part]
+        clauses.append(held[0] if len(held) == 1 else "(" + " AND ".join(held) + ")")
+    return "(" + " OR ".join(clauses) + ")"
