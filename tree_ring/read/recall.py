@@ -26,10 +26,16 @@ matches (in the store, or above a window's floor) and no more than the cap,
 they are the candidates, read by rowid under the liveness predicate. When
 they are more than the cap, the best are kept by bm25: the index's, if every
 word of the question is in fewer memories than the budget or the store holds
-fewer than `INDEX_BM25_BELOW`; otherwise the question's weighted BM25 of
-`lexical.py` over the live matches, since the index's bm25 reads every
-posting of every word of a rung to weigh it (tens of milliseconds for common
-words in a million memories). Word forms are a
+fewer than `INDEX_BM25_BELOW` (an any-k-of-n rung, which most often has more
+matches than the cap, then returns each match's bm25 in that one search);
+otherwise the question's weighted BM25 of `lexical.py` over the live
+matches, since the index's bm25 reads every posting of every word of a rung
+to weigh it (tens of milliseconds for common words in a million memories).
+An any-k-of-n rung writes each word a few times, not once per subset of k
+(`fts.at_least`; two of n: each word with its next neighbours around a
+circle): FTS5 reads a word's postings each time it is written, and bm25
+weighs it each time, so every word is written alike where the ranking of
+many matches depends on it. Word forms are a
 handful of exact terms, never a prefix query: a prefix merges the postings of
 every indexed word that starts with it. A rung with more than `OR_BUDGET`
 matches (its words are common) is searched first among the newest `WINDOW`
