@@ -32,10 +32,10 @@ otherwise the question's weighted BM25 of `lexical.py` over the live
 matches, since the index's bm25 reads every posting of every word of a rung
 to weigh it (tens of milliseconds for common words in a million memories).
 An any-k-of-n rung writes each word a few times, not once per subset of k
-(`fts.at_least`; two of n: each word with its next neighbours around a
-circle): FTS5 reads a word's postings each time it is written, and bm25
-weighs it each time, so every word is written alike where the ranking of
-many matches depends on it. Word forms are a
+(`fts.at_least`): FTS5 reads a word's postings each time it is written.
+bm25 also weighs a word each time it is written, so two of n, the rung of
+the most matches to rank, pairs each word with its next neighbours around a
+circle, which writes every word alike. Word forms are a
 handful of exact terms, never a prefix query: a prefix merges the postings of
 every indexed word that starts with it. A rung with more than `OR_BUDGET`
 matches (its words are common) is searched first among the newest `WINDOW`
