@@ -53,7 +53,7 @@ from collections.abc import Iterable, Iterator
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, epoch_seconds
-from tree_ring.read import lexical, ranking
+from tree_ring.read import lexical, porter, ranking
 from tree_ring.read.query import (
     FILLER,
     MAX_TERMS,
@@ -173,12 +173,15 @@ def ladder(
     words: list[str],
     counts: dict[str, int] | None = None,
     kin: dict[str, tuple[str, ...]] | None = None,
+    forms: dict[str, tuple[str, ...]] | None = None,
 ) -> list[Rung]:
     """The rungs recall climbs down, strictest first; the last rung is an OR.
 
     `counts` says in how many memories each word occurs (capped at
-    OR_BUDGET + 1; default: in plenty). A word no memory holds cannot help an
-    AND, so the ANDs use only words that occur. Rungs: every word; without one ring-intent
+    OR_BUDGET + 1; default: in plenty); `forms`, the forms of each word that
+    can match a memory the word does not (default: every `word_forms`). A
+    word no memory holds cannot help an AND, so the ANDs use only words that
+    occur. Rungs: every word; without one ring-intent
     word each; the words widened to their forms; any k of the first five
     words, k from one fewer than all down to two; then an OR of the rarest
     words whose memories fit OR_BUDGET between them, so a broad OR never
@@ -189,7 +192,10 @@ def ladder(
 
     kin = kin or {}
     have = [(w, *kin.get(w, ())) for w in words if counts is None or counts.get(w, 0) > 0]
-    widened = {w: tuple(dict.fromkeys((*word_forms(w), *kin.get(w, ())))) for w in words}
+    forms = forms or {}
+    widened = {
+        w: tuple(dict.fromkeys((*forms.get(w, word_forms(w)), *kin.get(w, ())))) for w in words
+    }
     rungs: list[Rung] = []
     if have:
         rungs.append(Rung(tuple(have), len(have)))
@@ -212,6 +218,31 @@ def ladder(
     for rung in rungs:
         unique.setdefault(rung.match, rung)
     return list(unique.values())
+
+
+def indexed_forms(store: Store, words: list[str]) -> dict[str, tuple[str, ...]]:
+    """Each word with those of its other forms that can widen it: a form the
+    index stems as it stems the word matches the same memories, and a form
+    no memory holds matches none, yet each would cost a lookup in every rung
+    it joins. One search tells whether any form is held at all; only then
+    is each asked about."""
+    candidates: dict[str, list[str]] = {}
+    for word in words:
+        own = porter.stem(word) if word.isascii() else None
+        stems: set[str] = set()
+        for form in word_forms(word)[1:]:
+            if own is None or not form.isascii():
+                candidates.setdefault(word, []).append(form)
+                continue
+            form_stem = porter.stem(form)
+            if form_stem != own and form_stem not in stems:
+                stems.add(form_stem)
+                candidates.setdefault(word, []).append(form)
+    every = [form for forms in candidates.values() for form in forms]
+    held: set[str] = set()
+    if every and store.query(EXISTS_SQL, {"match": " OR ".join(map(fts.quote, every))}):
+        held = {form for form in every if store.query(EXISTS_SQL, {"match": fts.quote(form)})}
+    return {w: (w, *(f for f in candidates.get(w, ()) if f in held)) for w in words}
 
 
 def _affordable(words: list[str], counts: dict[str, int] | None) -> list[str]:
@@ -267,6 +298,8 @@ CANDIDATE_COLUMNS = (
     "m.rowid", "m.created_at", "m.salience", "m.confidence", "m.source_type", "m.ring",
     "m.summary", "m.details", "m.tags",
 )  # fmt: skip
+# Whether any memory holds a word.
+EXISTS_SQL = "SELECT 1 FROM memory_fts WHERE memory_fts MATCH :match LIMIT 1"
 # How many memories hold a word, counted no further than the OR budget.
 COUNT_SQL = (
     "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH :match LIMIT :bound)"
@@ -362,9 +395,10 @@ def recall(
     # The question's own words first; their kin only when those leave the
     # pool short: related words widen every rung they join, which costs.
     plain_counts = {w: count(fts.quote(w)) for w in words}
-    rungs = ladder(words, plain_counts)
+    forms = indexed_forms(store, words)
+    rungs = ladder(words, plain_counts, forms=forms)
     seen = {rung.match for rung in rungs}
-    rungs += [rung for rung in ladder(words, counts, kin) if rung.match not in seen]
+    rungs += [rung for rung in ladder(words, counts, kin, forms) if rung.match not in seen]
     read_rows = rowid_sql(clause)
     idfs = _idfs(question, counts, newest)
     weigh = lexical.Weigher(question.concepts, idfs)
