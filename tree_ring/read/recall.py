@@ -33,9 +33,10 @@ matches, since the index's bm25 reads every posting of every word of a rung
 to weigh it (tens of milliseconds for common words in a million memories).
 An any-k-of-n rung writes each word a few times, not once per subset of k
 (`fts.at_least`): FTS5 reads a word's postings each time it is written.
-bm25 also weighs a word each time it is written, so two of n, the rung of
-the most matches to rank, pairs each word with its next neighbours around a
-circle, which writes every word alike. Word forms are a
+bm25 also weighs a word each time it is written, so two of an odd number
+of words, where halving writes some words more often and the rung has the
+most matches to rank, pairs each word with its next neighbours around a
+circle instead, which writes every word alike. Word forms are a
 handful of exact terms, never a prefix query: a prefix merges the postings of
 every indexed word that starts with it. A rung with more than `OR_BUDGET`
 matches (its words are common) is searched first among the newest `WINDOW`
@@ -143,7 +144,7 @@ class Rung(Frozen):
             return " AND ".join(phrases)  # the strict rungs, as FTS5 reads them plainly
         if self.need == 1:
             return " OR ".join(phrases)
-        if self.need == 2:
+        if self.need == 2 and len(phrases) % 2:
             return _pairs(phrases)
         # Any k of n, each atom written a few times rather than once per
         # subset: FTS5 reads each written atom's postings each time.
@@ -151,11 +152,11 @@ class Rung(Frozen):
 
 
 def _pairs(phrases: list[str]) -> str:
-    """Any two of the phrases: each with any of the next n // 2 around a
-    circle, so every pair is written and each phrase as often as the others
-    (bm25 weighs a phrase each time it is written: halving the phrases as
-    `fts.at_least` does writes the later ones more often, which ranks the
-    many two-word matches by the question's word order)."""
+    """Any two of an odd number of phrases: each with any of the next n // 2
+    around a circle, so every pair is written and each phrase as often as
+    the others. bm25 weighs a phrase each time it is written, and halving an
+    odd number of phrases (`fts.at_least`) writes the later ones more often,
+    which weighs the many two-word matches by the question's word order."""
     n, reach = len(phrases), len(phrases) // 2
     return " OR ".join(
         f"({phrases[i]} AND "
