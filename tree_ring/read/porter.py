@@ -12,6 +12,9 @@ stemmed here: the caller keeps every form of any other word.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from functools import lru_cache
+
 VOWELS = frozenset("aeiou")
 
 
@@ -56,19 +59,19 @@ def _cvc(word: str) -> bool:
     )
 
 
-# Steps 2, 3 and 4: (suffix, replacement); the longest suffix that ends the
+# Steps 2, 3 and 4: suffix and replacement; the longest suffix that ends the
 # word is the one tried, and only it (as the reference implementation does).
-STEP2 = (
-    ("ational", "ate"), ("tional", "tion"), ("enci", "ence"), ("anci", "ance"),
-    ("izer", "ize"), ("bli", "ble"), ("alli", "al"), ("entli", "ent"), ("eli", "e"),
-    ("ousli", "ous"), ("ization", "ize"), ("ation", "ate"), ("ator", "ate"),
-    ("alism", "al"), ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous"),
-    ("aliti", "al"), ("iviti", "ive"), ("biliti", "ble"), ("logi", "log"),
-)  # fmt: skip
-STEP3 = (
-    ("icate", "ic"), ("ative", ""), ("alize", "al"), ("iciti", "ic"), ("ical", "ic"),
-    ("ful", ""), ("ness", ""),
-)  # fmt: skip
+STEP2: dict[str, str] = {
+    "ational": "ate", "tional": "tion", "enci": "ence", "anci": "ance", "izer": "ize",
+    "bli": "ble", "alli": "al", "entli": "ent", "eli": "e", "ousli": "ous",
+    "ization": "ize", "ation": "ate", "ator": "ate", "alism": "al", "iveness": "ive",
+    "fulness": "ful", "ousness": "ous", "aliti": "al", "iviti": "ive", "biliti": "ble",
+    "logi": "log",
+}  # fmt: skip
+STEP3: dict[str, str] = {
+    "icate": "ic", "ative": "", "alize": "al", "iciti": "ic", "ical": "ic", "ful": "",
+    "ness": "",
+}  # fmt: skip
 STEP4 = (
     "al", "ance", "ence", "er", "ic", "able", "ible", "ant", "ement", "ment", "ent",
     "ion", "ou", "ism", "ate", "iti", "ous", "ive", "ize",
@@ -81,6 +84,8 @@ def _ends(word: str, suffix: str) -> bool:
 
 
 def _longest(word: str, suffixes: tuple[str, ...]) -> str | None:
+    if not word.endswith(suffixes):
+        return None
     best = None
     for suffix in suffixes:
         if _ends(word, suffix) and (best is None or len(suffix) > len(best)):
@@ -88,14 +93,15 @@ def _longest(word: str, suffixes: tuple[str, ...]) -> str | None:
     return best
 
 
-def _replace(word: str, rules: tuple[tuple[str, str], ...], minimum: int) -> str:
-    suffix = _longest(word, tuple(s for s, _ in rules))
+def _replace(word: str, rules: Mapping[str, str], minimum: int) -> str:
+    suffix = _longest(word, tuple(rules))
     if suffix is None:
         return word
     stem = word[: -len(suffix)]
-    return stem + dict(rules)[suffix] if _measure(stem) > minimum else word
+    return stem + rules[suffix] if _measure(stem) > minimum else word
 
 
+@lru_cache(maxsize=4096)
 def stem(word: str) -> str:
     """The Porter stem of a lower-case ASCII word; words under three letters
     are their own stem."""
