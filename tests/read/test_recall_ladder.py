@@ -247,3 +247,35 @@ def test_common_words_keep_the_live_match_among_hundreds_of_hidden_ones(
     assert ranked_by_index == []  # every rung was read by rowid
     assert visible.id in {h.memory.id for h in hits}
     assert not {h.memory.id for h in hits} & {m.id for m in hidden}
+
+
+@pytest.mark.parametrize("count", [3, 5])
+def test_two_of_an_odd_number_writes_every_word_alike(count: int) -> None:
+    """bm25 weighs a word each time the rung writes it."""
+    words = ["retry", "limit", "billing", "worker", "queue"][:count]
+    (pairs,) = [r for r in recall_module.ladder(words) if r.need == 2 and len(r.atoms) == count]
+    written = {w: pairs.match.count(f'"{w}"') for w in words}
+    assert len(set(written.values())) == 1, written
+
+
+def test_a_rung_of_many_matches_is_searched_once(store: Store, identity: Identity) -> None:
+    """A k-of-n rung with more matches than recall keeps returns each
+    match's bm25 in the search that finds it: no second search of the index."""
+    rows = [
+        make_memory(identity.project, f"billing worker retry note {i}") for i in range(80)
+    ]  # three of the four words, more than the candidate pool
+    _store_all(store, *rows, make_memory(identity.project, "The travel budget is frozen"))
+    searched: list[str] = []
+    query = store.query
+
+    def recording(sql: str, params: object = ()) -> list[sqlite3.Row]:
+        if isinstance(params, dict) and "match" in params:
+            searched.append(cast(str, params["match"]))
+        return query(sql, params)  # type: ignore[arg-type]
+
+    store.query = recording  # type: ignore[method-assign]
+    hits = recall(store, identity, "billing worker retry budget")
+    assert len(hits) == recall_module.DEFAULT_LIMIT
+    k_of_n = [m for m in searched if " OR " in m and " AND " in m]
+    assert k_of_n, searched  # the ladder reached a k-of-n rung
+    assert len(searched) == len(set(searched)), searched
