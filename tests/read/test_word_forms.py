@@ -62,3 +62,15 @@ def test_a_widened_word_still_finds_its_other_form(store: Store, identity: Ident
     _store_all(store, "The deploy script lives in ops", project=identity.project)
     hits = recall(store, identity, "deploy approvals")
     assert deployment in [hit.memory.id for hit in hits]
+
+
+def test_a_word_the_index_splits_or_spells_otherwise_keeps_its_held_forms(
+    store: Store, identity: Identity
+) -> None:
+    """`porter` stems words of ASCII letters only: any other word keeps
+    every form the index holds, whatever its stem."""
+    _store_all(store, "oom_killed pods restart", "café_ment", project=identity.project)
+    forms = indexed_forms(store, ["oom_killed", "cafés"])
+    # "oom_kill" is the phrase "oom kill", held by "oom_killed pods": kept,
+    # though `porter` would stem the string "oom_kill" as "oom_killed".
+    assert forms == {"oom_killed": ("oom_killed", "oom_kill"), "cafés": ("cafés", "café")}

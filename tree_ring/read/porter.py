@@ -6,8 +6,8 @@ costs a lookup in every rung it joins. `stem` tells which forms those are
 without asking the index. It follows M. F. Porter's 1980 algorithm (with
 the "logi" and "bli" rules of his reference implementation, which SQLite's
 porter tokenizer also uses); `tests/read/test_porter.py` checks it against
-SQLite's own tokenizer, word by word. Only lower-case ASCII words are
-stemmed here: the caller keeps every form of any other word.
+SQLite's own tokenizer, word by word. Only words of lower-case ASCII
+letters are stemmed here: the caller keeps every form of any other word.
 """
 
 from __future__ import annotations

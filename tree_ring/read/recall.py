@@ -229,10 +229,11 @@ def indexed_forms(store: Store, words: list[str]) -> dict[str, tuple[str, ...]]:
     is each asked about."""
     candidates: dict[str, list[str]] = {}
     for word in words:
-        own = porter.stem(word) if word.isascii() else None
+        # Only a word of ASCII letters is one token stemmed as `porter` does.
+        own = porter.stem(word) if word.isascii() and word.isalpha() else None
         stems: set[str] = set()
         for form in word_forms(word)[1:]:
-            if own is None or not form.isascii():
+            if own is None:
                 candidates.setdefault(word, []).append(form)
                 continue
             form_stem = porter.stem(form)
