@@ -1,6 +1,9 @@
-"""The one FTS5 quoting function: any text becomes one literal string token."""
+"""FTS5 query text: the one quoting function (any text becomes one literal
+string token), and "at least k of these phrases"."""
 
 from __future__ import annotations
+
+import sqlite3
 
 import pytest
 from helpers import PERSON, make_memory
@@ -48,3 +51,17 @@ def test_a_quoted_word_matches_the_word(store: Store, project_id: str) -> None:
         (fts.quote("fridays"),),
     )
     assert [row[0] for row in found] == [kept]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 5, 7])
+def test_at_least_matches_exactly_the_rows_holding_enough(count: int) -> None:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter unicode61')")
+    names = [f"word{chr(97 + i)}" for i in range(count)]
+    for row in range(1, 2**count):
+        held = " ".join(name for i, name in enumerate(names) if row >> i & 1)
+        db.execute("INSERT INTO t(rowid, body) VALUES (?, ?)", (row, held))
+    for need in range(1, count + 1):
+        query = fts.at_least([fts.quote(n) for n in names], need)
+        matched = {r for (r,) in db.execute("SELECT rowid FROM t WHERE t MATCH ?", (query,))}
+        assert matched == {r for r in range(1, 2**count) if r.bit_count() >= need}, need
