@@ -3,7 +3,8 @@
 User text never reaches MATCH as syntax. Each word is wrapped in double
 quotes, with any double quote inside doubled, so FTS5 reads it as one string
 token whatever it holds (`NEAR(`, `*`, `-`, `column:`, `OR`); callers join the
-quoted words with the operators they mean.
+quoted words with the operators they mean; `at_least` writes "any k of
+these" without writing every subset.
 """
 
 from __future__ import annotations
