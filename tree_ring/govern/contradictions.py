@@ -56,6 +56,7 @@ from typing import Any
 from tree_ring.govern import signatures
 from tree_ring.model.record import Memory
 from tree_ring.store import fts, live, rows
+from tree_ring.store.fts import at_least
 from tree_ring.store.live import DIFFERS, EQUALS, IS, Test, View
 from tree_ring.store.sql import Db
 
@@ -303,28 +304,6 @@ def shape(count: int, misses: int, listed: int) -> tuple[int, int]:
     many of those a candidate must hold (see `candidates`)."""
     take = max(min(count, misses + 2), listed)
     return take, max(1, take - misses)
-
-
-def at_least(phrases: Sequence[str], need: int) -> str:
-    """FTS5 text matching rows that hold at least `need` of `phrases`.
-
-    Split the phrases in two halves: a row holds `need` of them exactly when,
-    for some j, it holds j of the first half and `need - j` of the second. So
-    each phrase is written O(log n) times rather than once per subset, and each
-    time written is an index lookup.
-    """
-    if need == 1:
-        return phrases[0] if len(phrases) == 1 else "(" + " OR ".join(phrases) + ")"
-    if need == len(phrases):
-        return "(" + " AND ".join(phrases) + ")"
-    half = len(phrases) // 2
-    first, second = phrases[:half], phrases[half:]
-    clauses: list[str] = []
-    for j in range(max(0, need - len(second)), min(need, len(first)) + 1):
-        parts = [at_least(first, j) if j else "", at_least(second, need - j) if need > j else ""]
-        held = [part for part in parts if part]
-        clauses.append(held[0] if len(held) == 1 else "(" + " AND ".join(held) + ")")
-    return "(" + " OR ".join(clauses) + ")"
 
 
 @dataclass(frozen=True)
