@@ -22,7 +22,7 @@ from tree_ring.tui.actions import Session
 from tree_ring.tui.state import State
 from tree_ring.write import pipeline
 
-Step = tuple[Callable[[], None] | None, str | None]  # what happens first; the key, or a timeout
+Step = tuple[Callable[[], object] | None, str | None]  # what happens first; the key, or a timeout
 
 
 class Window:
