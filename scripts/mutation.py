@@ -12,7 +12,10 @@ swapped with `or`, a `not` dropped, an integer constant moved by one, a
 `max`, or a statement skipped. One mutant at a time is written into a copy
 of the repository (the working tree is never touched) and the fast tests
 (`pytest -x -m "not slow"`) run against it: a failing run kills the mutant,
-a passing run lets it survive, a run past its timeout counts as killed.
+a passing run lets it survive, a run past its timeout counts as killed, and
+so does a mutant that stops the package importing (pytest cannot start, and
+its traceback runs through the mutated module); any other run that pytest
+cannot start is an error, left out of the score and listed.
 
 Which tests run: first the whole fast suite runs once with a tracer that
 records, per test, which functions of tree_ring/ it called (in the pytest
@@ -887,7 +890,16 @@ def run_mutant(
         return Result(mutant, "survived", seconds, count, "")
     if rc == 5:
         return Result(mutant, "untested", seconds, count, "no tests ran")
-    if rc not in (1, 2):  # pytest's own failure, not the tests'
+    if rc not in (1, 2):
+        # pytest could not start: a usage error (4) or its own failure (3, or 98
+        # from the fork server's child). When the traceback runs through the
+        # mutated module, the mutant broke importing the package (conftest
+        # imports it): every test would fail, so it is caught. Otherwise the
+        # runner failed and the mutant is left out of the score.
+        if rc in (3, 4, 98) and f"{mutant.path}:" in output:
+            return Result(
+                mutant, "killed", seconds, count, f"exit {rc}: the package fails to import"
+            )
         return Result(mutant, "error", seconds, count, output[-600:])
     failed = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
     return Result(mutant, "killed", seconds, count, failed[0][:160] if failed else f"exit {rc}")

@@ -383,3 +383,11 @@ def test_the_codex_config_runs_from_the_plugin_folder(project_root: Path) -> Non
     assert listed["memories"] == []  # Codex's own partition, not Claude Code's
     mine = session({}, project_root, harness="codex").call("list", {}, meta)
     assert [m["summary"] for m in mine["memories"]] == ["Codex wired it."]
+
+
+def test_the_forget_reason_limit_advertised_is_the_one_the_library_keeps() -> None:
+    # A client that checks the schema before calling must not send a reason
+    # the write path then refuses, nor be kept from one it takes.
+    [forget] = [t for t in listing("2025-06-18") if t["name"] == "forget"]
+    reason = forget["inputSchema"]["properties"]["reason"]
+    assert (reason["minLength"], reason["maxLength"]) == (1, 1000)

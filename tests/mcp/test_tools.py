@@ -393,3 +393,15 @@ def test_identity_is_the_hooks_identity(project_root: Path, project_id: str) -> 
     caller = claude(project_root).server
     resolved = identity.resolve(caller.harness, caller.environ, {}, project_root)
     assert resolved.identity == Identity(project_id, "claude-code", SESSION, SESSION)
+
+
+def test_a_forget_reason_is_at_most_a_thousand_characters(project_root: Path) -> None:
+    pipe = claude(project_root)
+    stored = pipe.call("remember", {"summary": "The build cache lives in /tmp/cache."})
+    error = failed(
+        pipe.call("forget", {"id": stored["id"], "reason": "x" * 1001}), "reason", "1000"
+    )
+    assert "\n" not in error and count(project_root) == 1
+    done = pipe.call("forget", {"id": stored["id"], "reason": "y" * 1000, "mode": "delete"})
+    assert (done["mode"], done["reason"]) == ("delete", "y" * 1000)
+    assert count(project_root) == 0

@@ -256,3 +256,24 @@ def test_project_map_takes_the_named_projects_or_all() -> None:
     assert mapped.takes("old") and mapped.takes("other") and not mapped.takes("third")
     assert transfer.Projects.parse([], "here", take_all=True).takes("third")
     assert not transfer.Projects.parse([], "here").takes("third")
+
+
+@pytest.mark.parametrize("count", [5, 6, 7])
+def test_the_refusal_names_five_projects_most_rows_first_and_counts_the_rest(
+    store: Store, project_id: str, count: int
+) -> None:
+    names = [f"team-{chr(ord('a') + i)}" for i in range(count)]
+    # team-a has the most rows, then b, ...: the order the message names them in.
+    lines = [
+        _memory(f"Row {n} of {name} about the deploy", project=name)
+        for i, name in enumerate(names)
+        for n in range(count - i)
+    ]
+    with pytest.raises(UsageError) as raised:
+        transfer.import_lines(store, lines, project=project_id, actor=PERSON)
+    named = ", ".join(f"{name} ({count - i} rows)" for i, name in enumerate(names[:5]))
+    more = f" and {count - 5} more" if count > 5 else ""
+    assert str(raised.value).startswith(
+        f"the file holds rows of other projects: {named}{more}; take them into this project "
+        f"with --project-map team-a={project_id} (repeatable)"
+    )

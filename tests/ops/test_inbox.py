@@ -212,3 +212,37 @@ def test_since_includes_its_own_moment_and_each_filter_narrows(
     assert ids(inbox(run_cli, "--peek", "--origin", "codex")) == [third.id, second.id]
     assert ids(inbox(run_cli, "--peek", "--session-id", "cx-7")) == [second.id]
     assert ids(inbox(run_cli, "--peek", "--agent-profile", "reviewer")) == [third.id]
+
+
+def test_the_human_header_says_whether_looking_marked_them_seen(run_cli: CliRunner) -> None:
+    remember(run_cli, "The release branch is cut on Tuesdays", environ=CLAUDE)
+    remember(run_cli, "The staging database resets nightly", environ=CLAUDE)
+    peeked = run_cli("inbox", "--peek", "--limit", "1").out.splitlines()[0]
+    assert peeked == "inbox: 2 new since you last looked (newest first; showing 1 of 2)"
+    looked = run_cli("inbox").out.splitlines()[0]
+    assert looked == "inbox: 2 new since you last looked (newest first; now marked seen)"
+    assert run_cli("inbox").out.splitlines() == ["inbox: nothing new since you last looked"]
+
+
+def test_why_is_one_line_clipped_at_its_width(run_cli: CliRunner) -> None:
+    long = "Found while bisecting the flaky deploy test " * 6  # 264 characters
+    memory_id = remember(
+        run_cli, "The flaky deploy test needs the clock frozen", "--details",
+        long.strip() + "\nsecond line never shown", environ=CLAUDE,
+    )  # fmt: skip
+    [item] = inbox(run_cli, "--peek")["items"]  # type: ignore[misc]
+    assert item["id"] == memory_id  # type: ignore[index]
+    assert item["why"] == long.strip()[:157] + "..."  # type: ignore[index]
+    exact = ("Found while bisecting the flaky deploy test " * 4)[:160]  # fits exactly
+    remember(run_cli, "The cache is warmed at noon", "--details", exact, environ=CLAUDE)
+    whys = [i["why"] for i in inbox(run_cli, "--peek")["items"]]  # type: ignore[union-attr, index]
+    assert whys[0] == exact
+
+
+def test_why_shows_runs_of_whitespace_as_one_space(run_cli: CliRunner) -> None:
+    remember(
+        run_cli, "The cache is warmed at noon", "--details", "Seen   in\tthe  deploy log",
+        environ=CLAUDE,
+    )  # fmt: skip
+    [item] = inbox(run_cli, "--peek")["items"]  # type: ignore[misc]
+    assert item["why"] == "Seen in the deploy log"  # type: ignore[index]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -268,3 +269,30 @@ def test_human_status_and_scan_say_each_harness_and_next_step(
     assert "project:" in scan[dox] and scan[dox + 1].split()[0] == "next:"
     bare = [i for i, line in enumerate(scan) if "no markers" in line]
     assert bare and all(i + 1 == len(scan) or "next:" not in scan[i + 1] for i in bare)
+
+
+def test_certify_fails_a_hook_that_exits_non_zero_even_with_the_right_output(
+    run_cli: CliRunner, project_root: Path, home: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    # A harness treats a hook's non-zero exit as a failure whatever it printed.
+    cache = install_claude(home)
+    launcher = cache / "hooks" / "tree_ring_hook.py"
+    text = launcher.read_text()
+    assert text.count("os._exit(0)") == 1
+    launcher.write_text(text.replace("os._exit(0)", "os._exit(3)"))
+    run_cli("remember", "Releases are signed", "--ring", "heartwood")
+    out = tmp_path / "evidence"
+    result = run_cli("--json", "integrations", "certify", "--out-dir", str(out), environ=env)
+    assert result.code == 1
+    claude = by_id(result.json())["claude-code"]
+    checks = {c["name"]: (c["ok"], c["detail"]) for c in claude["checks"]}
+    assert {name for name, (ok, _) in checks.items() if not ok} == {
+        "SessionStart output matches the schema",
+        "Stop blocks once with the capture command",
+        "a second Stop passes",
+    }
+    # It printed its output (a brief of some hundred bytes): only the exit fails it.
+    assert re.fullmatch(
+        r"exit 3, [1-9]\d+ bytes", checks["SessionStart output matches the schema"][1]
+    )
+    assert checks["a second Stop passes"][1] == "exit 3"

@@ -84,3 +84,29 @@ def test_string_lists() -> None:
     for bad in (["a", 1], {"a": 1}):
         with pytest.raises(quality.ScenarioError, match="x: must be a list of memory ids"):
             quality._as_str_list(bad, "x")  # pyright: ignore[reportPrivateUsage]
+
+
+# Fields only the store sets: a seed that names one would fake a state the
+# write path never produces. A literal list, not the code's own constant.
+STORE_ONLY = ("retired_at", "redacted_at", "origin", "origin_session", "content_hash")
+
+
+@pytest.mark.parametrize("key", STORE_ONLY)
+def test_a_seed_may_not_carry_a_field_only_the_store_sets(key: str) -> None:
+    raw = {"id": "s1", "summary": "The build uses make", key: "x"}
+    with pytest.raises(quality.ScenarioError) as caught:
+        quality._seed(raw, "seeds[0]", "p", NOW)  # pyright: ignore[reportPrivateUsage]
+    assert str(caught.value) == f"seeds[0].{key}: not a field a write can carry"
+
+
+def test_a_seed_may_carry_every_field_a_write_can() -> None:
+    raw = {
+        "id": "mem_20260301_120000_0123456789ab", "summary": "The build uses make",
+        "details": "all of it", "ring": "scar",
+        "event_type": "lesson", "tags": ["build"], "salience": 0.7, "confidence": 0.8,
+        "scope": "project", "trust": "accepted", "valid_from": "now-1d", "expires_at": "now+9d",
+    }  # fmt: skip
+    seeded = quality._seed(raw, "seeds[0]", "p", NOW)  # pyright: ignore[reportPrivateUsage]
+    assert (seeded.id, seeded.ring, seeded.tags, seeded.valid_from) == (
+        "mem_20260301_120000_0123456789ab", "scar", ("build",), "2026-02-28T12:00:00.000000Z",
+    )  # fmt: skip

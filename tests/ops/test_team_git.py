@@ -268,3 +268,25 @@ def test_under_the_coordinated_policy_only_the_capability_imports(tmp_path: Path
     allowed = cli(bob, "sync", environ={coordinator.TOKEN_VAR: token})
     assert allowed.code == 0, allowed.err
     assert memory_id in shared_ids(bob)
+
+
+def test_after_write_says_whether_the_ledger_took_the_write(tmp_path: Path) -> None:
+    from helpers import make_memory
+
+    from tree_ring.ops import sync
+    from tree_ring.write import pipeline
+
+    alice = first_repo(tmp_path)
+    first = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    pid = project.load_project_id(alice)
+    with Store.open(alice) as store:
+        # A write the ledger has not seen (not through the CLI): merged in, True.
+        memory = make_memory(pid, "The staging database resets nightly at two")
+        second = pipeline.store_memory(store, memory, PERSON).id
+        assert sync.after_write(store, alice, pid) is True
+        assert {e["id"] for e in ledger_entries(alice)} == {first, second}
+        # Nothing new: the ledger already holds it all.
+        assert sync.after_write(store, alice, pid) is False
+        (alice / LEDGER).unlink()
+        assert sync.after_write(store, alice, pid) is False  # no ledger: none made
+        assert not (alice / LEDGER).exists()

@@ -209,3 +209,24 @@ def test_a_page_that_breaks_answers_500_and_the_server_goes_on(
     assert "tree-ring doctor" in reply.body and "disk went away" not in reply.body
     assert "GET /status failed: RuntimeError: disk went away" in errors.getvalue()
     assert client.get("/memories").status == 200
+
+
+def test_a_form_that_breaks_answers_500_and_the_server_goes_on(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same boundary for a POST: an unexpected error is a 500 page, never a
+    # redirect that would pass the failure off as done.
+    from tree_ring.web import actions
+
+    def broken(*_: object) -> tuple[str, bool]:
+        raise RuntimeError("disk went away")
+
+    monkeypatch.setattr(actions, "act", broken)
+    client.login()
+    errors = io.StringIO()
+    with redirect_stderr(errors):
+        reply = client.post("/act", {"action": "approve", "id": "mem_x", "back": "/review"})
+    assert reply.status == 500 and "location" not in reply.headers
+    assert "tree-ring doctor" in reply.body and "disk went away" not in reply.body
+    assert "POST /act failed: RuntimeError: disk went away" in errors.getvalue()
+    assert client.get("/review").status == 200
