@@ -279,3 +279,21 @@ def test_a_rung_of_many_matches_is_searched_once(store: Store, identity: Identit
     k_of_n = [m for m in searched if " OR " in m and " AND " in m]
     assert k_of_n, searched  # the ladder reached a k-of-n rung
     assert len(searched) == len(set(searched)), searched
+
+
+def test_a_strict_rung_of_many_matches_keeps_its_best_not_its_newest(
+    store: Store, identity: Identity
+) -> None:
+    """A rung with more matches than the pool keeps those the index weighs
+    most: the one short memory written first, ahead of 100 long ones after it
+    (asked for as many as the pool holds: the long ones' neighbours rank them
+    higher once scored, so only the pool's choice is tested)."""
+    best = make_memory(identity.project, "Billing worker retries")
+    padding = " ".join(f"note{i}" for i in range(40))
+    later = [
+        make_memory(identity.project, f"billing worker {padding} entry {i}") for i in range(100)
+    ]
+    _store_all(store, best, *later)
+    hits = recall(store, identity, "billing worker", limit=recall_module.POOL)
+    assert len(hits) == recall_module.POOL
+    assert best.id in [hit.memory.id for hit in hits]

@@ -26,8 +26,8 @@ matches (in the store, or above a window's floor) and no more than the cap,
 they are the candidates, read by rowid under the liveness predicate. When
 they are more than the cap, the best are kept by bm25: the index's, if every
 word of the question is in fewer memories than the budget or the store holds
-fewer than `INDEX_BM25_BELOW` (an any-k-of-n rung, which most often has more
-matches than the cap, then returns each match's bm25 in that one search);
+fewer than `INDEX_BM25_BELOW` (a rung then returns each match's bm25 in
+the one search that finds it);
 otherwise the question's weighted BM25 of `lexical.py` over the live
 matches, since the index's bm25 reads every posting of every word of a rung
 to weigh it (tens of milliseconds for common words in a million memories).
@@ -195,7 +195,8 @@ def ladder(
     have = [(w, *kin.get(w, ())) for w in words if counts is None or counts.get(w, 0) > 0]
     forms = forms or {}
     widened = {
-        w: tuple(dict.fromkeys((*forms.get(w, word_forms(w)), *kin.get(w, ())))) for w in words
+        w: tuple(dict.fromkeys((*(forms[w] if w in forms else word_forms(w)), *kin.get(w, ()))))
+        for w in words
     }
     rungs: list[Rung] = []
     if have:
@@ -447,8 +448,7 @@ def recall(
         newest_matches = [
             (r[0], r[1])
             for r in store.query(
-                SCORED_MATCHES_SQL if by_index and rung.need < len(rung.atoms) else MATCHES_SQL,
-                {"match": match, "bound": bound},
+                SCORED_MATCHES_SQL if by_index else MATCHES_SQL, {"match": match, "bound": bound}
             )
         ]
         for floor in floors(len(newest_matches), newest):
