@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import sqlite3
 from typing import cast
 
@@ -297,3 +299,77 @@ def test_a_strict_rung_of_many_matches_keeps_its_best_not_its_newest(
     hits = recall(store, identity, "billing worker", limit=recall_module.POOL)
     assert len(hits) == recall_module.POOL
     assert best.id in [hit.memory.id for hit in hits]
+
+
+# ------------------------------------------------------- a rung's expected size
+
+
+@pytest.mark.parametrize(
+    "shares", [[0.5], [0.1, 0.9], [0.2, 0.3, 0.4], [0.05, 0.5, 0.7, 0.01, 0.99]]
+)
+def test_at_least_share_is_the_chance_of_that_many_or_more(shares: list[float]) -> None:
+    for need in range(len(shares) + 1):
+        exact = 0.0
+        for held in itertools.product((False, True), repeat=len(shares)):
+            if sum(held) >= need:
+                exact += math.prod(s if h else 1 - s for s, h in zip(shares, held, strict=True))
+        assert recall_module._at_least_share(shares, need) == pytest.approx(exact)
+
+
+def _searches(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """(statement, match) of every search of the index by a rung."""
+    searched: list[tuple[str, str]] = []
+    query = store.query
+
+    def spy(sql: str, params: object = ()) -> list[sqlite3.Row]:
+        if isinstance(params, dict) and "match" in params and "bound" in params:
+            searched.append((sql, cast(str, params["match"])))
+        return query(sql, params)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(store, "query", spy)
+    return searched
+
+
+def test_a_rung_expected_narrow_is_not_weighed_by_bm25(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match = make_memory(identity.project, "The billing worker retry limit is 5")
+    filler = [make_memory(identity.project, f"billing note {i}") for i in range(60)]
+    filler += [make_memory(identity.project, f"retry note {i}") for i in range(60)]
+    _store_all(store, match, *filler)
+    searched = _searches(store, monkeypatch)
+    hits = recall(store, identity, "billing retry", limit=3)
+    assert hits[0].memory.id == match.id
+    strict = [sql for sql, m in searched if m == '"billing" AND "retry"']
+    assert strict == [recall_module.ANY_MATCHES_SQL]  # one search, in index order, no bm25
+
+
+@pytest.mark.parametrize("rows", [60, 400])
+def test_a_rung_of_words_held_together_finds_what_it_would_unestimated(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch, rows: int
+) -> None:
+    """Three words each in a fifth of the store, always together: held
+    independently they would share a handful of memories, so the rung is
+    read as narrow, yet it matches more than the cap (60) or than the budget
+    (400, with a budget of 100). It is read again, and recall returns
+    exactly what it returns with no estimate at all."""
+    monkeypatch.setattr(recall_module, "OR_BUDGET", 100)
+    monkeypatch.setattr(recall_module, "BROAD", 100)
+    monkeypatch.setattr(recall_module, "WINDOW", 150)
+    together = [
+        make_memory(identity.project, f"alpha bravo charlie entry {i} " + "pad " * (i % 7))
+        for i in range(rows)
+    ]
+    filler = [make_memory(identity.project, f"unrelated filler line {i}") for i in range(4 * rows)]
+    _store_all(
+        store, *(m for i, one in enumerate(together) for m in (one, *filler[4 * i : 4 * i + 4]))
+    )
+    searched = _searches(store, monkeypatch)
+    hits = recall(store, identity, "alpha bravo charlie", limit=recall_module.POOL)
+    strict = [sql for sql, m in searched if m == '"alpha" AND "bravo" AND "charlie"']
+    assert strict[0] in (recall_module.ANY_MATCHES_SQL, recall_module.SCORED_ANY_MATCHES_SQL)
+    assert len(strict) == 2  # read again: with bm25, or newest first
+    monkeypatch.setattr(recall_module, "_expected", lambda *_: None)
+    unestimated = recall(store, identity, "alpha bravo charlie", limit=recall_module.POOL)
+    assert [h.memory.id for h in hits] == [h.memory.id for h in unestimated]
+    assert len(hits) == recall_module.POOL

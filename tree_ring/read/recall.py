@@ -45,6 +45,14 @@ or covers the store: ranking every one of a million matches of a common word
 costs most of a second, and the newest matches of a word that common are what
 the ranking favours anyway. A rung the counts prove narrow is searched whole
 at once.
+
+A word's count also says how common it is (how far its first counted
+memories reach), and a rung of plain words is expected to match as many
+memories as its words would share if held independently. One expected to
+match fewer than the budget is read in the index's order, which FTS5 reads
+faster than newest first, and one expected within the cap without bm25; a
+rung that proves broader than expected is read again as any other, so the
+estimate changes what a search costs, never what it finds.
 """
 
 from __future__ import annotations
@@ -279,6 +287,34 @@ def floors(matches: int, newest: int) -> Iterator[int]:
     yield 0
 
 
+# A rung expected to match no more than NARROW memories is searched without
+# bm25 first (words that share memories beat the estimate, so a share of
+# the cap); one expected to match fewer than BROAD, in the index's order,
+# which FTS5 reads faster than newest first.
+NARROW = 40
+BROAD = OR_BUDGET
+
+
+def _expected(rung: Rung, shares: dict[str, float], newest: int) -> float | None:
+    """How many memories the rung would match if its words were held
+    independently at their counted shares; None for a rung of word forms or
+    kin, which are not counted one by one."""
+    atoms = [fts.quote(atom[0]) for atom in rung.atoms if len(atom) == 1]
+    if len(atoms) < len(rung.atoms) or any(atom not in shares for atom in atoms):
+        return None
+    return newest * _at_least_share([shares[atom] for atom in atoms], rung.need)
+
+
+def _at_least_share(shares: list[float], need: int) -> float:
+    """The chance that `need` or more of independent events of these chances occur."""
+    held = [1.0] + [0.0] * len(shares)  # held[j]: exactly j so far
+    for share in shares:
+        for j in range(len(shares), 0, -1):
+            held[j] = held[j] * (1 - share) + held[j - 1] * share
+        held[0] *= 1 - share
+    return sum(held[need:])
+
+
 def candidate_cap(limit: int) -> int:
     """As in the original: 128 per wanted result, between 256 and 2,048."""
     return max(256, min(2048, 128 * limit))
@@ -303,9 +339,12 @@ CANDIDATE_COLUMNS = (
 )  # fmt: skip
 # Whether any memory holds a word.
 EXISTS_SQL = "SELECT 1 FROM memory_fts WHERE memory_fts MATCH :match LIMIT 1"
-# How many memories hold a word, counted no further than the OR budget.
+# How many memories hold a word, counted no further than the OR budget, and
+# the last rowid counted: how far that many reach tells how common a
+# commoner word is.
 COUNT_SQL = (
-    "SELECT count(*) FROM (SELECT 1 FROM memory_fts WHERE memory_fts MATCH :match LIMIT :bound)"
+    "SELECT count(*), max(rowid) FROM (SELECT rowid FROM memory_fts "
+    "WHERE memory_fts MATCH :match LIMIT :bound)"
 )
 # A rung's newest matches, no more than the OR budget: their number says
 # whether the rung is narrow, and those above a window's floor are all its
@@ -322,6 +361,13 @@ MATCHES_SQL = (
 SCORED_MATCHES_SQL = (
     "SELECT rowid, bm25(memory_fts, 10.0, 3.0, 4.0) FROM memory_fts "
     "WHERE memory_fts MATCH :match ORDER BY rowid DESC LIMIT :bound"
+)
+# The same two in the index's own order, for a rung expected to have fewer
+# matches than the budget: all of them, whichever end they are read from.
+ANY_MATCHES_SQL = "SELECT rowid, 0.0 FROM memory_fts WHERE memory_fts MATCH :match LIMIT :bound"
+SCORED_ANY_MATCHES_SQL = (
+    "SELECT rowid, bm25(memory_fts, 10.0, 3.0, 4.0) FROM memory_fts "
+    "WHERE memory_fts MATCH :match LIMIT :bound"
 )
 
 
@@ -374,12 +420,17 @@ def recall(
     question = understand(query)
     words = question.words
     bound = OR_BUDGET + 1
+    newest = store.query("SELECT coalesce(max(rowid), 0) FROM memories")[0][0]
 
     counted: dict[str, int] = {}
+    # match -> the share of memories that hold it, estimated from its count
+    shares: dict[str, float] = {}
 
     def count(match: str) -> int:
         if match not in counted:
-            counted[match] = store.query(COUNT_SQL, {"match": match, "bound": bound})[0][0]
+            held, last = store.query(COUNT_SQL, {"match": match, "bound": bound})[0]
+            counted[match] = held
+            shares[match] = min(1.0, held / max(last if held >= bound else newest, 1))
         return counted[match]
 
     # One count per word with its kin: an absent related word costs an OR
@@ -394,7 +445,6 @@ def recall(
     wanted_pool = max(limit, POOL)
     # rowid -> (candidate columns, the rung that found it)
     found: dict[int, tuple[sqlite3.Row, str]] = {}
-    newest = store.query("SELECT coalesce(max(rowid), 0) FROM memories")[0][0]
     # The question's own words first; their kin only when those leave the
     # pool short: related words widen every rung they join, which costs.
     plain_counts = {w: count(fts.quote(w)) for w in words}
@@ -442,15 +492,33 @@ def recall(
                 break
         return kept[:cap]
 
+    def search(rung: Rung) -> list[tuple[int, float]]:
+        """The rung's newest matches, no more than `bound`, each with its bm25
+        when the index weighs them, newest first.
+
+        A rung whose words' counts expect it to be narrower than the budget is
+        read in the index's order, which FTS5 reads faster than newest first;
+        if it holds the budget after all, it is read again newest first. One
+        expected to be narrower than the cap is read without bm25 first, which
+        weighs every posting of every word it writes, and again with it only if
+        it matches more than the cap after all. Either way the matches are the
+        same, so the candidates are."""
+        params = {"match": rung.match, "bound": bound}
+        scored = SCORED_MATCHES_SQL if by_index else MATCHES_SQL
+        expected = _expected(rung, shares, newest)
+        if expected is not None and expected < BROAD:
+            plain = not by_index or expected <= min(NARROW, cap)
+            got = store.query(ANY_MATCHES_SQL if plain else SCORED_ANY_MATCHES_SQL, params)
+            if len(got) < bound:
+                if plain and by_index and len(got) > cap:
+                    got = store.query(SCORED_ANY_MATCHES_SQL, params)
+                return sorted(((r[0], r[1]) for r in got), reverse=True)
+        return [(r[0], r[1]) for r in store.query(scored, params)]
+
     for rung in rungs:
         match = rung.match
         batch: list[sqlite3.Row] = []
-        newest_matches = [
-            (r[0], r[1])
-            for r in store.query(
-                SCORED_MATCHES_SQL if by_index else MATCHES_SQL, {"match": match, "bound": bound}
-            )
-        ]
+        newest_matches = search(rung)
         for floor in floors(len(newest_matches), newest):
             if floor:
                 # A broad rung: its newest matches are enough, as in the
