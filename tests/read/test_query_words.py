@@ -62,3 +62,29 @@ def test_terms_drop_repeats_and_fillers_and_cap_length_and_count() -> None:
     assert query.terms("the The cache CACHE " + "x" * 70) == ["cache", "x" * 64]
     many = [f"w{i}" for i in range(20)]
     assert query.terms(" ".join(many)) == many[:16]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("how do we log in to internal tools?", ["log", "login", "internal", "tools"]),
+        ("Logged in users", ["logged", "login", "users"]),
+        ("signing on from a new laptop", ["signing", "signin", "new", "laptop"]),
+        ("sign in, then log in again", ["sign", "signin", "then", "log", "login", "again"]),
+        # a noun after a determiner: the pair is two words, as written
+        ("errors in the log in production", ["errors", "log", "production"]),
+        ("the sign on the door", ["sign", "door"]),
+        # not a pair the table knows
+        ("users log out", ["users", "log", "out"]),
+        ("log", ["log"]),
+    ],
+)
+def test_a_verb_and_its_particle_also_bring_the_word_they_make(
+    text: str, expected: list[str]
+) -> None:
+    assert query.terms(text) == expected
+
+
+def test_the_words_of_a_pair_are_related_as_the_lexicon_relates_them() -> None:
+    assert {"sign", "signin", "sso"} <= set(query.understand("log in").kin["login"])
+    assert {"httpx", "requests"} <= set(query.understand("http client").kin["http"])

@@ -4,7 +4,8 @@ A question rarely uses its answer's words. Three cheap readings close part
 of the gap, each measured on a conversational benchmark and a coding
 paraphrase set before it was kept (see the README's recall section):
 
-- the words worth searching for, filler dropped (`terms`);
+- the words worth searching for, filler dropped, and a verb with its
+  particle also read as the one word it makes ("log in": login) (`terms`);
 - a small built-in lexicon of the coding domain (`lexicon.py`): an
   abbreviation and what it stands for, synonyms, a symptom and its usual
   causes. Each related word is searched too, weighted below the question's
@@ -193,13 +194,48 @@ def stem(word: str) -> str:
     return w
 
 
+# Two words that say one thing: "log in" is signing in. The pair also
+# brings the word the lexicon knows it by, after its own two words; not after
+# a determiner, where "log" is a noun ("errors in the log in production").
+COMPOUNDS = {
+    (verb, particle): joined
+    for verbs, particles, joined in (
+        (("log", "logged", "logging"), ("in",), "login"),
+        (("sign", "signed", "signing"), ("in", "on"), "signin"),
+    )
+    for verb in verbs
+    for particle in particles
+}
+DETERMINERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "my",
+        "our",
+        "your",
+        "his",
+        "her",
+        "its",
+        "their",
+    ]
+)
+
+
 def terms(query: str) -> list[str]:
     """The words of a query worth searching for, in order, without repeats."""
+    words = ["", *(w.strip("_")[:MAX_TERM_CHARS] for w in WORD.findall(query.casefold())), ""]
     out: list[str] = []
-    for word in WORD.findall(query.casefold()):
-        word = word.strip("_")[:MAX_TERM_CHARS]
-        if word and word not in FILLER and word not in out:
-            out.append(word)
+    for at in range(1, len(words) - 1):
+        pair = (words[at], words[at + 1])
+        joined = "" if words[at - 1] in DETERMINERS else COMPOUNDS.get(pair, "")
+        for term in (words[at], joined):
+            if term and term not in FILLER and term not in out:
+                out.append(term)
     return out[:MAX_TERMS]
 
 
