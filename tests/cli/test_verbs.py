@@ -107,8 +107,45 @@ def test_recall_loads_only_the_read_path(project_root: Path, run_cli: CliRunner)
     others = {"tree_ring.write", "tree_ring.tree", "tree_ring.govern", "tree_ring.cli.compress"}
     assert not {m for m in modules if m.startswith(tuple(others))}
     assert not {"tree_ring.read.brief", "tree_ring.guard", "tree_ring.store.audit"} & modules
-    costly = {"dataclasses", "typing", "pathlib", "inspect", "shutil", "json", "locale"}
+    costly = {"dataclasses", "typing", "pathlib", "inspect", "shutil", "json", "locale", "gettext"}
     assert not costly & modules
+    assert "argparse" in modules
+
+
+def _argparse_messages(first: str) -> list[str]:
+    """What argparse says of bad command lines, in a process that imports `first` first."""
+    script = (
+        f"import sys; sys.path.insert(0, {str(REPO)!r})\n"
+        f"import {first}, argparse\n"
+        "print('gettext' in sys.modules)\n"
+        "parser = argparse.ArgumentParser(prog='p', exit_on_error=False)\n"
+        "parser.add_argument('--pair', nargs=2)\n"
+        "parser.add_argument('--one', nargs=1)\n"
+        "parser.add_argument('--n', type=int)\n"
+        "for line in (['--pair', 'a'], ['--one'], ['--n', 'x'], ['--pair']):\n"
+        "    try:\n"
+        "        parser.parse_args(line)\n"
+        "    except argparse.ArgumentError as error:\n"
+        "        print(error)\n"
+        "import gettext\n"
+        "print(callable(gettext.translation), gettext.ngettext('a', 'b', 2))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def test_argparse_speaks_as_before_without_gettext_and_gettext_stays_whole() -> None:
+    """The CLI gives argparse plain message functions in place of gettext's:
+    its messages, plurals too, read as they do with gettext, and gettext
+    imported afterwards is the real module."""
+    plain, as_ever = _argparse_messages("tree_ring.cli"), _argparse_messages("gettext")
+    assert plain[0] == "False" and as_ever[0] == "True"  # gettext loaded, or not
+    assert plain[1:] == as_ever[1:]
+    assert "argument --pair: expected 2 arguments" in plain
+    assert plain[-1] == "True b"
 
 
 def test_an_unknown_verb_gets_argparses_error(run_cli: CliRunner) -> None:

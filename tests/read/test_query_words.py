@@ -88,3 +88,18 @@ def test_a_verb_and_its_particle_also_bring_the_word_they_make(
 def test_the_words_of_a_pair_are_related_as_the_lexicon_relates_them() -> None:
     assert {"sign", "signin", "sso"} <= set(query.understand("log in").kin["login"])
     assert {"httpx", "requests"} <= set(query.understand("http client").kin["http"])
+
+
+@pytest.mark.parametrize(
+    ("text", "time", "number"),
+    [
+        ("We met yesterday", True, False),
+        ("The deploy is on Friday at 10:30", True, True),
+        ("Released in 2023", True, True),
+        ("Two retries, then give up", False, True),
+        ("Caching is off", False, False),
+        ("The Mayday call", False, False),  # "may" only as a word
+    ],
+)
+def test_what_a_memory_bears(text: str, time: bool, number: bool) -> None:
+    assert (query.bears_time(text), query.bears_number(text)) == (time, number)

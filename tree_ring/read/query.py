@@ -153,16 +153,14 @@ MONTHS = (
 WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday weekend"
 # Words and shapes that put a memory at a time: relative days, named days and
 # months, years, clock times and dates.
-TIME_BEARING = re.compile(
+TIME_BEARING = (
     r"\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|since|last|next|"
     r"this (?:morning|week|month|year|weekend)|"
     rf"{'|'.join(MONTHS.split())}|{'|'.join(WEEKDAYS.split())}s?|"
-    r"(?:19|20)\d\d|\d{1,2}:\d\d|\d{1,4}[-/]\d{1,2}(?:[-/]\d{1,4})?)\b",
-    re.IGNORECASE,
+    r"(?:19|20)\d\d|\d{1,2}:\d\d|\d{1,4}[-/]\d{1,2}(?:[-/]\d{1,4})?)\b"
 )
-NUMBER_BEARING = re.compile(
-    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|dozen|hundred)\b",
-    re.IGNORECASE,
+NUMBER_BEARING = (
+    r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|dozen|hundred)\b"
 )
 KIND_WORDS = 3
 KINDS = {
@@ -292,9 +290,16 @@ def understand(query: str) -> Question:
     return Question(searched, tuple(concepts), kin, kind, names)
 
 
+# Compiled when first asked for: only a "when" or "how many" question reads
+# them, and compiling the time pattern costs every recall's start-up a millisecond.
+@lru_cache(maxsize=2)
+def _pattern(source: str) -> re.Pattern[str]:
+    return re.compile(source, re.IGNORECASE)
+
+
 def bears_time(text: str) -> bool:
-    return TIME_BEARING.search(text) is not None
+    return _pattern(TIME_BEARING).search(text) is not None
 
 
 def bears_number(text: str) -> bool:
-    return NUMBER_BEARING.search(text) is not None
+    return _pattern(NUMBER_BEARING).search(text) is not None
