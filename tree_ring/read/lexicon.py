@@ -14,6 +14,8 @@ words a person typed.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 GROUPS: tuple[tuple[str, ...], ...] = (
     # abbreviations and what they stand for
     ("db", "database", "postgres", "postgresql", "mysql", "sqlite", "sql"),
@@ -73,28 +75,33 @@ GROUPS: tuple[tuple[str, ...], ...] = (
 )
 
 
-def _build() -> dict[str, tuple[str, ...]]:
-    table: dict[str, dict[str, None]] = {}
-    for group in GROUPS:
-        for word in group:
-            near = table.setdefault(word, {})
-            for other in group:
-                if other != word:
-                    near[other] = None
-    return {word: tuple(near) for word, near in table.items()}
-
-
-_TABLE = _build()
-# Long words by their first PREFIX letters, so a form the groups do not list
-# ("authenticate") finds the one they do ("authentication").
+# Long words are matched by their first PREFIX letters, so a form the groups
+# do not list ("authenticate") finds the one they do ("authentication").
 PREFIX = 7
-_BY_PREFIX = {word[:PREFIX]: word for word in sorted(_TABLE, reverse=True) if len(word) > PREFIX}
 
 
+@lru_cache(maxsize=1024)
 def related(word: str) -> tuple[str, ...]:
-    """The words the lexicon relates to `word`, or () when it knows none."""
-    found = _TABLE.get(word)
-    if found is None and len(word) > PREFIX:
-        listed = _BY_PREFIX.get(word[:PREFIX])
-        found = _TABLE.get(listed, ()) if listed else ()
-    return found or ()
+    """The words the lexicon relates to `word`, or () when it knows none: the
+    other words of every group it is in, in the groups' order. A long word no
+    group lists takes the relations of the first listed word (in alphabetical
+    order) that shares its first PREFIX letters. Looked up group by group, as
+    a question asks about a few words: a table of every word would cost each
+    recall's start-up more than all its lookups."""
+    near: dict[str, None] = {}
+    for group in GROUPS:
+        if word in group:
+            near.update((other, None) for other in group if other != word)
+    if not near and len(word) > PREFIX:
+        listed = min(
+            (
+                w
+                for group in GROUPS
+                for w in group
+                if len(w) > PREFIX and w[:PREFIX] == word[:PREFIX]
+            ),
+            default=None,
+        )
+        if listed is not None and listed != word:
+            return related(listed)
+    return tuple(near)
