@@ -287,10 +287,10 @@ def floors(matches: int, newest: int) -> Iterator[int]:
     yield 0
 
 
-# A rung expected to match no more than NARROW memories is searched without
-# bm25 first (words that share memories beat the estimate, so a share of
-# the cap); one expected to match fewer than BROAD, in the index's order,
-# which FTS5 reads faster than newest first.
+# A rung expected to match no more memories than NARROW (and the cap) is read
+# without bm25 first: its matches are then its candidates, and bm25 would
+# weigh them for nothing. One expected to match fewer than BROAD is read in
+# the index's order, which FTS5 reads faster than newest first.
 NARROW = 40
 BROAD = OR_BUDGET
 
