@@ -148,6 +148,25 @@ def test_argparse_speaks_as_before_without_gettext_and_gettext_stays_whole() -> 
     assert plain[-1] == "True b"
 
 
+def test_an_argparse_that_asks_gettext_for_more_gets_gettext(tmp_path: Path) -> None:
+    """Should a Python's argparse import more of gettext than the two plain
+    functions, it is imported as ever, with gettext itself."""
+    (tmp_path / "argparse.py").write_text(
+        "from gettext import gettext as _, ngettext, pgettext\nASKED = pgettext('c', 'm')\n",
+        encoding="utf-8",
+    )
+    script = (
+        f"import sys; sys.path[:0] = [{str(tmp_path)!r}, {str(REPO)!r}]\n"
+        "import tree_ring.cli, argparse, gettext\n"
+        "print(argparse.ASKED, callable(gettext.translation))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["m", "True"]
+
+
 def test_an_unknown_verb_gets_argparses_error(run_cli: CliRunner) -> None:
     result = run_cli("recal", "x")
     assert result.code == 2

@@ -24,5 +24,7 @@ if "argparse" not in sys.modules and "gettext" not in sys.modules:
     sys.modules["gettext"] = english
     try:
         __import__("argparse")
+    except ImportError:
+        pass  # an argparse that asks gettext for more: imported as ever, later
     finally:
         del sys.modules["gettext"]
