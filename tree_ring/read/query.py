@@ -153,13 +153,13 @@ MONTHS = (
 WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday weekend"
 # Words and shapes that put a memory at a time: relative days, named days and
 # months, years, clock times and dates.
-TIME_BEARING = (
+_TIME_WORDS = (
     r"\b(?:yesterday|today|tonight|tomorrow|ago|recently|lately|since|last|next|"
     r"this (?:morning|week|month|year|weekend)|"
     rf"{'|'.join(MONTHS.split())}|{'|'.join(WEEKDAYS.split())}s?|"
     r"(?:19|20)\d\d|\d{1,2}:\d\d|\d{1,4}[-/]\d{1,2}(?:[-/]\d{1,4})?)\b"
 )
-NUMBER_BEARING = (
+_NUMBER_WORDS = (
     r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|dozen|hundred)\b"
 )
 KIND_WORDS = 3
@@ -298,8 +298,8 @@ def _pattern(source: str) -> re.Pattern[str]:
 
 
 def bears_time(text: str) -> bool:
-    return _pattern(TIME_BEARING).search(text) is not None
+    return _pattern(_TIME_WORDS).search(text) is not None
 
 
 def bears_number(text: str) -> bool:
-    return _pattern(NUMBER_BEARING).search(text) is not None
+    return _pattern(_NUMBER_WORDS).search(text) is not None
