@@ -58,3 +58,25 @@ def test_a_wal_with_frames_leaves_the_verdict_to_sqlite(tmp_path: Path) -> None:
 
 def test_a_missing_file_is_for_sqlite_to_report(tmp_path: Path) -> None:
     assert file_damage(tmp_path / "absent.sqlite") is None
+
+
+def test_a_file_that_grows_while_it_is_read_is_not_called_truncated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process's checkpoint can add a page and raise the header's
+    page count between two reads of the file: the size is read after the
+    header, so a store growing under the check is never called truncated."""
+    path = write(tmp_path, header(1024, 2) + bytes(1024 * 2 - 100))
+    real_open = open
+
+    def growing(file: object, *args: object, **kwargs: object) -> object:
+        # The checkpoint lands just as the header is about to be read.
+        path.write_bytes(header(1024, 3) + bytes(1024 * 3 - 100))
+        return real_open(file, *args, **kwargs)  # pyright: ignore[reportCallIssue, reportArgumentType]
+
+    monkeypatch.setattr("tree_ring.store.db.open", growing, raising=False)
+    assert file_damage(path) is None
+    # A file that is short of its header's count all along still is.
+    monkeypatch.undo()
+    path.write_bytes(header(1024, 3) + bytes(1024 * 2 - 100))
+    assert file_damage(path) == "truncated: 2,048 of 3,072 bytes"

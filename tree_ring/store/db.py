@@ -116,13 +116,12 @@ def file_damage(path: StrPath) -> str | None:
     if key is not None and key in _open_files:
         return None
     try:
-        size = os.stat(path).st_size
         with open(path, "rb") as handle:
             head = handle.read(100)
     except OSError:
         return None  # unreadable: let SQLite report it in its own words
-    if size == 0:
-        return None
+    if not head:
+        return None  # empty: SQLite makes it a store
     if len(head) < 100 or not head.startswith(SQLITE_MAGIC):
         return "not a SQLite database"
     page_size = int.from_bytes(head[16:18], "big")
@@ -132,6 +131,13 @@ def file_damage(path: StrPath) -> str | None:
     if not pages or head[24:28] != head[92:96]:
         return None
     if _wal_frames(path):
+        return None
+    # The size is read after the header: another process's checkpoint can
+    # grow the file and its page count at any moment, and a size read first
+    # would be short of a count read after it.
+    try:
+        size = os.stat(path).st_size
+    except OSError:
         return None
     if size < pages * page_size:
         return f"truncated: {size:,} of {pages * page_size:,} bytes"
