@@ -6,8 +6,8 @@ from __future__ import annotations
 from helpers import PERSON, make_memory
 
 from tree_ring.model.identity import Identity
-from tree_ring.read import recall as recall_module
-from tree_ring.read.recall import indexed_forms, recall
+from tree_ring.read.forms import EXISTS_SQL, indexed_forms, word_forms
+from tree_ring.read.recall import recall
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
 
@@ -39,7 +39,7 @@ def test_only_held_forms_with_a_stem_of_their_own_are_kept(
         "cache": ("cache",),
         "db": ("db",),
     }
-    assert recall_module.word_forms("limit") == ["limit", "limiter", "limitment", "limitation"]
+    assert word_forms("limit") == ["limit", "limiter", "limitment", "limitation"]
 
 
 def test_no_form_held_costs_one_search(store: Store, identity: Identity) -> None:
@@ -54,7 +54,7 @@ def test_no_form_held_costs_one_search(store: Store, identity: Identity) -> None
     store.query = counting  # type: ignore[method-assign]
     forms = indexed_forms(store, ["billing", "worker", "retries"])
     assert forms == {"billing": ("billing",), "worker": ("worker",), "retries": ("retries",)}
-    assert searched == [recall_module.EXISTS_SQL]
+    assert searched == [EXISTS_SQL]
 
 
 def test_a_widened_word_still_finds_its_other_form(store: Store, identity: Identity) -> None:

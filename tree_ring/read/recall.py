@@ -62,7 +62,8 @@ from collections.abc import Iterable, Iterator
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, epoch_seconds
-from tree_ring.read import lexical, porter, ranking
+from tree_ring.read import lexical, ranking
+from tree_ring.read.forms import indexed_forms, word_forms
 from tree_ring.read.query import (
     FILLER,
     MAX_TERMS,
@@ -93,11 +94,6 @@ OR_BUDGET = 1_000
 # windows WIDEN times as wide (at a million memories: 10k, 40k, 160k, 640k, then all).
 WINDOW = 10_000
 WIDEN = 4
-# A widened word is searched as itself, without one of ENDINGS, and with each
-# of SUFFIXES: the forms the porter stemmer does not bring to one stem
-# ("deploy" and "deploying" stem to "deploi", "deployments" to "deploy").
-ENDINGS = ("s", "es", "ed", "ing", "er", "ers", "ment", "ments", "ation", "ations")
-SUFFIXES = ("er", "ment", "ation")
 # Below this many memories the index's bm25 chooses among a rung's many
 # matches at no more cost than weighing them in Python (about 10 ms either
 # way for common words at 100,000 memories); at a million it costs three
@@ -113,19 +109,6 @@ CONTEXT_SECONDS = 600.0
 # The best candidates that ask a question bring the memory written after them.
 REPLY_SOURCES = 10
 REPLY_MATCH = "written after a match"
-
-
-def word_forms(term: str) -> list[str]:
-    """The word, then its other forms, for the widened rung ("deploy" ->
-    "deployments"); words under five letters are left as they are."""
-    if len(term) < 5:
-        return [term]
-    base = term
-    for ending in sorted(ENDINGS, key=len, reverse=True):
-        if term.endswith(ending) and len(term) - len(ending) >= 4:
-            base = term[: -len(ending)]
-            break
-    return list(dict.fromkeys([term, base, *(base + suffix for suffix in SUFFIXES)]))
 
 
 # One word of a rung: the word, or the word and its forms.
@@ -230,32 +213,6 @@ def ladder(
     return list(unique.values())
 
 
-def indexed_forms(store: Store, words: list[str]) -> dict[str, tuple[str, ...]]:
-    """Each word with those of its other forms that can widen it: a form the
-    index stems as it stems the word matches the same memories, and a form
-    no memory holds matches none, yet each would cost a lookup in every rung
-    it joins. One search tells whether any form is held at all; only then
-    is each asked about."""
-    candidates: dict[str, list[str]] = {}
-    for word in words:
-        # Only a word of ASCII letters is one token stemmed as `porter` does.
-        own = porter.stem(word) if word.isascii() and word.isalpha() else None
-        stems: set[str] = set()
-        for form in word_forms(word)[1:]:
-            if own is None:
-                candidates.setdefault(word, []).append(form)
-                continue
-            form_stem = porter.stem(form)
-            if form_stem != own and form_stem not in stems:
-                stems.add(form_stem)
-                candidates.setdefault(word, []).append(form)
-    every = [form for forms in candidates.values() for form in forms]
-    held: set[str] = set()
-    if every and store.query(EXISTS_SQL, {"match": " OR ".join(map(fts.quote, every))}):
-        held = {form for form in every if store.query(EXISTS_SQL, {"match": fts.quote(form)})}
-    return {w: (w, *(f for f in candidates.get(w, ()) if f in held)) for w in words}
-
-
 def _affordable(words: list[str], counts: dict[str, int] | None) -> list[str]:
     """The words for the OR rung, in query order: rarest first while their
     memories fit the budget, and always the rarest word that occurs at all
@@ -337,8 +294,6 @@ CANDIDATE_COLUMNS = (
     "m.rowid", "m.created_at", "m.salience", "m.confidence", "m.source_type", "m.ring",
     "m.summary", "m.details", "m.tags",
 )  # fmt: skip
-# Whether any memory holds a word.
-EXISTS_SQL = "SELECT 1 FROM memory_fts WHERE memory_fts MATCH :match LIMIT 1"
 # How many memories hold a word, counted no further than the OR budget, and
 # the last rowid counted: how far that many reach tells how common a
 # commoner word is.
