@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, format_time
-from tree_ring.store import rows, schema
+from tree_ring.store import fts, rows, schema
 from tree_ring.store.db import Store
 
 PROJECT = "bench-app-5e2f9a10"
@@ -413,11 +413,13 @@ def seed(store: Store, memories: list[Memory]) -> None:
     """Insert every row in one transaction and rebuild the FTS index once."""
     conn = store.conn
     with store.write() as db:
-        for name in ("memories_fts_insert", "memories_fts_delete", "memories_fts_update"):
-            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+        triggers = (*schema.FTS_TRIGGERS, *schema.CLAIM_FTS_TRIGGERS)
+        for trigger in triggers:
+            conn.execute(f"DROP TRIGGER IF EXISTS {trigger.split()[2]}")
         rows.insert_many(db, memories)
-        conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
-        for trigger in schema.FTS_TRIGGERS:
+        for index in fts.INDEXES:
+            conn.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
+        for trigger in triggers:
             conn.execute(trigger)
 
 

@@ -287,7 +287,8 @@ def sqlite_floor(source: Path, work: Path, batches: int) -> float:
     with Store.open(target) as store:
         conn = store.conn
         conn.execute("ATTACH DATABASE ? AS src", (str(project.store_path(source)),))
-        conn.execute(f"DROP TRIGGER {bulk.INSERT_TRIGGER}")
+        for trigger in bulk.INSERT_TRIGGERS:
+            conn.execute(f"DROP TRIGGER {trigger}")
         for table in FLOOR_TABLES:
             conn.execute(f"DELETE FROM main.{table}")
         spans = {
@@ -308,12 +309,8 @@ def sqlite_floor(source: Path, work: Path, batches: int) -> float:
                             (low, high),
                         )
                         if table == "memories":
-                            conn.execute(
-                                "INSERT INTO memory_fts(rowid, summary, details, tags)"
-                                " SELECT rowid, summary, details, tags FROM memories"
-                                " WHERE rowid > ?",
-                                (indexed,),
-                            )
+                            for index in bulk.DEFERRED.values():
+                                conn.execute(index, (indexed,))
         seconds = time.perf_counter() - start
     shutil.rmtree(target)
     return seconds

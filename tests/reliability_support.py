@@ -129,13 +129,16 @@ def counts(root: Path, conn: sqlite3.Connection | None = None) -> dict[str, int]
 
 
 def fts_consistent(conn: sqlite3.Connection) -> bool:
-    """Rows equal index entries, rowid for rowid, and FTS5's own check passes."""
+    """Rows equal index entries, rowid for rowid, and FTS5's own check passes
+    on both indexes (recall's, and the contradiction search's, which keeps no
+    sizes: its check compares it with the rows' text)."""
     rows = {r[0] for r in conn.execute("SELECT rowid FROM memories")}
     indexed = {r[0] for r in conn.execute("SELECT id FROM memory_fts_docsize")}
     if rows != indexed:
         return False
     try:
         conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
+        conn.execute("INSERT INTO claim_fts(claim_fts, rank) VALUES ('integrity-check', 1)")
     except sqlite3.DatabaseError:
         return False
     return True

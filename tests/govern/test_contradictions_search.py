@@ -325,35 +325,47 @@ def test_common_words_are_left_to_fts() -> None:
     where = contradictions.candidates([*taken, probe("d", count=COMMON)], misses=2)
     # Row 1 holds a, and may hold b or c: it is compared.
     assert where.rowids == (1,)
-    assert where.match == '{summary} : (("c" AND "d") OR ("b" AND ("c" OR "d")))'
+    assert where.match == '(("c" AND "d") OR ("b" AND ("c" OR "d")))'
     where = contradictions.candidates([probe("a", (1,)), probe("b", (2,)), *taken[1:]], misses=2)
-    assert where == contradictions.Candidates((1, 2), '{summary} : ("b" AND "c")')
+    assert where == contradictions.Candidates((1, 2), '("b" AND "c")')
 
 
 def test_without_misses_every_word_is_asked_for() -> None:
     where = contradictions.candidates([probe("a", (1, 2)), probe("b", (2, 3))], misses=0)
     assert where == contradictions.Candidates((2,), None)
     where = contradictions.candidates([probe("a", count=COMMON)], misses=0)
-    assert where == contradictions.Candidates((), '{summary} : "a"')
+    assert where == contradictions.Candidates((), '"a"')
+
+
+def test_a_word_of_several_tokens_is_searched_in_an_index_without_positions(
+    store: Store, project_id: str
+) -> None:
+    # "x-ray" is two tokens to FTS5, and the search's index holds no positions
+    # to match them as a phrase: the rows holding both are asked for instead.
+    for text in ("Use x-ray scans on builds", "Use ray scans on x-axis builds"):
+        pipeline.store_memory(store, make_memory(project_id, text), PERSON)
+    kept = store.query("SELECT id FROM memories WHERE summary LIKE '%x-ray%'")[0][0]
+    denial = make_memory(project_id, "Do not use x-ray scans on builds")
+    assert found(store.db, denial) == {kept} == expected(store.db, denial)
+    words = contradictions.search_words(contradictions.claim(denial.summary))
+    assert '("x" AND "ray")' in {word.phrase for word in words}
 
 
 @pytest.mark.parametrize("count", range(1, 8))
 def test_at_least_matches_exactly_the_rows_holding_enough(count: int) -> None:
+    # The search's own index, as the schema declares it, over rows of summaries.
     db = sqlite3.connect(":memory:")
-    db.execute(
-        "CREATE VIRTUAL TABLE t USING fts5(summary, details, "
-        "tokenize='porter unicode61 remove_diacritics 2')"
-    )
+    db.execute("CREATE TABLE memories(summary TEXT)")
+    db.execute(schema.CLAIM_FTS)
     names = [f"word{chr(97 + i)}" for i in range(count)]
     for row in range(1, 2**count):
         held = " ".join(name for i, name in enumerate(names) if row >> i & 1)
-        # Every word in details too: only the summary column may count.
-        db.execute(
-            "INSERT INTO t(rowid, summary, details) VALUES (?, ?, ?)", (row, held, " ".join(names))
-        )
+        db.execute("INSERT INTO memories(rowid, summary) VALUES (?, ?)", (row, held))
+    db.execute("INSERT INTO claim_fts(claim_fts) VALUES ('rebuild')")
     for need in range(1, count + 1):
-        query = "{summary} : " + contradictions.at_least([f'"{n}"' for n in names], need)
-        matched = {r for (r,) in db.execute("SELECT rowid FROM t WHERE t MATCH ?", (query,))}
+        query = contradictions.at_least([f'"{n}"' for n in names], need)
+        held = db.execute("SELECT rowid FROM claim_fts WHERE claim_fts MATCH ?", (query,))
+        matched = {r for (r,) in held}
         assert matched == {r for r in range(1, 2**count) if r.bit_count() >= need}, need
 
 
@@ -443,27 +455,90 @@ def test_a_wrong_probe_costs_time_not_findings(store: Store, project_id: str) ->
         assert found(db, new) == {old.id}
 
 
-@pytest.mark.parametrize("matched", [False, True])
-def test_candidates_are_looked_up_by_rowid_and_never_sorted(
-    store: Store, project_id: str, matched: bool
-) -> None:
+def test_candidates_are_looked_up_by_rowid_and_never_sorted(store: Store, project_id: str) -> None:
     clause = live.live(View(), "m")
     memory = make_memory(project_id, "x", scope="agent", agent_profile="w1")
     place, params = contradictions.same_place(memory)
-    sql = contradictions.candidate_sql(clause, place, matched, 2)
-    params |= {
-        **clause.params,
-        "listed": "[1, 2]",
-        "match": '{summary} : ("a" AND "b")',
-        "boundary": 10,
-        "k0": "a",
-        "k1": "b",
-        "shared": 2,
-    }
-    plan = [row[3] for row in store.db.execute("EXPLAIN QUERY PLAN " + sql, params)]
-    assert "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)" in plan
-    assert not [step for step in plan if step.startswith("SCAN m ") or "ORDER BY" in step]
-    assert any(step.startswith("SCAN memory_fts VIRTUAL TABLE") for step in plan) == matched
+    for sql, asked in (
+        (contradictions.candidate_sql(place, 2), {**params, "k0": "a", "k1": "b", "shared": 2}),
+        (contradictions.live_sql(clause), clause.params),
+    ):
+        plan = [
+            row[3]
+            for row in store.db.execute("EXPLAIN QUERY PLAN " + sql, {**asked, "listed": "[1, 2]"})
+        ]
+        assert "SEARCH m USING INTEGER PRIMARY KEY (rowid=?)" in plan
+        assert not [step for step in plan if step.startswith("SCAN m ") or "ORDER BY" in step]
+        assert not [step for step in plan if "fts" in step]
+
+
+@pytest.mark.parametrize(
+    ("scope", "partition"),
+    [("project", None), ("agent", "agent_profile"), ("workflow", "workflow_id"),
+     ("session", "session_id")],
+)  # fmt: skip
+def test_candidates_are_compared_by_what_precedes_their_details(
+    store: Store, scope: str, partition: str | None
+) -> None:
+    # A row is read up to its summary: every column the comparison's query
+    # reads, and every one its place tests, is stored before `details`.
+    columns = [row[1] for row in store.db.execute("PRAGMA table_info(memories)")]
+    fields = {"agent_profile": "a", "workflow_id": "w", "session_id": "s"}
+    place, _ = contradictions.same_place(make_memory("p", "x", scope=scope, **fields))
+    sql = contradictions.candidate_sql(place, 1)
+    named = {column for column in columns if f"m.{column}" in sql}
+    assert {"id", "summary", "project", "scope"} | ({partition} if partition else set()) == named
+    assert max(columns.index(column) for column in named) < columns.index("details")
+
+
+WORDS = ("amber", "basil", "cedar", "dahlia", "ember")
+
+
+def _crowded(store: Store, project_id: str) -> dict[int, set[str]]:
+    """A hundred summaries, each of two to five of WORDS and a word of its own,
+    so that every one of WORDS is common: rowid -> which of WORDS it holds."""
+    rng = random.Random(7)
+    memories = []
+    for i in range(100):
+        held = rng.sample(WORDS, rng.randint(2, 5))
+        own = "note" + chr(97 + i % 26) + chr(97 + i // 26)
+        memories.append(make_memory(project_id, " ".join([*held, own])))
+    bulk.insert_many(store, memories, PERSON)
+    summaries = store.query("SELECT rowid, summary FROM memories")
+    return {row[0]: set(row[1].split()) & set(WORDS) for row in summaries}
+
+
+def test_a_crowded_search_asks_for_more_shared_words(
+    store: Store, project_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    holding = _crowded(store, project_id)
+    denial = make_memory(project_id, "Never " + " ".join(WORDS))
+    new = contradictions.claim(denial.summary)
+    search = contradictions.Search()
+    search.start(store.db)
+    probes = contradictions.probe(store.db, contradictions.search_words(new), search)
+    assert all(p.common for p in probes)
+    misses = len(new.words) // 4
+    boundary = search.boundary or 0
+    # Unwidened: the rows holding two of the three rarest words.
+    rarest = {p.word.word for p in probes[:3]}
+    narrow = contradictions.stored(store.db, probes, misses, boundary)
+    assert set(narrow) == {row for row, held in holding.items() if len(held & rarest) >= 2}
+    # Widened to every word: the rows holding four of the five.
+    monkeypatch.setattr(contradictions, "WIDEN_ROWS", 10)
+    wide = contradictions.stored(store.db, probes, misses, boundary)
+    assert set(wide) == {row for row, held in holding.items() if len(held) >= 4}
+    assert 10 < len(wide) < len(narrow) and wide == sorted(wide)
+    # The widened search finds what comparing every row finds.
+    assert found(store.db, denial) == expected(store.db, denial) != set()
+
+
+def test_fts_answers_the_rarest_words_within_the_boundary(store: Store) -> None:
+    plan = [
+        row[3]
+        for row in store.db.execute("EXPLAIN QUERY PLAN " + contradictions.MATCH_SQL, ('"a"', 9, 5))
+    ]
+    assert plan == ["SCAN claim_fts VIRTUAL TABLE INDEX 0:M1<"]
 
 
 def test_probes_read_only_the_fts_index(store: Store) -> None:
@@ -471,8 +546,8 @@ def test_probes_read_only_the_fts_index(store: Store) -> None:
     sql = "EXPLAIN QUERY PLAN " + contradictions.probe_sql(2)
     plan = [row[3] for row in store.db.execute(sql, params)]
     # M: a MATCH; <: the rowid bound, applied by FTS5 inside the index.
-    assert [step for step in plan if step.startswith("SCAN memory_fts VIRTUAL TABLE")] == [
-        "SCAN memory_fts VIRTUAL TABLE INDEX 0:M3<"
+    assert [step for step in plan if "VIRTUAL TABLE" in step] == [
+        "SCAN claim_fts VIRTUAL TABLE INDEX 0:M1<"
     ] * 2
     assert not [step for step in plan if step.startswith("SEARCH") or " m " in step]
 

@@ -11,6 +11,7 @@ import pytest
 from conftest import AGENT, PERSON, CliRunner, make_memory
 from reliability_support import fts_consistent, raw
 
+from tree_ring.govern import contradictions
 from tree_ring.ops import doctor
 from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline
@@ -88,6 +89,45 @@ def test_fts_drift_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> No
     assert run_cli("--json", "recall", "rewritten behind").json()["items"]
     code, report = run_doctor(run_cli)
     assert code == 1 and [c["name"] for c in report["items"] if not c["ok"]] == ["audit"]
+
+
+def test_drift_of_the_contradiction_index_alone_is_found_and_rebuilt(
+    run_cli: CliRunner, filled: Store, project_id: str
+) -> None:
+    # Recall's index follows the change; the contradiction search's does not.
+    with closing(raw(filled.root)) as conn:
+        conn.execute("DROP TRIGGER memories_claim_fts_update")
+        rotate = "UPDATE memories SET summary = 'Rotate the signing keys weekly' WHERE rowid = 1"
+        conn.execute(rotate)
+        assert not fts_consistent(conn)
+    code, report = run_doctor(run_cli)
+    fts = by_name(report)["fts"]
+    assert code == 1 and not fts["ok"] and fts["repairable"]
+    assert "claim_fts" in fts["detail"] and "memories_claim_fts_update" in fts["detail"]
+
+    code, report = run_doctor(run_cli, "--repair")
+    assert by_name(report)["fts"]["ok"]
+    with closing(raw(filled.root)) as conn:
+        assert fts_consistent(conn)
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
+        assert "memories_claim_fts_update" in names
+    # The changed row is where the contradiction search looks for it.
+    denial = make_memory(project_id, "Never rotate the signing keys weekly")
+    summaries = {f.memory.summary for f in contradictions.find(filled.db, denial)}
+    assert summaries == {"Rotate the signing keys weekly"}
+
+
+def test_a_lost_contradiction_index_is_built_again(run_cli: CliRunner, filled: Store) -> None:
+    with closing(raw(filled.root)) as conn:
+        conn.execute("DROP TABLE claim_fts")
+    code, report = run_doctor(run_cli)
+    fts = by_name(report)["fts"]
+    assert code == 1 and not fts["ok"] and "claim_fts" in fts["detail"]
+    code, report = run_doctor(run_cli, "--repair")
+    assert by_name(report)["fts"]["ok"]
+    with closing(raw(filled.root)) as conn:
+        assert fts_consistent(conn)
+    run_cli("remember", "Writes index the summary again")
 
 
 def test_orphaned_claims_and_tombstones_are_removed(run_cli: CliRunner, filled: Store) -> None:

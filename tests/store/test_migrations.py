@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from helpers import PERSON, REPO, make_memory
 
+from tree_ring.govern import contradictions
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
 from tree_ring.ops import guidance
@@ -32,10 +33,15 @@ FIXTURE = REPO / "fixtures" / "stores" / "schema-0001.sqlite"
 FIXTURE_PROJECT = "fixture-app-3f9c2a"
 MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
+    "0006_claim_index",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
 TABLES: dict[str, tuple[str, ...]] = {
+    "claim_fts": ("summary",),
+    "claim_fts_config": ("k", "v"),
+    "claim_fts_data": ("id", "block"),
+    "claim_fts_idx": ("segid", "term", "pgno"),
     "audit_log": (
         "seq", "at", "actor", "origin", "session", "action", "target", "detail", "prev_hash",
         "hash",
@@ -134,6 +140,9 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
 }  # fmt: skip
 
 TRIGGERS = {
+    "memories_claim_fts_delete": "memories",
+    "memories_claim_fts_insert": "memories",
+    "memories_claim_fts_update": "memories",
     "memories_fts_delete": "memories",
     "memories_fts_insert": "memories",
     "memories_fts_update": "memories",
@@ -289,3 +298,15 @@ def test_a_migrated_store_takes_new_writes_and_keeps_the_tree(old_root: Path) ->
         leaves = store.query("SELECT memory_id FROM tree_leaves")
         assert result.id in {leaf[0] for leaf in leaves}
         assert audit.verify(store.db).ok
+
+
+def test_a_migrated_store_finds_what_a_new_write_contradicts(old_root: Path) -> None:
+    # The index the contradiction search reads is built from the rows the
+    # store already held, not only from those written after the migration.
+    with Store.open(old_root) as store:
+        denial = make_memory(FIXTURE_PROJECT, "Deploys never freeze on Fridays")
+        found = {(f.memory.id, f.kind) for f in contradictions.find(store.db, denial)}
+        assert found == {("mem_20260301_100100_0a0a0a0a0a02", "negation")}
+        held = store.query("SELECT rowid FROM claim_fts WHERE claim_fts MATCH 'fridays'")
+        assert len(held) == 1
+        store.conn.execute("INSERT INTO claim_fts(claim_fts, rank) VALUES ('integrity-check', 1)")

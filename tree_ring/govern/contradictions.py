@@ -15,8 +15,9 @@ Candidates come from two places, restricted to live, accepted rows of the
 same project, scope and partition, and all of them are compared by a pure
 function (tested directly), so no number of lookalike rows can crowd one out.
 
-Rows stored before the write began are found through the FTS index of
-summaries (each content word quoted on its own, never raw text into MATCH).
+Rows stored before the write began are found through `claim_fts`, the FTS
+index of summaries that holds only which rows hold a word (store/schema.py;
+each content word quoted on its own, never raw text into MATCH).
 Every write runs this search, so it must stay cheap as the store grows: a
 short read of each word's index list (`probe`) tells rare words from common
 ones, and the candidates are the rows that hold enough of the rarest
@@ -65,8 +66,10 @@ OVERLAP = 0.75
 MAX_TERMS = 16
 # Index entries read per word to tell rare words from common ones (`probe`).
 PROBE_ROWS = 32
-# Only summaries are compared, so only the summary column is searched.
-SUMMARY = "{summary} : "
+# Rows FTS may answer before the search asks them for one more shared word
+# (`stored`): each costs a lookup and, often, a `claim`, some 20 to 30 us at a
+# million memories; asking again costs a few ms.
+WIDEN_ROWS = 512
 
 NEGATIONS = frozenset(
     {
@@ -124,6 +127,8 @@ VALUE_CUES = frozenset(
 
 _DIGIT = re.compile(r"\d")
 _WORD = re.compile(r"\d+(?:[.,:]\d+)*[a-z%]*|[a-z][a-z0-9_'+#-]*")
+# FTS5's tokens in a term: its runs of letters and digits ("x-ray" is two).
+_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -170,10 +175,13 @@ def claim(text: str) -> Claim:
     flips = 0
     previous = ""
     end = 0
+    # Every summary a write compares passes through here, so the common case
+    # (a plain word) takes the fewest steps: the text before a token is cut
+    # out only for a number, the one token that reads it.
     for match in _WORD.finditer(folded):
         token = match.group().rstrip(".,:'-")
-        before, end = folded[end : match.start()], match.end()
-        last, previous = previous, token
+        start, stop = match.span()
+        last, previous, before_at, end = previous, token, end, stop
         if not token:
             continue
         if token in NEGATIONS or token.endswith("n't"):
@@ -184,7 +192,11 @@ def claim(text: str) -> Claim:
             flips += flipped
             words.add(canonical)
             continue
-        if _DIGIT.search(token) and _is_value(token, before, last):
+        if (
+            not token.isalpha()
+            and _DIGIT.search(token)
+            and _is_value(token, folded[before_at:start], last)
+        ):
             values.add(token)
             continue
         if token in NEUTRAL or (len(token) < 2 and not token.isdigit()):
@@ -238,12 +250,23 @@ def search_words(found: Claim) -> list[SearchWord]:
     # final "y" ("policy" / "policies").
     words: list[SearchWord] = []
     for word, terms in forms.items():
-        phrase = " OR ".join(fts.quote(t) for t in terms)
+        phrase = " OR ".join(_held(t) for t in terms)
         if len(terms) > 1:
             phrase = "(" + phrase + ")"
         key = word[:-1] if word.endswith("y") and len(word) > 1 else word
         words.append(SearchWord(word, phrase, key))
     return words
+
+
+def _held(term: str) -> str:
+    """FTS5 text for the summaries that hold `term`: its tokens, each quoted.
+    `claim_fts` keeps no positions, so a term of several tokens ("x-ray") is
+    asked for as all of them, anywhere in the summary, rather than as a phrase:
+    more rows than the phrase, never fewer."""
+    tokens = _TOKEN.findall(term)
+    if len(tokens) < 2:
+        return fts.quote(term)
+    return "(" + " AND ".join(fts.quote(t) for t in tokens) + ")"
 
 
 @dataclass(frozen=True)
@@ -266,7 +289,7 @@ def probe_sql(count: int) -> str:
     and all of them."""
     return " UNION ALL ".join(
         f"SELECT {i}, count(*), max(rowid), group_concat(rowid) FROM (SELECT rowid "
-        f"FROM memory_fts WHERE memory_fts MATCH :w{i} AND rowid <= :boundary LIMIT :probe)"
+        f"FROM claim_fts WHERE claim_fts MATCH :w{i} AND rowid <= :boundary LIMIT :probe)"
         for i in range(count)
     )
 
@@ -286,7 +309,7 @@ def probe(db: Db, words: list[SearchWord], search: Search) -> list[Probe]:
     fresh = [w for w in words if w.phrase not in seen]
     if fresh:
         params: dict[str, object] = {"probe": PROBE_ROWS, "boundary": search.boundary}
-        params.update({f"w{i}": SUMMARY + word.phrase for i, word in enumerate(fresh)})
+        params.update({f"w{i}": word.phrase for i, word in enumerate(fresh)})
         for row in db.execute(probe_sql(len(fresh)), params):
             index: int = row[0]
             listed: str | None = row[3]
@@ -299,10 +322,11 @@ def _rarest_first(probes: list[Probe]) -> list[Probe]:
     return sorted(probes, key=lambda p: (1, -p.reach) if p.common else (0, p.count))
 
 
-def shape(count: int, misses: int, listed: int) -> tuple[int, int]:
+def shape(count: int, misses: int, listed: int, wider: int = 0) -> tuple[int, int]:
     """How many of the `count` words, rarest first, the search takes, and how
-    many of those a candidate must hold (see `candidates`)."""
-    take = max(min(count, misses + 2), listed)
+    many of those a candidate must hold (see `candidates`); `wider` takes
+    that many more, and needs that many more."""
+    take = max(min(count, misses + 2 + wider), listed)
     return take, max(1, take - misses)
 
 
@@ -314,7 +338,7 @@ class Candidates:
     match: str | None  # FTS5 query, or None when the list is all
 
 
-def candidates(probes: Sequence[Probe], misses: int) -> Candidates:
+def candidates(probes: Sequence[Probe], misses: int, wider: int = 0) -> Candidates:
     """Every summary that could contradict the statement these probes are of.
 
     A statement close enough to contradict ours shares at least 3 in 4 of our
@@ -332,21 +356,55 @@ def candidates(probes: Sequence[Probe], misses: int) -> Candidates:
     ones, which FTS finds with `at_least`; if fewer than `need` are common,
     there is no such candidate and no FTS query.
 
-    Only summaries are compared, so only the summary column is searched.
+    Only summaries are compared, so only summaries are searched (`claim_fts`).
     Completeness is as good as FTS's tokens agree with `claim`'s words: they
     do for plain words and plurals, not for a few forms the two stemmers treat
     apart ("flies" / "fly"). And a statement of 64 content words or more,
     four times the `MAX_TERMS` it searches by, may share none of those with a
     contradiction: it asks for any of them, as the search always has.
+
+    `wider` takes more words than the rarest `misses + 2`, and needs as many
+    more: fewer rows, and as complete (see `stored`).
     """
-    take, need = shape(len(probes), misses, sum(1 for p in probes if not p.common))
+    take, need = shape(len(probes), misses, sum(1 for p in probes if not p.common), wider)
     taken = probes[:take]
     common = [p.word.phrase for p in taken if p.common]
     hits = Counter(rowid for p in taken if not p.common for rowid in p.rowids)
     # A listed row holds its listed words and at most all the common ones.
     listed = sorted(rowid for rowid, held in hits.items() if held + len(common) >= need)
-    match = SUMMARY + at_least(common, need) if len(common) >= need else None
+    match = at_least(common, need) if len(common) >= need else None
     return Candidates(tuple(listed), match)
+
+
+MATCH_SQL = "SELECT rowid FROM claim_fts WHERE claim_fts MATCH ? AND rowid <= ? LIMIT ?"
+
+
+def stored(db: Db, probes: Sequence[Probe], misses: int, boundary: int) -> list[int]:
+    """The rowids, ascending, of every summary stored up to `boundary` that
+    could contradict the statement these probes are of.
+
+    At a million memories even a statement's rarest words can each be in tens
+    of thousands of summaries, and the rows holding two of the three rarest
+    run to thousands, most of which share no more. So while FTS answers more
+    than `WIDEN_ROWS`, the search takes one more word and needs one more
+    (`candidates(wider=...)`): any of those shapes holds every contradiction,
+    and a wider one fewer rows besides. FTS reads its answer in rowid order,
+    so a shape that can still be widened is read only until it proves too
+    broad (`WIDEN_ROWS + 1` rows), not in full.
+    """
+    listed = sum(1 for p in probes if not p.common)
+    wider = 0
+    while True:
+        where = candidates(probes, misses, wider)
+        if where.match is None:
+            return list(where.rowids)
+        take, _ = shape(len(probes), misses, listed, wider)
+        last = take >= len(probes)
+        limit = -1 if last else WIDEN_ROWS + 1  # -1: no limit
+        matched = [row[0] for row in db.execute(MATCH_SQL, (where.match, boundary, limit))]
+        if last or len(matched) <= WIDEN_ROWS:
+            return sorted({*where.rowids, *matched})
+        wider += 1
 
 
 class Search:
@@ -587,19 +645,21 @@ def same_place(memory: Memory) -> tuple[list[Test], dict[str, Any]]:
     return tests, params
 
 
-def candidate_sql(clause: live.Clause, place: Sequence[Test], matched: bool, keys: int) -> str:
-    hits = "SELECT value AS hit FROM json_each(:listed)"
-    if matched:
-        hits += (
-            " UNION SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match"
-            " AND rowid <= :boundary"
-        )
+def candidate_sql(place: Sequence[Test], keys: int) -> str:
+    """The rows listed by rowid (`:listed`, a JSON list) in the memory's place
+    that hold enough of its words to be compared: their rowid, id and summary.
+
+    Every test here reads a column stored before `details`, so a candidate's
+    row is read no further than its summary, never into the pages a long
+    `details` runs over; whether a row is live is asked (`live_sql`) only of
+    the few that contradict.
+    """
     # CROSS JOIN keeps the candidates first: SQLite would otherwise walk the
     # project's rows and look each one up. No ORDER BY and no LIMIT: every
     # candidate is compared, so none can be crowded out by the others.
     sql = (
-        f"SELECT m.* FROM ({hits}) CROSS JOIN memories m ON m.rowid = hit "
-        f"WHERE {live.sql(place, 'm')} AND {clause.sql}"
+        "SELECT m.rowid, m.id, m.summary FROM (SELECT value AS hit FROM json_each(:listed)) "
+        f"CROSS JOIN memories m ON m.rowid = hit WHERE {live.sql(place, 'm')}"
     )
     # A contradiction holds at least :shared of our words, so at least that many
     # of their keys (:k0, :k1, ...) appear in its summary: a check in C that
@@ -613,6 +673,15 @@ def candidate_sql(clause: live.Clause, place: Sequence[Test], matched: bool, key
     shares = f"SELECT {held} FROM (SELECT lower(m.summary) AS s)"
     ascii_only = "length(CAST(m.summary AS BLOB)) = length(m.summary)"
     return sql + f" AND (NOT {ascii_only} OR ({shares}) >= :shared)"
+
+
+def live_sql(clause: live.Clause) -> str:
+    """The rows listed by rowid (`:listed`) that `clause` holds live: each
+    with its rowid first, then the whole row."""
+    return (
+        "SELECT hit, m.* FROM (SELECT value AS hit FROM json_each(:listed)) "
+        f"CROSS JOIN memories m ON m.rowid = hit WHERE {clause.sql}"
+    )
 
 
 def find(db: Db, memory: Memory, batch: Batch | None = None) -> list[Found]:
@@ -630,30 +699,30 @@ def find(db: Db, memory: Memory, batch: Batch | None = None) -> list[Found]:
     misses = len(new.words) // 4
     # Nothing stored before the write (a new project's import): no index to ask.
     words = search_words(new) if search.boundary else []
-    where = candidates(probe(db, words, search), misses) if words else Candidates((), None)
+    before = stored(db, probe(db, words, search), misses, search.boundary or 0) if words else []
     first = batch.first if batch is not None else search.count
     own, earlier = search.near(db, new.words)
-    listed = [*where.rowids, *earlier]
+    # Rows of the write's earlier batches come after its boundary: no row twice.
+    listed = [*before, *earlier]
     pending = [batch.memories[n - first] for n in own if n >= first] if batch else []
     clause = batch.live if batch is not None else live.live(View(), "m")
     place, params = same_place(memory)
     found: list[Found] = []
-    if listed or where.match is not None:
-        params |= {
-            **clause.params,
-            "listed": json.dumps(listed),
-            "match": where.match,
-            "boundary": search.boundary,
-            "shared": len(words) - misses,
-        }
-        params.update((f"k{i}", word.key) for i, word in enumerate(words))
-        sql = candidate_sql(clause, place, where.match is not None, len(words))
-        for row in db.execute(sql, params):
-            if row["id"] in memory.supersedes:
+    if listed:
+        keys = {f"k{i}": word.key for i, word in enumerate(words)}
+        shared = len(words) - misses
+        compared = {**params, **keys, "listed": json.dumps(listed), "shared": shared}
+        kinds: dict[int, str] = {}
+        for rowid, memory_id, summary in db.execute(candidate_sql(place, len(words)), compared):
+            if memory_id in memory.supersedes:
                 continue  # replacing a memory is not contradicting it
-            kind = compare_claims(new, claim(row["summary"]))
+            kind = compare_claims(new, claim(summary))
             if kind is not None:
-                found.append(Found(rows.from_row(row), kind))
+                kinds[rowid] = kind
+        if kinds:
+            asked = {**clause.params, "listed": json.dumps(list(kinds))}
+            for row in db.execute(live_sql(clause), asked):
+                found.append(Found(rows.from_row(row), kinds[row["hit"]]))
     if pending:
         alive = live.check(View(), clause.params)
         there = live.python(place, params)

@@ -23,13 +23,20 @@ from tree_ring.model import project
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
-from tree_ring.store import audit, schema
+from tree_ring.store import audit, fts, schema
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.tree import repair
 
-FTS_TRIGGERS = ("memories_fts_insert", "memories_fts_delete", "memories_fts_update")
+FTS_TRIGGERS = (
+    "memories_fts_insert",
+    "memories_fts_delete",
+    "memories_fts_update",
+    "memories_claim_fts_insert",
+    "memories_claim_fts_delete",
+    "memories_claim_fts_update",
+)
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,12 @@ class Report:
                 for c in self.checks
             ],
         }
+
+
+def _exists(db: Db, kind: str, name: str) -> bool:
+    """Whether the schema holds a `kind` (table, trigger) called `name`."""
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name))
+    return found.fetchone() is not None
 
 
 def _scalar(db: Db, sql: str) -> int:
@@ -116,21 +129,24 @@ def fts_parity(db: Db) -> tuple[int, int, int, int]:
 
 
 def fts_integrity(db: Db) -> str | None:
-    """'' when the index matches the rows' text; else SQLite's complaint; None
-    when a read-only store cannot run the check.
+    """'' when both FTS indexes match the rows' text; else SQLite's complaint,
+    naming the index; None when a read-only store cannot run the check.
 
-    `rank = 1` makes FTS5 compare the index with the external content table,
+    `rank = 1` makes FTS5 compare an index with the external content table,
     which catches a row whose text changed without its index entry. FTS5 runs
     it as a write, which a store opened read-only refuses.
     """
-    db.execute("SAVEPOINT doctor_fts")
-    try:
-        db.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
-    except StoreFault as exc:
-        return None if "readonly" in exc.detail.lower() else exc.detail
-    finally:
-        db.execute("ROLLBACK TO doctor_fts")
-        db.execute("RELEASE doctor_fts")
+    for index in fts.INDEXES:
+        db.execute("SAVEPOINT doctor_fts")
+        try:
+            db.execute(f"INSERT INTO {index}({index}, rank) VALUES ('integrity-check', 1)")
+        except StoreFault as exc:
+            if "readonly" in exc.detail.lower():
+                return None
+            return f"{index}: {exc.detail}"
+        finally:
+            db.execute("ROLLBACK TO doctor_fts")
+            db.execute("RELEASE doctor_fts")
     return ""
 
 
@@ -246,7 +262,8 @@ def check_text(db: Db) -> Check:
         str(row[0])
         for row in db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' "
-            "AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'memory_fts%' ORDER BY name"
+            "AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'memory_fts%' "
+            "AND name NOT LIKE 'claim_fts%' ORDER BY name"
         )
     ]
     found: list[str] = []
@@ -312,14 +329,14 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
             db.execute("REINDEX")
             done["integrity"] = "rebuilt every index from the rows (REINDEX)"
         if "fts" in failing:
-            for statement in schema.FTS_TRIGGERS:
-                name = statement.split()[2]
-                if not db.execute(
-                    "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", (name,)
-                ).fetchone():
+            if not _exists(db, "table", "claim_fts"):
+                db.execute(schema.CLAIM_FTS)
+            for statement in (*schema.FTS_TRIGGERS, *schema.CLAIM_FTS_TRIGGERS):
+                if not _exists(db, "trigger", statement.split()[2]):
                     db.execute(statement)
-            db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
-            done["fts"] = "rebuilt the FTS index from the rows"
+            for index in fts.INDEXES:
+                db.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
+            done["fts"] = "rebuilt the FTS indexes from the rows"
         if "claims" in failing:
             removed = db.execute(f"DELETE {ORPHAN_CLAIMS}").rowcount
             done["claims"] = f"removed {removed} orphaned claim(s)"

@@ -23,7 +23,7 @@ from tree_ring import guard
 from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.model.record import Memory, now_iso
-from tree_ring.store import rows
+from tree_ring.store import fts, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.write import correct
@@ -175,7 +175,7 @@ def maintain(
     if vacuum:
         with store.write() as db:
             coordinator.authorize(db, "maintain.apply", actor, "vacuum")
-            db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+            fts.optimize(db)
         # VACUUM cannot run inside a transaction; it takes the lock itself.
         store.db.execute("VACUUM")
         store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

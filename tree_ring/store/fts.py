@@ -4,12 +4,19 @@ User text never reaches MATCH as syntax. Each word is wrapped in double
 quotes, with any double quote inside doubled, so FTS5 reads it as one string
 token whatever it holds (`NEAR(`, `*`, `-`, `column:`, `OR`); callers join the
 quoted words with the operators they mean; `at_least` writes "any k of
-these" without writing every subset.
+these" without writing every subset. `optimize` merges the store's FTS
+indexes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from tree_ring.store.sql import Db
+
+# The store's FTS5 indexes (store/schema.py): recall's, and the contradiction
+# search's.
+INDEXES = ("memory_fts", "claim_fts")
 
 
 def quote(term: str) -> str:
@@ -37,3 +44,10 @@ def at_least(phrases: Sequence[str], need: int) -> str:
         held = [part for part in parts if part]
         clauses.append(held[0] if len(held) == 1 else "(" + " AND ".join(held) + ")")
     return "(" + " OR ".join(clauses) + ")"
+
+
+def optimize(db: Db) -> None:
+    """Merge each FTS index into one segment: the words of deleted and changed
+    rows leave an index only when the segments holding them are merged."""
+    for index in INDEXES:
+        db.execute(f"INSERT INTO {index}({index}) VALUES ('optimize')")

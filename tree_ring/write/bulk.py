@@ -38,7 +38,7 @@ from itertools import islice
 from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.record import Memory, canonical_json
-from tree_ring.store import schema
+from tree_ring.store import fts, schema
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -49,32 +49,39 @@ BATCH = 5_000
 # Page cache for a bulk write (see `page_cache`): the random-order indexes of a
 # store of a few hundred thousand memories.
 CACHE_KIB = 64 * 1024
-INSERT_TRIGGER = "memories_fts_insert"
+# Each FTS index's insert trigger, and the statement that indexes the rows
+# past a rowid as that trigger would have, one by one.
+DEFERRED = {
+    "memories_fts_insert": "INSERT INTO memory_fts(rowid, summary, details, tags) "
+    "SELECT rowid, summary, details, tags FROM memories WHERE rowid > ?",
+    "memories_claim_fts_insert": "INSERT INTO claim_fts(rowid, summary) "
+    "SELECT rowid, summary FROM memories WHERE rowid > ?",
+}
+INSERT_TRIGGERS = tuple(DEFERRED)
 
 
-def _trigger_sql() -> str:
-    for statement in schema.FTS_TRIGGERS:
-        if statement.split()[2] == INSERT_TRIGGER:
+def _trigger_sql(name: str) -> str:
+    for statement in (*schema.FTS_TRIGGERS, *schema.CLAIM_FTS_TRIGGERS):
+        if statement.split()[2] == name:
             return statement
-    raise AssertionError(f"schema has no {INSERT_TRIGGER}")
+    raise AssertionError(f"schema has no {name}")
 
 
 @contextmanager
 def deferred_fts(db: Db) -> Generator[None]:
-    """Index the rows inserted inside this block with one statement at its end.
+    """Index the rows inserted inside this block with one statement per FTS
+    index at its end.
 
-    The caller holds a write transaction; an exception leaves the trigger
-    dropped, and the caller's rollback restores it with everything else.
+    The caller holds a write transaction; an exception leaves the triggers
+    dropped, and the caller's rollback restores them with everything else.
     """
     before = last_rowid(db)
-    db.execute(f"DROP TRIGGER {INSERT_TRIGGER}")
+    for name in INSERT_TRIGGERS:
+        db.execute(f"DROP TRIGGER {name}")
     yield
-    db.execute(
-        "INSERT INTO memory_fts(rowid, summary, details, tags) "
-        "SELECT rowid, summary, details, tags FROM memories WHERE rowid > ?",
-        (before,),
-    )
-    db.execute(_trigger_sql())
+    for name, index in DEFERRED.items():
+        db.execute(index, (before,))
+        db.execute(_trigger_sql(name))
 
 
 def insert_prepared_many(
@@ -163,7 +170,7 @@ def last_rowid(db: Db) -> int:
 
 
 def merge_fts(db: Db) -> None:
-    """Merge the FTS index into one segment.
+    """Merge the FTS indexes into one segment each.
 
     Each batch adds segments, and FTS5 merges them a little at each write, so
     after a bulk load the index is a few dozen segments with merges under way,
@@ -171,7 +178,7 @@ def merge_fts(db: Db) -> None:
     contradiction search looks up a dozen words). A write that more than
     doubled the store pays for the merge with about what it wrote already, and
     leaves an index that answers as one."""
-    db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+    fts.optimize(db)
 
 
 @contextmanager

@@ -24,7 +24,7 @@ from tree_ring.govern import admission, coordinator
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import REDACTED, Memory, content_hash, now_iso
-from tree_ring.store import audit, live, rows, tombstones
+from tree_ring.store import audit, fts, live, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -189,7 +189,7 @@ CHECKPOINT_WAIT_S = 5.0
 
 
 def scrub(store: Store) -> str | None:
-    """Merge the FTS index so deleted terms leave it, then checkpoint the WAL
+    """Merge the FTS indexes so deleted terms leave them, then checkpoint the WAL
     so the forgotten text leaves the write-ahead log file as well.
 
     A reader holding an old snapshot keeps its frames in the log; the
@@ -199,7 +199,7 @@ def scrub(store: Store) -> str | None:
     is gone. None when the file holds no trace.
     """
     with store.write() as db:
-        db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+        fts.optimize(db)
     deadline = time.monotonic() + CHECKPOINT_WAIT_S
     delay = 0.05
     while True:
