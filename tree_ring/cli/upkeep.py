@@ -103,7 +103,7 @@ def _doctor_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--repair",
         action="store_true",
-        help="rebuild the FTS index and indexes, drop orphaned claims and tombstones",
+        help="rebuild the FTS indexes and indexes, drop orphaned claims and tombstones",
     )
 
 
@@ -118,7 +118,7 @@ def _maintain_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="redact stored memories that today's guard rules catch",
     )
-    p.add_argument("--vacuum", action="store_true", help="merge the FTS index and VACUUM")
+    p.add_argument("--vacuum", action="store_true", help="merge the FTS indexes and VACUUM")
 
 
 EXAMPLES: dict[str, tuple[str, ...]] = {

@@ -1,7 +1,7 @@
 """`tree-ring doctor`: check a store, and rebuild what can be rebuilt from its rows.
 
 The rows of `memories` are the truth; everything else a doctor may touch is
-derived from them or bookkeeping about them: the FTS index and its triggers,
+derived from them or bookkeeping about them: the FTS indexes and their triggers,
 SQLite's own indexes, the summary tree, and operation claims and redaction
 tombstones whose memory is gone. Those are repaired on `--repair`. Nothing
 that is evidence is repaired: a damaged page, a store from a newer Tree Ring

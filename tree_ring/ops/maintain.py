@@ -2,7 +2,7 @@
 
 Report-only unless asked. What it applies goes through `correct.forget_in`,
 the same transactional path as `forget`, so every removal leaves a content
-tombstone, an audit entry with its reason, and no trace in the FTS index:
+tombstone, an audit entry with its reason, and no trace in the FTS indexes:
 
 - `--apply-expired` deletes expired rows whose retention is temporary
   (ephemeral, normal, forget_after_date). A protected row (ring scar or
@@ -11,7 +11,7 @@ tombstone, an audit entry with its reason, and no trace in the FTS index:
   an expired row either way (see `live.py`); this is about the file.
 - `--apply-secret-sweep` runs the guard over every stored row's text and
   redacts any row that a rule added since it was written now catches.
-- `--vacuum` merges the FTS index and rewrites the file without free pages.
+- `--vacuum` merges the FTS indexes and rewrites the file without free pages.
 """
 
 from __future__ import annotations
