@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tree_ring.govern import contradictions
-from tree_ring.govern.contradictions import claim
+from tree_ring.govern import claims, contradictions
+from tree_ring.govern.claims import claim
 
 
 @pytest.mark.parametrize(
@@ -64,7 +64,7 @@ def test_search_terms_are_the_content_words_as_written_in_order() -> None:
     ],
 )
 def test_changed_settings_and_flipped_polarity_contradict(old: str, new: str, kind: str) -> None:
-    assert contradictions.compare(new, old) == kind
+    assert claims.compare(new, old) == kind
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_changed_settings_and_flipped_polarity_contradict(old: str, new: str, ki
     ],
 )
 def test_names_and_restatements_do_not(old: str, new: str) -> None:
-    assert contradictions.compare(new, old) is None
+    assert claims.compare(new, old) is None
 
 
 @pytest.mark.parametrize(
@@ -101,7 +101,7 @@ def test_names_and_restatements_do_not(old: str, new: str) -> None:
     ],
 )
 def test_stem_drops_plural_endings_by_length(word: str, stem: str) -> None:
-    assert contradictions._stem(word) == stem  # pyright: ignore[reportPrivateUsage]
+    assert claims.stem(word) == stem  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.mark.parametrize(
@@ -120,7 +120,7 @@ def test_stem_drops_plural_endings_by_length(word: str, stem: str) -> None:
 def test_is_value_tells_settings_from_names(
     token: str, before: str, previous: str, value: bool
 ) -> None:
-    assert contradictions._is_value(token, before, previous) is value  # pyright: ignore[reportPrivateUsage]
+    assert claims._is_value(token, before, previous) is value  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.mark.parametrize(
@@ -196,7 +196,7 @@ def test_claim_keeps_sixteen_terms_at_most() -> None:
     ],
 )
 def test_compare_at_the_overlap_and_value_rules(new: str, old: str, kind: str | None) -> None:
-    assert contradictions.compare(new, old) == kind
+    assert claims.compare(new, old) == kind
 
 
 def test_search_words_group_forms_and_key_a_final_y() -> None:

@@ -17,7 +17,7 @@ from governance_support import (
     write,
 )
 
-from tree_ring.govern import contradictions
+from tree_ring.govern import claims
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
 
@@ -53,14 +53,14 @@ NOT_FLAGGED = [
 
 @pytest.mark.parametrize(("old", "new", "kind"), FLAGGED)
 def test_these_pairs_contradict(old: str, new: str, kind: str) -> None:
-    assert contradictions.compare(new, old) == kind
-    assert contradictions.compare(old, new) == kind
+    assert claims.compare(new, old) == kind
+    assert claims.compare(old, new) == kind
 
 
 @pytest.mark.parametrize(("old", "new"), NOT_FLAGGED)
 def test_these_pairs_do_not(old: str, new: str) -> None:
-    assert contradictions.compare(new, old) is None
-    assert contradictions.compare(old, new) is None
+    assert claims.compare(new, old) is None
+    assert claims.compare(old, new) is None
 
 
 def test_a_contradicting_write_is_linked_both_ways_and_disputed(

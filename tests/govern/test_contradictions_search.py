@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reliability_support import fts_consistent
 
-from tree_ring.govern import contradictions, signatures
+from tree_ring.govern import claims, contradictions, signatures
 from tree_ring.govern.contradictions import Probe, SearchWord
 from tree_ring.model.record import Memory
 from tree_ring.ops import guidance
@@ -49,7 +49,7 @@ def expected(db: Db, memory: Memory) -> set[str]:
         for row in db.execute(sql, params)
         if row["id"] != memory.id
         and row["id"] not in memory.supersedes
-        and contradictions.compare(memory.summary, row["summary"]) is not None
+        and claims.compare(memory.summary, row["summary"]) is not None
     }
 
 
@@ -126,11 +126,11 @@ def test_find_returns_exactly_what_comparing_every_row_would(
 ) -> None:
     rng = random.Random(seed)
     texts = statements(seed)
-    claims = [next(texts) for _ in range(50)]
+    sample = [next(texts) for _ in range(50)]
     with store.write() as db:
         for _ in range(400):
             pipeline.insert_prepared(db, make_memory(project_id, next(texts)), PERSON)
-        for text in claims:
+        for text in sample:
             for near in [text, *variants(text, rng)]:
                 if rng.random() < 0.5:
                     scope = {"scope": "agent", "agent_profile": rng.choice(["w1", "w2"])}
@@ -145,14 +145,14 @@ def test_find_returns_exactly_what_comparing_every_row_would(
             partition = (row["scope"], row["agent_profile"] if row["scope"] == "agent" else None)
             by_partition.setdefault(partition, []).append((row["id"], row["summary"]))
         checked = 0
-        for text in claims:
+        for text in sample:
             for near in [text, *variants(text, rng)]:
                 for scope, agent in (("project", None), ("agent", "w1")):
                     memory = make_memory(project_id, near, scope=scope, agent_profile=agent)
                     want = {
                         row_id
                         for row_id, summary in by_partition.get((scope, agent), [])
-                        if contradictions.compare(near, summary) is not None
+                        if claims.compare(near, summary) is not None
                     }
                     assert found(db, memory) == want, near
                     checked += len(want)
@@ -170,9 +170,9 @@ def test_a_batch_finds_what_one_write_at_a_time_finds(
     rng = random.Random(seed)
     texts = statements(seed)
     stored = [make_memory(project_id, next(texts)) for _ in range(150)]
-    claims = [next(texts) for _ in range(40)]
+    sample = [next(texts) for _ in range(40)]
     memories = [make_memory(project_id, next(texts)) for _ in range(150)]
-    for text in claims:
+    for text in sample:
         for near in [text, *variants(text, rng)]:
             agent = rng.choice([None, "w1", "w2"])
             scope = {"scope": "agent", "agent_profile": agent} if agent else {}
@@ -200,7 +200,7 @@ def test_a_batch_finds_what_one_write_at_a_time_finds(
 def jaccard_reaches(a: frozenset[str], b: frozenset[str]) -> bool:
     """What `compare_claims` asks of two word sets before it looks at polarity."""
     shared = a & b
-    return bool(shared) and len(shared) / len(a | b) >= contradictions.OVERLAP
+    return bool(shared) and len(shared) / len(a | b) >= claims.OVERLAP
 
 
 # Sets near each other: a fresh set, or an earlier one with words dropped and
@@ -222,7 +222,7 @@ near_sets = st.lists(
 def test_signatures_find_exactly_the_sets_that_reach_the_overlap(
     steps: list[tuple[int, list[int], list[int], list[int]]],
 ) -> None:
-    index = signatures.Index(contradictions.OVERLAP)
+    index = signatures.Index(claims.OVERLAP)
     sets: list[frozenset[str]] = []
     for start, fresh, drop, add in steps:
         base = set(sets[start % len(sets)]) if sets and not fresh else set(map(str, fresh))
@@ -241,7 +241,7 @@ def test_signatures_meet_few_sets_when_every_word_is_common(
     signature with it (checked in full) stay few."""
     rng = random.Random(5)
     vocabulary = [f"w{i}" for i in range(200)]
-    index = signatures.Index(contradictions.OVERLAP)
+    index = signatures.Index(claims.OVERLAP)
     met: list[int] = []
     real_find = signatures._Table.find
 
@@ -262,7 +262,7 @@ def test_signatures_meet_few_sets_when_every_word_is_common(
 
 
 def test_long_sets_are_listed_and_found_by_size() -> None:
-    index = signatures.Index(contradictions.OVERLAP)
+    index = signatures.Index(claims.OVERLAP)
     long = frozenset(f"w{i}" for i in range(24 + 6))  # past the 24 words of a long set
     assert index.add(long) == 0
     assert index.find(long - {"w0", "w1"}) == [0]
@@ -272,7 +272,7 @@ def test_long_sets_are_listed_and_found_by_size() -> None:
 def test_signature_sizes_agree_for_every_pair_that_can_reach_the_overlap() -> None:
     """The index is complete because two sets that can reach the overlap sign
     with subsets of the same size, and share at least that many words."""
-    index = signatures.Index(contradictions.OVERLAP)
+    index = signatures.Index(claims.OVERLAP)
     for a in range(1, 80):
         for b in range(a, 80):
             need = index.least(b)
@@ -347,7 +347,7 @@ def test_a_word_of_several_tokens_is_searched_in_an_index_without_positions(
     kept = store.query("SELECT id FROM memories WHERE summary LIKE '%x-ray%'")[0][0]
     denial = make_memory(project_id, "Do not use x-ray scans on builds")
     assert found(store.db, denial) == {kept} == expected(store.db, denial)
-    words = contradictions.search_words(contradictions.claim(denial.summary))
+    words = contradictions.search_words(claims.claim(denial.summary))
     assert '("x" AND "ray")' in {word.phrase for word in words}
 
 
@@ -370,7 +370,7 @@ def test_at_least_matches_exactly_the_rows_holding_enough(count: int) -> None:
 
 
 def test_forms_of_one_word_are_one_search_word() -> None:
-    words = contradictions.search_words(contradictions.claim("Tests and test policies: a policy"))
+    words = contradictions.search_words(claims.claim("Tests and test policies: a policy"))
     assert [(w.word, w.phrase, w.key) for w in words] == [
         ("test", '("tests" OR "test")', "test"),
         ("policy", '("policies" OR "policy")', "polic"),
@@ -397,7 +397,7 @@ def test_a_summary_sqlite_cannot_lowercase_is_compared_in_python(
     store: Store, project_id: str
 ) -> None:
     summary = "Use tabs in \uff2dakefiles"  # a fullwidth M, which NFKC folds and lower() keeps
-    assert contradictions.claim(summary).words == {"use", "tab", "makefile"}
+    assert claims.claim(summary).words == {"use", "tab", "makefile"}
     with store.write() as db:
         for i in range(40):
             crowd = f"Makefiles for target {i}"
@@ -412,7 +412,7 @@ def test_long_statements_are_searched_too(store: Store, project_id: str) -> None
         "Workers retry failed uploads with exponential backoff and jitter until the "
         "queue drains, then page the oncall engineer through the escalation rota"
     )
-    assert len(contradictions.claim(text).words) // 4 == 4  # misses
+    assert len(claims.claim(text).words) // 4 == 4  # misses
     with store.write() as db:
         for i in range(40):
             crowd = f"Workers retry failed uploads with exponential backoff, run {i}"
@@ -513,7 +513,7 @@ def test_a_crowded_search_asks_for_more_shared_words(
 ) -> None:
     holding = _crowded(store, project_id)
     denial = make_memory(project_id, "Never " + " ".join(WORDS))
-    new = contradictions.claim(denial.summary)
+    new = claims.claim(denial.summary)
     search = contradictions.Search()
     search.start(store.db)
     probes = contradictions.probe(store.db, contradictions.search_words(new), search)

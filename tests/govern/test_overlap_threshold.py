@@ -7,7 +7,7 @@ import pytest
 from conftest import CliRunner
 from governance_support import CLAUDE, live_ids, remember, show, write
 
-from tree_ring.govern import contradictions
+from tree_ring.govern import claims
 
 # Content words no stemmer changes and no other rule treats specially.
 W = [
@@ -39,7 +39,7 @@ def words(*picked: int) -> str:
 
 
 def overlap(a: str, b: str) -> float:
-    one, two = contradictions.claim(a).words, contradictions.claim(b).words
+    one, two = claims.claim(a).words, claims.claim(b).words
     return len(one & two) / len(one | two)
 
 
@@ -64,15 +64,15 @@ BELOW_THRESHOLD = [
 @pytest.mark.parametrize(("old", "new", "kind"), AT_THRESHOLD)
 def test_exactly_three_quarters_shared_is_a_contradiction(old: str, new: str, kind: str) -> None:
     assert overlap(old, new) == 0.75
-    assert contradictions.compare(new, old) == kind
-    assert contradictions.compare(old, new) == kind
+    assert claims.compare(new, old) == kind
+    assert claims.compare(old, new) == kind
 
 
 @pytest.mark.parametrize(("old", "new"), BELOW_THRESHOLD)
 def test_just_below_three_quarters_is_not(old: str, new: str) -> None:
     assert 0.6 < overlap(old, new) < 0.75
-    assert contradictions.compare(new, old) is None
-    assert contradictions.compare(old, new) is None
+    assert claims.compare(new, old) is None
+    assert claims.compare(old, new) is None
 
 
 def test_a_write_at_the_threshold_is_disputed_and_one_below_is_accepted(

@@ -1,15 +1,10 @@
 """Finding live memories that a new one contradicts, without a model.
 
-Two statements contradict when, once the part that differs is set aside, they
-say the same thing: the same content words (token overlap of at least
-`OVERLAP`) with a flipped polarity ("use X" / "do not use X", "always" /
-"never", "enable" / "disable") or a changed value ("timeout is 30s" /
-"timeout is 60s"). A number is a value when it sets something (a unit, a
-version, after "is", "=", "to"); one that names something ("issue 123",
-"step 2") is a content word, so "fix for issue 12" and "fix for issue 13" are
-two facts, not a dispute. Anything looser ("use tabs in Makefiles" / "use spaces in
-Python files") is not flagged: a false alarm costs a person's attention, and
-the review queue must stay short enough to be read.
+Two statements contradict when they say the same thing with a flipped
+polarity or a changed value (claims.py: `claim`, `compare_claims`). Anything
+looser ("use tabs in Makefiles" / "use spaces in Python files") is not
+flagged: a false alarm costs a person's attention, and the review queue must
+stay short enough to be read.
 
 Candidates come from two places, restricted to live, accepted rows of the
 same project, scope and partition, and all of them are compared by a pure
@@ -21,7 +16,8 @@ each content word quoted on its own, never raw text into MATCH).
 Every write runs this search, so it must stay cheap as the store grows: a
 short read of each word's index list (`probe`) tells rare words from common
 ones, and the candidates are the rows that hold enough of the rarest
-(`candidates`). That set provably holds every contradiction, as far as FTS's
+(`candidates`), asked for one more shared word at a time while they are too
+many (`stored`). That set provably holds every contradiction, as far as FTS's
 tokens agree with `claim`'s words (see `candidates`).
 
 The write's own memories, those of its earlier batches (written, and indexed
@@ -43,11 +39,9 @@ checked in Python by the same liveness and partition tests as the SQL
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import re
-import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -55,174 +49,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from tree_ring.govern import signatures
+from tree_ring.govern.claims import OVERLAP, Claim, claim, compare_claims, stem
 from tree_ring.model.record import Memory
 from tree_ring.store import fts, live, rows
 from tree_ring.store.fts import at_least
 from tree_ring.store.live import DIFFERS, EQUALS, IS, Test, View
 from tree_ring.store.sql import Db
 
-# Share of content words two statements must have in common (Jaccard).
-OVERLAP = 0.75
-MAX_TERMS = 16
+# FTS5's tokens in a term: its runs of letters and digits ("x-ray" is two).
+_TOKEN = re.compile(r"[a-z0-9]+")
 # Index entries read per word to tell rare words from common ones (`probe`).
 PROBE_ROWS = 32
 # Rows FTS may answer before the search asks them for one more shared word
 # (`stored`): each costs a lookup and, often, a `claim`, some 20 to 30 us at a
 # million memories; asking again costs a few ms.
 WIDEN_ROWS = 512
-
-NEGATIONS = frozenset(
-    {
-        "not",
-        "no",
-        "never",
-        "cannot",
-        "without",
-        "dont",
-        "nor",
-    }
-)
-# Words whose opposite is a negation of one canonical word.
-OPPOSITES: dict[str, tuple[str, bool]] = {
-    "enable": ("enable", False),
-    "enables": ("enable", False),
-    "enabled": ("enable", False),
-    "enabling": ("enable", False),
-    "disable": ("enable", True),
-    "disables": ("enable", True),
-    "disabled": ("enable", True),
-    "disabling": ("enable", True),
-    "allow": ("allow", False),
-    "allows": ("allow", False),
-    "allowed": ("allow", False),
-    "disallow": ("allow", True),
-    "disallowed": ("allow", True),
-    "forbid": ("allow", True),
-    "forbids": ("allow", True),
-    "forbidden": ("allow", True),
-    "include": ("include", False),
-    "includes": ("include", False),
-    "included": ("include", False),
-    "exclude": ("include", True),
-    "excludes": ("include", True),
-    "excluded": ("include", True),
-    "on": ("on", False),
-    "off": ("on", True),
-    "true": ("true", False),
-    "false": ("true", True),
-}
-# Words that carry neither content nor polarity ("always use X" = "use X").
-_NEUTRAL_WORDS = (
-    "a an the and or of to in into for with at by from as is are was were be been "
-    "being it its this that these those we our us i me my you your they their he she "
-    "do does did done always must should shall will would please all every also just "
-    "then than so there here has have had can could may might need needs"
-)
-NEUTRAL = frozenset(_NEUTRAL_WORDS.split())
-
-# Words after which a number is a setting: "is 30", "up to 5", "a limit of 10".
-VALUE_CUES = frozenset(
-    {"is", "are", "was", "were", "be", "to", "at", "of", "equals", "than", "max", "min"}
-)
-
-_DIGIT = re.compile(r"\d")
-_WORD = re.compile(r"\d+(?:[.,:]\d+)*[a-z%]*|[a-z][a-z0-9_'+#-]*")
-# FTS5's tokens in a term: its runs of letters and digits ("x-ray" is two).
-_TOKEN = re.compile(r"[a-z0-9]+")
-
-
-@dataclass(frozen=True)
-class Claim:
-    """A statement reduced to what it is about, what it says, and which way."""
-
-    words: frozenset[str]  # content words, lightly stemmed
-    values: frozenset[str]  # settings: 30s, 3.11, "is 8080" (not "issue 123")
-    negated: bool
-    terms: tuple[str, ...]  # unstemmed content words, for the FTS query
-
-
-# Words repeat (an import stems the same few thousand again and again).
-@functools.lru_cache(maxsize=16_384)
-def _stem(word: str) -> str:
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-def _is_value(token: str, before: str, previous: str) -> bool:
-    """A number that sets something (30s, 3.11, `timeout = 60`, `up to 5`), as
-    opposed to one that names something (issue 123, step 2, fact 0): only a
-    changed setting is a contradiction."""
-    if not token[-1].isdigit() or "." in token or ":" in token:
-        return True  # a unit (30s, 512mb, 80%), a version or a time of day
-    return before.rstrip().endswith(("=", ":")) or previous in VALUE_CUES
-
-
-@functools.lru_cache(maxsize=4096)
-def claim(text: str) -> Claim:
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
-    folded = text.casefold()
-    words: set[str] = set()
-    values: set[str] = set()
-    terms: list[str] = []
-    flips = 0
-    previous = ""
-    end = 0
-    # Every summary a write compares passes through here, so the common case
-    # (a plain word) takes the fewest steps: the text before a token is cut
-    # out only for a number, the one token that reads it.
-    for match in _WORD.finditer(folded):
-        token = match.group().rstrip(".,:'-")
-        start, stop = match.span()
-        last, previous, before_at, end = previous, token, end, stop
-        if not token:
-            continue
-        if token in NEGATIONS or token.endswith("n't"):
-            flips += 1
-            continue
-        if token in OPPOSITES:
-            canonical, flipped = OPPOSITES[token]
-            flips += flipped
-            words.add(canonical)
-            continue
-        if (
-            not token.isalpha()
-            and _DIGIT.search(token)
-            and _is_value(token, folded[before_at:start], last)
-        ):
-            values.add(token)
-            continue
-        if token in NEUTRAL or (len(token) < 2 and not token.isdigit()):
-            continue
-        words.add(_stem(token))
-        if token not in terms and "'" not in token:
-            terms.append(token)
-    return Claim(frozenset(words), frozenset(values), flips % 2 == 1, tuple(terms[:MAX_TERMS]))
-
-
-def compare(new: str, old: str) -> str | None:
-    """How `new` contradicts `old`: 'negation', 'value', or None if it does not."""
-    return compare_claims(claim(new), claim(old))
-
-
-def compare_claims(a: Claim, b: Claim) -> str | None:
-    shared = a.words & b.words
-    if not shared:
-        return None
-    if len(shared) / len(a.words | b.words) < OVERLAP:
-        return None
-    if a.negated != b.negated and a.values == b.values:
-        return "negation"
-    if a.negated == b.negated and a.values and b.values and a.values != b.values:
-        return "value"
-    return None
 
 
 @dataclass(frozen=True)
@@ -244,8 +85,8 @@ def search_words(found: Claim) -> list[SearchWord]:
     """The statement's content words that FTS can look up, in statement order."""
     forms: dict[str, list[str]] = {}
     for term in found.terms:
-        forms.setdefault(_stem(term), []).append(term)
-    # `_stem` only drops an ending ("tests", "user's") or turns "ies" into "y",
+        forms.setdefault(stem(term), []).append(term)
+    # `stem` only drops an ending ("tests", "user's") or turns "ies" into "y",
     # so every form of a word starts with the word, or with all of it but a
     # final "y" ("policy" / "policies").
     words: list[SearchWord] = []

@@ -1,7 +1,7 @@
 """Which earlier word sets are near a new one, without reading them all.
 
 A contradiction shares at least `overlap` (3/4) of the two statements' words
-(Jaccard, see contradictions.py). A write of many memories (an import) must
+(Jaccard, see claims.py). A write of many memories (an import) must
 find, for each, the earlier ones that close; comparing every pair grows with
 the square of the write, and a posting list per word does too once every word
 is common (a small vocabulary, a project's house style). This is the prefix

@@ -1,0 +1,172 @@
+"""A statement reduced to what it is about, what it says, and which way.
+
+`claim` keeps a statement's content words, lightly stemmed; the values it
+sets; and whether it is negated. Two statements contradict when their words
+overlap by at least `OVERLAP` (Jaccard) and their polarity flips or a value
+changes (`compare_claims`); contradictions.py finds the stored ones to
+compare. A number is a value when it sets something (a unit, a version,
+after "is", "=", "to"); one that names something ("issue 123", "step 2") is
+a content word, so "fix for issue 12" and "fix for issue 13" are two facts,
+not a dispute. Pure functions of the text, nothing stored.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# Share of content words two statements must have in common (Jaccard).
+OVERLAP = 0.75
+MAX_TERMS = 16
+NEGATIONS = frozenset(
+    {
+        "not",
+        "no",
+        "never",
+        "cannot",
+        "without",
+        "dont",
+        "nor",
+    }
+)
+# Words whose opposite is a negation of one canonical word.
+OPPOSITES: dict[str, tuple[str, bool]] = {
+    "enable": ("enable", False),
+    "enables": ("enable", False),
+    "enabled": ("enable", False),
+    "enabling": ("enable", False),
+    "disable": ("enable", True),
+    "disables": ("enable", True),
+    "disabled": ("enable", True),
+    "disabling": ("enable", True),
+    "allow": ("allow", False),
+    "allows": ("allow", False),
+    "allowed": ("allow", False),
+    "disallow": ("allow", True),
+    "disallowed": ("allow", True),
+    "forbid": ("allow", True),
+    "forbids": ("allow", True),
+    "forbidden": ("allow", True),
+    "include": ("include", False),
+    "includes": ("include", False),
+    "included": ("include", False),
+    "exclude": ("include", True),
+    "excludes": ("include", True),
+    "excluded": ("include", True),
+    "on": ("on", False),
+    "off": ("on", True),
+    "true": ("true", False),
+    "false": ("true", True),
+}
+# Words that carry neither content nor polarity ("always use X" = "use X").
+_NEUTRAL_WORDS = (
+    "a an the and or of to in into for with at by from as is are was were be been "
+    "being it its this that these those we our us i me my you your they their he she "
+    "do does did done always must should shall will would please all every also just "
+    "then than so there here has have had can could may might need needs"
+)
+NEUTRAL = frozenset(_NEUTRAL_WORDS.split())
+
+# Words after which a number is a setting: "is 30", "up to 5", "a limit of 10".
+VALUE_CUES = frozenset(
+    {"is", "are", "was", "were", "be", "to", "at", "of", "equals", "than", "max", "min"}
+)
+
+_DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"\d+(?:[.,:]\d+)*[a-z%]*|[a-z][a-z0-9_'+#-]*")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A statement reduced to what it is about, what it says, and which way."""
+
+    words: frozenset[str]  # content words, lightly stemmed
+    values: frozenset[str]  # settings: 30s, 3.11, "is 8080" (not "issue 123")
+    negated: bool
+    terms: tuple[str, ...]  # unstemmed content words, for the FTS query
+
+
+# Words repeat (an import stems the same few thousand again and again).
+@functools.lru_cache(maxsize=16_384)
+def stem(word: str) -> str:
+    if word.endswith("'s"):
+        word = word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _is_value(token: str, before: str, previous: str) -> bool:
+    """A number that sets something (30s, 3.11, `timeout = 60`, `up to 5`), as
+    opposed to one that names something (issue 123, step 2, fact 0): only a
+    changed setting is a contradiction."""
+    if not token[-1].isdigit() or "." in token or ":" in token:
+        return True  # a unit (30s, 512mb, 80%), a version or a time of day
+    return before.rstrip().endswith(("=", ":")) or previous in VALUE_CUES
+
+
+@functools.lru_cache(maxsize=4096)
+def claim(text: str) -> Claim:
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
+    folded = text.casefold()
+    words: set[str] = set()
+    values: set[str] = set()
+    terms: list[str] = []
+    flips = 0
+    previous = ""
+    end = 0
+    # Every summary a write compares passes through here, so the common case
+    # (a plain word) takes the fewest steps: the text before a token is cut
+    # out only for a number, the one token that reads it.
+    for match in _WORD.finditer(folded):
+        token = match.group().rstrip(".,:'-")
+        start, stop = match.span()
+        last, previous, before_at, end = previous, token, end, stop
+        if not token:
+            continue
+        if token in NEGATIONS or token.endswith("n't"):
+            flips += 1
+            continue
+        if token in OPPOSITES:
+            canonical, flipped = OPPOSITES[token]
+            flips += flipped
+            words.add(canonical)
+            continue
+        if (
+            not token.isalpha()
+            and _DIGIT.search(token)
+            and _is_value(token, folded[before_at:start], last)
+        ):
+            values.add(token)
+            continue
+        if token in NEUTRAL or (len(token) < 2 and not token.isdigit()):
+            continue
+        words.add(stem(token))
+        if token not in terms and "'" not in token:
+            terms.append(token)
+    return Claim(frozenset(words), frozenset(values), flips % 2 == 1, tuple(terms[:MAX_TERMS]))
+
+
+def compare(new: str, old: str) -> str | None:
+    """How `new` contradicts `old`: 'negation', 'value', or None if it does not."""
+    return compare_claims(claim(new), claim(old))
+
+
+def compare_claims(a: Claim, b: Claim) -> str | None:
+    shared = a.words & b.words
+    if not shared:
+        return None
+    if len(shared) / len(a.words | b.words) < OVERLAP:
+        return None
+    if a.negated != b.negated and a.values == b.values:
+        return "negation"
+    if a.negated == b.negated and a.values and b.values and a.values != b.values:
+        return "value"
+    return None
