@@ -127,7 +127,11 @@ def test_a_lost_contradiction_index_is_built_again(run_cli: CliRunner, filled: S
     assert by_name(report)["fts"]["ok"]
     with closing(raw(filled.root)) as conn:
         assert fts_consistent(conn)
-    run_cli("remember", "Writes index the summary again")
+    # Writes work again, and what they write is in the index once more.
+    assert run_cli("remember", "Writes index the summary again").code == 0
+    with closing(raw(filled.root)) as conn:
+        held = conn.execute("SELECT rowid FROM claim_fts WHERE claim_fts MATCH 'writes'")
+        assert len(held.fetchall()) == 1
 
 
 def test_orphaned_claims_and_tombstones_are_removed(run_cli: CliRunner, filled: Store) -> None:
