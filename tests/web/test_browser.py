@@ -151,15 +151,24 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Iterator[View]:
 
 
 def _follow(driver: Any, element: Any) -> None:
-    """Click what loads a page and wait until the old page is gone: a find
-    right after the click could otherwise meet the old page as it unloads."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
+    """Click what loads a page and wait until a new document has loaded: a find
+    right after the click could otherwise meet the old page as it unloads.
+
+    The old document is marked, and the wait is for a complete document
+    without the mark. Asking the old element whether it is stale is not
+    enough: Chrome can answer that question mid-navigation with an inspector
+    error rather than a stale-element one."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    old = driver.find_element(By.TAG_NAME, "html")
+    driver.execute_script("document.documentElement.dataset.followed = 'old'")
     element.click()
-    WebDriverWait(driver, 30).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, 30, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script(
+            "return document.readyState === 'complete'"
+            " && document.documentElement.dataset.followed !== 'old'"
+        )
+    )
 
 
 def _login(driver: Any, view: View, path: str = "/") -> None:
