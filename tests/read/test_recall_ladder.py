@@ -260,27 +260,35 @@ def test_two_of_an_odd_number_writes_every_word_alike(count: int) -> None:
     assert len(set(written.values())) == 1, written
 
 
-def test_a_rung_of_many_matches_is_searched_once(store: Store, identity: Identity) -> None:
-    """A k-of-n rung with more matches than recall keeps returns each
-    match's bm25 in the search that finds it: no second search of the index."""
+def test_a_rung_of_many_matches_is_weighed_in_one_search(store: Store, identity: Identity) -> None:
+    """A k-of-n rung with more matches than recall keeps is probed without
+    bm25 no further than one match past the cap, then searched once with
+    bm25: its matches are never weighed twice, nor read whole unweighed."""
     rows = [
         make_memory(identity.project, f"billing worker retry note {i}") for i in range(80)
     ]  # three of the four words, more than the candidate pool
     _store_all(store, *rows, make_memory(identity.project, "The travel budget is frozen"))
-    searched: list[str] = []
+    searched: list[tuple[str, str, int]] = []
     query = store.query
 
     def recording(sql: str, params: object = ()) -> list[sqlite3.Row]:
+        got = query(sql, params)  # type: ignore[arg-type]
         if isinstance(params, dict) and "match" in params:
-            searched.append(cast(str, params["match"]))
-        return query(sql, params)  # type: ignore[arg-type]
+            searched.append((sql, cast(str, params["match"]), len(got)))
+        return got
 
     store.query = recording  # type: ignore[method-assign]
     hits = recall(store, identity, "billing worker retry budget")
     assert len(hits) == recall_module.DEFAULT_LIMIT
-    k_of_n = [m for m in searched if " OR " in m and " AND " in m]
-    assert k_of_n, searched  # the ladder reached a k-of-n rung
-    assert len(searched) == len(set(searched)), searched
+    cap = recall_module.POOL
+    (k_of_n,) = {m for _, m, n in searched if " OR " in m and " AND " in m and n > cap}
+    its = [(sql, n) for sql, m, n in searched if m == k_of_n]
+    assert its == [
+        (recall_module.ANY_MATCHES_SQL, cap + 1),  # the probe stops past the cap
+        (recall_module.SCORED_ANY_MATCHES_SQL, 80),
+    ]
+    weighed = [(sql, m) for sql, m, _ in searched if "bm25(" in sql]
+    assert len(weighed) == len(set(weighed)), weighed
 
 
 def test_a_strict_rung_of_many_matches_keeps_its_best_not_its_newest(
@@ -367,9 +375,50 @@ def test_a_rung_of_words_held_together_finds_what_it_would_unestimated(
     searched = _searches(store, monkeypatch)
     hits = recall(store, identity, "alpha bravo charlie", limit=recall_module.POOL)
     strict = [sql for sql, m in searched if m == '"alpha" AND "bravo" AND "charlie"']
-    assert strict[0] in (recall_module.ANY_MATCHES_SQL, recall_module.SCORED_ANY_MATCHES_SQL)
-    assert len(strict) == 2  # read again: with bm25, or newest first
+    assert strict[:2] == [recall_module.ANY_MATCHES_SQL, recall_module.SCORED_ANY_MATCHES_SQL]
+    # past the budget it is broad: read again in the newest window only
+    assert strict[2:] == ([] if rows < 100 else [recall_module.SCORED_WINDOW_SQL])
     monkeypatch.setattr(recall_module, "_expected", lambda *_: None)
     unestimated = recall(store, identity, "alpha bravo charlie", limit=recall_module.POOL)
     assert [h.memory.id for h in hits] == [h.memory.id for h in unestimated]
     assert len(hits) == recall_module.POOL
+
+
+@pytest.mark.usefixtures("small_windows")
+@pytest.mark.parametrize("case", ["together", "apart", "one in the window"])
+def test_a_rung_expected_broad_is_read_in_the_newest_window_first(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    """Two words each in half of 100 memories: held independently they would
+    share 25, past the budget (10), so the rung is read first in the newest
+    window (20) only. Held together there, it is taken as broad from that one
+    read. Held apart, with one old memory holding both, the window is empty;
+    with one new one too, the window holds less than its share of the
+    budget (1 of 20 in 102 is under 10 in the store). Then the rung is read
+    as any other, and its old match is found. Every way, recall returns
+    exactly what it returns with no estimate."""
+    monkeypatch.setattr(recall_module, "BROAD", 10)
+    memories = [
+        make_memory(
+            identity.project,
+            ("alpha bravo" if case == "together" else ("alpha" if i % 2 else "bravo"))
+            + f" entry {i}",
+        )
+        for i in range(100)
+    ]
+    old = make_memory(identity.project, "alpha bravo: the one old note that holds both")
+    new = [make_memory(identity.project, "alpha bravo: a new note")]
+    _store_all(store, old, *memories, *(new if case == "one in the window" else []))
+    searched = _searches(store, monkeypatch)
+    hits = recall(store, identity, "alpha bravo", limit=5)
+    strict = [sql for sql, m in searched if m == '"alpha" AND "bravo"']
+    if case == "together":
+        assert strict == [recall_module.SCORED_WINDOW_SQL]
+        assert len(hits) == 5
+    else:
+        assert strict == [recall_module.SCORED_WINDOW_SQL, recall_module.ANY_MATCHES_SQL]
+        both = {old.id} | ({new[0].id} if case == "one in the window" else set())
+        assert {h.memory.id for h in hits[: len(both)]} == both
+    monkeypatch.setattr(recall_module, "_expected", lambda *_: None)
+    unestimated = recall(store, identity, "alpha bravo", limit=5)
+    assert [h.memory.id for h in hits] == [h.memory.id for h in unestimated]

@@ -244,11 +244,9 @@ def floors(matches: int, newest: int) -> Iterator[int]:
     yield 0
 
 
-# A rung expected to match no more memories than NARROW (and the cap) is read
-# without bm25 first: its matches are then its candidates, and bm25 would
-# weigh them for nothing. One expected to match fewer than BROAD is read in
-# the index's order, which FTS5 reads faster than newest first.
-NARROW = 40
+# A rung whose words' counts expect it to match at least BROAD memories is
+# read first within the newest window only: bm25 costs microseconds a row,
+# and most of a broad rung's newest thousand matches lie below that window.
 BROAD = OR_BUDGET
 
 
@@ -317,12 +315,18 @@ SCORED_MATCHES_SQL = (
     "SELECT rowid, bm25(memory_fts, 10.0, 3.0, 4.0) FROM memory_fts "
     "WHERE memory_fts MATCH :match ORDER BY rowid DESC LIMIT :bound"
 )
-# The same two in the index's own order, for a rung expected to have fewer
+# The same two in the index's own order, for a rung that may have fewer
 # matches than the budget: all of them, whichever end they are read from.
 ANY_MATCHES_SQL = "SELECT rowid, 0.0 FROM memory_fts WHERE memory_fts MATCH :match LIMIT :bound"
 SCORED_ANY_MATCHES_SQL = (
     "SELECT rowid, bm25(memory_fts, 10.0, 3.0, 4.0) FROM memory_fts "
     "WHERE memory_fts MATCH :match LIMIT :bound"
+)
+# A broad rung's newest matches above the first window's floor, with bm25:
+# scoring the thousand newest would mostly weigh matches below the window.
+SCORED_WINDOW_SQL = (
+    "SELECT rowid, bm25(memory_fts, 10.0, 3.0, 4.0) FROM memory_fts "
+    "WHERE memory_fts MATCH :match AND rowid > :floor ORDER BY rowid DESC LIMIT :bound"
 )
 
 
@@ -417,11 +421,12 @@ def recall(
     by_index = newest < INDEX_BM25_BELOW or all(n < bound for n in counts.values())
 
     def candidates(
-        match: str, floor: int, newest_matches: list[tuple[int, float]]
+        match: str, floor: int, newest_matches: list[tuple[int, float]], reach: int
     ) -> list[sqlite3.Row]:
         """The rung's best `cap` live matches above `floor`: from its newest
-        matches when they are all of those, else ranked by the index."""
-        every = len(newest_matches) < bound or newest_matches[-1][0] <= floor
+        matches when they are all of those (they hold every match above
+        `reach`), else ranked by the index."""
+        every = reach <= floor
         within = [m for m in newest_matches if m[0] > floor]
         if not every:
             return store.query(sql, {**clause.params, "match": match, "cap": cap, "floor": floor})
@@ -447,39 +452,55 @@ def recall(
                 break
         return kept[:cap]
 
-    def search(rung: Rung) -> list[tuple[int, float]]:
-        """The rung's newest matches, no more than `bound`, each with its bm25
-        when the index weighs them, newest first.
+    def search(rung: Rung) -> tuple[list[tuple[int, float]], int, int]:
+        """The rung's newest matches, no more than `bound`, newest first, each
+        with its bm25 when the index weighs them; the floor above which they
+        are every match; and how many matches the rung has (`bound`: broad).
 
-        A rung whose words' counts expect it to be narrower than the budget is
-        read in the index's order, which FTS5 reads faster than newest first;
-        if it holds the budget after all, it is read again newest first. One
-        expected to be narrower than the cap is read without bm25 first, which
-        weighs every posting of every word it writes, and again with it only if
-        it matches more than the cap after all. Either way the matches are the
-        same, so the candidates are."""
+        Where the index weighs matches, a rung is first read in the index's
+        order without bm25, no further than one match past the cap: all its
+        matches are then its candidates, and bm25 would weigh them for
+        nothing. Past the cap it is read with bm25, and past the budget it
+        is broad: only the newest window is read, which is all a broad rung
+        is searched in first. A rung its words' counts expect to be broad is
+        read in that window at once, and is taken as broad when the window
+        holds its share of the budget; else it is read as any other."""
         params = {"match": rung.match, "bound": bound}
-        scored = SCORED_MATCHES_SQL if by_index else MATCHES_SQL
         expected = _expected(rung, shares, newest)
-        if expected is not None and expected < BROAD:
-            plain = not by_index or expected <= min(NARROW, cap)
-            got = store.query(ANY_MATCHES_SQL if plain else SCORED_ANY_MATCHES_SQL, params)
-            if len(got) < bound:
-                if plain and by_index and len(got) > cap:
-                    got = store.query(SCORED_ANY_MATCHES_SQL, params)
-                return sorted(((r[0], r[1]) for r in got), reverse=True)
-        return [(r[0], r[1]) for r in store.query(scored, params)]
+        if not by_index:
+            if expected is not None and expected < BROAD:
+                got = store.query(ANY_MATCHES_SQL, params)
+                if len(got) < bound:
+                    return _newest_first(got), 0, len(got)
+            return _reaching(store.query(MATCHES_SQL, params), 0, bound)
+        floor = max(newest - WINDOW, 0)
+        window: list[sqlite3.Row] | None = None
+        if floor and expected is not None and expected >= BROAD:
+            window = store.query(SCORED_WINDOW_SQL, {**params, "floor": floor})
+            if len(window) * newest >= OR_BUDGET * WINDOW:
+                return _reaching(window, floor, bound)
+        few = store.query(ANY_MATCHES_SQL, {**params, "bound": cap + 1})
+        if len(few) <= cap:
+            return _newest_first(few), 0, len(few)
+        got = store.query(SCORED_ANY_MATCHES_SQL, params)
+        if len(got) < bound:
+            return _newest_first(got), 0, len(got)
+        if not floor:
+            return _reaching(store.query(SCORED_MATCHES_SQL, params), 0, bound)
+        if window is None:
+            window = store.query(SCORED_WINDOW_SQL, {**params, "floor": floor})
+        return _reaching(window, floor, bound)
 
     for rung in rungs:
         match = rung.match
         batch: list[sqlite3.Row] = []
-        newest_matches = search(rung)
-        for floor in floors(len(newest_matches), newest):
+        newest_matches, reach, matches = search(rung)
+        for floor in floors(matches, newest):
             if floor:
                 # A broad rung: its newest matches are enough, as in the
                 # original ladder; a wider pool would read the store whole.
                 wanted_pool = limit
-            batch = candidates(match, floor, newest_matches)
+            batch = candidates(match, floor, newest_matches, reach)
             if len(found) + sum(1 for row in batch if row[0] not in found) >= wanted_pool:
                 break
         for row in batch:
@@ -500,6 +521,21 @@ def recall(
     return [
         Hit(by_rowid[rowid], result.total, result.parts, match) for result, _, rowid, match in top
     ]
+
+
+def _newest_first(rows: Iterable[sqlite3.Row]) -> list[tuple[int, float]]:
+    return sorted(((row[0], row[1]) for row in rows), reverse=True)
+
+
+def _reaching(
+    rows: list[sqlite3.Row], floor: int, bound: int
+) -> tuple[list[tuple[int, float]], int, int]:
+    """Matches read newest first above `floor` (0: the whole store), no more
+    than `bound`: they hold every match above their last when they fill the
+    bound, else every match above `floor`. A rung read in a window is broad."""
+    got = [(row[0], row[1]) for row in rows]
+    full = len(got) >= bound
+    return got, (got[-1][0] if full else floor), (bound if full or floor else len(got))
 
 
 def _replies(
