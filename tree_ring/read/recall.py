@@ -46,13 +46,17 @@ costs most of a second, and the newest matches of a word that common are what
 the ranking favours anyway. A rung the counts prove narrow is searched whole
 at once.
 
-A word's count also says how common it is (how far its first counted
-memories reach), and a rung of plain words is expected to match as many
-memories as its words would share if held independently. One expected to
-match fewer than the budget is read in the index's order, which FTS5 reads
-faster than newest first, and one expected within the cap without bm25; a
-rung that proves broader than expected is read again as any other, so the
-estimate changes what a search costs, never what it finds.
+A rung is first read in the index's order, which FTS5 reads faster than
+newest first, without bm25 and no further than one match past the cap: a
+rung within the cap needs no weighing. A broad rung is weighed only within
+the first window. A word's count also says how common it is (how far its
+first counted memories reach), and a rung of plain words is expected to
+match as many memories as its words would share if held independently; one
+expected broad is read in the first window at once, and read as any other
+when the window holds less than its share of the budget. So the estimate
+changes what a search costs, and what it finds only for a rung whose newest
+window holds its share of the budget while the store holds fewer matches
+than the budget: that rung is searched newest window first.
 """
 
 from __future__ import annotations
