@@ -413,13 +413,12 @@ def seed(store: Store, memories: list[Memory]) -> None:
     """Insert every row in one transaction and rebuild the FTS index once."""
     conn = store.conn
     with store.write() as db:
-        triggers = (*schema.FTS_TRIGGERS, *schema.CLAIM_FTS_TRIGGERS)
-        for trigger in triggers:
-            conn.execute(f"DROP TRIGGER IF EXISTS {trigger.split()[2]}")
+        for name in schema.INDEX_TRIGGERS:
+            conn.execute(f"DROP TRIGGER IF EXISTS {name}")
         rows.insert_many(db, memories)
         for index in fts.INDEXES:
             conn.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
-        for trigger in triggers:
+        for trigger in schema.INDEX_TRIGGERS.values():
             conn.execute(trigger)
 
 

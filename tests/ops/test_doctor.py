@@ -61,6 +61,14 @@ def test_a_healthy_store_passes_every_check(run_cli: CliRunner, filled: Store) -
     assert {status for status, _ in checks} == {"ok"}
 
 
+def test_the_doctor_knows_every_trigger_that_keeps_an_fts_index() -> None:
+    assert set(doctor.FTS_TRIGGERS) == {
+        f"memories_{index}_{event}"
+        for index in ("fts", "claim_fts")
+        for event in ("insert", "delete", "update")
+    }
+
+
 def test_fts_drift_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> None:
     with closing(raw(filled.root)) as conn:
         conn.execute("DROP TRIGGER memories_fts_update")

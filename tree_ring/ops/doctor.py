@@ -29,14 +29,7 @@ from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.tree import repair
 
-FTS_TRIGGERS = (
-    "memories_fts_insert",
-    "memories_fts_delete",
-    "memories_fts_update",
-    "memories_claim_fts_insert",
-    "memories_claim_fts_delete",
-    "memories_claim_fts_update",
-)
+FTS_TRIGGERS = tuple(schema.INDEX_TRIGGERS)
 
 
 @dataclass(frozen=True)
@@ -331,8 +324,8 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
         if "fts" in failing:
             if not _exists(db, "table", "claim_fts"):
                 db.execute(schema.CLAIM_FTS)
-            for statement in (*schema.FTS_TRIGGERS, *schema.CLAIM_FTS_TRIGGERS):
-                if not _exists(db, "trigger", statement.split()[2]):
+            for name, statement in schema.INDEX_TRIGGERS.items():
+                if not _exists(db, "trigger", name):
                     db.execute(statement)
             for index in fts.INDEXES:
                 db.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")

@@ -110,6 +110,10 @@ CLAIM_FTS_TRIGGERS = (
         INSERT INTO claim_fts(rowid, summary) VALUES (new.rowid, new.summary);
     END""",
 )
+# Every trigger that keeps an FTS index with the rows, by name.
+INDEX_TRIGGERS = {
+    statement.split()[2]: statement for statement in (*FTS_TRIGGERS, *CLAIM_FTS_TRIGGERS)
+}
 
 # The brief walks this index in its own order and stops after eight live rows,
 # so its cost does not grow with the store. The expression must match brief.py.

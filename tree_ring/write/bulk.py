@@ -60,13 +60,6 @@ DEFERRED = {
 INSERT_TRIGGERS = tuple(DEFERRED)
 
 
-def _trigger_sql(name: str) -> str:
-    for statement in (*schema.FTS_TRIGGERS, *schema.CLAIM_FTS_TRIGGERS):
-        if statement.split()[2] == name:
-            return statement
-    raise AssertionError(f"schema has no {name}")
-
-
 @contextmanager
 def deferred_fts(db: Db) -> Generator[None]:
     """Index the rows inserted inside this block with one statement per FTS
@@ -81,7 +74,7 @@ def deferred_fts(db: Db) -> Generator[None]:
     yield
     for name, index in DEFERRED.items():
         db.execute(index, (before,))
-        db.execute(_trigger_sql(name))
+        db.execute(schema.INDEX_TRIGGERS[name])
 
 
 def insert_prepared_many(
