@@ -65,6 +65,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("fix", "fixed", "workaround", "solution"),
     # symptoms beside their usual causes
     ("slow", "slower", "latency", "index", "timeout", "n+1", "cache"),
+    ("broke", "down", "outage", "failed", "incident"),
     ("timeout", "timeouts", "hang", "hangs", "stuck"),
     ("oom", "oomkilled", "memory", "leak", "heap", "limit"),
     ("leak", "leaks", "grows", "growing", "unbounded"),
