@@ -338,7 +338,7 @@ def _searches(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, 
     return searched
 
 
-def test_a_rung_expected_narrow_is_not_weighed_by_bm25(
+def test_a_rung_within_the_cap_is_not_weighed_by_bm25(
     store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     match = make_memory(identity.project, "The billing worker retry limit is 5")
@@ -356,69 +356,74 @@ def test_a_rung_expected_narrow_is_not_weighed_by_bm25(
 def test_a_rung_of_words_held_together_finds_what_it_would_unestimated(
     store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch, rows: int
 ) -> None:
-    """Three words each in a fifth of the store, always together: held
-    independently they would share a handful of memories, so the rung is
-    read as narrow, yet it matches more than the cap (60) or than the budget
-    (400, with a budget of 100). It is read again, and recall returns
-    exactly what it returns with no estimate at all."""
+    """In a store where the index does not weigh matches: three words, each
+    in 7 of every 15 memories and always together in one of five. Held
+    independently they would share a tenth of the store (30 or 200
+    memories), under BROAD (250), so the rung is read in the index's order
+    as narrow, yet it matches more than the cap (60) or than the budget
+    (400, with a budget of 100). Past the budget it is read again, newest
+    first, and recall returns exactly what it returns with no estimate."""
     monkeypatch.setattr(recall_module, "OR_BUDGET", 100)
-    monkeypatch.setattr(recall_module, "BROAD", 100)
+    monkeypatch.setattr(recall_module, "BROAD", 250)
     monkeypatch.setattr(recall_module, "WINDOW", 150)
+    monkeypatch.setattr(recall_module, "INDEX_BM25_BELOW", 0)  # as in a large store
     together = [
         make_memory(identity.project, f"alpha bravo charlie entry {i} " + "pad " * (i % 7))
         for i in range(rows)
     ]
-    filler = [make_memory(identity.project, f"unrelated filler line {i}") for i in range(4 * rows)]
+    words = ("alpha", "bravo", "charlie")
+    filler = [
+        make_memory(identity.project, f"unrelated filler line {words[i % 3]} {i}")
+        for i in range(4 * rows)
+    ]  # each word common: in more memories than the budget
     _store_all(
         store, *(m for i, one in enumerate(together) for m in (one, *filler[4 * i : 4 * i + 4]))
     )
     searched = _searches(store, monkeypatch)
     hits = recall(store, identity, "alpha bravo charlie", limit=recall_module.POOL)
     strict = [sql for sql, m in searched if m == '"alpha" AND "bravo" AND "charlie"']
-    assert strict[:2] == [recall_module.ANY_MATCHES_SQL, recall_module.SCORED_ANY_MATCHES_SQL]
-    # past the budget it is broad: read again in the newest window only
-    assert strict[2:] == ([] if rows < 100 else [recall_module.SCORED_WINDOW_SQL])
+    assert strict == [recall_module.ANY_MATCHES_SQL] + (
+        [] if rows < 100 else [recall_module.MATCHES_SQL]
+    )
     monkeypatch.setattr(recall_module, "_expected", lambda *_: None)
     unestimated = recall(store, identity, "alpha bravo charlie", limit=recall_module.POOL)
     assert [h.memory.id for h in hits] == [h.memory.id for h in unestimated]
     assert len(hits) == recall_module.POOL
 
 
-@pytest.mark.usefixtures("small_windows")
-@pytest.mark.parametrize("case", ["together", "apart", "one in the window"])
-def test_a_rung_expected_broad_is_read_in_the_newest_window_first(
-    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch, case: str
+def test_a_rung_past_the_cap_is_weighed_in_the_newest_window_first(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two words each in half of 100 memories: held independently they would
-    share 25, past the budget (10), so the rung is read first in the newest
-    window (20) only. Held together there, it is taken as broad from that one
-    read. Held apart, with one old memory holding both, the window is empty;
-    with one new one too, the window holds less than its share of the
-    budget (1 of 20 in 102 is under 10 in the store). Then the rung is read
-    as any other, and its old match is found. Every way, recall returns
-    exactly what it returns with no estimate."""
-    monkeypatch.setattr(recall_module, "BROAD", 10)
-    memories = [
-        make_memory(
-            identity.project,
-            ("alpha bravo" if case == "together" else ("alpha" if i % 2 else "bravo"))
-            + f" entry {i}",
-        )
-        for i in range(100)
-    ]
-    old = make_memory(identity.project, "alpha bravo: the one old note that holds both")
-    new = [make_memory(identity.project, "alpha bravo: a new note")]
-    _store_all(store, old, *memories, *(new if case == "one in the window" else []))
+    """100 matches of a strict rung, past the cap (40) but within the budget,
+    in a store wider than the window (20): the rung is probed, then weighed
+    only within the newest 20 memories, as a broad rung is. The one short
+    memory written first, which bm25 would weigh best of all, lies below the
+    window and is not read; the hits are the newest window's."""
+    monkeypatch.setattr(recall_module, "WINDOW", 20)
+    best = make_memory(identity.project, "Alpha bravo")
+    padding = " ".join(f"note{i}" for i in range(40))
+    later = [make_memory(identity.project, f"alpha bravo {padding} entry {i}") for i in range(99)]
+    _store_all(store, best, *later)
     searched = _searches(store, monkeypatch)
+    floors = _floors_used(store, monkeypatch)
     hits = recall(store, identity, "alpha bravo", limit=5)
     strict = [sql for sql, m in searched if m == '"alpha" AND "bravo"']
-    if case == "together":
-        assert strict == [recall_module.SCORED_WINDOW_SQL]
-        assert len(hits) == 5
-    else:
-        assert strict == [recall_module.SCORED_WINDOW_SQL, recall_module.ANY_MATCHES_SQL]
-        both = {old.id} | ({new[0].id} if case == "one in the window" else set())
-        assert {h.memory.id for h in hits[: len(both)]} == both
-    monkeypatch.setattr(recall_module, "_expected", lambda *_: None)
-    unestimated = recall(store, identity, "alpha bravo", limit=5)
-    assert [h.memory.id for h in hits] == [h.memory.id for h in unestimated]
+    assert strict == [recall_module.ANY_MATCHES_SQL, recall_module.SCORED_WINDOW_SQL]
+    assert floors == [80]
+    assert len(hits) == 5 and {h.memory.id for h in hits} <= {m.id for m in later[-20:]}
+
+
+def test_a_rung_past_the_cap_widens_past_invisible_rows_in_its_window(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """60 matches, past the cap (40) but within the budget, and the newest 40
+    are another project's: the window (20) holds nothing visible, so the
+    rung widens until its 20 visible matches are found, all of them."""
+    monkeypatch.setattr(recall_module, "WINDOW", 20)
+    visible = [make_memory(identity.project, f"alpha bravo visible {i}") for i in range(20)]
+    hidden = [make_memory("another-project", f"alpha bravo hidden {i}") for i in range(40)]
+    _store_all(store, *visible, *hidden)
+    floors = _floors_used(store, monkeypatch)
+    hits = recall(store, identity, "alpha bravo", limit=20)
+    assert {h.memory.id for h in hits} == {m.id for m in visible}
+    assert floors == [40, 0]

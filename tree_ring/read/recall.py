@@ -20,17 +20,15 @@ question bring the memory written just after them, read by rowid under the
 same visibility and liveness predicate: a reply answers in its own words.
 
 Cost: the FTS index drives every query, candidates carry only the columns
-ranking reads, and only the hits are read whole. Each rung is searched once
-for its newest matches, no more than the OR budget; when those are all its
-matches (in the store, or above a window's floor) and no more than the cap,
-they are the candidates, read by rowid under the liveness predicate. When
-they are more than the cap, the best are kept by bm25: the index's, if every
-word of the question is in fewer memories than the budget or the store holds
-fewer than `INDEX_BM25_BELOW` (a rung then returns each match's bm25 in
-the one search that finds it);
-otherwise the question's weighted BM25 of `lexical.py` over the live
-matches, since the index's bm25 reads every posting of every word of a rung
-to weigh it (tens of milliseconds for common words in a million memories).
+ranking reads, and only the hits are read whole. A rung's matches, when they
+are all its matches (in the store, or above a window's floor) and no more
+than the cap, are its candidates, read by rowid under the liveness
+predicate. When they are more, the best are kept by bm25: the index's, if
+every word of the question is in fewer memories than the budget or the
+store holds fewer than `INDEX_BM25_BELOW`; otherwise the question's weighted
+BM25 of `lexical.py` over the live matches, since the index's bm25 reads
+every posting of every word of a rung to weigh it (tens of milliseconds for
+common words in a million memories).
 An any-k-of-n rung writes each word a few times, not once per subset of k
 (`fts.at_least`): FTS5 reads a word's postings each time it is written.
 bm25 also weighs a word each time it is written, so two of an odd number
@@ -48,15 +46,16 @@ at once.
 
 A rung is first read in the index's order, which FTS5 reads faster than
 newest first, without bm25 and no further than one match past the cap: a
-rung within the cap needs no weighing. A broad rung is weighed only within
-the first window. A word's count also says how common it is (how far its
-first counted memories reach), and a rung of plain words is expected to
-match as many memories as its words would share if held independently; one
-expected broad is read in the first window at once, and read as any other
-when the window holds less than its share of the budget. So the estimate
-changes what a search costs, and what it finds only for a rung whose newest
-window holds its share of the budget while the store holds fewer matches
-than the budget: that rung is searched newest window first.
+rung within the cap needs no weighing, and its matches are all candidates,
+however old. A rung past the cap, in a store wider than a window, is
+weighed as a broad rung is, newest window first: bm25 reads every posting of
+every word a rung writes and then weighs each match, so weighing a rung of
+some hundreds of matches whole cost more than all the rest of a recall at
+100,000 memories, and its newest matches are the ones the ranking favours.
+Where the index does not weigh, a word's count also says how common it is
+(how far its first counted memories reach), and a rung of plain words
+expected to match fewer than the budget, as its words would if held
+independently, is read in the index's order first.
 """
 
 from __future__ import annotations
@@ -248,9 +247,9 @@ def floors(matches: int, newest: int) -> Iterator[int]:
     yield 0
 
 
-# A rung whose words' counts expect it to match at least BROAD memories is
-# read first within the newest window only: bm25 costs microseconds a row,
-# and most of a broad rung's newest thousand matches lie below that window.
+# Where the index does not weigh matches, a rung whose words' counts expect
+# it to match fewer than BROAD memories is read in the index's order, which
+# FTS5 reads faster than newest first; any other, newest first.
 BROAD = OR_BUDGET
 
 
@@ -326,8 +325,8 @@ SCORED_ANY_MATCHES_SQL = (
     "SELECT rowid, bm25(memory_fts, 10.0, 3.0, 4.0) FROM memory_fts "
     "WHERE memory_fts MATCH :match LIMIT :bound"
 )
-# A broad rung's newest matches above the first window's floor, with bm25:
-# scoring the thousand newest would mostly weigh matches below the window.
+# A rung's matches above the first window's floor, newest first, with bm25:
+# a rung past the cap is weighed there first, as a broad rung is.
 SCORED_WINDOW_SQL = (
     "SELECT rowid, bm25(memory_fts, 10.0, 3.0, 4.0) FROM memory_fts "
     "WHERE memory_fts MATCH :match AND rowid > :floor ORDER BY rowid DESC LIMIT :bound"
@@ -464,36 +463,28 @@ def recall(
         Where the index weighs matches, a rung is first read in the index's
         order without bm25, no further than one match past the cap: all its
         matches are then its candidates, and bm25 would weigh them for
-        nothing. Past the cap it is read with bm25, and past the budget it
-        is broad: only the newest window is read, which is all a broad rung
-        is searched in first. A rung its words' counts expect to be broad is
-        read in that window at once, and is taken as broad when the window
-        holds its share of the budget; else it is read as any other."""
+        nothing. Past the cap, in a store wider than a window, it is weighed
+        in the newest window only and is broad from then on; in a smaller
+        store it is weighed whole, and past the budget it is broad."""
         params = {"match": rung.match, "bound": bound}
-        expected = _expected(rung, shares, newest)
         if not by_index:
+            expected = _expected(rung, shares, newest)
             if expected is not None and expected < BROAD:
                 got = store.query(ANY_MATCHES_SQL, params)
                 if len(got) < bound:
                     return _newest_first(got), 0, len(got)
             return _reaching(store.query(MATCHES_SQL, params), 0, bound)
-        floor = max(newest - WINDOW, 0)
-        window: list[sqlite3.Row] | None = None
-        if floor and expected is not None and expected >= BROAD:
-            window = store.query(SCORED_WINDOW_SQL, {**params, "floor": floor})
-            if len(window) * newest >= OR_BUDGET * WINDOW:
-                return _reaching(window, floor, bound)
         few = store.query(ANY_MATCHES_SQL, {**params, "bound": cap + 1})
         if len(few) <= cap:
             return _newest_first(few), 0, len(few)
+        floor = max(newest - WINDOW, 0)
+        if floor:
+            window = store.query(SCORED_WINDOW_SQL, {**params, "floor": floor})
+            return _reaching(window, floor, bound)
         got = store.query(SCORED_ANY_MATCHES_SQL, params)
         if len(got) < bound:
             return _newest_first(got), 0, len(got)
-        if not floor:
-            return _reaching(store.query(SCORED_MATCHES_SQL, params), 0, bound)
-        if window is None:
-            window = store.query(SCORED_WINDOW_SQL, {**params, "floor": floor})
-        return _reaching(window, floor, bound)
+        return _reaching(store.query(SCORED_MATCHES_SQL, params), 0, bound)
 
     for rung in rungs:
         match = rung.match
