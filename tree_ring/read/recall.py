@@ -126,23 +126,27 @@ def _atom(words: Atom) -> str:
 
 class Rung(Frozen):
     """One query of the ladder: the memories holding at least `need` of `atoms`
-    (all of them: an AND; one: an OR; between: any k of n)."""
+    (all of them: an AND; one: an OR; between: any k of n), and its MATCH
+    text, written once (`Rung.of`): recall reads it at every step of a search."""
 
     atoms: tuple[Atom, ...]
     need: int
+    match: str
 
-    @property
-    def match(self) -> str:
-        phrases = [_atom(atom) for atom in self.atoms]
-        if self.need == len(phrases):
-            return " AND ".join(phrases)  # the strict rungs, as FTS5 reads them plainly
-        if self.need == 1:
-            return " OR ".join(phrases)
-        if self.need == 2 and len(phrases) % 2:
-            return _pairs(phrases)
-        # Any k of n, each atom written a few times rather than once per
-        # subset: FTS5 reads each written atom's postings each time.
-        return fts.at_least(phrases, self.need)
+    @classmethod
+    def of(cls, atoms: tuple[Atom, ...], need: int) -> Rung:
+        phrases = [_atom(atom) for atom in atoms]
+        if need == len(phrases):
+            match = " AND ".join(phrases)  # the strict rungs, as FTS5 reads them plainly
+        elif need == 1:
+            match = " OR ".join(phrases)
+        elif need == 2 and len(phrases) % 2:
+            match = _pairs(phrases)
+        else:
+            # Any k of n, each atom written a few times rather than once per
+            # subset: FTS5 reads each written atom's postings each time.
+            match = fts.at_least(phrases, need)
+        return cls(atoms, need, match)
 
 
 def _pairs(phrases: list[str]) -> str:
@@ -194,22 +198,22 @@ def ladder(
     }
     rungs: list[Rung] = []
     if have:
-        rungs.append(Rung(tuple(have), len(have)))
+        rungs.append(Rung.of(tuple(have), len(have)))
     intent_words = {w for ws in ranking.RING_INTENT.values() for w in ws}
     for dropped in have:
         if dropped[0] in intent_words:
             rest = tuple(w for w in have if w != dropped)
             if rest:
-                rungs.append(Rung(rest, len(rest)))
+                rungs.append(Rung.of(rest, len(rest)))
     without_intent = tuple(w for w in have if w[0] not in intent_words)
     if without_intent and len(without_intent) < len(have) - 1:
-        rungs.append(Rung(without_intent, len(without_intent)))
-    rungs.append(Rung(tuple(widened.values()), len(widened)))
+        rungs.append(Rung.of(without_intent, len(without_intent)))
+    rungs.append(Rung.of(tuple(widened.values()), len(widened)))
     head = tuple(have[:SUBSET_TERMS])
     for k in range(len(head) - 1, 1, -1):
-        rungs.append(Rung(head, k))
+        rungs.append(Rung.of(head, k))
     if len(words) > 1:
-        rungs.append(Rung(tuple(widened[w] for w in _affordable(words, counts)), 1))
+        rungs.append(Rung.of(tuple(widened[w] for w in _affordable(words, counts)), 1))
     unique: dict[str, Rung] = {}
     for rung in rungs:
         unique.setdefault(rung.match, rung)
@@ -360,8 +364,7 @@ def hits_sql(count: int) -> str:
     return f"SELECT rowid, * FROM memories WHERE rowid IN ({', '.join('?' * count)})"
 
 
-def _age_days(created_at: str, now: float) -> float:
-    then = _seconds(created_at)
+def _age_days(then: float | None, now: float) -> float:
     return 365.0 if then is None else (now - then) / 86_400
 
 
@@ -395,10 +398,15 @@ def recall(
             shares[match] = min(1.0, held / max(last if held >= bound else newest, 1))
         return counted[match]
 
+    plain_counts = {w: count(fts.quote(w)) for w in words}
     # One count per word with its kin: an absent related word costs an OR
-    # atom one empty lookup, less than counting it apart.
+    # atom one empty lookup, less than counting it apart. A word counted
+    # past the budget alone is past it with its kin too.
     kin = {w: question.kin.get(w, ())[:MAX_KIN] for w in words}
-    counts = {w: count(_atom((w, *kin[w]))) for w in words}
+    counts = {
+        w: plain_counts[w] if plain_counts[w] >= bound else count(_atom((w, *kin[w])))
+        for w in words
+    }
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
     sql = candidate_sql(clause)
     # Each rung's best `cap` matches, no more: a rung's later matches
@@ -409,7 +417,6 @@ def recall(
     found: dict[int, tuple[sqlite3.Row, str]] = {}
     # The question's own words first; their kin only when those leave the
     # pool short: related words widen every rung they join, which costs.
-    plain_counts = {w: count(fts.quote(w)) for w in words}
     forms = indexed_forms(store, words)
     rungs = ladder(words, plain_counts, forms=forms)
     seen = {rung.match for rung in rungs}
@@ -611,6 +618,7 @@ def _score_all(
     now = _seconds(view.record_time()) or 0.0
     wanted = ranking.intents(question.words)
     by_rowid = {row[0]: i for i, (row, _) in enumerate(found)}
+    written = [_seconds(row[1]) for row, _ in found]
     out: list[tuple[ranking.Score, str, int, str]] = []
     for i, (row, match) in enumerate(found):
         # In CANDIDATE_COLUMNS order, then bm25.
@@ -622,12 +630,12 @@ def _score_all(
             query_terms=1000,
             salience=salience,
             confidence=confidence,
-            age_days=_age_days(created, now),
+            age_days=_age_days(written[i], now),
             source_type=source_type,
             ring=ring,
             kind_match=_kind_match(question, summary),
             subject=_subject(question, terms[i][0], summary),
-            context=_context(by_rowid, lex, found, rowid, created) / best if best > 0 else 0.0,
+            context=_context(by_rowid, lex, found, written, i) / best if best > 0 else 0.0,
         )
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
     out.sort(key=lambda s: s[1], reverse=True)  # ties: newer first
@@ -655,21 +663,21 @@ def _context(
     by_rowid: dict[int, int],
     lex: list[tuple[float, float]],
     found: list[tuple[sqlite3.Row, str]],
-    rowid: int,
-    created: str,
+    written: list[float | None],
+    i: int,
 ) -> float:
-    """How well the memories written just before and after this one (within
-    CONTEXT_SECONDS, among the candidates) match: a question just before it
-    counts whole, since this memory may be its answer; any other half."""
+    """How well the memories written just before and after candidate `i`
+    (within CONTEXT_SECONDS, among the candidates) match: a question just
+    before it counts whole, since this memory may be its answer; any other half."""
     best = 0.0
+    rowid = found[i][0][0]
     for near in (rowid - 1, rowid + 1):
-        i = by_rowid.get(near)
-        if i is None:
+        j = by_rowid.get(near)
+        if j is None:
             continue
-        other = found[i][0]
-        if abs((_seconds(other[1]) or 0.0) - (_seconds(created) or 0.0)) <= CONTEXT_SECONDS:
-            asks = near < rowid and "?" in (other[6] or "")
-            best = max(best, lex[i][0] * (1.0 if asks else 0.5))
+        if abs((written[j] or 0.0) - (written[i] or 0.0)) <= CONTEXT_SECONDS:
+            asks = near < rowid and "?" in (found[j][0][6] or "")
+            best = max(best, lex[j][0] * (1.0 if asks else 0.5))
     return best
 
 
