@@ -5,9 +5,10 @@ questions that use other words for what a memory says: synonyms,
 abbreviations (DB, CI, k8s), a symptom for its cause, "what broke...",
 "how do we...". The `tuned` questions were used while the lexicon was
 written; the `unseen` ones never were (ten written with the tuned ones, ten
-after the last tuning).
-Every question must find its memory among the first five of all forty;
-the unseen questions recall misses today are listed with their causes.
+after a first round of tuning, ten after the second; the three of them
+tuned for once measured now count as tuned). Every question must find its
+memory among the first five of all forty; the unseen questions recall
+misses today are listed with their causes.
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ TOP = 5
 # Unseen questions recall misses today, each with its measured cause. Strict:
 # the test fails the day one of them is found, so this list is kept true.
 KNOWN_MISSES = {
-    "card charges hang and then give up": (
-        "the memory says 'time out' as two words, and 'payment' where the question says "
-        "'card charges'"
+    "what's required before changing a DB table?": (
+        "the memory says 'schema change' and 'migration'; nothing relates them to 'table'"
+    ),
+    "how do we toggle unreleased functionality?": (
+        "no word of it is in the memory ('flag', 'ship dark', 'rollout') or related to one"
     ),
 }
 CASES = [

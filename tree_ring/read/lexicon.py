@@ -63,6 +63,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("job", "jobs", "task", "tasks", "worker", "workers"),
     ("duplicate", "twice", "double", "doubled", "same"),
     ("fix", "fixed", "workaround", "solution"),
+    ("payment", "payments", "charge", "charges", "card", "cards", "stripe"),
     # symptoms beside their usual causes
     ("slow", "slower", "latency", "index", "timeout", "n+1", "cache"),
     ("broke", "down", "outage", "failed", "incident"),
