@@ -64,6 +64,9 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("duplicate", "twice", "double", "doubled", "same"),
     ("fix", "fixed", "workaround", "solution"),
     ("payment", "payments", "charge", "charges", "card", "cards", "stripe"),
+    ("schema", "table", "tables", "column", "columns", "migration", "migrations", "alter"),
+    ("flag", "flags", "toggle", "toggles", "switch", "launchdarkly", "unreleased"),
+    ("feature", "features", "functionality", "capability"),
     # symptoms beside their usual causes
     ("slow", "slower", "latency", "index", "timeout", "n+1", "cache"),
     ("broke", "down", "outage", "failed", "incident"),
