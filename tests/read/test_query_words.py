@@ -85,6 +85,24 @@ def test_a_verb_and_its_particle_also_bring_the_word_they_make(
     assert query.terms(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("why couldn't the deploy start?", ["deploy", "start"]),
+        ("the build doesn\u2019t pass", ["build", "pass"]),  # a typographic apostrophe
+        ("what's Caroline's job?", ["caroline", "job"]),
+        ("we can't ship and won't wait", ["ship", "will", "wait"]),
+        ("I'm sure they've said it'd fail", ["sure", "they", "said", "fail"]),
+        # an apostrophe that ends no contraction stays a word break
+        ("rock'n'roll at five o'clock", ["rock", "n", "roll", "five", "o", "clock"]),
+    ],
+)
+def test_contractions_are_read_as_their_words(text: str, expected: list[str]) -> None:
+    """The index splits "couldn't" into "couldn" and "t"; searched, those
+    would be the words of no question's subject."""
+    assert query.terms(text) == expected
+
+
 def test_the_words_of_a_pair_are_related_as_the_lexicon_relates_them() -> None:
     assert {"sign", "signin", "sso"} <= set(query.understand("log in").kin["login"])
     assert {"httpx", "requests"} <= set(query.understand("http client").kin["http"])

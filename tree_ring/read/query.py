@@ -146,6 +146,13 @@ MINOR_WEIGHT = 0.3
 INTENT_WORDS = frozenset(w for words in RING_INTENT.values() for w in words)
 
 WORD = re.compile(r"\w+")
+# "couldn't" is "could not" and "what's" is "what is": split at the
+# apostrophe as the index splits it, they would be searched as "couldn" and
+# "t", words of no question's subject. The negation and the clitic are
+# dropped; "can't", "won't" and "shan't" keep their verb.
+_CONTRACTED_VERBS = re.compile(r"\b(ca|wo|sha)n['\u2019]t\b")
+_CONTRACTION = re.compile(r"(?<=\w)(?:n['\u2019]t|['\u2019](?:s|t|d|m|re|ve|ll))\b")
+_FULL_VERBS = {"ca": "can", "wo": "will", "sha": "shall"}
 MONTHS = (
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
@@ -224,9 +231,18 @@ DETERMINERS = frozenset(
 )
 
 
+def uncontracted(text: str) -> str:
+    """`text` with its contractions undone ("couldn't" -> "could", "what's" -> "what")."""
+    if "'" not in text and "\u2019" not in text:
+        return text
+    text = _CONTRACTED_VERBS.sub(lambda m: _FULL_VERBS[m.group(1).casefold()], text)
+    return _CONTRACTION.sub("", text)
+
+
 def terms(query: str) -> list[str]:
     """The words of a query worth searching for, in order, without repeats."""
-    words = ["", *(w.strip("_")[:MAX_TERM_CHARS] for w in WORD.findall(query.casefold())), ""]
+    text = uncontracted(query.casefold())
+    words = ["", *(w.strip("_")[:MAX_TERM_CHARS] for w in WORD.findall(text)), ""]
     out: list[str] = []
     for at in range(1, len(words) - 1):
         pair = (words[at], words[at + 1])
@@ -276,7 +292,7 @@ def understand(query: str) -> Question:
         concepts.append(Concept(w, 1.0 if full else MINOR_WEIGHT, stems))
     # The kind is read from the question's opening words only: "which port
     # when it pages" is not a question about a time.
-    lowered = " " + " ".join(WORD.findall(query.casefold())[:KIND_WORDS]) + " "
+    lowered = " " + " ".join(WORD.findall(uncontracted(query.casefold()))[:KIND_WORDS]) + " "
     kind = next(
         (k for k, cues in KINDS.items() if any(f" {cue} " in lowered for cue in cues)),
         "",
