@@ -90,3 +90,14 @@ def test_the_codes_a_script_acts_on(run_cli: CliRunner, seeded: dict[str, str]) 
     assert run_cli("remember", "x", "--salience", "7").code == 2  # bad input
     assert run_cli("review", "approve", seeded["new"]).code == 1  # already accepted
     assert run_cli("forget", seeded["new"], "--mode", "shred", "--reason", "x").code == 2
+
+
+@pytest.mark.parametrize("query", ["", "   ", "\t\n"])
+@pytest.mark.parametrize("tree", [False, True])
+def test_a_blank_query_is_bad_input(run_cli: CliRunner, query: str, tree: bool) -> None:
+    result = run_cli("recall", *(["--tree"] if tree else []), query)
+    assert result.code == 2
+    assert result.out == ""
+    assert result.err.strip().splitlines() == [
+        "error: the query is blank; give the words to search for"
+    ]

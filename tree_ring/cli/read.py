@@ -31,6 +31,8 @@ def _hit_line(label: str, memory: Any, extra: str = "") -> str:
 
 def cmd_recall(ctx: Context) -> int:
     a = ctx.args
+    if not a.query.strip():
+        raise UsageError("the query is blank; give the words to search for")
     if a.tree:
         from tree_ring.cli import compress  # the summary tree's modules, only when asked
 
