@@ -481,8 +481,8 @@ def test_recall_tree_refuses_flags_it_cannot_honour(run_cli: CliRunner) -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ['"x" OR y*', "NEAR(a b)", ")(", "", "-- DROP", "col:val", "ünïcödé ÜBER"]
-)
+    "query", ['"x" OR y*', "NEAR(a b)", ")(", "-- DROP", "col:val", "ünïcödé ÜBER"]
+)  # a blank query is bad input (tests/cli/test_exit_codes.py)
 def test_recall_tree_takes_hostile_text(
     store: Store, project_id: str, run_cli: CliRunner, query: str
 ) -> None:
