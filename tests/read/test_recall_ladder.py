@@ -191,19 +191,35 @@ def test_a_broad_word_is_ranked_within_the_newest_window(
     assert floors == [180]  # one windowed query; the store was never ranked whole
 
 
-@pytest.mark.usefixtures("small_windows")
+@pytest.mark.parametrize(
+    ("budget", "visible", "hidden", "floors"),
+    [
+        (10, 3, 300, [283, 223, 0]),  # broad: more matches than the budget
+        (1_000, 20, 40, [40, 0]),  # past the cap (40), within the budget
+    ],
+)
 def test_invisible_rows_in_the_window_widen_it(
-    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+    store: Store,
+    identity: Identity,
+    monkeypatch: pytest.MonkeyPatch,
+    budget: int,
+    visible: int,
+    hidden: int,
+    floors: list[int],
 ) -> None:
-    # 300 newer rows of another project fill every window but the last: the
-    # three visible matches are still found, by widening, never starved.
-    visible = [make_memory(identity.project, f"cache eviction rule {i}") for i in range(3)]
-    hidden = [make_memory("another-project", f"cache eviction note {i}") for i in range(300)]
-    _store_all(store, *visible, *hidden)
-    floors = _floors_used(store, monkeypatch)
-    hits = recall(store, identity, "cache eviction", limit=5)
-    assert {h.memory.id for h in hits} == {m.id for m in visible}
-    assert floors[:3] == [283, 223, 0]  # the strict rung widened to the whole store
+    """Newer rows of another project fill every window but the last (20
+    memories, then four times as wide): the visible matches are still all
+    found, by widening, never starved."""
+    monkeypatch.setattr(recall_module, "OR_BUDGET", budget)
+    monkeypatch.setattr(recall_module, "WINDOW", 20)
+    monkeypatch.setattr(recall_module, "WIDEN", 4)
+    mine = [make_memory(identity.project, f"cache eviction rule {i}") for i in range(visible)]
+    theirs = [make_memory("another-project", f"cache eviction note {i}") for i in range(hidden)]
+    _store_all(store, *mine, *theirs)
+    used = _floors_used(store, monkeypatch)
+    hits = recall(store, identity, "cache eviction", limit=20)
+    assert {h.memory.id for h in hits} == {m.id for m in mine}
+    assert used[: len(floors)] == floors  # the strict rung widened to the whole store
 
 
 @pytest.mark.usefixtures("small_windows")
@@ -411,19 +427,3 @@ def test_a_rung_past_the_cap_is_weighed_in_the_newest_window_first(
     assert strict == [recall_module.ANY_MATCHES_SQL, recall_module.SCORED_WINDOW_SQL]
     assert floors == [80]
     assert len(hits) == 5 and {h.memory.id for h in hits} <= {m.id for m in later[-20:]}
-
-
-def test_a_rung_past_the_cap_widens_past_invisible_rows_in_its_window(
-    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """60 matches, past the cap (40) but within the budget, and the newest 40
-    are another project's: the window (20) holds nothing visible, so the
-    rung widens until its 20 visible matches are found, all of them."""
-    monkeypatch.setattr(recall_module, "WINDOW", 20)
-    visible = [make_memory(identity.project, f"alpha bravo visible {i}") for i in range(20)]
-    hidden = [make_memory("another-project", f"alpha bravo hidden {i}") for i in range(40)]
-    _store_all(store, *visible, *hidden)
-    floors = _floors_used(store, monkeypatch)
-    hits = recall(store, identity, "alpha bravo", limit=20)
-    assert {h.memory.id for h in hits} == {m.id for m in visible}
-    assert floors == [40, 0]
