@@ -13,6 +13,7 @@ from reliability_support import fts_consistent, raw
 
 from tree_ring.govern import contradictions
 from tree_ring.ops import doctor
+from tree_ring.store import schema
 from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline
 
@@ -62,7 +63,8 @@ def test_a_healthy_store_passes_every_check(run_cli: CliRunner, filled: Store) -
 
 
 def test_the_doctor_knows_every_trigger_that_keeps_an_fts_index() -> None:
-    assert set(doctor.FTS_TRIGGERS) == {
+    # The doctor checks and restores the triggers this table names.
+    assert set(schema.INDEX_TRIGGERS) == {
         f"memories_{index}_{event}"
         for index in ("fts", "claim_fts")
         for event in ("insert", "delete", "update")
@@ -90,7 +92,7 @@ def test_fts_drift_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> No
     with closing(raw(filled.root)) as conn:
         assert fts_consistent(conn)
         names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")}
-        assert set(doctor.FTS_TRIGGERS) <= names
+        assert set(schema.INDEX_TRIGGERS) <= names
         # The repair itself is on the audit record.
         last = conn.execute("SELECT action, target FROM audit_log ORDER BY seq DESC").fetchone()
         assert tuple(last) == ("repair", "store")

@@ -19,7 +19,7 @@ from tree_ring.govern.admission import CONTRADICTS
 from tree_ring.model.errors import Conflict, Denied, SecretRefused
 from tree_ring.model.record import Link, Memory, canonical_json, new_memory_id, now_iso, sha256
 from tree_ring.ops import doctor, guidance
-from tree_ring.store import audit, rows
+from tree_ring.store import audit, rows, schema
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import bulk, correct, pipeline
@@ -51,7 +51,7 @@ def test_many_rows_are_indexed_audited_and_claimed(
         triggers = {
             r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
         }
-        assert set(doctor.FTS_TRIGGERS) <= triggers
+        assert set(schema.INDEX_TRIGGERS) <= triggers
     assert doctor.diagnose(store.root).ok
     # Later single writes are indexed by the restored trigger.
     pipeline.store_memory(store, make_memory(project_id, "After the bulk write"), PERSON)

@@ -29,8 +29,6 @@ from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.tree import repair
 
-FTS_TRIGGERS = tuple(schema.INDEX_TRIGGERS)
-
 
 @dataclass(frozen=True)
 class Check:
@@ -145,7 +143,7 @@ def fts_integrity(db: Db) -> str | None:
 
 def check_fts(db: Db) -> Check:
     have = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
-    lost = [name for name in FTS_TRIGGERS if name not in have]
+    lost = [name for name in schema.INDEX_TRIGGERS if name not in have]
     rows, indexed, missing, stray = fts_parity(db)
     problem = fts_integrity(db)
     if not lost and not missing and not stray and rows == indexed and not problem:
