@@ -232,10 +232,11 @@ DETERMINERS = frozenset(
 
 
 def uncontracted(text: str) -> str:
-    """`text` with its contractions undone ("couldn't" -> "could", "what's" -> "what")."""
+    """`text`, casefolded, with its contractions undone ("couldn't" -> "could",
+    "what's" -> "what")."""
     if "'" not in text and "\u2019" not in text:
         return text
-    text = _CONTRACTED_VERBS.sub(lambda m: _FULL_VERBS[m.group(1).casefold()], text)
+    text = _CONTRACTED_VERBS.sub(lambda m: _FULL_VERBS[m.group(1)], text)
     return _CONTRACTION.sub("", text)
 
 
