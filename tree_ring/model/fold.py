@@ -1,0 +1,82 @@
+"""One canonical form of text, for every check that must not be fooled by spelling.
+
+Two texts that a reader takes for the same words must fold to the same string,
+so that a forgotten claim, or a secret, cannot come back in another spelling.
+`canonical` is the one function the tombstone keys and the guard fold through:
+
+1. NFKC: compatibility forms become their plain letters (full-width
+   ``ｂｉｌｌｉｎｇ``, mathematical ``𝐀``, ligatures, superscripts).
+2. Default-ignorable code points are removed (zero-width space and joiners,
+   variation selectors, the soft hyphen, bidi controls, the tag block).
+3. Decomposition, then combining marks (Mn, Me) dropped: ``é`` and ``é``
+   both become ``e``.
+4. Case folding, so ``İ``, ``I`` and ``i`` meet.
+
+Confusable letters (Cyrillic ``а`` for Latin ``a``) are the next step and are
+added to `canonical` with their table. Number words and hyphenation are out of
+scope: ``three`` and ``3`` stay different, and so do ``re-try`` and ``retry``.
+
+`canonical` keeps every character a reader sees; `unmarked` is steps 1 to 3
+without case folding, for checks that are case-sensitive (token formats).
+Plain ASCII text is returned as it is (lower-cased by `canonical`) without
+importing `unicodedata`.
+"""
+
+from __future__ import annotations
+
+# Unicode's Default_Ignorable_Code_Point ranges (DerivedCoreProperties.txt, 15.1).
+_IGNORABLE_RANGES = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+_MARKS = ("Mn", "Me")
+
+
+_DROP: dict[int, None] = {}
+
+
+def ignorable(char: str) -> bool:
+    code = ord(char)
+    return any(low <= code <= high for low, high in _IGNORABLE_RANGES)
+
+
+def _drop_table() -> dict[int, None]:
+    if not _DROP:
+        _DROP.update(
+            (code, None) for low, high in _IGNORABLE_RANGES for code in range(low, high + 1)
+        )
+    return _DROP
+
+
+def unmarked(text: str) -> str:
+    """`text` in NFKC with default-ignorables and combining marks removed; case kept."""
+    if text.isascii():
+        return text
+    from unicodedata import category, normalize
+
+    kept = normalize("NFKC", text).translate(_drop_table())
+    bare = "".join(char for char in normalize("NFD", kept) if category(char) not in _MARKS)
+    return normalize("NFC", bare)
+
+
+def canonical(text: str) -> str:
+    """The folded form two spellings of the same words share."""
+    if text.isascii():
+        return text.lower()
+    # Case folding can itself add a mark (İ folds to i + U+0307), so marks go after it.
+    return unmarked(unmarked(text).casefold())
