@@ -81,6 +81,27 @@ def commit(root: Path, message: str) -> None:
     git(root, "commit", "-q", "-m", message, "--allow-empty")
 
 
+def hub(tmp: Path, root: Path) -> Path:
+    """A bare repository made `root`'s upstream ("origin"), its main pushed there:
+    the remote a team pulls from, whose ledger lines a clone trusts."""
+    bare = tmp / f"{root.name}-hub.git"
+    git(tmp, "init", "-q", "--bare", "-b", "main", str(bare))
+    git(root, "remote", "add", "origin", str(bare))
+    git(root, "push", "-q", "-u", "origin", "main")
+    return bare
+
+
+def publish(root: Path, message: str) -> None:
+    """Commit everything and push it to the upstream."""
+    commit(root, message)
+    git(root, "push", "-q")
+
+
+def pull(root: Path) -> None:
+    """Take the upstream's commits (a merge by the driver when both moved)."""
+    git(root, "pull", "-q", "--no-rebase", "--no-edit")
+
+
 def shared_ids(root: Path) -> set[str]:
     with Store.open(root) as store:
         return {
@@ -90,6 +111,13 @@ def shared_ids(root: Path) -> set[str]:
                 (project.load_project_id(root),),
             )
         }
+
+
+def trust_of(root: Path) -> dict[str, str]:
+    """Memory id -> trust state, of every row still on record."""
+    with Store.open(root) as store:
+        found = store.conn.execute("SELECT id, trust FROM memories WHERE retired_at IS NULL")
+        return {str(row[0]): str(row[1]) for row in found}
 
 
 def summaries(root: Path) -> set[str]:

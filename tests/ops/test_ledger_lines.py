@@ -5,7 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from team_support import LEDGER, cli, first_repo, ledger_entries, ok, remember, shared_ids
+from team_support import (
+    LEDGER,
+    cli,
+    first_repo,
+    hub,
+    ledger_entries,
+    ok,
+    publish,
+    remember,
+    shared_ids,
+)
 
 from tree_ring.model import project
 
@@ -75,6 +85,7 @@ def test_a_ledger_from_a_newer_schema_is_refused_and_nothing_written(tmp_path: P
 
 def test_duplicate_ids_from_a_union_merge_resolve_by_the_rule(tmp_path: Path) -> None:
     alice = first_repo(tmp_path)
+    hub(tmp_path, alice)  # the lines come from the upstream: trusted as they stand
     memory_id = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
     [line] = ledger_entries(alice)
     later = {**line, "summary": "Deploys freeze on Fridays and Saturdays"}
@@ -87,6 +98,7 @@ def test_duplicate_ids_from_a_union_merge_resolve_by_the_rule(tmp_path: Path) ->
     with (alice / LEDGER).open("a", encoding="utf-8") as handle:
         for data in (later, earlier):  # both after the stored row, in either order
             handle.write(json.dumps(data) + "\n")
+    publish(alice, "a union merge")
     ok(alice, "sync")
     [entry] = ledger_entries(alice)
     assert (

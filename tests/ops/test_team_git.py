@@ -15,14 +15,18 @@ from team_support import (
     commit,
     first_repo,
     git,
+    hub,
     ledger_entries,
     ok,
+    publish,
+    pull,
     raw_bytes,
     remember,
     session_start,
     session_start_modules,
     shared_ids,
     summaries,
+    trust_of,
 )
 from tree_support import remember as tree_remember
 from tree_support import sentence, tune
@@ -35,30 +39,30 @@ from tree_ring.store.db import Store
 WORD = "zebracorn7731"
 
 
-def test_two_people_remember_on_branches_and_merge_both_ways_with_the_driver(
+def test_two_people_remember_and_merge_through_the_upstream_with_the_driver(
     tmp_path: Path,
 ) -> None:
     alice = first_repo(tmp_path)
     base = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
     commit(alice, "base memory")
-    bob = clone(alice, tmp_path, "bob")
+    origin = hub(tmp_path, alice)
+    bob = clone(origin, tmp_path, "bob")
     assert shared_ids(bob) == {base}  # init built the store from the ledger
     assert git(bob, "status", "--porcelain").stdout == ""  # and only read it
 
-    git(alice, "checkout", "-q", "-b", "alice-work")
     mine = remember(alice, "Release notes are drafted in docs/releases before tagging")
-    commit(alice, "alice remembers")
-    git(bob, "checkout", "-q", "-b", "bob-work")
+    publish(alice, "alice remembers")
     theirs = remember(bob, "Integration tests need the docker network named ci-net")
     commit(bob, "bob remembers")
-
-    git(alice, "pull", "-q", "--no-rebase", "--no-edit", str(bob), "bob-work")
-    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "alice-work")
-    for root in (alice, bob):
-        text = (root / LEDGER).read_text(encoding="utf-8")
-        assert "<<<<<<<" not in text
-        ok(root, "sync")
+    pull(bob)  # both changed the ledger: the driver merges it
+    assert "<<<<<<<" not in (bob / LEDGER).read_text(encoding="utf-8")
+    assert ok(bob, "--json", "sync").json()["imported"] == 1  # alice's, from upstream
+    publish(bob, "bob syncs")
+    pull(alice)
+    assert ok(alice, "--json", "sync").json()["imported"] == 1
     assert shared_ids(alice) == shared_ids(bob) == {base, mine, theirs}
+    for root in (alice, bob):
+        assert trust_of(root) == dict.fromkeys({base, mine, theirs}, "accepted")
     # Both sides wrote the same memory lines: the rule, not the side, decides.
     assert ledger_entries(alice) == ledger_entries(bob)
     # A second sync changes nothing.
@@ -68,25 +72,26 @@ def test_two_people_remember_on_branches_and_merge_both_ways_with_the_driver(
 
 def test_three_clones_merged_in_any_order_hold_the_same(tmp_path: Path) -> None:
     alice = first_repo(tmp_path)
-    bob = clone(alice, tmp_path, "bob")
-    carol = clone(alice, tmp_path, "carol")
+    origin = hub(tmp_path, alice)
+    bob = clone(origin, tmp_path, "bob")
+    carol = clone(origin, tmp_path, "carol")
     ids: set[str] = set()
-    for root, branch, text in (
-        (alice, "a", "The cache warms from the nightly snapshot"),
-        (bob, "b", "Feature flags live in config/flags.toml"),
-        (carol, "c", "The billing service owns invoice numbering"),
+    for root, text in (
+        (alice, "The cache warms from the nightly snapshot"),
+        (bob, "Feature flags live in config/flags.toml"),
+        (carol, "The billing service owns invoice numbering"),
     ):
-        git(root, "checkout", "-q", "-b", branch)
         ids.add(remember(root, text))
-        commit(root, f"{branch} remembers")
-    git(alice, "pull", "-q", "--no-rebase", "--no-edit", str(bob), "b")
-    git(alice, "pull", "-q", "--no-rebase", "--no-edit", str(carol), "c")
-    git(carol, "pull", "-q", "--no-rebase", "--no-edit", str(bob), "b")
-    git(carol, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "a")
-    for root in (alice, carol):
+        commit(root, f"{root.name} remembers")
+    for root in (carol, alice, bob):
+        pull(root)
         ok(root, "sync")
-    assert shared_ids(alice) == shared_ids(carol) == ids
-    assert ledger_entries(alice) == ledger_entries(carol)
+        publish(root, f"{root.name} merges")
+    for root in (alice, bob, carol):
+        pull(root)
+        ok(root, "sync")
+    assert shared_ids(alice) == shared_ids(bob) == shared_ids(carol) == ids
+    assert ledger_entries(alice) == ledger_entries(carol) == ledger_entries(bob)
 
 
 def tree_and_consolidation_text(root: Path) -> tuple[str, str]:
@@ -107,7 +112,8 @@ def test_a_forget_on_one_branch_beats_an_edit_on_the_other(tmp_path: Path) -> No
         "--event-type", "decision",
     ).json()["id"]  # fmt: skip
     commit(alice, "base")
-    bob = clone(alice, tmp_path, "bob")
+    origin = hub(tmp_path, alice)
+    bob = clone(origin, tmp_path, "bob")
     # On bob's clone the memory is summarised twice over: a sealed tree node and a consolidation.
     with Store.open(bob) as store:
         tune(store, input_token_budget=16, summary_fanout=2, output_token_budget=500)
@@ -120,21 +126,21 @@ def test_a_forget_on_one_branch_beats_an_edit_on_the_other(tmp_path: Path) -> No
     assert WORD in nodes and WORD in consolidated  # the control: the scan finds it
     assert WORD.encode() in raw_bytes(bob)
 
-    git(alice, "checkout", "-q", "-b", "forget")
     ok(alice, "forget", doomed, "--mode", "delete", "--reason", "wrong key")
-    commit(alice, "alice forgets")
-    git(bob, "checkout", "-q", "-b", "edit")
+    publish(alice, "alice forgets")
     newer = remember(bob, "The nightly build reads its cache key from the vault")
     ok(bob, "supersede", doomed, newer, "--reason", "moved to the vault")  # an edit of the line
     commit(bob, "bob edits")
 
-    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "forget")
-    git(alice, "pull", "-q", "--no-rebase", "--no-edit", str(bob), "edit")
+    pull(bob)  # the driver: alice's tombstone beats bob's edited line
+    done = ok(bob, "--json", "sync").json()
+    assert done["forgotten"] == 1  # bob's edited row gave way to the upstream's tombstone
+    publish(bob, "bob merges")
+    pull(alice)
     for root in (alice, bob):
-        done = ok(root, "--json", "sync").json()
+        ok(root, "sync")
         assert doomed not in shared_ids(root)
         assert not any(WORD in text for text in summaries(root))
-    assert done["forgotten"] == 1  # bob's sync, the last: his edited row gave way
     # On the other clone the forgotten text is gone from every table, index and file.
     assert tree_and_consolidation_text(bob) != ("", "")
     assert all(WORD not in text for text in tree_and_consolidation_text(bob))
@@ -153,7 +159,7 @@ def test_a_redaction_reaches_the_other_clone(tmp_path: Path) -> None:
     bob = clone(alice, tmp_path, "bob")
     ok(alice, "forget", memory_id, "--mode", "redact", "--reason", "wrong key")
     commit(alice, "redacted")
-    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "main")
+    pull(bob)
     assert ok(bob, "--json", "sync").json()["redacted"] == 1
     assert "[REDACTED]" in summaries(bob) and not any(WORD in t for t in summaries(bob))
     assert WORD.encode() not in raw_bytes(bob).lower()
@@ -261,7 +267,7 @@ def test_under_the_coordinated_policy_only_the_capability_imports(tmp_path: Path
         token = coordinator.enable(store, "lead", PERSON).token
     memory_id = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
     commit(alice, "memory")
-    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "main")
+    pull(bob)
     denied = cli(bob, "sync")
     assert denied.code != 0 and "denied" in denied.err
     assert memory_id not in shared_ids(bob)

@@ -33,7 +33,7 @@ FIXTURE = REPO / "fixtures" / "stores" / "schema-0001.sqlite"
 FIXTURE_PROJECT = "fixture-app-3f9c2a"
 MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
-    "0006_claim_index",
+    "0006_claim_index", "0007_ledger_provenance",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -60,6 +60,9 @@ TABLES: dict[str, tuple[str, ...]] = {
         "sensitivity", "retention", "expires_at", "supersedes", "superseded_by", "links",
         "trust", "review_reason", "reviewed_at", "reviewed_by", "valid_from", "valid_to",
         "retired_at", "redacted_at", "origin", "origin_session", "content_hash",
+    ),
+    "ledger_provenance": (
+        "subject", "project", "line_hash", "source", "git_commit", "author", "ref", "created_at",
     ),
     "memory_fts": ("summary", "details", "tags"),
     "memory_fts_config": ("k", "v"),
@@ -90,7 +93,9 @@ TABLES: dict[str, tuple[str, ...]] = {
 
 # Every index: (table, its key columns, "<expr>" for an expression, unique, partial).
 INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
+    "audit_readmissions": ("audit_log", ("target",), False, True),
     "forget_requests_waiting": ("forget_requests", ("project", "created_at"), False, True),
+    "ledger_provenance_line": ("ledger_provenance", ("line_hash",), False, False),
     "memories_brief": (
         "memories", ("project", "<expr>", "salience", "confidence", "created_at"), False, True,
     ),
@@ -120,6 +125,7 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
         "content_tombstones", ("project", "content_hash"), True, False,
     ),
     "sqlite_autoindex_forget_requests_1": ("forget_requests", ("id",), True, False),
+    "sqlite_autoindex_ledger_provenance_1": ("ledger_provenance", ("subject",), True, False),
     "sqlite_autoindex_memories_1": ("memories", ("id",), True, False),
     "sqlite_autoindex_operation_claims_1": ("operation_claims", ("claim",), True, False),
     "sqlite_autoindex_redaction_tombstones_1": (

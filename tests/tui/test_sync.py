@@ -66,7 +66,7 @@ def test_sync_brings_a_teammates_memory_in_and_says_how_much(tmp_path: Path) -> 
     assert done.code == 0, done.err
     git(alice, "add", "-A")
     git(alice, "commit", "-q", "-m", "a fact")
-    git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "main")
+    git(bob, "pull", "-q", "--no-rebase", "--no-edit")  # from the upstream: trusted
     assert FACT not in summaries(bob)
     said = _sync(bob)
     assert said.startswith("synced: 1 imported, 0 replaced, 0 forgotten, 0 redacted"), said

@@ -32,6 +32,11 @@ def cmd_sync(ctx: Context) -> int:
         "forgotten": len(report.forgotten),
         "redacted": len(report.redacted),
         "skipped": len(report.skipped),
+        # Lines not from the upstream: pending rows and requests to forget, for a person.
+        "claimed": report.claimed,
+        "requested": report.requested,
+        "history_tombstones": report.history,
+        "upstream": report.upstream,
         "lines": report.lines,
         "written": [report.path] if report.written else [],
         "kept": [] if report.written else [report.path],
@@ -43,6 +48,7 @@ def cmd_sync(ctx: Context) -> int:
     if setup is not None:
         data["driver"] = setup.driver
     name = f".tree-ring/{sync.ledger.PATH}"
+    claims = report.claimed or report.requested
     lines = [
         f"ledger:     {name} ({report.lines} lines, "
         + ("written" if report.written else "unchanged")
@@ -52,6 +58,9 @@ def cmd_sync(ctx: Context) -> int:
         f"forgotten:  {len(report.forgotten)}",
         f"redacted:   {len(report.redacted)}",
         f"skipped:    {len(report.skipped)}",
+        f"claims:     {len(report.claimed) + len(report.requested)}"
+        + (" (not from upstream; waiting in `tree-ring review list`)" if claims else ""),
+        f"upstream:   {report.upstream or 'none (every line this clone did not write is a claim)'}",
         f"audit:      {report.audit or 'ok (matches the ledger anchor)'}",
     ]
     lines += [f"  {name}:{s.line}: {s.reason}" for s in report.skipped]

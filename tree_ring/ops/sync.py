@@ -5,19 +5,33 @@ A sync reads the ledger, checks every line as strictly as an import (shape,
 validation, the guard, the project), reports a bad line by file and line and
 skips it, and applies the rest through the write path in one transaction:
 
-- a memory the store lacks is written as an import that keeps the ledger's
-  trust state (the ledger is committed beside the code, and each of its
-  lines was a clone's accepted memory), so the tombstones and the guard
-  still refuse what was forgotten or is secret;
-- a memory the store holds in another version is replaced when the ledger's
-  version wins under the merge rule, and left alone otherwise;
-- a tombstone forgets the row (`correct.forget_in`: the row, its FTS text,
-  its summary-tree text and the consolidations citing it) and records the
-  content hashes, so the content cannot return under any id; a redaction
-  redacts it.
+- a line is trusted as far as it came from the upstream branch's ledger
+  (`upstream.py`): the lines the upstream holds (and the upstream's lines the
+  working tree lacks) are the team's, and the lines the store itself writes
+  are its own. Every other line (a working-tree edit, a local commit, a
+  local branch the driver merged) is a claim;
+- a trusted memory the store lacks is written as an import that keeps the
+  ledger's trust state, so the tombstones and the guard still refuse what
+  was forgotten or is secret; one the store holds in another version is
+  replaced when the ledger's version wins under the merge rule;
+- a trusted tombstone forgets the row (`correct.forget_in`: the row, its FTS
+  text, its summary-tree text and the consolidations citing it) and records
+  the content hashes, so the content cannot return under any id; a
+  redaction redacts it;
+- a claim becomes what a person decides on (`provenance.py`): a new memory
+  lands pending (never heartwood, never a person's); a rewrite or retirement
+  of a stored memory becomes a pending row that replaces it on approval; a
+  tombstone or redaction of a stored memory becomes a request to forget it.
+  A tombstone for an id the store never held is recorded either way (it can
+  only keep content out). Each claim is taken once (by its line's hash);
+- a store built from the ledger for the first time also records every
+  tombstone the upstream's history of the ledger ever held, so deleting a
+  tombstone line in a later commit does not bring its content back; only a
+  person's re-admission, carried in the row (`readmit.py`), does.
 
 Then the ledger is written from the store: the same store state always
-writes the same bytes. The store remembers the ledger's size, modification
+writes the same bytes, and a claim stays out of it until a person approves
+it. The store remembers the ledger's size, modification
 time and hash at each sync (the `ledger` setting), which is what lets the
 SessionStart hook skip an unchanged ledger with one `stat`.
 """
@@ -38,14 +52,22 @@ from tree_ring.model import project
 from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError, UsageError
 from tree_ring.model.identity import Origin
 from tree_ring.model.imported import from_mapping
-from tree_ring.model.record import PRIVATE_SCOPES, Memory, canonical_json, now_iso, parse_time
-from tree_ring.ops import ledger, replace
+from tree_ring.model.record import (
+    PRIVATE_SCOPES,
+    Memory,
+    canonical_json,
+    new_memory_id,
+    now_iso,
+    parse_time,
+)
+from tree_ring.ops import ledger, provenance, replace, upstream
 from tree_ring.ops.ledger import Line
+from tree_ring.ops.upstream import Upstream
 from tree_ring.store import audit, rows, settings
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
-from tree_ring.write import bulk, correct, pipeline
+from tree_ring.write import bulk, correct, pipeline, readmit, requests
 from tree_ring.write.pipeline import BatchError
 
 TYPE_CHECKING = False
@@ -77,6 +99,12 @@ class SyncReport:
     forgotten: list[str] = field(default_factory=lambda: [])
     redacted: list[str] = field(default_factory=lambda: [])
     skipped: list[Skipped] = field(default_factory=lambda: [])
+    # Claims: pending rows made from lines not from upstream, and requests to forget.
+    claimed: list[str] = field(default_factory=lambda: [])
+    requested: list[str] = field(default_factory=lambda: [])
+    # Tombstones taken from the upstream's history of the ledger (a first build).
+    history: int = 0
+    upstream: str | None = None  # the remote-tracking ref trusted, or None
     lines: int = 0
     written: bool = False
     audit: str | None = None  # what the anchor says about this clone's audit log
@@ -105,22 +133,39 @@ def _read_bytes(path: Path) -> bytes:
 
 @dataclass
 class Read:
-    """A ledger read and checked: the winning line of each key (duplicates
-    resolved by the merge rule), the line number each came from, the lines
-    skipped and why, and the memory each checked memory line holds."""
+    """A ledger read and checked: the winning line of each key among the
+    trusted lines (duplicates resolved by the merge rule) and among the
+    claims, the line number each came from (0: the upstream's, not in the
+    file), the lines skipped and why, the memory and the carried
+    re-admission each checked memory line holds, and the raw bytes each
+    checked line was read as (what the upstream is compared by)."""
 
     won: dict[str, Line]
     numbers: dict[str, int]
     skipped: list[Skipped]
     memories: dict[str, Memory]
+    claims: dict[str, Line] = field(default_factory=lambda: {})
+    readmitted: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+    raws: dict[str, bytes] = field(default_factory=lambda: {})
 
 
 def checked(
-    data: bytes, project_id: str, name: str, known: Mapping[str, Line] | None = None
+    data: bytes,
+    project_id: str,
+    name: str,
+    known: Mapping[str, Line] | None = None,
+    *,
+    trusted: Upstream | None = None,
 ) -> Read:
     """Read the ledger's lines and check each one. A line that is byte for byte
     what the store itself would write (`known`, by text) came from the store,
     which checked it on the way in: it is not checked again.
+
+    With `trusted`, a memory, tombstone or redaction line is trusted only when
+    the upstream's ledger holds it (or the store wrote it); the rest are
+    claims. The upstream's lines the file lacks are read too, as trusted.
+    Without it every line is taken as it stands (a person's write merging
+    the store into the file, which imports nothing).
 
     A ledger of a newer schema or of another project is refused whole; a
     text merge's conflict markers too (`doctor --repair` resolves them)."""
@@ -131,19 +176,23 @@ def checked(
             f"{name} holds {conflicts} conflict(s) from a text merge (the merge driver was not "
             "configured); run `tree-ring doctor --repair` to resolve them by the ledger's rule"
         )
-    good: list[tuple[int, Line]] = []
+    numbered: list[tuple[int, bytes]] = list(enumerate(text_lines, start=1))
+    if trusted is not None:
+        present = set(text_lines)
+        numbered += [(0, piece) for piece in sorted(trusted.lines - present)]
+    good: list[tuple[int, Line, bool]] = []
     skipped: list[Skipped] = []
-    memories: dict[str, Memory] = {}
+    read = Read({}, {}, skipped, {})
     known = known or {}
-    for number, piece in enumerate(text_lines, start=1):
+    for number, piece in numbered:
         if not piece.strip():
             continue
         held = known.get(piece.decode("utf-8", "replace")) if known else None
         if held is not None:
-            good.append((number, held))
+            good.append((number, held, True))
             continue
         try:
-            line = _check(piece, project_id, memories)
+            line = _check(piece, project_id, read)
         except (ValueError, RecursionError) as exc:
             skipped.append(Skipped(number, f"not valid JSON ({str(exc)[:60]})"))
             continue
@@ -152,18 +201,22 @@ def checked(
         except TreeRingError as exc:
             skipped.append(Skipped(number, str(exc)))
             continue
-        good.append((number, line))
-    won = ledger.merge(line for _, line in good)
+        read.raws.setdefault(line.text, piece)
+        believed = trusted is None or not line.key.startswith("2") or piece in trusted.lines
+        good.append((number, line, believed))
+    read.won = ledger.merge(line for _, line, believed in good if believed)
+    read.claims = ledger.merge(line for _, line, believed in good if not believed)
     # The line that won its key is the one named if the store refuses it.
-    numbers = {line.key: number for number, line in good if won[line.key] is line}
-    return Read(won, numbers, skipped, memories)
+    for number, line, _ in good:
+        read.numbers.setdefault(line.text, number)
+    return read
 
 
 class _OtherLedger(UsageError):
     pass
 
 
-def _check(piece: bytes, project_id: str, memories: dict[str, Memory]) -> Line:
+def _check(piece: bytes, project_id: str, read: Read) -> Line:
     if len(piece) > MAX_LINE_BYTES:
         raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
     try:
@@ -192,8 +245,11 @@ def _check(piece: bytes, project_id: str, memories: dict[str, Memory]) -> Line:
         return Line(_anchor(line))
     if record == ledger.MEMORY:
         memory = _memory(line, project_id)
-        checked_line = Line(memory_line(memory))
-        memories[checked_line.text] = memory
+        carried = readmit.parse_carried(line.get(readmit.CARRIED))
+        checked_line = Line(memory_line(memory, carried))
+        read.memories[checked_line.text] = memory
+        if carried is not None:
+            read.readmitted[checked_line.text] = carried
         return checked_line
     if record in (ledger.TOMBSTONE, ledger.REDACTION):
         return Line(_stone(line))
@@ -221,7 +277,7 @@ def _memory(line: dict[str, Any], project_id: str) -> Memory:
     owner = line.get("project")
     if owner != project_id:
         raise UsageError(f"from another project ({str(owner)[:64]!r})")
-    body = {k: v for k, v in line.items() if k != "record"}
+    body = {k: v for k, v in line.items() if k not in ("record", readmit.CARRIED)}
     memory = from_mapping(body)
     if memory.scope in PRIVATE_SCOPES:
         raise UsageError(f"scope {memory.scope} is private; the ledger holds shared memory only")
@@ -261,8 +317,13 @@ def _stone(line: dict[str, Any]) -> dict[str, Any]:
 # -- the store's side ------------------------------------------------------------------
 
 
-def memory_line(memory: Memory) -> dict[str, Any]:
-    return {"record": ledger.MEMORY, **memory.to_dict()}
+def memory_line(memory: Memory, readmitted: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A memory's ledger line; with the person's re-admission it was written
+    over tombstones by, which travels with it (`readmit.py`)."""
+    line = {"record": ledger.MEMORY, **memory.to_dict()}
+    if readmitted is not None:
+        line[readmit.CARRIED] = readmitted
+    return line
 
 
 def _stones_by_id(db: Db, project_id: str) -> dict[str, tuple[list[str], str, str]]:
@@ -280,7 +341,10 @@ def _stones_by_id(db: Db, project_id: str) -> dict[str, tuple[list[str], str, st
 
 
 def state_line(
-    memory_id: str, memory: Memory | None, stones: tuple[list[str], str, str] | None
+    memory_id: str,
+    memory: Memory | None,
+    stones: tuple[list[str], str, str] | None,
+    readmitted: dict[str, Any] | None = None,
 ) -> Line | None:
     """What the store says of one id, as a ledger line, or None for nothing shared."""
     if memory is None or memory.trust == "rejected":
@@ -298,18 +362,19 @@ def state_line(
         return Line({"record": ledger.REDACTION, "id": memory.id, "at": at, "hashes": hashes})
     if memory.trust != "accepted" or memory.sensitivity != "normal":
         return None
-    return Line(memory_line(memory))
+    return Line(memory_line(memory, readmitted))
 
 
 def store_lines(db: Db, project_id: str) -> dict[str, Line]:
     """Every id the store shares, as ledger lines by key."""
     stones = _stones_by_id(db, project_id)
+    readmitted = readmit.carried(db)
     out: dict[str, Line] = {}
     seen: set[str] = set()
     for row in db.execute("SELECT * FROM memories WHERE project = ?", (project_id,)):
         memory = rows.from_row(row)
         seen.add(memory.id)
-        line = state_line(memory.id, memory, stones.get(memory.id))
+        line = state_line(memory.id, memory, stones.get(memory.id), readmitted.get(memory.id))
         if line is not None:
             out[line.key] = line
     for memory_id, (hashes, at, kind) in stones.items():
@@ -372,36 +437,77 @@ def apply(
     project_id: str,
     actor: Actor,
     report: SyncReport,
+    up: Upstream | None = None,
 ) -> bool:
     """Write what the ledger's lines win over the store (`mine`, its lines by
-    key), in the caller's transaction; whether anything was written."""
+    key), in the caller's transaction: the trusted lines as they stand, the
+    claims as what a person decides on. Whether anything was written."""
     entries = {
         key: line
         for key, line in read.won.items()
         if key.startswith("2") and (key not in mine or mine[key].rank < line.rank)
     }
-    if not entries:
+    claims = {
+        key: line
+        for key, line in read.claims.items()
+        if key.startswith("2")
+        and (key not in mine or mine[key].rank < line.rank)
+        and (key not in read.won or read.won[key].rank < line.rank)
+    }
+    if claims:
+        done = provenance.taken(db, [line.text for line in claims.values()])
+        claims = {k: v for k, v in claims.items() if provenance.line_hash(v.text) not in done}
+    if not entries and not claims:
         return False
-    ids = [line.data["id"] for line in entries.values()]
+    ids = [line.data["id"] for line in (*entries.values(), *claims.values())]
     # As any import: under the coordinated write policy only the capability imports.
     coordinator.authorize(db, "import", actor, canonical_json(sorted(ids)))
-    stored = {
+    if entries:
+        _apply_trusted(db, read, entries, mine, project_id, actor, report, up)
+    if claims:
+        _apply_claims(db, read, claims, project_id, actor, report, up)
+    return True
+
+
+def _stored(db: Db, ids: list[str]) -> dict[str, Memory]:
+    return {
         row["id"]: rows.from_row(row)
         for row in db.execute(
             "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps(ids),),
         )
     }
+
+
+def _apply_trusted(
+    db: Db,
+    read: Read,
+    entries: dict[str, Line],
+    mine: dict[str, Line],
+    project_id: str,
+    actor: Actor,
+    report: SyncReport,
+    up: Upstream | None,
+) -> None:
+    ids = [line.data["id"] for line in entries.values()]
+    stored = _stored(db, ids)
+    # Rows a claim made: the team's own line for the id takes their place.
+    claimed = provenance.claimed(db, stored)
     inserts: list[tuple[int, Memory]] = []
     replacing: list[Memory] = []
     for key, line in sorted(entries.items()):
         memory_id = line.data["id"]
         held = stored.get(memory_id)
-        number = read.numbers[key]
+        number = read.numbers[line.text]
         if held is not None and held.project != project_id:
             report.skipped.append(Skipped(number, f"{memory_id} belongs to another project"))
             continue
-        if key not in mine and held is not None and Line(memory_line(held)).rank >= line.rank:
+        if (
+            key not in mine
+            and held is not None
+            and memory_id not in claimed
+            and Line(memory_line(held)).rank >= line.rank
+        ):
             continue  # held but not shared (pending, private): the rule still decides
         record = line.data["record"]
         if record == ledger.MEMORY:
@@ -420,8 +526,67 @@ def apply(
         (report.forgotten if mode == "delete" else report.redacted).append(memory_id)
     if replacing:
         report.replaced += replace.vacate(db, replacing, actor, authorize=False)
-    _insert(db, inserts, actor, report)
-    return True
+    _insert(db, inserts, actor, report, read)
+    if up is not None and up.ref is not None:
+        now = now_iso()
+        texts = {str(line.data["id"]): line.text for line in entries.values()}
+        for memory_id in (*report.imported, *report.replaced):
+            text = texts.get(memory_id)
+            if text is not None:
+                source = up.provenance(read.raws.get(text, b""))
+                provenance.note(db, memory_id, project_id, text, source, now)
+
+
+# Who raises what a claim asks for: the ledger itself, never the caller.
+CLAIMANT = Actor("team-ledger", Origin("import"))
+
+
+def _apply_claims(
+    db: Db,
+    read: Read,
+    claims: dict[str, Line],
+    project_id: str,
+    actor: Actor,
+    report: SyncReport,
+    up: Upstream | None,
+) -> None:
+    """What each claim asks for, as something a person decides on."""
+    stored = _stored(db, [line.data["id"] for line in claims.values()])
+    now = now_iso()
+    for _, line in sorted(claims.items()):
+        memory_id = str(line.data["id"])
+        number = read.numbers[line.text]
+        raw = read.raws.get(line.text, b"")
+        source = up.provenance(raw) if up else upstream.Provenance(upstream.WORKING_TREE)
+        held = stored.get(memory_id)
+        if held is not None and held.project != project_id:
+            report.skipped.append(Skipped(number, f"{memory_id} belongs to another project"))
+            continue
+        record = line.data["record"]
+        if record != ledger.MEMORY:
+            if held is None:
+                # Nothing here to forget: the content is kept out all the same.
+                _record_stones(db, project_id, line, actor)
+                continue
+            if held.redacted_at is not None:
+                continue
+            mode = "delete" if record == ledger.TOMBSTONE else "redact"
+            why = f"a team ledger {record} line from the {source.label()}, not the upstream's"
+            request = requests.ask(db, held, mode, why, CLAIMANT, now)
+            provenance.note(db, request, project_id, line.text, source, now)
+            report.requested.append(request)
+            continue
+        wanted = read.memories[line.text]
+        if held is not None:
+            wanted = provenance.rewrite(wanted, held, new_memory_id())
+        memory = pipeline.prepare(provenance.as_claim(wanted, source, held))
+        try:
+            pipeline.insert_prepared(db, memory, actor, action="import", admit=False)
+        except TreeRingError as refused:
+            report.skipped.append(Skipped(number, f"{memory_id}: {refused}"))
+            continue
+        provenance.note(db, memory.id, project_id, line.text, source, now)
+        report.claimed.append(memory.id)
 
 
 def _record_stones(db: Db, project_id: str, line: Line, actor: Actor) -> None:
@@ -437,10 +602,30 @@ def _record_stones(db: Db, project_id: str, line: Line, actor: Actor) -> None:
     audit.append(db, actor, "tombstone", line.data["id"], {"tombstones": hashes})
 
 
-def _insert(db: Db, inserts: list[tuple[int, Memory]], actor: Actor, report: SyncReport) -> None:
+def _insert(
+    db: Db, inserts: list[tuple[int, Memory]], actor: Actor, report: SyncReport, read: Read
+) -> None:
     """Write the new rows through the write path; a row it refuses (forgotten
-    content under another id, a claim another row holds) is skipped, named."""
-    pending = list(inserts)
+    content under another id, a claim another row holds) is skipped, named.
+    A row carrying a person's re-admission is written over the tombstones it
+    names, one at a time, and the re-admission recorded as this store's."""
+    carried = {read.memories[t].id: r for t, r in read.readmitted.items() if t in read.memories}
+    pending = [(n, m) for n, m in inserts if m.id not in carried]
+    for number, memory in inserts:
+        readmission = carried.get(memory.id)
+        if readmission is None:
+            continue
+        try:
+            keys = frozenset(readmission["overrides"])
+            result = pipeline.insert_prepared(
+                db, memory, actor, action="import", admit=False, overriding=keys
+            )
+        except TreeRingError as refused:
+            report.skipped.append(Skipped(number, f"{memory.id}: {refused}"))
+            continue
+        readmit.take_carried(db, actor, memory.id, readmission)
+        if result.created and memory.id not in report.replaced:
+            report.imported.append(memory.id)
     while pending:
         try:
             results = bulk.insert_prepared_many(
@@ -454,6 +639,32 @@ def _insert(db: Db, inserts: list[tuple[int, Memory]], actor: Actor, report: Syn
         if len(results) > 1_000:
             bulk.merge_fts(db)
         return
+
+
+def _history(db: Db, up: Upstream, project_id: str, actor: Actor, report: SyncReport) -> None:
+    """A first build: every tombstone the upstream's ledger ever held, for an
+    id the store does not hold live, recorded before anything is imported."""
+    found = up.tombstones_ever()
+    if not found:
+        return
+    scratch = Read({}, {}, [], {})
+    live_ids = {
+        str(row[0])
+        for row in db.execute(
+            "SELECT id FROM memories WHERE project = ? AND retired_at IS NULL", (project_id,)
+        )
+    }
+    for piece in found:
+        if piece in up.lines:
+            continue  # still in the ledger: imported with the rest
+        try:
+            line = _check(piece, project_id, scratch)
+        except (ValueError, RecursionError, TreeRingError):
+            continue
+        if line.data.get("record") != ledger.TOMBSTONE or line.data["id"] in live_ids:
+            continue
+        _record_stones(db, project_id, line, actor)
+        report.history += 1
 
 
 # -- one sync --------------------------------------------------------------------------
@@ -530,14 +741,21 @@ def sync(
     name = f"{project.DIR}/{ledger.PATH}"
     report = SyncReport(str(path))
     import_actor = actor.replace(origin=actor.origin.replace(kind="import"))
+    # Git is asked before the store is locked: what the upstream's ledger holds.
+    up = upstream.read(root)
+    report.upstream = up.ref
     with bulk.page_cache(store.db, bulk.CACHE_KIB // 2), store.write() as db:
+        first = _state(db).get("sha256") is None
         mine = store_lines(db, project_id)
-        read = checked(data, project_id, name, {line.text: line for line in mine.values()})
+        known = {line.text: line for line in mine.values()}
+        read = checked(data, project_id, name, known, trusted=up)
         report.skipped = read.skipped
         report.audit = anchor_problem(db, read.won.get("1" + clone_id(db)))
         if progress is not None:
             progress("sync: ledger read", 1, SYNC_STEPS)
-        if apply(db, read, mine, project_id, import_actor, report):
+        if first:
+            _history(db, up, project_id, import_actor, report)
+        if apply(db, read, mine, project_id, import_actor, report, up) or report.history:
             mine = store_lines(db, project_id)
         if progress is not None:
             progress("sync: merged into the store", 2, SYNC_STEPS)

@@ -370,6 +370,33 @@ def _claim_index(db: Db) -> None:
     db.execute("INSERT INTO claim_fts(claim_fts) VALUES ('optimize')")
 
 
+# Where a row or request that a team ledger line made came from
+# (ops/sync.py): the upstream branch's ledger, which the clone trusts as it
+# trusts the rest of that repository, or a line the clone cannot vouch for (a
+# working-tree edit, a local commit, a merged local branch), which arrives as
+# a claim for a person to review. A row this store wrote itself has none.
+LEDGER_PROVENANCE = (
+    """CREATE TABLE ledger_provenance (
+        subject     TEXT PRIMARY KEY,  -- the memory id (or req_ request id) the line made
+        project     TEXT NOT NULL,     -- the project whose ledger it came from
+        line_hash   TEXT NOT NULL,     -- sha256 of the line's canonical text: a claim is taken once
+        source      TEXT NOT NULL,     -- upstream | local commit | working tree
+        git_commit  TEXT,              -- the upstream commit that last set the line, if known
+        author      TEXT,              -- its author, "Name <email>" (git's word, not proof)
+        ref         TEXT,              -- the remote-tracking ref it was read from (upstream only)
+        created_at  TEXT NOT NULL      -- when this clone read it
+    )""",
+    "CREATE INDEX ledger_provenance_line ON ledger_provenance(line_hash)",
+    # The re-admissions a ledger line or export row carries (write/readmit.py).
+    "CREATE INDEX audit_readmissions ON audit_log(target) WHERE action = 'tombstone-override'",
+)
+
+
+def _ledger_provenance(db: Db) -> None:
+    for statement in LEDGER_PROVENANCE:
+        db.execute(statement)
+
+
 Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never edit or reorder a migration that has shipped.
@@ -380,6 +407,7 @@ MIGRATIONS: list[Migration] = [
     ("0004_trust", _trust),
     ("0005_count_indexes", _count_indexes),
     ("0006_claim_index", _claim_index),
+    ("0007_ledger_provenance", _ledger_provenance),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

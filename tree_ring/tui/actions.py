@@ -416,6 +416,9 @@ class Session:
             f"{len(report.skipped)} lines skipped; ledger "
             + ("written" if report.written else "unchanged")
         )
+        claims = len(report.claimed) + len(report.requested)
+        if claims:
+            said += f"; {claims} claim(s) not from upstream wait in review"
         return said + (f"; audit: {report.audit}" if report.audit else "")
 
 

@@ -13,14 +13,24 @@ Only a person: an agent's override is refused whatever it holds, because
 deciding that forgotten content may return is the decision forgetting
 protects. Content with no tombstone is refused too: the flag promises a
 pending row and an audit entry, and plain `remember` is the verb for the rest.
+
+The re-admission travels with the row (`carried`): an export row and a team
+ledger line hold it under `readmitted` (who, when, why, and the tombstone
+keys it was written over). Where the row comes through a channel that can
+vouch for a person (a person's import, the upstream's ledger) the store takes
+the re-admission too (`take_carried`), recording it as its own audit entry;
+from anywhere else (an agent's import, a ledger line this clone cannot trace
+upstream) it is only words, and the tombstones refuse the row as before.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 from tree_ring.model.errors import Denied, UsageError
-from tree_ring.model.record import Memory
+from tree_ring.model.record import Memory, parse_time
 from tree_ring.store import audit, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
@@ -75,3 +85,62 @@ def overridden(db: Db, memory_id: str) -> list[str]:
     for (detail,) in found:
         keys += [str(k) for k in json.loads(detail).get("overrides", [])]
     return keys
+
+
+CARRIED = "readmitted"  # the key an export row or a ledger line carries it under
+_HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
+
+
+def carried(db: Db) -> dict[str, dict[str, Any]]:
+    """Memory id -> its re-admission as a row carries it, for every row a
+    person wrote over tombstones here or that arrived carrying one."""
+    found: dict[str, dict[str, Any]] = {}
+    for target, at, actor, detail in db.execute(
+        "SELECT target, at, actor, detail FROM audit_log WHERE action = ? ORDER BY seq",
+        (ACTION,),
+    ):
+        said = json.loads(detail)
+        held = found.get(str(target))
+        overrides = sorted({*(held["overrides"] if held else []), *said.get("overrides", [])})
+        found[str(target)] = {
+            "at": str(at),
+            "by": str(said.get("by") or actor),
+            "reason": str(said.get("reason", "")),
+            "overrides": overrides,
+        }
+    return found
+
+
+def parse_carried(value: Any) -> dict[str, Any] | None:
+    """A carried re-admission checked as strictly as a write: its text by the
+    guard, its keys by shape; None when the row carries none."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise UsageError(f"{CARRIED} must be an object with at, by, reason and overrides")
+    data: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
+    keys: Any = data.get("overrides")
+    if not isinstance(keys, list) or not keys or len(keys) > 1_000:  # pyright: ignore[reportUnknownArgumentType]
+        raise UsageError(f"{CARRIED}.overrides lists the tombstone keys (sha256:<hex>, 1 to 1,000)")
+    hashes: list[str] = [k for k in keys if isinstance(k, str) and _HASH.match(k)]  # pyright: ignore[reportUnknownVariableType]
+    if len(hashes) != len(keys):  # pyright: ignore[reportUnknownArgumentType]
+        raise UsageError(f"{CARRIED}.overrides lists sha256:<hex> keys only")
+    return {
+        "at": parse_time(str(data.get("at", "")), f"{CARRIED}.at"),
+        "by": correct.check_reason(str(data.get("by") or "")),
+        "reason": correct.check_reason(str(data.get("reason") or "")),
+        "overrides": sorted(set(hashes)),
+    }
+
+
+def take_carried(db: Db, actor: Actor, memory_id: str, readmission: dict[str, Any]) -> None:
+    """Record a re-admission a trusted channel carried in, as this store's own
+    audit entry (what `overridden` and `review approve` read)."""
+    detail: dict[str, Any] = {
+        "reason": readmission["reason"],
+        "overrides": readmission["overrides"],
+        "forgotten": list[str](),
+        "kinds": list[str](),
+        "by": readmission["by"],
+    }
+    audit.append(db, actor, ACTION, memory_id, detail, at=readmission["at"])

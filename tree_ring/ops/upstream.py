@@ -1,0 +1,168 @@
+"""What the upstream branch says of the team ledger: the lines a clone trusts.
+
+A ledger line is believed as far as it came from the remote the project pulls
+from, as the rest of that repository is: the branch's upstream, a
+remote-tracking ref (`refs/remotes/...`) that `git fetch` moves. A line the
+upstream's ledger holds is trusted; any other line a clone did not write
+itself (a working-tree edit, a local commit, a local branch merged by the
+driver) is a claim, and waits for a person (`ops/sync.py`). Agents edit files
+and make commits all day, so being committed proves nothing; being upstream
+proves what the remote's access control proves.
+
+An upstream that is a local branch (`git branch -u other`) is no upstream:
+anyone who can commit can move one. A project outside git, or a branch with
+no upstream, has no trusted lines but its own.
+
+Git runs only when the ledger changed since the last sync; each call is read
+only. `blame` (who last set each upstream line) runs only when an upstream
+line is about to be applied, and `tombstones_ever` (every tombstone line the
+upstream history ever held) only when a store is built from the ledger for
+the first time.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LEDGER = "./.tree-ring/ledger.jsonl"  # relative to the project root (git's `./` form)
+UPSTREAM = "upstream"
+LOCAL_COMMIT = "local commit"
+WORKING_TREE = "working tree"
+TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where one ledger line came from, as this clone can tell."""
+
+    source: str  # UPSTREAM, LOCAL_COMMIT or WORKING_TREE
+    commit: str | None = None  # the upstream commit that last set the line
+    author: str | None = None  # its author, as git records it (a name, not a proof)
+    ref: str | None = None  # the remote-tracking ref it was read from
+
+    def label(self) -> str:
+        """One line for a person: who put it there."""
+        if self.source != UPSTREAM:
+            return self.source
+        said = f"upstream {self.ref or ''}".rstrip()
+        if self.commit:
+            said += f" commit {self.commit[:12]}"
+        if self.author:
+            said += f" by {self.author}"
+        return said
+
+
+def _git(root: Path, *args: str) -> bytes | None:
+    """A read-only git command's output, or None when it failed or git is missing."""
+    git = shutil.which("git")
+    if git is None:
+        return None
+    try:
+        done = subprocess.run(
+            [git, "-C", str(root), *args],
+            capture_output=True,
+            timeout=TIMEOUT_S,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def upstream_ref(root: Path) -> str | None:
+    """The current branch's upstream when it is a remote-tracking ref, else None."""
+    out = _git(root, "rev-parse", "--symbolic-full-name", "@{upstream}")
+    ref = out.decode("utf-8", "replace").strip() if out else ""
+    return ref if ref.startswith("refs/remotes/") else None
+
+
+def _lines(data: bytes | None) -> set[bytes]:
+    return {piece for piece in (data or b"").split(b"\n") if piece.strip()}
+
+
+@dataclass
+class Upstream:
+    """The upstream's ledger, read once per sync of a changed ledger."""
+
+    root: Path
+    ref: str | None
+    data: bytes = b""
+    lines: set[bytes] = field(default_factory=lambda: set())
+    committed: set[bytes] = field(default_factory=lambda: set())  # HEAD's ledger lines
+    _blame: dict[bytes, tuple[str, str]] | None = None
+
+    def provenance(self, raw: bytes) -> Provenance:
+        """Where the raw line `raw` came from."""
+        if raw in self.lines:
+            commit, author = self.blame().get(raw, (None, None))
+            return Provenance(UPSTREAM, commit, author, self.ref)
+        return Provenance(LOCAL_COMMIT if raw in self.committed else WORKING_TREE)
+
+    def blame(self) -> dict[bytes, tuple[str, str]]:
+        """Each upstream line -> (commit, author) of the commit that last set it."""
+        if self._blame is None:
+            self._blame = {}
+            if self.ref is not None:
+                out = _git(self.root, "blame", "--line-porcelain", self.ref, "--", LEDGER)
+                self._blame = parse_blame(out or b"")
+        return self._blame
+
+    def tombstones_ever(self) -> list[bytes]:
+        """Every tombstone line the upstream's history of the ledger ever held,
+        deleted since or not: a commit that removes a tombstone does not undo it."""
+        if self.ref is None:
+            return []
+        out = _git(
+            self.root,
+            "log",
+            "-p",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--diff-merges=first-parent",
+            "--format=",
+            self.ref,
+            "--",
+            LEDGER,
+        )
+        found: dict[bytes, None] = {}
+        for piece in (out or b"").split(b"\n"):
+            if piece.startswith(b"+{") and b'"record":"tombstone"' in piece:
+                found[piece[1:]] = None
+        return list(found)
+
+
+def read(root: Path) -> Upstream:
+    """The upstream's ledger lines and HEAD's, or none outside git."""
+    ref = upstream_ref(root)
+    up = Upstream(root, ref)
+    if ref is not None:
+        up.data = _git(root, "show", f"{ref}:{LEDGER}") or b""
+        up.lines = _lines(up.data)
+    up.committed = _lines(_git(root, "show", f"HEAD:{LEDGER}"))
+    return up
+
+
+def parse_blame(out: bytes) -> dict[bytes, tuple[str, str]]:
+    """`git blame --line-porcelain`: each line's content -> (commit, author)."""
+    found: dict[bytes, tuple[str, str]] = {}
+    commit, name, mail = "", "", ""
+    for piece in out.split(b"\n"):
+        if piece.startswith(b"\t"):
+            author = f"{name} {mail}".strip()
+            found.setdefault(piece[1:], (commit, author))
+        elif piece.startswith(b"author "):
+            name = piece[7:].decode("utf-8", "replace")
+        elif piece.startswith(b"author-mail "):
+            mail = piece[12:].decode("utf-8", "replace")
+        elif len(piece) >= 40 and b" " in piece and _is_hex(piece[:40]):
+            commit = piece[:40].decode("ascii")
+    return found
+
+
+def _is_hex(text: bytes) -> bool:
+    return all(c in b"0123456789abcdef" for c in text)
