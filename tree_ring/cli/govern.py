@@ -78,6 +78,10 @@ def cmd_review_list(ctx: Context) -> int:
         waiting = review.queue(store.db, project_id)[: _limit(ctx.args.limit)]
         total = review.queue_size(store.db, project_id)
         asked = requests.waiting(store.db, project_id)
+        # Who put a line there, for what a team ledger line made (`ops/provenance.py`).
+        from tree_ring.ops import provenance
+
+        came = provenance.of(store.db, [w.memory.id for w in waiting] + [r.id for r in asked])
     items: list[dict[str, Any]] = []
     lines = [f"review queue: {total} waiting (oldest first)"]
     for w in waiting:
@@ -95,6 +99,7 @@ def cmd_review_list(ctx: Context) -> int:
                 "origin": m.origin,
                 "origin_session": m.origin_session,
                 "created_at": m.created_at,
+                "provenance": came.get(m.id),
                 "contradicts": [
                     {"id": o.id, "summary": o.summary, "trust": o.trust} for o in w.contradicts
                 ],
@@ -103,6 +108,8 @@ def cmd_review_list(ctx: Context) -> int:
         lines.append(f"{m.id}  [{m.trust.upper()}] [{m.ring}] {m.summary}")
         lines.append(f"    why: {m.review_reason or 'waiting for review'}")
         lines.append(f"    from {m.origin} at {m.created_at[:19]}Z ({m.scope})")
+        if m.id in came:
+            lines.append(f"    put there by: {came[m.id]['label']}")
         lines += [f"    contradicts {o.id} [{o.trust}]: {o.summary}" for o in w.contradicts]
     if not waiting:
         lines = ["review queue: empty"]
@@ -112,9 +119,13 @@ def cmd_review_list(ctx: Context) -> int:
         lines.append(f"{r.id}  forget {r.memory_id} ({r.mode})")
         lines.append(f"    why: {r.reason}")
         lines.append(f"    asked by {r.actor} ({r.origin}) at {r.created_at[:19]}Z")
+        if r.id in came:
+            lines.append(f"    put there by: {came[r.id]['label']}")
     if len(waiting) < total:
         lines.append(f"{showing(len(waiting), total)} waiting (--limit shows more)")
-    items += [{"kind": "forget_request", **r.to_dict()} for r in asked]
+    items += [
+        {"kind": "forget_request", **r.to_dict(), "provenance": came.get(r.id)} for r in asked
+    ]
     data = listing(items, total=total + len(asked), limit=ctx.args.limit)
     ctx.emit(
         {"project": project_id, "waiting": total, "requests": len(asked), **data}, "\n".join(lines)

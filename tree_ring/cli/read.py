@@ -171,14 +171,19 @@ def cmd_list(ctx: Context) -> int:
 
 
 def cmd_show(ctx: Context) -> int:
+    from tree_ring.ops import provenance
     from tree_ring.read import listing as reading
 
     root = ctx.root()
     identity = ctx.identity(root)
     with ctx.store(root) as store:
         memory = reading.show(store.db, identity, ctx.args.id, whole_project=ctx.whole_project)
+        came = provenance.of(store.db, [memory.id]).get(memory.id)
     data = memory.to_dict()
-    ctx.emit({"project": identity.project, "memory": data}, "\n".join(field_lines(data)))
+    lines = field_lines(data)
+    if came is not None:
+        lines.append(f"provenance: {came['label']}")
+    ctx.emit({"project": identity.project, "memory": data, "provenance": came}, "\n".join(lines))
     return 0
 
 

@@ -97,16 +97,13 @@ def of(db: Db, subjects: Iterable[str]) -> dict[str, dict[str, Any]]:
     one line; `source`, `commit`, `author`, `ref` apart), for those that
     came from a ledger line."""
     wanted = sorted(set(subjects))
-    if not wanted:
+    if not wanted or not _kept(db):
         return {}
-    try:
-        found = db.execute(
-            "SELECT subject, source, git_commit, author, ref FROM ledger_provenance"
-            " WHERE subject IN (SELECT value FROM json_each(?))",
-            (_json(wanted),),
-        ).fetchall()
-    except Exception:  # a store opened read-only before its migration: nothing known
-        return {}
+    found = db.execute(
+        "SELECT subject, source, git_commit, author, ref FROM ledger_provenance"
+        " WHERE subject IN (SELECT value FROM json_each(?))",
+        (_json(wanted),),
+    ).fetchall()
     out: dict[str, dict[str, Any]] = {}
     for subject, source, commit, author, ref in found:
         said = Provenance(str(source), commit, author, ref)
@@ -118,6 +115,15 @@ def of(db: Db, subjects: Iterable[str]) -> dict[str, dict[str, Any]]:
             "label": "team ledger, " + said.label(),
         }
     return out
+
+
+def _kept(db: Db) -> bool:
+    """Whether the store has the table: one opened read-only before its
+    migration ran has not, and knows no provenance."""
+    found = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_provenance'"
+    ).fetchone()
+    return found is not None
 
 
 def as_claim(memory: Memory, source: Provenance, held: Memory | None) -> Memory:

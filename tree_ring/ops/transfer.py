@@ -55,7 +55,7 @@ from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
-from tree_ring.write import bulk, pipeline
+from tree_ring.write import bulk, pipeline, readmit
 from tree_ring.write.correct import check_reason
 from tree_ring.write.pipeline import BatchError
 
@@ -79,8 +79,14 @@ def export_rows(
     reader = agent or Identity(project)
     clause = live.where(reader, view, whole_project=agent is None)
     sql = f"SELECT m.* FROM memories m WHERE {clause.sql} ORDER BY m.created_at"
+    # A person's re-admission travels with its row (it names tombstone keys:
+    # a person's export only, as the tombstones themselves).
+    carried = readmit.carried(store.db) if agent is None else {}
     for row in store.query(sql, clause.params):
-        yield rows.from_row(row).to_dict()
+        data = rows.from_row(row).to_dict()
+        if data["id"] in carried:
+            data[readmit.CARRIED] = carried[data["id"]]
+        yield data
     if agent is not None:
         return
     for stone in store.query(
@@ -193,6 +199,8 @@ class _Parsed:
     memory: Memory | None
     tombstone: dict[str, Any] | None
     keep_trust: bool = False
+    # A person's re-admission the row carries, taken only on a person's import.
+    readmitted: dict[str, Any] | None = None
 
 
 @dataclass
@@ -285,7 +293,11 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
             memory = memory.replace(origin_session=reading.batch)
     if memory.superseded_by and memory.retired_at is None:
         memory = memory.replace(retired_at=memory.updated_at)
-    yield _Parsed(number, pipeline.prepare(memory), None, keep_trust)
+    # Checked whoever imports (its text is guarded like any field), believed
+    # only when a person does: an agent's import cannot bring content back.
+    carried = readmit.parse_carried(row.get(readmit.CARRIED))
+    taken = carried if reading.trusted else None
+    yield _Parsed(number, pipeline.prepare(memory), None, keep_trust, taken)
 
 
 def _claims_only(memory: Memory) -> Memory:
@@ -535,6 +547,10 @@ class _Writer:
             person, authorize = self.replacing
             memories = [item.memory for item in changed if item.memory is not None]
             self.report.replaced += replace.vacate(self.db, memories, person, authorize=authorize)
+        for item in changed:
+            if item.readmitted is not None and item.memory is not None:
+                self._readmitted(item, item.memory, item.readmitted)
+        changed = [item for item in changed if item.readmitted is None]
         for keep_trust, run in groupby(changed, _keeps_trust):
             items = [item for item in run if item.memory is not None]
             while True:
@@ -564,6 +580,33 @@ class _Writer:
                     self.report.unchanged.append(result.id)
                     self.retried.setdefault(memory.id, memory.content_hash)
                 self.report.pending += result.trust in ("pending", "disputed")
+
+    def _readmitted(self, item: _Parsed, memory: Memory, readmission: dict[str, Any]) -> None:
+        """A row a person re-admitted, written over the tombstones its
+        re-admission names, which is recorded here as it was there."""
+        keys = frozenset(readmission["overrides"])
+        try:
+            [result] = pipeline.insert_prepared_many(
+                self.db,
+                [memory],
+                self.actor,
+                action="import",
+                admit=not item.keep_trust,
+                search=self.search,
+                overriding=keys,
+            )
+        except BatchError as refused:
+            if not self.skip or isinstance(refused.error, Denied):
+                raise _at_line(refused.error, item.number) from None
+            self.report.skipped.append((item.number, str(refused.error)))
+            self.search.discard()
+            return
+        if result.created:
+            readmit.take_carried(self.db, self.actor, result.id, readmission)
+            self.report.created.append(result.id)
+        else:
+            self.report.unchanged.append(result.id)
+        self.report.pending += result.trust in ("pending", "disputed")
 
     def _changed(self, chunk: list[_Parsed]) -> list[_Parsed]:
         """The memory lines to write, in order. A row stored with the same id

@@ -22,8 +22,6 @@ the first time.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +55,10 @@ class Provenance:
 
 def _git(root: Path, *args: str) -> bytes | None:
     """A read-only git command's output, or None when it failed or git is missing."""
+    # Here, not at the top: `show` and the review queue read provenance without git.
+    import shutil
+    import subprocess
+
     git = shutil.which("git")
     if git is None:
         return None
