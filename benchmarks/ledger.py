@@ -4,18 +4,22 @@
     python3 benchmarks/ledger.py --full          # and a sync of 100,000
     python3 benchmarks/ledger.py --runs 31 --json-out benchmarks/out/ledger.json
 
-SessionStart, run as `hooks/hooks.json` wires it, on two copies of one store
-of N shared memories: one with a ledger the last sync saw (unchanged since),
-one without a ledger. Each run starts `python3 -I -S -c pass`, then both
+SessionStart, run as `hooks/hooks.json` wires it, on copies of one store of
+N shared memories: one with a ledger the last sync saw (unchanged since), one
+without a ledger, and a git clone with its upstream whose ledger changed
+before every run (it alternates between the upstream's and the upstream's
+plus one line not from upstream, a claim): the path that asks git what the
+upstream holds and checks the file again. Each run starts `python3 -I -S -c pass`, then both
 hooks, in an order rotated from run to run; every figure is the child's CPU
 time (user + system), the medians over the runs, and the ratios are of two
 medians of this one run. The unchanged ledger must cost the hook one `stat`
 and one settings row: its ratio should sit on the no-ledger ratio.
 
 Sync, in process, CPU time: the first sync of a store of N memories (writes
-the ledger), a second sync with nothing changed, and a fresh clone's first
-sync (an empty store built from that ledger, every line checked, guarded and
-written through the write path). Prints one JSON document and a table.
+the ledger), a second sync with nothing changed, and a fresh `git clone`'s
+first sync (an empty store built from the upstream's ledger, every line
+checked, guarded and written through the write path, the upstream's history
+read for tombstones and blamed for provenance). Prints one JSON document and a table.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import argparse
 import json
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -37,7 +42,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from startup import build_store, child_cpu_ms, clean_env, payload  # noqa: E402
 from wired import hook_command, interpreter_flags  # noqa: E402
 
-from tree_ring.model import project  # noqa: E402
 from tree_ring.ops import sync  # noqa: E402
 from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
@@ -54,18 +58,45 @@ def timed_sync(root: Path, project_id: str) -> tuple[float, float, sync.SyncRepo
     return time.process_time() - cpu, time.perf_counter() - wall, report
 
 
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+}
+
+
+def git(cwd: Path, *args: str) -> None:
+    env = {**clean_env(cwd), **GIT_ENV}
+    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+
+
+def publish(root: Path, work: Path, name: str) -> Path:
+    """Commit the project and push it to a bare upstream; the upstream's path."""
+    hub = work / f"{name}-hub.git"
+    git(work, "init", "-q", "--bare", "-b", "main", str(hub))
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "memory")
+    git(root, "remote", "add", "origin", str(hub))
+    git(root, "push", "-q", "-u", "origin", "main")
+    return hub
+
+
 def sync_figures(work: Path, size: int, name: str) -> tuple[dict[str, Any], Path, str]:
     root = work / name
     project_id = build_store(root, size)
+    (root / ".git").mkdir()  # a git repository: the sync writes the ledger
     first_cpu, first_wall, first = timed_sync(root, project_id)
     again_cpu, again_wall, again = timed_sync(root, project_id)
     assert not again.written and not again.imported, "a second sync changed something"
+    (root / ".git").rmdir()
+    hub = publish(root, work, name)
     clone = work / f"{name}-clone"
-    (clone / project.DIR).mkdir(parents=True)
-    for item in (project.PROJECT_FILE, "ledger.jsonl"):
-        shutil.copy(root / project.DIR / item, clone / project.DIR / item)
+    git(work, "clone", "-q", str(hub), clone.name)
     clone_cpu, clone_wall, cloned = timed_sync(clone, project_id)
     assert len(cloned.imported) == first.lines - 2, (len(cloned.imported), first.lines)
+    assert not cloned.claimed and cloned.upstream == "refs/remotes/origin/main"
     return (
         {
             "memories": size,
@@ -79,9 +110,20 @@ def sync_figures(work: Path, size: int, name: str) -> tuple[dict[str, Any], Path
             "fresh_clone_sync_wall_s": clone_wall,
             "fresh_clone_memories_per_s": len(cloned.imported) / clone_wall,
         },
-        root,
+        clone,
         project_id,
     )
+
+
+def claim_line(ledger: bytes, n: int) -> bytes:
+    """One memory line of `ledger` under a new id: a line not from upstream."""
+    for piece in ledger.split(b"\n"):
+        if b'"record":"memory"' in piece:
+            data = json.loads(piece)
+            data["id"] = f"mem_20990101_000000_c1a1c1a1c1a{n}"
+            data["summary"] = f"A claim written into the working tree, number {n}"
+            return json.dumps(data).encode()
+    raise AssertionError("no memory line in the ledger")
 
 
 def measure(work: Path, size: int, runs: int, full: bool) -> dict[str, Any]:
@@ -90,24 +132,38 @@ def measure(work: Path, size: int, runs: int, full: bool) -> dict[str, Any]:
     interpreter.mkdir()
     (interpreter / "python3").symlink_to(python)
     env = clean_env(interpreter)
-    figures, with_ledger, _ = sync_figures(work, size, "shared")
+    figures, cloned, _ = sync_figures(work, size, "shared")
+    # Copies of the clone's store, as its sync left it (the clone itself stays as is).
+    with_ledger = work / "with-ledger"
+    shutil.copytree(cloned, with_ledger, ignore=shutil.ignore_patterns(".git"))
+    changing = work / "changing"
+    shutil.copytree(cloned, changing)
     without = work / "no-ledger"
     shutil.copytree(with_ledger, without)
     sync.path_of(without).unlink()
+    upstream_ledger = sync.path_of(changing).read_bytes()
+    # Two versions, each with a line not from upstream, so every run finds a change.
+    versions = [upstream_ledger + claim_line(upstream_ledger, n) + b"\n" for n in (1, 2)]
     flags = interpreter_flags(python)
     hook = hook_command(python, "SessionStart")
     commands: dict[str, tuple[list[str], bytes, Path]] = {
         "bare": ([python, *flags, "-c", "pass"], b"", with_ledger),
         "start_unchanged_ledger": (hook, payload("SessionStart", with_ledger), with_ledger),
         "start_no_ledger": (hook, payload("SessionStart", without), without),
+        "start_changed_ledger": (hook, payload("SessionStart", changing), changing),
     }
     cpu: dict[str, list[float]] = {name: [] for name in commands}
     names = list(commands)
     stamp = sync.fingerprint(sync.path_of(with_ledger))
+    changes = 0
     for index in range(runs):
         shift = index % len(names)
         for name in names[shift:] + names[:shift]:
             argv, stdin, cwd = commands[name]
+            if name == "start_changed_ledger":
+                # A pull or an edit since the last session: the hook must look again.
+                changes += 1
+                sync.path_of(changing).write_bytes(versions[changes % 2])
             used, _, out = child_cpu_ms(argv, stdin=stdin, cwd=cwd, env=env)
             cpu[name].append(used)
             if name != "bare":
@@ -123,6 +179,7 @@ def measure(work: Path, size: int, runs: int, full: bool) -> dict[str, Any]:
         "ratios": {
             "start_unchanged_ledger_vs_bare": median["start_unchanged_ledger"] / median["bare"],
             "start_no_ledger_vs_bare": median["start_no_ledger"] / median["bare"],
+            "start_changed_ledger_vs_bare": median["start_changed_ledger"] / median["bare"],
             "unchanged_ledger_vs_no_ledger": median["start_unchanged_ledger"]
             / median["start_no_ledger"],
         },
