@@ -194,12 +194,12 @@ def checked(
         try:
             line = _check(piece, project_id, read)
         except (ValueError, RecursionError) as exc:
-            skipped.append(Skipped(number, f"not valid JSON ({str(exc)[:60]})"))
+            skipped.append(Skipped(number, _where(number, f"not valid JSON ({str(exc)[:60]})")))
             continue
         except (SchemaTooNew, _OtherLedger):
             raise
         except TreeRingError as exc:
-            skipped.append(Skipped(number, str(exc)))
+            skipped.append(Skipped(number, _where(number, str(exc))))
             continue
         read.raws.setdefault(line.text, piece)
         believed = trusted is None or not line.key.startswith("2") or piece in trusted.lines
@@ -210,6 +210,11 @@ def checked(
     for number, line, _ in good:
         read.numbers.setdefault(line.text, number)
     return read
+
+
+def _where(number: int, reason: str) -> str:
+    """Line 0 is one the upstream's ledger holds and the file does not."""
+    return reason if number else f"(a line of the upstream's ledger) {reason}"
 
 
 class _OtherLedger(UsageError):
