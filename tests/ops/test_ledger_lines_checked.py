@@ -18,7 +18,8 @@ AT = "2026-01-01T00:00:00.000000Z"
 
 def check(line: dict[str, Any] | list[int] | bytes) -> dict[str, Any]:
     piece = line if isinstance(line, bytes) else json.dumps(line).encode()
-    return sync._check(piece, "proj", {}).data  # pyright: ignore[reportPrivateUsage]
+    scratch = sync.Read({}, {}, [], {})
+    return sync._check(piece, "proj", scratch).data  # pyright: ignore[reportPrivateUsage]
 
 
 def refused(line: dict[str, Any] | list[int] | bytes) -> str:

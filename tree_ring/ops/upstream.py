@@ -94,7 +94,7 @@ class Upstream:
     ref: str | None
     data: bytes = b""
     lines: set[bytes] = field(default_factory=lambda: set())
-    committed: set[bytes] = field(default_factory=lambda: set())  # HEAD's ledger lines
+    _committed: set[bytes] | None = None  # HEAD's ledger lines, read when a claim needs them
     _blame: dict[bytes, tuple[str, str]] | None = None
 
     def provenance(self, raw: bytes) -> Provenance:
@@ -102,7 +102,9 @@ class Upstream:
         if raw in self.lines:
             commit, author = self.blame().get(raw, (None, None))
             return Provenance(UPSTREAM, commit, author, self.ref)
-        return Provenance(LOCAL_COMMIT if raw in self.committed else WORKING_TREE)
+        if self._committed is None:
+            self._committed = _lines(_git(self.root, "show", f"HEAD:{LEDGER}"))
+        return Provenance(LOCAL_COMMIT if raw in self._committed else WORKING_TREE)
 
     def blame(self) -> dict[bytes, tuple[str, str]]:
         """Each upstream line -> (commit, author) of the commit that last set it."""
@@ -139,13 +141,12 @@ class Upstream:
 
 
 def read(root: Path) -> Upstream:
-    """The upstream's ledger lines and HEAD's, or none outside git."""
+    """The upstream's ledger lines, or none outside git or without an upstream."""
     ref = upstream_ref(root)
     up = Upstream(root, ref)
     if ref is not None:
         up.data = _git(root, "show", f"{ref}:{LEDGER}") or b""
         up.lines = _lines(up.data)
-    up.committed = _lines(_git(root, "show", f"HEAD:{LEDGER}"))
     return up
 
 
