@@ -22,9 +22,31 @@ CLIENTS: dict[str, tuple[str, str, bool]] = {
 }
 
 
+def client_words(words: list[str]) -> list[str]:
+    """`words` with the global options before a client's word moved after it.
+
+    The top-level usage reads `tree-ring [--root ROOT] [--json] COMMAND`, and
+    so it is for the clients too: each takes --root and --json of its own
+    (or refuses the one that cannot apply to it, in one line).
+    """
+    position = 0
+    while position < len(words):
+        word = words[position]
+        if word == "--root" and position + 1 < len(words):
+            position += 2
+        elif word == "--json" or word.startswith("--root="):
+            position += 1
+        else:
+            break
+    if 0 < position < len(words) and words[position] in CLIENTS:
+        if words[position] != MERGE_DRIVER:
+            return [words[position], *words[:position], *words[position + 1 :]]
+    return words
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command `argv` names (default: this process's) and return its exit code."""
-    words = sys.argv[1:] if argv is None else argv
+    words = client_words(sys.argv[1:] if argv is None else argv)
     if words and words[0] in CLIENTS:
         module_name, entry, whole = CLIENTS[words[0]]
         module = __import__(module_name, fromlist=[entry])
@@ -37,8 +59,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """`main` as a program; the CLI exits at once once its output is out."""
-    if sys.argv[1:2] and sys.argv[1] in CLIENTS:
-        sys.exit(main())
+    words = client_words(sys.argv[1:])
+    if words[:1] and words[0] in CLIENTS:
+        sys.exit(main(words))
     from tree_ring.cli.app import run as cli
 
     cli()

@@ -32,6 +32,14 @@ from tree_ring.govern.claims import claim
         ("The user's policies", {"user", "policy"}, set(), False),
         ("Boxes and watches and tests", {"box", "watch", "test"}, set(), False),
         ("The class status analysis", {"class", "status", "analysis"}, set(), False),
+        # One word after "is" (or "is the") ending a statement of a subject
+        # of two words or more: the word it sets (`setting`, below).
+        ("The default branch is master", {"default", "branch"}, set(), False),
+        ("The default branch is the master.", {"default", "branch"}, set(), False),
+        ("The default branch is not master", {"default", "branch"}, set(), True),
+        ("Tests are flaky", {"test", "flaky"}, set(), False),
+        ("The default branch is master now", {"default", "branch", "master", "now"}, set(), False),
+        ("The main branch is main", {"main", "branch"}, set(), False),
         # Filler and one-letter words carry nothing.
         ("a b c 7 x", {"7"}, set(), False),
     ],
@@ -41,6 +49,24 @@ def test_a_statement_becomes_words_values_and_a_direction(
 ) -> None:
     found = claim(text)
     assert (set(found.words), set(found.values), found.negated) == (words, values, negated)
+
+
+@pytest.mark.parametrize(
+    ("text", "setting"),
+    [
+        ("The default branch is master", "master"),
+        ("The default branch is the master.", "master"),
+        ("The default branch isn't master", "master"),
+        ("The default branch is not master", "master"),
+        ("Tests are flaky", None),
+        ("The default branch is master now", None),
+        ("The main branch is main", None),
+        ("The worker timeout setting is 30s", None),
+    ],
+)
+def test_the_word_a_statement_sets(text: str, setting: str | None) -> None:
+    assert claim(text).setting == setting
+    assert setting is None or setting not in claim(text).terms
 
 
 def test_search_terms_are_the_content_words_as_written_in_order() -> None:
@@ -193,6 +219,11 @@ def test_claim_keeps_sixteen_terms_at_most() -> None:
         # Three of five: under it.
         ("alpha beta gamma is 30s", "alpha beta gamma delta epsilon is 60s", None),
         ("alpha is 30s", "beta is 60s", None),  # nothing shared
+        ("the default branch is master", "the default branch is main", "value"),
+        ("the default branch is not master", "the default branch is master", "negation"),
+        ("the default branch is not master", "the default branch is main", None),
+        # A word set and a number set are not the same kind of setting.
+        ("the worker timeout is documented", "the worker timeout is 30s", None),
     ],
 )
 def test_compare_at_the_overlap_and_value_rules(new: str, old: str, kind: str | None) -> None:

@@ -36,6 +36,8 @@ FLAGGED = [
     ("Use Python 3.11 for CI", "Use Python 3.12 for CI", "value"),
     ("max_connections=100", "max_connections = 250", "value"),
     ("The API port is 8080", "the api PORT is 9090.", "value"),
+    # One word set after "is" at the end, of a subject of two words or more: a value.
+    ("The default branch is master", "The default branch is main", "value"),
 ]
 
 NOT_FLAGGED = [
@@ -48,6 +50,9 @@ NOT_FLAGGED = [
     ("Use tabs in Makefiles", "Use tabs in Makefiles."),  # a duplicate, not a dispute
     ("Never deploy on Fridays", "Do not deploy on Fridays"),  # the same claim twice
     ("The cache is not shared between workers", "The cache TTL is 30s"),
+    ("Tests are flaky", "Tests are slow"),  # a subject of one word: too little to say
+    ("The default branch is master", "The release branch is main"),
+    ("The default branch is main", "The default branch is main."),
 ]
 
 
@@ -89,6 +94,16 @@ def test_a_contradicting_write_is_linked_both_ways_and_disputed(
     assert [checked_detail(project_root, r) for r in entry] == [
         {"contradicts": [old], "trust": "disputed"}
     ]
+
+
+def test_an_agents_changed_word_against_a_persons_fact_is_disputed_when_written(
+    run_cli: CliRunner,
+) -> None:
+    old = remember(run_cli, "The default branch is master")
+    data = write(run_cli, "remember", "The default branch is main", *BY_AGENT, environ=CLAUDE)
+    assert data["trust"] == "disputed"
+    assert f"contradicts live memory {old} (a changed value)" in data["review_reason"]
+    assert {"type": "contradicts", "target": old} in show(run_cli, data["id"])["links"]
 
 
 def test_an_agent_contradiction_is_disputed_too(run_cli: CliRunner) -> None:

@@ -117,6 +117,52 @@ def test_disable_needs_the_capability_and_returns_to_open(run_cli: CliRunner) ->
     assert run_cli("policy", "disable").code == 2  # not coordinated
 
 
+def test_a_person_who_lost_the_capability_recovers_with_a_reason_audited(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    enable(run_cli)  # and the capability is lost
+    refused = run_cli("policy", "disable")
+    assert refused.code == 1
+    assert "ordinary writers" not in refused.err
+    assert 'policy disable --reason "..."' in refused.err and "person" in refused.err
+    rotated = write(run_cli, "policy", "rotate", "--reason", "the lead's token was lost")
+    assert rotated["capability"].startswith("trc_")
+    write(run_cli, "policy", "disable", "--reason", "moving back to open mode")
+    assert run_cli("--json", "policy", "status").json()["mode"] == "open"
+    allowed = [
+        (r["action"], r["reason"])
+        for r in policy_rows(project_root)
+        if r["decision"] == "allow" and r["action"] in ("policy.rotate", "policy.disable")
+    ]
+    assert allowed == [
+        ("policy.rotate", "recovery by a person at the terminal: the lead's token was lost"),
+        ("policy.disable", "recovery by a person at the terminal: moving back to open mode"),
+    ]
+    details = [json.loads(r["detail"]) for r in audit_rows(project_root, "policy")]
+    assert [(d["change"], d.get("reason")) for d in details] == [
+        ("enable", None),
+        ("rotate", "the lead's token was lost"),
+        ("disable", "moving back to open mode"),
+    ]
+
+
+def test_an_agent_cannot_recover_the_policy(run_cli: CliRunner) -> None:
+    enable(run_cli)
+    for verb in ("disable", "rotate"):
+        refused = run_cli("policy", verb, "--reason", "lost it", environ=CLAUDE)
+        assert refused.code == 1 and "a person at the terminal" in refused.err
+    assert run_cli("--json", "policy", "status").json()["mode"] == "coordinated"
+
+
+def test_disable_with_the_capability_keeps_its_reason(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    token = enable(run_cli)
+    write(run_cli, "policy", "disable", "--reason", "release done", environ={TOKEN_VAR: token})
+    [entry] = [r for r in audit_rows(project_root, "policy") if "disable" in r["detail"]]
+    assert json.loads(entry["detail"]) == {"change": "disable", "reason": "release done"}
+
+
 def test_the_capability_is_compared_in_constant_time(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:

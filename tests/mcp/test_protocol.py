@@ -289,7 +289,7 @@ def test_the_harness_comes_from_the_launch_command(argv: list[str], harness: str
     assert server_module.parse_args(argv) == harness
 
 
-@pytest.mark.parametrize("argv", [["--harness", "person"], ["--root", "/"], ["serve"]])
+@pytest.mark.parametrize("argv", [["--harness", "person"], ["--port", "1"], ["--root"], ["serve"]])
 def test_bad_launch_arguments_exit_with_a_message(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:

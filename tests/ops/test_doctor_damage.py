@@ -76,3 +76,53 @@ def test_a_damaged_file_is_reported_and_nothing_else_is_tried(
     assert detail.startswith("the file is damaged (") and detail.endswith("); restore a backup")
     assert ("truncated: " in detail) == (damage == "truncated")
     assert ("empty file" in detail) == (damage == "empty")
+
+
+def damage_a_table_page(root: Path) -> None:
+    """Overwrite the header of the memories table's root page, as a bad disk would."""
+    path = project.store_path(root)
+    with closing(sqlite3.connect(path)) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        page = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'memories'").fetchone()
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    with path.open("r+b") as file:
+        file.seek(size * (page[0] - 1) + 8)
+        file.write(b"\xff" * 40)
+
+
+def test_damaged_pages_say_what_rebuilds_the_store_and_it_does(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    for n in range(5):
+        assert run_cli("remember", f"Shared fact {n} about the release train").code == 0
+    assert run_cli("sync").code == 0  # the project's first ledger
+    damage_a_table_page(project_root)
+    result = run_cli("doctor", "--repair")
+    assert result.code == 1
+    assert "run `tree-ring doctor`" not in result.out
+    last = result.out.splitlines()[-1]
+    assert last.startswith("problems remain; `doctor --repair` cannot rebuild damaged pages:")
+    assert "`tree-ring sync`" in last and "ledger.jsonl" in last
+    data = json.loads(run_cli("--json", "doctor").out)
+    assert data["remedy"] == last.removeprefix("problems remain; ")
+    # Doing what it says brings the shared memories back.
+    path = project.store_path(project_root)
+    path.rename(path.with_name("memory.sqlite.damaged"))
+    for extra in path.parent.glob("memory.sqlite-*"):
+        extra.unlink()
+    assert run_cli("sync").code == 0
+    assert run_cli("doctor").code == 0
+    listed = run_cli("--json", "list").json()["items"]
+    assert {m["summary"] for m in listed} == {
+        f"Shared fact {n} about the release train" for n in range(5)
+    }
+
+
+def test_without_a_ledger_the_remedy_is_an_export_or_a_backup(
+    run_cli: CliRunner, filled: Store
+) -> None:
+    filled.close()
+    damage_a_table_page(filled.root)
+    remedy = json.loads(run_cli("--json", "doctor").out)["remedy"]
+    assert "tree-ring import FILE" in remedy and "restore a backup" in remedy
+    assert "tree-ring sync" not in remedy

@@ -6,13 +6,15 @@ from pathlib import Path
 
 import pytest
 from conftest import CliRunner, make_memory
-from governance_support import CLAUDE, CODEX, remember, write
+from governance_support import CLAUDE, CODEX, remember, show, write
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory
 from tree_ring.read.brief import build_brief
 from tree_ring.store import rows
 from tree_ring.store.db import Store
+
+NOW = "2026-01-01T00:00:03.000000Z"
 
 
 def agent_row(project_id: str, text: str, origin: str, session: str, at: str) -> object:
@@ -84,7 +86,7 @@ def test_human_output_offers_promote_keep_and_forget(run_cli: CliRunner) -> None
     assert f"tree-ring promote {memory_id}" in out
     assert "keep: nothing to do" in out
     assert f"tree-ring forget {memory_id}" in out
-    assert "from claude-code session s1 in agent claude-code" in out
+    assert "from claude-code session s1, in its own partition, " in out
 
 
 def test_peek_marks_nothing_seen(run_cli: CliRunner) -> None:
@@ -246,3 +248,55 @@ def test_why_shows_runs_of_whitespace_as_one_space(run_cli: CliRunner) -> None:
     )  # fmt: skip
     [item] = inbox(run_cli, "--peek")["items"]  # type: ignore[misc]
     assert item["why"] == "Seen in the deploy log"  # type: ignore[index]
+
+
+def test_a_shared_approved_row_offers_no_promote_and_names_the_reviewers_reason(
+    run_cli: CliRunner,
+) -> None:
+    memory_id = remember(
+        run_cli, "The deploy freeze starts on Fridays", "--scope", "project", environ=CLAUDE
+    )
+    assert show(run_cli, memory_id)["trust"] == "pending"
+    write(run_cli, "review", "approve", memory_id, "--reason", "checked with the ops rota")
+    out = run_cli("inbox").out
+    assert "promote:" not in out
+    assert "stays in its partition" not in out
+    assert "keep: nothing to do (it is already shared with the project)" in out
+    assert "reviewed: checked with the ops rota (approved by " in out
+    assert "why:" not in out
+    promoted = run_cli("promote", memory_id, "--reason", "x")
+    assert promoted.code != 0 and "already in the shared project scope" in promoted.err
+
+
+def test_a_waiting_row_offers_the_decision_not_a_promote(run_cli: CliRunner) -> None:
+    memory_id = remember(
+        run_cli, "The nightly job owns the cache", "--scope", "project", environ=CLAUDE
+    )
+    [item] = inbox(run_cli, "--peek")["items"]  # type: ignore[misc]
+    assert item["actions"] == ["review", "keep", "forget"]  # type: ignore[index]
+    out = run_cli("inbox").out
+    assert "promote:" not in out
+    assert f'review: tree-ring review approve {memory_id} --reason "..."' in out
+    assert f"or `tree-ring review reject {memory_id}" in out
+    assert "waits: " in out
+
+
+def test_a_partition_row_offers_all_three(run_cli: CliRunner) -> None:
+    remember(
+        run_cli, "The staging database resets nightly", "--details", "seen in CI", environ=CLAUDE
+    )
+    [item] = inbox(run_cli, "--peek")["items"]  # type: ignore[misc]
+    assert item["actions"] == ["promote", "keep", "forget"]  # type: ignore[index]
+    out = run_cli("inbox").out
+    assert "why: seen in CI" in out
+    assert "keep: nothing to do (it stays in its partition)" in out
+
+
+def test_an_mcp_capture_reads_as_an_agent_over_mcp(
+    run_cli: CliRunner, project_root: Path, project_id: str
+) -> None:
+    row = agent_row(project_id, "The flaky test needs a frozen clock", "agent", "m1", NOW)
+    seed(project_root, [row.replace(origin_session=None)])  # type: ignore[attr-defined]
+    out = run_cli("inbox").out
+    assert "from agent in agent agent" not in out
+    assert "from an agent over MCP (no harness named), in its own partition," in out

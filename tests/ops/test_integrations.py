@@ -296,3 +296,21 @@ def test_certify_fails_a_hook_that_exits_non_zero_even_with_the_right_output(
         r"exit 3, [1-9]\d+ bytes", checks["SessionStart output matches the schema"][1]
     )
     assert checks["a second Stop passes"][1] == "exit 3"
+
+
+def test_certify_does_not_pass_when_no_harness_has_tree_ring_installed(
+    run_cli: CliRunner, project_root: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    out = tmp_path / "evidence"
+    result = run_cli("--json", "integrations", "certify", "--out-dir", str(out), environ=env)
+    assert result.code == 1, result.out + result.err
+    data = result.json()
+    assert data["passed"] is False
+    assert {h["state"] for h in data["items"]} == {"not-installed"}
+    assert "no harness has Tree Ring installed" in data["next"]
+    assert integrations.install_commands("claude-code") in data["next"]
+    text = run_cli("integrations", "certify", "--out-dir", str(out), environ=env).out
+    assert "certification passed" not in text
+    assert "certification FAILED: no harness has Tree Ring installed" in text
+    markdown = (out / "integrations" / "certification.md").read_text()
+    assert "**FAILED**" in markdown and "no harness has Tree Ring installed" in markdown

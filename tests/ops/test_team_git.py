@@ -33,7 +33,7 @@ from tree_support import sentence, tune
 
 from tree_ring.govern import coordinator
 from tree_ring.model import project
-from tree_ring.ops import consolidate
+from tree_ring.ops import consolidate, team
 from tree_ring.store.db import Store
 
 WORD = "zebracorn7731"
@@ -212,10 +212,14 @@ def test_a_fresh_clones_first_brief_carries_the_teams_memories(tmp_path: Path) -
     assert "Deploys freeze on Fridays" in brief
     # The hook imported without touching the working tree.
     assert git(fresh, "status", "--porcelain").stdout == ""
+    # And configured the ledger's merge driver as `init` does, in the clone's own config.
+    driver = git(fresh, "config", "--local", "--get", "merge.tree-ring.driver").stdout.strip()
+    assert driver == team.driver_command()
     # An unchanged ledger is not read again: the sync code does not even load.
     brief, modules = session_start_modules(fresh)
     assert "Deploys freeze on Fridays" in brief
     assert "tree_ring.ops.sync" not in modules and "json" not in modules
+    assert "tree_ring.ops.team" not in modules
     # A ledger that moved (a pull) is imported before the brief.
     remember(alice, "Release notes are drafted in docs/releases before tagging")
     commit(alice, "another")

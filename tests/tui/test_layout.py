@@ -48,7 +48,7 @@ def test_every_size_gives_exactly_its_lines_and_columns(width: int, height: int)
 def test_the_main_screen_at_80x24() -> None:
     state = busy_state()
     screen = text(layout.render(state, 80, 24, total=400))
-    assert screen[0].startswith(" TREE RING  mode:ambient  total:38")
+    assert screen[0].startswith(" TREE RING  rings:ambient  total:38")
     assert "review:0" in screen[0]
     assert "Memories (showing 40 of 400)" in screen[1]
     assert "Ambient rings" in screen[1]
@@ -184,3 +184,24 @@ def test_the_detail_names_every_field_flat_trust_and_origin_first() -> None:
     assert names[:4] == ["id", "trust", "review.review_reason", "origin"]
     assert {"source.type", "source.ref", "created_at", "content_hash"} <= set(names)
     assert not any("{" in line for line in lines)
+
+
+def test_the_header_shows_the_rings_and_the_view_apart() -> None:
+    state = busy_state()
+    screen = text(layout.render(state, 100, 24))
+    assert screen[0].startswith(" TREE RING  rings:ambient  total:")
+    assert "│Memories (" in screen[1]
+    state.exploded = True
+    state.view = "search"
+    state.query = "deploy"
+    screen = text(layout.render(state, 100, 24))
+    assert screen[0].startswith(" TREE RING  rings:exploded  total:")
+    assert "search" not in screen[0] and "│Results: deploy (" in screen[1]
+
+
+def test_the_exploded_ring_pane_is_titled_for_what_it_shows() -> None:
+    state = busy_state()
+    state.exploded = True
+    screen = text(layout.render(state, 80, 24))
+    assert screen[1].startswith("Exploded rings")
+    assert not any(line.startswith("/rings") for line in screen[1:-2])

@@ -49,7 +49,7 @@ def selected(term: Terminal) -> str:
 def test_opens_on_the_rings_and_the_newest_memories(term: Terminal) -> None:
     term.wait_for("tests run with pytest")
     lines = term.lines()
-    assert lines[0].startswith(" TREE RING  mode:ambient  total:4  private:1")
+    assert lines[0].startswith(" TREE RING  rings:ambient  total:4  private:1")
     assert "Ambient rings" in lines[1] and "Memories (3)" in lines[1]
     assert "tests run with pytest" in selected(term)
     assert "dentist" not in term.text  # sensitive: hidden until asked

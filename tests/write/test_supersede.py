@@ -124,8 +124,9 @@ def test_an_agent_cannot_retire_a_persons_memory(run_cli: CliRunner) -> None:
 
 
 def test_an_agent_may_replace_its_own_notes(run_cli: CliRunner) -> None:
-    first = remember(run_cli, "The flaky test is test_sync", environ=CLAUDE)
-    second = remember(run_cli, "The flaky test is test_async", environ=CLAUDE)
+    # Not a contradiction ("the flaky test is test_async" would be: a changed value).
+    first = remember(run_cli, "The flaky test lives in test_sync.py", environ=CLAUDE)
+    second = remember(run_cli, "The flaky test lives in test_async.py", environ=CLAUDE)
     write(run_cli, "supersede", first, second, "--reason", "misread the log", environ=CLAUDE)
     assert show(run_cli, first)["superseded_by"] == second
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.model.errors import NoStore, UsageError
 from tree_ring.model.identity import Identity, harness_origin, resolve
-from tree_ring.model.record import RINGS, parse_time
+from tree_ring.model.record import PRIVATE_SCOPES, RINGS, parse_time
 from tree_ring.store import user
 
 TYPE_CHECKING = False
@@ -100,20 +100,37 @@ def _item_data(item: Item) -> dict[str, Any]:
         "partition": item.partition,
         "origin_label": item.origin,
         "why": item.why,
+        "why_label": item.why_label,
+        "actions": list(item.actions),
     }
 
 
 def _item_lines(item: Item) -> list[str]:
+    from tree_ring.ops.inbox import source
+
     m = item.memory
     state = "" if m.trust == "accepted" else f" [{m.trust.upper()}]"
-    return [
+    why = item.why
+    if item.why_label == "reviewed":
+        decided = {"accepted": "approved"}.get(m.trust, m.trust)
+        why += f" ({decided} by {m.reviewed_by or '-'})"
+    lines = [
         f"{m.id}  [{m.ring}]{state} {m.summary}",
-        f"    from {item.origin} in {item.partition}, {m.created_at[:19]}Z",
-        f"    why: {item.why}",
-        f'    promote: tree-ring promote {m.id} --reason "..."',
-        "    keep: nothing to do (it stays in its partition)",
-        f'    forget: tree-ring forget {m.id} --mode delete --reason "..."',
+        f"    from {source(m, item.origin)}, {m.created_at[:19]}Z",
+        f"    {item.why_label}: {why}",
     ]
+    if "promote" in item.actions:
+        lines.append(f'    promote: tree-ring promote {m.id} --reason "..."')
+    if "review" in item.actions:
+        lines.append(
+            f'    review: tree-ring review approve {m.id} --reason "..." '
+            f'(or `tree-ring review reject {m.id} --reason "..."`)'
+        )
+    shared = m.scope not in PRIVATE_SCOPES
+    kept = "it is already shared with the project" if shared else "it stays in its partition"
+    lines.append(f"    keep: nothing to do ({kept})")
+    lines.append(f'    forget: tree-ring forget {m.id} --mode delete --reason "..."')
+    return lines
 
 
 def cmd_inbox(ctx: Context) -> int:

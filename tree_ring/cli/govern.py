@@ -262,14 +262,14 @@ def cmd_policy_enable(ctx: Context) -> int:
 def cmd_policy_rotate(ctx: Context) -> int:
     actor = _actor(ctx)
     with ctx.store() as store:
-        minted = coordinator.rotate(store, ctx.args.coordinator, actor)
+        minted = coordinator.rotate(store, ctx.args.coordinator, actor, ctx.args.reason)
     return _minted(ctx, minted, "rotated")
 
 
 def cmd_policy_disable(ctx: Context) -> int:
     actor = _actor(ctx)
     with ctx.store() as store:
-        coordinator.disable(store, actor)
+        coordinator.disable(store, actor, ctx.args.reason)
     ctx.emit({"mode": "open"}, "write policy disabled: open mode")
     return 0
 
@@ -371,6 +371,11 @@ def _review_arguments(p: argparse.ArgumentParser) -> None:
     _decider(s)
 
 
+RECOVER_HELP = (
+    "why; kept in the audit log. A person at the terminal who lost the capability recovers with it"
+)
+
+
 def _policy_arguments(p: argparse.ArgumentParser) -> None:
     action = nested(p, "policy_action", "policy")
     s = action("enable", cmd_policy_enable, "coordinated mode: protected writes need a capability")
@@ -380,8 +385,10 @@ def _policy_arguments(p: argparse.ArgumentParser) -> None:
     _decider(s)
     s = action("rotate", cmd_policy_rotate, "mint a new capability; the old one stops working")
     s.add_argument("--coordinator", help="hand the capability to someone else")
+    s.add_argument("--reason", help=RECOVER_HELP)
     _decider(s)
     s = action("disable", cmd_policy_disable, "back to open mode")
+    s.add_argument("--reason", help=RECOVER_HELP)
     _decider(s)
     s = action("audit", cmd_policy_audit, "the newest policy decisions, allowed and denied")
     s.add_argument("--limit", type=int, default=50, help="the newest N decisions (default: 50)")

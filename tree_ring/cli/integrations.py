@@ -68,7 +68,8 @@ def cmd_certify(ctx: Context) -> int:
         for check in h["checks"]:
             mark = "ok  " if check["ok"] else "FAIL"
             lines.append(f"  {mark} {check['name']}: {check['detail']}")
-    lines.append(f"certification {'passed' if data['passed'] else 'FAILED'}; wrote:")
+    why = f": {data['next']}" if data["next"] else ""
+    lines.append(f"certification {'passed' if data['passed'] else 'FAILED'}{why}; wrote:")
     lines += [f"  {path}" for path in data["files"]]
     shaped = reshaped(data, "harnesses")
     shaped["scan"] = {d["name"]: d for d in data.get("scan") or ()}

@@ -35,6 +35,8 @@ def cmd_doctor(ctx: Context) -> int:
     if not report.ok:
         hint = "" if report.repair else "; `tree-ring doctor --repair` rebuilds what it can"
         fixable = any(c.repairable and not c.ok for c in report.checks)
+        if report.remedy:
+            hint, fixable = f"; {report.remedy}", True
         lines.append("problems remain" + (hint if fixable else ""))
     ctx.emit(reshaped(report.to_dict(), "checks"), "\n".join(lines))
     return 0 if report.ok else 1

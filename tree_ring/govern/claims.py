@@ -7,7 +7,10 @@ changes (`compare_claims`); contradictions.py finds the stored ones to
 compare. A number is a value when it sets something (a unit, a version,
 after "is", "=", "to"); one that names something ("issue 123", "step 2") is
 a content word, so "fix for issue 12" and "fix for issue 13" are two facts,
-not a dispute. Pure functions of the text, nothing stored.
+not a dispute. So is a word: the one word a statement ends on after "is"
+("the default branch is master"), when two words or more say what it is set
+for; "tests are flaky" says too little to set anything. Pure functions of
+the text, nothing stored.
 """
 
 from __future__ import annotations
@@ -74,6 +77,12 @@ VALUE_CUES = frozenset(
     {"is", "are", "was", "were", "be", "to", "at", "of", "equals", "than", "max", "min"}
 )
 
+# Words after which a statement's last word is what it sets; the articles between.
+COPULAS = frozenset({"is", "are", "was", "were"})
+_ARTICLES = frozenset({"a", "an", "the"})
+# Content words a statement must name besides the word it sets.
+SUBJECT_WORDS = 2
+
 _DIGIT = re.compile(r"\d")
 _WORD = re.compile(r"\d+(?:[.,:]\d+)*[a-z%]*|[a-z][a-z0-9_'+#-]*")
 
@@ -86,6 +95,10 @@ class Claim:
     values: frozenset[str]  # settings: 30s, 3.11, "is 8080" (not "issue 123")
     negated: bool
     terms: tuple[str, ...]  # unstemmed content words, for the FTS query
+    # The word a statement ends on after "is" ("the default branch is master"):
+    # a setting too, but compared only with another such word, never a number
+    # ("the timeout is documented" does not dispute "the timeout is 30s").
+    setting: str | None = None
 
 
 # Words repeat (an import stems the same few thousand again and again).
@@ -122,6 +135,9 @@ def claim(text: str) -> Claim:
     flips = 0
     previous = ""
     end = 0
+    copula = False  # the tokens since the last word were "is", "not", "the", ...
+    # (word, term, the words before it) while the last word came after a copula.
+    setting: tuple[str, str, frozenset[str]] | None = None
     # Every summary a write compares passes through here, so the common case
     # (a plain word) takes the fewest steps: the text before a token is cut
     # out only for a number, the one token that reads it.
@@ -133,7 +149,10 @@ def claim(text: str) -> Claim:
             continue
         if token in NEGATIONS or token.endswith("n't"):
             flips += 1
+            copula = copula or token.endswith("n't")  # "isn't master"
             continue
+        after_copula, copula = copula, token in COPULAS or (copula and token in _ARTICLES)
+        setting = None
         if token in OPPOSITES:
             canonical, flipped = OPPOSITES[token]
             flips += flipped
@@ -148,10 +167,21 @@ def claim(text: str) -> Claim:
             continue
         if token in NEUTRAL or (len(token) < 2 and not token.isdigit()):
             continue
-        words.add(stem(token))
+        word = stem(token)
+        if after_copula and word not in words:
+            setting = (word, token, frozenset(words))
+        words.add(word)
         if token not in terms and "'" not in token:
             terms.append(token)
-    return Claim(frozenset(words), frozenset(values), flips % 2 == 1, tuple(terms[:MAX_TERMS]))
+    word: str | None = None
+    if setting is not None and len(setting[2]) >= SUBJECT_WORDS:
+        word, term, _ = setting
+        words.discard(word)
+        if term in terms:
+            terms.remove(term)
+    return Claim(
+        frozenset(words), frozenset(values), flips % 2 == 1, tuple(terms[:MAX_TERMS]), word
+    )
 
 
 def compare(new: str, old: str) -> str | None:
@@ -165,8 +195,11 @@ def compare_claims(a: Claim, b: Claim) -> str | None:
         return None
     if len(shared) / len(a.words | b.words) < OVERLAP:
         return None
-    if a.negated != b.negated and a.values == b.values:
+    same = a.values == b.values and a.setting == b.setting
+    if a.negated != b.negated and same:
         return "negation"
     if a.negated == b.negated and a.values and b.values and a.values != b.values:
+        return "value"
+    if a.negated == b.negated and a.values == b.values and a.setting and b.setting and not same:
         return "value"
     return None

@@ -15,6 +15,13 @@ its environment) may not take a review decision, change the review policy,
 enable the policy or retire shared memory it did not write, unless it holds
 the capability: those are a person's decisions.
 
+A lost capability locks out `rotate` and `disable`, the two ways back. A
+person at the terminal (no harness in the environment) recovers with a
+reason: `policy rotate --reason` or `policy disable --reason` without the
+capability is allowed and audited as a recovery with that reason. An agent
+never recovers: the capability exists to hold agents to their partitions,
+and the person who set it up can always open the store file anyway.
+
 `authorize` is the one gate. Every decision it makes, allowed or denied, in
 either mode, goes to the append-only `policy_audit` table with the actor, the
 origin, the action, a hash of the target and the reason; never the token. It is
@@ -49,6 +56,9 @@ MAX_NAME = 128
 # The one action an ordinary writer may take in Coordinated mode without the
 # capability (see `create_action`).
 ORDINARY = frozenset({"create.agent"})
+# What a person at the terminal may do without the capability, given a reason.
+RECOVERY = {"policy.rotate": "rotate", "policy.disable": "disable"}
+RECOVERED = "recovery by a person at the terminal: "
 # Decisions that belong to a person (or the coordinator) in every mode.
 PERSON_ONLY = frozenset(
     {
@@ -184,11 +194,24 @@ def _decide(mode: str, action: str, actor: Actor, capability: str) -> tuple[bool
         return True, "coordinator capability"
     if action in ORDINARY:
         return True, "ordinary write to the writer's own agent partition"
+    if action in RECOVERY:
+        verb = RECOVERY[action]
+        who = (
+            f"{actor.origin.kind} may not recover it; a person at the terminal can"
+            if actor.origin.is_agent
+            else "lost it? as a person at the terminal you can recover"
+        )
+        return False, (
+            f"coordinated mode: {action} needs the coordinator capability in {TOKEN_VAR}; "
+            f'{who}: `tree-ring policy {verb} --reason "..."` (audited)'
+        )
     if capability == "invalid":
         return False, (
             f"coordinated mode: {TOKEN_VAR} does not match the current capability "
             "(was it rotated?); set it to the capability `policy rotate` printed"
         )
+    if not action.startswith("create."):
+        return False, f"coordinated mode: {action} needs the coordinator capability in {TOKEN_VAR}"
     return False, (
         f"coordinated mode: {action} needs the coordinator capability in {TOKEN_VAR}; "
         "ordinary writers may only add non-heartwood --scope agent memories "
@@ -344,30 +367,55 @@ def enable(store: Store, coordinator: str, actor: Actor) -> Minted:
     return Minted(minted, token)
 
 
-def rotate(store: Store, coordinator: str | None, actor: Actor) -> Minted:
+def _authorize_change(db: Db, action: str, actor: Actor, reason: str | None) -> None:
+    """`authorize`, except that a person without the capability who gives a
+    reason is let through as a recovery, and the policy audit says so."""
+    decision = decide(db, action, actor, SETTING)
+    if not decision.allowed and reason and not actor.origin.is_agent:
+        decision = dataclasses.replace(decision, allowed=True, reason=RECOVERED + reason)
+    if not decision.allowed:
+        refuse(db, decision)
+    record(db, [decision])
+
+
+def _reason(reason: str | None) -> str | None:
+    if reason is None:
+        return None
+    text = " ".join(reason.split())
+    if not text:
+        raise UsageError("--reason must say why; it is kept in the audit log")
+    guard.check_fields({"reason": text})  # audited and shown: never a secret
+    return text
+
+
+def rotate(
+    store: Store, coordinator: str | None, actor: Actor, reason: str | None = None
+) -> Minted:
     """Replace the capability; the old one stops working at once."""
     name = _check_name(coordinator) if coordinator is not None else None
+    reason = _reason(reason)
     token = _new_token()
     with store.write() as db:
         current = _coordinated(db)
-        authorize(db, "policy.rotate", actor, SETTING)
+        _authorize_change(db, "policy.rotate", actor, reason)
         now = now_iso()
         rotated = State(
             "coordinated", name or current.coordinator, token_hash(token), current.enabled_at, now
         )
         _save(db, rotated)
-        audit.append(
-            db, actor, "policy", SETTING, {"change": "rotate", "coordinator": rotated.coordinator}
-        )
+        detail: dict[str, Any] = {"change": "rotate", "coordinator": rotated.coordinator}
+        audit.append(db, actor, "policy", SETTING, detail | ({"reason": reason} if reason else {}))
     return Minted(rotated, token)
 
 
-def disable(store: Store, actor: Actor) -> State:
+def disable(store: Store, actor: Actor, reason: str | None = None) -> State:
+    reason = _reason(reason)
     with store.write() as db:
         _coordinated(db)
-        authorize(db, "policy.disable", actor, SETTING)
+        _authorize_change(db, "policy.disable", actor, reason)
         _save(db, State.open())
-        audit.append(db, actor, "policy", SETTING, {"change": "disable"})
+        detail: dict[str, Any] = {"change": "disable"}
+        audit.append(db, actor, "policy", SETTING, detail | ({"reason": reason} if reason else {}))
     return State.open()
 
 

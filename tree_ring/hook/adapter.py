@@ -378,6 +378,24 @@ def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> No
         _note(harness, f"team ledger not imported: {exc}")
     except Exception as exc:  # the brief still goes out; the next session tries again
         _note(harness, f"team ledger not imported: {type(exc).__name__}: {exc}")
+    if not seen:
+        _merge_driver(root, harness)
+
+
+def _merge_driver(root: str, harness: str) -> None:
+    """The store was just built from the ledger: a fresh clone, where no one
+    ran `init`. Configure the ledger's merge driver as `init` does (the
+    clone's own git config, nothing over the network), so its first branch
+    merge does not fall back to a text merge of the ledger."""
+    from pathlib import Path
+
+    from tree_ring.ops import team
+
+    try:
+        if team.in_git(Path(root)) and not team.driver_configured(Path(root)):
+            team.setup(Path(root))
+    except Exception as exc:  # a clone without git config access still gets its brief
+        _note(harness, f"merge driver not configured ({exc}); run `tree-ring init`")
 
 
 def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:

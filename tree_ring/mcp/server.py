@@ -31,13 +31,13 @@ from tree_ring.mcp.protocol import RpcError
 from tree_ring.model.errors import TreeRingError
 
 USAGE = """\
-usage: tree-ring mcp [--harness claude-code|codex|agent]
+usage: tree-ring mcp [--harness claude-code|codex|agent] [--root DIR]
 
 Serve this project's Tree Ring memory to an MCP client over stdin/stdout
 (newline-delimited JSON-RPC). The project is found from the client
-(CLAUDE_PROJECT_DIR, Codex's workspaces, PWD, the working directory) or
-TREE_RING_ROOT; the harness names where the calls come from (default: what
-the environment shows, else `agent`).
+(CLAUDE_PROJECT_DIR, Codex's workspaces, PWD, the working directory) unless
+--root DIR or TREE_RING_ROOT names it; the harness names where the calls come
+from (default: what the environment shows, else `agent`).
 """
 SERVER_INFO = {"name": "tree-ring", "title": "Tree Ring", "version": __version__}
 HARNESS_CHOICES = ("claude-code", "codex", "agent")
@@ -238,22 +238,36 @@ def _refuse(message: str) -> NoReturn:
 
 def parse_args(argv: Sequence[str]) -> str | None:
     """The `--harness` value; SystemExit for help or a bad argument."""
+    return launch_options(argv)[0]
+
+
+def launch_options(argv: Sequence[str]) -> tuple[str | None, str | None]:
+    """The `--harness` and `--root` values; SystemExit for help or a bad argument."""
     words = list(argv)
     harness: str | None = None
+    root: str | None = None
     while words:
         word = words.pop(0)
         if word in ("-h", "--help"):
             sys.stdout.write(USAGE)
             raise SystemExit(0)
-        if word == "--harness" and words:
+        if word == "--json":
+            _refuse("it speaks JSON-RPC on stdin/stdout, so --json does not apply; leave it out")
+        if word == "--root" and words:
+            root = words.pop(0)
+        elif word.startswith("--root="):
+            root = word.partition("=")[2]
+        elif word == "--harness" and words:
             harness = words.pop(0)
         elif word.startswith("--harness="):
             harness = word.partition("=")[2]
         else:
             _refuse(f"unexpected argument {word!r}")
-        if harness not in HARNESS_CHOICES:
+        if harness is not None and harness not in HARNESS_CHOICES:
             _refuse(f"--harness must be one of {', '.join(HARNESS_CHOICES)}")
-    return harness
+        if root == "":
+            _refuse("--root needs a directory")
+    return harness, root
 
 
 def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO) -> None:
@@ -276,14 +290,18 @@ def main(
     stdout: BinaryIO | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> int:
-    harness = parse_args(argv)
+    harness, root = launch_options(argv)
+    env = os.environ if environ is None else environ
+    if root is not None:
+        # The same as TREE_RING_ROOT, which the server reads on every call.
+        env = {**env, "TREE_RING_ROOT": os.path.abspath(root)}
     inp = stdin or sys.stdin.buffer
     out = stdout or sys.stdout.buffer
     saved = sys.stdout
     # Whatever else prints while serving must not land between protocol messages.
     sys.stdout = sys.stderr
     try:
-        serve(Server(harness, os.environ if environ is None else environ, Path.cwd()), inp, out)
+        serve(Server(harness, env, Path.cwd()), inp, out)
     except BrokenPipeError:
         pass
     except KeyboardInterrupt:

@@ -15,7 +15,9 @@ command; a Stop with `stop_hook_active` must not block again. Codex refuses
 output with any other field, so these are exact. The receipts the round
 trip writes are put back as they were, so it does not count as a session.
 A marker alone never passes: a harness with the plugin installed must have
-it enabled, its hooks wired and (Codex) trusted.
+it enabled, its hooks wired and (Codex) trusted. Nor does nothing: with Tree
+Ring installed in no harness, the round trip proves only this plugin
+directory, so the certification fails and says how to install it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ from tree_ring.ops.receipts import read_receipt
 from tree_ring.read import brief
 
 DEFAULT_OUT = Path("target") / "tree-ring-certification"
+NOTHING_INSTALLED = (
+    "no harness has Tree Ring installed, so nothing was certified: install it in "
+    f"Claude Code ({integrations.install_commands('claude-code')}) or Codex "
+    f"({integrations.install_commands('codex')}), then run `tree-ring integrations certify` again"
+)
 HOOK_TIMEOUT_S = 15.0
 
 
@@ -254,12 +261,14 @@ def certify(root: Path, environ: Mapping[str, str], out_dir: Path) -> dict[str, 
                 "passed": plugin_ok and all(c.ok for c in checks),
             }
         )
+    installed = any(r["state"] != "not-installed" for r in results)
     data: dict[str, Any] = {
         "schema_version": 1,
         "generated_at": now_iso(),
         "project_root": str(root),
         "project": project.load_project_id(root),
-        "passed": all(r["passed"] for r in results),
+        "passed": installed and all(r["passed"] for r in results),
+        "next": "" if installed else NOTHING_INSTALLED,
         "harnesses": results,
         "scan": [d.to_dict() for d in integrations.scan(root, environ)],
     }
@@ -276,6 +285,8 @@ def _markdown(data: dict[str, Any]) -> str:
         f"**{'passed' if data['passed'] else 'FAILED'}**.",
         "",
     ]
+    if data["next"]:
+        lines += [data["next"], ""]
     for h in data["harnesses"]:
         lines += [
             f"## {h['name']}: {h['state']} ({'passed' if h['passed'] else 'FAILED'})",

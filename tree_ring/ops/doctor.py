@@ -23,6 +23,7 @@ from tree_ring.model import project
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
+from tree_ring.ops import ledger
 from tree_ring.store import audit, fts, schema
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import access, file_damage
@@ -46,6 +47,7 @@ class Report:
     path: Path
     checks: list[Check] = field(default_factory=lambda: [])
     repair: bool = False
+    remedy: str = ""  # what rebuilds a store `--repair` cannot: its damaged pages are lost data
 
     @property
     def ok(self) -> bool:
@@ -56,6 +58,7 @@ class Report:
             "path": str(self.path),
             "ok": self.ok,
             "repair": self.repair,
+            "remedy": self.remedy,
             "checks": [
                 {
                     "name": c.name,
@@ -297,6 +300,9 @@ def _run(db: Db, step: Callable[[Db], Check]) -> Check:
     name = step.__name__.removeprefix("check_")
     try:
         return step(db)
+    except StoreFault as exc:
+        # Its message sends the reader to the doctor, who is the one reading it.
+        return Check(name, False, f"SQLite cannot read it: {exc.detail or exc}")
     except TreeRingError as exc:
         return Check(name, False, str(exc))
 
@@ -373,6 +379,24 @@ def check_ledger(root: Path, db: Db, *, repair: bool) -> Check | None:
     return Check("ledger", ok, detail, repairable, repaired)
 
 
+def remedy(root: Path) -> str:
+    """What rebuilds a store whose pages are damaged: no row-derived repair can,
+    so the file goes aside and the rows come back from the team ledger (the
+    shared memories; a partition's rows only a backup holds), an export, or a backup."""
+    store = project.store_path(root)
+    aside = f"move {store.parent.name}/{store.name} aside"
+    lost = "`doctor --repair` cannot rebuild damaged pages: "
+    if (store.parent / ledger.PATH).is_file():
+        return (
+            f"{lost}{aside}, then `tree-ring sync` rebuilds the store from "
+            f"{store.parent.name}/{ledger.PATH} (the shared memories), or restore a backup"
+        )
+    return (
+        f"{lost}{aside}, then `tree-ring init` and `tree-ring import FILE` from an export "
+        "(`tree-ring export`), or restore a backup"
+    )
+
+
 def diagnose(
     root: Path,
     *,
@@ -399,6 +423,7 @@ def diagnose(
         report.checks.append(
             Check("integrity", False, f"the file is damaged ({damage}); restore a backup")
         )
+        report.remedy = remedy(root)
         return report
     read_only, immutable = access(path)
     try:
@@ -417,6 +442,8 @@ def diagnose(
                 for c in (run(step, n) for n, step in enumerate(CHECKS))
             ]
         report.checks = found
+        if not (found[0].ok or found[0].repairable):
+            report.remedy = remedy(root)
         ledger_check = check_ledger(root, db, repair=repair)
         if ledger_check is not None:
             report.checks.append(ledger_check)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Frozen
-from tree_ring.model.record import Memory
+from tree_ring.model.record import PRIVATE_SCOPES, Memory
 from tree_ring.model.text import one_line
 from tree_ring.read.brief import origin_label
 from tree_ring.read.labels import partition
@@ -61,6 +61,8 @@ class Item(Frozen):
     partition: str  # "agent claude-code", "session 1a2b3c4d", "project", ...
     origin: str  # who wrote it, as the brief labels it: "codex session 1a2b3c4d"
     why: str  # one line: the review reason, the details' first line, or the event type
+    why_label: str  # what `why` is: "reviewed", "waits" or "why"
+    actions: tuple[str, ...]  # the decisions that apply: promote or review, keep, forget
 
 
 class Inbox(Frozen):
@@ -105,6 +107,45 @@ def filters(
     return sql, params
 
 
+def why_label(memory: Memory) -> str:
+    """What `why` shows: a reviewer's reason ("reviewed"), the reason a row
+    waits ("waits"), or why it was saved ("why")."""
+    if not memory.review_reason:
+        return "why"
+    if memory.reviewed_at is not None:
+        return "reviewed"
+    return "waits" if memory.trust in ("pending", "disputed") else "why"
+
+
+def actions(memory: Memory) -> tuple[str, ...]:
+    """The decisions that apply to a row. A promote needs an accepted row in
+    a partition (`ops/promote.py` refuses the rest): a waiting row is decided
+    in review first, and a row already shared has nowhere to go."""
+    if memory.trust in ("pending", "disputed"):
+        return ("review", "keep", "forget")
+    if memory.scope in PRIVATE_SCOPES and memory.trust == "accepted":
+        return ("promote", "keep", "forget")
+    return ("keep", "forget")
+
+
+def source(memory: Memory, origin: str) -> str:
+    """Where a row came from and where it lives, as the inbox says it:
+    "claude-code session 1a2b3c4d, in its own partition". An MCP client that
+    names no harness writes as `agent`, and reads as what it is."""
+    if memory.origin == "agent":
+        origin = "an agent over MCP (no harness named)" + origin.removeprefix("agent")
+    profile = memory.agent_profile or ""
+    if memory.scope == "agent" and (
+        profile == memory.origin or profile.startswith(memory.origin + ":")
+    ):
+        where = "its own partition"
+    elif memory.scope in PRIVATE_SCOPES:
+        where = f"the {partition(memory)} partition"
+    else:
+        where = f"the shared {memory.scope} scope"
+    return f"{origin}, in {where}"
+
+
 def why(memory: Memory) -> str:
     """One line on why it was saved or why it waits."""
     if memory.review_reason:
@@ -118,7 +159,14 @@ def why(memory: Memory) -> str:
 
 
 def item(memory: Memory) -> Item:
-    return Item(memory, partition(memory), origin_label(memory), why(memory))
+    return Item(
+        memory,
+        partition(memory),
+        origin_label(memory),
+        why(memory),
+        why_label(memory),
+        actions(memory),
+    )
 
 
 def unseen(

@@ -59,10 +59,10 @@ def fit(line: Line, width: int) -> Line:
 
 def header(state: State, width: int) -> Line:
     d = state.dashboard
-    mode = "exploded" if state.exploded else "ambient"
-    if state.view != "memories":
-        mode = state.view
-    line: Line = [(" TREE RING ", "brand"), (f" mode:{mode}", "accent")]
+    # The rings pane's shape only: the view (memories, search, review...) is
+    # the list's title, so neither passes for the other.
+    shape = "exploded" if state.exploded else "ambient"
+    line: Line = [(" TREE RING ", "brand"), (f" rings:{shape}", "accent")]
     line.append((f"  total:{d.total}", "title"))
     line.append((f"  private:{d.private}", "warn" if d.private else "dim"))
     line.append((f"  review:{d.review}", "warn" if d.review else "dim"))
@@ -266,7 +266,7 @@ def _list(state: State, width: int, rows: int) -> list[Line]:
 def _left(state: State, width: int, height: int, unicode: bool) -> list[Line]:
     d = state.dashboard
     if state.exploded:
-        lines = [[("/rings", "title")], *rings.exploded(d, width, unicode=unicode)]
+        lines = [[("Exploded rings", "title")], *rings.exploded(d, width, unicode=unicode)]
     else:
         activity = rings.activity(d, width, unicode=unicode)
         picture_h = max(height - len(activity) - 2, 0)

@@ -15,6 +15,7 @@ import sys
 from tree_ring.model import project
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.record import parse_time
+from tree_ring.model.usage import UsageParser
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ INTERNAL_ERROR = 70
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = UsageParser(
         prog="tree-ring tui",
         description="A full-screen view of the project's memory: the rings, search, "
         "review and curation, live as other processes write. Press ? inside for the keys.",
@@ -54,8 +55,14 @@ def _fail(message: str, code: int, as_json: bool, kind: str = "usage") -> int:
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
-    args = parser().parse_args(list(sys.argv[2:] if argv is None else argv))
+    words = list(sys.argv[2:] if argv is None else argv)
     env = os.environ if environ is None else environ
+    try:
+        args = parser().parse_args(words)
+    except TreeRingError as exc:
+        from tree_ring.guard import withhold
+
+        return _fail(withhold(str(exc)), exc.exit_code, "--json" in words)
     if args.json:
         return _fail(
             "tree-ring tui is interactive and prints no JSON; use `tree-ring list --json`",

@@ -17,6 +17,7 @@ import sys
 
 from tree_ring.model import project
 from tree_ring.model.errors import TreeRingError, UsageError
+from tree_ring.model.usage import UsageParser
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def parser(verb: str) -> argparse.ArgumentParser:
     if verb == "view":
-        p = argparse.ArgumentParser(prog="tree-ring view", description=VIEW_HELP)
+        p = UsageParser(prog="tree-ring view", description=VIEW_HELP)
         p.add_argument(
             "--port", type=int, default=0, help="port to listen on (default: a free one)"
         )
@@ -44,7 +45,7 @@ def parser(verb: str) -> argparse.ArgumentParser:
             "--log", action="store_true", help="log each request's method, path and status"
         )
     else:
-        p = argparse.ArgumentParser(prog="tree-ring report", description=REPORT_HELP)
+        p = UsageParser(prog="tree-ring report", description=REPORT_HELP)
         p.add_argument("--html", required=True, metavar="FILE", help="the file to write")
         p.add_argument(
             "--now", metavar="TIME", help="read the store as of TIME (default: now); same bytes"
@@ -64,8 +65,10 @@ def main(words: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     gc.enable()
     env = os.environ if environ is None else environ
     verb, rest = words[0], list(words[1:])
-    args = parser(verb).parse_args(rest)
+    as_json = "--json" in rest
     try:
+        args = parser(verb).parse_args(rest)
+        as_json = bool(args.json)
         root = project.locate_str(args.root, env)
         if verb == "report":
             return _report(args, root, env)
@@ -74,7 +77,7 @@ def main(words: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
         from tree_ring.guard import withhold
 
         message = withhold(str(exc))
-        if args.json:
+        if as_json:
             error = {"code": _code(exc), "message": message, "exit": exc.exit_code}
             print(json.dumps({"error": error}, sort_keys=True), file=sys.stderr)
         else:

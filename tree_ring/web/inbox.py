@@ -9,7 +9,7 @@ forget it; "Mark all shown as seen" keeps every row on the page at once.
 
 from __future__ import annotations
 
-from tree_ring.model.record import ORIGINS, PRIVATE_SCOPES
+from tree_ring.model.record import ORIGINS
 from tree_ring.ops import inbox
 from tree_ring.web import markup
 from tree_ring.web.frame import csrf_field, frame, memory_link
@@ -54,7 +54,7 @@ def inbox_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
             '<option value="delete">delete</option></select> '
         )
         forms = ""
-        if m.trust == "accepted" and m.scope in PRIVATE_SCOPES:
+        if "promote" in item.actions:
             forms += _form(
                 session, "promote", "id", m.id, _reason("why share it"), "Promote to the project"
             )
@@ -65,7 +65,7 @@ def inbox_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
             f'<a href="{attr(memory_link(m.id))}">{text(m.id)}</a> {markup.trust_tag(m.trust)} '
             f'[{text(m.ring)}] <span class="summary">{text(markup.clip(m.summary, 300))}</span><br>'
             f'<span class="note">{text(item.origin)} · {text(item.partition)} · '
-            f"{text(m.created_at[:19])}Z · why: {text(item.why)}</span>"
+            f"{text(m.created_at[:19])}Z · {text(item.why_label)}: {text(item.why)}</span>"
             f'<div class="actions">{forms}</div></li>'
         )
     body = [
