@@ -68,13 +68,20 @@ _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[—–|]\s+|\s*•\s*")
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
+# Every ASCII character but letters and digits, to a space: `_NOT_WORD` for ASCII, faster.
+_ASCII_NOT_WORD = {code: " " for code in range(128) if not chr(code).isalnum()}
+
+
 def _trimmed(text: str) -> str:
     """`text` without the annotations around a claim ("Note:", "(confirmed)")."""
+    text = text.strip()
     while True:
-        trimmed = _TRAILING.sub("", _LEADING.sub("", text.strip()))
-        if trimmed == text.strip():
+        trimmed = _LEADING.sub("", text)
+        if ")" in trimmed or "]" in trimmed:  # the only way a trailing note ends
+            trimmed = _TRAILING.sub("", trimmed)
+        if trimmed == text:
             return trimmed
-        text = trimmed
+        text = trimmed.strip()
 
 
 def _drawn_as_letters(match: re.Match[str]) -> str:
@@ -92,7 +99,7 @@ def claim_text(text: str) -> str:
     characters, marks, look-alike letters), then only letters and digits."""
     trimmed = _trimmed(unmarked(text))
     if trimmed.isascii():
-        return " ".join(_NOT_WORD.sub(" ", trimmed.lower()).split())
+        return " ".join(trimmed.lower().translate(_ASCII_NOT_WORD).split())
     # A look-alike can be a symbol, and a prototype can be one (Arabic-Indic
     # zero is drawn as a dot), so words are cut both before and after folding.
     lettered = _NOT_WORD.sub(_drawn_as_letters, trimmed)
@@ -127,48 +134,80 @@ def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCES.split(text) if part.strip()]
 
 
-def _keyed(found: dict[str, None], text: str, words: int) -> None:
-    """Add the keys of `text` as one claim, by today's fold and the legacy one,
-    when it has at least `words` words."""
-    claim = claim_text(text)
-    if claim and len(claim.split()) >= words:
-        found[_key(claim)] = None
-        if not text.isascii():  # ASCII folds the same both ways
-            old = legacy_claim_text(text)
-            if old:
-                found[_key(old)] = None
+# A claim by today's fold and by the legacy one (the same for ASCII text).
+Folded = tuple[str, str]
+
+
+class _Keys:
+    """The keys of a memory's claims, each text folded once."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, None] = {}
+        self._folded: dict[str, Folded] = {}
+
+    def fold(self, text: str) -> Folded:
+        if not text:
+            return ("", "")
+        pair = self._folded.get(text)
+        if pair is None:
+            claim = claim_text(text)
+            old = claim if text.isascii() else legacy_claim_text(text)
+            pair = self._folded[text] = (claim, old)
+        return pair
+
+    def add(self, pair: Folded, words: int) -> None:
+        """Key `pair` when its claim has at least `words` words."""
+        claim, old = pair
+        if claim and claim.count(" ") + 1 >= words:
+            self.found[_key(claim)] = None
+            if old and old != claim:
+                self.found[_key(old)] = None
+
+    def sentences(self, text: str, words: int) -> list[Folded]:
+        """Key each sentence of `text`; returns them all, for the seams."""
+        pairs = [self.fold(part) for part in sentences(text)]
+        for pair in pairs:
+            self.add(pair, words)
+        return pairs
+
+    def seams(self, fields: Sequence[Sequence[Folded]], words: int) -> None:
+        """A sentence split between two fields, either way round: the last
+        sentence of one run on into the first of another."""
+        ends = [pairs for pairs in fields if pairs]
+        for first in ends:
+            for then in ends:
+                if first is not then:
+                    self.add(_joined(first[-1], then[0]), words)
+
+
+def _joined(first: Folded, then: Folded) -> Folded:
+    return (f"{first[0]} {then[0]}".strip(), f"{first[1]} {then[1]}".strip())
 
 
 def _others(memory: Memory) -> list[str]:
-    """The free-text fields besides summary and details where a claim can sit."""
+    """The free-text fields besides summary and details where a claim of
+    several words can sit: the source quote first, then the rest."""
     tags = list(memory.tags)
     if len(tags) > 1:
         tags.append(" ".join(memory.tags))  # a sentence spread over several tags
-    return [memory.source_quote, *tags, memory.source_ref, memory.event_type]
-
-
-def _seams(texts: Sequence[str]) -> list[str]:
-    """A sentence split between two fields, either way round: the last sentence
-    of one joined with the first of another."""
-    parts = [found for found in map(sentences, texts) if found]
-    return [a[-1] + " " + b[0] for a in parts for b in parts if a is not b]
+    # A single word ("billing", "decision") is never keyed alone: skip folding it.
+    rest = [text for text in (*tags, memory.source_ref, memory.event_type) if not text.isalnum()]
+    return [memory.source_quote, *rest]
 
 
 def keys(summary: str, details: str, others: Sequence[str] = ()) -> list[str]:
     """What a new memory is checked by: its whole summary and details, the
     other text fields whole, every sentence of each, and each sentence split
-    between two fields; without repeats."""
-    found: dict[str, None] = {}
+    between two of summary, details and the first of `others` (the source
+    quote); without repeats."""
+    claims = _Keys()
     for text in (summary, details):
-        _keyed(found, text, 1)
+        claims.add(claims.fold(text), 1)
     for text in others:
-        _keyed(found, text, MIN_WORDS)
-    for text in (summary, details, *others):
-        for part in sentences(text):
-            _keyed(found, part, MIN_WORDS)
-    for seam in _seams((summary, details, *others[:1])):
-        _keyed(found, seam, MIN_WORDS)
-    return list(found)
+        claims.add(claims.fold(text), MIN_WORDS)
+    parts = [claims.sentences(text, MIN_WORDS) for text in (summary, details, *others)]
+    claims.seams(parts[:3], MIN_WORDS)
+    return list(claims.found)
 
 
 _FIND = (
@@ -252,18 +291,19 @@ def forget_keys(memory: Memory) -> list[str]:
     details, the two as one text, and the longer sentences of every text field
     and of the seam between summary and details (by today's fold and the legacy
     one), and its whole-content hash (which older Tree Ring versions check)."""
-    found: dict[str, None] = {}
-    for text in (memory.summary, memory.details, memory.summary + " " + memory.details):
-        _keyed(found, text, 1)
+    claims = _Keys()
+    summary, details = claims.fold(memory.summary), claims.fold(memory.details)
+    for pair in (summary, details, _joined(summary, details)):
+        claims.add(pair, 1)
     # A consolidation's sentences are its sources' claims: forgetting the
     # summary forgets the summary, not each memory it lists.
     if memory.source_type != "consolidation":
-        texts = (memory.summary, memory.details, *_others(memory))
-        for text in texts[2:]:
-            _keyed(found, text, SENTENCE_WORDS)
-        for text in texts:
-            for part in sentences(text):
-                _keyed(found, part, SENTENCE_WORDS)
-        for seam in _seams(texts[:2]):
-            _keyed(found, seam, SENTENCE_WORDS)
-    return [*list(found)[: MAX_KEYS - 1], memory.content_hash]
+        others = _others(memory)
+        for text in others:
+            claims.add(claims.fold(text), SENTENCE_WORDS)
+        parts = [
+            claims.sentences(text, SENTENCE_WORDS)
+            for text in (memory.summary, memory.details, *others)
+        ]
+        claims.seams(parts[:2], SENTENCE_WORDS)
+    return [*list(claims.found)[: MAX_KEYS - 1], memory.content_hash]
