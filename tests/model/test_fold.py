@@ -87,8 +87,8 @@ def test_table_header_names_its_source_and_licence() -> None:
 
 def test_every_table_character_folds_to_a_fixed_point() -> None:
     # Sources, the characters of prototypes, and their case partners: the ones
-    # a fold could move again. (Every code point was checked when the table was
-    # built; that run takes half a minute.)
+    # a fold could move again. (scripts/build_confusables.py checks every code
+    # point after writing the table; that takes half a minute.)
     chars = {chr(code) for code in confusables.PROTOTYPES}
     chars |= {char for prototype in confusables.PROTOTYPES.values() for char in prototype}
     chars |= {partner for char in set(chars) for partner in (char.upper(), char.lower())}

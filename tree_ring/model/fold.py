@@ -52,7 +52,8 @@ _MARKS = ("Mn", "Me")
 
 
 _DROP: dict[int, None] = {}
-# Every code point settles within three rounds (tests/model/test_fold.py tries them all).
+# Every code point settles within three rounds (scripts/build_confusables.py
+# checks each one when it writes the table).
 _ROUNDS = 4
 
 
