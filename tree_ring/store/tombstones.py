@@ -1,22 +1,33 @@
 """Content tombstones: what was forgotten or rejected never comes back.
 
 A tombstone holds hashes of a memory's claims, never its text. Forgetting or
-rejecting a memory records a key for its whole summary, one for its whole
-details (when there are any), and, for a summary of several sentences, one for
-each sentence of at least `SENTENCE_WORDS` words. A later write is refused
-when any of its own keys is tombstoned, and its keys are its whole summary,
-its whole details and every sentence of either (`MIN_WORDS` words or more).
+rejecting a memory records a key for its whole summary, its whole details
+(when there are any), and the two as one text; and, but for a consolidation,
+one for each sentence of at least `SENTENCE_WORDS` words in any text field
+(summary, details, source quote, tags, source ref), for a source quote or tag
+of that many words whole, and for the sentence that runs on from the end of
+the summary into the details. A later write is refused when any of its own
+keys is tombstoned: its whole summary and details, its other text fields
+whole, every sentence of each, and the sentence formed across each seam
+between summary, details and source quote (those `MIN_WORDS` words or more).
 So a forgotten claim is refused with other details, wrapped in quotes, with
 "Note:" in front or "(confirmed)" behind, inside a consolidation that lists
-it, or as one sentence of a longer memory; while a short stock sentence that
-many memories share ("See the runbook.") never blocks the others because one
-of them was forgotten.
+it, as one sentence of a longer memory, in a source quote or a tag, or split
+between summary and details; while a short stock sentence that many memories
+share ("See the runbook.") never blocks the others because one of them was
+forgotten, and forgetting a consolidation leaves its sources' claims alone.
 
 The keys are over `claim_text`, which folds what never makes a claim new:
-case, width, spacing, punctuation, wrapping quotes and markup, and the
-annotations people put around a claim ("Note:", "FYI -", "(confirmed)").
-Tombstones written before these keys existed hold `record.content_hash`
-(summary and details together); a write is checked against that too.
+every spelling of the same letters (`fold.canonical`: width, case, invisible
+characters, accents and other marks, look-alike letters from other scripts),
+spacing, punctuation, wrapping quotes and markup, and the annotations people
+put around a claim ("Note:", "FYI -", "(confirmed)"). Number words and
+hyphenation are not folded ("three" is not "3", "re-try" is not "retry").
+Tombstones written before the canonical fold hold keys over
+`legacy_claim_text` (NFKC and case only), so every text is keyed by both
+(they differ only for non-ASCII text); tombstones written before claim keys
+existed hold `record.content_hash` (summary and details together), and a
+write is checked against that too.
 
 A tombstone's reason stays in the store and the audit log. It is never
 echoed in an error: a reason is free text someone else wrote (an imported
@@ -28,11 +39,11 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
 
 from tree_ring.model.errors import Conflict
+from tree_ring.model.fold import canonical, skeleton, unmarked
 from tree_ring.model.record import Memory, sha256
 from tree_ring.store.sql import Db
 
@@ -57,15 +68,56 @@ _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[—–|]\s+|\s*•\s*")
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
-def claim_text(text: str) -> str:
-    """The words a claim is made of, folded: what a tombstone key is over."""
-    folded = unicodedata.normalize("NFKC", text)
+# Every ASCII character but letters and digits, to a space: `_NOT_WORD` for ASCII, faster.
+_ASCII_NOT_WORD = {code: " " for code in range(128) if not chr(code).isalnum()}
+
+
+def _trimmed(text: str) -> str:
+    """`text` without the annotations around a claim ("Note:", "(confirmed)")."""
+    text = text.strip()
     while True:
-        trimmed = _TRAILING.sub("", _LEADING.sub("", folded.strip()))
-        if trimmed == folded.strip():
-            break
-        folded = trimmed
+        trimmed = _LEADING.sub("", text)
+        if ")" in trimmed or "]" in trimmed:  # the only way a trailing note ends
+            trimmed = _TRAILING.sub("", trimmed)
+        if trimmed == text:
+            return trimmed
+        text = trimmed.strip()
+
+
+def _drawn_as_letters(match: re.Match[str]) -> str:
+    # A symbol drawn like a letter (∨ for v) stays, as that letter; other
+    # symbols part words. Their prototypes that are not ASCII letters (an em
+    # dash is drawn like a katakana mark) must not become words of a claim.
+    drawn = [skeleton(char) for char in match.group()]
+    return "".join(d if d.isascii() and d.isalnum() else " " for d in drawn)
+
+
+def claim_text(text: str) -> str:
+    """The words a claim is made of, folded: what a tombstone key is over.
+
+    One fold for every spelling (`fold.canonical`: NFKC, case, invisible
+    characters, marks, look-alike letters), then only letters and digits."""
+    trimmed = _trimmed(unmarked(text))
+    if trimmed.isascii():
+        return " ".join(trimmed.lower().translate(_ASCII_NOT_WORD).split())
+    # A look-alike can be a symbol, and a prototype can be one (Arabic-Indic
+    # zero is drawn as a dot), so words are cut both before and after folding.
+    lettered = _NOT_WORD.sub(_drawn_as_letters, trimmed)
+    return " ".join(_NOT_WORD.sub(" ", canonical(lettered)).split())
+
+
+def legacy_claim_text(text: str) -> str:
+    """`claim_text` before the canonical fold (NFKC and case only): what the
+    keys of tombstones written by earlier versions are over."""
+    if not _normalize:
+        from unicodedata import normalize
+
+        _normalize.append(normalize)
+    folded = _trimmed(_normalize[0]("NFKC", text))
     return " ".join(_NOT_WORD.sub(" ", folded.casefold()).split())
+
+
+_normalize: list[Callable[[Literal["NFKC"], str], str]] = []
 
 
 def _key(claim: str) -> str:
@@ -82,19 +134,80 @@ def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCES.split(text) if part.strip()]
 
 
-def _wholes(summary: str, details: str) -> dict[str, None]:
-    return {_key(claim): None for claim in map(claim_text, (summary, details)) if claim}
+# A claim by today's fold and by the legacy one (the same for ASCII text).
+Folded = tuple[str, str]
 
 
-def keys(summary: str, details: str) -> list[str]:
-    """What a new memory is checked by: its whole summary and details, and
-    every sentence of either, summary first, without repeats."""
-    found = _wholes(summary, details)
-    for part in (*sentences(summary), *sentences(details)):
-        claim = claim_text(part)
-        if len(claim.split()) >= MIN_WORDS:
-            found[_key(claim)] = None
-    return list(found)
+class _Keys:
+    """The keys of a memory's claims, each text folded once."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, None] = {}
+        self._folded: dict[str, Folded] = {}
+
+    def fold(self, text: str) -> Folded:
+        if not text:
+            return ("", "")
+        pair = self._folded.get(text)
+        if pair is None:
+            claim = claim_text(text)
+            old = claim if text.isascii() else legacy_claim_text(text)
+            pair = self._folded[text] = (claim, old)
+        return pair
+
+    def add(self, pair: Folded, words: int) -> None:
+        """Key `pair` when its claim has at least `words` words."""
+        claim, old = pair
+        if claim and claim.count(" ") + 1 >= words:
+            self.found[_key(claim)] = None
+            if old and old != claim:
+                self.found[_key(old)] = None
+
+    def sentences(self, text: str, words: int) -> list[Folded]:
+        """Key each sentence of `text`; returns them all, for the seams."""
+        pairs = [self.fold(part) for part in sentences(text)]
+        for pair in pairs:
+            self.add(pair, words)
+        return pairs
+
+    def seams(self, fields: Sequence[Sequence[Folded]], words: int) -> None:
+        """A sentence split between two fields, either way round: the last
+        sentence of one run on into the first of another."""
+        ends = [pairs for pairs in fields if pairs]
+        for first in ends:
+            for then in ends:
+                if first is not then:
+                    self.add(_joined(first[-1], then[0]), words)
+
+
+def _joined(first: Folded, then: Folded) -> Folded:
+    return (f"{first[0]} {then[0]}".strip(), f"{first[1]} {then[1]}".strip())
+
+
+def _others(memory: Memory) -> list[str]:
+    """The free-text fields besides summary and details where a claim of
+    several words can sit: the source quote first, then the rest."""
+    tags = list(memory.tags)
+    if len(tags) > 1:
+        tags.append(" ".join(memory.tags))  # a sentence spread over several tags
+    # A single word ("billing", "decision") is never keyed alone: skip folding it.
+    rest = [text for text in (*tags, memory.source_ref, memory.event_type) if not text.isalnum()]
+    return [memory.source_quote, *rest]
+
+
+def keys(summary: str, details: str, others: Sequence[str] = ()) -> list[str]:
+    """What a new memory is checked by: its whole summary and details, the
+    other text fields whole, every sentence of each, and each sentence split
+    between two of summary, details and the first of `others` (the source
+    quote); without repeats."""
+    claims = _Keys()
+    for text in (summary, details):
+        claims.add(claims.fold(text), 1)
+    for text in others:
+        claims.add(claims.fold(text), MIN_WORDS)
+    parts = [claims.sentences(text, MIN_WORDS) for text in (summary, details, *others)]
+    claims.seams(parts[:3], MIN_WORDS)
+    return list(claims.found)
 
 
 _FIND = (
@@ -166,20 +279,31 @@ def record(
 def check_keys(memory: Memory) -> list[str]:
     """What a new memory is checked against: every key of its content, and its
     whole-content hash (what tombstones written before claim keys existed hold)."""
-    return [*keys(memory.summary, memory.details), memory.content_hash]
+    return [*keys(memory.summary, memory.details, _others(memory)), memory.content_hash]
+
+
+# ops/sync.py carries at most this many keys for one tombstone.
+MAX_KEYS = 1_000
 
 
 def forget_keys(memory: Memory) -> list[str]:
     """What forgetting or rejecting `memory` tombstones: its whole summary and
-    details, the longer sentences of a summary of several, and its
-    whole-content hash (which older Tree Ring versions check)."""
-    found = _wholes(memory.summary, memory.details)
-    parts = sentences(memory.summary)
+    details, the two as one text, and the longer sentences of every text field
+    and of the seam between summary and details (by today's fold and the legacy
+    one), and its whole-content hash (which older Tree Ring versions check)."""
+    claims = _Keys()
+    summary, details = claims.fold(memory.summary), claims.fold(memory.details)
+    for pair in (summary, details, _joined(summary, details)):
+        claims.add(pair, 1)
     # A consolidation's sentences are its sources' claims: forgetting the
     # summary forgets the summary, not each memory it lists.
-    if len(parts) > 1 and memory.source_type != "consolidation":
-        for part in parts:
-            claim = claim_text(part)
-            if len(claim.split()) >= SENTENCE_WORDS:
-                found[_key(claim)] = None
-    return [*found, memory.content_hash]
+    if memory.source_type != "consolidation":
+        others = _others(memory)
+        for text in others:
+            claims.add(claims.fold(text), SENTENCE_WORDS)
+        parts = [
+            claims.sentences(text, SENTENCE_WORDS)
+            for text in (memory.summary, memory.details, *others)
+        ]
+        claims.seams(parts[:2], SENTENCE_WORDS)
+    return [*list(claims.found)[: MAX_KEYS - 1], memory.content_hash]

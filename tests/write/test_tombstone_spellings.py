@@ -1,0 +1,215 @@
+"""Forgotten content does not come back in another spelling or another field:
+look-alike letters, invisible characters, marks, split between summary and
+details, in a source quote or a tag; through `remember` and through `import`.
+And other content that merely shares words is still stored."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+from governance_support import db, query, remember, write
+from helpers import CliRunner
+
+from tree_ring.model.fold import canonical
+from tree_ring.model.record import sha256
+from tree_ring.store import tombstones
+
+CLAIM = "Deploys go out on Fridays after the freeze"
+CYRILLIC = str.maketrans("eoaEOA", "еоаЕОА")
+GREEK = str.maketrans("OIAEZ", "ΟΙΑΕΖ")
+
+# (summary, extra remember flags) for each way the claim comes back.
+SPELLINGS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "cyrillic look-alikes": (CLAIM.translate(CYRILLIC), ()),
+    "greek look-alikes": (CLAIM.upper().translate(GREEK), ()),
+    "zero-width joiner and variation selector": (
+        "Dep\u200dloys go out on Fri\ufe0fdays after the fr\u200deeze",
+        (),
+    ),
+    "combining marks": ("De\u0308ploys go\u0301 out on Fri\u0323days after the freeze", ()),
+    "composed accents": ("Déploys gò out on Fridâys after the freeze", ()),
+    "decomposed accents": (unicodedata.normalize("NFD", "Déploys gò out on Fridâys"), ()),
+    "dotted capital I": ("DEPLOYS GO OUT ON FRİDAYS AFTER THE FREEZE", ()),
+    "split between summary and details": (
+        "Deploys go out on Fridays",
+        ("--details", "after the freeze. Ask the release lead first."),
+    ),
+    "split the other way round": (
+        "after the freeze",
+        ("--details", "The calendar moved. Deploys go out on Fridays"),
+    ),
+    "in the source quote": ("Release cadence", ("--source-quote", CLAIM.translate(CYRILLIC))),
+    "in a tag": ("Release cadence", ("--tag", "deploys go out on fridays after the frееze")),
+    "one sentence of longer details": (
+        "Release cadence",
+        ("--details", f"The calendar moved. {CLAIM.translate(CYRILLIC)}. Ask the lead."),
+    ),
+}
+# The decomposed-accent spelling is a prefix: finish the sentence.
+SPELLINGS["decomposed accents"] = (SPELLINGS["decomposed accents"][0] + " after the freeze", ())
+
+
+def _forget_claim(run_cli: CliRunner) -> str:
+    memory_id = remember(run_cli, CLAIM, "--details", "Agreed in the release meeting")
+    write(run_cli, "forget", memory_id, "--mode", "delete", "--reason", "no longer true")
+    return memory_id
+
+
+def _brief_text(run_cli: CliRunner) -> str:
+    done = run_cli("brief")
+    assert done.code == 0, done.err
+    return canonical(done.out)
+
+
+@pytest.mark.parametrize("how", sorted(SPELLINGS))
+def test_remember_refuses_a_forgotten_claim_in_any_spelling(run_cli: CliRunner, how: str) -> None:
+    summary, flags = SPELLINGS[how]
+    memory_id = _forget_claim(run_cli)
+    again = run_cli("remember", summary, *flags)
+    assert again.code == 1, (how, again.out)
+    assert "forgotten on" in again.err and memory_id in again.err
+    assert "fridays" not in _brief_text(run_cli)
+
+
+def _row(memory_id: str, summary: str, flags: tuple[str, ...]) -> dict[str, Any]:
+    """An export row carrying what `remember summary *flags` would store."""
+    options = dict(zip(flags[::2], flags[1::2], strict=True))
+    return {
+        "id": memory_id,
+        "summary": summary,
+        "details": options.get("--details", ""),
+        "event_type": "note",
+        "source": {"type": "manual", "ref": "", "quote": options.get("--source-quote", "")},
+        "tags": [options["--tag"]] if "--tag" in options else [],
+    }
+
+
+@pytest.mark.parametrize("how", sorted(SPELLINGS))
+def test_import_refuses_a_forgotten_claim_in_any_spelling(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path, how: str
+) -> None:
+    summary, flags = SPELLINGS[how]
+    memory_id = _forget_claim(run_cli)
+    path = tmp_path / "back.jsonl"
+    path.write_text(json.dumps(_row("mem_20260101_000000_aaaaaaaaaaaa", summary, flags)) + "\n")
+    done = run_cli("import", str(path))
+    assert done.code == 1, (how, done.out)
+    assert "forgotten on" in done.err and memory_id in done.err
+    assert query(project_root, "SELECT count(*) FROM memories")[0][0] == 0
+    assert "fridays" not in _brief_text(run_cli)
+
+
+def test_the_import_row_shape_is_accepted_when_nothing_was_forgotten(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    # The refusals above are the tombstone's, not a malformed row's.
+    summary, flags = SPELLINGS["in the source quote"]
+    path = tmp_path / "fresh.jsonl"
+    path.write_text(json.dumps(_row("mem_20260101_000000_aaaaaaaaaaaa", summary, flags)) + "\n")
+    done = run_cli("import", str(path))
+    assert done.code == 0, done.err
+    [row] = query(project_root, "SELECT source_quote FROM memories")
+    assert row[0] == CLAIM.translate(CYRILLIC)
+
+
+@pytest.mark.parametrize(
+    ("summary", "flags"),
+    [
+        ("Deploys go out on Mondays after the freeze", ()),
+        ("Fridays after the freeze are quiet", ()),
+        ("Deploys go out on Fridays", ("--details", "before the freeze")),
+        ("Release cadence", ("--source-quote", "Deploys go out on Thursdays")),
+        ("Release cadence", ("--tag", "fridays", "--tag", "freeze")),
+        ("Деплои идут по пятницам после заморозки", ()),  # the same claim translated
+        ("Déploys go out on Mondays after the freeze", ()),
+        ("Deploys go out on Fridays after the thaw", ("--details", "after the freeze")),
+    ],
+)
+def test_other_claims_that_share_words_are_still_stored(
+    run_cli: CliRunner, summary: str, flags: tuple[str, ...]
+) -> None:
+    _forget_claim(run_cli)
+    assert remember(run_cli, summary, *flags).startswith("mem_")
+
+
+def _old_claim_text(text: str) -> str:
+    """`claim_text` as Tree Ring wrote tombstone keys before the canonical fold."""
+    folded = unicodedata.normalize("NFKC", text)
+    while True:
+        trimmed = tombstones._TRAILING.sub("", tombstones._LEADING.sub("", folded.strip()))  # pyright: ignore[reportPrivateUsage]
+        if trimmed == folded.strip():
+            break
+        folded = trimmed
+    return " ".join(tombstones._NOT_WORD.sub(" ", folded.casefold()).split())  # pyright: ignore[reportPrivateUsage]
+
+
+ACCENTED = "Café orders close after the freeze on Fridays"
+
+
+def test_a_tombstone_written_by_the_old_fold_still_refuses(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    old_key = sha256("claim\n" + _old_claim_text(ACCENTED))
+    assert tombstones.whole_key(ACCENTED) != old_key  # the new fold alone would miss it
+    forgotten = "mem_20250101_000000_bbbbbbbbbbbb"
+    remember(run_cli, "Release notes go to the wiki")  # the project's id, as rows hold it
+    [(project_id,)] = query(project_root, "SELECT DISTINCT project FROM memories")
+    conn = db(project_root)
+    with conn:
+        conn.execute(
+            "INSERT INTO content_tombstones"
+            "(project, content_hash, kind, reason, memory_id, actor, created_at)"
+            " VALUES (?, ?, 'forgotten', 'old', ?, 'me', '2025-01-01T00:00:00.000000Z')",
+            (project_id, old_key, forgotten),
+        )
+    conn.close()
+    for flags in (
+        (ACCENTED,),
+        (unicodedata.normalize("NFD", ACCENTED),),
+        (f"Note: {ACCENTED} (confirmed)",),
+        ("Release cadence", "--source-quote", ACCENTED),
+        ("Release cadence", "--details", f"The calendar moved. {ACCENTED}."),
+    ):
+        again = run_cli("remember", *flags)
+        assert again.code == 1 and forgotten in again.err, flags
+
+
+def test_forgetting_writes_the_old_keys_too(run_cli: CliRunner, project_root: Path) -> None:
+    memory_id = remember(run_cli, ACCENTED)
+    write(run_cli, "forget", memory_id, "--mode", "delete", "--reason", "wrong")
+    stones = {r[0] for r in query(project_root, "SELECT content_hash FROM content_tombstones")}
+    assert sha256("claim\n" + _old_claim_text(ACCENTED)) in stones
+    assert sha256("claim\n" + canonical(ACCENTED).replace(",", "")) in stones
+
+
+def test_forgetting_a_consolidation_leaves_its_sources_writable(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    sources = (CLAIM, "Hotfixes skip the staging soak on weekends")
+    for text in sources:
+        remember(run_cli, text, "--event-type", "decision", "--salience", "0.9")
+    write(run_cli, "consolidate", "--period-type", "manual")
+    sql = "SELECT id, summary FROM memories WHERE source_type = 'consolidation'"
+    [(summary_id, summary)] = query(project_root, sql)
+    assert all(text in summary for text in sources)
+    write(run_cli, "forget", summary_id, "--mode", "delete", "--reason", "a bad summary")
+    assert run_cli("remember", summary).code == 1  # the consolidation itself stays forgotten
+    for text in sources:
+        assert remember(run_cli, text, "--details", "Written again").startswith("mem_"), text
+
+
+def test_claim_text_folds_spellings_and_leaves_punctuation_out() -> None:
+    plain = tombstones.claim_text("Deploy - now, after the freeze")
+    assert plain == "deploy now after the freeze"
+    # An em dash is drawn like a katakana mark; it still only parts words.
+    assert tombstones.claim_text("Dеploy — now, aftеr the frееze") == plain
+    assert (
+        tombstones.claim_text("Note: ＤＥＰＬＯＹ now after the fr\u200beeze (confirmed)") == plain
+    )
+    # Number words and hyphenation are not folded.
+    assert tombstones.claim_text("retry three times") != tombstones.claim_text("retry 3 times")
+    assert tombstones.claim_text("re-try it") != tombstones.claim_text("retry it")
