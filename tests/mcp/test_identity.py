@@ -59,6 +59,8 @@ def test_relative_or_malformed_hints_are_skipped(projects: dict[str, Path]) -> N
     assert root_of({}, as_text, projects["cwd"]) == projects["workspace"]
     listed: dict[str, object] = {"x-codex-turn-metadata": {"workspaces": [str(projects["pwd"])]}}
     assert root_of({}, listed, projects["cwd"]) == projects["pwd"]
+    # JSON text too deep to parse names no workspace; it does not fault the call.
+    assert identity.workspaces({"x-codex-turn-metadata": "[" * 5000}) == []
 
 
 def test_no_project_says_where_it_looked_and_what_to_do(tmp_path: Path) -> None:

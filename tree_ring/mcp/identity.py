@@ -94,7 +94,7 @@ def workspaces(meta: Mapping[str, Any]) -> list[str]:
         # Seen as an object; a client that sends it as JSON text is read the same.
         try:
             turn = cast(object, json.loads(turn))
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
     if not isinstance(turn, dict):
         return []
