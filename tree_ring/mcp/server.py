@@ -254,7 +254,10 @@ def parse_args(argv: Sequence[str]) -> str | None:
         elif word.startswith("--harness="):
             harness = word.partition("=")[2]
         else:
-            _refuse(f"unexpected argument {word!r}")
+            # Named only if it is an option: any other word could be a token.
+            from tree_ring.model.arguments import unrecognized
+
+            _refuse(unrecognized([word]))
         if harness not in HARNESS_CHOICES:
             _refuse(f"--harness must be one of {', '.join(HARNESS_CHOICES)}")
     return harness

@@ -13,6 +13,7 @@ import os
 import sys
 
 from tree_ring.model import project
+from tree_ring.model.arguments import QuietParser
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.record import parse_time
 
@@ -27,7 +28,7 @@ INTERNAL_ERROR = 70
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = QuietParser(
         prog="tree-ring tui",
         description="A full-screen view of the project's memory: the rings, search, "
         "review and curation, live as other processes write. Press ? inside for the keys.",

@@ -16,6 +16,7 @@ import re
 import sys
 
 from tree_ring.model import project
+from tree_ring.model.arguments import QuietParser
 from tree_ring.model.errors import TreeRingError, UsageError
 
 TYPE_CHECKING = False
@@ -33,7 +34,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def parser(verb: str) -> argparse.ArgumentParser:
     if verb == "view":
-        p = argparse.ArgumentParser(prog="tree-ring view", description=VIEW_HELP)
+        p = QuietParser(prog="tree-ring view", description=VIEW_HELP)
         p.add_argument(
             "--port", type=int, default=0, help="port to listen on (default: a free one)"
         )
@@ -44,7 +45,7 @@ def parser(verb: str) -> argparse.ArgumentParser:
             "--log", action="store_true", help="log each request's method, path and status"
         )
     else:
-        p = argparse.ArgumentParser(prog="tree-ring report", description=REPORT_HELP)
+        p = QuietParser(prog="tree-ring report", description=REPORT_HELP)
         p.add_argument("--html", required=True, metavar="FILE", help="the file to write")
         p.add_argument(
             "--now", metavar="TIME", help="read the store as of TIME (default: now); same bytes"
