@@ -313,13 +313,16 @@ def brief_with_mine(
     only the modules the brief loads anyway."""
     import os
 
-    from tree_ring.model.project import user_store_path_str
+    from tree_ring.model.project import check_user_store, user_store_path_str
     from tree_ring.store.db import Store
 
     path = user_store_path_str(environ)
-    if path is None or not os.path.exists(path):
+    if path is None:
         return build_brief(store, identity)
     try:
+        check_user_store(path)  # a link is refused, and costs only these lines
+        if not os.path.exists(path):
+            return build_brief(store, identity)
         with Store.open_to_read(path, options=options, name="the user store") as user:
             return build_brief(store, identity, user_store=user)
     except Exception as exc:  # the user store's fault alone: the project's brief stands
