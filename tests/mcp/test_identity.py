@@ -78,6 +78,9 @@ def test_no_project_says_where_it_looked_and_what_to_do(tmp_path: Path) -> None:
     [
         ("codex", {"CLAUDECODE": "1"}, {}, "codex"),  # the launch command wins
         (None, {"CLAUDECODE": "1"}, {}, "claude-code"),
+        (None, {"CLAUDECODE": "true"}, {}, "claude-code"),  # present, whatever its value
+        (None, {"CLAUDECODE": ""}, {}, "claude-code"),
+        (None, {"CODEX_THREAD_ID": "t"}, {}, "codex"),
         (None, {"CLAUDE_CODE_SESSION_ID": "s"}, {}, "claude-code"),
         (None, {}, {"x-codex-turn-metadata": {}}, "codex"),
         (None, {"CODEX_SESSION_ID": "s"}, {}, "codex"),

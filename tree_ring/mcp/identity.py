@@ -3,7 +3,9 @@
 An MCP caller is an agent. Its harness is what the server's launch command
 names (`--harness`, written in the plugin's config files), else what the
 environment shows: Claude Code starts the server with `CLAUDECODE=1` and
-`CLAUDE_CODE_SESSION_ID`; anything else is a generic `agent`.
+`CLAUDE_CODE_SESSION_ID` (any of a harness's variables, set to any value,
+names it, as `model.identity.harness_origin` reads them); anything else is a
+generic `agent`.
 
 The session is the harness's: `CLAUDE_CODE_SESSION_ID` (Claude Code), else the
 call's `_meta.sessionId` or `_meta.threadId` (Codex sends both on every
@@ -32,7 +34,7 @@ from typing import Any, cast
 
 from tree_ring.model import project
 from tree_ring.model.errors import NoStore, UsageError
-from tree_ring.model.identity import Identity, Origin
+from tree_ring.model.identity import Identity, Origin, harness_origin
 
 HARNESSES = ("claude-code", "codex", "agent")
 # As the hook: the harnesses send UUIDs; anything else is refused, not guessed at.
@@ -61,17 +63,18 @@ class Caller:
 def harness_of(named: str | None, environ: Mapping[str, str], meta: Mapping[str, Any]) -> str:
     if named:
         return named
-    if environ.get("CLAUDECODE") == "1" or environ.get("CLAUDE_CODE_SESSION_ID"):
-        return "claude-code"
-    if CODEX_TURN_META in meta or environ.get("CODEX_SESSION_ID"):
-        return "codex"
-    return "agent"
+    # The harness's variables, by their presence, as for a command the agent runs.
+    kind = harness_origin(environ).kind
+    if kind != "person":
+        return kind
+    return "codex" if CODEX_TURN_META in meta else "agent"
 
 
 def session_of(environ: Mapping[str, str], meta: Mapping[str, Any]) -> str | None:
     candidates: list[object] = [
         environ.get("CLAUDE_CODE_SESSION_ID"),
         environ.get("CODEX_SESSION_ID"),
+        environ.get("CODEX_THREAD_ID"),
         meta.get("sessionId"),
         meta.get("threadId"),
     ]
