@@ -46,7 +46,7 @@ def test_the_refusal_names_the_command_that_was_given_the_word(run_cli: CliRunne
     error = json.loads(result.err)["error"]
     assert (error["code"], error["exit"]) == ("usage", 2)
     assert error["message"].startswith(
-        "tree-ring review list: unrecognized arguments: --set agent_heartwood=false"
+        "tree-ring review list: unrecognized arguments: --set and 1 more word (not shown)"
     )
 
 

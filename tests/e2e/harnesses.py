@@ -436,11 +436,18 @@ class Codex:
         return self.hooks(cwd)
 
     def session(
-        self, cwd: Path, base_url: str, prompt: str = "hello", timeout: float = 150
+        self,
+        cwd: Path,
+        base_url: str,
+        prompt: str = "hello",
+        timeout: float = 150,
+        cd: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
+        """`codex exec` started in `cwd`, working in `cd` (`-C`) when given."""
         cmd = [
             str(self.bin),
             "exec",
+            *(["-C", str(cd)] if cd is not None else []),
             "--skip-git-repo-check",
             "--json",
             "--dangerously-bypass-approvals-and-sandbox",

@@ -34,7 +34,7 @@ from .harnesses import (
     tool_outputs,
     tree_ring,
 )
-from .mockserver import Body, Turn
+from .mockserver import Body, MockServer, Turn
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -95,6 +95,37 @@ def test_mcp_recall_returns_a_stored_memory_and_remember_reaches_the_next_brief(
     assert memory["session_id"] == memory["origin_session"] and memory["session_id"]
     opening = [t for t in conversation(trip.second[0]) if brief.BEGIN in t]
     assert opening and REMEMBERED in opening[0]
+
+
+def test_mcp_outside_git_writes_the_session_project_not_where_codex_started(
+    codex: Codex, plugin_dir: Path, project: Path, tmp_path: Path
+) -> None:
+    # `codex exec -C PROJECT` started in another Tree Ring project, neither a git
+    # repository: Codex sends the server no workspaces and the PWD it started
+    # in. The server finds the project by the session id the start hook recorded.
+    started_in = tmp_path / "started-in"
+    started_in.mkdir()
+    tree_ring("init", root=started_in)
+    codex.install(plugin_dir, project)
+    codex.trust_hooks(started_in)
+    remember = codex.mcp_tool("remember")
+    turns = [
+        Turn(
+            expect=json.dumps(remember.split(".")[0]),
+            wait_shell="sleep 1",
+            tool=(remember, {"summary": REMEMBERED, "event_type": "decision"}),
+        ),
+        Turn(text="Remembered."),
+    ]
+    with MockServer(codex.handler, turns, tmp_path / "mcp-outside-git.jsonl") as mock:
+        codex.session(started_in, mock.base_url, cd=project)
+    outputs = [t for body in mock.model_requests() for t in tool_outputs(body)]
+    assert any('"ok":true' in t for t in outputs), outputs
+    summaries = {
+        root: {m["summary"] for m in json.loads(tree_ring("--json", "list", root=root))["items"]}
+        for root in (project, started_in)
+    }
+    assert summaries == {project: {REMEMBERED}, started_in: set()}
 
 
 SKILLS = {

@@ -79,6 +79,7 @@ def test_a_session_id_at_its_length_limit_is_usable() -> None:
     [
         (b"[1]", "payload is not a JSON object"),
         (b"{", "payload is not JSON"),
+        (b"[" * 5000, "payload is not JSON"),  # too deep to parse: not a RecursionError
         (b"\xff", "payload is not UTF-8"),
         (b" " * ((1 << 20) + 1), f"payload is over {1 << 20} bytes"),
     ],

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tree_ring.mcp import identity
+from tree_ring.model import sessions
 from tree_ring.model.errors import NoStore, UsageError
 from tree_ring.ops import guidance
 
@@ -28,8 +29,10 @@ def meta_for(workspace: Path) -> dict[str, object]:
     return {"x-codex-turn-metadata": {"workspaces": {str(workspace): {"has_changes": False}}}}
 
 
-def root_of(environ: dict[str, str], meta: dict[str, object], cwd: Path) -> Path:
-    return identity.resolve("codex", environ, meta, cwd).root
+def root_of(
+    environ: dict[str, str], meta: dict[str, object], cwd: Path, harness: str = "agent"
+) -> Path:
+    return identity.resolve(harness, environ, meta, cwd).root
 
 
 def test_the_root_comes_from_the_first_source_in_order(projects: dict[str, Path]) -> None:
@@ -59,16 +62,56 @@ def test_relative_or_malformed_hints_are_skipped(projects: dict[str, Path]) -> N
     assert root_of({}, as_text, projects["cwd"]) == projects["workspace"]
     listed: dict[str, object] = {"x-codex-turn-metadata": {"workspaces": [str(projects["pwd"])]}}
     assert root_of({}, listed, projects["cwd"]) == projects["pwd"]
+    # JSON text too deep to parse names no workspace; it does not fault the call.
+    assert identity.workspaces({"x-codex-turn-metadata": "[" * 5000}) == []
 
 
 def test_no_project_says_where_it_looked_and_what_to_do(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(NoStore) as exc:
-        identity.resolve("codex", {"PWD": str(empty)}, {}, tmp_path)
+        identity.resolve("agent", {"PWD": str(empty)}, {}, tmp_path)
     message = str(exc.value)
     assert str(empty) in message and "from PWD" in message and "init" in message
     assert "TREE_RING_ROOT" in message
+
+
+def test_codex_outside_git_takes_the_root_its_start_hook_recorded(
+    projects: dict[str, Path], tmp_path: Path
+) -> None:
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    sessions.record(home, "thread-a", str(projects["workspace"]), 100)
+    sessions.record(home, "thread-b", str(projects["claude"]), 101)
+    # What Codex sends outside git: ids, no workspaces; a PWD from elsewhere.
+    stale = {**home, "PWD": str(projects["pwd"])}
+    for key in ("sessionId", "threadId"):
+        meta: dict[str, object] = {key: "thread-a", "x-codex-turn-metadata": {"turn_id": "t"}}
+        assert root_of(stale, meta, projects["cwd"], "codex") == projects["workspace"]
+    assert root_of(stale, {"sessionId": "thread-b"}, projects["cwd"], "codex") == projects["claude"]
+    # Codex's own workspaces, where it names them, come first.
+    named = {"sessionId": "thread-a", **meta_for(projects["explicit"])}
+    assert root_of(stale, named, projects["cwd"], "codex") == projects["explicit"]
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [{}, {"sessionId": "thread-never-started"}, {"x-codex-turn-metadata": {"workspaces": {}}}],
+)
+def test_codex_with_no_workspace_and_no_recorded_session_is_refused_not_guessed(
+    projects: dict[str, Path], tmp_path: Path, meta: dict[str, object]
+) -> None:
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    sessions.record(home, "thread-a", str(projects["workspace"]), 100)
+    # PWD and the working directory both hold a project: neither is taken.
+    environ = {**home, "PWD": str(projects["pwd"])}
+    with pytest.raises(NoStore) as refused:
+        identity.resolve("codex", environ, meta, projects["cwd"])
+    message = str(refused.value)
+    assert "\n" not in message and "Codex did not say which project" in message
+    assert "hooks" in message and "TREE_RING_ROOT" in message
+    # A person's explicit choice still works.
+    chosen = {**environ, "TREE_RING_ROOT": str(projects["explicit"])}
+    assert identity.resolve("codex", chosen, meta, projects["cwd"]).root == projects["explicit"]
 
 
 @pytest.mark.parametrize(
@@ -76,6 +119,9 @@ def test_no_project_says_where_it_looked_and_what_to_do(tmp_path: Path) -> None:
     [
         ("codex", {"CLAUDECODE": "1"}, {}, "codex"),  # the launch command wins
         (None, {"CLAUDECODE": "1"}, {}, "claude-code"),
+        (None, {"CLAUDECODE": "true"}, {}, "claude-code"),  # present, whatever its value
+        (None, {"CLAUDECODE": ""}, {}, "claude-code"),
+        (None, {"CODEX_THREAD_ID": "t"}, {}, "codex"),
         (None, {"CLAUDE_CODE_SESSION_ID": "s"}, {}, "claude-code"),
         (None, {}, {"x-codex-turn-metadata": {}}, "codex"),
         (None, {"CODEX_SESSION_ID": "s"}, {}, "codex"),

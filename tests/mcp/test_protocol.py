@@ -107,6 +107,55 @@ def test_invalid_requests(message: Any, answer_id: Any) -> None:
     assert codes == {(answer_id, -32600)}
 
 
+PING = b'{"jsonrpc":"2.0","id":7,"method":"ping"}\n'
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"[" * 5000, b"{" * 5000, b'{"a":' * 5000, b"[" * 5000 + b"]" * 5000, b'"' + b"[" * 5000],
+)
+def test_nesting_too_deep_to_parse_is_a_parse_error_and_the_next_line_is_served(
+    line: bytes,
+) -> None:
+    replies = Pipe().raw(line + b"\n" + PING)
+    assert [error_of(replies[0]), replies[1]] == [
+        (None, -32700),
+        {"jsonrpc": "2.0", "id": 7, "result": {}},
+    ]
+
+
+def nested_ping(depth: int) -> bytes:
+    """A ping whose whole message nests `depth` levels (the message is one)."""
+    inner = "[" * (depth - 2) + "]" * (depth - 2)
+    return b'{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":%s}}\n' % inner.encode()
+
+
+def test_a_message_nested_past_the_limit_is_invalid_with_its_id() -> None:
+    limit = protocol.MAX_DEPTH
+    replies = Pipe().raw(nested_ping(limit) + nested_ping(limit + 1) + nested_ping(900) + PING)
+    assert replies[0] == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert [error_of(r) for r in replies[1:3]] == [(3, -32600), (3, -32600)]
+    assert replies[3] == {"jsonrpc": "2.0", "id": 7, "result": {}}
+
+
+def test_a_fault_reading_a_message_is_an_internal_error_and_the_connection_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = protocol.decode
+
+    def broken(line: bytes) -> object:
+        if b"boom" in line:
+            raise MemoryError
+        return real(line)
+
+    monkeypatch.setattr(protocol, "decode", broken)
+    replies = Pipe().raw(b"boom\n" + PING)
+    assert [error_of(replies[0]), replies[1]] == [
+        (None, -32603),
+        {"jsonrpc": "2.0", "id": 7, "result": {}},
+    ]
+
+
 def test_params_that_are_not_an_object_are_invalid_params() -> None:
     (reply,) = Pipe().send({"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": [1]})
     assert error_of(reply) == (9, -32602)
@@ -359,6 +408,25 @@ def test_the_claude_code_config_starts_a_server_in_the_project(
     status = replies[2]["result"]["structuredContent"]
     assert status["ok"] is True and status["root"] == str(project_root)
     assert replies[3]["error"]["code"] == -32700
+
+
+def test_a_real_server_answers_deep_garbage_and_stays_up(project_root: Path) -> None:
+    # One such line used to end the process with a traceback, and the agent's
+    # session with it.
+    cmd, cwd = wired_command(".mcp.json")
+    env = {**os.environ, **CLAUDE_ENV, "CLAUDE_PROJECT_DIR": str(project_root)}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "status"}}
+    deep = [b"[" * 5000, b"[" * 300 + b"]" * 300, nested_ping(500).rstrip(b"\n")]
+    replies = exchange(cmd, cwd or project_root, env, [*HANDSHAKE, *deep, call])
+    assert [(r.get("id"), r.get("error", {}).get("code")) for r in replies] == [
+        (0, None),
+        (1, None),
+        (None, -32700),
+        (None, -32600),
+        (3, -32600),
+        (2, None),
+    ]
+    assert replies[-1]["result"]["structuredContent"]["ok"] is True
 
 
 def test_the_codex_config_runs_from_the_plugin_folder(project_root: Path) -> None:

@@ -79,5 +79,7 @@ def test_the_cli_help_names_the_server_and_the_server_has_its_own() -> None:
     bad = subprocess.run(
         [sys.executable, launcher, "mcp", "--nope"], capture_output=True, text=True
     )
-    assert bad.returncode == 2 and bad.stderr.startswith("error: tree-ring mcp: unexpected")
+    assert bad.returncode == 2 and bad.stderr.startswith(
+        "error: tree-ring mcp: unrecognized arguments: --nope;"
+    )
     assert bad.stdout == ""

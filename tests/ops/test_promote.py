@@ -91,10 +91,23 @@ def test_promote_can_give_a_ring(run_cli: CliRunner, project_id: str) -> None:
     assert run_cli("--json", "show", memory_id).json()["memory"]["ring"] == "heartwood"
 
 
+# An agent is known by a harness variable's presence, not its value.
+AGENT_ENVIRONMENTS = [
+    CLAUDE,
+    CODEX,
+    {"CLAUDECODE": "true"},
+    {"CLAUDECODE": ""},
+    {"CLAUDECODE": "0"},
+    {"CLAUDE_CODE_SESSION_ID": ""},
+    {"CODEX_SESSION_ID": ""},
+    {"CODEX_THREAD_ID": "cx-8"},
+]
+
+
 def test_an_agent_cannot_promote(run_cli: CliRunner, project_root: Path, project_id: str) -> None:
     memory_id = capture(run_cli, project_id, "Run the linters before pushing")
     before = snapshot(project_root)
-    for harness in (CLAUDE, CODEX):
+    for harness in AGENT_ENVIRONMENTS:
         refused = run_cli("promote", memory_id, "--reason", "mine now", environ=harness)
         assert refused.code != 0 and refused.out == ""
         assert len(refused.err.strip().splitlines()) == 1

@@ -148,7 +148,8 @@ def test_a_missing_user_store_is_silent_and_is_not_created_by_reads(
     assert run_cli("brief", environ=home).code == 0
     status = run(run_cli, home, "status")
     assert status["user_store"] == {"path": str(tmp_path / "me" / "user.sqlite"), "exists": False}
-    assert not (tmp_path / "me").exists()
+    # The Codex start hook's session map is all that folder holds (model/sessions.py).
+    assert {p.name for p in (tmp_path / "me").iterdir()} == {"sessions.json"}
 
 
 def test_a_damaged_user_store_costs_hooks_nothing_and_commands_one_line(

@@ -21,6 +21,7 @@ import sys
 from tree_ring import __version__
 from tree_ring.cli.context import Context, Formatter, Parser, error_line, examples
 from tree_ring.model import errors
+from tree_ring.model.arguments import unrecognized
 from tree_ring.model.errors import TreeRingError
 
 TYPE_CHECKING = False
@@ -234,10 +235,8 @@ def _parsed(parser: argparse.ArgumentParser, words: Sequence[str]) -> argparse.N
     args, extra = parser.parse_known_args(words)
     if extra:
         command = f"tree-ring {getattr(args, 'command_name', None) or args.command}"
-        raise errors.UsageError(
-            f"{command}: unrecognized arguments: {' '.join(extra)[:200]} "
-            f"(`{command} --help` shows how)"
-        )
+        # Options named, other words counted: a word left over can be a token.
+        raise errors.UsageError(f"{command}: {unrecognized(extra)} (`{command} --help` shows how)")
     return args
 
 

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 
 from tree_ring.model import jsontext, project
-from tree_ring.model.errors import UsageError
+from tree_ring.model.arguments import UsageParser
 from tree_ring.model.frozen import Field, fields
 from tree_ring.model.identity import Identity, harness_origin, resolve
 from tree_ring.model.record import Memory, caller_fields, parse_time
@@ -24,7 +24,7 @@ from tree_ring.store.live import View
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
-    from typing import Any, NoReturn, TextIO
+    from typing import Any, TextIO
 
     from tree_ring.model.project import StrPath
     from tree_ring.store.audit import Actor
@@ -207,29 +207,11 @@ def _columns() -> int:
     return _width[0]
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse's parser, with its errors raised as `UsageError`, so they reach
-    the CLI's one error place (and come out as JSON under `--json`), and with
-    the closest choice suggested for a mistyped verb or action."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message} (`{self.prog} --help` shows how)")
-
-    def _check_value(self, action: argparse.Action, value: Any) -> None:
-        choices = action.choices
-        if choices is None or value in choices:
-            return
-        import difflib  # only on a mistake: no command that parses pays for it
-
-        names = [str(choice) for choice in choices]
-        close = difflib.get_close_matches(str(value), names, n=1)
-        if close:
-            hint = f"; did you mean {close[0]!r}?"
-        elif len(names) > 8:
-            hint = ""  # the help lists them; a wall of names helps nobody here
-        else:
-            hint = f"; choose from {', '.join(names)}"
-        raise argparse.ArgumentError(action, f"invalid choice: {str(value)[:60]!r}{hint}")
+class Parser(UsageParser):
+    """The CLI's parser: argparse's, with no value echoed in an error (see
+    model/arguments.py), the closest choice suggested for a mistyped verb or
+    action, and its errors raised as `UsageError`, so they reach the CLI's one
+    error place (and come out as JSON under `--json`)."""
 
 
 class Formatter(argparse.HelpFormatter):

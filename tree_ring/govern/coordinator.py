@@ -10,8 +10,9 @@ every heartwood create or promotion, import, supersede, forget, review
 decision and the bulk paths (consolidation, applied maintenance, FTS repair)
 need the capability.
 
-Whatever the mode, an agent (a harness put CLAUDECODE or CODEX_SESSION_ID in
-its environment) may not take a review decision, change the review policy,
+Whatever the mode, an agent (a harness put CLAUDECODE, CLAUDE_CODE_SESSION_ID,
+CODEX_SESSION_ID or CODEX_THREAD_ID in its environment, with any value: see
+`model.identity.harness_origin`) may not take a review decision, change the review policy,
 enable the policy or retire shared memory it did not write, unless it holds
 the capability: those are a person's decisions.
 

@@ -306,6 +306,8 @@ def respond(
                 store, identity, environ or {}, options, lambda said: _note(event.harness, said)
             )
         _receipt(root, event, brief)
+        if event.harness == "codex":
+            _record_session(event, root, now_ns, environ or {})
         return {
             "hookSpecificOutput": {"hookEventName": event.event, "additionalContext": brief.text}
         }
@@ -396,6 +398,19 @@ def _merge_driver(root: str, harness: str) -> None:
             team.setup(Path(root))
     except Exception as exc:  # a clone without git config access still gets its brief
         _note(harness, f"merge driver not configured ({exc}); run `tree-ring init`")
+
+
+def _record_session(event: HookEvent, root: str, now_ns: int, environ: Mapping[str, str]) -> None:
+    """Note which project this Codex session works in, for the MCP server:
+    Codex names it to the server only for a git repository (model/sessions.py).
+    What goes wrong costs a line on stderr, never the brief."""
+    from tree_ring.model import sessions
+    from tree_ring.model.errors import TreeRingError
+
+    try:
+        sessions.record(environ, event.session_id, root, now_ns // 1_000_000_000)
+    except (OSError, TreeRingError) as exc:
+        _note(event.harness, f"session not recorded for the MCP server: {exc}")
 
 
 def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:

@@ -3,17 +3,22 @@
 An MCP caller is an agent. Its harness is what the server's launch command
 names (`--harness`, written in the plugin's config files), else what the
 environment shows: Claude Code starts the server with `CLAUDECODE=1` and
-`CLAUDE_CODE_SESSION_ID`; anything else is a generic `agent`.
+`CLAUDE_CODE_SESSION_ID` (any of a harness's variables, set to any value,
+names it, as `model.identity.harness_origin` reads them); anything else is a
+generic `agent`.
 
 The session is the harness's: `CLAUDE_CODE_SESSION_ID` (Claude Code), else the
 call's `_meta.sessionId` or `_meta.threadId` (Codex sends both on every
 `tools/call`). The project is the nearest `.tree-ring/` at or above, in
 order: `TREE_RING_ROOT` (a person's explicit choice), `CLAUDE_PROJECT_DIR`
-(Claude Code), the call's `_meta["x-codex-turn-metadata"].workspaces` (Codex:
-its keys are the session's project directories), `PWD`, and the server's
+(Claude Code), the call's `_meta["x-codex-turn-metadata"].workspaces` (Codex,
+for a git repository: its keys are the session's project directories), the
+root the session's SessionStart hook recorded for its id (model/sessions.py:
+Codex outside git), then, for any client but Codex, `PWD` and the server's
 working directory. Codex starts the server in the plugin folder and forwards
 the `PWD` it was started with, which is not the session's project under
-`codex exec --cd DIR`; the workspaces come first for that reason.
+`codex exec --cd DIR`: for Codex, no workspace and no recorded session is a
+one-line refusal (a tool error), never that guess.
 
 Identity then mirrors the SessionStart hook's: profile = harness, workflow =
 session = the harness session, so what the agent writes here lands in, and
@@ -30,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from tree_ring.model import project
+from tree_ring.model import project, sessions
 from tree_ring.model.errors import NoStore, UsageError
-from tree_ring.model.identity import Identity, Origin
+from tree_ring.model.identity import Identity, Origin, harness_origin
 
 HARNESSES = ("claude-code", "codex", "agent")
 # As the hook: the harnesses send UUIDs; anything else is refused, not guessed at.
@@ -61,17 +66,18 @@ class Caller:
 def harness_of(named: str | None, environ: Mapping[str, str], meta: Mapping[str, Any]) -> str:
     if named:
         return named
-    if environ.get("CLAUDECODE") == "1" or environ.get("CLAUDE_CODE_SESSION_ID"):
-        return "claude-code"
-    if CODEX_TURN_META in meta or environ.get("CODEX_SESSION_ID"):
-        return "codex"
-    return "agent"
+    # The harness's variables, by their presence, as for a command the agent runs.
+    kind = harness_origin(environ).kind
+    if kind != "person":
+        return kind
+    return "codex" if CODEX_TURN_META in meta else "agent"
 
 
 def session_of(environ: Mapping[str, str], meta: Mapping[str, Any]) -> str | None:
     candidates: list[object] = [
         environ.get("CLAUDE_CODE_SESSION_ID"),
         environ.get("CODEX_SESSION_ID"),
+        environ.get("CODEX_THREAD_ID"),
         meta.get("sessionId"),
         meta.get("threadId"),
     ]
@@ -94,7 +100,7 @@ def workspaces(meta: Mapping[str, Any]) -> list[str]:
         # Seen as an object; a client that sends it as JSON text is read the same.
         try:
             turn = cast(object, json.loads(turn))
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
     if not isinstance(turn, dict):
         return []
@@ -106,17 +112,38 @@ def workspaces(meta: Mapping[str, Any]) -> list[str]:
     return []
 
 
-def start_dir(environ: Mapping[str, str], meta: Mapping[str, Any], cwd: Path) -> tuple[Path, str]:
+def start_dir(
+    environ: Mapping[str, str],
+    meta: Mapping[str, Any],
+    cwd: Path,
+    harness: str,
+    session: str | None,
+) -> tuple[Path, str]:
     """Where to look for `.tree-ring/`, by the order in the module docstring,
-    and what said so."""
+    and what said so; for Codex, a one-line refusal rather than a guess."""
     candidates = [
         (environ.get("CLAUDE_PROJECT_DIR"), "CLAUDE_PROJECT_DIR"),
         *((w, "the client's workspaces") for w in workspaces(meta)),
-        (environ.get("PWD"), "PWD"),
     ]
     for candidate, source in candidates:
         if candidate and os.path.isabs(candidate):
             return Path(candidate), source
+    if session is not None:
+        recorded = sessions.root_of(environ, session)
+        if recorded is not None:
+            return Path(recorded), "this session's start hook"
+    if harness == "codex":
+        # Codex forwards the PWD it was started with, which under
+        # `codex exec -C DIR` is another directory: a guess that could read
+        # and write another project's memory.
+        raise NoStore(
+            "Codex did not say which project this session works in (it names git "
+            "repositories only) and no Tree Ring hook recorded the session's start: "
+            "trust the plugin's hooks (/hooks) and start a new session, or set "
+            "TREE_RING_ROOT for the server"
+        )
+    if environ.get("PWD") and os.path.isabs(environ["PWD"]):
+        return Path(environ["PWD"]), "PWD"
     return cwd, "the server's working directory"
 
 
@@ -129,9 +156,10 @@ def resolve(
     harness = harness_of(named_harness, environ, meta)
     session = session_of(environ, meta)
     explicit = environ.get("TREE_RING_ROOT")
-    start, source = start_dir(environ, meta, cwd)
     if explicit:
         start, source = Path(explicit), "TREE_RING_ROOT"
+    else:
+        start, source = start_dir(environ, meta, cwd, harness, session)
     try:
         root = project.locate(str(start) if explicit else None, {}, cwd=start)
     except NoStore:

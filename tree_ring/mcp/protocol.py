@@ -42,6 +42,10 @@ UNSUPPORTED_VERSION = -32022
 # A tool call carries one memory of at most a few tens of kilobytes; a line
 # this long is not one a client meant to send.
 MAX_MESSAGE = 1 << 20
+# No message MCP defines nests past a dozen levels. Past this many, a message
+# is refused before anything walks it: the parser and everything after it
+# recurse, and a stack overflow would end the connection.
+MAX_DEPTH = 64
 
 RequestId = str | int
 
@@ -102,10 +106,41 @@ def lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
 
 
 def decode(line: bytes) -> object:
+    """One line's message. Unreadable JSON, or JSON nested too deep for the
+    parser, is a parse error (-32700, id null: nothing could be read)."""
     try:
         return json.loads(line.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise RpcError(PARSE_ERROR, "Parse error: the line is not UTF-8 JSON") from None
+    except RecursionError:
+        too_deep = f"Parse error: JSON nested too deep to read (at most {MAX_DEPTH} levels)"
+        raise RpcError(PARSE_ERROR, too_deep) from None
+
+
+def check_depth(message: object) -> None:
+    """RpcError(INVALID_REQUEST) for a message that parsed but nests past
+    MAX_DEPTH; the caller answers with the id it carried, if usable."""
+    if nested_past(message, MAX_DEPTH):
+        too_deep = f"Invalid Request: a message nests at most {MAX_DEPTH} levels deep"
+        raise RpcError(INVALID_REQUEST, too_deep)
+
+
+def nested_past(value: object, limit: int) -> bool:
+    """Whether `value` holds an object or array more than `limit` levels down;
+    walked with a list, not recursion, for the reason MAX_DEPTH gives."""
+    pending: list[tuple[object, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: list[object] = list(cast(dict[str, object], item).values())
+        elif isinstance(item, list):
+            children = cast(list[object], item)
+        else:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _id(message: dict[str, Any]) -> RequestId | None:

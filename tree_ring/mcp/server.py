@@ -68,6 +68,10 @@ class Server:
             message = protocol.decode(line)
         except RpcError as exc:
             return protocol.error(None, exc)
+        try:
+            protocol.check_depth(message)
+        except RpcError as exc:
+            return protocol.error(protocol.message_id(message), exc)
         if isinstance(message, list):
             # Batches (2025-03-26): one reply per request in them, none if
             # they held only notifications.
@@ -262,12 +266,26 @@ def launch_options(argv: Sequence[str]) -> tuple[str | None, str | None]:
         elif word.startswith("--harness="):
             harness = word.partition("=")[2]
         else:
-            _refuse(f"unexpected argument {word!r}")
+            # Named only if it is an option: any other word could be a token.
+            from tree_ring.model.arguments import unrecognized
+
+            _refuse(unrecognized([word]))
         if harness is not None and harness not in HARNESS_CHOICES:
             _refuse(f"--harness must be one of {', '.join(HARNESS_CHOICES)}")
         if root == "":
             _refuse("--root needs a directory")
     return harness, root
+
+
+def answer(server: Server, line: bytes) -> dict[str, Any] | list[dict[str, Any]] | None:
+    """`server.receive(line)`, and an internal error for a fault it did not
+    foresee: no message, however formed, ends the connection."""
+    try:
+        return server.receive(line)
+    except Exception as exc:
+        _note(f"internal error reading a message: {type(exc).__name__}")
+        fault = RpcError(protocol.INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
+        return protocol.error(None, fault)
 
 
 def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO) -> None:
@@ -278,7 +296,7 @@ def serve(server: Server, stdin: BinaryIO, stdout: BinaryIO) -> None:
         elif not line.strip():
             continue
         else:
-            reply = server.receive(line)
+            reply = answer(server, line)
         if reply is not None:
             stdout.write(protocol.encode(reply))
             stdout.flush()

@@ -2,7 +2,8 @@
 
 Flags win, then `TREE_RING_*` variables, then what the harness put in the
 environment of the agent's shell: Claude Code sets `CLAUDECODE=1` and
-`CLAUDE_CODE_SESSION_ID`, Codex sets `CODEX_SESSION_ID` (or `CODEX_THREAD_ID`).
+`CLAUDE_CODE_SESSION_ID`, Codex sets `CODEX_SESSION_ID` (or `CODEX_THREAD_ID`);
+any of them set, to any value, makes the caller an agent (`harness_origin`).
 An agent's own `remember` or `recall` therefore lands in, and reads, the same
 partition the session brief uses (profile = harness, workflow = session =
 harness session).
@@ -44,13 +45,31 @@ class Origin(Frozen):
         return self.kind != "person"
 
 
+# The variables a harness puts in the environment of every command its agent
+# runs: those that name its session, in order, and those that only mark it.
+SESSION_VARIABLES = {
+    "claude-code": ("CLAUDE_CODE_SESSION_ID",),
+    "codex": ("CODEX_SESSION_ID", "CODEX_THREAD_ID"),
+}
+MARKER_VARIABLES = {"claude-code": ("CLAUDECODE",), "codex": ()}
+
+
 def harness_origin(environ: Mapping[str, str]) -> Origin:
-    claude_session = environ.get("CLAUDE_CODE_SESSION_ID") or None
-    if environ.get("CLAUDECODE") == "1" or claude_session:
-        return Origin("claude-code", claude_session)
-    codex_session = environ.get("CODEX_SESSION_ID") or environ.get("CODEX_THREAD_ID") or None
-    if codex_session:
-        return Origin("codex", codex_session)
+    """An agent of the harness one of whose variables is set, whatever its
+    value; else the person.
+
+    Presence, not value: `CLAUDECODE=true` or `CLAUDECODE=` is no less a sign
+    of an agent's shell than the `1` the harness writes, and an empty value is
+    how a command line blanks a variable, so it must not be a way to speak as
+    the person. A person's own shell has none of them; a person who runs Tree
+    Ring inside a harness's shell acts through the agent, or with the
+    coordinator capability. (Removing the variables outright, `env -u`, is
+    outside the model: see the README's threat model.)
+    """
+    for kind, sessions in SESSION_VARIABLES.items():
+        if any(name in environ for name in (*sessions, *MARKER_VARIABLES[kind])):
+            session = next((environ[name] for name in sessions if environ.get(name)), None)
+            return Origin(kind, session)
     return Origin("person")
 
 

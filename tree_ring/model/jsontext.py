@@ -53,7 +53,16 @@ if _json is not None:
 
 
 def loads(text: str) -> Any:
-    """`json.loads(text)` for a str."""
+    """`json.loads(text)` for a str, except that a document nested too deep to
+    parse is a ValueError like any other malformed one, not a RecursionError
+    that a caller's `except ValueError` would let through."""
+    try:
+        return _loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None
+
+
+def _loads(text: str) -> Any:
     if _scan is not None:
         start = len(text) - len(text.lstrip(_WHITESPACE))
         try:

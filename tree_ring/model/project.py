@@ -154,9 +154,10 @@ def check_tree(root: StrPath, *, required: bool = True) -> None:
                 expect(entry.path, "file")
 
 
-def expect(path: StrPath, kind: str) -> bool:
+def expect(path: StrPath, kind: str, fix: str | None = None) -> bool:
     """Whether `path` exists as a `kind` ("file" or "directory"), not as a link
-    to one; anything else there raises UnsafePath."""
+    to one; anything else there raises UnsafePath, which ends with `fix`
+    (default: what to do inside `.tree-ring/`)."""
     try:
         mode = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -167,10 +168,10 @@ def expect(path: StrPath, kind: str) -> bool:
         return True
     else:
         problem = f"is not a {'regular file' if kind == 'file' else kind}"
-    raise UnsafePath(
-        f"{os.fspath(path)} {problem}; Tree Ring follows no links inside {DIR}/: "
-        f"remove it and run `tree-ring init` to recreate it"
-    )
+    if fix is None:
+        fix = f"Tree Ring follows no links inside {DIR}/: remove it and run `tree-ring init` "
+        fix += "to recreate it"
+    raise UnsafePath(f"{os.fspath(path)} {problem}; {fix}")
 
 
 def read_bytes(path: StrPath, limit: int) -> bytes:
@@ -219,6 +220,25 @@ def user_dir_str(environ: Mapping[str, str]) -> str | None:
 def user_store_path_str(environ: Mapping[str, str]) -> str | None:
     folder = user_dir_str(environ)
     return None if folder is None else os.path.join(folder, USER_STORE)
+
+
+def check_user_store(path: StrPath) -> None:
+    """Refuse a user store reached through a link, as `check_tree` refuses one
+    inside `.tree-ring/`: SQLite follows links, so a linked `user.sqlite` (or
+    side file), or a linked folder (`TREE_RING_USER_HOME`, or `tree-ring/` in
+    the data directory), would have every project's brief read, and a global
+    write create or overwrite, whatever file the link points at. The folder
+    must be a directory and the store and its side files regular files, each
+    may be absent; what lies above the folder may be a link (a home on another
+    disk). Every way to the user store runs this first: `store.user` for the
+    commands, the brief for the hooks and the MCP server."""
+    fix = (
+        "Tree Ring opens the user store through no link: put the real folder or file "
+        f"in its place, or point {USER_HOME_VARIABLE} at the real folder"
+    )
+    if expect(os.path.dirname(path), "directory", fix):
+        for side in ("", *STORE_SIDE_FILES):
+            expect(os.fspath(path) + side, "file", fix)
 
 
 def store_path_str(root: StrPath) -> str:

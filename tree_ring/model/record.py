@@ -186,6 +186,10 @@ def epoch_seconds(stamp: str) -> float | None:
     return days * 86_400 + hour * 3_600 + minute * 60 + second + int(stamp[20:26]) / 1e6
 
 
+# What an ISO-8601 time or date is written with.
+_TIME_CHARACTERS = "0123456789-:.+TZtz "
+
+
 def parse_time(text: str, what: str = "time") -> str:
     """Normalise an ISO-8601 time (or a date) to the stored form."""
     from datetime import UTC, datetime
@@ -202,8 +206,12 @@ def parse_time(text: str, what: str = "time") -> str:
             raw[:-1] if stored else raw.replace("Z", "+00:00").replace("z", "+00:00")
         )
     except ValueError:
+        # Quoted only when it could be a time mistyped: any other text (a
+        # token pasted into the wrong flag) is not shown.
+        timelike = not text.strip(_TIME_CHARACTERS)
+        said, unsaid = (f" {text[:40]!r}", "") if timelike else ("", " (the value is not shown)")
         raise UsageError(
-            f"{what} {text[:40]!r} is not an ISO-8601 time; use e.g. 2026-11-29T13:00:00Z"
+            f"{what}{said} is not an ISO-8601 time{unsaid}; use e.g. 2026-11-29T13:00:00Z"
         ) from None
     if stored:
         return raw

@@ -241,7 +241,8 @@ def history_line(
     """One line on the project's root summary, once its history is long enough to seal one.
 
     Only for a brief of now (a root sealed later than `--as-of` would leak the
-    future), never one the guard objects to, and not when the memories
+    future), never one the guard objects to (a secret, or anything but normal
+    sensitivity), and not when the memories
     `shown` (and those they consolidate) are every memory under the root: it
     would only repeat them. The line names the node, so `tree-ring tree show
     NODE` expands it.
@@ -260,7 +261,10 @@ def history_line(
         if leaves <= known:
             return None
     text = one_line(flat(content))
-    if guard.find_secret(text) is not None:
+    # The guard as every memory line meets it: no secret, and only normal
+    # sensitivity (the brief shows no sensitive row). The node was sealed from
+    # clean rows, but a newer rule, or a hand-edited node, can find one now.
+    if guard.find_secret(text) is not None or guard.classify(text) != "normal":
         return None
     head = "[history] "
     node, leaves_text = _clip(one_line(str(node_id)), 128), _clip(one_line(str(leaf_count)), 20)
@@ -313,13 +317,16 @@ def brief_with_mine(
     only the modules the brief loads anyway."""
     import os
 
-    from tree_ring.model.project import user_store_path_str
+    from tree_ring.model.project import check_user_store, user_store_path_str
     from tree_ring.store.db import Store
 
     path = user_store_path_str(environ)
-    if path is None or not os.path.exists(path):
+    if path is None:
         return build_brief(store, identity)
     try:
+        check_user_store(path)  # a link is refused, and costs only these lines
+        if not os.path.exists(path):
+            return build_brief(store, identity)
         with Store.open_to_read(path, options=options, name="the user store") as user:
             return build_brief(store, identity, user_store=user)
     except Exception as exc:  # the user store's fault alone: the project's brief stands

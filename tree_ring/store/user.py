@@ -47,7 +47,10 @@ def user_store_path(environ: Mapping[str, str]) -> str:
 
 def exists(environ: Mapping[str, str]) -> bool:
     path = project.user_store_path_str(environ)
-    return path is not None and os.path.exists(path)
+    if path is None:
+        return False
+    project.check_user_store(path)
+    return os.path.exists(path)
 
 
 def open_user(
@@ -59,10 +62,14 @@ def open_user(
     """The user store, or None when it does not exist (and `create` is not set).
 
     Options (busy timeout, read-only) come from the same environ. A damaged
-    file raises StoreFault with one line naming it.
+    file raises StoreFault, a store or folder that is a link UnsafePath, with
+    one line naming it.
     """
     path = user_store_path(environ) if create else project.user_store_path_str(environ)
-    if path is None or (not create and not os.path.exists(path)):
+    if path is None:
+        return None
+    project.check_user_store(path)  # a link, even a dangling one, is refused
+    if not create and not os.path.exists(path):
         return None
     return Store.open_file(
         path,

@@ -13,9 +13,9 @@ import os
 import sys
 
 from tree_ring.model import project
+from tree_ring.model.arguments import UsageParser
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.record import parse_time
-from tree_ring.model.usage import UsageParser
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

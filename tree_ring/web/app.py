@@ -16,8 +16,8 @@ import re
 import sys
 
 from tree_ring.model import project
+from tree_ring.model.arguments import UsageParser
 from tree_ring.model.errors import TreeRingError, UsageError
-from tree_ring.model.usage import UsageParser
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,0 +1,54 @@
+"""The brief's `[history]` line passes the guard like every other line.
+
+The root summary's text was sealed from memories that were clean then; a
+newer secret rule, a memory marked sensitive later, or a hand-edited node can
+put in it what no memory line may show. Then the line is left out, and the
+rest of the brief stands.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from tree_support import remember, sentence, tune
+
+from tree_ring.model import project
+from tree_ring.model.identity import Identity
+from tree_ring.read import brief, tree_recall
+from tree_ring.store.db import Store
+
+SECRET = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+@pytest.fixture
+def rooted(store: Store, identity: Identity) -> str:
+    """A project whose history has sealed a root summary the brief shows a line of."""
+    tune(store, input_token_budget=16, summary_fanout=2)
+    for i in range(12):
+        remember(store, identity.project, sentence(i))
+    root = tree_recall.root_node(store.db, identity.project)
+    assert root is not None and "[history] " in brief.build_brief(store, identity).text
+    return root.id
+
+
+@pytest.mark.parametrize(
+    "added",
+    [f"the deploy token is {SECRET}", "The patient has diabetes and sees Dr Who weekly."],
+    ids=["secret", "sensitive"],
+)
+def test_a_root_holding_a_secret_or_sensitive_text_gives_no_history_line(
+    store: Store, identity: Identity, rooted: str, added: str, project_root: Path
+) -> None:
+    # As a node sealed before a newer rule reads now (or one edited by hand).
+    conn = sqlite3.connect(project.store_path(project_root))
+    with conn:
+        conn.execute("DROP TRIGGER tree_nodes_sealed")
+        conn.execute(
+            "UPDATE tree_nodes SET content = content || ? WHERE id = ?", (f"\n— {added}", rooted)
+        )
+    conn.close()
+    text = brief.build_brief(store, identity).text
+    assert "[history]" not in text and added not in text and SECRET[:12] not in text
+    assert "Tree Ring memory for project" in text and len(brief.select(store, identity)) > 0

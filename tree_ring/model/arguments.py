@@ -1,0 +1,176 @@
+"""Command-line errors that never echo a value the user typed.
+
+argparse names what it refuses: a word left over, a choice it does not know,
+a value that is not a number, an option with a value it takes none of. On a
+command line those words are whatever was pasted there, a token included,
+and the error goes to a terminal, a log or a model's context. So an error
+names a word only when it has the shape of an option (`--bogus`) or of a
+name (`recal`); any other word is counted, never shown, whatever it holds:
+a secret need not look like one to be one.
+
+`QuietParser` is argparse's parser with every error path held to that, and
+with one line for an error instead of the usage block; `UsageParser` raises
+that line as a `UsageError`, so a client's one error place prints it (as JSON
+under `--json`, secrets withheld). `shown` and
+`unrecognized` serve the parsers that are not argparse's (`tree-ring mcp`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from tree_ring.model.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, NoReturn
+
+# Lower-case words joined by hyphens (an option) or hyphens and underscores (a
+# name): the shape of every option and choice Tree Ring declares. Short, and
+# with few digits, so a random key in lower case does not pass for one.
+_OPTION = re.compile(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
+_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+_LONGEST = 32
+_MOST_DIGITS = 3
+# Words shorter than this are too short to hold a secret; the safety net in
+# `QuietParser.error` leaves them, so it cannot blank a word of the message.
+_SHORTEST_SECRET = 6
+HIDDEN = "…"
+
+
+def _plain(word: str, shape: re.Pattern[str]) -> bool:
+    return (
+        len(word) <= _LONGEST
+        and sum(c.isdigit() for c in word) <= _MOST_DIGITS
+        and shape.fullmatch(word) is not None
+    )
+
+
+def option_shaped(word: str) -> bool:
+    """Whether `word` looks like an option name (`--include-sensitive`, `-h`)."""
+    return _plain(word, _OPTION)
+
+
+def name_shaped(word: str) -> bool:
+    """Whether `word` looks like a verb, a choice or a key (`recall`, `claude-code`)."""
+    return _plain(word, _NAME)
+
+
+def shown(word: str) -> str | None:
+    """What an error may say of `word`: the option (its `=value` as `=…`),
+    or None when it may say nothing."""
+    option, equals, _ = word.partition("=") if word.startswith("-") else (word, "", "")
+    if not option_shaped(option):
+        return None
+    return option + (f"={HIDDEN}" if equals else "")
+
+
+def unrecognized(words: Sequence[str]) -> str:
+    """The error for words no parser took: the options named, the rest counted."""
+    options = [name for name in map(shown, words) if name is not None]
+    hidden = len(words) - len(options)
+    parts = [", ".join(options)] if options else []
+    if hidden:
+        noun = "word" if hidden == 1 else "words"
+        parts.append(f"{hidden} {'more ' if options else ''}{noun} (not shown)")
+    return "unrecognized arguments: " + " and ".join(parts)
+
+
+def scrubbed(message: str, words: Sequence[str]) -> str:
+    """`message` with every word of `words` (and every `=value` in one) that
+    is not an option or a name taken out: the net under the paths below, for
+    any message argparse writes that quotes what it was given."""
+    if "ignored explicit argument" in message:
+        # `--json=VALUE`: argparse quotes VALUE; what matters is the flag's rule.
+        return message.partition("ignored explicit argument")[0] + "takes no value"
+    hide: dict[str, str] = {}
+    for word in words:
+        option, equals, value = word.partition("=")
+        if word.startswith("-") and equals:
+            # `--s=VALUE` (argparse quotes it whole in "ambiguous option").
+            hide[word] = (option if option_shaped(option) else HIDDEN) + "=" + HIDDEN
+            hide[value] = HIDDEN
+        else:
+            hide[word] = HIDDEN
+    for value in sorted(hide, key=len, reverse=True):
+        if len(value) < _SHORTEST_SECRET or option_shaped(value) or name_shaped(value):
+            continue
+        message = message.replace(repr(value), repr(hide[value])).replace(value, hide[value])
+    return message
+
+
+_KINDS = {"int": "a whole number", "float": "a number"}
+
+
+class QuietParser(argparse.ArgumentParser):
+    """argparse's parser, naming only what `shown` and `name_shaped` allow.
+
+    `fail` is where an error goes: here one line on stderr and exit 2; the
+    CLI's parser raises it as a `UsageError` instead.
+    """
+
+    words: Sequence[str] = ()
+
+    def parse_known_args(  # pyright: ignore[reportIncompatibleMethodOverride]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> tuple[Any, list[str]]:
+        import sys
+
+        # Kept for `error`, which argparse calls with a finished message.
+        self.words = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(self.words, namespace)
+
+    def parse_args(  # pyright: ignore[reportIncompatibleMethodOverride]
+        self, args: Sequence[str] | None = None, namespace: Any = None
+    ) -> Any:
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            self.fail(unrecognized(extra))
+        return parsed
+
+    def error(self, message: str) -> NoReturn:
+        self.fail(scrubbed(message, self.words))
+
+    def fail(self, message: str) -> NoReturn:
+        import sys
+
+        sys.stderr.write(f"error: {self.prog}: {message} (`{self.prog} --help` shows how)\n")
+        raise SystemExit(2)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is None or value in choices:
+            return
+        import difflib  # only on a mistake: no command that parses pays for it
+
+        names = [str(choice) for choice in choices]
+        close = difflib.get_close_matches(str(value), names, n=1)
+        if close:
+            hint = f"; did you mean {close[0]!r}?"
+        elif len(names) > 8:
+            hint = ""  # the help lists them; a wall of names helps nobody here
+        else:
+            hint = f"; choose from {', '.join(names)}"
+        said = f": {str(value)!r}" if name_shaped(str(value)) else " (not shown)"
+        raise argparse.ArgumentError(action, f"invalid choice{said}{hint}")
+
+    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
+        try:
+            return super()._get_value(action, arg_string)
+        except argparse.ArgumentError:
+            kind = getattr(action.type, "__name__", "")
+            wanted = _KINDS.get(kind, "a value it takes")
+            raise argparse.ArgumentError(
+                action, f"expects {wanted} (the value given is not shown)"
+            ) from None
+
+
+class UsageParser(QuietParser):
+    """A `QuietParser` whose error is raised as a `UsageError`: the CLI's
+    parser and those of the clients that parse their own arguments (`view`,
+    `report`, `tui`), so their mistakes read alike."""
+
+    def fail(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message} (`{self.prog} --help` shows how)")

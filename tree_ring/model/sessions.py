@@ -1,0 +1,117 @@
+"""Which project a harness session works in, as its SessionStart hook saw it.
+
+Codex tells its MCP server a session's project only for a git repository
+(`x-codex-turn-metadata.workspaces`); elsewhere a tool call carries the
+session's id and nothing more, and the `PWD` it forwards is where Codex was
+started, not the project (`codex exec -C A`, started in B, would read and
+write B). The SessionStart hook knows both the session's id and the project
+it found from the session's cwd, so it records the pair here, in the user's
+Tree Ring folder, and the MCP server reads it back by the id in the call's
+`_meta`. A session no hook recorded has no entry, and the server refuses
+rather than guess.
+
+One small file, `sessions.json` beside the user store:
+`{"sessions": {"<id>": ["<project root>", <unix seconds>]}}`, the newest
+`MAX_SESSIONS` kept. It is written whole to a new file and renamed over the
+old, and, like the user store, neither it nor its folder may be a link.
+"""
+
+from __future__ import annotations
+
+import os
+
+from tree_ring.model import jsontext, project
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+FILE = "sessions.json"
+# A person runs a few sessions a day; this many covers weeks of them and keeps
+# the file a few hundred kilobytes at most.
+MAX_SESSIONS = 256
+MAX_ROOT = 4096
+MAX_FILE = MAX_SESSIONS * (MAX_ROOT + 256)
+_FIX = (
+    "Tree Ring keeps its session map through no link: put the real folder or file in "
+    f"its place, or point {project.USER_HOME_VARIABLE} at the real folder"
+)
+
+
+def path_str(environ: Mapping[str, str]) -> str | None:
+    folder = project.user_dir_str(environ)
+    return None if folder is None else os.path.join(folder, FILE)
+
+
+def _checked(path: str) -> bool:
+    """Whether the map exists; UnsafePath when it or its folder is a link."""
+    return project.expect(os.path.dirname(path), "directory", _FIX) and project.expect(
+        path, "file", _FIX
+    )
+
+
+def _load(path: str) -> dict[str, Any]:
+    try:
+        raw = project.read_bytes(path, MAX_FILE)
+        document = jsontext.as_object(jsontext.loads(raw.decode("utf-8")))
+    except (OSError, ValueError):
+        return {}  # unreadable or damaged: as if no session were recorded
+    sessions = document.get("sessions") if document is not None else None
+    return jsontext.as_object(sessions) or {}
+
+
+def root_of(environ: Mapping[str, str], session: str) -> str | None:
+    """The project root the session's start hook recorded, if any."""
+    path = path_str(environ)
+    if path is None or not _checked(path):
+        return None
+    entry: Any = _load(path).get(session)
+    if not _is_pair(entry):
+        return None
+    root: Any = entry[0]
+    return root if isinstance(root, str) and os.path.isabs(root) else None
+
+
+def record(environ: Mapping[str, str], session: str, root: str, now: int) -> None:
+    """Note that `session` works in `root`, keeping the newest MAX_SESSIONS.
+
+    Two sessions starting at once may each rename over the other's write; the
+    one lost is asked for again on its next start, and until then its MCP
+    calls are refused, never sent elsewhere."""
+    path = path_str(environ)
+    if path is None or len(root) > MAX_ROOT:
+        return
+    if not _checked(path):
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    sessions = _load(path)
+    sessions[session] = [root, now]
+    kept = sorted(sessions.items(), key=_when, reverse=True)[:MAX_SESSIONS]
+    text = jsontext.dumps({"sessions": dict(kept)}, sort_keys=True, compact=True)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | project.NOFOLLOW
+    fd = os.open(temporary, flags, 0o600)
+    try:
+        data = text.encode("utf-8")
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
+
+
+def _when(item: tuple[str, Any]) -> float:
+    entry: Any = item[1]
+    value: Any = entry[1] if _is_pair(entry) else 0
+    return float(value) if _is_number(value) else 0.0
+
+
+# Tests apart, so the checker keeps a decoded value as the Any it was decoded as.
+
+
+def _is_pair(value: object) -> bool:
+    return isinstance(value, list) and len(value) == 2  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
