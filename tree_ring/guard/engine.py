@@ -44,8 +44,8 @@ import functools
 from collections.abc import Iterator, Mapping, Sequence
 
 import tree_ring.guard.prefilter as prefilter
-from tree_ring.guard.spellings import spellings
 from tree_ring.guard.rule import NORMAL, SEVERITY_ORDER, VIEWS, Rule
+from tree_ring.guard.spellings import spellings
 from tree_ring.model.errors import SecretRefused
 
 TYPE_CHECKING = False
