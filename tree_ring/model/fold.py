@@ -11,15 +11,19 @@ so that a forgotten claim, or a secret, cannot come back in another spelling.
 3. Decomposition, then combining marks (Mn, Me) dropped: ``é`` and ``é``
    both become ``e``.
 4. Case folding, so ``İ``, ``I`` and ``i`` meet.
+5. Confusable letters become their prototype (`skeleton`): Cyrillic ``а`` and
+   Greek ``ο`` become Latin ``a`` and ``o``, from Unicode's confusables table
+   (UTS #39, shipped as `confusables.PROTOTYPES`). Look-alikes within ASCII
+   (``l``/``I``/``1``, ``O``/``0``, ``rn``/``m``) stay distinct: ASCII text is
+   its own skeleton.
 
-Confusable letters (Cyrillic ``а`` for Latin ``a``) are the next step and are
-added to `canonical` with their table. Number words and hyphenation are out of
-scope: ``three`` and ``3`` stay different, and so do ``re-try`` and ``retry``.
+Number words and hyphenation are out of scope: ``three`` and ``3`` stay
+different, and so do ``re-try`` and ``retry``.
 
-`canonical` keeps every character a reader sees; `unmarked` is steps 1 to 3
-without case folding, for checks that are case-sensitive (token formats).
+`unmarked` is steps 1 to 3 without case folding, and `skeleton(unmarked(text))`
+steps 1 to 3 and 5, for checks that are case-sensitive (token formats).
 Plain ASCII text is returned as it is (lower-cased by `canonical`) without
-importing `unicodedata`.
+importing `unicodedata` or loading the confusables table.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ _MARKS = ("Mn", "Me")
 
 
 _DROP: dict[int, None] = {}
+# Every code point settles within three rounds (tests/model/test_fold.py tries them all).
+_ROUNDS = 4
 
 
 def ignorable(char: str) -> bool:
@@ -74,9 +80,32 @@ def unmarked(text: str) -> str:
     return normalize("NFC", bare)
 
 
+def skeleton(text: str) -> str:
+    """`text` with each confusable character replaced by its prototype; case kept.
+
+    Meant for text already through `unmarked`: the table leaves out what NFKC
+    and mark stripping remove. The skeleton of a skeleton is itself.
+    """
+    if text.isascii():
+        return text
+    from tree_ring.model.confusables import PROTOTYPES
+
+    return text.translate(PROTOTYPES)
+
+
 def canonical(text: str) -> str:
-    """The folded form two spellings of the same words share."""
+    """The folded form two spellings of the same words share; canonical(canonical(x)) == it."""
     if text.isascii():
         return text.lower()
-    # Case folding can itself add a mark (İ folds to i + U+0307), so marks go after it.
-    return unmarked(unmarked(text).casefold())
+    # The skeleton goes before case folding: a capital look-alike (Greek Ε,
+    # Cyrillic Н) has a Latin prototype that its small letter lacks. Case
+    # folding can add a mark (İ folds to i + U+0307) or land on another
+    # confusable (a stigma prototype folds to a small sigma), so the steps
+    # repeat until the text stops changing.
+    folded = text
+    for _ in range(_ROUNDS):
+        settled = skeleton(unmarked(folded)).casefold()
+        if settled == folded or settled.isascii():
+            return settled
+        folded = settled
+    return folded
