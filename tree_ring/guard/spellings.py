@@ -4,9 +4,11 @@ The rules read text as it is written. A secret written another way passes them
 unless the guard also reads it that way, so `spellings` gives the texts that
 the same characters spell once folded, unescaped or decoded:
 
-- folded (`fold.unmarked`): full-width and mathematical letters and digits
-  become ASCII, invisible characters and combining marks go, so
-  ``ｇｈｐ_``, ``g\u200bhp_`` and ``ǵhp_`` read ``ghp_``. A rarer space
+- folded (`fold.unmarked`, then `fold.skeleton`): full-width and
+  mathematical letters and digits become ASCII, invisible characters and
+  combining marks go, and look-alike letters become the letters they
+  imitate, so ``ｇｈｐ_``, ``g\u200bhp_``, ``ǵhp_`` and Cyrillic ``gһр_``
+  read ``ghp_``. A rarer space
   (no-break, thin, ideographic) splitting a token is read both as a space
   and as nothing, since either may be what it replaced.
 - unescaped: percent-encoding (``%3A%2F%2F``, twice over at most), JSON and
@@ -159,11 +161,17 @@ def _unescaped(text: str) -> str | None:
 def _folded(text: str) -> Iterator[str]:
     if text.isascii():
         return
-    from tree_ring.model.fold import unmarked
+    from tree_ring.model.fold import skeleton, unmarked
 
-    yield unmarked(text)
+    texts = [text]
     if any(ord(char) in _RARE_SPACES for char in text):
-        yield unmarked(text.translate(_RARE_SPACES))
+        texts.append(text.translate(_RARE_SPACES))
+    for each in texts:
+        folded = unmarked(each)
+        yield folded
+        # Look-alike letters (Cyrillic "р" for "p") as the letters they imitate;
+        # case is kept, as token formats are case-sensitive.
+        yield skeleton(folded)
 
 
 def _respelled(text: str, raw: bytes, *, fold: bool) -> Iterator[tuple[str, bool]]:
