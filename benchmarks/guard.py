@@ -54,7 +54,8 @@ TARGETS = {"missed": 0.05, "false_positives": 0.01}
 
 @dataclass(frozen=True)
 class Case:
-    origin: str  # file:line
+    origin: str  # file name:line
+    key: str  # resolved path:line, the same for a file given twice
     kind: str  # its class, or "note"
     secret: bool
     fields: dict[str, str]
@@ -85,16 +86,17 @@ def read_cases(path: Path, *, secret: bool) -> list[Case]:
         if not line.strip():
             continue
         origin = f"{path.name}:{number}"
+        key = f"{path.resolve()}:{number}"
         if line.lstrip().startswith("{"):
             row = json.loads(line)
             is_secret = bool(row.get("secret", secret))
             kind = str(row.get("class") or ("secret" if is_secret else "note"))
-            cases.append(Case(origin, kind, is_secret, _fields(row)))
+            cases.append(Case(origin, key, kind, is_secret, _fields(row)))
             continue
         kind, tab, text = line.partition("\t")
         if not tab:
             kind, text = ("secret" if secret else "note"), line
-        cases.append(Case(origin, kind, secret, _fields({"text": text})))
+        cases.append(Case(origin, key, kind, secret, _fields({"text": text})))
     return cases
 
 
@@ -108,12 +110,12 @@ def caught(case: Case) -> str | None:
 
 
 def _unique(cases: list[Case]) -> list[Case]:
+    """Each line once: a file given as both secrets and notes is read twice."""
     seen: set[str] = set()
     kept: list[Case] = []
     for case in cases:
-        key = json.dumps(case.fields, sort_keys=True)
-        if key not in seen:
-            seen.add(key)
+        if case.key not in seen:
+            seen.add(case.key)
             kept.append(case)
     return kept
 
@@ -121,7 +123,6 @@ def _unique(cases: list[Case]) -> list[Case]:
 def run(secret_files: list[Path], clean_files: list[Path]) -> dict[str, Any]:
     cases = [case for path in secret_files for case in read_cases(path, secret=True)]
     cases += [case for path in clean_files for case in read_cases(path, secret=False)]
-    # A file given as both (the JSONL corpus) holds each line once.
     cases = _unique(cases)
     by_class: dict[str, dict[str, int]] = {}
     misses: list[dict[str, str]] = []
