@@ -104,9 +104,11 @@ CLEAN = {
     "hex-digests": "sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
     " and commit 4f9c2a1b7e3d8a6b0c5d2e1f4f9c2a1b7e3d8a6b",
     "hex-prose": "hex of the greeting: " + b"hello from the staging cluster".hex(),
-    "uuids": "request 550e8400-e29b-41d4-a716-446655440000 and 6ba7b810-9dad-11d1-80b4-00c04fd430c8",
+    "uuids": "request 550e8400-e29b-41d4-a716-446655440000"
+    " and 6ba7b810-9dad-11d1-80b4-00c04fd430c8",
     "percent-search": "https://www.google.com/search?q=sqlite%20fts5%20rank%20bm25&hl=en",
-    "percent-local-url": "DATABASE_URL=postgres%3A%2F%2Fpostgres%3Apostgres%40localhost%3A5432%2Ftest",
+    "percent-local-url": "DATABASE_URL="
+    "postgres%3A%2F%2Fpostgres%3Apostgres%40localhost%3A5432%2Ftest",
     "percent-prose": "coverage is 87% and 100% on the guard; 5% slack",
     "fullwidth-prose": "Ｒｅｌｅａｓｅ ｆｒｅｅｚｅ starts on Friday; ｎｏ deploys",
     "russian-prose": "Развёртывание по пятницам запрещено, токен ротируется автоматически",
