@@ -32,7 +32,7 @@ one `bytes.translate`.
 from __future__ import annotations
 
 import binascii
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from tree_ring.guard.rule import compiled
 
@@ -127,6 +127,19 @@ def _blobs(raw: bytes) -> Iterator[str]:
             yield text
 
 
+# Past this size a spelling keeps only the lines it changes: a secret does not
+# cross a line, and scanning 10 MB again for one folded word would multiply
+# the cost of every long field by the number of its spellings.
+_WHOLE = 4096
+
+
+def _changed_lines(text: str, changes: Callable[[str], bool]) -> str:
+    """`text`, or past `_WHOLE` characters only its lines that `changes` picks."""
+    if len(text) <= _WHOLE:
+        return text
+    return "\n".join(line for line in text.split("\n") if changes(line))
+
+
 def _unquoted(raw: bytes) -> str | None:
     """`raw` with its percent-escapes decoded, or None when it has none."""
     if b"%" not in raw:
@@ -134,6 +147,8 @@ def _unquoted(raw: bytes) -> str | None:
     pattern = compiled(_PERCENT)
     if pattern.search(raw) is None:
         return None
+    if len(raw) > _WHOLE:
+        raw = b"\n".join(line for line in raw.split(b"\n") if pattern.search(line))
     decoded = pattern.sub(lambda match: bytes((int(match.group()[1:], 16),)), raw)
     return decoded.decode("utf-8", "replace")
 
@@ -155,6 +170,7 @@ def _unescaped(text: str) -> str | None:
     found = text_pattern(_ESCAPES)
     if found.search(text) is None:
         return None
+    text = _changed_lines(text, lambda line: found.search(line) is not None)
     return found.sub(lambda match: _unescape_one(match.group()), text)
 
 
@@ -163,9 +179,11 @@ def _folded(text: str) -> Iterator[str]:
         return
     from tree_ring.model.fold import skeleton, unmarked
 
+    text = _changed_lines(text, lambda line: not line.isascii())
     texts = [text]
-    if any(ord(char) in _RARE_SPACES for char in text):
-        texts.append(text.translate(_RARE_SPACES))
+    closed = text.translate(_RARE_SPACES)
+    if len(closed) != len(text):
+        texts.append(closed)
     for each in texts:
         folded = unmarked(each)
         yield folded
