@@ -34,8 +34,6 @@ from __future__ import annotations
 import binascii
 from collections.abc import Callable, Iterator
 
-from tree_ring.guard.rule import compiled
-
 # How deep spellings nest, how many there are in all, and the bounds on blobs.
 _DEPTH = 3
 _SPELLINGS = 24
@@ -54,9 +52,7 @@ for _byte in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-
     _run_table[_byte] = ord("x")
 _RUN_TABLE = bytes(_run_table)
 _RUN = b"x" * _MIN_RUN
-_RUNS = rb"x{%d,}" % _MIN_RUN
 
-_PERCENT = rb"%[0-9A-Fa-f]{2}"
 _ESCAPES = r"\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};"
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 _GZIP = b"\x1f\x8b"
@@ -115,16 +111,21 @@ def _decoded(run: bytes) -> str | None:
 
 
 def _blobs(raw: bytes) -> Iterator[str]:
-    """What the first `_BLOBS` runs of base64 or hex in `raw` decode to."""
+    """What the first `_BLOBS` runs of base64 or hex in `raw` decode to.
+
+    Found with `bytes.find`, not a pattern: the SessionStart brief checks
+    every row it shows, and importing `re` would cost it more than the check."""
     view = raw.translate(_RUN_TABLE)
-    if _RUN not in view:
-        return
-    for count, match in enumerate(compiled(_RUNS).finditer(view)):
-        if count >= _BLOBS:
+    start = view.find(_RUN)
+    for _ in range(_BLOBS):
+        if start < 0:
             return
-        text = _decoded(raw[match.start() : match.end()])
+        end = view.find(b" ", start)
+        end = len(view) if end < 0 else end
+        text = _decoded(raw[start:end])
         if text is not None:
             yield text
+        start = view.find(_RUN, end)
 
 
 # Past this size a spelling keeps only the lines it changes: a secret does not
@@ -140,17 +141,28 @@ def _changed_lines(text: str, changes: Callable[[str], bool]) -> str:
     return "\n".join(line for line in text.split("\n") if changes(line))
 
 
+def _escaped(piece: bytes) -> bool:
+    """Whether the text after a "%" starts with two hex digits."""
+    return len(piece) >= 2 and piece[0] in _HEX and piece[1] in _HEX
+
+
 def _unquoted(raw: bytes) -> str | None:
-    """`raw` with its percent-escapes decoded, or None when it has none."""
+    """`raw` with its percent-escapes decoded, or None when it has none.
+    Split on "%" rather than matched, so the brief's check never imports `re`."""
     if b"%" not in raw:
         return None
-    pattern = compiled(_PERCENT)
-    if pattern.search(raw) is None:
-        return None
     if len(raw) > _WHOLE:
-        raw = b"\n".join(line for line in raw.split(b"\n") if pattern.search(line))
-    decoded = pattern.sub(lambda match: bytes((int(match.group()[1:], 16),)), raw)
-    return decoded.decode("utf-8", "replace")
+        raw = b"\n".join(line for line in raw.split(b"\n") if b"%" in line)
+    pieces = raw.split(b"%")
+    if not any(_escaped(piece) for piece in pieces[1:]):
+        return None
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        if _escaped(piece):
+            out.append(bytes((int(piece[:2], 16),)) + piece[2:])
+        else:
+            out.append(b"%" + piece)
+    return b"".join(out).decode("utf-8", "replace")
 
 
 def _unescape_one(match_text: str) -> str:
