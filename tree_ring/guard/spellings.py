@@ -186,6 +186,20 @@ def _unescaped(text: str) -> str | None:
     return found.sub(lambda match: _unescape_one(match.group()), text)
 
 
+# Token characters read "a", bytes of characters outside ASCII "n", others " ".
+_mix_table = bytearray(b" " * 256)
+for _byte in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-":
+    _mix_table[_byte] = ord("a")
+_mix_table[0x80:] = b"n" * 128
+_MIX_TABLE = bytes(_mix_table)
+
+
+def _mixed(text: str) -> bool:
+    """Whether a character outside ASCII stands next to a token character."""
+    view = text.encode("utf-8", "surrogatepass").translate(_MIX_TABLE)
+    return b"an" in view or b"na" in view
+
+
 def _folded(text: str) -> Iterator[str]:
     if text.isascii():
         return
@@ -200,8 +214,12 @@ def _folded(text: str) -> Iterator[str]:
         folded = unmarked(each)
         yield folded
         # Look-alike letters (Cyrillic "р" for "p") as the letters they imitate;
-        # case is kept, as token formats are case-sensitive.
-        yield skeleton(folded)
+        # case is kept, as token formats are case-sensitive. Only where a
+        # letter outside ASCII touches a token character: prose in another
+        # script, or an emoji between spaces, hides no token, and the table
+        # costs the SessionStart brief milliseconds to load.
+        if _mixed(folded):
+            yield skeleton(folded)
 
 
 def _respelled(text: str, raw: bytes, *, fold: bool) -> Iterator[tuple[str, bool]]:
