@@ -45,7 +45,6 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import tree_ring.guard.prefilter as prefilter
 from tree_ring.guard.rule import NORMAL, SEVERITY_ORDER, VIEWS, Rule
-from tree_ring.guard.spellings import spellings
 from tree_ring.model.errors import SecretRefused
 
 TYPE_CHECKING = False
@@ -484,11 +483,31 @@ def _sensitivities(text: _Text) -> set[str]:
     return found
 
 
+# 24 token characters in a row: what a base64 or hex blob worth decoding holds.
+_LONG_RUN = b"x" * 24
+
+
+def _may_respell(text: str, scanned: _Text) -> bool:
+    """Whether `text` could have another spelling (see `spellings`), told from
+    views the scan has mostly built already: plain ASCII with no escape and no
+    long run of token characters has none."""
+    raw = scanned.raw
+    return (
+        not text.isascii()
+        or b"%" in raw
+        or b"\\" in raw
+        or b"&#" in raw
+        or _LONG_RUN in scanned.view("token")
+    )
+
+
 def _find_spelled(text: str, scanned: _Text, *, tokens_only: bool = False) -> str | None:
     """The first secret rule that matches `text` as written or in another
     spelling of it (folded, unescaped, decoded: see `spellings`)."""
     found = _find_secret(scanned, tokens_only=tokens_only)
-    if found is None:
+    if found is None and _may_respell(text, scanned):
+        from tree_ring.guard.spellings import spellings  # most texts never need it
+
         for other in spellings(text, scanned.raw):
             found = _find_secret(_Text(other), tokens_only=tokens_only)
             if found is not None:
