@@ -197,16 +197,72 @@ def test_a_secret_wins_over_any_sensitivity() -> None:
     [
         {"summary": "Do not share this ", "details": "with anyone outside the team"},
         {"summary": "Card on file: 4539 1488 ", "details": "0343 6467"},
-        {"summary": "DB_PASSWORD = ", "details": "xxCyI3ZvNwX4V810"},
-        {"summary": "postgres://admin", "details": ":S3cr3tP4ss@db.internal:5432/app"},
         {"summary": "Her salary is ", "details": "$185,000"},
     ],
-    ids=["private", "card", "password", "url", "salary"],
+    ids=["private", "card", "salary"],
 )
-def test_no_match_spans_two_fields(fields: dict[str, str]) -> None:
-    # Read as one text the fields would match; as fields they must not.
+def test_no_sensitivity_spans_two_fields(fields: dict[str, str]) -> None:
+    # Read as one text the fields would be labelled; as fields they are not.
     joined = "".join(fields.values())
-    assert find_secret(joined) is not None or classify(joined) != "normal"
+    assert classify(joined) != "normal"
+    assert check_fields(fields) == "normal"
+
+
+@pytest.mark.parametrize(
+    ("fields", "rule", "names"),
+    [
+        (
+            {"summary": "DB_PASSWORD = ", "details": "xxCyI3ZvNwX4V810"},
+            "password-assignment",
+            "summary+details",
+        ),
+        (
+            {"summary": "postgres://admin", "details": ":S3cr3tP4ss@db.internal:5432/app"},
+            "url-password",
+            "summary+details",
+        ),
+        (
+            {"summary": "Rotated to ghp_Zk3q9XvB7mWp2LdR", "details": "8sTn4YcH6jFa1Ue5GoQi today"},
+            "github-token",
+            "summary+details",
+        ),
+        (
+            # Halves in either order, in any two claim fields.
+            {
+                "summary": "8sTn4YcH6jFa1Ue5GoQi is the rest",
+                "source_quote": "ghp_Zk3q9XvB7mWp2LdR",
+            },
+            "github-token",
+            "source_quote+summary",
+        ),
+    ],
+    ids=["password", "url", "token-halves", "reversed-halves"],
+)
+def test_a_secret_split_across_two_fields_is_refused(
+    fields: dict[str, str], rule: str, names: str
+) -> None:
+    for value in fields.values():
+        assert find_secret(value) is None
+    with pytest.raises(SecretRefused) as caught:
+        check_fields(fields)
+    assert (caught.value.rule, caught.value.field) == (rule, names)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"summary": "password=None", "event_type": "note"},
+        {
+            "summary": "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "details": "from the AWS docs",
+        },
+        {"summary": "Rotate the DB password", "details": "done via vault on Tuesday"},
+        {"summary": "postgres://postgres", "details": ":postgres@localhost:5432/test"},
+        {"summary": "ghp_ marks a GitHub token", "details": "we scan for them in CI"},
+    ],
+    ids=["field-outside-the-claim", "glued-example", "prose", "local-default", "prefix-alone"],
+)
+def test_ordinary_fields_read_across_their_seams_stay_clean(fields: dict[str, str]) -> None:
     assert check_fields(fields) == "normal"
 
 

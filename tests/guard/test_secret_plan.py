@@ -63,6 +63,14 @@ def test_a_plain_text_is_cleared_without_building_a_rule() -> None:
     assert _fresh("Deploys freeze on Fridays after the release branch is cut") == "None False"
 
 
+def test_common_words_that_start_a_token_prefix_build_no_rule() -> None:
+    # A prefix that is also a common word start ("pat", "re_", "api-", "SK")
+    # is only tested with the long run every match holds; a form that
+    # shortened its group's run would make every such text build the rules.
+    words = "the pattern for re_match, api-gateway and SKU task_queue via fio-u-"
+    assert _fresh(words) == "None False"
+
+
 def test_a_text_that_opens_a_test_builds_the_rules_and_is_caught() -> None:
     token = "ghp_" + "Zk3q9XvB7mWp2LdR8sTn4YcH6jFa1Ue5GoQi"
     assert _fresh(f"the CI token is {token} for now") == "github-token True"

@@ -438,8 +438,10 @@ def _candidates(plan: prefilter.Plan, text: _Text) -> list[Rule]:
     return [rules[index] for index in sorted(found)]
 
 
-def _find_secret(text: _Text) -> str | None:
+def _find_secret(text: _Text, *, tokens_only: bool = False) -> str | None:
     for rule in _candidates(_secret_plan(), text):
+        if tokens_only and rule.name not in _token_rules():
+            continue
         if _first_valid(rule, text):
             return rule.name
     return None
@@ -481,14 +483,106 @@ def _sensitivities(text: _Text) -> set[str]:
     return found
 
 
+# 24 token characters in a row: what a base64 or hex blob worth decoding holds.
+_LONG_RUN = b"x" * 24
+
+
+def _may_respell(text: str, scanned: _Text) -> bool:
+    """Whether `text` could have another spelling (see `spellings`), told from
+    views the scan has mostly built already: plain ASCII with no escape and no
+    long run of token characters has none."""
+    raw = scanned.raw
+    return (
+        not text.isascii()
+        or b"%" in raw
+        or b"\\" in raw
+        or b"&#" in raw
+        or _LONG_RUN in scanned.view("token")
+    )
+
+
+def _find_spelled(text: str, scanned: _Text, *, tokens_only: bool = False) -> str | None:
+    """The first secret rule that matches `text` as written or in another
+    spelling of it (folded, unescaped, decoded: see `spellings`)."""
+    found = _find_secret(scanned, tokens_only=tokens_only)
+    if found is None and _may_respell(text, scanned):
+        from tree_ring.guard.spellings import spellings  # most texts never need it
+
+        for other in spellings(text, scanned.raw):
+            found = _find_secret(_Text(other), tokens_only=tokens_only)
+            if found is not None:
+                break
+    return found
+
+
 def find_secret(text: str) -> str | None:
-    """The name of the first secret rule (in `RULES` order) that matches, else None."""
-    return _find_secret(_Text(text))
+    """The name of the first secret rule (in `RULES` order) that matches
+    `text` or another spelling of it, else None."""
+    return _find_spelled(text, _Text(text))
 
 
-def classify(text: str) -> str:
-    """``"normal"`` or the most severe sensitivity category found in `text`."""
-    return _most_severe(_sensitivities(_Text(text)))
+# Characters of a field's end and of the next field's start read together:
+# enough for a key name and its value, or two halves of a long token.
+_SEAM = 512
+# The fields a claim is written in, which a secret could be split across.
+# The others (event type, ids) are short, drawn from vocabularies or set by
+# the harness, and gluing one onto a value changes how the value reads.
+SEAM_FIELDS = ("summary", "details", "source_ref", "source_quote", "tags")
+
+
+def _tail(value: str) -> str:
+    """The end of a field that a secret split after it could start in: its last line."""
+    tail = value[-_SEAM:]
+    return tail[tail.rfind("\n") + 1 :]
+
+
+def _head(value: str) -> str:
+    head = value[:_SEAM]
+    line = head.find("\n")
+    return head if line < 0 else head[:line]
+
+
+def _seams(fields: Mapping[str, str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(the two fields' names, the text across their seam) for every ordered
+    pair of claim fields, a secret split between two of them reads whole
+    across one seam: with a space between (a key name in one, its value in
+    the other), or glued (two halves of a token), in the second list."""
+    ends = [
+        (name, _tail(value), _head(value))
+        for name in SEAM_FIELDS
+        if (value := fields.get(name, ""))
+    ]
+    spaced: list[tuple[str, str]] = []
+    glued: list[tuple[str, str]] = []
+    for first, tail, _ in ends:
+        for second, _, head in ends:
+            if first != second and tail and head:
+                names = f"{first}+{second}"
+                spaced.append((names, tail + " " + head))
+                if not tail[-1].isspace() and not head[0].isspace():
+                    glued.append((names, tail + head))
+    return spaced, glued
+
+
+@functools.cache
+def _token_rules() -> frozenset[str]:
+    """The names of the provider formats: a match of one is random by its
+    validator, so gluing ordinary words onto each other never makes one."""
+    return frozenset({*(rule.name for rule in _rules().TOKEN_RULES), "url-password"})
+
+
+def _across(seams: list[tuple[str, str]], *, tokens_only: bool) -> None:
+    """Refuse a secret read across a seam, naming both fields."""
+    if not seams:
+        return
+    texts = [text for _, text in seams]
+    across = _FIELD_BREAK.join(texts)
+    if _find_spelled(across, _Text(across), tokens_only=tokens_only) is None:
+        return
+    for names, text in seams:
+        rule = _find_spelled(text, _Text(text), tokens_only=tokens_only)
+        if rule is not None:
+            raise SecretRefused(rule, names)
 
 
 def check_fields(fields: Mapping[str, str]) -> str:
@@ -496,23 +590,35 @@ def check_fields(fields: Mapping[str, str]) -> str:
 
     Fields are checked in the mapping's order and the first secret raises
     `SecretRefused(rule, field)`, whose message never contains the value.
+    Each field is read as written and in its other spellings (`spellings`),
+    and every two fields are read across their seam, so a secret split
+    between them is refused under both names ("summary+details").
     """
     # One scan over all fields; bulk imports call this for every memory, and
     # per-call overhead, not text length, dominates for short fields. Only a
     # hit pays for the per-field scans that name the field. Empty fields hold
     # nothing to find, and leaving them out spares the keyword scanner two
     # separators each.
-    joined = _Text(_FIELD_BREAK.join(filter(None, fields.values())))
-    joined_rule = _find_secret(joined)
+    written = _FIELD_BREAK.join(filter(None, fields.values()))
+    joined = _Text(written)
+    joined_rule = _find_spelled(written, joined)
     if joined_rule is not None:
         for name, value in fields.items():
-            rule = _find_secret(_Text(value))
+            rule = _find_spelled(value, _Text(value))
             if rule is not None:
                 raise SecretRefused(rule, name)
         # Unreachable while no pattern crosses a field break; if one ever did,
         # refusing beats storing a secret under the wrong field name.
         raise SecretRefused(joined_rule, next(iter(fields)))
+    spaced, glued = _seams(fields)
+    _across(spaced, tokens_only=False)
+    _across(glued, tokens_only=True)
     return _most_severe(_sensitivities(joined))
+
+
+def classify(text: str) -> str:
+    """``"normal"`` or the most severe sensitivity category found in `text`."""
+    return _most_severe(_sensitivities(_Text(text)))
 
 
 # A value an error message quotes: 'like this' or "like this".

@@ -461,7 +461,19 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         random_token,
         heads=(b"Q~",),
     ),
-    tokens("twilio-api-key", _hex_token, ([b"SK"], rb"[0-9a-f]{32}" + _end(_B62)), not_after=_B62),
+    # Twilio API keys (SK), and an account SID (AC, public alone) written
+    # beside its auth token, as "AC...:token" or "AC... token ...".
+    tokens(
+        "twilio-api-key",
+        _hex_token,
+        ([b"SK"], rb"[0-9a-fA-F]{32}" + _end(_B62)),
+        (
+            [b"AC"],
+            rb"[0-9a-f]{32}[^0-9A-Za-z\n\x00]{1,4}+(?:[a-z]{1,12}+[: ]{1,3}+){0,3}+[0-9a-f]{32}"
+            + _end(_B62),
+        ),
+        not_after=_B62,
+    ),
     tokens(
         "sendgrid-key",
         random_token,
@@ -677,6 +689,26 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         ([b"sk.eyJ"], rb"[A-Za-z0-9_-]{20,200}+\.[A-Za-z0-9_-]{20,100}+"),
         ([b"ck_", b"cs_"], rb"[a-f0-9]{40}" + _end(_B62)),
         ([b"v1.0-"], rb"[a-f0-9]{24}-[a-f0-9]{146}" + _end(_B62)),
+        # NuGet API keys, Resend, Neon,
+        # ElevenLabs, Adafruit IO, Octopus Deploy, LaunchDarkly server-side
+        # SDK and API keys, Dropbox short-lived tokens, Yandex Cloud API and
+        # static keys, Frame.io, Twitter/X app bearer tokens (21 "A"s, then
+        # base64 that may be percent-encoded).
+        ([b"oy2"], rb"[a-z0-9]{43}" + _end(_B62)),
+        ([b"re_"], rb"[A-Za-z0-9]{8}_[A-Za-z0-9]{24}" + _end(_B62)),
+        ([b"napi_"], rb"[a-z0-9]{64}" + _end(_B62)),
+        ([b"sk_"], rb"[a-f0-9]{48}" + _end(_B62)),
+        ([b"aio_"], rb"[A-Za-z0-9]{28}" + _end(_B62)),
+        ([b"API-"], rb"[A-Z0-9]{26,32}" + _end(_B62)),
+        (
+            [b"sdk-", b"api-"],
+            rb"[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}" + _end(_B62),
+        ),
+        ([b"sl."], rb"[A-Za-z0-9_-]{130,1400}+"),
+        ([b"AQVN"], rb"[A-Za-z0-9_-]{35,38}" + _end(_B64URL)),
+        ([b"YCAJ", b"YCM"], rb"[A-Za-z0-9_-]{36,38}" + _end(_B64URL)),
+        ([b"fio-u-"], rb"[A-Za-z0-9_-]{64}" + _end(_B64URL)),
+        ([b"AAAAAAAAAAAAAAAAAAAAA"], rb"[A-Za-z0-9%]{60,200}+"),
     ),
     # 1Password service account tokens: base64 JSON after "ops_".
     tokens("onepassword-token", random_token, ([b"ops_eyJ"], rb"[A-Za-z0-9+/]{250,2000}+={0,3}")),

@@ -1,0 +1,273 @@
+"""The other spellings of a text a secret can hide in, for the guard to scan too.
+
+The rules read text as it is written. A secret written another way passes them
+unless the guard also reads it that way, so `spellings` gives the texts that
+the same characters spell once folded, unescaped or decoded:
+
+- folded (`fold.unmarked`, then `fold.skeleton`): full-width and
+  mathematical letters and digits become ASCII, invisible characters and
+  combining marks go, and look-alike letters become the letters they
+  imitate, so ``ｇｈｐ_``, ``g\u200bhp_``, ``ǵhp_`` and Cyrillic ``gһр_``
+  read ``ghp_``. A rarer space
+  (no-break, thin, ideographic) splitting a token is read both as a space
+  and as nothing, since either may be what it replaced.
+- unescaped: percent-encoding (``%3A%2F%2F``, twice over at most), JSON and
+  C escapes (``\\u0067``, ``\\x41``) and HTML character references
+  (``&#103;``, ``&#x41;``).
+- decoded: runs of base64, base64url or hex that decode to text, and gzip
+  inside base64 (a Kubernetes secret, a CI variable holding a whole .env
+  file, a credentials JSON).
+
+Each spelling is itself spelled again, to `_DEPTH` layers (base64 of a
+percent-encoded URL). Everything is bounded: at most `_BLOBS` blobs per text,
+each decoded from at most `_BLOB_CHARS` characters, at most `_SPELLINGS`
+spellings in all, so a 10 MB field costs a few linear passes, never a
+product of its size.
+
+Plain ASCII with no escape and no long run of encoding characters (the
+common memory) has no other spelling; telling costs a few substring tests and
+one `bytes.translate`.
+"""
+
+from __future__ import annotations
+
+import binascii
+from collections.abc import Callable, Iterator
+
+# How deep spellings nest, how many there are in all, and the bounds on blobs.
+_DEPTH = 3
+_SPELLINGS = 24
+_BLOBS = 16
+_BLOB_CHARS = 65_536
+# A base64 run this long holds 18 bytes, hex 12: shorter ones are words and ids.
+_MIN_RUN = 24
+
+# Spaces that NFKC turns into " ": inside a token they may stand for nothing.
+_RARE_SPACES = dict.fromkeys((0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000), None)
+
+# Every base64 and base64url character reads "x", everything else " ", so a
+# run of them is a run of "x" that `bytes.find` can look for.
+_run_table = bytearray(b" " * 256)
+for _byte in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_":
+    _run_table[_byte] = ord("x")
+_RUN_TABLE = bytes(_run_table)
+_RUN = b"x" * _MIN_RUN
+
+_ESCAPES = r"\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};"
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+_GZIP = b"\x1f\x8b"
+
+
+# Bytes that text holds: printable ASCII and whitespace (and UTF-8's upper half,
+# judged once decoded). Deleting them leaves nothing of a decoded text.
+_TEXT_BYTES = bytes([9, 10, 13, *range(32, 127), *range(128, 256)])
+_WHITESPACE = str.maketrans("", "", "\t\n\r")
+
+
+def _as_text(data: bytes) -> str | None:
+    """`data` as UTF-8 text, or None for binary (a control byte, invalid UTF-8,
+    an unprintable character); a blob cut at its bound may end inside a
+    character, which is dropped."""
+    if not data or data.translate(None, _TEXT_BYTES):
+        return None
+    for cut in range(4 if data[-1] >= 0x80 else 1):
+        try:
+            text = data[: len(data) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if text.isascii() or text.translate(_WHITESPACE).isprintable():
+            return text
+        return None
+    return None
+
+
+def _gunzip(data: bytes) -> bytes:
+    import zlib
+
+    try:
+        return zlib.decompressobj(31).decompress(data, _BLOB_CHARS)
+    except zlib.error:
+        return b""
+
+
+def _decoded(run: bytes) -> str | None:
+    """A run of encoding characters as the text it encodes, or None."""
+    run = run[:_BLOB_CHARS]
+    if len(run) % 2 == 0 and len(run.translate(None, bytes(_HEX))) == 0:
+        data = binascii.unhexlify(run)
+    else:
+        if b"-" in run or b"_" in run:
+            if b"+" in run or b"/" in run:
+                return None  # both alphabets: a path or a name, not base64
+            run = run.replace(b"-", b"+").replace(b"_", b"/")
+        run = run[: len(run) - len(run) % 4] if len(run) % 4 == 1 else run
+        try:
+            data = binascii.a2b_base64(run + b"=" * (-len(run) % 4))
+        except binascii.Error:
+            return None
+    if data.startswith(_GZIP):
+        data = _gunzip(data)
+    return _as_text(data)
+
+
+def _blobs(raw: bytes) -> Iterator[str]:
+    """What the first `_BLOBS` runs of base64 or hex in `raw` decode to.
+
+    Found with `bytes.find`, not a pattern: the SessionStart brief checks
+    every row it shows, and importing `re` would cost it more than the check."""
+    view = raw.translate(_RUN_TABLE)
+    start = view.find(_RUN)
+    for _ in range(_BLOBS):
+        if start < 0:
+            return
+        end = view.find(b" ", start)
+        end = len(view) if end < 0 else end
+        text = _decoded(raw[start:end])
+        if text is not None:
+            yield text
+        start = view.find(_RUN, end)
+
+
+# Past this size a spelling keeps only the lines it changes: a secret does not
+# cross a line, and scanning 10 MB again for one folded word would multiply
+# the cost of every long field by the number of its spellings.
+_WHOLE = 4096
+
+
+def _changed_lines(text: str, changes: Callable[[str], bool]) -> str:
+    """`text`, or past `_WHOLE` characters only its lines that `changes` picks."""
+    if len(text) <= _WHOLE:
+        return text
+    return "\n".join(line for line in text.split("\n") if changes(line))
+
+
+def _escaped(piece: bytes) -> bool:
+    """Whether the text after a "%" starts with two hex digits."""
+    return len(piece) >= 2 and piece[0] in _HEX and piece[1] in _HEX
+
+
+def _unquoted(raw: bytes) -> str | None:
+    """`raw` with its percent-escapes decoded, or None when it has none.
+    Split on "%" rather than matched, so the brief's check never imports `re`."""
+    if b"%" not in raw:
+        return None
+    if len(raw) > _WHOLE:
+        raw = b"\n".join(line for line in raw.split(b"\n") if b"%" in line)
+    pieces = raw.split(b"%")
+    if not any(_escaped(piece) for piece in pieces[1:]):
+        return None
+    out = [pieces[0]]
+    for piece in pieces[1:]:
+        if _escaped(piece):
+            out.append(bytes((int(piece[:2], 16),)) + piece[2:])
+        else:
+            out.append(b"%" + piece)
+    return b"".join(out).decode("utf-8", "replace")
+
+
+def _unescape_one(match_text: str) -> str:
+    if match_text[0] == "&":
+        number = match_text[2:-1]
+        code = int(number[1:], 16) if number[:1] in "xX" else int(number)
+    else:
+        code = int(match_text[2:], 16)
+    return chr(code) if code <= 0x10FFFF else match_text
+
+
+def _unescaped(text: str) -> str | None:
+    if "\\u" not in text and "\\x" not in text and "&#" not in text:
+        return None
+    from tree_ring.guard.rule import text_pattern
+
+    found = text_pattern(_ESCAPES)
+    if found.search(text) is None:
+        return None
+    text = _changed_lines(text, lambda line: found.search(line) is not None)
+    return found.sub(lambda match: _unescape_one(match.group()), text)
+
+
+# Token characters read "a", bytes of characters outside ASCII "n", others " ".
+_mix_table = bytearray(b" " * 256)
+for _byte in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-":
+    _mix_table[_byte] = ord("a")
+_mix_table[0x80:] = b"n" * 128
+_MIX_TABLE = bytes(_mix_table)
+
+
+def _mixed(text: str) -> bool:
+    """Whether a character outside ASCII stands next to a token character."""
+    view = text.encode("utf-8", "surrogatepass").translate(_MIX_TABLE)
+    return b"an" in view or b"na" in view
+
+
+def _folded(text: str) -> Iterator[str]:
+    if text.isascii():
+        return
+    from tree_ring.model.fold import skeleton, unmarked
+
+    text = _changed_lines(text, lambda line: not line.isascii())
+    texts = [text]
+    closed = text.translate(_RARE_SPACES)
+    if len(closed) != len(text):
+        texts.append(closed)
+    for each in texts:
+        folded = unmarked(each)
+        yield folded
+        # Look-alike letters (Cyrillic "р" for "p") as the letters they imitate;
+        # case is kept, as token formats are case-sensitive. Only where a
+        # letter outside ASCII touches a token character: prose in another
+        # script, or an emoji between spaces, hides no token, and the table
+        # costs the SessionStart brief milliseconds to load.
+        if _mixed(folded):
+            yield skeleton(folded)
+
+
+def _respelled(text: str, raw: bytes, *, fold: bool) -> Iterator[tuple[str, bool]]:
+    """The texts one step of folding, unescaping or decoding makes of `text`,
+    each with whether it still needs folding (a fold of a fold is itself)."""
+    if fold:
+        for folded in _folded(text):
+            yield folded, False
+    unquoted = _unquoted(raw)
+    if unquoted is not None:
+        yield unquoted, True
+    unescaped = _unescaped(text)
+    if unescaped is not None:
+        yield unescaped, True
+    for blob in _blobs(raw):
+        yield blob, True
+
+
+def spellings(text: str, raw: bytes | None = None) -> Iterator[str]:
+    """Every other spelling of `text`, each once, shallowest first.
+
+    `raw` is `text` in UTF-8 when the caller has it already.
+    """
+    if raw is None:
+        raw = text.encode("utf-8", "surrogatepass")
+    if (
+        text.isascii()
+        and b"%" not in raw
+        and b"\\" not in raw
+        and b"&#" not in raw
+        and _RUN not in raw.translate(_RUN_TABLE)
+    ):
+        return  # the common memory: written one way only
+    seen = {text}
+    layer = [(text, raw, True)]
+    given = 0
+    for _ in range(_DEPTH):
+        deeper: list[tuple[str, bytes, bool]] = []
+        for current, current_raw, fold in layer:
+            for other, refold in _respelled(current, current_raw, fold=fold):
+                if other in seen:
+                    continue
+                seen.add(other)
+                yield other
+                given += 1
+                if given >= _SPELLINGS:
+                    return
+                deeper.append((other, other.encode("utf-8", "surrogatepass"), refold))
+        if not deeper:
+            return
+        layer = deeper
