@@ -60,8 +60,9 @@ from tree_ring.model.record import (
     now_iso,
     parse_time,
 )
-from tree_ring.ops import ledger, provenance, replace, upstream
+from tree_ring.ops import ledger, ledger_delta, provenance, replace, upstream
 from tree_ring.ops.ledger import Line
+from tree_ring.ops.ledger_state import memory_line, store_lines
 from tree_ring.ops.upstream import Upstream
 from tree_ring.store import audit, rows, settings
 from tree_ring.store.audit import Actor
@@ -320,75 +321,6 @@ def _stone(line: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- the store's side ------------------------------------------------------------------
-
-
-def memory_line(memory: Memory, readmitted: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A memory's ledger line; with the person's re-admission it was written
-    over tombstones by, which travels with it (`readmit.py`)."""
-    line = {"record": ledger.MEMORY, **memory.to_dict()}
-    if readmitted is not None:
-        line[readmit.CARRIED] = readmitted
-    return line
-
-
-def _stones_by_id(db: Db, project_id: str) -> dict[str, tuple[list[str], str, str]]:
-    """Memory id -> (hashes, latest time, kind) of the project's content tombstones."""
-    found: dict[str, tuple[list[str], str, str]] = {}
-    for memory_id, content_hash, at, kind in db.execute(
-        "SELECT memory_id, content_hash, created_at, kind FROM content_tombstones"
-        " WHERE project = ? ORDER BY memory_id, content_hash",
-        (project_id,),
-    ):
-        hashes, latest, held = found.get(memory_id, ([], "", "forgotten"))
-        hashes.append(content_hash)
-        found[memory_id] = (hashes, max(latest, at), "rejected" if kind == "rejected" else held)
-    return found
-
-
-def state_line(
-    memory_id: str,
-    memory: Memory | None,
-    stones: tuple[list[str], str, str] | None,
-    readmitted: dict[str, Any] | None = None,
-) -> Line | None:
-    """What the store says of one id, as a ledger line, or None for nothing shared."""
-    if memory is None or memory.trust == "rejected":
-        if stones is None:
-            return None
-        hashes, at, kind = stones
-        return Line(
-            {"record": ledger.TOMBSTONE, "id": memory_id, "at": at, "hashes": hashes, "kind": kind}
-        )
-    if memory.scope in PRIVATE_SCOPES:
-        return None
-    if memory.redacted_at is not None:
-        hashes = stones[0] if stones else []
-        at = memory.redacted_at
-        return Line({"record": ledger.REDACTION, "id": memory.id, "at": at, "hashes": hashes})
-    if memory.trust != "accepted" or memory.sensitivity != "normal":
-        return None
-    return Line(memory_line(memory, readmitted))
-
-
-def store_lines(db: Db, project_id: str) -> dict[str, Line]:
-    """Every id the store shares, as ledger lines by key."""
-    stones = _stones_by_id(db, project_id)
-    readmitted = readmit.carried(db)
-    out: dict[str, Line] = {}
-    seen: set[str] = set()
-    for row in db.execute("SELECT * FROM memories WHERE project = ?", (project_id,)):
-        memory = rows.from_row(row)
-        seen.add(memory.id)
-        line = state_line(memory.id, memory, stones.get(memory.id), readmitted.get(memory.id))
-        if line is not None:
-            out[line.key] = line
-    for memory_id, (hashes, at, kind) in stones.items():
-        if memory_id in seen or not _ID.match(memory_id):
-            continue
-        line = state_line(memory_id, None, (hashes, at, kind))
-        if line is not None:
-            out[line.key] = line
-    return out
 
 
 def _state(db: Db) -> dict[str, Any]:
@@ -683,7 +615,10 @@ def fingerprint(path: Path) -> tuple[int, int] | None:
     return (info.st_size, info.st_mtime_ns)
 
 
-def _remember_file(db: Db, path: Path, data: bytes) -> None:
+def _remember_file(db: Db, path: Path, data: bytes, up: Upstream | None = None) -> None:
+    """The ledger as this sync saw it: its size, time and hash in the store,
+    its bytes beside the store (`ledger_delta.py`); with `up`, what the
+    upstream's ledger held, every line of which this sync applied."""
     seen = fingerprint(path)
     state = _state(db)
     state.update(
@@ -691,7 +626,10 @@ def _remember_file(db: Db, path: Path, data: bytes) -> None:
         mtime_ns=seen[1] if seen else None,
         sha256="sha256:" + hashlib.sha256(data).hexdigest() if seen else None,
     )
+    ledger_delta.keep_seen(db, state, data)
     settings.write(db, SETTING, state)
+    if up is not None:
+        ledger_delta.record_upstream(db, up.ref, up.oid, up.lines)
 
 
 def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db) -> str:
@@ -750,7 +688,8 @@ def sync(
     up = upstream.read(root)
     report.upstream = up.ref
     with bulk.page_cache(store.db, bulk.CACHE_KIB // 2), store.write() as db:
-        first = _state(db).get("sha256") is None
+        state = _state(db)
+        first = state.get("sha256") is None and state.get("seen") is None
         mine = store_lines(db, project_id)
         known = {line.text: line for line in mine.values()}
         read = checked(data, project_id, name, known, trusted=up)
@@ -769,11 +708,45 @@ def sync(
             report.lines = text.count("\n")
             report.written = _write(path, text)
             data = text.encode("utf-8")
-        _remember_file(db, path, data)
-    if report.forgotten or report.redacted or report.replaced:
-        correct.scrub(store)
+        _remember_file(db, path, data, up)
+    settle(store, report)
     if progress is not None:
         progress("sync: ledger written" if write else "sync: done", SYNC_STEPS, SYNC_STEPS)
+    return report
+
+
+def settle(store: Store, report: SyncReport) -> None:
+    """After the transaction: scrub what a forget, redaction or replacement left."""
+    if report.forgotten or report.redacted or report.replaced:
+        correct.scrub(store)
+
+
+def apply_lines(
+    db: Db,
+    root: str | Path,
+    project_id: str,
+    data: bytes,
+    ref: str | None,
+    oid: str | None,
+    theirs: set[bytes],
+    ids: set[str],
+) -> SyncReport:
+    """The SessionStart hook's pass over a changed ledger (`ledger_delta.py`):
+    `data`, every line of the file for the ids `ids`, and `theirs`, the
+    upstream's lines for them and its lines the store has not recorded, read
+    and applied as a full sync reads and applies them, against the store's
+    own lines for those ids, in the caller's transaction."""
+    path = path_of(Path(root))
+    report = SyncReport(str(path))
+    up = Upstream(Path(root), ref, oid=oid, lines=set(theirs))
+    report.upstream = ref
+    actor = Actor("ledger", Origin("import"))
+    mine = store_lines(db, project_id, ids)
+    known = {line.text: line for line in mine.values()}
+    name = f"{project.DIR}/{ledger.PATH}"
+    read = checked(data, project_id, name, known, trusted=up)
+    report.skipped = read.skipped
+    apply(db, read, mine, project_id, actor, report, up)
     return report
 
 
@@ -821,12 +794,17 @@ def render_merged(merged: dict[str, Line], project_id: str) -> str:
 
 def changed(db: Db, path: Path) -> bool:
     """Whether the ledger differs from the one the last sync saw: size and
-    modification time first, the hash only when they moved."""
+    modification time first; when they moved, the bytes kept beside the
+    store, or the hash when those are not there."""
     seen = fingerprint(path)
     state = _state(db)
     if seen is None:
         return False
     if (state.get("size"), state.get("mtime_ns")) == seen:
         return False
-    digest = "sha256:" + hashlib.sha256(_read_bytes(path)).hexdigest()
+    data = _read_bytes(path)
+    kept = ledger_delta.seen_bytes(db, state)
+    if kept is not None:
+        return data != kept
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
     return digest != state.get("sha256")
