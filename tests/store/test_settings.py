@@ -56,6 +56,7 @@ def test_the_defaults() -> None:
         "seen": None,
     }
     assert dict(settings.LEDGER_UPSTREAM) == {"ref": None, "oid": None, "lines": ""}
+    assert dict(settings.LEDGER_CLAIMS) == {"lines": ""}
     assert set(settings.DEFAULTS) == {
         *settings.TREE,
         *settings.CHECKPOINT,
@@ -63,6 +64,7 @@ def test_the_defaults() -> None:
         "write_policy",
         "ledger",
         "ledger_upstream",
+        "ledger_claims",
         "inbox_seen",
     }
 

@@ -60,9 +60,11 @@ LEDGER = "./.tree-ring/ledger.jsonl"  # relative to the project root (git's `./`
 SIDE = "-ledger"  # the store's path + this: the ledger's bytes as the last sync saw them
 SETTING = "ledger"
 UPSTREAM = "ledger_upstream"
+CLAIMS = "ledger_claims"
 # One `rev-parse`: the upstream's ledger blob id, then the upstream's full name.
 PROBE = ("rev-parse", f"@{{upstream}}:{LEDGER}", "--symbolic-full-name", "@{upstream}")
 MAX_IDS = 256  # more ids changed than this: the full pass, which reads each line once
+KEEP_AFTER = 64  # lines changed since the kept bytes: beyond, the file's bytes are kept anew
 MAX_LINE_BYTES = 1_000_000  # sync's: a longer line is skipped there
 _CHUNK = 1 << 16
 _UPSTREAM_SOURCE = "upstream"  # upstream.UPSTREAM: a line the upstream held is no claim
@@ -157,26 +159,65 @@ def crc_set(lines: set[bytes]) -> set[int]:
     return {zlib.crc32(line) for line in lines}
 
 
+def _pack(crcs: set[int]) -> str:
+    return b"".join(crc.to_bytes(4, "big") for crc in sorted(crcs)).hex()
+
+
+class Crcs:
+    """A sorted, packed set of CRC-32s, looked up by bisection (no set built)."""
+
+    def __init__(self, hexed: Any) -> None:
+        try:
+            self.packed = bytes.fromhex(hexed if isinstance(hexed, str) else "")
+        except ValueError:
+            self.packed = b""
+
+    def __contains__(self, crc: int) -> bool:
+        key, packed = crc.to_bytes(4, "big"), self.packed
+        low, high = 0, len(packed) // 4
+        while low < high:
+            middle = (low + high) // 2
+            if packed[middle * 4 : middle * 4 + 4] < key:
+                low = middle + 1
+            else:
+                high = middle
+        return packed[low * 4 : low * 4 + 4] == key
+
+    def all(self) -> set[int]:
+        packed = self.packed
+        return {int.from_bytes(packed[i : i + 4], "big") for i in range(0, len(packed) - 3, 4)}
+
+
 def record_upstream(db: Db, ref: str | None, oid: str | None, lines: set[bytes]) -> None:
     """What the store now knows the upstream's ledger held: every one of these
     lines was applied (or refused) by the sync that records it."""
-    packed = b"".join(crc.to_bytes(4, "big") for crc in sorted(crc_set(lines)))
-    settings.write(db, UPSTREAM, {"ref": ref, "oid": oid, "lines": packed.hex()})
+    settings.write(db, UPSTREAM, {"ref": ref, "oid": oid, "lines": _pack(crc_set(lines))})
 
 
-def recorded_upstream(db: Db) -> tuple[str | None, str | None, set[int]]:
+def recorded_upstream(db: Db) -> tuple[str | None, str | None, Crcs]:
     value = jsontext.as_object(settings.read(db, UPSTREAM)) or {}
-    ref, oid, hexed = value.get("ref"), value.get("oid"), value.get("lines")
-    try:
-        packed = bytes.fromhex(hexed if isinstance(hexed, str) else "")
-    except ValueError:
-        packed = b""
-    crcs = {int.from_bytes(packed[i : i + 4], "big") for i in range(0, len(packed) - 3, 4)}
+    ref, oid = value.get("ref"), value.get("oid")
     return (
         ref if isinstance(ref, str) else None,
         oid if isinstance(oid, str) else None,
-        crcs,
+        Crcs(value.get("lines")),
     )
+
+
+def recorded_claims(db: Db) -> Crcs:
+    """The CRC-32 of each raw line a sync read as a claim: taken (now or
+    before), or refused or skipped as it stands."""
+    value = jsontext.as_object(settings.read(db, CLAIMS)) or {}
+    return Crcs(value.get("lines"))
+
+
+def record_claims(db: Db, raws: Iterable[bytes]) -> None:
+    """Add these raw claim lines: a claim is taken once (`provenance.taken`),
+    and one refused as it stands is refused again."""
+    fresh = crc_set(set(raws))
+    held = recorded_claims(db).all()
+    if not fresh <= held:
+        settings.write(db, CLAIMS, {"lines": _pack(held | fresh)})
 
 
 def parse_probe(out: bytes | None) -> tuple[str | None, str | None]:
@@ -321,9 +362,21 @@ class Entry:
         self.raw, self.id, self.text = raw, memory_id, text
 
 
-def entry(raw: bytes) -> Entry | None:
+def _fits(header: dict[str, Any], project_id: str | None) -> bool:
+    """A header this version reads, of this project (what `sync` refuses otherwise)."""
+    schema = header.get("schema")
+    return (
+        isinstance(schema, int)
+        and schema <= ledger.SCHEMA
+        and project_id is not None
+        and header.get("project") == project_id
+    )
+
+
+def entry(raw: bytes, *, added: bool = True, project_id: str | None = None) -> Entry | None:
     """The line as an entry; None for one sync skips or needs nothing from
-    (unreadable, an anchor). A header or conflict marker: the full pass."""
+    (unreadable, an anchor, a header removed). A header or conflict marker
+    added: the full pass, which refuses what it must."""
     if len(raw) > MAX_LINE_BYTES:
         return None
     try:
@@ -339,8 +392,8 @@ def entry(raw: bytes) -> Entry | None:
     if data is None:
         return None
     record, memory_id = data.get("record"), data.get("id")
-    if record == ledger.HEADER:
-        raise FullPass("a header line")
+    if record == ledger.HEADER and added and not _fits(data, project_id):
+        raise FullPass("a header from another project or a newer schema")
     if record not in ledger.ENTRY_RANK or not isinstance(memory_id, str):
         return None
     return Entry(raw, memory_id, ledger.canonical(data))
@@ -394,11 +447,13 @@ class Work:
         self.state, self.now, self.info, self.up = state, now, info, up
         self.lines, self.theirs, self.ids = lines, theirs, ids
 
-    def remember(self, db: Db) -> None:
-        """In the transaction that applied the work: the file and upstream as seen."""
+    def remember(self, db: Db, claims: Iterable[bytes]) -> None:
+        """In the transaction that applied the work: the file and upstream as
+        seen, and the raw lines taken as claims."""
         if ledger_state(db) != self.state:
             raise FullPass("another sync ran meanwhile")
         _remember(db, self.state, self.now, self.info, self.up)
+        record_claims(db, claims)
 
 
 def delta(store: Store, root: str, project_id: str) -> str | Work:
@@ -415,8 +470,8 @@ def delta(store: Store, root: str, project_id: str) -> str | Work:
     if now == seen:
         return _record(store, state, None, info, None, "unchanged")
     added, removed = changed_lines(now, seen)
-    new = [e for e in map(entry, added) if e is not None]
-    gone = [e for e in map(entry, removed) if e is not None]
+    new = [e for e in (entry(raw, project_id=project_id) for raw in added) if e is not None]
+    gone = [e for e in (entry(raw, added=False) for raw in removed) if e is not None]
     ids = {e.id for e in (*new, *gone)}
     if len(ids) > MAX_IDS:
         raise FullPass("a large change")
@@ -426,7 +481,8 @@ def delta(store: Store, root: str, project_id: str) -> str | Work:
     up = Upstream(db, root)
     work: list[Entry] = []
     if new:  # a line not the store's own: what does the upstream hold?
-        claims = [e for e in new if not up.held(e.raw)]
+        known = recorded_claims(db)
+        claims = [e for e in new if not up.held(e.raw) and zlib.crc32(e.raw) not in known]
         taken_texts = taken(db, [e.text for e in claims])
         work += [e for e in claims if e.text not in taken_texts]
         if up.moved:
@@ -436,22 +492,29 @@ def delta(store: Store, root: str, project_id: str) -> str | Work:
     if work_ids:
         up.ask()
     if up.asked and up.moved:  # the upstream's lines the store has not recorded
-        theirs = [e for e in map(entry, up.new_lines()) if e is not None]
+        theirs = [e for e in (entry(r, project_id=project_id) for r in up.new_lines()) if e]
         held = {e.id for e in theirs if e.id not in mine}
         mine.update(
             (line.data["id"], line.text) for line in store_lines(db, project_id, held).values()
         )
         work_ids |= {e.id for e in theirs if mine.get(e.id) != e.raw.decode()}
     if not work_ids:
-        return _record(store, state, now, info, up, "seen")
+        # Nothing to apply: the kept bytes stay (a line of the change is looked
+        # at again next time, cheaply) unless the change has grown large.
+        keep = now if len(added) + len(removed) > KEEP_AFTER else None
+        return _record(store, state, keep, info, up, "seen")
     if len(work_ids) > MAX_IDS:
         raise FullPass("a large change")
     lines = {e.raw for e in work}
-    upstream_lines: set[bytes] = set()
-    upstream_data = b"\n".join(sorted(up.read())) if up.oid is not None else b""
     for memory_id in work_ids:
         lines |= _group(now, memory_id)
-        upstream_lines |= _group(upstream_data, memory_id)
+    upstream_lines: set[bytes] = set()
+    # The upstream's lines for those ids, when it moved or one of them may be its
+    # own; otherwise the store's record says none of them is.
+    if up.oid is not None and (up.moved or any(zlib.crc32(raw) in up.old for raw in lines)):
+        upstream_data = b"\n".join(sorted(up.read()))
+        for memory_id in work_ids:
+            upstream_lines |= _group(upstream_data, memory_id)
     return Work(state, now, info, up, lines, upstream_lines, work_ids)
 
 

@@ -46,6 +46,6 @@ def _apply(store: Store, root: str, project_id: str, work: Work) -> str:
             work.theirs,
             work.ids,
         )
-        work.remember(db)
+        work.remember(db, report.claim_lines)
     sync.settle(store, report)
     return "applied"

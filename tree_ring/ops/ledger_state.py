@@ -92,8 +92,8 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
     readmitted = audit.readmissions(db, wanted)
     sql = "SELECT * FROM memories WHERE project = ?"
     params: list[Any] = [project_id]
-    if wanted is not None:
-        sql += " AND id IN (SELECT value FROM json_each(?))"
+    if wanted is not None:  # by primary key: `+project` keeps the planner off its index
+        sql = "SELECT * FROM memories WHERE +project = ? AND id IN (SELECT value FROM json_each(?))"
         params.append(canonical_json(wanted))
     out: dict[str, Line] = {}
     seen: set[str] = set()

@@ -106,6 +106,9 @@ class SyncReport:
     # Tombstones taken from the upstream's history of the ledger (a first build).
     history: int = 0
     upstream: str | None = None  # the remote-tracking ref trusted, or None
+    # The raw lines read as claims, now or before: taken, or refused as they stand
+    # (what `ledger_delta` passes over until a full sync reads them again).
+    claim_lines: list[bytes] = field(default_factory=lambda: [])
     lines: int = 0
     written: bool = False
     audit: str | None = None  # what the anchor says about this clone's audit log
@@ -393,6 +396,11 @@ def apply(
     }
     if claims:
         done = provenance.taken(db, [line.text for line in claims.values()])
+        report.claim_lines += [
+            read.raws[v.text]
+            for v in claims.values()
+            if provenance.line_hash(v.text) in done and v.text in read.raws
+        ]
         claims = {k: v for k, v in claims.items() if provenance.line_hash(v.text) not in done}
     if not entries and not claims:
         return False
@@ -512,6 +520,7 @@ def _apply_claims(
             request = requests.ask(db, held, mode, why, CLAIMANT, now)
             provenance.note(db, request, project_id, line.text, source, now)
             report.requested.append(request)
+            report.claim_lines.append(raw)
             continue
         wanted = read.memories[line.text]
         if held is not None:
@@ -521,9 +530,11 @@ def _apply_claims(
             pipeline.insert_prepared(db, memory, actor, action="import", admit=False)
         except TreeRingError as refused:
             report.skipped.append(Skipped(number, f"{memory_id}: {refused}"))
+            report.claim_lines.append(raw)  # refused as it stands: refused again
             continue
         provenance.note(db, memory.id, project_id, line.text, source, now)
         report.claimed.append(memory.id)
+        report.claim_lines.append(raw)
 
 
 def _record_stones(db: Db, project_id: str, line: Line, actor: Actor) -> None:
@@ -709,6 +720,7 @@ def sync(
             report.written = _write(path, text)
             data = text.encode("utf-8")
         _remember_file(db, path, data, up)
+        ledger_delta.record_claims(db, report.claim_lines)
     settle(store, report)
     if progress is not None:
         progress("sync: ledger written" if write else "sync: done", SYNC_STEPS, SYNC_STEPS)
@@ -747,6 +759,13 @@ def apply_lines(
     read = checked(data, project_id, name, known, trusted=up)
     report.skipped = read.skipped
     apply(db, read, mine, project_id, actor, report, up)
+    # A line of the file skipped as it stands (malformed, secret-bearing) is skipped again.
+    pieces = data.split(b"\n")
+    report.claim_lines += [
+        pieces[s.line - 1]
+        for s in read.skipped
+        if 0 < s.line <= len(pieces) and pieces[s.line - 1] not in theirs
+    ]
     return report
 
 

@@ -121,8 +121,9 @@ def readmissions(db: Db, ids: Iterable[str] | None = None) -> dict[str, dict[str
     """Memory id -> its re-admission as a row carries it (`at`, `by`, `reason`,
     `overrides`), for every row a person wrote over tombstones here or that
     arrived carrying one; with `ids`, for those rows only."""
-    sql = "SELECT target, at, actor, detail FROM audit_log WHERE action = ?"
-    params: list[Any] = [READMISSION]
+    # The action as a literal, so the partial index `audit_readmissions` serves it.
+    sql = f"SELECT target, at, actor, detail FROM audit_log WHERE action = '{READMISSION}'"
+    params: list[Any] = []
     if ids is not None:
         sql += " AND target IN (SELECT value FROM json_each(?))"
         params.append(canonical_json(sorted(set(ids))))

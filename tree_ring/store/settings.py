@@ -98,6 +98,15 @@ LEDGER_UPSTREAM: Mapping[str, Any] = MappingProxyType(
     }
 )
 
+# The ledger lines taken as claims, as they were written (ops/ledger_delta.py):
+# the hook passes over one again without checking it (`provenance` holds the
+# checked line's hash, which only a full check can compute).
+LEDGER_CLAIMS: Mapping[str, Any] = MappingProxyType(
+    {
+        "lines": "",  # the CRC-32 of each raw line, 8 hex digits each, sorted
+    }
+)
+
 # What the person has seen of the inbox (ops/inbox.py): agent rows created
 # after `at`, and beyond it the ids in `ids`.
 INBOX_SEEN: Mapping[str, Any] = MappingProxyType({"at": None, "ids": ()})
@@ -109,6 +118,7 @@ _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
         "write_policy": WRITE_POLICY,
         "ledger": LEDGER,
         "ledger_upstream": LEDGER_UPSTREAM,
+        "ledger_claims": LEDGER_CLAIMS,
         "inbox_seen": INBOX_SEEN,
     }
 )
