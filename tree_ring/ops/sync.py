@@ -33,7 +33,9 @@ Then the ledger is written from the store: the same store state always
 writes the same bytes, and a claim stays out of it until a person approves
 it. The store remembers the ledger's size, modification
 time and hash at each sync (the `ledger` setting), which is what lets the
-SessionStart hook skip an unchanged ledger with one `stat`.
+SessionStart hook skip an unchanged ledger with one `stat`; the ledger's bytes
+kept beside the store and the upstream's lines as recorded (`ledger_delta.py`)
+let it read a changed one by its change alone (`apply_lines`).
 """
 
 from __future__ import annotations
