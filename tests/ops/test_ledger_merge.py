@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -139,7 +140,7 @@ def test_the_driver_writes_the_merge_over_ours(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert ours.read_text(encoding="utf-8") == merged(text(a), text(b))
-    assert [d["record"] for d in map(ledger.json.loads, ours.read_text().splitlines())] == [
+    assert [d["record"] for d in map(json.loads, ours.read_text().splitlines())] == [
         "tombstone",
         "memory",
     ]

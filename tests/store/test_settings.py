@@ -48,13 +48,23 @@ def test_the_defaults() -> None:
         "rotated_at": None,
     }
     assert dict(settings.CHECKPOINT) == {"checkpoint": "after-work", "checkpoint.interval": 30}
-    assert dict(settings.LEDGER) == {"size": None, "mtime_ns": None, "sha256": None, "clone": None}
+    assert dict(settings.LEDGER) == {
+        "size": None,
+        "mtime_ns": None,
+        "sha256": None,
+        "clone": None,
+        "seen": None,
+    }
+    assert dict(settings.LEDGER_UPSTREAM) == {"ref": None, "oid": None, "lines": ""}
+    assert dict(settings.LEDGER_CLAIMS) == {"lines": ""}
     assert set(settings.DEFAULTS) == {
         *settings.TREE,
         *settings.CHECKPOINT,
         "review_policy",
         "write_policy",
         "ledger",
+        "ledger_upstream",
+        "ledger_claims",
         "inbox_seen",
     }
 

@@ -360,7 +360,7 @@ def _save(event: HookEvent, path: str, state: dict[str, Any]) -> None:
 def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> None:
     """Bring the team ledger's changes (a pull, a checkout) into the store
     before the brief is read. An unchanged ledger costs one `stat` and one
-    settings row; the sync code is imported only when the file moved. What
+    settings row; a changed one, the lines that changed (`ledger_refresh.py`). What
     goes wrong costs a line on stderr, never the brief."""
     path = os.path.join(root, ".tree-ring", "ledger.jsonl")
     try:
@@ -372,10 +372,10 @@ def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> No
     if seen and seen.get("size") == info.st_size and seen.get("mtime_ns") == info.st_mtime_ns:
         return
     from tree_ring.model.errors import TreeRingError
-    from tree_ring.ops import sync
+    from tree_ring.ops import ledger_refresh
 
     try:
-        sync.refresh(store, root, project_id)
+        ledger_refresh.refresh(store, root, project_id)
     except TreeRingError as exc:
         _note(harness, f"team ledger not imported: {exc}")
     except Exception as exc:  # the brief still goes out; the next session tries again

@@ -26,11 +26,12 @@ and `model.jsontext` only.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
-from typing import Any
-
 from tree_ring.model import jsontext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import Any
 
 PATH = "ledger.jsonl"  # inside .tree-ring/
 SCHEMA = 1
@@ -158,7 +159,7 @@ def loose(numbered: Iterable[tuple[int, str]]) -> Iterator[Line]:
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
+            data = jsontext.loads(raw)
         except (ValueError, RecursionError):
             continue
         if isinstance(data, dict):

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tree_ring.model.record import Memory, sha256
+from tree_ring.ops import ledger_delta
 from tree_ring.ops.upstream import UPSTREAM, Provenance
 from tree_ring.store.sql import Db
 
@@ -71,15 +72,7 @@ def note(db: Db, subject: str, project: str, text: str, source: Provenance, at: 
 
 def taken(db: Db, texts: Iterable[str]) -> set[str]:
     """The line hashes of `texts` a sync already took as claims."""
-    hashes = {line_hash(text) for text in texts}
-    if not hashes:
-        return set()
-    found = db.execute(
-        "SELECT line_hash FROM ledger_provenance WHERE source != ?"
-        " AND line_hash IN (SELECT value FROM json_each(?))",
-        (UPSTREAM, _json(sorted(hashes))),
-    )
-    return {str(row[0]) for row in found}
+    return {line_hash(text) for text in ledger_delta.taken(db, texts)}
 
 
 def claimed(db: Db, ids: Iterable[str]) -> set[str]:

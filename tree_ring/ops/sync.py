@@ -33,7 +33,9 @@ Then the ledger is written from the store: the same store state always
 writes the same bytes, and a claim stays out of it until a person approves
 it. The store remembers the ledger's size, modification
 time and hash at each sync (the `ledger` setting), which is what lets the
-SessionStart hook skip an unchanged ledger with one `stat`.
+SessionStart hook skip an unchanged ledger with one `stat`; the ledger's bytes
+kept beside the store and the upstream's lines as recorded (`ledger_delta.py`)
+let it read a changed one by its change alone (`apply_lines`).
 """
 
 from __future__ import annotations
@@ -60,8 +62,9 @@ from tree_ring.model.record import (
     now_iso,
     parse_time,
 )
-from tree_ring.ops import ledger, provenance, replace, upstream
+from tree_ring.ops import ledger, ledger_delta, provenance, replace, upstream
 from tree_ring.ops.ledger import Line
+from tree_ring.ops.ledger_state import memory_line, store_lines
 from tree_ring.ops.upstream import Upstream
 from tree_ring.store import audit, rows, settings
 from tree_ring.store.audit import Actor
@@ -105,6 +108,9 @@ class SyncReport:
     # Tombstones taken from the upstream's history of the ledger (a first build).
     history: int = 0
     upstream: str | None = None  # the remote-tracking ref trusted, or None
+    # The raw lines read as claims, now or before: taken, or refused as they stand
+    # (what `ledger_delta` passes over until a full sync reads them again).
+    claim_lines: list[bytes] = field(default_factory=lambda: [])
     lines: int = 0
     written: bool = False
     audit: str | None = None  # what the anchor says about this clone's audit log
@@ -322,75 +328,6 @@ def _stone(line: dict[str, Any]) -> dict[str, Any]:
 # -- the store's side ------------------------------------------------------------------
 
 
-def memory_line(memory: Memory, readmitted: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A memory's ledger line; with the person's re-admission it was written
-    over tombstones by, which travels with it (`readmit.py`)."""
-    line = {"record": ledger.MEMORY, **memory.to_dict()}
-    if readmitted is not None:
-        line[readmit.CARRIED] = readmitted
-    return line
-
-
-def _stones_by_id(db: Db, project_id: str) -> dict[str, tuple[list[str], str, str]]:
-    """Memory id -> (hashes, latest time, kind) of the project's content tombstones."""
-    found: dict[str, tuple[list[str], str, str]] = {}
-    for memory_id, content_hash, at, kind in db.execute(
-        "SELECT memory_id, content_hash, created_at, kind FROM content_tombstones"
-        " WHERE project = ? ORDER BY memory_id, content_hash",
-        (project_id,),
-    ):
-        hashes, latest, held = found.get(memory_id, ([], "", "forgotten"))
-        hashes.append(content_hash)
-        found[memory_id] = (hashes, max(latest, at), "rejected" if kind == "rejected" else held)
-    return found
-
-
-def state_line(
-    memory_id: str,
-    memory: Memory | None,
-    stones: tuple[list[str], str, str] | None,
-    readmitted: dict[str, Any] | None = None,
-) -> Line | None:
-    """What the store says of one id, as a ledger line, or None for nothing shared."""
-    if memory is None or memory.trust == "rejected":
-        if stones is None:
-            return None
-        hashes, at, kind = stones
-        return Line(
-            {"record": ledger.TOMBSTONE, "id": memory_id, "at": at, "hashes": hashes, "kind": kind}
-        )
-    if memory.scope in PRIVATE_SCOPES:
-        return None
-    if memory.redacted_at is not None:
-        hashes = stones[0] if stones else []
-        at = memory.redacted_at
-        return Line({"record": ledger.REDACTION, "id": memory.id, "at": at, "hashes": hashes})
-    if memory.trust != "accepted" or memory.sensitivity != "normal":
-        return None
-    return Line(memory_line(memory, readmitted))
-
-
-def store_lines(db: Db, project_id: str) -> dict[str, Line]:
-    """Every id the store shares, as ledger lines by key."""
-    stones = _stones_by_id(db, project_id)
-    readmitted = readmit.carried(db)
-    out: dict[str, Line] = {}
-    seen: set[str] = set()
-    for row in db.execute("SELECT * FROM memories WHERE project = ?", (project_id,)):
-        memory = rows.from_row(row)
-        seen.add(memory.id)
-        line = state_line(memory.id, memory, stones.get(memory.id), readmitted.get(memory.id))
-        if line is not None:
-            out[line.key] = line
-    for memory_id, (hashes, at, kind) in stones.items():
-        if memory_id in seen or not _ID.match(memory_id):
-            continue
-        line = state_line(memory_id, None, (hashes, at, kind))
-        if line is not None:
-            out[line.key] = line
-    return out
-
-
 def _state(db: Db) -> dict[str, Any]:
     value: Any = settings.read(db, SETTING)
     return dict(value) if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
@@ -461,6 +398,11 @@ def apply(
     }
     if claims:
         done = provenance.taken(db, [line.text for line in claims.values()])
+        report.claim_lines += [
+            read.raws[v.text]
+            for v in claims.values()
+            if provenance.line_hash(v.text) in done and v.text in read.raws
+        ]
         claims = {k: v for k, v in claims.items() if provenance.line_hash(v.text) not in done}
     if not entries and not claims:
         return False
@@ -580,6 +522,7 @@ def _apply_claims(
             request = requests.ask(db, held, mode, why, CLAIMANT, now)
             provenance.note(db, request, project_id, line.text, source, now)
             report.requested.append(request)
+            report.claim_lines.append(raw)
             continue
         wanted = read.memories[line.text]
         if held is not None:
@@ -589,9 +532,11 @@ def _apply_claims(
             pipeline.insert_prepared(db, memory, actor, action="import", admit=False)
         except TreeRingError as refused:
             report.skipped.append(Skipped(number, f"{memory_id}: {refused}"))
+            report.claim_lines.append(raw)  # refused as it stands: refused again
             continue
         provenance.note(db, memory.id, project_id, line.text, source, now)
         report.claimed.append(memory.id)
+        report.claim_lines.append(raw)
 
 
 def _record_stones(db: Db, project_id: str, line: Line, actor: Actor) -> None:
@@ -683,7 +628,10 @@ def fingerprint(path: Path) -> tuple[int, int] | None:
     return (info.st_size, info.st_mtime_ns)
 
 
-def _remember_file(db: Db, path: Path, data: bytes) -> None:
+def _remember_file(db: Db, path: Path, data: bytes, up: Upstream | None = None) -> None:
+    """The ledger as this sync saw it: its size, time and hash in the store,
+    its bytes beside the store (`ledger_delta.py`); with `up`, what the
+    upstream's ledger held, every line of which this sync applied."""
     seen = fingerprint(path)
     state = _state(db)
     state.update(
@@ -691,7 +639,10 @@ def _remember_file(db: Db, path: Path, data: bytes) -> None:
         mtime_ns=seen[1] if seen else None,
         sha256="sha256:" + hashlib.sha256(data).hexdigest() if seen else None,
     )
+    ledger_delta.keep_seen(db, state, data)
     settings.write(db, SETTING, state)
+    if up is not None:
+        ledger_delta.record_upstream(db, up.ref, up.oid, up.lines)
 
 
 def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db) -> str:
@@ -750,7 +701,8 @@ def sync(
     up = upstream.read(root)
     report.upstream = up.ref
     with bulk.page_cache(store.db, bulk.CACHE_KIB // 2), store.write() as db:
-        first = _state(db).get("sha256") is None
+        state = _state(db)
+        first = state.get("sha256") is None and state.get("seen") is None
         mine = store_lines(db, project_id)
         known = {line.text: line for line in mine.values()}
         read = checked(data, project_id, name, known, trusted=up)
@@ -769,11 +721,53 @@ def sync(
             report.lines = text.count("\n")
             report.written = _write(path, text)
             data = text.encode("utf-8")
-        _remember_file(db, path, data)
-    if report.forgotten or report.redacted or report.replaced:
-        correct.scrub(store)
+        _remember_file(db, path, data, up)
+        ledger_delta.record_claims(db, report.claim_lines)
+    settle(store, report)
     if progress is not None:
         progress("sync: ledger written" if write else "sync: done", SYNC_STEPS, SYNC_STEPS)
+    return report
+
+
+def settle(store: Store, report: SyncReport) -> None:
+    """After the transaction: scrub what a forget, redaction or replacement left."""
+    if report.forgotten or report.redacted or report.replaced:
+        correct.scrub(store)
+
+
+def apply_lines(
+    db: Db,
+    root: str | Path,
+    project_id: str,
+    data: bytes,
+    ref: str | None,
+    oid: str | None,
+    theirs: set[bytes],
+    ids: set[str],
+) -> SyncReport:
+    """The SessionStart hook's pass over a changed ledger (`ledger_delta.py`):
+    `data`, every line of the file for the ids `ids`, and `theirs`, the
+    upstream's lines for them and its lines the store has not recorded, read
+    and applied as a full sync reads and applies them, against the store's
+    own lines for those ids, in the caller's transaction."""
+    path = path_of(Path(root))
+    report = SyncReport(str(path))
+    up = Upstream(Path(root), ref, oid=oid, lines=set(theirs))
+    report.upstream = ref
+    actor = Actor("ledger", Origin("import"))
+    mine = store_lines(db, project_id, ids)
+    known = {line.text: line for line in mine.values()}
+    name = f"{project.DIR}/{ledger.PATH}"
+    read = checked(data, project_id, name, known, trusted=up)
+    report.skipped = read.skipped
+    apply(db, read, mine, project_id, actor, report, up)
+    # A line of the file skipped as it stands (malformed, secret-bearing) is skipped again.
+    pieces = data.split(b"\n")
+    report.claim_lines += [
+        pieces[s.line - 1]
+        for s in read.skipped
+        if 0 < s.line <= len(pieces) and pieces[s.line - 1] not in theirs
+    ]
     return report
 
 
@@ -821,12 +815,17 @@ def render_merged(merged: dict[str, Line], project_id: str) -> str:
 
 def changed(db: Db, path: Path) -> bool:
     """Whether the ledger differs from the one the last sync saw: size and
-    modification time first, the hash only when they moved."""
+    modification time first; when they moved, the bytes kept beside the
+    store, or the hash when those are not there."""
     seen = fingerprint(path)
     state = _state(db)
     if seen is None:
         return False
     if (state.get("size"), state.get("mtime_ns")) == seen:
         return False
-    digest = "sha256:" + hashlib.sha256(_read_bytes(path)).hexdigest()
+    data = _read_bytes(path)
+    kept = ledger_delta.seen_bytes(db, state)
+    if kept is not None:
+        return data != kept
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
     return digest != state.get("sha256")

@@ -25,7 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LEDGER = "./.tree-ring/ledger.jsonl"  # relative to the project root (git's `./` form)
+from tree_ring.ops.ledger_delta import LEDGER, PROBE, parse_probe
+
 UPSTREAM = "upstream"
 LOCAL_COMMIT = "local commit"
 WORKING_TREE = "working tree"
@@ -53,7 +54,7 @@ class Provenance:
         return said
 
 
-def _git(root: Path, *args: str) -> bytes | None:
+def git_output(root: str | Path, *args: str) -> bytes | None:
     """A read-only git command's output, or None when it failed or git is missing."""
     # Here, not at the top: `show` and the review queue read provenance without git.
     import shutil
@@ -77,7 +78,7 @@ def _git(root: Path, *args: str) -> bytes | None:
 
 def upstream_ref(root: Path) -> str | None:
     """The current branch's upstream when it is a remote-tracking ref, else None."""
-    out = _git(root, "rev-parse", "--symbolic-full-name", "@{upstream}")
+    out = git_output(root, "rev-parse", "--symbolic-full-name", "@{upstream}")
     ref = out.decode("utf-8", "replace").strip() if out else ""
     return ref if ref.startswith("refs/remotes/") else None
 
@@ -93,6 +94,7 @@ class Upstream:
     root: Path
     ref: str | None
     data: bytes = b""
+    oid: str | None = None  # the blob id of the upstream's ledger
     lines: set[bytes] = field(default_factory=lambda: set())
     _committed: set[bytes] | None = None  # HEAD's ledger lines, read when a claim needs them
     _blame: dict[bytes, tuple[str, str]] | None = None
@@ -103,7 +105,7 @@ class Upstream:
             commit, author = self.blame().get(raw, (None, None))
             return Provenance(UPSTREAM, commit, author, self.ref)
         if self._committed is None:
-            self._committed = _lines(_git(self.root, "show", f"HEAD:{LEDGER}"))
+            self._committed = _lines(git_output(self.root, "show", f"HEAD:{LEDGER}"))
         return Provenance(LOCAL_COMMIT if raw in self._committed else WORKING_TREE)
 
     def blame(self) -> dict[bytes, tuple[str, str]]:
@@ -111,7 +113,7 @@ class Upstream:
         if self._blame is None:
             self._blame = {}
             if self.ref is not None:
-                out = _git(self.root, "blame", "--line-porcelain", self.ref, "--", LEDGER)
+                out = git_output(self.root, "blame", "--line-porcelain", self.ref, "--", LEDGER)
                 self._blame = parse_blame(out or b"")
         return self._blame
 
@@ -120,7 +122,7 @@ class Upstream:
         deleted since or not: a commit that removes a tombstone does not undo it."""
         if self.ref is None:
             return []
-        out = _git(
+        out = git_output(
             self.root,
             "log",
             "-p",
@@ -141,12 +143,15 @@ class Upstream:
 
 
 def read(root: Path) -> Upstream:
-    """The upstream's ledger lines, or none outside git or without an upstream."""
-    ref = upstream_ref(root)
-    up = Upstream(root, ref)
-    if ref is not None:
-        up.data = _git(root, "show", f"{ref}:{LEDGER}") or b""
-        up.lines = _lines(up.data)
+    """The upstream's ledger lines, or none outside git or without an upstream:
+    one `rev-parse` for the upstream and its ledger's blob, one `cat-file` for
+    the blob (without a ledger there, one more `rev-parse` for the upstream)."""
+    ref, oid = parse_probe(git_output(root, *PROBE))
+    if oid is None:
+        return Upstream(root, upstream_ref(root))
+    up = Upstream(root, ref, oid=oid)
+    up.data = git_output(root, "cat-file", "blob", oid) or b""
+    up.lines = _lines(up.data)
     return up
 
 

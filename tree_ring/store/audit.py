@@ -112,6 +112,36 @@ def entries(db: Db, *, limit: int = 100, target: str | None = None) -> list[dict
     return [dict(row) for row in db.execute(sql, params)][::-1]
 
 
+# A person's re-admission of forgotten content (`write/readmit.py`), as the
+# entry that records it.
+READMISSION = "tombstone-override"
+
+
+def readmissions(db: Db, ids: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Memory id -> its re-admission as a row carries it (`at`, `by`, `reason`,
+    `overrides`), for every row a person wrote over tombstones here or that
+    arrived carrying one; with `ids`, for those rows only."""
+    # The action as a literal, so the partial index `audit_readmissions` serves it.
+    sql = f"SELECT target, at, actor, detail FROM audit_log WHERE action = '{READMISSION}'"
+    params: list[Any] = []
+    if ids is not None:
+        sql += " AND target IN (SELECT value FROM json_each(?))"
+        params.append(canonical_json(sorted(set(ids))))
+    found: dict[str, dict[str, Any]] = {}
+    for target, at, actor, detail in db.execute(sql + " ORDER BY seq", params):
+        said = _mapping(jsontext.loads(detail))
+        held = found.get(str(target))
+        before: list[str] = held["overrides"] if held else []
+        overrides = sorted({*before, *(str(k) for k in _sequence(said.get("overrides")))})
+        found[str(target)] = {
+            "at": str(at),
+            "by": str(said.get("by") or actor),
+            "reason": str(said.get("reason", "")),
+            "overrides": overrides,
+        }
+    return found
+
+
 # -------------------------------------------------------------- row states
 #
 # An entry that creates, changes or removes memory rows names each one's state

@@ -76,13 +76,34 @@ CHECKPOINT: Mapping[str, str | int] = MappingProxyType(
 
 # The team ledger as the last sync saw it (tree_ring/ops/sync.py): the
 # SessionStart hook compares the file's size and time with these before it
-# reads a byte, and the hash only when they moved.
-LEDGER: Mapping[str, int | str | None] = MappingProxyType(
+# reads a byte, and when they moved, the file with the bytes kept beside the
+# store (tree_ring/ops/ledger_delta.py).
+LEDGER: Mapping[str, Any] = MappingProxyType(
     {
         "size": None,  # bytes of .tree-ring/ledger.jsonl at the last sync
         "mtime_ns": None,  # its modification time then
-        "sha256": None,  # sha256:<hex> of its bytes then
+        "sha256": None,  # sha256:<hex> of its bytes then (a full sync's; None after the hook's)
         "clone": None,  # this store's anchor id in the ledger (16 hex digits)
+        "seen": None,  # [size, mtime_ns] of the side file holding those bytes, as written
+    }
+)
+
+# The upstream's ledger as the last sync that read it found it; every line it
+# held was applied then (tree_ring/ops/ledger_delta.py).
+LEDGER_UPSTREAM: Mapping[str, Any] = MappingProxyType(
+    {
+        "ref": None,  # the remote-tracking ref, e.g. refs/remotes/origin/main
+        "oid": None,  # the blob id of its ledger
+        "lines": "",  # the CRC-32 of each of its lines, 8 hex digits each, sorted
+    }
+)
+
+# The ledger lines taken as claims, as they were written (ops/ledger_delta.py):
+# the hook passes over one again without checking it (`provenance` holds the
+# checked line's hash, which only a full check can compute).
+LEDGER_CLAIMS: Mapping[str, Any] = MappingProxyType(
+    {
+        "lines": "",  # the CRC-32 of each raw line, 8 hex digits each, sorted
     }
 )
 
@@ -96,6 +117,8 @@ _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
         "review_policy": REVIEW_POLICY,
         "write_policy": WRITE_POLICY,
         "ledger": LEDGER,
+        "ledger_upstream": LEDGER_UPSTREAM,
+        "ledger_claims": LEDGER_CLAIMS,
         "inbox_seen": INBOX_SEEN,
     }
 )

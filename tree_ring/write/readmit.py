@@ -38,7 +38,7 @@ from tree_ring.store.sql import Db
 from tree_ring.write import correct, pipeline
 from tree_ring.write.pipeline import WriteResult
 
-ACTION = "tombstone-override"
+ACTION = audit.READMISSION
 
 
 def remember_over_tombstone(
@@ -94,21 +94,7 @@ _HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
 def carried(db: Db) -> dict[str, dict[str, Any]]:
     """Memory id -> its re-admission as a row carries it, for every row a
     person wrote over tombstones here or that arrived carrying one."""
-    found: dict[str, dict[str, Any]] = {}
-    for target, at, actor, detail in db.execute(
-        "SELECT target, at, actor, detail FROM audit_log WHERE action = ? ORDER BY seq",
-        (ACTION,),
-    ):
-        said = json.loads(detail)
-        held = found.get(str(target))
-        overrides = sorted({*(held["overrides"] if held else []), *said.get("overrides", [])})
-        found[str(target)] = {
-            "at": str(at),
-            "by": str(said.get("by") or actor),
-            "reason": str(said.get("reason", "")),
-            "overrides": overrides,
-        }
-    return found
+    return audit.readmissions(db)
 
 
 def parse_carried(value: Any) -> dict[str, Any] | None:

@@ -1,0 +1,548 @@
+"""The SessionStart hook's pass over a changed team ledger: only what changed.
+
+A full sync (`sync.py`) checks every line of the ledger, asks git what the
+upstream holds and compares the whole with the store: over a second at
+10,000 memories, most of it for lines the last sync already saw. So each sync
+keeps, beside the store (`memory.sqlite-ledger`: local like the store, under
+`.tree-ring/.gitignore`'s `memory.sqlite-*`, never committed), the ledger's
+bytes as it saw them, and the store keeps what it knew of the upstream (the
+remote-tracking ref, the blob id of its ledger and a CRC-32 of each of its
+lines: the `ledger_upstream` setting). When the ledger's size or time moved:
+
+- the file is compared with the bytes the last sync saw: the lines that are
+  new, and the ids of the lines removed, are the change;
+- a new line byte for byte what the store itself writes for its id is the
+  store's own; a claim already taken (by its line's hash) was taken once;
+- git is asked (one `rev-parse`: the upstream and its ledger's blob id) only
+  when some new line is neither, or a removed line was not the store's own;
+  the upstream's ledger is read (one `cat-file`) only when the upstream moved
+  since the store recorded it, or a line must be applied;
+- a line the store's record says the upstream held was applied when it was
+  recorded; any other line not from the upstream is a claim;
+- what remains goes through `sync.apply_lines`, as a full sync applies it:
+  every line of the file naming one of those ids, the store's own lines for
+  them, the upstream's lines for them and the upstream's new lines.
+
+The side file can make work skippable, never grant trust: whether a line is
+the upstream's comes from git or from the store's own record, never from the
+side file. A line it wrongly lists as seen is one the hook does not look at
+(a claim waits for the next `tree-ring sync`), just as a ledger whose size and
+time were put back is. A missing, resized, retouched, linked or unreadable
+side file, a new header, conflict markers, or more than MAX_IDS ids changed:
+the full pass. `tree-ring sync` always makes the full pass.
+
+Light on purpose (the hook imports it): no `re`, `json`, `typing`,
+`dataclasses`, `hashlib` or `subprocess`; `sync.py` is imported only when a
+line must be applied.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zlib
+
+from tree_ring.model import jsontext
+from tree_ring.model.record import canonical_json, sha256
+from tree_ring.ops import ledger
+from tree_ring.ops.ledger_state import store_lines
+from tree_ring.store import settings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from tree_ring.store.db import Store
+    from tree_ring.store.sql import Db
+
+LEDGER = "./.tree-ring/ledger.jsonl"  # relative to the project root (git's `./` form)
+SIDE = "-ledger"  # the store's path + this: the ledger's bytes as the last sync saw them
+SETTING = "ledger"
+UPSTREAM = "ledger_upstream"
+CLAIMS = "ledger_claims"
+# One `rev-parse`: the upstream's ledger blob id, then the upstream's full name.
+PROBE = ("rev-parse", f"@{{upstream}}:{LEDGER}", "--symbolic-full-name", "@{upstream}")
+MAX_IDS = 256  # more ids changed than this: the full pass, which reads each line once
+KEEP_AFTER = 64  # lines changed since the kept bytes: beyond, the file's bytes are kept anew
+MAX_LINE_BYTES = 1_000_000  # sync's: a longer line is skipped there
+_CHUNK = 1 << 16
+_UPSTREAM_SOURCE = "upstream"  # upstream.UPSTREAM: a line the upstream held is no claim
+
+
+class FullPass(Exception):
+    """The change cannot be read apart from the rest: sync the whole ledger."""
+
+
+# -- files -------------------------------------------------------------------------------
+
+
+def side_path(db: Db) -> str:
+    return str(db.path) + SIDE
+
+
+def read_regular(path: str) -> tuple[bytes, os.stat_result] | None:
+    """A regular file's bytes and status, following no link; None when absent
+    or anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        chunks: list[bytes] = []
+        while chunk := os.read(fd, max(info.st_size, _CHUNK)):
+            chunks.append(chunk)
+        return b"".join(chunks), info
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def seen_bytes(db: Db, state: dict[str, Any]) -> bytes | None:
+    """The ledger's bytes as the last sync saw them, when the side file is the
+    one that sync wrote (its size and time as recorded); None otherwise."""
+    mark = state.get("seen")
+    if not isinstance(mark, list) or len(mark) != 2:  # pyright: ignore[reportUnknownArgumentType]
+        return None
+    found = read_regular(side_path(db))
+    if found is None:
+        return None
+    data, info = found
+    if [len(data), info.st_mtime_ns] != mark:
+        return None
+    return data
+
+
+def keep_seen(db: Db, state: dict[str, Any], data: bytes) -> None:
+    """Write `data` as the bytes this sync saw, and mark them in `state` (the
+    caller's `ledger` setting, written in its transaction). A folder it cannot
+    write leaves no mark: the next change takes the full pass."""
+    state["seen"] = None
+    path = side_path(db)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            info = os.fstat(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+    except OSError:
+        _discard(temporary)
+        return
+    state["seen"] = [len(data), info.st_mtime_ns]
+
+
+def _discard(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        return
+
+
+def ledger_state(db: Db) -> dict[str, Any]:
+    value = jsontext.as_object(settings.read(db, SETTING))
+    return dict(value) if value else {}
+
+
+# -- the upstream as the store recorded it -----------------------------------------------
+
+
+def crc_set(lines: set[bytes]) -> set[int]:
+    return {zlib.crc32(line) for line in lines}
+
+
+def _pack(crcs: set[int]) -> str:
+    return b"".join(crc.to_bytes(4, "big") for crc in sorted(crcs)).hex()
+
+
+class Crcs:
+    """A sorted, packed set of CRC-32s, looked up by bisection (no set built)."""
+
+    def __init__(self, hexed: Any) -> None:
+        try:
+            self.packed = bytes.fromhex(hexed if isinstance(hexed, str) else "")
+        except ValueError:
+            self.packed = b""
+
+    def __contains__(self, crc: int) -> bool:
+        key, packed = crc.to_bytes(4, "big"), self.packed
+        low, high = 0, len(packed) // 4
+        while low < high:
+            middle = (low + high) // 2
+            if packed[middle * 4 : middle * 4 + 4] < key:
+                low = middle + 1
+            else:
+                high = middle
+        return packed[low * 4 : low * 4 + 4] == key
+
+    def all(self) -> set[int]:
+        packed = self.packed
+        return {int.from_bytes(packed[i : i + 4], "big") for i in range(0, len(packed) - 3, 4)}
+
+
+def record_upstream(db: Db, ref: str | None, oid: str | None, lines: set[bytes]) -> None:
+    """What the store now knows the upstream's ledger held: every one of these
+    lines was applied (or refused) by the sync that records it."""
+    settings.write(db, UPSTREAM, {"ref": ref, "oid": oid, "lines": _pack(crc_set(lines))})
+
+
+def recorded_upstream(db: Db) -> tuple[str | None, str | None, Crcs]:
+    value = jsontext.as_object(settings.read(db, UPSTREAM)) or {}
+    ref, oid = value.get("ref"), value.get("oid")
+    return (
+        ref if isinstance(ref, str) else None,
+        oid if isinstance(oid, str) else None,
+        Crcs(value.get("lines")),
+    )
+
+
+def recorded_claims(db: Db) -> Crcs:
+    """The CRC-32 of each raw line a sync read as a claim: taken (now or
+    before), or refused or skipped as it stands."""
+    value = jsontext.as_object(settings.read(db, CLAIMS)) or {}
+    return Crcs(value.get("lines"))
+
+
+def record_claims(db: Db, raws: Iterable[bytes]) -> None:
+    """Add these raw claim lines: a claim is taken once (`provenance.taken`),
+    and one refused as it stands is refused again."""
+    fresh = crc_set(set(raws))
+    held = recorded_claims(db).all()
+    if not fresh <= held:
+        settings.write(db, CLAIMS, {"lines": _pack(held | fresh)})
+
+
+def parse_probe(out: bytes | None) -> tuple[str | None, str | None]:
+    """(remote-tracking ref, ledger blob id) from PROBE's output."""
+    found = (out or b"").decode("utf-8", "replace").split()
+    if len(found) != 2 or not found[1].startswith("refs/remotes/"):
+        return None, None
+    return found[1], found[0]
+
+
+def git(root: str, *args: str) -> bytes | None:
+    """A read-only git command's output, or None when it failed or git is missing."""
+    spawn = getattr(os, "posix_spawnp", None)
+    if spawn is None:  # pragma: no cover - not on POSIX
+        import subprocess
+
+        done = subprocess.run(["git", "-C", root, *args], capture_output=True, check=False)
+        return done.stdout if done.returncode == 0 else None
+    reader, writer = os.pipe()
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        actions = [
+            (os.POSIX_SPAWN_DUP2, null, 0),
+            (os.POSIX_SPAWN_DUP2, writer, 1),
+            (os.POSIX_SPAWN_DUP2, null, 2),
+        ]
+        try:
+            pid = spawn("git", ["git", "-C", root, *args], os.environ, file_actions=actions)
+        except OSError:
+            os.close(reader)
+            return None
+    finally:
+        os.close(writer)
+        os.close(null)
+    chunks: list[bytes] = []
+    with os.fdopen(reader, "rb") as pipe:
+        while chunk := pipe.read(_CHUNK * 16):
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
+
+
+class Upstream:
+    """The upstream as this pass learns it: asked once, read at most once."""
+
+    def __init__(self, db: Db, root: str) -> None:
+        self.root = root
+        self.old_ref, self.old_oid, self.old = recorded_upstream(db)
+        self.asked = False
+        self.ref: str | None = None
+        self.oid: str | None = None
+        self.lines: set[bytes] | None = None  # the upstream's ledger lines, once read
+
+    def ask(self) -> None:
+        if not self.asked:
+            self.asked = True
+            self.ref, self.oid = parse_probe(git(self.root, *PROBE))
+
+    @property
+    def moved(self) -> bool:
+        self.ask()
+        return (self.ref, self.oid) != (self.old_ref, self.old_oid)
+
+    def read(self) -> set[bytes]:
+        self.ask()
+        if self.lines is None:
+            data = git(self.root, "cat-file", "blob", self.oid) if self.oid else b""
+            self.lines = {piece for piece in (data or b"").split(b"\n") if piece.strip()}
+        return self.lines
+
+    def held(self, raw: bytes) -> bool:
+        """Whether the upstream holds `raw`; by the store's record when the
+        upstream has not moved, since every line it recorded was applied."""
+        if self.moved:
+            return raw in self.read()
+        return zlib.crc32(raw) in self.old
+
+    def new_lines(self) -> set[bytes]:
+        """The upstream's lines the store has not recorded (none when it has not moved)."""
+        if not self.moved:
+            return set()
+        return {raw for raw in self.read() if zlib.crc32(raw) not in self.old}
+
+
+# -- the change --------------------------------------------------------------------------
+
+
+def _common_prefix(a: bytes, b: bytes, limit: int) -> int:
+    start = 0
+    while start < limit:
+        end = min(start + _CHUNK, limit)
+        if a[start:end] != b[start:end]:
+            low, high = start, end  # a[:low] == b[:low]; they differ before high
+            while high - low > 1:
+                middle = (low + high) // 2
+                if a[low:middle] == b[low:middle]:
+                    low = middle
+                else:
+                    high = middle
+            return low
+        start = end
+    return limit
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    done = 0
+    while done < limit:
+        step = min(_CHUNK, limit - done)
+        if a[len(a) - done - step : len(a) - done] != b[len(b) - done - step : len(b) - done]:
+            low, high = done, done + step  # the last `low` bytes agree; not the last `high`
+            while high - low > 1:
+                middle = (low + high) // 2
+                if a[len(a) - middle : len(a) - low] == b[len(b) - middle : len(b) - low]:
+                    low = middle
+                else:
+                    high = middle
+            return low
+        done += step
+    return limit
+
+
+def changed_lines(now: bytes, seen: bytes) -> tuple[set[bytes], set[bytes]]:
+    """(lines of `now` not among `seen`'s, lines of `seen` not among `now`'s),
+    read only between the longest common head and tail of whole lines."""
+    head = _common_prefix(now, seen, min(len(now), len(seen)))
+    head = now.rfind(b"\n", 0, head) + 1  # back to a line start, inside the common head
+    tail = _common_suffix(now, seen, min(len(now), len(seen)) - head)
+    cut = now.find(b"\n", len(now) - tail) + 1 if tail else 0  # a line start, in the tail
+    tail = len(now) - cut if cut and tail else 0
+    added = set(now[head : len(now) - tail].split(b"\n"))
+    removed = set(seen[head : len(seen) - tail].split(b"\n"))
+    return {r for r in added - removed if r.strip()}, {r for r in removed - added if r.strip()}
+
+
+class Entry:
+    """A memory, tombstone or redaction line of the change, read loosely (the
+    full check is `sync`'s): its raw bytes, its id and its canonical text."""
+
+    __slots__ = ("id", "raw", "text")
+
+    def __init__(self, raw: bytes, memory_id: str, text: str) -> None:
+        self.raw, self.id, self.text = raw, memory_id, text
+
+
+def _fits(header: dict[str, Any], project_id: str | None) -> bool:
+    """A header this version reads, of this project (what `sync` refuses otherwise)."""
+    schema = header.get("schema")
+    return (
+        isinstance(schema, int)
+        and schema <= ledger.SCHEMA
+        and project_id is not None
+        and header.get("project") == project_id
+    )
+
+
+def entry(raw: bytes, *, added: bool = True, project_id: str | None = None) -> Entry | None:
+    """The line as an entry; None for one sync skips or needs nothing from
+    (unreadable, an anchor, a header removed). A header or conflict marker
+    added: the full pass, which refuses what it must."""
+    if len(raw) > MAX_LINE_BYTES:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if ledger.has_markers(text):
+        raise FullPass("conflict markers")
+    try:
+        data = jsontext.as_object(jsontext.loads(text))
+    except (ValueError, RecursionError):
+        return None
+    if data is None:
+        return None
+    record, memory_id = data.get("record"), data.get("id")
+    if record == ledger.HEADER and added and not _fits(data, project_id):
+        raise FullPass("a header from another project or a newer schema")
+    if record not in ledger.ENTRY_RANK or not isinstance(memory_id, str):
+        return None
+    return Entry(raw, memory_id, ledger.canonical(data))
+
+
+def taken(db: Db, texts: Iterable[str]) -> set[str]:
+    """Which of `texts` a sync already took as claims (`provenance.taken`)."""
+    wanted = {sha256(text): text for text in texts}
+    if not wanted:
+        return set()
+    found = db.execute(
+        "SELECT line_hash FROM ledger_provenance WHERE source != ?"
+        " AND line_hash IN (SELECT value FROM json_each(?))",
+        (_UPSTREAM_SOURCE, canonical_json(sorted(wanted))),
+    )
+    return {wanted[str(row[0])] for row in found}
+
+
+def _group(data: bytes, memory_id: str) -> set[bytes]:
+    """Every line of `data` for `memory_id` (a line naming it as a JSON
+    string, found by a byte search, whose id it is)."""
+    needle = b'"' + memory_id.encode("utf-8") + b'"'
+    found: set[bytes] = set()
+    at = data.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        found.add(data[start:end])
+        at = data.find(needle, end)
+    return {raw for raw in found if (e := entry(raw)) is not None and e.id == memory_id}
+
+
+# -- one pass ----------------------------------------------------------------------------
+
+
+class Work:
+    """What a change leaves to apply (`ledger_refresh.py` hands it to `sync.apply_lines`):
+    the file's lines and the upstream's lines for the ids `ids`."""
+
+    def __init__(
+        self,
+        state: dict[str, Any],
+        now: bytes,
+        info: os.stat_result,
+        up: Upstream,
+        lines: set[bytes],
+        theirs: set[bytes],
+        ids: set[str],
+    ) -> None:
+        self.state, self.now, self.info, self.up = state, now, info, up
+        self.lines, self.theirs, self.ids = lines, theirs, ids
+
+    def remember(self, db: Db, claims: Iterable[bytes]) -> None:
+        """In the transaction that applied the work: the file and upstream as
+        seen, and the raw lines taken as claims."""
+        if ledger_state(db) != self.state:
+            raise FullPass("another sync ran meanwhile")
+        _remember(db, self.state, self.now, self.info, self.up)
+        record_claims(db, claims)
+
+
+def delta(store: Store, root: str, project_id: str) -> str | Work:
+    """The change since the last sync: "unchanged" (only the file's time
+    moved) or "seen" (nothing in it to apply), recorded; or the Work left.
+    FullPass when the change cannot be read apart from the rest."""
+    db = store.db
+    state = ledger_state(db)
+    seen = seen_bytes(db, state)
+    found = read_regular(os.path.join(root, ".tree-ring", "ledger.jsonl"))
+    if seen is None or found is None:
+        raise FullPass("nothing seen to compare with")
+    now, info = found
+    if now == seen:
+        return _record(store, state, None, info, None, "unchanged")
+    added, removed = changed_lines(now, seen)
+    new = [e for e in (entry(raw, project_id=project_id) for raw in added) if e is not None]
+    gone = [e for e in (entry(raw, added=False) for raw in removed) if e is not None]
+    ids = {e.id for e in (*new, *gone)}
+    if len(ids) > MAX_IDS:
+        raise FullPass("a large change")
+    mine = {line.data["id"]: line.text for line in store_lines(db, project_id, ids).values()}
+    new = [e for e in new if mine.get(e.id) != e.raw.decode()]  # the store's own: nothing to do
+    gone = [e for e in gone if mine.get(e.id) != e.raw.decode()]
+    up = Upstream(db, root)
+    work: list[Entry] = []
+    if new:  # a line not the store's own: what does the upstream hold?
+        known = recorded_claims(db)
+        claims = [e for e in new if not up.held(e.raw) and zlib.crc32(e.raw) not in known]
+        taken_texts = taken(db, [e.text for e in claims])
+        work += [e for e in claims if e.text not in taken_texts]
+        if up.moved:
+            work += [e for e in new if up.held(e.raw) and zlib.crc32(e.raw) not in up.old]
+    # A removed line may have hidden another line of its id: read that id again.
+    work_ids = {e.id for e in work} | {e.id for e in gone if _group(now, e.id)}
+    if work_ids:
+        up.ask()
+    if up.asked and up.moved:  # the upstream's lines the store has not recorded
+        theirs = [e for e in (entry(r, project_id=project_id) for r in up.new_lines()) if e]
+        held = {e.id for e in theirs if e.id not in mine}
+        mine.update(
+            (line.data["id"], line.text) for line in store_lines(db, project_id, held).values()
+        )
+        work_ids |= {e.id for e in theirs if mine.get(e.id) != e.raw.decode()}
+    if not work_ids:
+        # Nothing to apply: the kept bytes stay (a line of the change is looked
+        # at again next time, cheaply) unless the change has grown large.
+        keep = now if len(added) + len(removed) > KEEP_AFTER else None
+        return _record(store, state, keep, info, up, "seen")
+    if len(work_ids) > MAX_IDS:
+        raise FullPass("a large change")
+    lines = {e.raw for e in work}
+    for memory_id in work_ids:
+        lines |= _group(now, memory_id)
+    upstream_lines: set[bytes] = set()
+    # The upstream's lines for those ids, when it moved or one of them may be its
+    # own; otherwise the store's record says none of them is.
+    if up.oid is not None and (up.moved or any(zlib.crc32(raw) in up.old for raw in lines)):
+        upstream_data = b"\n".join(sorted(up.read()))
+        for memory_id in work_ids:
+            upstream_lines |= _group(upstream_data, memory_id)
+    return Work(state, now, info, up, lines, upstream_lines, work_ids)
+
+
+def _record(
+    store: Store,
+    state: dict[str, Any],
+    now: bytes | None,
+    info: os.stat_result,
+    up: Upstream | None,
+    said: str,
+) -> str:
+    with store.write() as db:
+        if ledger_state(db) != state:
+            raise FullPass("another sync ran meanwhile")
+        _remember(db, state, now, info, up)
+    return said
+
+
+def _remember(
+    db: Db, state: dict[str, Any], now: bytes | None, info: os.stat_result, up: Upstream | None
+) -> None:
+    """The file as this pass saw it (None: the bytes already kept); the
+    upstream as it read it, when it moved."""
+    fresh = dict(state)
+    fresh.update(size=info.st_size, mtime_ns=info.st_mtime_ns)
+    if now is not None:
+        fresh["sha256"] = None  # the kept bytes say what was seen; the hash is the full pass's
+        keep_seen(db, fresh, now)
+    settings.write(db, SETTING, fresh)
+    if up is not None and up.asked and up.moved:
+        record_upstream(db, up.ref, up.oid, up.read())

@@ -1,0 +1,51 @@
+"""The SessionStart hook's import of a changed team ledger.
+
+The change alone (`ledger_delta.py`) when it can be read apart from the rest;
+what it leaves to apply goes through `sync.apply_lines`, in one transaction
+with the record of what was seen; otherwise the full pass (`sync.refresh`).
+`sync.py` is imported only when a line must be applied.
+"""
+
+from __future__ import annotations
+
+from tree_ring.ops import ledger_delta
+from tree_ring.ops.ledger_delta import FullPass, Work
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.store.db import Store
+
+
+def refresh(store: Store, root: str, project_id: str) -> str:
+    """What the pass took: "unchanged" (only the file's time moved), "seen"
+    (nothing new to apply), "applied" (the change) or "full" (the full pass)."""
+    try:
+        found = ledger_delta.delta(store, root, project_id)
+        if not isinstance(found, Work):
+            return found
+        return _apply(store, root, project_id, found)
+    except FullPass:
+        from tree_ring.ops import sync
+
+        sync.refresh(store, root, project_id)
+        return "full"
+
+
+def _apply(store: Store, root: str, project_id: str, work: Work) -> str:
+    from tree_ring.ops import sync
+
+    up = work.up
+    with store.write() as db:
+        report = sync.apply_lines(
+            db,
+            root,
+            project_id,
+            b"\n".join(sorted(work.lines)),
+            up.ref,
+            up.oid,
+            work.theirs,
+            work.ids,
+        )
+        work.remember(db, report.claim_lines)
+    sync.settle(store, report)
+    return "applied"

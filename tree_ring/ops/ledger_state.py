@@ -1,0 +1,112 @@
+"""What the store says as team ledger lines: one line per id it shares.
+
+`sync.py` writes the ledger from these lines and reads a ledger line the store
+itself would write as the store's own. The SessionStart hook's pass over a
+changed ledger (`ledger_delta.py`) asks for the lines of a few ids only, so
+this module stays light: no `re`, `json`, `typing` or `dataclasses`.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.record import PRIVATE_SCOPES, Memory, canonical_json
+from tree_ring.ops import ledger
+from tree_ring.ops.ledger import Line
+from tree_ring.store import audit, rows
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from tree_ring.store.sql import Db
+
+CARRIED = "readmitted"  # readmit.CARRIED: the key a ledger line carries a re-admission under
+_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+def is_memory_id(text: str) -> bool:
+    """`mem_` and 1 to 120 of [A-Za-z0-9_.-] (sync's `_ID`), without `re`."""
+    rest = text[4:]
+    return text.startswith("mem_") and 1 <= len(rest) <= 120 and _ID_CHARS.issuperset(rest)
+
+
+def memory_line(memory: Memory, readmitted: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A memory's ledger line; with the person's re-admission it was written
+    over tombstones by, which travels with it (`readmit.py`)."""
+    line = {"record": ledger.MEMORY, **memory.to_dict()}
+    if readmitted is not None:
+        line[CARRIED] = readmitted
+    return line
+
+
+def _stones_by_id(
+    db: Db, project_id: str, ids: list[str] | None = None
+) -> dict[str, tuple[list[str], str, str]]:
+    """Memory id -> (hashes, latest time, kind) of the project's content tombstones."""
+    sql = (
+        "SELECT memory_id, content_hash, created_at, kind FROM content_tombstones WHERE project = ?"
+    )
+    params: list[Any] = [project_id]
+    if ids is not None:
+        sql += " AND memory_id IN (SELECT value FROM json_each(?))"
+        params.append(canonical_json(ids))
+    found: dict[str, tuple[list[str], str, str]] = {}
+    for memory_id, content_hash, at, kind in db.execute(
+        sql + " ORDER BY memory_id, content_hash", params
+    ):
+        hashes, latest, held = found.get(memory_id, ([], "", "forgotten"))
+        hashes.append(content_hash)
+        found[memory_id] = (hashes, max(latest, at), "rejected" if kind == "rejected" else held)
+    return found
+
+
+def state_line(
+    memory_id: str,
+    memory: Memory | None,
+    stones: tuple[list[str], str, str] | None,
+    readmitted: dict[str, Any] | None = None,
+) -> Line | None:
+    """What the store says of one id, as a ledger line, or None for nothing shared."""
+    if memory is None or memory.trust == "rejected":
+        if stones is None:
+            return None
+        hashes, at, kind = stones
+        return Line(
+            {"record": ledger.TOMBSTONE, "id": memory_id, "at": at, "hashes": hashes, "kind": kind}
+        )
+    if memory.scope in PRIVATE_SCOPES:
+        return None
+    if memory.redacted_at is not None:
+        hashes = stones[0] if stones else []
+        at = memory.redacted_at
+        return Line({"record": ledger.REDACTION, "id": memory.id, "at": at, "hashes": hashes})
+    if memory.trust != "accepted" or memory.sensitivity != "normal":
+        return None
+    return Line(memory_line(memory, readmitted))
+
+
+def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> dict[str, Line]:
+    """Every id the store shares, as ledger lines by key; with `ids`, those ids only."""
+    wanted = None if ids is None else sorted(set(ids))
+    stones = _stones_by_id(db, project_id, wanted)
+    readmitted = audit.readmissions(db, wanted)
+    sql = "SELECT * FROM memories WHERE project = ?"
+    params: list[Any] = [project_id]
+    if wanted is not None:  # by primary key: `+project` keeps the planner off its index
+        sql = "SELECT * FROM memories WHERE +project = ? AND id IN (SELECT value FROM json_each(?))"
+        params.append(canonical_json(wanted))
+    out: dict[str, Line] = {}
+    seen: set[str] = set()
+    for row in db.execute(sql, params):
+        memory = rows.from_row(row)
+        seen.add(memory.id)
+        line = state_line(memory.id, memory, stones.get(memory.id), readmitted.get(memory.id))
+        if line is not None:
+            out[line.key] = line
+    for memory_id, (hashes, at, kind) in stones.items():
+        if memory_id in seen or not is_memory_id(memory_id):
+            continue
+        line = state_line(memory_id, None, (hashes, at, kind))
+        if line is not None:
+            out[line.key] = line
+    return out
