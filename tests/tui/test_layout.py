@@ -17,7 +17,7 @@ def text(lines: list[layout.Line]) -> list[str]:
 
 def dashboard(**counts: int) -> Dashboard:
     stats = tuple(RingStat(r, counts.get(r, 0)) for r in RINGS)
-    return Dashboard(rings=stats, total=sum(counts.values()))
+    return Dashboard(rings=stats, live=sum(counts.values()))
 
 
 def busy_state(count: int = 40) -> State:
@@ -48,7 +48,7 @@ def test_every_size_gives_exactly_its_lines_and_columns(width: int, height: int)
 def test_the_main_screen_at_80x24() -> None:
     state = busy_state()
     screen = text(layout.render(state, 80, 24, total=400))
-    assert screen[0].startswith(" TREE RING  rings:ambient  total:38")
+    assert screen[0].startswith(" TREE RING  rings:ambient  live:38")
     assert "review:0" in screen[0]
     assert "Memories (showing 40 of 400)" in screen[1]
     assert "Ambient rings" in screen[1]
@@ -189,13 +189,13 @@ def test_the_detail_names_every_field_flat_trust_and_origin_first() -> None:
 def test_the_header_shows_the_rings_and_the_view_apart() -> None:
     state = busy_state()
     screen = text(layout.render(state, 100, 24))
-    assert screen[0].startswith(" TREE RING  rings:ambient  total:")
+    assert screen[0].startswith(" TREE RING  rings:ambient  live:")
     assert "│Memories (" in screen[1]
     state.exploded = True
     state.view = "search"
     state.query = "deploy"
     screen = text(layout.render(state, 100, 24))
-    assert screen[0].startswith(" TREE RING  rings:exploded  total:")
+    assert screen[0].startswith(" TREE RING  rings:exploded  live:")
     assert "search" not in screen[0] and "│Results: deploy (" in screen[1]
 
 

@@ -49,7 +49,8 @@ def selected(term: Terminal) -> str:
 def test_opens_on_the_rings_and_the_newest_memories(term: Terminal) -> None:
     term.wait_for("tests run with pytest")
     lines = term.lines()
-    assert lines[0].startswith(" TREE RING  rings:ambient  total:4  private:1")
+    # The header's live count is the list's own; the private row is hidden.
+    assert lines[0].startswith(" TREE RING  rings:ambient  live:3  hidden:1  review:0")
     assert "Ambient rings" in lines[1] and "Memories (3)" in lines[1]
     assert "tests run with pytest" in selected(term)
     assert "dentist" not in term.text  # sensitive: hidden until asked
@@ -80,6 +81,8 @@ def test_toggle_sensitive(term: Terminal) -> None:
     term.keys("i")
     term.wait_for("dentist")
     assert "[health]" in term.row_with("dentist")
+    # Shown, the private row is live and listed: the header counts it.
+    assert "live:4  private:1" in term.lines()[0] and "Memories (4)" in term.text
     term.keys("i")
     term.wait_for(lambda text: "dentist" not in text)
 
@@ -92,6 +95,9 @@ def test_approve_a_pending_memory(root: Path) -> None:
     )
     term = Terminal(root)
     term.wait_for("review:1")
+    # The pending memory is listed (labelled), so the header counts it too.
+    term.wait_for("Memories (4)")
+    assert "live:4  hidden:1" in term.lines()[0]
     term.keys("v")
     term.wait_for("Review queue (1)")
     assert "always run the linter" in selected(term)
@@ -130,7 +136,7 @@ def test_a_write_from_another_process_shows_within_a_second(term: Terminal, root
     # The loop polls every quarter second; a loaded machine gets some slack.
     took = term.wait_for("written from another terminal", timeout=5)
     assert took < 1.5
-    assert "total:5" in term.lines()[0]
+    assert "live:4" in term.lines()[0]
 
 
 def test_resize_redraws_at_the_new_size(term: Terminal) -> None:

@@ -63,8 +63,12 @@ def header(state: State, width: int) -> Line:
     # the list's title, so neither passes for the other.
     shape = "exploded" if state.exploded else "ambient"
     line: Line = [(" TREE RING ", "brand"), (f" rings:{shape}", "accent")]
-    line.append((f"  total:{d.total}", "title"))
-    line.append((f"  private:{d.private}", "warn" if d.private else "dim"))
+    # `live:` is the memory list's own count (`Dashboard.live`). The private
+    # rows are in it while `i` shows them; until then they are `hidden:`, as
+    # the web view says of the rows it leaves out.
+    line.append((f"  live:{d.live}", "title"))
+    private = "private" if state.include_sensitive else "hidden"
+    line.append((f"  {private}:{d.private}", "warn" if d.private else "dim"))
     line.append((f"  review:{d.review}", "warn" if d.review else "dim"))
     if d.inbox is not None:
         line.append((f"  inbox:{d.inbox}", "warn" if d.inbox else "dim"))
