@@ -7,6 +7,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -249,3 +250,43 @@ def test_promote_an_agents_capture_from_the_inbox(root: Path) -> None:
     shown = json.loads(cli(root, "list", "--json"))
     (promoted,) = [m for m in shown["items"] if "flaky upload" in m["summary"]]
     assert promoted["scope"] == "project"
+
+
+TREE, CJK, COMBINED = "\U0001f332", "年輪", "cafe\u0301"
+WIDE = f"the {TREE} tree: {CJK} rings, a {COMBINED} note, and words to the pane's edge"
+
+
+def divider_columns(term: Terminal) -> set[int]:
+    """The columns the panes' divider is drawn in, over the body's rows."""
+    body = range(1, term.screen.lines - 3)
+    return {x for y in body for x, cell in term.screen.buffer[y].items() if cell.data == "│"}
+
+
+def test_wide_characters_keep_the_title_and_the_panes_in_place(project_root: Path) -> None:
+    cli(project_root, "remember", WIDE)
+    term = Terminal(project_root)
+    term.wait_for("Memories (1)")
+    term.keys("s")
+    term.type(f"{TREE} {CJK} {COMBINED}")
+    term.keys("\r")
+    term.wait_for("Results:")
+    title = term.row_with("Results:")
+    # The title ends with its count: the wide characters took their two columns
+    # each, so nothing was pushed off the screen's edge.
+    # (pyte composes a letter and its combining mark into one character.)
+    composed = unicodedata.normalize("NFC", COMBINED)
+    assert title.rstrip().endswith(f"Results: {TREE} {CJK} {composed} (1)")
+    assert f"the {TREE} tree: {CJK} rings, a caf" in selected(term)  # cut at the edge
+    # The detail wraps the summary by columns: no word is lost past the edge.
+    detail = " ".join(line.split("│")[-1].strip() for line in term.lines()[13:22])
+    assert f"summary: {unicodedata.normalize('NFC', WIDE)}" in detail
+    assert divider_columns(term) == {30}
+    # A query too wide for the title is clipped; the count stays on the screen.
+    term.keys("s", *["\x7f"] * 20)
+    term.type(f"{TREE} {CJK * 12}")
+    term.keys("\r")
+    term.wait_for(lambda text: f"Results: {TREE} 年" in text and "…" in text)
+    assert term.row_with("Results:").rstrip().endswith("… (0)")
+    assert divider_columns(term) == {30}
+    term.keys("\x1b", "q")
+    assert term.finish() == 0

@@ -3,15 +3,14 @@
 Pure, so a test can read the screen without a terminal. At 60x16 and more:
 a header; on the left the rings picture over the ring activity panel; on the
 right the list over the detail pane; then the prompt or status line and the
-key help. Smaller, the list alone between header and footer. Every line is
-exactly the width, and there are exactly `height` of them.
+key help. Smaller, the list alone between header and footer. Every line
+takes exactly the width in terminal columns (`cells`: a wide character takes
+two, a combining mark none), and there are exactly `height` of them.
 """
 
 from __future__ import annotations
 
-import textwrap
-
-from tree_ring.tui import rings
+from tree_ring.tui import cells, rings
 from tree_ring.tui.actions import memory_lines
 from tree_ring.tui.commands import COMMANDS
 from tree_ring.tui.keys import KEY_HELP, footer
@@ -43,15 +42,18 @@ def clean(text: str) -> str:
 
 
 def fit(line: Line, width: int) -> Line:
-    """`line` cut or padded to exactly `width` characters."""
+    """`line` cut or padded to exactly `width` terminal columns."""
     out: Line = []
     used = 0
     for text, style in line:
         if used >= width:
             break
-        piece = clean(text)[: width - used]
+        whole = clean(text)
+        piece, columns = cells.cut(whole, width - used)
         out.append((piece, style))
-        used += len(piece)
+        used += columns
+        if len(piece) < len(whole):
+            break  # cut: a wide character may have left a column, which stays blank
     if used < width:
         out.append((" " * (width - used), "plain"))
     return out
@@ -110,7 +112,7 @@ def item_line(item: Item, width: int, selected: bool) -> Line:
 def wrap(lines: list[str], width: int, style: str = "plain") -> list[Line]:
     out: list[Line] = []
     for text in lines:
-        pieces = textwrap.wrap(clean(text), width, subsequent_indent="  ") or [""]
+        pieces = cells.wrap(clean(text), width, "  ") or [""]
         out.extend([[(p, style)] for p in pieces])
     return out
 
@@ -156,8 +158,8 @@ def contradiction(memory: Memory, others: tuple[Memory, ...], width: int) -> lis
         right = [f"{other.id} ({other.trust})", other.summary]
         if width >= 50:
             half = (width - 3) // 2
-            a = textwrap.wrap(" ".join(left[1:]), half) or [""]
-            b = textwrap.wrap(" ".join(right[1:]), half) or [""]
+            a = cells.wrap(clean(" ".join(left[1:])), half) or [""]
+            b = cells.wrap(clean(" ".join(right[1:])), half) or [""]
             heads = fit([(left[0], "accent")], half), fit([(right[0], "accent")], half)
             out.append([*heads[0], (" | ", "dim"), *heads[1]])
             for i in range(max(len(a), len(b))):
@@ -195,17 +197,21 @@ def help_lines(width: int) -> list[Line]:
     ]
 
 
-def list_title(state: State, shown: int, total: int | None) -> str:
-    title = TITLES.get(state.view, state.view)
-    if state.view == "search":
-        title = f"Results: {state.query}"
+def list_title(state: State, shown: int, total: int | None, width: int | None = None) -> str:
+    """The view and its count; a search's query is clipped to keep the count in `width`."""
     count = f"{shown}" if total is None or total == shown else f"showing {shown} of {total}"
     flags: list[str] = []
     if state.include_sensitive:
         flags.append("sensitive shown")
     if state.include_superseded:
         flags.append("superseded shown")
-    return f"{title} ({count})" + (f" [{', '.join(flags)}]" if flags else "")
+    tail = f" ({count})" + (f" [{', '.join(flags)}]" if flags else "")
+    if state.view != "search":
+        return TITLES.get(state.view, state.view) + tail
+    query = clean(state.query)
+    if width is not None:
+        query = cells.clip(query, max(width - cells.width(f"Results: {tail}"), 1))
+    return f"Results: {query}{tail}"
 
 
 def bottom(state: State, width: int) -> tuple[Line, Line]:
@@ -239,7 +245,8 @@ def render(
     if width < MIN_FULL[0] or height < MIN_FULL[1]:
         state.page = body_h - 1
         state.scroll()
-        body = [fit([(list_title(state, len(state.items), total), "title")], width)]
+        title = list_title(state, len(state.items), total, width)
+        body = [fit([(title, "title")], width)]
         body += _list(state, width, body_h - 1)
         return [top, *body, prompt, keys]
     left_w = max(24, width * 38 // 100)
@@ -249,7 +256,8 @@ def render(
     detail_h = body_h - 2 - list_h
     state.page = list_h
     state.scroll()
-    right = [fit([(list_title(state, len(state.items), total), "title")], right_w)]
+    title = list_title(state, len(state.items), total, right_w)
+    right = [fit([(title, "title")], right_w)]
     right += _list(state, right_w, list_h)
     right.append(fit([("Detail", "title")], right_w))
     right += [fit(line, right_w) for line in detail(state, right_w)[:detail_h]]
