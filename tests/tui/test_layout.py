@@ -57,8 +57,22 @@ def test_the_main_screen_at_80x24() -> None:
     # Trust and origin on every row.
     assert all(("PEND" in r or "acc" in r) and ("claude" in r or "person" in r) for r in rows)
     assert screen[2].split("│")[1].startswith("> ")
-    assert screen[-1].startswith("q quit")
+    assert screen[-2].startswith("q quit") and screen[-1].startswith("a approve")
     assert any(line.startswith("x scar 3") for line in screen)
+
+
+def test_every_key_is_on_the_screen_or_in_the_help_at_80x24() -> None:
+    from tree_ring.tui.keys import FOOTER, KEY_HELP
+
+    screen = text(layout.render(busy_state(), 80, 24))
+    footer = {part.strip() for line in screen[-2:] for part in line.split("  ") if part.strip()}
+    assert {"? help", "l log", "t time", "w stream", "a approve", "f forget"} <= footer
+    assert footer <= set(FOOTER)  # whole entries only: none cut at the edge
+    # `?` lists every key on its first page, without scrolling.
+    shown = "\n".join(text(layout.render(State(help=True), 80, 24)))
+    assert [names for names, _ in KEY_HELP if f"{names} " not in shown] == []
+    assert [what for _, what in KEY_HELP if what not in shown] == []  # none cut at the edge
+    assert "? help" in "".join(text(layout.render(busy_state(), 80, 15)))  # one line there
 
 
 def test_the_list_scrolls_with_the_cursor() -> None:
@@ -117,13 +131,13 @@ def test_help_scrolls_at_80x24() -> None:
 
 def test_prompts_take_the_status_line() -> None:
     state = State(status="stored mem_x")
-    assert text(layout.render(state, 80, 24))[-2].startswith("stored mem_x")
+    assert text(layout.render(state, 80, 24))[-3].startswith("stored mem_x")
     from tree_ring.tui.keys import handle_key
 
     handle_key(state, "/")
     for ch in "rings":
         handle_key(state, ch)
-    assert text(layout.render(state, 80, 24))[-2].startswith("/rings_")
+    assert text(layout.render(state, 80, 24))[-3].startswith("/rings_")
 
 
 # ------------------------------------------------------------------ rings

@@ -55,7 +55,9 @@ def test_opens_on_the_rings_and_the_newest_memories(term: Terminal) -> None:
     assert "Ambient rings" in lines[1] and "Memories (3)" in lines[1]
     assert "tests run with pytest" in selected(term)
     assert "dentist" not in term.text  # sensitive: hidden until asked
-    assert lines[-1].startswith("q quit")
+    # The key help on two lines: every key of a wide screen's footer at 80 columns.
+    assert lines[-2].startswith("q quit  ? help") and lines[-2].rstrip().endswith("v review")
+    assert lines[-1].startswith("a approve") and "l log  t time  w stream" in lines[-1]
     assert "trust: accepted" in term.text and "origin: person" in term.text
 
 
@@ -145,10 +147,10 @@ def test_resize_redraws_at_the_new_size(term: Terminal) -> None:
     term.resize(120, 40)
     term.wait_for(lambda text: "origin: person" in text and len(text.splitlines()) == 40)
     lines = term.lines()
-    assert lines[-1].startswith("q quit  ? help") and lines[-1].rstrip().endswith("l log")
+    assert lines[-2].startswith("q quit  ? help") and lines[-1].rstrip().endswith("R reload")
     assert "accepted person" in term.row_with("tests run with pytest")
     term.resize(80, 24)
-    term.wait_for(lambda text: text.splitlines()[-1].startswith("q quit"))
+    term.wait_for(lambda text: text.splitlines()[-2].startswith("q quit"))
     assert "acc  person" in term.row_with("tests run with pytest")
     term.resize(40, 12)  # the list alone
     term.wait_for(lambda text: "Ambient" not in text)

@@ -3,9 +3,10 @@
 Pure, so a test can read the screen without a terminal. At 60x16 and more:
 a header; on the left the rings picture over the ring activity panel; on the
 right the list over the detail pane; then the prompt or status line and the
-key help. Smaller, the list alone between header and footer. Every line
-takes exactly the width in terminal columns (`cells`: a wide character takes
-two, a combining mark none), and there are exactly `height` of them.
+key help, on two lines when one does not hold it. Smaller, the list alone
+between header and footer. Every line takes exactly the width in terminal
+columns (`cells`: a wide character takes two, a combining mark none), and
+there are exactly `height` of them.
 """
 
 from __future__ import annotations
@@ -214,7 +215,8 @@ def list_title(state: State, shown: int, total: int | None, width: int | None = 
     return f"Results: {query}{tail}"
 
 
-def bottom(state: State, width: int) -> tuple[Line, Line]:
+def bottom(state: State, width: int, rows: int = 1) -> tuple[Line, list[Line]]:
+    """The prompt or status line, and the key help on at most `rows` lines."""
     p = state.prompt
     if p is not None:
         if p.kind == "command":
@@ -225,7 +227,7 @@ def bottom(state: State, width: int) -> tuple[Line, Line]:
             prompt = [(f"{p.label}: ", "brand"), (p.buffer, "plain"), ("_", "accent")]
     else:
         prompt = [(state.status, "status")]
-    return fit(prompt, width), fit([(footer(width), "accent")], width)
+    return fit(prompt, width), [fit([(keys, "accent")], width) for keys in footer(width, rows)]
 
 
 def render(
@@ -235,20 +237,21 @@ def render(
     if width < 20 or height < 6:
         return [fit([("enlarge the terminal", "warn")], width)] + [fit([], width)] * (height - 1)
     top = header(state, width)
-    prompt, keys = bottom(state, width)
-    body_h = height - 3
+    # The key help takes a second line where the screen has room for the panes.
+    prompt, keys = bottom(state, width, 2 if height >= MIN_FULL[1] else 1)
+    body_h = height - 2 - len(keys)
     if state.help:
         lines = help_lines(width)
         state.help_top = min(state.help_top, max(len(lines) - body_h, 0))
         shown = lines[state.help_top : state.help_top + body_h]
-        return [top, *shown, *[fit([], width)] * (body_h - len(shown)), prompt, keys]
+        return [top, *shown, *[fit([], width)] * (body_h - len(shown)), prompt, *keys]
     if width < MIN_FULL[0] or height < MIN_FULL[1]:
         state.page = body_h - 1
         state.scroll()
         title = list_title(state, len(state.items), total, width)
         body = [fit([(title, "title")], width)]
         body += _list(state, width, body_h - 1)
-        return [top, *body, prompt, keys]
+        return [top, *body, prompt, *keys]
     left_w = max(24, width * 38 // 100)
     right_w = width - left_w - 1
     left = _left(state, left_w, body_h, unicode)
@@ -263,7 +266,7 @@ def render(
     right += [fit(line, right_w) for line in detail(state, right_w)[:detail_h]]
     right += [fit([], right_w)] * (detail_h - (len(right) - list_h - 2))
     body = [left[i] + [("│" if unicode else "|", "dim")] + right[i] for i in range(body_h)]
-    return [top, *body, prompt, keys]
+    return [top, *body, prompt, *keys]
 
 
 def _list(state: State, width: int, rows: int) -> list[Line]:
