@@ -219,3 +219,17 @@ def test_the_exploded_ring_pane_is_titled_for_what_it_shows() -> None:
     screen = text(layout.render(state, 80, 24))
     assert screen[1].startswith("Exploded rings")
     assert not any(line.startswith("/rings") for line in screen[1:-2])
+
+
+def test_a_narrow_header_drops_whole_figures_never_a_view_of_the_past() -> None:
+    d = Dashboard(live=1234, private=12, review=3, inbox=7)
+    state = State(dashboard=d, as_of="2026-01-01T00:00:00Z", changes=2)
+    whole = text([layout.header(state, 400)])[0].split("  ")
+    for width in range(20, 131):
+        shown = text([layout.header(state, width)])[0]
+        assert len(shown) == width
+        figures = [f for f in shown.split("  ") if f.strip()]
+        assert {f.strip() for f in figures} <= {f.strip() for f in whole}, width
+        if width >= 38:
+            assert "as of 2026-01-01T00:00:00Z" in shown
+    assert "live:1234  hidden:12  review:3  as of" in text([layout.header(state, 80)])[0]

@@ -60,31 +60,53 @@ def fit(line: Line, width: int) -> Line:
     return out
 
 
+# What the header gives up first when the screen is too narrow for all of it:
+# the rings' shape (the panel shows it), the inbox, whether it is watching,
+# then the review queue; a view of another time is never dropped before the
+# counts, so a past screen cannot pass for the present.
+HEADER_KEEPS = ("brand", "as of", "valid at", "live", "private", "review", "watch", "inbox")
+
+
 def header(state: State, width: int) -> Line:
+    """The figures, whole: too narrow for them all, the least wanted go first."""
     d = state.dashboard
     # The rings pane's shape only: the view (memories, search, review...) is
     # the list's title, so neither passes for the other.
     shape = "exploded" if state.exploded else "ambient"
-    line: Line = [(" TREE RING ", "brand"), (f" rings:{shape}", "accent")]
+    parts: list[tuple[str, Segment]] = [
+        ("brand", (" TREE RING ", "brand")),
+        ("rings", (f" rings:{shape}", "accent")),
+    ]
     # `live:` is the memory list's own count (`Dashboard.live`). The private
     # rows are in it while `i` shows them; until then they are `hidden:`, as
     # the web view says of the rows it leaves out.
-    line.append((f"  live:{d.live}", "title"))
+    parts.append(("live", (f"  live:{d.live}", "title")))
     private = "private" if state.include_sensitive else "hidden"
-    line.append((f"  {private}:{d.private}", "warn" if d.private else "dim"))
-    line.append((f"  review:{d.review}", "warn" if d.review else "dim"))
+    parts.append(("private", (f"  {private}:{d.private}", "warn" if d.private else "dim")))
+    parts.append(("review", (f"  review:{d.review}", "warn" if d.review else "dim")))
     if d.inbox is not None:
-        line.append((f"  inbox:{d.inbox}", "warn" if d.inbox else "dim"))
+        parts.append(("inbox", (f"  inbox:{d.inbox}", "warn" if d.inbox else "dim")))
     if state.as_of:
-        line.append((f"  as of {state.as_of}", "warn"))
+        parts.append(("as of", (f"  as of {state.as_of}", "warn")))
     if state.valid_at:
-        line.append((f"  valid at {state.valid_at}", "warn"))
+        parts.append(("valid at", (f"  valid at {state.valid_at}", "warn")))
     if state.watching:
         seen = f" ({state.changes} from elsewhere)" if state.changes else ""
-        line.append((f"  watching{seen}", "live"))
+        parts.append(("watch", (f"  watching{seen}", "live")))
     else:
-        line.append(("  paused", "dim"))
-    return fit(line, width)
+        parts.append(("watch", ("  paused", "dim")))
+    rank = {name: i for i, name in enumerate(HEADER_KEEPS)}
+    while len(parts) > 1 and sum(cells.width(text) for text, _ in _joined(parts)) > width:
+        least = max(parts, key=lambda part: rank.get(part[0], len(rank)))
+        parts.remove(least)
+    return fit(_joined(parts), width)
+
+
+def _joined(parts: list[tuple[str, Segment]]) -> Line:
+    line = [segment for _, segment in parts]
+    if len(parts) > 1 and parts[1][0] != "rings":  # the brand's own space closes the gap
+        line[1] = (line[1][0][1:], line[1][1])
+    return line
 
 
 def item_line(item: Item, width: int, selected: bool) -> Line:
