@@ -76,9 +76,8 @@ FOOTER = (
 def footer(width: int, rows: int = 1) -> list[str]:
     """The key help in as few lines as hold it all, at most `rows`: whole
     entries, in order, each line within `width`. At 80 columns two lines hold
-    everything to `n inbox`, so no key of the one-line footer of a wider
-    screen is lost (`l log`, `t time`, `w stream` went first) and `? help`
-    is always on the first line."""
+    everything to `n inbox`, `? help` on the first (one line held only as far
+    as `v review`); `?` lists the rest."""
     lines: list[str] = []
     line = ""
     for part in FOOTER:
