@@ -125,7 +125,7 @@ def first_frame_ms(root: Path, timeout: float = 60.0) -> tuple[float, float]:
 
 def measure(root: Path, size: int, runs: int, with_pty: bool, project_id: str) -> dict[str, Any]:
     screen = first_screen(root)  # warm the page cache, and check the screen is whole
-    if len(screen) != 24 or "q quit" not in screen[-1] or f"total:{size}" not in screen[0]:
+    if len(screen) != 24 or "q quit" not in screen[-2] or f"live:{size}" not in screen[0]:
         raise RuntimeError("the first screen is not whole:\n" + "\n".join(screen))
     ui_cpu: list[float] = []
     ui_wall: list[float] = []

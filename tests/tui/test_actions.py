@@ -60,10 +60,40 @@ def test_the_dashboard_counts_live_rows_only(
     write(store, project_id, "a scar", ring="scar", confidence=0.9, salience=0.7)
     d = session.dashboard(State())
     counts = {s.ring: s.total for s in d.rings if s.total}
-    assert counts == {"cambium": 2, "scar": 1}
-    assert (d.total, d.private) == (3, 1)
+    assert counts == {"cambium": 1, "scar": 1}  # the private note is hidden
+    assert (d.live, d.private) == (2, 1)
+    d = session.dashboard(State(include_sensitive=True))
+    assert {s.ring: s.total for s in d.rings if s.total} == {"cambium": 2, "scar": 1}
+    assert (d.live, d.private) == (3, 1)
     scar = next(s for s in d.rings if s.ring == "scar")
     assert (scar.confidence, scar.salience, scar.top_event) == (0.9, 0.7, "note")
+
+
+@pytest.mark.parametrize("include_sensitive", [False, True])
+def test_the_header_counts_what_the_memory_list_shows(
+    store: Store, project_id: str, session: Session, include_sensitive: bool
+) -> None:
+    # Accepted, pending and disputed rows are listed (labelled); private ones
+    # only when shown. The header's `live` and the rings count the same rows.
+    seed_invisible(store, project_id, 50)
+    with store.write() as db:
+        rows.insert_many(
+            db,
+            [
+                *(make_memory(project_id, f"accepted {i}") for i in range(3)),
+                make_memory(project_id, "waits for review", trust="pending", ring="outer"),
+                make_memory(project_id, "in dispute", trust="disputed", ring="heartwood"),
+                make_memory(project_id, "a private note", sensitivity="health"),
+                make_memory(project_id, "a private pending", trust="pending", sensitivity="legal"),
+            ],
+        )
+    state = State(include_sensitive=include_sensitive)
+    session.load(state)
+    d = state.dashboard
+    listed = 7 if include_sensitive else 5
+    assert d.live == len(state.items) == session.totals["memories"] == listed
+    assert sum(s.total for s in d.rings) == d.live
+    assert (d.private, d.review) == (2, 3)
 
 
 def test_the_memory_list_is_the_live_project_in_every_partition(

@@ -33,6 +33,6 @@ def test_quick_benchmark_shape(tmp_path: Path) -> None:
     assert report["memories"] == 1_000 and report["runs"] == 3
     for key in ("first_screen_cpu_ms", "baseline_cpu_ms", "process_first_frame_wall_ms"):
         assert report[key] > 0
-    assert report["screen"][0].startswith(" TREE RING  rings:ambient  total:1000")
+    assert report["screen"][0].startswith(" TREE RING  rings:ambient  live:1000")
     assert len(report["screen"]) == 24
     assert "target: first screen under 300 ms" in table

@@ -7,7 +7,7 @@ from helpers import make_memory
 
 from tree_ring.model.record import Memory
 from tree_ring.tui import commands
-from tree_ring.tui.keys import footer, handle_key
+from tree_ring.tui.keys import FOOTER, footer, handle_key
 from tree_ring.tui.state import Action, Item, State
 
 
@@ -191,10 +191,29 @@ def test_quit_and_help() -> None:
 
 def test_footer_fits_its_width() -> None:
     for width in (20, 40, 80, 200):
-        line = footer(width)
-        assert len(line) <= width
-        assert line.startswith("q quit")
-    assert "? help" in footer(200)
+        for rows in (1, 2):
+            lines = footer(width, rows)
+            assert 1 <= len(lines) <= rows
+            assert all(len(line) <= width for line in lines)
+            assert lines[0].startswith("q quit")
+    assert "? help" in footer(200)[0]
+
+
+def entries(lines: list[str]) -> set[str]:
+    return {part for line in lines for part in line.split("  ")}
+
+
+def test_at_80_columns_two_lines_hold_every_key_a_wide_line_shows() -> None:
+    two = footer(80, 2)
+    assert len(two) == 2 and all(len(line) <= 80 for line in two)
+    assert entries(footer(140)) <= entries(two)
+    assert {"l log", "t time", "w stream", "? help", "a approve"} <= entries(two)
+    assert entries(two) == set(FOOTER[: len(entries(two))])  # whole entries, in order
+
+
+def test_a_footer_wide_enough_for_all_is_one_line() -> None:
+    assert footer(300, 2) == ["  ".join(FOOTER)]
+    assert entries(footer(120, 2)) == set(FOOTER)
 
 
 # ---------------------------------------------------------------- commands

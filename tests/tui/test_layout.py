@@ -17,7 +17,7 @@ def text(lines: list[layout.Line]) -> list[str]:
 
 def dashboard(**counts: int) -> Dashboard:
     stats = tuple(RingStat(r, counts.get(r, 0)) for r in RINGS)
-    return Dashboard(rings=stats, total=sum(counts.values()))
+    return Dashboard(rings=stats, live=sum(counts.values()))
 
 
 def busy_state(count: int = 40) -> State:
@@ -48,7 +48,7 @@ def test_every_size_gives_exactly_its_lines_and_columns(width: int, height: int)
 def test_the_main_screen_at_80x24() -> None:
     state = busy_state()
     screen = text(layout.render(state, 80, 24, total=400))
-    assert screen[0].startswith(" TREE RING  rings:ambient  total:38")
+    assert screen[0].startswith(" TREE RING  rings:ambient  live:38")
     assert "review:0" in screen[0]
     assert "Memories (showing 40 of 400)" in screen[1]
     assert "Ambient rings" in screen[1]
@@ -57,8 +57,22 @@ def test_the_main_screen_at_80x24() -> None:
     # Trust and origin on every row.
     assert all(("PEND" in r or "acc" in r) and ("claude" in r or "person" in r) for r in rows)
     assert screen[2].split("│")[1].startswith("> ")
-    assert screen[-1].startswith("q quit")
+    assert screen[-2].startswith("q quit") and screen[-1].startswith("a approve")
     assert any(line.startswith("x scar 3") for line in screen)
+
+
+def test_every_key_is_on_the_screen_or_in_the_help_at_80x24() -> None:
+    from tree_ring.tui.keys import FOOTER, KEY_HELP
+
+    screen = text(layout.render(busy_state(), 80, 24))
+    footer = {part.strip() for line in screen[-2:] for part in line.split("  ") if part.strip()}
+    assert {"? help", "l log", "t time", "w stream", "a approve", "f forget"} <= footer
+    assert footer <= set(FOOTER)  # whole entries only: none cut at the edge
+    # `?` lists every key on its first page, without scrolling.
+    shown = "\n".join(text(layout.render(State(help=True), 80, 24)))
+    assert [names for names, _ in KEY_HELP if f"{names} " not in shown] == []
+    assert [what for _, what in KEY_HELP if what not in shown] == []  # none cut at the edge
+    assert "? help" in "".join(text(layout.render(busy_state(), 80, 15)))  # one line there
 
 
 def test_the_list_scrolls_with_the_cursor() -> None:
@@ -117,13 +131,13 @@ def test_help_scrolls_at_80x24() -> None:
 
 def test_prompts_take_the_status_line() -> None:
     state = State(status="stored mem_x")
-    assert text(layout.render(state, 80, 24))[-2].startswith("stored mem_x")
+    assert text(layout.render(state, 80, 24))[-3].startswith("stored mem_x")
     from tree_ring.tui.keys import handle_key
 
     handle_key(state, "/")
     for ch in "rings":
         handle_key(state, ch)
-    assert text(layout.render(state, 80, 24))[-2].startswith("/rings_")
+    assert text(layout.render(state, 80, 24))[-3].startswith("/rings_")
 
 
 # ------------------------------------------------------------------ rings
@@ -189,13 +203,13 @@ def test_the_detail_names_every_field_flat_trust_and_origin_first() -> None:
 def test_the_header_shows_the_rings_and_the_view_apart() -> None:
     state = busy_state()
     screen = text(layout.render(state, 100, 24))
-    assert screen[0].startswith(" TREE RING  rings:ambient  total:")
+    assert screen[0].startswith(" TREE RING  rings:ambient  live:")
     assert "│Memories (" in screen[1]
     state.exploded = True
     state.view = "search"
     state.query = "deploy"
     screen = text(layout.render(state, 100, 24))
-    assert screen[0].startswith(" TREE RING  rings:exploded  total:")
+    assert screen[0].startswith(" TREE RING  rings:exploded  live:")
     assert "search" not in screen[0] and "│Results: deploy (" in screen[1]
 
 
@@ -205,3 +219,17 @@ def test_the_exploded_ring_pane_is_titled_for_what_it_shows() -> None:
     screen = text(layout.render(state, 80, 24))
     assert screen[1].startswith("Exploded rings")
     assert not any(line.startswith("/rings") for line in screen[1:-2])
+
+
+def test_a_narrow_header_drops_whole_figures_never_a_view_of_the_past() -> None:
+    d = Dashboard(live=1234, private=12, review=3, inbox=7)
+    state = State(dashboard=d, as_of="2026-01-01T00:00:00Z", changes=2)
+    whole = text([layout.header(state, 400)])[0].split("  ")
+    for width in range(20, 131):
+        shown = text([layout.header(state, width)])[0]
+        assert len(shown) == width
+        figures = [f for f in shown.split("  ") if f.strip()]
+        assert {f.strip() for f in figures} <= {f.strip() for f in whole}, width
+        if width >= 38:
+            assert "as of 2026-01-01T00:00:00Z" in shown
+    assert "live:1234  hidden:12  review:3  as of" in text([layout.header(state, 80)])[0]

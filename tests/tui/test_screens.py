@@ -46,7 +46,7 @@ def _dashboard() -> Dashboard:
         RingStat("heartwood", 5, 0.9, 0.9, 0, "fact"),
         RingStat("scar", 3, 0.5, 0.2, 2, "incident"),
     )
-    return Dashboard(rings=stats, total=44, private=3, review=9, inbox=2)
+    return Dashboard(rings=stats, live=44, private=3, review=9, inbox=2)
 
 
 def screens() -> dict[str, list[list[list[str]]]]:

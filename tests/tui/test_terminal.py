@@ -7,6 +7,7 @@ import json
 import sqlite3
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,11 +50,14 @@ def selected(term: Terminal) -> str:
 def test_opens_on_the_rings_and_the_newest_memories(term: Terminal) -> None:
     term.wait_for("tests run with pytest")
     lines = term.lines()
-    assert lines[0].startswith(" TREE RING  rings:ambient  total:4  private:1")
+    # The header's live count is the list's own; the private row is hidden.
+    assert lines[0].startswith(" TREE RING  rings:ambient  live:3  hidden:1  review:0")
     assert "Ambient rings" in lines[1] and "Memories (3)" in lines[1]
     assert "tests run with pytest" in selected(term)
     assert "dentist" not in term.text  # sensitive: hidden until asked
-    assert lines[-1].startswith("q quit")
+    # The key help on two lines: every key of a wide screen's footer at 80 columns.
+    assert lines[-2].startswith("q quit  ? help") and lines[-2].rstrip().endswith("v review")
+    assert lines[-1].startswith("a approve") and "l log  t time  w stream" in lines[-1]
     assert "trust: accepted" in term.text and "origin: person" in term.text
 
 
@@ -80,6 +84,8 @@ def test_toggle_sensitive(term: Terminal) -> None:
     term.keys("i")
     term.wait_for("dentist")
     assert "[health]" in term.row_with("dentist")
+    # Shown, the private row is live and listed: the header counts it.
+    assert "live:4  private:1" in term.lines()[0] and "Memories (4)" in term.text
     term.keys("i")
     term.wait_for(lambda text: "dentist" not in text)
 
@@ -92,6 +98,9 @@ def test_approve_a_pending_memory(root: Path) -> None:
     )
     term = Terminal(root)
     term.wait_for("review:1")
+    # The pending memory is listed (labelled), so the header counts it too.
+    term.wait_for("Memories (4)")
+    assert "live:4  hidden:1" in term.lines()[0]
     term.keys("v")
     term.wait_for("Review queue (1)")
     assert "always run the linter" in selected(term)
@@ -130,7 +139,7 @@ def test_a_write_from_another_process_shows_within_a_second(term: Terminal, root
     # The loop polls every quarter second; a loaded machine gets some slack.
     took = term.wait_for("written from another terminal", timeout=5)
     assert took < 1.5
-    assert "total:5" in term.lines()[0]
+    assert "live:4" in term.lines()[0]
 
 
 def test_resize_redraws_at_the_new_size(term: Terminal) -> None:
@@ -138,10 +147,10 @@ def test_resize_redraws_at_the_new_size(term: Terminal) -> None:
     term.resize(120, 40)
     term.wait_for(lambda text: "origin: person" in text and len(text.splitlines()) == 40)
     lines = term.lines()
-    assert lines[-1].startswith("q quit  ? help") and lines[-1].rstrip().endswith("l log")
+    assert lines[-2].startswith("q quit  ? help") and lines[-1].rstrip().endswith("R reload")
     assert "accepted person" in term.row_with("tests run with pytest")
     term.resize(80, 24)
-    term.wait_for(lambda text: text.splitlines()[-1].startswith("q quit"))
+    term.wait_for(lambda text: text.splitlines()[-2].startswith("q quit"))
     assert "acc  person" in term.row_with("tests run with pytest")
     term.resize(40, 12)  # the list alone
     term.wait_for(lambda text: "Ambient" not in text)
@@ -243,3 +252,43 @@ def test_promote_an_agents_capture_from_the_inbox(root: Path) -> None:
     shown = json.loads(cli(root, "list", "--json"))
     (promoted,) = [m for m in shown["items"] if "flaky upload" in m["summary"]]
     assert promoted["scope"] == "project"
+
+
+TREE, CJK, COMBINED = "\U0001f332", "年輪", "cafe\u0301"
+WIDE = f"the {TREE} tree: {CJK} rings, a {COMBINED} note, and words to the pane's edge"
+
+
+def divider_columns(term: Terminal) -> set[int]:
+    """The columns the panes' divider is drawn in, over the body's rows."""
+    body = range(1, term.screen.lines - 3)
+    return {x for y in body for x, cell in term.screen.buffer[y].items() if cell.data == "│"}
+
+
+def test_wide_characters_keep_the_title_and_the_panes_in_place(project_root: Path) -> None:
+    cli(project_root, "remember", WIDE)
+    term = Terminal(project_root)
+    term.wait_for("Memories (1)")
+    term.keys("s")
+    term.type(f"{TREE} {CJK} {COMBINED}")
+    term.keys("\r")
+    term.wait_for("Results:")
+    title = term.row_with("Results:")
+    # The title ends with its count: the wide characters took their two columns
+    # each, so nothing was pushed off the screen's edge.
+    # (pyte composes a letter and its combining mark into one character.)
+    composed = unicodedata.normalize("NFC", COMBINED)
+    assert title.rstrip().endswith(f"Results: {TREE} {CJK} {composed} (1)")
+    assert f"the {TREE} tree: {CJK} rings, a caf" in selected(term)  # cut at the edge
+    # The detail wraps the summary by columns: no word is lost past the edge.
+    detail = " ".join(line.split("│")[-1].strip() for line in term.lines()[13:22])
+    assert f"summary: {unicodedata.normalize('NFC', WIDE)}" in detail
+    assert divider_columns(term) == {30}
+    # A query too wide for the title is clipped; the count stays on the screen.
+    term.keys("s", *["\x7f"] * 20)
+    term.type(f"{TREE} {CJK * 12}")
+    term.keys("\r")
+    term.wait_for(lambda text: f"Results: {TREE} 年" in text and "…" in text)
+    assert term.row_with("Results:").rstrip().endswith("… (0)")
+    assert divider_columns(term) == {30}
+    term.keys("\x1b", "q")
+    assert term.finish() == 0

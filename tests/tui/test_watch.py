@@ -111,7 +111,7 @@ def test_a_write_elsewhere_is_counted_and_shown_at_the_next_poll(project_root: P
     assert state.changes == 2
     assert {item.key for item in state.items} >= set(written)
     header = window.frames[-1][0]
-    assert "total:3" in header and "watching (2 from elsewhere)" in header
+    assert "live:3" in header and "watching (2 from elsewhere)" in header
     # The first frame comes before the inbox is counted; the second, with the
     # count, right after it, before the loop waits for a key at all.
     assert window.reads[0] == 2
@@ -134,7 +134,7 @@ def test_a_paused_screen_does_not_reload(project_root: Path) -> None:
     window, state = _run(project_root, steps)
     assert state.watching is False and state.changes == 0
     assert [i.memory.summary for i in state.items if i.memory] == ["the build uses make"]
-    assert "paused" in window.frames[-1][0] and "total:1" in window.frames[-1][0]
+    assert "paused" in window.frames[-1][0] and "live:1" in window.frames[-1][0]
 
 
 def test_a_write_of_its_own_is_not_counted_as_from_elsewhere(project_root: Path) -> None:
@@ -151,4 +151,4 @@ def test_a_write_of_its_own_is_not_counted_as_from_elsewhere(project_root: Path)
     assert state.changes == 0
     summaries = {i.memory.summary for i in state.items if i.memory}
     assert summaries == {"the build uses make", "the cache is warmed at noon"}
-    assert "from elsewhere" not in window.frames[-1][0] and "total:2" in window.frames[-1][0]
+    assert "from elsewhere" not in window.frames[-1][0] and "live:2" in window.frames[-1][0]

@@ -39,11 +39,11 @@ PAGE = 500
 EXPORTS = "exports"
 
 # One pass over the live rows feeds the header and the ring panel: per ring,
-# event type, trust and privacy, how many and their confidence and salience.
+# event type and privacy, how many and their confidence and salience.
 # A 100,000-row store costs one scan, not one per figure.
 SCAN_SQL = (
-    "SELECT m.ring, m.event_type, m.trust, m.sensitivity != 'normal', count(*),"
-    " sum(m.confidence), sum(m.salience) FROM memories m WHERE {clause} GROUP BY 1, 2, 3, 4"
+    "SELECT m.ring, m.event_type, m.sensitivity != 'normal', count(*),"
+    " sum(m.confidence), sum(m.salience) FROM memories m WHERE {clause} GROUP BY 1, 2, 3"
 )
 # `ops/review.py`'s queue, counted (a test holds the two to the same count).
 # Written so SQLite takes the partial index of rows not accepted: the `+`
@@ -98,25 +98,35 @@ class Session:
     def dashboard(self, state: State, *, inbox_count: bool = True) -> Dashboard:
         """The header's figures and the ring panel, from one pass (`SCAN_SQL`);
         the inbox's count, a pass of its own, unless `inbox_count` is False
-        (the first frame, which then keeps the count it had, if any)."""
+        (the first frame, which then keeps the count it had, if any).
+
+        `live` and every ring's count are the rows the memory list shows at
+        the screen's toggles (accepted, pending and disputed; other
+        sensitivities only with `i`), so the header's `live:` is the list's
+        `Memories (N)` and the rings add up to it. `private` counts the live
+        rows of other sensitivities whether they are shown or not.
+        """
         from tree_ring.ops import inbox
 
         clause = self.where(self.view(state, include_sensitive=True, include_superseded=False))
         sums: dict[str, list[float]] = {ring: [0, 0.0, 0.0, 0] for ring in RINGS}
         events: dict[str, dict[str, int]] = {ring: {} for ring in RINGS}
-        listed = 0
-        for ring, event, trust, private, count, conf, sal in self.store.query(
+        listed = hidden = 0
+        for ring, event, private, count, conf, sal in self.store.query(
             SCAN_SQL.format(clause=clause.sql), clause.params
         ):
-            if state.include_sensitive or not private:
-                listed += count
-            if trust != "accepted" or ring not in sums:
-                continue
+            shown = state.include_sensitive or not private
+            listed += count if shown else 0
+            hidden += count if private else 0
+            if ring not in sums:
+                continue  # a value no ring has (a hand-edited row): listed, not drawn
             total = sums[ring]
+            total[3] += count if private else 0
+            if not shown:
+                continue
             total[0] += count
             total[1] += conf or 0.0
             total[2] += sal or 0.0
-            total[3] += count if private else 0
             events[ring][event] = events[ring].get(event, 0) + count
         self.listed = None if state.include_superseded else listed
         rings = tuple(
@@ -132,8 +142,8 @@ class Session:
         )
         return Dashboard(
             rings=rings,
-            total=sum(s.total for s in rings),
-            private=sum(s.private for s in rings),
+            live=listed,
+            private=hidden,
             review=int(self.store.db.scalar(QUEUED_SQL, {"project": self.project}) or 0),
             inbox=inbox.count(self.store, self.project)
             if self.whole_project and inbox_count

@@ -39,7 +39,7 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
     ("t", "time: believed as of TIME (empty: now)"),
     ("a x d", "approve, reject, dispute the selected memory"),
     ("f", "forget the selected memory (asks a reason)"),
-    ("p", "promote: an agent's capture to the project, else to heartwood"),
+    ("p", "promote: an agent's capture to the project, else heartwood"),
     ("K", "keep an inbox capture where it is (seen)"),
     ("R", "reload from the store"),
     ("?", "this help"),
@@ -47,31 +47,49 @@ KEY_HELP: tuple[tuple[str, str], ...] = (
 )
 
 
-def footer(width: int) -> str:
-    """The key help that fits one line."""
-    parts = [
-        "q quit",
-        "? help",
-        "/ cmd",
-        "s search",
-        "r rings",
-        "i sensitive",
-        "u superseded",
-        "v review",
-        "a approve",
-        "x reject",
-        "f forget",
-        "l log",
-        "t time",
-        "w stream",
-    ]
+# The key help at the foot of the screen, most wanted first; `?` lists every key.
+FOOTER = (
+    "q quit",
+    "? help",
+    "/ cmd",
+    "s search",
+    "r rings",
+    "i sensitive",
+    "u superseded",
+    "v review",
+    "a approve",
+    "x reject",
+    "f forget",
+    "l log",
+    "t time",
+    "w stream",
+    "m memories",
+    "n inbox",
+    "e evidence",
+    "d dispute",
+    "p promote",
+    "K keep",
+    "R reload",
+)
+
+
+def footer(width: int, rows: int = 1) -> list[str]:
+    """The key help in as few lines as hold it all, at most `rows`: whole
+    entries, in order, each line within `width`. At 80 columns two lines hold
+    everything to `n inbox`, `? help` on the first (one line held only as far
+    as `v review`); `?` lists the rest."""
+    lines: list[str] = []
     line = ""
-    for part in parts:
+    for part in FOOTER:
         candidate = f"{line}  {part}" if line else part
-        if len(candidate) > width:
-            break
-        line = candidate
-    return line
+        if len(candidate) <= width:
+            line = candidate
+            continue
+        lines.append(line)
+        if len(lines) == rows:
+            return lines
+        line = part if len(part) <= width else ""
+    return [*lines, line]
 
 
 def handle_key(state: State, key: str) -> Action | None:

@@ -3,15 +3,15 @@
 Pure, so a test can read the screen without a terminal. At 60x16 and more:
 a header; on the left the rings picture over the ring activity panel; on the
 right the list over the detail pane; then the prompt or status line and the
-key help. Smaller, the list alone between header and footer. Every line is
-exactly the width, and there are exactly `height` of them.
+key help, on two lines when one does not hold it. Smaller, the list alone
+between header and footer. Every line takes exactly the width in terminal
+columns (`cells`: a wide character takes two, a combining mark none), and
+there are exactly `height` of them.
 """
 
 from __future__ import annotations
 
-import textwrap
-
-from tree_ring.tui import rings
+from tree_ring.tui import cells, rings
 from tree_ring.tui.actions import memory_lines
 from tree_ring.tui.commands import COMMANDS
 from tree_ring.tui.keys import KEY_HELP, footer
@@ -43,41 +43,70 @@ def clean(text: str) -> str:
 
 
 def fit(line: Line, width: int) -> Line:
-    """`line` cut or padded to exactly `width` characters."""
+    """`line` cut or padded to exactly `width` terminal columns."""
     out: Line = []
     used = 0
     for text, style in line:
         if used >= width:
             break
-        piece = clean(text)[: width - used]
+        whole = clean(text)
+        piece, columns = cells.cut(whole, width - used)
         out.append((piece, style))
-        used += len(piece)
+        used += columns
+        if len(piece) < len(whole):
+            break  # cut: a wide character may have left a column, which stays blank
     if used < width:
         out.append((" " * (width - used), "plain"))
     return out
 
 
+# What the header gives up first when the screen is too narrow for all of it:
+# the rings' shape (the panel shows it), the inbox, whether it is watching,
+# then the review queue; a view of another time is never dropped before the
+# counts, so a past screen cannot pass for the present.
+HEADER_KEEPS = ("brand", "as of", "valid at", "live", "private", "review", "watch", "inbox")
+
+
 def header(state: State, width: int) -> Line:
+    """The figures, whole: too narrow for them all, the least wanted go first."""
     d = state.dashboard
     # The rings pane's shape only: the view (memories, search, review...) is
     # the list's title, so neither passes for the other.
     shape = "exploded" if state.exploded else "ambient"
-    line: Line = [(" TREE RING ", "brand"), (f" rings:{shape}", "accent")]
-    line.append((f"  total:{d.total}", "title"))
-    line.append((f"  private:{d.private}", "warn" if d.private else "dim"))
-    line.append((f"  review:{d.review}", "warn" if d.review else "dim"))
+    parts: list[tuple[str, Segment]] = [
+        ("brand", (" TREE RING ", "brand")),
+        ("rings", (f" rings:{shape}", "accent")),
+    ]
+    # `live:` is the memory list's own count (`Dashboard.live`). The private
+    # rows are in it while `i` shows them; until then they are `hidden:`, as
+    # the web view says of the rows it leaves out.
+    parts.append(("live", (f"  live:{d.live}", "title")))
+    private = "private" if state.include_sensitive else "hidden"
+    parts.append(("private", (f"  {private}:{d.private}", "warn" if d.private else "dim")))
+    parts.append(("review", (f"  review:{d.review}", "warn" if d.review else "dim")))
     if d.inbox is not None:
-        line.append((f"  inbox:{d.inbox}", "warn" if d.inbox else "dim"))
+        parts.append(("inbox", (f"  inbox:{d.inbox}", "warn" if d.inbox else "dim")))
     if state.as_of:
-        line.append((f"  as of {state.as_of}", "warn"))
+        parts.append(("as of", (f"  as of {state.as_of}", "warn")))
     if state.valid_at:
-        line.append((f"  valid at {state.valid_at}", "warn"))
+        parts.append(("valid at", (f"  valid at {state.valid_at}", "warn")))
     if state.watching:
         seen = f" ({state.changes} from elsewhere)" if state.changes else ""
-        line.append((f"  watching{seen}", "live"))
+        parts.append(("watch", (f"  watching{seen}", "live")))
     else:
-        line.append(("  paused", "dim"))
-    return fit(line, width)
+        parts.append(("watch", ("  paused", "dim")))
+    rank = {name: i for i, name in enumerate(HEADER_KEEPS)}
+    while len(parts) > 1 and sum(cells.width(text) for text, _ in _joined(parts)) > width:
+        least = max(parts, key=lambda part: rank.get(part[0], len(rank)))
+        parts.remove(least)
+    return fit(_joined(parts), width)
+
+
+def _joined(parts: list[tuple[str, Segment]]) -> Line:
+    line = [segment for _, segment in parts]
+    if len(parts) > 1 and parts[1][0] != "rings":  # the brand's own space closes the gap
+        line[1] = (line[1][0][1:], line[1][1])
+    return line
 
 
 def item_line(item: Item, width: int, selected: bool) -> Line:
@@ -106,7 +135,7 @@ def item_line(item: Item, width: int, selected: bool) -> Line:
 def wrap(lines: list[str], width: int, style: str = "plain") -> list[Line]:
     out: list[Line] = []
     for text in lines:
-        pieces = textwrap.wrap(clean(text), width, subsequent_indent="  ") or [""]
+        pieces = cells.wrap(clean(text), width, "  ") or [""]
         out.extend([[(p, style)] for p in pieces])
     return out
 
@@ -152,8 +181,8 @@ def contradiction(memory: Memory, others: tuple[Memory, ...], width: int) -> lis
         right = [f"{other.id} ({other.trust})", other.summary]
         if width >= 50:
             half = (width - 3) // 2
-            a = textwrap.wrap(" ".join(left[1:]), half) or [""]
-            b = textwrap.wrap(" ".join(right[1:]), half) or [""]
+            a = cells.wrap(clean(" ".join(left[1:])), half) or [""]
+            b = cells.wrap(clean(" ".join(right[1:])), half) or [""]
             heads = fit([(left[0], "accent")], half), fit([(right[0], "accent")], half)
             out.append([*heads[0], (" | ", "dim"), *heads[1]])
             for i in range(max(len(a), len(b))):
@@ -191,20 +220,25 @@ def help_lines(width: int) -> list[Line]:
     ]
 
 
-def list_title(state: State, shown: int, total: int | None) -> str:
-    title = TITLES.get(state.view, state.view)
-    if state.view == "search":
-        title = f"Results: {state.query}"
+def list_title(state: State, shown: int, total: int | None, width: int | None = None) -> str:
+    """The view and its count; a search's query is clipped to keep the count in `width`."""
     count = f"{shown}" if total is None or total == shown else f"showing {shown} of {total}"
     flags: list[str] = []
     if state.include_sensitive:
         flags.append("sensitive shown")
     if state.include_superseded:
         flags.append("superseded shown")
-    return f"{title} ({count})" + (f" [{', '.join(flags)}]" if flags else "")
+    tail = f" ({count})" + (f" [{', '.join(flags)}]" if flags else "")
+    if state.view != "search":
+        return TITLES.get(state.view, state.view) + tail
+    query = clean(state.query)
+    if width is not None:
+        query = cells.clip(query, max(width - cells.width(f"Results: {tail}"), 1))
+    return f"Results: {query}{tail}"
 
 
-def bottom(state: State, width: int) -> tuple[Line, Line]:
+def bottom(state: State, width: int, rows: int = 1) -> tuple[Line, list[Line]]:
+    """The prompt or status line, and the key help on at most `rows` lines."""
     p = state.prompt
     if p is not None:
         if p.kind == "command":
@@ -215,7 +249,7 @@ def bottom(state: State, width: int) -> tuple[Line, Line]:
             prompt = [(f"{p.label}: ", "brand"), (p.buffer, "plain"), ("_", "accent")]
     else:
         prompt = [(state.status, "status")]
-    return fit(prompt, width), fit([(footer(width), "accent")], width)
+    return fit(prompt, width), [fit([(keys, "accent")], width) for keys in footer(width, rows)]
 
 
 def render(
@@ -225,19 +259,21 @@ def render(
     if width < 20 or height < 6:
         return [fit([("enlarge the terminal", "warn")], width)] + [fit([], width)] * (height - 1)
     top = header(state, width)
-    prompt, keys = bottom(state, width)
-    body_h = height - 3
+    # The key help takes a second line where the screen has room for the panes.
+    prompt, keys = bottom(state, width, 2 if height >= MIN_FULL[1] else 1)
+    body_h = height - 2 - len(keys)
     if state.help:
         lines = help_lines(width)
         state.help_top = min(state.help_top, max(len(lines) - body_h, 0))
         shown = lines[state.help_top : state.help_top + body_h]
-        return [top, *shown, *[fit([], width)] * (body_h - len(shown)), prompt, keys]
+        return [top, *shown, *[fit([], width)] * (body_h - len(shown)), prompt, *keys]
     if width < MIN_FULL[0] or height < MIN_FULL[1]:
         state.page = body_h - 1
         state.scroll()
-        body = [fit([(list_title(state, len(state.items), total), "title")], width)]
+        title = list_title(state, len(state.items), total, width)
+        body = [fit([(title, "title")], width)]
         body += _list(state, width, body_h - 1)
-        return [top, *body, prompt, keys]
+        return [top, *body, prompt, *keys]
     left_w = max(24, width * 38 // 100)
     right_w = width - left_w - 1
     left = _left(state, left_w, body_h, unicode)
@@ -245,13 +281,14 @@ def render(
     detail_h = body_h - 2 - list_h
     state.page = list_h
     state.scroll()
-    right = [fit([(list_title(state, len(state.items), total), "title")], right_w)]
+    title = list_title(state, len(state.items), total, right_w)
+    right = [fit([(title, "title")], right_w)]
     right += _list(state, right_w, list_h)
     right.append(fit([("Detail", "title")], right_w))
     right += [fit(line, right_w) for line in detail(state, right_w)[:detail_h]]
     right += [fit([], right_w)] * (detail_h - (len(right) - list_h - 2))
     body = [left[i] + [("│" if unicode else "|", "dim")] + right[i] for i in range(body_h)]
-    return [top, *body, prompt, keys]
+    return [top, *body, prompt, *keys]
 
 
 def _list(state: State, width: int, rows: int) -> list[Line]:

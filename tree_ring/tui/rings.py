@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from tree_ring.tui import cells
 from tree_ring.tui.state import Dashboard, RingStat
 
 Segment = tuple[str, str]
@@ -93,7 +94,7 @@ def _cell(laid: list[tuple[str, float]], r: float, mark: str | None) -> Segment:
 
 def _mark_cells(dashboard: Dashboard, width: int, rows: int) -> dict[tuple[int, int], str]:
     """Scars and seeds as marks on the outer wood, at fixed angles (at most 8 each)."""
-    cells: dict[tuple[int, int], str] = {}
+    placed: dict[tuple[int, int], str] = {}
     cx, cy = (width - 1) / 2, (rows - 1) / 2
     for ring, offset, reach in (("scar", 0.3, 0.8), ("seed", 1.9, 0.6)):
         count = min(dashboard.count(ring), 8)
@@ -102,8 +103,8 @@ def _mark_cells(dashboard: Dashboard, width: int, rows: int) -> dict[tuple[int, 
             x = round(cx + math.cos(angle) * reach * width / 2)
             y = round(cy + math.sin(angle) * reach * rows / 2)
             if 0 <= x < width and 0 <= y < rows:
-                cells[(x, y)] = ring
-    return cells
+                placed[(x, y)] = ring
+    return placed
 
 
 def _legend(dashboard: Dashboard, width: int) -> Line:
@@ -119,9 +120,9 @@ def _legend(dashboard: Dashboard, width: int) -> Line:
 
 
 def _centred(text: str, width: int) -> str:
-    text = text[:width]
-    pad = (width - len(text)) // 2
-    return " " * pad + text + " " * (width - len(text) - pad)
+    text, used = cells.cut(text, width)
+    pad = (width - used) // 2
+    return " " * pad + text + " " * (width - used - pad)
 
 
 def activity(dashboard: Dashboard, width: int, *, unicode: bool = True) -> list[Line]:
@@ -136,7 +137,7 @@ def activity(dashboard: Dashboard, width: int, *, unicode: bool = True) -> list[
         tail = f" {s.confidence:.2f}/{s.salience:.2f} p{s.private} {s.top_event}"
         head = f"{name:<10}" if width >= 36 else f"{name:<5}"
         line: Line = [(head, s.ring), (f"{s.total:>6} ", "title"), (bar, s.ring)]
-        line.append((_clip(tail, max(width - len(head) - 7 - bar_width, 0)), "dim"))
+        line.append((cells.clip(tail, max(width - len(head) - 7 - bar_width, 0)), "dim"))
         lines.append(line)
     return lines
 
@@ -157,19 +158,13 @@ def exploded(dashboard: Dashboard, width: int, *, unicode: bool = True) -> list[
         filled = 0 if not most else max(1 if s.total else 0, round(bar_width * s.total / most))
         glyph = BAR[0] if unicode else BAR[1]
         lines.append(
-            [(f"{s.ring:<10}", s.ring), (_clip(f"{s.total} memories", width - 10), "title")]
+            [(f"{s.ring:<10}", s.ring), (cells.clip(f"{s.total} memories", width - 10), "title")]
         )
         lines.append([(glyph * filled, s.ring), (" " * (bar_width - filled), "plain")])
-        lines.append([(_clip(_about(s), width), "dim")])
+        lines.append([(cells.clip(_about(s), width), "dim")])
     return lines
 
 
 def _about(s: RingStat) -> str:
     top = f", mostly {s.top_event}" if s.top_event else ""
     return f"  conf {s.confidence:.2f} sal {s.salience:.2f} private {s.private}{top}"
-
-
-def _clip(text: str, width: int) -> str:
-    if width <= 0:
-        return ""
-    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"

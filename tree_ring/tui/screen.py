@@ -13,7 +13,7 @@ import contextlib
 import curses
 
 from tree_ring.model.errors import TreeRingError
-from tree_ring.tui import layout
+from tree_ring.tui import cells, layout
 from tree_ring.tui.actions import Session
 from tree_ring.tui.keys import handle_key
 from tree_ring.tui.state import Action, State
@@ -113,11 +113,11 @@ class Painter:
             x = 0
             for text, style in line:
                 if ascii_only:
-                    text = text.encode("ascii", "replace").decode("ascii")
+                    text = cells.ascii_only(text)
                 # The bottom-right cell raises: curses cannot move the cursor past it.
                 with contextlib.suppress(curses.error):
                     window.addstr(y, x, text, self.attrs.get(style, curses.A_NORMAL))
-                x += len(text)
+                x += cells.width(text)
         window.noutrefresh()
         curses.doupdate()
 

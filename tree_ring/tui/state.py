@@ -62,19 +62,22 @@ class Action:
 @dataclass(frozen=True)
 class RingStat:
     ring: str
-    total: int = 0
-    confidence: float = 0.0  # average over the ring's live rows
+    total: int = 0  # the ring's rows in the memory list (see `Dashboard.live`)
+    confidence: float = 0.0  # average over those rows
     salience: float = 0.0
-    private: int = 0  # rows of any sensitivity but normal
+    private: int = 0  # the ring's live rows of any sensitivity but normal, shown or not
     top_event: str = ""  # the ring's most frequent event type
 
 
 @dataclass(frozen=True)
 class Dashboard:
     rings: tuple[RingStat, ...] = tuple(RingStat(r) for r in RINGS)
-    total: int = 0
-    private: int = 0
-    review: int = 0
+    # The live rows the memory list shows at the screen's toggles (accepted,
+    # pending and disputed; other sensitivities only when shown): the list's
+    # own count, and the rings' counts add up to it.
+    live: int = 0
+    private: int = 0  # live rows of any sensitivity but normal, shown or not
+    review: int = 0  # the review queue: pending and disputed rows
     inbox: int | None = None  # None: this store has no inbox to show
 
     def count(self, ring: str) -> int:
