@@ -228,7 +228,8 @@ def decide(store: Store, candidate: Candidate, actor: Actor) -> DecisionReport:
                 return _report(candidate, "require_evidence", f"refused: {exc}")
         result = pipeline.store_memory(store, memory, actor)
     except TreeRingError as exc:
-        return _report(candidate, "reject", f"refused: {exc}")
+        said = str(exc)
+        return _report(candidate, "reject", said if said.startswith("refused") else f"refused: {said}")
     if result.trust in ("pending", "disputed"):
         why = f": {result.review_reason}" if result.review_reason else ""
         return _report(candidate, "require_user_confirmation", f"{result.trust}{why}")
