@@ -25,13 +25,14 @@ SessionStart hook skip an unchanged ledger with one `stat`.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from tree_ring.govern import coordinator
 from tree_ring.model import project
@@ -39,7 +40,7 @@ from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError, UsageE
 from tree_ring.model.identity import Origin
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import PRIVATE_SCOPES, Memory, canonical_json, now_iso, parse_time
-from tree_ring.ops import ledger, replace
+from tree_ring.ops import ledger, ledger_stream, replace
 from tree_ring.ops.ledger import Line
 from tree_ring.store import audit, rows, settings
 from tree_ring.store.audit import Actor
@@ -86,12 +87,22 @@ class SyncReport:
 
 
 def _read_bytes(path: Path) -> bytes:
-    """The ledger's bytes. A link is refused, not followed: a committed
-    symbolic link must not make a clone import whatever file it names."""
+    """The ledger's bytes (none when there is no ledger)."""
+    handle = _open(path)
+    if handle is None:
+        return b""
+    with handle:
+        return handle.read()
+
+
+def _open(path: Path) -> BinaryIO | None:
+    """The ledger, open to read, or None when there is none. A link is
+    refused, not followed: a committed symbolic link must not make a clone
+    import whatever file it names."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
-        return b""
+        return None
     except OSError as exc:
         if path.is_symlink():
             raise UsageError(
@@ -99,8 +110,7 @@ def _read_bytes(path: Path) -> bytes:
                 "remove the link and run `tree-ring sync` to write it again"
             ) from None
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+    return os.fdopen(fd, "rb")
 
 
 @dataclass
@@ -468,12 +478,16 @@ def fingerprint(path: Path) -> tuple[int, int] | None:
 
 
 def _remember_file(db: Db, path: Path, data: bytes) -> None:
+    _remember_digest(db, path, "sha256:" + hashlib.sha256(data).hexdigest())
+
+
+def _remember_digest(db: Db, path: Path, digest: str) -> None:
     seen = fingerprint(path)
     state = _state(db)
     state.update(
         size=seen[0] if seen else None,
         mtime_ns=seen[1] if seen else None,
-        sha256="sha256:" + hashlib.sha256(data).hexdigest() if seen else None,
+        sha256=digest if seen else None,
     )
     settings.write(db, SETTING, state)
 
@@ -573,22 +587,85 @@ def after_write(store: Store, root: Path, project_id: str) -> bool:
     path = path_of(root)
     if not path.exists():
         return False
-    data = _read_bytes(path)
     with store.write() as db:
-        mine = store_lines(db, project_id)
+        synced = not changed(db, path)
         try:
-            won = checked(data, project_id, path.name, {x.text: x for x in mine.values()}).won
+            written, digest = _merge_streaming(db, path, project_id)
+        except ledger_stream.Unsorted:
+            written, digest = _merge_whole(db, path, project_id)
         except Conflict:
             return False
-        synced = not changed(db, path)
-        merged = ledger.merge(won.values(), mine.values())
-        text = render_merged(merged, project_id)
-        written = _write(path, text)
         if written and synced:
             # The ledger held nothing the store lacked, and what was added came
             # from the store: still in sync. Otherwise the next sync imports.
-            _remember_file(db, path, text.encode("utf-8"))
+            _remember_digest(db, path, digest)
     return written
+
+
+def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
+    """`after_write`'s merge, a line at a time (ledger_stream.py): its memory
+    does not grow with the ledger or the store."""
+    memories: dict[str, Memory] = {}
+
+    def check(piece: bytes) -> Line | None:
+        memories.clear()  # `_check` notes each memory; nothing here needs them
+        try:
+            return _check(piece, project_id, memories)
+        except (ValueError, RecursionError):
+            return None
+        except (SchemaTooNew, _OtherLedger):
+            raise
+        except TreeRingError:
+            return None
+
+    handle = _open(path)
+    if handle is None:
+        return False, ""
+    old = hashlib.sha256()
+
+    def pieces() -> Iterator[bytes]:
+        for raw in handle:
+            old.update(raw)
+            yield raw[:-1] if raw.endswith(b"\n") else raw
+
+    header = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
+    with handle:
+        lines = ledger_stream.merged(pieces(), _store_stream(db, project_id), check)
+        body = (line for line in lines if line.key != "0")
+        return ledger_stream.write_if_changed(path, itertools.chain([header], body), old)
+
+
+def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
+    """`after_write`'s merge of a ledger whose lines are out of order, in memory."""
+    data = _read_bytes(path)
+    mine = store_lines(db, project_id)
+    won = checked(data, project_id, path.name, {x.text: x for x in mine.values()}).won
+    text = render_merged(ledger.merge(won.values(), mine.values()), project_id)
+    encoded = text.encode("utf-8")
+    return _write(path, text), "sha256:" + hashlib.sha256(encoded).hexdigest()
+
+
+# The project's ids, of rows and of content tombstones, in the ledger's order,
+# with the row where there is one (NULL columns where only tombstones are).
+_SHARED = (
+    "SELECT k.hit, m.* FROM (SELECT id AS hit FROM memories WHERE project = :project"
+    " UNION SELECT memory_id FROM content_tombstones WHERE project = :project) k"
+    " LEFT JOIN memories m ON m.id = k.hit AND m.project = :project ORDER BY k.hit"
+)
+
+
+def _store_stream(db: Db, project_id: str) -> Iterator[Line]:
+    """`store_lines`, one at a time in the ledger's key order."""
+    stones = _stones_by_id(db, project_id)
+    for row in db.execute(_SHARED, {"project": project_id}):
+        hit = row["hit"]
+        if row["id"] is None:
+            line = state_line(hit, None, stones.get(hit)) if _ID.match(hit) else None
+        else:
+            memory = rows.from_row(row)
+            line = state_line(memory.id, memory, stones.get(memory.id))
+        if line is not None:
+            yield line
 
 
 def render_merged(merged: dict[str, Line], project_id: str) -> str:
