@@ -264,7 +264,7 @@ def test_signatures_meet_few_sets_when_every_word_is_common(
 def test_statements_that_differ_in_one_rare_word_do_not_meet_each_other(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """"Repetitive line N alpha beta gamma": every pair shares 5 words of 7,
+    """ "Repetitive line N alpha beta gamma": every pair shares 5 words of 7,
     under the overlap, yet all hold the signature of the common words. Looked
     up by size, none is met, so a write of n of them checks no pair (checking
     every earlier one is time that grows with the square of n)."""

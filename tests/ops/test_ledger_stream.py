@@ -90,7 +90,9 @@ def test_an_import_reaches_the_ledger_and_an_unsorted_ledger_is_merged_whole(
     alice = first_repo(tmp_path)
     first = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
     rows = [
-        json.dumps({"summary": f"Service {n} restarts with the blue-green script", "id": f"mem_{n}"})
+        json.dumps(
+            {"summary": f"Service {n} restarts with the blue-green script", "id": f"mem_{n}"}
+        )
         for n in range(30)
     ]
     path = tmp_path / "in.jsonl"

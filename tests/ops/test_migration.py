@@ -57,8 +57,8 @@ def test_the_originals_multi_line_fields_are_folded_and_counted(
     doc = json.loads(done.out)
     assert doc["imported"] == 3 and doc["folded"] == 2
     with Store.open(project_root) as store:
-        row = rows.get(store.conn, "mem_fold_1")
-        tags = rows.get(store.conn, "mem_fold_2").tags
+        row = rows.get(store.db, "mem_fold_1")
+        tags = rows.get(store.db, "mem_fold_2").tags
     assert row.summary == "Cache keys must include the locale."
     assert row.details == "kept\nas is"  # a multi-line field keeps its lines
     assert tags == ("two words",)
@@ -93,9 +93,7 @@ def test_merged_counts_only_the_rows_imported(store: Store, project_id: str) -> 
     assert report.merged == {THEIRS: 3}
 
 
-def test_merged_count_in_the_cli_is_what_was_imported(
-    run_cli: CliRunner, tmp_path: Path
-) -> None:
+def test_merged_count_in_the_cli_is_what_was_imported(run_cli: CliRunner, tmp_path: Path) -> None:
     path = tmp_path / "original.jsonl"
     lines = [_event(f"mem_cli_{n}", f"Lesson number {n} of theirs") for n in range(3)]
     lines.insert(1, _event("mem_cli_bad", "Bad ring", ring="bark"))
@@ -111,6 +109,6 @@ def test_an_imported_row_names_its_batch_whole(store: Store, project_id: str) ->
     report = transfer.import_lines(
         store, [_event("mem_label", "A lesson of theirs")], project=project_id, actor=PERSON
     )
-    memory = rows.get(store.conn, "mem_label")
+    memory = rows.get(store.db, "mem_label")
     assert labels.row_label(memory) == f"import batch {report.batch} · project"
     assert "session import-" not in labels.row_label(memory)

@@ -104,15 +104,16 @@ class Index:
         return None
 
     def _plan(self, size: int) -> list[tuple[int, int, int]]:
-        plan = self._plans.get(size)
-        if plan is None:
-            plan = []
-            for b in range(1, LONG + 1):
-                s = self.shared(size, b)
-                if s is not None:
-                    k = min(K, b)
-                    plan.append((b, min(size, size - s + k), k))
-            self._plans[size] = plan
+        held = self._plans.get(size)
+        if held is not None:
+            return held
+        plan: list[tuple[int, int, int]] = []
+        for b in range(1, LONG + 1):
+            s = self.shared(size, b)
+            if s is not None:
+                k = min(K, b)
+                plan.append((b, min(size, size - s + k), k))
+        self._plans[size] = plan
         return plan
 
     def ranked(self, words: Collection[str]) -> list[int]:

@@ -147,8 +147,8 @@ def candidates(
 ) -> tuple[Candidate, ...]:
     """`write_candidates` (rows, read by `seed` as seed rows are) paired with
     `expected_write_decisions`: one decision per candidate, each naming one."""
-    rows = [] if raw is None else raw
-    decisions = [] if raw_decisions is None else raw_decisions
+    rows: Any = [] if raw is None else raw
+    decisions: Any = [] if raw_decisions is None else raw_decisions
     if not isinstance(rows, list) or not isinstance(decisions, list):
         raise UsageError(f"{where}: write_candidates and expected_write_decisions are lists")
     memories: dict[str, Memory] = {}
@@ -229,7 +229,9 @@ def decide(store: Store, candidate: Candidate, actor: Actor) -> DecisionReport:
         result = pipeline.store_memory(store, memory, actor)
     except TreeRingError as exc:
         said = str(exc)
-        return _report(candidate, "reject", said if said.startswith("refused") else f"refused: {said}")
+        return _report(
+            candidate, "reject", said if said.startswith("refused") else f"refused: {said}"
+        )
     if result.trust in ("pending", "disputed"):
         why = f": {result.review_reason}" if result.review_reason else ""
         return _report(candidate, "require_user_confirmation", f"{result.trust}{why}")
