@@ -41,6 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scale import SEED, Corpus  # noqa: E402
+
 TARGET_RSS_MB = 150.0
 TARGET_DOUBLING = 2.3
 TARGET_VOCABULARY_S = 60.0
