@@ -261,6 +261,33 @@ def test_signatures_meet_few_sets_when_every_word_is_common(
     assert sum(met) / len(sets) < 1
 
 
+def test_statements_that_differ_in_one_rare_word_do_not_meet_each_other(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """ "Repetitive line N alpha beta gamma": every pair shares 5 words of 7,
+    under the overlap, yet all hold the signature of the common words. Looked
+    up by size, none is met, so a write of n of them checks no pair (checking
+    every earlier one is time that grows with the square of n)."""
+    index = signatures.Index(claims.OVERLAP)
+    met: list[int] = []
+    real_find = signatures._Table.find
+
+    def counting(table: signatures._Table, keys: set[int]) -> list[int]:
+        found = real_find(table, keys)
+        met.append(len(set(found)))
+        return found
+
+    monkeypatch.setattr(signatures._Table, "find", counting)
+    for n in range(2_000):
+        words = claims.claim(f"Repetitive line {n} alpha beta gamma alpha beta.").words
+        assert len(words) == 6
+        assert index.find(words) == []
+        index.add(words)
+    assert sum(met) == 0
+    # A statement those lines do reach (5 of their 6 words) still finds them all.
+    assert len(index.find(frozenset({"repetitive", "line", "alpha", "beta", "gamma"}))) == 2_000
+
+
 def test_long_sets_are_listed_and_found_by_size() -> None:
     index = signatures.Index(claims.OVERLAP)
     long = frozenset(f"w{i}" for i in range(24 + 6))  # past the 24 words of a long set

@@ -142,7 +142,7 @@ def test_a_minimal_scenario_passes(tmp_path: Path) -> None:
         ({"query": " "}, "query"),
         ({"limit": 0}, "limit"),
         ({"colour": "red"}, "colour"),
-        ({"seed_memories": []}, "seed_memories"),
+        ({"seed_memories": {}}, "seed_memories"),
         ({"expected_recall": ["mem_nope"]}, "expected_recall[0].memory_id"),
         ({"expected_recall": [{"reason": "no selector"}]}, "expected_recall[0]"),
         ({"forbidden_recall": ["mem_t_rule"]}, "also expected"),

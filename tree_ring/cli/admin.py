@@ -184,6 +184,11 @@ def cmd_import(ctx: Context) -> int:
     if report.merged:
         merged = ", ".join(f"{p} ({n})" for p, n in sorted(report.merged.items()))
         text += f"\nmerged rows of other projects into {identity.project}: {merged}"
+    if report.folded:
+        text += (
+            f"\nfolded whitespace (newlines, runs of spaces) in the summary, source ref, tags "
+            f"or review reason of {report.folded} of the original's rows"
+        )
     if report.created:
         text += f"\nbatch: {report.batch}"
     if mine is not None:
@@ -212,6 +217,7 @@ def cmd_import(ctx: Context) -> int:
             "replaced": len(report.replaced),
             "batch": report.batch,
             "merged": report.merged,
+            "folded": report.folded,
             "skipped": len(report.skipped),
             **listing(items),
         }

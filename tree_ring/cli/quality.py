@@ -21,6 +21,21 @@ def table(report: quality.QualityReport) -> str:
             lines.append(f"  error: {s.error}")
         lines += [f"  missed: {label}" for label in s.missed]
         lines += [f"  forbidden recalled: {label}" for label in s.forbidden_recalled]
+        for d in s.decisions:
+            mark = "ok" if d.passed else "MISMATCH"
+            lines.append(
+                f"  write {d.memory_id}: expected {d.expected}, got {d.actual} ({d.outcome}); "
+                f"{mark}" + (f"; fixture: {d.reason}" if d.reason else "")
+            )
+        lines += [f"  evidence ref not kept: {ref}" for ref in s.evidence_missing]
+        if s.behavior is not None:
+            b = s.behavior
+            recalled = "recalled" if b.required_memory_recalled else "NOT recalled"
+            declared = "holds" if b.decision_changed and b.expected_decision_reached else "FAILS"
+            lines.append(
+                f"  behaviour: {b.behavior.required_memory_id} {recalled} (observed); the "
+                f"fixture's declared decision change {declared} (declared, no agent run)"
+            )
     lines.append(quality.summary_line(report.to_dict()))
     return "\n".join(lines)
 

@@ -326,7 +326,7 @@ class Search:
             return [], []
         keys: set[int] = set()
         if self.index.reachable(len(ranks)):
-            keys = self.index.signatures(ranks)
+            keys = self.index.probes(ranks)
         own = self.index.find_ranked(ranks, keys) if self.count else []
         earlier = self.spill.find(db, self.index, ranks, keys) if self.spill is not None else []
         return own, earlier
@@ -397,14 +397,14 @@ class Spill:
         for words in sets:
             ranks = index.ranked(words)
             if ranks and index.reachable(len(ranks)):
-                keys |= index.signatures(ranks)
+                keys |= index.probes(ranks)
         self.fetched = self._read(db, keys)
 
     def find(
         self, db: Db, index: signatures.Index, ranks: list[int], keys: Collection[int]
     ) -> list[int]:
         """Rowids of the sets that reach the overlap with the set of `ranks`,
-        whose signatures are `keys`, in rowid order."""
+        whose lookup keys (`Index.probes`) are `keys`, in rowid order."""
         wanted = {_LONG_KEY, *keys}
         missing = wanted.difference(self.fetched)
         fetched = self._read(db, missing) if missing else {}

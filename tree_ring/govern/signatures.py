@@ -21,6 +21,19 @@ gives a few per statement at 100,000 statements, where sharing one word gave
 thousands), at about ten signatures per set of 6 to 12 words; each is then
 held to the overlap exactly, from the words the index keeps of it.
 
+Signatures are filed under the set's size, and a lookup asks each size
+that could reach the overlap with the prefix that size needs. Two sets of
+sizes a and b reach a Jaccard of t only if they share
+s >= t * (a + b) / (1 + t) words (`shared`), more than t * max(a, b) where
+the sizes are close, so the lookup's prefix for its own size and larger ones
+is shorter (a - s + k words) than the one the set is filed with. Without
+that, statements that differ in one rare word and share the rest ("line 17
+alpha beta gamma", "line 18 alpha beta gamma": 5 shared of 7, under the
+overlap) all hold the signature of their common words, and each new one is
+checked against every earlier one: time that grows with the square of the
+write. Looked up by size, the signature of the common words is asked only
+of sizes where 5 shared words would be enough, and there are none.
+
 The order is the reverse of first sight: a word first seen late is likely
 rare, and a prefix of rare words gives signatures few other sets hold. Any
 fixed order is complete; this one only keeps the sets met few.
@@ -62,6 +75,8 @@ class Index:
         # Each set's words, as ranks: set n is _words[_start[n]:_start[n + 1]].
         self._words = array("i")
         self._start = array("q", [0])
+        # Per query size: (size looked up, prefix length, k) of each size it can reach.
+        self._plans: dict[int, list[tuple[int, int, int]]] = {}
 
     def __len__(self) -> int:
         return len(self._start) - 1
@@ -77,7 +92,29 @@ class Index:
         return s
 
     def prefix(self, size: int) -> int:
+        """How many of a set's first words its signatures are made of, as it is filed."""
         return min(size, size - self.least(size) + min(K, size))
+
+    def shared(self, a: int, b: int) -> int | None:
+        """The fewest shared words with which sets of `a` and `b` words reach the
+        overlap, as `reaches` divides (None: they never do)."""
+        for s in range(1, min(a, b) + 1):
+            if s / (a + b - s) >= self.overlap:
+                return s
+        return None
+
+    def _plan(self, size: int) -> list[tuple[int, int, int]]:
+        held = self._plans.get(size)
+        if held is not None:
+            return held
+        plan: list[tuple[int, int, int]] = []
+        for b in range(1, LONG + 1):
+            s = self.shared(size, b)
+            if s is not None:
+                k = min(K, b)
+                plan.append((b, min(size, size - s + k), k))
+        self._plans[size] = plan
+        return plan
 
     def ranked(self, words: Collection[str]) -> list[int]:
         """The words' ranks in the index's order, ascending."""
@@ -92,10 +129,20 @@ class Index:
         return ranks
 
     def signatures(self, ranks: list[int]) -> set[int]:
-        """Hashes of the k-subsets of the set's prefix."""
-        prefix = ranks[: self.prefix(len(ranks))]
-        k = min(K, len(ranks))
-        return {hash(combo) & _KEY_MASK for combo in itertools.combinations(prefix, k)}
+        """What a set is filed under: hashes of its size and each k-subset of its prefix."""
+        size = len(ranks)
+        prefix = ranks[: self.prefix(size)]
+        k = min(K, size)
+        return {hash((size, combo)) & _KEY_MASK for combo in itertools.combinations(prefix, k)}
+
+    def probes(self, ranks: list[int]) -> set[int]:
+        """What a lookup asks: for each size the set can reach, the k-subsets of
+        the prefix that size needs, under that size."""
+        keys: set[int] = set()
+        for b, length, k in self._plan(len(ranks)):
+            for combo in itertools.combinations(ranks[:length], k):
+                keys.add(hash((b, combo)) & _KEY_MASK)
+        return keys
 
     def reachable(self, size: int) -> bool:
         """Whether a set of `size` words can reach the overlap with a set of
@@ -137,11 +184,11 @@ class Index:
             return []
         # Only a set of LONG words or fewer is signed, and only one that
         # could reach such a set needs its signatures.
-        keys: set[int] = self.signatures(ranks) if self.reachable(len(ranks)) else set()
+        keys: set[int] = self.probes(ranks) if self.reachable(len(ranks)) else set()
         return self.find_ranked(ranks, keys)
 
     def find_ranked(self, ranks: list[int], keys: Collection[int]) -> list[int]:
-        """`find` for a set already ranked, whose signatures are `keys`."""
+        """`find` for a set already ranked, whose lookup keys (`probes`) are `keys`."""
         if not ranks:
             return []
         met: set[int] = set(self._long)

@@ -51,6 +51,7 @@ from tree_ring.store import settings
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from pathlib import Path
     from typing import Any
 
     from tree_ring.store.db import Store
@@ -138,6 +139,36 @@ def keep_seen(db: Db, state: dict[str, Any], data: bytes) -> None:
         _discard(temporary)
         return
     state["seen"] = [len(data), info.st_mtime_ns]
+
+
+def keep_seen_file(db: Db, state: dict[str, Any], source: Path) -> None:
+    """`keep_seen` for a ledger that is not held in memory: copied from
+    `source` a block at a time. Anything it cannot read or write leaves no
+    mark, as there."""
+    state["seen"] = None
+    path = side_path(db)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        src = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            try:
+                size = 0
+                while block := os.read(src, 1 << 20):
+                    view = memoryview(block)
+                    while view:
+                        view = view[os.write(fd, view) :]
+                    size += len(block)
+                info = os.fstat(fd)
+            finally:
+                os.close(fd)
+        finally:
+            os.close(src)
+        os.replace(temporary, path)
+    except OSError:
+        _discard(temporary)
+        return
+    state["seen"] = [size, info.st_mtime_ns]
 
 
 def _discard(path: str) -> None:

@@ -15,7 +15,7 @@ from tree_ring.store import audit, rows
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
     from tree_ring.store.sql import Db
@@ -110,3 +110,26 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
         if line is not None:
             out[line.key] = line
     return out
+
+
+_SHARED = (
+    "SELECT k.hit, m.* FROM (SELECT id AS hit FROM memories WHERE project = :project"
+    " UNION SELECT memory_id FROM content_tombstones WHERE project = :project) k"
+    " LEFT JOIN memories m ON m.id = k.hit AND m.project = :project ORDER BY k.hit"
+)
+
+
+def stream_lines(db: Db, project_id: str) -> Iterator[Line]:
+    """`store_lines`, one at a time in the ledger's key order: what a merge
+    a line at a time (`ledger_stream.py`) reads, without holding the store."""
+    stones = _stones_by_id(db, project_id)
+    readmitted = audit.readmissions(db, None)
+    for row in db.execute(_SHARED, {"project": project_id}):
+        hit = row["hit"]
+        if row["id"] is None:
+            line = state_line(hit, None, stones.get(hit)) if is_memory_id(hit) else None
+        else:
+            memory = rows.from_row(row)
+            line = state_line(memory.id, memory, stones.get(memory.id), readmitted.get(memory.id))
+        if line is not None:
+            yield line

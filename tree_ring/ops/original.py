@@ -15,6 +15,13 @@ tombstones, so our own export in this format imports back unchanged and
 forgotten content stays forgotten. The original reads unknown fields as
 nothing, so it imports the same file.
 
+The original let a summary, a source ref, a tag or a review reason hold a
+newline or a run of spaces; Tree Ring keeps those fields on one line, and
+refuses a row that breaks one. A migration should not lose a row to that, so
+the original's rows (in its envelope, or bare rows without Tree Ring's own
+fields) have each run of whitespace in those fields folded to one space
+(`fold`), and the import says how many rows it folded.
+
 Before its version 0.12 the original wrote agent, workflow and session rows
 without the identity those scopes need. Like the original, such a row gets a
 stable made-up identity (`legacy-<scope>-<hash>`) and waits for review, rather
@@ -24,6 +31,7 @@ than being widened to a shared scope.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -38,6 +46,9 @@ TOMBSTONES = "content_tombstones"  # our addition to the header
 TOMBSTONE_RECORD = "content_tombstone"  # how transfer writes one as a line of its own
 LEGACY_REASON = "legacy private-scope identity made up on import; check whose memory this is"
 _IDENTITY_FOR = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
+# Fields only Tree Ring's own rows carry: a bare row with one of them is ours.
+_OURS = ("trust", "origin")
+_SPACE = re.compile(r"\s+")
 
 
 def unwrap(row: dict[str, Any]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
@@ -60,6 +71,39 @@ def unwrap(row: dict[str, Any]) -> tuple[dict[str, Any] | None, list[dict[str, A
             raise UsageError("a memory_event line needs a memory object")
         return _legacy_identity(cast(dict[str, Any], memory)), []
     return _legacy_identity(row), []
+
+
+def is_theirs(line: dict[str, Any]) -> bool:
+    """Whether a line holds the original's row: its envelope, or a bare row
+    without Tree Ring's own fields (a tombstone record is ours)."""
+    if line.get("type") == EVENT:
+        return True
+    return line.get("type") != HEADER and "record" not in line and not any(k in line for k in _OURS)
+
+
+def _folded(value: Any) -> Any:
+    return _SPACE.sub(" ", value).strip() if isinstance(value, str) else value
+
+
+def fold(row: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The row with each run of whitespace in its one-line text fields (the
+    summary, source ref, tags, review reason) folded to one space; and whether
+    anything changed. Multi-line fields (details, the source quote) are kept."""
+    out = dict(row)
+    out["summary"] = _folded(row.get("summary"))
+    tags: Any = row.get("tags")
+    if isinstance(tags, list):
+        out["tags"] = [_folded(tag) for tag in cast(list[Any], tags)]
+    for group, key in (("source", "ref"), ("review", "review_reason")):
+        nested: Any = row.get(group)
+        if isinstance(nested, dict) and key in nested:
+            inner = dict(cast(dict[str, Any], nested))
+            inner[key] = _folded(inner[key])
+            out[group] = inner
+    if "summary" not in row:
+        del out["summary"]
+    changed = out != row
+    return (out if changed else row), changed
 
 
 def _tombstone_record(stone: Any) -> dict[str, Any]:

@@ -15,11 +15,21 @@ and `source_ref` (all given must hold for one hit) and a `reason`; so
 `limit` (default: recall's) makes order matter: with `"limit": 1`, a
 forbidden row must not be the top hit.
 
-Beyond the original's format: `project` (default `quality-scenarios`) and
-`identity` (`agent_profile`, `workflow_id`, `session_id`) name who reads; a
-seed's own `project` makes it another project's row; times may be ISO-8601 or
-relative to the run (`now`, `now-90d`, `now+2h`), so a fixture never ages and
-"fresh" stays fresh. An expired row is simply written with `expires_at` in the
+The original's other fields run too (quality_writes.py): `write_candidates`
+with their `expected_write_decisions`, decided by Tree Ring's own write path;
+`evidence_refs`, which the stored rows must keep; a `behavior_expectation`,
+whose recall is checked and whose decisions are reported as the fixture
+declares them; `workflow_prompt` where `query` is absent; and `thresholds`,
+the original's per-scenario bars (the default bar is strict).
+
+Beyond the original's format: `project` and `identity` (`agent_profile`,
+`workflow_id`, `session_id`) name who reads, and `writer` (`agent`, the
+default, or `person`) who writes the candidates. Without `project`, the
+scenario reads as the project its rows name, as the original's rows each
+carry theirs (`quality-scenarios` when none does); a seed's own `project`,
+other than the scenario's, makes it another project's row. Times may be
+ISO-8601 or relative to the run (`now`, `now-90d`, `now+2h`), so a fixture
+never ages and "fresh" stays fresh. An expired row is simply written with `expires_at` in the
 past (the write path accepts it); trust comes from the `trust` field.
 
 Across a run: expected recall rate = expected entries found / expected
@@ -33,7 +43,7 @@ import json
 import re
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
@@ -42,6 +52,7 @@ from tree_ring.model import imported, project, record, validation
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory
+from tree_ring.ops import quality_writes as writes
 from tree_ring.read.recall import DEFAULT_LIMIT, Hit, recall
 from tree_ring.store import rows
 from tree_ring.store.audit import Actor
@@ -57,6 +68,7 @@ CATEGORIES = (
     "constraint_recall",
     "spam_prevention",
     "stale_truth_suppression",
+    "behavior_proof",
     "evidence_preservation",
     "failure_recall",
     "sensitivity",
@@ -77,7 +89,25 @@ TOP_KEYS = frozenset(
         "seed_memories",
         "expected_recall",
         "forbidden_recall",
+        # The original's, beyond recall (quality_writes.py).
+        "workflow_prompt",
+        "write_candidates",
+        "expected_write_decisions",
+        "evidence_refs",
+        "behavior_expectation",
+        "thresholds",
+        # Ours: who writes the candidates.
+        "writer",
     }
+)
+# The original's per-scenario bars, each legal only where its metric is
+# observed; without one the bar is strict (1.0, or 0.0 for forbidden recall).
+THRESHOLDS = (
+    "min_constraint_recall_rate",
+    "max_forbidden_recall_rate",
+    "min_spam_rejection_rate",
+    "min_evidence_required_rate",
+    "min_behavior_proof_pass_rate",
 )
 # What a seed may say: the export row's fields that a write may carry. Fields
 # only the store sets (retired_at, redacted_at, origin) are refused, so a
@@ -131,6 +161,11 @@ class Scenario:
     supersessions: tuple[tuple[str, str], ...]  # (old id, new id), in file order
     expected: tuple[Expectation, ...]
     forbidden: tuple[Expectation, ...]
+    candidates: tuple[writes.Candidate, ...] = ()
+    behavior: writes.Behavior | None = None
+    evidence_refs: tuple[str, ...] = ()
+    writer: Actor = writes.AGENT
+    thresholds: Mapping[str, float] = field(default_factory=lambda: {})
 
 
 @dataclass(frozen=True)
@@ -144,10 +179,25 @@ class ScenarioReport:
     forbidden: tuple[str, ...] = ()
     forbidden_recalled: tuple[str, ...] = ()
     error: str | None = None
+    decisions: tuple[writes.DecisionReport, ...] = ()
+    behavior: writes.BehaviorReport | None = None
+    evidence_missing: tuple[str, ...] = ()
+    thresholds: Mapping[str, float] = field(default_factory=lambda: {})
 
     @property
     def passed(self) -> bool:
-        return self.error is None and not self.missed and not self.forbidden_recalled
+        if self.error is not None or self.evidence_missing:
+            return False
+        bars = self.thresholds
+        found = _rate(len(self.expected) - len(self.missed), len(self.expected))
+        leaked = _rate(len(self.forbidden_recalled), len(self.forbidden))
+        behaved = None if self.behavior is None else float(self.behavior.passed)
+        return (
+            (found is None or found >= bars.get("min_constraint_recall_rate", 1.0))
+            and (leaked is None or leaked <= bars.get("max_forbidden_recall_rate", 0.0))
+            and all(d.passed for d in self.decisions)
+            and (behaved is None or behaved >= bars.get("min_behavior_proof_pass_rate", 1.0))
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -160,6 +210,9 @@ class ScenarioReport:
             "missed": list(self.missed),
             "forbidden": list(self.forbidden),
             "forbidden_recalled": list(self.forbidden_recalled),
+            "write_decisions": [d.to_dict() for d in self.decisions],
+            "behavior_expectation": None if self.behavior is None else self.behavior.to_dict(),
+            "evidence_missing": list(self.evidence_missing),
             "error": self.error,
         }
 
@@ -193,6 +246,8 @@ class QualityReport:
         return bool(self.scenarios) and all(s.passed for s in self.scenarios)
 
     def to_dict(self) -> dict[str, Any]:
+        decisions = [d for s in self.scenarios for d in s.decisions]
+        behaviors = [s.behavior for s in self.scenarios if s.behavior is not None]
         return {
             "passed": self.passed,
             "scenario_count": len(self.scenarios),
@@ -203,6 +258,10 @@ class QualityReport:
             "forbidden_total": self.forbidden_total,
             "forbidden_hits": self.forbidden_hits,
             "forbidden_recall_rate": _rate(self.forbidden_hits, self.forbidden_total),
+            "write_decisions_total": len(decisions),
+            "write_decisions_met": sum(d.passed for d in decisions),
+            "behavior_total": len(behaviors),
+            "behavior_passed": sum(b.passed for b in behaviors),
             "scenarios": [s.to_dict() for s in self.scenarios],
         }
 
@@ -292,10 +351,32 @@ def _expectations(raw: Any, where: str, seed_ids: set[str]) -> tuple[Expectation
     return tuple(out)
 
 
+def _project(data: dict[str, Any], path: str) -> str:
+    """The project that reads: the scenario's `project`, else the one its rows
+    name (the original's rows each carry theirs), else the default."""
+    if "project" in data:
+        project_id = data["project"]
+        if not isinstance(project_id, str) or not project_id.strip():
+            raise ScenarioError(f"{path}: project: must be a non-blank string")
+        return project_id
+    named: set[str] = set()
+    for key in ("seed_memories", "write_candidates"):
+        rows_given: Any = data.get(key)
+        for row in cast(list[Any], rows_given) if isinstance(rows_given, list) else []:
+            claimed = cast(dict[str, Any], row).get("project") if isinstance(row, dict) else None
+            if isinstance(claimed, str) and claimed.strip():
+                named.add(claimed)
+    if len(named) > 1:
+        listed = ", ".join(sorted(named)[:3])
+        raise ScenarioError(
+            f"{path}: project: the rows name several projects ({listed}); "
+            "say which one reads with a top-level project"
+        )
+    return named.pop() if named else DEFAULT_PROJECT
+
+
 def _identity(data: dict[str, Any], path: str) -> Identity:
-    project_id = data.get("project", DEFAULT_PROJECT)
-    if not isinstance(project_id, str) or not project_id.strip():
-        raise ScenarioError(f"{path}: project: must be a non-blank string")
+    project_id = _project(data, path)
     raw: Any = data.get("identity") or {}
     if not isinstance(raw, dict):
         raise ScenarioError(f"{path}: identity: must be an object")
@@ -309,6 +390,39 @@ def _identity(data: dict[str, Any], path: str) -> Identity:
     )
 
 
+def _thresholds(raw: Any, path: str, observed: set[str]) -> dict[str, float]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{path}: thresholds: must be an object")
+    bars: dict[str, float] = {}
+    for key, value in cast(dict[Any, Any], raw).items():
+        name = str(key)
+        if name not in THRESHOLDS:
+            raise ScenarioError(f"{path}: thresholds.{name}: use one of {', '.join(THRESHOLDS)}")
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            raise ScenarioError(f"{path}: thresholds.{name}: must be a number from 0 to 1")
+        if name not in observed:
+            raise ScenarioError(
+                f"{path}: thresholds.{name}: the scenario observes nothing it measures"
+            )
+        bars[name] = float(value)
+    return bars
+
+
+def _query(doc: dict[str, Any], path: str) -> str:
+    """`query`, or the original's `workflow_prompt` where there is none."""
+    for key in ("query", "workflow_prompt"):
+        value = doc.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+        if value is not None and not isinstance(value, str):
+            raise ScenarioError(f"{path}: {key}: must be a string")
+    raise ScenarioError(f"{path}: query: required, a non-blank string (or workflow_prompt)")
+
+
 def parse(data: Any, path: str, now: datetime | None = None) -> Scenario:
     """Validate one scenario document; raises ScenarioError naming the field."""
     now = now or datetime.now(UTC)
@@ -318,18 +432,19 @@ def parse(data: Any, path: str, now: datetime | None = None) -> Scenario:
     unknown = sorted(set(doc) - TOP_KEYS)
     if unknown:
         raise ScenarioError(f"{path}: {unknown[0]}: unknown field")
-    for key in ("name", "category", "query"):
+    for key in ("name", "category"):
         if not isinstance(doc.get(key), str) or not doc[key].strip():
             raise ScenarioError(f"{path}: {key}: required, a non-blank string")
     if doc["category"] not in CATEGORIES:
         raise ScenarioError(f"{path}: category: use one of {', '.join(CATEGORIES)}")
+    query = _query(doc, path)
     limit = doc.get("limit", DEFAULT_LIMIT)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 256:
         raise ScenarioError(f"{path}: limit: must be a whole number from 1 to 256")
     identity = _identity(doc, path)
-    raw_seeds = doc.get("seed_memories")
-    if not isinstance(raw_seeds, list) or not raw_seeds:
-        raise ScenarioError(f"{path}: seed_memories: required, a non-empty list")
+    raw_seeds = doc.get("seed_memories", [])
+    if not isinstance(raw_seeds, list):
+        raise ScenarioError(f"{path}: seed_memories: must be a list")
     seeds: list[Memory] = []
     links: list[tuple[str, str]] = []
     for index, raw in enumerate(cast(list[Any], raw_seeds)):
@@ -350,22 +465,63 @@ def parse(data: Any, path: str, now: datetime | None = None) -> Scenario:
                 raise ScenarioError(f"{path}: supersession names {end!r}, which is not a seed")
     expected = _expectations(doc.get("expected_recall"), f"{path}: expected_recall", seed_ids)
     forbidden = _expectations(doc.get("forbidden_recall"), f"{path}: forbidden_recall", seed_ids)
-    if not expected and not forbidden:
-        raise ScenarioError(f"{path}: expected_recall: a scenario must expect or forbid something")
-    clash = {e.label for e in expected} & {f.label for f in forbidden}
+    try:
+        candidates = writes.candidates(
+            doc.get("write_candidates"),
+            doc.get("expected_write_decisions"),
+            path,
+            lambda raw, at: _seed(raw, at, identity.project, now),
+        )
+        refs = writes.evidence_refs(doc.get("evidence_refs"), path)
+        behavior = writes.behavior(doc.get("behavior_expectation"), path, seed_ids)
+        writer = writes.writer(doc.get("writer"), path)
+    except ScenarioError:
+        raise
+    except UsageError as exc:
+        raise ScenarioError(str(exc)) from None
+    clash = seed_ids & {c.memory.id for c in candidates}
     if clash:
-        raise ScenarioError(f"{path}: forbidden_recall: {sorted(clash)[0]} is also expected")
+        raise ScenarioError(f"{path}: write_candidates: {sorted(clash)[0]!r} is also a seed's id")
+    if doc["category"] == "behavior_proof" and behavior is None:
+        raise ScenarioError(f"{path}: behavior_expectation: a behavior_proof scenario needs one")
+    if not (expected or forbidden or candidates or behavior):
+        raise ScenarioError(
+            f"{path}: expected_recall: a scenario must expect or forbid a recall, "
+            "or expect write decisions"
+        )
+    clash_labels = {e.label for e in expected} & {f.label for f in forbidden}
+    if clash_labels:
+        raise ScenarioError(f"{path}: forbidden_recall: {sorted(clash_labels)[0]} is also expected")
+    observed = {
+        name
+        for name, seen in (
+            ("min_constraint_recall_rate", expected),
+            ("max_forbidden_recall_rate", forbidden),
+            ("min_spam_rejection_rate", [c for c in candidates if c.expected == "reject"]),
+            (
+                "min_evidence_required_rate",
+                [c for c in candidates if c.memory.event_type.startswith("evaluation")],
+            ),
+            ("min_behavior_proof_pass_rate", [behavior] if behavior else []),
+        )
+        if seen
+    }
     return Scenario(
         path=path,
         name=doc["name"],
         category=doc["category"],
-        query=doc["query"],
+        query=query,
         limit=limit,
         identity=identity,
         seeds=tuple(seeds),
         supersessions=tuple(dict.fromkeys(links)),
         expected=expected,
         forbidden=forbidden,
+        candidates=candidates,
+        behavior=behavior,
+        evidence_refs=refs,
+        writer=writer,
+        thresholds=_thresholds(doc.get("thresholds"), path, observed),
     )
 
 
@@ -430,7 +586,16 @@ def run_scenario(
         with Store.open(root, create=True) as store:
             seed_store(store, scenario)
             hits = search(store, scenario.identity, scenario.query, limit=scenario.limit, view=view)
+            # Candidates are written after the recall, which sees the seeds
+            # alone, as the original's did.
+            decisions = tuple(writes.decide(store, c, scenario.writer) for c in scenario.candidates)
+            missing_refs = writes.evidence_missing(store, scenario.evidence_refs)
     memories = [h.memory for h in hits]
+    behavior = (
+        None
+        if scenario.behavior is None
+        else writes.behavior_report(scenario.behavior, {m.id for m in memories})
+    )
     missed = [e.label for e in scenario.expected if not any(e.matches(m) for m in memories)]
     leaked = [f.label for f in scenario.forbidden if any(f.matches(m) for m in memories)]
     return ScenarioReport(
@@ -442,6 +607,10 @@ def run_scenario(
         missed=tuple(missed),
         forbidden=tuple(f.label for f in scenario.forbidden),
         forbidden_recalled=tuple(leaked),
+        decisions=decisions,
+        behavior=behavior,
+        evidence_missing=missing_refs,
+        thresholds=scenario.thresholds,
     )
 
 
@@ -469,4 +638,16 @@ def summary_line(report: Mapping[str, Any]) -> str:
         f"({pct(report['expected_recall_rate'])}); "
         f"forbidden recall {report['forbidden_hits']}/{report['forbidden_total']} "
         f"({pct(report['forbidden_recall_rate'])})"
+        + (
+            f"; write decisions met {report['write_decisions_met']}"
+            f"/{report['write_decisions_total']}"
+            if report.get("write_decisions_total")
+            else ""
+        )
+        + (
+            f"; behaviour (recall observed, decisions declared) "
+            f"{report['behavior_passed']}/{report['behavior_total']}"
+            if report.get("behavior_total")
+            else ""
+        )
     )

@@ -41,13 +41,14 @@ let it read a changed one by its change alone (`apply_lines`).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from tree_ring.govern import coordinator
 from tree_ring.model import project
@@ -62,7 +63,15 @@ from tree_ring.model.record import (
     now_iso,
     parse_time,
 )
-from tree_ring.ops import ledger, ledger_delta, provenance, replace, upstream
+from tree_ring.ops import (
+    ledger,
+    ledger_delta,
+    ledger_state,
+    ledger_stream,
+    provenance,
+    replace,
+    upstream,
+)
 from tree_ring.ops.ledger import Line
 from tree_ring.ops.ledger_state import memory_line, store_lines
 from tree_ring.ops.upstream import Upstream
@@ -120,12 +129,22 @@ class SyncReport:
 
 
 def _read_bytes(path: Path) -> bytes:
-    """The ledger's bytes. A link is refused, not followed: a committed
-    symbolic link must not make a clone import whatever file it names."""
+    """The ledger's bytes (none when there is no ledger)."""
+    handle = _open(path)
+    if handle is None:
+        return b""
+    with handle:
+        return handle.read()
+
+
+def _open(path: Path) -> BinaryIO | None:
+    """The ledger, open to read, or None when there is none. A link is
+    refused, not followed: a committed symbolic link must not make a clone
+    import whatever file it names."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     except FileNotFoundError:
-        return b""
+        return None
     except OSError as exc:
         if path.is_symlink():
             raise UsageError(
@@ -133,8 +152,7 @@ def _read_bytes(path: Path) -> bytes:
                 "remove the link and run `tree-ring sync` to write it again"
             ) from None
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+    return os.fdopen(fd, "rb")
 
 
 @dataclass
@@ -632,14 +650,25 @@ def _remember_file(db: Db, path: Path, data: bytes, up: Upstream | None = None) 
     """The ledger as this sync saw it: its size, time and hash in the store,
     its bytes beside the store (`ledger_delta.py`); with `up`, what the
     upstream's ledger held, every line of which this sync applied."""
+    _remember_digest(db, path, "sha256:" + hashlib.sha256(data).hexdigest(), data, up)
+
+
+def _remember_digest(
+    db: Db, path: Path, digest: str, data: bytes | None = None, up: Upstream | None = None
+) -> None:
+    """`_remember_file` for a ledger written a line at a time: its bytes are
+    copied beside the store from the file, never held whole."""
     seen = fingerprint(path)
     state = _state(db)
     state.update(
         size=seen[0] if seen else None,
         mtime_ns=seen[1] if seen else None,
-        sha256="sha256:" + hashlib.sha256(data).hexdigest() if seen else None,
+        sha256=digest if seen else None,
     )
-    ledger_delta.keep_seen(db, state, data)
+    if data is not None:
+        ledger_delta.keep_seen(db, state, data)
+    else:
+        ledger_delta.keep_seen_file(db, state, path)
     settings.write(db, SETTING, state)
     if up is not None:
         ledger_delta.record_upstream(db, up.ref, up.oid, up.lines)
@@ -790,24 +819,68 @@ def after_write(store: Store, root: Path, project_id: str) -> bool:
     path = path_of(root)
     if not path.exists():
         return False
-    data = _read_bytes(path)
     with store.write() as db:
-        mine = store_lines(db, project_id)
+        synced = not changed(db, path)
         try:
-            won = checked(data, project_id, path.name, {x.text: x for x in mine.values()}).won
+            written, digest = _merge_streaming(db, path, project_id)
+        except ledger_stream.Unsorted:
+            written, digest = _merge_whole(db, path, project_id)
         except Conflict:
             return False
-        synced = not changed(db, path)
-        merged = ledger.merge(won.values(), mine.values())
-        text = render_merged(merged, project_id)
-        written = _write(path, text)
         if written and synced:
             # The ledger held nothing the store lacked, and what was added came
             # from the store: still in sync. Otherwise the next sync imports.
-            _remember_file(db, path, text.encode("utf-8"))
+            _remember_digest(db, path, digest)
     return written
 
 
+def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
+    """`after_write`'s merge, a line at a time (ledger_stream.py): its memory
+    does not grow with the ledger or the store."""
+    read = Read({}, {}, [], {})
+
+    def check(piece: bytes) -> Line | None:
+        # `_check` notes each memory and re-admission it reads; nothing here needs them.
+        read.memories.clear()
+        read.readmitted.clear()
+        try:
+            return _check(piece, project_id, read)
+        except (ValueError, RecursionError):
+            return None
+        except (SchemaTooNew, _OtherLedger):
+            raise
+        except TreeRingError:
+            return None
+
+    handle = _open(path)
+    if handle is None:
+        return False, ""
+    old = hashlib.sha256()
+
+    def pieces() -> Iterator[bytes]:
+        for raw in handle:
+            old.update(raw)
+            yield raw[:-1] if raw.endswith(b"\n") else raw
+
+    header = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
+    with handle:
+        lines = ledger_stream.merged(pieces(), ledger_state.stream_lines(db, project_id), check)
+        body = (line for line in lines if line.key != "0")
+        return ledger_stream.write_if_changed(path, itertools.chain([header], body), old)
+
+
+def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
+    """`after_write`'s merge of a ledger whose lines are out of order, in memory."""
+    data = _read_bytes(path)
+    mine = store_lines(db, project_id)
+    won = checked(data, project_id, path.name, {x.text: x for x in mine.values()}).won
+    text = render_merged(ledger.merge(won.values(), mine.values()), project_id)
+    encoded = text.encode("utf-8")
+    return _write(path, text), "sha256:" + hashlib.sha256(encoded).hexdigest()
+
+
+# The project's ids, of rows and of content tombstones, in the ledger's order,
+# with the row where there is one (NULL columns where only tombstones are).
 def render_merged(merged: dict[str, Line], project_id: str) -> str:
     merged["0"] = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
     return ledger.render(merged.values())

@@ -143,8 +143,11 @@ class ImportReport:
     replaced: list[str] = field(default_factory=lambda: [])
     # (line number, reason) of each line left out under `skip_invalid`.
     skipped: list[tuple[int, str]] = field(default_factory=lambda: [])
-    # Rows taken from another project id (a map or `all_projects`), by that id.
+    # Rows taken from another project id (a map or `all_projects`), by that
+    # id: those written, not those read (a skipped line was not merged).
     merged: dict[str, int] = field(default_factory=lambda: {})
+    # The original's rows written with whitespace folded (`original.fold`).
+    folded: int = 0
     # Recorded on every governed row that names no session of its own
     # (`origin_session`) and on the import's audit entries (`session`), so the
     # rows of one import can be found, and reviewed, together.
@@ -201,6 +204,8 @@ class _Parsed:
     keep_trust: bool = False
     # A person's re-admission the row carries, taken only on a person's import.
     readmitted: dict[str, Any] | None = None
+    merged_from: str | None = None  # the other project id the row named
+    folded: bool = False
 
 
 @dataclass
@@ -264,6 +269,9 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
         yield _Parsed(number, None, _tombstone(stone, into))
     if row is None:
         return
+    folded = False
+    if original.is_theirs(data):  # pyright: ignore[reportUnknownArgumentType]
+        row, folded = original.fold(row)
     if row.get("record") == TOMBSTONE:
         yield _Parsed(number, None, _tombstone(row, into))
         return
@@ -272,14 +280,14 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
     ):
         return
     claimed = row.get("project")
+    merged_from = None
     if isinstance(claimed, str) and claimed and claimed != project:
         if claimed in reading.foreign:
             raise _Foreign(
                 f"a row of project {claimed[:60]}; take it with --project-map "
                 f"{claimed[:60]}={project} or --all-projects"
             )
-        merged = reading.report.merged
-        merged[claimed] = merged.get(claimed, 0) + 1
+        merged_from = claimed
     memory = from_mapping(row)
     # The store is the project's: every row lands in it. A row kept under
     # another project id (or none) would be invisible to every brief.
@@ -297,7 +305,15 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
     # only when a person does: an agent's import cannot bring content back.
     carried = readmit.parse_carried(row.get(readmit.CARRIED))
     taken = carried if reading.trusted else None
-    yield _Parsed(number, pipeline.prepare(memory), None, keep_trust, taken)
+    yield _Parsed(
+        number,
+        pipeline.prepare(memory),
+        None,
+        keep_trust,
+        readmitted=taken,
+        merged_from=merged_from,
+        folded=folded,
+    )
 
 
 def _claims_only(memory: Memory) -> Memory:
@@ -573,9 +589,10 @@ class _Writer:
                     self.report.skipped.append((items[refused.index].number, str(refused.error)))
                     del items[refused.index]
                     self.search.discard()
-            for memory, result in zip(memories, results, strict=True):
+            for item, memory, result in zip(items, memories, results, strict=True):
                 if result.created:
                     self.report.created.append(result.id)
+                    self._count(item)
                 else:
                     self.report.unchanged.append(result.id)
                     self.retried.setdefault(memory.id, memory.content_hash)
@@ -604,9 +621,17 @@ class _Writer:
         if result.created:
             readmit.take_carried(self.db, self.actor, result.id, readmission)
             self.report.created.append(result.id)
+            self._count(item)
         else:
             self.report.unchanged.append(result.id)
         self.report.pending += result.trust in ("pending", "disputed")
+
+    def _count(self, item: _Parsed) -> None:
+        """What the report says of a row written: merged from another project, folded."""
+        if item.merged_from is not None:
+            merged = self.report.merged
+            merged[item.merged_from] = merged.get(item.merged_from, 0) + 1
+        self.report.folded += item.folded
 
     def _changed(self, chunk: list[_Parsed]) -> list[_Parsed]:
         """The memory lines to write, in order. A row stored with the same id

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from tree_ring.model.record import Memory
 
 SESSION_CHARS = 8
+BATCH_CHARS = 64  # an import batch id (`import-<UTC time>-<8 hex>`) is 32
 
 
 def partition(memory: Memory) -> str:
@@ -30,8 +31,13 @@ def partition(memory: Memory) -> str:
 
 
 def writer(memory: Memory) -> str:
-    """Who wrote a row: the origin, with the session where the row names one."""
+    """Who wrote a row: the origin, with the session where the row names one.
+    An import's rows name its batch (`review list --batch` takes it), which is
+    shown whole: its first characters read like "import-2" (the import's
+    number two), which it is not."""
     label = one_line(memory.origin)
+    if memory.origin == "import" and memory.origin_session:
+        return label + f" batch {one_line(memory.origin_session)[:BATCH_CHARS]}"
     if memory.origin_session:
         label += f" session {one_line(memory.origin_session)[:SESSION_CHARS]}"
     return label

@@ -86,6 +86,14 @@ def remember(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wr
     return pipeline.store_memory(store, memory, actor)
 
 
+def require_evidence_ref(evidence_ref: str) -> None:
+    """An evaluation's outcome is stored only with the run, eval or incident it
+    comes from; the `evidence` verb's rule, which quality scenarios hold an
+    evaluation's write candidate to as well."""
+    if not evidence_ref.strip():
+        raise UsageError("evidence needs --evidence-ref: the run, eval or incident it comes from")
+
+
 def evidence(
     store: Store,
     draft: Draft,
@@ -98,8 +106,7 @@ def evidence(
 ) -> WriteResult:
     if outcome not in EVIDENCE_OUTCOMES:
         raise UsageError(f"unknown outcome {outcome!r}; use one of: {', '.join(EVIDENCE_OUTCOMES)}")
-    if not evidence_ref.strip():
-        raise UsageError("evidence needs --evidence-ref: the run, eval or incident it comes from")
+    require_evidence_ref(evidence_ref)
     ring, retention, salience, confidence = EVIDENCE_OUTCOMES[outcome]
     draft = draft.replace(
         ring=ring,

@@ -1,0 +1,119 @@
+"""The team ledger and the store's side of it, merged a line at a time.
+
+After a person's write the ledger takes the store's shared state
+(`sync.after_write`), and an import of a hundred thousand rows is such a
+write. Held whole, both sides (every line as an object, the file's text and
+the new text) grew with the store: some 400 MB after an import of 40,000
+rows. Both sides are sorted by the ledger's key, the file as it is written
+(`ledger.render`) and the store as it is read (by id), so they are merged as
+two sorted streams into a temporary file, which replaces the ledger only when
+its bytes differ. The rule is the merge's (`ledger.merge`): for each key the
+greater line wins. A ledger whose keys are out of order (edited by hand) raises
+`Unsorted`, for the caller to merge it whole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from tree_ring.model.errors import Conflict
+from tree_ring.ops import ledger
+from tree_ring.ops.ledger import Line
+
+
+class Unsorted(Exception):
+    """The ledger's keys are not in order: it cannot be merged as a stream."""
+
+
+def merged(
+    pieces: Iterable[bytes], mine: Iterable[Line], check: Callable[[bytes], Line | None]
+) -> Iterator[Line]:
+    """The winning line of each key over the ledger's lines (`pieces`, as read)
+    and the store's (`mine`, one per key, in key order), in key order.
+
+    A ledger line that is byte for byte the store's line for its key came from
+    the store, which checked it on the way in; any other is `check`ed (None:
+    left out, as a sync skips it). A text merge's conflict markers raise
+    Conflict; a key lower than the one before it raises Unsorted."""
+    store = iter(mine)
+    held = next(store, None)
+    best: Line | None = None
+    last = ""
+    for piece in pieces:
+        if not piece.strip():
+            continue
+        text = piece.decode("utf-8", "replace")
+        if ledger.has_markers(text):
+            raise Conflict("the ledger holds conflicts from a text merge")
+        key = _key(piece)
+        if key is None:
+            continue  # not a JSON object: a sync reports it, the merge leaves it out
+        if key < last:
+            raise Unsorted(key)
+        if key != last:
+            if best is not None:
+                while held is not None and held.key < best.key:
+                    yield held
+                    held = next(store, None)
+                if held is not None and held.key == best.key:
+                    yield held if held.rank > best.rank else best
+                    held = next(store, None)
+                else:
+                    yield best
+                best = None
+            while held is not None and held.key < key:
+                yield held
+                held = next(store, None)
+            last = key
+        known = held if held is not None and held.key == key and held.text == text else None
+        line = known or check(piece)
+        if line is not None and (best is None or line.rank > best.rank):
+            best = line
+    if best is not None:
+        while held is not None and held.key < best.key:
+            yield held
+            held = next(store, None)
+        if held is not None and held.key == best.key:
+            yield held if held.rank > best.rank else best
+            held = next(store, None)
+        else:
+            yield best
+    while held is not None:
+        yield held
+        held = next(store, None)
+
+
+def _key(piece: bytes) -> str | None:
+    try:
+        data: Any = json.loads(piece)
+    except (ValueError, RecursionError):
+        return None
+    return ledger.key_of(data) if isinstance(data, dict) else None  # pyright: ignore[reportUnknownArgumentType]
+
+
+def write_if_changed(path: Path, lines: Iterable[Line], old: Any) -> tuple[bool, str]:
+    """Write `lines` to a temporary file beside `path` and put it in its place
+    unless its bytes hash as `old` (the hash of the file's bytes, complete once
+    `lines` is), which leaves the file as it was. (written, "sha256:...")."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    new = hashlib.sha256()
+    try:
+        with temporary.open("wb") as out:
+            for line in lines:
+                data = (line.text + "\n").encode("utf-8")
+                out.write(data)
+                new.update(data)
+        digest = "sha256:" + new.hexdigest()
+        if new.digest() == old.digest():
+            temporary.unlink()
+            return False, digest
+        os.replace(temporary, path)
+        return True, digest
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
