@@ -23,6 +23,7 @@ from helpers import (  # re-exported for tests that import them from here
     make_memory,
     run_process,
 )
+from processes import Spawner
 
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
@@ -75,3 +76,14 @@ def identity(project_id: str) -> Identity:
 @pytest.fixture
 def run_cli(project_root: Path) -> CliRunner:
     return cli_runner(project_root)
+
+
+@pytest.fixture
+def spawn() -> Iterator[Spawner]:
+    """Starts processes (`spawn(argv, **popen)`); whatever is still running when
+    the test ends, passed or failed, is killed with its children."""
+    spawner = Spawner()
+    try:
+        yield spawner
+    finally:
+        spawner.close()
