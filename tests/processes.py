@@ -39,7 +39,8 @@ def end(proc: subprocess.Popen[Any]) -> None:
     proc.wait()
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None:
-            stream.close()
+            with suppress(BrokenPipeError):  # stdin's unsent rest, to a process now gone
+                stream.close()
 
 
 class Spawner:

@@ -19,6 +19,13 @@ pytestmark = pytest.mark.slow
 AGENT_ENV = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "sess-tui"}
 
 
+@pytest.fixture(autouse=True)
+def no_terminal_left() -> Iterator[None]:
+    """A test that fails with a `tree-ring tui` running leaves none behind."""
+    yield
+    Terminal.close_all()
+
+
 def cli(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
     done = run_process("--root", str(root), *args, env=env)
     assert done.returncode == 0, done.stderr.decode()
@@ -38,8 +45,6 @@ def term(root: Path) -> Iterator[Terminal]:
     opened = Terminal(root)
     opened.wait_for("TREE RING")
     yield opened
-    if opened.child.isalive():
-        opened.child.terminate(force=True)
 
 
 def selected(term: Terminal) -> str:
