@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 from governance_support import CLAUDE
 from helpers import REPO, CliRunner
+from jsonschema.exceptions import best_match
 
 from tree_ring.cli import app, reference
 
@@ -168,7 +169,7 @@ def validator() -> jsonschema.Draft202012Validator:
 
 def _validate(document: Any) -> None:
     """`jsonschema.validate` with the checked schema: raises the best match."""
-    error = jsonschema.exceptions.best_match(validator().iter_errors(document))
+    error = best_match(validator().iter_errors(document))
     if error is not None:
         raise error
 
