@@ -30,7 +30,9 @@ from typing import Any
 import pytest
 from processes import first_line, started
 
-pytestmark = pytest.mark.slow
+# One worker runs them all (scripts/test.sh's --dist loadgroup): they share one
+# browser and one server, which each worker would otherwise start again.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 REPO = Path(__file__).resolve().parents[2]
 LAUNCHER = REPO / "bin" / "tree-ring"
