@@ -34,6 +34,7 @@ __all__ = ["AGENT", "LAUNCHER", "PERSON", "REPO", "CliRunner", "Run", "make_memo
 
 HARNESS_VARS = ("CLAUDECODE", "AI_AGENT")
 HARNESS_PREFIXES = ("TREE_RING_", "CLAUDE_", "CODEX_")
+TERMINAL_SIZE_VARS = ("LINES", "COLUMNS")
 
 
 @pytest.fixture(autouse=True)
@@ -46,6 +47,10 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             continue  # where the end-to-end CLIs live, not an identity
         if name.startswith(HARNESS_PREFIXES) or name in HARNESS_VARS:
             monkeypatch.delenv(name)
+    # pytest-xdist's workers export LINES=24 and COLUMNS=80, which curses and
+    # shutil.get_terminal_size take over a terminal's real size.
+    for name in TERMINAL_SIZE_VARS:
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
 
 
