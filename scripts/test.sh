@@ -1,7 +1,8 @@
 #!/bin/sh
 # The one test command (README: `sh scripts/test.sh`): builds the dev
 # environment when it is missing or stale, then lints, type-checks and runs
-# the tests, stopping at the first failure. Extra arguments go to pytest.
+# the tests, stopping at the first failure. Extra arguments go to pytest
+# (after the worker count, so `-n 1` there wins).
 set -eu
 
 repo=$(cd -P -- "$(dirname -- "$0")/.." && pwd -P)
@@ -65,5 +66,11 @@ header "pyright"
 "$venv/bin/pyright"
 
 header "pytest"
+# In parallel (pytest-xdist), one worker per core; a later `-n N` among the
+# extra arguments overrides it, and `-n 0` runs everything in one process.
+# --dist loadgroup keeps the tests marked with one xdist_group on one worker:
+# those that share an expensive module fixture (a browser, the real CLIs).
+workers=$(python3 -c 'import os
+print(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)')
 # exec so pytest's own status is the script's, including 5 for "no tests ran".
-exec "$venv/bin/python" -m pytest "$@"
+exec "$venv/bin/python" -m pytest -n "$workers" --dist loadgroup "$@"

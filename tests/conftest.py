@@ -23,6 +23,7 @@ from helpers import (  # re-exported for tests that import them from here
     make_memory,
     run_process,
 )
+from processes import Spawner
 
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
@@ -33,6 +34,7 @@ __all__ = ["AGENT", "LAUNCHER", "PERSON", "REPO", "CliRunner", "Run", "make_memo
 
 HARNESS_VARS = ("CLAUDECODE", "AI_AGENT")
 HARNESS_PREFIXES = ("TREE_RING_", "CLAUDE_", "CODEX_")
+TERMINAL_SIZE_VARS = ("LINES", "COLUMNS")
 
 
 @pytest.fixture(autouse=True)
@@ -45,6 +47,10 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             continue  # where the end-to-end CLIs live, not an identity
         if name.startswith(HARNESS_PREFIXES) or name in HARNESS_VARS:
             monkeypatch.delenv(name)
+    # pytest-xdist's workers export LINES=24 and COLUMNS=80, which curses and
+    # shutil.get_terminal_size take over a terminal's real size.
+    for name in TERMINAL_SIZE_VARS:
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
 
 
@@ -75,3 +81,14 @@ def identity(project_id: str) -> Identity:
 @pytest.fixture
 def run_cli(project_root: Path) -> CliRunner:
     return cli_runner(project_root)
+
+
+@pytest.fixture
+def spawn() -> Iterator[Spawner]:
+    """Starts processes (`spawn(argv, **popen)`); whatever is still running when
+    the test ends, passed or failed, is killed with its children."""
+    spawner = Spawner()
+    try:
+        yield spawner
+    finally:
+        spawner.close()

@@ -85,10 +85,22 @@ class Pipe:
         return structured
 
 
-def conforms(name: str, structured: Message) -> None:
+# Each tool's outputSchema, checked against the meta-schema once, as a validator.
+# Checking it again on every call made the check most of a call's cost.
+_VALIDATORS: dict[str, tuple[Message, Draft202012Validator]] = {}
+
+
+def validator(name: str) -> Draft202012Validator:
     schema = schemas.BY_NAME[name].output_schema
-    Draft202012Validator.check_schema(schema)
-    errors = [e.message for e in Draft202012Validator(schema).iter_errors(structured)]
+    cached = _VALIDATORS.get(name)
+    if cached is None or cached[0] is not schema:
+        Draft202012Validator.check_schema(schema)
+        cached = _VALIDATORS[name] = (schema, Draft202012Validator(schema))
+    return cached[1]
+
+
+def conforms(name: str, structured: Message) -> None:
+    errors = [e.message for e in validator(name).iter_errors(structured)]
     assert errors == [], errors
 
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from processes import run, started
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -24,20 +26,20 @@ def run_tree_ring(root: Path, args: list[str], *, tty: bool) -> tuple[int, bytes
     `tty`, stderr is a pseudo-terminal and stdout stays a pipe."""
     argv = [sys.executable, "-m", "tree_ring", "--root", str(root), *args]
     if not tty:
-        done = subprocess.run(argv, capture_output=True, env=clean_env(), cwd=REPO, timeout=60)
+        done = run(argv, env=clean_env(), cwd=REPO, timeout=60)
         return done.returncode, done.stdout, done.stderr
     main, child = pty.openpty()
     try:
-        proc = subprocess.Popen(
+        with started(
             argv,
             stdout=subprocess.PIPE,
             stderr=child,
             env=clean_env(),
             cwd=REPO,
             stdin=subprocess.DEVNULL,
-        )
-        os.close(child)
-        out = proc.communicate(timeout=60)[0]
+        ) as proc:
+            os.close(child)
+            out = proc.communicate(timeout=60)[0]
         err = b""
         while True:
             try:

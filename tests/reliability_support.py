@@ -15,6 +15,8 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+from processes import Spawner
+
 from tree_ring.model import project
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,8 +43,11 @@ def cli(
     )
 
 
-def popen_cli(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
+def popen_cli(
+    spawn: Spawner, root: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """bin/tree-ring started by `spawn`, so the test's end ends it."""
+    return spawn(
         [sys.executable, str(LAUNCHER), "--root", str(root), *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import processes
 import pytest
 
 from tree_ring.model.project import load_project_id
@@ -94,17 +95,11 @@ def scrubbed_env(home: Path) -> dict[str, str]:
 def run(
     cmd: list[str], *, env: dict[str, str], cwd: Path, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """Run a command with no stdin; fail the test (with its output) unless it exits 0."""
+    """Run a command with no stdin; fail the test (with its output) unless it exits 0.
+    A timeout kills the CLI with what it started (hooks, MCP servers)."""
     try:
-        proc = subprocess.run(
-            cmd,
-            env=env,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
+        proc = processes.run(
+            cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, text=True, timeout=timeout
         )
     except subprocess.TimeoutExpired as exc:
         pytest.fail(
@@ -244,13 +239,15 @@ class ClaudeCode:
         env = scrubbed_env(self.home)
         env.update(
             ANTHROPIC_API_KEY="dummy",
+            # Without a base URL of its own, every `claude plugin` command
+            # looks up api.anthropic.com and retries for some 20 s offline;
+            # pointed at a closed loopback port it sends nothing and goes on.
+            ANTHROPIC_BASE_URL=base_url or "http://127.0.0.1:9",
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             DISABLE_AUTOUPDATER="1",
             DISABLE_TELEMETRY="1",
             DISABLE_ERROR_REPORTING="1",
         )
-        if base_url:
-            env["ANTHROPIC_BASE_URL"] = base_url
         return env
 
     def install(self, plugin_dir: Path, project: Path) -> None:
@@ -393,7 +390,7 @@ class Codex:
             {"method": "initialized"},
             {"id": 2, "method": "hooks/list", "params": {"cwds": [str(cwd)]}},
         ]
-        proc = subprocess.Popen(
+        with processes.started(
             [str(self.bin), "app-server"],
             env=self.env(),
             cwd=cwd,
@@ -401,8 +398,7 @@ class Codex:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-        )
-        try:
+        ) as proc:
             assert proc.stdin is not None and proc.stdout is not None
             proc.stdin.write("".join(json.dumps(m) + "\n" for m in msgs))
             proc.stdin.flush()
@@ -413,9 +409,6 @@ class Codex:
                         pytest.fail(f"codex hooks/list failed: {msg['error']}")
                     return [h for d in msg["result"]["data"] for h in d["hooks"]]
             pytest.fail("codex app-server closed without answering hooks/list")
-        finally:
-            proc.kill()
-            proc.wait()
 
     def trust_hooks(self, cwd: Path) -> list[dict[str, Any]]:
         """Record trust for the plugin's hooks the way Codex's /hooks review

@@ -20,9 +20,10 @@ from tree_ring.write import pipeline
 
 
 def _store_all(store: Store, *memories: Memory) -> None:
+    """One batch: decided as one write at a time would be, without searching
+    the store for contradictions once per row."""
     with store.write() as conn:
-        for memory in memories:
-            pipeline.insert_prepared(conn, memory, PERSON)
+        pipeline.insert_prepared_many(conn, memories, PERSON)
 
 
 def test_absent_words_leave_the_ands() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from processes import Spawner
 from reliability_support import cli, fts_consistent, popen_cli, raw
 
 from tree_ring.store import audit
@@ -31,8 +32,9 @@ def summary_for(op: str) -> str:
     return f"Concurrent fact {op}: the cache shard {op} is warmed before deploy"
 
 
-def start_writer(root: Path, op: str) -> subprocess.Popen[bytes]:
+def start_writer(spawn: Spawner, root: Path, op: str) -> subprocess.Popen[bytes]:
     return popen_cli(
+        spawn,
         root,
         "--json",
         "remember",
@@ -70,14 +72,16 @@ def check_store(root: Path, expected: dict[str, str]) -> None:
         assert claims == len(expected)
 
 
-def test_writers_wait_for_a_held_lock_and_each_write_lands_once(project_root: Path) -> None:
+def test_writers_wait_for_a_held_lock_and_each_write_lands_once(
+    project_root: Path, spawn: Spawner
+) -> None:
     ops = [f"op-{n}" for n in range(8)]
     # Three of them are also retried, exactly, by a second process at once.
     retried = ops[:3]
     holder = raw(project_root)
     holder.execute("BEGIN IMMEDIATE")
     try:
-        procs = [(op, start_writer(project_root, op)) for op in [*ops, *retried]]
+        procs = [(op, start_writer(spawn, project_root, op)) for op in [*ops, *retried]]
         time.sleep(HOLD_S)
         # Every writer is still waiting on the lock: none gave up.
         waiting = [op for op, proc in procs if proc.poll() is None]
@@ -108,18 +112,22 @@ def test_writers_wait_for_a_held_lock_and_each_write_lands_once(project_root: Pa
     check_store(project_root, acknowledged)
 
 
-def test_readers_never_fail_or_see_half_a_row_while_writers_run(project_root: Path) -> None:
+def test_readers_never_fail_or_see_half_a_row_while_writers_run(
+    project_root: Path, spawn: Spawner
+) -> None:
     seed = [f"seed-{n}" for n in range(3)]
     for op in seed:
-        proc = start_writer(project_root, op)
+        proc = start_writer(spawn, project_root, op)
         assert finish(proc)[0] == 0
     ops = [f"mixed-{n}" for n in range(8)]
     holder = raw(project_root)
     holder.execute("BEGIN IMMEDIATE")
     try:
-        writers = [(op, start_writer(project_root, op)) for op in ops]
-        readers = [popen_cli(project_root, "--json", "brief") for _ in range(3)]
-        readers += [popen_cli(project_root, "--json", "recall", "cache shard") for _ in range(3)]
+        writers = [(op, start_writer(spawn, project_root, op)) for op in ops]
+        readers = [popen_cli(spawn, project_root, "--json", "brief") for _ in range(3)]
+        readers += [
+            popen_cli(spawn, project_root, "--json", "recall", "cache shard") for _ in range(3)
+        ]
         # Readers finish while the write lock is still held: WAL never makes
         # them wait for a writer.
         first = [finish(reader) for reader in readers]
@@ -128,8 +136,10 @@ def test_readers_never_fail_or_see_half_a_row_while_writers_run(project_root: Pa
         holder.execute("ROLLBACK")
         holder.close()
     # More readers while the writers commit.
-    readers = [popen_cli(project_root, "--json", "recall", "concurrent fact") for _ in range(4)]
-    readers += [popen_cli(project_root, "--json", "brief") for _ in range(2)]
+    readers = [
+        popen_cli(spawn, project_root, "--json", "recall", "concurrent fact") for _ in range(4)
+    ]
+    readers += [popen_cli(spawn, project_root, "--json", "brief") for _ in range(2)]
     acknowledged: dict[str, str] = {}
     for op, proc in writers:
         code, doc, err = finish(proc)

@@ -23,6 +23,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from processes import Spawner
 from reliability_support import REPO, cli, fts_consistent, raw
 
 from tree_ring.store import audit
@@ -84,8 +85,8 @@ class Driver:
     """One driver process and the lines it has printed so far (read by a thread,
     so the test can kill it the moment it reaches a chosen point)."""
 
-    def __init__(self, script: Path, root: Path, prefix: str) -> None:
-        self.proc = subprocess.Popen(
+    def __init__(self, spawn: Spawner, script: Path, root: Path, prefix: str) -> None:
+        self.proc = spawn(
             [sys.executable, str(script), str(REPO), str(root), prefix, str(WRITES)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -111,7 +112,7 @@ class Driver:
 
 
 def test_sigkill_at_random_points_loses_nothing_acknowledged(
-    project_root: Path, tmp_path: Path
+    project_root: Path, tmp_path: Path, spawn: Spawner
 ) -> None:
     script = tmp_path / "driver.py"
     script.write_text(DRIVER, encoding="utf-8")
@@ -121,7 +122,7 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(
     forgot: set[str] = set()
     kills = 0
     for round_ in range(ROUNDS + 1):
-        drivers = {f"d{k}": Driver(script, project_root, f"d{k}") for k in range(DRIVERS)}
+        drivers = {f"d{k}": Driver(spawn, script, project_root, f"d{k}") for k in range(DRIVERS)}
         if round_ < ROUNDS:
             # Each driver dies after its own random number of acknowledgements
             # plus a random few milliseconds, however fast the machine: mid

@@ -100,9 +100,11 @@ def test_a_scan_skips_a_bad_row_after_whole_batches(tmp_path: Path) -> None:
     not delivered twice, and only the bad one is missing."""
     path = tmp_path / "t.sqlite"
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        conn.execute("BEGIN")  # one transaction: 700 autocommits are 700 syncs
         conn.execute("CREATE TABLE t(n INTEGER PRIMARY KEY, s TEXT)")
         conn.executemany("INSERT INTO t VALUES (?, ?)", [(n, f"row {n}") for n in range(700)])
         conn.execute("UPDATE t SET s = CAST(? AS TEXT) WHERE n IN (300, 650)", (BAD,))
+        conn.execute("COMMIT")
     db = open_db(path)
     try:
         seen = [row["n"] for row in db.execute("SELECT n, s FROM t ORDER BY n")]

@@ -14,6 +14,7 @@ import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
 import pexpect
 import pyte
@@ -24,6 +25,10 @@ LEAVE_ALT = b"\x1b[?1049l"
 
 
 class Terminal:
+    # Every terminal opened and not yet finished: the test module's teardown
+    # ends what a failed test left running (`close_all`).
+    open: ClassVar[list[Terminal]] = []
+
     def __init__(
         self,
         root: Path,
@@ -45,6 +50,15 @@ class Terminal:
             env=environ,
         )
         self.modes_after: list[object] = []
+        Terminal.open.append(self)
+
+    @classmethod
+    def close_all(cls) -> None:
+        """End every terminal's program that is still running."""
+        while cls.open:
+            child = cls.open.pop().child
+            if child.isalive():
+                child.terminate(force=True)
 
     # ---------------------------------------------------------------- reading
 

@@ -28,8 +28,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from processes import first_line, started
 
-pytestmark = pytest.mark.slow
+# One worker runs them all (scripts/test.sh's --dist loadgroup): they share one
+# browser and one server, which each worker would otherwise start again.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 REPO = Path(__file__).resolve().parents[2]
 LAUNCHER = REPO / "bin" / "tree-ring"
@@ -133,19 +136,16 @@ def view(tmp_path_factory: pytest.TempPathFactory) -> Iterator[View]:
         ("p95 dropped after the warmup change", "outer"),
     ):
         cli(root, "remember", summary, "--ring", ring)
-    process = subprocess.Popen(
+    # `started` kills the server however the module ends; a clean end is Ctrl-C.
+    with started(
         [sys.executable, str(LAUNCHER), "view", "--root", str(root), "--no-open", "--json"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=_clean_env(),
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    url = json.loads(line)["url"]
-    try:
+    ) as process:
+        url = json.loads(first_line(process))["url"]
         yield View(root, url, url.split("/?")[0], process)
-    finally:
         process.send_signal(signal.SIGINT)  # Ctrl-C
         assert process.wait(timeout=20) == 0
 

@@ -5,29 +5,24 @@ from __future__ import annotations
 import json
 import signal
 import socket
-import subprocess
 import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
+from subprocess import PIPE
 
 from helpers import LAUNCHER, run_process
+from processes import first_line, started
 
 
-def _start(root: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, str(LAUNCHER), "view", "--root", str(root), "--no-open", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def _argv(root: Path, *args: str) -> list[str]:
+    return [sys.executable, str(LAUNCHER), "view", "--root", str(root), "--no-open", *args]
 
 
 def test_it_prints_a_loopback_url_with_a_token_and_stops_on_ctrl_c(project_root: Path) -> None:
-    process = _start(project_root, "--json")
-    try:
-        assert process.stdout is not None
-        data = json.loads(process.stdout.readline())
+    # `started` kills the server if anything below fails, Ctrl-C included.
+    with started(_argv(project_root, "--json"), stdout=PIPE, stderr=PIPE, text=True) as process:
+        data = json.loads(first_line(process))
         assert data["command"] == "view" and data["project"]
         url: str = data["url"]
         assert url.startswith("http://127.0.0.1:") and "/?token=" in url
@@ -41,11 +36,9 @@ def test_it_prints_a_loopback_url_with_a_token_and_stops_on_ctrl_c(project_root:
         except urllib.error.HTTPError as exc:
             assert exc.code == 403
             assert token not in exc.read().decode()
-    finally:
         process.send_signal(signal.SIGINT)
-        code = process.wait(timeout=20)
-    assert code == 0
-    assert process.stderr is not None and process.stderr.read() == ""
+        assert process.wait(timeout=20) == 0
+        assert process.stderr is not None and process.stderr.read() == ""
 
 
 def test_a_port_in_use_is_a_one_line_error(project_root: Path) -> None:

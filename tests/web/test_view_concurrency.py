@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
 from helpers import REPO
+from processes import started
 from web_support import serving
 
 pytestmark = pytest.mark.slow
@@ -34,26 +34,26 @@ def test_pages_answer_while_the_cli_writes(project_root: Path) -> None:
     failures: list[BaseException] = []
     with serving(project_root) as client:
         client.login()
-        writer = subprocess.Popen([sys.executable, "-c", script])
+        with started([sys.executable, "-c", script]) as writer:
 
-        def read() -> None:
-            # A request that fails outright (a dropped connection) fails the test too.
-            try:
-                while writer.poll() is None:
-                    for path in ("/", "/memories", "/review", "/status", "/memories?q=note"):
-                        got = client.get(path)
-                        codes.append(got.status)
-                        if got.status != 200:
-                            refused.append((path, got.status, got.body[-2000:]))
-            except BaseException as exc:
-                failures.append(exc)
+            def read() -> None:
+                # A request that fails outright (a dropped connection) fails the test too.
+                try:
+                    while writer.poll() is None:
+                        for path in ("/", "/memories", "/review", "/status", "/memories?q=note"):
+                            got = client.get(path)
+                            codes.append(got.status)
+                            if got.status != 200:
+                                refused.append((path, got.status, got.body[-2000:]))
+                except BaseException as exc:
+                    failures.append(exc)
 
-        readers = [threading.Thread(target=read) for _ in range(4)]
-        for t in readers:
-            t.start()
-        for t in readers:
-            t.join()
-        assert writer.wait(timeout=300) == 0
+            readers = [threading.Thread(target=read) for _ in range(4)]
+            for t in readers:
+                t.start()
+            for t in readers:
+                t.join()
+            assert writer.wait(timeout=300) == 0
         final = client.get("/memories").body
     assert failures == []
     assert codes and refused == []
