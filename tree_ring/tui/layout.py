@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
+from tree_ring.model.text import one_line
 from tree_ring.tui import rings
 from tree_ring.tui.actions import memory_lines
 from tree_ring.tui.commands import COMMANDS
@@ -42,16 +43,51 @@ def clean(text: str) -> str:
     return "".join(c if c.isprintable() else " " for c in text)
 
 
+def _cell(char: str) -> int:
+    from unicodedata import category, east_asian_width
+
+    if category(char) in ("Mn", "Me", "Cf"):
+        return 0  # a combining mark or a joiner: drawn on the cell before it
+    return 2 if east_asian_width(char) in ("W", "F") else 1
+
+
+def cells(text: str) -> int:
+    """How many terminal cells `text` takes: a wide character (CJK, most
+    emoji) two, a combining mark none; ASCII is counted without a look-up."""
+    if text.isascii():
+        return len(text)
+    return sum(_cell(char) for char in text)
+
+
+def cut(text: str, width: int) -> str:
+    """The longest start of `text` that takes at most `width` cells."""
+    if text.isascii() or cells(text) <= width:
+        return text[: max(width, 0)]
+    used = 0
+    for index, char in enumerate(text):
+        used += _cell(char)
+        if used > width:
+            return text[:index]
+    return text
+
+
+def clip(text: str, width: int) -> str:
+    """`text` in at most `width` cells, with an ellipsis where it was cut."""
+    if cells(text) <= width:
+        return text
+    return cut(text, width - 1) + "…" if width > 0 else ""
+
+
 def fit(line: Line, width: int) -> Line:
-    """`line` cut or padded to exactly `width` characters."""
+    """`line` cut or padded to exactly `width` cells."""
     out: Line = []
     used = 0
     for text, style in line:
         if used >= width:
             break
-        piece = clean(text)[: width - used]
+        piece = cut(clean(text), width - used)
         out.append((piece, style))
-        used += len(piece)
+        used += cells(piece)
     if used < width:
         out.append((" " * (width - used), "plain"))
     return out
@@ -119,7 +155,8 @@ def detail(state: State, width: int) -> list[Line]:
         return wrap(["Nothing here yet.", "/remember SUMMARY stores a memory."], width, "dim")
     out: list[Line] = []
     if item.memory is None:
-        return wrap(list(item.detail), width)
+        lines = wrap(list(item.detail), width)
+        return [*lines[:1], *provenance(item, width), *lines[1:]]
     if state.show_audit:
         out.append([("audit log of this memory (l hides it)", "title")])
         entries = state.audit or []
@@ -132,8 +169,19 @@ def detail(state: State, width: int) -> list[Line]:
         out.append([("", "plain")])
     if item.pair:
         out += contradiction(item.memory, item.pair, width)
-    out += [_field(line) for line in wrap(memory_lines(item.memory), width)]
-    return out
+    fields = [_field(line) for line in wrap(memory_lines(item.memory), width)]
+    return [*out, *fields[:1], *provenance(item, width), *fields[1:]]
+
+
+def provenance(item: Item, width: int) -> list[Line]:
+    """Who put the item there, when a team ledger line did: one line under its
+    id, cut to the pane. The author is whatever a commit says, so it is put
+    on one line (`one_line`: no control or bidi character) before it is cut."""
+    if not item.provenance:
+        return []
+    said = clip(one_line(f"team ledger: {item.provenance}"), width)
+    name, sep, value = said.partition(": ")
+    return [[(name + sep, "dim"), (value, "plain")]]
 
 
 def _field(line: Line) -> Line:

@@ -117,7 +117,7 @@ class Painter:
                 # The bottom-right cell raises: curses cannot move the cursor past it.
                 with contextlib.suppress(curses.error):
                     window.addstr(y, x, text, self.attrs.get(style, curses.A_NORMAL))
-                x += len(text)
+                x += layout.cells(text)  # a wide character takes two
         window.noutrefresh()
         curses.doupdate()
 
