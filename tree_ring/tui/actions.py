@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from tree_ring.model import project as projects
@@ -161,8 +162,6 @@ class Session:
     def _traced(self, state: State, items: list[Item]) -> list[Item]:
         """`items` with where the team ledger line that made each came from,
         for the views that list memories and requests to forget."""
-        from dataclasses import replace
-
         from tree_ring.ops import provenance
 
         if state.view not in TRACED:
