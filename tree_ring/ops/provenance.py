@@ -22,7 +22,7 @@ from typing import Any
 
 from tree_ring.model.record import Memory, sha256
 from tree_ring.ops import ledger_delta
-from tree_ring.ops.upstream import UPSTREAM, Provenance
+from tree_ring.ops.upstream import UPSTREAM, WORKING_TREE, Provenance
 from tree_ring.store.sql import Db
 
 MAX_REASON = 1_000
@@ -108,6 +108,28 @@ def of(db: Db, subjects: Iterable[str]) -> dict[str, dict[str, Any]]:
             "label": "team ledger, " + said.label(),
         }
     return out
+
+
+def said(entry: dict[str, Any]) -> str:
+    """One of `of`'s entries as the TUI and the web view say it, after "team
+    ledger": who committed an upstream line, or whence a claim came. Raw
+    text: an author is whatever a commit says, so each client makes it safe
+    to show (one line on a terminal, escaped in a page)."""
+    source = str(entry.get("source") or "")
+    if source != UPSTREAM:
+        return "a claim from " + ("the working tree" if source == WORKING_TREE else f"a {source}")
+    ref = str(entry.get("ref") or "").removeprefix("refs/remotes/")
+    where = f"upstream {ref}".rstrip()
+    commit, author = entry.get("commit"), entry.get("author")
+    if not commit and not author:
+        return f"the {where}"
+    said = f"commit {str(commit)[:7]}" if commit else "a commit"
+    return said + (f" by {author}" if author else "") + f" ({where})"
+
+
+def said_of(db: Db, subjects: Iterable[str]) -> dict[str, str]:
+    """Subject -> `said` of where its line came from, for those a ledger line made."""
+    return {subject: said(entry) for subject, entry in of(db, subjects).items()}
 
 
 def _kept(db: Db) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from tree_ring.model import project as projects
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
 # How many rows a view loads; the title says "N of TOTAL" past it.
 PAGE = 500
 EXPORTS = "exports"
+# The views whose rows a team ledger line may have made: memories, requests to forget.
+TRACED = frozenset({"memories", "search", "review", "inbox", "evidence"})
 
 # One pass over the live rows feeds the header and the ring panel: per ring,
 # event type and privacy, how many and their confidence and salience.
@@ -162,9 +165,19 @@ class Session:
             "evidence": self._evidence,
             "integrations": self._integrations,
         }.get(state.view, self._memories)
-        state.set_items(loader(state))
+        state.set_items(self._traced(state, loader(state)))
         if state.show_audit:
             self.audit(state)
+
+    def _traced(self, state: State, items: list[Item]) -> list[Item]:
+        """`items` with where the team ledger line that made each came from,
+        for the views that list memories and requests to forget."""
+        from tree_ring.ops import provenance
+
+        if state.view not in TRACED:
+            return items
+        said = provenance.said_of(self.store.db, [item.key for item in items])
+        return [replace(i, provenance=said[i.key]) if i.key in said else i for i in items]
 
     def audit(self, state: State) -> None:
         memory = state.selected_memory()

@@ -11,6 +11,7 @@ there are exactly `height` of them.
 
 from __future__ import annotations
 
+from tree_ring.model.text import one_line
 from tree_ring.tui import cells, rings
 from tree_ring.tui.actions import memory_lines
 from tree_ring.tui.commands import COMMANDS
@@ -148,7 +149,8 @@ def detail(state: State, width: int) -> list[Line]:
         return wrap(["Nothing here yet.", "/remember SUMMARY stores a memory."], width, "dim")
     out: list[Line] = []
     if item.memory is None:
-        return wrap(list(item.detail), width)
+        lines = wrap(list(item.detail), width)
+        return [*lines[:1], *provenance(item, width), *lines[1:]]
     if state.show_audit:
         out.append([("audit log of this memory (l hides it)", "title")])
         entries = state.audit or []
@@ -161,8 +163,19 @@ def detail(state: State, width: int) -> list[Line]:
         out.append([("", "plain")])
     if item.pair:
         out += contradiction(item.memory, item.pair, width)
-    out += [_field(line) for line in wrap(memory_lines(item.memory), width)]
-    return out
+    fields = [_field(line) for line in wrap(memory_lines(item.memory), width)]
+    return [*out, *fields[:1], *provenance(item, width), *fields[1:]]
+
+
+def provenance(item: Item, width: int) -> list[Line]:
+    """Who put the item there, when a team ledger line did: one line under its
+    id, cut to the pane. The author is whatever a commit says, so it is put
+    on one line (`one_line`: no control or bidi character) before it is cut."""
+    if not item.provenance:
+        return []
+    said = cells.clip(one_line(f"team ledger: {item.provenance}"), width)
+    name, sep, value = said.partition(": ")
+    return [[(name + sep, "dim"), (value, "plain")]]
 
 
 def _field(line: Line) -> Line:

@@ -34,6 +34,18 @@ def memory_link(memory_id: str) -> str:
     return "/memory?" + urlencode({"id": memory_id})
 
 
+def came_from(said: str | None, tag: str = "span", element_id: str = "") -> str:
+    """Who put a row there, when a team ledger line did (`ops/provenance.said`),
+    as a note on one line; nothing for a row this store wrote itself. The
+    author is whatever a commit says: escaped, its controls spelled out."""
+    if not said:
+        return ""
+    named = f' id="{attr(element_id)}"' if element_id else ""
+    return (
+        f'<{tag} class="note provenance"{named}>from the team ledger: {markup.line(said)}</{tag}>'
+    )
+
+
 def csrf_field(session: Session) -> str:
     return f'<input type="hidden" name="csrf" value="{attr(session.csrf)}">'
 

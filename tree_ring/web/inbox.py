@@ -10,9 +10,9 @@ forget it; "Mark all shown as seen" keeps every row on the page at once.
 from __future__ import annotations
 
 from tree_ring.model.record import ORIGINS
-from tree_ring.ops import inbox
+from tree_ring.ops import inbox, provenance
 from tree_ring.web import markup
-from tree_ring.web.frame import csrf_field, frame, memory_link
+from tree_ring.web.frame import came_from, csrf_field, frame, memory_link
 from tree_ring.web.markup import attr, text
 
 TYPE_CHECKING = False
@@ -46,6 +46,7 @@ def inbox_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         origin = None
     with site.store() as store:
         found = inbox.unseen(store, site.project, origin=origin, limit=PAGE)
+        came = provenance.said_of(store.db, [item.memory.id for item in found.items])
     listed: list[str] = []
     for item in found.items:
         m = item.memory
@@ -66,7 +67,8 @@ def inbox_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
             f'[{text(m.ring)}] <span class="summary">{text(markup.clip(m.summary, 300))}</span><br>'
             f'<span class="note">{text(item.origin)} · {text(item.partition)} · '
             f"{text(m.created_at[:19])}Z · {text(item.why_label)}: {text(item.why)}</span>"
-            f'<div class="actions">{forms}</div></li>'
+            + (f"<br>{came_from(came[m.id])}" if m.id in came else "")
+            + f'<div class="actions">{forms}</div></li>'
         )
     body = [
         "<h1>Inbox</h1>",

@@ -1,10 +1,11 @@
 """Escaping, the style sheet and the page frame every page and the report share.
 
-Every value that reaches a page goes through `text` (or `attr`): `html.escape`
-with quotes, after control and format characters are spelled out as
-`U+XXXX`. A store written by hand or imported from elsewhere can hold a bidi
-override or a NUL that the write path would refuse; spelled out, it can
-neither reorder what a person reads nor break the SVG's XML.
+Every value that reaches a page goes through `text` (or `attr`, or `line`
+for a one-line field): `html.escape` with quotes, after control and format
+characters are spelled out as `U+XXXX`. A store written by hand or imported
+from elsewhere can hold a bidi override or a NUL that the write path would
+refuse; spelled out, it can neither reorder what a person reads nor break the
+SVG's XML.
 
 The style sheet is one `<style>` block whose sha256 the Content-Security-Policy
 names, so no other style and no script at all can run in a page.
@@ -24,12 +25,12 @@ if TYPE_CHECKING:
 _KEEP = frozenset("\n\t")
 
 
-def _visible(value: str) -> str:
+def _visible(value: str, keep: frozenset[str] = _KEEP) -> str:
     if value.isprintable():
         return value
     out: list[str] = []
     for char in value:
-        if char not in _KEEP and unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+        if char not in keep and unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn"):
             out.append(f"U+{ord(char):04X}")
         else:
             out.append(char)
@@ -42,6 +43,12 @@ def text(value: object) -> str:
 
 
 attr = text
+
+
+def line(value: object) -> str:
+    """`value` as HTML text that stays on one line: a newline or tab in it is
+    spelled out too, for a field that has no business holding one (an author)."""
+    return html.escape(_visible("" if value is None else str(value), frozenset()), quote=True)
 
 
 def count(n: int, one: str, many: str) -> str:

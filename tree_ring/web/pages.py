@@ -17,12 +17,13 @@ from urllib.parse import urlencode
 
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, Memory, parse_time
+from tree_ring.ops import provenance
 from tree_ring.read import listing
 from tree_ring.read.recall import recall
 from tree_ring.store import audit
 from tree_ring.store.live import View
 from tree_ring.web import data, markup, queue, rings
-from tree_ring.web.frame import NotFoundPage, frame, memory_link
+from tree_ring.web.frame import NotFoundPage, came_from, frame, memory_link
 from tree_ring.web.markup import attr, text
 
 TYPE_CHECKING = False
@@ -300,6 +301,7 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
         except NotFound as exc:
             raise NotFoundPage(str(exc)) from None
         history = audit.entries(store.db, target=m.id, limit=200)
+        came = provenance.said_of(store.db, [m.id]).get(m.id)
         # What links here is found by reading every row's links, so only on request.
         against = []
         if query.get("linked") == "1":
@@ -338,6 +340,7 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
     body = [
         f"<h1>Memory {text(m.id)}</h1>",
         f'<p class="note" id="withheld">{text(why_hidden)}</p>' if why_hidden else "",
+        came_from(came, "p", "provenance"),
         queue.memory_actions(site, session, m),
         f'<dl class="fields" id="fields">{"".join(fields)}</dl>',
         f'<p><a href="/tree?{attr(urlencode({"memory": m.id}))}">Its path in the summary tree</a>'

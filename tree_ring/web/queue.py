@@ -12,10 +12,10 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from tree_ring.model.record import PRIVATE_SCOPES
-from tree_ring.ops import review
+from tree_ring.ops import provenance, review
 from tree_ring.store import rows
 from tree_ring.web import markup
-from tree_ring.web.frame import csrf_field, frame, memory_link
+from tree_ring.web.frame import came_from, csrf_field, frame, memory_link
 from tree_ring.web.markup import attr, text
 from tree_ring.write import requests
 
@@ -121,6 +121,7 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
             if link.type == "contradicts"
         }
         asked = requests.waiting(db, site.project)
+        came = provenance.said_of(db, [m.id for m in waiting] + [r.id for r in asked])
     items: list[str] = []
     for m in waiting:
         lines = [
@@ -129,6 +130,8 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
             f'<span class="note">why: {text(m.review_reason or "waiting for review")}; from '
             f"{text(m.origin)} at {text(m.created_at[:19])}Z ({text(m.scope)})</span>",
         ]
+        if m.id in came:
+            lines.append(came_from(came[m.id]))
         for link in m.links:
             other = against.get(link.target) if link.type == "contradicts" else None
             if other is not None:
@@ -168,7 +171,8 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
                     f'<a href="{attr(memory_link(r.memory_id))}">{text(r.memory_id)}</a>',
                     text(r.mode),
                     text(r.reason),
-                    text(f"{r.actor} ({r.origin})"),
+                    text(f"{r.actor} ({r.origin})")
+                    + (f"<br>{came_from(came[r.id])}" if r.id in came else ""),
                     _request_forms(session, r.id),
                 ]
             )
