@@ -17,7 +17,7 @@ import pytest
 from provenance_support import CLAIM, DECISION, Scene, cli, set_author, team
 from terminal import Terminal
 
-from tree_ring.tui import layout
+from tree_ring.tui import cells, layout
 from tree_ring.tui.state import Item, State
 
 pytestmark = pytest.mark.slow
@@ -54,7 +54,8 @@ def detail(term: Terminal) -> list[str]:
     """The detail pane's lines, right of the separator, below its title."""
     lines = term.lines()
     start = next(i for i, line in enumerate(lines) if "│Detail" in line)
-    return [line.split("│", 1)[1].rstrip() for line in lines[start + 1 : -2]]
+    # The pane ends where the separator does: the key help below spans the screen.
+    return [line.split("│", 1)[1].rstrip() for line in lines[start + 1 :] if "│" in line]
 
 
 def test_an_upstream_line_names_its_commit_and_author(
@@ -122,12 +123,12 @@ def test_the_line_takes_exactly_the_panes_cells_with_wide_characters(width: int)
     item = Item(memory.id, memory, provenance=f"commit 1a2b3c4 by {HOSTILE} (upstream)")
     state = State(items=[item])
     for line in layout.render(state, width, 30):
-        assert sum(layout.cells(text) for text, _ in line) == width
+        assert sum(cells.width(text) for text, _ in line) == width
         assert all(text.isprintable() and "\u202e" not in text for text, _ in line)
     pane = width - max(24, width * 38 // 100) - 1
     [said] = [line for line in layout.detail(state, pane) if line[0][0] == "team ledger: "]
     shown = "".join(text for text, _ in said)
-    assert layout.cells(shown) in (pane, pane - 1) and shown.endswith("…")
+    assert cells.width(shown) in (pane, pane - 1) and shown.endswith("…")
     whole = f"team ledger: commit 1a2b3c4 by <script>alert(1)</script> [31mforged: line[0m {WIDE}"
     assert whole.startswith(shown[:-1])
 
