@@ -213,3 +213,28 @@ def test_claim_text_folds_spellings_and_leaves_punctuation_out() -> None:
     # Number words and hyphenation are not folded.
     assert tombstones.claim_text("retry three times") != tombstones.claim_text("retry 3 times")
     assert tombstones.claim_text("re-try it") != tombstones.claim_text("retry it")
+
+
+def test_forgetting_a_memory_leaves_the_boilerplate_its_details_share(run_cli: CliRunner) -> None:
+    # A template's sentence that many memories carry in their details: one
+    # forgotten must not make every other memory with it unwritable.
+    boilerplate = "Filed from the incident template, see the runbook for the escalation steps."
+    first = remember(
+        run_cli,
+        "The cache node ran out of disk on Monday",
+        "--details",
+        f"Node cache-3 filled its disk at two in the morning. {boilerplate}",
+    )
+    assert run_cli("forget", first, "--mode", "delete", "--reason", "wrong node").code == 0
+    again = remember(
+        run_cli,
+        "The queue consumer stalled after the broker upgrade",
+        "--details",
+        f"Consumer lag reached two hours before the restart. {boilerplate}",
+    )
+    assert again.startswith("mem_")
+    # The forgotten claim itself stays forgotten, in the details of another memory too.
+    refused = run_cli(
+        "remember", "Disk alert", "--details", "The cache node ran out of disk on Monday."
+    )
+    assert refused.code != 0 and "forgotten" in refused.err

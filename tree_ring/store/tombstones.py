@@ -288,9 +288,10 @@ MAX_KEYS = 1_000
 
 def forget_keys(memory: Memory) -> list[str]:
     """What forgetting or rejecting `memory` tombstones: its whole summary and
-    details, the two as one text, and the longer sentences of every text field
-    and of the seam between summary and details (by today's fold and the legacy
-    one), and its whole-content hash (which older Tree Ring versions check)."""
+    details, the two as one text, its other text fields whole, the longer
+    sentences of a summary of several and the one across the seam between
+    summary and details (by today's fold and the legacy one), and its
+    whole-content hash (which older Tree Ring versions check)."""
     claims = _Keys()
     summary, details = claims.fold(memory.summary), claims.fold(memory.details)
     for pair in (summary, details, _joined(summary, details)):
@@ -298,12 +299,19 @@ def forget_keys(memory: Memory) -> list[str]:
     # A consolidation's sentences are its sources' claims: forgetting the
     # summary forgets the summary, not each memory it lists.
     if memory.source_type != "consolidation":
-        others = _others(memory)
-        for text in others:
+        for text in _others(memory):
             claims.add(claims.fold(text), SENTENCE_WORDS)
-        parts = [
-            claims.sentences(text, SENTENCE_WORDS)
-            for text in (memory.summary, memory.details, *others)
-        ]
-        claims.seams(parts[:2], SENTENCE_WORDS)
+        # A summary of several sentences makes several claims, each forgotten.
+        # Details and the other fields are forgotten whole: their sentences are
+        # often boilerplate that many memories share (a template's paragraph,
+        # "See the runbook for the steps"), and forgetting one memory must not
+        # refuse all the others. A write is still checked sentence by sentence
+        # against these keys, so the forgotten text is refused wherever it sits.
+        parts = sentences(memory.summary)
+        if len(parts) > 1:
+            head = claims.sentences(memory.summary, SENTENCE_WORDS)
+        else:
+            head = [summary] if summary[0] else []
+        tail = [claims.fold(part) for part in sentences(memory.details)]
+        claims.seams([head, tail], SENTENCE_WORDS)
     return [*list(claims.found)[: MAX_KEYS - 1], memory.content_hash]
