@@ -103,6 +103,7 @@ def test_damaged_pages_say_what_rebuilds_the_store_and_it_does(
     last = result.out.splitlines()[-1]
     assert last.startswith("problems remain; `doctor --repair` cannot rebuild damaged pages:")
     assert "`tree-ring sync`" in last and "ledger.jsonl" in last
+    assert "`tree-ring review list`" in last
     data = json.loads(run_cli("--json", "doctor").out)
     assert data["remedy"] == last.removeprefix("problems remain; ")
     # Doing what it says brings the shared memories back.
@@ -112,6 +113,11 @@ def test_damaged_pages_say_what_rebuilds_the_store_and_it_does(
         extra.unlink()
     assert run_cli("sync").code == 0
     assert run_cli("doctor").code == 0
+    # This project has no upstream, so its ledger's lines are claims until a
+    # person who has read them approves them, as the remedy says.
+    waiting = run_cli("--json", "review", "list").json()
+    assert len(waiting["items"]) == 5
+    assert run_cli("review", "approve", "--all").code == 0
     listed = run_cli("--json", "list").json()["items"]
     assert {m["summary"] for m in listed} == {
         f"Shared fact {n} about the release train" for n in range(5)

@@ -389,7 +389,8 @@ def remedy(root: Path) -> str:
     if (store.parent / ledger.PATH).is_file():
         return (
             f"{lost}{aside}, then `tree-ring sync` rebuilds the store from "
-            f"{store.parent.name}/{ledger.PATH} (the shared memories), or restore a backup"
+            f"{store.parent.name}/{ledger.PATH} (the shared memories; lines the upstream "
+            "does not hold come back for review: `tree-ring review list`), or restore a backup"
         )
     return (
         f"{lost}{aside}, then `tree-ring init` and `tree-ring import FILE` from an export "
