@@ -642,7 +642,7 @@ def _remember_file(db: Db, path: Path, data: bytes, up: Upstream | None = None) 
     ledger_delta.keep_seen(db, state, data)
     settings.write(db, SETTING, state)
     if up is not None:
-        ledger_delta.record_upstream(db, up.ref, up.oid, up.lines)
+        ledger_delta.record_upstream(db, up.ref, up.oid, up.lines, up.commit)
 
 
 def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db) -> str:
