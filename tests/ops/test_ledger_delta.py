@@ -253,3 +253,27 @@ def test_the_change_read_a_block_at_a_time_is_the_whole_files_change(
             a.close()
             b.close()
         assert found == reference_changed_lines(now, seen), (now, seen)
+
+
+def test_an_ids_lines_found_a_block_at_a_time_are_all_of_them(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Blocks shorter than a line, a name across every boundary: the lines of
+    an id found in a file read a block at a time are those a search of the whole finds."""
+    lines = [
+        json.dumps({"record": "memory", "id": f"mem_{n % 5}", "n": n, "pad": "x" * (n % 7)})
+        for n in range(30)
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    (tmp_path / "ledger").write_bytes(data)
+    for block in (20, 23, 64, 400):
+        monkeypatch.setattr(ledger_delta, "_BLOCK", block)
+        opened = ledger_delta.Opened.open(str(tmp_path / "ledger"))
+        assert opened is not None
+        try:
+            for n in range(6):
+                memory_id = f"mem_{n}"
+                expected = {line.encode() for line in lines if f'"{memory_id}"' in line}
+                assert ledger_delta._group_in(opened, memory_id) == expected  # pyright: ignore[reportPrivateUsage]
+        finally:
+            opened.close()

@@ -96,6 +96,28 @@ class Opened:
     def __init__(self, fd: int, info: os.stat_result) -> None:
         self.fd, self.info, self.size = fd, info, info.st_size
         self._data: bytes | None = None
+        self._buffer = bytearray()  # one block, read into again and again
+
+    def block(self, start: int, length: int) -> bytes | bytearray:
+        """`length` bytes from `start`, in a buffer this file reuses (valid
+        until its next call): no fresh memory for each block of a large file."""
+        if self._data is not None or length > _BLOCK:
+            return self.read(start, start + length)
+        if len(self._buffer) != _BLOCK:
+            self._buffer = bytearray(_BLOCK)
+        view = memoryview(self._buffer)[:length]
+        done = 0
+        try:
+            while done < length:
+                got = os.preadv(self.fd, [view[done:]], start + done)
+                if not got:
+                    raise FullPass("the file changed while read")
+                done += got
+        except OSError as error:
+            raise FullPass("the file cannot be read") from error
+        finally:
+            view.release()
+        return self._buffer if length == _BLOCK else self._buffer[:length]
 
     @classmethod
     def open(cls, path: str) -> Opened | None:
@@ -416,8 +438,8 @@ def _head(now: Opened, seen: Opened, limit: int) -> int:
     start = 0
     while start < limit:
         end = min(start + _BLOCK, limit)
-        a, b = now.read(start, end), seen.read(start, end)
-        if a != b:
+        if now.block(start, end - start) != seen.block(start, end - start):
+            a, b = now.read(start, end), seen.read(start, end)
             return start + _common_prefix(a, b, end - start)
         start = end
     return limit
@@ -428,9 +450,9 @@ def _tail(now: Opened, seen: Opened, limit: int) -> int:
     done = 0
     while done < limit:
         step = min(_BLOCK, limit - done)
-        a = now.read(now.size - done - step, now.size - done)
-        b = seen.read(seen.size - done - step, seen.size - done)
-        if a != b:
+        if now.block(now.size - done - step, step) != seen.block(seen.size - done - step, step):
+            a = now.read(now.size - done - step, now.size - done)
+            b = seen.read(seen.size - done - step, seen.size - done)
             return done + _common_suffix(a, b, step)
         done += step
     return limit
@@ -550,6 +572,31 @@ def _group(data: bytes, memory_id: str) -> set[bytes]:
     return {raw for raw in found if (e := entry(raw)) is not None and e.id == memory_id}
 
 
+def _group_in(found: Opened, memory_id: str) -> set[bytes]:
+    """`_group` over a file read a block at a time (the whole never held)."""
+    needle = b'"' + memory_id.encode("utf-8") + b'"'
+    overlap = len(needle) - 1
+    if found.size <= _BLOCK or overlap >= _BLOCK // 2:
+        return _group(found.data, memory_id)
+    hits: set[int] = set()
+    start = 0
+    while start < found.size:
+        length = min(_BLOCK, found.size - start)
+        data = found.block(start, length)
+        at = data.find(needle)
+        while at >= 0:
+            hits.add(start + at)
+            at = data.find(needle, at + 1)
+        if start + length >= found.size:
+            break
+        start += length - overlap
+    lines: set[bytes] = set()
+    for at in hits:
+        end = _next_line(found, at)
+        lines.add(found.read(_line_start(found, at), end - 1 if end else found.size))
+    return {raw for raw in lines if (e := entry(raw)) is not None and e.id == memory_id}
+
+
 # -- one pass ----------------------------------------------------------------------------
 
 
@@ -623,7 +670,7 @@ def _delta(
         if up.moved:
             work += [e for e in new if up.held(e.raw) and zlib.crc32(e.raw) not in up.old]
     # A removed line may have hidden another line of its id: read that id again.
-    work_ids = {e.id for e in work} | {e.id for e in gone if _group(now.data, e.id)}
+    work_ids = {e.id for e in work} | {e.id for e in gone if _group_in(now, e.id)}
     if work_ids:
         up.ask()
     if up.asked and up.moved:  # the upstream's lines the store has not recorded
