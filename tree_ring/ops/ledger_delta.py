@@ -9,12 +9,15 @@ bytes as it saw them, and the store keeps what it knew of the upstream (the
 remote-tracking ref, the blob id of its ledger and a CRC-32 of each of its
 lines: the `ledger_upstream` setting). When the ledger's size or time moved:
 
-- the file is compared with the bytes the last sync saw: the lines that are
-  new, and the ids of the lines removed, are the change;
+- the file is compared with the bytes the last sync saw, a block at a time
+  by offset (neither is read whole): the lines between the first and last
+  difference that are new, and the ids of the lines removed, are the change;
 - a new line byte for byte what the store itself writes for its id is the
   store's own; a claim already taken (by its line's hash) was taken once;
-- git is asked (one `rev-parse`: the upstream and its ledger's blob id) only
-  when some new line is neither, or a removed line was not the store's own;
+- whether the upstream moved is asked only when some new line is neither, or
+  a removed line was not the store's own: of `.git` first (`git_refs.py`),
+  which can only say "where the store recorded it"; otherwise of git (one
+  `rev-parse`: the upstream's commit, its ledger's blob id and its name);
   the upstream's ledger is read (one `cat-file`) only when the upstream moved
   since the store recorded it, or a line must be applied;
 - a line the store's record says the upstream held was applied when it was
