@@ -8,10 +8,11 @@ SessionStart, run as `hooks/hooks.json` wires it, on copies of one store of
 N shared memories: one with a ledger the last sync saw (unchanged since), one
 without a ledger, and a git clone with its upstream whose ledger changed
 before every run (the upstream's lines plus one line not from upstream, a
-claim, and plus another, in turn): the hook compares the file with the bytes
-the last sync kept beside the store, reads only the lines that changed, and
-asks git (one `rev-parse`) whether the upstream moved; the first two runs take
-the two claims, the rest find them read before. Each run starts
+claim, and plus another, in turn; three untimed runs first take three claims,
+so every timed run finds a change of one claim line read before): the hook
+compares the file with the bytes kept beside the store a block at a time,
+reads only the lines that changed, and reads from `.git` whether the upstream
+is at the commit the store recorded (no git process when it is). Each run starts
 `python3 -I -S -c pass`, then the hooks, in an order rotated from run to run;
 every figure is the child's CPU time (user + system), the medians over the
 runs, and the ratios are of two medians of this one run, printed beside the
@@ -147,8 +148,19 @@ def measure(work: Path, size: int, runs: int, full: bool) -> dict[str, Any]:
     shutil.copytree(with_ledger, without)
     sync.path_of(without).unlink()
     upstream_ledger = sync.path_of(changing).read_bytes()
-    # Two versions, each with a line not from upstream, so every run finds a change.
-    versions = [upstream_ledger + claim_line(upstream_ledger, n) + b"\n" for n in (1, 2)]
+    # Three versions, each with a line not from upstream. Before the timed runs the
+    # hook takes all three claims (the bytes it keeps are then the third version's);
+    # the timed runs alternate the first two, so every run finds a change of one
+    # claim line it read before.
+    versions = [upstream_ledger + claim_line(upstream_ledger, n) + b"\n" for n in (1, 2, 3)]
+    for version in versions:
+        sync.path_of(changing).write_bytes(version)
+        argv, stdin, cwd = (
+            hook_command(python, "SessionStart"),
+            payload("SessionStart", changing),
+            changing,
+        )
+        child_cpu_ms(argv, stdin=stdin, cwd=cwd, env=env)
     flags = interpreter_flags(python)
     hook = hook_command(python, "SessionStart")
     commands: dict[str, tuple[list[str], bytes, Path]] = {

@@ -199,3 +199,81 @@ def test_each_change_ends_where_a_full_sync_ends(tmp_path: Path) -> None:
     assert outcome(bob) == outcome(twin)
     held = {m[0]: m[2] for m in outcome(bob)}
     assert held[newer] == "accepted" and forgotten not in held
+
+
+def reference_changed_lines(now: bytes, seen: bytes) -> tuple[set[bytes], set[bytes]]:
+    """Every line of one not among the other's, by splitting both whole."""
+    a = {r for r in now.split(b"\n") if r.strip()}
+    b = {r for r in seen.split(b"\n") if r.strip()}
+    return a - b, b - a
+
+
+def test_the_change_read_a_block_at_a_time_is_the_whole_files_change(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Blocks and chunks far smaller than a line: each edit's window, found by
+    offset, holds exactly the lines a split of both files finds changed."""
+    monkeypatch.setattr(ledger_delta, "_BLOCK", 5)
+    monkeypatch.setattr(ledger_delta, "_CHUNK", 3)
+    base = [f'{{"id":"mem_{n}","n":{n * 7}}}'.encode() for n in range(40)]
+    edits: list[list[bytes]] = [
+        base,
+        [*base, b'{"id":"mem_new"}'],
+        base[1:],
+        base[:-1],
+        [*base[:20], b'{"id":"mem_20","n":1}', *base[21:]],
+        [*base[:10], *base[11:30], b"x", *base[30:]],
+        [base[0] + b" ", *base[1:]],
+        [],
+    ]
+    pairs = [
+        (b"\n".join(now_lines) + (tail if now_lines else b""), b"\n".join(seen_lines) + b"\n")
+        for seen_lines in (base, edits[1])
+        for now_lines in edits
+        for tail in (b"\n", b"")
+    ]
+    # And one byte changed, at every offset of a short ledger (not its last newline).
+    short = b"\n".join(base[:6]) + b"\n"
+    pairs += [(short[:at] + b"Z" + short[at + 1 :], short) for at in range(len(short) - 1)]
+    # And two: one early, one at every later offset.
+    for first in (0, 3, 17):
+        once = short[:first] + b"Y" + short[first + 1 :]
+        pairs += [
+            (once[:at] + b"Z" + once[at + 1 :], short) for at in range(first + 1, len(short) - 1)
+        ]
+    for now, seen in pairs:
+        (tmp_path / "now").write_bytes(now)
+        (tmp_path / "seen").write_bytes(seen)
+        a = ledger_delta.Opened.open(str(tmp_path / "now"))
+        b = ledger_delta.Opened.open(str(tmp_path / "seen"))
+        assert a is not None and b is not None
+        try:
+            found = ledger_delta.changed_lines(a, b)
+        finally:
+            a.close()
+            b.close()
+        assert found == reference_changed_lines(now, seen), (now, seen)
+
+
+def test_an_ids_lines_found_a_block_at_a_time_are_all_of_them(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Blocks shorter than a line, a name across every boundary: the lines of
+    an id found in a file read a block at a time are those a search of the whole finds."""
+    lines = [
+        json.dumps({"record": "memory", "id": f"mem_{n % 5}", "n": n, "pad": "x" * (n % 7)})
+        for n in range(30)
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    (tmp_path / "ledger").write_bytes(data)
+    for block in (20, 23, 64, 400):
+        monkeypatch.setattr(ledger_delta, "_BLOCK", block)
+        opened = ledger_delta.Opened.open(str(tmp_path / "ledger"))
+        assert opened is not None
+        try:
+            for n in range(6):
+                memory_id = f"mem_{n}"
+                expected = {line.encode() for line in lines if f'"{memory_id}"' in line}
+                assert ledger_delta._group_in(opened, memory_id) == expected  # pyright: ignore[reportPrivateUsage]
+        finally:
+            opened.close()

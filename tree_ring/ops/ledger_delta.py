@@ -9,12 +9,15 @@ bytes as it saw them, and the store keeps what it knew of the upstream (the
 remote-tracking ref, the blob id of its ledger and a CRC-32 of each of its
 lines: the `ledger_upstream` setting). When the ledger's size or time moved:
 
-- the file is compared with the bytes the last sync saw: the lines that are
-  new, and the ids of the lines removed, are the change;
+- the file is compared with the bytes the last sync saw, a block at a time
+  by offset (neither is read whole): the lines between the first and last
+  difference that are new, and the ids of the lines removed, are the change;
 - a new line byte for byte what the store itself writes for its id is the
   store's own; a claim already taken (by its line's hash) was taken once;
-- git is asked (one `rev-parse`: the upstream and its ledger's blob id) only
-  when some new line is neither, or a removed line was not the store's own;
+- whether the upstream moved is asked only when some new line is neither, or
+  a removed line was not the store's own: of `.git` first (`git_refs.py`),
+  which can only say "where the store recorded it"; otherwise of git (one
+  `rev-parse`: the upstream's commit, its ledger's blob id and its name);
   the upstream's ledger is read (one `cat-file`) only when the upstream moved
   since the store recorded it, or a line must be applied;
 - a line the store's record says the upstream held was applied when it was
@@ -62,12 +65,19 @@ SIDE = "-ledger"  # the store's path + this: the ledger's bytes as the last sync
 SETTING = "ledger"
 UPSTREAM = "ledger_upstream"
 CLAIMS = "ledger_claims"
-# One `rev-parse`: the upstream's ledger blob id, then the upstream's full name.
-PROBE = ("rev-parse", f"@{{upstream}}:{LEDGER}", "--symbolic-full-name", "@{upstream}")
+# One `rev-parse`: the upstream's commit, its ledger's blob id, then its full name.
+PROBE = (
+    "rev-parse",
+    "@{upstream}",
+    f"@{{upstream}}:{LEDGER}",
+    "--symbolic-full-name",
+    "@{upstream}",
+)
 MAX_IDS = 256  # more ids changed than this: the full pass, which reads each line once
 KEEP_AFTER = 64  # lines changed since the kept bytes: beyond, the file's bytes are kept anew
 MAX_LINE_BYTES = 1_000_000  # sync's: a longer line is skipped there
 _CHUNK = 1 << 16
+_BLOCK = 1 << 20  # the ledger and the kept bytes are compared a block at a time
 _UPSTREAM_SOURCE = "upstream"  # upstream.UPSTREAM: a line the upstream held is no claim
 
 
@@ -82,40 +92,106 @@ def side_path(db: Db) -> str:
     return str(db.path) + SIDE
 
 
-def read_regular(path: str) -> tuple[bytes, os.stat_result] | None:
-    """A regular file's bytes and status, following no link; None when absent
-    or anything else."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
+class Opened:
+    """A regular file open for reading, following no link: its status and any
+    range of its bytes, read by offset; the whole is read only when asked
+    (reading two ledgers whole costs the hook more than comparing them)."""
+
+    def __init__(self, fd: int, info: os.stat_result) -> None:
+        self.fd, self.info, self.size = fd, info, info.st_size
+        self._data: bytes | None = None
+        self._buffer = bytearray()  # one block, read into again and again
+
+    def block(self, start: int, length: int) -> bytes | bytearray:
+        """`length` bytes from `start`, in a buffer this file reuses (valid
+        until its next call): no fresh memory for each block of a large file."""
+        if self._data is not None or length > _BLOCK:
+            return self.read(start, start + length)
+        if len(self._buffer) != _BLOCK:
+            self._buffer = bytearray(_BLOCK)
+        view = memoryview(self._buffer)[:length]
+        done = 0
+        try:
+            while done < length:
+                got = os.preadv(self.fd, [view[done:]], start + done)
+                if not got:
+                    raise FullPass("the file changed while read")
+                done += got
+        except OSError as error:
+            raise FullPass("the file cannot be read") from error
+        finally:
+            view.release()
+        return self._buffer if length == _BLOCK else self._buffer[:length]
+
+    @classmethod
+    def open(cls, path: str) -> Opened | None:
+        """The file at `path`; None when absent, a link or not a regular file."""
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
             return None
+        try:
+            info = os.fstat(fd)
+        except OSError:
+            os.close(fd)
+            return None
+        if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
+            return None
+        return cls(fd, info)
+
+    def read(self, start: int, end: int) -> bytes:
+        """Bytes [start, end) of the file as its status measured it; FullPass
+        when it shrank or cannot be read meanwhile."""
+        if self._data is not None:
+            return self._data[start:end]
         chunks: list[bytes] = []
-        while chunk := os.read(fd, max(info.st_size, _CHUNK)):
-            chunks.append(chunk)
-        return b"".join(chunks), info
-    except OSError:
+        try:
+            while start < end:
+                chunk = os.pread(self.fd, end - start, start)
+                if not chunk:
+                    raise FullPass("the file changed while read")
+                chunks.append(chunk)
+                start += len(chunk)
+        except OSError as error:
+            raise FullPass("the file cannot be read") from error
+        return b"".join(chunks)
+
+    @property
+    def data(self) -> bytes:
+        if self._data is None:
+            self._data = self.read(0, self.size)
+        return self._data
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def open_seen(db: Db, state: dict[str, Any]) -> Opened | None:
+    """The side file when it is the one the last sync wrote (its size and time
+    as recorded); None otherwise."""
+    mark = state.get("seen")
+    if not isinstance(mark, list) or len(mark) != 2:  # pyright: ignore[reportUnknownArgumentType]
         return None
-    finally:
-        os.close(fd)
+    found = Opened.open(side_path(db))
+    if found is not None and [found.size, found.info.st_mtime_ns] != mark:
+        found.close()
+        return None
+    return found
 
 
 def seen_bytes(db: Db, state: dict[str, Any]) -> bytes | None:
     """The ledger's bytes as the last sync saw them, when the side file is the
     one that sync wrote (its size and time as recorded); None otherwise."""
-    mark = state.get("seen")
-    if not isinstance(mark, list) or len(mark) != 2:  # pyright: ignore[reportUnknownArgumentType]
-        return None
-    found = read_regular(side_path(db))
+    found = open_seen(db, state)
     if found is None:
         return None
-    data, info = found
-    if [len(data), info.st_mtime_ns] != mark:
+    try:
+        return found.data
+    except FullPass:
         return None
-    return data
+    finally:
+        found.close()
 
 
 def keep_seen(db: Db, state: dict[str, Any], data: bytes) -> None:
@@ -219,18 +295,27 @@ class Crcs:
         return {int.from_bytes(packed[i : i + 4], "big") for i in range(0, len(packed) - 3, 4)}
 
 
-def record_upstream(db: Db, ref: str | None, oid: str | None, lines: set[bytes]) -> None:
-    """What the store now knows the upstream's ledger held: every one of these
-    lines was applied (or refused) by the sync that records it."""
-    settings.write(db, UPSTREAM, {"ref": ref, "oid": oid, "lines": _pack(crc_set(lines))})
+def record_upstream(
+    db: Db, ref: str | None, oid: str | None, lines: set[bytes], commit: str | None = None
+) -> None:
+    """What the store now knows the upstream's ledger held (at the upstream's
+    commit `commit`): every one of these lines was applied (or refused) by the
+    sync that records it."""
+    settings.write(
+        db,
+        UPSTREAM,
+        {"ref": ref, "oid": oid, "commit": commit, "lines": _pack(crc_set(lines))},
+    )
 
 
-def recorded_upstream(db: Db) -> tuple[str | None, str | None, Crcs]:
+def recorded_upstream(db: Db) -> tuple[str | None, str | None, str | None, Crcs]:
+    """(ref, ledger blob id, commit, the CRC-32s of its lines) as recorded."""
     value = jsontext.as_object(settings.read(db, UPSTREAM)) or {}
-    ref, oid = value.get("ref"), value.get("oid")
+    ref, oid, commit = value.get("ref"), value.get("oid"), value.get("commit")
     return (
         ref if isinstance(ref, str) else None,
         oid if isinstance(oid, str) else None,
+        commit if isinstance(commit, str) else None,
         Crcs(value.get("lines")),
     )
 
@@ -251,12 +336,12 @@ def record_claims(db: Db, raws: Iterable[bytes]) -> None:
         settings.write(db, CLAIMS, {"lines": _pack(held | fresh)})
 
 
-def parse_probe(out: bytes | None) -> tuple[str | None, str | None]:
-    """(remote-tracking ref, ledger blob id) from PROBE's output."""
+def parse_probe(out: bytes | None) -> tuple[str | None, str | None, str | None]:
+    """(remote-tracking ref, ledger blob id, commit) from PROBE's output."""
     found = (out or b"").decode("utf-8", "replace").split()
-    if len(found) != 2 or not found[1].startswith("refs/remotes/"):
-        return None, None
-    return found[1], found[0]
+    if len(found) != 3 or not found[2].startswith("refs/remotes/"):
+        return None, None, None
+    return found[2], found[1], found[0]
 
 
 def git(root: str, *args: str) -> bytes | None:
@@ -292,25 +377,37 @@ def git(root: str, *args: str) -> bytes | None:
 
 
 class Upstream:
-    """The upstream as this pass learns it: asked once, read at most once."""
+    """The upstream as this pass learns it: asked once, read at most once.
+
+    Asked of `.git` first (`git_refs.py`): when the branch's upstream is the
+    ref the store recorded, at the commit it recorded, it has not moved, and
+    git is not started. Any other answer, or none, and git is asked."""
 
     def __init__(self, db: Db, root: str) -> None:
         self.root = root
-        self.old_ref, self.old_oid, self.old = recorded_upstream(db)
+        self.old_ref, self.old_oid, self.old_commit, self.old = recorded_upstream(db)
         self.asked = False
         self.ref: str | None = None
         self.oid: str | None = None
+        self.commit: str | None = None
         self.lines: set[bytes] | None = None  # the upstream's ledger lines, once read
 
     def ask(self) -> None:
-        if not self.asked:
-            self.asked = True
-            self.ref, self.oid = parse_probe(git(self.root, *PROBE))
+        if self.asked:
+            return
+        self.asked = True
+        if self.old_ref is not None and self.old_commit is not None:
+            from tree_ring.ops import git_refs
+
+            if git_refs.upstream(self.root) == (self.old_ref, self.old_commit):
+                self.ref, self.oid, self.commit = self.old_ref, self.old_oid, self.old_commit
+                return
+        self.ref, self.oid, self.commit = parse_probe(git(self.root, *PROBE))
 
     @property
     def moved(self) -> bool:
         self.ask()
-        return (self.ref, self.oid) != (self.old_ref, self.old_oid)
+        return (self.ref, self.oid, self.commit) != (self.old_ref, self.old_oid, self.old_commit)
 
     def read(self) -> set[bytes]:
         self.ask()
@@ -370,16 +467,67 @@ def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
     return limit
 
 
-def changed_lines(now: bytes, seen: bytes) -> tuple[set[bytes], set[bytes]]:
+def _head(now: Opened, seen: Opened, limit: int) -> int:
+    """The length of the longest common prefix, read a block at a time."""
+    start = 0
+    while start < limit:
+        end = min(start + _BLOCK, limit)
+        if now.block(start, end - start) != seen.block(start, end - start):
+            a, b = now.read(start, end), seen.read(start, end)
+            return start + _common_prefix(a, b, end - start)
+        start = end
+    return limit
+
+
+def _tail(now: Opened, seen: Opened, limit: int) -> int:
+    """The length of the longest common suffix, up to `limit`, a block at a time."""
+    done = 0
+    while done < limit:
+        step = min(_BLOCK, limit - done)
+        if now.block(now.size - done - step, step) != seen.block(seen.size - done - step, step):
+            a = now.read(now.size - done - step, now.size - done)
+            b = seen.read(seen.size - done - step, seen.size - done)
+            return done + _common_suffix(a, b, step)
+        done += step
+    return limit
+
+
+def _line_start(found: Opened, at: int) -> int:
+    """The start of the line holding offset `at` (just after a newline before it)."""
+    while at > 0:
+        low = max(0, at - _CHUNK)
+        newline = found.read(low, at).rfind(b"\n")
+        if newline >= 0:
+            return low + newline + 1
+        at = low
+    return 0
+
+
+def _next_line(found: Opened, at: int) -> int:
+    """Just after the first newline at or after `at`; 0 when there is none."""
+    while at < found.size:
+        high = min(found.size, at + _CHUNK)
+        newline = found.read(at, high).find(b"\n")
+        if newline >= 0:
+            return at + newline + 1
+        at = high
+    return 0
+
+
+def changed_lines(
+    now: Opened, seen: Opened, same: int | None = None
+) -> tuple[set[bytes], set[bytes]]:
     """(lines of `now` not among `seen`'s, lines of `seen` not among `now`'s),
-    read only between the longest common head and tail of whole lines."""
-    head = _common_prefix(now, seen, min(len(now), len(seen)))
-    head = now.rfind(b"\n", 0, head) + 1  # back to a line start, inside the common head
-    tail = _common_suffix(now, seen, min(len(now), len(seen)) - head)
-    cut = now.find(b"\n", len(now) - tail) + 1 if tail else 0  # a line start, in the tail
-    tail = len(now) - cut if cut and tail else 0
-    added = set(now[head : len(now) - tail].split(b"\n"))
-    removed = set(seen[head : len(seen) - tail].split(b"\n"))
+    read only between the longest common head and tail of whole lines (`same`:
+    the common head's length, when known)."""
+    shorter = min(now.size, seen.size)
+    same = _head(now, seen, shorter) if same is None else same
+    head = _line_start(now, same)  # a line start, in the common head
+    tail = _tail(now, seen, shorter - head)
+    cut = _next_line(now, now.size - tail) if tail else 0  # a line start, in the tail
+    tail = now.size - cut if cut and tail else 0
+    added = set(now.read(head, now.size - tail).split(b"\n"))
+    removed = set(seen.read(head, seen.size - tail).split(b"\n"))
     return {r for r in added - removed if r.strip()}, {r for r in removed - added if r.strip()}
 
 
@@ -458,6 +606,31 @@ def _group(data: bytes, memory_id: str) -> set[bytes]:
     return {raw for raw in found if (e := entry(raw)) is not None and e.id == memory_id}
 
 
+def _group_in(found: Opened, memory_id: str) -> set[bytes]:
+    """`_group` over a file read a block at a time (the whole never held)."""
+    needle = b'"' + memory_id.encode("utf-8") + b'"'
+    overlap = len(needle) - 1
+    if found.size <= _BLOCK or overlap >= _BLOCK // 2:
+        return _group(found.data, memory_id)
+    hits: set[int] = set()
+    start = 0
+    while start < found.size:
+        length = min(_BLOCK, found.size - start)
+        data = found.block(start, length)
+        at = data.find(needle)
+        while at >= 0:
+            hits.add(start + at)
+            at = data.find(needle, at + 1)
+        if start + length >= found.size:
+            break
+        start += length - overlap
+    lines: set[bytes] = set()
+    for at in hits:
+        end = _next_line(found, at)
+        lines.add(found.read(_line_start(found, at), end - 1 if end else found.size))
+    return {raw for raw in lines if (e := entry(raw)) is not None and e.id == memory_id}
+
+
 # -- one pass ----------------------------------------------------------------------------
 
 
@@ -493,14 +666,26 @@ def delta(store: Store, root: str, project_id: str) -> str | Work:
     FullPass when the change cannot be read apart from the rest."""
     db = store.db
     state = ledger_state(db)
-    seen = seen_bytes(db, state)
-    found = read_regular(os.path.join(root, ".tree-ring", "ledger.jsonl"))
-    if seen is None or found is None:
-        raise FullPass("nothing seen to compare with")
-    now, info = found
-    if now == seen:
+    seen = open_seen(db, state)
+    found = Opened.open(os.path.join(root, ".tree-ring", "ledger.jsonl"))
+    try:
+        if seen is None or found is None:
+            raise FullPass("nothing seen to compare with")
+        return _delta(store, project_id, state, found, seen, root)
+    finally:
+        for opened in (seen, found):
+            if opened is not None:
+                opened.close()
+
+
+def _delta(
+    store: Store, project_id: str, state: dict[str, Any], now: Opened, seen: Opened, root: str
+) -> str | Work:
+    db, info = store.db, now.info
+    same = _head(now, seen, min(now.size, seen.size))
+    if same == now.size == seen.size:
         return _record(store, state, None, info, None, "unchanged")
-    added, removed = changed_lines(now, seen)
+    added, removed = changed_lines(now, seen, same)
     new = [e for e in (entry(raw, project_id=project_id) for raw in added) if e is not None]
     gone = [e for e in (entry(raw, added=False) for raw in removed) if e is not None]
     ids = {e.id for e in (*new, *gone)}
@@ -519,7 +704,7 @@ def delta(store: Store, root: str, project_id: str) -> str | Work:
         if up.moved:
             work += [e for e in new if up.held(e.raw) and zlib.crc32(e.raw) not in up.old]
     # A removed line may have hidden another line of its id: read that id again.
-    work_ids = {e.id for e in work} | {e.id for e in gone if _group(now, e.id)}
+    work_ids = {e.id for e in work} | {e.id for e in gone if _group_in(now, e.id)}
     if work_ids:
         up.ask()
     if up.asked and up.moved:  # the upstream's lines the store has not recorded
@@ -532,13 +717,13 @@ def delta(store: Store, root: str, project_id: str) -> str | Work:
     if not work_ids:
         # Nothing to apply: the kept bytes stay (a line of the change is looked
         # at again next time, cheaply) unless the change has grown large.
-        keep = now if len(added) + len(removed) > KEEP_AFTER else None
+        keep = now.data if len(added) + len(removed) > KEEP_AFTER else None
         return _record(store, state, keep, info, up, "seen")
     if len(work_ids) > MAX_IDS:
         raise FullPass("a large change")
     lines = {e.raw for e in work}
     for memory_id in work_ids:
-        lines |= _group(now, memory_id)
+        lines |= _group(now.data, memory_id)
     upstream_lines: set[bytes] = set()
     # The upstream's lines for those ids, when it moved or one of them may be its
     # own; otherwise the store's record says none of them is.
@@ -546,7 +731,7 @@ def delta(store: Store, root: str, project_id: str) -> str | Work:
         upstream_data = b"\n".join(sorted(up.read()))
         for memory_id in work_ids:
             upstream_lines |= _group(upstream_data, memory_id)
-    return Work(state, now, info, up, lines, upstream_lines, work_ids)
+    return Work(state, now.data, info, up, lines, upstream_lines, work_ids)
 
 
 def _record(
@@ -576,4 +761,4 @@ def _remember(
         keep_seen(db, fresh, now)
     settings.write(db, SETTING, fresh)
     if up is not None and up.asked and up.moved:
-        record_upstream(db, up.ref, up.oid, up.read())
+        record_upstream(db, up.ref, up.oid, up.read(), up.commit)

@@ -671,7 +671,7 @@ def _remember_digest(
         ledger_delta.keep_seen_file(db, state, path)
     settings.write(db, SETTING, state)
     if up is not None:
-        ledger_delta.record_upstream(db, up.ref, up.oid, up.lines)
+        ledger_delta.record_upstream(db, up.ref, up.oid, up.lines, up.commit)
 
 
 def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db) -> str:

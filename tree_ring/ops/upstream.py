@@ -95,6 +95,7 @@ class Upstream:
     ref: str | None
     data: bytes = b""
     oid: str | None = None  # the blob id of the upstream's ledger
+    commit: str | None = None  # the upstream's commit it was read from
     lines: set[bytes] = field(default_factory=lambda: set())
     _committed: set[bytes] | None = None  # HEAD's ledger lines, read when a claim needs them
     _blame: dict[bytes, tuple[str, str]] | None = None
@@ -146,10 +147,10 @@ def read(root: Path) -> Upstream:
     """The upstream's ledger lines, or none outside git or without an upstream:
     one `rev-parse` for the upstream and its ledger's blob, one `cat-file` for
     the blob (without a ledger there, one more `rev-parse` for the upstream)."""
-    ref, oid = parse_probe(git_output(root, *PROBE))
+    ref, oid, commit = parse_probe(git_output(root, *PROBE))
     if oid is None:
         return Upstream(root, upstream_ref(root))
-    up = Upstream(root, ref, oid=oid)
+    up = Upstream(root, ref, oid=oid, commit=commit)
     up.data = git_output(root, "cat-file", "blob", oid) or b""
     up.lines = _lines(up.data)
     return up
