@@ -241,8 +241,7 @@ def history_line(
     """One line on the project's root summary, once its history is long enough to seal one.
 
     Only for a brief of now (a root sealed later than `--as-of` would leak the
-    future), never one the guard objects to (a secret, or anything but normal
-    sensitivity), and not when the memories
+    future), never one holding a secret, and not when the memories
     `shown` (and those they consolidate) are every memory under the root: it
     would only repeat them. The line names the node, so `tree-ring tree show
     NODE` expands it.
@@ -261,10 +260,13 @@ def history_line(
         if leaves <= known:
             return None
     text = one_line(flat(content))
-    # The guard as every memory line meets it: no secret, and only normal
-    # sensitivity (the brief shows no sensitive row). The node was sealed from
-    # clean rows, but a newer rule, or a hand-edited node, can find one now.
-    if guard.find_secret(text) is not None or guard.classify(text) != "normal":
+    # The guard as every memory line meets it: no secret, by today's rules (the
+    # node was sealed from clean rows, but a newer rule can find one now).
+    # Sensitivity is the stored one, as for a memory line: the node was sealed
+    # only from normal-sensitivity rows, and forgetting or redacting one of
+    # them rebuilds it. Classifying here would build every sensitivity rule
+    # on the hook's path.
+    if guard.find_secret(text) is not None:
         return None
     head = "[history] "
     node, leaves_text = _clip(one_line(str(node_id)), 128), _clip(one_line(str(leaf_count)), 20)
