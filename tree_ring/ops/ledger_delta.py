@@ -76,7 +76,11 @@ MAX_IDS = 256  # more ids changed than this: the full pass, which reads each lin
 KEEP_AFTER = 64  # lines changed since the kept bytes: beyond, the file's bytes are kept anew
 MAX_LINE_BYTES = 1_000_000  # sync's: a longer line is skipped there
 _CHUNK = 1 << 16
-_BLOCK = 1 << 20  # the ledger and the kept bytes are compared a block at a time
+# The ledger and the kept bytes are compared a block at a time, each read into a
+# buffer small enough to stay in cache (a 1 MiB block cost twice the CPU). Not
+# `mmap`: a file cut short while mapped kills the process (SIGBUS), and the hook
+# must fail open.
+_BLOCK = 1 << 16
 _UPSTREAM_SOURCE = "upstream"  # upstream.UPSTREAM: a line the upstream held is no claim
 
 
