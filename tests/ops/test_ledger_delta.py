@@ -311,6 +311,16 @@ def test_a_removed_lines_id_is_sought_only_where_another_line_may_hold_it(
     full_pass(twin)
     assert CLAIM_ID not in sought
     assert outcome(bob) == outcome(twin)
+    # A claim the hook applies, and keeps the bytes of: its id has one line,
+    # so its removal is not sought either.
+    fresh = claim(bob, "mem_20261201_000000_c0c0c0c0c0c0")
+    for lines in ([*plain, low, fresh], [*plain, low, once]):
+        for root in (bob, twin):
+            write_ledger(root, lines)
+        hook_pass(bob)
+        full_pass(twin)
+        assert outcome(bob) == outcome(twin)
+    assert sought == []
 
 
 def test_the_ids_more_than_one_line_may_name_include_every_shared_one() -> None:

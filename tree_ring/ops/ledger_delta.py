@@ -228,7 +228,37 @@ def keep_seen(db: Db, state: dict[str, Any], data: bytes, named: set[str] | None
     if named is None:
         state["shared"] = _pack(shared_ids(data))
     elif isinstance(before, str):  # a line of an id not new hid no other when kept before
-        state["shared"] = _pack(Crcs(before).all() | {zlib.crc32(n.encode()) for n in named})
+        state["shared"] = _pack(_grown(Crcs(before), data, named))
+
+
+_FEW = 8  # new ids counted in the bytes kept; more, and all of them are searched
+
+
+def _grown(before: Crcs, data: bytes, named: set[str]) -> set[int]:
+    """`shared_ids(data)` from the bytes kept before's (`before`) and the ids
+    `named` by the lines new since: each such id not already among them counted
+    in `data`."""
+    fresh = [n for n in named if zlib.crc32(n.encode()) not in before]
+    if len(fresh) > _FEW:
+        return shared_ids(data)
+    return before.all() | {zlib.crc32(n.encode()) for n in fresh if _naming(data, n) > 1}
+
+
+def _naming(data: bytes, memory_id: str) -> int:
+    """How many lines of `data` are of `memory_id` (as `_group` finds them)."""
+    needle = b'"' + memory_id.encode("utf-8") + b'"'
+    found = 0
+    at = data.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        try:
+            found += (e := entry(data[start:end], added=False)) is not None and e.id == memory_id
+        except FullPass:  # conflict markers: counted, so that the id is sought
+            found += 1
+        at = data.find(needle, end)
+    return found
 
 
 def shared_ids(data: bytes) -> set[int]:
