@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -277,3 +278,70 @@ def test_an_ids_lines_found_a_block_at_a_time_are_all_of_them(
                 assert ledger_delta._group_in(opened, memory_id) == expected  # pyright: ignore[reportPrivateUsage]
         finally:
             opened.close()
+
+
+def test_a_removed_lines_id_is_sought_only_where_another_line_may_hold_it(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The full pass records which ids the kept bytes hold more than one line
+    of: a removed line of such an id is sought again, any other is not."""
+    _, bob = team(tmp_path)
+    twin = tmp_path / "twin"
+    shutil.copytree(bob, twin, symlinks=True)
+    plain = ledger_lines(bob)
+    twice = "mem_20261201_000000_e0e0e0e0e0e0"
+    high = claim(bob, twice, updated_at=LATER)
+    low = claim(bob, twice, updated_at="2098-01-01T00:00:00.000000Z")
+    once = claim(bob)
+    for root in (bob, twin):
+        write_ledger(root, [*plain, high, low, once])
+        full_pass(root)
+    # The winner removed, the other line of its id unchanged: it is read again.
+    for root in (bob, twin):
+        write_ledger(root, [*plain, low, once])
+    assert hook_pass(bob) == "applied"
+    full_pass(twin)
+    assert outcome(bob) == outcome(twin)
+    # The only line of an id removed: the file is not searched for that id.
+    sought: list[str] = []
+    monkeypatch.setattr(ledger_delta, "_group_in", lambda _f, i: sought.append(i) or set())  # pyright: ignore[reportUnknownLambdaType, reportUnknownArgumentType]
+    for root in (bob, twin):
+        write_ledger(root, [*plain, low])
+    hook_pass(bob)
+    full_pass(twin)
+    assert CLAIM_ID not in sought
+    assert outcome(bob) == outcome(twin)
+    # A claim the hook applies, and keeps the bytes of: its id has one line,
+    # so its removal is not sought either.
+    fresh = claim(bob, "mem_20261201_000000_c0c0c0c0c0c0")
+    for lines in ([*plain, low, fresh], [*plain, low, once]):
+        for root in (bob, twin):
+            write_ledger(root, lines)
+        hook_pass(bob)
+        full_pass(twin)
+        assert outcome(bob) == outcome(twin)
+    assert sought == []
+
+
+def test_the_ids_more_than_one_line_may_name_include_every_shared_one() -> None:
+    """However a line spells its id, an id two lines name is among those
+    recorded; an id one plain line names is not."""
+    lines = [
+        '{"id":"mem_a","record":"memory"}',
+        '{"record":"memory","id":"mem_a","summary":"again"}',
+        '{"id" : "mem_b","record":"memory"}',
+        '{"\\u0069d":"mem_b","record":"tombstone"}',
+        '{"record":"memory","summary":"say \\"hi\\"","id":"mem_c"}',
+        '{"id":"mem_c","record":"redaction"}',
+        '{"id":"mem_d","record":"memory","source":{"id":"mem_e"}}',
+        '{"record":"memory","id":"mem_e"}',
+        '{"id":"mem_f","record":"memory"}',
+        '{"record":"memory","id":"mem_g","kind":"id"}',
+        '{"record":"memory","id":"mem_g"}',
+        "not json",
+    ]
+    data = ("\n".join(lines) + "\n").encode()
+    found = ledger_delta.shared_ids(data)
+    for memory_id in ("mem_a", "mem_b", "mem_c", "mem_e", "mem_g"):
+        assert zlib.crc32(memory_id.encode()) in found, memory_id
+    assert zlib.crc32(b"mem_f") not in found and zlib.crc32(b"mem_d") not in found

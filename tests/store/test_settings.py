@@ -54,6 +54,7 @@ def test_the_defaults() -> None:
         "sha256": None,
         "clone": None,
         "seen": None,
+        "shared": None,
     }
     assert dict(settings.LEDGER_UPSTREAM) == {"ref": None, "oid": None, "lines": ""}
     assert dict(settings.LEDGER_CLAIMS) == {"lines": ""}

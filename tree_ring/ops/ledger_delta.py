@@ -12,6 +12,9 @@ lines: the `ledger_upstream` setting). When the ledger's size or time moved:
 - the file is compared with the bytes the last sync saw, a block at a time
   by offset (neither is read whole): the lines between the first and last
   difference that are new, and the ids of the lines removed, are the change;
+  a removed line may have hidden another of its id, sought in the file only
+  when the kept bytes held another line of that id or a new line names it
+  (each keeping records the ids more than one kept line may name);
 - a new line byte for byte what the store itself writes for its id is the
   store's own; a claim already taken (by its line's hash) was taken once;
 - whether the upstream moved is asked only when some new line is neither, or
@@ -77,7 +80,11 @@ MAX_IDS = 256  # more ids changed than this: the full pass, which reads each lin
 KEEP_AFTER = 64  # lines changed since the kept bytes: beyond, the file's bytes are kept anew
 MAX_LINE_BYTES = 1_000_000  # sync's: a longer line is skipped there
 _CHUNK = 1 << 16
-_BLOCK = 1 << 20  # the ledger and the kept bytes are compared a block at a time
+# The ledger and the kept bytes are compared a block at a time, each read into a
+# buffer small enough to stay in cache (a 1 MiB block cost twice the CPU). Not
+# `mmap`: a file cut short while mapped kills the process (SIGBUS), and the hook
+# must fail open.
+_BLOCK = 1 << 16
 _UPSTREAM_SOURCE = "upstream"  # upstream.UPSTREAM: a line the upstream held is no claim
 
 
@@ -194,11 +201,15 @@ def seen_bytes(db: Db, state: dict[str, Any]) -> bytes | None:
         found.close()
 
 
-def keep_seen(db: Db, state: dict[str, Any], data: bytes) -> None:
+def keep_seen(db: Db, state: dict[str, Any], data: bytes, named: set[str] | None = None) -> None:
     """Write `data` as the bytes this sync saw, and mark them in `state` (the
-    caller's `ledger` setting, written in its transaction). A folder it cannot
-    write leaves no mark: the next change takes the full pass."""
-    state["seen"] = None
+    caller's `ledger` setting, written in its transaction), with the ids more
+    than one of its lines may name (`shared_ids`): searched for, or (`named`:
+    the ids of the lines new since the bytes kept before) those of the bytes
+    kept before and these. A folder it cannot write leaves no mark: the next
+    change takes the full pass."""
+    before = state.get("shared")
+    state["seen"] = state["shared"] = None
     path = side_path(db)
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
@@ -215,6 +226,78 @@ def keep_seen(db: Db, state: dict[str, Any], data: bytes) -> None:
         _discard(temporary)
         return
     state["seen"] = [len(data), info.st_mtime_ns]
+    if named is None:
+        state["shared"] = _pack(shared_ids(data))
+    elif isinstance(before, str):  # a line of an id not new hid no other when kept before
+        state["shared"] = _pack(_grown(Crcs(before), data, named))
+
+
+_FEW = 8  # new ids counted in the bytes kept; more, and all of them are searched
+
+
+def _grown(before: Crcs, data: bytes, named: set[str]) -> set[int]:
+    """`shared_ids(data)` from the bytes kept before's (`before`) and the ids
+    `named` by the lines new since: each such id not already among them counted
+    in `data`."""
+    fresh = [n for n in named if zlib.crc32(n.encode()) not in before]
+    if len(fresh) > _FEW:
+        return shared_ids(data)
+    return before.all() | {zlib.crc32(n.encode()) for n in fresh if _naming(data, n) > 1}
+
+
+def _naming(data: bytes, memory_id: str) -> int:
+    """How many lines of `data` are of `memory_id` (as `_group` finds them)."""
+    needle = b'"' + memory_id.encode("utf-8") + b'"'
+    found = 0
+    at = data.find(needle)
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        try:
+            found += (e := entry(data[start:end], added=False)) is not None and e.id == memory_id
+        except FullPass:  # conflict markers: counted, so that the id is sought
+            found += 1
+        at = data.find(needle, end)
+    return found
+
+
+def shared_ids(data: bytes) -> set[int]:
+    """The CRC-32 of each id more than one line of `data` may name: a line
+    removed whose id is not among them hid no other line (its id need not be
+    sought again). A line without a backslash names an id only as `"id":"..."`
+    when every `"id"` in it is so followed; any other line is read. Searched
+    through the whole (a pass over each line costs several times more)."""
+    named: dict[int, set[bytes]] = {}  # a line's start: the ids it names
+    read: set[int] = set()  # the starts of the lines read whole
+    at = data.find(b"\\")
+    while at >= 0:
+        read.add(data.rfind(b"\n", 0, at) + 1)
+        end = data.find(b"\n", at)
+        at = data.find(b"\\", end) if end >= 0 else -1
+    at = data.find(b'"id"')
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        if start not in read:
+            close = data.find(b'"', at + 6)
+            if data.startswith(b':"', at + 4) and close >= 0 and b"\n" not in data[at:close]:
+                named.setdefault(start, set()).add(data[at + 6 : close])
+            else:
+                read.add(start)
+        at = data.find(b'"id"', at + 4)
+    for start in read:
+        end = data.find(b"\n", start)
+        try:
+            found = entry(data[start : len(data) if end < 0 else end], added=False)
+        except FullPass:
+            found = None
+        named[start] = {found.id.encode()} if found is not None else set()
+    once: set[bytes] = set()
+    shared: set[bytes] = set()
+    for names in named.values():
+        shared |= names & once
+        once |= names
+    return {zlib.crc32(name) for name in shared}
 
 
 def keep_seen_file(db: Db, state: dict[str, Any], source: Path) -> None:
@@ -647,16 +730,18 @@ class Work:
         lines: set[bytes],
         theirs: set[bytes],
         ids: set[str],
+        named: set[str],
     ) -> None:
         self.state, self.now, self.info, self.up = state, now, info, up
         self.lines, self.theirs, self.ids = lines, theirs, ids
+        self.named = named  # the ids the file's new lines name
 
     def remember(self, db: Db, claims: Iterable[bytes]) -> None:
         """In the transaction that applied the work: the file and upstream as
         seen, and the raw lines taken as claims."""
         if ledger_state(db) != self.state:
             raise FullPass("another sync ran meanwhile")
-        _remember(db, self.state, self.now, self.info, self.up)
+        _remember(db, self.state, self.now, self.info, self.up, self.named)
         record_claims(db, claims)
 
 
@@ -688,7 +773,8 @@ def _delta(
     added, removed = changed_lines(now, seen, same)
     new = [e for e in (entry(raw, project_id=project_id) for raw in added) if e is not None]
     gone = [e for e in (entry(raw, added=False) for raw in removed) if e is not None]
-    ids = {e.id for e in (*new, *gone)}
+    named = {e.id for e in new}  # every id a new line names
+    ids = named | {e.id for e in gone}
     if len(ids) > MAX_IDS:
         raise FullPass("a large change")
     mine = {line.data["id"]: line.text for line in store_lines(db, project_id, ids).values()}
@@ -704,7 +790,7 @@ def _delta(
         if up.moved:
             work += [e for e in new if up.held(e.raw) and zlib.crc32(e.raw) not in up.old]
     # A removed line may have hidden another line of its id: read that id again.
-    work_ids = {e.id for e in work} | {e.id for e in gone if _group_in(now, e.id)}
+    work_ids = {e.id for e in work} | {e.id for e in gone if _hid(state, now, e.id, named)}
     if work_ids:
         up.ask()
     if up.asked and up.moved:  # the upstream's lines the store has not recorded
@@ -718,7 +804,7 @@ def _delta(
         # Nothing to apply: the kept bytes stay (a line of the change is looked
         # at again next time, cheaply) unless the change has grown large.
         keep = now.data if len(added) + len(removed) > KEEP_AFTER else None
-        return _record(store, state, keep, info, up, "seen")
+        return _record(store, state, keep, info, up, "seen", named)
     if len(work_ids) > MAX_IDS:
         raise FullPass("a large change")
     lines = {e.raw for e in work}
@@ -731,7 +817,17 @@ def _delta(
         upstream_data = b"\n".join(sorted(up.read()))
         for memory_id in work_ids:
             upstream_lines |= _group(upstream_data, memory_id)
-    return Work(state, now.data, info, up, lines, upstream_lines, work_ids)
+    return Work(state, now.data, info, up, lines, upstream_lines, work_ids, named)
+
+
+def _hid(state: dict[str, Any], now: Opened, memory_id: str, named: set[str]) -> bool:
+    """Whether the file holds a line of `memory_id`, one of whose lines was
+    removed. When the kept bytes held no other line of it (`shared_ids`), the
+    unchanged lines hold none: only a new line can; otherwise the file is sought."""
+    shared = state.get("shared")
+    if isinstance(shared, str) and zlib.crc32(memory_id.encode()) not in Crcs(shared):
+        return memory_id in named
+    return bool(_group_in(now, memory_id))
 
 
 def _record(
@@ -741,24 +837,30 @@ def _record(
     info: os.stat_result,
     up: Upstream | None,
     said: str,
+    named: set[str] | None = None,
 ) -> str:
     with store.write() as db:
         if ledger_state(db) != state:
             raise FullPass("another sync ran meanwhile")
-        _remember(db, state, now, info, up)
+        _remember(db, state, now, info, up, named)
     return said
 
 
 def _remember(
-    db: Db, state: dict[str, Any], now: bytes | None, info: os.stat_result, up: Upstream | None
+    db: Db,
+    state: dict[str, Any],
+    now: bytes | None,
+    info: os.stat_result,
+    up: Upstream | None,
+    named: set[str] | None = None,
 ) -> None:
-    """The file as this pass saw it (None: the bytes already kept); the
-    upstream as it read it, when it moved."""
+    """The file as this pass saw it (None: the bytes already kept; `named`: the
+    ids its new lines name); the upstream as it read it, when it moved."""
     fresh = dict(state)
     fresh.update(size=info.st_size, mtime_ns=info.st_mtime_ns)
     if now is not None:
         fresh["sha256"] = None  # the kept bytes say what was seen; the hash is the full pass's
-        keep_seen(db, fresh, now)
+        keep_seen(db, fresh, now, named)
     settings.write(db, SETTING, fresh)
     if up is not None and up.asked and up.moved:
         record_upstream(db, up.ref, up.oid, up.read(), up.commit)

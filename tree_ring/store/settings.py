@@ -85,6 +85,9 @@ LEDGER: Mapping[str, Any] = MappingProxyType(
         "sha256": None,  # sha256:<hex> of its bytes then (a full sync's; None after the hook's)
         "clone": None,  # this store's anchor id in the ledger (16 hex digits)
         "seen": None,  # [size, mtime_ns] of the side file holding those bytes, as written
+        # The CRC-32 of each id more than one of those lines may name (8 hex digits
+        # each, sorted): a removed line of any other id hid none. None: not known.
+        "shared": None,
     }
 )
 
