@@ -189,7 +189,8 @@ def test_each_change_ends_where_a_full_sync_ends(tmp_path: Path) -> None:
     assert "applied" in paths and "full" not in paths, paths
     # A pull: the upstream's new memory and tombstone arrive by the hook's pass too.
     newer = remember(alice, "Release notes are drafted in docs/releases before tagging")
-    forgotten = entries(alice)[0]["id"]
+    # Not the memory just written: ids made in the same second sort by their random part.
+    forgotten = next(e["id"] for e in entries(alice) if e["id"] != newer)
     ok(alice, "forget", forgotten, "--mode", "delete", "--reason", "stale")
     publish(alice, "more")
     for root in (bob, twin):
