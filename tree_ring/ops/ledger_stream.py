@@ -38,12 +38,36 @@ def merged(
 
     A ledger line that is byte for byte the store's line for its key came from
     the store, which checked it on the way in; any other is `check`ed (None:
-    left out, as a sync skips it). A text merge's conflict markers raise
-    Conflict; a key lower than the one before it raises Unsorted."""
+    left out, as a sync skips it). On equal rank the ledger's line stands. A
+    text merge's conflict markers raise Conflict; a key lower than the one
+    before it raises Unsorted."""
     store = iter(mine)
     held = next(store, None)
-    best: Line | None = None
+    for key, group in _by_key(pieces):
+        while held is not None and held.key < key:
+            yield held
+            held = next(store, None)
+        own = held if held is not None and held.key == key else None
+        best: Line | None = None
+        for piece, text in group:
+            line = own if own is not None and own.text == text else check(piece)
+            if line is not None and (best is None or line.rank > best.rank):
+                best = line
+        if own is not None:
+            held = next(store, None)
+            if best is None or own.rank > best.rank:
+                best = own
+        if best is not None:
+            yield best
+    while held is not None:
+        yield held
+        held = next(store, None)
+
+
+def _by_key(pieces: Iterable[bytes]) -> Iterator[tuple[str, list[tuple[bytes, str]]]]:
+    """The ledger's lines grouped by key, in order: (key, [(piece, its text)])."""
     last = ""
+    group: list[tuple[bytes, str]] = []
     for piece in pieces:
         if not piece.strip():
             continue
@@ -55,37 +79,13 @@ def merged(
             continue  # not a JSON object: a sync reports it, the merge leaves it out
         if key < last:
             raise Unsorted(key)
-        if key != last:
-            if best is not None:
-                while held is not None and held.key < best.key:
-                    yield held
-                    held = next(store, None)
-                if held is not None and held.key == best.key:
-                    yield held if held.rank > best.rank else best
-                    held = next(store, None)
-                else:
-                    yield best
-                best = None
-            while held is not None and held.key < key:
-                yield held
-                held = next(store, None)
-            last = key
-        known = held if held is not None and held.key == key and held.text == text else None
-        line = known or check(piece)
-        if line is not None and (best is None or line.rank > best.rank):
-            best = line
-    if best is not None:
-        while held is not None and held.key < best.key:
-            yield held
-            held = next(store, None)
-        if held is not None and held.key == best.key:
-            yield held if held.rank > best.rank else best
-            held = next(store, None)
-        else:
-            yield best
-    while held is not None:
-        yield held
-        held = next(store, None)
+        if key != last and group:
+            yield last, group
+            group = []
+        last = key
+        group.append((piece, text))
+    if group:
+        yield last, group
 
 
 def _key(piece: bytes) -> str | None:
