@@ -32,8 +32,9 @@ def count(root: Path) -> int:
     return int(query(root, "SELECT count(*) FROM memories")[0][0])
 
 
-def test_the_capture_pairs_are_the_write_paths() -> None:
-    assert schemas.CAPTURE_PAIRS == verbs.CAPTURE_PAIRS
+def test_capture_offers_exactly_the_event_types_the_write_path_takes() -> None:
+    offered = schemas.BY_NAME["capture"].input_schema["properties"]["event_type"]["enum"]
+    assert set(offered) == set(verbs.CAPTURE_PAIRS)
 
 
 def test_recall_finds_a_memory_and_labels_it_data_first(project_root: Path) -> None:
