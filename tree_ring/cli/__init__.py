@@ -3,11 +3,13 @@
 import sys
 
 
-def _message(message: str) -> str:
+def english(message: str) -> str:
+    """gettext as argparse gets it: the message as written (see below and app.run)."""
     return message
 
 
-def _plural(singular: str, plural: str, n: int) -> str:
+def english_plural(singular: str, plural: str, n: int) -> str:
+    """ngettext as argparse gets it: English's two forms."""
     return singular if n == 1 else plural
 
 
@@ -19,9 +21,9 @@ if "argparse" not in sys.modules and "gettext" not in sys.modules:
     # gettext itself stays importable as ever.
     import types
 
-    english = types.ModuleType("gettext")
-    english.__dict__.update(gettext=_message, ngettext=_plural)
-    sys.modules["gettext"] = english
+    plain = types.ModuleType("gettext")
+    plain.__dict__.update(gettext=english, ngettext=english_plural)
+    sys.modules["gettext"] = plain
     try:
         __import__("argparse")
     except ImportError:

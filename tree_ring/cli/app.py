@@ -19,6 +19,7 @@ import os
 import sys
 
 from tree_ring import __version__
+from tree_ring.cli import english, english_plural
 from tree_ring.cli.context import Context, Formatter, Parser, error_line, examples
 from tree_ring.model import errors
 from tree_ring.model.arguments import unrecognized
@@ -298,14 +299,6 @@ def _fail(message: str, code: str, exit_code: int, as_json: bool) -> int:
     return exit_code
 
 
-def _english(message: str) -> str:
-    return message
-
-
-def _english_plural(singular: str, plural: str, count: int) -> str:
-    return singular if count == 1 else plural
-
-
 def run() -> NoReturn:
     """`main` as a program: flush the output, then exit at once.
 
@@ -320,8 +313,8 @@ def run() -> NoReturn:
     imports locale: together a tenth of a recall. Tree Ring speaks English,
     and so does argparse when the catalog is empty, so the output is the same.
     """
-    setattr(argparse, "_", _english)  # noqa: B010 - argparse's own name for gettext
-    setattr(argparse, "ngettext", _english_plural)  # noqa: B010
+    setattr(argparse, "_", english)  # noqa: B010 - argparse's own name for gettext
+    setattr(argparse, "ngettext", english_plural)  # noqa: B010
     code = main()
     try:
         sys.stdout.flush()
