@@ -15,31 +15,18 @@ import pytest
 from helpers import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from startup_support import COSTLY
 from transcript_support import WORK, write_transcript
 
 from tree_ring.hook import adapter
 from tree_ring.model import text as text_policy
+from tree_ring.model.identity import Identity
 from tree_ring.ops import guidance, receipts
 from tree_ring.read import brief
-from tree_ring.store import live, schema
+from tree_ring.store import live, schema, user
+from tree_ring.write import propagate
 
 FIXTURES = REPO / "tests" / "fixtures" / "hooks"
-# What costs a hook more to import than its whole work: none of these may load.
-COSTLY = {
-    "dataclasses",
-    "typing",
-    "pathlib",
-    "inspect",
-    "json",  # brings re and enum
-    "re",
-    "enum",
-    "hashlib",  # loads OpenSSL
-    "shlex",  # brings re
-    "contextlib",
-    "unicodedata",  # the text policy looks characters up only for unusual text
-    "sqlite3",  # its date adapters bring datetime: the store loads _sqlite3 itself
-    "datetime",
-}
 MODEL = {
     "tree_ring",
     "tree_ring.model",
@@ -211,3 +198,20 @@ def test_the_brief_orders_by_its_index_columns() -> None:
     for column in ("ring", "salience", "confidence", "created_at"):
         order = re.sub(rf"\b{column}\b", f"m.{column}", order)
     assert brief.select_sql(live.Clause("1", {})).endswith(f"ORDER BY {order} LIMIT :brief_limit")
+
+
+def test_the_written_rule_names_every_module_the_hooks_may_not_load() -> None:
+    """docs/STARTUP.md's table of refused modules is the test's list, no more, no less."""
+    text = (REPO / "docs" / "STARTUP.md").read_text(encoding="utf-8")
+    section = text.split("## What the hooks may not load", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z0-9_]+)` \|", section, flags=re.MULTILINE)
+    assert set(rows) == COSTLY and len(rows) == len(COSTLY)
+
+
+def test_the_briefs_copies_are_their_sources() -> None:
+    """Values the brief spells out because SessionStart loads neither the write
+    path nor the user store (docs/STARTUP.md, "Copies kept for start-up")."""
+    assert brief.CONSOLIDATES == propagate.CONSOLIDATES
+    assert brief.USER_PROJECT == user.USER_PROJECT
+    caller = Identity("p1", "claude-code", "sess-1", "sess-1")
+    assert brief.user_identity(caller) == user.user_identity(caller)

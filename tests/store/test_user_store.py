@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import PERSON, REPO, CliRunner, cli_runner
 from governance_support import CLAUDE, CODEX
+from startup_support import COSTLY
 
 from tree_ring.hook import adapter
 from tree_ring.model import project
@@ -238,8 +239,7 @@ def test_the_hook_reads_the_user_store_with_the_modules_it_loads_anyway(
     assert {m for m in loaded if m.startswith("tree_ring")} == {
         m for m in without if m.startswith("tree_ring")
     }
-    costly = {"typing", "pathlib", "json", "re", "enum", "hashlib", "dataclasses", "contextlib"}
-    assert loaded & costly == set()
+    assert loaded & COSTLY == set()
 
 
 def test_the_hooks_quick_open_defers_to_the_full_one_for_other_versions(

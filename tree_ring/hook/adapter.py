@@ -35,7 +35,7 @@ from tree_ring.model.frozen import Frozen
 # The hook starts a new Python on every event, so this module and what it
 # imports stay clear of what costs more to import than the hook's work:
 # typing, dataclasses, pathlib, hashlib (OpenSSL), re, json (re and enum),
-# shlex (re).
+# shlex (re). docs/STARTUP.md lists them all, with their cost and substitutes.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
