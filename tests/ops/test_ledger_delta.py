@@ -16,7 +16,7 @@ from team_support import LEDGER, clone, first_repo, git, hub, ok, publish, pull,
 
 from tree_ring.model import project
 from tree_ring.model.errors import Conflict
-from tree_ring.ops import ledger_delta, ledger_refresh, sync
+from tree_ring.ops import ledger_delta, ledger_file, ledger_refresh, sync
 from tree_ring.store import rows
 from tree_ring.store.db import Store
 
@@ -215,8 +215,8 @@ def test_the_change_read_a_block_at_a_time_is_the_whole_files_change(
 ) -> None:
     """Blocks and chunks far smaller than a line: each edit's window, found by
     offset, holds exactly the lines a split of both files finds changed."""
-    monkeypatch.setattr(ledger_delta, "_BLOCK", 5)
-    monkeypatch.setattr(ledger_delta, "_CHUNK", 3)
+    monkeypatch.setattr(ledger_file, "BLOCK", 5)
+    monkeypatch.setattr(ledger_file, "CHUNK", 3)
     base = [f'{{"id":"mem_{n}","n":{n * 7}}}'.encode() for n in range(40)]
     edits: list[list[bytes]] = [
         base,
@@ -246,11 +246,11 @@ def test_the_change_read_a_block_at_a_time_is_the_whole_files_change(
     for now, seen in pairs:
         (tmp_path / "now").write_bytes(now)
         (tmp_path / "seen").write_bytes(seen)
-        a = ledger_delta.Opened.open(str(tmp_path / "now"))
-        b = ledger_delta.Opened.open(str(tmp_path / "seen"))
+        a = ledger_file.Opened.open(str(tmp_path / "now"))
+        b = ledger_file.Opened.open(str(tmp_path / "seen"))
         assert a is not None and b is not None
         try:
-            found = ledger_delta.changed_lines(a, b)
+            found = ledger_file.changed_lines(a, b)
         finally:
             a.close()
             b.close()
@@ -269,8 +269,8 @@ def test_an_ids_lines_found_a_block_at_a_time_are_all_of_them(
     data = ("\n".join(lines) + "\n").encode()
     (tmp_path / "ledger").write_bytes(data)
     for block in (20, 23, 64, 400):
-        monkeypatch.setattr(ledger_delta, "_BLOCK", block)
-        opened = ledger_delta.Opened.open(str(tmp_path / "ledger"))
+        monkeypatch.setattr(ledger_file, "BLOCK", block)
+        opened = ledger_file.Opened.open(str(tmp_path / "ledger"))
         assert opened is not None
         try:
             for n in range(6):
