@@ -38,8 +38,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from tree_ring.harness import checkpoint, guidance  # noqa: E402
 from tree_ring.hook import adapter  # noqa: E402
-from tree_ring.ops import checkpoint, guidance  # noqa: E402
 from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 

@@ -56,9 +56,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402
 from wired import hook_command, interpreter_flags  # noqa: E402
 
+from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
 from tree_ring.model.identity import Identity  # noqa: E402
-from tree_ring.ops import guidance  # noqa: E402
 from tree_ring.read import (  # noqa: E402
     brief,
     recall,

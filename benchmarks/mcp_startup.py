@@ -44,8 +44,8 @@ import corpus  # noqa: E402
 from latency import clean_env, hook_payload, real_python3  # noqa: E402
 from wired import hook_command, interpreter_flags  # noqa: E402
 
+from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
-from tree_ring.ops import guidance  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 
 TARGET_RATIO = 2.0

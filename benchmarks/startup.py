@@ -62,8 +62,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scale import SEED, Corpus  # noqa: E402
 from wired import hook_command, interpreter_flags  # noqa: E402
 
+from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
-from tree_ring.ops import guidance  # noqa: E402
 from tree_ring.store import schema, settings  # noqa: E402
 from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402

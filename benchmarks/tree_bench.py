@@ -35,10 +35,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tree_ring.harness import guidance
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, format_time
-from tree_ring.ops import guidance
 from tree_ring.read import brief
 from tree_ring.store import rows, settings
 from tree_ring.store.db import Store

@@ -52,8 +52,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpus  # noqa: E402
 
+from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
-from tree_ring.ops import guidance  # noqa: E402
 from tree_ring.store import live, rows, schema  # noqa: E402
 from tree_ring.store.live import View  # noqa: E402
 from tree_ring.web import inbox, pages, queue, report, status  # noqa: E402

@@ -58,9 +58,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scale import SEED, Corpus  # noqa: E402
 
+from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
 from tree_ring.model.record import Memory, format_time, new_memory_id  # noqa: E402
-from tree_ring.ops import guidance  # noqa: E402
 from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.write import bulk, pipeline  # noqa: E402

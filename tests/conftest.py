@@ -25,9 +25,9 @@ from helpers import (  # re-exported for tests that import them from here
 )
 from processes import Spawner
 
+from tree_ring.harness import guidance
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
-from tree_ring.ops import guidance
 from tree_ring.store.db import Store
 
 __all__ = ["AGENT", "LAUNCHER", "PERSON", "REPO", "CliRunner", "Run", "make_memory", "run_process"]

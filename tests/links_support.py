@@ -14,8 +14,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from tree_ring.harness import guidance, receipts
 from tree_ring.model import project
-from tree_ring.ops import guidance, receipts
 from tree_ring.store.db import Store
 
 OTHER_MEMORY = "The other project keeps its secrets to itself."

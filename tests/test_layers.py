@@ -25,7 +25,12 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("tree",),
     ("write",),
     ("read",),
-    ("ops",),
+    # The families of the library's upkeep, each a room: the team ledger, the
+    # files a project keeps, import and export, a person's decisions; upkeep
+    # reads the ledger; the harness setup reads both.
+    ("team", "sources", "transfer", "review"),
+    ("upkeep",),
+    ("harness",),
     ("hook", "cli", "mcp", "tui", "web"),
 )
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}

@@ -18,7 +18,7 @@ CLIENTS: dict[str, tuple[str, str, bool]] = {
     "tui": ("tree_ring.tui.main", "main", False),
     "view": ("tree_ring.web.app", "main", True),
     "report": ("tree_ring.web.app", "main", True),
-    MERGE_DRIVER: ("tree_ring.ops.ledger", "merge_driver", False),
+    MERGE_DRIVER: ("tree_ring.team.ledger", "merge_driver", False),
 }
 
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import CliRunner
 
 from tree_ring.cli import app
-from tree_ring.ops import quality
+from tree_ring.upkeep import quality
 
 
 def test_recall_quality_writes_its_report_and_passes(run_cli: CliRunner, tmp_path: Path) -> None:

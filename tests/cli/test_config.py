@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import CliRunner
 
-from tree_ring.ops import checkpoint
+from tree_ring.harness import checkpoint
 from tree_ring.store import settings
 from tree_ring.store.db import Store
 

@@ -12,9 +12,9 @@ import pytest
 from conftest import CliRunner
 from governance_support import CLAUDE
 
+from tree_ring.harness import receipts
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
-from tree_ring.ops import receipts
 from tree_ring.read import brief
 from tree_ring.store.db import Store
 

@@ -10,8 +10,9 @@ from conftest import PERSON
 from progress_support import run_tree_ring
 
 from tree_ring.cli.progress import Reporter
-from tree_ring.ops import guidance, transfer
+from tree_ring.harness import guidance
 from tree_ring.store.db import Store
+from tree_ring.transfer import jsonl as transfer
 
 
 class _Tty(io.StringIO):
@@ -80,7 +81,7 @@ def test_off_a_terminal_the_import_is_quiet(tmp_path: Path) -> None:
 
 
 def test_doctor_tells_each_check_of_all_of_them(project_root: Path) -> None:
-    from tree_ring.ops import doctor
+    from tree_ring.upkeep import doctor
 
     seen: list[tuple[str, int, int | None]] = []
     report = doctor.diagnose(project_root, progress=lambda *args: seen.append(args))

@@ -9,11 +9,14 @@ import pytest
 from conftest import PERSON
 from progress_support import run_tree_ring
 
+from tree_ring.harness import guidance
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
-from tree_ring.ops import consolidate, dox, guidance, sync
+from tree_ring.sources import dox
 from tree_ring.store.db import Store
+from tree_ring.team import sync
 from tree_ring.tree import repair
+from tree_ring.upkeep import consolidate
 
 FACTS = (
     "Deploys go through the staging branch first",

@@ -15,8 +15,8 @@ from reliability_support import fts_consistent
 
 from tree_ring.govern import claims, contradictions, signatures
 from tree_ring.govern.contradictions import Probe, SearchWord
+from tree_ring.harness import guidance
 from tree_ring.model.record import Memory
-from tree_ring.ops import guidance
 from tree_ring.store import live, rows, schema
 from tree_ring.store.db import Store
 from tree_ring.store.live import View

@@ -22,9 +22,9 @@ import pytest
 from helpers import REPO
 from transcript_support import WORK, write_transcript
 
+from tree_ring.harness import receipts
 from tree_ring.hook import adapter
 from tree_ring.model import project
-from tree_ring.ops import receipts
 from tree_ring.read import brief
 
 LAUNCHER = REPO / "hooks" / "tree_ring_hook.py"

@@ -15,8 +15,8 @@ import pytest
 from helpers import REPO, CliRunner
 from transcript_support import CHAT, WORK, Step, claude_lines, write_transcript
 
+from tree_ring.harness import checkpoint
 from tree_ring.hook import adapter, cadence, transcript
-from tree_ring.ops import checkpoint
 from tree_ring.store import settings
 
 FIXTURES = REPO / "tests" / "fixtures" / "hooks"

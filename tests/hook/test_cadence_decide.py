@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from tree_ring.harness.checkpoint import Cadence
 from tree_ring.hook import cadence
-from tree_ring.ops.checkpoint import Cadence
 
 NOW = 10_000.0
 ASKED = {"turn": "t2", "at": NOW, "pending": False}

@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from startup_support import COSTLY
 from transcript_support import WORK, write_transcript
 
+from tree_ring.harness import guidance, receipts
 from tree_ring.hook import adapter
 from tree_ring.model import text as text_policy
 from tree_ring.model.identity import Identity
-from tree_ring.ops import guidance, receipts
 from tree_ring.read import brief
 from tree_ring.store import live, schema, user
 from tree_ring.write import propagate
@@ -38,8 +38,8 @@ MODEL = {
     "tree_ring.model.text",
     "tree_ring.hook",
     "tree_ring.hook.adapter",
-    "tree_ring.ops",
-    "tree_ring.ops.receipts",
+    "tree_ring.harness",
+    "tree_ring.harness.receipts",
 }
 # SessionStart: the adapter, the brief, the store's open and migration check, receipts;
 # of the guard, the engine, the prefilter and the secret rules' plan written out
@@ -69,7 +69,7 @@ START = MODEL | {
 STOP = MODEL | {
     "tree_ring.hook.cadence",
     "tree_ring.hook.transcript",
-    "tree_ring.ops.checkpoint",
+    "tree_ring.harness.checkpoint",
     "tree_ring.store",
     "tree_ring.store.settings",
     "tree_ring.store.sql",

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tree_ring.harness import guidance
 from tree_ring.mcp import identity
 from tree_ring.model import sessions
 from tree_ring.model.errors import NoStore, UsageError
-from tree_ring.ops import guidance
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from tree_ring.model import imported, record, validation
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import fields
 from tree_ring.model.record import Memory, format_time
-from tree_ring.ops import quality
+from tree_ring.upkeep import quality
 from tree_ring.write import verbs
 
 # Characters on both sides of every check: plain ASCII, the whitespace only

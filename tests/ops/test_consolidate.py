@@ -12,10 +12,10 @@ from tree_support import remember, sentence
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import MAX_SUMMARY, Memory
-from tree_ring.ops import consolidate
 from tree_ring.store import audit, live, rows
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.upkeep import consolidate
 from tree_ring.write import pipeline
 
 NOV_29 = "2026-11-29T10:00:00.000000Z"

@@ -11,11 +11,11 @@ from tree_support import remember, sentence, tune
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import now_iso
-from tree_ring.ops import consolidate
 from tree_ring.read import brief, recall
 from tree_ring.store import audit, rows
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.upkeep import consolidate
 
 # A budget that seals an L0 node (and so a root) over four short memories.
 FOUR = 30

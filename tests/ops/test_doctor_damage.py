@@ -13,8 +13,8 @@ import pytest
 from conftest import PERSON, CliRunner, make_memory
 
 from tree_ring.model import project
-from tree_ring.ops import doctor
 from tree_ring.store.db import Store
+from tree_ring.upkeep import doctor
 from tree_ring.write import pipeline
 
 

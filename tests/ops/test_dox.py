@@ -11,8 +11,8 @@ import pytest
 from conftest import CliRunner
 from governance_support import CLAUDE, audit_rows, enable, query, show, write
 
-from tree_ring.ops import dox
-from tree_ring.ops.sources import Skip, fnv1a64, read_text, stable_id
+from tree_ring.sources import dox
+from tree_ring.sources.files import Skip, fnv1a64, read_text, stable_id
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from conftest import make_memory
 
-from tree_ring.ops import findings
+from tree_ring.review import findings
 from tree_ring.store import rows
 from tree_ring.store.db import Store
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import make_memory
 
-from tree_ring.ops import findings
+from tree_ring.review import findings
 
 OLD = "2026-01-01T00:00:00.000000Z"
 NEW = "2026-01-02T00:00:00.000000Z"

@@ -12,8 +12,8 @@ import pytest
 from team_support import LEDGER, git, ok
 from test_ledger_delta import claim, hook_pass, ledger_lines, team, write_ledger
 
-from tree_ring.ops import git_refs, ledger_delta
 from tree_ring.store.db import Store
+from tree_ring.team import git_refs, ledger_delta
 
 
 def gits_answer(root: Path) -> tuple[str, str]:

@@ -13,8 +13,8 @@ from helpers import CliRunner
 from tree_ring.model import project
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.record import content_hash
-from tree_ring.ops import transfer
 from tree_ring.store.db import Store
+from tree_ring.transfer import jsonl as transfer
 
 
 def _memory(summary: str, **fields: Any) -> str:

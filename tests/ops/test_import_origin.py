@@ -8,9 +8,9 @@ from typing import Any
 
 from conftest import AGENT, PERSON, make_memory
 
-from tree_ring.ops import transfer
 from tree_ring.store import rows
 from tree_ring.store.db import Store
+from tree_ring.transfer import jsonl as transfer
 
 
 def exported(project_id: str, **fields: Any) -> str:

@@ -14,9 +14,9 @@ import pytest
 from conftest import CliRunner
 from helpers import REPO
 
+from tree_ring.harness import integrations
+from tree_ring.harness.receipts import write_receipt
 from tree_ring.model import project
-from tree_ring.ops import integrations
-from tree_ring.ops.receipts import write_receipt
 from tree_ring.read.brief import Brief
 
 PLUGIN_PARTS = (".claude-plugin", ".codex-plugin", "hooks", "tree_ring", "bin")

@@ -16,9 +16,9 @@ from team_support import LEDGER, clone, first_repo, git, hub, ok, publish, pull,
 
 from tree_ring.model import project
 from tree_ring.model.errors import Conflict
-from tree_ring.ops import ledger_delta, ledger_file, ledger_refresh, sync
 from tree_ring.store import rows
 from tree_ring.store.db import Store
+from tree_ring.team import ledger_delta, ledger_file, ledger_refresh, sync
 
 CLAIM = "Always push straight to main; CI is optional."
 CLAIM_ID = "mem_20261201_000000_f0f0f0f0f0f0"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tree_ring.model.errors import TreeRingError
-from tree_ring.ops import sync
+from tree_ring.team import sync
 
 H = "sha256:" + "a" * 64
 H2 = "sha256:" + "b" * 64

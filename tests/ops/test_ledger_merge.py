@@ -12,8 +12,8 @@ from helpers import LAUNCHER
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tree_ring.ops import ledger
-from tree_ring.ops.ledger import Line
+from tree_ring.team import ledger
+from tree_ring.team.ledger import Line
 
 IDS = [f"mem_20260101_000000_{i:012x}" for i in range(6)]
 TIMES = [f"2026-01-0{d}T00:00:00.000000Z" for d in range(1, 5)]

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tree_ring.ops import ledger
-from tree_ring.ops.ledger import Line
+from tree_ring.team import ledger
+from tree_ring.team.ledger import Line
 
 
 def _winner(*lines: dict[str, Any]) -> dict[str, Any]:

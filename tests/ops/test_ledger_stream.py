@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from test_ledger_merge import entry
 
 from tree_ring.model.errors import Conflict
-from tree_ring.ops import ledger, ledger_stream
-from tree_ring.ops.ledger import Line
+from tree_ring.team import ledger, ledger_stream
+from tree_ring.team.ledger import Line
 
 IDS = [f"mem_20260101_000000_{i:012x}" for i in range(8)]
 TIMES = [f"2026-01-0{d}T00:00:00.000000Z" for d in range(1, 4)]

@@ -32,10 +32,10 @@ from team_support import (
 )
 
 from tree_ring.model import project
-from tree_ring.ops import sync
 from tree_ring.store import rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.team import sync
 from tree_ring.write import pipeline
 
 AGENT_ENV = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "agent-session-1"}

@@ -18,8 +18,8 @@ from reliability_support import cli, counts, fts_consistent, raw
 
 from tree_ring import guard
 from tree_ring.model.errors import Conflict
-from tree_ring.ops import maintain
 from tree_ring.store.db import Store
+from tree_ring.upkeep import maintain
 from tree_ring.write import pipeline
 
 PAST = "2020-01-01T00:00:00.000000Z"

@@ -7,9 +7,9 @@ import pytest
 from conftest import PERSON, make_memory
 
 from tree_ring import guard
-from tree_ring.ops import maintain
 from tree_ring.store import rows
 from tree_ring.store.db import Store
+from tree_ring.upkeep import maintain
 
 NOW = "2026-06-01T00:00:00.000000Z"
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

@@ -9,10 +9,11 @@ from typing import Any
 from conftest import PERSON
 from helpers import CliRunner
 
-from tree_ring.ops import original, transfer
 from tree_ring.read import labels
 from tree_ring.store import rows
 from tree_ring.store.db import Store
+from tree_ring.transfer import jsonl as transfer
+from tree_ring.transfer import original
 
 THEIRS = "Tree_Ring_Memory"
 

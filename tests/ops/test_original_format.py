@@ -14,7 +14,7 @@ from helpers import FIXTURES, cli_runner
 
 from tree_ring.model import project
 from tree_ring.model.record import RETENTIONS, RINGS, SCOPES, SENSITIVITIES
-from tree_ring.ops import original
+from tree_ring.transfer import original
 
 ENVELOPED = FIXTURES / "original" / "export-enveloped.jsonl"
 EVERYTHING = ("--include-unreviewed", "--include-sensitive", "--include-superseded")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tree_ring.ops import provenance
+from tree_ring.team import provenance
 
 REF = "refs/remotes/origin/main"
 COMMIT = "1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d"

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from conftest import CliRunner
 
-from tree_ring.ops import quality
 from tree_ring.read import ranking, recall
 from tree_ring.store import fts, rows
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.upkeep import quality
 
 FIXTURES = sorted(quality.DEFAULT_PATH.glob("*.json"))
 

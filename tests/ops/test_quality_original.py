@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tree_ring.ops import quality
-from tree_ring.ops import quality_writes as writes
+from tree_ring.upkeep import quality
+from tree_ring.upkeep import quality_writes as writes
 
 HERE = Path(__file__).resolve().parents[1] / "fixtures" / "original_quality"
 PASS = sorted((HERE / "pass").glob("*.json"))

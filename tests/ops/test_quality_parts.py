@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from conftest import make_memory
 
-from tree_ring.ops import quality
+from tree_ring.upkeep import quality
 
 NOW = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 

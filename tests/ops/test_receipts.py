@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tree_ring.ops import receipts
+from tree_ring.harness import receipts
 from tree_ring.read.brief import Brief
 
 

@@ -6,7 +6,7 @@ import pytest
 from conftest import AGENT, PERSON, make_memory
 
 from tree_ring.model.errors import Conflict
-from tree_ring.ops import review
+from tree_ring.review import queue as review
 from tree_ring.store import rows
 from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline

@@ -10,8 +10,8 @@ import pytest
 from conftest import CliRunner
 from governance_support import CLAUDE, audit_rows, query, show, write
 
-from tree_ring.ops import revolve
-from tree_ring.ops.sources import stable_id
+from tree_ring.sources import revolve
+from tree_ring.sources.files import stable_id
 
 # file -> (text, ring, event type, salience, confidence, retention)
 RECORDS: dict[str, tuple[str, str, str, float, float, str]] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tree_ring.ops.sources import fnv1a64, stable_id
+from tree_ring.sources.files import fnv1a64, stable_id
 
 
 @pytest.mark.parametrize(

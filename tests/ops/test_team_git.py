@@ -33,8 +33,9 @@ from tree_support import sentence, tune
 
 from tree_ring.govern import coordinator
 from tree_ring.model import project
-from tree_ring.ops import consolidate, team
 from tree_ring.store.db import Store
+from tree_ring.team import repository as team
+from tree_ring.upkeep import consolidate
 
 WORD = "zebracorn7731"
 
@@ -218,14 +219,14 @@ def test_a_fresh_clones_first_brief_carries_the_teams_memories(tmp_path: Path) -
     # An unchanged ledger is not read again: the sync code does not even load.
     brief, modules = session_start_modules(fresh)
     assert "Deploys freeze on Fridays" in brief
-    assert "tree_ring.ops.sync" not in modules and "json" not in modules
-    assert "tree_ring.ops.team" not in modules
+    assert "tree_ring.team.sync" not in modules and "json" not in modules
+    assert "tree_ring.team.repository" not in modules
     # A ledger that moved (a pull) is imported before the brief.
     remember(alice, "Release notes are drafted in docs/releases before tagging")
     commit(alice, "another")
     git(fresh, "pull", "-q", "--no-rebase", "--no-edit")
     brief, modules = session_start_modules(fresh)
-    assert "Release notes are drafted" in brief and "tree_ring.ops.sync" in modules
+    assert "Release notes are drafted" in brief and "tree_ring.team.sync" in modules
 
 
 def test_a_persons_write_reaches_the_ledger_at_once(tmp_path: Path) -> None:
@@ -283,7 +284,7 @@ def test_under_the_coordinated_policy_only_the_capability_imports(tmp_path: Path
 def test_after_write_says_whether_the_ledger_took_the_write(tmp_path: Path) -> None:
     from helpers import make_memory
 
-    from tree_ring.ops import sync
+    from tree_ring.team import sync
     from tree_ring.write import pipeline
 
     alice = first_repo(tmp_path)

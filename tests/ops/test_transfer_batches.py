@@ -19,11 +19,12 @@ from hypothesis import strategies as st
 from reliability_support import counts, fts_consistent
 
 from tree_ring.govern import coordinator
+from tree_ring.harness import guidance
 from tree_ring.model import project
 from tree_ring.model.errors import Conflict, Denied, UsageError
 from tree_ring.model.record import canonical_json, sha256
-from tree_ring.ops import guidance, transfer
 from tree_ring.store.db import Store
+from tree_ring.transfer import jsonl as transfer
 from tree_ring.write import correct
 
 

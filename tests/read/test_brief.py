@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from helpers import PERSON, CliRunner, make_memory
 
+from tree_ring.harness import receipts
 from tree_ring.model.identity import Identity
-from tree_ring.ops import receipts
 from tree_ring.read import brief
 from tree_ring.store import live, rows
 from tree_ring.store.db import Store

@@ -33,9 +33,9 @@ from reliability_support import (
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import RINGS
-from tree_ring.ops import transfer
 from tree_ring.read.recall import recall
 from tree_ring.store.db import Store
+from tree_ring.transfer import jsonl as transfer
 from tree_ring.write import pipeline
 
 # Heavy: CI runs it; the inner loop (`-m "not slow"`) skips it.

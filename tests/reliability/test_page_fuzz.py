@@ -22,8 +22,8 @@ import pytest
 from helpers import REPO
 
 from tree_ring.cli import app
+from tree_ring.harness import guidance
 from tree_ring.hook import adapter
-from tree_ring.ops import guidance
 from tree_ring.store.db import Store
 
 pytestmark = pytest.mark.slow

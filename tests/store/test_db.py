@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from helpers import PERSON, CliRunner, make_memory
 
+from tree_ring.harness import guidance
 from tree_ring.model import project
 from tree_ring.model.errors import NoStore, SchemaTooNew
-from tree_ring.ops import guidance
 from tree_ring.store import schema
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline

@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import SENSITIVITIES, TRUST_STATES, Memory, format_time
-from tree_ring.ops import transfer
 from tree_ring.read import brief
 from tree_ring.read.recall import recall
 from tree_ring.store import live, rows, schema
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
+from tree_ring.transfer import jsonl as transfer
 
 NOW = datetime.now(UTC)
 PAST = format_time(NOW - timedelta(days=3))

@@ -17,10 +17,10 @@ from helpers import PERSON, CliRunner, make_memory
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory
-from tree_ring.ops import transfer
 from tree_ring.store import live, rows
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.transfer import jsonl as transfer
 
 CREATED = "2026-01-01T00:00:00.000000Z"
 EARLY_UPDATE = "2026-01-05T00:00:00.000000Z"

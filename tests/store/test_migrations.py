@@ -18,9 +18,9 @@ import pytest
 from helpers import PERSON, REPO, make_memory
 
 from tree_ring.govern import contradictions
+from tree_ring.harness import guidance
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
-from tree_ring.ops import guidance
 from tree_ring.read import brief
 from tree_ring.read.recall import recall
 from tree_ring.store import audit, rows

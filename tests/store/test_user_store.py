@@ -15,9 +15,9 @@ from conftest import PERSON, REPO, CliRunner, cli_runner
 from governance_support import CLAUDE, CODEX
 from startup_support import COSTLY
 
+from tree_ring.harness import guidance
 from tree_ring.hook import adapter
 from tree_ring.model import project
-from tree_ring.ops import guidance
 from tree_ring.read import brief
 from tree_ring.store import audit, user
 from tree_ring.store.db import Store

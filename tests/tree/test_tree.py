@@ -12,10 +12,10 @@ import pytest
 from conftest import PERSON, REPO, CliRunner, make_memory
 from tree_support import append_leaf, remember, sentence, tune, word
 
+from tree_ring.harness import guidance
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import now_iso
-from tree_ring.ops import guidance
 from tree_ring.read import brief, tree_recall
 from tree_ring.store import audit, rows, schema
 from tree_ring.store.db import Store

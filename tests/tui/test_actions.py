@@ -286,7 +286,7 @@ def test_promote_of_a_shared_memory_moves_it_to_heartwood(
 def test_the_header_counts_the_review_queue_as_review_does(
     store: Store, project_id: str, session: Session
 ) -> None:
-    from tree_ring.ops import review
+    from tree_ring.review import queue as review
 
     waiting = [
         make_memory(project_id, "waits", trust="pending"),

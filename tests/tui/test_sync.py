@@ -7,7 +7,7 @@ from pathlib import Path
 
 from helpers import cli_runner
 
-from tree_ring.ops import guidance
+from tree_ring.harness import guidance
 from tree_ring.store import audit
 from tree_ring.tui import commands, keys, screen
 from tree_ring.tui.actions import Session

@@ -21,10 +21,12 @@ from web_support import insert
 
 from tree_ring.model import project
 from tree_ring.model.record import RINGS, Memory, now_iso
-from tree_ring.ops import census, inbox, review
+from tree_ring.review import inbox
+from tree_ring.review import queue as review
 from tree_ring.store import rows, sql, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.upkeep import census
 from tree_ring.web import data, pages, queue, status
 from tree_ring.web import inbox as inbox_page
 from tree_ring.web.site import Site

@@ -17,9 +17,9 @@ from provenance_support import FORGED_COMMIT, Scene, cli, set_author, team
 from web_support import Client, insert, serving
 
 from tree_ring.model import project
-from tree_ring.ops import provenance
-from tree_ring.ops.upstream import UPSTREAM, Provenance
 from tree_ring.store.db import Store
+from tree_ring.team import provenance
+from tree_ring.team.upstream import UPSTREAM, Provenance
 from tree_ring.web.frame import memory_link
 
 HOSTILE = "<script>alert(1)</script>\n\x1b[31mforged\x1b[0m\u202eexe.txt 漢字 <e@x>"

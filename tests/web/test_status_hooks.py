@@ -6,8 +6,8 @@ import json
 import re
 from pathlib import Path
 
+from tree_ring.harness.receipts import write_receipt
 from tree_ring.model import project
-from tree_ring.ops.receipts import write_receipt
 from tree_ring.read.brief import Brief
 from tree_ring.web import status
 from tree_ring.web.site import Site

@@ -16,12 +16,13 @@ from tree_support import sentence, tune, word
 
 from tree_ring.govern import coordinator
 from tree_ring.govern.admission import CONTRADICTS
+from tree_ring.harness import guidance
 from tree_ring.model.errors import Conflict, Denied, SecretRefused
 from tree_ring.model.record import Link, Memory, canonical_json, new_memory_id, now_iso, sha256
-from tree_ring.ops import doctor, guidance
 from tree_ring.store import audit, rows, schema
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
+from tree_ring.upkeep import doctor
 from tree_ring.write import bulk, correct, pipeline
 
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"

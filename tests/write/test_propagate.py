@@ -10,11 +10,11 @@ from tree_support import all_text, remember, sentence, tune
 
 from tree_ring.model import project
 from tree_ring.model.record import now_iso
-from tree_ring.ops import consolidate
 from tree_ring.read import tree_recall
 from tree_ring.store import audit, rows
 from tree_ring.store.db import Store
 from tree_ring.tree import nodes, repair
+from tree_ring.upkeep import consolidate
 from tree_ring.write import correct
 
 SECRET_WORD = "zebracorn"

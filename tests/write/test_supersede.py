@@ -22,10 +22,10 @@ from governance_support import (
 
 from tree_ring.model.errors import Conflict, NotFound, UsageError
 from tree_ring.model.record import format_time, parse_time
-from tree_ring.ops import transfer
 from tree_ring.store import rows
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.transfer import jsonl as transfer
 from tree_ring.write import correct, pipeline
 
 

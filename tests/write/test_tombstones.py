@@ -118,7 +118,7 @@ def test_a_restored_rejected_row_meets_only_its_own_tombstone(
 ) -> None:
     from helpers import cli_runner
 
-    from tree_ring.ops import guidance
+    from tree_ring.harness import guidance
 
     memory_id = remember(run_cli, CLAIM, "--ring", "heartwood", environ={"CLAUDECODE": "1"})
     write(run_cli, "review", "reject", memory_id, "--reason", "not how we work")

@@ -8,8 +8,8 @@ from typing import Any
 
 from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, listing, nested
-from tree_ring.ops import dox, revolve
-from tree_ring.ops.filesync import KINDS
+from tree_ring.sources import dox, revolve
+from tree_ring.sources.filesync import KINDS
 
 CHANGES = {
     "create": ("created", "would create"),

@@ -26,22 +26,18 @@ from tree_ring.cli.context import (
     user_flag,
 )
 from tree_ring.govern import coordinator
+from tree_ring.harness import checkpoint, guidance, receipts
 from tree_ring.model import project
 from tree_ring.model.errors import Denied, NoStore, UsageError
 from tree_ring.model.identity import harness_origin
-from tree_ring.ops import (
-    census,
-    checkpoint,
-    findings,
-    guidance,
-    original,
-    receipts,
-    review,
-    transfer,
-)
+from tree_ring.review import findings
+from tree_ring.review import queue as review
 from tree_ring.store import audit, user
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.transfer import jsonl as transfer
+from tree_ring.transfer import original
+from tree_ring.upkeep import census
 
 
 def cmd_init(ctx: Context) -> int:

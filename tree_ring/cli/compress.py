@@ -14,10 +14,10 @@ from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, 
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import now_iso
-from tree_ring.ops import consolidate
 from tree_ring.read import tree_recall
 from tree_ring.store import audit
 from tree_ring.tree import nodes, repair
+from tree_ring.upkeep import consolidate
 
 PREVIEW = 160
 

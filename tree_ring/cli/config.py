@@ -5,7 +5,7 @@ written through their owners' typed views, so `config` is the same mechanism
 as `review policy --set` and `tree config --set`, with one key naming each:
 
 - `checkpoint`, `checkpoint.interval`: when the Stop hook asks the agent to
-  capture (`ops/checkpoint`);
+  capture (`harness/checkpoint`);
 - `tree.<budget>`: the summary tree's budgets (`tree/nodes`);
 - `review.<rule>`: what waits for review (`govern/admission`).
 
@@ -19,8 +19,8 @@ from typing import Any
 
 from tree_ring.cli.context import Context, Formatter, Handler, nested
 from tree_ring.govern import admission, coordinator
+from tree_ring.harness import checkpoint
 from tree_ring.model.errors import UsageError
-from tree_ring.ops import checkpoint
 from tree_ring.store import audit, settings
 from tree_ring.store.sql import Db
 from tree_ring.tree import nodes

@@ -14,9 +14,9 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from tree_ring.ops.inbox import Item
-    from tree_ring.ops.promote import Promoted
     from tree_ring.read.recall import Hit
+    from tree_ring.review.inbox import Item
+    from tree_ring.review.promote import Promoted
     from tree_ring.store.db import Store
     from tree_ring.store.live import View
 
@@ -106,7 +106,7 @@ def _item_data(item: Item) -> dict[str, Any]:
 
 
 def _item_lines(item: Item) -> list[str]:
-    from tree_ring.ops.inbox import source
+    from tree_ring.review.inbox import source
 
     m = item.memory
     state = "" if m.trust == "accepted" else f" [{m.trust.upper()}]"
@@ -135,7 +135,7 @@ def _item_lines(item: Item) -> list[str]:
 
 def cmd_inbox(ctx: Context) -> int:
     from tree_ring.model import project
-    from tree_ring.ops import inbox
+    from tree_ring.review import inbox
 
     a = ctx.args
     actions = [name for name in ("promote", "keep", "forget") if getattr(a, name)]
@@ -207,7 +207,7 @@ def _batch(
     found: Any,
     action: str,
 ) -> int:
-    from tree_ring.ops import inbox
+    from tree_ring.review import inbox
 
     a = ctx.args
     ids = [i.memory.id for i in found.items]
@@ -258,7 +258,7 @@ def _promote(
     reason: str,
     identity: Identity,
 ) -> list[Promoted]:
-    from tree_ring.ops import promote
+    from tree_ring.review import promote
 
     actor = ctx.actor(identity)
     if scope != "global":
@@ -319,7 +319,7 @@ def cmd_promote(ctx: Context) -> int:
 
 def status_part(ctx: Context, store: Store, project_id: str) -> tuple[dict[str, Any], list[str]]:
     """What `status` adds: the inbox's size and the user store's counts."""
-    from tree_ring.ops import inbox
+    from tree_ring.review import inbox
 
     unseen = inbox.count(store, project_id)
     data: dict[str, Any] = {"inbox": unseen}
@@ -339,7 +339,7 @@ def status_part(ctx: Context, store: Store, project_id: str) -> tuple[dict[str, 
             f"user store: {path or 'no home folder'} (none yet; `remember --scope global`)"
         )
         return data, lines
-    from tree_ring.ops import review
+    from tree_ring.review import queue as review
 
     with opened:
         total = int(opened.db.scalar("SELECT count(*) FROM memories") or 0)

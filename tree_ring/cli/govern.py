@@ -9,7 +9,7 @@ from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, 
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, parse_time
-from tree_ring.ops import review
+from tree_ring.review import queue as review
 from tree_ring.store.audit import Actor
 from tree_ring.write import requests
 
@@ -78,8 +78,8 @@ def cmd_review_list(ctx: Context) -> int:
         waiting = review.queue(store.db, project_id)[: _limit(ctx.args.limit)]
         total = review.queue_size(store.db, project_id)
         asked = requests.waiting(store.db, project_id)
-        # Who put a line there, for what a team ledger line made (`ops/provenance.py`).
-        from tree_ring.ops import provenance
+        # Who put a line there, for what a team ledger line made (`team/provenance.py`).
+        from tree_ring.team import provenance
 
         came = provenance.of(store.db, [w.memory.id for w in waiting] + [r.id for r in asked])
     items: list[dict[str, Any]] = []

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, reshaped
+from tree_ring.harness import certify, integrations, welcome
 from tree_ring.model import project
-from tree_ring.ops import certify, integrations, quality, welcome
+from tree_ring.upkeep import quality
 
 
 def _found_root(ctx: Context) -> Path | None:

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from tree_ring.cli.context import Arguments, Context, Handler, reshaped
-from tree_ring.ops import quality
+from tree_ring.upkeep import quality
 
 
 def table(report: quality.QualityReport) -> str:

@@ -171,8 +171,8 @@ def cmd_list(ctx: Context) -> int:
 
 
 def cmd_show(ctx: Context) -> int:
-    from tree_ring.ops import provenance
     from tree_ring.read import listing as reading
+    from tree_ring.team import provenance
 
     root = ctx.root()
     identity = ctx.identity(root)

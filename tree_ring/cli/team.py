@@ -10,8 +10,9 @@ from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.identity import harness_origin
-from tree_ring.ops import sync, team
 from tree_ring.store.db import Options, Store
+from tree_ring.team import repository as team
+from tree_ring.team import sync
 
 
 def cmd_sync(ctx: Context) -> int:

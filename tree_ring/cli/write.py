@@ -193,7 +193,7 @@ def cmd_supersede(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
-    from tree_ring.ops import settle  # a contradicted pair is settled in one step
+    from tree_ring.review import settle  # a contradicted pair is settled in one step
 
     with ctx.store(root) as store:
         done = settle.supersede(

@@ -8,7 +8,7 @@ and accept the same output. Four events:
   `hookSpecificOutput.additionalContext`, exactly those fields (Codex rejects
   unknown ones), and write a receipt.
 - Stop: write a receipt and, when the project's checkpoint cadence says this
-  stop gets one (`ops/checkpoint`, `hook/cadence`), block once with a short
+  stop gets one (`harness/checkpoint`, `hook/cadence`), block once with a short
   reason naming the exact capture command. A turn gets at most one: a stop
   with `stop_hook_active` (the agent answering our block) or a later stop of
   the same turn passes. The default, `after-work`, asks only after a turn
@@ -322,8 +322,8 @@ def respond(
 
 def _checkpoint(root: str, event: HookEvent, now_ns: int) -> bool:
     """Whether this stop blocks, by the project's cadence; records what it decided."""
+    from tree_ring.harness.checkpoint import stored
     from tree_ring.hook import cadence, transcript
-    from tree_ring.ops.checkpoint import stored
 
     setting = stored(root)
     if setting.mode == "off":
@@ -372,7 +372,7 @@ def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> No
     if seen and seen.get("size") == info.st_size and seen.get("mtime_ns") == info.st_mtime_ns:
         return
     from tree_ring.model.errors import TreeRingError
-    from tree_ring.ops import ledger_refresh
+    from tree_ring.team import ledger_refresh
 
     try:
         ledger_refresh.refresh(store, root, project_id)
@@ -391,7 +391,7 @@ def _merge_driver(root: str, harness: str) -> None:
     merge does not fall back to a text merge of the ledger."""
     from pathlib import Path
 
-    from tree_ring.ops import team
+    from tree_ring.team import repository as team
 
     try:
         if team.in_git(Path(root)) and not team.driver_configured(Path(root)):
@@ -416,7 +416,7 @@ def _record_session(event: HookEvent, root: str, now_ns: int, environ: Mapping[s
 def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:
     """Record the call; a folder this user cannot write (a read-only checkout)
     costs the receipt and a line on stderr, never the brief."""
-    from tree_ring.ops.receipts import write_receipt
+    from tree_ring.harness.receipts import write_receipt
 
     try:
         write_receipt(root, harness=event.harness, event=event.event, brief=brief)

@@ -1,7 +1,7 @@
 """Whether this stop gets the checkpoint: the cadence, the turn, and what the
 session did since its last checkpoint.
 
-The cadence is the project's setting (`ops/checkpoint`). What a session
+The cadence is the project's setting (`harness/checkpoint`). What a session
 remembers between stops is kept in a small file per session beside the
 receipts (`.tree-ring/receipts/<harness>.<session>.checkpoint`, local and
 out of git like them): the turn that last got a checkpoint, when, and whether
@@ -23,7 +23,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from tree_ring.ops.checkpoint import Cadence
+    from tree_ring.harness.checkpoint import Cadence
 
 SUFFIX = ".checkpoint"
 MAX_STATE = 4096

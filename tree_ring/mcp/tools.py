@@ -22,14 +22,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tree_ring.govern import coordinator
+from tree_ring.harness import receipts
 from tree_ring.mcp.identity import Caller
 from tree_ring.model import project
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import Memory
-from tree_ring.ops import receipts, review
 from tree_ring.read import brief as briefing
 from tree_ring.read import listing
 from tree_ring.read.recall import recall as search
+from tree_ring.review import queue as review
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View

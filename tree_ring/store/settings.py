@@ -66,7 +66,7 @@ WRITE_POLICY: Mapping[str, str | None] = MappingProxyType(
     }
 )
 
-# When the Stop hook asks the agent to capture (tree_ring/ops/checkpoint.py).
+# When the Stop hook asks the agent to capture (tree_ring/harness/checkpoint.py).
 CHECKPOINT: Mapping[str, str | int] = MappingProxyType(
     {
         "checkpoint": "after-work",  # after-work | every-stop | session-end | off
@@ -74,10 +74,10 @@ CHECKPOINT: Mapping[str, str | int] = MappingProxyType(
     }
 )
 
-# The team ledger as the last sync saw it (tree_ring/ops/sync.py): the
+# The team ledger as the last sync saw it (tree_ring/team/sync.py): the
 # SessionStart hook compares the file's size and time with these before it
 # reads a byte, and when they moved, the file with the bytes kept beside the
-# store (tree_ring/ops/ledger_delta.py).
+# store (tree_ring/team/ledger_delta.py).
 LEDGER: Mapping[str, Any] = MappingProxyType(
     {
         "size": None,  # bytes of .tree-ring/ledger.jsonl at the last sync
@@ -92,7 +92,7 @@ LEDGER: Mapping[str, Any] = MappingProxyType(
 )
 
 # The upstream's ledger as the last sync that read it found it; every line it
-# held was applied then (tree_ring/ops/ledger_delta.py).
+# held was applied then (tree_ring/team/ledger_delta.py).
 LEDGER_UPSTREAM: Mapping[str, Any] = MappingProxyType(
     {
         "ref": None,  # the remote-tracking ref, e.g. refs/remotes/origin/main
@@ -101,7 +101,7 @@ LEDGER_UPSTREAM: Mapping[str, Any] = MappingProxyType(
     }
 )
 
-# The ledger lines taken as claims, as they were written (ops/ledger_delta.py):
+# The ledger lines taken as claims, as they were written (team/ledger_delta.py):
 # the hook passes over one again without checking it (`provenance` holds the
 # checked line's hash, which only a full check can compute).
 LEDGER_CLAIMS: Mapping[str, Any] = MappingProxyType(
@@ -110,7 +110,7 @@ LEDGER_CLAIMS: Mapping[str, Any] = MappingProxyType(
     }
 )
 
-# What the person has seen of the inbox (ops/inbox.py): agent rows created
+# What the person has seen of the inbox (review/inbox.py): agent rows created
 # after `at`, and beyond it the ids in `ids`.
 INBOX_SEEN: Mapping[str, Any] = MappingProxyType({"at": None, "ids": ()})
 

@@ -282,7 +282,7 @@ def check_keys(memory: Memory) -> list[str]:
     return [*keys(memory.summary, memory.details, _others(memory)), memory.content_hash]
 
 
-# ops/sync.py carries at most this many keys for one tombstone.
+# team/sync.py carries at most this many keys for one tombstone.
 MAX_KEYS = 1_000
 
 

@@ -48,7 +48,7 @@ SCAN_SQL = (
     "SELECT m.ring, m.event_type, m.sensitivity != 'normal', count(*),"
     " sum(m.confidence), sum(m.salience) FROM memories m WHERE {clause} GROUP BY 1, 2, 3"
 )
-# `ops/review.py`'s queue, counted (a test holds the two to the same count).
+# `review/queue.py`'s queue, counted (a test holds the two to the same count).
 # Written so SQLite takes the partial index of rows not accepted: the `+`
 # keeps it from the project index, which every row of the store matches.
 QUEUED_SQL = (
@@ -109,7 +109,7 @@ class Session:
         `Memories (N)` and the rings add up to it. `private` counts the live
         rows of other sensitivities whether they are shown or not.
         """
-        from tree_ring.ops import inbox
+        from tree_ring.review import inbox
 
         clause = self.where(self.view(state, include_sensitive=True, include_superseded=False))
         sums: dict[str, list[float]] = {ring: [0, 0.0, 0.0, 0] for ring in RINGS}
@@ -172,7 +172,7 @@ class Session:
     def _traced(self, state: State, items: list[Item]) -> list[Item]:
         """`items` with where the team ledger line that made each came from,
         for the views that list memories and requests to forget."""
-        from tree_ring.ops import provenance
+        from tree_ring.team import provenance
 
         if state.view not in TRACED:
             return items
@@ -218,7 +218,7 @@ class Session:
         return [Item(h.memory.id, h.memory, note=f"{h.score:.3f}") for h in hits]
 
     def _review(self, state: State) -> list[Item]:
-        from tree_ring.ops import review
+        from tree_ring.review import queue as review
         from tree_ring.write import requests
 
         waiting = review.queue(self.store.db, self.project)
@@ -237,7 +237,7 @@ class Session:
     def _inbox(self, state: State) -> list[Item]:
         """Agents' rows the person has not seen; reading them marks nothing
         seen (only `keep` and the other decisions do), so looking stays a read."""
-        from tree_ring.ops import inbox
+        from tree_ring.review import inbox
 
         if not self.whole_project:
             return []  # the inbox is the person's; an agent's environment sees none
@@ -258,7 +258,7 @@ class Session:
         ]
 
     def _integrations(self, state: State) -> list[Item]:
-        from tree_ring.ops import integrations
+        from tree_ring.harness import integrations
 
         found = integrations.status(Path(self.root), self.environ)
         items: list[Item] = []
@@ -281,19 +281,19 @@ class Session:
         return done
 
     def _do_approve(self, action: Action) -> str:
-        from tree_ring.ops import review
+        from tree_ring.review import queue as review
 
         d = review.approve(self.store, _target(action), actor=self.actor)
         return f"approved {d.id} (now {d.trust})"
 
     def _do_reject(self, action: Action) -> str:
-        from tree_ring.ops import review
+        from tree_ring.review import queue as review
 
         d = review.reject(self.store, _target(action), actor=self.actor, reason=action.reason or "")
         return f"rejected {d.id} (now {d.trust})"
 
     def _do_dispute(self, action: Action) -> str:
-        from tree_ring.ops import review
+        from tree_ring.review import queue as review
 
         d = review.dispute(
             self.store, _target(action), actor=self.actor, reason=action.reason or ""
@@ -350,7 +350,7 @@ class Session:
         """An agent's partition memory into the project (or the person's own
         store with `global`), in place; a memory already shared, to heartwood."""
         from tree_ring.model.record import PRIVATE_SCOPES
-        from tree_ring.ops import promote
+        from tree_ring.review import promote
 
         memory = rows.get(self.store.db, _target(action))
         if memory.scope not in PRIVATE_SCOPES and not action.args:
@@ -374,13 +374,13 @@ class Session:
         return f"promoted {done.id} from {done.from_scope} to {done.scope} ({done.store} store)"
 
     def _do_keep(self, action: Action) -> str:
-        from tree_ring.ops import inbox
+        from tree_ring.review import inbox
 
         inbox.keep(self.store, self.project, [_target(action)], self.actor)
         return f"kept {action.target} where it is; the inbox shows it no more"
 
     def _do_supersede(self, action: Action) -> str:
-        from tree_ring.ops import settle  # a contradicted pair is settled in one step
+        from tree_ring.review import settle  # a contradicted pair is settled in one step
 
         old, new = action.args[0], _target(action)
         done = settle.supersede(self.store, old, new, reason=action.reason or "", actor=self.actor)
@@ -397,14 +397,14 @@ class Session:
         return f"stored {result.id}{tail}"
 
     def _do_consolidate(self, action: Action) -> str:
-        from tree_ring.ops import consolidate
+        from tree_ring.upkeep import consolidate
 
         report = consolidate.consolidate(self.store, self.project, action.args[0], actor=self.actor)
         written = [g for g in report.groups if g.written]
         return f"consolidated {report.period.label}: {len(written)} summaries written"
 
     def _do_export(self, action: Action) -> str:
-        from tree_ring.ops import transfer
+        from tree_ring.transfer import jsonl as transfer
 
         folder = (Path(projects.store_path_str(self.root)).parent / EXPORTS).resolve()
         target = (folder / action.args[0]).resolve()
@@ -424,7 +424,7 @@ class Session:
         """The team ledger and the store, both ways, as `tree-ring sync` does it
         for the person at the screen; a project without a ledger is told how
         to start one rather than given one unasked."""
-        from tree_ring.ops import sync
+        from tree_ring.team import sync
 
         root = Path(self.root)
         if not sync.path_of(root).exists():

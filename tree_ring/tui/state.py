@@ -95,7 +95,7 @@ class Item:
     pair: tuple[Memory, ...] = ()  # the live memories a pending one contradicts
     text: str = ""  # the row, for items that are not memories
     detail: tuple[str, ...] = ()  # the detail pane, for items that are not memories
-    provenance: str = ""  # where the team ledger line that made it came from (`ops/provenance`)
+    provenance: str = ""  # where the team ledger line that made it came from (`team/provenance`)
 
 
 @dataclass

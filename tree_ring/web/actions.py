@@ -1,10 +1,10 @@
 """What a form changes: the same library calls the CLI makes, with the site's actor.
 
-approve, reject and dispute go to `ops/review` (a request id to forget goes
+approve, reject and dispute go to `review/queue` (a request id to forget goes
 there too, as `review approve req_...` does); forget goes to
 `write/correct.forget` with the reader's identity, as `tree-ring forget`
-does; promote goes to `ops/promote` (into the project's shared scope) and
-keep to `ops/inbox`, as `tree-ring promote` and `inbox keep` do. Each returns
+does; promote goes to `review/promote` (into the project's shared scope) and
+keep to `review/inbox`, as `tree-ring promote` and `inbox keep` do. Each returns
 a one-line notice for the next page. A library error is a notice too, the
 way the CLI prints it (secret-looking values withheld), and changes nothing:
 the library's transaction is whole or absent.
@@ -13,7 +13,8 @@ the library's transaction is whole or absent.
 from __future__ import annotations
 
 from tree_ring.model.errors import TreeRingError, UsageError
-from tree_ring.ops import inbox, promote, review
+from tree_ring.review import inbox, promote
+from tree_ring.review import queue as review
 from tree_ring.write import correct
 
 TYPE_CHECKING = False

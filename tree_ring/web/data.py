@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tree_ring.model.record import RINGS
-from tree_ring.ops import inbox
+from tree_ring.review import inbox
 from tree_ring.store import live, rows
 from tree_ring.store.live import View
 

@@ -35,7 +35,7 @@ def memory_link(memory_id: str) -> str:
 
 
 def came_from(said: str | None, tag: str = "span", element_id: str = "") -> str:
-    """Who put a row there, when a team ledger line did (`ops/provenance.said`),
+    """Who put a row there, when a team ledger line did (`team/provenance.said`),
     as a note on one line; nothing for a row this store wrote itself. The
     author is whatever a commit says: escaped, its controls spelled out."""
     if not said:

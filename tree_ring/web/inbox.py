@@ -1,16 +1,17 @@
 """The inbox page: what agents saved that the person has not seen, and what to do with each.
 
-The list is the library's (`ops/inbox.unseen`): agent rows still on record,
+The list is the library's (`review/inbox.unseen`): agent rows still on record,
 of normal sensitivity, newest first. Looking is not deciding: a GET marks
 nothing seen. Each row offers the inbox's three decisions as forms: promote
-it to the project (`ops/promote`), keep it where it is (marked seen), or
+it to the project (`review/promote`), keep it where it is (marked seen), or
 forget it; "Mark all shown as seen" keeps every row on the page at once.
 """
 
 from __future__ import annotations
 
 from tree_ring.model.record import ORIGINS
-from tree_ring.ops import inbox, provenance
+from tree_ring.review import inbox
+from tree_ring.team import provenance
 from tree_ring.web import markup
 from tree_ring.web.frame import came_from, csrf_field, frame, memory_link
 from tree_ring.web.markup import attr, text

@@ -17,11 +17,11 @@ from urllib.parse import urlencode
 
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, Memory, parse_time
-from tree_ring.ops import provenance
 from tree_ring.read import listing
 from tree_ring.read.recall import recall
 from tree_ring.store import audit
 from tree_ring.store.live import View
+from tree_ring.team import provenance
 from tree_ring.web import data, markup, queue, rings
 from tree_ring.web.frame import NotFoundPage, came_from, frame, memory_link
 from tree_ring.web.markup import attr, text

@@ -1,6 +1,6 @@
 """The review queue page and the forms that decide: approve, reject, dispute, forget.
 
-The queue is the library's (`ops/review.QUEUE_SQL`: pending and disputed rows
+The queue is the library's (`review/queue.QUEUE_SQL`: pending and disputed rows
 still on record, oldest first), read a page at a time, with sensitive rows
 left out in SQL unless the session shows them. Requests from agents to
 forget a memory sit beneath it. Every form posts to `/act` with the
@@ -12,8 +12,9 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from tree_ring.model.record import PRIVATE_SCOPES
-from tree_ring.ops import provenance, review
+from tree_ring.review import queue as review
 from tree_ring.store import rows
+from tree_ring.team import provenance
 from tree_ring.web import markup
 from tree_ring.web.frame import came_from, csrf_field, frame, memory_link
 from tree_ring.web.markup import attr, text

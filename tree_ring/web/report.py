@@ -17,7 +17,7 @@ import os
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import RINGS
-from tree_ring.ops import review
+from tree_ring.review import queue as review
 from tree_ring.store.live import View
 from tree_ring.web import data, markup, rings
 

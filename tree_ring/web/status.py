@@ -19,9 +19,10 @@ from typing import cast
 from urllib.parse import urlencode
 
 from tree_ring.govern import coordinator
+from tree_ring.harness import receipts
 from tree_ring.model import project
-from tree_ring.ops import receipts, review
 from tree_ring.read import tree_recall
+from tree_ring.review import queue as review
 from tree_ring.tree import nodes
 from tree_ring.web import markup
 from tree_ring.web.frame import NotFoundPage, frame, memory_link
@@ -232,7 +233,7 @@ def _hooks(harnesses: Mapping[str, Mapping[str, object]]) -> str:
 
 
 def _doctor(site: Site) -> str:
-    from tree_ring.ops import doctor
+    from tree_ring.upkeep import doctor
 
     with site.opening:  # the doctor opens the file too (see `Site.store`)
         report = doctor.diagnose(Path(site.root))

@@ -8,7 +8,7 @@ no live project memory then moves into the shared project scope in the same
 transaction, still agent-origin, with
 an audit entry naming the policy. The trade: every session of every harness
 sees it without a person reading it first. Off by default: captures stay in
-their partition until a person promotes them (`ops/promote.py`).
+their partition until a person promotes them (`review/promote.py`).
 """
 
 from __future__ import annotations

@@ -23,11 +23,11 @@ from tree_ring.model import project
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
-from tree_ring.ops import ledger
 from tree_ring.store import audit, fts, schema
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
+from tree_ring.team import ledger
 from tree_ring.tree import repair
 
 
@@ -370,7 +370,7 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
 def check_ledger(root: Path, db: Db, *, repair: bool) -> Check | None:
     """The team ledger, when the project has one: conflicts a text merge left
     (repaired by the ledger's rule), and this clone's audit anchor in it."""
-    from tree_ring.ops import ledger_check
+    from tree_ring.team import ledger_check
 
     found = ledger_check.check(root, db, repair=repair)
     if found is None:

@@ -9,9 +9,9 @@ this module stays light: no `re`, `json`, `typing` or `dataclasses`.
 from __future__ import annotations
 
 from tree_ring.model.record import PRIVATE_SCOPES, Memory, canonical_json
-from tree_ring.ops import ledger
-from tree_ring.ops.ledger import Line
 from tree_ring.store import audit, rows
+from tree_ring.team import ledger
+from tree_ring.team.ledger import Line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tree_ring.model import project
-from tree_ring.ops import ledger
+from tree_ring.team import ledger
 
 ATTRIBUTES = ".gitattributes"
 ATTRIBUTES_TEXT = (
     "# The team ledger merges line by line by Tree Ring's rule (tree-ring sync).\n"
     f"{ledger.PATH} merge=tree-ring text eol=lf\n"
 )
-# This module lives in <plugin root>/tree_ring/ops/.
+# This module lives in <plugin root>/tree_ring/team/.
 PLUGIN_ROOT = Path(__file__).resolve().parent.parent.parent
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from tree_ring.model import jsontext, project
 from tree_ring.model.errors import TreeRingError
-from tree_ring.ops import ledger, sync, team
 from tree_ring.store.sql import Db
+from tree_ring.team import ledger, sync
+from tree_ring.team import repository as team
 
 
 def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | None:

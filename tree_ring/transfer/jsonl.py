@@ -49,13 +49,13 @@ from tree_ring.model.identity import Identity
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string, parse_time
-from tree_ring.ops import original, replace
 from tree_ring.store import audit, live, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
-from tree_ring.write import bulk, pipeline, readmit
+from tree_ring.transfer import original
+from tree_ring.write import bulk, pipeline, readmit, replace
 from tree_ring.write.correct import check_reason
 from tree_ring.write.pipeline import BatchError
 

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from tree_ring.harness import receipts
 from tree_ring.model import project
-from tree_ring.ops import receipts
 
 PLUGIN = "tree-ring"
 PLUGIN_ROOT = Path(__file__).resolve().parents[2]

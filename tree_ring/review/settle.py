@@ -14,7 +14,7 @@ from __future__ import annotations
 from tree_ring.govern import admission
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import Link, now_iso
-from tree_ring.ops import review
+from tree_ring.review import queue as review
 from tree_ring.store import rows
 from tree_ring.write import correct
 

@@ -8,8 +8,8 @@ with the record of what was seen; otherwise the full pass (`sync.refresh`).
 
 from __future__ import annotations
 
-from tree_ring.ops import ledger_delta
-from tree_ring.ops.ledger_delta import FullPass, Work
+from tree_ring.team import ledger_delta
+from tree_ring.team.ledger_delta import FullPass, Work
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,14 +25,14 @@ def refresh(store: Store, root: str, project_id: str) -> str:
             return found
         return _apply(store, root, project_id, found)
     except FullPass:
-        from tree_ring.ops import sync
+        from tree_ring.team import sync
 
         sync.refresh(store, root, project_id)
         return "full"
 
 
 def _apply(store: Store, root: str, project_id: str, work: Work) -> str:
-    from tree_ring.ops import sync
+    from tree_ring.team import sync
 
     up = work.up
     with store.write() as db:

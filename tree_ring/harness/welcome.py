@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tree_ring.harness import guidance, integrations
 from tree_ring.model import project
-from tree_ring.ops import guidance, integrations
 from tree_ring.store.db import Options, Store
 
 WHAT = (

@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from tree_ring.harness import checkpoint, integrations
+from tree_ring.harness.receipts import read_receipt
 from tree_ring.model import project
 from tree_ring.model.record import now_iso
-from tree_ring.ops import checkpoint, integrations, quality
-from tree_ring.ops.receipts import read_receipt
 from tree_ring.read import brief
+from tree_ring.upkeep import quality
 
 DEFAULT_OUT = Path("target") / "tree-ring-certification"
 NOTHING_INSTALLED = (

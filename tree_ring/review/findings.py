@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from tree_ring.govern import admission
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import Memory, format_time, now_iso
-from tree_ring.ops import review
+from tree_ring.review import queue as review
 from tree_ring.store import rows
 from tree_ring.store.sql import Db
 

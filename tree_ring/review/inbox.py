@@ -4,7 +4,7 @@ An agent's capture lands in its own partition, where no other harness and no
 plain `recall` of the person's used to find it. The inbox lists every row an
 agent wrote in the project that the person has not seen yet, newest first,
 with its origin, partition, ring, trust and one line of why, and offers the
-three decisions: promote it to the project (`ops/promote.py`), keep it where
+three decisions: promote it to the project (`review/promote.py`), keep it where
 it is (seen, nothing else changes), or forget it.
 
 What the person has seen is one setting (`inbox_seen`): a time before which
@@ -119,7 +119,7 @@ def why_label(memory: Memory) -> str:
 
 def actions(memory: Memory) -> tuple[str, ...]:
     """The decisions that apply to a row. A promote needs an accepted row in
-    a partition (`ops/promote.py` refuses the rest): a waiting row is decided
+    a partition (`review/promote.py` refuses the rest): a waiting row is decided
     in review first, and a row already shared has nowhere to go."""
     if memory.trust in ("pending", "disputed"):
         return ("review", "keep", "forget")

@@ -25,8 +25,9 @@ from typing import Any
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Link, Memory, now_iso
-from tree_ring.ops import filesync, sources
-from tree_ring.ops.sources import Adapter, Scan
+from tree_ring.sources import files as sources
+from tree_ring.sources import filesync
+from tree_ring.sources.files import Adapter, Scan
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 

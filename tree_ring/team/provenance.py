@@ -1,6 +1,6 @@
 """Where a team ledger line came from, kept in the store, and what a claim becomes.
 
-`ops/upstream.py` tells a line the upstream's ledger holds (trusted, as the
+`team/upstream.py` tells a line the upstream's ledger holds (trusted, as the
 rest of that repository is) from one this clone cannot trace there (a claim).
 This module keeps that answer beside what the line made: the memory it wrote,
 or the request to forget it raised (`ledger_provenance`), so `show`, the
@@ -21,9 +21,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from tree_ring.model.record import Memory, sha256
-from tree_ring.ops import ledger_delta
-from tree_ring.ops.upstream import UPSTREAM, WORKING_TREE, Provenance
 from tree_ring.store.sql import Db
+from tree_ring.team import ledger_delta
+from tree_ring.team.upstream import UPSTREAM, WORKING_TREE, Provenance
 
 MAX_REASON = 1_000
 # Fields whose change a rewrite claim names for the reviewer.

@@ -49,10 +49,10 @@ import zlib
 
 from tree_ring.model import jsontext
 from tree_ring.model.record import canonical_json, sha256
-from tree_ring.ops import ledger, ledger_file
-from tree_ring.ops.ledger_file import FullPass, Opened, changed_lines
-from tree_ring.ops.ledger_state import store_lines
 from tree_ring.store import settings
+from tree_ring.team import ledger, ledger_file
+from tree_ring.team.ledger_file import FullPass, Opened, changed_lines
+from tree_ring.team.ledger_state import store_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -395,7 +395,7 @@ class Upstream:
             return
         self.asked = True
         if self.old_ref is not None and self.old_commit is not None:
-            from tree_ring.ops import git_refs
+            from tree_ring.team import git_refs
 
             if git_refs.upstream(self.root) == (self.old_ref, self.old_commit):
                 self.ref, self.oid, self.commit = self.old_ref, self.old_oid, self.old_commit

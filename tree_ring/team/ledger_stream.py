@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from tree_ring.model.errors import Conflict
-from tree_ring.ops import ledger
-from tree_ring.ops.ledger import Line
+from tree_ring.team import ledger
+from tree_ring.team.ledger import Line
 
 
 class Unsorted(Exception):

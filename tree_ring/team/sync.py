@@ -63,23 +63,15 @@ from tree_ring.model.record import (
     now_iso,
     parse_time,
 )
-from tree_ring.ops import (
-    ledger,
-    ledger_delta,
-    ledger_state,
-    ledger_stream,
-    provenance,
-    replace,
-    upstream,
-)
-from tree_ring.ops.ledger import Line
-from tree_ring.ops.ledger_state import memory_line, store_lines
-from tree_ring.ops.upstream import Upstream
 from tree_ring.store import audit, rows, settings
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
-from tree_ring.write import bulk, correct, pipeline, readmit, requests
+from tree_ring.team import ledger, ledger_delta, ledger_state, ledger_stream, provenance, upstream
+from tree_ring.team.ledger import Line
+from tree_ring.team.ledger_state import memory_line, store_lines
+from tree_ring.team.upstream import Upstream
+from tree_ring.write import bulk, correct, pipeline, readmit, replace, requests
 from tree_ring.write.pipeline import BatchError
 
 TYPE_CHECKING = False

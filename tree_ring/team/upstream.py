@@ -5,7 +5,7 @@ from, as the rest of that repository is: the branch's upstream, a
 remote-tracking ref (`refs/remotes/...`) that `git fetch` moves. A line the
 upstream's ledger holds is trusted; any other line a clone did not write
 itself (a working-tree edit, a local commit, a local branch merged by the
-driver) is a claim, and waits for a person (`ops/sync.py`). Agents edit files
+driver) is a claim, and waits for a person (`team/sync.py`). Agents edit files
 and make commits all day, so being committed proves nothing; being upstream
 proves what the remote's access control proves.
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tree_ring.ops.ledger_delta import LEDGER, PROBE, parse_probe
+from tree_ring.team.ledger_delta import LEDGER, PROBE, parse_probe
 
 UPSTREAM = "upstream"
 LOCAL_COMMIT = "local commit"

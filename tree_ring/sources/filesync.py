@@ -28,7 +28,7 @@ from typing import Any
 from tree_ring.govern import admission, coordinator
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, canonical_json, now_iso
-from tree_ring.ops.sources import Adapter, Scan, stable_id
+from tree_ring.sources.files import Adapter, Scan, stable_id
 from tree_ring.store import rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store

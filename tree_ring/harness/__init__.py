@@ -1,0 +1,1 @@
+"""The agent harnesses: setup, receipts, the stop checkpoint and certification."""

@@ -1,3 +1,0 @@
-"""Looking after a store: review, findings, import and export, consolidation, doctor,
-maintenance, quality scenarios, hook receipts and `init`.
-"""

@@ -1,0 +1,1 @@
+"""A person's decisions: the review queue, the inbox, promotion and findings."""

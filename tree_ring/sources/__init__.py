@@ -1,0 +1,1 @@
+"""Memory from files the project already keeps: AGENTS.md guidance and Revolve outcomes."""

@@ -1,0 +1,1 @@
+"""Looking after a store: doctor, maintain, consolidation, census and quality."""
