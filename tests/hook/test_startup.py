@@ -47,7 +47,10 @@ MODEL = {
 # the rule table (`rules`, `tokens`, `credentials`, `values`) nor the sensitivity
 # rules (`personal`) nor the pattern reader (`reader`) load for plain memories.
 START = MODEL | {
+    "tree_ring.model.anchor",
     "tree_ring.model.identity",
+    "tree_ring.read.staleness",
+    "tree_ring.store.anchors",
     "tree_ring.read",
     "tree_ring.read.brief",
     "tree_ring.guard",

@@ -33,11 +33,14 @@ FIXTURE = REPO / "fixtures" / "stores" / "schema-0001.sqlite"
 FIXTURE_PROJECT = "fixture-app-3f9c2a"
 MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
-    "0006_claim_index", "0007_ledger_provenance",
+    "0006_claim_index", "0007_ledger_provenance", "0008_anchors",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
 TABLES: dict[str, tuple[str, ...]] = {
+    "anchors": (
+        "memory_id", "path", "blob", "size", "mtime_ns", "git_commit", "anchored_at",
+    ),
     "claim_fts": ("summary",),
     "claim_fts_config": ("k", "v"),
     "claim_fts_data": ("id", "block"),
@@ -146,6 +149,8 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
 }  # fmt: skip
 
 TRIGGERS = {
+    "memories_anchors_delete": "memories",
+    "memories_anchors_redact": "memories",
     "memories_claim_fts_delete": "memories",
     "memories_claim_fts_insert": "memories",
     "memories_claim_fts_update": "memories",

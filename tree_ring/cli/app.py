@@ -83,6 +83,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "brief": ("read", "the startup brief the SessionStart hook injects"),
     "list": ("read", "list live memories of the project, newest first, a page at a time"),
     "show": ("read", "show one memory, every field"),
+    "stale": ("anchors", "memories whose anchored files changed or were deleted since"),
+    "confirm": ("anchors", "a memory still holds: re-anchor it to its files as they are now"),
     "sync": ("team", "the team ledger .tree-ring/ledger.jsonl and the store, both ways"),
     "inbox": ("flows", "what agents saved since you last looked; promote, keep or forget it"),
     "promote": ("flows", "share a partition memory with the project (or --scope global: you)"),

@@ -53,9 +53,11 @@ def _decision(ctx: Context, decision: review.Decision) -> int:
     if request is not None:
         if decision.decision == "approve":
             text = (
-                f"approved {request.id}: {request.memory_id} is forgotten ({request.mode}) "
-                f"by {decision.reviewed_by}; its content is tombstoned"
+                f"approved {request.id}: {request.memory_id} {requests.approved_words(request)} "
+                f"by {decision.reviewed_by}"
             )
+            if request.mode != requests.CONFIRM:
+                text += "; its content is tombstoned"
         else:
             text = f"rejected {request.id}: {request.memory_id} stays as it is"
         ctx.emit(data, text)
@@ -114,9 +116,9 @@ def cmd_review_list(ctx: Context) -> int:
     if not waiting:
         lines = ["review queue: empty"]
     if asked:
-        lines.append(f"requests to forget: {len(asked)} waiting")
+        lines.append(f"requests to forget or confirm: {len(asked)} waiting")
     for r in asked:
-        lines.append(f"{r.id}  forget {r.memory_id} ({r.mode})")
+        lines.append(f"{r.id}  {requests.asked_for(r)}")
         lines.append(f"    why: {r.reason}")
         lines.append(f"    asked by {r.actor} ({r.origin}) at {r.created_at[:19]}Z")
         if r.id in came:

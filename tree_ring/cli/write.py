@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from tree_ring.cli.context import (
@@ -21,7 +22,10 @@ from tree_ring.write import correct, verbs
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
     from typing import Any
+
+    from tree_ring.model.anchor import Anchor
 
 MAX_STDIN = 1 << 20
 
@@ -64,7 +68,9 @@ def _draft(ctx: Context, **overrides: Any) -> verbs.Draft:
     return verbs.Draft(**said)
 
 
-def _report_write(ctx: Context, project: str, result: verbs.WriteResult) -> int:
+def _report_write(
+    ctx: Context, project: str, result: verbs.WriteResult, anchored: Sequence[Anchor] = ()
+) -> int:
     if not result.created:
         text = f"unchanged {result.id} (exact retry of the same operation)"
     else:
@@ -78,6 +84,8 @@ def _report_write(ctx: Context, project: str, result: verbs.WriteResult) -> int:
                 f"\ncontradicts {old}: run `tree-ring supersede {old} {result.id} "
                 '--reason "..."` to retire it'
             )
+        if anchored:
+            text += f"\nanchored to {', '.join(a.path for a in anchored)}"
     ctx.emit(
         {
             "project": project,
@@ -87,10 +95,27 @@ def _report_write(ctx: Context, project: str, result: verbs.WriteResult) -> int:
             "sensitivity": result.sensitivity,
             "review_reason": result.review_reason,
             "contradicts": list(result.contradicts),
+            "anchors": [a.to_dict() for a in anchored] if result.created else [],
         },
         text,
     )
     return 0
+
+
+def _anchors(ctx: Context, root: str) -> tuple[Anchor, ...]:
+    """The files `--file` names, as they are now (a one-line error for any
+    that is not a plain file inside the project). Paths are read from the
+    folder the command runs in when it is inside the project, else from the
+    project's root."""
+    files: list[str] = getattr(ctx.args, "file", None) or []
+    if not files:
+        return ()
+    from tree_ring.write import anchors
+
+    anchors.check_count(len(files))
+    here = os.getcwd()
+    inside = anchors.inside(root, here)
+    return anchors.resolve(root, files, here if inside else root)
 
 
 def cmd_remember(ctx: Context) -> int:
@@ -98,11 +123,16 @@ def cmd_remember(ctx: Context) -> int:
     if a.reason is not None and not a.override_tombstone:
         raise UsageError("--reason goes with --override-tombstone; remember takes no other reason")
     draft = _draft(ctx)
+    if (a.file or []) and (draft.scope == "global" or a.override_tombstone):
+        raise UsageError(
+            "--file anchors a project memory; a global memory or a re-admission names no files"
+        )
     if draft.scope == "global":
         # The person's own memory, across projects: the user store.
         from tree_ring.cli.flows import global_target
 
         store, identity = global_target(ctx)
+        root = ""
     else:
         root = ctx.root()
         identity = ctx.identity(root)
@@ -122,7 +152,9 @@ def cmd_remember(ctx: Context) -> int:
                 identity.project,
                 readmit.remember_over_tombstone(store, memory, actor, a.reason),
             )
-        return _report_write(ctx, identity.project, verbs.remember(store, draft, identity, actor))
+        anchored = _anchors(ctx, root) if draft.scope != "global" else ()
+        result = verbs.remember(store, draft, identity, actor, anchored)
+        return _report_write(ctx, identity.project, result, anchored)
 
 
 def cmd_evidence(ctx: Context) -> int:
@@ -153,9 +185,16 @@ def cmd_capture(ctx: Context) -> int:
         Identity(a.project, a.agent_profile, a.workflow_id, a.session_id),
         harness_origin(ctx.environ),
     )
+    if a.file:
+        anchored = _anchors(ctx, root)
+    else:
+        # The files the turn changed, as the stop hook found them.
+        from tree_ring.write import anchors
+
+        anchored = anchors.from_turn(root, identity.session_id or "")
     with ctx.store(root) as store:
-        result = verbs.capture(store, draft, identity, ctx.actor(identity))
-    return _report_write(ctx, a.project, result)
+        result = verbs.capture(store, draft, identity, ctx.actor(identity), anchored)
+    return _report_write(ctx, a.project, result, anchored)
 
 
 def cmd_forget(ctx: Context) -> int:
@@ -217,8 +256,17 @@ def cmd_supersede(ctx: Context) -> int:
     return 0
 
 
+def _file_flag(p: argparse.ArgumentParser, helps: str) -> None:
+    p.add_argument("--file", action="append", metavar="PATH", help=helps)
+
+
 def _remember_arguments(p: argparse.ArgumentParser) -> None:
     memory_flags(p)
+    _file_flag(
+        p,
+        "a file inside the project this memory is about (repeatable, at most 64); when it "
+        "changes, the brief and recall mark the memory stale",
+    )
     p.add_argument("--supersedes", metavar="ID", help="this memory replaces ID")
     p.add_argument(
         "--override-tombstone",
@@ -253,6 +301,11 @@ def _capture_arguments(p: argparse.ArgumentParser) -> None:
             "--source-ref": "required: where the outcome happened (the hook names it)",
         },
     )
+    _file_flag(
+        p,
+        "a file inside the project the memory is about (repeatable); without it, the files "
+        "the session's turn changed, as the stop hook found them",
+    )
 
 
 def _forget_arguments(p: argparse.ArgumentParser) -> None:
@@ -286,6 +339,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         'tree-ring remember "The cache moved to SQLite" '
         "--supersedes mem_20261129_134645_2d7a81bd6071",
         'echo "Tests need Redis running" | tree-ring remember - --tag tests',
+        'tree-ring remember "Retries back off to 30 s" --file src/billing/retry.py',
     ),
     "evidence": (
         'tree-ring evidence "Cache warmup halves p95" --outcome promoted '

@@ -182,15 +182,18 @@ def origin_label(memory: Memory) -> str:
     return label
 
 
-def line(memory: Memory, mine: bool = False) -> str:
+def line(memory: Memory, mine: bool = False, stale: str | None = None) -> str:
     """One memory's line. Every field shown goes through `one_line`, whatever
     wrote it: a row can come from an import or a hostile store file. `mine`:
-    a row of the person's own store, labelled so."""
+    a row of the person's own store, labelled so; `stale`: what changed in
+    the files it is about (`read/staleness.mark`)."""
     summary = one_line(memory.summary)
     source = ""
     if memory.source_ref:
         source = f"; source: {_clip(one_line(memory.source_ref), 120)}"
     tail = f" ({_clip(one_line(memory.id), 128)}; origin: {origin_label(memory)}{source})"
+    if stale:
+        tail += f" ({_clip(no_fence(one_line(stale)), 240)})"
     synced = SYNCED.get(memory.source_type)
     ring = _clip(one_line(memory.ring), 32)
     head = f"[{ring}, {synced}] " if synced else f"[{ring}] "
@@ -208,9 +211,13 @@ def render(
     memories: list[Memory],
     history: str | None = None,
     mine: list[Memory] | None = None,
+    stale: Mapping[str, str] | None = None,
 ) -> Brief:
     """The brief: the project's memories, the history line, and at most
-    `MAX_MINE` of the person's own (`mine`), all in ring order."""
+    `MAX_MINE` of the person's own (`mine`), all in ring order; within a
+    ring, a memory whose files changed (`stale`: id to its mark) after the
+    fresh ones."""
+    stale = stale or {}
     shown = _clip(one_line(project_id), 128)
     own = (mine or [])[:MAX_MINE]
     if not memories and history is None and not own:
@@ -219,9 +226,12 @@ def render(
     picked = [(m, False) for m in memories[: MAX_LINES - len(extra) - len(own)]]
     # Scars, then heartwood, then the rest, whichever store a row came from;
     # a stable sort keeps each store's own order within a ring.
-    picked = sorted([*picked, *((m, True) for m in own)], key=lambda p: _RANK.get(p[0].ring, 2))
+    picked = sorted(
+        [*picked, *((m, True) for m in own)],
+        key=lambda p: (_RANK.get(p[0].ring, 2), not p[1] and p[0].id in stale),
+    )
     memories = [m for m, _ in picked]
-    lines = [line(m, is_mine) for m, is_mine in picked]
+    lines = [line(m, is_mine, None if is_mine else stale.get(m.id)) for m, is_mine in picked]
     noun = "memory" if len(lines) == 1 else "memories"
     header = HEADER.format(project=shown, count=len(lines), noun=noun)
     text = "\n".join([header, BEGIN, *lines, *extra, END])
@@ -301,7 +311,20 @@ def build_brief(
     mine = None
     if user_store is not None:
         mine = select(user_store, user_identity(identity), view, MAX_MINE)
-    return render(identity.project, memories, history, mine)
+    return render(identity.project, memories, history, mine, stale_marks(store, memories, view))
+
+
+def stale_marks(store: Store, memories: Sequence[Memory], view: View | None) -> dict[str, str]:
+    """The marks of the shown memories whose anchored files changed, judged
+    now against the project's files (a brief of the past marks nothing)."""
+    if view is not None and not view.is_now():
+        return {}
+    from tree_ring.read import staleness
+
+    found = staleness.stale(
+        staleness.checks(store.db, store.root_str, [m.id for m in memories[:MAX_LINES]])
+    )
+    return {memory_id: staleness.mark(changed) for memory_id, changed in found.items()}
 
 
 def brief_with_mine(

@@ -226,16 +226,24 @@ def _decide_request(
         request = requests.get(db, request_id)
         coordinator.authorize(db, action, actor, request.memory_id)
         closed = requests.decide(db, request, decision, reason, actor, now)
-        if decision == "approved":
+        if decision == "approved" and request.mode == requests.CONFIRM:
+            # An agent's confirm: the person's approval re-anchors the memory.
+            from tree_ring.write import anchors
+
+            memory = rows.get(db, request.memory_id)
+            why = f"{request.reason} (asked by {request.actor} in {request.id}; {reason})"
+            anchors.reanchor_in(db, store.root_str, memory, actor, why, now)
+        elif decision == "approved":
             memory = rows.get(db, request.memory_id)
             why = f"{request.reason} (asked by {request.actor} in {request.id}; {reason})"
             correct.forget_in(db, memory, request.mode, why[: correct.MAX_REASON], actor, now)
-    lingering = correct.scrub(store) if decision == "approved" else None
+    forgot = decision == "approved" and request.mode != requests.CONFIRM
+    lingering = correct.scrub(store) if forgot else None
     verb = "approve" if decision == "approved" else "reject"
     return Decision(
         closed.id,
         verb,
-        "forgotten" if decision == "approved" else "kept",
+        "forgotten" if forgot else "kept",
         reason,
         actor.name,
         now,

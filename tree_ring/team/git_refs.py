@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 
+from tree_ring.model import gitdir
+
 # Environment variables that do not steer where git finds the repository, its
 # config or its refs; any other `GIT_*` one sends the caller to git.
 _HARMLESS_ENV = (
@@ -38,50 +40,10 @@ _HARMLESS_ENV = (
     "GIT_PROXY_",
     "GIT_TRACE",
 )
-_HEX = frozenset("0123456789abcdef")
-_MAX_FILE = 1 << 20  # a config or HEAD larger than this is out of the ordinary
-
-
-def _read(path: str, limit: int = _MAX_FILE) -> str | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        data = os.read(fd, limit + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def _is_oid(text: str) -> bool:
-    return len(text) in (40, 64) and _HEX.issuperset(text)
-
-
-def _dirs(root: str) -> tuple[str, str] | None:
-    """(the worktree's git dir, the common dir) of `root/.git`."""
-    dot_git = os.path.join(root, ".git")
-    if os.path.isdir(dot_git) and not os.path.islink(dot_git):
-        gitdir = dot_git
-    else:
-        text = _read(dot_git, 4096)
-        if text is None or not text.startswith("gitdir: ") or text.count("\n") > 1:
-            return None
-        gitdir = os.path.join(root, text[8:].strip())
-    common = gitdir
-    if os.path.lexists(os.path.join(gitdir, "commondir")):
-        text = _read(os.path.join(gitdir, "commondir"), 4096)
-        if text is None or text.count("\n") > 1 or not text.strip():
-            return None
-        common = os.path.join(gitdir, text.strip())
-    return gitdir, common
+_read = gitdir.read
+_is_oid = gitdir.is_oid
+_dirs = gitdir.dirs
+_resolve = gitdir.resolve
 
 
 def parse_config(text: str) -> list[tuple[str, str | None, str, str]] | None:
@@ -171,23 +133,6 @@ def _tracking(entries: list[tuple[str, str | None, str, str]], branch: str) -> s
             return None
         if wanted.startswith(src[:-1]):
             return dst[:-1] + wanted[len(src) - 1 :]
-    return None
-
-
-def _resolve(common: str, ref: str) -> str | None:
-    """The commit id `ref` names: its loose file, else `packed-refs`."""
-    loose = os.path.join(common, *ref.split("/"))
-    if os.path.lexists(loose):
-        text = _read(loose, 4096)
-        oid = (text or "").strip()
-        return oid if text is not None and _is_oid(oid) else None
-    packed = _read(os.path.join(common, "packed-refs"), 1 << 26)
-    if packed is None:
-        return None
-    for line in packed.split("\n"):
-        oid, _, name = line.partition(" ")
-        if name == ref:
-            return oid if _is_oid(oid) else None
     return None
 
 

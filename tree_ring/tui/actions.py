@@ -227,7 +227,7 @@ class Session:
             items.append(
                 Item(
                     r.id,
-                    text=f"forget {r.memory_id} ({r.mode}) asked by {r.actor}",
+                    text=f"{requests.asked_for(r)} asked by {r.actor}",
                     detail=tuple(f"{k}: {v}" for k, v in r.to_dict().items() if v is not None),
                 )
             )

@@ -92,7 +92,9 @@ def _decided(decision: review.Decision) -> str:
     if decision.request is not None:
         r = decision.request
         if decision.decision == "approve":
-            return f"approved {r.id}: {r.memory_id} is forgotten ({r.mode})"
+            from tree_ring.write import requests
+
+            return f"approved {r.id}: {r.memory_id} {requests.approved_words(r)}"
         return f"rejected {r.id}: {r.memory_id} stays as it is"
     done = {"approve": "approved", "reject": "rejected", "dispute": "disputed"}[decision.decision]
     text = f"{done} {decision.id} (now {decision.trust}) by {decision.reviewed_by}"

@@ -17,13 +17,16 @@ then. A row in a partition the agent cannot see is "no memory ID", as from
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tree_ring import guard
 from tree_ring.govern import admission, coordinator
+from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import REDACTED, Memory, content_hash, now_iso
+from tree_ring.store import anchors as stored
 from tree_ring.store import audit, fts, live, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
@@ -321,7 +324,9 @@ def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Act
         return supersede_in(db, rows.get(db, old_id), new_id, reason, actor, now)
 
 
-def remember_superseding(store: Store, memory: Memory, old_id: str, actor: Actor) -> WriteResult:
+def remember_superseding(
+    store: Store, memory: Memory, old_id: str, actor: Actor, anchors: Sequence[Anchor] = ()
+) -> WriteResult:
     """`remember --supersedes ID`: the new row and the link commit together.
 
     The new row names the old one in `supersedes` before it is admitted, so
@@ -338,5 +343,7 @@ def remember_superseding(store: Store, memory: Memory, old_id: str, actor: Actor
         result = pipeline.insert_prepared(db, memory, actor)
         if not result.created:
             return result  # an exact retry: the first call made the link
+        if anchors:
+            stored.insert(db, result.id, anchors)
         supersede_in(db, old, result.id, "replaced by a newer memory", actor, memory.created_at)
     return result

@@ -39,6 +39,7 @@ from typing import Any, NamedTuple
 
 from tree_ring import guard
 from tree_ring.govern import admission, contradictions, coordinator
+from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, TreeRingError
 from tree_ring.model.record import (
     Memory,
@@ -49,6 +50,7 @@ from tree_ring.model.record import (
     sha256,
 )
 from tree_ring.model.validation import validate
+from tree_ring.store import anchors as stored
 from tree_ring.store import audit, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
@@ -111,10 +113,16 @@ def prepare(memory: Memory) -> Memory:
     )
 
 
-def store_memory(store: Store, memory: Memory, actor: Actor) -> WriteResult:
+def store_memory(
+    store: Store, memory: Memory, actor: Actor, anchors: Sequence[Anchor] = ()
+) -> WriteResult:
+    """Write one memory; `anchors` (the files it is about) commit with it."""
     memory = prepare(memory)
     with store.write() as db:
-        return insert_prepared(db, memory, actor)
+        result = insert_prepared(db, memory, actor)
+        if result.created and anchors:
+            stored.insert(db, result.id, anchors)
+        return result
 
 
 def insert_prepared(

@@ -1,4 +1,6 @@
 """Requests to forget: what an agent asked to forget outside its own partition.
+An agent's `confirm` of a memory's files waits here too, as mode `confirm`
+(`write/anchors.py`): approving it re-anchors the memory, forgetting nothing.
 
 An agent may forget what it wrote into its own partition; anything else (a
 person's memory, another agent's, shared project memory) is a decision for a
@@ -43,6 +45,23 @@ class Request:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
+
+
+CONFIRM = "confirm"
+
+
+def asked_for(request: Request) -> str:
+    """What the request asks, in a few words: `forget ID (redact)`, `confirm ID`."""
+    if request.mode == CONFIRM:
+        return f"confirm {request.memory_id} (re-anchor its files)"
+    return f"forget {request.memory_id} ({request.mode})"
+
+
+def approved_words(request: Request) -> str:
+    """What approving it did, after the memory's id."""
+    if request.mode == CONFIRM:
+        return "is re-anchored to its files as they are now"
+    return f"is forgotten ({request.mode})"
 
 
 def _from_row(row: Any) -> Request:

@@ -22,12 +22,16 @@ from tree_ring.model.record import (
 )
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.write import anchors as anchoring
 from tree_ring.write import correct, pipeline, share
 from tree_ring.write.pipeline import WriteResult
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
+
+    from tree_ring.model.anchor import Anchor
 
 
 class Draft(Frozen, declared=caller_fields()):
@@ -79,11 +83,18 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
     )
 
 
-def remember(store: Store, draft: Draft, identity: Identity, actor: Actor) -> WriteResult:
+def remember(
+    store: Store,
+    draft: Draft,
+    identity: Identity,
+    actor: Actor,
+    anchors: Sequence[Anchor] = (),
+) -> WriteResult:
+    """`anchors`: the files the memory is about (`write/anchors.resolve`)."""
     memory = compose(draft, identity, actor)
     if draft.supersedes:
-        return correct.remember_superseding(store, memory, draft.supersedes, actor)
-    return pipeline.store_memory(store, memory, actor)
+        return correct.remember_superseding(store, memory, draft.supersedes, actor, anchors)
+    return pipeline.store_memory(store, memory, actor, anchors)
 
 
 def require_evidence_ref(evidence_ref: str) -> None:
@@ -121,8 +132,15 @@ def evidence(
     return pipeline.store_memory(store, compose(draft, identity, actor), actor)
 
 
-def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> WriteResult:
-    """Only what the stop checkpoint may write; anything else is refused."""
+def capture(
+    store: Store,
+    draft: Draft,
+    identity: Identity,
+    actor: Actor,
+    anchors: Sequence[Anchor] = (),
+) -> WriteResult:
+    """Only what the stop checkpoint may write; anything else is refused.
+    `anchors`: the files it is about (those the turn changed, by default)."""
     expected = CAPTURE_PAIRS.get(draft.event_type)
     if expected is None:
         raise UsageError(
@@ -162,6 +180,8 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
     memory = result  # prepared: validated, guarded, hashed
     with store.write() as db:
         written = pipeline.insert_prepared(db, memory, actor)
+        if written.created:
+            anchoring.attach(db, written.id, anchors)
         if written.created and written.trust == "accepted" and share.sharing(db):
             share.share_in(db, written.id, actor, memory.created_at)
     return written

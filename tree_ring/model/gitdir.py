@@ -1,0 +1,118 @@
+"""What a checkout's `.git` says, read without running git.
+
+Starting git costs a hook more than its whole pass, and an anchor (a memory's
+note of a file, `model/anchor.py`) only wants the commit checked out. So this
+reads what `git rev-parse HEAD` reads, for the ordinary layout only: `.git` a
+folder or a `gitdir:` file (a worktree, with its `commondir`), `HEAD` naming a
+branch or a commit, the branch read from its loose file or `packed-refs`.
+Anything out of the ordinary gives None. Files are opened without following
+a link and read up to a bound. `team/git_refs.py` builds the upstream's
+answer on the same readers.
+"""
+
+from __future__ import annotations
+
+import os
+
+_HEX = frozenset("0123456789abcdef")
+MAX_FILE = 1 << 20  # a config or HEAD larger than this is out of the ordinary
+# How far up from a project's root a repository's `.git` is looked for: a
+# project may sit in a folder of a larger repository.
+MAX_LEVELS = 32
+
+
+def read(path: str, limit: int = MAX_FILE) -> str | None:
+    """A small text file's content, without following a link; None for any failure."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def is_oid(text: str) -> bool:
+    return len(text) in (40, 64) and _HEX.issuperset(text)
+
+
+def dirs(root: str) -> tuple[str, str] | None:
+    """(the worktree's git dir, the common dir) of `root/.git`."""
+    dot_git = os.path.join(root, ".git")
+    if os.path.isdir(dot_git) and not os.path.islink(dot_git):
+        gitdir = dot_git
+    else:
+        text = read(dot_git, 4096)
+        if text is None or not text.startswith("gitdir: ") or text.count("\n") > 1:
+            return None
+        gitdir = os.path.join(root, text[8:].strip())
+    common = gitdir
+    if os.path.lexists(os.path.join(gitdir, "commondir")):
+        text = read(os.path.join(gitdir, "commondir"), 4096)
+        if text is None or text.count("\n") > 1 or not text.strip():
+            return None
+        common = os.path.join(gitdir, text.strip())
+    return gitdir, common
+
+
+def resolve(common: str, ref: str) -> str | None:
+    """The commit id `ref` names: its loose file, else `packed-refs`."""
+    loose = os.path.join(common, *ref.split("/"))
+    if os.path.lexists(loose):
+        text = read(loose, 4096)
+        oid = (text or "").strip()
+        return oid if text is not None and is_oid(oid) else None
+    packed = read(os.path.join(common, "packed-refs"), 1 << 26)
+    if packed is None:
+        return None
+    for line in packed.split("\n"):
+        oid, _, name = line.partition(" ")
+        if name == ref:
+            return oid if is_oid(oid) else None
+    return None
+
+
+def repository_root(start: str) -> str | None:
+    """The nearest folder at or above `start` holding a `.git`."""
+    here = os.path.abspath(start)
+    for _ in range(MAX_LEVELS):
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+    return None
+
+
+def head_commit(start: str) -> str | None:
+    """The commit checked out in the repository holding `start`, as
+    `git rev-parse HEAD` says it; None outside a repository, on an unborn
+    branch, or for anything this reader does not follow."""
+    top = repository_root(start)
+    found = dirs(top) if top is not None else None
+    if found is None:
+        return None
+    gitdir, common = found
+    if os.path.lexists(os.path.join(common, "reftable")):
+        return None
+    head = read(os.path.join(gitdir, "HEAD"), 4096)
+    if head is None or head.count("\n") > 1:
+        return None
+    head = head.strip()
+    if is_oid(head):
+        return head  # a detached HEAD names its commit
+    if not head.startswith("ref: refs/") or ".." in head:
+        return None
+    ref = head[len("ref: ") :]
+    # A branch's own ref is in the worktree's git dir only for per-worktree refs.
+    return resolve(common, ref)

@@ -1,0 +1,71 @@
+"""The anchors table's SQL: which files a memory is about (`model/anchor.py`).
+
+Each statement is a named constant beside the function that runs it, so a
+test can show the query. Reads take the ids a caller already holds (the
+brief's lines, recall's hits): the check never walks the whole table unless
+asked to (`stale`).
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.anchor import Anchor
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from tree_ring.store.sql import Db
+
+INSERT_SQL = (
+    "INSERT OR REPLACE INTO anchors(memory_id, path, blob, size, mtime_ns, git_commit,"
+    " anchored_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+DELETE_SQL = "DELETE FROM anchors WHERE memory_id = ?"
+OF_SQL = (
+    "SELECT memory_id, path, blob, size, mtime_ns, git_commit, anchored_at FROM anchors"
+    " WHERE memory_id IN (SELECT value FROM json_each(?)) ORDER BY memory_id, path"
+)
+# The project's anchored memories on record (not retired, redacted or
+# superseded): what `tree-ring stale` checks.
+ANCHORED_SQL = (
+    "SELECT DISTINCT a.memory_id FROM anchors a JOIN memories m ON m.id = a.memory_id"
+    " WHERE m.project = ? AND m.retired_at IS NULL AND m.redacted_at IS NULL"
+    " AND m.superseded_by IS NULL ORDER BY a.memory_id"
+)
+
+
+def _json_list(values: Iterable[str]) -> str:
+    # Ids are plain ASCII (mem_..., checked where they are made); a quote or a
+    # backslash in one would only fail to match.
+    return "[" + ",".join('"' + v.replace("\\", "").replace('"', "") + '"' for v in values) + "]"
+
+
+def insert(db: Db, memory_id: str, anchors: Sequence[Anchor]) -> None:
+    """Anchor `memory_id` to `anchors`; the caller holds the transaction."""
+    db.executemany(
+        INSERT_SQL,
+        [(memory_id, a.path, a.blob, a.size, a.mtime_ns, a.commit, a.at) for a in anchors],
+    )
+
+
+def replace(db: Db, memory_id: str, anchors: Sequence[Anchor]) -> None:
+    """The memory's anchors become exactly `anchors` (a person's confirm)."""
+    db.execute(DELETE_SQL, (memory_id,))
+    insert(db, memory_id, anchors)
+
+
+def of(db: Db, ids: Iterable[str]) -> dict[str, list[Anchor]]:
+    """Each of `ids` that has anchors, with them in path order."""
+    wanted = list(ids)
+    found: dict[str, list[Anchor]] = {}
+    if not wanted:
+        return found
+    for row in db.execute(OF_SQL, (_json_list(wanted),)):
+        memory_id, path, blob, size, mtime_ns, commit, at = tuple(row)
+        found.setdefault(memory_id, []).append(Anchor(path, blob, size, mtime_ns, commit, at))
+    return found
+
+
+def anchored(db: Db, project: str) -> list[str]:
+    """The ids of the project's memories on record that have anchors."""
+    return [row[0] for row in db.execute(ANCHORED_SQL, (project,))]
