@@ -124,6 +124,7 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
         ("project", "created_at", "id", "trust", "sensitivity", "retired_at", "redacted_at"),
         False, True,
     ),
+    "sqlite_autoindex_anchors_1": ("anchors", ("memory_id", "path"), True, False),
     "sqlite_autoindex_content_tombstones_1": (
         "content_tombstones", ("project", "content_hash"), True, False,
     ),

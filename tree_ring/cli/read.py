@@ -50,6 +50,7 @@ def cmd_recall(ctx: Context) -> int:
         hits = recall(
             store, identity, a.query, limit=a.limit, view=view, scope=a.scope, whole_project=person
         )
+        judged = hit_checks(store, [h.memory.id for h in hits], view)
     # The person's own store beside the project's, best first together.
     mine = user_hits(ctx, identity, a.query, limit=a.limit, view=view, scope=a.scope)
     from_user = {id(h) for h in mine}
@@ -75,16 +76,50 @@ def cmd_recall(ctx: Context) -> int:
                     "score": h.score,
                     "score_parts": h.parts,
                     "match": h.query,
+                    **anchor_fields(judged.get(h.memory.id) if id(h) not in from_user else None),
                 }
                 for h in hits
             ]
         ),
     }
     text = "\n".join(
-        _hit_line(h.label, h.memory, f"  ({labels[id(h)]}; {h.score:.3f})") for h in hits
+        _hit_line(
+            h.label,
+            h.memory,
+            f"  ({labels[id(h)]}; {h.score:.3f})"
+            + stale_words(judged.get(h.memory.id) if id(h) not in from_user else None),
+        )
+        for h in hits
     )
     ctx.emit(data, text or "no memories match")
     return 0
+
+
+def hit_checks(store: Any, ids: list[str], view: View) -> dict[str, list[Any]]:
+    """What each hit's anchored files are now; nothing for a view of the past."""
+    if not view.is_now():
+        return {}
+    from tree_ring.read import staleness
+
+    return staleness.checks(store.db, store.root_str, ids)
+
+
+def anchor_fields(judged: list[Any] | None) -> dict[str, Any]:
+    """A result's `anchors` (each with its `state`) and `stale`, for `--json`."""
+    from tree_ring.read import staleness
+
+    return {
+        "anchors": staleness.as_dicts(judged or []),
+        "stale": any(c.stale for c in judged or []),
+    }
+
+
+def stale_words(judged: list[Any] | None) -> str:
+    """`  (stale: src/x.py changed since 2026-11-30)` for a stale result, else ''."""
+    from tree_ring.read import staleness
+
+    changed = [c for c in judged or [] if c.stale]
+    return f"  ({staleness.mark(changed)})" if changed else ""
 
 
 def cmd_brief(ctx: Context) -> int:
@@ -179,11 +214,22 @@ def cmd_show(ctx: Context) -> int:
     with ctx.store(root) as store:
         memory = reading.show(store.db, identity, ctx.args.id, whole_project=ctx.whole_project)
         came = provenance.of(store.db, [memory.id]).get(memory.id)
+        judged = hit_checks(store, [memory.id], View()).get(memory.id)
     data = memory.to_dict()
     lines = field_lines(data)
     if came is not None:
         lines.append(f"provenance: {came['label']}")
-    ctx.emit({"project": identity.project, "memory": data, "provenance": came}, "\n".join(lines))
+    for c in judged or []:
+        lines.append(f"anchor: {c.anchor.path} ({c.state}; {c.anchor.blob[:12]}, {c.anchor.at})")
+    ctx.emit(
+        {
+            "project": identity.project,
+            "memory": data,
+            "provenance": came,
+            **anchor_fields(judged),
+        },
+        "\n".join(lines),
+    )
     return 0
 
 

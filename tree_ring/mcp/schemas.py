@@ -227,6 +227,18 @@ _WRITE_FIELDS: dict[str, Any] = {
     "sensitivity": {"type": "string"},
     "review_reason": _nullable("string"),
     "message": {"type": "string"},
+    "anchored": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "the files the memory is anchored to",
+    },
+}
+_FILES = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1, "maxLength": 1024},
+    "maxItems": 64,
+    "description": "files inside the project this memory is about, relative to its root; "
+    "when one changes, the brief and recall mark the memory stale",
 }
 _SUMMARY = _string(
     "one plain sentence that stands on its own without this conversation",
@@ -268,7 +280,15 @@ TOOLS: tuple[Tool, ...] = (
                 "project": {"type": "string"},
                 "query": {"type": "string"},
                 "count": {"type": "integer"},
-                "results": _items({"score": {"type": "number"}}),
+                "results": _items(
+                    {
+                        "score": {"type": "number"},
+                        "stale": {
+                            **_nullable("string"),
+                            "description": "what changed in the files the memory is about",
+                        },
+                    }
+                ),
             },
             notice=True,
         ),
@@ -418,6 +438,7 @@ TOOLS: tuple[Tool, ...] = (
                     pattern=OPERATION_ID,
                 ),
                 "supersedes": _string("the id of a memory this one replaces", pattern=MEMORY_ID),
+                "files": _FILES,
             },
             ("summary",),
         ),
@@ -447,6 +468,11 @@ TOOLS: tuple[Tool, ...] = (
                     "an operation id the checkpoint gave, e.g. auto-0123456789ab-1",
                     pattern=OPERATION_ID,
                 ),
+                "files": {
+                    **_FILES,
+                    "description": "files inside the project this is about, relative to its "
+                    "root; by default, the files this session's turn changed",
+                },
             },
             ("summary", "event_type", "operation_id"),
         ),

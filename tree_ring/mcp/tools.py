@@ -17,7 +17,7 @@ agent's or session's partition, is not found, in the words of a missing id.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,16 +25,17 @@ from tree_ring.govern import coordinator
 from tree_ring.harness import receipts
 from tree_ring.mcp.identity import Caller
 from tree_ring.model import project
+from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import Memory
 from tree_ring.read import brief as briefing
-from tree_ring.read import listing
+from tree_ring.read import listing, staleness
 from tree_ring.read.recall import recall as search
 from tree_ring.review import queue as review
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
-from tree_ring.write import correct, verbs
+from tree_ring.write import anchors, correct, verbs
 from tree_ring.write.pipeline import WriteResult
 
 
@@ -78,11 +79,18 @@ def recall(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         hits = search(
             store, identity, args["query"], limit=args["limit"], view=view, scope=args.get("scope")
         )
+        judged = staleness.stale(
+            staleness.checks(store.db, store.root_str, [h.memory.id for h in hits])
+        )
+        marks = {memory_id: staleness.mark(changed) for memory_id, changed in judged.items()}
     return {
         "project": identity.project,
         "query": args["query"],
         "count": len(hits),
-        "results": [item(h.memory) | {"score": round(h.score, 4)} for h in hits],
+        "results": [
+            item(h.memory) | {"score": round(h.score, 4), "stale": marks.get(h.memory.id)}
+            for h in hits
+        ],
     }
 
 
@@ -185,7 +193,7 @@ def status(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _written(result: WriteResult) -> dict[str, Any]:
+def _written(result: WriteResult, anchored: Sequence[Anchor] = ()) -> dict[str, Any]:
     if not result.created:
         message = f"unchanged {result.id} (exact retry of the same operation)"
     else:
@@ -201,6 +209,7 @@ def _written(result: WriteResult) -> dict[str, Any]:
         "sensitivity": result.sensitivity,
         "review_reason": result.review_reason,
         "message": message,
+        "anchored": [a.path for a in anchored] if result.created else [],
     }
 
 
@@ -222,8 +231,12 @@ def remember(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         operation_id=args.get("operation_id"),
         supersedes=args.get("supersedes"),
     )
+    root = str(call.caller.root)
+    # Paths are read from the project's root: the server's own folder may be the plugin's.
+    anchored = anchors.resolve(root, args.get("files") or [])
     with call.store() as store:
-        return _written(verbs.remember(store, draft, call.caller.identity, call.actor))
+        result = verbs.remember(store, draft, call.caller.identity, call.actor, anchored)
+    return _written(result, anchored)
 
 
 def capture(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -241,8 +254,12 @@ def capture(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         # What the stop hook's capture command names for a main session.
         source_ref=f"session:{session}",
     )
+    root = str(call.caller.root)
+    files = args.get("files")
+    anchored = anchors.resolve(root, files) if files else anchors.from_turn(root, session)
     with call.store() as store:
-        return _written(verbs.capture(store, draft, call.caller.identity, call.actor))
+        result = verbs.capture(store, draft, call.caller.identity, call.actor, anchored)
+    return _written(result, anchored)
 
 
 def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:

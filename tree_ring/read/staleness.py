@@ -57,7 +57,9 @@ def project_stale(store: Store, project: str) -> list[tuple[Memory, list[Check]]
 
     ids = stored.anchored(store.db, project)
     found = stale(checks(store.db, store.root_str, ids))
-    return [(rows.get(store.db, memory_id), found[memory_id]) for memory_id in ids if memory_id in found]
+    return [
+        (rows.get(store.db, memory_id), found[memory_id]) for memory_id in ids if memory_id in found
+    ]
 
 
 def as_dicts(judged: list[Check]) -> list[dict[str, object]]:

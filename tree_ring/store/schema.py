@@ -411,7 +411,7 @@ ANCHORS = (
         git_commit   TEXT,              -- the commit checked out then, if the project is in git
         anchored_at  TEXT NOT NULL,     -- when it was anchored (written, or confirmed by a person)
         PRIMARY KEY (memory_id, path)
-    ) WITHOUT ROWID""",
+    )""",
     # A memory deleted or redacted takes its anchors with it: a path can say
     # what the memory was about.
     """CREATE TRIGGER memories_anchors_delete AFTER DELETE ON memories BEGIN
