@@ -68,8 +68,11 @@ START = MODEL | {
 # Stop: the adapter, the project's id and a receipt, plus the cadence: one
 # settings read through the store's SQL module (sqlite3, but neither the
 # store's open and migrations nor the write path), the session's state and
-# the transcript's tail.
+# the transcript's tail; a stop that blocks keeps the turn's changed files
+# (`turn_files`, their paths judged by `anchor`, no file opened).
 STOP = MODEL | {
+    "tree_ring.model.anchor",
+    "tree_ring.model.turn_files",
     "tree_ring.hook.cadence",
     "tree_ring.hook.transcript",
     "tree_ring.harness.checkpoint",

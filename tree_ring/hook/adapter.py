@@ -344,7 +344,33 @@ def _checkpoint(root: str, event: HookEvent, now_ns: int) -> bool:
     block, changed = cadence.decide(setting, state, event.turn_id, work, now)
     if changed is not None:
         _save(event, path, changed)
+    if block:
+        _turn_files(root, event)
     return block
+
+
+def _turn_files(root: str, event: HookEvent) -> None:
+    """Keep the files this turn changed for the checkpoint's capture to anchor
+    to (`model/turn_files.py`): only paths inside the project, none of them
+    opened here. A path that is not one is dropped; what goes wrong costs a
+    line on stderr, never the checkpoint."""
+    from tree_ring.hook import transcript
+    from tree_ring.model import turn_files
+    from tree_ring.model.anchor import MAX_FILES, normalise
+    from tree_ring.model.errors import UsageError
+
+    kept: list[str] = []
+    for raw in transcript.changed_files(event.transcript_path):
+        try:
+            rel = normalise(root, raw, event.cwd or root)
+        except UsageError:
+            continue  # outside the project, in .git, or not a plain path
+        if rel not in kept:
+            kept.append(rel)
+    try:
+        turn_files.save(root, event.session_id, kept[:MAX_FILES])
+    except OSError as exc:
+        _note(event.harness, f"changed files not kept for the checkpoint: {exc.strerror or exc}")
 
 
 def _save(event: HookEvent, path: str, state: dict[str, Any]) -> None:

@@ -19,6 +19,15 @@ read, plan or delegate, and Tree Ring's own commands and tools (a memory the
 agent already saved is no reason to ask for one). A delegated subagent's
 work shows in its own transcript, which its stop reads.
 
+The same walk names the files the turn changed (`changed_files`), for the
+anchors of the checkpoint's captures: Claude Code's `Edit`, `MultiEdit`,
+`Write` and `NotebookEdit` calls name an absolute `file_path` (or
+`notebook_path`); Codex's `apply_patch` names each file in its patch text
+(`*** Add File: PATH`, `*** Update File: PATH`, `*** Move to: PATH`), relative
+to the session's folder. A command run in a shell names no file it changed:
+those are not guessed at. The paths are only text here; the caller keeps
+those inside the project and never opens one outside it.
+
 Only the last `TAIL_BYTES` are read. A file that is missing, unreadable or not
 a transcript reads as "no work": an odd transcript never earns a checkpoint.
 """
@@ -125,6 +134,76 @@ def did_work(path: str | None, limit: int = TAIL_BYTES) -> bool:
         if kind == BOUNDARY:
             return False
     return False
+
+
+# Claude Code's tools that write one file, and the input naming it.
+FILE_TOOLS = {
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "Write": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+PATCH_HEADS = ("*** Add File: ", "*** Update File: ", "*** Move to: ")
+MAX_CHANGED = 256  # paths kept from one turn, before the caller's own bound
+
+
+def changed_files(path: str | None, limit: int = TAIL_BYTES) -> list[str]:
+    """The paths the transcript's last turn edited or wrote, newest first, as
+    the tools named them (absolute, or relative to the session's folder)."""
+    if not path:
+        return []
+    lines = tail_lines(path, limit)
+    found: list[str] = []
+    for raw in reversed(lines or []):
+        if not any(marker in raw for marker in _MARKERS):
+            continue
+        try:
+            entry = jsontext.as_object(jsontext.loads(raw.decode("utf-8")))
+        except (ValueError, RecursionError):
+            continue
+        if entry is None:
+            continue
+        if classify(entry) == BOUNDARY:
+            break
+        for named in _named_files(entry):
+            if named not in found and len(found) < MAX_CHANGED:
+                found.append(named)
+    return found
+
+
+def _named_files(entry: dict[str, Any]) -> list[str]:
+    if entry.get("type") == "assistant":
+        message = jsontext.as_object(entry.get("message")) or {}
+        named: list[str] = []
+        for block in _blocks(message.get("content")):
+            key = (
+                FILE_TOOLS.get(str(block.get("name"))) if block.get("type") == "tool_use" else None
+            )
+            args = jsontext.as_object(block.get("input")) if key else None
+            value = args.get(key) if args is not None and key else None
+            if isinstance(value, str):
+                named.append(value)
+        return named
+    payload = jsontext.as_object(entry.get("payload"))
+    if entry.get("type") != "response_item" or payload is None:
+        return []
+    if payload.get("name") != "apply_patch":
+        return []
+    patch = payload.get("input", payload.get("arguments"))
+    if isinstance(patch, str) and patch.lstrip().startswith("{"):
+        try:  # a function_call's arguments: {"input": "*** Begin Patch ..."}
+            wrapped = jsontext.as_object(jsontext.loads(patch))
+        except (ValueError, RecursionError):
+            wrapped = None
+        patch = wrapped.get("input") if wrapped is not None else None
+    if not isinstance(patch, str):
+        return []
+    return [
+        line[len(head) :].strip()
+        for line in patch.split("\n")
+        for head in PATCH_HEADS
+        if line.startswith(head)
+    ]
 
 
 def classify(entry: dict[str, Any]) -> str | None:
