@@ -243,6 +243,23 @@ def _parsed(parser: argparse.ArgumentParser, words: Sequence[str]) -> argparse.N
     return args
 
 
+# A repeatable flag's bound, checked before argparse reads the line: its
+# reading of a repeated option costs time in the square of the count (ten
+# thousand `--file` flags take it seconds).
+REPEAT_BOUNDS = {"--file": 64}
+
+
+def _bounded(words: Sequence[str]) -> None:
+    flags = words[: words.index("--")] if "--" in words else words
+    for flag, bound in REPEAT_BOUNDS.items():
+        count = sum(1 for w in flags if w == flag or w.startswith(flag + "="))
+        if count > bound:
+            raise errors.UsageError(
+                f"{count:,} {flag} flags given; a memory names at most {bound} files "
+                "(the files it is about)"
+            )
+
+
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     # Errors come out as JSON when the command line asks for it, wherever
@@ -257,6 +274,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
                 raise errors.UsageError(
                     f"argument {position} is not valid UTF-8 text; re-encode it and retry"
                 )
+        _bounded(words)
         args = parse(words)
         if not gc.isenabled():
             # The launcher held off collection while the modules loaded; they stay

@@ -1,0 +1,317 @@
+"""Anchors: a memory names the files it is about; the brief, recall, `show`
+and `stale` say when one changed or went; `confirm` re-anchors.
+
+Paths that are not plain files inside the project are refused with one line
+and nothing written; a file replaced by a link is never followed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from governance_support import CLAUDE
+from helpers import CliRunner
+
+from tree_ring.model import anchor
+from tree_ring.model.errors import UsageError
+
+
+def blob(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def remember(
+    run_cli: CliRunner, summary: str, *files: str, ring: str = "cambium", salience: float = 0.5
+) -> str:
+    flags = [arg for path in files for arg in ("--file", path)]
+    done = run_cli(
+        "--json", "remember", summary, "--ring", ring, "--salience", str(salience), *flags
+    )
+    assert done.code == 0, done.err
+    return str(done.json()["id"])
+
+
+def count(run_cli: CliRunner) -> int:
+    return int(run_cli("--json", "list").json()["total"])
+
+
+@pytest.fixture
+def source(project_root: Path) -> Path:
+    folder = project_root / "src" / "billing"
+    folder.mkdir(parents=True)
+    path = folder / "retry.py"
+    path.write_bytes(b"RETRIES = 3\n")
+    return path
+
+
+def touch_later(path: Path) -> None:
+    """Move the file's time on, so size and time alone cannot call it fresh."""
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 5_000_000_000))
+
+
+def test_an_anchor_records_gits_blob_id_size_time_and_commit(
+    run_cli: CliRunner, project_root: Path, source: Path
+) -> None:
+    git = ["git", "-C", str(project_root), "-c", "user.email=a@b", "-c", "user.name=a"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "src"], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True)
+    hashed = subprocess.run(
+        [*git, "hash-object", str(source)], check=True, capture_output=True, text=True
+    )
+    done = run_cli("--json", "remember", "Retries stop at three", "--file", str(source))
+    assert done.code == 0, done.err
+    [made] = done.json()["anchors"]
+    assert made["path"] == "src/billing/retry.py"
+    assert made["blob"] == hashed.stdout.strip() == blob(source.read_bytes())
+    assert made["size"] == source.stat().st_size
+    assert made["mtime_ns"] == source.stat().st_mtime_ns
+    assert made["commit"] == head.stdout.strip()
+
+
+def test_a_project_outside_git_anchors_without_a_commit(run_cli: CliRunner, source: Path) -> None:
+    done = run_cli("--json", "remember", "Retries stop at three", "--file", str(source))
+    assert [a["commit"] for a in done.json()["anchors"]] == [None]
+
+
+@pytest.fixture
+def hostile(project_root: Path, tmp_path: Path, source: Path) -> dict[str, str]:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("outside\n")
+    (project_root / "to-outside.py").symlink_to(outside)
+    (project_root / "linked").symlink_to(source.parent)
+    (project_root / "folder").mkdir()
+    git = project_root / ".git"
+    git.mkdir()
+    (git / "config").write_text("[core]\n")
+    return {
+        "outside": str(outside),
+        "dotdot": "../secret.txt",
+        "link": str(project_root / "to-outside.py"),
+        "linked folder": str(project_root / "linked" / "retry.py"),
+        "folder": str(project_root / "folder"),
+        "git": str(git / "config"),
+        "tree-ring": str(project_root / ".tree-ring" / "project.json"),
+        "control": str(project_root / "a\x1bb.py"),
+        "missing": str(project_root / "nope.py"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("case", "words"),
+    [
+        ("outside", "outside the project"),
+        ("dotdot", "outside the project"),
+        ("link", "through a link"),
+        ("linked folder", "through a link"),
+        ("folder", "not a regular file"),
+        ("git", "inside .git"),
+        ("tree-ring", "inside .tree-ring"),
+        ("control", "control characters"),
+        ("missing", "no file at"),
+    ],
+)
+def test_a_path_that_is_not_a_plain_project_file_is_refused_and_nothing_written(
+    run_cli: CliRunner, hostile: dict[str, str], source: Path, case: str, words: str
+) -> None:
+    before = count(run_cli)
+    done = run_cli(
+        "remember", "Retries stop at three", "--file", str(source), "--file", hostile[case]
+    )
+    assert done.code != 0
+    assert done.err.startswith("error: ") and done.err.count("\n") == 1, done.err
+    assert words in done.err
+    assert count(run_cli) == before
+
+
+def test_a_nul_in_a_path_is_refused(project_root: Path) -> None:
+    with pytest.raises(UsageError, match="control characters"):
+        anchor.normalise(str(project_root), "a\x00b")
+
+
+def test_ten_thousand_files_get_one_line_before_any_is_read(
+    run_cli: CliRunner, source: Path
+) -> None:
+    flags = ["--file", str(source)] * 10_000
+    started = time.perf_counter()
+    done = run_cli("remember", "Retries stop at three", *flags)
+    assert time.perf_counter() - started < 5  # generous; the point is no crash, no scan
+    assert done.code != 0 and done.err.count("\n") == 1
+    assert "at most 64 files" in done.err
+
+
+def test_a_changed_file_marks_the_brief_line_and_ranks_it_after_its_rings_fresh_lines(
+    run_cli: CliRunner, source: Path, project_root: Path
+) -> None:
+    other = project_root / "other.py"
+    other.write_text("x = 1\n")
+    stale_id = remember(
+        run_cli, "Retries stop at three", str(source), ring="heartwood", salience=0.9
+    )
+    fresh_id = remember(run_cli, "Other stays as it is", str(other), ring="heartwood")
+    plain_id = remember(run_cli, "A cambium note")
+    text = run_cli("brief").out
+    assert "stale:" not in text
+    lines = [line for line in text.splitlines() if "mem_" in line]
+    assert [stale_id in line for line in lines][:1] == [True]  # first by salience while fresh
+
+    source.write_bytes(b"RETRIES = 30\n")  # a different size: no hash needed
+    text = run_cli("brief").out
+    lines = [line for line in text.splitlines() if "mem_" in line]
+    order = [next(i for i in (stale_id, fresh_id, plain_id) if i in line) for line in lines]
+    assert order == [fresh_id, stale_id, plain_id]
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    assert lines[1].endswith(f"(stale: src/billing/retry.py changed since {day})")
+    assert "stale" not in lines[0] and "stale" not in lines[2]
+
+
+def test_a_deleted_file_says_deleted(run_cli: CliRunner, source: Path) -> None:
+    made = remember(run_cli, "Retries stop at three", str(source))
+    source.unlink()
+    [line] = [line for line in run_cli("brief").out.splitlines() if made in line]
+    assert "(stale: src/billing/retry.py deleted since " in line
+
+
+def test_a_touched_file_with_the_same_bytes_is_fresh_and_a_same_size_edit_is_not(
+    run_cli: CliRunner, source: Path
+) -> None:
+    made = remember(run_cli, "Retries stop at three", str(source))
+    touch_later(source)
+    assert run_cli("--json", "stale").json()["items"] == []
+    source.write_bytes(b"RETRIES = 4\n")  # same size, other bytes
+    touch_later(source)
+    assert [i["id"] for i in run_cli("--json", "stale").json()["items"]] == [made]
+
+
+def test_a_file_replaced_by_a_link_is_not_followed(
+    run_cli: CliRunner, source: Path, tmp_path: Path
+) -> None:
+    """The link points at the same bytes outside the project: followed, the
+    file would read as fresh; never followed, it is unreadable."""
+    made = remember(run_cli, "Retries stop at three", str(source))
+    outside = tmp_path / "copy.py"
+    outside.write_bytes(source.read_bytes())
+    source.unlink()
+    source.symlink_to(outside)
+    [item] = run_cli("--json", "stale").json()["items"]
+    assert item["id"] == made
+    assert [f["state"] for f in item["files"]] == ["unreadable"]
+
+
+def test_a_folder_on_the_path_replaced_by_a_link_is_not_followed(
+    run_cli: CliRunner, source: Path, tmp_path: Path
+) -> None:
+    made = remember(run_cli, "Retries stop at three", str(source))
+    moved = tmp_path / "moved"
+    source.parent.rename(moved)
+    source.parent.symlink_to(moved)  # the same file, now reached through a link
+    [item] = run_cli("--json", "stale").json()["items"]
+    assert (item["id"], [f["state"] for f in item["files"]]) == (made, ["unreadable"])
+
+
+def test_an_unreadable_file_is_stale_not_a_crash(run_cli: CliRunner, source: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads any file")
+    made = remember(run_cli, "Retries stop at three", str(source))
+    source.chmod(0)
+    [item] = run_cli("--json", "stale").json()["items"]
+    assert (item["id"], [f["state"] for f in item["files"]]) == (made, ["unreadable"])
+
+
+def test_stale_lists_exactly_the_changed_memories(
+    run_cli: CliRunner, source: Path, project_root: Path
+) -> None:
+    other = project_root / "other.py"
+    other.write_text("x = 1\n")
+    changed = {remember(run_cli, f"Retry fact {n}", str(source)) for n in range(3)}
+    kept = {remember(run_cli, f"Other fact {n}", str(other)) for n in range(3)}
+    source.write_bytes(b"RETRIES = 300\n")
+    found = run_cli("--json", "stale").json()["items"]
+    assert {item["id"] for item in found} == changed
+    assert not kept & {item["id"] for item in found}
+    assert run_cli("stale").out.count("src/billing/retry.py changed since") == 3
+
+
+def test_recall_and_show_say_what_changed(run_cli: CliRunner, source: Path) -> None:
+    made = remember(run_cli, "Retries stop at three", str(source))
+    source.write_bytes(b"RETRIES = 30\n")
+    [hit] = run_cli("--json", "recall", "retries").json()["items"]
+    assert hit["stale"] is True and [a["state"] for a in hit["anchors"]] == ["changed"]
+    assert "(stale: src/billing/retry.py changed since" in run_cli("recall", "retries").out
+    shown = run_cli("--json", "show", made).json()
+    assert shown["stale"] is True and shown["anchors"][0]["path"] == "src/billing/retry.py"
+    assert "anchor: src/billing/retry.py (changed;" in run_cli("show", made).out
+
+
+def test_a_persons_confirm_re_anchors_and_an_agents_waits_for_review(
+    run_cli: CliRunner, source: Path
+) -> None:
+    made = remember(run_cli, "Retries stop at three", str(source))
+    source.write_bytes(b"RETRIES = 30\n")
+    asked = run_cli("--json", "confirm", made, environ=CLAUDE)
+    assert asked.code == 0, asked.err
+    request = asked.json()["request"]
+    assert request.startswith("req_")
+    assert [i["id"] for i in run_cli("--json", "stale").json()["items"]] == [made]
+    assert "confirm " + made in run_cli("review", "list").out
+    assert run_cli("review", "approve", request).code == 0
+    assert run_cli("--json", "stale").json()["items"] == []
+    assert run_cli("--json", "show", made).json()["memory"]["id"] == made  # not forgotten
+
+    source.write_bytes(b"RETRIES = 300\n")
+    done = run_cli("--json", "confirm", made, "--reason", "still three tries")
+    assert done.code == 0 and done.json()["request"] is None
+    assert run_cli("--json", "stale").json()["items"] == []
+    entries = run_cli("--json", "audit", "log").json()["items"]
+    assert [e["action"] for e in entries].count("confirm") == 2
+
+
+def test_confirm_drops_a_file_that_is_gone_and_refuses_a_memory_without_files(
+    run_cli: CliRunner, source: Path, project_root: Path
+) -> None:
+    other = project_root / "other.py"
+    other.write_text("x = 1\n")
+    made = remember(run_cli, "Retries stop at three", str(source), str(other))
+    other.unlink()
+    done = run_cli("--json", "confirm", made).json()
+    assert [a["path"] for a in done["anchors"]] == ["src/billing/retry.py"]
+    assert done["dropped"] == ["other.py"]
+    plain = remember(run_cli, "Nothing anchored")
+    refused = run_cli("confirm", plain)
+    assert refused.code != 0 and "names no files" in refused.err
+
+
+def test_forgetting_a_memory_removes_its_anchors(
+    run_cli: CliRunner, source: Path, project_root: Path
+) -> None:
+    import sqlite3
+
+    made = remember(run_cli, "Retries stop at three", str(source))
+    kept = remember(run_cli, "Retries are logged", str(source))
+    assert run_cli("forget", made, "--mode", "redact", "--reason", "wrong").code == 0
+    db = sqlite3.connect(project_root / ".tree-ring" / "memory.sqlite")
+    try:
+        assert {r[0] for r in db.execute("SELECT memory_id FROM anchors")} == {kept}
+    finally:
+        db.close()
+
+
+def test_stored_paths_are_held_to_plain_relative_form() -> None:
+    good = ["a.py", "src/billing/retry.py", "a b/c.py"]
+    bad = ["", "/etc/passwd", "../x", "a/../../x", "a//b", ".git/config", "x/.tree-ring/y",
+           "a\\b", "a\x00b", "./a", "x" * 2000, 7, None]  # fmt: skip
+    assert [anchor.valid_path(p) for p in good] == [True] * len(good)
+    assert [anchor.valid_path(p) for p in bad] == [False] * len(bad)
+
+
+def test_the_json_of_a_write_names_its_anchors(run_cli: CliRunner, source: Path) -> None:
+    done = run_cli("--json", "remember", "Retries stop at three", "--file", str(source))
+    assert json.loads(done.out)["anchors"][0]["path"] == "src/billing/retry.py"
