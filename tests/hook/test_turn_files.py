@@ -150,8 +150,8 @@ def test_codex_apply_patch_names_its_files_relative_to_the_session(
 
 def test_a_function_call_apply_patch_is_read_too(tmp_path: Path) -> None:
     arguments = json.dumps({"input": "*** Begin Patch\n*** Update File: a.py\n*** End Patch"})
-    entry = {"type": "response_item",
-             "payload": {"type": "function_call", "name": "apply_patch", "arguments": arguments}}  # fmt: skip
+    payload = {"type": "function_call", "name": "apply_patch", "arguments": arguments}
+    entry = {"type": "response_item", "payload": payload}
     path = write_lines(tmp_path / "f.jsonl", [prompt("go"), entry])
     assert transcript.changed_files(path) == ["a.py"]
 
