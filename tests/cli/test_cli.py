@@ -24,7 +24,7 @@ def test_there_are_verbs() -> None:
 
 # Described in docs/CLI.md (generated from the parser); the README's reference
 # section names it once its text there is written.
-README_PENDING = {"completion"}
+README_PENDING = {"completion", "stale", "confirm"}  # the README is being rewritten
 
 
 @pytest.mark.parametrize("name", sorted(verbs()))

@@ -58,6 +58,9 @@ def _seed(run_cli: CliRunner, tmp_path: Path, root: Path) -> dict[str, str]:
     dump = tmp_path / "dump.jsonl"
     dump.write_text(run_cli("export").out)
     ids["dump"] = str(dump)
+    (root / "setup.cfg").write_text("[flake8]\n")
+    ids["source"] = str(root / "setup.cfg")
+    ids["anchored"] = made("remember", "Lint settings are in setup.cfg", "--file", ids["source"])
     (root / "AGENTS.md").write_text("# Rules\n\n## Testing\n\nRun the tests before a commit.\n")
     (root / "revolve").mkdir()
     return ids
@@ -95,6 +98,9 @@ def successes(ids: dict[str, str], tmp_path: Path, root: Path) -> list[list[str]
         ["list"],
         ["list", "--limit", "2", "--offset", "1"],
         ["show", ids["new"]],
+        ["remember", "The linter config lives in setup.cfg", "--file", ids["source"]],
+        ["stale"],
+        ["confirm", ids["anchored"]],
         ["doctor"],
         ["maintain"],
         ["quality", str(REPO / "fixtures" / "quality" / "scar-for-failure.json")],

@@ -18,6 +18,7 @@ from tree_ring.model.frozen import fields
 from tree_ring.model.record import Memory
 
 GROUPS = (
+    "anchors",
     "admin",
     "flows",
     "write",

@@ -335,11 +335,11 @@ def _supersede_arguments(p: argparse.ArgumentParser) -> None:
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "remember": (
-        'tree-ring remember "Deploys freeze on Fridays" --ring heartwood',
+        'tree-ring remember "Retries back off to 30 s" --ring heartwood '
+        "--file src/billing/retry.py",
         'tree-ring remember "The cache moved to SQLite" '
         "--supersedes mem_20261129_134645_2d7a81bd6071",
         'echo "Tests need Redis running" | tree-ring remember - --tag tests',
-        'tree-ring remember "Retries back off to 30 s" --file src/billing/retry.py',
     ),
     "evidence": (
         'tree-ring evidence "Cache warmup halves p95" --outcome promoted '

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tree_ring.model import project as projects
+from tree_ring.model.anchor import Check
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.identity import Identity, harness_origin, resolve
 from tree_ring.model.record import RINGS, Memory, caller_fields, parse_time
@@ -165,7 +166,7 @@ class Session:
             "evidence": self._evidence,
             "integrations": self._integrations,
         }.get(state.view, self._memories)
-        state.set_items(self._traced(state, loader(state)))
+        state.set_items(self._anchored(self._traced(state, loader(state))))
         if state.show_audit:
             self.audit(state)
 
@@ -178,6 +179,20 @@ class Session:
             return items
         said = provenance.said_of(self.store.db, [item.key for item in items])
         return [replace(i, provenance=said[i.key]) if i.key in said else i for i in items]
+
+    def _anchored(self, items: list[Item]) -> list[Item]:
+        """`items` with the files each memory is about and what each is now
+        (`read/staleness`): a stat per file of the memories listed."""
+        from tree_ring.read import staleness
+
+        ids = [i.key for i in items if i.memory is not None]
+        judged = staleness.checks(self.store.db, self.store.root_str, ids)
+        return [
+            replace(i, anchors=tuple(anchor_line(c) for c in judged[i.key]))
+            if i.key in judged
+            else i
+            for i in items
+        ]
 
     def audit(self, state: State) -> None:
         memory = state.selected_memory()
@@ -461,6 +476,13 @@ def _entry_lines(entry: dict[str, Any]) -> list[str]:
         found: dict[str, Any] = detail  # pyright: ignore[reportUnknownVariableType] - JSON
         lines += [f"detail.{key}: {value}" for key, value in sorted(found.items())]
     return lines
+
+
+def anchor_line(judged: Check) -> str:
+    """`anchor: src/x.py (changed since 2026-11-30)`, or `(fresh, ...)`."""
+    if judged.stale:
+        return f"anchor: {judged.anchor.path} ({judged.state} since {judged.anchor.at[:10]})"
+    return f"anchor: {judged.anchor.path} (as anchored {judged.anchor.at[:10]})"
 
 
 def memory_lines(memory: Memory) -> list[str]:

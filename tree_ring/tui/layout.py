@@ -163,7 +163,7 @@ def detail(state: State, width: int) -> list[Line]:
         out.append([("", "plain")])
     if item.pair:
         out += contradiction(item.memory, item.pair, width)
-    fields = [_field(line) for line in wrap(memory_lines(item.memory), width)]
+    fields = [_field(line) for line in wrap([*memory_lines(item.memory), *item.anchors], width)]
     return [*out, *fields[:1], *provenance(item, width), *fields[1:]]
 
 

@@ -96,6 +96,7 @@ class Item:
     text: str = ""  # the row, for items that are not memories
     detail: tuple[str, ...] = ()  # the detail pane, for items that are not memories
     provenance: str = ""  # where the team ledger line that made it came from (`team/provenance`)
+    anchors: tuple[str, ...] = ()  # the files it is about, and whether each changed
 
 
 @dataclass

@@ -30,6 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from tree_ring.model.anchor import Check
     from tree_ring.web.site import Session, Site
 
     Query = Mapping[str, str]
@@ -301,6 +302,9 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
         except NotFound as exc:
             raise NotFoundPage(str(exc)) from None
         history = audit.entries(store.db, target=m.id, limit=200)
+        from tree_ring.read import staleness
+
+        judged = staleness.checks(store.db, store.root_str, [m.id]).get(m.id, [])
         came = provenance.said_of(store.db, [m.id]).get(m.id)
         # What links here is found by reading every row's links, so only on request.
         against = []
@@ -343,6 +347,7 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
         came_from(came, "p", "provenance"),
         queue.memory_actions(site, session, m),
         f'<dl class="fields" id="fields">{"".join(fields)}</dl>',
+        _anchors(judged),
         f'<p><a href="/tree?{attr(urlencode({"memory": m.id}))}">Its path in the summary tree</a>'
         "</p>",
     ]
@@ -355,6 +360,33 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
         body.append('<p id="linked">No other memory links here.</p>')
     body += ["<h2>Audit history</h2>", _history(history)]
     return frame(site, session, "/memories", m.id, "\n".join(body))
+
+
+def _anchors(judged: list[Check]) -> str:
+    """The files the memory is about, each with what it is now."""
+    if not judged:
+        return ""
+    listed = [
+        [
+            text(c.anchor.path),
+            text(c.state if c.stale else "as anchored"),
+            text(c.anchor.at[:19]),
+            text(c.anchor.blob[:12]),
+            text((c.anchor.commit or "")[:12]),
+        ]
+        for c in judged
+    ]
+    stale = any(c.stale for c in judged)
+    return "\n".join(
+        [
+            '<h2 id="anchors">Files it is about</h2>',
+            '<p class="note" id="stale">Stale: a file changed since it was anchored; '
+            "<code>tree-ring confirm</code> re-anchors it if it still holds.</p>"
+            if stale
+            else "",
+            markup.table(["file", "now", "anchored", "blob", "commit"], listed),
+        ]
+    )
 
 
 def _history(entries: list[dict[str, object]]) -> str:

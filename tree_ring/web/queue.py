@@ -163,7 +163,7 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
     if offset + len(waiting) < total - hidden:
         body.append(f'<p><a href="/review?offset={offset + PAGE}" id="next">more</a></p>')
     if asked:
-        body.append("<h2>Requests to forget or confirm</h2>")
+        body.append("<h2>Requests to forget</h2>")
         listed: list[list[str]] = []
         for r in asked:
             listed.append(
