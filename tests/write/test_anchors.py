@@ -315,3 +315,41 @@ def test_stored_paths_are_held_to_plain_relative_form() -> None:
 def test_the_json_of_a_write_names_its_anchors(run_cli: CliRunner, source: Path) -> None:
     done = run_cli("--json", "remember", "Retries stop at three", "--file", str(source))
     assert json.loads(done.out)["anchors"][0]["path"] == "src/billing/retry.py"
+
+
+def test_the_tui_detail_names_each_file_and_what_it_is_now(
+    run_cli: CliRunner, source: Path, project_root: Path
+) -> None:
+    from tree_ring.tui import layout
+    from tree_ring.tui.actions import Session
+    from tree_ring.tui.state import State
+
+    made = remember(run_cli, "Retries stop at three", str(source))
+    source.unlink()
+    session = Session(str(project_root), {})
+    try:
+        state = State()
+        session.load(state)
+        [item] = [i for i in state.items if i.key == made]
+        assert item.anchors == (
+            f"anchor: src/billing/retry.py (deleted since {time.strftime('%Y-%m-%d', time.gmtime())})",
+        )
+        state.cursor = state.items.index(item)
+        shown = "".join(text for line in layout.detail(state, 120) for text, _ in line)
+        assert "anchor: src/billing/retry.py (deleted since" in shown
+    finally:
+        session.close()
+
+
+def test_the_web_memory_page_names_each_file_and_what_it_is_now(
+    run_cli: CliRunner, source: Path, project_root: Path
+) -> None:
+    from web_support import serving
+
+    made = remember(run_cli, "Retries stop at three", str(source))
+    source.write_bytes(b"RETRIES = 30\n")
+    with serving(project_root) as client:
+        client.login()
+        body = client.get(f"/memory?id={made}").body
+    assert 'id="anchors"' in body and 'id="stale"' in body
+    assert "<td>src/billing/retry.py</td><td>changed</td>" in body
