@@ -332,7 +332,9 @@ def test_the_tui_detail_names_each_file_and_what_it_is_now(
         session.load(state)
         [item] = [i for i in state.items if i.key == made]
         assert item.anchors == (
-            f"anchor: src/billing/retry.py (deleted since {time.strftime('%Y-%m-%d', time.gmtime())})",
+            "anchor: src/billing/retry.py (deleted since "
+            + time.strftime("%Y-%m-%d", time.gmtime())
+            + ")",
         )
         state.cursor = state.items.index(item)
         shown = "".join(text for line in layout.detail(state, 120) for text, _ in line)
