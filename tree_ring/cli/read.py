@@ -15,7 +15,7 @@ from tree_ring.cli.context import (
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, parse_time
-from tree_ring.read.recall import DEFAULT_LIMIT, recall
+from tree_ring.read.recall import DEFAULT_LIMIT
 from tree_ring.store.live import View
 
 TYPE_CHECKING = False
@@ -37,27 +37,17 @@ def cmd_recall(ctx: Context) -> int:
         from tree_ring.cli import compress  # the summary tree's modules, only when asked
 
         return compress.cmd_recall_tree(ctx)
-    from tree_ring.cli.flows import hit_label, user_hits
-
-    root = ctx.root()
-    identity = ctx.identity(root)
-    view = ctx.view()
     # A person recalls over every partition, unless they name one: then they
     # see what that partition's agent sees.
     named = (getattr(a, name, None) for name in ("agent_profile", "workflow_id", "session_id"))
     person = ctx.whole_project and not any(named)
-    with ctx.store(root) as store:
-        hits = recall(
-            store, identity, a.query, limit=a.limit, view=view, scope=a.scope, whole_project=person
+    with ctx.project() as project:
+        hits = project.recall(
+            a.query, limit=a.limit, view=ctx.view(), scope=a.scope, whole_project=person
         )
-    # The person's own store beside the project's, best first together.
-    mine = user_hits(ctx, identity, a.query, limit=a.limit, view=view, scope=a.scope)
-    from_user = {id(h) for h in mine}
-    hits = sorted([*hits, *mine], key=lambda h: -h.score)[: a.limit]
-    labels = {id(h): hit_label(h, id(h) in from_user) for h in hits}
     data: dict[str, Any] = {
         "query": a.query,
-        "project": identity.project,
+        "project": project.project_id,
         "limit": a.limit,
         **listing(
             [
@@ -69,38 +59,27 @@ def cmd_recall(ctx: Context) -> int:
                     "trust": h.memory.trust,
                     "label": h.label,
                     "origin": h.memory.origin,
-                    "partition": labels[id(h)],
-                    "store": "user" if id(h) in from_user else "project",
+                    "partition": h.partition,
+                    "store": h.store,
                     "source": {"type": h.memory.source_type, "ref": h.memory.source_ref},
                     "score": h.score,
-                    "score_parts": h.parts,
-                    "match": h.query,
+                    "score_parts": h.hit.parts,
+                    "match": h.hit.query,
                 }
                 for h in hits
             ]
         ),
     }
     text = "\n".join(
-        _hit_line(h.label, h.memory, f"  ({labels[id(h)]}; {h.score:.3f})") for h in hits
+        _hit_line(h.label, h.memory, f"  ({h.partition}; {h.score:.3f})") for h in hits
     )
     ctx.emit(data, text or "no memories match")
     return 0
 
 
 def cmd_brief(ctx: Context) -> int:
-    # Here, not at the top: recall, the verb people run most, needs neither.
-    from tree_ring.cli.flows import open_user_quietly
-    from tree_ring.read import brief
-
-    root = ctx.root()
-    identity = ctx.identity(root)
-    with ctx.store(root) as store:
-        mine = open_user_quietly(ctx)
-        try:
-            result = brief.build_brief(store, identity, ctx.view(), user_store=mine)
-        finally:
-            if mine is not None:
-                mine.close()
+    with ctx.project() as project:
+        result = project.brief(ctx.view(), strict=True)
     # No receipt: a brief asked for by hand is not a hook firing, and `status`
     # reports receipts as the hooks' own.
     size = len(result.text.encode("utf-8"))

@@ -268,7 +268,13 @@ TOOLS: tuple[Tool, ...] = (
                 "project": {"type": "string"},
                 "query": {"type": "string"},
                 "count": {"type": "integer"},
-                "results": _items({"score": {"type": "number"}}),
+                "results": _items(
+                    {
+                        "score": {"type": "number"},
+                        # The project's store, or the person's own (user) store.
+                        "store": {"type": "string", "enum": ["project", "user"]},
+                    }
+                ),
             },
             notice=True,
         ),
@@ -351,22 +357,25 @@ TOOLS: tuple[Tool, ...] = (
         name="status",
         title="Memory status",
         description=(
-            "Where this project's Tree Ring store is, how many memories it holds by ring "
-            "and trust state, what waits for review, the write policy, and when the "
-            "session-start brief and the stop checkpoint last ran for each harness."
+            "What `tree-ring status` reports: where this project's Tree Ring store is, its "
+            "memories by state (live, waiting for review, retired, with live ones by ring), "
+            "the review queue and the inbox, the write policy and the stop checkpoint's "
+            "cadence, the person's user store, and when each harness's hooks last ran."
         ),
         input_schema=_inputs({}),
         output_schema=_outputs(
             {
                 "project": {"type": "string"},
                 "root": {"type": "string"},
-                "memories": {"type": "integer"},
-                "by_ring": {"type": "object", "additionalProperties": {"type": "integer"}},
-                "by_trust": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "memories": {"type": "object"},
                 "review_queue": {"type": "integer"},
+                "inbox": {"type": "integer"},
                 "write_policy": {"type": "string"},
+                "checkpoint": {"type": "string"},
+                "checkpoint_interval_minutes": {"type": "integer"},
                 "store_bytes": {"type": "integer"},
                 "hooks": {"type": "object", "additionalProperties": {"type": "object"}},
+                "user_store": {"type": "object"},
             }
         ),
         read_only=True,

@@ -310,6 +310,7 @@ def brief_with_mine(
     environ: Mapping[str, str],
     options: Options,
     note: Callable[[str], None],
+    view: View | None = None,
 ) -> Brief:
     """The project's brief, with the person's own memory when a user store
     exists: what an agent's session is given at its start, by the hook or by
@@ -324,16 +325,16 @@ def brief_with_mine(
 
     path = user_store_path_str(environ)
     if path is None:
-        return build_brief(store, identity)
+        return build_brief(store, identity, view)
     try:
         check_user_store(path)  # a link is refused, and costs only these lines
         if not os.path.exists(path):
-            return build_brief(store, identity)
+            return build_brief(store, identity, view)
         with Store.open_to_read(path, options=options, name="the user store") as user:
-            return build_brief(store, identity, user_store=user)
+            return build_brief(store, identity, view, user_store=user)
     except Exception as exc:  # the user store's fault alone: the project's brief stands
         note(f"user store skipped: {type(exc).__name__}: {exc}")
-    return build_brief(store, identity)
+    return build_brief(store, identity, view)
 
 
 def user_identity(identity: Identity) -> Identity:
