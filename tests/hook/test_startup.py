@@ -47,6 +47,8 @@ MODEL = {
 # the rule table (`rules`, `tokens`, `credentials`, `values`) nor the sensitivity
 # rules (`personal`) nor the pattern reader (`reader`) load for plain memories.
 START = MODEL | {
+    "tree_ring.api",
+    "tree_ring.api.project",
     "tree_ring.model.identity",
     "tree_ring.read",
     "tree_ring.read.brief",

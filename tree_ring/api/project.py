@@ -24,7 +24,7 @@ from tree_ring.model.identity import Identity, harness_origin, resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
     from tree_ring.api.found import Found
@@ -181,16 +181,22 @@ class Project:
             whole_project=whole,
         )
 
-    def brief(self, view: View | None = None, *, strict: bool = False) -> Brief:
+    def brief(
+        self,
+        view: View | None = None,
+        *,
+        strict: bool = False,
+        note: Callable[[str], None] | None = None,
+    ) -> Brief:
         """The brief as a session is given it, the person's own lines too. A damaged
-        user store costs its lines and a line on stderr, never the project's brief;
-        `strict` (a person's command): it is an error instead."""
+        user store costs its lines and one `note` (a line on stderr by default),
+        never the project's brief; `strict` (a person's command): it is an error."""
         from tree_ring.read import brief
 
         if strict:
             return brief.build_brief(self.store, self.identity, view, user_store=self.user_store())
         return brief.brief_with_mine(
-            self.store, self.identity, self.environ, self.options, _quiet, view=view
+            self.store, self.identity, self.environ, self.options, note or _quiet, view=view
         )
 
     def list(self, view: View, **filters: Any) -> Page:

@@ -242,19 +242,12 @@ def cmd_audit(ctx: Context) -> int:
     return cmd_audit_log(ctx)
 
 
-AUDIT_COUNT_SQL = "SELECT count(*) FROM audit_log"
-
-
 def cmd_audit_log(ctx: Context) -> int:
     a = ctx.args
     limit = positive_limit(a.limit)
     with ctx.store() as store:
         found = audit.entries(store.db, limit=limit, target=a.target)
-        if a.target:
-            total = store.db.scalar(AUDIT_COUNT_SQL + " WHERE target = ?", (a.target,))
-        else:
-            total = store.db.scalar(AUDIT_COUNT_SQL)
-        total = int(total or 0)
+        total = audit.count(store.db, target=a.target)
     items = [{**e, "detail": _detail(e["detail"])} for e in found]
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['action']:<10} {e['target']} "

@@ -293,18 +293,14 @@ def respond(
     check_tree(root)
     project_id = load_project_id(root)
     if event.event in START_EVENTS:
+        from tree_ring.api.project import Project
         from tree_ring.model.identity import Identity
-        from tree_ring.read.brief import brief_with_mine
-        from tree_ring.store.db import Options, Store
 
         identity = Identity(project_id, agent_profile(event), event.session_id, event.session_id)
         # create: a fresh clone has the committed project.json but no database yet.
-        options = Options.from_environ(environ or {})
-        with Store.open(root, create=True, options=options) as store:
-            _import_ledger(store, root, project_id, event.harness)
-            brief = brief_with_mine(
-                store, identity, environ or {}, options, lambda said: _note(event.harness, said)
-            )
+        with Project(root, identity, environ=environ or {}, create=True) as project:
+            _import_ledger(project.store, root, project_id, event.harness)
+            brief = project.brief(note=lambda said: _note(event.harness, said))
         _receipt(root, event, brief)
         if event.harness == "codex":
             _record_session(event, root, now_ns, environ or {})

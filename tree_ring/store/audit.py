@@ -112,6 +112,13 @@ def entries(db: Db, *, limit: int = 100, target: str | None = None) -> list[dict
     return [dict(row) for row in db.execute(sql, params)][::-1]
 
 
+def count(db: Db, *, target: str | None = None) -> int:
+    """How many entries the log holds; with `target`, those about it."""
+    if target:
+        return int(db.scalar("SELECT count(*) FROM audit_log WHERE target = ?", (target,)) or 0)
+    return int(db.scalar("SELECT count(*) FROM audit_log") or 0)
+
+
 # A person's re-admission of forgotten content (`write/readmit.py`), as the
 # entry that records it.
 READMISSION = "tombstone-override"
