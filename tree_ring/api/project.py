@@ -224,9 +224,31 @@ class Project:
     # ------------------------------------------------------------- writes
 
     def remember(self, draft: Draft) -> WriteResult:
+        """Store one memory; a global one goes to the person's user store."""
         from tree_ring.write import verbs
 
+        if draft.scope == "global":
+            target, identity = self.global_target()
+            with target:
+                return verbs.remember(target, draft, identity, self.actor)
         return verbs.remember(self.store, draft, self.identity, self.actor)
+
+    def global_target(self) -> tuple[Store, Identity]:
+        """The user store and the caller's identity in it, for global memory.
+
+        A person's first global write creates the store; an agent's never does
+        (its global writes wait for a person there, so there must be one first).
+        """
+        from tree_ring.model.errors import NoStore
+        from tree_ring.store import user
+
+        opened = user.open_user(self.environ, create=not self.actor.origin.is_agent)
+        if opened is None:
+            raise NoStore(
+                f"no user store at {user.user_store_path(self.environ)}; {user.FIX} "
+                "before an agent can propose global memory"
+            )
+        return opened, user.user_identity(self.identity)
 
     def capture(self, draft: Draft) -> WriteResult:
         from tree_ring.write import verbs
@@ -245,12 +267,17 @@ class Project:
             self.store, memory_id, mode=mode, reason=reason, actor=self.actor, reader=self.identity
         )
 
-    def review(self, decision: str, memory_id: str, *, reason: str) -> Decision:
-        """A reviewer's decision on a waiting row or request: approve, reject, dispute."""
+    def review(
+        self, decision: str, memory_id: str, *, reason: str, supersede: bool = False
+    ) -> Decision:
+        """A reviewer's decision on a waiting row or request: approve (`supersede`:
+        retiring what it contradicts), reject, dispute."""
         from tree_ring.review import queue
 
         if decision == "approve":
-            return queue.approve(self.store, memory_id, actor=self.actor, reason=reason)
+            return queue.approve(
+                self.store, memory_id, actor=self.actor, reason=reason, supersede=supersede
+            )
         if decision == "reject":
             return queue.reject(self.store, memory_id, actor=self.actor, reason=reason)
         if decision == "dispute":

@@ -1,13 +1,10 @@
-"""Verbs that move memory to where it is needed: inbox, promote; and the user store's part
-in remember, recall and status."""
+"""Verbs that move memory to where it is needed: inbox and promote."""
 
 from __future__ import annotations
 
 from tree_ring.cli.context import Arguments, Context, Handler
-from tree_ring.model.errors import NoStore, UsageError
-from tree_ring.model.identity import Identity, harness_origin, resolve
+from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, RINGS, parse_time
-from tree_ring.store import user
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,34 +13,9 @@ if TYPE_CHECKING:
 
     from tree_ring.api.project import Project
     from tree_ring.review.inbox import Item
-    from tree_ring.store.db import Store
 
 ORIGINS = ("claude-code", "codex", "agent")
 PROMOTE_SCOPES = ("project", "global")
-
-
-def global_target(ctx: Context) -> tuple[Store, Identity]:
-    """The user store and the caller's identity in it, for `remember --scope global`.
-
-    A person's first global write creates the store; an agent's never does
-    (its global writes wait for a person there, so there must be one first).
-    """
-    a = ctx.args
-    identity = resolve(
-        user.USER_PROJECT,
-        ctx.environ,
-        agent_profile=getattr(a, "agent_profile", None),
-        workflow_id=getattr(a, "workflow_id", None),
-        session_id=getattr(a, "session_id", None),
-    )
-    is_agent = harness_origin(ctx.environ).is_agent
-    store = user.open_user(ctx.environ, create=not is_agent)
-    if store is None:
-        raise NoStore(
-            f"no user store at {user.user_store_path(ctx.environ)}; {user.FIX} "
-            "before an agent can propose global memory"
-        )
-    return store, identity
 
 
 # ---- inbox

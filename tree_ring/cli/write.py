@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from tree_ring.api.project import Project
 from tree_ring.cli.context import (
     Arguments,
     Context,
@@ -16,7 +17,7 @@ from tree_ring.cli.context import (
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import Identity, harness_origin, pinned
 from tree_ring.model.record import CAPTURE_PAIRS
-from tree_ring.write import correct, verbs
+from tree_ring.write import verbs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -98,31 +99,32 @@ def cmd_remember(ctx: Context) -> int:
     if a.reason is not None and not a.override_tombstone:
         raise UsageError("--reason goes with --override-tombstone; remember takes no other reason")
     draft = _draft(ctx)
+    with ctx.project() as project:
+        if not a.override_tombstone:
+            return _report_write(ctx, _written_to(project, draft), project.remember(draft))
+        from tree_ring.write import readmit
+
+        if a.supersedes is not None:
+            raise UsageError("--override-tombstone takes no --supersedes; supersede after review")
+        actor = project.actor
+        if draft.scope == "global":
+            target, identity = project.global_target()
+            with target:
+                memory = verbs.compose(draft, identity, actor)
+                written = readmit.remember_over_tombstone(target, memory, actor, a.reason)
+        else:
+            memory = verbs.compose(draft, project.identity, actor)
+            written = readmit.remember_over_tombstone(project.store, memory, actor, a.reason)
+        return _report_write(ctx, memory.project or "", written)
+
+
+def _written_to(project: Project, draft: verbs.Draft) -> str:
+    """The project a write lands in, as its report names it."""
     if draft.scope == "global":
-        # The person's own memory, across projects: the user store.
-        from tree_ring.cli.flows import global_target
+        from tree_ring.store.user import USER_PROJECT
 
-        store, identity = global_target(ctx)
-    else:
-        root = ctx.root()
-        identity = ctx.identity(root)
-        store = ctx.store(root)
-    with store:
-        actor = ctx.actor(identity)
-        if a.override_tombstone:
-            from tree_ring.write import readmit
-
-            if a.supersedes is not None:
-                raise UsageError(
-                    "--override-tombstone takes no --supersedes; supersede after review"
-                )
-            memory = verbs.compose(draft, identity, actor)
-            return _report_write(
-                ctx,
-                identity.project,
-                readmit.remember_over_tombstone(store, memory, actor, a.reason),
-            )
-        return _report_write(ctx, identity.project, verbs.remember(store, draft, identity, actor))
+        return USER_PROJECT
+    return project.project_id
 
 
 def cmd_evidence(ctx: Context) -> int:
@@ -153,19 +155,16 @@ def cmd_capture(ctx: Context) -> int:
         Identity(a.project, a.agent_profile, a.workflow_id, a.session_id),
         harness_origin(ctx.environ),
     )
-    with ctx.store(root) as store:
-        result = verbs.capture(store, draft, identity, ctx.actor(identity))
+    with Project(root, identity, environ=ctx.environ) as project:
+        result = project.capture(draft)
     return _report_write(ctx, a.project, result)
 
 
 def cmd_forget(ctx: Context) -> int:
     a = ctx.args
-    root = ctx.root()
-    identity = ctx.identity(root)
-    with ctx.store(root) as store:
-        done = correct.forget(
-            store, a.id, mode=a.mode, reason=a.reason, actor=ctx.actor(identity), reader=identity
-        )
+    with ctx.project() as project:
+        done = project.forget(a.id, mode=a.mode, reason=a.reason)
+        identity = project.identity
     data = {
         "project": identity.project,
         "id": done.id,
