@@ -44,7 +44,7 @@ MODEL = {
 # SessionStart: the adapter, the brief, the store's open and migration check, receipts;
 # of the guard, the engine, the prefilter and the secret rules' plan written out
 # (`secret_plan`): a row that opens none of its tests builds no rule, so neither
-# the rule table (`rules`, `tokens`, `credentials`, `values`) nor the sensitivity
+# the rule table (`table`, `tokens`, `credentials`, `values`) nor the sensitivity
 # rules (`personal`) nor the pattern reader (`reader`) load for plain memories.
 START = MODEL | {
     "tree_ring.api",
