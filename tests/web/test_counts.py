@@ -21,9 +21,9 @@ from web_support import insert
 
 from tree_ring.model import project
 from tree_ring.model.record import RINGS, Memory, now_iso
+from tree_ring.read import listing
 from tree_ring.review import inbox
 from tree_ring.review import queue as review
-from tree_ring.read import listing
 from tree_ring.store import forgotten, rows, sql, tombstones
 from tree_ring.store import rings as ring_counts
 from tree_ring.store.db import Store
