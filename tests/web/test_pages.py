@@ -282,4 +282,5 @@ def test_cached_counts_follow_every_change(client: Client, run_cli: CliRunner) -
     run_cli("forget", second, "--mode", "delete", "--reason", "duplicate")
     assert "1 live memory." in client.get("/").body
     status = client.get("/status").body
-    assert "<td>memories (every state)</td><td>1</td>" in status
+    assert '<td>memories (every state)</td><td><span id="total">1</span></td>' in status
+    assert '<span id="live">1</span>' in status
