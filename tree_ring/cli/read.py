@@ -84,7 +84,25 @@ def cmd_recall(ctx: Context) -> int:
         _hit_line(h.label, h.memory, f"  ({labels[id(h)]}; {h.score:.3f})") for h in hits
     )
     ctx.emit(data, text or "no memories match")
+    _log_recall(ctx, root, [h.memory.id for h in hits if id(h) not in from_user], text)
     return 0
+
+
+def _log_recall(ctx: Context, root: str, ids: list[str], text: str) -> None:
+    """The recall's ids in the usage log, so `show` can say how often a memory
+    was recalled; a log that cannot be written costs one line on stderr."""
+    import sys
+
+    from tree_ring.model.identity import harness_origin
+    from tree_ring.store import usage_log
+
+    origin = harness_origin(ctx.environ)
+    size = len(text.encode("utf-8"))
+    problem = usage_log.record(
+        root, "recall", harness=origin.kind, session=origin.session, ids=ids, size=size
+    )
+    if problem is not None:
+        sys.stderr.write(f"tree-ring: {problem}\n")
 
 
 def cmd_brief(ctx: Context) -> int:
@@ -176,14 +194,31 @@ def cmd_show(ctx: Context) -> int:
 
     root = ctx.root()
     identity = ctx.identity(root)
+    from tree_ring.store import refutations
+    from tree_ring.upkeep import usage
+
     with ctx.store(root) as store:
         memory = reading.show(store.db, identity, ctx.args.id, whole_project=ctx.whole_project)
         came = provenance.of(store.db, [memory.id]).get(memory.id)
+        refuted = refutations.find(store.db, [memory.id]).get(memory.id)
+    # The user store's rows have no project log; the project's log counts its own.
+    used = None if ctx.on_user_store else usage.memory_usage(root, memory.id)
     data = memory.to_dict()
     lines = field_lines(data)
     if came is not None:
         lines.append(f"provenance: {came['label']}")
-    ctx.emit({"project": identity.project, "memory": data, "provenance": came}, "\n".join(lines))
+    if refuted is not None:
+        lines.append(f"disputed by {refuted.origin} ({refuted.created_at[:19]}Z): {refuted.reason}")
+    if used is not None:
+        lines.append(f"usage: {used.line()}")
+    document = {
+        "project": identity.project,
+        "memory": data,
+        "provenance": came,
+        "refuted": None if refuted is None else refuted.to_dict(),
+        "usage": None if used is None else used.to_dict(),
+    }
+    ctx.emit(document, "\n".join(lines))
     return 0
 
 
