@@ -274,7 +274,7 @@ def stop_reason(root: str, project_id: str, event: HookEvent, checkpoint: str) -
             f"Tree Ring checkpoint {checkpoint}: save what later sessions need, "
             "one sentence each, no secrets:",
             capture_command(root, project_id, event, checkpoint),
-            f"More: ids -2, -3. Else write nothing. {REFUTE_HINT}",
+            f"More: ids -2, -3. Else nothing. {REFUTE_HINT}",
         ]
     )
 

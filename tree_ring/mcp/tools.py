@@ -78,12 +78,14 @@ def recall(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         hits = search(
             store, identity, args["query"], limit=args["limit"], view=view, scope=args.get("scope")
         )
-    return {
+    result = {
         "project": identity.project,
         "query": args["query"],
         "count": len(hits),
         "results": [item(h.memory) | {"score": round(h.score, 4)} for h in hits],
     }
+    _log(call, "recall", [h.memory.id for h in hits], result)
+    return result
 
 
 def brief(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -93,16 +95,33 @@ def brief(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         result = briefing.brief_with_mine(
             store, call.caller.identity, call.environ, call.options, _note
         )
-    return {
+    found = {
         "project": result.project,
         "count": len(result.ids),
         "ids": list(result.ids),
         "text": result.text,
     }
+    _log(call, "brief", list(result.ids), found)
+    return found
 
 
 def _note(message: str) -> None:
     sys.stderr.write(f"tree-ring mcp: {message}\n")
+
+
+def _log(call: Call, event: str, ids: list[str], result: dict[str, Any]) -> None:
+    """What the tool put into the agent's context, in the usage log: ids and
+    the size of the result (its JSON), never text. Costs a line on stderr at most."""
+    from tree_ring.model import jsontext
+    from tree_ring.store import usage_log
+
+    size = len(jsontext.dumps(result).encode("utf-8"))
+    problem = usage_log.record(
+        call.caller.root, event, harness=call.caller.harness, session=call.caller.session,
+        ids=ids, size=size,
+    )  # fmt: skip
+    if problem is not None:
+        _note(problem)
 
 
 def _unseen(call: Call, memory_id: str) -> NotFound:
@@ -280,6 +299,34 @@ def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def refute(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    from tree_ring.review import refute as refuting
+
+    memory_id = args["id"]
+    with call.store() as store:
+        try:
+            # Whether the caller may see it is the library's question (its project
+            # and partitions), answered as for any other unknown id.
+            done = refuting.refute(
+                store,
+                memory_id,
+                reason=args["reason"],
+                actor=call.actor,
+                reader=call.caller.identity,
+            )
+        except NotFound:
+            raise _unseen(call, memory_id) from None
+    return {
+        "id": done.id,
+        "trust": done.trust,
+        "reason": done.reason,
+        "message": (
+            f"disputed {done.id}: a person decides whether it is wrong; until then the "
+            "brief shows it marked disputed with your reason"
+        ),
+    }
+
+
 HANDLERS: dict[str, Handler] = {
     "recall": recall,
     "brief": brief,
@@ -289,4 +336,5 @@ HANDLERS: dict[str, Handler] = {
     "remember": remember,
     "capture": capture,
     "forget": forget,
+    "refute": refute,
 }

@@ -19,7 +19,6 @@ memory, or one already disputed, is a one-line error.
 
 from __future__ import annotations
 
-from tree_ring.govern import admission
 from tree_ring.model.errors import Conflict
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.identity import Identity
@@ -47,7 +46,7 @@ def refute(
     at = now_iso()
     with store.write() as db:
         memory = rows.get(db, memory_id)
-        agent = admission.is_agent(actor)
+        agent = actor.origin.is_agent  # anyone but a person: only a person retires
         if agent:
             session = actor.origin.session
             reader = reader or Identity(memory.project or "", actor.name, session, session)

@@ -228,11 +228,14 @@ def live(view: View, alias: str = "m") -> Clause:
     return Clause(" AND ".join(parts), params)
 
 
-def refuted(alias: str = "m") -> str:
-    """A disputed row an agent refuted while it was believed (`store/refutations.py`)."""
-    from tree_ring.store.refutations import SHOWN_SQL
+# The rows an agent refuted while they were believed (`store/refutations.py`),
+# written here so the SessionStart hook's brief loads no other module for them.
+REFUTED_SQL = "SELECT memory_id FROM refutations WHERE was_trust = 'accepted'"
 
-    return f"({alias}.trust = 'disputed' AND {alias}.id IN ({SHOWN_SQL}))"
+
+def refuted(alias: str = "m") -> str:
+    """A disputed row an agent refuted while it was believed, a person not yet decided."""
+    return f"({alias}.trust = 'disputed' AND {alias}.id IN ({REFUTED_SQL}))"
 
 
 def check(view: View, params: Mapping[str, Any]) -> Check:

@@ -52,9 +52,8 @@ PROJECT_SQL = (
     " WHERE project IS ? ORDER BY created_at, memory_id"
 )
 CLEAR_SQL = "DELETE FROM refutations WHERE memory_id = ?"
-# A disputed row an agent refuted while it was believed: the brief keeps it
-# (`store/live.py`, `View.include_refuted`).
-SHOWN_SQL = "SELECT memory_id FROM refutations WHERE was_trust = 'accepted'"
+# Which refuted rows the brief keeps is `store/live.REFUTED_SQL`
+# (`View.include_refuted`), beside the rest of the brief's clause.
 
 
 def add(

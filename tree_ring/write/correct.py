@@ -313,7 +313,9 @@ def retire_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> str
     if memory.valid_to is not None and memory.valid_to < end:
         end = memory.valid_to
     rows.update(db, memory.id, valid_to=end, retired_at=at, updated_at=at)
-    audit.append(db, actor, "retire", memory.id, {"reason": reason, "valid_to": end}, at=at)
+    # With the state it leaves the row in, so `audit verify` holds the row to it.
+    detail = {"reason": reason, "valid_to": end}
+    audit.record(db, actor, "retire", memory.id, detail, changed=[memory.id], at=at)
     return end
 
 
