@@ -71,7 +71,7 @@ def test_usage_prints_the_account_and_the_guarantee(project_root: Path, run_cli:
     result = run_cli("usage", "--since", "1d")
     assert result.code == 0
     assert "briefs:       1 (523 bytes, ~131 tokens)" in result.out
-    assert "checkpoints:  1 asked (595 bytes, ~149 tokens); 1 model turns added" in result.out
+    assert "checkpoints:  1 asked (595 bytes, ~149 tokens); 1 model turn added" in result.out
     assert f"1x {stored}  Deploys freeze on Fridays" in result.out
     assert "Tree Ring itself spends no model tokens" in result.out
     data = run_cli("--json", "usage").json()

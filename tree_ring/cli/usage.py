@@ -33,7 +33,8 @@ def report_lines(report: object) -> list[str]:
         f"sessions:     {r.sessions:,}",
         f"briefs:       {r.briefs.count:,} ({r.briefs.bytes:,} bytes, ~{r.briefs.tokens:,} tokens)",
         f"checkpoints:  {r.checkpoints.count:,} asked ({r.checkpoints.bytes:,} bytes, "
-        f"~{r.checkpoints.tokens:,} tokens); {r.model_turns:,} model turns added",
+        f"~{r.checkpoints.tokens:,} tokens); {r.model_turns:,} model "
+        f"{'turn' if r.model_turns == 1 else 'turns'} added",
         f"captures:     {r.captures:,} stored",
         f"recalls:      {r.recalls.count:,} ({r.recalls.bytes:,} bytes, ~{r.recalls.tokens:,} tokens)",
         f"injected:     {injected.bytes:,} bytes, ~{injected.tokens:,} tokens (bytes / 4)",
