@@ -81,7 +81,8 @@ VERBS: dict[str, tuple[str, str]] = {
     "supersede": ("write", "mark OLD_ID as replaced by NEW_ID"),
     "refute": (
         "write",
-        "say a memory proved wrong: an agent's waits, disputed, for a person; a person's retires it",
+        "say a memory proved wrong: an agent's refutation waits, disputed, for a person; "
+        "a person's retires it",
     ),
     "recall": ("read", "search memories, best first"),
     "brief": ("read", "the startup brief the SessionStart hook injects"),

@@ -28,15 +28,16 @@ def report_lines(report: object) -> list[str]:
     r = report
     period = f"since {r.since[:19]}Z" if r.since else "all the log holds"
     injected = r.injected
+    b, c, rc = r.briefs, r.checkpoints, r.recalls
     lines = [
         f"usage, {period}",
         f"sessions:     {r.sessions:,}",
-        f"briefs:       {r.briefs.count:,} ({r.briefs.bytes:,} bytes, ~{r.briefs.tokens:,} tokens)",
-        f"checkpoints:  {r.checkpoints.count:,} asked ({r.checkpoints.bytes:,} bytes, "
-        f"~{r.checkpoints.tokens:,} tokens); {r.model_turns:,} model "
+        f"briefs:       {b.count:,} ({b.bytes:,} bytes, ~{b.tokens:,} tokens)",
+        f"checkpoints:  {c.count:,} asked ({c.bytes:,} bytes, "
+        f"~{c.tokens:,} tokens); {r.model_turns:,} model "
         f"{'turn' if r.model_turns == 1 else 'turns'} added",
         f"captures:     {r.captures:,} stored",
-        f"recalls:      {r.recalls.count:,} ({r.recalls.bytes:,} bytes, ~{r.recalls.tokens:,} tokens)",
+        f"recalls:      {rc.count:,} ({rc.bytes:,} bytes, ~{rc.tokens:,} tokens)",
         f"injected:     {injected.bytes:,} bytes, ~{injected.tokens:,} tokens (bytes / 4)",
     ]
     if r.top:
@@ -60,7 +61,11 @@ def _usage_arguments(p: argparse.ArgumentParser) -> None:
 
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
-    "usage": ("tree-ring usage", "tree-ring usage --since 7d", "tree-ring --json usage --since 24h"),
+    "usage": (
+        "tree-ring usage",
+        "tree-ring usage --since 7d",
+        "tree-ring --json usage --since 24h",
+    ),
 }
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {

@@ -76,4 +76,3 @@ def refute(
         detail = {"from": memory.trust, "to": "disputed", "reason": text}
         audit.record(db, actor, "refute", memory.id, detail, changed=[memory.id], at=at)
     return Refuted(memory.id, "disputed", text, by, False)
-

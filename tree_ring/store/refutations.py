@@ -72,9 +72,7 @@ def find(db: Db, memory_ids: Iterable[str]) -> dict[str, Refutation]:
     wanted = sorted(set(memory_ids))
     if not wanted:
         return {}
-    return {
-        row[0]: Refutation(*row) for row in db.execute(FIND_SQL, (jsontext.dumps(wanted),))
-    }
+    return {row[0]: Refutation(*row) for row in db.execute(FIND_SQL, (jsontext.dumps(wanted),))}
 
 
 def of_project(db: Db, project: str | None) -> list[Refutation]:
