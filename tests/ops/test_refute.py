@@ -155,7 +155,8 @@ def test_the_cli_refutes_as_the_harness_says(project_root: Path, run_cli: CliRun
     agent = run_cli("refute", stored, "--reason", "it takes ten", environ=CLAUDE_ENV)
     assert agent.code == 0 and f"disputed {stored}" in agent.out
     shown = run_cli("show", stored).out
-    assert "disputed by claude-code" in shown and "it takes ten" in shown
+    [line] = [line for line in shown.splitlines() if line.startswith("disputed_by:")]
+    assert line.split(": ", 1)[1].strip().startswith("claude-code (") and "it takes ten" in line
     assert "(disputed by claude-code: it takes ten)" in run_cli("brief").out
     again = run_cli("refute", stored, "--reason", "x", environ=CLAUDE_ENV)
     assert again.code == 1 and again.err.count("\n") == 1 and "already disputed" in again.err

@@ -91,9 +91,12 @@ def test_show_says_how_often_a_memory_was_injected_and_recalled(
     assert (data["injected"], data["recalled"]) == (2, 1)
     assert data["last_injected"] == usage_log.iso(NOW - DAY)
     assert data["last_recalled"] is not None and data["last_recalled"] > data["last_injected"]
-    assert "usage: injected 2 times (last " in run_cli("show", stored).out
+    [line] = [
+        line for line in run_cli("show", stored).out.splitlines() if line.startswith("usage:")
+    ]
+    assert line.split(": ", 1)[1].strip().startswith("injected 2 times (last ")
     never = run_cli("--json", "remember", "Nobody asks about this").json()["id"]
-    assert "usage: injected 0 times, recalled 0 times" in run_cli("show", never).out
+    assert " injected 0 times, recalled 0 times\n" in run_cli("show", never).out
 
 
 def test_suggest_lists_refuted_and_unused_and_changes_nothing(

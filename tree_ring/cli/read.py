@@ -204,13 +204,16 @@ def cmd_show(ctx: Context) -> int:
     # The user store's rows have no project log; the project's log counts its own.
     used = None if ctx.on_user_store else usage.memory_usage(root, memory.id)
     data = memory.to_dict()
-    lines = field_lines(data)
+    # Who refuted it and how often it was used, aligned with the fields above them.
+    extra: dict[str, str] = {}
+    if refuted is not None:
+        when = refuted.created_at[:19]
+        extra["disputed_by"] = f"{refuted.origin} ({when}Z): {refuted.reason}"
+    if used is not None:
+        extra["usage"] = used.line()
+    lines = field_lines(data | extra)
     if came is not None:
         lines.append(f"provenance: {came['label']}")
-    if refuted is not None:
-        lines.append(f"disputed by {refuted.origin} ({refuted.created_at[:19]}Z): {refuted.reason}")
-    if used is not None:
-        lines.append(f"usage: {used.line()}")
     document = {
         "project": identity.project,
         "memory": data,

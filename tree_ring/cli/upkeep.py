@@ -181,7 +181,6 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "maintain": (
         "tree-ring maintain",
         "tree-ring maintain --apply-expired --apply-secret-sweep",
-        "tree-ring maintain --vacuum",
         "tree-ring maintain --suggest",
     ),
 }

@@ -310,19 +310,20 @@ def respond(
             brief = brief_with_mine(
                 store, identity, environ or {}, options, lambda said: _note(event.harness, said)
             )
-        _receipt(root, event, brief)
-        _usage(root, event, "brief", brief.ids, len(brief.text.encode("utf-8")), now_ns)
+        if _receipt(root, event, brief):  # a folder it cannot write: one stderr line, not two
+            _usage(root, event, "brief", brief.ids, len(brief.text.encode("utf-8")), now_ns)
         if event.harness == "codex":
             _record_session(event, root, now_ns, environ or {})
         return {
             "hookSpecificOutput": {"hookEventName": event.event, "additionalContext": brief.text}
         }
-    _receipt(root, event, None)
+    kept = _receipt(root, event, None)
     if event.stop_hook_active:
         return {}  # the agent is answering our block: let it stop
     if _checkpoint(root, event, now_ns):
         reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
-        _usage(root, event, "checkpoint", (), len(reason.encode("utf-8")), now_ns)
+        if kept:
+            _usage(root, event, "checkpoint", (), len(reason.encode("utf-8")), now_ns)
         return {"decision": "block", "reason": reason}
     return {}
 
@@ -420,15 +421,18 @@ def _record_session(event: HookEvent, root: str, now_ns: int, environ: Mapping[s
         _note(event.harness, f"session not recorded for the MCP server: {exc}")
 
 
-def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:
+def _receipt(root: str, event: HookEvent, brief: Brief | None) -> bool:
     """Record the call; a folder this user cannot write (a read-only checkout)
-    costs the receipt and a line on stderr, never the brief."""
+    costs the receipt and a line on stderr, never the brief. Whether it was
+    written: the usage log lives in the same folder."""
     from tree_ring.harness.receipts import write_receipt
 
     try:
         write_receipt(root, harness=event.harness, event=event.event, brief=brief)
     except OSError as exc:
         _note(event.harness, f"receipt not written: {exc.strerror or exc}")
+        return False
+    return True
 
 
 def _usage(
