@@ -31,6 +31,7 @@ GROUPS = (
     "config",
     "team",
     "completion",
+    "usage",
 )
 
 

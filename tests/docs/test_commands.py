@@ -113,6 +113,29 @@ HOOK_SAYS = (
     " --workflow-id {session}-… --session-id {session}-… --operation-id auto-{checkpoint}-1"
     " --source-ref session:{session}-…"
 )
+CODEX_SAYS = (
+    'python3 -I -S "/…/bin/tree-ring" --root "/…/api" capture "ONE_SENTENCE_SUMMARY" '
+    "--event-type lesson --ring cambium --project api-fe8c870d --agent-profile codex "
+    "--workflow-id 01a2276c-9930-7213-b888-2278fb11fbb4 --session-id 01a2276c-9930-72"
+    "13-b888-2278fb11fbb4 --operation-id auto-03304bff8b9b-1 --source-ref session:01a"
+    "2276c-9930-7213-b888-2278fb11fbb4"
+)
+NOT_RUN[("docs/USAGE-LOG.md", CODEX_SAYS)] = (
+    "what the Stop hook prints for Codex, quoted with its session's own ids"
+    " (tests/hook/ run the hook and its capture)",
+    ["tree-ring", "capture", "--help"],
+)
+NOT_RUN[
+    (
+        "docs/USAGE-LOG.md",
+        "tree-ring refute mem_20261203_104803_319a1dbf6e2c"
+        ' --reason "retries moved to the job queue in November; retry.py is gone"',
+    )
+] = (
+    "an agent's refutation, run in Codex's environment (tests/ops/test_refute.py runs it);"
+    " run here as a person's, it would retire the row the page refutes next",
+    ["tree-ring", "refute", "--help"],
+)
 for _page, _project, _session, _checkpoint in (
     ("README.md", "app-231c36e3", "7f3c2a91", "33004840d296"),
     ("docs/CHECKPOINT.md", "app-090b65a8", "8493493d", "74a37d5e1d58"),

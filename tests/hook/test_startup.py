@@ -41,7 +41,8 @@ MODEL = {
     "tree_ring.harness",
     "tree_ring.harness.receipts",
 }
-# SessionStart: the adapter, the brief, the store's open and migration check, receipts;
+# SessionStart: the adapter, the brief, the store's open and migration check, receipts,
+# the usage log's one line;
 # of the guard, the engine, the prefilter and the secret rules' plan written out
 # (`secret_plan`): a row that opens none of its tests builds no rule, so neither
 # the rule table (`table`, `tokens`, `credentials`, `values`) nor the sensitivity
@@ -63,8 +64,10 @@ START = MODEL | {
     "tree_ring.store.rows",
     "tree_ring.store.schema",
     "tree_ring.store.sql",
+    "tree_ring.store.usage_log",
 }
-# Stop: the adapter, the project's id and a receipt, plus the cadence: one
+# Stop: the adapter, the project's id, a receipt and (when it blocks) a usage
+# log line, plus the cadence: one
 # settings read through the store's SQL module (sqlite3, but neither the
 # store's open and migrations nor the write path), the session's state and
 # the transcript's tail.
@@ -75,6 +78,7 @@ STOP = MODEL | {
     "tree_ring.store",
     "tree_ring.store.settings",
     "tree_ring.store.sql",
+    "tree_ring.store.usage_log",
 }
 
 # The launcher's own steps, then what it leaves loaded: the hook's one line of

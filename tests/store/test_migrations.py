@@ -33,7 +33,7 @@ FIXTURE = REPO / "fixtures" / "stores" / "schema-0001.sqlite"
 FIXTURE_PROJECT = "fixture-app-3f9c2a"
 MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
-    "0006_claim_index", "0007_ledger_provenance",
+    "0006_claim_index", "0007_ledger_provenance", "0008_refutations",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -75,6 +75,9 @@ TABLES: dict[str, tuple[str, ...]] = {
         "capability", "reason",
     ),
     "redaction_tombstones": ("memory_id", "created_at"),
+    "refutations": (
+        "memory_id", "project", "actor", "origin", "session", "reason", "was_trust", "created_at",
+    ),
     "schema_migrations": ("name", "applied_at"),
     "settings": ("key", "value"),
     "sqlite_sequence": ("name", "seq"),
@@ -126,6 +129,7 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
     ),
     "sqlite_autoindex_forget_requests_1": ("forget_requests", ("id",), True, False),
     "sqlite_autoindex_ledger_provenance_1": ("ledger_provenance", ("subject",), True, False),
+    "sqlite_autoindex_refutations_1": ("refutations", ("memory_id",), True, False),
     "sqlite_autoindex_memories_1": ("memories", ("id",), True, False),
     "sqlite_autoindex_operation_claims_1": ("operation_claims", ("claim",), True, False),
     "sqlite_autoindex_redaction_tombstones_1": (

@@ -381,3 +381,23 @@ def test_consolidate_writes_the_period_summaries(
         (project_id,),
     )
     assert written == len(summaries) >= 1
+
+
+def test_the_detail_pane_shows_who_refuted_a_memory_and_how_often_it_was_used(
+    store: Store, project_id: str, project_root: Path, session: Session
+) -> None:
+    from tree_ring.model.identity import Origin
+    from tree_ring.review import refute
+    from tree_ring.store import usage_log
+    from tree_ring.store.audit import Actor
+    from tree_ring.tui import layout
+
+    wrong = write(store, project_id, "The API listens on port 8080", scope="project")
+    usage_log.append(project_root, "brief", harness="codex", session="s1", ids=[wrong], size=9)
+    codex = Actor("codex", Origin("codex", "s1"))
+    refute.refute(store, wrong, reason="server.py binds 9090", actor=codex)
+    state = State(view="review")
+    session.load(state)
+    shown = "\n".join("".join(part for part, _ in line) for line in layout.detail(state, 100))
+    assert "disputed by codex: server.py binds 9090" in shown
+    assert "usage: injected 1 time (last " in shown and "recalled 0 times" in shown

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from tree_ring.read.listing import Page
     from tree_ring.review.promote import Promoted
     from tree_ring.review.queue import Decision
+    from tree_ring.review.refute import Refuted
     from tree_ring.store.audit import Actor
     from tree_ring.store.db import Options, Store
     from tree_ring.store.live import View
@@ -265,6 +266,26 @@ class Project:
             raise rows.not_found(memory_id)
         return correct.forget(
             self.store, memory_id, mode=mode, reason=reason, actor=self.actor, reader=self.identity
+        )
+
+    def refute(self, memory_id: str, *, reason: str) -> Refuted:
+        """Say a memory proved wrong: an agent's refutation disputes it and waits
+        for a person; a person's retires it."""
+        from tree_ring.review import refute
+
+        return refute.refute(
+            self.store, memory_id, reason=reason, actor=self.actor, reader=self.identity
+        )
+
+    def note_usage(self, event: str, ids: Sequence[str], size: int) -> str | None:
+        """What a read put into an agent's context, in the usage log (ids and size,
+        never text): None when written, else why not, for one line on stderr."""
+        from tree_ring.store import usage_log
+
+        # The origin, not the actor: a read has no need of the audit's module.
+        origin = self._actor.origin if self._actor else harness_origin(self.environ)
+        return usage_log.record(
+            self.root, event, harness=origin.kind, session=origin.session, ids=ids, size=size
         )
 
     def review(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from tree_ring.cli.context import (
     Arguments,
     Context,
@@ -74,6 +76,12 @@ def cmd_recall(ctx: Context) -> int:
         _hit_line(h.label, h.memory, f"  ({h.partition}; {h.score:.3f})") for h in hits
     )
     ctx.emit(data, text or "no memories match")
+    # The project's hits in its usage log, so `show` can say how often each was recalled.
+    problem = project.note_usage(
+        "recall", [h.memory.id for h in hits if h.store == "project"], len(text.encode("utf-8"))
+    )
+    if problem is not None:
+        sys.stderr.write(f"tree-ring: {problem}\n")
     return 0
 
 
@@ -155,14 +163,34 @@ def cmd_show(ctx: Context) -> int:
 
     root = ctx.root()
     identity = ctx.identity(root)
+    from tree_ring.store import refutations
+    from tree_ring.upkeep import usage
+
     with ctx.store(root) as store:
         memory = reading.show(store.db, identity, ctx.args.id, whole_project=ctx.whole_project)
         came = provenance.of(store.db, [memory.id]).get(memory.id)
+        refuted = refutations.find(store.db, [memory.id]).get(memory.id)
+    # The user store's rows have no project log; the project's log counts its own.
+    used = None if ctx.on_user_store else usage.memory_usage(root, memory.id)
     data = memory.to_dict()
-    lines = field_lines(data)
+    # Who refuted it and how often it was used, aligned with the fields above them.
+    extra: dict[str, str] = {}
+    if refuted is not None:
+        when = refuted.created_at[:19]
+        extra["disputed_by"] = f"{refuted.origin} ({when}Z): {refuted.reason}"
+    if used is not None:
+        extra["usage"] = used.line()
+    lines = field_lines(data | extra)
     if came is not None:
         lines.append(f"provenance: {came['label']}")
-    ctx.emit({"project": identity.project, "memory": data, "provenance": came}, "\n".join(lines))
+    document = {
+        "project": identity.project,
+        "memory": data,
+        "provenance": came,
+        "refuted": None if refuted is None else refuted.to_dict(),
+        "usage": None if used is None else used.to_dict(),
+    }
+    ctx.emit(document, "\n".join(lines))
     return 0
 
 

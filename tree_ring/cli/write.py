@@ -11,6 +11,7 @@ from tree_ring.cli.context import (
     Handler,
     dest,
     flag_fields,
+    identity_flags,
     memory_flags,
     user_flag,
 )
@@ -188,6 +189,30 @@ def cmd_forget(ctx: Context) -> int:
     return 0
 
 
+def cmd_refute(ctx: Context) -> int:
+    a = ctx.args
+    with ctx.project() as project:
+        done = project.refute(a.id, reason=a.reason)
+        identity = project.identity
+    data = {
+        "project": identity.project,
+        "id": done.id,
+        "trust": done.trust,
+        "reason": done.reason,
+        "by": done.by,
+        "retired": done.retired,
+    }
+    if done.retired:
+        text = f"retired {done.id} (refuted: {done.reason})"
+    else:
+        text = (
+            f"disputed {done.id}: it waits for a person (`tree-ring review list`); "
+            "the brief shows it marked disputed until they decide"
+        )
+    ctx.emit(data, text)
+    return 0
+
+
 def cmd_supersede(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
@@ -254,6 +279,12 @@ def _capture_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _refute_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id", help="the memory that proved wrong (`recall` or the brief shows ids)")
+    p.add_argument("--reason", required=True, help="why it is wrong, in one line")
+    identity_flags(p)
+
+
 def _forget_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Forget a memory for good. Either mode records a tombstone of its content, so the "
@@ -295,6 +326,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "--ring cambium --project PROJECT --agent-profile claude-code --workflow-id SESSION "
         "--session-id SESSION --operation-id auto-CHECKPOINT-1 --source-ref session:SESSION",
     ),
+    "refute": (
+        'tree-ring refute mem_20261129_134645_2d7a81bd6071 --reason "retries moved to the queue"',
+    ),
     "forget": (
         'tree-ring forget mem_20261129_134645_2d7a81bd6071 --mode redact --reason "wrong"',
         'tree-ring forget mem_20261129_134645_2d7a81bd6071 --mode delete --reason "noise"',
@@ -311,5 +345,6 @@ VERBS: dict[str, tuple[Handler, Arguments]] = {
     "evidence": (cmd_evidence, _evidence_arguments),
     "capture": (cmd_capture, _capture_arguments),
     "forget": (cmd_forget, _forget_arguments),
+    "refute": (cmd_refute, _refute_arguments),
     "supersede": (cmd_supersede, _supersede_arguments),
 }

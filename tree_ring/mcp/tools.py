@@ -16,6 +16,7 @@ agent's or session's partition, is not found, in the words of a missing id.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,12 +81,14 @@ def recall(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         hits = project.recall(
             args["query"], limit=args["limit"], view=view, scope=args.get("scope")
         )
-    return {
+    result = {
         "project": call.caller.project,
         "query": args["query"],
         "count": len(hits),
         "results": [item(h.memory) | {"score": round(h.score, 4), "store": h.store} for h in hits],
     }
+    _log(call, "recall", [h.memory.id for h in hits], result)
+    return result
 
 
 def brief(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -93,12 +96,33 @@ def brief(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # damaged user store costs them and a line on stderr, never the brief.
     with call.project() as project:
         result = project.brief()
-    return {
+    found = {
         "project": result.project,
         "count": len(result.ids),
         "ids": list(result.ids),
         "text": result.text,
     }
+    _log(call, "brief", list(result.ids), found)
+    return found
+
+
+def _note(message: str) -> None:
+    sys.stderr.write(f"tree-ring mcp: {message}\n")
+
+
+def _log(call: Call, event: str, ids: list[str], result: dict[str, Any]) -> None:
+    """What the tool put into the agent's context, in the usage log: ids and
+    the size of the result (its JSON), never text. Costs a line on stderr at most."""
+    from tree_ring.model import jsontext
+    from tree_ring.store import usage_log
+
+    size = len(jsontext.dumps(result).encode("utf-8"))
+    caller = call.caller
+    problem = usage_log.record(
+        caller.root, event, harness=caller.harness, session=caller.session, ids=ids, size=size
+    )
+    if problem is not None:
+        _note(problem)
 
 
 def _unseen(call: Call, memory_id: str) -> NotFound:
@@ -244,6 +268,26 @@ def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def refute(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    memory_id = args["id"]
+    with call.project() as project:
+        try:
+            # Whether the caller may see it is the library's question (its project
+            # and partitions), answered as for any other unknown id.
+            done = project.refute(memory_id, reason=args["reason"])
+        except NotFound:
+            raise _unseen(call, memory_id) from None
+    return {
+        "id": done.id,
+        "trust": done.trust,
+        "reason": done.reason,
+        "message": (
+            f"disputed {done.id}: a person decides whether it is wrong; until then the "
+            "brief shows it marked disputed with your reason"
+        ),
+    }
+
+
 HANDLERS: dict[str, Handler] = {
     "recall": recall,
     "brief": brief,
@@ -253,4 +297,5 @@ HANDLERS: dict[str, Handler] = {
     "remember": remember,
     "capture": capture,
     "forget": forget,
+    "refute": refute,
 }

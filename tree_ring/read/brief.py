@@ -9,6 +9,10 @@ of the summary tree's root is left out when the lines above already show
 (or consolidate) every memory under it. The block is fenced and
 labelled as recalled data that the project's own files outrank, and a
 memory's text can never close the fence early.
+
+A memory an agent refuted (`review/refute.py`) stays in the brief until a
+person decides, its line marked `(disputed by codex: REASON)`: the reason
+shortened to one line, inside the fence, as data like the rest.
 """
 
 from __future__ import annotations
@@ -68,6 +72,10 @@ ROOT_SQL = (
     " FROM tree_trees t JOIN tree_nodes n ON n.id = t.root_id"
     " WHERE t.kind = 'source' AND t.scope = ? AND n.stale = 0"
 )
+
+
+# How much of a refutation's reason a line shows.
+DISPUTED_REASON = 80
 
 
 class Brief(Frozen):
@@ -182,10 +190,17 @@ def origin_label(memory: Memory) -> str:
     return label
 
 
-def line(memory: Memory, mine: bool = False) -> str:
+def disputed_mark(origin: str, reason: str) -> str:
+    """` (disputed by ORIGIN: REASON)`, the reason cut to one short line."""
+    who = _label_part(origin, 32)
+    return f" (disputed by {who}: {_clip(no_fence(one_line(reason)), DISPUTED_REASON)})"
+
+
+def line(memory: Memory, mine: bool = False, disputed: str = "") -> str:
     """One memory's line. Every field shown goes through `one_line`, whatever
     wrote it: a row can come from an import or a hostile store file. `mine`:
-    a row of the person's own store, labelled so."""
+    a row of the person's own store, labelled so; `disputed`: its
+    `disputed_mark`, when an agent refuted it."""
     summary = one_line(memory.summary)
     source = ""
     if memory.source_ref:
@@ -196,6 +211,7 @@ def line(memory: Memory, mine: bool = False) -> str:
     head = f"[{ring}, {synced}] " if synced else f"[{ring}] "
     if mine:
         head += MINE
+    tail = disputed + tail
     room = LINE_BYTES - len(head.encode()) - len(tail.encode())
     return head + _clip(summary, room) + tail
 
@@ -208,6 +224,7 @@ def render(
     memories: list[Memory],
     history: str | None = None,
     mine: list[Memory] | None = None,
+    disputed: Mapping[str, str] | None = None,
 ) -> Brief:
     """The brief: the project's memories, the history line, and at most
     `MAX_MINE` of the person's own (`mine`), all in ring order."""
@@ -221,7 +238,8 @@ def render(
     # a stable sort keeps each store's own order within a ring.
     picked = sorted([*picked, *((m, True) for m in own)], key=lambda p: _RANK.get(p[0].ring, 2))
     memories = [m for m, _ in picked]
-    lines = [line(m, is_mine) for m, is_mine in picked]
+    marks = disputed or {}
+    lines = [line(m, is_mine, "" if is_mine else marks.get(m.id, "")) for m, is_mine in picked]
     noun = "memory" if len(lines) == 1 else "memories"
     header = HEADER.format(project=shown, count=len(lines), noun=noun)
     text = "\n".join([header, BEGIN, *lines, *extra, END])
@@ -295,13 +313,26 @@ def build_brief(
 ) -> Brief:
     """The brief of `identity`'s project; with `user_store`, the person's own
     memory too (read as `user_identity`: its shared scopes and the caller's partitions)."""
-    memories = select(store, identity, view)
+    # Now, the project's rows an agent refuted stay, marked, until a person decides.
+    shown = view or View()
+    memories = select(store, identity, shown.replace(include_refuted=shown.is_now()))
     # With a history line the brief has room for one memory fewer.
     history = history_line(store, identity, view, memories[: MAX_LINES - 1])
     mine = None
     if user_store is not None:
         mine = select(user_store, user_identity(identity), view, MAX_MINE)
-    return render(identity.project, memories, history, mine)
+    return render(identity.project, memories, history, mine, disputed_marks(store, memories))
+
+
+def disputed_marks(store: Store, memories: Sequence[Memory]) -> dict[str, str]:
+    """Each refuted memory's mark; no query unless a row is disputed."""
+    disputed = [m.id for m in memories if m.trust == "disputed"]
+    if not disputed:
+        return {}
+    from tree_ring.store import refutations
+
+    found = refutations.find(store.db, disputed)
+    return {key: disputed_mark(r.origin, r.reason) for key, r in found.items()}
 
 
 def brief_with_mine(

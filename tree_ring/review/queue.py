@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from tree_ring.govern import admission, coordinator
 from tree_ring.model.errors import Conflict
 from tree_ring.model.record import Memory, now_iso
-from tree_ring.store import audit, rows, tombstones
+from tree_ring.store import audit, refutations, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -94,6 +94,8 @@ def _mark(
     tombstoned: list[str] | None = None,
     **extra: str,
 ) -> None:
+    # A person's decision settles an agent's refutation, whichever way it goes.
+    refutations.clear(db, memory.id)
     rows.update(
         db,
         memory.id,

@@ -177,7 +177,15 @@ class Session:
         if state.view not in TRACED:
             return items
         said = provenance.said_of(self.store.db, [item.key for item in items])
-        return [replace(i, provenance=said[i.key]) if i.key in said else i for i in items]
+        items = [replace(i, provenance=said[i.key]) if i.key in said else i for i in items]
+        return self._noted(items)
+
+    def _noted(self, items: list[Item]) -> list[Item]:
+        """Memories with their refutation and usage lines, for the detail pane."""
+        from tree_ring.upkeep import usage
+
+        noted = usage.notes_of(self.store, [i.key for i in items if i.memory is not None])
+        return [replace(i, notes=noted[i.key]) if i.key in noted else i for i in items]
 
     def audit(self, state: State) -> None:
         memory = state.selected_memory()

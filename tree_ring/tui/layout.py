@@ -164,7 +164,10 @@ def detail(state: State, width: int) -> list[Line]:
     if item.pair:
         out += contradiction(item.memory, item.pair, width)
     fields = [_field(line) for line in wrap(memory_lines(item.memory), width)]
-    return [*out, *fields[:1], *provenance(item, width), *fields[1:]]
+    notes = [_field(line) for line in wrap([one_line(n) for n in item.notes], width)]
+    # The id, where its ledger line came from, its trust, then who refuted it
+    # and how often it was used: what a person deciding on it reads first.
+    return [*out, *fields[:1], *provenance(item, width), *fields[1:2], *notes, *fields[2:]]
 
 
 def provenance(item: Item, width: int) -> list[Line]:

@@ -96,6 +96,8 @@ class Item:
     text: str = ""  # the row, for items that are not memories
     detail: tuple[str, ...] = ()  # the detail pane, for items that are not memories
     provenance: str = ""  # where the team ledger line that made it came from (`team/provenance`)
+    # Who refuted it and why, and how often it was injected and recalled (`upkeep/usage`).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass

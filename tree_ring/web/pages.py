@@ -25,6 +25,7 @@ from tree_ring.store import audit, backlinks
 from tree_ring.store import rings as ring_counts
 from tree_ring.store.live import View
 from tree_ring.team import provenance
+from tree_ring.upkeep import usage
 from tree_ring.web import data, markup, queue, rings
 from tree_ring.web.frame import NotFoundPage, came_from, frame, memory_link
 from tree_ring.web.markup import attr, text
@@ -318,6 +319,7 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
         db = project.store.db
         history = audit.entries(db, target=m.id, limit=200)
         came = provenance.said_of(db, [m.id]).get(m.id)
+        notes = usage.notes_of(project.store, [m.id])[m.id]
         # What links here is found by reading every row's links, so only on request.
         against = backlinks.linking_to(db, m.project, m.id) if query.get("linked") == "1" else []
     why_hidden = data.withheld(m)
@@ -342,6 +344,7 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
         f"<h1>Memory {text(m.id)}</h1>",
         f'<p class="note" id="withheld">{text(why_hidden)}</p>' if why_hidden else "",
         came_from(came, "p", "provenance"),
+        *(f'<p class="note usage">{text(note)}</p>' for note in notes),
         queue.memory_actions(site, session, m),
         f'<dl class="fields" id="fields">{"".join(fields)}</dl>',
         f'<p><a href="/tree?{attr(urlencode({"memory": m.id}))}">Its path in the summary tree</a>'

@@ -24,7 +24,7 @@ from tree_ring.govern import admission, coordinator
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import REDACTED, Memory, content_hash, now_iso
-from tree_ring.store import audit, fts, live, rows, tombstones
+from tree_ring.store import audit, fts, live, refutations, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -142,6 +142,8 @@ def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now:
     keys: list[str] = []
     if memory.redacted_at is None:
         keys = tombstone(db, memory, "forgotten", reason, actor, now)
+    # A refutation's reason is an agent's words about the memory: it goes with it.
+    refuted = refutations.clear(db, memory_id)
     if mode == "delete":
         db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
         # Only a hard delete releases the operation claim and the id.
@@ -167,6 +169,7 @@ def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now:
             redacted_at=now,
             retired_at=memory.retired_at or now,
             updated_at=now,
+            **({"review_reason": None} if refuted else {}),
         )
         db.execute(
             "INSERT OR IGNORE INTO redaction_tombstones(memory_id, created_at) VALUES (?, ?)",
@@ -216,7 +219,7 @@ def scrub(store: Store) -> str | None:
         delay = min(delay * 2, 0.5)
 
 
-def _not_live(memory: Memory) -> str | None:
+def not_live(memory: Memory) -> str | None:
     if memory.redacted_at is not None:
         return "it was redacted"
     if memory.trust == "rejected":
@@ -253,13 +256,13 @@ def supersede_in(db: Db, old: Memory, new_id: str, reason: str, actor: Actor, at
     """
     if old.id == new_id:
         raise UsageError("a memory cannot supersede itself")
-    problem = _not_live(old)
+    problem = not_live(old)
     if problem is not None:
         raise Conflict(f"{old.id} cannot be superseded: {problem}")
     new = rows.get(db, new_id)
     if new.project != old.project:
         raise UsageError(f"{new_id} belongs to another project; it cannot supersede {old.id}")
-    problem = _not_live(new)
+    problem = not_live(new)
     if problem is not None:
         raise Conflict(f"{new_id} cannot supersede anything: {problem}")
     detail: dict[str, str] = {"superseded_by": new_id, "reason": reason}
@@ -301,7 +304,7 @@ def retire_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> str
     closed at `at`, and the audit log keeps the reason. Returns where validity
     ended. An agent may retire only what it wrote itself, as with supersession.
     """
-    problem = _not_live(memory)
+    problem = not_live(memory)
     if problem is not None:
         raise Conflict(f"{memory.id} cannot be retired: {problem}")
     shared = admission.is_agent(actor) and not admission.owns(memory, actor)
@@ -310,7 +313,9 @@ def retire_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> str
     if memory.valid_to is not None and memory.valid_to < end:
         end = memory.valid_to
     rows.update(db, memory.id, valid_to=end, retired_at=at, updated_at=at)
-    audit.append(db, actor, "retire", memory.id, {"reason": reason, "valid_to": end}, at=at)
+    # With the state it leaves the row in, so `audit verify` holds the row to it.
+    detail = {"reason": reason, "valid_to": end}
+    audit.record(db, actor, "retire", memory.id, detail, changed=[memory.id], at=at)
     return end
 
 
