@@ -10,8 +10,11 @@ an agent that another partition holds something. A person sees every partition.
 
 from __future__ import annotations
 
-from tree_ring.store import live, rows
+from tree_ring.store import listing, live, rows
 from tree_ring.store.live import View
+
+# The TUI builds its own page from the listing's query.
+list_sql = listing.list_sql
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,31 +24,6 @@ if TYPE_CHECKING:
     from tree_ring.model.record import Memory
     from tree_ring.store.db import Store
     from tree_ring.store.sql import Db
-
-
-# A filter's SQL when it is not `column = :column`.
-_FILTER_SQL = {
-    "since": " AND m.created_at >= :since",
-    "session": " AND (m.session_id = :session OR m.origin_session = :session)",
-}
-
-
-def list_sql(clause: live.Clause, filters: tuple[str, ...], *, offset: bool = False) -> str:
-    extra = _filtered(filters)
-    return (
-        f"SELECT m.* FROM memories m WHERE {clause.sql}{extra}"
-        " ORDER BY m.created_at DESC, m.id DESC LIMIT :limit"
-        + (" OFFSET :offset" if offset else "")
-    )
-
-
-def _filtered(filters: tuple[str, ...]) -> str:
-    return "".join(_FILTER_SQL.get(column, f" AND m.{column} = :{column}") for column in filters)
-
-
-def count_sql(clause: live.Clause, filters: tuple[str, ...]) -> str:
-    extra = _filtered(filters)
-    return f"SELECT count(*) FROM memories m WHERE {clause.sql}{extra}"
 
 
 class Page:
@@ -87,21 +65,15 @@ def list_page(
         if value:
             filters.append(column)
             params[column] = value
-    found = store.query(list_sql(clause, tuple(filters), offset=True), params)
-    total = store.db.scalar(count_sql(clause, tuple(filters)), params)
-    return Page([rows.from_row(row) for row in found], int(total or 0))
-
-
-SHOW_SQL = "SELECT m.* FROM memories m WHERE m.id = :id AND {clause}"
+    found, total = listing.page(store.db, clause, tuple(filters), params)
+    return Page([rows.from_row(row) for row in found], total)
 
 
 def show(db: Db, identity: Identity, memory_id: str, *, whole_project: bool) -> Memory:
     """One row, in any state, if the caller may see its partition."""
     if whole_project:
         return rows.get(db, memory_id)
-    clause = live.visible(identity)
-    found = db.execute(SHOW_SQL.format(clause=clause.sql), {**clause.params, "id": memory_id})
-    row = found.fetchone()
+    row = listing.visible_row(db, identity, memory_id)
     if row is None:
         raise rows.not_found(memory_id)
     return rows.from_row(row)

@@ -33,7 +33,7 @@ from tree_ring.store import rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
-from tree_ring.write import bulk, correct
+from tree_ring.write import correct, pipeline
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -204,7 +204,7 @@ def apply_in(db: Db, result: Plan, actor: Actor) -> list[Written]:
     coordinator.authorize(db, f"sync.{result.adapter}", actor, canonical_json(keys))
     fresh = [change for change in writes if change.memory is not None]
     memories = [change.memory for change in fresh if change.memory is not None]
-    outcomes = bulk.insert_prepared_many(db, memories, actor, action="sync")
+    outcomes = pipeline.insert_prepared_many(db, memories, actor, action="sync", bulk=True)
     written: list[Written] = []
     for change, outcome in zip(fresh, outcomes, strict=True):
         for old in change.old:

@@ -117,6 +117,12 @@ def entries(db: Db, *, limit: int = 100, target: str | None = None) -> list[dict
 READMISSION = "tombstone-override"
 
 
+def details(db: Db, action: str, target: str) -> list[str]:
+    """The detail (canonical JSON) of every entry of `action` on `target`, in the table's order."""
+    sql = "SELECT detail FROM audit_log WHERE action = ? AND target = ?"
+    return [row[0] for row in db.execute(sql, (action, target))]
+
+
 def readmissions(db: Db, ids: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
     """Memory id -> its re-admission as a row carries it (`at`, `by`, `reason`,
     `overrides`), for every row a person wrote over tombstones here or that

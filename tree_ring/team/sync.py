@@ -588,8 +588,13 @@ def _insert(
             report.imported.append(memory.id)
     while pending:
         try:
-            results = bulk.insert_prepared_many(
-                db, [memory for _, memory in pending], actor, action="import", admit=False
+            results = pipeline.insert_prepared_many(
+                db,
+                [memory for _, memory in pending],
+                actor,
+                action="import",
+                admit=False,
+                bulk=True,
             )
         except BatchError as refused:
             number, memory = pending.pop(refused.index)

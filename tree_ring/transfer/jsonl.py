@@ -572,13 +572,14 @@ class _Writer:
             while True:
                 memories = [item.memory for item in items if item.memory is not None]
                 try:
-                    results = bulk.insert_prepared_many(
+                    results = pipeline.insert_prepared_many(
                         self.db,
                         memories,
                         self.actor,
                         action="import",
                         admit=not keep_trust,
                         search=self.search,
+                        bulk=True,
                     )
                     break
                 except BatchError as refused:
