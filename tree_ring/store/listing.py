@@ -48,6 +48,12 @@ def page(
     return found, int(total or 0)
 
 
+def in_order(db: Db, clause: live.Clause) -> list[Any]:
+    """Every row `clause` admits, oldest first: what an export writes."""
+    sql = f"SELECT m.* FROM memories m WHERE {clause.sql} ORDER BY m.created_at"
+    return db.query(sql, clause.params)
+
+
 SHOW_SQL = "SELECT m.* FROM memories m WHERE m.id = :id AND {clause}"
 
 

@@ -296,6 +296,12 @@ def record_absent(db: Db, stones: Iterable[Sequence[str]]) -> None:
     db.executemany(_INSERT_ABSENT, stones)
 
 
+def of_project(db: Db, project: str) -> list[Any]:
+    """Every tombstone of `project`, oldest first, all columns."""
+    sql = "SELECT * FROM content_tombstones WHERE project = ? ORDER BY created_at"
+    return db.query(sql, (project,))
+
+
 def check_keys(memory: Memory) -> list[str]:
     """What a new memory is checked against: every key of its content, and its
     whole-content hash (what tombstones written before claim keys existed hold)."""
