@@ -26,6 +26,7 @@ from tree_ring.model.record import Memory, now_iso
 from tree_ring.store import fts, maintenance, pages, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 from tree_ring.write import correct
 
 PROTECTED_RINGS = ("scar", "heartwood")
@@ -92,8 +93,8 @@ class MaintainReport:
         }
 
 
-def find_expired(store: Store, now: str) -> list[Expired]:
-    found = maintenance.expired(store.db, now)
+def find_expired(db: Db, now: str) -> list[Expired]:
+    found = maintenance.expired(db, now)
     return [Expired(r["id"], r["ring"], r["retention"], r["expires_at"]) for r in found]
 
 
@@ -133,7 +134,7 @@ def maintain(
     report = MaintainReport(now)
     report.bytes_before = project.store_bytes(store.db.path)
     report.memories = maintenance.count(store.db)
-    report.expired = find_expired(store, now)
+    report.expired = find_expired(store.db, now)
     report.secrets = find_secrets(store)
     if apply_expired and report.deletable:
         with store.write() as db:

@@ -43,6 +43,7 @@ from tree_ring.model.record import Memory
 from tree_ring.store import maintenance
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 from tree_ring.write import pipeline
 from tree_ring.write.verbs import require_evidence_ref
 
@@ -245,9 +246,9 @@ def _report(candidate: Candidate, actual: str, outcome: str) -> DecisionReport:
     )
 
 
-def evidence_missing(store: Store, refs: tuple[str, ...]) -> tuple[str, ...]:
+def evidence_missing(db: Db, refs: tuple[str, ...]) -> tuple[str, ...]:
     """The refs no stored row keeps as its source ref."""
-    return tuple(ref for ref in refs if not maintenance.keeps_source_ref(store.db, ref))
+    return tuple(ref for ref in refs if not maintenance.keeps_source_ref(db, ref))
 
 
 def behavior_report(expected: Behavior, recalled: set[str]) -> BehaviorReport:
