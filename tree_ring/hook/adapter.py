@@ -371,8 +371,9 @@ def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> No
         info = os.stat(path)
     except OSError:
         return  # no ledger: a project that does not share its memory
-    raw = store.db.scalar("SELECT value FROM settings WHERE key = 'ledger'")
-    seen = jsontext.as_object(jsontext.loads(raw)) if isinstance(raw, str) else None
+    from tree_ring.store import settings
+
+    seen = jsontext.as_object(settings.stored(store.db, "ledger"))
     if seen and seen.get("size") == info.st_size and seen.get("mtime_ns") == info.st_mtime_ns:
         return
     from tree_ring.model.errors import TreeRingError

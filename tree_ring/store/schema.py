@@ -341,11 +341,11 @@ COUNT_INDEXES = (
     " origin, scope, agent_profile, workflow_id, session_id, expires_at, valid_from, valid_to,"
     " salience, confidence, retired_at, redacted_at, superseded_by)"
     " WHERE retired_at IS NULL AND redacted_at IS NULL AND superseded_by IS NULL",
-    # The review queue (`review/queue.QUEUE_SQL`): only the rows that wait.
+    # The review queue (`store/queue.QUEUE_SQL`): only the rows that wait.
     "CREATE INDEX memories_waiting ON memories(project, created_at, id, trust, sensitivity,"
     " retired_at, redacted_at)"
     " WHERE trust IN ('pending', 'disputed') AND retired_at IS NULL AND redacted_at IS NULL",
-    # The inbox (`review/inbox`): agent rows still on record, newest first.
+    # The inbox (`store/inbox.py`): agent rows still on record, newest first.
     "CREATE INDEX memories_inbox ON memories(project, created_at, id, origin, trust, sensitivity,"
     " retired_at, redacted_at)"
     " WHERE origin IN ('claude-code', 'codex', 'agent') AND retired_at IS NULL"

@@ -24,7 +24,17 @@ from tree_ring.govern import admission, coordinator
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import REDACTED, Memory, content_hash, now_iso
-from tree_ring.store import audit, fts, live, refutations, rows, tombstones
+from tree_ring.store import (
+    audit,
+    fts,
+    listing,
+    operation_claims,
+    pages,
+    redactions,
+    refutations,
+    rows,
+    tombstones,
+)
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -128,9 +138,7 @@ def forget(
 
 
 def _sees(db: Db, reader: Identity, memory_id: str) -> bool:
-    clause = live.visible(reader)
-    sql = f"SELECT 1 FROM memories m WHERE m.id = :id AND {clause.sql}"
-    return db.execute(sql, {**clause.params, "id": memory_id}).fetchone() is not None
+    return listing.sees(db, reader, memory_id)
 
 
 def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) -> None:
@@ -145,10 +153,10 @@ def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now:
     # A refutation's reason is an agent's words about the memory: it goes with it.
     refuted = refutations.clear(db, memory_id)
     if mode == "delete":
-        db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+        rows.delete(db, memory_id)
         # Only a hard delete releases the operation claim and the id.
-        db.execute("DELETE FROM operation_claims WHERE memory_id = ?", (memory_id,))
-        db.execute("DELETE FROM redaction_tombstones WHERE memory_id = ?", (memory_id,))
+        operation_claims.release(db, memory_id)
+        redactions.unmark(db, memory_id)
     else:
         rows.update(
             db,
@@ -171,10 +179,7 @@ def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now:
             updated_at=now,
             **({"review_reason": None} if refuted else {}),
         )
-        db.execute(
-            "INSERT OR IGNORE INTO redaction_tombstones(memory_id, created_at) VALUES (?, ?)",
-            (memory_id, now),
-        )
+        redactions.mark(db, memory_id, now)
     keys += propagate.forgotten(db, memory, actor, now)  # tree nodes and consolidations over it
     audit.record(
         db,
@@ -206,7 +211,7 @@ def scrub(store: Store) -> str | None:
     deadline = time.monotonic() + CHECKPOINT_WAIT_S
     delay = 0.05
     while True:
-        busy, log, done = store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        busy, log, done = pages.checkpoint(store.db)
         if not busy and done == log:
             return None
         if time.monotonic() >= deadline:

@@ -30,7 +30,6 @@ caller wrote before.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -49,7 +48,7 @@ from tree_ring.model.record import (
     sha256,
 )
 from tree_ring.model.validation import validate
-from tree_ring.store import audit, rows, tombstones
+from tree_ring.store import audit, fts, operation_claims, redactions, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -157,13 +156,22 @@ def insert_prepared_many(
     offset: int = 0,
     search: contradictions.Search | None = None,
     overriding: frozenset[str] = frozenset(),
+    bulk: bool = False,
 ) -> list[WriteResult]:
-    """Write prepared memories in order; the caller holds the transaction.
+    """Write prepared memories in order; the caller holds the transaction
+    (and, for a bulk action, has authorized it).
 
     The first memory refused raises BatchError naming `offset` plus its
     position, before anything of the batch is written. `search` carries what
     a bulk write's earlier batches decided (a single write makes its own).
+    `overriding` holds tombstone keys a person chose to write over (`readmit`).
+    `bulk` is a batch of a bulk write (`write/bulk.py`): its rows are
+    indexed for search at the end, one statement per FTS index, and filed in
+    `search` so the batches after it find them there.
     """
+    if bulk and search is not None and admit:
+        search.start(db)
+        search.prefetch(db, memories)
     plan = decide(
         db,
         memories,
@@ -174,8 +182,16 @@ def insert_prepared_many(
         search=search,
         overriding=overriding,
     )
-    persist(db, plan)
+    if bulk:
+        # A failure leaves the triggers dropped; the caller's rollback restores them.
+        before = fts.defer(db)
+        persist(db, plan)
+        fts.index_since(db, before)
+    else:
+        persist(db, plan)
     after(db, plan)
+    if bulk and search is not None:
+        search.written(db, [memory.id for memory in plan.batch.memories])
     return plan.results
 
 
@@ -264,17 +280,12 @@ def decide(
     return plan
 
 
-_INSERT_CLAIM = (
-    "INSERT INTO operation_claims(claim, memory_id, payload_hash, created_at) VALUES (?, ?, ?, ?)"
-)
-
-
 def persist(db: Db, plan: Plan) -> None:
     """The batch's rows, the updates it planned, its claims and its policy decisions."""
     rows.insert_many(db, plan.batch.memories)
     for memory in plan.batch.changed.values():
         rows.update(db, memory.id, links=memory.links, updated_at=memory.updated_at)
-    db.executemany(_INSERT_CLAIM, plan.claims)
+    operation_claims.insert_many(db, plan.claims)
     coordinator.record(db, plan.decisions)
 
 
@@ -291,23 +302,6 @@ def after(db: Db, plan: Plan) -> None:
         audit.append_many(db, plan.actor, action, [entry[1:] for entry in run])
     # Shared, accepted memories join their project's tree, as one append per tree.
     seal.on_insert_many(db, plan.batch.memories)
-
-
-_STONES = (
-    "SELECT project, content_hash, kind, reason, created_at, memory_id FROM content_tombstones"
-    " WHERE project = ? AND content_hash IN (SELECT value FROM json_each(?))"
-)
-_CLAIMS = (
-    "SELECT claim, memory_id, payload_hash FROM operation_claims"
-    " WHERE claim IN (SELECT value FROM json_each(?))"
-)
-_KNOWN = (
-    "SELECT id, trust, sensitivity, redacted_at FROM memories"
-    " WHERE id IN (SELECT value FROM json_each(?))"
-)
-_REDACTED = (
-    "SELECT memory_id FROM redaction_tombstones WHERE memory_id IN (SELECT value FROM json_each(?))"
-)
 
 
 class Known(NamedTuple):
@@ -335,21 +329,19 @@ class Facts:
             by_project.setdefault(memory.project or "", []).extend(keys)
         self.stones: dict[tuple[str, str], Any] = {}
         for project, hashes in by_project.items():
-            for stone in db.execute(_STONES, (project, json.dumps(hashes))):
+            for stone in tombstones.matching(db, project, hashes):
                 self.stones[(project, stone["content_hash"])] = stone
         wanted = [claim for claim in claims if claim is not None]
         self.claims: dict[str, tuple[str, str]] = (
-            {row[0]: (row[1], row[2]) for row in db.execute(_CLAIMS, (json.dumps(wanted),))}
-            if wanted
-            else {}
+            operation_claims.held(db, wanted) if wanted else {}
         )
         ids = [memory.id for memory in memories]
         held = [memory_id for memory_id, _ in self.claims.values()]
         self.known: dict[str, Known] = {
             row[0]: Known(row[0], row[1], row[2], row[3] is not None)
-            for row in db.execute(_KNOWN, (json.dumps(ids + held),))
+            for row in rows.states(db, ids + held)
         }
-        self.redacted = {row[0] for row in db.execute(_REDACTED, (json.dumps(ids),))}
+        self.redacted = redactions.among(db, ids)
 
     def check(
         self,
