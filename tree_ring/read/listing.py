@@ -73,21 +73,32 @@ def list_page(
     since: str | None = None,
     session: str | None = None,
     agent_profile: str | None = None,
+    source_type: str | None = None,
 ) -> Page:
     """`limit` live rows the caller may see from `offset`, newest first, and
     the count of every row the same clause matches (the page's "of TOTAL").
     `trust` narrows to one state, `origin` to one writer, `since` to rows
     recorded at or after it, `session` to rows written in that session,
-    `agent_profile` to one agent's."""
+    `agent_profile` to one agent's, `source_type` to one kind of source (the
+    terminal UI's evidence view)."""
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
     params: dict[str, Any] = {**clause.params, "limit": limit, "offset": offset}
     filters: list[str] = []
     named = (("ring", ring), ("trust", trust), ("origin", origin), ("since", since))
-    for column, value in (*named, ("session", session), ("agent_profile", agent_profile)):
+    for column, value in (
+        *named,
+        ("session", session),
+        ("agent_profile", agent_profile),
+        ("source_type", source_type),
+    ):
         if value:
             filters.append(column)
             params[column] = value
     found = store.query(list_sql(clause, tuple(filters), offset=True), params)
+    if len(found) < limit and (found or not offset):
+        # The page ends before its limit: it holds the last rows, so their
+        # count is known without a second pass over the clause.
+        return Page([rows.from_row(row) for row in found], offset + len(found))
     total = store.db.scalar(count_sql(clause, tuple(filters)), params)
     return Page([rows.from_row(row) for row in found], int(total or 0))
 
