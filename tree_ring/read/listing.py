@@ -74,13 +74,16 @@ def list_page(
     session: str | None = None,
     agent_profile: str | None = None,
     source_type: str | None = None,
+    total: int | None = None,
 ) -> Page:
     """`limit` live rows the caller may see from `offset`, newest first, and
     the count of every row the same clause matches (the page's "of TOTAL").
     `trust` narrows to one state, `origin` to one writer, `since` to rows
     recorded at or after it, `session` to rows written in that session,
     `agent_profile` to one agent's, `source_type` to one kind of source (the
-    terminal UI's evidence view)."""
+    terminal UI's evidence view). `total`: the count of these same rows where
+    the caller has made it already (the terminal UI's ring panel, in its one
+    pass), so the page runs no second count."""
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
     params: dict[str, Any] = {**clause.params, "limit": limit, "offset": offset}
     filters: list[str] = []
@@ -95,12 +98,14 @@ def list_page(
             filters.append(column)
             params[column] = value
     found = store.query(list_sql(clause, tuple(filters), offset=True), params)
+    memories = [rows.from_row(row) for row in found]
     if len(found) < limit and (found or not offset):
         # The page ends before its limit: it holds the last rows, so their
         # count is known without a second pass over the clause.
-        return Page([rows.from_row(row) for row in found], offset + len(found))
-    total = store.db.scalar(count_sql(clause, tuple(filters)), params)
-    return Page([rows.from_row(row) for row in found], int(total or 0))
+        return Page(memories, offset + len(found))
+    if total is None:
+        total = int(store.db.scalar(count_sql(clause, tuple(filters)), params) or 0)
+    return Page(memories, total)
 
 
 SHOW_SQL = "SELECT m.* FROM memories m WHERE m.id = :id AND {clause}"

@@ -58,6 +58,7 @@ class Session:
         _ = self.opened.store
         self.project = self.opened.project_id
         self.totals: dict[str, int] = {}
+        self.listed: int | None = None  # rows the memory list would show, all pages
         self.mine: set[str] = set()  # the keys a search found in the person's user store
         # `status`'s figures, and the store's data version they were counted at
         # (None: to count again; this connection's own writes do not move it).
@@ -151,6 +152,8 @@ class Session:
             )
             for ring, (n, conf, sal, private) in sums.items()
         )
+        # The list's own count, but where it shows superseded rows too.
+        self.listed = None if state.include_superseded else listed
         return Dashboard(
             rings=rings,
             listed=listed,
@@ -195,7 +198,9 @@ class Session:
         state.audit = audit.entries((mine or self.store).db, limit=50, target=memory.id)
 
     def _listed(self, state: State, **filters: str) -> list[Item]:
-        page = self.opened.list(self.view(state), limit=PAGE, **filters)
+        # Unfiltered, the list's total is the ring panel's, counted in its pass.
+        known = None if filters else self.listed
+        page = self.opened.list(self.view(state), limit=PAGE, total=known, **filters)
         self.totals[state.view] = page.total
         return [Item(m.id, m) for m in page.memories]
 
