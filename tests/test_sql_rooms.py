@@ -10,9 +10,8 @@ SET`, `DELETE FROM`, `CREATE TABLE`, `PRAGMA name(`...), or a string that is
 a bare statement (`VACUUM`, `COMMIT`, `ROLLBACK TO x`). Docstrings are
 prose and skipped; lower-case prose ("select the rows") is not SQL.
 
-The clients (cli/, mcp/, tui/, web/, hook/) are being emptied of SQL: those
-that still hold some are `PENDING_CLIENTS`, exactly, so a new one fails and a
-cleaned one must leave the list.
+The clients (cli/, mcp/, tui/, web/, hook/) hold none: they parse and render
+over the library's front (`api/`), which holds none either.
 """
 
 from __future__ import annotations
@@ -27,8 +26,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tree_ring"
 # Rooms whose modules may hold SQL.
 SQL_ROOMS = frozenset({"store", "read", "govern", "tree"})
 CLIENTS = frozenset({"cli", "mcp", "tui", "web", "hook"})
-# Client modules that still build their own SQL, until they read through store/.
-PENDING_CLIENTS = frozenset({"tui/actions.py"})
 
 # A statement's keyword anywhere in the text (a query, a fragment with a subquery).
 STATEMENT = re.compile(
@@ -94,14 +91,14 @@ def room(module: str) -> str:
 def test_sql_lives_in_the_store_and_the_search_engines() -> None:
     found = holding_sql()
     astray = {
-        module: hits[0] for module, hits in found.items() if room(module) not in SQL_ROOMS | CLIENTS
+        module: hits[0] for module, hits in found.items() if room(module) not in SQL_ROOMS
     }
     assert astray == {}, "SQL outside store/: move it into a named store operation"
 
 
-def test_the_clients_that_still_hold_sql_are_exactly_the_pending_ones() -> None:
-    clients = {module for module in holding_sql() if room(module) in CLIENTS}
-    assert clients == PENDING_CLIENTS
+def test_no_client_holds_sql() -> None:
+    clients = {module for module in holding_sql() if room(module) in CLIENTS | {"api"}}
+    assert clients == set()
 
 
 def test_the_store_holds_sql() -> None:

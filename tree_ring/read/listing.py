@@ -53,14 +53,19 @@ def list_page(
     session: str | None = None,
     agent_profile: str | None = None,
     count_cap: int | None = None,
+    source_type: str | None = None,
+    total: int | None = None,
 ) -> Page:
     """`limit` live rows the caller may see from `offset`, newest first, and
     the count of every row the same clause matches (the page's "of TOTAL").
     `trust` narrows to one state, `origin` to one writer, `since` to rows
     recorded at or after it, `before` to rows recorded before it, `session` to
-    rows written in that session, `agent_profile` to one agent's. `count_cap`:
-    count no further than one past it (an exact count of a hundred thousand rows
-    reads them all; "more than CAP" pages as well)."""
+    rows written in that session, `agent_profile` to one agent's, `source_type`
+    to one kind of source (the terminal UI's evidence view). `count_cap`: count
+    no further than one past it (an exact count of a hundred thousand rows reads
+    them all; "more than CAP" pages as well). `total`: the count of these same
+    rows where the caller has made it already (the terminal UI's ring panel, in
+    its one pass), so the page runs no second count."""
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
     params: dict[str, Any] = {**clause.params, "limit": limit, "offset": offset}
     filters: list[str] = []
@@ -70,15 +75,23 @@ def list_page(
         ("before", before),
         ("session", session),
         ("agent_profile", agent_profile),
+        ("source_type", source_type),
     ):
         if value:
             filters.append(column)
             params[column] = value
-    found, total = listing.page(
-        store.db, clause, tuple(filters), params, implied=listing.hints(trust, origin),
-        count_cap=count_cap,
-    )  # fmt: skip
-    return Page([rows.from_row(row) for row in found], total)
+    implied = listing.hints(trust, origin)
+    found = listing.page_rows(store.db, clause, tuple(filters), params, implied=implied)
+    memories = [rows.from_row(row) for row in found]
+    if len(found) < limit and (found or not offset):
+        # The page ends before its limit: it holds the last rows, so their
+        # count is known without a second pass over the clause.
+        return Page(memories, offset + len(found))
+    if total is None:
+        total = listing.count(
+            store.db, clause, tuple(filters), params, implied=implied, count_cap=count_cap
+        )
+    return Page(memories, total)
 
 
 def show(db: Db, identity: Identity, memory_id: str, *, whole_project: bool) -> Memory:

@@ -78,7 +78,19 @@ def count_sql(
     return f"SELECT count(*) FROM memories m WHERE {clause.sql}{extra}"
 
 
-def page(
+def page_rows(
+    db: Db,
+    clause: live.Clause,
+    filters: tuple[str, ...],
+    params: dict[str, Any],
+    *,
+    implied: tuple[str, ...] = (),
+) -> list[Any]:
+    """The page's rows; `params` holds `limit` and `offset`."""
+    return db.query(list_sql(clause, filters, offset=True, implied=implied), params)
+
+
+def count(
     db: Db,
     clause: live.Clause,
     filters: tuple[str, ...],
@@ -86,14 +98,13 @@ def page(
     *,
     implied: tuple[str, ...] = (),
     count_cap: int | None = None,
-) -> tuple[list[Any], int]:
-    """The page's rows (`params` holds `limit` and `offset`) and how many match
-    in all; `count_cap`: counted no further than one past it."""
-    found = db.query(list_sql(clause, filters, offset=True, implied=implied), params)
+) -> int:
+    """How many rows the listing matches in all; `count_cap`: counted no further
+    than one past it."""
     if count_cap is not None:
         params = {**params, "count_cap": count_cap + 1}
     counting = count_sql(clause, filters, capped=count_cap is not None, implied=implied)
-    return found, int(db.scalar(counting, params) or 0)
+    return int(db.scalar(counting, params) or 0)
 
 
 def in_order(db: Db, clause: live.Clause) -> list[Any]:
