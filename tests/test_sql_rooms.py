@@ -90,9 +90,7 @@ def room(module: str) -> str:
 
 def test_sql_lives_in_the_store_and_the_search_engines() -> None:
     found = holding_sql()
-    astray = {
-        module: hits[0] for module, hits in found.items() if room(module) not in SQL_ROOMS
-    }
+    astray = {module: hits[0] for module, hits in found.items() if room(module) not in SQL_ROOMS}
     assert astray == {}, "SQL outside store/: move it into a named store operation"
 
 

@@ -33,7 +33,7 @@ FIXTURE = REPO / "fixtures" / "stores" / "schema-0001.sqlite"
 FIXTURE_PROJECT = "fixture-app-3f9c2a"
 MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
-    "0006_claim_index", "0007_ledger_provenance", "0008_refutations",
+    "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -115,6 +115,12 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
         ("project", "ring", "created_at", "id", "trust", "sensitivity", "origin", "scope",
          "agent_profile", "workflow_id", "session_id", "expires_at", "valid_from", "valid_to",
          "salience", "confidence", "retired_at", "redacted_at", "superseded_by"),
+        False, True,
+    ),
+    "memories_off_record": (
+        "memories",
+        ("project", "ring", "trust", "sensitivity", "redacted_at", "retired_at", "superseded_by",
+         "expires_at", "valid_to"),
         False, True,
     ),
     "memories_project_created": ("memories", ("project", "created_at"), False, False),

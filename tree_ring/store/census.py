@@ -22,32 +22,29 @@ STATE = (
     " ELSE 'live' END"
 )
 
-STATES_SQL = (
-    f"SELECT {STATE} AS state, count(*) FROM memories WHERE project IS :project GROUP BY state"
-)
-LIVE_SQL = (
-    "SELECT {column}, count(*) FROM memories WHERE project IS :project"
-    f" AND ({STATE}) = 'live' GROUP BY {{column}}"
+# Rows still on record, read from the covering index `memories_live` (its
+# condition named word for word), and the rest from `memories_off_record`:
+# each row once, by state, ring and privacy. Two passes over two indexes, not
+# one over the table: a row's text is never read.
+ON_RECORD = "retired_at IS NULL AND redacted_at IS NULL AND superseded_by IS NULL"
+OFF_RECORD = "retired_at IS NOT NULL OR redacted_at IS NOT NULL OR superseded_by IS NOT NULL"
+GROUPS_SQL = (
+    f"SELECT {STATE} AS state, ring, sensitivity != 'normal', count(*) FROM memories"
+    " WHERE project IS :project AND ({condition}) GROUP BY 1, 2, 3"
 )
 OTHER_PROJECTS_SQL = "SELECT count(*) FROM memories WHERE project IS NOT :project"
 TOMBSTONES_SQL = "SELECT count(*) FROM content_tombstones WHERE project IS :project"
-# The columns live rows are counted by.
-LIVE_COLUMNS = ("ring", "trust", "sensitivity")
 
 
-def states(db: Db, project: str, now: str) -> dict[str, int]:
-    """State -> how many of the project's rows are in it at `now`."""
+def groups(db: Db, project: str, now: str) -> list[tuple[str, str, bool, int]]:
+    """(state, ring, sensitive, how many) for the project's rows at `now`, each
+    row in exactly one group."""
     params = {"project": project, "now": now}
-    return {str(state): int(count) for state, count in db.query(STATES_SQL, params)}
-
-
-def live_by(db: Db, project: str, now: str, column: str) -> dict[str, int]:
-    """Value of `column` (one of `LIVE_COLUMNS`) -> how many live rows hold it."""
-    if column not in LIVE_COLUMNS:
-        raise ValueError(f"live rows are not counted by {column!r}")
-    params = {"project": project, "now": now}
-    found = db.query(LIVE_SQL.format(column=column), params)
-    return {str(value): int(count) for value, count in found}
+    found: list[tuple[str, str, bool, int]] = []
+    for condition in (ON_RECORD, OFF_RECORD):
+        for state, ring, private, count in db.query(GROUPS_SQL.format(condition=condition), params):
+            found.append((str(state), str(ring), bool(private), int(count)))
+    return found
 
 
 def tombstones(db: Db, project: str) -> int:

@@ -22,9 +22,14 @@ WAITING = ("pending", "disputed")
 
 def census(db: Db, project: str) -> dict[str, object]:
     """The counts `status` shows: every row of the project, once."""
-    now = now_iso()
-    states = counts.states(db, project, now)
-    live = {column: counts.live_by(db, project, now, column) for column in counts.LIVE_COLUMNS}
+    states: dict[str, int] = {}
+    by_ring: dict[str, int] = {}
+    sensitive = 0
+    for state, ring, private, count in counts.groups(db, project, now_iso()):
+        states[state] = states.get(state, 0) + count
+        if state == "live":
+            by_ring[ring] = by_ring.get(ring, 0) + count
+            sensitive += count if private else 0
     retired = {reason: states[reason] for reason in RETIRED if states.get(reason)}
     return {
         "live": states.get("live", 0),
@@ -33,8 +38,8 @@ def census(db: Db, project: str) -> dict[str, object]:
         "retired": sum(retired.values()),
         "retired_by_reason": retired,
         "total": sum(states.values()),
-        "by_ring": live["ring"],
-        "sensitive": sum(n for label, n in live["sensitivity"].items() if label != "normal"),
+        "by_ring": by_ring,
+        "sensitive": sensitive,
         "tombstones": counts.tombstones(db, project),
         "other_projects": counts.other_projects(db, project),
     }
