@@ -63,6 +63,7 @@ from tree_ring.model import project  # noqa: E402
 from tree_ring.model.identity import Identity  # noqa: E402
 from tree_ring.model.record import Memory, format_time, sha256  # noqa: E402
 from tree_ring.read import brief, recall  # noqa: E402
+from tree_ring.store import fts  # noqa: E402
 from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.transfer import jsonl as transfer  # noqa: E402
@@ -288,7 +289,7 @@ def sqlite_floor(source: Path, work: Path, batches: int) -> float:
     with Store.open(target) as store:
         conn = store.conn
         conn.execute("ATTACH DATABASE ? AS src", (str(project.store_path(source)),))
-        for trigger in bulk.INSERT_TRIGGERS:
+        for trigger in fts.INSERT_TRIGGERS:
             conn.execute(f"DROP TRIGGER {trigger}")
         for table in FLOOR_TABLES:
             conn.execute(f"DELETE FROM main.{table}")
@@ -310,7 +311,7 @@ def sqlite_floor(source: Path, work: Path, batches: int) -> float:
                             (low, high),
                         )
                         if table == "memories":
-                            for index in bulk.DEFERRED.values():
+                            for index in fts.DEFERRED.values():
                                 conn.execute(index, (indexed,))
         seconds = time.perf_counter() - start
     shutil.rmtree(target)

@@ -116,7 +116,7 @@ sys.path.insert(0, sys.argv[1])
 import argparse, re, sqlite3
 start = time.process_time()
 import tree_ring.guard as guard
-from tree_ring.guard import engine, rule, rules
+from tree_ring.guard import engine, rule, table
 imported = time.process_time() - start
 from tree_ring.cli.app import main
 spent = [0.0]
@@ -139,16 +139,16 @@ def terms():
     built = getattr(engine, "compiled_keyword_terms", None)
     if built is not None:
         return built()
-    return sum(len(rule.terms) for rule in rules.RULES) if count("_keyword_scanner", engine) else 0
+    return sum(len(rule.terms) for rule in table.RULES) if count("_keyword_scanner", engine) else 0
 print(json.dumps({
     "exit": code,
     "total_ms": (usage.ru_utime + usage.ru_stime) * 1000,
     "guard_import_ms": imported * 1000,
     "guard_check_ms": spent[0] * 1000,
     "patterns_compiled": count("compiled", rule),
-    "rules": len(rules.RULES),
+    "rules": len(table.RULES),
     "keyword_terms_compiled": terms(),
-    "keyword_terms": sum(len(rule.terms) for rule in rules.RULES),
+    "keyword_terms": sum(len(rule.terms) for rule in table.RULES),
 }))
 """
 

@@ -129,7 +129,8 @@ def seeded(root: Path, size: int, cache: Path | None) -> tuple[str, float]:
 
 
 def baseline(site: Site) -> None:
-    with site.store() as store:
+    with site.opened() as opened:
+        store = opened.store
         clause = live.where(site.identity, View(), whole_project=True)
         found = store.query(
             f"SELECT m.* FROM memories m WHERE {clause.sql} ORDER BY m.created_at DESC LIMIT 50",
@@ -142,8 +143,8 @@ def measure_pages(site: Site, repeat: int) -> dict[str, Any]:
     sid = site.new_session()
     session = site.session(sid)
     assert session is not None
-    with site.store() as store:
-        some = store.query(
+    with site.opened() as opened:
+        some = opened.store.query(
             "SELECT id FROM memories WHERE trust = 'accepted' ORDER BY created_at DESC LIMIT 1"
         )[0][0]
     cases: dict[str, Callable[[], object]] = {
@@ -290,9 +291,9 @@ def measure(size: int, repeat: int, seconds: float, cache: Path | None) -> dict[
         site = Site.open(str(root), {})
         result: dict[str, Any] = {"memories": size, "seed_s": round(spent, 1)}
         result["pages"] = measure_pages(site, repeat)
-        with site.store() as store:
+        with site.opened() as opened:
             w = time.perf_counter()
-            html = report.build(store, pid, "2100-01-01T00:00:00.000000Z")
+            html = report.build(opened.store, pid, "2100-01-01T00:00:00.000000Z")
             result["report"] = {
                 "build_ms": round((time.perf_counter() - w) * 1000, 1),
                 "bytes": len(html.encode("utf-8")),

@@ -21,11 +21,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tree_ring.guard import prefilter  # noqa: E402
-from tree_ring.guard.rules import SECRET_RULES  # noqa: E402
+from tree_ring.guard.table import SECRET_RULES  # noqa: E402
 
 OUT = REPO / "tree_ring" / "guard" / "secret_plan.py"
 HEADER = '''\
-"""The prefilter's plan for the secret rules (`rules.SECRET_RULES`), written out.
+"""The prefilter's plan for the secret rules (`table.SECRET_RULES`), written out.
 
 Written by scripts/build_secret_plan.py, not by hand; tests/guard/test_secret_plan.py
 holds it equal to `prefilter.plan(SECRET_RULES)`. The engine reads it so that a

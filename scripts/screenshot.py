@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate docs/web-rings.png, the rings page the README shows.
+"""Regenerate docs/web-rings.png, the rings page docs/WEB.md shows.
 
 Builds a demo project in a temporary folder (a few hundred memories written
 through the ordinary write path: a person's notes, scars and seeds, an

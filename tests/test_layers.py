@@ -31,6 +31,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("team", "sources", "transfer", "review"),
     ("upkeep",),
     ("harness",),
+    # The library's one front: a project opened for its clients.
+    ("api",),
     ("hook", "cli", "mcp", "tui", "web"),
 )
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}

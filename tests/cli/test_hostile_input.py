@@ -122,12 +122,12 @@ def test_import_refuses_a_file_that_is_not_utf8(run_cli: CliRunner, tmp_path: Pa
 def test_a_failure_no_check_foresaw_is_one_line(
     run_cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tree_ring.cli import read
+    from tree_ring.api import found
 
     def broken(*args: object, **kwargs: object) -> None:
         raise TypeError("first argument must be a string, not NoneType")
 
-    monkeypatch.setattr(read, "recall", broken)
+    monkeypatch.setattr(found, "recall", broken)
     result = run_cli("recall", "anything")
     assert result.code == 70  # EX_SOFTWARE
     lines = result.err.splitlines()

@@ -54,7 +54,12 @@ def _seed(run_cli: CliRunner, tmp_path: Path, root: Path) -> dict[str, str]:
         "reject": made("remember", "Skip the tests", "--ring", "heartwood", environ=CLAUDE),
         "dispute": made("remember", "Logs rotate nightly"),
         "agent": made("remember", "The docs build takes a minute", environ=CLAUDE),
+        "refuted": made("remember", "The API listens on port 8080"),
+        "refuted_by_person": made("remember", "The API listens on port 8081"),
     }  # fmt: skip
+    # An agent's refutation, so `show` and `maintain --suggest` have one to name.
+    refuted = run_cli("refute", ids["refuted"], "--reason", "it listens on 9090", environ=CLAUDE)
+    assert refuted.code == 0, refuted.err
     dump = tmp_path / "dump.jsonl"
     dump.write_text(run_cli("export").out)
     ids["dump"] = str(dump)
@@ -101,8 +106,13 @@ def successes(ids: dict[str, str], tmp_path: Path, root: Path) -> list[list[str]
         ["remember", "The linter config lives in setup.cfg", "--file", ids["source"]],
         ["stale"],
         ["confirm", ids["anchored"]],
+        ["show", ids["refuted"]],
+        ["refute", ids["refuted_by_person"], "--reason", "it listens on 9091"],
+        ["usage"],
+        ["usage", "--since", "7d"],
         ["doctor"],
         ["maintain"],
+        ["maintain", "--suggest"],
         ["quality", str(REPO / "fixtures" / "quality" / "scar-for-failure.json")],
         ["review", "list"],
         ["review", "approve", "--all", "--dry-run"],
@@ -148,6 +158,9 @@ def successes(ids: dict[str, str], tmp_path: Path, root: Path) -> list[list[str]
 # (command line, environment, the error code, the exit code)
 FAILURES: list[tuple[list[str], dict[str, str], str, int]] = [
     (["show", "mem_20990101_000000_000000000000"], {}, "not_found", 1),
+    (["refute", "mem_20990101_000000_000000000000", "--reason", "x"], {}, "not_found", 1),
+    (["usage", "--since", "soon"], {}, "usage", 2),
+    (["maintain", "--suggest", "--vacuum"], {}, "usage", 2),
     (["remember", "x", "--salience", "7"], {}, "usage", 2),
     (["review", "list", "--set", "agent_heartwood=false"], {}, "usage", 2),
     (["review", "list", "mem_x"], {}, "usage", 2),

@@ -310,12 +310,12 @@ def test_errors_under_json_are_one_object_with_a_stable_code(run_cli: CliRunner)
 def test_an_unforeseen_failure_is_internal(
     run_cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tree_ring.cli import admin
+    from tree_ring.upkeep import census
 
     def broken(_db: object, _project: str) -> dict[str, object]:
         raise RuntimeError("a value nobody wrote")
 
-    monkeypatch.setattr(admin.census, "census", broken)
+    monkeypatch.setattr(census, "census", broken)
     result = run_cli("--json", "status")
     assert result.code == 70 and result.out == ""  # EX_SOFTWARE
     assert json.loads(result.err)["error"]["code"] == "internal"

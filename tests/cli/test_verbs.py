@@ -32,6 +32,7 @@ GROUPS = (
     "config",
     "team",
     "completion",
+    "usage",
 )
 
 

@@ -20,7 +20,7 @@ from tree_ring.guard import (
     classify,
     engine,
     find_secret,
-    rules,
+    table,
 )
 from tree_ring.model.errors import SecretRefused, UsageError
 
@@ -43,7 +43,7 @@ SENSITIVE = _tagged("sensitive.txt")
 CLEAN = [line for line in (CORPUS / "clean.txt").read_text("utf-8").splitlines() if line.strip()]
 
 # A family is one name: some families are several patterns (see `Rule`).
-SECRET_RULE_NAMES = sorted({rule.name for rule in RULES if rule.category == rules.SECRET})
+SECRET_RULE_NAMES = sorted({rule.name for rule in RULES if rule.category == table.SECRET})
 
 
 def _short(text: str) -> str:
@@ -468,7 +468,7 @@ def test_rule_table_is_well_formed() -> None:
     assert len({(rule.view, rule.source) for rule in RULES}) == len(RULES)
     for rule in RULES:
         assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", rule.name), rule.name
-        assert rule.category in (rules.SECRET, *SEVERITY_ORDER)
+        assert rule.category in (table.SECRET, *SEVERITY_ORDER)
         assert rule.view in engine.VIEWS
         assert isinstance(rule.pattern, re.Pattern)
     with pytest.raises(AttributeError):
@@ -496,10 +496,10 @@ def test_shared_keyword_scanner_agrees_with_each_rule() -> None:
 
 
 def test_shannon_entropy() -> None:
-    assert rules.shannon_entropy("") == 0.0
-    assert rules.shannon_entropy("aaaaaaaa") == 0.0
-    assert rules.shannon_entropy("abcd") == pytest.approx(2.0)
-    assert rules.shannon_entropy("changeme") == pytest.approx(2.75)
+    assert table.shannon_entropy("") == 0.0
+    assert table.shannon_entropy("aaaaaaaa") == 0.0
+    assert table.shannon_entropy("abcd") == pytest.approx(2.0)
+    assert table.shannon_entropy("changeme") == pytest.approx(2.75)
 
 
 def test_non_ascii_text_keeps_spans_aligned() -> None:

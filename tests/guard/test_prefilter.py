@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tree_ring.guard import RULES, check_fields, classify, engine, find_secret, prefilter, reader
-from tree_ring.guard.rules import SECRET_RULES, Rule
+from tree_ring.guard.table import SECRET_RULES, Rule
 from tree_ring.model.errors import SecretRefused
 from tree_ring.model.record import Memory
 

@@ -13,7 +13,7 @@ import sys
 from helpers import REPO
 
 from tree_ring.guard import engine, prefilter, secret_plan
-from tree_ring.guard.rules import SECRET_RULES
+from tree_ring.guard.table import SECRET_RULES
 
 REBUILD = "stale: run python3 scripts/build_secret_plan.py"
 
@@ -44,7 +44,7 @@ import sys
 sys.path.insert(0, sys.argv[1])
 from tree_ring.guard import find_secret
 found = find_secret(sys.argv[2])
-built = "tree_ring.guard.tokens" in sys.modules or "tree_ring.guard.rules" in sys.modules
+built = "tree_ring.guard.tokens" in sys.modules or "tree_ring.guard.table" in sys.modules
 print(found, built)
 """
 

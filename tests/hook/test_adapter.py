@@ -192,10 +192,13 @@ def test_stop_blocks_once_naming_the_exact_command(
     assert flags["--operation-id"] == f"auto-{ck}-1"
     assert flags["--source-ref"].startswith(f"session:{session}")
     assert (flags["--event-type"], flags["--ring"]) == ("lesson", "cambium")
-    assert "More: ids -2, -3." in reason and "one plain sentence each" in reason
-    assert "write nothing" in reason and "no secrets" in reason
+    assert "More: ids -2, -3." in reason and "one sentence each" in reason
+    assert "Else nothing." in reason and "no secrets" in reason
+    # One short line on refuting a recalled memory that proved wrong, the last.
+    assert reason.splitlines()[-1].endswith(" refute ID --reason WHY")
+    assert reason.count("refute") == 1
     # The command on a line of its own, and few words around it.
-    assert len(reason) - len(command_in(reason)) < 160
+    assert len(reason) - len(command_in(reason)) < 180
 
 
 @pytest.mark.parametrize("name", ["claude-code-stop", "codex-stop"])

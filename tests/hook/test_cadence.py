@@ -307,7 +307,9 @@ def test_the_reason_is_short_and_its_command_intact(
     ck = adapter.checkpoint_id(hook_event, 0)
     reason = adapter.stop_reason(root, "api-3f9a2c1d", hook_event, ck)
     assert len(reason) <= 600, len(reason)
-    assert len(reason) - len(adapter.capture_command(root, "api-3f9a2c1d", hook_event, ck)) < 160
+    # The instructions, the refute line among them, stay short beside the command.
+    assert len(reason) - len(adapter.capture_command(root, "api-3f9a2c1d", hook_event, ck)) < 180
+    assert "refute ID --reason WHY" in reason
     command = adapter.capture_command(root, "api-3f9a2c1d", hook_event, ck)
     assert command in reason.splitlines()
     argv = shlex.split(command)

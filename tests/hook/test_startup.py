@@ -41,12 +41,15 @@ MODEL = {
     "tree_ring.harness",
     "tree_ring.harness.receipts",
 }
-# SessionStart: the adapter, the brief, the store's open and migration check, receipts;
+# SessionStart: the adapter, the brief, the store's open and migration check, receipts,
+# the usage log's one line;
 # of the guard, the engine, the prefilter and the secret rules' plan written out
 # (`secret_plan`): a row that opens none of its tests builds no rule, so neither
-# the rule table (`rules`, `tokens`, `credentials`, `values`) nor the sensitivity
+# the rule table (`table`, `tokens`, `credentials`, `values`) nor the sensitivity
 # rules (`personal`) nor the pattern reader (`reader`) load for plain memories.
 START = MODEL | {
+    "tree_ring.api",
+    "tree_ring.api.project",
     "tree_ring.model.anchor",
     "tree_ring.model.identity",
     "tree_ring.read.staleness",
@@ -64,8 +67,10 @@ START = MODEL | {
     "tree_ring.store.rows",
     "tree_ring.store.schema",
     "tree_ring.store.sql",
+    "tree_ring.store.usage_log",
 }
-# Stop: the adapter, the project's id and a receipt, plus the cadence: one
+# Stop: the adapter, the project's id, a receipt and (when it blocks) a usage
+# log line, plus the cadence: one
 # settings read through the store's SQL module (sqlite3, but neither the
 # store's open and migrations nor the write path), the session's state and
 # the transcript's tail; a stop that blocks keeps the turn's changed files
@@ -79,6 +84,7 @@ STOP = MODEL | {
     "tree_ring.store",
     "tree_ring.store.settings",
     "tree_ring.store.sql",
+    "tree_ring.store.usage_log",
 }
 
 # The launcher's own steps, then what it leaves loaded: the hook's one line of

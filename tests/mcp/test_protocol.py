@@ -236,6 +236,7 @@ def test_tools_list_names_every_tool_with_schemas_and_hints() -> None:
         "remember",
         "capture",
         "forget",
+        "refute",
     ]
     for tool in listed:
         assert tool["inputSchema"]["type"] == "object"

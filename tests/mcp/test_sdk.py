@@ -77,7 +77,7 @@ async def exercise(project_root: Path, mode: str) -> dict[str, Any]:
         seen["brief"] = (await ok("brief", {}))["ids"]
         seen["shown"] = (await ok("show", {"id": stored["id"]}))["memory"]["summary"]
         seen["listed"] = (await ok("list", {"limit": 10}))["count"]
-        seen["status"] = (await ok("status", {}))["memories"]
+        seen["status"] = (await ok("status", {}))["memories"]["live"]
         seen["forgot"] = (await ok("forget", {"id": stored["id"], "reason": "test"}))["mode"]
         seen["failures"] = [
             await fails("show", {"id": stored["id"] + "x"}),

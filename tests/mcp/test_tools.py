@@ -279,8 +279,9 @@ def test_status_reports_the_store_and_the_hooks(project_root: Path) -> None:
     pipe = claude(project_root)
     pipe.call("remember", {"summary": "A first memory."})
     result = pipe.call("status", {})
-    assert result["root"] == str(project_root) and result["memories"] == 1
-    assert result["by_trust"] == {"accepted": 1} and result["by_ring"] == {"cambium": 1}
+    counts = result["memories"]
+    assert result["root"] == str(project_root) and (counts["live"], counts["total"]) == (1, 1)
+    assert counts["by_ring"] == {"cambium": 1} and counts["pending"] == 0
     assert result["write_policy"] == "open" and result["review_queue"] == 0
     assert result["store_bytes"] > 0 and result["hooks"] == {}
 
@@ -409,3 +410,39 @@ def test_a_forget_reason_is_at_most_a_thousand_characters(project_root: Path) ->
     done = pipe.call("forget", {"id": stored["id"], "reason": "y" * 1000, "mode": "delete"})
     assert (done["mode"], done["reason"]) == ("delete", "y" * 1000)
     assert count(project_root) == 0
+
+
+def test_refute_disputes_a_memory_and_the_brief_marks_it(
+    project_root: Path, run_cli: CliRunner
+) -> None:
+    stored = run_cli("--json", "remember", "The API listens on port 8080").json()["id"]
+    pipe = claude(project_root)
+    done = pipe.call("refute", {"id": stored, "reason": "server.py binds 9090"})
+    assert (done["ok"], done["trust"], done["reason"]) == (True, "disputed", "server.py binds 9090")
+    assert "(disputed by claude-code: server.py binds 9090)" in pipe.call("brief", {})["text"]
+    failed(pipe.call("refute", {"id": stored, "reason": "again"}), "already disputed")
+    failed(pipe.call("refute", {"id": stored, "reason": ""}), "reason")
+    failed(
+        pipe.call("refute", {"id": "mem_20990101_000000_000000000000", "reason": "x"}), "no memory"
+    )
+    # A person's memory stays on record: only a person retires it.
+    assert (
+        query(project_root, f"SELECT retired_at FROM memories WHERE id = '{stored}'")[0][0] is None
+    )
+
+
+def test_the_brief_and_recall_tools_log_ids_not_text(
+    project_root: Path, run_cli: CliRunner
+) -> None:
+    from tree_ring.store import usage_log
+
+    stored = run_cli("--json", "remember", "Deploys freeze on Fridays").json()["id"]
+    pipe = claude(project_root)
+    pipe.call("brief", {})
+    pipe.call("recall", {"query": "deploys"})
+    entries = usage_log.read(project_root).entries
+    assert [(e["event"], e["ids"], e["harness"]) for e in entries] == [
+        ("brief", [stored], "claude-code"),
+        ("recall", [stored], "claude-code"),
+    ]
+    assert b"Deploys" not in (project_root / ".tree-ring" / "receipts" / "usage.jsonl").read_bytes()

@@ -33,7 +33,8 @@ FIXTURE = REPO / "fixtures" / "stores" / "schema-0001.sqlite"
 FIXTURE_PROJECT = "fixture-app-3f9c2a"
 MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
-    "0006_claim_index", "0007_ledger_provenance", "0008_anchors",
+    "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
+    "0010_anchors",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -78,6 +79,9 @@ TABLES: dict[str, tuple[str, ...]] = {
         "capability", "reason",
     ),
     "redaction_tombstones": ("memory_id", "created_at"),
+    "refutations": (
+        "memory_id", "project", "actor", "origin", "session", "reason", "was_trust", "created_at",
+    ),
     "schema_migrations": ("name", "applied_at"),
     "settings": ("key", "value"),
     "sqlite_sequence": ("name", "seq"),
@@ -117,6 +121,12 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
          "salience", "confidence", "retired_at", "redacted_at", "superseded_by"),
         False, True,
     ),
+    "memories_off_record": (
+        "memories",
+        ("project", "ring", "trust", "sensitivity", "redacted_at", "retired_at", "superseded_by",
+         "expires_at", "valid_to"),
+        False, True,
+    ),
     "memories_project_created": ("memories", ("project", "created_at"), False, False),
     "memories_trust": ("memories", ("trust", "created_at"), False, True),
     "memories_waiting": (
@@ -130,6 +140,7 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
     ),
     "sqlite_autoindex_forget_requests_1": ("forget_requests", ("id",), True, False),
     "sqlite_autoindex_ledger_provenance_1": ("ledger_provenance", ("subject",), True, False),
+    "sqlite_autoindex_refutations_1": ("refutations", ("memory_id",), True, False),
     "sqlite_autoindex_memories_1": ("memories", ("id",), True, False),
     "sqlite_autoindex_operation_claims_1": ("operation_claims", ("claim",), True, False),
     "sqlite_autoindex_redaction_tombstones_1": (

@@ -61,20 +61,22 @@ def test_the_dashboard_counts_live_rows_only(
     d = session.dashboard(State())
     counts = {s.ring: s.total for s in d.rings if s.total}
     assert counts == {"cambium": 1, "scar": 1}  # the private note is hidden
-    assert (d.live, d.private) == (2, 1)
+    assert d.counts is not None
+    assert (d.listed, d.counts.live, d.counts.sensitive) == (2, 3, 1)
     d = session.dashboard(State(include_sensitive=True))
     assert {s.ring: s.total for s in d.rings if s.total} == {"cambium": 2, "scar": 1}
-    assert (d.live, d.private) == (3, 1)
+    assert d.listed == 3
     scar = next(s for s in d.rings if s.ring == "scar")
     assert (scar.confidence, scar.salience, scar.top_event) == (0.9, 0.7, "note")
 
 
 @pytest.mark.parametrize("include_sensitive", [False, True])
-def test_the_header_counts_what_the_memory_list_shows(
+def test_the_rings_count_what_the_memory_list_shows(
     store: Store, project_id: str, session: Session, include_sensitive: bool
 ) -> None:
     # Accepted, pending and disputed rows are listed (labelled); private ones
-    # only when shown. The header's `live` and the rings count the same rows.
+    # only when shown. The panel and the list count the same rows; the header
+    # counts as `status` does (live: accepted only; sensitive: of those).
     seed_invisible(store, project_id, 50)
     with store.write() as db:
         rows.insert_many(
@@ -91,9 +93,11 @@ def test_the_header_counts_what_the_memory_list_shows(
     session.load(state)
     d = state.dashboard
     listed = 7 if include_sensitive else 5
-    assert d.live == len(state.items) == session.totals["memories"] == listed
-    assert sum(s.total for s in d.rings) == d.live
-    assert (d.private, d.review) == (2, 3)
+    assert d.listed == len(state.items) == session.totals["memories"] == listed
+    assert sum(s.total for s in d.rings) == d.listed
+    assert sum(s.private for s in d.rings) == 2
+    assert d.counts is not None
+    assert (d.counts.live, d.counts.sensitive, d.counts.review) == (4, 1, 3)
 
 
 def test_the_memory_list_is_the_live_project_in_every_partition(
@@ -129,7 +133,7 @@ def test_review_lists_pending_rows_with_what_they_contradict(
     state = State(view="review")
     session.load(state)
     assert [i.key for i in state.items] == [pending]
-    assert state.dashboard.review == 1
+    assert state.dashboard.counts is not None and state.dashboard.counts.review == 1
 
 
 def test_approve_through_the_review_path_with_the_person_as_actor(
@@ -248,13 +252,13 @@ def test_the_inbox_lists_agents_rows_and_looking_marks_nothing_seen(
     state = State(view="inbox")
     session.load(state)
     assert {i.key for i in state.items} == {first, second}
-    assert state.dashboard.inbox == 2
+    assert state.dashboard.counts is not None and state.dashboard.counts.inbox == 2
     session.load(state)
     assert {i.key for i in state.items} == {first, second}
     assert "kept" in session.run(Action("keep", first))
     session.load(state)
     assert {i.key for i in state.items} == {second}
-    assert state.dashboard.inbox == 1
+    assert state.dashboard.counts is not None and state.dashboard.counts.inbox == 1
 
 
 def test_promote_moves_an_agents_row_into_the_project(
@@ -303,7 +307,8 @@ def test_the_header_counts_the_review_queue_as_review_does(
     with store.write() as db:
         rows.insert_many(db, [*distractors, *waiting])
     d = session.dashboard(State())
-    assert d.review == review.queue_size(store.db, project_id) == 3
+    assert d.counts is not None
+    assert d.counts.review == review.queue_size(store.db, project_id) == 3
 
 
 def test_the_list_total_past_one_page_is_every_live_row(
@@ -381,3 +386,23 @@ def test_consolidate_writes_the_period_summaries(
         (project_id,),
     )
     assert written == len(summaries) >= 1
+
+
+def test_the_detail_pane_shows_who_refuted_a_memory_and_how_often_it_was_used(
+    store: Store, project_id: str, project_root: Path, session: Session
+) -> None:
+    from tree_ring.model.identity import Origin
+    from tree_ring.review import refute
+    from tree_ring.store import usage_log
+    from tree_ring.store.audit import Actor
+    from tree_ring.tui import layout
+
+    wrong = write(store, project_id, "The API listens on port 8080", scope="project")
+    usage_log.append(project_root, "brief", harness="codex", session="s1", ids=[wrong], size=9)
+    codex = Actor("codex", Origin("codex", "s1"))
+    refute.refute(store, wrong, reason="server.py binds 9090", actor=codex)
+    state = State(view="review")
+    session.load(state)
+    shown = "\n".join("".join(part for part, _ in line) for line in layout.detail(state, 100))
+    assert "disputed by codex: server.py binds 9090" in shown
+    assert "usage: injected 1 time (last " in shown and "recalled 0 times" in shown

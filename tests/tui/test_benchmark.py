@@ -33,6 +33,10 @@ def test_quick_benchmark_shape(tmp_path: Path) -> None:
     assert report["memories"] == 1_000 and report["runs"] == 3
     for key in ("first_screen_cpu_ms", "baseline_cpu_ms", "process_first_frame_wall_ms"):
         assert report[key] > 0
-    assert report["screen"][0].startswith(" TREE RING  rings:ambient  live:1000")
+    # The first frame before `status`'s figures, the second with them.
+    assert report["screen"][0].startswith(" TREE RING  rings:ambient  counting")
+    assert " of 1000)" in report["screen"][1]
+    assert report["counted_screen"][0].startswith(" TREE RING  rings:ambient  live:1000")
+    assert report["counted_screen_cpu_ms"] > 0
     assert len(report["screen"]) == 24
     assert "target: first screen under 300 ms" in table

@@ -45,7 +45,7 @@ def test_the_audit_command_opens_the_selected_memorys_log() -> None:
 
 def _bars(counts: dict[str, int]) -> dict[str, str]:
     stats = tuple(RingStat(r, counts.get(r, 0)) for r in RINGS)
-    drawn = rings.activity(Dashboard(rings=stats, live=sum(counts.values())), 40)
+    drawn = rings.activity(Dashboard(rings=stats, listed=sum(counts.values())), 40)
     return {ring: line[2][0] for ring, line in zip(RINGS, drawn, strict=True)}
 
 

@@ -8,7 +8,7 @@ from helpers import make_memory
 from tree_ring.model.record import RINGS
 from tree_ring.tui import layout, rings
 from tree_ring.tui.commands import COMMANDS
-from tree_ring.tui.state import Dashboard, Item, RingStat, State
+from tree_ring.tui.state import Counts, Dashboard, Item, RingStat, State
 
 
 def text(lines: list[layout.Line]) -> list[str]:
@@ -17,7 +17,8 @@ def text(lines: list[layout.Line]) -> list[str]:
 
 def dashboard(**counts: int) -> Dashboard:
     stats = tuple(RingStat(r, counts.get(r, 0)) for r in RINGS)
-    return Dashboard(rings=stats, live=sum(counts.values()))
+    total = sum(counts.values())
+    return Dashboard(rings=stats, listed=total, counts=Counts(live=total))
 
 
 def busy_state(count: int = 40) -> State:
@@ -222,7 +223,7 @@ def test_the_exploded_ring_pane_is_titled_for_what_it_shows() -> None:
 
 
 def test_a_narrow_header_drops_whole_figures_never_a_view_of_the_past() -> None:
-    d = Dashboard(live=1234, private=12, review=3, inbox=7)
+    d = Dashboard(counts=Counts(live=1234, sensitive=12, review=3, inbox=7, user=5))
     state = State(dashboard=d, as_of="2026-01-01T00:00:00Z", changes=2)
     whole = text([layout.header(state, 400)])[0].split("  ")
     for width in range(20, 131):

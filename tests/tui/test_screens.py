@@ -14,7 +14,7 @@ import pytest
 from helpers import make_memory
 
 from tree_ring.tui import layout
-from tree_ring.tui.state import Dashboard, Item, Prompt, RingStat, State
+from tree_ring.tui.state import Counts, Dashboard, Item, Prompt, RingStat, State
 
 RECORDED = Path(__file__).resolve().parent.parent / "fixtures" / "tui" / "screens.json"
 WHEN = "2026-03-01T09:30:00Z"
@@ -46,7 +46,12 @@ def _dashboard() -> Dashboard:
         RingStat("heartwood", 5, 0.9, 0.9, 0, "fact"),
         RingStat("scar", 3, 0.5, 0.2, 2, "incident"),
     )
-    return Dashboard(rings=stats, live=44, private=3, review=9, inbox=2)
+    by_ring = (("cambium", 15), ("heartwood", 5), ("inner", 4), ("outer", 8), ("scar", 2))
+    counts = Counts(
+        live=34, pending=7, disputed=2, retired=11, sensitive=3, review=9, inbox=2,
+        by_ring=by_ring, user=12,
+    )  # fmt: skip
+    return Dashboard(rings=stats, listed=44, counts=counts)
 
 
 def screens() -> dict[str, list[list[list[str]]]]:

@@ -54,9 +54,11 @@ def selected(term: Terminal) -> str:
 
 def test_opens_on_the_rings_and_the_newest_memories(term: Terminal) -> None:
     term.wait_for("tests run with pytest")
+    term.wait_for("live:")  # the second frame: the first comes before the counts
     lines = term.lines()
-    # The header's live count is the list's own; the private row is hidden.
-    assert lines[0].startswith(" TREE RING  rings:ambient  live:3  hidden:1  review:0")
+    # The header counts as `tree-ring status` does: the private row is live,
+    # and hidden from the list until asked.
+    assert lines[0].startswith(" TREE RING  rings:ambient  live:4  hidden:1  review:0")
     assert "Ambient rings" in lines[1] and "Memories (3)" in lines[1]
     assert "tests run with pytest" in selected(term)
     assert "dentist" not in term.text  # sensitive: hidden until asked
@@ -103,7 +105,7 @@ def test_approve_a_pending_memory(root: Path) -> None:
     )
     term = Terminal(root)
     term.wait_for("review:1")
-    # The pending memory is listed (labelled), so the header counts it too.
+    # The pending memory is listed (labelled); the header counts it as waiting, not live.
     term.wait_for("Memories (4)")
     assert "live:4  hidden:1" in term.lines()[0]
     term.keys("v")
@@ -144,7 +146,7 @@ def test_a_write_from_another_process_shows_within_a_second(term: Terminal, root
     # The loop polls every quarter second; a loaded machine gets some slack.
     took = term.wait_for("written from another terminal", timeout=5)
     assert took < 1.5
-    assert "live:4" in term.lines()[0]
+    assert "live:5" in term.lines()[0]  # the private row too, as `status` counts
 
 
 def test_resize_redraws_at_the_new_size(term: Terminal) -> None:

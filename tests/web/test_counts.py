@@ -21,9 +21,11 @@ from web_support import insert
 
 from tree_ring.model import project
 from tree_ring.model.record import RINGS, Memory, now_iso
+from tree_ring.read import listing
 from tree_ring.review import inbox
 from tree_ring.review import queue as review
-from tree_ring.store import rows, sql, tombstones
+from tree_ring.store import forgotten, rows, sql, tombstones
+from tree_ring.store import rings as ring_counts
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.upkeep import census
@@ -42,14 +44,11 @@ class Seeded:
         self.root = root
         self.pid = project.load_project_id(root)
         self.ids: dict[str, set[str]] = {}
-        self.by_ring: dict[str, int] = {}  # every row written, in every state and project
         self.tombstone_keys = {"forgotten": 0, "rejected": 0}
 
     def add(self, label: str, memories: list[Memory]) -> list[Memory]:
         insert(self.root, memories)
         self.ids.setdefault(label, set()).update(m.id for m in memories)
-        for m in memories:
-            self.by_ring[m.ring] = self.by_ring.get(m.ring, 0) + 1
         return memories
 
     def identity(self) -> Any:
@@ -113,7 +112,7 @@ def test_rings_count_every_visible_row_and_hide_the_sensitive(seeded: Seeded) ->
     with Store.open(seeded.root) as store:
         for shown in (False, True):
             view = View(include_sensitive=shown)
-            drawn = data.rings(store.db, seeded.identity(), view, cap=4 * N)
+            drawn = ring_counts.rings(store.db, seeded.identity(), view, cap=4 * N)
             expected = {ring: {} for ring in RINGS} | {
                 "scar": {"accepted": 2 + (2 + N if shown else 0)},
                 "seed": {"accepted": 1},
@@ -151,7 +150,15 @@ def test_a_page_filtered_to_one_ring_is_exactly_its_visible_rows(seeded: Seeded)
             ("cambium", None, "person", seeded.ids["live cambium"]),
         ):
             filters = data.Filters(ring=ring, trust=trust, origin=origin)
-            found = data.memories(store.db, identity, View(), filters, offset=0, limit=50)
+            found = listing.list_page(
+                store,
+                identity,
+                data.memories_view(View(), filters),
+                whole_project=True,
+                limit=50,
+                count_cap=data.COUNT_CAP,
+                **filters.listing(),
+            )
             assert {m.id for m in found.memories} == expected
             assert found.total == len(expected)
 
@@ -174,7 +181,7 @@ def test_the_queue_the_inbox_and_the_census_are_exact(seeded: Seeded) -> None:
         assert counts["sensitive"] == 2 + N
         assert counts["tombstones"] == sum(seeded.tombstone_keys.values())
         assert counts["other_projects"] == N
-        assert data.tombstone_counts(store.db, pid) == {
+        assert forgotten.tombstone_counts(store.db, pid) == {
             kind: (N, keys) for kind, keys in seeded.tombstone_keys.items()
         }
 
@@ -191,11 +198,14 @@ def test_the_pages_show_the_same_counts(seeded: Seeded) -> None:
     inbox_html = inbox_page.inbox_page(site, session, {})
     assert set(re.findall(r'id="i-([^"]+)"', inbox_html)) == ids["agent"]
     status_html = status.status_page(site, session, {})
-    every = sum(len(v) for v in ids.values())
-    assert f"<td>memories (every state)</td><td>{every}</td>" in status_html
-    by_ring = ", ".join(f"{ring} {n}" for ring, n in sorted(seeded.by_ring.items()))
-    assert f"<td>by ring</td><td>{by_ring}</td>" in status_html
-    assert '<a href="/review">3 waiting</a>' in status_html
+    # The project's rows in every state, once each; another project's apart.
+    every = sum(len(v) for k, v in ids.items() if k != "other")
+    assert f'<span id="total">{every}</span>' in status_html
+    assert f"<td>rows of other projects in this store</td><td>{N}</td>" in status_html
+    live_rings = {"scar": 2 + 2 + N, "seed": 1, "cambium": 3 + 3, "heartwood": 1}
+    by_ring = ", ".join(f"{ring} {n}" for ring, n in sorted(live_rings.items()))
+    assert f'<span id="by-ring">{by_ring}</span>' in status_html
+    assert '<a href="/review" id="queue">3 waiting</a>' in status_html
 
 
 # ------------------------------------------------------------ query plans

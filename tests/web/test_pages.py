@@ -282,4 +282,18 @@ def test_cached_counts_follow_every_change(client: Client, run_cli: CliRunner) -
     run_cli("forget", second, "--mode", "delete", "--reason", "duplicate")
     assert "1 live memory." in client.get("/").body
     status = client.get("/status").body
-    assert "<td>memories (every state)</td><td>1</td>" in status
+    assert '<td>memories (every state)</td><td><span id="total">1</span></td>' in status
+    assert '<span id="live">1</span>' in status
+
+
+def test_a_memorys_page_shows_who_refuted_it_and_its_usage(
+    client: Client, run_cli: CliRunner, project_root: Path
+) -> None:
+    from tree_ring.store import usage_log
+
+    memory_id = _id(run_cli("--json", "remember", "The API listens on port 8080").out)
+    usage_log.append(project_root, "brief", harness="codex", session="s1", ids=[memory_id], size=9)
+    assert run_cli("refute", memory_id, "--reason", "binds <9090>", environ=AGENT).code == 0
+    page = client.get(f"/memory?id={memory_id}").body
+    assert "disputed by claude-code: binds &lt;9090&gt;" in page
+    assert "usage: injected 1 time (last " in page

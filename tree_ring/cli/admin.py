@@ -25,19 +25,17 @@ from tree_ring.cli.context import (
     showing,
     user_flag,
 )
-from tree_ring.govern import coordinator
-from tree_ring.harness import checkpoint, guidance, receipts
+from tree_ring.harness import guidance
+from tree_ring.harness.checkpoint import Cadence
 from tree_ring.model import project
 from tree_ring.model.errors import Denied, NoStore, UsageError
 from tree_ring.model.identity import harness_origin
 from tree_ring.review import findings
-from tree_ring.review import queue as review
 from tree_ring.store import audit, user
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.transfer import jsonl as transfer
 from tree_ring.transfer import original
-from tree_ring.upkeep import census
 
 
 def cmd_init(ctx: Context) -> int:
@@ -244,19 +242,12 @@ def cmd_audit(ctx: Context) -> int:
     return cmd_audit_log(ctx)
 
 
-AUDIT_COUNT_SQL = "SELECT count(*) FROM audit_log"
-
-
 def cmd_audit_log(ctx: Context) -> int:
     a = ctx.args
     limit = positive_limit(a.limit)
     with ctx.store() as store:
         found = audit.entries(store.db, limit=limit, target=a.target)
-        if a.target:
-            total = store.db.scalar(AUDIT_COUNT_SQL + " WHERE target = ?", (a.target,))
-        else:
-            total = store.db.scalar(AUDIT_COUNT_SQL)
-        total = int(total or 0)
+        total = audit.count(store.db, target=a.target)
     items = [{**e, "detail": _detail(e["detail"])} for e in found]
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['action']:<10} {e['target']} "
@@ -330,59 +321,10 @@ def cmd_audit_verify(ctx: Context) -> int:
 
 
 def cmd_status(ctx: Context) -> int:
-    root = Path(ctx.root())
-    project_id = project.load_project_id(root)
-    with ctx.store(root) as store:
-        counts = census.census(store.db, project_id)
-        # The queue as `review list` shows it: still on record and waiting.
-        queue = review.queue_size(store.db, project_id)
-        write_policy = coordinator.state(store.db).mode
-        cadence = checkpoint.cadence(store.db)
-        from tree_ring.cli.flows import status_part
-
-        flows_data, flows_lines = status_part(ctx, store, project_id)
-    hooks = {name: hook_view(receipt) for name, receipt in receipts.receipts(root).items()}
-    size = project.store_bytes(project.store_path(root))
-    data: dict[str, Any] = {
-        "project": project_id,
-        "root": str(root),
-        "memories": counts,
-        "review_queue": queue,
-        "write_policy": write_policy,
-        "store_bytes": size,
-        "hooks": hooks,
-        "checkpoint": cadence.mode,
-        "checkpoint_interval_minutes": cadence.interval_minutes,
-        **flows_data,
-    }
-    lines = status_lines(data)
-    # The inbox beside the review queue; the cadence beside the write policy;
-    # the user store after the project's own.
-    lines.insert(3, flows_lines[0])
-    at = next(n for n, line in enumerate(lines) if line.startswith("write policy:"))
-    lines.insert(at + 1, f"checkpoint: {cadence.label}")
-    at = next(n for n, line in enumerate(lines) if line.startswith("store size:"))
-    lines[at + 1 : at + 1] = flows_lines[1:]
-    ctx.emit(data, "\n".join(lines))
+    with ctx.project() as project:
+        data = project.status()
+    ctx.emit(data, "\n".join(status_lines(data)))
     return 0
-
-
-def hook_view(receipt: dict[str, Any]) -> dict[str, Any]:
-    """A harness's receipt as `status` reports it: each brief with its size and
-    an approximate token count (bytes / 4), and each event's last firing."""
-    view: dict[str, Any] = {}
-    for key in ("last_brief", "last_subagent_brief", "last_stop", "last_subagent_stop"):
-        entry = receipt.get(key)
-        if not isinstance(entry, dict):
-            view[key] = None
-            continue
-        shown: dict[str, Any] = dict(entry)  # pyright: ignore[reportUnknownArgumentType]
-        if isinstance(shown.get("bytes"), int):
-            shown["tokens"] = round(shown["bytes"] / 4)
-        view[key] = shown
-    events = receipt.get("events")
-    view["events"] = events if isinstance(events, dict) else {}
-    return view
 
 
 def status_lines(data: dict[str, Any]) -> list[str]:
@@ -402,9 +344,16 @@ def status_lines(data: dict[str, Any]) -> list[str]:
         f"retired: {counts['retired']}" + (f" ({_counts(retired)})" if retired else ""),
         f"forgotten content (tombstones): {counts['tombstones']}",
     ]
+    lines.insert(3, f"inbox: {data['inbox']} new from agents (`tree-ring inbox`)")
     if counts["other_projects"]:
         lines.append(f"rows of other projects in this store: {counts['other_projects']}")
-    lines += [f"write policy: {data['write_policy']}", f"store size: {data['store_bytes']:,} bytes"]
+    cadence = Cadence(data["checkpoint"], data["checkpoint_interval_minutes"])
+    lines += [
+        f"write policy: {data['write_policy']}",
+        f"checkpoint: {cadence.label}",
+        f"store size: {data['store_bytes']:,} bytes",
+        _user_line(data["user_store"]),
+    ]
     hooks: dict[str, dict[str, Any]] = data["hooks"]
     if not hooks:
         lines.append("hooks: none has fired in this project yet")
@@ -424,6 +373,18 @@ def status_lines(data: dict[str, Any]) -> list[str]:
                 )
             )
     return lines
+
+
+def _user_line(mine: dict[str, Any]) -> str:
+    path = mine["path"]
+    if "error" in mine:
+        return f"user store: {path}: {mine['error']}"
+    if not mine["exists"]:
+        return f"user store: {path or 'no home folder'} (none yet; `remember --scope global`)"
+    return (
+        f"user store: {path}: {mine['memories']} memories, {mine['live']} live,"
+        f" {mine['review_queue']} waiting"
+    )
 
 
 def _brief(entry: dict[str, Any] | None) -> str:

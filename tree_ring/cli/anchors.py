@@ -13,10 +13,9 @@ if TYPE_CHECKING:
 def cmd_stale(ctx: Context) -> int:
     from tree_ring.read import staleness
 
-    root = ctx.root()
-    project_id = ctx.project_id(root)
-    with ctx.store(root) as store:
-        found = staleness.project_stale(store, project_id)
+    with ctx.project() as project:
+        found = project.stale()
+        project_id = project.project_id
     items: list[dict[str, Any]] = [
         {
             "id": memory.id,
@@ -41,13 +40,10 @@ def cmd_stale(ctx: Context) -> int:
 
 
 def cmd_confirm(ctx: Context) -> int:
-    from tree_ring.write import anchors
-
     a = ctx.args
-    root = ctx.root()
-    identity = ctx.identity(root)
-    with ctx.store(root) as store:
-        done = anchors.confirm(store, a.id, actor=ctx.actor(identity), reason=a.reason)
+    with ctx.project() as project:
+        done = project.confirm(a.id, reason=a.reason)
+        identity = project.identity
     data = {
         "project": identity.project,
         "id": done.id,

@@ -79,6 +79,11 @@ VERBS: dict[str, tuple[str, str]] = {
     ),
     "forget": ("write", "delete or redact a memory; its content never comes back"),
     "supersede": ("write", "mark OLD_ID as replaced by NEW_ID"),
+    "refute": (
+        "write",
+        "say a memory proved wrong: an agent's refutation waits, disputed, for a person; "
+        "a person's retires it",
+    ),
     "recall": ("read", "search memories, best first"),
     "brief": ("read", "the startup brief the SessionStart hook injects"),
     "list": ("read", "list live memories of the project, newest first, a page at a time"),
@@ -90,6 +95,10 @@ VERBS: dict[str, tuple[str, str]] = {
     "promote": ("flows", "share a partition memory with the project (or --scope global: you)"),
     "doctor": ("upkeep", "check the store; --repair rebuilds what the rows allow"),
     "maintain": ("upkeep", "expiry, secret sweep and compaction; reports by default"),
+    "usage": (
+        "usage",
+        "what Tree Ring put into agents' context: briefs, checkpoints, recalls, tokens",
+    ),
     "quality": (
         "quality",
         "run recall quality scenarios (expected and forbidden recall); exit 1 on any failure",
@@ -133,7 +142,7 @@ VERBS: dict[str, tuple[str, str]] = {
 
 # Verbs whose writes a person makes reach the team ledger at once (`cli/team.py`).
 LEDGER_WRITES = frozenset(
-    {"remember", "evidence", "forget", "supersede", "review", "import", "consolidate"}
+    {"remember", "evidence", "forget", "supersede", "refute", "review", "import", "consolidate"}
 )
 
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any, TextIO
 
+    from tree_ring.api.project import Project
     from tree_ring.model.project import StrPath
     from tree_ring.store.audit import Actor
 
@@ -95,12 +96,27 @@ class Context:
         return not harness_origin(self.environ).is_agent
 
     def actor(self, identity: Identity) -> Actor:
-        from tree_ring.store.audit import Actor  # only writes need one; recall does not
+        from tree_ring.api.project import person_actor
 
-        origin = harness_origin(self.environ)
-        # The capability comes from the environment only, never from a flag.
-        token = self.environ.get("TREE_RING_COORDINATOR_TOKEN") or None
-        return Actor(identity.agent_profile or origin.kind, origin, capability=token)
+        return person_actor(identity, self.environ)
+
+    def project(self, root: str | None = None, *, create: bool = False) -> Project:
+        """The project this call acts on, as the library's one front for clients;
+        with `--user`, the person's user store is its store."""
+        from tree_ring.api.project import Project
+
+        root = root or self.root()
+        identity = self.identity(root)
+        opened = self.store(root) if self.on_user_store else None
+        return Project(
+            root,
+            identity,
+            environ=self.environ,
+            options=Options.from_environ(self.environ),
+            whole_project=self.whole_project,
+            create=create,
+            store=opened,
+        )
 
     def view(self) -> View:
         a = self.args

@@ -1,84 +1,21 @@
-"""Verbs that move memory to where it is needed: inbox, promote; and the user store's part
-in remember, recall and status."""
+"""Verbs that move memory to where it is needed: inbox and promote."""
 
 from __future__ import annotations
 
 from tree_ring.cli.context import Arguments, Context, Handler
-from tree_ring.model.errors import NoStore, UsageError
-from tree_ring.model.identity import Identity, harness_origin, resolve
+from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, RINGS, parse_time
-from tree_ring.store import user
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from tree_ring.read.recall import Hit
+    from tree_ring.api.project import Project
     from tree_ring.review.inbox import Item
-    from tree_ring.review.promote import Promoted
-    from tree_ring.store.db import Store
-    from tree_ring.store.live import View
 
 ORIGINS = ("claude-code", "codex", "agent")
 PROMOTE_SCOPES = ("project", "global")
-
-
-def global_target(ctx: Context) -> tuple[Store, Identity]:
-    """The user store and the caller's identity in it, for `remember --scope global`.
-
-    A person's first global write creates the store; an agent's never does
-    (its global writes wait for a person there, so there must be one first).
-    """
-    a = ctx.args
-    identity = resolve(
-        user.USER_PROJECT,
-        ctx.environ,
-        agent_profile=getattr(a, "agent_profile", None),
-        workflow_id=getattr(a, "workflow_id", None),
-        session_id=getattr(a, "session_id", None),
-    )
-    is_agent = harness_origin(ctx.environ).is_agent
-    store = user.open_user(ctx.environ, create=not is_agent)
-    if store is None:
-        raise NoStore(
-            f"no user store at {user.user_store_path(ctx.environ)}; {user.FIX} "
-            "before an agent can propose global memory"
-        )
-    return store, identity
-
-
-def open_user_quietly(ctx: Context) -> Store | None:
-    """The user store for a read, or None when there is none."""
-    return user.open_user(ctx.environ)
-
-
-def user_hits(
-    ctx: Context,
-    identity: Identity,
-    query: str,
-    *,
-    limit: int,
-    view: View,
-    scope: str | None,
-) -> list[Hit]:
-    """Recall in the person's own store, as `identity` reads it there."""
-    from tree_ring.read.recall import recall
-
-    if scope is not None and scope != "global":
-        return []
-    store = user.open_user(ctx.environ)
-    if store is None:
-        return []
-    with store:
-        return recall(store, user.user_identity(identity), query, limit=limit, view=view)
-
-
-def hit_label(hit: Hit, from_user: bool) -> str:
-    """Who wrote a hit and where it lives: `you`, or origin and partition."""
-    from tree_ring.read.labels import row_label
-
-    return "you" if from_user else row_label(hit.memory)
 
 
 # ---- inbox
@@ -134,7 +71,6 @@ def _item_lines(item: Item) -> list[str]:
 
 
 def cmd_inbox(ctx: Context) -> int:
-    from tree_ring.model import project
     from tree_ring.review import inbox
 
     a = ctx.args
@@ -154,12 +90,9 @@ def cmd_inbox(ctx: Context) -> int:
     if a.limit < 1:
         raise UsageError("--limit must be at least 1")
     since = parse_time(a.since, "--since") if a.since else None
-    root = ctx.root()
-    project_id = project.load_project_id(root)
-    identity = ctx.identity(root)
-    actor = ctx.actor(identity)
-    inbox.refuse_agent(actor)
-    with ctx.store(root) as store:
+    with ctx.project() as opened:
+        inbox.refuse_agent(opened.actor)
+        project_id, store = opened.project_id, opened.store
         narrow: dict[str, Any] = {
             "origin": a.origin,
             "session_id": a.session_id,
@@ -169,7 +102,7 @@ def cmd_inbox(ctx: Context) -> int:
         found = inbox.unseen(store, project_id, limit=a.limit, **narrow)
         if action is not None:
             found = inbox.unseen(store, project_id, limit=found.total, **narrow)
-            return _batch(ctx, store, project_id, identity, found, action)
+            return _batch(ctx, opened, found, action)
         if not a.peek and found.items:
             inbox.mark_seen(store, project_id, [i.memory.id for i in found.items])
     shown = len(found.items)
@@ -199,33 +132,22 @@ def cmd_inbox(ctx: Context) -> int:
     return 0
 
 
-def _batch(
-    ctx: Context,
-    store: Store,
-    project_id: str,
-    identity: Identity,
-    found: Any,
-    action: str,
-) -> int:
+def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
     from tree_ring.review import inbox
 
     a = ctx.args
+    store, project_id = opened.store, opened.project_id
     ids = [i.memory.id for i in found.items]
-    actor = ctx.actor(identity)
     done: list[str] = []
     if ids and action == "promote":
-        promoted = _promote(ctx, store, ids, a.scope, a.ring, a.reason, identity)
+        promoted = opened.promote(ids, reason=a.reason, scope=a.scope, ring=a.ring)
         done = [p.id for p in promoted]
     elif ids and action == "keep":
-        inbox.keep(store, project_id, ids, actor)
+        inbox.keep(store, project_id, ids, opened.actor)
         done = ids
     elif ids:
-        from tree_ring.write import correct
-
         for memory_id in ids:
-            correct.forget(
-                store, memory_id, mode=a.mode, reason=a.reason, actor=actor, reader=identity
-            )
+            opened.forget(memory_id, mode=a.mode, reason=a.reason)
             done.append(memory_id)
     if done and action != "keep":
         inbox.mark_seen(store, project_id, done)
@@ -249,38 +171,11 @@ def _batch(
 # ---- promote
 
 
-def _promote(
-    ctx: Context,
-    store: Store,
-    ids: list[str],
-    scope: str,
-    ring: str | None,
-    reason: str,
-    identity: Identity,
-) -> list[Promoted]:
-    from tree_ring.review import promote
-
-    actor = ctx.actor(identity)
-    if scope != "global":
-        return promote.promote_many(store, ids, actor=actor, reason=reason, scope=scope, ring=ring)
-    # A person's global promote may create the user store; an agent's is refused
-    # before it could (the library checks the decision first).
-    user_store = user.open_user(ctx.environ, create=not actor.origin.is_agent)
-    try:
-        return promote.promote_many(
-            store, ids, actor=actor, reason=reason, scope=scope, ring=ring, user_store=user_store
-        )
-    finally:
-        if user_store is not None:
-            user_store.close()
-
-
 def cmd_promote(ctx: Context) -> int:
     a = ctx.args
-    root = ctx.root()
-    identity = ctx.identity(root)
-    with ctx.store(root) as store:
-        done = _promote(ctx, store, list(a.ids), a.scope, a.ring, a.reason, identity)
+    with ctx.project() as project:
+        done = project.promote(a.ids, reason=a.reason, scope=a.scope, ring=a.ring)
+        identity = project.identity
     items = [
         {
             "id": p.id,
@@ -312,54 +207,6 @@ def cmd_promote(ctx: Context) -> int:
         "\n".join(lines),
     )
     return 0
-
-
-# ---- status
-
-
-def status_part(ctx: Context, store: Store, project_id: str) -> tuple[dict[str, Any], list[str]]:
-    """What `status` adds: the inbox's size and the user store's counts."""
-    from tree_ring.review import inbox
-
-    unseen = inbox.count(store, project_id)
-    data: dict[str, Any] = {"inbox": unseen}
-    lines = [f"inbox: {unseen} new from agents (`tree-ring inbox`)"]
-    from tree_ring.model import project
-
-    path = project.user_store_path_str(ctx.environ)
-    try:
-        opened = user.open_user(ctx.environ)
-    except Exception as exc:  # status reports a damaged user store, it does not stop
-        data["user_store"] = {"path": path, "error": str(exc)}
-        lines.append(f"user store: {path}: {exc}")
-        return data, lines
-    if opened is None:
-        data["user_store"] = {"path": path, "exists": False}
-        lines.append(
-            f"user store: {path or 'no home folder'} (none yet; `remember --scope global`)"
-        )
-        return data, lines
-    from tree_ring.review import queue as review
-
-    with opened:
-        total = int(opened.db.scalar("SELECT count(*) FROM memories") or 0)
-        live = int(
-            opened.db.scalar(
-                "SELECT count(*) FROM memories WHERE trust = 'accepted' AND retired_at IS NULL"
-                " AND redacted_at IS NULL"
-            )
-            or 0
-        )
-        waiting = review.queue_size(opened.db, user.USER_PROJECT)
-    data["user_store"] = {
-        "path": path,
-        "exists": True,
-        "memories": total,
-        "accepted": live,
-        "review_queue": waiting,
-    }
-    lines.append(f"user store: {path}: {total} memories, {live} accepted, {waiting} waiting")
-    return data, lines
 
 
 def _inbox_arguments(p: argparse.ArgumentParser) -> None:

@@ -151,10 +151,10 @@ def cmd_review_approve(ctx: Context) -> int:
             f"{', '.join(filters) or '--dry-run'} goes with --all; to approve one memory, "
             "name only its id"
         )
-    actor = _actor(ctx)
-    with ctx.store() as store:
-        decision = review.approve(
-            store, _memory_id(ctx), actor=actor, reason=a.reason, supersede=a.supersede_contradicted
+    memory_id = _memory_id(ctx)
+    with ctx.project() as project:
+        decision = project.review(
+            "approve", memory_id, reason=a.reason, supersede=a.supersede_contradicted
         )
     return _decision(ctx, decision)
 
@@ -202,16 +202,16 @@ def cmd_review_approve_all(ctx: Context) -> int:
 
 
 def cmd_review_reject(ctx: Context) -> int:
-    actor = _actor(ctx)
-    with ctx.store() as store:
-        decision = review.reject(store, _memory_id(ctx), actor=actor, reason=ctx.args.reason)
+    memory_id = _memory_id(ctx)
+    with ctx.project() as project:
+        decision = project.review("reject", memory_id, reason=ctx.args.reason)
     return _decision(ctx, decision)
 
 
 def cmd_review_dispute(ctx: Context) -> int:
-    actor = _actor(ctx)
-    with ctx.store() as store:
-        decision = review.dispute(store, _memory_id(ctx), actor=actor, reason=ctx.args.reason)
+    memory_id = _memory_id(ctx)
+    with ctx.project() as project:
+        decision = project.review("dispute", memory_id, reason=ctx.args.reason)
     return _decision(ctx, decision)
 
 

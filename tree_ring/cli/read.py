@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from tree_ring.cli.context import (
     Arguments,
     Context,
@@ -15,7 +17,7 @@ from tree_ring.cli.context import (
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, parse_time
-from tree_ring.read.recall import DEFAULT_LIMIT, recall
+from tree_ring.read.recall import DEFAULT_LIMIT
 from tree_ring.store.live import View
 
 TYPE_CHECKING = False
@@ -37,28 +39,19 @@ def cmd_recall(ctx: Context) -> int:
         from tree_ring.cli import compress  # the summary tree's modules, only when asked
 
         return compress.cmd_recall_tree(ctx)
-    from tree_ring.cli.flows import hit_label, user_hits
-
-    root = ctx.root()
-    identity = ctx.identity(root)
-    view = ctx.view()
     # A person recalls over every partition, unless they name one: then they
     # see what that partition's agent sees.
     named = (getattr(a, name, None) for name in ("agent_profile", "workflow_id", "session_id"))
     person = ctx.whole_project and not any(named)
-    with ctx.store(root) as store:
-        hits = recall(
-            store, identity, a.query, limit=a.limit, view=view, scope=a.scope, whole_project=person
+    with ctx.project() as project:
+        hits = project.recall(
+            a.query, limit=a.limit, view=ctx.view(), scope=a.scope, whole_project=person
         )
-        judged = hit_checks(store, [h.memory.id for h in hits], view)
-    # The person's own store beside the project's, best first together.
-    mine = user_hits(ctx, identity, a.query, limit=a.limit, view=view, scope=a.scope)
-    from_user = {id(h) for h in mine}
-    hits = sorted([*hits, *mine], key=lambda h: -h.score)[: a.limit]
-    labels = {id(h): hit_label(h, id(h) in from_user) for h in hits}
+        # What the project's hits' anchored files are now (the user store's name none).
+        judged = project.anchors([h.memory.id for h in hits if h.store == "project"], ctx.view())
     data: dict[str, Any] = {
         "query": a.query,
-        "project": identity.project,
+        "project": project.project_id,
         "limit": a.limit,
         **listing(
             [
@@ -70,13 +63,13 @@ def cmd_recall(ctx: Context) -> int:
                     "trust": h.memory.trust,
                     "label": h.label,
                     "origin": h.memory.origin,
-                    "partition": labels[id(h)],
-                    "store": "user" if id(h) in from_user else "project",
+                    "partition": h.partition,
+                    "store": h.store,
                     "source": {"type": h.memory.source_type, "ref": h.memory.source_ref},
                     "score": h.score,
-                    "score_parts": h.parts,
-                    "match": h.query,
-                    **anchor_fields(judged.get(h.memory.id) if id(h) not in from_user else None),
+                    "score_parts": h.hit.parts,
+                    "match": h.hit.query,
+                    **anchor_fields(judged.get(h.memory.id)),
                 }
                 for h in hits
             ]
@@ -86,22 +79,18 @@ def cmd_recall(ctx: Context) -> int:
         _hit_line(
             h.label,
             h.memory,
-            f"  ({labels[id(h)]}; {h.score:.3f})"
-            + stale_words(judged.get(h.memory.id) if id(h) not in from_user else None),
+            f"  ({h.partition}; {h.score:.3f})" + stale_words(judged.get(h.memory.id)),
         )
         for h in hits
     )
     ctx.emit(data, text or "no memories match")
+    # The project's hits in its usage log, so `show` can say how often each was recalled.
+    problem = project.note_usage(
+        "recall", [h.memory.id for h in hits if h.store == "project"], len(text.encode("utf-8"))
+    )
+    if problem is not None:
+        sys.stderr.write(f"tree-ring: {problem}\n")
     return 0
-
-
-def hit_checks(store: Any, ids: list[str], view: View) -> dict[str, list[Any]]:
-    """What each hit's anchored files are now; nothing for a view of the past."""
-    if not view.is_now():
-        return {}
-    from tree_ring.read import staleness
-
-    return staleness.checks(store.db, store.root_str, ids)
 
 
 def anchor_fields(judged: list[Any] | None) -> dict[str, Any]:
@@ -123,19 +112,8 @@ def stale_words(judged: list[Any] | None) -> str:
 
 
 def cmd_brief(ctx: Context) -> int:
-    # Here, not at the top: recall, the verb people run most, needs neither.
-    from tree_ring.cli.flows import open_user_quietly
-    from tree_ring.read import brief
-
-    root = ctx.root()
-    identity = ctx.identity(root)
-    with ctx.store(root) as store:
-        mine = open_user_quietly(ctx)
-        try:
-            result = brief.build_brief(store, identity, ctx.view(), user_store=mine)
-        finally:
-            if mine is not None:
-                mine.close()
+    with ctx.project() as project:
+        result = project.brief(ctx.view(), strict=True)
     # No receipt: a brief asked for by hand is not a hook firing, and `status`
     # reports receipts as the hooks' own.
     size = len(result.text.encode("utf-8"))
@@ -206,30 +184,41 @@ def cmd_list(ctx: Context) -> int:
 
 
 def cmd_show(ctx: Context) -> int:
-    from tree_ring.read import listing as reading
+    from tree_ring.store import refutations
     from tree_ring.team import provenance
+    from tree_ring.upkeep import usage
 
-    root = ctx.root()
-    identity = ctx.identity(root)
-    with ctx.store(root) as store:
-        memory = reading.show(store.db, identity, ctx.args.id, whole_project=ctx.whole_project)
-        came = provenance.of(store.db, [memory.id]).get(memory.id)
-        judged = hit_checks(store, [memory.id], View()).get(memory.id)
+    with ctx.project() as project:
+        memory = project.show(ctx.args.id)
+        db = project.store.db
+        came = provenance.of(db, [memory.id]).get(memory.id)
+        refuted = refutations.find(db, [memory.id]).get(memory.id)
+        judged = project.anchors([memory.id]).get(memory.id)
+        root, identity = project.root, project.identity
+    # The user store's rows have no project log; the project's log counts its own.
+    used = None if ctx.on_user_store else usage.memory_usage(root, memory.id)
     data = memory.to_dict()
-    lines = field_lines(data)
+    # Who refuted it and how often it was used, aligned with the fields above them.
+    extra: dict[str, str] = {}
+    if refuted is not None:
+        when = refuted.created_at[:19]
+        extra["disputed_by"] = f"{refuted.origin} ({when}Z): {refuted.reason}"
+    if used is not None:
+        extra["usage"] = used.line()
+    lines = field_lines(data | extra)
     if came is not None:
         lines.append(f"provenance: {came['label']}")
     for c in judged or []:
         lines.append(f"anchor: {c.anchor.path} ({c.state}; {c.anchor.blob[:12]}, {c.anchor.at})")
-    ctx.emit(
-        {
-            "project": identity.project,
-            "memory": data,
-            "provenance": came,
-            **anchor_fields(judged),
-        },
-        "\n".join(lines),
-    )
+    document = {
+        "project": identity.project,
+        "memory": data,
+        "provenance": came,
+        "refuted": None if refuted is None else refuted.to_dict(),
+        "usage": None if used is None else used.to_dict(),
+        **anchor_fields(judged),
+    }
+    ctx.emit(document, "\n".join(lines))
     return 0
 
 

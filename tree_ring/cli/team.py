@@ -10,7 +10,6 @@ from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.identity import harness_origin
-from tree_ring.store.db import Options, Store
 from tree_ring.team import repository as team
 from tree_ring.team import sync
 
@@ -20,9 +19,8 @@ def cmd_sync(ctx: Context) -> int:
     identity = ctx.identity(root)
     setup = team.setup(root) if ctx.args.setup else None
     # create: a fresh clone has the committed project.json and ledger, no database yet.
-    options = Options.from_environ(ctx.environ)
-    with Store.open(root, create=True, options=options) as store, progress.Reporter() as reporter:
-        report = sync.sync(store, root, identity.project, ctx.actor(identity), progress=reporter)
+    with ctx.project(str(root), create=True) as project, progress.Reporter() as reporter:
+        report = project.sync(progress=reporter)
     items = [{"line": s.line, "reason": s.reason} for s in report.skipped]
     data: dict[str, object] = {
         "command": "sync",

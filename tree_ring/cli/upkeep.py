@@ -44,6 +44,12 @@ def cmd_doctor(ctx: Context) -> int:
 
 def cmd_maintain(ctx: Context) -> int:
     a = ctx.args
+    if a.suggest:
+        if a.apply_expired or a.apply_secret_sweep or a.vacuum:
+            from tree_ring.model.errors import UsageError
+
+            raise UsageError("--suggest changes nothing; run it without --apply-* and --vacuum")
+        return _suggest(ctx)
     with ctx.store() as store:
         report = maintain.maintain(
             store,
@@ -73,6 +79,48 @@ def cmd_maintain(ctx: Context) -> int:
     if report.vacuumed:
         lines.append(f"vacuumed: {report.bytes_before:,} -> {report.bytes_after:,} bytes")
     ctx.emit(maintain_data(report.to_dict()), "\n".join(lines))
+    return 0
+
+
+def _suggest(ctx: Context) -> int:
+    """`maintain --suggest`: what a person may want to decide on; changes nothing."""
+    import time
+
+    from tree_ring.upkeep import suggest
+
+    root = ctx.root()
+    with ctx.store(root) as store:
+        found = suggest.suggest(store, ctx.project_id(root), time.time_ns())
+    lines: list[str] = []
+    headings = {
+        "refuted": "refuted or disputed (review approve, reject, or refute to retire)",
+        "unused": f"neither injected nor recalled in {suggest.UNUSED_DAYS} days",
+        "stale": "stale: anchored files changed",
+    }
+    for kind, heading in headings.items():
+        items = found.of(kind)
+        if kind == "stale" and not found.stale_checked:
+            continue  # code anchors are not part of this store yet
+        lines.append(f"{heading}: {len(items)}")
+        lines += [f"  {s.id}  {s.summary[:60]}  ({s.why[:100]})" for s in items]
+    if found.log_since is not None:
+        lines.append(f"the usage log reaches back to {found.log_since[:19]}Z")
+    else:
+        lines.append("the usage log is empty: no brief or recall has been logged yet")
+    if found.skipped:
+        lines.append(f"skipped {found.skipped:,} lines of the usage log that are not entries")
+    lines += found.notes
+    lines.append("nothing was changed")
+    data = {
+        "suggest": True,
+        "unused_days": suggest.UNUSED_DAYS,
+        "log_since": found.log_since,
+        "stale_checked": found.stale_checked,
+        "skipped_lines": found.skipped,
+        "notes": found.notes,
+        "counts": {kind: len(found.of(kind)) for kind in headings},
+    }
+    ctx.emit(data | listing([s.to_dict() for s in found.items]), "\n".join(lines))
     return 0
 
 
@@ -121,6 +169,11 @@ def _maintain_arguments(p: argparse.ArgumentParser) -> None:
         help="redact stored memories that today's guard rules catch",
     )
     p.add_argument("--vacuum", action="store_true", help="merge the FTS indexes and VACUUM")
+    p.add_argument(
+        "--suggest",
+        action="store_true",
+        help="list memories for a person to decide on: refuted, unused in 90 days; changes nothing",
+    )
 
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
@@ -128,7 +181,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "maintain": (
         "tree-ring maintain",
         "tree-ring maintain --apply-expired --apply-secret-sweep",
-        "tree-ring maintain --vacuum",
+        "tree-ring maintain --suggest",
     ),
 }
 

@@ -5,27 +5,26 @@ from __future__ import annotations
 import os
 import sys
 
+from tree_ring.api.project import Project
 from tree_ring.cli.context import (
     Arguments,
     Context,
     Handler,
     dest,
     flag_fields,
+    identity_flags,
     memory_flags,
     user_flag,
 )
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import Identity, harness_origin, pinned
 from tree_ring.model.record import CAPTURE_PAIRS
-from tree_ring.write import correct, verbs
+from tree_ring.write import verbs
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Sequence
     from typing import Any
-
-    from tree_ring.model.anchor import Anchor
 
 MAX_STDIN = 1 << 20
 
@@ -64,13 +63,18 @@ def _draft(ctx: Context, **overrides: Any) -> verbs.Draft:
     supersedes = getattr(a, "supersedes", None)
     if supersedes is not None:
         said["supersedes"] = supersedes
+    files: list[str] | None = getattr(a, "file", None)
+    if files:
+        # A relative path is read from the folder the command runs in when
+        # that is inside the project, else from the project's root.
+        said["files"] = tuple(files)
+        said["files_from"] = os.getcwd()
     said.update(overrides)
     return verbs.Draft(**said)
 
 
-def _report_write(
-    ctx: Context, project: str, result: verbs.WriteResult, anchored: Sequence[Anchor] = ()
-) -> int:
+def _report_write(ctx: Context, project: str, result: verbs.WriteResult) -> int:
+    anchored = result.anchors
     if not result.created:
         text = f"unchanged {result.id} (exact retry of the same operation)"
     else:
@@ -102,59 +106,39 @@ def _report_write(
     return 0
 
 
-def _anchors(ctx: Context, root: str) -> tuple[Anchor, ...]:
-    """The files `--file` names, as they are now (a one-line error for any
-    that is not a plain file inside the project). Paths are read from the
-    folder the command runs in when it is inside the project, else from the
-    project's root."""
-    files: list[str] = getattr(ctx.args, "file", None) or []
-    if not files:
-        return ()
-    from tree_ring.write import anchors
-
-    anchors.check_count(len(files))
-    here = os.getcwd()
-    inside = anchors.inside(root, here)
-    return anchors.resolve(root, files, here if inside else root)
-
-
 def cmd_remember(ctx: Context) -> int:
     a = ctx.args
     if a.reason is not None and not a.override_tombstone:
         raise UsageError("--reason goes with --override-tombstone; remember takes no other reason")
     draft = _draft(ctx)
-    if (a.file or []) and (draft.scope == "global" or a.override_tombstone):
-        raise UsageError(
-            "--file anchors a project memory; a global memory or a re-admission names no files"
-        )
+    if a.file and a.override_tombstone:
+        raise UsageError("--file anchors a new memory; a re-admission names no files")
+    with ctx.project() as project:
+        if not a.override_tombstone:
+            return _report_write(ctx, _written_to(project, draft), project.remember(draft))
+        from tree_ring.write import readmit
+
+        if a.supersedes is not None:
+            raise UsageError("--override-tombstone takes no --supersedes; supersede after review")
+        actor = project.actor
+        if draft.scope == "global":
+            target, identity = project.global_target()
+            with target:
+                memory = verbs.compose(draft, identity, actor)
+                written = readmit.remember_over_tombstone(target, memory, actor, a.reason)
+        else:
+            memory = verbs.compose(draft, project.identity, actor)
+            written = readmit.remember_over_tombstone(project.store, memory, actor, a.reason)
+        return _report_write(ctx, memory.project or "", written)
+
+
+def _written_to(project: Project, draft: verbs.Draft) -> str:
+    """The project a write lands in, as its report names it."""
     if draft.scope == "global":
-        # The person's own memory, across projects: the user store.
-        from tree_ring.cli.flows import global_target
+        from tree_ring.store.user import USER_PROJECT
 
-        store, identity = global_target(ctx)
-        root = ""
-    else:
-        root = ctx.root()
-        identity = ctx.identity(root)
-        store = ctx.store(root)
-    with store:
-        actor = ctx.actor(identity)
-        if a.override_tombstone:
-            from tree_ring.write import readmit
-
-            if a.supersedes is not None:
-                raise UsageError(
-                    "--override-tombstone takes no --supersedes; supersede after review"
-                )
-            memory = verbs.compose(draft, identity, actor)
-            return _report_write(
-                ctx,
-                identity.project,
-                readmit.remember_over_tombstone(store, memory, actor, a.reason),
-            )
-        anchored = _anchors(ctx, root) if draft.scope != "global" else ()
-        result = verbs.remember(store, draft, identity, actor, anchored)
-        return _report_write(ctx, identity.project, result, anchored)
+        return USER_PROJECT
+    return project.project_id
 
 
 def cmd_evidence(ctx: Context) -> int:
@@ -185,26 +169,17 @@ def cmd_capture(ctx: Context) -> int:
         Identity(a.project, a.agent_profile, a.workflow_id, a.session_id),
         harness_origin(ctx.environ),
     )
-    if a.file:
-        anchored = _anchors(ctx, root)
-    else:
-        # The files the turn changed, as the stop hook found them.
-        from tree_ring.write import anchors
-
-        anchored = anchors.from_turn(root, identity.session_id or "")
-    with ctx.store(root) as store:
-        result = verbs.capture(store, draft, identity, ctx.actor(identity), anchored)
-    return _report_write(ctx, a.project, result, anchored)
+    # Without --file, the files the turn changed, as the stop hook found them.
+    with Project(root, identity, environ=ctx.environ) as project:
+        result = project.capture(draft)
+    return _report_write(ctx, a.project, result)
 
 
 def cmd_forget(ctx: Context) -> int:
     a = ctx.args
-    root = ctx.root()
-    identity = ctx.identity(root)
-    with ctx.store(root) as store:
-        done = correct.forget(
-            store, a.id, mode=a.mode, reason=a.reason, actor=ctx.actor(identity), reader=identity
-        )
+    with ctx.project() as project:
+        done = project.forget(a.id, mode=a.mode, reason=a.reason)
+        identity = project.identity
     data = {
         "project": identity.project,
         "id": done.id,
@@ -225,6 +200,30 @@ def cmd_forget(ctx: Context) -> int:
     ctx.emit(data, f"{verb} {done.id}; its content is tombstoned and will not be stored again")
     if done.lingering is not None:
         return ctx.warn(done.lingering, code="store_fault")
+    return 0
+
+
+def cmd_refute(ctx: Context) -> int:
+    a = ctx.args
+    with ctx.project() as project:
+        done = project.refute(a.id, reason=a.reason)
+        identity = project.identity
+    data = {
+        "project": identity.project,
+        "id": done.id,
+        "trust": done.trust,
+        "reason": done.reason,
+        "by": done.by,
+        "retired": done.retired,
+    }
+    if done.retired:
+        text = f"retired {done.id} (refuted: {done.reason})"
+    else:
+        text = (
+            f"disputed {done.id}: it waits for a person (`tree-ring review list`); "
+            "the brief shows it marked disputed until they decide"
+        )
+    ctx.emit(data, text)
     return 0
 
 
@@ -308,6 +307,12 @@ def _capture_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _refute_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id", help="the memory that proved wrong (`recall` or the brief shows ids)")
+    p.add_argument("--reason", required=True, help="why it is wrong, in one line")
+    identity_flags(p)
+
+
 def _forget_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Forget a memory for good. Either mode records a tombstone of its content, so the "
@@ -350,6 +355,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "--ring cambium --project PROJECT --agent-profile claude-code --workflow-id SESSION "
         "--session-id SESSION --operation-id auto-CHECKPOINT-1 --source-ref session:SESSION",
     ),
+    "refute": (
+        'tree-ring refute mem_20261129_134645_2d7a81bd6071 --reason "retries moved to the queue"',
+    ),
     "forget": (
         'tree-ring forget mem_20261129_134645_2d7a81bd6071 --mode redact --reason "wrong"',
         'tree-ring forget mem_20261129_134645_2d7a81bd6071 --mode delete --reason "noise"',
@@ -366,5 +374,6 @@ VERBS: dict[str, tuple[Handler, Arguments]] = {
     "evidence": (cmd_evidence, _evidence_arguments),
     "capture": (cmd_capture, _capture_arguments),
     "forget": (cmd_forget, _forget_arguments),
+    "refute": (cmd_refute, _refute_arguments),
     "supersede": (cmd_supersede, _supersede_arguments),
 }

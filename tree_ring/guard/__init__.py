@@ -1,4 +1,4 @@
-"""The sensitivity guard: what counts as a secret or as sensitive (`rules`), and the
+"""The sensitivity guard: what counts as a secret or as sensitive (`table`), and the
 engine that scans every field with them (`engine`). The package is the engine's API.
 """
 
@@ -15,7 +15,7 @@ def __getattr__(name: str) -> tuple[Rule, ...]:
     brief only looks for secrets)."""
     if name != "RULES":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from tree_ring.guard.rules import RULES
+    from tree_ring.guard.table import RULES
 
     return RULES
 

@@ -57,12 +57,12 @@ if TYPE_CHECKING:
 
 
 def _rules() -> ModuleType:
-    """The rule table (`rules`), imported on first use: the secret rules'
+    """The rule table (`table`), imported on first use: the secret rules'
     plan is a literal (`secret_plan`), so a text that opens none of its tests
     (most memories the SessionStart brief shows) never builds a rule."""
-    import tree_ring.guard.rules as rules
+    import tree_ring.guard.table as table
 
-    return rules
+    return table
 
 
 def __getattr__(name: str) -> tuple[Rule, ...]:
@@ -356,7 +356,7 @@ def _first_valid(rule: Rule, text: _Text) -> bool:
 
 
 class _SecretRules(Sequence[Rule]):
-    """`rules.SECRET_RULES`, built when a text first needs one of them."""
+    """`table.SECRET_RULES`, built when a text first needs one of them."""
 
     def _table(self) -> tuple[Rule, ...]:
         return _rules().SECRET_RULES

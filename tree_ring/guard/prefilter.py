@@ -309,7 +309,7 @@ def literal(plan: Plan) -> tuple[LiteralView, ...]:
 
 
 def from_literal(views: Sequence[LiteralView], rules: Sequence[Rule]) -> Plan:
-    """The plan `literal` wrote out, over `rules` (which it does not read, so
+    """The plan `literal` wrote out, over `table` (which it does not read, so
     they can be a sequence that imports them on first use)."""
 
     def anchors(found: tuple[Anchor, ...]) -> dict[int, tuple[Lazy, frozenset[int]]]:

@@ -1,4 +1,4 @@
-"""The prefilter's plan for the secret rules (`rules.SECRET_RULES`), written out.
+"""The prefilter's plan for the secret rules (`table.SECRET_RULES`), written out.
 
 Written by scripts/build_secret_plan.py, not by hand; tests/guard/test_secret_plan.py
 holds it equal to `prefilter.plan(SECRET_RULES)`. The engine reads it so that a

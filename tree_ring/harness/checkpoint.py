@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 MODE = "checkpoint"
 INTERVAL = "checkpoint.interval"
 KEYS = (MODE, INTERVAL)
-# What each cadence means, for `config` and `status` (and the README).
+# What each cadence means, for `config` and `status` (and docs/CHECKPOINT.md).
 CADENCES = {
     "after-work": "ask after a turn that changed something, at most once per interval",
     "every-stop": "ask at the end of every turn",

@@ -13,6 +13,7 @@ from typing import Any
 
 from tree_ring.harness import guidance, integrations
 from tree_ring.model import project
+from tree_ring.store import maintenance
 from tree_ring.store.db import Options, Store
 
 WHAT = (
@@ -44,7 +45,7 @@ def tour(root: Path | None, environ: Mapping[str, str], *, init: bool, cwd: Path
         count = 0  # a fresh clone has project.json; the database comes with first use
         if project.store_path(root).exists():
             with Store.open(root, options=Options.from_environ(environ)) as opened:
-                count = int(opened.db.scalar("SELECT count(*) FROM memories"))
+                count = maintenance.count(opened.db)
         store |= {
             "root": str(root),
             "path": str(project.store_path(root)),

@@ -72,6 +72,9 @@ AGENT_TYPE_CHARACTERS = frozenset(_ALNUM + "_.-")
 # What a shell word may hold unquoted (as shlex.quote decides).
 _SHELL_SAFE = frozenset(_ALNUM + "_@%+=:,./-")
 PLACEHOLDER = "ONE_SENTENCE_SUMMARY"
+# The checkpoint's one line on refuting: the same command, with `refute` in
+# place of `capture` and its arguments.
+REFUTE_HINT = "Memory wrong? refute ID --reason WHY"
 # This module lives in <plugin root>/tree_ring/hook/, wherever the harness put the
 # plugin (its cache, or a checkout), and bin/tree-ring sits beside it.
 PLUGIN_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
@@ -258,18 +261,20 @@ def stop_reason(root: str, project_id: str, event: HookEvent, checkpoint: str) -
     """The block's reason: the exact command and as few words around it as will do.
 
     Every stop that blocks costs the agent a turn, and the reason is read in
-    it: the command (about 420 characters with usual paths) and under 160
-    characters of instructions, so a reason stays within 600. The event types
+    it: the command (about 420 characters with usual paths) and under 180
+    characters of instructions, so a reason stays within 600. The last line
+    says the same command can refute a recalled memory that proved wrong
+    (`review/refute.py`): in place of `capture "..."`, `refute ID --reason WHY`. The event types
     and rings the command may take are not listed: capture's own error names
     them. Codex HTML-escapes the reason before the model sees it, so nothing
     here may contain <, > or & (placeholders are plain capitals for that reason).
     """
     return "\n".join(
         [
-            f"Tree Ring checkpoint {checkpoint}: save what later sessions need from recent work, "
-            "one plain sentence each, no secrets:",
+            f"Tree Ring checkpoint {checkpoint}: save what later sessions need, "
+            "one sentence each, no secrets:",
             capture_command(root, project_id, event, checkpoint),
-            "More: ids -2, -3. Else write nothing.",
+            f"More: ids -2, -3. Else nothing. {REFUTE_HINT}",
         ]
     )
 
@@ -293,29 +298,28 @@ def respond(
     check_tree(root)
     project_id = load_project_id(root)
     if event.event in START_EVENTS:
+        from tree_ring.api.project import Project
         from tree_ring.model.identity import Identity
-        from tree_ring.read.brief import brief_with_mine
-        from tree_ring.store.db import Options, Store
 
         identity = Identity(project_id, agent_profile(event), event.session_id, event.session_id)
         # create: a fresh clone has the committed project.json but no database yet.
-        options = Options.from_environ(environ or {})
-        with Store.open(root, create=True, options=options) as store:
-            _import_ledger(store, root, project_id, event.harness)
-            brief = brief_with_mine(
-                store, identity, environ or {}, options, lambda said: _note(event.harness, said)
-            )
-        _receipt(root, event, brief)
+        with Project(root, identity, environ=environ or {}, create=True) as project:
+            _import_ledger(project.store, root, project_id, event.harness)
+            brief = project.brief(note=lambda said: _note(event.harness, said))
+        if _receipt(root, event, brief):  # a folder it cannot write: one stderr line, not two
+            _usage(root, event, "brief", brief.ids, len(brief.text.encode("utf-8")), now_ns)
         if event.harness == "codex":
             _record_session(event, root, now_ns, environ or {})
         return {
             "hookSpecificOutput": {"hookEventName": event.event, "additionalContext": brief.text}
         }
-    _receipt(root, event, None)
+    kept = _receipt(root, event, None)
     if event.stop_hook_active:
         return {}  # the agent is answering our block: let it stop
     if _checkpoint(root, event, now_ns):
         reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
+        if kept:
+            _usage(root, event, "checkpoint", (), len(reason.encode("utf-8")), now_ns)
         return {"decision": "block", "reason": reason}
     return {}
 
@@ -393,8 +397,9 @@ def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> No
         info = os.stat(path)
     except OSError:
         return  # no ledger: a project that does not share its memory
-    raw = store.db.scalar("SELECT value FROM settings WHERE key = 'ledger'")
-    seen = jsontext.as_object(jsontext.loads(raw)) if isinstance(raw, str) else None
+    from tree_ring.store import settings
+
+    seen = jsontext.as_object(settings.stored(store.db, "ledger"))
     if seen and seen.get("size") == info.st_size and seen.get("mtime_ns") == info.st_mtime_ns:
         return
     from tree_ring.model.errors import TreeRingError
@@ -439,15 +444,36 @@ def _record_session(event: HookEvent, root: str, now_ns: int, environ: Mapping[s
         _note(event.harness, f"session not recorded for the MCP server: {exc}")
 
 
-def _receipt(root: str, event: HookEvent, brief: Brief | None) -> None:
+def _receipt(root: str, event: HookEvent, brief: Brief | None) -> bool:
     """Record the call; a folder this user cannot write (a read-only checkout)
-    costs the receipt and a line on stderr, never the brief."""
+    costs the receipt and a line on stderr, never the brief. Whether it was
+    written: the usage log lives in the same folder."""
     from tree_ring.harness.receipts import write_receipt
 
     try:
         write_receipt(root, harness=event.harness, event=event.event, brief=brief)
     except OSError as exc:
         _note(event.harness, f"receipt not written: {exc.strerror or exc}")
+        return False
+    return True
+
+
+def _usage(
+    root: str, event: HookEvent, kind: str, ids: tuple[str, ...], size: int, now_ns: int
+) -> None:
+    """One line in the usage log (`store/usage_log.py`): what this call put into
+    the agent's context, ids and sizes only. A log that cannot be written
+    costs a line on stderr, never the brief or the checkpoint."""
+    from tree_ring.model.errors import TreeRingError
+    from tree_ring.store import usage_log
+
+    try:
+        usage_log.append(
+            root, kind, harness=event.harness, session=event.session_id, ids=ids, size=size,
+            now_ns=now_ns,
+        )  # fmt: skip
+    except (OSError, TreeRingError) as exc:
+        _note(event.harness, f"usage not logged: {getattr(exc, 'strerror', None) or exc}")
 
 
 def _note(harness: str, message: str) -> None:

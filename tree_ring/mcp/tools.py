@@ -17,25 +17,19 @@ agent's or session's partition, is not found, in the words of a missing id.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tree_ring.govern import coordinator
-from tree_ring.harness import receipts
+from tree_ring.api.project import Project
 from tree_ring.mcp.identity import Caller
-from tree_ring.model import project
-from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import Memory
-from tree_ring.read import brief as briefing
-from tree_ring.read import listing, staleness
-from tree_ring.read.recall import recall as search
-from tree_ring.review import queue as review
+from tree_ring.read import staleness
 from tree_ring.store.audit import Actor
-from tree_ring.store.db import Options, Store
+from tree_ring.store.db import Options
 from tree_ring.store.live import View
-from tree_ring.write import anchors, correct, verbs
+from tree_ring.write import verbs
 from tree_ring.write.pipeline import WriteResult
 
 
@@ -46,9 +40,19 @@ class Call:
     # Where the person's user store is (`TREE_RING_USER_HOME`, XDG, HOME).
     environ: Mapping[str, str] = field(default_factory=lambda: {})
 
-    def store(self) -> Store:
-        # create: a fresh clone has the committed project.json but no database yet.
-        return Store.open(self.caller.root, create=True, options=self.options)
+    def project(self) -> Project:
+        """The caller's project; an agent's reads are its own partitions and the
+        shared scopes. create: a fresh clone has the committed project.json but
+        no database yet."""
+        return Project(
+            str(self.caller.root),
+            self.caller.identity,
+            self.actor,
+            environ=self.environ,
+            options=self.options,
+            whole_project=False,
+            create=True,
+        )
 
     @property
     def actor(self) -> Actor:
@@ -73,44 +77,62 @@ def item(memory: Memory) -> dict[str, Any]:
 
 
 def recall(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    identity = call.caller.identity
     view = View(include_unreviewed=args["include_unreviewed"])
-    with call.store() as store:
-        hits = search(
-            store, identity, args["query"], limit=args["limit"], view=view, scope=args.get("scope")
+    with call.project() as project:
+        hits = project.recall(
+            args["query"], limit=args["limit"], view=view, scope=args.get("scope")
         )
-        judged = staleness.stale(
-            staleness.checks(store.db, store.root_str, [h.memory.id for h in hits])
-        )
-        marks = {memory_id: staleness.mark(changed) for memory_id, changed in judged.items()}
-    return {
-        "project": identity.project,
+        # What changed in the files each of the project's hits is about.
+        judged = project.anchors([h.memory.id for h in hits if h.store == "project"], view)
+    marks = {
+        memory_id: staleness.mark(changed) for memory_id, changed in staleness.stale(judged).items()
+    }
+    result = {
+        "project": call.caller.project,
         "query": args["query"],
         "count": len(hits),
         "results": [
-            item(h.memory) | {"score": round(h.score, 4), "stale": marks.get(h.memory.id)}
+            item(h.memory)
+            | {"score": round(h.score, 4), "store": h.store, "stale": marks.get(h.memory.id)}
             for h in hits
         ],
     }
+    _log(call, "recall", [h.memory.id for h in hits], result)
+    return result
 
 
 def brief(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # As the SessionStart hook gives it: the person's own lines too, and a
     # damaged user store costs them and a line on stderr, never the brief.
-    with call.store() as store:
-        result = briefing.brief_with_mine(
-            store, call.caller.identity, call.environ, call.options, _note
-        )
-    return {
+    with call.project() as project:
+        result = project.brief()
+    found = {
         "project": result.project,
         "count": len(result.ids),
         "ids": list(result.ids),
         "text": result.text,
     }
+    _log(call, "brief", list(result.ids), found)
+    return found
 
 
 def _note(message: str) -> None:
     sys.stderr.write(f"tree-ring mcp: {message}\n")
+
+
+def _log(call: Call, event: str, ids: list[str], result: dict[str, Any]) -> None:
+    """What the tool put into the agent's context, in the usage log: ids and
+    the size of the result (its JSON), never text. Costs a line on stderr at most."""
+    from tree_ring.model import jsontext
+    from tree_ring.store import usage_log
+
+    size = len(jsontext.dumps(result).encode("utf-8"))
+    caller = call.caller
+    problem = usage_log.record(
+        caller.root, event, harness=caller.harness, session=caller.session, ids=ids, size=size
+    )
+    if problem is not None:
+        _note(problem)
 
 
 def _unseen(call: Call, memory_id: str) -> NotFound:
@@ -122,9 +144,9 @@ def _unseen(call: Call, memory_id: str) -> NotFound:
 
 
 def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    with call.store() as store:
+    with call.project() as project:
         try:
-            memory = listing.show(store.db, call.caller.identity, args["id"], whole_project=False)
+            memory = project.show(args["id"])
         except NotFound:
             raise _unseen(call, args["id"]) from None
     if memory.sensitivity != "normal":
@@ -148,12 +170,9 @@ def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 def list_memories(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     trust = args.get("trust") or "accepted"
-    with call.store() as store:
-        found = listing.list_page(
-            store,
-            call.caller.identity,
+    with call.project() as project:
+        found = project.list(
             View(include_unreviewed=trust != "accepted"),
-            whole_project=False,
             limit=args["limit"],
             scope=args.get("scope"),
             ring=args.get("ring"),
@@ -167,33 +186,12 @@ def list_memories(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def status(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    root, project_id = call.caller.root, call.caller.project
-    with call.store() as store:
-        counts = store.query(
-            "SELECT ring, trust, count(*) FROM memories WHERE project = ? GROUP BY ring, trust",
-            (project_id,),
-        )
-        queue = review.queue_size(store.db, project_id)
-        policy = coordinator.state(store.db).mode
-    by_ring: dict[str, int] = {}
-    by_trust: dict[str, int] = {}
-    for ring, trust, count in counts:
-        by_ring[ring] = by_ring.get(ring, 0) + count
-        by_trust[trust] = by_trust.get(trust, 0) + count
-    return {
-        "project": project_id,
-        "root": str(root),
-        "memories": sum(by_ring.values()),
-        "by_ring": by_ring,
-        "by_trust": by_trust,
-        "review_queue": queue,
-        "write_policy": policy,
-        "store_bytes": project.store_bytes(project.store_path(root)),
-        "hooks": receipts.receipts(root),
-    }
+    """`tree-ring status --json`'s document, from the same library call."""
+    with call.project() as project:
+        return project.status()
 
 
-def _written(result: WriteResult, anchored: Sequence[Anchor] = ()) -> dict[str, Any]:
+def _written(result: WriteResult) -> dict[str, Any]:
     if not result.created:
         message = f"unchanged {result.id} (exact retry of the same operation)"
     else:
@@ -209,7 +207,7 @@ def _written(result: WriteResult, anchored: Sequence[Anchor] = ()) -> dict[str, 
         "sensitivity": result.sensitivity,
         "review_reason": result.review_reason,
         "message": message,
-        "anchored": [a.path for a in anchored] if result.created else [],
+        "anchored": [a.path for a in result.anchors],
     }
 
 
@@ -230,13 +228,11 @@ def remember(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         confidence=float(args["confidence"]),
         operation_id=args.get("operation_id"),
         supersedes=args.get("supersedes"),
+        # Paths are read from the project's root: the server's own folder may be the plugin's.
+        files=tuple(args.get("files") or ()),
     )
-    root = str(call.caller.root)
-    # Paths are read from the project's root: the server's own folder may be the plugin's.
-    anchored = anchors.resolve(root, args.get("files") or [])
-    with call.store() as store:
-        result = verbs.remember(store, draft, call.caller.identity, call.actor, anchored)
-    return _written(result, anchored)
+    with call.project() as project:
+        return _written(project.remember(draft))
 
 
 def capture(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -253,30 +249,20 @@ def capture(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         operation_id=args["operation_id"],
         # What the stop hook's capture command names for a main session.
         source_ref=f"session:{session}",
+        # Without files, those the session's turn changed, as the stop hook found them.
+        files=tuple(args.get("files") or ()),
     )
-    root = str(call.caller.root)
-    files = args.get("files")
-    anchored = anchors.resolve(root, files) if files else anchors.from_turn(root, session)
-    with call.store() as store:
-        result = verbs.capture(store, draft, call.caller.identity, call.actor, anchored)
-    return _written(result, anchored)
+    with call.project() as project:
+        return _written(project.capture(draft))
 
 
 def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memory_id = args["id"]
-    with call.store() as store:
-        found = store.query("SELECT project FROM memories WHERE id = ?", (memory_id,))
-        if not found or found[0][0] != call.caller.project:
-            raise _unseen(call, memory_id)
+    with call.project() as project:
         try:
-            done = correct.forget(
-                store,
-                memory_id,
-                mode=args["mode"],
-                reason=args["reason"],
-                actor=call.actor,
-                reader=call.caller.identity,
-            )
+            # Another project's row, or one in a partition this caller cannot
+            # see, is not found, in the words of a missing id.
+            done = project.forget(memory_id, mode=args["mode"], reason=args["reason"])
         except NotFound:
             raise _unseen(call, memory_id) from None
     verb = "deleted" if done.mode == "delete" else "redacted"
@@ -297,6 +283,26 @@ def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def refute(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    memory_id = args["id"]
+    with call.project() as project:
+        try:
+            # Whether the caller may see it is the library's question (its project
+            # and partitions), answered as for any other unknown id.
+            done = project.refute(memory_id, reason=args["reason"])
+        except NotFound:
+            raise _unseen(call, memory_id) from None
+    return {
+        "id": done.id,
+        "trust": done.trust,
+        "reason": done.reason,
+        "message": (
+            f"disputed {done.id}: a person decides whether it is wrong; until then the "
+            "brief shows it marked disputed with your reason"
+        ),
+    }
+
+
 HANDLERS: dict[str, Handler] = {
     "recall": recall,
     "brief": brief,
@@ -306,4 +312,5 @@ HANDLERS: dict[str, Handler] = {
     "remember": remember,
     "capture": capture,
     "forget": forget,
+    "refute": refute,
 }

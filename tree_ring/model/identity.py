@@ -64,7 +64,7 @@ def harness_origin(environ: Mapping[str, str]) -> Origin:
     the person. A person's own shell has none of them; a person who runs Tree
     Ring inside a harness's shell acts through the agent, or with the
     coordinator capability. (Removing the variables outright, `env -u`, is
-    outside the model: see the README's threat model.)
+    outside the model: see docs/THREAT-MODEL.md.)
     """
     for kind, sessions in SESSION_VARIABLES.items():
         if any(name in environ for name in (*sessions, *MARKER_VARIABLES[kind])):

@@ -9,6 +9,10 @@ of the summary tree's root is left out when the lines above already show
 (or consolidate) every memory under it. The block is fenced and
 labelled as recalled data that the project's own files outrank, and a
 memory's text can never close the fence early.
+
+A memory an agent refuted (`review/refute.py`) stays in the brief until a
+person decides, its line marked `(disputed by codex: REASON)`: the reason
+shortened to one line, inside the fence, as data like the rest.
 """
 
 from __future__ import annotations
@@ -68,6 +72,10 @@ ROOT_SQL = (
     " FROM tree_trees t JOIN tree_nodes n ON n.id = t.root_id"
     " WHERE t.kind = 'source' AND t.scope = ? AND n.stale = 0"
 )
+
+
+# How much of a refutation's reason a line shows.
+DISPUTED_REASON = 80
 
 
 class Brief(Frozen):
@@ -182,11 +190,18 @@ def origin_label(memory: Memory) -> str:
     return label
 
 
-def line(memory: Memory, mine: bool = False, stale: str | None = None) -> str:
+def disputed_mark(origin: str, reason: str) -> str:
+    """` (disputed by ORIGIN: REASON)`, the reason cut to one short line."""
+    who = _label_part(origin, 32)
+    return f" (disputed by {who}: {_clip(no_fence(one_line(reason)), DISPUTED_REASON)})"
+
+
+def line(memory: Memory, mine: bool = False, disputed: str = "", stale: str | None = None) -> str:
     """One memory's line. Every field shown goes through `one_line`, whatever
     wrote it: a row can come from an import or a hostile store file. `mine`:
-    a row of the person's own store, labelled so; `stale`: what changed in
-    the files it is about (`read/staleness.mark`)."""
+    a row of the person's own store, labelled so; `disputed`: its
+    `disputed_mark`, when an agent refuted it; `stale`: what changed in the
+    files it is about (`read/staleness.mark`)."""
     summary = one_line(memory.summary)
     source = ""
     if memory.source_ref:
@@ -199,6 +214,7 @@ def line(memory: Memory, mine: bool = False, stale: str | None = None) -> str:
     head = f"[{ring}, {synced}] " if synced else f"[{ring}] "
     if mine:
         head += MINE
+    tail = disputed + tail
     room = LINE_BYTES - len(head.encode()) - len(tail.encode())
     return head + _clip(summary, room) + tail
 
@@ -211,6 +227,7 @@ def render(
     memories: list[Memory],
     history: str | None = None,
     mine: list[Memory] | None = None,
+    disputed: Mapping[str, str] | None = None,
     stale: Mapping[str, str] | None = None,
 ) -> Brief:
     """The brief: the project's memories, the history line, and at most
@@ -231,7 +248,13 @@ def render(
         key=lambda p: (_RANK.get(p[0].ring, 2), not p[1] and p[0].id in stale),
     )
     memories = [m for m, _ in picked]
-    lines = [line(m, is_mine, None if is_mine else stale.get(m.id)) for m, is_mine in picked]
+    marks = disputed or {}
+    lines = [
+        line(
+            m, is_mine, "" if is_mine else marks.get(m.id, ""), None if is_mine else stale.get(m.id)
+        )
+        for m, is_mine in picked
+    ]
     noun = "memory" if len(lines) == 1 else "memories"
     header = HEADER.format(project=shown, count=len(lines), noun=noun)
     text = "\n".join([header, BEGIN, *lines, *extra, END])
@@ -305,13 +328,33 @@ def build_brief(
 ) -> Brief:
     """The brief of `identity`'s project; with `user_store`, the person's own
     memory too (read as `user_identity`: its shared scopes and the caller's partitions)."""
-    memories = select(store, identity, view)
+    # Now, the project's rows an agent refuted stay, marked, until a person decides.
+    shown = view or View()
+    memories = select(store, identity, shown.replace(include_refuted=shown.is_now()))
     # With a history line the brief has room for one memory fewer.
     history = history_line(store, identity, view, memories[: MAX_LINES - 1])
     mine = None
     if user_store is not None:
         mine = select(user_store, user_identity(identity), view, MAX_MINE)
-    return render(identity.project, memories, history, mine, stale_marks(store, memories, view))
+    return render(
+        identity.project,
+        memories,
+        history,
+        mine,
+        disputed_marks(store, memories),
+        stale_marks(store, memories, view),
+    )
+
+
+def disputed_marks(store: Store, memories: Sequence[Memory]) -> dict[str, str]:
+    """Each refuted memory's mark; no query unless a row is disputed."""
+    disputed = [m.id for m in memories if m.trust == "disputed"]
+    if not disputed:
+        return {}
+    from tree_ring.store import refutations
+
+    found = refutations.find(store.db, disputed)
+    return {key: disputed_mark(r.origin, r.reason) for key, r in found.items()}
 
 
 def stale_marks(store: Store, memories: Sequence[Memory], view: View | None) -> dict[str, str]:
@@ -333,6 +376,7 @@ def brief_with_mine(
     environ: Mapping[str, str],
     options: Options,
     note: Callable[[str], None],
+    view: View | None = None,
 ) -> Brief:
     """The project's brief, with the person's own memory when a user store
     exists: what an agent's session is given at its start, by the hook or by
@@ -347,16 +391,16 @@ def brief_with_mine(
 
     path = user_store_path_str(environ)
     if path is None:
-        return build_brief(store, identity)
+        return build_brief(store, identity, view)
     try:
         check_user_store(path)  # a link is refused, and costs only these lines
         if not os.path.exists(path):
-            return build_brief(store, identity)
+            return build_brief(store, identity, view)
         with Store.open_to_read(path, options=options, name="the user store") as user:
-            return build_brief(store, identity, user_store=user)
+            return build_brief(store, identity, view, user_store=user)
     except Exception as exc:  # the user store's fault alone: the project's brief stands
         note(f"user store skipped: {type(exc).__name__}: {exc}")
-    return build_brief(store, identity)
+    return build_brief(store, identity, view)
 
 
 def user_identity(identity: Identity) -> Identity:

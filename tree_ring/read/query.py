@@ -2,7 +2,7 @@
 
 A question rarely uses its answer's words. Three cheap readings close part
 of the gap, each measured on a conversational benchmark and a coding
-paraphrase set before it was kept (see the README's recall section):
+paraphrase set before it was kept (see docs/RECALL.md):
 
 - the words worth searching for, filler dropped, and a verb with its
   particle also read as the one word it makes ("log in": login) (`terms`);

@@ -20,7 +20,7 @@ Relevance is computed over every candidate on one scale, whichever query of
 recall's ladder found it (recall.py), and scaled to the best of them.
 `recall --json` prints each part, so a person can see why a memory ranked
 where it did. The weights were measured on a conversational benchmark
-(LoCoMo) and a coding paraphrase set; the README gives what each part adds.
+(LoCoMo) and a coding paraphrase set; docs/BENCHMARKS.md gives what each part adds.
 """
 
 from __future__ import annotations

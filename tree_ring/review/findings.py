@@ -26,7 +26,7 @@ from tree_ring.govern import admission
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import Memory, format_time, now_iso
 from tree_ring.review import queue as review
-from tree_ring.store import rows
+from tree_ring.store import findings
 from tree_ring.store.sql import Db
 
 TYPES = ("stale", "sensitive", "low_confidence", "supersession", "contradictions", "review")
@@ -46,15 +46,6 @@ class Finding:
         return {"type": self.type, "id": self.id, "reason": self.reason, "summary": self.summary}
 
 
-def _current(db: Db, project: str | None, extra: str = "") -> list[Memory]:
-    """Rows still on record: not retired, not redacted."""
-    sql = (
-        "SELECT * FROM memories WHERE project IS :project AND redacted_at IS NULL "
-        f"AND retired_at IS NULL {extra} ORDER BY created_at, id"
-    )
-    return [rows.from_row(r) for r in db.execute(sql, {"project": project})]
-
-
 def _shown(memory: Memory) -> str:
     # Sensitive text is not echoed into a report that may be pasted anywhere.
     return memory.summary if memory.sensitivity == "normal" else f"[{memory.sensitivity}]"
@@ -64,7 +55,7 @@ def stale(db: Db, project: str | None, now: str, stale_days: int = STALE_DAYS) -
     moment = datetime.fromisoformat(now.replace("Z", "+00:00"))
     cutoff = format_time(moment - timedelta(days=stale_days))
     found: list[Finding] = []
-    for m in _current(db, project, "AND retention != 'user_pinned'"):
+    for m in findings.current_unpinned(db, project):
         if m.expires_at is not None and m.expires_at <= now:
             reason = f"expired at {m.expires_at[:19]}Z; `tree-ring maintain --apply` removes it"
         elif m.updated_at < cutoff and m.salience < LOW_SALIENCE:
@@ -79,10 +70,6 @@ def stale(db: Db, project: str | None, now: str, stale_days: int = STALE_DAYS) -
 
 
 def sensitive(db: Db, project: str | None) -> list[Finding]:
-    sql = (
-        "SELECT * FROM memories WHERE project IS :project AND redacted_at IS NULL "
-        "AND sensitivity != 'normal' ORDER BY created_at, id"
-    )
     return [
         Finding(
             "sensitive",
@@ -91,7 +78,7 @@ def sensitive(db: Db, project: str | None) -> list[Finding]:
             "redact it if it should not be",
             _shown(m),
         )
-        for m in (rows.from_row(r) for r in db.execute(sql, {"project": project}))
+        for m in findings.sensitive(db, project)
     ]
 
 
@@ -103,21 +90,12 @@ def low_confidence(db: Db, project: str | None) -> list[Finding]:
             f"confidence {m.confidence:.2f} is below {LOW_CONFIDENCE}: confirm it or forget it",
             _shown(m),
         )
-        for m in _current(db, project, f"AND confidence < {LOW_CONFIDENCE}")
+        for m in findings.current_below(db, project, LOW_CONFIDENCE)
     ]
 
 
 def supersession(db: Db, project: str | None) -> list[Finding]:
-    everything = {
-        m.id: m
-        for m in (
-            rows.from_row(r)
-            for r in db.execute(
-                "SELECT * FROM memories WHERE project IS :project ORDER BY created_at, id",
-                {"project": project},
-            )
-        )
-    }
+    everything = {m.id: m for m in findings.every(db, project)}
     found: list[Finding] = []
     for m in everything.values():
         if m.superseded_by is not None and m.superseded_by not in everything:
@@ -180,7 +158,7 @@ def _chain(head: Memory, everything: dict[str, Memory]) -> list[str]:
 
 
 def contradictions(db: Db, project: str | None) -> list[Finding]:
-    current = {m.id: m for m in _current(db, project, "AND trust != 'rejected'")}
+    current = {m.id: m for m in findings.current_unrejected(db, project)}
     found: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for m in current.values():

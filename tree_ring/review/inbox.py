@@ -24,6 +24,7 @@ from tree_ring.model.record import PRIVATE_SCOPES, Memory
 from tree_ring.model.text import one_line
 from tree_ring.read.brief import origin_label
 from tree_ring.read.labels import partition
+from tree_ring.store import inbox as store_inbox
 from tree_ring.store import rows, settings
 
 TYPE_CHECKING = False
@@ -36,24 +37,10 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 SETTING = "inbox_seen"
-AGENT_ORIGINS = ("claude-code", "codex", "agent")
-# Agent rows, in the very words of the `memories_inbox` index's condition
-# (store/schema.py): SQLite reads a partial index only for a statement that
-# names its condition, so every reader of agent rows says it this way.
-AGENT_ROWS = f"m.origin IN ({', '.join(repr(origin) for origin in AGENT_ORIGINS)})"
+# Agent rows as the inbox reads them: the web view names them too.
+AGENT_ORIGINS = store_inbox.AGENT_ORIGINS
+AGENT_ROWS = store_inbox.AGENT_ROWS
 WHY_CHARS = 160
-
-# Agent rows still on record (not retired, redacted or rejected), of normal
-# sensitivity (others stay hidden unless asked, as everywhere), not yet seen.
-_WHERE = (
-    f"m.project = :project AND {AGENT_ROWS}"
-    " AND m.retired_at IS NULL AND m.redacted_at IS NULL AND m.trust != 'rejected'"
-    " AND m.sensitivity = 'normal'"
-)
-_UNSEEN = (
-    " AND (:seen_at IS NULL OR m.created_at >= :seen_at)"
-    " AND m.id NOT IN (SELECT value FROM json_each(:seen_ids))"
-)
 
 
 class Item(Frozen):
@@ -84,27 +71,6 @@ def _seen(db: Db) -> tuple[str | None, list[str]]:
     at = value.get("at")
     ids: list[Any] = list(value.get("ids") or [])
     return (at if isinstance(at, str) else None), [i for i in ids if isinstance(i, str)]
-
-
-def filters(
-    origin: str | None, session_id: str | None, since: str | None, agent_profile: str | None
-) -> tuple[str, dict[str, Any]]:
-    """The narrowing clauses of a person's filters, and their parameters."""
-    sql = ""
-    params: dict[str, Any] = {}
-    if origin:
-        sql += " AND m.origin = :origin"
-        params["origin"] = origin
-    if session_id:
-        sql += " AND (m.session_id = :session_id OR m.origin_session = :session_id)"
-        params["session_id"] = session_id
-    if since:
-        sql += " AND m.created_at >= :since"
-        params["since"] = since
-    if agent_profile:
-        sql += " AND m.agent_profile = :agent_profile"
-        params["agent_profile"] = agent_profile
-    return sql, params
 
 
 def why_label(memory: Memory) -> str:
@@ -181,15 +147,9 @@ def unseen(
 ) -> Inbox:
     """What agents saved that the person has not seen, newest first. Reads only."""
     seen_at, seen_ids = _seen(store.db)
-    narrow, params = filters(origin, session_id, since, agent_profile)
+    narrow, params = store_inbox.filters(origin, session_id, since, agent_profile)
     params.update(project=project_id, seen_at=seen_at, seen_ids=jsontext.dumps(seen_ids))
-    where = _WHERE + _UNSEEN + narrow
-    total = int(store.db.scalar(f"SELECT count(*) FROM memories m WHERE {where}", params) or 0)
-    found = store.query(
-        f"SELECT m.* FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.id DESC"
-        " LIMIT :limit",
-        {**params, "limit": max(0, limit)},
-    )
+    total, found = store_inbox.unseen(store.db, narrow, params, limit)
     return Inbox(tuple(item(rows.from_row(row)) for row in found), total, seen_at)
 
 
@@ -203,19 +163,13 @@ def mark_seen(store: Store, project_id: str, ids: Iterable[str]) -> None:
     with store.write() as db:
         seen_at, seen_ids = _seen(db)
         merged = list(dict.fromkeys([*seen_ids, *ids]))
-        params = {"project": project_id, "seen_at": seen_at, "seen_ids": jsontext.dumps(merged)}
-        left = db.scalar(f"SELECT count(*) FROM memories m WHERE {_WHERE}{_UNSEEN}", params)
+        left = store_inbox.unseen_count(db, project_id, seen_at, jsontext.dumps(merged))
         if not left:
-            newest = db.scalar(
-                f"SELECT max(m.created_at) FROM memories m WHERE {_WHERE}", {"project": project_id}
-            )
+            newest = store_inbox.newest(db, project_id)
             # Rows of that very instant stay named: `>=` keeps a row written
             # in the same microsecond, after this call, unseen.
-            same = db.query(
-                f"SELECT m.id FROM memories m WHERE {_WHERE} AND m.created_at = :newest",
-                {"project": project_id, "newest": newest},
-            )
-            value: dict[str, Any] = {"at": newest or seen_at, "ids": [r[0] for r in same]}
+            same = store_inbox.ids_at(db, project_id, newest)
+            value: dict[str, Any] = {"at": newest or seen_at, "ids": same}
         else:
             value = {"at": seen_at, "ids": merged}
         settings.write(db, SETTING, value)

@@ -25,17 +25,16 @@ from dataclasses import dataclass
 from tree_ring.govern import admission, coordinator
 from tree_ring.model.errors import Conflict
 from tree_ring.model.record import Memory, now_iso
-from tree_ring.store import audit, rows, tombstones
+from tree_ring.store import audit, refutations, rows, tombstones
+from tree_ring.store import queue as store_queue
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.tree import seal
 from tree_ring.write import correct, readmit, requests
 
-QUEUE_SQL = (
-    "SELECT * FROM memories WHERE project IS :project AND trust IN ('pending', 'disputed') "
-    "AND retired_at IS NULL AND redacted_at IS NULL ORDER BY created_at, id"
-)
+# The queue's query, which the web view narrows further.
+QUEUE_SQL = store_queue.QUEUE_SQL
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,7 @@ class Decision:
 
 def queue(db: Db, project: str | None) -> list[Waiting]:
     waiting: list[Waiting] = []
-    for row in db.execute(QUEUE_SQL, {"project": project}):
+    for row in store_queue.waiting(db, project):
         memory = rows.from_row(row)
         others = [
             rows.find(db, link.target)
@@ -71,8 +70,7 @@ def queue(db: Db, project: str | None) -> list[Waiting]:
 
 
 def queue_size(db: Db, project: str | None) -> int:
-    found = db.execute(f"SELECT count(*) FROM ({QUEUE_SQL})", {"project": project}).fetchone()
-    return int(found[0])
+    return store_queue.size(db, project)
 
 
 def _on_record(memory: Memory) -> None:
@@ -94,6 +92,8 @@ def _mark(
     tombstoned: list[str] | None = None,
     **extra: str,
 ) -> None:
+    # A person's decision settles an agent's refutation, whichever way it goes.
+    refutations.clear(db, memory.id)
     rows.update(
         db,
         memory.id,
@@ -275,31 +275,17 @@ class Selection:
     batch: str | None = None  # an import's batch id, kept as the rows' `origin_session`
 
 
-def selection_sql(selection: Selection) -> tuple[str, dict[str, object]]:
-    """The pending rows of a project a selection names, oldest first. Disputed
-    rows are left out: a dispute is a person's doubt, not a wait."""
-    sql = (
-        "SELECT * FROM memories WHERE project IS :project AND trust = 'pending'"
-        " AND retired_at IS NULL AND redacted_at IS NULL"
-    )
-    params: dict[str, object] = {}
-    for column in ("origin", "scope", "ring"):
-        value = getattr(selection, column)
-        if value is not None:
-            sql += f" AND {column} = :{column}"
-            params[column] = value
-    if selection.batch is not None:
-        sql += " AND origin = 'import' AND origin_session = :batch"
-        params["batch"] = selection.batch
-    if selection.since is not None:
-        sql += " AND created_at >= :since"
-        params["since"] = selection.since
-    return sql + " ORDER BY created_at, id", params
-
-
 def pending_matching(db: Db, project: str | None, selection: Selection) -> list[Memory]:
-    sql, params = selection_sql(selection)
-    return [rows.from_row(row) for row in db.execute(sql, {**params, "project": project})]
+    found = store_queue.pending(
+        db,
+        project,
+        origin=selection.origin,
+        scope=selection.scope,
+        ring=selection.ring,
+        batch=selection.batch,
+        since=selection.since,
+    )
+    return [rows.from_row(row) for row in found]
 
 
 def approve_all(

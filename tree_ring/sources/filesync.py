@@ -29,11 +29,11 @@ from tree_ring.govern import admission, coordinator
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, canonical_json, now_iso
 from tree_ring.sources.files import Adapter, Scan, stable_id
-from tree_ring.store import rows, tombstones
+from tree_ring.store import rows, synced, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
-from tree_ring.write import bulk, correct
+from tree_ring.write import correct, pipeline
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,18 +61,10 @@ class Plan:
         return [change for change in self.changes if change.kind == kind]
 
 
-_PRIOR = (
-    "SELECT * FROM memories WHERE project = ? AND source_type = ?"
-    " AND id LIKE ? ESCAPE '\\' AND retired_at IS NULL AND superseded_by IS NULL"
-    " AND redacted_at IS NULL AND trust != 'rejected' ORDER BY created_at, id"
-)
-
-
 def _current(db: Db, adapter: Adapter, project: str) -> dict[str, list[Memory]]:
     """Rows earlier syncs wrote that are still current, by key, oldest first."""
     found: dict[str, list[Memory]] = {}
-    pattern = f"mem\\_{adapter.name}\\_%"
-    for row in db.execute(_PRIOR, (project, adapter.name, pattern)):
+    for row in synced.current(db, project, adapter.name):
         memory = rows.from_row(row)
         found.setdefault(adapter.key_of(memory), []).append(memory)
     return found
@@ -141,13 +133,7 @@ def _assign_ids(db: Db, adapter: Adapter, result: Plan) -> None:
         if change.memory is None:
             continue
         base = stable_id(adapter.name, change.key)
-        taken = {
-            row[0]
-            for row in db.execute(
-                "SELECT id FROM memories WHERE id = ? OR id LIKE ? ESCAPE '\\'",
-                (base, base.replace("_", "\\_") + "\\_r%"),
-            )
-        }
+        taken = synced.versions(db, base)
         memory_id, version = base, 1
         while memory_id in taken:
             version += 1
@@ -204,7 +190,7 @@ def apply_in(db: Db, result: Plan, actor: Actor) -> list[Written]:
     coordinator.authorize(db, f"sync.{result.adapter}", actor, canonical_json(keys))
     fresh = [change for change in writes if change.memory is not None]
     memories = [change.memory for change in fresh if change.memory is not None]
-    outcomes = bulk.insert_prepared_many(db, memories, actor, action="sync")
+    outcomes = pipeline.insert_prepared_many(db, memories, actor, action="sync", bulk=True)
     written: list[Written] = []
     for change, outcome in zip(fresh, outcomes, strict=True):
         for old in change.old:

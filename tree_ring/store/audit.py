@@ -112,9 +112,34 @@ def entries(db: Db, *, limit: int = 100, target: str | None = None) -> list[dict
     return [dict(row) for row in db.execute(sql, params)][::-1]
 
 
+def count(db: Db, *, target: str | None = None) -> int:
+    """How many entries the log holds; with `target`, those about it."""
+    if target:
+        return int(db.scalar("SELECT count(*) FROM audit_log WHERE target = ?", (target,)) or 0)
+    return int(db.scalar("SELECT count(*) FROM audit_log") or 0)
+
+
 # A person's re-admission of forgotten content (`write/readmit.py`), as the
 # entry that records it.
 READMISSION = "tombstone-override"
+
+
+def head(db: Db) -> tuple[int, str]:
+    """(seq, hash) of the log's last entry; (0, "") for an empty log."""
+    row = db.execute("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
+    return (int(row[0]), str(row[1])) if row else (0, "")
+
+
+def hash_at(db: Db, seq: int) -> Any:
+    """The hash of entry `seq`, or None when the log does not hold it."""
+    row = db.execute("SELECT hash FROM audit_log WHERE seq = ?", (seq,)).fetchone()
+    return None if row is None else row[0]
+
+
+def details(db: Db, action: str, target: str) -> list[str]:
+    """The detail (canonical JSON) of every entry of `action` on `target`, in the table's order."""
+    sql = "SELECT detail FROM audit_log WHERE action = ? AND target = ?"
+    return [row[0] for row in db.execute(sql, (action, target))]
 
 
 def readmissions(db: Db, ids: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:

@@ -5,18 +5,28 @@ quotes, with any double quote inside doubled, so FTS5 reads it as one string
 token whatever it holds (`NEAR(`, `*`, `-`, `column:`, `OR`); callers join the
 quoted words with the operators they mean; `at_least` writes "any k of
 these" without writing every subset. `optimize` merges the store's FTS
-indexes.
+indexes; `defer` and `index_since` index a bulk write's rows at its end.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tree_ring.store import schema
 from tree_ring.store.sql import Db
 
 # The store's FTS5 indexes (store/schema.py): recall's, and the contradiction
 # search's.
 INDEXES = ("memory_fts", "claim_fts")
+# Each FTS index's insert trigger, and the statement that indexes the rows
+# past a rowid as that trigger would have, one by one.
+DEFERRED = {
+    "memories_fts_insert": "INSERT INTO memory_fts(rowid, summary, details, tags) "
+    "SELECT rowid, summary, details, tags FROM memories WHERE rowid > ?",
+    "memories_claim_fts_insert": "INSERT INTO claim_fts(rowid, summary) "
+    "SELECT rowid, summary FROM memories WHERE rowid > ?",
+}
+INSERT_TRIGGERS = tuple(DEFERRED)
 
 
 def quote(term: str) -> str:
@@ -51,3 +61,21 @@ def optimize(db: Db) -> None:
     rows leave an index only when the segments holding them are merged."""
     for index in INDEXES:
         db.execute(f"INSERT INTO {index}({index}) VALUES ('optimize')")
+
+
+def defer(db: Db) -> int:
+    """Stop indexing inserted rows one by one: drop the insert triggers, in
+    the caller's write transaction (a rollback restores them). Returns the
+    last rowid, for `index_since`."""
+    before = int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))
+    for name in INSERT_TRIGGERS:
+        db.execute(f"DROP TRIGGER {name}")
+    return before
+
+
+def index_since(db: Db, before: int) -> None:
+    """Index the rows past `before` with one statement per FTS index, and
+    create the insert triggers again from the schema's own text."""
+    for name, index in DEFERRED.items():
+        db.execute(index, (before,))
+        db.execute(schema.INDEX_TRIGGERS[name])

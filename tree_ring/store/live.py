@@ -40,6 +40,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from typing import Any
 
+    from tree_ring.store.sql import Db
+
     Check = Callable[[Memory], bool]
 
 
@@ -51,6 +53,9 @@ class View(Frozen):
     include_sensitive: bool = False
     include_unreviewed: bool = False  # pending and disputed rows, labelled by callers
     include_superseded: bool = False  # export only, on request
+    # Also disputed rows an agent refuted while they were accepted, until a
+    # person decides (review/refute.py): the brief keeps them, marked. Now only.
+    include_refuted: bool = False
 
     def is_now(self) -> bool:
         """Current belief about the present: the form partial indexes serve."""
@@ -196,7 +201,11 @@ def live(view: View, alias: str = "m") -> Clause:
     t = view.record_time()
     params: dict[str, Any] = {"live_t": t, "live_v": view.valid_at or t}
     if view.is_now():
-        return Clause(sql(now_tests(view), alias), params)
+        text = sql(now_tests(view), alias)
+        if view.include_refuted:
+            trusted = sql([_trusted(view)], alias)
+            text = text.replace(trusted, f"({trusted} OR {refuted(alias)})", 1)
+        return Clause(text, params)
     m = alias
     parts = [sql(RECORDED, alias)]
     if not view.include_superseded:
@@ -219,9 +228,22 @@ def live(view: View, alias: str = "m") -> Clause:
     return Clause(" AND ".join(parts), params)
 
 
+# The rows an agent refuted while they were believed (`store/refutations.py`),
+# written here so the SessionStart hook's brief loads no other module for them.
+REFUTED_SQL = "SELECT memory_id FROM refutations WHERE was_trust = 'accepted'"
+
+
+def refuted(alias: str = "m") -> str:
+    """A disputed row an agent refuted while it was believed, a person not yet decided."""
+    return f"({alias}.trust = 'disputed' AND {alias}.id IN ({REFUTED_SQL}))"
+
+
 def check(view: View, params: Mapping[str, Any]) -> Check:
     """`live(view)` as a Python check of a memory, for a view of now; `params`
-    are the clause's, so both read the same clock."""
+    are the clause's, so both read the same clock. Refuted rows need the
+    store: a view that asks for them has no Python check."""
+    if view.include_refuted:
+        raise ValueError("a view with refuted rows is checked in SQL only")
     return python(now_tests(view), params)
 
 
@@ -255,6 +277,14 @@ def visible(
         params["vis_scope"] = scope
         sql += f" AND {m}.scope = :vis_scope"
     return Clause(sql, params)
+
+
+def sees(db: Db, reader: Identity, memory_id: str) -> bool:
+    """Whether `reader` may see the row `memory_id` (live or not), as an agent's
+    `show` would: a row it may not see is "no memory"."""
+    clause = visible(reader)
+    sql = f"SELECT 1 FROM memories m WHERE m.id = :id AND {clause.sql}"
+    return db.execute(sql, {**clause.params, "id": memory_id}).fetchone() is not None
 
 
 def where(

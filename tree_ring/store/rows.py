@@ -146,3 +146,59 @@ def update(db: Db, memory_id: str, **changes: Any) -> None:
         raise ValueError(f"not memory columns: {sorted(unknown)}")
     assignments = ", ".join(f"{column} = :{column}" for column in params)
     db.execute(f"UPDATE memories SET {assignments} WHERE id = :_id", {**params, "_id": memory_id})
+
+
+def delete(db: Db, memory_id: str) -> None:
+    """Delete one row; its text leaves both FTS indexes with it (the schema's
+    delete triggers), in the caller's transaction. Claims, tombstones, tree
+    leaves and consolidations over it are the caller's to settle."""
+    db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+
+
+_BY_IDS = "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))"
+
+
+def by_ids(db: Db, ids: Iterable[str]) -> dict[str, Memory]:
+    """The stored rows among `ids`, by id (a missing id is simply absent)."""
+    return {row["id"]: from_row(row) for row in db.execute(_BY_IDS, (_json(list(ids)),))}
+
+
+def unredacted(db: Db, ids: Iterable[str]) -> list[Memory]:
+    """The stored rows among `ids` that were not redacted, in the table's order."""
+    sql = _BY_IDS + " AND redacted_at IS NULL"
+    return [from_row(row) for row in db.execute(sql, (_json(list(ids)),))]
+
+
+def states(db: Db, ids: Iterable[str]) -> list[Any]:
+    """(id, trust, sensitivity, redacted_at) of the stored rows among `ids`:
+    what the write path's checks need to know of a row."""
+    sql = (
+        "SELECT id, trust, sensitivity, redacted_at FROM memories"
+        " WHERE id IN (SELECT value FROM json_each(?))"
+    )
+    return db.query(sql, (_json(list(ids)),))
+
+
+def content_hashes(db: Db, ids: Iterable[str]) -> dict[str, str]:
+    """Id -> content hash of the stored rows among `ids`."""
+    sql = "SELECT id, content_hash FROM memories WHERE id IN (SELECT value FROM json_each(?))"
+    return dict(db.query(sql, (_json(list(ids)),)))
+
+
+def last_rowid(db: Db) -> int:
+    """The table's last rowid: its size, give or take what was deleted."""
+    return int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))
+
+
+def consolidations_naming(db: Db, project: str | None, needle: str) -> list[Memory]:
+    """The project's consolidation rows (any state) whose links hold `needle`
+    (a JSON-quoted id) as a substring; the caller checks the links themselves.
+    The partial index on consolidation rows keeps this off the full table."""
+    if project is None:
+        sql = "SELECT * FROM memories WHERE project IS NULL"
+        params: tuple[str, ...] = (needle,)
+    else:
+        sql = "SELECT * FROM memories WHERE project = ?"
+        params = (project, needle)
+    sql += " AND source_type = 'consolidation' AND instr(links, ?) > 0"
+    return [from_row(row) for row in db.execute(sql, params)]

@@ -341,11 +341,11 @@ COUNT_INDEXES = (
     " origin, scope, agent_profile, workflow_id, session_id, expires_at, valid_from, valid_to,"
     " salience, confidence, retired_at, redacted_at, superseded_by)"
     " WHERE retired_at IS NULL AND redacted_at IS NULL AND superseded_by IS NULL",
-    # The review queue (`review/queue.QUEUE_SQL`): only the rows that wait.
+    # The review queue (`store/queue.QUEUE_SQL`): only the rows that wait.
     "CREATE INDEX memories_waiting ON memories(project, created_at, id, trust, sensitivity,"
     " retired_at, redacted_at)"
     " WHERE trust IN ('pending', 'disputed') AND retired_at IS NULL AND redacted_at IS NULL",
-    # The inbox (`review/inbox`): agent rows still on record, newest first.
+    # The inbox (`store/inbox.py`): agent rows still on record, newest first.
     "CREATE INDEX memories_inbox ON memories(project, created_at, id, origin, trust, sensitivity,"
     " retired_at, redacted_at)"
     " WHERE origin IN ('claude-code', 'codex', 'agent') AND retired_at IS NULL"
@@ -397,6 +397,45 @@ def _ledger_provenance(db: Db) -> None:
         db.execute(statement)
 
 
+# An agent's word that a memory proved wrong (review/refute.py): the row is
+# disputed and waits for a person, and the brief keeps showing it, marked with
+# who refuted it and why, until they decide. A person's decision (approve,
+# reject, their own refute) or forgetting the memory removes the refutation:
+# its reason may quote the memory, so it goes where the memory goes.
+REFUTATIONS = (
+    """CREATE TABLE refutations (
+        memory_id   TEXT PRIMARY KEY,  -- the refuted memory: one refutation waits per memory
+        project     TEXT,              -- its project, as the memory's row has it
+        actor       TEXT NOT NULL,     -- the refuting agent's profile
+        origin      TEXT NOT NULL,     -- its harness: claude-code, codex, agent
+        session     TEXT,              -- the harness session that refuted it, if any
+        reason      TEXT NOT NULL,     -- why, one line in the agent's words (guarded as any field)
+        was_trust   TEXT NOT NULL,     -- the trust before: only an accepted row stays in the brief
+        created_at  TEXT NOT NULL
+    )""",
+)
+
+
+def _refutations(db: Db) -> None:
+    for statement in REFUTATIONS:
+        db.execute(statement)
+
+
+# `status`'s census (store/census.py) counts the rows still on record through
+# `memories_live`; the others (retired, redacted, superseded: few, and never
+# fewer) through this one, on the very condition its statement names, so the
+# count reads two indexes and not the table.
+OFF_RECORD_INDEX = (
+    "CREATE INDEX memories_off_record ON memories(project, ring, trust, sensitivity,"
+    " redacted_at, retired_at, superseded_by, expires_at, valid_to)"
+    " WHERE retired_at IS NOT NULL OR redacted_at IS NOT NULL OR superseded_by IS NOT NULL"
+)
+
+
+def _off_record_index(db: Db) -> None:
+    db.execute(OFF_RECORD_INDEX)
+
+
 # The files a memory is about (model/anchor.py): one row per memory and file,
 # as it was when the memory was written or a person confirmed it. The brief
 # and recall read the rows of the memories they show, and a file whose size
@@ -440,7 +479,9 @@ MIGRATIONS: list[Migration] = [
     ("0005_count_indexes", _count_indexes),
     ("0006_claim_index", _claim_index),
     ("0007_ledger_provenance", _ledger_provenance),
-    ("0008_anchors", _anchors),
+    ("0008_refutations", _refutations),
+    ("0009_off_record_index", _off_record_index),
+    ("0010_anchors", _anchors),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

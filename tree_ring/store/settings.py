@@ -141,6 +141,14 @@ def read(db: Db, key: str) -> Any:
     return read_many(db, (key,))[key]
 
 
+def stored(db: Db, key: str) -> Any:
+    """The value stored under `key`, decoded, or None when nothing is stored
+    (no default: a caller that must tell "never written" apart). One row, so
+    the SessionStart hook can ask it before deciding to read the ledger."""
+    raw = db.scalar("SELECT value FROM settings WHERE key = ?", (key,))
+    return jsontext.loads(raw) if isinstance(raw, str) else None
+
+
 def read_many(db: Db, keys: Iterable[str]) -> dict[str, Any]:
     """Declared settings in one query: stored values, defaults for the rest."""
     wanted = {key: default(key) for key in keys}

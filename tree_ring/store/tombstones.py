@@ -45,7 +45,7 @@ from typing import Any, Literal
 from tree_ring.model.errors import Conflict
 from tree_ring.model.fold import canonical, skeleton, unmarked
 from tree_ring.model.record import Memory, sha256
-from tree_ring.store.sql import Db
+from tree_ring.store.sql import Db, Rows
 
 # A sentence shorter than this says too little to refuse on its own ("Use tabs.").
 MIN_WORDS = 3
@@ -216,9 +216,15 @@ _FIND = (
 )
 
 
+def matching(db: Db, project: str | None, hashes: Sequence[str]) -> Rows:
+    """The project's tombstones among `hashes` (content_hash, kind, created_at,
+    memory_id), in the table's order."""
+    return db.execute(_FIND, (project or "", json.dumps(hashes)))
+
+
 def find(db: Db, project: str | None, hashes: Sequence[str]) -> Any:
     """The first tombstone (in `hashes` order) among `hashes`, or None."""
-    found = {row[0]: row for row in db.execute(_FIND, (project or "", json.dumps(hashes)))}
+    found = {row[0]: row for row in matching(db, project, hashes)}
     return next((found[h] for h in hashes if h in found), None)
 
 
@@ -243,7 +249,7 @@ def refuse_if_tombstoned(db: Db, memory: Memory, allowed: Iterable[str] = ()) ->
 
 def find_all(db: Db, project: str | None, hashes: Sequence[str]) -> list[Any]:
     """Every tombstone among `hashes`, in `hashes` order."""
-    found = {row[0]: row for row in db.execute(_FIND, (project or "", json.dumps(hashes)))}
+    found = {row[0]: row for row in matching(db, project, hashes)}
     return [found[h] for h in dict.fromkeys(hashes) if h in found]
 
 
@@ -274,6 +280,26 @@ def record(
         _INSERT, [(project or "", h, kind, reason, memory_id, actor, at) for h in written]
     )
     return written
+
+
+_INSERT_ABSENT = (
+    "INSERT OR IGNORE INTO content_tombstones"
+    "(project, content_hash, kind, reason, memory_id, actor, created_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def record_absent(db: Db, stones: Iterable[Sequence[str]]) -> None:
+    """Insert tombstones that are not yet held, keeping any held one as it is:
+    (project, content_hash, kind, reason, memory_id, actor, created_at) each.
+    What a ledger or an import brings, where the store's own record wins."""
+    db.executemany(_INSERT_ABSENT, stones)
+
+
+def of_project(db: Db, project: str) -> list[Any]:
+    """Every tombstone of `project`, oldest first, all columns."""
+    sql = "SELECT * FROM content_tombstones WHERE project = ? ORDER BY created_at"
+    return db.query(sql, (project,))
 
 
 def check_keys(memory: Memory) -> list[str]:

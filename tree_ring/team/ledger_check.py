@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tree_ring.model import jsontext, project
 from tree_ring.model.errors import TreeRingError
+from tree_ring.store import settings
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, sync
 from tree_ring.team import repository as team
@@ -48,12 +49,10 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
 
 def _own_anchor(path: Path, db: Db) -> ledger.Line | None:
     try:
-        clone = db.scalar("SELECT value FROM settings WHERE key = 'ledger'")
+        clone = settings.stored(db, "ledger")
     except TreeRingError:  # a store too damaged or too old to say: nothing anchored
         return None
-    if not isinstance(clone, str):
-        return None
-    state = jsontext.as_object(jsontext.loads(clone))
+    state = jsontext.as_object(clone)
     mine = state.get("clone") if state is not None else None
     if not mine:
         return None

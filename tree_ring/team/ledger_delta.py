@@ -48,8 +48,8 @@ import os
 import zlib
 
 from tree_ring.model import jsontext
-from tree_ring.model.record import canonical_json, sha256
-from tree_ring.store import settings
+from tree_ring.model.record import sha256
+from tree_ring.store import ledger_rows, settings
 from tree_ring.team import ledger, ledger_file
 from tree_ring.team.ledger_file import FullPass, Opened, changed_lines
 from tree_ring.team.ledger_state import store_lines
@@ -483,12 +483,7 @@ def taken(db: Db, texts: Iterable[str]) -> set[str]:
     wanted = {sha256(text): text for text in texts}
     if not wanted:
         return set()
-    found = db.execute(
-        "SELECT line_hash FROM ledger_provenance WHERE source != ?"
-        " AND line_hash IN (SELECT value FROM json_each(?))",
-        (_UPSTREAM_SOURCE, canonical_json(sorted(wanted))),
-    )
-    return {wanted[str(row[0])] for row in found}
+    return {wanted[found] for found in ledger_rows.taken_hashes(db, _UPSTREAM_SOURCE, wanted)}
 
 
 def _group(data: bytes, memory_id: str) -> set[bytes]:

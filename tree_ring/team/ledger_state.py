@@ -8,8 +8,8 @@ this module stays light: no `re`, `json`, `typing` or `dataclasses`.
 
 from __future__ import annotations
 
-from tree_ring.model.record import PRIVATE_SCOPES, Memory, canonical_json
-from tree_ring.store import audit, rows
+from tree_ring.model.record import PRIVATE_SCOPES, Memory
+from tree_ring.store import audit, ledger_rows, rows
 from tree_ring.team import ledger
 from tree_ring.team.ledger import Line
 
@@ -43,17 +43,8 @@ def _stones_by_id(
     db: Db, project_id: str, ids: list[str] | None = None
 ) -> dict[str, tuple[list[str], str, str]]:
     """Memory id -> (hashes, latest time, kind) of the project's content tombstones."""
-    sql = (
-        "SELECT memory_id, content_hash, created_at, kind FROM content_tombstones WHERE project = ?"
-    )
-    params: list[Any] = [project_id]
-    if ids is not None:
-        sql += " AND memory_id IN (SELECT value FROM json_each(?))"
-        params.append(canonical_json(ids))
     found: dict[str, tuple[list[str], str, str]] = {}
-    for memory_id, content_hash, at, kind in db.execute(
-        sql + " ORDER BY memory_id, content_hash", params
-    ):
+    for memory_id, content_hash, at, kind in ledger_rows.tombstones(db, project_id, ids):
         hashes, latest, held = found.get(memory_id, ([], "", "forgotten"))
         hashes.append(content_hash)
         found[memory_id] = (hashes, max(latest, at), "rejected" if kind == "rejected" else held)
@@ -90,14 +81,9 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
     wanted = None if ids is None else sorted(set(ids))
     stones = _stones_by_id(db, project_id, wanted)
     readmitted = audit.readmissions(db, wanted)
-    sql = "SELECT * FROM memories WHERE project = ?"
-    params: list[Any] = [project_id]
-    if wanted is not None:  # by primary key: `+project` keeps the planner off its index
-        sql = "SELECT * FROM memories WHERE +project = ? AND id IN (SELECT value FROM json_each(?))"
-        params.append(canonical_json(wanted))
     out: dict[str, Line] = {}
     seen: set[str] = set()
-    for row in db.execute(sql, params):
+    for row in ledger_rows.memories(db, project_id, wanted):
         memory = rows.from_row(row)
         seen.add(memory.id)
         line = state_line(memory.id, memory, stones.get(memory.id), readmitted.get(memory.id))
@@ -112,19 +98,12 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
     return out
 
 
-_SHARED = (
-    "SELECT k.hit, m.* FROM (SELECT id AS hit FROM memories WHERE project = :project"
-    " UNION SELECT memory_id FROM content_tombstones WHERE project = :project) k"
-    " LEFT JOIN memories m ON m.id = k.hit AND m.project = :project ORDER BY k.hit"
-)
-
-
 def stream_lines(db: Db, project_id: str) -> Iterator[Line]:
     """`store_lines`, one at a time in the ledger's key order: what a merge
     a line at a time (`ledger_stream.py`) reads, without holding the store."""
     stones = _stones_by_id(db, project_id)
     readmitted = audit.readmissions(db, None)
-    for row in db.execute(_SHARED, {"project": project_id}):
+    for row in ledger_rows.shared(db, project_id):
         hit = row["hit"]
         if row["id"] is None:
             line = state_line(hit, None, stones.get(hit)) if is_memory_id(hit) else None

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tree_ring.model.record import Memory, sha256
+from tree_ring.store import ledger_rows
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger_delta
 from tree_ring.team.upstream import UPSTREAM, WORKING_TREE, Provenance
@@ -53,10 +54,8 @@ def line_hash(text: str) -> str:
 
 def note(db: Db, subject: str, project: str, text: str, source: Provenance, at: str) -> None:
     """Record where the line that made `subject` (a memory or request id) came from."""
-    db.execute(
-        "INSERT OR REPLACE INTO ledger_provenance"
-        "(subject, project, line_hash, source, git_commit, author, ref, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    ledger_rows.note(
+        db,
         (
             subject,
             project,
@@ -77,12 +76,7 @@ def taken(db: Db, texts: Iterable[str]) -> set[str]:
 
 def claimed(db: Db, ids: Iterable[str]) -> set[str]:
     """Which of `ids` are rows a claim made (not an upstream line, not this store)."""
-    found = db.execute(
-        "SELECT subject FROM ledger_provenance WHERE source != ?"
-        " AND subject IN (SELECT value FROM json_each(?))",
-        (UPSTREAM, _json(sorted(set(ids)))),
-    )
-    return {str(row[0]) for row in found}
+    return ledger_rows.subjects_not_from(db, UPSTREAM, ids)
 
 
 def of(db: Db, subjects: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -90,13 +84,9 @@ def of(db: Db, subjects: Iterable[str]) -> dict[str, dict[str, Any]]:
     one line; `source`, `commit`, `author`, `ref` apart), for those that
     came from a ledger line."""
     wanted = sorted(set(subjects))
-    if not wanted or not _kept(db):
+    if not wanted or not ledger_rows.kept(db):
         return {}
-    found = db.execute(
-        "SELECT subject, source, git_commit, author, ref FROM ledger_provenance"
-        " WHERE subject IN (SELECT value FROM json_each(?))",
-        (_json(wanted),),
-    ).fetchall()
+    found = ledger_rows.provenance_of(db, wanted)
     out: dict[str, dict[str, Any]] = {}
     for subject, source, commit, author, ref in found:
         said = Provenance(str(source), commit, author, ref)
@@ -130,15 +120,6 @@ def said(entry: dict[str, Any]) -> str:
 def said_of(db: Db, subjects: Iterable[str]) -> dict[str, str]:
     """Subject -> `said` of where its line came from, for those a ledger line made."""
     return {subject: said(entry) for subject, entry in of(db, subjects).items()}
-
-
-def _kept(db: Db) -> bool:
-    """Whether the store has the table: one opened read-only before its
-    migration ran has not, and knows no provenance."""
-    found = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_provenance'"
-    ).fetchone()
-    return found is not None
 
 
 def as_claim(memory: Memory, source: Provenance, held: Memory | None) -> Memory:
@@ -189,9 +170,3 @@ def _changed(held: Memory, claimed: Memory) -> list[str]:
     flat_before = {**before, **before.get("review", {}), **before.get("source", {})}
     flat_after = {**after, **after.get("review", {}), **after.get("source", {})}
     return [name for name in _WATCHED if flat_before.get(name) != flat_after.get(name)]
-
-
-def _json(values: list[str]) -> str:
-    from tree_ring.model.record import canonical_json
-
-    return canonical_json(values)

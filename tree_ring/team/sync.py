@@ -63,7 +63,7 @@ from tree_ring.model.record import (
     now_iso,
     parse_time,
 )
-from tree_ring.store import audit, rows, settings
+from tree_ring.store import audit, ledger_rows, rows, settings, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -354,8 +354,7 @@ def clone_id(db: Db) -> str:
 
 
 def _head(db: Db) -> tuple[int, str]:
-    row = db.execute("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
-    return (int(row[0]), str(row[1])) if row else (0, "")
+    return audit.head(db)
 
 
 def anchor_problem(db: Db, anchor: Line | None) -> str | None:
@@ -365,13 +364,13 @@ def anchor_problem(db: Db, anchor: Line | None) -> str | None:
     seq, head = int(anchor.data["seq"]), str(anchor.data["head"])
     if seq == 0:
         return None
-    row = db.execute("SELECT hash FROM audit_log WHERE seq = ?", (seq,)).fetchone()
-    if row is None:
+    held = audit.hash_at(db, seq)
+    if held is None:
         return (
             f"the audit log no longer holds entry {seq}, which the ledger anchored at "
             f"{anchor.data['at'][:19]}Z: it was truncated; restore it from a backup"
         )
-    if row[0] != head:
+    if held != head:
         return (
             f"audit entry {seq} differs from the one the ledger anchored at "
             f"{anchor.data['at'][:19]}Z: the log was rewritten; restore it from a backup"
@@ -427,13 +426,7 @@ def apply(
 
 
 def _stored(db: Db, ids: list[str]) -> dict[str, Memory]:
-    return {
-        row["id"]: rows.from_row(row)
-        for row in db.execute(
-            "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(ids),),
-        )
-    }
+    return rows.by_ids(db, ids)
 
 
 def _apply_trusted(
@@ -553,11 +546,8 @@ def _record_stones(db: Db, project_id: str, line: Line, actor: Actor) -> None:
     kind = str(line.data.get("kind", "forgotten"))
     hashes: list[str] = list(line.data["hashes"])
     at = str(line.data["at"])
-    db.executemany(
-        "INSERT OR IGNORE INTO content_tombstones"
-        "(project, content_hash, kind, reason, memory_id, actor, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(project_id, h, kind, REASON, line.data["id"], actor.name, at) for h in hashes],
+    tombstones.record_absent(
+        db, [(project_id, h, kind, REASON, line.data["id"], actor.name, at) for h in hashes]
     )
     audit.append(db, actor, "tombstone", line.data["id"], {"tombstones": hashes})
 
@@ -588,8 +578,13 @@ def _insert(
             report.imported.append(memory.id)
     while pending:
         try:
-            results = bulk.insert_prepared_many(
-                db, [memory for _, memory in pending], actor, action="import", admit=False
+            results = pipeline.insert_prepared_many(
+                db,
+                [memory for _, memory in pending],
+                actor,
+                action="import",
+                admit=False,
+                bulk=True,
             )
         except BatchError as refused:
             number, memory = pending.pop(refused.index)
@@ -608,12 +603,7 @@ def _history(db: Db, up: Upstream, project_id: str, actor: Actor, report: SyncRe
     if not found:
         return
     scratch = Read({}, {}, [], {})
-    live_ids = {
-        str(row[0])
-        for row in db.execute(
-            "SELECT id FROM memories WHERE project = ? AND retired_at IS NULL", (project_id,)
-        )
-    }
+    live_ids = ledger_rows.unretired_ids(db, project_id)
     for piece in found:
         if piece in up.lines:
             continue  # still in the ledger: imported with the rest

@@ -40,6 +40,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import groupby, islice
+from operator import itemgetter
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -49,7 +50,7 @@ from tree_ring.model.identity import Identity
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string, parse_time
-from tree_ring.store import audit, live, rows
+from tree_ring.store import audit, listing, live, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
@@ -68,6 +69,10 @@ BATCH = 1_000
 # batch, its search's signatures and its report; the whole stays near 100 MB
 # whatever the file's size (`benchmarks/write_path.py` measures it).
 CACHE_KIB = bulk.CACHE_KIB // 2
+# A tombstone line's values in `tombstones.record_absent`'s order.
+_STONE_VALUES = itemgetter(
+    "project", "content_hash", "kind", "reason", "memory_id", "actor", "created_at"
+)
 
 
 def export_rows(
@@ -78,20 +83,17 @@ def export_rows(
     and why, and may come from any partition."""
     reader = agent or Identity(project)
     clause = live.where(reader, view, whole_project=agent is None)
-    sql = f"SELECT m.* FROM memories m WHERE {clause.sql} ORDER BY m.created_at"
     # A person's re-admission travels with its row (it names tombstone keys:
     # a person's export only, as the tombstones themselves).
     carried = readmit.carried(store.db) if agent is None else {}
-    for row in store.query(sql, clause.params):
+    for row in listing.in_order(store.db, clause):
         data = rows.from_row(row).to_dict()
         if data["id"] in carried:
             data[readmit.CARRIED] = carried[data["id"]]
         yield data
     if agent is not None:
         return
-    for stone in store.query(
-        "SELECT * FROM content_tombstones WHERE project = ? ORDER BY created_at", (project,)
-    ):
+    for stone in tombstones.of_project(store.db, project):
         yield {"record": TOMBSTONE, **dict(stone)}
 
 
@@ -485,13 +487,7 @@ def import_lines(
         decision = None if dry_run else coordinator.decide(db, "import", actor, "")
         writing = decision is None or decision.allowed
         if writing:
-            db.executemany(
-                "INSERT OR IGNORE INTO content_tombstones"
-                "(project, content_hash, kind, reason, memory_id, actor, created_at)"
-                " VALUES (:project, :content_hash, :kind, :reason, :memory_id, :actor,"
-                " :created_at)",
-                stones,
-            )
+            tombstones.record_absent(db, map(_STONE_VALUES, stones))
             if stones:
                 # Named in the log like every tombstone (see audit.verify).
                 detail = {"tombstones": [stone["content_hash"] for stone in stones]}
@@ -572,13 +568,14 @@ class _Writer:
             while True:
                 memories = [item.memory for item in items if item.memory is not None]
                 try:
-                    results = bulk.insert_prepared_many(
+                    results = pipeline.insert_prepared_many(
                         self.db,
                         memories,
                         self.actor,
                         action="import",
                         admit=not keep_trust,
                         search=self.search,
+                        bulk=True,
                     )
                     break
                 except BatchError as refused:
@@ -640,13 +637,7 @@ class _Writer:
         for the write to refuse."""
         items = [item for item in chunk if item.memory is not None]
         ids = [item.memory.id for item in items if item.memory is not None]
-        held: dict[str, str] = dict(
-            self.db.execute(
-                "SELECT id, content_hash FROM memories"
-                " WHERE id IN (SELECT value FROM json_each(?))",
-                (json.dumps(ids),),
-            ).fetchall()
-        )
+        held = rows.content_hashes(self.db, ids)
         changed: list[_Parsed] = []
         for item in items:
             memory = item.memory

@@ -1,11 +1,14 @@
 """The library calls behind the screen: what each view reads and each action writes.
 
-Reads go through the one liveness predicate (`live.where`), as the CLI's
-`list`, `recall` and `review list` do; the person sees every partition of the
-project, as `list` does for a person. Writes go through the same library calls
-as the CLI's verbs (`review.approve`, `correct.forget`, `verbs.remember`, ...),
-with the actor the CLI would name for this environment, so the audit log
-cannot tell the two apart but by the reason a person typed.
+The screen is a client of the library's front (`api/project.py`): it opens
+one `Project` for its session and asks it for what the CLI asks it for:
+recall (the person's user store merged, its rows marked `you`), the list,
+a memory, the counts `tree-ring status` prints, forget, the review's
+decisions, promote, sync, remember. So the header's figures and a search's
+hits are the CLI's on the same store, and the audit log cannot tell a write
+from here from the CLI's but by the reason a person typed. It holds no SQL:
+the ring panel's one pass is `store/panels.py`, the watch's poll
+`store/watch.py`.
 
 Nothing here runs on navigation alone: `load` and friends only read, and a
 write happens only when the loop is handed an `Action` a confirmation let
@@ -19,22 +22,24 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from tree_ring.api.found import USER
+from tree_ring.api.project import Project
 from tree_ring.model import project as projects
 from tree_ring.model.anchor import Check
 from tree_ring.model.errors import TreeRingError
-from tree_ring.model.identity import Identity, harness_origin, resolve
+from tree_ring.model.identity import Identity
 from tree_ring.model.record import RINGS, Memory, caller_fields, parse_time
-from tree_ring.read import listing
-from tree_ring.store import audit, live, rows
-from tree_ring.store.audit import Actor
-from tree_ring.store.db import Options, Store
+from tree_ring.store import audit, live, panels, watch
 from tree_ring.store.live import View
-from tree_ring.tui.state import Action, Dashboard, Item, RingStat, State
+from tree_ring.tui.state import Action, Counts, Dashboard, Item, RingStat, State
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
+
+    from tree_ring.store.audit import Actor
+    from tree_ring.store.db import Store
 
 # How many rows a view loads; the title says "N of TOTAL" past it.
 PAGE = 500
@@ -42,48 +47,47 @@ EXPORTS = "exports"
 # The views whose rows a team ledger line may have made: memories, requests to forget.
 TRACED = frozenset({"memories", "search", "review", "inbox", "evidence"})
 
-# One pass over the live rows feeds the header and the ring panel: per ring,
-# event type and privacy, how many and their confidence and salience.
-# A 100,000-row store costs one scan, not one per figure.
-SCAN_SQL = (
-    "SELECT m.ring, m.event_type, m.sensitivity != 'normal', count(*),"
-    " sum(m.confidence), sum(m.salience) FROM memories m WHERE {clause} GROUP BY 1, 2, 3"
-)
-# `review/queue.py`'s queue, counted (a test holds the two to the same count).
-# Written so SQLite takes the partial index of rows not accepted: the `+`
-# keeps it from the project index, which every row of the store matches.
-QUEUED_SQL = (
-    "SELECT count(*) FROM memories m WHERE +m.project IS :project"
-    " AND m.trust IN ('pending', 'disputed') AND m.trust != 'accepted'"
-    " AND m.retired_at IS NULL AND m.redacted_at IS NULL"
-)
-COUNT_SQL = "SELECT count(*) FROM memories m WHERE {clause}"
-
 
 class Session:
-    """One open store and who is acting on it, for the length of the screen."""
+    """One opened project and who is acting on it, for the length of the screen."""
 
     def __init__(self, root: str, environ: Mapping[str, str]) -> None:
         self.root = root
         self.environ = environ
-        self.store = Store.open(root, options=Options.from_environ(environ))
-        self.project = projects.load_project_id(root)
-        self.identity = resolve(self.project, environ)
-        origin = harness_origin(environ)
-        # As the CLI names its actor (cli/context.py): the capability from the
-        # environment only, the name from the partition or the origin.
-        token = environ.get("TREE_RING_COORDINATOR_TOKEN") or None
-        self.actor = Actor(self.identity.agent_profile or origin.kind, origin, capability=token)
-        self.whole_project = not origin.is_agent
+        self.opened = Project.open(root, environ)
+        # Opened now: a project without a store is refused before the screen is drawn.
+        _ = self.opened.store
+        self.project = self.opened.project_id
         self.totals: dict[str, int] = {}
-        self.listed: int | None = None  # live rows the memory list would show, all pages
+        self.listed: int | None = None  # rows the memory list would show, all pages
+        self.mine: set[str] = set()  # the keys a search found in the person's user store
+        # `status`'s figures, and the store's data version they were counted at
+        # (None: to count again; this connection's own writes do not move it).
+        self._counts: Counts | None = None
+        self._counted_at: int | None = None
+
+    @property
+    def store(self) -> Store:
+        return self.opened.store
+
+    @property
+    def identity(self) -> Identity:
+        return self.opened.identity
+
+    @property
+    def actor(self) -> Actor:
+        return self.opened.actor
+
+    @property
+    def whole_project(self) -> bool:
+        return self.opened.whole_project
 
     def close(self) -> None:
-        self.store.close()
+        self.opened.close()
 
     def data_version(self) -> int:
         """Changes whenever another connection commits: the watch's cheap poll."""
-        return int(self.store.db.scalar("PRAGMA data_version") or 0)
+        return watch.data_version(self.store.db)
 
     # ------------------------------------------------------------- reads
 
@@ -99,40 +103,45 @@ class Session:
     def where(self, view: View) -> live.Clause:
         return live.where(self.identity, view, whole_project=self.whole_project)
 
-    def dashboard(self, state: State, *, inbox_count: bool = True) -> Dashboard:
-        """The header's figures and the ring panel, from one pass (`SCAN_SQL`);
-        the inbox's count, a pass of its own, unless `inbox_count` is False
-        (the first frame, which then keeps the count it had, if any).
+    def counts(self) -> Counts:
+        """What `tree-ring status` counts, counted again only when the store
+        has changed since (a census of a large store is not worth a keypress)."""
+        version = self.data_version()
+        if self._counts is None or self._counted_at != version:
+            status = self.opened.status()
+            self._counts = Counts.of(status, inbox=self.whole_project)
+            self._counted_at = version
+        return self._counts
 
-        `live` and every ring's count are the rows the memory list shows at
-        the screen's toggles (accepted, pending and disputed; other
-        sensitivities only with `i`), so the header's `live:` is the list's
-        `Memories (N)` and the rings add up to it. `private` counts the live
-        rows of other sensitivities whether they are shown or not.
+    def dashboard(self, state: State, *, counted: bool = True) -> Dashboard:
+        """The ring panel, from one pass (`store/panels.py`), and the header's
+        figures (`Project.status`), unless `counted` is False (the first
+        frame, which then keeps the figures it had, if any).
+
+        The panel counts the rows the memory list shows at the screen's
+        toggles and time (accepted, pending and disputed; other sensitivities
+        only with `i`), so the rings add up to the list's `Memories (N)`; a
+        ring's `private` counts its rows of other sensitivities whether they
+        are shown or not. The header's figures are `status`'s, of now.
         """
-        from tree_ring.review import inbox
-
         clause = self.where(self.view(state, include_sensitive=True, include_superseded=False))
         sums: dict[str, list[float]] = {ring: [0, 0.0, 0.0, 0] for ring in RINGS}
         events: dict[str, dict[str, int]] = {ring: {} for ring in RINGS}
-        listed = hidden = 0
-        for ring, event, private, count, conf, sal in self.store.query(
-            SCAN_SQL.format(clause=clause.sql), clause.params
-        ):
-            shown = state.include_sensitive or not private
-            listed += count if shown else 0
-            hidden += count if private else 0
-            if ring not in sums:
+        listed = 0
+        for group in panels.ring_groups(self.store.db, clause):
+            shown = state.include_sensitive or not group.private
+            listed += group.count if shown else 0
+            if group.ring not in sums:
                 continue  # a value no ring has (a hand-edited row): listed, not drawn
-            total = sums[ring]
-            total[3] += count if private else 0
+            total = sums[group.ring]
+            total[3] += group.count if group.private else 0
             if not shown:
                 continue
-            total[0] += count
-            total[1] += conf or 0.0
-            total[2] += sal or 0.0
-            events[ring][event] = events[ring].get(event, 0) + count
-        self.listed = None if state.include_superseded else listed
+            total[0] += group.count
+            total[1] += group.confidence
+            total[2] += group.salience
+            seen = events[group.ring]
+            seen[group.event_type] = seen.get(group.event_type, 0) + group.count
         rings = tuple(
             RingStat(
                 ring,
@@ -144,19 +153,17 @@ class Session:
             )
             for ring, (n, conf, sal, private) in sums.items()
         )
+        # The list's own count, but where it shows superseded rows too.
+        self.listed = None if state.include_superseded else listed
         return Dashboard(
             rings=rings,
-            live=listed,
-            private=hidden,
-            review=int(self.store.db.scalar(QUEUED_SQL, {"project": self.project}) or 0),
-            inbox=inbox.count(self.store, self.project)
-            if self.whole_project and inbox_count
-            else state.dashboard.inbox,
+            listed=listed,
+            counts=self.counts() if counted else state.dashboard.counts,
         )
 
-    def load(self, state: State, *, inbox_count: bool = True) -> None:
+    def load(self, state: State, *, counted: bool = True) -> None:
         """The current view's rows, the dashboard, and the audit log if open."""
-        state.dashboard = self.dashboard(state, inbox_count=inbox_count)
+        state.dashboard = self.dashboard(state, counted=counted)
         loader = {
             "memories": self._memories,
             "search": self._search,
@@ -166,6 +173,8 @@ class Session:
             "evidence": self._evidence,
             "integrations": self._integrations,
         }.get(state.view, self._memories)
+        if state.view != "search":
+            self.mine = set()  # only a search lists the person's own rows
         state.set_items(self._anchored(self._traced(state, loader(state))))
         if state.show_audit:
             self.audit(state)
@@ -178,15 +187,22 @@ class Session:
         if state.view not in TRACED:
             return items
         said = provenance.said_of(self.store.db, [item.key for item in items])
-        return [replace(i, provenance=said[i.key]) if i.key in said else i for i in items]
+        items = [replace(i, provenance=said[i.key]) if i.key in said else i for i in items]
+        return self._noted(items)
+
+    def _noted(self, items: list[Item]) -> list[Item]:
+        """Memories with their refutation and usage lines, for the detail pane."""
+        from tree_ring.upkeep import usage
+
+        noted = usage.notes_of(self.store, [i.key for i in items if i.memory is not None])
+        return [replace(i, notes=noted[i.key]) if i.key in noted else i for i in items]
 
     def _anchored(self, items: list[Item]) -> list[Item]:
         """`items` with the files each memory is about and what each is now
         (`read/staleness`): a stat per file of the memories listed."""
-        from tree_ring.read import staleness
-
-        ids = [i.key for i in items if i.memory is not None]
-        judged = staleness.checks(self.store.db, self.store.root_str, ids)
+        # The person's own rows (a search's `you`) are of no project's files.
+        ids = [i.key for i in items if i.memory is not None and i.key not in self.mine]
+        judged = self.opened.anchors(ids)
         return [
             replace(i, anchors=tuple(anchor_line(c) for c in judged[i.key]))
             if i.key in judged
@@ -196,41 +212,41 @@ class Session:
 
     def audit(self, state: State) -> None:
         memory = state.selected_memory()
-        state.audit = (
-            [] if memory is None else audit.entries(self.store.db, limit=50, target=memory.id)
-        )
+        if memory is None:
+            state.audit = []
+            return
+        # A memory of the person's own store has its history there.
+        mine = self.opened.user_store() if memory.id in self.mine else None
+        state.audit = audit.entries((mine or self.store).db, limit=50, target=memory.id)
 
-    def _listed(self, state: State, filters: dict[str, str]) -> list[Item]:
-        clause = self.where(self.view(state))
-        sql = listing.list_sql(clause, tuple(filters))
-        found = self.store.query(sql, {**clause.params, **filters, "limit": PAGE})
-        count_sql = COUNT_SQL.format(clause=clause.sql) + "".join(
-            f" AND m.{column} = :{column}" for column in filters
-        )
-        if len(found) < PAGE:
-            self.totals[state.view] = len(found)
-        elif not filters and self.listed is not None:
-            self.totals[state.view] = self.listed  # counted by the dashboard's pass
-        else:
-            self.totals[state.view] = int(
-                self.store.db.scalar(count_sql, {**clause.params, **filters})
-            )
-        return [Item(row["id"], rows.from_row(row)) for row in found]
+    def _listed(self, state: State, **filters: str) -> list[Item]:
+        # Unfiltered, the list's total is the ring panel's, counted in its pass.
+        known = None if filters else self.listed
+        page = self.opened.list(self.view(state), limit=PAGE, total=known, **filters)
+        self.totals[state.view] = page.total
+        return [Item(m.id, m) for m in page.memories]
 
     def _memories(self, state: State) -> list[Item]:
-        return self._listed(state, {})
+        return self._listed(state)
 
     def _evidence(self, state: State) -> list[Item]:
-        return self._listed(state, {"source_type": "evidence"})
+        return self._listed(state, source_type="evidence")
 
     def _search(self, state: State) -> list[Item]:
-        from tree_ring.read.recall import recall
-
+        """Recall as the CLI's: the person's own store merged, its hits marked `you`."""
         if not state.query:
             return []
-        hits = recall(self.store, self.identity, state.query, limit=100, view=self.view(state))
-        self.totals[state.view] = len(hits)
-        return [Item(h.memory.id, h.memory, note=f"{h.score:.3f}") for h in hits]
+        found = self.opened.recall(state.query, limit=100, view=self.view(state))
+        self.totals[state.view] = len(found)
+        self.mine = {f.memory.id for f in found if f.store == USER}
+        return [
+            Item(
+                f.memory.id,
+                f.memory,
+                note=f"{f.partition}; {f.score:.3f}" if f.store == USER else f"{f.score:.3f}",
+            )
+            for f in found
+        ]
 
     def _review(self, state: State) -> list[Item]:
         from tree_ring.review import queue as review
@@ -292,40 +308,30 @@ class Session:
         handler = getattr(self, f"_do_{action.name}", None)
         if handler is None:
             return f"{action.name}: not available in this Tree Ring"
+        if action.target is not None and action.target in self.mine:
+            # The person's own store is curated with the commands' `--user`.
+            return (
+                f"{action.target} is in your user store; `tree-ring {action.name} --user` "
+                "acts there"
+            )
+        self._counts = None  # this connection's writes do not move the data version
         done: str = handler(action)
         return done
 
     def _do_approve(self, action: Action) -> str:
-        from tree_ring.review import queue as review
-
-        d = review.approve(self.store, _target(action), actor=self.actor)
+        d = self.opened.review("approve", _target(action), reason="")
         return f"approved {d.id} (now {d.trust})"
 
     def _do_reject(self, action: Action) -> str:
-        from tree_ring.review import queue as review
-
-        d = review.reject(self.store, _target(action), actor=self.actor, reason=action.reason or "")
+        d = self.opened.review("reject", _target(action), reason=action.reason or "")
         return f"rejected {d.id} (now {d.trust})"
 
     def _do_dispute(self, action: Action) -> str:
-        from tree_ring.review import queue as review
-
-        d = review.dispute(
-            self.store, _target(action), actor=self.actor, reason=action.reason or ""
-        )
+        d = self.opened.review("dispute", _target(action), reason=action.reason or "")
         return f"disputed {d.id} (now {d.trust})"
 
     def _forget(self, action: Action, mode: str) -> str:
-        from tree_ring.write import correct
-
-        done = correct.forget(
-            self.store,
-            _target(action),
-            mode=mode,
-            reason=action.reason or "",
-            actor=self.actor,
-            reader=self.identity,
-        )
+        done = self.opened.forget(_target(action), mode=mode, reason=action.reason or "")
         if done.request is not None:
             return f"requested {done.request}: forgetting {done.id} waits for a person"
         verb = "deleted" if mode == "delete" else "redacted"
@@ -344,7 +350,7 @@ class Session:
         what was believed before."""
         from tree_ring.write import verbs
 
-        old = rows.get(self.store.db, _target(action))
+        old = self.opened.show(_target(action))
         ring = action.args[0]
         if old.ring == ring:
             return f"{old.id} is already {ring}"
@@ -365,27 +371,12 @@ class Session:
         """An agent's partition memory into the project (or the person's own
         store with `global`), in place; a memory already shared, to heartwood."""
         from tree_ring.model.record import PRIVATE_SCOPES
-        from tree_ring.review import promote
 
-        memory = rows.get(self.store.db, _target(action))
+        memory = self.opened.show(_target(action))
         if memory.scope not in PRIVATE_SCOPES and not action.args:
             return self._do_ring(Action("ring", memory.id, ("heartwood",)))
-        if action.args[:1] == ("global",):
-            from tree_ring.store.user import open_user
-
-            user = open_user(self.environ, create=True)
-            assert user is not None  # created when missing
-            try:
-                done = promote.promote(
-                    self.store, memory.id, actor=self.actor, reason=action.reason or "",
-                    scope=promote.GLOBAL, user_store=user,
-                )  # fmt: skip
-            finally:
-                user.close()
-        else:
-            done = promote.promote(
-                self.store, memory.id, actor=self.actor, reason=action.reason or ""
-            )
+        scope = "global" if action.args[:1] == ("global",) else "project"
+        [done] = self.opened.promote([memory.id], reason=action.reason or "", scope=scope)
         return f"promoted {done.id} from {done.from_scope} to {done.scope} ({done.store} store)"
 
     def _do_keep(self, action: Action) -> str:
@@ -407,7 +398,7 @@ class Session:
     def _do_remember(self, action: Action) -> str:
         from tree_ring.write import verbs
 
-        result = verbs.remember(self.store, verbs.Draft(action.args[0]), self.identity, self.actor)
+        result = self.opened.remember(verbs.Draft(action.args[0]))
         tail = "" if result.trust == "accepted" else f" as {result.trust}"
         return f"stored {result.id}{tail}"
 
@@ -447,7 +438,7 @@ class Session:
                 "sync: no team ledger here; `tree-ring sync --setup` creates "
                 f"{projects.DIR}/{sync.ledger.PATH} (commit it to share this memory)"
             )
-        report = sync.sync(self.store, root, self.project, self.actor)
+        report = self.opened.sync()
         said = (
             f"synced: {len(report.imported)} imported, {len(report.replaced)} replaced, "
             f"{len(report.forgotten)} forgotten, {len(report.redacted)} redacted, "

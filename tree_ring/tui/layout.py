@@ -62,31 +62,55 @@ def fit(line: Line, width: int) -> Line:
 
 
 # What the header gives up first when the screen is too narrow for all of it:
-# the rings' shape (the panel shows it), the inbox, whether it is watching,
-# then the review queue; a view of another time is never dropped before the
-# counts, so a past screen cannot pass for the present.
-HEADER_KEEPS = ("brand", "as of", "valid at", "live", "private", "review", "watch", "inbox")
+# the rings' shape (the panel shows it), the retired and waiting rows, the
+# person's own store, the inbox, whether it is watching, then the review
+# queue; a view of another time is never dropped before the counts, so a past
+# screen cannot pass for the present.
+HEADER_KEEPS = (
+    "brand", "as of", "valid at", "live", "private", "review", "watch", "inbox", "you",
+    "waiting", "retired",
+)  # fmt: skip
+
+
+def figures(state: State) -> list[tuple[str, Segment]]:
+    """`tree-ring status`'s figures as the header names them (`Counts`): the
+    same numbers the CLI prints for the same store, of now whatever the
+    screen's time; until they are counted (the first frame), a word saying so."""
+    c = state.dashboard.counts
+    if c is None:
+        return [("live", ("  counting", "dim"))]
+    # The sensitive live rows are in the list while `i` shows them; until
+    # then they are `hidden:`, as the web view says of the rows it leaves out.
+    private = "private" if state.include_sensitive else "hidden"
+    parts: list[tuple[str, Segment]] = [
+        ("live", (f"  live:{c.live}", "title")),
+        ("private", (f"  {private}:{c.sensitive}", "warn" if c.sensitive else "dim")),
+        ("review", (f"  review:{c.review}", "warn" if c.review else "dim")),
+    ]
+    if c.pending or c.disputed:
+        parts.append(("waiting", (f"  pending:{c.pending} disputed:{c.disputed}", "dim")))
+    if c.retired:
+        parts.append(("retired", (f"  retired:{c.retired}", "dim")))
+    if c.inbox is not None:
+        parts.append(("inbox", (f"  inbox:{c.inbox}", "warn" if c.inbox else "dim")))
+    # The person's own store, counted as the project is; none yet, nothing said.
+    if c.user_error:
+        parts.append(("you", ("  you:unreadable", "warn")))
+    elif c.user is not None:
+        parts.append(("you", (f"  you:{c.user}", "dim")))
+    return parts
 
 
 def header(state: State, width: int) -> Line:
     """The figures, whole: too narrow for them all, the least wanted go first."""
-    d = state.dashboard
     # The rings pane's shape only: the view (memories, search, review...) is
     # the list's title, so neither passes for the other.
     shape = "exploded" if state.exploded else "ambient"
     parts: list[tuple[str, Segment]] = [
         ("brand", (" TREE RING ", "brand")),
         ("rings", (f" rings:{shape}", "accent")),
+        *figures(state),
     ]
-    # `live:` is the memory list's own count (`Dashboard.live`). The private
-    # rows are in it while `i` shows them; until then they are `hidden:`, as
-    # the web view says of the rows it leaves out.
-    parts.append(("live", (f"  live:{d.live}", "title")))
-    private = "private" if state.include_sensitive else "hidden"
-    parts.append(("private", (f"  {private}:{d.private}", "warn" if d.private else "dim")))
-    parts.append(("review", (f"  review:{d.review}", "warn" if d.review else "dim")))
-    if d.inbox is not None:
-        parts.append(("inbox", (f"  inbox:{d.inbox}", "warn" if d.inbox else "dim")))
     if state.as_of:
         parts.append(("as of", (f"  as of {state.as_of}", "warn")))
     if state.valid_at:
@@ -164,7 +188,10 @@ def detail(state: State, width: int) -> list[Line]:
     if item.pair:
         out += contradiction(item.memory, item.pair, width)
     fields = [_field(line) for line in wrap([*memory_lines(item.memory), *item.anchors], width)]
-    return [*out, *fields[:1], *provenance(item, width), *fields[1:]]
+    notes = [_field(line) for line in wrap([one_line(n) for n in item.notes], width)]
+    # The id, where its ledger line came from, its trust, then who refuted it
+    # and how often it was used: what a person deciding on it reads first.
+    return [*out, *fields[:1], *provenance(item, width), *fields[1:2], *notes, *fields[2:]]
 
 
 def provenance(item: Item, width: int) -> list[Line]:

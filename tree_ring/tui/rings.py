@@ -150,16 +150,18 @@ def activity_header(width: int) -> Line:
 
 
 def exploded(dashboard: Dashboard, width: int, *, unicode: bool = True) -> list[Line]:
-    """Each ring on its own, with its bar across the panel and what it holds."""
+    """Each ring on its own, with its bar across the panel and what it holds:
+    the rows the list shows and, once counted, its live rows as `status` has them."""
     most = max((s.total for s in dashboard.rings), default=0)
+    counts = dashboard.counts
     lines: list[Line] = []
     for s in dashboard.rings:
         bar_width = max(width - 8, 1)
         filled = 0 if not most else max(1 if s.total else 0, round(bar_width * s.total / most))
         glyph = BAR[0] if unicode else BAR[1]
-        lines.append(
-            [(f"{s.ring:<10}", s.ring), (cells.clip(f"{s.total} memories", width - 10), "title")]
-        )
+        # Beside the rows listed, the ring's live rows as `status` counts them.
+        held = f"{s.total} memories" + (f" ({counts.ring(s.ring)} live)" if counts else "")
+        lines.append([(f"{s.ring:<10}", s.ring), (cells.clip(held, width - 10), "title")])
         lines.append([(glyph * filled, s.ring), (" " * (bar_width - filled), "plain")])
         lines.append([(cells.clip(_about(s), width), "dim")])
     return lines

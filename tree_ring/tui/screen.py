@@ -1,10 +1,10 @@
 """curses: the palette, painting a layout, reading keys, and the loop.
 
 The loop waits for a key at most `POLL_MS`; when none comes it asks the store
-for `PRAGMA data_version`, which changes only when another connection has
-committed, and reloads then. So a write from a hook in another terminal shows
-within a second, and an idle screen costs one cheap query four times a
-second, never a busy loop.
+for its data version (`store/watch.py`), which changes only when another
+connection has committed, and reloads then. So a write from a hook in another
+terminal shows within a second, and an idle screen costs one cheap query four
+times a second, never a busy loop.
 """
 
 from __future__ import annotations
@@ -139,9 +139,9 @@ def run(window: curses.window, session: Session, state: State, color: bool, unic
     if color and hasattr(painter, "ground"):
         window.bkgd(" ", painter.ground)
     seen = session.data_version()
-    # The first frame without the inbox's count (a pass over the store of its
-    # own); the count follows in the second, right after.
-    session.load(state, inbox_count=False)
+    # The first frame without `status`'s figures (a census of the store and
+    # the inbox, passes of their own); they follow in the second, right after.
+    session.load(state, counted=False)
     first = True
     while True:
         height, width = window.getmaxyx()

@@ -62,23 +62,62 @@ class Action:
 @dataclass(frozen=True)
 class RingStat:
     ring: str
-    total: int = 0  # the ring's rows in the memory list (see `Dashboard.live`)
+    total: int = 0  # the ring's rows in the memory list (see `Dashboard.listed`)
     confidence: float = 0.0  # average over those rows
     salience: float = 0.0
-    private: int = 0  # the ring's live rows of any sensitivity but normal, shown or not
+    private: int = 0  # the ring's listed rows of any sensitivity but normal, shown or not
     top_event: str = ""  # the ring's most frequent event type
 
 
 @dataclass(frozen=True)
+class Counts:
+    """What `tree-ring status` counts (`api/status.py`), as the header shows it:
+    the same numbers on the same store, from every client."""
+
+    live: int = 0
+    pending: int = 0
+    disputed: int = 0
+    retired: int = 0
+    sensitive: int = 0  # live rows of any sensitivity but normal
+    review: int = 0  # the review queue, as `review list` shows it
+    inbox: int | None = None  # None: an agent's screen, which has no inbox
+    by_ring: tuple[tuple[str, int], ...] = ()  # live rows per ring
+    user: int | None = None  # live rows of the person's user store; None: there is none
+    user_error: str = ""  # why the user store could not be read
+
+    @classmethod
+    def of(cls, status: dict[str, Any], *, inbox: bool = True) -> Counts:
+        """`status`'s figures; the inbox only where the screen has one."""
+        counts: dict[str, Any] = status["memories"]
+        mine: dict[str, Any] = status["user_store"]
+        return cls(
+            live=counts["live"],
+            pending=counts["pending"],
+            disputed=counts["disputed"],
+            retired=counts["retired"],
+            sensitive=counts["sensitive"],
+            review=status["review_queue"],
+            inbox=status["inbox"] if inbox else None,
+            by_ring=tuple(sorted(counts["by_ring"].items())),
+            user=mine["live"] if mine.get("exists") else None,
+            user_error=str(mine.get("error", "")),
+        )
+
+    def ring(self, ring: str) -> int:
+        return dict(self.by_ring).get(ring, 0)
+
+
+@dataclass(frozen=True)
 class Dashboard:
+    """The ring panel (the rows the memory list shows, at the screen's toggles
+    and time) and the header's figures (`status`'s, of now)."""
+
     rings: tuple[RingStat, ...] = tuple(RingStat(r) for r in RINGS)
-    # The live rows the memory list shows at the screen's toggles (accepted,
+    # The rows the memory list shows at the screen's toggles (accepted,
     # pending and disputed; other sensitivities only when shown): the list's
     # own count, and the rings' counts add up to it.
-    live: int = 0
-    private: int = 0  # live rows of any sensitivity but normal, shown or not
-    review: int = 0  # the review queue: pending and disputed rows
-    inbox: int | None = None  # None: this store has no inbox to show
+    listed: int = 0
+    counts: Counts | None = None  # None until counted: the first frame comes without
 
     def count(self, ring: str) -> int:
         return next((s.total for s in self.rings if s.ring == ring), 0)
@@ -97,6 +136,8 @@ class Item:
     detail: tuple[str, ...] = ()  # the detail pane, for items that are not memories
     provenance: str = ""  # where the team ledger line that made it came from (`team/provenance`)
     anchors: tuple[str, ...] = ()  # the files it is about, and whether each changed
+    # Who refuted it and why, and how often it was injected and recalled (`upkeep/usage`).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass

@@ -50,7 +50,7 @@ from tree_ring.model.record import (
     now_iso,
     sha256,
 )
-from tree_ring.store import live, rows, tombstones
+from tree_ring.store import consolidation, live, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
@@ -219,20 +219,6 @@ class Report:
         }
 
 
-def candidates_sql(clause: live.Clause, p: Period) -> str:
-    kept_rings = ", ".join(f"'{r}'" for r in KEPT_RINGS)
-    kept_retentions = ", ".join(f"'{r}'" for r in KEPT_RETENTIONS)
-    sql = (
-        f"SELECT m.* FROM memories m WHERE m.project = :project AND {clause.sql}"
-        " AND m.source_type != 'consolidation' AND m.sensitivity != 'secret'"
-        f" AND (m.salience >= {MIN_SALIENCE} OR m.ring IN ({kept_rings})"
-        f" OR m.retention IN ({kept_retentions}))"
-    )
-    if p.start is not None:
-        sql += " AND m.created_at >= :start AND m.created_at < :end"
-    return sql + " ORDER BY m.id"
-
-
 def output_ring(p: Period, ring: str, sources: Sequence[Memory]) -> str:
     if ring in ("scar", "seed"):
         return ring
@@ -289,20 +275,21 @@ def build_summary(key: GroupKey, sources: Sequence[Memory], p: Period, now: str)
 
 def _existing(db: Db, project: str, ref: str) -> list[str]:
     clause = live.live(View(include_sensitive=True, include_unreviewed=True))
-    sql = (
-        "SELECT m.id FROM memories m WHERE m.project = :project"
-        " AND m.source_type = 'consolidation' AND m.source_ref = :ref"
-        f" AND {clause.sql} ORDER BY m.created_at, m.id"
-    )
-    return [r[0] for r in db.execute(sql, {**clause.params, "project": project, "ref": ref})]
+    return consolidation.existing(db, clause, project, ref)
 
 
 def plan(db: Db, project: str, p: Period, *, force: bool, now: str) -> tuple[int, list[Group]]:
     clause = live.live(View(include_sensitive=True))
-    found = db.execute(
-        candidates_sql(clause, p),
-        {**clause.params, "project": project, "start": p.start, "end": p.end},
-    ).fetchall()
+    found = consolidation.candidates(
+        db,
+        clause,
+        project,
+        p.start,
+        p.end,
+        min_salience=MIN_SALIENCE,
+        kept_rings=KEPT_RINGS,
+        kept_retentions=KEPT_RETENTIONS,
+    )
     grouped: dict[GroupKey, list[Memory]] = {}
     for row in found:
         memory = rows.from_row(row)

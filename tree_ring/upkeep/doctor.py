@@ -23,7 +23,7 @@ from tree_ring.model import project
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
-from tree_ring.store import audit, fts, schema
+from tree_ring.store import audit, health, schema
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
@@ -72,18 +72,8 @@ class Report:
         }
 
 
-def _exists(db: Db, kind: str, name: str) -> bool:
-    """Whether the schema holds a `kind` (table, trigger) called `name`."""
-    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name))
-    return found.fetchone() is not None
-
-
-def _scalar(db: Db, sql: str) -> int:
-    return int(db.execute(sql).fetchone()[0])
-
-
 def check_integrity(db: Db) -> Check:
-    problems = [str(row[0]) for row in db.execute("PRAGMA integrity_check(20)")]
+    problems = health.integrity_problems(db)
     if problems == ["ok"]:
         return Check("integrity", True, "PRAGMA integrity_check: ok")
     # Index entries are derived from the rows; anything else is lost data.
@@ -105,50 +95,11 @@ def check_schema(db: Db) -> Check:
     return Check("schema", True, f"{len(schema.applied(db))} migration(s) applied, none pending")
 
 
-def fts_parity(db: Db) -> tuple[int, int, int, int]:
-    """(rows, index entries, rows missing from the index, index entries without a row)."""
-    rows = _scalar(db, "SELECT count(*) FROM memories")
-    indexed = _scalar(db, "SELECT count(*) FROM memory_fts_docsize")
-    missing = _scalar(
-        db,
-        "SELECT count(*) FROM memories m WHERE NOT EXISTS "
-        "(SELECT 1 FROM memory_fts_docsize d WHERE d.id = m.rowid)",
-    )
-    stray = _scalar(
-        db,
-        "SELECT count(*) FROM memory_fts_docsize d WHERE NOT EXISTS "
-        "(SELECT 1 FROM memories m WHERE m.rowid = d.id)",
-    )
-    return rows, indexed, missing, stray
-
-
-def fts_integrity(db: Db) -> str | None:
-    """'' when both FTS indexes match the rows' text; else SQLite's complaint,
-    naming the index; None when a read-only store cannot run the check.
-
-    `rank = 1` makes FTS5 compare an index with the external content table,
-    which catches a row whose text changed without its index entry. FTS5 runs
-    it as a write, which a store opened read-only refuses.
-    """
-    for index in fts.INDEXES:
-        db.execute("SAVEPOINT doctor_fts")
-        try:
-            db.execute(f"INSERT INTO {index}({index}, rank) VALUES ('integrity-check', 1)")
-        except StoreFault as exc:
-            if "readonly" in exc.detail.lower():
-                return None
-            return f"{index}: {exc.detail}"
-        finally:
-            db.execute("ROLLBACK TO doctor_fts")
-            db.execute("RELEASE doctor_fts")
-    return ""
-
-
 def check_fts(db: Db) -> Check:
-    have = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    have = health.triggers(db)
     lost = [name for name in schema.INDEX_TRIGGERS if name not in have]
-    rows, indexed, missing, stray = fts_parity(db)
-    problem = fts_integrity(db)
+    rows, indexed, missing, stray = health.fts_parity(db)
+    problem = health.fts_integrity(db)
     if not lost and not missing and not stray and rows == indexed and not problem:
         compared = (
             "index matches the rows"
@@ -166,22 +117,10 @@ def check_fts(db: Db) -> Check:
     return Check("fts", False, "; ".join(parts), repairable=True)
 
 
-# No table aliases: these also follow DELETE, which takes none before SQLite 3.44.
-ORPHAN_CLAIMS = (
-    "FROM operation_claims WHERE NOT EXISTS "
-    "(SELECT 1 FROM memories m WHERE m.id = operation_claims.memory_id)"
-)
-ORPHAN_TOMBSTONES = (
-    "FROM redaction_tombstones WHERE NOT EXISTS "
-    "(SELECT 1 FROM memories m WHERE m.id = redaction_tombstones.memory_id)"
-)
-
-
 def check_claims(db: Db) -> Check:
     # A claim whose memory is gone blocks its operation id forever: only a
     # hard delete should release a claim, and it removes both together.
-    orphans = _scalar(db, f"SELECT count(*) {ORPHAN_CLAIMS}")
-    total = _scalar(db, "SELECT count(*) FROM operation_claims")
+    orphans, total = health.claims(db)
     if orphans:
         return Check("claims", False, f"{orphans} of {total} claim(s) name a missing memory", True)
     return Check("claims", True, f"{total} operation claim(s), none orphaned")
@@ -190,12 +129,7 @@ def check_claims(db: Db) -> Check:
 def check_tombstones(db: Db) -> Check:
     # A redaction tombstone outlives its row only if a hard delete was cut
     # short; content tombstones are meant to outlive rows and are not checked.
-    orphans = _scalar(db, f"SELECT count(*) {ORPHAN_TOMBSTONES}")
-    unmarked = _scalar(
-        db,
-        "SELECT count(*) FROM memories m WHERE m.redacted_at IS NOT NULL AND NOT EXISTS "
-        "(SELECT 1 FROM redaction_tombstones t WHERE t.memory_id = m.id)",
-    )
+    orphans, unmarked = health.redaction_orphans(db)
     if orphans or unmarked:
         return Check(
             "tombstones",
@@ -204,7 +138,7 @@ def check_tombstones(db: Db) -> Check:
             f"{unmarked} redacted row(s) lack one",
             True,
         )
-    total = _scalar(db, "SELECT count(*) FROM redaction_tombstones")
+    total = health.redactions(db)
     return Check("tombstones", True, f"{total} redaction tombstone(s), none orphaned")
 
 
@@ -224,21 +158,12 @@ def check_audit(db: Db) -> Check:
     )
 
 
-ORPHAN_LEAVES = (
-    "FROM tree_leaves l JOIN tree_trees t ON t.id = l.tree_id "
-    "WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = l.memory_id)"
-)
-
-
 def check_summary_tree(db: Db) -> Check:
     # A leaf whose memory is gone means a summary may still hold forgotten
     # text; the tree is derived from the rows, so it is rebuilt from them.
-    if not db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tree_leaves'"
-    ).fetchone():
+    if not health.exists(db, "table", "tree_leaves"):
         return Check("summary_tree", True, "no summary tree in this store")
-    orphans = _scalar(db, f"SELECT count(*) {ORPHAN_LEAVES}")
-    leaves = _scalar(db, "SELECT count(*) FROM tree_leaves")
+    orphans, leaves = health.leaves(db)
     if orphans:
         return Check(
             "summary_tree", False, f"{orphans} of {leaves} leaf(s) name a missing memory", True
@@ -252,17 +177,10 @@ def check_text(db: Db) -> Check:
     Tree Ring writes only UTF-8, so such a row was edited outside it; the row
     is the truth (or evidence) and is not repaired.
     """
-    tables = [
-        str(row[0])
-        for row in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' "
-            "AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'memory_fts%' "
-            "AND name NOT LIKE 'claim_fts%' ORDER BY name"
-        )
-    ]
+    tables = health.text_tables(db)
     found: list[str] = []
     for table in tables:
-        for row in db.undecodable(f'SELECT rowid AS "rowid", * FROM "{table}"'):
+        for row in health.undecodable(db, table):
             key = row["id"] if "id" in row.keys() else None  # noqa: SIM118 - `in` on a Row tests values
             # An id that is itself undecodable is named by its rowid instead.
             named = type(key) is str
@@ -279,7 +197,7 @@ def check_text(db: Db) -> Check:
 
 
 def check_review_queue(db: Db) -> Check:
-    waiting = _scalar(db, "SELECT count(*) FROM memories WHERE trust IN ('pending', 'disputed')")
+    waiting = health.waiting(db)
     return Check("review_queue", True, f"{waiting} memory(ies) waiting: `tree-ring review list`")
 
 
@@ -318,51 +236,35 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
             done["schema"] = f"migration failed ({exc.detail}); restore a backup"
         else:
             done["schema"] = f"applied {len(ran)} migration(s)"
-    db.execute("BEGIN IMMEDIATE")
+    health.begin(db)
     try:
         if failing - {"schema"}:
             coordinator.authorize(db, "fts.repair", actor, "store")
         if "integrity" in failing:
-            db.execute("REINDEX")
+            health.reindex(db)
             done["integrity"] = "rebuilt every index from the rows (REINDEX)"
         if "fts" in failing:
-            if not _exists(db, "table", "claim_fts"):
-                db.execute(schema.CLAIM_FTS)
-            for name, statement in schema.INDEX_TRIGGERS.items():
-                if not _exists(db, "trigger", name):
-                    db.execute(statement)
-            for index in fts.INDEXES:
-                db.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
+            health.rebuild_fts(db)
             done["fts"] = "rebuilt the FTS indexes from the rows"
         if "claims" in failing:
-            removed = db.execute(f"DELETE {ORPHAN_CLAIMS}").rowcount
+            removed = health.remove_orphan_claims(db)
             done["claims"] = f"removed {removed} orphaned claim(s)"
         if "tombstones" in failing:
-            removed = db.execute(f"DELETE {ORPHAN_TOMBSTONES}").rowcount
-            added = db.execute(
-                "INSERT INTO redaction_tombstones(memory_id, created_at) "
-                "SELECT id, redacted_at FROM memories m WHERE redacted_at IS NOT NULL "
-                "AND NOT EXISTS (SELECT 1 FROM redaction_tombstones t WHERE t.memory_id = m.id)"
-            ).rowcount
+            removed, added = health.mend_redactions(db)
             done["tombstones"] = (
                 f"removed {removed} orphaned, restored {added} missing tombstone(s)"
             )
         if "summary_tree" in failing:
-            projects = [
-                str(row[0])
-                for row in db.execute(
-                    f"SELECT DISTINCT t.scope {ORPHAN_LEAVES} AND t.kind = 'source'"
-                )
-            ]
+            projects = health.orphaned_trees(db)
             for project_id in projects:
                 repair.rebuild(db, project_id)
             done["summary_tree"] = f"rebuilt the summary tree of {len(projects)} project(s)"
         if done:
             audit.append(db, actor, "repair", "store", done)
-        db.execute("COMMIT")
+        health.commit(db)
     except BaseException:
         if db.in_transaction:  # a denial has already ended it
-            db.execute("ROLLBACK")
+            health.roll_back(db)
         raise
     return done
 

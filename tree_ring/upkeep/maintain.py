@@ -23,9 +23,10 @@ from tree_ring import guard
 from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.model.record import Memory, now_iso
-from tree_ring.store import fts, rows
+from tree_ring.store import fts, maintenance, pages, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 from tree_ring.write import correct
 
 PROTECTED_RINGS = ("scar", "heartwood")
@@ -92,12 +93,8 @@ class MaintainReport:
         }
 
 
-def find_expired(store: Store, now: str) -> list[Expired]:
-    found = store.query(
-        "SELECT id, ring, retention, expires_at FROM memories "
-        "WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at, id",
-        (now,),
-    )
+def find_expired(db: Db, now: str) -> list[Expired]:
+    found = maintenance.expired(db, now)
     return [Expired(r["id"], r["ring"], r["retention"], r["expires_at"]) for r in found]
 
 
@@ -114,11 +111,7 @@ def find_secrets(store: Store) -> list[SecretHit]:
     hits: list[SecretHit] = []
     last = -1
     while True:
-        page = store.query(
-            "SELECT rowid AS rid, * FROM memories WHERE rowid > ? AND redacted_at IS NULL "
-            "ORDER BY rowid LIMIT ?",
-            (last, PAGE),
-        )
+        page = maintenance.unredacted_after(store.db, last, PAGE)
         if not page:
             return hits
         for row in page:
@@ -140,8 +133,8 @@ def maintain(
     now = now or now_iso()
     report = MaintainReport(now)
     report.bytes_before = project.store_bytes(store.db.path)
-    report.memories = int(store.query("SELECT count(*) FROM memories")[0][0])
-    report.expired = find_expired(store, now)
+    report.memories = maintenance.count(store.db)
+    report.expired = find_expired(store.db, now)
     report.secrets = find_secrets(store)
     if apply_expired and report.deletable:
         with store.write() as db:
@@ -177,8 +170,8 @@ def maintain(
             coordinator.authorize(db, "maintain.apply", actor, "vacuum")
             fts.optimize(db)
         # VACUUM cannot run inside a transaction; it takes the lock itself.
-        store.db.execute("VACUUM")
-        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        pages.vacuum(store.db)
+        pages.checkpoint(store.db)
         report.vacuumed = True
     report.bytes_after = project.store_bytes(store.db.path)
     return report

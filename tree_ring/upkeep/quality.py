@@ -589,7 +589,7 @@ def run_scenario(
             # Candidates are written after the recall, which sees the seeds
             # alone, as the original's did.
             decisions = tuple(writes.decide(store, c, scenario.writer) for c in scenario.candidates)
-            missing_refs = writes.evidence_missing(store, scenario.evidence_refs)
+            missing_refs = writes.evidence_missing(store.db, scenario.evidence_refs)
     memories = [h.memory for h in hits]
     behavior = (
         None

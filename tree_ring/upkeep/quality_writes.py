@@ -40,8 +40,10 @@ from typing import Any, cast
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory
+from tree_ring.store import maintenance
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 from tree_ring.write import pipeline
 from tree_ring.write.verbs import require_evidence_ref
 
@@ -244,10 +246,9 @@ def _report(candidate: Candidate, actual: str, outcome: str) -> DecisionReport:
     )
 
 
-def evidence_missing(store: Store, refs: tuple[str, ...]) -> tuple[str, ...]:
+def evidence_missing(db: Db, refs: tuple[str, ...]) -> tuple[str, ...]:
     """The refs no stored row keeps as its source ref."""
-    held = "SELECT 1 FROM memories WHERE source_ref = ? LIMIT 1"
-    return tuple(ref for ref in refs if not store.query(held, (ref,)))
+    return tuple(ref for ref in refs if not maintenance.keeps_source_ref(db, ref))
 
 
 def behavior_report(expected: Behavior, recalled: set[str]) -> BehaviorReport:

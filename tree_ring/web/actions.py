@@ -1,10 +1,10 @@
-"""What a form changes: the same library calls the CLI makes, with the site's actor.
+"""What a form changes: the same use cases the CLI runs, through `Project` with the site's actor.
 
-approve, reject and dispute go to `review/queue` (a request id to forget goes
-there too, as `review approve req_...` does); forget goes to
-`write/correct.forget` with the reader's identity, as `tree-ring forget`
-does; promote goes to `review/promote` (into the project's shared scope) and
-keep to `review/inbox`, as `tree-ring promote` and `inbox keep` do. Each returns
+approve, reject and dispute are `Project.review` (a request id to forget goes
+there too, as `review approve req_...` does); forget is `Project.forget` with
+the reader's identity, as `tree-ring forget` does; promote is
+`Project.promote` (into the project's shared scope), then marked seen, and
+keep is `review/inbox.keep`, as `tree-ring promote` and `inbox keep` do. Each returns
 a one-line notice for the next page. A library error is a notice too, the
 way the CLI prints it (secret-looking values withheld), and changes nothing:
 the library's transaction is whole or absent.
@@ -13,14 +13,13 @@ the library's transaction is whole or absent.
 from __future__ import annotations
 
 from tree_ring.model.errors import TreeRingError, UsageError
-from tree_ring.review import inbox, promote
-from tree_ring.review import queue as review
-from tree_ring.write import correct
+from tree_ring.review import inbox
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from tree_ring.review.queue import Decision
     from tree_ring.web.site import Site
 
 ACTIONS = ("approve", "reject", "dispute", "forget", "promote", "keep")
@@ -46,27 +45,14 @@ def _act(site: Site, form: Mapping[str, str]) -> str:
         raise UsageError(f"unknown action; use one of {', '.join(ACTIONS)}")
     if not target:
         raise UsageError(f"{action} needs a memory id")
-    actor = site.actor
-    with site.store() as store:
-        if action == "approve":
-            decision = review.approve(store, target, actor=actor, reason=reason)
-            return _decided(decision)
-        if action == "reject":
-            return _decided(review.reject(store, target, actor=actor, reason=_need(reason, action)))
-        if action == "dispute":
-            return _decided(
-                review.dispute(store, target, actor=actor, reason=_need(reason, action))
-            )
+    with site.opened() as project:
+        if action in ("approve", "reject", "dispute"):
+            # An approval's reason is optional (the library words a blank one).
+            why = (reason or "") if action == "approve" else _need(reason, action)
+            return _decided(project.review(action, target, reason=why))
         if action == "forget":
             mode = form.get("mode") or "redact"
-            done = correct.forget(
-                store,
-                target,
-                mode=mode,
-                reason=_need(reason, action),
-                actor=actor,
-                reader=site.identity,
-            )
+            done = project.forget(target, mode=mode, reason=_need(reason, action))
             if done.request is not None:
                 return f"requested {done.request}: forgetting {done.id} waits for a person's review"
             verb = "deleted" if done.mode == "delete" else "redacted"
@@ -74,11 +60,9 @@ def _act(site: Site, form: Mapping[str, str]) -> str:
             if done.lingering is not None:
                 text += f" (but: {done.lingering})"
             return text
-        done = promote.promote(
-            store, target, actor=actor, reason=_need(reason, action), scope="project"
-        )
+        (done,) = project.promote([target], reason=_need(reason, action), scope="project")
         # Decided is seen, as the inbox verb has it.
-        inbox.mark_seen(store, site.project, [done.id])
+        inbox.mark_seen(project.store, site.project, [done.id])
         return f"promoted {done.id} from {done.from_scope} to the shared {done.scope} scope"
 
 
@@ -88,7 +72,7 @@ def _need(reason: str | None, action: str) -> str:
     return reason
 
 
-def _decided(decision: review.Decision) -> str:
+def _decided(decision: Decision) -> str:
     if decision.request is not None:
         r = decision.request
         if decision.decision == "approve":
@@ -107,6 +91,6 @@ def _keep(site: Site, form: Mapping[str, str]) -> str:
     ids = (form.get("ids") or form.get("id") or "").split()
     if not ids:
         raise UsageError("keep needs the memory ids")
-    with site.store() as store:
-        kept = inbox.keep(store, site.project, ids, site.actor)
+    with site.opened() as project:
+        kept = inbox.keep(project.store, site.project, ids, project.actor)
     return f"kept {kept} where {'it is' if kept == 1 else 'they are'}; marked seen"

@@ -94,14 +94,14 @@ def _emit(args: argparse.Namespace, data: dict[str, object], text: str) -> None:
 
 
 def _report(args: argparse.Namespace, root: str, env: Mapping[str, str]) -> int:
+    from tree_ring.api.project import Project
     from tree_ring.model.record import now_iso, parse_time
-    from tree_ring.store.db import Options, Store
     from tree_ring.web import report
 
     now = parse_time(args.now, "--now") if args.now else now_iso()
-    project_id = project.load_project_id(root)
-    with Store.open(root, options=Options.from_environ(env)) as store:
-        html = report.build(store, project_id, now)
+    with Project.open(root, env) as opened:
+        project_id = opened.project_id
+        html = report.build(opened.store, project_id, now)
     try:
         size = report.write(args.html, html)
     except OSError as exc:

@@ -45,9 +45,9 @@ def inbox_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
     origin = query.get("origin") or None
     if origin is not None and origin not in ORIGINS:
         origin = None
-    with site.store() as store:
-        found = inbox.unseen(store, site.project, origin=origin, limit=PAGE)
-        came = provenance.said_of(store.db, [item.memory.id for item in found.items])
+    with site.opened() as project:
+        found = inbox.unseen(project.store, site.project, origin=origin, limit=PAGE)
+        came = provenance.said_of(project.store.db, [item.memory.id for item in found.items])
     listed: list[str] = []
     for item in found.items:
         m = item.memory

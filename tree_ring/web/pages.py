@@ -1,9 +1,12 @@
 """The viewer's pages: the frame, rings, memories and one memory.
 
 Each page is a function of the site, the browser's session and the query,
-returning the page's HTML; it opens its own store connection and reads
-through `data` (the liveness predicate) or the library's own reads. The
-review queue, inbox, summary tree and status live in `queue` and `status`.
+returning the page's HTML; it opens the project for the request
+(`Site.opened`) and reads through the library's front, `Project`: a page of
+memories is `list`, a search is `recall` (the person's own user store merged,
+each of its hits marked "you", as `tree-ring recall` marks them), one memory
+is `show`. The rings are `store/rings.py`. The review queue, inbox, summary
+tree and status live in `queue`, `inbox` and `status`.
 Every value is escaped by `markup`; text a page may not show (redacted,
 rejected, or sensitive while the session hides sensitive rows) is never
 read into the page at all.
@@ -15,13 +18,14 @@ import json
 from typing import cast
 from urllib.parse import urlencode
 
+from tree_ring.api.found import USER
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, Memory, parse_time
-from tree_ring.read import listing
-from tree_ring.read.recall import recall
-from tree_ring.store import audit
+from tree_ring.store import audit, backlinks
+from tree_ring.store import rings as ring_counts
 from tree_ring.store.live import View
 from tree_ring.team import provenance
+from tree_ring.upkeep import usage
 from tree_ring.web import data, markup, queue, rings
 from tree_ring.web.frame import NotFoundPage, came_from, frame, memory_link
 from tree_ring.web.markup import attr, text
@@ -30,6 +34,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from tree_ring.api.found import Found
     from tree_ring.model.anchor import Check
     from tree_ring.web.site import Session, Site
 
@@ -56,12 +61,14 @@ def _view(session: Session, query: Query | None = None) -> View:
 
 def rings_page(site: Site, session: Session, query: Query) -> str:
     view = _view(session, query)
-    with site.store() as store:
-        db = store.db
+    with site.opened() as project:
+        db = project.store.db
         drawn = site.cached(
-            db,
+            [db],
             ("rings", view.as_of, view.valid_at, view.include_sensitive),
-            lambda: data.rings(db, site.identity, view, cap=CAP, whole_project=site.whole_project),
+            lambda: ring_counts.rings(
+                db, site.identity, view, cap=CAP, whole_project=site.whole_project
+            ),
         )
     hidden = drawn.hidden
     when = f" as of {view.as_of}" if view.as_of else ""
@@ -147,9 +154,9 @@ def _search_form(query: Query, f: data.Filters) -> str:
     )
 
 
-def _row(m: Memory, score: str = "") -> list[str]:
+def _row(m: Memory, score: str = "", linked: bool = True) -> list[str]:
     return [
-        f'<a href="{attr(memory_link(m.id))}">{text(m.id)}</a>',
+        f'<a href="{attr(memory_link(m.id))}">{text(m.id)}</a>' if linked else text(m.id),
         text(m.ring),
         markup.trust_tag(m.trust),
         text(markup.clip(m.summary, 160)),
@@ -186,34 +193,36 @@ def memories_page(site: Site, session: Session, query: Query) -> str:
     offset = _offset(query)
     words = (query.get("q") or "").strip()
     headings = ["id", "ring", "trust", "summary", "scope", "origin", "recorded"]
-    with site.store() as store:
+    with site.opened() as project:
         if words:
-            # Recall ranks the project's shared scopes and the caller's own
-            # partitions; the filters it has no parameter for narrow its best
-            # SEARCH_LIMIT hits, and the page says so.
+            # Recall ranks the project's memories and the person's own user
+            # store together, as `tree-ring recall` does; the filters it has
+            # no parameter for narrow its best SEARCH_LIMIT hits, and the page
+            # says so.
             wide = data.memories_view(view, f)
-            hits = recall(store, site.identity, words, limit=SEARCH_LIMIT, view=wide, scope=f.scope)
+            hits = project.recall(words, limit=SEARCH_LIMIT, view=wide, scope=f.scope)
             kept = [h for h in hits if _passes(h.memory, f)]
             total = len(kept)
             shown = kept[offset : offset + PAGE]
-            table = markup.table(
-                [*headings, "score"], [_row(h.memory, f"{h.score:.3f}") for h in shown]
-            )
+            table = markup.table([*headings, "whose", "score"], [_hit(h) for h in shown])
             note = (
                 f'<p class="note">Best {len(hits)} matches by recall'
                 + (f", {total} of them pass the filters" if total != len(hits) else "")
+                + (
+                    "; “you”: from your own user store (`tree-ring show --user ID`)"
+                    if any(h.store == USER for h in shown)
+                    else ""
+                )
                 + ".</p>"
             )
             count = len(shown)
         else:
-            found = data.memories(
-                store.db,
-                site.identity,
-                view,
-                f,
-                offset=offset,
+            found = project.list(
+                data.memories_view(view, f),
                 limit=PAGE,
-                whole_project=site.whole_project,
+                offset=offset,
+                count_cap=data.COUNT_CAP,
+                **f.listing(),
             )
             total, count = found.total, len(found.memories)
             table = markup.table(headings, [_row(m) for m in found.memories])
@@ -226,6 +235,13 @@ def memories_page(site: Site, session: Session, query: Query) -> str:
         table if count else '<p id="empty">No memories match.</p>',
     ]
     return frame(site, session, "/memories", "Memories", "\n".join(body))
+
+
+def _hit(h: Found) -> list[str]:
+    """A search hit's row: a user-store hit is the person's own ("you"), and its
+    id names a row of that store, not of the project, so it is not a link here."""
+    mine = h.store == USER
+    return [*_row(h.memory, linked=not mine), text(h.partition), f"{h.score:.3f}"]
 
 
 def _passes(m: Memory, f: data.Filters) -> bool:
@@ -296,25 +312,18 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
     memory_id = (query.get("id") or "").strip()
     if not memory_id:
         raise NotFoundPage("no memory id given")
-    with site.store() as store:
+    with site.opened() as project:
         try:
-            m = listing.show(store.db, site.identity, memory_id, whole_project=site.whole_project)
+            m = project.show(memory_id)
         except NotFound as exc:
             raise NotFoundPage(str(exc)) from None
-        history = audit.entries(store.db, target=m.id, limit=200)
-        from tree_ring.read import staleness
-
-        judged = staleness.checks(store.db, store.root_str, [m.id]).get(m.id, [])
-        came = provenance.said_of(store.db, [m.id]).get(m.id)
+        db = project.store.db
+        history = audit.entries(db, target=m.id, limit=200)
+        came = provenance.said_of(db, [m.id]).get(m.id)
+        notes = usage.notes_of(project.store, [m.id])[m.id]
+        judged = project.anchors([m.id]).get(m.id, [])
         # What links here is found by reading every row's links, so only on request.
-        against = []
-        if query.get("linked") == "1":
-            pattern = '%"' + m.id.replace("%", "").replace("_", "\\_") + '"%'
-            against = store.query(
-                "SELECT id, trust, links FROM memories WHERE project IS :project"
-                " AND links LIKE :pattern ESCAPE '\\' AND id != :id ORDER BY created_at, id",
-                {"project": m.project, "pattern": pattern, "id": m.id},
-            )
+        against = backlinks.linking_to(db, m.project, m.id) if query.get("linked") == "1" else []
     why_hidden = data.withheld(m)
     if why_hidden is None and m.sensitivity != "normal" and not session.show_sensitive:
         why_hidden = f"sensitive ({m.sensitivity}): shown only with “Show sensitive”"
@@ -325,26 +334,19 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
         if why_hidden and key in TEXT_FIELDS:
             continue
         fields.append(f"<dt>{text(key)}</dt><dd>{_value(key, value)}</dd>")
-    linked_from: list[list[str]] = []
-    for row in against:
-        try:
-            links = _items(json.loads(row["links"])) or []
-        except ValueError:
-            continue
-        for link in links:
-            found = _object(link)
-            if found is not None and found.get("target") == m.id:
-                linked_from.append(
-                    [
-                        text(found.get("type", "")),
-                        f'<a href="{attr(memory_link(row["id"]))}">{text(row["id"])}</a>',
-                        markup.trust_tag(row["trust"]),
-                    ]
-                )
+    linked_from = [
+        [
+            text(link.type),
+            f'<a href="{attr(memory_link(link.id))}">{text(link.id)}</a>',
+            markup.trust_tag(link.trust),
+        ]
+        for link in against
+    ]
     body = [
         f"<h1>Memory {text(m.id)}</h1>",
         f'<p class="note" id="withheld">{text(why_hidden)}</p>' if why_hidden else "",
         came_from(came, "p", "provenance"),
+        *(f'<p class="note usage">{text(note)}</p>' for note in notes),
         queue.memory_actions(site, session, m),
         f'<dl class="fields" id="fields">{"".join(fields)}</dl>',
         _anchors(judged),

@@ -1,8 +1,9 @@
 """The review queue page and the forms that decide: approve, reject, dispute, forget.
 
-The queue is the library's (`review/queue.QUEUE_SQL`: pending and disputed rows
-still on record, oldest first), read a page at a time, with sensitive rows
-left out in SQL unless the session shows them. Requests from agents to
+The queue is the library's (`review/queue.queue`: pending and disputed rows
+still on record, oldest first, each with the rows it contradicts), read whole
+and cached until the store changes, then paged here, with sensitive rows left
+out unless the session shows them. Requests from agents to
 forget a memory sit beneath it. Every form posts to `/act` with the
 session's CSRF value; `actions` carries the decision out.
 """
@@ -13,7 +14,6 @@ from urllib.parse import urlencode
 
 from tree_ring.model.record import PRIVATE_SCOPES
 from tree_ring.review import queue as review
-from tree_ring.store import rows
 from tree_ring.team import provenance
 from tree_ring.web import markup
 from tree_ring.web.frame import came_from, csrf_field, frame, memory_link
@@ -92,35 +92,18 @@ def memory_actions(site: Site, session: Session, memory: Memory) -> str:
 def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
     raw = query.get("offset") or "0"
     offset = int(raw) if raw.isdigit() and len(raw) < 10 else 0
-    shown_sensitive = 1 if session.show_sensitive else 0
-    paged = (
-        f"SELECT * FROM ({review.QUEUE_SQL}) WHERE sensitivity = 'normal' OR :sensitive"
-        " LIMIT :limit OFFSET :offset"
-    )
-    with site.store() as store:
-        db = store.db
-        params = {"project": site.project, "sensitive": shown_sensitive}
-
-        def read() -> tuple[list[Memory], int, int]:
-            # The queue is read whole by its query (every pending row of the
-            # project): cached until the store changes (`Site.cached`).
-            found = db.query(paged, {**params, "limit": PAGE, "offset": offset})
-            counted = db.query(
-                f"SELECT sensitivity != 'normal', count(*) FROM ({review.QUEUE_SQL}) GROUP BY 1",
-                params,
-            )
-            by_kind = {bool(sensitive): int(n) for sensitive, n in counted}
-            total = sum(by_kind.values())
-            hidden = 0 if shown_sensitive else by_kind.get(True, 0)
-            return [rows.from_row(row) for row in found], total, hidden
-
-        waiting, total, hidden = site.cached(db, ("review", offset, shown_sensitive), read)
-        against = {
-            link.target: rows.find(db, link.target)
-            for m in waiting
-            for link in m.links
-            if link.type == "contradicts"
-        }
+    shown_sensitive = session.show_sensitive
+    with site.opened() as project:
+        db = project.store.db
+        # The whole queue, every waiting row of the project with what it
+        # contradicts: cached until the store changes (`Site.cached`).
+        every = site.cached([db], ("review",), lambda: review.queue(db, site.project))
+        total = len(every)
+        kept = [w for w in every if shown_sensitive or w.memory.sensitivity == "normal"]
+        hidden = total - len(kept)
+        page = kept[offset : offset + PAGE]
+        waiting = [w.memory for w in page]
+        against = {other.id: other for w in page for other in w.contradicts}
         asked = requests.waiting(db, site.project)
         came = provenance.said_of(db, [m.id for m in waiting] + [r.id for r in asked])
     items: list[str] = []

@@ -18,8 +18,10 @@ import os
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import RINGS
 from tree_ring.review import queue as review
+from tree_ring.store import activity, forgotten
+from tree_ring.store import rings as ring_counts
 from tree_ring.store.live import View
-from tree_ring.web import data, markup, rings
+from tree_ring.web import markup, rings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,11 +36,11 @@ def build(store: Store, project: str, now: str, *, cap: int = CAP) -> str:
     db = store.db
     identity = Identity(project)
     view = View(as_of=now)
-    drawn = data.rings(db, identity, view, cap=cap)
+    drawn = ring_counts.rings(db, identity, view, cap=cap)
     hidden = drawn.hidden
     queue = review.queue_size(db, project)
-    stones = data.tombstone_counts(db, project, until=now)
-    recent = data.activity(db, limit=ACTIVITY, until=now)
+    stones = forgotten.tombstone_counts(db, project, until=now)
+    recent = activity.recent(db, limit=ACTIVITY, until=now)
     label = f"The rings of {project}'s live memory as of {now}"
     body = [
         f"<h1>Tree Ring report: {markup.text(project)}</h1>",
@@ -61,7 +63,7 @@ def build(store: Store, project: str, now: str, *, cap: int = CAP) -> str:
     return markup.page(f"Tree Ring report: {project}", "\n".join(body))
 
 
-def _ring_table(drawn: data.Rings) -> str:
+def _ring_table(drawn: ring_counts.Rings) -> str:
     rows_: list[list[str]] = []
     for ring in RINGS:
         c = drawn.counts[ring]

@@ -18,8 +18,8 @@ from __future__ import annotations
 import hashlib
 import math
 
+from tree_ring.store.rings import UNREVIEWED, Mark, Rings
 from tree_ring.web import markup
-from tree_ring.web.data import BANDS, UNREVIEWED, Mark, Rings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,6 +30,8 @@ CENTRE = SIZE / 2
 BARK = 220.0  # the bark's radius; seeds sit beyond it
 SCAR_DEPTH = 0.45  # a notch reaches this fraction of the way to the core
 TOOLTIP = 140  # characters of a summary in a tooltip
+# The bands from the core out; scars and seeds are drawn across and outside them.
+BANDS = ("heartwood", "inner", "outer", "cambium")
 
 
 def _n(value: float) -> str:

@@ -1,11 +1,12 @@
 """What the pages and actions of one `tree-ring view` run share: project, actor, sessions.
 
-The identity and the actor are the CLI's for the same environment
-(`cli/context.py`): a person at the terminal sees every partition and
-decides as `person`; a viewer started from an agent's shell is that agent,
-and the library refuses it what it refuses the agent's CLI (review
-decisions, forgetting what it did not write). The coordinator capability,
-if the environment holds one, is kept in the actor and nowhere else.
+The site opens the library's front, a `Project` (`api/project.py`), for each
+request, as the CLI opens one for each command: its identity and actor are the
+CLI's for the same environment. A person at the terminal sees every partition
+and decides as `person`; a viewer started from an agent's shell is that agent,
+and the library refuses it what it refuses the agent's CLI (review decisions,
+forgetting what it did not write). The coordinator capability, if the
+environment holds one, is kept in the actor and nowhere else.
 
 A session is one browser's: it exists once the browser has shown the run's
 token, and holds the CSRF value its forms carry, whether sensitive rows are
@@ -21,14 +22,15 @@ import time
 from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
-from tree_ring.model import project
-from tree_ring.model.identity import Identity, harness_origin, resolve
+from tree_ring.api.project import Project
+from tree_ring.model.identity import Identity
+from tree_ring.store import activity
 from tree_ring.store.audit import Actor
-from tree_ring.store.db import Options, Store
+from tree_ring.store.db import Options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Generator, Mapping
+    from collections.abc import Callable, Generator, Mapping, Sequence
 
     from tree_ring.store.sql import Db
 
@@ -60,6 +62,7 @@ class Site:
     actor: Actor
     whole_project: bool
     options: Options
+    environ: Mapping[str, str] = field(repr=False)
     token: str = field(repr=False)
     port: int = 0
     sessions: dict[str, Session] = field(default_factory=lambda: {}, repr=False)
@@ -73,27 +76,25 @@ class Site:
     @classmethod
     def open(cls, root: str, environ: Mapping[str, str]) -> Site:
         """The site for the project at `root`, as the environment names its caller."""
-        project_id = project.load_project_id(root)
-        identity = resolve(project_id, environ)
-        origin = harness_origin(environ)
-        capability = environ.get("TREE_RING_COORDINATOR_TOKEN") or None
-        actor = Actor(identity.agent_profile or origin.kind, origin, capability=capability)
-        options = Options.from_environ(environ)
-        # The store must open now, so a missing or damaged one is one line at start.
-        Store.open(root, options=options).close()
-        return cls(
-            root,
-            project_id,
-            identity,
-            actor,
-            not origin.is_agent,
-            options,
-            token=secrets.token_urlsafe(32),
-        )
+        environ = dict(environ)
+        with Project.open(root, environ) as opened:
+            # The store must open now, so a missing or damaged one is one line at start.
+            opened.store  # noqa: B018 - opened for its check
+            return cls(
+                root,
+                opened.project_id,
+                opened.identity,
+                opened.actor,
+                opened.whole_project,
+                opened.options,
+                environ,
+                token=secrets.token_urlsafe(32),
+            )
 
     @contextlib.contextmanager
-    def store(self) -> Generator[Store]:
-        """The store, opened for one request and closed after it, one request at a time.
+    def opened(self) -> Generator[Project]:
+        """The project, its store opened for one request and closed after it, one
+        request at a time (the person's user store too, when the request reads it).
 
         One at a time because of POSIX file locks: they belong to the process,
         and closing any descriptor of the file drops every lock the process
@@ -105,27 +106,37 @@ class Site:
         go on writing, each its own process, under SQLite's locking.
         """
         with self.opening:
-            opened = Store.open(self.root, options=self.options)
+            project = Project(
+                self.root,
+                self.identity,
+                self.actor,
+                environ=self.environ,
+                options=self.options,
+                whole_project=self.whole_project,
+            )
             try:
-                yield opened
+                project.store  # noqa: B018 - opened now, under the lock
+                yield project
             finally:
-                opened.close()
+                project.close()
 
-    def cached(self, db: Db, key: tuple[object, ...], compute: Callable[[], T]) -> T:
-        """`compute()`, or what it gave last time if the store has not changed since.
+    def cached(
+        self, dbs: Sequence[Db | None], key: tuple[object, ...], compute: Callable[[], T]
+    ) -> T:
+        """`compute()`, or what it gave last time if none of `dbs` has changed since.
 
-        Counting every live row (the rings) or every row (the status page)
-        still visits each of them, in an index or the table: about a tenth of
-        a second at 100,000 memories. Every change Tree
-        Ring makes appends to the audit log, and every new row takes a new
-        rowid, so the newest of each (two index lookups) says whether anything
+        Counting every live row (the rings) or every row (status) still visits
+        each of them, in an index or the table: about a tenth of a second at
+        100,000 memories. Every change Tree Ring makes appends to the audit log,
+        and every new row takes a new rowid, so the newest of each
+        (`store/activity.last_change`, two index lookups) says whether anything
         changed; the minute is in the key too, since liveness moves with the
         clock (expiry, validity). A change made by hand, beside the audit log,
-        shows within that minute.
+        shows within that minute. A `None` in `dbs` is a store that does not
+        exist (the person's user store before its first memory).
         """
         token = (
-            db.scalar("SELECT max(seq) FROM audit_log"),
-            db.scalar("SELECT max(rowid) FROM memories"),
+            *(activity.last_change(db) if db is not None else None for db in dbs),
             int(time.time() // 60),
         )
         with self.lock:

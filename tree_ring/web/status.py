@@ -6,23 +6,24 @@ children, and the path from one memory's leaf up to the root. Stale nodes
 are never shown, and a node's children are read through the liveness
 predicate, as `tree-ring tree show` reads them.
 
-The status page is `tree-ring status`: counts, the review queue, the write
-policy, the store's size on disk and the hook receipts per harness (counts
-and digests, never memory text). The doctor runs only when asked, since its
-integrity and index checks read the whole file.
+The status page is `tree-ring status`, the one answer every client gives
+(`Project.status`, `api/status.py`): the project's rows by state (live,
+pending, disputed, retired by reason, live by ring, by the census's one
+definition of live), the review queue, the inbox, the person's user store,
+the write policy, the store's size on disk and the hook receipts per harness
+(counts and digests, never memory text). The doctor runs only when asked,
+since its integrity and index checks read the whole file.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 from urllib.parse import urlencode
 
-from tree_ring.govern import coordinator
-from tree_ring.harness import receipts
-from tree_ring.model import project
+from tree_ring.model.errors import TreeRingError
 from tree_ring.read import tree_recall
-from tree_ring.review import queue as review
+from tree_ring.store import leaves
 from tree_ring.tree import nodes
 from tree_ring.web import markup
 from tree_ring.web.frame import NotFoundPage, frame, memory_link
@@ -48,10 +49,7 @@ def _path(db: Db, project_id: str, memory_id: str) -> list[Node]:
     tree = tree_recall.source_tree(db, project_id)
     if tree is None:
         return []
-    parent = db.scalar(
-        "SELECT parent_id FROM tree_leaves WHERE tree_id = ? AND memory_id = ?",
-        (tree.id, memory_id),
-    )
+    parent = leaves.parent_of(db, tree.id, memory_id)
     path: list[Node] = []
     while parent and len(path) < MAX_DEPTH:
         found = tree_recall.node_in_project(db, project_id, str(parent))
@@ -66,8 +64,8 @@ def tree_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
     node_id = (query.get("node") or "").strip()
     memory_id = (query.get("memory") or "").strip()
     body: list[str] = ["<h1>Summary tree</h1>"]
-    with site.store() as store:
-        db = store.db
+    with site.opened() as project:
+        db = project.store.db
         status = tree_recall.status(db)
         source = tree_recall.source_tree(db, site.project)
         if memory_id:
@@ -153,48 +151,59 @@ def _node(node: Node, kids: list[tree_recall.Child]) -> str:
 
 
 def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
-    with site.store() as store:
-        db = store.db
-
-        def counts() -> tuple[dict[str, int], dict[str, int], int]:
-            # Every row in every state is counted, so this reads the whole
-            # table: once, both splits from the one pass.
-            by_ring: dict[str, int] = {}
-            by_trust: dict[str, int] = {}
-            for ring, trust, n in db.query(
-                "SELECT ring, trust, count(*) FROM memories GROUP BY ring, trust"
-            ):
-                by_ring[ring] = by_ring.get(ring, 0) + n
-                by_trust[trust] = by_trust.get(trust, 0) + n
-            return by_ring, by_trust, review.queue_size(db, site.project)
-
-        # Cached until the store changes.
-        by_ring, by_trust, waiting = site.cached(db, ("status",), counts)
-        policy = coordinator.state(db).mode
-        cfg = nodes.config(db)
-    harnesses = receipts.receipts(Path(site.root))
+    with site.opened() as project:
+        try:
+            mine = project.user_store()
+        except TreeRingError:  # a damaged user store: `status` reports it, see below
+            mine = None
+        # The counts read every row of the project (and of the user store):
+        # cached until either store changes (`Site.cached`).
+        data = site.cached(
+            [project.store.db, mine.db if mine is not None else None], ("status",), project.status
+        )
+        cfg = nodes.config(project.store.db)
+    counts: dict[str, Any] = data["memories"]
+    retired: dict[str, int] = counts["retired_by_reason"]
+    sensitive = counts["sensitive"]
+    rows_ = [
+        ["project", text(site.project)],
+        [
+            "live memories",
+            f'<span id="live">{counts["live"]}</span>'
+            + (f" ({sensitive} sensitive)" if sensitive else ""),
+        ],
+        ["by ring (live)", f'<span id="by-ring">{text(_counts(counts["by_ring"]))}</span>'],
+        [
+            "waiting for review",
+            f'<span id="pending">{counts["pending"]}</span> pending, '
+            f'<span id="disputed">{counts["disputed"]}</span> disputed',
+        ],
+        [
+            "retired",
+            f'<span id="retired">{counts["retired"]}</span>'
+            + (f" ({text(_counts(retired))})" if retired else ""),
+        ],
+        ["memories (every state)", f'<span id="total">{counts["total"]}</span>'],
+        ["review queue", f'<a href="/review" id="queue">{data["review_queue"]} waiting</a>'],
+        ["inbox", f'<a href="/inbox" id="inbox">{data["inbox"]} new from agents</a>'],
+        ["forgotten content (tombstones)", str(counts["tombstones"])],
+    ]
+    if counts["other_projects"]:
+        rows_.append(["rows of other projects in this store", str(counts["other_projects"])])
+    rows_ += [
+        ["user store", _user_store(data["user_store"])],
+        ["write policy", text(data["write_policy"])],
+        ["store size", f"{data['store_bytes']:,} bytes"],
+        [
+            "summary tree",
+            text(f"fan-out {cfg.summary_fanout}, L0 budget {cfg.input_token_budget} tokens"),
+        ],
+    ]
     body = [
         "<h1>Status</h1>",
-        markup.table(
-            ["", ""],
-            [
-                ["project", text(site.project)],
-                ["memories (every state)", str(sum(by_ring.values()))],
-                ["by ring", text(_counts(by_ring))],
-                ["by trust", text(_counts(by_trust))],
-                ["review queue", f'<a href="/review">{waiting} waiting</a>'],
-                ["write policy", text(policy)],
-                ["store size", f"{project.store_bytes(project.store_path_str(site.root)):,} bytes"],
-                [
-                    "summary tree",
-                    text(
-                        f"fan-out {cfg.summary_fanout}, L0 budget {cfg.input_token_budget} tokens"
-                    ),
-                ],
-            ],
-        ),
+        markup.table(["", ""], rows_),
         "<h2>Hooks</h2>",
-        _hooks(harnesses),
+        _hooks(_receipts(site)),
         "<h2>Doctor</h2>",
     ]
     if query.get("doctor") == "1":
@@ -206,6 +215,33 @@ def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
             '<span class="note">checks the whole file; read-only</span></form>'
         )
     return frame(site, session, "/status", "Status", "\n".join(body))
+
+
+def _receipts(site: Site) -> dict[str, dict[str, Any]]:
+    """The hooks' receipts as `status` reports them, read now: a hook's firing
+    need not change the store, so they are not among the cached counts."""
+    from tree_ring.api.status import hook_view
+    from tree_ring.harness import receipts
+
+    return {name: hook_view(r) for name, r in receipts.receipts(Path(site.root)).items()}
+
+
+def _user_store(mine: Mapping[str, Any]) -> str:
+    """The person's user store as `status` counts it: its live and waiting rows."""
+    where = text(mine["path"] or "no home folder")
+    if "error" in mine:
+        return f'<span class="error" id="user-store">{where}: {text(mine["error"])}</span>'
+    if not mine["exists"]:
+        return (
+            f'<span id="user-store">none yet at {where} '
+            "(a person's <code>tree-ring remember --scope global</code> creates it)</span>"
+        )
+    return (
+        f'<span id="user-store"><span id="user-live">{mine["live"]}</span> live of '
+        f'<span id="user-memories">{mine["memories"]}</span>, '
+        f'<span id="user-queue">{mine["review_queue"]}</span> waiting for review</span>'
+        f' <span class="note">{where}</span>'
+    )
 
 
 def _counts(counts: Mapping[str, int]) -> str:

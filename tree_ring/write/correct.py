@@ -27,7 +27,17 @@ from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import REDACTED, Memory, content_hash, now_iso
 from tree_ring.store import anchors as stored
-from tree_ring.store import audit, fts, live, rows, tombstones
+from tree_ring.store import (
+    audit,
+    fts,
+    listing,
+    operation_claims,
+    pages,
+    redactions,
+    refutations,
+    rows,
+    tombstones,
+)
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -131,9 +141,7 @@ def forget(
 
 
 def _sees(db: Db, reader: Identity, memory_id: str) -> bool:
-    clause = live.visible(reader)
-    sql = f"SELECT 1 FROM memories m WHERE m.id = :id AND {clause.sql}"
-    return db.execute(sql, {**clause.params, "id": memory_id}).fetchone() is not None
+    return listing.sees(db, reader, memory_id)
 
 
 def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) -> None:
@@ -145,11 +153,13 @@ def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now:
     keys: list[str] = []
     if memory.redacted_at is None:
         keys = tombstone(db, memory, "forgotten", reason, actor, now)
+    # A refutation's reason is an agent's words about the memory: it goes with it.
+    refuted = refutations.clear(db, memory_id)
     if mode == "delete":
-        db.execute("DELETE FROM memories WHERE id = ?", (memory_id,))
+        rows.delete(db, memory_id)
         # Only a hard delete releases the operation claim and the id.
-        db.execute("DELETE FROM operation_claims WHERE memory_id = ?", (memory_id,))
-        db.execute("DELETE FROM redaction_tombstones WHERE memory_id = ?", (memory_id,))
+        operation_claims.release(db, memory_id)
+        redactions.unmark(db, memory_id)
     else:
         rows.update(
             db,
@@ -170,11 +180,9 @@ def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now:
             redacted_at=now,
             retired_at=memory.retired_at or now,
             updated_at=now,
+            **({"review_reason": None} if refuted else {}),
         )
-        db.execute(
-            "INSERT OR IGNORE INTO redaction_tombstones(memory_id, created_at) VALUES (?, ?)",
-            (memory_id, now),
-        )
+        redactions.mark(db, memory_id, now)
     keys += propagate.forgotten(db, memory, actor, now)  # tree nodes and consolidations over it
     audit.record(
         db,
@@ -206,7 +214,7 @@ def scrub(store: Store) -> str | None:
     deadline = time.monotonic() + CHECKPOINT_WAIT_S
     delay = 0.05
     while True:
-        busy, log, done = store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        busy, log, done = pages.checkpoint(store.db)
         if not busy and done == log:
             return None
         if time.monotonic() >= deadline:
@@ -219,7 +227,7 @@ def scrub(store: Store) -> str | None:
         delay = min(delay * 2, 0.5)
 
 
-def _not_live(memory: Memory) -> str | None:
+def not_live(memory: Memory) -> str | None:
     if memory.redacted_at is not None:
         return "it was redacted"
     if memory.trust == "rejected":
@@ -256,13 +264,13 @@ def supersede_in(db: Db, old: Memory, new_id: str, reason: str, actor: Actor, at
     """
     if old.id == new_id:
         raise UsageError("a memory cannot supersede itself")
-    problem = _not_live(old)
+    problem = not_live(old)
     if problem is not None:
         raise Conflict(f"{old.id} cannot be superseded: {problem}")
     new = rows.get(db, new_id)
     if new.project != old.project:
         raise UsageError(f"{new_id} belongs to another project; it cannot supersede {old.id}")
-    problem = _not_live(new)
+    problem = not_live(new)
     if problem is not None:
         raise Conflict(f"{new_id} cannot supersede anything: {problem}")
     detail: dict[str, str] = {"superseded_by": new_id, "reason": reason}
@@ -304,7 +312,7 @@ def retire_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> str
     closed at `at`, and the audit log keeps the reason. Returns where validity
     ended. An agent may retire only what it wrote itself, as with supersession.
     """
-    problem = _not_live(memory)
+    problem = not_live(memory)
     if problem is not None:
         raise Conflict(f"{memory.id} cannot be retired: {problem}")
     shared = admission.is_agent(actor) and not admission.owns(memory, actor)
@@ -313,7 +321,9 @@ def retire_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> str
     if memory.valid_to is not None and memory.valid_to < end:
         end = memory.valid_to
     rows.update(db, memory.id, valid_to=end, retired_at=at, updated_at=at)
-    audit.append(db, actor, "retire", memory.id, {"reason": reason, "valid_to": end}, at=at)
+    # With the state it leaves the row in, so `audit verify` holds the row to it.
+    detail = {"reason": reason, "valid_to": end}
+    audit.record(db, actor, "retire", memory.id, detail, changed=[memory.id], at=at)
     return end
 
 
@@ -346,4 +356,4 @@ def remember_superseding(
         if anchors:
             stored.insert(db, result.id, anchors)
         supersede_in(db, old, result.id, "replaced by a newer memory", actor, memory.created_at)
-    return result
+    return pipeline.with_anchors(result, anchors)

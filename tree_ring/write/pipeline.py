@@ -30,9 +30,8 @@ caller wrote before.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import groupby
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -51,7 +50,7 @@ from tree_ring.model.record import (
 )
 from tree_ring.model.validation import validate
 from tree_ring.store import anchors as stored
-from tree_ring.store import audit, rows, tombstones
+from tree_ring.store import audit, fts, operation_claims, redactions, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -68,6 +67,15 @@ class WriteResult:
     # Live memories it contradicts: waiting beside it, or (a person's write)
     # left for the person to supersede.
     contradicts: tuple[str, ...] = ()
+    # The files it was anchored to (`write/anchors.py`); none for a retry.
+    anchors: tuple[Anchor, ...] = ()
+
+
+def with_anchors(result: WriteResult, anchors: Sequence[Anchor]) -> WriteResult:
+    """`result`, naming the anchors stored with it: those given, if it was created."""
+    if not result.created or not anchors:
+        return result
+    return replace(result, anchors=tuple(anchors))
 
 
 # What is hashed here is canonical_json of a fixed set of fields, written out
@@ -122,7 +130,7 @@ def store_memory(
         result = insert_prepared(db, memory, actor)
         if result.created and anchors:
             stored.insert(db, result.id, anchors)
-        return result
+        return with_anchors(result, anchors)
 
 
 def insert_prepared(
@@ -165,13 +173,22 @@ def insert_prepared_many(
     offset: int = 0,
     search: contradictions.Search | None = None,
     overriding: frozenset[str] = frozenset(),
+    bulk: bool = False,
 ) -> list[WriteResult]:
-    """Write prepared memories in order; the caller holds the transaction.
+    """Write prepared memories in order; the caller holds the transaction
+    (and, for a bulk action, has authorized it).
 
     The first memory refused raises BatchError naming `offset` plus its
     position, before anything of the batch is written. `search` carries what
     a bulk write's earlier batches decided (a single write makes its own).
+    `overriding` holds tombstone keys a person chose to write over (`readmit`).
+    `bulk` is a batch of a bulk write (`write/bulk.py`): its rows are
+    indexed for search at the end, one statement per FTS index, and filed in
+    `search` so the batches after it find them there.
     """
+    if bulk and search is not None and admit:
+        search.start(db)
+        search.prefetch(db, memories)
     plan = decide(
         db,
         memories,
@@ -182,8 +199,16 @@ def insert_prepared_many(
         search=search,
         overriding=overriding,
     )
-    persist(db, plan)
+    if bulk:
+        # A failure leaves the triggers dropped; the caller's rollback restores them.
+        before = fts.defer(db)
+        persist(db, plan)
+        fts.index_since(db, before)
+    else:
+        persist(db, plan)
     after(db, plan)
+    if bulk and search is not None:
+        search.written(db, [memory.id for memory in plan.batch.memories])
     return plan.results
 
 
@@ -272,17 +297,12 @@ def decide(
     return plan
 
 
-_INSERT_CLAIM = (
-    "INSERT INTO operation_claims(claim, memory_id, payload_hash, created_at) VALUES (?, ?, ?, ?)"
-)
-
-
 def persist(db: Db, plan: Plan) -> None:
     """The batch's rows, the updates it planned, its claims and its policy decisions."""
     rows.insert_many(db, plan.batch.memories)
     for memory in plan.batch.changed.values():
         rows.update(db, memory.id, links=memory.links, updated_at=memory.updated_at)
-    db.executemany(_INSERT_CLAIM, plan.claims)
+    operation_claims.insert_many(db, plan.claims)
     coordinator.record(db, plan.decisions)
 
 
@@ -299,23 +319,6 @@ def after(db: Db, plan: Plan) -> None:
         audit.append_many(db, plan.actor, action, [entry[1:] for entry in run])
     # Shared, accepted memories join their project's tree, as one append per tree.
     seal.on_insert_many(db, plan.batch.memories)
-
-
-_STONES = (
-    "SELECT project, content_hash, kind, reason, created_at, memory_id FROM content_tombstones"
-    " WHERE project = ? AND content_hash IN (SELECT value FROM json_each(?))"
-)
-_CLAIMS = (
-    "SELECT claim, memory_id, payload_hash FROM operation_claims"
-    " WHERE claim IN (SELECT value FROM json_each(?))"
-)
-_KNOWN = (
-    "SELECT id, trust, sensitivity, redacted_at FROM memories"
-    " WHERE id IN (SELECT value FROM json_each(?))"
-)
-_REDACTED = (
-    "SELECT memory_id FROM redaction_tombstones WHERE memory_id IN (SELECT value FROM json_each(?))"
-)
 
 
 class Known(NamedTuple):
@@ -343,21 +346,19 @@ class Facts:
             by_project.setdefault(memory.project or "", []).extend(keys)
         self.stones: dict[tuple[str, str], Any] = {}
         for project, hashes in by_project.items():
-            for stone in db.execute(_STONES, (project, json.dumps(hashes))):
+            for stone in tombstones.matching(db, project, hashes):
                 self.stones[(project, stone["content_hash"])] = stone
         wanted = [claim for claim in claims if claim is not None]
         self.claims: dict[str, tuple[str, str]] = (
-            {row[0]: (row[1], row[2]) for row in db.execute(_CLAIMS, (json.dumps(wanted),))}
-            if wanted
-            else {}
+            operation_claims.held(db, wanted) if wanted else {}
         )
         ids = [memory.id for memory in memories]
         held = [memory_id for memory_id, _ in self.claims.values()]
         self.known: dict[str, Known] = {
             row[0]: Known(row[0], row[1], row[2], row[3] is not None)
-            for row in db.execute(_KNOWN, (json.dumps(ids + held),))
+            for row in rows.states(db, ids + held)
         }
-        self.redacted = {row[0] for row in db.execute(_REDACTED, (json.dumps(ids),))}
+        self.redacted = redactions.among(db, ids)
 
     def check(
         self,

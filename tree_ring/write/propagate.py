@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from tree_ring.model.record import Memory, content_hash
-from tree_ring.store import audit, rows, tombstones
+from tree_ring.store import audit, operation_claims, rows, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 from tree_ring.tree import repair
@@ -59,15 +59,7 @@ def citing_summaries(db: Db, memory: Memory) -> list[Memory]:
     """Consolidation summaries (live or not) that link to `memory` as a source."""
     # The partial index on consolidation rows keeps this off the full table;
     # instr() is a plain substring test, and the links are checked again below.
-    needle = json.dumps(memory.id)
-    if memory.project is None:
-        sql = "SELECT * FROM memories WHERE project IS NULL"
-        params: tuple[str, ...] = (needle,)
-    else:
-        sql = "SELECT * FROM memories WHERE project = ?"
-        params = (memory.project, needle)
-    sql += " AND source_type = 'consolidation' AND instr(links, ?) > 0"
-    found = [rows.from_row(row) for row in db.execute(sql, params)]
+    found = rows.consolidations_naming(db, memory.project, json.dumps(memory.id))
     return [
         m
         for m in found
@@ -104,17 +96,10 @@ def rewrite_without(db: Db, summary: Memory, source_id: str, actor: Actor, now: 
         for link in summary.links
         if link.type == CONSOLIDATES and link.target != source_id
     ]
-    sources = [
-        rows.from_row(row)
-        for row in db.execute(
-            "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))"
-            " AND redacted_at IS NULL",
-            (json.dumps(remaining),),
-        )
-    ]
+    sources = rows.unredacted(db, remaining)
     if not sources:
-        db.execute("DELETE FROM memories WHERE id = ?", (summary.id,))
-        db.execute("DELETE FROM operation_claims WHERE memory_id = ?", (summary.id,))
+        rows.delete(db, summary.id)
+        operation_claims.release(db, summary.id)
         audit.record(
             db,
             actor,

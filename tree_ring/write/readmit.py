@@ -78,11 +78,8 @@ def remember_over_tombstone(
 
 def overridden(db: Db, memory_id: str) -> list[str]:
     """The tombstone keys a person wrote `memory_id` over, from the audit log."""
-    found = db.execute(
-        "SELECT detail FROM audit_log WHERE action = ? AND target = ?", (ACTION, memory_id)
-    )
     keys: list[str] = []
-    for (detail,) in found:
+    for detail in audit.details(db, ACTION, memory_id):
         keys += [str(k) for k in json.loads(detail).get("overrides", [])]
     return keys
 

@@ -13,13 +13,12 @@ except the one the new row claims again under the same operation id.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import Conflict
 from tree_ring.model.record import Memory, canonical_json, now_iso
-from tree_ring.store import audit, rows
+from tree_ring.store import audit, operation_claims, redactions, rows
 from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 from tree_ring.write import pipeline, propagate
@@ -31,21 +30,8 @@ REASON = "import --replace-existing"
 def vacate(db: Db, memories: Sequence[Memory], actor: Actor, *, authorize: bool) -> list[str]:
     """Remove the stored rows these imported memories replace; their ids, in order."""
     ids = [memory.id for memory in memories]
-    stored = {
-        row["id"]: rows.from_row(row)
-        for row in db.execute(
-            "SELECT * FROM memories WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(ids),),
-        )
-    }
-    redacted = {
-        row[0]
-        for row in db.execute(
-            "SELECT memory_id FROM redaction_tombstones"
-            " WHERE memory_id IN (SELECT value FROM json_each(?))",
-            (json.dumps(ids),),
-        )
-    }
+    stored = rows.by_ids(db, ids)
+    redacted = redactions.among(db, ids)
     for memory_id in ids:
         if memory_id in redacted:
             raise Conflict(f"{memory_id} was redacted; an import cannot replace or restore it")
@@ -61,12 +47,10 @@ def vacate(db: Db, memories: Sequence[Memory], actor: Actor, *, authorize: bool)
             continue  # not stored, or listed twice in the file
         if old.project != memory.project:
             raise Conflict(f"{memory.id} belongs to project {old.project}; it is not replaced")
-        db.execute("DELETE FROM memories WHERE id = ?", (old.id,))
+        rows.delete(db, old.id)
         claim = pipeline.claim_key(memory)
         if claim is not None:
-            db.execute(
-                "DELETE FROM operation_claims WHERE claim = ? AND memory_id = ?", (claim, old.id)
-            )
+            operation_claims.release_claim(db, claim, old.id)
         propagate.forgotten(db, old, actor, now)
         detail = {
             "reason": REASON,

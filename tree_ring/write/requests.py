@@ -20,7 +20,7 @@ from typing import Any
 
 from tree_ring.model.errors import Conflict, NotFound
 from tree_ring.model.record import Memory
-from tree_ring.store import audit
+from tree_ring.store import audit, forget_requests
 from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 
@@ -74,16 +74,12 @@ def is_request_id(text: str) -> bool:
 
 def ask(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) -> str:
     """Record (or find) the request to forget `memory`; its id."""
-    waiting = db.scalar(
-        "SELECT id FROM forget_requests WHERE memory_id = ? AND mode = ? AND decision IS NULL",
-        (memory.id, mode),
-    )
+    waiting = forget_requests.waiting_id(db, memory.id, mode)
     if waiting is not None:
         return str(waiting)
     request_id = PREFIX + os.urandom(6).hex()
-    db.execute(
-        "INSERT INTO forget_requests(id, project, memory_id, mode, reason, actor, origin,"
-        " session, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    forget_requests.insert(
+        db,
         (
             request_id,
             memory.project or "",
@@ -109,16 +105,12 @@ def ask(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) 
 
 def waiting(db: Db, project: str | None) -> list[Request]:
     """The project's requests that wait for a person, oldest first."""
-    found = db.execute(
-        "SELECT * FROM forget_requests WHERE project = ? AND decision IS NULL"
-        " ORDER BY created_at, id",
-        (project or "",),
-    )
+    found = forget_requests.waiting(db, project or "")
     return [_from_row(row) for row in found]
 
 
 def get(db: Db, request_id: str) -> Request:
-    row = db.execute("SELECT * FROM forget_requests WHERE id = ?", (request_id,)).fetchone()
+    row = forget_requests.get(db, request_id)
     if row is None:
         raise NotFound(f"no request {request_id[:40]!r}; `tree-ring review list` shows them")
     return _from_row(row)
@@ -128,11 +120,7 @@ def decide(db: Db, request: Request, decision: str, reason: str, actor: Actor, n
     """Close a waiting request; the caller forgets the memory on approval."""
     if request.decision is not None:
         raise Conflict(f"{request.id} was already {request.decision}")
-    db.execute(
-        "UPDATE forget_requests SET decision = ?, decided_by = ?, decided_at = ?,"
-        " decision_reason = ? WHERE id = ?",
-        (decision, actor.name, now, reason, request.id),
-    )
+    forget_requests.decide(db, request.id, decision, actor.name, now, reason)
     audit.append(
         db,
         actor,

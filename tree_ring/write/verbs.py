@@ -8,7 +8,7 @@ sensitivity, six fixed event-type/ring pairs, and every identity field given.
 from __future__ import annotations
 
 from tree_ring.model.errors import UsageError
-from tree_ring.model.frozen import Frozen, fields
+from tree_ring.model.frozen import Field, Frozen, fields
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import (
     CAPTURE_PAIRS,
@@ -28,13 +28,25 @@ from tree_ring.write.pipeline import WriteResult
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
     from typing import Any
 
     from tree_ring.model.anchor import Anchor
 
 
-class Draft(Frozen, declared=caller_fields()):
+def _anchor_fields() -> list[Field]:
+    """A draft's two fields that are not the row's: the files the memory is
+    about, stored beside it as anchors (`write/anchors.py`)."""
+    files = Field((), kw_only=True, meta={"help": "files inside the project it is about"})
+    files.name, files.annotation = "files", "tuple[str, ...]"
+    base = Field(None, kw_only=True, meta={"help": "the folder relative files are read from"})
+    base.name, base.annotation = "files_from", "str | None"
+    return [files, base]
+
+
+ANCHOR_FIELDS = ("files", "files_from")
+
+
+class Draft(Frozen, declared=[*caller_fields(), *_anchor_fields()]):
     """What the caller said; everything else is filled in by `compose`.
 
     Its fields are those `Memory` declares a write's caller may set, with a
@@ -42,6 +54,9 @@ class Draft(Frozen, declared=caller_fields()):
     name. Three differ from the row: `scope` None lets `compose` choose,
     `valid_from` None means now, and `supersedes` names the one memory this
     one replaces. Times are as the caller wrote them; `compose` reads them.
+    Two are not the row's: `files`, the paths of the files the memory is
+    about (as the caller gave them), and `files_from`, the folder a relative
+    one is read from when that folder is inside the project (else the root).
     """
 
     if TYPE_CHECKING:
@@ -54,12 +69,14 @@ class Draft(Frozen, declared=caller_fields()):
 def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
     now = now_iso()
     said: dict[str, Any] = dict(vars(draft))
+    for name in ANCHOR_FIELDS:  # anchors, stored beside the row (`anchored`)
+        del said[name]
     # A person's note is project memory; an agent's goes to its own partition
     # unless it names a scope, so agents cannot publish to everyone by default.
     if said["scope"] is None:
         said["scope"] = "agent" if actor.origin.is_agent and identity.agent_profile else "project"
     for spec in fields(Draft):
-        if spec.get("time"):
+        if spec.get("time") and spec.name in said:
             raw = said[spec.name]
             said[spec.name] = parse_time(raw, spec.name.replace("_", "-")) if raw else None
     said["valid_from"] = said["valid_from"] or now
@@ -83,14 +100,32 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
     )
 
 
-def remember(
-    store: Store,
-    draft: Draft,
-    identity: Identity,
-    actor: Actor,
-    anchors: Sequence[Anchor] = (),
-) -> WriteResult:
-    """`anchors`: the files the memory is about (`write/anchors.resolve`)."""
+def check_files(draft: Draft) -> None:
+    """Refuse files a draft cannot be anchored to, before any store is opened:
+    too many, or a global memory's (it belongs to no project's files)."""
+    anchoring.check_count(len(draft.files))
+    if draft.files and draft.scope == "global":
+        raise UsageError(
+            "--file anchors a project memory; a global memory names no files of a project"
+        )
+
+
+def anchored(store: Store, draft: Draft) -> tuple[Anchor, ...]:
+    """The anchors of the files `draft` names, as they are now in the store's
+    project: a one-line error for a path that is not a plain file inside it.
+    Read before the write's transaction opens; stored in it."""
+    if not draft.files:
+        return ()
+    check_files(draft)
+    root = store.root_str
+    here = draft.files_from
+    base = here if here and anchoring.inside(root, here) else root
+    return anchoring.resolve(root, draft.files, base)
+
+
+def remember(store: Store, draft: Draft, identity: Identity, actor: Actor) -> WriteResult:
+    """Store one memory, anchored to the files `draft.files` names."""
+    anchors = anchored(store, draft)
     memory = compose(draft, identity, actor)
     if draft.supersedes:
         return correct.remember_superseding(store, memory, draft.supersedes, actor, anchors)
@@ -132,15 +167,10 @@ def evidence(
     return pipeline.store_memory(store, compose(draft, identity, actor), actor)
 
 
-def capture(
-    store: Store,
-    draft: Draft,
-    identity: Identity,
-    actor: Actor,
-    anchors: Sequence[Anchor] = (),
-) -> WriteResult:
+def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> WriteResult:
     """Only what the stop checkpoint may write; anything else is refused.
-    `anchors`: the files it is about (those the turn changed, by default)."""
+    It is anchored to the files `draft.files` names, else to those the
+    session's turn changed, as the stop hook found them."""
     expected = CAPTURE_PAIRS.get(draft.event_type)
     if expected is None:
         raise UsageError(
@@ -169,6 +199,10 @@ def capture(
     if missing:
         raise UsageError(f"capture needs {', '.join(missing)}; copy the command the stop hook gave")
     draft = draft.replace(scope="agent", source_type="agent")
+    if draft.files:
+        anchors = anchored(store, draft)
+    else:
+        anchors = anchoring.from_turn(store.root_str, identity.session_id or "")
     memory = compose(draft, identity, actor)
     result = pipeline.prepare(memory)
     if result.sensitivity != "normal":
@@ -184,4 +218,4 @@ def capture(
             anchoring.attach(db, written.id, anchors)
         if written.created and written.trust == "accepted" and share.sharing(db):
             share.share_in(db, written.id, actor, memory.created_at)
-    return written
+    return pipeline.with_anchors(written, anchors)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tree_ring.guard.rules import RULES, term_problem
+from tree_ring.guard.table import RULES, term_problem
 
 WORD_TERMS = [(rule.name, term) for rule in RULES if rule.view == "words" for term in rule.terms]
 

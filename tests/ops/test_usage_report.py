@@ -1,0 +1,146 @@
+"""`tree-ring usage`, `show`'s counts and `maintain --suggest`, from the usage log."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from conftest import PERSON, CliRunner, make_memory
+
+from tree_ring.store import usage_log
+from tree_ring.store.db import Store
+from tree_ring.upkeep import suggest, usage
+from tree_ring.write import pipeline
+
+DAY = 86_400 * 1_000_000_000
+NOW = time.time_ns()
+
+
+def log(root: Path, event: str, ids: list[str], size: int, *, days_ago: float = 0,
+        harness: str = "codex", session: str | None = "s1") -> None:  # fmt: skip
+    usage_log.append(root, event, harness=harness, session=session, ids=ids, size=size,
+                     now_ns=NOW - int(days_ago * DAY))  # fmt: skip
+
+
+def test_the_report_adds_up_the_log(store: Store, project_id: str, project_root: Path) -> None:
+    log(project_root, "brief", ["a", "b"], 400, session="s1")
+    log(project_root, "brief", ["a"], 200, session="s2", harness="claude-code")
+    log(project_root, "checkpoint", [], 580, session="s1")
+    log(project_root, "recall", ["b"], 100, session=None, harness="person")
+    log(project_root, "brief", ["old"], 999, days_ago=30, session="s0")
+    found = usage.report(store, project_id, usage.parse_since("7d"))
+    assert found.sessions == 2  # s1 (codex) and s2 (claude-code); s0 is before the period
+    assert (found.briefs.count, found.briefs.bytes, found.briefs.tokens) == (2, 600, 150)
+    assert (found.checkpoints.count, found.model_turns) == (1, 1)
+    assert (found.recalls.count, found.injected.bytes) == (1, 1280)
+    assert [(i, n) for i, n, _ in found.top] == [("a", 2), ("b", 1)]
+    assert found.by_harness["person"] == {"brief": 0, "checkpoint": 0, "recall": 1}
+    everything = usage.report(store, project_id)
+    assert everything.briefs.count == 3 and ("old", 1) in [(i, n) for i, n, _ in everything.top]
+    assert everything.to_dict()["model_tokens_spent_by_tree_ring"] == 0
+
+
+def test_captures_stored_counts_the_checkpoints_writes(
+    project_root: Path, run_cli: CliRunner, project_id: str, store: Store
+) -> None:
+    capture = [
+        "capture", "The flaky test needed a fixed seed", "--event-type", "lesson",
+        "--ring", "cambium", "--project", project_id, "--agent-profile", "codex",
+        "--workflow-id", "s1", "--session-id", "s1", "--operation-id", "auto-0123456789ab-1",
+        "--source-ref", "session:s1",
+    ]  # fmt: skip
+    assert run_cli(*capture).code == 0
+    assert run_cli("remember", "Not a capture").code == 0
+    assert usage.report(store, project_id).captures == 1
+
+
+@pytest.mark.parametrize("text", ["soon", "7", "d", "3x", "7y", "0d", "1.5d", ""])
+def test_a_since_that_is_not_an_age_is_a_one_line_error(run_cli: CliRunner, text: str) -> None:
+    result = run_cli("usage", "--since", text)
+    if text == "":
+        assert result.code == 0  # no --since: everything
+        return
+    assert result.code == 2 and result.err.count("\n") == 1 and "--since takes" in result.err
+
+
+def test_usage_prints_the_account_and_the_guarantee(project_root: Path, run_cli: CliRunner) -> None:
+    stored = run_cli("--json", "remember", "Deploys freeze on Fridays").json()["id"]
+    log(project_root, "brief", [stored], 523)
+    log(project_root, "checkpoint", [], 595)
+    result = run_cli("usage", "--since", "1d")
+    assert result.code == 0
+    assert "briefs:       1 (523 bytes, ~131 tokens)" in result.out
+    assert "checkpoints:  1 asked (595 bytes, ~149 tokens); 1 model turn added" in result.out
+    assert f"1x {stored}  Deploys freeze on Fridays" in result.out
+    assert "Tree Ring itself spends no model tokens" in result.out
+    data = run_cli("--json", "usage").json()
+    assert data["injected"] == {"count": 2, "bytes": 1118, "tokens": 280}
+
+
+def test_show_says_how_often_a_memory_was_injected_and_recalled(
+    project_root: Path, run_cli: CliRunner
+) -> None:
+    stored = run_cli("--json", "remember", "Deploys freeze on Fridays").json()["id"]
+    other = run_cli("--json", "remember", "The cache lives in SQLite").json()["id"]
+    log(project_root, "brief", [stored, other], 400, days_ago=2)
+    log(project_root, "brief", [stored], 300, days_ago=1)
+    assert run_cli("recall", "deploys freeze").code == 0
+    assert run_cli("recall", "cache SQLite").code == 0
+    data = run_cli("--json", "show", stored).json()["usage"]
+    assert (data["injected"], data["recalled"]) == (2, 1)
+    assert data["last_injected"] == usage_log.iso(NOW - DAY)
+    assert data["last_recalled"] is not None and data["last_recalled"] > data["last_injected"]
+    [line] = [
+        line for line in run_cli("show", stored).out.splitlines() if line.startswith("usage:")
+    ]
+    assert line.split(": ", 1)[1].strip().startswith("injected 2 times (last ")
+    never = run_cli("--json", "remember", "Nobody asks about this").json()["id"]
+    assert " injected 0 times, recalled 0 times\n" in run_cli("show", never).out
+
+
+def test_suggest_lists_refuted_and_unused_and_changes_nothing(
+    store: Store, project_id: str, project_root: Path, run_cli: CliRunner
+) -> None:
+    def seed(summary: str, days_ago: int) -> str:
+        at = usage_log.iso(NOW - days_ago * DAY)
+        memory = make_memory(project_id, summary, scope="project", created_at=at)
+        with store.write() as db:
+            return pipeline.insert_prepared(db, memory, PERSON).id
+
+    injected = seed("Injected last week", 200)
+    recalled = seed("Recalled last month", 200)
+    unused = seed("Nobody used this", 200)
+    used_long_ago = seed("Used a year ago only", 400)
+    young = seed("Written yesterday", 1)
+    refuted = seed("The port is 8080", 200)
+    log(project_root, "brief", [injected], 100, days_ago=7)
+    log(project_root, "recall", [recalled], 100, days_ago=30)
+    log(project_root, "brief", [used_long_ago], 100, days_ago=365)
+    log(project_root, "checkpoint", [], 500, days_ago=1)
+    assert (
+        run_cli("refute", refuted, "--reason", "it is 9090", environ={"CODEX_THREAD_ID": "t"}).code
+        == 0
+    )
+    before = store.db.scalar(
+        "SELECT group_concat(id || trust || ifnull(retired_at, '')) FROM memories"
+    )
+    found = suggest.suggest(store, project_id, NOW)
+    assert {s.id for s in found.of("unused")} == {unused, used_long_ago}
+    assert {s.id for s in found.of("refuted")} == {refuted}
+    assert found.of("refuted")[0].why == "refuted by codex: it is 9090"
+    assert found.of("stale") == [] and not found.stale_checked
+    assert young not in {s.id for s in found.items}
+    after = store.db.scalar(
+        "SELECT group_concat(id || trust || ifnull(retired_at, '')) FROM memories"
+    )
+    assert before == after
+    text = run_cli("maintain", "--suggest").out
+    assert f"{unused}  Nobody used this" in text and "nothing was changed" in text
+    data = run_cli("--json", "maintain", "--suggest").json()
+    assert {(i["kind"], i["id"]) for i in data["items"]} == {
+        ("refuted", refuted),
+        ("unused", unused),
+        ("unused", used_long_ago),
+    }
+    assert run_cli("maintain", "--suggest", "--apply-expired").code == 2

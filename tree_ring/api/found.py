@@ -1,0 +1,75 @@
+"""Recall over both stores a caller reads: the project's and the person's own.
+
+Every client's recall is this one: the project's hits and the user store's
+(read as the caller's identity there), best first together, each marked with
+the store it came from and who wrote it.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.frozen import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.model.identity import Identity
+    from tree_ring.model.record import Memory
+    from tree_ring.read.recall import Hit
+    from tree_ring.store.db import Store
+    from tree_ring.store.live import View
+
+PROJECT = "project"
+USER = "user"
+
+
+class Found(Frozen):
+    hit: Hit
+    store: str  # PROJECT or USER
+    partition: str  # who wrote it and where it lives: `you`, or origin and partition
+
+    @property
+    def memory(self) -> Memory:
+        return self.hit.memory
+
+    @property
+    def score(self) -> float:
+        return self.hit.score
+
+    @property
+    def label(self) -> str:
+        return self.hit.label
+
+
+def recall(
+    store: Store,
+    identity: Identity,
+    mine: Store | None,
+    query: str,
+    *,
+    limit: int,
+    view: View | None,
+    scope: str | None,
+    whole_project: bool,
+) -> list[Found]:
+    from tree_ring.read.labels import row_label
+    from tree_ring.read.recall import recall as search
+
+    hits = search(
+        store,
+        identity,
+        query,
+        limit=limit,
+        view=view,
+        scope=scope,
+        whole_project=whole_project,
+    )
+    found = [Found(hit=h, store=PROJECT, partition=row_label(h.memory)) for h in hits]
+    if mine is not None:
+        from tree_ring.store.user import user_identity
+
+        reader = user_identity(identity)
+        found += [
+            Found(hit=h, store=USER, partition="you")
+            for h in search(mine, reader, query, limit=limit, view=view)
+        ]
+    # Stable: the project's hit first where two scores are equal.
+    return sorted(found, key=lambda f: -f.score)[:limit]

@@ -1,0 +1,384 @@
+"""`Project`: one project opened for a client, and the use cases it offers.
+
+A client (the `tree-ring` command, the MCP server, the terminal UI, the web
+view, the hooks) parses its input, opens a `Project` and renders what the
+use case returns; it holds no SQL and assembles no use case of its own, so
+every client gives the same answer on the same store. The project's store and
+the person's user store are opened when a use case first needs them and closed
+with the project (`with Project.open(...) as project:`).
+
+Who acts comes from the harness and the environment, never from a caller's
+argument: `Project.open` resolves the identity (the project's id, the
+partition the environment names) and the actor (the origin the environment
+shows, the coordinator capability from `TREE_RING_COORDINATOR_TOKEN` only). A
+client that knows its caller otherwise (the MCP server, from its handshake)
+passes both.
+
+This module imports only what every client needs to build one; each use case
+imports its library modules when called, so the hooks pay for what they use.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.identity import Identity, harness_origin, resolve
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
+    from tree_ring.api.found import Found
+    from tree_ring.model.anchor import Check
+    from tree_ring.model.record import Memory
+    from tree_ring.read.brief import Brief
+    from tree_ring.read.listing import Page
+    from tree_ring.review.promote import Promoted
+    from tree_ring.review.queue import Decision
+    from tree_ring.review.refute import Refuted
+    from tree_ring.store.audit import Actor
+    from tree_ring.store.db import Options, Store
+    from tree_ring.store.live import View
+    from tree_ring.team.sync import SyncReport
+    from tree_ring.write.anchors import Confirmed
+    from tree_ring.write.correct import Forgotten
+    from tree_ring.write.pipeline import WriteResult
+    from tree_ring.write.verbs import Draft
+
+
+def person_actor(identity: Identity, environ: Mapping[str, str]) -> Actor:
+    """Who acts for a call made in `environ`: named by its partition or its
+    origin; the coordinator capability from the environment only, never a flag."""
+    from tree_ring.store.audit import Actor
+
+    origin = harness_origin(environ)
+    token = environ.get("TREE_RING_COORDINATOR_TOKEN") or None
+    return Actor(identity.agent_profile or origin.kind, origin, capability=token)
+
+
+class Project:
+    """A project's store, the person's user store, the caller's identity and actor."""
+
+    def __init__(
+        self,
+        root: str,
+        identity: Identity,
+        actor: Actor | None = None,
+        *,
+        environ: Mapping[str, str],
+        options: Options | None = None,
+        whole_project: bool | None = None,
+        create: bool = False,
+        store: Store | None = None,
+    ) -> None:
+        """`store`: one the client has opened already (the CLI's `--user` opens the
+        person's user store as the store its verbs act on)."""
+        from tree_ring.store.db import Options
+
+        self.root = root
+        self.identity = identity
+        self.environ = environ
+        self._actor = actor
+        self.options = options or Options.from_environ(environ)
+        # A person at the terminal reads every partition; an agent what its recall sees.
+        if whole_project is None:
+            whole_project = not (actor.origin if actor else harness_origin(environ)).is_agent
+        self.whole_project = whole_project
+        self._create = create
+        self._store: Store | None = store
+        self._user: Store | None = None
+        self._user_opened = False
+
+    @classmethod
+    def open(
+        cls,
+        root: str,
+        environ: Mapping[str, str],
+        *,
+        project_id: str | None = None,
+        agent_profile: str | None = None,
+        workflow_id: str | None = None,
+        session_id: str | None = None,
+        create: bool = False,
+    ) -> Project:
+        """The project at `root` as the environment's caller acts on it."""
+        from tree_ring.model import project
+
+        identity = resolve(
+            project_id or project.load_project_id(root),
+            environ,
+            agent_profile=agent_profile,
+            workflow_id=workflow_id,
+            session_id=session_id,
+        )
+        return cls(root, identity, environ=environ, create=create)
+
+    @property
+    def actor(self) -> Actor:
+        """Who acts: given, or named from the environment when a write first asks
+        (a read needs none, and its module is not worth a recall's import)."""
+        if self._actor is None:
+            self._actor = person_actor(self.identity, self.environ)
+        return self._actor
+
+    @property
+    def project_id(self) -> str:
+        return self.identity.project
+
+    @property
+    def store(self) -> Store:
+        """The project's store, opened on first use (created when asked: a fresh
+        clone has the committed project.json but no database yet)."""
+        if self._store is None:
+            from tree_ring.store.db import Store
+
+            self._store = Store.open(self.root, create=self._create, options=self.options)
+        return self._store
+
+    def user_store(self) -> Store | None:
+        """The person's user store for a read, or None when there is none."""
+        if not self._user_opened:
+            from tree_ring.store import user
+
+            self._user = user.open_user(self.environ)
+            self._user_opened = True
+        return self._user
+
+    def close(self) -> None:
+        for opened in (self._store, self._user):
+            if opened is not None:
+                opened.close()
+        self._store = self._user = None
+        self._user_opened = False
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------- reads
+
+    def recall(
+        self,
+        query: str,
+        *,
+        limit: int,
+        view: View | None = None,
+        scope: str | None = None,
+        whole_project: bool | None = None,
+    ) -> list[Found]:
+        """The best `limit` memories of the project and of the person's own store
+        together, best first (`api/found.py`)."""
+        from tree_ring.api import found
+
+        whole = self.whole_project if whole_project is None else whole_project
+        return found.recall(
+            self.store,
+            self.identity,
+            # The person's own store holds only global memory.
+            self.user_store() if scope in (None, "global") else None,
+            query,
+            limit=limit,
+            view=view,
+            scope=scope,
+            whole_project=whole,
+        )
+
+    def brief(
+        self,
+        view: View | None = None,
+        *,
+        strict: bool = False,
+        note: Callable[[str], None] | None = None,
+    ) -> Brief:
+        """The brief as a session is given it, the person's own lines too. A damaged
+        user store costs its lines and one `note` (a line on stderr by default),
+        never the project's brief; `strict` (a person's command): it is an error."""
+        from tree_ring.read import brief
+
+        if strict:
+            return brief.build_brief(self.store, self.identity, view, user_store=self.user_store())
+        return brief.brief_with_mine(
+            self.store, self.identity, self.environ, self.options, note or _quiet, view=view
+        )
+
+    def list(self, view: View, **filters: Any) -> Page:
+        """A page of the memories the caller may list (`read/listing.list_page`)."""
+        from tree_ring.read import listing
+
+        return listing.list_page(
+            self.store, self.identity, view, whole_project=self.whole_project, **filters
+        )
+
+    def show(self, memory_id: str) -> Memory:
+        """One memory the caller may see, whatever its state; NotFound otherwise."""
+        from tree_ring.read import listing
+
+        return listing.show(
+            self.store.db, self.identity, memory_id, whole_project=self.whole_project
+        )
+
+    def anchors(self, ids: Sequence[str], view: View | None = None) -> dict[str, list[Check]]:
+        """Each of `ids` (the project's memories) that names files, with what each
+        file is now in this checkout (`read/staleness`); nothing for a view of the
+        past, whose files are not the ones on disk."""
+        if view is not None and not view.is_now():
+            return {}
+        from tree_ring.read import staleness
+
+        return staleness.checks(self.store.db, self.store.root_str, ids)
+
+    def stale(self) -> list[tuple[Memory, list[Check]]]:
+        """The project's memories on record whose anchored files changed or went,
+        each with those files (`tree-ring stale`)."""
+        from tree_ring.read import staleness
+
+        return staleness.project_stale(self.store, self.project_id)
+
+    def status(self) -> dict[str, Any]:
+        """What `status` reports, the same for every client (`api/status.py`)."""
+        from tree_ring.api import status
+
+        return status.status(self.store, self.root, self.project_id, self.environ, self.user_store)
+
+    # ------------------------------------------------------------- writes
+
+    def remember(self, draft: Draft) -> WriteResult:
+        """Store one memory, anchored to the files `draft.files` names; a global
+        one goes to the person's user store (and names no files)."""
+        from tree_ring.write import verbs
+
+        verbs.check_files(draft)
+        if draft.scope == "global":
+            target, identity = self.global_target()
+            with target:
+                return verbs.remember(target, draft, identity, self.actor)
+        return verbs.remember(self.store, draft, self.identity, self.actor)
+
+    def global_target(self) -> tuple[Store, Identity]:
+        """The user store and the caller's identity in it, for global memory.
+
+        A person's first global write creates the store; an agent's never does
+        (its global writes wait for a person there, so there must be one first).
+        """
+        from tree_ring.model.errors import NoStore
+        from tree_ring.store import user
+
+        opened = user.open_user(self.environ, create=not self.actor.origin.is_agent)
+        if opened is None:
+            raise NoStore(
+                f"no user store at {user.user_store_path(self.environ)}; {user.FIX} "
+                "before an agent can propose global memory"
+            )
+        return opened, user.user_identity(self.identity)
+
+    def capture(self, draft: Draft) -> WriteResult:
+        """What the stop checkpoint may store, anchored to `draft.files`, else to
+        the files the session's turn changed."""
+        from tree_ring.write import verbs
+
+        return verbs.capture(self.store, draft, self.identity, self.actor)
+
+    def forget(self, memory_id: str, *, mode: str, reason: str) -> Forgotten:
+        """Forget a memory the caller can see: done, or a request for a person."""
+        from tree_ring.store import rows
+        from tree_ring.write import correct
+
+        # An agent's caller reaches no other project's row, its own partition there included.
+        if not self.whole_project and rows.get(self.store.db, memory_id).project != self.project_id:
+            raise rows.not_found(memory_id)
+        return correct.forget(
+            self.store, memory_id, mode=mode, reason=reason, actor=self.actor, reader=self.identity
+        )
+
+    def refute(self, memory_id: str, *, reason: str) -> Refuted:
+        """Say a memory proved wrong: an agent's refutation disputes it and waits
+        for a person; a person's retires it."""
+        from tree_ring.review import refute
+
+        return refute.refute(
+            self.store, memory_id, reason=reason, actor=self.actor, reader=self.identity
+        )
+
+    def confirm(self, memory_id: str, *, reason: str | None = None) -> Confirmed:
+        """Say a memory still holds of its files: a person's confirm re-anchors it
+        to them as they are now; an agent's waits for a person (a request)."""
+        from tree_ring.store import rows
+        from tree_ring.write import anchors
+
+        # As with forget: an agent's caller reaches no other project's row.
+        if not self.whole_project and rows.get(self.store.db, memory_id).project != self.project_id:
+            raise rows.not_found(memory_id)
+        return anchors.confirm(self.store, memory_id, actor=self.actor, reason=reason)
+
+    def note_usage(self, event: str, ids: Sequence[str], size: int) -> str | None:
+        """What a read put into an agent's context, in the usage log (ids and size,
+        never text): None when written, else why not, for one line on stderr."""
+        from tree_ring.store import usage_log
+
+        # The origin, not the actor: a read has no need of the audit's module.
+        origin = self._actor.origin if self._actor else harness_origin(self.environ)
+        return usage_log.record(
+            self.root, event, harness=origin.kind, session=origin.session, ids=ids, size=size
+        )
+
+    def review(
+        self, decision: str, memory_id: str, *, reason: str, supersede: bool = False
+    ) -> Decision:
+        """A reviewer's decision on a waiting row or request: approve (`supersede`:
+        retiring what it contradicts), reject, dispute."""
+        from tree_ring.review import queue
+
+        if decision == "approve":
+            return queue.approve(
+                self.store, memory_id, actor=self.actor, reason=reason, supersede=supersede
+            )
+        if decision == "reject":
+            return queue.reject(self.store, memory_id, actor=self.actor, reason=reason)
+        if decision == "dispute":
+            return queue.dispute(self.store, memory_id, actor=self.actor, reason=reason)
+        raise ValueError(f"unknown review decision {decision!r}")
+
+    def promote(
+        self, ids: Sequence[str], *, reason: str, scope: str = "project", ring: str | None = None
+    ) -> list[Promoted]:
+        """A person's promotion of partition memories to the project, or to their
+        user store (`scope="global"`, which a person's promote may create)."""
+        from tree_ring.review import promote
+        from tree_ring.store import user
+
+        if scope != "global":
+            return promote.promote_many(
+                self.store, list(ids), actor=self.actor, reason=reason, scope=scope, ring=ring
+            )
+        # An agent's global promote is refused before the user store could be made.
+        target = user.open_user(self.environ, create=not self.actor.origin.is_agent)
+        try:
+            return promote.promote_many(
+                self.store,
+                list(ids),
+                actor=self.actor,
+                reason=reason,
+                scope=scope,
+                ring=ring,
+                user_store=target,
+            )
+        finally:
+            if target is not None:
+                target.close()
+
+    def sync(self, *, progress: Any = None) -> SyncReport:
+        """The team ledger into the store and the store's shared rows into the ledger."""
+        from pathlib import Path
+
+        from tree_ring.team import sync
+
+        return sync.sync(
+            self.store, Path(self.root), self.project_id, self.actor, progress=progress
+        )
+
+
+def _quiet(message: str) -> None:
+    import sys
+
+    sys.stderr.write(f"tree-ring: {message}\n")

@@ -1,0 +1,78 @@
+"""Refute: saying a memory proved wrong, with the reason.
+
+- An agent's refutation never retires anything. The memory becomes
+  `disputed` with the reason (`refuted by codex: ...`) and joins the review
+  queue; its refutation is kept (`store/refutations.py`) so the brief keeps
+  showing it, marked `(disputed by codex: ...)`, until a person approves it
+  again (it was right), rejects it, or refutes it themselves. Like an agent's
+  request to forget, it is a request for a person: it takes no capability
+  and no coordinated-mode permission, and holding the coordinator's
+  capability does not make an agent's refutation a person's.
+- A person's refutation retires the memory with the reason (`retire_in`:
+  the row stays on record, its validity closed, audited), and settles any
+  refutation waiting on it.
+
+The agent sees only what its recall sees: a memory in another partition is
+"no memory", as from `show`. A forgotten, rejected, superseded or retired
+memory, or one already disputed, is a one-line error.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.errors import Conflict
+from tree_ring.model.frozen import Frozen
+from tree_ring.model.identity import Identity
+from tree_ring.model.record import now_iso
+from tree_ring.store import audit, live, refutations, rows
+from tree_ring.store.audit import Actor
+from tree_ring.store.db import Store
+from tree_ring.write import correct
+
+
+class Refuted(Frozen):
+    id: str
+    trust: str  # disputed (an agent's) or the row's own (a person's: it is retired)
+    reason: str
+    by: str  # the origin: a harness, or person
+    retired: bool  # a person's refutation retired it
+
+
+def refute(
+    store: Store, memory_id: str, *, reason: str, actor: Actor, reader: Identity | None = None
+) -> Refuted:
+    """Refute `memory_id` as `actor`; `reader` is the agent's identity (what
+    it may see), by default the harness's partitions as the actor names them."""
+    text = correct.check_reason(reason)
+    at = now_iso()
+    with store.write() as db:
+        memory = rows.get(db, memory_id)
+        agent = actor.origin.is_agent  # anyone but a person: only a person retires
+        if agent:
+            session = actor.origin.session
+            reader = reader or Identity(memory.project or "", actor.name, session, session)
+            if not live.sees(db, reader, memory_id):
+                raise rows.not_found(memory_id)
+        problem = correct.not_live(memory)
+        if problem is not None:
+            raise Conflict(f"{memory.id} cannot be refuted: {problem}")
+        if not agent:
+            correct.retire_in(db, memory, f"refuted: {text}", actor, at)
+            refutations.clear(db, memory.id)
+            return Refuted(memory.id, memory.trust, text, actor.origin.kind, True)
+        if memory.trust == "disputed":
+            raise Conflict(
+                f"{memory.id} is already disputed ({(memory.review_reason or '')[:120]}); "
+                "it waits for a person (`tree-ring review list`)"
+            )
+        by = actor.origin.kind
+        rows.update(
+            db,
+            memory.id,
+            trust="disputed",
+            review_reason=f"refuted by {by}: {text}",
+            updated_at=at,
+        )
+        refutations.add(db, memory.id, memory.project, actor, text, memory.trust, at)
+        detail = {"from": memory.trust, "to": "disputed", "reason": text}
+        audit.record(db, actor, "refute", memory.id, detail, changed=[memory.id], at=at)
+    return Refuted(memory.id, "disputed", text, by, False)

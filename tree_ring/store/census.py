@@ -1,0 +1,57 @@
+"""The status counts' queries: each row of a project counted once, under the
+first state that holds for it now (`upkeep/census.py` says what they mean)."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.store.sql import Db
+
+# The order is the meaning: redacted, rejected, superseded, retired, expired,
+# ended, pending, disputed, live.
+STATE = (
+    "CASE"
+    " WHEN redacted_at IS NOT NULL THEN 'redacted'"
+    " WHEN trust = 'rejected' THEN 'rejected'"
+    " WHEN superseded_by IS NOT NULL AND retired_at IS NOT NULL THEN 'superseded'"
+    " WHEN retired_at IS NOT NULL THEN 'retired'"
+    " WHEN expires_at IS NOT NULL AND expires_at <= :now THEN 'expired'"
+    " WHEN valid_to IS NOT NULL AND valid_to <= :now THEN 'ended'"
+    " WHEN trust = 'pending' THEN 'pending'"
+    " WHEN trust = 'disputed' THEN 'disputed'"
+    " ELSE 'live' END"
+)
+
+# Rows still on record, read from the covering index `memories_live` (its
+# condition named word for word), and the rest from `memories_off_record`:
+# each row once, by state, ring and privacy. Two passes over two indexes, not
+# one over the table: a row's text is never read.
+ON_RECORD = "retired_at IS NULL AND redacted_at IS NULL AND superseded_by IS NULL"
+OFF_RECORD = "retired_at IS NOT NULL OR redacted_at IS NOT NULL OR superseded_by IS NOT NULL"
+GROUPS_SQL = (
+    f"SELECT {STATE} AS state, ring, sensitivity != 'normal', count(*) FROM memories"
+    " WHERE project IS :project AND ({condition}) GROUP BY 1, 2, 3"
+)
+OTHER_PROJECTS_SQL = "SELECT count(*) FROM memories WHERE project IS NOT :project"
+TOMBSTONES_SQL = "SELECT count(*) FROM content_tombstones WHERE project IS :project"
+
+
+def groups(db: Db, project: str, now: str) -> list[tuple[str, str, bool, int]]:
+    """(state, ring, sensitive, how many) for the project's rows at `now`, each
+    row in exactly one group."""
+    params = {"project": project, "now": now}
+    found: list[tuple[str, str, bool, int]] = []
+    for condition in (ON_RECORD, OFF_RECORD):
+        for state, ring, private, count in db.query(GROUPS_SQL.format(condition=condition), params):
+            found.append((str(state), str(ring), bool(private), int(count)))
+    return found
+
+
+def tombstones(db: Db, project: str) -> int:
+    """The project's content tombstones."""
+    return int(db.scalar(TOMBSTONES_SQL, {"project": project}) or 0)
+
+
+def other_projects(db: Db, project: str) -> int:
+    """Rows of other projects in the same store."""
+    return int(db.scalar(OTHER_PROJECTS_SQL, {"project": project}) or 0)

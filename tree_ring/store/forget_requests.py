@@ -1,0 +1,50 @@
+"""The forget_requests table: what an agent asked a person to forget."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from tree_ring.store.sql import Db
+
+
+def waiting_id(db: Db, memory_id: str, mode: str) -> Any:
+    """The id of the request for `memory_id` and `mode` that still waits, or None."""
+    return db.scalar(
+        "SELECT id FROM forget_requests WHERE memory_id = ? AND mode = ? AND decision IS NULL",
+        (memory_id, mode),
+    )
+
+
+def insert(db: Db, values: Sequence[Any]) -> None:
+    """A new request: (id, project, memory id, mode, reason, actor, origin, session, created at)."""
+    db.execute(
+        "INSERT INTO forget_requests(id, project, memory_id, mode, reason, actor, origin,"
+        " session, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        values,
+    )
+
+
+def waiting(db: Db, project: str) -> list[Any]:
+    """The project's requests that wait for a person, oldest first."""
+    return db.query(
+        "SELECT * FROM forget_requests WHERE project = ? AND decision IS NULL"
+        " ORDER BY created_at, id",
+        (project,),
+    )
+
+
+def get(db: Db, request_id: str) -> Any:
+    """The request's row, or None."""
+    return db.execute("SELECT * FROM forget_requests WHERE id = ?", (request_id,)).fetchone()
+
+
+def decide(db: Db, request_id: str, decision: str, by: str, at: str, reason: str) -> None:
+    """Close a request with a person's decision."""
+    db.execute(
+        "UPDATE forget_requests SET decision = ?, decided_by = ?, decided_at = ?,"
+        " decision_reason = ? WHERE id = ?",
+        (decision, by, at, reason, request_id),
+    )

@@ -1,0 +1,194 @@
+"""The doctor's queries: what SQLite says of the file, whether derived data
+(the FTS indexes, claims, redaction tombstones, tree leaves) matches the rows,
+and the statements that rebuild it from them (`upkeep/doctor.py` decides
+what to run; every repair runs in the caller's transaction)."""
+
+from __future__ import annotations
+
+from tree_ring.model.errors import StoreFault
+from tree_ring.store import fts, schema
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tree_ring.store.sql import Db
+
+
+def exists(db: Db, kind: str, name: str) -> bool:
+    """Whether the schema holds a `kind` (table, trigger) called `name`."""
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name))
+    return found.fetchone() is not None
+
+
+def _scalar(db: Db, sql: str) -> int:
+    return int(db.execute(sql).fetchone()[0])
+
+
+def integrity_problems(db: Db) -> list[str]:
+    """SQLite's integrity check, up to 20 problems; ["ok"] for a sound file."""
+    return [str(row[0]) for row in db.execute("PRAGMA integrity_check(20)")]
+
+
+def fts_parity(db: Db) -> tuple[int, int, int, int]:
+    """(rows, index entries, rows missing from the index, index entries without a row)."""
+    rows = _scalar(db, "SELECT count(*) FROM memories")
+    indexed = _scalar(db, "SELECT count(*) FROM memory_fts_docsize")
+    missing = _scalar(
+        db,
+        "SELECT count(*) FROM memories m WHERE NOT EXISTS "
+        "(SELECT 1 FROM memory_fts_docsize d WHERE d.id = m.rowid)",
+    )
+    stray = _scalar(
+        db,
+        "SELECT count(*) FROM memory_fts_docsize d WHERE NOT EXISTS "
+        "(SELECT 1 FROM memories m WHERE m.rowid = d.id)",
+    )
+    return rows, indexed, missing, stray
+
+
+def fts_integrity(db: Db) -> str | None:
+    """'' when both FTS indexes match the rows' text; else SQLite's complaint,
+    naming the index; None when a read-only store cannot run the check.
+
+    `rank = 1` makes FTS5 compare an index with the external content table,
+    which catches a row whose text changed without its index entry. FTS5 runs
+    it as a write, which a store opened read-only refuses.
+    """
+    for index in fts.INDEXES:
+        db.execute("SAVEPOINT doctor_fts")
+        try:
+            db.execute(f"INSERT INTO {index}({index}, rank) VALUES ('integrity-check', 1)")
+        except StoreFault as exc:
+            if "readonly" in exc.detail.lower():
+                return None
+            return f"{index}: {exc.detail}"
+        finally:
+            db.execute("ROLLBACK TO doctor_fts")
+            db.execute("RELEASE doctor_fts")
+    return ""
+
+
+def triggers(db: Db) -> set[str]:
+    """The names of the schema's triggers."""
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+
+
+# No table aliases: these also follow DELETE, which takes none before SQLite 3.44.
+ORPHAN_CLAIMS = (
+    "FROM operation_claims WHERE NOT EXISTS "
+    "(SELECT 1 FROM memories m WHERE m.id = operation_claims.memory_id)"
+)
+ORPHAN_TOMBSTONES = (
+    "FROM redaction_tombstones WHERE NOT EXISTS "
+    "(SELECT 1 FROM memories m WHERE m.id = redaction_tombstones.memory_id)"
+)
+ORPHAN_LEAVES = (
+    "FROM tree_leaves l JOIN tree_trees t ON t.id = l.tree_id "
+    "WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = l.memory_id)"
+)
+
+
+def claims(db: Db) -> tuple[int, int]:
+    """(operation claims whose memory is gone, all claims)."""
+    orphans = _scalar(db, f"SELECT count(*) {ORPHAN_CLAIMS}")
+    return orphans, _scalar(db, "SELECT count(*) FROM operation_claims")
+
+
+def redaction_orphans(db: Db) -> tuple[int, int]:
+    """(redaction tombstones whose memory is gone, redacted rows without one)."""
+    orphans = _scalar(db, f"SELECT count(*) {ORPHAN_TOMBSTONES}")
+    unmarked = _scalar(
+        db,
+        "SELECT count(*) FROM memories m WHERE m.redacted_at IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM redaction_tombstones t WHERE t.memory_id = m.id)",
+    )
+    return orphans, unmarked
+
+
+def redactions(db: Db) -> int:
+    return _scalar(db, "SELECT count(*) FROM redaction_tombstones")
+
+
+def leaves(db: Db) -> tuple[int, int]:
+    """(tree leaves whose memory is gone, all leaves)."""
+    orphans = _scalar(db, f"SELECT count(*) {ORPHAN_LEAVES}")
+    return orphans, _scalar(db, "SELECT count(*) FROM tree_leaves")
+
+
+def text_tables(db: Db) -> list[str]:
+    """The tables whose text a read may meet, by name (SQLite's and the FTS
+    indexes' own shadow tables left out)."""
+    return [
+        str(row[0])
+        for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'memory_fts%' "
+            "AND name NOT LIKE 'claim_fts%' ORDER BY name"
+        )
+    ]
+
+
+def undecodable(db: Db, table: str) -> list[Any]:
+    """The rows of `table` holding text that is not UTF-8, each with its `rowid`."""
+    return db.undecodable(f'SELECT rowid AS "rowid", * FROM "{table}"')
+
+
+def waiting(db: Db) -> int:
+    """Rows of every project that wait for review."""
+    return _scalar(db, "SELECT count(*) FROM memories WHERE trust IN ('pending', 'disputed')")
+
+
+# ------------------------------------------------------------------ repairs
+
+
+def begin(db: Db) -> None:
+    db.execute("BEGIN IMMEDIATE")
+
+
+def commit(db: Db) -> None:
+    db.execute("COMMIT")
+
+
+def roll_back(db: Db) -> None:
+    db.execute("ROLLBACK")
+
+
+def reindex(db: Db) -> None:
+    """Rebuild every index from the rows."""
+    db.execute("REINDEX")
+
+
+def rebuild_fts(db: Db) -> None:
+    """The claim index and every FTS trigger that is missing, then both
+    indexes rebuilt from the rows."""
+    if not exists(db, "table", "claim_fts"):
+        db.execute(schema.CLAIM_FTS)
+    for name, statement in schema.INDEX_TRIGGERS.items():
+        if not exists(db, "trigger", name):
+            db.execute(statement)
+    for index in fts.INDEXES:
+        db.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
+
+
+def remove_orphan_claims(db: Db) -> int:
+    return db.execute(f"DELETE {ORPHAN_CLAIMS}").rowcount
+
+
+def mend_redactions(db: Db) -> tuple[int, int]:
+    """(orphaned tombstones removed, missing ones restored from the rows)."""
+    removed = db.execute(f"DELETE {ORPHAN_TOMBSTONES}").rowcount
+    added = db.execute(
+        "INSERT INTO redaction_tombstones(memory_id, created_at) "
+        "SELECT id, redacted_at FROM memories m WHERE redacted_at IS NOT NULL "
+        "AND NOT EXISTS (SELECT 1 FROM redaction_tombstones t WHERE t.memory_id = m.id)"
+    ).rowcount
+    return removed, added
+
+
+def orphaned_trees(db: Db) -> list[str]:
+    """The projects whose source tree has a leaf whose memory is gone."""
+    return [
+        str(row[0])
+        for row in db.execute(f"SELECT DISTINCT t.scope {ORPHAN_LEAVES} AND t.kind = 'source'")
+    ]

@@ -1,0 +1,83 @@
+"""The inbox's queries: agent rows still on record that the person has not
+seen, as `review/inbox.py` decides what "seen" is."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tree_ring.store.sql import Db
+
+AGENT_ORIGINS = ("claude-code", "codex", "agent")
+# Agent rows, in the very words of the `memories_inbox` index's condition
+# (store/schema.py): SQLite reads a partial index only for a statement that
+# names its condition, so every reader of agent rows says it this way.
+AGENT_ROWS = f"m.origin IN ({', '.join(repr(origin) for origin in AGENT_ORIGINS)})"
+
+# Agent rows still on record (not retired, redacted or rejected), of normal
+# sensitivity (others stay hidden unless asked, as everywhere), not yet seen.
+_WHERE = (
+    f"m.project = :project AND {AGENT_ROWS}"
+    " AND m.retired_at IS NULL AND m.redacted_at IS NULL AND m.trust != 'rejected'"
+    " AND m.sensitivity = 'normal'"
+)
+_UNSEEN = (
+    " AND (:seen_at IS NULL OR m.created_at >= :seen_at)"
+    " AND m.id NOT IN (SELECT value FROM json_each(:seen_ids))"
+)
+
+
+def filters(
+    origin: str | None, session_id: str | None, since: str | None, agent_profile: str | None
+) -> tuple[str, dict[str, Any]]:
+    """The narrowing clauses of a person's filters, and their parameters."""
+    sql = ""
+    params: dict[str, Any] = {}
+    if origin:
+        sql += " AND m.origin = :origin"
+        params["origin"] = origin
+    if session_id:
+        sql += " AND (m.session_id = :session_id OR m.origin_session = :session_id)"
+        params["session_id"] = session_id
+    if since:
+        sql += " AND m.created_at >= :since"
+        params["since"] = since
+    if agent_profile:
+        sql += " AND m.agent_profile = :agent_profile"
+        params["agent_profile"] = agent_profile
+    return sql, params
+
+
+def unseen(db: Db, narrow: str, params: dict[str, Any], limit: int) -> tuple[int, list[Any]]:
+    """How many unseen rows match, and the newest `limit` of them. `params`
+    hold `project`, `seen_at`, `seen_ids` (JSON) and `narrow`'s own."""
+    where = _WHERE + _UNSEEN + narrow
+    total = int(db.scalar(f"SELECT count(*) FROM memories m WHERE {where}", params) or 0)
+    found = db.query(
+        f"SELECT m.* FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.id DESC"
+        " LIMIT :limit",
+        {**params, "limit": max(0, limit)},
+    )
+    return total, found
+
+
+def unseen_count(db: Db, project: str, seen_at: str | None, seen_ids: str) -> Any:
+    """How many rows are unseen, with `seen_ids` as JSON."""
+    params = {"project": project, "seen_at": seen_at, "seen_ids": seen_ids}
+    return db.scalar(f"SELECT count(*) FROM memories m WHERE {_WHERE}{_UNSEEN}", params)
+
+
+def newest(db: Db, project: str) -> Any:
+    """The newest agent row's created_at, or None."""
+    sql = f"SELECT max(m.created_at) FROM memories m WHERE {_WHERE}"
+    return db.scalar(sql, {"project": project})
+
+
+def ids_at(db: Db, project: str, at: Any) -> list[str]:
+    """The agent rows created at the instant `at`."""
+    found = db.query(
+        f"SELECT m.id FROM memories m WHERE {_WHERE} AND m.created_at = :newest",
+        {"project": project, "newest": at},
+    )
+    return [r[0] for r in found]

@@ -1,0 +1,116 @@
+"""The team ledger's queries: where each line the store took came from
+(`ledger_provenance`), and the rows and tombstones the ledger is written from.
+
+Light on purpose: the SessionStart hook's pass over a changed ledger
+(`team/ledger_delta.py`) reads through here, so no `re`, `json` or `typing`.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.record import canonical_json
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import Any
+
+    from tree_ring.store.sql import Db, Rows
+
+
+# ---------------------------------------------------------------- provenance
+
+
+def note(db: Db, values: Sequence[Any]) -> None:
+    """Record (or replace) where a subject's line came from: (subject, project,
+    line hash, source, git commit, author, ref, created at)."""
+    db.execute(
+        "INSERT OR REPLACE INTO ledger_provenance"
+        "(subject, project, line_hash, source, git_commit, author, ref, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        values,
+    )
+
+
+def taken_hashes(db: Db, upstream: str, hashes: Iterable[str]) -> set[str]:
+    """Which line hashes among `hashes` a sync took from a source other than `upstream`."""
+    found = db.execute(
+        "SELECT line_hash FROM ledger_provenance WHERE source != ?"
+        " AND line_hash IN (SELECT value FROM json_each(?))",
+        (upstream, canonical_json(sorted(hashes))),
+    )
+    return {str(row[0]) for row in found}
+
+
+def subjects_not_from(db: Db, upstream: str, ids: Iterable[str]) -> set[str]:
+    """Which of `ids` were made by a line from a source other than `upstream`."""
+    found = db.execute(
+        "SELECT subject FROM ledger_provenance WHERE source != ?"
+        " AND subject IN (SELECT value FROM json_each(?))",
+        (upstream, canonical_json(sorted(set(ids)))),
+    )
+    return {str(row[0]) for row in found}
+
+
+def provenance_of(db: Db, subjects: Sequence[str]) -> list[Any]:
+    """(subject, source, git_commit, author, ref) of each of `subjects` a line made."""
+    return db.query(
+        "SELECT subject, source, git_commit, author, ref FROM ledger_provenance"
+        " WHERE subject IN (SELECT value FROM json_each(?))",
+        (canonical_json(list(subjects)),),
+    )
+
+
+def kept(db: Db) -> bool:
+    """Whether the store has the provenance table: one opened read-only
+    before its migration ran has not."""
+    found = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_provenance'"
+    ).fetchone()
+    return found is not None
+
+
+# ------------------------------------------------------- what the ledger says
+
+
+def tombstones(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
+    """(memory_id, content_hash, created_at, kind) of the project's content
+    tombstones, with `ids` of those memories only, by memory id then hash."""
+    sql = (
+        "SELECT memory_id, content_hash, created_at, kind FROM content_tombstones WHERE project = ?"
+    )
+    params: list[Any] = [project]
+    if ids is not None:
+        sql += " AND memory_id IN (SELECT value FROM json_each(?))"
+        params.append(canonical_json(ids))
+    return db.execute(sql + " ORDER BY memory_id, content_hash", params)
+
+
+def memories(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
+    """The project's rows, any state; with `ids`, those rows only."""
+    sql = "SELECT * FROM memories WHERE project = ?"
+    params: list[Any] = [project]
+    if ids is not None:  # by primary key: `+project` keeps the planner off its index
+        sql = "SELECT * FROM memories WHERE +project = ? AND id IN (SELECT value FROM json_each(?))"
+        params.append(canonical_json(ids))
+    return db.execute(sql, params)
+
+
+_SHARED = (
+    "SELECT k.hit, m.* FROM (SELECT id AS hit FROM memories WHERE project = :project"
+    " UNION SELECT memory_id FROM content_tombstones WHERE project = :project) k"
+    " LEFT JOIN memories m ON m.id = k.hit AND m.project = :project ORDER BY k.hit"
+)
+
+
+def shared(db: Db, project: str) -> Rows:
+    """Every id the project has a row or a tombstone for (`hit`), in id order,
+    with its row's columns (NULL for a tombstone alone)."""
+    return db.execute(_SHARED, {"project": project})
+
+
+def unretired_ids(db: Db, project: str) -> set[str]:
+    """The ids of the project's rows that are not retired."""
+    found = db.execute(
+        "SELECT id FROM memories WHERE project = ? AND retired_at IS NULL", (project,)
+    )
+    return {str(row[0]) for row in found}

@@ -1,0 +1,60 @@
+"""The review queue's queries: the rows that wait for a person (pending or
+disputed, still on record), and the pending rows a person's selection names."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tree_ring.store.sql import Db, Rows
+
+# The `memories_waiting` index (store/schema.py) holds exactly these rows.
+QUEUE_SQL = (
+    "SELECT * FROM memories WHERE project IS :project AND trust IN ('pending', 'disputed') "
+    "AND retired_at IS NULL AND redacted_at IS NULL ORDER BY created_at, id"
+)
+
+
+def waiting(db: Db, project: str | None) -> Rows:
+    """The project's queue, oldest first."""
+    return db.execute(QUEUE_SQL, {"project": project})
+
+
+def size(db: Db, project: str | None) -> int:
+    found = db.execute(f"SELECT count(*) FROM ({QUEUE_SQL})", {"project": project}).fetchone()
+    return int(found[0])
+
+
+def selection_sql(
+    *,
+    origin: str | None = None,
+    scope: str | None = None,
+    ring: str | None = None,
+    batch: str | None = None,
+    since: str | None = None,
+) -> tuple[str, dict[str, object]]:
+    """The pending rows of a project a selection names, oldest first. Disputed
+    rows are left out: a dispute is a person's doubt, not a wait."""
+    sql = (
+        "SELECT * FROM memories WHERE project IS :project AND trust = 'pending'"
+        " AND retired_at IS NULL AND redacted_at IS NULL"
+    )
+    params: dict[str, object] = {}
+    for column, value in (("origin", origin), ("scope", scope), ("ring", ring)):
+        if value is not None:
+            sql += f" AND {column} = :{column}"
+            params[column] = value
+    if batch is not None:
+        sql += " AND origin = 'import' AND origin_session = :batch"
+        params["batch"] = batch
+    if since is not None:
+        sql += " AND created_at >= :since"
+        params["since"] = since
+    return sql + " ORDER BY created_at, id", params
+
+
+def pending(db: Db, project: str | None, **selection: str | None) -> list[Any]:
+    """The rows `selection_sql(**selection)` names in `project`."""
+    sql, params = selection_sql(**selection)
+    return db.query(sql, {**params, "project": project})

@@ -1,0 +1,84 @@
+"""Refutations: an agent's word that a memory proved wrong, until a person decides.
+
+The table is `schema.REFUTATIONS`; `review/refute.py` decides who may write
+here and what it does to the row. One refutation waits per memory. A
+person's decision on the row, or forgetting it, removes it (`clear`).
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.frozen import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from tree_ring.store.audit import Actor
+    from tree_ring.store.sql import Db
+
+
+class Refutation(Frozen):
+    memory_id: str
+    actor: str
+    origin: str
+    session: str | None
+    reason: str
+    was_trust: str
+    created_at: str
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {
+            "memory_id": self.memory_id,
+            "actor": self.actor,
+            "origin": self.origin,
+            "session": self.session,
+            "reason": self.reason,
+            "was_trust": self.was_trust,
+            "created_at": self.created_at,
+        }
+
+
+INSERT_SQL = (
+    "INSERT INTO refutations"
+    "(memory_id, project, actor, origin, session, reason, was_trust, created_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+FIND_SQL = (
+    "SELECT memory_id, actor, origin, session, reason, was_trust, created_at FROM refutations"
+    " WHERE memory_id IN (SELECT value FROM json_each(?))"
+)
+PROJECT_SQL = (
+    "SELECT memory_id, actor, origin, session, reason, was_trust, created_at FROM refutations"
+    " WHERE project IS ? ORDER BY created_at, memory_id"
+)
+CLEAR_SQL = "DELETE FROM refutations WHERE memory_id = ?"
+# Which refuted rows the brief keeps is `store/live.REFUTED_SQL`
+# (`View.include_refuted`), beside the rest of the brief's clause.
+
+
+def add(
+    db: Db, memory_id: str, project: str | None, actor: Actor, reason: str, was: str, at: str
+) -> None:
+    origin = actor.origin
+    db.execute(
+        INSERT_SQL, (memory_id, project, actor.name, origin.kind, origin.session, reason, was, at)
+    )
+
+
+def find(db: Db, memory_ids: Iterable[str]) -> dict[str, Refutation]:
+    """The refutation waiting on each of `memory_ids` that has one."""
+    from tree_ring.model import jsontext
+
+    wanted = sorted(set(memory_ids))
+    if not wanted:
+        return {}
+    return {row[0]: Refutation(*row) for row in db.execute(FIND_SQL, (jsontext.dumps(wanted),))}
+
+
+def of_project(db: Db, project: str | None) -> list[Refutation]:
+    return [Refutation(*row) for row in db.execute(PROJECT_SQL, (project,))]
+
+
+def clear(db: Db, memory_id: str) -> bool:
+    """Remove the refutation of `memory_id`; whether there was one."""
+    return db.execute(CLEAR_SQL, (memory_id,)).rowcount > 0

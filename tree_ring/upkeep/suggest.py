@@ -1,0 +1,81 @@
+"""`maintain --suggest`: memories a person may want to look at, and why.
+
+Three kinds, each a list of ids with the reason, for a person to decide
+(approve, reject, refute, forget); nothing here changes anything:
+
+- refuted: disputed rows still on record, with why (an agent's refutation,
+  or a contradiction waiting for review).
+- unused: live, believed memories recorded more than `UNUSED_DAYS` days ago
+  that the usage log shows neither injected by a brief nor recalled in that
+  time. The log is bounded, so a project with more history than it holds
+  may list memories used before its oldest line; the report says how far
+  back the log reaches.
+- stale: memories whose anchored files changed since they were written.
+  Code anchors are a separate part of Tree Ring; until they are merged,
+  `stale_ids` is the hook point and finds none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tree_ring.store import refutations, usage_log, usage_rows
+from tree_ring.store.db import Store
+
+UNUSED_DAYS = 90
+DAY_NS = 86_400 * 1_000_000_000
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    kind: str  # refuted | unused | stale
+    id: str
+    summary: str
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id, "summary": self.summary, "why": self.why}
+
+
+@dataclass
+class Suggestions:
+    items: list[Suggestion] = field(default_factory=lambda: [])
+    log_since: str | None = None  # the oldest line the usage log still holds
+    skipped: int = 0
+    notes: list[str] = field(default_factory=lambda: [])
+    stale_checked: bool = False  # False until code anchors provide `stale_ids`
+
+    def of(self, kind: str) -> list[Suggestion]:
+        return [s for s in self.items if s.kind == kind]
+
+
+def stale_ids(store: Store, project_id: str) -> dict[str, str]:
+    """Hook point for code anchors: memory id -> what changed. None yet."""
+    del store, project_id
+    return {}
+
+
+def suggest(store: Store, project_id: str, now_ns: int, days: int = UNUSED_DAYS) -> Suggestions:
+    found = Suggestions()
+    db = store.db
+    waiting = refutations.find(db, [row[0] for row in usage_rows.disputed(db, project_id)])
+    for memory_id, summary, _ring, _created, reason in usage_rows.disputed(db, project_id):
+        refuted = waiting.get(memory_id)
+        why = f"refuted by {refuted.origin}: {refuted.reason}" if refuted else reason
+        found.items.append(Suggestion("refuted", memory_id, summary, why or "disputed"))
+    for memory_id, why in sorted(stale_ids(store, project_id).items()):
+        found.items.append(Suggestion("stale", memory_id, "", why))
+    cutoff = usage_log.iso(now_ns - days * DAY_NS)
+    read = usage_log.read(store.root)
+    found.skipped, found.notes = read.skipped, list(read.notes)
+    found.log_since = str(read.entries[0]["at"]) if read.entries else None
+    used: set[str] = set()
+    for entry in read.entries:
+        if entry["event"] != "checkpoint" and str(entry["at"]) >= cutoff:
+            used.update(entry["ids"])
+    for memory_id, summary, _ring, created in usage_rows.older_than(db, project_id, cutoff):
+        if memory_id not in used:
+            why = f"recorded {created[:10]}; neither injected nor recalled in {days} days"
+            found.items.append(Suggestion("unused", memory_id, summary, why))
+    return found

@@ -1,0 +1,206 @@
+"""What memory cost an agent's context: the usage log, added up.
+
+`report` reads the usage log (`store/usage_log.py`) over a period and the
+store beside it: sessions, briefs, checkpoints and recalls, the bytes and
+estimated tokens each put into the agent's context, the model turns the
+checkpoint added (one per checkpoint that blocked a stop: the agent answers
+it), the captures the checkpoints stored, and the memories injected most.
+`memory_usage` is one memory's share: how often it was injected and
+recalled, and when last.
+
+Tree Ring itself spends no model tokens: it runs no model and calls no
+network. What it spends is the agent's context, and this is its account.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tree_ring.model import project
+from tree_ring.model.errors import UsageError
+from tree_ring.store import usage_log, usage_rows
+from tree_ring.store.db import Store
+from tree_ring.store.usage_log import estimate_tokens
+
+TOP = 10
+UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+GUARANTEE = "Tree Ring itself spends no model tokens: no model, no network; this is context only."
+
+
+def parse_since(text: str, now_ns: int | None = None) -> str:
+    """`7d`, `24h`, `30m`, `2w` (or an ISO time) as the stored time it starts at."""
+    raw = text.strip().lower()
+    number, unit = raw[:-1], raw[-1:]
+    if unit in UNITS and number.isdigit() and 0 < int(number) <= 100_000:
+        now = time.time_ns() if now_ns is None else now_ns
+        return usage_log.iso(now - int(number) * UNITS[unit] * 1_000_000_000)
+    try:
+        from tree_ring.model.record import parse_time
+
+        return parse_time(text, "--since")
+    except UsageError:
+        raise UsageError(
+            f"--since takes a count and a unit (m, h, d, w), e.g. 7d, or an ISO time; "
+            f"not {text[:30]!r}"
+        ) from None
+
+
+@dataclass
+class Tally:
+    count: int = 0
+    bytes: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.bytes)
+
+    def add(self, size: int) -> None:
+        self.count += 1
+        self.bytes += size
+
+    def to_dict(self) -> dict[str, int]:
+        return {"count": self.count, "bytes": self.bytes, "tokens": self.tokens}
+
+
+@dataclass
+class Report:
+    since: str | None
+    sessions: int = 0
+    briefs: Tally = field(default_factory=Tally)
+    checkpoints: Tally = field(default_factory=Tally)
+    recalls: Tally = field(default_factory=Tally)
+    captures: int = 0
+    by_harness: dict[str, dict[str, int]] = field(default_factory=lambda: {})
+    top: list[tuple[str, int, str | None]] = field(default_factory=lambda: [])  # id, n, summary
+    skipped: int = 0
+    notes: list[str] = field(default_factory=lambda: [])
+
+    @property
+    def injected(self) -> Tally:
+        """What the hooks and tools put into the agent's context, all told."""
+        total = Tally()
+        for tally in (self.briefs, self.checkpoints, self.recalls):
+            total.count += tally.count
+            total.bytes += tally.bytes
+        return total
+
+    @property
+    def model_turns(self) -> int:
+        """Each checkpoint that blocked a stop cost the agent one more turn."""
+        return self.checkpoints.count
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "since": self.since,
+            "sessions": self.sessions,
+            "briefs": self.briefs.to_dict(),
+            "checkpoints": self.checkpoints.to_dict(),
+            "recalls": self.recalls.to_dict(),
+            "injected": self.injected.to_dict(),
+            "model_turns_added": self.model_turns,
+            "captures_stored": self.captures,
+            "by_harness": self.by_harness,
+            "top_injected": [
+                {"id": memory_id, "injected": n, "summary": summary}
+                for memory_id, n, summary in self.top
+            ],
+            "skipped_lines": self.skipped,
+            "notes": self.notes,
+            "model_tokens_spent_by_tree_ring": 0,
+        }
+
+
+def report(store: Store, project_id: str, since: str | None = None) -> Report:
+    """The account of the log under the store's project root, from `since` on."""
+    read = usage_log.read(store.root)
+    found = Report(since, skipped=read.skipped, notes=list(read.notes))
+    sessions: set[tuple[str, str]] = set()
+    injected: dict[str, int] = {}
+    for entry in read.entries:
+        if since is not None and str(entry["at"]) < since:
+            continue
+        event, harness, size = str(entry["event"]), str(entry["harness"]), int(entry["bytes"])
+        tally = {"brief": found.briefs, "checkpoint": found.checkpoints}.get(event, found.recalls)
+        tally.add(size)
+        mine = found.by_harness.setdefault(harness, {"brief": 0, "checkpoint": 0, "recall": 0})
+        mine[event] = mine.get(event, 0) + 1
+        session = entry.get("session")
+        if isinstance(session, str) and event != "recall":
+            sessions.add((harness, session))
+        if event == "brief":
+            for memory_id in entry["ids"]:
+                injected[memory_id] = injected.get(memory_id, 0) + 1
+    found.sessions = len(sessions)
+    found.captures = usage_rows.captures_since(store.db, project_id, since or "")
+    ranked = sorted(injected.items(), key=lambda item: (-item[1], item[0]))[:TOP]
+    # A forgotten memory's id stays in the log; its summary is gone with it.
+    summaries = usage_rows.summaries(store.db, [memory_id for memory_id, _ in ranked])
+    found.top = [(memory_id, n, summaries.get(memory_id)) for memory_id, n in ranked]
+    return found
+
+
+@dataclass(frozen=True)
+class MemoryUsage:
+    injected: int
+    last_injected: str | None
+    recalled: int
+    last_recalled: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "injected": self.injected,
+            "last_injected": self.last_injected,
+            "recalled": self.recalled,
+            "last_recalled": self.last_recalled,
+        }
+
+    def line(self) -> str:
+        def part(verb: str, n: int, last: str | None) -> str:
+            times = "time" if n == 1 else "times"
+            return f"{verb} {n} {times}" + (f" (last {last[:19]}Z)" if last else "")
+
+        return (
+            f"{part('injected', self.injected, self.last_injected)}, "
+            f"{part('recalled', self.recalled, self.last_recalled)}"
+        )
+
+
+def usage_of(root: project.StrPath, memory_ids: set[str]) -> dict[str, MemoryUsage]:
+    """Each id's injections (briefs) and recalls in the log, and when last."""
+    counts: dict[str, list[Any]] = {memory_id: [0, None, 0, None] for memory_id in memory_ids}
+    for entry in usage_log.read(root).entries:
+        event = entry["event"]
+        if event == "checkpoint":
+            continue
+        at = 0 if event == "brief" else 2
+        for memory_id in set(entry["ids"]) & memory_ids:
+            held = counts[memory_id]
+            held[at] += 1
+            held[at + 1] = entry["at"]  # entries come oldest first
+    return {key: MemoryUsage(*value) for key, value in counts.items()}
+
+
+def memory_usage(root: project.StrPath, memory_id: str) -> MemoryUsage:
+    return usage_of(root, {memory_id})[memory_id]
+
+
+def notes_of(store: Store, memory_ids: list[str]) -> dict[str, tuple[str, ...]]:
+    """For a memory's detail page (TUI, web): who refuted it and why, if an
+    agent did and no person has decided, and how often it was used."""
+    from tree_ring.store import refutations
+
+    if not memory_ids:
+        return {}
+    refuted = refutations.find(store.db, memory_ids)
+    used = usage_of(store.root, set(memory_ids))
+    notes: dict[str, tuple[str, ...]] = {}
+    for memory_id in memory_ids:
+        found: list[str] = []
+        waiting = refuted.get(memory_id)
+        if waiting is not None:
+            found.append(f"disputed by {waiting.origin}: {waiting.reason}")
+        found.append(f"usage: {used[memory_id].line()}")
+        notes[memory_id] = tuple(found)
+    return notes
