@@ -129,7 +129,7 @@ def test_suggest_lists_refuted_and_unused_and_changes_nothing(
     assert {s.id for s in found.of("unused")} == {unused, used_long_ago}
     assert {s.id for s in found.of("refuted")} == {refuted}
     assert found.of("refuted")[0].why == "refuted by codex: it is 9090"
-    assert found.of("stale") == [] and not found.stale_checked
+    assert found.of("stale") == [] and found.stale_checked  # nothing is anchored here
     assert young not in {s.id for s in found.items}
     after = store.db.scalar(
         "SELECT group_concat(id || trust || ifnull(retired_at, '')) FROM memories"
@@ -144,3 +144,37 @@ def test_suggest_lists_refuted_and_unused_and_changes_nothing(
         ("unused", used_long_ago),
     }
     assert run_cli("maintain", "--suggest", "--apply-expired").code == 2
+
+
+def test_suggest_lists_exactly_the_stale_memories_with_what_changed(
+    project_root: Path, run_cli: CliRunner
+) -> None:
+    folder = project_root / "src"
+    folder.mkdir()
+    for name in ("retry.py", "queue.py", "gone.py"):
+        (folder / name).write_text(f"# {name}\n", encoding="utf-8")
+
+    def anchored(summary: str, *files: str) -> str:
+        flags = [arg for name in files for arg in ("--file", f"src/{name}")]
+        done = run_cli("--json", "remember", summary, *flags)
+        assert done.code == 0, done.err
+        return str(done.json()["id"])
+
+    changed = anchored("Retries back off to 30 s", "retry.py", "queue.py")
+    fresh = anchored("The queue is FIFO", "queue.py")
+    deleted = anchored("A file that went", "gone.py")
+    anchored("Not about any file")
+    (folder / "retry.py").write_text("# retry.py, rewritten\n", encoding="utf-8")
+    (folder / "gone.py").unlink()
+    data = run_cli("--json", "maintain", "--suggest").json()
+    assert data["stale_checked"] is True
+    stale = {i["id"]: i for i in data["items"] if i["kind"] == "stale"}
+    assert set(stale) == {changed, deleted}
+    assert fresh not in stale
+    assert stale[changed]["summary"] == "Retries back off to 30 s"
+    assert stale[changed]["why"].startswith("src/retry.py changed since ")
+    assert stale[deleted]["why"].startswith("src/gone.py deleted since ")
+    assert data["counts"]["stale"] == 2
+    text = run_cli("maintain", "--suggest").out
+    assert "stale: anchored files changed: 2" in text
+    assert f"{changed}  Retries back off to 30 s  (src/retry.py changed since " in text

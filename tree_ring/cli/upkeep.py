@@ -100,7 +100,7 @@ def _suggest(ctx: Context) -> int:
     for kind, heading in headings.items():
         items = found.of(kind)
         if kind == "stale" and not found.stale_checked:
-            continue  # code anchors are not part of this store yet
+            continue  # the anchored files were not judged
         lines.append(f"{heading}: {len(items)}")
         lines += [f"  {s.id}  {s.summary[:60]}  ({s.why[:100]})" for s in items]
     if found.log_since is not None:

@@ -10,9 +10,9 @@ Three kinds, each a list of ids with the reason, for a person to decide
   time. The log is bounded, so a project with more history than it holds
   may list memories used before its oldest line; the report says how far
   back the log reaches.
-- stale: memories whose anchored files changed since they were written.
-  Code anchors are a separate part of Tree Ring; until they are merged,
-  `stale_ids` is the hook point and finds none.
+- stale: memories on record whose anchored files changed or went since
+  they were written or a person confirmed them (`read/staleness`), judged
+  against this checkout's files.
 """
 
 from __future__ import annotations
@@ -44,16 +44,21 @@ class Suggestions:
     log_since: str | None = None  # the oldest line the usage log still holds
     skipped: int = 0
     notes: list[str] = field(default_factory=lambda: [])
-    stale_checked: bool = False  # False until code anchors provide `stale_ids`
+    stale_checked: bool = False  # whether anchored files were judged (`stale_ids`)
 
     def of(self, kind: str) -> list[Suggestion]:
         return [s for s in self.items if s.kind == kind]
 
 
-def stale_ids(store: Store, project_id: str) -> dict[str, str]:
-    """Hook point for code anchors: memory id -> what changed. None yet."""
-    del store, project_id
-    return {}
+def stale_ids(store: Store, project_id: str) -> dict[str, tuple[str, str]]:
+    """Each stale memory of the project: id -> (its summary, what changed in
+    its anchored files: `src/x.py changed since 2026-11-30; ...`)."""
+    from tree_ring.read import staleness
+
+    return {
+        memory.id: (memory.summary, "; ".join(c.words() for c in changed))
+        for memory, changed in staleness.project_stale(store, project_id)
+    }
 
 
 def suggest(store: Store, project_id: str, now_ns: int, days: int = UNUSED_DAYS) -> Suggestions:
@@ -64,8 +69,9 @@ def suggest(store: Store, project_id: str, now_ns: int, days: int = UNUSED_DAYS)
         refuted = waiting.get(memory_id)
         why = f"refuted by {refuted.origin}: {refuted.reason}" if refuted else reason
         found.items.append(Suggestion("refuted", memory_id, summary, why or "disputed"))
-    for memory_id, why in sorted(stale_ids(store, project_id).items()):
-        found.items.append(Suggestion("stale", memory_id, "", why))
+    for memory_id, (summary, why) in sorted(stale_ids(store, project_id).items()):
+        found.items.append(Suggestion("stale", memory_id, summary, why))
+    found.stale_checked = True
     cutoff = usage_log.iso(now_ns - days * DAY_NS)
     read = usage_log.read(store.root)
     found.skipped, found.notes = read.skipped, list(read.notes)
