@@ -142,7 +142,17 @@ VERBS: dict[str, tuple[str, str]] = {
 
 # Verbs whose writes a person makes reach the team ledger at once (`cli/team.py`).
 LEDGER_WRITES = frozenset(
-    {"remember", "evidence", "forget", "supersede", "refute", "review", "import", "consolidate"}
+    {
+        "remember",
+        "evidence",
+        "forget",
+        "supersede",
+        "refute",
+        "confirm",
+        "review",
+        "import",
+        "consolidate",
+    }
 )
 
 

@@ -13,6 +13,7 @@ from tree_ring.model.anchor import Anchor
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
+    from typing import Any
 
     from tree_ring.store.sql import Db
 
@@ -24,6 +25,13 @@ DELETE_SQL = "DELETE FROM anchors WHERE memory_id = ?"
 OF_SQL = (
     "SELECT memory_id, path, blob, size, mtime_ns, git_commit, anchored_at FROM anchors"
     " WHERE memory_id IN (SELECT value FROM json_each(?)) ORDER BY memory_id, path"
+)
+# Every anchor of the project's memories, whatever their state: what the
+# team ledger's lines of them carry (`team/ledger_state.py`).
+OF_PROJECT_SQL = (
+    "SELECT a.memory_id, a.path, a.blob, a.size, a.mtime_ns, a.git_commit, a.anchored_at"
+    " FROM anchors a JOIN memories m ON m.id = a.memory_id WHERE m.project = ?"
+    " ORDER BY a.memory_id, a.path"
 )
 # The project's anchored memories on record (not retired, redacted or
 # superseded): what `tree-ring stale` checks.
@@ -42,6 +50,8 @@ def _json_list(values: Iterable[str]) -> str:
 
 def insert(db: Db, memory_id: str, anchors: Sequence[Anchor]) -> None:
     """Anchor `memory_id` to `anchors`; the caller holds the transaction."""
+    if not anchors:
+        return
     db.executemany(
         INSERT_SQL,
         [(memory_id, a.path, a.blob, a.size, a.mtime_ns, a.commit, a.at) for a in anchors],
@@ -57,10 +67,19 @@ def replace(db: Db, memory_id: str, anchors: Sequence[Anchor]) -> None:
 def of(db: Db, ids: Iterable[str]) -> dict[str, list[Anchor]]:
     """Each of `ids` that has anchors, with them in path order."""
     wanted = list(ids)
-    found: dict[str, list[Anchor]] = {}
     if not wanted:
-        return found
-    for row in db.execute(OF_SQL, (_json_list(wanted),)):
+        return {}
+    return _grouped(db.execute(OF_SQL, (_json_list(wanted),)))
+
+
+def of_project(db: Db, project: str) -> dict[str, list[Anchor]]:
+    """Each memory of the project that has anchors, with them in path order."""
+    return _grouped(db.execute(OF_PROJECT_SQL, (project,)))
+
+
+def _grouped(found_rows: Iterable[Any]) -> dict[str, list[Anchor]]:
+    found: dict[str, list[Anchor]] = {}
+    for row in found_rows:
         memory_id, path, blob, size, mtime_ns, commit, at = tuple(row)
         found.setdefault(memory_id, []).append(Anchor(path, blob, size, mtime_ns, commit, at))
     return found

@@ -9,7 +9,7 @@ this module stays light: no `re`, `json`, `typing` or `dataclasses`.
 from __future__ import annotations
 
 from tree_ring.model.record import PRIVATE_SCOPES, Memory
-from tree_ring.store import audit, ledger_rows, rows
+from tree_ring.store import anchors, audit, ledger_rows, rows
 from tree_ring.team import ledger
 from tree_ring.team.ledger import Line
 
@@ -18,9 +18,16 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any
 
+    from tree_ring.model.anchor import Anchor
     from tree_ring.store.sql import Db
 
 CARRIED = "readmitted"  # readmit.CARRIED: the key a ledger line carries a re-admission under
+# The key a memory's line carries the files it is about under: each file's
+# path relative to the project root and its content's blob id (with the
+# commit checked out and the time it was anchored), never its size or time,
+# which are this clone's alone. A teammate's clone judges them against its
+# own checkout, by hash (`sync.parse_files`).
+FILES = "files"
 _ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
@@ -30,13 +37,28 @@ def is_memory_id(text: str) -> bool:
     return text.startswith("mem_") and 1 <= len(rest) <= 120 and _ID_CHARS.issuperset(rest)
 
 
-def memory_line(memory: Memory, readmitted: dict[str, Any] | None = None) -> dict[str, Any]:
+def memory_line(
+    memory: Memory,
+    readmitted: dict[str, Any] | None = None,
+    files: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """A memory's ledger line; with the person's re-admission it was written
-    over tombstones by, which travels with it (`readmit.py`)."""
+    over tombstones by, which travels with it (`readmit.py`), and the files
+    it is about (`ledger_files`), when it names any."""
     line = {"record": ledger.MEMORY, **memory.to_dict()}
     if readmitted is not None:
         line[CARRIED] = readmitted
+    if files:
+        line[FILES] = files
     return line
+
+
+def ledger_files(found: Iterable[Anchor]) -> list[dict[str, Any]]:
+    """A memory's anchors as its ledger line carries them, in path order."""
+    return [
+        {"path": a.path, "blob": a.blob, "commit": a.commit, "at": a.at}
+        for a in sorted(found, key=lambda a: a.path)
+    ]
 
 
 def _stones_by_id(
@@ -56,6 +78,7 @@ def state_line(
     memory: Memory | None,
     stones: tuple[list[str], str, str] | None,
     readmitted: dict[str, Any] | None = None,
+    files: list[Anchor] | None = None,
 ) -> Line | None:
     """What the store says of one id, as a ledger line, or None for nothing shared."""
     if memory is None or memory.trust == "rejected":
@@ -73,7 +96,7 @@ def state_line(
         return Line({"record": ledger.REDACTION, "id": memory.id, "at": at, "hashes": hashes})
     if memory.trust != "accepted" or memory.sensitivity != "normal":
         return None
-    return Line(memory_line(memory, readmitted))
+    return Line(memory_line(memory, readmitted, ledger_files(files or ())))
 
 
 def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> dict[str, Line]:
@@ -81,12 +104,19 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
     wanted = None if ids is None else sorted(set(ids))
     stones = _stones_by_id(db, project_id, wanted)
     readmitted = audit.readmissions(db, wanted)
+    files = anchors.of_project(db, project_id) if wanted is None else anchors.of(db, wanted)
     out: dict[str, Line] = {}
     seen: set[str] = set()
     for row in ledger_rows.memories(db, project_id, wanted):
         memory = rows.from_row(row)
         seen.add(memory.id)
-        line = state_line(memory.id, memory, stones.get(memory.id), readmitted.get(memory.id))
+        line = state_line(
+            memory.id,
+            memory,
+            stones.get(memory.id),
+            readmitted.get(memory.id),
+            files.get(memory.id),
+        )
         if line is not None:
             out[line.key] = line
     for memory_id, (hashes, at, kind) in stones.items():
@@ -103,12 +133,19 @@ def stream_lines(db: Db, project_id: str) -> Iterator[Line]:
     a line at a time (`ledger_stream.py`) reads, without holding the store."""
     stones = _stones_by_id(db, project_id)
     readmitted = audit.readmissions(db, None)
+    files = anchors.of_project(db, project_id)
     for row in ledger_rows.shared(db, project_id):
         hit = row["hit"]
         if row["id"] is None:
             line = state_line(hit, None, stones.get(hit)) if is_memory_id(hit) else None
         else:
             memory = rows.from_row(row)
-            line = state_line(memory.id, memory, stones.get(memory.id), readmitted.get(memory.id))
+            line = state_line(
+                memory.id,
+                memory,
+                stones.get(memory.id),
+                readmitted.get(memory.id),
+                files.get(memory.id),
+            )
         if line is not None:
             yield line

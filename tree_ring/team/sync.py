@@ -52,6 +52,7 @@ from typing import Any, BinaryIO
 
 from tree_ring.govern import coordinator
 from tree_ring.model import project
+from tree_ring.model.anchor import MAX_FILES, Anchor, valid_blob, valid_path
 from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError, UsageError
 from tree_ring.model.identity import Origin
 from tree_ring.model.imported import from_mapping
@@ -63,7 +64,7 @@ from tree_ring.model.record import (
     now_iso,
     parse_time,
 )
-from tree_ring.store import audit, ledger_rows, rows, settings, tombstones
+from tree_ring.store import anchors, audit, ledger_rows, rows, settings, tombstones
 from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -152,9 +153,10 @@ class Read:
     """A ledger read and checked: the winning line of each key among the
     trusted lines (duplicates resolved by the merge rule) and among the
     claims, the line number each came from (0: the upstream's, not in the
-    file), the lines skipped and why, the memory and the carried
-    re-admission each checked memory line holds, and the raw bytes each
-    checked line was read as (what the upstream is compared by)."""
+    file), the lines skipped and why, the memory, the carried
+    re-admission and the anchored files each checked memory line holds, and
+    the raw bytes each checked line was read as (what the upstream is
+    compared by)."""
 
     won: dict[str, Line]
     numbers: dict[str, int]
@@ -163,6 +165,7 @@ class Read:
     claims: dict[str, Line] = field(default_factory=lambda: {})
     readmitted: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
     raws: dict[str, bytes] = field(default_factory=lambda: {})
+    files: dict[str, list[Anchor]] = field(default_factory=lambda: {})
 
 
 def checked(
@@ -267,10 +270,13 @@ def _check(piece: bytes, project_id: str, read: Read) -> Line:
     if record == ledger.MEMORY:
         memory = _memory(line, project_id)
         carried = readmit.parse_carried(line.get(readmit.CARRIED))
-        checked_line = Line(memory_line(memory, carried))
+        files = parse_files(line.get(ledger_state.FILES))
+        checked_line = Line(memory_line(memory, carried, ledger_state.ledger_files(files)))
         read.memories[checked_line.text] = memory
         if carried is not None:
             read.readmitted[checked_line.text] = carried
+        if files:
+            read.files[checked_line.text] = files
         return checked_line
     if record in (ledger.TOMBSTONE, ledger.REDACTION):
         return Line(_stone(line))
@@ -298,7 +304,9 @@ def _memory(line: dict[str, Any], project_id: str) -> Memory:
     owner = line.get("project")
     if owner != project_id:
         raise UsageError(f"from another project ({str(owner)[:64]!r})")
-    body = {k: v for k, v in line.items() if k not in ("record", readmit.CARRIED)}
+    body = {
+        k: v for k, v in line.items() if k not in ("record", readmit.CARRIED, ledger_state.FILES)
+    }
     memory = from_mapping(body)
     if memory.scope in PRIVATE_SCOPES:
         raise UsageError(f"scope {memory.scope} is private; the ledger holds shared memory only")
@@ -310,6 +318,33 @@ def _memory(line: dict[str, Any], project_id: str) -> Memory:
             f"holds {prepared.sensitivity} content; the ledger carries normal memory only"
         )
     return prepared
+
+
+def parse_files(value: object) -> list[Anchor]:
+    """The files a memory's ledger line says it is about, as anchors this
+    clone judges by hash (size and time unknown: -1). An entry that is not a
+    plain relative path inside the project (no `..`, no `.git`, no control
+    characters), a 40-hex blob id, an optional 40-hex commit and a time is
+    dropped, as is any past the 64th: a path is never opened from a line."""
+    if not isinstance(value, list):
+        return []
+    found: dict[str, Anchor] = {}
+    for entry in value[:MAX_FILES]:  # pyright: ignore[reportUnknownVariableType]
+        if not isinstance(entry, dict):
+            continue
+        got: dict[str, Any] = entry  # pyright: ignore[reportUnknownVariableType]
+        path, blob, commit, at = (got.get(k) for k in ("path", "blob", "commit", "at"))
+        if not (valid_path(path) and valid_blob(blob)):
+            continue
+        if commit is not None and not valid_blob(commit):
+            continue
+        try:
+            when = parse_time(str(at), "at")
+        except TreeRingError:
+            continue
+        if isinstance(path, str) and isinstance(blob, str) and path not in found:
+            found[path] = Anchor(path, blob, -1, -1, commit, when)
+    return [found[path] for path in sorted(found)]
 
 
 def _stone(line: dict[str, Any]) -> dict[str, Any]:
@@ -537,6 +572,7 @@ def _apply_claims(
             report.skipped.append(Skipped(number, f"{memory_id}: {refused}"))
             report.claim_lines.append(raw)  # refused as it stands: refused again
             continue
+        anchors.insert(db, memory.id, read.files.get(line.text, ()))
         provenance.note(db, memory.id, project_id, line.text, source, now)
         report.claimed.append(memory.id)
         report.claim_lines.append(raw)
@@ -560,6 +596,7 @@ def _insert(
     A row carrying a person's re-admission is written over the tombstones it
     names, one at a time, and the re-admission recorded as this store's."""
     carried = {read.memories[t].id: r for t, r in read.readmitted.items() if t in read.memories}
+    files = {read.memories[t].id: f for t, f in read.files.items() if t in read.memories}
     pending = [(n, m) for n, m in inserts if m.id not in carried]
     for number, memory in inserts:
         readmission = carried.get(memory.id)
@@ -574,6 +611,8 @@ def _insert(
             report.skipped.append(Skipped(number, f"{memory.id}: {refused}"))
             continue
         readmit.take_carried(db, actor, memory.id, readmission)
+        if result.created:
+            anchors.insert(db, memory.id, files.get(memory.id, ()))
         if result.created and memory.id not in report.replaced:
             report.imported.append(memory.id)
     while pending:
@@ -590,6 +629,10 @@ def _insert(
             number, memory = pending.pop(refused.index)
             report.skipped.append(Skipped(number, f"{memory.id}: {refused.error}"))
             continue
+        for result in results:
+            # A row it replaced took its anchors with it: these are the line's.
+            if result.created:
+                anchors.insert(db, result.id, files.get(result.id, ()))
         report.imported += [r.id for r in results if r.created and r.id not in report.replaced]
         if len(results) > 1_000:
             bulk.merge_fts(db)
@@ -825,6 +868,7 @@ def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
         # `_check` notes each memory and re-admission it reads; nothing here needs them.
         read.memories.clear()
         read.readmitted.clear()
+        read.files.clear()
         try:
             return _check(piece, project_id, read)
         except (ValueError, RecursionError):

@@ -114,12 +114,16 @@ def reanchor_in(
                 raise
             dropped.append(anchor.path)
     stored.replace(db, memory.id, fresh)
-    audit.append(
+    # The row moves on too: a confirmed memory's ledger line, new files and
+    # all, wins over the one it had (`team/ledger.rank`).
+    rows.update(db, memory.id, updated_at=now)
+    audit.record(
         db,
         actor,
         "confirm",
         memory.id,
         {"paths": [a.path for a in fresh], "dropped": dropped, "reason": reason},
+        changed=[memory.id],
         at=now,
     )
     return Confirmed(memory.id, tuple(fresh), tuple(dropped))
