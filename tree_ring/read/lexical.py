@@ -25,6 +25,7 @@ import math
 import re
 from collections.abc import Container
 
+from tree_ring.model.fold import searchable
 from tree_ring.read.query import Concept, stem
 
 K1 = 1.2
@@ -36,7 +37,8 @@ WORD = re.compile(r"\w+")
 
 
 def stems(text: str) -> list[str]:
-    return [stem(w) for w in WORD.findall(text.casefold())]
+    """The stems of `text`'s words, folded as the index folds them."""
+    return [stem(w) for w in WORD.findall(searchable(text).casefold())]
 
 
 def weighted_terms(

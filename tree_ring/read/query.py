@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from tree_ring.model.fold import searchable
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.read.lexicon import related
 from tree_ring.read.ranking import RING_INTENT
@@ -241,8 +242,9 @@ def uncontracted(text: str) -> str:
 
 
 def terms(query: str) -> list[str]:
-    """The words of a query worth searching for, in order, without repeats."""
-    text = uncontracted(query.casefold())
+    """The words of a query worth searching for, in order, without repeats,
+    folded as the index folds the rows (`fold.searchable`)."""
+    text = uncontracted(searchable(query).casefold())
     words = ["", *(w.strip("_")[:MAX_TERM_CHARS] for w in WORD.findall(text)), ""]
     out: list[str] = []
     for at in range(1, len(words) - 1):
@@ -293,16 +295,18 @@ def understand(query: str) -> Question:
         concepts.append(Concept(w, 1.0 if full else MINOR_WEIGHT, stems))
     # The kind is read from the question's opening words only: "which port
     # when it pages" is not a question about a time.
-    lowered = " " + " ".join(WORD.findall(uncontracted(query.casefold()))[:KIND_WORDS]) + " "
+    lowered = (
+        " " + " ".join(WORD.findall(uncontracted(searchable(query).casefold()))[:KIND_WORDS]) + " "
+    )
     kind = next(
         (k for k, cues in KINDS.items() if any(f" {cue} " in lowered for cue in cues)),
         "",
     )
-    tokens = WORD.findall(query)
+    tokens = [(t, searchable(t).casefold()) for t in WORD.findall(query)]
     names = frozenset(
-        stem(t.casefold())
-        for i, t in enumerate(tokens)
-        if i > 0 and t[:1].isupper() and t.casefold() not in FILLER and len(t) > 1
+        stem(folded)
+        for i, (t, folded) in enumerate(tokens)
+        if i > 0 and t[:1].isupper() and folded not in FILLER and len(folded) > 1
     )
     return Question(searched, tuple(concepts), kin, kind, names)
 

@@ -53,7 +53,7 @@ CACHE_KIB = 64 * 1024
 # past a rowid as that trigger would have, one by one.
 DEFERRED = {
     "memories_fts_insert": "INSERT INTO memory_fts(rowid, summary, details, tags) "
-    "SELECT rowid, summary, details, tags FROM memories WHERE rowid > ?",
+    "SELECT rowid, summary, details, tags FROM memory_text WHERE rowid > ?",
     "memories_claim_fts_insert": "INSERT INTO claim_fts(rowid, summary) "
     "SELECT rowid, summary FROM memories WHERE rowid > ?",
 }
