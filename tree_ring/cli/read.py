@@ -53,7 +53,7 @@ def cmd_recall(ctx: Context) -> int:
     # The person's own store beside the project's, best first together.
     mine = user_hits(ctx, identity, a.query, limit=a.limit, view=view, scope=a.scope)
     from_user = {id(h) for h in mine}
-    hits = sorted([*hits, *mine], key=lambda h: -h.score)[: a.limit]
+    hits = sorted([*hits, *mine], key=lambda h: h.key, reverse=True)[: a.limit]
     labels = {id(h): hit_label(h, id(h) in from_user) for h in hits}
     data: dict[str, Any] = {
         "query": a.query,
@@ -74,6 +74,7 @@ def cmd_recall(ctx: Context) -> int:
                     "source": {"type": h.memory.source_type, "ref": h.memory.source_ref},
                     "score": h.score,
                     "score_parts": h.parts,
+                    "literal": h.literal,
                     "match": h.query,
                 }
                 for h in hits

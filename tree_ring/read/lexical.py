@@ -103,9 +103,14 @@ class Weigher:
     stems are looked up, not each concept's. The same numbers as `bm25`,
     summed in the same order."""
 
-    __slots__ = ("by_stem", "full", "parts", "whole")
+    __slots__ = ("by_stem", "full", "own", "parts", "whole")
 
-    def __init__(self, concepts: tuple[Concept, ...], idfs: dict[str, float]) -> None:
+    def __init__(
+        self,
+        concepts: tuple[Concept, ...],
+        idfs: dict[str, float],
+        own: Container[str] = frozenset(),
+    ) -> None:
         self.parts = [c.weight * idfs.get(c.word, 0.0) for c in concepts]
         self.full = [c.weight >= 1.0 for c in concepts]
         whole = 0.0
@@ -117,6 +122,13 @@ class Weigher:
         for i, concept in enumerate(concepts):
             for s, share in concept.stems.items():
                 self.by_stem.setdefault(s, []).append((i, share))
+        # The stems of the question's own searched words (`ranking`: literal first).
+        self.own = own
+
+    def literal(self, tf: dict[str, float]) -> bool:
+        """Whether a memory of these weighed stems holds one of the
+        question's own searched words."""
+        return any(s in self.own for s in tf)
 
     def terms(self, summary: str, tags: str, details: str) -> tuple[dict[str, float], float]:
         """`weighted_terms` of a memory, counting only the stems this question
