@@ -2,6 +2,7 @@
 
     python3 benchmarks/paraphrase.py
     python3 benchmarks/paraphrase.py --without lexicon     # recall without related words
+    python3 benchmarks/paraphrase.py --without relations   # without the derived ones
 
 `fixtures/paraphrase/coding.json` holds forty memories of one project and
 questions phrased unlike the memory that answers them; `tuned` questions were
@@ -29,7 +30,7 @@ from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
 from tree_ring.model.identity import Identity  # noqa: E402
 from tree_ring.model.record import Memory, new_memory_id, now_iso  # noqa: E402
-from tree_ring.read import query  # noqa: E402
+from tree_ring.read import lexicon, query, relations  # noqa: E402
 from tree_ring.read.recall import recall  # noqa: E402
 from tree_ring.store import fts  # noqa: E402
 from tree_ring.store.audit import Actor  # noqa: E402
@@ -46,7 +47,13 @@ def _no_related(_term: str) -> tuple[Any, ...]:
     return ()
 
 
-ABLATIONS = {"lexicon": lambda: setattr(query, "related", _no_related)}
+# Each source of related words switched off on its own, or all of them.
+ABLATIONS = {
+    "lexicon": lambda: setattr(query, "related", _no_related),
+    "hand": lambda: setattr(lexicon, "related", _no_related),
+    "relations": lambda: setattr(relations, "related", _no_related),
+    "phrases": lambda: setattr(query, "PHRASE_WORDS", ()),
+}
 
 
 def baseline(store: Store, question: str, limit: int) -> list[int]:

@@ -47,7 +47,7 @@ def test_any_related_only_memory_ranks_after_every_literal_one(
     store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch, question: str
 ) -> None:
     # A made-up relation, so the rule is shown for any word, not one pair.
-    monkeypatch.setattr(query, "related", lambda w: ("quuxer",) if w == "zorbling" else ())
+    monkeypatch.setattr(query, "related", lambda w: (("quuxer", 1.0),) if w == "zorbling" else ())
     related = {_store(store, identity, f"The quuxer rules, number {n}", 0, 1.0) for n in range(3)}
     literal = {_store(store, identity, "A zorbling note", 400, 0.0)}
     if "frobnicator" in question:

@@ -42,10 +42,16 @@ def stems(text: str) -> list[str]:
 
 
 def weighted_terms(
-    summary: str, tags: str, details: str, only: Container[str] | None = None
+    summary: str,
+    tags: str,
+    details: str,
+    only: Container[str] | None = None,
+    runs: bool = False,
 ) -> tuple[dict[str, float], float]:
     """A memory's stems with their field-weighted counts (only those in
-    `only`, when given), and its weighted length (every word)."""
+    `only`, when given), and its weighted length (every word). With `runs`,
+    its runs of two and three stems too, joined by spaces, as a related
+    phrase is weighed (`query.phrase_stem`)."""
     tf: dict[str, float] = {}
     length = 0.0
     for text, weight in (
@@ -59,6 +65,12 @@ def weighted_terms(
         for s in words:
             if only is None or s in only:
                 tf[s] = tf.get(s, 0.0) + weight
+        if runs:
+            for at in range(len(words) - 1):
+                for run in (words[at : at + 2], words[at : at + 3]):
+                    joined = " ".join(run)
+                    if len(run) > 1 and (only is None or joined in only):
+                        tf[joined] = tf.get(joined, 0.0) + weight
         length += weight * len(words)
     return tf, length
 
@@ -103,7 +115,7 @@ class Weigher:
     stems are looked up, not each concept's. The same numbers as `bm25`,
     summed in the same order."""
 
-    __slots__ = ("by_stem", "full", "own", "parts", "whole")
+    __slots__ = ("by_stem", "full", "own", "parts", "runs", "whole")
 
     def __init__(
         self,
@@ -124,6 +136,8 @@ class Weigher:
                 self.by_stem.setdefault(s, []).append((i, share))
         # The stems of the question's own searched words (`ranking`: literal first).
         self.own = own
+        # Whether a related phrase is weighed: a memory's runs of words are then counted.
+        self.runs = any(" " in s for s in self.by_stem)
 
     def literal(self, tf: dict[str, float]) -> bool:
         """Whether a memory of these weighed stems holds one of the
@@ -133,7 +147,7 @@ class Weigher:
     def terms(self, summary: str, tags: str, details: str) -> tuple[dict[str, float], float]:
         """`weighted_terms` of a memory, counting only the stems this question
         weighs (the only ones `__call__` reads)."""
-        return weighted_terms(summary, tags, details, self.by_stem)
+        return weighted_terms(summary, tags, details, self.by_stem, self.runs)
 
     def __call__(
         self, tf: dict[str, float], length: float, avg_length: float

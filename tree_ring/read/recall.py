@@ -106,8 +106,6 @@ INDEX_BM25_BELOW = 250_000
 # Ranking scores at least this many candidates when the ladder can find
 # them: a strict rung's few matches are not always the best answers.
 POOL = 40
-# Related words searched beside each of the question's words.
-MAX_KIN = 8
 # Memories written this close together are each other's context.
 CONTEXT_SECONDS = 600.0
 # The best candidates that ask a question bring the memory written after them.
@@ -411,7 +409,7 @@ def recall(
     # One count per word with its kin: an absent related word costs an OR
     # atom one empty lookup, less than counting it apart. A word counted
     # past the budget alone is past it with its kin too.
-    kin = {w: question.kin.get(w, ())[:MAX_KIN] for w in words}
+    kin = {w: question.kin.get(w, ()) for w in words}
     counts = {
         w: plain_counts[w] if plain_counts[w] >= bound else count(_atom((w, *kin[w])))
         for w in words
