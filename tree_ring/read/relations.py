@@ -25,11 +25,12 @@ on without them) and `problem()` says what is wrong.
 
 from __future__ import annotations
 
+import os
 import zlib
 from functools import lru_cache
-from pathlib import Path
 
-PATH = Path(__file__).with_name("relations.dat")
+# pathlib is not imported: it costs more than the whole first lookup.
+PATH = os.path.join(os.path.dirname(__file__), "relations.dat")
 MAGIC = b"tree-ring relations"
 VERSION = 1
 # A row holds at most this many related terms (the builder keeps no more).
@@ -67,9 +68,10 @@ class _Table:
         self.problem = problem
 
 
-def _read(path: Path) -> _Table:
+def _read(path: str) -> _Table:
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         return _Table(b"", 0, f"cannot read {path}: {exc.strerror or exc}")
     end = data.find(b"\n")
@@ -109,8 +111,10 @@ def _row(table: _Table, key: bytes) -> bytes | None:
         # The start of the line holding `mid`: lo is always a line's start, and
         # the byte before it a newline, so the search never goes below lo.
         start = data.rfind(b"\n", lo - 1, mid) + 1
-        tab = data.find(b"\t", start)
-        end = data.find(b"\n", tab)
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        tab = data.find(b"\t", start, end)
+        tab = end if tab < 0 else tab
         term = data[start:tab]
         if term == key:
             return data[tab + 1 : end]
@@ -147,13 +151,25 @@ def related(term: str) -> tuple[tuple[str, float], ...]:
     if table.problem is not None:
         return ()
     for form in _forms(term):
-        row = _row(table, form.encode())
+        row = _row(table, form.encode(errors="replace"))
         if row is None:
             continue
-        found: list[tuple[str, float]] = []
+        return _parse(row, term)
+    return ()
+
+
+def _parse(row: bytes, term: str) -> tuple[tuple[str, float], ...]:
+    """`other:percent|...` as (other, weight) pairs without `term`; () for a
+    row the builder could not have written (the checksum passed, so only a
+    file written by hand or another tool gets here)."""
+    found: list[tuple[str, float]] = []
+    try:
         for item in row.decode().split("|"):
             other, _, percent = item.rpartition(":")
-            if other != term:
-                found.append((other, int(percent) / 100))
-        return tuple(found[:LIMIT])
-    return ()
+            weight = int(percent)
+            if other and other != term and 0 < weight <= 100:
+                found.append((other, weight / 100))
+    except ValueError:
+        return ()
+    found.sort(key=lambda pair: -pair[1])
+    return tuple(found[:LIMIT])
