@@ -11,7 +11,7 @@ import pytest
 from helpers import PERSON, CliRunner, make_memory
 
 from tree_ring.model.identity import Identity
-from tree_ring.read.recall import recall
+from tree_ring.read.recall import Hit, recall
 from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline
 
@@ -27,8 +27,8 @@ PAIRS = [
 ]
 
 
-def ids(hits: list[object]) -> set[str]:
-    return {h.memory.id for h in hits}  # type: ignore[attr-defined]
+def ids(hits: list[Hit]) -> set[str]:
+    return {h.memory.id for h in hits}
 
 
 @pytest.mark.parametrize(("stored", "question"), PAIRS)
