@@ -201,6 +201,11 @@ def load(path: Path) -> Iterator[Conversation]:
         yield conversation(file.stem, conv, data["qa"])
 
 
+def _one_tier(score: ranking.Score) -> tuple[bool, float]:
+    """Ranking by the score alone, as before literal first."""
+    return (True, score.total)
+
+
 def _no_related(_word: str) -> tuple[()]:
     return ()
 
@@ -213,6 +218,7 @@ ABLATIONS = {
     "hand": lambda: setattr(lexicon, "related", _no_related),
     "relations": lambda: setattr(relations, "related", _no_related),
     "phrases": lambda: setattr(query, "PHRASE_WORDS", ()),
+    "literal_first": lambda: setattr(ranking.Score, "key", property(_one_tier)),
     "grammar_words": lambda: setattr(query, "QUESTION_WORDS", frozenset()),
     "kind": lambda: ranking.WEIGHTS.__setitem__("kind", 0.0),
     "subject": lambda: ranking.WEIGHTS.__setitem__("subject", 0.0),

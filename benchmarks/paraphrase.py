@@ -30,7 +30,7 @@ from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
 from tree_ring.model.identity import Identity  # noqa: E402
 from tree_ring.model.record import Memory, new_memory_id, now_iso  # noqa: E402
-from tree_ring.read import lexicon, query, relations  # noqa: E402
+from tree_ring.read import lexicon, query, ranking, relations  # noqa: E402
 from tree_ring.read.recall import recall  # noqa: E402
 from tree_ring.store import fts  # noqa: E402
 from tree_ring.store.audit import Actor  # noqa: E402
@@ -43,6 +43,11 @@ KS = (1, 5)
 BASELINE = {"tuned": 26, "unseen": 33}
 
 
+def _one_tier(score: ranking.Score) -> tuple[bool, float]:
+    """Ranking by the score alone, as before literal first."""
+    return (True, score.total)
+
+
 def _no_related(_term: str) -> tuple[Any, ...]:
     return ()
 
@@ -53,6 +58,7 @@ ABLATIONS = {
     "hand": lambda: setattr(lexicon, "related", _no_related),
     "relations": lambda: setattr(relations, "related", _no_related),
     "phrases": lambda: setattr(query, "PHRASE_WORDS", ()),
+    "literal_first": lambda: setattr(ranking.Score, "key", property(_one_tier)),
 }
 
 

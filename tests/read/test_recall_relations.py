@@ -13,7 +13,7 @@ from tree_ring.store.db import Store
 from tree_ring.write import pipeline
 
 DERIVED = {
-    "zorbling": (("quuxer", 0.9), ("blarf", 0.4), ("zorbling", 1.0)),
+    "zorbling": (("quuxer", 0.9), ("blarf", 0.3), ("zorbling", 1.0)),
     "flux capacitor": (("time engine", 0.8),),
     "wide": tuple((f"kin{n:02d}", 1.0 - n / 100) for n in range(12)),
 }

@@ -149,7 +149,7 @@ MAX_TERM_CHARS = 64
 RELATED_WEIGHT = 0.8
 HAND_WEIGHT = 1.0
 # Derived relations weaker than this are not used.
-MIN_WEIGHT = 0.5
+MIN_WEIGHT = 0.4
 # Related words searched and scored beside each of the question's words,
 # strongest first: a bound on how far relations widen a recall.
 MAX_KIN = 8
