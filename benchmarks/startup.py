@@ -98,12 +98,15 @@ rows = conn.execute(
 print(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart",
     "additionalContext": "\\n".join(" ".join(map(str, row)) for row in rows)}}))
 """
-# The recall baseline: SQLite's own full-text search of the same words.
+# The recall baseline: SQLite's own full-text search of the same words. The
+# summaries are read from the rows: the index reads its own text through a
+# function only Tree Ring's connections register (schema.MEMORY_TEXT).
 FTS_QUERY = """\
 import sqlite3, sys
 conn = sqlite3.connect(sys.argv[1])
 conn.execute(
-    "SELECT rowid, summary FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT 10",
+    "SELECT m.rowid, m.summary FROM memory_fts JOIN memories m ON m.rowid = memory_fts.rowid"
+    " WHERE memory_fts MATCH ? ORDER BY rank LIMIT 10",
     (sys.argv[2],),
 ).fetchall()
 """

@@ -10,6 +10,7 @@ from typing import Any
 from conftest import CliRunner
 
 from tree_ring.model import project
+from tree_ring.store.sql import add_functions
 
 CLAUDE = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
 CODEX = {"CODEX_SESSION_ID": "cx-7"}
@@ -38,6 +39,7 @@ def show(run_cli: CliRunner, memory_id: str) -> dict[str, Any]:
 def db(root: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(project.store_path(root))
     conn.row_factory = sqlite3.Row
+    add_functions(conn)  # memory_fts reads its text through them
     return conn
 
 

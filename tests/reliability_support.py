@@ -18,6 +18,7 @@ from typing import Any
 from processes import Spawner
 
 from tree_ring.model import project
+from tree_ring.store.sql import add_functions
 
 REPO = Path(__file__).resolve().parent.parent
 LAUNCHER = REPO / "bin" / "tree-ring"
@@ -119,6 +120,7 @@ def db_path(root: Path) -> Path:
 def raw(root: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(db_path(root), isolation_level=None, timeout=30)
     conn.row_factory = sqlite3.Row
+    add_functions(conn)  # as a hand edit through Python would: the index's triggers call them
     return conn
 
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tree_ring.model import confusables
-from tree_ring.model.fold import canonical, skeleton, unmarked
+from tree_ring.model.fold import canonical, searchable, skeleton, unmarked
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -111,7 +111,7 @@ def test_skeleton_of_unmarked_is_idempotent(text: str) -> None:
 def test_ascii_path_loads_neither_unicodedata_nor_the_table() -> None:
     probe = (
         "import sys\n"
-        "from tree_ring.model.fold import canonical, skeleton, unmarked\n"
+        "from tree_ring.model.fold import canonical, searchable, skeleton, unmarked\n"
         "assert skeleton(unmarked('AKIA ghp_x')) == 'AKIA ghp_x'\n"
         "assert canonical('Deploy') == 'deploy'\n"
         "names = ('unicodedata', 'tree_ring.model.confusables')\n"
@@ -121,3 +121,29 @@ def test_ascii_path_loads_neither_unicodedata_nor_the_table() -> None:
         [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
     )
     assert run.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("spelling", "folded"),
+    [
+        ("ｂｉｌｌｉｎｇ", "billing"),
+        ("ＢＩＬＬＩＮＧ ２０２４", "billing 2024"),
+        ("\ufb01le \ufb02ag", "file flag"),  # the ligatures fi and fl
+        ("bil\u200bling", "billing"),  # a zero-width space inside the word
+        ("Straße", "strasse"),
+        ("x²", "x2"),
+        # Marks and other scripts stay: the index's tokenizer reads them.
+        ("café", "café"),
+        ("Дом", "дом"),
+        ("日本語のテキスト", "日本語のテキスト"),
+        ("ｶﾀｶﾅ", "カタカナ"),  # half-width katakana, as NFKC writes it
+        ("Plain ASCII Stays", "Plain ASCII Stays"),
+    ],
+)
+def test_searchable_folds_compatibility_forms_and_case(spelling: str, folded: str) -> None:
+    assert searchable(spelling) == folded
+
+
+@given(st.text())
+def test_searchable_is_idempotent(text: str) -> None:
+    assert searchable(searchable(text)) == searchable(text)

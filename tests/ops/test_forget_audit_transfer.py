@@ -10,6 +10,7 @@ import pytest
 from helpers import REPO, CliRunner
 
 from tree_ring.model import project
+from tree_ring.store.sql import add_functions
 
 ORIGINAL_EXPORT = REPO / "tests" / "fixtures" / "original" / "export.jsonl"
 WORD = "zebracorn7731"
@@ -29,6 +30,7 @@ def db_bytes(root: Path) -> bytes:
 def all_text(root: Path) -> str:
     """Every text value in every table, FTS shadow tables included."""
     conn = sqlite3.connect(project.store_path(root))
+    add_functions(conn)  # memory_fts reads its text through them
     try:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
         chunks: list[str] = []

@@ -12,6 +12,7 @@ from governance_support import CLAUDE, CODEX, query, remember, write
 from helpers import CliRunner
 
 from tree_ring.model import project
+from tree_ring.store.sql import add_functions
 
 
 def verify(run_cli: CliRunner) -> dict[str, object]:
@@ -23,6 +24,7 @@ def verify(run_cli: CliRunner) -> dict[str, object]:
 
 def tamper(root: Path, *statements: str) -> None:
     conn = sqlite3.connect(project.store_path(root))
+    add_functions(conn)  # the recall index's triggers call them
     try:
         for sql in statements:
             conn.execute(sql)

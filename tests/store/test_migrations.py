@@ -10,6 +10,7 @@ and recall must find its memories.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -34,7 +35,7 @@ FIXTURE_PROJECT = "fixture-app-3f9c2a"
 MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
     "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
-    "0010_anchors",
+    "0010_folded_index", "0011_anchors",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -174,6 +175,8 @@ TRIGGERS = {
     "tree_nodes_sealed": "tree_nodes",
 }
 
+VIEWS = {"memory_text": ("rowid", "summary", "details", "tags")}
+
 TREE_DEFAULTS = {
     "tree.deferred": False,
     "tree.flush_age_secs": 604_800,
@@ -213,10 +216,29 @@ def schema_of(conn: sqlite3.Connection) -> dict[str, object]:
     triggers = dict(
         conn.execute("SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'").fetchall()
     )
-    return {"tables": tables, "indexes": indexes, "triggers": triggers}
+    views = {
+        name: tuple(r[1] for r in conn.execute(f'PRAGMA table_info("{name}")'))
+        for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'view'")
+    }
+    # Where recall's index reads its text: the rows folded (migration 0010).
+    [fts_sql] = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'memory_fts'").fetchall()
+    content = re.search(r"content='(\w+)'", fts_sql[0])
+    return {
+        "tables": tables,
+        "indexes": indexes,
+        "triggers": triggers,
+        "views": views,
+        "memory_fts content": content.group(1) if content else None,
+    }
 
 
-EXPECTED = {"tables": TABLES, "indexes": INDEXES, "triggers": TRIGGERS}
+EXPECTED = {
+    "tables": TABLES,
+    "indexes": INDEXES,
+    "triggers": TRIGGERS,
+    "views": VIEWS,
+    "memory_fts content": "memory_text",
+}
 
 
 @pytest.fixture
@@ -333,3 +355,37 @@ def test_a_migrated_store_finds_what_a_new_write_contradicts(old_root: Path) -> 
         held = store.query("SELECT rowid FROM claim_fts WHERE claim_fts MATCH 'fridays'")
         assert len(held) == 1
         store.conn.execute("INSERT INTO claim_fts(claim_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_a_first_schema_store_has_its_index_rebuilt_folded(old_root: Path) -> None:
+    # A row the first schema indexed as written: its full-width words were
+    # their own tokens, which no plain question found.
+    conn = sqlite3.connect(project.store_path(old_root))
+    try:
+        columns = [r[1] for r in conn.execute("PRAGMA table_info(memories)")]
+        picked = ["?" if c in ("id", "summary", "content_hash") else c for c in columns]
+        conn.execute(
+            f"INSERT INTO memories({', '.join(columns)}) SELECT {', '.join(picked)} "
+            "FROM memories WHERE id = 'mem_20260301_100100_0a0a0a0a0a02'",
+            [
+                "mem_20260301_100500_0a0a0a0a0a07"
+                if c == "id"
+                else "Ｉｎｖｏｉｃｅｓ close on the ﬁrst"
+                if c == "summary"
+                else "sha256:" + "0" * 64
+                for c in columns
+                if c in ("id", "summary", "content_hash")
+            ],
+        )
+        conn.commit()
+        assert conn.execute(
+            "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH 'invoices'"
+        ).fetchone() == (0,)
+    finally:
+        conn.close()
+    with Store.open(old_root) as store:
+        person = Identity(FIXTURE_PROJECT, None, None, None)
+        found = [h.memory.id for h in recall(store, person, "invoices")]
+        assert found == ["mem_20260301_100500_0a0a0a0a0a07"]
+        assert rows.get(store.db, found[0]).summary == "Ｉｎｖｏｉｃｅｓ close on the ﬁrst"
+        store.conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")

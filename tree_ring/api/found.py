@@ -71,5 +71,6 @@ def recall(
             Found(hit=h, store=USER, partition="you")
             for h in search(mine, reader, query, limit=limit, view=view)
         ]
-    # Stable: the project's hit first where two scores are equal.
-    return sorted(found, key=lambda f: -f.score)[:limit]
+    # Literal hits before related ones, then by score (`Hit.key`), as each store
+    # ranks its own; stable, so the project's hit comes first where two tie.
+    return sorted(found, key=lambda f: f.hit.key, reverse=True)[:limit]

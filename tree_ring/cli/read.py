@@ -68,6 +68,7 @@ def cmd_recall(ctx: Context) -> int:
                     "source": {"type": h.memory.source_type, "ref": h.memory.source_ref},
                     "score": h.score,
                     "score_parts": h.hit.parts,
+                    "literal": h.hit.literal,
                     "match": h.hit.query,
                     **anchor_fields(judged.get(h.memory.id)),
                 }

@@ -20,6 +20,12 @@ so that a forgotten claim, or a secret, cannot come back in another spelling.
 Number words and hyphenation are out of scope: ``three`` and ``3`` stay
 different, and so do ``re-try`` and ``retry``.
 
+`searchable` is the lighter fold recall's index and questions share (steps 1,
+2 and 4): a full-width, ligature or superscript spelling finds the plain word,
+while marks stay for the index's tokenizer to remove and letters of other
+scripts stay themselves (a skeleton would turn Cyrillic words into Latin
+look-alikes, and the index's stemmer would then read them as English).
+
 `unmarked` is steps 1 to 3 without case folding, and `skeleton(unmarked(text))`
 steps 1 to 3 and 5, for checks that are case-sensitive (token formats).
 Plain ASCII text is returned as it is (lower-cased by `canonical`) without
@@ -79,6 +85,19 @@ def unmarked(text: str) -> str:
     kept = normalize("NFKC", text).translate(_drop_table())
     bare = "".join(char for char in normalize("NFD", kept) if category(char) not in _MARKS)
     return normalize("NFC", bare)
+
+
+def searchable(text: str) -> str:
+    """`text` as recall indexes and searches it: NFKC, default-ignorables
+    removed, case folded. Plain ASCII text is returned unchanged (the index's
+    tokenizer folds its case); searchable(searchable(x)) == searchable(x)."""
+    if text.isascii():
+        return text
+    from unicodedata import normalize
+
+    # Case folding can leave text that NFKC would change again ("ǰ" folds to
+    # j and a combining caron, which NFKC composes), so it is normalised last.
+    return normalize("NFKC", normalize("NFKC", text).translate(_drop_table()).casefold())
 
 
 def skeleton(text: str) -> str:

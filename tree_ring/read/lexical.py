@@ -25,6 +25,7 @@ import math
 import re
 from collections.abc import Container
 
+from tree_ring.model.fold import searchable
 from tree_ring.read.query import Concept, stem
 
 K1 = 1.2
@@ -36,14 +37,21 @@ WORD = re.compile(r"\w+")
 
 
 def stems(text: str) -> list[str]:
-    return [stem(w) for w in WORD.findall(text.casefold())]
+    """The stems of `text`'s words, folded as the index folds them."""
+    return [stem(w) for w in WORD.findall(searchable(text).casefold())]
 
 
 def weighted_terms(
-    summary: str, tags: str, details: str, only: Container[str] | None = None
+    summary: str,
+    tags: str,
+    details: str,
+    only: Container[str] | None = None,
+    runs: bool = False,
 ) -> tuple[dict[str, float], float]:
     """A memory's stems with their field-weighted counts (only those in
-    `only`, when given), and its weighted length (every word)."""
+    `only`, when given), and its weighted length (every word). With `runs`,
+    its runs of two and three stems too, joined by spaces, as a related
+    phrase is weighed (`query.phrase_stem`)."""
     tf: dict[str, float] = {}
     length = 0.0
     for text, weight in (
@@ -57,6 +65,12 @@ def weighted_terms(
         for s in words:
             if only is None or s in only:
                 tf[s] = tf.get(s, 0.0) + weight
+        if runs:
+            for at in range(len(words) - 1):
+                for run in (words[at : at + 2], words[at : at + 3]):
+                    joined = " ".join(run)
+                    if len(run) > 1 and (only is None or joined in only):
+                        tf[joined] = tf.get(joined, 0.0) + weight
         length += weight * len(words)
     return tf, length
 
@@ -101,9 +115,14 @@ class Weigher:
     stems are looked up, not each concept's. The same numbers as `bm25`,
     summed in the same order."""
 
-    __slots__ = ("by_stem", "full", "parts", "whole")
+    __slots__ = ("by_stem", "full", "own", "parts", "runs", "whole")
 
-    def __init__(self, concepts: tuple[Concept, ...], idfs: dict[str, float]) -> None:
+    def __init__(
+        self,
+        concepts: tuple[Concept, ...],
+        idfs: dict[str, float],
+        own: Container[str] = frozenset(),
+    ) -> None:
         self.parts = [c.weight * idfs.get(c.word, 0.0) for c in concepts]
         self.full = [c.weight >= 1.0 for c in concepts]
         whole = 0.0
@@ -115,11 +134,20 @@ class Weigher:
         for i, concept in enumerate(concepts):
             for s, share in concept.stems.items():
                 self.by_stem.setdefault(s, []).append((i, share))
+        # The stems of the question's own searched words (`ranking`: literal first).
+        self.own = own
+        # Whether a related phrase is weighed: a memory's runs of words are then counted.
+        self.runs = any(" " in s for s in self.by_stem)
+
+    def literal(self, tf: dict[str, float]) -> bool:
+        """Whether a memory of these weighed stems holds one of the
+        question's own searched words."""
+        return any(s in self.own for s in tf)
 
     def terms(self, summary: str, tags: str, details: str) -> tuple[dict[str, float], float]:
         """`weighted_terms` of a memory, counting only the stems this question
         weighs (the only ones `__call__` reads)."""
-        return weighted_terms(summary, tags, details, self.by_stem)
+        return weighted_terms(summary, tags, details, self.by_stem, self.runs)
 
     def __call__(
         self, tf: dict[str, float], length: float, avg_length: float

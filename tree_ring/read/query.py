@@ -2,14 +2,19 @@
 
 A question rarely uses its answer's words. Three cheap readings close part
 of the gap, each measured on a conversational benchmark and a coding
-paraphrase set before it was kept (see docs/RECALL.md):
+paraphrase set before it was kept (docs/RECALL.md; docs/RECALL-RANKING.md gives the figures):
 
 - the words worth searching for, filler dropped, and a verb with its
   particle also read as the one word it makes ("log in": login) (`terms`);
-- a small built-in lexicon of the coding domain (`lexicon.py`): an
-  abbreviation and what it stands for, synonyms, a symptom and its usual
-  causes. Each related word is searched too, weighted below the question's
-  own words, so "DB outage" finds "the database went down";
+- related words (`related`): a small hand list of the coding domain
+  (`lexicon.py`: an abbreviation and what it stands for, a symptom beside
+  its usual causes) and relations derived from general resources
+  (`relations.py`), for each word and each run of two or three words of the
+  question ("memory leak"). Each related word or phrase is searched too,
+  weighted below the question's own words by RELATED_WEIGHT times its
+  relation's weight, at most MAX_KIN a word, so "DB outage" finds "the
+  database went down"; a memory they alone find ranks after every memory
+  holding the question's own words (`ranking`: literal first);
 - the question's kind: "when" wants a memory that bears a time ("yesterday",
   "last week", a date), "who" one that names a person, "how many"/"how
   long" one with a number; and the names it asks about (capitalised words
@@ -25,8 +30,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from tree_ring.model.fold import searchable
 from tree_ring.model.frozen import Frozen, field
-from tree_ring.read.lexicon import related
+from tree_ring.read import lexicon, relations
 from tree_ring.read.ranking import RING_INTENT
 
 FILLER = frozenset(
@@ -138,8 +144,17 @@ QUESTION_WORDS = frozenset(
 )
 MAX_TERMS = 16
 MAX_TERM_CHARS = 64
-# A related word counts this much of one of the question's own words.
-RELATED_WEIGHT = 1.0
+# A related word counts this much of one of the question's own words, times
+# the relation's own weight (a hand-listed one weighs HAND_WEIGHT).
+RELATED_WEIGHT = 0.8
+HAND_WEIGHT = 1.0
+# Derived relations weaker than this are not used.
+MIN_WEIGHT = 0.4
+# Related words searched and scored beside each of the question's words,
+# strongest first: a bound on how far relations widen a recall.
+MAX_KIN = 8
+# The question's runs of two and three searched words are looked up too.
+PHRASE_WORDS = (2, 3)
 # A grammar word, or a word that names a ring's genre ("failure", "decision":
 # the ring boost answers it), counts this much.
 MINOR_WEIGHT = 0.3
@@ -241,8 +256,9 @@ def uncontracted(text: str) -> str:
 
 
 def terms(query: str) -> list[str]:
-    """The words of a query worth searching for, in order, without repeats."""
-    text = uncontracted(query.casefold())
+    """The words of a query worth searching for, in order, without repeats,
+    folded as the index folds the rows (`fold.searchable`)."""
+    text = uncontracted(searchable(query).casefold())
     words = ["", *(w.strip("_")[:MAX_TERM_CHARS] for w in WORD.findall(text)), ""]
     out: list[str] = []
     for at in range(1, len(words) - 1):
@@ -268,15 +284,57 @@ class Question(Frozen):
 
     words: list[str]  # the query's content words, searched by the ladder
     concepts: tuple[Concept, ...] = ()  # every word of the query, scored
-    # word -> related words searched beside it
+    # word -> related words and phrases searched beside it, strongest first
     kin: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})
     kind: str = ""  # "when", "count" or ""
     names: frozenset[str] = frozenset()  # stems of the names it asks about
 
 
+def related(term: str) -> tuple[tuple[str, float], ...]:
+    """What recall relates to `term` (a word, or a phrase of two or three),
+    strongest first, at most MAX_KIN: the hand-listed coding words
+    (`lexicon`, weight HAND_WEIGHT), then the derived relations
+    (`relations`) of at least MIN_WEIGHT."""
+    # The hand list holds single words (its prefix rule would read a phrase
+    # as its first word).
+    hand = () if " " in term else lexicon.related(term)
+    near: dict[str, float] = dict.fromkeys(hand, HAND_WEIGHT)
+    for other, weight in relations.related(term):
+        if weight >= MIN_WEIGHT and weight > near.get(other, 0.0):
+            near[other] = weight
+    near.pop(term, None)
+    return tuple(sorted(near.items(), key=lambda kv: -kv[1])[:MAX_KIN])
+
+
+def phrase_stem(text: str) -> str:
+    """A word's stem, or a phrase's stems joined by spaces (`lexical` counts
+    a memory's runs of words so)."""
+    return " ".join(stem(w) for w in WORD.findall(text))
+
+
+def _kin(searched: list[str]) -> dict[str, dict[str, float]]:
+    """Each searched word's related words and phrases with their weights:
+    its own, and those of each run of searched words it is part of ("memory
+    leak" for "memory" and "leak"), strongest first, at most MAX_KIN."""
+    found: dict[str, dict[str, float]] = {w: dict(related(w)) for w in searched}
+    for size in PHRASE_WORDS:
+        for at in range(len(searched) - size + 1):
+            run = searched[at : at + size]
+            for other, weight in related(" ".join(run)):
+                for w in run:
+                    if weight > found[w].get(other, 0.0):
+                        found[w][other] = weight
+    return {
+        w: dict(sorted(near.items(), key=lambda kv: -kv[1])[:MAX_KIN])
+        for w, near in found.items()
+        if near
+    }
+
+
 def understand(query: str) -> Question:
     words = terms(query)
     searched = [w for w in words if w not in QUESTION_WORDS] or words
+    near = _kin(searched)
     kin: dict[str, tuple[str, ...]] = {}
     concepts: list[Concept] = []
     seen: set[str] = set()
@@ -286,23 +344,25 @@ def understand(query: str) -> Question:
         seen.add(stem(w))
         full = w in searched and w not in INTENT_WORDS
         stems = {stem(w): 1.0}
-        if w in searched and (near := related(w)):
-            kin[w] = near
-            for other in near:
-                stems.setdefault(stem(other), RELATED_WEIGHT)
+        if w in near:
+            kin[w] = tuple(near[w])
+            for other, weight in near[w].items():
+                stems.setdefault(phrase_stem(other), RELATED_WEIGHT * weight)
         concepts.append(Concept(w, 1.0 if full else MINOR_WEIGHT, stems))
     # The kind is read from the question's opening words only: "which port
     # when it pages" is not a question about a time.
-    lowered = " " + " ".join(WORD.findall(uncontracted(query.casefold()))[:KIND_WORDS]) + " "
+    lowered = (
+        " " + " ".join(WORD.findall(uncontracted(searchable(query).casefold()))[:KIND_WORDS]) + " "
+    )
     kind = next(
         (k for k, cues in KINDS.items() if any(f" {cue} " in lowered for cue in cues)),
         "",
     )
-    tokens = WORD.findall(query)
+    tokens = [(t, searchable(t).casefold()) for t in WORD.findall(query)]
     names = frozenset(
-        stem(t.casefold())
-        for i, t in enumerate(tokens)
-        if i > 0 and t[:1].isupper() and t.casefold() not in FILLER and len(t) > 1
+        stem(folded)
+        for i, (t, folded) in enumerate(tokens)
+        if i > 0 and t[:1].isupper() and folded not in FILLER and len(folded) > 1
     )
     return Question(searched, tuple(concepts), kin, kind, names)
 

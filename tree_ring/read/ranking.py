@@ -16,6 +16,15 @@
           + ring_boost          0.20 when the query asks for this ring's genre
                                 ("failure" -> scar, "decision" -> heartwood, ...)
 
+Literal first: the total orders candidates within a tier, and a candidate
+that holds one of the question's own searched words (or is the reply
+written just after one that does) ranks before every candidate that holds
+none (`Score.literal`): one found through related words only, or through
+a word form the scoring does not read as the word. Related words widen
+what recall finds; they never put a memory above one that says what the
+person asked. "timeout" thus ranks "The request timeout is 60s" above
+"Cache warmup halves p95", whatever their salience, age or context.
+
 Relevance is computed over every candidate on one scale, whichever query of
 recall's ladder found it (recall.py), and scaled to the best of them.
 `recall --json` prints each part, so a person can see why a memory ranked
@@ -151,11 +160,19 @@ class Candidate(Frozen):
     kind_match: float = 0.0  # 1: the memory bears what the question's kind asks for
     subject: float = 0.0  # 1: the memory opens with a name the question asks about
     context: float = 0.0  # the best relevance of the memories written beside it
+    # It holds one of the question's own searched words, or replies to one that does.
+    literal: bool = True
 
 
 class Score(Frozen):
     total: float
     parts: dict[str, float]
+    literal: bool = True  # False: ranked after every literal candidate
+
+    @property
+    def key(self) -> tuple[bool, float]:
+        """What ranking sorts by, best first when sorted in reverse."""
+        return (self.literal, self.total)
 
 
 def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Score:
@@ -176,4 +193,4 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
         "context": round(w["context"] * max(0.0, min(c.context, 1.0)), 6),
         "ring_boost": RING_BOOST if c.ring in wanted_rings else 0.0,
     }
-    return Score(round(sum(parts.values()), 6), parts)
+    return Score(round(sum(parts.values()), 6), parts, c.literal)

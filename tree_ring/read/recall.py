@@ -73,6 +73,7 @@ from tree_ring.read.query import (
     Question,
     bears_number,
     bears_time,
+    stem,
     terms,
     understand,
 )
@@ -105,8 +106,6 @@ INDEX_BM25_BELOW = 250_000
 # Ranking scores at least this many candidates when the ladder can find
 # them: a strict rung's few matches are not always the best answers.
 POOL = 40
-# Related words searched beside each of the question's words.
-MAX_KIN = 8
 # Memories written this close together are each other's context.
 CONTEXT_SECONDS = 600.0
 # The best candidates that ask a question bring the memory written after them.
@@ -287,6 +286,14 @@ class Hit(Frozen):
     score: float
     parts: dict[str, float] = field(default_factory=lambda: {})
     query: str = ""
+    # False: found through related words only, ranked after every literal hit.
+    literal: bool = True
+
+    @property
+    def key(self) -> tuple[bool, float]:
+        """How hits from more than one store are ordered, best first when
+        sorted in reverse: literal first, then by score (`ranking`)."""
+        return (self.literal, self.score)
 
     @property
     def label(self) -> str:
@@ -402,7 +409,7 @@ def recall(
     # One count per word with its kin: an absent related word costs an OR
     # atom one empty lookup, less than counting it apart. A word counted
     # past the budget alone is past it with its kin too.
-    kin = {w: question.kin.get(w, ())[:MAX_KIN] for w in words}
+    kin = {w: question.kin.get(w, ()) for w in words}
     counts = {
         w: plain_counts[w] if plain_counts[w] >= bound else count(_atom((w, *kin[w])))
         for w in words
@@ -423,7 +430,7 @@ def recall(
     rungs += [rung for rung in ladder(words, counts, kin, forms) if rung.match not in seen]
     read_rows = rowid_sql(clause)
     idfs = _idfs(question, counts, newest)
-    weigh = lexical.Weigher(question.concepts, idfs)
+    weigh = lexical.Weigher(question.concepts, idfs, {stem(w) for w in words})
     parsed: Parsed = {}
     # The index's bm25 reads every posting of every word of a rung to weigh
     # it: cheap when each word is in fewer memories than the budget, or the
@@ -521,7 +528,8 @@ def recall(
     full = store.query(hits_sql(len(top)), [t[2] for t in top])
     by_rowid = {row["rowid"]: rows.from_row(row) for row in full}
     return [
-        Hit(by_rowid[rowid], result.total, result.parts, match) for result, _, rowid, match in top
+        Hit(by_rowid[rowid], result.total, result.parts, match, result.literal)
+        for result, _, rowid, match in top
     ]
 
 
@@ -619,6 +627,12 @@ def _score_all(
     wanted = ranking.intents(question.words)
     by_rowid = {row[0]: i for i, (row, _) in enumerate(found)}
     written = [_seconds(row[1]) for row, _ in found]
+    # A reply counts as literal when the memory it answers holds the question's words.
+    holds = [weigh.literal(tf) for tf, _ in terms]
+    literal = [
+        holds[i] or (match == REPLY_MATCH and holds[by_rowid.get(row[0] - 1, i)])
+        for i, (row, match) in enumerate(found)
+    ]
     out: list[tuple[ranking.Score, str, int, str]] = []
     for i, (row, match) in enumerate(found):
         # In CANDIDATE_COLUMNS order, then bm25.
@@ -636,10 +650,11 @@ def _score_all(
             kind_match=_kind_match(question, summary),
             subject=_subject(question, terms[i][0], summary),
             context=_context(by_rowid, lex, found, written, i) / best if best > 0 else 0.0,
+            literal=literal[i],
         )
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
     out.sort(key=lambda s: s[1], reverse=True)  # ties: newer first
-    out.sort(key=lambda s: -s[0].total)
+    out.sort(key=lambda s: s[0].key, reverse=True)
     return out
 
 

@@ -22,7 +22,7 @@ INDEXES = ("memory_fts", "claim_fts")
 # past a rowid as that trigger would have, one by one.
 DEFERRED = {
     "memories_fts_insert": "INSERT INTO memory_fts(rowid, summary, details, tags) "
-    "SELECT rowid, summary, details, tags FROM memories WHERE rowid > ?",
+    "SELECT rowid, summary, details, tags FROM memory_text WHERE rowid > ?",
     "memories_claim_fts_insert": "INSERT INTO claim_fts(rowid, summary) "
     "SELECT rowid, summary FROM memories WHERE rowid > ?",
 }

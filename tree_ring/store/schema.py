@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tree_ring.model.errors import SchemaTooNew
-from tree_ring.store.sql import Db
+from tree_ring.store.sql import FOLD_FUNCTION, Db
 
 MEMORIES = """
 CREATE TABLE memories (
@@ -54,9 +54,9 @@ CREATE TABLE memories (
 )
 """
 
-# The FTS index holds no copy of the text (content='memories'); triggers keep it
-# in the same transaction as the row, so a crash can never leave them apart.
-MEMORY_FTS = """
+# Recall's index as the first schema made it: the rows' text as written.
+# Migration 0010 replaces it with MEMORY_FTS below; kept as it shipped.
+MEMORY_FTS_0001 = """
 CREATE VIRTUAL TABLE memory_fts USING fts5(
     summary, details, tags,
     content='memories', content_rowid='rowid',
@@ -64,7 +64,7 @@ CREATE VIRTUAL TABLE memory_fts USING fts5(
 )
 """
 
-FTS_TRIGGERS = (
+FTS_TRIGGERS_0001 = (
     """CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
         INSERT INTO memory_fts(rowid, summary, details, tags)
         VALUES (new.rowid, new.summary, new.details, new.tags);
@@ -79,6 +79,57 @@ FTS_TRIGGERS = (
         VALUES ('delete', old.rowid, old.summary, old.details, old.tags);
         INSERT INTO memory_fts(rowid, summary, details, tags)
         VALUES (new.rowid, new.summary, new.details, new.tags);
+    END""",
+)
+
+# The text recall indexes: each row's summary, details and tags folded
+# (`fold.searchable`: NFKC, default-ignorables removed, case folded), so a
+# full-width ``ｂｉｌｌｉｎｇ``, a ligature or a zero-width joiner inside a word
+# is indexed as the plain word, and a question folded the same way finds it.
+# The rows keep their text as written; only the index reads it folded.
+# FOLD is a Python function every connection registers (store/sql.py).
+FOLD = FOLD_FUNCTION
+
+
+def _folded(row: str) -> str:
+    """The folded summary, details and tags of `row` (a table or new/old), as SQL."""
+    return ", ".join(
+        f"{FOLD}(CAST({row}.{column} AS BLOB))" for column in ("summary", "details", "tags")
+    )
+
+
+MEMORY_TEXT = f"""
+CREATE VIEW memory_text(rowid, summary, details, tags) AS
+    SELECT rowid, {_folded("memories")} FROM memories
+"""
+
+# The FTS index holds no copy of the text: its content is MEMORY_TEXT, the
+# rows folded, so a rebuild and an integrity check read what the triggers
+# wrote. Triggers keep it in the same transaction as the row, so a crash can
+# never leave them apart.
+MEMORY_FTS = """
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+    summary, details, tags,
+    content='memory_text', content_rowid='rowid',
+    tokenize='porter unicode61 remove_diacritics 2'
+)
+"""
+
+FTS_TRIGGERS = (
+    f"""CREATE TRIGGER memories_fts_insert AFTER INSERT ON memories BEGIN
+        INSERT INTO memory_fts(rowid, summary, details, tags)
+        VALUES (new.rowid, {_folded("new")});
+    END""",
+    f"""CREATE TRIGGER memories_fts_delete AFTER DELETE ON memories BEGIN
+        INSERT INTO memory_fts(memory_fts, rowid, summary, details, tags)
+        VALUES ('delete', old.rowid, {_folded("old")});
+    END""",
+    f"""CREATE TRIGGER memories_fts_update AFTER UPDATE OF summary, details, tags ON memories
+    BEGIN
+        INSERT INTO memory_fts(memory_fts, rowid, summary, details, tags)
+        VALUES ('delete', old.rowid, {_folded("old")});
+        INSERT INTO memory_fts(rowid, summary, details, tags)
+        VALUES (new.rowid, {_folded("new")});
     END""",
 )
 
@@ -170,7 +221,7 @@ SIDE_TABLES = (
 
 
 def _initial(db: Db) -> None:
-    for statement in (MEMORIES, MEMORY_FTS, *FTS_TRIGGERS, *INDEXES, *SIDE_TABLES):
+    for statement in (MEMORIES, MEMORY_FTS_0001, *FTS_TRIGGERS_0001, *INDEXES, *SIDE_TABLES):
         db.execute(statement)
 
 
@@ -436,6 +487,21 @@ def _off_record_index(db: Db) -> None:
     db.execute(OFF_RECORD_INDEX)
 
 
+def _folded_index(db: Db) -> None:
+    """Recall's index rebuilt from the rows folded (MEMORY_TEXT): a store
+    written before it holds a full-width or ligature spelling as its own
+    word, which no question finds. A store of a million memories is indexed
+    again in about half a minute of CPU, once; then merged into one segment,
+    as `_claim_index` leaves its index."""
+    for statement in FTS_TRIGGERS_0001:
+        db.execute(f"DROP TRIGGER IF EXISTS {statement.split()[2]}")
+    db.execute("DROP TABLE memory_fts")
+    for statement in (MEMORY_TEXT, MEMORY_FTS, *FTS_TRIGGERS):
+        db.execute(statement)
+    db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
+    db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+
+
 # The files a memory is about (model/anchor.py): one row per memory and file,
 # as it was when the memory was written or a person confirmed it. The brief
 # and recall read the rows of the memories they show, and a file whose size
@@ -481,7 +547,8 @@ MIGRATIONS: list[Migration] = [
     ("0007_ledger_provenance", _ledger_provenance),
     ("0008_refutations", _refutations),
     ("0009_off_record_index", _off_record_index),
-    ("0010_anchors", _anchors),
+    ("0010_folded_index", _folded_index),
+    ("0011_anchors", _anchors),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -84,6 +84,36 @@ def connect(
     )
 
 
+# The SQL function the recall index's text passes through (schema.MEMORY_TEXT),
+# as FOLD_FUNCTION(CAST(text AS BLOB)): the bytes, so a row whose text is not
+# UTF-8 (a hand edit) is indexed with U+FFFD in place of the bad bytes rather
+# than failing every write that touches it. Every connection registers it
+# (`add_functions`), since every write to the memories runs the index's
+# triggers; a connection without it (the sqlite3 shell) can read the rows and
+# search the index, and a write to the memories there fails with "no such
+# function: tree_ring_fold", never leaving the index apart from the rows.
+FOLD_FUNCTION = "tree_ring_fold"
+
+
+def _fold(raw: object) -> str | None:
+    """`fold.searchable` of a TEXT value read as bytes; NULL stays NULL.
+    Plain ASCII, nearly every row, is returned before the fold is imported."""
+    if raw is None:
+        return None
+    if not isinstance(raw, bytes):
+        raw = str(raw).encode()
+    if raw.isascii():
+        return raw.decode("ascii")
+    from tree_ring.model.fold import searchable
+
+    return searchable(raw.decode("utf-8", "replace"))
+
+
+def add_functions(conn: sqlite3.Connection) -> None:
+    """Register the SQL functions the schema's triggers and views call."""
+    conn.create_function(FOLD_FUNCTION, 1, _fold, deterministic=True)
+
+
 def damaged(path: StrPath) -> StoreFault:
     return StoreFault(f"the store at {path} is damaged; run `tree-ring doctor` or restore a backup")
 
@@ -131,6 +161,7 @@ def open_db(
     except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise translate(exc, path) from None
     conn.row_factory = sqlite3.Row
+    add_functions(conn)
     return Db(conn, path)
 
 

@@ -1,0 +1,176 @@
+"""Related words and short phrases from general resources, read from a data file.
+
+`relations.dat` beside this module is written by scripts/build_relations.py:
+the nearest neighbours, among English words and WordNet 3.1's short phrases,
+of each such term as the all-MiniLM-L6-v2 sentence model embeds it
+(docs/RELATIONS.md says what each source adds; RELATIONS-NOTICE.txt beside
+it holds the sources' licences). No model runs here: the file is plain text.
+
+The file is one header line, then one line per term in byte order of the
+term:
+
+    tree-ring relations 1 <body bytes> <crc32 of the body, 8 hex digits>
+    <term>\\t<related>:<percent>|<related>:<percent>|...
+
+A term is one to three words of `\\w` characters, lower case, joined by single
+spaces, as a question's words are; each related term is another such term,
+strongest first, with its weight in whole percent (1-100). The relation is
+symmetric: b is related to a with the same weight as a to b, unless b already
+lists a full row of stronger ones.
+
+The file is read on the first lookup, never at import; a lookup then bisects
+the bytes for its line and parses only that line, so no table of every term
+is built. A missing, damaged or foreign file gives no relations (recall works
+on without them) and `problem()` says what is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from functools import lru_cache
+
+# pathlib is not imported: it costs more than the whole first lookup.
+PATH = os.path.join(os.path.dirname(__file__), "relations.dat")
+MAGIC = b"tree-ring relations"
+VERSION = 1
+# A row holds at most this many related terms (the builder keeps no more).
+LIMIT = 12
+
+# WordNet's detachment rules (its `morphy`), suffix -> replacement, tried in
+# order on a word the file does not list, so "throttled" finds "throttle" and
+# "brokers" finds "broker".
+_DETACH = (
+    ("ies", "y"),
+    ("ses", "s"),
+    ("xes", "x"),
+    ("zes", "z"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("men", "man"),
+    ("es", "e"),
+    ("es", ""),
+    ("s", ""),
+    ("ed", "e"),
+    ("ed", ""),
+    ("ing", "e"),
+    ("ing", ""),
+)
+
+
+class _Table:
+    """The file's bytes and where its body lies, or the reason it has none."""
+
+    __slots__ = ("body", "data", "problem")
+
+    def __init__(self, data: bytes, body: int, problem: str | None) -> None:
+        self.data = data
+        self.body = body
+        self.problem = problem
+
+
+def _read(path: str) -> _Table:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        return _Table(b"", 0, f"cannot read {path}: {exc.strerror or exc}")
+    end = data.find(b"\n")
+    fields = data[:end].split(b" ") if end > 0 else []
+    if len(fields) != 5 or b" ".join(fields[:2]) != MAGIC:
+        return _Table(b"", 0, f"{path} is not a relations file; rebuild it")
+    if fields[2] != str(VERSION).encode():
+        return _Table(
+            b"",
+            0,
+            f"{path} has version {fields[2].decode(errors='replace')}, "
+            f"this Tree Ring reads version {VERSION}; reinstall Tree Ring",
+        )
+    body = data[end + 1 :]
+    if fields[3] != str(len(body)).encode() or fields[4] != b"%08x" % zlib.crc32(body):
+        return _Table(b"", 0, f"{path} is truncated or damaged; reinstall Tree Ring")
+    return _Table(data, end + 1, None)
+
+
+@lru_cache(maxsize=1)
+def _table() -> _Table:
+    return _read(PATH)
+
+
+def problem() -> str | None:
+    """Why the data file gives no relations (missing, damaged, another
+    version), or None when it is sound. Reads the file if no lookup has."""
+    return _table().problem
+
+
+def _row(table: _Table, key: bytes) -> bytes | None:
+    """The related part of `key`'s line, found by bisecting the sorted body."""
+    data = table.data
+    lo, hi = table.body, len(data)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        # The start of the line holding `mid`: lo is always a line's start, and
+        # the byte before it a newline, so the search never goes below lo.
+        start = data.rfind(b"\n", lo - 1, mid) + 1
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        tab = data.find(b"\t", start, end)
+        tab = end if tab < 0 else tab
+        term = data[start:tab]
+        if term == key:
+            return data[tab + 1 : end]
+        if term < key:
+            lo = end + 1
+        else:
+            hi = start
+    return None
+
+
+def _forms(term: str) -> list[str]:
+    """`term`, then the forms WordNet's rules detach from its last word."""
+    head, _, last = term.rpartition(" ")
+    prefix = f"{head} " if head else ""
+    forms = [term]
+    for suffix, replacement in _DETACH:
+        if len(last) > len(suffix) + 2 and last.endswith(suffix):
+            stem = last[: -len(suffix)] + replacement
+            forms.append(prefix + stem)
+            # "stopped" -> "stopp" -> "stop"
+            if not replacement and len(stem) > 3 and stem[-1] == stem[-2]:
+                forms.append(prefix + stem[:-1])
+    return forms
+
+
+@lru_cache(maxsize=4096)
+def related(term: str) -> tuple[tuple[str, float], ...]:
+    """Terms related to `term` (one lower-case word, or up to three joined by
+    single spaces), each with a weight in (0, 1], strongest first, at most
+    LIMIT, never `term` itself; () for a term the file does not know. A word
+    the file does not list is looked up by the forms WordNet's rules detach
+    ("brokers" as "broker")."""
+    table = _table()
+    if table.problem is not None:
+        return ()
+    for form in _forms(term):
+        row = _row(table, form.encode(errors="replace"))
+        if row is None:
+            continue
+        return _parse(row, term)
+    return ()
+
+
+def _parse(row: bytes, term: str) -> tuple[tuple[str, float], ...]:
+    """`other:percent|...` as (other, weight) pairs without `term`; () for a
+    row the builder could not have written (the checksum passed, so only a
+    file written by hand or another tool gets here)."""
+    found: list[tuple[str, float]] = []
+    try:
+        for item in row.decode().split("|"):
+            other, _, percent = item.rpartition(":")
+            weight = int(percent)
+            if other and other != term and 0 < weight <= 100:
+                found.append((other, weight / 100))
+    except ValueError:
+        return ()
+    found.sort(key=lambda pair: -pair[1])
+    return tuple(found[:LIMIT])
