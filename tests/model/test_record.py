@@ -321,7 +321,10 @@ def test_a_seed_may_carry_what_a_write_carries_and_nothing_the_store_sets() -> N
 def test_a_draft_holds_the_fields_a_caller_may_set() -> None:
     caller = [spec.name for spec in fields(verbs.Draft)]
     assert caller[0] == "summary"
-    assert set(caller) == {spec.name for spec in fields(record.Memory) if spec.get("caller")}
+    said = {spec.name for spec in fields(record.Memory) if spec.get("caller")}
+    # Beside the row's fields, the files a memory is about (stored as its anchors).
+    assert set(caller) == said | set(verbs.ANCHOR_FIELDS)
+    assert not said & set(verbs.ANCHOR_FIELDS)
     draft = verbs.Draft("Said", ring="scar")
     assert (draft.summary, draft.ring, draft.event_type, draft.scope) == (
         "Said",
