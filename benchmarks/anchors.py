@@ -39,9 +39,9 @@ from wired import hook_command, interpreter_flags  # noqa: E402
 
 from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import anchor, project  # noqa: E402
+from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.model.record import now_iso  # noqa: E402
 from tree_ring.store import anchors as stored  # noqa: E402
-from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.write import verbs  # noqa: E402
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO))
 
 from tree_ring.harness import checkpoint, guidance  # noqa: E402
 from tree_ring.hook import adapter  # noqa: E402
-from tree_ring.store.audit import Actor  # noqa: E402
+from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 
 CADENCES = tuple(checkpoint.CADENCES)

@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from startup import build_store, child_cpu_ms, clean_env, payload  # noqa: E402
 from wired import hook_command, interpreter_flags  # noqa: E402
 
-from tree_ring.store.audit import Actor  # noqa: E402
+from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.team import sync  # noqa: E402
 

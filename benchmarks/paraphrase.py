@@ -28,12 +28,12 @@ sys.path.insert(0, str(REPO))
 
 from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
+from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.model.identity import Identity  # noqa: E402
 from tree_ring.model.record import Memory, new_memory_id, now_iso  # noqa: E402
 from tree_ring.read import lexicon, query, ranking, relations  # noqa: E402
 from tree_ring.read.recall import recall  # noqa: E402
 from tree_ring.store import fts  # noqa: E402
-from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.write import pipeline  # noqa: E402
 

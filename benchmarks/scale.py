@@ -60,11 +60,11 @@ from wired import hook_command, interpreter_flags  # noqa: E402
 
 from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
+from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.model.identity import Identity  # noqa: E402
 from tree_ring.model.record import Memory, format_time, sha256  # noqa: E402
 from tree_ring.read import brief, recall  # noqa: E402
 from tree_ring.store import fts  # noqa: E402
-from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.transfer import jsonl as transfer  # noqa: E402
 from tree_ring.write import (  # noqa: E402

@@ -64,8 +64,8 @@ from wired import hook_command, interpreter_flags  # noqa: E402
 
 from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
+from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.store import schema, settings  # noqa: E402
-from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.store.user import USER_PROJECT  # noqa: E402
 from tree_ring.write import bulk  # noqa: E402

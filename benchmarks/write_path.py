@@ -60,8 +60,8 @@ from scale import SEED, Corpus  # noqa: E402
 
 from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
+from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.model.record import Memory, format_time, new_memory_id  # noqa: E402
-from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.write import bulk, pipeline  # noqa: E402
 

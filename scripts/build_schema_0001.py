@@ -21,10 +21,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.model.identity import Origin  # noqa: E402
 from tree_ring.model.record import content_hash  # noqa: E402
 from tree_ring.store import audit, schema  # noqa: E402
-from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.sql import Db  # noqa: E402
 
 OUT = REPO / "fixtures" / "stores" / "schema-0001.sqlite"

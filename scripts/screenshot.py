@@ -26,8 +26,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tree_ring.harness import guidance  # noqa: E402
+from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.model.identity import Identity, Origin  # noqa: E402 - after the path
-from tree_ring.store.audit import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.web.server import ViewServer  # noqa: E402
 from tree_ring.web.site import Site  # noqa: E402

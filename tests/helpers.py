@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from tree_ring.cli import app
+from tree_ring.model.actor import Actor
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, new_memory_id, now_iso
-from tree_ring.store.audit import Actor
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent

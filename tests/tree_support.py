@@ -6,8 +6,8 @@ from typing import Any
 
 from conftest import PERSON, make_memory
 
+from tree_ring.model.actor import Actor
 from tree_ring.store import settings
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.tree import seal

@@ -11,8 +11,8 @@ import pytest
 from governance_support import CLAUDE, query, remember, write
 from helpers import CliRunner, make_memory
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.identity import Origin
-from tree_ring.store.audit import Actor
 from tree_ring.write import correct
 
 

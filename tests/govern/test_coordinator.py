@@ -25,10 +25,10 @@ from governance_support import (
 
 from tree_ring.govern import coordinator
 from tree_ring.model import project
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Denied
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import sha256
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
 

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from conftest import PERSON, CliRunner, make_memory
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, format_time
 from tree_ring.review import findings
 from tree_ring.store import rows
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline
 

@@ -32,8 +32,8 @@ from team_support import (
 )
 
 from tree_ring.model import project
+from tree_ring.model.actor import Actor
 from tree_ring.store import rows
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.team import sync
 from tree_ring.write import pipeline

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from conftest import AGENT, PERSON, CliRunner, make_memory
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, NotFound, UsageError
 from tree_ring.model.identity import Identity, Origin
 from tree_ring.read import brief
 from tree_ring.review import queue, refute
 from tree_ring.store import audit, refutations, rows
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.write import correct, pipeline
 

@@ -24,11 +24,11 @@ from governance_support import (
     write,
 )
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Denied
 from tree_ring.model.identity import Identity, Origin
 from tree_ring.read import brief
 from tree_ring.review import queue as review
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline, verbs
 

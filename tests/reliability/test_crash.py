@@ -40,7 +40,7 @@ sys.path.insert(0, sys.argv[1])
 from tree_ring.model import project
 from tree_ring.model.errors import Conflict
 from tree_ring.model.identity import Identity
-from tree_ring.store.audit import Actor
+from tree_ring.model.actor import Actor
 from tree_ring.store.db import Store
 from tree_ring.write import correct, verbs
 

@@ -391,10 +391,10 @@ def test_consolidate_writes_the_period_summaries(
 def test_the_detail_pane_shows_who_refuted_a_memory_and_how_often_it_was_used(
     store: Store, project_id: str, project_root: Path, session: Session
 ) -> None:
+    from tree_ring.model.actor import Actor
     from tree_ring.model.identity import Origin
     from tree_ring.review import refute
     from tree_ring.store import usage_log
-    from tree_ring.store.audit import Actor
     from tree_ring.tui import layout
 
     wrong = write(store, project_id, "The API listens on port 8080", scope="project")

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from tree_ring.api.found import Found
+    from tree_ring.model.actor import Actor
     from tree_ring.model.anchor import Check
     from tree_ring.model.record import Memory
     from tree_ring.read.brief import Brief
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from tree_ring.review.promote import Promoted
     from tree_ring.review.queue import Decision
     from tree_ring.review.refute import Refuted
-    from tree_ring.store.audit import Actor
     from tree_ring.store.db import Options, Store
     from tree_ring.store.live import View
     from tree_ring.team.sync import SyncReport
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 def person_actor(identity: Identity, environ: Mapping[str, str]) -> Actor:
     """Who acts for a call made in `environ`: named by its partition or its
     origin; the coordinator capability from the environment only, never a flag."""
-    from tree_ring.store.audit import Actor
+    from tree_ring.model.actor import Actor
 
     origin = harness_origin(environ)
     token = environ.get("TREE_RING_COORDINATOR_TOKEN") or None

@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from typing import Any, TextIO
 
     from tree_ring.api.project import Project
+    from tree_ring.model.actor import Actor
     from tree_ring.model.project import StrPath
-    from tree_ring.store.audit import Actor
 
 
 class Context:

@@ -7,10 +7,10 @@ from typing import Any
 
 from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, showing, user_flag
 from tree_ring.govern import coordinator
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, parse_time
 from tree_ring.review import queue as review
-from tree_ring.store.audit import Actor
 from tree_ring.write import requests
 
 

@@ -9,8 +9,8 @@ from typing import Any
 from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler, listing, reshaped
 from tree_ring.govern import coordinator
+from tree_ring.model.actor import Actor
 from tree_ring.model.identity import harness_origin
-from tree_ring.store.audit import Actor
 from tree_ring.upkeep import doctor, maintain
 
 

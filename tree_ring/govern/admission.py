@@ -29,10 +29,10 @@ from typing import Any, Protocol
 
 from tree_ring.govern import contradictions
 from tree_ring.govern import coordinator as write_policy
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, Link, Memory, canonical_json, now_iso
 from tree_ring.store import audit, rows, settings
-from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 
 # Event types that state a rule for everyone who works in the project.

@@ -42,10 +42,10 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from tree_ring import guard
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, Denied, StoreBusy, StoreFault, UsageError
 from tree_ring.model.record import Memory, now_iso, sha256
 from tree_ring.store import audit, settings
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 

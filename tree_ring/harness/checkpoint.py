@@ -29,8 +29,8 @@ from tree_ring.store import settings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from tree_ring.model.actor import Actor
     from tree_ring.model.project import StrPath
-    from tree_ring.store.audit import Actor
     from tree_ring.store.sql import Db
 
 MODE = "checkpoint"

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tree_ring.model import project
+from tree_ring.model.actor import Actor
 from tree_ring.model.record import now_iso
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.team import ledger, sync
 from tree_ring.team import repository as team

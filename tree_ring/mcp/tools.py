@@ -23,10 +23,10 @@ from typing import Any
 
 from tree_ring.api.project import Project
 from tree_ring.mcp.identity import Caller
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import Memory
 from tree_ring.read import staleness
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Options
 from tree_ring.store.live import View
 from tree_ring.write import verbs

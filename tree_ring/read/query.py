@@ -307,7 +307,7 @@ def related(term: str) -> tuple[tuple[str, float], ...]:
 
 
 def phrase_stem(text: str) -> str:
-    """A word's stem, or a phrase's stems joined by spaces (`lexical` counts
+    """A word's stem, or a phrase's stems joined by spaces (`bm25` counts
     a memory's runs of words so)."""
     return " ".join(stem(w) for w in WORD.findall(text))
 

@@ -14,7 +14,7 @@ Recall reads the question first (`query.understand`). The ladder of its own
 words runs first; the same ladder with each word widened by its kin from the
 lexicon runs only while the candidates number fewer than `POOL`, since a
 related word widens every rung it joins. Every candidate is then scored on
-one scale (`lexical.bm25`, the question's words and kin, weighted), whichever
+one scale (`bm25.bm25`, the question's words and kin, weighted), whichever
 rung found it, and ranked by `ranking.score`. The best candidates that ask a
 question bring the memory written just after them, read by rowid under the
 same visibility and liveness predicate: a reply answers in its own words.
@@ -26,7 +26,7 @@ than the cap, are its candidates, read by rowid under the liveness
 predicate. When they are more, the best are kept by bm25: the index's, if
 every word of the question is in fewer memories than the budget or the
 store holds fewer than `INDEX_BM25_BELOW`; otherwise the question's weighted
-BM25 of `lexical.py` over the live matches, since the index's bm25 reads
+BM25 of `bm25.py` over the live matches, since the index's bm25 reads
 every posting of every word of a rung to weigh it (tens of milliseconds for
 common words in a million memories).
 An any-k-of-n rung writes each word a few times, not once per subset of k
@@ -65,7 +65,7 @@ from collections.abc import Iterable, Iterator
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, epoch_seconds
-from tree_ring.read import lexical, ranking
+from tree_ring.read import bm25, ranking
 from tree_ring.read.forms import indexed_forms, word_forms
 from tree_ring.read.query import (
     FILLER,
@@ -430,7 +430,7 @@ def recall(
     rungs += [rung for rung in ladder(words, counts, kin, forms) if rung.match not in seen]
     read_rows = rowid_sql(clause)
     idfs = _idfs(question, counts, newest)
-    weigh = lexical.Weigher(question.concepts, idfs, {stem(w) for w in words})
+    weigh = bm25.Weigher(question.concepts, idfs, {stem(w) for w in words})
     parsed: Parsed = {}
     # The index's bm25 reads every posting of every word of a rung to weigh
     # it: cheap when each word is in fewer memories than the budget, or the
@@ -576,9 +576,7 @@ def _json_ids(rowids: Iterable[int]) -> str:
 def _idfs(question: Question, counts: dict[str, int], newest: int) -> dict[str, float]:
     """idf by the question's word, from the index's counts of the word or its
     kin (capped at OR_BUDGET + 1, so every word commoner weighs the same)."""
-    return {
-        c.word: lexical.idf(counts.get(c.word, OR_BUDGET + 1), newest) for c in question.concepts
-    }
+    return {c.word: bm25.idf(counts.get(c.word, OR_BUDGET + 1), newest) for c in question.concepts}
 
 
 # A memory's weighted terms and length, by rowid, parsed once per recall.
@@ -586,7 +584,7 @@ Parsed = dict[int, tuple[dict[str, float], float]]
 
 
 def _parsed(
-    row: sqlite3.Row, weigh: lexical.Weigher, parsed: Parsed
+    row: sqlite3.Row, weigh: bm25.Weigher, parsed: Parsed
 ) -> tuple[dict[str, float], float]:
     got = parsed.get(row[0])
     if got is None:
@@ -596,11 +594,11 @@ def _parsed(
 
 def _best_lexical(
     candidates: list[sqlite3.Row],
-    weigh: lexical.Weigher,
+    weigh: bm25.Weigher,
     parsed: Parsed,
     keep: int,
 ) -> list[sqlite3.Row]:
-    """The `keep` candidates of best weighted BM25 (`lexical.bm25`, the
+    """The `keep` candidates of best weighted BM25 (`bm25.bm25`, the
     relevance ranking itself reads), newer first among equals."""
     terms = [_parsed(row, weigh, parsed) for row in candidates]
     avg = sum(length for _, length in terms) / len(terms)
@@ -615,7 +613,7 @@ def _best_lexical(
 def _score_all(
     question: Question,
     found: list[tuple[sqlite3.Row, str]],
-    weigh: lexical.Weigher,
+    weigh: bm25.Weigher,
     parsed: Parsed,
     view: View,
 ) -> list[tuple[ranking.Score, str, int, str]]:
@@ -670,7 +668,7 @@ def _subject(question: Question, tf: dict[str, float], summary: str) -> float:
     """1 when the memory opens with a name the question asks about."""
     if not question.names:
         return 0.0
-    head = lexical.stems(summary[:40])[:2]
+    head = bm25.stems(summary[:40])[:2]
     return 1.0 if any(s in question.names for s in head) else 0.0
 
 

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any
 
-    from tree_ring.store.audit import Actor
+    from tree_ring.model.actor import Actor
     from tree_ring.store.db import Store
     from tree_ring.store.sql import Db
 

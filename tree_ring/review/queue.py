@@ -23,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tree_ring.govern import admission, coordinator
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict
 from tree_ring.model.record import Memory, now_iso
 from tree_ring.store import audit, refutations, rows, tombstones
 from tree_ring.store import queue as store_queue
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.tree import seal

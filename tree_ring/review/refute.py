@@ -19,12 +19,12 @@ memory, or one already disputed, is a one-line error.
 
 from __future__ import annotations
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import now_iso
 from tree_ring.store import audit, live, refutations, rows
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.write import correct
 

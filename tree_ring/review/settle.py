@@ -20,7 +20,7 @@ from tree_ring.write import correct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from tree_ring.store.audit import Actor
+    from tree_ring.model.actor import Actor
     from tree_ring.store.db import Store
 
 

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tree_ring.govern import admission, coordinator
+from tree_ring.model.actor import Actor
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, canonical_json, now_iso
 from tree_ring.sources.files import Adapter, Scan, stable_id
 from tree_ring.store import rows, synced, tombstones
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import correct, pipeline

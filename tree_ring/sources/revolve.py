@@ -23,12 +23,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Link, Memory, now_iso
 from tree_ring.sources import files as sources
 from tree_ring.sources import filesync
 from tree_ring.sources.files import Adapter, Scan
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 
 TYPE_CHECKING = False

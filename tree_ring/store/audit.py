@@ -8,8 +8,8 @@ edited, removed or reordered entry.
 from __future__ import annotations
 
 from tree_ring.model import jsontext
-from tree_ring.model.frozen import Frozen, field
-from tree_ring.model.identity import Origin
+from tree_ring.model.actor import Actor
+from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import Memory, canonical_json, json_string, json_text, now_iso, sha256
 from tree_ring.store import rows
 
@@ -19,21 +19,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from tree_ring.store.sql import Db
-
-
-class Actor(Frozen):
-    """Who performed a mutation, for the audit log and the row itself."""
-
-    name: str
-    origin: Origin
-    # The coordinator capability as TREE_RING_COORDINATOR_TOKEN gave it, held in
-    # memory so `coordinator.authorize` can check it deep in a write; never stored,
-    # logged or printed (repr=False keeps it out of tracebacks too).
-    capability: str | None = field(default=None, repr=False, compare=False)
-
-    @classmethod
-    def person(cls) -> Actor:
-        return cls("person", Origin("person"))
 
 
 # canonical_json (record.py) of an entry and the hash it links to, written

@@ -13,7 +13,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from tree_ring.store.audit import Actor
+    from tree_ring.model.actor import Actor
     from tree_ring.store.sql import Db
 
 

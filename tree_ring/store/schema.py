@@ -370,9 +370,9 @@ def _trust(db: Db) -> None:
     stones = [row[0] for row in db.execute("SELECT content_hash FROM content_tombstones")]
     if stones:
         # Here, not at the top: opening a store must not load the audit log.
+        from tree_ring.model.actor import Actor
         from tree_ring.model.identity import Origin
         from tree_ring.store import audit
-        from tree_ring.store.audit import Actor
 
         baseline = Actor("tree-ring", Origin("tree-ring"))
         audit.append(db, baseline, "baseline", "store", {"tombstones": sorted(stones)})

@@ -52,6 +52,7 @@ from typing import Any, BinaryIO
 
 from tree_ring.govern import coordinator
 from tree_ring.model import project
+from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import MAX_FILES, Anchor, valid_blob, valid_path
 from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError, UsageError
 from tree_ring.model.identity import Origin
@@ -65,7 +66,6 @@ from tree_ring.model.record import (
     parse_time,
 )
 from tree_ring.store import anchors, audit, ledger_rows, rows, settings, tombstones
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_delta, ledger_state, ledger_stream, provenance, upstream

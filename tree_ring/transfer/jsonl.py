@@ -45,13 +45,13 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from tree_ring.govern import contradictions, coordinator
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Denied, TreeRingError, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string, parse_time
 from tree_ring.store import audit, listing, live, rows, tombstones
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db

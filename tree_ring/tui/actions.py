@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-    from tree_ring.store.audit import Actor
+    from tree_ring.model.actor import Actor
     from tree_ring.store.db import Store
 
 # How many rows a view loads; the title says "N of TOTAL" past it.

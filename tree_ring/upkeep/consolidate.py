@@ -37,6 +37,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from tree_ring.govern import coordinator
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import SecretRefused, UsageError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import (
@@ -51,7 +52,6 @@ from tree_ring.model.record import (
     sha256,
 )
 from tree_ring.store import consolidation, live, rows, tombstones
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db

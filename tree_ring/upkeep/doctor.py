@@ -20,11 +20,11 @@ from pathlib import Path
 
 from tree_ring.govern import coordinator
 from tree_ring.model import project
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
 from tree_ring.store import audit, health, schema
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.team import ledger

@@ -22,9 +22,9 @@ from typing import Any
 from tree_ring import guard
 from tree_ring.govern import coordinator
 from tree_ring.model import project
+from tree_ring.model.actor import Actor
 from tree_ring.model.record import Memory, now_iso
 from tree_ring.store import fts, maintenance, pages, rows
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import correct

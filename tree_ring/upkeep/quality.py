@@ -49,12 +49,12 @@ from pathlib import Path
 from typing import Any, cast
 
 from tree_ring.model import imported, project, record, validation
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory
 from tree_ring.read.recall import DEFAULT_LIMIT, Hit, recall
 from tree_ring.store import rows
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.upkeep import quality_writes as writes

@@ -37,11 +37,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory
 from tree_ring.store import maintenance
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import pipeline

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import TypeVar, cast
 
 from tree_ring.api.project import Project
+from tree_ring.model.actor import Actor
 from tree_ring.model.identity import Identity
 from tree_ring.store import activity
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Options
 
 TYPE_CHECKING = False

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from tree_ring.govern import admission, coordinator
 from tree_ring.model import gitdir, turn_files
+from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import MAX_FILES, Anchor, measure, normalise
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import Memory, now_iso
 from tree_ring.store import anchors as stored
 from tree_ring.store import audit, rows
-from tree_ring.store.audit import Actor
 from tree_ring.write import requests
 
 TYPE_CHECKING = False

@@ -35,10 +35,10 @@ from collections.abc import Iterable
 from itertools import islice
 
 from tree_ring.govern import contradictions, coordinator
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.record import Memory, canonical_json
 from tree_ring.store import fts, rows
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.pages import page_cache
 from tree_ring.store.sql import Db

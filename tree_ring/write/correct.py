@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from tree_ring import guard
 from tree_ring.govern import admission, coordinator
+from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
@@ -38,7 +39,6 @@ from tree_ring.store import (
     rows,
     tombstones,
 )
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import pipeline, propagate, requests

@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 
 from tree_ring import guard
 from tree_ring.govern import admission, contradictions, coordinator
+from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, TreeRingError
 from tree_ring.model.record import (
@@ -51,7 +52,6 @@ from tree_ring.model.record import (
 from tree_ring.model.validation import validate
 from tree_ring.store import anchors as stored
 from tree_ring.store import audit, fts, operation_claims, redactions, rows, tombstones
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.tree import seal

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import json
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.record import Memory, content_hash
 from tree_ring.store import audit, operation_claims, rows, tombstones
-from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 from tree_ring.tree import repair
 from tree_ring.tree.summarise import consolidation_tags, consolidation_text

@@ -29,10 +29,10 @@ import json
 import re
 from typing import Any
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Denied, UsageError
 from tree_ring.model.record import Memory, parse_time
 from tree_ring.store import audit, tombstones
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import correct, pipeline

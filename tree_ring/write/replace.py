@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tree_ring.govern import coordinator
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict
 from tree_ring.model.record import Memory, canonical_json, now_iso
 from tree_ring.store import audit, operation_claims, redactions, rows
-from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 from tree_ring.write import pipeline, propagate
 

@@ -18,10 +18,10 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, NotFound
 from tree_ring.model.record import Memory
 from tree_ring.store import audit, forget_requests
-from tree_ring.store.audit import Actor
 from tree_ring.store.sql import Db
 
 PREFIX = "req_"

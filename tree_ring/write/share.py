@@ -19,7 +19,7 @@ from tree_ring.tree import seal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from tree_ring.store.audit import Actor
+    from tree_ring.model.actor import Actor
     from tree_ring.store.sql import Db
 
 POLICY = "share_captures"

@@ -7,6 +7,7 @@ sensitivity, six fixed event-type/ring pairs, and every identity field given.
 
 from __future__ import annotations
 
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Field, Frozen, fields
 from tree_ring.model.identity import Identity
@@ -20,7 +21,6 @@ from tree_ring.model.record import (
     now_iso,
     parse_time,
 )
-from tree_ring.store.audit import Actor
 from tree_ring.store.db import Store
 from tree_ring.write import anchors as anchoring
 from tree_ring.write import correct, pipeline, share

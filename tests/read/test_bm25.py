@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tree_ring.read import lexical
+from tree_ring.read import bm25
 from tree_ring.read.query import Concept, understand
 
 STEMS = st.sampled_from(["deploy", "db", "databas", "outag", "down", "cach", "slow", "ci", "x"])
@@ -27,17 +27,17 @@ def test_the_weigher_is_bm25(
     concepts: tuple[Concept, ...], tf: dict[str, float], length: float, avg: float
 ) -> None:
     idfs = {c.word: 1.0 + len(c.word) / 7 for c in concepts}
-    weigh = lexical.Weigher(concepts, idfs)
-    assert weigh(tf, length, avg) == lexical.bm25(tf, length, avg, concepts, idfs)
+    weigh = bm25.Weigher(concepts, idfs)
+    assert weigh(tf, length, avg) == bm25.bm25(tf, length, avg, concepts, idfs)
 
 
 def test_the_weigher_reads_kin_below_the_word() -> None:
     question = understand("why is the DB slow")
     idfs = {c.word: 2.0 for c in question.concepts}
-    weigh = lexical.Weigher(question.concepts, idfs)
-    own, _ = weigh(*lexical.weighted_terms("the db was slow", "", ""), 4.0)
-    kin, _ = weigh(*lexical.weighted_terms("the database was slow", "", ""), 4.0)
-    none, coverage = weigh(*lexical.weighted_terms("lunch was fine", "", ""), 4.0)
+    weigh = bm25.Weigher(question.concepts, idfs)
+    own, _ = weigh(*bm25.weighted_terms("the db was slow", "", ""), 4.0)
+    kin, _ = weigh(*bm25.weighted_terms("the database was slow", "", ""), 4.0)
+    none, coverage = weigh(*bm25.weighted_terms("lunch was fine", "", ""), 4.0)
     assert own >= kin > none == coverage == 0.0
 
 
@@ -56,12 +56,12 @@ def test_a_memory_read_for_one_question_weighs_as_read_whole(
     coverage as the memory's every stem, with the same length."""
     question = understand(query)
     idfs = {c.word: 1.0 + len(c.word) / 7 for c in question.concepts}
-    weigh = lexical.Weigher(question.concepts, idfs)
-    whole_tf, whole_length = lexical.weighted_terms(summary, tags, details)
+    weigh = bm25.Weigher(question.concepts, idfs)
+    whole_tf, whole_length = bm25.weighted_terms(summary, tags, details)
     kept_tf, kept_length = weigh.terms(summary, tags, details)
     assert kept_length == whole_length
     assert set(kept_tf) <= set(whole_tf)
     assert weigh(kept_tf, kept_length, 6.0) == weigh(whole_tf, whole_length, 6.0)
-    assert weigh(kept_tf, kept_length, 6.0) == lexical.bm25(
+    assert weigh(kept_tf, kept_length, 6.0) == bm25.bm25(
         whole_tf, whole_length, 6.0, question.concepts, idfs
     )

@@ -1,0 +1,22 @@
+"""Who performs a change: a name and the origin the harness shows, for the
+audit log and the row itself."""
+
+from __future__ import annotations
+
+from tree_ring.model.frozen import Frozen, field
+from tree_ring.model.identity import Origin
+
+
+class Actor(Frozen):
+    """Who performed a mutation, for the audit log and the row itself."""
+
+    name: str
+    origin: Origin
+    # The coordinator capability as TREE_RING_COORDINATOR_TOKEN gave it, held in
+    # memory so `coordinator.authorize` can check it deep in a write; never stored,
+    # logged or printed (repr=False keeps it out of tracebacks too).
+    capability: str | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def person(cls) -> Actor:
+        return cls("person", Origin("person"))
