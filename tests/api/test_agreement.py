@@ -2,14 +2,17 @@
 
 One project holds live, pending, expired, forgotten and sensitive rows, and
 the person's user store holds global memory. `status` and `recall` are asked
-of the CLI (`--json`), the MCP server's tools and the library's front
-(`api.Project`) itself; the clients render, so their figures and their hits
-are the front's, user store included.
+of the CLI (`--json`), the MCP server's tools, the terminal UI's session (its
+header's figures, its search), the web view's pages (the status page's
+figures, the memories page's search) and the library's front (`api.Project`)
+itself; the clients render, so their figures and their hits are the front's,
+user store included.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,11 @@ from helpers import cli_runner
 from mcp_support import CLAUDE_ENV, claude
 
 from tree_ring.api.project import Project
+from tree_ring.tui.actions import Session
+from tree_ring.tui.state import State
+from tree_ring.web import pages
+from tree_ring.web import status as status_page
+from tree_ring.web.site import Site
 
 QUERY = "deploy retries"
 
@@ -70,6 +78,24 @@ def test_status_is_one_answer_across_clients(project_root: Path, world: dict[str
     for key, value in from_front.items():
         assert from_cli[key] == value, key
         assert from_mcp[key] == value, key
+    session = Session(str(project_root), world["person"])
+    try:
+        state = State()
+        session.load(state)
+        header = state.dashboard.counts
+    finally:
+        session.close()
+    assert header is not None
+    assert (header.live, header.pending, header.sensitive, header.retired, header.user) == (
+        counts["live"], counts["pending"], counts["sensitive"], counts["retired"],
+        from_front["user_store"]["live"],
+    )  # fmt: skip
+    site = Site.open(str(project_root), world["person"])
+    web = _web_session(site)
+    shown = dict(FIGURE.findall(status_page.status_page(site, web, {})))
+    assert (shown["live"], shown["pending"], shown["retired"]) == (
+        str(counts["live"]), str(counts["pending"]), str(counts["retired"]),
+    )  # fmt: skip
 
 
 def test_recall_is_one_answer_across_clients(project_root: Path, world: dict[str, Any]) -> None:
@@ -83,3 +109,40 @@ def test_recall_is_one_answer_across_clients(project_root: Path, world: dict[str
     assert (world["mine"], "user") in expected
     assert [(i["id"], i["store"]) for i in from_cli["items"]] == expected
     assert [(i["id"], i["store"]) for i in from_mcp["results"]] == expected
+
+
+def test_a_persons_recall_is_one_answer_in_the_cli_the_tui_and_the_web(
+    project_root: Path, world: dict[str, Any]
+) -> None:
+    from_cli = world["cli"]("recall", QUERY, "--limit", "10")
+    expected = {(i["id"], i["store"]) for i in from_cli["items"]}
+    assert (world["mine"], "user") in expected
+    session = Session(str(project_root), world["person"])
+    try:
+        state = State(view="search", query=QUERY)
+        session.load(state)
+    finally:
+        session.close()
+    tui = {(i.key, "user" if i.note.startswith("you; ") else "project") for i in state.items}
+    # The screen lists what waits for review too, labelled, as `--include-unreviewed` does.
+    unreviewed = world["cli"]("recall", QUERY, "--limit", "10", "--include-unreviewed")
+    assert tui == {(i["id"], i["store"]) for i in unreviewed["items"]} > expected
+    site = Site.open(str(project_root), world["person"])
+    html = pages.memories_page(site, _web_session(site), {"q": QUERY})
+    web = {
+        (memory_id, "user" if mark == "you" else "project") for memory_id, mark in HIT.findall(html)
+    }
+    assert web == expected
+
+
+FIGURE = re.compile(r'<(?:span|a href="[^"]*") id="([\w-]+)">([^<]*)(?=<)')
+HIT = re.compile(
+    r"<tr><td>(?:<a href=\"/memory\?id=)?(mem_\w+)[^<]*(?:</a>)?</td>"
+    r"(?:<td[^>]*>.*?</td>){6}<td>([^<]*)</td><td>[\d.]+</td></tr>"
+)
+
+
+def _web_session(site: Site) -> Any:
+    session = site.session(site.new_session())
+    assert session is not None
+    return session
