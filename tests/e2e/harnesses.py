@@ -435,8 +435,10 @@ class Codex:
         prompt: str = "hello",
         timeout: float = 150,
         cd: Path | None = None,
+        model: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """`codex exec` started in `cwd`, working in `cd` (`-C`) when given."""
+        """`codex exec` started in `cwd`, working in `cd` (`-C`) when given,
+        as `model` when given: Codex picks a model's tools by its name."""
         cmd = [
             str(self.bin),
             "exec",
@@ -446,6 +448,7 @@ class Codex:
             "--dangerously-bypass-approvals-and-sandbox",
             "-c",
             f'model_providers.mock.base_url="{base_url}/v1"',
+            *(["-c", f'model="{model}"'] if model is not None else []),
             prompt,
         ]
         return run(cmd, env=self.env(), cwd=cwd, timeout=timeout)

@@ -9,7 +9,11 @@ custom model provider in `$CODEX_HOME/config.toml`:
 Codex 0.169.0 sends `POST /v1/responses` with `stream: true`. A turn's shell
 command becomes a `function_call` to the shell tool the request offers
 (`exec_command` in 0.169, which takes `{"cmd": ...}`); its other tool call a
-`function_call` of that name ("namespace.name" for a namespaced tool).
+`function_call` of that name ("namespace.name" for a namespaced tool), or a
+`custom_tool_call` whose `input` is the call's "input" argument when the
+request offers that tool as a custom (freeform) one: Codex offers
+`apply_patch` that way for a model its catalog gives a freeform patch tool
+(e.g. `gpt-5.5`), and no `apply_patch` at all for an unknown one (`gpt-mock`).
 """
 
 from __future__ import annotations
@@ -40,6 +44,11 @@ def offered_tools(body: dict[str, Any]) -> list[str]:
     return names
 
 
+def custom_tools(body: dict[str, Any]) -> set[str]:
+    """The tools a request offers as custom (freeform) tools, which take raw text."""
+    return {str(t.get("name")) for t in body.get("tools") or [] if t.get("type") == "custom"}
+
+
 def shell_call(cmd: str, offered: list[str]) -> tuple[str, dict[str, Any]]:
     """The offered shell tool and its argument shape."""
     if "exec_command" in offered:
@@ -49,7 +58,9 @@ def shell_call(cmd: str, offered: list[str]) -> tuple[str, dict[str, Any]]:
     return "shell_command", {"command": cmd}
 
 
-def output_items(reply: Reply, offered: list[str]) -> list[dict[str, Any]]:
+def output_items(
+    reply: Reply, offered: list[str], custom: set[str] | None = None
+) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     if reply.text:
         items.append(
@@ -67,6 +78,18 @@ def output_items(reply: Reply, offered: list[str]) -> list[dict[str, Any]]:
     if reply.tool is not None:
         calls.append(reply.tool)
     for name, args in calls:
+        if name in (custom or set()):
+            items.append(
+                {
+                    "type": "custom_tool_call",
+                    "status": "completed",
+                    "id": "ctc_" + uuid.uuid4().hex[:20],
+                    "call_id": "call_" + uuid.uuid4().hex[:20],
+                    "name": name,
+                    "input": str(args.get("input", "")),
+                }
+            )
+            continue
         item: dict[str, Any] = {
             "type": "function_call",
             "status": "completed",
@@ -161,7 +184,7 @@ class OpenAIHandler(BaseHandler):
         reply = self.mock.script.next_reply(
             raw.decode("utf-8", "replace"), body_dict, is_main=bool(offered)
         )
-        items = output_items(reply, offered)
+        items = output_items(reply, offered, custom_tools(body_dict))
         self.record(body_dict, reply={"source": reply.source, "items": items})
         model = str(body_dict.get("model", "gpt-mock"))
         if body_dict.get("stream", True):

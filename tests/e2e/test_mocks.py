@@ -1,11 +1,12 @@
 """The mock model servers' own behaviour, without any CLI (fast, not e2e):
-Codex's namespaced function calls and a turn that waits for a tool to appear."""
+Codex's namespaced function calls, its custom (freeform) tool calls, and a
+turn that waits for a tool to appear."""
 
 from __future__ import annotations
 
 import json
 
-from .mock_openai import output_items
+from .mock_openai import custom_tools, output_items
 from .mockserver import MAX_WAITS, Reply, Script, Turn
 
 
@@ -20,6 +21,18 @@ def test_a_dotted_tool_name_becomes_a_namespaced_function_call() -> None:
     assert json.loads(item["arguments"]) == {"query": "deploy"}
     (flat,) = output_items(Reply(tool=("view_image", {})), ["view_image"])
     assert flat["name"] == "view_image" and "namespace" not in flat
+
+
+def test_a_tool_offered_as_custom_gets_its_input_as_raw_text() -> None:
+    body = {"tools": [{"type": "custom", "name": "apply_patch"}, {"type": "function", "name": "x"}]}
+    assert custom_tools(body) == {"apply_patch"}
+    patch = "*** Begin Patch\n*** Add File: a.py\n+A = 1\n*** End Patch\n"
+    reply = Reply(tool=("apply_patch", {"input": patch}))
+    (item,) = output_items(reply, ["apply_patch"], custom_tools(body))
+    assert (item["type"], item["name"], item["input"]) == ("custom_tool_call", "apply_patch", patch)
+    assert "arguments" not in item
+    (plain,) = output_items(reply, ["apply_patch"])
+    assert plain["type"] == "function_call" and json.loads(plain["arguments"]) == {"input": patch}
 
 
 def test_a_waiting_turn_runs_its_shell_until_the_text_appears_then_gives_up() -> None:
