@@ -148,6 +148,40 @@ def test_codex_apply_patch_names_its_files_relative_to_the_session(
     assert set(turn_files.load(str(project_root), "sess-1")) == {"src/retry.py", "notes.md"}
 
 
+def test_a_patch_codex_applied_from_a_shell_command_is_read_from_its_file_change(
+    project_root: Path, files: dict[str, Path], tmp_path: Path
+) -> None:
+    # The model wrote `apply_patch` as a shell command; Codex applied it and
+    # recorded the change as an item, with absolute paths.
+    shell = {
+        "type": "function_call",
+        "name": "exec_command",
+        "arguments": json.dumps({"cmd": "apply_patch <<'EOF'\n...\nEOF"}),
+    }
+    change = {
+        "type": "item_completed",
+        "item": {
+            "type": "FileChange",
+            "status": "completed",
+            "changes": {
+                str(project_root / "src" / "retry.py"): {"type": "update"},
+                "/etc/passwd": {"type": "update"},
+                str(project_root / ".git" / "x"): {},
+            },
+        },
+    }
+    lines = [
+        {"type": "event_msg", "payload": {"type": "task_started"}},
+        {"type": "response_item", "payload": {"type": "message", "role": "user",
+                                              "content": [{"type": "input_text", "text": "go"}]}},
+        {"type": "response_item", "payload": shell},
+        {"type": "event_msg", "payload": change},
+    ]  # fmt: skip
+    path = write_lines(tmp_path / "s.jsonl", lines)
+    assert stop("codex", project_root, path)["decision"] == "block"
+    assert set(turn_files.load(str(project_root), "sess-1")) == {"src/retry.py"}
+
+
 def test_a_function_call_apply_patch_is_read_too(tmp_path: Path) -> None:
     arguments = json.dumps({"input": "*** Begin Patch\n*** Update File: a.py\n*** End Patch"})
     payload = {"type": "function_call", "name": "apply_patch", "arguments": arguments}

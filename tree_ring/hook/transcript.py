@@ -90,6 +90,7 @@ _MARKERS = (
     b"function_call",
     b"custom_tool_call",
     b"local_shell_call",
+    b"FileChange",
 )
 # What ends the walk back through a turn.
 BOUNDARY = "boundary"
@@ -185,6 +186,8 @@ def _named_files(entry: dict[str, Any]) -> list[str]:
                 named.append(value)
         return named
     payload = jsontext.as_object(entry.get("payload"))
+    if entry.get("type") == "event_msg" and payload is not None:
+        return _file_change(payload)
     if entry.get("type") != "response_item" or payload is None:
         return []
     if payload.get("name") != "apply_patch":
@@ -204,6 +207,20 @@ def _named_files(entry: dict[str, Any]) -> list[str]:
         for head in PATCH_HEADS
         if line.startswith(head)
     ]
+
+
+def _file_change(payload: dict[str, Any]) -> list[str]:
+    """The files a completed Codex `FileChange` item names (absolute paths): how
+    Codex records a patch it applied itself, the model having written
+    `apply_patch` as a shell command, which the response item names only as
+    that command."""
+    item = (
+        jsontext.as_object(payload.get("item")) if payload.get("type") == "item_completed" else None
+    )
+    if item is None or item.get("type") != "FileChange":
+        return []
+    changes = jsontext.as_object(item.get("changes"))
+    return list(changes or {})
 
 
 def classify(entry: dict[str, Any]) -> str | None:
