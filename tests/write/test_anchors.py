@@ -355,3 +355,16 @@ def test_the_web_memory_page_names_each_file_and_what_it_is_now(
         body = client.get(f"/memory?id={made}").body
     assert 'id="anchors"' in body and 'id="stale"' in body
     assert "<td>src/billing/retry.py</td><td>changed</td>" in body
+
+
+@pytest.mark.parametrize(
+    "name", ["src/\u202eyp.py", "src/a\u200bb.py", "src/\u2066x.py", "a\x85b.py"]
+)
+def test_a_path_with_invisible_or_reordering_characters_is_refused(name: str) -> None:
+    from tree_ring.model import anchor
+    from tree_ring.model.errors import UsageError
+
+    assert not anchor.plain(name) and not anchor.valid_path(name)
+    with pytest.raises(UsageError, match="invisible ones"):
+        anchor.normalise("/tmp/project", name)
+    assert anchor.plain("src/café.py") and anchor.valid_path("src/café.py")

@@ -119,8 +119,10 @@ def normalise(root: str, raw: str, base: str | None = None) -> str:
     shown = raw[:80].encode("unicode_escape").decode("ascii")
     if len(raw) > MAX_PATH:
         raise UsageError(f"the path {shown}... is over {MAX_PATH} characters; name a shorter one")
-    if any(ord(c) < 32 or ord(c) == 127 for c in raw):
-        raise UsageError(f"the path {shown} holds control characters; name the file plainly")
+    if not plain(raw):
+        raise UsageError(
+            f"the path {shown} holds control characters or invisible ones; name the file plainly"
+        )
     full = os.path.normpath(os.path.join(base or root, raw))
     rel: str | None = None
     for top in dict.fromkeys((os.path.abspath(root), os.path.realpath(root))):
@@ -220,6 +222,17 @@ def check(root: str, anchor: Anchor) -> Check:
     return Check(anchor, FRESH if blob_id(data) == anchor.blob else CHANGED)
 
 
+def plain(text: str) -> bool:
+    """No control, format (bidirectional overrides, zero-width) or unassigned
+    characters: a path shown in a brief or an error reads as it is named.
+    Plain ASCII is judged without loading `unicodedata`."""
+    if text.isascii():
+        return all(31 < ord(c) < 127 for c in text)
+    import unicodedata
+
+    return not any(unicodedata.category(c).startswith("C") for c in text)
+
+
 def valid_path(text: object) -> bool:
     """Whether `text` is a path an anchor may hold as stored: relative,
     '/'-separated, no empty, `.` or `..` part, none of git's or Tree Ring's
@@ -227,7 +240,7 @@ def valid_path(text: object) -> bool:
     row says is held to it before any file is opened."""
     if not isinstance(text, str) or not text or len(text) > MAX_PATH:
         return False
-    if text.startswith("/") or "\\" in text or any(ord(c) < 32 or ord(c) == 127 for c in text):
+    if text.startswith("/") or "\\" in text or not plain(text):
         return False
     return all(
         part not in ("", ".", "..") and part.lower() not in REFUSED_PARTS
