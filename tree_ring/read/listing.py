@@ -13,9 +13,6 @@ from __future__ import annotations
 from tree_ring.store import listing, live, rows
 from tree_ring.store.live import View
 
-# The TUI builds its own page from the listing's query.
-list_sql = listing.list_sql
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

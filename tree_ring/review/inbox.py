@@ -37,9 +37,6 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 SETTING = "inbox_seen"
-# Agent rows as the inbox reads them: the web view names them too.
-AGENT_ORIGINS = store_inbox.AGENT_ORIGINS
-AGENT_ROWS = store_inbox.AGENT_ROWS
 WHY_CHARS = 160
 
 

@@ -33,9 +33,6 @@ from tree_ring.store.sql import Db
 from tree_ring.tree import seal
 from tree_ring.write import correct, readmit, requests
 
-# The queue's query, which the web view narrows further.
-QUEUE_SQL = store_queue.QUEUE_SQL
-
 
 @dataclass(frozen=True)
 class Waiting:

@@ -5,6 +5,7 @@ of who sees what is `live.visible` (and `live.where` with liveness)."""
 from __future__ import annotations
 
 from tree_ring.store import live
+from tree_ring.store.inbox import AGENT_ORIGINS, AGENT_ROWS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -28,8 +29,6 @@ _FILTER_SQL = {
 # a rare value is looked for through every live row.
 WAITING = ("pending", "disputed")
 WAITING_ROWS = "m.trust IN ('pending', 'disputed')"
-AGENT_ORIGINS = ("claude-code", "codex", "agent")
-AGENT_ROWS = f"m.origin IN ({', '.join(repr(origin) for origin in AGENT_ORIGINS)})"
 
 
 def hints(trust: str | None, origin: str | None) -> tuple[str, ...]:

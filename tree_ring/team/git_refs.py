@@ -40,10 +40,6 @@ _HARMLESS_ENV = (
     "GIT_PROXY_",
     "GIT_TRACE",
 )
-_read = gitdir.read
-_is_oid = gitdir.is_oid
-_dirs = gitdir.dirs
-_resolve = gitdir.resolve
 
 
 def parse_config(text: str) -> list[tuple[str, str | None, str, str]] | None:
@@ -142,24 +138,24 @@ def upstream(root: str) -> tuple[str, str] | None:
     None when anything is out of the ordinary (then ask git)."""
     if any(key.startswith("GIT_") and not key.startswith(_HARMLESS_ENV) for key in os.environ):
         return None
-    dirs = _dirs(root)
+    dirs = gitdir.dirs(root)
     if dirs is None:
         return None
-    gitdir, common = dirs
+    own, common = dirs
     if os.path.lexists(os.path.join(common, "reftable")):
         return None
-    head = _read(os.path.join(gitdir, "HEAD"), 4096)
+    head = gitdir.read(os.path.join(own, "HEAD"), 4096)
     if head is None or not head.startswith("ref: refs/heads/") or head.count("\n") > 1:
         return None
     branch = head[len("ref: refs/heads/") :].strip()
-    text = _read(os.path.join(common, "config"))
+    text = gitdir.read(os.path.join(common, "config"))
     entries = parse_config(text) if text is not None else None
     if not branch or entries is None:
         return None
-    if any(_names_upstream(_read(path)) for path in _outer_configs()):
+    if any(_names_upstream(gitdir.read(path)) for path in _outer_configs()):
         return None
     ref = _tracking(entries, branch)
     if ref is None or not ref.startswith("refs/remotes/") or ".." in ref:
         return None
-    commit = _resolve(common, ref)
+    commit = gitdir.resolve(common, ref)
     return (ref, commit) if commit is not None else None
