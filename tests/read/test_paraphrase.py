@@ -27,16 +27,21 @@ from tree_ring.write import pipeline
 
 SET = json.loads((REPO / "fixtures" / "paraphrase" / "coding.json").read_text(encoding="utf-8"))
 TOP = 5
-# Unseen questions recall misses today, each with its measured cause. Strict:
-# the test fails the day one of them is found, so this list is kept true.
+# Questions recall misses today, each with its measured cause. Strict: the
+# test fails the day one of them is found, so this list is kept true.
 KNOWN_MISSES = {
     "how do clients pick which revision of our interface they call?": (
         "the memory says 'versioned' and 'API endpoints'; nothing relates 'revision' or "
         "'interface' to them"
     ),
-    "why couldn't the back-office frontend reach the API from Chrome?": (
-        "the memory says 'browser', 'admin app' and 'CORS'; nothing relates 'Chrome' or "
-        "'back-office' to them"
+    "database outage": (
+        "four memories near 'outage' in meaning (a DNS outage, a full disk, a flaky CI job, "
+        "a restore drill) rank with the literal ones and above the migration that took the "
+        "site down, which shares no word"
+    ),
+    "background process memory keeps climbing": (
+        "the memory says 'RSS grows without bound'; its vector is less near the question "
+        "than the memories found by 'memory' and 'process', so it is not admitted"
     ),
 }
 CASES = [
@@ -91,5 +96,5 @@ def test_the_lexicon_is_what_finds_them(
 def test_the_set_is_whole() -> None:
     keys = set(SET["memories"])
     assert {case["memory"] for case in QUESTIONS} <= keys
-    assert set(KNOWN_MISSES) <= {case["question"] for case in SET["unseen"]}
+    assert set(KNOWN_MISSES) <= {case["question"] for case in QUESTIONS}
     assert len(SET["unseen"]) >= 10 and len(SET["tuned"]) >= 20

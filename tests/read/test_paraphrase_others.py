@@ -4,7 +4,10 @@
 someone who never saw recall, its code, word lists or data: each holds the
 notes of one project, distractors on nearby topics, and one question per
 note in other words. Recall was measured on them once, when they were
-written, and they were not tuned for afterwards: every question must find
+written; since then they have served as development data for recall's
+meaning stage (its weight and thresholds were chosen on them and on
+LoCoMo's development conversations), so they no longer measure questions
+nobody tuned for, which later unseen sets do (docs/RELATIONS.md). Every question must find
 its note among the first five of all the set's notes and distractors, and
 the questions recall missed when they were measured are listed, strictly, so
 the list says what recall still misses and fails the day one is found.

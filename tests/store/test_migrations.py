@@ -35,7 +35,7 @@ FIXTURE_PROJECT = "fixture-app-3f9c2a"
 MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
     "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
-    "0010_folded_index", "0011_anchors",
+    "0010_folded_index", "0011_anchors", "0012_meaning",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -44,6 +44,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "memory_id", "path", "blob", "size", "mtime_ns", "git_commit", "anchored_at",
     ),
     "claim_fts": ("summary",),
+    "memory_meaning": ("rowid", "code"),
     "claim_fts_config": ("k", "v"),
     "claim_fts_data": ("id", "block"),
     "claim_fts_idx": ("segid", "term", "pgno"),
@@ -170,6 +171,9 @@ TRIGGERS = {
     "memories_fts_delete": "memories",
     "memories_fts_insert": "memories",
     "memories_fts_update": "memories",
+    "memories_meaning_delete": "memories",
+    "memories_meaning_insert": "memories",
+    "memories_meaning_update": "memories",
     "policy_audit_append_only_delete": "policy_audit",
     "policy_audit_append_only_update": "policy_audit",
     "tree_nodes_sealed": "tree_nodes",

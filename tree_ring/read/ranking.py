@@ -13,13 +13,16 @@
           + 0.25 * context      the relevance of the memories written just before
                                 and after it (a question just before counts whole:
                                 this memory may be its answer; otherwise half)
+          + 0.30 * meaning      how near the memory is to the question in meaning
+                                (model/vectors.py, read/meaning.py), 0 below 0
           + ring_boost          0.20 when the query asks for this ring's genre
                                 ("failure" -> scar, "decision" -> heartwood, ...)
 
 Literal first: the total orders candidates within a tier, and a candidate
 that holds one of the question's own searched words (or is the reply
-written just after one that does) ranks before every candidate that holds
-none (`Score.literal`): one found through related words only, or through
+written just after one that does), or is near it in meaning
+(`meaning.TIER`), ranks before every candidate that is neither
+(`Score.literal`): one found through related words only, or through
 a word form the scoring does not read as the word. Related words widen
 what recall finds; they never put a memory above one that says what the
 person asked. "timeout" thus ranks "The request timeout is 60s" above
@@ -48,6 +51,7 @@ WEIGHTS = {
     "kind": 0.10,
     "subject": 0.10,
     "context": 0.25,
+    "meaning": 0.30,
 }
 RING_BOOST = 0.20
 RECENCY_DAYS = 30.0
@@ -162,6 +166,7 @@ class Candidate(Frozen):
     context: float = 0.0  # the best relevance of the memories written beside it
     # It holds one of the question's own searched words, or replies to one that does.
     literal: bool = True
+    meaning: float = 0.0  # cosine of its vector and the question's (model/vectors.py)
 
 
 class Score(Frozen):
@@ -191,6 +196,7 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
         "kind": round(w["kind"] * c.kind_match, 6),
         "subject": round(w["subject"] * c.subject, 6),
         "context": round(w["context"] * max(0.0, min(c.context, 1.0)), 6),
+        "meaning": round(w["meaning"] * max(0.0, min(c.meaning, 1.0)), 6),
         "ring_boost": RING_BOOST if c.ring in wanted_rings else 0.0,
     }
     return Score(round(sum(parts.values()), 6), parts, c.literal)

@@ -65,7 +65,7 @@ from collections.abc import Iterable, Iterator
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, epoch_seconds
-from tree_ring.read import bm25, ranking
+from tree_ring.read import bm25, meaning, ranking
 from tree_ring.read.forms import indexed_forms, word_forms
 from tree_ring.read.query import (
     FILLER,
@@ -111,6 +111,7 @@ CONTEXT_SECONDS = 600.0
 # The best candidates that ask a question bring the memory written after them.
 REPLY_SOURCES = 10
 REPLY_MATCH = "written after a match"
+MEANING_MATCH = "near in meaning"
 
 
 # One word of a rung: the word, or the word and its forms.
@@ -517,13 +518,31 @@ def recall(
                 found[row[0]] = (row, match)
         if len(found) >= wanted_pool:
             break
+    meant = meaning.question(query)
+    near: dict[int, float] = {}
+    if meant is not None:
+        near = meaning.cosines(store, meant, found)
+        # A memory found by meaning alone joins when it is nearer the question
+        # than every one found by its words: a question whose words found
+        # what it means gains no strangers.
+        bar = max(meaning.FLOOR, max(near.values(), default=0.0))
+        closest = [(r, c) for r, c in meaning.nearest(store, meant, newest) if c > bar]
+        near.update(closest)
+        found.update(_nearest_visible(store, read_rows, clause.params, dict(closest), found))
     if not found:
         return []
-    scored = _score_all(question, list(found.values()), weigh, parsed, view)
+
+    def score_all() -> list[tuple[ranking.Score, str, int, str]]:
+        if meant is not None:
+            missing = [rowid for rowid in found if rowid not in near]
+            near.update(meaning.cosines(store, meant, missing))
+        return _score_all(question, list(found.values()), weigh, parsed, view, near)
+
+    scored = score_all()
     replies = _replies(store, clause, found, scored)
     if replies:
         found.update(replies)
-        scored = _score_all(question, list(found.values()), weigh, parsed, view)
+        scored = score_all()
     top = scored[:limit]
     full = store.query(hits_sql(len(top)), [t[2] for t in top])
     by_rowid = {row["rowid"]: rows.from_row(row) for row in full}
@@ -531,6 +550,30 @@ def recall(
         Hit(by_rowid[rowid], result.total, result.parts, match, result.literal)
         for result, _, rowid, match in top
     ]
+
+
+def _nearest_visible(
+    store: Store,
+    read_rows: str,
+    params: dict[str, object],
+    near: dict[int, float],
+    found: dict[int, tuple[sqlite3.Row, str]],
+) -> dict[int, tuple[sqlite3.Row, str]]:
+    """The nearest memories in meaning the ladder did not find, no more than
+    `meaning.POOL` of them, read under the visibility and liveness predicate
+    a few more than wanted at a time: a hidden memory is skipped, never counted."""
+    ordered = [rowid for rowid in near if rowid not in found]
+    added: dict[int, tuple[sqlite3.Row, str]] = {}
+    for start in range(0, len(ordered), 2 * meaning.POOL):
+        batch = ordered[start : start + 2 * meaning.POOL]
+        rows_ = store.query(read_rows, {**params, "ids": _json_ids(batch)})
+        by_rowid = {row[0]: row for row in rows_}
+        for rowid in batch:
+            if rowid in by_rowid and len(added) < meaning.POOL:
+                added[rowid] = (by_rowid[rowid], MEANING_MATCH)
+        if len(added) >= meaning.POOL:
+            break
+    return added
 
 
 def _newest_first(rows: Iterable[sqlite3.Row]) -> list[tuple[int, float]]:
@@ -616,7 +659,9 @@ def _score_all(
     weigh: bm25.Weigher,
     parsed: Parsed,
     view: View,
+    near: dict[int, float] | None = None,
 ) -> list[tuple[ranking.Score, str, int, str]]:
+    near = near or {}
     terms = [_parsed(row, weigh, parsed) for row, _ in found]
     avg = sum(length for _, length in terms) / len(terms)
     lex = [weigh(tf, length, avg) for tf, length in terms]
@@ -630,6 +675,12 @@ def _score_all(
     literal = [
         holds[i] or (match == REPLY_MATCH and holds[by_rowid.get(row[0] - 1, i)])
         for i, (row, match) in enumerate(found)
+    ]
+    # One that holds none of the question's words but is near it in meaning
+    # ranks with them: it says what was asked in other words.
+    literal = [
+        held or near.get(row[0], 0.0) >= meaning.TIER
+        for held, (row, _) in zip(literal, found, strict=True)
     ]
     out: list[tuple[ranking.Score, str, int, str]] = []
     for i, (row, match) in enumerate(found):
@@ -649,6 +700,7 @@ def _score_all(
             subject=_subject(question, terms[i][0], summary),
             context=_context(by_rowid, lex, found, written, i) / best if best > 0 else 0.0,
             literal=literal[i],
+            meaning=near.get(rowid, 0.0),
         )
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
     out.sort(key=lambda s: s[1], reverse=True)  # ties: newer first

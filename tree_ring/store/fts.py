@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tree_ring.store import schema
+from tree_ring.store import meaning, schema
 from tree_ring.store.sql import Db
 
 # The store's FTS5 indexes (store/schema.py): recall's, and the contradiction
@@ -27,6 +27,9 @@ DEFERRED = {
     "SELECT rowid, summary FROM memories WHERE rowid > ?",
 }
 INSERT_TRIGGERS = tuple(DEFERRED)
+# Dropped by `defer` too, and made again by `index_since`, which codes the
+# rows in one statement unless the caller codes them later (store/meaning.py).
+MEANING_TRIGGER = "memories_meaning_insert"
 
 
 def quote(term: str) -> str:
@@ -68,14 +71,18 @@ def defer(db: Db) -> int:
     the caller's write transaction (a rollback restores them). Returns the
     last rowid, for `index_since`."""
     before = int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))
-    for name in INSERT_TRIGGERS:
+    for name in (*INSERT_TRIGGERS, MEANING_TRIGGER):
         db.execute(f"DROP TRIGGER {name}")
     return before
 
 
-def index_since(db: Db, before: int) -> None:
-    """Index the rows past `before` with one statement per FTS index, and
-    create the insert triggers again from the schema's own text."""
+def index_since(db: Db, before: int, *, code: bool = True) -> None:
+    """Index the rows past `before` with one statement per FTS index, code
+    their meaning unless the caller will (`meaning.code_newest`), and create
+    the insert triggers again from the schema's own text."""
     for name, index in DEFERRED.items():
         db.execute(index, (before,))
         db.execute(schema.INDEX_TRIGGERS[name])
+    if code:
+        meaning.code_missing(db, before, meaning.last_rowid(db))
+    db.execute(schema.INDEX_TRIGGERS[MEANING_TRIGGER])

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tree_ring.model.errors import SchemaTooNew
-from tree_ring.store.sql import FOLD_FUNCTION, Db
+from tree_ring.store.meaning import code_newest
+from tree_ring.store.sql import FOLD_FUNCTION, MEANING_FUNCTION, Db
 
 MEMORIES = """
 CREATE TABLE memories (
@@ -162,8 +163,41 @@ CLAIM_FTS_TRIGGERS = (
     END""",
 )
 # Every trigger that keeps an FTS index with the rows, by name.
+# What each memory means, as recall's second stage reads it (model/vectors.py):
+# a code per memory whose text holds a known word, kept beside the row by
+# triggers in the row's own transaction, as the index is. The code is the
+# function of the text alone, so a rebuild gives the same rows.
+MEANING = MEANING_FUNCTION
+_MEANING_OF = (
+    "(SELECT {row}.rowid AS rowid, "
+    + MEANING
+    + "(CAST({row}.summary AS BLOB), CAST({row}.details AS BLOB), CAST({row}.tags AS BLOB))"
+    + " AS code)"
+)
+MEANING_TABLE = (
+    """CREATE TABLE memory_meaning (
+        rowid  INTEGER PRIMARY KEY,  -- the memory's rowid
+        code   BLOB NOT NULL         -- vectors.code of its summary, details and tags
+    )""",
+    f"""CREATE TRIGGER memories_meaning_insert AFTER INSERT ON memories BEGIN
+        INSERT OR REPLACE INTO memory_meaning(rowid, code)
+        SELECT rowid, code FROM {_MEANING_OF.format(row="new")} WHERE code IS NOT NULL;
+    END""",
+    """CREATE TRIGGER memories_meaning_delete AFTER DELETE ON memories BEGIN
+        DELETE FROM memory_meaning WHERE rowid = old.rowid;
+    END""",
+    f"""CREATE TRIGGER memories_meaning_update AFTER UPDATE OF summary, details, tags ON memories
+    BEGIN
+        DELETE FROM memory_meaning WHERE rowid = old.rowid;
+        INSERT OR REPLACE INTO memory_meaning(rowid, code)
+        SELECT rowid, code FROM {_MEANING_OF.format(row="new")} WHERE code IS NOT NULL;
+    END""",
+)
+
+
 INDEX_TRIGGERS = {
-    statement.split()[2]: statement for statement in (*FTS_TRIGGERS, *CLAIM_FTS_TRIGGERS)
+    statement.split()[2]: statement
+    for statement in (*FTS_TRIGGERS, *CLAIM_FTS_TRIGGERS, *MEANING_TABLE[1:])
 }
 
 # The brief walks this index in its own order and stops after eight live rows,
@@ -534,6 +568,13 @@ def _anchors(db: Db) -> None:
         db.execute(statement)
 
 
+def _meaning(db: Db) -> None:
+    """The meaning table, its newest rows coded (store/meaning.py)."""
+    for statement in MEANING_TABLE:
+        db.execute(statement)
+    code_newest(db)
+
+
 Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never edit or reorder a migration that has shipped.
@@ -549,6 +590,7 @@ MIGRATIONS: list[Migration] = [
     ("0009_off_record_index", _off_record_index),
     ("0010_folded_index", _folded_index),
     ("0011_anchors", _anchors),
+    ("0012_meaning", _meaning),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

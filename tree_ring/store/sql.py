@@ -109,9 +109,30 @@ def _fold(raw: object) -> str | None:
     return searchable(raw.decode("utf-8", "replace"))
 
 
+# The SQL function that gives a memory's meaning code (model/vectors.py) from
+# its summary, details and tags, for the trigger that keeps memory_meaning
+# beside the rows; NULL when the text holds no known word or the vectors
+# file is missing, and the memory then has no row there.
+MEANING_FUNCTION = "tree_ring_meaning"
+
+
+def _meaning(summary: object, details: object, tags: object) -> bytes | None:
+    """The code of a row's text, read as bytes (as `_fold` reads it): a row
+    whose text is not UTF-8 is coded with U+FFFD in place of the bad bytes."""
+    from tree_ring.model import vectors
+
+    parts = [
+        v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v or "")
+        for v in (summary, details, tags)
+    ]
+    found = vectors.embed(" ".join(parts))
+    return None if found is None else vectors.code(found)
+
+
 def add_functions(conn: sqlite3.Connection) -> None:
     """Register the SQL functions the schema's triggers and views call."""
     conn.create_function(FOLD_FUNCTION, 1, _fold, deterministic=True)
+    conn.create_function(MEANING_FUNCTION, 3, _meaning, deterministic=True)
 
 
 def damaged(path: StrPath) -> StoreFault:

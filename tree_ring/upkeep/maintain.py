@@ -24,7 +24,7 @@ from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.model.actor import Actor
 from tree_ring.model.record import Memory, now_iso
-from tree_ring.store import fts, maintenance, pages, rows
+from tree_ring.store import fts, maintenance, meaning, pages, rows
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import correct
@@ -169,6 +169,12 @@ def maintain(
         with store.write() as db:
             coordinator.authorize(db, "maintain.apply", actor, "vacuum")
             fts.optimize(db)
+        # Memories a bulk write or an upgrade left without a meaning code,
+        # a page of rowids to a transaction.
+        top = meaning.last_rowid(store.db)
+        for low in range(0, top, PAGE * 10):
+            with store.write() as db:
+                meaning.code_missing(db, low, low + PAGE * 10)
         # VACUUM cannot run inside a transaction; it takes the lock itself.
         pages.vacuum(store.db)
         pages.checkpoint(store.db)

@@ -1,0 +1,311 @@
+"""What a text means, as a short vector, with no model: static word vectors.
+
+`vectors.dat` beside this module is written by scripts/build_vectors.py: for
+each term of a vocabulary of English words and short phrases (tool and
+product names among them), the all-MiniLM-L6-v2 sentence model's embedding
+of the term alone, rotated onto its principal axes, cut to DIMS axes and
+quantised to two bits an axis, with the term's weight (rarer terms weigh
+more). A text's vector is the weighted mean of its terms' vectors: "message
+broker" lands near "kafka", "slow" near "latency", with no shared word.
+docs/RELATIONS.md says what it adds to recall; VECTORS-NOTICE.txt beside it
+holds the sources' licences.
+
+The file is one header line, a JSON document, then three arrays in term
+order (terms sorted by fingerprint, the CRC-32 of the term's UTF-8 bytes):
+
+    tree-ring vectors 1 <JSON bytes> <array bytes> <crc32 of the JSON, 8 hex>
+    {"count": N, "dims": D, "levels": [[4 floats] * D], "centre": [D floats]}
+    N fingerprints, 4 bytes each, little-endian, ascending
+    N weights, one byte each (weight * 255)
+    N codes, D / 4 bytes each: axis d's level in bits 2*(d % 4) of byte d // 4
+
+No term is stored, only its fingerprint: a lookup bisects the fingerprints,
+so nothing is parsed when the file is read. The file is read on the first
+lookup, never at import, and only by recall and the write path's trigger
+(never by a hook). A missing, damaged or foreign file gives no vectors:
+recall works on without meaning, and `problem()` says what is wrong.
+
+A memory's code (`code`) is its vector as signed bytes (the unit vector
+times 127, one byte an axis) after one bit an axis of signs about the
+vocabulary's centre: the signs, compared by XOR and popcount, pick the closest of
+thousands of memories cheaply; the bytes then give their cosine.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import re
+import sys
+import zlib
+from array import array
+from bisect import bisect_left
+from functools import lru_cache
+from itertools import islice
+from operator import add, mul
+from typing import NamedTuple
+
+from tree_ring.model.fold import searchable
+
+PATH = os.path.join(os.path.dirname(__file__), "vectors.dat")
+MAGIC = b"tree-ring vectors"
+VERSION = 1
+# How many words a phrase of the vocabulary has, at most.
+PHRASE_WORDS = 3
+# A memory's text is read no further than this many words.
+TEXT_WORDS = 200
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+# WordNet's detachment rules (its `morphy`), suffix -> replacement, tried in
+# order on a word the table does not hold, so "throttled" reads as "throttle".
+_DETACH = (
+    ("ies", "y"),
+    ("ses", "s"),
+    ("xes", "x"),
+    ("zes", "z"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("men", "man"),
+    ("es", "e"),
+    ("es", ""),
+    ("s", ""),
+    ("ed", "e"),
+    ("ed", ""),
+    ("ing", "e"),
+    ("ing", ""),
+)
+
+
+def fingerprint(term: str) -> int:
+    """The key a term is stored under."""
+    return zlib.crc32(term.encode())
+
+
+class _Table:
+    __slots__ = (
+        "centre",
+        "codes",
+        "dims",
+        "levels",
+        "lut",
+        "prints",
+        "problem",
+        "weights",
+        "width",
+    )
+
+    def __init__(self, problem: str | None = None) -> None:
+        self.problem = problem
+        self.prints: array[int] = array("I")
+        self.weights: bytes | memoryview = b""
+        self.codes: bytes | memoryview = b""
+        self.dims = 0
+        self.width = 0
+        self.centre: list[float] = []
+        self.levels: list[list[float]] = []
+        # byte position * 256 + byte value -> the four axis values it holds,
+        # filled as terms are read (most of its 8,192 entries are never needed)
+        self.lut: dict[int, tuple[float, ...]] = {}
+
+
+def _read(path: str) -> _Table:
+    try:
+        with open(path, "rb") as handle:
+            # Mapped, not read: a recall touches a few pages of the codes.
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except ValueError:  # an empty file cannot be mapped
+        return _Table(f"{path} is not a vectors file; reinstall Tree Ring")
+    except OSError as exc:
+        return _Table(f"cannot read {path}: {exc.strerror or exc}")
+    end = data.find(b"\n")
+    fields = data[:end].split(b" ") if end > 0 else []
+    if len(fields) != 6 or b" ".join(fields[:2]) != MAGIC:
+        return _Table(f"{path} is not a vectors file; reinstall Tree Ring")
+    if fields[2] != str(VERSION).encode():
+        return _Table(
+            f"{path} has version {fields[2].decode(errors='replace')}, "
+            f"this Tree Ring reads version {VERSION}; reinstall Tree Ring"
+        )
+    try:
+        meta_size, body_size = int(fields[3]), int(fields[4])
+        meta_bytes = data[end + 1 : end + 1 + meta_size]
+        if b"%08x" % zlib.crc32(meta_bytes) != fields[5]:
+            raise ValueError
+        meta = json.loads(meta_bytes)
+        count, dims = int(meta["count"]), int(meta["dims"])
+        levels = [[float(v) for v in row] for row in meta["levels"]]
+        centre = [float(v) for v in meta["centre"]]
+        body = memoryview(data)[end + 1 + meta_size :]
+        width = dims // 4
+        if (
+            dims % 4
+            or len(levels) != dims
+            or any(len(row) != 4 for row in levels)
+            or len(centre) != dims
+            or len(body) != body_size
+            or body_size != count * (5 + width)
+        ):
+            raise ValueError
+    except (ValueError, KeyError, TypeError):
+        return _Table(f"{path} is truncated or damaged; reinstall Tree Ring")
+    table = _Table()
+    prints = array("I")
+    if prints.itemsize != 4:  # pragma: no cover - no platform Tree Ring runs on
+        return _Table("this Python has no 4-byte unsigned array")
+    prints.frombytes(body[: 4 * count])
+    if sys.byteorder != "little":  # pragma: no cover
+        prints.byteswap()
+    table.prints = prints
+    table.weights = body[4 * count : 5 * count]
+    table.codes = body[5 * count :]
+    norm = sum(v * v for v in centre) ** 0.5 or 1.0
+    table.dims, table.width = dims, width
+    table.centre = [v / norm for v in centre]
+    table.levels = levels
+    return table
+
+
+@lru_cache(maxsize=1)
+def _table() -> _Table:
+    return _read(PATH)
+
+
+def problem() -> str | None:
+    """Why the data file gives no vectors, or None when it is sound."""
+    return _table().problem
+
+
+def dims() -> int:
+    return _table().dims
+
+
+def _index(table: _Table, term: str) -> int:
+    key = fingerprint(term)
+    prints = table.prints
+    at = bisect_left(prints, key)
+    return at if at < len(prints) and prints[at] == key else -1
+
+
+def _axes(table: _Table, position: int, byte: int) -> tuple[float, ...]:
+    """The four axis values byte `position` of a code holds as `byte`."""
+    key = position * 256 + byte
+    found = table.lut.get(key)
+    if found is None:
+        levels = table.levels
+        found = tuple(levels[4 * position + k][(byte >> (2 * k)) & 3] for k in range(4))
+        table.lut[key] = found
+    return found
+
+
+@lru_cache(maxsize=8192)
+def _vector(term: str) -> tuple[float, tuple[float, ...]] | None:
+    """`term`'s weight, and its vector times its weight; None when the table lacks it."""
+    table = _table()
+    i = _index(table, term)
+    if i < 0:
+        return None
+    weight = table.weights[i] / 255
+    code = table.codes[i * table.width : (i + 1) * table.width]
+    out: list[float] = []
+    for p, byte in enumerate(code):
+        out.extend(_axes(table, p, byte))
+    return weight, tuple(v * weight for v in out)
+
+
+def _single(word: str) -> tuple[float, tuple[float, ...]] | None:
+    found = _vector(word)
+    if found is not None or len(word) < 5:
+        return found
+    for suffix, replacement in _DETACH:
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            stem = word[: -len(suffix)] + replacement
+            found = _vector(stem)
+            if found is None and not replacement and len(stem) > 3 and stem[-1] == stem[-2]:
+                found = _vector(stem[:-1])
+            if found is not None:
+                return found
+    return None
+
+
+def words(text: str) -> list[str]:
+    """A text's words as the table reads them: folded, lower case, letters and digits."""
+    return _WORD.findall(searchable(text).lower().replace("_", " "))
+
+
+class Meaning(NamedTuple):
+    vector: list[float]  # unit length
+    # The share of the text's weight its known terms carry, a word the table
+    # does not know counting as the rarest: "what zorbling do we use" is
+    # mostly "zorbling", which its vector (that of "use") does not say.
+    known: float
+
+
+def embed(text: str) -> list[float] | None:
+    """The unit vector of `text`'s known terms; None when it holds none (or
+    the table is missing)."""
+    found = read(text)
+    return None if found is None else found.vector
+
+
+def read(text: str) -> Meaning | None:
+    """`text`'s vector and how much of it the table knows, longest phrase
+    first; None when it holds no known term (or the table is missing)."""
+    if _table().problem is not None:
+        return None
+    seen = list(islice(words(text), TEXT_WORDS))
+    total: list[float] | None = None
+    known = unknown = 0.0
+    i = 0
+    while i < len(seen):
+        step, found = 1, None
+        for size in range(min(PHRASE_WORDS, len(seen) - i), 1, -1):
+            found = _vector(" ".join(seen[i : i + size]))
+            if found is not None:
+                step = size
+                break
+        if found is None:
+            found = _single(seen[i])
+        if found is None:
+            unknown += 1.0
+        else:
+            known += found[0]
+            total = list(found[1]) if total is None else list(map(add, total, found[1]))
+        i += step
+    if total is None:
+        return None
+    # The direction every text shares (the vocabulary's centre) is taken
+    # out: left in, any two texts are close, and nearness says little.
+    centre = _table().centre
+    shared = sum(map(mul, total, centre))
+    total = [v - shared * c for v, c in zip(total, centre, strict=True)]
+    norm = sum(v * v for v in total) ** 0.5
+    if norm <= 1e-9:
+        return None
+    return Meaning([v / norm for v in total], known / (known + unknown))
+
+
+def code(vector: list[float]) -> bytes:
+    """A memory's stored code: the signs of its vector, one bit an axis, then
+    the vector itself as signed bytes."""
+    bits = 0
+    for d, v in enumerate(vector):
+        if v > 0:
+            bits |= 1 << d
+    return bits.to_bytes(len(vector) // 8, "little") + bytes(
+        max(-127, min(127, round(v * 127))) & 0xFF for v in vector
+    )
+
+
+def signs(stored: bytes) -> int:
+    """The signs part of a code, as an int for XOR and popcount."""
+    return int.from_bytes(stored[: dims() // 8], "little")
+
+
+def cosine(vector: list[float], stored: bytes) -> float:
+    """The cosine of a unit vector and a stored code (0.0 for a code of another size)."""
+    values = stored[dims() // 8 :]
+    if len(values) != len(vector):
+        return 0.0
+    return sum(map(mul, vector, (b - 256 if b > 127 else b for b in values))) / 127

@@ -1,0 +1,77 @@
+"""Recall's second stage: memories near the question in meaning, and how near.
+
+Each memory's code (model/vectors.py) sits in `memory_meaning`, kept by
+triggers beside the row. For a question whose words the vector table knows:
+
+- `nearest` reads the signs of the newest SCAN codes, keeps the KEEP whose
+  signs differ least from the question's (XOR and popcount, a fraction of a
+  microsecond each), and of those the POOL of highest cosine. Recall reads
+  them under its visibility and liveness predicate, as it reads any
+  candidate, so a hidden memory is never one: a few more than POOL are read
+  at a time until POOL are visible or the nearest are exhausted;
+- `cosines` gives the cosine of every candidate, whichever stage found it,
+  for the ranking's `meaning` part.
+
+The scan is bounded, so its cost is too: at most SCAN codes of a store of
+any size, the newest; older memories are found by the words they share.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+from collections.abc import Iterable
+
+from tree_ring.model import vectors
+from tree_ring.store.db import Store
+from tree_ring.store.meaning import SCAN
+
+# How many the signs keep, to be weighed by cosine.
+KEEP = 96
+# How many of the nearest recall takes as candidates.
+POOL = 24
+# Below this nearness a memory is no nearer than most memories are to any question.
+FLOOR = 0.4
+# A memory holding none of the question's words ranks with those that do
+# when it is at least this near (recall.py).
+TIER = 0.3
+
+SIGNS_SQL = "SELECT rowid, substr(code, 1, :width) FROM memory_meaning WHERE rowid > :low"
+CODES_SQL = (
+    "SELECT memory_meaning.rowid, code FROM json_each(:ids) AS wanted "
+    "CROSS JOIN memory_meaning ON memory_meaning.rowid = wanted.value"
+)
+
+
+def question(text: str) -> vectors.Meaning | None:
+    """The question's meaning, or None when the table knows none of its words."""
+    return vectors.read(text)
+
+
+def nearest(store: Store, meant: vectors.Meaning, newest: int) -> list[tuple[int, float]]:
+    """(rowid, nearness) of the newest memories nearest the question, nearest
+    first, at most KEEP of them, above FLOOR (`cosines`)."""
+    width = vectors.dims() // 8
+    wanted = vectors.signs(vectors.code(meant.vector))
+    rows = store.query(SIGNS_SQL, {"width": width, "low": max(newest - SCAN, 0)})
+    if not rows:
+        return []
+    close = heapq.nsmallest(
+        KEEP,
+        [((wanted ^ int.from_bytes(signs, "little")).bit_count(), rowid) for rowid, signs in rows],
+    )
+    weighed = cosines(store, meant, [rowid for _, rowid in close])
+    ranked = sorted(weighed.items(), key=lambda item: (-item[1], -item[0]))
+    return [(rowid, cos) for rowid, cos in ranked if cos > FLOOR]
+
+
+def cosines(store: Store, meant: vectors.Meaning, rowids: Iterable[int]) -> dict[int, float]:
+    """rowid -> nearness to the question, for each of `rowids` that has a
+    code: the cosine of their vectors times the share of the question the
+    table knows, so a question that is mostly an unknown word is near nothing."""
+    ids = json.dumps(list(rowids))
+    known, vector = meant.known, meant.vector
+    return {
+        rowid: known * vectors.cosine(vector, code)
+        for rowid, code in store.query(CODES_SQL, {"ids": ids})
+    }
