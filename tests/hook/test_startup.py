@@ -160,7 +160,9 @@ def test_stop_reads_its_cadence_and_loads_nothing_costly(
 
 def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -> None:
     """No database yet (project.json only): SessionStart creates it, and the
-    migrations, which need json and the declared settings, bring them in only then."""
+    migrations, which need json, the declared settings and the meaning codes'
+    table (not the vector table: an empty store has nothing to code), bring
+    them in only then."""
     root = tmp_path / "clone"
     root.mkdir()
     guidance.init_project(root)
@@ -169,7 +171,10 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     assert "no memories to recall" in output["hookSpecificOutput"]["additionalContext"]
     assert (root / ".tree-ring" / "memory.sqlite").exists()
     # No row to check, so the secret rules' plan is never read.
-    expected = START - {"tree_ring.guard.secret_plan"} | {"tree_ring.store.settings"}
+    expected = START - {"tree_ring.guard.secret_plan"} | {
+        "tree_ring.store.settings",
+        "tree_ring.store.meaning",
+    }
     assert {m for m in modules if m.startswith("tree_ring")} == expected
 
 

@@ -62,11 +62,11 @@ def test_a_healthy_store_passes_every_check(run_cli: CliRunner, filled: Store) -
     assert {status for status, _ in checks} == {"ok"}
 
 
-def test_the_doctor_knows_every_trigger_that_keeps_an_fts_index() -> None:
+def test_the_doctor_knows_every_trigger_that_keeps_an_index() -> None:
     # The doctor checks and restores the triggers this table names.
     assert set(schema.INDEX_TRIGGERS) == {
         f"memories_{index}_{event}"
-        for index in ("fts", "claim_fts")
+        for index in ("fts", "claim_fts", "meaning")
         for event in ("insert", "delete", "update")
     }
 

@@ -184,6 +184,7 @@ def test_no_hook_loads_it(event: str, project_root: Path) -> None:
     modules = set(done.stdout.decode().split())
     assert "tree_ring.hook.adapter" in modules
     assert "tree_ring.read.relations" not in modules
+    assert "tree_ring.model.vectors" not in modules  # recall's vectors, the same rule
 
 
 # -- a bad file --------------------------------------------------------------

@@ -10,12 +10,14 @@ broker" lands near "kafka", "slow" near "latency", with no shared word.
 docs/RELATIONS.md says what it adds to recall; VECTORS-NOTICE.txt beside it
 holds the sources' licences.
 
-The file is one header line, a JSON document, then three arrays in term
-order (terms sorted by fingerprint, the CRC-32 of the term's UTF-8 bytes):
+The file is one header line, then arrays, every number little-endian; the
+last three in term order (terms sorted by fingerprint, the CRC-32 of the
+term's UTF-8 bytes):
 
-    tree-ring vectors 1 <JSON bytes> <array bytes> <crc32 of the JSON, 8 hex>
-    {"count": N, "dims": D, "levels": [[4 floats] * D], "centre": [D floats]}
-    N fingerprints, 4 bytes each, little-endian, ascending
+    tree-ring vectors 1 <N terms> <D axes> <bytes after the line> <crc32 of the floats, 8 hex>
+    D * 4 levels, float32: axis d's four levels, lowest first
+    D floats, float32: the centre, the direction every text shares
+    N fingerprints, 4 bytes each, ascending
     N weights, one byte each (weight * 255)
     N codes, D / 4 bytes each: axis d's level in bits 2*(d % 4) of byte d // 4
 
@@ -26,14 +28,14 @@ lookup, never at import, and only by recall and the write path's trigger
 recall works on without meaning, and `problem()` says what is wrong.
 
 A memory's code (`code`) is its vector as signed bytes (the unit vector
-times 127, one byte an axis) after one bit an axis of signs about the
-vocabulary's centre: the signs, compared by XOR and popcount, pick the closest of
-thousands of memories cheaply; the bytes then give their cosine.
+times 127, one byte an axis) after one bit an axis of its signs: the signs,
+compared by XOR and popcount, pick the closest of thousands of memories
+cheaply; the bytes then give their cosine. Neither `json` nor `typing` is
+imported: recall's start-up would pay for them.
 """
 
 from __future__ import annotations
 
-import json
 import mmap
 import os
 import re
@@ -44,7 +46,6 @@ from bisect import bisect_left
 from functools import lru_cache
 from itertools import islice
 from operator import add, mul
-from typing import NamedTuple
 
 from tree_ring.model.fold import searchable
 
@@ -121,7 +122,7 @@ def _read(path: str) -> _Table:
         return _Table(f"cannot read {path}: {exc.strerror or exc}")
     end = data.find(b"\n")
     fields = data[:end].split(b" ") if end > 0 else []
-    if len(fields) != 6 or b" ".join(fields[:2]) != MAGIC:
+    if len(fields) != 7 or b" ".join(fields[:2]) != MAGIC:
         return _Table(f"{path} is not a vectors file; reinstall Tree Ring")
     if fields[2] != str(VERSION).encode():
         return _Table(
@@ -129,26 +130,26 @@ def _read(path: str) -> _Table:
             f"this Tree Ring reads version {VERSION}; reinstall Tree Ring"
         )
     try:
-        meta_size, body_size = int(fields[3]), int(fields[4])
-        meta_bytes = data[end + 1 : end + 1 + meta_size]
-        if b"%08x" % zlib.crc32(meta_bytes) != fields[5]:
-            raise ValueError
-        meta = json.loads(meta_bytes)
-        count, dims = int(meta["count"]), int(meta["dims"])
-        levels = [[float(v) for v in row] for row in meta["levels"]]
-        centre = [float(v) for v in meta["centre"]]
-        body = memoryview(data)[end + 1 + meta_size :]
+        count, dims, body_size = int(fields[3]), int(fields[4]), int(fields[5])
+        body = memoryview(data)[end + 1 :]
         width = dims // 4
-        if (
-            dims % 4
-            or len(levels) != dims
-            or any(len(row) != 4 for row in levels)
-            or len(centre) != dims
-            or len(body) != body_size
-            or body_size != count * (5 + width)
-        ):
+        floats = array("f")
+        if floats.itemsize != 4:  # pragma: no cover - no platform Tree Ring runs on
             raise ValueError
-    except (ValueError, KeyError, TypeError):
+        if dims <= 0 or dims % 4 or len(body) != body_size:
+            raise ValueError
+        if body_size != 20 * dims + count * (5 + width):
+            raise ValueError
+        if b"%08x" % zlib.crc32(body[: 20 * dims]) != fields[6]:
+            raise ValueError
+        floats.frombytes(body[: 20 * dims])
+        if sys.byteorder != "little":  # pragma: no cover
+            floats.byteswap()
+        values = floats.tolist()
+        levels = [values[4 * d : 4 * d + 4] for d in range(dims)]
+        centre = values[4 * dims :]
+        body = body[20 * dims :]
+    except ValueError:
         return _Table(f"{path} is truncated or damaged; reinstall Tree Ring")
     table = _Table()
     prints = array("I")
@@ -234,12 +235,17 @@ def words(text: str) -> list[str]:
     return _WORD.findall(searchable(text).lower().replace("_", " "))
 
 
-class Meaning(NamedTuple):
-    vector: list[float]  # unit length
-    # The share of the text's weight its known terms carry, a word the table
-    # does not know counting as the rarest: "what zorbling do we use" is
-    # mostly "zorbling", which its vector (that of "use") does not say.
-    known: float
+class Meaning:
+    """A text's unit vector, and the share of the text's weight its known
+    terms carry, a word the table does not know counting as the rarest:
+    "what zorbling do we use" is mostly "zorbling", which its vector (that of
+    "use") does not say."""
+
+    __slots__ = ("known", "vector")
+
+    def __init__(self, vector: list[float], known: float) -> None:
+        self.vector = vector
+        self.known = known
 
 
 def embed(text: str) -> list[float] | None:

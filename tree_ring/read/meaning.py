@@ -3,12 +3,11 @@
 Each memory's code (model/vectors.py) sits in `memory_meaning`, kept by
 triggers beside the row. For a question whose words the vector table knows:
 
-- `nearest` reads the signs of the newest SCAN codes, keeps the KEEP whose
-  signs differ least from the question's (XOR and popcount, a fraction of a
-  microsecond each), and of those the POOL of highest cosine. Recall reads
-  them under its visibility and liveness predicate, as it reads any
-  candidate, so a hidden memory is never one: a few more than POOL are read
-  at a time until POOL are visible or the nearest are exhausted;
+- `nearest` reads the signs of the newest SCAN codes of the memories the
+  caller may see, live (recall's own predicate, in the scan's SQL, so the
+  cap comes after it), keeps the KEEP whose signs differ least from the
+  question's (XOR and popcount, a fraction of a microsecond each), and
+  orders them by cosine; recall takes the POOL nearest;
 - `cosines` gives the cosine of every candidate, whichever stage found it,
   for the ranking's `meaning` part.
 
@@ -19,10 +18,10 @@ any size, the newest; older memories are found by the words they share.
 from __future__ import annotations
 
 import heapq
-import json
 from collections.abc import Iterable
 
 from tree_ring.model import vectors
+from tree_ring.store import live
 from tree_ring.store.db import Store
 from tree_ring.store.meaning import SCAN
 
@@ -36,7 +35,18 @@ FLOOR = 0.4
 # when it is at least this near (recall.py).
 TIER = 0.3
 
-SIGNS_SQL = "SELECT rowid, substr(code, 1, :width) FROM memory_meaning WHERE rowid > :low"
+
+def signs_sql(clause: live.Clause) -> str:
+    """The signs of the newest codes of memories the caller may see, live:
+    the predicate runs before the scan keeps its nearest, so hidden rows
+    nearer the question can never crowd out a visible one."""
+    return (
+        "SELECT c.rowid, substr(c.code, 1, :width) FROM memory_meaning c "
+        "CROSS JOIN memories m ON m.rowid = c.rowid "
+        f"WHERE c.rowid > :low AND {clause.sql}"
+    )
+
+
 CODES_SQL = (
     "SELECT memory_meaning.rowid, code FROM json_each(:ids) AS wanted "
     "CROSS JOIN memory_meaning ON memory_meaning.rowid = wanted.value"
@@ -48,12 +58,15 @@ def question(text: str) -> vectors.Meaning | None:
     return vectors.read(text)
 
 
-def nearest(store: Store, meant: vectors.Meaning, newest: int) -> list[tuple[int, float]]:
-    """(rowid, nearness) of the newest memories nearest the question, nearest
-    first, at most KEEP of them, above FLOOR (`cosines`)."""
+def nearest(
+    store: Store, meant: vectors.Meaning, newest: int, clause: live.Clause
+) -> list[tuple[int, float]]:
+    """(rowid, nearness) of the newest visible, live memories nearest the
+    question, nearest first, at most KEEP of them, above FLOOR (`cosines`)."""
     width = vectors.dims() // 8
     wanted = vectors.signs(vectors.code(meant.vector))
-    rows = store.query(SIGNS_SQL, {"width": width, "low": max(newest - SCAN, 0)})
+    params = {**clause.params, "width": width, "low": max(newest - SCAN, 0)}
+    rows = store.query(signs_sql(clause), params)
     if not rows:
         return []
     close = heapq.nsmallest(
@@ -69,7 +82,7 @@ def cosines(store: Store, meant: vectors.Meaning, rowids: Iterable[int]) -> dict
     """rowid -> nearness to the question, for each of `rowids` that has a
     code: the cosine of their vectors times the share of the question the
     table knows, so a question that is mostly an unknown word is near nothing."""
-    ids = json.dumps(list(rowids))
+    ids = "[" + ",".join(str(int(rowid)) for rowid in rowids) + "]"
     known, vector = meant.known, meant.vector
     return {
         rowid: known * vectors.cosine(vector, code)

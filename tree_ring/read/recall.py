@@ -526,9 +526,9 @@ def recall(
         # than every one found by its words: a question whose words found
         # what it means gains no strangers.
         bar = max(meaning.FLOOR, max(near.values(), default=0.0))
-        closest = [(r, c) for r, c in meaning.nearest(store, meant, newest) if c > bar]
+        closest = [(r, c) for r, c in meaning.nearest(store, meant, newest, clause) if c > bar]
         near.update(closest)
-        found.update(_nearest_visible(store, read_rows, clause.params, dict(closest), found))
+        found.update(_nearest_rows(store, read_rows, clause.params, closest, found))
     if not found:
         return []
 
@@ -552,28 +552,20 @@ def recall(
     ]
 
 
-def _nearest_visible(
+def _nearest_rows(
     store: Store,
     read_rows: str,
     params: dict[str, object],
-    near: dict[int, float],
+    near: list[tuple[int, float]],
     found: dict[int, tuple[sqlite3.Row, str]],
 ) -> dict[int, tuple[sqlite3.Row, str]]:
-    """The nearest memories in meaning the ladder did not find, no more than
-    `meaning.POOL` of them, read under the visibility and liveness predicate
-    a few more than wanted at a time: a hidden memory is skipped, never counted."""
-    ordered = [rowid for rowid in near if rowid not in found]
-    added: dict[int, tuple[sqlite3.Row, str]] = {}
-    for start in range(0, len(ordered), 2 * meaning.POOL):
-        batch = ordered[start : start + 2 * meaning.POOL]
-        rows_ = store.query(read_rows, {**params, "ids": _json_ids(batch)})
-        by_rowid = {row[0]: row for row in rows_}
-        for rowid in batch:
-            if rowid in by_rowid and len(added) < meaning.POOL:
-                added[rowid] = (by_rowid[rowid], MEANING_MATCH)
-        if len(added) >= meaning.POOL:
-            break
-    return added
+    """The candidate rows of the `meaning.POOL` nearest memories the ladder did
+    not find (`near` holds only memories the caller may see, live)."""
+    wanted = [rowid for rowid, _ in near if rowid not in found][: meaning.POOL]
+    if not wanted:
+        return {}
+    got = store.query(read_rows, {**params, "ids": _json_ids(wanted)})
+    return {row[0]: (row, MEANING_MATCH) for row in got}
 
 
 def _newest_first(rows: Iterable[sqlite3.Row]) -> list[tuple[int, float]]:

@@ -20,7 +20,7 @@ _CODE_ABOVE = (
     "INSERT OR REPLACE INTO memory_meaning(rowid, code) SELECT rowid, code FROM ("
     f"SELECT m.rowid AS rowid, {MEANING_FUNCTION}(CAST(m.summary AS BLOB), "
     "CAST(m.details AS BLOB), CAST(m.tags AS BLOB)) AS code "
-    "FROM memories m WHERE m.rowid > :low AND m.rowid <= :high "
+    "FROM memories m WHERE m.rowid > :low AND m.rowid <= :high AND m.redacted_at IS NULL "
     "AND NOT EXISTS (SELECT 1 FROM memory_meaning c WHERE c.rowid = m.rowid)"
     ") WHERE code IS NOT NULL"
 )
@@ -37,10 +37,10 @@ def code_newest(db: Db) -> None:
 
 
 def uncoded(db: Db) -> int:
-    """How many memories have no code (some may hold no known word)."""
+    """How many unredacted memories have no code (some may hold no known word)."""
     return int(
         db.scalar(
-            "SELECT count(*) FROM memories m WHERE NOT EXISTS "
+            "SELECT count(*) FROM memories m WHERE m.redacted_at IS NULL AND NOT EXISTS "
             "(SELECT 1 FROM memory_meaning c WHERE c.rowid = m.rowid)"
         )
     )

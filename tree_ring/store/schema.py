@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tree_ring.model.errors import SchemaTooNew
-from tree_ring.store.meaning import code_newest
 from tree_ring.store.sql import FOLD_FUNCTION, MEANING_FUNCTION, Db
 
 MEMORIES = """
@@ -165,8 +164,9 @@ CLAIM_FTS_TRIGGERS = (
 # Every trigger that keeps an FTS index with the rows, by name.
 # What each memory means, as recall's second stage reads it (model/vectors.py):
 # a code per memory whose text holds a known word, kept beside the row by
-# triggers in the row's own transaction, as the index is. The code is the
-# function of the text alone, so a rebuild gives the same rows.
+# triggers in the row's own transaction, as the index is; a redacted row has
+# none. The code is a function of the text alone, so a rebuild gives the
+# same rows.
 MEANING = MEANING_FUNCTION
 _MEANING_OF = (
     "(SELECT {row}.rowid AS rowid, "
@@ -181,7 +181,8 @@ MEANING_TABLE = (
     )""",
     f"""CREATE TRIGGER memories_meaning_insert AFTER INSERT ON memories BEGIN
         INSERT OR REPLACE INTO memory_meaning(rowid, code)
-        SELECT rowid, code FROM {_MEANING_OF.format(row="new")} WHERE code IS NOT NULL;
+        SELECT rowid, code FROM {_MEANING_OF.format(row="new")}
+        WHERE code IS NOT NULL AND new.redacted_at IS NULL;
     END""",
     """CREATE TRIGGER memories_meaning_delete AFTER DELETE ON memories BEGIN
         DELETE FROM memory_meaning WHERE rowid = old.rowid;
@@ -190,7 +191,8 @@ MEANING_TABLE = (
     BEGIN
         DELETE FROM memory_meaning WHERE rowid = old.rowid;
         INSERT OR REPLACE INTO memory_meaning(rowid, code)
-        SELECT rowid, code FROM {_MEANING_OF.format(row="new")} WHERE code IS NOT NULL;
+        SELECT rowid, code FROM {_MEANING_OF.format(row="new")}
+        WHERE code IS NOT NULL AND new.redacted_at IS NULL;
     END""",
 )
 
@@ -569,7 +571,10 @@ def _anchors(db: Db) -> None:
 
 
 def _meaning(db: Db) -> None:
-    """The meaning table, its newest rows coded (store/meaning.py)."""
+    """The meaning table, its newest rows coded (store/meaning.py, imported
+    here: no hook opening a current store needs it)."""
+    from tree_ring.store.meaning import code_newest
+
     for statement in MEANING_TABLE:
         db.execute(statement)
     code_newest(db)

@@ -1,0 +1,182 @@
+"""Recall's meaning stage: a memory that says what was asked in other words is
+found; hidden rows never crowd out a visible one; a question its words answer
+gains no strangers; codes follow their rows through every write path; without
+the vector table recall works on by words alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import PERSON, make_memory
+
+from tree_ring.model import vectors
+from tree_ring.model.identity import Identity
+from tree_ring.read import meaning, query
+from tree_ring.read.recall import MEANING_MATCH, Hit, recall
+from tree_ring.store import meaning as codes
+from tree_ring.store.db import Store
+from tree_ring.transfer import jsonl
+from tree_ring.upkeep.maintain import maintain
+from tree_ring.write import bulk, correct, pipeline
+
+# Notes on other topics, none near the questions below.
+OTHERS = [
+    "Release notes are drafted in the wiki before each sprint review",
+    "The design team prefers Figma components over ad hoc mockups",
+    "Office plants are watered on Thursdays by whoever arrives first",
+    "Quarterly planning happens in the large meeting room upstairs",
+]
+BROKER = "The orders consumer group on Kafka fell two million messages behind"
+BROKER_QUESTION = "queue backlog keeps growing"
+
+
+@pytest.fixture(autouse=True)
+def words_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No related words: what is found beyond the question's words is found
+    by meaning."""
+    monkeypatch.setattr(query, "related", lambda _term: ())
+
+
+def ids(hits: list[Hit]) -> set[str]:
+    return {h.memory.id for h in hits}
+
+
+def write(store: Store, project: str | None, *texts: str) -> list[str]:
+    return [pipeline.store_memory(store, make_memory(project, t), PERSON).id for t in texts]
+
+
+def coded(store: Store) -> set[int]:
+    return {row[0] for row in store.query("SELECT rowid FROM memory_meaning")}
+
+
+def rowids(store: Store, memory_ids: list[str]) -> set[int]:
+    marks = ", ".join("?" * len(memory_ids))
+    return {
+        r[0] for r in store.query(f"SELECT rowid FROM memories WHERE id IN ({marks})", memory_ids)
+    }
+
+
+def test_a_memory_in_other_words_is_found_by_meaning(store: Store, identity: Identity) -> None:
+    (broker,) = write(store, identity.project, BROKER)
+    write(store, identity.project, *OTHERS)
+    hits = recall(store, identity, BROKER_QUESTION)
+    assert hits and hits[0].memory.id == broker
+    assert hits[0].query == MEANING_MATCH and hits[0].literal
+    assert hits[0].parts["meaning"] > 0
+
+
+def test_without_meaning_the_same_question_finds_nothing(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stage is what finds it: the question shares no word with the note."""
+    write(store, identity.project, BROKER, *OTHERS)
+    monkeypatch.setattr(meaning, "question", lambda _text: None)
+    assert recall(store, identity, BROKER_QUESTION) == []
+
+
+def test_hundreds_of_hidden_nearer_rows_never_crowd_out_a_visible_one(
+    store: Store, identity: Identity
+) -> None:
+    """Rows of another project, and forgotten rows of this one, all nearer the
+    question than the visible note and all newer, are more than the scan
+    keeps; the visible note is still found."""
+    (mine,) = write(store, identity.project, "Kafka consumers lag behind during slow calls")
+    hidden = [f"The queue backlog keeps growing, case {n}" for n in range(300)]
+    with store.write() as db:
+        for text in hidden:
+            pipeline.insert_prepared(db, make_memory("another-project", text), PERSON)
+    forgotten = write(store, identity.project, *hidden[:20])
+    for memory_id in forgotten:
+        correct.forget(store, memory_id, mode="delete", reason="wrong", actor=PERSON)
+    assert len(hidden) > meaning.KEEP
+    assert ids(recall(store, identity, BROKER_QUESTION)) == {mine}
+
+
+def test_a_question_its_words_answer_gains_no_strangers(store: Store, identity: Identity) -> None:
+    """A note near the question in meaning, but less near than the one that
+    holds its words, is not admitted."""
+    literal = write(store, identity.project, "Database migrations run on a replica first")
+    near_one = "Schema changes to the orders table lock writes for minutes"
+    write(store, identity.project, near_one, BROKER, *OTHERS)
+    meant = meaning.question("database migrations")
+    assert meant is not None
+    stranger = meant.known * vectors.cosine(
+        meant.vector, vectors.code(vectors.embed(near_one) or [])
+    )
+    assert stranger > meaning.FLOOR  # near enough to join a question its words do not answer
+    assert ids(recall(store, identity, "database migrations")) == set(literal)
+
+
+def test_a_question_of_unknown_words_is_near_nothing(store: Store, identity: Identity) -> None:
+    write(store, identity.project, BROKER, *OTHERS)
+    assert recall(store, identity, "what zorbquux frobnitzel do we use") == []
+
+
+def test_a_literal_memory_still_outranks_one_near_in_meaning(
+    store: Store, identity: Identity
+) -> None:
+    literal, _related = write(
+        store, identity.project, "The request timeout is 60s", "Cache warmup halves p95 latency"
+    )
+    ranked = [h.memory.id for h in recall(store, identity, "timeout")]
+    assert ranked[0] == literal
+
+
+@pytest.mark.parametrize("mode", ["delete", "redact"])
+def test_a_forgotten_memory_loses_its_code(store: Store, identity: Identity, mode: str) -> None:
+    gone, kept = write(store, identity.project, BROKER, "Kafka topics keep seven days of orders")
+    assert coded(store) == rowids(store, [gone, kept])
+    correct.forget(store, gone, mode=mode, reason="wrong", actor=PERSON)
+    assert coded(store) == rowids(store, [kept])
+    assert gone not in ids(recall(store, identity, BROKER_QUESTION))
+
+
+def test_an_edit_recodes_the_memory(store: Store, identity: Identity) -> None:
+    (memory_id,) = write(store, identity.project, "Office plants are watered on Thursdays")
+    before = store.query("SELECT code FROM memory_meaning")[0][0]
+    with store.write() as db:
+        db.execute("UPDATE memories SET summary = ? WHERE id = ?", (BROKER, memory_id))
+    after = store.query("SELECT code FROM memory_meaning")[0][0]
+    expected = vectors.embed(f"{BROKER}  []")
+    assert expected is not None
+    assert after != before and after == vectors.code(expected)
+
+
+def test_a_bulk_write_codes_its_newest_and_maintain_the_rest(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(codes, "SCAN", 5)
+    written = bulk.insert_many(
+        store, [make_memory(identity.project, f"{BROKER}, batch {n}") for n in range(12)], PERSON
+    )
+    made = [result.id for result in written]
+    assert coded(store) == rowids(store, made[-5:])
+    assert codes.uncoded(store.db) == 7
+    maintain(store, PERSON, vacuum=True)
+    assert coded(store) == rowids(store, made)
+
+
+def test_an_import_codes_what_it_wrote(store: Store, identity: Identity, tmp_path: Path) -> None:
+    lines = [
+        json.dumps(make_memory(identity.project, text).to_dict()) for text in (BROKER, *OTHERS)
+    ]
+    report = jsonl.import_lines(store, lines, project=identity.project or "", actor=PERSON)
+    assert coded(store) == rowids(store, list(report.created))
+
+
+def test_without_the_vector_table_recall_works_by_words(
+    store: Store, identity: Identity, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vectors, "PATH", str(tmp_path / "missing.dat"))
+    vectors._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    vectors._vector.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    try:
+        (broker,) = write(store, identity.project, BROKER)
+        assert coded(store) == set()
+        assert ids(recall(store, identity, "kafka consumer")) == {broker}
+        assert recall(store, identity, BROKER_QUESTION) == []
+    finally:
+        vectors._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
+        vectors._vector.cache_clear()  # pyright: ignore[reportPrivateUsage]
