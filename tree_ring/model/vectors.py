@@ -311,7 +311,7 @@ def signs(stored: bytes) -> int:
 
 def cosine(vector: list[float], stored: bytes) -> float:
     """The cosine of a unit vector and a stored code (0.0 for a code of another size)."""
-    values = stored[dims() // 8 :]
+    values = memoryview(stored)[len(vector) // 8 :]
     if len(values) != len(vector):
         return 0.0
-    return sum(map(mul, vector, (b - 256 if b > 127 else b for b in values))) / 127
+    return sum(map(mul, vector, values.cast("b"))) / 127

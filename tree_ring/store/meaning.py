@@ -14,7 +14,7 @@ from __future__ import annotations
 from tree_ring.store.sql import MEANING_FUNCTION, Db
 
 # How many of the newest memories recall's scan reads (read/meaning.py).
-SCAN = 8_192
+SCAN = 2_048
 
 _CODE_ABOVE = (
     "INSERT OR REPLACE INTO memory_meaning(rowid, code) SELECT rowid, code FROM ("
