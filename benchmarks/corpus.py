@@ -411,7 +411,7 @@ def _failure(b: _Builder, component: str, operation: str) -> Query:
 
 def seed(store: Store, memories: list[Memory]) -> None:
     """Insert every row in one transaction, rebuild the FTS index once and
-    code the newest memories' meaning, as a bulk write does."""
+    code every memory's meaning, as a bulk write does."""
     conn = store.conn
     with store.write() as db:
         for name in schema.INDEX_TRIGGERS:
@@ -421,7 +421,7 @@ def seed(store: Store, memories: list[Memory]) -> None:
             conn.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
         for trigger in schema.INDEX_TRIGGERS.values():
             conn.execute(trigger)
-        meaning.code_newest(db)
+        meaning.code_missing(db, 0, meaning.last_rowid(db))
 
 
 def open_store(root: Path) -> Store:

@@ -52,7 +52,7 @@ sys.path.insert(0, str(REPO))
 
 from tree_ring.model import project  # noqa: E402
 from tree_ring.model.identity import resolve  # noqa: E402
-from tree_ring.read import lexicon, query, ranking, recall, relations  # noqa: E402
+from tree_ring.read import lexicon, meaning, query, ranking, recall, relations  # noqa: E402
 from tree_ring.store import fts  # noqa: E402
 from tree_ring.store.db import Options, Store  # noqa: E402
 
@@ -210,6 +210,10 @@ def _no_related(_word: str) -> tuple[()]:
     return ()
 
 
+def _no_meaning(_text: str) -> None:
+    return None
+
+
 # Each technique recall uses, switched off on its own (in this process only:
 # the CLI always runs recall whole), so a run shows what each one adds.
 ABLATIONS = {
@@ -217,6 +221,7 @@ ABLATIONS = {
     "lexicon": lambda: setattr(query, "related", _no_related),
     "hand": lambda: setattr(lexicon, "related", _no_related),
     "relations": lambda: setattr(relations, "related", _no_related),
+    "meaning": lambda: setattr(meaning, "question", _no_meaning),
     "phrases": lambda: setattr(query, "PHRASE_WORDS", ()),
     "literal_first": lambda: setattr(ranking.Score, "key", property(_one_tier)),
     "grammar_words": lambda: setattr(query, "QUESTION_WORDS", frozenset()),

@@ -3,6 +3,7 @@
     python3 benchmarks/paraphrase.py
     python3 benchmarks/paraphrase.py --without lexicon     # recall without related words
     python3 benchmarks/paraphrase.py --without relations   # without the derived ones
+    python3 benchmarks/paraphrase.py --without meaning     # without the word vectors
 
 `fixtures/paraphrase/coding.json` holds forty memories of one project and
 questions phrased unlike the memory that answers them; `tuned` questions were
@@ -31,7 +32,7 @@ from tree_ring.model import project  # noqa: E402
 from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.model.identity import Identity  # noqa: E402
 from tree_ring.model.record import Memory, new_memory_id, now_iso  # noqa: E402
-from tree_ring.read import lexicon, query, ranking, relations  # noqa: E402
+from tree_ring.read import lexicon, meaning, query, ranking, relations  # noqa: E402
 from tree_ring.read.recall import recall  # noqa: E402
 from tree_ring.store import fts  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
@@ -52,11 +53,16 @@ def _no_related(_term: str) -> tuple[Any, ...]:
     return ()
 
 
+def _no_meaning(_text: str) -> None:
+    return None
+
+
 # Each source of related words switched off on its own, or all of them.
 ABLATIONS = {
     "lexicon": lambda: setattr(query, "related", _no_related),
     "hand": lambda: setattr(lexicon, "related", _no_related),
     "relations": lambda: setattr(relations, "related", _no_related),
+    "meaning": lambda: setattr(meaning, "question", _no_meaning),
     "phrases": lambda: setattr(query, "PHRASE_WORDS", ()),
     "literal_first": lambda: setattr(ranking.Score, "key", property(_one_tier)),
 }

@@ -86,7 +86,10 @@ def test_a_code_holds_the_signs_and_the_vector() -> None:
     assert len(code) == vectors.dims() // 8 + vectors.dims()
     assert vectors.cosine(vector, code) == pytest.approx(1.0, abs=0.02)
     signs = vectors.signs(code)
-    assert [bool(signs >> d & 1) for d in range(vectors.dims())] == [v > 0 for v in vector]
+    # One bit an axis: set where the axis's signed byte is above zero.
+    assert [bool(signs >> d & 1) for d in range(vectors.dims())] == [
+        round(v * 127) > 0 for v in vector
+    ]
     # A code of another size (a table of other axes) is near nothing.
     assert vectors.cosine(vector, code[:-1]) == 0.0
 

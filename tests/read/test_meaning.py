@@ -6,6 +6,7 @@ the vector table recall works on by words alone."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,7 @@ OTHERS = [
 ]
 BROKER = "The orders consumer group on Kafka fell two million messages behind"
 BROKER_QUESTION = "queue backlog keeps growing"
+SHIPPED = vectors.PATH
 
 
 @pytest.fixture(autouse=True)
@@ -144,18 +146,30 @@ def test_an_edit_recodes_the_memory(store: Store, identity: Identity) -> None:
     assert after != before and after == vectors.code(expected)
 
 
-def test_a_bulk_write_codes_its_newest_and_maintain_the_rest(
-    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(codes, "SCAN", 5)
+def test_a_bulk_write_codes_every_row(store: Store, identity: Identity) -> None:
     written = bulk.insert_many(
         store, [make_memory(identity.project, f"{BROKER}, batch {n}") for n in range(12)], PERSON
     )
-    made = [result.id for result in written]
-    assert coded(store) == rowids(store, made[-5:])
-    assert codes.uncoded(store.db) == 7
+    assert coded(store) == rowids(store, [result.id for result in written])
+    assert codes.uncoded(store.db) == 0
+
+
+def test_a_memory_written_without_the_table_is_weighed_from_its_text_then_coded(
+    store: Store, identity: Identity, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Written while the vector table was missing, a memory has no code: recall
+    weighs its nearness from its text all the same, and `maintain --vacuum`
+    codes it."""
+    _swap_table(monkeypatch, str(tmp_path / "missing.dat"))
+    (late,) = write(store, identity.project, "The orders consumer on Kafka lags behind")
+    _swap_table(monkeypatch, SHIPPED)
+    (coded_one,) = write(store, identity.project, "The orders consumer on Kafka falls behind")
+    assert coded(store) == rowids(store, [coded_one])
+    hits = {h.memory.id: h for h in recall(store, identity, "orders consumer")}
+    assert set(hits) == {late, coded_one}
+    assert hits[late].parts["meaning"] > 0
     maintain(store, PERSON, vacuum=True)
-    assert coded(store) == rowids(store, made)
+    assert coded(store) == rowids(store, [late, coded_one])
 
 
 def test_an_import_codes_what_it_wrote(store: Store, identity: Identity, tmp_path: Path) -> None:
@@ -166,17 +180,24 @@ def test_an_import_codes_what_it_wrote(store: Store, identity: Identity, tmp_pat
     assert coded(store) == rowids(store, list(report.created))
 
 
+def _swap_table(monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+    monkeypatch.setattr(vectors, "PATH", path)
+    vectors._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    vectors._vector.cache_clear()  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.fixture(autouse=True)
+def shipped_table_after() -> Iterator[None]:
+    yield
+    vectors._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    vectors._vector.cache_clear()  # pyright: ignore[reportPrivateUsage]
+
+
 def test_without_the_vector_table_recall_works_by_words(
     store: Store, identity: Identity, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(vectors, "PATH", str(tmp_path / "missing.dat"))
-    vectors._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
-    vectors._vector.cache_clear()  # pyright: ignore[reportPrivateUsage]
-    try:
-        (broker,) = write(store, identity.project, BROKER)
-        assert coded(store) == set()
-        assert ids(recall(store, identity, "kafka consumer")) == {broker}
-        assert recall(store, identity, BROKER_QUESTION) == []
-    finally:
-        vectors._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
-        vectors._vector.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    _swap_table(monkeypatch, str(tmp_path / "missing.dat"))
+    (broker,) = write(store, identity.project, BROKER)
+    assert coded(store) == set()
+    assert ids(recall(store, identity, "kafka consumer")) == {broker}
+    assert recall(store, identity, BROKER_QUESTION) == []

@@ -45,7 +45,7 @@ from array import array
 from bisect import bisect_left
 from functools import lru_cache
 from itertools import islice
-from operator import add, mul
+from operator import mul
 
 from tree_ring.model.fold import searchable
 
@@ -106,9 +106,6 @@ class _Table:
         self.width = 0
         self.centre: list[float] = []
         self.levels: list[list[float]] = []
-        # byte position * 256 + byte value -> the four axis values it holds,
-        # filled as terms are read (most of its 8,192 entries are never needed)
-        self.lut: dict[int, tuple[float, ...]] = {}
 
 
 def _read(path: str) -> _Table:
@@ -189,33 +186,44 @@ def _index(table: _Table, term: str) -> int:
     return at if at < len(prints) and prints[at] == key else -1
 
 
-def _axes(table: _Table, position: int, byte: int) -> tuple[float, ...]:
-    """The four axis values byte `position` of a code holds as `byte`."""
-    key = position * 256 + byte
-    found = table.lut.get(key)
-    if found is None:
-        levels = table.levels
-        found = tuple(levels[4 * position + k][(byte >> (2 * k)) & 3] for k in range(4))
-        table.lut[key] = found
-    return found
+# A term's weighted vector is packed into one int, FIELD bits an axis, each
+# value in fixed point (times SCALE) plus OFFSET so that no field is
+# negative: a text's vector is then one int addition a term, unpacked once.
+# A text holds at most TEXT_WORDS terms, so no field's sum reaches 2**FIELD.
+FIELD = 32
+SCALE = 1 << 16
+OFFSET = 1 << 22
 
 
 @lru_cache(maxsize=8192)
-def _vector(term: str) -> tuple[float, tuple[float, ...]] | None:
-    """`term`'s weight, and its vector times its weight; None when the table lacks it."""
+def _vector(term: str) -> tuple[float, int] | None:
+    """`term`'s weight, and its weighted vector packed; None when the table lacks it."""
     table = _table()
     i = _index(table, term)
     if i < 0:
         return None
     weight = table.weights[i] / 255
-    code = table.codes[i * table.width : (i + 1) * table.width]
-    out: list[float] = []
-    for p, byte in enumerate(code):
-        out.extend(_axes(table, p, byte))
-    return weight, tuple(v * weight for v in out)
+    levels = table.levels
+    fields = array("I")
+    for p, byte in enumerate(table.codes[i * table.width : (i + 1) * table.width]):
+        for k in range(4):
+            value = levels[4 * p + k][(byte >> (2 * k)) & 3]
+            fields.append(round(value * weight * SCALE) + OFFSET)
+    if sys.byteorder != "little":  # pragma: no cover
+        fields.byteswap()
+    return weight, int.from_bytes(fields.tobytes(), "little")
 
 
-def _single(word: str) -> tuple[float, tuple[float, ...]] | None:
+def _unpacked(total: int, terms: int, dims: int) -> list[float]:
+    fields = array("I")
+    fields.frombytes(total.to_bytes(dims * FIELD // 8, "little"))
+    if sys.byteorder != "little":  # pragma: no cover
+        fields.byteswap()
+    base = terms * OFFSET
+    return [(v - base) / SCALE for v in fields]
+
+
+def _single(word: str) -> tuple[float, int] | None:
     found = _vector(word)
     if found is not None or len(word) < 5:
         return found
@@ -261,7 +269,7 @@ def read(text: str) -> Meaning | None:
     if _table().problem is not None:
         return None
     seen = list(islice(words(text), TEXT_WORDS))
-    total: list[float] | None = None
+    packed = terms = 0
     known = unknown = 0.0
     i = 0
     while i < len(seen):
@@ -277,10 +285,12 @@ def read(text: str) -> Meaning | None:
             unknown += 1.0
         else:
             known += found[0]
-            total = list(found[1]) if total is None else list(map(add, total, found[1]))
+            packed += found[1]
+            terms += 1
         i += step
-    if total is None:
+    if not terms:
         return None
+    total = _unpacked(packed, terms, _table().dims)
     # The direction every text shares (the vocabulary's centre) is taken
     # out: left in, any two texts are close, and nearness says little.
     centre = _table().centre
@@ -295,13 +305,10 @@ def read(text: str) -> Meaning | None:
 def code(vector: list[float]) -> bytes:
     """A memory's stored code: the signs of its vector, one bit an axis, then
     the vector itself as signed bytes."""
-    bits = 0
-    for d, v in enumerate(vector):
-        if v > 0:
-            bits |= 1 << d
-    return bits.to_bytes(len(vector) // 8, "little") + bytes(
-        max(-127, min(127, round(v * 127))) & 0xFF for v in vector
-    )
+    # A unit vector's values are within [-1, 1]: no byte needs clamping.
+    scaled = [round(v * 127) for v in vector]
+    bits = sum(1 << d for d, v in enumerate(scaled) if v > 0)
+    return bits.to_bytes(len(vector) // 8, "little") + array("b", scaled).tobytes()
 
 
 def signs(stored: bytes) -> int:

@@ -23,8 +23,9 @@ from collections.abc import Iterable
 from tree_ring.model import vectors
 from tree_ring.store import live
 from tree_ring.store.db import Store
-from tree_ring.store.meaning import SCAN
 
+# How many of the newest memories the scan reads the signs of.
+SCAN = 2_048
 # How many the signs keep, to be weighed by cosine.
 KEEP = 96
 # How many of the nearest recall takes as candidates.
@@ -88,3 +89,12 @@ def cosines(store: Store, meant: vectors.Meaning, rowids: Iterable[int]) -> dict
         rowid: known * vectors.cosine(vector, code)
         for rowid, code in store.query(CODES_SQL, {"ids": ids})
     }
+
+
+def from_text(meant: vectors.Meaning, summary: str, details: str, tags: str) -> float:
+    """The nearness of a memory that has no code (written while the vector
+    table was missing), from its text as the trigger would have coded it."""
+    found = vectors.embed(f"{summary} {details} {tags}")
+    if found is None:
+        return 0.0
+    return meant.known * sum(a * b for a, b in zip(meant.vector, found, strict=True))

@@ -536,6 +536,10 @@ def recall(
         if meant is not None:
             missing = [rowid for rowid in found if rowid not in near]
             near.update(meaning.cosines(store, meant, missing))
+            for rowid in missing:
+                if rowid not in near:  # no code: weighed from its text
+                    summary, details, tags = found[rowid][0][6:9]
+                    near[rowid] = meaning.from_text(meant, summary, details, tags)
         return _score_all(question, list(found.values()), weigh, parsed, view, near)
 
     scored = score_all()

@@ -28,7 +28,7 @@ DEFERRED = {
 }
 INSERT_TRIGGERS = tuple(DEFERRED)
 # Dropped by `defer` too, and made again by `index_since`, which codes the
-# rows in one statement unless the caller codes them later (store/meaning.py).
+# rows in one statement (store/meaning.py).
 MEANING_TRIGGER = "memories_meaning_insert"
 
 
@@ -76,13 +76,12 @@ def defer(db: Db) -> int:
     return before
 
 
-def index_since(db: Db, before: int, *, code: bool = True) -> None:
+def index_since(db: Db, before: int) -> None:
     """Index the rows past `before` with one statement per FTS index, code
-    their meaning unless the caller will (`meaning.code_newest`), and create
-    the insert triggers again from the schema's own text."""
+    their meaning in one more, and create the insert triggers again from the
+    schema's own text."""
     for name, index in DEFERRED.items():
         db.execute(index, (before,))
         db.execute(schema.INDEX_TRIGGERS[name])
-    if code:
-        meaning.code_missing(db, before, meaning.last_rowid(db))
+    meaning.code_missing(db, before, meaning.last_rowid(db))
     db.execute(schema.INDEX_TRIGGERS[MEANING_TRIGGER])

@@ -1,22 +1,19 @@
 """The meaning codes' table (`memory_meaning`, model/vectors.py): coding the
-memories a bulk write or an upgrade left without one.
+memories that have no code.
 
-A memory written one at a time is coded by the insert trigger, in its own
-transaction. A bulk write (`fts.defer`) and the migration that made the
-table code only the newest `SCAN` memories, which recall's scan reads (a
-code costs a tenth of a millisecond of Python, a million of them minutes);
-`code_missing` codes the rest, a page at a time, from `tree-ring maintain
---vacuum`.
+A memory written one at a time is coded by the insert trigger, and a bulk
+write's rows in one statement when they are indexed (`fts.index_since`),
+each in the write's own transaction; the migration that made the table codes
+every row the store held. A memory written while the vector table was
+missing has no code: `tree-ring maintain --vacuum` codes it (`code_missing`),
+and recall meanwhile weighs it from its text.
 """
 
 from __future__ import annotations
 
 from tree_ring.store.sql import MEANING_FUNCTION, Db
 
-# How many of the newest memories recall's scan reads (read/meaning.py).
-SCAN = 2_048
-
-_CODE_ABOVE = (
+_CODE_BETWEEN = (
     "INSERT OR REPLACE INTO memory_meaning(rowid, code) SELECT rowid, code FROM ("
     f"SELECT m.rowid AS rowid, {MEANING_FUNCTION}(CAST(m.summary AS BLOB), "
     "CAST(m.details AS BLOB), CAST(m.tags AS BLOB)) AS code "
@@ -28,12 +25,6 @@ _CODE_ABOVE = (
 
 def last_rowid(db: Db) -> int:
     return int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))
-
-
-def code_newest(db: Db) -> None:
-    """Code the newest SCAN memories that have no code."""
-    high = last_rowid(db)
-    db.execute(_CODE_ABOVE, {"low": max(high - SCAN, 0), "high": high})
 
 
 def uncoded(db: Db) -> int:
@@ -48,4 +39,4 @@ def uncoded(db: Db) -> int:
 
 def code_missing(db: Db, low: int, high: int) -> None:
     """Code the memories with rowids in (low, high] that have no code."""
-    db.execute(_CODE_ABOVE, {"low": low, "high": high})
+    db.execute(_CODE_BETWEEN, {"low": low, "high": high})

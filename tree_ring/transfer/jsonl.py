@@ -51,7 +51,7 @@ from tree_ring.model.identity import Identity
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string, parse_time
-from tree_ring.store import audit, listing, live, meaning, rows, tombstones
+from tree_ring.store import audit, listing, live, rows, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
@@ -521,8 +521,6 @@ def import_lines(
         writer.search.close(db)
         if len(report.created) > (writer.search.boundary or 0):
             bulk.merge_fts(db)
-        if report.created:
-            meaning.code_newest(db)  # the bulk path left them uncoded
     return report
 
 
@@ -578,7 +576,6 @@ class _Writer:
                         admit=not keep_trust,
                         search=self.search,
                         bulk=True,
-                        code_later=True,
                     )
                     break
                 except BatchError as refused:

@@ -38,7 +38,7 @@ from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.record import Memory, canonical_json
-from tree_ring.store import fts, meaning, rows
+from tree_ring.store import fts, rows
 from tree_ring.store.db import Store
 from tree_ring.store.pages import page_cache
 from tree_ring.store.sql import Db
@@ -95,7 +95,6 @@ def insert_many(
                     offset=len(results),
                     search=search,
                     bulk=True,
-                    code_later=True,
                 )
         if search is not None and search.spill is not None:
             with store.write() as db:
@@ -103,9 +102,6 @@ def insert_many(
         if sum(result.created for result in results) > before:
             with store.write() as db:
                 merge_fts(db)
-        if any(result.created for result in results):
-            with store.write() as db:
-                meaning.code_newest(db)
     return results
 
 

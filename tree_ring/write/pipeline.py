@@ -174,7 +174,6 @@ def insert_prepared_many(
     search: contradictions.Search | None = None,
     overriding: frozenset[str] = frozenset(),
     bulk: bool = False,
-    code_later: bool = False,
 ) -> list[WriteResult]:
     """Write prepared memories in order; the caller holds the transaction
     (and, for a bulk action, has authorized it).
@@ -204,8 +203,7 @@ def insert_prepared_many(
         # A failure leaves the triggers dropped; the caller's rollback restores them.
         before = fts.defer(db)
         persist(db, plan)
-        # `code_later`: a large write codes the newest of its memories at its end.
-        fts.index_since(db, before, code=not code_later)
+        fts.index_since(db, before)
     else:
         persist(db, plan)
     after(db, plan)
