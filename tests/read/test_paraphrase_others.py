@@ -3,14 +3,15 @@
 `fixtures/paraphrase/others-*.json` were written from a short brief by
 someone who never saw recall, its code, word lists or data: each holds the
 notes of one project, distractors on nearby topics, and one question per
-note in other words. Recall was measured on them once, when they were
-written; since then they have served as development data for recall's
-meaning stage (its weight and thresholds were chosen on them and on
-LoCoMo's development conversations), so they no longer measure questions
-nobody tuned for, which later unseen sets do (docs/RELATIONS.md). Every question must find
-its note among the first five of all the set's notes and distractors, and
-the questions recall missed when they were measured are listed, strictly, so
-the list says what recall still misses and fails the day one is found.
+note in other words. Each was measured once, when it was written, before it
+entered the repository. Sets a and b have since served as development data
+for recall's meaning stage (its weight and thresholds were chosen on them
+and on LoCoMo's development conversations), so they no longer measure
+questions nobody tuned for; sets c and d were written after that and
+measured once, with the stage built (docs/RECALL-RANKING.md). Every question
+must find its note among the first five of all the set's notes and
+distractors, and the questions recall misses are listed, strictly, so the
+list says what recall still misses and fails the day one is found.
 """
 
 from __future__ import annotations

@@ -168,7 +168,11 @@ def _maintain_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="redact stored memories that today's guard rules catch",
     )
-    p.add_argument("--vacuum", action="store_true", help="merge the FTS indexes and VACUUM")
+    p.add_argument(
+        "--vacuum",
+        action="store_true",
+        help="merge the FTS indexes, code memories written without the vector table, and VACUUM",
+    )
     p.add_argument(
         "--suggest",
         action="store_true",
