@@ -3,11 +3,13 @@
 Each memory's code (model/vectors.py) sits in `memory_meaning`, kept by
 triggers beside the row. For a question whose words the vector table knows:
 
-- `nearest` reads the signs of the newest SCAN codes of the memories the
-  caller may see, live (recall's own predicate, in the scan's SQL, so the
-  cap comes after it), keeps the KEEP whose signs differ least from the
-  question's (XOR and popcount, a fraction of a microsecond each), and
-  orders them by cosine; recall takes the POOL nearest;
+- `nearest` reads the signs of the newest SCAN codes, orders them by how
+  little they differ from the question's (XOR and popcount, a fraction of a
+  microsecond each), and weighs them by cosine KEEP at a time. Those near
+  enough are read through recall's own visibility and liveness predicate; a
+  hidden one takes no place, and while a batch held any, the next batch is
+  weighed too, so hidden rows nearer the question never crowd out a
+  visible one. At most POOL are kept;
 - `cosines` gives the cosine of every candidate, whichever stage found it,
   for the ranking's `meaning` part.
 
@@ -17,17 +19,19 @@ any size, the newest; older memories are found by the words they share.
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from tree_ring.model import vectors
-from tree_ring.store import live
 from tree_ring.store.db import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sqlite3 import Row
+
 # How many of the newest memories the scan reads the signs of.
-SCAN = 2_048
+SCAN = 1_024
 # How many the signs keep, to be weighed by cosine.
-KEEP = 96
+KEEP = 64
 # How many of the nearest recall takes as candidates.
 POOL = 24
 # Below this nearness a memory is no nearer than most memories are to any question.
@@ -37,16 +41,7 @@ FLOOR = 0.4
 TIER = 0.3
 
 
-def signs_sql(clause: live.Clause) -> str:
-    """The signs of the newest codes of memories the caller may see, live:
-    the predicate runs before the scan keeps its nearest, so hidden rows
-    nearer the question can never crowd out a visible one."""
-    return (
-        "SELECT c.rowid, substr(c.code, 1, :width) FROM memory_meaning c "
-        "CROSS JOIN memories m ON m.rowid = c.rowid "
-        f"WHERE c.rowid > :low AND {clause.sql}"
-    )
-
+SIGNS_SQL = "SELECT rowid, substr(code, 1, :width) FROM memory_meaning WHERE rowid > :low"
 
 CODES_SQL = (
     "SELECT memory_meaning.rowid, code FROM json_each(:ids) AS wanted "
@@ -60,23 +55,31 @@ def question(text: str) -> vectors.Meaning | None:
 
 
 def nearest(
-    store: Store, meant: vectors.Meaning, newest: int, clause: live.Clause
-) -> list[tuple[int, float]]:
-    """(rowid, nearness) of the newest visible, live memories nearest the
-    question, nearest first, at most KEEP of them, above FLOOR (`cosines`)."""
+    store: Store,
+    meant: vectors.Meaning,
+    newest: int,
+    bar: float,
+    visible: Callable[[list[int]], dict[int, Row]],
+) -> list[tuple[int, float, Row]]:
+    """(rowid, nearness, candidate row) of the newest memories nearer the
+    question than `bar`, nearest first, at most POOL, each one `visible`
+    returns (a rowid -> row of those the caller may see, live)."""
     width = vectors.dims() // 8
     wanted = vectors.signs(vectors.code(meant.vector))
-    params = {**clause.params, "width": width, "low": max(newest - SCAN, 0)}
-    rows = store.query(signs_sql(clause), params)
-    if not rows:
-        return []
-    close = heapq.nsmallest(
-        KEEP,
-        [((wanted ^ int.from_bytes(signs, "little")).bit_count(), rowid) for rowid, signs in rows],
+    rows = store.query(SIGNS_SQL, {"width": width, "low": max(newest - SCAN, 0)})
+    order = sorted(
+        ((wanted ^ int.from_bytes(signs, "little")).bit_count(), -rowid) for rowid, signs in rows
     )
-    weighed = cosines(store, meant, [rowid for _, rowid in close])
-    ranked = sorted(weighed.items(), key=lambda item: (-item[1], -item[0]))
-    return [(rowid, cos) for rowid, cos in ranked if cos > FLOOR]
+    kept: list[tuple[int, float, Row]] = []
+    for start in range(0, len(order), KEEP):
+        weighed = cosines(store, meant, [-negated for _, negated in order[start : start + KEEP]])
+        near = sorted(((cos, rowid) for rowid, cos in weighed.items() if cos > bar), reverse=True)
+        seen = visible([rowid for _, rowid in near]) if near else {}
+        kept += [(rowid, cos, seen[rowid]) for cos, rowid in near if rowid in seen]
+        if len(kept) >= POOL or len(seen) == len(near):
+            break  # no hidden row took a place: the next batch is further off
+    kept.sort(key=lambda item: (-item[1], -item[0]))
+    return kept[:POOL]
 
 
 def cosines(store: Store, meant: vectors.Meaning, rowids: Iterable[int]) -> dict[int, float]:

@@ -526,9 +526,19 @@ def recall(
         # than every one found by its words: a question whose words found
         # what it means gains no strangers.
         bar = max(meaning.FLOOR, max(near.values(), default=0.0))
-        closest = [(r, c) for r, c in meaning.nearest(store, meant, newest, clause) if c > bar]
-        near.update(closest)
-        found.update(_nearest_rows(store, read_rows, clause.params, closest, found))
+
+        def visible(rowids: list[int]) -> dict[int, sqlite3.Row]:
+            """Candidate rows of those the caller may see, live."""
+            seen = {rowid: found[rowid][0] for rowid in rowids if rowid in found}
+            unseen = [rowid for rowid in rowids if rowid not in found]
+            if unseen:
+                got = store.query(read_rows, {**clause.params, "ids": _json_ids(unseen)})
+                seen.update((row[0], row) for row in got)
+            return seen
+
+        for rowid, nearness, row in meaning.nearest(store, meant, newest, bar, visible):
+            near[rowid] = nearness
+            found.setdefault(rowid, (row, MEANING_MATCH))
     if not found:
         return []
 
@@ -554,22 +564,6 @@ def recall(
         Hit(by_rowid[rowid], result.total, result.parts, match, result.literal)
         for result, _, rowid, match in top
     ]
-
-
-def _nearest_rows(
-    store: Store,
-    read_rows: str,
-    params: dict[str, object],
-    near: list[tuple[int, float]],
-    found: dict[int, tuple[sqlite3.Row, str]],
-) -> dict[int, tuple[sqlite3.Row, str]]:
-    """The candidate rows of the `meaning.POOL` nearest memories the ladder did
-    not find (`near` holds only memories the caller may see, live)."""
-    wanted = [rowid for rowid, _ in near if rowid not in found][: meaning.POOL]
-    if not wanted:
-        return {}
-    got = store.query(read_rows, {**params, "ids": _json_ids(wanted)})
-    return {row[0]: (row, MEANING_MATCH) for row in got}
 
 
 def _newest_first(rows: Iterable[sqlite3.Row]) -> list[tuple[int, float]]:
