@@ -96,6 +96,26 @@ def test_hundreds_of_hidden_nearer_rows_never_crowd_out_a_visible_one(
     assert ids(recall(store, identity, BROKER_QUESTION)) == {mine}
 
 
+def test_a_sensitive_or_unreviewed_memory_near_in_meaning_stays_hidden(
+    store: Store, identity: Identity
+) -> None:
+    (mine,) = write(store, identity.project, "Kafka consumers lag behind during slow calls")
+    nearer = "The queue backlog keeps growing on the orders topic"
+    with store.write() as db:
+        for fields in ({"sensitivity": "secret"}, {"trust": "pending"}):
+            pipeline.insert_prepared(db, make_memory(identity.project, nearer, **fields), PERSON)
+    assert ids(recall(store, identity, BROKER_QUESTION)) == {mine}
+
+
+def test_a_hand_edited_code_is_skipped_not_fatal(store: Store, identity: Identity) -> None:
+    broker, other = write(store, identity.project, BROKER, "Kafka keeps seven days of orders")
+    with store.write() as db:
+        db.execute("UPDATE memory_meaning SET code = 'not a code' WHERE rowid = 1")
+        db.execute("UPDATE memory_meaning SET code = x'00ff' WHERE rowid = 2")
+    assert recall(store, identity, BROKER_QUESTION) == []
+    assert ids(recall(store, identity, "kafka")) == {broker, other}
+
+
 def test_a_question_its_words_answer_gains_no_strangers(store: Store, identity: Identity) -> None:
     """A note near the question in meaning, but less near than the one that
     holds its words, is not admitted."""

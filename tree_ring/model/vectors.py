@@ -239,8 +239,10 @@ def _single(word: str) -> tuple[float, int] | None:
 
 
 def words(text: str) -> list[str]:
-    """A text's words as the table reads them: folded, lower case, letters and digits."""
-    return _WORD.findall(searchable(text).lower().replace("_", " "))
+    """A text's first TEXT_WORDS words as the table reads them: folded, lower
+    case, letters and digits (only the text's opening is folded and read)."""
+    opening = searchable(text[: TEXT_WORDS * 32]).lower().replace("_", " ")
+    return [m.group() for m in islice(_WORD.finditer(opening), TEXT_WORDS)]
 
 
 class Meaning:
@@ -268,7 +270,7 @@ def read(text: str) -> Meaning | None:
     first; None when it holds no known term (or the table is missing)."""
     if _table().problem is not None:
         return None
-    seen = list(islice(words(text), TEXT_WORDS))
+    seen = words(text)
     packed = terms = 0
     known = unknown = 0.0
     i = 0

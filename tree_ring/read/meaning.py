@@ -68,7 +68,9 @@ def nearest(
     wanted = vectors.signs(vectors.code(meant.vector))
     rows = store.query(SIGNS_SQL, {"width": width, "low": max(newest - SCAN, 0)})
     order = sorted(
-        ((wanted ^ int.from_bytes(signs, "little")).bit_count(), -rowid) for rowid, signs in rows
+        ((wanted ^ int.from_bytes(signs, "little")).bit_count(), -rowid)
+        for rowid, signs in rows
+        if isinstance(signs, bytes)  # a hand-edited code of another type is skipped
     )
     kept: list[tuple[int, float, Row]] = []
     for start in range(0, len(order), KEEP):
@@ -91,6 +93,7 @@ def cosines(store: Store, meant: vectors.Meaning, rowids: Iterable[int]) -> dict
     return {
         rowid: known * vectors.cosine(vector, code)
         for rowid, code in store.query(CODES_SQL, {"ids": ids})
+        if isinstance(code, bytes)
     }
 
 
