@@ -47,6 +47,7 @@ from functools import lru_cache
 from itertools import islice
 from operator import mul
 
+from tree_ring.model import morphy
 from tree_ring.model.fold import searchable
 
 PATH = os.path.join(os.path.dirname(__file__), "vectors.dat")
@@ -58,25 +59,6 @@ PHRASE_WORDS = 3
 TEXT_WORDS = 200
 
 _WORD = re.compile(r"[a-z0-9]+")
-
-# WordNet's detachment rules (its `morphy`), suffix -> replacement, tried in
-# order on a word the table does not hold, so "throttled" reads as "throttle".
-_DETACH = (
-    ("ies", "y"),
-    ("ses", "s"),
-    ("xes", "x"),
-    ("zes", "z"),
-    ("ches", "ch"),
-    ("shes", "sh"),
-    ("men", "man"),
-    ("es", "e"),
-    ("es", ""),
-    ("s", ""),
-    ("ed", "e"),
-    ("ed", ""),
-    ("ing", "e"),
-    ("ing", ""),
-)
 
 
 def fingerprint(term: str) -> int:
@@ -227,14 +209,10 @@ def _single(word: str) -> tuple[float, int] | None:
     found = _vector(word)
     if found is not None or len(word) < 5:
         return found
-    for suffix, replacement in _DETACH:
-        if word.endswith(suffix) and len(word) > len(suffix) + 2:
-            stem = word[: -len(suffix)] + replacement
-            found = _vector(stem)
-            if found is None and not replacement and len(stem) > 3 and stem[-1] == stem[-2]:
-                found = _vector(stem[:-1])
-            if found is not None:
-                return found
+    for base in morphy.bases(word):
+        found = _vector(base)
+        if found is not None:
+            return found
     return None
 
 

@@ -30,32 +30,14 @@ import os
 import zlib
 from functools import lru_cache
 
+from tree_ring.model import morphy
+
 # pathlib is not imported: it costs more than the whole first lookup.
 PATH = os.path.join(os.path.dirname(__file__), "relations.dat")
 MAGIC = b"tree-ring relations"
 VERSION = 1
 # A row holds at most this many related terms (the builder keeps no more).
 LIMIT = 12
-
-# WordNet's detachment rules (its `morphy`), suffix -> replacement, tried in
-# order on a word the file does not list, so "throttled" finds "throttle" and
-# "brokers" finds "broker".
-_DETACH = (
-    ("ies", "y"),
-    ("ses", "s"),
-    ("xes", "x"),
-    ("zes", "z"),
-    ("ches", "ch"),
-    ("shes", "sh"),
-    ("men", "man"),
-    ("es", "e"),
-    ("es", ""),
-    ("s", ""),
-    ("ed", "e"),
-    ("ed", ""),
-    ("ing", "e"),
-    ("ing", ""),
-)
 
 
 class _Table:
@@ -130,15 +112,7 @@ def _forms(term: str) -> list[str]:
     """`term`, then the forms WordNet's rules detach from its last word."""
     head, _, last = term.rpartition(" ")
     prefix = f"{head} " if head else ""
-    forms = [term]
-    for suffix, replacement in _DETACH:
-        if len(last) > len(suffix) + 2 and last.endswith(suffix):
-            stem = last[: -len(suffix)] + replacement
-            forms.append(prefix + stem)
-            # "stopped" -> "stopp" -> "stop"
-            if not replacement and len(stem) > 3 and stem[-1] == stem[-2]:
-                forms.append(prefix + stem[:-1])
-    return forms
+    return [term, *(prefix + base for base in morphy.bases(last))]
 
 
 @lru_cache(maxsize=4096)
