@@ -3,10 +3,11 @@
 `vectors.dat` beside this module is written by scripts/build_vectors.py: for
 each term of a vocabulary of English words and short phrases (tool and
 product names among them), the all-MiniLM-L6-v2 sentence model's embedding
-of the term alone, rotated onto its principal axes, cut to DIMS axes and
+of the term alone, rotated onto its principal axes, cut to 128 axes and
 quantised to two bits an axis, with the term's weight (rarer terms weigh
-more). A text's vector is the weighted mean of its terms' vectors: "message
-broker" lands near "kafka", "slow" near "latency", with no shared word.
+more). A text's vector is the weighted mean of its terms' vectors: "outage"
+lands near "downtime", "container" near "docker", "slow responses" near
+"latency", with no shared word.
 docs/RELATIONS.md says what it adds to recall; VECTORS-NOTICE.txt beside it
 holds the sources' licences.
 

@@ -161,7 +161,6 @@ CLAIM_FTS_TRIGGERS = (
         INSERT INTO claim_fts(rowid, summary) VALUES (new.rowid, new.summary);
     END""",
 )
-# Every trigger that keeps an FTS index with the rows, by name.
 # What each memory means, as recall's second stage reads it (model/vectors.py):
 # a code per memory whose text holds a known word, kept beside the row by
 # triggers in the row's own transaction, as the index is; a redacted row has
@@ -196,7 +195,8 @@ MEANING_TABLE = (
     END""",
 )
 
-
+# Every trigger that keeps an index (FTS, or the meaning codes) with the
+# rows, by name: the doctor checks and restores them.
 INDEX_TRIGGERS = {
     statement.split()[2]: statement
     for statement in (*FTS_TRIGGERS, *CLAIM_FTS_TRIGGERS, *MEANING_TABLE[1:])

@@ -169,8 +169,9 @@ def maintain(
         with store.write() as db:
             coordinator.authorize(db, "maintain.apply", actor, "vacuum")
             fts.optimize(db)
-        # Memories a bulk write or an upgrade left without a meaning code,
-        # a page of rowids to a transaction.
+        # Memories written while the vector table was missing have no
+        # meaning code (store/meaning.py): coded here, a page of rowids to a
+        # transaction.
         top = meaning.last_rowid(store.db)
         for low in range(0, top, PAGE * 10):
             with store.write() as db:
