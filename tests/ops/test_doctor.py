@@ -22,6 +22,7 @@ CHECKS = {
     "integrity",
     "schema",
     "fts",
+    "meaning",
     "claims",
     "tombstones",
     "summary_tree",
@@ -69,6 +70,27 @@ def test_the_doctor_knows_every_trigger_that_keeps_an_index() -> None:
         for index in ("fts", "claim_fts", "meaning")
         for event in ("insert", "delete", "update")
     }
+
+
+def test_lost_meaning_codes_are_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> None:
+    with closing(raw(filled.root)) as conn:
+        conn.execute("DELETE FROM memory_meaning WHERE rowid IN (1, 2)")
+    code, report = run_doctor(run_cli)
+    meaning = by_name(report)["meaning"]
+    assert code == 1 and not meaning["ok"] and meaning["repairable"]
+    assert meaning["detail"] == "2 memory(ies) without a meaning code"
+    with closing(raw(filled.root)) as conn:
+        conn.execute("DROP TABLE memory_meaning")
+    code, report = run_doctor(run_cli)
+    assert by_name(report)["meaning"]["detail"] == "the meaning codes' table is missing"
+    code, report = run_doctor(run_cli, "--repair")
+    assert "coded 5 memory(ies)" in by_name(report)["meaning"]["repaired"]
+    with closing(raw(filled.root)) as conn:
+        coded = {r[0] for r in conn.execute("SELECT rowid FROM memory_meaning")}
+        assert coded == {r[0] for r in conn.execute("SELECT rowid FROM memories")}
+    assert run_cli("--json", "remember", "Doctor fact after the repair").code == 0
+    code, report = run_doctor(run_cli)
+    assert by_name(report)["meaning"]["ok"]
 
 
 def test_fts_drift_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> None:

@@ -6,7 +6,7 @@ what to run; every repair runs in the caller's transaction)."""
 from __future__ import annotations
 
 from tree_ring.model.errors import StoreFault
-from tree_ring.store import fts, schema
+from tree_ring.store import fts, meaning, schema
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -169,6 +169,20 @@ def rebuild_fts(db: Db) -> None:
             db.execute(statement)
     for index in fts.INDEXES:
         db.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
+
+
+def rebuild_meaning(db: Db) -> int:
+    """The meaning codes' table and its triggers where missing, then every
+    memory without a code coded; how many were."""
+    if not exists(db, "table", "memory_meaning"):
+        db.execute(schema.MEANING_TABLE[0])
+    for statement in schema.MEANING_TABLE[1:]:
+        name = statement.split()[2]
+        if not exists(db, "trigger", name):
+            db.execute(statement)
+    before = meaning.uncoded(db)
+    meaning.code_missing(db, 0, meaning.last_rowid(db))
+    return before
 
 
 def remove_orphan_claims(db: Db) -> int:

@@ -28,11 +28,14 @@ def last_rowid(db: Db) -> int:
 
 
 def uncoded(db: Db) -> int:
-    """How many unredacted memories have no code (some may hold no known word)."""
+    """How many unredacted memories have no code but would be given one (a
+    text that holds no known word has none); only the uncoded are coded to tell."""
     return int(
         db.scalar(
             "SELECT count(*) FROM memories m WHERE m.redacted_at IS NULL AND NOT EXISTS "
-            "(SELECT 1 FROM memory_meaning c WHERE c.rowid = m.rowid)"
+            "(SELECT 1 FROM memory_meaning c WHERE c.rowid = m.rowid) "
+            f"AND {MEANING_FUNCTION}(CAST(m.summary AS BLOB), CAST(m.details AS BLOB), "
+            "CAST(m.tags AS BLOB)) IS NOT NULL"
         )
     )
 

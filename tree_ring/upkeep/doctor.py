@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tree_ring.govern import coordinator
-from tree_ring.model import project
+from tree_ring.model import project, vectors
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
-from tree_ring.store import audit, health, schema
+from tree_ring.store import audit, health, meaning, schema
 from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.team import ledger
@@ -117,6 +117,20 @@ def check_fts(db: Db) -> Check:
     return Check("fts", False, "; ".join(parts), repairable=True)
 
 
+def check_meaning(db: Db) -> Check:
+    """Recall's meaning codes (docs/RELATIONS.md): their table, and every
+    memory that can be coded coded."""
+    if not health.exists(db, "table", "memory_meaning"):
+        return Check("meaning", False, "the meaning codes' table is missing", repairable=True)
+    problem = vectors.problem()
+    if problem is not None:
+        return Check("meaning", True, f"no vector table ({problem}); recall reads words alone")
+    missing = meaning.uncoded(db)
+    if missing:
+        return Check("meaning", False, f"{missing} memory(ies) without a meaning code", True)
+    return Check("meaning", True, "every memory that holds a known word is coded")
+
+
 def check_claims(db: Db) -> Check:
     # A claim whose memory is gone blocks its operation id forever: only a
     # hard delete should release a claim, and it removes both together.
@@ -205,6 +219,7 @@ CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_integrity,
     check_schema,
     check_fts,
+    check_meaning,
     check_claims,
     check_tombstones,
     check_summary_tree,
@@ -246,6 +261,9 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
         if "fts" in failing:
             health.rebuild_fts(db)
             done["fts"] = "rebuilt the FTS indexes from the rows"
+        if "meaning" in failing:
+            coded = health.rebuild_meaning(db)
+            done["meaning"] = f"made the meaning codes' table whole and coded {coded} memory(ies)"
         if "claims" in failing:
             removed = health.remove_orphan_claims(db)
             done["claims"] = f"removed {removed} orphaned claim(s)"
