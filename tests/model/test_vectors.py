@@ -72,6 +72,17 @@ def test_the_vector_is_a_unit_vector_and_known_counts_unknown_words() -> None:
     assert vectors.read("") is None
 
 
+def test_a_letter_or_a_number_the_table_lacks_is_not_an_unknown_word() -> None:
+    """ "a", the "t" of "didn't" and "60s" say nothing the table could miss;
+    a word it does not know does."""
+    plain = vectors.read("the request timeout")
+    padded = vectors.read("didn't a request timeout of 60s t")
+    unknown = vectors.read("the request timeout zorbquux")
+    assert plain is not None and padded is not None and unknown is not None
+    assert plain.known == padded.known == 1.0
+    assert unknown.known < 0.7  # the unknown word outweighs any of the known ones
+
+
 def test_a_word_form_the_table_lacks_reads_as_its_word() -> None:
     table = vectors._table()  # pyright: ignore[reportPrivateUsage]
     assert vectors._index(table, "rebalanced") < 0  # pyright: ignore[reportPrivateUsage]

@@ -263,7 +263,10 @@ def read(text: str) -> Meaning | None:
         if found is None:
             found = _single(seen[i])
         if found is None:
-            unknown += 1.0
+            # A word the table lacks counts as the rarest, unless it is a
+            # letter or two ("a", the "t" of "didn't") or holds a digit ("60s").
+            if len(seen[i]) > 2 and seen[i].isalpha():
+                unknown += 1.0
         else:
             known += found[0]
             packed += found[1]
