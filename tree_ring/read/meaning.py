@@ -10,8 +10,10 @@ triggers beside the row. For a question whose words the vector table knows:
   hidden one takes no place, and while a batch held any, the next batch is
   weighed too, so hidden rows nearer the question never crowd out a
   visible one. At most POOL are kept;
-- `cosines` gives the cosine of every candidate, whichever stage found it,
-  for the ranking's `meaning` part.
+- `widen` adds them to recall's candidates, and `weigh` gives every
+  candidate its nearness, whichever stage found it, for the ranking's
+  `meaning` part (`cosines` of the codes; a memory without one is weighed
+  from its text).
 
 The scan is bounded, so its cost is too: at most SCAN codes of a store of
 any size, the newest; older memories are found by the words they share.
@@ -39,6 +41,8 @@ FLOOR = 0.4
 # A memory holding none of the question's words ranks with those that do
 # when it is at least this near (recall.py).
 TIER = 0.3
+# How recall names a candidate this stage found.
+MATCH = "near in meaning"
 
 
 SIGNS_SQL = "SELECT rowid, substr(code, 1, :width) FROM memory_meaning WHERE rowid > :low"
@@ -82,6 +86,51 @@ def nearest(
             break  # no hidden row took a place: the next batch is further off
     kept.sort(key=lambda item: (-item[1], -item[0]))
     return kept[:POOL]
+
+
+def widen(
+    store: Store,
+    meant: vectors.Meaning,
+    found: dict[int, tuple[Row, str]],
+    newest: int,
+    read: Callable[[list[int]], list[Row]],
+) -> dict[int, float]:
+    """Add to `found` (rowid -> candidate row and how it was found) the
+    memories nearest the question that it lacks, `read` giving the candidate
+    rows of those the caller may see, live; rowid -> nearness of each
+    candidate that has a code.
+
+    A memory found by meaning alone joins when it is nearer the question
+    than every one found by its words: a question whose words found what it
+    means gains no strangers."""
+    near = cosines(store, meant, found)
+    bar = max(FLOOR, max(near.values(), default=0.0))
+
+    def visible(rowids: list[int]) -> dict[int, Row]:
+        seen = {rowid: found[rowid][0] for rowid in rowids if rowid in found}
+        unseen = [rowid for rowid in rowids if rowid not in found]
+        if unseen:
+            seen.update((row[0], row) for row in read(unseen))
+        return seen
+
+    for rowid, nearness, row in nearest(store, meant, newest, bar, visible):
+        near[rowid] = nearness
+        found.setdefault(rowid, (row, MATCH))
+    return near
+
+
+def weigh(
+    store: Store, meant: vectors.Meaning, found: dict[int, tuple[Row, str]], near: dict[int, float]
+) -> None:
+    """Give `near` every candidate of `found` it lacks: its code's nearness,
+    or, for a memory without a code (written while the vector table was
+    missing), its text's."""
+    missing = [rowid for rowid in found if rowid not in near]
+    near.update(cosines(store, meant, missing))
+    for rowid in missing:
+        if rowid not in near:
+            row = found[rowid][0]
+            near[rowid] = from_text(meant, row["summary"], row["details"], row["tags"])
 
 
 def cosines(store: Store, meant: vectors.Meaning, rowids: Iterable[int]) -> dict[int, float]:

@@ -111,7 +111,7 @@ CONTEXT_SECONDS = 600.0
 # The best candidates that ask a question bring the memory written after them.
 REPLY_SOURCES = 10
 REPLY_MATCH = "written after a match"
-MEANING_MATCH = "near in meaning"
+MEANING_MATCH = meaning.MATCH
 
 
 # One word of a rung: the word, or the word and its forms.
@@ -521,35 +521,17 @@ def recall(
     meant = meaning.question(query)
     near: dict[int, float] = {}
     if meant is not None:
-        near = meaning.cosines(store, meant, found)
-        # A memory found by meaning alone joins when it is nearer the question
-        # than every one found by its words: a question whose words found
-        # what it means gains no strangers.
-        bar = max(meaning.FLOOR, max(near.values(), default=0.0))
 
-        def visible(rowids: list[int]) -> dict[int, sqlite3.Row]:
-            """Candidate rows of those the caller may see, live."""
-            seen = {rowid: found[rowid][0] for rowid in rowids if rowid in found}
-            unseen = [rowid for rowid in rowids if rowid not in found]
-            if unseen:
-                got = store.query(read_rows, {**clause.params, "ids": _json_ids(unseen)})
-                seen.update((row[0], row) for row in got)
-            return seen
+        def read(rowids: list[int]) -> list[sqlite3.Row]:
+            return store.query(read_rows, {**clause.params, "ids": _json_ids(rowids)})
 
-        for rowid, nearness, row in meaning.nearest(store, meant, newest, bar, visible):
-            near[rowid] = nearness
-            found.setdefault(rowid, (row, MEANING_MATCH))
+        near = meaning.widen(store, meant, found, newest, read)
     if not found:
         return []
 
     def score_all() -> list[tuple[ranking.Score, str, int, str]]:
         if meant is not None:
-            missing = [rowid for rowid in found if rowid not in near]
-            near.update(meaning.cosines(store, meant, missing))
-            for rowid in missing:
-                if rowid not in near:  # no code: weighed from its text
-                    summary, details, tags = found[rowid][0][6:9]
-                    near[rowid] = meaning.from_text(meant, summary, details, tags)
+            meaning.weigh(store, meant, found, near)
         return _score_all(question, list(found.values()), weigh, parsed, view, near)
 
     scored = score_all()
