@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tree_ring.read.recall import ladder
+from tree_ring.read.rungs import ladder
 
 
 def match_queries(words: list[str], counts: dict[str, int] | None = None) -> list[str]:

@@ -14,6 +14,7 @@ from recall_support import match_queries
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory
 from tree_ring.read import recall as recall_module
+from tree_ring.read import rungs
 from tree_ring.read.recall import recall
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
@@ -36,11 +37,11 @@ def test_absent_words_leave_the_ands() -> None:
 def test_any_k_of_n_rungs_come_before_or() -> None:
     words = ["retry", "limit", "billing", "worker"]
     ladder = match_queries(words)
-    rungs = recall_module.ladder(words)
-    k_of_n = [(r.need, len(r.atoms)) for r in rungs if 1 < r.need < len(r.atoms)]
+    climbed = rungs.ladder(words)
+    k_of_n = [(r.need, len(r.atoms)) for r in climbed if 1 < r.need < len(r.atoms)]
     assert k_of_n == [(3, 4), (2, 4)]
     assert " AND " not in ladder[-1]  # the OR rung is last
-    assert rungs[-1].need == 1 and [atom[0] for atom in rungs[-1].atoms] == words
+    assert climbed[-1].need == 1 and [atom[0] for atom in climbed[-1].atoms] == words
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 5])
@@ -56,7 +57,7 @@ def test_each_k_of_n_rung_matches_exactly_the_rows_holding_k_words(count: int) -
         rowid = conn.execute("INSERT INTO t(body) VALUES (?)", (" ".join(held) + " filler",))
         rows[cast(int, rowid.lastrowid)] = len(held)
     needs = []
-    for rung in recall_module.ladder(words):
+    for rung in rungs.ladder(words):
         if rung.need == 1 or len(rung.atoms) != count:
             continue
         needs.append(rung.need)
@@ -66,7 +67,7 @@ def test_each_k_of_n_rung_matches_exactly_the_rows_holding_k_words(count: int) -
 
 
 def test_the_or_rung_keeps_the_rarest_occurring_word() -> None:
-    budget = recall_module.OR_BUDGET
+    budget = rungs.OR_BUDGET
     ladder = match_queries(["deploy", "failure"], {"deploy": budget + 1, "failure": 0})
     assert '"deploy"' in ladder[-1] and '"failure"' in ladder[-1]
     half = budget // 2 + 1
@@ -149,9 +150,9 @@ def test_long_queries_stay_bounded(store: Store, identity: Identity, words: int)
 def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     """Windows at test scale: a rung is broad past 10 matches, the first
     window is the newest 20 memories, and each next one is 4 times as wide."""
-    monkeypatch.setattr(recall_module, "OR_BUDGET", 10)
-    monkeypatch.setattr(recall_module, "WINDOW", 20)
-    monkeypatch.setattr(recall_module, "WIDEN", 4)
+    monkeypatch.setattr(rungs, "OR_BUDGET", 10)
+    monkeypatch.setattr(rungs, "WINDOW", 20)
+    monkeypatch.setattr(rungs, "WIDEN", 4)
 
 
 def _floors_used(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -172,11 +173,11 @@ def _floors_used(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def test_floors_widen_until_the_store_is_covered() -> None:
-    assert list(recall_module.floors(5, 1_000_000)) == [0]  # narrow: the whole store at once
-    assert list(recall_module.floors(recall_module.OR_BUDGET + 1, 1_000_000)) == [
+    assert list(rungs.floors(5, 1_000_000)) == [0]  # narrow: the whole store at once
+    assert list(rungs.floors(rungs.OR_BUDGET + 1, 1_000_000)) == [
         990_000, 960_000, 840_000, 360_000, 0,
     ]  # fmt: skip
-    assert list(recall_module.floors(recall_module.OR_BUDGET + 1, 5_000)) == [0]
+    assert list(rungs.floors(rungs.OR_BUDGET + 1, 5_000)) == [0]
 
 
 @pytest.mark.usefixtures("small_windows")
@@ -211,9 +212,9 @@ def test_invisible_rows_in_the_window_widen_it(
     """Newer rows of another project fill every window but the last (20
     memories, then four times as wide): the visible matches are still all
     found, by widening, never starved."""
-    monkeypatch.setattr(recall_module, "OR_BUDGET", budget)
-    monkeypatch.setattr(recall_module, "WINDOW", 20)
-    monkeypatch.setattr(recall_module, "WIDEN", 4)
+    monkeypatch.setattr(rungs, "OR_BUDGET", budget)
+    monkeypatch.setattr(rungs, "WINDOW", 20)
+    monkeypatch.setattr(rungs, "WIDEN", 4)
     mine = [make_memory(identity.project, f"cache eviction rule {i}") for i in range(visible)]
     theirs = [make_memory("another-project", f"cache eviction note {i}") for i in range(hidden)]
     _store_all(store, *mine, *theirs)
@@ -242,7 +243,7 @@ def test_common_words_keep_the_live_match_among_hundreds_of_hidden_ones(
     # large, so the narrow rung's 301 matches are weighed in Python, not by
     # the index's bm25; the 300 hidden ones weigh more, and the one live
     # match must still be kept.
-    monkeypatch.setattr(recall_module, "OR_BUDGET", 400)
+    monkeypatch.setattr(rungs, "OR_BUDGET", 400)
     monkeypatch.setattr(recall_module, "POOL", 5)
     monkeypatch.setattr(recall_module, "INDEX_BM25_BELOW", 0)  # as in a large store
     visible = make_memory(
@@ -272,7 +273,7 @@ def test_common_words_keep_the_live_match_among_hundreds_of_hidden_ones(
 def test_two_of_an_odd_number_writes_every_word_alike(count: int) -> None:
     """bm25 weighs a word each time the rung writes it."""
     words = ["retry", "limit", "billing", "worker", "queue"][:count]
-    (pairs,) = [r for r in recall_module.ladder(words) if r.need == 2 and len(r.atoms) == count]
+    (pairs,) = [r for r in rungs.ladder(words) if r.need == 2 and len(r.atoms) == count]
     written = {w: pairs.match.count(f'"{w}"') for w in words}
     assert len(set(written.values())) == 1, written
 
@@ -338,7 +339,7 @@ def test_at_least_share_is_the_chance_of_that_many_or_more(shares: list[float]) 
         for held in itertools.product((False, True), repeat=len(shares)):
             if sum(held) >= need:
                 exact += math.prod(s if h else 1 - s for s, h in zip(shares, held, strict=True))
-        assert recall_module._at_least_share(shares, need) == pytest.approx(exact)
+        assert rungs._at_least_share(shares, need) == pytest.approx(exact)
 
 
 def _searches(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
@@ -380,9 +381,9 @@ def test_a_rung_of_words_held_together_finds_what_it_would_unestimated(
     as narrow, yet it matches more than the cap (60) or than the budget
     (400, with a budget of 100). Past the budget it is read again, newest
     first, and recall returns exactly what it returns with no estimate."""
-    monkeypatch.setattr(recall_module, "OR_BUDGET", 100)
-    monkeypatch.setattr(recall_module, "BROAD", 250)
-    monkeypatch.setattr(recall_module, "WINDOW", 150)
+    monkeypatch.setattr(rungs, "OR_BUDGET", 100)
+    monkeypatch.setattr(rungs, "BROAD", 250)
+    monkeypatch.setattr(rungs, "WINDOW", 150)
     monkeypatch.setattr(recall_module, "INDEX_BM25_BELOW", 0)  # as in a large store
     together = [
         make_memory(identity.project, f"alpha bravo charlie entry {i} " + "pad " * (i % 7))
@@ -402,7 +403,7 @@ def test_a_rung_of_words_held_together_finds_what_it_would_unestimated(
     assert strict == [recall_module.ANY_MATCHES_SQL] + (
         [] if rows < 100 else [recall_module.MATCHES_SQL]
     )
-    monkeypatch.setattr(recall_module, "_expected", lambda *_: None)
+    monkeypatch.setattr(rungs, "expected", lambda *_: None)
     unestimated = recall(store, identity, "alpha bravo charlie", limit=recall_module.POOL)
     assert [h.memory.id for h in hits] == [h.memory.id for h in unestimated]
     assert len(hits) == recall_module.POOL
@@ -416,7 +417,7 @@ def test_a_rung_past_the_cap_is_weighed_in_the_newest_window_first(
     only within the newest 20 memories, as a broad rung is. The one short
     memory written first, which bm25 would weigh best of all, lies below the
     window and is not read; the hits are the newest window's."""
-    monkeypatch.setattr(recall_module, "WINDOW", 20)
+    monkeypatch.setattr(rungs, "WINDOW", 20)
     best = make_memory(identity.project, "Alpha bravo")
     padding = " ".join(f"note{i}" for i in range(40))
     later = [make_memory(identity.project, f"alpha bravo {padding} entry {i}") for i in range(99)]
