@@ -135,7 +135,7 @@ export TREE_RING_ROOT
 printf '\ndemo in %s (deleted afterwards)\n' "$demodir"
 
 step init
-step remember --event-type decision "Recall uses SQLite FTS5 ranking, with no vector store and no network calls"
+step remember --event-type decision "Recall ranks with SQLite FTS5 and shipped word vectors, with no model and no network calls"
 step remember --ring scar --event-type lesson "Back up the store before a schema migration: a failed migration once lost the ledger"
 step recall "schema migration"
 step brief
