@@ -421,7 +421,7 @@ def seed(store: Store, memories: list[Memory]) -> None:
             conn.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
         for trigger in schema.INDEX_TRIGGERS.values():
             conn.execute(trigger)
-        meaning.code_missing(db, 0, meaning.last_rowid(db))
+        meaning.code_missing(db)
 
 
 def open_store(root: Path) -> Store:

@@ -49,10 +49,13 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ablations import ABLATIONS  # noqa: E402
 
 from tree_ring.model import project  # noqa: E402
 from tree_ring.model.identity import resolve  # noqa: E402
-from tree_ring.read import lexicon, meaning, query, ranking, recall, relations  # noqa: E402
+from tree_ring.read import recall  # noqa: E402
 from tree_ring.store import fts  # noqa: E402
 from tree_ring.store.db import Options, Store  # noqa: E402
 
@@ -199,37 +202,6 @@ def load(path: Path) -> Iterator[Conversation]:
         data = json.loads(file.read_text(encoding="utf-8"))
         conv = data.get("conversation", data)
         yield conversation(file.stem, conv, data["qa"])
-
-
-def _one_tier(score: ranking.Score) -> tuple[bool, float]:
-    """Ranking by the score alone, as before literal first."""
-    return (True, score.total)
-
-
-def _no_related(_word: str) -> tuple[()]:
-    return ()
-
-
-def _no_meaning(_text: str) -> None:
-    return None
-
-
-# Each technique recall uses, switched off on its own (in this process only:
-# the CLI always runs recall whole), so a run shows what each one adds.
-ABLATIONS = {
-    "pool": lambda: setattr(recall, "POOL", 0),
-    "lexicon": lambda: setattr(query, "related", _no_related),
-    "hand": lambda: setattr(lexicon, "related", _no_related),
-    "relations": lambda: setattr(relations, "related", _no_related),
-    "meaning": lambda: setattr(meaning, "question", _no_meaning),
-    "phrases": lambda: setattr(query, "PHRASE_WORDS", ()),
-    "literal_first": lambda: setattr(ranking.Score, "key", property(_one_tier)),
-    "grammar_words": lambda: setattr(query, "QUESTION_WORDS", frozenset()),
-    "kind": lambda: ranking.WEIGHTS.__setitem__("kind", 0.0),
-    "subject": lambda: ranking.WEIGHTS.__setitem__("subject", 0.0),
-    "context": lambda: ranking.WEIGHTS.__setitem__("context", 0.0),
-    "replies": lambda: setattr(recall, "REPLY_SOURCES", 0),
-}
 
 
 def clean_env(home: Path) -> dict[str, str]:

@@ -28,13 +28,16 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from ablations import ABLATIONS  # noqa: E402
 
 from tree_ring.harness import guidance  # noqa: E402
 from tree_ring.model import project  # noqa: E402
 from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.model.identity import Identity  # noqa: E402
 from tree_ring.model.record import Memory, new_memory_id, now_iso  # noqa: E402
-from tree_ring.read import lexicon, meaning, query, ranking, relations  # noqa: E402
+from tree_ring.read import query  # noqa: E402
 from tree_ring.read.recall import recall  # noqa: E402
 from tree_ring.store import fts  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
@@ -46,34 +49,10 @@ KS = (1, 5)
 BASELINE = {"tuned": 26, "unseen": 33}
 
 
-def _one_tier(score: ranking.Score) -> tuple[bool, float]:
-    """Ranking by the score alone, as before literal first."""
-    return (True, score.total)
-
-
 # The sets others wrote (tests/read/test_paraphrase_others.py), and the share
 # of their questions recall should find in the top five.
 OTHERS = sorted((REPO / "fixtures" / "paraphrase").glob("others-*.json"))
 OTHERS_TARGET = 0.90
-
-
-def _no_related(_term: str) -> tuple[Any, ...]:
-    return ()
-
-
-def _no_meaning(_text: str) -> None:
-    return None
-
-
-# Each source of related words switched off on its own, or all of them.
-ABLATIONS = {
-    "lexicon": lambda: setattr(query, "related", _no_related),
-    "hand": lambda: setattr(lexicon, "related", _no_related),
-    "relations": lambda: setattr(relations, "related", _no_related),
-    "meaning": lambda: setattr(meaning, "question", _no_meaning),
-    "phrases": lambda: setattr(query, "PHRASE_WORDS", ()),
-    "literal_first": lambda: setattr(ranking.Score, "key", property(_one_tier)),
-}
 
 
 def baseline(store: Store, question: str, limit: int) -> list[int]:

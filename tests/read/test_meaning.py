@@ -15,7 +15,7 @@ from helpers import PERSON, make_memory
 from tree_ring.model import vectors
 from tree_ring.model.identity import Identity
 from tree_ring.read import meaning, query
-from tree_ring.read.recall import MEANING_MATCH, Hit, recall
+from tree_ring.read.recall import Hit, recall
 from tree_ring.store import meaning as codes
 from tree_ring.store.db import Store
 from tree_ring.transfer import jsonl
@@ -65,7 +65,7 @@ def test_a_memory_in_other_words_is_found_by_meaning(store: Store, identity: Ide
     write(store, identity.project, *OTHERS)
     hits = recall(store, identity, BROKER_QUESTION)
     assert hits and hits[0].memory.id == broker
-    assert hits[0].query == MEANING_MATCH and hits[0].literal
+    assert hits[0].query == meaning.MATCH and hits[0].literal
     assert hits[0].parts["meaning"] > 0
 
 

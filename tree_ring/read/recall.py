@@ -101,7 +101,6 @@ CONTEXT_SECONDS = 600.0
 # The best candidates that ask a question bring the memory written after them.
 REPLY_SOURCES = 10
 REPLY_MATCH = "written after a match"
-MEANING_MATCH = meaning.MATCH
 
 
 def candidate_cap(limit: int) -> int:

@@ -83,5 +83,5 @@ def index_since(db: Db, before: int) -> None:
     for name, index in DEFERRED.items():
         db.execute(index, (before,))
         db.execute(schema.INDEX_TRIGGERS[name])
-    meaning.code_missing(db, before, meaning.last_rowid(db))
+    meaning.code_missing(db, before)
     db.execute(schema.INDEX_TRIGGERS[MEANING_TRIGGER])

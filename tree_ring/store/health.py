@@ -181,7 +181,7 @@ def rebuild_meaning(db: Db) -> int:
         if not exists(db, "trigger", name):
             db.execute(statement)
     before = meaning.uncoded(db)
-    meaning.code_missing(db, 0, meaning.last_rowid(db))
+    meaning.code_missing(db)
     return before
 
 

@@ -17,14 +17,11 @@ _CODE_BETWEEN = (
     "INSERT OR REPLACE INTO memory_meaning(rowid, code) SELECT rowid, code FROM ("
     f"SELECT m.rowid AS rowid, {MEANING_FUNCTION}(CAST(m.summary AS BLOB), "
     "CAST(m.details AS BLOB), CAST(m.tags AS BLOB)) AS code "
-    "FROM memories m WHERE m.rowid > :low AND m.rowid <= :high AND m.redacted_at IS NULL "
+    "FROM memories m WHERE m.rowid > :low AND (:high IS NULL OR m.rowid <= :high) "
+    "AND m.redacted_at IS NULL "
     "AND NOT EXISTS (SELECT 1 FROM memory_meaning c WHERE c.rowid = m.rowid)"
     ") WHERE code IS NOT NULL"
 )
-
-
-def last_rowid(db: Db) -> int:
-    return int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))
 
 
 def uncoded(db: Db) -> int:
@@ -40,6 +37,7 @@ def uncoded(db: Db) -> int:
     )
 
 
-def code_missing(db: Db, low: int, high: int) -> None:
-    """Code the memories with rowids in (low, high] that have no code."""
+def code_missing(db: Db, low: int = 0, high: int | None = None) -> None:
+    """Code the memories past rowid `low` (up to `high`, when given) that
+    have no code."""
     db.execute(_CODE_BETWEEN, {"low": low, "high": high})

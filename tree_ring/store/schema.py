@@ -574,11 +574,11 @@ def _meaning(db: Db) -> None:
     """The meaning table, every row coded (about a tenth of a millisecond of
     Python a memory: two minutes at a million, once). store/meaning.py is
     imported here: no hook opening a current store needs it."""
-    from tree_ring.store.meaning import code_missing, last_rowid
+    from tree_ring.store.meaning import code_missing
 
     for statement in MEANING_TABLE:
         db.execute(statement)
-    code_missing(db, 0, last_rowid(db))
+    code_missing(db)
 
 
 Migration = tuple[str, Callable[[Db], None]]

@@ -172,7 +172,7 @@ def maintain(
         # Memories written while the vector table was missing have no
         # meaning code (store/meaning.py): coded here, a page of rowids to a
         # transaction.
-        top = meaning.last_rowid(store.db)
+        top = rows.last_rowid(store.db)
         for low in range(0, top, PAGE * 10):
             with store.write() as db:
                 meaning.code_missing(db, low, low + PAGE * 10)
