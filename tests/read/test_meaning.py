@@ -192,6 +192,36 @@ def test_a_memory_written_without_the_table_is_weighed_from_its_text_then_coded(
     assert coded(store) == rowids(store, [late, coded_one])
 
 
+def test_codes_another_vector_table_made_are_not_read_until_made_again(
+    store: Store, identity: Identity
+) -> None:
+    """Codes from another build of the vector table (an older release's) say
+    nothing of today's question: recall scans none of them and weighs what
+    the words found from its text; `maintain --vacuum` codes every memory
+    again, and the memory only meaning finds is found again."""
+    (broker,) = write(store, identity.project, BROKER)
+    write(store, identity.project, *OTHERS)
+    assert ids(recall(store, identity, BROKER_QUESTION)) >= {broker}
+    with store.write() as db:
+        db.execute("UPDATE meaning_source SET vectors = 'another build'")
+    assert codes.stale(store.db)
+    assert recall(store, identity, BROKER_QUESTION) == []
+    (by_words,) = recall(store, identity, "orders consumer group")
+    assert by_words.memory.id == broker and by_words.parts["meaning"] > 0
+    maintain(store, PERSON, vacuum=True)
+    assert not codes.stale(store.db)
+    assert codes.source(store.db) == vectors.identity()
+    assert ids(recall(store, identity, BROKER_QUESTION)) >= {broker}
+
+
+def test_with_no_vector_table_installed_no_code_is_stale(
+    store: Store, identity: Identity, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(store, identity.project, BROKER)
+    _swap_table(monkeypatch, str(tmp_path / "missing.dat"))
+    assert vectors.identity() is None and not codes.stale(store.db)
+
+
 def test_an_import_codes_what_it_wrote(store: Store, identity: Identity, tmp_path: Path) -> None:
     lines = [
         json.dumps(make_memory(identity.project, text).to_dict()) for text in (BROKER, *OTHERS)

@@ -35,7 +35,7 @@ FIXTURE_PROJECT = "fixture-app-3f9c2a"
 MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
     "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
-    "0010_folded_index", "0011_anchors", "0012_meaning",
+    "0010_folded_index", "0011_anchors", "0012_meaning", "0013_meaning_source",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -45,6 +45,7 @@ TABLES: dict[str, tuple[str, ...]] = {
     ),
     "claim_fts": ("summary",),
     "memory_meaning": ("rowid", "code"),
+    "meaning_source": ("id", "vectors"),
     "claim_fts_config": ("k", "v"),
     "claim_fts_data": ("id", "block"),
     "claim_fts_idx": ("segid", "term", "pgno"),

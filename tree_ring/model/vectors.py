@@ -51,6 +51,13 @@ from operator import mul
 from tree_ring.model import morphy
 from tree_ring.model.fold import searchable
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
 PATH = os.path.join(os.path.dirname(__file__), "vectors.dat")
 MAGIC = b"tree-ring vectors"
 VERSION = 1
@@ -72,6 +79,7 @@ class _Table:
         "centre",
         "codes",
         "dims",
+        "identity",
         "levels",
         "lut",
         "prints",
@@ -87,6 +95,7 @@ class _Table:
         self.codes: bytes | memoryview = b""
         self.dims = 0
         self.width = 0
+        self.identity = ""
         self.centre: list[float] = []
         self.levels: list[list[float]] = []
 
@@ -143,6 +152,7 @@ def _read(path: str) -> _Table:
     table.codes = body[5 * count :]
     norm = sum(v * v for v in centre) ** 0.5 or 1.0
     table.dims, table.width = dims, width
+    table.identity = data[len(MAGIC) + 1 : end].decode("ascii", "replace")
     table.centre = [v / norm for v in centre]
     table.levels = levels
     return table
@@ -160,6 +170,14 @@ def problem() -> str | None:
 
 def dims() -> int:
     return _table().dims
+
+
+def identity() -> str | None:
+    """What tells this table from any other build of it (its header's
+    version, sizes and checksum), or None when there is no sound table: a
+    store's codes are compared by it with the table that made them."""
+    table = _table()
+    return None if table.problem is not None else table.identity
 
 
 def _index(table: _Table, term: str) -> int:
@@ -206,15 +224,28 @@ def _unpacked(total: int, terms: int, dims: int) -> list[float]:
     return [(v - base) / SCALE for v in fields]
 
 
-def _single(word: str) -> tuple[float, int] | None:
-    found = _vector(word)
-    if found is not None or len(word) < 5:
-        return found
-    for base in morphy.bases(word):
-        found = _vector(base)
-        if found is not None:
-            return found
-    return None
+def walk(seen: list[str], find: Callable[[str], T | None]) -> Iterator[tuple[str, T | None]]:
+    """Each term of a text's words as the table reads them, longest phrase
+    first, a word the table lacks by its base forms (morphy.py): (its first
+    word, `find`'s value of the term, or None when no form of it is found).
+    The build script trains the vectors by this same reading."""
+    i = 0
+    while i < len(seen):
+        step, found = 1, None
+        for size in range(min(PHRASE_WORDS, len(seen) - i), 1, -1):
+            found = find(" ".join(seen[i : i + size]))
+            if found is not None:
+                step = size
+                break
+        if found is None:
+            found = find(seen[i])
+            if found is None and len(seen[i]) >= 5:
+                for base in morphy.bases(seen[i]):
+                    found = find(base)
+                    if found is not None:
+                        break
+        yield seen[i], found
+        i += step
 
 
 def words(text: str) -> list[str]:
@@ -249,29 +280,18 @@ def read(text: str) -> Meaning | None:
     first; None when it holds no known term (or the table is missing)."""
     if _table().problem is not None:
         return None
-    seen = words(text)
     packed = terms = 0
     known = unknown = 0.0
-    i = 0
-    while i < len(seen):
-        step, found = 1, None
-        for size in range(min(PHRASE_WORDS, len(seen) - i), 1, -1):
-            found = _vector(" ".join(seen[i : i + size]))
-            if found is not None:
-                step = size
-                break
-        if found is None:
-            found = _single(seen[i])
+    for word, found in walk(words(text), _vector):
         if found is None:
             # A word the table lacks counts as the rarest, unless it is a
             # letter or two ("a", the "t" of "didn't") or holds a digit ("60s").
-            if len(seen[i]) > 2 and seen[i].isalpha():
+            if len(word) > 2 and word.isalpha():
                 unknown += 1.0
         else:
             known += found[0]
             packed += found[1]
             terms += 1
-        i += step
     if not terms:
         return None
     total = _unpacked(packed, terms, _table().dims)

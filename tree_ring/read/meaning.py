@@ -120,13 +120,19 @@ def widen(
 
 
 def weigh(
-    store: Store, meant: vectors.Meaning, found: dict[int, tuple[Row, str]], near: dict[int, float]
+    store: Store,
+    meant: vectors.Meaning,
+    found: dict[int, tuple[Row, str]],
+    near: dict[int, float],
+    coded: bool = True,
 ) -> None:
     """Give `near` every candidate of `found` it lacks: its code's nearness,
     or, for a memory without a code (written while the vector table was
-    missing), its text's."""
+    missing) or when the codes are not `coded` by the installed table, its
+    text's."""
     missing = [rowid for rowid in found if rowid not in near]
-    near.update(cosines(store, meant, missing))
+    if coded:
+        near.update(cosines(store, meant, missing))
     for rowid in missing:
         if rowid not in near:
             row = found[rowid][0]

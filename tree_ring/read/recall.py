@@ -80,6 +80,7 @@ from tree_ring.read.query import (
 
 __all__ = ["FILLER", "MAX_TERMS", "Hit", "candidate_cap", "recall", "terms", "word_forms"]
 from tree_ring.store import fts, live, rows
+from tree_ring.store import meaning as store_meaning
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 
@@ -346,7 +347,10 @@ def recall(
             break
     meant = meaning.question(query)
     near: dict[int, float] = {}
-    if meant is not None:
+    # Codes another vector table made say nothing of this question's vector:
+    # the memories are then weighed from their text, and none is scanned.
+    stale = meant is not None and store_meaning.stale(store.db)
+    if meant is not None and not stale:
 
         def read(rowids: list[int]) -> list[sqlite3.Row]:
             return store.query(read_rows, {**clause.params, "ids": _json_ids(rowids)})
@@ -357,7 +361,7 @@ def recall(
 
     def score_all() -> list[tuple[ranking.Score, str, int, str]]:
         if meant is not None:
-            meaning.weigh(store, meant, found, near)
+            meaning.weigh(store, meant, found, near, coded=not stale)
         return _score_all(question, list(found.values()), weigh, parsed, view, near)
 
     scored = score_all()

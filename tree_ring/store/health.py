@@ -172,10 +172,15 @@ def rebuild_fts(db: Db) -> None:
 
 
 def rebuild_meaning(db: Db) -> int:
-    """The meaning codes' table and its triggers where missing, then every
-    memory without a code coded; how many were."""
+    """The meaning codes' tables and triggers where missing, then every
+    memory without a code coded (every memory, when the codes are stale);
+    how many were."""
     if not exists(db, "table", "memory_meaning"):
         db.execute(schema.MEANING_TABLE[0])
+    if not exists(db, "table", "meaning_source"):
+        db.execute(schema.MEANING_SOURCE)
+    if meaning.stale(db):
+        return meaning.recode(db)
     for statement in schema.MEANING_TABLE[1:]:
         name = statement.split()[2]
         if not exists(db, "trigger", name):

@@ -1,5 +1,6 @@
 """The meaning codes' table (`memory_meaning`, model/vectors.py): coding the
-memories that have no code.
+memories that have no code, and coding them all again when the vector table
+that made them is not the one installed.
 
 A memory written one at a time is coded by the insert trigger, and a bulk
 write's rows in one statement when they are indexed (`fts.index_since`),
@@ -7,9 +8,18 @@ each in the write's own transaction; the migration that made the table codes
 every row the store held. A memory written while the vector table was
 missing has no code: `tree-ring maintain --vacuum` codes it (`code_missing`),
 and recall meanwhile weighs it from its text.
+
+Codes are comparable only with a question read by the same table:
+`meaning_source` names the table (`vectors.identity()`) that made them. A
+Tree Ring whose vector table differs (a new release's) finds the codes
+`stale`: recall then weighs its candidates from their text, and the
+migration that ships with a new table, `tree-ring doctor --repair` or
+`tree-ring maintain --vacuum` codes every memory again (`recode`).
 """
 
 from __future__ import annotations
+
+import sqlite3
 
 from tree_ring.store.sql import MEANING_FUNCTION, Db
 
@@ -41,3 +51,36 @@ def code_missing(db: Db, low: int = 0, high: int | None = None) -> None:
     """Code the memories past rowid `low` (up to `high`, when given) that
     have no code."""
     db.execute(_CODE_BETWEEN, {"low": low, "high": high})
+
+
+def source(db: Db) -> str | None:
+    """The identity of the vector table that made the codes; None when
+    unknown (no table made them, or the record is missing)."""
+    try:
+        found = db.scalar("SELECT vectors FROM meaning_source WHERE id = 1")
+    except sqlite3.OperationalError:  # a store whose record was dropped
+        return None
+    return found if isinstance(found, str) else None
+
+
+def stale(db: Db) -> bool:
+    """Whether the codes were made by another vector table than the one
+    installed (there being none installed, there is nothing to compare)."""
+    from tree_ring.model import vectors  # not at import: hooks import this module
+
+    installed = vectors.identity()
+    return installed is not None and source(db) != installed
+
+
+def recode(db: Db) -> int:
+    """Every memory coded again by the installed table, which is recorded
+    as the codes' source; how many memories have a code."""
+    from tree_ring.model import vectors
+
+    db.execute("DELETE FROM memory_meaning")
+    code_missing(db)
+    db.execute("DELETE FROM meaning_source")
+    installed = vectors.identity()
+    if installed is not None:
+        db.execute("INSERT INTO meaning_source(id, vectors) VALUES (1, ?)", (installed,))
+    return int(db.scalar("SELECT count(*) FROM memory_meaning"))

@@ -581,6 +581,22 @@ def _meaning(db: Db) -> None:
     code_missing(db)
 
 
+MEANING_SOURCE = """CREATE TABLE meaning_source (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    vectors  TEXT NOT NULL  -- vectors.identity() of the table that made every code
+)"""
+
+
+def _meaning_source(db: Db) -> None:
+    """The record of which vector table made the codes, and every memory
+    coded again by the installed one (it changed with this migration: the
+    vectors were trained on sentences)."""
+    from tree_ring.store.meaning import recode
+
+    db.execute(MEANING_SOURCE)
+    recode(db)
+
+
 Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never edit or reorder a migration that has shipped.
@@ -597,6 +613,7 @@ MIGRATIONS: list[Migration] = [
     ("0010_folded_index", _folded_index),
     ("0011_anchors", _anchors),
     ("0012_meaning", _meaning),
+    ("0013_meaning_source", _meaning_source),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

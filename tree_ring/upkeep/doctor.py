@@ -125,6 +125,8 @@ def check_meaning(db: Db) -> Check:
     problem = vectors.problem()
     if problem is not None:
         return Check("meaning", True, f"no vector table ({problem}); recall reads words alone")
+    if meaning.stale(db):
+        return Check("meaning", False, "the meaning codes were made by another vector table", True)
     missing = meaning.uncoded(db)
     if missing:
         return Check("meaning", False, f"{missing} memory(ies) without a meaning code", True)

