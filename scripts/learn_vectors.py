@@ -55,7 +55,7 @@ NEW_TERM_SENTENCES = 8
 # A WordNet sense's definition is read when one of its words is this common.
 GLOSS_ZIPF = 3.0
 # Training: passes over the sentences, sentences a step, step size.
-EPOCHS = 4
+EPOCHS = 3
 BATCH = 256
 RATE = 1e-3
 SEED = 1729

@@ -11,8 +11,8 @@ import pytest
 from conftest import AGENT, PERSON, CliRunner, make_memory
 from reliability_support import fts_consistent, raw
 
-from tree_ring.model import vectors
 from tree_ring.govern import contradictions
+from tree_ring.model import vectors
 from tree_ring.store import schema
 from tree_ring.store.db import Store
 from tree_ring.upkeep import doctor

@@ -20,7 +20,7 @@ import pytest
 from helpers import PERSON, REPO, make_memory
 
 from tree_ring.model.identity import Identity
-from tree_ring.read import query
+from tree_ring.read import meaning, query
 from tree_ring.read.recall import recall
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
@@ -34,10 +34,9 @@ KNOWN_MISSES = {
         "the memory says 'versioned' and 'API endpoints'; nothing relates 'revision' or "
         "'interface' to them"
     ),
-    "database outage": (
-        "four memories near 'outage' in meaning (a DNS outage, a full disk, a flaky CI job, "
-        "a restore drill) rank with the literal ones and above the migration that took the "
-        "site down, which shares no word"
+    "service keeps using more RAM over time": (
+        "the memory says 'RSS grows without bound'; the vectors learnt 'RSS' from Debian's "
+        "package descriptions, where it is a news feed, so the memory is not near the question"
     ),
     "background process memory keeps climbing": (
         "the memory says 'RSS grows without bound'; its vector is less near the question "
@@ -78,14 +77,16 @@ def test_each_question_finds_its_memory_in_the_top_five(
     assert stored[case["memory"]] in found
 
 
-def test_the_lexicon_is_what_finds_them(
+def test_related_words_and_meaning_are_what_find_them(
     store: Store,
     identity: Identity,
     stored: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # Without related words most questions share no word with their memory.
+    # Without related words and meaning most questions share no word with
+    # their memory.
     monkeypatch.setattr(query, "related", lambda _word: ())
+    monkeypatch.setattr(meaning, "question", lambda _text: None)
     found = 0
     for case in QUESTIONS:
         hits = recall(store, identity, case["question"], limit=TOP)

@@ -32,7 +32,7 @@ def candidate(**fields: Any) -> Candidate:
 
 
 def test_every_part_of_one_score() -> None:
-    found = score(candidate(age_days=30.0, meaning=0.5), -4.0, set())
+    found = score(candidate(age_days=30.0, meaning=0.5, unmatched=0.5), -4.0, set())
     assert found.parts == {
         "relevance": pytest.approx(0.30 * 0.5),
         "overlap": pytest.approx(0.20 * 0.5),
@@ -43,7 +43,7 @@ def test_every_part_of_one_score() -> None:
         "kind": 0.0,
         "subject": 0.0,
         "context": 0.0,
-        "meaning": pytest.approx(0.30 * 0.5),
+        "meaning": pytest.approx((0.10 + 0.30 * 0.5) * 0.5),
         "ring_boost": 0.0,
     }
     assert found.total == pytest.approx(sum(found.parts.values()), abs=1e-6)
@@ -57,9 +57,12 @@ def test_every_part_of_one_score() -> None:
         ({"bm25": 1.0}, -4.0, "relevance", 0.0),  # floored at 0
         ({"bm25": -4.0}, 0.0, "relevance", 0.0),  # no usable best: no relevance
         ({"matched_terms": 2, "query_terms": 2}, -1.0, "overlap", 0.20),
-        ({"meaning": 1.0}, -1.0, "meaning", 0.30),
-        ({"meaning": 1.5}, -1.0, "meaning", 0.30),  # capped at 1
-        ({"meaning": -0.4}, -1.0, "meaning", 0.0),  # floored at 0
+        ({"meaning": 1.0}, -1.0, "meaning", 0.10),  # a candidate holds every word
+        ({"meaning": 1.0, "unmatched": 1.0}, -1.0, "meaning", 0.40),  # none holds any
+        ({"meaning": 1.0, "unmatched": 0.25}, -1.0, "meaning", 0.175),
+        ({"meaning": 1.0, "unmatched": 1.5}, -1.0, "meaning", 0.40),  # capped at 1
+        ({"meaning": 1.5, "unmatched": 1.0}, -1.0, "meaning", 0.40),  # capped at 1
+        ({"meaning": -0.4, "unmatched": 1.0}, -1.0, "meaning", 0.0),  # floored at 0
         ({"matched_terms": 3, "query_terms": 2}, -1.0, "overlap", 0.20),  # capped at 1
         ({"matched_terms": 0, "query_terms": 0}, -1.0, "overlap", 0.0),
         ({"salience": 1.0}, -1.0, "salience", 0.15),

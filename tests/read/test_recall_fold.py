@@ -51,8 +51,10 @@ def test_a_forgotten_folded_row_leaves_the_index(
         store, make_memory(identity.project, "ｐａｙｒｏｌｌ uses the ledger"), PERSON
     ).id
     correct.forget(store, gone, mode=mode, reason="wrong", actor=PERSON)
-    assert recall(store, identity, "billing") == []
-    assert recall(store, identity, "file") == []
+    # The kept row may be found near "billing" in meaning (payroll); the
+    # forgotten one is found by nothing.
+    assert ids(recall(store, identity, "billing")) <= {kept}
+    assert ids(recall(store, identity, "file")) <= {kept}
     assert ids(recall(store, identity, "ledger")) == {kept}
     # The index matches its rows: FTS5 compares it with their folded text.
     store.conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")

@@ -36,13 +36,22 @@ SCAN = 1_024
 KEEP = 64
 # How many of the nearest recall takes as candidates.
 POOL = 24
-# Below this nearness a memory is no nearer than most memories are to any question.
-FLOOR = 0.4
+# Below this nearness a memory is no nearer than most memories are to any
+# question (nine in ten unrelated notes are further off).
+FLOOR = 0.2
 # A memory holding none of the question's words ranks with those that do
-# when it is at least this near (recall.py).
-TIER = 0.3
+# when it is at least this share of the nearest candidate's nearness (recall.py).
+TIER = 0.4
 # How recall names a candidate this stage found.
 MATCH = "near in meaning"
+
+
+def near(nearness: float, nearest: float) -> bool:
+    """Whether a candidate this near the question (the nearest candidate
+    being `nearest`) says what was asked, for literal-first ranking: nearer
+    than TIER of the nearest. A candidate is weighed only once admitted (by
+    its words, their kin, or nearer than FLOOR), so no stranger gets here."""
+    return nearness > 0 and nearness >= TIER * nearest
 
 
 SIGNS_SQL = "SELECT rowid, substr(code, 1, :width) FROM memory_meaning WHERE rowid > :low"

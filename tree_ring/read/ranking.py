@@ -13,15 +13,21 @@
           + 0.25 * context      the relevance of the memories written just before
                                 and after it (a question just before counts whole:
                                 this memory may be its answer; otherwise half)
-          + 0.30 * meaning      how near the memory is to the question in meaning
-                                (model/vectors.py, read/meaning.py), 0 below 0
+          + 0.10..0.40 * meaning
+                                how near the memory is to the question in meaning
+                                (model/vectors.py, read/meaning.py), scaled so
+                                the nearest candidate is 1; it weighs 0.10 when
+                                a candidate holds every word of the question and
+                                up to 0.40 as the best holds fewer: when the
+                                words find little, meaning is what is left
           + ring_boost          0.20 when the query asks for this ring's genre
                                 ("failure" -> scar, "decision" -> heartwood, ...)
 
 Literal first: the total orders candidates within a tier, and a candidate
 that holds one of the question's own searched words (or is the reply
-written just after one that does), or is near it in meaning
-(`meaning.TIER`), ranks before every candidate that is neither
+written just after one that does), or is near it in meaning (at least
+`meaning.TIER` of the nearest candidate's nearness), ranks before every
+candidate that is neither
 (`Score.literal`): one found through related words only, or through
 a word form the scoring does not read as the word. Related words widen
 what recall finds; they never put a memory above one that says what the
@@ -51,8 +57,10 @@ WEIGHTS = {
     "kind": 0.10,
     "subject": 0.10,
     "context": 0.25,
-    "meaning": 0.30,
+    "meaning": 0.40,
 }
+# What meaning weighs when a candidate holds every word of the question.
+MEANING_LEAST = 0.10
 RING_BOOST = 0.20
 RECENCY_DAYS = 30.0
 
@@ -166,7 +174,10 @@ class Candidate(Frozen):
     context: float = 0.0  # the best relevance of the memories written beside it
     # It holds one of the question's own searched words, or replies to one that does.
     literal: bool = True
-    meaning: float = 0.0  # cosine of its vector and the question's (model/vectors.py)
+    # Its nearness to the question (model/vectors.py), the nearest candidate's being 1.
+    meaning: float = 0.0
+    # The share of the question's words (by idf) the candidate holding most of them lacks.
+    unmatched: float = 0.0
 
 
 class Score(Frozen):
@@ -185,6 +196,7 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
     c, w = candidate, WEIGHTS
     relevance = c.bm25 / best_bm25 if best_bm25 < 0 else 0.0
     overlap = c.matched_terms / c.query_terms if c.query_terms else 0.0
+    meaning = MEANING_LEAST + (w["meaning"] - MEANING_LEAST) * max(0.0, min(c.unmatched, 1.0))
     # Written out rather than looped: recall scores every candidate with this.
     parts = {
         "relevance": round(w["relevance"] * max(0.0, min(relevance, 1.0)), 6),
@@ -196,7 +208,7 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
         "kind": round(w["kind"] * c.kind_match, 6),
         "subject": round(w["subject"] * c.subject, 6),
         "context": round(w["context"] * max(0.0, min(c.context, 1.0)), 6),
-        "meaning": round(w["meaning"] * max(0.0, min(c.meaning, 1.0)), 6),
+        "meaning": round(meaning * max(0.0, min(c.meaning, 1.0)), 6),
         "ring_boost": RING_BOOST if c.ring in wanted_rings else 0.0,
     }
     return Score(round(sum(parts.values()), 6), parts, c.literal)

@@ -480,11 +480,14 @@ def _score_all(
         for i, (row, match) in enumerate(found)
     ]
     # One that holds none of the question's words but is near it in meaning
-    # ranks with them: it says what was asked in other words.
+    # ranks with them: it says what was asked in other words. Nearness is
+    # scaled to the nearest candidate's, as relevance is to the best.
+    nearest = max(near.values(), default=0.0)
     literal = [
-        held or near.get(row[0], 0.0) >= meaning.TIER
+        held or meaning.near(near.get(row[0], 0.0), nearest)
         for held, (row, _) in zip(literal, found, strict=True)
     ]
+    unmatched = 1.0 - max((coverage for _, coverage in lex), default=0.0)
     out: list[tuple[ranking.Score, str, int, str]] = []
     for i, (row, match) in enumerate(found):
         # In CANDIDATE_COLUMNS order, then bm25.
@@ -503,7 +506,8 @@ def _score_all(
             subject=_subject(question, terms[i][0], summary),
             context=_context(by_rowid, lex, found, written, i) / best if best > 0 else 0.0,
             literal=literal[i],
-            meaning=near.get(rowid, 0.0),
+            meaning=near.get(rowid, 0.0) / nearest if nearest > 0 else 0.0,
+            unmatched=unmatched,
         )
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
     out.sort(key=lambda s: s[1], reverse=True)  # ties: newer first
