@@ -160,9 +160,9 @@ def test_stop_reads_its_cadence_and_loads_nothing_costly(
 
 def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -> None:
     """No database yet (project.json only): SessionStart creates it, and the
-    migrations, which need json, the declared settings and the meaning codes'
-    table (not the vector table: an empty store has nothing to code), bring
-    them in only then."""
+    migrations, which need json, the declared settings, the meaning codes'
+    table and the record of the vector table that codes them (its header
+    line: an empty store has nothing to code), bring them in only then."""
     root = tmp_path / "clone"
     root.mkdir()
     guidance.init_project(root)
@@ -174,6 +174,9 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     expected = START - {"tree_ring.guard.secret_plan"} | {
         "tree_ring.store.settings",
         "tree_ring.store.meaning",
+        "tree_ring.model.fold",
+        "tree_ring.model.morphy",
+        "tree_ring.model.vectors",
     }
     assert {m for m in modules if m.startswith("tree_ring")} == expected
 
