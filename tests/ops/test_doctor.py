@@ -117,6 +117,15 @@ def test_codes_another_vector_table_made_are_found_and_made_again(
         assert blank.fetchone()[0] == 0
     code, report = run_doctor(run_cli)
     assert by_name(report)["meaning"]["ok"]
+    # The record itself dropped: the codes' maker is unknown, so they are stale.
+    with closing(raw(filled.root)) as conn:
+        conn.execute("DROP TABLE meaning_source")
+    code, report = run_doctor(run_cli)
+    assert code == 1 and not by_name(report)["meaning"]["ok"]
+    code, report = run_doctor(run_cli, "--repair")
+    assert "coded 5 memory(ies)" in by_name(report)["meaning"]["repaired"]
+    code, report = run_doctor(run_cli)
+    assert by_name(report)["meaning"]["ok"]
 
 
 def test_fts_drift_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) -> None:

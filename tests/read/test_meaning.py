@@ -214,6 +214,17 @@ def test_codes_another_vector_table_made_are_not_read_until_made_again(
     assert ids(recall(store, identity, BROKER_QUESTION)) >= {broker}
 
 
+def test_a_dropped_record_of_the_codes_source_leaves_recall_working_by_text(
+    store: Store, identity: Identity
+) -> None:
+    (broker,) = write(store, identity.project, BROKER)
+    with store.write() as db:
+        db.execute("DROP TABLE meaning_source")
+    assert codes.source(store.db) is None and codes.stale(store.db)
+    (by_words,) = recall(store, identity, "orders consumer group")
+    assert by_words.memory.id == broker and by_words.parts["meaning"] > 0
+
+
 def test_with_no_vector_table_installed_no_code_is_stale(
     store: Store, identity: Identity, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

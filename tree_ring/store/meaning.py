@@ -19,8 +19,6 @@ migration that ships with a new table, `tree-ring doctor --repair` or
 
 from __future__ import annotations
 
-import sqlite3
-
 from tree_ring.store.sql import MEANING_FUNCTION, Db
 
 _CODE_BETWEEN = (
@@ -56,10 +54,11 @@ def code_missing(db: Db, low: int = 0, high: int | None = None) -> None:
 def source(db: Db) -> str | None:
     """The identity of the vector table that made the codes; None when
     unknown (no table made them, or the record is missing)."""
-    try:
-        found = db.scalar("SELECT vectors FROM meaning_source WHERE id = 1")
-    except sqlite3.OperationalError:  # a store whose record was dropped
-        return None
+    if not db.scalar(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meaning_source'"
+    ):
+        return None  # a store whose record was dropped
+    found = db.scalar("SELECT vectors FROM meaning_source WHERE id = 1")
     return found if isinstance(found, str) else None
 
 
