@@ -262,3 +262,20 @@ def test_without_the_vector_table_recall_works_by_words(
     assert coded(store) == set()
     assert ids(recall(store, identity, "kafka consumer")) == {broker}
     assert recall(store, identity, BROKER_QUESTION) == []
+
+
+@pytest.mark.parametrize(
+    ("nearness", "nearest", "promoted", "part"),
+    [
+        (0.5, 0.5, True, 1.0),  # the nearest itself
+        (0.2, 0.5, True, 0.4),  # TIER of the nearest
+        (0.19, 0.5, False, 0.38),
+        (0.09, 0.09, False, 0.45),  # faint: neither promoted nor inflated to 1
+        (0.11, 0.15, True, 0.55),  # none past FLOOR: TIER of FLOOR decides
+    ],
+)
+def test_nearness_is_scaled_to_the_nearest_and_faint_nearness_stays_faint(
+    nearness: float, nearest: float, promoted: bool, part: float
+) -> None:
+    assert meaning.near(nearness, nearest) is promoted
+    assert meaning.scaled(nearness, nearest) == pytest.approx(part)

@@ -48,10 +48,17 @@ MATCH = "near in meaning"
 
 def near(nearness: float, nearest: float) -> bool:
     """Whether a candidate this near the question (the nearest candidate
-    being `nearest`) says what was asked, for literal-first ranking: nearer
-    than TIER of the nearest. A candidate is weighed only once admitted (by
-    its words, their kin, or nearer than FLOOR), so no stranger gets here."""
-    return nearness > 0 and nearness >= TIER * nearest
+    being `nearest`) says what was asked, for literal-first ranking: at
+    least TIER of the nearest's nearness, or of FLOOR when none is that
+    near, and more than half FLOOR, so faint nearness is never promoted."""
+    return nearness > FLOOR / 2 and nearness >= TIER * max(nearest, FLOOR)
+
+
+def scaled(nearness: float, nearest: float) -> float:
+    """A candidate's nearness on ranking's scale: the nearest candidate's is
+    1, as relevance is the best's, unless none is nearer than FLOOR, when
+    FLOOR is (faint nearness is not inflated)."""
+    return nearness / max(nearest, FLOOR)
 
 
 SIGNS_SQL = "SELECT rowid, substr(code, 1, :width) FROM memory_meaning WHERE rowid > :low"

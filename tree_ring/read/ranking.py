@@ -16,7 +16,8 @@
           + 0.10..0.40 * meaning
                                 how near the memory is to the question in meaning
                                 (model/vectors.py, read/meaning.py), scaled so
-                                the nearest candidate is 1; it weighs 0.10 when
+                                the nearest candidate is 1 (if any is nearer
+                                than the floor, 0.2); it weighs 0.10 when
                                 a candidate holds every word of the question and
                                 up to 0.40 as the best holds fewer: when the
                                 words find little, meaning is what is left
@@ -26,8 +27,8 @@
 Literal first: the total orders candidates within a tier, and a candidate
 that holds one of the question's own searched words (or is the reply
 written just after one that does), or is near it in meaning (at least
-`meaning.TIER` of the nearest candidate's nearness), ranks before every
-candidate that is neither
+`meaning.TIER` of the nearest candidate's nearness, `meaning.near`), ranks
+before every candidate that is neither
 (`Score.literal`): one found through related words only, or through
 a word form the scoring does not read as the word. Related words widen
 what recall finds; they never put a memory above one that says what the

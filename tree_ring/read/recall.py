@@ -506,7 +506,7 @@ def _score_all(
             subject=_subject(question, terms[i][0], summary),
             context=_context(by_rowid, lex, found, written, i) / best if best > 0 else 0.0,
             literal=literal[i],
-            meaning=near.get(rowid, 0.0) / nearest if nearest > 0 else 0.0,
+            meaning=meaning.scaled(near.get(rowid, 0.0), nearest),
             unmatched=unmatched,
         )
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
