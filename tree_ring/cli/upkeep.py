@@ -171,7 +171,10 @@ def _maintain_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--vacuum",
         action="store_true",
-        help="merge the FTS indexes, code memories written without the vector table, and VACUUM",
+        help=(
+            "merge the FTS indexes, code memories that have no meaning code (every memory "
+            "again when another vector table coded them), and VACUUM"
+        ),
     )
     p.add_argument(
         "--suggest",
