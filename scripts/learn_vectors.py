@@ -14,12 +14,14 @@ The sentences are of two kinds:
   `main/i18n/Translation-en` file: some 64,000 programs, libraries and
   services, each named and said what it is ("redis-server: Persistent
   key-value database with network interface", "RabbitMQ is an
-  implementation of AMQP"). Words those descriptions use often that the
-  vocabulary lacks ("postgres", "rabbitmq", "memcached") join it, each
-  starting from its embedding alone;
+  implementation of AMQP");
 - WordNet 3.1's definitions of common words and its example sentences:
   everyday English, so the training does not bend every word toward
   software.
+
+Words the sentences use often that the vocabulary lacks ("postgres",
+"rabbitmq", "memcached": nearly all from Debian's descriptions) join it,
+each starting from its embedding alone.
 
 Used by build_vectors.py with --corpus; needs numpy, torch and
 sentence-transformers, none of which the runtime imports.
