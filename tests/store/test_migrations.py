@@ -20,11 +20,11 @@ from helpers import PERSON, REPO, make_memory
 
 from tree_ring.govern import contradictions
 from tree_ring.harness import guidance
-from tree_ring.model import project
+from tree_ring.model import project, vectors
 from tree_ring.model.identity import Identity
 from tree_ring.read import brief
 from tree_ring.read.recall import recall
-from tree_ring.store import audit, rows
+from tree_ring.store import audit, meaning, rows
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.tree import nodes
@@ -394,3 +394,32 @@ def test_a_first_schema_store_has_its_index_rebuilt_folded(old_root: Path) -> No
         assert found == ["mem_20260301_100500_0a0a0a0a0a07"]
         assert rows.get(store.db, found[0]).summary == "Ｉｎｖｏｉｃｅｓ close on the ﬁrst"
         store.conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_a_store_coded_by_another_vector_table_is_coded_again_by_the_migration(
+    tmp_path: Path,
+) -> None:
+    """A store at 0012 holds codes an older vector table made and no record of
+    it: opening it with this Tree Ring codes every memory again and records
+    the installed table (the README's promise)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    guidance.init_project(root)
+    project_id = json.loads((root / ".tree-ring" / "project.json").read_text())["project_id"]
+    with Store.open(root) as store:
+        for text in ("The orders consumer on Kafka lags behind", "Deploys freeze on Fridays"):
+            pipeline.store_memory(store, make_memory(project_id, text), PERSON)
+        fresh = dict(store.conn.execute("SELECT rowid, code FROM memory_meaning"))
+    conn = sqlite3.connect(project.store_path(root))
+    try:
+        conn.execute("UPDATE memory_meaning SET code = zeroblob(144)")
+        conn.execute("DROP TABLE meaning_source")
+        conn.execute("DELETE FROM schema_migrations WHERE name = '0013_meaning_source'")
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+        conn.commit()
+    finally:
+        conn.close()
+    with Store.open(root) as store:
+        assert dict(store.conn.execute("SELECT rowid, code FROM memory_meaning")) == fresh
+        assert meaning.source(store.db) == vectors.identity() is not None
+        assert not meaning.stale(store.db)

@@ -179,12 +179,12 @@ def rebuild_meaning(db: Db) -> int:
         db.execute(schema.MEANING_TABLE[0])
     if not exists(db, "table", "meaning_source"):
         db.execute(schema.MEANING_SOURCE)
-    if meaning.stale(db):
-        return meaning.recode(db)
     for statement in schema.MEANING_TABLE[1:]:
         name = statement.split()[2]
         if not exists(db, "trigger", name):
             db.execute(statement)
+    if meaning.stale(db):
+        return meaning.recode(db)
     before = meaning.uncoded(db)
     meaning.code_missing(db)
     return before

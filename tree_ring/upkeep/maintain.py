@@ -175,10 +175,11 @@ def maintain(
         if meaning.stale(store.db):
             with store.write() as db:
                 meaning.recode(db)
-        top = rows.last_rowid(store.db)
-        for low in range(0, top, PAGE * 10):
-            with store.write() as db:
-                meaning.code_missing(db, low, low + PAGE * 10)
+        else:
+            top = rows.last_rowid(store.db)
+            for low in range(0, top, PAGE * 10):
+                with store.write() as db:
+                    meaning.code_missing(db, low, low + PAGE * 10)
         # VACUUM cannot run inside a transaction; it takes the lock itself.
         pages.vacuum(store.db)
         pages.checkpoint(store.db)
