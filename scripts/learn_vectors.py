@@ -29,15 +29,17 @@ sentence-transformers, none of which the runtime imports.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import random
 import re
 import sys
+import tarfile
 import tempfile
 import zipfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +54,25 @@ from tree_ring.model import vectors  # noqa: E402
 CORPUS_SHA256 = "62f59c3cdca9786e4f7adf9002f9f5729a684adcb4667e58e448dec9b5a46c7f"
 # A sentence has this many words, from and to.
 SENTENCE_WORDS = (3, 60)
+# Debian 12's documentation packages whose prose is read too (the Python
+# 3.11 documentation's reStructuredText sources and the Linux man pages),
+# pinned by sha256.
+DOCS = {
+    "python3.11-doc_3.11.2-6+deb12u9_all.deb": (
+        "5b3594189d6ef9a6963ce0347fd307a1cc67620ad697e144db366070e2e146be"
+    ),
+    "manpages_6.03-2_all.deb": "efa1ba4cd19ad7baeae959c9209a7eb74be2ebb858bcabb412597bfc9f588c91",
+    "manpages-dev_6.03-2_all.deb": (
+        "96f55cb5e26231d5567c89b692bced63825a14a2d5bd18fdf16ea2ed44eb9838"
+    ),
+}
 # A word the vocabulary lacks joins it when this many sentences use it.
 NEW_TERM_SENTENCES = 8
+# A term of the vocabulary stays in it when it is a word at least this
+# common (Zipf frequency) or this many sentences use it: four bits an axis
+# leave room for some 70,000 terms in the file, not for every rare word.
+COMMON_ZIPF = 3.0
+USED_SENTENCES = 1
 # A WordNet sense's definition is read when one of its words is this common.
 GLOSS_ZIPF = 3.0
 # Training: passes over the sentences, sentences a step, step size.
@@ -107,6 +126,160 @@ def sentences(text: str) -> list[str]:
             for sentence in _SPLIT.split(paragraph.strip()):
                 add(sentence)
     return list(found)
+
+
+def deb_files(deb: bytes) -> Iterator[tuple[str, bytes]]:
+    """(path, content) of each file a Debian package installs."""
+    if deb[:8] != b"!<arch>\n":
+        raise SystemExit("error: not a Debian package (an ar archive)")
+    at = 8
+    while at < len(deb):
+        head = deb[at : at + 60]
+        name, size = head[:16].strip().decode(), int(head[48:58])
+        body = deb[at + 60 : at + 60 + size]
+        at += 60 + size + (size & 1)
+        if name.startswith("data.tar"):
+            with tarfile.open(fileobj=io.BytesIO(body)) as tar:
+                for member in tar:
+                    handle = tar.extractfile(member) if member.isfile() else None
+                    if handle:
+                        yield member.name, handle.read()
+
+
+def _prose(lines: list[str], out: list[str]) -> None:
+    """A paragraph's sentences, markup taken out, into `out`."""
+    if not lines:
+        return
+    text = re.sub(r":[a-z:]+:`~?!?([^`<]*?)(?:\s*<[^>]*>)?`", r"\1", " ".join(lines))
+    text = re.sub(r"`([^`<]*?)(?:\s*<[^>]*>)?`_*", r"\1", text)
+    text = " ".join(text.replace("**", "").replace("``", "").split())
+    for sentence in _SPLIT.split(text):
+        sentence = sentence.strip("* -")
+        if SENTENCE_WORDS[0] <= len(sentence.split()) <= SENTENCE_WORDS[1] and re.search(
+            r"[a-z]{3}", sentence
+        ):
+            out.append(sentence)
+
+
+_ADMONITION = re.compile(
+    r"\.\. (note|warning|versionadded|versionchanged|seealso|deprecated|tip|important"
+    r"|impl-detail)::"
+)
+
+
+def rst_sentences(text: str) -> list[str]:
+    """The prose of a reStructuredText page: no code, directives, titles'
+    underlines or interactive sessions; a note's or warning's text is kept."""
+    out: list[str] = []
+    lines: list[str] = []
+    skipping: int | None = None  # a directive's indent: its indented body is skipped
+    literal = False
+    for line in [*text.splitlines(), ""]:
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if literal:
+            if not stripped or indent > 0:
+                continue
+            literal = False
+        if skipping is not None:
+            if not stripped or indent > skipping:
+                continue
+            skipping = None
+        if stripped.startswith((".. ", ">>>", "...")):
+            _prose(lines, out)
+            lines = []
+            if stripped.startswith(".. ") and not _ADMONITION.match(stripped):
+                skipping = indent
+        elif not stripped or re.fullmatch(r"[=\-~^*#+\"']{3,}", stripped):
+            _prose(lines, out)
+            lines = []
+        elif stripped.endswith("::"):
+            _prose([*lines, stripped[:-1]], out)
+            lines = []
+            literal = True
+        else:
+            lines.append(stripped)
+    return out
+
+
+_MAN_SKIPPED = {
+    "SYNOPSIS", "SEE ALSO", "COLOPHON", "AUTHORS", "AUTHOR", "COPYRIGHT", "EXAMPLES",
+    "EXAMPLE", "VERSIONS", "STANDARDS", "HISTORY", "ATTRIBUTES",
+}  # fmt: skip
+_MAN_FONT = {".B", ".I", ".BR", ".IR", ".RB", ".RI", ".BI", ".IB", ".SM"}
+_MAN_BREAK = {".PP", ".P", ".LP", ".TP", ".IP", ".SS", ".RS", ".RE", ".in", ".sp", ".br", ".HP"}
+_MAN_ESCAPE = re.compile(r"\\f[BIRP]|\\f\(..|\\\(..|\\[&%e]|\\-")
+
+
+def man_sentences(text: str) -> list[str]:
+    """The prose of a man page: its NAME line as "name: what it is", and its
+    sections' paragraphs but for the synopsis, examples and references."""
+    out: list[str] = []
+    lines: list[str] = []
+    section = ""
+    code = False
+    for line in text.splitlines():
+        if line.startswith((".nf", ".EX")):
+            code = True
+        elif line.startswith((".fi", ".EE")):
+            code = False
+        elif code or line.startswith(("./", "'\\\"", '.\\"')):
+            continue
+        elif line.startswith(".SH"):
+            _prose(lines, out)
+            lines = []
+            section = line[3:].strip().strip('"').upper()
+        else:
+            if line.startswith("."):
+                macro, _, rest = line.partition(" ")
+                if macro in _MAN_BREAK:
+                    _prose(lines, out)
+                    lines = []
+                if macro not in _MAN_FONT:
+                    continue
+                line = rest.replace('"', "")
+            if section in _MAN_SKIPPED:
+                continue
+            line = _MAN_ESCAPE.sub(lambda m: "-" if m.group() == "\\-" else "", line)
+            line = line.replace("\\ ", " ").replace("\\", "")
+            if section == "NAME":
+                _prose([line.replace(" - ", ": ", 1)], out)
+            else:
+                lines.append(line)
+    _prose(lines, out)
+    return out
+
+
+def documentation(debs: list[Path]) -> list[str]:
+    """The sentences of the DOCS packages' pages, once each, in package and
+    file order: the Python documentation but for its C API and release notes,
+    and every man page that is not a link to another."""
+    found: dict[str, None] = {}
+    for path in sorted(debs, key=lambda p: p.name):
+        data = path.read_bytes()
+        if DOCS.get(path.name) != hashlib.sha256(data).hexdigest():
+            raise SystemExit(f"error: {path} is not one of the pinned packages {sorted(DOCS)}")
+        for name, content in deb_files(data):
+            if name.endswith(".rst.txt") and "/whatsnew/" not in name and "/c-api/" not in name:
+                found.update(dict.fromkeys(rst_sentences(content.decode("utf-8", "replace"))))
+            elif "/man/man" in name and name.endswith(".gz"):
+                page = gzip.decompress(content).decode("utf-8", "replace")
+                if not page.startswith(".so "):
+                    found.update(dict.fromkeys(man_sentences(page)))
+    return list(found)
+
+
+def kept(terms: list[str], zipf: dict[str, float], corpus: list[list[int]]) -> list[int]:
+    """The indices of the terms that stay in the vocabulary: words at least
+    COMMON_ZIPF common, and terms USED_SENTENCES sentences use."""
+    used: Counter[int] = Counter()
+    for read in corpus:
+        used.update(set(read))
+    return [
+        i
+        for i, term in enumerate(terms)
+        if used[i] >= USED_SENTENCES or (" " not in term and zipf.get(term, 0.0) >= COMMON_ZIPF)
+    ]
 
 
 def new_terms(corpus: list[str], known: set[str], budget: int) -> list[str]:
@@ -163,10 +336,32 @@ def embedded(wheel: bytes, texts: list[str], cache: Path | None, name: str) -> A
     return found.astype(np.float32)
 
 
-def train(start: Any, weights: list[float], corpus: list[list[int]], targets: Any) -> Any:
-    """Vectors, from `start`, such that each sentence's weighted sum of its
-    terms' vectors (the shared direction taken out) has the largest cosine
-    with its target (the targets' mean taken out)."""
+def sentence_axes(targets: Any, dims: int) -> Any:
+    """The `dims` principal axes of the sentences' embeddings (their mean
+    taken out), as rows: the directions in which sentences differ most."""
+    import numpy as np  # pyright: ignore[reportMissingImports]
+
+    centred = np.asarray(targets, dtype=np.float64)
+    centred = centred - centred.mean(0)
+    _, axes = np.linalg.eigh(centred.T @ centred)
+    # eigh gives the axes by rising variance; each axis's sign is fixed so
+    # that its largest component is positive.
+    axes = axes[:, ::-1][:, :dims].T
+    signs = np.sign(axes[np.arange(dims), np.abs(axes).argmax(1)])
+    return axes * signs[:, None]
+
+
+def train(
+    start: Any, weights: list[float], corpus: list[list[int]], targets: Any, dims: int
+) -> Any:
+    """Vectors of `dims` axes, from `start`, such that each sentence's
+    weighted sum of its terms' vectors (the shared direction taken out) has
+    the largest cosine with its target (the targets' mean taken out).
+
+    Both are first cut to the sentences' `dims` principal axes: the vectors
+    learn to spend their few axes where sentences differ, where cutting the
+    vocabulary's own axes afterwards kept where words differ and lost a
+    seventh of the questions found by meaning."""
     import numpy as np  # pyright: ignore[reportMissingImports]
     import torch  # pyright: ignore[reportMissingImports]
 
@@ -176,11 +371,15 @@ def train(start: Any, weights: list[float], corpus: list[list[int]], targets: An
     rng.shuffle(order)
     held = order[: len(order) // 20]
     fit = order[len(order) // 20 :]
-    goal = torch.tensor(targets - targets.mean(0), dtype=torch.float32)
+    axes = sentence_axes(targets, dims)
+    goal = torch.tensor((targets - targets.mean(0)) @ axes.T, dtype=torch.float32)
     goal = torch.nn.functional.normalize(goal, dim=1)
     # Sparse: a step moves only the vectors of its sentences' terms.
     table = torch.nn.EmbeddingBag.from_pretrained(
-        torch.tensor(start, dtype=torch.float32), freeze=False, mode="sum", sparse=True
+        torch.tensor(np.asarray(start) @ axes.T, dtype=torch.float32),
+        freeze=False,
+        mode="sum",
+        sparse=True,
     )
     weight = torch.tensor(weights, dtype=torch.float32)
     optimiser = torch.optim.SparseAdam(list(table.parameters()), lr=RATE)

@@ -83,3 +83,108 @@ def test_a_sentence_is_read_as_recall_reads_a_question() -> None:
     # term left out.
     assert read("Message broker throttled the zorbquux lag") == [0, 3, 4]
     assert read("message  BROKERS") == [1, 2]
+
+
+RST = """\
+Socket Programming
+==================
+
+The :mod:`socket` module gives access to the BSD socket interface.  It is
+available on all modern systems.
+
+.. function:: create_connection(address)
+
+   This directive's body is an API entry, not prose.
+
+.. note::
+
+   A timeout makes every blocking call give up after the given time.
+
+Connect like this::
+
+   s = socket.create_connection(("example.org", 80))
+
+>>> s.close()
+Use ``settimeout`` to bound a call.
+"""
+
+MAN = """\
+.\\" Copyright notice
+.TH TCP 7
+.SH NAME
+tcp \\- TCP protocol
+.SH SYNOPSIS
+.B #include <netinet/tcp.h>
+.SH DESCRIPTION
+This is an implementation of the TCP protocol.
+It provides a reliable, stream-oriented,
+.B full-duplex
+connection between two sockets.
+.PP
+.nf
+int x = 1;
+.fi
+Keep-alive probes are sent when the connection is idle.
+.SH SEE ALSO
+.BR socket (7)
+"""
+
+
+def test_a_documentation_page_gives_its_prose_and_not_its_code() -> None:
+    assert learn.rst_sentences(RST) == [
+        "The socket module gives access to the BSD socket interface.",
+        "It is available on all modern systems.",
+        "A timeout makes every blocking call give up after the given time.",
+        "Connect like this:",
+        "Use settimeout to bound a call.",
+    ]  # the title (two words), a directive's body, the code and the session are left out
+
+
+def test_a_man_page_gives_its_name_line_and_its_paragraphs() -> None:
+    assert learn.man_sentences(MAN) == [
+        "tcp: TCP protocol",
+        "This is an implementation of the TCP protocol.",
+        "It provides a reliable, stream-oriented, full-duplex connection between two sockets.",
+        "Keep-alive probes are sent when the connection is idle.",
+    ]  # the synopsis, the code and the references are left out
+
+
+def _deb(files: dict[str, bytes]) -> bytes:
+    """A Debian package (an ar archive) whose data.tar holds `files`."""
+    import io
+    import tarfile
+
+    tar_bytes = io.BytesIO()
+    with tarfile.open(fileobj=tar_bytes, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    out = b"!<arch>\n"
+    for name, data in (("debian-binary", b"2.0\n"), ("data.tar", tar_bytes.getvalue())):
+        out += f"{name:<16}{0:<12}{0:<6}{0:<6}{'100644':<8}{len(data):<10}`\n".encode() + data
+        out += b"\n" if len(data) % 2 else b""
+    return out
+
+
+def test_a_package_gives_its_files_and_an_unpinned_one_is_refused(tmp_path: Path) -> None:
+    import gzip
+
+    deb = _deb({"./usr/share/man/man7/tcp.7.gz": gzip.compress(MAN.encode()), "./odd": b"x"})
+    assert dict(learn.deb_files(deb)) == {
+        "./usr/share/man/man7/tcp.7.gz": gzip.compress(MAN.encode()),
+        "./odd": b"x",
+    }
+    path = tmp_path / "manpages_6.03-2_all.deb"
+    path.write_bytes(deb)
+    with pytest.raises(SystemExit, match="not one of the pinned packages"):
+        learn.documentation([path])
+    with pytest.raises(SystemExit, match="not a Debian package"):
+        list(learn.deb_files(b"PK\x03\x04"))
+
+
+def test_the_vocabulary_keeps_common_words_and_the_terms_sentences_use() -> None:
+    terms = ["rebalance", "quokka", "the", "load balancer", "zeugma"]
+    zipf = {"rebalance": 2.6, "quokka": 2.0, "the": 7.7, "zeugma": 1.5}
+    corpus = [[0], [3, 0], []]
+    assert learn.kept(terms, zipf, corpus) == [0, 2, 3]  # "quokka" and "zeugma": rare and unused

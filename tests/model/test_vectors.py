@@ -70,7 +70,7 @@ def test_the_shipped_file_is_at_most_five_megabytes_sound_and_noticed() -> None:
         ("postgres", "relational database", "garden"),
         ("nginx", "reverse proxy", "wedding"),
         ("memcached", "cache", "holiday"),
-        ("redis", "key-value cache", "mortgage"),
+        ("redis", "key-value database", "mortgage"),
     ],
 )
 def test_a_text_is_nearer_its_kind_than_a_stranger(text: str, kin: str, stranger: str) -> None:
@@ -132,16 +132,19 @@ def _write(
     entries: bytes,
     *,
     count: int = 1,
-    version: int = 1,
+    version: int = vectors.VERSION,
+    bits: int = 2,
 ) -> None:
     """A vectors file as the builder writes one (scripts/build_vectors.py)."""
-    floats = struct.pack(f"<{5 * len(centre)}f", *(v for row in levels for v in row), *centre)
+    values = [v for row in levels for v in row] + centre
+    floats = struct.pack(f"<{len(values)}f", *values)
     body = floats + entries
-    header = b"%s %d %d %d %d %08x\n" % (
+    header = b"%s %d %d %d %d %d %08x\n" % (
         vectors.MAGIC,
         version,
         count,
         len(centre),
+        bits,
         len(body),
         zlib.crc32(floats),
     )
@@ -153,8 +156,8 @@ CENTRE = [0.0, 0.0, 0.0, 1.0]
 
 
 def _one_term(term: str, level: int = 3) -> bytes:
-    """One term's fingerprint, weight (255: whole) and code of four axes:
-    axis 0 at `level`, the others at level 0."""
+    """One term's fingerprint, weight (255: whole) and code of four axes at
+    two bits: axis 0 at `level`, the others at level 0."""
     return vectors.fingerprint(term).to_bytes(4, "little") + bytes([255]) + bytes([level])
 
 
@@ -169,9 +172,30 @@ def test_a_small_table_is_read_as_written(data_file: Path) -> None:
     assert vectors.read("nginx") is None
 
 
+@pytest.mark.parametrize("bits", [1, 2, 4, 8])
+def test_each_width_of_level_is_read_as_written(data_file: Path, bits: int) -> None:
+    """Axis d's level sits in the `bits` bits from bit bits * (d % (8 / bits))
+    of byte d // (8 / bits): eight axes, each at its own level."""
+    step = 1 << bits
+    levels = [[float(k) for k in range(step)]] * 8
+    wanted = [(3 * d + 1) % step for d in range(8)]
+    code = bytearray(8 * bits // 8)
+    for d, level in enumerate(wanted):
+        per_byte = 8 // bits
+        code[d // per_byte] |= level << (bits * (d % per_byte))
+    entry = vectors.fingerprint("kafka").to_bytes(4, "little") + bytes([255]) + bytes(code)
+    _write(data_file, levels, [0.0] * 7 + [1.0], entry, bits=bits)
+    assert vectors.problem() is None
+    read = vectors.read("kafka")
+    assert read is not None
+    raw = [float(level) for level in wanted[:7]]  # the centre's axis (the last) is taken out
+    norm = sum(v * v for v in raw) ** 0.5
+    assert read.vector == pytest.approx([v / norm for v in raw] + [0.0])
+
+
 @pytest.mark.parametrize(
     "damage",
-    ["missing", "empty", "foreign", "version", "truncated", "floats", "dims", "count"],
+    ["missing", "empty", "foreign", "version", "truncated", "floats", "dims", "count", "bits"],
 )
 def test_a_bad_file_gives_no_vectors_and_says_why(data_file: Path, damage: str) -> None:
     entry = _one_term("kafka")
@@ -180,7 +204,9 @@ def test_a_bad_file_gives_no_vectors_and_says_why(data_file: Path, damage: str) 
     elif damage == "foreign":
         data_file.write_bytes(b"tree-ring relations 1 10 00000000\nkafka\tbroker:90\n")
     elif damage == "version":
-        _write(data_file, LEVELS, CENTRE, entry, version=2)
+        _write(data_file, LEVELS, CENTRE, entry, version=vectors.VERSION - 1)
+    elif damage == "bits":
+        _write(data_file, LEVELS, CENTRE, entry, bits=3)
     elif damage == "truncated":
         _write(data_file, LEVELS, CENTRE, entry)
         data_file.write_bytes(data_file.read_bytes()[:-1])

@@ -38,10 +38,6 @@ KNOWN_MISSES = {
         "the memory says 'RSS grows without bound'; the vectors learnt 'RSS' from Debian's "
         "package descriptions, where it is a news feed, so the memory is not near the question"
     ),
-    "background process memory keeps climbing": (
-        "the memory says 'RSS grows without bound'; its vector is less near the question "
-        "than the memories found by 'memory' and 'process', so it is not admitted"
-    ),
 }
 CASES = [
     pytest.param(

@@ -36,6 +36,7 @@ MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
     "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
     "0010_folded_index", "0011_anchors", "0012_meaning", "0013_meaning_source",
+    "0014_meaning_recoded",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -423,3 +424,35 @@ def test_a_store_coded_by_another_vector_table_is_coded_again_by_the_migration(
         assert dict(store.conn.execute("SELECT rowid, code FROM memory_meaning")) == fresh
         assert meaning.source(store.db) == vectors.identity() is not None
         assert not meaning.stale(store.db)
+
+
+@pytest.mark.parametrize("made_by", ["another table", "the installed table"])
+def test_a_store_at_0013_is_coded_again_only_when_another_table_made_its_codes(
+    tmp_path: Path, made_by: str
+) -> None:
+    """0014 ships a new vector table: a store whose codes the table before it
+    made is coded again; one already coded by the installed table is left."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    guidance.init_project(root)
+    project_id = json.loads((root / ".tree-ring" / "project.json").read_text())["project_id"]
+    with Store.open(root) as store:
+        pipeline.store_memory(store, make_memory(project_id, "Deploys freeze on Fridays"), PERSON)
+        fresh = dict(store.conn.execute("SELECT rowid, code FROM memory_meaning"))
+    source = "1 10 128 3280 0badc0de" if made_by == "another table" else vectors.identity()
+    conn = sqlite3.connect(project.store_path(root))
+    try:
+        conn.execute("UPDATE memory_meaning SET code = zeroblob(144)")
+        conn.execute("UPDATE meaning_source SET vectors = ?", (source,))
+        conn.execute("DELETE FROM schema_migrations WHERE name = '0014_meaning_recoded'")
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+        conn.commit()
+    finally:
+        conn.close()
+    with Store.open(root) as store:
+        codes = dict(store.conn.execute("SELECT rowid, code FROM memory_meaning"))
+        if made_by == "another table":
+            assert codes == fresh
+        else:
+            assert set(codes.values()) == {bytes(144)}
+        assert meaning.source(store.db) == vectors.identity() is not None

@@ -136,7 +136,10 @@ def test_forget_with_a_reason_and_recall_no_longer_finds_it(term: Terminal, root
     assert "deploys go out" not in term.text
     term.keys("q")
     assert term.finish() == 0
-    assert cli(root, "recall", "deploys tuesdays").strip() == "no memories match"
+    # Recall may still find a memory related in meaning ("the build uses
+    # make"), never the forgotten one, by its words or its own text.
+    for question in ("deploys tuesdays", "deploys go out on tuesdays"):
+        assert "tuesdays" not in cli(root, "recall", question)
     assert "we deploy daily now" in cli(root, "audit", "log")
 
 

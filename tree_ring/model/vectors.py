@@ -3,11 +3,11 @@
 `vectors.dat` beside this module is written by scripts/build_vectors.py: for
 each term of a vocabulary of English words and short phrases (tool and
 product names among them), the all-MiniLM-L6-v2 sentence model's embedding
-of the term alone, rotated onto its principal axes, cut to 128 axes and
-quantised to two bits an axis, with the term's weight (rarer terms weigh
-more). A text's vector is the weighted mean of its terms' vectors: "outage"
-lands near "downtime", "container" near "docker", "slow responses" near
-"latency", with no shared word.
+of the term alone, trained on sentences in the 128 axes along which
+sentences differ most and quantised to four bits an axis, with the term's
+weight (rarer terms weigh more). A text's vector is the weighted mean of
+its terms' vectors: "outage" lands near "downtime", "container" near
+"docker", "slow responses" near "latency", with no shared word.
 docs/RELATIONS.md says what it adds to recall; VECTORS-NOTICE.txt beside it
 holds the sources' licences.
 
@@ -15,12 +15,14 @@ The file is one header line, then arrays, every number little-endian; the
 last three in term order (terms sorted by fingerprint, the CRC-32 of the
 term's UTF-8 bytes):
 
-    tree-ring vectors 1 <N terms> <D axes> <bytes after the line> <crc32 of the floats, 8 hex>
-    D * 4 levels, float32: axis d's four levels, lowest first
+    tree-ring vectors 2 <N terms> <D axes> <B bits an axis> <bytes after the line> <crc32>
+        (crc32: of the floats, 8 hex digits)
+    D * 2**B levels, float32: axis d's levels, lowest first
     D floats, float32: the centre, the direction every text shares
     N fingerprints, 4 bytes each, ascending
     N weights, one byte each (weight * 255)
-    N codes, D / 4 bytes each: axis d's level in bits 2*(d % 4) of byte d // 4
+    N codes, D * B / 8 bytes each: axis d's level in the B bits from bit
+        B * (d % (8 / B)) of byte d // (8 / B)   (B is 1, 2, 4 or 8)
 
 No term is stored, only its fingerprint: a lookup bisects the fingerprints,
 so nothing is parsed when the file is read. The file is read on the first
@@ -60,7 +62,7 @@ if TYPE_CHECKING:
 
 PATH = os.path.join(os.path.dirname(__file__), "vectors.dat")
 MAGIC = b"tree-ring vectors"
-VERSION = 1
+VERSION = 2
 # How many words a phrase of the vocabulary has, at most.
 PHRASE_WORDS = 3
 # A memory's text is read no further than this many words.
@@ -76,12 +78,12 @@ def fingerprint(term: str) -> int:
 
 class _Table:
     __slots__ = (
+        "bits",
         "centre",
         "codes",
         "dims",
         "identity",
         "levels",
-        "lut",
         "prints",
         "problem",
         "weights",
@@ -94,6 +96,7 @@ class _Table:
         self.weights: bytes | memoryview = b""
         self.codes: bytes | memoryview = b""
         self.dims = 0
+        self.bits = 0
         self.width = 0
         self.identity = ""
         self.centre: list[float] = []
@@ -111,7 +114,7 @@ def _read(path: str) -> _Table:
         return _Table(f"cannot read {path}: {exc.strerror or exc}")
     end = data.find(b"\n")
     fields = data[:end].split(b" ") if end > 0 else []
-    if len(fields) != 7 or b" ".join(fields[:2]) != MAGIC:
+    if len(fields) < 3 or b" ".join(fields[:2]) != MAGIC:
         return _Table(f"{path} is not a vectors file; reinstall Tree Ring")
     if fields[2] != str(VERSION).encode():
         return _Table(
@@ -119,25 +122,29 @@ def _read(path: str) -> _Table:
             f"this Tree Ring reads version {VERSION}; reinstall Tree Ring"
         )
     try:
-        count, dims, body_size = int(fields[3]), int(fields[4]), int(fields[5])
+        if len(fields) != 8:
+            raise ValueError
+        count, dims, bits, body_size = (int(f) for f in fields[3:7])
         body = memoryview(data)[end + 1 :]
-        width = dims // 4
+        if bits not in (1, 2, 4, 8) or dims <= 0 or dims * bits % 8:
+            raise ValueError
+        width = dims * bits // 8
         floats = array("f")
         if floats.itemsize != 4:  # pragma: no cover - no platform Tree Ring runs on
             raise ValueError
-        if dims <= 0 or dims % 4 or len(body) != body_size:
+        head = 4 * dims * ((1 << bits) + 1)
+        if len(body) != body_size or body_size != head + count * (5 + width):
             raise ValueError
-        if body_size != 20 * dims + count * (5 + width):
+        if b"%08x" % zlib.crc32(body[:head]) != fields[7]:
             raise ValueError
-        if b"%08x" % zlib.crc32(body[: 20 * dims]) != fields[6]:
-            raise ValueError
-        floats.frombytes(body[: 20 * dims])
+        floats.frombytes(body[:head])
         if sys.byteorder != "little":  # pragma: no cover
             floats.byteswap()
         values = floats.tolist()
-        levels = [values[4 * d : 4 * d + 4] for d in range(dims)]
-        centre = values[4 * dims :]
-        body = body[20 * dims :]
+        step = 1 << bits
+        levels = [values[step * d : step * d + step] for d in range(dims)]
+        centre = values[step * dims :]
+        body = body[head:]
     except ValueError:
         return _Table(f"{path} is truncated or damaged; reinstall Tree Ring")
     table = _Table()
@@ -151,7 +158,7 @@ def _read(path: str) -> _Table:
     table.weights = body[4 * count : 5 * count]
     table.codes = body[5 * count :]
     norm = sum(v * v for v in centre) ** 0.5 or 1.0
-    table.dims, table.width = dims, width
+    table.dims, table.bits, table.width = dims, bits, width
     table.identity = data[len(MAGIC) + 1 : end].decode("ascii", "replace")
     table.centre = [v / norm for v in centre]
     table.levels = levels
@@ -204,11 +211,14 @@ def _vector(term: str) -> tuple[float, int] | None:
     if i < 0:
         return None
     weight = table.weights[i] / 255
-    levels = table.levels
+    levels = iter(table.levels)
+    bits = table.bits
+    mask = (1 << bits) - 1
+    shifts = range(0, 8, bits)
     fields = array("I")
-    for p, byte in enumerate(table.codes[i * table.width : (i + 1) * table.width]):
-        for k in range(4):
-            value = levels[4 * p + k][(byte >> (2 * k)) & 3]
+    for byte in table.codes[i * table.width : (i + 1) * table.width]:
+        for shift in shifts:
+            value = next(levels)[(byte >> shift) & mask]
             fields.append(round(value * weight * SCALE) + OFFSET)
     if sys.byteorder != "little":  # pragma: no cover
         fields.byteswap()

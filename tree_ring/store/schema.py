@@ -597,6 +597,16 @@ def _meaning_source(db: Db) -> None:
     recode(db)
 
 
+def _meaning_recoded(db: Db) -> None:
+    """Every memory coded again when its codes are stale: the vector table
+    changed with this migration (four bits an axis, trained in the axes
+    along which sentences differ most)."""
+    from tree_ring.store.meaning import recode, stale
+
+    if stale(db):
+        recode(db)
+
+
 Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never edit or reorder a migration that has shipped.
@@ -614,6 +624,7 @@ MIGRATIONS: list[Migration] = [
     ("0011_anchors", _anchors),
     ("0012_meaning", _meaning),
     ("0013_meaning_source", _meaning_source),
+    ("0014_meaning_recoded", _meaning_recoded),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
