@@ -8,7 +8,7 @@ alone) so that a sentence's weighted sum of its terms' vectors, read exactly
 as the runtime reads a text, points where the model's embedding of the whole
 sentence points.
 
-The sentences are of two kinds:
+The sentences are of three kinds:
 
 - the package descriptions of Debian 12 ("bookworm"), its
   `main/i18n/Translation-en` file: some 64,000 programs, libraries and
@@ -17,14 +17,19 @@ The sentences are of two kinds:
   implementation of AMQP");
 - WordNet 3.1's definitions of common words and its example sentences:
   everyday English, so the training does not bend every word toward
-  software.
+  software;
+- the prose of the Python 3.11 documentation and the Linux man pages, as
+  Debian 12 ships them (DOCS): how software words are used in explaining
+  ("The value is the timeout in jiffies until the token bucket filter is
+  cleared after a burst").
 
 Words the sentences use often that the vocabulary lacks ("postgres",
 "rabbitmq", "memcached": nearly all from Debian's descriptions) join it,
-each starting from its embedding alone.
+each starting from its embedding alone; words that are neither common nor
+used by any sentence leave it (`kept`), so that four bits an axis fit.
 
-Used by build_vectors.py with --corpus; needs numpy, torch and
-sentence-transformers, none of which the runtime imports.
+Used by build_vectors.py; needs numpy, torch and sentence-transformers,
+none of which the runtime imports.
 """
 
 from __future__ import annotations
