@@ -10,7 +10,7 @@ and on LoCoMo's development conversations), so they no longer measure
 questions nobody tuned for; sets c and d were written after that and
 measured once, with the stage built, sets e and f once more when it was
 finished, sets g and h with the vectors trained on sentences, and sets i to
-n with the four-bit vectors (docs/RECALL-RANKING.md). Every question
+p with the four-bit vectors (docs/RECALL-RANKING.md). Every question
 must find its note among the first five of all the set's notes and
 distractors, and the questions recall misses are listed, strictly, so the
 list says what recall still misses and fails the day one is found.
