@@ -131,6 +131,51 @@ def test_a_question_its_words_answer_gains_no_strangers(store: Store, identity: 
     assert ids(recall(store, identity, "database migrations")) == set(literal)
 
 
+@pytest.mark.parametrize("covered", [1.0, 0.9, 0.75, 0.5, 0.0])
+def test_the_less_of_the_question_its_words_found_the_further_strangers_may_be(
+    store: Store, identity: Identity, covered: float
+) -> None:
+    """A memory found by meaning alone joins when it is nearer than
+    `admission` says for `covered`, the largest share of the question's words
+    a candidate holds: none when one holds them all, every memory nearer than
+    the floor when one holds half or less."""
+    (literal,) = write(store, identity.project, "Database migrations run on a replica first")
+    (near_one,) = write(store, identity.project, "Schema changes to the orders table lock writes")
+    write(store, identity.project, BROKER, *OTHERS)
+    meant = meaning.question("database migrations")
+    assert meant is not None
+    by_id = {memory_id: rowid for memory_id, rowid in store.query("SELECT id, rowid FROM memories")}
+    nearness = meaning.cosines(store, meant, by_id.values())
+    closest, stranger = nearness[by_id[literal]], nearness[by_id[near_one]]
+    assert meaning.FLOOR < stranger < closest  # nearer than the floor, less than the literal one
+    found = {by_id[literal]: ((by_id[literal],), "words")}
+
+    def read(rowids: list[int]) -> list[tuple[int]]:
+        return [(rowid,) for rowid in rowids]
+
+    newest = max(by_id.values())
+    meaning.widen(store, meant, found, newest, read, covered)  # pyright: ignore[reportArgumentType]
+    joined = set(found) - {by_id[literal]}
+    bar = meaning.admission(covered, closest)
+    assert joined == {r for r, near in nearness.items() if near > bar} - {by_id[literal]}
+    assert (by_id[near_one] in joined) == (stranger > bar)
+    if covered in (0.0, 0.5, 1.0):  # wide open at half or less, shut when all are held
+        assert (by_id[near_one] in joined) == (covered <= meaning.OPEN)
+
+
+def test_admission_runs_from_the_floor_to_the_nearest_word_found_memory() -> None:
+    closest = 0.7
+    bars = [meaning.admission(c / 20, closest) for c in range(21)]
+    assert bars == sorted(bars)  # the more the words hold, the higher the bar
+    assert set(bars[: int(meaning.OPEN * 20) + 1]) == {meaning.FLOOR}
+    assert bars[-1] == pytest.approx(closest)
+    assert meaning.admission(0.75, closest) == pytest.approx(
+        meaning.FLOOR + (0.75 - meaning.OPEN) / (1 - meaning.OPEN) * (closest - meaning.FLOOR)
+    )
+    # No word-found memory nearer than the floor: the floor, whatever the words hold.
+    assert {meaning.admission(c / 4, 0.05) for c in range(5)} == {meaning.FLOOR}
+
+
 def test_a_question_of_unknown_words_is_near_nothing(store: Store, identity: Identity) -> None:
     write(store, identity.project, BROKER, *OTHERS)
     assert recall(store, identity, "what zorbquux frobnitzel do we use") == []

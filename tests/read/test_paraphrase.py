@@ -38,6 +38,10 @@ KNOWN_MISSES = {
         "the memory says 'RSS grows without bound'; the vectors learnt 'RSS' from Debian's "
         "package descriptions, where it is a news feed, so the memory is not near the question"
     ),
+    "background process memory keeps climbing": (
+        "the memory holds 'RSS', kin of 'memory', which weighs little of the question; "
+        "meaning then leads, and four memories are nearer the question than this one"
+    ),
 }
 CASES = [
     pytest.param(

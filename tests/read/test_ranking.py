@@ -43,7 +43,7 @@ def test_every_part_of_one_score() -> None:
         "kind": 0.0,
         "subject": 0.0,
         "context": 0.0,
-        "meaning": pytest.approx((0.10 + 0.30 * 0.5) * 0.5),
+        "meaning": pytest.approx((0.10 + 1.40 * 0.5**3) * 0.5),
         "ring_boost": 0.0,
     }
     assert found.total == pytest.approx(sum(found.parts.values()), abs=1e-6)
@@ -58,10 +58,10 @@ def test_every_part_of_one_score() -> None:
         ({"bm25": -4.0}, 0.0, "relevance", 0.0),  # no usable best: no relevance
         ({"matched_terms": 2, "query_terms": 2}, -1.0, "overlap", 0.20),
         ({"meaning": 1.0}, -1.0, "meaning", 0.10),  # a candidate holds every word
-        ({"meaning": 1.0, "unmatched": 1.0}, -1.0, "meaning", 0.40),  # none holds any
-        ({"meaning": 1.0, "unmatched": 0.25}, -1.0, "meaning", 0.175),
-        ({"meaning": 1.0, "unmatched": 1.5}, -1.0, "meaning", 0.40),  # capped at 1
-        ({"meaning": 1.5, "unmatched": 1.0}, -1.0, "meaning", 0.40),  # capped at 1
+        ({"meaning": 1.0, "unmatched": 1.0}, -1.0, "meaning", 1.50),  # none holds any
+        ({"meaning": 1.0, "unmatched": 0.25}, -1.0, "meaning", 0.121875),  # the cube: a little
+        ({"meaning": 1.0, "unmatched": 1.5}, -1.0, "meaning", 1.50),  # capped at 1
+        ({"meaning": 1.5, "unmatched": 1.0}, -1.0, "meaning", 1.50),  # capped at 1
         ({"meaning": -0.4, "unmatched": 1.0}, -1.0, "meaning", 0.0),  # floored at 0
         ({"matched_terms": 3, "query_terms": 2}, -1.0, "overlap", 0.20),  # capped at 1
         ({"matched_terms": 0, "query_terms": 0}, -1.0, "overlap", 0.0),

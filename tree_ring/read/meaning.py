@@ -10,7 +10,8 @@ triggers beside the row. For a question whose words the vector table knows:
   hidden one takes no place, and while a batch held any, the next batch is
   weighed too, so hidden rows nearer the question never crowd out a
   visible one. At most POOL are kept;
-- `widen` adds them to recall's candidates, and `weigh` gives every
+- `widen` adds them to recall's candidates (the fewer of the question's
+  words the words found, the further off they may be), and `weigh` gives every
   candidate its nearness, whichever stage found it, for the ranking's
   `meaning` part (`cosines` of the codes; a memory without one is weighed
   from its text).
@@ -42,6 +43,10 @@ FLOOR = 0.2
 # A memory holding none of the question's words ranks with those that do
 # when it is at least this share of the nearest candidate's nearness (recall.py).
 TIER = 0.4
+# Below this share of the question's words held by one candidate, a memory
+# found by meaning alone joins when nearer than FLOOR, however near the
+# memories the words found are (`admission`).
+OPEN = 0.5
 # How recall names a candidate this stage found.
 MATCH = "near in meaning"
 
@@ -52,6 +57,16 @@ def near(nearness: float, nearest: float) -> bool:
     least TIER of the nearest's nearness, or of FLOOR when none is that
     near, and more than half FLOOR, so faint nearness is never promoted."""
     return nearness > FLOOR / 2 and nearness >= TIER * max(nearest, FLOOR)
+
+
+def admission(covered: float, closest: float) -> float:
+    """How near the question a memory found by meaning alone must be to join
+    the candidates, when the candidate holding most of the question's words
+    holds `covered` of them (by idf) and the nearest found by its words is
+    `closest`: nearer than that one when it holds them all, nearer than
+    FLOOR when it holds OPEN or less, and in between, in proportion."""
+    shut = max(0.0, min((covered - OPEN) / (1.0 - OPEN), 1.0))
+    return FLOOR + shut * max(closest - FLOOR, 0.0)
 
 
 def scaled(nearness: float, nearest: float) -> float:
@@ -110,6 +125,7 @@ def widen(
     found: dict[int, tuple[Row, str]],
     newest: int,
     read: Callable[[list[int]], list[Row]],
+    covered: float = 1.0,
 ) -> dict[int, float]:
     """Add to `found` (rowid -> candidate row and how it was found) the
     memories nearest the question that it lacks, `read` giving the candidate
@@ -117,10 +133,12 @@ def widen(
     candidate that has a code.
 
     A memory found by meaning alone joins when it is nearer the question
-    than every one found by its words: a question whose words found what it
-    means gains no strangers."""
+    than `bar` says: a question whose words one candidate holds all of
+    (`covered`, the largest share of them by idf a candidate holds) gains
+    no strangers; one whose words found little is open to every memory
+    nearer than the floor."""
     near = cosines(store, meant, found)
-    bar = max(FLOOR, max(near.values(), default=0.0))
+    bar = admission(covered, max(near.values(), default=0.0))
 
     def visible(rowids: list[int]) -> dict[int, Row]:
         seen = {rowid: found[rowid][0] for rowid in rowids if rowid in found}

@@ -13,14 +13,15 @@
           + 0.25 * context      the relevance of the memories written just before
                                 and after it (a question just before counts whole:
                                 this memory may be its answer; otherwise half)
-          + 0.10..0.40 * meaning
+          + 0.10..1.50 * meaning
                                 how near the memory is to the question in meaning
                                 (model/vectors.py, read/meaning.py), scaled so
                                 the nearest candidate is 1 (if any is nearer
                                 than the floor, 0.2); it weighs 0.10 when
                                 a candidate holds every word of the question and
-                                up to 0.40 as the best holds fewer: when the
-                                words find little, meaning is what is left
+                                rises with the cube of the share the best lacks,
+                                to 1.50 when none holds any: when the words
+                                find little, meaning is what is left
           + ring_boost          0.20 when the query asks for this ring's genre
                                 ("failure" -> scar, "decision" -> heartwood, ...)
 
@@ -58,10 +59,13 @@ WEIGHTS = {
     "kind": 0.10,
     "subject": 0.10,
     "context": 0.25,
-    "meaning": 0.40,
+    "meaning": 1.50,
 }
-# What meaning weighs when a candidate holds every word of the question.
+# What meaning weighs when a candidate holds every word of the question; it
+# rises to WEIGHTS["meaning"] as the cube of the share of the question's
+# words the best candidate lacks: a little at a third lacking, all at none held.
 MEANING_LEAST = 0.10
+MEANING_CURVE = 3
 RING_BOOST = 0.20
 RECENCY_DAYS = 30.0
 
@@ -197,7 +201,8 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
     c, w = candidate, WEIGHTS
     relevance = c.bm25 / best_bm25 if best_bm25 < 0 else 0.0
     overlap = c.matched_terms / c.query_terms if c.query_terms else 0.0
-    meaning = MEANING_LEAST + (w["meaning"] - MEANING_LEAST) * max(0.0, min(c.unmatched, 1.0))
+    unmatched = max(0.0, min(c.unmatched, 1.0))
+    meaning = MEANING_LEAST + (w["meaning"] - MEANING_LEAST) * unmatched**MEANING_CURVE
     # Written out rather than looped: recall scores every candidate with this.
     parts = {
         "relevance": round(w["relevance"] * max(0.0, min(relevance, 1.0)), 6),

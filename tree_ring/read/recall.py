@@ -355,7 +355,7 @@ def recall(
         def read(rowids: list[int]) -> list[sqlite3.Row]:
             return store.query(read_rows, {**clause.params, "ids": _json_ids(rowids)})
 
-        near = meaning.widen(store, meant, found, newest, read)
+        near = meaning.widen(store, meant, found, newest, read, _covered(found, weigh, parsed))
     if not found:
         return []
 
@@ -436,6 +436,15 @@ def _parsed(
     if got is None:
         got = parsed[row[0]] = weigh.terms(row[6] or "", row[8] or "", row[7] or "")
     return got
+
+
+def _covered(
+    found: dict[int, tuple[sqlite3.Row, str]], weigh: bm25.Weigher, parsed: Parsed
+) -> float:
+    """The largest share of the question's words (by idf) that a candidate holds."""
+    return max(
+        (weigh(*_parsed(row, weigh, parsed), 1.0)[1] for row, _ in found.values()), default=0.0
+    )
 
 
 def _best_lexical(
