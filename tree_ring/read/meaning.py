@@ -133,10 +133,10 @@ def widen(
     candidate that has a code.
 
     A memory found by meaning alone joins when it is nearer the question
-    than `bar` says: a question whose words one candidate holds all of
-    (`covered`, the largest share of them by idf a candidate holds) gains
-    no strangers; one whose words found little is open to every memory
-    nearer than the floor."""
+    than `admission` asks for `covered`, the largest share of the question's
+    words (by idf) a candidate holds: a question whose words one candidate
+    holds all of gains no strangers; one whose words found little is open
+    to every memory nearer than the floor."""
     near = cosines(store, meant, found)
     bar = admission(covered, max(near.values(), default=0.0))
 

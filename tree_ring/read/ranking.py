@@ -63,7 +63,7 @@ WEIGHTS = {
 }
 # What meaning weighs when a candidate holds every word of the question; it
 # rises to WEIGHTS["meaning"] as the cube of the share of the question's
-# words the best candidate lacks: a little at a third lacking, all at none held.
+# words the best candidate lacks: 0.15 at a third lacking, all of it at none held.
 MEANING_LEAST = 0.10
 MEANING_CURVE = 3
 RING_BOOST = 0.20
