@@ -125,7 +125,7 @@ def widen(
     found: dict[int, tuple[Row, str]],
     newest: int,
     read: Callable[[list[int]], list[Row]],
-    covered: float = 1.0,
+    covered: float,
 ) -> dict[int, float]:
     """Add to `found` (rowid -> candidate row and how it was found) the
     memories nearest the question that it lacks, `read` giving the candidate
