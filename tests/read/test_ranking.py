@@ -32,7 +32,7 @@ def candidate(**fields: Any) -> Candidate:
 
 
 def test_every_part_of_one_score() -> None:
-    found = score(candidate(age_days=30.0, meaning=0.5, unmatched=0.5), -4.0, set())
+    found = score(candidate(age_days=30.0, meaning=0.5, unmatched=0.5, time=0.25), -4.0, set())
     assert found.parts == {
         "relevance": pytest.approx(0.30 * 0.5),
         "overlap": pytest.approx(0.20 * 0.5),
@@ -44,6 +44,7 @@ def test_every_part_of_one_score() -> None:
         "subject": 0.0,
         "context": 0.0,
         "meaning": pytest.approx((0.10 + 1.40 * 0.5**3) * 0.5),
+        "time": pytest.approx(0.50 * 0.25),
         "ring_boost": 0.0,
     }
     assert found.total == pytest.approx(sum(found.parts.values()), abs=1e-6)
@@ -63,6 +64,9 @@ def test_every_part_of_one_score() -> None:
         ({"meaning": 1.0, "unmatched": 1.5}, -1.0, "meaning", 1.50),  # capped at 1
         ({"meaning": 1.5, "unmatched": 1.0}, -1.0, "meaning", 1.50),  # capped at 1
         ({"meaning": -0.4, "unmatched": 1.0}, -1.0, "meaning", 0.0),  # floored at 0
+        ({"time": 1.0}, -1.0, "time", 0.50),  # written within a date the question names
+        ({"time": 2.0}, -1.0, "time", 0.50),  # capped at 1
+        ({"time": -1.0}, -1.0, "time", 0.0),  # floored at 0
         ({"matched_terms": 3, "query_terms": 2}, -1.0, "overlap", 0.20),  # capped at 1
         ({"matched_terms": 0, "query_terms": 0}, -1.0, "overlap", 0.0),
         ({"salience": 1.0}, -1.0, "salience", 0.15),

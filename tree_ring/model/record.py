@@ -170,20 +170,30 @@ def epoch_seconds(stamp: str) -> float | None:
         return None
     year, month, day = int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10])
     hour, minute, second = int(stamp[11:13]), int(stamp[14:16]), int(stamp[17:19])
-    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-    month_days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-    if not (year and 1 <= month <= 12 and 1 <= day <= month_days[month - 1]):
+    days = epoch_days(year, month, day)
+    if days is None or hour > 23 or minute > 59 or second > 59:
         return None
-    if hour > 23 or minute > 59 or second > 59:
+    return days * 86_400 + hour * 3_600 + minute * 60 + second + int(stamp[20:26]) / 1e6
+
+
+def month_days(year: int, month: int) -> int:
+    """How many days `month` (1-12) of `year` has."""
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def epoch_days(year: int, month: int, day: int) -> int | None:
+    """Days since 1970-01-01 of a date of the proleptic Gregorian calendar,
+    or None when there is no such date (year 0 included)."""
+    if not (year and 1 <= month <= 12 and 1 <= day <= month_days(year, month)):
         return None
-    # Days since 1970 in the proleptic Gregorian calendar, counted from a
-    # year that starts in March so that the leap day comes last.
+    # Counted from a year that starts in March, so that the leap day comes last.
     shifted = year - (month <= 2)
     era, year_of_era = divmod(shifted, 400)
     day_of_year = (153 * (month + (9 if month <= 2 else -3)) + 2) // 5 + day - 1
     day_of_era = year_of_era * 365 + year_of_era // 4 - year_of_era // 100 + day_of_year
-    days = era * 146_097 + day_of_era - 719_468
-    return days * 86_400 + hour * 3_600 + minute * 60 + second + int(stamp[20:26]) / 1e6
+    return era * 146_097 + day_of_era - 719_468
 
 
 # What an ISO-8601 time or date is written with.

@@ -18,7 +18,9 @@ paraphrase set before it was kept (docs/RECALL.md; docs/RECALL-RANKING.md gives 
 - the question's kind: "when" wants a memory that bears a time ("yesterday",
   "last week", a date), "who" one that names a person, "how many"/"how
   long" one with a number; and the names it asks about (capitalised words
-  not opening the question), which a memory is about when it opens with one.
+  not opening the question), which a memory is about when it opens with one;
+- the dates it names ("on 3 March 2025", "in June": `dates.py`), whose words
+  are not searched: recall looks at what was written then instead.
 
 `stem` is a light suffix stripper, the same on both sides of a comparison;
 it matches the forms the index's porter stemmer brings together often
@@ -32,7 +34,7 @@ from functools import lru_cache
 
 from tree_ring.model.fold import searchable
 from tree_ring.model.frozen import Frozen, field
-from tree_ring.read import lexicon, relations
+from tree_ring.read import dates, lexicon, relations
 from tree_ring.read.ranking import RING_INTENT
 
 FILLER = frozenset(
@@ -288,6 +290,12 @@ class Question(Frozen):
     kin: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})
     kind: str = ""  # "when", "count" or ""
     names: frozenset[str] = frozenset()  # stems of the names it asks about
+    dates: tuple[dates.Span, ...] = ()  # the dates it names (`dates`)
+
+    @property
+    def days(self) -> tuple[str, ...]:
+        """The days it names with their year, as `YYYY-MM-DD`."""
+        return tuple(d for span in self.dates if (d := span.day_text()))
 
 
 def related(term: str) -> tuple[tuple[str, float], ...]:
@@ -332,7 +340,10 @@ def _kin(searched: list[str]) -> dict[str, dict[str, float]]:
 
 
 def understand(query: str) -> Question:
-    words = terms(query)
+    # A date is when the question looks, not what it is about: its words are
+    # not searched (a note rarely says the day it was written).
+    when = dates.named(searchable(query).casefold())
+    words = [w for w in terms(query) if w not in when.words] or terms(query)
     searched = [w for w in words if w not in QUESTION_WORDS] or words
     near = _kin(searched)
     kin: dict[str, tuple[str, ...]] = {}
@@ -364,7 +375,8 @@ def understand(query: str) -> Question:
         for i, (t, folded) in enumerate(tokens)
         if i > 0 and t[:1].isupper() and folded not in FILLER and len(folded) > 1
     )
-    return Question(searched, tuple(concepts), kin, kind, names)
+    names = frozenset(n for n in names if n not in {stem(w) for w in when.words})
+    return Question(searched, tuple(concepts), kin, kind, names, when.spans)
 
 
 # Compiled when first asked for: only a "when" or "how many" question reads

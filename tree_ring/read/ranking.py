@@ -22,6 +22,9 @@
                                 rises with the cube of the share the best lacks,
                                 to 1.50 when none holds any: when the words
                                 find little, meaning is what is left
+          + 0.50 * time         how near the memory was written to a date the
+                                question names (read/dates.py): 1 within it,
+                                halving each week outside
           + ring_boost          0.20 when the query asks for this ring's genre
                                 ("failure" -> scar, "decision" -> heartwood, ...)
 
@@ -60,6 +63,7 @@ WEIGHTS = {
     "subject": 0.10,
     "context": 0.25,
     "meaning": 1.50,
+    "time": 0.50,
 }
 # What meaning weighs when a candidate holds every word of the question; it
 # rises to WEIGHTS["meaning"] as the cube of the share of the question's
@@ -183,6 +187,8 @@ class Candidate(Frozen):
     meaning: float = 0.0
     # The share of the question's words (by idf) the candidate holding most of them lacks.
     unmatched: float = 0.0
+    # How near its record time lies to the dates the question names (`dates`).
+    time: float = 0.0
 
 
 class Score(Frozen):
@@ -215,6 +221,7 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
         "subject": round(w["subject"] * c.subject, 6),
         "context": round(w["context"] * max(0.0, min(c.context, 1.0)), 6),
         "meaning": round(meaning * max(0.0, min(c.meaning, 1.0)), 6),
+        "time": round(w["time"] * max(0.0, min(c.time, 1.0)), 6),
         "ring_boost": RING_BOOST if c.ring in wanted_rings else 0.0,
     }
     return Score(round(sum(parts.values()), 6), parts, c.literal)

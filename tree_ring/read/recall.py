@@ -18,6 +18,10 @@ one scale (`bm25.bm25`, the question's words and kin, weighted), whichever
 rung found it, and ranked by `ranking.score`. The best candidates that ask a
 question bring the memory written just after them, read by rowid under the
 same visibility and liveness predicate: a reply answers in its own words.
+A day the question names ("on 3 March 2025", `dates.py`) brings the
+memories written that day, at most `DATED`, newest first, under the same
+predicate, whatever words they hold; every candidate is weighed by how near
+its record time lies to the dates the question names.
 
 Cost: the FTS index drives every query, candidates carry only the columns
 ranking reads, and only the hits are read whole. A rung's matches, when they
@@ -65,7 +69,7 @@ from collections.abc import Iterable
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, epoch_seconds
-from tree_ring.read import bm25, meaning, ranking, rungs
+from tree_ring.read import bm25, dates, meaning, ranking, rungs
 from tree_ring.read.forms import indexed_forms, word_forms
 from tree_ring.read.query import (
     FILLER,
@@ -102,6 +106,10 @@ CONTEXT_SECONDS = 600.0
 # The best candidates that ask a question bring the memory written after them.
 REPLY_SOURCES = 10
 REPLY_MATCH = "written after a match"
+# At most this many memories written on a day the question names join the
+# candidates, the newest first.
+DATED = 64
+DATED_MATCH = "written on a day the question names"
 
 
 def candidate_cap(limit: int) -> int:
@@ -191,6 +199,17 @@ def rowid_sql(clause: live.Clause) -> str:
         f"SELECT {', '.join(CANDIDATE_COLUMNS)}, 0.0 AS bm "
         "FROM json_each(:ids) AS wanted CROSS JOIN memories m ON m.rowid = wanted.value "
         f"WHERE {clause.sql}"
+    )
+
+
+def dated_sql(clause: live.Clause) -> str:
+    """Memories written on `:day` (`YYYY-MM-DD`), newest first, at most `:cap`:
+    a stored time is that day followed by `T` and the time of day, so the
+    range reads the project's index of record times."""
+    return (
+        f"SELECT {', '.join(CANDIDATE_COLUMNS)}, 0.0 AS bm FROM memories m "
+        f"WHERE m.created_at >= :day AND m.created_at < :day || 'U' AND {clause.sql} "
+        "ORDER BY m.created_at DESC LIMIT :cap"
     )
 
 
@@ -345,6 +364,11 @@ def recall(
                 found[row[0]] = (row, match)
         if len(found) >= wanted_pool:
             break
+    # The memories written on a day the question names join, whatever words
+    # they hold: "what did we decide on 3 March 2025".
+    for day in question.days:
+        for row in store.query(dated_sql(clause), {**clause.params, "day": day, "cap": DATED}):
+            found.setdefault(row[0], (row, DATED_MATCH))
     meant = meaning.question(query)
     near: dict[int, float] = {}
     # Codes another vector table made say nothing of this question's vector:
@@ -517,6 +541,7 @@ def _score_all(
             literal=literal[i],
             meaning=meaning.scaled(near.get(rowid, 0.0), nearest),
             unmatched=unmatched,
+            time=dates.nearness(question.dates, written[i]),
         )
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
     out.sort(key=lambda s: s[1], reverse=True)  # ties: newer first

@@ -1,0 +1,102 @@
+"""The dates a question names, read without a model, and how near a time lies to them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tree_ring.model.record import epoch_days, epoch_seconds
+from tree_ring.read.dates import HALF_LIFE_DAYS, Span, named, nearness
+
+
+@pytest.mark.parametrize(
+    ("text", "spans", "words"),
+    [
+        ("what did we decide on 3 march 2025", {Span(2025, 3, 3)}, {"3", "march", "2025"}),
+        ("the 3rd of march, 2025", {Span(2025, 3, 3)}, {"3rd", "of", "march", "2025"}),
+        ("what broke on march 3, 2025?", {Span(2025, 3, 3)}, {"march", "3", "2025"}),
+        ("which flag changed on 2025-03-03", {Span(2025, 3, 3)}, {"2025", "03"}),
+        ("deploys in 2025-03", {Span(2025, 3)}, {"2025", "03"}),
+        ("what shipped in october 2024", {Span(2024, 10)}, {"october", "2024"}),
+        ("what shipped in mid-oct. 2024", {Span(2024, 10)}, {"oct", "2024"}),
+        ("what changed on march 3", {Span(0, 3, 3)}, {"march", "3"}),
+        ("who was on call in june", {Span(0, 6)}, {"in", "june"}),
+        ("what was decided during 2023", {Span(2023)}, {"during", "2023"}),
+        (
+            "where was she between august 11 and august 15 2023",
+            {Span(0, 8, 11), Span(2023, 8, 15)},
+            {"august", "11", "15", "2023"},
+        ),
+        ("what happened on 2025-03-03 and in 2024", {Span(2025, 3, 3), Span(2024)}, None),
+    ],
+)
+def test_the_dates_a_question_names(text: str, spans: set[Span], words: set[str] | None) -> None:
+    got = named(text)
+    assert set(got.spans) == spans
+    if words is not None:
+        assert got.words == words
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what may fail in production",
+        "we march on",
+        "port 8080 answers at 12:30",
+        "bump the version to 2.31",
+        "31 february 2024 never was",
+        "the 2025-13-01 build",
+        "the 2025-02-30 build",
+        "june is the name of the bot",
+        "in 1066 they landed",
+        "",
+    ],
+)
+def test_words_that_name_no_date(text: str) -> None:
+    assert named(text).spans == ()
+
+
+def test_a_day_is_one_day_and_a_month_its_days() -> None:
+    assert Span(2024, 2, 29).days(1999) == (epoch_days(2024, 2, 29),) * 2
+    assert Span(2024, 2).days(1999) == (epoch_days(2024, 2, 1), epoch_days(2024, 2, 29))
+    assert Span(0, 2).days(2023) == (epoch_days(2023, 2, 1), epoch_days(2023, 2, 28))
+    assert Span(2023).days(1999) == (epoch_days(2023, 1, 1), epoch_days(2023, 12, 31))
+    assert Span(0, 2, 29).days(2023) is None
+    assert Span(2024, 2, 29).day_text() == "2024-02-29"
+    assert Span(0, 2, 29).day_text() == Span(2024, 2).day_text() == ""
+
+
+def at(stamp: str) -> float:
+    seconds = epoch_seconds(f"{stamp}.000000Z")
+    assert seconds is not None
+    return seconds
+
+
+def test_nearness_is_whole_within_and_halves_each_half_life_outside() -> None:
+    day = (Span(2023, 11, 16),)
+    assert nearness(day, at("2023-11-16T00:00:00")) == 1.0
+    assert nearness(day, at("2023-11-16T23:59:59")) == 1.0
+    assert nearness(day, at("2023-11-23T12:00:00")) == pytest.approx(0.5)
+    assert nearness(day, at("2023-11-09T12:00:00")) == pytest.approx(0.5)
+    assert nearness(day, at("2023-11-30T12:00:00")) == pytest.approx(0.25)
+    assert HALF_LIFE_DAYS == 7.0
+    month = (Span(2023, 6),)
+    assert nearness(month, at("2023-06-01T00:00:00")) == nearness(month, at("2023-06-30T23:00:00"))
+    assert nearness(month, at("2023-06-30T23:00:00")) == 1.0
+    assert nearness(month, at("2023-07-07T00:00:00")) == pytest.approx(0.5)
+
+
+def test_a_date_without_a_year_is_that_date_in_every_year() -> None:
+    june = (Span(0, 6),)
+    assert nearness(june, at("1999-06-15T10:00:00")) == 1.0
+    assert nearness(june, at("2031-06-15T10:00:00")) == 1.0
+    assert nearness(june, at("2031-07-07T00:00:00")) == pytest.approx(0.5)
+    # The nearest year counts: early January is a week from last December.
+    december = (Span(0, 12, 31),)
+    assert nearness(december, at("2024-01-07T10:00:00")) == pytest.approx(0.5)
+
+
+def test_nearest_of_several_dates_and_no_time_is_far() -> None:
+    both = (Span(2023, 1, 1), Span(2023, 6, 1))
+    assert nearness(both, at("2023-06-01T10:00:00")) == 1.0
+    assert nearness(both, None) == 0.0
+    assert nearness((), at("2023-06-01T10:00:00")) == 0.0

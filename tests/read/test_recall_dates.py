@@ -1,0 +1,107 @@
+"""Recall and the dates a question names: a memory written then ranks first,
+the memories written on a named day join the candidates whatever words they
+hold, and hidden rows written that day never crowd out a visible one."""
+
+from __future__ import annotations
+
+from helpers import PERSON, make_memory
+
+from tree_ring.model.identity import Identity
+from tree_ring.read import ranking
+from tree_ring.read.query import understand
+from tree_ring.read.recall import DATED, DATED_MATCH, recall
+from tree_ring.store.db import Store
+from tree_ring.write import correct, pipeline
+
+
+def write(store: Store, identity: Identity, summary: str, day: str, **fields: object) -> str:
+    at = f"{day}T10:00:00.000000Z"
+    memory = make_memory(identity.project, summary, created_at=at, valid_from=at, **fields)
+    return pipeline.store_memory(store, memory, PERSON).id
+
+
+def test_the_date_words_are_not_searched() -> None:
+    question = understand("what did we decide about the cache on 3 March 2025?")
+    assert "march" not in question.words and "2025" not in question.words
+    assert {"decide", "cache"} <= set(question.words)
+    assert question.days == ("2025-03-03",)
+    assert "march" not in question.names
+
+
+def test_a_memory_written_on_the_named_day_ranks_first(store: Store, identity: Identity) -> None:
+    # The other is newer, more salient and surer: only the day differs.
+    march = write(store, identity, "We decided the cache keeps entries 5 minutes", "2025-03-03")
+    june = write(
+        store,
+        identity,
+        "We decided the cache keeps entries 10 minutes",
+        "2025-06-10",
+        salience=1.0,
+        confidence=1.0,
+    )
+    undated = recall(store, identity, "what did we decide about the cache?")
+    assert [h.memory.id for h in undated] == [june, march]
+    hits = recall(store, identity, "what did we decide about the cache on 3 March 2025?")
+    assert [h.memory.id for h in hits] == [march, june]
+    assert hits[0].parts["time"] == ranking.WEIGHTS["time"]
+    assert hits[1].parts["time"] < ranking.WEIGHTS["time"] / 2**10
+
+
+def test_a_month_without_a_year_ranks_that_month_of_any_year(
+    store: Store, identity: Identity
+) -> None:
+    june = write(store, identity, "The on-call rota moved to Mondays", "2019-06-12")
+    later = write(
+        store,
+        identity,
+        "The on-call rota moved to Fridays",
+        "2025-09-01",
+        salience=1.0,
+        confidence=1.0,
+    )
+    undated = recall(store, identity, "how did the on-call rota change?")
+    assert [h.memory.id for h in undated] == [later, june]
+    hits = recall(store, identity, "how did the on-call rota change in June?")
+    assert [h.memory.id for h in hits] == [june, later]
+
+
+def test_a_memory_written_on_the_named_day_joins_whatever_its_words(
+    store: Store, identity: Identity
+) -> None:
+    that_day = write(store, identity, "Switched the pool to twenty connections", "2025-03-03")
+    others = {
+        write(store, identity, f"We change the logo colour, round {n}", "2025-05-01")
+        for n in range(3)
+    }
+    hits = recall(store, identity, "what did we change on 3 March 2025?", limit=10)
+    assert {h.memory.id for h in hits} == others | {that_day}
+    (dated,) = [h for h in hits if h.memory.id == that_day]
+    assert dated.query == DATED_MATCH
+    # Without the date it is no candidate: its words share none with the question.
+    undated = recall(store, identity, "what did we change?", limit=10)
+    assert {h.memory.id for h in undated} == others
+
+
+def test_hidden_rows_written_that_day_never_crowd_out_a_visible_one(
+    store: Store, identity: Identity
+) -> None:
+    """More than DATED rows written later the same day, of another project,
+    forgotten, secret or unreviewed; the visible one, written first, is found."""
+    visible = write(store, identity, "Switched the pool to twenty connections", "2025-03-03")
+    late = "2025-03-03T18:00:00.000000Z"
+    with store.write() as db:
+        for n in range(DATED * 2):
+            other = make_memory(
+                "another-project", f"Pool note {n}", created_at=late, valid_from=late
+            )
+            pipeline.insert_prepared(db, other, PERSON)
+        for n, fields in enumerate(({"sensitivity": "secret"}, {"trust": "pending"}) * DATED):
+            hidden = make_memory(
+                identity.project, f"Pool note {n}", created_at=late, valid_from=late, **fields
+            )
+            pipeline.insert_prepared(db, hidden, PERSON)
+    forgotten = [write(store, identity, f"Pool remark {n}", "2025-03-03") for n in range(DATED)]
+    for memory_id in forgotten:
+        correct.forget(store, memory_id, mode="delete", reason="wrong", actor=PERSON)
+    hits = recall(store, identity, "what did we change on 3 March 2025?", limit=10)
+    assert {h.memory.id for h in hits} == {visible}
