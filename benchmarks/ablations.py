@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tree_ring.read import lexicon, meaning, query, ranking, recall, relations
+from tree_ring.read import dates, lexicon, meaning, query, ranking, recall, relations
 
 
 def _one_tier(score: ranking.Score) -> tuple[bool, float]:
@@ -26,6 +26,10 @@ def _no_meaning(_text: str) -> None:
     return None
 
 
+def _no_dates(_text: str) -> dates.Named:
+    return dates.Named()
+
+
 ABLATIONS: dict[str, Callable[[], None]] = {
     "pool": lambda: setattr(recall, "POOL", 0),
     "lexicon": lambda: setattr(query, "related", _no_related),
@@ -39,4 +43,5 @@ ABLATIONS: dict[str, Callable[[], None]] = {
     "subject": lambda: ranking.WEIGHTS.__setitem__("subject", 0.0),
     "context": lambda: ranking.WEIGHTS.__setitem__("context", 0.0),
     "replies": lambda: setattr(recall, "REPLY_SOURCES", 0),
+    "dates": lambda: setattr(dates, "named", _no_dates),
 }

@@ -148,20 +148,29 @@ def nearness(spans: tuple[Span, ...], seconds: float | None) -> float:
     if not spans or seconds is None:
         return 0.0
     day = int(seconds // 86_400)
-    year = _year_of(day)
     outside = min(
-        (
-            max(first - day, day - last, 0)
-            for span in spans
-            for y in ((span.year,) if span.year else (year - 1, year, year + 1))
-            if (bounds := span.days(y)) is not None
-            for first, last in (bounds,)
-        ),
+        (max(first - day, day - last, 0) for span in spans for first, last in _bounds(span, day)),
         default=None,
     )
     return 0.0 if outside is None else 0.5 ** (outside / HALF_LIFE_DAYS)
 
 
+def _bounds(span: Span, day: int) -> tuple[tuple[int, int], ...]:
+    """The first and last days of `span` that may be nearest `day`: its own,
+    or, without a year, those of `day`'s year and the years either side."""
+    if span.year:
+        return _days(span, span.year)
+    year = _year_of(day)
+    return _days(span, year - 1) + _days(span, year) + _days(span, year + 1)
+
+
+@lru_cache(maxsize=256)
+def _days(span: Span, year: int) -> tuple[tuple[int, int], ...]:
+    bounds = span.days(year)
+    return () if bounds is None else (bounds,)
+
+
+@lru_cache(maxsize=256)
 def _year_of(day: int) -> int:
     """The year that day `day` (since 1970) falls in."""
     year = 1970 + day // 366

@@ -108,7 +108,7 @@ REPLY_SOURCES = 10
 REPLY_MATCH = "written after a match"
 # At most this many memories written on a day the question names join the
 # candidates, the newest first.
-DATED = 64
+DATED = 32
 DATED_MATCH = "written on a day the question names"
 
 
