@@ -48,6 +48,8 @@ def test_the_dates_a_question_names(text: str, spans: set[Span], words: set[str]
         "the 2025-02-30 build",
         "june is the name of the bot",
         "in 1066 they landed",
+        "on 00 march 2025",
+        "on \u0663 march \u0662\u0660\u0662\u0665",
         "",
     ],
 )

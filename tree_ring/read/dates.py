@@ -103,7 +103,9 @@ class Named(Frozen):
 
 @lru_cache(maxsize=1)
 def _shapes() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple((shape, re.compile(source)) for shape, source in _SHAPES)
+    # ASCII digits only: int() would read other scripts' digits, the year's
+    # pattern would not, and a date half read is no date.
+    return tuple((shape, re.compile(source, re.ASCII)) for shape, source in _SHAPES)
 
 
 def named(text: str) -> Named:
@@ -137,6 +139,8 @@ def _span(shape: str, groups: tuple[str, ...]) -> Span | None:
     day = int(values.get("d", 0) or 0)
     if shape != "y" and not 1 <= month <= 12:
         return None
+    if "d" in shape and not day:
+        return None  # "00 march 2025"
     if day and day > month_days(year or 2000, month):
         return None
     return Span(year, month, day)
