@@ -102,3 +102,51 @@ def test_nearest_of_several_dates_and_no_time_is_far() -> None:
     assert nearness(both, at("2023-06-01T10:00:00")) == 1.0
     assert nearness(both, None) == 0.0
     assert nearness((), at("2023-06-01T10:00:00")) == 0.0
+
+
+TODAY = epoch_days(2026, 12, 4) or 0
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("what broke today", Span(2026, 12, 4)),
+        ("what broke yesterday", Span(2026, 12, 3)),
+        ("what failed 3 days ago", Span(2026, 12, 1)),
+        ("what failed a day ago", Span(2026, 12, 3)),
+        ("what failed five days ago", Span(2026, 11, 29)),
+        ("what changed this week", Span(2026, 12, 1, reach=3)),
+        ("what changed over the past week", Span(2026, 12, 1, reach=3)),
+        ("what changed last week", Span(2026, 11, 24, reach=3)),
+        ("what changed two weeks ago", Span(2026, 11, 20, reach=3)),
+        ("what shipped this month", Span(2026, 12)),
+        ("what shipped last month", Span(2026, 11)),
+        ("what did we decide this year", Span(2026)),
+        ("what did we decide last year", Span(2025)),
+    ],
+)
+def test_days_named_from_today(text: str, span: Span) -> None:
+    got = named(text, TODAY)
+    assert got.spans == (span,)
+    # Their words stay searched: a note says "yesterday" as the question does.
+    assert got.words == frozenset()
+    # Without a day to count from they name nothing.
+    assert named(text).spans == ()
+
+
+def test_a_week_named_from_today_is_seven_days() -> None:
+    (last_week,) = named("last week", TODAY).spans
+    assert last_week.days(2026) == (TODAY - 13, TODAY - 7)
+    assert last_week.day_text() == ""
+    (yesterday,) = named("yesterday", TODAY).spans
+    assert yesterday.day_text() == "2026-12-03"
+    # Last month of January is December of the year before.
+    assert named("last month", epoch_days(2027, 1, 15)).spans == (Span(2026, 12),)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the last deploy", "in the last week of june", "a year of work", "this weekend", "week 3"],
+)
+def test_words_that_name_no_day_from_today(text: str) -> None:
+    assert all(span.year == 0 for span in named(text, TODAY).spans)

@@ -4,13 +4,17 @@ hold, and hidden rows written that day never crowd out a visible one."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from helpers import PERSON, make_memory
 
 from tree_ring.model.identity import Identity
+from tree_ring.model.record import format_time
 from tree_ring.read import ranking
 from tree_ring.read.query import understand
 from tree_ring.read.recall import DATED, DATED_MATCH, recall
 from tree_ring.store.db import Store
+from tree_ring.store.live import View
 from tree_ring.write import correct, pipeline
 
 
@@ -105,3 +109,52 @@ def test_hidden_rows_written_that_day_never_crowd_out_a_visible_one(
         correct.forget(store, memory_id, mode="delete", reason="wrong", actor=PERSON)
     hits = recall(store, identity, "what did we change on 3 March 2025?", limit=10)
     assert {h.memory.id for h in hits} == {visible}
+
+
+def days_ago(days: float) -> str:
+    return format_time(datetime.now(UTC) - timedelta(days=days))
+
+
+def write_at(store: Store, identity: Identity, summary: str, at: str, **fields: object) -> str:
+    memory = make_memory(identity.project, summary, created_at=at, valid_from=at, **fields)
+    return pipeline.store_memory(store, memory, PERSON).id
+
+
+def test_yesterday_counts_back_from_today(store: Store, identity: Identity) -> None:
+    yesterday = write_at(store, identity, "The deploy broke the payments page", days_ago(1))
+    older = write_at(
+        store,
+        identity,
+        "The deploy broke the search page",
+        days_ago(9),
+        salience=1.0,
+        confidence=1.0,
+    )
+    quiet = write_at(store, identity, "Office plants are watered on Thursdays", days_ago(1))
+    assert [h.memory.id for h in recall(store, identity, "what did the deploy break?")] == [
+        older,
+        yesterday,
+    ]
+    hits = recall(store, identity, "what did the deploy break yesterday?")
+    assert [h.memory.id for h in hits][:2] == [yesterday, older]
+    # Written yesterday, it joins though it shares no word with the question.
+    assert {h.memory.id for h in hits} == {yesterday, older, quiet}
+
+
+def test_a_recall_as_of_a_past_time_counts_back_from_it(store: Store, identity: Identity) -> None:
+    # As of 29 days ago, "yesterday" is 30 days ago; the other note is surer.
+    then = write_at(store, identity, "The cache keeps entries 5 minutes", days_ago(30))
+    before = write_at(
+        store,
+        identity,
+        "The cache keeps entries 10 minutes",
+        days_ago(45),
+        salience=1.0,
+        confidence=1.0,
+    )
+    write_at(store, identity, "The cache keeps entries 15 minutes", days_ago(1))
+    as_of = View(as_of=days_ago(29))
+    undated = recall(store, identity, "what did the cache change to?", view=as_of)
+    assert [h.memory.id for h in undated] == [before, then]
+    hits = recall(store, identity, "what did the cache change to yesterday?", view=as_of)
+    assert [h.memory.id for h in hits] == [then, before]

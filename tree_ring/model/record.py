@@ -183,6 +183,20 @@ def month_days(year: int, month: int) -> int:
     return 30 if month in (4, 6, 9, 11) else 31
 
 
+def civil_date(days: int) -> tuple[int, int, int]:
+    """The (year, month, day) of a day counted since 1970-01-01 (`epoch_days`'s inverse)."""
+    shifted = days + 719_468
+    era, day_of_era = divmod(shifted, 146_097)
+    year_of_era = (
+        day_of_era - day_of_era // 1_460 + day_of_era // 36_524 - day_of_era // 146_096
+    ) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    march_month = (5 * day_of_year + 2) // 153
+    day = day_of_year - (153 * march_month + 2) // 5 + 1
+    month = march_month + 3 if march_month < 10 else march_month - 9
+    return year_of_era + era * 400 + (month <= 2), month, day
+
+
 def epoch_days(year: int, month: int, day: int) -> int | None:
     """Days since 1970-01-01 of a date of the proleptic Gregorian calendar,
     or None when there is no such date (year 0 included)."""

@@ -13,6 +13,13 @@ Read, without a model: a day as `3 March 2025`, `3rd of March, 2025`,
 that day or month of every year. "may" and "march" are months only beside
 a day or a year ("what may fail in march" names no date), or after "in";
 a bare month or year names a time only after "in", "during" or "of".
+
+Given the day recall looks from (its view's record time), the days around
+it too: `today`, `yesterday`, `3 days ago`, `this week` (the seven days to
+today), `last week` (the seven before), `2 weeks ago` (the seven days
+around that day), `this month`, `last month`, `this year`, `last year`.
+Their words are still searched: a note written the day after says
+"yesterday" of the day before, as the question does.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import re
 from functools import lru_cache
 
 from tree_ring.model.frozen import Frozen
-from tree_ring.model.record import epoch_days, month_days
+from tree_ring.model.record import civil_date, epoch_days, month_days
 
 MONTHS = {
     name: number
@@ -52,6 +59,23 @@ _MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"((?:1[89]|2\d)\d\d)"
 _AFTER = r"(?:in|during|of)\s+(?:early\s+|late\s+|mid-?)?"
+COUNTS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
+_COUNT = r"(\d{1,3}|" + "|".join(COUNTS) + ")"
+# Relative to the day recall looks from, read after the dates above ("the
+# last week of june" is june's).
+_RELATIVE = (
+    ("today", r"\btoday\b"),
+    ("yesterday", r"\byesterday\b"),
+    ("days", rf"\b{_COUNT}\s+days?\s+ago\b"),
+    ("weeks", rf"\b{_COUNT}\s+weeks?\s+ago\b"),
+    ("week", r"\b(this|last|past)\s+week\b(?!\s+of\b)"),
+    ("month", r"\b(this|last)\s+month\b(?!\s+of\b)"),
+    ("year", r"\b(this|last)\s+year\b(?!\s+of\b)"),
+)
+_RELATIVE_SHAPES = frozenset(shape for shape, _ in _RELATIVE)
 # Most specific first: a span of the text read by one is not read again.
 _SHAPES = (
     ("ymd", rf"\b{_YEAR}-(\d{{1,2}})-(\d{{1,2}})\b"),
@@ -68,11 +92,13 @@ _SHAPES = (
 
 class Span(Frozen):
     """A named date: `year` 0 for every year, `month` 0 for a whole year,
-    `day` 0 for a whole month."""
+    `day` 0 for a whole month; `reach` days either side of the day too
+    (a week named from today)."""
 
     year: int
     month: int = 0
     day: int = 0
+    reach: int = 0
 
     def days(self, year: int) -> tuple[int, int] | None:
         """Its first and last day (days since 1970) in `year` (its own
@@ -85,11 +111,13 @@ class Span(Frozen):
             last = epoch_days(year, self.month, month_days(year, self.month))
         else:
             first = last = epoch_days(year, self.month, self.day)
-        return None if first is None or last is None else (first, last)
+        if first is None or last is None:
+            return None
+        return first - self.reach, last + self.reach
 
     def day_text(self) -> str:
         """`YYYY-MM-DD` when it names one day of one year, else ""."""
-        if not (self.year and self.day):
+        if not (self.year and self.day) or self.reach:
             return ""
         return f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
 
@@ -101,21 +129,29 @@ class Named(Frozen):
     words: frozenset[str] = frozenset()
 
 
+# Words without which a text names no date: most questions hold none, and
+# their patterns are then never compiled.
+_CUES = frozenset(MONTHS) | {"today", "yesterday", "ago", "week", "month", "year"}
+
+
 @lru_cache(maxsize=1)
 def _shapes() -> tuple[tuple[str, re.Pattern[str]], ...]:
     # ASCII digits only: int() would read other scripts' digits, the year's
     # pattern would not, and a date half read is no date.
-    return tuple((shape, re.compile(source, re.ASCII)) for shape, source in _SHAPES)
+    return tuple((shape, re.compile(source, re.ASCII)) for shape, source in (*_SHAPES, *_RELATIVE))
 
 
-def named(text: str) -> Named:
-    """The dates `text` names (casefolded and folded as a question's words are)."""
-    if not any(c.isdigit() for c in text) and MONTHS.keys().isdisjoint(_WORD.findall(text)):
-        return Named()  # most questions: the shapes are not even compiled
+def named(text: str, today: int | None = None) -> Named:
+    """The dates `text` names (casefolded and folded as a question's words
+    are); with `today` (days since 1970), the days named from it too."""
+    if not any(c.isdigit() for c in text) and _CUES.isdisjoint(_WORD.findall(text)):
+        return Named()
     taken: list[tuple[int, int]] = []
     spans: list[Span] = []
     words: set[str] = set()
     for shape, pattern in _shapes():
+        if today is None and shape in _RELATIVE_SHAPES:
+            continue
         for match in pattern.finditer(text):
             start, end = match.span()
             if any(start < e and s < end for s, e in taken):
@@ -123,11 +159,18 @@ def named(text: str) -> Named:
             # A shape read is taken even when it is no date ("31 february
             # 2024"): a shorter shape inside it names nothing either.
             taken.append((start, end))
-            span = _span(shape, match.groups())
+            span = (
+                _relative(shape, match.groups(), today)
+                if today is not None and shape in _RELATIVE_SHAPES
+                else _span(shape, match.groups())
+            )
             if span is None:
                 continue
             spans.append(span)
-            words.update(_WORD.findall(match.group(0)))
+            if shape not in _RELATIVE_SHAPES:
+                # "yesterday" stays searched: a note written the day after
+                # says it of the day before, as the question does.
+                words.update(_WORD.findall(match.group(0)))
     return Named(tuple(dict.fromkeys(spans)), frozenset(words))
 
 
@@ -144,6 +187,26 @@ def _span(shape: str, groups: tuple[str, ...]) -> Span | None:
     if day and day > month_days(year or 2000, month):
         return None
     return Span(year, month, day)
+
+
+def _relative(shape: str, groups: tuple[str, ...], today: int) -> Span:
+    """A day, a week, a month or a year counted back from `today`."""
+    word = groups[0] if groups else ""
+    count = COUNTS.get(word, 0) if not word.isdigit() else int(word)
+    back = {"today": 0, "yesterday": 1, "days": count}.get(shape)
+    if back is not None:
+        return Span(*civil_date(today - back))
+    if shape in ("weeks", "week"):
+        # The seven days ending today ("this week"), those before ("last
+        # week"), or those around the day `count` weeks back.
+        middle = today - 7 * count if shape == "weeks" else today - (10 if word == "last" else 3)
+        return Span(*civil_date(middle), reach=3)
+    year, month, _ = civil_date(today)
+    if shape == "month":
+        if word == "last":
+            year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+        return Span(year, month)
+    return Span(year - 1 if word == "last" else year)
 
 
 def nearness(spans: tuple[Span, ...], seconds: float | None) -> float:
@@ -174,10 +237,6 @@ def _days(span: Span, year: int) -> tuple[tuple[int, int], ...]:
     return () if bounds is None else (bounds,)
 
 
-@lru_cache(maxsize=256)
 def _year_of(day: int) -> int:
     """The year that day `day` (since 1970) falls in."""
-    year = 1970 + day // 366
-    while (epoch_days(year + 1, 1, 1) or 0) <= day:
-        year += 1
-    return year
+    return civil_date(day)[0]

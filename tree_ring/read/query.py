@@ -19,8 +19,8 @@ paraphrase set before it was kept (docs/RECALL.md; docs/RECALL-RANKING.md gives 
   "last week", a date), "who" one that names a person, "how many"/"how
   long" one with a number; and the names it asks about (capitalised words
   not opening the question), which a memory is about when it opens with one;
-- the dates it names ("on 3 March 2025", "in June": `dates.py`), whose words
-  are not searched: recall looks at what was written then instead.
+- the dates it names ("on 3 March 2025", "in June", "yesterday": `dates.py`),
+  whose words are not searched: recall looks at what was written then instead.
 
 `stem` is a light suffix stripper, the same on both sides of a comparison;
 it matches the forms the index's porter stemmer brings together often
@@ -339,10 +339,12 @@ def _kin(searched: list[str]) -> dict[str, dict[str, float]]:
     }
 
 
-def understand(query: str) -> Question:
+def understand(query: str, today: int | None = None) -> Question:
+    """`query` as recall reads it; `today` (days since 1970) is the day its
+    "yesterday" and "last week" count back from."""
     # A date is when the question looks, not what it is about: its words are
     # not searched (a note rarely says the day it was written).
-    when = dates.named(searchable(query).casefold())
+    when = dates.named(searchable(query).casefold(), today)
     words = [w for w in terms(query) if w not in when.words] or terms(query)
     searched = [w for w in words if w not in QUESTION_WORDS] or words
     near = _kin(searched)

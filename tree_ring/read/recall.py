@@ -236,7 +236,8 @@ def recall(
     recall, over every partition of the project (`live.visible`)."""
     view = view or View()
     limit = max(1, min(limit, 256))
-    question = understand(query)
+    looked_from = _seconds(view.record_time())
+    question = understand(query, None if looked_from is None else int(looked_from // 86_400))
     words = question.words
     bound = rungs.OR_BUDGET + 1
     newest = store.query("SELECT coalesce(max(rowid), 0) FROM memories")[0][0]
