@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tree_ring.model.record import epoch_days, epoch_seconds
-from tree_ring.read.dates import HALF_LIFE_DAYS, Span, named, nearness
+from tree_ring.read.dates import HALF_LIFE_DAYS, MAX_DATES, OPENING_CHARS, Span, named, nearness
 
 
 @pytest.mark.parametrize(
@@ -150,3 +150,19 @@ def test_a_week_named_from_today_is_seven_days() -> None:
 )
 def test_words_that_name_no_day_from_today(text: str) -> None:
     assert all(span.year == 0 for span in named(text, TODAY).spans)
+
+
+def test_only_the_first_dates_are_read() -> None:
+    text = " and ".join(f"on {day} march 2025" for day in range(1, 29))
+    got = named(text)
+    assert got.spans == tuple(Span(2025, 3, day) for day in range(1, MAX_DATES + 1))
+    # The same date twice is one date, and its words are left out both times.
+    twice = named("on 3 march 2025, that is 2025-03-03")
+    assert twice.spans == (Span(2025, 3, 3),)
+    assert twice.words == {"3", "march", "2025", "03"}
+
+
+def test_only_the_opening_is_read() -> None:
+    filler = "x" * (OPENING_CHARS - len("on 3 march 2025"))
+    assert named(filler + "on 3 march 2025").spans == (Span(2025, 3, 3),)
+    assert named("x" * OPENING_CHARS + " on 3 march 2025").spans == ()

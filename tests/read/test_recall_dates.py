@@ -158,3 +158,18 @@ def test_a_recall_as_of_a_past_time_counts_back_from_it(store: Store, identity: 
     assert [h.memory.id for h in undated] == [before, then]
     hits = recall(store, identity, "what did the cache change to yesterday?", view=as_of)
     assert [h.memory.id for h in hits] == [then, before]
+
+
+def test_the_days_a_question_names_bring_at_most_dated_memories(
+    store: Store, identity: Identity
+) -> None:
+    days = ("2025-03-03", "2025-03-04", "2025-03-05")
+    with store.write() as db:
+        for day in days:
+            for n in range(DATED):
+                at = f"{day}T{n // 60:02d}:{n % 60:02d}:00.000000Z"
+                note = make_memory(identity.project, f"Pool note {n}", created_at=at, valid_from=at)
+                pipeline.insert_prepared(db, note, PERSON)
+    question = "what changed on 3 March 2025, 4 March 2025 or 5 March 2025?"
+    hits = recall(store, identity, question, limit=256)
+    assert len([h for h in hits if h.query == DATED_MATCH]) == DATED

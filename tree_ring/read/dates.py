@@ -25,6 +25,7 @@ Their words are still searched: a note written the day after says
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 from tree_ring.model.frozen import Frozen
@@ -53,6 +54,11 @@ MONTHS = {
 }
 # Days outside a named date at which a memory counts half as near.
 HALF_LIFE_DAYS = 7.0
+# A question's first this many dates are read: every candidate is weighed
+# against each, so a question of a hundred dates costs no more than four.
+MAX_DATES = 4
+# Only a question's opening is read for dates: its length then bounds the work.
+OPENING_CHARS = 512
 
 _WORD = re.compile(r"\w+")
 _MONTH = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
@@ -142,36 +148,47 @@ def _shapes() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 
 def named(text: str, today: int | None = None) -> Named:
-    """The dates `text` names (casefolded and folded as a question's words
-    are); with `today` (days since 1970), the days named from it too."""
+    """The dates `text` names, the first MAX_DATES of them (casefolded and
+    folded as a question's words are); with `today` (days since 1970), the
+    days named from it too. Only its first OPENING_CHARS are read."""
+    text = text[:OPENING_CHARS]
     if not any(c.isdigit() for c in text) and _CUES.isdisjoint(_WORD.findall(text)):
         return Named()
     taken: list[tuple[int, int]] = []
     spans: list[Span] = []
     words: set[str] = set()
-    for shape, pattern in _shapes():
-        if today is None and shape in _RELATIVE_SHAPES:
+    for shape, match in _matches(text, today is not None):
+        start, end = match.span()
+        if any(start < e and s < end for s, e in taken):
             continue
-        for match in pattern.finditer(text):
-            start, end = match.span()
-            if any(start < e and s < end for s, e in taken):
-                continue
-            # A shape read is taken even when it is no date ("31 february
-            # 2024"): a shorter shape inside it names nothing either.
-            taken.append((start, end))
-            span = (
-                _relative(shape, match.groups(), today)
-                if today is not None and shape in _RELATIVE_SHAPES
-                else _span(shape, match.groups())
-            )
-            if span is None:
-                continue
+        # A shape read is taken even when it is no date ("31 february
+        # 2024"): a shorter shape inside it names nothing either.
+        taken.append((start, end))
+        if shape not in _RELATIVE_SHAPES:
+            span = _span(shape, match.groups())
+        elif today is not None:
+            span = _relative(shape, match.groups(), today)
+        else:
+            continue
+        if span is None:
+            continue
+        if shape not in _RELATIVE_SHAPES:
+            # "yesterday" stays searched: a note written the day after
+            # says it of the day before, as the question does.
+            words.update(_WORD.findall(match.group(0)))
+        if span not in spans:
             spans.append(span)
-            if shape not in _RELATIVE_SHAPES:
-                # "yesterday" stays searched: a note written the day after
-                # says it of the day before, as the question does.
-                words.update(_WORD.findall(match.group(0)))
-    return Named(tuple(dict.fromkeys(spans)), frozenset(words))
+            if len(spans) == MAX_DATES:
+                break
+    return Named(tuple(spans), frozenset(words))
+
+
+def _matches(text: str, relative: bool) -> Iterator[tuple[str, re.Match[str]]]:
+    """Each shape's matches in `text`, most specific shape first."""
+    for shape, pattern in _shapes():
+        if relative or shape not in _RELATIVE_SHAPES:
+            for match in pattern.finditer(text):
+                yield shape, match
 
 
 def _span(shape: str, groups: tuple[str, ...]) -> Span | None:

@@ -106,8 +106,8 @@ CONTEXT_SECONDS = 600.0
 # The best candidates that ask a question bring the memory written after them.
 REPLY_SOURCES = 10
 REPLY_MATCH = "written after a match"
-# At most this many memories written on a day the question names join the
-# candidates, the newest first.
+# At most this many memories written on the days the question names join
+# the candidates, the newest of each day first.
 DATED = 32
 DATED_MATCH = "written on a day the question names"
 
@@ -367,9 +367,13 @@ def recall(
             break
     # The memories written on a day the question names join, whatever words
     # they hold: "what did we decide on 3 March 2025".
+    dated = 0
     for day in question.days:
-        for row in store.query(dated_sql(clause), {**clause.params, "day": day, "cap": DATED}):
-            found.setdefault(row[0], (row, DATED_MATCH))
+        params = {**clause.params, "day": day, "cap": DATED - dated}
+        for row in store.query(dated_sql(clause), params) if dated < DATED else ():
+            if row[0] not in found:
+                found[row[0]] = (row, DATED_MATCH)
+                dated += 1
     meant = meaning.question(query)
     near: dict[int, float] = {}
     # Codes another vector table made say nothing of this question's vector:
