@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from helpers import PERSON, make_memory
 
 from tree_ring.model.identity import Identity
@@ -32,41 +33,39 @@ def test_the_date_words_are_not_searched() -> None:
     assert "march" not in question.names
 
 
-def test_a_memory_written_on_the_named_day_ranks_first(store: Store, identity: Identity) -> None:
-    # The other is newer, more salient and surer: only the day differs.
-    march = write(store, identity, "We decided the cache keeps entries 5 minutes", "2025-03-03")
-    june = write(
-        store,
-        identity,
-        "We decided the cache keeps entries 10 minutes",
-        "2025-06-10",
-        salience=1.0,
-        confidence=1.0,
-    )
-    undated = recall(store, identity, "what did we decide about the cache?")
-    assert [h.memory.id for h in undated] == [june, march]
-    hits = recall(store, identity, "what did we decide about the cache on 3 March 2025?")
-    assert [h.memory.id for h in hits] == [march, june]
-    assert hits[0].parts["time"] == ranking.WEIGHTS["time"]
-    assert hits[1].parts["time"] < ranking.WEIGHTS["time"] / 2**10
-
-
-def test_a_month_without_a_year_ranks_that_month_of_any_year(
-    store: Store, identity: Identity
+@pytest.mark.parametrize(
+    ("then", "other", "question", "dated"),
+    [
+        (
+            ("We decided the cache keeps entries 5 minutes", "2025-03-03"),
+            ("We decided the cache keeps entries 10 minutes", "2025-06-10"),
+            "what did we decide about the cache?",
+            "what did we decide about the cache on 3 March 2025?",
+        ),
+        (  # a month without a year: that month of any year
+            ("The on-call rota moved to Mondays", "2019-06-12"),
+            ("The on-call rota moved to Fridays", "2025-09-01"),
+            "how did the on-call rota change?",
+            "how did the on-call rota change in June?",
+        ),
+    ],
+)
+def test_a_memory_written_then_ranks_first(
+    store: Store,
+    identity: Identity,
+    then: tuple[str, str],
+    other: tuple[str, str],
+    question: str,
+    dated: str,
 ) -> None:
-    june = write(store, identity, "The on-call rota moved to Mondays", "2019-06-12")
-    later = write(
-        store,
-        identity,
-        "The on-call rota moved to Fridays",
-        "2025-09-01",
-        salience=1.0,
-        confidence=1.0,
-    )
-    undated = recall(store, identity, "how did the on-call rota change?")
-    assert [h.memory.id for h in undated] == [later, june]
-    hits = recall(store, identity, "how did the on-call rota change in June?")
-    assert [h.memory.id for h in hits] == [june, later]
+    # The other is newer, more salient and surer: only the date differs.
+    first = write(store, identity, *then)
+    second = write(store, identity, *other, salience=1.0, confidence=1.0)
+    assert [h.memory.id for h in recall(store, identity, question)] == [second, first]
+    hits = recall(store, identity, dated)
+    assert [h.memory.id for h in hits] == [first, second]
+    assert hits[0].parts["time"] == ranking.WEIGHTS["time"]
+    assert hits[1].parts["time"] < ranking.WEIGHTS["time"] / 100
 
 
 def test_a_memory_written_on_the_named_day_joins_whatever_its_words(
