@@ -19,8 +19,9 @@ paraphrase set before it was kept (docs/RECALL.md; docs/RECALL-RANKING.md gives 
   "last week", a date), "who" one that names a person, "how many"/"how
   long" one with a number; and the names it asks about (capitalised words
   not opening the question), which a memory is about when it opens with one;
-- the dates it names ("on 3 March 2025", "in June", "yesterday": `dates.py`),
-  whose words are not searched: recall looks at what was written then instead.
+- the dates it names ("on 3 March 2025", "in June", "yesterday": `dates.py`):
+  recall looks at what was written then, and a calendar date's words are
+  not searched.
 
 `stem` is a light suffix stripper, the same on both sides of a comparison;
 it matches the forms the index's porter stemmer brings together often
@@ -345,7 +346,8 @@ def understand(query: str, today: int | None = None) -> Question:
     # A date is when the question looks, not what it is about: its words are
     # not searched (a note rarely says the day it was written).
     when = dates.named(searchable(query).casefold(), today)
-    words = [w for w in terms(query) if w not in when.words] or terms(query)
+    words = terms(query)
+    words = [w for w in words if w not in when.words] or words
     searched = [w for w in words if w not in QUESTION_WORDS] or words
     near = _kin(searched)
     kin: dict[str, tuple[str, ...]] = {}
