@@ -26,8 +26,8 @@ def _no_meaning(_text: str) -> None:
     return None
 
 
-def _no_dates(_text: str) -> dates.Named:
-    return dates.Named()
+def _no_dates(text: str, _today: int | None = None) -> dates.Named:
+    return dates.Named(rest=text)
 
 
 ABLATIONS: dict[str, Callable[[], None]] = {

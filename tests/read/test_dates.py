@@ -63,8 +63,10 @@ def test_a_day_is_one_day_and_a_month_its_days() -> None:
     assert Span(0, 2).days(2023) == (epoch_days(2023, 2, 1), epoch_days(2023, 2, 28))
     assert Span(2023).days(1999) == (epoch_days(2023, 1, 1), epoch_days(2023, 12, 31))
     assert Span(0, 2, 29).days(2023) is None
-    assert Span(2024, 2, 29).day_text() == "2024-02-29"
-    assert Span(0, 2, 29).day_text() == Span(2024, 2).day_text() == ""
+    assert Span(2024, 2, 29, reach=1).days(1999) == (
+        (epoch_days(2024, 2, 28) or 0),
+        (epoch_days(2024, 3, 1) or 0),
+    )
 
 
 def at(stamp: str) -> float:
@@ -137,16 +139,15 @@ def test_days_named_from_today(text: str, span: Span) -> None:
 def test_a_week_named_from_today_is_seven_days() -> None:
     (last_week,) = named("last week", TODAY).spans
     assert last_week.days(2026) == (TODAY - 13, TODAY - 7)
-    assert last_week.day_text() == ""
-    (yesterday,) = named("yesterday", TODAY).spans
-    assert yesterday.day_text() == "2026-12-03"
+    assert named("last week", TODAY).days == ()
+    assert named("yesterday", TODAY).days == ("2026-12-03",)
     # Last month of January is December of the year before.
     assert named("last month", epoch_days(2027, 1, 15)).spans == (Span(2026, 12),)
 
 
 @pytest.mark.parametrize(
     "text",
-    ["the last deploy", "in the last week of june", "a year of work", "this weekend", "week 3"],
+    ["the last deploy", "in the last week of june", "a year of work", "weekends", "week 3"],
 )
 def test_words_that_name_no_day_from_today(text: str) -> None:
     assert all(span.year == 0 for span in named(text, TODAY).spans)
@@ -166,3 +167,91 @@ def test_only_the_opening_is_read() -> None:
     filler = "x" * (OPENING_CHARS - len("on 3 march 2025"))
     assert named(filler + "on 3 march 2025").spans == (Span(2025, 3, 3),)
     assert named("x" * OPENING_CHARS + " on 3 march 2025").spans == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "spans", "words"),
+    [
+        ("what changed on 3/20/2025", {Span(2025, 3, 20)}, {"3", "20", "2025"}),
+        ("what changed on 20/3/2025", {Span(2025, 3, 20)}, None),  # 20 is no month
+        ("what changed on 3/20/25", {Span(2025, 3, 20)}, None),
+        ("what happened on 23.09.2025", {Span(2025, 9, 23)}, {"23", "09", "2025"}),
+        ("any notes from 3/20?", {Span(0, 3, 20)}, {"from", "3", "20"}),
+        ("what shipped in early march", {Span(0, 3)}, None),
+        ("what shipped mid-january 2025", {Span(2025, 1)}, None),
+        ("the q3 plan", {Span(0, 8, 0, 31)}, set()),
+        ("what slipped in q4 2025", {Span(2025, 11, 0, 31)}, set()),
+        ("what changed in the spring", {Span(0, 4, 0, 31)}, set()),
+        ("what broke over the summer of 2025", {Span(2025, 7, 0, 30)}, set()),
+        ("what did we freeze for christmas", {Span(0, 12, 25)}, set()),
+        ("what did we ship on new year's eve 2025", {Span(2025, 12, 31)}, set()),
+        ("what did we write on halloween", {Span(0, 10, 31)}, set()),
+    ],
+)
+def test_more_ways_of_naming_a_date(text: str, spans: set[Span], words: set[str] | None) -> None:
+    got = named(text)
+    assert set(got.spans) == spans
+    if words is not None:
+        assert got.words == words
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we are on call 24/7",
+        "half the nodes, 1/2 of them",
+        "how do we configure logging in spring boot",
+        "in the spring config",
+        "python 3.11.2 broke",
+        "the q5 roadmap",
+    ],
+)
+def test_more_words_that_name_no_date(text: str) -> None:
+    assert named(text).spans == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("what did we ship 8 months ago", Span(2026, 4)),
+        ("what did we ship a couple of weeks ago", Span(2026, 11, 20, reach=3)),
+        ("what broke a few days ago", Span(2026, 12, 1)),
+        ("what did we decide two years ago", Span(2024)),
+        # 4 December 2026 is a Friday.
+        ("what was decided last tuesday", Span(2026, 12, 1)),
+        ("what was decided on friday", Span(2026, 11, 27)),
+        ("what happened over the weekend", Span(2026, 11, 28, reach=1)),
+        ("what did we ship this summer", Span(2026, 7, 0, 30)),
+        ("what did we ship last winter", Span(2026, 1, 0, 31)),
+    ],
+)
+def test_more_times_counted_from_today(text: str, span: Span) -> None:
+    assert named(text, TODAY).spans == (span,)
+    assert named(text).spans == ()
+
+
+def test_the_day_whose_memories_join_is_the_latest_up_to_today() -> None:
+    assert named("on 3 march", TODAY).days == ("2026-03-03",)
+    assert named("on 25 december", TODAY).days == ("2025-12-25",)
+    assert named("on 4 december", TODAY).days == ("2026-12-04",)
+    assert named("on 3 march").days == ()  # no today: no year to take
+    assert named("on 3 march 2020", TODAY).days == ("2020-03-03",)
+    assert named("in march 2020", TODAY).days == ()
+    assert named("on 29 february", TODAY).days == ()  # 2026 has none
+
+
+def test_a_weekend_brings_its_three_days_and_a_longer_span_none() -> None:
+    assert named("what broke over the weekend", TODAY).days == (
+        "2026-11-27",
+        "2026-11-28",
+        "2026-11-29",
+    )
+    assert named("what broke last week", TODAY).days == ()
+
+
+def test_what_the_question_is_about_leaves_its_calendar_dates_out() -> None:
+    assert named("anything from march 2025?").rest == "anything from ?"
+    assert named("what broke yesterday", TODAY).rest == "what broke yesterday"
+    assert named("the cache ttl").rest == "the cache ttl"
+    long = "x" * OPENING_CHARS + " on 3 march 2025"
+    assert named(long).rest == long

@@ -292,11 +292,8 @@ class Question(Frozen):
     kind: str = ""  # "when", "count" or ""
     names: frozenset[str] = frozenset()  # stems of the names it asks about
     dates: tuple[dates.Span, ...] = ()  # the dates it names (`dates`)
-
-    @property
-    def days(self) -> tuple[str, ...]:
-        """The days it names with their year, as `YYYY-MM-DD`."""
-        return tuple(d for span in self.dates if (d := span.day_text()))
+    days: tuple[str, ...] = ()  # the days whose memories join, `YYYY-MM-DD`
+    about: str = ""  # the question without its calendar dates, for its meaning
 
 
 def related(term: str) -> tuple[tuple[str, float], ...]:
@@ -380,7 +377,7 @@ def understand(query: str, today: int | None = None) -> Question:
         if i > 0 and t[:1].isupper() and folded not in FILLER and len(folded) > 1
     )
     names = frozenset(n for n in names if n not in {stem(w) for w in when.words})
-    return Question(searched, tuple(concepts), kin, kind, names, when.spans)
+    return Question(searched, tuple(concepts), kin, kind, names, when.spans, when.days, when.rest)
 
 
 # Compiled when first asked for: only a "when" or "how many" question reads

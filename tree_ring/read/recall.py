@@ -374,7 +374,9 @@ def recall(
             if row[0] not in found:
                 found[row[0]] = (row, DATED_MATCH)
                 dated += 1
-    meant = meaning.question(query)
+    # What the question means, without the dates it names: "anything from
+    # March 2025" is about nothing but its date.
+    meant = meaning.question(question.about)
     near: dict[int, float] = {}
     # Codes another vector table made say nothing of this question's vector:
     # the memories are then weighed from their text, and none is scanned.
@@ -521,9 +523,10 @@ def _score_all(
     # ranks with them: it says what was asked in other words. Nearness is
     # scaled to the nearest candidate's, as relevance is to the best.
     nearest = max(near.values(), default=0.0)
+    when = [dates.nearness(question.dates, stamp) for stamp in written]
     literal = [
-        held or meaning.near(near.get(row[0], 0.0), nearest)
-        for held, (row, _) in zip(literal, found, strict=True)
+        held or meaning.near(near.get(row[0], 0.0), nearest) or when[i] == 1.0
+        for i, (held, (row, _)) in enumerate(zip(literal, found, strict=True))
     ]
     unmatched = 1.0 - max((coverage for _, coverage in lex), default=0.0)
     out: list[tuple[ranking.Score, str, int, str]] = []
@@ -546,7 +549,7 @@ def _score_all(
             literal=literal[i],
             meaning=meaning.scaled(near.get(rowid, 0.0), nearest),
             unmatched=unmatched,
-            time=dates.nearness(question.dates, written[i]),
+            time=when[i],
         )
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
     out.sort(key=lambda s: s[1], reverse=True)  # ties: newer first
