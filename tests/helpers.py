@@ -92,3 +92,23 @@ def run_process(
         timeout=timeout,
         check=False,
     )
+
+
+def measured_cases(sets: dict[str, list[dict[str, Any]]], missed: frozenset[str]) -> list[Any]:
+    """One pytest case per question of sets measured once, `set:question`;
+    the questions `missed` lists are strict expected failures, so the list
+    fails the day one is found."""
+    import pytest
+
+    return [
+        pytest.param(
+            name,
+            case,
+            id=f"{name}:{case['question']}",
+            marks=[pytest.mark.xfail(reason="missed when measured", strict=True)]
+            if f"{name}:{case['question']}" in missed
+            else [],
+        )
+        for name, questions in sets.items()
+        for case in questions
+    ]

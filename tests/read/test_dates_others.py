@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import PERSON, REPO, make_memory
+from helpers import PERSON, REPO, make_memory, measured_cases
 
 from tree_ring.model.identity import Identity
 from tree_ring.read.recall import recall
@@ -38,18 +38,7 @@ MISSED = frozenset(
         "set2:anything from March 2025?",
     ]
 )
-CASES = [
-    pytest.param(
-        name,
-        case,
-        id=f"{name}:{case['question']}",
-        marks=[pytest.mark.xfail(reason="missed when measured", strict=True)]
-        if f"{name}:{case['question']}" in MISSED
-        else [],
-    )
-    for name, data in SETS.items()
-    for case in data["questions"]
-]
+CASES = measured_cases({name: data["questions"] for name, data in SETS.items()}, MISSED)
 
 
 def _stamp(text: str) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import PERSON, REPO, make_memory
+from helpers import PERSON, REPO, make_memory, measured_cases
 
 from tree_ring.model.identity import Identity
 from tree_ring.read.recall import recall
@@ -39,18 +39,10 @@ SETS = {path.stem: path for path in sorted(FIXTURES.glob("others-*.json"))}
 TOP = 5
 MISSED_FILE = Path(__file__).parent / "paraphrase_others_missed.json"
 MISSED = frozenset(json.loads(MISSED_FILE.read_text(encoding="utf-8")))
-CASES = [
-    pytest.param(
-        name,
-        case,
-        id=f"{name}:{case['question']}",
-        marks=[pytest.mark.xfail(reason="missed when measured", strict=True)]
-        if f"{name}:{case['question']}" in MISSED
-        else [],
-    )
-    for name, path in SETS.items()
-    for case in json.loads(path.read_text(encoding="utf-8"))["questions"]
-]
+QUESTIONS = {
+    name: json.loads(path.read_text(encoding="utf-8"))["questions"] for name, path in SETS.items()
+}
+CASES = measured_cases(QUESTIONS, MISSED)
 
 
 @pytest.fixture(scope="module")
