@@ -134,8 +134,9 @@ COUNTED = frozenset({"today", "yesterday", "ago", "this", "weekday", "weekend", 
 
 class Span(Frozen):
     """A named date: `year` 0 for every year, `month` 0 for a whole year,
-    `day` 0 for a whole month; `reach` days either side of the day too
-    (a week named from today)."""
+    `day` 0 for a whole month; `reach` days either side of that day or
+    month too (a week or a weekend: a day; a season or a quarter: its
+    middle month)."""
 
     year: int
     month: int = 0
