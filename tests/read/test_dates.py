@@ -224,3 +224,27 @@ def test_what_the_question_is_about_leaves_its_calendar_dates_out() -> None:
     assert named("the cache ttl").rest == "the cache ttl"
     long = "x" * OPENING_CHARS + " on 3 march 2025"
     assert named(long).rest == long
+
+
+@pytest.mark.parametrize(
+    ("text", "span"),
+    [
+        ("what did we record on sept 17th last year", Span(2025, 9, 17)),
+        ("what broke in early november last year", Span(2025, 11)),
+        ("what changed on march 3, this year", Span(2026, 3, 3)),
+    ],
+)
+def test_a_day_or_month_of_this_year_or_last(text: str, span: Span) -> None:
+    assert named(text, TODAY).spans == (span,)
+    # Without a day to count from: that day or month of every year.
+    assert named(text).spans == (Span(0, span.month, span.day),)
+
+
+def test_a_day_of_last_year_that_is_none_names_nothing() -> None:
+    assert named("on 31 february last year", TODAY).spans == ()
+    assert named("on 17 september last year", TODAY).words == {
+        "17",
+        "september",
+        "last",
+        "year",
+    }

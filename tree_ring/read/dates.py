@@ -27,7 +27,8 @@ Read, without a model:
   ago`, `2 years ago`, `this week` (the seven days to today), `last week`
   (the seven before), `this month`, `last month`, `this year`, `last year`,
   `last Tuesday` or `on Tuesday` (the latest before today), `over the
-  weekend`, `this summer`, `last fall`.
+  weekend`, `this summer`, `last fall`, and a day or a month of this year
+  or last (`in March last year`: its words are not searched).
 A date without a year names that day or month of every year; the latest of
 them up to today is the day whose memories join.
 """
@@ -100,7 +101,13 @@ _SEASON = "(" + "|".join(SEASONS) + ")" + _NOT_FRAMEWORK
 _HOLIDAY = r"(christmas\s+eve|christmas|halloween|new\s+year'?s\s+(?:eve|day)|valentine'?s\s+day)"
 # Most specific first: a stretch of the text read by one is not read again.
 # CALENDAR shapes' words are not searched; the others' are.
+_THIS_YEAR = r",?\s+(this|last)\s+year\b"
 _SHAPES = (
+    # A day or a month of this year or last ("in March last year"), read
+    # before the same day or month of every year.
+    ("dm_year", rf"\b{_DAY}(?:\s+of)?\s+{_MONTH}{_THIS_YEAR}"),
+    ("md_year", rf"\b{_MONTH}\s+{_DAY}{_THIS_YEAR}"),
+    ("m_year", rf"\b{_AFTER}?{_MONTH}{_THIS_YEAR}"),
     ("ymd", rf"\b{_YEAR}-(\d{{1,2}})-(\d{{1,2}})\b"),
     ("ym", rf"\b{_YEAR}-(\d{{1,2}})\b(?!-\d)"),
     ("slash", r"\b(\d{1,2})/(\d{1,2})/(\d{4}|\d{2})\b"),
@@ -125,11 +132,15 @@ _SHAPES = (
     ("weekend", r"\b(?:(this|last|past)|over\s+the|on\s+the)\s+weekend\b"),
     ("this_season", rf"\b(this|last)\s+{_SEASON}\b"),
 )
-CALENDAR = frozenset(
-    {"ymd", "ym", "slash", "dots", "dmy", "mdy", "dm", "md", "my", "on_slash", "m", "y"}
+_OF_YEAR = frozenset({"dm_year", "md_year", "m_year"})
+CALENDAR = (
+    frozenset({"ymd", "ym", "slash", "dots", "dmy", "mdy", "dm", "md", "my", "on_slash", "m", "y"})
+    | _OF_YEAR
 )
 # The shapes that count back from today, read only when recall gives one.
-COUNTED = frozenset({"today", "yesterday", "ago", "this", "weekday", "weekend", "this_season"})
+COUNTED = (
+    frozenset({"today", "yesterday", "ago", "this", "weekday", "weekend", "this_season"}) | _OF_YEAR
+)
 
 
 class Span(Frozen):
@@ -295,9 +306,17 @@ def _checked(year: int, month: int, day: int) -> Span | None:
     return Span(year, month, day)
 
 
-def _counted(shape: str, groups: tuple[str, ...], today: int) -> Span:
-    """A day, a week, a weekend, a month, a season or a year counted back from `today`."""
+def _counted(shape: str, groups: tuple[str, ...], today: int) -> Span | None:
+    """A day, a week, a weekend, a month, a season or a year counted back
+    from `today`; None for a day that is none ("31 february last year")."""
     year, month, _ = civil_date(today)
+    if shape in _OF_YEAR:
+        *parts, which = groups
+        values = dict(zip(shape.removesuffix("_year"), parts, strict=True))
+        of_year = year - 1 if which == "last" else year
+        if "d" not in values:
+            return Span(of_year, MONTHS[values["m"]])
+        return _checked(of_year, MONTHS[values["m"]], int(values["d"]))
     if shape in ("today", "yesterday"):
         return Span(*civil_date(today - (shape == "yesterday")))
     if shape == "weekday":
