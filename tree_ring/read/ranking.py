@@ -31,8 +31,9 @@
 Literal first: the total orders candidates within a tier, and a candidate
 that holds one of the question's own searched words (or is the reply
 written just after one that does), or is near it in meaning (at least
-`meaning.TIER` of the nearest candidate's nearness, `meaning.near`), ranks
-before every candidate that is neither
+`meaning.TIER` of the nearest candidate's nearness, `meaning.near`), or
+was written within a date it names (`dates`), ranks before every
+candidate that is none of these
 (`Score.literal`): one found through related words only, or through
 a word form the scoring does not read as the word. Related words widen
 what recall finds; they never put a memory above one that says what the
