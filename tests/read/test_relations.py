@@ -192,6 +192,7 @@ def test_no_hook_loads_it(event: str, project_root: Path) -> None:
     assert "tree_ring.hook.adapter" in modules
     assert "tree_ring.read.relations" not in modules
     assert "tree_ring.model.vectors" not in modules  # recall's vectors, the same rule
+    assert "tree_ring.read.dates" not in modules  # nor the reading of a question's dates
 
 
 # -- a bad file --------------------------------------------------------------

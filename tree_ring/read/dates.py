@@ -379,7 +379,7 @@ def _bounds(span: Span, day: int) -> tuple[tuple[int, int], ...]:
     or, without a year, those of `day`'s year and the years either side."""
     if span.year:
         return _days(span, span.year)
-    year = _year_of(day)
+    year = civil_date(day)[0]
     return _days(span, year - 1) + _days(span, year) + _days(span, year + 1)
 
 
@@ -387,8 +387,3 @@ def _bounds(span: Span, day: int) -> tuple[tuple[int, int], ...]:
 def _days(span: Span, year: int) -> tuple[tuple[int, int], ...]:
     bounds = span.days(year)
     return () if bounds is None else (bounds,)
-
-
-def _year_of(day: int) -> int:
-    """The year that day `day` (since 1970) falls in."""
-    return civil_date(day)[0]

@@ -236,6 +236,7 @@ def recall(
     recall, over every partition of the project (`live.visible`)."""
     view = view or View()
     limit = max(1, min(limit, 256))
+    # The moment recall looks from: ages and "yesterday" count back from it.
     looked_from = _seconds(view.record_time())
     question = understand(query, None if looked_from is None else int(looked_from // 86_400))
     words = question.words
@@ -369,8 +370,10 @@ def recall(
     # they hold: "what did we decide on 3 March 2025".
     dated = 0
     for day in question.days:
+        if dated >= DATED:
+            break
         params = {**clause.params, "day": day, "cap": DATED - dated}
-        for row in store.query(dated_sql(clause), params) if dated < DATED else ():
+        for row in store.query(dated_sql(clause), params):
             if row[0] not in found:
                 found[row[0]] = (row, DATED_MATCH)
                 dated += 1
@@ -393,7 +396,7 @@ def recall(
     def score_all() -> list[tuple[ranking.Score, str, int, str]]:
         if meant is not None:
             meaning.weigh(store, meant, found, near, coded=not stale)
-        return _score_all(question, list(found.values()), weigh, parsed, view, near)
+        return _score_all(question, list(found.values()), weigh, parsed, looked_from or 0.0, near)
 
     scored = score_all()
     replies = _replies(store, clause, found, scored)
@@ -501,7 +504,7 @@ def _score_all(
     found: list[tuple[sqlite3.Row, str]],
     weigh: bm25.Weigher,
     parsed: Parsed,
-    view: View,
+    now: float,
     near: dict[int, float] | None = None,
 ) -> list[tuple[ranking.Score, str, int, str]]:
     near = near or {}
@@ -509,7 +512,6 @@ def _score_all(
     avg = sum(length for _, length in terms) / len(terms)
     lex = [weigh(tf, length, avg) for tf, length in terms]
     best = max((s for s, _ in lex), default=0.0)
-    now = _seconds(view.record_time()) or 0.0
     wanted = ranking.intents(question.words)
     by_rowid = {row[0]: i for i, (row, _) in enumerate(found)}
     written = [_seconds(row[1]) for row, _ in found]
