@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tree_ring.hook import transcript
@@ -29,3 +32,28 @@ def test_an_unreadable_transcript_has_no_tail(tmp_path: Path) -> None:
     assert transcript.did_work(str(tmp_path / "missing.jsonl")) is False
     assert transcript.did_work(None) is False
     assert transcript.did_work("") is False
+
+
+def test_a_fifo_or_a_device_is_no_transcript_and_never_waited_on(tmp_path: Path) -> None:
+    # Opening a FIFO that no one writes blocks a plain open() for good: the
+    # Stop hook would hang until the harness killed it. Run in a child so a
+    # regression fails here instead of hanging the suite.
+    fifo = tmp_path / "t.fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(fifo)
+    probe = (
+        "import sys\n"
+        "from tree_ring.hook import transcript\n"
+        "print([transcript.tail_lines(p) is None and transcript.did_work(p) is False"
+        " for p in sys.argv[1:]])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(fifo), str(link), "/dev/null", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=20,
+        cwd=Path(__file__).resolve().parents[2],
+        check=True,
+    )
+    assert done.stdout.strip() == "[True, True, True, True]"

@@ -173,7 +173,7 @@ def parse_payload(harness: str, data: bytes) -> HookEvent:
     if session_id is None or not usable_session_id(session_id):
         raise Refused("payload has no usable session_id")
     cwd = _optional_str(payload, "cwd")
-    if cwd is None or not os.path.isabs(cwd):
+    if cwd is None or not os.path.isabs(cwd) or "\x00" in cwd:
         raise Refused("payload has no absolute cwd")
     return HookEvent(
         harness=harness,
@@ -223,6 +223,22 @@ def _path(text: str) -> str:
     if any(c in text for c in '"$`\\!\n'):
         return shell_quote(text)
     return f'"{text}"'
+
+
+def check_paths(root: str) -> None:
+    """Refuse a checkpoint whose command would show a line break or an
+    invisible character: the paths must stay as they are for the command to
+    work, so a folder named to add a line of its own to the reason, or to
+    read differently from what it is, gets no checkpoint instead."""
+    from tree_ring.model.text import describe, refused_at
+
+    for name, path in (("project root", root), ("plugin folder", PLUGIN_ROOT)):
+        at = refused_at(path)
+        if at is not None:
+            raise Refused(
+                f"no checkpoint: the {name}'s path holds {describe(path, at)}; "
+                "rename the folder to be asked to save memories at stop"
+            )
 
 
 def capture_command(root: str, project_id: str, event: HookEvent, checkpoint: str) -> str:
@@ -316,6 +332,7 @@ def respond(
     kept = _receipt(root, event, None)
     if event.stop_hook_active:
         return {}  # the agent is answering our block: let it stop
+    check_paths(root)
     if _checkpoint(root, event, now_ns):
         reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
         if kept:

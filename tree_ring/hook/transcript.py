@@ -34,6 +34,9 @@ a transcript reads as "no work": an odd transcript never earns a checkpoint.
 
 from __future__ import annotations
 
+import os
+import stat
+
 from tree_ring.model import jsontext
 
 TYPE_CHECKING = False
@@ -98,9 +101,19 @@ WORK = "work"
 
 
 def tail_lines(path: str, limit: int = TAIL_BYTES) -> list[bytes] | None:
-    """The transcript's last lines within `limit` bytes, or None when unreadable."""
+    """The transcript's last lines within `limit` bytes, or None when unreadable
+    or not a regular file: a FIFO or a device named as the transcript would
+    otherwise hold the hook until the harness kills it."""
     try:
-        with open(path, "rb") as handle:
+        # Non-blocking, so opening a FIFO with no writer returns at once.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            return None
+        with os.fdopen(fd, "rb") as handle:
             size = handle.seek(0, 2)
             start = max(0, size - limit)
             handle.seek(start)
