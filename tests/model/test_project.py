@@ -128,3 +128,32 @@ def test_hooks_stay_silent(case: str, event: str, project_root: Path) -> None:
     assert done.returncode == 0 and done.stdout == b""
     lines = done.stderr.decode().splitlines()
     assert len(lines) == 1 and "project.json" in lines[0], done.stderr[:400]
+
+
+@pytest.mark.parametrize("writable", [False, True])
+def test_a_receipts_folder_this_user_cannot_list(
+    writable: bool, project_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another user's receipts folder (0700, made by whoever ran Tree Ring
+    # first) cannot be listed, nor written: reads go on without receipts.
+    # One that can be written but not listed is refused: a link planted in it
+    # could not be seen. (Simulated: root may list any folder.)
+    receipts = project_root / ".tree-ring" / "receipts"
+    receipts.mkdir(exist_ok=True)
+    real_scandir, real_access = os.scandir, os.access
+
+    def scandir(path: str) -> object:
+        if os.fspath(path) == str(receipts):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    def access(path: str, mode: int) -> bool:
+        return writable if os.fspath(path) == str(receipts) else real_access(path, mode)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "access", access)
+    if writable:
+        with pytest.raises(project.UnsafePath, match="cannot be listed but can be written"):
+            project.check_tree(project_root)
+    else:
+        project.check_tree(project_root)

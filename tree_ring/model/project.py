@@ -149,9 +149,19 @@ def check_tree(root: StrPath, *, required: bool = True) -> None:
         expect(os.path.join(folder, name), "file")
     receipts = os.path.join(folder, RECEIPTS)
     if expect(receipts, "directory"):
-        with os.scandir(receipts) as entries:
-            for entry in entries:
-                expect(entry.path, "file")
+        try:
+            with os.scandir(receipts) as entries:
+                for entry in entries:
+                    expect(entry.path, "file")
+        except PermissionError:
+            # Another user's folder (made 0700 by whoever ran Tree Ring first):
+            # nothing can be written into it either, so reads go on without
+            # receipts. One this user may write but not list is refused.
+            if os.access(receipts, os.W_OK | os.X_OK):
+                raise UnsafePath(
+                    f"{receipts} cannot be listed but can be written; "
+                    "give it back read permission (chmod u+r) or remove it"
+                ) from None
 
 
 def expect(path: StrPath, kind: str, fix: str | None = None) -> bool:
