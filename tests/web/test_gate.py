@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import re
+import socket
+import time
 from collections.abc import Iterator
 from contextlib import redirect_stderr
 from pathlib import Path
@@ -230,3 +232,34 @@ def test_a_form_that_breaks_answers_500_and_the_server_goes_on(
     assert "tree-ring doctor" in reply.body and "disk went away" not in reply.body
     assert "POST /act failed: RuntimeError: disk went away" in errors.getvalue()
     assert client.get("/review").status == 200
+
+
+def test_too_many_fields_are_refused_quietly_and_the_server_goes_on(client: Client) -> None:
+    # parse_qsl raises past 64 fields; before login and after, on GET and on
+    # POST, that is a 400 page, with nothing on stderr.
+    many = "&".join(f"a{i}=1" for i in range(65))
+    errors = io.StringIO()
+    with redirect_stderr(errors):
+        before = client.get(f"/?{many}", cookie=False)
+        client.login()
+        after = client.get(f"/memories?{many}")
+        form = client.request("POST", "/act", body=many, headers={"Origin": client.origin})
+    assert (before.status, after.status, form.status) == (400, 400, 400)
+    assert "too many fields" in before.body and "too many fields" in form.body
+    assert errors.getvalue() == ""
+    assert client.get(f"/memories?{'&'.join(f'a{i}=1' for i in range(64))}").status == 200
+
+
+def test_a_request_never_finished_is_let_go(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A request line with no end must not hold its thread for good.
+    from tree_ring.web.server import Handler
+
+    assert Handler.timeout is not None and 0 < Handler.timeout <= 60
+    monkeypatch.setattr(Handler, "timeout", 1)
+    with socket.create_connection(("127.0.0.1", client.port), timeout=30) as s:
+        s.sendall(b"GET / HTTP/1.1\r\n")
+        started = time.monotonic()
+        assert s.recv(1024) == b""  # closed by the server, not by our timeout
+        assert time.monotonic() - started < 15

@@ -56,15 +56,22 @@ class ViewServer(ThreadingHTTPServer):
         return f"http://{gate.LOOPBACK}:{self.site.port}/"
 
 
-def _query(raw: str) -> dict[str, str]:
+def _query(raw: str) -> dict[str, str] | None:
+    """The fields of a query or form, None when it has more than 64."""
     # The last value of a repeated key wins; blank values are kept as "".
-    return dict(parse_qsl(raw, keep_blank_values=True, max_num_fields=64))
+    try:
+        return dict(parse_qsl(raw, keep_blank_values=True, max_num_fields=64))
+    except ValueError:  # parse_qsl's "Max number of fields exceeded"
+        return None
 
 
 class Handler(BaseHTTPRequestHandler):
     server: ViewServer  # pyright: ignore[reportIncompatibleVariableOverride] - it only ever runs in one
     server_version = "TreeRing"
     sys_version = ""
+    # Seconds a connection may sit without sending: a request line never
+    # finished must not hold its thread for good.
+    timeout = 30
 
     # ------------------------------------------------------------ logging
 
@@ -130,6 +137,9 @@ class Handler(BaseHTTPRequestHandler):
             return None
         parts = urlsplit(self.path)
         query = _query(parts.query)
+        if query is None:
+            self._refuse(400, "That address has too many fields.")
+            return None
         if "token" in query:
             if not gate.same(query["token"], site.token):
                 self._refuse(
@@ -162,7 +172,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         site = self.server.site
         try:
-            code, body = 200, page(site, session, _query(parts.query))
+            code, body = 200, page(site, session, _query(parts.query) or {})
         except frame.NotFoundPage as exc:
             code, body = 404, frame.frame(site, session, "", "Not found", _error(str(exc)))
         except TreeRingError as exc:
@@ -187,6 +197,9 @@ class Handler(BaseHTTPRequestHandler):
             self._refuse(413, "That form is too large.")
             return
         form = _query(self.rfile.read(length).decode("utf-8", "replace"))
+        if form is None:
+            self._refuse(400, "That form has too many fields.")
+            return
         if not gate.same(form.get("csrf"), session.csrf):
             self._refuse(403, "That form is stale or not from this session; reload the page.")
             return
