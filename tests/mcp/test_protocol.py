@@ -64,6 +64,24 @@ def test_notifications_get_no_reply_not_even_unknown_ones() -> None:
     assert replies == []
 
 
+def test_a_request_with_positional_or_scalar_params() -> None:
+    pipe = session()
+    # Positional params: a valid message; as a notification it is owed nothing.
+    assert pipe.send({"jsonrpc": "2.0", "method": "tools/list", "params": [1]}) == []
+    assert error_of(pipe.request("tools/list", [1])) == (2, -32602)  # type: ignore[arg-type]
+    # Scalar params make no valid request: answered as such, with the id if it
+    # carried one, else null (JSON-RPC 2.0's own example).
+    bad = {"jsonrpc": "2.0", "method": "tools/call", "params": "x"}
+    assert [error_of(r) for r in pipe.send(bad)] == [(None, -32600)]
+    assert [error_of(r) for r in pipe.send({**bad, "id": 9})] == [(9, -32600)]
+    assert pipe.request("ping")["result"] == {}
+
+
+def test_initialize_with_a_revision_that_is_not_a_string() -> None:
+    reply = Pipe().request("initialize", {"protocolVersion": 5, "capabilities": {}})
+    assert reply["error"]["message"] == "Invalid params: protocolVersion must be a string"
+
+
 def test_ping_and_an_unknown_method() -> None:
     pipe = session()
     assert pipe.request("ping")["result"] == {}

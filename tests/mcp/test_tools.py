@@ -446,3 +446,18 @@ def test_the_brief_and_recall_tools_log_ids_not_text(
         ("recall", [stored], "claude-code"),
     ]
     assert b"Deploys" not in (project_root / ".tree-ring" / "receipts" / "usage.jsonl").read_bytes()
+
+
+def test_a_tool_call_without_an_id_is_not_run(project_root: Path) -> None:
+    # No one could be told what it did: a write sent as a notification
+    # writes nothing. The same call with an id writes (the count can move).
+    pipe = claude(project_root)
+    call = {
+        "jsonrpc": "2.0",
+        "method": "tools/call",
+        "params": {"name": "remember", "arguments": {"summary": "Deploys freeze on Fridays."}},
+    }
+    assert pipe.send(call) == []
+    assert count(project_root) == 0
+    assert pipe.send({**call, "id": 7})[0]["result"]["isError"] is False
+    assert count(project_root) == 1

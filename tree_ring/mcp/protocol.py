@@ -152,7 +152,8 @@ def _id(message: dict[str, Any]) -> RequestId | None:
 
 
 def request(message: object) -> Request | None:
-    """A parsed message as a `Request`, or None for a response to drop.
+    """A parsed message as a `Request`, or None for a message to drop: a
+    response, or a notification with positional params.
 
     Raises RpcError(INVALID_REQUEST) for anything else; its `data` is unused and
     the caller answers with the id this message carried, if it had a valid one.
@@ -172,8 +173,14 @@ def request(message: object) -> Request | None:
     params = msg.get("params", {})
     if params is None:
         params = {}
-    if not isinstance(params, dict):
+    if isinstance(params, list):
+        # Positional params make a valid request that no method here takes;
+        # as a notification it is owed nothing.
+        if "id" not in msg:
+            return None
         raise RpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object')
+    if not isinstance(params, dict):
+        raise RpcError(INVALID_REQUEST, 'Invalid Request: "params" must be an object or an array')
     return Request(_id(msg), method, cast(dict[str, Any], params))
 
 

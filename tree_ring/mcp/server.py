@@ -10,6 +10,8 @@ A tool's failure is a result, not a protocol error: `isError: true`, and
 `ok: false` with the reason inside `structuredContent` too. Protocol errors
 are for messages: -32700 unreadable JSON, -32600 not a request, -32601 no such
 method, -32602 bad params or an unknown tool, -32603 a fault in Tree Ring.
+A notification gets no reply; one that is not `notifications/...` (a
+`tools/call` with no id) is not run, so nothing is written unseen.
 
 Start-up imports only this module, the protocol and the tool schemas; the
 library loads on the first tool call. stdout carries protocol messages only:
@@ -88,6 +90,11 @@ class Server:
             return protocol.error(protocol.message_id(message), exc)
         if request is None:
             return None
+        if request.id is None and not request.method.startswith("notifications/"):
+            # A call with no id can be answered by no one: MCP's requests
+            # carry one, so none is run fire-and-forget (no unseen write).
+            _note(f"{request.method} without an id: not run")
+            return None
         try:
             value = self.handle(request)
         except RpcError as exc:
@@ -149,7 +156,8 @@ class Server:
     def initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         offered = params.get("protocolVersion")
         if not isinstance(offered, str):
-            raise RpcError(protocol.INVALID_PARAMS, "Invalid params: protocolVersion is missing")
+            said = "is missing" if offered is None else "must be a string"
+            raise RpcError(protocol.INVALID_PARAMS, f"Invalid params: protocolVersion {said}")
         self.version = protocol.negotiate(offered)
         return {
             "protocolVersion": self.version,
