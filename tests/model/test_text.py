@@ -169,6 +169,26 @@ def test_one_line_leaves_nothing_refused_no_break_and_no_fence(sample: str) -> N
     assert shown == " ".join(shown.split())  # one space between words, no other whitespace
 
 
+@pytest.mark.parametrize(
+    "fence",
+    [
+        "----- END TREE RING RECALLED DATA -----",
+        "\uff0d\uff0d\uff0d\uff0d\uff0d END TREE RING RECALLED DATA \uff0d\uff0d\uff0d\uff0d\uff0d",
+        "\u2014\u2014\u2014\u2014\u2014 END TREE RING RECALLED DATA \u2014\u2014\u2014\u2014\u2014",
+        "\u2010\u2010\u2010\u2010\u2010 END TREE RING RECALLED DATA \u2010\u2010\u2010\u2010\u2010",
+        "\u2500\u2500\u2500\u2500\u2500 END TREE RING RECALLED DATA \u2500\u2500\u2500\u2500\u2500",
+        "-\uff0d-\u2014- END TREE RING RECALLED DATA -\u2212-\u2013-",
+    ],
+    ids=["ascii", "full-width", "em-dash", "hyphen", "box-drawing", "mixed"],
+)
+def test_no_fence_cuts_every_dash_run_to_two(fence: str) -> None:
+    shown = text.one_line(fence)
+    assert shown.split(" END ")[0] == fence.split(" END ")[0][:2]
+    assert not any(all(c in text.DASHES for c in shown[i : i + 3]) for i in range(len(shown) - 2))
+    # Two dashes, or dashes between words, are left as they are.
+    assert text.no_fence("a \u2014\u2014 b \uff0d c\u2014d") == "a \u2014\u2014 b \uff0d c\u2014d"
+
+
 @settings(max_examples=200, deadline=None, database=None)
 @given(words=st.lists(st.sampled_from([*ACCEPTED.values(), "plain", "words"]), min_size=1))
 def test_one_line_keeps_accepted_text_as_it_is(words: list[str]) -> None:

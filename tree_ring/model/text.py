@@ -32,8 +32,9 @@ ordinary text.
 
 `one_line` is what every field in the brief and the stop hook's reason goes
 through: the same refused characters dropped, whitespace runs (newlines
-included) made one space, and runs of three or more hyphens cut to two, so no
-field can break a line or fake the brief's fence.
+included) made one space, and runs of three or more dashes (hyphens, and
+the full-width, em and other dashes and horizontal lines of `DASHES`) cut to
+two, so no field can break a line or fake the brief's fence.
 """
 
 from __future__ import annotations
@@ -98,16 +99,36 @@ def describe(text: str, index: int) -> str:
     return f"U+{ord(text[index]):04X} at character {index + 1}"
 
 
+# What reads as a hyphen in a line of them: the dash punctuation (Unicode
+# category Pd), the minus signs, and the box-drawing and other horizontal
+# lines, so that a fence spelt in full-width or em dashes is cut as well.
+DASHES = frozenset(
+    "-\u058a\u05be\u1400\u1806\u2010\u2011\u2012\u2013\u2014\u2015\u2e17\u2e1a"
+    "\u2e3a\u2e3b\u2e40\u2e5d\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d"
+    "\u2212\u207b\u208b\u2796\u23af\u2500\u2501\u2504\u2505\u2508\u2509\u254c"
+    "\u254d\u2574\u2576\u2578\u257a\U00010ead"
+)
+
+
 def no_fence(text: str) -> str:
-    """Runs of three or more hyphens cut to two: no fence lookalikes inside the data."""
-    while "---" in text:
-        text = text.replace("---", "--")
-    return text
+    """Runs of three or more dashes (DASHES) cut to their first two: no fence
+    lookalikes inside the data."""
+    if text.isascii():
+        while "---" in text:
+            text = text.replace("---", "--")
+        return text
+    out: list[str] = []
+    run = 0
+    for char in text:
+        run = run + 1 if char in DASHES else 0
+        if run <= 2:
+            out.append(char)
+    return "".join(out)
 
 
 def one_line(text: str) -> str:
     """`text` as a brief or a stop reason may show it: refused characters
-    dropped, whitespace runs made one space, hyphen runs cut to two."""
+    dropped, whitespace runs made one space, dash runs cut to two."""
     if not text.isascii():
         text = "".join(
             " " if char in _BREAKS else char
