@@ -151,3 +151,26 @@ def test_a_real_user_store_is_still_read_and_written(
     os.symlink(elsewhere.parent, elsewhere.parent.parent / "linked-parent")
     above = home_at(elsewhere.parent.parent / "linked-parent" / elsewhere.name)
     assert NOTE in hook_brief(project_root, above)[0]
+
+
+def test_a_fault_of_the_project_store_is_not_blamed_on_the_user_store(
+    project_root: Path, elsewhere: Path
+) -> None:
+    # With a user store present and the project's own store broken, the
+    # hook's one stderr line names the project's store, never "user store skipped".
+    import sqlite3
+
+    with sqlite3.connect(project_root / ".tree-ring" / "memory.sqlite") as conn:
+        conn.execute("DROP TABLE memories")
+    text, err = hook_brief(project_root, home_at(elsewhere))
+    assert text == ""
+    assert "user store skipped" not in err and err.count("\n") == 1, err
+    # The check can fail: a broken user store alone is what the note names.
+    (elsewhere / "user.sqlite").write_bytes(b"not a database" * 100)
+    fresh = project_root.parent / "fresh"
+    fresh.mkdir()
+    from tree_ring.harness import guidance
+
+    guidance.init_project(fresh)
+    text, err = hook_brief(fresh, home_at(elsewhere))
+    assert text.startswith("Tree Ring memory for project") and "user store skipped" in err

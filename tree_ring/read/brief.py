@@ -398,9 +398,12 @@ def brief_with_mine(
             return build_brief(store, identity, view)
         with Store.open_to_read(path, options=options, name="the user store") as user:
             return build_brief(store, identity, view, user_store=user)
-    except Exception as exc:  # the user store's fault alone: the project's brief stands
+    except Exception as exc:
+        # The project's brief alone first: a fault of the project's own store
+        # raises here as itself, not as the user store's.
+        alone = build_brief(store, identity, view)
         note(f"user store skipped: {type(exc).__name__}: {exc}")
-    return build_brief(store, identity, view)
+        return alone
 
 
 def user_identity(identity: Identity) -> Identity:
