@@ -108,6 +108,17 @@ def test_a_later_delete_of_the_placeholder_reaches_that_clone_as_a_delete(
     assert again.code != 0 and "forgotten" in again.err
 
 
+def test_doctor_keeps_a_redaction_held_without_its_row(tmp_path: Path) -> None:
+    _, origin, redacted, _ = forgotten_upstream(tmp_path)
+    carol = clone(origin, tmp_path, "carol")
+    ok(carol, "sync")
+    checks = {c["name"]: c for c in json.loads(cli(carol, "--json", "doctor").out)["items"]}
+    assert checks["tombstones"]["ok"], checks["tombstones"]
+    cli(carol, "doctor", "--repair")
+    ok(carol, "sync")
+    assert {e["id"]: e["record"] for e in ledger_entries(carol)}[redacted] == "redaction"
+
+
 def test_a_tombstone_claim_does_not_turn_the_teams_redaction_into_a_delete(
     tmp_path: Path,
 ) -> None:
