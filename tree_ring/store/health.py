@@ -79,9 +79,13 @@ ORPHAN_CLAIMS = (
     "FROM operation_claims WHERE NOT EXISTS "
     "(SELECT 1 FROM memories m WHERE m.id = operation_claims.memory_id)"
 )
+# A redaction tombstone with content tombstones of its id and no row is a
+# redaction taken from the team ledger by a clone that never held the memory
+# (`team/ledger_stones.py`): no orphan.
 ORPHAN_TOMBSTONES = (
     "FROM redaction_tombstones WHERE NOT EXISTS "
-    "(SELECT 1 FROM memories m WHERE m.id = redaction_tombstones.memory_id)"
+    "(SELECT 1 FROM memories m WHERE m.id = redaction_tombstones.memory_id) "
+    "AND memory_id NOT IN (SELECT memory_id FROM content_tombstones)"
 )
 ORPHAN_LEAVES = (
     "FROM tree_leaves l JOIN tree_trees t ON t.id = l.tree_id "

@@ -73,16 +73,20 @@ def kept(db: Db) -> bool:
 
 
 def tombstones(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
-    """(memory_id, content_hash, created_at, kind) of the project's content
-    tombstones, with `ids` of those memories only, by memory id then hash."""
+    """(memory_id, content_hash, created_at, kind, redacted) of the project's
+    content tombstones, with `ids` of those memories only, by memory id then
+    hash; `redacted` is when the memory's id was marked redacted (its
+    redaction tombstone), NULL when it was not."""
     sql = (
-        "SELECT memory_id, content_hash, created_at, kind FROM content_tombstones WHERE project = ?"
+        "SELECT t.memory_id, t.content_hash, t.created_at, t.kind, r.created_at"
+        " FROM content_tombstones t LEFT JOIN redaction_tombstones r ON r.memory_id = t.memory_id"
+        " WHERE t.project = ?"
     )
     params: list[Any] = [project]
     if ids is not None:
-        sql += " AND memory_id IN (SELECT value FROM json_each(?))"
+        sql += " AND t.memory_id IN (SELECT value FROM json_each(?))"
         params.append(canonical_json(ids))
-    return db.execute(sql + " ORDER BY memory_id, content_hash", params)
+    return db.execute(sql + " ORDER BY t.memory_id, t.content_hash", params)
 
 
 def memories(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:

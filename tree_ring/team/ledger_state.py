@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from tree_ring.model.anchor import Anchor
     from tree_ring.store.sql import Db
 
+    # What the store holds of a forgotten id: its content tombstones' hashes,
+    # the latest of their times, their kind, and when the id was marked
+    # redacted (None: it was not, so the memory was deleted or rejected).
+    Stones = tuple[list[str], str, str, str | None]
+
 CARRIED = "readmitted"  # readmit.CARRIED: the key a ledger line carries a re-admission under
 # The key a memory's line carries the files it is about under: each file's
 # path relative to the project root and its content's blob id (with the
@@ -61,42 +66,51 @@ def ledger_files(found: Iterable[Anchor]) -> list[dict[str, Any]]:
     ]
 
 
-def _stones_by_id(
-    db: Db, project_id: str, ids: list[str] | None = None
-) -> dict[str, tuple[list[str], str, str]]:
-    """Memory id -> (hashes, latest time, kind) of the project's content tombstones."""
-    found: dict[str, tuple[list[str], str, str]] = {}
-    for memory_id, content_hash, at, kind in ledger_rows.tombstones(db, project_id, ids):
-        hashes, latest, held = found.get(memory_id, ([], "", "forgotten"))
+def _stones_by_id(db: Db, project_id: str, ids: list[str] | None = None) -> dict[str, Stones]:
+    """Memory id -> what the store holds of it as forgotten (`Stones`)."""
+    found: dict[str, Stones] = {}
+    for memory_id, content_hash, at, kind, redacted in ledger_rows.tombstones(db, project_id, ids):
+        hashes, latest, held, _ = found.get(memory_id, ([], "", "forgotten", None))
         hashes.append(content_hash)
-        found[memory_id] = (hashes, max(latest, at), "rejected" if kind == "rejected" else held)
+        kind = "rejected" if kind == "rejected" else held
+        found[memory_id] = (hashes, max(latest, at), kind, redacted)
     return found
 
 
 def state_line(
     memory_id: str,
     memory: Memory | None,
-    stones: tuple[list[str], str, str] | None,
+    stones: Stones | None,
     readmitted: dict[str, Any] | None = None,
     files: list[Anchor] | None = None,
 ) -> Line | None:
-    """What the store says of one id, as a ledger line, or None for nothing shared."""
+    """What the store says of one id, as a ledger line, or None for nothing shared.
+
+    A redaction is the id marked redacted beside its content tombstones,
+    whether or not the store holds the placeholder row: a clone that took the
+    redaction from the ledger without ever holding the memory says it back as
+    a redaction (`ledger_stones.py`), never as a tombstone, which would delete
+    the placeholder on every clone that keeps one."""
     if memory is None or memory.trust == "rejected":
         if stones is None:
             return None
-        hashes, at, kind = stones
+        hashes, at, kind, redacted = stones
+        if memory is None and redacted is not None:
+            return _redaction(memory_id, redacted, hashes)
         return Line(
             {"record": ledger.TOMBSTONE, "id": memory_id, "at": at, "hashes": hashes, "kind": kind}
         )
     if memory.scope in PRIVATE_SCOPES:
         return None
     if memory.redacted_at is not None:
-        hashes = stones[0] if stones else []
-        at = memory.redacted_at
-        return Line({"record": ledger.REDACTION, "id": memory.id, "at": at, "hashes": hashes})
+        return _redaction(memory.id, memory.redacted_at, stones[0] if stones else [])
     if memory.trust != "accepted" or memory.sensitivity != "normal":
         return None
     return Line(memory_line(memory, readmitted, ledger_files(files or ())))
+
+
+def _redaction(memory_id: str, at: str, hashes: list[str]) -> Line:
+    return Line({"record": ledger.REDACTION, "id": memory_id, "at": at, "hashes": hashes})
 
 
 def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> dict[str, Line]:
@@ -119,10 +133,10 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
         )
         if line is not None:
             out[line.key] = line
-    for memory_id, (hashes, at, kind) in stones.items():
+    for memory_id, held in stones.items():
         if memory_id in seen or not is_memory_id(memory_id):
             continue
-        line = state_line(memory_id, None, (hashes, at, kind))
+        line = state_line(memory_id, None, held)
         if line is not None:
             out[line.key] = line
     return out

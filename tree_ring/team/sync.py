@@ -17,7 +17,8 @@ skips it, and applies the rest through the write path in one transaction:
 - a trusted tombstone forgets the row (`correct.forget_in`: the row, its FTS
   text, its summary-tree text and the consolidations citing it) and records
   the content hashes, so the content cannot return under any id; a
-  redaction redacts it;
+  redaction redacts it, and marks its id redacted even where the store never
+  held it, so the store writes it back as a redaction (`ledger_stones.py`);
 - a claim becomes what a person decides on (`provenance.py`): a new memory
   lands pending (never heartwood, never a person's); a rewrite or retirement
   of a stored memory becomes a pending row that replaces it on approval; a
@@ -65,10 +66,18 @@ from tree_ring.model.record import (
     now_iso,
     parse_time,
 )
-from tree_ring.store import anchors, audit, ledger_rows, rows, settings, tombstones
+from tree_ring.store import anchors, audit, ledger_rows, redactions, rows, settings
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
-from tree_ring.team import ledger, ledger_delta, ledger_state, ledger_stream, provenance, upstream
+from tree_ring.team import (
+    ledger,
+    ledger_delta,
+    ledger_state,
+    ledger_stones,
+    ledger_stream,
+    provenance,
+    upstream,
+)
 from tree_ring.team.ledger import Line
 from tree_ring.team.ledger_state import memory_line, store_lines
 from tree_ring.team.upstream import Upstream
@@ -81,9 +90,7 @@ if TYPE_CHECKING:
 
 SETTING = "ledger"
 MAX_LINE_BYTES = 1_000_000
-REASON = "forgotten on another clone (team ledger)"
-_HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
-_ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
+REASON = ledger_stones.REASON
 
 
 def path_of(root: Path) -> Path:
@@ -279,7 +286,7 @@ def _check(piece: bytes, project_id: str, read: Read) -> Line:
             read.files[checked_line.text] = files
         return checked_line
     if record in (ledger.TOMBSTONE, ledger.REDACTION):
-        return Line(_stone(line))
+        return Line(ledger_stones.check(line))
     raise UsageError(f"unknown record {str(record)[:40]!r}")
 
 
@@ -289,7 +296,7 @@ def _anchor(line: dict[str, Any]) -> dict[str, Any]:
         raise UsageError("an anchor's clone is 16 hex digits")
     if not (isinstance(seq, int) and seq >= 0 and isinstance(head, str)):
         raise UsageError("an anchor needs seq and head")
-    if head and not _HASH.match(head):
+    if head and not ledger_stones.HASH.match(head):
         raise UsageError("an anchor's head is a sha256 hash")
     return {
         "record": ledger.ANCHOR,
@@ -345,29 +352,6 @@ def parse_files(value: object) -> list[Anchor]:
         if isinstance(path, str) and isinstance(blob, str) and path not in found:
             found[path] = Anchor(path, blob, -1, -1, commit, when)
     return [found[path] for path in sorted(found)]
-
-
-def _stone(line: dict[str, Any]) -> dict[str, Any]:
-    memory_id, hashes, at = line.get("id"), line.get("hashes"), line.get("at")
-    if not (isinstance(memory_id, str) and _ID.match(memory_id)):
-        raise UsageError("a tombstone's id is a memory id")
-    if not (isinstance(hashes, list) and hashes):
-        raise UsageError("a tombstone needs its content hashes")
-    texts = [h for h in hashes if isinstance(h, str) and _HASH.match(h)]  # pyright: ignore[reportUnknownVariableType]
-    if len(texts) != len(hashes) or len(texts) > 1_000:  # pyright: ignore[reportUnknownArgumentType]
-        raise UsageError("a tombstone's hashes are sha256:<hex>, at most 1,000")
-    out: dict[str, Any] = {
-        "record": line["record"],
-        "id": memory_id,
-        "at": parse_time(str(at), "at"),
-        "hashes": sorted(set(texts)),  # pyright: ignore[reportUnknownArgumentType]
-    }
-    if line["record"] == ledger.TOMBSTONE:
-        kind = line.get("kind", "forgotten")
-        if kind not in ("forgotten", "rejected"):
-            raise UsageError("a tombstone's kind is forgotten or rejected")
-        out["kind"] = kind
-    return out
 
 
 # -- the store's side ------------------------------------------------------------------
@@ -501,7 +485,7 @@ def _apply_trusted(
                 replacing.append(memory)
             inserts.append((number, memory))
             continue
-        _record_stones(db, project_id, line, actor)
+        ledger_stones.record(db, project_id, line, actor)
         if held is None:
             continue
         mode = "delete" if record == ledger.TOMBSTONE else "redact"
@@ -536,7 +520,9 @@ def _apply_claims(
     up: Upstream | None,
 ) -> None:
     """What each claim asks for, as something a person decides on."""
-    stored = _stored(db, [line.data["id"] for line in claims.values()])
+    ids = [line.data["id"] for line in claims.values()]
+    stored = _stored(db, ids)
+    redacted = redactions.among(db, ids)
     now = now_iso()
     for _, line in sorted(claims.items()):
         memory_id = str(line.data["id"])
@@ -549,11 +535,11 @@ def _apply_claims(
             continue
         record = line.data["record"]
         if record != ledger.MEMORY:
+            if memory_id in redacted or (held is not None and held.redacted_at is not None):
+                continue  # redacted here, with or without its placeholder: left as it is
             if held is None:
                 # Nothing here to forget: the content is kept out all the same.
-                _record_stones(db, project_id, line, actor)
-                continue
-            if held.redacted_at is not None:
+                ledger_stones.record(db, project_id, line, actor)
                 continue
             mode = "delete" if record == ledger.TOMBSTONE else "redact"
             why = f"a team ledger {record} line from the {source.label()}, not the upstream's"
@@ -576,16 +562,6 @@ def _apply_claims(
         provenance.note(db, memory.id, project_id, line.text, source, now)
         report.claimed.append(memory.id)
         report.claim_lines.append(raw)
-
-
-def _record_stones(db: Db, project_id: str, line: Line, actor: Actor) -> None:
-    kind = str(line.data.get("kind", "forgotten"))
-    hashes: list[str] = list(line.data["hashes"])
-    at = str(line.data["at"])
-    tombstones.record_absent(
-        db, [(project_id, h, kind, REASON, line.data["id"], actor.name, at) for h in hashes]
-    )
-    audit.append(db, actor, "tombstone", line.data["id"], {"tombstones": hashes})
 
 
 def _insert(
@@ -656,7 +632,7 @@ def _history(db: Db, up: Upstream, project_id: str, actor: Actor, report: SyncRe
             continue
         if line.data.get("record") != ledger.TOMBSTONE or line.data["id"] in live_ids:
             continue
-        _record_stones(db, project_id, line, actor)
+        ledger_stones.record(db, project_id, line, actor, content_only=True)
         report.history += 1
 
 

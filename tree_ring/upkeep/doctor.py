@@ -144,7 +144,9 @@ def check_claims(db: Db) -> Check:
 
 def check_tombstones(db: Db) -> Check:
     # A redaction tombstone outlives its row only if a hard delete was cut
-    # short; content tombstones are meant to outlive rows and are not checked.
+    # short, or stands for a redaction the team ledger brought without the row
+    # (kept beside its content tombstones, which are meant to outlive rows and
+    # are not checked).
     orphans, unmarked = health.redaction_orphans(db)
     if orphans or unmarked:
         return Check(

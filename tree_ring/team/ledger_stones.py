@@ -1,0 +1,85 @@
+"""The team ledger's tombstone and redaction lines: checked, and kept in the store.
+
+A store keeps what was forgotten in two tables: content tombstones (the
+hashes of a memory's claims, so its content never comes back under any id)
+and redaction tombstones (the ids of redacted memories, never used again; a
+hard delete releases its id). A tombstone line of the ledger is the first
+alone; a redaction line is both. So a line is kept as both tables say it:
+
+- a redaction line records its hashes and marks its id redacted, whether or
+  not this clone holds the row the redaction left as a placeholder;
+- a tombstone line records its hashes and releases the id's mark, as
+  deleting a redacted row does.
+
+`ledger_state.state_line` reads the same two tables back, so a clone writes a
+line it took from the ledger as it came: a redaction of a memory this clone
+never held stays a redaction, rather than turning into a tombstone that
+would delete the placeholder on every clone that keeps one.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tree_ring.model.actor import Actor
+from tree_ring.model.errors import UsageError
+from tree_ring.model.record import parse_time
+from tree_ring.store import audit, redactions, tombstones
+from tree_ring.store.sql import Db
+from tree_ring.team import ledger
+from tree_ring.team.ledger import Line
+
+REASON = "forgotten on another clone (team ledger)"
+HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
+ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
+
+
+def check(line: dict[str, Any]) -> dict[str, Any]:
+    """A tombstone or redaction line, checked, in the form the store writes it."""
+    memory_id, hashes, at = line.get("id"), line.get("hashes"), line.get("at")
+    if not (isinstance(memory_id, str) and ID.match(memory_id)):
+        raise UsageError("a tombstone's id is a memory id")
+    if not (isinstance(hashes, list) and hashes):
+        raise UsageError("a tombstone needs its content hashes")
+    texts = [h for h in hashes if isinstance(h, str) and HASH.match(h)]  # pyright: ignore[reportUnknownVariableType]
+    if len(texts) != len(hashes) or len(texts) > 1_000:  # pyright: ignore[reportUnknownArgumentType]
+        raise UsageError("a tombstone's hashes are sha256:<hex>, at most 1,000")
+    out: dict[str, Any] = {
+        "record": line["record"],
+        "id": memory_id,
+        "at": parse_time(str(at), "at"),
+        "hashes": sorted(set(texts)),  # pyright: ignore[reportUnknownArgumentType]
+    }
+    if line["record"] == ledger.TOMBSTONE:
+        kind = line.get("kind", "forgotten")
+        if kind not in ("forgotten", "rejected"):
+            raise UsageError("a tombstone's kind is forgotten or rejected")
+        out["kind"] = kind
+    return out
+
+
+def record(
+    db: Db, project_id: str, line: Line, actor: Actor, *, content_only: bool = False
+) -> None:
+    """Keep a tombstone or redaction line in the store: its content hashes, and
+    (unless `content_only`: a tombstone read from the upstream's history, which
+    keeps content out and says nothing of the id now) the id's redaction mark
+    set by a redaction, released by a tombstone. The row, when this clone
+    holds one, is the caller's to forget (`correct.forget_in`)."""
+    memory_id = str(line.data["id"])
+    redaction = line.data["record"] == ledger.REDACTION
+    kind = str(line.data.get("kind", "forgotten"))
+    hashes: list[str] = list(line.data["hashes"])
+    at = str(line.data["at"])
+    tombstones.record_absent(
+        db, [(project_id, h, kind, REASON, memory_id, actor.name, at) for h in hashes]
+    )
+    detail: dict[str, Any] = {"tombstones": hashes}
+    if not content_only:
+        if redaction:
+            redactions.mark(db, memory_id, at)
+            detail["redacted"] = True
+        else:
+            redactions.unmark(db, memory_id)
+    audit.append(db, actor, "tombstone", memory_id, detail)
