@@ -136,6 +136,19 @@ def test_review_lists_pending_rows_with_what_they_contradict(
     assert state.dashboard.counts is not None and state.dashboard.counts.review == 1
 
 
+def test_review_leaves_sensitive_rows_out_until_they_are_shown(
+    store: Store, project_id: str, session: Session
+) -> None:
+    plain = write(store, project_id, "waits for a person", trust="pending")
+    hidden = write(store, project_id, "Alice has diabetes", trust="pending", sensitivity="health")
+    state = State(view="review")
+    session.load(state)
+    assert [i.key for i in state.items] == [plain]
+    state.include_sensitive = True
+    session.load(state)
+    assert {i.key for i in state.items} == {plain, hidden}
+
+
 def test_approve_through_the_review_path_with_the_person_as_actor(
     store: Store, project_id: str, session: Session
 ) -> None:

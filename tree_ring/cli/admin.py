@@ -275,18 +275,26 @@ def cmd_audit_findings(ctx: Context) -> int:
     root = ctx.root()
     project_id = project.load_project_id(root)
     with ctx.store(root) as store:
-        found = findings.report(
+        every = findings.report(
             store.db, project_id, a.audit_type or "all", stale_days=a.stale_days
         )
+    # Findings about sensitive rows only when asked, as recall and list show them.
+    shown = findings.listed(every, ctx.view())
+    found = shown.findings
     counts: dict[str, int] = {}
     for item in found:
         counts[item.type] = counts.get(item.type, 0) + 1
     lines = [f"{f.type:<15} {f.id}  {f.reason}" for f in found]
+    if shown.withheld:
+        lines.append(
+            f"{shown.withheld} about sensitive memories withheld: --include-sensitive lists them"
+        )
     ctx.emit(
         {
             "project": project_id,
             "audit_type": a.audit_type,
             "counts": counts,
+            "withheld": shown.withheld,
             **listing([f.to_dict() for f in found]),
         },
         "\n".join(lines) or f"nothing to report ({a.audit_type})",
@@ -476,6 +484,12 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _findings_flags(p: argparse.ArgumentParser, default: Any) -> None:
+    p.add_argument(
+        "--include-sensitive",
+        action="store_true",
+        default=default,
+        help="findings: also list those about sensitive memories (withheld otherwise)",
+    )
     p.add_argument(
         "--audit-type",
         choices=("all", *findings.TYPES),

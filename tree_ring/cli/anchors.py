@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tree_ring.cli.context import Arguments, Context, Handler, listing
+from tree_ring.cli.context import Arguments, Context, Handler, listing, sensitive_flag
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -11,11 +11,15 @@ if TYPE_CHECKING:
 
 
 def cmd_stale(ctx: Context) -> int:
-    from tree_ring.read import staleness
+    from tree_ring.read import staleness, withheld
 
     with ctx.project() as project:
-        found = project.stale()
+        every = project.stale()
         project_id = project.project_id
+    # Sensitive rows only with --include-sensitive, as recall and list show them.
+    view = ctx.view()
+    found = [(memory, changed) for memory, changed in every if not withheld.hidden(memory, view)]
+    hidden_rows = len(every) - len(found)
     items: list[dict[str, Any]] = [
         {
             "id": memory.id,
@@ -30,12 +34,15 @@ def cmd_stale(ctx: Context) -> int:
     for memory, changed in found:
         lines.append(f"{memory.id}  [{memory.ring}] {memory.summary}")
         lines.extend(f"    {c.words()}" for c in changed)
-    if lines:
+    if hidden_rows:
+        lines.append(f"{hidden_rows} sensitive withheld: --include-sensitive lists them")
+    if found:
         lines.append(
             "`tree-ring confirm ID` re-anchors a memory that still holds; "
             "`tree-ring forget` or `supersede` one that does not"
         )
-    ctx.emit({"project": project_id, **listing(items)}, "\n".join(lines) or "no stale memories")
+    data = {"project": project_id, "withheld": hidden_rows, **listing(items)}
+    ctx.emit(data, "\n".join(lines) or "no stale memories")
     return 0
 
 
@@ -68,6 +75,7 @@ def _stale_arguments(p: argparse.ArgumentParser) -> None:
         "Memories whose anchored files changed or were deleted since they were written "
         "(or last confirmed), with what changed for each."
     )
+    sensitive_flag(p, "also list sensitive memories (withheld otherwise)")
 
 
 def _confirm_arguments(p: argparse.ArgumentParser) -> None:

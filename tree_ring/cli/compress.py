@@ -10,14 +10,27 @@ import argparse
 from typing import Any
 
 from tree_ring.cli import progress
-from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, reshaped
+from tree_ring.cli.context import (
+    Arguments,
+    Context,
+    Handler,
+    listing,
+    nested,
+    reshaped,
+    sensitive_flag,
+)
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import now_iso
-from tree_ring.read import tree_recall
+from tree_ring.read import tree_recall, withheld
 from tree_ring.store import audit
 from tree_ring.tree import nodes, repair
 from tree_ring.upkeep import consolidate
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.model.record import Memory
+    from tree_ring.store.live import View
 
 PREVIEW = 160
 
@@ -50,6 +63,13 @@ def _group_line(group: consolidate.Group) -> str:
     return head
 
 
+def _withheld(summary: Memory | None, view: View) -> dict[str, Any]:
+    """A group's summary text as `--json` may give it, and whether it was withheld."""
+    if summary is None:
+        return {"withheld": False}
+    return {"summary": withheld.summary(summary, view), "withheld": withheld.hidden(summary, view)}
+
+
 def cmd_consolidate(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
@@ -71,16 +91,21 @@ def cmd_consolidate(ctx: Context) -> int:
         f"{verb} {report.period.label}: {report.candidates} candidate memories, "
         f"{len(report.groups)} groups"
     ]
+    # A summary over sensitive sources is as sensitive: its text only when asked.
+    view = ctx.view()
     for group in report.groups:
         lines.append(_group_line(group))
         if report.dry_run and group.summary is not None:
-            lines.append(f"            {_clip(group.summary.summary)}")
+            lines.append(f"            {_clip(withheld.summary(group.summary, view))}")
+            if withheld.hidden(group.summary, view):
+                lines.append(f"            {withheld.note(group.summary)}")
     if report.dry_run:
         lines.append("dry run: nothing was written")
     data = report.to_dict()
     groups = [
-        {("summary_id" if key == "written" else key): value for key, value in group.items()}
-        for group in data["groups"]
+        {("summary_id" if key == "written" else key): value for key, value in group_data.items()}
+        | _withheld(group.summary, view)
+        for group, group_data in zip(report.groups, data["groups"], strict=True)
     ]
     data = {key: value for key, value in data.items() if key not in ("groups", "written")}
     data["consolidated"] = sum(1 for group in groups if group["summary_id"])
@@ -268,6 +293,7 @@ def _consolidate_arguments(p: argparse.ArgumentParser) -> None:
         help="2026-11-29, 2026-W48, 2026-11 or 2026 (default: the current period; manual: all)",
     )
     p.add_argument("--dry-run", action="store_true", help="show the plan; write nothing")
+    sensitive_flag(p, "show the text of summaries over sensitive memories (withheld otherwise)")
     p.add_argument("--force", action="store_true", help="replace existing summaries (supersede)")
     p.add_argument(
         "--retire-sources",

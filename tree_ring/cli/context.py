@@ -301,8 +301,15 @@ def user_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
+def sensitive_flag(
+    p: argparse.ArgumentParser, help_text: str = "also show sensitive memories"
+) -> None:
+    """`--include-sensitive`: a read shows sensitive rows, or their text, only when asked."""
+    p.add_argument("--include-sensitive", action="store_true", help=help_text)
+
+
 def view_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--include-sensitive", action="store_true", help="also show sensitive memories")
+    sensitive_flag(p)
     p.add_argument(
         "--include-unreviewed",
         action="store_true",

@@ -5,11 +5,21 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, showing, user_flag
+from tree_ring.cli.context import (
+    Arguments,
+    Context,
+    Handler,
+    listing,
+    nested,
+    sensitive_flag,
+    showing,
+    user_flag,
+)
 from tree_ring.govern import coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, parse_time
+from tree_ring.read import withheld
 from tree_ring.review import queue as review
 from tree_ring.write import requests
 
@@ -76,9 +86,16 @@ def _decision(ctx: Context, decision: review.Decision) -> int:
 def cmd_review_list(ctx: Context) -> int:
     root = ctx.root()
     project_id = ctx.project_id(root)
+    limit = _limit(ctx.args.limit)
+    # Sensitive rows only with --include-sensitive, as recall and list show them:
+    # left out and counted, and a shown row's contradicted sensitive ones withheld.
+    view = ctx.view()
     with ctx.store(root) as store:
-        waiting = review.queue(store.db, project_id)[: _limit(ctx.args.limit)]
+        every = review.queue(store.db, project_id)
         total = review.queue_size(store.db, project_id)
+        kept = [w for w in every if not withheld.hidden(w.memory, view)]
+        hidden_rows = len(every) - len(kept)
+        waiting = kept[:limit]
         asked = requests.waiting(store.db, project_id)
         # Who put a line there, for what a team ledger line made (`team/provenance.py`).
         from tree_ring.team import provenance
@@ -86,6 +103,8 @@ def cmd_review_list(ctx: Context) -> int:
         came = provenance.of(store.db, [w.memory.id for w in waiting] + [r.id for r in asked])
     items: list[dict[str, Any]] = []
     lines = [f"review queue: {total} waiting (oldest first)"]
+    if hidden_rows:
+        lines.append(f"{hidden_rows} of them sensitive, withheld: --include-sensitive lists them")
     for w in waiting:
         m = w.memory
         items.append(
@@ -103,7 +122,8 @@ def cmd_review_list(ctx: Context) -> int:
                 "created_at": m.created_at,
                 "provenance": came.get(m.id),
                 "contradicts": [
-                    {"id": o.id, "summary": o.summary, "trust": o.trust} for o in w.contradicts
+                    {"id": o.id, "summary": withheld.summary(o, view), "trust": o.trust}
+                    for o in w.contradicts
                 ],
             }
         )
@@ -112,8 +132,11 @@ def cmd_review_list(ctx: Context) -> int:
         lines.append(f"    from {m.origin} at {m.created_at[:19]}Z ({m.scope})")
         if m.id in came:
             lines.append(f"    put there by: {came[m.id]['label']}")
-        lines += [f"    contradicts {o.id} [{o.trust}]: {o.summary}" for o in w.contradicts]
-    if not waiting:
+        lines += [
+            f"    contradicts {o.id} [{o.trust}]: {withheld.summary(o, view)}"
+            for o in w.contradicts
+        ]
+    if not total:
         lines = ["review queue: empty"]
     if asked:
         lines.append(f"requests to forget or confirm: {len(asked)} waiting")
@@ -123,14 +146,21 @@ def cmd_review_list(ctx: Context) -> int:
         lines.append(f"    asked by {r.actor} ({r.origin}) at {r.created_at[:19]}Z")
         if r.id in came:
             lines.append(f"    put there by: {came[r.id]['label']}")
-    if len(waiting) < total:
-        lines.append(f"{showing(len(waiting), total)} waiting (--limit shows more)")
+    if len(waiting) < len(kept):
+        lines.append(f"{showing(len(waiting), len(kept))} waiting (--limit shows more)")
     items += [
         {"kind": "forget_request", **r.to_dict(), "provenance": came.get(r.id)} for r in asked
     ]
-    data = listing(items, total=total + len(asked), limit=ctx.args.limit)
+    data = listing(items, total=len(kept) + len(asked), limit=ctx.args.limit)
     ctx.emit(
-        {"project": project_id, "waiting": total, "requests": len(asked), **data}, "\n".join(lines)
+        {
+            "project": project_id,
+            "waiting": total,
+            "withheld": hidden_rows,
+            "requests": len(asked),
+            **data,
+        },
+        "\n".join(lines),
     )
     return 0
 
@@ -326,6 +356,7 @@ def _review_arguments(p: argparse.ArgumentParser) -> None:
     action = nested(p, "review_action", "review")
     s = action("list", cmd_review_list, "the rows waiting for review, oldest first, and requests")
     s.add_argument("--limit", type=int, default=100, help="show at most this many (default: 100)")
+    sensitive_flag(s, "also list sensitive rows (withheld otherwise)")
     _decider(s)
     s = action(
         "approve",

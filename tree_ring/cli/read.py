@@ -10,6 +10,7 @@ from tree_ring.cli.context import (
     Handler,
     identity_flags,
     listing,
+    sensitive_flag,
     showing,
     user_flag,
     view_flags,
@@ -17,6 +18,7 @@ from tree_ring.cli.context import (
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, parse_time
+from tree_ring.read import withheld
 from tree_ring.read.recall import DEFAULT_LIMIT
 from tree_ring.store.live import View
 
@@ -198,7 +200,13 @@ def cmd_show(ctx: Context) -> int:
         root, identity = project.root, project.identity
     # The user store's rows have no project log; the project's log counts its own.
     used = None if ctx.on_user_store else usage.memory_usage(root, memory.id)
-    data = memory.to_dict()
+    # A sensitive row's text only when asked, as recall and list show it.
+    view = ctx.view()
+    withheld_text = withheld.hidden(memory, view)
+    data = withheld.shown(memory, view).to_dict()
+    if refuted is not None and withheld_text:
+        # A refutation's reason is an agent's words about the row: withheld with its text.
+        refuted = refuted.replace(reason=withheld.marker(memory))
     # Who refuted it and how often it was used, aligned with the fields above them.
     extra: dict[str, str] = {}
     if refuted is not None:
@@ -207,6 +215,8 @@ def cmd_show(ctx: Context) -> int:
     if used is not None:
         extra["usage"] = used.line()
     lines = field_lines(data | extra)
+    if withheld_text:
+        lines.append(withheld.note(memory))
     if came is not None:
         lines.append(f"provenance: {came['label']}")
     for c in judged or []:
@@ -214,6 +224,7 @@ def cmd_show(ctx: Context) -> int:
     document = {
         "project": identity.project,
         "memory": data,
+        "withheld": withheld_text,
         "provenance": came,
         "refuted": None if refuted is None else refuted.to_dict(),
         "usage": None if used is None else used.to_dict(),
@@ -276,6 +287,7 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
 
 def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
+    sensitive_flag(p, "show a sensitive memory's text (withheld otherwise)")
     identity_flags(p)
     user_flag(p)
 
@@ -292,7 +304,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "tree-ring list --ring heartwood --limit 20",
         "tree-ring list --limit 100 --offset 100",
     ),
-    "show": ("tree-ring show mem_20261129_134645_2d7a81bd6071",),
+    "show": (
+        "tree-ring show mem_20261129_134645_2d7a81bd6071",
+        "tree-ring show mem_20261129_134645_2d7a81bd6071 --include-sensitive",
+    ),
 }
 
 

@@ -26,7 +26,7 @@ from tree_ring.mcp.identity import Caller
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import Memory
-from tree_ring.read import staleness
+from tree_ring.read import staleness, withheld
 from tree_ring.store.db import Options
 from tree_ring.store.live import View
 from tree_ring.write import verbs
@@ -149,10 +149,12 @@ def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             memory = project.show(args["id"])
         except NotFound:
             raise _unseen(call, args["id"]) from None
-    if memory.sensitivity != "normal":
+    # An MCP read never asks for sensitive rows: their text is not the tool's to give.
+    if withheld.hidden(memory, View()):
         raise UsageError(
             f"{memory.id} is marked {memory.sensitivity}, which Tree Ring does not show "
-            f"to agents; a person can read it with `tree-ring show {memory.id}`"
+            f"to agents; a person can read it with "
+            f"`tree-ring show {memory.id} --include-sensitive`"
         )
     data = memory.to_dict()
     data |= {

@@ -14,19 +14,25 @@ Each finding names one memory and says why it is reported:
   until a person approves one of them with the other in place.
 - review: the review queue, pending and disputed, with why each waits.
 
-Only the project's rows are read; redacted rows hold nothing to report.
+Only the project's rows are read; redacted rows hold nothing to report. A
+finding about a row whose text a read withholds (a sensitive row, unless the
+view includes them: `read/withheld.py`) is left out and counted, as recall and
+list leave such rows out; listed, a sensitive row's summary is still only its
+sensitivity, since a report may be pasted anywhere.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from tree_ring.govern import admission
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import Memory, format_time, now_iso
+from tree_ring.read import withheld
 from tree_ring.review import queue as review
 from tree_ring.store import findings
+from tree_ring.store.live import View
 from tree_ring.store.sql import Db
 
 TYPES = ("stale", "sensitive", "low_confidence", "supersession", "contradictions", "review")
@@ -41,6 +47,8 @@ class Finding:
     id: str
     reason: str
     summary: str = ""
+    # The row it is about: whether a read may list it (`report`).
+    memory: Memory | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, str]:
         return {"type": self.type, "id": self.id, "reason": self.reason, "summary": self.summary}
@@ -48,7 +56,11 @@ class Finding:
 
 def _shown(memory: Memory) -> str:
     # Sensitive text is not echoed into a report that may be pasted anywhere.
-    return memory.summary if memory.sensitivity == "normal" else f"[{memory.sensitivity}]"
+    return withheld.summary(memory, View())
+
+
+def _finding(kind: str, memory: Memory, reason: str) -> Finding:
+    return Finding(kind, memory.id, reason, _shown(memory), memory)
 
 
 def stale(db: Db, project: str | None, now: str, stale_days: int = STALE_DAYS) -> list[Finding]:
@@ -65,18 +77,17 @@ def stale(db: Db, project: str | None, now: str, stale_days: int = STALE_DAYS) -
             )
         else:
             continue
-        found.append(Finding("stale", m.id, reason, _shown(m)))
+        found.append(_finding("stale", m, reason))
     return found
 
 
 def sensitive(db: Db, project: str | None) -> list[Finding]:
     return [
-        Finding(
+        _finding(
             "sensitive",
-            m.id,
+            m,
             f"sensitivity {m.sensitivity}: hidden from default reads but kept in the store; "
             "redact it if it should not be",
-            _shown(m),
         )
         for m in findings.sensitive(db, project)
     ]
@@ -84,11 +95,10 @@ def sensitive(db: Db, project: str | None) -> list[Finding]:
 
 def low_confidence(db: Db, project: str | None) -> list[Finding]:
     return [
-        Finding(
+        _finding(
             "low_confidence",
-            m.id,
+            m,
             f"confidence {m.confidence:.2f} is below {LOW_CONFIDENCE}: confirm it or forget it",
-            _shown(m),
         )
         for m in findings.current_below(db, project, LOW_CONFIDENCE)
     ]
@@ -100,42 +110,30 @@ def supersession(db: Db, project: str | None) -> list[Finding]:
     for m in everything.values():
         if m.superseded_by is not None and m.superseded_by not in everything:
             found.append(
-                Finding(
-                    "supersession",
-                    m.id,
-                    f"superseded by {m.superseded_by}, which is not in the store",
-                    _shown(m),
+                _finding(
+                    "supersession", m, f"superseded by {m.superseded_by}, which is not in the store"
                 )
             )
         for old_id in m.supersedes:
             old = everything.get(old_id)
             if old is None:
                 found.append(
-                    Finding(
-                        "supersession",
-                        m.id,
-                        f"replaces {old_id}, which is not in the store",
-                        _shown(m),
-                    )
+                    _finding("supersession", m, f"replaces {old_id}, which is not in the store")
                 )
             elif old.superseded_by is None and m.trust in ("pending", "disputed"):
                 found.append(
-                    Finding(
-                        "supersession",
-                        m.id,
-                        f"will replace {old_id} once approved (now {m.trust})",
-                        _shown(m),
+                    _finding(
+                        "supersession", m, f"will replace {old_id} once approved (now {m.trust})"
                     )
                 )
         if m.superseded_by is None and m.retired_at is None and m.supersedes:
             chain = _chain(m, everything)
             if len(chain) >= 3:
                 found.append(
-                    Finding(
+                    _finding(
                         "supersession",
-                        m.id,
+                        m,
                         f"head of a chain of {len(chain) - 1} supersessions: " + " <- ".join(chain),
-                        _shown(m),
                     )
                 )
     return found
@@ -172,12 +170,11 @@ def contradictions(db: Db, project: str | None) -> list[Finding]:
             seen.add(pair)
             first, second = (m, other) if m.id == pair[0] else (other, m)
             found.append(
-                Finding(
+                _finding(
                     "contradictions",
-                    first.id,
+                    first,
                     f"contradicts {second.id} ({second.trust}: {_shown(second)!r}); "
                     "approve one and supersede the other, or reject one",
-                    _shown(first),
                 )
             )
     return found
@@ -194,11 +191,10 @@ def _settled(a: Memory, b: Memory) -> bool:
 
 def waiting(db: Db, project: str | None) -> list[Finding]:
     return [
-        Finding(
+        _finding(
             "review",
-            w.memory.id,
+            w.memory,
             f"{w.memory.trust}: {w.memory.review_reason or 'waiting for review'}",
-            _shown(w.memory),
         )
         for w in review.queue(db, project)
     ]
@@ -233,3 +229,18 @@ def report(
         else:
             found += waiting(db, project)
     return found
+
+
+@dataclass(frozen=True)
+class Listed:
+    """The findings a read may list, and how many it left out."""
+
+    findings: list[Finding]
+    withheld: int  # about rows whose text the view withholds (sensitive ones)
+
+
+def listed(found: list[Finding], view: View) -> Listed:
+    """`found` as a read under `view` may list it: a finding about a row it
+    withholds is left out, as recall and list leave the row out, and counted."""
+    shown = [f for f in found if f.memory is None or not withheld.hidden(f.memory, view)]
+    return Listed(shown, len(found) - len(shown))

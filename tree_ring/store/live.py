@@ -187,6 +187,24 @@ CURRENT = (
 NORMAL = Test("sensitivity", EQUALS, literals=("normal",))
 
 
+def shows_text(view: View, memory: Memory) -> bool:
+    """Whether a read under `view` may print this row's text: the NORMAL test
+    its clause applies in SQL, on a row the read holds already (`show ID`, the
+    review queue; see `read/withheld.py`)."""
+    return view.include_sensitive or python([NORMAL], {})(memory)
+
+
+def summary_sql(alias: str = "m") -> str:
+    """A row's summary as a read that has not asked for sensitive rows may print
+    it: itself under the NORMAL test (or once redacted, when no text is left),
+    else its sensitivity, `[health]` (`read/withheld.marker`)."""
+    a = alias
+    return (
+        f"CASE WHEN {sql([NORMAL], a)} OR {a}.redacted_at IS NOT NULL"
+        f" THEN {a}.summary ELSE '[' || {a}.sensitivity || ']' END"
+    )
+
+
 def now_tests(view: View) -> list[Test]:
     """A view of now, as tests: its whole clause."""
     if not view.is_now():

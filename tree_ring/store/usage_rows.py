@@ -7,6 +7,8 @@ live memories were written before a cutoff (the candidates nothing used).
 
 from __future__ import annotations
 
+from tree_ring.store.live import NORMAL, sql, summary_sql
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_ring.store.sql import Db
@@ -17,20 +19,26 @@ CAPTURES_SQL = (
     "SELECT count(*) FROM memories WHERE project IS :project AND operation_id LIKE 'auto-%'"
     " AND created_at >= :since"
 )
+# Each summary these reports print: a sensitive row's is its sensitivity only.
+SUMMARY = summary_sql()
 # Live, believed rows of the project recorded before :before, oldest first:
 # those the usage log may show nobody has used since.
 UNUSED_CANDIDATES_SQL = (
-    "SELECT id, summary, ring, created_at FROM memories"
-    " WHERE project IS :project AND trust = 'accepted' AND retired_at IS NULL"
-    " AND redacted_at IS NULL AND superseded_by IS NULL AND created_at < :before"
-    " ORDER BY created_at, id"
+    f"SELECT m.id, {SUMMARY}, m.ring, m.created_at FROM memories m"
+    " WHERE m.project IS :project AND m.trust = 'accepted' AND m.retired_at IS NULL"
+    " AND m.redacted_at IS NULL AND m.superseded_by IS NULL AND m.created_at < :before"
+    " ORDER BY m.created_at, m.id"
 )
+# The review reason (a refutation's words about the row) only beside its text.
 DISPUTED_SQL = (
-    "SELECT id, summary, ring, created_at, review_reason FROM memories"
-    " WHERE project IS :project AND trust = 'disputed' AND retired_at IS NULL"
-    " AND redacted_at IS NULL ORDER BY created_at, id"
+    f"SELECT m.id, {SUMMARY}, m.ring, m.created_at, m.review_reason,"
+    f" {sql([NORMAL])} FROM memories m"
+    " WHERE m.project IS :project AND m.trust = 'disputed' AND m.retired_at IS NULL"
+    " AND m.redacted_at IS NULL ORDER BY m.created_at, m.id"
 )
-SUMMARIES_SQL = "SELECT id, summary FROM memories WHERE id IN (SELECT value FROM json_each(?))"
+SUMMARIES_SQL = (
+    f"SELECT m.id, {SUMMARY} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?))"
+)
 
 
 def captures_since(db: Db, project: str | None, since: str) -> int:
@@ -44,10 +52,15 @@ def older_than(db: Db, project: str | None, before: str) -> list[tuple[str, str,
     return [(str(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in found]
 
 
-def disputed(db: Db, project: str | None) -> list[tuple[str, str, str, str, str]]:
-    """(id, summary, ring, created_at, review_reason) of disputed rows still on record."""
+def disputed(db: Db, project: str | None) -> list[tuple[str, str, str, str, str, bool]]:
+    """(id, summary, ring, created_at, review_reason, text shown) of disputed rows
+    still on record; a sensitive row's summary is its sensitivity only, and its
+    review reason is empty."""
     found = db.execute(DISPUTED_SQL, {"project": project})
-    return [(str(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4] or "")) for r in found]
+    return [
+        (str(r[0]), str(r[1]), str(r[2]), str(r[3]), str(r[4] or "") if r[5] else "", bool(r[5]))
+        for r in found
+    ]
 
 
 def summaries(db: Db, ids: list[str]) -> dict[str, str]:

@@ -249,11 +249,19 @@ class Session:
         ]
 
     def _review(self, state: State) -> list[Item]:
+        from tree_ring.read import withheld
         from tree_ring.review import queue as review
         from tree_ring.write import requests
 
+        # Sensitive rows only while `i` shows them, as everywhere (`read/withheld.py`);
+        # a shown row's contradicted sensitive ones with their text withheld.
+        view = View(include_sensitive=state.include_sensitive)
         waiting = review.queue(self.store.db, self.project)
-        items = [Item(w.memory.id, w.memory, pair=w.contradicts) for w in waiting]
+        items = [
+            Item(w.memory.id, w.memory, pair=tuple(withheld.shown(o, view) for o in w.contradicts))
+            for w in waiting
+            if not withheld.hidden(w.memory, view)
+        ]
         for r in requests.waiting(self.store.db, self.project):
             items.append(
                 Item(

@@ -53,10 +53,12 @@ class Suggestions:
 def stale_ids(store: Store, project_id: str) -> dict[str, tuple[str, str]]:
     """Each stale memory of the project: id -> (its summary, what changed in
     its anchored files: `src/x.py changed since 2026-11-30; ...`)."""
-    from tree_ring.read import staleness
+    from tree_ring.read import staleness, withheld
+    from tree_ring.store.live import View
 
+    # A sensitive row's text is not the report's to print (`read/withheld.py`).
     return {
-        memory.id: (memory.summary, "; ".join(c.words() for c in changed))
+        memory.id: (withheld.summary(memory, View()), "; ".join(c.words() for c in changed))
         for memory, changed in staleness.project_stale(store, project_id)
     }
 
@@ -65,9 +67,12 @@ def suggest(store: Store, project_id: str, now_ns: int, days: int = UNUSED_DAYS)
     found = Suggestions()
     db = store.db
     waiting = refutations.find(db, [row[0] for row in usage_rows.disputed(db, project_id)])
-    for memory_id, summary, _ring, _created, reason in usage_rows.disputed(db, project_id):
+    for memory_id, summary, _ring, _created, reason, shown in usage_rows.disputed(db, project_id):
         refuted = waiting.get(memory_id)
-        why = f"refuted by {refuted.origin}: {refuted.reason}" if refuted else reason
+        why = reason
+        if refuted is not None:
+            # A refutation's words about a sensitive row stay with its withheld text.
+            why = f"refuted by {refuted.origin}: {refuted.reason if shown else summary}"
         found.items.append(Suggestion("refuted", memory_id, summary, why or "disputed"))
     for memory_id, (summary, why) in sorted(stale_ids(store, project_id).items()):
         found.items.append(Suggestion("stale", memory_id, summary, why))
