@@ -148,6 +148,11 @@ def cmd_import(ctx: Context) -> int:
             lines = transfer.FileLines(Path(a.path), a.path)
         store = stack.enter_context(ctx.store(root))
         reporter = stack.enter_context(progress.Reporter())
+        # What the person forgot in either store stays out of both (`store/user.py`).
+        own = None if ctx.on_user_store else user.open_user(ctx.environ)
+        if own is not None:
+            stack.enter_context(own)
+            user.answers_to_user(store.db, lambda: own)
         run = functools.partial(
             transfer.import_or_plan,
             lines=lines,
@@ -161,6 +166,7 @@ def cmd_import(ctx: Context) -> int:
         into = None
         if to_user:
             user_store = stack.enter_context(_user_store(ctx, a.dry_run, stack))
+            user.answers_to_project(user_store.db, store, identity.project)
             into = functools.partial(run, user_store, into=user.USER_PROJECT, global_rows="only")
             # Two stores, two transactions: the user store's part is checked
             # first, so a bad line refuses the import before either is written.

@@ -45,7 +45,7 @@ from typing import Any, Literal
 from tree_ring.model.errors import Conflict
 from tree_ring.model.fold import canonical, skeleton, unmarked
 from tree_ring.model.record import Memory, sha256
-from tree_ring.store.sql import Db, Rows
+from tree_ring.store.sql import Db
 
 # A sentence shorter than this says too little to refuse on its own ("Use tabs.").
 MIN_WORDS = 3
@@ -216,10 +216,31 @@ _FIND = (
 )
 
 
-def matching(db: Db, project: str | None, hashes: Sequence[str]) -> Rows:
-    """The project's tombstones among `hashes` (content_hash, kind, created_at,
-    memory_id), in the table's order."""
-    return db.execute(_FIND, (project or "", json.dumps(hashes)))
+def matching(db: Db, project: str | None, hashes: Sequence[str]) -> list[Any]:
+    """The tombstones among `hashes` (content_hash, kind, created_at,
+    memory_id) that a write into `project` answers to: those of the stores
+    `db` answers to (`answer_to`), then the project's own, so where both hold
+    a key the store's own record is the one named."""
+    found: list[Any] = []
+    wanted = json.dumps(hashes)
+    for source in db.answers_to:
+        other = source()
+        if other is not None:
+            found += other[0].execute(_FIND, (other[1], wanted))
+    return found + db.execute(_FIND, (project or "", wanted)).fetchall()
+
+
+def answer_to(db: Db, source: Callable[[], tuple[Db, str] | None]) -> None:
+    """Make every write into `db` refuse what another store forgot as well:
+    `source` gives that store's Db and the project its tombstones are under
+    (None when it does not exist), asked at each check, never before one.
+
+    A project's brief reads two stores, the project's and the person's user
+    store, so what either forgot must stay out of both: a global write made
+    in a project answers to the project's tombstones, and a write into the
+    project answers to the user store's (`store/user.py`, `pair`). Only the
+    own store's tombstones are written; the other's are only read."""
+    db.answers_to.append(source)
 
 
 def find(db: Db, project: str | None, hashes: Sequence[str]) -> Any:
