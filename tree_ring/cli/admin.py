@@ -181,6 +181,12 @@ def cmd_import(ctx: Context) -> int:
         + (f", {len(report.replaced)} replacing stored rows" if report.replaced else "")
         + (f", {len(report.skipped)} lines skipped" if report.skipped else "")
     )
+    if report.requested:
+        text += (
+            f"\n{len(report.requested)} tombstone lines name stored memories: requests to "
+            "forget them wait for a person (`tree-ring review list`): "
+            + ", ".join(report.requested)
+        )
     if report.merged:
         merged = ", ".join(f"{p} ({n})" for p, n in sorted(report.merged.items()))
         text += f"\nmerged rows of other projects into {identity.project}: {merged}"
@@ -219,6 +225,7 @@ def cmd_import(ctx: Context) -> int:
             "merged": report.merged,
             "folded": report.folded,
             "skipped": len(report.skipped),
+            "requested": report.requested,
             **listing(items),
         }
         | ({} if mine is None else {"user": _user_part(mine)}),
