@@ -8,7 +8,8 @@ one for each sentence of at least `SENTENCE_WORDS` words in any text field
 of that many words whole, and for the sentence that runs on from the end of
 the summary into the details. A later write is refused when any of its own
 keys is tombstoned: its whole summary and details, its other text fields
-whole, every sentence of each, and the sentence formed across each seam
+and its identifiers (agent profile, workflow, session, operation) whole,
+every sentence of each, and the sentence formed across each seam
 between summary, details and source quote (those `MIN_WORDS` words or more).
 So a forgotten claim is refused with other details, wrapped in quotes, with
 "Note:" in front or "(confirmed)" behind, inside a consolidation that lists
@@ -323,10 +324,21 @@ def of_project(db: Db, project: str) -> list[Any]:
     return db.query(sql, (project,))
 
 
+def _names(memory: Memory) -> list[str]:
+    """The identifiers a caller or a file fills (agent profile, workflow,
+    session, operation). They make no claim, so forgetting keys none of them;
+    but a write is checked over them as over its text, so forgotten words
+    cannot come back as a name, in any spelling ("deploy-only-from-main")."""
+    names = (memory.agent_profile, memory.workflow_id, memory.session_id, memory.operation_id)
+    return [name for name in names if name and not name.isalnum()]
+
+
 def check_keys(memory: Memory) -> list[str]:
-    """What a new memory is checked against: every key of its content, and its
-    whole-content hash (what tombstones written before claim keys existed hold)."""
-    return [*keys(memory.summary, memory.details, _others(memory)), memory.content_hash]
+    """What a new memory is checked against: every key of its content and of
+    its identifiers, and its whole-content hash (what tombstones written
+    before claim keys existed hold)."""
+    others = [*_others(memory), *_names(memory)]
+    return [*keys(memory.summary, memory.details, others), memory.content_hash]
 
 
 # team/sync.py carries at most this many keys for one tombstone.
