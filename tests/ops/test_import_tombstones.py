@@ -75,3 +75,63 @@ def test_a_tombstone_missing_a_field_imports_nothing(
     assert "content tombstone needs" in message and field in message
     assert message.endswith("nothing imported")
     assert counts(project_root) == (0, 0)
+
+
+CLAUDE = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
+LIVE = "Run the linter before every commit on the main branch"
+
+
+def _stones(root: Path) -> list[tuple[str, str, str]]:
+    conn = sqlite3.connect(project.store_path(root))
+    try:
+        sql = "SELECT memory_id, actor, created_at FROM content_tombstones ORDER BY memory_id"
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_an_agents_tombstone_for_a_live_memory_becomes_a_request(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    stored = run_cli("--json", "remember", LIVE).json()
+    shown = run_cli("--json", "show", stored["id"]).json()["memory"]
+    forged = STONE | {"content_hash": shown["content_hash"], "memory_id": stored["id"]}
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(forged) + "\n")
+    done = run_cli("--json", "import", str(path), environ=CLAUDE)
+    assert done.code == 0, done.err
+    [request] = done.json()["requested"]
+    assert _stones(project_root) == []  # nothing tombstoned: the memory is not forgotten
+    listed = run_cli("--json", "review", "list").json()["items"]
+    assert [(r["id"], r["kind"], r["memory_id"]) for r in listed] == [
+        (request, "forget_request", stored["id"])
+    ]
+    again = run_cli("--json", "remember", LIVE)  # a person's write is not refused
+    assert again.code == 0 and "forgotten" not in again.err, again.err
+    assert run_cli("--json", "audit", "verify").json()["ok"] is True
+    # A person approving the request forgets it, and then the content is tombstoned.
+    assert run_cli("review", "approve", request, "--reason", "yes").code == 0
+    assert stored["id"] in {row[0] for row in _stones(project_root)}
+
+
+def test_an_agents_tombstone_for_an_unknown_id_is_kept_as_its_own_and_as_of_now(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(STONE) + "\n")
+    done = run_cli("--json", "import", str(path), environ=CLAUDE)
+    assert done.code == 0, done.err
+    assert done.json()["requested"] == []
+    [(memory_id, actor, created_at)] = _stones(project_root)
+    assert (memory_id, actor) == (STONE["memory_id"], "claude-code")
+    assert created_at > STONE["created_at"] and not created_at.startswith("2026-01-01")
+
+
+def test_a_persons_tombstone_keeps_its_actor_and_date(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(STONE) + "\n")
+    done = run_cli("--json", "import", str(path))
+    assert done.code == 0 and done.json()["requested"] == [], done.err
+    assert _stones(project_root) == [(STONE["memory_id"], "person", STONE["created_at"])]

@@ -175,3 +175,41 @@ def test_claim_text_folds_only_what_never_makes_a_claim_new() -> None:
     # An annotation word that is part of the claim stays.
     assert tombstones.claim_text("Note the date format") == "note the date format"
     assert tombstones.claim_text("Use Postgres (not MySQL)") == "use postgres not mysql"
+
+
+NAMES = ("agent_profile", "operation_id", "workflow_id", "session_id")
+CLAUDE = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("spelling", [CLAIM, "deploys-go-out-on-fridays-after-the-freeze"])
+@pytest.mark.parametrize("environ", [{}, CLAUDE], ids=["person", "agent"])
+def test_a_forgotten_claim_cannot_come_back_as_an_identifier(
+    run_cli: CliRunner,
+    project_root: Path,
+    tmp_path: Path,
+    name: str,
+    spelling: str,
+    environ: dict[str, str],
+) -> None:
+    memory_id = remember(run_cli, CLAIM)
+    write(run_cli, "forget", memory_id, "--mode", "delete", "--reason", "no longer true")
+    row = {"summary": "x", "scope": "agent", "agent_profile": "helper", name: spelling}
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    refused = run_cli("import", str(path), environ=environ)
+    assert refused.code == 1 and f"(as {memory_id})" in refused.err, refused.err
+    flag = "--" + name.replace("_", "-")
+    said = run_cli("remember", "A note of its own", flag, spelling)
+    assert said.code == 1 and f"(as {memory_id})" in said.err, said.err
+    assert query(project_root, "SELECT count(*) FROM memories")[0][0] == 0
+
+
+def test_identifiers_that_name_no_forgotten_claim_are_stored(run_cli: CliRunner) -> None:
+    memory_id = remember(run_cli, CLAIM)
+    write(run_cli, "forget", memory_id, "--mode", "delete", "--reason", "no longer true")
+    done = run_cli(
+        "remember", "Deploys need a second reviewer", "--operation-id", "deploys-review-1",
+        "--workflow-id", "release-train-friday",
+    )  # fmt: skip
+    assert done.code == 0, done.err

@@ -87,6 +87,7 @@ class Project:
         self._store: Store | None = store
         self._user: Store | None = None
         self._user_opened = False
+        self._answering = False
 
     @classmethod
     def open(
@@ -134,6 +135,18 @@ class Project:
             self._store = Store.open(self.root, create=self._create, options=self.options)
         return self._store
 
+    def store_to_write(self) -> Store:
+        """The project's store for a write: one that refuses what the person
+        forgot in their user store as well as what the project forgot (the
+        brief reads both, so what either forgot stays out of both)."""
+        store = self.store
+        if not self._answering:
+            from tree_ring.store import user
+
+            user.answers_to_user(store.db, self.user_store)
+            self._answering = True
+        return store
+
     def user_store(self) -> Store | None:
         """The person's user store for a read, or None when there is none."""
         if not self._user_opened:
@@ -148,7 +161,7 @@ class Project:
             if opened is not None:
                 opened.close()
         self._store = self._user = None
-        self._user_opened = False
+        self._user_opened = self._answering = False
 
     def __enter__(self) -> Project:
         return self
@@ -253,13 +266,15 @@ class Project:
             target, identity = self.global_target()
             with target:
                 return verbs.remember(target, draft, identity, self.actor)
-        return verbs.remember(self.store, draft, self.identity, self.actor)
+        return verbs.remember(self.store_to_write(), draft, self.identity, self.actor)
 
     def global_target(self) -> tuple[Store, Identity]:
         """The user store and the caller's identity in it, for global memory.
 
         A person's first global write creates the store; an agent's never does
         (its global writes wait for a person there, so there must be one first).
+        A write into it refuses what this project forgot as well as what the
+        user store forgot: this project's brief would show it.
         """
         from tree_ring.model.errors import NoStore
         from tree_ring.store import user
@@ -270,6 +285,7 @@ class Project:
                 f"no user store at {user.user_store_path(self.environ)}; {user.FIX} "
                 "before an agent can propose global memory"
             )
+        user.answers_to_project(opened.db, self.store, self.project_id)
         return opened, user.user_identity(self.identity)
 
     def capture(self, draft: Draft) -> WriteResult:
@@ -277,7 +293,7 @@ class Project:
         the files the session's turn changed."""
         from tree_ring.write import verbs
 
-        return verbs.capture(self.store, draft, self.identity, self.actor)
+        return verbs.capture(self.store_to_write(), draft, self.identity, self.actor)
 
     def forget(self, memory_id: str, *, mode: str, reason: str) -> Forgotten:
         """Forget a memory the caller can see: done, or a request for a person."""

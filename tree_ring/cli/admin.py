@@ -148,6 +148,11 @@ def cmd_import(ctx: Context) -> int:
             lines = transfer.FileLines(Path(a.path), a.path)
         store = stack.enter_context(ctx.store(root))
         reporter = stack.enter_context(progress.Reporter())
+        # What the person forgot in either store stays out of both (`store/user.py`).
+        own = None if ctx.on_user_store else user.open_user(ctx.environ)
+        if own is not None:
+            stack.enter_context(own)
+            user.answers_to_user(store.db, lambda: own)
         run = functools.partial(
             transfer.import_or_plan,
             lines=lines,
@@ -161,6 +166,7 @@ def cmd_import(ctx: Context) -> int:
         into = None
         if to_user:
             user_store = stack.enter_context(_user_store(ctx, a.dry_run, stack))
+            user.answers_to_project(user_store.db, store, identity.project)
             into = functools.partial(run, user_store, into=user.USER_PROJECT, global_rows="only")
             # Two stores, two transactions: the user store's part is checked
             # first, so a bad line refuses the import before either is written.
@@ -175,6 +181,12 @@ def cmd_import(ctx: Context) -> int:
         + (f", {len(report.replaced)} replacing stored rows" if report.replaced else "")
         + (f", {len(report.skipped)} lines skipped" if report.skipped else "")
     )
+    if report.requested:
+        text += (
+            f"\n{len(report.requested)} tombstone lines name stored memories: requests to "
+            "forget them wait for a person (`tree-ring review list`): "
+            + ", ".join(report.requested)
+        )
     if report.merged:
         merged = ", ".join(f"{p} ({n})" for p, n in sorted(report.merged.items()))
         text += f"\nmerged rows of other projects into {identity.project}: {merged}"
@@ -213,6 +225,7 @@ def cmd_import(ctx: Context) -> int:
             "merged": report.merged,
             "folded": report.folded,
             "skipped": len(report.skipped),
+            "requested": report.requested,
             **listing(items),
         }
         | ({} if mine is None else {"user": _user_part(mine)}),

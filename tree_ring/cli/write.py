@@ -128,7 +128,8 @@ def cmd_remember(ctx: Context) -> int:
                 written = readmit.remember_over_tombstone(target, memory, actor, a.reason)
         else:
             memory = verbs.compose(draft, project.identity, actor)
-            written = readmit.remember_over_tombstone(project.store, memory, actor, a.reason)
+            target = project.store_to_write()
+            written = readmit.remember_over_tombstone(target, memory, actor, a.reason)
         return _report_write(ctx, memory.project or "", written)
 
 
@@ -144,19 +145,17 @@ def _written_to(project: Project, draft: verbs.Draft) -> str:
 def cmd_evidence(ctx: Context) -> int:
     a = ctx.args
     draft = _draft(ctx)
-    root = ctx.root()
-    identity = ctx.identity(root)
-    with ctx.store(root) as store:
+    with ctx.project() as project:
         result = verbs.evidence(
-            store,
+            project.store_to_write(),
             draft,
-            identity,
-            ctx.actor(identity),
+            project.identity,
+            project.actor,
             outcome=a.outcome,
             evidence_ref=a.evidence_ref,
             score=a.score,
         )
-    return _report_write(ctx, identity.project, result)
+        return _report_write(ctx, project.project_id, result)
 
 
 def cmd_capture(ctx: Context) -> int:

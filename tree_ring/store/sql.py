@@ -11,7 +11,7 @@ from tree_ring.model.errors import StoreBusy, StoreFault
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
     from tree_ring.model.project import StrPath
@@ -276,13 +276,17 @@ class Db:
     one-line `StoreFault` (or `StoreBusy`) that `translate` makes, naming the
     file. Nothing else in the package touches a connection."""
 
-    __slots__ = ("conn", "path", "skipped")
+    __slots__ = ("answers_to", "conn", "path", "skipped")
 
     def __init__(self, conn: sqlite3.Connection, path: StrPath) -> None:
         self.conn = conn
         self.path = path
         # Rows reads have skipped because their text is not UTF-8; `doctor` names them.
         self.skipped = 0
+        # The other stores whose tombstones refuse a write here too, each a
+        # function giving (its Db, the project its tombstones are under), or
+        # None when that store does not exist (`tombstones.answer_to`).
+        self.answers_to: list[Callable[[], tuple[Db, str] | None]] = []
 
     def execute(self, sql: str, params: Any = ()) -> Rows:
         try:

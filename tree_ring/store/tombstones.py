@@ -8,7 +8,8 @@ one for each sentence of at least `SENTENCE_WORDS` words in any text field
 of that many words whole, and for the sentence that runs on from the end of
 the summary into the details. A later write is refused when any of its own
 keys is tombstoned: its whole summary and details, its other text fields
-whole, every sentence of each, and the sentence formed across each seam
+and its identifiers (agent profile, workflow, session, operation) whole,
+every sentence of each, and the sentence formed across each seam
 between summary, details and source quote (those `MIN_WORDS` words or more).
 So a forgotten claim is refused with other details, wrapped in quotes, with
 "Note:" in front or "(confirmed)" behind, inside a consolidation that lists
@@ -45,7 +46,7 @@ from typing import Any, Literal
 from tree_ring.model.errors import Conflict
 from tree_ring.model.fold import canonical, skeleton, unmarked
 from tree_ring.model.record import Memory, sha256
-from tree_ring.store.sql import Db, Rows
+from tree_ring.store.sql import Db
 
 # A sentence shorter than this says too little to refuse on its own ("Use tabs.").
 MIN_WORDS = 3
@@ -216,10 +217,31 @@ _FIND = (
 )
 
 
-def matching(db: Db, project: str | None, hashes: Sequence[str]) -> Rows:
-    """The project's tombstones among `hashes` (content_hash, kind, created_at,
-    memory_id), in the table's order."""
-    return db.execute(_FIND, (project or "", json.dumps(hashes)))
+def matching(db: Db, project: str | None, hashes: Sequence[str]) -> list[Any]:
+    """The tombstones among `hashes` (content_hash, kind, created_at,
+    memory_id) that a write into `project` answers to: those of the stores
+    `db` answers to (`answer_to`), then the project's own, so where both hold
+    a key the store's own record is the one named."""
+    found: list[Any] = []
+    wanted = json.dumps(hashes)
+    for source in db.answers_to:
+        other = source()
+        if other is not None:
+            found += other[0].execute(_FIND, (other[1], wanted))
+    return found + db.execute(_FIND, (project or "", wanted)).fetchall()
+
+
+def answer_to(db: Db, source: Callable[[], tuple[Db, str] | None]) -> None:
+    """Make every write into `db` refuse what another store forgot as well:
+    `source` gives that store's Db and the project its tombstones are under
+    (None when it does not exist), asked at each check, never before one.
+
+    A project's brief reads two stores, the project's and the person's user
+    store, so what either forgot must stay out of both: a global write made
+    in a project answers to the project's tombstones, and a write into the
+    project answers to the user store's (`store/user.py`, `pair`). Only the
+    own store's tombstones are written; the other's are only read."""
+    db.answers_to.append(source)
 
 
 def find(db: Db, project: str | None, hashes: Sequence[str]) -> Any:
@@ -302,10 +324,21 @@ def of_project(db: Db, project: str) -> list[Any]:
     return db.query(sql, (project,))
 
 
+def _names(memory: Memory) -> list[str]:
+    """The identifiers a caller or a file fills (agent profile, workflow,
+    session, operation). They make no claim, so forgetting keys none of them;
+    but a write is checked over them as over its text, so forgotten words
+    cannot come back as a name, in any spelling ("deploy-only-from-main")."""
+    names = (memory.agent_profile, memory.workflow_id, memory.session_id, memory.operation_id)
+    return [name for name in names if name and not name.isalnum()]
+
+
 def check_keys(memory: Memory) -> list[str]:
-    """What a new memory is checked against: every key of its content, and its
-    whole-content hash (what tombstones written before claim keys existed hold)."""
-    return [*keys(memory.summary, memory.details, _others(memory)), memory.content_hash]
+    """What a new memory is checked against: every key of its content and of
+    its identifiers, and its whole-content hash (what tombstones written
+    before claim keys existed hold)."""
+    others = [*_others(memory), *_names(memory)]
+    return [*keys(memory.summary, memory.details, others), memory.content_hash]
 
 
 # team/sync.py carries at most this many keys for one tombstone.

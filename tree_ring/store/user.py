@@ -12,6 +12,13 @@ A project's brief and recall read it beside the project's store; a person's
 `remember --scope global` writes it, and creates it on that first write. An
 agent's global write lands there as well, and waits for a person (the review
 policy's `agent_shared`, as in a project).
+
+What either store forgot stays out of both, since a project's brief reads
+them together: a global write made in a project is refused by the project's
+tombstones as well as the user store's (`answers_to_project`), and a write
+into the project by the user store's as well as the project's
+(`answers_to_user`). Each store keeps only its own tombstones; the other's
+are read at each check.
 """
 
 from __future__ import annotations
@@ -24,9 +31,10 @@ from tree_ring.store.db import Options, Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from tree_ring.model.identity import Identity
+    from tree_ring.store.sql import Db
 
 # The `project` of every row in the user store. Not a project id anyone's
 # project.json can hold apart from this store: it only ever names this file.
@@ -84,3 +92,22 @@ def open_user(
 def user_identity(identity: Identity) -> Identity:
     """The caller's identity in the user store: the same partitions, its project."""
     return identity.replace(project=USER_PROJECT)
+
+
+def answers_to_project(db: Db, project_store: Store, project_id: str) -> None:
+    """Writes into the user store's `db` refuse what `project_id` forgot too."""
+    from tree_ring.store import tombstones  # a write's module; reads never load it
+
+    tombstones.answer_to(db, lambda: (project_store.db, project_id))
+
+
+def answers_to_user(db: Db, user_store: Callable[[], Store | None]) -> None:
+    """Writes into a project's `db` refuse what the person forgot in their user
+    store too; `user_store` opens it when a check first asks (None: none)."""
+    from tree_ring.store import tombstones
+
+    def stones() -> tuple[Db, str] | None:
+        mine = user_store()
+        return None if mine is None else (mine.db, USER_PROJECT)
+
+    tombstones.answer_to(db, stones)

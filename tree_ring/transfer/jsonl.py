@@ -8,7 +8,8 @@ by number and nothing is written; or, when the caller asks (`skip_invalid`),
 each bad line is left out and reported by number with its reason. Every
 line is checked as strictly as a write: a memory by validation and the
 guard, a tombstone by shape and the guard, and review metadata a file claims
-is kept only as a claim.
+is kept only as a claim. An agent's tombstone lines are claims as well
+(`_as_claims`): one naming a stored memory becomes a request to forget it.
 
 An import streams: it holds one batch of lines (`BATCH`) at a time, not the
 file, so its memory does not grow with the file. It reads the lines twice.
@@ -50,13 +51,13 @@ from tree_ring.model.errors import Denied, TreeRingError, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.progress import Progress
-from tree_ring.model.record import Memory, json_string, parse_time
+from tree_ring.model.record import Memory, json_string, now_iso, parse_time
 from tree_ring.store import audit, listing, live, rows, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
 from tree_ring.transfer import original
-from tree_ring.write import bulk, pipeline, readmit, replace
+from tree_ring.write import bulk, pipeline, readmit, replace, requests
 from tree_ring.write.correct import check_reason
 from tree_ring.write.pipeline import BatchError
 
@@ -141,6 +142,9 @@ class ImportReport:
     unchanged: list[str] = field(default_factory=lambda: [])
     tombstones: int = 0
     pending: int = 0
+    # Requests to forget (`req_...`) raised by an agent's tombstone lines that
+    # name a memory this store holds (`_as_claims`).
+    requested: list[str] = field(default_factory=lambda: [])
     dry_run: bool = False
     replaced: list[str] = field(default_factory=lambda: [])
     # (line number, reason) of each line left out under `skip_invalid`.
@@ -404,6 +408,32 @@ def _tombstone(row: dict[str, Any], project: str) -> dict[str, Any]:
     }
 
 
+def _as_claims(
+    db: Db, stones: list[dict[str, Any]], actor: Actor, report: ImportReport
+) -> list[dict[str, Any]]:
+    """An agent's tombstone lines as the claims they are, as a team ledger's
+    unvouched lines are (`team/sync.py`): one naming a memory this store holds
+    becomes a request to forget it, which a person approves or rejects, and
+    nothing is tombstoned; one naming an id never held here is kept, since it
+    can only keep content out, but as the agent's and as of now: the actor
+    and date the file claims are its words. Returns the tombstones to record."""
+    now = now_iso()
+    kept: list[dict[str, Any]] = []
+    asked: set[str] = set()
+    for stone in stones:
+        memory_id = stone["memory_id"]
+        held = rows.find(db, memory_id)
+        if held is None:
+            kept.append(stone | {"actor": actor.name, "created_at": now})
+            continue
+        if memory_id in asked or held.redacted_at is not None or held.trust == "rejected":
+            continue  # asked once; or forgotten already, its own tombstones hold
+        asked.add(memory_id)
+        why = f"an imported content tombstone from {actor.origin.kind}, not a person's"
+        report.requested.append(requests.ask(db, held, "delete", why, actor, now))
+    return kept
+
+
 class _Ids:
     """sha256 of canonical_json of the file's memory ids, a list too long to
     hold: the target the write policy's decision is recorded about."""
@@ -487,6 +517,8 @@ def import_lines(
         decision = None if dry_run else coordinator.decide(db, "import", actor, "")
         writing = decision is None or decision.allowed
         if writing:
+            if not reading.trusted:
+                stones = _as_claims(db, stones, actor, report)
             tombstones.record_absent(db, map(_STONE_VALUES, stones))
             if stones:
                 # Named in the log like every tombstone (see audit.verify).

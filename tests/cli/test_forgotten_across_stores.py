@@ -1,0 +1,114 @@
+"""What the project forgot stays out of the user store, and the reverse.
+
+A project's brief reads the project's store and the person's user store
+together, so a write into either answers to both stores' tombstones.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import CliRunner
+from governance_support import CLAUDE
+
+from tree_ring.store.db import Store
+
+TEXT = "Deploy the payments service only from the release branch"
+MINE = "Prefer short commit subjects in the imperative mood"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    return {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+
+
+def _forget(run_cli: CliRunner, home: dict[str, str], text: str, *where: str) -> str:
+    stored = run_cli("--json", "remember", text, *where, environ=home)
+    assert stored.code == 0, stored.err
+    memory_id = stored.json()["id"]
+    user = ["--user"] if where else []
+    done = run_cli("forget", memory_id, *user, "--mode", "delete", "--reason", "x", environ=home)
+    assert done.code == 0, done.err
+    return memory_id
+
+
+def _refusal(memory_id: str) -> str:
+    return f"(as {memory_id}) and will not be stored again"
+
+
+def _user_rows(tmp_path: Path) -> list[str]:
+    with Store.open_file(str(tmp_path / "me" / "user.sqlite")) as mine:
+        return [row[0] for row in mine.db.query("SELECT summary FROM memories")]
+
+
+def test_a_global_write_of_what_the_project_forgot_is_refused(
+    run_cli: CliRunner, home: dict[str, str], tmp_path: Path
+) -> None:
+    run_cli(
+        "remember", "A note of my own to make the user store", "--scope", "global", environ=home
+    )
+    forgotten = _forget(run_cli, home, TEXT)
+    for environ in (home, home | CLAUDE):
+        done = run_cli("remember", TEXT, "--scope", "global", environ=environ)
+        assert done.code == 1 and _refusal(forgotten) in done.err, done.err
+    assert _user_rows(tmp_path) == ["A note of my own to make the user store"]
+    brief = run_cli("brief", environ=home)
+    assert "payments" not in brief.out
+
+
+def test_a_person_may_override_it_into_the_user_store_pending(
+    run_cli: CliRunner, home: dict[str, str], tmp_path: Path
+) -> None:
+    forgotten = _forget(run_cli, home, TEXT)
+    done = run_cli(
+        "--json", "remember", TEXT, "--scope", "global", "--override-tombstone",
+        "--reason", "it holds again", environ=home,
+    )  # fmt: skip
+    assert done.code == 0, done.err
+    assert done.json()["trust"] == "pending"
+    assert done.json()["review_reason"] == (
+        f"written over the tombstone of {forgotten}: it holds again"
+    )
+    assert _user_rows(tmp_path) == [TEXT]
+
+
+def test_a_project_write_of_what_the_user_store_forgot_is_refused(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path, tmp_path: Path
+) -> None:
+    forgotten = _forget(run_cli, home, MINE, "--scope", "global")
+    for verb in (
+        ["remember", MINE],
+        ["evidence", MINE, "--outcome", "observed", "--evidence-ref", "run-1"],
+    ):
+        for environ in (home, home | CLAUDE):
+            done = run_cli(*verb, environ=environ)
+            assert done.code == 1 and _refusal(forgotten) in done.err, (verb, done.err)
+    lines = tmp_path / "in.jsonl"
+    lines.write_text(json.dumps({"summary": MINE, "scope": "project"}) + "\n", encoding="utf-8")
+    done = run_cli("import", str(lines), environ=home)
+    assert done.code == 1 and _refusal(forgotten) in done.err, done.err
+    with Store.open(project_root) as store:
+        assert store.db.query("SELECT summary FROM memories") == []
+
+
+def test_an_import_of_global_rows_answers_to_the_project(
+    run_cli: CliRunner, home: dict[str, str], tmp_path: Path
+) -> None:
+    forgotten = _forget(run_cli, home, TEXT)
+    lines = tmp_path / "in.jsonl"
+    lines.write_text(json.dumps({"summary": TEXT, "scope": "global"}) + "\n", encoding="utf-8")
+    done = run_cli("import", str(lines), "--global-to", "user", environ=home)
+    assert done.code == 1 and _refusal(forgotten) in done.err, done.err
+
+
+def test_what_neither_store_forgot_is_written_as_before(
+    run_cli: CliRunner, home: dict[str, str], tmp_path: Path
+) -> None:
+    _forget(run_cli, home, TEXT)
+    _forget(run_cli, home, MINE, "--scope", "global")
+    assert run_cli("remember", "The staging database is reset nightly", environ=home).code == 0
+    other = "Keep pull requests under four hundred lines"
+    assert run_cli("remember", other, "--scope", "global", environ=home).code == 0
+    assert _user_rows(tmp_path) == [other]
