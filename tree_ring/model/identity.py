@@ -40,6 +40,9 @@ class Origin(Frozen):
 
     kind: str  # person | claude-code | codex
     session: str | None = None
+    # An import's origin is "import"; `via` is the origin of the caller who
+    # ran it, so an agent's file is governed as the agent's own writes are.
+    via: Origin | None = None
 
     @property
     def is_agent(self) -> bool:

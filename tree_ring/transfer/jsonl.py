@@ -47,7 +47,7 @@ from typing import IO, Any, Literal
 from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Denied, TreeRingError, UsageError
-from tree_ring.model.identity import Identity
+from tree_ring.model.identity import Identity, Origin
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string, parse_time
@@ -469,8 +469,9 @@ def import_lines(
         global_rows=global_rows,
     )
     # The same caller (and capability), writing rows whose origin is the
-    # import, under the batch's id as its session, so its audit entries name it.
-    import_actor = actor.replace(origin=actor.origin.replace(kind="import", session=report.batch))
+    # import, under the batch's id as its session, so its audit entries name it;
+    # `via` keeps who ran it, so an agent's rows wait as its own writes would.
+    import_actor = actor.replace(origin=Origin("import", report.batch, via=actor.origin))
     first = _first_pass(lines, into or project)
     stones, total = first.stones, first.lines
     # A file of one project's rows is a migration into this project, as it
