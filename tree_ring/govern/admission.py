@@ -9,11 +9,12 @@ give itself (retention `user_pinned`, salience or confidence above
 Imported rows that claim authority (heartwood, scar, pinned, or a rule for the
 shared project) wait too, whoever imports them; an agent's import also waits
 for everything its own write would (a file is no way round this), and for a
-row in another's partition. A person's restore of Tree Ring's own export
-keeps its trust states and is not governed here. A person's own `remember` is
-accepted, and the coordinator capability (coordinator.py) counts as a
-person's word. The policy is a setting (`review_policy`, shown and changed by
-`tree-ring review policy`) so a team can widen or narrow it.
+row in another's partition. A person's restore of their own export
+(`import --restore`) keeps its trust states and is not governed here. A
+person's own `remember` is accepted, and the coordinator capability
+(coordinator.py) counts as a person's word. The policy is a setting
+(`review_policy`, shown and changed by `tree-ring review policy`) so a team
+can widen or narrow it.
 
 A write that contradicts a live memory (contradictions.py) is linked to it
 both ways. A person's own write is accepted, and the person is told which
