@@ -280,7 +280,7 @@ def test_a_persons_readmission_travels_through_export_import_and_the_ledger(
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     ok(elsewhere, "init")
-    done = cli(elsewhere, "--json", "import", str(exported))
+    done = cli(elsewhere, "--json", "import", str(exported), "--restore")
     assert done.code == 0, done.err
     assert rows_of(elsewhere)[readmitted]["trust"] == "accepted"
     refused = cli(elsewhere, "remember", "The cache key is zebracorn7731 for the nightly build!")

@@ -110,7 +110,7 @@ def test_our_export_in_the_originals_format_imports_unchanged(
     assert run_clone("init").code == 0
     dump = tmp_path / "original.jsonl"
     dump.write_text(result.out)
-    write(run_clone, "import", str(dump))
+    write(run_clone, "import", str(dump), "--restore")
     assert own_export(run_clone) == own_export(run_cli)
     # Forgotten content stays forgotten in the clone.
     blocked = run_clone("remember", "An experiment we dropped")

@@ -104,12 +104,17 @@ class Project:
         """The project at `root` as the environment's caller acts on it."""
         from tree_ring.model import project
 
+        # An agent may name only the root's own project (`identity.pinned`).
+        home = None
+        if not project_id or harness_origin(environ).is_agent:
+            home = project.load_project_id(root)
         identity = resolve(
-            project_id or project.load_project_id(root),
+            project_id or home or "",
             environ,
             agent_profile=agent_profile,
             workflow_id=workflow_id,
             session_id=session_id,
+            home=home,
         )
         return cls(root, identity, environ=environ, create=create)
 

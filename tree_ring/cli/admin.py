@@ -162,6 +162,7 @@ def cmd_import(ctx: Context) -> int:
             skip_invalid=a.skip_invalid,
             projects=projects,
             progress=reporter,
+            restore=a.restore,
         )
         into = None
         if to_user:
@@ -195,6 +196,8 @@ def cmd_import(ctx: Context) -> int:
             f"\nfolded whitespace (newlines, runs of spaces) in the summary, source ref, tags "
             f"or review reason of {report.folded} of the original's rows"
         )
+    if a.restore:
+        text += "\nrestored as the file says: trust states, origins and reviews (--restore)"
     if report.created:
         text += f"\nbatch: {report.batch}"
     if mine is not None:
@@ -221,6 +224,7 @@ def cmd_import(ctx: Context) -> int:
             "tombstones": report.tombstones,
             "pending": report.pending,
             "replaced": len(report.replaced),
+            "restore": a.restore,
             "batch": report.batch,
             "merged": report.merged,
             "folded": report.folded,
@@ -445,6 +449,12 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
         help="a row whose id is stored replaces that row (a person's decision, audited)",
     )
     p.add_argument(
+        "--restore",
+        action="store_true",
+        help="your own export: keep the trust states, origins and reviews it names "
+        "(a person's decision; otherwise they are claims and authority waits for review)",
+    )
+    p.add_argument(
         "--skip-invalid",
         action="store_true",
         help="import the valid lines and report each skipped one (default: all or nothing)",
@@ -528,7 +538,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "import": (
         "tree-ring import memories.jsonl --dry-run",
-        "tree-ring import memories.jsonl",
+        "tree-ring import backup.jsonl --restore",
         "tree-ring review approve --all --origin import",
     ),
     "audit": (

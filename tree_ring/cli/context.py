@@ -80,13 +80,20 @@ class Context:
         return project.load_project_id(root)
 
     def identity(self, root: StrPath) -> Identity:
+        """The caller's identity; `--project` names another project for a
+        person only (an agent's is refused unless it is the root's own)."""
         a = self.args
+        named = getattr(a, "project", None)
+        home = None
+        if not named or harness_origin(self.environ).is_agent:
+            home = self.project_id(root)
         return resolve(
-            getattr(a, "project", None) or self.project_id(root),
+            named or home or "",
             self.environ,
             agent_profile=getattr(a, "agent_profile", None),
             workflow_id=getattr(a, "workflow_id", None),
             session_id=getattr(a, "session_id", None),
+            home=home,
         )
 
     @property

@@ -164,9 +164,12 @@ def cmd_capture(ctx: Context) -> int:
         raise UsageError("capture needs --project; copy the command the stop hook gave")
     draft = _draft(ctx, ring=a.ring)
     root = ctx.root()
+    origin = harness_origin(ctx.environ)
+    # The stop hook's command names the root's own project; an agent may name no other.
     identity = pinned(
         Identity(a.project, a.agent_profile, a.workflow_id, a.session_id),
-        harness_origin(ctx.environ),
+        origin,
+        ctx.project_id(root) if origin.is_agent else None,
     )
     # Without --file, the files the turn changed, as the stop hook found them.
     with Project(root, identity, environ=ctx.environ) as project:

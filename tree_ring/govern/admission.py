@@ -7,11 +7,14 @@ show it), when it is heartwood, when it claims more weight than an agent may
 give itself (retention `user_pinned`, salience or confidence above
 `MAX_AGENT_WEIGHT`), or when it replaces memory the agent did not write.
 Imported rows that claim authority (heartwood, scar, pinned, or a rule for the
-shared project) wait too; a person's restore of Tree Ring's own export keeps
-its trust states and is not governed here. A person's own `remember` is
-accepted, and the coordinator capability (coordinator.py) counts as a
-person's word. The policy is a setting (`review_policy`, shown and changed by
-`tree-ring review policy`) so a team can widen or narrow it.
+shared project) wait too, whoever imports them; an agent's import also waits
+for everything its own write would (a file is no way round this), and for a
+row in another's partition. A person's restore of their own export
+(`import --restore`) keeps its trust states and is not governed here. A
+person's own `remember` is accepted, and the coordinator capability
+(coordinator.py) counts as a person's word. The policy is a setting
+(`review_policy`, shown and changed by `tree-ring review policy`) so a team
+can widen or narrow it.
 
 A write that contradicts a live memory (contradictions.py) is linked to it
 both ways. A person's own write is accepted, and the person is told which
@@ -118,23 +121,51 @@ class Rows(Protocol):
 
 
 def waiting_reason(db: Db, memory: Memory, actor: Actor, rows: Rows = rows) -> str | None:
-    """Why this write should wait for review, or None to accept it."""
+    """Why this write should wait for review, or None to accept it. An
+    import's rows wait for what they claim; an agent's import also for all
+    that waits when the agent writes the rows itself (`importer`)."""
     rules = policy_settings(db)
+    # Every reason that applies, so the reviewer sees all of what the row claims.
+    reasons: list[str] = []
+    writer: Actor | None = actor
+    verb = "written"
     if actor.origin.kind == "import":
         claim = imported_authority(memory)
         if rules["imported_authority"] and claim is not None:
-            return f"{claim}: check its source before it becomes project memory"
-        return None
-    if not is_agent(actor) or write_policy.holds(db, actor):
-        return None
-    kind = actor.origin.kind
-    # Every reason that applies, so the reviewer sees all of what the row claims.
+            reasons.append(f"{claim}: check its source before it becomes project memory")
+        writer, verb = importer(actor), "imported"
+    if writer is not None and is_agent(writer) and not write_policy.holds(db, actor):
+        reasons += _agent_reasons(db, memory, writer, rules, rows, verb)
+        if verb == "imported":
+            # An agent's own writes land in its partition (`identity.pinned`);
+            # a file names any, and only a person files memory in another's.
+            other = _other_partition(memory, writer)
+            if other is not None:
+                reasons.append(
+                    f"imported by {writer.origin.kind} into a partition not its own "
+                    f"({other} scope): only a person files memory in another's partition"
+                )
+    return "; ".join(reasons) or None
+
+
+def importer(actor: Actor) -> Actor | None:
+    """The caller an import ran for (`Origin.via`), as the writer of its rows:
+    None for an import that names no caller (the team ledger's own)."""
+    via = actor.origin.via
+    return None if via is None else actor.replace(origin=via)
+
+
+def _agent_reasons(
+    db: Db, memory: Memory, writer: Actor, rules: dict[str, bool], rows: Rows, verb: str
+) -> list[str]:
+    """What an agent's row claims beyond its own notes, one reason each."""
+    kind = writer.origin.kind
     reasons: list[str] = []
     if rules["agent_heartwood"] and memory.ring == "heartwood":
-        reasons.append(f"heartwood written by {kind}: durable truth needs a person's approval")
+        reasons.append(f"heartwood {verb} by {kind}: durable truth needs a person's approval")
     if rules["agent_shared"] and memory.scope not in PRIVATE_SCOPES:
         reasons.append(
-            f"written by {kind} into the shared {memory.scope} scope: what every session "
+            f"{verb} by {kind} into the shared {memory.scope} scope: what every session "
             "sees needs a person's approval"
         )
     weight = agent_weight(memory)
@@ -143,12 +174,26 @@ def waiting_reason(db: Db, memory: Memory, actor: Actor, rows: Rows = rows) -> s
     if rules["agent_replacements"]:
         for old_id in memory.supersedes:
             old = rows.find(db, old_id)
-            if old is not None and not owns(old, actor):
+            if old is not None and not owns(old, writer):
                 reasons.append(
                     f"replaces {old_id}, which {kind} did not write: "
                     "the replacement takes effect when a person approves it"
                 )
-    return "; ".join(reasons) or None
+    return reasons
+
+
+def _other_partition(memory: Memory, writer: Actor) -> str | None:
+    """The private scope of a row outside the writer's own partition, or None:
+    its profile is the writer's, and its workflow or session the harness's
+    session where the harness names one (as `identity.pinned` holds an
+    agent's own writes to)."""
+    session = writer.origin.session
+    own = {
+        "agent": memory.agent_profile == writer.name,
+        "workflow": session is None or memory.workflow_id == session,
+        "session": session is None or memory.session_id == session,
+    }
+    return None if own.get(memory.scope, True) else memory.scope
 
 
 def admit(

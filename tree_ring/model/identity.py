@@ -9,7 +9,8 @@ partition the session brief uses (profile = harness, workflow = session =
 harness session).
 
 For an agent the harness has the last word (`pinned`): flags and variables are
-the model's to set, so they may name only the harness's own partitions. The
+the model's to set, so they may name only the project of the root it works in
+(`home`, from the root's `project.json`) and the harness's own partitions. The
 profile must be the harness, or one of its subagents (`claude-code:TYPE:ID`,
 as the stop hook's capture command names them: the harness's environment does
 not tell a subagent from its session, so which subagent is the model's word).
@@ -39,6 +40,9 @@ class Origin(Frozen):
 
     kind: str  # person | claude-code | codex
     session: str | None = None
+    # An import's origin is "import"; `via` is the origin of the caller who
+    # ran it, so an agent's file is governed as the agent's own writes are.
+    via: Origin | None = None
 
     @property
     def is_agent(self) -> bool:
@@ -80,7 +84,10 @@ def resolve(
     agent_profile: str | None = None,
     workflow_id: str | None = None,
     session_id: str | None = None,
+    home: str | None = None,
 ) -> Identity:
+    """Who is calling; `home` is the root's own project id, the only one an
+    agent may name (None: `project` is that id, or the caller is no agent)."""
     origin = harness_origin(environ)
     harness_profile = origin.kind if origin.is_agent else None
     said = Identity(
@@ -89,15 +96,23 @@ def resolve(
         workflow_id=workflow_id or environ.get("TREE_RING_WORKFLOW_ID") or origin.session,
         session_id=session_id or environ.get("TREE_RING_SESSION_ID") or origin.session,
     )
-    return pinned(said, origin)
+    return pinned(said, origin, home)
 
 
-def pinned(identity: Identity, origin: Origin) -> Identity:
-    """`identity`, checked against the harness for an agent caller; a partition
-    the harness does not vouch for is refused rather than quietly replaced, so
-    the caller learns why its flag did nothing."""
+def pinned(identity: Identity, origin: Origin, home: str | None = None) -> Identity:
+    """`identity`, checked against the harness for an agent caller; a project
+    other than `home` (the root's own, when given) or a partition the harness
+    does not vouch for is refused rather than quietly replaced, so the caller
+    learns why its flag did nothing."""
     if not origin.is_agent:
         return identity
+    if home is not None and identity.project != home:
+        # Rows stored under another project id are no brief's and every
+        # export's: which project a write belongs to is the root's word.
+        raise UsageError(
+            f"an agent works in its root's project ({home}); drop --project, "
+            "or run the command as a person"
+        )
     profile = identity.agent_profile
     if profile is not None and profile != origin.kind and not profile.startswith(origin.kind + ":"):
         raise UsageError(

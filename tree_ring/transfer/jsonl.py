@@ -7,9 +7,12 @@ Import is all or nothing, in one transaction: the first bad line is reported
 by number and nothing is written; or, when the caller asks (`skip_invalid`),
 each bad line is left out and reported by number with its reason. Every
 line is checked as strictly as a write: a memory by validation and the
-guard, a tombstone by shape and the guard, and review metadata a file claims
-is kept only as a claim. An agent's tombstone lines are claims as well
-(`_as_claims`): one naming a stored memory becomes a request to forget it.
+guard, a tombstone by shape and the guard. What a file says of a row's
+trust, origin and review is kept only as a claim (the row's origin is the
+import), unless a person restores their own export (`restore`): their word
+for the file, as `--replace-existing` is for the rows it replaces. An
+agent's tombstone lines are claims as well (`_as_claims`): one naming a
+stored memory becomes a request to forget it.
 
 An import streams: it holds one batch of lines (`BATCH`) at a time, not the
 file, so its memory does not grow with the file. It reads the lines twice.
@@ -48,10 +51,10 @@ from typing import IO, Any, Literal
 from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Denied, TreeRingError, UsageError
-from tree_ring.model.identity import Identity
+from tree_ring.model.identity import Identity, Origin
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.progress import Progress
-from tree_ring.model.record import Memory, json_string, now_iso, parse_time
+from tree_ring.model.record import MAX_REF, ORIGINS, Memory, json_string, now_iso, parse_time
 from tree_ring.store import audit, listing, live, rows, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
@@ -219,8 +222,10 @@ class _Reading:
     """What `_parse` is told, and what it notes as it reads."""
 
     project: str
-    trusted: bool
     batch: str
+    # A person's restore of their own export: its trust, origin, review and
+    # re-admissions are taken as written.
+    restore: bool = False
     projects: Projects = field(default_factory=Projects)
     skip: bool = False
     report: ImportReport = field(default_factory=ImportReport)
@@ -298,19 +303,19 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
     # The store is the project's: every row lands in it. A row kept under
     # another project id (or none) would be invisible to every brief.
     memory = memory.replace(project=into)
-    # A person restoring Tree Ring's own export keeps its trust states;
-    # anything else is an import, and governance decides what waits.
-    keep_trust = reading.trusted and "trust" in row
+    # A person restoring their own export keeps its trust states; anything
+    # else is an import, and governance decides what waits.
+    keep_trust = reading.restore and "trust" in row
     if not keep_trust:
-        memory = _claims_only(memory.replace(origin="import"))
+        memory = _claims_only(memory)
         if memory.origin_session is None:
             memory = memory.replace(origin_session=reading.batch)
     if memory.superseded_by and memory.retired_at is None:
         memory = memory.replace(retired_at=memory.updated_at)
     # Checked whoever imports (its text is guarded like any field), believed
-    # only when a person does: an agent's import cannot bring content back.
+    # only in a person's restore: a file cannot bring content back on its word.
     carried = readmit.parse_carried(row.get(readmit.CARRIED))
-    taken = carried if reading.trusted else None
+    taken = carried if reading.restore else None
     yield _Parsed(
         number,
         pipeline.prepare(memory),
@@ -323,23 +328,31 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
 
 
 def _claims_only(memory: Memory) -> Memory:
-    """An imported row whose file claims a review: the review is not a
-    person's decision here, so it is kept only as words in the review reason."""
-    if memory.reviewed_by is None and memory.reviewed_at is None:
+    """An imported row, its origin the import. Who the file says wrote the row
+    and who reviewed it are not facts here (a review is a decision made in
+    this store), so they are kept only as words in the review reason; a
+    claimed review's reason, the reviewer's words, goes with the review."""
+    said = memory.origin if memory.origin in ORIGINS and memory.origin != "import" else None
+    reviewed = memory.reviewed_by is not None or memory.reviewed_at is not None
+    memory = memory.replace(origin="import")
+    if said is None and not reviewed:
         return memory
-    claimed = " ".join(
+    review = " ".join(
         part
         for part in (
+            "a review",
             f"by {memory.reviewed_by}" if memory.reviewed_by else "",
             f"on {memory.reviewed_at[:10]}" if memory.reviewed_at else "",
         )
         if part
     )
-    return memory.replace(
-        reviewed_by=None,
-        reviewed_at=None,
-        review_reason=f"the import claims a review {claimed}; not believed",
+    claims = " and ".join(
+        part for part in (f"origin {said}" if said else "", review if reviewed else "") if part
     )
+    reason = f"the import claims {claims}; not believed"
+    if not reviewed and memory.review_reason:
+        reason = f"{reason}; {memory.review_reason}"[:MAX_REF]
+    return memory.replace(reviewed_by=None, reviewed_at=None, review_reason=reason)
 
 
 @dataclass
@@ -472,6 +485,7 @@ def import_lines(
     progress: Progress | None = None,
     into: str | None = None,
     global_rows: GlobalRows = "all",
+    restore: bool = False,
 ) -> ImportReport:
     """Import JSONL lines; `lines` is read twice (see the module's text), so a
     one-shot iterator is first taken into a list.
@@ -484,14 +498,23 @@ def import_lines(
 
     `into` is the project id the rows and tombstones are stored under when it
     is not `project` (the user store's); `project` is still the one the
-    file's rows are compared with. `global_rows` picks rows by scope."""
+    file's rows are compared with. `global_rows` picks rows by scope.
+
+    `restore` is a person's word that the file is their own export: its rows
+    keep the trust, origin and review they name, and their re-admissions. An
+    agent's is refused, whatever it holds."""
+    if restore and actor.origin.is_agent:
+        raise Denied(
+            f"--restore is a person's decision: {actor.origin.kind} may not vouch for a "
+            "file's trust states and reviews; import without it, and they wait as claims"
+        )
     if iter(lines) is lines:
         lines = list(lines)
     report = ImportReport(dry_run=dry_run, batch=new_batch_id())
     reading = _Reading(
         project,
-        trusted=not actor.origin.is_agent,
         batch=report.batch,
+        restore=restore,
         projects=projects or Projects(),
         skip=skip_invalid,
         report=report,
@@ -499,8 +522,9 @@ def import_lines(
         global_rows=global_rows,
     )
     # The same caller (and capability), writing rows whose origin is the
-    # import, under the batch's id as its session, so its audit entries name it.
-    import_actor = actor.replace(origin=actor.origin.replace(kind="import", session=report.batch))
+    # import, under the batch's id as its session, so its audit entries name it;
+    # `via` keeps who ran it, so an agent's rows wait as its own writes would.
+    import_actor = actor.replace(origin=Origin("import", report.batch, via=actor.origin))
     first = _first_pass(lines, into or project)
     stones, total = first.stones, first.lines
     # A file of one project's rows is a migration into this project, as it
@@ -517,7 +541,7 @@ def import_lines(
         decision = None if dry_run else coordinator.decide(db, "import", actor, "")
         writing = decision is None or decision.allowed
         if writing:
-            if not reading.trusted:
+            if actor.origin.is_agent:
                 stones = _as_claims(db, stones, actor, report)
             tombstones.record_absent(db, map(_STONE_VALUES, stones))
             if stones:
@@ -709,6 +733,7 @@ def import_or_plan(
     progress: Progress | None = None,
     into: str | None = None,
     global_rows: GlobalRows = "all",
+    restore: bool = False,
 ) -> ImportReport:
     try:
         return import_lines(
@@ -723,6 +748,7 @@ def import_or_plan(
             progress=progress,
             into=into,
             global_rows=global_rows,
+            restore=restore,
         )
     except _DryRun as done:
         return done.report
