@@ -7,7 +7,6 @@ import contextlib
 import functools
 import json
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -36,6 +35,7 @@ from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.transfer import jsonl as transfer
 from tree_ring.transfer import original
+from tree_ring.transfer.lines import open_lines
 
 
 def cmd_init(ctx: Context) -> int:
@@ -137,15 +137,11 @@ def cmd_import(ctx: Context) -> int:
         a.project_map or (), identity.project, take_all=a.all_projects
     )
     to_user = _global_to(ctx)
-    # The file is streamed (read twice, a batch at a time); standard input is
-    # first spooled to a temporary file, so neither is held in memory.
+    # The file is streamed (read twice, a batch at a time); standard input or
+    # a pipe is first spooled to a temporary file, so neither is held in memory.
+    skip = a.skip_invalid
     with contextlib.ExitStack() as stack:
-        if a.path == "-":
-            spool = stack.enter_context(tempfile.TemporaryFile())
-            shutil.copyfileobj(sys.stdin.buffer, spool)
-            lines = transfer.FileLines(spool, "stdin")
-        else:
-            lines = transfer.FileLines(Path(a.path), a.path)
+        lines = open_lines(a.path, sys.stdin.buffer, stack, skip_long=skip)
         store = stack.enter_context(ctx.store(root))
         reporter = stack.enter_context(progress.Reporter())
         run = functools.partial(
@@ -154,7 +150,7 @@ def cmd_import(ctx: Context) -> int:
             project=identity.project,
             actor=ctx.actor(identity),
             replace_existing=a.replace_existing,
-            skip_invalid=a.skip_invalid,
+            skip_invalid=skip,
             projects=projects,
             progress=reporter,
         )
