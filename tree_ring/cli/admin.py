@@ -26,7 +26,7 @@ from tree_ring.cli.context import (
 )
 from tree_ring.harness import guidance
 from tree_ring.harness.checkpoint import Cadence
-from tree_ring.model import project
+from tree_ring.model import outputs, project
 from tree_ring.model.errors import Denied, NoStore, UsageError
 from tree_ring.model.identity import harness_origin
 from tree_ring.review import findings
@@ -65,6 +65,8 @@ def _init_target(ctx: Context) -> Path:
 
 def cmd_export(ctx: Context) -> int:
     a = ctx.args
+    if a.output:
+        outputs.check_file(a.output, ctx.environ)  # before any work: a mistyped path costs nothing
     root = ctx.root()
     identity = ctx.identity(root)
     view = View(
@@ -81,7 +83,7 @@ def cmd_export(ctx: Context) -> int:
         body = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in exported)
     lines = body.splitlines()
     if a.output:
-        Path(a.output).write_text(body, encoding="utf-8")
+        outputs.write_text(a.output, body, ctx.environ)
         ctx.emit(
             {"project": identity.project, "written": [a.output], "lines": len(lines)},
             f"wrote {len(lines)} lines to {a.output}",
