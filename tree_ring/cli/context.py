@@ -150,8 +150,17 @@ class Context:
         return exit_code
 
 
-def error_line(message: str, *, code: str, exit_code: int, as_json: bool) -> str:
-    """An error as the CLI prints it: `error: ...`, or one JSON object under --json."""
+def error_line(
+    message: str, *, code: str, exit_code: int, as_json: bool, supplied: Sequence[str] = ()
+) -> str:
+    """An error as the CLI prints it: `error: ...`, or one JSON object under --json.
+
+    Every error the CLI prints comes through here, and so through `withhold`:
+    whatever in it looks like a secret (quoted, bare, or the start of a
+    secret-shaped word of the command line, `supplied`) is not shown."""
+    from tree_ring.guard import withhold
+
+    message = withhold(message, supplied)
     if as_json:
         body = {"error": {"code": code, "message": message, "exit": exit_code}}
         return jsontext.dumps(body, sort_keys=True) + "\n"
