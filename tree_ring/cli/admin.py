@@ -18,6 +18,7 @@ from tree_ring.cli.context import (
     Context,
     Handler,
     identity_flags,
+    limit_flag,
     listing,
     nested,
     no_arguments,
@@ -242,7 +243,7 @@ def cmd_audit(ctx: Context) -> int:
 
 def cmd_audit_log(ctx: Context) -> int:
     a = ctx.args
-    limit = positive_limit(a.limit)
+    limit = a.limit
     with ctx.store() as store:
         found = audit.entries(store.db, limit=limit, target=a.target)
         total = audit.count(store.db, target=a.target)
@@ -446,23 +447,15 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
     identity_flags(p)
 
 
-def positive_limit(limit: int) -> int:
-    if limit < 1:
-        raise UsageError(f"--limit takes a count of 1 or more, not {limit}")
-    return limit
-
-
 def _audit_arguments(p: argparse.ArgumentParser) -> None:
     # `audit` alone is `audit log` (or the findings with --audit-type), as it always was.
-    p.add_argument("--limit", type=int, default=50, help="log: the newest N entries (default: 50)")
+    limit_flag(p, 50, "log: the newest N entries (default: 50)")
     p.add_argument("--target", help="log: only entries about this memory id")
     _findings_flags(p, argparse.SUPPRESS)
     p.set_defaults(audit_type=None, stale_days=findings.STALE_DAYS)
     action = nested(p, "audit_action", "audit", required=False)
     s = action("log", cmd_audit_log, "the newest entries of the hash-chained audit log")
-    s.add_argument(
-        "--limit", type=int, default=argparse.SUPPRESS, help="the newest N (default: 50)"
-    )
+    limit_flag(s, argparse.SUPPRESS, "the newest N (default: 50)")
     s.add_argument("--target", default=argparse.SUPPRESS, help="only entries about this memory id")
     action(
         "verify", cmd_audit_verify, "check the chain and that every row and tombstone matches it"

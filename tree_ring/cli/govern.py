@@ -5,7 +5,16 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, showing, user_flag
+from tree_ring.cli.context import (
+    Arguments,
+    Context,
+    Handler,
+    limit_flag,
+    listing,
+    nested,
+    showing,
+    user_flag,
+)
 from tree_ring.govern import coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
@@ -77,7 +86,7 @@ def cmd_review_list(ctx: Context) -> int:
     root = ctx.root()
     project_id = ctx.project_id(root)
     with ctx.store(root) as store:
-        waiting = review.queue(store.db, project_id)[: _limit(ctx.args.limit)]
+        waiting = review.queue(store.db, project_id)[: ctx.args.limit]
         total = review.queue_size(store.db, project_id)
         asked = requests.waiting(store.db, project_id)
         # Who put a line there, for what a team ledger line made (`team/provenance.py`).
@@ -133,12 +142,6 @@ def cmd_review_list(ctx: Context) -> int:
         {"project": project_id, "waiting": total, "requests": len(asked), **data}, "\n".join(lines)
     )
     return 0
-
-
-def _limit(limit: int) -> int:
-    if limit < 1:
-        raise UsageError(f"--limit takes a count of 1 or more, not {limit}")
-    return limit
 
 
 def cmd_review_approve(ctx: Context) -> int:
@@ -307,7 +310,7 @@ def cmd_policy_status(ctx: Context) -> int:
 
 def cmd_policy_audit(ctx: Context) -> int:
     with ctx.store() as store:
-        found = coordinator.audit_entries(store.db, limit=_limit(ctx.args.limit))
+        found = coordinator.audit_entries(store.db, limit=ctx.args.limit)
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['decision']:<5} {e['action']:<18} "
         f"by {e['actor']} ({e['origin']}, capability {e['capability']}) {e['reason']}"
@@ -325,7 +328,7 @@ def _decider(p: argparse.ArgumentParser) -> None:
 def _review_arguments(p: argparse.ArgumentParser) -> None:
     action = nested(p, "review_action", "review")
     s = action("list", cmd_review_list, "the rows waiting for review, oldest first, and requests")
-    s.add_argument("--limit", type=int, default=100, help="show at most this many (default: 100)")
+    limit_flag(s, 100, "show at most this many (default: 100)")
     _decider(s)
     s = action(
         "approve",
@@ -393,7 +396,7 @@ def _policy_arguments(p: argparse.ArgumentParser) -> None:
     s.add_argument("--reason", help=RECOVER_HELP)
     _decider(s)
     s = action("audit", cmd_policy_audit, "the newest policy decisions, allowed and denied")
-    s.add_argument("--limit", type=int, default=50, help="the newest N decisions (default: 50)")
+    limit_flag(s, 50, "the newest N decisions (default: 50)")
     _decider(s)
 
 
