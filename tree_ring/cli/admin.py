@@ -405,7 +405,11 @@ def _export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--include-sensitive", action="store_true")
     p.add_argument("--include-unreviewed", action="store_true", help="also pending, disputed")
     p.add_argument("--include-superseded", action="store_true", help="also retired rows")
-    p.add_argument("--output", metavar="FILE", help="write here instead of stdout")
+    p.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write here instead of stdout (whole; never inside .tree-ring/)",
+    )
     p.add_argument(
         "--format",
         choices=("tree-ring", "original"),
