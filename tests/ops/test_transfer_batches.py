@@ -25,6 +25,7 @@ from tree_ring.model.errors import Conflict, Denied, UsageError
 from tree_ring.model.record import canonical_json, sha256
 from tree_ring.store.db import Store
 from tree_ring.transfer import jsonl as transfer
+from tree_ring.transfer.lines import FileLines
 from tree_ring.write import correct
 
 
@@ -222,15 +223,15 @@ def test_file_lines_are_the_lines_of_the_whole_text(text: str, tmp_path_factory:
     path = tmp_path_factory.mktemp("lines") / "in.jsonl"
     path.write_bytes(text.encode("utf-8"))
     expected = path.read_text(encoding="utf-8").splitlines()
-    lines = transfer.FileLines(path, "in.jsonl")
+    lines = FileLines(path, "in.jsonl")
     assert list(lines) == expected
     assert list(lines) == expected  # read again, from the start
     with path.open("rb") as handle:
-        assert list(transfer.FileLines(handle, "-")) == expected
+        assert list(FileLines(handle, "-")) == expected
 
 
 def test_a_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_bytes(b'{"summary": "fine"}\n\xff\xfe\n')
     with pytest.raises(UsageError, match=r"^bad\.jsonl is not valid UTF-8 text \(line 2\)"):
-        list(transfer.FileLines(path, "bad.jsonl"))
+        list(FileLines(path, "bad.jsonl"))

@@ -7,7 +7,6 @@ import contextlib
 import functools
 import json
 import os
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -19,6 +18,7 @@ from tree_ring.cli.context import (
     Context,
     Handler,
     identity_flags,
+    limit_flag,
     listing,
     nested,
     no_arguments,
@@ -27,7 +27,7 @@ from tree_ring.cli.context import (
 )
 from tree_ring.harness import guidance
 from tree_ring.harness.checkpoint import Cadence
-from tree_ring.model import project
+from tree_ring.model import outputs, project
 from tree_ring.model.errors import Denied, NoStore, UsageError
 from tree_ring.model.identity import harness_origin
 from tree_ring.review import findings
@@ -36,6 +36,7 @@ from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.transfer import jsonl as transfer
 from tree_ring.transfer import original
+from tree_ring.transfer.lines import open_lines
 
 
 def cmd_init(ctx: Context) -> int:
@@ -65,6 +66,8 @@ def _init_target(ctx: Context) -> Path:
 
 def cmd_export(ctx: Context) -> int:
     a = ctx.args
+    if a.output:
+        outputs.check_file(a.output, ctx.environ)  # before any work: a mistyped path costs nothing
     root = ctx.root()
     identity = ctx.identity(root)
     view = View(
@@ -81,7 +84,7 @@ def cmd_export(ctx: Context) -> int:
         body = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in exported)
     lines = body.splitlines()
     if a.output:
-        Path(a.output).write_text(body, encoding="utf-8")
+        outputs.write_text(a.output, body, ctx.environ)
         ctx.emit(
             {"project": identity.project, "written": [a.output], "lines": len(lines)},
             f"wrote {len(lines)} lines to {a.output}",
@@ -137,15 +140,11 @@ def cmd_import(ctx: Context) -> int:
         a.project_map or (), identity.project, take_all=a.all_projects
     )
     to_user = _global_to(ctx)
-    # The file is streamed (read twice, a batch at a time); standard input is
-    # first spooled to a temporary file, so neither is held in memory.
+    # The file is streamed (read twice, a batch at a time); standard input or
+    # a pipe is first spooled to a temporary file, so neither is held in memory.
+    skip = a.skip_invalid
     with contextlib.ExitStack() as stack:
-        if a.path == "-":
-            spool = stack.enter_context(tempfile.TemporaryFile())
-            shutil.copyfileobj(sys.stdin.buffer, spool)
-            lines = transfer.FileLines(spool, "stdin")
-        else:
-            lines = transfer.FileLines(Path(a.path), a.path)
+        lines = open_lines(a.path, sys.stdin.buffer, stack, skip_long=skip)
         store = stack.enter_context(ctx.store(root))
         reporter = stack.enter_context(progress.Reporter())
         # What the person forgot in either store stays out of both (`store/user.py`).
@@ -159,7 +158,7 @@ def cmd_import(ctx: Context) -> int:
             project=identity.project,
             actor=ctx.actor(identity),
             replace_existing=a.replace_existing,
-            skip_invalid=a.skip_invalid,
+            skip_invalid=skip,
             projects=projects,
             progress=reporter,
             restore=a.restore,
@@ -261,7 +260,7 @@ def cmd_audit(ctx: Context) -> int:
 
 def cmd_audit_log(ctx: Context) -> int:
     a = ctx.args
-    limit = positive_limit(a.limit)
+    limit = a.limit
     with ctx.store() as store:
         found = audit.entries(store.db, limit=limit, target=a.target)
         total = audit.count(store.db, target=a.target)
@@ -431,7 +430,11 @@ def _export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--include-sensitive", action="store_true")
     p.add_argument("--include-unreviewed", action="store_true", help="also pending, disputed")
     p.add_argument("--include-superseded", action="store_true", help="also retired rows")
-    p.add_argument("--output", metavar="FILE", help="write here instead of stdout")
+    p.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write here instead of stdout (whole; never inside .tree-ring/)",
+    )
     p.add_argument(
         "--format",
         choices=("tree-ring", "original"),
@@ -479,23 +482,15 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
     identity_flags(p)
 
 
-def positive_limit(limit: int) -> int:
-    if limit < 1:
-        raise UsageError(f"--limit takes a count of 1 or more, not {limit}")
-    return limit
-
-
 def _audit_arguments(p: argparse.ArgumentParser) -> None:
     # `audit` alone is `audit log` (or the findings with --audit-type), as it always was.
-    p.add_argument("--limit", type=int, default=50, help="log: the newest N entries (default: 50)")
+    limit_flag(p, 50, "log: the newest N entries (default: 50)")
     p.add_argument("--target", help="log: only entries about this memory id")
     _findings_flags(p, argparse.SUPPRESS)
     p.set_defaults(audit_type=None, stale_days=findings.STALE_DAYS)
     action = nested(p, "audit_action", "audit", required=False)
     s = action("log", cmd_audit_log, "the newest entries of the hash-chained audit log")
-    s.add_argument(
-        "--limit", type=int, default=argparse.SUPPRESS, help="the newest N (default: 50)"
-    )
+    limit_flag(s, argparse.SUPPRESS, "the newest N (default: 50)")
     s.add_argument("--target", default=argparse.SUPPRESS, help="only entries about this memory id")
     action(
         "verify", cmd_audit_verify, "check the chain and that every row and tombstone matches it"

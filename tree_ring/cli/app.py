@@ -309,10 +309,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             after_write(ctx)
         return code
     except TreeRingError as exc:
-        # A quoted value that looks like a secret is withheld from the terminal.
-        from tree_ring.guard import withhold
-
-        return _fail(withhold(str(exc)), error_code(exc), exc.exit_code, as_json)
+        return _fail(str(exc), error_code(exc), exc.exit_code, as_json, words)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -325,16 +322,18 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             raise
         from tree_ring.guard import withhold
 
-        first = withhold(str(exc).splitlines()[0][:160]) if str(exc).strip() else ""
+        # Withheld before it is cut short: a secret cut short no longer looks like one.
+        first = withhold(str(exc).splitlines()[0], words)[:160] if str(exc).strip() else ""
         message = (
             f"unexpected {type(exc).__name__}: {first}; run `tree-ring doctor` to check "
             "the store (TREE_RING_DEBUG=1 shows where it happened)"
         )
-        return _fail(message, "internal", INTERNAL_ERROR, as_json)
+        return _fail(message, "internal", INTERNAL_ERROR, as_json, words)
 
 
-def _fail(message: str, code: str, exit_code: int, as_json: bool) -> int:
-    sys.stderr.write(error_line(message, code=code, exit_code=exit_code, as_json=as_json))
+def _fail(message: str, code: str, exit_code: int, as_json: bool, words: Sequence[str]) -> int:
+    line = error_line(message, code=code, exit_code=exit_code, as_json=as_json, supplied=words)
+    sys.stderr.write(line)
     return exit_code
 
 

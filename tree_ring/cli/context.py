@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from tree_ring.model import jsontext, project
 from tree_ring.model.arguments import UsageParser
+from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Field, fields
 from tree_ring.model.identity import Identity, harness_origin, resolve
 from tree_ring.model.record import Memory, caller_fields, parse_time
@@ -157,8 +158,17 @@ class Context:
         return exit_code
 
 
-def error_line(message: str, *, code: str, exit_code: int, as_json: bool) -> str:
-    """An error as the CLI prints it: `error: ...`, or one JSON object under --json."""
+def error_line(
+    message: str, *, code: str, exit_code: int, as_json: bool, supplied: Sequence[str] = ()
+) -> str:
+    """An error as the CLI prints it: `error: ...`, or one JSON object under --json.
+
+    Every error the CLI prints comes through here, and so through `withhold`:
+    whatever in it looks like a secret (quoted, bare, or the start of a
+    secret-shaped word of the command line, `supplied`) is not shown."""
+    from tree_ring.guard import withhold
+
+    message = withhold(message, supplied)
     if as_json:
         body = {"error": {"code": code, "message": message, "exit": exit_code}}
         return jsontext.dumps(body, sort_keys=True) + "\n"
@@ -290,6 +300,51 @@ def nested(
         return p
 
     return action
+
+
+class AtLeast(argparse.Action):
+    """A whole-number flag with a floor, checked as argparse reads it, so
+    every verb that takes `--limit` (or `--offset`) refuses a value below it
+    alike, before any work: `--limit takes a count of 1 or more, not 0`.
+    A value past `MOST` is refused too: SQLite's integers stop at 2**63."""
+
+    MOST = 10**15
+
+    def __init__(self, *args: Any, minimum: int = 1, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.minimum = minimum
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        flag = self.option_strings[-1]
+        if values < self.minimum:
+            wanted = "a count of 1 or more" if self.minimum == 1 else f"{self.minimum} or more"
+            raise UsageError(f"{flag} takes {wanted}, not {values}")
+        if values > self.MOST:
+            raise UsageError(f"{flag} takes at most {self.MOST:,}, not {values:,}")
+        setattr(namespace, self.dest, values)
+
+
+def limit_flag(p: argparse.ArgumentParser, default: Any, help_text: str | None = None) -> None:
+    """`--limit N`: at most N items, N at least 1."""
+    p.add_argument("--limit", type=int, action=AtLeast, default=default, help=help_text)
+
+
+def offset_flag(p: argparse.ArgumentParser) -> None:
+    """`--offset N`: skip the first N items, N at least 0."""
+    p.add_argument(
+        "--offset",
+        type=int,
+        action=AtLeast,
+        minimum=0,
+        default=0,
+        help="skip this many first (default: 0)",
+    )
 
 
 def identity_flags(p: argparse.ArgumentParser) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tree_ring.cli.context import Arguments, Context, Handler
+from tree_ring.cli.context import Arguments, Context, Handler, limit_flag
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, RINGS, parse_time
 
@@ -87,8 +87,6 @@ def cmd_inbox(ctx: Context) -> int:
         raise UsageError("--all needs what to do: --promote, --keep or --forget")
     if action in ("promote", "forget") and not a.reason:
         raise UsageError(f"--{action} needs --reason; it is kept in the audit log")
-    if a.limit < 1:
-        raise UsageError("--limit must be at least 1")
     since = parse_time(a.since, "--since") if a.since else None
     with ctx.project() as opened:
         inbox.refuse_agent(opened.actor)
@@ -214,7 +212,7 @@ def _inbox_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session-id", help="only what this session wrote")
     p.add_argument("--agent-profile", help="only this agent partition (a subagent's, say)")
     p.add_argument("--since", metavar="TIME", help="only what was written at or after TIME")
-    p.add_argument("--limit", type=int, default=50, help="list at most this many (default 50)")
+    limit_flag(p, 50, "list at most this many (default 50)")
     p.add_argument("--peek", action="store_true", help="list without marking anything seen")
     p.add_argument("--all", action="store_true", help="act on every unseen item the filters match")
     p.add_argument("--promote", action="store_true", help="with --all: promote them")

@@ -9,6 +9,7 @@ from tree_ring.cli.context import (
     Arguments,
     Context,
     Handler,
+    limit_flag,
     listing,
     nested,
     sensitive_flag,
@@ -86,7 +87,7 @@ def _decision(ctx: Context, decision: review.Decision) -> int:
 def cmd_review_list(ctx: Context) -> int:
     root = ctx.root()
     project_id = ctx.project_id(root)
-    limit = _limit(ctx.args.limit)
+    limit = ctx.args.limit
     # Sensitive rows only with --include-sensitive, as recall and list show them:
     # left out and counted, and a shown row's contradicted sensitive ones withheld.
     view = ctx.view()
@@ -163,12 +164,6 @@ def cmd_review_list(ctx: Context) -> int:
         "\n".join(lines),
     )
     return 0
-
-
-def _limit(limit: int) -> int:
-    if limit < 1:
-        raise UsageError(f"--limit takes a count of 1 or more, not {limit}")
-    return limit
 
 
 def cmd_review_approve(ctx: Context) -> int:
@@ -337,7 +332,7 @@ def cmd_policy_status(ctx: Context) -> int:
 
 def cmd_policy_audit(ctx: Context) -> int:
     with ctx.store() as store:
-        found = coordinator.audit_entries(store.db, limit=_limit(ctx.args.limit))
+        found = coordinator.audit_entries(store.db, limit=ctx.args.limit)
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['decision']:<5} {e['action']:<18} "
         f"by {e['actor']} ({e['origin']}, capability {e['capability']}) {e['reason']}"
@@ -355,7 +350,7 @@ def _decider(p: argparse.ArgumentParser) -> None:
 def _review_arguments(p: argparse.ArgumentParser) -> None:
     action = nested(p, "review_action", "review")
     s = action("list", cmd_review_list, "the rows waiting for review, oldest first, and requests")
-    s.add_argument("--limit", type=int, default=100, help="show at most this many (default: 100)")
+    limit_flag(s, 100, "show at most this many (default: 100)")
     sensitive_flag(s, "also list sensitive rows (withheld otherwise)")
     _decider(s)
     s = action(
@@ -424,7 +419,7 @@ def _policy_arguments(p: argparse.ArgumentParser) -> None:
     s.add_argument("--reason", help=RECOVER_HELP)
     _decider(s)
     s = action("audit", cmd_policy_audit, "the newest policy decisions, allowed and denied")
-    s.add_argument("--limit", type=int, default=50, help="the newest N decisions (default: 50)")
+    limit_flag(s, 50, "the newest N decisions (default: 50)")
     _decider(s)
 
 

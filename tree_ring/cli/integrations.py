@@ -83,7 +83,7 @@ def cmd_recall_quality(ctx: Context) -> int:
     source = Path(a.source_root) if a.source_root else Path.cwd()
     out_dir = Path(a.out_dir) if a.out_dir else source / certify.DEFAULT_OUT
     paths = [Path(p) for p in a.paths] or [quality.DEFAULT_PATH]
-    data = certify.recall_quality(paths, out_dir)
+    data = certify.recall_quality(paths, out_dir, ctx.environ)
     lines = [f"recall quality: {data['status']}; {quality.summary_line(data)}"]
     lines += [f"  FAIL {name}" for name in data["failed"]]
     lines += ["wrote:", *(f"  {path}" for path in data["files"])]

@@ -9,7 +9,9 @@ from tree_ring.cli.context import (
     Context,
     Handler,
     identity_flags,
+    limit_flag,
     listing,
+    offset_flag,
     sensitive_flag,
     showing,
     user_flag,
@@ -135,10 +137,6 @@ def cmd_list(ctx: Context) -> int:
     from tree_ring.read import listing as reading
 
     a = ctx.args
-    if a.limit < 1:
-        raise UsageError(f"--limit takes a count of 1 or more, not {a.limit}")
-    if a.offset < 0:
-        raise UsageError(f"--offset takes 0 or more, not {a.offset}")
     root = ctx.root()
     identity = ctx.identity(root)
     view = ctx.view()
@@ -260,7 +258,7 @@ def field_lines(data: dict[str, Any]) -> list[str]:
 def _recall_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("query")
     p.add_argument("--tree", action="store_true", help="answer from summary-tree nodes")
-    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT)
+    limit_flag(p, DEFAULT_LIMIT, f"at most this many (default: {DEFAULT_LIMIT})")
     p.add_argument("--scope", choices=SCOPES)
     view_flags(p)
     identity_flags(p)
@@ -278,8 +276,8 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--origin", choices=ORIGINS, help="only rows this writer wrote")
     p.add_argument("--mine", action="store_true", help="only rows you wrote (origin person)")
     p.add_argument("--since", metavar="TIME", help="only rows recorded at or after TIME")
-    p.add_argument("--limit", type=int, default=100, help="at most this many (default: 100)")
-    p.add_argument("--offset", type=int, default=0, help="skip this many first (default: 0)")
+    limit_flag(p, 100, "at most this many (default: 100)")
+    offset_flag(p)
     view_flags(p)
     identity_flags(p)
     user_flag(p)

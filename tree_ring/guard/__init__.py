@@ -2,7 +2,8 @@
 engine that scans every field with them (`engine`). The package is the engine's API.
 """
 
-from tree_ring.guard.engine import check_fields, classify, find_secret, withhold
+from tree_ring.guard.engine import check_fields, classify, find_secret
+from tree_ring.guard.messages import withhold
 from tree_ring.guard.rule import SEVERITY_ORDER, VIEWS, Rule
 
 TYPE_CHECKING = False

@@ -619,24 +619,3 @@ def check_fields(fields: Mapping[str, str]) -> str:
 def classify(text: str) -> str:
     """``"normal"`` or the most severe sensitivity category found in `text`."""
     return _most_severe(_sensitivities(_Text(text)))
-
-
-# A value an error message quotes: 'like this' or "like this".
-_QUOTED = r"'[^'\n]{1,400}'|\"[^\"\n]{1,400}\""
-WITHHELD = "'[withheld: it looks like a secret]'"
-
-
-def withhold(message: str) -> str:
-    """`message` with every quoted value that looks like a secret replaced.
-
-    Error messages name the value they refuse (an unknown ring, a malformed
-    id) so a person can fix it; when that value is a credential, printing it
-    would leak it into a terminal, a log or a model's context. The one place
-    errors reach people (the CLI, the hook's stderr line, an MCP result)
-    passes them through here.
-    """
-    if find_secret(message) is None:
-        return message
-    import re  # only once a message holds something to withhold
-
-    return re.sub(_QUOTED, lambda m: WITHHELD if find_secret(m.group()) else m.group(), message)

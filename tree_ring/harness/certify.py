@@ -33,7 +33,7 @@ from typing import Any, cast
 
 from tree_ring.harness import checkpoint, integrations
 from tree_ring.harness.receipts import read_receipt
-from tree_ring.model import project
+from tree_ring.model import outputs, project
 from tree_ring.model.record import now_iso
 from tree_ring.read import brief
 from tree_ring.upkeep import quality
@@ -48,17 +48,20 @@ HOOK_TIMEOUT_S = 15.0
 
 
 def write_files(
-    folder: Path, names: tuple[str, str], data: dict[str, Any], markdown: str
+    folder: Path,
+    names: tuple[str, str],
+    data: dict[str, Any],
+    markdown: str,
+    environ: Mapping[str, str],
 ) -> list[str]:
-    """The JSON document and the Markdown summary in `folder`, each replaced whole."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """The JSON document and the Markdown summary in `folder`, each replaced
+    whole (`outputs`: never inside Tree Ring's own folders)."""
+    outputs.make_folder(folder, environ)
     written: list[str] = []
     texts = (json.dumps(data, indent=2, sort_keys=True) + "\n", markdown)
     for name, text in zip(names, texts, strict=True):
         path = folder / name
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        outputs.write_text(path, text, environ)
         written.append(str(path))
     return written
 
@@ -237,6 +240,8 @@ def _restore(folder: Path, saved: dict[str, bytes] | None) -> None:
 
 def certify(root: Path, environ: Mapping[str, str], out_dir: Path) -> dict[str, Any]:
     """Status, the live round trip for each harness, and the report files."""
+    folder_out = out_dir / "integrations"
+    outputs.make_folder(folder_out, environ)  # before the round trips: a bad folder costs nothing
     harnesses = integrations.status(root, environ)
     env = {k: v for k, v in environ.items() if k != "TREE_RING_HOOKS"}
     results: list[dict[str, Any]] = []
@@ -274,7 +279,7 @@ def certify(root: Path, environ: Mapping[str, str], out_dir: Path) -> dict[str, 
         "scan": [d.to_dict() for d in integrations.scan(root, environ)],
     }
     names = ("certification.json", "certification.md")
-    data["files"] = write_files(out_dir / "integrations", names, data, _markdown(data))
+    data["files"] = write_files(folder_out, names, data, _markdown(data), environ)
     return data
 
 
@@ -314,8 +319,9 @@ def _markdown(data: dict[str, Any]) -> str:
 # -- recall quality -------------------------------------------------------------
 
 
-def recall_quality(paths: list[Path], out_dir: Path) -> dict[str, Any]:
+def recall_quality(paths: list[Path], out_dir: Path, environ: Mapping[str, str]) -> dict[str, Any]:
     """Run the quality scenarios and write their certification report."""
+    outputs.make_folder(out_dir / "quality", environ)  # before the scenarios run
     report = quality.run(paths)
     data: dict[str, Any] = {
         "schema_version": 1,
@@ -337,5 +343,6 @@ def recall_quality(paths: list[Path], out_dir: Path) -> dict[str, Any]:
         result = "pass" if s.passed else f"FAIL{': ' + s.error if s.error else ''}"
         lines.append(f"| {s.name} | {s.category} | {found} | {leaked} | {result} |")
     names = ("quality-report.json", "quality-summary.md")
-    data["files"] = write_files(out_dir / "quality", names, data, "\n".join(lines) + "\n")
+    markdown = "\n".join(lines) + "\n"
+    data["files"] = write_files(out_dir / "quality", names, data, markdown, environ)
     return data

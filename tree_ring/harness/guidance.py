@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tree_ring.model import project
 from tree_ring.model.actor import Actor
+from tree_ring.model.errors import UsageError
 from tree_ring.model.record import now_iso
 from tree_ring.store.db import Store
 from tree_ring.team import ledger, sync
@@ -89,7 +90,13 @@ def init_project(root: Path) -> InitReport:
     created: list[str] = []
     kept: list[str] = []
     if not folder.is_dir():
-        folder.mkdir(parents=True)
+        try:
+            folder.mkdir(parents=True)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot create {folder}: {exc.strerror or exc}; run `tree-ring init` in a "
+                "folder you can write, or pass --root one"
+            ) from None
         created.append(f"{project.DIR}/")
     fresh = {
         "project_id": project.new_project_id(root.name),

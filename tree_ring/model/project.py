@@ -141,7 +141,18 @@ def check_tree(root: StrPath, *, required: bool = True) -> None:
     passes (`init` is about to create it).
     """
     folder = os.path.join(root, DIR)
-    if not expect(folder, "directory"):
+    try:
+        present = expect(folder, "directory")
+    except NotADirectoryError:
+        raise UsageError(
+            f"{os.fspath(root)} is not a folder; pass --root (or TREE_RING_ROOT) a project folder"
+        ) from None
+    except PermissionError:
+        raise UsageError(
+            f"cannot look inside {os.fspath(root)} (permission denied); "
+            "pass --root (or TREE_RING_ROOT) a project folder you can read"
+        ) from None
+    if not present:
         if required:
             raise NoStore(f"no Tree Ring store at {root}; run `tree-ring --root {root} init`")
         return

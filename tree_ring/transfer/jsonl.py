@@ -45,8 +45,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import groupby, islice
 from operator import itemgetter
-from pathlib import Path
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.actor import Actor
@@ -60,11 +59,11 @@ from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
 from tree_ring.transfer import original
+from tree_ring.transfer.lines import MAX_LINE_BYTES
 from tree_ring.write import bulk, pipeline, readmit, replace, requests
 from tree_ring.write.correct import check_reason
 from tree_ring.write.pipeline import BatchError
 
-MAX_LINE_BYTES = 1_000_000
 TOMBSTONE = "content_tombstone"
 # Lines parsed and written at a time: enough that a statement per table per
 # batch costs little, few enough that a batch of long lines stays small.
@@ -99,43 +98,6 @@ def export_rows(
         return
     for stone in tombstones.of_project(store.db, project):
         yield {"record": TOMBSTONE, **dict(stone)}
-
-
-class FileLines:
-    """The lines of UTF-8 text in a file (a path, or an open binary file such
-    as standard input spooled to disk), read anew each time they are iterated,
-    numbered as `str.splitlines` of the whole text would number them. A file
-    that cannot be read or decoded is a one-line error naming it."""
-
-    def __init__(self, source: Path | IO[bytes], name: str) -> None:
-        self.source = source
-        self.name = name
-
-    def __iter__(self) -> Iterator[str]:
-        try:
-            if isinstance(self.source, Path):
-                with self.source.open("rb") as handle:
-                    yield from self._lines(handle)
-            else:
-                self.source.seek(0)
-                yield from self._lines(self.source)
-        except OSError as exc:
-            raise UsageError(f"cannot read {self.name}: {exc.strerror or exc}") from None
-
-    def _lines(self, handle: IO[bytes]) -> Iterator[str]:
-        # Each piece ends at a newline, so splitting each piece as the whole
-        # text would be split gives the same lines, "\r" and "\r\n" included.
-        # Decoded strictly, as an argument is: bad bytes are refused, never
-        # stored as replacement characters.
-        for number, piece in enumerate(handle, start=1):
-            try:
-                text = piece.decode("utf-8")
-            except UnicodeDecodeError:
-                raise UsageError(
-                    f"{self.name} is not valid UTF-8 text (line {number}); re-encode it and "
-                    "retry; nothing imported"
-                ) from None
-            yield from text.splitlines()
 
 
 @dataclass
@@ -243,7 +205,9 @@ def _parse(lines: Iterable[str], reading: _Reading) -> Iterator[_Parsed]:
     bad one raises, naming its line, or under `skip` is noted and left out.
     A row of a project not taken (`reading.foreign`) is skipped."""
     for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
+        # A blank line is passed over; one too long to read whole is not
+        # (it stands for the line cut short, and is refused as too long).
+        if not raw.strip() and len(raw.encode("utf-8", "surrogatepass")) <= MAX_LINE_BYTES:
             continue
         try:
             parsed = list(_parse_line(raw, number, reading))

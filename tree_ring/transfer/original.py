@@ -122,7 +122,10 @@ def _legacy_identity(row: dict[str, Any]) -> dict[str, Any]:
         return row
     memory_id = row.get("id")
     if not isinstance(memory_id, str) or not memory_id.strip():
-        raise UsageError(f"a {row.get('scope')}-scope memory without {column} needs an id")
+        raise UsageError(
+            f"a memory of scope {row.get('scope')} without {column} needs an id; "
+            f"add an id to the row, or its {column}"
+        )
     digest = sha256(f"{row['scope']}\n{memory_id}").removeprefix("sha256:")[:32]
     review: dict[str, Any] = dict(cast(dict[str, Any], row.get("review") or {}))
     reason = review.get("review_reason")

@@ -62,6 +62,8 @@ from tree_ring.write import correct, pipeline
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "fixtures" / "quality"
 DEFAULT_PROJECT = "quality-scenarios"
+# A scenario is a page of JSON; a file past this is read no further.
+MAX_SCENARIO_BYTES = 4 * 1024 * 1024
 
 # The original's categories, then the ones our scenarios add.
 CATEGORIES = (
@@ -527,13 +529,16 @@ def parse(data: Any, path: str, now: datetime | None = None) -> Scenario:
 
 def load(path: Path, now: datetime | None = None) -> Scenario:
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_SCENARIO_BYTES + 1)  # `/dev/zero` is no scenario either
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_SCENARIO_BYTES:
+        raise ScenarioError(f"{path}: longer than {MAX_SCENARIO_BYTES:,} bytes; not a scenario")
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ScenarioError(f"{path}: not valid JSON ({exc})") from None
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+        raise ScenarioError(f"{path}: not valid JSON ({str(exc)[:80]})") from None
     return parse(data, str(path), now)
 
 

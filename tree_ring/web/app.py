@@ -15,7 +15,7 @@ import os
 import re
 import sys
 
-from tree_ring.model import project
+from tree_ring.model import outputs, project
 from tree_ring.model.arguments import UsageParser
 from tree_ring.model.errors import TreeRingError, UsageError
 
@@ -99,15 +99,11 @@ def _report(args: argparse.Namespace, root: str, env: Mapping[str, str]) -> int:
     from tree_ring.web import report
 
     now = parse_time(args.now, "--now") if args.now else now_iso()
+    outputs.check_file(args.html, env)  # before any work: a mistyped path costs nothing
     with Project.open(root, env) as opened:
         project_id = opened.project_id
         html = report.build(opened.store, project_id, now)
-    try:
-        size = report.write(args.html, html)
-    except OSError as exc:
-        raise UsageError(
-            f"cannot write {args.html}: {exc.strerror or exc}; choose another path"
-        ) from None
+    size = outputs.write_text(args.html, html, env)
     _emit(
         args,
         {

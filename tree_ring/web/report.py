@@ -12,9 +12,6 @@ what the audit log says was done to which id, never its detail.
 
 from __future__ import annotations
 
-import contextlib
-import os
-
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import RINGS
 from tree_ring.review import queue as review
@@ -106,19 +103,3 @@ def _activity(recent: list[dict[str, object]]) -> str:
         for e in recent
     ]
     return markup.table(["when", "action", "memory", "by"], listed)
-
-
-def write(path: str, text: str) -> int:
-    """Write the file whole or not at all: a temporary beside it, then a rename."""
-    body = text.encode("utf-8")
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "xb") as handle:
-            handle.write(body)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return len(body)

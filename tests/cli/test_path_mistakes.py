@@ -1,0 +1,68 @@
+"""Ordinary path mistakes are usage errors: a project root that is a file, a
+folder `init` cannot create, a scenario file that is endless or nested too
+deep. Each is one line naming the path, exit 2, never exit 70's
+"unexpected ..." (that is for faults no check foresaw)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from helpers import CliRunner, Run
+
+from tree_ring.cli import app
+
+USAGE = 2
+
+
+def run(*argv: str, environ: dict[str, str] | None = None) -> Run:
+    import io
+    from contextlib import redirect_stderr, redirect_stdout
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = app.main(list(argv), environ or {})
+    return Run(code, out.getvalue(), err.getvalue())
+
+
+def usage_line(result: Run, *fragments: str) -> None:
+    assert result.code == USAGE, (result.code, result.err)
+    lines = result.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.err
+    assert "unexpected" not in lines[0], lines[0]
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+@pytest.fixture
+def a_file(tmp_path: Path) -> Path:
+    path = tmp_path / "notes.txt"
+    path.write_text("not a project\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("verb", [("list",), ("init",), ("recall", "x"), ("status",)])
+def test_a_root_that_is_a_file(a_file: Path, verb: tuple[str, ...]) -> None:
+    usage_line(run("--root", str(a_file), *verb), str(a_file), "not a folder", "--root")
+    usage_line(run(*verb, environ={"TREE_RING_ROOT": str(a_file)}), str(a_file), "not a folder")
+    assert a_file.read_text(encoding="utf-8") == "not a project\n"
+
+
+def test_init_where_no_folder_can_be_made(a_file: Path) -> None:
+    inside_a_file = a_file / "project"
+    usage_line(run("init", "--root", str(inside_a_file)), "not a folder")
+    if os.path.isdir("/proc/self"):
+        usage_line(run("init", "--root", "/proc"), "cannot create /proc/.tree-ring", "--root")
+
+
+def test_a_scenario_that_is_no_scenario_fails_as_a_scenario(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    result = run_cli("quality", str(deep))
+    assert result.code == 1 and "not valid JSON" in result.out, (result.code, result.err)
+    if os.path.exists("/dev/zero"):
+        result = run_cli("quality", "/dev/zero")
+        assert result.code == 1 and "longer than" in result.out, (result.code, result.err)

@@ -1,0 +1,119 @@
+"""Files a person names for Tree Ring to write: an export, an HTML report, a
+certification report.
+
+Each goes through here, so one rule holds for all of them: nothing is
+written inside Tree Ring's own folders (a project's `.tree-ring/`, or the
+folder of the person's user store), wherever the path leads once links and
+`..` are resolved, since an export written over `memory.sqlite` would
+destroy the store it came from; a file is written whole or not at all (a
+temporary file beside it, then a rename); and a path that cannot be written
+(a folder that does not exist, a folder named as the file, no permission)
+is a usage error naming it, not a fault.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+
+from tree_ring.model import project
+from tree_ring.model.errors import UsageError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from tree_ring.model.project import StrPath
+
+
+def check(path: StrPath, environ: Mapping[str, str]) -> str:
+    """`path` resolved (links and `..`), or a UsageError when it leads into a
+    folder Tree Ring keeps its stores in."""
+    resolved = os.path.realpath(path)
+    shown = os.fspath(path)
+    if project.DIR in resolved.split(os.sep):
+        raise UsageError(
+            f"{shown} leads into a {project.DIR}/ folder, where Tree Ring keeps its store; "
+            "write it somewhere outside that folder"
+        )
+    user = project.user_dir_str(environ)
+    if user and _within(resolved, os.path.realpath(user)):
+        raise UsageError(
+            f"{shown} leads into {user}, where Tree Ring keeps your user store; "
+            "write it somewhere outside that folder"
+        )
+    return resolved
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def check_file(path: StrPath, environ: Mapping[str, str]) -> str:
+    """`check`, and that `path` names a file whose folder exists: what a
+    command verifies before its work, so a mistyped path costs nothing."""
+    resolved = check(path, environ)
+    shown = os.fspath(path)
+    if os.path.isdir(resolved):
+        raise UsageError(f"{shown} is a folder; name a file to write (a new one inside it will do)")
+    folder = os.path.dirname(resolved)
+    if not os.path.isdir(folder):
+        raise UsageError(
+            f"cannot write {shown}: there is no folder {folder}; create it or choose another path"
+        )
+    return resolved
+
+
+def write_text(path: StrPath, text: str, environ: Mapping[str, str]) -> int:
+    """Write `text` to `path`, whole or not at all; the number of bytes.
+
+    A path that is already something other than a regular file or a folder
+    (`/dev/stdout`, a pipe) is written to as it is: there is no file to
+    replace."""
+    resolved = check_file(path, environ)
+    body = text.encode("utf-8")
+    try:
+        if _special(path):
+            with open(path, "wb") as handle:
+                handle.write(body)
+            return len(body)
+        folder, name = os.path.split(resolved)
+        tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | project.NOFOLLOW
+            with open(os.open(tmp, flags, 0o666), "wb") as handle:
+                handle.write(body)
+            os.replace(tmp, resolved)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write {os.fspath(path)}: {exc.strerror or exc}; choose another path"
+        ) from None
+    return len(body)
+
+
+def _special(path: StrPath) -> bool:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def make_folder(path: StrPath, environ: Mapping[str, str]) -> str:
+    """The folder at `path`, created (with its parents) if need be; resolved."""
+    resolved = check(path, environ)
+    shown = os.fspath(path)
+    try:
+        os.makedirs(resolved, exist_ok=True)
+    except FileExistsError:
+        raise UsageError(f"{shown} is a file, not a folder; name a folder to write into") from None
+    except OSError as exc:
+        raise UsageError(
+            f"cannot create the folder {shown}: {exc.strerror or exc}; choose another folder"
+        ) from None
+    return resolved
