@@ -3,22 +3,28 @@ engine that scans every field with them (`engine`). The package is the engine's 
 """
 
 from tree_ring.guard.engine import check_fields, classify, find_secret
-from tree_ring.guard.messages import withhold
 from tree_ring.guard.rule import SEVERITY_ORDER, VIEWS, Rule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from tree_ring.guard.messages import withhold
+
     RULES: tuple[Rule, ...]
 
 
-def __getattr__(name: str) -> tuple[Rule, ...]:
-    """`RULES`, on first use: its sensitivity rules are built only then (the
-    brief only looks for secrets)."""
-    if name != "RULES":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from tree_ring.guard.table import RULES
+def __getattr__(name: str) -> object:
+    """`RULES` and `withhold`, on first use: the sensitivity rules are built
+    only then, and an error's wording is read only for an error (the brief
+    only looks for secrets)."""
+    if name == "RULES":
+        from tree_ring.guard.table import RULES
 
-    return RULES
+        return RULES
+    if name == "withhold":
+        from tree_ring.guard.messages import withhold
+
+        return withhold
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
