@@ -11,8 +11,8 @@ guard, a tombstone by shape and the guard. What a file says of a row's
 trust, origin and review is kept only as a claim (the row's origin is the
 import), unless a person restores their own export (`restore`): their word
 for the file, as `--replace-existing` is for the rows it replaces. An
-agent's tombstone lines are claims as well (`_as_claims`): one naming a
-stored memory becomes a request to forget it.
+agent's tombstone lines are claims as well (`stone_lines.as_claims`): one
+naming a stored memory becomes a request to forget it.
 
 An import streams: it holds one batch of lines (`BATCH`) at a time, not the
 file, so its memory does not grow with the file. It reads the lines twice.
@@ -38,13 +38,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import groupby, islice
-from operator import itemgetter
 from typing import Any, Literal
 
 from tree_ring.govern import contradictions, coordinator
@@ -53,18 +51,16 @@ from tree_ring.model.errors import Denied, TreeRingError, UsageError
 from tree_ring.model.identity import Identity, Origin
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.progress import Progress
-from tree_ring.model.record import MAX_REF, ORIGINS, Memory, json_string, now_iso, parse_time
+from tree_ring.model.record import MAX_REF, ORIGINS, Memory, json_string
 from tree_ring.store import audit, listing, live, rows, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
-from tree_ring.transfer import original
+from tree_ring.transfer import original, stone_lines
 from tree_ring.transfer.lines import MAX_LINE_BYTES
-from tree_ring.write import bulk, pipeline, readmit, replace, requests
-from tree_ring.write.correct import check_reason
+from tree_ring.write import bulk, pipeline, readmit, replace
 from tree_ring.write.pipeline import BatchError
 
-TOMBSTONE = "content_tombstone"
 # Lines parsed and written at a time: enough that a statement per table per
 # batch costs little, few enough that a batch of long lines stays small.
 BATCH = 1_000
@@ -72,10 +68,6 @@ BATCH = 1_000
 # batch, its search's signatures and its report; the whole stays near 100 MB
 # whatever the file's size (`benchmarks/write_path.py` measures it).
 CACHE_KIB = bulk.CACHE_KIB // 2
-# A tombstone line's values in `tombstones.record_absent`'s order.
-_STONE_VALUES = itemgetter(
-    "project", "content_hash", "kind", "reason", "memory_id", "actor", "created_at"
-)
 
 
 def export_rows(
@@ -97,7 +89,7 @@ def export_rows(
     if agent is not None:
         return
     for stone in tombstones.of_project(store.db, project):
-        yield {"record": TOMBSTONE, **dict(stone)}
+        yield {"record": stone_lines.TOMBSTONE, **dict(stone)}
 
 
 @dataclass
@@ -108,7 +100,7 @@ class ImportReport:
     tombstones: int = 0
     pending: int = 0
     # Requests to forget (`req_...`) raised by an agent's tombstone lines that
-    # name a memory this store holds (`_as_claims`).
+    # name a memory this store holds (`stone_lines.as_claims`).
     requested: list[str] = field(default_factory=lambda: [])
     dry_run: bool = False
     replaced: list[str] = field(default_factory=lambda: [])
@@ -241,14 +233,14 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
     # The original's export: a header (with our tombstones), then envelopes.
     row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
     for stone in stones:
-        yield _Parsed(number, None, _tombstone(stone, into))
+        yield _Parsed(number, None, stone_lines.check(stone, into))
     if row is None:
         return
     folded = False
     if original.is_theirs(data):  # pyright: ignore[reportUnknownArgumentType]
         row, folded = original.fold(row)
-    if row.get("record") == TOMBSTONE:
-        yield _Parsed(number, None, _tombstone(row, into))
+    if row.get("record") == stone_lines.TOMBSTONE:
+        yield _Parsed(number, None, stone_lines.check(row, into))
         return
     if reading.global_rows != "all" and (row.get("scope") == "global") != (
         reading.global_rows == "only"
@@ -336,16 +328,17 @@ def _first_pass(lines: Iterable[str], project: str) -> _FirstPass:
     found = _FirstPass()
     for raw in lines:
         found.lines += 1
-        if len(raw) > MAX_LINE_BYTES or ('"project"' not in raw and TOMBSTONE not in raw):
+        named = '"project"' in raw or stone_lines.TOMBSTONE in raw
+        if len(raw) > MAX_LINE_BYTES or not named:
             continue
         try:
             data = json.loads(raw)
             if not isinstance(data, dict):
                 continue
             row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
-            found.stones += [_tombstone(stone, project) for stone in stones]
-            if row is not None and row.get("record") == TOMBSTONE:
-                found.stones.append(_tombstone(row, project))
+            found.stones += [stone_lines.check(stone, project) for stone in stones]
+            if row is not None and row.get("record") == stone_lines.TOMBSTONE:
+                found.stones.append(stone_lines.check(row, project))
             elif row is not None and isinstance(claimed := row.get("project"), str) and claimed:
                 found.projects[claimed] = found.projects.get(claimed, 0) + 1
         except (ValueError, RecursionError, TreeRingError):
@@ -357,58 +350,6 @@ def _at_line(exc: TreeRingError, number: int) -> TreeRingError:
     """The same error, kept for its exit code, with the line that caused it."""
     exc.args = (f"line {number}: {exc}; nothing imported",)
     return exc
-
-
-_HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
-_ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
-
-
-def _tombstone(row: dict[str, Any], project: str) -> dict[str, Any]:
-    """A tombstone line, checked as strictly as a memory: its hash and id by
-    shape, its reason and actor (free text someone else wrote) by the guard."""
-    needed = ("content_hash", "kind", "reason", "memory_id", "created_at")
-    missing = [key for key in needed if not (isinstance(row.get(key), str) and row.get(key))]
-    if missing:
-        raise UsageError(f"a content tombstone needs {', '.join(needed)}; {missing[0]} is missing")
-    if not _HASH.match(row["content_hash"]) or not _ID.match(row["memory_id"]):
-        raise UsageError("a content tombstone's content_hash and memory_id are malformed")
-    if row["kind"] not in ("forgotten", "rejected"):
-        raise UsageError("a content tombstone's kind is forgotten or rejected")
-    actor = str(row.get("actor") or "import")
-    reason = check_reason(row["reason"])
-    check_reason(actor)
-    return {key: row[key] for key in needed} | {
-        "project": project,
-        "reason": reason,
-        "actor": actor,
-        "created_at": parse_time(row["created_at"], "created_at"),
-    }
-
-
-def _as_claims(
-    db: Db, stones: list[dict[str, Any]], actor: Actor, report: ImportReport
-) -> list[dict[str, Any]]:
-    """An agent's tombstone lines as the claims they are, as a team ledger's
-    unvouched lines are (`team/sync.py`): one naming a memory this store holds
-    becomes a request to forget it, which a person approves or rejects, and
-    nothing is tombstoned; one naming an id never held here is kept, since it
-    can only keep content out, but as the agent's and as of now: the actor
-    and date the file claims are its words. Returns the tombstones to record."""
-    now = now_iso()
-    kept: list[dict[str, Any]] = []
-    asked: set[str] = set()
-    for stone in stones:
-        memory_id = stone["memory_id"]
-        held = rows.find(db, memory_id)
-        if held is None:
-            kept.append(stone | {"actor": actor.name, "created_at": now})
-            continue
-        if memory_id in asked or held.redacted_at is not None or held.trust == "rejected":
-            continue  # asked once; or forgotten already, its own tombstones hold
-        asked.add(memory_id)
-        why = f"an imported content tombstone from {actor.origin.kind}, not a person's"
-        report.requested.append(requests.ask(db, held, "delete", why, actor, now))
-    return kept
 
 
 class _Ids:
@@ -506,8 +447,8 @@ def import_lines(
         writing = decision is None or decision.allowed
         if writing:
             if actor.origin.is_agent:
-                stones = _as_claims(db, stones, actor, report)
-            tombstones.record_absent(db, map(_STONE_VALUES, stones))
+                stones = stone_lines.as_claims(db, stones, actor, report.requested)
+            tombstones.record_absent(db, map(stone_lines.VALUES, stones))
             if stones:
                 # Named in the log like every tombstone (see audit.verify).
                 detail = {"tombstones": [stone["content_hash"] for stone in stones]}

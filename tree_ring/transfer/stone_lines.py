@@ -1,0 +1,77 @@
+"""The content tombstone lines of an import file: checked, and for an agent's
+import taken as the claims they are.
+
+An export writes the project's content tombstones after its memories, one a
+line (`{"record": "content_tombstone", ...}`); an import records them before
+any memory (`jsonl.import_lines`), so what was forgotten where the file came
+from stays forgotten here.
+"""
+
+from __future__ import annotations
+
+import re
+from operator import itemgetter
+from typing import Any
+
+from tree_ring.model.actor import Actor
+from tree_ring.model.errors import UsageError
+from tree_ring.model.record import now_iso, parse_time
+from tree_ring.store import rows
+from tree_ring.store.sql import Db
+from tree_ring.write import requests
+from tree_ring.write.correct import check_reason
+
+TOMBSTONE = "content_tombstone"
+# A tombstone line's values in `tombstones.record_absent`'s order.
+VALUES = itemgetter("project", "content_hash", "kind", "reason", "memory_id", "actor", "created_at")
+HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
+ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
+
+
+def check(row: dict[str, Any], project: str) -> dict[str, Any]:
+    """A tombstone line, checked as strictly as a memory: its hash and id by
+    shape, its reason and actor (free text someone else wrote) by the guard."""
+    needed = ("content_hash", "kind", "reason", "memory_id", "created_at")
+    missing = [key for key in needed if not (isinstance(row.get(key), str) and row.get(key))]
+    if missing:
+        raise UsageError(f"a content tombstone needs {', '.join(needed)}; {missing[0]} is missing")
+    if not HASH.match(row["content_hash"]) or not ID.match(row["memory_id"]):
+        raise UsageError("a content tombstone's content_hash and memory_id are malformed")
+    if row["kind"] not in ("forgotten", "rejected"):
+        raise UsageError("a content tombstone's kind is forgotten or rejected")
+    actor = str(row.get("actor") or "import")
+    reason = check_reason(row["reason"])
+    check_reason(actor)
+    return {key: row[key] for key in needed} | {
+        "project": project,
+        "reason": reason,
+        "actor": actor,
+        "created_at": parse_time(row["created_at"], "created_at"),
+    }
+
+
+def as_claims(
+    db: Db, stones: list[dict[str, Any]], actor: Actor, requested: list[str]
+) -> list[dict[str, Any]]:
+    """An agent's tombstone lines as the claims they are, as a team ledger's
+    unvouched lines are (`team/sync.py`): one naming a memory this store holds
+    becomes a request to forget it, which a person approves or rejects, and
+    nothing is tombstoned; one naming an id never held here is kept, since it
+    can only keep content out, but as the agent's and as of now: the actor
+    and date the file claims are its words. Returns the tombstones to record;
+    the requests raised are added to `requested`."""
+    now = now_iso()
+    kept: list[dict[str, Any]] = []
+    asked: set[str] = set()
+    for stone in stones:
+        memory_id = stone["memory_id"]
+        held = rows.find(db, memory_id)
+        if held is None:
+            kept.append(stone | {"actor": actor.name, "created_at": now})
+            continue
+        if memory_id in asked or held.redacted_at is not None or held.trust == "rejected":
+            continue  # asked once; or forgotten already, its own tombstones hold
+        asked.add(memory_id)
+        why = f"an imported content tombstone from {actor.origin.kind}, not a person's"
+        requested.append(requests.ask(db, held, "delete", why, actor, now))
+    return kept
