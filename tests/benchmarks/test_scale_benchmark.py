@@ -99,7 +99,10 @@ def test_quick_benchmark_shape_and_ratios(tmp_path: Path) -> None:
         assert result["import_ceiling_per_s"] < result["sqlite_floor_per_s"]
         assert 0 < result["import_vs_ceiling"] < 1.5
         if result["hook_median_ms"] is not None:
-            assert result["hook_vs_python_startup"] > 1
+            # The hook starts the same interpreter with the same flags and
+            # then does its work: never less than that bare start (medians of
+            # runs interleaved with it, so load falls on both alike).
+            assert result["hook_vs_bare_startup"] > 1
     # Times are the benchmark's to report, never a test's to hold (a loaded
     # machine must not fail the suite): here only that they were measured.
     assert large["brief_p95_ms"] > 0 and small["brief_p95_ms"] > 0
