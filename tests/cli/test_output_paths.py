@@ -49,7 +49,12 @@ def inside_store(root: Path) -> list[str]:
     link.symlink_to(folder / "memory.sqlite")
     linked_dir = root / "elsewhere"
     linked_dir.symlink_to(folder)
+    # And a link inside `.tree-ring/` that leads out of it: never followed.
+    outside = root.parent / "outside-exports"
+    outside.mkdir(exist_ok=True)
+    (folder / "exports").symlink_to(outside)
     return [
+        str(folder / "exports" / "x.jsonl"),
         str(folder / "memory.sqlite"),
         str(root / "sub" / ".." / ".tree-ring" / "memory.sqlite"),
         os.path.relpath(folder / "memory.sqlite"),

@@ -202,6 +202,13 @@ def test_export_writes_under_the_exports_folder_only(project_root: Path, session
     os.symlink(outside, project_root / ".tree-ring" / "exports" / "link")
     assert session.run(Action("export", None, ("link/x.jsonl",))).startswith("refused")
     assert list(outside.iterdir()) == []
+    # The exports folder itself a link out: refused, nothing written there.
+    exports = project_root / ".tree-ring" / "exports"
+    exports.rename(project_root / "old-exports")
+    exports.symlink_to(outside)
+    said = session.run(Action("export", None, ("x.jsonl",)))
+    assert said.startswith("refused") and "symbolic link" in said
+    assert list(outside.iterdir()) == []
 
 
 def test_reading_every_view_writes_nothing(

@@ -19,6 +19,7 @@ from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Field, fields
 from tree_ring.model.identity import Identity, harness_origin, resolve
 from tree_ring.model.record import Memory, caller_fields, parse_time
+from tree_ring.model.text import terminal_safe
 from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
 
@@ -148,6 +149,7 @@ class Context:
             document = {"command": self.command, **data}
             self.out.write(jsontext.dumps(document, sort_keys=True) + "\n")
         elif text:
+            text = terminal_safe(text)
             self.out.write(text if text.endswith("\n") else text + "\n")
 
     def warn(self, message: str, *, code: str, exit_code: int = 1) -> int:
@@ -172,7 +174,7 @@ def error_line(
     if as_json:
         body = {"error": {"code": code, "message": message, "exit": exit_code}}
         return jsontext.dumps(body, sort_keys=True) + "\n"
-    return f"error: {message}\n"
+    return f"error: {terminal_safe(message)}\n"
 
 
 def listing(

@@ -32,7 +32,10 @@ def check(path: StrPath, environ: Mapping[str, str]) -> str:
     folder Tree Ring keeps its stores in."""
     resolved = os.path.realpath(path)
     shown = os.fspath(path)
-    if project.DIR in resolved.split(os.sep):
+    # The path as written too, `..` folded but no link followed: a link inside
+    # `.tree-ring/` is never followed, wherever it points.
+    written = os.path.abspath(path)
+    if project.DIR in resolved.split(os.sep) or project.DIR in written.split(os.sep):
         raise UsageError(
             f"{shown} leads into a {project.DIR}/ folder, where Tree Ring keeps its store; "
             "write it somewhere outside that folder"

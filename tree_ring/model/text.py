@@ -94,6 +94,23 @@ def refused_at(text: str, *, multiline: bool = False) -> int | None:
     return None
 
 
+def terminal_safe(text: str) -> str:
+    """`text` as a terminal may be sent it: each character the policy refuses
+    in a multi-line field (an escape sequence's ESC, a bell, a bidi override,
+    a zero-width space; tab and newline stay) written out as its code,
+    `\\x1b` or `\\u202e`, so that no stored text (a row edited in the
+    database, a file's project name) can move the cursor, retitle the window
+    or reorder what a person reads."""
+    if refused_at(text, multiline=True) is None:
+        return text
+    return "".join(
+        (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+        if _refused(text, index, True)
+        else char
+        for index, char in enumerate(text)
+    )
+
+
 def describe(text: str, index: int) -> str:
     """'U+200B at character 5', for an error message that never echoes the text."""
     return f"U+{ord(text[index]):04X} at character {index + 1}"

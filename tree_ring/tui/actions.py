@@ -26,7 +26,7 @@ from tree_ring.api.found import USER
 from tree_ring.api.project import Project
 from tree_ring.model import project as projects
 from tree_ring.model.anchor import Check
-from tree_ring.model.errors import TreeRingError
+from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import RINGS, Memory, caller_fields, parse_time
 from tree_ring.store import audit, live, panels, watch
@@ -420,7 +420,14 @@ class Session:
     def _do_export(self, action: Action) -> str:
         from tree_ring.transfer import jsonl as transfer
 
-        folder = (Path(projects.store_path_str(self.root)).parent / EXPORTS).resolve()
+        named = Path(projects.store_path_str(self.root)).parent / EXPORTS
+        try:
+            # Inside .tree-ring/ nothing is a link: a linked exports folder
+            # would write the export wherever it points.
+            projects.expect(named, "directory")
+        except UnsafePath as exc:
+            return f"refused: {exc}"
+        folder = named.resolve()
         target = (folder / action.args[0]).resolve()
         if not target.is_relative_to(folder):
             return f"refused: {action.args[0]} leads out of {folder}"
