@@ -4,6 +4,7 @@ shallow clone, a ledger that is not a file."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from team_support import LEDGER, cli, clone, commit, first_repo, git, hub, ok, publish, remember
@@ -24,7 +25,7 @@ def _hash_of(root: Path, memory_id: str) -> str:
     raise AssertionError(memory_id)
 
 
-def _append(root: Path, line: dict[str, object]) -> None:
+def _append(root: Path, line: Mapping[str, object]) -> None:
     with (root / LEDGER).open("a", encoding="utf-8") as out:
         out.write(json.dumps(line, sort_keys=True, separators=(",", ":")) + "\n")
 

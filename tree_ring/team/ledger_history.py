@@ -46,8 +46,8 @@ def take(
     """Record the content of every tombstone and redaction line the
     upstream's ledger history held and no longer holds; how many lines.
     A shallow clone reads none: a note says so and the read stays due."""
-    state: Any = settings.read(db, SETTING)
-    state = dict(state) if isinstance(state, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
+    value: Any = settings.read(db, SETTING)
+    state: dict[str, Any] = dict(value) if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
     shallow = up.ref is not None and up.shallow()
     if shallow:
         notes.append(SHALLOW)
