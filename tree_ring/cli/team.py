@@ -35,6 +35,7 @@ def cmd_sync(ctx: Context) -> int:
         "claimed": report.claimed,
         "requested": report.requested,
         "history_tombstones": report.history,
+        "notes": report.notes,
         "upstream": report.upstream,
         "lines": report.lines,
         "written": [report.path] if report.written else [],
@@ -63,6 +64,7 @@ def cmd_sync(ctx: Context) -> int:
         f"audit:      {report.audit or 'ok (matches the ledger anchor)'}",
     ]
     lines += [f"  {name}:{s.line}: {s.reason}" for s in report.skipped]
+    lines += [f"note:       {note}" for note in report.notes]
     ctx.emit(data, "\n".join(lines))
     return 1 if report.audit else 0
 

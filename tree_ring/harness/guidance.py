@@ -77,6 +77,7 @@ class InitReport:
     project_id: str
     created: list[str] = field(default_factory=lambda: [])
     kept: list[str] = field(default_factory=lambda: [])
+    notes: list[str] = field(default_factory=lambda: [])  # the ledger's sync's, one line each
 
 
 def init_project(root: Path) -> InitReport:
@@ -115,14 +116,15 @@ def init_project(root: Path) -> InitReport:
         (created if project.write_new(target, text) else kept).append(f"{project.DIR}/{name}")
     store_file = project.store_path(root)
     existed = store_file.exists()
+    notes: list[str] = []
     with Store.open(root, create=True) as store:
         (kept if existed else created).append(f"{project.DIR}/{project.STORE}")
         if team.in_git(root):
-            _share(store, root, created, kept)
-    return InitReport(root, project.load_project_id(root), created, kept)
+            notes = _share(store, root, created, kept)
+    return InitReport(root, project.load_project_id(root), created, kept, notes)
 
 
-def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> None:
+def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> list[str]:
     """In a git repository: the merge driver, and the store built from (or
     written to) the team ledger, so a fresh clone starts with the team's memory."""
     done = team.setup(root)
@@ -131,5 +133,8 @@ def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> Non
     ledger_name = f"{project.DIR}/{ledger.PATH}"
     existed = sync.path_of(root).exists()
     # A clone's ledger is only read: a fresh clone stays clean in `git status`.
-    sync.sync(store, root, project.load_project_id(root), Actor.person(), write=not existed)
+    report = sync.sync(
+        store, root, project.load_project_id(root), Actor.person(), write=not existed
+    )
     (kept if existed else created).append(ledger_name)
+    return report.notes

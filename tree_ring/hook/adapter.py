@@ -422,12 +422,15 @@ def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> No
     from tree_ring.model.errors import TreeRingError
     from tree_ring.team import ledger_refresh
 
+    notes: list[str] = []
     try:
-        ledger_refresh.refresh(store, root, project_id)
+        ledger_refresh.refresh(store, root, project_id, notes)
     except TreeRingError as exc:
         _note(harness, f"team ledger not imported: {exc}")
     except Exception as exc:  # the brief still goes out; the next session tries again
         _note(harness, f"team ledger not imported: {type(exc).__name__}: {exc}")
+    for note in notes:
+        _note(harness, f"team ledger: {note}")
     if not seen:
         _merge_driver(root, harness)
 

@@ -46,6 +46,7 @@ from typing import Any, Literal
 from tree_ring.model.errors import Conflict
 from tree_ring.model.fold import canonical, skeleton, unmarked
 from tree_ring.model.record import Memory, sha256
+from tree_ring.store import rows
 from tree_ring.store.sql import Db
 
 # A sentence shorter than this says too little to refuse on its own ("Use tabs.").
@@ -374,3 +375,27 @@ def forget_keys(memory: Memory) -> list[str]:
         tail = [claims.fold(part) for part in sentences(memory.details)]
         claims.seams([head, tail], SENTENCE_WORDS)
     return [*list(claims.found)[: MAX_KEYS - 1], memory.content_hash]
+
+
+_LIVE = (
+    "SELECT * FROM memories WHERE project = ? AND retired_at IS NULL"
+    " AND redacted_at IS NULL AND trust != 'rejected'"
+)
+
+
+def holding(db: Db, project: str | None, hashes: Iterable[str]) -> list[Memory]:
+    """The project's memories not yet forgotten (not retired, redacted or
+    rejected) that forgetting would tombstone any of `hashes` for
+    (`forget_keys`): what a tombstone bearing those hashes takes from this
+    store, whatever id it names. An unvouched tombstone (a team ledger claim,
+    an agent's import) that names a made-up id with a held memory's hashes
+    must ask to forget that memory, not forget it unasked."""
+    wanted = set(hashes)
+    if not wanted:
+        return []
+    found: list[Memory] = []
+    for row in db.execute(_LIVE, (project or "",)):
+        memory = rows.from_row(row)
+        if memory.content_hash in wanted or not wanted.isdisjoint(forget_keys(memory)):
+            found.append(memory)
+    return found

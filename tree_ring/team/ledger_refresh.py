@@ -16,9 +16,10 @@ if TYPE_CHECKING:
     from tree_ring.store.db import Store
 
 
-def refresh(store: Store, root: str, project_id: str) -> str:
+def refresh(store: Store, root: str, project_id: str, notes: list[str] | None = None) -> str:
     """What the pass took: "unchanged" (only the file's time moved), "seen"
-    (nothing new to apply), "applied" (the change) or "full" (the full pass)."""
+    (nothing new to apply), "applied" (the change) or "full" (the full pass).
+    The full pass's notes for a person (a shallow clone) go into `notes`."""
     try:
         found = ledger_delta.delta(store, root, project_id)
         if not isinstance(found, Work):
@@ -27,7 +28,9 @@ def refresh(store: Store, root: str, project_id: str) -> str:
     except FullPass:
         from tree_ring.team import sync
 
-        sync.refresh(store, root, project_id)
+        report = sync.refresh(store, root, project_id)
+        if report is not None and notes is not None:
+            notes += report.notes
         return "full"
 
 

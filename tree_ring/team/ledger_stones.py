@@ -24,7 +24,7 @@ from typing import Any
 
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import parse_time
+from tree_ring.model.record import Memory, parse_time
 from tree_ring.store import audit, redactions, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger
@@ -83,3 +83,17 @@ def record(
         else:
             redactions.unmark(db, memory_id)
     audit.append(db, actor, "tombstone", memory_id, detail)
+
+
+def unheld(db: Db, project_id: str, line: Line, actor: Actor, now: str) -> list[Memory]:
+    """A claimed tombstone or redaction line (not the upstream's, not the
+    store's own) for an id this store never held. When its hashes are the
+    content of memories the store holds under other ids, it would forget
+    them unasked: nothing is recorded, and those memories are returned, for
+    the caller to raise a request to forget each. Otherwise it can only keep
+    content out, so it is kept, dated `now`: the date a claim carries is its
+    word (`tombstones.holding`)."""
+    found = tombstones.holding(db, project_id, line.data["hashes"])
+    if not found:
+        record(db, project_id, Line(line.data | {"at": now}), actor)
+    return found

@@ -22,13 +22,16 @@ skips it, and applies the rest through the write path in one transaction:
 - a claim becomes what a person decides on (`provenance.py`): a new memory
   lands pending (never heartwood, never a person's); a rewrite or retirement
   of a stored memory becomes a pending row that replaces it on approval; a
-  tombstone or redaction of a stored memory becomes a request to forget it.
-  A tombstone for an id the store never held is recorded either way (it can
-  only keep content out). Each claim is taken once (by its line's hash);
+  tombstone or redaction of a stored memory becomes a request to forget it,
+  as does one naming another id with the content of a memory held here. A
+  trusted tombstone for an id the store never held is recorded as it stands,
+  a claimed one dated when it arrived (it can only keep content out). Each
+  claim is taken once (by its line's hash);
 - a store built from the ledger for the first time also records every
-  tombstone the upstream's history of the ledger ever held, so deleting a
-  tombstone line in a later commit does not bring its content back; only a
-  person's re-admission, carried in the row (`readmit.py`), does.
+  tombstone and redaction the upstream's history of the ledger ever held
+  (`ledger_history.py`), so deleting such a line in a later commit does not
+  bring its content back; only a person's re-admission, carried in the row
+  (`readmit.py`), does.
 
 Then the ledger is written from the store: the same store state always
 writes the same bytes, and a claim stays out of it until a person approves
@@ -46,6 +49,7 @@ import itertools
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,12 +70,13 @@ from tree_ring.model.record import (
     now_iso,
     parse_time,
 )
-from tree_ring.store import anchors, audit, ledger_rows, redactions, rows, settings
+from tree_ring.store import anchors, audit, redactions, rows, settings
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.team import (
     ledger,
     ledger_delta,
+    ledger_history,
     ledger_state,
     ledger_stones,
     ledger_stream,
@@ -116,6 +121,7 @@ class SyncReport:
     requested: list[str] = field(default_factory=lambda: [])
     # Tombstones taken from the upstream's history of the ledger (a first build).
     history: int = 0
+    notes: list[str] = field(default_factory=lambda: [])  # one line each, for a person
     upstream: str | None = None  # the remote-tracking ref trusted, or None
     # The raw lines read as claims, now or before: taken, or refused as they stand
     # (what `ledger_delta` passes over until a full sync reads them again).
@@ -152,6 +158,12 @@ def _open(path: Path) -> BinaryIO | None:
                 "remove the link and run `tree-ring sync` to write it again"
             ) from None
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UsageError(
+            f"{path} is not a regular file; the ledger must be a regular file: "
+            "remove it and run `tree-ring sync` to write it again"
+        )
     return os.fdopen(fd, "rb")
 
 
@@ -537,16 +549,15 @@ def _apply_claims(
         if record != ledger.MEMORY:
             if memory_id in redacted or (held is not None and held.redacted_at is not None):
                 continue  # redacted here, with or without its placeholder: left as it is
-            if held is None:
-                # Nothing here to forget: the content is kept out all the same.
-                ledger_stones.record(db, project_id, line, actor)
-                continue
+            # An id never held: kept, unless its hashes are content held here.
+            asked = [held] if held else ledger_stones.unheld(db, project_id, line, actor, now)
             mode = "delete" if record == ledger.TOMBSTONE else "redact"
             why = f"a team ledger {record} line from the {source.label()}, not the upstream's"
-            request = requests.ask(db, held, mode, why, CLAIMANT, now)
-            provenance.note(db, request, project_id, line.text, source, now)
-            report.requested.append(request)
-            report.claim_lines.append(raw)
+            for target in asked:
+                request = requests.ask(db, target, mode, why, CLAIMANT, now)
+                provenance.note(db, request, project_id, line.text, source, now)
+                report.requested.append(request)
+            report.claim_lines += [raw] if asked else []
             continue
         wanted = read.memories[line.text]
         if held is not None:
@@ -613,27 +624,6 @@ def _insert(
         if len(results) > 1_000:
             bulk.merge_fts(db)
         return
-
-
-def _history(db: Db, up: Upstream, project_id: str, actor: Actor, report: SyncReport) -> None:
-    """A first build: every tombstone the upstream's ledger ever held, for an
-    id the store does not hold live, recorded before anything is imported."""
-    found = up.tombstones_ever()
-    if not found:
-        return
-    scratch = Read({}, {}, [], {})
-    live_ids = ledger_rows.unretired_ids(db, project_id)
-    for piece in found:
-        if piece in up.lines:
-            continue  # still in the ledger: imported with the rest
-        try:
-            line = _check(piece, project_id, scratch)
-        except (ValueError, RecursionError, TreeRingError):
-            continue
-        if line.data.get("record") != ledger.TOMBSTONE or line.data["id"] in live_ids:
-            continue
-        ledger_stones.record(db, project_id, line, actor, content_only=True)
-        report.history += 1
 
 
 # -- one sync --------------------------------------------------------------------------
@@ -740,8 +730,16 @@ def sync(
         report.audit = anchor_problem(db, read.won.get("1" + clone_id(db)))
         if progress is not None:
             progress("sync: ledger read", 1, SYNC_STEPS)
-        if first:
-            _history(db, up, project_id, import_actor, report)
+        if ledger_history.due(state, first):
+            scratch = Read({}, {}, [], {})
+            report.history = ledger_history.take(
+                db,
+                up,
+                project_id,
+                import_actor,
+                lambda p: _check(p, project_id, scratch),
+                report.notes,
+            )
         if apply(db, read, mine, project_id, import_actor, report, up) or report.history:
             mine = store_lines(db, project_id)
         if progress is not None:

@@ -15,8 +15,8 @@ no upstream, has no trusted lines but its own.
 
 Git runs only when the ledger changed since the last sync; each call is read
 only. `blame` (who last set each upstream line) runs only when an upstream
-line is about to be applied, and `tombstones_ever` (every tombstone line the
-upstream history ever held) only when a store is built from the ledger for
+line is about to be applied, and `forgotten_ever` (every tombstone and
+redaction line the upstream history ever held) only when a store is built from the ledger for
 the first time.
 """
 
@@ -31,6 +31,7 @@ UPSTREAM = "upstream"
 LOCAL_COMMIT = "local commit"
 WORKING_TREE = "working tree"
 TIMEOUT_S = 120
+_REDACTION = b'"record":"redaction"'
 
 
 @dataclass(frozen=True)
@@ -118,9 +119,15 @@ class Upstream:
                 self._blame = parse_blame(out or b"")
         return self._blame
 
-    def tombstones_ever(self) -> list[bytes]:
-        """Every tombstone line the upstream's history of the ledger ever held,
-        deleted since or not: a commit that removes a tombstone does not undo it."""
+    def shallow(self) -> bool:
+        """Whether the clone is shallow: its history of the ledger is cut short."""
+        out = git_output(self.root, "rev-parse", "--is-shallow-repository")
+        return (out or b"").strip() == b"true"
+
+    def forgotten_ever(self) -> list[bytes]:
+        """Every tombstone and redaction line the upstream's history of the
+        ledger ever held, deleted since or not: a commit that removes one does
+        not undo it."""
         if self.ref is None:
             return []
         out = git_output(
@@ -138,7 +145,9 @@ class Upstream:
         )
         found: dict[bytes, None] = {}
         for piece in (out or b"").split(b"\n"):
-            if piece.startswith(b"+{") and b'"record":"tombstone"' in piece:
+            if piece.startswith(b"+{") and (
+                b'"record":"tombstone"' in piece or _REDACTION in piece
+            ):
                 found[piece[1:]] = None
         return list(found)
 

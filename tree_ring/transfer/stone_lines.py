@@ -16,7 +16,7 @@ from typing import Any
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import now_iso, parse_time
-from tree_ring.store import rows
+from tree_ring.store import rows, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.write import requests
 from tree_ring.write.correct import check_reason
@@ -56,7 +56,8 @@ def as_claims(
     """An agent's tombstone lines as the claims they are, as a team ledger's
     unvouched lines are (`team/sync.py`): one naming a memory this store holds
     becomes a request to forget it, which a person approves or rejects, and
-    nothing is tombstoned; one naming an id never held here is kept, since it
+    nothing is tombstoned, as does one naming another id with the content of
+    a memory held here (`tombstones.holding`); any other is kept, since it
     can only keep content out, but as the agent's and as of now: the actor
     and date the file claims are its words. Returns the tombstones to record;
     the requests raised are added to `requested`."""
@@ -64,14 +65,18 @@ def as_claims(
     kept: list[dict[str, Any]] = []
     asked: set[str] = set()
     for stone in stones:
-        memory_id = stone["memory_id"]
-        held = rows.find(db, memory_id)
-        if held is None:
+        held = rows.find(db, stone["memory_id"])
+        # An id never held, with the hash of content held under another id:
+        # it asks to forget that memory, as naming its id would.
+        found = (
+            [held] if held else tombstones.holding(db, stone["project"], [stone["content_hash"]])
+        )
+        if not found:
             kept.append(stone | {"actor": actor.name, "created_at": now})
-            continue
-        if memory_id in asked or held.redacted_at is not None or held.trust == "rejected":
-            continue  # asked once; or forgotten already, its own tombstones hold
-        asked.add(memory_id)
-        why = f"an imported content tombstone from {actor.origin.kind}, not a person's"
-        requested.append(requests.ask(db, held, "delete", why, actor, now))
+        for memory in found:
+            if memory.id in asked or memory.redacted_at is not None or memory.trust == "rejected":
+                continue  # asked once; or forgotten already, its own tombstones hold
+            asked.add(memory.id)
+            why = f"an imported content tombstone from {actor.origin.kind}, not a person's"
+            requested.append(requests.ask(db, memory, "delete", why, actor, now))
     return kept
