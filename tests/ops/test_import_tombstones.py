@@ -135,3 +135,24 @@ def test_a_persons_tombstone_keeps_its_actor_and_date(
     done = run_cli("--json", "import", str(path))
     assert done.code == 0 and done.json()["requested"] == [], done.err
     assert _stones(project_root) == [(STONE["memory_id"], "person", STONE["created_at"])]
+
+
+def test_an_agents_tombstone_under_a_made_up_id_for_live_content_becomes_a_request(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    # Another id, the live memory's hash: the content is held here, so the line
+    # asks to forget the memory that holds it, and keeps nothing out meanwhile.
+    stored = run_cli("--json", "remember", LIVE).json()
+    shown = run_cli("--json", "show", stored["id"]).json()["memory"]
+    forged = STONE | {"content_hash": shown["content_hash"]}
+    assert forged["memory_id"] != stored["id"]
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(forged) + "\n")
+    done = run_cli("--json", "import", str(path), environ=CLAUDE)
+    assert done.code == 0, done.err
+    [request] = done.json()["requested"]
+    assert _stones(project_root) == []
+    listed = run_cli("--json", "review", "list").json()["items"]
+    assert [(r["id"], r["memory_id"]) for r in listed] == [(request, stored["id"])]
+    again = run_cli("--json", "remember", LIVE)
+    assert again.code == 0 and "forgotten" not in again.err, again.err
