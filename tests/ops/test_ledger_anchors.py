@@ -31,6 +31,7 @@ from team_support import (
 from tree_ring.store.db import Store
 
 RETRY = b"MAX_DELAY = 30\n"
+TOKEN = "ghp_A1b2C3d4E5f6G7h8I9j0A1b2C3d4E5f6G7h8"
 SUMMARY = "Retries back off to at most 30 s"
 
 
@@ -157,3 +158,28 @@ def test_hostile_paths_and_hashes_in_a_ledger_line_are_dropped(tmp_path: Path) -
     # The link's form was plain; the clone never follows it to the file outside.
     [found] = stale_ids(bob)[memory_id]
     assert (found["path"], found["state"]) == ("src/link.py", "unreadable")
+
+
+def test_a_ledger_line_whose_file_path_is_a_secret_is_reported_and_skipped(
+    tmp_path: Path,
+) -> None:
+    alice, origin, memory_id = alice_with_anchor(tmp_path)
+    lines = (alice / LEDGER).read_text(encoding="utf-8").splitlines()
+    rewritten: list[str] = []
+    for line in lines:
+        data = json.loads(line)
+        if data.get("id") == memory_id:
+            [good] = data["files"]
+            line = json.dumps({**data, "files": [good, {**good, "path": f"src/{TOKEN}.py"}]})
+        rewritten.append(line)
+    (alice / LEDGER).write_text("".join(x + "\n" for x in rewritten), encoding="utf-8")
+    publish(alice, "a ledger line naming a secret as a file")
+    bob = clone(origin, tmp_path, "bob")
+    done = ok(bob, "--json", "sync").json()
+    [skipped] = done["items"]  # the one line, and only it
+    assert done["skipped"] == 1 and skipped["reason"].startswith("refused: files[0] looks like")
+    assert "looks like a secret" in skipped["reason"] and TOKEN not in json.dumps(done)
+    assert memory_id not in {row[0] for row in anchored(bob)}
+    assert ok(bob, "--json", "list").json()["total"] == 0
+    with Store.open(bob) as store:
+        assert not store.conn.execute("SELECT 1 FROM anchors WHERE path LIKE '%ghp_%'").fetchall()

@@ -368,3 +368,34 @@ def test_a_path_with_invisible_or_reordering_characters_is_refused(name: str) ->
     with pytest.raises(UsageError, match="invisible ones"):
         anchor.normalise("/tmp/project", name)
     assert anchor.plain("src/café.py") and anchor.valid_path("src/café.py")
+
+
+TOKEN = "ghp_A1b2C3d4E5f6G7h8I9j0A1b2C3d4E5f6G7h8"
+
+
+@pytest.mark.parametrize(
+    "path", [TOKEN, f"src/{TOKEN}/retry.py", f"missing/{TOKEN}.py"], ids=["file", "folder", "gone"]
+)
+@pytest.mark.parametrize("verb", ["remember", "capture"])
+def test_a_secret_in_a_file_path_is_refused_and_nothing_written(
+    run_cli: CliRunner, project_root: Path, source: Path, path: str, verb: str
+) -> None:
+    if not path.startswith("missing/"):
+        (project_root / path).parent.mkdir(parents=True, exist_ok=True)
+        (project_root / path).write_bytes(b"x\n")
+    before = count(run_cli)
+    project_id = json.loads((project_root / ".tree-ring/project.json").read_text())["project_id"]
+    argv = ["remember", "Retries stop at three", "--file", str(source), "--file", path]
+    if verb == "capture":
+        argv = [
+            "capture", "Retries stop at three", "--file", str(source), "--file", path,
+            "--event-type", "lesson", "--project", project_id, "--agent-profile", "claude-code",
+            "--workflow-id", "s1", "--session-id", "s1",
+            "--operation-id", "auto-1-1", "--source-ref", "session:s1",
+        ]  # fmt: skip
+    done = run_cli(*argv, environ=CLAUDE if verb == "capture" else None)
+    assert done.code == 2, done.err
+    assert done.err.count("\n") == 1 and done.out == ""
+    assert done.err.startswith("error: refused: files[1] looks like a secret")
+    assert TOKEN not in done.err
+    assert count(run_cli) == before

@@ -189,8 +189,9 @@ def cmd_tree_show(ctx: Context) -> int:
 
 def cmd_tree_flush(ctx: Context) -> int:
     max_age = ctx.args.max_age
-    if max_age is not None and max_age < 0:
-        raise UsageError("--max-age must be zero or more seconds")
+    if max_age is not None and not nodes.in_bounds("flush_age_secs", max_age):
+        low, high = nodes.BOUNDS["flush_age_secs"]
+        raise UsageError(f"--max-age is a whole number of seconds from {low} to {high}")
     with ctx.store() as store, store.write() as db:
         flushed = repair.flush(db, now_iso(), max_age_secs=max_age)
     sealed = sum(len(f.sealed) for f in flushed)

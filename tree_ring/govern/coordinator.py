@@ -69,6 +69,7 @@ PERSON_ONLY = frozenset(
         "review.dispute",
         "review.policy",
         "config.set",  # how often the agent is asked to capture is the person's to say
+        "tree.config",  # so are the summary tree's budgets
         "policy.enable",
         "promote",  # a partition memory made shared knowledge
         "supersede.shared",
@@ -95,6 +96,7 @@ KNOWN_ACTIONS = (
     "review.dispute",
     "review.policy",
     "config.set",
+    "tree.config",
     "policy.enable",
     "policy.rotate",
     "policy.disable",

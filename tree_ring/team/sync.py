@@ -287,9 +287,9 @@ def _check(piece: bytes, project_id: str, read: Read) -> Line:
     if record == ledger.ANCHOR:
         return Line(_anchor(line))
     if record == ledger.MEMORY:
-        memory = _memory(line, project_id)
-        carried = readmit.parse_carried(line.get(readmit.CARRIED))
         files = parse_files(line.get(ledger_state.FILES))
+        memory = _memory(line, project_id, files)
+        carried = readmit.parse_carried(line.get(readmit.CARRIED))
         checked_line = Line(memory_line(memory, carried, ledger_state.ledger_files(files)))
         read.memories[checked_line.text] = memory
         if carried is not None:
@@ -319,7 +319,7 @@ def _anchor(line: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _memory(line: dict[str, Any], project_id: str) -> Memory:
+def _memory(line: dict[str, Any], project_id: str, files: list[Anchor]) -> Memory:
     owner = line.get("project")
     if owner != project_id:
         raise UsageError(f"from another project ({str(owner)[:64]!r})")
@@ -331,7 +331,8 @@ def _memory(line: dict[str, Any], project_id: str) -> Memory:
         raise UsageError(f"scope {memory.scope} is private; the ledger holds shared memory only")
     if memory.trust != "accepted" or memory.redacted_at is not None:
         raise UsageError(f"trust {memory.trust}; the ledger holds accepted memory only")
-    prepared = pipeline.prepare(memory)  # validation and the guard: a secret raises here
+    # Validation and the guard, over the row and its files' paths: a secret raises here.
+    prepared = pipeline.prepare(memory, files)
     if prepared.sensitivity != "normal":
         raise UsageError(
             f"holds {prepared.sensitivity} content; the ledger carries normal memory only"

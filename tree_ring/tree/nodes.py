@@ -51,23 +51,38 @@ class TreeConfig:
     deferred: bool
 
 
-# The lowest value each number may take: a fan-out of one would seal every
-# node into a chain of copies, and a budget of zero would seal empty nodes.
-FLOORS = {
-    "input_token_budget": 1,
-    "output_token_budget": 1,
-    "summary_fanout": 2,
-    "flush_age_secs": 0,
+# The range each number may take. The floors: a fan-out of one would seal
+# every node into a chain of copies, and a budget of zero would seal empty
+# nodes. The ceilings keep the arithmetic in range: token sums stay far inside
+# SQLite's 64-bit integers, and "now minus the flush age" stays a date (a
+# century, where Python's datetime would overflow past about two thousand years).
+BOUNDS: dict[str, tuple[int, int]] = {
+    "input_token_budget": (1, 1_000_000_000),
+    "output_token_budget": (1, 1_000_000_000),
+    "summary_fanout": (2, 1_000_000),
+    "flush_age_secs": (0, 100 * 365 * 86_400),
 }
 
 
+def in_bounds(name: str, value: object) -> bool:
+    """Whether `value` is a whole number `name` may take (booleans are not numbers)."""
+    low, high = BOUNDS[name]
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
 def config(db: Db) -> TreeConfig:
-    """The live budgets from the settings table; a missing key keeps its default."""
+    """The live budgets from the settings table; a missing key keeps its default.
+
+    A stored number outside its range (written by hand or by an older version)
+    is read as the nearest end of it, and anything else as the floor, so a
+    seal never meets a value its arithmetic cannot hold."""
     values = settings.read_many(db, settings.TREE)
 
     def number(name: str) -> int:
-        value, floor = values[f"tree.{name}"], FLOORS[name]
-        return max(floor, int(value)) if isinstance(value, int | float) else floor
+        value, (low, high) = values[f"tree.{name}"], BOUNDS[name]
+        if not isinstance(value, int | float) or value != value:  # not a number, or NaN
+            return low
+        return int(max(low, min(high, value)))
 
     return TreeConfig(
         input_token_budget=number("input_token_budget"),
@@ -76,6 +91,18 @@ def config(db: Db) -> TreeConfig:
         flush_age_secs=number("flush_age_secs"),
         deferred=bool(values["tree.deferred"]),
     )
+
+
+def parse_number(name: str, raw: str) -> int:
+    """A tree number from text, or UsageError naming its range."""
+    text = raw.strip()
+    value = int(text) if text.isascii() and text.isdigit() and len(text) <= 20 else None
+    if value is None or not in_bounds(name, value):
+        low, high = BOUNDS[name]
+        raise UsageError(
+            f"{name} is a whole number of at least {low} and at most {high}, not {raw[:20]!r}"
+        )
+    return value
 
 
 def set_config(db: Db, key: str, raw: str) -> TreeConfig:
@@ -91,10 +118,7 @@ def set_config(db: Db, key: str, raw: str) -> TreeConfig:
             raise UsageError(f"{name} is true or false, not {raw[:20]!r}")
         value = raw.strip().lower() in ("true", "1", "on", "yes")
     else:
-        floor = FLOORS[name]
-        if not raw.strip().isdigit() or int(raw) < floor:
-            raise UsageError(f"{name} is a whole number of at least {floor}, not {raw[:20]!r}")
-        value = int(raw)
+        value = parse_number(name, raw)
     settings.write(db, full, value)
     return config(db)
 

@@ -15,6 +15,7 @@ an agent's forget does: a request (`write/requests.py`, mode `confirm`) that
 
 from __future__ import annotations
 
+from tree_ring import guard
 from tree_ring.govern import admission, coordinator
 from tree_ring.model import gitdir, turn_files
 from tree_ring.model.actor import Actor
@@ -69,13 +70,16 @@ def resolve(root: str, paths: Sequence[str], base: str | None = None) -> tuple[A
 def from_turn(root: str, session_id: str) -> tuple[Anchor, ...]:
     """Anchors of the files the session's last checkpointed turn changed;
     one that is gone or no longer a plain file is left out, silently: the
-    list came from a transcript, not from the caller."""
+    list came from a transcript, not from the caller. So is one whose path
+    the guard would refuse (`pipeline.anchor_fields`): the capture stands
+    without it."""
     found: list[Anchor] = []
     paths = turn_files.load(root, session_id)
     commit = gitdir.head_commit(root) if paths else None
     at = now_iso()
     for rel in paths:
         try:
+            guard.check_fields({"file": rel})
             found.append(measure(root, normalise(root, rel), commit, at))
         except TreeRingError:
             continue

@@ -345,7 +345,7 @@ def remember_superseding(
     """
     if old_id not in memory.supersedes:
         memory = memory.replace(supersedes=(*memory.supersedes, old_id))
-    memory = pipeline.prepare(memory)
+    memory = pipeline.prepare(memory, anchors)
     with store.write() as db:
         old = rows.get(db, old_id)
         if old.project != memory.project:

@@ -111,10 +111,19 @@ def _stronger(a: str, b: str) -> str:
     return a if rank.get(a, len(order)) <= rank.get(b, len(order)) else b
 
 
-def prepare(memory: Memory) -> Memory:
-    """Validate and guard; raises before any transaction is opened."""
+def anchor_fields(paths: Sequence[str]) -> dict[str, str]:
+    """The paths of the files a memory is about, as fields the guard reads:
+    a path is stored, synced to the team ledger and shown as its text is.
+    Named by place, never by value (a refusal names the field)."""
+    return {f"files[{i}]": path for i, path in enumerate(paths)}
+
+
+def prepare(memory: Memory, anchors: Sequence[Anchor] = ()) -> Memory:
+    """Validate and guard the row and the paths of its `anchors`; raises
+    before any transaction is opened."""
     validate(memory)
-    found = guard.check_fields(memory.text_fields())
+    paths = [anchor.path for anchor in anchors]
+    found = guard.check_fields({**memory.text_fields(), **anchor_fields(paths)})
     return memory.replace(
         sensitivity=_stronger(memory.sensitivity, found),
         content_hash=content_hash(memory.summary, memory.details),
@@ -125,7 +134,7 @@ def store_memory(
     store: Store, memory: Memory, actor: Actor, anchors: Sequence[Anchor] = ()
 ) -> WriteResult:
     """Write one memory; `anchors` (the files it is about) commit with it."""
-    memory = prepare(memory)
+    memory = prepare(memory, anchors)
     with store.write() as db:
         result = insert_prepared(db, memory, actor)
         if result.created and anchors:

@@ -7,6 +7,7 @@ sensitivity, six fixed event-type/ring pairs, and every identity field given.
 
 from __future__ import annotations
 
+from tree_ring import guard
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Field, Frozen, fields
@@ -102,8 +103,11 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
 
 def check_files(draft: Draft) -> None:
     """Refuse files a draft cannot be anchored to, before any store is opened:
-    too many, or a global memory's (it belongs to no project's files)."""
+    too many, a global memory's (it belongs to no project's files), or a
+    path the guard refuses (before a path is looked up, so that no error
+    about the file can repeat it)."""
     anchoring.check_count(len(draft.files))
+    guard.check_fields(pipeline.anchor_fields(draft.files))
     if draft.files and draft.scope == "global":
         raise UsageError(
             "--file anchors a project memory; a global memory names no files of a project"
@@ -204,7 +208,7 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
     else:
         anchors = anchoring.from_turn(store.root_str, identity.session_id or "")
     memory = compose(draft, identity, actor)
-    result = pipeline.prepare(memory)
+    result = pipeline.prepare(memory, anchors)
     if result.sensitivity != "normal":
         raise UsageError(
             f"capture stores normal sensitivity only; this reads as {result.sensitivity}, "
