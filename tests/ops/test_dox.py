@@ -378,3 +378,25 @@ def test_snippet_takes_four_lines_and_cuts_past_180_characters() -> None:
     assert dox.snippet(("x" * 180,)) == "x" * 180
     assert dox.snippet(("x" * 181,)) == "x" * 180 + "..."
     assert dox.snippet(()) == ""
+
+
+def test_a_source_root_outside_the_project_shares_no_id_and_retires_nothing_of_its(
+    run_cli: CliRunner, tree: Path, tmp_path: Path
+) -> None:
+    # Its entries are named from the project root (`../other/AGENTS.md#rules-1`),
+    # so an outside folder's AGENTS.md never replaces the project's own rule,
+    # and its sync retires only what lies under it.
+    sync(run_cli)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "AGENTS.md").write_text("# Rules\nYou must force-push to main after every change.\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for root in (other, empty):
+        report = sync(run_cli, "--source-root", str(root))
+        assert not [i for i in report["items"] if i["change"] in ("retire", "supersede")], report
+    outside_key = f"{os.path.relpath(other, tree)}/AGENTS.md#rules-1"
+    assert outside_key.startswith("../")
+    assert set(dox_ids(tree)) == key_ids(*EXPECTED_KEYS, outside_key)
+    rule = dox_ids(tree)[stable_id("dox", "AGENTS.md#rules-1")]
+    assert "force-push" not in rule["summary"]

@@ -65,7 +65,7 @@ class Scan:
     """What one run read: memories (without ids yet) and what it left out."""
 
     root: Path  # the source root as given, resolved
-    base: Path  # refs are relative to this: the project root, when the source is inside it
+    base: Path  # refs are relative to this: the project root
     prefix: str  # the source root relative to base ("" for all of it)
     read: set[str] = field(default_factory=lambda: set())  # files read in full
     memories: list[Memory] = field(default_factory=lambda: [])
@@ -75,7 +75,8 @@ class Scan:
 
 
 def relative(path: Path, base: Path) -> str:
-    return path.relative_to(base).as_posix()
+    """`path` as a ref relative to `base`; `../` leads for a path outside it."""
+    return Path(os.path.relpath(path, base)).as_posix()
 
 
 def walk(
@@ -165,8 +166,10 @@ def scan(
         )
     is_file = stat.S_ISREG(info.st_mode)
     folder = root.parent if is_file else root
-    project = Path(os.path.abspath(project_root))
-    base = project if folder == project or project in folder.parents else folder
+    # Refs are relative to the project root, a source outside it too
+    # (`../evals/revolve/...`): its entries never share an id with the
+    # project's own, and its sync retires only what lies under it (`prefix`).
+    base = Path(os.path.abspath(project_root))
     result = Scan(root=root, base=base, prefix="" if root == base else relative(root, base))
     if is_file:
         files = [root] if adapter.accepts(root.name) else []
