@@ -20,6 +20,8 @@ from tree_ring.write import correct, pipeline
 
 CHECKS = {
     "text",
+    "fields",
+    "settings",
     "integrity",
     "schema",
     "fts",

@@ -409,6 +409,7 @@ def recall(
     return [
         Hit(by_rowid[rowid], result.total, result.parts, match, result.literal)
         for result, _, rowid, match in top
+        if rowid in by_rowid  # a row whose lists cannot be read is skipped (`sql.READABLE`)
     ]
 
 

@@ -138,6 +138,14 @@ def undecodable(db: Db, table: str) -> list[Any]:
     return db.undecodable(f'SELECT rowid AS "rowid", * FROM "{table}"')
 
 
+def unreadable_rows(db: Db) -> list[tuple[Any, list[str]]]:
+    """The memories holding a value no reader can use (`sql.READABLE`), each
+    with its `rowid`, `id` and those columns."""
+    return db.unreadable(
+        'SELECT rowid AS "rowid", id, tags, supersedes, links, salience, confidence FROM memories'
+    )
+
+
 def waiting(db: Db) -> int:
     """Rows of every project that wait for review."""
     return _scalar(db, "SELECT count(*) FROM memories WHERE trust IN ('pending', 'disputed')")

@@ -136,6 +136,39 @@ def default(key: str) -> Any:
     return value  # a number, a string, a boolean or None: immutable
 
 
+def decode(key: str, raw: object) -> Any:
+    """The stored value of a declared setting, or `UNREADABLE` when no reader
+    can use it (not JSON, or not of its default's kind: a hand edit)."""
+    if not isinstance(raw, str):
+        return UNREADABLE
+    try:
+        value = jsontext.loads(raw)
+    except ValueError:
+        return UNREADABLE
+    known: object = DEFAULTS.get(key)
+    kind: type = dict if key in _OBJECTS else type(known)
+    if known is not None and type(value) is not kind:  # pyright: ignore[reportUnknownArgumentType]
+        return UNREADABLE
+    return value
+
+
+# What `decode` gives for a value no reader can use: every read takes the
+# default instead, and `doctor` names the key (`unreadable`).
+UNREADABLE: Any = object()
+
+
+def unreadable(db: Db) -> list[str]:
+    """The declared settings whose stored value no reader can use, by key."""
+    found = db.query("SELECT key, value FROM settings ORDER BY key")
+    return [str(key) for key, raw in found if key in DEFAULTS and decode(key, raw) is UNREADABLE]
+
+
+def reset(db: Db, keys: Iterable[str]) -> None:
+    """Forget the stored values of `keys`, so each reads as its default."""
+    for key in keys:
+        db.execute("DELETE FROM settings WHERE key = ?", (key,))
+
+
 def read(db: Db, key: str) -> Any:
     """The stored value of a declared setting, or its default."""
     return read_many(db, (key,))[key]
@@ -146,7 +179,8 @@ def stored(db: Db, key: str) -> Any:
     (no default: a caller that must tell "never written" apart). One row, so
     the SessionStart hook can ask it before deciding to read the ledger."""
     raw = db.scalar("SELECT value FROM settings WHERE key = ?", (key,))
-    return jsontext.loads(raw) if isinstance(raw, str) else None
+    value = decode(key, raw) if raw is not None else None
+    return None if value is UNREADABLE else value
 
 
 def read_many(db: Db, keys: Iterable[str]) -> dict[str, Any]:
@@ -157,7 +191,9 @@ def read_many(db: Db, keys: Iterable[str]) -> dict[str, Any]:
     marks = ", ".join("?" * len(wanted))
     sql = f"SELECT key, value FROM settings WHERE key IN ({marks})"
     for key, raw in db.execute(sql, tuple(wanted)):
-        wanted[key] = jsontext.loads(raw)
+        value = decode(key, raw)
+        if value is not UNREADABLE:  # else the default stands
+            wanted[key] = value
     return wanted
 
 

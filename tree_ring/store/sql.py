@@ -45,6 +45,76 @@ def tolerant_text(raw: bytes) -> str:
         return Undecodable(raw.decode("utf-8", "replace"))
 
 
+def _json_list(value: object, item: Callable[[object], bool]) -> bool:
+    if value == "[]":
+        return True  # nearly every row: no decoder needed
+    if type(value) is not str:
+        return False
+    from tree_ring.model.jsontext import loads
+
+    try:
+        found = loads(value)
+    except ValueError:
+        return False
+    return type(found) is list and all(map(item, found))  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _is_str(value: object) -> bool:
+    return type(value) is str
+
+
+def _is_link(value: object) -> bool:
+    if type(value) is not dict:
+        return False
+    link: dict[str, object] = value  # pyright: ignore[reportUnknownVariableType]
+    return type(link.get("type")) is str and type(link.get("target")) is str
+
+
+def _strings(value: object) -> bool:
+    return _json_list(value, _is_str)
+
+
+def _links(value: object) -> bool:
+    return _json_list(value, _is_link)
+
+
+def _number(value: object) -> bool:
+    return type(value) is float or type(value) is int
+
+
+# The memories' columns whose stored value a reader decodes or computes with
+# (store/rows.py), and whether a value is one it can: a row holding one that
+# is not (a hand edit) is skipped by every read, as a row whose text is not
+# UTF-8 is, and `doctor` names it. A result with none of these columns costs
+# nothing; one with them checks each row's values, decoding only lists that
+# are not empty.
+READABLE: dict[str, Callable[[object], bool]] = {
+    "tags": _strings,
+    "supersedes": _strings,
+    "links": _links,
+    "salience": _number,
+    "confidence": _number,
+}
+
+
+def unreadable_fields(description: Any, row: Any) -> list[str]:
+    """The columns of `row` (from a cursor with `description`) that hold a
+    value `READABLE` says no reader can use."""
+    return [
+        column[0]
+        for column, value in zip(description, row, strict=True)
+        if column[0] in READABLE and not READABLE[column[0]](value)
+    ]
+
+
+def _checks(description: Any) -> tuple[tuple[int, Callable[[object], bool]], ...]:
+    if not description:
+        return ()
+    return tuple(
+        (at, READABLE[column[0]]) for at, column in enumerate(description) if column[0] in READABLE
+    )
+
+
 def undecodable_row(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and DECODE in str(exc).lower()
 
@@ -197,7 +267,7 @@ class Rows:
     that decode take the default C path and cost nothing extra.
     """
 
-    __slots__ = ("_cursor", "_db", "_delivered", "_params", "_rest", "_sql")
+    __slots__ = ("_checks", "_cursor", "_db", "_delivered", "_params", "_rest", "_sql")
 
     def __init__(self, cursor: sqlite3.Cursor | None, db: Db, sql: str, params: Any) -> None:
         self._cursor = cursor
@@ -205,7 +275,15 @@ class Rows:
         self._sql = sql
         self._params = params
         self._delivered = 0
+        self._checks = _checks(cursor.description) if cursor is not None else ()
         self._rest: list[Any] | None = None if cursor is not None else self._skip_bad()
+
+    def _readable(self, batch: list[Any]) -> list[Any]:
+        """`batch` less the rows holding a value no reader can use (`READABLE`)."""
+        checks = self._checks
+        kept = [row for row in batch if all(check(row[at]) for at, check in checks)]
+        self._db.skipped += len(batch) - len(kept)
+        return kept
 
     def _skip_bad(self) -> list[Any]:
         db = self._db
@@ -217,33 +295,40 @@ class Rows:
         saved = conn.text_factory
         conn.text_factory = tolerant_text
         try:
-            rows = conn.execute(self._sql, self._params).fetchall()
+            cursor = conn.execute(self._sql, self._params)
+            rows = cursor.fetchall()
         except (sqlite3.Error, UnicodeDecodeError) as exc:
             raise translate(exc, db.path) from None
         finally:
             conn.text_factory = saved
+        self._checks = _checks(cursor.description)
         kept = [
             row
             for row in rows[self._delivered :]
             if not any(type(value) is Undecodable for value in row)
         ]
         db.skipped += len(rows) - self._delivered - len(kept)
-        return kept
+        return self._readable(kept) if self._checks else kept
 
     def _fetch(self, size: int) -> list[Any]:
         """Up to `size` rows (all when negative), skipping rows that do not decode."""
         if self._rest is None:
             cursor = self._cursor
             assert cursor is not None
-            try:
-                batch = cursor.fetchall() if size < 0 else cursor.fetchmany(size)
-            except (sqlite3.Error, UnicodeDecodeError) as exc:
-                if not undecodable_row(exc):
-                    raise translate(exc, self._db.path) from None
-                self._rest = self._skip_bad()
-            else:
+            while True:
+                try:
+                    batch = cursor.fetchall() if size < 0 else cursor.fetchmany(size)
+                except (sqlite3.Error, UnicodeDecodeError) as exc:
+                    if not undecodable_row(exc):
+                        raise translate(exc, self._db.path) from None
+                    self._rest = self._skip_bad()
+                    break
                 self._delivered += len(batch)
-                return batch
+                if not self._checks:
+                    return batch
+                kept = self._readable(batch)
+                if kept or not batch:  # an empty batch means no rows are left
+                    return kept
         rest = self._rest
         if size < 0 or size >= len(rest):
             self._rest = []
@@ -316,6 +401,22 @@ class Db:
         finally:
             conn.text_factory = saved
         return [row for row in rows if any(type(value) is Undecodable for value in row)]
+
+    def unreadable(self, sql: str, params: Any = ()) -> list[tuple[Any, list[str]]]:
+        """The rows of a SELECT holding a value no reader can use (`READABLE`),
+        which every other read skips, each with those columns: for `doctor`."""
+        conn = self.conn
+        saved = conn.text_factory
+        conn.text_factory = tolerant_text  # a row whose text is not UTF-8 is `check_text`'s
+        try:
+            cursor = conn.execute(sql, params)
+            rows = cursor.fetchall()
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            raise translate(exc, self.path) from None
+        finally:
+            conn.text_factory = saved
+        found = [(row, unreadable_fields(cursor.description, row)) for row in rows]
+        return [(row, columns) for row, columns in found if columns]
 
     def query(self, sql: str, params: Any = ()) -> list[Any]:
         return self.execute(sql, params).fetchall()

@@ -24,7 +24,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
-from tree_ring.store import audit, health, meaning, schema
+from tree_ring.store import audit, health, meaning, schema, settings
 from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.team import ledger
@@ -205,12 +205,51 @@ def check_text(db: Db) -> Check:
             found.append(f"{table} {key}" if named else f"{table} rowid {row['rowid']}")
     if not found:
         return Check("text", True, f"every text value of {len(tables)} table(s) is UTF-8")
-    shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+    shown = _named(found)
     return Check(
         "text",
         False,
         f"{len(found)} row(s) hold text that is not UTF-8 and every read skips them: {shown}; "
         "the file was edited outside Tree Ring: restore a backup",
+    )
+
+
+def _named(found: list[str]) -> str:
+    return ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
+
+
+def check_fields(db: Db) -> Check:
+    """Memories holding a list that is not JSON, or a number that is not one:
+    every read skips them, as it skips text that is not UTF-8. The row is
+    the truth (or evidence) and is not repaired."""
+    found = [
+        f"{row['id'] if type(row['id']) is str else 'rowid ' + str(row['rowid'])} "
+        f"({', '.join(columns)})"
+        for row, columns in health.unreadable_rows(db)
+    ]
+    if not found:
+        return Check("fields", True, "every memory's lists and numbers can be read")
+    return Check(
+        "fields",
+        False,
+        f"{len(found)} memory(ies) hold a value no reader can use and every read skips them: "
+        f"{_named(found)}; the file was edited outside Tree Ring: `doctor --repair` cannot "
+        "mend a row, restore a backup",
+    )
+
+
+def check_settings(db: Db) -> Check:
+    """Settings whose stored value is not JSON of its kind: every read takes
+    the default instead; `--repair` removes the value, so the default is stored."""
+    bad = settings.unreadable(db)
+    if not bad:
+        return Check("settings", True, "every stored setting can be read")
+    return Check(
+        "settings",
+        False,
+        f"{len(bad)} setting(s) cannot be read and read as their default: {_named(bad)}; "
+        "`doctor --repair` resets them to the default",
+        repairable=True,
     )
 
 
@@ -229,6 +268,8 @@ CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_summary_tree,
     check_audit,
     check_text,
+    check_fields,
+    check_settings,
     check_review_queue,
 )
 
@@ -281,6 +322,10 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
             for project_id in projects:
                 repair.rebuild(db, project_id)
             done["summary_tree"] = f"rebuilt the summary tree of {len(projects)} project(s)"
+        if "settings" in failing:
+            bad = settings.unreadable(db)
+            settings.reset(db, bad)
+            done["settings"] = f"reset {', '.join(bad)} to the default"
         if done:
             audit.append(db, actor, "repair", "store", done)
         health.commit(db)

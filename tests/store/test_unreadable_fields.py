@@ -1,0 +1,106 @@
+"""A memory whose list or number cannot be read, and a setting whose value
+cannot be read (a store edited by hand): every read skips the row, a setting
+reads as its default, and `doctor` names both; `--repair` resets a setting
+and says plainly that it cannot mend a row."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from helpers import REPO, CliRunner
+from reliability_support import raw
+
+from tree_ring.hook import adapter
+
+
+def hand_edit(root: Path, sql: str, params: tuple[object, ...] = ()) -> None:
+    with closing(raw(root)) as conn:
+        conn.execute(sql, params)
+
+
+@pytest.fixture
+def seeded(run_cli: CliRunner) -> list[str]:
+    ids: list[str] = []
+    for n in range(4):
+        result = run_cli("--json", "remember", f"Seed fact {n}: deploys freeze on Fridays")
+        assert result.code == 0, result.err
+        ids.append(result.json()["id"])
+    return ids
+
+
+def check(run_cli: CliRunner, name: str, *args: str) -> dict[str, object]:
+    result = run_cli("--json", "doctor", *args)
+    assert result.code == 1 and result.err == "", result.err
+    [found] = [c for c in result.json()["items"] if c["name"] == name]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("tags", "not json"),
+        ("supersedes", "[1, 2]"),
+        ("links", '[{"type": "supports"}]'),
+        ("salience", "abc"),
+        ("confidence", None),
+    ],
+)
+def test_reads_skip_the_row_and_doctor_names_it(
+    run_cli: CliRunner, seeded: list[str], project_root: Path, column: str, value: object
+) -> None:
+    bad = seeded[1]
+    if value is None:  # NOT NULL: a blob stands in for a value that is no number
+        hand_edit(project_root, f"UPDATE memories SET {column} = x'00' WHERE id = ?", (bad,))
+    else:
+        hand_edit(project_root, f"UPDATE memories SET {column} = ? WHERE id = ?", (value, bad))
+    rest = set(seeded) - {bad}
+    for verb in (("list",), ("recall", "deploys Fridays")):
+        result = run_cli("--json", *verb)
+        assert result.code == 0 and result.err == "", result.err
+        assert {item["id"] for item in result.json()["items"]} == rest
+    for verb in (("brief",), ("status",), ("export",), ("consolidate",)):
+        result = run_cli(*verb)
+        assert result.code in (0, 1) and "Traceback" not in result.err, result.err
+        assert len(result.err.splitlines()) <= 1
+    found = check(run_cli, "fields")
+    assert not found["ok"] and not found["repairable"]
+    assert f"{bad} ({column})" in str(found["detail"])
+    repaired = check(run_cli, "fields", "--repair")
+    assert "cannot mend a row" in str(repaired["detail"])
+
+
+def test_session_start_injects_the_rest(
+    seeded: list[str], project_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hand_edit(project_root, "UPDATE memories SET tags = 'not json' WHERE id = ?", (seeded[0],))
+    data = json.loads((REPO / "tests/fixtures/hooks/claude-code-session-start.json").read_text())
+    data["cwd"] = str(project_root)
+    out = io.BytesIO()
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    code = adapter.main("claude-code", io.BytesIO(json.dumps(data).encode()), {}, out)
+    assert code == 0 and err.getvalue() == ""
+    assert "Seed fact 1" in json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("checkpoint", "not json"), ("checkpoint.interval", '"soon"'), ("review_policy", "[]")],
+)
+def test_a_bad_setting_reads_as_its_default_and_repair_resets_it(
+    run_cli: CliRunner, seeded: list[str], project_root: Path, key: str, value: str
+) -> None:
+    hand_edit(project_root, "INSERT OR REPLACE INTO settings VALUES (?, ?)", (key, value))
+    for verb in (("status",), ("config", "list"), ("brief",)):
+        result = run_cli(*verb)
+        assert result.code == 0 and result.err == "", result.err
+    found = check(run_cli, "settings")
+    assert not found["ok"] and found["repairable"] and key in str(found["detail"])
+    result = run_cli("--json", "doctor", "--repair")
+    assert result.code == 0, result.out
+    [fixed] = [c for c in result.json()["items"] if c["name"] == "settings"]
+    assert fixed["ok"] and key in str(fixed["repaired"]) and "default" in str(fixed["repaired"])
