@@ -34,7 +34,6 @@ def withheld(result: Run, code: int) -> str:
         (["usage", "--since", G], 2),
         (["usage", f"--since={G}"], 2),
         (["import", f"/tmp/{G}.jsonl"], 2),
-        (["remember", "x", "--file", G], 2),
         (["quality", G], 2),
         (["recall-quality", G], 2),
         (["dox", "sync", "--source-root", G], 2),

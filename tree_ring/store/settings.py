@@ -147,7 +147,10 @@ def decode(key: str, raw: object) -> Any:
         return UNREADABLE
     known: object = DEFAULTS.get(key)
     kind: type = dict if key in _OBJECTS else type(known)
-    if known is not None and type(value) is not kind:  # pyright: ignore[reportUnknownArgumentType]
+    # The tree's numbers are read into their ranges whatever JSON they hold
+    # (`tree/nodes.config`: a float is cut, text or null is the floor).
+    coerced = key in TREE
+    if known is not None and not coerced and type(value) is not kind:  # pyright: ignore[reportUnknownArgumentType]
         return UNREADABLE
     return value
 

@@ -103,7 +103,7 @@ def unreadable_fields(description: Any, row: Any) -> list[str]:
     return [
         column[0]
         for column, value in zip(description, row, strict=True)
-        if column[0] in READABLE and not READABLE[column[0]](value)
+        if column[0] in READABLE and value is not None and not READABLE[column[0]](value)
     ]
 
 
@@ -281,7 +281,11 @@ class Rows:
     def _readable(self, batch: list[Any]) -> list[Any]:
         """`batch` less the rows holding a value no reader can use (`READABLE`)."""
         checks = self._checks
-        kept = [row for row in batch if all(check(row[at]) for at, check in checks)]
+        # NULL is no stored value: the columns are NOT NULL, so it is a row an
+        # outer join did not find (`LEFT JOIN memories`), not a hand edit.
+        kept = [
+            row for row in batch if all(row[at] is None or check(row[at]) for at, check in checks)
+        ]
         self._db.skipped += len(batch) - len(kept)
         return kept
 
