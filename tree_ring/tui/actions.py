@@ -280,8 +280,10 @@ class Session:
 
         if not self.whole_project:
             return []  # the inbox is the person's; an agent's environment sees none
-        found = inbox.unseen(self.store, self.project, limit=PAGE)
-        self.totals[state.view] = found.total
+        found = inbox.unseen(
+            self.store, self.project, limit=PAGE, include_sensitive=state.include_sensitive
+        )
+        self.totals[state.view] = found.total - found.withheld
         return [Item(i.memory.id, i.memory, note=f"{i.partition}: {i.why}") for i in found.items]
 
     def _stream(self, state: State) -> list[Item]:
