@@ -163,6 +163,7 @@ class Session:
 
     def load(self, state: State, *, counted: bool = True) -> None:
         """The current view's rows, the dashboard, and the audit log if open."""
+        self.store.check_in_place()
         state.dashboard = self.dashboard(state, counted=counted)
         loader = {
             "memories": self._memories,
@@ -324,6 +325,7 @@ class Session:
                 f"{action.target} is in your user store; `tree-ring {action.name} --user` "
                 "acts there"
             )
+        self.store.check_in_place()  # a write to a deleted store would be lost
         self._counts = None  # this connection's writes do not move the data version
         done: str = handler(action)
         return done
