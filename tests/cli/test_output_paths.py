@@ -124,3 +124,35 @@ def test_the_check_resolves_links_and_dots(tmp_path: Path) -> None:
         outputs.check(tmp_path / "a" / ".." / ".tree-ring" / "x", {})
     # A name that only starts like the folder is not it.
     assert outputs.check(tmp_path / ".tree-ring-backup" / "x", {}).endswith("x")
+
+
+def report(root: Path, path: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = web_main(["report", "--root", str(root), "--html", path], {})
+    return code, capsys.readouterr().err
+
+
+def test_a_pipe_is_refused_before_anything_is_written(
+    kept: CliRunner, project_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    said = (
+        f"error: {fifo} is not a regular file (a pipe, a device or a socket); "
+        "name a file to write, or a new path\n"
+    )
+    # A reader held open, so a write that is not refused returns instead of blocking.
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        assert refused(kept("export", "--output", str(fifo))) + "\n" == said
+        assert report(project_root, str(fifo), capsys) == (USAGE, said)
+        assert os.read(reader, 1) == b""  # nothing was written to it
+    finally:
+        os.close(reader)
+    store_is_whole(kept)
+
+
+def test_an_empty_report_path_says_it_is_empty(
+    kept: CliRunner, project_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = "error: the path is empty; name a file to write\n"
+    assert report(project_root, "", capsys) == (USAGE, said)

@@ -7,8 +7,8 @@ folder of the person's user store), wherever the path leads once links and
 `..` are resolved, since an export written over `memory.sqlite` would
 destroy the store it came from; a file is written whole or not at all (a
 temporary file beside it, then a rename); and a path that cannot be written
-(a folder that does not exist, a folder named as the file, no permission)
-is a usage error naming it, not a fault.
+(a folder that does not exist, a folder named as the file, a pipe or a
+device, no permission) is a usage error naming it, not a fault.
 """
 
 from __future__ import annotations
@@ -53,10 +53,19 @@ def _within(path: str, folder: str) -> bool:
 def check_file(path: StrPath, environ: Mapping[str, str]) -> str:
     """`check`, and that `path` names a file whose folder exists: what a
     command verifies before its work, so a mistyped path costs nothing."""
-    resolved = check(path, environ)
     shown = os.fspath(path)
+    if not shown:
+        raise UsageError("the path is empty; name a file to write")
+    resolved = check(path, environ)
     if os.path.isdir(resolved):
         raise UsageError(f"{shown} is a folder; name a file to write (a new one inside it will do)")
+    if _special(resolved):
+        # A pipe would block the write until something reads it; a device or
+        # a socket is not a file that can be written whole or not at all.
+        raise UsageError(
+            f"{shown} is not a regular file (a pipe, a device or a socket); "
+            "name a file to write, or a new path"
+        )
     folder = os.path.dirname(resolved)
     if not os.path.isdir(folder):
         raise UsageError(
@@ -66,18 +75,11 @@ def check_file(path: StrPath, environ: Mapping[str, str]) -> str:
 
 
 def write_text(path: StrPath, text: str, environ: Mapping[str, str]) -> int:
-    """Write `text` to `path`, whole or not at all; the number of bytes.
-
-    A path that is already something other than a regular file or a folder
-    (`/dev/stdout`, a pipe) is written to as it is: there is no file to
-    replace."""
+    """Write `text` to `path`, whole or not at all; the number of bytes. Only a
+    regular file or a new path is written (`check_file`)."""
     resolved = check_file(path, environ)
     body = text.encode("utf-8")
     try:
-        if _special(path):
-            with open(path, "wb") as handle:
-                handle.write(body)
-            return len(body)
         folder, name = os.path.split(resolved)
         tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
         try:
