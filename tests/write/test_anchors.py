@@ -368,3 +368,27 @@ def test_a_path_with_invisible_or_reordering_characters_is_refused(name: str) ->
     with pytest.raises(UsageError, match="invisible ones"):
         anchor.normalise("/tmp/project", name)
     assert anchor.plain("src/café.py") and anchor.valid_path("src/café.py")
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        (".", "error: . is the project folder; --file takes a file"),
+        ("src/..", "error: src/.. is the project folder; --file takes a file"),
+        (
+            "src/a.py/",
+            "error: src/a.py/ ends in a slash, which names a folder; --file takes a file",
+        ),  # noqa: E501
+        ("src/", "error: src/ ends in a slash, which names a folder; --file takes a file"),
+    ],
+)
+def test_a_folder_named_as_the_file_is_refused_as_one(
+    run_cli: CliRunner, project_root: Path, path: str, said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project_root / "src").mkdir()
+    (project_root / "src" / "a.py").write_text("x = 1\n")
+    monkeypatch.chdir(project_root)
+    before = count(run_cli)
+    done = run_cli("remember", "Retries stop at three", "--file", path)
+    assert (done.code, done.err) == (2, said + "\n")
+    assert count(run_cli) == before
