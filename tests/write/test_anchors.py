@@ -378,7 +378,7 @@ def test_a_path_with_invisible_or_reordering_characters_is_refused(name: str) ->
         (
             "src/a.py/",
             "error: src/a.py/ ends in a slash, which names a folder; --file takes a file",
-        ),  # noqa: E501
+        ),
         ("src/", "error: src/ ends in a slash, which names a folder; --file takes a file"),
     ],
 )
