@@ -18,6 +18,7 @@ from tree_ring.model.record import (
     canonical_json,
     sha256,
 )
+from tree_ring.model.text import whole_number
 from tree_ring.store import settings
 from tree_ring.store.sql import Db
 from tree_ring.tree.summarise import (
@@ -92,7 +93,7 @@ def set_config(db: Db, key: str, raw: str) -> TreeConfig:
         value = raw.strip().lower() in ("true", "1", "on", "yes")
     else:
         floor = FLOORS[name]
-        if not raw.strip().isdigit() or int(raw) < floor:
+        if not whole_number(raw.strip()) or int(raw) < floor:
             raise UsageError(f"{name} is a whole number of at least {floor}, not {raw[:20]!r}")
         value = int(raw)
     settings.write(db, full, value)
