@@ -108,3 +108,18 @@ def test_help_names_every_cadence(run_cli: CliRunner) -> None:
     for cadence in checkpoint.CADENCES:
         assert cadence in done.out
     assert "tree-ring config set checkpoint=every-stop" in run_cli("config", "--help").out
+
+
+@pytest.mark.parametrize("digits", ["\u0663", "\uff13", "\u00b3", "3\u0663"])
+def test_a_number_in_other_scripts_digits_is_refused(run_cli: CliRunner, digits: str) -> None:
+    done = run_cli("config", "set", f"checkpoint.interval={digits}")
+    assert (done.code, done.out) == (2, "")
+    assert done.err == (
+        "error: checkpoint.interval is whole minutes from 0 to 10080 (0: no limit), "
+        f"e.g. 30; not {digits!r}\n"
+    )
+    fanout = run_cli("config", "set", f"tree.summary_fanout={digits}")
+    assert (fanout.code, fanout.out) == (2, "")
+    assert fanout.err == f"error: summary_fanout is a whole number of at least 2, not {digits!r}\n"
+    listed = {i["key"]: i["value"] for i in run_cli("--json", "config", "list").json()["items"]}
+    assert listed["checkpoint.interval"] == 30

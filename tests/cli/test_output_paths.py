@@ -129,3 +129,38 @@ def test_the_check_resolves_links_and_dots(tmp_path: Path) -> None:
         outputs.check(tmp_path / "a" / ".." / ".tree-ring" / "x", {})
     # A name that only starts like the folder is not it.
     assert outputs.check(tmp_path / ".tree-ring-backup" / "x", {}).endswith("x")
+
+
+def report(root: Path, path: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    code = web_main(["report", "--root", str(root), "--html", path], {})
+    return code, capsys.readouterr().err
+
+
+def test_a_pipe_no_one_reads_is_refused_at_once_and_one_that_is_read_is_written(
+    kept: CliRunner, project_root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    # No reader: opening it to write would wait for good; it is refused at once.
+    said = f"error: {fifo} is a pipe no one is reading; start its reader first, or name a file\n"
+    assert refused(kept("export", "--output", str(fifo))) + "\n" == said
+    assert report(project_root, str(fifo), capsys) == (USAGE, said)
+    # With a reader (`--output /dev/stdout` into a pipe, `>(...)`): written as it is.
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        done = kept("export", "--output", str(fifo))
+        assert done.code == 0, done.err
+        got = b""
+        while chunk := os.read(reader, 65536):
+            got += chunk
+        assert b"Keep me" in got
+    finally:
+        os.close(reader)
+    store_is_whole(kept)
+
+
+def test_an_empty_report_path_says_it_is_empty(
+    kept: CliRunner, project_root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = "error: the path is empty; name a file to write\n"
+    assert report(project_root, "", capsys) == (USAGE, said)

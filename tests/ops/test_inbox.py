@@ -300,3 +300,37 @@ def test_an_mcp_capture_reads_as_an_agent_over_mcp(
     out = run_cli("inbox").out
     assert "from agent in agent agent" not in out
     assert "from an agent over MCP (no harness named), in its own partition," in out
+
+
+def test_a_sensitive_agent_write_is_counted_and_withheld_unless_asked(
+    run_cli: CliRunner, project_root: Path, project_id: str
+) -> None:
+    # An agent cannot keep a write out of the person's inbox by marking it
+    # sensitive: it is counted, withheld with a note, and listed when asked.
+    secret = agent_row(
+        project_id, "oncall phone rota", "claude-code", "s1", "2026-01-01T00:00:01.000000Z"
+    ).replace(sensitivity="private")  # type: ignore[attr-defined]
+    plain = agent_row(
+        project_id, "the cache needs the lockfile", "codex", "cx", "2026-01-01T00:00:02.000000Z"
+    )
+    seed(project_root, [secret, plain])
+
+    status = run_cli("--json", "status")
+    assert status.code == 0 and status.json()["inbox"] == 2
+
+    peek = run_cli("inbox", "--peek")
+    assert peek.code == 0 and peek.err == ""
+    assert peek.out.splitlines()[:2] == [
+        "inbox: 2 new since you last looked (newest first)",
+        "1 of them sensitive, withheld: --include-sensitive lists them",
+    ]
+    assert "oncall" not in peek.out
+
+    data = inbox(run_cli)
+    assert ids(data) == [plain.id]  # type: ignore[attr-defined]
+    assert data["total"] == 2 and data["withheld"] == 1 and data["shown"] == 1
+    assert run_cli("--json", "status").json()["inbox"] == 1
+
+    asked = inbox(run_cli, "--include-sensitive")
+    assert ids(asked) == [secret.id] and asked["withheld"] == 0
+    assert run_cli("--json", "status").json()["inbox"] == 0

@@ -127,10 +127,15 @@ def test_a_refusal_while_writing_names_its_line(
     clash = {**rows[1], "summary": "The same id, different content"}
     back = {**forgotten.to_dict(), "id": make_memory(project_id, "y").id}
     before = counts(store.root)
-    for bad, message in ((clash, "already exists"), (back, "forgotten")):
+    # One id on two lines of the file is the file's mistake (a usage error);
+    # forgotten content is a conflict with the store.
+    for bad, error, message in (
+        (clash, UsageError, f"{rows[1]['id']} is on line 2 too"),
+        (back, Conflict, "forgotten"),
+    ):
         lines = [_line(row, keep_trust=keep_trust) for row in rows]
         lines.insert(4, _line(bad, keep_trust=keep_trust))
-        with pytest.raises(Conflict, match=rf"^line 5: .*{message}.*nothing imported"):
+        with pytest.raises(error, match=rf"^line 5: .*{message}.*nothing imported"):
             transfer.import_lines(store, lines, project=project_id, actor=PERSON)
         assert counts(store.root) == before
     # Without the bad line the same file goes in whole: the refusal was the line's.

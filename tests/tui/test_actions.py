@@ -426,3 +426,25 @@ def test_the_detail_pane_shows_who_refuted_a_memory_and_how_often_it_was_used(
     shown = "\n".join("".join(part for part, _ in line) for line in layout.detail(state, 100))
     assert "disputed by codex: server.py binds 9090" in shown
     assert "usage: injected 1 time (last " in shown and "recalled 0 times" in shown
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_store_deleted_or_replaced_while_open_takes_no_write(session: Session, how: str) -> None:
+    from tree_ring.tui.screen import _do  # pyright: ignore[reportPrivateUsage]
+
+    path = session.store.path
+    for leftover in path.parent.glob(path.name + "*"):
+        leftover.unlink()
+    if how == "replaced":
+        path.write_bytes(b"")
+    said = (
+        f"error: the store at {path} was {how} after it was opened; "
+        "nothing was written: quit and start again"
+    )
+    state = State()
+    _do(session, state, Action("remember", args=("a note for the lost file",)))
+    assert state.status == said
+    assert audit.entries(session.store.db, limit=5) == []  # the old file took nothing either
+    state.status = ""
+    _do(session, state, Action("load"))  # `R`
+    assert state.status == said

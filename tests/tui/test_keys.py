@@ -334,3 +334,22 @@ def test_escape_or_backspace_on_empty_leaves_the_command_line() -> None:
     typed(state, "rin")
     handle_key(state, "ESC")
     assert state.prompt is None and not state.exploded
+
+
+def test_a_time_that_does_not_parse_leaves_the_view_as_it_was() -> None:
+    state = State(items=memories(1))
+    handle_key(state, "t")
+    typed(state, "2026-02-30")
+    assert handle_key(state, "ENTER") is None
+    assert state.as_of is None and state.status.startswith("error: ")
+    assert "\n" not in state.status and "2026-02-30" in state.status
+    handle_key(state, "/")
+    typed(state, "validat 2026-13-01")
+    assert handle_key(state, "ENTER") is None and state.valid_at is None
+    handle_key(state, "t")
+    typed(state, "2026-02-28")
+    assert handle_key(state, "ENTER") == Action("load") and state.as_of == "2026-02-28"
+    handle_key(state, "t")
+    typed(state, "x")
+    handle_key(state, "ENTER")
+    assert state.as_of == "2026-02-28"  # the time in force stays, and the header with it

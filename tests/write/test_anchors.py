@@ -399,3 +399,27 @@ def test_a_secret_in_a_file_path_is_refused_and_nothing_written(
     assert done.err.startswith("error: refused: files[1] looks like a secret")
     assert TOKEN not in done.err
     assert count(run_cli) == before
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        (".", "error: . is the project folder; --file takes a file"),
+        ("src/..", "error: src/.. is the project folder; --file takes a file"),
+        (
+            "src/a.py/",
+            "error: src/a.py/ ends in a slash, which names a folder; --file takes a file",
+        ),
+        ("src/", "error: src/ ends in a slash, which names a folder; --file takes a file"),
+    ],
+)
+def test_a_folder_named_as_the_file_is_refused_as_one(
+    run_cli: CliRunner, project_root: Path, path: str, said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project_root / "src").mkdir()
+    (project_root / "src" / "a.py").write_text("x = 1\n")
+    monkeypatch.chdir(project_root)
+    before = count(run_cli)
+    done = run_cli("remember", "Retries stop at three", "--file", path)
+    assert (done.code, done.err) == (2, said + "\n")
+    assert count(run_cli) == before

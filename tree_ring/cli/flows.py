@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from tree_ring.cli.context import Arguments, Context, Handler, limit_flag
+from tree_ring.cli.context import Arguments, Context, Handler, limit_flag, sensitive_flag
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, RINGS, parse_time
+from tree_ring.read import withheld
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,6 +97,7 @@ def cmd_inbox(ctx: Context) -> int:
             "session_id": a.session_id,
             "since": since,
             "agent_profile": a.agent_profile,
+            "include_sensitive": a.include_sensitive,
         }
         found = inbox.unseen(store, project_id, limit=a.limit, **narrow)
         if action is not None:
@@ -104,15 +106,18 @@ def cmd_inbox(ctx: Context) -> int:
         if not a.peek and found.items:
             inbox.mark_seen(store, project_id, [i.memory.id for i in found.items])
     shown = len(found.items)
+    listable = found.total - found.withheld
     lines = [
         f"inbox: {found.total} new since you last looked (newest first"
-        + (f"; showing {shown} of {found.total}" if shown < found.total else "")
-        + ("" if a.peek else "; now marked seen")
+        + (f"; showing {shown} of {listable}" if shown < listable else "")
+        + ("" if a.peek or not shown else "; now marked seen")
         + ")"
     ]
+    if found.withheld:
+        lines.append(withheld.left_out(found.withheld))
     for item in found.items:
         lines += _item_lines(item)
-    if not found.items:
+    if not found.total:
         lines = ["inbox: nothing new since you last looked"]
     ctx.emit(
         {
@@ -121,6 +126,7 @@ def cmd_inbox(ctx: Context) -> int:
             "items": [_item_data(i) for i in found.items],
             "total": found.total,
             "shown": shown,
+            "withheld": found.withheld,
             "offset": 0,
             "limit": a.limit,
             "marked_seen": bool(found.items) and not a.peek,
@@ -158,9 +164,11 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
             "items": [_item_data(i) for i in found.items],
             "total": found.total,
             "shown": len(found.items),
+            "withheld": found.withheld,
             verb: done,
         },
         f"inbox: {verb} {len(done)} of {found.total}"
+        + (f"\n{withheld.left_out(found.withheld)}" if found.withheld else "")
         + "".join(f"\n{memory_id}" for memory_id in done),
     )
     return 0
@@ -214,6 +222,7 @@ def _inbox_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--since", metavar="TIME", help="only what was written at or after TIME")
     limit_flag(p, 50, "list at most this many (default 50)")
     p.add_argument("--peek", action="store_true", help="list without marking anything seen")
+    sensitive_flag(p, "also list sensitive memories (counted and withheld otherwise)")
     p.add_argument("--all", action="store_true", help="act on every unseen item the filters match")
     p.add_argument("--promote", action="store_true", help="with --all: promote them")
     p.add_argument("--keep", action="store_true", help="with --all: keep them in their partitions")

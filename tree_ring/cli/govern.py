@@ -105,7 +105,7 @@ def cmd_review_list(ctx: Context) -> int:
     items: list[dict[str, Any]] = []
     lines = [f"review queue: {total} waiting (oldest first)"]
     if hidden_rows:
-        lines.append(f"{hidden_rows} of them sensitive, withheld: --include-sensitive lists them")
+        lines.append(withheld.left_out(hidden_rows))
     for w in waiting:
         m = w.memory
         items.append(

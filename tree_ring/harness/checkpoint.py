@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Frozen
+from tree_ring.model.text import whole_number
 from tree_ring.store import settings
 
 TYPE_CHECKING = False
@@ -111,7 +112,7 @@ def parse(key: str, text: str) -> str | int:
         return raw
     if key == INTERVAL:
         minutes = raw.removesuffix("m").removesuffix("min").strip()
-        if not minutes.isdigit() or int(minutes) > MAX_INTERVAL:
+        if not whole_number(minutes) or int(minutes) > MAX_INTERVAL:
             raise UsageError(
                 f"checkpoint.interval is whole minutes from 0 to {MAX_INTERVAL} "
                 f"(0: no limit), e.g. 30; not {raw[:20]!r}"

@@ -124,9 +124,15 @@ def normalise(root: str, raw: str, base: str | None = None) -> str:
             f"the path {shown} holds control characters or invisible ones; name the file plainly"
         )
     full = os.path.normpath(os.path.join(base or root, raw))
+    # A trailing slash names a folder, though `normpath` drops it: refused
+    # before it does, so `a.py/` is not taken for the file `a.py`.
+    if raw.endswith(("/", os.sep)):
+        raise UsageError(f"{shown} ends in a slash, which names a folder; --file takes a file")
     rel: str | None = None
     for top in dict.fromkeys((os.path.abspath(root), os.path.realpath(root))):
         candidate = os.path.relpath(full, top)
+        if candidate == os.curdir:
+            raise UsageError(f"{shown} is the project folder; --file takes a file")
         if candidate not in (os.curdir, os.pardir) and not candidate.startswith(os.pardir + os.sep):
             rel = candidate
             break

@@ -7,13 +7,17 @@ folder of the person's user store), wherever the path leads once links and
 `..` are resolved, since an export written over `memory.sqlite` would
 destroy the store it came from; a file is written whole or not at all (a
 temporary file beside it, then a rename); and a path that cannot be written
-(a folder that does not exist, a folder named as the file, no permission)
-is a usage error naming it, not a fault.
+(a folder that does not exist, a folder named as the file, a pipe no one
+reads, no permission) is a usage error naming it, not a fault. A pipe or a
+device (`/dev/stdout`, `>(...)`) is written to as it is: there is no file to
+replace; it is opened without waiting, so a pipe with no reader is refused
+at once rather than holding the command.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 
@@ -56,8 +60,10 @@ def _within(path: str, folder: str) -> bool:
 def check_file(path: StrPath, environ: Mapping[str, str]) -> str:
     """`check`, and that `path` names a file whose folder exists: what a
     command verifies before its work, so a mistyped path costs nothing."""
-    resolved = check(path, environ)
     shown = os.fspath(path)
+    if not shown:
+        raise UsageError("the path is empty; name a file to write")
+    resolved = check(path, environ)
     if os.path.isdir(resolved):
         raise UsageError(f"{shown} is a folder; name a file to write (a new one inside it will do)")
     folder = os.path.dirname(resolved)
@@ -69,17 +75,13 @@ def check_file(path: StrPath, environ: Mapping[str, str]) -> str:
 
 
 def write_text(path: StrPath, text: str, environ: Mapping[str, str]) -> int:
-    """Write `text` to `path`, whole or not at all; the number of bytes.
-
-    A path that is already something other than a regular file or a folder
-    (`/dev/stdout`, a pipe) is written to as it is: there is no file to
-    replace."""
+    """Write `text` to `path`, whole or not at all; the number of bytes. A pipe
+    or a device is written to as it is (see above)."""
     resolved = check_file(path, environ)
     body = text.encode("utf-8")
     try:
-        if _special(path):
-            with open(path, "wb") as handle:
-                handle.write(body)
+        if _special(resolved):
+            _write_special(resolved, os.fspath(path), body)
             return len(body)
         folder, name = os.path.split(resolved)
         tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
@@ -97,6 +99,22 @@ def write_text(path: StrPath, text: str, environ: Mapping[str, str]) -> int:
             f"cannot write {os.fspath(path)}: {exc.strerror or exc}; choose another path"
         ) from None
     return len(body)
+
+
+def _write_special(resolved: str, shown: str, body: bytes) -> None:
+    """Write to a pipe or a device: opened without waiting (a FIFO no one
+    reads fails at once, ENXIO), then written to as usual."""
+    try:
+        fd = os.open(resolved, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise UsageError(
+                f"{shown} is a pipe no one is reading; start its reader first, or name a file"
+            ) from None
+        raise
+    os.set_blocking(fd, True)
+    with open(fd, "wb") as handle:
+        handle.write(body)
 
 
 def _special(path: StrPath) -> bool:

@@ -143,6 +143,14 @@ def no_fence(text: str) -> str:
     return "".join(out)
 
 
+def whole_number(text: str) -> bool:
+    """Whether `text` is a whole number written in ASCII digits. `str.isdigit`
+    also takes other scripts' digits (`٣`, full-width `３`, superscript `²`),
+    which `int` reads or refuses unevenly; a setting a person types is read as
+    it is written in a config file."""
+    return text.isascii() and text.isdigit()
+
+
 def one_line(text: str) -> str:
     """`text` as a brief or a stop reason may show it: refused characters
     dropped, whitespace runs made one space, dash runs cut to two."""

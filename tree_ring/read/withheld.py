@@ -54,6 +54,12 @@ def shown(memory: Memory, view: View) -> Memory:
     )
 
 
+def left_out(count: int) -> str:
+    """The line under a list's count that says how many of its rows it left out
+    as sensitive, and how to list them."""
+    return f"{count} of them sensitive, withheld: --include-sensitive lists them"
+
+
 def note(memory: Memory) -> str:
     """The line that says a row's text was withheld, and how to see it."""
     return f"text withheld (sensitivity {memory.sensitivity}): {HINT}"

@@ -51,7 +51,8 @@ class Item(Frozen):
 
 class Inbox(Frozen):
     items: tuple[Item, ...]  # newest first
-    total: int  # unseen rows matching the filter, before the limit
+    total: int  # unseen rows matching the filter, before the limit, sensitive ones too
+    withheld: int  # of them sensitive, left out of `items` unless asked
     seen_at: str | None  # the watermark before this call
 
 
@@ -141,13 +142,16 @@ def unseen(
     since: str | None = None,
     agent_profile: str | None = None,
     limit: int = 50,
+    include_sensitive: bool = False,
 ) -> Inbox:
-    """What agents saved that the person has not seen, newest first. Reads only."""
+    """What agents saved that the person has not seen, newest first. Reads only.
+    A sensitive row is counted in `total` and, unless `include_sensitive`, left
+    out of `items` and counted in `withheld`, as every list withholds it."""
     seen_at, seen_ids = _seen(store.db)
     narrow, params = store_inbox.filters(origin, session_id, since, agent_profile)
     params.update(project=project_id, seen_at=seen_at, seen_ids=jsontext.dumps(seen_ids))
-    total, found = store_inbox.unseen(store.db, narrow, params, limit)
-    return Inbox(tuple(item(rows.from_row(row)) for row in found), total, seen_at)
+    total, withheld, found = store_inbox.unseen(store.db, narrow, params, limit, include_sensitive)
+    return Inbox(tuple(item(rows.from_row(row)) for row in found), total, withheld, seen_at)
 
 
 def count(store: Store, project_id: str) -> int:

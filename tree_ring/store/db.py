@@ -323,6 +323,23 @@ class Store:
         if schema.check_version(self.db):
             self.with_retry(lambda: schema.migrate(self.db, now_iso()))
 
+    def check_in_place(self) -> None:
+        """Refuse to go on with a store whose file was deleted or replaced
+        since it was opened. SQLite gives no error then: it goes on reading and
+        writing the unlinked file, so a write would be acknowledged and lost. A
+        long-lived reader (the terminal UI) asks before every write and reload;
+        the file's device and inode say whether it is still the one opened."""
+        if self._file is None:
+            return
+        now = _file_key(self.db.path)
+        if now == self._file:
+            return
+        what = "deleted" if now is None else "replaced"
+        raise NoStore(
+            f"the store at {self.db.path} was {what} after it was opened; "
+            "nothing was written: quit and start again"
+        )
+
     def close(self) -> None:
         self.db.conn.close()
         _opened(self._file, -1)

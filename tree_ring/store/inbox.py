@@ -3,6 +3,8 @@ seen, as `review/inbox.py` decides what "seen" is."""
 
 from __future__ import annotations
 
+from tree_ring.store import live
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -15,13 +17,15 @@ AGENT_ORIGINS = ("claude-code", "codex", "agent")
 # names its condition, so every reader of agent rows says it this way.
 AGENT_ROWS = f"m.origin IN ({', '.join(repr(origin) for origin in AGENT_ORIGINS)})"
 
-# Agent rows still on record (not retired, redacted or rejected), of normal
-# sensitivity (others stay hidden unless asked, as everywhere), not yet seen.
+# Agent rows still on record (not retired, redacted or rejected), not yet seen.
+# A sensitive one counts like any other, so an agent cannot keep a write out of
+# the person's inbox by marking it sensitive; `unseen` lists it only when asked.
 _WHERE = (
     f"m.project = :project AND {AGENT_ROWS}"
     " AND m.retired_at IS NULL AND m.redacted_at IS NULL AND m.trust != 'rejected'"
-    " AND m.sensitivity = 'normal'"
 )
+# The NORMAL test every list applies to leave sensitive rows out (`store/live.py`).
+_NORMAL = " AND " + live.sql([live.NORMAL])
 _UNSEEN = (
     " AND (:seen_at IS NULL OR m.created_at >= :seen_at)"
     " AND m.id NOT IN (SELECT value FROM json_each(:seen_ids))"
@@ -49,17 +53,25 @@ def filters(
     return sql, params
 
 
-def unseen(db: Db, narrow: str, params: dict[str, Any], limit: int) -> tuple[int, list[Any]]:
-    """How many unseen rows match, and the newest `limit` of them. `params`
+def unseen(
+    db: Db, narrow: str, params: dict[str, Any], limit: int, include_sensitive: bool
+) -> tuple[int, int, list[Any]]:
+    """How many unseen rows match, how many of them are withheld (sensitive,
+    unless `include_sensitive`), and the newest `limit` of the rest. `params`
     hold `project`, `seen_at`, `seen_ids` (JSON) and `narrow`'s own."""
     where = _WHERE + _UNSEEN + narrow
     total = int(db.scalar(f"SELECT count(*) FROM memories m WHERE {where}", params) or 0)
+    withheld = 0
+    if not include_sensitive:
+        where += _NORMAL
+        listable = int(db.scalar(f"SELECT count(*) FROM memories m WHERE {where}", params) or 0)
+        withheld = total - listable
     found = db.query(
         f"SELECT m.* FROM memories m WHERE {where} ORDER BY m.created_at DESC, m.id DESC"
         " LIMIT :limit",
         {**params, "limit": max(0, limit)},
     )
-    return total, found
+    return total, withheld, found
 
 
 def unseen_count(db: Db, project: str, seen_at: str | None, seen_ids: str) -> Any:

@@ -511,6 +511,9 @@ class _Writer:
         # Ids of lines an earlier batch answered as exact retries of another
         # row: not in the table, yet a repeat of them is unchanged.
         self.retried: dict[str, str] = {}
+        # The line each memory id of this file was first written from: a later
+        # line with the same id and other content is the file's own mistake.
+        self.lines: dict[str, int] = {}
 
     def write(self, chunk: list[_Parsed]) -> None:
         # Rows that keep their trust skip governance, and so go in as a bulk
@@ -594,7 +597,8 @@ class _Writer:
     def _changed(self, chunk: list[_Parsed]) -> list[_Parsed]:
         """The memory lines to write, in order. A row stored with the same id
         and content (by this import too), or repeated earlier in the file, is
-        counted unchanged instead; a different row under a stored id is left
+        counted unchanged instead; a different row under an id an earlier line
+        of the file holds is refused here, and one under a stored id is left
         for the write to refuse."""
         items = [item for item in chunk if item.memory is not None]
         ids = [item.memory.id for item in items if item.memory is not None]
@@ -608,6 +612,12 @@ class _Writer:
             if first == memory.content_hash:
                 self.report.unchanged.append(memory.id)
                 continue
+            earlier = self.lines.setdefault(memory.id, item.number)
+            if earlier != item.number:
+                raise UsageError(
+                    f"line {item.number}: memory {memory.id} is on line {earlier} too, with "
+                    "other content; give one of them a new id or omit it; nothing imported"
+                )
             held.setdefault(memory.id, memory.content_hash)
             changed.append(item)
         return changed

@@ -66,7 +66,9 @@ class FileLines:
 
     def read(self, handle: IO[bytes]) -> Iterator[str]:
         """The lines of `handle` from where it stands, as `__iter__` gives them."""
-        decoder = codecs.getincrementaldecoder("utf-8")()  # strict, as an argument is read
+        # Strict, as an argument is read; a leading byte-order mark (which some
+        # editors write) is dropped, as it says nothing about the content.
+        decoder = codecs.getincrementaldecoder("utf-8-sig")()
         carry = ""  # the start of a line no break has ended yet
         dropping = False  # inside a line already handed on cut short
         newlines = 0

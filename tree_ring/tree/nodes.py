@@ -18,6 +18,7 @@ from tree_ring.model.record import (
     canonical_json,
     sha256,
 )
+from tree_ring.model.text import whole_number
 from tree_ring.store import settings
 from tree_ring.store.sql import Db
 from tree_ring.tree.summarise import (
@@ -96,7 +97,7 @@ def config(db: Db) -> TreeConfig:
 def parse_number(name: str, raw: str) -> int:
     """A tree number from text, or UsageError naming its range."""
     text = raw.strip()
-    value = int(text) if text.isascii() and text.isdigit() and len(text) <= 20 else None
+    value = int(text) if whole_number(text) and len(text) <= 20 else None
     if value is None or not in_bounds(name, value):
         low, high = BOUNDS[name]
         raise UsageError(

@@ -163,6 +163,7 @@ class Session:
 
     def load(self, state: State, *, counted: bool = True) -> None:
         """The current view's rows, the dashboard, and the audit log if open."""
+        self.store.check_in_place()
         state.dashboard = self.dashboard(state, counted=counted)
         loader = {
             "memories": self._memories,
@@ -280,8 +281,10 @@ class Session:
 
         if not self.whole_project:
             return []  # the inbox is the person's; an agent's environment sees none
-        found = inbox.unseen(self.store, self.project, limit=PAGE)
-        self.totals[state.view] = found.total
+        found = inbox.unseen(
+            self.store, self.project, limit=PAGE, include_sensitive=state.include_sensitive
+        )
+        self.totals[state.view] = found.total - found.withheld
         return [Item(i.memory.id, i.memory, note=f"{i.partition}: {i.why}") for i in found.items]
 
     def _stream(self, state: State) -> list[Item]:
@@ -322,6 +325,7 @@ class Session:
                 f"{action.target} is in your user store; `tree-ring {action.name} --user` "
                 "acts there"
             )
+        self.store.check_in_place()  # a write to a deleted store would be lost
         self._counts = None  # this connection's writes do not move the data version
         done: str = handler(action)
         return done

@@ -12,6 +12,25 @@ import difflib
 
 from tree_ring.tui.state import Action, State, switch
 
+
+def set_time(state: State, field: str, text: str) -> Action | None:
+    """Put the view at `text` (empty: now), `field` being "as_of" or "valid_at".
+    A time that does not parse is an error line and the view stays as it was,
+    so the header never names a time the list is not shown at."""
+    from tree_ring.model.errors import TreeRingError
+    from tree_ring.model.record import parse_time
+
+    words = "as of" if field == "as_of" else "valid at"
+    if text:
+        try:
+            parse_time(text, words)
+        except TreeRingError as exc:
+            state.status = f"error: {exc}"
+            return None
+    setattr(state, field, text or None)
+    return Action("load")
+
+
 # name -> what /help says of it, in the order /help lists them.
 COMMANDS: dict[str, str] = {
     "rings": "ambient or exploded rings",
@@ -119,11 +138,7 @@ def run(state: State, text: str) -> Action | None:
     elif name in ("stream", "evidence", "review", "inbox", "memories", "integrations"):
         return switch(state, name)
     elif name in ("asof", "validat"):
-        if name == "asof":
-            state.as_of = argument or None
-        else:
-            state.valid_at = argument or None
-        return Action("load")
+        return set_time(state, "as_of" if name == "asof" else "valid_at", argument)
     elif name == "sync":
         state.ask(Action("sync"))
     elif name == "help":

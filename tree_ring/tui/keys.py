@@ -215,8 +215,7 @@ def _submit(state: State, prompt: Prompt) -> Action | None:
         state.cursor = state.top = 0
         return Action("search", None, (text,))
     if prompt.kind == "time":
-        state.as_of = text or None
-        return Action("load")
+        return commands.set_time(state, "as_of", text)
     if prompt.kind == "reason":
         action = prompt.action
         if action is None:

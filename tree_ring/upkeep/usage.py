@@ -20,6 +20,7 @@ from typing import Any
 
 from tree_ring.model import project
 from tree_ring.model.errors import UsageError
+from tree_ring.model.text import whole_number
 from tree_ring.store import usage_log, usage_rows
 from tree_ring.store.db import Store
 from tree_ring.store.usage_log import estimate_tokens
@@ -33,7 +34,7 @@ def parse_since(text: str, now_ns: int | None = None) -> str:
     """`7d`, `24h`, `30m`, `2w` (or an ISO time) as the stored time it starts at."""
     raw = text.strip().lower()
     number, unit = raw[:-1], raw[-1:]
-    if unit in UNITS and number.isdigit() and 0 < int(number) <= 100_000:
+    if unit in UNITS and whole_number(number) and 0 < int(number) <= 100_000:
         now = time.time_ns() if now_ns is None else now_ns
         return usage_log.iso(now - int(number) * UNITS[unit] * 1_000_000_000)
     try:

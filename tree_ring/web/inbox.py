@@ -46,7 +46,13 @@ def inbox_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
     if origin is not None and origin not in ORIGINS:
         origin = None
     with site.opened() as project:
-        found = inbox.unseen(project.store, site.project, origin=origin, limit=PAGE)
+        found = inbox.unseen(
+            project.store,
+            site.project,
+            origin=origin,
+            limit=PAGE,
+            include_sensitive=session.show_sensitive,
+        )
         came = provenance.said_of(project.store.db, [item.memory.id for item in found.items])
     listed: list[str] = []
     for item in found.items:
@@ -75,7 +81,12 @@ def inbox_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         "<h1>Inbox</h1>",
         f'<p id="inbox-size">{markup.count(found.total, "unseen memory", "unseen memories")} '
         "that agents saved"
-        + (f"; showing the newest {len(found.items)}" if found.total > len(found.items) else "")
+        + (
+            f"; showing the newest {len(found.items)}"
+            if found.total - found.withheld > len(found.items)
+            else ""
+        )
+        + (f"; {found.withheld} sensitive hidden" if found.withheld else "")
         + ".</p>",
     ]
     if listed:
