@@ -120,6 +120,9 @@ def test_a_number_in_other_scripts_digits_is_refused(run_cli: CliRunner, digits:
     )
     fanout = run_cli("config", "set", f"tree.summary_fanout={digits}")
     assert (fanout.code, fanout.out) == (2, "")
-    assert fanout.err == f"error: summary_fanout is a whole number of at least 2, not {digits!r}\n"
+    assert fanout.err == (
+        f"error: summary_fanout is a whole number of at least 2 and at most 1000000, "
+        f"not {digits!r}\n"
+    )
     listed = {i["key"]: i["value"] for i in run_cli("--json", "config", "list").json()["items"]}
     assert listed["checkpoint.interval"] == 30
