@@ -118,6 +118,8 @@ class _Patterns:
         self.event_type = re.compile(r"[a-z][a-z0-9_-]{0,63}\Z")
         # New ids are mem_YYYYmmdd_HHMMSS_<12 hex>; imported ids keep their own suffix.
         self.memory_id = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
+        # A content hash as stored and as ledger lines and tombstones name it.
+        self.content_hash = re.compile(r"sha256:[0-9a-f]{64}\Z")
         # Lone surrogates: what Python makes of bytes that are not UTF-8 (argv, stdin).
         self.surrogate = re.compile("[\ud800-\udfff]")
         self.stored_time = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z\Z", re.ASCII)

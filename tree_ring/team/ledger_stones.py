@@ -19,30 +19,28 @@ would delete the placeholder on every clone that keeps one.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import Memory, parse_time
+from tree_ring.model.record import Memory, compiled_patterns, parse_time
 from tree_ring.store import audit, redactions, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger
 from tree_ring.team.ledger import Line
 
 REASON = "forgotten on another clone (team ledger)"
-HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
-ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
 
 
 def check(line: dict[str, Any]) -> dict[str, Any]:
     """A tombstone or redaction line, checked, in the form the store writes it."""
     memory_id, hashes, at = line.get("id"), line.get("hashes"), line.get("at")
-    if not (isinstance(memory_id, str) and ID.match(memory_id)):
+    patterns = compiled_patterns()
+    if not (isinstance(memory_id, str) and patterns.memory_id.match(memory_id)):
         raise UsageError("a tombstone's id is a memory id")
     if not (isinstance(hashes, list) and hashes):
         raise UsageError("a tombstone needs its content hashes")
-    texts = [h for h in hashes if isinstance(h, str) and HASH.match(h)]  # pyright: ignore[reportUnknownVariableType]
+    texts = [h for h in hashes if isinstance(h, str) and patterns.content_hash.match(h)]  # pyright: ignore[reportUnknownVariableType]
     if len(texts) != len(hashes) or len(texts) > 1_000:  # pyright: ignore[reportUnknownArgumentType]
         raise UsageError("a tombstone's hashes are sha256:<hex>, at most 1,000")
     out: dict[str, Any] = {

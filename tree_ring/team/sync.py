@@ -66,6 +66,7 @@ from tree_ring.model.record import (
     PRIVATE_SCOPES,
     Memory,
     canonical_json,
+    compiled_patterns,
     new_memory_id,
     now_iso,
     parse_time,
@@ -308,7 +309,7 @@ def _anchor(line: dict[str, Any]) -> dict[str, Any]:
         raise UsageError("an anchor's clone is 16 hex digits")
     if not (isinstance(seq, int) and seq >= 0 and isinstance(head, str)):
         raise UsageError("an anchor needs seq and head")
-    if head and not ledger_stones.HASH.match(head):
+    if head and not compiled_patterns().content_hash.match(head):
         raise UsageError("an anchor's head is a sha256 hash")
     return {
         "record": ledger.ANCHOR,

@@ -9,13 +9,12 @@ from stays forgotten here.
 
 from __future__ import annotations
 
-import re
 from operator import itemgetter
 from typing import Any
 
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import now_iso, parse_time
+from tree_ring.model.record import compiled_patterns, now_iso, parse_time
 from tree_ring.store import rows, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.write import requests
@@ -24,8 +23,6 @@ from tree_ring.write.correct import check_reason
 TOMBSTONE = "content_tombstone"
 # A tombstone line's values in `tombstones.record_absent`'s order.
 VALUES = itemgetter("project", "content_hash", "kind", "reason", "memory_id", "actor", "created_at")
-HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
-ID = re.compile(r"mem_[A-Za-z0-9_.-]{1,120}\Z")
 
 
 def check(row: dict[str, Any], project: str) -> dict[str, Any]:
@@ -35,7 +32,10 @@ def check(row: dict[str, Any], project: str) -> dict[str, Any]:
     missing = [key for key in needed if not (isinstance(row.get(key), str) and row.get(key))]
     if missing:
         raise UsageError(f"a content tombstone needs {', '.join(needed)}; {missing[0]} is missing")
-    if not HASH.match(row["content_hash"]) or not ID.match(row["memory_id"]):
+    patterns = compiled_patterns()
+    if not patterns.content_hash.match(row["content_hash"]) or not patterns.memory_id.match(
+        row["memory_id"]
+    ):
         raise UsageError("a content tombstone's content_hash and memory_id are malformed")
     if row["kind"] not in ("forgotten", "rejected"):
         raise UsageError("a content tombstone's kind is forgotten or rejected")

@@ -26,12 +26,11 @@ upstream) it is only words, and the tombstones refuse the row as before.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Denied, UsageError
-from tree_ring.model.record import Memory, parse_time
+from tree_ring.model.record import Memory, compiled_patterns, parse_time
 from tree_ring.store import audit, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -85,7 +84,6 @@ def overridden(db: Db, memory_id: str) -> list[str]:
 
 
 CARRIED = "readmitted"  # the key an export row or a ledger line carries it under
-_HASH = re.compile(r"sha256:[0-9a-f]{64}\Z")
 
 
 def carried(db: Db) -> dict[str, dict[str, Any]]:
@@ -105,7 +103,8 @@ def parse_carried(value: Any) -> dict[str, Any] | None:
     keys: Any = data.get("overrides")
     if not isinstance(keys, list) or not keys or len(keys) > 1_000:  # pyright: ignore[reportUnknownArgumentType]
         raise UsageError(f"{CARRIED}.overrides lists the tombstone keys (sha256:<hex>, 1 to 1,000)")
-    hashes: list[str] = [k for k in keys if isinstance(k, str) and _HASH.match(k)]  # pyright: ignore[reportUnknownVariableType]
+    shape = compiled_patterns().content_hash
+    hashes: list[str] = [k for k in keys if isinstance(k, str) and shape.match(k)]  # pyright: ignore[reportUnknownVariableType]
     if len(hashes) != len(keys):  # pyright: ignore[reportUnknownArgumentType]
         raise UsageError(f"{CARRIED}.overrides lists sha256:<hex> keys only")
     return {
