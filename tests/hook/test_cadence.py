@@ -217,6 +217,64 @@ def test_a_subagents_work_earns_the_sessions_next_stop(
     assert blocked(s.turn(turn("delegate", ("tool", "Agent")), "t1"))
 
 
+@pytest.mark.parametrize("harness", HARNESSES)
+@pytest.mark.parametrize("written", ["nothing", "its prompt"])
+def test_a_subagents_work_written_after_its_stop_earns_the_sessions_next_stop(
+    harness: str, written: str, project_root: Path, tmp_path: Path
+) -> None:
+    """Claude Code can fire SubagentStop before the subagent's lines reach its
+    file (or name a file not written yet): the session's stop reads it again."""
+    s = Session(harness, project_root, tmp_path)
+    path = tmp_path / "agent-late.jsonl"
+    if written == "its prompt":
+        write_transcript(path, harness, [[("prompt", "Check the build.")]], subagent=True)
+    key = "prompt_id" if harness == "claude-code" else "turn_id"
+    data = event(harness, "subagent-stop", project_root, agent_transcript_path=str(path))
+    assert not blocked(s.hook({**data, key: "t1"}))
+    state = cadence.load(cadence.state_path(str(project_root), harness, data["session_id"]))
+    assert cadence.unread(state) == [str(path)] and "pending" not in state
+    write_transcript(path, harness, [turn("Check the build.", ("shell", "make"))], subagent=True)
+    assert blocked(s.turn(turn("delegate", ("tool", "Agent")), "t1"))
+    state = cadence.load(cadence.state_path(str(project_root), harness, data["session_id"]))
+    assert cadence.UNREAD not in state
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_a_subagent_read_again_that_only_read_earns_nothing_and_is_read_once(
+    harness: str, project_root: Path, tmp_path: Path
+) -> None:
+    s = Session(harness, project_root, tmp_path)
+    paths = [tmp_path / f"agent-{n}.jsonl" for n in range(cadence.MAX_UNREAD + 2)]
+    key = "prompt_id" if harness == "claude-code" else "turn_id"
+    for path in paths:
+        data = event(harness, "subagent-stop", project_root, agent_transcript_path=str(path))
+        assert not blocked(s.hook({**data, key: "t1"}))
+    state_path = cadence.state_path(str(project_root), harness, data["session_id"])
+    # The newest few are kept, each once.
+    assert cadence.unread(cadence.load(state_path)) == [
+        str(p) for p in paths[-cadence.MAX_UNREAD :]
+    ]
+    for path in paths:
+        write_transcript(path, harness, [turn("Look around.", ("tool", "Read"))], subagent=True)
+    assert not blocked(s.turn(turn("delegate", ("tool", "Agent")), "t1"))
+    assert cadence.UNREAD not in cadence.load(state_path)
+    # Work written later still is the subagent's, not the next turn's.
+    write_transcript(paths[-1], harness, [turn("Check.", ("shell", "make"))], subagent=True)
+    assert not blocked(s.turn(CHAT[0], "t2"))
+
+
+def test_a_subagent_stop_keeps_no_path_too_long_to_read_again(
+    project_root: Path, tmp_path: Path
+) -> None:
+    state = cadence.note_unread({}, "/" + "x" * cadence.MAX_UNREAD_PATH)
+    assert state is None
+    assert cadence.note_unread({"pending": True}, "/t/a.jsonl") is None
+    assert cadence.note_unread({}, "/t/a.jsonl") == {cadence.UNREAD: ["/t/a.jsonl"]}
+    assert cadence.note_unread({cadence.UNREAD: ["/t/a.jsonl"]}, "/t/a.jsonl") is None
+    assert cadence.unread({cadence.UNREAD: "/t/a.jsonl"}) == []
+    assert cadence.unread({cadence.UNREAD: [3, "", "/t/b.jsonl"]}) == ["/t/b.jsonl"]
+
+
 def test_a_subagent_that_only_read_earns_nothing(project_root: Path, tmp_path: Path) -> None:
     s = Session("claude-code", project_root, tmp_path)
     assert not blocked(s.subagent(turn("Look around.", ("tool", "Read")), "t1"))

@@ -353,16 +353,24 @@ def _checkpoint(root: str, event: HookEvent, now_ns: int) -> bool:
     state = cadence.load(path)
     now = now_ns / 1e9
     if event.is_subagent:
-        worked = setting.mode in ("after-work", "session-end") and transcript.did_work(
-            event.agent_transcript_path
-        )
-        changed = cadence.note_work(state) if worked else None
-        if changed is not None:
-            _save(event, path, changed)
+        if setting.mode in ("after-work", "session-end") and event.agent_transcript_path:
+            if transcript.did_work(event.agent_transcript_path):
+                changed = cadence.note_work(state)
+            else:
+                changed = cadence.note_unread(state, event.agent_transcript_path)
+            if changed is not None:
+                _save(event, path, changed)
         return False
     # every-stop asks whatever the turn did: the transcript is not read.
-    work = setting.mode != "every-stop" and transcript.did_work(event.transcript_path)
+    work = False
+    if setting.mode != "every-stop":
+        work = any(map(transcript.did_work, [event.transcript_path, *cadence.unread(state)]))
+    # The subagents' transcripts are read now, once their lines are on disk.
+    read = cadence.UNREAD in state
+    state = {k: v for k, v in state.items() if k != cadence.UNREAD}
     block, changed = cadence.decide(setting, state, event.turn_id, work, now)
+    if changed is None and read:
+        changed = state
     if changed is not None:
         _save(event, path, changed)
     if block:

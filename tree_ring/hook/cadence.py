@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 SUFFIX = ".checkpoint"
 MAX_STATE = 4096
+UNREAD = "unread"
+MAX_UNREAD = 4  # subagents' transcripts kept to read again, newest last
+MAX_UNREAD_PATH = 512  # bytes: the state stays far below MAX_STATE
 KEEP_SECONDS = 2 * 24 * 3600
 
 
@@ -113,3 +116,21 @@ def note_work(state: dict[str, Any]) -> dict[str, Any] | None:
     if state.get("pending") is True:
         return None
     return {**state, "pending": True}
+
+
+def note_unread(state: dict[str, Any], path: str) -> dict[str, Any] | None:
+    """A subagent's transcript that showed no work when its stop read it, kept
+    for the session's next stop to read again: Claude Code can fire
+    SubagentStop before the subagent's last lines reach the file, or name a
+    file it has not written yet."""
+    if state.get("pending") is True:
+        return None  # work is already counted: nothing more to learn
+    kept = unread(state)
+    if path in kept or len(path.encode("utf-8", "surrogatepass")) > MAX_UNREAD_PATH:
+        return None
+    return {**state, UNREAD: [*kept, path][-MAX_UNREAD:]}
+
+
+def unread(state: dict[str, Any]) -> list[str]:
+    """The subagents' transcripts the session's next stop reads again."""
+    return [p for p in jsontext.strings(state.get(UNREAD))[-MAX_UNREAD:] if p]

@@ -184,6 +184,11 @@ def as_object(value: Any) -> dict[str, Any] | None:
     return value if _is_dict(value) else None
 
 
+def strings(value: Any) -> list[str]:
+    """The strings of a decoded JSON array, in order; [] for anything else."""
+    return [item for item in value if _is_str(item)] if _is_array(value) else []
+
+
 # Tests apart, so the checker keeps a value as the Any it was decoded as.
 
 
