@@ -50,13 +50,14 @@ from wired import hook_command, interpreter_flags  # noqa: E402
 from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
 from tree_ring.team import sync  # noqa: E402
+from tree_ring.team.ledger_report import SyncReport  # noqa: E402
 
 SIZE = 10_000
 FULL = 100_000
 TARGET = 3.0  # the hooks' start-up target: SessionStart <= 3 x `python3 -I -S -c pass`
 
 
-def timed_sync(root: Path, project_id: str) -> tuple[float, float, sync.SyncReport]:
+def timed_sync(root: Path, project_id: str) -> tuple[float, float, SyncReport]:
     """(CPU s, wall s, report) of one sync in this process."""
     cpu, wall = time.process_time(), time.perf_counter()
     with Store.open(root, create=True) as store:

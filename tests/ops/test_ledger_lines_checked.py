@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tree_ring.model.errors import TreeRingError
-from tree_ring.team import sync
+from tree_ring.team import ledger_read
 
 H = "sha256:" + "a" * 64
 H2 = "sha256:" + "b" * 64
@@ -18,8 +18,8 @@ AT = "2026-01-01T00:00:00.000000Z"
 
 def check(line: dict[str, Any] | list[int] | bytes) -> dict[str, Any]:
     piece = line if isinstance(line, bytes) else json.dumps(line).encode()
-    scratch = sync.Read({}, {}, [], {})
-    return sync._check(piece, "proj", scratch).data  # pyright: ignore[reportPrivateUsage]
+    scratch = ledger_read.Read({}, {}, [], {})
+    return ledger_read.check_line(piece, "proj", scratch).data
 
 
 def refused(line: dict[str, Any] | list[int] | bytes) -> str:

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from tree_ring.review.refute import Refuted
     from tree_ring.store.db import Options, Store
     from tree_ring.store.live import View
-    from tree_ring.team.sync import SyncReport
+    from tree_ring.team.ledger_report import SyncReport
     from tree_ring.write.anchors import Confirmed
     from tree_ring.write.correct import Forgotten
     from tree_ring.write.pipeline import WriteResult

@@ -31,7 +31,7 @@ CARRIED = "readmitted"  # readmit.CARRIED: the key a ledger line carries a re-ad
 # path relative to the project root and its content's blob id (with the
 # commit checked out and the time it was anchored), never its size or time,
 # which are this clone's alone. A teammate's clone judges them against its
-# own checkout, by hash (`sync.parse_files`).
+# own checkout, by hash (`ledger_read.parse_files`).
 FILES = "files"
 _ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 

@@ -2,8 +2,9 @@
 
 The ledger (`ledger.py`) is what the team commits; the store is this clone's.
 A sync reads the ledger, checks every line as strictly as an import (shape,
-validation, the guard, the project), reports a bad line by file and line and
-skips it, and applies the rest through the write path in one transaction:
+validation, the guard, the project: `ledger_read.py`), reports a bad line by
+file and line and skips it, and applies the rest through the write path in
+one transaction (`ledger_apply.py`):
 
 - a line is trusted as far as it came from the upstream branch's ledger
   (`upstream.py`): the lines the upstream holds (and the upstream's lines the
@@ -46,32 +47,17 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import os
-import re
-import stat
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
-from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.model.actor import Actor
-from tree_ring.model.anchor import MAX_FILES, Anchor, valid_blob, valid_path
-from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError, UsageError
+from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError
 from tree_ring.model.identity import Origin
-from tree_ring.model.imported import from_mapping
-from tree_ring.model.record import (
-    PRIVATE_SCOPES,
-    Memory,
-    canonical_json,
-    compiled_patterns,
-    new_memory_id,
-    now_iso,
-    parse_time,
-)
-from tree_ring.store import anchors, audit, redactions, rows, settings
+from tree_ring.model.record import now_iso
+from tree_ring.store import audit, settings
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.team import (
@@ -79,293 +65,33 @@ from tree_ring.team import (
     ledger_delta,
     ledger_history,
     ledger_state,
-    ledger_stones,
     ledger_stream,
-    provenance,
     upstream,
 )
 from tree_ring.team.ledger import Line
-from tree_ring.team.ledger_state import memory_line, store_lines
+from tree_ring.team.ledger_apply import apply
+from tree_ring.team.ledger_read import (
+    OtherLedger,
+    Read,
+    check_line,
+    checked,
+    open_ledger,
+    read_bytes,
+)
+from tree_ring.team.ledger_report import SyncReport
+from tree_ring.team.ledger_state import store_lines
 from tree_ring.team.upstream import Upstream
-from tree_ring.write import bulk, correct, pipeline, readmit, replace, requests
-from tree_ring.write.pipeline import BatchError
+from tree_ring.write import bulk, correct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_ring.model.progress import Progress
 
 SETTING = "ledger"
-MAX_LINE_BYTES = 1_000_000
-REASON = ledger_stones.REASON
 
 
 def path_of(root: Path) -> Path:
     return root / project.DIR / ledger.PATH
-
-
-@dataclass(frozen=True)
-class Skipped:
-    line: int
-    reason: str
-
-
-@dataclass
-class SyncReport:
-    path: str
-    imported: list[str] = field(default_factory=lambda: [])
-    replaced: list[str] = field(default_factory=lambda: [])
-    forgotten: list[str] = field(default_factory=lambda: [])
-    redacted: list[str] = field(default_factory=lambda: [])
-    skipped: list[Skipped] = field(default_factory=lambda: [])
-    # Claims: pending rows made from lines not from upstream, and requests to forget.
-    claimed: list[str] = field(default_factory=lambda: [])
-    requested: list[str] = field(default_factory=lambda: [])
-    # Tombstones taken from the upstream's history of the ledger (a first build).
-    history: int = 0
-    notes: list[str] = field(default_factory=lambda: [])  # one line each, for a person
-    upstream: str | None = None  # the remote-tracking ref trusted, or None
-    # The raw lines read as claims, now or before: taken, or refused as they stand
-    # (what `ledger_delta` passes over until a full sync reads them again).
-    claim_lines: list[bytes] = field(default_factory=lambda: [])
-    lines: int = 0
-    written: bool = False
-    audit: str | None = None  # what the anchor says about this clone's audit log
-
-
-# -- reading and checking the ledger ----------------------------------------------------
-
-
-def _read_bytes(path: Path) -> bytes:
-    """The ledger's bytes (none when there is no ledger)."""
-    handle = _open(path)
-    if handle is None:
-        return b""
-    with handle:
-        return handle.read()
-
-
-def _open(path: Path) -> BinaryIO | None:
-    """The ledger, open to read, or None when there is none. A link is
-    refused, not followed: a committed symbolic link must not make a clone
-    import whatever file it names."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        if path.is_symlink():
-            raise UsageError(
-                f"{path} is a symbolic link; the ledger must be a regular file: "
-                "remove the link and run `tree-ring sync` to write it again"
-            ) from None
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise UsageError(
-            f"{path} is not a regular file; the ledger must be a regular file: "
-            "remove it and run `tree-ring sync` to write it again"
-        )
-    return os.fdopen(fd, "rb")
-
-
-@dataclass
-class Read:
-    """A ledger read and checked: the winning line of each key among the
-    trusted lines (duplicates resolved by the merge rule) and among the
-    claims, the line number each came from (0: the upstream's, not in the
-    file), the lines skipped and why, the memory, the carried
-    re-admission and the anchored files each checked memory line holds, and
-    the raw bytes each checked line was read as (what the upstream is
-    compared by)."""
-
-    won: dict[str, Line]
-    numbers: dict[str, int]
-    skipped: list[Skipped]
-    memories: dict[str, Memory]
-    claims: dict[str, Line] = field(default_factory=lambda: {})
-    readmitted: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
-    raws: dict[str, bytes] = field(default_factory=lambda: {})
-    files: dict[str, list[Anchor]] = field(default_factory=lambda: {})
-
-
-def checked(
-    data: bytes,
-    project_id: str,
-    name: str,
-    known: Mapping[str, Line] | None = None,
-    *,
-    trusted: Upstream | None = None,
-) -> Read:
-    """Read the ledger's lines and check each one. A line that is byte for byte
-    what the store itself would write (`known`, by text) came from the store,
-    which checked it on the way in: it is not checked again.
-
-    With `trusted`, a memory, tombstone or redaction line is trusted only when
-    the upstream's ledger holds it (or the store wrote it); the rest are
-    claims. The upstream's lines the file lacks are read too, as trusted.
-    Without it every line is taken as it stands (a person's write merging
-    the store into the file, which imports nothing).
-
-    A ledger of a newer schema or of another project is refused whole; a
-    text merge's conflict markers too (`doctor --repair` resolves them)."""
-    text_lines = data.split(b"\n")
-    if ledger.has_markers(data.decode("utf-8", "replace")):
-        _, _, conflicts = ledger.sides(data.decode("utf-8", "replace"))
-        raise Conflict(
-            f"{name} holds {conflicts} conflict(s) from a text merge (the merge driver was not "
-            "configured); run `tree-ring doctor --repair` to resolve them by the ledger's rule"
-        )
-    numbered: list[tuple[int, bytes]] = list(enumerate(text_lines, start=1))
-    if trusted is not None:
-        present = set(text_lines)
-        numbered += [(0, piece) for piece in sorted(trusted.lines - present)]
-    good: list[tuple[int, Line, bool]] = []
-    skipped: list[Skipped] = []
-    read = Read({}, {}, skipped, {})
-    known = known or {}
-    for number, piece in numbered:
-        if not piece.strip():
-            continue
-        held = known.get(piece.decode("utf-8", "replace")) if known else None
-        if held is not None:
-            good.append((number, held, True))
-            continue
-        try:
-            line = _check(piece, project_id, read)
-        except (ValueError, RecursionError) as exc:
-            skipped.append(Skipped(number, _where(number, f"not valid JSON ({str(exc)[:60]})")))
-            continue
-        except (SchemaTooNew, _OtherLedger):
-            raise
-        except TreeRingError as exc:
-            skipped.append(Skipped(number, _where(number, str(exc))))
-            continue
-        read.raws.setdefault(line.text, piece)
-        believed = trusted is None or not line.key.startswith("2") or piece in trusted.lines
-        good.append((number, line, believed))
-    read.won = ledger.merge(line for _, line, believed in good if believed)
-    read.claims = ledger.merge(line for _, line, believed in good if not believed)
-    # The line that won its key is the one named if the store refuses it.
-    for number, line, _ in good:
-        read.numbers.setdefault(line.text, number)
-    return read
-
-
-def _where(number: int, reason: str) -> str:
-    """Line 0 is one the upstream's ledger holds and the file does not."""
-    return reason if number else f"(a line of the upstream's ledger) {reason}"
-
-
-class _OtherLedger(UsageError):
-    pass
-
-
-def _check(piece: bytes, project_id: str, read: Read) -> Line:
-    if len(piece) > MAX_LINE_BYTES:
-        raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
-    try:
-        raw = piece.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError("not UTF-8 text") from None
-    data: Any = json.loads(raw)
-    if not isinstance(data, dict):
-        raise UsageError("not a JSON object")
-    line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
-    record = line.get("record")
-    if record == ledger.HEADER:
-        schema = line.get("schema")
-        if not isinstance(schema, int) or schema > ledger.SCHEMA:
-            raise SchemaTooNew(
-                f"the ledger was written by a newer Tree Ring (ledger schema {schema}, this "
-                f"version reads {ledger.SCHEMA}); upgrade the plugin, then sync"
-            )
-        if line.get("project") != project_id:
-            raise _OtherLedger(
-                f"the ledger belongs to project {str(line.get('project'))[:64]!r}, not "
-                f"{project_id}; check .tree-ring/project.json"
-            )
-        return Line({"record": ledger.HEADER, "schema": schema, "project": project_id})
-    if record == ledger.ANCHOR:
-        return Line(_anchor(line))
-    if record == ledger.MEMORY:
-        files = parse_files(line.get(ledger_state.FILES))
-        memory = _memory(line, project_id, files)
-        carried = readmit.parse_carried(line.get(readmit.CARRIED))
-        checked_line = Line(memory_line(memory, carried, ledger_state.ledger_files(files)))
-        read.memories[checked_line.text] = memory
-        if carried is not None:
-            read.readmitted[checked_line.text] = carried
-        if files:
-            read.files[checked_line.text] = files
-        return checked_line
-    if record in (ledger.TOMBSTONE, ledger.REDACTION):
-        return Line(ledger_stones.check(line))
-    raise UsageError(f"unknown record {str(record)[:40]!r}")
-
-
-def _anchor(line: dict[str, Any]) -> dict[str, Any]:
-    clone, seq, head, at = (line.get(k) for k in ("clone", "seq", "head", "at"))
-    if not (isinstance(clone, str) and re.fullmatch(r"[0-9a-f]{16}", clone)):
-        raise UsageError("an anchor's clone is 16 hex digits")
-    if not (isinstance(seq, int) and seq >= 0 and isinstance(head, str)):
-        raise UsageError("an anchor needs seq and head")
-    if head and not compiled_patterns().content_hash.match(head):
-        raise UsageError("an anchor's head is a sha256 hash")
-    return {
-        "record": ledger.ANCHOR,
-        "clone": clone,
-        "seq": seq,
-        "head": head,
-        "at": parse_time(str(at), "at"),
-    }
-
-
-def _memory(line: dict[str, Any], project_id: str, files: list[Anchor]) -> Memory:
-    owner = line.get("project")
-    if owner != project_id:
-        raise UsageError(f"from another project ({str(owner)[:64]!r})")
-    body = {
-        k: v for k, v in line.items() if k not in ("record", readmit.CARRIED, ledger_state.FILES)
-    }
-    memory = from_mapping(body)
-    if memory.scope in PRIVATE_SCOPES:
-        raise UsageError(f"scope {memory.scope} is private; the ledger holds shared memory only")
-    if memory.trust != "accepted" or memory.redacted_at is not None:
-        raise UsageError(f"trust {memory.trust}; the ledger holds accepted memory only")
-    # Validation and the guard, over the row and its files' paths: a secret raises here.
-    prepared = pipeline.prepare(memory, files)
-    if prepared.sensitivity != "normal":
-        raise UsageError(
-            f"holds {prepared.sensitivity} content; the ledger carries normal memory only"
-        )
-    return prepared
-
-
-def parse_files(value: object) -> list[Anchor]:
-    """The files a memory's ledger line says it is about, as anchors this
-    clone judges by hash (size and time unknown: -1). An entry that is not a
-    plain relative path inside the project (no `..`, no `.git`, no control
-    characters), a 40-hex blob id, an optional 40-hex commit and a time is
-    dropped, as is any past the 64th: a path is never opened from a line."""
-    if not isinstance(value, list):
-        return []
-    found: dict[str, Anchor] = {}
-    for entry in value[:MAX_FILES]:  # pyright: ignore[reportUnknownVariableType]
-        if not isinstance(entry, dict):
-            continue
-        got: dict[str, Any] = entry  # pyright: ignore[reportUnknownVariableType]
-        path, blob, commit, at = (got.get(k) for k in ("path", "blob", "commit", "at"))
-        if not (valid_path(path) and valid_blob(blob)):
-            continue
-        if commit is not None and not valid_blob(commit):
-            continue
-        try:
-            when = parse_time(str(at), "at")
-        except TreeRingError:
-            continue
-        if isinstance(path, str) and isinstance(blob, str) and path not in found:
-            found[path] = Anchor(path, blob, -1, -1, commit, when)
-    return [found[path] for path in sorted(found)]
 
 
 # -- the store's side ------------------------------------------------------------------
@@ -409,223 +135,6 @@ def anchor_problem(db: Db, anchor: Line | None) -> str | None:
             f"{anchor.data['at'][:19]}Z: the log was rewritten; restore it from a backup"
         )
     return None
-
-
-# -- applying the ledger ---------------------------------------------------------------
-
-
-def apply(
-    db: Db,
-    read: Read,
-    mine: dict[str, Line],
-    project_id: str,
-    actor: Actor,
-    report: SyncReport,
-    up: Upstream | None = None,
-) -> bool:
-    """Write what the ledger's lines win over the store (`mine`, its lines by
-    key), in the caller's transaction: the trusted lines as they stand, the
-    claims as what a person decides on. Whether anything was written."""
-    entries = {
-        key: line
-        for key, line in read.won.items()
-        if key.startswith("2") and (key not in mine or mine[key].rank < line.rank)
-    }
-    claims = {
-        key: line
-        for key, line in read.claims.items()
-        if key.startswith("2")
-        and (key not in mine or mine[key].rank < line.rank)
-        and (key not in read.won or read.won[key].rank < line.rank)
-    }
-    if claims:
-        done = provenance.taken(db, [line.text for line in claims.values()])
-        report.claim_lines += [
-            read.raws[v.text]
-            for v in claims.values()
-            if provenance.line_hash(v.text) in done and v.text in read.raws
-        ]
-        claims = {k: v for k, v in claims.items() if provenance.line_hash(v.text) not in done}
-    if not entries and not claims:
-        return False
-    ids = [line.data["id"] for line in (*entries.values(), *claims.values())]
-    # As any import: under the coordinated write policy only the capability imports.
-    coordinator.authorize(db, "import", actor, canonical_json(sorted(ids)))
-    if entries:
-        _apply_trusted(db, read, entries, mine, project_id, actor, report, up)
-    if claims:
-        _apply_claims(db, read, claims, project_id, actor, report, up)
-    return True
-
-
-def _stored(db: Db, ids: list[str]) -> dict[str, Memory]:
-    return rows.by_ids(db, ids)
-
-
-def _apply_trusted(
-    db: Db,
-    read: Read,
-    entries: dict[str, Line],
-    mine: dict[str, Line],
-    project_id: str,
-    actor: Actor,
-    report: SyncReport,
-    up: Upstream | None,
-) -> None:
-    ids = [line.data["id"] for line in entries.values()]
-    stored = _stored(db, ids)
-    # Rows a claim made: the team's own line for the id takes their place.
-    claimed = provenance.claimed(db, stored)
-    inserts: list[tuple[int, Memory]] = []
-    replacing: list[Memory] = []
-    for key, line in sorted(entries.items()):
-        memory_id = line.data["id"]
-        held = stored.get(memory_id)
-        number = read.numbers[line.text]
-        if held is not None and held.project != project_id:
-            report.skipped.append(Skipped(number, f"{memory_id} belongs to another project"))
-            continue
-        if (
-            key not in mine
-            and held is not None
-            and memory_id not in claimed
-            and Line(memory_line(held)).rank >= line.rank
-        ):
-            continue  # held but not shared (pending, private): the rule still decides
-        record = line.data["record"]
-        if record == ledger.MEMORY:
-            memory = read.memories[line.text]
-            if held is not None:
-                replacing.append(memory)
-            inserts.append((number, memory))
-            continue
-        ledger_stones.record(db, project_id, line, actor)
-        if held is None:
-            continue
-        mode = "delete" if record == ledger.TOMBSTONE else "redact"
-        if mode == "redact" and held.redacted_at is not None:
-            continue
-        correct.forget_in(db, held, mode, REASON, actor, str(line.data["at"]))
-        (report.forgotten if mode == "delete" else report.redacted).append(memory_id)
-    if replacing:
-        report.replaced += replace.vacate(db, replacing, actor, authorize=False)
-    _insert(db, inserts, actor, report, read)
-    if up is not None and up.ref is not None:
-        now = now_iso()
-        texts = {str(line.data["id"]): line.text for line in entries.values()}
-        for memory_id in (*report.imported, *report.replaced):
-            text = texts.get(memory_id)
-            if text is not None:
-                source = up.provenance(read.raws.get(text, b""))
-                provenance.note(db, memory_id, project_id, text, source, now)
-
-
-# Who raises what a claim asks for: the ledger itself, never the caller.
-CLAIMANT = Actor("team-ledger", Origin("import"))
-
-
-def _apply_claims(
-    db: Db,
-    read: Read,
-    claims: dict[str, Line],
-    project_id: str,
-    actor: Actor,
-    report: SyncReport,
-    up: Upstream | None,
-) -> None:
-    """What each claim asks for, as something a person decides on."""
-    ids = [line.data["id"] for line in claims.values()]
-    stored = _stored(db, ids)
-    redacted = redactions.among(db, ids)
-    now = now_iso()
-    for _, line in sorted(claims.items()):
-        memory_id = str(line.data["id"])
-        number = read.numbers[line.text]
-        raw = read.raws.get(line.text, b"")
-        source = up.provenance(raw) if up else upstream.Provenance(upstream.WORKING_TREE)
-        held = stored.get(memory_id)
-        if held is not None and held.project != project_id:
-            report.skipped.append(Skipped(number, f"{memory_id} belongs to another project"))
-            continue
-        record = line.data["record"]
-        if record != ledger.MEMORY:
-            if memory_id in redacted or (held is not None and held.redacted_at is not None):
-                continue  # redacted here, with or without its placeholder: left as it is
-            # An id never held: kept, unless its hashes are content held here.
-            asked = [held] if held else ledger_stones.unheld(db, project_id, line, actor, now)
-            mode = "delete" if record == ledger.TOMBSTONE else "redact"
-            why = f"a team ledger {record} line from the {source.label()}, not the upstream's"
-            for target in asked:
-                request = requests.ask(db, target, mode, why, CLAIMANT, now)
-                provenance.note(db, request, project_id, line.text, source, now)
-                report.requested.append(request)
-            report.claim_lines += [raw] if asked else []
-            continue
-        wanted = read.memories[line.text]
-        if held is not None:
-            wanted = provenance.rewrite(wanted, held, new_memory_id())
-        memory = pipeline.prepare(provenance.as_claim(wanted, source, held))
-        try:
-            pipeline.insert_prepared(db, memory, actor, action="import", admit=False)
-        except TreeRingError as refused:
-            report.skipped.append(Skipped(number, f"{memory_id}: {refused}"))
-            report.claim_lines.append(raw)  # refused as it stands: refused again
-            continue
-        anchors.insert(db, memory.id, read.files.get(line.text, ()))
-        provenance.note(db, memory.id, project_id, line.text, source, now)
-        report.claimed.append(memory.id)
-        report.claim_lines.append(raw)
-
-
-def _insert(
-    db: Db, inserts: list[tuple[int, Memory]], actor: Actor, report: SyncReport, read: Read
-) -> None:
-    """Write the new rows through the write path; a row it refuses (forgotten
-    content under another id, a claim another row holds) is skipped, named.
-    A row carrying a person's re-admission is written over the tombstones it
-    names, one at a time, and the re-admission recorded as this store's."""
-    carried = {read.memories[t].id: r for t, r in read.readmitted.items() if t in read.memories}
-    files = {read.memories[t].id: f for t, f in read.files.items() if t in read.memories}
-    pending = [(n, m) for n, m in inserts if m.id not in carried]
-    for number, memory in inserts:
-        readmission = carried.get(memory.id)
-        if readmission is None:
-            continue
-        try:
-            keys = frozenset(readmission["overrides"])
-            result = pipeline.insert_prepared(
-                db, memory, actor, action="import", admit=False, overriding=keys
-            )
-        except TreeRingError as refused:
-            report.skipped.append(Skipped(number, f"{memory.id}: {refused}"))
-            continue
-        readmit.take_carried(db, actor, memory.id, readmission)
-        if result.created:
-            anchors.insert(db, memory.id, files.get(memory.id, ()))
-        if result.created and memory.id not in report.replaced:
-            report.imported.append(memory.id)
-    while pending:
-        try:
-            results = pipeline.insert_prepared_many(
-                db,
-                [memory for _, memory in pending],
-                actor,
-                action="import",
-                admit=False,
-                bulk=True,
-            )
-        except BatchError as refused:
-            number, memory = pending.pop(refused.index)
-            report.skipped.append(Skipped(number, f"{memory.id}: {refused.error}"))
-            continue
-        for result in results:
-            # A row it replaced took its anchors with it: these are the line's.
-            if result.created:
-                anchors.insert(db, result.id, files.get(result.id, ()))
-        report.imported += [r.id for r in results if r.created and r.id not in report.replaced]
-        if len(results) > 1_000:
-            bulk.merge_fts(db)
-        return
 
 
 # -- one sync --------------------------------------------------------------------------
@@ -690,7 +199,7 @@ def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db)
 def _write(path: Path, text: str) -> bool:
     """Write the ledger atomically; False when it already held these bytes."""
     data = text.encode("utf-8")
-    if _read_bytes(path) == data and path.exists():
+    if read_bytes(path) == data and path.exists():
         return False
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     temporary.write_bytes(data)
@@ -715,7 +224,7 @@ def sync(
     store. Without `write` (the SessionStart hook) the working tree is untouched.
     `progress` is told each of its steps: read, merged, written."""
     path = path_of(root)
-    data = _read_bytes(path)
+    data = read_bytes(path)
     name = f"{project.DIR}/{ledger.PATH}"
     report = SyncReport(str(path))
     import_actor = actor.replace(origin=actor.origin.replace(kind="import"))
@@ -739,7 +248,7 @@ def sync(
                 up,
                 project_id,
                 import_actor,
-                lambda p: _check(p, project_id, scratch),
+                lambda p: check_line(p, project_id, scratch),
                 report.notes,
             )
         if apply(db, read, mine, project_id, import_actor, report, up) or report.history:
@@ -807,7 +316,7 @@ def refresh(store: Store, root: str | Path, project_id: str) -> SyncReport | Non
     path = path_of(Path(root))
     if not changed(store.db, path):
         with store.write() as db:
-            _remember_file(db, path, _read_bytes(path))
+            _remember_file(db, path, read_bytes(path))
         return None
     actor = Actor("ledger", Origin("import"))
     return sync(store, Path(root), project_id, actor, write=False)
@@ -841,20 +350,20 @@ def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     read = Read({}, {}, [], {})
 
     def check(piece: bytes) -> Line | None:
-        # `_check` notes each memory and re-admission it reads; nothing here needs them.
+        # `check_line` notes each memory and re-admission it reads; nothing here needs them.
         read.memories.clear()
         read.readmitted.clear()
         read.files.clear()
         try:
-            return _check(piece, project_id, read)
+            return check_line(piece, project_id, read)
         except (ValueError, RecursionError):
             return None
-        except (SchemaTooNew, _OtherLedger):
+        except (SchemaTooNew, OtherLedger):
             raise
         except TreeRingError:
             return None
 
-    handle = _open(path)
+    handle = open_ledger(path)
     if handle is None:
         return False, ""
     old = hashlib.sha256()
@@ -873,7 +382,7 @@ def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
 
 def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     """`after_write`'s merge of a ledger whose lines are out of order, in memory."""
-    data = _read_bytes(path)
+    data = read_bytes(path)
     mine = store_lines(db, project_id)
     won = checked(data, project_id, path.name, {x.text: x for x in mine.values()}).won
     text = render_merged(ledger.merge(won.values(), mine.values()), project_id)
@@ -898,7 +407,7 @@ def changed(db: Db, path: Path) -> bool:
         return False
     if (state.get("size"), state.get("mtime_ns")) == seen:
         return False
-    data = _read_bytes(path)
+    data = read_bytes(path)
     kept = ledger_delta.seen_bytes(db, state)
     if kept is not None:
         return data != kept

@@ -1,0 +1,244 @@
+"""The team ledger's lines applied to the store, in the caller's transaction.
+
+What a ledger line wins over the store's own line for its key (`ledger.merge`)
+is written. A trusted line stands: a memory is imported keeping the ledger's
+trust state, or replaces the version held; a tombstone or redaction forgets
+or redacts the row and records its hashes (`ledger_stones.py`). A claim
+becomes what a person decides on (`provenance.py`): a pending row, or a
+request to forget. A sync (`sync.py`) reads the lines (`ledger_read.py`), then
+applies them here.
+"""
+
+from __future__ import annotations
+
+from tree_ring.govern import coordinator
+from tree_ring.model.actor import Actor
+from tree_ring.model.errors import TreeRingError
+from tree_ring.model.identity import Origin
+from tree_ring.model.record import Memory, canonical_json, new_memory_id, now_iso
+from tree_ring.store import anchors, redactions, rows
+from tree_ring.store.sql import Db
+from tree_ring.team import ledger, ledger_stones, provenance, upstream
+from tree_ring.team.ledger import Line
+from tree_ring.team.ledger_read import Read
+from tree_ring.team.ledger_report import Skipped, SyncReport
+from tree_ring.team.ledger_state import memory_line
+from tree_ring.team.upstream import Upstream
+from tree_ring.write import bulk, correct, pipeline, readmit, replace, requests
+from tree_ring.write.pipeline import BatchError
+
+REASON = ledger_stones.REASON
+
+
+def apply(
+    db: Db,
+    read: Read,
+    mine: dict[str, Line],
+    project_id: str,
+    actor: Actor,
+    report: SyncReport,
+    up: Upstream | None = None,
+) -> bool:
+    """Write what the ledger's lines win over the store (`mine`, its lines by
+    key), in the caller's transaction: the trusted lines as they stand, the
+    claims as what a person decides on. Whether anything was written."""
+    entries = {
+        key: line
+        for key, line in read.won.items()
+        if key.startswith("2") and (key not in mine or mine[key].rank < line.rank)
+    }
+    claims = {
+        key: line
+        for key, line in read.claims.items()
+        if key.startswith("2")
+        and (key not in mine or mine[key].rank < line.rank)
+        and (key not in read.won or read.won[key].rank < line.rank)
+    }
+    if claims:
+        done = provenance.taken(db, [line.text for line in claims.values()])
+        report.claim_lines += [
+            read.raws[v.text]
+            for v in claims.values()
+            if provenance.line_hash(v.text) in done and v.text in read.raws
+        ]
+        claims = {k: v for k, v in claims.items() if provenance.line_hash(v.text) not in done}
+    if not entries and not claims:
+        return False
+    ids = [line.data["id"] for line in (*entries.values(), *claims.values())]
+    # As any import: under the coordinated write policy only the capability imports.
+    coordinator.authorize(db, "import", actor, canonical_json(sorted(ids)))
+    if entries:
+        _apply_trusted(db, read, entries, mine, project_id, actor, report, up)
+    if claims:
+        _apply_claims(db, read, claims, project_id, actor, report, up)
+    return True
+
+
+def _stored(db: Db, ids: list[str]) -> dict[str, Memory]:
+    return rows.by_ids(db, ids)
+
+
+def _apply_trusted(
+    db: Db,
+    read: Read,
+    entries: dict[str, Line],
+    mine: dict[str, Line],
+    project_id: str,
+    actor: Actor,
+    report: SyncReport,
+    up: Upstream | None,
+) -> None:
+    ids = [line.data["id"] for line in entries.values()]
+    stored = _stored(db, ids)
+    # Rows a claim made: the team's own line for the id takes their place.
+    claimed = provenance.claimed(db, stored)
+    inserts: list[tuple[int, Memory]] = []
+    replacing: list[Memory] = []
+    for key, line in sorted(entries.items()):
+        memory_id = line.data["id"]
+        held = stored.get(memory_id)
+        number = read.numbers[line.text]
+        if held is not None and held.project != project_id:
+            report.skipped.append(Skipped(number, f"{memory_id} belongs to another project"))
+            continue
+        if (
+            key not in mine
+            and held is not None
+            and memory_id not in claimed
+            and Line(memory_line(held)).rank >= line.rank
+        ):
+            continue  # held but not shared (pending, private): the rule still decides
+        record = line.data["record"]
+        if record == ledger.MEMORY:
+            memory = read.memories[line.text]
+            if held is not None:
+                replacing.append(memory)
+            inserts.append((number, memory))
+            continue
+        ledger_stones.record(db, project_id, line, actor)
+        if held is None:
+            continue
+        mode = "delete" if record == ledger.TOMBSTONE else "redact"
+        if mode == "redact" and held.redacted_at is not None:
+            continue
+        correct.forget_in(db, held, mode, REASON, actor, str(line.data["at"]))
+        (report.forgotten if mode == "delete" else report.redacted).append(memory_id)
+    if replacing:
+        report.replaced += replace.vacate(db, replacing, actor, authorize=False)
+    _insert(db, inserts, actor, report, read)
+    if up is not None and up.ref is not None:
+        now = now_iso()
+        texts = {str(line.data["id"]): line.text for line in entries.values()}
+        for memory_id in (*report.imported, *report.replaced):
+            text = texts.get(memory_id)
+            if text is not None:
+                source = up.provenance(read.raws.get(text, b""))
+                provenance.note(db, memory_id, project_id, text, source, now)
+
+
+# Who raises what a claim asks for: the ledger itself, never the caller.
+CLAIMANT = Actor("team-ledger", Origin("import"))
+
+
+def _apply_claims(
+    db: Db,
+    read: Read,
+    claims: dict[str, Line],
+    project_id: str,
+    actor: Actor,
+    report: SyncReport,
+    up: Upstream | None,
+) -> None:
+    """What each claim asks for, as something a person decides on."""
+    ids = [line.data["id"] for line in claims.values()]
+    stored = _stored(db, ids)
+    redacted = redactions.among(db, ids)
+    now = now_iso()
+    for _, line in sorted(claims.items()):
+        memory_id = str(line.data["id"])
+        number = read.numbers[line.text]
+        raw = read.raws.get(line.text, b"")
+        source = up.provenance(raw) if up else upstream.Provenance(upstream.WORKING_TREE)
+        held = stored.get(memory_id)
+        if held is not None and held.project != project_id:
+            report.skipped.append(Skipped(number, f"{memory_id} belongs to another project"))
+            continue
+        record = line.data["record"]
+        if record != ledger.MEMORY:
+            if memory_id in redacted or (held is not None and held.redacted_at is not None):
+                continue  # redacted here, with or without its placeholder: left as it is
+            # An id never held: kept, unless its hashes are content held here.
+            asked = [held] if held else ledger_stones.unheld(db, project_id, line, actor, now)
+            mode = "delete" if record == ledger.TOMBSTONE else "redact"
+            why = f"a team ledger {record} line from the {source.label()}, not the upstream's"
+            for target in asked:
+                request = requests.ask(db, target, mode, why, CLAIMANT, now)
+                provenance.note(db, request, project_id, line.text, source, now)
+                report.requested.append(request)
+            report.claim_lines += [raw] if asked else []
+            continue
+        wanted = read.memories[line.text]
+        if held is not None:
+            wanted = provenance.rewrite(wanted, held, new_memory_id())
+        memory = pipeline.prepare(provenance.as_claim(wanted, source, held))
+        try:
+            pipeline.insert_prepared(db, memory, actor, action="import", admit=False)
+        except TreeRingError as refused:
+            report.skipped.append(Skipped(number, f"{memory_id}: {refused}"))
+            report.claim_lines.append(raw)  # refused as it stands: refused again
+            continue
+        anchors.insert(db, memory.id, read.files.get(line.text, ()))
+        provenance.note(db, memory.id, project_id, line.text, source, now)
+        report.claimed.append(memory.id)
+        report.claim_lines.append(raw)
+
+
+def _insert(
+    db: Db, inserts: list[tuple[int, Memory]], actor: Actor, report: SyncReport, read: Read
+) -> None:
+    """Write the new rows through the write path; a row it refuses (forgotten
+    content under another id, a claim another row holds) is skipped, named.
+    A row carrying a person's re-admission is written over the tombstones it
+    names, one at a time, and the re-admission recorded as this store's."""
+    carried = {read.memories[t].id: r for t, r in read.readmitted.items() if t in read.memories}
+    files = {read.memories[t].id: f for t, f in read.files.items() if t in read.memories}
+    pending = [(n, m) for n, m in inserts if m.id not in carried]
+    for number, memory in inserts:
+        readmission = carried.get(memory.id)
+        if readmission is None:
+            continue
+        try:
+            keys = frozenset(readmission["overrides"])
+            result = pipeline.insert_prepared(
+                db, memory, actor, action="import", admit=False, overriding=keys
+            )
+        except TreeRingError as refused:
+            report.skipped.append(Skipped(number, f"{memory.id}: {refused}"))
+            continue
+        readmit.take_carried(db, actor, memory.id, readmission)
+        if result.created:
+            anchors.insert(db, memory.id, files.get(memory.id, ()))
+        if result.created and memory.id not in report.replaced:
+            report.imported.append(memory.id)
+    while pending:
+        try:
+            results = pipeline.insert_prepared_many(
+                db,
+                [memory for _, memory in pending],
+                actor,
+                action="import",
+                admit=False,
+                bulk=True,
+            )
+        except BatchError as refused:
+            number, memory = pending.pop(refused.index)
+            report.skipped.append(Skipped(number, f"{memory.id}: {refused.error}"))
+            continue
+        for result in results:
+            # A row it replaced took its anchors with it: these are the line's.
+            if result.created:
+                anchors.insert(db, result.id, files.get(result.id, ()))
+        report.imported += [r.id for r in results if r.created and r.id not in report.replaced]
+        if len(results) > 1_000:
+            bulk.merge_fts(db)
+        return

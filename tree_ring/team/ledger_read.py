@@ -1,0 +1,266 @@
+"""The team ledger read and checked: each line as strictly as an import.
+
+Each line is checked for its shape, by validation and the guard, and for
+its project; a bad line is skipped, named by its number and the reason, while
+a ledger of a newer schema, of another project or holding a text merge's
+conflict markers is refused whole. Read against the upstream's ledger
+(`upstream.py`), a line it holds or the store itself wrote is trusted and any
+other is a claim. A sync (`sync.py`) applies what is read (`ledger_apply.py`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from tree_ring.model.anchor import MAX_FILES, Anchor, valid_blob, valid_path
+from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError, UsageError
+from tree_ring.model.imported import from_mapping
+from tree_ring.model.record import PRIVATE_SCOPES, Memory, compiled_patterns, parse_time
+from tree_ring.team import ledger, ledger_state, ledger_stones
+from tree_ring.team.ledger import Line
+from tree_ring.team.ledger_report import Skipped
+from tree_ring.team.ledger_state import memory_line
+from tree_ring.team.upstream import Upstream
+from tree_ring.write import pipeline, readmit
+
+MAX_LINE_BYTES = 1_000_000
+
+
+def read_bytes(path: Path) -> bytes:
+    """The ledger's bytes (none when there is no ledger)."""
+    handle = open_ledger(path)
+    if handle is None:
+        return b""
+    with handle:
+        return handle.read()
+
+
+def open_ledger(path: Path) -> BinaryIO | None:
+    """The ledger, open to read, or None when there is none. A link is
+    refused, not followed: a committed symbolic link must not make a clone
+    import whatever file it names."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if path.is_symlink():
+            raise UsageError(
+                f"{path} is a symbolic link; the ledger must be a regular file: "
+                "remove the link and run `tree-ring sync` to write it again"
+            ) from None
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UsageError(
+            f"{path} is not a regular file; the ledger must be a regular file: "
+            "remove it and run `tree-ring sync` to write it again"
+        )
+    return os.fdopen(fd, "rb")
+
+
+@dataclass
+class Read:
+    """A ledger read and checked: the winning line of each key among the
+    trusted lines (duplicates resolved by the merge rule) and among the
+    claims, the line number each came from (0: the upstream's, not in the
+    file), the lines skipped and why, the memory, the carried
+    re-admission and the anchored files each checked memory line holds, and
+    the raw bytes each checked line was read as (what the upstream is
+    compared by)."""
+
+    won: dict[str, Line]
+    numbers: dict[str, int]
+    skipped: list[Skipped]
+    memories: dict[str, Memory]
+    claims: dict[str, Line] = field(default_factory=lambda: {})
+    readmitted: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
+    raws: dict[str, bytes] = field(default_factory=lambda: {})
+    files: dict[str, list[Anchor]] = field(default_factory=lambda: {})
+
+
+def checked(
+    data: bytes,
+    project_id: str,
+    name: str,
+    known: Mapping[str, Line] | None = None,
+    *,
+    trusted: Upstream | None = None,
+) -> Read:
+    """Read the ledger's lines and check each one. A line that is byte for byte
+    what the store itself would write (`known`, by text) came from the store,
+    which checked it on the way in: it is not checked again.
+
+    With `trusted`, a memory, tombstone or redaction line is trusted only when
+    the upstream's ledger holds it (or the store wrote it); the rest are
+    claims. The upstream's lines the file lacks are read too, as trusted.
+    Without it every line is taken as it stands (a person's write merging
+    the store into the file, which imports nothing).
+
+    A ledger of a newer schema or of another project is refused whole; a
+    text merge's conflict markers too (`doctor --repair` resolves them)."""
+    text_lines = data.split(b"\n")
+    if ledger.has_markers(data.decode("utf-8", "replace")):
+        _, _, conflicts = ledger.sides(data.decode("utf-8", "replace"))
+        raise Conflict(
+            f"{name} holds {conflicts} conflict(s) from a text merge (the merge driver was not "
+            "configured); run `tree-ring doctor --repair` to resolve them by the ledger's rule"
+        )
+    numbered: list[tuple[int, bytes]] = list(enumerate(text_lines, start=1))
+    if trusted is not None:
+        present = set(text_lines)
+        numbered += [(0, piece) for piece in sorted(trusted.lines - present)]
+    good: list[tuple[int, Line, bool]] = []
+    skipped: list[Skipped] = []
+    read = Read({}, {}, skipped, {})
+    known = known or {}
+    for number, piece in numbered:
+        if not piece.strip():
+            continue
+        held = known.get(piece.decode("utf-8", "replace")) if known else None
+        if held is not None:
+            good.append((number, held, True))
+            continue
+        try:
+            line = check_line(piece, project_id, read)
+        except (ValueError, RecursionError) as exc:
+            skipped.append(Skipped(number, _where(number, f"not valid JSON ({str(exc)[:60]})")))
+            continue
+        except (SchemaTooNew, OtherLedger):
+            raise
+        except TreeRingError as exc:
+            skipped.append(Skipped(number, _where(number, str(exc))))
+            continue
+        read.raws.setdefault(line.text, piece)
+        believed = trusted is None or not line.key.startswith("2") or piece in trusted.lines
+        good.append((number, line, believed))
+    read.won = ledger.merge(line for _, line, believed in good if believed)
+    read.claims = ledger.merge(line for _, line, believed in good if not believed)
+    # The line that won its key is the one named if the store refuses it.
+    for number, line, _ in good:
+        read.numbers.setdefault(line.text, number)
+    return read
+
+
+def _where(number: int, reason: str) -> str:
+    """Line 0 is one the upstream's ledger holds and the file does not."""
+    return reason if number else f"(a line of the upstream's ledger) {reason}"
+
+
+class OtherLedger(UsageError):
+    pass
+
+
+def check_line(piece: bytes, project_id: str, read: Read) -> Line:
+    if len(piece) > MAX_LINE_BYTES:
+        raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
+    try:
+        raw = piece.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError("not UTF-8 text") from None
+    data: Any = json.loads(raw)
+    if not isinstance(data, dict):
+        raise UsageError("not a JSON object")
+    line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    record = line.get("record")
+    if record == ledger.HEADER:
+        schema = line.get("schema")
+        if not isinstance(schema, int) or schema > ledger.SCHEMA:
+            raise SchemaTooNew(
+                f"the ledger was written by a newer Tree Ring (ledger schema {schema}, this "
+                f"version reads {ledger.SCHEMA}); upgrade the plugin, then sync"
+            )
+        if line.get("project") != project_id:
+            raise OtherLedger(
+                f"the ledger belongs to project {str(line.get('project'))[:64]!r}, not "
+                f"{project_id}; check .tree-ring/project.json"
+            )
+        return Line({"record": ledger.HEADER, "schema": schema, "project": project_id})
+    if record == ledger.ANCHOR:
+        return Line(_anchor(line))
+    if record == ledger.MEMORY:
+        files = parse_files(line.get(ledger_state.FILES))
+        memory = _memory(line, project_id, files)
+        carried = readmit.parse_carried(line.get(readmit.CARRIED))
+        checked_line = Line(memory_line(memory, carried, ledger_state.ledger_files(files)))
+        read.memories[checked_line.text] = memory
+        if carried is not None:
+            read.readmitted[checked_line.text] = carried
+        if files:
+            read.files[checked_line.text] = files
+        return checked_line
+    if record in (ledger.TOMBSTONE, ledger.REDACTION):
+        return Line(ledger_stones.check(line))
+    raise UsageError(f"unknown record {str(record)[:40]!r}")
+
+
+def _anchor(line: dict[str, Any]) -> dict[str, Any]:
+    clone, seq, head, at = (line.get(k) for k in ("clone", "seq", "head", "at"))
+    if not (isinstance(clone, str) and re.fullmatch(r"[0-9a-f]{16}", clone)):
+        raise UsageError("an anchor's clone is 16 hex digits")
+    if not (isinstance(seq, int) and seq >= 0 and isinstance(head, str)):
+        raise UsageError("an anchor needs seq and head")
+    if head and not compiled_patterns().content_hash.match(head):
+        raise UsageError("an anchor's head is a sha256 hash")
+    return {
+        "record": ledger.ANCHOR,
+        "clone": clone,
+        "seq": seq,
+        "head": head,
+        "at": parse_time(str(at), "at"),
+    }
+
+
+def _memory(line: dict[str, Any], project_id: str, files: list[Anchor]) -> Memory:
+    owner = line.get("project")
+    if owner != project_id:
+        raise UsageError(f"from another project ({str(owner)[:64]!r})")
+    body = {
+        k: v for k, v in line.items() if k not in ("record", readmit.CARRIED, ledger_state.FILES)
+    }
+    memory = from_mapping(body)
+    if memory.scope in PRIVATE_SCOPES:
+        raise UsageError(f"scope {memory.scope} is private; the ledger holds shared memory only")
+    if memory.trust != "accepted" or memory.redacted_at is not None:
+        raise UsageError(f"trust {memory.trust}; the ledger holds accepted memory only")
+    # Validation and the guard, over the row and its files' paths: a secret raises here.
+    prepared = pipeline.prepare(memory, files)
+    if prepared.sensitivity != "normal":
+        raise UsageError(
+            f"holds {prepared.sensitivity} content; the ledger carries normal memory only"
+        )
+    return prepared
+
+
+def parse_files(value: object) -> list[Anchor]:
+    """The files a memory's ledger line says it is about, as anchors this
+    clone judges by hash (size and time unknown: -1). An entry that is not a
+    plain relative path inside the project (no `..`, no `.git`, no control
+    characters), a 40-hex blob id, an optional 40-hex commit and a time is
+    dropped, as is any past the 64th: a path is never opened from a line."""
+    if not isinstance(value, list):
+        return []
+    found: dict[str, Anchor] = {}
+    for entry in value[:MAX_FILES]:  # pyright: ignore[reportUnknownVariableType]
+        if not isinstance(entry, dict):
+            continue
+        got: dict[str, Any] = entry  # pyright: ignore[reportUnknownVariableType]
+        path, blob, commit, at = (got.get(k) for k in ("path", "blob", "commit", "at"))
+        if not (valid_path(path) and valid_blob(blob)):
+            continue
+        if commit is not None and not valid_blob(commit):
+            continue
+        try:
+            when = parse_time(str(at), "at")
+        except TreeRingError:
+            continue
+        if isinstance(path, str) and isinstance(blob, str) and path not in found:
+            found[path] = Anchor(path, blob, -1, -1, commit, when)
+    return [found[path] for path in sorted(found)]

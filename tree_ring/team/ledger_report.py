@@ -1,0 +1,35 @@
+"""What a team ledger sync did: each id it wrote, forgot or claimed, and each
+line it skipped and why (`sync.py`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Skipped:
+    line: int
+    reason: str
+
+
+@dataclass
+class SyncReport:
+    path: str
+    imported: list[str] = field(default_factory=lambda: [])
+    replaced: list[str] = field(default_factory=lambda: [])
+    forgotten: list[str] = field(default_factory=lambda: [])
+    redacted: list[str] = field(default_factory=lambda: [])
+    skipped: list[Skipped] = field(default_factory=lambda: [])
+    # Claims: pending rows made from lines not from upstream, and requests to forget.
+    claimed: list[str] = field(default_factory=lambda: [])
+    requested: list[str] = field(default_factory=lambda: [])
+    # Tombstones taken from the upstream's history of the ledger (a first build).
+    history: int = 0
+    notes: list[str] = field(default_factory=lambda: [])  # one line each, for a person
+    upstream: str | None = None  # the remote-tracking ref trusted, or None
+    # The raw lines read as claims, now or before: taken, or refused as they stand
+    # (what `ledger_delta` passes over until a full sync reads them again).
+    claim_lines: list[bytes] = field(default_factory=lambda: [])
+    lines: int = 0
+    written: bool = False
+    audit: str | None = None  # what the anchor says about this clone's audit log
