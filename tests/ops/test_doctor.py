@@ -24,6 +24,7 @@ CHECKS = {
     "settings",
     "integrity",
     "schema",
+    "tables",
     "fts",
     "meaning",
     "claims",

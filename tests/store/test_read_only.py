@@ -20,17 +20,10 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers import LAUNCHER, REPO, CliRunner
+from helpers import LAUNCHER, REPO, CliRunner, unprivileged
 from reliability_support import HOOK, db_path
 
 from tree_ring.store.db import Store, access
-
-
-def unprivileged() -> list[str]:
-    """The prefix that runs a command subject to file permissions."""
-    if os.geteuid() != 0:
-        return []
-    return ["setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
 
 
 def run(

@@ -6,7 +6,7 @@ what to run; every repair runs in the caller's transaction)."""
 from __future__ import annotations
 
 from tree_ring.model.errors import StoreFault
-from tree_ring.store import fts, meaning, schema
+from tree_ring.store import fts, fts_shadow, meaning, schema
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -171,16 +171,30 @@ def reindex(db: Db) -> None:
     db.execute("REINDEX")
 
 
-def rebuild_fts(db: Db) -> None:
-    """The claim index and every FTS trigger that is missing, then both
-    indexes rebuilt from the rows."""
-    if not exists(db, "table", "claim_fts"):
-        db.execute(schema.CLAIM_FTS)
+def rebuild_fts(db: Db) -> list[str]:
+    """Each index whose own tables are lost or damaged made whole and empty
+    (`fts_shadow.restore`), every FTS trigger that is missing made again,
+    then both indexes rebuilt from the rows; the indexes made whole."""
+    mended = [index for index in fts.INDEXES if fts_shadow.damage(db, index)]
+    for index in mended:
+        fts_shadow.restore(db, index)
     for name, statement in schema.INDEX_TRIGGERS.items():
         if not exists(db, "trigger", name):
             db.execute(statement)
     for index in fts.INDEXES:
-        db.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
+        db.execute("SAVEPOINT doctor_rebuild")
+        try:
+            db.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
+        except StoreFault:
+            # Damage the checks could not name (an index page of `_idx` or
+            # `_data` that FTS5 trips over): its tables made whole, then again.
+            db.execute("ROLLBACK TO doctor_rebuild")
+            fts_shadow.restore(db, index)
+            db.execute(f"INSERT INTO {index}({index}) VALUES ('rebuild')")
+            mended.append(index)
+        finally:
+            db.execute("RELEASE doctor_rebuild")
+    return mended
 
 
 def rebuild_meaning(db: Db) -> int:
@@ -223,3 +237,9 @@ def orphaned_trees(db: Db) -> list[str]:
         str(row[0])
         for row in db.execute(f"SELECT DISTINCT t.scope {ORPHAN_LEAVES} AND t.kind = 'source'")
     ]
+
+
+def projects(db: Db) -> list[str]:
+    """Every project a memory belongs to."""
+    found = db.execute("SELECT DISTINCT project FROM memories WHERE project IS NOT NULL")
+    return sorted(str(row[0]) for row in found)

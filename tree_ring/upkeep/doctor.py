@@ -3,7 +3,9 @@
 The rows of `memories` are the truth; everything else a doctor may touch is
 derived from them or bookkeeping about them: the FTS indexes and their triggers,
 SQLite's own indexes, the summary tree, and operation claims and redaction
-tombstones whose memory is gone. Those are repaired on `--repair`. Nothing
+tombstones whose memory is gone. Those are repaired on `--repair`; so is a
+table, index or trigger the migrations made that is gone, made again empty
+from the schema (upkeep/doctor_tables.py), its lost rows named. Nothing
 that is evidence is repaired: a damaged page, a store from a newer Tree Ring
 or a broken audit chain is reported, and the store is left alone for a
 person to restore.
@@ -24,11 +26,12 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
-from tree_ring.store import audit, health, meaning, schema, settings
+from tree_ring.store import audit, fts, fts_shadow, health, meaning, schema, settings
 from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.team import ledger
 from tree_ring.tree import repair
+from tree_ring.upkeep import doctor_tables
 
 
 @dataclass(frozen=True)
@@ -95,9 +98,26 @@ def check_schema(db: Db) -> Check:
     return Check("schema", True, f"{len(schema.applied(db))} migration(s) applied, none pending")
 
 
+def check_tables(db: Db) -> Check:
+    """Every table, index and trigger the applied migrations made (upkeep/doctor_tables.py)."""
+    return Check("tables", *doctor_tables.check(db))
+
+
 def check_fts(db: Db) -> Check:
     have = health.triggers(db)
     lost = [name for name in schema.INDEX_TRIGGERS if name not in have]
+    damaged = [problem for index in fts.INDEXES for problem in fts_shadow.damage(db, index)]
+    if damaged:
+        # SQLite cannot open such an index, so its entries cannot be counted.
+        if lost:
+            damaged.append(f"missing trigger(s): {', '.join(lost)}")
+        return Check(
+            "fts",
+            False,
+            "; ".join(damaged) + "; recall cannot read its index until "
+            "`doctor --repair` makes the index again from the rows",
+            repairable=True,
+        )
     rows, indexed, missing, stray = health.fts_parity(db)
     problem = health.fts_integrity(db)
     if not lost and not missing and not stray and rows == indexed and not problem:
@@ -261,6 +281,7 @@ def check_review_queue(db: Db) -> Check:
 CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_integrity,
     check_schema,
+    check_tables,
     check_fts,
     check_meaning,
     check_claims,
@@ -298,14 +319,20 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
             done["schema"] = f"applied {len(ran)} migration(s)"
     health.begin(db)
     try:
+        if "tables" in failing:
+            # Before the policy is asked: it reads the settings and records
+            # its decision in `policy_audit`, either of which may be the one
+            # missing. A denial rolls this back with the rest.
+            done["tables"] = doctor_tables.mend(db)
         if failing - {"schema"}:
             coordinator.authorize(db, "fts.repair", actor, "store")
         if "integrity" in failing:
             health.reindex(db)
             done["integrity"] = "rebuilt every index from the rows (REINDEX)"
         if "fts" in failing:
-            health.rebuild_fts(db)
-            done["fts"] = "rebuilt the FTS indexes from the rows"
+            mended = health.rebuild_fts(db)
+            made = f"made {' and '.join(mended)} whole again and " if mended else ""
+            done["fts"] = f"{made}rebuilt the FTS indexes from the rows"
         if "meaning" in failing:
             coded = health.rebuild_meaning(db)
             done["meaning"] = f"made the meaning codes' table whole and coded {coded} memory(ies)"

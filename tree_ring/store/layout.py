@@ -1,0 +1,104 @@
+"""What the applied migrations made, object by object: the tables beside
+the memories, with their indexes and triggers, and the indexes on the
+memories themselves, each with the statement that makes it again.
+
+The doctor names what is missing and `--repair` makes it again from these
+statements (store/schema.py's own text), empty. A dropped table's rows are
+gone with it: `LOST` says, per table, what that costs, or what rebuilds
+them. The FTS indexes and the meaning codes are not listed here: their own
+checks find and rebuild them. The `memories` table is the truth; it is
+listed so its loss is named, and never made again empty.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tree_ring.store import schema
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.store.sql import Db
+
+_NAME = re.compile(r"CREATE\s+(TABLE|INDEX|TRIGGER)\s+(\w+)")
+_ON = re.compile(r"\bON\s+(\w+)")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One object a migration made."""
+
+    kind: str  # table | index | trigger
+    name: str
+    table: str  # the table it belongs to (a table: itself)
+    migration: str  # the migration that made it: expected only once that ran
+    statement: str  # the schema's statement that makes it
+
+
+def _parts(migration: str, statements: tuple[str, ...]) -> list[Part]:
+    made: list[Part] = []
+    for statement in statements:
+        found = _NAME.search(statement)
+        assert found is not None, statement
+        kind, name = found.group(1).lower(), found.group(2)
+        on = _ON.search(statement, found.end())
+        table = name if kind == "table" or on is None else on.group(1)
+        made.append(Part(kind, name, table, migration, statement))
+    return made
+
+
+# In migration order, each table before its indexes and triggers.
+PARTS: tuple[Part, ...] = tuple(
+    part
+    for migration, statements in (
+        ("0001_initial", (schema.MEMORIES, *schema.INDEXES, *schema.SIDE_TABLES)),
+        ("0002_policy_audit", schema.POLICY_AUDIT),
+        ("0003_summary_tree", schema.SUMMARY_TREE),
+        ("0004_trust", schema.FORGET_REQUESTS),
+        ("0005_count_indexes", schema.COUNT_INDEXES),
+        ("0007_ledger_provenance", schema.LEDGER_PROVENANCE),
+        ("0008_refutations", schema.REFUTATIONS),
+        ("0009_off_record_index", (schema.OFF_RECORD_INDEX,)),
+        ("0011_anchors", schema.ANCHORS),
+    )
+    for part in _parts(migration, statements)
+)
+
+# The table that is the truth: nothing rebuilds it.
+TRUTH = "memories"
+# The summary tree's tables: derived from the memories, so rebuilt from them.
+TREE = ("tree_trees", "tree_nodes", "tree_buffers", "tree_leaves")
+# What a table's loss costs, as the doctor says it. A table not named here
+# is the summary tree's (rebuilt) or the truth.
+LOST = {
+    "operation_claims": "the operation ids of past writes, so a retried write may be stored again",
+    "redaction_tombstones": "the redactions of memories this store no longer holds, "
+    "while those of the redacted rows it holds are made again from them",
+    "content_tombstones": "what was forgotten or rejected, which may now be written again",
+    "audit_log": "the audit log, whose gap the audit check keeps reporting",
+    "settings": "the stored settings, each now read as its default",
+    "policy_audit": "the write policy's record of its decisions",
+    "forget_requests": "agents' requests to forget, waiting or decided",
+    "ledger_provenance": "where rows from the team ledger came from",
+    "refutations": "agents' refutations, while the refuted memories still wait for review",
+    "anchors": "the files memories were anchored to, which `tree-ring confirm` records again",
+}
+
+
+def missing(db: Db, applied: list[str]) -> list[Part]:
+    """The parts of the applied migrations that the store lacks, in order."""
+    have = {
+        (str(row[0]), str(row[1]))
+        for row in db.execute("SELECT type, name FROM sqlite_master WHERE type != 'view'")
+    }
+    done = set(applied)
+    return [p for p in PARTS if p.migration in done and (p.kind, p.name) not in have]
+
+
+def recreate(db: Db, parts: list[Part]) -> None:
+    """Make `parts` again, empty, in the caller's transaction (never the truth's table)."""
+    for part in parts:
+        if part.kind == "table" and part.name == TRUTH:
+            raise ValueError("the memories table is the truth and is not made again empty")
+        db.execute(part.statement)

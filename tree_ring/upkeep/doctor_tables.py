@@ -1,0 +1,88 @@
+"""The doctor's `tables` check: every table, index and trigger the applied
+migrations made is there (store/layout.py), and `--repair` makes a missing
+one again from the schema's own statement.
+
+A dropped table's rows went with it. What is derived from the memories is
+rebuilt from them (the summary tree, the redaction records of redacted
+rows); what is not is named in the finding as lost, for a person to restore
+from a backup if it matters. A missing `memories` table is the truth gone:
+nothing here makes it again.
+"""
+
+from __future__ import annotations
+
+from tree_ring.model.record import now_iso
+from tree_ring.store import health, layout, schema, settings
+from tree_ring.store.sql import Db
+from tree_ring.tree import repair
+
+# (ok, detail, repairable), as the doctor's Check holds them.
+Found = tuple[bool, str, bool]
+
+
+def _lost(part: layout.Part) -> str:
+    if part.name in layout.TREE:
+        return f"{part.name} (rebuilt from the memories)"
+    return f"{part.name} (lost with it: {layout.LOST[part.name]})"
+
+
+def check(db: Db) -> Found:
+    applied = schema.applied(db)
+    gone = layout.missing(db, applied)
+    if not gone:
+        return (
+            True,
+            f"every table, index and trigger of {len(applied)} migration(s) is there",
+            False,
+        )
+    tables = [part for part in gone if part.kind == "table"]
+    dropped = {part.name for part in tables}
+    # An index or trigger of a missing table is made again with it, unnamed.
+    others = [part.name for part in gone if part.kind != "table" and part.table not in dropped]
+    if layout.TRUTH in dropped:
+        return (
+            False,
+            "the memories table is missing: every memory is gone and `doctor --repair` "
+            "cannot make them again; move the store aside and restore a backup, or rebuild "
+            "it with `tree-ring sync` from the team ledger or `tree-ring import` from an export",
+            False,
+        )
+    parts: list[str] = []
+    if tables:
+        parts.append(f"missing table(s): {', '.join(_lost(part) for part in tables)}")
+    if others:
+        parts.append(f"missing index(es) and trigger(s): {', '.join(others)}")
+    parts.append("`doctor --repair` makes them again from the schema, empty")
+    if any(part.name in layout.LOST for part in tables):
+        parts.append("only a backup holds the lost rows")
+    return False, "; ".join(parts), True
+
+
+def mend(db: Db) -> str:
+    """Make every missing part again, in the caller's transaction, and
+    rebuild what the memories hold of it; what was done."""
+    gone = layout.missing(db, schema.applied(db))
+    layout.recreate(db, gone)
+    made = {part.name for part in gone if part.kind == "table"}
+    done = [f"made {len(gone)} missing table(s), index(es) and trigger(s) again"]
+    if "settings" in made:
+        # As the migration that made the tree stored them.
+        for key, value in settings.TREE.items():
+            db.execute(
+                "INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)",
+                (key, settings.encode(value)),
+            )
+    if "redaction_tombstones" in made:
+        _, added = health.mend_redactions(db)
+        done.append(f"restored {added} redaction record(s) from the redacted rows")
+    if made & set(layout.TREE):
+        # The tree's tables no longer agree with one another: all of it is
+        # derived, so it is built again from the memories.
+        for table in layout.TREE:
+            db.execute(f"DELETE FROM {table}")
+        projects = health.projects(db)
+        now = now_iso()
+        for project_id in projects:
+            repair.rebuild(db, project_id, now)
+        done.append(f"rebuilt the summary tree of {len(projects)} project(s)")
+    return "; ".join(done)
