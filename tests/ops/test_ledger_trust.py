@@ -176,6 +176,51 @@ def test_the_session_start_hook_takes_every_forged_line_as_a_claim(tmp_path: Pat
     assert git(bob, "status", "--porcelain").stdout.strip() == f"M {LEDGER}"  # only read
 
 
+def sorted_in(root: Path, lines: list[str]) -> None:
+    """`lines` written into the ledger in its own order, as an edit that keeps
+    the file sorted would (the merge then reads it a line at a time)."""
+    from tree_ring.team import ledger
+
+    old = ledger_text(root)
+    body = old[1:] + lines
+    # Where an id has two lines, the edit replaced the first.
+    by_key = {ledger.key_of(json.loads(line)): line for line in body}
+    text = "\n".join([old[0], *(by_key[k] for k in sorted(by_key))]) + "\n"
+    (root / LEDGER).write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("hook_first", [False, True], ids=["edit", "hook-then-edit"])
+@pytest.mark.parametrize("placed", [append, sorted_in], ids=["appended", "sorted"])
+def test_a_persons_write_never_carries_a_forged_line_into_the_ledger(
+    tmp_path: Path, hook_first: bool, placed: Any
+) -> None:
+    """An edit of the working tree's ledger, then a person's ordinary write:
+    the ledger the person commits holds none of the edit, and the clone that
+    pulls it is untouched; the edit waits here as claims."""
+    alice, bob, ids = team(tmp_path)
+    before_alice = rows_of(alice)
+    before = rows_of(bob)
+    forged = attack_lines(bob, ids)
+    placed(bob, forged)
+    if hook_first:
+        session_start(bob)  # the claims are queued; the working tree is untouched
+    note = remember(bob, "Bob: the staging database resets at two")
+    written = ledger_text(bob)
+    assert not set(forged) & set(written)
+    assert not any(x in line for line in written for x in (FORGED_ID, SCAR_ID, GLOBAL_ID))
+    assert any(note in line for line in written)
+    before = {**before, note: rows_of(bob)[note]}
+    assert_held(bob, before, {**ids, "bob": note})
+    publish(bob, "bob's note")
+    pull(alice)
+    report = ok(alice, "--json", "sync").json()
+    assert (report["replaced"], report["forgotten"], report["claimed"]) == (0, 0, [])
+    after = rows_of(alice)
+    assert set(after) == {*before_alice, note}
+    assert {k: after[k] for k in before_alice} == before_alice
+    assert after[note]["trust"] == "accepted"
+
+
 def test_a_local_branch_merged_by_the_driver_is_a_claim(tmp_path: Path) -> None:
     _, bob, ids = team(tmp_path)
     before = rows_of(bob)

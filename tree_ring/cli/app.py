@@ -156,6 +156,15 @@ LEDGER_WRITES = frozenset(
 )
 
 
+def writes_ledger(args: argparse.Namespace) -> bool:
+    """Whether this run is a write that reaches the ledger: one of those verbs,
+    not a listing or a dry run of it (neither writes, so neither rewrites a
+    ledger a teammate's pull or an edit changed)."""
+    if args.command not in LEDGER_WRITES or getattr(args, "dry_run", False):
+        return False
+    return getattr(args, "review_action", None) != "list"
+
+
 def verb_entry(name: str) -> tuple[Handler, Arguments]:
     """The handler and arguments of one verb, from its group's module."""
     entry: tuple[Handler, Arguments] = _module(name).VERBS[name]
@@ -303,7 +312,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         ctx = Context(args, env, sys.stdout)
         handler: Handler = args.handler
         code = handler(ctx)
-        if code == 0 and args.command in LEDGER_WRITES:
+        if code == 0 and writes_ledger(args):
             from tree_ring.cli.team import after_write
 
             after_write(ctx)

@@ -323,23 +323,30 @@ def refresh(store: Store, root: str | Path, project_id: str) -> SyncReport | Non
 
 
 def after_write(store: Store, root: Path, project_id: str) -> bool:
-    """After a person's write: merge the store's shared state into an existing
-    ledger (nothing imported), so `git status` shows the change. False when
-    there is no ledger, or it holds conflicts for `doctor` to resolve."""
+    """After a person's write: the store's shared state into an existing
+    ledger, so `git status` shows the change. False when there is no ledger,
+    or it holds conflicts for `doctor` to resolve.
+
+    Only what a sync would write is written: the store's own lines and the
+    other clones' anchors. A ledger changed since the store last read it (a
+    pull, an edit) is read first by a sync, so the upstream's lines are the
+    team's and an edit is a claim for a person that stays out of the ledger;
+    carried through as it stood, a committed edit would come back to every
+    clone as the team's."""
     path = path_of(root)
     if not path.exists():
         return False
+    if changed(store.db, path):
+        return sync(store, root, project_id, Actor("ledger", Origin("import"))).written
     with store.write() as db:
-        synced = not changed(db, path)
         try:
             written, digest = _merge_streaming(db, path, project_id)
         except ledger_stream.Unsorted:
             written, digest = _merge_whole(db, path, project_id)
         except Conflict:
             return False
-        if written and synced:
-            # The ledger held nothing the store lacked, and what was added came
-            # from the store: still in sync. Otherwise the next sync imports.
+        if written:
+            # What was added came from the store: still in sync.
             _remember_digest(db, path, digest)
     return written
 
@@ -355,7 +362,7 @@ def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
         read.readmitted.clear()
         read.files.clear()
         try:
-            return check_line(piece, project_id, read)
+            return _anchor(check_line(piece, project_id, read))
         except (ValueError, RecursionError):
             return None
         except (SchemaTooNew, OtherLedger):
@@ -385,9 +392,18 @@ def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     data = read_bytes(path)
     mine = store_lines(db, project_id)
     won = checked(data, project_id, path.name, {x.text: x for x in mine.values()}).won
-    text = render_merged(ledger.merge(won.values(), mine.values()), project_id)
+    anchors = [line for line in won.values() if _anchor(line) is not None]
+    text = render_merged(ledger.merge(anchors, mine.values()), project_id)
     encoded = text.encode("utf-8")
     return _write(path, text), "sha256:" + hashlib.sha256(encoded).hexdigest()
+
+
+def _anchor(line: Line | None) -> Line | None:
+    """`line` when it is another clone's anchor. Of a ledger the store has read
+    whole, the anchors are all `after_write` keeps besides the store's own
+    lines: any other line the store lacks is a claim its sync queued for a
+    person, or one it skipped."""
+    return line if line is not None and line.key.startswith("1") else None
 
 
 # The project's ids, of rows and of content tombstones, in the ledger's order,
