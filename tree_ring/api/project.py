@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from tree_ring.model.record import Memory
     from tree_ring.read.brief import Brief
     from tree_ring.read.listing import Page
+    from tree_ring.review.findings import Finding
     from tree_ring.review.promote import Promoted
     from tree_ring.review.queue import Decision
     from tree_ring.review.refute import Refuted
@@ -248,10 +249,27 @@ class Project:
 
     def stale(self) -> list[tuple[Memory, list[Check]]]:
         """The project's memories on record whose anchored files changed or went,
-        each with those files (`tree-ring stale`)."""
+        each with those files (`tree-ring stale`): an agent's, of the rows its
+        recall reads."""
         from tree_ring.read import staleness
 
-        return staleness.project_stale(self.store, self.project_id)
+        return staleness.project_stale(self.store, self.project_id, self._reader)
+
+    def findings(self, kind: str = "all", *, stale_days: int | None = None) -> list[Finding]:
+        """What in the store needs a person (`tree-ring audit findings`): an
+        agent's, about the rows its recall reads."""
+        from tree_ring.review import findings
+
+        days = findings.STALE_DAYS if stale_days is None else stale_days
+        return findings.report(
+            self.store.db, self.project_id, kind, stale_days=days, reader=self._reader
+        )
+
+    @property
+    def _reader(self) -> Identity | None:
+        """Whose partitions a whole-store read keeps to: none for a person, who
+        reads every partition; the agent's identity, as its recall (`live.visible`)."""
+        return None if self.whole_project else self.identity
 
     def status(self) -> dict[str, Any]:
         """What `status` reports, the same for every client (`api/status.py`)."""

@@ -290,12 +290,10 @@ def _detail(raw: Any) -> Any:
 
 def cmd_audit_findings(ctx: Context) -> int:
     a = ctx.args
-    root = ctx.root()
-    project_id = project.load_project_id(root)
-    with ctx.store(root) as store:
-        every = findings.report(
-            store.db, project_id, a.audit_type or "all", stale_days=a.stale_days
-        )
+    # An agent's report covers the rows its recall reads; a person's, every partition.
+    with ctx.project() as opened:
+        every = opened.findings(a.audit_type or "all", stale_days=a.stale_days)
+        project_id = opened.project_id
     # Findings about sensitive rows only when asked, as recall and list show them.
     shown = findings.listed(every, ctx.view())
     found = shown.findings

@@ -22,6 +22,7 @@ from tree_ring.cli.context import (
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import now_iso
+from tree_ring.model.text import PREVIEW
 from tree_ring.read import tree_recall, withheld
 from tree_ring.store import audit
 from tree_ring.tree import nodes, repair
@@ -31,8 +32,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_ring.model.record import Memory
     from tree_ring.store.live import View
-
-PREVIEW = 160
 
 
 def _clip(text: str, limit: int = PREVIEW) -> str:

@@ -20,6 +20,7 @@ from tree_ring.govern import coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, parse_time
+from tree_ring.model.text import preview
 from tree_ring.read import withheld
 from tree_ring.review import queue as review
 from tree_ring.write import requests
@@ -97,7 +98,8 @@ def cmd_review_list(ctx: Context) -> int:
         kept = [w for w in every if not withheld.hidden(w.memory, view)]
         hidden_rows = len(every) - len(kept)
         waiting = kept[:limit]
-        asked = requests.waiting(store.db, project_id)
+        # Each reason as this read may show it (`review.waiting_requests`).
+        asked = review.waiting_requests(store.db, project_id, view)
         # Who put a line there, for what a team ledger line made (`team/provenance.py`).
         from tree_ring.team import provenance
 
@@ -129,7 +131,7 @@ def cmd_review_list(ctx: Context) -> int:
             }
         )
         lines.append(f"{m.id}  [{m.trust.upper()}] [{m.ring}] {m.summary}")
-        lines.append(f"    why: {m.review_reason or 'waiting for review'}")
+        lines.append(f"    why: {preview(m.review_reason or 'waiting for review')}")
         lines.append(f"    from {m.origin} at {m.created_at[:19]}Z ({m.scope})")
         if m.id in came:
             lines.append(f"    put there by: {came[m.id]['label']}")
@@ -143,7 +145,7 @@ def cmd_review_list(ctx: Context) -> int:
         lines.append(f"requests to forget or confirm: {len(asked)} waiting")
     for r in asked:
         lines.append(f"{r.id}  {requests.asked_for(r)}")
-        lines.append(f"    why: {r.reason}")
+        lines.append(f"    why: {preview(r.reason)}")
         lines.append(f"    asked by {r.actor} ({r.origin}) at {r.created_at[:19]}Z")
         if r.id in came:
             lines.append(f"    put there by: {came[r.id]['label']}")

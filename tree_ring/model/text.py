@@ -163,3 +163,14 @@ def one_line(text: str) -> str:
     elif text.encode().translate(None, _ASCII_KEEP):
         text = text.translate(_ASCII_DROP)
     return no_fence(" ".join(text.split()))
+
+
+# How wide a listing previews free text on one line (a summary, a reason):
+# the consolidation and tree previews, a review request's reason.
+PREVIEW = 160
+
+
+def preview(text: str, limit: int = PREVIEW) -> str:
+    """`text` on one line (`one_line`), cut to `limit` characters with "..." when longer."""
+    text = one_line(text)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

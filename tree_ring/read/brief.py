@@ -173,7 +173,10 @@ def origin_label(memory: Memory) -> str:
     """Who a row came from, from its stored fields, never its text: the file
     sync that wrote it (dox, revolve), an import, Tree Ring itself, a person,
     or the harness whose agent wrote it, with the subagent and the session
-    where the row names them. An agent's row is never a person's note."""
+    where the row names them. An agent's row is never a person's note, and an
+    imported row is the import's whatever source type its file claims."""
+    if memory.origin == "import":
+        return "import"
     if memory.source_type in SYNCED:
         return memory.source_type
     if memory.source_type == "consolidation":
@@ -209,7 +212,7 @@ def line(memory: Memory, mine: bool = False, disputed: str = "", stale: str | No
     tail = f" ({_clip(one_line(memory.id), 128)}; origin: {origin_label(memory)}{source})"
     if stale:
         tail += f" ({_clip(no_fence(one_line(stale)), 240)})"
-    synced = SYNCED.get(memory.source_type)
+    synced = SYNCED.get(memory.source_type) if memory.origin != "import" else None
     ring = _clip(one_line(memory.ring), 32)
     head = f"[{ring}, {synced}] " if synced else f"[{ring}] "
     if mine:

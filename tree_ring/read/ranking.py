@@ -6,7 +6,9 @@
           + 0.15 * salience     how much the writer said it matters
           + 0.10 * confidence   how sure the writer was
           + 0.15 * recency      exp(-age / 30 days): a fresher duplicate wins
-          + 0.05 * authority    source type: user > evidence > manual > agent > other
+          + 0.05 * authority    source type: user > evidence > manual > agent > other;
+                                an imported row's, no more than an import's
+                                (`authority`)
           + 0.10 * kind         the memory bears what the question's kind asks for:
                                 a time for "when", a number for "how many"
           + 0.10 * subject      the memory opens with a name the question asks about
@@ -86,6 +88,18 @@ AUTHORITY = {
     "import": 0.4,
 }
 DEFAULT_AUTHORITY = 0.3
+
+
+def authority(source_type: str, origin: str) -> float:
+    """What a row's source type weighs. An imported row's source type is the
+    file's word, as its trust, origin and review are (`transfer/jsonl.py`, a
+    team ledger claim in `team/provenance.py`): its origin is the import, and
+    it weighs no more than an import, whatever type the file claims. A
+    person's restore of their own export keeps the row's origin, so its type
+    weighs what it says."""
+    weight = AUTHORITY.get(source_type, DEFAULT_AUTHORITY)
+    return min(weight, AUTHORITY["import"]) if origin == "import" else weight
+
 
 # Words that name a ring's genre. A query that uses one boosts that ring, and
 # recall also tries the query without it, so "deploy failure" still finds a
@@ -190,6 +204,8 @@ class Candidate(Frozen):
     unmatched: float = 0.0
     # How near its record time lies to the dates the question names (`dates`).
     time: float = 0.0
+    # Who wrote it (`Memory.origin`): an import's source type is only a claim (`authority`).
+    origin: str = ""
 
 
 class Score(Frozen):
@@ -217,7 +233,7 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
         "salience": round(w["salience"] * c.salience, 6),
         "confidence": round(w["confidence"] * c.confidence, 6),
         "recency": round(w["recency"] * math.exp(-max(c.age_days, 0.0) / RECENCY_DAYS), 6),
-        "authority": round(w["authority"] * AUTHORITY.get(c.source_type, DEFAULT_AUTHORITY), 6),
+        "authority": round(w["authority"] * authority(c.source_type, c.origin), 6),
         "kind": round(w["kind"] * c.kind_match, 6),
         "subject": round(w["subject"] * c.subject, 6),
         "context": round(w["context"] * max(0.0, min(c.context, 1.0)), 6),

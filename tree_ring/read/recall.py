@@ -140,7 +140,7 @@ class Hit(Frozen):
 # What ranking needs of a candidate; the whole row is read only for the hits.
 CANDIDATE_COLUMNS = (
     "m.rowid", "m.created_at", "m.salience", "m.confidence", "m.source_type", "m.ring",
-    "m.summary", "m.details", "m.tags",
+    "m.summary", "m.details", "m.tags", "m.origin",
 )  # fmt: skip
 # How many memories hold a word, counted no further than the OR budget, and
 # the last rowid counted: how far that many reach tells how common a
@@ -535,7 +535,7 @@ def _score_all(
     out: list[tuple[ranking.Score, str, int, str]] = []
     for i, (row, match) in enumerate(found):
         # In CANDIDATE_COLUMNS order, then bm25.
-        rowid, created, salience, confidence, source_type, ring, summary, _d, _t, _ = row
+        rowid, created, salience, confidence, source_type, ring, summary, _d, _t, origin, _ = row
         relevance, coverage = lex[i]
         candidate = ranking.Candidate(
             bm25=-(relevance / best) if best > 0 else 0.0,
@@ -545,6 +545,7 @@ def _score_all(
             confidence=confidence,
             age_days=_age_days(written[i], now),
             source_type=source_type,
+            origin=origin,
             ring=ring,
             kind_match=_kind_match(question, summary),
             subject=_subject(question, terms[i][0], summary),

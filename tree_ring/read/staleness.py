@@ -18,6 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
     from tree_ring.store.db import Store
     from tree_ring.store.sql import Db
@@ -51,11 +52,14 @@ def mark(changed: list[Check]) -> str:
     return f"stale: {words}" + (f" (+{more} more)" if more > 0 else "")
 
 
-def project_stale(store: Store, project: str) -> list[tuple[Memory, list[Check]]]:
-    """Every memory of the project on record whose anchored files moved, oldest id first."""
+def project_stale(
+    store: Store, project: str, reader: Identity | None = None
+) -> list[tuple[Memory, list[Check]]]:
+    """Every memory of the project on record whose anchored files moved, oldest
+    id first; with `reader` (an agent's identity), of the rows it may read."""
     from tree_ring.store import rows
 
-    ids = stored.anchored(store.db, project)
+    ids = stored.anchored(store.db, project, reader)
     found = stale(checks(store.db, store.root_str, ids))
     return [
         (rows.get(store.db, memory_id), found[memory_id]) for memory_id in ids if memory_id in found

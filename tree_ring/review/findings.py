@@ -14,7 +14,10 @@ Each finding names one memory and says why it is reported:
   until a person approves one of them with the other in place.
 - review: the review queue, pending and disputed, with why each waits.
 
-Only the project's rows are read; redacted rows hold nothing to report. A
+Only the project's rows are read: every partition's for a person, and for an
+agent (`reader`) only those it may read, as its recall reads them
+(`live.visible`); a row in another partition is as if it were not there,
+and is never named. Redacted rows hold nothing to report. A
 finding about a row whose text a read withholds (a sensitive row, unless the
 view includes them: `read/withheld.py`) is left out and counted, as recall and
 list leave such rows out; listed, a sensitive row's summary is still only its
@@ -28,9 +31,9 @@ from datetime import datetime, timedelta
 
 from tree_ring.govern import admission
 from tree_ring.model.errors import UsageError
+from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, format_time, now_iso
 from tree_ring.read import withheld
-from tree_ring.review import queue as review
 from tree_ring.store import findings
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
@@ -63,11 +66,17 @@ def _finding(kind: str, memory: Memory, reason: str) -> Finding:
     return Finding(kind, memory.id, reason, _shown(memory), memory)
 
 
-def stale(db: Db, project: str | None, now: str, stale_days: int = STALE_DAYS) -> list[Finding]:
+def stale(
+    db: Db,
+    project: str | None,
+    now: str,
+    stale_days: int = STALE_DAYS,
+    reader: Identity | None = None,
+) -> list[Finding]:
     moment = datetime.fromisoformat(now.replace("Z", "+00:00"))
     cutoff = format_time(moment - timedelta(days=stale_days))
     found: list[Finding] = []
-    for m in findings.current_unpinned(db, project):
+    for m in findings.current_unpinned(db, project, reader):
         if m.expires_at is not None and m.expires_at <= now:
             reason = f"expired at {m.expires_at[:19]}Z; `tree-ring maintain --apply` removes it"
         elif m.updated_at < cutoff and m.salience < LOW_SALIENCE:
@@ -81,7 +90,7 @@ def stale(db: Db, project: str | None, now: str, stale_days: int = STALE_DAYS) -
     return found
 
 
-def sensitive(db: Db, project: str | None) -> list[Finding]:
+def sensitive(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
     return [
         _finding(
             "sensitive",
@@ -89,26 +98,28 @@ def sensitive(db: Db, project: str | None) -> list[Finding]:
             f"sensitivity {m.sensitivity}: hidden from default reads but kept in the store; "
             "redact it if it should not be",
         )
-        for m in findings.sensitive(db, project)
+        for m in findings.sensitive(db, project, reader)
     ]
 
 
-def low_confidence(db: Db, project: str | None) -> list[Finding]:
+def low_confidence(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
     return [
         _finding(
             "low_confidence",
             m,
             f"confidence {m.confidence:.2f} is below {LOW_CONFIDENCE}: confirm it or forget it",
         )
-        for m in findings.current_below(db, project, LOW_CONFIDENCE)
+        for m in findings.current_below(db, project, LOW_CONFIDENCE, reader)
     ]
 
 
-def supersession(db: Db, project: str | None) -> list[Finding]:
-    everything = {m.id: m for m in findings.every(db, project)}
+def supersession(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
+    everything = {m.id: m for m in findings.every(db, project, reader)}
+    # A row a reader may not read is not missing: only a row not there is.
+    held = everything.keys() if reader is None else findings.ids(db, project)
     found: list[Finding] = []
     for m in everything.values():
-        if m.superseded_by is not None and m.superseded_by not in everything:
+        if m.superseded_by is not None and m.superseded_by not in held:
             found.append(
                 _finding(
                     "supersession", m, f"superseded by {m.superseded_by}, which is not in the store"
@@ -116,10 +127,12 @@ def supersession(db: Db, project: str | None) -> list[Finding]:
             )
         for old_id in m.supersedes:
             old = everything.get(old_id)
-            if old is None:
+            if old_id not in held:
                 found.append(
                     _finding("supersession", m, f"replaces {old_id}, which is not in the store")
                 )
+            elif old is None:
+                continue  # in a partition the reader may not read: not its to name
             elif old.superseded_by is None and m.trust in ("pending", "disputed"):
                 found.append(
                     _finding(
@@ -155,8 +168,8 @@ def _chain(head: Memory, everything: dict[str, Memory]) -> list[str]:
         chain.append(current.id)
 
 
-def contradictions(db: Db, project: str | None) -> list[Finding]:
-    current = {m.id: m for m in findings.current_unrejected(db, project)}
+def contradictions(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
+    current = {m.id: m for m in findings.current_unrejected(db, project, reader)}
     found: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for m in current.values():
@@ -189,14 +202,10 @@ def _settled(a: Memory, b: Memory) -> bool:
     )
 
 
-def waiting(db: Db, project: str | None) -> list[Finding]:
+def waiting(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
     return [
-        _finding(
-            "review",
-            w.memory,
-            f"{w.memory.trust}: {w.memory.review_reason or 'waiting for review'}",
-        )
-        for w in review.queue(db, project)
+        _finding("review", m, f"{m.trust}: {m.review_reason or 'waiting for review'}")
+        for m in findings.waiting(db, project, reader)
     ]
 
 
@@ -207,7 +216,10 @@ def report(
     *,
     now: str | None = None,
     stale_days: int = STALE_DAYS,
+    reader: Identity | None = None,
 ) -> list[Finding]:
+    """The findings of `kind` (or all); `reader`: an agent's identity, whose
+    report covers only the rows it may read (a person's, None, every partition)."""
     if kind != "all" and kind not in TYPES:
         raise UsageError(f"unknown audit type {kind!r}; use all or one of: {', '.join(TYPES)}")
     if stale_days < 1:
@@ -217,17 +229,17 @@ def report(
     found: list[Finding] = []
     for name in wanted:
         if name == "stale":
-            found += stale(db, project, moment, stale_days)
+            found += stale(db, project, moment, stale_days, reader)
         elif name == "sensitive":
-            found += sensitive(db, project)
+            found += sensitive(db, project, reader)
         elif name == "low_confidence":
-            found += low_confidence(db, project)
+            found += low_confidence(db, project, reader)
         elif name == "supersession":
-            found += supersession(db, project)
+            found += supersession(db, project, reader)
         elif name == "contradictions":
-            found += contradictions(db, project)
+            found += contradictions(db, project, reader)
         else:
-            found += waiting(db, project)
+            found += waiting(db, project, reader)
     return found
 
 

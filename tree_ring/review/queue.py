@@ -20,15 +20,18 @@ reviewed_at, review_reason) and in the audit log, in one transaction.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tree_ring.govern import admission, coordinator
+from tree_ring.guard import messages
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict
 from tree_ring.model.record import Memory, now_iso
+from tree_ring.read import withheld
 from tree_ring.store import audit, refutations, rows, tombstones
 from tree_ring.store import queue as store_queue
 from tree_ring.store.db import Store
+from tree_ring.store.live import View
 from tree_ring.store.sql import Db
 from tree_ring.tree import seal
 from tree_ring.write import correct, readmit, requests
@@ -68,6 +71,25 @@ def queue(db: Db, project: str | None) -> list[Waiting]:
 
 def queue_size(db: Db, project: str | None) -> int:
     return store_queue.size(db, project)
+
+
+def waiting_requests(db: Db, project: str | None, view: View) -> list[requests.Request]:
+    """The project's requests that wait for a person, oldest first, as a read
+    under `view` may show them: every client's review listing reads them here.
+    A reason is free text and may quote the row it is about: when the read
+    withholds that row's text (`read/withheld.py`), the reason is withheld
+    with it, and from any reason whatever looks like a secret is taken out
+    (`guard/messages.py`: a hand-edited store or ledger line is not guarded)."""
+    shown: list[requests.Request] = []
+    for request in requests.waiting(db, project):
+        memory = rows.find(db, request.memory_id)
+        if memory is not None and withheld.hidden(memory, view):
+            reason = withheld.marker(memory)
+        else:
+            reason = messages.withhold(request.reason)
+            reason = messages.BARE if reason == messages.WHOLE else reason
+        shown.append(replace(request, reason=reason))
+    return shown
 
 
 def _on_record(memory: Memory) -> None:

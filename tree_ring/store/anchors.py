@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
+    from tree_ring.model.identity import Identity
     from tree_ring.store.sql import Db
 
 INSERT_SQL = (
@@ -34,11 +35,12 @@ OF_PROJECT_SQL = (
     " ORDER BY a.memory_id, a.path"
 )
 # The project's anchored memories on record (not retired, redacted or
-# superseded): what `tree-ring stale` checks.
+# superseded): what `tree-ring stale` checks; `{visible}`, who may read them
+# (`anchored_sql`).
 ANCHORED_SQL = (
     "SELECT DISTINCT a.memory_id FROM anchors a JOIN memories m ON m.id = a.memory_id"
-    " WHERE m.project = ? AND m.retired_at IS NULL AND m.redacted_at IS NULL"
-    " AND m.superseded_by IS NULL ORDER BY a.memory_id"
+    " WHERE m.project = :project AND {visible} AND m.retired_at IS NULL"
+    " AND m.redacted_at IS NULL AND m.superseded_by IS NULL ORDER BY a.memory_id"
 )
 
 
@@ -85,6 +87,19 @@ def _grouped(found_rows: Iterable[Any]) -> dict[str, list[Anchor]]:
     return found
 
 
-def anchored(db: Db, project: str) -> list[str]:
-    """The ids of the project's memories on record that have anchors."""
-    return [row[0] for row in db.execute(ANCHORED_SQL, (project,))]
+def anchored_sql(project: str, reader: Identity | None = None) -> tuple[str, dict[str, Any]]:
+    """`ANCHORED_SQL` and its parameters: every partition's rows (a person's
+    `stale`), or with `reader` (an agent's identity) only the rows it may read,
+    by the clause its recall reads through (`live.visible`)."""
+    if reader is None:
+        return ANCHORED_SQL.format(visible="1"), {"project": project}
+    from tree_ring.store import live
+
+    clause = live.visible(reader)
+    return ANCHORED_SQL.format(visible=clause.sql), {**clause.params, "project": project}
+
+
+def anchored(db: Db, project: str, reader: Identity | None = None) -> list[str]:
+    """The ids of the project's memories on record that have anchors (`anchored_sql`)."""
+    sql, params = anchored_sql(project, reader)
+    return [row[0] for row in db.execute(sql, params)]

@@ -9,10 +9,11 @@ store wrote itself has no entry.
 
 A claim never becomes a person's decision on its own: `as_claim` gives the
 memory it asks for the state of any unvouched write (pending, never
-heartwood, origin `import`, a claimed review kept only as words), and a claim
-that rewrites or retires a stored memory becomes a new pending row that
-replaces it only when a person approves it (`review approve`, as for any
-pending replacement).
+heartwood, origin `import`, so its source type weighs in recall no more than
+an import's, `read/ranking.authority`; a claimed review kept only as words),
+and a claim that rewrites or retires a stored memory becomes a new pending
+row that replaces it only when a person approves it (`review approve`, as
+for any pending replacement).
 """
 
 from __future__ import annotations

@@ -263,7 +263,7 @@ class Session:
             for w in waiting
             if not withheld.hidden(w.memory, view)
         ]
-        for r in requests.waiting(self.store.db, self.project):
+        for r in review.waiting_requests(self.store.db, self.project, view):
             items.append(
                 Item(
                     r.id,

@@ -13,12 +13,13 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from tree_ring.model.record import PRIVATE_SCOPES
+from tree_ring.model.text import preview
 from tree_ring.review import queue as review
+from tree_ring.store.live import View
 from tree_ring.team import provenance
 from tree_ring.web import markup
 from tree_ring.web.frame import came_from, csrf_field, frame, memory_link
 from tree_ring.web.markup import attr, text
-from tree_ring.write import requests
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         page = kept[offset : offset + PAGE]
         waiting = [w.memory for w in page]
         against = {other.id: other for w in page for other in w.contradicts}
-        asked = requests.waiting(db, site.project)
+        asked = review.waiting_requests(db, site.project, View(include_sensitive=shown_sensitive))
         came = provenance.said_of(db, [m.id for m in waiting] + [r.id for r in asked])
     items: list[str] = []
     for m in waiting:
@@ -154,7 +155,7 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
                     text(r.id),
                     f'<a href="{attr(memory_link(r.memory_id))}">{text(r.memory_id)}</a>',
                     text(r.mode),
-                    text(r.reason),
+                    text(preview(r.reason)),
                     text(f"{r.actor} ({r.origin})")
                     + (f"<br>{came_from(came[r.id])}" if r.id in came else ""),
                     _request_forms(session, r.id),
