@@ -246,9 +246,9 @@ def test_a_subagent_read_again_that_only_read_earns_nothing_and_is_read_once(
     s = Session(harness, project_root, tmp_path)
     paths = [tmp_path / f"agent-{n}.jsonl" for n in range(cadence.MAX_UNREAD + 2)]
     key = "prompt_id" if harness == "claude-code" else "turn_id"
+    data = event(harness, "subagent-stop", project_root)
     for path in paths:
-        data = event(harness, "subagent-stop", project_root, agent_transcript_path=str(path))
-        assert not blocked(s.hook({**data, key: "t1"}))
+        assert not blocked(s.hook({**data, key: "t1", "agent_transcript_path": str(path)}))
     state_path = cadence.state_path(str(project_root), harness, data["session_id"])
     # The newest few are kept, each once.
     assert cadence.unread(cadence.load(state_path)) == [
