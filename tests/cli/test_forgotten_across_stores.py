@@ -7,13 +7,21 @@ together, so a write into either answers to both stores' tombstones.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import CliRunner
 from governance_support import CLAUDE
+from helpers import REPO, cli_runner
+from mcp_support import claude
 
+from tree_ring.harness import guidance
 from tree_ring.store.db import Store
+
+HOOK = REPO / "hooks" / "tree_ring_hook.py"
 
 TEXT = "Deploy the payments service only from the release branch"
 MINE = "Prefer short commit subjects in the imperative mood"
@@ -112,3 +120,70 @@ def test_what_neither_store_forgot_is_written_as_before(
     other = "Keep pull requests under four hundred lines"
     assert run_cli("remember", other, "--scope", "global", environ=home).code == 0
     assert _user_rows(tmp_path) == [other]
+
+
+def _hook_context(root: Path, home: dict[str, str]) -> str:
+    """SessionStart as the harness runs it: the launcher in its own process."""
+    payload = {"hook_event_name": "SessionStart", "session_id": "sess-9", "cwd": str(root)}
+    done = subprocess.run(
+        [sys.executable, str(HOOK), "claude-code"],
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env={**os.environ, **home},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stderr == b"", done.stderr.decode()
+    context: str = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    return context
+
+
+def test_a_global_note_from_another_project_stays_out_of_the_project_that_forgot_it(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path, tmp_path: Path
+) -> None:
+    """Written in a project that forgot nothing, a global note holding what this
+    project forgot is left out of this project's brief, recall, hook and MCP
+    reads, and stays in the other project's."""
+    forgotten = _forget(run_cli, home, TEXT)
+    other = tmp_path / "other"
+    other.mkdir()
+    guidance.init_project(other)
+    there = cli_runner(other)
+    kept = "Keep pull requests under four hundred lines"
+    noted = {}
+    for text in (TEXT, f"Note: {TEXT}. Hotfixes too.", kept):
+        done = there("--json", "remember", text, "--scope", "global", environ=home)
+        assert done.code == 0, done.err
+        noted[text] = done.json()["id"]
+    hidden = {noted[TEXT], noted[f"Note: {TEXT}. Hotfixes too."]}
+
+    def ids(run: CliRunner, *argv: str) -> set[str]:
+        done = run("--json", *argv, environ=home)
+        assert done.code == 0, done.err
+        items = done.json()["items"]
+        return {str(i["id"]) if isinstance(i, dict) else str(i) for i in items}
+
+    assert ids(run_cli, "recall", "payments release branch pull requests") == {noted[kept]}
+    assert ids(run_cli, "brief") == {noted[kept]}
+    assert "payments" not in run_cli("brief", environ=home).out
+    assert "payments" not in run_cli("recall", "payments", environ=home).out
+    context = _hook_context(project_root, home)
+    assert "payments" not in context and kept in context
+    session = claude(project_root, **home)
+    assert "payments" not in session.call("brief", {})["text"]
+    found = session.call("recall", {"query": "payments release branch"})
+    assert found["results"] == []
+    # The other project forgot nothing: it reads all three.
+    every = {*hidden, noted[kept]}
+    assert ids(there, "recall", "payments release branch pull requests") == every
+    assert set(ids(there, "brief")) <= every and len(ids(there, "brief")) == 2
+    assert TEXT in _hook_context(other, home)
+    # Forgetting a user-store note by its id still asks for --user, as ever.
+    refused = run_cli("forget", noted[TEXT], "--mode", "delete", "--reason", "x", environ=home)
+    assert refused.code == 1 and f"no memory '{noted[TEXT]}'" in refused.err
+    done = run_cli(
+        "forget", noted[TEXT], "--user", "--mode", "delete", "--reason", "x", environ=home
+    )
+    assert done.code == 0, done.err
+    left = ids(there, "recall", "payments release branch pull requests")
+    assert left == every - {noted[TEXT]} and forgotten not in left

@@ -262,3 +262,33 @@ def test_the_hooks_quick_open_defers_to_the_full_one_for_other_versions(
     stamp(999)  # from a newer Tree Ring: refused, the project's brief stands
     text, err = hook_brief(project_root, home)
     assert "[you]" not in text and "newer Tree Ring" in err
+
+
+def test_the_hook_loads_the_tombstone_keys_only_for_a_project_that_forgot(
+    run_cli: CliRunner, project_root: Path, other: Path, home: dict[str, str]
+) -> None:
+    """A project that forgot something hides it in the user store's rows
+    (`read/forgotten_here.py`): then, and only then, the hook keys them, which
+    loads `re` (docs/STARTUP.md); a row that matches costs the audit log's
+    lookup of re-admissions too."""
+    run(run_cli, home, "remember", "I prefer tabs in Makefiles", "--scope", "global")
+    _, before = _hook_modules(project_root, home)
+    forgotten = run(run_cli, home, "remember", "The project uses make for every build")
+    run(run_cli, home, "forget", str(forgotten["id"]), "--mode", "delete", "--reason", "no")
+    text, keyed = _hook_modules(project_root, home)
+    assert "[you] I prefer tabs" in text
+    added = {"tree_ring.model.fold", "tree_ring.read.forgotten_here", "tree_ring.store.tombstones"}
+    assert {m for m in keyed if m.startswith("tree_ring")} - before == added
+    assert keyed & COSTLY == {"re", "enum"}
+    there = cli_runner(other)
+    done = there(
+        "remember", "The project uses make for every build", "--scope", "global", environ=home
+    )
+    assert done.code == 0, done.err
+    text, matched = _hook_modules(project_root, home)
+    assert "[you] I prefer tabs" in text and "every build" not in text
+    assert {m for m in matched if m.startswith("tree_ring")} - keyed == {
+        "tree_ring.model.actor",
+        "tree_ring.store.audit",
+    }
+    assert matched & COSTLY == {"re", "enum"}

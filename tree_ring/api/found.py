@@ -1,8 +1,9 @@
 """Recall over both stores a caller reads: the project's and the person's own.
 
 Every client's recall is this one: the project's hits and the user store's
-(read as the caller's identity there), best first together, each marked with
-the store it came from and who wrote it.
+(read as the caller's identity there, without what the project forgot:
+`read/forgotten_here.py`), best first together, each marked with the store it
+came from and who wrote it.
 """
 
 from __future__ import annotations
@@ -64,13 +65,19 @@ def recall(
     )
     found = [Found(hit=h, store=PROJECT, partition=row_label(h.memory)) for h in hits]
     if mine is not None:
+        from tree_ring.read import forgotten_here
         from tree_ring.store.user import user_identity
 
         reader = user_identity(identity)
-        found += [
-            Found(hit=h, store=USER, partition="you")
-            for h in search(mine, reader, query, limit=limit, view=view)
-        ]
+        # What this project forgot stays out, whichever project wrote it there.
+        forgotten = forgotten_here.of(store, identity.project, mine)
+        if forgotten is None:
+            theirs = search(mine, reader, query, limit=limit, view=view)
+        else:
+            theirs = forgotten_here.recall(
+                mine, reader, query, limit=limit, view=view, forgotten=forgotten
+            )
+        found += [Found(hit=h, store=USER, partition="you") for h in theirs]
     # Literal hits before related ones, then by score (`Hit.key`), as each store
     # ranks its own; stable, so the project's hit comes first where two tie.
     return sorted(found, key=lambda f: f.hit.key, reverse=True)[:limit]

@@ -24,6 +24,9 @@ from tree_ring.store import live, rows, schema
 from tree_ring.store.live import View
 
 USER_PROJECT = "user"  # as store.user.USER_PROJECT (a test holds them equal)
+# As read.forgotten_here.ANY_SQL: whether the project forgot anything, the
+# one question the hook asks before loading that module (a test holds them equal).
+FORGOTTEN_ANY_SQL = "SELECT 1 FROM content_tombstones WHERE project = ? LIMIT 1"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
+    from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.store.db import Options, Store
 
 MAX_LINES = 8
@@ -118,25 +122,41 @@ def select_sql(clause: live.Clause, *, now: bool = True) -> str:
 
 
 def select(
-    store: Store, identity: Identity, view: View | None = None, limit: int = MAX_LINES
+    store: Store,
+    identity: Identity,
+    view: View | None = None,
+    limit: int = MAX_LINES,
+    forgotten: ForgottenHere | None = None,
 ) -> list[Memory]:
+    """The first `limit` rows of the brief's order that may be shown;
+    `forgotten`: the user store's rows the reading project forgot are not
+    (`read/forgotten_here.py`), however many of them come first."""
     view = view or View()
     clause = live.where(identity, view)
     sql = select_sql(clause, now=view.is_now())
-    found = store.db.execute(sql, {**clause.params, "brief_limit": OVERFETCH})
+    # Hidden rows may be any number: then the walk goes on until enough are kept.
+    fetch = OVERFETCH if forgotten is None else -1
+    found = store.db.execute(sql, {**clause.params, "brief_limit": fetch})
     safe: list[Memory] = []
     covered: set[str] = set()
+    dropped = 0
     # Rows are fetched only as they are needed: most briefs take the first
-    # `limit`, and every row fetched carries all its columns.
-    while len(safe) < limit and (batch := found.fetchmany(limit - len(safe))):
-        for row in batch:
-            # A row stored before a newer guard rule must not be injected into
-            # a prompt: rows are read and checked in order until enough pass.
-            if row["id"] in covered:
+    # `limit`, and every row fetched carries all its columns. Each batch is as
+    # much larger as rows were hidden, so a long run of them costs few lookups.
+    while len(safe) < limit and (batch := found.fetchmany(limit - len(safe) + dropped)):
+        # A row stored before a newer guard rule must not be injected into
+        # a prompt: rows are read and checked in order until enough pass.
+        fetched = [
+            rows.from_row(row)
+            for row in batch
+            if row["id"] not in covered
+            and guard.find_secret(f"{row['summary']} {row['source_ref']}") is None
+        ]
+        hidden = forgotten.hidden(fetched) if forgotten is not None and fetched else set[str]()
+        dropped += len(hidden)
+        for memory in fetched:
+            if memory.id in covered or memory.id in hidden:
                 continue
-            if guard.find_secret(f"{row['summary']} {row['source_ref']}") is not None:
-                continue
-            memory = rows.from_row(row)
             sources = consolidated(memory)
             if sources:
                 # The summary says what its sources say: they give up their lines.
@@ -338,7 +358,8 @@ def build_brief(
     history = history_line(store, identity, view, memories[: MAX_LINES - 1])
     mine = None
     if user_store is not None:
-        mine = select(user_store, user_identity(identity), view, MAX_MINE)
+        forgotten = forgotten_here(store, identity.project, user_store)
+        mine = select(user_store, user_identity(identity), view, MAX_MINE, forgotten)
     return render(
         identity.project,
         memories,
@@ -347,6 +368,16 @@ def build_brief(
         disputed_marks(store, memories),
         stale_marks(store, memories, view),
     )
+
+
+def forgotten_here(store: Store, project: str, mine: Store) -> ForgottenHere | None:
+    """What `project` forgot, to hide in the user store `mine` (`read/forgotten_here.of`);
+    its module is loaded only for a project that has forgotten something."""
+    if store.db.execute(FORGOTTEN_ANY_SQL, (project,)).fetchone() is None:
+        return None
+    from tree_ring.read.forgotten_here import ForgottenHere
+
+    return ForgottenHere(store.db, project, mine.db)
 
 
 def disputed_marks(store: Store, memories: Sequence[Memory]) -> dict[str, str]:

@@ -64,8 +64,9 @@ independently, is read in the index's order first.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
+from tree_ring.model import jsontext
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, epoch_seconds
@@ -231,9 +232,11 @@ def recall(
     view: View | None = None,
     scope: str | None = None,
     whole_project: bool = False,
+    hidden: Collection[str] = (),
 ) -> list[Hit]:
     """The best `limit` live memories for `query`; `whole_project`: a person's
-    recall, over every partition of the project (`live.visible`)."""
+    recall, over every partition of the project (`live.visible`); `hidden`:
+    ids never found, wherever they would rank (`read/forgotten_here.py`)."""
     view = view or View()
     limit = max(1, min(limit, 256))
     # The moment recall looks from: ages and "yesterday" count back from it.
@@ -264,6 +267,11 @@ def recall(
         for w in words
     }
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
+    if hidden:
+        clause = live.Clause(
+            f"{clause.sql} AND m.id NOT IN (SELECT value FROM json_each(:hidden_ids))",
+            {**clause.params, "hidden_ids": jsontext.dumps(sorted(hidden))},
+        )
     sql = candidate_sql(clause)
     # Each rung's best `cap` matches, no more: a rung's later matches
     # would cost reading and scoring time, not answers.

@@ -38,16 +38,22 @@ says when and which memory, and points at `tree-ring audit`.
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Literal
 
+from tree_ring.model import jsontext
 from tree_ring.model.errors import Conflict
 from tree_ring.model.fold import canonical, skeleton, unmarked
 from tree_ring.model.record import Memory, sha256
 from tree_ring.store import rows
-from tree_ring.store.sql import Db
+
+# Types only: the SessionStart hook loads this module to hide what a project
+# forgot (`read/forgotten_here.py`), and `typing` and `json` are no imports for it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any, Literal
+
+    from tree_ring.store.sql import Db
 
 # A sentence shorter than this says too little to refuse on its own ("Use tabs.").
 MIN_WORDS = 3
@@ -224,12 +230,22 @@ def matching(db: Db, project: str | None, hashes: Sequence[str]) -> list[Any]:
     `db` answers to (`answer_to`), then the project's own, so where both hold
     a key the store's own record is the one named."""
     found: list[Any] = []
-    wanted = json.dumps(hashes)
+    wanted = jsontext.dumps(list(hashes))
     for source in db.answers_to:
         other = source()
         if other is not None:
             found += other[0].execute(_FIND, (other[1], wanted))
     return found + db.execute(_FIND, (project or "", wanted)).fetchall()
+
+
+def held(db: Db, project: str, hashes: Sequence[str]) -> set[str]:
+    """The keys among `hashes` that `project`'s own tombstones in `db` hold,
+    not those of the stores `db` answers to: what a read of another store's
+    rows hides by (`read/forgotten_here.py`). One probe of the primary key
+    per key."""
+    if not hashes:
+        return set()
+    return {row[0] for row in db.execute(_FIND, (project, jsontext.dumps(list(hashes))))}
 
 
 def answer_to(db: Db, source: Callable[[], tuple[Db, str] | None]) -> None:
