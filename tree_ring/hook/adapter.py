@@ -389,7 +389,7 @@ def _turn_files(root: str, event: HookEvent) -> None:
         if rel not in kept:
             kept.append(rel)
     try:
-        turn_files.save(root, event.session_id, kept[:MAX_FILES])
+        turn_files.save(root, event.harness, event.session_id, kept[:MAX_FILES])
     except OSError as exc:
         _note(event.harness, f"changed files not kept for the checkpoint: {exc.strerror or exc}")
 

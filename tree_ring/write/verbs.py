@@ -206,7 +206,10 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
     if draft.files:
         anchors = anchored(store, draft)
     else:
-        anchors = anchoring.from_turn(store.root_str, identity.session_id or "")
+        # The profile is the harness, or `harness:type:id` for a subagent
+        # (`hook/adapter.agent_profile`): the harness the turn's files were kept under.
+        harness = (identity.agent_profile or "").partition(":")[0]
+        anchors = anchoring.from_turn(store.root_str, harness, identity.session_id or "")
     memory = compose(draft, identity, actor)
     result = pipeline.prepare(memory, anchors)
     if result.sensitivity != "normal":
