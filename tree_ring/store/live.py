@@ -191,7 +191,7 @@ NORMAL = Test("sensitivity", EQUALS, literals=("normal",))
 # compared with, so the same file imported twice is not stored twice.
 STANDING = (
     *RECORDED,
-    *CURRENT[:2],
+    *CURRENT[:2],  # not retired, not superseded (not its validity)
     Test("trust", ONE_OF, literals=("accepted", "pending", "disputed")),
 )
 
