@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from helpers import cli_runner
 from mcp_support import CLAUDE_ENV, claude
 
 from tree_ring.api.project import Project
+from tree_ring.model.project import store_path
 from tree_ring.tui.actions import Session
 from tree_ring.tui.state import State
 from tree_ring.web import pages
@@ -44,7 +46,17 @@ def world(project_root: Path, tmp_path: Path) -> dict[str, Any]:
 
     shared = cli("remember", "The deploy script retries three times before paging")
     cli("remember", "Deploy retries back off by doubling the wait", "--ring", "scar")
-    cli("remember", "Lint runs before the deploy", "--expires-at", "2020-01-01T00:00:00Z")
+    lint = cli("remember", "Lint runs before the deploy", "--expires-at", "2999-01-01T00:00:00Z")
+    # Its expiry passes: a write refuses one already past.
+    conn = sqlite3.connect(store_path(project_root))
+    try:
+        with conn:
+            conn.execute(
+                "UPDATE memories SET expires_at = '2020-01-01T00:00:00.000000Z' WHERE id = ?",
+                (lint["id"],),
+            )
+    finally:
+        conn.close()
     gone = cli("remember", "Deploy retries were once five")
     cli("forget", gone["id"], "--mode", "delete", "--reason", "wrong")
     cli("remember", "Deploy retries page the on-call at 3am", "--sensitivity", "private")

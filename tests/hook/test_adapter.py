@@ -242,6 +242,18 @@ def test_stop_with_stop_hook_active_passes(name: str, project_root: Path) -> Non
     assert output(run_hook(harness_of(name), payload(name, project_root))) == {}
 
 
+@pytest.mark.parametrize("name", ["claude-code-stop", "codex-stop"])
+def test_stop_hook_active_given_as_text_passes_and_other_text_does_not(
+    name: str, project_root: Path
+) -> None:
+    harness = harness_of(name)
+    active = payload(name, project_root, stop_hook_active="TRUE")
+    assert output(run_hook(harness, active)) == {}
+    # The same stop with a word that is not yes blocks, so the one above could.
+    other = payload(name, project_root, stop_hook_active="no")
+    assert output(run_hook(harness, other))["decision"] == "block"
+
+
 def test_the_command_runs_as_written_and_retries_exactly(
     project_root: Path, tmp_path: Path
 ) -> None:

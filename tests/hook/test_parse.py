@@ -43,8 +43,32 @@ def test_a_whole_payload() -> None:
     )
     assert parse(turn_id="t-1", prompt_id="p-9").turn_id == "t-1"  # Codex's name first
     assert parse().stop_hook_active is False
-    assert parse(stop_hook_active="true").stop_hook_active is False  # only JSON true counts
     assert parse(agent_id="").agent_id is None
+
+
+@pytest.mark.parametrize(
+    ("value", "active"),
+    [
+        (True, True),
+        ("true", True),
+        ("TRUE", True),
+        ("True", True),
+        ("1", True),
+        (" true ", False),
+        (False, False),
+        ("false", False),
+        ("0", False),
+        ("", False),
+        ("yes", False),
+        ("truthy", False),
+        (1, False),
+        (None, False),
+        ([True], False),
+        ({"true": True}, False),
+    ],
+)
+def test_stop_hook_active_is_json_true_or_the_text_true_or_1(value: Any, active: bool) -> None:
+    assert parse(stop_hook_active=value).stop_hook_active is active
 
 
 @pytest.mark.parametrize(

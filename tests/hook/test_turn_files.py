@@ -95,7 +95,10 @@ def test_the_turns_edits_inside_the_project_are_kept_and_nothing_else(
     path = write_lines(tmp_path / "t.jsonl", lines)
     out = stop("claude-code", project_root, path)
     assert out["decision"] == "block"
-    assert set(turn_files.load(str(project_root), "sess-1")) == {"src/retry.py", "notes.md"}
+    assert set(turn_files.load(str(project_root), "claude-code", "sess-1")) == {
+        "src/retry.py",
+        "notes.md",
+    }
 
 
 def test_the_capture_the_checkpoint_names_anchors_to_them_and_its_text_is_unchanged(
@@ -129,6 +132,50 @@ def test_the_capture_the_checkpoint_names_anchors_to_them_and_its_text_is_unchan
     assert [a["path"] for a in json.loads(done.stdout)["anchors"]] == ["src/retry.py"]
 
 
+def capture_anchors(reason: str, env: dict[str, str]) -> list[str]:
+    """The paths the memory the checkpoint's capture command stores is anchored to."""
+    command = reason.split("\n")[1].replace("ONE_SENTENCE_SUMMARY", "Retry needs jitter")
+    done = subprocess.run(
+        [*shlex.split(command), "--json"],
+        capture_output=True,
+        text=True,
+        env={**env, "PATH": "/usr/bin:/bin"},
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [a["path"] for a in json.loads(done.stdout)["anchors"]]
+
+
+def test_a_claude_code_and_a_codex_session_with_one_id_keep_a_list_each(
+    project_root: Path, files: dict[str, Path], tmp_path: Path
+) -> None:
+    claude = write_lines(
+        tmp_path / "claude.jsonl", [prompt("go"), claude_edit("Edit", str(files["edited"]))]
+    )
+    codex = write_lines(
+        tmp_path / "codex.jsonl",
+        [
+            {"type": "event_msg", "payload": {"type": "task_started"}},
+            codex_patch("*** Begin Patch\n*** Update File: notes.md\n+x\n*** End Patch"),
+        ],
+    )
+    claude_reason = stop("claude-code", project_root, claude, session="same")["reason"]
+    codex_reason = stop("codex", project_root, codex, session="same")["reason"]
+    root = str(project_root)
+    assert turn_files.load(root, "claude-code", "same") == ["src/retry.py"]
+    assert turn_files.load(root, "codex", "same") == ["notes.md"]
+    receipts = project_root / ".tree-ring" / "receipts"
+    assert {p.name for p in receipts.glob("*.files")} == {
+        "claude-code.same.files",
+        "codex.same.files",
+    }
+    # Each capture anchors to its own session's turn, whichever stopped last.
+    claude_env = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "same"}
+    assert capture_anchors(claude_reason, claude_env) == ["src/retry.py"]
+    assert capture_anchors(codex_reason, {"CODEX_SESSION_ID": "same"}) == ["notes.md"]
+
+
 def test_codex_apply_patch_names_its_files_relative_to_the_session(
     project_root: Path, files: dict[str, Path], tmp_path: Path
 ) -> None:
@@ -145,7 +192,10 @@ def test_codex_apply_patch_names_its_files_relative_to_the_session(
     ]  # fmt: skip
     path = write_lines(tmp_path / "c.jsonl", lines)
     assert stop("codex", project_root, path)["decision"] == "block"
-    assert set(turn_files.load(str(project_root), "sess-1")) == {"src/retry.py", "notes.md"}
+    assert set(turn_files.load(str(project_root), "codex", "sess-1")) == {
+        "src/retry.py",
+        "notes.md",
+    }
 
 
 def test_a_patch_codex_applied_from_a_shell_command_is_read_from_its_file_change(
@@ -179,7 +229,7 @@ def test_a_patch_codex_applied_from_a_shell_command_is_read_from_its_file_change
     ]  # fmt: skip
     path = write_lines(tmp_path / "s.jsonl", lines)
     assert stop("codex", project_root, path)["decision"] == "block"
-    assert set(turn_files.load(str(project_root), "sess-1")) == {"src/retry.py"}
+    assert set(turn_files.load(str(project_root), "codex", "sess-1")) == {"src/retry.py"}
 
 
 def test_a_function_call_apply_patch_is_read_too(tmp_path: Path) -> None:
@@ -194,15 +244,26 @@ def test_a_function_call_apply_patch_is_read_too(tmp_path: Path) -> None:
 def test_a_session_id_that_names_another_place_keeps_nothing(
     project_root: Path, session: str
 ) -> None:
-    assert turn_files.path(str(project_root), session) is None
-    turn_files.save(str(project_root), session, ["a.py"])
-    assert turn_files.load(str(project_root), session) == []
+    assert turn_files.path(str(project_root), "codex", session) is None
+    turn_files.save(str(project_root), "codex", session, ["a.py"])
+    assert turn_files.load(str(project_root), "codex", session) == []
+
+
+@pytest.mark.parametrize("harness", ["", ".", "..", "a/b", "../x", "codex.x", "x" * 65])
+def test_a_harness_name_that_names_another_place_keeps_nothing(
+    project_root: Path, harness: str
+) -> None:
+    assert turn_files.path(str(project_root), harness, "s") is None
+    turn_files.save(str(project_root), harness, "s", ["a.py"])
+    assert turn_files.load(str(project_root), harness, "s") == []
+    assert list((project_root / ".tree-ring").rglob("*.files")) == []
 
 
 def test_a_garbled_list_reads_as_none(project_root: Path) -> None:
-    turn_files.save(str(project_root), "s", ["a.py"])
-    target = turn_files.path(str(project_root), "s")
+    turn_files.save(str(project_root), "codex", "s", ["a.py"])
+    target = turn_files.path(str(project_root), "codex", "s")
     assert target is not None
     for garbage in (b"{", b'{"a": 1}', b'["../x", "/etc/passwd", 7, "ok.py"]'):
         Path(target).write_bytes(garbage)
-        assert turn_files.load(str(project_root), "s") == (["ok.py"] if b"ok" in garbage else [])
+        expected = ["ok.py"] if b"ok" in garbage else []
+        assert turn_files.load(str(project_root), "codex", "s") == expected

@@ -22,10 +22,20 @@ def expire_one(run_cli: CliRunner, root: Path) -> str:
         "remember",
         "A flag for the staging rollout",
         "--expires-at",
-        "2020-01-01",
+        "2999-01-01",
         "--retention",
         "ephemeral",
     ).json()["id"]
+    # Its expiry passes: a write refuses one already past.
+    conn = sqlite3.connect(project.store_path(root))
+    try:
+        with conn:
+            conn.execute(
+                "UPDATE memories SET expires_at = '2020-01-01T00:00:00.000000Z' WHERE id = ?",
+                (memory_id,),
+            )
+    finally:
+        conn.close()
     return memory_id
 
 

@@ -284,7 +284,7 @@ class Project:
         one goes to the person's user store (and names no files)."""
         from tree_ring.write import verbs
 
-        verbs.check_files(draft)
+        verbs.check_draft(draft)
         if draft.scope == "global":
             target, identity = self.global_target()
             with target:

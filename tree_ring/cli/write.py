@@ -121,6 +121,7 @@ def cmd_remember(ctx: Context) -> int:
         if a.supersedes is not None:
             raise UsageError("--override-tombstone takes no --supersedes; supersede after review")
         actor = project.actor
+        verbs.check_draft(draft)
         if draft.scope == "global":
             target, identity = project.global_target()
             with target:

@@ -147,6 +147,17 @@ def _optional_str(payload: Mapping[str, Any], key: str) -> str | None:
     return value
 
 
+def _flag(payload: Mapping[str, Any], key: str) -> bool:
+    """A yes/no field: JSON true, or the text "true" or "1" in any case, as a
+    payload written by a script (or a harness that sends text) may hold it;
+    anything else, absent included, is no. A missed `stop_hook_active` would
+    block the agent's answer to our own block a second time."""
+    value = payload.get(key)
+    if isinstance(value, str):
+        return value.lower() in ("true", "1")
+    return value is True
+
+
 def parse_payload(harness: str, data: bytes) -> HookEvent:
     """Validate and normalise the raw stdin of one hook call."""
     if len(data) > MAX_PAYLOAD:
@@ -182,7 +193,7 @@ def parse_payload(harness: str, data: bytes) -> HookEvent:
         cwd=cwd,
         agent_id=_optional_str(payload, "agent_id"),
         agent_type=_optional_str(payload, "agent_type"),
-        stop_hook_active=payload.get("stop_hook_active") is True,
+        stop_hook_active=_flag(payload, "stop_hook_active"),
         transcript_path=_optional_str(payload, "transcript_path"),
         agent_transcript_path=_optional_str(payload, "agent_transcript_path"),
         turn_id=_optional_str(payload, "turn_id") or _optional_str(payload, "prompt_id"),
@@ -397,7 +408,7 @@ def _turn_files(root: str, event: HookEvent) -> None:
         if rel not in kept:
             kept.append(rel)
     try:
-        turn_files.save(root, event.session_id, kept[:MAX_FILES])
+        turn_files.save(root, event.harness, event.session_id, kept[:MAX_FILES])
     except OSError as exc:
         _note(event.harness, f"changed files not kept for the checkpoint: {exc.strerror or exc}")
 

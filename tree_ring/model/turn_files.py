@@ -4,9 +4,12 @@ transcript, kept for the `capture` its checkpoint names.
 The checkpoint's text names no files (it stays short); the hook writes the
 turn's changed paths here, relative to the project root and already held to
 `anchor.normalise`, and `capture --session-id S` anchors its memory to those
-that are still plain files inside the project. One small file per session
-beside the receipts (`.tree-ring/receipts/<session>.files`, local and out of
-git), replaced at each checkpoint; at most `anchor.MAX_FILES` paths.
+that are still plain files inside the project. One small file per harness
+and session beside the receipts (`.tree-ring/receipts/<harness>.<session>.files`,
+local and out of git, named as the checkpoint's state is), replaced at each
+checkpoint; at most `anchor.MAX_FILES` paths. The harness is in the name
+because a session id is only the harness's own: a Claude Code and a Codex
+session may share one, and neither capture may anchor to the other's turn.
 """
 
 from __future__ import annotations
@@ -19,21 +22,26 @@ from tree_ring.model.anchor import MAX_FILES, valid_path
 SUFFIX = ".files"
 MAX_BYTES = 128 * 1024
 _SESSION = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-")
+# A harness name (`claude-code`, `codex`) holds no dot, so `<harness>.` cannot
+# be read as the start of another harness's name.
+_HARNESS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
-def path(root: str, session_id: str) -> str | None:
-    """Where a session's list is kept; None for a session id that is not a
-    plain name (it would name another place)."""
+def path(root: str, harness: str, session_id: str) -> str | None:
+    """Where a harness session's list is kept; None for a harness or session
+    id that is not a plain name (it would name another place)."""
+    if not harness or len(harness) > 64 or not _HARNESS.issuperset(harness):
+        return None
     if not session_id or len(session_id) > 200 or not _SESSION.issuperset(session_id):
         return None
     if session_id.startswith("."):
         return None
-    return os.path.join(project.receipts_dir_str(root), session_id + SUFFIX)
+    return os.path.join(project.receipts_dir_str(root), f"{harness}.{session_id}{SUFFIX}")
 
 
-def save(root: str, session_id: str, paths: list[str]) -> None:
+def save(root: str, harness: str, session_id: str, paths: list[str]) -> None:
     """Keep `paths` (already normalised) for the session; raises OSError."""
-    target = path(root, session_id)
+    target = path(root, harness, session_id)
     if target is None:
         return
     folder = os.path.dirname(target)
@@ -49,9 +57,9 @@ def save(root: str, session_id: str, paths: list[str]) -> None:
     os.replace(tmp, target)
 
 
-def load(root: str, session_id: str) -> list[str]:
+def load(root: str, harness: str, session_id: str) -> list[str]:
     """The session's changed paths that are plain relative paths; [] for none."""
-    target = path(root, session_id)
+    target = path(root, harness, session_id)
     if target is None:
         return []
     try:

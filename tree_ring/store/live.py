@@ -185,6 +185,15 @@ CURRENT = (
     Test("valid_to", NULL_OR_AFTER, "live_v"),
 )
 NORMAL = Test("sensitivity", EQUALS, literals=("normal",))
+# A row that still stands, whoever reads it and whenever its fact holds:
+# recorded, not redacted, expired, retired or superseded, and not rejected
+# (waiting for review counts). What an import's line without an id is
+# compared with, so the same file imported twice is not stored twice.
+STANDING = (
+    *RECORDED,
+    *CURRENT[:2],  # not retired, not superseded (not its validity)
+    Test("trust", ONE_OF, literals=("accepted", "pending", "disputed")),
+)
 
 
 def shows_text(view: View, memory: Memory) -> bool:

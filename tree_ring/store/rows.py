@@ -9,7 +9,8 @@ from operator import attrgetter, is_, itemgetter
 from tree_ring.model import jsontext
 from tree_ring.model.errors import NotFound
 from tree_ring.model.frozen import fields
-from tree_ring.model.record import Link, Memory
+from tree_ring.model.record import Link, Memory, now_iso
+from tree_ring.store import live
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -183,6 +184,42 @@ def content_hashes(db: Db, ids: Iterable[str]) -> dict[str, str]:
     """Id -> content hash of the stored rows among `ids`."""
     sql = "SELECT id, content_hash FROM memories WHERE id IN (SELECT value FROM json_each(?))"
     return dict(db.query(sql, (_json(list(ids)),)))
+
+
+Key = tuple[str | None, str, str | None, str]
+_PARTITION = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
+
+
+def content_key(memory: Memory) -> Key:
+    """Where a memory stands and what it says: project, scope, the partition
+    of a private scope (its agent's, workflow's or session's id; None for a
+    shared scope), and its content hash."""
+    column = _PARTITION.get(memory.scope)
+    partition = None if column is None else getattr(memory, column)
+    return (memory.project, memory.scope, partition, memory.content_hash)
+
+
+def standing_with_content(db: Db, memories: Iterable[Memory]) -> dict[Key, str]:
+    """`content_key` -> the id of the oldest stored row that still stands
+    (`live.STANDING`) with that key, for each key of `memories` that has one."""
+    wanted = {content_key(memory) for memory in memories}
+    found: dict[Key, str] = {}
+    sql = (
+        "SELECT m.id, m.project, m.scope, m.agent_profile, m.workflow_id, m.session_id,"
+        " m.content_hash FROM memories m WHERE m.project = :project"
+        " AND m.content_hash IN (SELECT value FROM json_each(:hashes))"
+        f" AND {live.sql(live.STANDING)} ORDER BY m.created_at, m.id"
+    )
+    for project in sorted({key[0] for key in wanted if key[0] is not None}):
+        hashes = sorted({key[3] for key in wanted if key[0] == project})
+        params = {"project": project, "hashes": _json(hashes), "live_t": now_iso()}
+        for row in db.query(sql, params):
+            column = _PARTITION.get(row["scope"])
+            partition = None if column is None else row[column]
+            key = (row["project"], row["scope"], partition, row["content_hash"])
+            if key in wanted:
+                found.setdefault(key, row["id"])
+    return found
 
 
 def last_rowid(db: Db) -> int:

@@ -169,6 +169,8 @@ class _Parsed:
     readmitted: dict[str, Any] | None = None
     merged_from: str | None = None  # the other project id the row named
     folded: bool = False
+    # The line named no id (its memory's is new): it is known by its content.
+    idless: bool = False
 
 
 @dataclass
@@ -256,6 +258,7 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
             )
         merged_from = claimed
     memory = from_mapping(row)
+    idless = memory.id != row.get("id")
     # The store is the project's: every row lands in it. A row kept under
     # another project id (or none) would be invisible to every brief.
     memory = memory.replace(project=into)
@@ -280,6 +283,7 @@ def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
         readmitted=taken,
         merged_from=merged_from,
         folded=folded,
+        idless=idless,
     )
 
 
@@ -599,15 +603,26 @@ class _Writer:
         and content (by this import too), or repeated earlier in the file, is
         counted unchanged instead; a different row under an id an earlier line
         of the file holds is refused here, and one under a stored id is left
-        for the write to refuse."""
+        for the write to refuse. A line without an id is known by its content
+        (`rows.content_key`): the same as a row that still stands in the same
+        project, scope and partition, or as a line before it in the batch, it
+        is counted unchanged as that row, so a file imported twice is stored
+        once (earlier batches are stored rows by then)."""
         items = [item for item in chunk if item.memory is not None]
         ids = [item.memory.id for item in items if item.memory is not None]
         held = rows.content_hashes(self.db, ids)
+        idless = [item.memory for item in items if item.idless and item.memory is not None]
+        standing = rows.standing_with_content(self.db, idless) if idless else {}
         changed: list[_Parsed] = []
         for item in items:
             memory = item.memory
             if memory is None:
                 continue
+            if item.idless:
+                present = standing.get(rows.content_key(memory))
+                if present is not None:
+                    self.report.unchanged.append(present)
+                    continue
             first = held.get(memory.id) or self.retried.get(memory.id)
             if first == memory.content_hash:
                 self.report.unchanged.append(memory.id)
@@ -619,6 +634,8 @@ class _Writer:
                     "other content; give one of them a new id or omit it; nothing imported"
                 )
             held.setdefault(memory.id, memory.content_hash)
+            if idless:  # a later line of the batch without an id is this one
+                standing.setdefault(rows.content_key(memory), memory.id)
             changed.append(item)
         return changed
 

@@ -67,14 +67,14 @@ def resolve(root: str, paths: Sequence[str], base: str | None = None) -> tuple[A
     return tuple(measure(root, rel, commit, at) for rel in rels)
 
 
-def from_turn(root: str, session_id: str) -> tuple[Anchor, ...]:
-    """Anchors of the files the session's last checkpointed turn changed;
+def from_turn(root: str, harness: str, session_id: str) -> tuple[Anchor, ...]:
+    """Anchors of the files the harness session's last checkpointed turn changed;
     one that is gone or no longer a plain file is left out, silently: the
     list came from a transcript, not from the caller. So is one whose path
     the guard would refuse (`pipeline.anchor_fields`): the capture stands
     without it."""
     found: list[Anchor] = []
-    paths = turn_files.load(root, session_id)
+    paths = turn_files.load(root, harness, session_id)
     commit = gitdir.head_commit(root) if paths else None
     at = now_iso()
     for rel in paths:

@@ -81,6 +81,7 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
             raw = said[spec.name]
             said[spec.name] = parse_time(raw, spec.name.replace("_", "-")) if raw else None
     said["valid_from"] = said["valid_from"] or now
+    check_expiry(said["expires_at"], now)
     # Where the claim comes from, as the environment says: an agent's memory
     # is never labelled as a person's manual note.
     if said["source_type"] == "manual" and actor.origin.is_agent:
@@ -99,6 +100,28 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
         origin=actor.origin.kind,
         origin_session=actor.origin.session,
     )
+
+
+def check_expiry(expires_at: str | None, now: str) -> None:
+    """Refuse an expiry a person or an agent sets that has already passed: no
+    read would ever return the memory, so storing it is only a mistake kept.
+    Every verb that takes an expiry composes its draft here; an import keeps
+    an export's past expiry (that memory simply is expired), and never
+    composes a draft."""
+    if expires_at is not None and expires_at <= now:
+        raise UsageError(
+            f"expires-at {expires_at[:19]}Z is in the past (now {now[:19]}Z); "
+            "give a later time, or leave the expiry out to keep the memory until it is forgotten"
+        )
+
+
+def check_draft(draft: Draft) -> None:
+    """Refuse what a draft can be refused for before any store is opened (a
+    global memory's opens, and may create, the person's user store): its
+    files, and an expiry already past."""
+    check_files(draft)
+    if draft.expires_at:
+        check_expiry(parse_time(draft.expires_at, "expires-at"), now_iso())
 
 
 def check_files(draft: Draft) -> None:
@@ -206,7 +229,10 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
     if draft.files:
         anchors = anchored(store, draft)
     else:
-        anchors = anchoring.from_turn(store.root_str, identity.session_id or "")
+        # The profile is the harness, or `harness:type:id` for a subagent
+        # (`hook/adapter.agent_profile`): the harness the turn's files were kept under.
+        harness = (identity.agent_profile or "").partition(":")[0]
+        anchors = anchoring.from_turn(store.root_str, harness, identity.session_id or "")
     memory = compose(draft, identity, actor)
     result = pipeline.prepare(memory, anchors)
     if result.sensitivity != "normal":

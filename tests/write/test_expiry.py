@@ -1,0 +1,109 @@
+"""An expiry a person or an agent sets must lie ahead: one already past is
+refused by every verb that takes it, whichever client calls, and nothing is
+written; an import keeps an export's past expiry as it is."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import PERSON, CliRunner
+
+from tree_ring.api.project import Project
+from tree_ring.model import project
+from tree_ring.model.errors import UsageError
+from tree_ring.model.identity import Identity
+from tree_ring.store.db import Store
+from tree_ring.write import verbs
+
+PAST_ERROR = re.compile(
+    r"error: expires-at 2020-01-01T00:00:00Z is in the past "
+    r"\(now \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\); "
+    r"give a later time, or leave the expiry out to keep the memory until it is forgotten\n"
+)
+CAPTURE = (
+    "capture", "Never run migrations during deploys", "--event-type", "warning",
+    "--ring", "scar", "--agent-profile", "claude-code", "--workflow-id", "s1",
+    "--session-id", "s1", "--operation-id", "auto-cp1-1", "--source-ref", "session:s1",
+)  # fmt: skip
+
+
+def count(root: Path) -> int:
+    conn = sqlite3.connect(project.store_path(root))
+    try:
+        return conn.execute("SELECT count(*) FROM memories").fetchone()[0]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ("remember", "Staging is frozen"),
+        ("remember", "Staging is frozen", "--scope", "global"),
+        ("remember", "Staging is frozen", "--override-tombstone", "--reason", "back"),
+        ("evidence", "Staging held", "--outcome", "observed", "--evidence-ref", "r1"),
+        CAPTURE,
+    ],
+)
+@pytest.mark.parametrize("expiry", ["2020-01-01", "2020-01-01T00:00:00Z", "2020-01-01T02:00+02:00"])
+def test_an_expiry_in_the_past_is_refused_and_nothing_is_written(
+    run_cli: CliRunner,
+    project_root: Path,
+    project_id: str,
+    tmp_path: Path,
+    verb: tuple[str, ...],
+    expiry: str,
+) -> None:
+    argv = [*verb, "--expires-at", expiry]
+    if verb is CAPTURE:
+        argv += ["--project", project_id]
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    result = run_cli(*argv, environ=home)
+    assert result.code == 2
+    assert PAST_ERROR.fullmatch(result.err), result.err
+    assert result.out == ""
+    assert count(project_root) == 0
+    assert not (tmp_path / "me").exists()  # no user store made for a global one either
+
+
+def test_an_expiry_ahead_is_stored(run_cli: CliRunner) -> None:
+    result = run_cli("--json", "remember", "Staging is frozen", "--expires-at", "2999-01-01")
+    assert result.code == 0, result.err
+    shown = run_cli("--json", "show", result.json()["id"]).json()["memory"]
+    assert shown["expires_at"] == "2999-01-01T00:00:00.000000Z"
+
+
+def test_every_client_gets_the_refusal_from_the_library(
+    store: Store, project_root: Path, project_id: str
+) -> None:
+    draft = verbs.Draft("Staging is frozen", expires_at="2020-01-01T00:00:00Z")
+    with pytest.raises(UsageError, match=r"^expires-at 2020-01-01T00:00:00Z is in the past"):
+        verbs.remember(store, draft, Identity(project_id), PERSON)
+    with (
+        Project.open(str(project_root), {}) as front,
+        pytest.raises(UsageError, match=r"^expires-at 2020-01-01T00:00:00Z is in the past"),
+    ):
+        front.remember(draft)
+    assert count(project_root) == 0
+
+
+def test_an_import_keeps_a_past_expiry(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    line = {
+        "id": "mem_20200101_000000_0123456789ab",
+        "summary": "Staging was frozen for the release",
+        "expires_at": "2020-01-01T00:00:00.000000Z",
+    }
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = run_cli("--json", "import", str(path))
+    assert result.code == 0, result.err
+    assert result.json()["imported"] == 1
+    shown = run_cli("--json", "show", line["id"]).json()["memory"]
+    assert shown["expires_at"] == "2020-01-01T00:00:00.000000Z"
+    assert run_cli("--json", "list").json()["items"] == []  # expired: no read returns it
