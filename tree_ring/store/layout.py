@@ -102,3 +102,9 @@ def recreate(db: Db, parts: list[Part]) -> None:
         if part.kind == "table" and part.name == TRUTH:
             raise ValueError("the memories table is the truth and is not made again empty")
         db.execute(part.statement)
+
+
+def clear_tree(db: Db) -> None:
+    """Empty the summary tree's tables, for `tree/repair.py` to build again."""
+    for table in TREE:
+        db.execute(f"DELETE FROM {table}")

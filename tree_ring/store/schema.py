@@ -367,12 +367,7 @@ def _summary_tree(db: Db) -> None:
 
     for statement in SUMMARY_TREE:
         db.execute(statement)
-    # The tree's budgets are stored from their one declaration (settings.TREE).
-    for key, value in settings.TREE.items():
-        db.execute(
-            "INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)",
-            (key, settings.encode(value)),
-        )
+    settings.store_tree_defaults(db)
 
 
 # What an agent asked to forget outside its own partition (write/requests.py):

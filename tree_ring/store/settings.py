@@ -166,6 +166,13 @@ def unreadable(db: Db) -> list[str]:
     return [str(key) for key, raw in found if key in DEFAULTS and decode(key, raw) is UNREADABLE]
 
 
+def store_tree_defaults(db: Db) -> None:
+    """The tree's budgets as their one declaration (`TREE`) says, where unset:
+    as the migration that made the tree stored them."""
+    for key, value in TREE.items():
+        db.execute("INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)", (key, encode(value)))
+
+
 def reset(db: Db, keys: Iterable[str]) -> None:
     """Forget the stored values of `keys`, so each reads as its default."""
     for key in keys:

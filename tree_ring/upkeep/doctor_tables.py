@@ -66,20 +66,14 @@ def mend(db: Db) -> str:
     made = {part.name for part in gone if part.kind == "table"}
     done = [f"made {len(gone)} missing table(s), index(es) and trigger(s) again"]
     if "settings" in made:
-        # As the migration that made the tree stored them.
-        for key, value in settings.TREE.items():
-            db.execute(
-                "INSERT OR IGNORE INTO settings(key, value) VALUES (?, ?)",
-                (key, settings.encode(value)),
-            )
+        settings.store_tree_defaults(db)
     if "redaction_tombstones" in made:
         _, added = health.mend_redactions(db)
         done.append(f"restored {added} redaction record(s) from the redacted rows")
     if made & set(layout.TREE):
         # The tree's tables no longer agree with one another: all of it is
         # derived, so it is built again from the memories.
-        for table in layout.TREE:
-            db.execute(f"DELETE FROM {table}")
+        layout.clear_tree(db)
         projects = health.projects(db)
         now = now_iso()
         for project_id in projects:
