@@ -88,3 +88,18 @@ def summaries(db: Db, ids: list[str]) -> dict[str, str]:
     if not ids:
         return {}
     return {str(r[0]): str(r[1]) for r in db.execute(SUMMARIES_SQL, (jsontext.dumps(ids),))}
+
+
+def readable(db: Db, ids: list[str], reader: Identity) -> set[str]:
+    """Of `ids`, those of rows `reader` (an agent's identity) may read (`live.visible`)."""
+    from tree_ring.model import jsontext
+
+    if not ids:
+        return set()
+    clause = visible(reader)
+    sql_text = (
+        "SELECT m.id FROM memories m WHERE m.id IN (SELECT value FROM json_each(:ids))"
+        f" AND {clause.sql}"
+    )
+    found = db.execute(sql_text, {**clause.params, "ids": jsontext.dumps(ids)})
+    return {str(r[0]) for r in found}
