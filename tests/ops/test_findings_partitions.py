@@ -11,7 +11,7 @@ from governance_support import CLAUDE, CODEX, remember
 from helpers import CliRunner, make_memory
 
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import Link
+from tree_ring.model.record import Link, Memory
 from tree_ring.review import findings
 from tree_ring.store import rows
 from tree_ring.store.db import Store
@@ -109,3 +109,39 @@ def test_a_row_in_another_partition_is_neither_missing_nor_named(
         ("contradictions", min(mine.id, other.id)),
         ("review", mine.id),
     }
+
+
+def test_an_agents_suggestions_cover_its_own_partition_and_a_persons_every_one(
+    run_cli: CliRunner, project_root: Path, store: Store, project_id: str
+) -> None:
+    """`maintain --suggest`'s three lists, refuted, unused and stale, as `stale`
+    reads: an agent's of its own partition's rows, a person's of all."""
+    ids = {name: {"stale": stale} for name, stale in written(run_cli, project_root).items()}
+    long_ago = "2020-01-01T00:00:00.000000Z"
+    made: list[Memory] = []
+    for name, profile in (("claude", "claude-code"), ("codex", "codex")):
+        disputed = make_memory(
+            project_id, f"The port is 8080, says {name}", scope="agent",
+            agent_profile=profile, trust="disputed", review_reason="it is 9090",
+        )  # fmt: skip
+        unused = make_memory(
+            project_id, f"Nobody reads this, says {name}", scope="agent",
+            agent_profile=profile, created_at=long_ago,
+        )  # fmt: skip
+        ids[name] |= {"refuted": disputed.id, "unused": unused.id}
+        made += [disputed, unused]
+    with store.write() as db:
+        rows.insert_many(db, made)
+
+    def suggested(environ: dict[str, str] | None = None) -> set[tuple[str, str]]:
+        done = run_cli("--json", "maintain", "--suggest", environ=environ)
+        assert done.code == 0, done.err
+        # Written just now, the stale rows are not yet unused: each kind is its own row.
+        return {(i["kind"], i["id"]) for i in done.json()["items"]}
+
+    def of(*names: str) -> set[tuple[str, str]]:
+        return {(kind, memory_id) for name in names for kind, memory_id in ids[name].items()}
+
+    assert suggested(CLAUDE) == of("claude")
+    assert suggested(CODEX) == of("codex")
+    assert suggested() == of("claude", "codex")

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 from conftest import PERSON, CliRunner, make_memory
+from governance_support import CLAUDE
 
-from tree_ring.store import usage_log
+from tree_ring.store import rows, usage_log
 from tree_ring.store.db import Store
 from tree_ring.upkeep import suggest, usage
 from tree_ring.write import pipeline
@@ -178,3 +179,33 @@ def test_suggest_lists_exactly_the_stale_memories_with_what_changed(
     text = run_cli("maintain", "--suggest").out
     assert "stale: anchored files changed: 2" in text
     assert f"{changed}  Retries back off to 30 s  (src/retry.py changed since " in text
+
+
+def test_an_agents_top_injected_are_rows_it_may_read_chosen_before_the_cut(
+    store: Store, project_id: str, project_root: Path, run_cli: CliRunner
+) -> None:
+    """More of codex's rows than the top holds were injected more often than
+    claude's own row and the project's: an agent's report names its own two,
+    never codex's; a person's the most injected of every partition."""
+    others = [
+        make_memory(project_id, f"Codex note {i}", scope="agent", agent_profile="codex")
+        for i in range(usage.TOP + 2)
+    ]
+    mine = make_memory(project_id, "Claude note", scope="agent", agent_profile="claude-code")
+    shared = make_memory(project_id, "The project note", scope="project")
+    with store.write() as db:
+        rows.insert_many(db, [*others, mine, shared])
+    for _ in range(3):
+        log(project_root, "brief", [m.id for m in others], 100)
+    log(project_root, "brief", [mine.id, shared.id], 100, harness="claude-code")
+
+    def top(environ: dict[str, str] | None = None) -> dict[str, str]:
+        done = run_cli("--json", "usage", environ=environ)
+        assert done.code == 0, done.err
+        return {i["id"]: i["summary"] for i in done.json()["top_injected"]}
+
+    assert top(CLAUDE) == {mine.id: "Claude note", shared.id: "The project note"}
+    ranked = sorted(m.id for m in others)[: usage.TOP]
+    assert top() == {m.id: m.summary for m in others if m.id in ranked}
+    out = run_cli("usage", environ=CLAUDE).out
+    assert "Codex note" not in out and "Claude note" in out

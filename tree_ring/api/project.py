@@ -253,7 +253,7 @@ class Project:
         recall reads."""
         from tree_ring.read import staleness
 
-        return staleness.project_stale(self.store, self.project_id, self._reader)
+        return staleness.project_stale(self.store, self.project_id, self.reader)
 
     def findings(self, kind: str = "all", *, stale_days: int | None = None) -> list[Finding]:
         """What in the store needs a person (`tree-ring audit findings`): an
@@ -262,11 +262,11 @@ class Project:
 
         days = findings.STALE_DAYS if stale_days is None else stale_days
         return findings.report(
-            self.store.db, self.project_id, kind, stale_days=days, reader=self._reader
+            self.store.db, self.project_id, kind, stale_days=days, reader=self.reader
         )
 
     @property
-    def _reader(self) -> Identity | None:
+    def reader(self) -> Identity | None:
         """Whose partitions a whole-store read keeps to: none for a person, who
         reads every partition; the agent's identity, as its recall (`live.visible`)."""
         return None if self.whole_project else self.identity

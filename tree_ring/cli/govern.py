@@ -92,14 +92,16 @@ def cmd_review_list(ctx: Context) -> int:
     # Sensitive rows only with --include-sensitive, as recall and list show them:
     # left out and counted, and a shown row's contradicted sensitive ones withheld.
     view = ctx.view()
+    # An agent's queue is of the rows its recall reads (`live.visible`); a person's, all.
+    reader = None if ctx.whole_project else ctx.identity(root)
     with ctx.store(root) as store:
-        every = review.queue(store.db, project_id)
-        total = review.queue_size(store.db, project_id)
+        every = review.queue(store.db, project_id, reader)
+        total = review.queue_size(store.db, project_id, reader)
         kept = [w for w in every if not withheld.hidden(w.memory, view)]
         hidden_rows = len(every) - len(kept)
         waiting = kept[:limit]
         # Each reason as this read may show it (`review.waiting_requests`).
-        asked = review.waiting_requests(store.db, project_id, view)
+        asked = review.waiting_requests(store.db, project_id, view, reader)
         # Who put a line there, for what a team ledger line made (`team/provenance.py`).
         from tree_ring.team import provenance
 

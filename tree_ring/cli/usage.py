@@ -15,8 +15,10 @@ def cmd_usage(ctx: Context) -> int:
     a = ctx.args
     since = usage.parse_since(a.since) if a.since else None
     root = ctx.root()
+    # An agent's top memories are of the rows its recall reads (`live.visible`); a person's, all.
+    reader = None if ctx.whole_project else ctx.identity(root)
     with ctx.store(root) as store:
-        report = usage.report(store, ctx.project_id(root), since)
+        report = usage.report(store, ctx.project_id(root), since, reader)
     ctx.emit(report.to_dict(), "\n".join(report_lines(report)))
     return 0
 

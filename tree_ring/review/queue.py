@@ -26,9 +26,10 @@ from tree_ring.govern import admission, coordinator
 from tree_ring.guard import messages
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict
+from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, now_iso
 from tree_ring.read import withheld
-from tree_ring.store import audit, refutations, rows, tombstones
+from tree_ring.store import audit, live, refutations, rows, tombstones
 from tree_ring.store import queue as store_queue
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
@@ -56,32 +57,38 @@ class Decision:
     lingering: str | None = None  # see `correct.scrub`
 
 
-def queue(db: Db, project: str | None) -> list[Waiting]:
+def queue(db: Db, project: str | None, reader: Identity | None = None) -> list[Waiting]:
+    """The rows that wait, oldest first; with `reader` (an agent's identity),
+    those it may read, each with the rows it contradicts that it may read."""
     waiting: list[Waiting] = []
-    for row in store_queue.waiting(db, project):
+    for row in store_queue.waiting(db, project, reader):
         memory = rows.from_row(row)
         others = [
             rows.find(db, link.target)
             for link in memory.links
             if link.type == admission.CONTRADICTS
+            and (reader is None or live.sees(db, reader, link.target))
         ]
         waiting.append(Waiting(memory, tuple(m for m in others if m is not None)))
     return waiting
 
 
-def queue_size(db: Db, project: str | None) -> int:
-    return store_queue.size(db, project)
+def queue_size(db: Db, project: str | None, reader: Identity | None = None) -> int:
+    return store_queue.size(db, project, reader)
 
 
-def waiting_requests(db: Db, project: str | None, view: View) -> list[requests.Request]:
+def waiting_requests(
+    db: Db, project: str | None, view: View, reader: Identity | None = None
+) -> list[requests.Request]:
     """The project's requests that wait for a person, oldest first, as a read
     under `view` may show them: every client's review listing reads them here.
+    With `reader` (an agent's identity), only those about rows it may read.
     A reason is free text and may quote the row it is about: when the read
     withholds that row's text (`read/withheld.py`), the reason is withheld
     with it, and from any reason whatever looks like a secret is taken out
     (`guard/messages.py`: a hand-edited store or ledger line is not guarded)."""
     shown: list[requests.Request] = []
-    for request in requests.waiting(db, project):
+    for request in requests.waiting(db, project, reader):
         memory = rows.find(db, request.memory_id)
         if memory is not None and withheld.hidden(memory, view):
             reason = withheld.marker(memory)

@@ -7,6 +7,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
+    from tree_ring.model.identity import Identity
     from tree_ring.store.sql import Db
 
 
@@ -27,13 +28,19 @@ def insert(db: Db, values: Sequence[Any]) -> None:
     )
 
 
-def waiting(db: Db, project: str) -> list[Any]:
-    """The project's requests that wait for a person, oldest first."""
-    return db.query(
-        "SELECT * FROM forget_requests WHERE project = ? AND decision IS NULL"
-        " ORDER BY created_at, id",
-        (project,),
-    )
+def waiting(db: Db, project: str, reader: Identity | None = None) -> list[Any]:
+    """The project's requests that wait for a person, oldest first; with
+    `reader` (an agent's identity), only those about a row it may read
+    (`live.visible`): a request names its row and may quote it."""
+    sql = "SELECT r.* FROM forget_requests r WHERE r.project = :project AND r.decision IS NULL"
+    params: dict[str, Any] = {"project": project}
+    if reader is not None:
+        from tree_ring.store import live
+
+        clause = live.visible(reader)
+        sql += f" AND EXISTS (SELECT 1 FROM memories m WHERE m.id = r.memory_id AND {clause.sql})"
+        params.update(clause.params)
+    return db.query(sql + " ORDER BY r.created_at, r.id", params)
 
 
 def get(db: Db, request_id: str) -> Any:

@@ -1,5 +1,10 @@
 """The review queue's queries: the rows that wait for a person (pending or
-disputed, still on record), and the pending rows a person's selection names."""
+disputed, still on record), and the pending rows a person's selection names.
+
+The queue is every partition's (a person's review), or with a `reader` (an
+agent's identity) the rows that reader may read, by the clause its recall
+reads through (`live.visible`), in SQL: no number of other partitions' rows
+ahead of its own can push its own past a limit."""
 
 from __future__ import annotations
 
@@ -7,22 +12,35 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from tree_ring.model.identity import Identity
     from tree_ring.store.sql import Db, Rows
 
 # The `memories_waiting` index (store/schema.py) holds exactly these rows.
 QUEUE_SQL = (
-    "SELECT * FROM memories WHERE project IS :project AND trust IN ('pending', 'disputed') "
-    "AND retired_at IS NULL AND redacted_at IS NULL ORDER BY created_at, id"
+    "SELECT m.* FROM memories m WHERE m.project IS :project AND {visible}"
+    " AND m.trust IN ('pending', 'disputed') AND m.retired_at IS NULL"
+    " AND m.redacted_at IS NULL ORDER BY m.created_at, m.id"
 )
 
 
-def waiting(db: Db, project: str | None) -> Rows:
-    """The project's queue, oldest first."""
-    return db.execute(QUEUE_SQL, {"project": project})
+def queue_sql(project: str | None, reader: Identity | None = None) -> tuple[str, dict[str, Any]]:
+    """`QUEUE_SQL` and its parameters, for every partition or for `reader`."""
+    if reader is None:
+        return QUEUE_SQL.format(visible="1"), {"project": project}
+    from tree_ring.store import live
+
+    clause = live.visible(reader)
+    return QUEUE_SQL.format(visible=clause.sql), {**clause.params, "project": project}
 
 
-def size(db: Db, project: str | None) -> int:
-    found = db.execute(f"SELECT count(*) FROM ({QUEUE_SQL})", {"project": project}).fetchone()
+def waiting(db: Db, project: str | None, reader: Identity | None = None) -> Rows:
+    """The project's queue (`reader`'s part of it), oldest first."""
+    return db.execute(*queue_sql(project, reader))
+
+
+def size(db: Db, project: str | None, reader: Identity | None = None) -> int:
+    sql, params = queue_sql(project, reader)
+    found = db.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()
     return int(found[0])
 
 

@@ -257,13 +257,15 @@ class Session:
         # Sensitive rows only while `i` shows them, as everywhere (`read/withheld.py`);
         # a shown row's contradicted sensitive ones with their text withheld.
         view = View(include_sensitive=state.include_sensitive)
-        waiting = review.queue(self.store.db, self.project)
+        # An agent's environment reviews the rows its recall reads (`live.visible`).
+        reader = self.opened.reader
+        waiting = review.queue(self.store.db, self.project, reader)
         items = [
             Item(w.memory.id, w.memory, pair=tuple(withheld.shown(o, view) for o in w.contradicts))
             for w in waiting
             if not withheld.hidden(w.memory, view)
         ]
-        for r in review.waiting_requests(self.store.db, self.project, view):
+        for r in review.waiting_requests(self.store.db, self.project, view, reader):
             items.append(
                 Item(
                     r.id,

@@ -13,6 +13,10 @@ Three kinds, each a list of ids with the reason, for a person to decide
 - stale: memories on record whose anchored files changed or went since
   they were written or a person confirmed them (`read/staleness`), judged
   against this checkout's files.
+
+A person's report covers every partition; an agent's (`reader`, its
+identity) the rows its recall reads (`live.visible`), as `stale` and
+`audit findings` do.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tree_ring.model.identity import Identity
 from tree_ring.store import refutations, usage_log, usage_rows
 from tree_ring.store.db import Store
 
@@ -50,31 +55,42 @@ class Suggestions:
         return [s for s in self.items if s.kind == kind]
 
 
-def stale_ids(store: Store, project_id: str) -> dict[str, tuple[str, str]]:
-    """Each stale memory of the project: id -> (its summary, what changed in
-    its anchored files: `src/x.py changed since 2026-11-30; ...`)."""
+def stale_ids(
+    store: Store, project_id: str, reader: Identity | None = None
+) -> dict[str, tuple[str, str]]:
+    """Each stale memory of the project (of `reader`'s rows): id -> (its summary,
+    what changed in its anchored files: `src/x.py changed since 2026-11-30; ...`)."""
     from tree_ring.read import staleness, withheld
     from tree_ring.store.live import View
 
     # A sensitive row's text is not the report's to print (`read/withheld.py`).
     return {
         memory.id: (withheld.summary(memory, View()), "; ".join(c.words() for c in changed))
-        for memory, changed in staleness.project_stale(store, project_id)
+        for memory, changed in staleness.project_stale(store, project_id, reader)
     }
 
 
-def suggest(store: Store, project_id: str, now_ns: int, days: int = UNUSED_DAYS) -> Suggestions:
+def suggest(
+    store: Store,
+    project_id: str,
+    now_ns: int,
+    days: int = UNUSED_DAYS,
+    *,
+    reader: Identity | None = None,
+) -> Suggestions:
+    """The suggestions of every partition, or of the rows `reader` may read."""
     found = Suggestions()
     db = store.db
-    waiting = refutations.find(db, [row[0] for row in usage_rows.disputed(db, project_id)])
-    for memory_id, summary, _ring, _created, reason, shown in usage_rows.disputed(db, project_id):
+    disputed = usage_rows.disputed(db, project_id, reader)
+    waiting = refutations.find(db, [row[0] for row in disputed])
+    for memory_id, summary, _ring, _created, reason, shown in disputed:
         refuted = waiting.get(memory_id)
         why = reason
         if refuted is not None:
             # A refutation's words about a sensitive row stay with its withheld text.
             why = f"refuted by {refuted.origin}: {refuted.reason if shown else summary}"
         found.items.append(Suggestion("refuted", memory_id, summary, why or "disputed"))
-    for memory_id, (summary, why) in sorted(stale_ids(store, project_id).items()):
+    for memory_id, (summary, why) in sorted(stale_ids(store, project_id, reader).items()):
         found.items.append(Suggestion("stale", memory_id, summary, why))
     found.stale_checked = True
     cutoff = usage_log.iso(now_ns - days * DAY_NS)
@@ -85,7 +101,7 @@ def suggest(store: Store, project_id: str, now_ns: int, days: int = UNUSED_DAYS)
     for entry in read.entries:
         if entry["event"] != "checkpoint" and str(entry["at"]) >= cutoff:
             used.update(entry["ids"])
-    for memory_id, summary, _ring, created in usage_rows.older_than(db, project_id, cutoff):
+    for memory_id, summary, _ring, created in usage_rows.older_than(db, project_id, cutoff, reader):
         if memory_id not in used:
             why = f"recorded {created[:10]}; neither injected nor recalled in {days} days"
             found.items.append(Suggestion("unused", memory_id, summary, why))

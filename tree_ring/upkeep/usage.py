@@ -25,6 +25,10 @@ from tree_ring.store import usage_log, usage_rows
 from tree_ring.store.db import Store
 from tree_ring.store.usage_log import estimate_tokens
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.model.identity import Identity
+
 TOP = 10
 UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 GUARANTEE = "Tree Ring itself spends no model tokens: no model, no network; this is context only."
@@ -113,8 +117,14 @@ class Report:
         }
 
 
-def report(store: Store, project_id: str, since: str | None = None) -> Report:
-    """The account of the log under the store's project root, from `since` on."""
+def report(
+    store: Store, project_id: str, since: str | None = None, reader: Identity | None = None
+) -> Report:
+    """The account of the log under the store's project root, from `since` on.
+
+    The log's tallies are counts, every session's; the memories injected most
+    are named with their summaries, so for `reader` (an agent's identity) they
+    are only the rows it may read (`live.visible`), chosen before the top is cut."""
     read = usage_log.read(store.root)
     found = Report(since, skipped=read.skipped, notes=list(read.notes))
     sessions: set[tuple[str, str]] = set()
@@ -135,6 +145,9 @@ def report(store: Store, project_id: str, since: str | None = None) -> Report:
                 injected[memory_id] = injected.get(memory_id, 0) + 1
     found.sessions = len(sessions)
     found.captures = usage_rows.captures_since(store.db, project_id, since or "")
+    if reader is not None:
+        kept = usage_rows.readable(store.db, list(injected), reader)
+        injected = {memory_id: n for memory_id, n in injected.items() if memory_id in kept}
     ranked = sorted(injected.items(), key=lambda item: (-item[1], item[0]))[:TOP]
     # A forgotten memory's id stays in the log; its summary is gone with it.
     summaries = usage_rows.summaries(store.db, [memory_id for memory_id, _ in ranked])

@@ -98,14 +98,18 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         db = project.store.db
         # The whole queue, every waiting row of the project with what it
         # contradicts: cached until the store changes (`Site.cached`).
-        every = site.cached([db], ("review",), lambda: review.queue(db, site.project))
+        # An agent's environment reviews the rows its recall reads (`live.visible`).
+        reader = project.reader
+        every = site.cached([db], ("review",), lambda: review.queue(db, site.project, reader))
         total = len(every)
         kept = [w for w in every if shown_sensitive or w.memory.sensitivity == "normal"]
         hidden = total - len(kept)
         page = kept[offset : offset + PAGE]
         waiting = [w.memory for w in page]
         against = {other.id: other for w in page for other in w.contradicts}
-        asked = review.waiting_requests(db, site.project, View(include_sensitive=shown_sensitive))
+        asked = review.waiting_requests(
+            db, site.project, View(include_sensitive=shown_sensitive), reader
+        )
         came = provenance.said_of(db, [m.id for m in waiting] + [r.id for r in asked])
     items: list[str] = []
     for m in waiting:

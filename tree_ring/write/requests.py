@@ -20,6 +20,7 @@ from typing import Any
 
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, NotFound
+from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory
 from tree_ring.store import audit, forget_requests
 from tree_ring.store.sql import Db
@@ -103,9 +104,10 @@ def ask(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) 
     return request_id
 
 
-def waiting(db: Db, project: str | None) -> list[Request]:
-    """The project's requests that wait for a person, oldest first."""
-    found = forget_requests.waiting(db, project or "")
+def waiting(db: Db, project: str | None, reader: Identity | None = None) -> list[Request]:
+    """The project's requests that wait for a person, oldest first; with
+    `reader` (an agent's identity), those about rows it may read."""
+    found = forget_requests.waiting(db, project or "", reader)
     return [_from_row(row) for row in found]
 
 
