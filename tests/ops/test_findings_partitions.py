@@ -145,3 +145,22 @@ def test_an_agents_suggestions_cover_its_own_partition_and_a_persons_every_one(
     assert suggested(CLAUDE) == of("claude")
     assert suggested(CODEX) == of("codex")
     assert suggested() == of("claude", "codex")
+
+
+def test_the_audit_log_is_a_persons_and_an_agent_reads_only_its_own_memorys_entries(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    ids = written(run_cli, project_root)
+    whole = run_cli("--json", "audit", "log")
+    assert whole.code == 0, whole.err
+    targets = {e["target"] for e in whole.json()["items"]}
+    assert {ids["claude"], ids["codex"]} <= targets
+    for argv in (("audit", "log"), ("audit",)):
+        refused = run_cli(*argv, environ=CLAUDE)
+        assert refused.code != 0 and refused.out == ""
+        assert refused.err.count("\n") == 1 and "--target" in refused.err
+    own = run_cli("--json", "audit", "log", "--target", ids["claude"], environ=CLAUDE)
+    assert own.code == 0, own.err
+    assert {e["target"] for e in own.json()["items"]} == {ids["claude"]}
+    other = run_cli("--json", "audit", "log", "--target", ids["codex"], environ=CLAUDE)
+    assert other.code != 0 and ids["codex"] not in other.out

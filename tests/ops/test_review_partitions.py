@@ -15,7 +15,7 @@ from helpers import AGENT, CliRunner, make_memory
 from tree_ring.model.actor import Actor
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Link, now_iso
-from tree_ring.store import rows
+from tree_ring.store import audit, rows
 from tree_ring.store.db import Store
 from tree_ring.tui.actions import Session
 from tree_ring.tui.state import State
@@ -146,3 +146,19 @@ def test_the_terminal_and_web_queues_read_as_their_caller(
         assert {i for i in every if i in html} == expected
     else:
         assert ids["others"][0] in html and ids["others_asked"] in html
+
+
+@pytest.mark.parametrize(("environ", "agent"), [(CLAUDE, True), ({}, False)])
+def test_the_terminals_audit_stream_is_a_persons(
+    store: Store, project_id: str, project_root: Path, environ: dict[str, str], agent: bool
+) -> None:
+    seeded(store, project_id)
+    every = {f"audit:{e['seq']}" for e in audit.entries(store.db, limit=200)}
+    assert every
+    terminal = Session(str(project_root), environ)
+    try:
+        state = State(view="stream")
+        terminal.load(state)
+        assert {i.key for i in state.items} == (set() if agent else every)
+    finally:
+        terminal.close()

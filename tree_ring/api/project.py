@@ -265,6 +265,26 @@ class Project:
             self.store.db, self.project_id, kind, stale_days=days, reader=self.reader
         )
 
+    def audit_log(
+        self, *, limit: int = 100, target: str | None = None
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The audit log's newest entries (about `target` when given) and how many
+        there are. The whole log is a person's record: its entries name every
+        partition's rows and carry their reasons, so an agent reads only the
+        entries about one memory its recall may read."""
+        from tree_ring.model.errors import UsageError
+        from tree_ring.store import audit
+
+        if self.reader is not None:
+            if target is None:
+                raise UsageError(
+                    "the audit log is a person's record of every partition; an agent "
+                    "reads one memory's entries: `tree-ring audit log --target ID`"
+                )
+            self.show(target)  # NotFound unless the agent may see it
+        found = audit.entries(self.store.db, limit=limit, target=target)
+        return found, audit.count(self.store.db, target=target)
+
     @property
     def reader(self) -> Identity | None:
         """Whose partitions a whole-store read keeps to: none for a person, who

@@ -263,9 +263,8 @@ def cmd_audit(ctx: Context) -> int:
 def cmd_audit_log(ctx: Context) -> int:
     a = ctx.args
     limit = a.limit
-    with ctx.store() as store:
-        found = audit.entries(store.db, limit=limit, target=a.target)
-        total = audit.count(store.db, target=a.target)
+    with ctx.project() as opened:
+        found, total = opened.audit_log(limit=limit, target=a.target)
     items = [{**e, "detail": _detail(e["detail"])} for e in found]
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['action']:<10} {e['target']} "

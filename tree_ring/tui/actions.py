@@ -290,7 +290,8 @@ class Session:
         return [Item(i.memory.id, i.memory, note=f"{i.partition}: {i.why}") for i in found.items]
 
     def _stream(self, state: State) -> list[Item]:
-        entries = audit.entries(self.store.db, limit=200)[::-1]
+        # The whole log is a person's record (`Project.audit_log`): an agent's is empty.
+        entries = audit.entries(self.store.db, limit=200)[::-1] if self.whole_project else []
         self.totals[state.view] = len(entries)
         return [
             Item(
