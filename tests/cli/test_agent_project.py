@@ -23,7 +23,7 @@ def capture(project: str) -> tuple[str, ...]:
         "--event-type", "lesson", "--ring", "cambium",
         "--project", project, "--agent-profile", "claude-code",
         "--workflow-id", "s1", "--session-id", "s1",
-        "--operation-id", "auto-1-1", "--source-ref", "session:s1",
+        "--operation-id", "auto-0123456789ab-1", "--source-ref", "session:s1",
     )  # fmt: skip
 
 

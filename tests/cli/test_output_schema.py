@@ -76,7 +76,7 @@ def successes(ids: dict[str, str], tmp_path: Path, root: Path) -> list[list[str]
     capture = [
         "capture", "The flaky test needed a fixed seed", "--event-type", "lesson",
         "--ring", "cambium", "--project", "PLACEHOLDER", "--agent-profile", "claude-code",
-        "--workflow-id", "s1", "--session-id", "s1", "--operation-id", "auto-cp-1",
+        "--workflow-id", "s1", "--session-id", "s1", "--operation-id", "auto-0123456789ab-1",
         "--source-ref", "session:s1",
     ]  # fmt: skip
     return [

@@ -8,9 +8,12 @@ import json
 import sqlite3
 from pathlib import Path
 
-from conftest import CliRunner
+import pytest
+from conftest import CliRunner, run_process
 
-from tree_ring.model.text import terminal_safe
+from tree_ring.mcp import server
+from tree_ring.model.arguments import QuietParser
+from tree_ring.model.text import error_safe, terminal_safe
 
 HOSTILE = "Deploys \x1b]0;PWNED\x07freeze \x1b[31mon\x1b[0m \u202eFridays"
 
@@ -55,3 +58,54 @@ def test_an_import_error_naming_a_hostile_project_is_inert(
     done = run_cli("import", str(path))
     assert done.code != 0 and done.err.count("\n") == 1, done.err
     assert "\x1b" not in done.err and "\x07" not in done.err and "\u202e" not in done.err
+
+
+def test_error_safe_writes_line_breaks_and_controls_out() -> None:
+    assert error_safe("a\nb\rc\td\x1be\u2028f\x85g\x00") == (
+        "a\\nb\\rc\\x09d\\x1be\\u2028f\\x85g\\x00"
+    )
+    kept = "/tmp/p1 \U0001f44d\U0001f3fd e\u0301; run `tree-ring init`"
+    assert error_safe(kept) == kept
+
+
+@pytest.mark.parametrize(("brk", "written"), [("\n", "\\n"), ("\r", "\\r"), ("\r\n", "\\r\\n")])
+@pytest.mark.parametrize("given", ["--root", "TREE_RING_ROOT"])
+def test_a_line_break_in_the_root_stays_inside_one_error_line(
+    run_cli: CliRunner, tmp_path: Path, brk: str, written: str, given: str
+) -> None:
+    root = f"{tmp_path}/p{brk}1"
+    shown = f"{tmp_path}/p{written}1"
+    message = f"no Tree Ring store at {shown}; run `tree-ring --root {shown} init`"
+    argv, environ = (["--root", root], {}) if given == "--root" else ([], {"TREE_RING_ROOT": root})
+    done = run_cli(*argv, "status", environ=environ, root=False)
+    assert (done.code, done.out, done.err) == (1, "", f"error: {message}\n")
+    done = run_cli("--json", *argv, "status", environ=environ, root=False)
+    assert (done.code, done.out) == (1, "")
+    assert done.err.count("\n") == 1 and "\r" not in done.err and done.err.endswith("\n")
+    assert json.loads(done.err)["error"]["message"] == message
+
+
+@pytest.mark.parametrize("verb", [("view",), ("report", "--html", "out.html")])
+def test_the_web_clients_errors_stay_one_line(tmp_path: Path, verb: tuple[str, ...]) -> None:
+    root = f"{tmp_path}/p\n1"
+    shown = f"{tmp_path}/p\\n1"
+    message = f"no Tree Ring store at {shown}; run `tree-ring --root {shown} init`"
+    done = run_process("--root", root, *verb, cwd=tmp_path)
+    assert (done.returncode, done.stderr.decode()) == (1, f"error: {message}\n")
+    done = run_process("--json", "--root", root, *verb, cwd=tmp_path)
+    err = done.stderr.decode()
+    assert done.returncode == 1 and err.count("\n") == 1 and err.endswith("\n")
+    assert json.loads(err)["error"]["message"] == message
+
+
+def test_the_clients_own_parsers_write_an_error_on_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        QuietParser(prog="tree-ring view").fail("bad value 'a\nerror: forged'")
+    assert capsys.readouterr().err == (
+        "error: tree-ring view: bad value 'a\\nerror: forged' (`tree-ring view --help` shows how)\n"
+    )
+    with pytest.raises(SystemExit):
+        server.launch_options(["--harness", "x\ny"])
+    assert capsys.readouterr().err.count("\n") == 1

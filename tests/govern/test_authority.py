@@ -13,7 +13,7 @@ from helpers import CliRunner
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
 CAPTURE = [
     "--event-type", "lesson", "--ring", "cambium", "--agent-profile", "claude-code",
-    "--workflow-id", "s1", "--session-id", "s1", "--operation-id", "auto-x-1",
+    "--workflow-id", "s1", "--session-id", "s1", "--operation-id", "auto-0123456789ab-1",
     "--source-ref", "session:s1",
 ]  # fmt: skip
 

@@ -92,13 +92,15 @@ def test_share_captures_puts_captures_in_the_project_scope(
     run_cli: CliRunner, project_root: Path, project_id: str
 ) -> None:
     assert run_cli("--json", "review", "policy").json()["review_policy"]["share_captures"] is False
-    kept = _capture(run_cli, project_id, "The linter config lives in ruff.toml", "auto-a-1")
+    kept = _capture(
+        run_cli, project_id, "The linter config lives in ruff.toml", "auto-aaaaaaaaaaaa-1"
+    )
     assert show(run_cli, str(kept["id"]))["scope"] == "agent"
 
     refused = run_cli("review", "policy", "--set", "share_captures=true", environ=CLAUDE)
     assert refused.code != 0
     write(run_cli, "review", "policy", "--set", "share_captures=true")
-    shared = _capture(run_cli, project_id, "The docs site deploys from main", "auto-b-1")
+    shared = _capture(run_cli, project_id, "The docs site deploys from main", "auto-bbbbbbbbbbbb-1")
     row = show(run_cli, str(shared["id"]))
     assert (row["scope"], row["origin"], row["trust"]) == ("project", "claude-code", "accepted")
     with Store.open(project_root) as store:
@@ -108,7 +110,7 @@ def test_share_captures_puts_captures_in_the_project_scope(
     # A capture that contradicts project memory is not shared: it stays in
     # its partition, for the person to decide in the inbox.
     remember(run_cli, "The build timeout is 10 minutes", "--event-type", "lesson")
-    stays = _capture(run_cli, project_id, "The build timeout is 20 minutes", "auto-c-1")
+    stays = _capture(run_cli, project_id, "The build timeout is 20 minutes", "auto-cccccccccccc-1")
     assert show(run_cli, str(stays["id"]))["scope"] == "agent"
     assert str(stays["id"]) in {i["id"] for i in run_cli("--json", "inbox").json()["items"]}
     assert run_cli("audit", "verify").code == 0

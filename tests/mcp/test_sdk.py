@@ -69,7 +69,8 @@ async def exercise(project_root: Path, mode: str) -> dict[str, Any]:
 
         stored = await ok("remember", {"summary": f"The SDK test ran in {mode} mode."})
         await ok(
-            "capture", {"summary": "Captured.", "event_type": "lesson", "operation_id": "op-1"}
+            "capture",
+            {"summary": "Captured.", "event_type": "lesson", "operation_id": "auto-0123456789ab-1"},
         )
         recalled = await ok("recall", {"query": "SDK test mode"})
         seen["recalled"] = [r["id"] for r in recalled["results"]]

@@ -181,16 +181,33 @@ def test_capture_takes_each_pair_and_its_ring(
         {
             "summary": f"A {event_type} from this session.",
             "event_type": event_type,
-            "operation_id": "op-1",
+            "operation_id": "auto-0123456789ab-1",
         },
     )
     (row,) = run_cli("--json", "list", "--trust", "accepted").json()["items"]
     assert row["ring"] == CAPTURE_PAIRS[event_type]
 
 
+@pytest.mark.parametrize("operation_id", ["whatever", "auto-0123456789ab-4", "op-1"])
+def test_capture_takes_only_an_operation_id_the_checkpoint_gave(
+    project_root: Path, operation_id: str
+) -> None:
+    args = {"summary": "Something durable.", "event_type": "lesson", "operation_id": operation_id}
+    error = failed(claude(project_root).call("capture", args))
+    assert error == (
+        "capture takes an operation id the stop hook gave (auto-<12 hex digits>-1, -2 or -3), "
+        f"not {operation_id!r}; copy the command the stop hook gave"
+    )
+    assert count(project_root) == 0
+
+
 def test_capture_needs_the_harness_session(project_root: Path) -> None:
     pipe = session({"CLAUDE_PROJECT_DIR": str(project_root)}, project_root)
-    args = {"summary": "Something durable.", "event_type": "lesson", "operation_id": "op-1"}
+    args = {
+        "summary": "Something durable.",
+        "event_type": "lesson",
+        "operation_id": "auto-0123456789ab-1",
+    }
     failed(pipe.call("capture", args), "session")
     failed(pipe.call("capture", {**args, "event_type": "note"}), "event_type")
     assert count(project_root) == 0

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from tree_ring.model.errors import Conflict
 from tree_ring.store import rows
 from tree_ring.store.db import Store
 from tree_ring.team import ledger_delta, ledger_file, ledger_refresh, sync
+from tree_ring.team.ledger_prints import fingerprint
 
 CLAIM = "Always push straight to main; CI is optional."
 CLAIM_ID = "mem_20261201_000000_f0f0f0f0f0f0"
@@ -344,5 +344,5 @@ def test_the_ids_more_than_one_line_may_name_include_every_shared_one() -> None:
     data = ("\n".join(lines) + "\n").encode()
     found = ledger_delta.shared_ids(data)
     for memory_id in ("mem_a", "mem_b", "mem_c", "mem_e", "mem_g"):
-        assert zlib.crc32(memory_id.encode()) in found, memory_id
-    assert zlib.crc32(b"mem_f") not in found and zlib.crc32(b"mem_d") not in found
+        assert fingerprint(memory_id.encode()) in found, memory_id
+    assert fingerprint(b"mem_f") not in found and fingerprint(b"mem_d") not in found

@@ -22,7 +22,7 @@ CAPTURE = (
 )  # fmt: skip
 
 
-def capture(run_cli: CliRunner, project_id: str, text: str, op: str = "auto-c-1") -> str:
+def capture(run_cli: CliRunner, project_id: str, text: str, op: str = "auto-cccccccccccc-1") -> str:
     done = write(
         run_cli,
         "capture",
@@ -142,7 +142,7 @@ def test_bad_promotes_are_one_line_and_change_nothing(
     run_cli: CliRunner, project_root: Path, project_id: str, state: str, message: str
 ) -> None:
     memory_id = capture(run_cli, project_id, "Builds need the cache mounted")
-    other = capture(run_cli, project_id, "Builds pin the toolchain version", "auto-c-2")
+    other = capture(run_cli, project_id, "Builds pin the toolchain version", "auto-cccccccccccc-2")
     past = "2020-01-01T00:00:00.000000Z"
     if state == "pending":
         _stored(project_root, memory_id, trust="pending")
@@ -196,8 +196,8 @@ def test_bad_arguments_are_refused(run_cli: CliRunner, project_id: str) -> None:
 
 
 def test_a_batch_is_all_or_nothing(run_cli: CliRunner, project_root: Path, project_id: str) -> None:
-    first = capture(run_cli, project_id, "Tests run with pytest -q", "auto-c-1")
-    second = capture(run_cli, project_id, "Lint runs with ruff", "auto-c-2")
+    first = capture(run_cli, project_id, "Tests run with pytest -q", "auto-cccccccccccc-1")
+    second = capture(run_cli, project_id, "Lint runs with ruff", "auto-cccccccccccc-2")
     write(run_cli, "promote", second, "--reason", "already shared")
     before = snapshot(project_root)
     refused = run_cli("promote", first, second, "--reason", "both")

@@ -126,7 +126,14 @@ def test_capture_can_never_write_heartwood_or_shared_scope(
 ) -> None:
     argv = ["capture", "Never skip the migration check", "--event-type", "lesson"]
     argv += ["--project", project_id, "--agent-profile", "claude-code", "--workflow-id", "s1"]
-    argv += ["--session-id", "s1", "--operation-id", "op-1", "--source-ref", "transcript:1"]
+    argv += [
+        "--session-id",
+        "s1",
+        "--operation-id",
+        "auto-0123456789ab-1",
+        "--source-ref",
+        "transcript:1",
+    ]
     argv += list(change)
     if change[0] == "--event-type":
         argv.remove("lesson")
@@ -284,7 +291,7 @@ def test_a_rejected_claim_cannot_come_back(
     # Not through capture.
     argv = ["capture", claim, "--event-type", "lesson", "--project", project_id]
     argv += ["--agent-profile", "claude-code", "--workflow-id", "s1", "--session-id", "s1"]
-    argv += ["--operation-id", "op-9", "--source-ref", "transcript:9"]
+    argv += ["--operation-id", "auto-0123456789ab-2", "--source-ref", "transcript:9"]
     captured = run_cli(*argv, environ=CLAUDE)
     assert captured.code == 1 and "rejected in review" in captured.err
     # Not through import, under a new id.

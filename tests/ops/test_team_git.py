@@ -301,3 +301,33 @@ def test_after_write_says_whether_the_ledger_took_the_write(tmp_path: Path) -> N
         (alice / LEDGER).unlink()
         assert sync.after_write(store, alice, pid) is False  # no ledger: none made
         assert not (alice / LEDGER).exists()
+
+
+def test_sync_refuses_an_empty_store_as_every_command_does(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    path = project.store_path(alice)
+    path.write_bytes(b"")
+    ledger = (alice / LEDGER).read_bytes()
+    git(alice, "config", "--unset", "merge.tree-ring.driver")
+    message = (
+        f"the store at {path} is empty (truncated?); restore it from a backup, "
+        "or delete it and run `tree-ring init`"
+    )
+    assert cli(alice, "status").err == f"error: {message}\n"
+    for argv in (("sync",), ("sync", "--setup")):
+        done = cli(alice, *argv)
+        assert (done.code, done.out, done.err) == (1, "", f"error: {message}\n")
+        done = cli(alice, "--json", *argv)
+        assert (done.code, done.out) == (1, "")
+        assert json.loads(done.err)["error"] == {
+            "code": "store_fault",
+            "exit": 1,
+            "message": message,
+        }
+    assert path.stat().st_size == 0 and (alice / LEDGER).read_bytes() == ledger
+    assert not team.driver_configured(alice)
+    # Deleted, as the message says: sync builds the store again from the ledger.
+    path.unlink()
+    ok(alice, "sync")
+    assert summaries(alice) == {"Deploys freeze on Fridays after the release branch is cut"}

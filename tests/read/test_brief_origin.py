@@ -29,7 +29,14 @@ def test_each_origin_is_labelled_and_no_agent_row_is_manual(
 ) -> None:
     capture = ("capture", "Check the lockfile first", "--event-type", "lesson", "--ring", "cambium")
     capture += ("--project", project_id, "--agent-profile", SUBAGENT, "--workflow-id", "s1")
-    capture += ("--session-id", "s1", "--operation-id", "op-1", "--source-ref", "session:s1")
+    capture += (
+        "--session-id",
+        "s1",
+        "--operation-id",
+        "auto-0123456789ab-1",
+        "--source-ref",
+        "session:s1",
+    )
     path = project_root / "in.jsonl"
     path.write_text(json.dumps({"summary": "Imported harbour fact", "event_type": "note"}) + "\n")
     assert run_cli("import", str(path)).code == 0

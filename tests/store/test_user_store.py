@@ -72,6 +72,33 @@ def test_the_path_comes_from_the_callers_environment(tmp_path: Path) -> None:
     assert brief.USER_PROJECT == user.USER_PROJECT
 
 
+@pytest.mark.parametrize("value", ["rel", ".tree-ring", "./me", "me/store", ".."])
+def test_a_relative_user_home_is_ignored_as_a_relative_xdg_data_home_is(
+    run_cli: CliRunner,
+    project_root: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    value: str,
+) -> None:
+    monkeypatch.chdir(project_root)
+    assert project.user_store_path_str({"TREE_RING_USER_HOME": value, "HOME": "/h"}) == (
+        "/h/.local/share/tree-ring/user.sqlite"
+    )
+    assert (
+        project.user_store_path_str(
+            {"TREE_RING_USER_HOME": value, "XDG_DATA_HOME": "/x/data", "HOME": "/h"}
+        )
+        == "/x/data/tree-ring/user.sqlite"
+    )
+    assert project.user_store_path_str({"TREE_RING_USER_HOME": value}) is None
+    # A person's global note, run inside the project: stored in the home, not the checkout.
+    person_home = tmp_path / "person"
+    environ = {"TREE_RING_USER_HOME": value, "HOME": str(person_home)}
+    run(run_cli, environ, "remember", "I prefer pytest -q", "--scope", "global")
+    assert (person_home / ".local" / "share" / "tree-ring" / "user.sqlite").is_file()
+    assert {p for p in project_root.rglob("*") if "user.sqlite" in p.name} == set()
+
+
 def test_a_global_note_is_stored_once_and_briefed_in_every_project(
     run_cli: CliRunner, project_root: Path, other: Path, home: dict[str, str], tmp_path: Path
 ) -> None:

@@ -391,7 +391,7 @@ def test_a_secret_in_a_file_path_is_refused_and_nothing_written(
             "capture", "Retries stop at three", "--file", str(source), "--file", path,
             "--event-type", "lesson", "--project", project_id, "--agent-profile", "claude-code",
             "--workflow-id", "s1", "--session-id", "s1",
-            "--operation-id", "auto-1-1", "--source-ref", "session:s1",
+            "--operation-id", "auto-0123456789ab-1", "--source-ref", "session:s1",
         ]  # fmt: skip
     done = run_cli(*argv, environ=CLAUDE if verb == "capture" else None)
     assert done.code == 2, done.err

@@ -115,7 +115,7 @@ CAPTURE = [
     "--session-id",
     "s1",
     "--operation-id",
-    "auto-cp1-1",
+    "auto-0123456789ab-1",
     "--source-ref",
     "session:s1",
 ]
@@ -153,6 +153,52 @@ def test_capture_refuses_anything_else(
     assert count(project_root) == 0
 
 
+@pytest.mark.parametrize(
+    "operation_id",
+    [
+        "whatever",
+        "auto-0123456789ab-4",
+        "auto-0123456789ab-0",
+        "auto-0123456789ab-01",
+        "auto-0123456789AB-1",
+        "auto-0123456789a-1",
+        "auto-0123456789abc-1",
+        "auto-0123456789ag-1",
+        "auto-0123456789ab-1-1",
+        "auto-0123456789ab-",
+        "Auto-0123456789ab-1",
+        "auto-０123456789ab-1",
+    ],
+)
+def test_capture_takes_only_an_operation_id_the_stop_hook_gives(
+    run_cli: CliRunner, project_root: Path, project_id: str, operation_id: str
+) -> None:
+    argv = [*CAPTURE, "--project", project_id]
+    argv[argv.index("--operation-id") + 1] = operation_id
+    result = run_cli(*argv)
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        "error: capture takes an operation id the stop hook gave (auto-<12 hex digits>-1, "
+        f"-2 or -3), not {operation_id!r}; copy the command the stop hook gave\n"
+    )
+    assert count(project_root) == 0
+
+
+def test_each_of_a_checkpoints_three_ids_captures_and_a_retry_stores_nothing_twice(
+    run_cli: CliRunner, project_root: Path, project_id: str
+) -> None:
+    stored: list[str] = []
+    for slot in ("1", "2", "3", "1"):
+        argv = [*CAPTURE, "--project", project_id]
+        argv[1] = f"Never run migrations during deploys, finding {slot}"
+        argv[argv.index("--operation-id") + 1] = f"auto-0123456789ab-{slot}"
+        result = run_cli("--json", *argv)
+        assert result.code == 0, result.err
+        stored.append(result.json()["id"])
+    assert len(set(stored)) == 3 and stored[3] == stored[0]
+    assert count(project_root) == 3
+
+
 @pytest.mark.parametrize("missing", ["--project", "--operation-id", "--source-ref", "--session-id"])
 def test_capture_requires_identity_and_provenance(
     run_cli: CliRunner, project_root: Path, project_id: str, missing: str
@@ -168,12 +214,12 @@ def test_capture_requires_identity_and_provenance(
 
 def test_capture_pairs(store: Store, project_id: str) -> None:
     ident = Identity(project_id, "codex", "s", "s")
-    for event_type, ring in verbs.CAPTURE_PAIRS.items():
+    for n, (event_type, ring) in enumerate(verbs.CAPTURE_PAIRS.items()):
         draft = verbs.Draft(
             f"A {event_type} worth keeping",
             event_type=event_type,
             ring=ring,
-            operation_id=f"op-{event_type}",
+            operation_id=f"auto-{n:012x}-1",
             source_ref="session:s",
         )
         assert verbs.capture(store, draft, ident, PERSON).created

@@ -19,7 +19,7 @@ from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Field, fields
 from tree_ring.model.identity import Identity, harness_origin, resolve
 from tree_ring.model.record import Memory, caller_fields, parse_time
-from tree_ring.model.text import terminal_safe
+from tree_ring.model.text import error_safe, terminal_safe
 from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
 
@@ -167,14 +167,17 @@ def error_line(
 
     Every error the CLI prints comes through here, and so through `withhold`:
     whatever in it looks like a secret (quoted, bare, or the start of a
-    secret-shaped word of the command line, `supplied`) is not shown."""
+    secret-shaped word of the command line, `supplied`) is not shown. Then
+    `error_safe`: a line break or control character in a value it quotes (a
+    `--root`, TREE_RING_ROOT) is written out, so the error stays one line, and
+    its JSON message says what the text line says."""
     from tree_ring.guard import withhold
 
-    message = withhold(message, supplied)
+    message = error_safe(withhold(message, supplied))
     if as_json:
         body = {"error": {"code": code, "message": message, "exit": exit_code}}
         return jsontext.dumps(body, sort_keys=True) + "\n"
-    return f"error: {terminal_safe(message)}\n"
+    return f"error: {message}\n"
 
 
 def listing(

@@ -17,9 +17,11 @@ from tree_ring.team import sync
 def cmd_sync(ctx: Context) -> int:
     root = Path(ctx.root())
     identity = ctx.identity(root)
-    setup = team.setup(root) if ctx.args.setup else None
     # create: a fresh clone has the committed project.json and ledger, no database yet.
     with ctx.project(str(root), create=True) as project, progress.Reporter() as reporter:
+        # The store opened first: one refused (an empty file) leaves git's config as it was.
+        _ = project.store
+        setup = team.setup(root) if ctx.args.setup else None
         report = project.sync(progress=reporter)
     items = [{"line": s.line, "reason": s.reason} for s in report.skipped]
     data: dict[str, object] = {

@@ -244,6 +244,9 @@ def tool_result(data: dict[str, Any], *, error: bool, structured: bool) -> dict[
 
 
 def _refuse(message: str) -> NoReturn:
+    from tree_ring.model.text import error_safe
+
+    message = error_safe(message)  # one line, whatever a value it quotes holds
     sys.stderr.write(f"error: tree-ring mcp: {message}; see `tree-ring mcp --help`\n")
     raise SystemExit(2)
 

@@ -136,6 +136,9 @@ class QuietParser(argparse.ArgumentParser):
     def fail(self, message: str) -> NoReturn:
         import sys
 
+        from tree_ring.model.text import error_safe
+
+        message = error_safe(message)
         sys.stderr.write(f"error: {self.prog}: {message} (`{self.prog} --help` shows how)\n")
         raise SystemExit(2)
 

@@ -224,10 +224,13 @@ USER_HOME_VARIABLE = "TREE_RING_USER_HOME"
 def user_dir_str(environ: Mapping[str, str]) -> str | None:
     """Where the user store lives, from the caller's environment:
     TREE_RING_USER_HOME, else $XDG_DATA_HOME/tree-ring, else
-    ~/.local/share/tree-ring; None without a home to put it in."""
-    explicit = environ.get(USER_HOME_VARIABLE, "").strip()
-    if explicit:
-        return os.path.abspath(os.path.expanduser(explicit))
+    ~/.local/share/tree-ring; None without a home to put it in. A relative
+    TREE_RING_USER_HOME or XDG_DATA_HOME is ignored: read against the working
+    directory, it would put the person's store inside whatever project a
+    command runs in."""
+    explicit = os.path.expanduser(environ.get(USER_HOME_VARIABLE, "").strip())
+    if explicit and os.path.isabs(explicit):
+        return os.path.normpath(explicit)
     data = environ.get("XDG_DATA_HOME", "").strip()
     # The XDG spec: a relative value is invalid and is ignored.
     if data and os.path.isabs(data):

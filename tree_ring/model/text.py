@@ -98,17 +98,34 @@ def terminal_safe(text: str) -> str:
     """`text` as a terminal may be sent it: each character the policy refuses
     in a multi-line field (an escape sequence's ESC, a bell, a bidi override,
     a zero-width space; tab and newline stay) written out as its code,
-    `\\x1b` or `\\u202e`, so that no stored text (a row edited in the
+    `\\x1b` or `\\u202e` (a carriage return `\\r`), so that no stored text (a row edited in the
     database, a file's project name) can move the cursor, retitle the window
     or reorder what a person reads."""
-    if refused_at(text, multiline=True) is None:
+    return _escaped(text, multiline=True)
+
+
+def error_safe(text: str) -> str:
+    """`text` as an error line may quote it: `terminal_safe`, and the line
+    breaks and tab it keeps written out too (`\\n`, `\\r`, `\\x09`), so that
+    a value an error quotes (a `--root` holding a newline) cannot split the
+    one line a script reads, nor start a line that looks like Tree Ring's."""
+    return _escaped(text, multiline=False)
+
+
+def _escaped(text: str, *, multiline: bool) -> str:
+    if refused_at(text, multiline=multiline) is None:
         return text
     return "".join(
-        (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
-        if _refused(text, index, True)
+        _ESCAPES.get(char)
+        or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
+        if _refused(text, index, multiline)
         else char
         for index, char in enumerate(text)
     )
+
+
+# Line breaks as a reader of the message knows them.
+_ESCAPES = {"\n": "\\n", "\r": "\\r"}
 
 
 def describe(text: str, index: int) -> str:

@@ -270,8 +270,10 @@ class Store:
         if (options.read_only or not create) and not exists:
             raise NoStore(f"no store at {path}; {fix}")
         # SQLite treats an empty file as a new database; migrating it would hide
-        # that every memory was lost (a truncated copy, a failed sync).
-        if not create and os.stat(path).st_size == 0:
+        # that every memory was lost (a truncated copy, a failed sync). So even
+        # a command that may create the store (`sync` and `init` in a fresh
+        # clone, the hooks, the MCP server) creates it only where there is none.
+        if exists and os.stat(path).st_size == 0:
             raise StoreFault(
                 f"{name} at {path} is empty (truncated?); restore it from a backup, "
                 "or delete it and run `tree-ring init`"

@@ -85,8 +85,9 @@ LEDGER: Mapping[str, Any] = MappingProxyType(
         "sha256": None,  # sha256:<hex> of its bytes then (a full sync's; None after the hook's)
         "clone": None,  # this store's anchor id in the ledger (16 hex digits)
         "seen": None,  # [size, mtime_ns] of the side file holding those bytes, as written
-        # The CRC-32 of each id more than one of those lines may name (8 hex digits
-        # each, sorted): a removed line of any other id hid none. None: not known.
+        # The fingerprint of each id more than one of those lines may name
+        # (team/ledger_prints.py: "blake2b-128:" and 32 hex digits each, sorted):
+        # a removed line of any other id hid none. None or another format: not known.
         "shared": None,
     }
 )
@@ -97,7 +98,9 @@ LEDGER_UPSTREAM: Mapping[str, Any] = MappingProxyType(
     {
         "ref": None,  # the remote-tracking ref, e.g. refs/remotes/origin/main
         "oid": None,  # the blob id of its ledger
-        "lines": "",  # the CRC-32 of each of its lines, 8 hex digits each, sorted
+        # The fingerprint of each of its lines (team/ledger_prints.py); in another
+        # format (an older version's CRC-32s), the whole record reads as absent.
+        "lines": "",
     }
 )
 
@@ -106,7 +109,9 @@ LEDGER_UPSTREAM: Mapping[str, Any] = MappingProxyType(
 # checked line's hash, which only a full check can compute).
 LEDGER_CLAIMS: Mapping[str, Any] = MappingProxyType(
     {
-        "lines": "",  # the CRC-32 of each raw line, 8 hex digits each, sorted
+        # The fingerprint of each raw line (team/ledger_prints.py); in another
+        # format, none (each is read again; a claim is still taken once).
+        "lines": "",
     }
 )
 

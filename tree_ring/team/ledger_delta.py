@@ -6,8 +6,8 @@ upstream holds and compares the whole with the store: over a second at
 keeps, beside the store (`memory.sqlite-ledger`: local like the store, under
 `.tree-ring/.gitignore`'s `memory.sqlite-*`, never committed), the ledger's
 bytes as it saw them, and the store keeps what it knew of the upstream (the
-remote-tracking ref, the blob id of its ledger and a CRC-32 of each of its
-lines: the `ledger_upstream` setting). When the ledger's size or time moved:
+remote-tracking ref, the blob id of its ledger and a fingerprint of each of
+its lines, `ledger_prints.py`: the `ledger_upstream` setting). When the ledger's size or time moved:
 
 - the file is compared with the bytes the last sync saw, a block at a time
   by offset (neither is read whole): the lines between the first and last
@@ -45,13 +45,13 @@ line must be applied.
 from __future__ import annotations
 
 import os
-import zlib
 
 from tree_ring.model import jsontext
 from tree_ring.model.record import sha256
 from tree_ring.store import ledger_rows, settings
 from tree_ring.team import ledger, ledger_file
 from tree_ring.team.ledger_file import FullPass, Opened, changed_lines
+from tree_ring.team.ledger_prints import Prints, fingerprint, fingerprints, pack
 from tree_ring.team.ledger_state import store_lines
 
 TYPE_CHECKING = False
@@ -142,22 +142,22 @@ def keep_seen(db: Db, state: dict[str, Any], data: bytes, named: set[str] | None
         return
     state["seen"] = [len(data), info.st_mtime_ns]
     if named is None:
-        state["shared"] = _pack(shared_ids(data))
-    elif isinstance(before, str):  # a line of an id not new hid no other when kept before
-        state["shared"] = _pack(_grown(Crcs(before), data, named))
+        state["shared"] = pack(shared_ids(data))
+    elif (known := Prints(before)).known:  # a line of an id not new hid no other when kept before
+        state["shared"] = pack(_grown(known, data, named))
 
 
 _FEW = 8  # new ids counted in the bytes kept; more, and all of them are searched
 
 
-def _grown(before: Crcs, data: bytes, named: set[str]) -> set[int]:
+def _grown(before: Prints, data: bytes, named: set[str]) -> set[bytes]:
     """`shared_ids(data)` from the bytes kept before's (`before`) and the ids
     `named` by the lines new since: each such id not already among them counted
     in `data`."""
-    fresh = [n for n in named if zlib.crc32(n.encode()) not in before]
+    fresh = [n for n in named if fingerprint(n.encode()) not in before]
     if len(fresh) > _FEW:
         return shared_ids(data)
-    return before.all() | {zlib.crc32(n.encode()) for n in fresh if _naming(data, n) > 1}
+    return before.all() | fingerprints(n.encode() for n in fresh if _naming(data, n) > 1)
 
 
 def _naming(data: bytes, memory_id: str) -> int:
@@ -177,8 +177,8 @@ def _naming(data: bytes, memory_id: str) -> int:
     return found
 
 
-def shared_ids(data: bytes) -> set[int]:
-    """The CRC-32 of each id more than one line of `data` may name: a line
+def shared_ids(data: bytes) -> set[bytes]:
+    """The fingerprint of each id more than one line of `data` may name: a line
     removed whose id is not among them hid no other line (its id need not be
     sought again). A line without a backslash names an id only as `"id":"..."`
     when every `"id"` in it is so followed; any other line is read. Searched
@@ -212,7 +212,7 @@ def shared_ids(data: bytes) -> set[int]:
     for names in named.values():
         shared |= names & once
         once |= names
-    return {zlib.crc32(name) for name in shared}
+    return fingerprints(shared)
 
 
 def keep_seen_file(db: Db, state: dict[str, Any], source: Path) -> None:
@@ -260,39 +260,6 @@ def ledger_state(db: Db) -> dict[str, Any]:
 # -- the upstream as the store recorded it -----------------------------------------------
 
 
-def crc_set(lines: set[bytes]) -> set[int]:
-    return {zlib.crc32(line) for line in lines}
-
-
-def _pack(crcs: set[int]) -> str:
-    return b"".join(crc.to_bytes(4, "big") for crc in sorted(crcs)).hex()
-
-
-class Crcs:
-    """A sorted, packed set of CRC-32s, looked up by bisection (no set built)."""
-
-    def __init__(self, hexed: Any) -> None:
-        try:
-            self.packed = bytes.fromhex(hexed if isinstance(hexed, str) else "")
-        except ValueError:
-            self.packed = b""
-
-    def __contains__(self, crc: int) -> bool:
-        key, packed = crc.to_bytes(4, "big"), self.packed
-        low, high = 0, len(packed) // 4
-        while low < high:
-            middle = (low + high) // 2
-            if packed[middle * 4 : middle * 4 + 4] < key:
-                low = middle + 1
-            else:
-                high = middle
-        return packed[low * 4 : low * 4 + 4] == key
-
-    def all(self) -> set[int]:
-        packed = self.packed
-        return {int.from_bytes(packed[i : i + 4], "big") for i in range(0, len(packed) - 3, 4)}
-
-
 def record_upstream(
     db: Db, ref: str | None, oid: str | None, lines: set[bytes], commit: str | None = None
 ) -> None:
@@ -302,36 +269,43 @@ def record_upstream(
     settings.write(
         db,
         UPSTREAM,
-        {"ref": ref, "oid": oid, "commit": commit, "lines": _pack(crc_set(lines))},
+        {"ref": ref, "oid": oid, "commit": commit, "lines": pack(fingerprints(lines))},
     )
 
 
-def recorded_upstream(db: Db) -> tuple[str | None, str | None, str | None, Crcs]:
-    """(ref, ledger blob id, commit, the CRC-32s of its lines) as recorded."""
+def recorded_upstream(db: Db) -> tuple[str | None, str | None, str | None, Prints]:
+    """(ref, ledger blob id, commit, the fingerprints of its lines) as recorded.
+    Lines recorded in another format (an older version's): nothing recorded,
+    so the upstream is asked and read again rather than trusted by them."""
     value = jsontext.as_object(settings.read(db, UPSTREAM)) or {}
     ref, oid, commit = value.get("ref"), value.get("oid"), value.get("commit")
+    lines = Prints(value.get("lines"))
+    if not lines.known:
+        return None, None, None, lines
     return (
         ref if isinstance(ref, str) else None,
         oid if isinstance(oid, str) else None,
         commit if isinstance(commit, str) else None,
-        Crcs(value.get("lines")),
+        lines,
     )
 
 
-def recorded_claims(db: Db) -> Crcs:
-    """The CRC-32 of each raw line a sync read as a claim: taken (now or
-    before), or refused or skipped as it stands."""
+def recorded_claims(db: Db) -> Prints:
+    """The fingerprint of each raw line a sync read as a claim: taken (now or
+    before), or refused or skipped as it stands. Another format's: none (each
+    is read again; `provenance.taken` still takes a claim once)."""
     value = jsontext.as_object(settings.read(db, CLAIMS)) or {}
-    return Crcs(value.get("lines"))
+    return Prints(value.get("lines"))
 
 
 def record_claims(db: Db, raws: Iterable[bytes]) -> None:
     """Add these raw claim lines: a claim is taken once (`provenance.taken`),
     and one refused as it stands is refused again."""
-    fresh = crc_set(set(raws))
-    held = recorded_claims(db).all()
-    if not fresh <= held:
-        settings.write(db, CLAIMS, {"lines": _pack(held | fresh)})
+    fresh = fingerprints(set(raws))
+    recorded = recorded_claims(db)
+    held = recorded.all()
+    if not fresh <= held or not recorded.known:
+        settings.write(db, CLAIMS, {"lines": pack(held | fresh)})
 
 
 def parse_probe(out: bytes | None) -> tuple[str | None, str | None, str | None]:
@@ -419,13 +393,13 @@ class Upstream:
         upstream has not moved, since every line it recorded was applied."""
         if self.moved:
             return raw in self.read()
-        return zlib.crc32(raw) in self.old
+        return fingerprint(raw) in self.old
 
     def new_lines(self) -> set[bytes]:
         """The upstream's lines the store has not recorded (none when it has not moved)."""
         if not self.moved:
             return set()
-        return {raw for raw in self.read() if zlib.crc32(raw) not in self.old}
+        return {raw for raw in self.read() if fingerprint(raw) not in self.old}
 
 
 # -- the change --------------------------------------------------------------------------
@@ -596,11 +570,11 @@ def _delta(
     work: list[Entry] = []
     if new:  # a line not the store's own: what does the upstream hold?
         known = recorded_claims(db)
-        claims = [e for e in new if not up.held(e.raw) and zlib.crc32(e.raw) not in known]
+        claims = [e for e in new if not up.held(e.raw) and fingerprint(e.raw) not in known]
         taken_texts = taken(db, [e.text for e in claims])
         work += [e for e in claims if e.text not in taken_texts]
         if up.moved:
-            work += [e for e in new if up.held(e.raw) and zlib.crc32(e.raw) not in up.old]
+            work += [e for e in new if up.held(e.raw) and fingerprint(e.raw) not in up.old]
     # A removed line may have hidden another line of its id: read that id again.
     work_ids = {e.id for e in work} | {e.id for e in gone if _hid(state, now, e.id, named)}
     if work_ids:
@@ -625,7 +599,7 @@ def _delta(
     upstream_lines: set[bytes] = set()
     # The upstream's lines for those ids, when it moved or one of them may be its
     # own; otherwise the store's record says none of them is.
-    if up.oid is not None and (up.moved or any(zlib.crc32(raw) in up.old for raw in lines)):
+    if up.oid is not None and (up.moved or any(fingerprint(raw) in up.old for raw in lines)):
         upstream_data = b"\n".join(sorted(up.read()))
         for memory_id in work_ids:
             upstream_lines |= _group(upstream_data, memory_id)
@@ -636,8 +610,8 @@ def _hid(state: dict[str, Any], now: Opened, memory_id: str, named: set[str]) ->
     """Whether the file holds a line of `memory_id`, one of whose lines was
     removed. When the kept bytes held no other line of it (`shared_ids`), the
     unchanged lines hold none: only a new line can; otherwise the file is sought."""
-    shared = state.get("shared")
-    if isinstance(shared, str) and zlib.crc32(memory_id.encode()) not in Crcs(shared):
+    shared = Prints(state.get("shared"))
+    if shared.known and fingerprint(memory_id.encode()) not in shared:
         return memory_id in named
     return bool(_group_in(now, memory_id))
 

@@ -16,6 +16,7 @@ from tree_ring.model import project
 from tree_ring.model.arguments import UsageParser
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.record import parse_time
+from tree_ring.model.text import error_safe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: str, code: int, as_json: bool, kind: str = "usage") -> int:
+    message = error_safe(message)  # one line, whatever a value it quotes holds
     if as_json:
         import json
 

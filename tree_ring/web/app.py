@@ -18,6 +18,7 @@ import sys
 from tree_ring.model import outputs, project
 from tree_ring.model.arguments import UsageParser
 from tree_ring.model.errors import TreeRingError, UsageError
+from tree_ring.model.text import error_safe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def main(words: Sequence[str], environ: Mapping[str, str] | None = None) -> int:
     except TreeRingError as exc:
         from tree_ring.guard import withhold
 
-        message = withhold(str(exc))
+        message = error_safe(withhold(str(exc)))  # one line, whatever a value it quotes holds
         if as_json:
             error = {"code": _code(exc), "message": message, "exit": exc.exit_code}
             print(json.dumps({"error": error}, sort_keys=True), file=sys.stderr)

@@ -194,6 +194,26 @@ def evidence(
     return pipeline.store_memory(store, compose(draft, identity, actor), actor)
 
 
+# The stop hook's operation ids: its checkpoint (12 hex digits of a hash of the
+# turn, `hook/adapter.checkpoint_id`) and one of three slots. Any other id is
+# not one it gave, so a capture under it was not asked for.
+CAPTURE_SLOTS = ("1", "2", "3")
+CAPTURE_OPERATION = "auto-<12 hex digits>-1, -2 or -3"
+_HEX = frozenset("0123456789abcdef")
+
+
+def is_checkpoint_operation(operation_id: str) -> bool:
+    """Whether `operation_id` is one the stop hook gives: auto-<checkpoint>-<slot>."""
+    parts = operation_id.split("-")
+    return (
+        len(parts) == 3
+        and parts[0] == "auto"
+        and len(parts[1]) == 12
+        and set(parts[1]) <= _HEX
+        and parts[2] in CAPTURE_SLOTS
+    )
+
+
 def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> WriteResult:
     """Only what the stop checkpoint may write; anything else is refused.
     It is anchored to the files `draft.files` names, else to those the
@@ -225,6 +245,13 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
     ]
     if missing:
         raise UsageError(f"capture needs {', '.join(missing)}; copy the command the stop hook gave")
+    operation_id = draft.operation_id or ""
+    if not is_checkpoint_operation(operation_id):
+        shown = repr(operation_id[:40]) + ("..." if len(operation_id) > 40 else "")
+        raise UsageError(
+            f"capture takes an operation id the stop hook gave ({CAPTURE_OPERATION}), "
+            f"not {shown}; copy the command the stop hook gave"
+        )
     draft = draft.replace(scope="agent", source_type="agent")
     if draft.files:
         anchors = anchored(store, draft)
