@@ -27,7 +27,7 @@ PAST_ERROR = re.compile(
 CAPTURE = (
     "capture", "Never run migrations during deploys", "--event-type", "warning",
     "--ring", "scar", "--agent-profile", "claude-code", "--workflow-id", "s1",
-    "--session-id", "s1", "--operation-id", "auto-cp1-1", "--source-ref", "session:s1",
+    "--session-id", "s1", "--operation-id", "auto-0123456789ab-1", "--source-ref", "session:s1",
 )  # fmt: skip
 
 
