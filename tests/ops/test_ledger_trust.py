@@ -418,3 +418,57 @@ def test_the_ledger_never_carries_partitions_or_sensitive_memory(
     ok(alice, "sync")
     assert {e["id"] for e in ledger_entries(alice)} == {shared}
     assert "Kept to its own partition" not in (alice / LEDGER).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("copy", ["agent", "edit"])
+def test_rejecting_a_copy_of_a_persons_memory_keeps_it_in_every_clone(
+    tmp_path: Path, copy: str
+) -> None:
+    """An agent's copy of a person's memory (its own write, or a working-tree
+    edit of the person's line), rejected: the copy goes, the person's memory
+    stays writable here and is built into a fresh clone from the ledger."""
+    alice, bob, ids = team(tmp_path)
+    kept = ids["forget"]
+    text = PERSONS["forget"]
+    ok(bob, "sync")
+    if copy == "agent":
+        done = cli(bob, "--json", "remember", text, "--scope", "project", environ=AGENT_ENV)
+        assert done.code == 0, done.err
+        waiting = done.json()["id"]
+    else:
+        [line] = [e for e in ledger_entries(bob) if e.get("id") == kept]
+        edited = {**line, "ring": "scar", "updated_at": LATER, "valid_from": LATER}
+        sorted_in(bob, [json.dumps({"record": "memory", **edited})])
+        session_start(bob)
+        queue = ok(bob, "--json", "review", "list").json()["items"]
+        [waiting] = [i["id"] for i in queue if i["kind"] == "memory" and i["id"] != kept]
+    rejected = ok(bob, "review", "reject", waiting, "--reason", "a duplicate")
+    assert "an accepted memory holds the same text, so it stays writable" in rejected.out
+    assert rows_of(bob)[kept]["trust"] == "accepted"
+    assert rows_of(bob)[kept]["retired_at"] is None
+    publish(bob, "bob reviewed")
+    carol = clone(alice.parent / f"{alice.name}-hub.git", tmp_path, "carol")
+    after = rows_of(carol)
+    assert {i for i, row in after.items() if row["retired_at"] is None} >= set(ids.values())
+    assert after[kept]["summary"] == text and after[kept]["trust"] == "accepted"
+    # The text is no forgotten content anywhere: a person may write it again.
+    again = cli(carol, "--json", "remember", text)
+    assert again.code == 0 and "forgotten" not in again.err, again.err
+
+
+def test_rejecting_a_proposal_that_extends_a_persons_memory_keeps_out_only_the_proposal(
+    tmp_path: Path,
+) -> None:
+    _, bob, ids = team(tmp_path)
+    ok(bob, "sync")
+    longer = PERSONS["forget"] + ". Invoices restart at one every January"
+    done = cli(bob, "--json", "remember", longer, "--scope", "project", environ=AGENT_ENV)
+    assert done.code == 0, done.err
+    rejected = ok(bob, "review", "reject", done.json()["id"], "--reason", "wrong")
+    assert "its content is tombstoned" in rejected.out
+    # The proposal's own text stays out; the person's claim inside it does not.
+    proposed = cli(bob, "remember", longer, "--scope", "project", environ=AGENT_ENV)
+    assert proposed.code != 0 and "rejected in review" in proposed.err
+    again = cli(bob, "--json", "remember", PERSONS["forget"])
+    assert again.code == 0 and "forgotten" not in again.err, again.err
+    assert rows_of(bob)[ids["forget"]]["retired_at"] is None

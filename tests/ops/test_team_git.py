@@ -240,6 +240,18 @@ def test_a_persons_write_reaches_the_ledger_at_once(tmp_path: Path) -> None:
     assert [e["record"] for e in ledger_entries(alice)] == ["tombstone"]
 
 
+def test_a_persons_promotion_reaches_the_ledger_at_once(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    agent = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
+    done = cli(alice, "--json", "remember", "The staging database resets nightly", environ=agent)
+    assert done.code == 0, done.err
+    memory_id = done.json()["id"]
+    assert memory_id not in {e.get("id") for e in ledger_entries(alice)}  # a partition's
+    ok(alice, "promote", memory_id, "--reason", "the team needs it")
+    promoted = {e["summary"] for e in ledger_entries(alice) if e["record"] == "memory"}
+    assert promoted == {"The staging database resets nightly"}
+
+
 def test_a_store_outside_git_keeps_no_ledger(tmp_path: Path) -> None:
     root = tmp_path / "plain"
     root.mkdir()

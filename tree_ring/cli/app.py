@@ -150,6 +150,7 @@ LEDGER_WRITES = frozenset(
         "refute",
         "confirm",
         "review",
+        "promote",
         "import",
         "consolidate",
     }

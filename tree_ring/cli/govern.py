@@ -77,8 +77,10 @@ def _decision(ctx: Context, decision: review.Decision) -> int:
             return ctx.warn(decision.lingering, code="store_fault")
         return 0
     text = f"{done} {decision.id} (now {decision.trust}) by {decision.reviewed_by}"
-    if decision.decision == "reject":
+    if decision.decision == "reject" and decision.tombstoned:
         text += "; its content is tombstoned and will not be stored again"
+    elif decision.decision == "reject":
+        text += "; an accepted memory holds the same text, so it stays writable"
     if decision.superseded:
         text += f"; it supersedes {', '.join(decision.superseded)}"
     ctx.emit(data, text)

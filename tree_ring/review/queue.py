@@ -55,6 +55,7 @@ class Decision:
     superseded: tuple[str, ...] = ()  # rows retired by this approval
     request: requests.Request | None = None  # set when the decision was on a request to forget
     lingering: str | None = None  # see `correct.scrub`
+    tombstoned: bool = True  # a rejection's content kept out (not when an accepted row holds it)
 
 
 def queue(db: Db, project: str | None, reader: Identity | None = None) -> list[Waiting]:
@@ -184,7 +185,10 @@ def approve_in(
 def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Decision:
     _on_record(memory)
     coordinator.authorize(db, "review.reject", actor, memory.id)
-    keys = correct.tombstone(db, memory, "rejected", reason, actor, at)
+    # What an accepted memory also holds stays writable: rejecting an agent's
+    # copy of a person's memory rejects the copy, not the person's claim.
+    keys = tombstones.unheld(db, memory, tombstones.forget_keys(memory))
+    keys = correct.tombstone(db, memory, "rejected", reason, actor, at, keys)
     _mark(
         db,
         memory,
@@ -196,7 +200,15 @@ def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Dec
         tombstoned=keys,
         retired_at=memory.retired_at or at,
     )
-    return Decision(memory.id, "reject", "rejected", reason, actor.name, at)
+    return Decision(
+        memory.id,
+        "reject",
+        "rejected",
+        reason,
+        actor.name,
+        at,
+        tombstoned=memory.content_hash in keys,
+    )
 
 
 def dispute_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Decision:

@@ -42,7 +42,7 @@ import re
 
 from tree_ring.model import jsontext
 from tree_ring.model.errors import Conflict
-from tree_ring.model.fold import canonical, skeleton, unmarked
+from tree_ring.model.fold import canonical, searchable, skeleton, unmarked
 from tree_ring.model.record import Memory, sha256
 from tree_ring.store import rows
 
@@ -415,3 +415,47 @@ def holding(db: Db, project: str | None, hashes: Iterable[str]) -> list[Memory]:
         if memory.content_hash in wanted or not wanted.isdisjoint(forget_keys(memory)):
             found.append(memory)
     return found
+
+
+_HOLDERS = (
+    "SELECT * FROM memories WHERE project = :project AND id != :id AND retired_at IS NULL"
+    " AND redacted_at IS NULL AND trust = 'accepted'"
+    " AND (content_hash IN (SELECT value FROM json_each(:hashes)){words})"
+)
+_HOLDING_WORDS = " OR rowid IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match)"
+
+
+def unheld(db: Db, memory: Memory, hashes: Sequence[str]) -> list[str]:
+    """Of `hashes` (what forgetting or rejecting `memory` would tombstone),
+    those no other accepted, live memory of the project is written with (a
+    waiting one is a proposal: forgetting its twin still keeps it out). A tombstone
+    bearing a live memory's claim would keep that memory out of every clone
+    built from the ledger, while the clones that hold it keep it: rejecting
+    an agent's copy of a person's memory must not forget the person's.
+
+    A memory holding one of the claims holds all the words of a sentence (or
+    a whole text field) of `memory`, so the full-text index names the few
+    that can (every group's words, or the same whole content), and only
+    those have their claims computed."""
+    import re
+
+    from tree_ring.store import fts
+
+    texts = [*sentences(memory.summary), memory.summary, memory.details, *_others(memory)]
+    groups = {
+        " AND ".join(sorted({fts.quote(w) for w in re.findall(r"\w+", searchable(text).lower())}))
+        for text in texts
+    }
+    match = " OR ".join(f"({group})" for group in sorted(groups) if group)
+    params = {
+        "project": memory.project,
+        "id": memory.id,
+        "hashes": jsontext.dumps(list(hashes)),
+        "match": match,
+    }
+    held: set[str] = set()
+    wanted = set(hashes)
+    sql = _HOLDERS.format(words=_HOLDING_WORDS if match else "")
+    for row in db.execute(sql, params):
+        held.update(wanted.intersection(check_keys(rows.from_row(row))))
+    return [key for key in hashes if key not in held]

@@ -70,12 +70,21 @@ class Forgotten:
     lingering: str | None = None
 
 
-def tombstone(db: Db, memory: Memory, kind: str, reason: str, actor: Actor, at: str) -> list[str]:
-    """Tombstone what forgetting or rejecting `memory` makes unwritable; the keys."""
+def tombstone(
+    db: Db,
+    memory: Memory,
+    kind: str,
+    reason: str,
+    actor: Actor,
+    at: str,
+    keys: Sequence[str] | None = None,
+) -> list[str]:
+    """Tombstone what forgetting or rejecting `memory` makes unwritable (or
+    `keys` of it); the keys."""
     return tombstones.record(
         db,
         memory.project,
-        tombstones.forget_keys(memory),
+        tombstones.forget_keys(memory) if keys is None else keys,
         kind=kind,
         reason=reason,
         memory_id=memory.id,
