@@ -160,7 +160,12 @@ def test_an_agent_may_not_retire_what_it_did_not_write(
     from tree_ring.model.errors import Denied
 
     tune(store, input_token_budget=FOUR)
-    sources = [remember(store, identity.project, sentence(i), salience=0.9) for i in range(4)]
+    # A person's notes in the agent's own partition: its summary is accepted
+    # (one of shared rows would wait, and retire nothing), yet not the agent's to retire.
+    sources = [
+        remember(store, identity.project, sentence(i), scope="agent", agent_profile=AGENT.name)
+        for i in range(4)
+    ]
     if flag:
         with pytest.raises(Denied):
             consolidate.consolidate(

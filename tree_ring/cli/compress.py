@@ -73,6 +73,8 @@ def cmd_consolidate(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
+    # An agent's consolidation covers the rows its recall reads (`live.visible`); a person's, all.
+    reader = None if ctx.whole_project else identity
     with ctx.store(root) as store, progress.Reporter() as reporter:
         report = consolidate.consolidate(
             store,
@@ -84,6 +86,7 @@ def cmd_consolidate(ctx: Context) -> int:
             force=a.force,
             retire_sources=a.retire_sources,
             progress=reporter,
+            reader=reader,
         )
     verb = "plan for" if report.dry_run else "consolidated"
     lines = [

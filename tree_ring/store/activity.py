@@ -12,6 +12,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from tree_ring.model.identity import Identity
     from tree_ring.store.sql import Db
 
 RECENT_SQL = "SELECT seq, at, action, target, actor, origin FROM audit_log"
@@ -19,13 +20,27 @@ LAST_ENTRY_SQL = "SELECT max(seq) FROM audit_log"
 LAST_ROW_SQL = "SELECT max(rowid) FROM memories"
 
 
-def recent(db: Db, *, limit: int, until: str | None = None) -> list[dict[str, Any]]:
-    """The newest audit entries, oldest first: when, what, which id, by whom; no detail."""
+def recent(
+    db: Db, *, limit: int, until: str | None = None, reader: Identity | None = None
+) -> list[dict[str, Any]]:
+    """The newest audit entries, oldest first: when, what, which id, by whom; no
+    detail. With `reader` (an agent's identity), only the entries about a memory
+    it may read (`live.visible`), as `audit log --target` gives an agent; the
+    filter runs before the limit."""
     sql = RECENT_SQL
+    conditions: list[str] = []
     params: dict[str, Any] = {"limit": limit}
     if until is not None:
-        sql += " WHERE at <= :until"
+        conditions.append("at <= :until")
         params["until"] = until
+    if reader is not None:
+        from tree_ring.store import live
+
+        clause = live.visible(reader)
+        conditions.append(f"target IN (SELECT m.id FROM memories m WHERE {clause.sql})")
+        params.update(clause.params)
+    if conditions:
+        sql += " WHERE " + " AND ".join(conditions)
     found = db.query(sql + " ORDER BY seq DESC LIMIT :limit", params)
     return [dict(row) for row in reversed(found)]
 

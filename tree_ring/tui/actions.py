@@ -420,7 +420,9 @@ class Session:
     def _do_consolidate(self, action: Action) -> str:
         from tree_ring.upkeep import consolidate
 
-        report = consolidate.consolidate(self.store, self.project, action.args[0], actor=self.actor)
+        report = consolidate.consolidate(
+            self.store, self.project, action.args[0], actor=self.actor, reader=self.opened.reader
+        )
         written = [g for g in report.groups if g.written]
         return f"consolidated {report.period.label}: {len(written)} summaries written"
 

@@ -27,6 +27,14 @@ summary supersedes the earlier ones (`correct.supersede_in`). The summaries
 are written through the normal write path, by Tree Ring itself (origin
 `tree-ring`), all in one transaction: the plan is read inside it, so what was
 planned is what is written.
+
+A person's consolidation covers every partition. An agent's (`reader`, its
+identity) covers the rows its recall reads (`live.visible`): the shared scopes
+and its own partitions, so its plan shows no other partition's text and its
+summaries land in no other partition. A summary is the caller's write as much
+as Tree Ring's: it waits for a person whenever the caller's own write of it
+would (`admission.waiting_reason`), so an agent's summary of shared rows lands
+`pending`, as the agent's own write to a shared scope does.
 """
 
 from __future__ import annotations
@@ -36,10 +44,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from tree_ring.govern import coordinator
+from tree_ring.govern import admission, coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import SecretRefused, UsageError
-from tree_ring.model.identity import Origin
+from tree_ring.model.identity import Identity, Origin
 from tree_ring.model.record import (
     PRIVATE_SCOPES,
     SENSITIVITIES,
@@ -273,13 +281,31 @@ def build_summary(key: GroupKey, sources: Sequence[Memory], p: Period, now: str)
     )
 
 
-def _existing(db: Db, project: str, ref: str) -> list[str]:
-    clause = live.live(View(include_sensitive=True, include_unreviewed=True))
-    return consolidation.existing(db, clause, project, ref)
+def _readable(view: View, project: str, reader: Identity | None) -> live.Clause:
+    """The live rows of `view`; of them, with `reader`, those it may read in `project`."""
+    if reader is None:
+        return live.live(view)
+    return live.where(reader.replace(project=project), view)
 
 
-def plan(db: Db, project: str, p: Period, *, force: bool, now: str) -> tuple[int, list[Group]]:
-    clause = live.live(View(include_sensitive=True))
+def _existing(db: Db, project: str, ref: str, reader: Identity | None) -> list[str]:
+    view = View(include_sensitive=True, include_unreviewed=True)
+    return consolidation.existing(db, _readable(view, project, reader), project, ref)
+
+
+def plan(
+    db: Db,
+    project: str,
+    p: Period,
+    *,
+    force: bool,
+    now: str,
+    actor: Actor,
+    reader: Identity | None = None,
+) -> tuple[int, list[Group]]:
+    """The period's groups: of every partition, or of the rows `reader` may read;
+    each summary in the trust state `actor`'s own write of it would have."""
+    clause = _readable(View(include_sensitive=True), project, reader)
     found = consolidation.candidates(
         db,
         clause,
@@ -311,8 +337,15 @@ def plan(db: Db, project: str, p: Period, *, force: bool, now: str) -> tuple[int
                 trust="pending",
                 review_reason=f"consolidation reads as {summary.sensitivity}: check it first",
             )
+        # Tree Ring writes it, for the caller: what would make the caller's own
+        # write wait (an agent's into a shared scope) makes the summary wait.
+        waits = (
+            admission.waiting_reason(db, summary, actor) if summary.trust == "accepted" else None
+        )
+        if waits is not None:
+            summary = summary.replace(trust="pending", review_reason=f"consolidation {waits}")
         group.summary, group.trust = summary, summary.trust
-        group.existing = _existing(db, project, key.ref(p))
+        group.existing = _existing(db, project, key.ref(p), reader)
         if tombstones.find(db, project, tombstones.check_keys(summary)) is not None:
             group.status, group.reason = "skipped", "this exact summary was forgotten before"
         elif group.existing and not force:
@@ -339,12 +372,15 @@ def consolidate(
     force: bool = False,
     retire_sources: bool = False,
     progress: Progress | None = None,
+    reader: Identity | None = None,
 ) -> Report:
-    """Summarise the period's groups; `progress` is told the groups done of all."""
+    """Summarise the period's groups; `progress` is told the groups done of all.
+    `reader`: an agent's identity, whose consolidation covers the rows it may
+    read; None (a person's) covers every partition."""
     p = period(period_type, period_key)
     now = now_iso()
     if dry_run:
-        count, groups = plan(store.db, project, p, force=force, now=now)
+        count, groups = plan(store.db, project, p, force=force, now=now, actor=actor, reader=reader)
         if retire_sources:
             for group in groups:
                 if _retires(group, group.trust):
@@ -352,7 +388,7 @@ def consolidate(
         return Report(project, p, True, force, count, groups, retire_sources)
     writer = tree_ring_actor(actor)
     with store.write() as db:
-        count, groups = plan(db, project, p, force=force, now=now)
+        count, groups = plan(db, project, p, force=force, now=now, actor=actor, reader=reader)
         if any(g.status in ("create", "supersede") for g in groups):
             coordinator.authorize(db, "consolidate", writer, f"{project}:{p.type}:{p.key}")
         for done, group in enumerate(groups, start=1):

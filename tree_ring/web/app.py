@@ -103,7 +103,8 @@ def _report(args: argparse.Namespace, root: str, env: Mapping[str, str]) -> int:
     outputs.check_file(args.html, env)  # before any work: a mistyped path costs nothing
     with Project.open(root, env) as opened:
         project_id = opened.project_id
-        html = report.build(opened.store, project_id, now)
+        # An agent's report covers what its recall reads; a person's, every partition.
+        html = report.build(opened.store, project_id, now, reader=opened.reader)
     size = outputs.write_text(args.html, html, env)
     _emit(
         args,

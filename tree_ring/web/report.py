@@ -8,6 +8,11 @@ the clock is read only when `--now` is not given. The rings draw at most
 `CAP` marks per ring (and say so), which keeps ten thousand memories well
 under a megabyte. Tombstones are counted, never shown; recent activity is
 what the audit log says was done to which id, never its detail.
+
+A person's report covers every partition. An agent's (`reader`, its
+identity) covers what its recall reads (`live.visible`): the rings, the queue
+and the tombstones of the shared scopes and its own partitions, and the
+activity about those rows only.
 """
 
 from __future__ import annotations
@@ -28,16 +33,21 @@ CAP = 150
 ACTIVITY = 25
 
 
-def build(store: Store, project: str, now: str, *, cap: int = CAP) -> str:
-    """The report's HTML for `project` as of record time `now`."""
+def build(
+    store: Store, project: str, now: str, *, cap: int = CAP, reader: Identity | None = None
+) -> str:
+    """The report's HTML for `project` as of record time `now`: of every
+    partition, or of the rows `reader` (an agent's identity) may read."""
     db = store.db
-    identity = Identity(project)
+    mine = None if reader is None else reader.replace(project=project)
     view = View(as_of=now)
-    drawn = ring_counts.rings(db, identity, view, cap=cap)
+    drawn = ring_counts.rings(
+        db, mine or Identity(project), view, cap=cap, whole_project=mine is None
+    )
     hidden = drawn.hidden
-    queue = review.queue_size(db, project)
-    stones = forgotten.tombstone_counts(db, project, until=now)
-    recent = activity.recent(db, limit=ACTIVITY, until=now)
+    queue = review.queue_size(db, project, mine)
+    stones = forgotten.tombstone_counts(db, project, until=now, reader=mine)
+    recent = activity.recent(db, limit=ACTIVITY, until=now, reader=mine)
     label = f"The rings of {project}'s live memory as of {now}"
     body = [
         f"<h1>Tree Ring report: {markup.text(project)}</h1>",
