@@ -26,7 +26,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
-from tree_ring.store import audit, fts, fts_shadow, health, meaning, schema, settings
+from tree_ring.store import audit, fts, fts_shadow, health, layout, meaning, schema, settings
 from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.team import ledger
@@ -90,6 +90,14 @@ def check_integrity(db: Db) -> Check:
 
 
 def check_schema(db: Db) -> Check:
+    if layout.ledger_lost(db):
+        return Check(
+            "schema",
+            False,
+            "schema_migrations is missing (the record of the migrations applied); "
+            "`doctor --repair` records those whose tables are there and applies the rest",
+            True,
+        )
     pending = schema.check_version(db)  # raises SchemaTooNew for a newer store
     if pending:
         return Check(
@@ -311,12 +319,20 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
     failing = {c.name for c in found if not c.ok and c.repairable}
     done: dict[str, str] = {}
     if "schema" in failing:
+        found_ran: list[str] = []
         try:
+            if layout.ledger_lost(db):
+                found_ran = layout.ran(db)
+                layout.record_ledger(db, found_ran, now_iso())
             ran = schema.migrate(db, now_iso())  # its own transactions, one per migration
         except StoreFault as exc:
             done["schema"] = f"migration failed ({exc.detail}); restore a backup"
         else:
-            done["schema"] = f"applied {len(ran)} migration(s)"
+            recorded = f"recorded {len(found_ran)} migration(s) as applied; " if found_ran else ""
+            done["schema"] = f"{recorded}applied {len(ran)} migration(s)"
+        if layout.missing(db, schema.applied(db)):
+            # Parts of the migrations the rebuilt ledger names that are gone.
+            failing.add("tables")
     health.begin(db)
     try:
         if "tables" in failing:
