@@ -393,20 +393,26 @@ def check_ledger(root: Path, db: Db, *, repair: bool) -> Check | None:
 
 def remedy(root: Path) -> str:
     """What rebuilds a store whose pages are damaged: no row-derived repair can,
-    so the file goes aside and the rows come back from the team ledger (the
-    shared memories; a partition's rows only a backup holds), an export, or a backup."""
+    and no verb reads such a file (`export` neither), so it goes aside and the
+    rows come back from a backup, the team ledger (the shared memories; a
+    partition's rows only a backup holds), or an export made before."""
     store = project.store_path(root)
-    aside = f"move {store.parent.name}/{store.name} aside"
-    lost = "`doctor --repair` cannot rebuild damaged pages: "
+    aside = (
+        f"move {store.parent.name}/{store.name} and any {store.name}-* file beside it "
+        "aside (keep them), then "
+    )
+    lost = (
+        "`doctor --repair` cannot rebuild damaged pages and `tree-ring export` cannot read them: "
+    )
     if (store.parent / ledger.PATH).is_file():
         return (
-            f"{lost}{aside}, then `tree-ring sync` rebuilds the store from "
-            f"{store.parent.name}/{ledger.PATH} (the shared memories; lines the upstream "
-            "does not hold come back for review: `tree-ring review list`), or restore a backup"
+            f"{lost}{aside}restore a backup in its place, or run `tree-ring sync`, which "
+            f"rebuilds the store from {store.parent.name}/{ledger.PATH} (the shared memories; "
+            "lines the upstream does not hold come back for review: `tree-ring review list`)"
         )
     return (
-        f"{lost}{aside}, then `tree-ring init` and `tree-ring import FILE` from an export "
-        "(`tree-ring export`), or restore a backup"
+        f"{lost}{aside}restore a backup in its place, or run `tree-ring init` for an empty "
+        "store and `tree-ring import FILE --restore` from an export made before the damage"
     )
 
 
