@@ -107,3 +107,90 @@ def test_an_import_keeps_a_past_expiry(
     shown = run_cli("--json", "show", line["id"]).json()["memory"]
     assert shown["expires_at"] == "2020-01-01T00:00:00.000000Z"
     assert run_cli("--json", "list").json()["items"] == []  # expired: no read returns it
+
+
+# The end of a validity window already past is refused the same way: no read
+# returns a memory that is no longer valid.
+PAST_VALID_TO = re.compile(
+    r"error: valid-to 2020-01-02T00:00:00Z is in the past "
+    r"\(now \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\); "
+    r"give a later time, or leave valid-to out to keep the memory valid until it is superseded\n"
+)
+WINDOW = ("--valid-from", "2020-01-01T00:00:00Z", "--valid-to", "2020-01-02T00:00:00Z")
+
+
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ("remember", "Staging is frozen"),
+        ("remember", "Staging is frozen", "--scope", "global"),
+        ("remember", "Staging is frozen", "--override-tombstone", "--reason", "back"),
+        ("evidence", "Staging held", "--outcome", "observed", "--evidence-ref", "r1"),
+        CAPTURE,
+    ],
+)
+@pytest.mark.parametrize("window", [WINDOW, WINDOW[2:]])
+def test_a_validity_that_ended_is_refused_and_nothing_is_written(
+    run_cli: CliRunner,
+    project_root: Path,
+    project_id: str,
+    tmp_path: Path,
+    verb: tuple[str, ...],
+    window: tuple[str, ...],
+) -> None:
+    argv = [*verb, *window]
+    if verb is CAPTURE:
+        argv += ["--project", project_id]
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    result = run_cli(*argv, environ=home)
+    assert result.code == 2
+    assert PAST_VALID_TO.fullmatch(result.err), result.err
+    assert result.out == ""
+    assert count(project_root) == 0
+    assert not (tmp_path / "me").exists()
+
+
+def test_a_validity_ending_ahead_is_stored(run_cli: CliRunner) -> None:
+    result = run_cli(
+        "--json", "remember", "Staging is frozen", "--valid-from", "2020-01-01",
+        "--valid-to", "2999-01-01",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    shown = run_cli("--json", "show", result.json()["id"]).json()["memory"]
+    assert (shown["valid_from"], shown["valid_to"]) == (
+        "2020-01-01T00:00:00.000000Z",
+        "2999-01-01T00:00:00.000000Z",
+    )
+    assert [m["id"] for m in run_cli("--json", "list").json()["items"]] == [result.json()["id"]]
+
+
+def test_every_client_gets_the_validity_refusal_from_the_library(
+    store: Store, project_root: Path, project_id: str
+) -> None:
+    draft = verbs.Draft("Staging is frozen", valid_to="2020-01-02T00:00:00Z")
+    with pytest.raises(UsageError, match=r"^valid-to 2020-01-02T00:00:00Z is in the past"):
+        verbs.remember(store, draft, Identity(project_id), PERSON)
+    with (
+        Project.open(str(project_root), {}) as front,
+        pytest.raises(UsageError, match=r"^valid-to 2020-01-02T00:00:00Z is in the past"),
+    ):
+        front.remember(draft)
+    assert count(project_root) == 0
+
+
+def test_an_import_keeps_a_past_validity(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    line = {
+        "id": "mem_20200101_000000_0123456789ab",
+        "summary": "Staging was frozen for the release",
+        "valid_from": "2020-01-01T00:00:00.000000Z",
+        "valid_to": "2020-01-02T00:00:00.000000Z",
+    }
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    result = run_cli("--json", "import", str(path))
+    assert result.code == 0, result.err
+    assert result.json()["imported"] == 1
+    shown = run_cli("--json", "show", line["id"]).json()["memory"]
+    assert shown["valid_to"] == "2020-01-02T00:00:00.000000Z"

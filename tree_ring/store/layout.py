@@ -65,6 +65,18 @@ PARTS: tuple[Part, ...] = tuple(
     for part in _parts(migration, statements)
 )
 
+# What shows that a migration PARTS does not list ran: the FTS index, view or
+# meaning table it made.
+MARKS = {
+    "0006_claim_index": ("table", "claim_fts"),
+    "0010_folded_index": ("view", "memory_text"),
+    "0012_meaning": ("table", "memory_meaning"),
+    "0013_meaning_source": ("table", "meaning_source"),
+}
+# Migrations that make nothing to see, and do nothing when run again on a
+# store they have already brought up to date.
+AGAIN = ("0014_meaning_recoded",)
+
 # The table that is the truth: nothing rebuilds it.
 TRUTH = "memories"
 # The summary tree's tables: derived from the memories, so rebuilt from them.
@@ -108,3 +120,48 @@ def clear_tree(db: Db) -> None:
     """Empty the summary tree's tables, for `tree/repair.py` to build again."""
     for table in TREE:
         db.execute(f"DELETE FROM {table}")
+
+
+def _objects(db: Db) -> set[tuple[str, str]]:
+    return {
+        (str(row[0]), str(row[1])) for row in db.execute("SELECT type, name FROM sqlite_master")
+    }
+
+
+def ledger_lost(db: Db) -> bool:
+    """The migrations' ledger (`schema_migrations`) is gone from a store that
+    holds its memories: migrating would run the first migration again, over
+    tables that are there."""
+    have = _objects(db)
+    return ("table", "schema_migrations") not in have and ("table", TRUTH) in have
+
+
+def ran(db: Db) -> list[str]:
+    """The migrations a store without its ledger had applied, in order: each
+    of whose objects the store holds one. A migration commits whole with its
+    ledger row, so one object shows it ran; any other of its objects dropped
+    since is the tables check's to make again. Those in `AGAIN` are left to run."""
+    have = _objects(db)
+    made: dict[str, bool] = {}
+    for part in PARTS:
+        made[part.migration] = made.get(part.migration, False) or (part.kind, part.name) in have
+    for migration, mark in MARKS.items():
+        made[migration] = mark in have
+    return [name for name, _ in schema.MIGRATIONS if made.get(name, False)]
+
+
+def record_ledger(db: Db, names: list[str], now: str) -> None:
+    """Make the ledger again, holding `names` as applied `now`, in a
+    transaction of its own (as each migration is)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(schema.LEDGER)
+        db.executemany(
+            "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
+            [(name, now) for name in names],
+        )
+        db.execute(f"PRAGMA user_version = {len(names)}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise

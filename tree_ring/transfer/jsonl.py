@@ -10,7 +10,9 @@ line is checked as strictly as a write: a memory by validation and the
 guard, a tombstone by shape and the guard. What a file says of a row's
 trust, origin and review is kept only as a claim (the row's origin is the
 import), unless a person restores their own export (`restore`): their word
-for the file, as `--replace-existing` is for the rows it replaces. An
+for the file, as `--replace-existing` is for the rows it replaces; but not
+for content this store forgot, which a row's re-admission brings back only
+pending, for a person's review here (`_Writer._readmitted`). An
 agent's tombstone lines are claims as well (`stone_lines.as_claims`): one
 naming a stored memory becomes a request to forget it.
 
@@ -410,8 +412,9 @@ def import_lines(
     file's rows are compared with. `global_rows` picks rows by scope.
 
     `restore` is a person's word that the file is their own export: its rows
-    keep the trust, origin and review they name, and their re-admissions. An
-    agent's is refused, whatever it holds."""
+    keep the trust, origin and review they name, and their re-admissions
+    (those of content this store forgot wait for review). An agent's is
+    refused, whatever it holds."""
     if restore and actor.origin.is_agent:
         raise Denied(
             f"--restore is a person's decision: {actor.origin.kind} may not vouch for a "
@@ -449,16 +452,22 @@ def import_lines(
     with bulk.page_cache(store.db, CACHE_KIB), store.write() as db:
         decision = None if dry_run else coordinator.decide(db, "import", actor, "")
         writing = decision is None or decision.allowed
+        brought: frozenset[str] = frozenset()
         if writing:
             if actor.origin.is_agent:
                 stones = stone_lines.as_claims(db, stones, actor, report.requested)
+            # The file's own tombstones are not what this store forgot: a
+            # restore re-admits what they hold as the file says (`_readmitted`).
+            hashes = [stone["content_hash"] for stone in stones]
+            brought = frozenset(hashes) - tombstones.held(db, into or project, hashes)
             tombstones.record_absent(db, map(stone_lines.VALUES, stones))
             if stones:
                 # Named in the log like every tombstone (see audit.verify).
-                detail = {"tombstones": [stone["content_hash"] for stone in stones]}
+                detail = {"tombstones": hashes}
                 audit.append(db, import_actor, "tombstone", "import", detail)
         ids = _Ids()
         writer = _Writer(db, import_actor, report, skip=skip_invalid)
+        writer.brought = brought
         if replace_existing:
             # A person's decision: the file's rows take the place of the
             # stored rows with their ids, authorized as the import is.
@@ -518,6 +527,8 @@ class _Writer:
         # The line each memory id of this file was first written from: a later
         # line with the same id and other content is the file's own mistake.
         self.lines: dict[str, int] = {}
+        # The tombstone keys this import recorded that the store did not hold.
+        self.brought: frozenset[str] = frozenset()
 
     def write(self, chunk: list[_Parsed]) -> None:
         # Rows that keep their trust skip governance, and so go in as a bulk
@@ -565,15 +576,17 @@ class _Writer:
 
     def _readmitted(self, item: _Parsed, memory: Memory, readmission: dict[str, Any]) -> None:
         """A row a person re-admitted, written over the tombstones its
-        re-admission names, which is recorded here as it was there."""
+        re-admission names, which is recorded here as it was there; content
+        this store forgot itself waits for a person's review (`waiting_here`)."""
         keys = frozenset(readmission["overrides"])
+        waiting = readmit.waiting_here(self.db, memory, readmission, self.brought)
         try:
             [result] = pipeline.insert_prepared_many(
                 self.db,
-                [memory],
+                [waiting or memory],
                 self.actor,
                 action="import",
-                admit=not item.keep_trust,
+                admit=not item.keep_trust and waiting is None,
                 search=self.search,
                 overriding=keys,
             )

@@ -26,7 +26,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
-from tree_ring.store import audit, fts, fts_shadow, health, meaning, schema, settings
+from tree_ring.store import audit, fts, fts_shadow, health, layout, meaning, schema, settings
 from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.team import ledger
@@ -90,6 +90,14 @@ def check_integrity(db: Db) -> Check:
 
 
 def check_schema(db: Db) -> Check:
+    if layout.ledger_lost(db):
+        return Check(
+            "schema",
+            False,
+            "schema_migrations is missing (the record of the migrations applied); "
+            "`doctor --repair` records those whose tables are there and applies the rest",
+            True,
+        )
     pending = schema.check_version(db)  # raises SchemaTooNew for a newer store
     if pending:
         return Check(
@@ -311,12 +319,20 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
     failing = {c.name for c in found if not c.ok and c.repairable}
     done: dict[str, str] = {}
     if "schema" in failing:
+        found_ran: list[str] = []
         try:
+            if layout.ledger_lost(db):
+                found_ran = layout.ran(db)
+                layout.record_ledger(db, found_ran, now_iso())
             ran = schema.migrate(db, now_iso())  # its own transactions, one per migration
         except StoreFault as exc:
             done["schema"] = f"migration failed ({exc.detail}); restore a backup"
         else:
-            done["schema"] = f"applied {len(ran)} migration(s)"
+            recorded = f"recorded {len(found_ran)} migration(s) as applied; " if found_ran else ""
+            done["schema"] = f"{recorded}applied {len(ran)} migration(s)"
+        if layout.missing(db, schema.applied(db)):
+            # Parts of the migrations the rebuilt ledger names that are gone.
+            failing.add("tables")
     health.begin(db)
     try:
         if "tables" in failing:
@@ -377,20 +393,26 @@ def check_ledger(root: Path, db: Db, *, repair: bool) -> Check | None:
 
 def remedy(root: Path) -> str:
     """What rebuilds a store whose pages are damaged: no row-derived repair can,
-    so the file goes aside and the rows come back from the team ledger (the
-    shared memories; a partition's rows only a backup holds), an export, or a backup."""
+    and no verb reads such a file (`export` neither), so it goes aside and the
+    rows come back from a backup, the team ledger (the shared memories; a
+    partition's rows only a backup holds), or an export made before."""
     store = project.store_path(root)
-    aside = f"move {store.parent.name}/{store.name} aside"
-    lost = "`doctor --repair` cannot rebuild damaged pages: "
+    aside = (
+        f"move {store.parent.name}/{store.name} and any {store.name}-* file beside it "
+        "aside (keep them), then "
+    )
+    lost = (
+        "`doctor --repair` cannot rebuild damaged pages and `tree-ring export` cannot read them: "
+    )
     if (store.parent / ledger.PATH).is_file():
         return (
-            f"{lost}{aside}, then `tree-ring sync` rebuilds the store from "
-            f"{store.parent.name}/{ledger.PATH} (the shared memories; lines the upstream "
-            "does not hold come back for review: `tree-ring review list`), or restore a backup"
+            f"{lost}{aside}restore a backup in its place, or run `tree-ring sync`, which "
+            f"rebuilds the store from {store.parent.name}/{ledger.PATH} (the shared memories; "
+            "lines the upstream does not hold come back for review: `tree-ring review list`)"
         )
     return (
-        f"{lost}{aside}, then `tree-ring init` and `tree-ring import FILE` from an export "
-        "(`tree-ring export`), or restore a backup"
+        f"{lost}{aside}restore a backup in its place, or run `tree-ring init` for an empty "
+        "store and `tree-ring import FILE --restore` from an export made before the damage"
     )
 
 

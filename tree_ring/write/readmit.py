@@ -30,7 +30,7 @@ from typing import Any
 
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Denied, UsageError
-from tree_ring.model.record import Memory, compiled_patterns, parse_time
+from tree_ring.model.record import MAX_REF, Memory, compiled_patterns, parse_time
 from tree_ring.store import audit, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -113,6 +113,26 @@ def parse_carried(value: Any) -> dict[str, Any] | None:
         "reason": correct.check_reason(str(data.get("reason") or "")),
         "overrides": sorted(set(hashes)),
     }
+
+
+def waiting_here(
+    db: Db, memory: Memory, readmission: dict[str, Any], brought: frozenset[str]
+) -> Memory | None:
+    """A carried re-admission of content this store forgot itself: the row
+    as it waits, pending, for a person's review here; None when none of its
+    keys is tombstoned here but by what the same import `brought` (the
+    tombstones of the file it came with). A file vouches for where it was
+    written, never for what was forgotten here."""
+    checked = [key for key in tombstones.check_keys(memory) if key not in brought]
+    if not tombstones.held(db, memory.project or "", checked):
+        return None
+    why = "forgotten here, and re-admitted where it was exported by {by}: {reason}"
+    return memory.replace(
+        trust="pending",
+        reviewed_by=None,
+        reviewed_at=None,
+        review_reason=why.format_map(readmission)[:MAX_REF],
+    )
 
 
 def take_carried(db: Db, actor: Actor, memory_id: str, readmission: dict[str, Any]) -> None:

@@ -82,6 +82,7 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
             said[spec.name] = parse_time(raw, spec.name.replace("_", "-")) if raw else None
     said["valid_from"] = said["valid_from"] or now
     check_expiry(said["expires_at"], now)
+    check_valid_to(said["valid_to"], now)
     # Where the claim comes from, as the environment says: an agent's memory
     # is never labelled as a person's manual note.
     if said["source_type"] == "manual" and actor.origin.is_agent:
@@ -115,13 +116,27 @@ def check_expiry(expires_at: str | None, now: str) -> None:
         )
 
 
+def check_valid_to(valid_to: str | None, now: str) -> None:
+    """Refuse the end of a validity window that has already passed, as an
+    expiry is refused (`check_expiry`): no read returns a memory no longer
+    valid. An import keeps an export's past window as it is."""
+    if valid_to is not None and valid_to <= now:
+        raise UsageError(
+            f"valid-to {valid_to[:19]}Z is in the past (now {now[:19]}Z); give a later time, "
+            "or leave valid-to out to keep the memory valid until it is superseded"
+        )
+
+
 def check_draft(draft: Draft) -> None:
     """Refuse what a draft can be refused for before any store is opened (a
     global memory's opens, and may create, the person's user store): its
-    files, and an expiry already past."""
+    files, and an expiry or a validity's end already past."""
     check_files(draft)
+    now = now_iso()
     if draft.expires_at:
-        check_expiry(parse_time(draft.expires_at, "expires-at"), now_iso())
+        check_expiry(parse_time(draft.expires_at, "expires-at"), now)
+    if draft.valid_to:
+        check_valid_to(parse_time(draft.valid_to, "valid-to"), now)
 
 
 def check_files(draft: Draft) -> None:
