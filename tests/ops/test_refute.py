@@ -166,3 +166,48 @@ def test_the_cli_refutes_as_the_harness_says(project_root: Path, run_cli: CliRun
     assert unknown.code == 1 and unknown.err.startswith("error: no memory")
     blank = run_cli("refute", stored, "--reason", "")
     assert blank.code == 2 and "reason is required" in blank.err
+
+
+FORGOTTEN = "The lima subsystem handles limaware routing for every tenant"
+
+
+@pytest.mark.parametrize(
+    ("reason", "why"),
+    [
+        ("retries moved; also Zoe has HIV", "health information"),
+        (f"{FORGOTTEN}; retries moved to the job queue", "content this project forgot"),
+    ],
+)
+def test_an_agents_reason_that_every_brief_shows_is_held_to_what_text_is(
+    store: Store, project_id: str, reason: str, why: str
+) -> None:
+    """A refutation's reason is shown in every brief, a request's in the
+    review queue: neither may read as sensitive or hold forgotten text."""
+    gone = seed(store, project_id, FORGOTTEN)
+    correct.forget(store, gone, mode="delete", reason="gone", actor=PERSON)
+    wrong = seed(store, project_id, "Retries live in src/billing/retry.py")
+    with pytest.raises(UsageError, match=why):
+        refute.refute(store, wrong, reason=reason, actor=CODEX)
+    with pytest.raises(UsageError, match=why):
+        correct.forget(store, wrong, mode="delete", reason=reason, actor=CODEX)
+    memory = rows.get(store.db, wrong)
+    assert (memory.trust, memory.review_reason) == ("accepted", None)
+    assert refutations.find(store.db, [wrong]) == {}
+    assert {w.memory.id for w in queue.queue(store.db, project_id)} == set()
+    # A person's own words are theirs: a person's refutation retires, and shows nowhere.
+    done = refute.refute(store, wrong, reason=reason, actor=PERSON)
+    assert done.retired
+
+
+def test_a_reason_that_quotes_what_is_forgotten_later_is_withheld_from_the_brief(
+    store: Store, project_id: str
+) -> None:
+    quoted = seed(store, project_id, FORGOTTEN)
+    wrong = seed(store, project_id, "Deploys go out on Tuesdays after the standup")
+    refute.refute(store, wrong, reason=f"{FORGOTTEN}; deploys moved", actor=CODEX)
+    assert FORGOTTEN in brief_text(store, project_id)
+    correct.forget(store, quoted, mode="delete", reason="gone", actor=PERSON)
+    text = brief_text(store, project_id)
+    assert "limaware" not in text
+    [line] = [line for line in text.splitlines() if wrong in line]
+    assert "(disputed by codex; its reason is withheld: `tree-ring review list`)" in line

@@ -213,9 +213,12 @@ def origin_label(memory: Memory) -> str:
     return label
 
 
-def disputed_mark(origin: str, reason: str) -> str:
-    """` (disputed by ORIGIN: REASON)`, the reason cut to one short line."""
+def disputed_mark(origin: str, reason: str, *, withheld: bool = False) -> str:
+    """` (disputed by ORIGIN: REASON)`, the reason cut to one short line; a
+    reason that may not be shown (`govern/reasons.py`) is named, not shown."""
     who = _label_part(origin, 32)
+    if withheld:
+        return f" (disputed by {who}; its reason is withheld: `tree-ring review list`)"
     return f" (disputed by {who}: {_clip(no_fence(one_line(reason)), DISPUTED_REASON)})"
 
 
@@ -388,7 +391,18 @@ def disputed_marks(store: Store, memories: Sequence[Memory]) -> dict[str, str]:
     from tree_ring.store import refutations
 
     found = refutations.find(store.db, disputed)
-    return {key: disputed_mark(r.origin, r.reason) for key, r in found.items()}
+    if not found:
+        return {}
+    from tree_ring.govern import reasons
+
+    shown = {m.id: m for m in memories}
+    return {
+        key: disputed_mark(r.origin, r.reason)
+        if reasons.problem(store.db, shown[key].project or "", r.reason, shown[key].sensitivity)
+        is None
+        else disputed_mark(r.origin, "", withheld=True)
+        for key, r in found.items()
+    }
 
 
 def stale_marks(store: Store, memories: Sequence[Memory], view: View | None) -> dict[str, str]:

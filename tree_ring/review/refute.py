@@ -19,8 +19,9 @@ memory, or one already disputed, is a one-line error.
 
 from __future__ import annotations
 
+from tree_ring.govern import reasons
 from tree_ring.model.actor import Actor
-from tree_ring.model.errors import Conflict
+from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import now_iso
@@ -63,6 +64,11 @@ def refute(
             raise Conflict(
                 f"{memory.id} is already disputed ({(memory.review_reason or '')[:120]}); "
                 "it waits for a person (`tree-ring review list`)"
+            )
+        problem = reasons.problem(db, memory.project or "", text, memory.sensitivity)
+        if problem is not None:
+            raise UsageError(
+                f"the reason is shown in every brief, and {problem}; give the reason without it"
             )
         by = actor.origin.kind
         rows.update(

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tree_ring import guard
-from tree_ring.govern import admission, coordinator
+from tree_ring.govern import admission, coordinator, reasons
 from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, UsageError
@@ -143,6 +143,12 @@ def forget(
                 reader = Identity(memory.project or "", actor.name, session, session)
             if not _sees(db, reader, memory_id):
                 raise rows.not_found(memory_id)
+            problem = reasons.problem(db, memory.project or "", reason, memory.sensitivity)
+            if problem is not None:
+                raise UsageError(
+                    f"the reason is shown to whoever reviews the request, and {problem}; "
+                    "give the reason without it"
+                )
             request = requests.ask(db, memory, mode, reason, actor, now)
             return Forgotten(memory_id, mode, reason, request=request)
         forget_in(db, memory, mode, reason, actor, now)
