@@ -263,6 +263,25 @@ def new_memory_id(moment: datetime | None = None) -> str:
     return f"mem_{stamp}_{os.urandom(6).hex()}"
 
 
+_HEX = frozenset("0123456789abcdef")
+
+
+def generated_id(memory_id: str) -> bool:
+    """Whether `memory_id` has the shape `new_memory_id` gives (a time and 12
+    hex digits), so it names nothing; any other id is a name a file chose."""
+    parts = memory_id.split("_")
+    return (
+        len(parts) == 4
+        and parts[0] == "mem"
+        and len(parts[1]) == 8
+        and len(parts[2]) == 6
+        and (parts[1] + parts[2]).isascii()
+        and (parts[1] + parts[2]).isdigit()
+        and len(parts[3]) == 12
+        and _HEX.issuperset(parts[3])
+    )
+
+
 def canonical_json(value: Any) -> str:
     """The one serialisation used for anything that is hashed."""
     return jsontext.canonical(value)
@@ -499,6 +518,9 @@ class Memory(Frozen, kw_only=True):
             fields["session_id"] = self.session_id
         if self.operation_id:
             fields["operation_id"] = self.operation_id
+        # An imported file or a ledger line names its own ids: a name like any other.
+        if self.id and not generated_id(self.id):
+            fields["id"] = self.id.removeprefix("mem_")  # the rest stands alone
         # Fields a caller or an imported file can fill that are not the claim:
         # guarded all the same, since any of them is stored, exported and shown.
         if self.source_type:

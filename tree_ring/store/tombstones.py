@@ -43,7 +43,7 @@ import re
 from tree_ring.model import jsontext
 from tree_ring.model.errors import Conflict
 from tree_ring.model.fold import canonical, searchable, skeleton, unmarked
-from tree_ring.model.record import Memory, sha256
+from tree_ring.model.record import Memory, generated_id, sha256
 from tree_ring.store import rows
 
 # Types only: the SessionStart hook loads this module to hide what a project
@@ -347,7 +347,11 @@ def _names(memory: Memory) -> list[str]:
     but a write is checked over them as over its text, so forgotten words
     cannot come back as a name, in any spelling ("deploy-only-from-main")."""
     names = (memory.agent_profile, memory.workflow_id, memory.session_id, memory.operation_id)
-    return [name for name in names if name and not name.isalnum()]
+    found = [name for name in names if name and not name.isalnum()]
+    # A file's own id ("mem_<forgotten words>"), not one Tree Ring made.
+    if memory.id and not generated_id(memory.id):
+        found.append(memory.id.removeprefix("mem_"))
+    return found
 
 
 def check_keys(memory: Memory) -> list[str]:
