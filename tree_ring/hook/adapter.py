@@ -115,6 +115,43 @@ def usable_session_id(text: str) -> bool:
     )
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+# Where a UUID's dashes fall: both harnesses send UUIDs as session and turn ids.
+_UUID_DASHES = (8, 13, 18, 23)
+
+
+def is_uuid(text: str) -> bool:
+    """Whether `text` is a UUID as text (8-4-4-4-12 hex digits), without re."""
+    return len(text) == 36 and all(
+        (char == "-") if at in _UUID_DASHES else (char in _HEX) for at, char in enumerate(text)
+    )
+
+
+def check_ids(event: HookEvent) -> None:
+    """Refuse a call whose ids read as a secret, as an unusable id is refused.
+
+    The session id names the state and changed-files files beside the
+    receipts, and goes into the usage log, the sessions map and the
+    checkpoint's command; the turn id is kept in the session's state; a
+    subagent's type names its partition. A secret there would be written out
+    in all of them. Both harnesses send UUIDs, which the guard never reads as a
+    secret, so only other text loads the guard: a hook's usual call imports
+    nothing more. The message names the rule, never the text.
+    """
+    ids = [("session_id", event.session_id), ("turn_id", event.turn_id)]
+    if event.is_subagent:
+        ids.append(("agent_type", event.agent_type))
+    texts = [(key, text) for key, text in ids if text and not is_uuid(text)]
+    if not texts:
+        return
+    from tree_ring.guard import find_secret
+
+    for key, text in texts:
+        rule = find_secret(text)
+        if rule is not None:
+            raise Refused(f"payload field {key} reads as a secret ({rule}); nothing recorded")
+
+
 def replace_runs(text: str, allowed: frozenset[str], replacement: str) -> str:
     """`text` with each run of characters not in `allowed` replaced by `replacement`."""
     out: list[str] = []
@@ -320,9 +357,11 @@ def respond(
     root = find_root_str(event.cwd)
     if root is None:
         return None  # not a Tree Ring project: stay silent
-    # A linked .tree-ring, store or receipt: refused before anything is read
-    # or written (the fail-open boundary turns it into one stderr line).
+    # A linked .tree-ring, store or receipt, or an id that reads as a secret:
+    # refused before anything is read or written (the fail-open boundary turns
+    # it into one stderr line).
     check_tree(root)
+    check_ids(event)
     project_id = load_project_id(root)
     if event.event in START_EVENTS:
         from tree_ring.api.project import Project
