@@ -80,10 +80,11 @@ def test_each_page_says_where_a_ledger_line_came_from(tmp_path: Path) -> None:
 
 
 def test_a_hostile_author_is_escaped_spelled_out_and_kept_on_one_line(tmp_path: Path) -> None:
-    # Git keeps escapes and a right-to-left override in a name; `<`, `>` and a
-    # newline only a store edited by hand can hold.
+    # Git keeps escapes and a right-to-left override in a name, which a sync
+    # drops as it reads the author; they, `<`, `>` and a newline only a store
+    # edited by hand (or kept before) can hold.
     scene = team(tmp_path, author="Eve \x1b[31mred\x1b[0m \u202eexe.txt")
-    blamed = f"commit {scene.commit[:7]} by Eve U+001B[31mredU+001B[0m U+202Eexe.txt"
+    blamed = f"commit {scene.commit[:7]} by Eve [31mred[0m exe.txt"
     assert notes(pages(scene)["upstream"]) == [
         f"from the team ledger: {blamed} &lt;alice@example.com&gt; (upstream origin/main)"
     ]

@@ -25,7 +25,7 @@ from tree_ring.model.record import Memory, sha256
 from tree_ring.store import ledger_rows
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger_delta
-from tree_ring.team.upstream import UPSTREAM, WORKING_TREE, Provenance
+from tree_ring.team.upstream import UPSTREAM, WORKING_TREE, Provenance, withheld_author
 
 MAX_REASON = 1_000
 # Fields whose change a rewrite claim names for the reviewer.
@@ -90,6 +90,9 @@ def of(db: Db, subjects: Iterable[str]) -> dict[str, dict[str, Any]]:
     found = ledger_rows.provenance_of(db, wanted)
     out: dict[str, dict[str, Any]] = {}
     for subject, source, commit, author, ref in found:
+        # A row kept before authors were checked as they are read from git
+        # (`safe_author`); the characters it holds each client escapes (`said`).
+        author = withheld_author(str(author)) if author else None
         said = Provenance(str(source), commit, author, ref)
         out[str(subject)] = {
             "source": said.source,

@@ -171,8 +171,7 @@ def parse_blame(out: bytes) -> dict[bytes, tuple[str, str]]:
     commit, name, mail = "", "", ""
     for piece in out.split(b"\n"):
         if piece.startswith(b"\t"):
-            author = f"{name} {mail}".strip()
-            found.setdefault(piece[1:], (commit, author))
+            found.setdefault(piece[1:], (commit, safe_author(f"{name} {mail}")))
         elif piece.startswith(b"author "):
             name = piece[7:].decode("utf-8", "replace")
         elif piece.startswith(b"author-mail "):
@@ -180,6 +179,24 @@ def parse_blame(out: bytes) -> dict[bytes, tuple[str, str]]:
         elif len(piece) >= 40 and b" " in piece and _is_hex(piece[:40]):
             commit = piece[:40].decode("ascii")
     return found
+
+
+def safe_author(text: str) -> str:
+    """A commit's author as Tree Ring keeps it: on one line, without control
+    or invisible characters, and withheld whole when it reads as a secret.
+    Anyone who commits chooses what git records as their name and email, and
+    the store, `show` and the review queue repeat it."""
+    from tree_ring.model.text import one_line
+
+    return withheld_author(one_line(text))
+
+
+def withheld_author(text: str) -> str:
+    """`text`, or the guard's placeholder when it reads as a secret."""
+    from tree_ring.guard import find_secret
+    from tree_ring.guard.messages import BARE
+
+    return BARE if find_secret(text) is not None else text
 
 
 def _is_hex(text: bytes) -> bool:
