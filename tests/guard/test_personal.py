@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tree_ring.guard import personal
+from tree_ring.guard import classify, personal
 
 
 def _reference_luhn(digits: str) -> bool:
@@ -240,3 +240,70 @@ def test_iban_length_of_every_country_exactly(country: str, size: int) -> None:
     assert personal._iban(_with_checksum(country, size))  # pyright: ignore[reportPrivateUsage]
     assert not personal._iban(_with_checksum(country, size - 1))  # pyright: ignore[reportPrivateUsage]
     assert not personal._iban(_with_checksum(country, size + 1))  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("span", "valid"),
+    [
+        ("national insurance number AB 12 34 56 C", True),
+        ("NINO: AB123456C", True),
+        ("NI number ce-12-34-56-d", True),
+        ("NINO: AB123456E", False),  # the last letter is A to D
+        ("NINO: QQ123456C", False),  # HMRC's own example: Q is never first
+        ("NINO: DA123456C", False),  # D is never first
+        ("NINO: AO123456C", False),  # O is never second
+        ("NINO: GB123456A", False),  # a prefix never issued
+        ("NINO: ZZ123456A", False),
+        ("NINO: AB12345C", False),  # five digits
+    ],
+)
+def test_national_insurance_prefix_rules(span: str, valid: bool) -> None:
+    assert personal._national_insurance(span) is valid  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("span", "valid"),
+    [
+        ("driver license D1234567", True),
+        ("driving licence number MORGA753116SM9IJ", True),
+        ("DL# 123-456-789", True),
+        ("DL: 987654321", True),
+        ("DL number 987654321", True),
+        ("DL 987654321", False),  # "DL" alone also means download
+        ("dl# 987654321", False),
+        ("driver license D1234", False),  # four digits
+        ("driver license 12345678901234567890X", False),  # 21 characters
+    ],
+)
+def test_driver_licence_needs_its_label_and_five_digits(span: str, valid: bool) -> None:
+    assert personal._driver_licence(span) is valid  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("national insurance number AB 12 34 56 C", "personal_identifier"),
+        ("her NI number is JH 45 67 89 B", "personal_identifier"),
+        ("NINO: AB123456C", "personal_identifier"),
+        ("National Insurance No. CE-12-34-56-A", "personal_identifier"),
+        ("driver license D1234567", "personal_identifier"),
+        ("driving licence number MORGA753116SM9IJ", "personal_identifier"),
+        ("DL# 123-456-789", "personal_identifier"),
+        ("driver's license: A123-4567-8901", "personal_identifier"),
+        ("Drivers licence no 12345678", "personal_identifier"),
+        ("NI number QQ123456C", "normal"),  # HMRC's example, never issued
+        ("the license is MIT", "normal"),
+        ("driver version 1234567", "normal"),
+        ("NI", "normal"),
+        ("the NI number field is validated server side", "normal"),
+        ("AB123456C is the part number", "normal"),  # no label
+        ("DL 1234567", "normal"),
+        ("dl 12345678 bytes", "normal"),
+        ("driver license 2024", "normal"),
+        ("driving licence for 12 years", "normal"),
+        ("driver license check passed in 1234567 ms", "normal"),
+        ("license number 12345678", "normal"),  # a software licence
+    ],
+)
+def test_uk_national_insurance_and_driver_licence_classify(text: str, category: str) -> None:
+    assert classify(text) == category

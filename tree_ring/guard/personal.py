@@ -162,6 +162,45 @@ def _passport(span: str) -> bool:
     return len(_digits(number)) >= 5
 
 
+# HMRC never issues these letters first or second, nor these prefixes; its own
+# examples ("QQ 12 34 56 C") use them so they can belong to no one.
+_NINO_NOT_FIRST = frozenset("DFIQUV")
+_NINO_NOT_SECOND = frozenset("DFIOQUV")
+_NINO_NOT_PREFIX = frozenset({"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"})
+_NINO_TEXT = r"(?<![A-Za-z0-9])([A-Za-z]{2})[ -]?[0-9]{2}[ -]?[0-9]{2}[ -]?[0-9]{2}[ -]?[A-Da-d]$"
+
+
+def _national_insurance(span: str) -> bool:
+    """A UK National Insurance number whose prefix HMRC could have issued."""
+    match = text_pattern(_NINO_TEXT).search(span.rstrip())
+    if match is None:
+        return False
+    prefix = match.group(1).upper()
+    return (
+        prefix[0] not in _NINO_NOT_FIRST
+        and prefix[1] not in _NINO_NOT_SECOND
+        and prefix not in _NINO_NOT_PREFIX
+    )
+
+
+# The label, then a number word and a verb, then the value (the rest of the span).
+_LICENCE_LABEL = r"(?i:licen[cs]e|\bdl)(?:\W+(?i:number|no|num|nr|id)\b)?(?:\W+(?i:is|was|are)\b)?"
+# "DL" alone also abbreviates "download"; as a licence it is written "DL#",
+# "DL:" or "DL number".
+_DL_WRITTEN = r"\bDL(?:\s*[#:]|\s+(?i:number|no|num|nr)\b)"
+
+
+def _driver_licence(span: str) -> bool:
+    """A licence number: 6 to 20 letters and digits, at least five of them digits."""
+    label = text_pattern(_LICENCE_LABEL).search(span)
+    if label is None:
+        return False
+    if label.group()[:1] in "dD" and text_pattern(_DL_WRITTEN).search(span) is None:
+        return False
+    value = "".join(c for c in span[label.end() :] if c.isalnum())
+    return 6 <= len(value) <= 20 and len(_digits(value)) >= 5
+
+
 def _bank_account(span: str) -> bool:
     return 6 <= len(_digits(_after_label(span))) <= 20
 
@@ -312,6 +351,34 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
         "personal_identifier",
         [rb"passport(?: +(?:number|no|num|nr|id))?" + _IS + rb" +(?=[a-z]{0,4}[0-9])[a-z0-9]{6,9}"],
         _passport,
+    ),
+    # A UK National Insurance number only counts after its label: two letters,
+    # six digits and a letter A-D also spell part numbers and codes.
+    words_rule(
+        "uk-national-insurance",
+        "personal_identifier",
+        _each(
+            (
+                rb"national +insurance(?: +(?:number|no|num|nr))?",
+                rb"ni +(?:number|no|num|nr)",
+                rb"nino",
+            ),
+            _IS + rb" +[a-z]{2} *[0-9]{2} *[0-9]{2} *[0-9]{2} *[a-d]",
+        ),
+        _national_insurance,
+    ),
+    # A driving licence number after its label, mostly digits ("driver version
+    # 1234567" and "the license is MIT" name no licence of a person's).
+    words_rule(
+        "driver-licence",
+        "personal_identifier",
+        _each(
+            (rb"drivers?(?: s)? +licen[cs]e", rb"driving +licen[cs]e", rb"dl"),
+            rb"(?: +(?:number|no|num|nr|id))?"
+            + _IS
+            + rb" +(?=[a-z]{0,6}[0-9])[a-z0-9]{1,20}(?: +[0-9]{1,12}){0,4}",
+        ),
+        _driver_licence,
     ),
     # A labelled phone number in a shape phones are written in.
     words_rule(

@@ -16,6 +16,7 @@ Every validator also lets through vendors' documented example keys
 
 from __future__ import annotations
 
+from tree_ring.guard.key_bodies import KEY_BODY_RULES
 from tree_ring.guard.rule import SECRET, Rule, rule, table, text_pattern
 from tree_ring.guard.token_family import tokens
 from tree_ring.guard.values import (
@@ -122,6 +123,8 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         context=48,
         heads=(b"-----BEGIN ", b"---- BEGIN SSH2"),
     ),
+    # The same keys without their armour (`key_bodies`).
+    KEY_BODY_RULES,
     tokens(
         "putty-private-key",
         None,
