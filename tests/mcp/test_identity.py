@@ -146,3 +146,14 @@ def test_the_session_prefers_the_environment_then_the_calls_meta() -> None:
 def test_an_unusable_session_id_is_refused_not_guessed(bad: object) -> None:
     with pytest.raises(UsageError, match="session id"):
         identity.session_of({}, {"sessionId": bad})
+
+
+def test_a_session_id_that_reads_as_a_secret_is_refused() -> None:
+    token = "ghp_pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
+    for key in ("sessionId", "threadId"):
+        with pytest.raises(UsageError, match="reads as a secret") as refused:
+            identity.session_of({}, {key: token})
+        assert token not in str(refused.value)
+    assert identity.session_of({}, {"sessionId": "019a2276-9930-7213-b888-2278fb11fbb4"}) == (
+        "019a2276-9930-7213-b888-2278fb11fbb4"
+    )

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from tree_ring import guard
 from tree_ring.model import project, sessions
 from tree_ring.model.errors import NoStore, UsageError
 from tree_ring.model.identity import Identity, Origin, harness_origin
@@ -87,6 +88,12 @@ def session_of(environ: Mapping[str, str], meta: Mapping[str, Any]) -> str | Non
         if not isinstance(value, str) or not SESSION_ID.fullmatch(value):
             raise UsageError(
                 "the client sent a session id Tree Ring cannot use; "
+                "restart the session or report it to the harness"
+            )
+        # It names files and partitions and is shown: never a secret (the hook's rule).
+        if guard.find_secret(value) is not None:
+            raise UsageError(
+                "the client sent a session id that reads as a secret; "
                 "restart the session or report it to the harness"
             )
         return value
