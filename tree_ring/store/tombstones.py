@@ -441,8 +441,6 @@ def unheld(db: Db, memory: Memory, hashes: Sequence[str]) -> list[str]:
     a whole text field) of `memory`, so the full-text index names the few
     that can (every group's words, or the same whole content), and only
     those have their claims computed."""
-    import re
-
     from tree_ring.store import fts
 
     texts = [*sentences(memory.summary), memory.summary, memory.details, *_others(memory)]
