@@ -283,6 +283,31 @@ def test_forgotten_sections_are_not_synced_back(run_cli: CliRunner, tree: Path) 
     assert not [i for i in report["items"] if i["change"] == "create"]
 
 
+def test_a_forgotten_line_joined_to_others_in_another_section_is_not_synced_back(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    """A section's lines are joined without a full stop, so the joined text
+    no longer holds the forgotten sentence as a sentence: each line is read
+    against the tombstones on its own."""
+    line = "Deploys use the kiwano pipeline on weekdays only"
+    (project_root / "x").mkdir()
+    (project_root / "x" / "AGENTS.md").write_text(f"# Deploy\n{line}\n")
+    created = ids_of(sync(run_cli), "create")
+    assert len(created) == 1
+    write(run_cli, "forget", created.pop(), "--mode", "delete", "--reason", "not any more")
+    (project_root / "y").mkdir()
+    (project_root / "y" / "AGENTS.md").write_text(
+        f"# Deploy steps\n- {line}\n- Also check the dashboard first\n"
+    )
+    report = sync(run_cli)
+    assert {(i["key"], i["change"]) for i in report["items"]} == {
+        ("x/AGENTS.md#deploy-1", "forgotten"),
+        ("y/AGENTS.md#deploy-steps-1", "forgotten"),
+    }
+    assert "kiwano" not in run_cli("brief").out
+    assert not [m for m in dox_ids(project_root).values() if "kiwano" in m["summary"]]
+
+
 def test_a_sync_of_one_folder_or_over_the_cap_retires_no_other_files_rows(
     run_cli: CliRunner, tree: Path
 ) -> None:

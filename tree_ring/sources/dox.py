@@ -190,6 +190,7 @@ def collect(source_root: Path, project_root: Path, identity: Identity, actor: Ac
             kept = sources.prepared(scan, memory, memory.source_ref)
             if kept is not None:
                 scan.memories.append(kept)
+                scan.lines[kept.source_ref] = section.lines[:SUMMARY_LINES]
 
     return sources.scan(ADAPTER, source_root, project_root, build)
 

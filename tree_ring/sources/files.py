@@ -72,6 +72,10 @@ class Scan:
     skipped: list[Skipped] = field(default_factory=lambda: [])
     capped: bool = False
     gone: set[str] = field(default_factory=lambda: set())  # keys seen but not storable
+    # The source lines a memory's text joins, by its source ref: each is
+    # checked against the tombstones on its own, since a joined line no longer
+    # ends a sentence where the source did.
+    lines: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})
 
 
 def relative(path: Path, base: Path) -> str:

@@ -148,7 +148,10 @@ def _check(db: Db, project: str, result: Plan, actor: Actor) -> None:
     for index, change in enumerate(result.changes):
         memory = change.memory
         if memory is not None:
-            stone = tombstones.find(db, project, tombstones.check_keys(memory))
+            keys = tombstones.check_keys(memory)
+            for line in result.scan.lines.get(memory.source_ref, ()):
+                keys += tombstones.keys(line.lstrip("-*").strip(), "")
+            stone = tombstones.find(db, project, keys)
             if stone is not None:
                 reason = str(tombstones.refused(stone))
                 result.changes[index] = Change("forgotten", change.key, memory, change.old, reason)
