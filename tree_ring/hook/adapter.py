@@ -416,8 +416,7 @@ def _checkpoint(root: str, event: HookEvent, now_ns: int) -> bool:
     if setting.mode != "every-stop":
         work = any(map(transcript.did_work, [event.transcript_path, *cadence.unread(state)]))
     # The subagents' transcripts are read now, once their lines are on disk.
-    read = cadence.UNREAD in state
-    state = {k: v for k, v in state.items() if k != cadence.UNREAD}
+    read = state.pop(cadence.UNREAD, None) is not None
     block, changed = cadence.decide(setting, state, event.turn_id, work, now)
     if changed is None and read:
         changed = state

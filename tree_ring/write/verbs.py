@@ -81,8 +81,8 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
             raw = said[spec.name]
             said[spec.name] = parse_time(raw, spec.name.replace("_", "-")) if raw else None
     said["valid_from"] = said["valid_from"] or now
-    check_expiry(said["expires_at"], now)
-    check_valid_to(said["valid_to"], now)
+    check_not_past("expires-at", said["expires_at"], now)
+    check_not_past("valid-to", said["valid_to"], now)
     # Where the claim comes from, as the environment says: an agent's memory
     # is never labelled as a person's manual note.
     if said["source_type"] == "manual" and actor.origin.is_agent:
@@ -103,27 +103,23 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
     )
 
 
-def check_expiry(expires_at: str | None, now: str) -> None:
-    """Refuse an expiry a person or an agent sets that has already passed: no
-    read would ever return the memory, so storing it is only a mistake kept.
-    Every verb that takes an expiry composes its draft here; an import keeps
-    an export's past expiry (that memory simply is expired), and never
-    composes a draft."""
-    if expires_at is not None and expires_at <= now:
-        raise UsageError(
-            f"expires-at {expires_at[:19]}Z is in the past (now {now[:19]}Z); "
-            "give a later time, or leave the expiry out to keep the memory until it is forgotten"
-        )
+# What a past time is refused for, by the flag that set it: leaving it out instead.
+_UNTIL = {
+    "expires-at": "the expiry out to keep the memory until it is forgotten",
+    "valid-to": "valid-to out to keep the memory valid until it is superseded",
+}
 
 
-def check_valid_to(valid_to: str | None, now: str) -> None:
-    """Refuse the end of a validity window that has already passed, as an
-    expiry is refused (`check_expiry`): no read returns a memory no longer
-    valid. An import keeps an export's past window as it is."""
-    if valid_to is not None and valid_to <= now:
+def check_not_past(what: str, moment: str | None, now: str) -> None:
+    """Refuse an expiry or a validity's end (`what`, its flag) a person or an
+    agent sets that has already passed: no read would ever return the memory,
+    so storing it is only a mistake kept. Every verb that takes one composes
+    its draft here; an import keeps an export's past times as they are (that
+    memory simply is expired), and never composes a draft."""
+    if moment is not None and moment <= now:
         raise UsageError(
-            f"valid-to {valid_to[:19]}Z is in the past (now {now[:19]}Z); give a later time, "
-            "or leave valid-to out to keep the memory valid until it is superseded"
+            f"{what} {moment[:19]}Z is in the past (now {now[:19]}Z); "
+            f"give a later time, or leave {_UNTIL[what]}"
         )
 
 
@@ -133,10 +129,9 @@ def check_draft(draft: Draft) -> None:
     files, and an expiry or a validity's end already past."""
     check_files(draft)
     now = now_iso()
-    if draft.expires_at:
-        check_expiry(parse_time(draft.expires_at, "expires-at"), now)
-    if draft.valid_to:
-        check_valid_to(parse_time(draft.valid_to, "valid-to"), now)
+    for what, given in (("expires-at", draft.expires_at), ("valid-to", draft.valid_to)):
+        if given:
+            check_not_past(what, parse_time(given, what), now)
 
 
 def check_files(draft: Draft) -> None:
