@@ -41,3 +41,25 @@ def test_sas_signature_needs_its_version_field() -> None:
 def test_private_key_header_unless_the_body_is_elided() -> None:
     assert tokens._private_key("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA")  # pyright: ignore[reportPrivateUsage]
     assert not tokens._private_key("-----BEGIN RSA PRIVATE KEY-----\n...")  # pyright: ignore[reportPrivateUsage]
+
+
+_BODY = "NqVwYS81VPk3xT9mLz2QwRb7YdHc4FjG6sAe"
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (f"ghp_{_BODY}", "github-token"),
+        (f"x_ghp_{_BODY}", "github-token"),  # an identifier's separator is no glue
+        (f"GITHUB_TOKEN_ghp_{_BODY}", "github-token"),
+        (f"saved to token_npm_{_BODY}.txt", "npm-token"),
+        (f"9ghp_{_BODY}", None),  # inside a longer token-like string
+        (f"Xghp_{_BODY}", None),
+    ],
+)
+def test_a_prefixed_token_after_an_underscore_is_still_a_token(
+    text: str, found: str | None
+) -> None:
+    from tree_ring.guard import engine
+
+    assert engine.find_secret(text) == found

@@ -16,9 +16,10 @@ from tree_ring.guard.rule import SECRET, Rule, escape, shared_prefix
 
 _Form = tuple[Sequence[bytes], bytes]
 
-# Characters of base62/base64url token bodies: a token glued to one of these
-# is part of a longer string (a hash, a base64 blob), not a token on its own.
-_TOKEN_CHARS = rb"A-Za-z0-9_"
+# Letters and digits: a token glued to one of these is part of a longer
+# string (a hash, a base64 blob), not a token on its own. An underscore is
+# not glue: it separates the words of a name ("GITHUB_TOKEN_ghp_...").
+_TOKEN_CHARS = rb"A-Za-z0-9"
 
 
 def tokens(
