@@ -202,7 +202,7 @@ def test_the_summary_stays_within_max_summary(store: Store, project_id: str) -> 
     assert len(summary.links) == 4  # every source is still linked
 
 
-def test_candidates_are_live_worth_keeping_and_never_secret_or_summaries(
+def test_candidates_are_live_worth_keeping_lasting_and_never_secret_or_summaries(
     store: Store, project_id: str
 ) -> None:
     p = project_id
@@ -215,6 +215,9 @@ def test_candidates_are_live_worth_keeping_and_never_secret_or_summaries(
     with store.write() as conn:
         rows.update(conn, old, superseded_by=newer, retired_at=NOV_29)
         rows.insert(conn, make_memory(p, sentence(7), sensitivity="secret"))
+    # A summary is not rewritten when time passes: what ends is left out.
+    remember(store, p, sentence(8), expires_at="2999-01-01T00:00:00.000000Z")
+    remember(store, p, sentence(9), valid_to="2999-01-01T00:00:00.000000Z")
     report = run(store, p)
     groups = {frozenset(m.id for m in g.sources) for g in report.groups}
     assert groups == {frozenset([*kept, newer]), frozenset([scar, pinned])}

@@ -36,7 +36,7 @@ MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
     "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
     "0010_folded_index", "0011_anchors", "0012_meaning", "0013_meaning_source",
-    "0014_meaning_recoded",
+    "0014_meaning_recoded", "0015_ended_leaves",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.

@@ -310,6 +310,8 @@ def test_only_memories_every_identity_may_read_join_the_tree(store: Store, proje
         {"scope": "session", "session_id": "s"},
         {"source_type": "consolidation"},
         {"sensitivity": "private"},
+        {"expires_at": "2999-01-01T00:00:00.000000Z"},  # a sealed node would outlive it
+        {"valid_to": "2999-01-01T00:00:00.000000Z"},
     ):
         assert not nodes.eligible(make_memory(project_id, sentence(3), **change))
     leaves = [r[0] for r in store.conn.execute("SELECT memory_id FROM tree_leaves")]
@@ -330,6 +332,51 @@ def test_leaves_that_stop_being_live_before_their_seal_are_left_out(
     assert sentence(0) not in node.content
     leaves = {r[0] for r in store.conn.execute("SELECT memory_id FROM tree_leaves")}
     assert leaves == {kept, last}
+
+
+def test_a_memory_that_ends_joins_no_summary(store: Store, project_id: str) -> None:
+    tune(store, input_token_budget=16)  # every second leaf seals
+    ends = "2999-01-01T00:00:00.000000Z"
+    lasting = [remember(store, project_id, sentence(i)) for i in range(2)]
+    remember(store, project_id, sentence(2), expires_at=ends)
+    remember(store, project_id, sentence(3), valid_to=ends)
+    leaves = {r[0] for r in store.conn.execute("SELECT memory_id FROM tree_leaves")}
+    assert leaves == set(lasting)
+    assert all(
+        sentence(2) not in n.content and sentence(3) not in n.content for n in node_rows(store)
+    )
+    assert repair.rebuild(store.db, project_id) == 2
+
+
+def test_leaves_an_older_store_gave_memories_that_end_leave_every_summary(
+    store: Store, project_id: str, identity: Identity
+) -> None:
+    # An older store summarised memories with an end: the migration takes their
+    # leaves out and hides the nodes over them until a flush rebuilds them.
+    from tree_ring.store import leaves
+
+    tune(store, input_token_budget=16, summary_fanout=2)
+    ids = [remember(store, project_id, sentence(i)) for i in range(8)]
+    ending = ids[2]
+    with store.write() as conn:
+        rows.update(conn, ending, expires_at="2020-01-01T00:00:00.000000Z")
+        # What the tree looked like before: a leaf for a memory that ends.
+        assert conn.scalar("SELECT count(*) FROM tree_leaves WHERE memory_id = ?", (ending,)) == 1
+        leaves.drop_ended(conn)
+    assert (
+        store.conn.execute(
+            "SELECT count(*) FROM tree_leaves WHERE memory_id = ?", (ending,)
+        ).fetchone()[0]
+        == 0
+    )
+    shown = [n for n in node_rows(store) if not n.stale]
+    assert shown and all(sentence(2) not in n.content for n in shown)
+    assert brief.history_line(store, identity) is None  # the root is over it: hidden
+    with store.write() as conn:
+        repair.flush(conn, now_iso())
+    assert all(not n.stale and sentence(2) not in n.content for n in node_rows(store))
+    line = brief.history_line(store, identity)
+    assert line is not None and sentence(2) not in line and sentence(3) in line
 
 
 def test_topic_and_global_trees_share_the_engine(store: Store, project_id: str) -> None:

@@ -20,14 +20,17 @@ def candidates_sql(
     kept_rings: Sequence[str],
     kept_retentions: Sequence[str],
 ) -> str:
-    """The project's rows `clause` admits that are no consolidation and no
-    secret, weighty enough (`min_salience`, or a kept ring or retention), in
-    [:start, :end) when `dated`, by id."""
+    """The project's rows `clause` admits that are no consolidation, no
+    secret and have no end (expiry or validity's end), weighty enough
+    (`min_salience`, or a kept ring or retention), in [:start, :end) when
+    `dated`, by id."""
     rings = ", ".join(f"'{r}'" for r in kept_rings)
     retentions = ", ".join(f"'{r}'" for r in kept_retentions)
     sql = (
         f"SELECT m.* FROM memories m WHERE m.project = :project AND {clause.sql}"
         " AND m.source_type != 'consolidation' AND m.sensitivity != 'secret'"
+        # A summary is not rewritten when time passes: what ends is not summarised.
+        " AND m.expires_at IS NULL AND m.valid_to IS NULL"
         f" AND (m.salience >= {min_salience} OR m.ring IN ({rings})"
         f" OR m.retention IN ({retentions}))"
     )

@@ -602,6 +602,12 @@ def _meaning_recoded(db: Db) -> None:
         recode(db)
 
 
+def _ended_leaves(db: Db) -> None:
+    from tree_ring.store.leaves import drop_ended
+
+    drop_ended(db)
+
+
 Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never edit or reorder a migration that has shipped.
@@ -620,6 +626,7 @@ MIGRATIONS: list[Migration] = [
     ("0012_meaning", _meaning),
     ("0013_meaning_source", _meaning_source),
     ("0014_meaning_recoded", _meaning_recoded),
+    ("0015_ended_leaves", _ended_leaves),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -262,9 +262,14 @@ def node(db: Db, node_id: str) -> Node | None:
 
 
 def eligible(memory: Memory) -> bool:
-    """Only what every identity of the project may read: tree nodes are shared."""
+    """Only what every identity of the project may read: tree nodes are shared.
+    And only what does not end: a sealed node keeps its text until a forget
+    rebuilds it, so a memory that expires or stops being valid would outlive
+    itself in the summary (the same for consolidations)."""
     return (
         memory.project is not None
+        and memory.expires_at is None
+        and memory.valid_to is None
         and memory.trust == "accepted"
         and memory.sensitivity == "normal"
         and memory.scope in SHARED_SCOPES

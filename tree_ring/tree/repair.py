@@ -113,6 +113,7 @@ def rebuild(
     sql = (
         "SELECT m.id, m.summary FROM memories m WHERE m.project = :project"
         f" AND {clause.sql} AND m.scope IN ({shared}) AND m.source_type != 'consolidation'"
+        " AND m.expires_at IS NULL AND m.valid_to IS NULL"  # as `nodes.eligible`
         " ORDER BY m.created_at, m.id"
     )
     found = db.execute(sql, {**clause.params, "project": project}).fetchall()
