@@ -162,7 +162,8 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     """No database yet (project.json only): SessionStart creates it, and the
     migrations, which need json, the declared settings, the meaning codes'
     table and the record of the vector table that codes them (its header
-    line: an empty store has nothing to code), bring them in only then."""
+    line: an empty store has nothing to code), and the summary tree's leaves
+    (whose migration takes out the memories that end), bring them in only then."""
     root = tmp_path / "clone"
     root.mkdir()
     guidance.init_project(root)
@@ -174,6 +175,7 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     expected = START - {"tree_ring.guard.secret_plan"} | {
         "tree_ring.store.settings",
         "tree_ring.store.meaning",
+        "tree_ring.store.leaves",
         "tree_ring.model.fold",
         "tree_ring.model.morphy",
         "tree_ring.model.vectors",

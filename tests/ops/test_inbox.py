@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -334,3 +335,37 @@ def test_a_sensitive_agent_write_is_counted_and_withheld_unless_asked(
     asked = inbox(run_cli, "--include-sensitive")
     assert ids(asked) == [secret.id] and asked["withheld"] == 0
     assert run_cli("--json", "status").json()["inbox"] == 0
+
+
+def test_what_an_agent_imports_into_its_own_partition_is_in_the_inbox(
+    run_cli: CliRunner, project_id: str, tmp_path: Path
+) -> None:
+    # An agent's import lands in its partition accepted, as its own writes
+    # do, and the brief of its harness shows it: the person's look at what
+    # agents saved must show it too.
+    row = {
+        "project": project_id,
+        "scope": "agent",
+        "agent_profile": "claude-code",
+        "summary": "The deploy script may skip the smoke tests",
+    }
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    written = write(run_cli, "remember", "Linters run before every commit", environ=CLAUDE)
+    result = run_cli("--json", "import", str(path), environ=CLAUDE)
+    assert result.code == 0, result.err
+    imported = {
+        m["id"] for m in run_cli("--json", "list").json()["items"] if m["origin"] == "import"
+    }
+    assert len(imported) == 1
+    assert set(ids(inbox(run_cli, "--peek"))) == {written["id"], *imported}
+    status = run_cli("--json", "status").json()
+    assert status["inbox"] == 2, status["inbox"]
+    # A person's own import into a shared scope is not agent work.
+    shared = tmp_path / "shared.jsonl"
+    shared.write_text(
+        json.dumps({"project": project_id, "summary": "Releases are cut on Tuesdays"}) + "\n",
+        encoding="utf-8",
+    )
+    assert run_cli("import", str(shared)).code == 0
+    assert set(ids(inbox(run_cli))) == {written["id"], *imported}

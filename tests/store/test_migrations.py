@@ -36,7 +36,7 @@ MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
     "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
     "0010_folded_index", "0011_anchors", "0012_meaning", "0013_meaning_source",
-    "0014_meaning_recoded", "0015_ended_leaves",
+    "0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -114,8 +114,8 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
     "memories_hash": ("memories", ("project", "content_hash"), False, False),
     "memories_inbox": (
         "memories",
-        ("project", "created_at", "id", "origin", "trust", "sensitivity", "retired_at",
-         "redacted_at"),
+        ("project", "created_at", "id", "origin", "scope", "trust", "sensitivity",
+         "retired_at", "redacted_at"),
         False, True,
     ),
     "memories_live": (

@@ -3,6 +3,7 @@ seen, as `review/inbox.py` decides what "seen" is."""
 
 from __future__ import annotations
 
+from tree_ring.model.record import PRIVATE_SCOPES
 from tree_ring.store import live
 
 TYPE_CHECKING = False
@@ -12,10 +13,16 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 AGENT_ORIGINS = ("claude-code", "codex", "agent")
-# Agent rows, in the very words of the `memories_inbox` index's condition
-# (store/schema.py): SQLite reads a partial index only for a statement that
-# names its condition, so every reader of agent rows says it this way.
-AGENT_ROWS = f"m.origin IN ({', '.join(repr(origin) for origin in AGENT_ORIGINS)})"
+# Agent rows: what an agent wrote, and what it imported into its own
+# partition (an import's origin is "import"; its rows in a private scope are
+# an agent's, which lands them there accepted as it does its own writes). In
+# the very words of the `memories_inbox` index's condition (store/schema.py
+# INBOX_INDEX): SQLite reads a partial index only for a statement that names
+# its condition, so every reader of agent rows says it this way.
+AGENT_ROWS = (
+    f"(m.origin IN ({', '.join(repr(origin) for origin in AGENT_ORIGINS)})"
+    f" OR (m.origin = 'import' AND m.scope IN ({', '.join(map(repr, PRIVATE_SCOPES))})))"
+)
 
 # Agent rows still on record (not retired, redacted or rejected), not yet seen.
 # A sensitive one counts like any other, so an agent cannot keep a write out of
