@@ -2,9 +2,10 @@
 
 Forgetting keeps the reason, and records content tombstones (hashes of the
 memory's claims, per project; see `store/tombstones.py`) so the same claims
-cannot return under a new id or through an import. Afterwards the FTS index is
-merged and the WAL checkpointed, so the forgotten words are gone from the
-index and, with `secure_delete`, from the file's free pages too.
+cannot return under a new id or through an import; what another accepted,
+live memory also holds stays writable, as for a rejection. Afterwards the FTS
+index is merged and the WAL checkpointed, so the forgotten words are gone from
+the index and, with `secure_delete`, from the file's free pages too.
 
 Who may forget: a person, or the coordinator, anything; an agent, what it
 wrote into its own partition (`own_partition`). An agent's forget of anything
@@ -159,15 +160,35 @@ def _sees(db: Db, reader: Identity, memory_id: str) -> bool:
     return listing.sees(db, reader, memory_id)
 
 
-def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) -> None:
-    """The transactional half of forgetting, for every path that removes a memory."""
+def forget_in(
+    db: Db,
+    memory: Memory,
+    mode: str,
+    reason: str,
+    actor: Actor,
+    now: str,
+    *,
+    held_too: bool = False,
+) -> list[str]:
+    """The transactional half of forgetting, for every path that removes a
+    memory; the content keys it tombstoned for `memory` itself.
+
+    What another accepted, live memory of the project also holds stays
+    writable (`tombstones.unheld`), as for a rejection: a tombstone bearing a
+    live memory's claim would keep that memory out of every clone built from
+    the team ledger while this store keeps showing it. `held_too` tombstones
+    every key regardless, for a caller whose keys are already decided."""
     memory_id = memory.id
     if memory.redacted_at is not None and mode == "redact":
         raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
     coordinator.authorize(db, f"forget.{mode}", actor, memory_id)
     keys: list[str] = []
     if memory.redacted_at is None:
-        keys = tombstone(db, memory, "forgotten", reason, actor, now)
+        wanted = tombstones.forget_keys(memory)
+        if not held_too:
+            wanted = tombstones.unheld(db, memory, wanted)
+        keys = tombstone(db, memory, "forgotten", reason, actor, now, wanted)
+    own = list(keys)
     # A refutation's reason is an agent's words about the memory: it goes with it.
     refuted = refutations.clear(db, memory_id)
     if mode == "delete":
@@ -208,6 +229,7 @@ def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now:
         changed=[memory_id],
         at=now,
     )
+    return own
 
 
 # How long `scrub` waits for readers holding an old snapshot to let go.
