@@ -3,9 +3,12 @@
 Forgetting keeps the reason, and records content tombstones (hashes of the
 memory's claims, per project; see `store/tombstones.py`) so the same claims
 cannot return under a new id or through an import; what another accepted,
-live memory also holds stays writable, as for a rejection. Afterwards the FTS
-index is merged and the WAL checkpointed, so the forgotten words are gone from
-the index and, with `secure_delete`, from the file's free pages too.
+live memory also holds stays writable, as for a rejection. A direct forget
+takes with it the other live memories with exactly the same content that the
+caller may forget, so the text does not stay in recall here while its
+tombstone keeps it out of every clone built from the team ledger. Afterwards
+the FTS index is merged and the WAL checkpointed, so the forgotten words are
+gone from the index and, with `secure_delete`, from the file's free pages too.
 
 Who may forget: a person, or the coordinator, anything; an agent, what it
 wrote into its own partition (`own_partition`). An agent's forget of anything
@@ -69,6 +72,12 @@ class Forgotten:
     # Set when a reader held an old snapshot open and the forgotten text is
     # still in the write-ahead log file: what the caller should do about it.
     lingering: str | None = None
+    # The other live memories with the same content forgotten with this one
+    # (`rows.twins`): those the caller may forget directly.
+    twins: tuple[str, ...] = ()
+    # Whether the content is tombstoned: not while another accepted, live
+    # memory holds it (one the caller may not forget), which stays writable.
+    tombstoned: bool = True
 
 
 def tombstone(
@@ -151,9 +160,34 @@ def forget(
                     "give the reason without it"
                 )
             request = requests.ask(db, memory, mode, reason, actor, now)
-            return Forgotten(memory_id, mode, reason, request=request)
-        forget_in(db, memory, mode, reason, actor, now)
-    return Forgotten(memory_id, mode, reason, lingering=scrub(store))
+            return Forgotten(memory_id, mode, reason, request=request, tombstoned=False)
+        twins = _twins(db, memory, actor, asks)
+        # The twins go first, so that when none the caller may not forget is
+        # left, the content's keys are unheld and tombstoned with `memory`.
+        for twin in twins:
+            forget_in(db, twin, mode, reason, actor, now)
+        keys = forget_in(db, memory, mode, reason, actor, now)
+    tombstoned = memory.redacted_at is not None or memory.content_hash in keys
+    return Forgotten(
+        memory_id,
+        mode,
+        reason,
+        lingering=scrub(store),
+        twins=tuple(twin.id for twin in twins),
+        tombstoned=tombstoned,
+    )
+
+
+def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
+    """The other live memories with `memory`'s content that the caller may
+    forget directly: all of them for a person (or the coordinator), those in
+    its own partition for an agent. Forgetting one copy and leaving another
+    would keep the text in recall here while the tombstone in the team ledger
+    keeps it out of every fresh clone. A redacted memory's hash is its
+    placeholder's, so it has none."""
+    if memory.redacted_at is not None:
+        return []
+    return [twin for twin in rows.twins(db, memory) if not asks or own_partition(twin, actor)]
 
 
 def _sees(db: Db, reader: Identity, memory_id: str) -> bool:
