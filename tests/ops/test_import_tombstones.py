@@ -109,9 +109,15 @@ def test_an_agents_tombstone_for_a_live_memory_becomes_a_request(
     again = run_cli("--json", "remember", LIVE)  # a person's write is not refused
     assert again.code == 0 and "forgotten" not in again.err, again.err
     assert run_cli("--json", "audit", "verify").json()["ok"] is True
-    # A person approving the request forgets it, and then the content is tombstoned.
+    # A person approving the request forgets it; the copy the person wrote
+    # since holds the same content, so that stays writable...
     assert run_cli("review", "approve", request, "--reason", "yes").code == 0
-    assert stored["id"] in {row[0] for row in _stones(project_root)}
+    assert run_cli("show", stored["id"]).code != 0
+    assert _stones(project_root) == []
+    # ...until it is forgotten too, and then the content is tombstoned.
+    copy = again.json()["id"]
+    assert run_cli("forget", copy, "--mode", "delete", "--reason", "no").code == 0
+    assert {row[0] for row in _stones(project_root)} == {copy}
 
 
 def test_an_agents_tombstone_for_an_unknown_id_is_kept_as_its_own_and_as_of_now(

@@ -152,6 +152,17 @@ def test_all_keep_and_all_forget(run_cli: CliRunner) -> None:
     assert run_cli("show", gone).code != 0
 
 
+def test_all_forget_takes_identical_copies_once(run_cli: CliRunner) -> None:
+    """A copy forgotten with an earlier item is not forgotten again (it is gone)."""
+    text = "Claude: the port is 8080 on every host"
+    first = remember(run_cli, text, environ=CLAUDE)
+    second = remember(run_cli, text, "--scope", "session", environ=CLAUDE)
+    other = remember(run_cli, "Codex: the port is 9090 on the gateway", environ=CODEX)
+    forgot = inbox(run_cli, "--all", "--forget", "--reason", "wrong")["forgot"]
+    assert sorted(forgot) == sorted([first, second, other])  # type: ignore[type-var]
+    assert ids(inbox(run_cli, "--peek")) == []
+
+
 @pytest.mark.parametrize(
     "argv",
     [

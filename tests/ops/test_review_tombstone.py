@@ -14,12 +14,13 @@ def test_approving_content_forgotten_under_another_id_is_refused(
     run_cli: CliRunner, project_root: Path
 ) -> None:
     # An agent's heartwood waits for review; meanwhile a person stores the same
-    # claim under its own id and forgets it, which tombstones the content.
+    # claim under its own id (with details, so not an identical copy, which
+    # the forget would take with it) and forgets it, which tombstones the claim.
     waiting = write(
         run_cli, "remember", CLAIM, "--ring", "heartwood", "--scope", "project", environ=CLAUDE
     )
     assert waiting["trust"] == "pending"
-    twin = remember(run_cli, CLAIM)
+    twin = remember(run_cli, CLAIM, "--details", "Agreed in the platform review")
     assert twin != waiting["id"]
     forgot = run_cli("forget", twin, "--mode", "delete", "--reason", "we dropped the SDK")
     assert forgot.code == 0, forgot.err

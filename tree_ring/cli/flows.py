@@ -151,8 +151,10 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
         done = ids
     elif ids:
         for memory_id in ids:
-            opened.forget(memory_id, mode=a.mode, reason=a.reason)
-            done.append(memory_id)
+            if memory_id in done:
+                continue  # forgotten with an identical copy listed before it
+            forgot = opened.forget(memory_id, mode=a.mode, reason=a.reason)
+            done += [memory_id, *(t for t in forgot.twins if t in ids and t not in done)]
     if done and action != "keep":
         inbox.mark_seen(store, project_id, done)
     verb = {"promote": "promoted", "keep": "kept", "forget": "forgot"}[action]

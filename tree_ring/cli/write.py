@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
+    from tree_ring.write.correct import Forgotten
+
 MAX_STDIN = 1 << 20
 
 
@@ -190,6 +192,8 @@ def cmd_forget(ctx: Context) -> int:
         "decision_reason": done.reason,
         "request": done.request,
         "lingering": done.lingering,
+        "twins": list(done.twins),
+        "tombstoned": done.tombstoned,
     }
     if done.request is not None:
         ctx.emit(
@@ -199,11 +203,24 @@ def cmd_forget(ctx: Context) -> int:
             "(`tree-ring review list`)",
         )
         return 0
-    verb = "deleted" if done.mode == "delete" else "redacted"
-    ctx.emit(data, f"{verb} {done.id}; its content is tombstoned and will not be stored again")
+    ctx.emit(data, forgot_text(done))
     if done.lingering is not None:
         return ctx.warn(done.lingering, code="store_fault")
     return 0
+
+
+def forgot_text(done: Forgotten) -> str:
+    """What a direct forget did, in a line or two: the copies that went with
+    it, and whether its content can be stored again."""
+    verb = "deleted" if done.mode == "delete" else "redacted"
+    if done.tombstoned:
+        text = f"{verb} {done.id}; its content is tombstoned and will not be stored again"
+    else:
+        text = f"{verb} {done.id}; an accepted memory holds the same text, so it stays writable"
+    if done.twins:
+        copies = "copy" if len(done.twins) == 1 else "copies"
+        text += f"\nalso forgot {len(done.twins)} identical {copies}: {', '.join(done.twins)}"
+    return text
 
 
 def cmd_refute(ctx: Context) -> int:
@@ -320,7 +337,9 @@ def _forget_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Forget a memory for good. Either mode records a tombstone of its content, so the "
         "same claim cannot be stored again (by remember, capture or import), keeps your "
-        "reason in the audit log, and scrubs the words from the search index."
+        "reason in the audit log, and scrubs the words from the search index. Other live "
+        "memories with exactly the same content go with it (for an agent, those in its own "
+        "partition); what an accepted memory left standing also holds stays writable."
     )
     p.add_argument("id", help="the memory to forget (`list` or `recall` shows ids)")
     p.add_argument(

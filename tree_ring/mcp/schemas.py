@@ -492,8 +492,10 @@ TOOLS: tuple[Tool, ...] = (
         description=(
             "Remove a memory of this project that is wrong or should never have been "
             "stored, with the reason (kept in the audit log). redact (default) keeps a "
-            "tombstone; delete removes the row. Either way the same text cannot be stored "
-            "again. You may forget only what you wrote into your own partition; for any "
+            "tombstone; delete removes the row. Copies with the same text that you may "
+            "forget go with it (`twins`), and the text cannot be stored again, unless a copy "
+            "you may not forget still holds it (`tombstoned` false). "
+            "You may forget only what you wrote into your own partition; for any "
             "other memory this records a request that waits for a person (`request` in the "
             "result), and nothing is forgotten until they approve it. Only when the user "
             "asks or a memory is clearly wrong; say which memory and why."
@@ -516,6 +518,15 @@ TOOLS: tuple[Tool, ...] = (
                 "mode": {"type": "string"},
                 "reason": {"type": "string"},
                 "request": {"type": ["string", "null"]},
+                "twins": {
+                    "type": "array",
+                    "items": {"type": "string"},
+                    "description": "the other memories with the same content forgotten with it",
+                },
+                "tombstoned": {
+                    "type": "boolean",
+                    "description": "false while a memory you may not forget holds the content",
+                },
                 "message": {"type": "string"},
             }
         ),

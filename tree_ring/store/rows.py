@@ -222,6 +222,19 @@ def standing_with_content(db: Db, memories: Iterable[Memory]) -> dict[Key, str]:
     return found
 
 
+def twins(db: Db, memory: Memory) -> list[Memory]:
+    """The project's other memories with `memory`'s content (its content
+    hash), not retired and not redacted, oldest first: what forgetting it
+    forgets with it when the caller may (`write/correct.py`)."""
+    sql = (
+        "SELECT * FROM memories WHERE project IS ? AND content_hash = ? AND id != ?"
+        " AND retired_at IS NULL AND redacted_at IS NULL ORDER BY created_at, id"
+    )
+    return [
+        from_row(row) for row in db.execute(sql, (memory.project, memory.content_hash, memory.id))
+    ]
+
+
 def last_rowid(db: Db) -> int:
     """The table's last rowid: its size, give or take what was deleted."""
     return int(db.scalar("SELECT coalesce(max(rowid), 0) FROM memories"))

@@ -121,7 +121,12 @@ def _apply_trusted(
         mode = "delete" if record == ledger.TOMBSTONE else "redact"
         if mode == "redact" and held.redacted_at is not None:
             continue
-        correct.forget_in(db, held, mode, REASON, actor, str(line.data["at"]))
+        # Every key, even one a memory held here also holds: the teammate's
+        # forget decided what is tombstoned (the line's hashes, recorded
+        # above), and a copy this clone keeps must not make them writable
+        # here while every clone built from the ledger refuses them.
+        at = str(line.data["at"])
+        correct.forget_in(db, held, mode, REASON, actor, at, held_too=True)
         (report.forgotten if mode == "delete" else report.redacted).append(memory_id)
     if replacing:
         report.replaced += replace.vacate(db, replacing, actor, authorize=False)

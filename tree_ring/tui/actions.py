@@ -351,6 +351,10 @@ class Session:
             return f"requested {done.request}: forgetting {done.id} waits for a person"
         verb = "deleted" if mode == "delete" else "redacted"
         tail = f"; {done.lingering}" if done.lingering else "; its content will not be stored again"
+        if not done.tombstoned:
+            tail = "; an accepted memory holds the same text" + (
+                f"; {done.lingering}" if done.lingering else ""
+            )
         return f"{verb} {done.id}{tail}"
 
     def _do_forget(self, action: Action) -> str:

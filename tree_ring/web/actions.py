@@ -57,6 +57,8 @@ def _act(site: Site, form: Mapping[str, str]) -> str:
                 return f"requested {done.request}: forgetting {done.id} waits for a person's review"
             verb = "deleted" if done.mode == "delete" else "redacted"
             text = f"{verb} {done.id}; its content is tombstoned and will not be stored again"
+            if not done.tombstoned:
+                text = f"{verb} {done.id}; an accepted memory holds the same text"
             if done.lingering is not None:
                 text += f" (but: {done.lingering})"
             return text

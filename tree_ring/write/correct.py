@@ -2,9 +2,13 @@
 
 Forgetting keeps the reason, and records content tombstones (hashes of the
 memory's claims, per project; see `store/tombstones.py`) so the same claims
-cannot return under a new id or through an import. Afterwards the FTS index is
-merged and the WAL checkpointed, so the forgotten words are gone from the
-index and, with `secure_delete`, from the file's free pages too.
+cannot return under a new id or through an import; what another accepted,
+live memory also holds stays writable, as for a rejection. A direct forget
+takes with it the other live memories with exactly the same content that the
+caller may forget, so the text does not stay in recall here while its
+tombstone keeps it out of every clone built from the team ledger. Afterwards
+the FTS index is merged and the WAL checkpointed, so the forgotten words are
+gone from the index and, with `secure_delete`, from the file's free pages too.
 
 Who may forget: a person, or the coordinator, anything; an agent, what it
 wrote into its own partition (`own_partition`). An agent's forget of anything
@@ -68,6 +72,12 @@ class Forgotten:
     # Set when a reader held an old snapshot open and the forgotten text is
     # still in the write-ahead log file: what the caller should do about it.
     lingering: str | None = None
+    # The other live memories with the same content forgotten with this one
+    # (`rows.twins`): those the caller may forget directly.
+    twins: tuple[str, ...] = ()
+    # Whether the content is tombstoned: not while another accepted, live
+    # memory holds it (one the caller may not forget), which stays writable.
+    tombstoned: bool = True
 
 
 def tombstone(
@@ -150,24 +160,69 @@ def forget(
                     "give the reason without it"
                 )
             request = requests.ask(db, memory, mode, reason, actor, now)
-            return Forgotten(memory_id, mode, reason, request=request)
-        forget_in(db, memory, mode, reason, actor, now)
-    return Forgotten(memory_id, mode, reason, lingering=scrub(store))
+            return Forgotten(memory_id, mode, reason, request=request, tombstoned=False)
+        twins = _twins(db, memory, actor, asks)
+        # The twins go first, so that when none the caller may not forget is
+        # left, the content's keys are unheld and tombstoned with `memory`.
+        for twin in twins:
+            forget_in(db, twin, mode, reason, actor, now)
+        keys = forget_in(db, memory, mode, reason, actor, now)
+    tombstoned = memory.redacted_at is not None or memory.content_hash in keys
+    return Forgotten(
+        memory_id,
+        mode,
+        reason,
+        lingering=scrub(store),
+        twins=tuple(twin.id for twin in twins),
+        tombstoned=tombstoned,
+    )
+
+
+def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
+    """The other live memories with `memory`'s content that the caller may
+    forget directly: all of them for a person (or the coordinator), those in
+    its own partition for an agent. Forgetting one copy and leaving another
+    would keep the text in recall here while the tombstone in the team ledger
+    keeps it out of every fresh clone. A redacted memory's hash is its
+    placeholder's, so it has none."""
+    if memory.redacted_at is not None:
+        return []
+    return [twin for twin in rows.twins(db, memory) if not asks or own_partition(twin, actor)]
 
 
 def _sees(db: Db, reader: Identity, memory_id: str) -> bool:
     return listing.sees(db, reader, memory_id)
 
 
-def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) -> None:
-    """The transactional half of forgetting, for every path that removes a memory."""
+def forget_in(
+    db: Db,
+    memory: Memory,
+    mode: str,
+    reason: str,
+    actor: Actor,
+    now: str,
+    *,
+    held_too: bool = False,
+) -> list[str]:
+    """The transactional half of forgetting, for every path that removes a
+    memory; the content keys it tombstoned for `memory` itself.
+
+    What another accepted, live memory of the project also holds stays
+    writable (`tombstones.unheld`), as for a rejection: a tombstone bearing a
+    live memory's claim would keep that memory out of every clone built from
+    the team ledger while this store keeps showing it. `held_too` tombstones
+    every key regardless, for a caller whose keys are already decided."""
     memory_id = memory.id
     if memory.redacted_at is not None and mode == "redact":
         raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
     coordinator.authorize(db, f"forget.{mode}", actor, memory_id)
     keys: list[str] = []
     if memory.redacted_at is None:
-        keys = tombstone(db, memory, "forgotten", reason, actor, now)
+        wanted = tombstones.forget_keys(memory)
+        if not held_too:
+            wanted = tombstones.unheld(db, memory, wanted)
+        keys = tombstone(db, memory, "forgotten", reason, actor, now, wanted)
+    own = list(keys)
     # A refutation's reason is an agent's words about the memory: it goes with it.
     refuted = refutations.clear(db, memory_id)
     if mode == "delete":
@@ -208,6 +263,7 @@ def forget_in(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now:
         changed=[memory_id],
         at=now,
     )
+    return own
 
 
 # How long `scrub` waits for readers holding an old snapshot to let go.

@@ -1,0 +1,154 @@
+"""Forgetting a memory whose content other live memories hold too ("twins").
+
+A direct forget takes every identical copy the caller may forget with it, so
+the text is gone here as it is from every clone the tombstone reaches. A copy
+the caller may not forget (a person's, for an agent) stays, and then the
+content is not tombstoned: an agent cannot keep a person's memory out of the
+clones built from the team ledger by forgetting its own copy.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from governance_support import CLAUDE, CODEX, query, recall_ids, remember, write
+from helpers import CliRunner
+
+TEXT = "The staging cluster restarts every Sunday at noon"
+PAIR = "The staging cluster restarts every Sunday at noon. Deploys pause during the window."
+SENTENCE = "The staging cluster restarts every Sunday at noon."
+QUERY = "staging cluster restarts Sunday"
+MODES = ("delete", "redact")
+
+
+def standing(root: Path) -> set[str]:
+    """The rows neither deleted nor redacted."""
+    return {r[0] for r in query(root, "SELECT id FROM memories WHERE redacted_at IS NULL")}
+
+
+def forget(
+    run_cli: CliRunner, memory_id: str, mode: str, environ: dict[str, str] | None = None
+) -> dict[str, Any]:
+    return write(run_cli, "forget", memory_id, "--mode", mode, "--reason", "wrong", environ=environ)
+
+
+def writable(run_cli: CliRunner, text: str) -> bool:
+    """Whether a person may store `text` now (refused only for tombstoned content)."""
+    done = run_cli("--json", "remember", text, "--scope", "manual")
+    assert done.code == 0 or "will not be stored again" in done.err, done.err
+    return done.code == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_person_forgets_every_identical_copy(
+    run_cli: CliRunner, project_root: Path, mode: str
+) -> None:
+    first = remember(run_cli, TEXT)
+    second = remember(run_cli, TEXT)
+    third = remember(run_cli, TEXT, "--scope", "manual")
+    theirs = remember(run_cli, TEXT, "--scope", "agent", environ=CLAUDE)
+    waiting = write(
+        run_cli, "remember", TEXT, "--ring", "heartwood", "--scope", "project", environ=CLAUDE
+    )
+    assert waiting["trust"] == "pending"
+    other = remember(run_cli, "The staging cluster is rebuilt every month")
+    assert recall_ids(run_cli, QUERY) >= {first, second, third}
+
+    done = forget(run_cli, first, mode)
+    assert done["twins"] == [second, third, theirs, waiting["id"]]  # oldest first
+    assert done["tombstoned"] is True
+    assert standing(project_root) == {other}
+    assert recall_ids(run_cli, QUERY) == {other}
+    assert not writable(run_cli, TEXT)
+    # One tombstone per key, and the content's under the memory asked for.
+    owners = query(project_root, "SELECT DISTINCT memory_id FROM content_tombstones")
+    assert {r[0] for r in owners} == {first}
+
+
+def test_the_cli_names_the_copies_forgotten(run_cli: CliRunner) -> None:
+    first = remember(run_cli, TEXT)
+    second = remember(run_cli, TEXT)
+    done = run_cli("forget", first, "--mode", "delete", "--reason", "wrong")
+    assert done.code == 0, done.err
+    assert done.out.splitlines() == [
+        f"deleted {first}; its content is tombstoned and will not be stored again",
+        f"also forgot 1 identical copy: {second}",
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_agent_forgetting_its_copy_leaves_a_persons(
+    run_cli: CliRunner, project_root: Path, mode: str
+) -> None:
+    persons = remember(run_cli, TEXT)
+    mine = remember(run_cli, TEXT, "--scope", "agent", environ=CLAUDE)
+
+    done = forget(run_cli, mine, mode, environ=CLAUDE)
+    assert done["request"] is None
+    assert done["twins"] == []
+    assert done["tombstoned"] is False
+    assert standing(project_root) == {persons}
+    assert recall_ids(run_cli, QUERY) == {persons}
+    assert query(project_root, "SELECT count(*) FROM content_tombstones")[0][0] == 0
+    assert writable(run_cli, TEXT)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_agent_forgets_its_own_copies_together(
+    run_cli: CliRunner, project_root: Path, mode: str
+) -> None:
+    mine = remember(run_cli, TEXT, "--scope", "agent", environ=CLAUDE)
+    also_mine = remember(run_cli, TEXT, "--scope", "session", environ=CLAUDE)
+
+    done = forget(run_cli, mine, mode, environ=CLAUDE)
+    assert done["twins"] == [also_mine]
+    assert done["tombstoned"] is True
+    assert standing(project_root) == set()
+    assert not writable(run_cli, TEXT)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_agent_leaves_another_agents_copy_and_its_content(
+    run_cli: CliRunner, project_root: Path, mode: str
+) -> None:
+    mine = remember(run_cli, TEXT, "--scope", "agent", environ=CLAUDE)
+    also_mine = remember(run_cli, TEXT, "--scope", "session", environ=CLAUDE)
+    codexs = remember(run_cli, TEXT, "--scope", "agent", environ=CODEX)
+
+    done = forget(run_cli, mine, mode, environ=CLAUDE)
+    assert done["twins"] == [also_mine]
+    assert done["tombstoned"] is False
+    assert standing(project_root) == {codexs}
+    assert writable(run_cli, TEXT)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_memory_sharing_one_sentence_is_neither_forgotten_nor_refused(
+    run_cli: CliRunner, project_root: Path, mode: str
+) -> None:
+    pair = remember(run_cli, PAIR)
+    sentence = remember(run_cli, SENTENCE)
+
+    done = forget(run_cli, pair, mode)
+    assert done["twins"] == []
+    assert done["tombstoned"] is True
+    assert standing(project_root) == {sentence}
+    assert recall_ids(run_cli, QUERY) == {sentence}
+    assert not writable(run_cli, PAIR)
+    # The sentence the other memory holds stays writable while it lives...
+    assert writable(run_cli, SENTENCE)
+    assert len(forget(run_cli, sentence, "delete")["twins"]) == 1  # the copy just written
+    # ...and is refused once no memory holds it.
+    assert standing(project_root) == set()
+    assert not writable(run_cli, SENTENCE)
+
+
+def test_a_retired_copy_is_not_a_twin(run_cli: CliRunner, project_root: Path) -> None:
+    old = remember(run_cli, TEXT)
+    remember(run_cli, "The staging cluster restarts every Sunday at one", "--supersedes", old)
+    current = remember(run_cli, TEXT)
+    done = forget(run_cli, current, "delete")
+    assert done["twins"] == []
+    assert old in standing(project_root)
