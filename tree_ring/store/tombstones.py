@@ -248,6 +248,15 @@ def held(db: Db, project: str, hashes: Sequence[str]) -> set[str]:
     return {row[0] for row in db.execute(_FIND, (project, jsontext.dumps(list(hashes))))}
 
 
+def answered(db: Db, project: str, hashes: Sequence[str]) -> set[str]:
+    """The keys among `hashes` that a write into `project` answers to: held by
+    its own tombstones or by those of a store `db` answers to (`answer_to`).
+    What a carried re-admission is checked by (`write/readmit.waiting_here`)."""
+    if not hashes:
+        return set()
+    return {row[0] for row in matching(db, project, hashes)}
+
+
 def answer_to(db: Db, source: Callable[[], tuple[Db, str] | None]) -> None:
     """Make every write into `db` refuse what another store forgot as well:
     `source` gives that store's Db and the project its tombstones are under
