@@ -132,6 +132,11 @@ def _key(claim: str) -> str:
     return sha256("claim\n" + claim)
 
 
+def claim_key(claim: str) -> str:
+    """The key of `claim`, a text already folded (`claim_text`)."""
+    return _key(claim)
+
+
 def whole_key(text: str) -> str | None:
     """The key of a whole text as one claim, or None for a text with no words."""
     claim = claim_text(text)
