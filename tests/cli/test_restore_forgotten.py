@@ -148,3 +148,47 @@ def test_a_restored_readmission_over_the_files_own_tombstones_stays_accepted(
         "reviewed_by": "person",
         "review_reason": None,
     }
+
+
+def _with_tombstones(run_cli: CliRunner, home: dict[str, str], path: Path, *user: str) -> None:
+    """Append the tombstone lines of an export of the project or (`--user`) the user store."""
+    with path.open("a", encoding="utf-8") as extra:
+        for line in run_cli("export", *user, environ=home).out.splitlines():
+            if json.loads(line).get("record") == "content_tombstone":
+                extra.write(line + "\n")
+
+
+@pytest.mark.parametrize("carried", [False, True], ids=["bare", "with-the-stores-tombstones"])
+def test_a_restored_readmission_into_the_project_of_what_the_user_store_forgot_waits(
+    run_cli: CliRunner, home: dict[str, str], tmp_path: Path, carried: bool
+) -> None:
+    # A project write answers to the user store's tombstones; so does a
+    # restore's re-admission, even when the file brings those tombstones as its own.
+    _forget(run_cli, home, MINE, "--scope", "global")
+    stones = _stones(tmp_path / "me" / "user.sqlite")
+    path = _crafted(tmp_path / "in.jsonl", MINE, "project", stones)
+    if carried:
+        _with_tombstones(run_cli, home, path, "--user")
+    done = run_cli("--json", "import", str(path), "--restore", environ=home)
+    assert done.code == 0, done.err
+    assert (done.json()["imported"], done.json()["pending"]) == (1, 1)
+    assert _shown(run_cli, home) == PENDING
+    waiting = run_cli("--json", "review", "list", environ=home).json()["items"]
+    assert {item["id"] for item in waiting} == {BACK}
+    approved = run_cli("review", "approve", BACK, "--reason", "checked", environ=home)
+    assert approved.code == 0, approved.err
+    assert _shown(run_cli, home)["trust"] == "accepted"
+    again = run_cli("remember", MINE, environ=home)
+    assert again.code == 1 and "forgotten" in again.err
+
+
+def test_a_restored_readmission_into_the_user_store_of_what_the_project_forgot_waits(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path, tmp_path: Path
+) -> None:
+    _forget(run_cli, home, TEXT)
+    stones = _stones(project_root / ".tree-ring" / "memory.sqlite")
+    path = _crafted(tmp_path / "in.jsonl", TEXT, "global", stones)
+    done = run_cli("--json", "import", str(path), "--restore", "--global-to", "user", environ=home)
+    assert done.code == 0, done.err
+    assert (done.json()["user"]["imported"], done.json()["user"]["pending"]) == (1, 1)
+    assert _shown(run_cli, home, "--user") == PENDING

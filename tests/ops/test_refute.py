@@ -210,4 +210,4 @@ def test_a_reason_that_quotes_what_is_forgotten_later_is_withheld_from_the_brief
     text = brief_text(store, project_id)
     assert "limaware" not in text
     [line] = [line for line in text.splitlines() if wrong in line]
-    assert "(disputed by codex; its reason is withheld: `tree-ring review list`)" in line
+    assert "(disputed by codex: [withheld: forgotten content]; deploys moved)" in line

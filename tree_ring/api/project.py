@@ -230,12 +230,15 @@ class Project:
         )
 
     def show(self, memory_id: str) -> Memory:
-        """One memory the caller may see, whatever its state; NotFound otherwise."""
+        """One memory the caller may see, whatever its state; NotFound otherwise.
+        Its review reason as a read may show it: a quote of content forgotten
+        since is withheld (`govern/reasons.shown`)."""
+        from tree_ring.govern import reasons
         from tree_ring.read import listing
 
-        return listing.show(
-            self.store.db, self.identity, memory_id, whole_project=self.whole_project
-        )
+        db = self.store.db
+        memory = listing.show(db, self.identity, memory_id, whole_project=self.whole_project)
+        return reasons.memory_shown(db, memory)
 
     def anchors(self, ids: Sequence[str], view: View | None = None) -> dict[str, list[Check]]:
         """Each of `ids` (the project's memories) that names files, with what each

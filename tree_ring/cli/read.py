@@ -185,6 +185,7 @@ def cmd_list(ctx: Context) -> int:
 
 
 def cmd_show(ctx: Context) -> int:
+    from tree_ring.govern import reasons
     from tree_ring.store import refutations
     from tree_ring.team import provenance
     from tree_ring.upkeep import usage
@@ -194,6 +195,11 @@ def cmd_show(ctx: Context) -> int:
         db = project.store.db
         came = provenance.of(db, [memory.id]).get(memory.id)
         refuted = refutations.find(db, [memory.id]).get(memory.id)
+        if refuted is not None:
+            # Its quote of content forgotten since is withheld, as in the review reason.
+            refuted = refuted.replace(
+                reason=reasons.shown(db, memory.project or "", refuted.reason)
+            )
         judged = project.anchors([memory.id]).get(memory.id)
         root, identity = project.root, project.identity
     # The user store's rows have no project log; the project's log counts its own.

@@ -215,7 +215,7 @@ def origin_label(memory: Memory) -> str:
 
 def disputed_mark(origin: str, reason: str, *, withheld: bool = False) -> str:
     """` (disputed by ORIGIN: REASON)`, the reason cut to one short line; a
-    reason that may not be shown (`govern/reasons.py`) is named, not shown."""
+    reason that reads as sensitive (`govern/reasons.py`) is named, not shown."""
     who = _label_part(origin, 32)
     if withheld:
         return f" (disputed by {who}; its reason is withheld: `tree-ring review list`)"
@@ -396,11 +396,12 @@ def disputed_marks(store: Store, memories: Sequence[Memory]) -> dict[str, str]:
     from tree_ring.govern import reasons
 
     shown = {m.id: m for m in memories}
+    # A reason that reads as sensitive is withheld whole; one that quotes
+    # content forgotten since is shown with that content withheld (`reasons.shown`).
     return {
-        key: disputed_mark(r.origin, r.reason)
-        if reasons.problem(store.db, shown[key].project or "", r.reason, shown[key].sensitivity)
-        is None
-        else disputed_mark(r.origin, "", withheld=True)
+        key: disputed_mark(r.origin, "", withheld=True)
+        if reasons.sensitive(r.reason, shown[key].sensitivity)
+        else disputed_mark(r.origin, reasons.shown(store.db, shown[key].project or "", r.reason))
         for key, r in found.items()
     }
 

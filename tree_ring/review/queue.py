@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tree_ring.govern import admission, coordinator
+from tree_ring.govern import admission, coordinator, reasons
 from tree_ring.guard import messages
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict
@@ -60,10 +60,11 @@ class Decision:
 
 def queue(db: Db, project: str | None, reader: Identity | None = None) -> list[Waiting]:
     """The rows that wait, oldest first; with `reader` (an agent's identity),
-    those it may read, each with the rows it contradicts that it may read."""
+    those it may read, each with the rows it contradicts that it may read.
+    Each row's review reason is as a read may show it (`reasons.shown`)."""
     waiting: list[Waiting] = []
     for row in store_queue.waiting(db, project, reader):
-        memory = rows.from_row(row)
+        memory = reasons.memory_shown(db, rows.from_row(row))
         others = [
             rows.find(db, link.target)
             for link in memory.links
@@ -96,6 +97,7 @@ def waiting_requests(
         else:
             reason = messages.withhold(request.reason)
             reason = messages.BARE if reason == messages.WHOLE else reason
+            reason = reasons.shown(db, request.project or "", reason)
         shown.append(replace(request, reason=reason))
     return shown
 

@@ -132,6 +132,11 @@ def _key(claim: str) -> str:
     return sha256("claim\n" + claim)
 
 
+def claim_key(claim: str) -> str:
+    """The key of `claim`, a text already folded (`claim_text`)."""
+    return _key(claim)
+
+
 def whole_key(text: str) -> str | None:
     """The key of a whole text as one claim, or None for a text with no words."""
     claim = claim_text(text)
@@ -246,6 +251,15 @@ def held(db: Db, project: str, hashes: Sequence[str]) -> set[str]:
     if not hashes:
         return set()
     return {row[0] for row in db.execute(_FIND, (project, jsontext.dumps(list(hashes))))}
+
+
+def answered(db: Db, project: str, hashes: Sequence[str]) -> set[str]:
+    """The keys among `hashes` that a write into `project` answers to: held by
+    its own tombstones or by those of a store `db` answers to (`answer_to`).
+    What a carried re-admission is checked by (`write/readmit.waiting_here`)."""
+    if not hashes:
+        return set()
+    return {row[0] for row in matching(db, project, hashes)}
 
 
 def answer_to(db: Db, source: Callable[[], tuple[Db, str] | None]) -> None:

@@ -11,9 +11,9 @@ guard, a tombstone by shape and the guard. What a file says of a row's
 trust, origin and review is kept only as a claim (the row's origin is the
 import), unless a person restores their own export (`restore`): their word
 for the file, as `--replace-existing` is for the rows it replaces; but not
-for content this store forgot, which a row's re-admission brings back only
-pending, for a person's review here (`_Writer._readmitted`). An
-agent's tombstone lines are claims as well (`stone_lines.as_claims`): one
+for content forgotten here (or in the store writes here answer to), which a
+re-admission brings back only pending, for a person's review (`_readmitted`).
+An agent's tombstone lines are claims as well (`stone_lines.as_claims`): one
 naming a stored memory becomes a request to forget it.
 
 An import streams: it holds one batch of lines (`BATCH`) at a time, not the
@@ -413,7 +413,7 @@ def import_lines(
 
     `restore` is a person's word that the file is their own export: its rows
     keep the trust, origin and review they name, and their re-admissions
-    (those of content this store forgot wait for review). An agent's is
+    (those of content forgotten here wait for review). An agent's is
     refused, whatever it holds."""
     if restore and actor.origin.is_agent:
         raise Denied(
@@ -456,10 +456,10 @@ def import_lines(
         if writing:
             if actor.origin.is_agent:
                 stones = stone_lines.as_claims(db, stones, actor, report.requested)
-            # The file's own tombstones are not what this store forgot: a
-            # restore re-admits what they hold as the file says (`_readmitted`).
+            # The file's own tombstones are not what was forgotten here: a restore
+            # re-admits what they hold as the file says (`_readmitted`).
             hashes = [stone["content_hash"] for stone in stones]
-            brought = frozenset(hashes) - tombstones.held(db, into or project, hashes)
+            brought = frozenset(hashes) - tombstones.answered(db, into or project, hashes)
             tombstones.record_absent(db, map(stone_lines.VALUES, stones))
             if stones:
                 # Named in the log like every tombstone (see audit.verify).
@@ -577,7 +577,7 @@ class _Writer:
     def _readmitted(self, item: _Parsed, memory: Memory, readmission: dict[str, Any]) -> None:
         """A row a person re-admitted, written over the tombstones its
         re-admission names, which is recorded here as it was there; content
-        this store forgot itself waits for a person's review (`waiting_here`)."""
+        forgotten here waits for a person's review (`waiting_here`)."""
         keys = frozenset(readmission["overrides"])
         waiting = readmit.waiting_here(self.db, memory, readmission, self.brought)
         try:

@@ -118,13 +118,15 @@ def parse_carried(value: Any) -> dict[str, Any] | None:
 def waiting_here(
     db: Db, memory: Memory, readmission: dict[str, Any], brought: frozenset[str]
 ) -> Memory | None:
-    """A carried re-admission of content this store forgot itself: the row
-    as it waits, pending, for a person's review here; None when none of its
-    keys is tombstoned here but by what the same import `brought` (the
-    tombstones of the file it came with). A file vouches for where it was
-    written, never for what was forgotten here."""
+    """A carried re-admission of content forgotten here: the row as it waits,
+    pending, for a person's review here; None when none of its keys is
+    tombstoned here but by what the same import `brought` (the tombstones of
+    the file it came with). Here is this store and the store it answers to
+    (`tombstones.answered`: for a project, the person's user store), as for
+    any write into it. A file vouches for where it was written, never for
+    what was forgotten here."""
     checked = [key for key in tombstones.check_keys(memory) if key not in brought]
-    if not tombstones.held(db, memory.project or "", checked):
+    if not tombstones.answered(db, memory.project or "", checked):
         return None
     why = "forgotten here, and re-admitted where it was exported by {by}: {reason}"
     return memory.replace(
