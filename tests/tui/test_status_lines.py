@@ -60,7 +60,7 @@ def test_redact_and_delete_say_which_and_that_the_content_stays_out(
 ) -> None:
     first = write(store, project_id, "the staging host is blue")
     second = write(store, project_id, "the staging host is green")
-    tail = "; its content will not be stored again"
+    tail = "; its content is tombstoned and will not be stored again"
     assert session.run(Action("redact", first, (), "wrong")) == f"redacted {first}{tail}"
     assert session.run(Action("forget", second, (), "wrong")) == f"deleted {second}{tail}"
     assert rows.get(store.db, first).redacted_at is not None

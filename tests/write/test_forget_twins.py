@@ -104,9 +104,12 @@ def test_an_agent_forgets_its_own_copies_together(
 
     done = forget(run_cli, mine, mode, environ=CLAUDE)
     assert done["twins"] == [also_mine]
-    assert done["tombstoned"] is True
+    assert done["tombstoned"] is True and done["withdrawn"] is True
     assert standing(project_root) == set()
-    assert not writable(run_cli, TEXT)
+    # Withdrawn: no agent stores it again, a person still may.
+    again = run_cli("--json", "remember", TEXT, "--scope", "agent", environ=CODEX)
+    assert again.code != 0 and "withdrawn by the agent that wrote it" in again.err
+    assert writable(run_cli, TEXT)
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
-    from tree_ring.write.correct import Forgotten
 
 MAX_STDIN = 1 << 20
 
@@ -194,6 +193,7 @@ def cmd_forget(ctx: Context) -> int:
         "lingering": done.lingering,
         "twins": list(done.twins),
         "tombstoned": done.tombstoned,
+        "withdrawn": done.withdrawn,
     }
     if done.request is not None:
         ctx.emit(
@@ -203,24 +203,10 @@ def cmd_forget(ctx: Context) -> int:
             "(`tree-ring review list`)",
         )
         return 0
-    ctx.emit(data, forgot_text(done))
+    ctx.emit(data, "\n".join(done.said()))
     if done.lingering is not None:
         return ctx.warn(done.lingering, code="store_fault")
     return 0
-
-
-def forgot_text(done: Forgotten) -> str:
-    """What a direct forget did, in a line or two: the copies that went with
-    it, and whether its content can be stored again."""
-    verb = "deleted" if done.mode == "delete" else "redacted"
-    if done.tombstoned:
-        text = f"{verb} {done.id}; its content is tombstoned and will not be stored again"
-    else:
-        text = f"{verb} {done.id}; an accepted memory holds the same text, so it stays writable"
-    if done.twins:
-        copies = "copy" if len(done.twins) == 1 else "copies"
-        text += f"\nalso forgot {len(done.twins)} identical {copies}: {', '.join(done.twins)}"
-    return text
 
 
 def cmd_refute(ctx: Context) -> int:

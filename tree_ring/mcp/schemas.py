@@ -527,6 +527,11 @@ TOOLS: tuple[Tool, ...] = (
                     "type": "boolean",
                     "description": "false while a memory you may not forget holds the content",
                 },
+                "withdrawn": {
+                    "type": "boolean",
+                    "description": "true when you forgot your own memory: no agent may store "
+                    "its content again, a person still may",
+                },
                 "message": {"type": "string"},
             }
         ),

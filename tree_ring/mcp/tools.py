@@ -267,12 +267,7 @@ def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             done = project.forget(memory_id, mode=args["mode"], reason=args["reason"])
         except NotFound:
             raise _unseen(call, memory_id) from None
-    verb = "deleted" if done.mode == "delete" else "redacted"
-    message = f"{verb} {done.id}; its content is tombstoned and will not be stored again"
-    if not done.tombstoned:
-        message = f"{verb} {done.id}; an accepted memory holds the same text, so it stays writable"
-    if done.twins:
-        message += f"; also forgot the identical {', '.join(done.twins)}"
+    message = "; ".join(done.said())
     if done.request is not None:
         message = (
             f"requested {done.request}: {done.id} was not written by you, so forgetting it "
@@ -287,6 +282,7 @@ def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         "request": done.request,
         "twins": list(done.twins),
         "tombstoned": done.tombstoned,
+        "withdrawn": done.withdrawn,
         "message": message,
     }
 

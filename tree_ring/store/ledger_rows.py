@@ -74,13 +74,14 @@ def kept(db: Db) -> bool:
 
 def tombstones(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
     """(memory_id, content_hash, created_at, kind, redacted) of the project's
-    content tombstones, with `ids` of those memories only, by memory id then
-    hash; `redacted` is when the memory's id was marked redacted (its
-    redaction tombstone), NULL when it was not."""
+    content tombstones but an agent's withdrawals, with `ids` of those
+    memories only, by memory id then hash; `redacted` is when the memory's id
+    was marked redacted (its redaction tombstone), NULL when it was not."""
     sql = (
         "SELECT t.memory_id, t.content_hash, t.created_at, t.kind, r.created_at"
         " FROM content_tombstones t LEFT JOIN redaction_tombstones r ON r.memory_id = t.memory_id"
-        " WHERE t.project = ?"
+        # An agent's withdrawal stays in this store (`tombstones.WITHDRAWN`).
+        " WHERE t.project = ? AND t.kind != 'withdrawn'"
     )
     params: list[Any] = [project]
     if ids is not None:
@@ -101,7 +102,8 @@ def memories(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
 
 _SHARED = (
     "SELECT k.hit, m.* FROM (SELECT id AS hit FROM memories WHERE project = :project"
-    " UNION SELECT memory_id FROM content_tombstones WHERE project = :project) k"
+    " UNION SELECT memory_id FROM content_tombstones WHERE project = :project"
+    " AND kind != 'withdrawn') k"
     " LEFT JOIN memories m ON m.id = k.hit AND m.project = :project ORDER BY k.hit"
 )
 

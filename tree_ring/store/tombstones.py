@@ -223,24 +223,38 @@ def keys(summary: str, details: str, others: Sequence[str] = ()) -> list[str]:
     return list(claims.found)
 
 
-_FIND = (
+# What an agent forgot of its own partition without a person (`withdrawn`):
+# the content keys bind what agents write, never a person's write or what a
+# person reads, and stay in this store (no team ledger line, no export). An
+# agent's forget of its own note must keep the note from coming back through
+# an agent; it must not let an agent keep a person's content out, as a
+# forgotten or rejected tombstone does for everyone.
+FORGOTTEN, REJECTED, WITHDRAWN = "forgotten", "rejected", "withdrawn"
+
+_FIND_ANY = (
     "SELECT content_hash, kind, created_at, memory_id FROM content_tombstones"
     " WHERE project = ? AND content_hash IN (SELECT value FROM json_each(?))"
 )
+# A person's: every kind but an agent's withdrawal.
+_FIND = _FIND_ANY + f" AND kind != '{WITHDRAWN}'"
 
 
-def matching(db: Db, project: str | None, hashes: Sequence[str]) -> list[Any]:
+def matching(
+    db: Db, project: str | None, hashes: Sequence[str], *, agent: bool = False
+) -> list[Any]:
     """The tombstones among `hashes` (content_hash, kind, created_at,
     memory_id) that a write into `project` answers to: those of the stores
     `db` answers to (`answer_to`), then the project's own, so where both hold
-    a key the store's own record is the one named."""
+    a key the store's own record is the one named. An `agent`'s write also
+    answers to what an agent withdrew (WITHDRAWN)."""
     found: list[Any] = []
     wanted = jsontext.dumps(list(hashes))
+    sql = _FIND_ANY if agent else _FIND
     for source in db.answers_to:
         other = source()
         if other is not None:
-            found += other[0].execute(_FIND, (other[1], wanted))
-    return found + db.execute(_FIND, (project or "", wanted)).fetchall()
+            found += other[0].execute(sql, (other[1], wanted))
+    return found + db.execute(sql, (project or "", wanted)).fetchall()
 
 
 def held(db: Db, project: str, hashes: Sequence[str]) -> set[str]:
@@ -283,7 +297,9 @@ def find(db: Db, project: str | None, hashes: Sequence[str]) -> Any:
 
 def refused(stone: Any) -> Conflict:
     """The error for a write of tombstoned content: when and which, never why."""
-    verb = "forgotten" if stone["kind"] == "forgotten" else "rejected in review"
+    verb = {FORGOTTEN: "forgotten", WITHDRAWN: "withdrawn by the agent that wrote it"}.get(
+        stone["kind"], "rejected in review"
+    )
     return Conflict(
         f"this content was {verb} on {stone['created_at'][:19]}Z (as {stone['memory_id']}) "
         "and will not be stored again; `tree-ring audit --target "
@@ -327,10 +343,13 @@ def record(
     actor: str,
     at: str,
 ) -> list[str]:
-    """Tombstone `hashes` for `project`; returns them, for the audit entry."""
+    """Tombstone `hashes` for `project`; returns them, for the audit entry.
+    An agent's withdrawal never replaces a tombstone held: it would lower a
+    person's forget to one that binds only agents."""
     written = list(dict.fromkeys(hashes))
     db.executemany(
-        _INSERT, [(project or "", h, kind, reason, memory_id, actor, at) for h in written]
+        _INSERT_ABSENT if kind == WITHDRAWN else _INSERT,
+        [(project or "", h, kind, reason, memory_id, actor, at) for h in written],
     )
     return written
 
@@ -350,8 +369,12 @@ def record_absent(db: Db, stones: Iterable[Sequence[str]]) -> None:
 
 
 def of_project(db: Db, project: str) -> list[Any]:
-    """Every tombstone of `project`, oldest first, all columns."""
-    sql = "SELECT * FROM content_tombstones WHERE project = ? ORDER BY created_at"
+    """Every tombstone of `project` an export carries (an agent's withdrawal
+    stays in this store), oldest first, all columns."""
+    sql = (
+        f"SELECT * FROM content_tombstones WHERE project = ? AND kind != '{WITHDRAWN}'"
+        " ORDER BY created_at"
+    )
     return db.query(sql, (project,))
 
 

@@ -349,13 +349,7 @@ class Session:
         done = self.opened.forget(_target(action), mode=mode, reason=action.reason or "")
         if done.request is not None:
             return f"requested {done.request}: forgetting {done.id} waits for a person"
-        verb = "deleted" if mode == "delete" else "redacted"
-        tail = f"; {done.lingering}" if done.lingering else "; its content will not be stored again"
-        if not done.tombstoned:
-            tail = "; an accepted memory holds the same text" + (
-                f"; {done.lingering}" if done.lingering else ""
-            )
-        return f"{verb} {done.id}{tail}"
+        return "; ".join([*done.said(), *([done.lingering] if done.lingering else [])])
 
     def _do_forget(self, action: Action) -> str:
         return self._forget(action, "delete")

@@ -55,10 +55,7 @@ def _act(site: Site, form: Mapping[str, str]) -> str:
             done = project.forget(target, mode=mode, reason=_need(reason, action))
             if done.request is not None:
                 return f"requested {done.request}: forgetting {done.id} waits for a person's review"
-            verb = "deleted" if done.mode == "delete" else "redacted"
-            text = f"{verb} {done.id}; its content is tombstoned and will not be stored again"
-            if not done.tombstoned:
-                text = f"{verb} {done.id}; an accepted memory holds the same text"
+            text = "; ".join(done.said())
             if done.lingering is not None:
                 text += f" (but: {done.lingering})"
             return text

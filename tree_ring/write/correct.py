@@ -78,6 +78,26 @@ class Forgotten:
     # Whether the content is tombstoned: not while another accepted, live
     # memory holds it (one the caller may not forget), which stays writable.
     tombstoned: bool = True
+    # Whether its tombstones bind agents only: an agent forgot its own words
+    # without a person (`tombstones.WITHDRAWN`).
+    withdrawn: bool = False
+
+    def said(self) -> list[str]:
+        """What a direct forget did, as every client says it: the outcome,
+        then the copies that went with it, if any."""
+        done = f"{'deleted' if self.mode == 'delete' else 'redacted'} {self.id}"
+        if not self.tombstoned:
+            lines = [f"{done}; an accepted memory holds the same text, so it stays writable"]
+        elif self.withdrawn:
+            lines = [f"{done}; its content is withdrawn: no agent will store it again"]
+        else:
+            lines = [f"{done}; its content is tombstoned and will not be stored again"]
+        if self.twins:
+            copies = "copy" if len(self.twins) == 1 else "copies"
+            lines.append(
+                f"also forgot {len(self.twins)} identical {copies}: {', '.join(self.twins)}"
+            )
+        return lines
 
 
 def tombstone(
@@ -161,6 +181,7 @@ def forget(
                 )
             request = requests.ask(db, memory, mode, reason, actor, now)
             return Forgotten(memory_id, mode, reason, request=request, tombstoned=False)
+        kind = _kind(db, actor)
         twins = _twins(db, memory, actor, asks)
         # The twins go first, so that when none the caller may not forget is
         # left, the content's keys are unheld and tombstoned with `memory`.
@@ -175,6 +196,7 @@ def forget(
         lingering=scrub(store),
         twins=tuple(twin.id for twin in twins),
         tombstoned=tombstoned,
+        withdrawn=kind == tombstones.WITHDRAWN,
     )
 
 
@@ -188,6 +210,15 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     if memory.redacted_at is not None:
         return []
     return [twin for twin in rows.twins(db, memory) if not asks or own_partition(twin, actor)]
+
+
+def _kind(db: Db, actor: Actor) -> str:
+    """What a forget's tombstones are: an agent that forgets without a person
+    (what it may: its own partition) withdraws its own words, which binds
+    agents only (`tombstones.WITHDRAWN`); anyone else's forget binds all."""
+    if admission.is_agent(actor) and not coordinator.holds(db, actor):
+        return tombstones.WITHDRAWN
+    return tombstones.FORGOTTEN
 
 
 def _sees(db: Db, reader: Identity, memory_id: str) -> bool:
@@ -221,7 +252,7 @@ def forget_in(
         wanted = tombstones.forget_keys(memory)
         if not held_too:
             wanted = tombstones.unheld(db, memory, wanted)
-        keys = tombstone(db, memory, "forgotten", reason, actor, now, wanted)
+        keys = tombstone(db, memory, _kind(db, actor), reason, actor, now, wanted)
     own = list(keys)
     # A refutation's reason is an agent's words about the memory: it goes with it.
     refuted = refutations.clear(db, memory_id)

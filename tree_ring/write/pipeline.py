@@ -255,7 +255,9 @@ def decide(
     transaction to record the denial (`coordinator.refuse`). `overriding`
     holds tombstone keys a person chose to write over (`readmit`)."""
     claims = [claim_key(memory) for memory in memories]
-    facts = Facts(db, memories, claims)
+    # An agent's write, or its import, answers to what agents withdrew too.
+    writer = admission.importer(actor) if actor.origin.kind == "import" else actor
+    facts = Facts(db, memories, claims, agent=writer is not None and admission.is_agent(writer))
     if search is None and admit:
         search = contradictions.Search()
     if search is not None:
@@ -347,7 +349,14 @@ class Facts:
     retries are decided as if the earlier ones were already stored.
     """
 
-    def __init__(self, db: Db, memories: Sequence[Memory], claims: Sequence[str | None]) -> None:
+    def __init__(
+        self,
+        db: Db,
+        memories: Sequence[Memory],
+        claims: Sequence[str | None],
+        *,
+        agent: bool = False,
+    ) -> None:
         by_project: dict[str, list[str]] = {}
         self.keys: dict[str, list[str]] = {}
         for memory in memories:
@@ -355,7 +364,7 @@ class Facts:
             by_project.setdefault(memory.project or "", []).extend(keys)
         self.stones: dict[tuple[str, str], Any] = {}
         for project, hashes in by_project.items():
-            for stone in tombstones.matching(db, project, hashes):
+            for stone in tombstones.matching(db, project, hashes, agent=agent):
                 self.stones[(project, stone["content_hash"])] = stone
         wanted = [claim for claim in claims if claim is not None]
         self.claims: dict[str, tuple[str, str]] = (
