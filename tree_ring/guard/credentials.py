@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, table, text_pattern
 from tree_ring.guard.values import (
+    chosen_password,
+    chosen_pin,
     high_entropy,
     literal_secret,
     password_looking,
@@ -45,10 +47,20 @@ _ASSIGN = (
 # query string would continue. Values shorter than the minimum secret length
 # never match, so "token: str" lines in a large YAML dump cost nothing.
 _MIN = 8
-_VALUE = (
-    rb"(?P<v>\"[^\"\n\x00]{%d,256}+|'[^'\n\x00]{%d,256}+|`[^`\n\x00]{%d,256}+"
-    rb"|[^\s\"'`,;&)\]}<\x00]{%d,256}+)"
-) % ((_MIN,) * 4)
+
+
+def _value_of(least: int) -> bytes:
+    return (
+        rb"(?P<v>\"[^\"\n\x00]{%d,256}+|'[^'\n\x00]{%d,256}+|`[^`\n\x00]{%d,256}+"
+        rb"|[^\s\"'`,;&)\]}<\x00]{%d,256}+)"
+    ) % ((least,) * 4)
+
+
+_VALUE = _value_of(_MIN)
+# After a key that names a password, the rest of the line: the validator
+# reads the value from its start and whether words follow it (see
+# `_assigned_password`). Four characters at least, as `chosen_password`.
+_LINE_VALUE = rb"(?P<v>[^\n\x00]{4,256}+)"
 
 # A cheap look-ahead for the separator, checked before a rule's look-behinds:
 # "token" and "key" are common words, and most occurrences have no separator.
@@ -102,13 +114,45 @@ _SECRET_KEY_NAMES = (
 )  # fmt: skip
 _KEY_SEPARATORS = (b"", b"_", b"-", b".", b" ")
 
-# "password", "passwd", "passphrase", "passcode"; "pass", "pwd" and "pw" as
-# whole words ("DB_PASS", not "bypass"); "SSHPASS". All start with "p".
-_PASSWORD_KEY = (
-    rb"p(?:assw(?:or)?d(?<!\S[:/]passwd)(?<!\S[:/]password)|ass(?:phrase|code)"
-    rb"|ass(?<![a-z0-9]pass)|ass(?<=sshpass)(?<![a-z0-9]sshpass)|wd(?<![a-z0-9?&]pwd)"
-    rb"|w(?<![a-z0-9]pw))"
+# Keys that name a password outright: "password", "passwd", "passphrase",
+# "pwd" as a whole word (not "?pwd=" in a meeting link). A value they are
+# given is a password whatever its entropy (`chosen_password`).
+_NAMED_PASSWORD_KEY = (
+    rb"p(?:assw(?:or)?d(?<!\S[:/]passwd)(?<!\S[:/]password)|assphrase|wd(?<![a-z0-9?&]pwd))"
 )
+# Keys that may name one: "passcode" (a meeting's, as often as not); "pass"
+# and "pw" as whole words ("DB_PASS", not "bypass"); "SSHPASS". Their values
+# count when random enough (`literal_secret`).
+_OTHER_PASSWORD_KEY = (
+    rb"p(?:asscode|ass(?<![a-z0-9]pass)|ass(?<=sshpass)(?<![a-z0-9]sshpass)|w(?<![a-z0-9]pw))"
+)
+# "PIN", "pin_code", "SIM_PIN" ("spin" and "ping" are no key).
+_PIN_KEY = rb"pin(?<![a-z0-9]pin)(?:_?code)?"
+
+_BARE_VALUE = r"[^\s\"'`,;&)\]}<\x00]*"
+
+
+def _assigned_password(span: str) -> bool:
+    """The value after a password key, from the rest of its line: a literal
+    secret, or a password someone chose (`chosen_password`). A bare value
+    with more words after it opens a sentence ("passphrase: leave empty for
+    the dev key") and is judged as prose."""
+    quote = span[:1]
+    if quote in ("'", '"', "`"):
+        value = span[1:].partition(quote)[0]
+        return literal_secret(quote + value) or chosen_password(value, quoted=True)
+    found = text_pattern(_BARE_VALUE).match(span)
+    value = found.group() if found else ""
+    prose = span[len(value) :].lstrip(" \t")[:1].isalpha()
+    return literal_secret(value) or chosen_password(value, prose=prose)
+
+
+def _assigned_pin(span: str) -> bool:
+    value = span.strip()
+    if value[:1] in ("'", '"', "`"):
+        value = value[1:].partition(value[0])[0]
+    return chosen_pin(value)
+
 
 ASSIGNMENT_RULES: tuple[Rule, ...] = table(
     # The key only has to END with the word (DB_PASSWORD, clientSecret,
@@ -121,9 +165,25 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "password-assignment",
         SECRET,
         "lower",
-        _PASSWORD_KEY + _ASSIGN + _VALUE,
+        _NAMED_PASSWORD_KEY + _ASSIGN + _LINE_VALUE,
+        _assigned_password,
+        heads=(b"pass", b"pw"),
+    ),
+    rule(
+        "password-assignment",
+        SECRET,
+        "lower",
+        _OTHER_PASSWORD_KEY + _ASSIGN + _VALUE,
         literal_secret,
         heads=(b"pass", b"pw"),
+    ),
+    rule(
+        "password-assignment",
+        SECRET,
+        "lower",
+        _PIN_KEY + _ASSIGN + _value_of(4),
+        _assigned_pin,
+        heads=(b"pin",),
     ),
     rule(
         "secret-assignment",
@@ -415,6 +475,32 @@ def _prose_password(tail: str) -> bool:
     return password_looking(value) or _user_password(tail, value)
 
 
+def _prose_chosen_password(tail: str) -> bool:
+    """After "password" or "passphrase": any password someone chose, weak or a
+    passphrase, not only a random one (`chosen_password`)."""
+    value = _candidate(tail)
+    if value is None:
+        return False
+    return (
+        password_looking(value) or _user_password(tail, value) or chosen_password(value, prose=True)
+    )
+
+
+def _linked(tail: str, value: str) -> bool:
+    """Whether a link ("is", ":", "=") comes between the keyword and `value`."""
+    before = tail.split(value, 1)[0]
+    return before.rstrip().endswith((":", "=")) or any(
+        word.lower() in _LINKS or word.endswith((":", "=")) for word in before.split()
+    )
+
+
+def _prose_pin(tail: str) -> bool:
+    """ "the vault PIN is 482913": four to twelve digits after a link, so
+    "pin 2048 pages" or "pin to 3118" (the verb) is no PIN."""
+    value = _candidate(tail)
+    return value is not None and chosen_pin(value) and _linked(tail, value)
+
+
 def _prose_pair(tail: str) -> bool:
     value = _candidate(tail)
     return value is not None and _user_password(tail, value)
@@ -472,10 +558,21 @@ def _prose(
 PROSE_RULES: tuple[Rule, ...] = (
     _prose(
         "password-in-prose",
-        rb"pass(?:w(?:or)?d|phrase|code|(?<![a-z]pass))"
-        + _not_a_path_segment(b"pass", b"passwd", b"password", b"passphrase", b"passcode"),
+        rb"pass(?:w(?:or)?d|phrase)" + _not_a_path_segment(b"passwd", b"password", b"passphrase"),
+        b"pass",
+        _prose_chosen_password,
+    ),
+    _prose(
+        "password-in-prose",
+        rb"pass(?:code|(?<![a-z]pass))" + _not_a_path_segment(b"pass", b"passcode"),
         b"pass",
         _prose_password,
+    ),
+    _prose(
+        "password-in-prose",
+        rb"pin(?<![a-z]pin)" + _not_a_path_segment(b"pin"),
+        b"pin",
+        _prose_pin,
     ),
     # "login: admin / X": only with a user and a password after it.
     _prose(

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from tree_ring.guard.prefilter import LiteralView
 
 # How many secret rules the plan was written for.
-RULES = 117
+RULES = 121
 
 VIEWS: tuple[LiteralView, ...] = (
     (
@@ -22,25 +22,26 @@ VIEWS: tuple[LiteralView, ...] = (
         (),
         (),
         (
-            ("pw", (98,)),
-            (" -u", (106,)),
-            ("key", (32, 102, 116)),
+            ("pw", (98, 99)),
+            (" -u", (108,)),
+            ("key", (32, 104, 120)),
+            ("pin", (100, 115)),
             ("auth", (94, 96)),
-            ("cred", (100, 114)),
-            ("curl", (110,)),
-            ("ldap", (109,)),
-            ("pass", (98, 103, 111)),
+            ("cred", (102, 118)),
+            ("curl", (112,)),
+            ("ldap", (111,)),
+            ("pass", (98, 99, 105, 113, 114)),
             ("sig=", (33,)),
             ("ssws", (61,)),
             ("basic", (95,)),
-            ("login", (104, 112)),
-            ("mysql", (107,)),
-            ("token", (101, 115)),
+            ("login", (106, 116)),
+            ("mysql", (109,)),
+            ("token", (103, 119)),
             ("bearer", (93,)),
-            ("secret", (8, 99, 113)),
-            ("mariadb", (107,)),
-            ("add_user", (105,)),
-            ("redis-cli", (108,)),
+            ("secret", (8, 101, 117)),
+            ("mariadb", (109,)),
+            ("add_user", (107,)),
+            ("redis-cli", (110,)),
         ),
         (),
     ),

@@ -16,7 +16,8 @@ the same characters spell once folded, unescaped or decoded:
   (``&#103;``, ``&#x41;``).
 - decoded: runs of base64, base64url or hex that decode to text, and gzip
   inside base64 (a Kubernetes secret, a CI variable holding a whole .env
-  file, a credentials JSON).
+  file, a credentials JSON); a run wrapped over lines of one width, as
+  `base64`, `openssl base64` and PEM write it, is joined first.
 
 Each spelling is itself spelled again, to `_DEPTH` layers (base64 of a
 percent-encoded URL). Everything is bounded: at most `_BLOBS` blobs per text,
@@ -41,6 +42,9 @@ _BLOBS = 16
 _BLOB_CHARS = 65_536
 # A base64 run this long holds 18 bytes, hex 12: shorter ones are words and ids.
 _MIN_RUN = 24
+# Characters allowed between a wrapped line's end and the next line's start
+# (trailing spaces, "\r", indentation), so the search for the break is bounded.
+_LINE_SLACK = 64
 
 # Spaces that NFKC turns into " ": inside a token they may stand for nothing.
 _RARE_SPACES = dict.fromkeys((0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000), None)
@@ -110,8 +114,64 @@ def _decoded(run: bytes) -> str | None:
     return _as_text(data)
 
 
+def _next_line(raw: bytes, index: int) -> int:
+    """Where the line after the one ending at `index` starts past its
+    indentation, or -1 when anything but trailing spaces (or the ``\r`` of
+    ``\r\n``) stands before the line break."""
+    end = raw.find(b"\n", index, index + _LINE_SLACK)
+    if end < 0 or raw[index:end].strip(b" \t\r"):
+        return -1
+    start = end + 1
+    while raw[start : start + 1] in (b" ", b"\t"):
+        start += 1
+        if start - end > _LINE_SLACK:
+            return -1
+    return start
+
+
+def _line_end(raw: bytes, end: int) -> bool:
+    """Whether a run ending at `end` ends its line but for base64 padding and
+    trailing spaces: a wrapped block's last line holds nothing else."""
+    rest = raw[end : end + _LINE_SLACK]
+    line = rest.find(b"\n")
+    if line < 0 and end + len(rest) < len(raw):
+        return False  # more on the line than padding and spaces
+    return rest[: line if line >= 0 else len(rest)].rstrip(b" \t\r") in (b"", b"=", b"==")
+
+
+def _wrapped(raw: bytes, view: bytes, start: int, end: int) -> tuple[bytes, int] | None:
+    """The block that the run raw[start:end] opens when base64 (or hex) is
+    wrapped over lines, as `base64` (76 columns), `openssl base64` and PEM
+    (64) write it: lines of the run's width, a multiple of 4, each alone on
+    its line, the last no longer and padded at most. Joined, with where the
+    block ends; None when the run does not open one. Decoded line by line,
+    a secret across a break, or gzip, reads as nothing."""
+    width = end - start
+    if width % 4:
+        return None
+    pieces = [raw[start:end]]
+    size = width
+    while size < _BLOB_CHARS:
+        line = _next_line(raw, end)
+        if line < 0:
+            break
+        stop = view.find(b" ", line, line + width + 1)
+        stop = min(len(view), line + width + 1) if stop < 0 else stop
+        if stop == line or stop - line > width or not _line_end(raw, stop):
+            break
+        pieces.append(raw[line:stop])
+        size += stop - line
+        end = stop
+        if stop - line < width or raw[stop : stop + 1] == b"=":
+            break  # a shorter or padded line ends the block
+    if len(pieces) == 1:
+        return None
+    return b"".join(pieces), end
+
+
 def _blobs(raw: bytes) -> Iterator[str]:
-    """What the first `_BLOBS` runs of base64 or hex in `raw` decode to.
+    """What the first `_BLOBS` runs of base64 or hex in `raw` decode to, a
+    block wrapped over lines read whole (see `_wrapped`).
 
     Found with `bytes.find`, not a pattern: the SessionStart brief checks
     every row it shows, and importing `re` would cost it more than the check."""
@@ -122,7 +182,16 @@ def _blobs(raw: bytes) -> Iterator[str]:
             return
         end = view.find(b" ", start)
         end = len(view) if end < 0 else end
-        text = _decoded(raw[start:end])
+        block = _wrapped(raw, view, start, end)
+        text = None
+        if block is not None:
+            text = _decoded(block[0])
+            if text is not None:
+                end = block[1]
+        if text is None:
+            # Not a block, or not text once joined (a line of prose after a
+            # run reads as one more line of it): the run on its own.
+            text = _decoded(raw[start:end])
         if text is not None:
             yield text
         start = view.find(_RUN, end)

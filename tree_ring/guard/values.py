@@ -339,3 +339,133 @@ def url_password(span: str) -> bool:
     # user == password is a documented local default (postgres:postgres,
     # guest:guest), not a secret anyone chose.
     return password != user
+
+
+# --------------------------------------------------------------------------
+# Values a password key is given: a password whatever its entropy.
+#
+# After "DB_PASSWORD=" or "the staging password is", a value is what someone
+# typed as the password, and a weak one ("hunter2") or a passphrase
+# ("correct-horse-battery-staple") is as live as a generated one. What is
+# left out: stand-ins (`stand_in`), the documented defaults of local images
+# ("postgres", "root"), references to where the password lives, and words
+# that describe it ("required", "hashed", "stored").
+
+# Well-known weak passwords: stand-ins elsewhere (`_PLACEHOLDERS`), but a
+# value a password key is given is one someone set.
+_WEAK_PASSWORDS = frozenset(
+    {"hunter2", "letmein", "p@ssw0rd", "passw0rd", "password1", "password123", "secret123",
+     "admin123", "qwerty123"}
+)  # fmt: skip
+# Defaults that local database and broker images document (POSTGRES_PASSWORD
+# in a compose file): a stand-in for a local setup, not a chosen password.
+_LOCAL_DEFAULTS = frozenset(
+    {"postgres", "root", "admin", "guest", "mysql", "oracle", "vagrant", "docker", "sa"}
+)  # fmt: skip
+# Words that say something about a password rather than being one: states,
+# where it is kept, how it is hashed, its type in a schema, a link word.
+_NOT_PASSWORDS = frozenset(
+    {"is", "in", "at", "on", "of", "to", "by", "via", "from", "with", "without", "for", "and",
+     "or", "not", "no", "yes", "the", "a", "an", "see", "ask", "use", "same", "above",
+     "below", "here", "there", "this", "that", "it", "its", "set", "unset", "reset", "stored",
+     "kept", "saved", "required", "optional", "mandatory", "needed", "empty", "blank",
+     "missing", "absent", "omitted", "hidden", "masked", "redacted", "removed", "elided",
+     "encrypted", "hashed", "salted", "plaintext", "cleartext", "hash", "salt", "bcrypt",
+     "scrypt", "argon2", "argon2id", "argon2i", "pbkdf2", "sha256", "sha512", "sha1",
+     "md5", "base64", "utf8", "rotated", "expired", "expires", "changed", "updated",
+     "invalid", "valid", "wrong", "incorrect", "weak", "strong", "long",
+     "short", "too", "very", "unknown", "known", "lost", "leaked", "compromised", "shared",
+     "unique", "random", "generated", "provided", "given", "sent", "supplied", "managed",
+     "disabled", "enabled", "inherited", "prompted", "prompt", "interactive", "manual",
+     "automatic", "auto", "temporary", "permanent", "different", "identical", "unchanged",
+     "vault", "keychain", "keyring", "1password", "lastpass", "bitwarden", "ssm", "kms",
+     "env", "environment", "file", "stdin", "string", "str", "bytes", "text", "varchar",
+     "char", "int", "bool", "boolean", "object", "any", "secretstr",
+     "field", "column", "input", "type", "length", "policy", "printed", "written",
+     "never", "always", "only", "ignored", "accepted", "rejected", "checked", "verified",
+     "validated", "logged", "echoed", "shown", "displayed", "visible", "blocked", "locked",
+     "pending", "todo", "tbd", "fixme", "n/a",
+     # nsswitch.conf's sources ("passwd: files systemd")
+     "files", "compat", "systemd", "ldap", "sss", "nis", "winbind"}
+)  # fmt: skip
+# Words of an identifier that make it a reference to a password (a variable,
+# a setting, an environment variable's name), not a password.
+_REFERENCE_WORDS = frozenset(
+    {"key", "env", "var", "vault", "config", "conf", "cfg", "settings", "setting", "options",
+     "option", "opts", "opt", "args", "arg", "params", "param", "self", "this", "form",
+     "request", "input", "user", "db"}
+)  # fmt: skip
+_REFERENCE_STEMS = ("pass", "pwd", "secret", "token", "cred")
+# Symbols password policies ask for: any other punctuation joins a name or a path.
+_CHOSEN_SYMBOLS = frozenset("!@#$%^&*?~+")
+_PART_SEPARATORS = r"[-_.]+"
+
+
+def _reference(value: str, *, quoted: bool) -> bool:
+    """An identifier naming where the password comes from: `POSTGRES_PASSWORD`,
+    `hashed_password`, `settings.db_pass`, unquoted `dbPassword` or `form.data`."""
+    if not name_like(value):
+        return False
+    words = [word.lower() for word in text_pattern(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])").findall(value)]
+    humps = any(a.islower() and b.isupper() for a, b in itertools.pairwise(value))
+    if len(name_parts(value)) < 2 and not humps:
+        return False
+    if not quoted and ("." in value or humps):
+        return True  # an attribute or a camelCase variable in code
+    return any(word in _REFERENCE_WORDS or word.startswith(_REFERENCE_STEMS) for word in words)
+
+
+def _passphrase(parts: list[str]) -> bool:
+    """Three or more words joined by "-", "_" or ".", none a describing word."""
+    return len(parts) >= 3 and all(
+        part.isalpha() and part.lower() not in _NOT_PASSWORDS for part in parts
+    )
+
+
+def chosen_password(value: str, *, quoted: bool = False, prose: bool = False) -> bool:
+    """A value a password key is given, judged a password whatever its entropy.
+
+    At least four characters and one token; not a stand-in, a local default, a
+    run like "123456", a path or a reference to where it lives; not a word
+    that describes it. In prose ("the password is X"), and where more words
+    follow the value ("passphrase: leave empty"), a single word of letters
+    reads as English unless it is long (a passphrase run together:
+    "correcthorsebatterystaple"), and joined words must be three or more
+    ("correct-horse-battery-staple"), not two ("case-sensitive").
+    """
+    low = value.lower()
+    if low in _WEAK_PASSWORDS:
+        return True
+    if not 4 <= len(value) <= 200 or any(c.isspace() for c in value):
+        return False
+    if low in _NOT_PASSWORDS or low in _LOCAL_DEFAULTS or value[0] in "/~.\\":
+        return False
+    if prose and not value[0].isalnum():
+        return False  # shell syntax after a name ("${DB_PASSWORD:?missing}"), not a value
+    if stand_in(value, quoted=quoted) or sequential(value) or _reference(value, quoted=quoted):
+        return False
+    symbols = {c for c in value if not c.isalnum()}
+    parts = [part for part in text_pattern(_PART_SEPARATORS).split(value) if part]
+    if len(parts) > 1 and symbols <= {"-", "_", "."}:
+        # Joined words: a passphrase, or (assigned) a word and a number
+        # ("Summer-2024"); two words are a description ("case-sensitive").
+        if any(part.lower() in _NOT_PASSWORDS for part in parts):
+            return False
+        numbered = not all(part.isalpha() for part in parts)
+        return _passphrase(parts) or (numbered and not prose)
+    if not symbols <= _CHOSEN_SYMBOLS:
+        return False  # "vault/db", "env:PFX_PASS", "a,b": a path, an option, a list
+    if prose and value.isalpha():
+        return len(value) >= 16
+    return True
+
+
+def chosen_pin(value: str) -> bool:
+    """A PIN: four to twelve digits, not a filler ("0000") or a run ("1234")."""
+    return (
+        4 <= len(value) <= 12
+        and value.isascii()
+        and value.isdigit()
+        and not is_filler(value)
+        and not sequential(value)
+    )
