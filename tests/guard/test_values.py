@@ -97,6 +97,21 @@ def test_placeholder_text_judges_what_the_marker_words_leave(value: str, placeho
         ("${x7K2m9q4", True, True),
         ("$MY_TOKEN", True, True),
         ("$12", True, True),
+        # A shell variable as a part of an option list or a path.
+        ("id=npmrc,src=$HOME/.npmrc", True, True),
+        ("src=$XDG_CONFIG_HOME/npm/npmrc", True, True),
+        ("x7K2,env=$NPM_TOKEN", True, True),
+        ("x7K2:$PATH", True, True),
+        ("x7K2$HOME/m9q4", False, False),  # glued to a letter: part of the password
+        ("x7K2=$Home/m9q4", False, False),  # not an environment variable's name
+        ("x7K2=$HOMEx/m9q4", False, False),  # the capitals run on into the password
+        ("x7K2=$HOME!m9q4", False, False),  # nor does anything but "/", "," or ":" end it
+        # Grafana's expansions; "$__" followed by anything else is a password.
+        ("$__env{GF_ADMIN_PASSWORD", True, True),
+        ("$__file{/etc/secrets/grafana", True, True),
+        ("$__vault{kv:grafana:admin", True, True),
+        ("$__x7K2m9q4", False, False),
+        ("$__envx7K2m9q4", False, False),
         ("%x7K2m9q4", False, False),
         ("%(x7K2m9q4", True, True),
         ("%sx7K2m9q4", True, True),

@@ -166,17 +166,36 @@ def _path(value: str) -> bool:
     return value.startswith(("/", "~/", "./", "../")) and value.count("/") >= 2
 
 
+# Grafana's expansions in its provisioning files: $__env{VAR}, $__file{/path},
+# $__vault{ref}.
+_GRAFANA_EXPANSION = r"\$__(?:env|file|vault)\{"
+# A shell variable inside an option list or a path (`src=$HOME/.npmrc`,
+# `src=$XDG_CONFIG_HOME/npm/npmrc`): an environment variable's upper-case
+# name right after "=", ",", ":" or "/" and ending the value or a part of it.
+# A generated password has a "$" there followed by such a run of capitals too
+# rarely to weigh against Docker's documented `--secret id=x,src=$HOME/...`.
+_SHELL_VARIABLE_INSIDE = r"[=,:/]\$[A-Z_][A-Z0-9_]+(?![^/,:])"
+
+
 def _template(value: str, *, quoted: bool) -> bool:
-    """A variable or template: $VAR, $(cmd), ${VAR}, <name>, {{ var }}, {name},
-    [redacted], %(name)s, %VAR%; unquoted, also YAML's comments and its tags,
-    anchors and aliases (# ..., !vault, &x, *x), which no unquoted YAML value
-    can start with. A generated password may start with "$" or "%", so those
-    count only when a name or a template follows."""
+    """A variable or template: $VAR, $(cmd), ${VAR}, $__env{VAR}, <name>,
+    {{ var }}, {name}, [redacted], %(name)s, %VAR%, or a value holding a shell
+    variable as a part (`src=$HOME/.npmrc`); unquoted, also YAML's comments and
+    its tags, anchors and aliases (# ..., !vault, &x, *x), which no unquoted
+    YAML value can start with. A generated password may start with "$" or "%",
+    so those count only when a name or a template follows."""
     first, rest = value[0], value[1:]
     if first in "<{[" or "${" in value or "{{" in value:
         return True
+    if "$" in rest and text_pattern(_SHELL_VARIABLE_INSIDE).search(value):
+        return True
     if first == "$":
-        return rest[:1] in ("(", "{", "") or rest.isdigit() or name_like(rest)
+        return (
+            rest[:1] in ("(", "{", "")
+            or rest.isdigit()
+            or name_like(rest)
+            or text_pattern(_GRAFANA_EXPANSION).match(value) is not None
+        )
     if first == "%":
         return rest[:1] in ("(", "s", "d") or value.endswith("%")
     if quoted:
