@@ -97,6 +97,16 @@ def test_value_drops_wrapping_yaml_syntax_and_options(
         (" ) x7K2m9q4", "x7K2m9q4"),
         (" )", None),
         (" (prod) is x7K2m9q4", "x7K2m9q4"),
+        # The keyword named a template variable: what is glued to the
+        # template's close is the URL or path the template sits in.
+        (" }}@redis-master:6379", None),
+        (" }}/config.yaml", None),
+        (" %}redis://x7K2m9q4", None),
+        (" }}", None),
+        # A sentence may still go on past the template to a value.
+        (" }} is x7K2m9q4", "x7K2m9q4"),
+        (" }}: x7K2m9q4", "x7K2m9q4"),
+        (" %} x7K2m9q4", "x7K2m9q4"),
         (" is: x7K2m9q4", "x7K2m9q4"),
         (" is", None),
         (" =", None),

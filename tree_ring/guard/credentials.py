@@ -380,6 +380,12 @@ _OPENERS = frozenset(
      "which", "needed", "shared", "provided", "given", "generated", "here", "there", "with"}
 )  # fmt: skip
 _MAX_QUALIFIERS = 8
+# What ends a remark or a template reference the keyword sits in: "(... secret)",
+# Helm's and Jinja's "{{ ... password }}", Jinja's "{% ... password %}".
+_CLOSES = ("}}", "%}", ")")
+# What may follow a template's close and still let a sentence go on to a value
+# ("{{ password }}: X"): a link or punctuation, not the rest of a URL or path.
+_AFTER_CLOSE = frozenset(":=,;.`'\")")
 _WRAPPERS = "'\"`“”‘’([{"
 _TRAILING = ".,;:)]}'\"`“”’"
 
@@ -399,9 +405,16 @@ def _candidate(tail: str) -> str | None:
     if not words or not (tail[0].isspace() or tail[0] in ":=(-)"):
         # Glued to the keyword ("token+rotation", "password's"): not a value.
         return None
-    if words[0] == ")" or words[0].startswith(")"):
+    close = next((mark for mark in _CLOSES if words[0].startswith(mark)), "")
+    if close:
         # "(TOTP secret) for the shared admin: X": the keyword ended a remark.
-        words[0] = words[0][1:]
+        # "{{ .Values.redis.password }}@redis-master:6379": it named a template
+        # variable, and what is glued to the template's close is the text the
+        # template sits in (a URL's host, a path), not a value.
+        rest = words[0][len(close) :]
+        if close != ")" and rest[:1] not in ("", *_AFTER_CLOSE):
+            return None
+        words[0] = rest
         if not words[0]:
             words = words[1:]
         if not words:
