@@ -155,3 +155,34 @@ def test_a_retired_copy_is_not_a_twin(run_cli: CliRunner, project_root: Path) ->
     done = forget(run_cli, current, "delete")
     assert done["twins"] == []
     assert old in standing(project_root)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_person_clearing_an_agents_copy_keeps_their_own(
+    run_cli: CliRunner, project_root: Path, mode: str
+) -> None:
+    # The person's memory, the agent's two private copies of it, another
+    # harness's copy: forgetting one of the agent's copies (as `inbox --all
+    # --forget` does) takes the agent's other copy and nothing else.
+    own = remember(run_cli, TEXT)
+    agents = remember(run_cli, TEXT, "--scope", "agent", environ=CLAUDE)
+    agents_too = remember(run_cli, TEXT, "--scope", "session", environ=CLAUDE)
+    codex = remember(run_cli, TEXT, "--scope", "agent", environ=CODEX)
+    done = forget(run_cli, agents, mode)
+    assert done["twins"] == [agents_too]
+    assert done["tombstoned"] is False  # the person's own memory holds the words
+    assert standing(project_root) == {own, codex}
+    assert writable(run_cli, TEXT)
+
+
+def test_the_inbox_batch_forget_leaves_the_persons_memory(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    own = remember(run_cli, TEXT)
+    junk = remember(run_cli, "A junk note from the agent", environ=CLAUDE)
+    copy = remember(run_cli, TEXT, environ=CLAUDE)
+    done = run_cli("inbox", "--all", "--forget", "--reason", "agent junk")
+    assert done.code == 0, done.err
+    assert standing(project_root) == {own}
+    assert {junk, copy}.isdisjoint(standing(project_root))
+    assert own in recall_ids(run_cli, QUERY)

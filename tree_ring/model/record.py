@@ -463,7 +463,10 @@ class Memory(Frozen, kw_only=True):
         flag="--expires-at",
         time=True,
         intent=True,
-        help="no read returns it after TIME",
+        help=(
+            "after TIME it leaves the brief, recall, list and export (`show ID` and "
+            "--as-of still read it until `maintain --apply-expired` deletes it)"
+        ),
     )
     # A draft names the one memory it replaces; the row lists every one.
     supersedes: tuple[str, ...] = field(default=(), caller=True, draft=None, many=True, intent=True)

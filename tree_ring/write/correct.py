@@ -30,7 +30,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import REDACTED, Memory, content_hash, now_iso
+from tree_ring.model.record import PRIVATE_SCOPES, REDACTED, Memory, content_hash, now_iso
 from tree_ring.store import anchors as stored
 from tree_ring.store import (
     audit,
@@ -206,10 +206,23 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     its own partition for an agent. Forgetting one copy and leaving another
     would keep the text in recall here while the tombstone in the team ledger
     keeps it out of every fresh clone. A redacted memory's hash is its
-    placeholder's, so it has none."""
+    placeholder's, so it has none.
+
+    A copy in an agent's partition takes with it only that agent's other
+    private copies: a person clearing an agent's notes (`inbox --all
+    --forget`) must not lose their own memory of the same words, which then
+    holds them writable (`tombstones.unheld`)."""
     if memory.redacted_at is not None:
         return []
-    return [twin for twin in rows.twins(db, memory) if not asks or own_partition(twin, actor)]
+    found = rows.twins(db, memory)
+    if memory.scope in PRIVATE_SCOPES:
+        found = [
+            twin
+            for twin in found
+            if twin.scope in PRIVATE_SCOPES
+            and (twin.origin, twin.agent_profile) == (memory.origin, memory.agent_profile)
+        ]
+    return [twin for twin in found if not asks or own_partition(twin, actor)]
 
 
 def _kind(db: Db, actor: Actor) -> str:
