@@ -64,7 +64,9 @@ def _project(root: Path) -> str:
     return project.load_project_id(root)
 
 
-def test_a_made_up_tombstone_matching_nothing_is_kept_dated_on_arrival(tmp_path: Path) -> None:
+def test_a_made_up_tombstone_matching_nothing_is_withdrawn_dated_on_arrival(
+    tmp_path: Path,
+) -> None:
     alice = first_repo(tmp_path)
     origin = hub(tmp_path, alice)
     kept = remember(alice, TEXT)
@@ -77,8 +79,22 @@ def test_a_made_up_tombstone_matching_nothing_is_kept_dated_on_arrival(tmp_path:
     assert done.code == 0, done.err
     assert done.json()["requested"] == []
     assert _ids(bob) == {kept}
-    [line] = [json.loads(x) for x in (bob / LEDGER).read_text().splitlines() if MADE_UP in x]
-    assert line["hashes"] == [other] and not line["at"].startswith("2020")
+    # Kept as a withdrawal: it binds agents here, and stays out of the ledger.
+    assert MADE_UP not in (bob / LEDGER).read_text(encoding="utf-8")
+    with Store.open(bob) as store:
+        found = store.conn.execute(
+            "SELECT memory_id, content_hash, kind, created_at FROM content_tombstones"
+        )
+        [(memory_id, content_hash, kind, at)] = [tuple(row) for row in found]
+    assert (memory_id, content_hash, kind) == (MADE_UP, other, tombstones.WITHDRAWN)
+    assert not at.startswith("2020")
+    # Taken once: a second sync raises nothing and records nothing again.
+    _append(bob, stone | {"hashes": [other], "at": "2020-01-01T00:00:00Z"})
+    again = cli(bob, "--json", "sync", environ=AGENT_ENV)
+    assert again.code == 0 and again.json()["requested"] == [], again.err
+    assert MADE_UP not in (bob / LEDGER).read_text(encoding="utf-8")
+    logged = ok(bob, "--json", "audit", "log", "--target", MADE_UP).json()["items"]
+    assert [(e["action"], e["detail"]["kind"]) for e in logged] == [("tombstone", "withdrawn")]
 
 
 def test_a_dropped_redaction_line_keeps_the_content_out_of_a_fresh_clone(tmp_path: Path) -> None:

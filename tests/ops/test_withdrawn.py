@@ -65,7 +65,7 @@ def test_agents_may_not_store_it_again_and_a_person_may(
     assert kinds(project_root) and kinds(project_root) <= {(gone, "withdrawn")}
     for environ in (CLAUDE, CODEX):
         again = run_cli("remember", TEXT, "--scope", "agent", environ=environ)
-        assert again.code != 0 and "withdrawn by the agent that wrote it" in again.err
+        assert again.code != 0 and "withdrawn by an agent" in again.err
     rows = tmp_path / "rows.jsonl"
     row = {"summary": TEXT, "scope": "agent", "agent_profile": "codex"}
     rows.write_text(json.dumps(row) + "\n", encoding="utf-8")

@@ -350,6 +350,12 @@ def cmd_status(ctx: Context) -> int:
     return 0
 
 
+def _withdrawn(counts: dict[str, Any]) -> str:
+    """Of the tombstones, those an agent withdrew, which bind agents' writes only."""
+    held = int(counts.get("tombstones_withdrawn") or 0)
+    return f" ({held} withdrawn by agents: they bind agents' writes only)" if held else ""
+
+
 def status_lines(data: dict[str, Any]) -> list[str]:
     counts: dict[str, Any] = data["memories"]
     retired: dict[str, int] = counts["retired_by_reason"]
@@ -365,7 +371,7 @@ def status_lines(data: dict[str, Any]) -> list[str]:
         f"waiting for review: {counts['pending']} pending, {counts['disputed']} disputed"
         f" (`tree-ring review list`: {data['review_queue']})",
         f"retired: {counts['retired']}" + (f" ({_counts(retired)})" if retired else ""),
-        f"forgotten content (tombstones): {counts['tombstones']}",
+        f"forgotten content (tombstones): {counts['tombstones']}{_withdrawn(counts)}",
     ]
     lines.insert(3, f"inbox: {data['inbox']} new from agents (`tree-ring inbox`)")
     if counts["other_projects"]:

@@ -34,6 +34,8 @@ GROUPS_SQL = (
 )
 OTHER_PROJECTS_SQL = "SELECT count(*) FROM memories WHERE project IS NOT :project"
 TOMBSTONES_SQL = "SELECT count(*) FROM content_tombstones WHERE project IS :project"
+# Those of them an agent withdrew (`tombstones.WITHDRAWN`): they bind agents only.
+WITHDRAWN_SQL = TOMBSTONES_SQL + " AND kind = 'withdrawn'"
 
 
 def groups(db: Db, project: str, now: str) -> list[tuple[str, str, bool, int]]:
@@ -50,6 +52,11 @@ def groups(db: Db, project: str, now: str) -> list[tuple[str, str, bool, int]]:
 def tombstones(db: Db, project: str) -> int:
     """The project's content tombstones."""
     return int(db.scalar(TOMBSTONES_SQL, {"project": project}) or 0)
+
+
+def withdrawn(db: Db, project: str) -> int:
+    """The project's content tombstones that bind agents' writes only."""
+    return int(db.scalar(WITHDRAWN_SQL, {"project": project}) or 0)
 
 
 def other_projects(db: Db, project: str) -> int:

@@ -296,14 +296,17 @@ def find(db: Db, project: str | None, hashes: Sequence[str]) -> Any:
 
 
 def refused(stone: Any) -> Conflict:
-    """The error for a write of tombstoned content: when and which, never why."""
-    verb = {FORGOTTEN: "forgotten", WITHDRAWN: "withdrawn by the agent that wrote it"}.get(
+    """The error for a write of tombstoned content: when and which, never why.
+    A withdrawal (an agent's forget, import or ledger claim) refuses agents only."""
+    verb = {FORGOTTEN: "forgotten", WITHDRAWN: "withdrawn by an agent"}.get(
         stone["kind"], "rejected in review"
+    )
+    who = (
+        "no agent will store it again" if stone["kind"] == WITHDRAWN else "will not be stored again"
     )
     return Conflict(
         f"this content was {verb} on {stone['created_at'][:19]}Z (as {stone['memory_id']}) "
-        "and will not be stored again; `tree-ring audit --target "
-        f"{stone['memory_id']}` shows why"
+        f"and {who}; `tree-ring audit --target {stone['memory_id']}` shows why"
     )
 
 
@@ -361,11 +364,25 @@ _INSERT_ABSENT = (
 )
 
 
+# A held withdrawal gives way to a forget or a rejection brought in: it bound
+# agents only, and what a person forgot binds everyone.
+_INSERT_OVER_WITHDRAWN = (
+    "INSERT INTO content_tombstones"
+    "(project, content_hash, kind, reason, memory_id, actor, created_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT(project, content_hash) DO UPDATE SET"
+    " kind = excluded.kind, reason = excluded.reason, memory_id = excluded.memory_id,"
+    " actor = excluded.actor, created_at = excluded.created_at"
+    f" WHERE content_tombstones.kind = '{WITHDRAWN}' AND excluded.kind != '{WITHDRAWN}'"
+)
+
+
 def record_absent(db: Db, stones: Iterable[Sequence[str]]) -> None:
-    """Insert tombstones that are not yet held, keeping any held one as it is:
+    """Insert tombstones that are not yet held, keeping any held one as it is
+    but a withdrawal, which a forgotten or rejected one replaces:
     (project, content_hash, kind, reason, memory_id, actor, created_at) each.
     What a ledger or an import brings, where the store's own record wins."""
-    db.executemany(_INSERT_ABSENT, stones)
+    db.executemany(_INSERT_OVER_WITHDRAWN, stones)
 
 
 def of_project(db: Db, project: str) -> list[Any]:

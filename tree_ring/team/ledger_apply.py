@@ -180,7 +180,11 @@ def _apply_claims(
                 request = requests.ask(db, target, mode, why, CLAIMANT, now)
                 provenance.note(db, request, project_id, line.text, source, now)
                 report.requested.append(request)
-            report.claim_lines += [raw] if asked else []
+            if held is None and not asked:
+                # Kept as a withdrawal, which the ledger this clone writes
+                # never carries: noted, so the line is taken once.
+                provenance.note(db, memory_id, project_id, line.text, source, now)
+            report.claim_lines.append(raw)
             continue
         wanted = read.memories[line.text]
         if held is not None:

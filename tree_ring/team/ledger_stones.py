@@ -14,7 +14,9 @@ alone; a redaction line is both. So a line is kept as both tables say it:
 `ledger_state.state_line` reads the same two tables back, so a clone writes a
 line it took from the ledger as it came: a redaction of a memory this clone
 never held stays a redaction, rather than turning into a tombstone that
-would delete the placeholder on every clone that keeps one.
+would delete the placeholder on every clone that keeps one. A claimed line
+(not the upstream's) for an id never held is kept as a withdrawal
+(`unheld`), which that reading leaves out: the line stays in this store.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from tree_ring.team import ledger
 from tree_ring.team.ledger import Line
 
 REASON = "forgotten on another clone (team ledger)"
+# A claim's hashes kept (`unheld`): withdrawn, so they bind agents only.
+CLAIMED = "claimed by a team ledger line the upstream does not hold"
 
 
 def check(line: dict[str, Any]) -> dict[str, Any]:
@@ -58,22 +62,30 @@ def check(line: dict[str, Any]) -> dict[str, Any]:
 
 
 def record(
-    db: Db, project_id: str, line: Line, actor: Actor, *, content_only: bool = False
+    db: Db,
+    project_id: str,
+    line: Line,
+    actor: Actor,
+    *,
+    content_only: bool = False,
+    claimed: bool = False,
 ) -> None:
     """Keep a tombstone or redaction line in the store: its content hashes, and
     (unless `content_only`: a tombstone read from the upstream's history, which
     keeps content out and says nothing of the id now) the id's redaction mark
-    set by a redaction, released by a tombstone. The row, when this clone
-    holds one, is the caller's to forget (`correct.forget_in`)."""
+    set by a redaction, released by a tombstone. A `claimed` line's hashes
+    are a withdrawal (`unheld`). The row, when this clone holds one, is the
+    caller's to forget (`correct.forget_in`)."""
     memory_id = str(line.data["id"])
     redaction = line.data["record"] == ledger.REDACTION
-    kind = str(line.data.get("kind", "forgotten"))
+    kind = tombstones.WITHDRAWN if claimed else str(line.data.get("kind", "forgotten"))
+    reason = CLAIMED if claimed else REASON
     hashes: list[str] = list(line.data["hashes"])
     at = str(line.data["at"])
     tombstones.record_absent(
-        db, [(project_id, h, kind, REASON, memory_id, actor.name, at) for h in hashes]
+        db, [(project_id, h, kind, reason, memory_id, actor.name, at) for h in hashes]
     )
-    detail: dict[str, Any] = {"tombstones": hashes}
+    detail: dict[str, Any] = {"tombstones": hashes, "kind": kind}
     if not content_only:
         if redaction:
             redactions.mark(db, memory_id, at)
@@ -88,10 +100,14 @@ def unheld(db: Db, project_id: str, line: Line, actor: Actor, now: str) -> list[
     store's own) for an id this store never held. When its hashes are the
     content of memories the store holds under other ids, it would forget
     them unasked: nothing is recorded, and those memories are returned, for
-    the caller to raise a request to forget each. Otherwise it can only keep
-    content out, so it is kept, dated `now`: the date a claim carries is its
-    word (`tombstones.holding`)."""
+    the caller to raise a request to forget each. Otherwise it is kept as a
+    withdrawal (`tombstones.WITHDRAWN`), dated `now`: the kind and date a
+    claim carries are its word (`tombstones.holding`). A line anyone could
+    add to the working tree (an agent among them) so keeps the content from
+    agents' writes only: it does not refuse a person's write, hide the
+    person's global notes read here, or go into the ledger this clone writes,
+    where every teammate would take it as a person's forget."""
     found = tombstones.holding(db, project_id, line.data["hashes"])
     if not found:
-        record(db, project_id, Line(line.data | {"at": now}), actor)
+        record(db, project_id, Line(line.data | {"at": now}), actor, claimed=True)
     return found

@@ -26,7 +26,8 @@ one transaction (`ledger_apply.py`):
   tombstone or redaction of a stored memory becomes a request to forget it,
   as does one naming another id with the content of a memory held here. A
   trusted tombstone for an id the store never held is recorded as it stands,
-  a claimed one dated when it arrived (it can only keep content out). Each
+  a claimed one as a withdrawal dated when it arrived (it binds agents'
+  writes only and never reaches the ledger: `ledger_stones.unheld`). Each
   claim is taken once (by its line's hash);
 - a store built from the ledger for the first time also records every
   tombstone and redaction the upstream's history of the ledger ever held

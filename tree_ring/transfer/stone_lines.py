@@ -57,10 +57,12 @@ def as_claims(
     unvouched lines are (`team/sync.py`): one naming a memory this store holds
     becomes a request to forget it, which a person approves or rejects, and
     nothing is tombstoned, as does one naming another id with the content of
-    a memory held here (`tombstones.holding`); any other is kept, since it
-    can only keep content out, but as the agent's and as of now: the actor
-    and date the file claims are its words. Returns the tombstones to record;
-    the requests raised are added to `requested`."""
+    a memory held here (`tombstones.holding`); any other is kept as the
+    agent's withdrawal (`tombstones.WITHDRAWN`), as of now: it binds agents'
+    writes only, hides nothing of the person's (their global notes read here
+    among them), and reaches neither the team ledger nor an export; the
+    kind, actor and date the file claims are its words. Returns the
+    tombstones to record; the requests raised are added to `requested`."""
     now = now_iso()
     kept: list[dict[str, Any]] = []
     asked: set[str] = set()
@@ -72,7 +74,9 @@ def as_claims(
             [held] if held else tombstones.holding(db, stone["project"], [stone["content_hash"]])
         )
         if not found:
-            kept.append(stone | {"actor": actor.name, "created_at": now})
+            kept.append(
+                stone | {"kind": tombstones.WITHDRAWN, "actor": actor.name, "created_at": now}
+            )
         for memory in found:
             if memory.id in asked or memory.redacted_at is not None or memory.trust == "rejected":
                 continue  # asked once; or forgotten already, its own tombstones hold

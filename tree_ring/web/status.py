@@ -186,7 +186,16 @@ def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         ["memories (every state)", f'<span id="total">{counts["total"]}</span>'],
         ["review queue", f'<a href="/review" id="queue">{data["review_queue"]} waiting</a>'],
         ["inbox", f'<a href="/inbox" id="inbox">{data["inbox"]} new from agents</a>'],
-        ["forgotten content (tombstones)", str(counts["tombstones"])],
+        [
+            "forgotten content (tombstones)",
+            str(counts["tombstones"])
+            + (
+                f" ({counts['tombstones_withdrawn']} withdrawn by agents: they bind agents' "
+                "writes only)"
+                if counts.get("tombstones_withdrawn")
+                else ""
+            ),
+        ],
     ]
     if counts["other_projects"]:
         rows_.append(["rows of other projects in this store", str(counts["other_projects"])])
