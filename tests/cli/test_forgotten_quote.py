@@ -1,18 +1,21 @@
 """A disputed row's reason that quotes content forgotten since is shown with
 the quote withheld, by every read that shows the reason: the brief, `show`,
 the review queue (text and JSON), MCP's show and list, `list --json`, the
-inbox, `maintain --suggest` and the audit log's entries, whose stored bytes
-stay as they were hashed."""
+inbox, `maintain --suggest`, an export (which a restore takes back as it is)
+and the audit log's entries, whose stored bytes stay as they were hashed."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 from conftest import CliRunner
 from forgotten_quote_support import MARK, QUOTED, REFUTED, SHOWN, disputed
+from helpers import cli_runner
 from mcp_support import CLAUDE_ENV, claude
 
+from tree_ring.harness import guidance
 from tree_ring.store.db import Store
 
 
@@ -111,6 +114,33 @@ def test_list_json_and_mcp_list_show_the_reason_with_the_forgotten_quote_withhel
     listed = claude(project_root).call("list", {"trust": "disputed"})
     assert [m["id"] for m in listed["memories"]] == [memory_id]
     assert "payments" not in str(listed)
+
+
+def test_an_export_holds_the_reason_with_the_forgotten_quote_withheld_and_restores(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    memory_id = disputed(run_cli)
+    for environ in (None, CLAUDE_ENV):
+        done = run_cli("export", "--include-unreviewed", environ=environ)
+        assert done.code == 0, done.err
+        lines = [json.loads(line) for line in done.out.splitlines()]
+        [row] = [line for line in lines if line.get("id") == memory_id]
+        assert row["review"]["review_reason"] == SHOWN
+        assert "payments" not in done.out
+    backup = tmp_path / "backup.jsonl"
+    backup.write_text(run_cli("export", "--include-unreviewed").out, encoding="utf-8")
+    other = tmp_path / "other"
+    other.mkdir()
+    guidance.init_project(other)
+    there = cli_runner(other)
+    restored = there("--json", "import", str(backup), "--restore", "--all-projects")
+    assert restored.code == 0, restored.err
+    back = there("--json", "show", memory_id).json()["memory"]
+    assert (back["trust"], back["review"]["review_reason"]) == ("disputed", SHOWN)
+    again = there("export", "--include-unreviewed").out
+    [row] = [json.loads(line) for line in again.splitlines() if memory_id in line]
+    assert row["review"]["review_reason"] == SHOWN
+    assert "payments" not in again
 
 
 def test_the_inbox_and_suggestions_show_the_reason_with_the_forgotten_quote_withheld(
