@@ -275,6 +275,7 @@ class Project:
         there are. The whole log is a person's record: its entries name every
         partition's rows and carry their reasons, so an agent reads only the
         entries about one memory its recall may read."""
+        from tree_ring.govern import reasons
         from tree_ring.model.errors import UsageError
         from tree_ring.store import audit
 
@@ -286,6 +287,8 @@ class Project:
                 )
             self.show(target)  # NotFound unless the agent may see it
         found = audit.entries(self.store.db, limit=limit, target=target)
+        # Each entry's reason as a read may show it; the log itself keeps its bytes.
+        found = reasons.entries_shown(self.store.db, self.project_id, found)
         return found, audit.count(self.store.db, target=target)
 
     @property

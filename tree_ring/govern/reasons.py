@@ -7,8 +7,12 @@ identifier) when the row it is about is shown by default, and it must not
 hold content the project forgot. An agent's
 reason that does is refused when given; one that came to do so later (the
 content it quotes was forgotten after) is shown with that content withheld
-(`shown`), wherever it is shown: the brief, `show`, the review queue, MCP,
-the viewer and the TUI.
+(`shown`), wherever it is shown: the brief, `show`, `list`, the review
+queue, the inbox, `maintain --suggest`, an export, MCP, the viewer and the
+TUI; and so is the reason an audit entry records (`entries_shown`), printed
+only: the log keeps the bytes its chain was hashed over. An export is a
+backup too; a restore takes the withheld words back as they are, so the
+forgotten content does not return with it.
 
 A quote sits inside a reason's own words ("refuted by codex: contradicts:
 <quote>"), not as a sentence of its own, so a reason is checked run by run
@@ -22,6 +26,9 @@ import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import Any
+
     from tree_ring.model.record import Memory
     from tree_ring.store.sql import Db
 
@@ -55,38 +62,7 @@ def sensitive(reason: str, about: str = "normal") -> str | None:
 def forgotten_spans(db: Db, project: str, reason: str) -> list[tuple[int, int]]:
     """The (start, end) character spans of `reason` that hold content
     `project` forgot (its own tombstones in `db`), merged, in order."""
-    if not reason or db.execute(_ANY, (project,)).fetchone() is None:
-        return []
-    from tree_ring.store import tombstones
-
-    tokens = list(_TOKEN.finditer(reason))
-    # Each key, with the runs of tokens (first, last) it was made from.
-    runs: dict[str, list[tuple[int, int]]] = {}
-    # The legacy fold differs from today's only for text that is not ASCII.
-    folds = [tombstones.claim_text]
-    if not reason.isascii():
-        folds.append(tombstones.legacy_claim_text)
-    for fold in folds:
-        whole = fold(reason)
-        if whole:
-            runs.setdefault(tombstones.claim_key(whole), []).append((0, len(tokens) - 1))
-        # Each folded word, with the token of the reason it came from.
-        words = [(word, i) for i, t in enumerate(tokens) for word in fold(t.group()).split()]
-        for start in range(len(words)):
-            claim = " ".join(word for word, _ in words[start : start + tombstones.MIN_WORDS - 1])
-            for end in range(start + tombstones.MIN_WORDS - 1, len(words)):
-                claim = f"{claim} {words[end][0]}" if claim else words[end][0]
-                key = tombstones.claim_key(claim)
-                runs.setdefault(key, []).append((words[start][1], words[end][1]))
-    held = tombstones.held(db, project, list(runs))
-    found = sorted(span for key in held for span in runs[key])
-    merged: list[tuple[int, int]] = []
-    for first, last in found:
-        if merged and first <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
-        else:
-            merged.append((first, last))
-    return [_inner(tokens[first], tokens[last]) for first, last in merged]
+    return Withholding(db).spans(project, reason)
 
 
 def _inner(first: re.Match[str], last: re.Match[str]) -> tuple[int, int]:
@@ -102,15 +78,115 @@ def _inner(first: re.Match[str], last: re.Match[str]) -> tuple[int, int]:
 def shown(db: Db, project: str, reason: str) -> str:
     """`reason` as a read may show it: each run of its words that holds
     content `project` forgot replaced by `FORGOTTEN`, the rest as written."""
-    spans = forgotten_spans(db, project, reason)
-    for start, end in reversed(spans):
-        reason = reason[:start] + FORGOTTEN + reason[end:]
-    return reason
+    return Withholding(db).reason(project, reason)
 
 
 def memory_shown(db: Db, memory: Memory) -> Memory:
     """`memory` with its review reason as a read may show it (`shown`)."""
-    if not memory.review_reason:
-        return memory
-    reason = shown(db, memory.project or "", memory.review_reason)
-    return memory if reason == memory.review_reason else memory.replace(review_reason=reason)
+    return Withholding(db).memory(memory)
+
+
+def rows_shown(db: Db, found: Iterable[Any]) -> Iterator[Memory]:
+    """Each stored row of `found` (`memories` columns) as a memory, as
+    `memory_shown` gives it: the tombstones asked about once per project, not
+    once per row, and one row at a time, so an export still streams."""
+    from tree_ring.store import rows
+
+    withholding = Withholding(db)
+    for row in found:
+        yield withholding.memory(rows.from_row(row))
+
+
+def entries_shown(db: Db, project: str, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Audit log entries (`store/audit.entries`) of `project`'s store, each
+    with the reason its detail records as a read may show it (`shown`). The
+    log keeps the bytes it was hashed over; only what is printed changes."""
+    withholding = Withholding(db)
+    return [withholding.entry(project, e) for e in entries]
+
+
+class Withholding:
+    """`shown` for the reasons of one read: whether a project has any
+    tombstone is asked once per read, so a read of many rows in a project
+    that forgot nothing (most) keys no reason and costs one query."""
+
+    def __init__(self, db: Db) -> None:
+        self.db = db
+        self._forgets: dict[str, bool] = {}
+
+    def forgets(self, project: str) -> bool:
+        """Whether `project` has any tombstone in this store."""
+        if project not in self._forgets:
+            self._forgets[project] = self.db.execute(_ANY, (project,)).fetchone() is not None
+        return self._forgets[project]
+
+    def spans(self, project: str, reason: str) -> list[tuple[int, int]]:
+        """As `forgotten_spans`."""
+        if not reason or not self.forgets(project):
+            return []
+        from tree_ring.store import tombstones
+
+        tokens = list(_TOKEN.finditer(reason))
+        # Each key, with the runs of tokens (first, last) it was made from.
+        runs: dict[str, list[tuple[int, int]]] = {}
+        # The legacy fold differs from today's only for text that is not ASCII.
+        folds = [tombstones.claim_text]
+        if not reason.isascii():
+            folds.append(tombstones.legacy_claim_text)
+        for fold in folds:
+            whole = fold(reason)
+            if whole:
+                runs.setdefault(tombstones.claim_key(whole), []).append((0, len(tokens) - 1))
+            # Each folded word, with the token of the reason it came from.
+            words = [(word, i) for i, t in enumerate(tokens) for word in fold(t.group()).split()]
+            for start in range(len(words)):
+                claim = " ".join(
+                    word for word, _ in words[start : start + tombstones.MIN_WORDS - 1]
+                )
+                for end in range(start + tombstones.MIN_WORDS - 1, len(words)):
+                    claim = f"{claim} {words[end][0]}" if claim else words[end][0]
+                    key = tombstones.claim_key(claim)
+                    runs.setdefault(key, []).append((words[start][1], words[end][1]))
+        held = tombstones.held(self.db, project, list(runs))
+        found = sorted(span for key in held for span in runs[key])
+        merged: list[tuple[int, int]] = []
+        for first, last in found:
+            if merged and first <= merged[-1][1] + 1:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+            else:
+                merged.append((first, last))
+        return [_inner(tokens[first], tokens[last]) for first, last in merged]
+
+    def reason(self, project: str, reason: str) -> str:
+        """`reason` with each run of forgotten words replaced by `FORGOTTEN`."""
+        for start, end in reversed(self.spans(project, reason)):
+            reason = reason[:start] + FORGOTTEN + reason[end:]
+        return reason
+
+    def memory(self, memory: Memory) -> Memory:
+        """`memory` with its review reason as `reason` gives it."""
+        if not memory.review_reason:
+            return memory
+        reason = self.reason(memory.project or "", memory.review_reason)
+        return memory if reason == memory.review_reason else memory.replace(review_reason=reason)
+
+    def entry(self, project: str, entry: dict[str, Any]) -> dict[str, Any]:
+        """An audit entry whose detail (canonical JSON) records a `reason`,
+        with that reason as `reason` gives it and the detail written again."""
+        raw = entry.get("detail")
+        if not isinstance(raw, str) or '"reason"' not in raw or not self.forgets(project):
+            return entry
+        from tree_ring.model import jsontext
+        from tree_ring.model.record import canonical_json
+
+        try:
+            detail = jsontext.as_object(jsontext.loads(raw))
+        except ValueError:
+            return entry
+        said = detail.get("reason") if detail else None
+        if detail is None or not isinstance(said, str):
+            return entry
+        reason = self.reason(project, said)
+        if reason == said:
+            return entry
+        return {**entry, "detail": canonical_json({**detail, "reason": reason})}

@@ -79,7 +79,10 @@ def list_page(
             params[column] = value
     implied = listing.hints(trust, origin)
     found = listing.page_rows(store.db, clause, tuple(filters), params, implied=implied)
-    memories = [rows.from_row(row) for row in found]
+    from tree_ring.govern import reasons
+
+    # Each review reason as a read may show it (`govern/reasons.shown`).
+    memories = list(reasons.rows_shown(store.db, found))
     if len(found) < limit and (found or not offset):
         # The page ends before its limit: it holds the last rows, so their
         # count is known without a second pass over the clause.

@@ -17,6 +17,7 @@ agent cannot list or mark it.
 
 from __future__ import annotations
 
+from tree_ring.govern import reasons
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Frozen
@@ -151,7 +152,9 @@ def unseen(
     narrow, params = store_inbox.filters(origin, session_id, since, agent_profile)
     params.update(project=project_id, seen_at=seen_at, seen_ids=jsontext.dumps(seen_ids))
     total, withheld, found = store_inbox.unseen(store.db, narrow, params, limit, include_sensitive)
-    return Inbox(tuple(item(rows.from_row(row)) for row in found), total, withheld, seen_at)
+    # Each review reason as a read may show it (`govern/reasons.shown`).
+    memories = reasons.rows_shown(store.db, found)
+    return Inbox(tuple(item(m) for m in memories), total, withheld, seen_at)
 
 
 def count(store: Store, project_id: str) -> int:

@@ -47,7 +47,7 @@ from datetime import UTC, datetime
 from itertools import groupby, islice
 from typing import Any, Literal
 
-from tree_ring.govern import contradictions, coordinator
+from tree_ring.govern import contradictions, coordinator, reasons
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Denied, TreeRingError, UsageError
 from tree_ring.model.identity import Identity, Origin
@@ -83,8 +83,8 @@ def export_rows(
     # A person's re-admission travels with its row (it names tombstone keys:
     # a person's export only, as the tombstones themselves).
     carried = readmit.carried(store.db) if agent is None else {}
-    for row in listing.in_order(store.db, clause):
-        data = rows.from_row(row).to_dict()
+    for memory in reasons.rows_shown(store.db, listing.in_order(store.db, clause)):
+        data = memory.to_dict()
         if data["id"] in carried:
             data[readmit.CARRIED] = carried[data["id"]]
         yield data

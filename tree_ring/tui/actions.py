@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tree_ring.api.found import USER
 from tree_ring.api.project import Project
+from tree_ring.govern import reasons
 from tree_ring.model import project as projects
 from tree_ring.model.anchor import Check
 from tree_ring.model.errors import TreeRingError, UnsafePath
@@ -195,7 +196,9 @@ class Session:
         """Memories with their refutation and usage lines, for the detail pane."""
         from tree_ring.upkeep import usage
 
-        noted = usage.notes_of(self.store, [i.key for i in items if i.memory is not None])
+        noted = usage.notes_of(
+            self.store, self.project, [i.key for i in items if i.memory is not None]
+        )
         return [replace(i, notes=noted[i.key]) if i.key in noted else i for i in items]
 
     def _anchored(self, items: list[Item]) -> list[Item]:
@@ -218,7 +221,10 @@ class Session:
             return
         # A memory of the person's own store has its history there.
         mine = self.opened.user_store() if memory.id in self.mine else None
-        state.audit = audit.entries((mine or self.store).db, limit=50, target=memory.id)
+        db = (mine or self.store).db
+        found = audit.entries(db, limit=50, target=memory.id)
+        # Each entry's reason as a read may show it (`govern/reasons.shown`).
+        state.audit = reasons.entries_shown(db, memory.project or "", found)
 
     def _listed(self, state: State, **filters: str) -> list[Item]:
         # Unfiltered, the list's total is the ring panel's, counted in its pass.
@@ -240,10 +246,15 @@ class Session:
         found = self.opened.recall(state.query, limit=100, view=self.view(state))
         self.totals[state.view] = len(found)
         self.mine = {f.memory.id for f in found if f.store == USER}
+        # The detail shows each hit's review reason, as a read may show it; a
+        # hit of the person's own store has its tombstones there.
+        project = reasons.Withholding(self.store.db)
+        theirs = self.opened.user_store() if self.mine else None
+        mine = project if theirs is None else reasons.Withholding(theirs.db)
         return [
             Item(
                 f.memory.id,
-                f.memory,
+                (mine if f.store == USER else project).memory(f.memory),
                 note=f"{f.partition}; {f.score:.3f}" if f.store == USER else f"{f.score:.3f}",
             )
             for f in found
@@ -292,6 +303,7 @@ class Session:
     def _stream(self, state: State) -> list[Item]:
         # The whole log is a person's record (`Project.audit_log`): an agent's is empty.
         entries = audit.entries(self.store.db, limit=200)[::-1] if self.whole_project else []
+        entries = reasons.entries_shown(self.store.db, self.project, entries)
         self.totals[state.view] = len(entries)
         return [
             Item(

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tree_ring.govern import reasons
 from tree_ring.model.identity import Identity
 from tree_ring.store import refutations, usage_log, usage_rows
 from tree_ring.store.db import Store
@@ -83,12 +84,15 @@ def suggest(
     db = store.db
     disputed = usage_rows.disputed(db, project_id, reader)
     waiting = refutations.find(db, [row[0] for row in disputed])
+    # Each reason as a read may show it (`govern/reasons.shown`).
+    withholding = reasons.Withholding(db)
     for memory_id, summary, _ring, _created, reason, shown in disputed:
         refuted = waiting.get(memory_id)
-        why = reason
+        why = withholding.reason(project_id, reason)
         if refuted is not None:
             # A refutation's words about a sensitive row stay with its withheld text.
-            why = f"refuted by {refuted.origin}: {refuted.reason if shown else summary}"
+            said = withholding.reason(project_id, refuted.reason) if shown else summary
+            why = f"refuted by {refuted.origin}: {said}"
         found.items.append(Suggestion("refuted", memory_id, summary, why or "disputed"))
     for memory_id, (summary, why) in sorted(stale_ids(store, project_id, reader).items()):
         found.items.append(Suggestion("stale", memory_id, summary, why))

@@ -200,21 +200,26 @@ def memory_usage(root: project.StrPath, memory_id: str) -> MemoryUsage:
     return usage_of(root, {memory_id})[memory_id]
 
 
-def notes_of(store: Store, memory_ids: list[str]) -> dict[str, tuple[str, ...]]:
+def notes_of(store: Store, project_id: str, memory_ids: list[str]) -> dict[str, tuple[str, ...]]:
     """For a memory's detail page (TUI, web): who refuted it and why, if an
-    agent did and no person has decided, and how often it was used."""
+    agent did and no person has decided, and how often it was used. The
+    reason as a read may show it: a quote of content `project_id` forgot
+    since is withheld (`govern/reasons.shown`)."""
+    from tree_ring.govern import reasons
     from tree_ring.store import refutations
 
     if not memory_ids:
         return {}
     refuted = refutations.find(store.db, memory_ids)
+    withholding = reasons.Withholding(store.db)
     used = usage_of(store.root, set(memory_ids))
     notes: dict[str, tuple[str, ...]] = {}
     for memory_id in memory_ids:
         found: list[str] = []
         waiting = refuted.get(memory_id)
         if waiting is not None:
-            found.append(f"disputed by {waiting.origin}: {waiting.reason}")
+            reason = withholding.reason(project_id, waiting.reason)
+            found.append(f"disputed by {waiting.origin}: {reason}")
         found.append(f"usage: {used[memory_id].line()}")
         notes[memory_id] = tuple(found)
     return notes

@@ -19,6 +19,7 @@ from typing import cast
 from urllib.parse import urlencode
 
 from tree_ring.api.found import USER
+from tree_ring.govern import reasons
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, Memory, parse_time
 from tree_ring.store import audit, backlinks
@@ -318,9 +319,12 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
         except NotFound as exc:
             raise NotFoundPage(str(exc)) from None
         db = project.store.db
-        history = audit.entries(db, target=m.id, limit=200)
+        # Its entries' reasons and its refutation's as a read may show them.
+        history = reasons.entries_shown(
+            db, m.project or "", audit.entries(db, target=m.id, limit=200)
+        )
         came = provenance.said_of(db, [m.id]).get(m.id)
-        notes = usage.notes_of(project.store, [m.id])[m.id]
+        notes = usage.notes_of(project.store, m.project or "", [m.id])[m.id]
         judged = project.anchors([m.id]).get(m.id, [])
         # What links here is found by reading every row's links, so only on request.
         against = backlinks.linking_to(db, m.project, m.id) if query.get("linked") == "1" else []
