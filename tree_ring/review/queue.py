@@ -35,7 +35,7 @@ from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
 from tree_ring.tree import seal
-from tree_ring.write import correct, readmit, requests
+from tree_ring.write import correct, propagate, readmit, requests
 
 
 @dataclass(frozen=True)
@@ -202,6 +202,9 @@ def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Dec
         tombstoned=keys,
         retired_at=memory.retired_at or at,
     )
+    if memory.retired_at is None and memory.superseded_by is None:
+        # A summary citing a rejected claim would go on stating it.
+        propagate.retired(db, memory, actor, at, "rejected in review")
     return Decision(
         memory.id,
         "reject",

@@ -7,7 +7,9 @@
   again (it was right), rejects it, or refutes it themselves. Like an agent's
   request to forget, it is a request for a person: it takes no capability
   and no coordinated-mode permission, and holding the coordinator's
-  capability does not make an agent's refutation a person's.
+  capability does not make an agent's refutation a person's. Nothing of it
+  travels: the team ledger keeps the memory's line as it was (its audit
+  entry records the review reason and time it replaced) until they decide.
 - A person's refutation retires the memory with the reason (`retire_in`:
   the row stays on record, its validity closed, audited), and settles any
   refutation waiting on it.
@@ -79,6 +81,9 @@ def refute(
             updated_at=at,
         )
         refutations.add(db, memory.id, memory.project, actor, text, memory.trust, at)
-        detail = {"from": memory.trust, "to": "disputed", "reason": text}
+        # The row as it stood: the team ledger keeps saying it until a person
+        # decides (`team/ledger_state.py`), as it says nothing of any claim.
+        was = {"review_reason": memory.review_reason, "updated_at": memory.updated_at}
+        detail = {"from": memory.trust, "to": "disputed", "reason": text, "was": was}
         audit.record(db, actor, "refute", memory.id, detail, changed=[memory.id], at=at)
     return Refuted(memory.id, "disputed", text, by, False)

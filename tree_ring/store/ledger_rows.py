@@ -100,6 +100,24 @@ def memories(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
     return db.execute(sql, params)
 
 
+def refuted(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
+    """(memory_id, was_trust, created_at, detail) of each refutation waiting
+    in the project, with its `refute` audit entry's detail (NULL where that
+    entry is missing); with `ids`, of those memories only."""
+    # Only an agent refutes without deciding (`review/refute.py`), so every
+    # refutation waiting is a claim. Its entry is the one made with it (same time).
+    sql = (
+        "SELECT r.memory_id, r.was_trust, r.created_at, a.detail FROM refutations r"
+        " LEFT JOIN audit_log a ON a.target = r.memory_id AND a.action = 'refute'"
+        " AND a.at = r.created_at WHERE r.project = ?"
+    )
+    params: list[Any] = [project]
+    if ids is not None:
+        sql += " AND r.memory_id IN (SELECT value FROM json_each(?))"
+        params.append(canonical_json(ids))
+    return db.execute(sql + " ORDER BY r.memory_id, a.seq", params)
+
+
 _SHARED = (
     "SELECT k.hit, m.* FROM (SELECT id AS hit FROM memories WHERE project = :project"
     " UNION SELECT memory_id FROM content_tombstones WHERE project = :project"

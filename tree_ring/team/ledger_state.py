@@ -8,6 +8,7 @@ this module stays light: no `re`, `json`, `typing` or `dataclasses`.
 
 from __future__ import annotations
 
+from tree_ring.model import jsontext
 from tree_ring.model.record import PRIVATE_SCOPES, Memory
 from tree_ring.store import anchors, audit, ledger_rows, rows
 from tree_ring.team import ledger
@@ -77,6 +78,37 @@ def _stones_by_id(db: Db, project_id: str, ids: list[str] | None = None) -> dict
     return found
 
 
+def _claimed(db: Db, project_id: str, ids: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Memory id -> what each refuted row said before an agent's refutation,
+    for the rows it left exactly as it made them: the row's own fields, with
+    the trust, review reason and time the refutation replaced."""
+    found: dict[str, dict[str, Any]] = {}
+    for memory_id, was_trust, at, detail in ledger_rows.refuted(db, project_id, ids):
+        said: Any = jsontext.loads(detail) if detail else None
+        was: Any = said.get("was") if isinstance(said, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        found[memory_id] = {"trust": was_trust, "at": at, "was": was}
+    return found
+
+
+def shared_row(memory: Memory, claimed: dict[str, Any] | None) -> Memory:
+    """The row as the team ledger says it: an agent's refutation is a claim
+    that waits for a person, so until they decide, a row it left as it made it
+    is said as it was before (the refutation changed only its trust, review
+    reason and time). A refutation from before its entry kept those says the
+    trust alone. A row changed since (a person's act) is said as it is."""
+    if claimed is None or memory.trust != "disputed" or memory.updated_at != claimed["at"]:
+        return memory
+    was: Any = claimed["was"]
+    if not isinstance(was, dict):
+        return memory.replace(trust=claimed["trust"], review_reason=None)
+    said: dict[str, Any] = was  # pyright: ignore[reportUnknownVariableType]
+    return memory.replace(
+        trust=claimed["trust"],
+        review_reason=said.get("review_reason"),
+        updated_at=said.get("updated_at") or memory.updated_at,
+    )
+
+
 def state_line(
     memory_id: str,
     memory: Memory | None,
@@ -117,6 +149,7 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
     """Every id the store shares, as ledger lines by key; with `ids`, those ids only."""
     wanted = None if ids is None else sorted(set(ids))
     stones = _stones_by_id(db, project_id, wanted)
+    claimed = _claimed(db, project_id, wanted)
     readmitted = audit.readmissions(db, wanted)
     files = anchors.of_project(db, project_id) if wanted is None else anchors.of(db, wanted)
     out: dict[str, Line] = {}
@@ -124,6 +157,7 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
     for row in ledger_rows.memories(db, project_id, wanted):
         memory = rows.from_row(row)
         seen.add(memory.id)
+        memory = shared_row(memory, claimed.get(memory.id))
         line = state_line(
             memory.id,
             memory,
@@ -146,6 +180,7 @@ def stream_lines(db: Db, project_id: str) -> Iterator[Line]:
     """`store_lines`, one at a time in the ledger's key order: what a merge
     a line at a time (`ledger_stream.py`) reads, without holding the store."""
     stones = _stones_by_id(db, project_id)
+    claimed = _claimed(db, project_id)
     readmitted = audit.readmissions(db, None)
     files = anchors.of_project(db, project_id)
     for row in ledger_rows.shared(db, project_id):
@@ -153,7 +188,7 @@ def stream_lines(db: Db, project_id: str) -> Iterator[Line]:
         if row["id"] is None:
             line = state_line(hit, None, stones.get(hit)) if is_memory_id(hit) else None
         else:
-            memory = rows.from_row(row)
+            memory = shared_row(rows.from_row(row), claimed.get(hit))
             line = state_line(
                 memory.id,
                 memory,

@@ -11,7 +11,10 @@ sensitive). Each group of two or more becomes one summary memory (event type
 asks to retire them: then each source of an accepted summary written here is
 retired through the write path (`correct.retire_in`: its text kept on record,
 its validity closed, the audit log naming the summary), so brief and recall
-show the summary in their place. A summary that waits for review keeps its
+show the summary in their place; the summaries citing it stay, since it was
+retired into one, not found wrong. Any other retirement of a source retires
+the live summaries citing it (`propagate.retired`), and a later run
+summarises what is live. A summary that waits for review keeps its
 sources live until someone accepts it.
 
 As in the original, candidates are the memories worth keeping (salience at
@@ -412,7 +415,7 @@ def consolidate(
                 # an agent may retire only what it wrote.
                 reason = f"consolidated into {result.id}"
                 for source in group.sources:
-                    correct.retire_in(db, source, reason, actor, now)
+                    correct.retire_in(db, source, reason, actor, now, summaries=False)
                     group.retired.append(source.id)
     return Report(project, p, False, force, count, groups, retire_sources)
 

@@ -407,6 +407,8 @@ def supersede_in(db: Db, old: Memory, new_id: str, reason: str, actor: Actor, at
     if old.id not in new.supersedes:
         rows.update(db, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
     audit.record(db, actor, "supersede", old.id, detail, changed=[old.id, new_id], at=at)
+    if takes_effect:
+        propagate.retired(db, old, actor, at, f"superseded by {new_id}")
     return takes_effect
 
 
@@ -420,12 +422,17 @@ def may_retire(db: Db, memory: Memory, actor: Actor) -> bool:
     )
 
 
-def retire_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> str:
+def retire_in(
+    db: Db, memory: Memory, reason: str, actor: Actor, at: str, *, summaries: bool = True
+) -> str:
     """Retire a live row that nothing replaces: its source no longer says it.
 
     The row stays on record (`--as-of` still finds it) with its validity
-    closed at `at`, and the audit log keeps the reason. Returns where validity
-    ended. An agent may retire only what it wrote itself, as with supersession.
+    closed at `at`, and the audit log keeps the reason; the consolidations
+    citing it retire with it (`propagate.retired`), unless `summaries` is
+    False: a row retired into a summary, which states it. Returns where
+    validity ended. An agent may retire only what it wrote itself, as with
+    supersession.
     """
     problem = not_live(memory)
     if problem is not None:
@@ -439,6 +446,8 @@ def retire_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> str
     # With the state it leaves the row in, so `audit verify` holds the row to it.
     detail = {"reason": reason, "valid_to": end}
     audit.record(db, actor, "retire", memory.id, detail, changed=[memory.id], at=at)
+    if summaries:
+        propagate.retired(db, memory, actor, at)
     return end
 
 

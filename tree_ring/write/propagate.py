@@ -12,11 +12,20 @@ redacted, inside the same transaction. Two things are built over memories:
   too: "on record but not current" must not mean "still holding the text".
 
 Either the forget and all of this commit together, or none of it does.
+
+Retiring a memory (superseded, refuted or retired by a person, rejected in
+review) leaves its text on record, so nothing is rewritten; but a
+consolidation citing it would go on stating the retired fact as a live,
+believed memory in every brief. `retired` retires each live one with it, in
+the caller's transaction, naming the source in its audit entry; a later
+`consolidate` summarises what is live. Summary-tree nodes are history and
+keep what was true when they were sealed (docs/SUMMARY-TREE.md).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 
 from tree_ring.model.actor import Actor
 from tree_ring.model.record import Memory, content_hash
@@ -28,13 +37,18 @@ from tree_ring.tree.summarise import consolidation_tags, consolidation_text
 CONSOLIDATES = "consolidates"
 
 
-def forgotten(db: Db, memory: Memory, actor: Actor, now: str) -> list[str]:
+def forgotten(
+    db: Db, memory: Memory, actor: Actor, now: str, *, leave: Collection[str] = ()
+) -> list[str]:
     """Take `memory` out of every tree node and consolidation built over it.
 
     What those held before is tombstoned too (their whole text, as claims), so
     an old export of a consolidation, or a node's text copied into a memory,
     cannot bring the forgotten memory back. Returns the node tombstones, for
     the forget's own audit entry (each consolidation's entry names its own).
+    A consolidation in `leave` is left as it is: one its own replacement in
+    the same batch decides (`replace.vacate`), such as a summary a teammate
+    retired with the source it cites, whose text must not be kept out then.
     """
     old_nodes = repair.forget_memory(db, memory.id, now)
     keys: list[str] = []
@@ -51,8 +65,34 @@ def forgotten(db: Db, memory: Memory, actor: Actor, now: str) -> list[str]:
             at=now,
         )
     for summary in citing_summaries(db, memory):
-        rewrite_without(db, summary, memory.id, actor, now)
+        if summary.id not in leave:
+            rewrite_without(db, summary, memory.id, actor, now)
     return keys
+
+
+def retired(db: Db, memory: Memory, actor: Actor, now: str, how: str = "retired") -> list[str]:
+    """Retire the live consolidations citing `memory`, which was just `how`
+    (retired, superseded by ..., rejected in review); their ids. A pending or
+    disputed one goes too: approved later, it would state the retired fact."""
+    done: list[str] = []
+    for summary in citing_summaries(db, memory):
+        if summary.retired_at is not None or summary.superseded_by is not None:
+            continue
+        if summary.redacted_at is not None or summary.trust == "rejected":
+            continue
+        # As `correct.retire_in` closes a row's validity, with the state it leaves.
+        end = now if now > summary.valid_from else summary.valid_from
+        if summary.valid_to is not None and summary.valid_to < end:
+            end = summary.valid_to
+        rows.update(db, summary.id, valid_to=end, retired_at=now, updated_at=now)
+        detail = {
+            "reason": f"its source {memory.id} was {how}",
+            "source": memory.id,
+            "valid_to": end,
+        }
+        audit.record(db, actor, "retire", summary.id, detail, changed=[summary.id], at=now)
+        done.append(summary.id)
+    return done
 
 
 def citing_summaries(db: Db, memory: Memory) -> list[Memory]:

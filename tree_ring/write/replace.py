@@ -40,6 +40,7 @@ def vacate(db: Db, memories: Sequence[Memory], actor: Actor, *, authorize: bool)
     if authorize:
         coordinator.authorize(db, ACTION, actor, canonical_json(sorted(stored)))
     now = now_iso()
+    stored_ids = set(stored)
     replaced: list[str] = []
     for memory in memories:
         old = stored.pop(memory.id, None)
@@ -51,7 +52,8 @@ def vacate(db: Db, memories: Sequence[Memory], actor: Actor, *, authorize: bool)
         claim = pipeline.claim_key(memory)
         if claim is not None:
             operation_claims.release_claim(db, claim, old.id)
-        propagate.forgotten(db, old, actor, now)
+        # A summary replaced in this batch too is its own line's to decide.
+        propagate.forgotten(db, old, actor, now, leave=stored_ids)
         detail = {
             "reason": REASON,
             "old_content_hash": old.content_hash,
