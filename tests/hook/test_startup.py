@@ -162,8 +162,9 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     """No database yet (project.json only): SessionStart creates it, and the
     migrations, which need json, the declared settings, the meaning codes'
     table and the record of the vector table that codes them (its header
-    line: an empty store has nothing to code), and the summary tree's leaves
-    (whose migration takes out the memories that end), bring them in only then."""
+    line: an empty store has nothing to code), and the modules that hold the
+    later migrations' statements (the summary tree's leaves, the inbox's and
+    the refutations' indexes), bring them in only then."""
     root = tmp_path / "clone"
     root.mkdir()
     guidance.init_project(root)
@@ -176,6 +177,8 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
         "tree_ring.store.settings",
         "tree_ring.store.meaning",
         "tree_ring.store.leaves",
+        "tree_ring.store.inbox",
+        "tree_ring.store.refutations",
         "tree_ring.model.fold",
         "tree_ring.model.morphy",
         "tree_ring.model.vectors",

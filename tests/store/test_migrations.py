@@ -36,7 +36,7 @@ MIGRATIONS = [
     "0001_initial", "0002_policy_audit", "0003_summary_tree", "0004_trust", "0005_count_indexes",
     "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
     "0010_folded_index", "0011_anchors", "0012_meaning", "0013_meaning_source",
-    "0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports",
+    "0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports", "0017_refute_index",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -105,6 +105,7 @@ TABLES: dict[str, tuple[str, ...]] = {
 # Every index: (table, its key columns, "<expr>" for an expression, unique, partial).
 INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
     "audit_readmissions": ("audit_log", ("target",), False, True),
+    "audit_refutes": ("audit_log", ("target",), False, True),
     "forget_requests_waiting": ("forget_requests", ("project", "created_at"), False, True),
     "ledger_provenance_line": ("ledger_provenance", ("line_hash",), False, False),
     "memories_brief": (

@@ -16,13 +16,27 @@ AGENT_ORIGINS = ("claude-code", "codex", "agent")
 # Agent rows: what an agent wrote, and what it imported into its own
 # partition (an import's origin is "import"; its rows in a private scope are
 # an agent's, which lands them there accepted as it does its own writes). In
-# the very words of the `memories_inbox` index's condition (store/schema.py
-# INBOX_INDEX): SQLite reads a partial index only for a statement that names
+# the very words of the `memories_inbox` index's condition (INBOX_INDEX,
+# below): SQLite reads a partial index only for a statement that names
 # its condition, so every reader of agent rows says it this way.
 AGENT_ROWS = (
     f"(m.origin IN ({', '.join(repr(origin) for origin in AGENT_ORIGINS)})"
     f" OR (m.origin = 'import' AND m.scope IN ({', '.join(map(repr, PRIVATE_SCOPES))})))"
 )
+
+# The inbox's rows are also what an agent imported into its own partition:
+# its import lands there accepted, as its own writes do, so the person's look
+# at what agents saved must show it. Migration 0016 makes the index again
+# over that condition (and its scope column).
+INBOX_INDEX = (
+    "DROP INDEX IF EXISTS memories_inbox",
+    "CREATE INDEX memories_inbox ON memories(project, created_at, id, origin, scope, trust,"
+    " sensitivity, retired_at, redacted_at)"
+    " WHERE (origin IN ('claude-code', 'codex', 'agent')"
+    " OR (origin = 'import' AND scope IN ('agent', 'workflow', 'session')))"
+    " AND retired_at IS NULL AND redacted_at IS NULL",
+)
+
 
 # Agent rows still on record (not retired, redacted or rejected), not yet seen.
 # A sensitive one counts like any other, so an agent cannot keep a write out of

@@ -75,7 +75,7 @@ MARKS = {
 }
 # Migrations that make nothing to see, and do nothing when run again on a
 # store they have already brought up to date.
-AGAIN = ("0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports")
+AGAIN = ("0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports", "0017_refute_index")
 
 # The table that is the truth: nothing rebuilds it.
 TRUTH = "memories"

@@ -602,23 +602,17 @@ def _meaning_recoded(db: Db) -> None:
         recode(db)
 
 
-# The inbox's rows (`store/inbox.py`) are also what an agent imported into
-# its own partition: its import lands there accepted, as its own writes do, so
-# the person's look at what agents saved must show it. The index is made
-# again over that condition (and its scope column).
-INBOX_INDEX = (
-    "DROP INDEX IF EXISTS memories_inbox",
-    "CREATE INDEX memories_inbox ON memories(project, created_at, id, origin, scope, trust,"
-    " sensitivity, retired_at, redacted_at)"
-    " WHERE (origin IN ('claude-code', 'codex', 'agent')"
-    " OR (origin = 'import' AND scope IN ('agent', 'workflow', 'session')))"
-    " AND retired_at IS NULL AND redacted_at IS NULL",
-)
-
-
 def _inbox_imports(db: Db) -> None:
+    from tree_ring.store.inbox import INBOX_INDEX
+
     for statement in INBOX_INDEX:
         db.execute(statement)
+
+
+def _refute_index(db: Db) -> None:
+    from tree_ring.store.refutations import REFUTES_INDEX
+
+    db.execute(REFUTES_INDEX)
 
 
 def _ended_leaves(db: Db) -> None:
@@ -647,6 +641,7 @@ MIGRATIONS: list[Migration] = [
     ("0014_meaning_recoded", _meaning_recoded),
     ("0015_ended_leaves", _ended_leaves),
     ("0016_inbox_imports", _inbox_imports),
+    ("0017_refute_index", _refute_index),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
