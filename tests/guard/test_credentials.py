@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from tree_ring.guard import credentials
+from tree_ring.guard import command_lines, credentials
 
 
 def _b64(text: str) -> str:
@@ -47,7 +47,7 @@ def test_basic_credentials(span: str, secret: bool) -> None:
     ],
 )
 def test_cli_password(span: str, secret: bool) -> None:
-    assert credentials._cli_password(span) is secret  # pyright: ignore[reportPrivateUsage]
+    assert command_lines._cli_password(span) is secret  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.mark.parametrize(

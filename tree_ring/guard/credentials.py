@@ -15,11 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from tree_ring.guard.command_lines import CLI_RULES
+from tree_ring.guard.config_values import (
+    CSV_RULES,
+    PGPASS_RULES,
+    assigned_password,
+    yaml_password_rule,
+)
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, table, text_pattern
 from tree_ring.guard.values import (
     chosen_password,
     chosen_pin,
-    high_entropy,
     literal_secret,
     password_looking,
     random_opaque,
@@ -59,7 +65,7 @@ def _value_of(least: int) -> bytes:
 _VALUE = _value_of(_MIN)
 # After a key that names a password, the rest of the line: the validator
 # reads the value from its start and whether words follow it (see
-# `_assigned_password`). Four characters at least, as `chosen_password`.
+# `assigned_password`). Four characters at least, as `chosen_password`.
 _LINE_VALUE = rb"(?P<v>[^\n\x00]{4,256}+)"
 
 # A cheap look-ahead for the separator, checked before a rule's look-behinds:
@@ -129,23 +135,6 @@ _OTHER_PASSWORD_KEY = (
 # "PIN", "pin_code", "SIM_PIN" ("spin" and "ping" are no key).
 _PIN_KEY = rb"pin(?<![a-z0-9]pin)(?:_?code)?"
 
-_BARE_VALUE = r"[^\s\"'`,;&)\]}<\x00]*"
-
-
-def _assigned_password(span: str) -> bool:
-    """The value after a password key, from the rest of its line: a literal
-    secret, or a password someone chose (`chosen_password`). A bare value
-    with more words after it opens a sentence ("passphrase: leave empty for
-    the dev key") and is judged as prose."""
-    quote = span[:1]
-    if quote in ("'", '"', "`"):
-        value = span[1:].partition(quote)[0]
-        return literal_secret(quote + value) or chosen_password(value, quoted=True)
-    found = text_pattern(_BARE_VALUE).match(span)
-    value = found.group() if found else ""
-    prose = span[len(value) :].lstrip(" \t")[:1].isalpha()
-    return literal_secret(value) or chosen_password(value, prose=prose)
-
 
 def _assigned_pin(span: str) -> bool:
     value = span.strip()
@@ -166,9 +155,13 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         SECRET,
         "lower",
         _NAMED_PASSWORD_KEY + _ASSIGN + _LINE_VALUE,
-        _assigned_password,
+        assigned_password,
         heads=(b"pass", b"pw"),
     ),
+    # YAML's block scalars, tags, anchors and values on the next line.
+    yaml_password_rule(_NAMED_PASSWORD_KEY, (b"pass", b"pw")),
+    # A CSV's rows under a header that names a password column.
+    CSV_RULES,
     rule(
         "password-assignment",
         SECRET,
@@ -292,70 +285,6 @@ HEADER_RULES: tuple[Rule, ...] = table(
         url_password,
         heads=(b"://",),
     ),
-)
-
-
-# --------------------------------------------------------------------------
-# Command lines
-
-
-def _cli_password(span: str) -> bool:
-    """The value of a password flag, or the password half of "user:password"."""
-    value = span.strip()
-    if value[:1] in "'\"" and value[-1:] == value[:1]:
-        value = value[1:-1]
-    user, colon, password = value.partition(":")
-    if colon and user and ":" not in password:
-        if password == user or len(password) < 6 or stand_in(password, quoted=True):
-            return False
-        return password_looking(password, min_len=6) or high_entropy(password)
-    return password_looking(value, min_len=6)
-
-
-# Everything on the same command line, up to a pipe, `;` or `&`.
-_SAME_COMMAND = rb"[ \t](?:[^\n\x00|;&]{0,240}?[ \t])?"
-_CLI_VALUE = rb"(?P<v>\"[^\"\n\x00]{1,200}+\"|'[^'\n\x00]{1,200}+'|[^\s\x00\"'`]{1,200}+)"
-
-
-def _cli(pattern: bytes, *heads: bytes) -> Rule:
-    return rule("cli-password", SECRET, "lower", pattern + _CLI_VALUE, _cli_password, heads=heads)
-
-
-CLI_RULES: tuple[Rule, ...] = (
-    # --password X, --db-pass X, -storepass X, --passphrase X; sshpass -p X;
-    # htpasswd -b[c] file user X. All start at "pass".
-    _cli(
-        rb"pass(?:"
-        rb"(?:word|wd|phrase)?(?:(?<=-pass)|(?<=-password)|(?<=-passwd)|(?<=-passphrase)"
-        rb"|(?<=storepass)|(?<=keypass))[ \t]{1,4}"
-        rb"|(?<=sshpass)[ \t]{1,4}-p[ \t]{0,4}"
-        # rabbitmqctl change_password user X
-        rb"|word(?<=change_password)[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}"
-        rb"|wd(?<=htpasswd)[ \t]{1,4}-[a-z]{0,4}b[a-z]{0,4}[ \t]{1,4}[^\s\x00]{1,200}+[ \t]{1,4}"
-        rb"[^\s\x00]{1,64}+[ \t]{1,4})",
-        b"pass",
-    ),
-    # docker login -p X, helm registry login -p X (any order of flags)
-    _cli(rb"login" + _SAME_COMMAND + rb"-p[ \t]{1,4}", b"login"),
-    # rabbitmqctl add_user user X
-    _cli(rb"add_user[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}", b"add_user"),
-    # docker login -u me -p X, mongosh -u admin -p X
-    _cli(rb" -u[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}-p[ \t]{0,4}", b" -u"),
-    # mysql -u root -pX: the password is glued to -p
-    _cli(
-        rb"m(?:ysql(?:dump|admin|import|sh|check)?|ariadb(?:-dump|-admin)?)"
-        + _SAME_COMMAND
-        + rb"-p",
-        b"mysql",
-        b"mariadb",
-    ),
-    _cli(rb"redis-cli" + _SAME_COMMAND + rb"-a[ \t]{1,4}", b"redis-cli"),
-    _cli(
-        rb"ldap(?:search|modify|add|delete|passwd|compare)" + _SAME_COMMAND + rb"-w[ \t]{1,4}",
-        b"ldap",
-    ),
-    # curl -u user:password, curl --user user:password
-    _cli(rb"curl" + _SAME_COMMAND + rb"(?:-u|--user)(?:[ \t]{1,4}|=)", b"curl"),
 )
 
 
@@ -514,6 +443,34 @@ def _prose_pin(tail: str) -> bool:
     return value is not None and chosen_pin(value) and _linked(tail, value)
 
 
+# Words before a passcode that make it a meeting's: an invitation's, shared
+# with everyone invited, not a credential kept for one person or team.
+_MEETING_WORDS = ("meeting", "zoom", "webex", "webinar", "conference", "dial", "teams")
+_CODE_LEAD = 48
+
+
+def _prose_code(window: str) -> bool:
+    """ "the alarm passcode is 482913", "pin code 4829 for the safe": a PIN
+    after a word that names one, linked or right after it (a year there,
+    "passcode 2024 rollout", is read as a year)."""
+    lead, _, tail = window.partition("\x00")
+    if any(word in lead.lower() for word in _MEETING_WORDS):
+        return False
+    value = _candidate(tail)
+    if value is None or not chosen_pin(value):
+        return False
+    if _linked(tail, value):
+        return True
+    year = len(value) == 4 and value.startswith(("19", "20"))
+    return tail.split()[0] == value and not year
+
+
+def _prose_passcode(window: str) -> bool:
+    """`_prose_code`, but not after "Passcode:", an invitation's label: its
+    meeting may be lines above, past what a field's seam shows."""
+    return not window.partition("\x00")[2].startswith(":") and _prose_code(window)
+
+
 def _prose_pair(tail: str) -> bool:
     value = _candidate(tail)
     return value is not None and _user_password(tail, value)
@@ -587,6 +544,28 @@ PROSE_RULES: tuple[Rule, ...] = (
         b"pin",
         _prose_pin,
     ),
+    # A PIN after "passcode", "pin code" or "unlock code".
+    _prose(
+        "password-in-prose",
+        rb"passcode" + _not_a_path_segment(b"passcode"),
+        b"pass",
+        _prose_passcode,
+        before=_CODE_LEAD,
+    ),
+    _prose(
+        "password-in-prose",
+        rb"pin(?<![a-z]pin)[ _-]?code",
+        b"pin",
+        _prose_code,
+        before=_CODE_LEAD,
+    ),
+    _prose(
+        "password-in-prose",
+        rb"unlock(?<![a-z]unlock)[ _-]code",
+        b"unlock",
+        _prose_code,
+        before=_CODE_LEAD,
+    ),
     # "login: admin / X": only with a user and a password after it.
     _prose(
         "password-in-prose",
@@ -625,4 +604,6 @@ PROSE_RULES: tuple[Rule, ...] = (
 )
 
 
-CREDENTIAL_RULES: tuple[Rule, ...] = HEADER_RULES + ASSIGNMENT_RULES + CLI_RULES + PROSE_RULES
+CREDENTIAL_RULES: tuple[Rule, ...] = (
+    HEADER_RULES + ASSIGNMENT_RULES + PGPASS_RULES + CLI_RULES + PROSE_RULES
+)

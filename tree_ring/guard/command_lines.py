@@ -1,0 +1,132 @@
+"""Secret rules for passwords passed on a command line: `--password X`,
+`mysql -pX`, `sshpass -p X`, `redis-cli -a X`, `curl -u user:X`.
+
+Every pattern starts at the command or the flag's name. A flag that only
+ever takes a password (`--password`, keytool's `-storepass`, `sshpass -p`,
+`redis-cli -a`, mysql's glued `-p`) gives its value the reading a password
+key gives one (`values.chosen_password`): a weak password someone typed
+("hunter2pw") is as live as a generated one. Where `-p` may mean something
+else (`-u 1000 -p 8080` is docker's port, `login ... -p` may be ssh's), a
+value counts only when it looks generated (`values.password_looking`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tree_ring.guard.rule import SECRET, Rule, rule
+from tree_ring.guard.values import chosen_password, high_entropy, password_looking, stand_in
+
+# openssl's `-pass` sources that name where the password is, not the password.
+_PASS_SOURCES = ("env", "file", "fd")
+
+
+def _unquoted(span: str) -> str:
+    value = span.strip()
+    if value[:1] in "'\"" and value[-1:] == value[:1]:
+        value = value[1:-1]
+    return value
+
+
+def _cli_password(span: str, *, chosen: bool = False, bare: bool = True) -> bool:
+    """The value of a password flag, or the password half of "user:password".
+
+    With `chosen`, the flag takes nothing but a password (with `bare`, also
+    without a user before it: curl's `-u user` alone names a user), so any
+    password someone chose counts; read as in a sentence (`prose`), since a
+    command written out in a note is often followed by words about it
+    ("--password when prompted"), and a single short word is read as one.
+    """
+    value = _unquoted(span)
+    user, colon, password = value.partition(":")
+    if colon and user and ":" not in password:
+        if user in _PASS_SOURCES:
+            return False  # openssl's `-pass env:NAME`, `-pass file:path`
+        if password == user or stand_in(password, quoted=True):
+            return False
+        if chosen and chosen_password(password, prose=True):
+            return True
+        return len(password) >= 6 and (
+            password_looking(password, min_len=6) or high_entropy(password)
+        )
+    if password_looking(value, min_len=6):
+        return True
+    return chosen and bare and chosen_password(value, prose=True)
+
+
+def _chosen(span: str) -> bool:
+    return _cli_password(span, chosen=True)
+
+
+def _chosen_pair(span: str) -> bool:
+    return _cli_password(span, chosen=True, bare=False)
+
+
+# Everything on the same command line, up to a pipe, `;` or `&`.
+_SAME_COMMAND = rb"[ \t](?:[^\n\x00|;&]{0,240}?[ \t])?"
+_CLI_VALUE = rb"(?P<v>\"[^\"\n\x00]{1,200}+\"|'[^'\n\x00]{1,200}+'|[^\s\x00\"'`]{1,200}+)"
+
+
+def _cli(
+    pattern: bytes,
+    *heads: bytes,
+    view: str = "lower",
+    validator: Callable[[str], bool] = _cli_password,
+) -> Rule:
+    return rule("cli-password", SECRET, view, pattern + _CLI_VALUE, validator, heads=heads)
+
+
+CLI_RULES: tuple[Rule, ...] = (
+    # --password X, --db-pass X, -storepass X, --passphrase X; htpasswd -b[c]
+    # file user X. All start at "pass", and each flag takes only a password.
+    _cli(
+        rb"pass(?:"
+        rb"(?:word|wd|phrase)?(?:(?<=-pass)|(?<=-password)|(?<=-passwd)|(?<=-passphrase)"
+        rb"|(?<=storepass)|(?<=keypass))[ \t]{1,4}"
+        # rabbitmqctl change_password user X
+        rb"|word(?<=change_password)[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}"
+        rb"|wd(?<=htpasswd)[ \t]{1,4}-[a-z]{0,4}b[a-z]{0,4}[ \t]{1,4}[^\s\x00]{1,200}+[ \t]{1,4}"
+        rb"[^\s\x00]{1,64}+[ \t]{1,4})",
+        b"pass",
+        validator=_chosen,
+    ),
+    # sshpass -p X, after sshpass's own options: in the raw view, since
+    # `-P prompt` names the prompt to wait for, not a password.
+    _cli(
+        rb"sshpass(?:[ \t]{1,4}-(?:[vhe]|P[ \t]{0,4}[^\s\x00]{1,64}+)){0,4}+[ \t]{1,4}-p[ \t]{0,4}",
+        b"sshpass",
+        view="raw",
+        validator=_chosen,
+    ),
+    # docker login -p X, helm registry login -p X (any order of flags)
+    _cli(rb"login" + _SAME_COMMAND + rb"-p[ \t]{1,4}", b"login"),
+    # rabbitmqctl add_user user X
+    _cli(rb"add_user[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}", b"add_user"),
+    # docker login -u me -p X, mongosh -u admin -p X
+    _cli(rb" -u[ \t]{1,4}[^\s\x00]{1,64}+[ \t]{1,4}-p[ \t]{0,4}", b" -u"),
+    # mysql -u root -pX: the password is glued to -p. In the raw view, since
+    # `-P3306` is the port.
+    _cli(
+        rb"m(?:ysql(?:dump|admin|import|sh|check)?|ariadb(?:-dump|-admin)?)"
+        + _SAME_COMMAND
+        + rb"-p",
+        b"mysql",
+        b"mariadb",
+        view="raw",
+        validator=_chosen,
+    ),
+    _cli(rb"redis-cli" + _SAME_COMMAND + rb"-a[ \t]{1,4}", b"redis-cli", validator=_chosen),
+    # ldapsearch -w X: in the raw view, since `-W` prompts for it.
+    _cli(
+        rb"ldap(?:search|modify|add|delete|passwd|compare)" + _SAME_COMMAND + rb"-w[ \t]{1,4}",
+        b"ldap",
+        view="raw",
+        validator=_chosen,
+    ),
+    # curl -u user:password, curl --user user:password
+    _cli(
+        rb"curl" + _SAME_COMMAND + rb"(?:-u|--user)(?:[ \t]{1,4}|=)",
+        b"curl",
+        validator=_chosen_pair,
+    ),
+)
