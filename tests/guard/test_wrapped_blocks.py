@@ -61,6 +61,8 @@ WRAPPED = {
     "base64-76": _wrap(ENV.encode()),
     "openssl-64": _wrap(SHORT_ENV.encode(), 64),
     "gzip-base64-76": _wrap(_gz(ENV)),
+    "gzip-base64-70": _wrap(_gz(ENV), 70),  # `base64 -w 70`: a width no multiple of 4
+    "base64-50": _wrap(ENV.encode(), 50),
     "gzip-credentials-json": _wrap(_gz(CREDENTIALS)),
     "crlf-trailing-spaces": _wrap(ENV.encode(), newline="  \r\n"),
     "yaml-block-indented": "ENV_FILE: |\n" + _wrap(_gz(ENV), indent="    "),

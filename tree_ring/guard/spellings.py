@@ -129,6 +129,10 @@ def _next_line(raw: bytes, index: int) -> int:
     return start
 
 
+# The narrowest wrapped line read as part of a block: narrower runs are words.
+_WRAP_MIN = 16
+
+
 def _line_end(raw: bytes, end: int) -> bool:
     """Whether a run ending at `end` ends its line but for base64 padding and
     trailing spaces: a wrapped block's last line holds nothing else."""
@@ -142,12 +146,13 @@ def _line_end(raw: bytes, end: int) -> bool:
 def _wrapped(raw: bytes, view: bytes, start: int, end: int) -> tuple[bytes, int] | None:
     """The block that the run raw[start:end] opens when base64 (or hex) is
     wrapped over lines, as `base64` (76 columns), `openssl base64` and PEM
-    (64) write it: lines of the run's width, a multiple of 4, each alone on
-    its line, the last no longer and padded at most. Joined, with where the
-    block ends; None when the run does not open one. Decoded line by line,
-    a secret across a break, or gzip, reads as nothing."""
+    (64) write it, or `base64 -w N` at any other width: lines of the run's
+    width (at least `_WRAP_MIN`), each alone on its line, the last no longer
+    and padded at most. Joined, with where the block ends; None when the run
+    does not open one. Decoded line by line, a secret across a break, or
+    gzip, reads as nothing."""
     width = end - start
-    if width % 4:
+    if width < _WRAP_MIN:
         return None
     pieces = [raw[start:end]]
     size = width
