@@ -48,11 +48,11 @@ from typing import Any
 
 from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.actor import Actor
-from tree_ring.model.errors import Denied, UsageError
+from tree_ring.model.errors import Conflict, Denied, UsageError
 from tree_ring.model.identity import Identity, Origin
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string
-from tree_ring.store import audit, listing, live, rows, tombstones
+from tree_ring.store import audit, listing, live, rows, tombstones, user
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
@@ -220,12 +220,18 @@ def import_lines(
         decision = None if dry_run else coordinator.decide(db, "import", actor, "")
         writing = decision is None or decision.allowed
         brought: frozenset[str] = frozenset()
+        forgotten: frozenset[str] = frozenset()
         if writing:
             if actor.origin.is_agent:
                 stones = stone_lines.as_claims(db, stones, actor, report.requested)
             # The file's own tombstones are not what was forgotten here: a restore
             # re-admits what they hold as the file says (`_readmitted`).
             hashes = [stone["content_hash"] for stone in stones]
+            # Taken before the file's own tombstones are recorded: the ids this
+            # store forgot, not those the file says were forgotten where it was
+            # written (its rows may stand under them there, as a consolidation
+            # rewritten when a source was forgotten does).
+            forgotten = frozenset(tombstones.memory_ids(db, into or project))
             brought = frozenset(hashes) - tombstones.answered(db, into or project, hashes)
             tombstones.record_absent(db, map(stone_lines.VALUES, stones))
             if stones:
@@ -235,6 +241,7 @@ def import_lines(
         ids = _Ids()
         writer = _Writer(db, import_actor, report, skip=skip_invalid)
         writer.brought = brought
+        writer.forgotten = forgotten
         if replace_existing:
             # A person's decision: the file's rows take the place of the
             # stored rows with their ids, authorized as the import is.
@@ -296,11 +303,13 @@ class _Writer:
         self.lines: dict[str, int] = {}
         # The tombstone keys this import recorded that the store did not hold.
         self.brought: frozenset[str] = frozenset()
+        # The ids this store forgot before the import (`_free`).
+        self.forgotten: frozenset[str] = frozenset()
 
     def write(self, chunk: list[Parsed]) -> None:
         # Rows that keep their trust skip governance, and so go in as a bulk
         # write does; each run of them, and of the rest, is one batch, in order.
-        changed = self._changed(chunk)
+        changed = self._free(self._changed(chunk))
         if self.replacing is not None:
             person, authorize = self.replacing
             memories = [item.memory for item in changed if item.memory is not None]
@@ -370,6 +379,65 @@ class _Writer:
         else:
             self.report.unchanged.append(result.id)
         self.report.pending += result.trust in ("pending", "disputed")
+
+    def _free(self, items: list[Parsed]) -> list[Parsed]:
+        """The items whose ids are free to take; each other one is refused
+        (under `skip`, left out).
+
+        An id this store forgot stays forgotten, whoever imports: a row under
+        it would stand in the team ledger where its tombstone line was, and
+        the forget would never reach the upstream. An id a row still holds is
+        that row's matter (it is unchanged, replaced or refused as taken); a
+        rejected row a person restores as rejected is its own rejection coming
+        back, and the ledger says it as the tombstone it is. Nor may a row take
+        an id of the store read beside this one (the person's user store for a
+        project, the project for the user store): one id would name two memories."""
+        ids = [item.memory.id for item in items if item.memory is not None]
+        taken = [memory_id for memory_id in ids if memory_id in self.forgotten]
+        forgotten: set[str] = set(taken) - rows.content_hashes(self.db, taken).keys()
+        beside: dict[str, str] = {}
+        for source in self.db.answers_to if ids else ():
+            other = source()
+            if other is not None:
+                name = (
+                    "your user store (read beside this project's)"
+                    if other[1] == user.USER_PROJECT
+                    else "this project (read beside your user store)"
+                )
+                beside |= dict.fromkeys(rows.content_hashes(other[0], ids), name)
+        if not forgotten and not beside:
+            return items
+        free: list[Parsed] = []
+        for item in items:
+            memory = item.memory
+            if memory is None:
+                continue
+            error = None
+            if memory.id in forgotten and not (item.keep_trust and memory.trust == "rejected"):
+                # Content forgotten as well is refused as the write would refuse
+                # it: a new id would not let it in.
+                keys = [] if item.readmitted else tombstones.check_keys(memory)
+                stone = tombstones.find(self.db, memory.project, keys) if keys else None
+                error = (
+                    tombstones.refused(stone)
+                    if stone is not None
+                    else Conflict(
+                        f"memory id {memory.id} was forgotten here and cannot be reused; "
+                        "omit the id or give a new one"
+                    )
+                )
+            elif memory.id in beside:
+                error = Conflict(
+                    f"memory id {memory.id} names a memory of {beside[memory.id]}; "
+                    "omit the id or give a new one"
+                )
+            if error is None:
+                free.append(item)
+            elif self.skip:
+                self.report.skipped.append((item.number, str(error)))
+            else:
+                raise at_line(error, item.number) from None
+        return free
 
     def _count(self, item: Parsed) -> None:
         """What the report says of a row written: merged from another project, folded."""
