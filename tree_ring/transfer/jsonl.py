@@ -199,6 +199,7 @@ def import_lines(
         skipped=report.skipped,
         into=into or project,
         global_rows=global_rows,
+        agent=actor.origin.is_agent,
     )
     # The same caller (and capability), writing rows whose origin is the
     # import, under the batch's id as its session, so its audit entries name it;

@@ -14,11 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.imported import from_mapping
-from tree_ring.model.record import MAX_REF, ORIGINS, Memory
+from tree_ring.model.record import MAX_REF, ORIGINS, Memory, format_time
 from tree_ring.transfer import original, stone_lines
 from tree_ring.transfer.lines import MAX_LINE_BYTES
 from tree_ring.write import pipeline, readmit
@@ -100,6 +101,21 @@ class Reading:
     # Rows of projects not taken, by project id: left out (`skip`), or the
     # import is refused before it starts.
     foreign: dict[str, int] = field(default_factory=lambda: {})
+    # The caller is an agent: its rows are dated by the import (`_dated`).
+    agent: bool = False
+    # The import's own time, and the latest time a row may name (`AHEAD` on).
+    now: str = ""
+    latest: str = ""
+
+    def __post_init__(self) -> None:
+        moment = datetime.now(UTC)
+        self.now = self.now or format_time(moment)
+        self.latest = self.latest or format_time(moment + AHEAD)
+
+
+# How far past the import a row's own times may run: two machines' clocks
+# differ by a little, never by this much.
+AHEAD = timedelta(minutes=1)
 
 
 def parse(lines: Iterable[str], reading: Reading) -> Iterator[Parsed]:
@@ -169,7 +185,7 @@ def _parse_line(raw: str, number: int, reading: Reading) -> Iterator[Parsed]:
     idless = memory.id != row.get("id")
     # The store is the project's: every row lands in it. A row kept under
     # another project id (or none) would be invisible to every brief.
-    memory = memory.replace(project=into)
+    memory = _dated(memory.replace(project=into), reading)
     # A person restoring their own export keeps its trust states; anything
     # else is an import, and governance decides what waits.
     keep_trust = reading.restore and "trust" in row
@@ -193,6 +209,27 @@ def _parse_line(raw: str, number: int, reading: Reading) -> Iterator[Parsed]:
         folded=folded,
         idless=idless,
     )
+
+
+def _dated(memory: Memory, reading: Reading) -> Memory:
+    """A row's own times, as the import keeps them.
+
+    The inbox lists what agents wrote since the person last looked by a
+    row's `created_at`: a row dated after its import would stand past every
+    later write for good, so no importer's row may name a time past `AHEAD`;
+    and a back-dated one would never be listed, so an agent's rows are dated
+    by the import itself. Their `valid_from` (the file's, or its created_at's)
+    says when the fact holds, and stays, as `remember --valid-from` may set
+    it. A person's rows, a restore's above all, keep the times they name."""
+    for name, when in (("created_at", memory.created_at), ("updated_at", memory.updated_at)):
+        if when > reading.latest:
+            raise UsageError(
+                f"{name} {when} is later than now: a row cannot be dated after its import; "
+                f"give the time it was written, or leave {name} out"
+            )
+    if not reading.agent:
+        return memory
+    return memory.replace(created_at=reading.now, updated_at=reading.now)
 
 
 def _claims_only(memory: Memory) -> Memory:
