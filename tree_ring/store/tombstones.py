@@ -257,6 +257,13 @@ def matching(
     return found + db.execute(sql, (project or "", wanted)).fetchall()
 
 
+def memory_ids(db: Db, project: str) -> set[str]:
+    """The ids of the memories `project`'s tombstones (of any kind) were
+    recorded for: the ids this store forgot, which no import may take."""
+    sql = "SELECT DISTINCT memory_id FROM content_tombstones WHERE project = ?"
+    return {str(row[0]) for row in db.execute(sql, (project,))}
+
+
 def held(db: Db, project: str, hashes: Sequence[str]) -> set[str]:
     """The keys among `hashes` that `project`'s own tombstones in `db` hold,
     not those of the stores `db` answers to: what a read of another store's

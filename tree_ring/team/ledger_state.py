@@ -23,9 +23,10 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
     # What the store holds of a forgotten id: its content tombstones' hashes,
-    # the latest of their times, their kind, and when the id was marked
-    # redacted (None: it was not, so the memory was deleted or rejected).
-    Stones = tuple[list[str], str, str, str | None]
+    # the latest of their times, their kind, when the id was marked redacted
+    # (None: it was not, so the memory was deleted or rejected), and the
+    # earliest of their times.
+    Stones = tuple[list[str], str, str, str | None, str]
 
 CARRIED = "readmitted"  # readmit.CARRIED: the key a ledger line carries a re-admission under
 # The key a memory's line carries the files it is about under: each file's
@@ -71,10 +72,10 @@ def _stones_by_id(db: Db, project_id: str, ids: list[str] | None = None) -> dict
     """Memory id -> what the store holds of it as forgotten (`Stones`)."""
     found: dict[str, Stones] = {}
     for memory_id, content_hash, at, kind, redacted in ledger_rows.tombstones(db, project_id, ids):
-        hashes, latest, held, _ = found.get(memory_id, ([], "", "forgotten", None))
+        hashes, latest, held, _, first = found.get(memory_id, ([], "", "forgotten", None, at))
         hashes.append(content_hash)
         kind = "rejected" if kind == "rejected" else held
-        found[memory_id] = (hashes, max(latest, at), kind, redacted)
+        found[memory_id] = (hashes, max(latest, at), kind, redacted, min(first, at))
     return found
 
 
@@ -122,11 +123,21 @@ def state_line(
     whether or not the store holds the placeholder row: a clone that took the
     redaction from the ledger without ever holding the memory says it back as
     a redaction (`ledger_stones.py`), never as a tombstone, which would delete
-    the placeholder on every clone that keeps one."""
+    the placeholder on every clone that keeps one.
+
+    A row under an id that also has tombstones says the tombstone, but for
+    the one row that stands where its own id's tombstones were recorded: a
+    consolidation rewritten when one of its sources was forgotten, whose old
+    text is tombstoned under its id (`_rewritten`). Any other row holding a
+    forgotten id took it after the forget, and the forget must still reach
+    every clone."""
+    if stones is not None and memory is not None and memory.redacted_at is None:
+        if not _rewritten(memory, stones):
+            memory = None
     if memory is None or memory.trust == "rejected":
         if stones is None:
             return None
-        hashes, at, kind, redacted = stones
+        hashes, at, kind, redacted, _ = stones
         if memory is None and redacted is not None:
             return _redaction(memory_id, redacted, hashes)
         return Line(
@@ -139,6 +150,12 @@ def state_line(
     if memory.trust != "accepted" or memory.sensitivity != "normal":
         return None
     return Line(memory_line(memory, readmitted, ledger_files(files or ())))
+
+
+def _rewritten(memory: Memory, stones: Stones) -> bool:
+    """Whether `memory` is a consolidation that stood before every tombstone
+    of its id: its text was rewritten in place when a source was forgotten."""
+    return memory.source_type == "consolidation" and memory.created_at < stones[4]
 
 
 def _redaction(memory_id: str, at: str, hashes: list[str]) -> Line:

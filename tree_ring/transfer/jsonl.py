@@ -39,27 +39,33 @@ a content forgotten where the file came from stays out of either store.
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import groupby, islice
-from typing import Any, Literal
+from typing import Any
 
 from tree_ring.govern import contradictions, coordinator, reasons
 from tree_ring.model.actor import Actor
-from tree_ring.model.errors import Denied, TreeRingError, UsageError
+from tree_ring.model.errors import Conflict, Denied, UsageError
 from tree_ring.model.identity import Identity, Origin
-from tree_ring.model.imported import from_mapping
 from tree_ring.model.progress import Progress
-from tree_ring.model.record import MAX_REF, ORIGINS, Memory, json_string
-from tree_ring.store import audit, listing, live, rows, tombstones
+from tree_ring.model.record import Memory, json_string
+from tree_ring.store import audit, listing, live, rows, tombstones, user
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
-from tree_ring.transfer import original, stone_lines
-from tree_ring.transfer.lines import MAX_LINE_BYTES
+from tree_ring.transfer import stone_lines
+from tree_ring.transfer.row_lines import (
+    GlobalRows,
+    Parsed,
+    Projects,
+    Reading,
+    at_line,
+    first_pass,
+    parse,
+)
 from tree_ring.write import bulk, pipeline, readmit, replace
 from tree_ring.write.pipeline import BatchError
 
@@ -117,245 +123,6 @@ class ImportReport:
     # (`origin_session`) and on the import's audit entries (`session`), so the
     # rows of one import can be found, and reviewed, together.
     batch: str = ""
-
-
-@dataclass(frozen=True)
-class Projects:
-    """How rows that name another project are taken: by default they are
-    refused (a file of several projects' rows is not merged without a word);
-    `mapping` takes the named ones, `take_all` every one, into this project."""
-
-    mapping: dict[str, str] = field(default_factory=lambda: {})
-    take_all: bool = False
-
-    @classmethod
-    def parse(cls, specs: Iterable[str], project: str, *, take_all: bool = False) -> Projects:
-        """`OLD=NEW` pairs as given on the command line; NEW is this project."""
-        mapping: dict[str, str] = {}
-        for spec in specs:
-            old, sep, new = spec.partition("=")
-            if not sep or not old.strip() or not new.strip():
-                raise UsageError(
-                    f"--project-map takes OLD=NEW, e.g. --project-map {spec or 'old'}={project}"
-                )
-            if new.strip() != project:
-                raise UsageError(
-                    f"--project-map {spec}: rows are imported into this project only; "
-                    f"use --project-map {old.strip()}={project}"
-                )
-            mapping[old.strip()] = project
-        return cls(mapping, take_all)
-
-    def takes(self, claimed: str) -> bool:
-        return self.take_all or claimed in self.mapping
-
-
-class _Foreign(UsageError):
-    """A row of a project the caller did not map."""
-
-
-# Which rows an import takes by their scope: every row (the default); only
-# the `global` ones (into a person's user store); or all but those (the
-# project's part of the same file). The original's `global` meant the person,
-# yet its rows stay in the project unless the person says otherwise.
-GlobalRows = Literal["all", "only", "none"]
-
-
-@dataclass(frozen=True)
-class _Parsed:
-    number: int
-    memory: Memory | None
-    tombstone: dict[str, Any] | None
-    keep_trust: bool = False
-    # A person's re-admission the row carries, taken only on a person's import.
-    readmitted: dict[str, Any] | None = None
-    merged_from: str | None = None  # the other project id the row named
-    folded: bool = False
-    # The line named no id (its memory's is new): it is known by its content.
-    idless: bool = False
-
-
-@dataclass
-class _Reading:
-    """What `_parse` is told, and what it notes as it reads."""
-
-    project: str
-    batch: str
-    # A person's restore of their own export: its trust, origin, review and
-    # re-admissions are taken as written.
-    restore: bool = False
-    projects: Projects = field(default_factory=Projects)
-    skip: bool = False
-    report: ImportReport = field(default_factory=ImportReport)
-    # The project id rows and tombstones are stored under: the project's, or
-    # the user store's when its global rows go there (`GlobalRows`).
-    into: str = ""
-    global_rows: GlobalRows = "all"
-    # Rows of projects not taken, by project id: left out (`skip`), or the
-    # import is refused before it starts.
-    foreign: dict[str, int] = field(default_factory=lambda: {})
-
-
-def _parse(lines: Iterable[str], reading: _Reading) -> Iterator[_Parsed]:
-    """Each non-blank line, parsed, validated and guarded, in order; the first
-    bad one raises, naming its line, or under `skip` is noted and left out.
-    A row of a project not taken (`reading.foreign`) is skipped."""
-    for number, raw in enumerate(lines, start=1):
-        # A blank line is passed over; one too long to read whole is not
-        # (it stands for the line cut short, and is refused as too long).
-        if not raw.strip() and len(raw.encode("utf-8", "surrogatepass")) <= MAX_LINE_BYTES:
-            continue
-        try:
-            parsed = list(_parse_line(raw, number, reading))
-        except _Foreign as exc:
-            if reading.skip:
-                reading.report.skipped.append((number, str(exc)))
-            continue
-        except (ValueError, RecursionError) as exc:  # RecursionError: nesting too deep
-            if reading.skip:
-                reading.report.skipped.append((number, f"not valid JSON ({str(exc)[:80]})"))
-                continue
-            raise UsageError(
-                f"line {number}: not valid JSON ({str(exc)[:80]}); nothing imported"
-            ) from None
-        except TreeRingError as exc:
-            if reading.skip:
-                reading.report.skipped.append((number, str(exc)))
-                continue
-            raise _at_line(exc, number) from None
-        yield from parsed
-
-
-def _parse_line(raw: str, number: int, reading: _Reading) -> Iterator[_Parsed]:
-    project = reading.project
-    into = reading.into or project
-    if len(raw.encode("utf-8", "surrogatepass")) > MAX_LINE_BYTES:
-        raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
-    data = json.loads(raw)
-    if not isinstance(data, dict):
-        raise UsageError("not a JSON object")
-    # The original's export: a header (with our tombstones), then envelopes.
-    row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
-    for stone in stones:
-        yield _Parsed(number, None, stone_lines.check(stone, into))
-    if row is None:
-        return
-    folded = False
-    if original.is_theirs(data):  # pyright: ignore[reportUnknownArgumentType]
-        row, folded = original.fold(row)
-    if row.get("record") == stone_lines.TOMBSTONE:
-        yield _Parsed(number, None, stone_lines.check(row, into))
-        return
-    if reading.global_rows != "all" and (row.get("scope") == "global") != (
-        reading.global_rows == "only"
-    ):
-        return
-    claimed = row.get("project")
-    merged_from = None
-    if isinstance(claimed, str) and claimed and claimed != project:
-        if claimed in reading.foreign:
-            raise _Foreign(
-                f"a row of project {claimed[:60]}; take it with --project-map "
-                f"{claimed[:60]}={project} or --all-projects"
-            )
-        merged_from = claimed
-    memory = from_mapping(row)
-    idless = memory.id != row.get("id")
-    # The store is the project's: every row lands in it. A row kept under
-    # another project id (or none) would be invisible to every brief.
-    memory = memory.replace(project=into)
-    # A person restoring their own export keeps its trust states; anything
-    # else is an import, and governance decides what waits.
-    keep_trust = reading.restore and "trust" in row
-    if not keep_trust:
-        memory = _claims_only(memory)
-        if memory.origin_session is None:
-            memory = memory.replace(origin_session=reading.batch)
-    if memory.superseded_by and memory.retired_at is None:
-        memory = memory.replace(retired_at=memory.updated_at)
-    # Checked whoever imports (its text is guarded like any field), believed
-    # only in a person's restore: a file cannot bring content back on its word.
-    carried = readmit.parse_carried(row.get(readmit.CARRIED))
-    taken = carried if reading.restore else None
-    yield _Parsed(
-        number,
-        pipeline.prepare(memory),
-        None,
-        keep_trust,
-        readmitted=taken,
-        merged_from=merged_from,
-        folded=folded,
-        idless=idless,
-    )
-
-
-def _claims_only(memory: Memory) -> Memory:
-    """An imported row, its origin the import. Who the file says wrote the row
-    and who reviewed it are not facts here (a review is a decision made in
-    this store), so they are kept only as words in the review reason; a
-    claimed review's reason, the reviewer's words, goes with the review."""
-    said = memory.origin if memory.origin in ORIGINS and memory.origin != "import" else None
-    reviewed = memory.reviewed_by is not None or memory.reviewed_at is not None
-    memory = memory.replace(origin="import")
-    if said is None and not reviewed:
-        return memory
-    review = " ".join(
-        part
-        for part in (
-            "a review",
-            f"by {memory.reviewed_by}" if memory.reviewed_by else "",
-            f"on {memory.reviewed_at[:10]}" if memory.reviewed_at else "",
-        )
-        if part
-    )
-    claims = " and ".join(
-        part for part in (f"origin {said}" if said else "", review if reviewed else "") if part
-    )
-    reason = f"the import claims {claims}; not believed"
-    if not reviewed and memory.review_reason:
-        reason = f"{reason}; {memory.review_reason}"[:MAX_REF]
-    return memory.replace(reviewed_by=None, reviewed_at=None, review_reason=reason)
-
-
-@dataclass
-class _FirstPass:
-    """What the first reading of the file finds: its lines, its valid content
-    tombstones in order, and the project ids its memory rows name."""
-
-    lines: int = 0
-    stones: list[dict[str, Any]] = field(default_factory=lambda: [])
-    projects: dict[str, int] = field(default_factory=lambda: {})
-
-
-def _first_pass(lines: Iterable[str], project: str) -> _FirstPass:
-    """Read every line once. Only lines that name a tombstone or a project
-    are parsed; a bad one is left for `_parse` to report in its turn, so the
-    first bad line of the file is still the one named."""
-    found = _FirstPass()
-    for raw in lines:
-        found.lines += 1
-        named = '"project"' in raw or stone_lines.TOMBSTONE in raw
-        if len(raw) > MAX_LINE_BYTES or not named:
-            continue
-        try:
-            data = json.loads(raw)
-            if not isinstance(data, dict):
-                continue
-            row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
-            found.stones += [stone_lines.check(stone, project) for stone in stones]
-            if row is not None and row.get("record") == stone_lines.TOMBSTONE:
-                found.stones.append(stone_lines.check(row, project))
-            elif row is not None and isinstance(claimed := row.get("project"), str) and claimed:
-                found.projects[claimed] = found.projects.get(claimed, 0) + 1
-        except (ValueError, RecursionError, TreeRingError):
-            continue
-    return found
-
-
-def _at_line(exc: TreeRingError, number: int) -> TreeRingError:
-    """The same error, kept for its exit code, with the line that caused it."""
-    exc.args = (f"line {number}: {exc}; nothing imported",)
-    return exc
 
 
 class _Ids:
@@ -423,21 +190,22 @@ def import_lines(
     if iter(lines) is lines:
         lines = list(lines)
     report = ImportReport(dry_run=dry_run, batch=new_batch_id())
-    reading = _Reading(
+    reading = Reading(
         project,
         batch=report.batch,
         restore=restore,
         projects=projects or Projects(),
         skip=skip_invalid,
-        report=report,
+        skipped=report.skipped,
         into=into or project,
         global_rows=global_rows,
+        agent=actor.origin.is_agent,
     )
     # The same caller (and capability), writing rows whose origin is the
     # import, under the batch's id as its session, so its audit entries name it;
     # `via` keeps who ran it, so an agent's rows wait as its own writes would.
     import_actor = actor.replace(origin=Origin("import", report.batch, via=actor.origin))
-    first = _first_pass(lines, into or project)
+    first = first_pass(lines, into or project)
     stones, total = first.stones, first.lines
     # A file of one project's rows is a migration into this project, as it
     # always was; rows of several projects are taken only as the caller says.
@@ -453,12 +221,18 @@ def import_lines(
         decision = None if dry_run else coordinator.decide(db, "import", actor, "")
         writing = decision is None or decision.allowed
         brought: frozenset[str] = frozenset()
+        forgotten: frozenset[str] = frozenset()
         if writing:
             if actor.origin.is_agent:
                 stones = stone_lines.as_claims(db, stones, actor, report.requested)
             # The file's own tombstones are not what was forgotten here: a restore
             # re-admits what they hold as the file says (`_readmitted`).
             hashes = [stone["content_hash"] for stone in stones]
+            # Taken before the file's own tombstones are recorded: the ids this
+            # store forgot, not those the file says were forgotten where it was
+            # written (its rows may stand under them there, as a consolidation
+            # rewritten when a source was forgotten does).
+            forgotten = frozenset(tombstones.memory_ids(db, into or project))
             brought = frozenset(hashes) - tombstones.answered(db, into or project, hashes)
             tombstones.record_absent(db, map(stone_lines.VALUES, stones))
             if stones:
@@ -468,11 +242,12 @@ def import_lines(
         ids = _Ids()
         writer = _Writer(db, import_actor, report, skip=skip_invalid)
         writer.brought = brought
+        writer.forgotten = forgotten
         if replace_existing:
             # A person's decision: the file's rows take the place of the
             # stored rows with their ids, authorized as the import is.
             writer.replacing = (actor, not dry_run)
-        parsed = _parse(lines, reading)
+        parsed = parse(lines, reading)
         while chunk := list(islice(parsed, max(1, batch))):
             report.lines += len(chunk)
             report.tombstones += sum(item.tombstone is not None for item in chunk)
@@ -529,11 +304,13 @@ class _Writer:
         self.lines: dict[str, int] = {}
         # The tombstone keys this import recorded that the store did not hold.
         self.brought: frozenset[str] = frozenset()
+        # The ids this store forgot before the import (`_free`).
+        self.forgotten: frozenset[str] = frozenset()
 
-    def write(self, chunk: list[_Parsed]) -> None:
+    def write(self, chunk: list[Parsed]) -> None:
         # Rows that keep their trust skip governance, and so go in as a bulk
         # write does; each run of them, and of the rest, is one batch, in order.
-        changed = self._changed(chunk)
+        changed = self._free(self._changed(chunk))
         if self.replacing is not None:
             person, authorize = self.replacing
             memories = [item.memory for item in changed if item.memory is not None]
@@ -559,7 +336,7 @@ class _Writer:
                     break
                 except BatchError as refused:
                     if not self.skip or isinstance(refused.error, Denied):
-                        raise _at_line(refused.error, items[refused.index].number) from None
+                        raise at_line(refused.error, items[refused.index].number) from None
                     # Nothing of the batch was written: leave the line out and
                     # decide the rest again (at most once per refused line).
                     self.report.skipped.append((items[refused.index].number, str(refused.error)))
@@ -574,7 +351,7 @@ class _Writer:
                     self.retried.setdefault(memory.id, memory.content_hash)
                 self.report.pending += result.trust in ("pending", "disputed")
 
-    def _readmitted(self, item: _Parsed, memory: Memory, readmission: dict[str, Any]) -> None:
+    def _readmitted(self, item: Parsed, memory: Memory, readmission: dict[str, Any]) -> None:
         """A row a person re-admitted, written over the tombstones its
         re-admission names, which is recorded here as it was there; content
         forgotten here waits for a person's review (`waiting_here`)."""
@@ -592,7 +369,7 @@ class _Writer:
             )
         except BatchError as refused:
             if not self.skip or isinstance(refused.error, Denied):
-                raise _at_line(refused.error, item.number) from None
+                raise at_line(refused.error, item.number) from None
             self.report.skipped.append((item.number, str(refused.error)))
             self.search.discard()
             return
@@ -604,14 +381,73 @@ class _Writer:
             self.report.unchanged.append(result.id)
         self.report.pending += result.trust in ("pending", "disputed")
 
-    def _count(self, item: _Parsed) -> None:
+    def _free(self, items: list[Parsed]) -> list[Parsed]:
+        """The items whose ids are free to take; each other one is refused
+        (under `skip`, left out).
+
+        An id this store forgot stays forgotten, whoever imports: a row under
+        it would stand in the team ledger where its tombstone line was, and
+        the forget would never reach the upstream. An id a row still holds is
+        that row's matter (it is unchanged, replaced or refused as taken); a
+        rejected row a person restores as rejected is its own rejection coming
+        back, and the ledger says it as the tombstone it is. Nor may a row take
+        an id of the store read beside this one (the person's user store for a
+        project, the project for the user store): one id would name two memories."""
+        ids = [item.memory.id for item in items if item.memory is not None]
+        taken = [memory_id for memory_id in ids if memory_id in self.forgotten]
+        forgotten: set[str] = set(taken) - rows.content_hashes(self.db, taken).keys()
+        beside: dict[str, str] = {}
+        for source in self.db.answers_to if ids else ():
+            other = source()
+            if other is not None:
+                name = (
+                    "your user store (read beside this project's)"
+                    if other[1] == user.USER_PROJECT
+                    else "this project (read beside your user store)"
+                )
+                beside |= dict.fromkeys(rows.content_hashes(other[0], ids), name)
+        if not forgotten and not beside:
+            return items
+        free: list[Parsed] = []
+        for item in items:
+            memory = item.memory
+            if memory is None:
+                continue
+            error = None
+            if memory.id in forgotten and not (item.keep_trust and memory.trust == "rejected"):
+                # Content forgotten as well is refused as the write would refuse
+                # it: a new id would not let it in.
+                keys = [] if item.readmitted else tombstones.check_keys(memory)
+                stone = tombstones.find(self.db, memory.project, keys) if keys else None
+                error = (
+                    tombstones.refused(stone)
+                    if stone is not None
+                    else Conflict(
+                        f"memory id {memory.id} was forgotten here and cannot be reused; "
+                        "omit the id or give a new one"
+                    )
+                )
+            elif memory.id in beside:
+                error = Conflict(
+                    f"memory id {memory.id} names a memory of {beside[memory.id]}; "
+                    "omit the id or give a new one"
+                )
+            if error is None:
+                free.append(item)
+            elif self.skip:
+                self.report.skipped.append((item.number, str(error)))
+            else:
+                raise at_line(error, item.number) from None
+        return free
+
+    def _count(self, item: Parsed) -> None:
         """What the report says of a row written: merged from another project, folded."""
         if item.merged_from is not None:
             merged = self.report.merged
             merged[item.merged_from] = merged.get(item.merged_from, 0) + 1
         self.report.folded += item.folded
 
-    def _changed(self, chunk: list[_Parsed]) -> list[_Parsed]:
+    def _changed(self, chunk: list[Parsed]) -> list[Parsed]:
         """The memory lines to write, in order. A row stored with the same id
         and content (by this import too), or repeated earlier in the file, is
         counted unchanged instead; a different row under an id an earlier line
@@ -626,7 +462,7 @@ class _Writer:
         held = rows.content_hashes(self.db, ids)
         idless = [item.memory for item in items if item.idless and item.memory is not None]
         standing = rows.standing_with_content(self.db, idless) if idless else {}
-        changed: list[_Parsed] = []
+        changed: list[Parsed] = []
         for item in items:
             memory = item.memory
             if memory is None:
@@ -653,7 +489,7 @@ class _Writer:
         return changed
 
 
-def _keeps_trust(item: _Parsed) -> bool:
+def _keeps_trust(item: Parsed) -> bool:
     return item.keep_trust
 
 

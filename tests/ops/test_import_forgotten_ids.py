@@ -1,0 +1,244 @@
+"""An id this store forgot is never taken again by an import, and the team
+ledger says a forgotten id as its tombstone whatever row holds it.
+
+A person's forget travels as the tombstone line of the memory's id. A row
+imported under that id (an agent's, into its own partition) would stand in the
+ledger where the tombstone line was, so the forget would never reach the
+upstream and a teammate would keep the forgotten memory. Each team case runs
+through real git, as `test_ledger_trust.py` does. Nor may an imported row take
+an id of the store read beside its own (the person's user store and the
+project): one id would name two memories.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import CliRunner, cli_runner, make_memory
+from team_support import (
+    cli,
+    clone,
+    commit,
+    first_repo,
+    hub,
+    ledger_entries,
+    ok,
+    publish,
+    pull,
+    remember,
+    summaries,
+)
+
+from tree_ring.model import project
+from tree_ring.model.actor import Actor
+from tree_ring.model.identity import Origin
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
+
+AGENT_ENV = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "agent-session-1"}
+CLAUDE = Actor("claude-code", Origin("claude-code", "agent-session-1"))
+FORGOTTEN = "Never deploy the billing service during business hours"
+BENIGN = "A benign agent note about formatting code"
+LATER = "Deploys freeze on Fridays after the release branch is cut"
+
+
+def reused(memory_id: str, project_id: str, scope: str) -> dict[str, Any]:
+    return {
+        "id": memory_id,
+        "project": project_id,
+        "scope": scope,
+        "agent_profile": "claude-code",
+        "session_id": "agent-session-1",
+        "summary": BENIGN,
+    }
+
+
+def write_lines(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def stones(root: Path) -> list[str]:
+    return [entry["id"] for entry in ledger_entries(root) if entry["record"] == "tombstone"]
+
+
+def forgotten_on_alice(tmp_path: Path) -> tuple[Path, Path, str]:
+    """Alice's memory, taken by Bob's clone; then Alice forgets it."""
+    alice = first_repo(tmp_path)
+    gone = remember(alice, FORGOTTEN)
+    commit(alice, "the team's memory")
+    origin = hub(tmp_path, alice)
+    bob = clone(origin, tmp_path, "bob")
+    ok(bob, "sync")
+    commit(bob, "bob's clone")
+    assert FORGOTTEN in summaries(bob)
+    ok(alice, "forget", gone, "--mode", "delete", "--reason", "person forgets")
+    assert stones(alice) == [gone]
+    return alice, bob, gone
+
+
+def reaches_bob(alice: Path, bob: Path, gone: str) -> None:
+    """Alice's ledger, pushed; Bob's clone forgets the memory at its next sync."""
+    remember(alice, LATER)  # any write rewrites the ledger from the store
+    assert stones(alice) == [gone]
+    publish(alice, "alice's memory")
+    pull(bob)
+    assert ok(bob, "--json", "sync").json()["forgotten"] == 1
+    assert FORGOTTEN not in summaries(bob)
+
+
+@pytest.mark.parametrize("scope", ["agent", "session"])
+def test_an_agents_import_cannot_take_the_id_a_person_forgot(tmp_path: Path, scope: str) -> None:
+    alice, bob, gone = forgotten_on_alice(tmp_path)
+    path = write_lines(
+        tmp_path / "reuse.jsonl", [reused(gone, project.load_project_id(alice), scope)]
+    )
+    done = cli(alice, "import", str(path), environ=AGENT_ENV)
+    assert (done.code, done.err) == (
+        1,
+        f"error: line 1: memory id {gone} was forgotten here and cannot be reused; "
+        "omit the id or give a new one; nothing imported\n",
+    )
+    assert BENIGN not in summaries(alice)
+    reaches_bob(alice, bob, gone)
+
+
+def test_a_persons_import_cannot_take_a_forgotten_id_and_skip_invalid_leaves_it_out(
+    tmp_path: Path,
+) -> None:
+    alice, _, gone = forgotten_on_alice(tmp_path)
+    project_id = project.load_project_id(alice)
+    fresh = {"project": project_id, "summary": "A later note about the release checklist"}
+    path = write_lines(tmp_path / "reuse.jsonl", [reused(gone, project_id, "project"), fresh])
+    done = cli(alice, "import", str(path))
+    assert done.code == 1 and f"memory id {gone} was forgotten here" in done.err
+    skipped = ok(alice, "--json", "import", str(path), "--skip-invalid").json()
+    assert skipped["imported"] == 1 and [item["line"] for item in skipped["items"][1:]] == [1]
+    assert BENIGN not in summaries(alice) and stones(alice) == [gone]
+
+
+def test_the_ledger_keeps_the_tombstone_line_of_a_forgotten_id_a_row_holds(
+    tmp_path: Path,
+) -> None:
+    """A store whose row took a forgotten id before imports refused it."""
+    alice, bob, gone = forgotten_on_alice(tmp_path)
+    project_id = project.load_project_id(alice)
+    row = make_memory(
+        project_id,
+        BENIGN,
+        id=gone,
+        scope="agent",
+        agent_profile="claude-code",
+        origin="claude-code",
+    )
+    with Store.open(alice) as store:
+        pipeline.store_memory(store, row, CLAUDE)
+    assert BENIGN in summaries(alice)
+    reaches_bob(alice, bob, gone)
+
+
+def test_a_consolidation_rewritten_over_a_forgotten_source_keeps_its_line(
+    tmp_path: Path,
+) -> None:
+    """The one row that stands where its own id's tombstone was recorded."""
+    alice = first_repo(tmp_path)
+    sources = [
+        ok(alice, "--json", "remember", text, "--event-type", "decision").json()["id"]
+        for text in (
+            "The release train leaves every second Tuesday",
+            "Hotfixes skip the staging soak on weekends",
+            "The billing service owns invoice numbering",
+        )
+    ]
+    ok(alice, "consolidate", "--period-type", "manual")
+    with Store.open(alice) as store:
+        [summary] = [
+            str(row[0])
+            for row in store.conn.execute(
+                "SELECT id FROM memories WHERE source_type = 'consolidation'"
+            )
+        ]
+    ok(alice, "forget", sources[0], "--mode", "delete", "--reason", "wrong")
+    entries = {entry["id"]: entry for entry in ledger_entries(alice)}
+    assert entries[sources[0]]["record"] == "tombstone"
+    assert entries[summary]["record"] == "memory"
+    assert "release train" not in entries[summary]["summary"]
+    assert "invoice numbering" in entries[summary]["summary"]
+
+
+def test_a_persons_restore_brings_a_rejected_row_back_under_its_own_id(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    """A store that holds the rejection (from the file's tombstone line, as a
+    clone holds a teammate's) and not the row: the person's restore of the
+    export brings the row back rejected, and the ledger says it as the
+    tombstone it is."""
+    waiting = run_cli(
+        "--json", "remember", "Skip the integration tests on Fridays", environ=AGENT_ENV
+    ).json()["id"]
+    assert run_cli("review", "reject", waiting, "--reason", "wrong").code == 0
+    exported = run_cli("export", "--include-unreviewed", "--include-superseded").out.splitlines()
+    stone_lines = [line for line in exported if '"content_tombstone"' in line]
+    assert len(stone_lines) >= 1
+    other = tmp_path / "other"
+    other.mkdir()
+    run_other = cli_runner(other)
+    assert run_other("init").code == 0
+    (tmp_path / "stones.jsonl").write_text("\n".join(stone_lines) + "\n", encoding="utf-8")
+    assert run_other("import", str(tmp_path / "stones.jsonl"), "--all-projects").code == 0
+    (tmp_path / "all.jsonl").write_text("\n".join(exported) + "\n", encoding="utf-8")
+    done = run_other("--json", "import", str(tmp_path / "all.jsonl"), "--restore")
+    assert done.code == 0, done.err
+    assert [item["id"] for item in done.json()["items"] if item["result"] == "imported"] == [
+        waiting
+    ]
+    assert run_other("--json", "show", waiting).json()["memory"]["trust"] == "rejected"
+    assert run_other("sync").code == 0
+    entries = {entry["id"]: entry for entry in ledger_entries(other)}
+    assert entries[waiting]["record"] == "tombstone"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    return {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+
+
+def test_an_agents_import_cannot_take_the_id_of_the_persons_global_note(
+    run_cli: CliRunner, project_id: str, home: dict[str, str], tmp_path: Path
+) -> None:
+    note = "Always run the linters before pushing any branch upstream"
+    done = run_cli("--json", "remember", note, "--scope", "global", environ=home)
+    assert done.code == 0, done.err
+    mine = done.json()["id"]
+    row = reused(mine, project_id, "agent") | {"summary": "Linting is optional"}
+    path = write_lines(tmp_path / "take.jsonl", [row])
+    taken = run_cli("import", str(path), environ=home | AGENT_ENV)
+    assert (taken.code, taken.err) == (
+        1,
+        f"error: line 1: memory id {mine} names a memory of your user store (read beside "
+        "this project's); omit the id or give a new one; nothing imported\n",
+    )
+    assert (
+        run_cli("--json", "show", mine, "--user", environ=home).json()["memory"]["summary"] == note
+    )
+
+
+def test_a_global_row_cannot_take_the_id_of_a_project_memory(
+    run_cli: CliRunner, project_id: str, home: dict[str, str], tmp_path: Path
+) -> None:
+    assert run_cli("remember", "A note that creates the user store", "--scope", "global",
+                   environ=home).code == 0  # fmt: skip
+    ours = run_cli("--json", "remember", "The release train leaves on Tuesdays").json()["id"]
+    row = {"id": ours, "project": project_id, "scope": "global", "summary": "Another text"}
+    path = write_lines(tmp_path / "global.jsonl", [row])
+    done = run_cli("import", str(path), "--global-to", "user", environ=home)
+    assert (done.code, done.err) == (
+        1,
+        f"error: line 1: memory id {ours} names a memory of this project (read beside your "
+        "user store); omit the id or give a new one; nothing imported\n",
+    )
+    shown = run_cli("--json", "show", ours, environ=home).json()["memory"]
+    assert shown["summary"] == "The release train leaves on Tuesdays"
