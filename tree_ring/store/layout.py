@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tree_ring.store import schema
+from tree_ring.store import inbox, refutations, schema
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,8 +48,15 @@ def _parts(migration: str, statements: tuple[str, ...]) -> list[Part]:
     return made
 
 
+def _latest(parts: list[Part]) -> tuple[Part, ...]:
+    """Each object once, as the last migration to make it made it (0016 makes
+    the inbox's index again over a wider condition)."""
+    last = {(part.kind, part.name): part for part in parts}
+    return tuple(part for part in parts if last[part.kind, part.name] is part)
+
+
 # In migration order, each table before its indexes and triggers.
-PARTS: tuple[Part, ...] = tuple(
+PARTS: tuple[Part, ...] = _latest([
     part
     for migration, statements in (
         ("0001_initial", (schema.MEMORIES, *schema.INDEXES, *schema.SIDE_TABLES)),
@@ -61,9 +68,11 @@ PARTS: tuple[Part, ...] = tuple(
         ("0008_refutations", schema.REFUTATIONS),
         ("0009_off_record_index", (schema.OFF_RECORD_INDEX,)),
         ("0011_anchors", schema.ANCHORS),
+        ("0016_inbox_imports", inbox.INBOX_INDEX[1:]),
+        ("0017_refute_index", (refutations.REFUTES_INDEX,)),
     )
     for part in _parts(migration, statements)
-)
+])  # fmt: skip
 
 # What shows that a migration PARTS does not list ran: the FTS index, view or
 # meaning table it made.
@@ -73,9 +82,10 @@ MARKS = {
     "0012_meaning": ("table", "memory_meaning"),
     "0013_meaning_source": ("table", "meaning_source"),
 }
-# Migrations that make nothing to see, and do nothing when run again on a
+# Migrations that make nothing to see, or only make again what an earlier one
+# made (so its being there shows nothing), and do nothing when run again on a
 # store they have already brought up to date.
-AGAIN = ("0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports", "0017_refute_index")
+AGAIN = ("0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports")
 
 # The table that is the truth: nothing rebuilds it.
 TRUTH = "memories"
@@ -147,7 +157,7 @@ def ran(db: Db) -> list[str]:
         made[part.migration] = made.get(part.migration, False) or (part.kind, part.name) in have
     for migration, mark in MARKS.items():
         made[migration] = mark in have
-    return [name for name, _ in schema.MIGRATIONS if made.get(name, False)]
+    return [name for name, _ in schema.MIGRATIONS if made.get(name, False) and name not in AGAIN]
 
 
 def record_ledger(db: Db, names: list[str], now: str) -> None:

@@ -41,9 +41,7 @@ class Refutation(Frozen):
 # The `refute` audit entry of each refutation, which the team ledger reads
 # for the line the row had before (`ledger_rows.refuted`): found by target
 # without reading the whole log.
-REFUTES_INDEX = (
-    "CREATE INDEX IF NOT EXISTS audit_refutes ON audit_log(target) WHERE action = 'refute'"
-)
+REFUTES_INDEX = "CREATE INDEX audit_refutes ON audit_log(target) WHERE action = 'refute'"
 
 INSERT_SQL = (
     "INSERT INTO refutations"
