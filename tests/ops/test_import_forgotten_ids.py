@@ -242,3 +242,26 @@ def test_a_global_row_cannot_take_the_id_of_a_project_memory(
     )
     shown = run_cli("--json", "show", ours, environ=home).json()["memory"]
     assert shown["summary"] == "The release train leaves on Tuesdays"
+
+
+def test_a_persons_tombstone_line_forgets_the_memory_it_names_here(tmp_path: Path) -> None:
+    # Alice forgets a memory Bob's clone still holds, and hands Bob her export:
+    # Bob's import forgets it too, so his store and the ledger he writes agree.
+    alice = first_repo(tmp_path)
+    origin = hub(tmp_path, alice)
+    doomed = remember(alice, "The staging database password rotates every Sunday night")
+    kept = remember(alice, "The changelog lives in docs/CHANGES.md")
+    publish(alice, "two memories")
+    bob = clone(origin, tmp_path, "bob")
+    ok(bob, "sync")
+    assert {doomed, kept} <= {e["id"] for e in ledger_entries(bob)}
+    ok(alice, "forget", doomed, "--mode", "delete", "--reason", "not ours to keep")
+    exported = tmp_path / "alice.jsonl"
+    exported.write_text(ok(alice, "export").out, encoding="utf-8")
+    done = ok(bob, "--json", "import", str(exported)).json()
+    assert done["forgotten_here"] == [doomed]
+    assert "The staging database" not in " ".join(summaries(bob))
+    lines = {e["id"]: e["record"] for e in ledger_entries(bob)}
+    assert lines[doomed] == "tombstone" and lines[kept] == "memory"
+    again = cli(bob, "remember", "The staging database password rotates every Sunday night")
+    assert again.code != 0 and "forgotten" in again.err

@@ -189,6 +189,11 @@ def cmd_import(ctx: Context) -> int:
             "forget them wait for a person (`tree-ring review list`): "
             + ", ".join(report.requested)
         )
+    if report.forgotten_here:
+        text += (
+            f"\nforgot {len(report.forgotten_here)} stored memories the file's tombstones "
+            "name as forgotten: " + ", ".join(report.forgotten_here)
+        )
     if report.merged:
         merged = ", ".join(f"{p} ({n})" for p, n in sorted(report.merged.items()))
         text += f"\nmerged rows of other projects into {identity.project}: {merged}"
@@ -231,6 +236,7 @@ def cmd_import(ctx: Context) -> int:
             "folded": report.folded,
             "skipped": len(report.skipped),
             "requested": report.requested,
+            "forgotten_here": report.forgotten_here,
             **listing(items),
         }
         | ({} if mine is None else {"user": _user_part(mine)}),

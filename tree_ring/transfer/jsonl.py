@@ -110,6 +110,9 @@ class ImportReport:
     # Requests to forget (`req_...`) raised by an agent's tombstone lines that
     # name a memory this store holds (`stone_lines.as_claims`).
     requested: list[str] = field(default_factory=lambda: [])
+    # Memories this store held that a person's tombstone lines name as
+    # forgotten: forgotten here too (`stone_lines.forget_named`).
+    forgotten_here: list[str] = field(default_factory=lambda: [])
     dry_run: bool = False
     replaced: list[str] = field(default_factory=lambda: [])
     # (line number, reason) of each line left out under `skip_invalid`.
@@ -235,6 +238,8 @@ def import_lines(
             forgotten = frozenset(tombstones.memory_ids(db, into or project))
             brought = frozenset(hashes) - tombstones.answered(db, into or project, hashes)
             tombstones.record_absent(db, map(stone_lines.VALUES, stones))
+            if not actor.origin.is_agent:
+                report.forgotten_here = stone_lines.forget_named(db, stones, import_actor)
             if stones:
                 # Named in the log like every tombstone (see audit.verify).
                 detail = {"tombstones": hashes}

@@ -17,7 +17,7 @@ from tree_ring.model.errors import UsageError
 from tree_ring.model.record import compiled_patterns, now_iso, parse_time
 from tree_ring.store import rows, tombstones
 from tree_ring.store.sql import Db
-from tree_ring.write import requests
+from tree_ring.write import correct, requests
 from tree_ring.write.correct import check_reason
 
 TOMBSTONE = "content_tombstone"
@@ -84,3 +84,27 @@ def as_claims(
             why = f"an imported content tombstone from {actor.origin.kind}, not a person's"
             requested.append(requests.ask(db, memory, "delete", why, actor, now))
     return kept
+
+
+def forget_named(db: Db, stones: list[dict[str, Any]], actor: Actor) -> list[str]:
+    """A person's forgotten-tombstone lines that name a memory this store
+    holds, live: the person's forget, carried by the file, forgets it here
+    too (deleted, the line's reason kept), as a ledger line from the
+    upstream does. Else this store would show the memory while the team
+    ledger it writes says the id was forgotten, and every teammate deletes
+    it. The ids forgotten."""
+    now = now_iso()
+    done: list[str] = []
+    for stone in stones:
+        memory = rows.find(db, stone["memory_id"])
+        if (
+            stone["kind"] != tombstones.FORGOTTEN
+            or memory is None
+            or memory.project != stone["project"]
+            or memory.id in done
+            or memory.redacted_at is not None
+        ):
+            continue
+        correct.forget_in(db, memory, "delete", stone["reason"], actor, now, held_too=True)
+        done.append(memory.id)
+    return done
