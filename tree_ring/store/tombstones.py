@@ -358,29 +358,18 @@ def record(
     person's forget to one that binds only agents."""
     written = list(dict.fromkeys(hashes))
     db.executemany(
-        _INSERT_ABSENT if kind == WITHDRAWN else _INSERT,
+        _INSERT_OVER_WITHDRAWN if kind == WITHDRAWN else _INSERT,
         [(project or "", h, kind, reason, memory_id, actor, at) for h in written],
     )
     return written
 
 
-_INSERT_ABSENT = (
-    "INSERT OR IGNORE INTO content_tombstones"
-    "(project, content_hash, kind, reason, memory_id, actor, created_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?)"
-)
-
-
 # A held withdrawal gives way to a forget or a rejection brought in: it bound
 # agents only, and what a person forgot binds everyone.
+# (A withdrawal brought over any held tombstone changes nothing.)
 _INSERT_OVER_WITHDRAWN = (
-    "INSERT INTO content_tombstones"
-    "(project, content_hash, kind, reason, memory_id, actor, created_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?)"
-    " ON CONFLICT(project, content_hash) DO UPDATE SET"
-    " kind = excluded.kind, reason = excluded.reason, memory_id = excluded.memory_id,"
-    " actor = excluded.actor, created_at = excluded.created_at"
-    f" WHERE content_tombstones.kind = '{WITHDRAWN}' AND excluded.kind != '{WITHDRAWN}'"
+    _INSERT
+    + f" WHERE content_tombstones.kind = '{WITHDRAWN}' AND excluded.kind != '{WITHDRAWN}'"
 )
 
 
