@@ -165,3 +165,29 @@ def test_the_inbox_and_suggestions_show_the_reason_with_the_forgotten_quote_with
     for out in (run_cli("inbox").out, run_cli("maintain", "--suggest").out, str(suggested)):
         assert SHOWN in out
         assert "payments" not in out
+
+
+def test_audit_findings_withhold_the_quote(run_cli: CliRunner) -> None:
+    memory_id = disputed(run_cli)
+    for environ in (None, CLAUDE_ENV):
+        found = run_cli("--json", "audit", "findings", environ=environ)
+        assert found.code == 0, found.err
+        [item] = [i for i in found.json()["items"] if i.get("id") == memory_id]
+        assert SHOWN in json.dumps(item) and "payments" not in found.out
+        text = run_cli("audit", "findings", environ=environ).out
+        assert SHOWN in text and "payments" not in text
+
+
+def test_an_export_withholds_a_forget_reason_quoting_what_was_forgotten(
+    run_cli: CliRunner,
+) -> None:
+    stored = run_cli("--json", "remember", QUOTED).json()["id"]
+    done = run_cli("forget", stored, "--mode", "delete", "--reason", f"remove: {QUOTED}")
+    assert done.code == 0, done.err
+    exported = run_cli("export").out
+    stones = [json.loads(line) for line in exported.splitlines()]
+    reasons = {s["reason"] for s in stones if s.get("record") == "content_tombstone"}
+    assert reasons == {f"remove: {MARK}"}
+    assert "payments" not in exported
+    original = run_cli("export", "--format", "original").out
+    assert MARK in original and "payments" not in original

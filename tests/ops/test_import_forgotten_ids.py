@@ -265,3 +265,53 @@ def test_a_persons_tombstone_line_forgets_the_memory_it_names_here(tmp_path: Pat
     assert lines[doomed] == "tombstone" and lines[kept] == "memory"
     again = cli(bob, "remember", "The staging database password rotates every Sunday night")
     assert again.code != 0 and "forgotten" in again.err
+
+
+def test_an_agents_withdrawal_of_an_id_does_not_refuse_the_persons_row(tmp_path: Path) -> None:
+    root = first_repo(tmp_path)
+    pid = project.load_project_id(root)
+    taken = "mem_20261201_000000_cccccccccccc"
+    planted = {
+        "record": "content_tombstone",
+        "content_hash": "sha256:" + "2" * 64,
+        "kind": "forgotten",
+        "memory_id": taken,
+        "project": pid,
+        "reason": "x",
+        "created_at": "2026-12-01T00:00:00Z",
+    }
+    done = cli(root, "import", str(write_lines(tmp_path / "t.jsonl", [planted])), environ=AGENT_ENV)
+    assert done.code == 0, done.err
+    row = {"id": taken, "project": pid, "summary": LATER}
+    agents = cli(root, "import", str(write_lines(tmp_path / "a.jsonl", [row])), environ=AGENT_ENV)
+    assert agents.code != 0 and "was forgotten here" in agents.err
+    mine = ok(root, "--json", "import", str(write_lines(tmp_path / "p.jsonl", [row])))
+    assert mine.json()["imported"] == 1 and LATER in summaries(root)
+
+
+def test_a_persons_tombstone_line_holding_a_stored_memorys_content_asks(tmp_path: Path) -> None:
+    # The hashes of the sentence, as any store gives them (an export of its forget).
+    elsewhere = first_repo(tmp_path, "elsewhere")
+    gone = remember(elsewhere, FORGOTTEN)
+    ok(elsewhere, "forget", gone, "--mode", "delete", "--reason", "x")
+    lines = [json.loads(line) for line in ok(elsewhere, "export").out.splitlines()]
+    root = first_repo(tmp_path)
+    pid = project.load_project_id(root)
+    kept = remember(root, FORGOTTEN)
+    made_up = "mem_20261201_000000_dddddddddddd"
+    crafted = [
+        line | {"project": pid, "memory_id": made_up}
+        for line in lines
+        if line.get("record") == "content_tombstone"
+    ]
+    assert crafted
+    done = ok(root, "--json", "import", str(write_lines(tmp_path / "c.jsonl", crafted))).json()
+    [asked] = done["requested"]
+    assert asked.startswith("req_") and done["forgotten_here"] == []
+    # Nothing recorded: the memory stays here, and no tombstone reaches the ledger.
+    assert FORGOTTEN in summaries(root)
+    ok(root, "sync")
+    assert stones(root) == [] and kept in {e["id"] for e in ledger_entries(root)}
+    # The person decides: approving the request forgets it everywhere.
+    ok(root, "review", "approve", asked, "--reason", "it was forgotten elsewhere")
+    assert FORGOTTEN not in summaries(root)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from tree_ring.govern import admission
+from tree_ring.govern import admission, reasons
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, format_time, now_iso
@@ -203,9 +203,11 @@ def _settled(a: Memory, b: Memory) -> bool:
 
 
 def waiting(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
+    # A reason may quote content forgotten since (`reasons.Withholding`).
+    withholding = reasons.Withholding(db)
     return [
         _finding("review", m, f"{m.trust}: {m.review_reason or 'waiting for review'}")
-        for m in findings.waiting(db, project, reader)
+        for m in map(withholding.memory, findings.waiting(db, project, reader))
     ]
 
 

@@ -257,10 +257,13 @@ def matching(
     return found + db.execute(sql, (project or "", wanted)).fetchall()
 
 
-def memory_ids(db: Db, project: str) -> set[str]:
-    """The ids of the memories `project`'s tombstones (of any kind) were
-    recorded for: the ids this store forgot, which no import may take."""
+def memory_ids(db: Db, project: str, *, agent: bool = False) -> set[str]:
+    """The ids of the memories `project`'s tombstones were recorded for: the
+    ids this store forgot, which no import may take. An agent's withdrawal
+    names its id for an `agent`'s import only, as its hashes bind agents only."""
     sql = "SELECT DISTINCT memory_id FROM content_tombstones WHERE project = ?"
+    if not agent:
+        sql += f" AND kind != '{WITHDRAWN}'"
     return {str(row[0]) for row in db.execute(sql, (project,))}
 
 
@@ -368,8 +371,7 @@ def record(
 # agents only, and what a person forgot binds everyone.
 # (A withdrawal brought over any held tombstone changes nothing.)
 _INSERT_OVER_WITHDRAWN = (
-    _INSERT
-    + f" WHERE content_tombstones.kind = '{WITHDRAWN}' AND excluded.kind != '{WITHDRAWN}'"
+    _INSERT + f" WHERE content_tombstones.kind = '{WITHDRAWN}' AND excluded.kind != '{WITHDRAWN}'"
 )
 
 

@@ -96,8 +96,12 @@ def export_rows(
         yield data
     if agent is not None:
         return
+    withholding = reasons.Withholding(store.db)
     for stone in tombstones.of_project(store.db, project):
-        yield {"record": stone_lines.TOMBSTONE, **dict(stone)}
+        # The person's reason for forgetting may quote what was forgotten.
+        yield {"record": stone_lines.TOMBSTONE, **dict(stone)} | {
+            "reason": withholding.reason(project, stone["reason"])
+        }
 
 
 @dataclass
@@ -228,6 +232,8 @@ def import_lines(
         if writing:
             if actor.origin.is_agent:
                 stones = stone_lines.as_claims(db, stones, actor, report.requested)
+            else:
+                stones = stone_lines.held_content(db, stones, import_actor, report.requested)
             # The file's own tombstones are not what was forgotten here: a restore
             # re-admits what they hold as the file says (`_readmitted`).
             hashes = [stone["content_hash"] for stone in stones]
@@ -235,7 +241,9 @@ def import_lines(
             # store forgot, not those the file says were forgotten where it was
             # written (its rows may stand under them there, as a consolidation
             # rewritten when a source was forgotten does).
-            forgotten = frozenset(tombstones.memory_ids(db, into or project))
+            forgotten = frozenset(
+                tombstones.memory_ids(db, into or project, agent=actor.origin.is_agent)
+            )
             brought = frozenset(hashes) - tombstones.answered(db, into or project, hashes)
             tombstones.record_absent(db, map(stone_lines.VALUES, stones))
             if not actor.origin.is_agent:

@@ -86,6 +86,37 @@ def as_claims(
     return kept
 
 
+def held_content(
+    db: Db, stones: list[dict[str, Any]], actor: Actor, requested: list[str]
+) -> list[dict[str, Any]]:
+    """A person's tombstone lines, but those that name an id this store does
+    not hold with the content of a memory it does (`tombstones.holding`):
+    each such memory gets a request to forget it, for the person to decide
+    (`review list`), and its line is not recorded. Recorded, it would keep
+    the memory here while the team ledger this store writes tells every
+    clone to refuse it; a file that only says the content was forgotten
+    under another id does not say which memory here goes. Returns the lines
+    to record; the requests raised are added to `requested`."""
+    now = now_iso()
+    kept: list[dict[str, Any]] = []
+    asked: set[str] = set()
+    for stone in stones:
+        found = (
+            []
+            if rows.find(db, stone["memory_id"])
+            else (tombstones.holding(db, stone["project"], [stone["content_hash"]]))
+        )
+        if not found:
+            kept.append(stone)
+        for memory in found:
+            if memory.id in asked:
+                continue
+            asked.add(memory.id)
+            why = "an imported content tombstone holds its content under another id"
+            requested.append(requests.ask(db, memory, "delete", why, actor, now))
+    return kept
+
+
 def forget_named(db: Db, stones: list[dict[str, Any]], actor: Actor) -> list[str]:
     """A person's forgotten-tombstone lines that name a memory this store
     holds, live: the person's forget, carried by the file, forgets it here
