@@ -135,15 +135,39 @@ def test_no_line_of_it_reaches_the_ledger_or_an_export(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("holds", [False, True])
-def test_an_agent_with_the_coordinators_capability_forgets_for_everyone(
+def test_what_a_forget_binds_follows_the_memorys_partition_and_the_caller(
     project_root: Path, holds: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from conftest import make_memory
+
     from tree_ring.govern import coordinator
     from tree_ring.write import correct
 
+    kind = correct._kind  # pyright: ignore[reportPrivateUsage]
     agent = Actor("claude-code", Origin("claude-code", "s1"))
+    person = Actor("person", Origin("person"))
+    shared = make_memory("p", TEXT)
+    private = make_memory("p", TEXT, scope="agent", agent_profile="claude-code")
     monkeypatch.setattr(coordinator, "holds", lambda db, actor: holds)
     with Store.open(project_root) as store:
-        assert correct._kind(store.db, agent) == ("forgotten" if holds else "withdrawn")  # pyright: ignore[reportPrivateUsage]
-        person = Actor("person", Origin("person"))
-        assert correct._kind(store.db, person) == "forgotten"  # pyright: ignore[reportPrivateUsage]
+        # The coordinator's capability makes an agent's forget of a shared memory bind all.
+        assert kind(store.db, agent, shared) == ("forgotten" if holds else "withdrawn")
+        assert kind(store.db, person, shared) == "forgotten"
+        # A memory of an agent's partition never reached the ledger: whoever
+        # forgets it, its tombstones bind agents only.
+        assert kind(store.db, agent, private) == "withdrawn"
+        assert kind(store.db, person, private) == "withdrawn"
+
+
+def test_a_person_clearing_an_agents_copy_keeps_their_global_note(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    stored(run_cli, GLOBAL, "--scope", "global", environ=home)
+    copy = stored(run_cli, GLOBAL, "--scope", "agent", environ=home | CLAUDE)
+    done = run_cli("--json", "inbox", "--all", "--forget", "--reason", "agent junk", environ=home)
+    assert done.code == 0, done.err
+    assert copy not in run_cli("--json", "list", environ=home).out
+    assert GLOBAL in run_cli("brief", environ=home).out
+    again = run_cli("--json", "remember", GLOBAL, environ=home)
+    assert again.code == 0, again.err

@@ -181,7 +181,7 @@ def forget(
                 )
             request = requests.ask(db, memory, mode, reason, actor, now)
             return Forgotten(memory_id, mode, reason, request=request, tombstoned=False)
-        kind = _kind(db, actor)
+        kind = _kind(db, actor, memory)
         twins = _twins(db, memory, actor, asks)
         # The twins go first, so that when none the caller may not forget is
         # left, the content's keys are unheld and tombstoned with `memory`.
@@ -225,10 +225,16 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     return [twin for twin in found if not asks or own_partition(twin, actor)]
 
 
-def _kind(db: Db, actor: Actor) -> str:
-    """What a forget's tombstones are: an agent that forgets without a person
+def _kind(db: Db, actor: Actor, memory: Memory) -> str:
+    """What a forget's tombstones are. An agent that forgets without a person
     (what it may: its own partition) withdraws its own words, which binds
-    agents only (`tombstones.WITHDRAWN`); anyone else's forget binds all."""
+    agents only (`tombstones.WITHDRAWN`); so does anyone's forget of a memory
+    in an agent's partition, which never reached the team ledger: a person
+    clearing an agent's note must not thereby hide their own global note of
+    the same words here, refuse their own write of it, or send a tombstone
+    to every clone. Any other forget binds all."""
+    if memory.scope in PRIVATE_SCOPES:
+        return tombstones.WITHDRAWN
     if admission.is_agent(actor) and not coordinator.holds(db, actor):
         return tombstones.WITHDRAWN
     return tombstones.FORGOTTEN
@@ -265,7 +271,7 @@ def forget_in(
         wanted = tombstones.forget_keys(memory)
         if not held_too:
             wanted = tombstones.unheld(db, memory, wanted)
-        keys = tombstone(db, memory, _kind(db, actor), reason, actor, now, wanted)
+        keys = tombstone(db, memory, _kind(db, actor, memory), reason, actor, now, wanted)
     own = list(keys)
     # A refutation's reason is an agent's words about the memory: it goes with it.
     refuted = refutations.clear(db, memory_id)
