@@ -1,11 +1,15 @@
 """Secret rules for passwords passed on a command line: `--password X`,
-`mysql -pX`, `sshpass -p X`, `redis-cli -a X`, `curl -u user:X`.
+`mysql -pX`, `sshpass -p X`, `redis-cli -a X`, `curl -u user:X`,
+`openssl enc -k X`, `zip -P X`, `7z a -pX`, `net use ... /user:U X`,
+`smbclient -U user%X`, `lftp -u user,X`.
 
-Every pattern starts at the command or the flag's name. A flag that only
-ever takes a password (`--password`, keytool's `-storepass`, `sshpass -p`,
-`redis-cli -a`, mysql's glued `-p`) gives its value the reading a password
-key gives one (`values.chosen_password`): a weak password someone typed
-("hunter2pw") is as live as a generated one. Where `-p` may mean something
+Every pattern starts at the command or the flag's name. A flag or position
+that only ever takes a password (`--password`, keytool's `-storepass`,
+`sshpass -p`, `redis-cli -a`, mysql's glued `-p`, openssl's `-k`, zip's
+`-P`, 7-Zip's `-p`, the password after `net use`'s share or `/user:`, the
+half after smbclient's `%` or lftp's `,`) gives its value the reading a
+password key gives one (`values.chosen_password`): a weak password someone
+typed ("hunter2pw") is as live as a generated one. Where `-p` may mean something
 else (`-u 1000 -p 8080` is docker's port, `login ... -p` may be ssh's), a
 value counts only when it looks generated (`values.password_looking`).
 """
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tree_ring.guard.rule import SECRET, Rule, rule
+from tree_ring.guard.rule import SECRET, Rule, rule, text_pattern
 from tree_ring.guard.values import chosen_password, high_entropy, password_looking, stand_in
 
 # openssl's `-pass` sources that name where the password is, not the password.
@@ -28,8 +32,11 @@ def _unquoted(span: str) -> str:
     return value
 
 
-def _cli_password(span: str, *, chosen: bool = False, bare: bool = True) -> bool:
-    """The value of a password flag, or the password half of "user:password".
+def _cli_password(
+    span: str, *, chosen: bool = False, bare: bool = True, separator: str = ":"
+) -> bool:
+    """The value of a password flag, or the password half of "user:password"
+    (`separator` is smbclient's "%" or lftp's "," where those join them).
 
     With `chosen`, the flag takes nothing but a password (with `bare`, also
     without a user before it: curl's `-u user` alone names a user), so any
@@ -38,9 +45,9 @@ def _cli_password(span: str, *, chosen: bool = False, bare: bool = True) -> bool
     ("--password when prompted"), and a single short word is read as one.
     """
     value = _unquoted(span)
-    user, colon, password = value.partition(":")
-    if colon and user and ":" not in password:
-        if user in _PASS_SOURCES:
+    user, colon, password = value.partition(separator)
+    if colon and user and separator not in password:
+        if separator == ":" and user in _PASS_SOURCES:
             return False  # openssl's `-pass env:NAME`, `-pass file:path`
         if password == user or stand_in(password, quoted=True):
             return False
@@ -60,6 +67,25 @@ def _chosen(span: str) -> bool:
 
 def _chosen_pair(span: str) -> bool:
     return _cli_password(span, chosen=True, bare=False)
+
+
+def _samba_pair(span: str) -> bool:
+    return _cli_password(span, chosen=True, bare=False, separator="%")
+
+
+def _lftp_pair(span: str) -> bool:
+    return _cli_password(span, chosen=True, bare=False, separator=",")
+
+
+# What follows a bare `7z x -p` (which prompts) is the archive, not a password.
+_ARCHIVE_NAME = r"[^\s]+\.(?:7z|zip|rar|tar|gz|tgz|bz2|xz|zst|iso|wim|cab|[0-9]{3})"
+
+
+def _seven_zip(span: str) -> bool:
+    value = _unquoted(span)
+    if text_pattern(_ARCHIVE_NAME).fullmatch(value.lower()):
+        return False
+    return _chosen(value)
 
 
 # Everything on the same command line, up to a pipe, `;` or `&`.
@@ -129,4 +155,42 @@ CLI_RULES: tuple[Rule, ...] = (
         b"curl",
         validator=_chosen_pair,
     ),
+    # openssl enc -k X (`-pass pass:X` is a password key's assignment). In
+    # the raw view: `-K` is a hex key, and `-kfile` names a file.
+    _cli(rb"openssl" + _SAME_COMMAND + rb"-k[ \t]{1,4}", b"openssl", view="raw", validator=_chosen),
+    # zip -P X, unzip -P X, after the command's other options only, so that
+    # a later command's `-P` ("then scp -P 2222") is not read as zip's.
+    _cli(
+        rb"zip(?:[ \t]{1,4}-[^\s\x00]{1,32}+){0,8}?[ \t]{1,4}-P[ \t]{1,4}",
+        b"zip",
+        view="raw",
+        validator=_chosen,
+    ),
+    # 7z a -pX, 7z x -p X: after the command letter, anywhere on its line.
+    _cli(
+        rb"7z[arz]?(?:\.exe)?[ \t]{1,4}[a-z]{1,2}" + _SAME_COMMAND + rb"-p[ \t]{0,4}",
+        b"7z",
+        view="raw",
+        validator=_seven_zip,
+    ),
+    # net use Z: \\host\share X /user:DOMAIN\user, and the password after
+    # /user:; not `*` (a prompt) nor another switch (`/persistent:yes`).
+    _cli(
+        rb"net use(?:[ \t]{1,4}(?:[a-z]:|\*))?[ \t]{1,4}\\\\[^\s\x00]{1,200}+[ \t]{1,4}(?![/*])",
+        b"net use",
+        validator=_chosen,
+    ),
+    _cli(
+        rb"net use" + _SAME_COMMAND + rb"/user:[^\s\x00]{1,128}+[ \t]{1,4}(?![/*])",
+        b"net use",
+        validator=_chosen,
+    ),
+    # smbclient -U user%X, --user=user%X: `-U user` alone prompts.
+    _cli(
+        rb"smbclient" + _SAME_COMMAND + rb"(?:-u|--user)(?:[ \t]{0,4}|=)",
+        b"smbclient",
+        validator=_samba_pair,
+    ),
+    # lftp -u user,X: `-u user` alone prompts.
+    _cli(rb"lftp" + _SAME_COMMAND + rb"-u[ \t]{1,4}", b"lftp", validator=_lftp_pair),
 )

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from tree_ring.guard.prefilter import LiteralView
 
 # How many secret rules the plan was written for.
-RULES = 128
+RULES = 135
 
 VIEWS: tuple[LiteralView, ...] = (
     (
@@ -24,22 +24,25 @@ VIEWS: tuple[LiteralView, ...] = (
         (
             ("pw", (98, 99, 101)),
             (" -u", (112,)),
-            ("key", (32, 106, 127)),
-            ("pin", (102, 119, 121)),
+            ("key", (32, 106, 134)),
+            ("pin", (102, 126, 128)),
             ("auth", (94, 96)),
-            ("cred", (104, 125)),
+            ("cred", (104, 132)),
             ("curl", (116,)),
-            ("pass", (98, 99, 100, 101, 108, 117, 118, 120)),
+            ("lftp", (123,)),
+            ("pass", (98, 99, 100, 101, 108, 124, 125, 127)),
             ("sig=", (33,)),
             ("ssws", (61,)),
             ("basic", (95,)),
-            ("login", (110, 123)),
-            ("token", (105, 126)),
+            ("login", (110, 130)),
+            ("token", (105, 133)),
             ("bearer", (93,)),
-            ("secret", (8, 103, 124)),
-            ("unlock", (122,)),
+            ("secret", (8, 103, 131)),
+            ("unlock", (129,)),
+            ("net use", (120, 121)),
             ("add_user", (111,)),
             ("redis-cli", (114,)),
+            ("smbclient", (122,)),
         ),
         (),
     ),
@@ -94,7 +97,15 @@ VIEWS: tuple[LiteralView, ...] = (
             ),
             (126, b"\\~(?:Q)", ("Q~",), (34,)),
         ),
-        (("ldap", (115,)), ("mysql", (113,)), ("mariadb", (113,)), ("sshpass", (109,))),
+        (
+            ("7z", (119,)),
+            ("zip", (118,)),
+            ("ldap", (115,)),
+            ("mysql", (113,)),
+            ("mariadb", (113,)),
+            ("openssl", (117,)),
+            ("sshpass", (109,)),
+        ),
         (),
     ),
     (

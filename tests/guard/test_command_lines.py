@@ -1,0 +1,119 @@
+"""Passwords given to commands whose argument in that place can only be a
+password: `openssl enc -k`, `zip -P`/`unzip -P`, 7-Zip's `-p` (glued or
+spaced), `net use`'s password after the share or `/user:`, smbclient's
+`-U user%password` and lftp's `-u user,password`. A weak password is
+refused like a generated one; stand-ins, prompts and the commands'
+other arguments stay stored."""
+
+from __future__ import annotations
+
+import pytest
+
+from tree_ring.guard import check_fields, find_secret
+from tree_ring.model.errors import SecretRefused
+
+P = "h7Qe2ZrX9pLk4VtN8mWs3Yb7"
+
+REFUSED = {
+    # openssl: -k X; -pass pass:X reads as a password key's assignment
+    f"openssl enc -aes-256-cbc -k {P} -in f": "cli-password",
+    "openssl enc -d -aes-256-cbc -k hunter2pw -in f.enc -out f": "cli-password",
+    "openssl aes-256-cbc -salt -k 'Summer2024!' -in a -out a.enc": "cli-password",
+    f"openssl enc -aes-256-cbc -pass pass:{P} -in f": "password-assignment",
+    # zip and unzip: -P X
+    f"zip -P {P} secret.zip f": "cli-password",
+    "zip -r -P hunter2pw backup.zip src": "cli-password",
+    "unzip -P hunter2pw backup.zip": "cli-password",
+    "unzip -o -P 'Tr0ub4dor&3' backup.zip -d out": "cli-password",
+    # 7-Zip: -pX glued, -p X spaced, anywhere after the command letter
+    f"7z a -p{P} a.7z f": "cli-password",
+    "7z a -phunter2pw a.7z f": "cli-password",
+    "7z x -p hunter2pw a.7z": "cli-password",
+    "7za x -pSummer2024! -oout a.7z": "cli-password",
+    "7z a -tzip archive.zip files -p'Tr0ub4dor&3'": "cli-password",
+    # net use: the password after the share, or after /user:
+    f"net use Z: \\\\srv\\share /user:bob {P}": "cli-password",
+    "net use \\\\host\\share /user:DOMAIN\\user hunter2pw": "cli-password",
+    "NET USE Z: \\\\srv\\share hunter2pw /USER:bob": "cli-password",
+    "net use * \\\\srv\\share Summer2024! /user:ACME\\bob /persistent:no": "cli-password",
+    # smbclient: -U user%X
+    f"smbclient //srv/share -U bob%{P}": "cli-password",
+    "smbclient //srv/share -U bob%hunter2pw": "cli-password",
+    "smbclient -Ubob%hunter2pw -L srv": "cli-password",
+    "smbclient --user=bob%hunter2pw //srv/share": "cli-password",
+    "smbclient -U 'ACME\\bob%Summer2024!' //srv/share": "cli-password",
+    # lftp: -u user,X, also inside its own script
+    f"lftp -u bob,{P} sftp://host": "cli-password",
+    "lftp -u bob,hunter2pw sftp://host": "cli-password",
+    "lftp -e 'open -u bob,hunter2pw ftp.acme.io; mirror out'": "cli-password",
+    "lftp -u 'bob,Summer2024!' ftp://host": "cli-password",
+}
+
+
+@pytest.mark.parametrize(("text", "rule"), REFUSED.items(), ids=list(range(len(REFUSED))))
+def test_a_password_given_to_these_commands_is_refused(text: str, rule: str) -> None:
+    assert find_secret(text) == rule
+    with pytest.raises(SecretRefused) as caught:
+        check_fields({"summary": "Shell notes", "details": text})
+    assert (caught.value.rule, caught.value.field) == (rule, "details")
+
+
+STORED = [
+    # openssl: prompts, stand-ins, files, a hex key's -K, another command's -k
+    "openssl enc -aes-256-cbc -in a -out b",
+    "openssl enc -k $KEY",
+    "openssl enc -aes-256-cbc -k ${ENC_KEY} -in a",
+    "openssl enc -aes-256-cbc -k '***' -in a",
+    "openssl enc -aes-256-cbc -k <password> -in a",
+    "openssl enc -aes-256-cbc -kfile pw.txt -in a",
+    "openssl enc -aes-256-cbc -pass env:ENC_PASS -in a",
+    "openssl x509 -in cert.pem -noout -enddate",
+    "openssl s_client -connect h:443 then curl -k https://x7k2.acme.io/a",
+    "openssl s_client -connect h:443 then curl -k prod",
+    # zip: no password, prompts, stand-ins, a later command's -P
+    "zip -r out.zip dir",
+    "zip -e secret.zip notes.txt",
+    "unzip -P",
+    "unzip -P $ZIP_PASSWORD backup.zip",
+    "zip -P '' a.zip f",
+    "zip -P - a.zip f",
+    "zip the folder then scp -P 2222 host:/tmp",
+    "gzip -9 big.log",
+    # 7-Zip: no password, a prompt (bare -p before the archive), stand-ins
+    "7z a archive.7z dir",
+    "7z x -p a.7z",
+    "7z a -p archive.7z dir",
+    "7z a -p backup2024.zip dir",
+    "7z x -p -oout a.7z",
+    "7z a -p%ZIPPASS% a.7z f",
+    "7z a -p$ARCHIVE_PW a.7z f",
+    "7z a -p*** a.7z f",
+    "7z l archive.7z then gpg -p x",
+    # net use: switches, a prompt, no password
+    "net use \\\\host\\share /persistent:yes",
+    "net use Z: \\\\srv\\share /user:bob",
+    "net use Z: \\\\srv\\share /user:bob *",
+    "net use Z: \\\\srv\\share * /user:bob",
+    "net use \\\\srv\\share /user:bob /persistent:no",
+    "net use Z: \\\\srv\\share /delete",
+    "net use Z: \\\\srv\\share then open Explorer",
+    "net use Z: \\\\srv\\share /user:bob %SHARE_PASSWORD%",
+    # smbclient: no password, anonymous, stand-ins
+    "smbclient -L host -N",
+    "smbclient //srv/share -U bob",
+    "smbclient -U% -L host",
+    "smbclient -U guest% -L host",
+    "smbclient -U bob%$SMB_PASS //srv/share",
+    "smbclient -U 'bob%***' //srv/share",
+    # lftp: no password, an empty one, stand-ins
+    "lftp -u user host",
+    "lftp -u bob, sftp://host",
+    "lftp -u bob,$LFTP_PASSWORD sftp://host",
+    "lftp -u bob,- sftp://host",
+]
+
+
+@pytest.mark.parametrize("text", STORED)
+def test_look_alikes_are_stored(text: str) -> None:
+    assert find_secret(text) is None
+    assert check_fields({"summary": "Shell notes", "details": text}) == "normal"
