@@ -14,7 +14,7 @@ from typing import Any
 
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import compiled_patterns, now_iso, parse_time
+from tree_ring.model.record import Memory, compiled_patterns, now_iso, parse_time
 from tree_ring.store import rows, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.write import correct, requests
@@ -66,23 +66,14 @@ def as_claims(
     now = now_iso()
     kept: list[dict[str, Any]] = []
     asked: set[str] = set()
+    why = f"an imported content tombstone from {actor.origin.kind}, not a person's"
     for stone in stones:
-        held = rows.find(db, stone["memory_id"])
-        # An id never held, with the hash of content held under another id:
-        # it asks to forget that memory, as naming its id would.
-        found = (
-            [held] if held else tombstones.holding(db, stone["project"], [stone["content_hash"]])
-        )
+        found = _holders(db, stone, by_id=True)
         if not found:
             kept.append(
                 stone | {"kind": tombstones.WITHDRAWN, "actor": actor.name, "created_at": now}
             )
-        for memory in found:
-            if memory.id in asked or memory.redacted_at is not None or memory.trust == "rejected":
-                continue  # asked once; or forgotten already, its own tombstones hold
-            asked.add(memory.id)
-            why = f"an imported content tombstone from {actor.origin.kind}, not a person's"
-            requested.append(requests.ask(db, memory, "delete", why, actor, now))
+        _ask(db, found, asked, why, actor, now, requested)
     return kept
 
 
@@ -100,21 +91,41 @@ def held_content(
     now = now_iso()
     kept: list[dict[str, Any]] = []
     asked: set[str] = set()
+    why = "an imported content tombstone holds its content under another id"
     for stone in stones:
-        found = (
-            []
-            if rows.find(db, stone["memory_id"])
-            else (tombstones.holding(db, stone["project"], [stone["content_hash"]]))
-        )
+        found = _holders(db, stone, by_id=False)
         if not found:
             kept.append(stone)
-        for memory in found:
-            if memory.id in asked:
-                continue
-            asked.add(memory.id)
-            why = "an imported content tombstone holds its content under another id"
-            requested.append(requests.ask(db, memory, "delete", why, actor, now))
+        _ask(db, found, asked, why, actor, now, requested)
     return kept
+
+
+def _holders(db: Db, stone: dict[str, Any], *, by_id: bool) -> list[Memory]:
+    """The memories here a tombstone line would take: the one it names, if
+    held (only `by_id`; else none), or, for an id never held, those holding
+    its content under other ids (`tombstones.holding`)."""
+    held = rows.find(db, stone["memory_id"])
+    if held is not None:
+        return [held] if by_id else []
+    return tombstones.holding(db, stone["project"], [stone["content_hash"]])
+
+
+def _ask(
+    db: Db,
+    found: list[Memory],
+    asked: set[str],
+    why: str,
+    actor: Actor,
+    now: str,
+    requested: list[str],
+) -> None:
+    """A request to forget each of `found` not asked for yet, and not
+    forgotten or rejected already (its own tombstones hold)."""
+    for memory in found:
+        if memory.id in asked or memory.redacted_at is not None or memory.trust == "rejected":
+            continue
+        asked.add(memory.id)
+        requested.append(requests.ask(db, memory, "delete", why, actor, now))
 
 
 def forget_named(db: Db, stones: list[dict[str, Any]], actor: Actor) -> list[str]:
