@@ -135,28 +135,18 @@ def test_no_line_of_it_reaches_the_ledger_or_an_export(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("holds", [False, True])
-def test_what_a_forget_binds_follows_the_memorys_partition_and_the_caller(
+def test_an_agent_with_the_coordinators_capability_forgets_for_everyone(
     project_root: Path, holds: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conftest import make_memory
-
     from tree_ring.govern import coordinator
     from tree_ring.write import correct
 
     kind = correct._kind  # pyright: ignore[reportPrivateUsage]
     agent = Actor("claude-code", Origin("claude-code", "s1"))
-    person = Actor("person", Origin("person"))
-    shared = make_memory("p", TEXT)
-    private = make_memory("p", TEXT, scope="agent", agent_profile="claude-code")
     monkeypatch.setattr(coordinator, "holds", lambda db, actor: holds)
     with Store.open(project_root) as store:
-        # The coordinator's capability makes an agent's forget of a shared memory bind all.
-        assert kind(store.db, agent, shared) == ("forgotten" if holds else "withdrawn")
-        assert kind(store.db, person, shared) == "forgotten"
-        # A memory of an agent's partition never reached the ledger: whoever
-        # forgets it, its tombstones bind agents only.
-        assert kind(store.db, agent, private) == "withdrawn"
-        assert kind(store.db, person, private) == "withdrawn"
+        assert kind(store.db, agent) == ("forgotten" if holds else "withdrawn")
+        assert kind(store.db, Actor("person", Origin("person"))) == "forgotten"
 
 
 def test_a_person_clearing_an_agents_copy_keeps_their_global_note(
@@ -171,3 +161,40 @@ def test_a_person_clearing_an_agents_copy_keeps_their_global_note(
     assert GLOBAL in run_cli("brief", environ=home).out
     again = run_cli("--json", "remember", GLOBAL, environ=home)
     assert again.code == 0, again.err
+
+
+def test_a_persons_forget_of_an_agents_note_binds_everyone(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    # Confidential words an agent saved, in its partition and asking to share
+    # them: the person's forget takes both copies and binds everyone, so a
+    # batch approval, an import or the person's own write cannot bring them back.
+    mine = stored(run_cli, TEXT, "--scope", "agent", environ=CLAUDE)
+    waiting = run_cli("--json", "remember", TEXT, "--scope", "project", environ=CLAUDE)
+    assert waiting.code == 0 and waiting.json()["trust"] == "pending", waiting.err
+    backup = tmp_path / "backup.jsonl"
+    backup.write_text(run_cli("export").out, encoding="utf-8")
+    done = run_cli("--json", "forget", mine, "--mode", "delete", "--reason", "confidential")
+    assert done.code == 0, done.err
+    assert done.json()["twins"] == [waiting.json()["id"]] and done.json()["withdrawn"] is False
+    assert {kind for _, kind in kinds(project_root)} == {"forgotten"}
+    assert run_cli("review", "approve", "--all", "--reason", "batch").code in (0, 1)
+    assert TEXT not in run_cli("brief").out
+    again = run_cli("import", str(backup))
+    assert again.code != 0 and ("forgotten" in again.err), again.err
+    refused = run_cli("remember", TEXT)
+    assert refused.code != 0 and "was forgotten on" in refused.err
+
+
+def test_a_persons_forget_of_an_agents_note_takes_the_other_agents_copies(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    mine = stored(run_cli, TEXT, "--scope", "agent", environ=CLAUDE)
+    codex = stored(run_cli, TEXT, "--scope", "agent", environ=CODEX)
+    own = stored(run_cli, GLOBAL)
+    done = run_cli("--json", "forget", mine, "--mode", "delete", "--reason", "confidential")
+    assert done.code == 0, done.err
+    assert done.json()["twins"] == [codex] and done.json()["tombstoned"] is True
+    again = run_cli("remember", TEXT, "--scope", "agent", environ=CODEX)
+    assert again.code != 0 and "was forgotten on" in again.err
+    assert own in run_cli("--json", "list").out

@@ -20,7 +20,7 @@ from helpers import PERSON, make_memory
 from web_support import insert
 
 from tree_ring.model import project
-from tree_ring.model.record import PRIVATE_SCOPES, RINGS, Memory, now_iso
+from tree_ring.model.record import RINGS, Memory, now_iso
 from tree_ring.read import listing
 from tree_ring.review import inbox
 from tree_ring.review import queue as review
@@ -44,8 +44,7 @@ class Seeded:
         self.root = root
         self.pid = project.load_project_id(root)
         self.ids: dict[str, set[str]] = {}
-        self.tombstone_keys = {"forgotten": 0, "rejected": 0, "withdrawn": 0}
-        self.tombstoned = {"forgotten": 0, "rejected": 0, "withdrawn": 0}  # memories
+        self.tombstone_keys = {"forgotten": 0, "rejected": 0}
 
     def add(self, label: str, memories: list[Memory]) -> list[Memory]:
         insert(self.root, memories)
@@ -94,14 +93,10 @@ def seeded(project_root: Path) -> Seeded:
     with Store.open(project_root) as store, store.write() as db:
         for m in forgotten:
             correct.forget_in(db, rows.get(db, m.id), "redact", "not true", PERSON, now)
-            # A memory of an agent's partition is withdrawn, whoever forgets it.
-            kind = "withdrawn" if m.scope in PRIVATE_SCOPES else "forgotten"
-            s.tombstone_keys[kind] += len(tombstones.forget_keys(m))
-            s.tombstoned[kind] += 1
+            s.tombstone_keys["forgotten"] += len(tombstones.forget_keys(m))
         for m in rejected:
             review.reject_in(db, rows.get(db, m.id), "wrong", PERSON, now)
             s.tombstone_keys["rejected"] += len(tombstones.forget_keys(m))
-            s.tombstoned["rejected"] += 1
     return s
 
 
@@ -191,7 +186,7 @@ def test_the_queue_the_inbox_and_the_census_are_exact(seeded: Seeded) -> None:
         assert counts["tombstones"] == sum(seeded.tombstone_keys.values())
         assert counts["other_projects"] == N
         assert forgotten.tombstone_counts(store.db, pid) == {
-            kind: (seeded.tombstoned[kind], keys) for kind, keys in seeded.tombstone_keys.items()
+            kind: (N, keys) for kind, keys in seeded.tombstone_keys.items()
         }
 
 

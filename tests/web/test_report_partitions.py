@@ -91,7 +91,4 @@ def test_a_persons_report_covers_every_partition(
     assert set(IDS.findall(html)) == set().union(*ids.values())
     assert all(text in html for text in TEXTS.values())
     assert "5 live memories, 2 waiting for review" in html
-    # The shared row's tombstones bind everyone; those of the rows in the
-    # agents' partitions bind agents only (withdrawn).
-    assert '<td>forgotten</td><td class="num">1</td><td class="num">2</td>' in html
-    assert '<td>withdrawn</td><td class="num">2</td><td class="num">4</td>' in html
+    assert '<td>forgotten</td><td class="num">3</td><td class="num">6</td>' in html

@@ -163,15 +163,15 @@ def test_a_person_clearing_an_agents_copy_keeps_their_own(
 ) -> None:
     # The person's memory, the agent's two private copies of it, another
     # harness's copy: forgetting one of the agent's copies (as `inbox --all
-    # --forget` does) takes the agent's other copy and nothing else.
+    # --forget` does) takes every copy an agent wrote, and not the person's.
     own = remember(run_cli, TEXT)
     agents = remember(run_cli, TEXT, "--scope", "agent", environ=CLAUDE)
     agents_too = remember(run_cli, TEXT, "--scope", "session", environ=CLAUDE)
     codex = remember(run_cli, TEXT, "--scope", "agent", environ=CODEX)
     done = forget(run_cli, agents, mode)
-    assert done["twins"] == [agents_too]
+    assert done["twins"] == [agents_too, codex]
     assert done["tombstoned"] is False  # the person's own memory holds the words
-    assert standing(project_root) == {own, codex}
+    assert standing(project_root) == {own}
     assert writable(run_cli, TEXT)
 
 

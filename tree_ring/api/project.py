@@ -352,8 +352,14 @@ class Project:
         # An agent's caller reaches no other project's row, its own partition there included.
         if not self.whole_project and rows.get(self.store.db, memory_id).project != self.project_id:
             raise rows.not_found(memory_id)
+        # A write: what the person's own notes hold stays writable (`tombstones.unheld`).
         return correct.forget(
-            self.store, memory_id, mode=mode, reason=reason, actor=self.actor, reader=self.identity
+            self.store_to_write(),
+            memory_id,
+            mode=mode,
+            reason=reason,
+            actor=self.actor,
+            reader=self.identity,
         )
 
     def refute(self, memory_id: str, *, reason: str) -> Refuted:

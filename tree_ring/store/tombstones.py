@@ -43,7 +43,7 @@ import re
 from tree_ring.model import jsontext
 from tree_ring.model.errors import Conflict
 from tree_ring.model.fold import canonical, searchable, skeleton, unmarked
-from tree_ring.model.record import Memory, generated_id, sha256
+from tree_ring.model.record import PRIVATE_SCOPES, Memory, generated_id, sha256
 from tree_ring.store import rows
 
 # Types only: the SessionStart hook loads this module to hide what a project
@@ -510,6 +510,16 @@ def unheld(db: Db, memory: Memory, hashes: Sequence[str]) -> list[str]:
     held: set[str] = set()
     wanted = set(hashes)
     sql = _HOLDERS.format(words=_HOLDING_WORDS if match else "")
-    for row in db.execute(sql, params):
+    found = list(db.execute(sql, params))
+    if memory.scope in PRIVATE_SCOPES:
+        # A memory of an agent's partition never reached the team ledger, so
+        # the person's own notes read beside the project (their user store's)
+        # hold its words too: clearing an agent's copy of a global note must
+        # not hide that note here or refuse its writes.
+        for source in db.answers_to:
+            other = source()
+            if other is not None:
+                found += other[0].execute(sql, {**params, "project": other[1]})
+    for row in found:
         held.update(wanted.intersection(check_keys(rows.from_row(row))))
     return [key for key in hashes if key not in held]

@@ -181,7 +181,7 @@ def forget(
                 )
             request = requests.ask(db, memory, mode, reason, actor, now)
             return Forgotten(memory_id, mode, reason, request=request, tombstoned=False)
-        kind = _kind(db, actor, memory)
+        kind = _kind(db, actor)
         twins = _twins(db, memory, actor, asks)
         # The twins go first, so that when none the caller may not forget is
         # left, the content's keys are unheld and tombstoned with `memory`.
@@ -208,33 +208,23 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     keeps it out of every fresh clone. A redacted memory's hash is its
     placeholder's, so it has none.
 
-    A copy in an agent's partition takes with it only that agent's other
-    private copies: a person clearing an agent's notes (`inbox --all
-    --forget`) must not lose their own memory of the same words, which then
-    holds them writable (`tombstones.unheld`)."""
+    A copy in an agent's partition takes with it only what agents wrote (in
+    their partitions, and what they asked to share, waiting or not): a
+    person clearing an agent's notes (`inbox --all --forget`) must not lose
+    their own memory of the same words, which then holds them writable
+    (`tombstones.unheld`)."""
     if memory.redacted_at is not None:
         return []
     found = rows.twins(db, memory)
     if memory.scope in PRIVATE_SCOPES:
-        found = [
-            twin
-            for twin in found
-            if twin.scope in PRIVATE_SCOPES
-            and (twin.origin, twin.agent_profile) == (memory.origin, memory.agent_profile)
-        ]
+        found = [twin for twin in found if twin.origin in admission.AGENT_ORIGINS]
     return [twin for twin in found if not asks or own_partition(twin, actor)]
 
 
-def _kind(db: Db, actor: Actor, memory: Memory) -> str:
-    """What a forget's tombstones are. An agent that forgets without a person
+def _kind(db: Db, actor: Actor) -> str:
+    """What a forget's tombstones are: an agent that forgets without a person
     (what it may: its own partition) withdraws its own words, which binds
-    agents only (`tombstones.WITHDRAWN`); so does anyone's forget of a memory
-    in an agent's partition, which never reached the team ledger: a person
-    clearing an agent's note must not thereby hide their own global note of
-    the same words here, refuse their own write of it, or send a tombstone
-    to every clone. Any other forget binds all."""
-    if memory.scope in PRIVATE_SCOPES:
-        return tombstones.WITHDRAWN
+    agents only (`tombstones.WITHDRAWN`); anyone else's forget binds all."""
     if admission.is_agent(actor) and not coordinator.holds(db, actor):
         return tombstones.WITHDRAWN
     return tombstones.FORGOTTEN
@@ -271,7 +261,7 @@ def forget_in(
         wanted = tombstones.forget_keys(memory)
         if not held_too:
             wanted = tombstones.unheld(db, memory, wanted)
-        keys = tombstone(db, memory, _kind(db, actor, memory), reason, actor, now, wanted)
+        keys = tombstone(db, memory, _kind(db, actor), reason, actor, now, wanted)
     own = list(keys)
     # A refutation's reason is an agent's words about the memory: it goes with it.
     refuted = refutations.clear(db, memory_id)
