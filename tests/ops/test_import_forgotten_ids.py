@@ -315,3 +315,27 @@ def test_a_persons_tombstone_line_holding_a_stored_memorys_content_asks(tmp_path
     # The person decides: approving the request forgets it everywhere.
     ok(root, "review", "approve", asked, "--reason", "it was forgotten elsewhere")
     assert FORGOTTEN not in summaries(root)
+
+
+def test_a_tombstone_line_holding_a_sentence_of_a_memorys_details_asks(tmp_path: Path) -> None:
+    elsewhere = first_repo(tmp_path, "elsewhere")
+    gone = remember(elsewhere, FORGOTTEN)
+    ok(elsewhere, "forget", gone, "--mode", "delete", "--reason", "x")
+    lines = [json.loads(line) for line in ok(elsewhere, "export").out.splitlines()]
+    root = first_repo(tmp_path)
+    pid = project.load_project_id(root)
+    details = f"Bump the version first. {FORGOTTEN}. Then tag the release."
+    kept = ok(root, "--json", "remember", "Release checklist", "--details", details).json()["id"]
+    crafted = [
+        line | {"project": pid, "memory_id": "mem_20261201_000000_eeeeeeeeeeee"}
+        for line in lines
+        if line.get("record") == "content_tombstone"
+    ]
+    done = ok(root, "--json", "import", str(write_lines(tmp_path / "c.jsonl", crafted))).json()
+    [asked] = done["requested"]
+    assert asked.startswith("req_")
+    # The memory stays, and its sentence reaches no clone as a tombstone.
+    ok(root, "sync")
+    assert kept in {e["id"] for e in ledger_entries(root)}
+    fresh = cli(root, "--json", "remember", "Checklist copy", "--details", details)
+    assert fresh.code == 0, fresh.err

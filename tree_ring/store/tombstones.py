@@ -457,18 +457,19 @@ _LIVE = (
 
 def holding(db: Db, project: str | None, hashes: Iterable[str]) -> list[Memory]:
     """The project's memories not yet forgotten (not retired, redacted or
-    rejected) that forgetting would tombstone any of `hashes` for
-    (`forget_keys`): what a tombstone bearing those hashes takes from this
-    store, whatever id it names. An unvouched tombstone (a team ledger claim,
-    an agent's import) that names a made-up id with a held memory's hashes
-    must ask to forget that memory, not forget it unasked."""
+    rejected) whose write any of `hashes` would refuse (`check_keys`: a
+    sentence of its details too): what a tombstone bearing those hashes
+    takes from every clone built from the ledger, whatever id it names. An
+    unvouched tombstone (a team ledger claim, an agent's import), or a
+    person's naming another id, that holds a held memory's words must ask to
+    forget that memory, not keep it here while every fresh clone refuses it."""
     wanted = set(hashes)
     if not wanted:
         return []
     found: list[Memory] = []
     for row in db.execute(_LIVE, (project or "",)):
         memory = rows.from_row(row)
-        if memory.content_hash in wanted or not wanted.isdisjoint(forget_keys(memory)):
+        if not wanted.isdisjoint(check_keys(memory)):
             found.append(memory)
     return found
 
