@@ -1,15 +1,18 @@
 """Passwords given to commands whose argument in that place can only be a
 password: `openssl enc -k`, `zip -P`/`unzip -P`, 7-Zip's `-p` (glued or
 spaced), `net use`'s password after the share or `/user:`, smbclient's
-`-U user%password` and lftp's `-u user,password`. A weak password is
-refused like a generated one; stand-ins, prompts and the commands'
-other arguments stay stored."""
+`-U user%password` (and that of Samba's other clients) and lftp's
+`-u user,password`. A weak password is refused like a generated one;
+stand-ins, prompts and the commands' other arguments stay stored. A
+command continued over lines (a backslash or cmd.exe's `^` at a line's
+end) is read joined, as the shell reads it."""
 
 from __future__ import annotations
 
 import pytest
 
 from tree_ring.guard import check_fields, find_secret
+from tree_ring.guard.command_lines import joined_lines
 from tree_ring.model.errors import SecretRefused
 
 P = "h7Qe2ZrX9pLk4VtN8mWs3Yb7"
@@ -47,7 +50,62 @@ REFUSED = {
     "lftp -u bob,hunter2pw sftp://host": "cli-password",
     "lftp -e 'open -u bob,hunter2pw ftp.acme.io; mirror out'": "cli-password",
     "lftp -u 'bob,Summer2024!' ftp://host": "cli-password",
+    # zip's -P at the end of combined short flags
+    f"zip -rP {P} out.zip dir": "cli-password",
+    "zip -erP hunter2pw out.zip dir": "cli-password",
+    "unzip -oP hunter2pw backup.zip": "cli-password",
+    # net use's /u: is /user: shortened
+    f"net use \\\\srv\\IPC$ /u:bob {P}": "cli-password",
+    "net use Z: \\\\srv\\share /u:ACME\\bob hunter2pw": "cli-password",
+    # Samba's other clients take smbclient's -U user%X
+    f"rpcclient -U bob%{P} 10.0.0.5": "cli-password",
+    "smbcacls //srv/share f -U bob%hunter2pw": "cli-password",
+    "net rpc user -U bob%hunter2pw -S srv": "cli-password",
+    "net ads join -U Administrator%Summer2024!": "cli-password",
+    "smbget -U bob%hunter2pw smb://srv/share/f": "cli-password",
 }
+
+# Commands continued over lines, as long commands are pasted: the flag, or
+# its value, on the line after a backslash (or cmd.exe's `^`).
+CONTINUED = {
+    f"sshpass \\\n  -p {P} ssh deploy@host": "cli-password",
+    f"mysql -u root \\\n  -p{P} appdb": "cli-password",
+    "mysql -u root \\\n  -phunter2pw appdb": "cli-password",
+    f"curl \\\n  -u bob:{P} https://api.example.com": "cli-password",
+    f"openssl enc -aes-256-cbc \\\n  -k {P} -in f": "cli-password",
+    f"smbclient //srv/s \\\n  -U bob%{P}": "cli-password",
+    f"docker login \\\n  -p {P} registry.example.com": "cli-password",
+    f"sshpass \\ -p {P} ssh host": "cli-password",
+    f"sshpass -p \\\n  {P} ssh host": "cli-password",
+    "sshpass \\\r\n\t-p hunter2pw ssh host": "cli-password",
+    f"redis-cli -h cache \\  \n    -a {P} ping": "cli-password",
+    f"zip -r \\\n  -P {P} out.zip dir": "cli-password",
+    f"net use Z: \\\\srv\\share ^\n  /user:bob {P}": "cli-password",
+    "net use Z: \\\\srv\\share ^\r\n  hunter2pw /user:bob": "cli-password",
+}
+
+
+@pytest.mark.parametrize(("text", "rule"), CONTINUED.items(), ids=list(range(len(CONTINUED))))
+def test_a_password_on_a_continued_line_is_refused(text: str, rule: str) -> None:
+    assert find_secret(text) == rule
+    with pytest.raises(SecretRefused) as caught:
+        check_fields({"summary": "Shell notes", "details": text})
+    assert (caught.value.rule, caught.value.field) == (rule, "details")
+
+
+@pytest.mark.parametrize(
+    ("text", "joined"),
+    [
+        ("sshpass \\\n  -p X ssh h", "sshpass -p X ssh h"),
+        ("a \\\r\n\tb ^\nc", "a b c"),
+        ("a \\ b", "a b"),
+        ("a \\  \n  b", "a b"),
+        ("C:\\temp\\dir then more", None),
+        ("one line\ntwo lines", None),
+    ],
+)
+def test_continuations_are_joined_into_spaces(text: str, joined: str | None) -> None:
+    assert joined_lines(text) == joined
 
 
 @pytest.mark.parametrize(("text", "rule"), REFUSED.items(), ids=list(range(len(REFUSED))))
@@ -110,6 +168,26 @@ STORED = [
     "lftp -u bob, sftp://host",
     "lftp -u bob,$LFTP_PASSWORD sftp://host",
     "lftp -u bob,- sftp://host",
+    # zip's combined flags without -P, and a stand-in after -rP
+    "zip -rq out.zip dir",
+    "zip -rP $ZIP_PASSWORD out.zip dir",
+    # net use /u: with a prompt; Samba's other clients without a password
+    "net use Z: \\\\srv\\share /u:bob *",
+    "rpcclient -U bob 10.0.0.5",
+    "net rpc user -U bob -S srv",
+    "smbcacls //srv/share f -U bob%$SMB_PASS",
+    "net ads join -U Administrator",
+    # continued commands with no password, a prompt or a stand-in
+    "sshpass \\\n  -p $SSHPASS ssh host",
+    "mysql -u root \\\n  -p appdb",
+    "curl \\\n  -u bob https://api.example.com",
+    "docker login \\\n  -u me registry.example.com",
+    "openssl enc -aes-256-cbc \\\n  -pass env:ENC_PASS -in f",
+    "net use Z: \\\\srv\\share ^\n  /user:bob *",
+    "smbclient //srv/s \\\n  -U bob -A creds.txt",
+    # a line that ends in a backslash or caret but continues no command
+    "Paths end in a separator, like C:\\temp\\\nthen zip the folder",
+    "Match the line start with ^\nthen sshpass -p prompts",
 ]
 
 

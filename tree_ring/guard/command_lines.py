@@ -2,6 +2,8 @@
 `mysql -pX`, `sshpass -p X`, `redis-cli -a X`, `curl -u user:X`,
 `openssl enc -k X`, `zip -P X`, `7z a -pX`, `net use ... /user:U X`,
 `smbclient -U user%X`, `lftp -u user,X`.
+A command continued over lines (`sshpass \\` then `-p X` on the next) is
+read joined (`joined_lines`).
 
 Every pattern starts at the command or the flag's name. A flag or position
 that only ever takes a password (`--password`, keytool's `-storepass`,
@@ -20,6 +22,19 @@ from collections.abc import Callable
 
 from tree_ring.guard.rule import SECRET, Rule, rule, text_pattern
 from tree_ring.guard.values import chosen_password, high_entropy, password_looking, stand_in
+
+# A line continuation: a backslash (or cmd.exe's `^`) at the end of a line,
+# then the newline and the next line's indentation; or a backslash and a space
+# where a pasted continuation lost its newline. The command-line rules read the
+# text with each one joined into a space (`joined_lines`), as the shell does.
+_CONTINUATION = r"(?:[ \t]{0,8}[\\^][ \t]{0,8}\r?\n|[ \t]{1,8}\\[ \t]{1,8}(?:\r?\n)?)[ \t]*+"
+
+
+def joined_lines(text: str) -> str | None:
+    """`text` with its line continuations joined into spaces, or None if it has none."""
+    joined, count = text_pattern(_CONTINUATION).subn(" ", text)
+    return joined if count else None
+
 
 # openssl's `-pass` sources that name where the password is, not the password.
 _PASS_SOURCES = ("env", "file", "fd")
@@ -161,7 +176,7 @@ CLI_RULES: tuple[Rule, ...] = (
     # zip -P X, unzip -P X, after the command's other options only, so that
     # a later command's `-P` ("then scp -P 2222") is not read as zip's.
     _cli(
-        rb"zip(?:[ \t]{1,4}-[^\s\x00]{1,32}+){0,8}?[ \t]{1,4}-P[ \t]{1,4}",
+        rb"zip(?:[ \t]{1,4}-[^\s\x00]{1,32}+){0,8}?[ \t]{1,4}-[a-z0-9]{0,8}P[ \t]{1,4}",
         b"zip",
         view="raw",
         validator=_chosen,
@@ -181,14 +196,26 @@ CLI_RULES: tuple[Rule, ...] = (
         validator=_chosen,
     ),
     _cli(
-        rb"net use" + _SAME_COMMAND + rb"/user:[^\s\x00]{1,128}+[ \t]{1,4}(?![/*])",
+        rb"net use" + _SAME_COMMAND + rb"/u(?:ser)?:[^\s\x00]{1,128}+[ \t]{1,4}(?![/*])",
         b"net use",
         validator=_chosen,
     ),
-    # smbclient -U user%X, --user=user%X: `-U user` alone prompts.
+    # smbclient -U user%X, --user=user%X, and Samba's other clients (rpcclient,
+    # smbcacls, `net rpc`, ...) that take the same: `-U user` alone prompts.
     _cli(
-        rb"smbclient" + _SAME_COMMAND + rb"(?:-u|--user)(?:[ \t]{0,4}|=)",
+        rb"(?:smb(?:client|cacls|cquotas|get|tree)|rpcclient|net (?:rpc|ads|rap|sam))"
+        + _SAME_COMMAND
+        + rb"(?:-u|--user)(?:[ \t]{0,4}|=)",
         b"smbclient",
+        b"smbcacls",
+        b"smbcquotas",
+        b"smbget",
+        b"smbtree",
+        b"rpcclient",
+        b"net rpc",
+        b"net ads",
+        b"net rap",
+        b"net sam",
         validator=_samba_pair,
     ),
     # lftp -u user,X: `-u user` alone prompts.

@@ -438,12 +438,36 @@ def _candidates(plan: prefilter.Plan, text: _Text) -> list[Rule]:
     return [rules[index] for index in sorted(found)]
 
 
+# The bytes a line continuation starts with (see `command_lines.joined_lines`):
+# a text that holds none has nothing to join.
+_CONTINUATION_MARKS = (b"\\\n", b"\\\r", b"\\ ", b"\\\t", b"^\n", b"^\r", b"^ ", b"^\t")
+
+
+def _continued(text: _Text) -> _Text | None:
+    """`text` with its line continuations joined, for the command-line rules,
+    or None if it has none."""
+    raw = text.raw
+    if not (b"\\" in raw or b"^" in raw) or not any(mark in raw for mark in _CONTINUATION_MARKS):
+        return None
+    from tree_ring.guard.command_lines import joined_lines  # most texts never need it
+
+    joined = joined_lines(raw[1:].decode("utf-8", "surrogatepass"))
+    return None if joined is None else _Text(joined)
+
+
 def _find_secret(text: _Text, *, tokens_only: bool = False) -> str | None:
     for rule in _candidates(_secret_plan(), text):
         if tokens_only and rule.name not in _token_rules():
             continue
         if _first_valid(rule, text):
             return rule.name
+    # A command continued over lines (`sshpass \\`, then `-p X` on the next
+    # line) is read by the command-line rules as the shell reads it: joined.
+    joined = None if tokens_only else _continued(text)
+    if joined is not None:
+        for rule in _candidates(_secret_plan(), joined):
+            if rule.name == "cli-password" and _first_valid(rule, joined):
+                return rule.name
     return None
 
 
