@@ -339,3 +339,29 @@ def test_a_tombstone_line_holding_a_sentence_of_a_memorys_details_asks(tmp_path:
     assert kept in {e["id"] for e in ledger_entries(root)}
     fresh = cli(root, "--json", "remember", "Checklist copy", "--details", details)
     assert fresh.code == 0, fresh.err
+
+
+def test_a_tombstone_line_holding_a_global_notes_words_is_not_recorded(tmp_path: Path) -> None:
+    elsewhere = first_repo(tmp_path, "elsewhere")
+    gone = remember(elsewhere, FORGOTTEN)
+    ok(elsewhere, "forget", gone, "--mode", "delete", "--reason", "x")
+    lines = [json.loads(line) for line in ok(elsewhere, "export").out.splitlines()]
+    root = first_repo(tmp_path)
+    pid = project.load_project_id(root)
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    note = cli(root, "--json", "remember", FORGOTTEN, "--scope", "global", environ=home)
+    assert note.code == 0, note.err
+    crafted = [
+        line | {"project": pid, "memory_id": "mem_20261201_000000_ffffffffffff"}
+        for line in lines
+        if line.get("record") == "content_tombstone"
+    ]
+    done = cli(
+        root, "--json", "import", str(write_lines(tmp_path / "c.jsonl", crafted)), environ=home
+    )
+    assert done.code == 0, done.err
+    assert done.json()["spared_notes"] == [note.json()["id"]] and done.json()["requested"] == []
+    brief = cli(root, "brief", environ=home)
+    assert FORGOTTEN in brief.out
+    ok(root, "sync")
+    assert stones(root) == []

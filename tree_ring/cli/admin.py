@@ -194,6 +194,12 @@ def cmd_import(ctx: Context) -> int:
             f"\nforgot {len(report.forgotten_here)} stored memories the file's tombstones "
             "name as forgotten: " + ", ".join(report.forgotten_here)
         )
+    if report.spared:
+        text += (
+            f"\n{len(report.spared)} of your global notes hold words the file's tombstones "
+            "name as forgotten: those lines are not recorded (`tree-ring forget ID --user` "
+            "forgets a note): " + ", ".join(report.spared)
+        )
     if report.merged:
         merged = ", ".join(f"{p} ({n})" for p, n in sorted(report.merged.items()))
         text += f"\nmerged rows of other projects into {identity.project}: {merged}"
@@ -237,6 +243,7 @@ def cmd_import(ctx: Context) -> int:
             "skipped": len(report.skipped),
             "requested": report.requested,
             "forgotten_here": report.forgotten_here,
+            "spared_notes": report.spared,
             **listing(items),
         }
         | ({} if mine is None else {"user": _user_part(mine)}),

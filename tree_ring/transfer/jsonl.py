@@ -117,6 +117,9 @@ class ImportReport:
     # Memories this store held that a person's tombstone lines name as
     # forgotten: forgotten here too (`stone_lines.forget_named`).
     forgotten_here: list[str] = field(default_factory=lambda: [])
+    # The person's global notes whose words a tombstone line held: the line
+    # is not recorded (`stone_lines.held_content`).
+    spared: list[str] = field(default_factory=lambda: [])
     dry_run: bool = False
     replaced: list[str] = field(default_factory=lambda: [])
     # (line number, reason) of each line left out under `skip_invalid`.
@@ -233,7 +236,9 @@ def import_lines(
             if actor.origin.is_agent:
                 stones = stone_lines.as_claims(db, stones, actor, report.requested)
             else:
-                stones = stone_lines.held_content(db, stones, import_actor, report.requested)
+                stones = stone_lines.held_content(
+                    db, stones, import_actor, report.requested, report.spared
+                )
             # The file's own tombstones are not what was forgotten here: a restore
             # re-admits what they hold as the file says (`_readmitted`).
             hashes = [stone["content_hash"] for stone in stones]

@@ -78,7 +78,11 @@ def as_claims(
 
 
 def held_content(
-    db: Db, stones: list[dict[str, Any]], actor: Actor, requested: list[str]
+    db: Db,
+    stones: list[dict[str, Any]],
+    actor: Actor,
+    requested: list[str],
+    spared: list[str],
 ) -> list[dict[str, Any]]:
     """A person's tombstone lines, but those that name an id this store does
     not hold with the content of a memory it does (`tombstones.holding`):
@@ -86,18 +90,35 @@ def held_content(
     (`review list`), and its line is not recorded. Recorded, it would keep
     the memory here while the team ledger this store writes tells every
     clone to refuse it; a file that only says the content was forgotten
-    under another id does not say which memory here goes. Returns the lines
-    to record; the requests raised are added to `requested`."""
+    under another id does not say which memory here goes. Nor is a line
+    recorded that holds the words of a note of the store read beside this
+    one (the person's global notes): it would hide the note here; the
+    note's id is added to `spared`, for the person to forget it there if
+    they mean to. Returns the lines to record; the requests raised are
+    added to `requested`."""
     now = now_iso()
     kept: list[dict[str, Any]] = []
     asked: set[str] = set()
     why = "an imported content tombstone holds its content under another id"
     for stone in stones:
         found = _holders(db, stone, by_id=False)
-        if not found:
+        notes = [] if found else _notes_holding(db, stone)
+        if not found and not notes:
             kept.append(stone)
         _ask(db, found, asked, why, actor, now, requested)
+        spared.extend(note.id for note in notes if note.id not in spared)
     return kept
+
+
+def _notes_holding(db: Db, stone: dict[str, Any]) -> list[Memory]:
+    """The notes of the stores `db` answers to (the person's user store, for
+    a project) whose write the line's hash would refuse."""
+    found: list[Memory] = []
+    for source in db.answers_to:
+        other = source()
+        if other is not None:
+            found += tombstones.holding(other[0], other[1], [stone["content_hash"]])
+    return found
 
 
 def _holders(db: Db, stone: dict[str, Any], *, by_id: bool) -> list[Memory]:
