@@ -289,23 +289,28 @@ def test_an_agents_withdrawal_of_an_id_does_not_refuse_the_persons_row(tmp_path:
     assert mine.json()["imported"] == 1 and LATER in summaries(root)
 
 
-def test_a_persons_tombstone_line_holding_a_stored_memorys_content_asks(tmp_path: Path) -> None:
-    # The hashes of the sentence, as any store gives them (an export of its forget).
+def crafted(tmp_path: Path, root: Path, made_up: str) -> Path:
+    """A file of tombstone lines for FORGOTTEN under the made-up id `made_up`,
+    for `root`'s project: the hashes any store gives (an export of its forget)."""
     elsewhere = first_repo(tmp_path, "elsewhere")
     gone = remember(elsewhere, FORGOTTEN)
     ok(elsewhere, "forget", gone, "--mode", "delete", "--reason", "x")
     lines = [json.loads(line) for line in ok(elsewhere, "export").out.splitlines()]
-    root = first_repo(tmp_path)
     pid = project.load_project_id(root)
-    kept = remember(root, FORGOTTEN)
-    made_up = "mem_20261201_000000_dddddddddddd"
-    crafted = [
+    stones = [
         line | {"project": pid, "memory_id": made_up}
         for line in lines
         if line.get("record") == "content_tombstone"
     ]
-    assert crafted
-    done = ok(root, "--json", "import", str(write_lines(tmp_path / "c.jsonl", crafted))).json()
+    assert stones
+    return write_lines(tmp_path / "crafted.jsonl", stones)
+
+
+def test_a_persons_tombstone_line_holding_a_stored_memorys_content_asks(tmp_path: Path) -> None:
+    root = first_repo(tmp_path)
+    kept = remember(root, FORGOTTEN)
+    lines = crafted(tmp_path, root, "mem_20261201_000000_dddddddddddd")
+    done = ok(root, "--json", "import", str(lines)).json()
     [asked] = done["requested"]
     assert asked.startswith("req_") and done["forgotten_here"] == []
     # Nothing recorded: the memory stays here, and no tombstone reaches the ledger.
@@ -318,20 +323,11 @@ def test_a_persons_tombstone_line_holding_a_stored_memorys_content_asks(tmp_path
 
 
 def test_a_tombstone_line_holding_a_sentence_of_a_memorys_details_asks(tmp_path: Path) -> None:
-    elsewhere = first_repo(tmp_path, "elsewhere")
-    gone = remember(elsewhere, FORGOTTEN)
-    ok(elsewhere, "forget", gone, "--mode", "delete", "--reason", "x")
-    lines = [json.loads(line) for line in ok(elsewhere, "export").out.splitlines()]
     root = first_repo(tmp_path)
-    pid = project.load_project_id(root)
     details = f"Bump the version first. {FORGOTTEN}. Then tag the release."
     kept = ok(root, "--json", "remember", "Release checklist", "--details", details).json()["id"]
-    crafted = [
-        line | {"project": pid, "memory_id": "mem_20261201_000000_eeeeeeeeeeee"}
-        for line in lines
-        if line.get("record") == "content_tombstone"
-    ]
-    done = ok(root, "--json", "import", str(write_lines(tmp_path / "c.jsonl", crafted))).json()
+    lines = crafted(tmp_path, root, "mem_20261201_000000_eeeeeeeeeeee")
+    done = ok(root, "--json", "import", str(lines)).json()
     [asked] = done["requested"]
     assert asked.startswith("req_")
     # The memory stays, and its sentence reaches no clone as a tombstone.
@@ -342,23 +338,12 @@ def test_a_tombstone_line_holding_a_sentence_of_a_memorys_details_asks(tmp_path:
 
 
 def test_a_tombstone_line_holding_a_global_notes_words_is_not_recorded(tmp_path: Path) -> None:
-    elsewhere = first_repo(tmp_path, "elsewhere")
-    gone = remember(elsewhere, FORGOTTEN)
-    ok(elsewhere, "forget", gone, "--mode", "delete", "--reason", "x")
-    lines = [json.loads(line) for line in ok(elsewhere, "export").out.splitlines()]
     root = first_repo(tmp_path)
-    pid = project.load_project_id(root)
     home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
     note = cli(root, "--json", "remember", FORGOTTEN, "--scope", "global", environ=home)
     assert note.code == 0, note.err
-    crafted = [
-        line | {"project": pid, "memory_id": "mem_20261201_000000_ffffffffffff"}
-        for line in lines
-        if line.get("record") == "content_tombstone"
-    ]
-    done = cli(
-        root, "--json", "import", str(write_lines(tmp_path / "c.jsonl", crafted)), environ=home
-    )
+    lines = crafted(tmp_path, root, "mem_20261201_000000_ffffffffffff")
+    done = cli(root, "--json", "import", str(lines), environ=home)
     assert done.code == 0, done.err
     assert done.json()["spared_notes"] == [note.json()["id"]] and done.json()["requested"] == []
     brief = cli(root, "brief", environ=home)
