@@ -108,13 +108,23 @@ _SAME_COMMAND = rb"[ \t](?:[^\n\x00|;&]{0,240}?[ \t])?"
 _CLI_VALUE = rb"(?P<v>\"[^\"\n\x00]{1,200}+\"|'[^'\n\x00]{1,200}+'|[^\s\x00\"'`]{1,200}+)"
 
 
+# After a pipe: a command on the same line that reads a password from its
+# input (in the lower view: sudo's `-S` reads as `-s`).
+_PIPED_TO = (
+    rb"[^\n\x00|;&]{0,160}?(?:-stdin|chpasswd|passwd(?=[ \t]{1,4}--stdin)"
+    rb"|sudo(?:[ \t]{1,4}-[^\s\x00]{1,16}+){0,4}?[ \t]{1,4}-s(?![^\s\x00])"
+    rb"|kinit|-fd[ \t]{1,4}0(?![^\s\x00]))"
+)
+
+
 def _cli(
     pattern: bytes,
     *heads: bytes,
     view: str = "lower",
     validator: Callable[[str], bool] = _cli_password,
+    after: bytes = b"",
 ) -> Rule:
-    return rule("cli-password", SECRET, view, pattern + _CLI_VALUE, validator, heads=heads)
+    return rule("cli-password", SECRET, view, pattern + _CLI_VALUE + after, validator, heads=heads)
 
 
 CLI_RULES: tuple[Rule, ...] = (
@@ -218,6 +228,33 @@ CLI_RULES: tuple[Rule, ...] = (
         b"net sam",
         validator=_samba_pair,
     ),
-    # lftp -u user,X: `-u user` alone prompts.
+    # lftp -u user,X: `-u user` alone prompts. Its `open -u user,X`, in a
+    # script or at its prompt, with no `lftp` before it.
     _cli(rb"lftp" + _SAME_COMMAND + rb"-u[ \t]{1,4}", b"lftp", validator=_lftp_pair),
+    _cli(
+        rb"open(?:[ \t]{1,4}-[^\s\x00]{1,32}+){0,4}?[ \t]{1,4}-u[ \t]{1,4}",
+        b"open",
+        validator=_lftp_pair,
+    ),
+    # A password piped to a command that reads it from its input: `echo X |
+    # docker login --password-stdin`, `printf '%s' X | passwd --stdin bob`,
+    # `echo X | sudo -S cmd`, `echo X | kinit`, `gpg --passphrase-fd 0`.
+    _cli(
+        rb"(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3}){0,3}"
+        # printf's format before the value: '%s', "%s\n"
+        rb"(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}",
+        b"echo",
+        b"printf",
+        validator=_chosen,
+        after=rb"(?=[ \t]{0,4}\|" + _PIPED_TO + rb")",
+    ),
+    # The same after a here-string: `docker login --password-stdin <<< X`.
+    _cli(
+        rb"(?:stdin|passwd|kinit|-fd[ \t]{1,4}0)[^\n\x00|;&]{0,120}?<<<[ \t]{0,4}",
+        b"stdin",
+        b"passwd",
+        b"kinit",
+        b"-fd",
+        validator=_chosen,
+    ),
 )

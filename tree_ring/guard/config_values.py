@@ -22,18 +22,20 @@ from tree_ring.guard.values import chosen_password, literal_secret, stand_in
 _BARE_VALUE = r"[^\s\"'`,;&)\]}<\x00]*"
 
 
-def assigned_password(span: str) -> bool:
+def assigned_password(span: str, *, prose: bool = False) -> bool:
     """The value after a password key, from the rest of its line: a literal
     secret, or a password someone chose (`chosen_password`). A bare value
     with more words after it opens a sentence ("passphrase: leave empty for
-    the dev key") and is judged as prose."""
+    the dev key") and is judged as prose; with `prose`, so is every bare
+    value (after a key in a language whose describing words the guard does
+    not know: "Passwort: geändert")."""
     quote = span[:1]
     if quote in ("'", '"', "`"):
         value = span[1:].partition(quote)[0]
         return literal_secret(quote + value) or chosen_password(value, quoted=True)
     found = text_pattern(_BARE_VALUE).match(span)
     value = found.group() if found else ""
-    prose = span[len(value) :].lstrip(" \t")[:1].isalpha()
+    prose = prose or span[len(value) :].lstrip(" \t")[:1].isalpha()
     return literal_secret(value) or chosen_password(value, prose=prose)
 
 

@@ -22,6 +22,7 @@ from tree_ring.guard.config_values import (
     assigned_password,
     yaml_password_rule,
 )
+from tree_ring.guard.password_words import FORMS
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, table, text_pattern
 from tree_ring.guard.values import (
     chosen_password,
@@ -126,6 +127,20 @@ _KEY_SEPARATORS = (b"", b"_", b"-", b".", b" ")
 _NAMED_PASSWORD_KEY = (
     rb"p(?:assw(?:or)?d(?<!\S[:/]passwd)(?<!\S[:/]password)|assphrase|wd(?<![a-z0-9?&]pwd))"
 )
+# The word for "password" in other languages (`password_words`), longest
+# first so "mot de passe" is not read as "passe".
+_OTHER_LANGUAGES = sorted((form.encode() for form in FORMS), key=len, reverse=True)
+# In groups: the prefilter's reader of a pattern's heads (`reader`) gives up
+# on one alternation of them all.
+_OTHER_LANGUAGE_GROUPS = [
+    tuple(_OTHER_LANGUAGES[start : start + 32]) for start in range(0, len(_OTHER_LANGUAGES), 32)
+]
+
+
+def _assigned_in_other_language(span: str) -> bool:
+    return assigned_password(span, prose=True)
+
+
 # Keys that may name one: "passcode" (a meeting's, as often as not); "pass"
 # and "pw" as whole words ("DB_PASS", not "bypass"); "SSHPASS". Their values
 # count when random enough (`literal_secret`).
@@ -157,6 +172,17 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         _NAMED_PASSWORD_KEY + _ASSIGN + _LINE_VALUE,
         assigned_password,
         heads=(b"pass", b"pw"),
+    ),
+    tuple(
+        rule(
+            "password-assignment",
+            SECRET,
+            "lower",
+            rb"(?:" + b"|".join(map(escape, forms)) + rb")" + _ASSIGN + _LINE_VALUE,
+            _assigned_in_other_language,
+            heads=forms,
+        )
+        for forms in _OTHER_LANGUAGE_GROUPS
     ),
     # YAML's block scalars, tags, anchors and values on the next line.
     yaml_password_rule(_NAMED_PASSWORD_KEY, (b"pass", b"pw")),
