@@ -4,6 +4,7 @@ the decisions each row offers, and the requests to forget beneath."""
 from __future__ import annotations
 
 import re
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -150,7 +151,8 @@ def test_each_waiting_row_offers_its_decisions_and_requests_to_forget_are_listed
     cells = re.findall(r"<td>(.*?)</td>", section.split("</table>")[0])
     assert cells[:5] == [
         asked.request,
-        f'<a href="/memory?id={kept.id}">{kept.id}</a>',
+        f'<a href="/memory?id={kept.id}">{kept.id}</a> '
+        f'<span class="summary">{escape(kept.summary, quote=True)}</span>',
         "redact",
         "stale",
         "claude-code (claude-code)",

@@ -41,6 +41,8 @@ def status(
         "memories": census.census(db, project_id),
         # The queue as `review list` shows it: still on record and waiting.
         "review_queue": review.queue_size(db, project_id),
+        # Requests to forget or confirm, which `review list` shows after the rows.
+        "review_requests": review.requests_waiting(db, project_id),
         "inbox": inbox.count(store, project_id),
         "write_policy": coordinator.state(db).mode,
         "checkpoint": cadence.mode,

@@ -369,6 +369,13 @@ def _withdrawn(counts: dict[str, Any]) -> str:
     return f" ({held} withdrawn by agents: they bind agents' writes only)" if held else ""
 
 
+def _requests(waiting: int) -> str:
+    """Requests to forget or confirm, when any wait: an agent's, or one an import raised."""
+    if not waiting:
+        return ""
+    return f", {waiting} request{'s' if waiting != 1 else ''} to forget or confirm"
+
+
 def status_lines(data: dict[str, Any]) -> list[str]:
     counts: dict[str, Any] = data["memories"]
     retired: dict[str, int] = counts["retired_by_reason"]
@@ -382,7 +389,8 @@ def status_lines(data: dict[str, Any]) -> list[str]:
         )
         + (f"; by ring: {_counts(counts['by_ring'])}" if counts["by_ring"] else ""),
         f"waiting for review: {counts['pending']} pending, {counts['disputed']} disputed"
-        f" (`tree-ring review list`: {data['review_queue']})",
+        + _requests(data["review_requests"])
+        + f" (`tree-ring review list`: {data['review_queue'] + data['review_requests']})",
         f"retired: {counts['retired']}" + (f" ({_counts(retired)})" if retired else ""),
         f"forgotten content (tombstones): {counts['tombstones']}{_withdrawn(counts)}",
     ]

@@ -104,6 +104,7 @@ def cmd_review_list(ctx: Context) -> int:
         waiting = kept[:limit]
         # Each reason as this read may show it (`review.waiting_requests`).
         asked = review.waiting_requests(store.db, project_id, view, reader)
+        about = review.asked_about(store.db, asked, view)
         # Who put a line there, for what a team ledger line made (`team/provenance.py`).
         from tree_ring.team import provenance
 
@@ -148,7 +149,7 @@ def cmd_review_list(ctx: Context) -> int:
     if asked:
         lines.append(f"requests to forget or confirm: {len(asked)} waiting")
     for r in asked:
-        lines.append(f"{r.id}  {requests.asked_for(r)}")
+        lines.append(f"{r.id}  {requests.asked_for(r)}: {about[r.id]}")
         lines.append(f"    why: {preview(r.reason)}")
         lines.append(f"    asked by {r.actor} ({r.origin}) at {r.created_at[:19]}Z")
         if r.id in came:
@@ -156,7 +157,13 @@ def cmd_review_list(ctx: Context) -> int:
     if len(waiting) < len(kept):
         lines.append(f"{showing(len(waiting), len(kept))} waiting (--limit shows more)")
     items += [
-        {"kind": "forget_request", **r.to_dict(), "provenance": came.get(r.id)} for r in asked
+        {
+            "kind": "forget_request",
+            **r.to_dict(),
+            "summary": about[r.id],
+            "provenance": came.get(r.id),
+        }
+        for r in asked
     ]
     data = listing(items, total=len(kept) + len(asked), limit=ctx.args.limit)
     ctx.emit(

@@ -376,8 +376,9 @@ TOOLS: tuple[Tool, ...] = (
         description=(
             "What `tree-ring status` reports: where this project's Tree Ring store is, its "
             "memories by state (live, waiting for review, retired, with live ones by ring), "
-            "the review queue and the inbox, the write policy and the stop checkpoint's "
-            "cadence, the person's user store, and when each harness's hooks last ran."
+            "the review queue, the requests to forget or confirm, and the inbox, the write "
+            "policy and the stop checkpoint's cadence, the person's user store, and when "
+            "each harness's hooks last ran."
         ),
         input_schema=_inputs({}),
         output_schema=_outputs(
@@ -386,6 +387,7 @@ TOOLS: tuple[Tool, ...] = (
                 "root": {"type": "string"},
                 "memories": {"type": "object"},
                 "review_queue": {"type": "integer"},
+                "review_requests": {"type": "integer"},
                 "inbox": {"type": "integer"},
                 "write_policy": {"type": "string"},
                 "checkpoint": {"type": "string"},

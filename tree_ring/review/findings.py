@@ -12,7 +12,9 @@ Each finding names one memory and says why it is reported:
   every chain of two or more supersessions.
 - contradictions: pairs of current rows linked by `contradicts`, once each,
   until a person approves one of them with the other in place.
-- review: the review queue, pending and disputed, with why each waits.
+- review: the review queue, pending and disputed, with why each waits, and
+  the requests to forget or confirm a row that wait for a person (an
+  agent's, or one an import raised), with who asked and why.
 
 Only the project's rows are read: every partition's for a person, and for an
 agent (`reader`) only those it may read, as its recall reads them
@@ -208,7 +210,26 @@ def waiting(db: Db, project: str | None, reader: Identity | None = None) -> list
     return [
         _finding("review", m, f"{m.trust}: {m.review_reason or 'waiting for review'}")
         for m in map(withholding.memory, findings.waiting(db, project, reader))
-    ]
+    ] + requests_waiting(db, project, reader)
+
+
+def requests_waiting(db: Db, project: str | None, reader: Identity | None) -> list[Finding]:
+    """A finding for each request to forget or confirm that waits, about the
+    row it names, its reason withheld as `review list` withholds it."""
+    from tree_ring.review.queue import waiting_requests
+    from tree_ring.store import rows
+    from tree_ring.write.requests import asked_for
+
+    withholding = reasons.Withholding(db)
+    found: list[Finding] = []
+    for request in waiting_requests(db, project, View(), reader):
+        why = f"{asked_for(request)}, asked by {request.actor} ({request.id}): {request.reason}"
+        memory = rows.find(db, request.memory_id)
+        if memory is None:
+            found.append(Finding("review", request.memory_id, why))
+        else:
+            found.append(_finding("review", withholding.memory(memory), why))
+    return found
 
 
 def report(

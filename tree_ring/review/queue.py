@@ -79,6 +79,13 @@ def queue_size(db: Db, project: str | None, reader: Identity | None = None) -> i
     return store_queue.size(db, project, reader)
 
 
+def requests_waiting(db: Db, project: str | None) -> int:
+    """How many requests to forget or confirm wait for a person (`review list` lists them)."""
+    from tree_ring.store import forget_requests
+
+    return forget_requests.waiting_count(db, project or "")
+
+
 def waiting_requests(
     db: Db, project: str | None, view: View, reader: Identity | None = None
 ) -> list[requests.Request]:
@@ -100,6 +107,22 @@ def waiting_requests(
             reason = reasons.shown(db, request.project or "", reason)
         shown.append(replace(request, reason=reason))
     return shown
+
+
+def asked_about(db: Db, asked: list[requests.Request], view: View) -> dict[str, str]:
+    """request id -> the summary of the row it names, as a read under `view`
+    may show it (a sensitive row's withheld, a forgotten quote taken out),
+    so a person sees what approving would forget; "(no such memory)" for a
+    request naming none."""
+    withholding = reasons.Withholding(db)
+    about: dict[str, str] = {}
+    for request in asked:
+        memory = rows.find(db, request.memory_id)
+        if memory is None:
+            about[request.id] = "(no such memory)"
+        else:
+            about[request.id] = withheld.summary(withholding.memory(memory), view)
+    return about
 
 
 def _on_record(memory: Memory) -> None:

@@ -43,6 +43,14 @@ def waiting(db: Db, project: str, reader: Identity | None = None) -> list[Any]:
     return db.query(sql + " ORDER BY r.created_at, r.id", params)
 
 
+def waiting_count(db: Db, project: str) -> int:
+    """How many of the project's requests wait for a person."""
+    found = db.scalar(
+        "SELECT count(*) FROM forget_requests WHERE project = ? AND decision IS NULL", (project,)
+    )
+    return int(found or 0)
+
+
 def get(db: Db, request_id: str) -> Any:
     """The request's row, or None."""
     return db.execute("SELECT * FROM forget_requests WHERE id = ?", (request_id,)).fetchone()

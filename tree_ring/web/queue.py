@@ -107,9 +107,9 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         page = kept[offset : offset + PAGE]
         waiting = [w.memory for w in page]
         against = {other.id: other for w in page for other in w.contradicts}
-        asked = review.waiting_requests(
-            db, site.project, View(include_sensitive=shown_sensitive), reader
-        )
+        asked_view = View(include_sensitive=shown_sensitive)
+        asked = review.waiting_requests(db, site.project, asked_view, reader)
+        about = review.asked_about(db, asked, asked_view)
         came = provenance.said_of(db, [m.id for m in waiting] + [r.id for r in asked])
     items: list[str] = []
     for m in waiting:
@@ -157,7 +157,8 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
             listed.append(
                 [
                     text(r.id),
-                    f'<a href="{attr(memory_link(r.memory_id))}">{text(r.memory_id)}</a>',
+                    f'<a href="{attr(memory_link(r.memory_id))}">{text(r.memory_id)}</a> '
+                    f'<span class="summary">{text(markup.clip(about[r.id], 300))}</span>',
                     text(r.mode),
                     text(preview(r.reason)),
                     text(f"{r.actor} ({r.origin})")

@@ -184,7 +184,11 @@ def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
             + (f" ({text(_counts(retired))})" if retired else ""),
         ],
         ["memories (every state)", f'<span id="total">{counts["total"]}</span>'],
-        ["review queue", f'<a href="/review" id="queue">{data["review_queue"]} waiting</a>'],
+        [
+            "review queue",
+            f'<a href="/review" id="queue">{data["review_queue"]} waiting</a>'
+            + _requests(data["review_requests"]),
+        ],
         ["inbox", f'<a href="/inbox" id="inbox">{data["inbox"]} new from agents</a>'],
         [
             "forgotten content (tombstones)",
@@ -251,6 +255,14 @@ def _user_store(mine: Mapping[str, Any]) -> str:
         f'<span id="user-queue">{mine["review_queue"]}</span> waiting for review</span>'
         f' <span class="note">{where}</span>'
     )
+
+
+def _requests(waiting: int) -> str:
+    """Requests to forget or confirm, which the review page lists after the rows."""
+    if not waiting:
+        return ""
+    noun = "request" if waiting == 1 else "requests"
+    return f' and <span id="requests">{waiting}</span> {noun} to forget or confirm'
 
 
 def _counts(counts: Mapping[str, int]) -> str:
