@@ -20,20 +20,20 @@ def _cases(word: str) -> list[str]:
     return [word, word[:1].upper() + word[1:], word.upper()]
 
 
-REFUSED = [
-    f"{key}{sep}{value}"
+REFUSED = {
+    f"{key}{sep}{value}": "password-other-language"
     for word in WORDS
     for key in _cases(word)
     for sep, value in ((": ", "Geheim123!x"), (" = ", "'Tr0ub4dor&3'"), ("：", "qwerty123"))
-]
+}
 
 
-@pytest.mark.parametrize("text", REFUSED, ids=list(range(len(REFUSED))))
-def test_a_password_after_the_word_is_refused(text: str) -> None:
-    assert find_secret(text) == "password-assignment"
+@pytest.mark.parametrize(("text", "rule"), REFUSED.items(), ids=list(range(len(REFUSED))))
+def test_a_password_after_the_word_is_refused(text: str, rule: str) -> None:
+    assert find_secret(text) == rule
     with pytest.raises(SecretRefused) as caught:
         check_fields({"summary": "Login notes", "details": f"Staging box. {text}"})
-    assert (caught.value.rule, caught.value.field) == ("password-assignment", "details")
+    assert (caught.value.rule, caught.value.field) == (rule, "details")
 
 
 STORED = [
@@ -54,3 +54,53 @@ STORED = [
 def test_a_description_after_the_word_is_stored(text: str) -> None:
     assert find_secret(text) is None
     assert check_fields({"summary": "Login notes", "details": text}) == "normal"
+
+
+SENTENCES = {
+    "Das Passwort für die Staging-Datenbank lautet Kx7!mQ2pL": "password-other-language",
+    "La contraseña del servidor FTP es Welcome1": "password-other-language",
+    "Le mot de passe du compte admin est CopperMeadow37!": "password-other-language",
+    "A senha do banco de produção é Tr0ub4dor&3": "password-other-language",
+    "Het wachtwoord voor de VPN is OtterStaple49#": "password-other-language",
+    "Пароль от админки: cxuvot%0305Owwb": "password-other-language",
+    "测试服务器的root密码是 h-^q_gv4YE&olHCLNR": "password-other-language",
+    "本番DBのパスワードは VelvetMaple80$ です": "password-other-language",
+    "관리자 비밀번호는 oFb%_4-bBe@katu8 입니다": "password-other-language",
+    "Hasło do serwera to Zielony2024!": "password-other-language",
+    # the English word, another language's link
+    "La password di Grafana è Dragon1987": "password-other-language",
+    "El password es Summer2024!": "password-other-language",
+}
+
+
+@pytest.mark.parametrize(("text", "rule"), SENTENCES.items(), ids=list(range(len(SENTENCES))))
+def test_a_password_a_sentence_gives_is_refused(text: str, rule: str) -> None:
+    assert find_secret(text) == rule
+
+
+SENTENCES_STORED = [
+    # a describing word, a rule about passwords, where it is kept
+    "Das Passwort ist abgelaufen",
+    "Das Passwort muss mindestens 12 Zeichen haben.",
+    "Passwortmanager ist Pflicht: KeePass2 oder Bitwarden",
+    "La contraseña es obligatoria",
+    "Le mot de passe est réinitialisé tous les 90 jours",
+    "A senha é trocada a cada 90 dias",
+    "Het wachtwoord is verlopen",
+    "Пароль хранится в Vault",
+    "パスワードは保管庫にあります",
+    "비밀번호는 금고에 있습니다",
+    "密码是必填项",
+    "La password è scaduta",
+    "El password es el mismo de siempre",
+    # English sentences stay the English rule's: no new reading of them
+    "password on prod01 expired",
+    "password length is 12chars",
+    "password reset flow: step2 sends the mail",
+    "password to the vault is in 1Password",
+]
+
+
+@pytest.mark.parametrize("text", SENTENCES_STORED)
+def test_a_sentence_about_a_password_is_stored(text: str) -> None:
+    assert find_secret(text) is None

@@ -22,7 +22,6 @@ from tree_ring.guard.config_values import (
     assigned_password,
     yaml_password_rule,
 )
-from tree_ring.guard.password_words import FORMS
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, table, text_pattern
 from tree_ring.guard.values import (
     chosen_password,
@@ -43,7 +42,7 @@ from tree_ring.guard.values import (
 # `:=`, `==`, `=>` or `>` (`<password>...`); or, after a quoted key, a comma
 # (`define('DB_PASSWORD', '...')`, `config.get("api_key", "...")`) or an XML
 # value attribute (`<add key="Password" value="..."/>`).
-_ASSIGN = (
+ASSIGN = (
     rb"(?:[\"'`]?\]?[ \t]{0,16}"
     rb"(?::[ \t]{0,16}[a-z_&][a-z0-9_.\[\]|, <>&']{0,64}+[ \t]{0,16}(?==))?"
     rb"(?:=>|:=|==|=|:|>)"
@@ -67,7 +66,7 @@ _VALUE = _value_of(_MIN)
 # After a key that names a password, the rest of the line: the validator
 # reads the value from its start and whether words follow it (see
 # `assigned_password`). Four characters at least, as `chosen_password`.
-_LINE_VALUE = rb"(?P<v>[^\n\x00]{4,256}+)"
+LINE_VALUE = rb"(?P<v>[^\n\x00]{4,256}+)"
 
 # A cheap look-ahead for the separator, checked before a rule's look-behinds:
 # "token" and "key" are common words, and most occurrences have no separator.
@@ -127,20 +126,6 @@ _KEY_SEPARATORS = (b"", b"_", b"-", b".", b" ")
 _NAMED_PASSWORD_KEY = (
     rb"p(?:assw(?:or)?d(?<!\S[:/]passwd)(?<!\S[:/]password)|assphrase|wd(?<![a-z0-9?&]pwd))"
 )
-# The word for "password" in other languages (`password_words`), longest
-# first so "mot de passe" is not read as "passe".
-_OTHER_LANGUAGES = sorted((form.encode() for form in FORMS), key=len, reverse=True)
-# In groups: the prefilter's reader of a pattern's heads (`reader`) gives up
-# on one alternation of them all.
-_OTHER_LANGUAGE_GROUPS = [
-    tuple(_OTHER_LANGUAGES[start : start + 32]) for start in range(0, len(_OTHER_LANGUAGES), 32)
-]
-
-
-def _assigned_in_other_language(span: str) -> bool:
-    return assigned_password(span, prose=True)
-
-
 # Keys that may name one: "passcode" (a meeting's, as often as not); "pass"
 # and "pw" as whole words ("DB_PASS", not "bypass"); "SSHPASS". Their values
 # count when random enough (`literal_secret`).
@@ -169,20 +154,9 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "password-assignment",
         SECRET,
         "lower",
-        _NAMED_PASSWORD_KEY + _ASSIGN + _LINE_VALUE,
+        _NAMED_PASSWORD_KEY + ASSIGN + LINE_VALUE,
         assigned_password,
         heads=(b"pass", b"pw"),
-    ),
-    tuple(
-        rule(
-            "password-assignment",
-            SECRET,
-            "lower",
-            rb"(?:" + b"|".join(map(escape, forms)) + rb")" + _ASSIGN + _LINE_VALUE,
-            _assigned_in_other_language,
-            heads=forms,
-        )
-        for forms in _OTHER_LANGUAGE_GROUPS
     ),
     # YAML's block scalars, tags, anchors and values on the next line.
     yaml_password_rule(_NAMED_PASSWORD_KEY, (b"pass", b"pw")),
@@ -192,7 +166,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "password-assignment",
         SECRET,
         "lower",
-        _OTHER_PASSWORD_KEY + _ASSIGN + _VALUE,
+        _OTHER_PASSWORD_KEY + ASSIGN + _VALUE,
         literal_secret,
         heads=(b"pass", b"pw"),
     ),
@@ -200,7 +174,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "password-assignment",
         SECRET,
         "lower",
-        _PIN_KEY + _ASSIGN + _value_of(4),
+        _PIN_KEY + ASSIGN + _value_of(4),
         _assigned_pin,
         heads=(b"pin",),
     ),
@@ -208,7 +182,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "secret-assignment",
         SECRET,
         "lower",
-        rb"secret(?<!\S[:/]secret)" + _ASSIGN + _VALUE,
+        rb"secret(?<!\S[:/]secret)" + ASSIGN + _VALUE,
         literal_secret,
         heads=(b"secret",),
     ),
@@ -216,7 +190,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "secret-assignment",
         SECRET,
         "lower",
-        rb"cred(?:entials?|s)" + _ASSIGN + _VALUE,
+        rb"cred(?:entials?|s)" + ASSIGN + _VALUE,
         literal_secret,
         heads=(b"cred",),
     ),
@@ -224,7 +198,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "token-assignment",
         SECRET,
         "lower",
-        rb"token" + _SEPARATOR_NEXT + rb"(?<!\S[:/]token)" + _ASSIGN + _VALUE,
+        rb"token" + _SEPARATOR_NEXT + rb"(?<!\S[:/]token)" + ASSIGN + _VALUE,
         _after_names(_NOT_CREDENTIAL_TOKENS, (b"", b"_", b"-"), literal_secret, required=False),
         heads=(b"token",),
         before=_BEFORE,
@@ -233,7 +207,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "api-key-assignment",
         SECRET,
         "lower",
-        rb"key(?:_base)?" + _SEPARATOR_NEXT + _ASSIGN + _VALUE,
+        rb"key(?:_base)?" + _SEPARATOR_NEXT + ASSIGN + _VALUE,
         _after_names(_SECRET_KEY_NAMES, _KEY_SEPARATORS, literal_secret, required=True),
         heads=(b"key",),
         before=_BEFORE,
@@ -318,12 +292,12 @@ HEADER_RULES: tuple[Rule, ...] = table(
 # Prose: "the staging password is X", "password for prod: X", "use key X".
 
 # Words that join a subject to its value: "is", "was set to", ":", "=".
-_LINKS = frozenset(
+LINKS = frozenset(
     {"is", "was", "are", "were", "be", "been", "has", "had", "=", ":", "->", "=>", "-", "–", "—",
      "equals", "became", "becomes", "reads", "is:", "was:", "are:"}
 )  # fmt: skip
 # Words that may sit between the link and the value.
-_FILLERS = frozenset(
+FILLERS = frozenset(
     {"now", "still", "currently", "just", "simply", "literally", "actually", "always",
      "changed", "reset", "rotated", "updated", "set", "to", "the", "string", "value"}
 )  # fmt: skip
@@ -345,7 +319,8 @@ _WRAPPERS = "'\"`“”‘’([{"
 _TRAILING = ".,;:)]}'\"`“”’"
 
 
-def _clean(word: str) -> str:
+def clean(word: str) -> str:
+    """`word` without the quotes, brackets and punctuation around it."""
     return word.lstrip(_WRAPPERS).rstrip(_TRAILING)
 
 
@@ -375,7 +350,7 @@ def _candidate(tail: str) -> str | None:
         if not words:
             return None
     first = words[0]
-    if first[:1] in ":=" and first not in _LINKS:
+    if first[:1] in ":=" and first not in LINKS:
         word = first.lstrip(":=>") or (words[1] if len(words) > 1 else "")
         return _value(word, after_colon=first[0] == ":")
     index = 0
@@ -383,7 +358,7 @@ def _candidate(tail: str) -> str | None:
     if first.lower() in _OPENERS or first.startswith("("):
         for index in range(min(len(words), _MAX_QUALIFIERS)):
             word = words[index]
-            if word.lower() in _LINKS:
+            if word.lower() in LINKS:
                 break
             if word.endswith((":", "=")):
                 linked = True
@@ -396,9 +371,7 @@ def _candidate(tail: str) -> str | None:
                 return _value(words[1], after_colon=False)
             return None
         index += 1 if linked else 0
-    while index < len(words) and (
-        words[index].lower() in _LINKS or words[index].lower() in _FILLERS
-    ):
+    while index < len(words) and (words[index].lower() in LINKS or words[index].lower() in FILLERS):
         linked = True
         index += 1
     if index >= len(words):
@@ -416,7 +389,7 @@ def _value(word: str, *, after_colon: bool) -> str | None:
         return None
     if (word.startswith("-") and word[1:2].isalpha()) or word.startswith("--"):
         return None
-    return _clean(word) or None
+    return clean(word) or None
 
 
 def _pair(tail: str, value: str) -> str | None:
@@ -428,9 +401,20 @@ def _pair(tail: str, value: str) -> str | None:
 
 
 def _user_password(tail: str, value: str) -> bool:
-    """`value` is "user:password", or the user of "user / password"."""
+    """`value` is "user:password" or "user/password", or the user of "user /
+    password". Glued to a slash, the password must hold a symbol: "login
+    flow/OAuth2" names a path, "login admin/Spring#2025" a password."""
     user, colon, password = value.partition(":")
     if colon and user and password != user and password_looking(password, min_len=6):
+        return True
+    user, slash, password = value.partition("/")
+    if (
+        slash
+        and user.isalnum()
+        and "/" not in password
+        and not password.isalnum()
+        and password_looking(password, min_len=6)
+    ):
         return True
     password = _pair(tail, value)
     return password is not None and password != value and password_looking(password, min_len=6)
@@ -458,7 +442,7 @@ def _linked(tail: str, value: str) -> bool:
     """Whether a link ("is", ":", "=") comes between the keyword and `value`."""
     before = tail.split(value, 1)[0]
     return before.rstrip().endswith((":", "=")) or any(
-        word.lower() in _LINKS or word.endswith((":", "=")) for word in before.split()
+        word.lower() in LINKS or word.endswith((":", "=")) for word in before.split()
     )
 
 
@@ -509,7 +493,7 @@ def _prose_token(tail: str) -> bool:
 
 # The rest of the line after a keyword: the validator reads it. A look-ahead,
 # so each keyword on a line is judged on its own.
-_TAIL = rb"(?=(?P<v>[^\n\x00]{1,160}))"
+TAIL = rb"(?=(?P<v>[^\n\x00]{1,160}))"
 
 # "page token", "primary key": compounds that are no credential.
 _NOT_CREDENTIAL_KEYS = (
@@ -547,7 +531,7 @@ def _prose(
     before: int = 0,
 ) -> Rule:
     # The cheap tests first: most keywords in prose fail them.
-    source = keyword + rb"(?![a-z0-9_-])" + ahead + _TAIL
+    source = keyword + rb"(?![a-z0-9_-])" + ahead + TAIL
     return rule(name, SECRET, "lower", source, validator, heads=(head,), before=before)
 
 

@@ -1,16 +1,31 @@
-"""The word for "password" in other languages, as a config key or a label:
-`Passwort: X`, `contraseña = X`, `пароль: X`, `密码：X` (a full-width colon
-is read as ":" in the folded spelling the guard also scans).
+"""Secret rules for the word "password" in other languages.
 
-The credential rules (`credentials`) build one rule for each way a word is
-written in the guard's "lower" view, which lowers ASCII letters only: a
-word with other letters is listed as written in lower case, capitalised and
-in capitals ("пароль", "Пароль", "ПАРОЛЬ"), and as the folded spelling
-writes it too: without its marks ("contrasena"), look-alike letters read as
-the letters they imitate.
+- As a key or a label: `Passwort: X`, `contraseña = X`, `пароль: X`,
+  `密码：X` (a full-width colon is read as ":" in the folded spelling the
+  guard also scans). The value is judged as an English password key's is
+  (`config_values.assigned_password`), except that a bare single word of
+  letters is read as prose: the guard knows no other language's describing
+  words ("geändert"), so a word alone is a password only when long, or when
+  it holds a digit or a symbol.
+- In a sentence: "Das Passwort für die Datenbank lautet X", "La contraseña
+  del servidor es X", "本番DBのパスワードは X です", "관리자 비밀번호는 X
+  입니다", and "La password di Grafana è X" (the English word, another
+  language's link): the value after a link word, a colon or a particle
+  glued to the word, within a few words of it.
+
+The rules are built for each way a word is written in the guard's "lower"
+view, which lowers ASCII letters only: a word with other letters is listed
+as written in lower case, capitalised and in capitals ("пароль", "Пароль",
+"ПАРОЛЬ"), and as the folded spelling writes it too: without its marks
+("contrasena"), look-alike letters read as the letters they imitate.
 """
 
 from __future__ import annotations
+
+from tree_ring.guard.config_values import assigned_password
+from tree_ring.guard.credentials import ASSIGN, LINE_VALUE, LINKS, TAIL, clean
+from tree_ring.guard.rule import SECRET, Rule, escape, rule
+from tree_ring.guard.values import chosen_password, password_looking
 
 # By language: German, Dutch, Swedish, Norwegian and Danish, Finnish,
 # French, Spanish, Portuguese, Polish, Czech and Slovak, Hungarian, Turkish,
@@ -81,3 +96,105 @@ def derived() -> tuple[str, ...]:
             for form in (cased, unmarked(cased), skeleton(unmarked(cased))):
                 seen.setdefault(form.encode().lower().decode(), None)
     return tuple(seen)
+
+
+# Words that join the word to its value in other languages: "ist", "lautet",
+# "es", "est", "è", "é", "är", "er", "jest", "je", "это", ...
+_LINKS = frozenset(
+    {"ist", "lautet", "war", "es", "era", "est", "était", "è", "é", "är", "var",
+     "er", "on", "oli", "jest", "je", "to", "az", "este", "это", "был", "была", "є",
+     "είναι", "adalah", "ialah", "là", "הוא", "היא", "هي", "هو", "lautete", "sind"}
+)  # fmt: skip
+# Those that are English words too, which an English sentence may hold
+# after "password" ("password on prod01 expired").
+_ENGLISH = frozenset({"on", "to", "war", "era", "var", "er"})
+# Particles glued to the word in Chinese, Japanese and Korean ("密码是 X",
+# "パスワードは X", "비밀번호는 X"), and a full-width colon.
+_PARTICLES = ("是", "为", "為", "：", "は", "が", "는", "은", "이", "가")
+# How many words may say which password it is before the link.
+_QUALIFIERS = 8
+_SENTENCE_ENDS = (".", "!", "?", ";", "。", "！", "？")
+
+
+def _value(tail: str, links: frozenset[str], *, colons: bool = True) -> str | None:
+    """The word a sentence gives the password, read from the text after the
+    word: after one of `links`, or (with `colons`) after a colon or "="."""
+    particle = next((p for p in _PARTICLES if tail.startswith(p)), "")
+    if particle:
+        words = tail[len(particle) :].split()
+        return clean(words[0]) if words else None
+    if not (tail[:1].isspace() or tail[:1] in ":="):
+        return None  # glued to a longer word: "Passwortmanager", "密码学"
+    words = tail.split()
+    for index, word in enumerate(words[: _QUALIFIERS + 1]):
+        if colons and index == 0 and word[:1] in ":=" and len(word) > 1:
+            return clean(word[1:])  # "Passwort :X"
+        if word.lower() in links or (colons and word.endswith((":", "：", "="))):
+            return clean(words[index + 1]) if index + 1 < len(words) else None
+        if word.endswith(_SENTENCE_ENDS):
+            return None
+    return None
+
+
+def _said(value: str | None) -> bool:
+    return value is not None and (password_looking(value) or chosen_password(value, prose=True))
+
+
+def _in_a_sentence(tail: str) -> bool:
+    return _said(_value(tail, LINKS | _LINKS))
+
+
+def _english_word_in_a_sentence(tail: str) -> bool:
+    # English sentences are the password-in-prose rule's: only another
+    # language's link words here ("La password di Grafana è X").
+    return _said(_value(tail, _LINKS - _ENGLISH, colons=False))
+
+
+def _assigned(span: str) -> bool:
+    return assigned_password(span, prose=True)
+
+
+def _groups() -> list[tuple[bytes, ...]]:
+    # Longest first, so "mot de passe" is not read as a shorter word; in
+    # groups, since the prefilter's reader of a pattern's heads (`reader`)
+    # gives up on one alternation of them all.
+    forms = sorted((form.encode() for form in FORMS), key=len, reverse=True)
+    return [tuple(forms[start : start + 32]) for start in range(0, len(forms), 32)]
+
+
+def _either(forms: tuple[bytes, ...]) -> bytes:
+    return rb"(?:" + b"|".join(map(escape, forms)) + rb")"
+
+
+OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
+    *(
+        rule(
+            "password-other-language",
+            SECRET,
+            "lower",
+            _either(forms) + ASSIGN + LINE_VALUE,
+            _assigned,
+            heads=forms,
+        )
+        for forms in _groups()
+    ),
+    *(
+        rule(
+            "password-other-language",
+            SECRET,
+            "lower",
+            _either(forms) + TAIL,
+            _in_a_sentence,
+            heads=forms,
+        )
+        for forms in _groups()
+    ),
+    rule(
+        "password-other-language",
+        SECRET,
+        "lower",
+        rb"password" + TAIL,
+        _english_word_in_a_sentence,
+        heads=(b"password",),
+    ),
+)

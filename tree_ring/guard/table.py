@@ -3,7 +3,10 @@
 The secret rules come first and are checked in order, so the first that
 matches names the refusal: provider formats (`tokens`) before the rules for
 credentials without a format (`credentials`: headers and URLs, assignments,
-command lines, prose), specific before generic. The sensitivity rules
+command lines, prose; `password_words`: the word for password in other
+languages; `code_arguments`: passwords code passes by position or as a
+Terraform default; `account_secrets`: session cookies, seed phrases,
+recovery codes), specific before generic. The sensitivity rules
 (`personal`) follow. `engine` scans text with the table.
 
 The sensitivity rules are imported on first use of `SENSITIVITY_RULES` or
@@ -13,12 +16,17 @@ brief) never builds them.
 
 from __future__ import annotations
 
+from tree_ring.guard.account_secrets import ACCOUNT_RULES
+from tree_ring.guard.code_arguments import CODE_ARGUMENT_RULES
 from tree_ring.guard.credentials import CREDENTIAL_RULES
+from tree_ring.guard.password_words import OTHER_LANGUAGE_RULES
 from tree_ring.guard.rule import NORMAL, SECRET, SEVERITY_ORDER, VIEWS, Rule, term_problem
 from tree_ring.guard.tokens import TOKEN_RULES
 from tree_ring.guard.values import shannon_entropy
 
-SECRET_RULES: tuple[Rule, ...] = TOKEN_RULES + CREDENTIAL_RULES
+SECRET_RULES: tuple[Rule, ...] = (
+    TOKEN_RULES + CREDENTIAL_RULES + OTHER_LANGUAGE_RULES + CODE_ARGUMENT_RULES + ACCOUNT_RULES
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

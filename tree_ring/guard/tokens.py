@@ -20,8 +20,10 @@ from tree_ring.guard.key_bodies import KEY_BODY_RULES
 from tree_ring.guard.rule import SECRET, Rule, rule, table, text_pattern
 from tree_ring.guard.token_family import tokens
 from tree_ring.guard.values import (
+    placeholder_text,
     random_opaque,
     random_token,
+    sequential,
     shannon_entropy,
     stand_in,
 )
@@ -50,7 +52,8 @@ _PRIVATE_KEY_HEADER = r"-{4,5} ?BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)? ?-{4
 # What documentation writes instead of a key body.
 _ELIDED_BODY = (
     r"(?:\\n|\s)*(?:\.\.\.|…|<|\[|\{|x{3}|X{3}|\*{3}|redacted|REDACTED|snip|your|YOUR|paste"
-    r"|-{5}END)"
+    # The END marker next, after a separator: "BEGIN ... / END ..." names the markers.
+    r"|-{5}END|(?:/|,|\||&|and|or|to)\s*-{5}END)"
 )
 
 
@@ -94,6 +97,20 @@ def _sas_signature(window: str) -> bool:
 
 def _jwt_signature(signature: str) -> bool:
     return not stand_in(signature, quoted=True)
+
+
+def _zapier_hook(span: str) -> bool:
+    """A catch hook's account and hook ids: short, so judged as not a filler
+    ("0000000/xxxxxx", "1234567/abcdef") rather than by their entropy."""
+    account, _, hook = span.partition("/")
+    if placeholder_text(hook) or stand_in(hook, quoted=True):
+        return False
+    return (
+        len(set(account)) >= 3
+        and len(set(hook)) >= 4
+        and not sequential(account)
+        and not sequential(hook)
+    )
 
 
 def _aws_key_id(span: str) -> bool:
@@ -189,9 +206,20 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         "slack-webhook",
         SECRET,
         "raw",
-        rb"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{20,300}+",
+        # The path alone is judged: the host would make "T00000000/B00000000/XXXX" look random.
+        rb"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/-]{20,300}+)",
         random_token,
         heads=(b"hooks.slack.com/",),
+    ),
+    # A Zapier catch hook: anyone holding the URL can start the Zap.
+    rule(
+        "zapier-webhook",
+        SECRET,
+        # Its ids hold no long run of token characters for the raw view's run test.
+        "lower",
+        rb"hooks\.zapier\.com/hooks/catch/(?P<v>[0-9]{4,12}/[A-Za-z0-9]{5,16})",
+        _zapier_hook,
+        heads=(b"hooks.zapier.com/hooks/catch/",),
     ),
     # Slack bot, user, app, refresh, session, config and app-level tokens.
     tokens(
@@ -282,6 +310,12 @@ TOKEN_RULES: tuple[Rule, ...] = table(
     # Webhook signing secrets (Stripe, Svix, Clerk, Resend): whoever holds one
     # can forge events the receiver trusts.
     tokens("webhook-signing-secret", random_token, ([b"whsec_"], rb"[A-Za-z0-9+/=]{24,100}+")),
+    # Fly.io's macaroon tokens, as `fly tokens create` prints them.
+    tokens(
+        "flyio-token",
+        random_token,
+        ([b"FlyV1 fm1_", b"FlyV1 fm2_"], rb"[A-Za-z0-9+/=_,-]{40,2000}+"),
+    ),
     # Google API keys (Maps, Firebase, Gemini...).
     tokens(
         "google-api-key",
