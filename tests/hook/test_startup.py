@@ -41,7 +41,8 @@ MODEL = {
     "tree_ring.harness",
     "tree_ring.harness.receipts",
 }
-# SessionStart: the adapter, the brief, the store's open and migration check, receipts,
+# SessionStart: the adapter, the brief, the store's open and migration check
+# (with `gitdir`: a store git tracks came with a checkout and is refused), receipts,
 # the usage log's one line;
 # of the guard, the engine, the prefilter and the secret rules' plan written out
 # (`secret_plan`): a row that opens none of its tests builds no rule, so neither
@@ -51,6 +52,7 @@ START = MODEL | {
     "tree_ring.api",
     "tree_ring.api.project",
     "tree_ring.model.anchor",
+    "tree_ring.model.gitdir",
     "tree_ring.model.identity",
     "tree_ring.read.staleness",
     "tree_ring.store.anchors",

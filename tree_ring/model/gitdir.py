@@ -116,3 +116,45 @@ def head_commit(start: str) -> str | None:
     ref = head[len("ref: ") :]
     # A branch's own ref is in the worktree's git dir only for per-worktree refs.
     return resolve(common, ref)
+
+
+# An index larger than this is not searched (a repository of millions of files).
+MAX_INDEX = 1 << 26
+
+
+def tracks(path: str) -> bool:
+    """Whether the repository holding `path` tracks it: its path, relative to
+    the repository's root, is an entry of the index (`git ls-files` would
+    list it). Read from the index's bytes for versions 2 and 3, which store
+    each path whole after its entry's flags; a version 4 index (paths
+    prefix-compressed), a linked or oversized one, or anything unreadable
+    gives False."""
+    top = repository_root(os.path.dirname(path))
+    found = dirs(top) if top is not None else None
+    if top is None or found is None:
+        return False
+    relative = os.path.relpath(path, top)
+    if relative.startswith(".."):
+        return False
+    index = os.path.join(found[0], "index")
+    try:
+        fd = os.open(index, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False
+    try:
+        data = os.read(fd, MAX_INDEX + 1)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    if len(data) > MAX_INDEX or data[:4] != b"DIRC" or data[4:8] not in (b"\0\0\0\2", b"\0\0\0\3"):
+        return False
+    wanted = relative.replace(os.sep, "/").encode("utf-8", "surrogateescape") + b"\0"
+    start = data.find(wanted, 12)
+    while start >= 0:
+        # An entry's path follows its flags, whose low bits hold the path's
+        # length; a longer path ending the same way has "/" before it.
+        if data[start - 1 : start] != b"/":
+            return True
+        start = data.find(wanted, start + 1)
+    return False

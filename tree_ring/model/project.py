@@ -53,18 +53,43 @@ GITIGNORE = (
 
 
 def find_root_str(start: StrPath) -> str | None:
-    """The nearest directory at or above `start` that holds `.tree-ring/`."""
+    """The nearest directory at or above `start` that holds `.tree-ring/`,
+    within the repository `start` is in: the walk stops at the first folder
+    holding a `.git`, so a repository without a store of its own never takes
+    an outer folder's (a vendored checkout inside a project, any repository
+    under a shared `/tmp`). Above `start`, a `.tree-ring/` that belongs to
+    another user is refused rather than taken (as git refuses a repository
+    another user owns): whoever can write above a folder could otherwise
+    brief every project under it."""
     here = os.path.realpath(start)
     while True:
         candidate = os.path.join(here, DIR)
         # A link counts as found, so `check_tree` refuses it instead of the
         # walk going past it to some outer project.
         if os.path.isdir(candidate) or os.path.islink(candidate):
+            if here != os.path.realpath(start):
+                _check_owner(candidate)
             return here
+        if os.path.lexists(os.path.join(here, ".git")):
+            return None
         parent = os.path.dirname(here)
         if parent == here:
             return None
         here = parent
+
+
+def _check_owner(folder: str) -> None:
+    """Refuse a `.tree-ring/` above the working folder that neither this user
+    nor the superuser owns."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # pragma: no cover - no owners to compare on this platform
+        return
+    owner = os.lstat(folder).st_uid
+    if owner not in (getuid(), 0):
+        raise UnsafePath(
+            f"{folder} belongs to another user (uid {owner}), so Tree Ring will not read it "
+            "from a folder below; run `tree-ring init` in your project or pass --root"
+        )
 
 
 def find_root(start: Path) -> Path | None:

@@ -16,7 +16,7 @@ import time
 from _thread import allocate_lock
 
 from tree_ring.model import project
-from tree_ring.model.errors import NoStore, StoreBusy, StoreFault
+from tree_ring.model.errors import NoStore, StoreBusy, StoreFault, UnsafePath
 from tree_ring.model.record import now_iso
 from tree_ring.store import schema
 from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
@@ -170,6 +170,22 @@ def _wal_frames(path: StrPath) -> bool:
         return False
 
 
+def _refuse_tracked(path: str) -> None:
+    """Refuse a store that git tracks. The store is ignored, never committed:
+    one that arrived with a checkout (a branch or a fork that added it) holds
+    whatever its author wrote, as the person's own memories, past every rule
+    the team ledger's lines are held to, and git replaced this clone's own
+    store with it."""
+    from tree_ring.model import gitdir
+
+    if gitdir.tracks(path):
+        raise UnsafePath(
+            f"{path} is tracked by git: it came with the checkout, not from you, and Tree Ring "
+            "will not trust it; untrack it (`git rm --cached`) and move it aside, then restore "
+            "your own from a backup, or run `tree-ring sync` to rebuild from the team ledger"
+        )
+
+
 class Store:
     """One open store. Use as a context manager, or call `close()`."""
 
@@ -210,6 +226,7 @@ class Store:
         root = project.normalise_root_str(root)
         project.check_tree(root)  # SQLite follows links; nothing there may be one
         path = project.store_path_str(root)
+        _refuse_tracked(path)
         return cls._open_path(
             path,
             root,

@@ -1,0 +1,110 @@
+"""A store is this clone's own: one git tracks came with a checkout (a branch
+or a fork that added it with `git add -f`) and is refused, in one line, by
+every command and, failing open, by the hooks; and the walk that finds a
+project stops at its repository's root, and never takes a `.tree-ring/`
+another user owns above the working folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from helpers import run_process
+from reliability_support import run_hook
+
+from tree_ring.model import gitdir, project
+from tree_ring.model.errors import UnsafePath
+from tree_ring.store.db import Store
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.email=t@x", "-c", "user.name=t", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    assert run_process("--root", str(root), "init").returncode == 0
+    written = run_process("--root", str(root), "remember", "A note of the store's author")
+    assert written.returncode == 0, written.stderr
+    return root
+
+
+def _start(root: Path) -> dict[str, object]:
+    return {"hook_event_name": "SessionStart", "cwd": str(root), "session_id": "s1"}
+
+
+def test_an_ignored_store_is_opened(repo: Path) -> None:
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "init")
+    assert not gitdir.tracks(str(project.store_path(repo)))
+    with Store.open(repo) as store:
+        assert store.db.scalar("SELECT count(*) FROM memories") == 1
+    hooked = run_hook(_start(repo))
+    assert hooked.returncode == 0 and b"A note of the store's author" in hooked.stdout
+
+
+def test_a_tracked_store_is_refused_by_every_command_and_the_hook(repo: Path) -> None:
+    _git(repo, "add", "-f", ".tree-ring/memory.sqlite")
+    _git(repo, "commit", "-qm", "the store, forced in")
+    assert gitdir.tracks(str(project.store_path(repo)))
+    with pytest.raises(UnsafePath, match="tracked by git"):
+        Store.open(repo)
+    for args in (("list",), ("recall", "note"), ("remember", "Another note")):
+        run = run_process("--root", str(repo), *args)
+        lines = run.stderr.decode().strip().splitlines()
+        assert run.returncode != 0 and len(lines) == 1 and "tracked by git" in lines[0]
+    hooked = run_hook(_start(repo))
+    assert hooked.returncode == 0 and hooked.stdout.strip() in (b"", b"{}")
+    assert b"tracked by git" in hooked.stderr
+    # Untracked and moved aside, the project starts again from its ledger.
+    _git(repo, "rm", "-q", "--cached", ".tree-ring/memory.sqlite")
+    os.replace(project.store_path(repo), repo / "theirs.sqlite")
+    assert run_process("--root", str(repo), "sync").returncode == 0
+    assert run_process("--root", str(repo), "list").returncode == 0
+
+
+def test_a_longer_path_ending_the_same_way_is_not_the_store(repo: Path) -> None:
+    other = repo / "vendor" / ".tree-ring"
+    other.mkdir(parents=True)
+    (other / "memory.sqlite").write_bytes(b"not ours")
+    _git(repo, "add", "-f", "vendor/.tree-ring/memory.sqlite")
+    assert not gitdir.tracks(str(project.store_path(repo)))
+    assert gitdir.tracks(str(other / "memory.sqlite"))
+
+
+def test_the_walk_stops_at_the_repository_root(repo: Path) -> None:
+    inner = repo / "vendor" / "lib"
+    (inner / "src").mkdir(parents=True)
+    _git(inner, "init", "-q")
+    assert project.find_root_str(inner / "src") is None
+    assert project.find_root_str(repo / "vendor") == str(repo.resolve())
+    hooked = run_hook(_start(inner / "src"))
+    assert hooked.returncode == 0 and b"A note of the store's author" not in hooked.stdout
+
+
+def test_another_users_store_above_the_working_folder_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    assert run_process("--root", str(shared), "init").returncode == 0
+    below = shared / "work" / "here"
+    below.mkdir(parents=True)
+    if os.getuid() == 0:
+        os.chown(shared / ".tree-ring", 4243, 4243)
+    else:
+        monkeypatch.setattr(os, "getuid", lambda: os.stat(shared).st_uid + 1)
+    with pytest.raises(UnsafePath, match="belongs to another user"):
+        project.find_root_str(below)
+    # At the working folder itself, it is the folder someone chose to work in.
+    assert project.find_root_str(shared) == str(shared.resolve())
