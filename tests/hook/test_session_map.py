@@ -119,3 +119,54 @@ def test_a_linked_map_or_folder_is_refused_and_the_hook_stays_open(
     assert "symbolic link" in err and (elsewhere / sessions.FILE).read_text() == before
     with pytest.raises(Exception, match="symbolic link"):
         sessions.root_of(home, "t")
+
+
+RECORD = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+from tree_ring.model import sessions
+sessions.record({"TREE_RING_USER_HOME": sys.argv[2]}, sys.argv[3], sys.argv[4], 1)
+"""
+
+
+def test_sessions_starting_together_each_keep_their_entry(tmp_path: Path) -> None:
+    import subprocess
+
+    repo = str(Path(__file__).resolve().parents[2])
+    home = tmp_path / "me"
+    started = [
+        subprocess.Popen(
+            [sys.executable, "-c", RECORD, repo, str(home), f"s-{n}", f"/work/p{n}"],
+            stderr=subprocess.PIPE,
+        )
+        for n in range(24)
+    ]
+    for process in started:
+        assert process.wait(timeout=60) == 0, process.stderr.read() if process.stderr else ""
+    environ = {"TREE_RING_USER_HOME": str(home)}
+    assert {n: sessions.root_of(environ, f"s-{n}") for n in range(24)} == {
+        n: f"/work/p{n}" for n in range(24)
+    }
+
+
+def test_a_lock_held_too_long_costs_the_entry_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+    import os
+
+    environ = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    sessions.record(environ, "first", "/work/a", 1)
+    path = sessions.path_str(environ)
+    assert path is not None
+    held = os.open(path + ".lock", os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    monkeypatch.setattr(sessions, "LOCK_WAIT_SECONDS", 0.05)
+    try:
+        with pytest.raises(OSError, match="being written by another start"):
+            sessions.record(environ, "second", "/work/b", 2)
+    finally:
+        os.close(held)
+    assert sessions.root_of(environ, "second") is None
+    sessions.record(environ, "second", "/work/b", 2)
+    assert sessions.root_of(environ, "second") == "/work/b"

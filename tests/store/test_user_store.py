@@ -177,7 +177,7 @@ def test_a_missing_user_store_is_silent_and_is_not_created_by_reads(
     status = run(run_cli, home, "status")
     assert status["user_store"] == {"path": str(tmp_path / "me" / "user.sqlite"), "exists": False}
     # The Codex start hook's session map is all that folder holds (model/sessions.py).
-    assert {p.name for p in (tmp_path / "me").iterdir()} == {"sessions.json"}
+    assert {p.name for p in (tmp_path / "me").iterdir()} == {"sessions.json", "sessions.json.lock"}
 
 
 def test_a_damaged_user_store_costs_hooks_nothing_and_commands_one_line(

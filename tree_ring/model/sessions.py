@@ -13,7 +13,9 @@ rather than guess.
 One small file, `sessions.json` beside the user store:
 `{"sessions": {"<id>": ["<project root>", <unix seconds>]}}`, the newest
 `MAX_SESSIONS` kept. It is written whole to a new file and renamed over the
-old, and, like the user store, neither it nor its folder may be a link.
+old, under an exclusive lock on `sessions.json.lock` (where the platform has
+`fcntl`), so sessions starting together each keep their entry; like the user
+store, neither it nor its folder may be a link.
 """
 
 from __future__ import annotations
@@ -73,17 +75,53 @@ def root_of(environ: Mapping[str, str], session: str) -> str | None:
     return root if isinstance(root, str) and os.path.isabs(root) else None
 
 
+# How long a start waits for another to finish writing the map.
+LOCK_WAIT_SECONDS = 2.0
+
+
 def record(environ: Mapping[str, str], session: str, root: str, now: int) -> None:
     """Note that `session` works in `root`, keeping the newest MAX_SESSIONS.
 
-    Two sessions starting at once may each rename over the other's write; the
-    one lost is asked for again on its next start, and until then its MCP
-    calls are refused, never sent elsewhere."""
+    Read, changed and renamed over under the map's lock, so no start's entry
+    is lost to another's; a lock held past LOCK_WAIT_SECONDS raises OSError
+    (the hook says so in a line), and that session's MCP calls are refused,
+    never sent elsewhere, until its next start records it."""
     path = path_str(environ)
     if path is None or len(root) > MAX_ROOT:
         return
     if not _checked(path):
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+    lock = _lock(path)
+    try:
+        _write(path, session, root, now)
+    finally:
+        if lock is not None:
+            os.close(lock)  # closing the descriptor releases the lock
+
+
+def _lock(path: str) -> int | None:
+    """An exclusive lock on the map's lock file, or None where there is no `fcntl`."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - no POSIX locks on this platform
+        return None
+    import time
+
+    flags = os.O_RDWR | os.O_CREAT | project.NOFOLLOW
+    fd = os.open(path + ".lock", flags, 0o600)
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise OSError(f"{path} is being written by another start") from None
+            time.sleep(0.005)
+
+
+def _write(path: str, session: str, root: str, now: int) -> None:
     sessions = _load(path)
     sessions[session] = [root, now]
     kept = sorted(sessions.items(), key=_when, reverse=True)[:MAX_SESSIONS]
