@@ -35,7 +35,7 @@ def test_every_read_shows_the_reason_with_the_forgotten_quote_withheld(
     assert f"    why: {SHOWN}" in listed.splitlines()
     brief = run_cli("brief").out
     [line] = [line for line in brief.splitlines() if memory_id in line]
-    assert f"(disputed by claude-code: contradicts: {MARK}; check the runbook)" in line
+    assert f'(disputed by claude-code: "contradicts: {MARK}; check the runbook")' in line
     mcp = claude(project_root).call("show", {"id": memory_id})["memory"]
     assert mcp["review_reason"] == SHOWN
     for out in (str(shown), text, str(item), listed, brief, str(mcp)):

@@ -83,5 +83,5 @@ def test_capture_inbox_promote_reaches_codex_and_a_global_note_every_project(
     assert stored.startswith("stored mem_")
     assert (home / ".local" / "share" / "tree-ring" / "user.sqlite").exists()
     elsewhere = session(claude, other, [Turn(text="Hello.")], tmp_path / "claude-other.jsonl")
-    assert f"[you] {GLOBAL_NOTE}" in opening(elsewhere)
+    assert f'[you] "{GLOBAL_NOTE}"' in opening(elsewhere)
     assert SUMMARY not in opening(elsewhere)  # the promoted lesson stays in its project

@@ -34,7 +34,7 @@ def test_the_mcp_brief_holds_the_persons_lines_as_the_hook_does(
     assert noted.code == 0, noted.err
     run_cli("remember", "Deploys go through the staging branch", environ=home)
     result = claude(project_root, **home).call("brief", {})
-    assert "[you] I prefer pytest -q" in result["text"]
+    assert '[you] "I prefer pytest -q' in result["text"]
     assert result["text"] == _hook_text(project_root, {**home, "CLAUDECODE": "1"})
 
 

@@ -437,7 +437,7 @@ def test_refute_disputes_a_memory_and_the_brief_marks_it(
     pipe = claude(project_root)
     done = pipe.call("refute", {"id": stored, "reason": "server.py binds 9090"})
     assert (done["ok"], done["trust"], done["reason"]) == (True, "disputed", "server.py binds 9090")
-    assert "(disputed by claude-code: server.py binds 9090)" in pipe.call("brief", {})["text"]
+    assert '(disputed by claude-code: "server.py binds 9090")' in pipe.call("brief", {})["text"]
     failed(pipe.call("refute", {"id": stored, "reason": "again"}), "already disputed")
     failed(pipe.call("refute", {"id": stored, "reason": ""}), "reason")
     failed(

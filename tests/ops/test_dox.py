@@ -350,7 +350,7 @@ def test_the_brief_labels_synced_rows(run_cli: CliRunner, tree: Path) -> None:
     text = run_cli("brief").out
     rules = stable_id("dox", "AGENTS.md#rules-1")
     (line,) = [ln for ln in text.splitlines() if rules in ln]
-    assert line.startswith("[heartwood, synced from AGENTS.md] DOX verification guidance")
+    assert line.startswith('[heartwood, synced from AGENTS.md] "DOX verification guidance')
     write(run_cli, "remember", "A plain decision", "--event-type", "note")
     plain = [ln for ln in run_cli("brief").out.splitlines() if "A plain decision" in ln]
     assert plain and plain[0].startswith("[cambium] ")

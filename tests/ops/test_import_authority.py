@@ -70,7 +70,7 @@ def test_a_file_claiming_a_syncs_source_type_is_not_labelled_synced(
         store, [json.dumps(line.to_dict())], project=project_id, actor=PERSON
     ).created
     shown = brief.line(rows.get(store.db, memory_id))
-    assert shown.startswith(f"[cambium] {CLAIMED} (") and "origin: import)" in shown
+    assert shown.startswith(f'[cambium] "{CLAIMED}" (') and "origin: import)" in shown
 
 
 def test_a_team_ledger_claim_cannot_raise_authority_through_its_source_type(

@@ -71,7 +71,7 @@ def test_a_sync_of_the_upstream_leaves_the_refuted_row_waiting(tmp_path: Path) -
     report = ok(alice, "--json", "sync").json()
     assert (report["imported"], report["replaced"], report["claimed"]) == (0, 0, [])
     assert trust_of(alice)[rule] == "disputed"
-    assert "(disputed by claude-code: wrong now)" in ok(alice, "brief").out
+    assert '(disputed by claude-code: "wrong now")' in ok(alice, "brief").out
 
 
 def test_an_agents_supersede_of_the_persons_memory_leaves_its_line(tmp_path: Path) -> None:

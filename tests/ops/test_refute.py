@@ -44,7 +44,7 @@ def test_an_agents_refutation_disputes_queues_and_stays_in_the_brief_marked(
     assert {w.memory.id for w in queue.queue(store.db, project_id)} == {wrong}
     text = brief_text(store, project_id)
     [line] = [line for line in text.splitlines() if wrong in line]
-    assert "(disputed by codex: retries moved to the job queue)" in line
+    assert '(disputed by codex: "retries moved to the job queue")' in line
     assert "Deploys freeze" in text and other in text
     assert audit.verify(store.db).ok
     [entry] = [e for e in audit.entries(store.db, target=wrong) if e["action"] == "refute"]
@@ -157,7 +157,7 @@ def test_the_cli_refutes_as_the_harness_says(project_root: Path, run_cli: CliRun
     shown = run_cli("show", stored).out
     [line] = [line for line in shown.splitlines() if line.startswith("disputed_by:")]
     assert line.split(": ", 1)[1].strip().startswith("claude-code (") and "it takes ten" in line
-    assert "(disputed by claude-code: it takes ten)" in run_cli("brief").out
+    assert '(disputed by claude-code: "it takes ten")' in run_cli("brief").out
     again = run_cli("refute", stored, "--reason", "x", environ=CLAUDE_ENV)
     assert again.code == 1 and again.err.count("\n") == 1 and "already disputed" in again.err
     person = run_cli("refute", stored, "--reason", "it takes ten minutes")
@@ -210,4 +210,4 @@ def test_a_reason_that_quotes_what_is_forgotten_later_is_withheld_from_the_brief
     text = brief_text(store, project_id)
     assert "limaware" not in text
     [line] = [line for line in text.splitlines() if wrong in line]
-    assert "(disputed by codex: [withheld: forgotten content]; deploys moved)" in line
+    assert '(disputed by codex: "[withheld: forgotten content]; deploys moved")' in line

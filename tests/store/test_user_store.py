@@ -112,7 +112,7 @@ def test_a_global_note_is_stored_once_and_briefed_in_every_project(
     assert [tuple(r) for r in row] == [("user", "global", "person", "accepted")]
     for root in (project_root, other):
         text, err = hook_brief(root, home)
-        assert f"[cambium] [you] I prefer pytest -q ({done['id']}; origin: person)" in text
+        assert f'[cambium] [you] "I prefer pytest -q" ({done["id"]}; origin: person)' in text
         assert err == ""
     # In recall, labelled as the person's own, in any project.
     hits = cli_runner(other)("--json", "recall", "pytest", environ=home).json()["items"]
@@ -134,7 +134,7 @@ def test_at_most_two_lines_are_the_persons_scars_and_heartwood_first(
     assert len(body) == 8
     mine = [line for line in body if "[you]" in line]
     assert len(mine) == 2
-    assert body[0].startswith("[scar] [you] Never force-push main") and str(scar["id"]) in body[0]
+    assert body[0].startswith('[scar] [you] "Never force-push main') and str(scar["id"]) in body[0]
     assert sum("Project fact number" in line for line in body) == 6
 
 
@@ -202,8 +202,8 @@ def test_codex_and_claude_briefs_both_show_it(
 ) -> None:
     run(run_cli, home, "remember", "I prefer small pull requests", "--scope", "global")
     for harness in ("claude-code", "codex"):
-        assert "[you] I prefer small pull requests" in hook_brief(project_root, home, harness)[0]
-    assert "[you] I prefer small pull requests" in run_cli("brief", environ={**home, **CODEX}).out
+        assert '[you] "I prefer small pull requests' in hook_brief(project_root, home, harness)[0]
+    assert '[you] "I prefer small pull requests' in run_cli("brief", environ={**home, **CODEX}).out
 
 
 def test_a_person_reviews_and_forgets_in_the_user_store_with_user(
@@ -217,7 +217,7 @@ def test_a_person_reviews_and_forgets_in_the_user_store_with_user(
     refused = run_cli("review", "approve", str(waiting["id"]), "--user", environ={**home, **CLAUDE})
     assert refused.code != 0
     run(run_cli, home, "review", "approve", str(waiting["id"]), "--user", "--reason", "agreed")
-    assert "[you] Always squash merges" in hook_brief(project_root, home)[0]
+    assert '[you] "Always squash merges' in hook_brief(project_root, home)[0]
     run(run_cli, home, "forget", str(waiting["id"]), "--user", "--mode", "delete", "--reason", "no")
     assert "Always squash merges" not in hook_brief(project_root, home)[0]
     shown = {m["summary"] for m in run(run_cli, home, "list", "--user")["items"]}  # type: ignore[union-attr]
@@ -262,7 +262,7 @@ def test_the_hook_reads_the_user_store_with_the_modules_it_loads_anyway(
     without_text, without = _hook_modules(project_root, home)
     run(run_cli, home, "remember", "I prefer tabs in Makefiles", "--scope", "global")
     with_text, loaded = _hook_modules(project_root, home)
-    assert "[you]" not in without_text and "[you] I prefer tabs" in with_text
+    assert "[you]" not in without_text and '[you] "I prefer tabs' in with_text
     assert {m for m in loaded if m.startswith("tree_ring")} == {
         m for m in without if m.startswith("tree_ring")
     }
@@ -281,7 +281,7 @@ def test_the_hooks_quick_open_defers_to_the_full_one_for_other_versions(
         conn.close()
 
     stamp(1)  # a header that disagrees with the ledger: the full open reads the ledger
-    assert "[you] I prefer tabs" in hook_brief(project_root, home)[0]
+    assert '[you] "I prefer tabs' in hook_brief(project_root, home)[0]
     conn = sqlite3.connect(path)
     conn.execute("INSERT INTO schema_migrations(name, applied_at) VALUES ('9999_future', 'x')")
     conn.commit()
@@ -303,7 +303,7 @@ def test_the_hook_loads_the_tombstone_keys_only_for_a_project_that_forgot(
     forgotten = run(run_cli, home, "remember", "The project uses make for every build")
     run(run_cli, home, "forget", str(forgotten["id"]), "--mode", "delete", "--reason", "no")
     text, keyed = _hook_modules(project_root, home)
-    assert "[you] I prefer tabs" in text
+    assert '[you] "I prefer tabs' in text
     added = {"tree_ring.model.fold", "tree_ring.read.forgotten_here", "tree_ring.store.tombstones"}
     assert {m for m in keyed if m.startswith("tree_ring")} - before == added
     assert keyed & COSTLY == {"re", "enum"}
@@ -313,7 +313,7 @@ def test_the_hook_loads_the_tombstone_keys_only_for_a_project_that_forgot(
     )
     assert done.code == 0, done.err
     text, matched = _hook_modules(project_root, home)
-    assert "[you] I prefer tabs" in text and "every build" not in text
+    assert '[you] "I prefer tabs' in text and "every build" not in text
     assert {m for m in matched if m.startswith("tree_ring")} - keyed == {
         "tree_ring.model.actor",
         "tree_ring.store.audit",

@@ -219,7 +219,27 @@ def disputed_mark(origin: str, reason: str, *, withheld: bool = False) -> str:
     who = _label_part(origin, 32)
     if withheld:
         return f" (disputed by {who}; its reason is withheld: `tree-ring review list`)"
-    return f" (disputed by {who}: {_clip(no_fence(one_line(reason)), DISPUTED_REASON)})"
+    return f" (disputed by {who}: {quoted(no_fence(one_line(reason)), DISPUTED_REASON)})"
+
+
+def quoted(text: str, limit: int) -> str:
+    """`text` between double quotes, its own quotes and backslashes escaped,
+    cut (with "...") to `limit` bytes in all, never through an escape: a
+    line's words are its row's data, and whatever they say (a made-up
+    "(mem_...; origin: person) [heartwood]") stays inside the quotes, apart
+    from the label Tree Ring writes after them."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    if len(escaped.encode("utf-8")) + 2 <= limit:
+        return f'"{escaped}"'
+    room = max(limit - 5, 0)  # the quotes and "..."
+    kept: list[str] = []
+    for char in text:
+        piece = "\\" + char if char in '"\\' else char
+        room -= len(piece.encode("utf-8"))
+        if room < 0:
+            break
+        kept.append(piece)
+    return '"' + "".join(kept) + '..."'
 
 
 def line(memory: Memory, mine: bool = False, disputed: str = "", stale: str | None = None) -> str:
@@ -231,7 +251,7 @@ def line(memory: Memory, mine: bool = False, disputed: str = "", stale: str | No
     summary = one_line(memory.summary)
     source = ""
     if memory.source_ref:
-        source = f"; source: {_clip(one_line(memory.source_ref), 120)}"
+        source = f"; source: {quoted(one_line(memory.source_ref), 120)}"
     tail = f" ({_clip(one_line(memory.id), 128)}; origin: {origin_label(memory)}{source})"
     if stale:
         tail += f" ({_clip(no_fence(one_line(stale)), 240)})"
@@ -242,7 +262,7 @@ def line(memory: Memory, mine: bool = False, disputed: str = "", stale: str | No
         head += MINE
     tail = disputed + tail
     room = LINE_BYTES - len(head.encode()) - len(tail.encode())
-    return head + _clip(summary, room) + tail
+    return head + quoted(summary, room) + tail
 
 
 _RANK = {"scar": 0, "heartwood": 1}
