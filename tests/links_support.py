@@ -108,6 +108,14 @@ def receipts_is_a_file(proj: Path, tmp: Path) -> None:
     folder.write_text("not a directory\n", encoding="utf-8")
 
 
+def receipts_is_a_fifo(proj: Path, tmp: Path) -> None:
+    folder = proj / ".tree-ring" / "receipts"
+    if folder.exists():
+        _replace(folder, "unused")
+        folder.unlink()
+    os.mkfifo(folder)
+
+
 CASES: dict[str, Callable[[Path, Path], None]] = {
     f.__name__: f
     for f in (
@@ -117,14 +125,17 @@ CASES: dict[str, Callable[[Path, Path], None]] = {
         link_store_to_other,
         link_wal,
         link_shm,
-        link_receipts_dir,
         link_receipt_file,
         link_project_json,
         link_guidance,
         project_json_is_a_directory,
         store_is_a_fifo,
-        receipts_is_a_file,
     )
+}
+# What may stand where the receipts folder belongs (committed to the
+# repository, say): not refused, but read as no receipts and never written through.
+RECEIPTS_CASES: dict[str, Callable[[Path, Path], None]] = {
+    f.__name__: f for f in (link_receipts_dir, receipts_is_a_file, receipts_is_a_fifo)
 }
 
 
@@ -135,8 +146,15 @@ def build(tmp: Path, case: str) -> Path:
     proj = tmp / "proj"
     proj.mkdir()
     guidance.init_project(proj)
-    CASES[case](proj, tmp)
+    (CASES | RECEIPTS_CASES)[case](proj, tmp)
     return proj
+
+
+def changed(
+    before: dict[str, tuple[str, int, int]], after: dict[str, tuple[str, int, int]]
+) -> set[str]:
+    """The entries `snapshot` saw created, changed or removed between the two."""
+    return {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
 
 
 def snapshot(tmp: Path) -> dict[str, tuple[str, int, int]]:

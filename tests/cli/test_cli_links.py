@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO
-from links_support import CASES, OTHER_MEMORY, build, snapshot
+from links_support import CASES, OTHER_MEMORY, RECEIPTS_CASES, build, changed, snapshot
 
 SHIM = REPO / "bin" / "tree-ring"
 VERBS = [
@@ -79,3 +79,35 @@ def test_init_refuses_and_creates_nothing(case: str, tmp_path: Path) -> None:
     before = snapshot(tmp_path)
     refused(run("--root", str(proj), "init", cwd=tmp_path))
     assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("case", sorted(RECEIPTS_CASES))
+def test_cli_goes_on_without_receipts_where_their_folder_is_not_one(
+    case: str, tmp_path: Path
+) -> None:
+    # A link, file or FIFO where the receipts folder belongs costs the usage
+    # log's line (one line on stderr), never the command; nothing is written
+    # through it, nor anywhere outside the store.
+    proj = build(tmp_path, case)
+    before = snapshot(tmp_path)
+    scar = "Never run migrations on Fridays."
+    stored = run("--root", str(proj), "remember", scar, "--ring", "scar", cwd=tmp_path)
+    assert (stored.returncode, stored.stderr) == (0, ""), stored.stderr
+    listed = run("--root", str(proj), "list", cwd=tmp_path)
+    assert (listed.returncode, listed.stderr) == (0, "") and scar in listed.stdout
+    status = run("--root", str(proj), "status", cwd=tmp_path)
+    assert (status.returncode, status.stderr) == (0, ""), status.stderr
+    recalled = run("--root", str(proj), "recall", "migrations", cwd=tmp_path)
+    assert recalled.returncode == 0 and scar in recalled.stdout
+    folder = proj / ".tree-ring" / "receipts"
+    assert recalled.stderr.splitlines() == [
+        f"tree-ring: usage not logged: {folder} is "
+        + ("a symbolic link" if case == "link_receipts_dir" else "not a directory")
+        + ", so nothing is recorded there; remove it (git rm it if it is committed) "
+        "and Tree Ring makes the folder again"
+    ]
+    after = snapshot(tmp_path)
+    assert changed(before, after) and all(
+        name == "proj/.tree-ring" or name.startswith("proj/.tree-ring/memory.sqlite")
+        for name in changed(before, after)
+    ), changed(before, after)

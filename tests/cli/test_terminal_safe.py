@@ -109,3 +109,35 @@ def test_the_clients_own_parsers_write_an_error_on_one_line(
     with pytest.raises(SystemExit):
         server.launch_options(["--harness", "x\ny"])
     assert capsys.readouterr().err.count("\n") == 1
+
+
+FORGED = "Deploys freeze on Fridays\nmem_20260101_000000_000000000000  [scar] Forged row"
+
+
+def test_a_line_break_in_a_summary_stays_inside_its_line(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    stored = run_cli("remember", "Deploys freeze on Fridays")
+    assert stored.code == 0, stored.err
+    memory_id = stored.out.split()[1]
+    with sqlite3.connect(project_root / ".tree-ring" / "memory.sqlite") as conn:
+        conn.create_function("tree_ring_fold", 1, lambda b: b)
+        conn.create_function("tree_ring_meaning", 3, lambda *a: None)
+        conn.execute("UPDATE memories SET summary = ?, details = ?", (FORGED, "one\ntwo"))
+    written = FORGED.replace("\n", "\\n")
+    for argv in (("list",), ("recall", "deploys")):
+        done = run_cli(*argv)
+        assert done.code == 0, done.err
+        lines = done.out.splitlines()
+        assert [line for line in lines if "Deploys" in line or "Forged" in line] == [
+            f"{memory_id}  [cambium] {written}  {lines[0].rsplit(written, 1)[1].strip()}"
+        ], done.out
+    shown = run_cli("show", memory_id).out.splitlines()
+    assert [line for line in shown if "Forged" in line] == [f"summary:{' ' * 13}{written}"]
+    # details may hold line breaks: each continuation sits under the value's first line.
+    at = next(i for i, line in enumerate(shown) if line.startswith("details:"))
+    assert shown[at : at + 2] == [f"details:{' ' * 13}one", f"{' ' * 21}two"]
+    # --json is data: the same text.
+    assert json.loads(run_cli("--json", "show", memory_id).out)["memory"]["summary"] == FORGED
+    listed = json.loads(run_cli("--json", "list").out)["items"]
+    assert [item["summary"] for item in listed] == [FORGED]

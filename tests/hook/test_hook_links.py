@@ -13,7 +13,11 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO
-from links_support import CASES, OTHER_MEMORY, build, snapshot
+from links_support import CASES, OTHER_MEMORY, RECEIPTS_CASES, build, changed, snapshot
+from tree_support import remember
+
+from tree_ring.model import project
+from tree_ring.store.db import Store
 
 LAUNCHER = REPO / "hooks" / "tree_ring_hook.py"
 FIXTURES = REPO / "tests" / "fixtures" / "hooks"
@@ -68,3 +72,33 @@ def test_the_same_project_without_links_briefs_and_blocks(event: str, tmp_path: 
     (tmp_path / "proj" / ".tree-ring" / "AGENTS.md").unlink()
     proc = run(event, tmp_path / "proj")
     assert proc.stderr == b"" and proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("event", EVENTS)
+@pytest.mark.parametrize("case", sorted(RECEIPTS_CASES))
+def test_hooks_go_on_without_receipts_where_their_folder_is_not_one(
+    case: str, event: str, tmp_path: Path
+) -> None:
+    # A committed link, file or FIFO in place of the receipts folder must not
+    # turn the brief (and its scars) off: one line on stderr, the brief as
+    # ever, and nothing written through it or outside the store.
+    proj = build(tmp_path, case)
+    scar = "Never run migrations on Fridays."
+    with Store.open(proj) as store:
+        remember(store, project.load_project_id(proj), scar, ring="scar")
+    before = snapshot(tmp_path)
+    proc = run(event, proj)
+    assert proc.returncode == 0
+    lines = proc.stderr.decode().splitlines()
+    folder = proj / ".tree-ring" / "receipts"
+    assert len(lines) == 1 and f"{folder} is " in lines[0], proc.stderr
+    if event.endswith("session-start"):
+        shown = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+        assert scar in shown
+    else:
+        answer = json.loads(proc.stdout)
+        assert answer == {} or (answer["decision"] == "block" and " capture " in answer["reason"])
+    assert all(
+        name == "proj/.tree-ring" or name.startswith("proj/.tree-ring/memory.sqlite")
+        for name in changed(before, snapshot(tmp_path))
+    ), changed(before, snapshot(tmp_path))

@@ -38,7 +38,7 @@ def test_init_creates_layout_and_reports_it(tmp_path: Path, run_cli: CliRunner) 
     for name in ("project.json", ".gitignore", "AGENTS.md", "SKILL.md", "CLI.md", "memory.sqlite"):
         assert (folder / name).is_file()
     ignored = (folder / ".gitignore").read_text()
-    assert "memory.sqlite" in ignored and "receipts/" in ignored
+    assert "memory.sqlite" in ignored.splitlines() and "receipts" in ignored.splitlines()
     assert "project.json" not in ignored.splitlines()
 
 

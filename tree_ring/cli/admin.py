@@ -44,13 +44,14 @@ def cmd_init(ctx: Context) -> int:
     report = guidance.init_project(root)
     lines = [f"Tree Ring project {report.project_id} at {report.root}"]
     lines += [f"  created {name}" for name in report.created]
+    lines += [f"  updated {name} (as this version writes it)" for name in report.updated]
     lines += [f"  kept    {name} (already there)" for name in report.kept]
     lines += [f"  note:   {note}" for note in report.notes]
     ctx.emit(
         {
             "root": str(report.root),
             "project": report.project_id,
-            "written": list(report.created),
+            "written": [*report.created, *report.updated],
             "kept": list(report.kept),
             "notes": list(report.notes),
         },

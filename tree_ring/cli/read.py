@@ -20,6 +20,7 @@ from tree_ring.cli.context import (
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, parse_time
+from tree_ring.model.text import error_safe
 from tree_ring.read import withheld
 from tree_ring.read.recall import DEFAULT_LIMIT
 from tree_ring.store.live import View
@@ -31,8 +32,10 @@ if TYPE_CHECKING:
 
 
 def _hit_line(label: str, memory: Any, extra: str = "") -> str:
+    """One memory, one line: a line break in a summary (a row edited in the
+    database) is written out as `\\n`, so it cannot show as a row of its own."""
     flag = f"[{label}] " if label else ""
-    return f"{memory.id}  [{memory.ring}] {flag}{memory.summary}{extra}"
+    return f"{memory.id}  [{memory.ring}] {flag}{error_safe(memory.summary)}{extra}"
 
 
 def cmd_recall(ctx: Context) -> int:
@@ -238,9 +241,16 @@ def cmd_show(ctx: Context) -> int:
     return 0
 
 
+# The fields a memory may write on several lines; each of their continuation
+# lines is shown indented under the value's first.
+MULTILINE_FIELDS = frozenset({"details", "source.quote"})
+
+
 def field_lines(data: dict[str, Any]) -> list[str]:
     """Aligned `field: value` lines, nested values flattened (`source.type: manual`,
-    `tags[0]: x`); empty values left out."""
+    `tags[0]: x`); empty values left out. A line break in any other field (a
+    row edited in the database) is written out as `\\n`: no value can show
+    as a field line of its own."""
     flat: list[tuple[str, str]] = []
 
     def walk(prefix: str, value: Any) -> None:
@@ -254,11 +264,12 @@ def field_lines(data: dict[str, Any]) -> list[str]:
                 walk(f"{prefix}[{index}]", inner)
         elif value is not None and value != "":
             text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-            flat.append((prefix, text.replace("\n", "\n" + " " * 2)))
+            flat.append((prefix, text if prefix in MULTILINE_FIELDS else error_safe(text)))
 
     walk("", data)
     width = max((len(name) for name, _ in flat), default=0) + 1
-    return [f"{name + ':':<{width}} {value}" for name, value in flat]
+    under = "\n" + " " * (width + 1)
+    return [f"{name + ':':<{width}} {value.replace(chr(10), under)}" for name, value in flat]
 
 
 def _recall_arguments(p: argparse.ArgumentParser) -> None:

@@ -177,7 +177,8 @@ def _round_trip(
                 )
             )
             lines = [ln for ln in inside.splitlines() if ln and not ln.startswith("[history]")]
-            count = integrations.as_table(read_receipt(receipt).get("last_brief")).get("count")
+            kept = read_receipt(receipt) if _real_folder(receipt.parent) else {}
+            count = integrations.as_table(kept.get("last_brief")).get("count")
             checks.append(
                 Check(
                     "SessionStart left a receipt matching the brief",
@@ -217,16 +218,21 @@ def _round_trip(
     return checks
 
 
+def _real_folder(folder: Path) -> bool:
+    """A directory, not a link to one (`project.receipts_problem`)."""
+    return folder.is_dir() and not folder.is_symlink()
+
+
 def _snapshot(folder: Path) -> dict[str, bytes] | None:
-    if not folder.is_dir():
+    if not _real_folder(folder):
         return None
     return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
 
 
 def _restore(folder: Path, saved: dict[str, bytes] | None) -> None:
     """Put the receipts back as they were: the round trip was not a session."""
-    if not folder.is_dir():
-        return
+    if not _real_folder(folder):
+        return  # a link there is never followed, to read or to remove
     for path in folder.iterdir():
         if path.is_file() and (saved is None or path.name not in saved):
             path.unlink()

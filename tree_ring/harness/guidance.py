@@ -1,12 +1,18 @@
 """`init`: the project's store, identity file and the guidance an agent reads.
 
-Nothing that exists is ever overwritten; the report says what was created
-and what was left alone.
+Nothing that exists is ever overwritten, but for a `.gitignore` exactly as an
+earlier `init` wrote it, brought up to date; the report says what was
+created, updated and left alone. Runs that start together in one project
+(two sessions opening a fresh checkout) take turns: each after the first
+finds the project made and reports it as a second `init` does.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Generator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,27 +84,76 @@ class InitReport:
     created: list[str] = field(default_factory=lambda: [])
     kept: list[str] = field(default_factory=lambda: [])
     notes: list[str] = field(default_factory=lambda: [])  # the ledger's sync's, one line each
+    updated: list[str] = field(default_factory=lambda: [])  # rewritten: what an older init wrote
+
+
+# How long an init waits for another one in the same project: a fresh
+# project's takes well under a second, a large ledger's import some seconds.
+LOCK_WAIT_SECONDS = 120.0
 
 
 def init_project(root: Path) -> InitReport:
     root = project.normalise_root(root)
     folder = root / project.DIR
-    # Nothing is created through a link, nor beside a project.json that would
-    # be refused once everything else was written.
+    # Nothing is created through a link.
     project.check_tree(root, required=False)
+    created: list[str] = []
+    try:
+        folder.mkdir(parents=True)
+        created.append(f"{project.DIR}/")
+    except FileExistsError:
+        pass  # there already, or another init made it a moment ago
+    except OSError as exc:
+        raise UsageError(
+            f"cannot create {folder}: {exc.strerror or exc}; run `tree-ring init` in a "
+            "folder you can write, or pass --root one"
+        ) from None
+    # What is there now (made by this run or another) is what everything goes into.
+    project.check_tree(root)
+    with _one_at_a_time(root, folder):
+        return _fill(root, folder, created)
+
+
+@contextmanager
+def _one_at_a_time(root: Path, folder: Path) -> Generator[None]:
+    """Hold `.tree-ring/` locked while this init fills it: a run that starts
+    while another fills it would find a store file SQLite has created but not
+    yet written, or a project.json not yet whole. The lock is on the folder
+    itself (no lock file to leave behind or commit) and goes with the
+    process. Where the system has no `flock` (Windows), runs do not wait."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    import time
+
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | project.NOFOLLOW)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise UsageError(
+                        f"another `tree-ring init` is in progress in {root}; "
+                        "run `tree-ring init` again once it has finished"
+                    ) from None
+                time.sleep(0.02)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _fill(root: Path, folder: Path, created: list[str]) -> InitReport:
+    kept: list[str] = []
+    updated: list[str] = []
+    # Nothing is written beside a project.json that would be refused once
+    # everything else was (another init's is whole by now).
     if (folder / project.PROJECT_FILE).exists():
         project.load_project_id(root)
-    created: list[str] = []
-    kept: list[str] = []
-    if not folder.is_dir():
-        try:
-            folder.mkdir(parents=True)
-        except OSError as exc:
-            raise UsageError(
-                f"cannot create {folder}: {exc.strerror or exc}; run `tree-ring init` in a "
-                "folder you can write, or pass --root one"
-            ) from None
-        created.append(f"{project.DIR}/")
     fresh = {
         "project_id": project.new_project_id(root.name),
         "name": root.name,
@@ -114,6 +169,10 @@ def init_project(root: Path) -> InitReport:
     for name, text in files.items():
         target = folder / name
         (created if project.write_new(target, text) else kept).append(f"{project.DIR}/{name}")
+    if _update_gitignore(folder / ".gitignore"):
+        name = f"{project.DIR}/.gitignore"
+        kept.remove(name)
+        updated.append(name)
     store_file = project.store_path(root)
     existed = store_file.exists()
     notes: list[str] = []
@@ -121,7 +180,24 @@ def init_project(root: Path) -> InitReport:
         (kept if existed else created).append(f"{project.DIR}/{project.STORE}")
         if team.in_git(root):
             notes = _share(store, root, created, kept)
-    return InitReport(root, project.load_project_id(root), created, kept, notes)
+    return InitReport(root, project.load_project_id(root), created, kept, notes, updated)
+
+
+def _update_gitignore(path: Path) -> bool:
+    """Replace a `.gitignore` exactly as an earlier init wrote it (its
+    `receipts/` let a file or a link of that name be committed) with today's;
+    one a person has changed is theirs and is left alone. True when replaced."""
+    try:
+        if project.read_bytes(path, 4096).decode("utf-8") not in project.OLD_GITIGNORES:
+            return False
+    except (OSError, UnicodeDecodeError):
+        return False
+    tmp = path.with_name(f".gitignore-{os.getpid()}-{os.urandom(6).hex()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | project.NOFOLLOW, 0o644)
+    with open(fd, "w", encoding="utf-8") as handle:
+        handle.write(project.GITIGNORE)
+    os.replace(tmp, path)  # never half-written; a rename writes through no link
+    return True
 
 
 def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> list[str]:

@@ -48,15 +48,9 @@ def receipt_name(harness: str) -> str:
 
 def write_receipt(root: StrPath, *, harness: str, event: str, brief: Brief | None) -> str:
     """Record, per harness, the last brief and the last stop; never memory text."""
-    folder = project.receipts_dir_str(root)
-    # Not contextlib.suppress: importing contextlib would cost every hook run.
-    try:  # noqa: SIM105
-        os.mkdir(folder, 0o700)
-    except FileExistsError:
-        pass
-    # What is there must be a directory, not a link to one: the receipt is
-    # written where it leads.
-    project.expect(folder, "directory")
+    # What is there must be a directory, not a link to one (UnsafePath): the
+    # receipt would be written where it leads.
+    folder = project.receipts_folder(root)
     path = os.path.join(folder, receipt_name(harness))
     record = read_receipt(path)
     at = now_iso()
@@ -104,7 +98,9 @@ def read_receipt(path: StrPath) -> dict[str, Any]:
 
 
 def receipts(root: Path) -> dict[str, dict[str, Any]]:
+    """Every harness's receipt; none where the folder is absent or is not one
+    (a link to a folder elsewhere is not read: `project.receipts_problem`)."""
     folder = project.receipts_dir(root)
-    if not folder.is_dir():
+    if project.receipts_problem(root) is not None or not folder.is_dir():
         return {}
     return {path.stem: read_receipt(path) for path in sorted(folder.glob("*.json"))}

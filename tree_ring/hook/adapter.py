@@ -350,7 +350,7 @@ def respond(
     # Imported here, inside main's fail-open boundary: a broken library (or a
     # python3 too old for it) costs the session one stderr line, nothing more.
     # Each event imports only what it uses: a stop never opens the store.
-    from tree_ring.model.project import check_tree, find_root_str, load_project_id
+    from tree_ring.model.project import check_tree, find_root_str, load_project_id, receipts_problem
 
     if event.event not in START_EVENTS + STOP_EVENTS:
         raise Refused(f"no handler for event {event.event}")
@@ -363,6 +363,13 @@ def respond(
     check_tree(root)
     check_ids(event)
     project_id = load_project_id(root)
+    # A link, file or FIFO where the receipts folder belongs (a committed one,
+    # say) costs the receipts, the usage log and the session's checkpoint
+    # state, with one line on stderr; never the brief nor the checkpoint.
+    problem = receipts_problem(root)
+    if problem is not None:
+        _note(event.harness, problem)
+    keep = problem is None
     if event.event in START_EVENTS:
         from tree_ring.api.project import Project
         from tree_ring.model.identity import Identity
@@ -372,18 +379,18 @@ def respond(
         with Project(root, identity, environ=environ or {}, create=True) as project:
             _import_ledger(project.store, root, project_id, event.harness)
             brief = project.brief(note=lambda said: _note(event.harness, said))
-        if _receipt(root, event, brief):  # a folder it cannot write: one stderr line, not two
+        if keep and _receipt(root, event, brief):  # a folder it cannot write: one line, not two
             _usage(root, event, "brief", brief.ids, len(brief.text.encode("utf-8")), now_ns)
         if event.harness == "codex":
             _record_session(event, root, now_ns, environ or {})
         return {
             "hookSpecificOutput": {"hookEventName": event.event, "additionalContext": brief.text}
         }
-    kept = _receipt(root, event, None)
+    kept = keep and _receipt(root, event, None)
     if event.stop_hook_active:
         return {}  # the agent is answering our block: let it stop
     check_paths(root)
-    if _checkpoint(root, event, now_ns):
+    if _checkpoint(root, event, now_ns, keep):
         reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
         if kept:
             _usage(root, event, "checkpoint", (), len(reason.encode("utf-8")), now_ns)
@@ -391,8 +398,10 @@ def respond(
     return {}
 
 
-def _checkpoint(root: str, event: HookEvent, now_ns: int) -> bool:
-    """Whether this stop blocks, by the project's cadence; records what it decided."""
+def _checkpoint(root: str, event: HookEvent, now_ns: int, keep: bool = True) -> bool:
+    """Whether this stop blocks, by the project's cadence; records what it
+    decided unless `keep` is off (no receipts folder to keep it in: the
+    session is judged as one that has no state yet)."""
     from tree_ring.harness.checkpoint import stored
     from tree_ring.hook import cadence, transcript
 
@@ -400,7 +409,7 @@ def _checkpoint(root: str, event: HookEvent, now_ns: int) -> bool:
     if setting.mode == "off":
         return False
     path = cadence.state_path(root, event.harness, event.session_id)
-    state = cadence.load(path)
+    state = cadence.load(path) if keep else {}
     now = now_ns / 1e9
     if event.is_subagent:
         if setting.mode in ("after-work", "session-end") and event.agent_transcript_path:
@@ -408,7 +417,7 @@ def _checkpoint(root: str, event: HookEvent, now_ns: int) -> bool:
                 changed = cadence.note_work(state)
             else:
                 changed = cadence.note_unread(state, event.agent_transcript_path)
-            if changed is not None:
+            if changed is not None and keep:
                 _save(event, path, changed)
         return False
     # every-stop asks whatever the turn did: the transcript is not read.
@@ -420,9 +429,9 @@ def _checkpoint(root: str, event: HookEvent, now_ns: int) -> bool:
     block, changed = cadence.decide(setting, state, event.turn_id, work, now)
     if changed is None and read:
         changed = state
-    if changed is not None:
+    if changed is not None and keep:
         _save(event, path, changed)
-    if block:
+    if block and keep:
         _turn_files(root, event)
     return block
 

@@ -42,9 +42,16 @@ PROJECT_ID_REST = frozenset(_ALNUM + "._-")
 # Zero where the system has no such flag.
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+# `receipts` without a slash: it matches a file or a link of that name too, so
+# neither can be committed in place of the folder.
 GITIGNORE = (
     "# The database and hook receipts are local; project.json is meant to be committed.\n"
-    "memory.sqlite\nmemory.sqlite-*\nreceipts/\n"
+    "memory.sqlite\nmemory.sqlite-*\nreceipts\n"
+)
+# What earlier versions of `init` wrote: `init` brings such a file up to date.
+OLD_GITIGNORES = (
+    "# The database and hook receipts are local; project.json is meant to be committed.\n"
+    "memory.sqlite\nmemory.sqlite-*\nreceipts/\n",
 )
 
 # Each lookup comes twice: as a str, from os.path (the hooks and the CLI's
@@ -155,12 +162,16 @@ def check_tree(root: StrPath, *, required: bool = True) -> None:
     can make any of them a symbolic link, and a relative link needs no
     knowledge of the machine: `.tree-ring -> ../other/.tree-ring` would brief
     this project with another's memories and capture into its store, and a
-    linked store, side file, `receipts/` or receipt would make a hook create
-    or overwrite files wherever the link points. So `.tree-ring` must be a
-    directory, `receipts/` a directory of regular files, and the store, its
-    side files, project.json and the guidance files regular files (each may
-    be absent), all checked with lstat, which follows no link. The project
-    directory itself may be a link: the person who chose it is trusted.
+    linked store, side file or receipt would make a hook create or overwrite
+    files wherever the link points. So `.tree-ring` must be a directory, the
+    store, its side files, project.json and the guidance files regular files,
+    and a `receipts/` directory must hold only regular files (each may be
+    absent), all checked with lstat, which follows no link. Anything else at
+    `receipts` itself (a link, a file, a FIFO) is not refused here: receipts
+    only record, so everything that reads or writes them treats it as no
+    receipts (`receipts_problem`), and a committed one cannot turn the brief
+    off. The project directory itself may be a link: the person who chose it
+    is trusted.
     Every caller that turns a root into paths runs this first: `locate`, the
     hooks, `Store.open`, `init`. Without `required`, a missing `.tree-ring`
     passes (`init` is about to create it).
@@ -184,7 +195,7 @@ def check_tree(root: StrPath, *, required: bool = True) -> None:
     for name in (STORE, *[STORE + side for side in STORE_SIDE_FILES], PROJECT_FILE, *GUIDANCE):
         expect(os.path.join(folder, name), "file")
     receipts = os.path.join(folder, RECEIPTS)
-    if expect(receipts, "directory"):
+    if receipts_problem(root) is None and os.path.lexists(receipts):
         try:
             with os.scandir(receipts) as entries:
                 for entry in entries:
@@ -316,11 +327,46 @@ def store_bytes(database: StrPath) -> int:
 
 
 def receipts_dir_str(root: StrPath) -> str:
-    return os.path.join(root, DIR, "receipts")
+    return os.path.join(root, DIR, RECEIPTS)
 
 
 def receipts_dir(root: Path) -> Path:
-    return root / DIR / "receipts"
+    return root / DIR / RECEIPTS
+
+
+def receipts_problem(root: StrPath) -> str | None:
+    """Why `.tree-ring/receipts` cannot hold receipts, in one line, or None
+    when it is a directory (not a link to one) or absent. A link, a file or a
+    FIFO there (one committed to the repository, say) is read as no receipts
+    and never written through: the receipts, the usage log and the hooks'
+    session state are left unrecorded until it is removed."""
+    folder = receipts_dir_str(root)
+    try:
+        mode = os.lstat(folder).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        return None
+    kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a directory"
+    return (
+        f"{os.fspath(folder)} is {kind}, so nothing is recorded there; remove it "
+        "(git rm it if it is committed) and Tree Ring makes the folder again"
+    )
+
+
+def receipts_folder(root: StrPath) -> str:
+    """The receipts folder, created (private to the user) when absent; raises
+    UnsafePath when something else is there (`receipts_problem`)."""
+    folder = receipts_dir_str(root)
+    # Not contextlib.suppress: importing contextlib would cost every hook run.
+    try:  # noqa: SIM105
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    problem = receipts_problem(root)
+    if problem is not None:
+        raise UnsafePath(problem)
+    return folder
 
 
 def slug(name: str) -> str:
@@ -379,7 +425,30 @@ def load_project_id(root: StrPath) -> str:
 
 def write_new(path: StrPath, text: str) -> bool:
     """Create `path` with `text` unless something (a link included) is there
-    already; True when created."""
+    already; True when created. The file is written beside it first and
+    linked into place, so a reader (a hook starting as `init` runs) never
+    finds it empty or half-written."""
+    name = os.fspath(path)
+    if os.path.lexists(name):
+        return False
+    tmp = f"{name}.new-{os.getpid()}-{os.urandom(6).hex()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o644)
+    try:
+        with open(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        try:
+            os.link(tmp, name)  # fails, rather than replaces, where something is there
+        except FileExistsError:
+            return False
+        except OSError:
+            # A file system without hard links: created in place instead.
+            return _write_in_place(name, text)
+        return True
+    finally:
+        os.unlink(tmp)
+
+
+def _write_in_place(path: str, text: str) -> bool:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o644)
     except FileExistsError:

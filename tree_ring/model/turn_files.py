@@ -60,8 +60,8 @@ def save(root: str, harness: str, session_id: str, paths: list[str]) -> None:
 def load(root: str, harness: str, session_id: str) -> list[str]:
     """The session's changed paths that are plain relative paths; [] for none."""
     target = path(root, harness, session_id)
-    if target is None:
-        return []
+    if target is None or project.receipts_problem(root) is not None:
+        return []  # a linked receipts folder is not read through
     try:
         raw = project.read_bytes(target, MAX_BYTES)
         if len(raw) > MAX_BYTES:

@@ -109,12 +109,7 @@ def append(
         raise ValueError(f"unknown usage event {event!r}")
     stamp = time.time_ns() if now_ns is None else now_ns
     data = line(event, harness=harness, session=session, ids=ids, size=size, now_ns=stamp)
-    folder = project.receipts_dir_str(root)
-    try:  # noqa: SIM105 - contextlib costs a hook more than this
-        os.mkdir(folder, 0o700)
-    except FileExistsError:
-        pass
-    project.expect(folder, "directory")
+    folder = project.receipts_folder(root)  # UnsafePath for a link or a file there
     path = os.path.join(folder, LOG)
     encoded = data.encode("utf-8")
     fd = _open(path)
@@ -160,6 +155,10 @@ def read(root: StrPath) -> Read:
     """
     found = Read()
     folder = project.receipts_dir_str(root)
+    problem = project.receipts_problem(root)
+    if problem is not None:  # a link is not followed, a file is no log
+        found.notes.append(problem)
+        return found
     for name in (ROTATED, LOG):
         path = os.path.join(folder, name)
         try:
