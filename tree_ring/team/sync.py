@@ -197,9 +197,10 @@ def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db)
     return ledger.render(lines.values())
 
 
-def _write(path: Path, text: str) -> bool:
-    """Write the ledger atomically; False when it already held these bytes."""
-    data = text.encode("utf-8")
+def _write(path: Path, text: str, carried: list[bytes] | None = None) -> bool:
+    """Write the ledger atomically, the lines this version cannot read
+    (`carried`) after the rest; False when it already held these bytes."""
+    data = text.encode("utf-8") + ledger.carry(carried or [])
     if read_bytes(path) == data and path.exists():
         return False
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -258,9 +259,9 @@ def sync(
             progress("sync: merged into the store", 2, SYNC_STEPS)
         if write:
             text = render(mine, project_id, read.won, db)
-            report.lines = text.count("\n")
-            report.written = _write(path, text)
-            data = text.encode("utf-8")
+            report.lines = text.count("\n") + len(set(read.foreign))
+            report.written = _write(path, text, read.foreign)
+            data = text.encode("utf-8") + ledger.carry(read.foreign)
         _remember_file(db, path, data, up)
         ledger_delta.record_claims(db, report.claim_lines)
     settle(store, report)
@@ -382,21 +383,23 @@ def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
             yield raw[:-1] if raw.endswith(b"\n") else raw
 
     header = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
+    carried: list[bytes] = []
     with handle:
-        lines = ledger_stream.merged(pieces(), ledger_state.stream_lines(db, project_id), check)
+        mine = ledger_state.stream_lines(db, project_id)
+        lines = ledger_stream.merged(pieces(), mine, check, carried)
         body = (line for line in lines if line.key != "0")
-        return ledger_stream.write_if_changed(path, itertools.chain([header], body), old)
+        return ledger_stream.write_if_changed(path, itertools.chain([header], body), old, carried)
 
 
 def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     """`after_write`'s merge of a ledger whose lines are out of order, in memory."""
     data = read_bytes(path)
     mine = store_lines(db, project_id)
-    won = checked(data, project_id, path.name, {x.text: x for x in mine.values()}).won
-    anchors = [line for line in won.values() if _anchor(line) is not None]
+    read = checked(data, project_id, path.name, {x.text: x for x in mine.values()})
+    anchors = [line for line in read.won.values() if _anchor(line) is not None]
     text = render_merged(ledger.merge(anchors, mine.values()), project_id)
-    encoded = text.encode("utf-8")
-    return _write(path, text), "sha256:" + hashlib.sha256(encoded).hexdigest()
+    encoded = text.encode("utf-8") + ledger.carry(read.foreign)
+    return _write(path, text, read.foreign), "sha256:" + hashlib.sha256(encoded).hexdigest()
 
 
 def _anchor(line: Line | None) -> Line | None:
