@@ -119,6 +119,19 @@ def checked(
     if trusted is not None:
         present = set(text_lines)
         numbered += [(0, piece) for piece in sorted(trusted.lines - present)]
+    return check_numbered(numbered, project_id, known, trusted=trusted)
+
+
+def check_numbered(
+    numbered: list[tuple[int, bytes]],
+    project_id: str,
+    known: Mapping[str, Line] | None = None,
+    *,
+    trusted: Upstream | None = None,
+) -> Read:
+    """`checked` over these lines only, each with its line number in the file
+    (0: the upstream's): the SessionStart hook's part of a large ledger
+    (`ledger_catchup.py`). Conflict markers are the caller's to refuse."""
     good: list[tuple[int, Line, bool]] = []
     skipped: list[Skipped] = []
     read = Read({}, {}, skipped, {})
