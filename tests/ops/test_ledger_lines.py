@@ -57,8 +57,11 @@ def test_bad_lines_are_named_and_skipped_and_the_rest_syncs(tmp_path: Path) -> N
     assert shared_ids(alice) == {keep, "mem_20260101_000000_dddddddddddd"}
     assert project_id in (alice / LEDGER).read_text(encoding="utf-8")
     assert SECRET not in (alice / LEDGER).read_text(encoding="utf-8")
+    # The lines it could read and refused are gone; the one it cannot read is carried.
+    assert lines[first_bad - 1] in (alice / LEDGER).read_text(encoding="utf-8").splitlines()
+    assert "x" * 1_000_001 not in (alice / LEDGER).read_text(encoding="utf-8")
     human = cli(alice, "sync")
-    assert human.code == 0  # the bad lines are gone from the ledger now
+    assert human.code == 0
 
 
 def test_the_human_output_names_file_and_line(tmp_path: Path) -> None:

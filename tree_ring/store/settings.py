@@ -89,6 +89,10 @@ LEDGER: Mapping[str, Any] = MappingProxyType(
         # (team/ledger_prints.py: "blake2b-128:" and 32 hex digits each, sorted):
         # a removed line of any other id hid none. None or another format: not known.
         "shared": None,
+        # How far the SessionStart hook's full pass over a large ledger got, a
+        # part per session (team/ledger_catchup.py): [sha256:<hex> of the file,
+        # the upstream ledger's blob id, ids done]; None when nothing is left.
+        "catchup": None,
     }
 )
 

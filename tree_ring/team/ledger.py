@@ -41,6 +41,7 @@ MEMORY = "memory"
 REDACTION = "redaction"
 TOMBSTONE = "tombstone"
 ENTRY_RANK = {MEMORY: 1, REDACTION: 2, TOMBSTONE: 3}
+RECORDS = frozenset((HEADER, ANCHOR, *ENTRY_RANK))
 # Conflict markers a text merge leaves (with diff3's base section).
 OURS, BASE, SPLIT, THEIRS = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
 MARKERS = (OURS, BASE, SPLIT, THEIRS)
@@ -111,6 +112,30 @@ def render(lines: Iterable[Line]) -> str:
 
 def _order(line: Line) -> tuple[str, str]:
     return (line.key, line.text)
+
+
+def foreign(raw: bytes) -> bool:
+    """Whether a line that is not blank is one this version cannot read: not
+    UTF-8, not a JSON object, or a record of a kind it does not know (a newer
+    Tree Ring's). A sync reports it as skipped, and every rewrite of the
+    ledger carries it through as it stands (`carry`): committed data is
+    never deleted by a version that cannot read it."""
+    try:
+        data = jsontext.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return True
+    if not isinstance(data, dict):
+        return True
+    record = data.get("record")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    return not isinstance(record, str) or record not in RECORDS
+
+
+def carry(lines: Iterable[bytes]) -> bytes:
+    """The lines a rewrite carries through, as they stood: after the lines it
+    writes (a place that stays put when the file is written again), in the
+    order they were read, each once."""
+    kept: dict[bytes, None] = dict.fromkeys(lines)
+    return b"".join(raw + b"\n" for raw in kept)
 
 
 def has_markers(text: str) -> bool:

@@ -644,6 +644,7 @@ def _remember(
     ids its new lines name); the upstream as it read it, when it moved."""
     fresh = dict(state)
     fresh.update(size=info.st_size, mtime_ns=info.st_mtime_ns)
+    fresh.pop("catchup", None)  # a full pass's parts (`ledger_catchup.py`) held for older bytes
     if now is not None:
         fresh["sha256"] = None  # the kept bytes say what was seen; the hash is the full pass's
         keep_seen(db, fresh, now, named)

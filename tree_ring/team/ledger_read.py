@@ -72,9 +72,10 @@ class Read:
     trusted lines (duplicates resolved by the merge rule) and among the
     claims, the line number each came from (0: the upstream's, not in the
     file), the lines skipped and why, the memory, the carried
-    re-admission and the anchored files each checked memory line holds, and
-    the raw bytes each checked line was read as (what the upstream is
-    compared by)."""
+    re-admission and the anchored files each checked memory line holds, the
+    raw bytes each checked line was read as (what the upstream is compared
+    by), and the file's lines this version cannot read (`ledger.foreign`),
+    which a rewrite of the ledger carries through."""
 
     won: dict[str, Line]
     numbers: dict[str, int]
@@ -84,6 +85,7 @@ class Read:
     readmitted: dict[str, dict[str, Any]] = field(default_factory=lambda: {})
     raws: dict[str, bytes] = field(default_factory=lambda: {})
     files: dict[str, list[Anchor]] = field(default_factory=lambda: {})
+    foreign: list[bytes] = field(default_factory=lambda: [])
 
 
 def checked(
@@ -117,6 +119,19 @@ def checked(
     if trusted is not None:
         present = set(text_lines)
         numbered += [(0, piece) for piece in sorted(trusted.lines - present)]
+    return check_numbered(numbered, project_id, known, trusted=trusted)
+
+
+def check_numbered(
+    numbered: list[tuple[int, bytes]],
+    project_id: str,
+    known: Mapping[str, Line] | None = None,
+    *,
+    trusted: Upstream | None = None,
+) -> Read:
+    """`checked` over these lines only, each with its line number in the file
+    (0: the upstream's): the SessionStart hook's part of a large ledger
+    (`ledger_catchup.py`). Conflict markers are the caller's to refuse."""
     good: list[tuple[int, Line, bool]] = []
     skipped: list[Skipped] = []
     read = Read({}, {}, skipped, {})
@@ -131,10 +146,13 @@ def checked(
         try:
             line = check_line(piece, project_id, read)
         except (ValueError, RecursionError) as exc:
-            skipped.append(Skipped(number, _where(number, f"not valid JSON ({str(exc)[:60]})")))
+            skipped.append(_foreign(read, number, piece, f"not valid JSON ({str(exc)[:60]})"))
             continue
         except (SchemaTooNew, OtherLedger):
             raise
+        except Unreadable as exc:
+            skipped.append(_foreign(read, number, piece, str(exc)))
+            continue
         except TreeRingError as exc:
             skipped.append(Skipped(number, _where(number, str(exc))))
             continue
@@ -149,6 +167,15 @@ def checked(
     return read
 
 
+def _foreign(read: Read, number: int, piece: bytes, reason: str) -> Skipped:
+    """A line this version cannot read: skipped, and, when it is the file's,
+    kept for a rewrite to carry through."""
+    if not number:
+        return Skipped(number, _where(number, reason))
+    read.foreign.append(piece)
+    return Skipped(number, f"{reason}; kept in the ledger as it stands")
+
+
 def _where(number: int, reason: str) -> str:
     """Line 0 is one the upstream's ledger holds and the file does not."""
     return reason if number else f"(a line of the upstream's ledger) {reason}"
@@ -158,16 +185,23 @@ class OtherLedger(UsageError):
     pass
 
 
+class Unreadable(UsageError):
+    """A line this version cannot read (`ledger.foreign`): not UTF-8, not a
+    JSON object, or a record of a kind it does not know."""
+
+
 def check_line(piece: bytes, project_id: str, read: Read) -> Line:
     if len(piece) > MAX_LINE_BYTES:
-        raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
+        # Too long to check; when it is not even of a kind this version knows, kept.
+        refused = Unreadable if ledger.foreign(piece) else UsageError
+        raise refused(f"longer than {MAX_LINE_BYTES:,} bytes")
     try:
         raw = piece.decode("utf-8")
     except UnicodeDecodeError:
-        raise UsageError("not UTF-8 text") from None
+        raise Unreadable("not UTF-8 text") from None
     data: Any = json.loads(raw)
     if not isinstance(data, dict):
-        raise UsageError("not a JSON object")
+        raise Unreadable("not a JSON object")
     line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
     record = line.get("record")
     if record == ledger.HEADER:
@@ -198,7 +232,7 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
         return checked_line
     if record in (ledger.TOMBSTONE, ledger.REDACTION):
         return Line(ledger_stones.check(line))
-    raise UsageError(f"unknown record {str(record)[:40]!r}")
+    raise Unreadable(f"unknown record {str(record)[:40]!r}")
 
 
 def _anchor(line: dict[str, Any]) -> dict[str, Any]:

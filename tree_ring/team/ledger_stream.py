@@ -31,7 +31,10 @@ class Unsorted(Exception):
 
 
 def merged(
-    pieces: Iterable[bytes], mine: Iterable[Line], check: Callable[[bytes], Line | None]
+    pieces: Iterable[bytes],
+    mine: Iterable[Line],
+    check: Callable[[bytes], Line | None],
+    carried: list[bytes] | None = None,
 ) -> Iterator[Line]:
     """The winning line of each key over the ledger's lines (`pieces`, as read)
     and the store's (`mine`, one per key, in key order), in key order.
@@ -39,11 +42,13 @@ def merged(
     A ledger line that is byte for byte the store's line for its key came from
     the store, which checked it on the way in; any other is `check`ed (None:
     left out, as a sync skips it). On equal rank the ledger's line stands. A
-    text merge's conflict markers raise Conflict; a key lower than the one
-    before it raises Unsorted."""
+    line this version cannot read (`ledger.foreign`) goes, as it stands, into
+    `carried`, in its order and outside the order of keys. A text merge's
+    conflict markers raise Conflict; a key lower than the one before it
+    raises Unsorted."""
     store = iter(mine)
     held = next(store, None)
-    for key, group in _by_key(pieces):
+    for key, group in _by_key(pieces, [] if carried is None else carried):
         while held is not None and held.key < key:
             yield held
             held = next(store, None)
@@ -64,8 +69,11 @@ def merged(
         held = next(store, None)
 
 
-def _by_key(pieces: Iterable[bytes]) -> Iterator[tuple[str, list[tuple[bytes, str]]]]:
-    """The ledger's lines grouped by key, in order: (key, [(piece, its text)])."""
+def _by_key(
+    pieces: Iterable[bytes], carried: list[bytes]
+) -> Iterator[tuple[str, list[tuple[bytes, str]]]]:
+    """The ledger's lines grouped by key, in order: (key, [(piece, its text)]);
+    the lines this version cannot read into `carried`."""
     last = ""
     group: list[tuple[bytes, str]] = []
     for piece in pieces:
@@ -76,7 +84,8 @@ def _by_key(pieces: Iterable[bytes]) -> Iterator[tuple[str, list[tuple[bytes, st
             raise Conflict("the ledger holds conflicts from a text merge")
         key = _key(piece)
         if key is None:
-            continue  # not a JSON object: a sync reports it, the merge leaves it out
+            carried.append(piece)  # a sync reports it; the rewrite keeps it as it stands
+            continue
         if key < last:
             raise Unsorted(key)
         if key != last and group:
@@ -89,17 +98,28 @@ def _by_key(pieces: Iterable[bytes]) -> Iterator[tuple[str, list[tuple[bytes, st
 
 
 def _key(piece: bytes) -> str | None:
+    """The line's key; None for a line this version cannot read (`ledger.foreign`)."""
     try:
         data: Any = json.loads(piece)
     except (ValueError, RecursionError):
         return None
-    return ledger.key_of(data) if isinstance(data, dict) else None  # pyright: ignore[reportUnknownArgumentType]
+    if not isinstance(data, dict):
+        return None
+    line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    record = line.get("record")
+    if not isinstance(record, str) or record not in ledger.RECORDS:
+        return None
+    return ledger.key_of(line)
 
 
-def write_if_changed(path: Path, lines: Iterable[Line], old: Any) -> tuple[bool, str]:
-    """Write `lines` to a temporary file beside `path` and put it in its place
-    unless its bytes hash as `old` (the hash of the file's bytes, complete once
-    `lines` is), which leaves the file as it was. (written, "sha256:...")."""
+def write_if_changed(
+    path: Path, lines: Iterable[Line], old: Any, carried: list[bytes] | None = None
+) -> tuple[bool, str]:
+    """Write `lines` to a temporary file beside `path`, then the lines
+    `carried` as they stand (`ledger.carry`: complete once `lines` is), and
+    put it in its place unless its bytes hash as `old` (the hash of the
+    file's bytes, complete once `lines` is), which leaves the file as it was.
+    (written, "sha256:...")."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     new = hashlib.sha256()
     try:
@@ -108,6 +128,9 @@ def write_if_changed(path: Path, lines: Iterable[Line], old: Any) -> tuple[bool,
                 data = (line.text + "\n").encode("utf-8")
                 out.write(data)
                 new.update(data)
+            tail = ledger.carry(carried or [])
+            out.write(tail)
+            new.update(tail)
         digest = "sha256:" + new.hexdigest()
         if new.digest() == old.digest():
             temporary.unlink()

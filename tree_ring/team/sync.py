@@ -98,14 +98,14 @@ def path_of(root: Path) -> Path:
 # -- the store's side ------------------------------------------------------------------
 
 
-def _state(db: Db) -> dict[str, Any]:
+def state_of(db: Db) -> dict[str, Any]:
     value: Any = settings.read(db, SETTING)
     return dict(value) if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
 
 
 def clone_id(db: Db) -> str:
     """This store's id among the clones that anchor in the ledger (made on first use)."""
-    state = _state(db)
+    state = state_of(db)
     clone = state.get("clone")
     if not isinstance(clone, str) or not clone:
         clone = os.urandom(8).hex()
@@ -149,7 +149,7 @@ def fingerprint(path: Path) -> tuple[int, int] | None:
     return (info.st_size, info.st_mtime_ns)
 
 
-def _remember_file(db: Db, path: Path, data: bytes, up: Upstream | None = None) -> None:
+def remember_file(db: Db, path: Path, data: bytes, up: Upstream | None = None) -> None:
     """The ledger as this sync saw it: its size, time and hash in the store,
     its bytes beside the store (`ledger_delta.py`); with `up`, what the
     upstream's ledger held, every line of which this sync applied."""
@@ -159,15 +159,16 @@ def _remember_file(db: Db, path: Path, data: bytes, up: Upstream | None = None) 
 def _remember_digest(
     db: Db, path: Path, digest: str, data: bytes | None = None, up: Upstream | None = None
 ) -> None:
-    """`_remember_file` for a ledger written a line at a time: its bytes are
+    """`remember_file` for a ledger written a line at a time: its bytes are
     copied beside the store from the file, never held whole."""
     seen = fingerprint(path)
-    state = _state(db)
+    state = state_of(db)
     state.update(
         size=seen[0] if seen else None,
         mtime_ns=seen[1] if seen else None,
         sha256=digest if seen else None,
     )
+    state.pop("catchup", None)  # the hook's parts (`ledger_catchup.py`): all taken now
     if data is not None:
         ledger_delta.keep_seen(db, state, data)
     else:
@@ -197,9 +198,10 @@ def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db)
     return ledger.render(lines.values())
 
 
-def _write(path: Path, text: str) -> bool:
-    """Write the ledger atomically; False when it already held these bytes."""
-    data = text.encode("utf-8")
+def _write(path: Path, text: str, carried: list[bytes] | None = None) -> bool:
+    """Write the ledger atomically, the lines this version cannot read
+    (`carried`) after the rest; False when it already held these bytes."""
+    data = text.encode("utf-8") + ledger.carry(carried or [])
     if read_bytes(path) == data and path.exists():
         return False
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -233,7 +235,7 @@ def sync(
     up = upstream.read(root)
     report.upstream = up.ref
     with bulk.page_cache(store.db, bulk.CACHE_KIB // 2), store.write() as db:
-        state = _state(db)
+        state = state_of(db)
         first = state.get("sha256") is None and state.get("seen") is None
         mine = store_lines(db, project_id)
         known = {line.text: line for line in mine.values()}
@@ -258,10 +260,10 @@ def sync(
             progress("sync: merged into the store", 2, SYNC_STEPS)
         if write:
             text = render(mine, project_id, read.won, db)
-            report.lines = text.count("\n")
-            report.written = _write(path, text)
-            data = text.encode("utf-8")
-        _remember_file(db, path, data, up)
+            report.lines = text.count("\n") + len(set(read.foreign))
+            report.written = _write(path, text, read.foreign)
+            data = text.encode("utf-8") + ledger.carry(read.foreign)
+        remember_file(db, path, data, up)
         ledger_delta.record_claims(db, report.claim_lines)
     settle(store, report)
     if progress is not None:
@@ -317,7 +319,7 @@ def refresh(store: Store, root: str | Path, project_id: str) -> SyncReport | Non
     path = path_of(Path(root))
     if not changed(store.db, path):
         with store.write() as db:
-            _remember_file(db, path, read_bytes(path))
+            remember_file(db, path, read_bytes(path))
         return None
     actor = Actor("ledger", Origin("import"))
     return sync(store, Path(root), project_id, actor, write=False)
@@ -382,21 +384,23 @@ def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
             yield raw[:-1] if raw.endswith(b"\n") else raw
 
     header = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
+    carried: list[bytes] = []
     with handle:
-        lines = ledger_stream.merged(pieces(), ledger_state.stream_lines(db, project_id), check)
+        mine = ledger_state.stream_lines(db, project_id)
+        lines = ledger_stream.merged(pieces(), mine, check, carried)
         body = (line for line in lines if line.key != "0")
-        return ledger_stream.write_if_changed(path, itertools.chain([header], body), old)
+        return ledger_stream.write_if_changed(path, itertools.chain([header], body), old, carried)
 
 
 def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     """`after_write`'s merge of a ledger whose lines are out of order, in memory."""
     data = read_bytes(path)
     mine = store_lines(db, project_id)
-    won = checked(data, project_id, path.name, {x.text: x for x in mine.values()}).won
-    anchors = [line for line in won.values() if _anchor(line) is not None]
+    read = checked(data, project_id, path.name, {x.text: x for x in mine.values()})
+    anchors = [line for line in read.won.values() if _anchor(line) is not None]
     text = render_merged(ledger.merge(anchors, mine.values()), project_id)
-    encoded = text.encode("utf-8")
-    return _write(path, text), "sha256:" + hashlib.sha256(encoded).hexdigest()
+    encoded = text.encode("utf-8") + ledger.carry(read.foreign)
+    return _write(path, text, read.foreign), "sha256:" + hashlib.sha256(encoded).hexdigest()
 
 
 def _anchor(line: Line | None) -> Line | None:
@@ -419,7 +423,7 @@ def changed(db: Db, path: Path) -> bool:
     modification time first; when they moved, the bytes kept beside the
     store, or the hash when those are not there."""
     seen = fingerprint(path)
-    state = _state(db)
+    state = state_of(db)
     if seen is None:
         return False
     if (state.get("size"), state.get("mtime_ns")) == seen:
