@@ -19,6 +19,7 @@ import pytest
 from governance_support import CLAUDE, CODEX, remember
 from helpers import CliRunner
 
+from tree_ring.model.errors import UsageError
 from tree_ring.model.record import format_time, now_iso
 
 FUTURE = "2099-01-01T00:00:00.000000Z"
@@ -140,3 +141,21 @@ def test_a_persons_import_and_restore_keep_the_files_dates(
             later,
             PAST,
         )
+
+
+def test_rows_that_name_no_time_are_taken_however_long_the_import_runs(
+    project_id: str, tmp_path: Path
+) -> None:
+    # As if the import had begun an hour ago: rows parsed now, dated as they
+    # are parsed, are past the bound read then, and are not in the future.
+    from tree_ring.transfer import row_lines
+
+    began = datetime.now(UTC) - timedelta(hours=1)
+    reading = row_lines.Reading(
+        project_id, "batch-1", into=project_id, now=format_time(began), latest=format_time(began)
+    )
+    lines = [json.dumps(row(project_id, f"Note {n} about the build cache")) for n in range(3)]
+    assert [parsed.number for parsed in row_lines.parse(lines, reading)] == [1, 2, 3]
+    late = json.dumps(row(project_id, "A note from the next century", created_at=FUTURE))
+    with pytest.raises(UsageError, match="is later than now"):
+        list(row_lines.parse([late], reading))
