@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tree_ring.hook import transcript
 
 
@@ -57,3 +59,60 @@ def test_a_fifo_or_a_device_is_no_transcript_and_never_waited_on(tmp_path: Path)
         check=True,
     )
     assert done.stdout.strip() == "[True, True, True, True]"
+
+
+def _claude_turn(tmp_path: Path, result_bytes: int) -> str:
+    import json
+
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "fix the bug in big.py"}},
+        {
+            "type": "assistant",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "name": "Edit",
+                        "id": "toolu_1",
+                        "input": {"file_path": "/x/big.py", "old_string": "a", "new_string": "b"},
+                    }
+                ],
+            },
+        },
+        {
+            "type": "user",
+            "message": {"role": "user", "content": [{"type": "tool_result", "content": "ok"}]},
+            "toolUseResult": {"filePath": "/x/big.py", "originalFile": "x" * result_bytes},
+        },
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text"}]}},
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def test_a_long_line_after_the_call_does_not_hide_it(tmp_path: Path) -> None:
+    # An Edit's record holds the whole file it edited: larger than the tail.
+    path = _claude_turn(tmp_path, transcript.TAIL_BYTES * 3)
+    assert transcript.did_work(path) is True
+    assert transcript.changed_files(path) == ["/x/big.py"]
+    lines = transcript.tail_lines(path)
+    assert lines is not None and max(map(len, lines)) <= transcript.LONG_LINE
+    assert len(lines) == 4  # the prompt, the call, the closing text and the last ""
+
+
+def test_the_lines_before_a_long_one_within_the_cap_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _claude_turn(tmp_path, transcript.TAIL_BYTES * 3)
+    monkeypatch.setattr(transcript, "READ_CAP", transcript.TAIL_BYTES * 2)
+    assert transcript.did_work(path) is False  # the call lies past the cap
+
+
+def test_a_file_of_one_long_line_has_no_tail(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b"y" * (transcript.TAIL_BYTES * 2))
+    assert transcript.tail_lines(str(path)) == []
+    path.write_bytes(b"y" * (transcript.TAIL_BYTES * 2) + b"\nlast\n")
+    assert transcript.tail_lines(str(path)) == [b"last", b""]

@@ -28,8 +28,9 @@ to the session's folder. A command run in a shell names no file it changed:
 those are not guessed at. The paths are only text here; the caller keeps
 those inside the project and never opens one outside it.
 
-Only the last `TAIL_BYTES` are read. A file that is missing, unreadable or not
-a transcript reads as "no work": an odd transcript never earns a checkpoint.
+Only the last `TAIL_BYTES` of lines are read, a line longer than `LONG_LINE`
+passed over (`tail_lines`). A file that is missing, unreadable or not a
+transcript reads as "no work": an odd transcript never earns a checkpoint.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from tree_ring.model import jsontext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, BinaryIO
 
 TAIL_BYTES = 256 * 1024
 # Tools that read, plan, ask or delegate: calling them changes nothing.
@@ -103,7 +104,13 @@ WORK = "work"
 def tail_lines(path: str, limit: int = TAIL_BYTES) -> list[bytes] | None:
     """The transcript's last lines within `limit` bytes, or None when unreadable
     or not a regular file: a FIFO or a device named as the transcript would
-    otherwise hold the hook until the harness kills it."""
+    otherwise hold the hook until the harness kills it.
+
+    A line longer than `LONG_LINE` (an Edit's record holds the whole file it
+    edited, a large command's output is written twice) does not count against
+    `limit` and is left out, so it cannot push the call before it out of
+    reach: past one, lines are read on backwards, up to `READ_CAP` bytes in
+    all."""
     try:
         # Non-blocking, so opening a FIFO with no writer returns at once.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
@@ -118,12 +125,54 @@ def tail_lines(path: str, limit: int = TAIL_BYTES) -> list[bytes] | None:
             start = max(0, size - limit)
             handle.seek(start)
             data = handle.read(limit)
+            lines = data.split(b"\n")
+            if start > 0:
+                # The first is cut somewhere in its middle; when what is left of
+                # it, or another line, is long, the lines before are read past it.
+                if max(map(len, lines)) > LONG_LINE:
+                    return _past_long_lines(handle, size, limit)
+                lines = lines[1:]
     except (OSError, ValueError):
         return None
-    lines = data.split(b"\n")
-    if start > 0:
-        lines = lines[1:]  # the first is cut somewhere in its middle
     return lines
+
+
+# A line longer than this is left out of the tail and does not count against it.
+LONG_LINE = 64 * 1024
+# How far back the tail is looked for past long lines, in bytes read.
+READ_CAP = 32 * 1024 * 1024
+_BLOCK = 256 * 1024
+
+
+def _past_long_lines(handle: BinaryIO, size: int, limit: int) -> list[bytes]:
+    """The last lines of at most LONG_LINE bytes, `limit` bytes of them at
+    most, newest last, read backwards from the end past longer ones."""
+    kept: list[bytes] = []  # newest first
+    held = 0
+    position = size
+    partial = b""  # the start of the line the last block began inside
+    long = False  # that line is already longer than LONG_LINE
+    while position > 0 and size - position < READ_CAP and held < limit:
+        step = min(_BLOCK, position)
+        position -= step
+        handle.seek(position)
+        pieces = (handle.read(step) + partial).split(b"\n")
+        partial = pieces[0]
+        for index, line in enumerate(reversed(pieces[1:])):
+            if index == 0 and long:
+                long = False  # the rest of the long line: left out
+                continue
+            if len(line) <= LONG_LINE:
+                kept.append(line)
+                held += len(line) + 1
+        if len(pieces) == 1:
+            long = long or len(partial) > LONG_LINE
+        if len(partial) > LONG_LINE:
+            partial, long = b"", True
+    if position == 0 and not long and len(partial) <= LONG_LINE and held < limit:
+        kept.append(partial)
+    kept.reverse()
+    return kept
 
 
 def did_work(path: str | None, limit: int = TAIL_BYTES) -> bool:
