@@ -248,7 +248,7 @@ class Project:
             return {}
         from tree_ring.read import staleness
 
-        return staleness.checks(self.store.db, self.store.root_str, ids)
+        return staleness.judge(self.store, ids)
 
     def stale(self) -> list[tuple[Memory, list[Check]]]:
         """The project's memories on record whose anchored files changed or went,

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler
-from tree_ring.model.errors import TreeRingError
+from tree_ring.model import project
+from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.model.identity import harness_origin
 from tree_ring.team import repository as team
 from tree_ring.team import sync
@@ -82,12 +83,20 @@ def _sync_arguments(p: argparse.ArgumentParser) -> None:
 def after_write(ctx: Context) -> None:
     """A person's write, into the ledger at once when the project has one, so
     `git status` shows it; an agent's waits for the next sync. A ledger that
-    cannot take it now costs a line on stderr, never the write."""
+    cannot take it now costs a line on stderr, never the write. One that is not
+    a regular file (a FIFO would hold this process, and the store's lock,
+    forever) is refused before it is opened: the write stays committed, and
+    the command fails with one line that says so."""
     if harness_origin(ctx.environ).is_agent:
         return
     root = Path(ctx.root())
-    if not sync.path_of(root).exists():
-        return
+    try:
+        if not project.expect(sync.path_of(root), "file", project.LEDGER_FIX):
+            return
+    except UnsafePath as exc:
+        raise UnsafePath(
+            f"the write is committed to the store, but the team ledger was not updated: {exc}"
+        ) from None
     try:
         with ctx.store(root) as store:
             sync.after_write(store, root, ctx.identity(root).project)

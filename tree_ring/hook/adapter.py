@@ -475,11 +475,21 @@ def _import_ledger(store: Store, root: str, project_id: str, harness: str) -> No
     before the brief is read. An unchanged ledger costs one `stat` and one
     settings row; a changed one, the lines that changed (`ledger_refresh.py`). What
     goes wrong costs a line on stderr, never the brief."""
-    path = os.path.join(root, ".tree-ring", "ledger.jsonl")
+    from tree_ring.model import project
+    from tree_ring.model.errors import UnsafePath
+
+    path = os.path.join(root, project.DIR, project.LEDGER)
     try:
-        info = os.stat(path)
+        # Its kind first, with lstat, as `check_tree` checks every other entry:
+        # a FIFO there would hold the first open for reading, and the brief, forever.
+        if not project.expect(path, "file", project.LEDGER_FIX):
+            return  # no ledger: a project that does not share its memory
+        info = os.lstat(path)
+    except UnsafePath as exc:
+        _note(harness, f"team ledger not imported: {exc}")
+        return
     except OSError:
-        return  # no ledger: a project that does not share its memory
+        return  # gone meanwhile, or a folder on the way that cannot be read
     from tree_ring.store import settings
 
     seen = jsontext.as_object(settings.stored(store.db, "ledger"))

@@ -9,7 +9,11 @@ modification time, and the commit checked out when it was written.
 A file is judged by size and time first: both equal, it is fresh, unread; a
 different size, it changed, unread. Only an equal size with another time is
 read and hashed, and an equal hash is fresh (a checkout that rewrote the same
-bytes). A file that is gone is deleted; one that cannot be opened as a
+bytes); its new size and time are then worth keeping (`Check.seen`), so the
+next check is a `stat` again. One pass of checks (`Checker`) hashes a file at
+most once, however many memories anchor it, and a pass given a budget (the
+brief's) hashes no more bytes than that: a file past it is unchecked, neither
+stale nor fresh. A file that is gone is deleted; one that cannot be opened as a
 regular file under the root without following a link (a link put in its
 place, a folder, no permission) is unreadable. Nothing outside the project is
 ever opened: every folder on the way is opened from the root with
@@ -46,10 +50,19 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _CHUNK = 1 << 20
 
+# What one brief hashes at most, over all its files. A checkout or a formatter
+# moves the time of files it leaves as they were, and each one that kept its
+# size is then read whole: 64 files of up to `MAX_HASHED` a memory, eight
+# memories a brief, would take the SessionStart hook past its harness's
+# timeout. A file past the budget is `UNCHECKED` this time.
+HASH_BUDGET = 64 << 20
+
 FRESH = "fresh"
 CHANGED = "changed"
 DELETED = "deleted"
 UNREADABLE = "unreadable"
+UNCHECKED = "unchecked"  # not judged this time: past the pass's hash budget
+STALE_STATES = (CHANGED, DELETED, UNREADABLE)
 
 
 class Anchor(Frozen):
@@ -75,14 +88,25 @@ class Check(Frozen):
     """What one anchored file is now."""
 
     anchor: Anchor
-    state: str  # fresh | changed | deleted | unreadable
+    state: str  # fresh | changed | deleted | unreadable | unchecked
+    # The file's size and time when a hash found it as anchored though its
+    # time had moved: what the anchor may record instead, so the next check
+    # needs no hash (`read/staleness.keep_seen`). None otherwise.
+    seen: tuple[int, int] | None = None
 
     @property
     def stale(self) -> bool:
-        return self.state != FRESH
+        return self.state in STALE_STATES
+
+    @property
+    def unchecked(self) -> bool:
+        return self.state == UNCHECKED
 
     def words(self) -> str:
-        """`src/x.py changed since 2026-11-30`, as a brief line ends."""
+        """`src/x.py changed since 2026-11-30`, as a brief line ends; `src/x.py
+        not checked this time` for a file past the hash budget."""
+        if self.state == UNCHECKED:
+            return f"{self.anchor.path} not checked this time"
         return f"{self.anchor.path} {self.state} since {self.anchor.at[:10]}"
 
 
@@ -201,31 +225,60 @@ def measure(root: str, rel: str, commit: str | None, at: str) -> Anchor:
 
 
 def check(root: str, anchor: Anchor) -> Check:
-    """Whether `anchor`'s file is as it was: size and time first, the hash
-    only when the size is equal and the time is not (or either is unknown).
-    A stored path that is not a plain relative path is never opened."""
-    if not valid_path(anchor.path):
-        return Check(anchor, UNREADABLE)
-    try:
-        fd = _open(root, anchor.path)
-    except FileNotFoundError:
-        return Check(anchor, DELETED)
-    except OSError:
-        return Check(anchor, UNREADABLE)
-    try:
-        info = os.fstat(fd)
-        if anchor.size >= 0 and info.st_size != anchor.size:
-            return Check(anchor, CHANGED)
-        if info.st_size == anchor.size and info.st_mtime_ns == anchor.mtime_ns:
-            return Check(anchor, FRESH)
-        if info.st_size > MAX_HASHED:
-            return Check(anchor, CHANGED)
-        data = _read_all(fd, info.st_size)
-    except OSError:
-        return Check(anchor, UNREADABLE)
-    finally:
-        os.close(fd)
-    return Check(anchor, FRESH if blob_id(data) == anchor.blob else CHANGED)
+    """Whether `anchor`'s file is as it was (`Checker.check`), on its own."""
+    return Checker(root).check(anchor)
+
+
+class Checker:
+    """One pass of checks under `root` (a brief, recall's results, `stale`):
+    each file is read and hashed at most once, whichever memories anchor it,
+    and with a `budget`, no more than that many bytes are hashed in all."""
+
+    __slots__ = ("_hashed", "left", "root")
+
+    def __init__(self, root: str, budget: int | None = None) -> None:
+        self.root = root
+        self.left = budget  # bytes it may still hash; None: no bound
+        self._hashed: dict[str, tuple[int, int, str]] = {}  # path: size, time, blob
+
+    def check(self, anchor: Anchor) -> Check:
+        """Whether `anchor`'s file is as it was: size and time first, the hash
+        only when the size is equal and the time is not (or either is
+        unknown). A stored path that is not a plain relative path is never
+        opened; a file the budget has no room for is unchecked."""
+        if not valid_path(anchor.path):
+            return Check(anchor, UNREADABLE)
+        try:
+            fd = _open(self.root, anchor.path)
+        except FileNotFoundError:
+            return Check(anchor, DELETED)
+        except OSError:
+            return Check(anchor, UNREADABLE)
+        try:
+            info = os.fstat(fd)
+            if anchor.size >= 0 and info.st_size != anchor.size:
+                return Check(anchor, CHANGED)
+            if info.st_size == anchor.size and info.st_mtime_ns == anchor.mtime_ns:
+                return Check(anchor, FRESH)
+            if info.st_size > MAX_HASHED:
+                return Check(anchor, CHANGED)
+            now = (info.st_size, info.st_mtime_ns)
+            known = self._hashed.get(anchor.path)
+            if known is not None and known[:2] == now:
+                blob = known[2]  # hashed already in this pass, unchanged since
+            elif self.left is not None and info.st_size > self.left:
+                return Check(anchor, UNCHECKED)
+            else:
+                data = _read_all(fd, info.st_size)
+                if self.left is not None:
+                    self.left -= len(data)
+                blob = blob_id(data)
+                self._hashed[anchor.path] = (*now, blob)
+        except OSError:
+            return Check(anchor, UNREADABLE)
+        finally:
+            os.close(fd)
+        return Check(anchor, FRESH, now) if blob == anchor.blob else Check(anchor, CHANGED)
 
 
 def plain(text: str) -> bool:

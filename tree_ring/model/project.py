@@ -29,6 +29,14 @@ PROJECT_FILE = "project.json"
 RECEIPTS = "receipts"
 # What `init` writes beside project.json.
 GUIDANCE = (".gitignore", "AGENTS.md", "SKILL.md", "CLI.md")
+# The team ledger (`team/ledger.py`). Not checked by `check_tree`: a ledger that
+# is not a regular file costs the team's import of it (`sync`, the hook's pass,
+# a person's write), not every command. Each reader checks its kind with
+# `expect` before it opens it, and says this.
+LEDGER = "ledger.jsonl"
+LEDGER_FIX = (
+    "the ledger must be a regular file: remove it and run `tree-ring sync` to write it again"
+)
 # The files SQLite keeps beside the store, in WAL mode and in rollback mode.
 STORE_SIDE_FILES = ("-wal", "-shm", "-journal")
 # project.json holds a short id and a name; anything larger is not one.

@@ -247,7 +247,7 @@ def line(memory: Memory, mine: bool = False, disputed: str = "", stale: str | No
     wrote it: a row can come from an import or a hostile store file. `mine`:
     a row of the person's own store, labelled so; `disputed`: its
     `disputed_mark`, when an agent refuted it; `stale`: what changed in the
-    files it is about (`read/staleness.mark`)."""
+    files it is about, or which were not checked (`read/staleness.mark`)."""
     summary = one_line(memory.summary)
     source = ""
     if memory.source_ref:
@@ -275,12 +275,15 @@ def render(
     mine: list[Memory] | None = None,
     disputed: Mapping[str, str] | None = None,
     stale: Mapping[str, str] | None = None,
+    unchecked: Mapping[str, str] | None = None,
 ) -> Brief:
     """The brief: the project's memories, the history line, and at most
     `MAX_MINE` of the person's own (`mine`), all in ring order; within a
     ring, a memory whose files changed (`stale`: id to its mark) after the
-    fresh ones."""
+    fresh ones. A memory with files left unchecked (`unchecked`: id to its
+    mark) is marked so and keeps its place: it is not known to be stale."""
     stale = stale or {}
+    noted = {**(unchecked or {}), **stale}
     shown = _clip(one_line(project_id), 128)
     own = (mine or [])[:MAX_MINE]
     if not memories and history is None and not own:
@@ -297,7 +300,7 @@ def render(
     marks = disputed or {}
     lines = [
         line(
-            m, is_mine, "" if is_mine else marks.get(m.id, ""), None if is_mine else stale.get(m.id)
+            m, is_mine, "" if is_mine else marks.get(m.id, ""), None if is_mine else noted.get(m.id)
         )
         for m, is_mine in picked
     ]
@@ -389,7 +392,7 @@ def build_brief(
         history,
         mine,
         disputed_marks(store, memories),
-        stale_marks(store, memories, view),
+        *stale_marks(store, memories, view),
     )
 
 
@@ -426,17 +429,22 @@ def disputed_marks(store: Store, memories: Sequence[Memory]) -> dict[str, str]:
     }
 
 
-def stale_marks(store: Store, memories: Sequence[Memory], view: View | None) -> dict[str, str]:
+def stale_marks(
+    store: Store, memories: Sequence[Memory], view: View | None
+) -> tuple[dict[str, str], dict[str, str]]:
     """The marks of the shown memories whose anchored files changed, judged
-    now against the project's files (a brief of the past marks nothing)."""
+    now against the project's files (a brief of the past marks nothing), and
+    of those with files left unchecked: the brief hashes at most
+    `anchor.HASH_BUDGET` bytes, so a session start stays within its timeout."""
     if view is not None and not view.is_now():
-        return {}
+        return {}, {}
+    from tree_ring.model.anchor import HASH_BUDGET
     from tree_ring.read import staleness
 
-    found = staleness.stale(
-        staleness.checks(store.db, store.root_str, [m.id for m in memories[:MAX_LINES]])
-    )
-    return {memory_id: staleness.mark(changed) for memory_id, changed in found.items()}
+    found = staleness.judge(store, [m.id for m in memories[:MAX_LINES]], HASH_BUDGET)
+    stale = {key: staleness.mark(changed) for key, changed in staleness.stale(found).items()}
+    left = staleness.unchecked(found)
+    return stale, {key: staleness.mark(files, "unchecked") for key, files in left.items()}
 
 
 def brief_with_mine(

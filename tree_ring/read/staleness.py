@@ -4,14 +4,19 @@ the memory was written (or a person confirmed it).
 Only the anchors of the memories a caller already holds are read (the
 brief's lines, recall's hits); `project_stale` alone walks every anchored
 memory of a project, for `tree-ring stale`. Each file is judged by
-`model/anchor.check`: size and time, and a hash only when they disagree.
+`model/anchor.Checker`: size and time, and a hash only when they disagree,
+once a file however many memories anchor it; the brief hashes at most
+`anchor.HASH_BUDGET` bytes and leaves the rest unchecked. A hash that finds a
+file as anchored keeps its new size and time (`keep_seen`), so a checkout
+that moved only the time costs one read, not one a session.
 The project root is where the files are judged: a teammate's clone judges a
 ledger's anchors against its own checkout.
 """
 
 from __future__ import annotations
 
-from tree_ring.model.anchor import Check, check
+from tree_ring.model.anchor import Check, Checker
+from tree_ring.model.errors import TreeRingError
 from tree_ring.store import anchors as stored
 
 TYPE_CHECKING = False
@@ -27,12 +32,57 @@ if TYPE_CHECKING:
 SHOWN = 1
 
 
-def checks(db: Db, root: str, ids: Iterable[str]) -> dict[str, list[Check]]:
-    """Each anchored memory of `ids`, with what each of its files is now."""
+def checks(
+    db: Db, root: str, ids: Iterable[str], budget: int | None = None
+) -> dict[str, list[Check]]:
+    """Each anchored memory of `ids`, with what each of its files is now: in
+    one pass, so each file is hashed at most once, and with `budget`, no more
+    than that many bytes hashed (a file past it is unchecked)."""
+    checker = Checker(root, budget)
     return {
-        memory_id: [check(root, anchor) for anchor in anchors]
+        memory_id: [checker.check(anchor) for anchor in anchors]
         for memory_id, anchors in stored.of(db, ids).items()
     }
+
+
+def judge(store: Store, ids: Iterable[str], budget: int | None = None) -> dict[str, list[Check]]:
+    """`checks` against the store's project, keeping what a hash found as anchored."""
+    found = checks(store.db, store.root_str, ids, budget)
+    keep_seen(store, found)
+    return found
+
+
+def keep_seen(store: Store, found: dict[str, list[Check]]) -> None:
+    """Record the size and time of each file a hash found as anchored (a
+    checkout or a formatter moved only its time), so the next check, the next
+    session's brief included, judges it by a `stat` again. Best effort, and
+    never a wait: a read-only store, one in a transaction or one another
+    writer holds keeps the old values, and the next check hashes again."""
+    seen = [
+        (c.seen[0], c.seen[1], memory_id, c.anchor.path, c.anchor.blob)
+        for memory_id, judged in found.items()
+        for c in judged
+        if c.seen is not None
+    ]
+    db = store.db
+    if not seen or store.read_only or db.in_transaction:
+        return
+    # One attempt, not `store.write()`'s retries on SQLite's busy timeout:
+    # the SessionStart hook must not wait on another writer for a cache.
+    try:
+        db.execute("PRAGMA busy_timeout = 0")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                stored.keep_seen(db, seen)
+                db.execute("COMMIT")
+            finally:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(store.options.busy_timeout_ms)}")
+    except TreeRingError:
+        pass
 
 
 def stale(found: dict[str, list[Check]]) -> dict[str, list[Check]]:
@@ -45,11 +95,23 @@ def stale(found: dict[str, list[Check]]) -> dict[str, list[Check]]:
     return out
 
 
-def mark(changed: list[Check]) -> str:
-    """`stale: src/x.py changed since 2026-11-30`, and `(+2 more)` past the first."""
+def unchecked(found: dict[str, list[Check]]) -> dict[str, list[Check]]:
+    """Of `found`, the memories with no file stale but some left unchecked
+    (past the hash budget), and those files: neither stale nor fresh."""
+    out: dict[str, list[Check]] = {}
+    for memory_id, judged in found.items():
+        left = [c for c in judged if c.unchecked]
+        if left and not any(c.stale for c in judged):
+            out[memory_id] = left
+    return out
+
+
+def mark(changed: list[Check], head: str = "stale") -> str:
+    """`stale: src/x.py changed since 2026-11-30`, and `(+2 more)` past the
+    first; `unchecked: src/x.py not checked this time` with `head="unchecked"`."""
     words = "; ".join(c.words() for c in changed[:SHOWN])
     more = len(changed) - SHOWN
-    return f"stale: {words}" + (f" (+{more} more)" if more > 0 else "")
+    return f"{head}: {words}" + (f" (+{more} more)" if more > 0 else "")
 
 
 def project_stale(
@@ -60,7 +122,7 @@ def project_stale(
     from tree_ring.store import rows
 
     ids = stored.anchored(store.db, project, reader)
-    found = stale(checks(store.db, store.root_str, ids))
+    found = stale(judge(store, ids))
     return [
         (rows.get(store.db, memory_id), found[memory_id]) for memory_id in ids if memory_id in found
     ]

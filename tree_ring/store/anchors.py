@@ -23,6 +23,10 @@ INSERT_SQL = (
     " anchored_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
 DELETE_SQL = "DELETE FROM anchors WHERE memory_id = ?"
+# A file a hash found as anchored though its time moved: its size and time now,
+# so the next check needs only a `stat`. Only while the row still holds the
+# blob that was compared (a confirm in between re-anchored it).
+SEEN_SQL = "UPDATE anchors SET size = ?, mtime_ns = ? WHERE memory_id = ? AND path = ? AND blob = ?"
 OF_SQL = (
     "SELECT memory_id, path, blob, size, mtime_ns, git_commit, anchored_at FROM anchors"
     " WHERE memory_id IN (SELECT value FROM json_each(?)) ORDER BY memory_id, path"
@@ -58,6 +62,12 @@ def insert(db: Db, memory_id: str, anchors: Sequence[Anchor]) -> None:
         INSERT_SQL,
         [(memory_id, a.path, a.blob, a.size, a.mtime_ns, a.commit, a.at) for a in anchors],
     )
+
+
+def keep_seen(db: Db, seen: Iterable[tuple[int, int, str, str, str]]) -> None:
+    """Record each (size, time, memory id, path, blob) a hash found as anchored
+    (`SEEN_SQL`); the caller holds the transaction."""
+    db.executemany(SEEN_SQL, list(seen))
 
 
 def replace(db: Db, memory_id: str, anchors: Sequence[Anchor]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tree_ring.model import jsontext, project
-from tree_ring.model.errors import TreeRingError
+from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.store import settings
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, sync
@@ -19,8 +19,12 @@ from tree_ring.team import repository as team
 def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | None:
     """(ok, detail, repairable, repaired), or None when there is no ledger."""
     path = sync.path_of(root)
-    if not path.exists():
-        return None
+    try:
+        # Its kind before any read: a FIFO there would hold the read forever.
+        if not project.expect(path, "file", project.LEDGER_FIX):
+            return None
+    except UnsafePath as exc:
+        return (False, str(exc), False, "")
     name = f"{project.DIR}/{ledger.PATH}"
     found = team.resolve(root)
     if found is not None:

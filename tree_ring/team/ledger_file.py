@@ -18,6 +18,8 @@ CHUNK = 1 << 16
 # `mmap`: a file cut short while mapped kills the process (SIGBUS), and the hook
 # must fail open.
 BLOCK = 1 << 16
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 class FullPass(Exception):
@@ -57,9 +59,10 @@ class Opened:
 
     @classmethod
     def open(cls, path: str) -> Opened | None:
-        """The file at `path`; None when absent, a link or not a regular file."""
+        """The file at `path`; None when absent, a link or not a regular file.
+        Opened without blocking: a FIFO there is refused by `fstat`, not waited on."""
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
         except OSError:
             return None
         try:

@@ -10,6 +10,7 @@ other is a claim. A sync (`sync.py`) applies what is read (`ledger_apply.py`).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -19,8 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from tree_ring.model import project
 from tree_ring.model.anchor import MAX_FILES, Anchor, valid_blob, valid_path
-from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError, UsageError
+from tree_ring.model.errors import (
+    Conflict,
+    SchemaTooNew,
+    TreeRingError,
+    UnsafePath,
+    UsageError,
+)
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import PRIVATE_SCOPES, Memory, compiled_patterns, parse_time
 from tree_ring.team import ledger, ledger_state, ledger_stones
@@ -43,26 +51,30 @@ def read_bytes(path: Path) -> bytes:
 
 
 def open_ledger(path: Path) -> BinaryIO | None:
-    """The ledger, open to read, or None when there is none. A link is
-    refused, not followed: a committed symbolic link must not make a clone
-    import whatever file it names."""
+    """The ledger, open to read, or None when there is none. Its kind is
+    checked with lstat before it is opened, as every other entry of
+    `.tree-ring/` is (`project.expect`): a link is refused, not followed (a
+    committed symbolic link must not make a clone import whatever file it
+    names), and a FIFO is refused, not opened (an open for reading waits for
+    a writer, forever). The open itself does not block either, so a FIFO put
+    there after the check is refused by `fstat` too."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        if not project.expect(path, "file", project.LEDGER_FIX):
+            return None
+    except UnsafePath as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
     except OSError as exc:
-        if path.is_symlink():
-            raise UsageError(
-                f"{path} is a symbolic link; the ledger must be a regular file: "
-                "remove the link and run `tree-ring sync` to write it again"
-            ) from None
+        if exc.errno in (errno.ELOOP, errno.EMLINK):
+            raise UsageError(f"{path} is a symbolic link; {project.LEDGER_FIX}") from None
         raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise UsageError(
-            f"{path} is not a regular file; the ledger must be a regular file: "
-            "remove it and run `tree-ring sync` to write it again"
-        )
+        raise UsageError(f"{path} is not a regular file; {project.LEDGER_FIX}")
+    os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 
 
