@@ -55,6 +55,7 @@ def test_the_defaults() -> None:
         "clone": None,
         "seen": None,
         "shared": None,
+        "catchup": None,
     }
     assert dict(settings.LEDGER_UPSTREAM) == {"ref": None, "oid": None, "lines": ""}
     assert dict(settings.LEDGER_CLAIMS) == {"lines": ""}
