@@ -580,6 +580,35 @@ def _note(harness: str, message: str) -> None:
         pass
 
 
+# How long the hook waits for its payload's end: both harnesses close stdin
+# once it is written, and a caller that leaves it open gets what it sent by then.
+STDIN_SECONDS = 5.0
+
+
+def _read_stdin(limit: int) -> bytes:
+    """The process's stdin up to `limit` bytes, until its end or STDIN_SECONDS."""
+    try:
+        import select
+
+        fd = sys.stdin.fileno()
+        select.select([fd], [], [], 0)
+    except (OSError, ValueError, AttributeError):
+        return sys.stdin.buffer.read(limit)  # no select for this stdin (Windows, a test's stream)
+    deadline = time.monotonic() + STDIN_SECONDS
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            break
+        chunk = os.read(fd, min(1 << 16, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
 def main(
     harness: str,
     stdin: BinaryIO | None = None,
@@ -595,7 +624,7 @@ def main(
     try:
         if harness not in HARNESSES:
             raise Refused(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
-        data = (stdin or sys.stdin.buffer).read(MAX_PAYLOAD + 1)
+        data = stdin.read(MAX_PAYLOAD + 1) if stdin is not None else _read_stdin(MAX_PAYLOAD + 1)
         output = respond(parse_payload(harness, data), clock(), env)
         if output is not None:
             out = stdout or sys.stdout.buffer
