@@ -168,25 +168,8 @@ def _either(forms: tuple[bytes, ...]) -> bytes:
 
 OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
     *(
-        rule(
-            "password-other-language",
-            SECRET,
-            "lower",
-            _either(forms) + ASSIGN + LINE_VALUE,
-            _assigned,
-            heads=forms,
-        )
-        for forms in _groups()
-    ),
-    *(
-        rule(
-            "password-other-language",
-            SECRET,
-            "lower",
-            _either(forms) + TAIL,
-            _in_a_sentence,
-            heads=forms,
-        )
+        rule("password-other-language", SECRET, "lower", _either(forms) + tail, judge, heads=forms)
+        for tail, judge in ((ASSIGN + LINE_VALUE, _assigned), (TAIL, _in_a_sentence))
         for forms in _groups()
     ),
     rule(

@@ -21,8 +21,8 @@ MAX_FILE = 1 << 20  # a config or HEAD larger than this is out of the ordinary
 MAX_LEVELS = 32
 
 
-def read(path: str, limit: int = MAX_FILE) -> str | None:
-    """A small text file's content, without following a link; None for any failure."""
+def read_bytes(path: str, limit: int = MAX_FILE) -> bytes | None:
+    """A file's bytes, without following a link; None for any failure or past `limit`."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
@@ -33,7 +33,13 @@ def read(path: str, limit: int = MAX_FILE) -> str | None:
         return None
     finally:
         os.close(fd)
-    if len(data) > limit:
+    return data if len(data) <= limit else None
+
+
+def read(path: str, limit: int = MAX_FILE) -> str | None:
+    """A small text file's content, without following a link; None for any failure."""
+    data = read_bytes(path, limit)
+    if data is None:
         return None
     try:
         return data.decode("utf-8")
@@ -136,18 +142,8 @@ def tracks(path: str) -> bool:
     relative = os.path.relpath(path, top)
     if relative.startswith(".."):
         return False
-    index = os.path.join(found[0], "index")
-    try:
-        fd = os.open(index, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return False
-    try:
-        data = os.read(fd, MAX_INDEX + 1)
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-    if len(data) > MAX_INDEX or data[:4] != b"DIRC" or data[4:8] not in (b"\0\0\0\2", b"\0\0\0\3"):
+    data = read_bytes(os.path.join(found[0], "index"), MAX_INDEX)
+    if data is None or data[:4] != b"DIRC" or data[4:8] not in (b"\0\0\0\2", b"\0\0\0\3"):
         return False
     wanted = relative.replace(os.sep, "/").encode("utf-8", "surrogateescape") + b"\0"
     start = data.find(wanted, 12)

@@ -61,6 +61,24 @@ def key_of(line: dict[str, Any]) -> str:
     return "2" + str(line.get("id", ""))
 
 
+def record_of(piece: bytes, records: frozenset[str] | dict[str, int]) -> tuple[str, str] | None:
+    """A ledger line's key and record, when it is a JSON object whose record
+    is one of `records`; None for any other line."""
+    import json
+
+    try:
+        data: Any = json.loads(piece)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    record = line.get("record")
+    if not isinstance(record, str) or record not in records:
+        return None
+    return key_of(line), record
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 

@@ -32,7 +32,6 @@ again, where what was applied reads as the store's own.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +44,7 @@ from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_delta, ledger_history, sync, upstream
 from tree_ring.team.ledger import Line
 from tree_ring.team.ledger_apply import apply
-from tree_ring.team.ledger_read import Read, check_line, check_numbered, read_bytes
+from tree_ring.team.ledger_read import check_numbered, read_bytes
 from tree_ring.team.ledger_report import SyncReport
 from tree_ring.team.ledger_state import store_lines
 from tree_ring.write import bulk
@@ -110,17 +109,7 @@ def _groups(data: bytes, up: upstream.Upstream) -> tuple[list[tuple[int, bytes]]
 
 def _entry(piece: bytes) -> tuple[str, str] | None:
     """A memory, tombstone or redaction line's key and record; None for any other."""
-    try:
-        data: Any = json.loads(piece)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
-    record = line.get("record")
-    if not isinstance(record, str) or record not in ledger.ENTRY_RANK:
-        return None
-    return ledger.key_of(line), record
+    return ledger.record_of(piece, ledger.ENTRY_RANK)
 
 
 def _part(
@@ -146,14 +135,8 @@ def _part(
         if start == 0:
             first = state.get("sha256") is None and state.get("seen") is None
             if ledger_history.due(state, first):
-                scratch = Read({}, {}, [], {})
-                report.history = ledger_history.take(
-                    db,
-                    up,
-                    project_id,
-                    actor,
-                    lambda p: check_line(p, project_id, scratch),
-                    report.notes,
+                report.history = ledger_history.take_checked(
+                    db, up, project_id, actor, report.notes
                 )
         end, mine = _choose(db, project_id, groups, start)
         numbered = list(shared)

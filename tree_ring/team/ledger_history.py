@@ -71,6 +71,14 @@ def take(
     return taken
 
 
+def take_checked(db: Db, up: Upstream, project_id: str, actor: Actor, notes: list[str]) -> int:
+    """`take`, each line checked as a line of the ledger read on its own."""
+    from tree_ring.team.ledger_read import Read, check_line
+
+    scratch = Read({}, {}, [], {})
+    return take(db, up, project_id, actor, lambda p: check_line(p, project_id, scratch), notes)
+
+
 def due(state: dict[str, Any], first: bool) -> bool:
     """Whether this sync reads the history: a first build, or one a shallow
     clone could not read."""

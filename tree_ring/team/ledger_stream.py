@@ -15,7 +15,6 @@ greater line wins. A ledger whose keys are out of order (edited by hand) raises
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -99,17 +98,8 @@ def _by_key(
 
 def _key(piece: bytes) -> str | None:
     """The line's key; None for a line this version cannot read (`ledger.foreign`)."""
-    try:
-        data: Any = json.loads(piece)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
-    record = line.get("record")
-    if not isinstance(record, str) or record not in ledger.RECORDS:
-        return None
-    return ledger.key_of(line)
+    found = ledger.record_of(piece, ledger.RECORDS)
+    return None if found is None else found[0]
 
 
 def write_if_changed(

@@ -245,14 +245,8 @@ def sync(
         if progress is not None:
             progress("sync: ledger read", 1, SYNC_STEPS)
         if ledger_history.due(state, first):
-            scratch = Read({}, {}, [], {})
-            report.history = ledger_history.take(
-                db,
-                up,
-                project_id,
-                import_actor,
-                lambda p: check_line(p, project_id, scratch),
-                report.notes,
+            report.history = ledger_history.take_checked(
+                db, up, project_id, import_actor, report.notes
             )
         if apply(db, read, mine, project_id, import_actor, report, up) or report.history:
             mine = store_lines(db, project_id)
