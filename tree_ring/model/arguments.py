@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 # Lower-case words joined by hyphens (an option) or hyphens and underscores (a
 # name): the shape of every option and choice Tree Ring declares. Short, and
 # with few digits, so a random key in lower case does not pass for one.
-_OPTION = re.compile(r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
-_NAME = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+# Compiled on first use (`re` caches them): only an error quotes a word.
+_OPTION = r"--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*"
+_NAME = r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*"
 _LONGEST = 32
 _MOST_DIGITS = 3
 # Words shorter than this are too short to hold a secret; the safety net in
@@ -40,11 +41,11 @@ _SHORTEST_SECRET = 6
 HIDDEN = "…"
 
 
-def _plain(word: str, shape: re.Pattern[str]) -> bool:
+def _plain(word: str, shape: str) -> bool:
     return (
         len(word) <= _LONGEST
         and sum(c.isdigit() for c in word) <= _MOST_DIGITS
-        and shape.fullmatch(word) is not None
+        and re.fullmatch(shape, word) is not None
     )
 
 

@@ -168,8 +168,9 @@ WORD = re.compile(r"\w+")
 # apostrophe as the index splits it, they would be searched as "couldn" and
 # "t", words of no question's subject. The negation and the clitic are
 # dropped; "can't", "won't" and "shan't" keep their verb.
-_CONTRACTED_VERBS = re.compile(r"\b(ca|wo|sha)n['\u2019]t\b")
-_CONTRACTION = re.compile(r"(?<=\w)(?:n['\u2019]t|['\u2019](?:s|t|d|m|re|ve|ll))\b")
+# Compiled on first use (`re` caches them): most questions hold no apostrophe.
+_CONTRACTED_VERBS = r"\b(ca|wo|sha)n['\u2019]t\b"
+_CONTRACTION = r"(?<=\w)(?:n['\u2019]t|['\u2019](?:s|t|d|m|re|ve|ll))\b"
 _FULL_VERBS = {"ca": "can", "wo": "will", "sha": "shall"}
 MONTHS = (
     "january february march april may june july august september october november december "
@@ -254,8 +255,8 @@ def uncontracted(text: str) -> str:
     "what's" -> "what")."""
     if "'" not in text and "\u2019" not in text:
         return text
-    text = _CONTRACTED_VERBS.sub(lambda m: _FULL_VERBS[m.group(1)], text)
-    return _CONTRACTION.sub("", text)
+    text = re.sub(_CONTRACTED_VERBS, lambda m: _FULL_VERBS[m.group(1)], text)
+    return re.sub(_CONTRACTION, "", text)
 
 
 def terms(query: str) -> list[str]:
