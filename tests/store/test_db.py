@@ -230,3 +230,31 @@ def test_store_bytes_counts_the_files_there_and_follows_no_link(tmp_path: Path) 
     (tmp_path / f"{project.STORE}-shm").symlink_to(elsewhere)
     assert project.store_bytes(database) == 320
     assert project.store_bytes(tmp_path / "absent.sqlite") == 0
+
+
+def test_a_new_store_appears_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Built beside its path and linked into place: while its tables are made,
+    nothing is at the store's path that another process could open as a
+    store cut short, and nothing is left beside it afterwards."""
+    from tree_ring.harness import guidance
+    from tree_ring.model import project
+
+    root = tmp_path / "fresh"
+    root.mkdir()
+    guidance.init_project(root)
+    path = project.store_path(root)
+    path.unlink()  # as a fresh clone has it: the folder, no store
+    seen: list[bool] = []
+    real = Store._migrate
+
+    def watching(self: Store) -> None:
+        seen.append(path.exists())
+        real(self)
+
+    monkeypatch.setattr(Store, "_migrate", watching)
+    with Store.open(root, create=True) as store:
+        assert store.db.scalar("SELECT count(*) FROM memories") == 0
+    assert seen[0] is False
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith("memory")) == [
+        "memory.sqlite"
+    ]

@@ -286,6 +286,8 @@ class Store:
         exists = os.path.exists(path)
         if (options.read_only or not create) and not exists:
             raise NoStore(f"no store at {path}; {fix}")
+        if not exists:
+            cls._create(path, root, options)
         # SQLite treats an empty file as a new database; migrating it would hide
         # that every memory was lost (a truncated copy, a failed sync). So even
         # a command that may create the store (`sync` and `init` in a fresh
@@ -317,6 +319,35 @@ class Store:
             db.conn.close()
             raise
         return store
+
+    @classmethod
+    def _create(cls, path: str, root: str, options: Options) -> None:
+        """Build a new store beside `path` and link it into place, so that no
+        one opening `path` meanwhile (a hook starting as `init` runs) finds it
+        empty, which reads as a store cut short. Another process that got
+        there first wins, and its store is opened."""
+        temporary = f"{path}.new-{os.getpid()}-{os.urandom(4).hex()}"
+        db = open_db(temporary, timeout_ms=options.busy_timeout_ms)
+        store = cls(db, root, options=options)
+        try:
+            store._configure()
+            store._migrate()
+        finally:
+            store.close()
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+        except OSError:
+            # A file system without hard links: moved into place when still free.
+            if not os.path.lexists(path):
+                os.replace(temporary, path)
+        finally:
+            for name in (temporary, temporary + "-wal", temporary + "-shm"):
+                try:  # noqa: SIM105 - contextlib would cost every hook run its import
+                    os.unlink(name)
+                except FileNotFoundError:
+                    pass
 
     @property
     def conn(self) -> sqlite3.Connection:
