@@ -46,7 +46,7 @@ def _start(root: Path) -> dict[str, object]:
 def test_an_ignored_store_is_opened(repo: Path) -> None:
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "init")
-    assert not gitdir.tracks(str(project.store_path(repo)))
+    assert gitdir.tracked([str(project.store_path(repo))]) is None
     with Store.open(repo) as store:
         assert store.db.scalar("SELECT count(*) FROM memories") == 1
     hooked = run_hook(_start(repo))
@@ -56,7 +56,8 @@ def test_an_ignored_store_is_opened(repo: Path) -> None:
 def test_a_tracked_store_is_refused_by_every_command_and_the_hook(repo: Path) -> None:
     _git(repo, "add", "-f", ".tree-ring/memory.sqlite")
     _git(repo, "commit", "-qm", "the store, forced in")
-    assert gitdir.tracks(str(project.store_path(repo)))
+    store = str(project.store_path(repo))
+    assert gitdir.tracked([store]) == store
     with pytest.raises(UnsafePath, match="tracked by git"):
         Store.open(repo)
     for args in (("list",), ("recall", "note"), ("remember", "Another note")):
@@ -78,8 +79,8 @@ def test_a_longer_path_ending_the_same_way_is_not_the_store(repo: Path) -> None:
     other.mkdir(parents=True)
     (other / "memory.sqlite").write_bytes(b"not ours")
     _git(repo, "add", "-f", "vendor/.tree-ring/memory.sqlite")
-    assert not gitdir.tracks(str(project.store_path(repo)))
-    assert gitdir.tracks(str(other / "memory.sqlite"))
+    assert gitdir.tracked([str(project.store_path(repo))]) is None
+    assert gitdir.tracked([str(other / "memory.sqlite")]) == str(other / "memory.sqlite")
 
 
 def test_the_walk_stops_at_the_repository_root(repo: Path) -> None:
@@ -108,3 +109,32 @@ def test_another_users_store_above_the_working_folder_is_refused(
         project.find_root_str(below)
     # At the working folder itself, it is the folder someone chose to work in.
     assert project.find_root_str(shared) == str(shared.resolve())
+
+
+def test_a_tracked_write_ahead_log_is_refused(repo: Path) -> None:
+    # SQLite would replay it over this clone's own store when opening it.
+    wal = repo / ".tree-ring" / "memory.sqlite-wal"
+    wal.write_bytes(b"frames of someone else's store")
+    _git(repo, "add", "-f", ".tree-ring/memory.sqlite-wal")
+    with pytest.raises(UnsafePath, match=r"memory\.sqlite-wal is tracked by git"):
+        Store.open(repo)
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [("update-index", "--index-version", "4"), ("update-index", "--split-index")],
+    ids=["version 4", "split"],
+)
+def test_an_index_this_reader_does_not_read_is_asked_of_git(
+    repo: Path, setting: tuple[str, ...]
+) -> None:
+    (repo / "README").write_text("a file before the store\n")
+    _git(repo, "add", "README")
+    _git(repo, *setting)
+    assert gitdir.tracked([str(project.store_path(repo))]) is None
+    with Store.open(repo):
+        pass
+    _git(repo, "add", "-f", ".tree-ring/memory.sqlite")
+    _git(repo, *setting)
+    with pytest.raises(UnsafePath, match="tracked by git"):
+        Store.open(repo)

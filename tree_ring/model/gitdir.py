@@ -128,29 +128,66 @@ def head_commit(start: str) -> str | None:
 MAX_INDEX = 1 << 26
 
 
-def tracks(path: str) -> bool:
-    """Whether the repository holding `path` tracks it: its path, relative to
-    the repository's root, is an entry of the index (`git ls-files` would
-    list it). Read from the index's bytes for versions 2 and 3, which store
-    each path whole after its entry's flags; a version 4 index (paths
-    prefix-compressed), a linked or oversized one, or anything unreadable
-    gives False."""
-    top = repository_root(os.path.dirname(path))
+def tracked(paths: list[str]) -> str | None:
+    """The first of `paths` (files of one folder) that the repository holding
+    them tracks, as `git ls-files` would list it; None for none.
+
+    Read from the index's own bytes when it is of version 2 or 3 and not
+    split, which store each path whole after its entry's flags. An index of
+    version 4 (paths prefix-compressed, `feature.manyFiles`), a split one
+    (`core.splitIndex`), one of another version or too large to read is
+    asked of git itself (`git ls-files`); where git cannot answer, None."""
+    top = repository_root(os.path.dirname(paths[0]))
     found = dirs(top) if top is not None else None
     if top is None or found is None:
+        return None
+    relative = {os.path.relpath(path, top).replace(os.sep, "/"): path for path in paths}
+    relative = {rel: path for rel, path in relative.items() if not rel.startswith("../")}
+    index = os.path.join(found[0], "index")
+    if not relative or not os.path.lexists(index):
+        return None
+    data = read_bytes(index, MAX_INDEX)
+    if (
+        data is None
+        or data[:4] != b"DIRC"
+        or data[4:8] not in (b"\0\0\0\2", b"\0\0\0\3")
+        or _split(found[0])
+    ):
+        return _ask_git(top, relative)
+    for rel, path in relative.items():
+        wanted = rel.encode("utf-8", "surrogateescape") + b"\0"
+        start = data.find(wanted, 12)
+        while start >= 0:
+            # An entry's path follows its flags, whose low bits hold the path's
+            # length; a longer path ending the same way has "/" before it.
+            if data[start - 1 : start] != b"/":
+                return path
+            start = data.find(wanted, start + 1)
+    return None
+
+
+def _split(gitdir: str) -> bool:
+    """Whether the index is split: part of its entries are in a shared index."""
+    try:
+        return any(name.startswith("sharedindex.") for name in os.listdir(gitdir))
+    except OSError:
         return False
-    relative = os.path.relpath(path, top)
-    if relative.startswith(".."):
-        return False
-    data = read_bytes(os.path.join(found[0], "index"), MAX_INDEX)
-    if data is None or data[:4] != b"DIRC" or data[4:8] not in (b"\0\0\0\2", b"\0\0\0\3"):
-        return False
-    wanted = relative.replace(os.sep, "/").encode("utf-8", "surrogateescape") + b"\0"
-    start = data.find(wanted, 12)
-    while start >= 0:
-        # An entry's path follows its flags, whose low bits hold the path's
-        # length; a longer path ending the same way has "/" before it.
-        if data[start - 1 : start] != b"/":
-            return True
-        start = data.find(wanted, start + 1)
-    return False
+
+
+def _ask_git(top: str, relative: dict[str, str]) -> str | None:
+    """Which of `relative`'s paths `git ls-files` lists; None when git cannot say."""
+    import subprocess  # only for an index this reader does not read
+
+    try:
+        done = subprocess.run(
+            ["git", "-C", top, "ls-files", "-z", "--", *relative],
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    listed = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return next((relative[rel] for rel in relative if rel in listed), None)

@@ -171,16 +171,18 @@ def _wal_frames(path: StrPath) -> bool:
 
 
 def _refuse_tracked(path: str) -> None:
-    """Refuse a store that git tracks. The store is ignored, never committed:
-    one that arrived with a checkout (a branch or a fork that added it) holds
-    whatever its author wrote, as the person's own memories, past every rule
-    the team ledger's lines are held to, and git replaced this clone's own
-    store with it."""
+    """Refuse a store that git tracks, or a side file of it (a write-ahead
+    log SQLite would replay over this clone's own store). The store is
+    ignored, never committed: one that arrived with a checkout (a branch or a
+    fork that added it) holds whatever its author wrote, as the person's own
+    memories, past every rule the team ledger's lines are held to, and git
+    replaced this clone's own store with it."""
     from tree_ring.model import gitdir
 
-    if gitdir.tracks(path):
+    found = gitdir.tracked([path, *(path + side for side in project.STORE_SIDE_FILES)])
+    if found is not None:
         raise UnsafePath(
-            f"{path} is tracked by git: it came with the checkout, not from you, and Tree Ring "
+            f"{found} is tracked by git: it came with the checkout, not from you, and Tree Ring "
             "will not trust it; untrack it (`git rm --cached`) and move it aside, then restore "
             "your own from a backup, or run `tree-ring sync` to rebuild from the team ledger"
         )
