@@ -76,4 +76,4 @@ def test_a_patched_file_anchors_the_capture_and_the_next_brief_marks_it_stale(
     opening = [t for t in conversation(second[0]) if brief.BEGIN in t]
     assert opening, conversation(second[0])
     [line] = [x for x in opening[0].splitlines() if SUMMARY in x]
-    assert "(stale: deploy.py changed since " in line
+    assert '(stale: "deploy.py" changed since ' in line

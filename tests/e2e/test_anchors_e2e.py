@@ -50,4 +50,4 @@ def test_an_edited_file_anchors_the_capture_and_the_next_brief_marks_it_stale(
     opening = [t for t in conversation(second[0]) if brief.BEGIN in t]
     assert opening, conversation(second[0])
     [line] = [x for x in opening[0].splitlines() if SUMMARY in x]
-    assert "(stale: retry.py changed since " in line
+    assert '(stale: "retry.py" changed since ' in line

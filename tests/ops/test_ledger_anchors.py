@@ -89,13 +89,13 @@ def test_a_clone_judges_the_ledgers_anchors_against_its_own_checkout(tmp_path: P
     assert SUMMARY in ok(bob, "brief").out and "stale:" not in ok(bob, "brief").out
     [changed] = stale_ids(carol)[memory_id]
     assert (changed["path"], changed["state"]) == ("src/retry.py", "changed")
-    assert "(stale: src/retry.py changed since " in ok(carol, "brief").out
+    assert '(stale: "src/retry.py" changed since ' in ok(carol, "brief").out
     shown = ok(carol, "--json", "show", memory_id).json()
     assert shown["stale"] is True
     # The SessionStart hook of a clone that never ran sync takes the line too.
     dave = clone(origin, tmp_path, "dave")
     (dave / "src" / "retry.py").unlink()
-    assert "(stale: src/retry.py deleted since " in session_start(dave)
+    assert '(stale: "src/retry.py" deleted since ' in session_start(dave)
     # Bob's store writes the memory's line as the ledger has it, files and all.
     assert ledger_entries(bob) == ledger_entries(alice)
 

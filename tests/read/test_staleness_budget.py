@@ -139,9 +139,9 @@ def test_a_changed_file_is_stale_whether_or_not_a_touch_was_recorded(
     assert "stale" not in brief_lines(run_cli)[made]  # recorded the touch
     source.write_bytes(b"X" * SIZE)  # the same size, other bytes
     touch(source)
-    assert "(stale: retry.py changed since " in brief_lines(run_cli)[made]
+    assert '(stale: "retry.py" changed since ' in brief_lines(run_cli)[made]
     assert recorded(project_root, made) != on_disk(source)  # a change is never recorded
-    assert "(stale: retry.py changed since " in brief_lines(run_cli)[made]
+    assert '(stale: "retry.py" changed since ' in brief_lines(run_cli)[made]
 
 
 def two_memories(run_cli: CliRunner, root: Path) -> tuple[tuple[str, list[Path]], ...]:
@@ -174,7 +174,7 @@ def test_past_the_budget_files_are_unchecked_and_the_hook_still_briefs(
     assert set(lines) == {lead, follow}
     assert lines[lead].endswith(f"({lead}; origin: person)")  # no mark at all
     name = follow_files[0].name
-    assert lines[follow].endswith(f" (unchecked: {name} not checked this time (+1 more))")
+    assert lines[follow].endswith(f' (unchecked: "{name}" not checked this time (+1 more))')
     assert "stale" not in lines[follow]
     assert recorded(project_root, follow) != on_disk(*follow_files)
 
@@ -197,9 +197,9 @@ def test_a_changed_file_within_the_budget_is_stale_beside_unchecked_ones(
     lines = brief_line_map(run_cli("brief").out)
     assert hashes == [SIZE]
     # Stale by the file it could hash; the one it could not is not named as stale.
-    assert lines[lead].endswith(f" (stale: {lead_files[0].name} changed since {today()})")
+    assert lines[lead].endswith(f' (stale: "{lead_files[0].name}" changed since {today()})')
     name = follow_files[0].name
-    assert lines[follow].endswith(f" (unchecked: {name} not checked this time (+1 more))")
+    assert lines[follow].endswith(f' (unchecked: "{name}" not checked this time (+1 more))')
 
 
 def today() -> str:

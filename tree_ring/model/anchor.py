@@ -102,12 +102,18 @@ class Check(Frozen):
     def unchecked(self) -> bool:
         return self.state == UNCHECKED
 
-    def words(self) -> str:
-        """`src/x.py changed since 2026-11-30`, as a brief line ends; `src/x.py
-        not checked this time` for a file past the hash budget."""
+    def words(self, *, quoted: bool = False) -> str:
+        """`src/x.py changed since 2026-11-30`; `src/x.py not checked this
+        time` for a file past the hash budget. `quoted`, as a brief line ends
+        them: the path is a file's name, data, between double quotes."""
+        path = self.anchor.path
+        if quoted:
+            from tree_ring.model.text import escape_quotes
+
+            path = f'"{escape_quotes(path)}"'
         if self.state == UNCHECKED:
-            return f"{self.anchor.path} not checked this time"
-        return f"{self.anchor.path} {self.state} since {self.anchor.at[:10]}"
+            return f"{path} not checked this time"
+        return f"{path} {self.state} since {self.anchor.at[:10]}"
 
 
 def _sha1_constructor() -> Callable[..., Any]:

@@ -177,6 +177,12 @@ def whole_number(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+def escape_quotes(text: str) -> str:
+    """`text` with its backslashes and double quotes escaped, to stand between
+    double quotes as data (the brief's lines)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def one_line(text: str) -> str:
     """`text` as a brief or a stop reason may show it: refused characters
     dropped, whitespace runs made one space, dash runs cut to two."""

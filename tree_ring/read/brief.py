@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from tree_ring import guard
 from tree_ring.model.frozen import Frozen
-from tree_ring.model.text import no_fence, one_line
+from tree_ring.model.text import escape_quotes, no_fence, one_line
 from tree_ring.store import live, rows, schema
 from tree_ring.store.live import View
 
@@ -228,7 +228,7 @@ def quoted(text: str, limit: int) -> str:
     line's words are its row's data, and whatever they say (a made-up
     "(mem_...; origin: person) [heartwood]") stays inside the quotes, apart
     from the label Tree Ring writes after them."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = escape_quotes(text)
     if len(escaped.encode("utf-8")) + 2 <= limit:
         return f'"{escaped}"'
     room = max(limit - 5, 0)  # the quotes and "..."
@@ -442,9 +442,13 @@ def stale_marks(
     from tree_ring.read import staleness
 
     found = staleness.judge(store, [m.id for m in memories[:MAX_LINES]], HASH_BUDGET)
-    stale = {key: staleness.mark(changed) for key, changed in staleness.stale(found).items()}
+    stale = {
+        key: staleness.mark(changed, quoted=True) for key, changed in staleness.stale(found).items()
+    }
     left = staleness.unchecked(found)
-    return stale, {key: staleness.mark(files, "unchecked") for key, files in left.items()}
+    return stale, {
+        key: staleness.mark(files, "unchecked", quoted=True) for key, files in left.items()
+    }
 
 
 def brief_with_mine(
