@@ -125,18 +125,33 @@ CASES: dict[str, Callable[[Path, Path], None]] = {
         link_store_to_other,
         link_wal,
         link_shm,
-        link_receipt_file,
         link_project_json,
         link_guidance,
         project_json_is_a_directory,
         store_is_a_fifo,
     )
 }
-# What may stand where the receipts folder belongs (committed to the
+# What may stand where the receipts folder belongs, or in it (committed to the
 # repository, say): not refused, but read as no receipts and never written through.
 RECEIPTS_CASES: dict[str, Callable[[Path, Path], None]] = {
-    f.__name__: f for f in (link_receipts_dir, receipts_is_a_file, receipts_is_a_fifo)
+    f.__name__: f
+    for f in (link_receipts_dir, receipts_is_a_file, receipts_is_a_fifo, link_receipt_file)
 }
+
+
+def receipts_said(case: str, proj: Path) -> str:
+    """The line that says why nothing is recorded, for a case of RECEIPTS_CASES."""
+    folder = proj / ".tree-ring" / "receipts"
+    if case == "link_receipt_file":
+        return (
+            f"{folder}/claude-code.json is not a regular file, so nothing is recorded in "
+            f"{folder}; remove it (git rm it if it is committed)"
+        )
+    kind = "a symbolic link" if case == "link_receipts_dir" else "not a directory"
+    return (
+        f"{folder} is {kind}, so nothing is recorded there; remove it "
+        "(git rm it if it is committed) and Tree Ring makes the folder again"
+    )
 
 
 def build(tmp: Path, case: str) -> Path:

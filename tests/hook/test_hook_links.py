@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO
-from links_support import CASES, OTHER_MEMORY, RECEIPTS_CASES, build, changed, snapshot
+from links_support import (
+    CASES,
+    OTHER_MEMORY,
+    RECEIPTS_CASES,
+    build,
+    changed,
+    receipts_said,
+    snapshot,
+)
 from tree_support import remember
 
 from tree_ring.model import project
@@ -90,8 +98,7 @@ def test_hooks_go_on_without_receipts_where_their_folder_is_not_one(
     proc = run(event, proj)
     assert proc.returncode == 0
     lines = proc.stderr.decode().splitlines()
-    folder = proj / ".tree-ring" / "receipts"
-    assert len(lines) == 1 and f"{folder} is " in lines[0], proc.stderr
+    assert len(lines) == 1 and receipts_said(case, proj) in lines[0], proc.stderr
     if event.endswith("session-start"):
         shown = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
         assert scar in shown

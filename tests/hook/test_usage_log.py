@@ -116,10 +116,12 @@ def test_a_broken_log_never_costs_the_brief(
     finally:
         folder.chmod(0o700)
     if damage in ("link", "directory"):
-        # Anything in receipts/ but a regular file is refused before anything
-        # is read or written (`check_tree`), as for a receipt: exit 0, the
-        # hook's one line, and a link's target untouched.
-        assert proc.stdout == b"" and b"usage.jsonl is" in proc.stderr
+        # Anything in receipts/ but a regular file makes the folder unusable
+        # (`project.receipts_problem`): nothing is read or written through it,
+        # the hook says so in one line, and the brief goes out as ever.
+        text = output(proc)["hookSpecificOutput"]["additionalContext"]
+        assert "Deploys freeze on Fridays" in text
+        assert b"usage.jsonl is not a regular file" in proc.stderr
         assert damage == "directory" or (tmp_path / "elsewhere.jsonl").read_text() == ""
         return
     text = output(proc)["hookSpecificOutput"]["additionalContext"]

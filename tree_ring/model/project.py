@@ -171,15 +171,14 @@ def check_tree(root: StrPath, *, required: bool = True) -> None:
     knowledge of the machine: `.tree-ring -> ../other/.tree-ring` would brief
     this project with another's memories and capture into its store, and a
     linked store, side file or receipt would make a hook create or overwrite
-    files wherever the link points. So `.tree-ring` must be a directory, the
-    store, its side files, project.json and the guidance files regular files,
-    and a `receipts/` directory must hold only regular files (each may be
-    absent), all checked with lstat, which follows no link. Anything else at
-    `receipts` itself (a link, a file, a FIFO) is not refused here: receipts
-    only record, so everything that reads or writes them treats it as no
-    receipts (`receipts_problem`), and a committed one cannot turn the brief
-    off. The project directory itself may be a link: the person who chose it
-    is trusted.
+    files wherever the link points. So `.tree-ring` must be a directory, and
+    the store, its side files, project.json and the guidance files regular
+    files (each may be absent), all checked with lstat, which follows no
+    link. Anything else at `receipts` itself (a link, a file, a FIFO), or in
+    it, is not refused here: receipts only record, so everything that reads
+    or writes them treats it as no receipts (`receipts_problem`), and a
+    committed one cannot turn the brief off. The project directory itself
+    may be a link: the person who chose it is trusted.
     Every caller that turns a root into paths runs this first: `locate`, the
     hooks, `Store.open`, `init`. Without `required`, a missing `.tree-ring`
     passes (`init` is about to create it).
@@ -205,9 +204,8 @@ def check_tree(root: StrPath, *, required: bool = True) -> None:
     receipts = os.path.join(folder, RECEIPTS)
     if receipts_problem(root) is None and os.path.lexists(receipts):
         try:
-            with os.scandir(receipts) as entries:
-                for entry in entries:
-                    expect(entry.path, "file")
+            with os.scandir(receipts):
+                pass
         except PermissionError:
             # Another user's folder (made 0700 by whoever ran Tree Ring first):
             # nothing can be written into it either, so reads go on without
@@ -354,12 +352,32 @@ def receipts_problem(root: StrPath) -> str | None:
     except FileNotFoundError:
         return None
     if stat.S_ISDIR(mode):
-        return None
+        return _receipts_entries_problem(folder)
     kind = "a symbolic link" if stat.S_ISLNK(mode) else "not a directory"
     return (
         f"{os.fspath(folder)} is {kind}, so nothing is recorded there; remove it "
         "(git rm it if it is committed) and Tree Ring makes the folder again"
     )
+
+
+def _receipts_entries_problem(folder: str) -> str | None:
+    """What in the receipts folder is not a regular file (a link, a folder, a
+    FIFO, committed with `git add -f` say), in one line; None when all are.
+    Such an entry makes the folder unusable, as a link in its place does:
+    nothing is read through it or written beside it."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if not entry.is_file(follow_symlinks=False):
+                    return (
+                        f"{entry.path} is not a regular file, so nothing is recorded in "
+                        f"{folder}; remove it (git rm it if it is committed)"
+                    )
+    except PermissionError:
+        return None  # `check_tree` judges a folder this user cannot list
+    except OSError:
+        return f"{folder} cannot be read, so nothing is recorded there"
+    return None
 
 
 def receipts_folder(root: StrPath) -> str:
