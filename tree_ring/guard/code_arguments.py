@@ -8,6 +8,9 @@ default is the password.
   "X", host)`, ...: the argument in the password's place, when it is a
   quoted literal (a variable, `$pw` or `getenv("PW")`, names where the
   password is and is never judged).
+- `auth=("user", "X")` (requests, httpx): the tuple's second item.
+- SQL's `CREATE USER ... IDENTIFIED BY 'X'` (and GRANT's, and `IDENTIFIED
+  WITH plugin BY 'X'`).
 - `variable "db_password" { default = "X" }`: a variable whose name names a
   password or a secret, and whose default is a literal.
 
@@ -45,6 +48,19 @@ _CALLS: dict[bytes, int] = {
     b"ssh2_auth_password(": 3,  # session, user, password
     b"oci_connect(": 2,  # user, password, ...
     b".login(": 2,  # smtplib, imaplib, ftplib: user, password
+    b"pymysql.connect(": 3,  # Python DB-API drivers: host, user, password, db
+    b"mysqldb.connect(": 3,
+    b"pymssql.connect(": 3,
+    b"cx_oracle.connect(": 2,  # user, password, dsn
+    b"simple_bind(": 2,  # python-ldap: dn, password
+    b"bind_s(": 2,  # python-ldap's bind_s, simple_bind_s: dn, password
+}
+
+# Calls whose name is also the end of other names (`sftp(`, `get_ftp(`):
+# only as a whole name, after a space, "(", "=", "." or the line's start.
+_WHOLE_NAME_CALLS: dict[bytes, int] = {
+    b"ftp(": 3,  # ftplib.FTP(host, user, passwd)
+    b"ftp_tls(": 3,
 }
 
 # One argument: a quoted literal, or code up to the next comma at depth 0.
@@ -88,17 +104,92 @@ def _judge_call(place: int) -> Callable[[str], bool]:
     return judge
 
 
-CALL_RULES: tuple[Rule, ...] = tuple(
+def _escaped(name: bytes) -> bytes:
+    return name.replace(b".", rb"\.").replace(b"(", rb"\(")
+
+
+CALL_RULES: tuple[Rule, ...] = (
+    tuple(
+        rule(
+            "password-argument",
+            SECRET,
+            "lower",
+            _escaped(name) + _ARGUMENTS,
+            _judge_call(place),
+            heads=(name,),
+        )
+        for name, place in _CALLS.items()
+        if place
+    )
+    + tuple(
+        rule(
+            "password-argument",
+            SECRET,
+            "lower",
+            _escaped(name) + rb"(?<![a-z0-9_]" + _escaped(name) + rb")" + _ARGUMENTS,
+            _judge_call(place),
+            heads=(name,),
+        )
+        for name, place in _WHOLE_NAME_CALLS.items()
+    )
+    # requests' and httpx's `auth=("user", "X")`: a (user, password) tuple.
+    + (
+        rule(
+            "password-argument",
+            SECRET,
+            "lower",
+            rb"auth(?<![a-z0-9]auth)[ \t]{0,4}=[ \t]{0,4}\(" + _ARGUMENTS,
+            _judge_call(2),
+            heads=(b"auth",),
+        ),
+    )
+)
+
+
+# --------------------------------------------------------------------------
+# SQL: CREATE USER ... IDENTIFIED BY 'X', GRANT ... IDENTIFIED BY 'X',
+# ALTER USER ... IDENTIFIED WITH plugin BY 'X'. (PostgreSQL's `PASSWORD
+# 'X'` is read by the prose rule for "password".)
+
+# What may follow IDENTIFIED BY that is not the password: Oracle's hash
+# (`BY VALUES '...'`) and MySQL 5's (`BY PASSWORD '*...'`).
+_NOT_SQL_PASSWORDS = frozenset({"values", "password"})
+
+
+# A statement that names the user the password is for, before IDENTIFIED BY.
+_SQL_USER_STATEMENT = r"\b(?:(?:create|alter)\s+(?:user|role|login)|grant)\b"
+_SQL_LEAD = 160
+
+
+def _sql_password(window: str) -> bool:
+    before, _, span = window.partition("\x00")
+    value = span.strip()
+    if len(value) >= 2 and value[0] in "'\"" and value[-1] == value[0]:
+        return chosen_password(value[1:-1], quoted=True)
+    # Oracle's bare `IDENTIFIED BY X`. Bare, it may be prose too ("sessions
+    # are identified by UUIDv4"), so only in a CREATE/ALTER USER or GRANT
+    # statement begun on the same line, and only as a password someone
+    # chose, read as in prose.
+    value = value.rstrip(";,)")
+    line = before.rpartition("\n")[2]
+    return (
+        value.lower() not in _NOT_SQL_PASSWORDS
+        and text_pattern(_SQL_USER_STATEMENT).search(line.lower()) is not None
+        and chosen_password(value, prose=True)
+    )
+
+
+SQL_RULES: tuple[Rule, ...] = (
     rule(
         "password-argument",
         SECRET,
         "lower",
-        name.replace(b".", rb"\.").replace(b"(", rb"\(") + _ARGUMENTS,
-        _judge_call(place),
-        heads=(name,),
-    )
-    for name, place in _CALLS.items()
-    if place
+        rb"identified(?:[ \t]{1,4}with[ \t]{1,4}[a-z0-9_'\"]{1,64}+)?[ \t]{1,4}by[ \t]{1,4}"
+        rb"(?P<v>'[^'\n\x00]{1,200}+'|\"[^\"\n\x00]{1,200}+\"|[^\s\x00'\"]{1,200}+)",
+        _sql_password,
+        heads=(b"identified",),
+        before=_SQL_LEAD,
+    ),
 )
 
 
@@ -132,4 +223,4 @@ TERRAFORM_RULES: tuple[Rule, ...] = (
     ),
 )
 
-CODE_ARGUMENT_RULES: tuple[Rule, ...] = CALL_RULES + TERRAFORM_RULES
+CODE_ARGUMENT_RULES: tuple[Rule, ...] = CALL_RULES + SQL_RULES + TERRAFORM_RULES

@@ -1,7 +1,10 @@
 """Secret rules for passwords passed on a command line: `--password X`,
 `mysql -pX`, `sshpass -p X`, `redis-cli -a X`, `curl -u user:X`,
 `openssl enc -k X`, `zip -P X`, `7z a -pX`, `net use ... /user:U X`,
-`smbclient -U user%X`, `lftp -u user,X`.
+`smbclient -U user%X`, `lftp -u user,X`, `net user NAME X /add`, and a
+password given to a command's input by a pipe or a here-string
+(`echo X|docker login --password-stdin`, `yes X | sudo -kS cmd`, `sudo -S cmd
+<<< X`).
 A command continued over lines (`sshpass \\` then `-p X` on the next) is
 read joined (`joined_lines`).
 
@@ -108,12 +111,26 @@ _SAME_COMMAND = rb"[ \t](?:[^\n\x00|;&]{0,240}?[ \t])?"
 _CLI_VALUE = rb"(?P<v>\"[^\"\n\x00]{1,200}+\"|'[^'\n\x00]{1,200}+'|[^\s\x00\"'`]{1,200}+)"
 
 
+# A value given to a command's input: as `_CLI_VALUE`, but a bare one ends
+# where the shell's syntax starts, so `echo X|docker login` reads "X".
+_PIPED_VALUE = rb"(?P<v>\"[^\"\n\x00]{1,200}+\"|'[^'\n\x00]{1,200}+'|[^\s\x00\"'`|;&<>]{1,200}+)"
+
+# sudo reading its password from its input: `-S` alone, in a cluster
+# (`-kS`, `-Sk`) or after other options, some with their value (`-u
+# deploy`). In the lower view `-S` reads as `-s`, sudo's shell; the piped
+# value is judged as a password either way.
+_SUDO_STDIN = (
+    rb"sudo(?:[ \t]{1,4}(?:--[a-z-]{1,24}+(?:=[^\s\x00]{1,64}+)?"
+    rb"|-[a-rt-z]{1,6}+(?:[ \t]{1,4}[^\s\x00-][^\s\x00]{0,63}+)?)){0,4}?"
+    rb"[ \t]{1,4}-[a-z]{0,6}s[a-z]{0,6}(?![^\s\x00])"
+)
+
 # After a pipe: a command on the same line that reads a password from its
-# input (in the lower view: sudo's `-S` reads as `-s`).
+# input.
 _PIPED_TO = (
-    rb"[^\n\x00|;&]{0,160}?(?:-stdin|chpasswd|passwd(?=[ \t]{1,4}--stdin)"
-    rb"|sudo(?:[ \t]{1,4}-[^\s\x00]{1,16}+){0,4}?[ \t]{1,4}-s(?![^\s\x00])"
-    rb"|kinit|-fd[ \t]{1,4}0(?![^\s\x00]))"
+    rb"[^\n\x00|;&]{0,160}?(?:-stdin|chpasswd|passwd(?=[ \t]{1,4}--stdin)|"
+    + _SUDO_STDIN
+    + rb"|kinit|-fd[ \t]{1,4}0(?![^\s\x00]))"
 )
 
 
@@ -123,8 +140,9 @@ def _cli(
     view: str = "lower",
     validator: Callable[[str], bool] = _cli_password,
     after: bytes = b"",
+    value: bytes = _CLI_VALUE,
 ) -> Rule:
-    return rule("cli-password", SECRET, view, pattern + _CLI_VALUE + after, validator, heads=heads)
+    return rule("cli-password", SECRET, view, pattern + value + after, validator, heads=heads)
 
 
 CLI_RULES: tuple[Rule, ...] = (
@@ -236,25 +254,39 @@ CLI_RULES: tuple[Rule, ...] = (
         b"open",
         validator=_lftp_pair,
     ),
+    # net user NAME X /add: not `*` (a prompt) nor a switch (`/active:yes`).
+    _cli(
+        rb"net user[ \t]{1,4}(?:\"[^\"\n\x00]{1,64}+\"|[^\s\x00\"/]{1,64}+)[ \t]{1,4}(?![/*])",
+        b"net user",
+        validator=_chosen,
+    ),
     # A password piped to a command that reads it from its input: `echo X |
     # docker login --password-stdin`, `printf '%s' X | passwd --stdin bob`,
-    # `echo X | sudo -S cmd`, `echo X | kinit`, `gpg --passphrase-fd 0`.
+    # `echo X | sudo -S cmd`, `yes X | sudo -S cmd`, `echo X | kinit`, `gpg
+    # --passphrase-fd 0`; with or without spaces around the pipe.
     _cli(
-        rb"(?:echo|printf)(?:[ \t]{1,4}-[a-z]{1,3}){0,3}"
+        rb"(?:echo|printf|yes)(?:[ \t]{1,4}-[a-z]{1,3}){0,3}"
         # printf's format before the value: '%s', "%s\n"
         rb"(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}",
         b"echo",
         b"printf",
+        b"yes",
         validator=_chosen,
-        after=rb"(?=[ \t]{0,4}\|" + _PIPED_TO + rb")",
+        after=rb"(?=[ \t]{0,4}\|(?!\|)" + _PIPED_TO + rb")",
+        value=_PIPED_VALUE,
     ),
-    # The same after a here-string: `docker login --password-stdin <<< X`.
+    # The same after a here-string: `docker login --password-stdin <<< X`,
+    # `sudo -S cmd <<< X`.
     _cli(
-        rb"(?:stdin|passwd|kinit|-fd[ \t]{1,4}0)[^\n\x00|;&]{0,120}?<<<[ \t]{0,4}",
+        rb"(?:stdin|passwd|kinit|-fd[ \t]{1,4}0|"
+        + _SUDO_STDIN
+        + rb")[^\n\x00|;&]{0,120}?<<<[ \t]{0,4}",
         b"stdin",
         b"passwd",
         b"kinit",
         b"-fd",
+        b"sudo",
         validator=_chosen,
+        value=_PIPED_VALUE,
     ),
 )

@@ -438,6 +438,14 @@ def _prose_chosen_password(tail: str) -> bool:
     )
 
 
+def _prose_pw(tail: str) -> bool:
+    """After "pw", the word for password ("the admin pw is X", "pw for
+    staging: X"): judged as after "password", but only after a link, since
+    "pw" also names Playwright's CLI ("pw test2") and other things."""
+    value = _candidate(tail)
+    return value is not None and _linked(tail, value) and _prose_chosen_password(tail)
+
+
 def _linked(tail: str, value: str) -> bool:
     """Whether a link ("is", ":", "=") comes between the keyword and `value`."""
     before = tail.split(value, 1)[0]
@@ -541,6 +549,12 @@ PROSE_RULES: tuple[Rule, ...] = (
         rb"pass(?:w(?:or)?d|phrase)" + _not_a_path_segment(b"passwd", b"password", b"passphrase"),
         b"pass",
         _prose_chosen_password,
+    ),
+    _prose(
+        "password-in-prose",
+        rb"pw(?<![a-z0-9_$]pw)" + _not_a_path_segment(b"pw"),
+        b"pw",
+        _prose_pw,
     ),
     _prose(
         "password-in-prose",
