@@ -20,8 +20,13 @@ commutative, associative and idempotent, and the merge driver, the importer
 (when a text merge left both sides' lines) and `doctor` all use this one
 rule.
 
+A line of a record this version does not know (a newer Tree Ring's) is no
+key's: it is carried through every rewrite and merge as it stands, once,
+after the lines written (`carries`), when the guard finds nothing in it.
+
 This module is the merge driver's whole dependency: the standard library
-and `model.jsontext` only.
+and `model.jsontext`, and the guard only for a line of a record it does not
+know (imported then).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ REDACTION = "redaction"
 TOMBSTONE = "tombstone"
 ENTRY_RANK = {MEMORY: 1, REDACTION: 2, TOMBSTONE: 3}
 RECORDS = frozenset((HEADER, ANCHOR, *ENTRY_RANK))
+MAX_LINE_BYTES = 1_000_000  # a longer line is skipped, never checked nor carried
 # Conflict markers a text merge leaves (with diff3's base section).
 OURS, BASE, SPLIT, THEIRS = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
 MARKERS = (OURS, BASE, SPLIT, THEIRS)
@@ -132,26 +138,71 @@ def _order(line: Line) -> tuple[str, str]:
     return (line.key, line.text)
 
 
-def foreign(raw: bytes) -> bool:
-    """Whether a line that is not blank is one this version cannot read: not
-    UTF-8, not a JSON object, or a record of a kind it does not know (a newer
-    Tree Ring's). A sync reports it as skipped, and every rewrite of the
-    ledger carries it through as it stands (`carry`): committed data is
-    never deleted by a version that cannot read it."""
-    try:
-        data = jsontext.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return True
+def unknown_record(data: Any) -> str | None:
+    """The record `data` names when it is a JSON object whose record is a
+    string this version does not know (a newer Tree Ring's); else None."""
     if not isinstance(data, dict):
-        return True
+        return None
     record = data.get("record")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    return not isinstance(record, str) or record not in RECORDS
+    return record if isinstance(record, str) and record not in RECORDS else None
+
+
+def withheld(text: str, data: Any) -> str | None:
+    """Why a line of an unknown record (`text`, parsed as `data`) is not
+    carried, or None when it is. The guard reads it as it reads a memory's
+    line: the line's text, and each string in it (keys and values, decoded,
+    so an escape hides nothing), as fields named by place, never by value.
+    A secret is named by its rule; other sensitive content by its category,
+    as a memory line holding it is refused."""
+    from tree_ring import guard
+    from tree_ring.model.errors import SecretRefused
+
+    fields = {"line": text}
+    for number, value in enumerate(_strings(data), start=1):
+        fields[f"string {number}"] = value
+    try:
+        found = guard.check_fields(fields)
+    except SecretRefused as exc:
+        return f"holds what looks like a secret (rule {exc.rule}, in its {exc.field})"
+    return None if found == "normal" else f"holds {found} content"
+
+
+def _strings(data: Any) -> Iterator[str]:
+    """Every string in a parsed JSON value, keys too, without recursion."""
+    stack: list[Any] = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
+                stack += [key, item]
+        elif isinstance(value, list):
+            stack.extend(value)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def carries(raw: bytes) -> bool:
+    """Whether a rewrite or merge of the ledger carries `raw` through as it
+    stands: a UTF-8 JSON object of at most MAX_LINE_BYTES whose record is a
+    string this version does not know, in which the guard finds nothing
+    (`withheld`). Such a line is never read as any record this version
+    knows. Any other line this version cannot read (not UTF-8, not JSON, not
+    an object, oversized, secret-bearing) is dropped by the rewrite, as a
+    sync skips it."""
+    if len(raw) > MAX_LINE_BYTES:
+        return False
+    try:
+        text = raw.decode("utf-8")
+        data = jsontext.loads(text)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return unknown_record(data) is not None and withheld(text, data) is None
 
 
 def carry(lines: Iterable[bytes]) -> bytes:
-    """The lines a rewrite carries through, as they stood: after the lines it
-    writes (a place that stays put when the file is written again), in the
-    order they were read, each once."""
+    """The lines a rewrite carries through (each one `carries`), as they
+    stood: after the lines it writes (a place that stays put when the file
+    is written again), in the order they were read, each once."""
     kept: dict[bytes, None] = dict.fromkeys(lines)
     return b"".join(raw + b"\n" for raw in kept)
 
@@ -167,15 +218,16 @@ def _marker(raw: str) -> str | None:
     return None
 
 
-def sides(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]], int]:
-    """The two sides a text merge left in `text`: (ours, theirs, conflicts),
-    each side a list of (line number, line); lines outside the conflicts
-    belong to both, a diff3 base section to neither."""
+def sides(text: str | list[str]) -> tuple[list[tuple[int, str]], list[tuple[int, str]], int]:
+    """The two sides a text merge left in `text` (or in its lines): (ours,
+    theirs, conflicts), each side a list of (line number, line); lines
+    outside the conflicts belong to both, a diff3 base section to neither."""
     ours: list[tuple[int, str]] = []
     theirs: list[tuple[int, str]] = []
     state = None  # None: outside; OURS, BASE or THEIRS: inside that section
     conflicts = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines() if isinstance(text, str) else text
+    for number, raw in enumerate(lines, start=1):
         mark = _marker(raw)
         if mark == OURS:
             state, conflicts = OURS, conflicts + 1
@@ -196,8 +248,10 @@ def sides(text: str) -> tuple[list[tuple[int, str]], list[tuple[int, str]], int]
 
 
 def loose(numbered: Iterable[tuple[int, str]]) -> Iterator[Line]:
-    """The lines that parse as JSON objects, the rest left out: what the
-    merge driver can order. The importer checks every line properly."""
+    """The lines that parse as JSON objects of a record this version knows,
+    the rest left out: what the merge driver can order. The importer checks
+    every line properly; a line of another record is never taken for one
+    of these (`carried_lines` keeps it as it stands)."""
     for _, raw in numbered:
         if not raw.strip():
             continue
@@ -205,41 +259,76 @@ def loose(numbered: Iterable[tuple[int, str]]) -> Iterator[Line]:
             data = jsontext.loads(raw)
         except (ValueError, RecursionError):
             continue
-        if isinstance(data, dict):
+        if not isinstance(data, dict):
+            continue
+        record = data.get("record")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if isinstance(record, str) and record in RECORDS:
             yield Line(data)  # pyright: ignore[reportUnknownArgumentType]
+
+
+def carried_lines(numbered: Iterable[tuple[int, str]]) -> Iterator[str]:
+    """The lines a merge keeps as they stand (`carries`)."""
+    for _, raw in numbered:
+        if raw.strip() and carries(raw.encode("utf-8")):
+            yield raw
 
 
 def numbered(text: str) -> list[tuple[int, str]]:
     return list(enumerate(text.splitlines(), start=1))
 
 
-def merge_texts(*texts: str) -> str:
-    """Merge whole ledger files (each may hold a text merge's conflicts)."""
+def file_lines(data: str | bytes) -> list[str]:
+    """A ledger file's lines, split at newlines only, as its writers and git
+    split them; a line that is not UTF-8 is left out (no record this version
+    reads or carries: dropped, as a sync skips it)."""
+    if isinstance(data, str):
+        return data.split("\n")
+    lines: list[str] = []
+    for piece in data.split(b"\n"):
+        try:
+            lines.append(piece.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    return lines
+
+
+def merge_texts(*texts: str | bytes, base: str | bytes = "") -> str:
+    """Merge whole ledger files (each may hold a text merge's conflicts): the
+    winning line of each key over every side, then each line of a record
+    this version does not know that `carries`, from every side and from
+    `base` (the merge's common ancestor), once each and in byte order, so the
+    result is the same whichever side is "ours"."""
     parts: list[Iterable[Line]] = []
+    kept: set[str] = set()
     for text in texts:
-        ours, theirs, _ = sides(text)
+        ours, theirs, _ = sides(file_lines(text))
         parts += [loose(ours), loose(theirs)]
-    return render(merge(*parts).values())
+        kept.update(carried_lines(ours), carried_lines(theirs))
+    kept.update(carried_lines(enumerate(file_lines(base), start=1)))
+    tail = "".join(raw + "\n" for raw in sorted(kept))
+    return render(merge(*parts).values()) + tail
 
 
 def merge_driver(argv: list[str]) -> int:
     """`merge-driver BASE OURS THEIRS [PATH]`, as git's `merge.tree-ring.driver`
-    calls it: the merge of OURS and THEIRS, written over OURS. Git keeps the
-    result only on exit 0; a line neither side can parse is dropped, as the
-    importer would skip it."""
+    calls it: the merge of OURS and THEIRS (`merge_texts`, with BASE's
+    carried lines), written over OURS. Git keeps the result only on exit 0.
+    A line it cannot read (not UTF-8, not a JSON object, secret-bearing or
+    oversized of a record it does not know) is dropped, as the importer
+    would skip it: the merge still succeeds."""
     if len(argv) < 3:
         print("usage: merge-driver BASE OURS THEIRS [PATH]", file=__import__("sys").stderr)
         return 2
-    _, ours, theirs = argv[:3]
+    base, ours, theirs = argv[:3]
     try:
-        with open(ours, encoding="utf-8") as handle:
-            ours_text = handle.read()
-        with open(theirs, encoding="utf-8") as handle:
-            theirs_text = handle.read()
-        merged = merge_texts(ours_text, theirs_text)
+        texts: list[bytes] = []
+        for name in (base, ours, theirs):
+            with open(name, "rb") as handle:
+                texts.append(handle.read())
+        merged = merge_texts(texts[1], texts[2], base=texts[0])
         with open(ours, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(merged)
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         print(f"tree-ring merge driver: {exc}", file=__import__("sys").stderr)
         return 1
     return 0

@@ -38,7 +38,7 @@ from tree_ring.team.ledger_state import memory_line
 from tree_ring.team.upstream import Upstream
 from tree_ring.write import pipeline, readmit
 
-MAX_LINE_BYTES = 1_000_000
+MAX_LINE_BYTES = ledger.MAX_LINE_BYTES
 
 
 def read_bytes(path: Path) -> bytes:
@@ -86,8 +86,8 @@ class Read:
     file), the lines skipped and why, the memory, the carried
     re-admission and the anchored files each checked memory line holds, the
     raw bytes each checked line was read as (what the upstream is compared
-    by), and the file's lines this version cannot read (`ledger.foreign`),
-    which a rewrite of the ledger carries through."""
+    by), and the file's lines of a record this version does not know that a
+    rewrite of the ledger carries through (`ledger.carries`)."""
 
     won: dict[str, Line]
     numbers: dict[str, int]
@@ -158,12 +158,12 @@ def check_numbered(
         try:
             line = check_line(piece, project_id, read)
         except (ValueError, RecursionError) as exc:
-            skipped.append(_foreign(read, number, piece, f"not valid JSON ({str(exc)[:60]})"))
+            skipped.append(Skipped(number, _where(number, f"not valid JSON ({str(exc)[:60]})")))
             continue
         except (SchemaTooNew, OtherLedger):
             raise
         except Unreadable as exc:
-            skipped.append(_foreign(read, number, piece, str(exc)))
+            skipped.append(_carried(read, number, piece, str(exc)))
             continue
         except TreeRingError as exc:
             skipped.append(Skipped(number, _where(number, str(exc))))
@@ -179,9 +179,9 @@ def check_numbered(
     return read
 
 
-def _foreign(read: Read, number: int, piece: bytes, reason: str) -> Skipped:
-    """A line this version cannot read: skipped, and, when it is the file's,
-    kept for a rewrite to carry through."""
+def _carried(read: Read, number: int, piece: bytes, reason: str) -> Skipped:
+    """A line of a record this version does not know, which the guard passed:
+    skipped, and, when it is the file's, kept for a rewrite to carry through."""
     if not number:
         return Skipped(number, _where(number, reason))
     read.foreign.append(piece)
@@ -198,22 +198,25 @@ class OtherLedger(UsageError):
 
 
 class Unreadable(UsageError):
-    """A line this version cannot read (`ledger.foreign`): not UTF-8, not a
-    JSON object, or a record of a kind it does not know."""
+    """A line of a record this version does not know (a newer Tree Ring's),
+    in which the guard found nothing: a rewrite carries it as it stands
+    (`ledger.carries`)."""
 
 
 def check_line(piece: bytes, project_id: str, read: Read) -> Line:
+    """The line checked, in the form the store writes it. Raises Unreadable
+    for a line a rewrite carries, and another UsageError (or a ValueError
+    for one that is not JSON) for a line it drops: oversized, not UTF-8, not
+    a JSON object, refused by validation or the guard."""
     if len(piece) > MAX_LINE_BYTES:
-        # Too long to check; when it is not even of a kind this version knows, kept.
-        refused = Unreadable if ledger.foreign(piece) else UsageError
-        raise refused(f"longer than {MAX_LINE_BYTES:,} bytes")
+        raise UsageError(f"longer than {MAX_LINE_BYTES:,} bytes")
     try:
         raw = piece.decode("utf-8")
     except UnicodeDecodeError:
-        raise Unreadable("not UTF-8 text") from None
+        raise UsageError("not UTF-8 text") from None
     data: Any = json.loads(raw)
     if not isinstance(data, dict):
-        raise Unreadable("not a JSON object")
+        raise UsageError("not a JSON object")
     line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
     record = line.get("record")
     if record == ledger.HEADER:
@@ -244,7 +247,21 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
         return checked_line
     if record in (ledger.TOMBSTONE, ledger.REDACTION):
         return Line(ledger_stones.check(line))
-    raise Unreadable(f"unknown record {str(record)[:40]!r}")
+    return _unknown(raw, line)
+
+
+def _unknown(raw: str, line: dict[str, Any]) -> Line:
+    """A line of no record this version reads: never taken for one, and
+    carried (Unreadable) only when it names a record as a string and the
+    guard finds nothing in it. The reason names a secret by rule, and the
+    record only once the guard has read it."""
+    record = ledger.unknown_record(line)
+    if record is None:
+        raise UsageError("its record is not a string")
+    why = ledger.withheld(raw, line)
+    if why is not None:
+        raise UsageError(f"a record this version does not know {why}; left out of the ledger")
+    raise Unreadable(f"unknown record {record[:40]!r}")
 
 
 def _anchor(line: dict[str, Any]) -> dict[str, Any]:

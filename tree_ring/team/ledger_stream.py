@@ -41,10 +41,11 @@ def merged(
     A ledger line that is byte for byte the store's line for its key came from
     the store, which checked it on the way in; any other is `check`ed (None:
     left out, as a sync skips it). On equal rank the ledger's line stands. A
-    line this version cannot read (`ledger.foreign`) goes, as it stands, into
-    `carried`, in its order and outside the order of keys. A text merge's
-    conflict markers raise Conflict; a key lower than the one before it
-    raises Unsorted."""
+    line of a record this version does not know that a rewrite carries
+    (`ledger.carries`) goes, as it stands, into `carried`, in its order and
+    outside the order of keys; any other line it cannot read is left out. A
+    text merge's conflict markers raise Conflict; a key lower than the one
+    before it raises Unsorted."""
     store = iter(mine)
     held = next(store, None)
     for key, group in _by_key(pieces, [] if carried is None else carried):
@@ -72,7 +73,7 @@ def _by_key(
     pieces: Iterable[bytes], carried: list[bytes]
 ) -> Iterator[tuple[str, list[tuple[bytes, str]]]]:
     """The ledger's lines grouped by key, in order: (key, [(piece, its text)]);
-    the lines this version cannot read into `carried`."""
+    the lines a rewrite carries into `carried`, the other unreadable ones left out."""
     last = ""
     group: list[tuple[bytes, str]] = []
     for piece in pieces:
@@ -83,7 +84,8 @@ def _by_key(
             raise Conflict("the ledger holds conflicts from a text merge")
         key = _key(piece)
         if key is None:
-            carried.append(piece)  # a sync reports it; the rewrite keeps it as it stands
+            if ledger.carries(piece):  # a sync reports it; the rewrite keeps it as it stands
+                carried.append(piece)
             continue
         if key < last:
             raise Unsorted(key)
@@ -97,7 +99,7 @@ def _by_key(
 
 
 def _key(piece: bytes) -> str | None:
-    """The line's key; None for a line this version cannot read (`ledger.foreign`)."""
+    """The line's key; None for a line of no record this version knows."""
     found = ledger.record_of(piece, ledger.RECORDS)
     return None if found is None else found[0]
 

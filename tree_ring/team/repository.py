@@ -94,26 +94,46 @@ class Repair:
     text: str
 
 
-def _stage(root: Path, stage: int, relative: str) -> str | None:
-    ran = _git(root, "show", f":{stage}:{relative}")
-    return ran.stdout if ran is not None and ran.returncode == 0 else None
+def _stage(root: Path, stage: int, relative: str) -> bytes | None:
+    """The ledger as git's index holds it at `stage`, as bytes: a line that
+    is not UTF-8 is the merge's to drop, not a reason to fail."""
+    git = shutil.which("git")
+    if git is None:
+        return None
+    try:
+        ran = subprocess.run(
+            [git, "-C", str(root), "show", f":{stage}:{relative}"],
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return ran.stdout if ran.returncode == 0 else None
 
 
 def resolve(root: Path) -> Repair | None:
-    """The ledger resolved by the merge rule, or None when it holds no conflict."""
+    """The ledger resolved by the merge rule, or None when it holds no
+    conflict: as the merge driver would resolve it (`ledger.merge_texts`),
+    from the index stages (the base's carried lines too) or else from the
+    two sides' lines the markers enclose."""
     path = root / project.DIR / ledger.PATH
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        data = path.read_bytes()
     except OSError:
         return None
+    text = data.decode("utf-8", errors="replace")
     if not ledger.has_markers(text):
         return None
     _, _, conflicts = ledger.sides(text)
     relative = f"{project.DIR}/{ledger.PATH}"
     ours, theirs = _stage(root, 2, relative), _stage(root, 3, relative)
     if ours is not None and theirs is not None:
-        return Repair(conflicts, "index stages :2: and :3:", ledger.merge_texts(ours, theirs))
-    return Repair(conflicts, "the two sides' lines", ledger.merge_texts(text))
+        base = _stage(root, 1, relative) or b""
+        return Repair(
+            conflicts, "index stages :2: and :3:", ledger.merge_texts(ours, theirs, base=base)
+        )
+    return Repair(conflicts, "the two sides' lines", ledger.merge_texts(data))
 
 
 def repair(root: Path) -> Repair | None:
