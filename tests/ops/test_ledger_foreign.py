@@ -279,9 +279,14 @@ def test_the_merge_driver_keeps_a_newer_record_from_each_side_once(tmp_path: Pat
     merged = _drive(tmp_path, _file(HEADER, BOTH), ours, theirs)
     assert merged == _file(HEADER, MEM_A, MEM_B, X, BOTH)
 
-    # The base's carried line too, when both sides left it out.
+    # A side that removed the base's carried line removes it, as git's own
+    # three-way merge would; one both sides still hold stays.
     merged = _drive(tmp_path, _file(HEADER, ONLY_BASE), _file(HEADER, X), _file(HEADER, MEM_B))
-    assert set(merged.split(b"\n")) == {HEADER, MEM_B, X, ONLY_BASE, b""}
+    assert set(merged.split(b"\n")) == {HEADER, MEM_B, X, b""}
+    kept = _drive(
+        tmp_path, _file(HEADER, ONLY_BASE), _file(HEADER, ONLY_BASE, X), _file(HEADER, ONLY_BASE)
+    )
+    assert set(kept.split(b"\n")) == {HEADER, X, ONLY_BASE, b""}
 
 
 def test_the_merge_driver_drops_what_it_cannot_carry_and_does_not_fail(tmp_path: Path) -> None:

@@ -295,16 +295,20 @@ def file_lines(data: str | bytes) -> list[str]:
 def merge_texts(*texts: str | bytes, base: str | bytes = "") -> str:
     """Merge whole ledger files (each may hold a text merge's conflicts): the
     winning line of each key over every side, then each line of a record
-    this version does not know that `carries`, from every side and from
-    `base` (the merge's common ancestor), once each and in byte order, so the
-    result is the same whichever side is "ours"."""
+    this version does not know that `carries`, as a three-way merge keeps a
+    line: one a side added since `base` (the merge's common ancestor), or one
+    every side still holds; a side that removed a line of the base removes
+    it. Once each and in byte order, so the result is the same whichever side
+    is "ours"."""
     parts: list[Iterable[Line]] = []
-    kept: set[str] = set()
+    held: list[set[str]] = []
     for text in texts:
         ours, theirs, _ = sides(file_lines(text))
         parts += [loose(ours), loose(theirs)]
-        kept.update(carried_lines(ours), carried_lines(theirs))
-    kept.update(carried_lines(enumerate(file_lines(base), start=1)))
+        held += [set(carried_lines(ours)), set(carried_lines(theirs))]
+    before = set(carried_lines(enumerate(file_lines(base), start=1)))
+    every: set[str] = set[str]().union(*held)
+    kept = {line for line in every if line not in before or all(line in side for side in held)}
     tail = "".join(raw + "\n" for raw in sorted(kept))
     return render(merge(*parts).values()) + tail
 
