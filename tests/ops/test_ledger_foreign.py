@@ -338,3 +338,19 @@ def test_doctor_repairs_as_the_driver_merges(tmp_path: Path) -> None:
     [check] = [c for c in repaired["items"] if c["name"] == "ledger"]
     assert check["ok"] and "index stages" in check["repaired"]
     assert _unknown(alice) == {X, Y}
+
+
+def test_a_secret_split_between_two_strings_is_read_whole() -> None:
+    half = len(AWS) // 2
+    split_token = {"record": "memory3", "a": AWS[:half], "b": AWS[half:]}
+    key_and_value = {"record": "memory3", "summary": "DB_PASS", "details": "Xy7!kPq92mZ"}
+    plain = {"record": "memory3", "summary": "Deploys freeze on Fridays", "tags": ["a", "b"]}
+    said = {
+        name: ledger.withheld(json.dumps(line), line)
+        for name, line in (("token", split_token), ("pair", key_and_value), ("plain", plain))
+    }
+    assert said["plain"] is None
+    assert said["token"] is not None and "glued" in said["token"]
+    assert said["pair"] is not None and "strings 2 and 3" in said["pair"]
+    assert AWS not in str(said) and "Xy7" not in str(said)
+    assert not ledger.carries(json.dumps(split_token).encode())

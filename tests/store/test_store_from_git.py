@@ -138,3 +138,20 @@ def test_an_index_this_reader_does_not_read_is_asked_of_git(
     _git(repo, *setting)
     with pytest.raises(UnsafePath, match="tracked by git"):
         Store.open(repo)
+
+
+def test_an_index_git_cannot_read_for_us_is_no_reason_to_trust_the_store(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _git(repo, "update-index", "--index-version", "4")
+    monkeypatch.setenv("PATH", str(repo / "no-git-here"))
+    with pytest.raises(UnsafePath, match="cannot tell whether git tracks"):
+        Store.open(repo)
+
+
+def test_the_ledger_copy_beside_the_store_is_refused_when_tracked(repo: Path) -> None:
+    kept = repo / ".tree-ring" / "memory.sqlite-ledger"
+    kept.write_bytes(b'{"record": "header"}\n')
+    _git(repo, "add", "-f", ".tree-ring/memory.sqlite-ledger")
+    with pytest.raises(UnsafePath, match=r"memory\.sqlite-ledger is tracked by git"):
+        Store.open(repo)

@@ -136,7 +136,8 @@ def tracked(paths: list[str]) -> str | None:
     split, which store each path whole after its entry's flags. An index of
     version 4 (paths prefix-compressed, `feature.manyFiles`), a split one
     (`core.splitIndex`), one of another version or too large to read is
-    asked of git itself (`git ls-files`); where git cannot answer, None."""
+    asked of git itself (`git ls-files`); where git cannot answer, Unanswered
+    is raised."""
     top = repository_root(os.path.dirname(paths[0]))
     found = dirs(top) if top is not None else None
     if top is None or found is None:
@@ -174,20 +175,29 @@ def _split(gitdir: str) -> bool:
         return False
 
 
+class Unanswered(Exception):
+    """Git could not say whether it tracks a path (`tracked`)."""
+
+
 def _ask_git(top: str, relative: dict[str, str]) -> str | None:
-    """Which of `relative`'s paths `git ls-files` lists; None when git cannot say."""
+    """Which of `relative`'s paths `git ls-files` lists. Asked as its owner
+    would be (`safe.directory`: a checkout another user owns is read, not
+    refused); raises Unanswered when git cannot say, so that a caller
+    deciding whether to trust what a checkout holds does not take "cannot
+    tell" for "not tracked"."""
     import subprocess  # only for an index this reader does not read
 
     try:
         done = subprocess.run(
-            ["git", "-C", top, "ls-files", "-z", "--", *relative],
+            ["git", "-c", "safe.directory=*", "-C", top, "ls-files", "-z", "--", *relative],
             capture_output=True,
             timeout=10,
             check=False,
         )
-    except (OSError, subprocess.SubprocessError):
-        return None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise Unanswered(f"git could not be run: {exc}") from None
     if done.returncode != 0:
-        return None
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise Unanswered(f"git ls-files failed: {said[0] if said else done.returncode}")
     listed = done.stdout.decode("utf-8", "surrogateescape").split("\0")
     return next((relative[rel] for rel in relative if rel in listed), None)

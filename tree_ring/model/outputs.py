@@ -16,7 +16,6 @@ at once rather than holding the command.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
@@ -83,17 +82,7 @@ def write_text(path: StrPath, text: str, environ: Mapping[str, str]) -> int:
         if _special(resolved):
             _write_special(resolved, os.fspath(path), body)
             return len(body)
-        folder, name = os.path.split(resolved)
-        tmp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-        try:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | project.NOFOLLOW
-            with open(os.open(tmp, flags, 0o666), "wb") as handle:
-                handle.write(body)
-            os.replace(tmp, resolved)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        project.write_replacing(resolved, body, 0o666)
     except OSError as exc:
         raise UsageError(
             f"cannot write {os.fspath(path)}: {exc.strerror or exc}; choose another path"

@@ -449,6 +449,38 @@ def load_project_id(root: StrPath) -> str:
     return project_id
 
 
+def temporary_beside(path: StrPath, mode: int = 0o644) -> tuple[int, str]:
+    """A new file beside `path` to write and then rename over it: (its open
+    descriptor, its name). The name holds random bytes and the file is
+    created exclusively, following no link: a link or a file committed at a
+    name a writer could predict (`.ledger.jsonl.<pid>.tmp`) is never opened,
+    truncated or written through."""
+    whole: str = os.fspath(path)
+    folder, name = os.path.split(whole)
+    while True:
+        temporary = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW
+            return os.open(temporary, flags, mode), temporary
+        except FileExistsError:
+            continue  # another name: this one is someone else's
+
+
+def write_replacing(path: StrPath, data: bytes, mode: int = 0o644) -> None:
+    """`data` written to a new file beside `path`, then renamed over it."""
+    fd, temporary = temporary_beside(path, mode)
+    try:
+        with open(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        try:  # noqa: SIM105 - contextlib would cost every hook run its import
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
 def write_new(path: StrPath, text: str) -> bool:
     """Create `path` with `text` unless something (a link included) is there
     already; True when created. The file is written beside it first and

@@ -126,16 +126,7 @@ def _write(path: str, session: str, root: str, now: int) -> None:
     sessions[session] = [root, now]
     kept = sorted(sessions.items(), key=_when, reverse=True)[:MAX_SESSIONS]
     text = jsontext.dumps({"sessions": dict(kept)}, sort_keys=True, compact=True)
-    temporary = f"{path}.{os.getpid()}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | project.NOFOLLOW
-    fd = os.open(temporary, flags, 0o600)
-    try:
-        data = text.encode("utf-8")
-        while data:
-            data = data[os.write(fd, data) :]
-    finally:
-        os.close(fd)
-    os.replace(temporary, path)
+    project.write_replacing(path, text.encode("utf-8"), 0o600)
 
 
 def _when(item: tuple[str, Any]) -> float:

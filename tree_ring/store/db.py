@@ -178,8 +178,16 @@ def _refuse_tracked(path: str) -> None:
     memories, past every rule the team ledger's lines are held to, and git
     replaced this clone's own store with it."""
     from tree_ring.model import gitdir
+    from tree_ring.model.text import error_safe
 
-    found = gitdir.tracked([path, *(path + side for side in project.STORE_SIDE_FILES)])
+    sides = (*project.STORE_SIDE_FILES, "-ledger")  # `-ledger`: the copy a sync keeps
+    try:
+        found = gitdir.tracked([path, *(path + side for side in sides)])
+    except gitdir.Unanswered as exc:
+        raise UnsafePath(
+            f"cannot tell whether git tracks {path} ({error_safe(str(exc))}); a store that came "
+            "with a checkout is not trusted: make `git ls-files` work here, then try again"
+        ) from None
     if found is not None:
         raise UnsafePath(
             f"{found} is tracked by git: it came with the checkout, not from you, and Tree Ring "

@@ -150,16 +150,28 @@ def unknown_record(data: Any) -> str | None:
 def withheld(text: str, data: Any) -> str | None:
     """Why a line of an unknown record (`text`, parsed as `data`) is not
     carried, or None when it is. The guard reads it as it reads a memory's
-    line: the line's text, and each string in it (keys and values, decoded,
-    so an escape hides nothing), as fields named by place, never by value.
+    line: the line's text, each string in it (keys and values, decoded, so
+    an escape hides nothing), and each value read with the next, spaced and
+    glued (a key name in one and its value in the next, two halves of a
+    token), as fields named by place, never by value.
     A secret is named by its rule; other sensitive content by its category,
     as a memory line holding it is refused."""
+    from itertools import pairwise
+
     from tree_ring import guard
     from tree_ring.model.errors import SecretRefused
 
+    strings = list(_strings(data))
     fields = {"line": text}
-    for number, value in enumerate(_strings(data), start=1):
+    for number, value in enumerate(strings, start=1):
         fields[f"string {number}"] = value
+    # A secret split between strings reads whole across them, as across a
+    # memory's fields: a key name in one and its value in the next, or two
+    # halves of a token.
+    values = list(_strings(data, keys=False))
+    for number, (first, second) in enumerate(pairwise(values), start=1):
+        fields[f"strings {number} and {number + 1}"] = f"{first} {second}"
+        fields[f"strings {number} and {number + 1} glued"] = first + second
     try:
         found = guard.check_fields(fields)
     except SecretRefused as exc:
@@ -167,18 +179,20 @@ def withheld(text: str, data: Any) -> str | None:
     return None if found == "normal" else f"holds {found} content"
 
 
-def _strings(data: Any) -> Iterator[str]:
-    """Every string in a parsed JSON value, keys too, without recursion."""
+def _strings(data: Any, *, keys: bool = True) -> Iterator[str]:
+    """Every string in a parsed JSON value (`keys`: its objects' keys too), in
+    the order the line writes them, without recursion."""
     stack: list[Any] = [data]
     while stack:
         value = stack.pop()
         if isinstance(value, str):
             yield value
         elif isinstance(value, dict):
-            for key, item in value.items():  # pyright: ignore[reportUnknownVariableType]
-                stack += [key, item]
+            items: list[Any] = list(value.items())  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
+            parts = [part for key, item in items for part in ((key, item) if keys else (item,))]
+            stack.extend(reversed(parts))
         elif isinstance(value, list):
-            stack.extend(value)  # pyright: ignore[reportUnknownArgumentType]
+            stack.extend(reversed(value))  # pyright: ignore[reportUnknownArgumentType]
 
 
 def carries(raw: bytes) -> bool:

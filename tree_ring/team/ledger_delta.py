@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import os
 
-from tree_ring.model import jsontext
+from tree_ring.model import jsontext, project
 from tree_ring.model.record import sha256
 from tree_ring.store import ledger_rows, settings
 from tree_ring.team import ledger, ledger_file
@@ -126,9 +126,9 @@ def keep_seen(db: Db, state: dict[str, Any], data: bytes, named: set[str] | None
     before = state.get("shared")
     state["seen"] = state["shared"] = None
     path = side_path(db)
-    temporary = f"{path}.{os.getpid()}.tmp"
+    temporary = ""
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        fd, temporary = project.temporary_beside(path, 0o600)
         try:
             view = memoryview(data)
             while view:
@@ -221,11 +221,11 @@ def keep_seen_file(db: Db, state: dict[str, Any], source: Path) -> None:
     mark, as there."""
     state["seen"] = None
     path = side_path(db)
-    temporary = f"{path}.{os.getpid()}.tmp"
+    temporary = ""
     try:
         src = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
         try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            fd, temporary = project.temporary_beside(path, 0o600)
             try:
                 size = 0
                 while block := os.read(src, 1 << 20):

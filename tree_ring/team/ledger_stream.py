@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from tree_ring.model import project
 from tree_ring.model.errors import Conflict
 from tree_ring.team import ledger
 from tree_ring.team.ledger import Line
@@ -112,10 +113,11 @@ def write_if_changed(
     put it in its place unless its bytes hash as `old` (the hash of the
     file's bytes, complete once `lines` is), which leaves the file as it was.
     (written, "sha256:...")."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd, name = project.temporary_beside(path)
+    temporary = Path(name)
     new = hashlib.sha256()
     try:
-        with temporary.open("wb") as out:
+        with open(fd, "wb") as out:
             for line in lines:
                 data = (line.text + "\n").encode("utf-8")
                 out.write(data)

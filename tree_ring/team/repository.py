@@ -142,7 +142,5 @@ def repair(root: Path) -> Repair | None:
     if found is None:
         return None
     path = root / project.DIR / ledger.PATH
-    temporary = path.with_name(f".{path.name}.repair.tmp")
-    temporary.write_bytes(found.text.encode("utf-8"))
-    temporary.replace(path)
+    project.write_replacing(path, found.text.encode("utf-8"))
     return found

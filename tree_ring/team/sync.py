@@ -204,9 +204,7 @@ def _write(path: Path, text: str, carried: list[bytes] | None = None) -> bool:
     data = text.encode("utf-8") + ledger.carry(carried or [])
     if read_bytes(path) == data and path.exists():
         return False
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
+    project.write_replacing(path, data)
     return True
 
 
