@@ -99,7 +99,8 @@ def test_a_long_line_after_the_call_does_not_hide_it(tmp_path: Path) -> None:
     assert transcript.changed_files(path) == ["/x/big.py"]
     lines = transcript.tail_lines(path)
     assert lines is not None and max(map(len, lines)) <= transcript.LONG_LINE
-    assert len(lines) == 4  # the prompt, the call, the closing text and the last ""
+    # The prompt, the call, the long record's head, the closing text, the last "".
+    assert len(lines) == 5 and len(lines[2]) == transcript.HEAD
 
 
 def test_the_lines_before_a_long_one_within_the_cap_only(
@@ -110,9 +111,46 @@ def test_the_lines_before_a_long_one_within_the_cap_only(
     assert transcript.did_work(path) is False  # the call lies past the cap
 
 
-def test_a_file_of_one_long_line_has_no_tail(tmp_path: Path) -> None:
+def test_a_file_of_one_long_line_is_its_head(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     path.write_bytes(b"y" * (transcript.TAIL_BYTES * 2))
-    assert transcript.tail_lines(str(path)) == []
+    assert transcript.tail_lines(str(path)) == [b"y" * transcript.HEAD]
     path.write_bytes(b"y" * (transcript.TAIL_BYTES * 2) + b"\nlast\n")
-    assert transcript.tail_lines(str(path)) == [b"last", b""]
+    assert transcript.tail_lines(str(path)) == [b"y" * transcript.HEAD, b"last", b""]
+
+
+def _lines(path: Path, lines: list[dict[str, object]]) -> str:
+    import json
+
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def _call(name: str, **given: object) -> dict[str, object]:
+    content = [{"type": "tool_use", "id": "toolu_1", "name": name, "input": given}]
+    return {"type": "assistant", "message": {"role": "assistant", "content": content}}
+
+
+PROMPT = {"type": "user", "message": {"role": "user", "content": "go"}}
+DONE = {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text"}]}}
+
+
+def test_a_call_too_long_to_read_whole_is_judged_by_its_head(tmp_path: Path) -> None:
+    # A Write's call holds the file it writes: past the tail's window.
+    body = "x" * (transcript.TAIL_BYTES * 2)
+    wrote = _lines(tmp_path / "w.jsonl", [PROMPT, _call("Write", file_path="/x/a", content=body)])
+    assert transcript.did_work(wrote) is True
+    read = _lines(tmp_path / "r.jsonl", [PROMPT, _call("Read", file_path="/x/a", note=body)])
+    assert transcript.did_work(read) is False
+
+
+def test_many_long_results_after_the_call_do_not_hide_it(tmp_path: Path) -> None:
+    # Each read's record is under the window but together they fill it.
+    result = {
+        "type": "user",
+        "message": {"role": "user", "content": [{"type": "tool_result", "content": "ok"}]},
+        "toolUseResult": {"file": {"content": "r" * 63_000}},
+    }
+    lines = [PROMPT, _call("Edit", file_path="/x/a", old_string="a", new_string="b")]
+    lines += [_call("Read", file_path="/x/b"), result] * 5 + [DONE]
+    assert transcript.did_work(_lines(tmp_path / "t.jsonl", lines)) is True

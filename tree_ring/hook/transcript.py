@@ -29,7 +29,7 @@ those are not guessed at. The paths are only text here; the caller keeps
 those inside the project and never opens one outside it.
 
 Only the last `TAIL_BYTES` of lines are read, a line longer than `LONG_LINE`
-passed over (`tail_lines`). A file that is missing, unreadable or not a
+by its head (`tail_lines`). A file that is missing, unreadable or not a
 transcript reads as "no work": an odd transcript never earns a checkpoint.
 """
 
@@ -107,10 +107,11 @@ def tail_lines(path: str, limit: int = TAIL_BYTES) -> list[bytes] | None:
     otherwise hold the hook until the harness kills it.
 
     A line longer than `LONG_LINE` (an Edit's record holds the whole file it
-    edited, a large command's output is written twice) does not count against
-    `limit` and is left out, so it cannot push the call before it out of
-    reach: past one, lines are read on backwards, up to `READ_CAP` bytes in
-    all."""
+    edited, a large command's output is written twice, a Write's call holds
+    the file it writes) is kept as its first `HEAD` bytes, which do not parse
+    but name the call's tool (`_head_kind`), so it cannot push the call
+    before it out of reach: past one, lines are read on backwards, up to
+    `READ_CAP` bytes in all."""
     try:
         # Non-blocking, so opening a FIFO with no writer returns at once.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
@@ -137,42 +138,53 @@ def tail_lines(path: str, limit: int = TAIL_BYTES) -> list[bytes] | None:
     return lines
 
 
-# A line longer than this is left out of the tail and does not count against it.
-LONG_LINE = 64 * 1024
+# A line longer than this is kept as its head only, and does not count
+# against the tail: the head names a call's tool (`_head_kind`).
+LONG_LINE = 16 * 1024
+HEAD = 4096
 # How far back the tail is looked for past long lines, in bytes read.
 READ_CAP = 32 * 1024 * 1024
 _BLOCK = 256 * 1024
 
 
 def _past_long_lines(handle: BinaryIO, size: int, limit: int) -> list[bytes]:
-    """The last lines of at most LONG_LINE bytes, `limit` bytes of them at
-    most, newest last, read backwards from the end past longer ones."""
+    """The last lines, `limit` bytes of those of at most LONG_LINE bytes, and
+    the first HEAD bytes of each longer one, newest last, read backwards
+    from the end."""
     kept: list[bytes] = []  # newest first
     held = 0
     position = size
     partial = b""  # the start of the line the last block began inside
-    long = False  # that line is already longer than LONG_LINE
+    long = False  # that line is already longer than LONG_LINE: only its end was seen
     while position > 0 and size - position < READ_CAP and held < limit:
         step = min(_BLOCK, position)
         position -= step
         handle.seek(position)
-        pieces = (handle.read(step) + partial).split(b"\n")
-        partial = pieces[0]
+        block = handle.read(step)
+        pieces = (block + partial).split(b"\n")
         for index, line in enumerate(reversed(pieces[1:])):
             if index == 0 and long:
-                long = False  # the rest of the long line: left out
-                continue
-            if len(line) <= LONG_LINE:
+                # The long line starts here: its head, read from its start.
+                kept.append(_head(handle, position + block.rfind(b"\n") + 1))
+                long = False
+            elif len(line) <= LONG_LINE:
                 kept.append(line)
                 held += len(line) + 1
-        if len(pieces) == 1:
-            long = long or len(partial) > LONG_LINE
+            else:
+                kept.append(line[:HEAD])
+        partial = pieces[0]
         if len(partial) > LONG_LINE:
             partial, long = b"", True
-    if position == 0 and not long and len(partial) <= LONG_LINE and held < limit:
-        kept.append(partial)
+    if position == 0 and held < limit:
+        kept.append(_head(handle, 0) if long or len(partial) > LONG_LINE else partial)
     kept.reverse()
     return kept
+
+
+def _head(handle: BinaryIO, start: int) -> bytes:
+    """The first HEAD bytes of the line that starts at `start`."""
+    handle.seek(start)
+    return handle.read(HEAD).split(b"\n", 1)[0]
 
 
 def did_work(path: str | None, limit: int = TAIL_BYTES) -> bool:
@@ -188,7 +200,10 @@ def did_work(path: str | None, limit: int = TAIL_BYTES) -> bool:
         try:
             entry = jsontext.as_object(jsontext.loads(raw.decode("utf-8")))
         except (ValueError, RecursionError):
-            continue  # a line cut short, or not JSON: not ours to judge
+            # A long line's head, or a line cut short: a call it names, if any.
+            if _head_kind(raw) == WORK:
+                return True
+            continue
         if entry is None:
             continue
         kind = classify(entry)
@@ -283,6 +298,24 @@ def _file_change(payload: dict[str, Any]) -> list[str]:
         return []
     changes = jsontext.as_object(item.get("changes"))
     return list(changes or {})
+
+
+def _head_kind(head: bytes) -> str | None:
+    """WORK when the start of a line too long to read whole is a call that
+    changes something: Claude Code's `tool_use` (its name comes before its
+    input) or Codex's `function_call` / `custom_tool_call` with its name."""
+    import re
+
+    found = re.search(
+        rb'"type"\s*:\s*"(?:tool_use|function_call|custom_tool_call)"'
+        rb'[^{}]{0,400}?"name"\s*:\s*"([^"\\]{1,128})"',
+        head,
+    )
+    if found is None:
+        return None
+    name = found.group(1).decode("utf-8", "replace")
+    # A shell command's own words are not read here: a long one is work.
+    return WORK if name not in READ_ONLY_TOOLS and not _tree_ring(name) else None
 
 
 def classify(entry: dict[str, Any]) -> str | None:
