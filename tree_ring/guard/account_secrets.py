@@ -165,6 +165,11 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
         "lower",
         rb"(?:recovery|backup|2fa|mfa|otp)[ _-]codes?" + _AFTER_CODES_KEYWORD,
         _recovery_codes,
-        heads=(b"recovery", b"backup", b"2fa", b"mfa", b"otp"),
+        # The whole keyword: "2fa" alone is as likely inside a hex id.
+        heads=tuple(
+            word + sep + b"code"
+            for word in (b"recovery", b"backup", b"2fa", b"mfa", b"otp")
+            for sep in (b" ", b"_", b"-")
+        ),
     ),
 )

@@ -278,13 +278,13 @@ CLI_RULES: tuple[Rule, ...] = (
     # The same after a here-string: `docker login --password-stdin <<< X`,
     # `sudo -S cmd <<< X`.
     _cli(
-        rb"(?:stdin|passwd|kinit|-fd[ \t]{1,4}0|"
+        rb"(?:stdin|passwd|kinit|-fd [ \t]{0,3}0|"
         + _SUDO_STDIN
         + rb")[^\n\x00|;&]{0,120}?<<<[ \t]{0,4}",
         b"stdin",
         b"passwd",
         b"kinit",
-        b"-fd",
+        b"-fd ",  # with its space: "-fd" alone is as likely inside a UUID
         b"sudo",
         validator=_chosen,
         value=_PIPED_VALUE,
