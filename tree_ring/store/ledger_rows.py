@@ -84,9 +84,7 @@ def tombstones(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
         " WHERE t.project = ? AND t.kind != 'withdrawn'"
     )
     params: list[Any] = [project]
-    if ids is not None:
-        sql += " AND t.memory_id IN (SELECT value FROM json_each(?))"
-        params.append(canonical_json(ids))
+    sql += _of_ids("t.memory_id", ids, params)
     return db.execute(sql + " ORDER BY t.memory_id, t.content_hash", params)
 
 
@@ -112,10 +110,17 @@ def refuted(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
         " AND a.at = r.created_at WHERE r.project = ?"
     )
     params: list[Any] = [project]
-    if ids is not None:
-        sql += " AND r.memory_id IN (SELECT value FROM json_each(?))"
-        params.append(canonical_json(ids))
+    sql += _of_ids("r.memory_id", ids, params)
     return db.execute(sql + " ORDER BY r.memory_id, a.seq", params)
+
+
+def _of_ids(column: str, ids: Sequence[str] | None, params: list[Any]) -> str:
+    """The clause that keeps `column` to `ids` (its parameter added to
+    `params`), or nothing when every id is wanted."""
+    if ids is None:
+        return ""
+    params.append(canonical_json(ids))
+    return f" AND {column} IN (SELECT value FROM json_each(?))"
 
 
 _SHARED = (
