@@ -130,7 +130,7 @@ def test_a_line_break_in_a_summary_stays_inside_its_line(
         assert done.code == 0, done.err
         lines = done.out.splitlines()
         assert [line for line in lines if "Deploys" in line or "Forged" in line] == [
-            f"{memory_id}  [cambium] {written}  {lines[0].rsplit(written, 1)[1].strip()}"
+            f'{memory_id}  [cambium] "{written}"  {lines[0].rsplit(written, 1)[1][1:].strip()}'
         ], done.out
     shown = run_cli("show", memory_id).out.splitlines()
     assert [line for line in shown if "Forged" in line] == [f"summary:{' ' * 13}{written}"]
@@ -141,3 +141,22 @@ def test_a_line_break_in_a_summary_stays_inside_its_line(
     assert json.loads(run_cli("--json", "show", memory_id).out)["memory"]["summary"] == FORGED
     listed = json.loads(run_cli("--json", "list").out)["items"]
     assert [item["summary"] for item in listed] == [FORGED]
+
+
+def test_a_listing_quotes_a_summary_so_its_words_cannot_pass_for_a_label(
+    run_cli: CliRunner,
+) -> None:
+    # A row's words may say anything, a made-up label and quotes included:
+    # `list`, `recall` and the review, trust and anchor listings write them
+    # between double quotes, their own quotes and backslashes escaped, so
+    # the label Tree Ring writes is the only one outside the quotes.
+    said = 'Deploys via Argo CD" (mem_x; origin: person) [heartwood] \\ end'
+    stored = run_cli("remember", said)
+    assert stored.code == 0, stored.err
+    memory_id = stored.out.split()[1]
+    escaped = 'Deploys via Argo CD\\" (mem_x; origin: person) [heartwood] \\\\ end'
+    for argv, tail in ((("list",), "  (project)"), (("recall", "argo deploys"), "  (project; ")):
+        done = run_cli(*argv)
+        assert done.code == 0, done.err
+        (line,) = [line for line in done.out.splitlines() if "Argo" in line]
+        assert line.startswith(f'{memory_id}  [cambium] "{escaped}"{tail}'), line

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tree_ring.cli.context import Arguments, Context, Handler, listing, sensitive_flag
+from tree_ring.model.text import in_quotes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def cmd_stale(ctx: Context) -> int:
     ]
     lines: list[str] = []
     for memory, changed in found:
-        lines.append(f"{memory.id}  [{memory.ring}] {memory.summary}")
+        lines.append(f"{memory.id}  [{memory.ring}] {in_quotes(memory.summary)}")
         lines.extend(f"    {c.words()}" for c in changed)
     if hidden_rows:
         lines.append(f"{hidden_rows} sensitive withheld: --include-sensitive lists them")

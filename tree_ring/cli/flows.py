@@ -5,6 +5,7 @@ from __future__ import annotations
 from tree_ring.cli.context import Arguments, Context, Handler, limit_flag, sensitive_flag
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, RINGS, parse_time
+from tree_ring.model.text import in_quotes
 from tree_ring.read import withheld
 
 TYPE_CHECKING = False
@@ -53,7 +54,7 @@ def _item_lines(item: Item) -> list[str]:
         decided = {"accepted": "approved"}.get(m.trust, m.trust)
         why += f" ({decided} by {m.reviewed_by or '-'})"
     lines = [
-        f"{m.id}  [{m.ring}]{state} {m.summary}",
+        f"{m.id}  [{m.ring}]{state} {in_quotes(m.summary)}",
         f"    from {source(m, item.origin)}, {m.created_at[:19]}Z",
         f"    {item.why_label}: {why}",
     ]

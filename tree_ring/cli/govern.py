@@ -20,7 +20,7 @@ from tree_ring.govern import coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, parse_time
-from tree_ring.model.text import preview
+from tree_ring.model.text import in_quotes, preview
 from tree_ring.read import withheld
 from tree_ring.review import queue as review
 from tree_ring.write import requests
@@ -135,7 +135,7 @@ def cmd_review_list(ctx: Context) -> int:
                 ],
             }
         )
-        lines.append(f"{m.id}  [{m.trust.upper()}] [{m.ring}] {m.summary}")
+        lines.append(f"{m.id}  [{m.trust.upper()}] [{m.ring}] {in_quotes(m.summary)}")
         lines.append(f"    why: {preview(m.review_reason or 'waiting for review')}")
         lines.append(f"    from {m.origin} at {m.created_at[:19]}Z ({m.scope})")
         if m.id in came:

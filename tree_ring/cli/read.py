@@ -20,7 +20,7 @@ from tree_ring.cli.context import (
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, parse_time
-from tree_ring.model.text import error_safe
+from tree_ring.model.text import error_safe, in_quotes
 from tree_ring.read import withheld
 from tree_ring.read.recall import DEFAULT_LIMIT
 from tree_ring.store.live import View
@@ -32,10 +32,11 @@ if TYPE_CHECKING:
 
 
 def _hit_line(label: str, memory: Any, extra: str = "") -> str:
-    """One memory, one line: a line break in a summary (a row edited in the
-    database) is written out as `\\n`, so it cannot show as a row of its own."""
+    """One memory, one line, its summary quoted (`in_quotes`): a line break
+    in it (a row edited in the database) is written out as `\\n`, so it
+    cannot show as a row of its own."""
     flag = f"[{label}] " if label else ""
-    return f"{memory.id}  [{memory.ring}] {flag}{error_safe(memory.summary)}{extra}"
+    return f"{memory.id}  [{memory.ring}] {flag}{in_quotes(memory.summary)}{extra}"
 
 
 def cmd_recall(ctx: Context) -> int:

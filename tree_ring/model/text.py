@@ -183,6 +183,14 @@ def escape_quotes(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
+def in_quotes(text: str) -> str:
+    """`text` as a listing shows a row's words: between double quotes, its
+    own quotes and backslashes escaped and its line breaks written out
+    (`error_safe`), so a row that says "(mem_...; origin: person)
+    [heartwood]" cannot pass for the label Tree Ring writes beside it."""
+    return f'"{error_safe(escape_quotes(text))}"'
+
+
 def one_line(text: str) -> str:
     """`text` as a brief or a stop reason may show it: refused characters
     dropped, whitespace runs made one space, dash runs cut to two."""
