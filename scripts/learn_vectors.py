@@ -8,7 +8,7 @@ alone) so that a sentence's weighted sum of its terms' vectors, read exactly
 as the runtime reads a text, points where the model's embedding of the whole
 sentence points.
 
-The sentences are of three kinds:
+The sentences are of four kinds:
 
 - the package descriptions of Debian 12 ("bookworm"), its
   `main/i18n/Translation-en` file: some 64,000 programs, libraries and
@@ -21,12 +21,17 @@ The sentences are of three kinds:
 - the prose of the Python 3.11 documentation and the Linux man pages, as
   Debian 12 ships them (DOCS): how software words are used in explaining
   ("The value is the timeout in jiffies until the token bucket filter is
-  cleared after a burst").
+  cleared after a burst");
+- what PyPI's packages say they are (fetch_package_texts.py): the services
+  and tools Debian does not ship, named in the packages written for them
+  ("pynamodb: A Pythonic Interface to DynamoDB", "Python SDK for the Okta
+  Management API").
 
-Words the sentences use often that the vocabulary lacks ("postgres",
-"rabbitmq", "memcached": nearly all from Debian's descriptions) join it,
-each starting from its embedding alone; words that are neither common nor
-used by any sentence leave it (`kept`), so that four bits an axis fit.
+Words at least NEW_TERM_SENTENCES sentences use that the vocabulary lacks
+("postgres", "rabbitmq", "dynamodb", "okta", "pagerduty") join it, each
+starting from its embedding alone; words that are neither common nor used
+by USED_SENTENCES sentences leave it (`kept`), so that four bits an axis
+fit.
 
 Used by build_vectors.py; needs numpy, torch and sentence-transformers,
 none of which the runtime imports.
@@ -37,6 +42,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import io
+import json
 import random
 import re
 import sys
@@ -71,13 +77,18 @@ DOCS = {
         "96f55cb5e26231d5567c89b692bced63825a14a2d5bd18fdf16ea2ed44eb9838"
     ),
 }
-# A word the vocabulary lacks joins it when this many sentences use it.
-NEW_TERM_SENTENCES = 8
+# What PyPI's packages said they were on 2026-12-05 (24,140 packages), as
+# scripts/fetch_package_texts.py fetched it: a snapshot, since PyPI's texts
+# change, so a fetch on another day gives another table.
+PACKAGES_SHA256 = "b4c71bb2af3d35c3a1dee30d6c1b2be6bca86f0a55873b36b30ea0f03c24c28e"
+# A word the vocabulary lacks joins it when this many sentences use it: a
+# product is named by a few packages' texts, not by eight.
+NEW_TERM_SENTENCES = 3
 # A term of the vocabulary stays in it when it is a word at least this
 # common (Zipf frequency) or this many sentences use it: four bits an axis
 # leave room for some 70,000 terms in the file, not for every rare word.
 COMMON_ZIPF = 3.0
-USED_SENTENCES = 1
+USED_SENTENCES = 2
 # A WordNet sense's definition is read when one of its words is this common.
 GLOSS_ZIPF = 3.0
 # Training: passes over the sentences, sentences a step, step size.
@@ -89,12 +100,34 @@ SEED = 1729
 _SPLIT = re.compile(r"(?<=[a-z0-9)][.!?])\s+(?=[A-Z])")
 
 
-def checked(path: Path) -> str:
+def checked(path: Path, expected: str = CORPUS_SHA256) -> str:
     data = path.read_bytes()
     got = hashlib.sha256(data).hexdigest()
-    if got != CORPUS_SHA256:
-        raise SystemExit(f"error: {path} has sha256 {got}, expected {CORPUS_SHA256}")
+    if got != expected:
+        raise SystemExit(f"error: {path} has sha256 {got}, expected {expected}")
     return data.decode("utf-8")
+
+
+def package_sentences(text: str) -> list[str]:
+    """Each PyPI package's "name: summary" and the sentences of the prose
+    fetch_package_texts.py kept from its description, once each, in file
+    order: what the services and tools Debian does not ship are
+    ("pynamodb: A Pythonic Interface to DynamoDB", "DynamoDB is a great
+    NoSQL service provided by Amazon")."""
+    found: dict[str, None] = {}
+
+    def add(sentence: str) -> None:
+        sentence = " ".join(sentence.split())
+        if SENTENCE_WORDS[0] <= len(sentence.split()) <= SENTENCE_WORDS[1]:
+            found.setdefault(sentence)
+
+    for line in text.splitlines():
+        row = json.loads(line)
+        if row["summary"]:
+            add(f"{row['name']}: {row['summary']}")
+        for sentence in _SPLIT.split(row["text"]):
+            add(sentence)
+    return list(found)
 
 
 def sentences(text: str) -> list[str]:

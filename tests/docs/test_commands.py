@@ -62,6 +62,10 @@ NOT_RUN: dict[tuple[str, str], tuple[str, list[str]]] = {
         "most of the test suite, this test among it",
         ["sh", "-n", "scripts/test.sh"],
     ),
+    ("docs/RELATIONS.md", "python3 scripts/fetch_package_texts.py --out pypi-texts.jsonl"): (
+        "fetches from PyPI over the network, which tests never reach",
+        ["python3", "scripts/fetch_package_texts.py", "--help"],
+    ),
     ("README.md", "tree-ring view --no-open --port 8765"): (
         "a server that runs until Ctrl-C (tests/web/ serve it)",
         ["tree-ring", "view", "--help"],

@@ -4,6 +4,7 @@ vocabulary, and that a sentence is read as recall reads a question."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -167,6 +168,25 @@ def _deb(files: dict[str, bytes]) -> bytes:
     return out
 
 
+def test_a_package_text_gives_its_summary_and_prose_sentences_once() -> None:
+    rows = [
+        {"name": "pynamodb", "summary": "A Pythonic Interface to DynamoDB", "text": ""},
+        {
+            "name": "okta",
+            "summary": "Python SDK for the Okta Management API",
+            "text": "A Python library for the Okta APIs. Look for our guide here!",
+        },
+        {"name": "x", "summary": "", "text": "Too short. A Python library for the Okta APIs."},
+    ]
+    text = "".join(json.dumps(row) + "\n" for row in rows)
+    assert learn.package_sentences(text) == [
+        "pynamodb: A Pythonic Interface to DynamoDB",
+        "okta: Python SDK for the Okta Management API",
+        "A Python library for the Okta APIs.",
+        "Look for our guide here!",
+    ]
+
+
 def test_a_package_gives_its_files_and_an_unpinned_one_is_refused(tmp_path: Path) -> None:
     import gzip
 
@@ -186,5 +206,41 @@ def test_a_package_gives_its_files_and_an_unpinned_one_is_refused(tmp_path: Path
 def test_the_vocabulary_keeps_common_words_and_the_terms_sentences_use() -> None:
     terms = ["rebalance", "quokka", "the", "load balancer", "zeugma"]
     zipf = {"rebalance": 2.6, "quokka": 2.0, "the": 7.7, "zeugma": 1.5}
-    corpus = [[0], [3, 0], []]
-    assert learn.kept(terms, zipf, corpus) == [0, 2, 3]  # "quokka" and "zeugma": rare and unused
+    corpus = [[0], [3, 0], [3], [1], []]
+    # "quokka" and "zeugma" are rare and used by fewer than USED_SENTENCES
+    # sentences; "rebalance" and "load balancer" are used by two; "the" is common.
+    assert learn.USED_SENTENCES == 2
+    assert learn.kept(terms, zipf, corpus) == [0, 2, 3]
+    assert learn.kept(terms, zipf, corpus[1:]) == [2, 3]  # "rebalance" used by one alone
+
+
+def test_the_fetch_picks_each_common_name_words_shortest_packages() -> None:
+    import fetch_package_texts as fetch  # pyright: ignore[reportMissingImports]
+
+    names = [f"django-okta-{i}" for i in range(9)] + ["okta", "okta-jwt", "x-okta", "django-x"]
+    index = "".join(f'<a href="/simple/{n}/">{n}</a>\n' for n in names)
+    assert fetch.names(index) == names
+    # "okta" (12 names) and "django" (10) are in at least MIN_NAMES names,
+    # "jwt" is not; each gives its PER_WORD shortest names.
+    assert fetch.MIN_NAMES == 10 and fetch.PER_WORD == 2
+    assert fetch.chosen(names) == ["django-okta-0", "django-x", "okta", "x-okta"]
+    assert fetch.chosen(names[1:]) == ["okta", "x-okta"]
+
+
+def test_the_fetch_keeps_the_first_prose_sentences_of_a_description() -> None:
+    import fetch_package_texts as fetch  # pyright: ignore[reportMissingImports]
+
+    description = "\n".join(
+        [
+            "# okta-sdk",
+            "[![build](https://ci.example/badge.svg)](https://ci.example)",
+            "pip install okta",
+            "The Okta SDK manages users and groups. It wraps the REST API for you.",
+            "```python",
+            "Another sentence of plain words here. And one more after it.",
+        ]
+    )
+    assert fetch.prose(description) == (
+        "The Okta SDK manages users and groups. It wraps the REST API for you. "
+        "Another sentence of plain words here."
+    )
