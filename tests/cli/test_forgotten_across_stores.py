@@ -172,7 +172,8 @@ def test_a_global_note_from_another_project_stays_out_of_the_project_that_forgot
     session = claude(project_root, **home)
     assert "payments" not in session.call("brief", {})["text"]
     found = session.call("recall", {"query": "payments release branch"})
-    assert found["results"] == []
+    # The note kept may be found by meaning; the forgotten ones never are.
+    assert {r["id"] for r in found["results"]} <= {noted[kept]}
     # The other project forgot nothing: it reads all three.
     every = {*hidden, noted[kept]}
     assert ids(there, "recall", "payments release branch pull requests") == every

@@ -30,17 +30,9 @@ TOP = 5
 # Questions recall misses today, each with its measured cause. Strict: the
 # test fails the day one of them is found, so this list is kept true.
 KNOWN_MISSES = {
-    "how do clients pick which revision of our interface they call?": (
-        "the memory says 'versioned' and 'API endpoints'; nothing relates 'revision' or "
-        "'interface' to them"
-    ),
-    "service keeps using more RAM over time": (
-        "the memory says 'RSS grows without bound'; the vectors learnt 'RSS' from Debian's "
-        "package descriptions, where it is a news feed, so the memory is not near the question"
-    ),
-    "background process memory keeps climbing": (
-        "the memory holds 'RSS', kin of 'memory', which weighs little of the question; "
-        "meaning then leads, and four memories are nearer the question than this one"
+    "who do I call when production is down at 3am?": (
+        "the memory names PagerDuty, which the vectors learnt from the packages written for "
+        "its API, so the memory reads partly as an API client and six memories are nearer"
     ),
 }
 CASES = [

@@ -10,10 +10,11 @@ and on LoCoMo's development conversations), so they no longer measure
 questions nobody tuned for; sets c and d were written after that and
 measured once, with the stage built, sets e and f once more when it was
 finished, sets g and h with the vectors trained on sentences, sets i to
-p with the four-bit vectors, and sets q to x and y to zf with meaning
+p with the four-bit vectors, sets q to x and y to zf with meaning
 weighed the more the less of the question its words found
-(docs/RECALL-RANKING.md). Sets a to p were the development data for that
-weighing. Every question
+(docs/RECALL-RANKING.md), and sets zg to zn with the vectors trained on
+what PyPI's packages say they are too. Sets a to p were the development
+data for that weighing, and sets a to zf for that training. Every question
 must find its note among the first five of all the set's notes and
 distractors, and the questions recall misses are listed, strictly, each as
 `set:question` (two sets may ask the same words), so the list says what

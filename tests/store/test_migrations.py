@@ -37,6 +37,7 @@ MIGRATIONS = [
     "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
     "0010_folded_index", "0011_anchors", "0012_meaning", "0013_meaning_source",
     "0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports", "0017_refute_index",
+    "0018_meaning_recoded_products",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -427,12 +428,14 @@ def test_a_store_coded_by_another_vector_table_is_coded_again_by_the_migration(
         assert not meaning.stale(store.db)
 
 
+@pytest.mark.parametrize("migration", ["0014_meaning_recoded", "0018_meaning_recoded_products"])
 @pytest.mark.parametrize("made_by", ["another table", "the installed table"])
-def test_a_store_at_0013_is_coded_again_only_when_another_table_made_its_codes(
-    tmp_path: Path, made_by: str
+def test_a_store_is_coded_again_only_when_another_table_made_its_codes(
+    tmp_path: Path, made_by: str, migration: str
 ) -> None:
-    """0014 ships a new vector table: a store whose codes the table before it
-    made is coded again; one already coded by the installed table is left."""
+    """0014 and 0018 each ship a new vector table: a store whose codes the
+    table before it made is coded again; one already coded by the installed
+    table is left."""
     root = tmp_path / "proj"
     root.mkdir()
     guidance.init_project(root)
@@ -445,7 +448,7 @@ def test_a_store_at_0013_is_coded_again_only_when_another_table_made_its_codes(
     try:
         conn.execute("UPDATE memory_meaning SET code = zeroblob(144)")
         conn.execute("UPDATE meaning_source SET vectors = ?", (source,))
-        conn.execute("DELETE FROM schema_migrations WHERE name = '0014_meaning_recoded'")
+        conn.execute("DELETE FROM schema_migrations WHERE name = ?", (migration,))
         conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
         conn.commit()
     finally:

@@ -85,7 +85,12 @@ MARKS = {
 # Migrations that make nothing to see, or only make again what an earlier one
 # made (so its being there shows nothing), and do nothing when run again on a
 # store they have already brought up to date.
-AGAIN = ("0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports")
+AGAIN = (
+    "0014_meaning_recoded",
+    "0015_ended_leaves",
+    "0016_inbox_imports",
+    "0018_meaning_recoded_products",
+)
 
 # The table that is the truth: nothing rebuilds it.
 TRUTH = "memories"

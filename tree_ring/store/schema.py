@@ -594,8 +594,9 @@ def _meaning_source(db: Db) -> None:
 
 def _meaning_recoded(db: Db) -> None:
     """Every memory coded again when its codes are stale: the vector table
-    changed with this migration (four bits an axis, trained in the axes
-    along which sentences differ most)."""
+    changed with this migration (0014: four bits an axis, trained in the
+    axes along which sentences differ most; 0018: trained on what PyPI's
+    packages say they are too, so it knows the products they name)."""
     from tree_ring.store.meaning import recode, stale
 
     if stale(db):
@@ -642,6 +643,7 @@ MIGRATIONS: list[Migration] = [
     ("0015_ended_leaves", _ended_leaves),
     ("0016_inbox_imports", _inbox_imports),
     ("0017_refute_index", _refute_index),
+    ("0018_meaning_recoded_products", _meaning_recoded),
 ]
 
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
