@@ -239,6 +239,20 @@ def _basic_credentials(span: str) -> bool:
     return password != user and not stand_in(password, quoted=True)
 
 
+# How far back a DSN's "user:password" may start before its "@tcp(".
+_DSN_LEAD = 160
+
+
+def _go_dsn(window: str) -> bool:
+    """The "user:password" right before "@tcp(": the last word of the text
+    before it, after a quote, a space or an "="."""
+    lead = window.partition("\x00")[0]
+    credentials = text_pattern(r"[^\s\"'`=]*$").search(lead)
+    return (
+        credentials is not None and ":" in credentials.group() and url_password(credentials.group())
+    )
+
+
 HEADER_RULES: tuple[Rule, ...] = table(
     # "Authorization: Bearer <opaque token>" copied out of a curl command, and
     # the GitHub ("token") and Discord ("Bot") spellings of it.
@@ -284,6 +298,16 @@ HEADER_RULES: tuple[Rule, ...] = table(
         rb"(?=[A-Za-z0-9\[_])",
         url_password,
         heads=(b"://",),
+    ),
+    # Go's MySQL DSN, which has no scheme: user:password@tcp(host:3306)/db.
+    rule(
+        "url-password",
+        SECRET,
+        "lower",
+        rb"@(?:tcp|unix|udp)\(",
+        _go_dsn,
+        heads=(b"@tcp(", b"@unix(", b"@udp("),
+        before=_DSN_LEAD,
     ),
 )
 
