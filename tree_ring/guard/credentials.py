@@ -23,6 +23,7 @@ from tree_ring.guard.config_values import (
     yaml_password_rule,
 )
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, table, text_pattern
+from tree_ring.guard.value_first import app_password, value_before
 from tree_ring.guard.values import (
     chosen_password,
     chosen_pin,
@@ -620,6 +621,27 @@ PROSE_RULES: tuple[Rule, ...] = (
         rb"login(?<![a-z]login)",
         b"login",
         _prose_pair,
+    ),
+    # "Kx7!mQ2#zp is the pw": the password before the word.
+    rule(
+        "password-in-prose",
+        SECRET,
+        "lower",
+        # The rest of the line, which may be empty: the word ends the sentence.
+        rb"(?:pass(?:w(?:or)?d|phrase)|pwd?)(?![a-z0-9_-])(?=(?P<v>[^\n\x00]{0,160}))",
+        value_before,
+        heads=(b"pass", b"pw"),
+        before=_CODE_LEAD,
+    ),
+    # An app password, four groups of four letters: "abcd efgh ijkl mnop".
+    rule(
+        "password-in-prose",
+        SECRET,
+        "lower",
+        rb"app(?:[ _-]?specific)?[ _-]?passwords?(?![a-z])[^\n\x00]{0,60}?(?<![a-z])"
+        rb"(?P<v>[a-z]{4}(?:[ -][a-z]{4}){3})(?![a-z0-9])",
+        app_password,
+        heads=(b"app",),
     ),
     _prose(
         "secret-in-prose",
