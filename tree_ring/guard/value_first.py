@@ -50,7 +50,7 @@ def value_before(window: str) -> bool:
     if found is None:
         return False
     following = "".join(tail.split()[:1])
-    if following.lower() in _COMPOUNDS:
+    if following.lower().rstrip(_TRAILING).removesuffix("'s") in _COMPOUNDS:
         return False  # "X is the password manager"
     start, end = found.span("value")
     value = lead[start:end].lstrip(_WRAPPERS).rstrip(_TRAILING)
