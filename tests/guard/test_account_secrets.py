@@ -1,6 +1,8 @@
 """Seed phrases and recovery codes written over several lines: the words or
 codes on the lines right below the line that names them. Lines that only
-talk about them, or that follow a line saying where they are kept, are stored."""
+talk about them, or that follow a line saying where they are kept, are stored.
+Then a wallet's extended private key (refused only when its checksum holds),
+seed phrases as code writes them, and BitLocker recovery keys."""
 
 from __future__ import annotations
 
@@ -39,3 +41,52 @@ def test_words_and_codes_below_their_name_are_refused(text: str, rule: str) -> N
 def test_lines_about_them_are_stored(text: str) -> None:
     assert find_secret(text) is None
     assert check_fields({"summary": "Account notes", "details": text}) == "normal"
+
+
+# A BIP32 master key whose checksum holds, and the same key with its last
+# character changed: only the first is a key.
+XPRV = (
+    "xprv9s21ZrQH143K2tFheghTbbLHR3zRh6fiFauoZ67y9xbWYaLHN694HG898pMDKvXWfnnniNg1JCLanE3EiSZV3dC"
+    "X7yRihTPffEfs87mJMep"
+)
+
+
+def test_an_extended_private_key_is_refused_only_when_its_checksum_holds() -> None:
+    assert find_secret(XPRV) == "extended-private-key"
+    assert find_secret(f"deployer wallet xprv {XPRV}") == "extended-private-key"
+    broken = XPRV[:-1] + ("q" if XPRV[-1] != "q" else "r")
+    assert find_secret(broken) is None
+    # The public half shares the shape and is no secret.
+    assert find_secret("xpub" + XPRV[4:]) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ('mnemonic = ["army","van","defense","carry","jealous","true","garbage","claim",'
+         '"echo","media","make","crunch"]', "seed-phrase"),
+        ("24-word phrase: abandon ability able about above absent absorb abstract absurd abuse "
+         "access accident account accuse achieve acid acoustic acquire across act action actor "
+         "actress actual", "seed-phrase"),
+        ("BitLocker recovery key 273647-228481-283437-559713-695684-113168-607651-068343",
+         "bitlocker-recovery-key"),
+        ("2FA backup codes 7f3a2-91b4c, 0d8e1-5c6a9", "recovery-codes"),
+    ],
+)  # fmt: skip
+def test_code_arrays_counted_phrases_and_bitlocker_keys_are_refused(text: str, rule: str) -> None:
+    assert find_secret(text) == rule
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "BitLocker recovery key 000000-000000-000000-000000-000000-000000-000000-000000",
+        "the recovery key is kept in the vault",
+        'mnemonic = ["the","and","for","with","that","this","from","into","each","are","were",'
+        '"have"]',
+        "backup codes regenerated after the 2024 audit",
+        "12 words: the rest of the label is cut to fit the field",
+    ],
+)
+def test_stand_ins_and_sentences_about_them_are_stored(text: str) -> None:
+    assert find_secret(text) is None

@@ -1,22 +1,30 @@
 """Secret rules for what opens an account without being a password or an API
-token: a session cookie, a wallet's seed phrase, two-factor recovery codes.
+token: a session cookie, a wallet's seed phrase or extended private key,
+two-factor recovery codes, a BitLocker recovery key.
 
 - A session cookie: `PHPSESSID=...`, `connect.sid=s%3A...`, `JSESSIONID=...`,
   `sessionid=...`, `user_session=...`, `laravel_session=...`, `Cookie:
   session=...`, a value glued to its "=" as a cookie header or a browser's
-  storage writes it, random enough to be a live session's (`literal_secret`):
-  whoever holds it is logged in.
+  storage writes it, or after "the sessionid cookie is", random enough to be
+  a live session's (`literal_secret`): whoever holds it is logged in.
 - A seed phrase after "seed", "mnemonic", "recovery phrase", "backup
-  words" and the like: twelve or more short words in a row (spaced, comma-
-  or dash-separated, numbered, in any case), few of them the words prose is
-  made of, on the keyword's line or the line below it.
+  words", "BIP39", "12 words" and the like, or the same words in French,
+  Spanish, Portuguese, Italian, German, Chinese or Japanese: twelve or more
+  short words in a row (spaced, comma-, dash- or underscore-separated,
+  numbered, quoted as a code array, in any case), few of them the words
+  prose is made of, on the keyword's line or the line below it.
+- A wallet's extended private key (BIP32's `xprv...`, `tprv...` and the
+  `yprv`/`zprv` family): 111 base58 characters whose checksum holds.
 - Recovery codes after "recovery codes" or "backup codes": two or more codes
-  of letters and digits in a row, or one to a line below the line naming them.
+  of letters and digits in a row, right after the words or after a link, or
+  one to a line below the line naming them.
+- A BitLocker recovery key after "BitLocker" or "recovery key": eight groups
+  of six digits joined by dashes.
 """
 
 from __future__ import annotations
 
-from tree_ring.guard.rule import SECRET, Rule, rule, text_pattern
+from tree_ring.guard.rule import SECRET, Rule, escape, rule, text_pattern
 from tree_ring.guard.values import literal_secret
 
 # A cookie's value: what RFC 6265 allows, percent-encoded bytes included.
@@ -53,18 +61,22 @@ _SEED_WORDS = 12
 # How a line that names a secret and leaves it for the lines below ends.
 _LINK_END = (":", "=", " is", " are")
 
-# A seed phrase's words as people copy them: separated by spaces, by commas
-# or by dashes (one of these throughout: "create tables, load users" is a
-# list of steps), numbered or not ("1. army 2. van", "1) army"), in any case.
+# A seed phrase's words as people copy them: separated by spaces, by commas,
+# by dashes or by underscores (one of these throughout: "create tables, load
+# users" is a list of steps), numbered or not ("1. army 2. van", "1) army"),
+# in any case.
 _SEED_WORD = r"(?:[0-9]{1,2}[.):]?[ \t]*)?[a-z]{3,8}"
 _SEED_RUN = (
     r"(?<![a-z0-9])(?:"
     + "|".join(
         _SEED_WORD + r"(?:" + separator + _SEED_WORD + r"){11,}"
-        for separator in (r"[ \t]+", r"[ \t]*,[ \t]*", r"[ \t]*-[ \t]*")
+        for separator in (r"[ \t]+", r"[ \t]*,[ \t]*", r"[ \t]*-[ \t]*", r"_")
     )
     + r")(?![a-z0-9])"
 )
+# Quotes and brackets around the words, as code writes a phrase
+# (`["army","van",...]`): read as the comma-separated words they hold.
+_CODE_ARRAY = str.maketrans("", "", "\"'[]")
 
 
 def _seed_phrase(window: str) -> bool:
@@ -73,7 +85,7 @@ def _seed_phrase(window: str) -> bool:
     repeat three words of twelve) and few of them plurals ("users, orders,
     ..." is a list of names, which a seed phrase, of words drawn at random,
     almost never is)."""
-    line, _, below = window.lower().partition("\n")
+    line, _, below = window.lower().translate(_CODE_ARRAY).partition("\n")
     found = text_pattern(_SEED_RUN).search(line)
     if found is None and line.rstrip().endswith(_LINK_END):
         found = text_pattern(_SEED_RUN).search(below)  # on the line below "seed phrase:"
@@ -120,15 +132,90 @@ def _recovery_codes(window: str) -> bool:
     )
 
 
+# Base58, as Bitcoin writes it: no 0, O, I or l.
+_BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+# An extended key's version bytes, as base58 writes them: BIP32's xprv and
+# tprv, and the prefixes later wallets gave the same 78 bytes (BIP49's yprv,
+# BIP84's zprv, their multisig Yprv and Zprv, testnet uprv and vprv).
+_EXTENDED_PRIVATE = (
+    b"xprv", b"tprv", b"yprv", b"zprv", b"Yprv", b"Zprv", b"uprv", b"vprv", b"Uprv", b"Vprv",
+)  # fmt: skip
+
+
+def _extended_private_key(span: str) -> bool:
+    """78 bytes and a 4-byte checksum (the first four of the double SHA-256 of
+    the rest), as base58 writes them: a string that only has the shape is a
+    made-up example."""
+    import hashlib
+
+    number = 0
+    for char in span:
+        number = number * 58 + _BASE58.index(char)
+    if number >= 1 << (82 * 8):
+        return False
+    data = number.to_bytes(82, "big")
+    digest = hashlib.sha256(hashlib.sha256(data[:78]).digest()).digest()
+    return digest[:4] == data[78:]
+
+
+# A BitLocker recovery password: eight groups of six digits.
+_BITLOCKER_KEY = rb"(?P<v>[0-9]{6}(?:-[0-9]{6}){7})(?![0-9-])"
+
+
+def _bitlocker_key(span: str) -> bool:
+    # Eight copies of one group ("000000-000000-...") stand for a key.
+    return len(set(span.split("-"))) > 1
+
+
 # After the keyword: a few words saying whose, then a link, then the value.
 _AFTER_KEYWORD = rb"(?P<v>[^\n\x00]{0,80}?(?::|=|\bis\b|\bare\b)[^\n\x00]{1,400})"
 # A seed phrase may also follow its keyword directly ("mnemonic army, van,
 # ...", "Seed-Phrase lautet army van ..."), or stand on the next line.
 _AFTER_SEED_KEYWORD = rb"(?P<v>[^\n\x00]{1,480}(?:\r?\n[^\n\x00]{1,480})?)"
-# Recovery codes may also be listed one to a line below the line naming them.
+# Recovery codes may also be listed one to a line below the line naming them,
+# or follow the words directly ("backup codes 48291736, 55209183").
 _AFTER_CODES_KEYWORD = (
     rb"(?P<v>[^\n\x00]{0,80}?(?::|=|\bis\b|\bare\b)"
-    rb"(?:[^\n\x00]{1,400}|[ \t]{0,4}\r?\n[^\x00]{1,400}))"
+    rb"(?:[^\n\x00]{1,400}|[ \t]{0,4}\r?\n[^\x00]{1,400})"
+    rb"|[ \t]{1,4}(?=[0-9a-f]{4})[^\n\x00]{1,400})"
+)
+
+# A session cookie named in a sentence: "the sessionid cookie is 8f14...",
+# "admin's session id: ...".
+_SESSION_WORDS = (b"sessionid", b"session_id", b"session id", b"session cookie", b"sessid")
+_SESSION_LINK = rb"(?:[ \t]{1,4}cookie)?(?:[ \t]{0,4}[:=]|[ \t]{1,4}(?:is|was))[ \t]{1,4}"
+
+# Words for a seed phrase in other languages: French, Spanish, Portuguese,
+# Italian, German, Chinese and Japanese (with and without their accents,
+# which the folded spelling the guard also scans drops).
+_SEED_WORDS_ELSEWHERE = tuple(
+    word.encode()
+    for word in (
+        "phrase de récupération", "phrase de recuperation", "phrase secrète",
+        "phrase secrete", "phrase mnémonique", "phrase mnemonique",
+        "mots de récupération", "mots de recuperation", "phrase de sauvegarde",
+        "frase semilla", "frase de recuperación", "frase de recuperacion",
+        "frase secreta", "frase mnemotécnica", "frase mnemotecnica",
+        "palabras de recuperación", "palabras de recuperacion",
+        "frase de recuperação", "frase de recuperacao", "frase semente",
+        "frase di recupero", "frase mnemonica",
+        "wiederherstellungsphrase", "wiederherstellungswörter",
+        "wiederherstellungsworter", "wiederherstellungssatz",
+        "助记词", "助記詞", "种子短语", "恢复短语",
+        "ニーモニック", "シードフレーズ", "復元フレーズ", "リカバリーフレーズ",
+    )
+)  # fmt: skip
+# A phrase's length named as its label ("12 words:", "24-word phrase"), or
+# its standard ("BIP39:").
+_SEED_COUNTS = (
+    *(
+        count + sep + b"word"
+        for count in (b"12", b"15", b"18", b"21", b"24")
+        for sep in (b" ", b"-")
+    ),
+    b"bip39",
+    b"bip-39",
+    b"bip 39",
 )
 
 ACCOUNT_RULES: tuple[Rule, ...] = (
@@ -151,6 +238,24 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
         heads=(b"connect.sid=",),
     ),
     rule(
+        "session-cookie",
+        SECRET,
+        "lower",
+        rb"(?:" + b"|".join(_SESSION_WORDS) + rb")" + _SESSION_LINK + _COOKIE_VALUE,
+        _session,
+        heads=_SESSION_WORDS,
+    ),
+    rule(
+        "extended-private-key",
+        SECRET,
+        "raw",
+        rb"(?:" + b"|".join(_EXTENDED_PRIVATE) + rb")(?<![A-Za-z0-9]....)"
+        rb"[1-9A-HJ-NP-Za-km-z]{107,108}(?![A-Za-z0-9])",
+        _extended_private_key,
+        heads=_EXTENDED_PRIVATE,
+        run=111,
+    ),
+    rule(
         "seed-phrase",
         SECRET,
         "lower",
@@ -158,6 +263,22 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
         rb"|(?:recovery|backup|wallet|secret)[ _-]?(?:phrase|words))" + _AFTER_SEED_KEYWORD,
         _seed_phrase,
         heads=(b"seed", b"mnemonic", b"recovery", b"backup", b"wallet", b"secret"),
+    ),
+    rule(
+        "seed-phrase",
+        SECRET,
+        "lower",
+        rb"(?:" + b"|".join(map(escape, _SEED_COUNTS)) + rb")" + _AFTER_SEED_KEYWORD,
+        _seed_phrase,
+        heads=_SEED_COUNTS,
+    ),
+    rule(
+        "seed-phrase",
+        SECRET,
+        "lower",
+        rb"(?:" + b"|".join(map(escape, _SEED_WORDS_ELSEWHERE)) + rb")" + _AFTER_SEED_KEYWORD,
+        _seed_phrase,
+        heads=_SEED_WORDS_ELSEWHERE,
     ),
     rule(
         "recovery-codes",
@@ -170,6 +291,25 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
             word + sep + b"code"
             for word in (b"recovery", b"backup", b"2fa", b"mfa", b"otp")
             for sep in (b" ", b"_", b"-")
+        ),
+    ),
+    rule(
+        "bitlocker-recovery-key",
+        SECRET,
+        "lower",
+        rb"(?:bitlocker|recovery[ _-]?(?:key|password))[^\n\x00]{0,80}?(?<![0-9-])"
+        + _BITLOCKER_KEY,
+        _bitlocker_key,
+        heads=(
+            b"bitlocker",
+            b"recovery key",
+            b"recovery_key",
+            b"recovery-key",
+            b"recoverykey",
+            b"recovery password",
+            b"recovery_password",
+            b"recovery-password",
+            b"recoverypassword",
         ),
     ),
 )

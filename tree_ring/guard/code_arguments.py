@@ -4,8 +4,9 @@ default is the password.
 
 - `new NetworkCredential("user", "X")`, `new PDO($dsn, 'user', 'X')`,
   `DriverManager.getConnection(url, "user", "X")`, `mysqli_connect($host,
-  'user', 'X')`, `smtp.login("user", "X")`, `smtp.PlainAuth("", "user",
-  "X", host)`, ...: the argument in the password's place, when it is a
+  'user', 'X')`, paramiko's `connect("host", 22, "user", "X")`,
+  `smtp.login("user", "X")`, `smtp.PlainAuth("", "user", "X", host)`,
+  ...: the argument in the password's place, when it is a
   quoted literal (a variable, `$pw` or `getenv("PW")`, names where the
   password is and is never judged).
 - `auth=("user", "X")` (requests, httpx): the tuple's second item.
@@ -39,6 +40,8 @@ _CALLS: dict[bytes, int] = {
     b"plainauth(": 3,  # Go net/smtp: identity, user, password, host
     b"getconnection(": 3,  # JDBC: url, user, password
     b"new pdo(": 3,  # PHP: dsn, user, password
+    b"mysql_connect(": 3,  # PHP's older API: host, user, password
+    b"keyring.set_password(": 3,  # service, user, password
     b"mysqli_connect(": 3,  # host, user, password
     b"new mysqli(": 3,
     b"mysqli_real_connect(": 4,  # link, host, user, password
@@ -104,6 +107,16 @@ def _judge_call(place: int) -> Callable[[str], bool]:
     return judge
 
 
+def _ssh_connect(window: str) -> bool:
+    """paramiko's `SSHClient.connect(hostname, port, username, password)`."""
+    if (
+        text_pattern(r"\s*(?:\"[^\"\n]*\"|'[^'\n]*'|[^,()\"'\n]*),\s*[0-9]{1,5}\s*,").match(window)
+        is None
+    ):
+        return False
+    return _judge_call(4)(window)
+
+
 def _escaped(name: bytes) -> bytes:
     return name.replace(b".", rb"\.").replace(b"(", rb"\(")
 
@@ -131,6 +144,18 @@ CALL_RULES: tuple[Rule, ...] = (
             heads=(name,),
         )
         for name, place in _WHOLE_NAME_CALLS.items()
+    )
+    # paramiko's `connect("host", 22, "user", "X")`: only with a port as the
+    # second argument, since other clients' `connect` take other arguments.
+    + (
+        rule(
+            "password-argument",
+            SECRET,
+            "lower",
+            rb"\.connect\(" + _ARGUMENTS,
+            _ssh_connect,
+            heads=(b".connect(",),
+        ),
     )
     # requests' and httpx's `auth=("user", "X")`: a (user, password) tuple.
     + (

@@ -1,10 +1,13 @@
 """Secret rules for passwords passed on a command line: `--password X`,
 `mysql -pX`, `sshpass -p X`, `redis-cli -a X`, `curl -u user:X`,
 `openssl enc -k X`, `zip -P X`, `7z a -pX`, `net use ... /user:U X`,
-`smbclient -U user%X`, `lftp -u user,X`, `net user NAME X /add`, and a
-password given to a command's input by a pipe or a here-string
-(`echo X|docker login --password-stdin`, `yes X | sudo -kS cmd`, `sudo -S cmd
-<<< X`).
+`smbclient -U user%X`, `lftp -u user,X`, `net user NAME X /add` (and
+`net user /add NAME X`), PowerShell's `ConvertTo-SecureString X
+-AsPlainText`, a password given to a command's input by a pipe or a
+here-string (`echo X|docker login --password-stdin`, `yes X | sudo -kS cmd`,
+`sudo -S cmd <<< X`, `cat <<< X | sudo -S cmd`, `echo X | cryptsetup open
+...`), and one given as a file by process substitution (`--password-file
+<(echo X)`).
 A command continued over lines (`sshpass \\` then `-p X` on the next) is
 read joined (`joined_lines`).
 
@@ -45,6 +48,8 @@ _PASS_SOURCES = ("env", "file", "fd")
 
 def _unquoted(span: str) -> str:
     value = span.strip()
+    if value.startswith("$'"):
+        value = value[1:]  # bash's $'...', a quoted string with escapes
     if value[:1] in "'\"" and value[-1:] == value[:1]:
         value = value[1:-1]
     return value
@@ -111,9 +116,18 @@ _SAME_COMMAND = rb"[ \t](?:[^\n\x00|;&]{0,240}?[ \t])?"
 _CLI_VALUE = rb"(?P<v>\"[^\"\n\x00]{1,200}+\"|'[^'\n\x00]{1,200}+'|[^\s\x00\"'`]{1,200}+)"
 
 
-# A value given to a command's input: as `_CLI_VALUE`, but a bare one ends
-# where the shell's syntax starts, so `echo X|docker login` reads "X".
-_PIPED_VALUE = rb"(?P<v>\"[^\"\n\x00]{1,200}+\"|'[^'\n\x00]{1,200}+'|[^\s\x00\"'`|;&<>]{1,200}+)"
+# A value given to a command's input: as `_CLI_VALUE` (or bash's `$'X'`), but
+# a bare one ends where the shell's syntax starts, so `echo X|docker login`
+# reads "X", and `<(echo X)` reads "X".
+_PIPED_VALUE = (
+    rb"(?P<v>\"[^\"\n\x00]{1,200}+\"|\$?'[^'\n\x00]{1,200}+'|[^\s\x00\"'`|;&<>()]{1,200}+)"
+)
+# What `echo` and `printf` print before the value: echo's options, printf's
+# format ('%s', "%s\n").
+_ECHOED = (
+    rb"(?:[ \t]{1,4}-[a-z]{1,3}){0,3}"
+    rb"(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}"
+)
 
 # sudo reading its password from its input: `-S` alone, in a cluster
 # (`-kS`, `-Sk`) or after other options, some with their value (`-u
@@ -130,7 +144,7 @@ _SUDO_STDIN = (
 _PIPED_TO = (
     rb"[^\n\x00|;&]{0,160}?(?:-stdin|chpasswd|passwd(?=[ \t]{1,4}--stdin)|"
     + _SUDO_STDIN
-    + rb"|kinit|-fd[ \t]{1,4}0(?![^\s\x00]))"
+    + rb"|kinit|cryptsetup|-fd[ \t]{1,4}0(?![^\s\x00]))"
 )
 
 
@@ -254,10 +268,21 @@ CLI_RULES: tuple[Rule, ...] = (
         b"open",
         validator=_lftp_pair,
     ),
-    # net user NAME X /add: not `*` (a prompt) nor a switch (`/active:yes`).
+    # net user NAME X /add, net user /add NAME X, net user NAME /add X: not
+    # `*` (a prompt) nor a switch (`/active:yes`).
     _cli(
-        rb"net user[ \t]{1,4}(?:\"[^\"\n\x00]{1,64}+\"|[^\s\x00\"/]{1,64}+)[ \t]{1,4}(?![/*])",
+        rb"(?:net user|net\.exe user)(?:[ \t]{1,4}/add)?"
+        rb"[ \t]{1,4}(?:\"[^\"\n\x00]{1,64}+\"|[^\s\x00\"/]{1,64}+)"
+        rb"(?:[ \t]{1,4}/add)?[ \t]{1,4}(?![/*])",
         b"net user",
+        b"net.exe user",
+        validator=_chosen,
+    ),
+    # PowerShell: ConvertTo-SecureString X -AsPlainText, the flags in any order.
+    _cli(
+        rb"convertto-securestring(?=[^\n\x00|;]{0,240}?-asplaintext)"
+        rb"(?:[ \t]{1,4}-(?:asplaintext|force)(?![a-z]))*[ \t]{1,4}(?:-string[ \t]{1,4})?",
+        b"convertto-securestring",
         validator=_chosen,
     ),
     # A password piped to a command that reads it from its input: `echo X |
@@ -265,14 +290,30 @@ CLI_RULES: tuple[Rule, ...] = (
     # `echo X | sudo -S cmd`, `yes X | sudo -S cmd`, `echo X | kinit`, `gpg
     # --passphrase-fd 0`; with or without spaces around the pipe.
     _cli(
-        rb"(?:echo|printf|yes)(?:[ \t]{1,4}-[a-z]{1,3}){0,3}"
-        # printf's format before the value: '%s', "%s\n"
-        rb"(?:[ \t]{1,4}[\"']?%s(?:\\n)?[\"']?)?[ \t]{1,4}",
+        rb"(?:echo|printf|yes)" + _ECHOED,
         b"echo",
         b"printf",
         b"yes",
         validator=_chosen,
         after=rb"(?=[ \t]{0,4}\|(?!\|)" + _PIPED_TO + rb")",
+        value=_PIPED_VALUE,
+    ),
+    # A here-string piped on: `cat <<< X | sudo -S cmd`.
+    _cli(
+        rb"<<<[ \t]{0,4}",
+        b"<<<",
+        validator=_chosen,
+        after=rb"(?=[ \t]{0,4}\|(?!\|)" + _PIPED_TO + rb")",
+        value=_PIPED_VALUE,
+    ),
+    # Process substitution, a file whose content is the password:
+    # `--password-file <(echo X)`, `--key-file <(printf '%s' X)`.
+    _cli(
+        rb"<\((?:echo|printf)" + _ECHOED,
+        b"<(echo",
+        b"<(printf",
+        validator=_chosen,
+        after=rb"[ \t]{0,4}\)",
         value=_PIPED_VALUE,
     ),
     # The same after a here-string: `docker login --password-stdin <<< X`,

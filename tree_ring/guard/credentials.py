@@ -23,6 +23,7 @@ from tree_ring.guard.config_values import (
     yaml_password_rule,
 )
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, table, text_pattern
+from tree_ring.guard.value_first import app_password, value_before
 from tree_ring.guard.values import (
     chosen_password,
     chosen_pin,
@@ -239,6 +240,20 @@ def _basic_credentials(span: str) -> bool:
     return password != user and not stand_in(password, quoted=True)
 
 
+# How far back a DSN's "user:password" may start before its "@tcp(".
+_DSN_LEAD = 160
+
+
+def _go_dsn(window: str) -> bool:
+    """The "user:password" right before "@tcp(": the last word of the text
+    before it, after a quote, a space or an "="."""
+    lead = window.partition("\x00")[0]
+    credentials = text_pattern(r"[^\s\"'`=]*$").search(lead)
+    return (
+        credentials is not None and ":" in credentials.group() and url_password(credentials.group())
+    )
+
+
 HEADER_RULES: tuple[Rule, ...] = table(
     # "Authorization: Bearer <opaque token>" copied out of a curl command, and
     # the GitHub ("token") and Discord ("Bot") spellings of it.
@@ -284,6 +299,16 @@ HEADER_RULES: tuple[Rule, ...] = table(
         rb"(?=[A-Za-z0-9\[_])",
         url_password,
         heads=(b"://",),
+    ),
+    # Go's MySQL DSN, which has no scheme: user:password@tcp(host:3306)/db.
+    rule(
+        "url-password",
+        SECRET,
+        "lower",
+        rb"@(?:tcp|unix|udp)\(",
+        _go_dsn,
+        heads=(b"@tcp(", b"@unix(", b"@udp("),
+        before=_DSN_LEAD,
     ),
 )
 
@@ -596,6 +621,27 @@ PROSE_RULES: tuple[Rule, ...] = (
         rb"login(?<![a-z]login)",
         b"login",
         _prose_pair,
+    ),
+    # "Kx7!mQ2#zp is the pw": the password before the word.
+    rule(
+        "password-in-prose",
+        SECRET,
+        "lower",
+        # The rest of the line, which may be empty: the word ends the sentence.
+        rb"(?:pass(?:w(?:or)?d|phrase)|pwd?)(?![a-z0-9_-])(?=(?P<v>[^\n\x00]{0,160}))",
+        value_before,
+        heads=(b"pass", b"pw"),
+        before=_CODE_LEAD,
+    ),
+    # An app password, four groups of four letters: "abcd efgh ijkl mnop".
+    rule(
+        "password-in-prose",
+        SECRET,
+        "lower",
+        rb"app(?:[ _-]?specific)?[ _-]?passwords?(?![a-z])[^\n\x00]{0,60}?(?<![a-z])"
+        rb"(?P<v>[a-z]{4}(?:[ -][a-z]{4}){3})(?![a-z0-9])",
+        app_password,
+        heads=(b"app",),
     ),
     _prose(
         "secret-in-prose",

@@ -7,6 +7,8 @@
   letters is read as prose: the guard knows no other language's describing
   words ("geändert"), so a word alone is a password only when long, or when
   it holds a digit or a symbol.
+- Unlinked: "管理员密码 X" (a generated-looking word right after the word
+  and a space), and Hindi's verb-last "पासवर्ड X है".
 - In a sentence: "Das Passwort für die Datenbank lautet X", "La contraseña
   del servidor es X", "本番DBのパスワードは X です", "관리자 비밀번호는 X
   입니다", and "La password di Grafana è X" (the English word, another
@@ -27,18 +29,20 @@ from tree_ring.guard.credentials import ASSIGN, LINE_VALUE, LINKS, TAIL, clean
 from tree_ring.guard.rule import SECRET, Rule, escape, rule
 from tree_ring.guard.values import chosen_password, password_looking
 
-# By language: German, Dutch, Swedish, Norwegian and Danish, Finnish,
-# French, Spanish, Portuguese, Polish, Czech and Slovak, Hungarian, Turkish,
-# Romanian, Russian, Ukrainian and Bulgarian, Greek, Chinese, Japanese,
-# Korean, Arabic, Hebrew, Indonesian and Malay, Vietnamese, Hindi, Thai.
-# Words that also mean something else as a key ("clave", a key; "code")
-# are left out.
+# By language: German, Dutch, Swedish, Norwegian and Danish (with their
+# definite forms, "lösenordet", "passordet", "adgangskoden"), Finnish,
+# French (and its abbreviation), Spanish, Portuguese, Polish, Czech and
+# Slovak, Hungarian, Turkish, Romanian, Russian, Ukrainian and Bulgarian,
+# Croatian, Serbian and Bosnian, Slovenian, Estonian, Lithuanian, Latvian,
+# Greek, Chinese, Japanese, Korean, Arabic, Hebrew, Indonesian and Malay,
+# Vietnamese, Hindi, Thai. Words that also mean something else as a key
+# ("clave", a key; "šifra", a cipher or a product code) are left out.
 WORDS = (
-    "passwort", "kennwort",
+    "passwort", "passwörter", "kennwort",
     "wachtwoord",
-    "lösenord", "passord", "adgangskode",
+    "lösenordet", "lösenord", "passordet", "passord", "adgangskoden", "adgangskode",
     "salasana",
-    "mot de passe", "mot_de_passe", "motdepasse",
+    "mot de passe", "mot_de_passe", "motdepasse", "mdp",
     "contraseña",
     "senha", "palavra-passe",
     "hasło",
@@ -47,7 +51,12 @@ WORDS = (
     "şifre", "parola",
     "parolă",
     "пароль", "парола",
-    "κωδικός πρόσβασης", "συνθηματικό",
+    "lozinka", "лозинка",
+    "geslo",
+    "parool",
+    "slaptažodis",
+    "parole",
+    "κωδικός πρόσβασης", "κωδικός", "συνθηματικό",
     "密码", "密碼", "口令",
     "パスワード", "暗証番号",
     "비밀번호", "패스워드",
@@ -64,24 +73,29 @@ WORDS = (
 # `derived` gives, held as a literal so that building the rules reads no
 # Unicode tables (tests/guard/test_password_words.py holds the two equal).
 FORMS = (
-    "passwort", "kennwort", "wachtwoord", "lösenord", "losenord",
-    "lÖsenord", "passord", "adgangskode", "salasana",
-    "mot de passe", "mot_de_passe", "motdepasse", "contraseña",
-    "contrasena", "contraseÑa", "senha", "palavra-passe", "hasło",
-    "haslo", "hasŁo", "heslo", "jelszó", "jelszo", "jelszÓ",
-    "şifre", "sifre", "Şifre", "parola", "parolă", "parolĂ",
-    "пароль", "πapoлƅ", "Пароль", "Πapoлƅ", "ПАРОЛЬ", "ΠapoɅb",
-    "парола", "πapoлa", "Парола", "Πapoлa", "ПАРОЛА", "ΠapoɅa",
-    "κωδικός πρόσβασης", "κωδικος προσβασης", "ĸωẟiĸoς πpooßaonς",
-    "Κωδικός πρόσβασης", "Κωδικος προσβασης", "kωẟiĸoς πpooßaonς",
-    "Κωδικός Πρόσβασης", "Κωδικος Προσβασης", "kωẟiĸoς Πpooßaonς",
-    "ΚΩΔΙΚΌΣ ΠΡΌΣΒΑΣΗΣ", "ΚΩΔΙΚΟΣ ΠΡΟΣΒΑΣΗΣ", "kΩΔikoƩ ΠpoƩbaƩhƩ",
-    "συνθηματικό", "συνθηματικο", "ouvonμaᴛiĸo", "Συνθηματικό",
-    "Συνθηματικο", "Ʃuvonμaᴛiĸo", "ΣΥΝΘΗΜΑΤΙΚΌ", "ΣΥΝΘΗΜΑΤΙΚΟ",
-    "Ʃynohmatiko", "密码", "密碼", "口令", "パスワード", "ハスワート", "八スワー卜",
-    "暗証番号", "비밀번호", "패스워드", "كلمة المرور", "كلمة lلمرور",
-    "كلمة السر", "كلمة lلسر", "סיסמה", "o'oמה", "סיסמא", "o'oמא",
-    "kata sandi", "kata laluan", "mật khẩu", "mat khau",
+    "passwort", "passwörter", "passworter", "passwÖrter", "kennwort",
+    "wachtwoord", "lösenordet", "losenordet", "lÖsenordet", "lösenord",
+    "losenord", "lÖsenord", "passordet", "passord", "adgangskoden",
+    "adgangskode", "salasana", "mot de passe", "mot_de_passe",
+    "motdepasse", "mdp", "contraseña", "contrasena", "contraseÑa", "senha",
+    "palavra-passe", "hasło", "haslo", "hasŁo", "heslo", "jelszó",
+    "jelszo", "jelszÓ", "şifre", "sifre", "Şifre", "parola", "parolă",
+    "parolĂ", "пароль", "πapoлƅ", "Пароль", "Πapoлƅ", "ПАРОЛЬ", "ΠapoɅb",
+    "парола", "πapoлa", "Парола", "Πapoлa", "ПАРОЛА", "ΠapoɅa", "lozinka",
+    "лозинка", "лoɜᴎʜĸa", "Лозинка", "Ʌoɜᴎʜĸa", "ЛОЗИНКА", "Ʌo3Иhka",
+    "geslo", "parool", "slaptažodis", "slaptazodis", "slaptaŽodis",
+    "parole", "κωδικός πρόσβασης", "κωδικος προσβασης",
+    "ĸωẟiĸoς πpooßaonς", "Κωδικός πρόσβασης", "Κωδικος προσβασης",
+    "kωẟiĸoς πpooßaonς", "Κωδικός Πρόσβασης", "Κωδικος Προσβασης",
+    "kωẟiĸoς Πpooßaonς", "ΚΩΔΙΚΌΣ ΠΡΌΣΒΑΣΗΣ", "ΚΩΔΙΚΟΣ ΠΡΟΣΒΑΣΗΣ",
+    "kΩΔikoƩ ΠpoƩbaƩhƩ", "κωδικός", "κωδικος", "ĸωẟiĸoς", "Κωδικός",
+    "Κωδικος", "kωẟiĸoς", "ΚΩΔΙΚΌΣ", "ΚΩΔΙΚΟΣ", "kΩΔikoƩ", "συνθηματικό",
+    "συνθηματικο", "ouvonμaᴛiĸo", "Συνθηματικό", "Συνθηματικο",
+    "Ʃuvonμaᴛiĸo", "ΣΥΝΘΗΜΑΤΙΚΌ", "ΣΥΝΘΗΜΑΤΙΚΟ", "Ʃynohmatiko",
+    "密码", "密碼", "口令", "パスワード", "ハスワート", "八スワー卜", "暗証番号",
+    "비밀번호", "패스워드", "كلمة المرور", "كلمة lلمرور", "كلمة السر", "كلمة lلسر",
+    "סיסמה", "o'oמה", "סיסמא",
+    "o'oמא", "kata sandi", "kata laluan", "mật khẩu", "mat khau",
     "mẬt khẨu", "पासवर्ड", "पासवरड", "รหัสผ่าน", "รหสผาน",
 )  # fmt: skip
 
@@ -103,7 +117,8 @@ def derived() -> tuple[str, ...]:
 _LINKS = frozenset(
     {"ist", "lautet", "war", "es", "era", "est", "était", "è", "é", "är", "var",
      "er", "on", "oli", "jest", "je", "to", "az", "este", "это", "был", "была", "є",
-     "είναι", "adalah", "ialah", "là", "הוא", "היא", "هي", "هو", "lautete", "sind"}
+     "είναι", "adalah", "ialah", "là", "הוא", "היא", "هي", "هو", "lautete", "sind",
+     "yra", "ir", "је"}
 )  # fmt: skip
 # Those that are English words too, which an English sentence may hold
 # after "password" ("password on prod01 expired").
@@ -144,6 +159,28 @@ def _in_a_sentence(tail: str) -> bool:
     return _said(_value(tail, LINKS | _LINKS))
 
 
+# Words written without a link before their value: Hindi puts its verb last
+# ("पासवर्ड Kx7mQ2zp9w है"), and Chinese, Japanese and Korean notes often
+# leave a space alone between the word and the password ("管理员密码 X").
+_UNLINKED = ("पासवर्ड", "पासवरड", "密码", "密碼", "口令", "パスワード", "비밀번호", "패스워드")
+_HINDI_VERBS = frozenset({"है", "हैं", "था", "थी"})
+
+
+def _unlinked(tail: str) -> bool:
+    """A generated-looking word right after the word and a space, or a
+    password right before Hindi's verb at the sentence's end."""
+    if not tail[:1].isspace():
+        return False
+    words = tail.split()
+    if words and password_looking(clean(words[0])):
+        return True
+    for index, word in enumerate(words[1 : _QUALIFIERS + 1], 1):
+        if word.rstrip("।.") in _HINDI_VERBS:
+            value = clean(words[index - 1])
+            return value.isascii() and _said(value)
+    return False
+
+
 def _english_word_in_a_sentence(tail: str) -> bool:
     # English sentences are the password-in-prose rule's: only another
     # language's link words here ("La password di Grafana è X").
@@ -171,6 +208,14 @@ OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
         rule("password-other-language", SECRET, "lower", _either(forms) + tail, judge, heads=forms)
         for tail, judge in ((ASSIGN + LINE_VALUE, _assigned), (TAIL, _in_a_sentence))
         for forms in _groups()
+    ),
+    rule(
+        "password-other-language",
+        SECRET,
+        "lower",
+        _either(tuple(word.encode() for word in _UNLINKED)) + TAIL,
+        _unlinked,
+        heads=tuple(word.encode() for word in _UNLINKED),
     ),
     rule(
         "password-other-language",
