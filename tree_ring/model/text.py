@@ -177,10 +177,20 @@ def whole_number(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
+# Characters a reader may take for a double quote: curly and low quotes,
+# the double prime, the full-width quote, the Hebrew gershayim.
+_QUOTE_LIKE = frozenset("\u201c\u201d\u201e\u201f\u2033\u2036\uff02\u05f4\u02ba")
+
+
 def escape_quotes(text: str) -> str:
     """`text` with its backslashes and double quotes escaped, to stand between
-    double quotes as data (the brief's lines)."""
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    double quotes as data (the brief's lines); a character that looks like a
+    double quote is written as its code (`\\u201d`), so nothing inside can
+    pass for the closing quote."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    if text.isascii():
+        return text
+    return "".join(f"\\u{ord(char):04x}" if char in _QUOTE_LIKE else char for char in text)
 
 
 def in_quotes(text: str) -> str:

@@ -234,7 +234,7 @@ def quoted(text: str, limit: int) -> str:
     room = max(limit - 5, 0)  # the quotes and "..."
     kept: list[str] = []
     for char in text:
-        piece = "\\" + char if char in '"\\' else char
+        piece = escape_quotes(char)
         room -= len(piece.encode("utf-8"))
         if room < 0:
             break
