@@ -365,9 +365,10 @@ def _candidate(tail: str) -> str | None:
         # "(TOTP secret) for the shared admin: X": the keyword ended a remark.
         # "{{ .Values.redis.password }}@redis-master:6379": it named a template
         # variable, and what is glued to the template's close is the text the
-        # template sits in (a URL's host, a path), not a value.
+        # template sits in (a URL's host, a path), not a value; nor is what
+        # is glued to a remark's close ("secret)\s*[:=]", a pattern's group).
         rest = words[0][len(close) :]
-        if close != ")" and rest[:1] not in ("", *_AFTER_CLOSE):
+        if rest[:1] not in ("", *_AFTER_CLOSE):
             return None
         words[0] = rest
         if not words[0]:
@@ -450,6 +451,18 @@ def _prose_password(tail: str) -> bool:
     if value is None:
         return False
     return password_looking(value) or _user_password(tail, value)
+
+
+# Words before "secret" that say the value is none: "(not a secret): X",
+# "no secret here: X".
+_DENIALS = ("not a", "not", "no", "isn't a", "never a", "nothing")
+
+
+def _undenied(window: str) -> bool:
+    lead, _, tail = window.partition("\x00")
+    words = lead.lower().replace("(", " ").split()
+    denied = any(words[-len(d.split()) :] == d.split() for d in _DENIALS)
+    return not denied and _prose_password(tail)
 
 
 def _prose_chosen_password(tail: str) -> bool:
@@ -647,13 +660,15 @@ PROSE_RULES: tuple[Rule, ...] = (
         "secret-in-prose",
         rb"secret(?<![a-z]secret)" + _not_a_path_segment(b"secret"),
         b"secret",
-        _prose_password,
+        _undenied,
+        before=_BEFORE,
     ),
     _prose(
         "secret-in-prose",
         rb"cred(?:entials?|s)" + _not_a_path_segment(b"creds", b"credential", b"credentials"),
         b"cred",
-        _prose_password,
+        _undenied,
+        before=_BEFORE,
     ),
     _prose(
         "token-in-prose",
