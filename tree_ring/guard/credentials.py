@@ -30,6 +30,7 @@ from tree_ring.guard.values import (
     literal_secret,
     password_looking,
     random_opaque,
+    spoken_passphrase,
     stand_in,
     token_looking,
     url_password,
@@ -465,12 +466,21 @@ def _undenied(window: str) -> bool:
     return not denied and _prose_password(tail)
 
 
+# A quoted phrase right after a link: "the passphrase for the key is "...""
+_QUOTED_AFTER_LINK = (
+    r"^(?:\s+[^\s\"“]+){0,8}?(?:\s+(?:is|was|are)|:|=)\s*[\"“']([^\"”'\n]{8,120})[\"”']"
+)
+
+
 def _prose_chosen_password(tail: str) -> bool:
     """After "password" or "passphrase": any password someone chose, weak or a
     passphrase, not only a random one (`chosen_password`)."""
     value = _candidate(tail)
     if value is None:
         return False
+    quoted = text_pattern(_QUOTED_AFTER_LINK).match(tail)
+    if quoted is not None and spoken_passphrase(quoted.group(1)):
+        return True
     return (
         password_looking(value) or _user_password(tail, value) or chosen_password(value, prose=True)
     )

@@ -47,8 +47,8 @@ WORDS = (
     "senha", "palavra-passe",
     "hasło",
     "heslo",
-    "jelszó",
-    "şifre", "parola",
+    "jelszó", "jelszava",
+    "şifresi", "şifre", "parola",
     "parolă",
     "пароль", "парола",
     "lozinka", "лозинка",
@@ -79,7 +79,8 @@ FORMS = (
     "adgangskode", "salasana", "mot de passe", "mot_de_passe",
     "motdepasse", "mdp", "contraseña", "contrasena", "contraseÑa", "senha",
     "palavra-passe", "hasło", "haslo", "hasŁo", "heslo", "jelszó",
-    "jelszo", "jelszÓ", "şifre", "sifre", "Şifre", "parola", "parolă",
+    "jelszo", "jelszÓ", "jelszava", "şifresi", "sifresi", "Şifresi",
+    "şifre", "sifre", "Şifre", "parola", "parolă",
     "parolĂ", "пароль", "πapoлƅ", "Пароль", "Πapoлƅ", "ПАРОЛЬ", "ΠapoɅb",
     "парола", "πapoлa", "Парола", "Πapoлa", "ПАРОЛА", "ΠapoɅa", "lozinka",
     "лозинка", "лoɜᴎʜĸa", "Лозинка", "Ʌoɜᴎʜĸa", "ЛОЗИНКА", "Ʌo3Иhka",
@@ -118,7 +119,7 @@ _LINKS = frozenset(
     {"ist", "lautet", "war", "es", "era", "est", "était", "è", "é", "är", "var",
      "er", "on", "oli", "jest", "je", "to", "az", "este", "это", "был", "была", "є",
      "είναι", "adalah", "ialah", "là", "הוא", "היא", "هي", "هو", "lautete", "sind",
-     "yra", "ir", "је"}
+     "yra", "ir", "је", "है", "था", "थी"}
 )  # fmt: skip
 # Those that are English words too, which an English sentence may hold
 # after "password" ("password on prod01 expired").

@@ -488,12 +488,26 @@ def chosen_password(value: str, *, quoted: bool = False, prose: bool = False) ->
         if any(part.lower() in _NOT_PASSWORDS for part in parts):
             return False
         numbered = not all(part.isalpha() for part in parts)
-        return _passphrase(parts) or (numbered and not prose)
+        # In prose, two words and a number are a description as often as a
+        # password ("SHA-256", "case-sensitive"); three parts or more, words
+        # and a number, are one someone chose ("sunflower-ladder-92").
+        mixed = any(part.isalpha() for part in parts) and len(parts) >= 3
+        return _passphrase(parts) or (numbered and (not prose or mixed))
     if not symbols <= _CHOSEN_SYMBOLS:
         return False  # "vault/db", "env:PFX_PASS", "a,b": a path, an option, a list
     if prose and value.isalpha():
         return len(value) >= 16
     return True
+
+
+def spoken_passphrase(phrase: str) -> bool:
+    """A quoted phrase a password is given ("purple monkey dishwasher 1987"):
+    three to twelve words of letters or digits, none a word that describes a
+    password ("the same as staging", "not set yet")."""
+    words = phrase.split()
+    return 3 <= len(words) <= 12 and all(
+        word.isalnum() and word.lower() not in _NOT_PASSWORDS for word in words
+    )
 
 
 def chosen_pin(value: str) -> bool:
