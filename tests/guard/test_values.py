@@ -255,3 +255,20 @@ def test_url_password_edges(span: str, secret: bool) -> None:
 )
 def test_random_token_edges(span: str, random: bool) -> None:
     assert values.random_token(span) is random
+
+
+@pytest.mark.parametrize(
+    ("lead", "inside"),
+    [
+        ("DB_PASSWORD=<你的", True),
+        ("DB_PASSWORD=\u2039你的", True),
+        ("DB_PASSWORD=\uff1cあなたの", True),
+        ("DB_PASSWORD=\u300a你的", True),
+        ("<your> ", False),
+        ("a < b\n", False),
+        ("DB_", False),
+        ("\u00abvotre ", False),
+    ],
+)
+def test_inside_placeholder_reads_angle_brackets_of_every_script(lead: str, inside: bool) -> None:
+    assert values.inside_placeholder(lead) is inside

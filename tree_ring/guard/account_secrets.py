@@ -103,12 +103,25 @@ def _seed_phrase(window: str) -> bool:
 
 
 # A recovery code as the services write them: two groups of hex digits
-# ("4ca01-82f0f"), or digits alone ("83721846", "8372 1846"); a digit in it.
-_CODE = r"(?=[a-f0-9 -]*[0-9])(?:[0-9a-f]{4,6}-[0-9a-f]{4,6}|[0-9]{6,10}|[0-9]{4} [0-9]{4})"
+# ("4ca01-82f0f") or of letters and digits ("8f2kx-9q4mz"), or digits alone
+# ("83721846", "8372 1846"); a digit in it.
+_CODE = r"(?=[a-z0-9 -]*[0-9])(?:[0-9a-z]{4,6}-[0-9a-z]{4,6}|[0-9]{6,10}|[0-9]{4} [0-9]{4})"
 # Between two codes on a line: spaces, a comma or ";", or "and" before the last.
 _CODE_SEPARATOR = r"(?:[ \t]*(?:[,;&]|\band\b)[ \t]*|[ \t]+)"
 # A code on each line, below the line that names them: bulleted or numbered.
 _CODE_LINE = r"[ \t]*(?:[-*][ \t]+|[0-9]{1,2}[.)][ \t]+)?`?(?:" + _CODE + r")`?[ \t,;]*"
+
+
+# "Wiederherstellungscodes", "Backup-Codes", "återställningskoder",
+# "gjenopprettingskoder", "gendannelseskoder", as the lower view writes them
+# (it lowers ASCII letters only).
+_CODES_ELSEWHERE = tuple(
+    word.encode()
+    for word in (
+        "wiederherstellungscode", "återställningskod", "Återställningskod",
+        "aterstallningskod", "gjenopprettingskode", "gendannelseskode",
+    )
+)  # fmt: skip
 
 
 def _recovery_codes(window: str) -> bool:
@@ -218,6 +231,32 @@ _SEED_COUNTS = (
     b"bip 39",
 )
 
+# Words that name a one-time-password generator's shared secret: "TOTP
+# seed", "2FA secret", "authenticator key", Hindi's "गुप्त कुंजी" (secret key).
+_TOTP_WORDS = tuple(
+    word.encode()
+    for word in (
+        "totp", "otp seed", "otp secret", "2fa secret", "2fa seed", "2fa key", "mfa secret",
+        "mfa seed", "mfa key", "authenticator key", "authenticator secret", "गुप्त कुंजी",
+    )
+)  # fmt: skip
+# The secret as authenticator apps show it: base32, whole or in groups of four.
+_TOTP_SECRET = (
+    r"(?:[:=\uff1a]|\bis\b)[ \t]*[\"'`]?"
+    r"([a-z2-7]{16,64}|[a-z2-7]{4}(?: [a-z2-7]{4}){3,15})(?![a-z0-9])"
+)
+
+
+def _totp_secret(window: str) -> bool:
+    """Base32 of 16 to 64 characters after the keyword's link, with a digit
+    and a letter in it, so a word ("TOTP secret: rotated") is none."""
+    found = text_pattern(_TOTP_SECRET).search(window.lower())
+    if found is None:
+        return False
+    value = found.group(1).replace(" ", "")
+    return any(c.isdigit() for c in value) and sum(c.isalpha() for c in value) >= 8
+
+
 ACCOUNT_RULES: tuple[Rule, ...] = (
     rule(
         "session-cookie",
@@ -292,6 +331,23 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
             for word in (b"recovery", b"backup", b"2fa", b"mfa", b"otp")
             for sep in (b" ", b"_", b"-")
         ),
+    ),
+    # The same codes named in German and the Scandinavian languages.
+    rule(
+        "recovery-codes",
+        SECRET,
+        "lower",
+        rb"(?:" + b"|".join(map(escape, _CODES_ELSEWHERE)) + rb")[a-z]{0,3}" + _AFTER_CODES_KEYWORD,
+        _recovery_codes,
+        heads=_CODES_ELSEWHERE,
+    ),
+    rule(
+        "totp-secret",
+        SECRET,
+        "lower",
+        rb"(?:" + b"|".join(map(escape, _TOTP_WORDS)) + rb")(?P<v>[^\n\x00]{1,160})",
+        _totp_secret,
+        heads=_TOTP_WORDS,
     ),
     rule(
         "bitlocker-recovery-key",

@@ -30,6 +30,7 @@ from tree_ring.guard.values import (
     literal_secret,
     password_looking,
     random_opaque,
+    spoken_passphrase,
     stand_in,
     token_looking,
     url_password,
@@ -365,9 +366,10 @@ def _candidate(tail: str) -> str | None:
         # "(TOTP secret) for the shared admin: X": the keyword ended a remark.
         # "{{ .Values.redis.password }}@redis-master:6379": it named a template
         # variable, and what is glued to the template's close is the text the
-        # template sits in (a URL's host, a path), not a value.
+        # template sits in (a URL's host, a path), not a value; nor is what
+        # is glued to a remark's close ("secret)\s*[:=]", a pattern's group).
         rest = words[0][len(close) :]
-        if close != ")" and rest[:1] not in ("", *_AFTER_CLOSE):
+        if rest[:1] not in ("", *_AFTER_CLOSE):
             return None
         words[0] = rest
         if not words[0]:
@@ -452,12 +454,33 @@ def _prose_password(tail: str) -> bool:
     return password_looking(value) or _user_password(tail, value)
 
 
+# Words before "secret" that say the value is none: "(not a secret): X",
+# "no secret here: X".
+_DENIALS = ("not a", "not", "no", "isn't a", "never a", "nothing")
+
+
+def _undenied(window: str) -> bool:
+    lead, _, tail = window.partition("\x00")
+    words = lead.lower().replace("(", " ").split()
+    denied = any(words[-len(d.split()) :] == d.split() for d in _DENIALS)
+    return not denied and _prose_password(tail)
+
+
+# A quoted phrase right after a link: "the passphrase for the key is "...""
+_QUOTED_AFTER_LINK = (
+    r"^(?:\s+[^\s\"“]+){0,8}?(?:\s+(?:is|was|are)|:|=)\s*[\"“']([^\"”'\n]{8,120})[\"”']"
+)
+
+
 def _prose_chosen_password(tail: str) -> bool:
     """After "password" or "passphrase": any password someone chose, weak or a
     passphrase, not only a random one (`chosen_password`)."""
     value = _candidate(tail)
     if value is None:
         return False
+    quoted = text_pattern(_QUOTED_AFTER_LINK).match(tail)
+    if quoted is not None and spoken_passphrase(quoted.group(1)):
+        return True
     return (
         password_looking(value) or _user_password(tail, value) or chosen_password(value, prose=True)
     )
@@ -501,11 +524,53 @@ def _prose_code(window: str) -> bool:
         return False
     value = _candidate(tail)
     if value is None or not chosen_pin(value):
+        # A label in another language; a year after a label ("door code
+        # review: 2024 plan") is the label's.
+        value = _labelled(tail)
+        if value is not None and len(value) == 4 and value.startswith(("19", "20")):
+            return False
+    if value is None or not chosen_pin(value):
         return False
     if _linked(tail, value):
         return True
     year = len(value) == 4 and value.startswith(("19", "20"))
     return tail.split()[0] == value and not year
+
+
+def _labelled(tail: str) -> str | None:
+    """The word after a colon or "=" within a few words of the keyword, in
+    any language ("Code PIN de la carte SIM : 7392", "Pincode van de
+    creditcard: 5817"); None past a sentence's end."""
+    words = tail.split()
+    for index, word in enumerate(words[: _MAX_QUALIFIERS + 1]):
+        if word.endswith((":", "=", "：")) and index + 1 < len(words):
+            return clean(words[index + 1])
+        if word.endswith((".", ";", "!", "?")):
+            return None
+    return None
+
+
+# Words before "combination" that make it a lock's.
+_LOCK_WORDS = ("safe", "lock", "padlock", "locker", "vault", "tresor", "kassaskåp", "caja fuerte")
+# A lock's combination: two to five numbers of one to three digits.
+_COMBINATION = r"\d{1,3}(?:[-–/.]\d{1,3}){2,4}|\d{1,3}(?: \d{1,3}){2,4}(?![\d.,])"
+
+
+def _prose_combination(window: str) -> bool:
+    """ "Safe in the office, combination 24-11-37": a lock's numbers right
+    after "combination" or after a link, when a word before names a lock."""
+    lead, _, tail = window.partition("\x00")
+    if not any(word in lead.lower() for word in _LOCK_WORDS) and not any(
+        word in tail.lower()[:40] for word in _LOCK_WORDS
+    ):
+        return False
+    if tail.split()[:1] == ["of"]:
+        return False  # "a safe combination of settings"
+    value = _candidate(tail) or _labelled(tail)
+    if value is None:
+        return False
+    start = tail.find(value)
+    return text_pattern(_COMBINATION).match(tail[start:]) is not None
 
 
 def _prose_passcode(window: str) -> bool:
@@ -554,10 +619,29 @@ def _not_a_path_segment(*words: bytes) -> bytes:
 _LONG_WORD_AHEAD = rb"(?=(?:[^\s\x00]{0,15}+[ \t]++){0,12}+[^\s\x00]{16})"
 
 
+def _two_words(firsts: Sequence[bytes], second: bytes) -> bytes:
+    """A two-word keyword, its first word not glued to a word before it
+    ("barcode pin"). Only with a space between: heads written with "-" or "_"
+    as well would share the first word as the prefilter's stem, and a text
+    with "gateway" would build the rules."""
+    words = b"|".join(first + b" " + second for first in firsts)
+    glued = b"".join(rb"(?<![a-z]" + first + b" " + second + b")" for first in firsts)
+    return rb"(?:" + words + rb")" + glued
+
+
+def _two_word_heads(firsts: Sequence[bytes], second: bytes) -> tuple[bytes, ...]:
+    return tuple(first + b" " + second for first in firsts)
+
+
+# French and Italian put the word for code first: "code PIN", "codice PIN".
+_CODE_PIN = ((b"code", b"codice"), b"pin")
+_LOCK_CODES = ((b"alarm", b"door", b"gate", b"keypad"), b"code")
+
+
 def _prose(
     name: str,
     keyword: bytes,
-    head: bytes,
+    head: bytes | tuple[bytes, ...],
     validator: Callable[[str], bool],
     ahead: bytes = b"",
     *,
@@ -565,7 +649,8 @@ def _prose(
 ) -> Rule:
     # The cheap tests first: most keywords in prose fail them.
     source = keyword + rb"(?![a-z0-9_-])" + ahead + TAIL
-    return rule(name, SECRET, "lower", source, validator, heads=(head,), before=before)
+    heads = head if isinstance(head, tuple) else (head,)
+    return rule(name, SECRET, "lower", source, validator, heads=heads, before=before)
 
 
 PROSE_RULES: tuple[Rule, ...] = (
@@ -603,9 +688,32 @@ PROSE_RULES: tuple[Rule, ...] = (
     ),
     _prose(
         "password-in-prose",
-        rb"pin(?<![a-z]pin)[ _-]?code",
+        rb"pin(?<![a-z]pin)[ _-]?(?:code|koodi|kode|kod|k\xc3\xb3d)",
         b"pin",
         _prose_code,
+        before=_CODE_LEAD,
+    ),
+    # French and Italian put the word for code first: "code PIN", "codice PIN".
+    _prose(
+        "password-in-prose",
+        _two_words(*_CODE_PIN),
+        _two_word_heads(*_CODE_PIN),
+        _prose_code,
+        before=_CODE_LEAD,
+    ),
+    # The code of an alarm, a door, a gate or a keypad.
+    _prose(
+        "password-in-prose",
+        _two_words(*_LOCK_CODES),
+        _two_word_heads(*_LOCK_CODES),
+        _prose_code,
+        before=_CODE_LEAD,
+    ),
+    _prose(
+        "password-in-prose",
+        rb"combination(?<![a-z]combination)",
+        b"combination",
+        _prose_combination,
         before=_CODE_LEAD,
     ),
     _prose(
@@ -647,13 +755,15 @@ PROSE_RULES: tuple[Rule, ...] = (
         "secret-in-prose",
         rb"secret(?<![a-z]secret)" + _not_a_path_segment(b"secret"),
         b"secret",
-        _prose_password,
+        _undenied,
+        before=_BEFORE,
     ),
     _prose(
         "secret-in-prose",
         rb"cred(?:entials?|s)" + _not_a_path_segment(b"creds", b"credential", b"credentials"),
         b"cred",
-        _prose_password,
+        _undenied,
+        before=_BEFORE,
     ),
     _prose(
         "token-in-prose",

@@ -27,7 +27,7 @@ from __future__ import annotations
 from tree_ring.guard.config_values import assigned_password
 from tree_ring.guard.credentials import ASSIGN, LINE_VALUE, LINKS, TAIL, clean
 from tree_ring.guard.rule import SECRET, Rule, escape, rule
-from tree_ring.guard.values import chosen_password, password_looking
+from tree_ring.guard.values import chosen_password, inside_placeholder, password_looking
 
 # By language: German, Dutch, Swedish, Norwegian and Danish (with their
 # definite forms, "lösenordet", "passordet", "adgangskoden"), Finnish,
@@ -47,8 +47,8 @@ WORDS = (
     "senha", "palavra-passe",
     "hasło",
     "heslo",
-    "jelszó",
-    "şifre", "parola",
+    "jelszó", "jelszava",
+    "şifresi", "şifre", "parola",
     "parolă",
     "пароль", "парола",
     "lozinka", "лозинка",
@@ -79,7 +79,8 @@ FORMS = (
     "adgangskode", "salasana", "mot de passe", "mot_de_passe",
     "motdepasse", "mdp", "contraseña", "contrasena", "contraseÑa", "senha",
     "palavra-passe", "hasło", "haslo", "hasŁo", "heslo", "jelszó",
-    "jelszo", "jelszÓ", "şifre", "sifre", "Şifre", "parola", "parolă",
+    "jelszo", "jelszÓ", "jelszava", "şifresi", "sifresi", "Şifresi",
+    "şifre", "sifre", "Şifre", "parola", "parolă",
     "parolĂ", "пароль", "πapoлƅ", "Пароль", "Πapoлƅ", "ПАРОЛЬ", "ΠapoɅb",
     "парола", "πapoлa", "Парола", "Πapoлa", "ПАРОЛА", "ΠapoɅa", "lozinka",
     "лозинка", "лoɜᴎʜĸa", "Лозинка", "Ʌoɜᴎʜĸa", "ЛОЗИНКА", "Ʌo3Иhka",
@@ -118,7 +119,7 @@ _LINKS = frozenset(
     {"ist", "lautet", "war", "es", "era", "est", "était", "è", "é", "är", "var",
      "er", "on", "oli", "jest", "je", "to", "az", "este", "это", "был", "была", "є",
      "είναι", "adalah", "ialah", "là", "הוא", "היא", "هي", "هو", "lautete", "sind",
-     "yra", "ir", "је"}
+     "yra", "ir", "је", "है", "था", "थी"}
 )  # fmt: skip
 # Those that are English words too, which an English sentence may hold
 # after "password" ("password on prod01 expired").
@@ -187,8 +188,14 @@ def _english_word_in_a_sentence(tail: str) -> bool:
     return _said(_value(tail, _LINKS - _ENGLISH, colons=False))
 
 
-def _assigned(span: str) -> bool:
-    return assigned_password(span, prose=True)
+# Bytes before the word read for a placeholder's opening bracket: a few
+# words in any script.
+_PLACEHOLDER_LEAD = 48
+
+
+def _assigned(window: str) -> bool:
+    lead, _, span = window.partition("\x00")
+    return not inside_placeholder(lead) and assigned_password(span, prose=True)
 
 
 def _groups() -> list[tuple[bytes, ...]]:
@@ -205,8 +212,19 @@ def _either(forms: tuple[bytes, ...]) -> bytes:
 
 OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
     *(
-        rule("password-other-language", SECRET, "lower", _either(forms) + tail, judge, heads=forms)
-        for tail, judge in ((ASSIGN + LINE_VALUE, _assigned), (TAIL, _in_a_sentence))
+        rule(
+            "password-other-language",
+            SECRET,
+            "lower",
+            _either(forms) + tail,
+            judge,
+            heads=forms,
+            before=before,
+        )
+        for tail, judge, before in (
+            (ASSIGN + LINE_VALUE, _assigned, _PLACEHOLDER_LEAD),
+            (TAIL, _in_a_sentence, 0),
+        )
         for forms in _groups()
     ),
     rule(

@@ -177,6 +177,23 @@ _GRAFANA_EXPANSION = r"\$__(?:env|file|vault)\{"
 _SHELL_VARIABLE_INSIDE = r"[=,:/]\$[A-Z_][A-Z0-9_]+(?![^/,:])"
 
 
+# What opens and closes a placeholder's name ("<your password>"): the angle
+# bracket and the characters written for it in other scripts and fonts (the
+# single guillemet, full-width, CJK and mathematical angle brackets). The
+# double guillemet is left out: French and Russian quote values with it.
+PLACEHOLDER_OPENERS = "<\u2039\uff1c\u3008\u300a\u27e8\u276e\ufe64"
+PLACEHOLDER_CLOSERS = ">\u203a\uff1e\u3009\u300b\u27e9\u276f\ufe65"
+
+
+def inside_placeholder(lead: str) -> bool:
+    """Whether the text `lead` ends inside an open placeholder's name: a word
+    for password there ("DB_PASSWORD=<你的密码>") names what goes in, and what
+    follows its close is the rest of the sentence."""
+    opened = max(lead.rfind(mark) for mark in PLACEHOLDER_OPENERS)
+    closed = max(lead.rfind(mark) for mark in PLACEHOLDER_CLOSERS)
+    return opened > closed and "\n" not in lead[opened:]
+
+
 def _template(value: str, *, quoted: bool) -> bool:
     """A variable or template: $VAR, $(cmd), ${VAR}, $__env{VAR}, <name>,
     {{ var }}, {name}, [redacted], %(name)s, %VAR%, or a value holding a shell
@@ -185,7 +202,7 @@ def _template(value: str, *, quoted: bool) -> bool:
     YAML value can start with. A generated password may start with "$" or "%",
     so those count only when a name or a template follows."""
     first, rest = value[0], value[1:]
-    if first in "<{[" or "${" in value or "{{" in value:
+    if first in "{[" + PLACEHOLDER_OPENERS or "${" in value or "{{" in value:
         return True
     if "$" in rest and text_pattern(_SHELL_VARIABLE_INSIDE).search(value):
         return True
@@ -471,12 +488,26 @@ def chosen_password(value: str, *, quoted: bool = False, prose: bool = False) ->
         if any(part.lower() in _NOT_PASSWORDS for part in parts):
             return False
         numbered = not all(part.isalpha() for part in parts)
-        return _passphrase(parts) or (numbered and not prose)
+        # In prose, two words and a number are a description as often as a
+        # password ("SHA-256", "case-sensitive"); three parts or more, words
+        # and a number, are one someone chose ("sunflower-ladder-92").
+        mixed = any(part.isalpha() for part in parts) and len(parts) >= 3
+        return _passphrase(parts) or (numbered and (not prose or mixed))
     if not symbols <= _CHOSEN_SYMBOLS:
         return False  # "vault/db", "env:PFX_PASS", "a,b": a path, an option, a list
     if prose and value.isalpha():
         return len(value) >= 16
     return True
+
+
+def spoken_passphrase(phrase: str) -> bool:
+    """A quoted phrase a password is given ("purple monkey dishwasher 1987"):
+    three to twelve words of letters or digits, none a word that describes a
+    password ("the same as staging", "not set yet")."""
+    words = phrase.split()
+    return 3 <= len(words) <= 12 and all(
+        word.isalnum() and word.lower() not in _NOT_PASSWORDS for word in words
+    )
 
 
 def chosen_pin(value: str) -> bool:
