@@ -257,7 +257,7 @@ def _go_dsn(window: str) -> bool:
 
 HEADER_RULES: tuple[Rule, ...] = table(
     # "Authorization: Bearer <opaque token>" copied out of a curl command, and
-    # the GitHub ("token") and Discord ("Bot") spellings of it.
+    # the GitHub ("token"), Discord ("Bot") and Okta ("SSWS") spellings of it.
     rule(
         "bearer-token",
         SECRET,
@@ -273,6 +273,14 @@ HEADER_RULES: tuple[Rule, ...] = table(
         rb"authorization:[ \t]{0,8}(?:token|bot)[ \t]{1,16}" + _OPAQUE,
         random_opaque,
         heads=(b"authorization:",),
+    ),
+    rule(
+        "bearer-token",
+        SECRET,
+        "lower",
+        rb"ssws[ \t]{1,16}" + _OPAQUE,
+        random_opaque,
+        heads=(b"ssws",),
     ),
     # Base64 "user:password": HTTP Basic, Docker's config.json, .npmrc `_auth`.
     rule(
