@@ -218,6 +218,20 @@ _SEED_WORDS_ELSEWHERE = tuple(
         "ニーモニック", "シードフレーズ", "復元フレーズ", "リカバリーフレーズ",
     )
 )  # fmt: skip
+# Ukrainian and Russian ("seed-фраза" is the English rule's), in the two
+# cases a label or a sentence puts them in, as written, capitalised and in
+# capitals (the "lower" view lowers ASCII letters only); in two rules, since
+# the prefilter's reader of a pattern's heads (`reader`) gives up on one
+# alternation of them all.
+_SEED_WORDS_CYRILLIC = tuple(
+    cased.encode()
+    for word in (
+        "сід-фраза", "сід-фразу", "сід фраза", "сід фразу", "сид-фраза", "сид-фразу",
+        "сид фраза", "сид фразу",
+        "мнемонічна фраза", "мнемонічну фразу", "мнемоническая фраза", "мнемоническую фразу",
+    )
+    for cased in (word, word[:1].upper() + word[1:], word.upper())
+)  # fmt: skip
 # A phrase's length named as its label ("12 words:", "24-word phrase"), or
 # its standard ("BIP39:").
 _SEED_COUNTS = (
@@ -318,6 +332,17 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
         rb"(?:" + b"|".join(map(escape, _SEED_WORDS_ELSEWHERE)) + rb")" + _AFTER_SEED_KEYWORD,
         _seed_phrase,
         heads=_SEED_WORDS_ELSEWHERE,
+    ),
+    *(
+        rule(
+            "seed-phrase",
+            SECRET,
+            "lower",
+            rb"(?:" + b"|".join(map(escape, words)) + rb")" + _AFTER_SEED_KEYWORD,
+            _seed_phrase,
+            heads=words,
+        )
+        for words in (_SEED_WORDS_CYRILLIC[::2], _SEED_WORDS_CYRILLIC[1::2])
     ),
     rule(
         "recovery-codes",
