@@ -15,6 +15,11 @@
   language's link): the value after a link word, a colon or a particle
   glued to the word, within a few words of it.
 
+A key, secret or token named in Chinese, Japanese or Korean with a colon
+(`API 密钥：<32 hex>`, `シークレットアクセスキー: X`, `깃허브 토큰: X`): a
+generated-looking value of 30 characters or more, whatever its vendor's
+format.
+
 The rules are built for each way a word is written in the guard's "lower"
 view, which lowers ASCII letters only: a word with other letters is listed
 as written in lower case, capitalised and in capitals ("пароль", "Пароль",
@@ -27,7 +32,12 @@ from __future__ import annotations
 from tree_ring.guard.config_values import assigned_password
 from tree_ring.guard.credentials import ASSIGN, LINE_VALUE, LINKS, TAIL, clean
 from tree_ring.guard.rule import SECRET, Rule, escape, rule
-from tree_ring.guard.values import chosen_password, inside_placeholder, password_looking
+from tree_ring.guard.values import (
+    chosen_password,
+    inside_placeholder,
+    password_looking,
+    random_opaque,
+)
 
 # By language: German, Dutch, Swedish, Norwegian and Danish (with their
 # definite forms, "lösenordet", "passordet", "adgangskoden"), Finnish,
@@ -210,6 +220,31 @@ def _either(forms: tuple[bytes, ...]) -> bytes:
     return rb"(?:" + b"|".join(map(escape, forms)) + rb")"
 
 
+# Words for an API key, a secret or a token in Chinese, Japanese and Korean.
+# "キー" and "키" (key) only with a word saying what key ("APIキー", "액세스
+# 키"): alone they also name a cache's, a table's or a map's key.
+_KEY_WORDS = tuple(
+    word.encode()
+    for word in (
+        "密钥", "密鑰", "秘钥", "秘鑰", "令牌", "シークレット", "トークン", "토큰",
+        *(
+            qualifier + space + key
+            for qualifier, key in (
+                *((q, "キー") for q in ("api", "アクセス", "シークレット", "秘密", "認証")),
+                *((q, "키") for q in ("api", "액세스", "시크릿", "비밀", "인증")),
+            )
+            for space in ("", " ")
+        ),
+    )
+)  # fmt: skip
+# The colon, ASCII or full-width, then a value of letters and digits (and a
+# vendor prefix's "_" or "-") of 30 characters or more.
+_KEY_VALUE = (
+    rb"[ \t]{0,4}(?::|\xef\xbc\x9a)[ \t]{0,8}[\"'`]?"
+    rb"(?P<v>[a-z0-9][a-z0-9_-]{29,255}+)(?![a-z0-9_-])"
+)
+
+
 OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
     *(
         rule(
@@ -242,5 +277,13 @@ OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
         rb"password" + TAIL,
         _english_word_in_a_sentence,
         heads=(b"password",),
+    ),
+    rule(
+        "key-other-language",
+        SECRET,
+        "lower",
+        _either(_KEY_WORDS) + _KEY_VALUE,
+        random_opaque,
+        heads=_KEY_WORDS,
     ),
 )
