@@ -20,12 +20,17 @@ two-factor recovery codes, a BitLocker recovery key.
   one to a line below the line naming them.
 - A BitLocker recovery key after "BitLocker" or "recovery key": eight groups
   of six digits joined by dashes.
+- An appliance's or a directory's login written as `user / password` without
+  the word password, on a line naming where it logs in ("iDRAC", "iLO",
+  "IPMI", "BMC", "basic auth", "htaccess", "router admin", "LDAP bind",
+  "admin page"): a password that looks generated (both cases, and a digit or
+  a symbol); and `sqlplus user/password@database`.
 """
 
 from __future__ import annotations
 
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, text_pattern
-from tree_ring.guard.values import literal_secret
+from tree_ring.guard.values import literal_secret, password_looking
 
 # A cookie's value: what RFC 6265 allows, percent-encoded bytes included.
 _COOKIE_VALUE = rb"(?P<v>[A-Za-z0-9%._~+/=:!*$-]{16,512}+)"
@@ -271,6 +276,42 @@ def _totp_secret(window: str) -> bool:
     return any(c.isdigit() for c in value) and sum(c.isalpha() for c in value) >= 8
 
 
+# Where a login is written as a bare pair: a server's management controller,
+# a web server's or a router's admin login, a directory's bind account.
+_LOGIN_PLACES = (
+    b"idrac", b"ilo", b"ipmi", b"bmc", b"basic auth", b"htaccess", b"router admin",
+    b"ldap bind", b"admin page",
+)  # fmt: skip
+# "user / password" or "user/password": the user right after a space, a colon
+# or a comma (not a path's inner part), the password up to a space or the end.
+_PAIR = r"(?:^|[\s:,(])[^\s/:]{1,128} ?/ ?([^\s/]{8,64})(?=[\s,;)]|$)"
+
+
+def _generated_login(value: str) -> bool:
+    """Both cases and a digit or a symbol, and not a product's name: a
+    password symbol ("!", "@", "#", ...) or a short run of small letters
+    ("Xk29vmQp", "R0ut3r"), where names are made of words ("OAuth2Bearer",
+    "FreeIPMI2", "PowerEdge2024")."""
+    has = (any(c.islower() for c in value), any(c.isupper() for c in value))
+    if not (all(has) and any(c.isdigit() or not c.isalnum() for c in value)):
+        return False
+    symbol = any(not c.isalnum() and c not in "-._" for c in value)
+    short = any(len(run) <= 2 for run in text_pattern(r"[a-z]+").findall(value[1:]))
+    return (symbol or short) and password_looking(value)
+
+
+def _login_pair(span: str) -> bool:
+    """A `user / password` pair on the line after the place it logs in to."""
+    return any(
+        _generated_login(found.group(1).rstrip(".,;"))
+        for found in text_pattern(_PAIR).finditer(span)
+    )
+
+
+def _sqlplus_login(span: str) -> bool:
+    return password_looking(span.partition("/")[2])
+
+
 ACCOUNT_RULES: tuple[Rule, ...] = (
     rule(
         "session-cookie",
@@ -392,5 +433,22 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
             b"recovery-password",
             b"recoverypassword",
         ),
+    ),
+    rule(
+        "login-pair",
+        SECRET,
+        "lower",
+        rb"(?:" + b"|".join(map(escape, _LOGIN_PLACES)) + rb")(?![a-z])(?P<v>[^\n\x00]{1,200})",
+        _login_pair,
+        heads=_LOGIN_PLACES,
+    ),
+    rule(
+        "login-pair",
+        SECRET,
+        "lower",
+        rb"sqlplus[ \t]{1,8}(?:-[a-z]{1,8}[ \t]{1,8}){0,3}"
+        rb"(?P<v>[^\s/@\"'\x00]{1,64}/[^\s@\x00]{1,128})@",
+        _sqlplus_login,
+        heads=(b"sqlplus",),
     ),
 )
