@@ -338,9 +338,12 @@ FILLERS = frozenset(
 # Words that start a phrase about which credential it is: "password for prod
 # is X", "the token we use on CI is X". Any other word after the keyword
 # makes it a compound ("password policy", "token budget"), never a value.
+# The English word is written in other languages' sentences too ("Token de
+# GitHub para el CI: X", "Token für GitLab: X"): their "of" and "for".
 _OPENERS = frozenset(
     {"for", "of", "to", "on", "in", "at", "from", "used", "we", "you", "i", "they", "that",
-     "which", "needed", "shared", "provided", "given", "generated", "here", "there", "with"}
+     "which", "needed", "shared", "provided", "given", "generated", "here", "there", "with",
+     "de", "del", "para", "pour", "du", "des", "per", "di", "für", "voor", "van", "do", "da"}
 )  # fmt: skip
 _MAX_QUALIFIERS = 8
 # What ends a remark or a template reference the keyword sits in: "(... secret)",
