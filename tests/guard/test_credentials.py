@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from tree_ring.guard import command_lines, credentials
+from tree_ring.guard import command_lines, credentials, prose_credentials
 
 
 def _b64(text: str) -> str:
@@ -71,7 +71,7 @@ def test_cli_password(span: str, secret: bool) -> None:
 def test_value_drops_wrapping_yaml_syntax_and_options(
     word: str, after_colon: bool, value: str | None
 ) -> None:
-    assert credentials._value(word, after_colon=after_colon) == value  # pyright: ignore[reportPrivateUsage]
+    assert prose_credentials._value(word, after_colon=after_colon) == value  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_value_drops_wrapping_yaml_syntax_and_options(
     ],
 )
 def test_candidate_reads_the_value_a_sentence_gives(tail: str, value: str | None) -> None:
-    assert credentials._candidate(tail) == value  # pyright: ignore[reportPrivateUsage]
+    assert prose_credentials._candidate(tail) == value  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.mark.parametrize(
@@ -134,11 +134,11 @@ def test_candidate_reads_the_value_a_sentence_gives(tail: str, value: str | None
     ],
 )
 def test_user_password(tail: str, value: str, found: bool) -> None:
-    assert credentials._user_password(tail, value) is found  # pyright: ignore[reportPrivateUsage]
+    assert prose_credentials._user_password(tail, value) is found  # pyright: ignore[reportPrivateUsage]
 
 
 def test_pair_reads_the_word_after_a_slash() -> None:
-    assert credentials._pair(" admin / x7K2m9q4", "admin") == "x7K2m9q4"  # pyright: ignore[reportPrivateUsage]
-    assert credentials._pair(" admin x7K2m9q4", "admin") is None  # pyright: ignore[reportPrivateUsage]
-    assert credentials._pair(" admin /", "admin") is None  # pyright: ignore[reportPrivateUsage]
-    assert credentials._pair("zzz", "admin") is None  # pyright: ignore[reportPrivateUsage]
+    assert prose_credentials._pair(" admin / x7K2m9q4", "admin") == "x7K2m9q4"  # pyright: ignore[reportPrivateUsage]
+    assert prose_credentials._pair(" admin x7K2m9q4", "admin") is None  # pyright: ignore[reportPrivateUsage]
+    assert prose_credentials._pair(" admin /", "admin") is None  # pyright: ignore[reportPrivateUsage]
+    assert prose_credentials._pair("zzz", "admin") is None  # pyright: ignore[reportPrivateUsage]

@@ -1,6 +1,7 @@
 """Secret rules for credentials without a provider's format: passwords and
-keys assigned in code and config, carried in URLs and connection strings,
-passed as command-line flags, or written out in a sentence.
+keys assigned in code and config, carried in headers, URLs and connection
+strings (a sentence's are `prose_credentials`'s, a command line's
+`command_lines`'s; `table` puts them in order).
 
 Every pattern here starts at a keyword ("password", "token", "mysql",
 "bearer", "://") in the view it is written for; the validator then reads the
@@ -15,24 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from tree_ring.guard.command_lines import CLI_RULES
 from tree_ring.guard.config_values import (
     CSV_RULES,
-    PGPASS_RULES,
     assigned_password,
     yaml_password_rule,
 )
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, table, text_pattern
-from tree_ring.guard.value_first import app_password, value_before
 from tree_ring.guard.values import (
-    chosen_password,
     chosen_pin,
     literal_secret,
-    password_looking,
     random_opaque,
-    spoken_passphrase,
     stand_in,
-    token_looking,
     url_password,
 )
 
@@ -76,10 +70,10 @@ _SEPARATOR_NEXT = rb"(?=[\"'`]?\]?[ \t]{0,16}[:=>]|[\"'`][ \t]{0,16}[,v])"
 
 
 # Bytes before a keyword that a validator reads for the word before it.
-_BEFORE = 32
+BEFORE = 32
 
 
-def _after_names(
+def after_names(
     names: Sequence[bytes],
     seps: Sequence[bytes],
     validator: Callable[[str], bool],
@@ -105,7 +99,7 @@ def _after_names(
 
 # Keys ending in "token" that hold no credential: pagination cursors
 # (NextToken, pageToken) and idempotency or sync markers (ClientToken).
-_NOT_CREDENTIAL_TOKENS = (
+NOT_CREDENTIAL_TOKENS = (
     b"next", b"page", b"pagination", b"continuation", b"cursor", b"client", b"idempotency",
     b"sync", b"resume", b"request", b"lock", b"forward", b"backward", b"export", b"import",
     b"public", b"publishable",
@@ -201,18 +195,18 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         SECRET,
         "lower",
         rb"token" + _SEPARATOR_NEXT + rb"(?<!\S[:/]token)" + ASSIGN + _VALUE,
-        _after_names(_NOT_CREDENTIAL_TOKENS, (b"", b"_", b"-"), literal_secret, required=False),
+        after_names(NOT_CREDENTIAL_TOKENS, (b"", b"_", b"-"), literal_secret, required=False),
         heads=(b"token",),
-        before=_BEFORE,
+        before=BEFORE,
     ),
     rule(
         "api-key-assignment",
         SECRET,
         "lower",
         rb"key(?:_base)?" + _SEPARATOR_NEXT + ASSIGN + _VALUE,
-        _after_names(_SECRET_KEY_NAMES, _KEY_SEPARATORS, literal_secret, required=True),
+        after_names(_SECRET_KEY_NAMES, _KEY_SEPARATORS, literal_secret, required=True),
         heads=(b"key",),
-        before=_BEFORE,
+        before=BEFORE,
     ),
 )
 
@@ -319,482 +313,4 @@ HEADER_RULES: tuple[Rule, ...] = table(
         heads=(b"@tcp(", b"@unix(", b"@udp("),
         before=_DSN_LEAD,
     ),
-)
-
-
-# --------------------------------------------------------------------------
-# Prose: "the staging password is X", "password for prod: X", "use key X".
-
-# Words that join a subject to its value: "is", "was set to", ":", "=".
-LINKS = frozenset(
-    {"is", "was", "are", "were", "be", "been", "has", "had", "=", ":", "->", "=>", "-", "–", "—",
-     "equals", "became", "becomes", "reads", "is:", "was:", "are:"}
-)  # fmt: skip
-# Words that may sit between the link and the value.
-FILLERS = frozenset(
-    {"now", "still", "currently", "just", "simply", "literally", "actually", "always",
-     "changed", "reset", "rotated", "updated", "set", "to", "the", "string", "value"}
-)  # fmt: skip
-# Words that start a phrase about which credential it is: "password for prod
-# is X", "the token we use on CI is X". Any other word after the keyword
-# makes it a compound ("password policy", "token budget"), never a value.
-# The English word is written in other languages' sentences too ("Token de
-# GitHub para el CI: X", "Token für GitLab: X"): their "of" and "for".
-_OPENERS = frozenset(
-    {"for", "of", "to", "on", "in", "at", "from", "used", "we", "you", "i", "they", "that",
-     "which", "needed", "shared", "provided", "given", "generated", "here", "there", "with",
-     "de", "del", "para", "pour", "du", "des", "per", "di", "für", "voor", "van", "do", "da"}
-)  # fmt: skip
-_MAX_QUALIFIERS = 8
-# What ends a remark or a template reference the keyword sits in: "(... secret)",
-# Helm's and Jinja's "{{ ... password }}", Jinja's "{% ... password %}".
-_CLOSES = ("}}", "%}", ")")
-# What may follow a template's close and still let a sentence go on to a value
-# ("{{ password }}: X"): a link or punctuation, not the rest of a URL or path.
-_AFTER_CLOSE = frozenset(":=,;.`'\")")
-_WRAPPERS = "'\"`“”‘’([{"
-_TRAILING = ".,;:)]}'\"`“”’"
-
-
-def clean(word: str) -> str:
-    """`word` without the quotes, brackets and punctuation around it."""
-    return word.lstrip(_WRAPPERS).rstrip(_TRAILING)
-
-
-def _candidate(tail: str) -> str | None:
-    """The value a sentence gives its keyword, read from the text after it.
-
-    Either the word right after the keyword ("passphrase X", "use key X"), or
-    the word after a link, itself after an optional phrase that says which
-    credential ("password for staging: X", "the token we use is now X").
-    """
-    words = tail.split()
-    if not words or not (tail[0].isspace() or tail[0] in ":=(-)"):
-        # Glued to the keyword ("token+rotation", "password's"): not a value.
-        return None
-    close = next((mark for mark in _CLOSES if words[0].startswith(mark)), "")
-    if close:
-        # "(TOTP secret) for the shared admin: X": the keyword ended a remark.
-        # "{{ .Values.redis.password }}@redis-master:6379": it named a template
-        # variable, and what is glued to the template's close is the text the
-        # template sits in (a URL's host, a path), not a value; nor is what
-        # is glued to a remark's close ("secret)\s*[:=]", a pattern's group).
-        rest = words[0][len(close) :]
-        if rest[:1] not in ("", *_AFTER_CLOSE):
-            return None
-        words[0] = rest
-        if not words[0]:
-            words = words[1:]
-        if not words:
-            return None
-    first = words[0]
-    if first[:1] in ":=" and first not in LINKS:
-        word = first.lstrip(":=>") or (words[1] if len(words) > 1 else "")
-        return _value(word, after_colon=first[0] == ":")
-    index = 0
-    linked = False
-    if first.lower() in _OPENERS or first.startswith("("):
-        for index in range(min(len(words), _MAX_QUALIFIERS)):
-            word = words[index]
-            if word.lower() in LINKS:
-                break
-            if word.endswith((":", "=")):
-                linked = True
-                break
-            if word.endswith((".", ",", ";", "!", "?")):
-                return None
-        else:
-            # No link after all: "password to X", "token as X" read "to" as one.
-            if first in ("to", "as") and len(words) > 1:
-                return _value(words[1], after_colon=False)
-            return None
-        index += 1 if linked else 0
-    while index < len(words) and (words[index].lower() in LINKS or words[index].lower() in FILLERS):
-        linked = True
-        index += 1
-    if index >= len(words):
-        return None
-    if not linked and index != 0:
-        return None
-    return _value(words[index], after_colon=index > 0 and words[index - 1].endswith(":"))
-
-
-def _value(word: str, *, after_colon: bool) -> str | None:
-    """The candidate without its wrapping; None for YAML syntax after a colon
-    (a tag, anchor, alias or comment: "password: !vault ...") and for a
-    command-line option ("creds --from-env-file=.env")."""
-    if after_colon and word[:1] in "!&*#":
-        return None
-    if (word.startswith("-") and word[1:2].isalpha()) or word.startswith("--"):
-        return None
-    return clean(word) or None
-
-
-def _pair(tail: str, value: str) -> str | None:
-    """The password of "user / password" when `value` is the user."""
-    after = tail.split(value, 1)[1].split() if value in tail else []
-    if len(after) >= 2 and after[0] == "/":
-        return _value(after[1], after_colon=False)
-    return None
-
-
-def _user_password(tail: str, value: str) -> bool:
-    """`value` is "user:password" or "user/password", or the user of "user /
-    password". Glued to a slash, the password must hold a symbol: "login
-    flow/OAuth2" names a path, "login admin/Spring#2025" a password."""
-    user, colon, password = value.partition(":")
-    if colon and user and password != user and password_looking(password, min_len=6):
-        return True
-    user, slash, password = value.partition("/")
-    if (
-        slash
-        and user.isalnum()
-        and "/" not in password
-        and not password.isalnum()
-        and password_looking(password, min_len=6)
-    ):
-        return True
-    password = _pair(tail, value)
-    return password is not None and password != value and password_looking(password, min_len=6)
-
-
-def _prose_password(tail: str) -> bool:
-    value = _candidate(tail)
-    if value is None:
-        return False
-    return password_looking(value) or _user_password(tail, value)
-
-
-# Words before "secret" that say the value is none: "(not a secret): X",
-# "no secret here: X".
-_DENIALS = ("not a", "not", "no", "isn't a", "never a", "nothing")
-
-
-def _undenied(window: str) -> bool:
-    lead, _, tail = window.partition("\x00")
-    words = lead.lower().replace("(", " ").split()
-    denied = any(words[-len(d.split()) :] == d.split() for d in _DENIALS)
-    return not denied and _prose_password(tail)
-
-
-# A quoted phrase right after a link: "the passphrase for the key is "...""
-_QUOTED_AFTER_LINK = (
-    r"^(?:\s+[^\s\"“]+){0,8}?(?:\s+(?:is|was|are)|:|=)\s*[\"“']([^\"”'\n]{8,120})[\"”']"
-)
-
-
-def _prose_chosen_password(tail: str) -> bool:
-    """After "password" or "passphrase": any password someone chose, weak or a
-    passphrase, not only a random one (`chosen_password`)."""
-    value = _candidate(tail)
-    if value is None:
-        return False
-    quoted = text_pattern(_QUOTED_AFTER_LINK).match(tail)
-    if quoted is not None and spoken_passphrase(quoted.group(1)):
-        return True
-    return (
-        password_looking(value) or _user_password(tail, value) or chosen_password(value, prose=True)
-    )
-
-
-def _prose_pw(tail: str) -> bool:
-    """After "pw", the word for password ("the admin pw is X", "pw for
-    staging: X"): judged as after "password", but only after a link, since
-    "pw" also names Playwright's CLI ("pw test2") and other things."""
-    value = _candidate(tail)
-    return value is not None and _linked(tail, value) and _prose_chosen_password(tail)
-
-
-def _linked(tail: str, value: str) -> bool:
-    """Whether a link ("is", ":", "=") comes between the keyword and `value`."""
-    before = tail.split(value, 1)[0]
-    return before.rstrip().endswith((":", "=")) or any(
-        word.lower() in LINKS or word.endswith((":", "=")) for word in before.split()
-    )
-
-
-def _prose_pin(tail: str) -> bool:
-    """ "the vault PIN is 482913": four to twelve digits after a link, so
-    "pin 2048 pages" or "pin to 3118" (the verb) is no PIN."""
-    value = _candidate(tail)
-    return value is not None and chosen_pin(value) and _linked(tail, value)
-
-
-# Words before a passcode that make it a meeting's: an invitation's, shared
-# with everyone invited, not a credential kept for one person or team.
-_MEETING_WORDS = ("meeting", "zoom", "webex", "webinar", "conference", "dial", "teams")
-_CODE_LEAD = 48
-
-
-def _prose_code(window: str) -> bool:
-    """ "the alarm passcode is 482913", "pin code 4829 for the safe": a PIN
-    after a word that names one, linked or right after it (a year there,
-    "passcode 2024 rollout", is read as a year)."""
-    lead, _, tail = window.partition("\x00")
-    if any(word in lead.lower() for word in _MEETING_WORDS):
-        return False
-    value = _candidate(tail)
-    if value is None or not chosen_pin(value):
-        # A label in another language; a year after a label ("door code
-        # review: 2024 plan") is the label's.
-        value = _labelled(tail)
-        if value is not None and len(value) == 4 and value.startswith(("19", "20")):
-            return False
-    if value is None or not chosen_pin(value):
-        return False
-    if _linked(tail, value):
-        return True
-    year = len(value) == 4 and value.startswith(("19", "20"))
-    return tail.split()[0] == value and not year
-
-
-def _labelled(tail: str) -> str | None:
-    """The word after a colon or "=" within a few words of the keyword, in
-    any language ("Code PIN de la carte SIM : 7392", "Pincode van de
-    creditcard: 5817"); None past a sentence's end."""
-    words = tail.split()
-    for index, word in enumerate(words[: _MAX_QUALIFIERS + 1]):
-        if word.endswith((":", "=", "：")) and index + 1 < len(words):
-            return clean(words[index + 1])
-        if word.endswith((".", ";", "!", "?")):
-            return None
-    return None
-
-
-# Words before "combination" that make it a lock's.
-_LOCK_WORDS = ("safe", "lock", "padlock", "locker", "vault", "tresor", "kassaskåp", "caja fuerte")
-# A lock's combination: two to five numbers of one to three digits.
-_COMBINATION = r"\d{1,3}(?:[-–/.]\d{1,3}){2,4}|\d{1,3}(?: \d{1,3}){2,4}(?![\d.,])"
-
-
-def _prose_combination(window: str) -> bool:
-    """ "Safe in the office, combination 24-11-37": a lock's numbers right
-    after "combination" or after a link, when a word before names a lock."""
-    lead, _, tail = window.partition("\x00")
-    if not any(word in lead.lower() for word in _LOCK_WORDS) and not any(
-        word in tail.lower()[:40] for word in _LOCK_WORDS
-    ):
-        return False
-    if tail.split()[:1] == ["of"]:
-        return False  # "a safe combination of settings"
-    value = _candidate(tail) or _labelled(tail)
-    if value is None:
-        return False
-    start = tail.find(value)
-    return text_pattern(_COMBINATION).match(tail[start:]) is not None
-
-
-def _prose_passcode(window: str) -> bool:
-    """`_prose_code`, but not after "Passcode:", an invitation's label: its
-    meeting may be lines above, past what a field's seam shows."""
-    return not window.partition("\x00")[2].startswith(":") and _prose_code(window)
-
-
-def _prose_pair(tail: str) -> bool:
-    value = _candidate(tail)
-    return value is not None and _user_password(tail, value)
-
-
-def _prose_token(tail: str) -> bool:
-    value = _candidate(tail)
-    return value is not None and token_looking(value)
-
-
-# The rest of the line after a keyword: the validator reads it. A look-ahead,
-# so each keyword on a line is judged on its own.
-TAIL = rb"(?=(?P<v>[^\n\x00]{1,160}))"
-
-# "page token", "primary key": compounds that are no credential.
-_NOT_CREDENTIAL_KEYS = (
-    b"primary", b"foreign", b"public", b"publishable", b"cache", b"sort", b"partition",
-    b"idempotency", b"dedup", b"dedupe", b"hash", b"range", b"shard", b"sharding",
-    b"lookup", b"object", b"s3", b"row", b"composite", b"unique", b"natural",
-    b"surrogate", b"site", b"map", b"dict", b"group", b"message", b"translation", b"i18n",
-    b"sequence", b"index", b"join", b"cluster", b"clustering", b"distribution", b"dist",
-    b"hot", b"order", b"ordering", b"record", b"event", b"redis", b"kafka", b"react",
-    b"registry", b"config", b"json", b"yaml", b"dictionary", b"host", b"gpg", b"pgp",
-    b"trusted",
-)  # fmt: skip
-_PROSE_SEPARATORS = (b" ", b"_", b"-", b".")
-
-
-# A word glued to a ":" or "/" after another word is a segment of a path or an
-# ARN ("arn:aws:secretsmanager:...:secret:prod/api"), not a keyword in a sentence.
-def _not_a_path_segment(*words: bytes) -> bytes:
-    return b"".join(rb"(?<!\S[:/]" + word + rb")" for word in words)
-
-
-# For the token and key rules, whose values are 16 characters or more: the line
-# must hold such a word, looked for word by word (each skip is possessive, so
-# the look-ahead is linear) among the next dozen.
-_LONG_WORD_AHEAD = rb"(?=(?:[^\s\x00]{0,15}+[ \t]++){0,12}+[^\s\x00]{16})"
-
-
-def _two_words(firsts: Sequence[bytes], second: bytes) -> bytes:
-    """A two-word keyword, its first word not glued to a word before it
-    ("barcode pin"). Only with a space between: heads written with "-" or "_"
-    as well would share the first word as the prefilter's stem, and a text
-    with "gateway" would build the rules."""
-    words = b"|".join(first + b" " + second for first in firsts)
-    glued = b"".join(rb"(?<![a-z]" + first + b" " + second + b")" for first in firsts)
-    return rb"(?:" + words + rb")" + glued
-
-
-def _two_word_heads(firsts: Sequence[bytes], second: bytes) -> tuple[bytes, ...]:
-    return tuple(first + b" " + second for first in firsts)
-
-
-# French and Italian put the word for code first: "code PIN", "codice PIN".
-_CODE_PIN = ((b"code", b"codice"), b"pin")
-_LOCK_CODES = ((b"alarm", b"door", b"gate", b"keypad"), b"code")
-
-
-def _prose(
-    name: str,
-    keyword: bytes,
-    head: bytes | tuple[bytes, ...],
-    validator: Callable[[str], bool],
-    ahead: bytes = b"",
-    *,
-    before: int = 0,
-) -> Rule:
-    # The cheap tests first: most keywords in prose fail them.
-    source = keyword + rb"(?![a-z0-9_-])" + ahead + TAIL
-    heads = head if isinstance(head, tuple) else (head,)
-    return rule(name, SECRET, "lower", source, validator, heads=heads, before=before)
-
-
-PROSE_RULES: tuple[Rule, ...] = (
-    _prose(
-        "password-in-prose",
-        rb"pass(?:w(?:or)?d|phrase)" + _not_a_path_segment(b"passwd", b"password", b"passphrase"),
-        b"pass",
-        _prose_chosen_password,
-    ),
-    _prose(
-        "password-in-prose",
-        rb"pw(?<![a-z0-9_$]pw)" + _not_a_path_segment(b"pw"),
-        b"pw",
-        _prose_pw,
-    ),
-    _prose(
-        "password-in-prose",
-        rb"pass(?:code|(?<![a-z]pass))" + _not_a_path_segment(b"pass", b"passcode"),
-        b"pass",
-        _prose_password,
-    ),
-    _prose(
-        "password-in-prose",
-        rb"pin(?<![a-z]pin)" + _not_a_path_segment(b"pin"),
-        b"pin",
-        _prose_pin,
-    ),
-    # A PIN after "passcode", "pin code" or "unlock code".
-    _prose(
-        "password-in-prose",
-        rb"passcode" + _not_a_path_segment(b"passcode"),
-        b"pass",
-        _prose_passcode,
-        before=_CODE_LEAD,
-    ),
-    _prose(
-        "password-in-prose",
-        rb"pin(?<![a-z]pin)[ _-]?(?:code|koodi|kode|kod|k\xc3\xb3d)",
-        b"pin",
-        _prose_code,
-        before=_CODE_LEAD,
-    ),
-    # French and Italian put the word for code first: "code PIN", "codice PIN".
-    _prose(
-        "password-in-prose",
-        _two_words(*_CODE_PIN),
-        _two_word_heads(*_CODE_PIN),
-        _prose_code,
-        before=_CODE_LEAD,
-    ),
-    # The code of an alarm, a door, a gate or a keypad.
-    _prose(
-        "password-in-prose",
-        _two_words(*_LOCK_CODES),
-        _two_word_heads(*_LOCK_CODES),
-        _prose_code,
-        before=_CODE_LEAD,
-    ),
-    _prose(
-        "password-in-prose",
-        rb"combination(?<![a-z]combination)",
-        b"combination",
-        _prose_combination,
-        before=_CODE_LEAD,
-    ),
-    _prose(
-        "password-in-prose",
-        rb"unlock(?<![a-z]unlock)[ _-]code",
-        b"unlock",
-        _prose_code,
-        before=_CODE_LEAD,
-    ),
-    # "login: admin / X": only with a user and a password after it.
-    _prose(
-        "password-in-prose",
-        rb"login(?<![a-z]login)",
-        b"login",
-        _prose_pair,
-    ),
-    # "Kx7!mQ2#zp is the pw": the password before the word.
-    rule(
-        "password-in-prose",
-        SECRET,
-        "lower",
-        # The rest of the line, which may be empty: the word ends the sentence.
-        rb"(?:pass(?:w(?:or)?d|phrase)|pwd?)(?![a-z0-9_-])(?=(?P<v>[^\n\x00]{0,160}))",
-        value_before,
-        heads=(b"pass", b"pw"),
-        before=_CODE_LEAD,
-    ),
-    # An app password, four groups of four letters: "abcd efgh ijkl mnop".
-    rule(
-        "password-in-prose",
-        SECRET,
-        "lower",
-        rb"app(?:[ _-]?specific)?[ _-]?passwords?(?![a-z])[^\n\x00]{0,60}?(?<![a-z])"
-        rb"(?P<v>[a-z]{4}(?:[ -][a-z]{4}){3})(?![a-z0-9])",
-        app_password,
-        heads=(b"app",),
-    ),
-    _prose(
-        "secret-in-prose",
-        rb"secret(?<![a-z]secret)" + _not_a_path_segment(b"secret"),
-        b"secret",
-        _undenied,
-        before=_BEFORE,
-    ),
-    _prose(
-        "secret-in-prose",
-        rb"cred(?:entials?|s)" + _not_a_path_segment(b"creds", b"credential", b"credentials"),
-        b"cred",
-        _undenied,
-        before=_BEFORE,
-    ),
-    _prose(
-        "token-in-prose",
-        rb"token(?<![a-z]token)" + _not_a_path_segment(b"token"),
-        b"token",
-        _after_names(_NOT_CREDENTIAL_TOKENS, _PROSE_SEPARATORS, _prose_token, required=False),
-        _LONG_WORD_AHEAD,
-        before=_BEFORE,
-    ),
-    _prose(
-        "key-in-prose",
-        rb"key(?<![a-z]key)" + _not_a_path_segment(b"key"),
-        b"key",
-        _after_names(_NOT_CREDENTIAL_KEYS, _PROSE_SEPARATORS, _prose_token, required=False),
-        _LONG_WORD_AHEAD,
-        before=_BEFORE,
-    ),
-)
-
-
-CREDENTIAL_RULES: tuple[Rule, ...] = (
-    HEADER_RULES + ASSIGNMENT_RULES + PGPASS_RULES + CLI_RULES + PROSE_RULES
 )

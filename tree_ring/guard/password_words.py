@@ -30,7 +30,8 @@ as written in lower case, capitalised and in capitals ("пароль", "Паро
 from __future__ import annotations
 
 from tree_ring.guard.config_values import assigned_password
-from tree_ring.guard.credentials import ASSIGN, LINE_VALUE, LINKS, TAIL, clean
+from tree_ring.guard.credentials import ASSIGN, LINE_VALUE
+from tree_ring.guard.prose_credentials import LINKS, TAIL, clean
 from tree_ring.guard.rule import SECRET, Rule, escape, rule
 from tree_ring.guard.values import (
     chosen_password,

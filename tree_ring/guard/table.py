@@ -18,12 +18,20 @@ from __future__ import annotations
 
 from tree_ring.guard.account_secrets import ACCOUNT_RULES
 from tree_ring.guard.code_arguments import CODE_ARGUMENT_RULES
-from tree_ring.guard.credentials import CREDENTIAL_RULES
+from tree_ring.guard.command_lines import CLI_RULES
+from tree_ring.guard.config_values import PGPASS_RULES
+from tree_ring.guard.credentials import ASSIGNMENT_RULES, HEADER_RULES
 from tree_ring.guard.password_words import OTHER_LANGUAGE_RULES
+from tree_ring.guard.prose_credentials import PROSE_RULES
 from tree_ring.guard.rule import NORMAL, SECRET, SEVERITY_ORDER, VIEWS, Rule, term_problem
 from tree_ring.guard.tokens import TOKEN_RULES
 from tree_ring.guard.values import shannon_entropy
 
+# Credentials without a provider's format: in headers and URLs, assigned in
+# code and config, on command lines, then written out in a sentence.
+CREDENTIAL_RULES: tuple[Rule, ...] = (
+    HEADER_RULES + ASSIGNMENT_RULES + PGPASS_RULES + CLI_RULES + PROSE_RULES
+)
 SECRET_RULES: tuple[Rule, ...] = (
     TOKEN_RULES + CREDENTIAL_RULES + OTHER_LANGUAGE_RULES + CODE_ARGUMENT_RULES + ACCOUNT_RULES
 )
