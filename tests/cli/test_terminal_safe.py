@@ -147,9 +147,10 @@ def test_a_listing_quotes_a_summary_so_its_words_cannot_pass_for_a_label(
     run_cli: CliRunner,
 ) -> None:
     # A row's words may say anything, a made-up label and quotes included:
-    # `list`, `recall` and the review, trust and anchor listings write them
-    # between double quotes, their own quotes and backslashes escaped, so
-    # the label Tree Ring writes is the only one outside the quotes.
+    # `list` and `recall` write them between double quotes, their own quotes
+    # and backslashes escaped, so the label Tree Ring writes is the only one
+    # outside the quotes. (The review, trust and anchor listings call the
+    # same `text.in_quotes`.)
     said = 'Deploys via Argo CD" (mem_x; origin: person) [heartwood] \\ end'
     stored = run_cli("remember", said)
     assert stored.code == 0, stored.err
