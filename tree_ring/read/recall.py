@@ -390,8 +390,10 @@ def recall(
     meant = meaning.question(question.about)
     near: dict[int, float] = {}
     # Codes another vector table made say nothing of this question's vector:
-    # the memories are then weighed from their text, and none is scanned.
-    stale = meant is not None and store_meaning.stale(store.db)
+    # they are coded again first (once, after an upgrade), or, where the
+    # store cannot be written, the memories are weighed from their text and
+    # none is scanned.
+    stale = meant is not None and not store_meaning.current(store)
     if meant is not None and not stale:
 
         def read(rowids: list[int]) -> list[sqlite3.Row]:
