@@ -12,7 +12,7 @@ Codes are comparable only with a question read by the same table:
 `meaning_source` names the table (`vectors.identity()`) that made them. A
 Tree Ring whose vector table differs (a new release's) finds the codes
 `stale`, and the first recall that may write codes every memory again
-(`current`), once: about a tenth of a millisecond a memory. No migration
+(read/meaning.py, `current`), once: about a tenth of a millisecond a memory. No migration
 does it, because the first open after an upgrade is usually a hook's, and a
 hook must neither read the vector table nor keep a session waiting (at
 100,000 memories the coding takes longer than a hook is given). Until then,
@@ -23,12 +23,7 @@ code them too.
 
 from __future__ import annotations
 
-from tree_ring.model.errors import StoreBusy, StoreFault
 from tree_ring.store.sql import MEANING_FUNCTION, Db
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from tree_ring.store.db import Store
 
 _CODE_BETWEEN = (
     "INSERT OR REPLACE INTO memory_meaning(rowid, code) SELECT rowid, code FROM ("
@@ -104,27 +99,7 @@ def adopt(db: Db) -> None:
     """Record the installed table as the codes' source of a store that holds
     no memory (a new one): nothing needs coding, and the trigger codes what
     is written next with that table. A store that holds memories keeps its
-    record, and its codes are coded again by the first recall (`current`)."""
+    record, and its codes are coded again by the first recall (read/meaning.py,
+    `current`)."""
     if db.scalar("SELECT 1 FROM memories LIMIT 1") is None:
         recode(db)
-
-
-def current(store: Store) -> bool:
-    """Whether the store's codes were made by the installed table, coding
-    every memory again first when they were not and the store can be
-    written (not read-only, no transaction of the caller's open, not held by
-    another writer past the busy timeout, not full): then True. False leaves the caller to weigh
-    memories from their text."""
-    if not stale(store.db):
-        return True
-    if store.read_only or store.db.in_transaction or not recorded(store.db):
-        return False
-    try:
-        # One try: a recall does not queue behind another writer (another
-        # recall coding them) for longer than the busy timeout.
-        with store.write(retry=False) as db:
-            if stale(db):  # another process may have coded them meanwhile
-                recode(db)
-    except (StoreBusy, StoreFault):
-        return False
-    return True

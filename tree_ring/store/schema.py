@@ -567,7 +567,7 @@ def _anchors(db: Db) -> None:
 
 def _meaning(db: Db) -> None:
     """The meaning table. No memory is coded here: the first recall codes
-    them all (store/meaning.py, `current`), so no hook that opens the store
+    them all (read/meaning.py, `current`), so no hook that opens the store
     first after an upgrade pays for it."""
     for statement in MEANING_TABLE:
         db.execute(statement)
@@ -595,7 +595,7 @@ def _meaning_recoded(db: Db) -> None:
     axes along which sentences differ most; 0018: trained on what PyPI's
     packages say they are too, so it knows the products they name). Nothing
     to do here: the codes' record names the table before, so the first
-    recall finds them stale and codes every memory again (store/meaning.py,
+    recall finds them stale and codes every memory again (read/meaning.py,
     `current`). Until 0018 these migrations coded them themselves, in
     whichever process opened the store first: often a hook."""
 
@@ -623,7 +623,7 @@ Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never reorder a migration that has shipped, nor change the
 # schema it leaves. Derived data a migration once computed may move out of it
-# (the meaning codes did: store/meaning.py).
+# (the meaning codes did: read/meaning.py, `current`).
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_policy_audit", _policy_audit),
