@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -158,6 +159,37 @@ def test_stop_reads_its_cadence_and_loads_nothing_costly(
     assert {m for m in modules if m.startswith("tree_ring")} == STOP
     assert modules & COSTLY == set()
     assert "tree_ring.store.db" not in modules and "tree_ring.write" not in modules
+
+
+def test_an_upgrade_that_ships_a_new_vector_table_costs_the_hook_no_coding(
+    remembered: Path,
+) -> None:
+    """A store whose codes an older vector table made, one migration behind:
+    the SessionStart hook migrates it and briefs from it, and neither reads
+    the vector table nor codes a memory (at 100,000 memories that took longer
+    than a hook is given); the first recall does (test_migrations.py)."""
+    path = remembered / ".tree-ring" / "memory.sqlite"
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("UPDATE meaning_source SET vectors = '1 10 128 3280 0badc0de'")
+        conn.execute("DELETE FROM schema_migrations WHERE name = ?", (schema.MIGRATIONS[-1][0],))
+        conn.execute(f"PRAGMA user_version = {len(schema.MIGRATIONS) - 1}")
+        conn.commit()
+        codes = dict(conn.execute("SELECT rowid, code FROM memory_meaning"))
+    finally:
+        conn.close()
+    output, modules = loaded("session-start", remembered)
+    assert "Deploys freeze on Fridays" in output["hookSpecificOutput"]["additionalContext"]
+    assert "tree_ring.model.vectors" not in modules and "tree_ring.store.meaning" not in modules
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone() == (len(schema.MIGRATIONS),)
+        assert dict(conn.execute("SELECT rowid, code FROM memory_meaning")) == codes
+        assert conn.execute("SELECT vectors FROM meaning_source").fetchall() == [
+            ("1 10 128 3280 0badc0de",)
+        ]
+    finally:
+        conn.close()
 
 
 def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -> None:

@@ -109,7 +109,10 @@ def test_codes_another_vector_table_made_are_found_and_made_again(
     code, report = run_doctor(run_cli)
     meaning = by_name(report)["meaning"]
     assert code == 1 and not meaning["ok"] and meaning["repairable"]
-    assert meaning["detail"] == "the meaning codes were made by another vector table"
+    assert meaning["detail"] == (
+        "the meaning codes were made by another vector table; "
+        "the next recall or `doctor --repair` codes them again"
+    )
     code, report = run_doctor(run_cli, "--repair")
     assert "coded 5 memory(ies)" in by_name(report)["meaning"]["repaired"]
     with closing(raw(filled.root)) as conn:

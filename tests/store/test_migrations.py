@@ -25,7 +25,7 @@ from tree_ring.model.identity import Identity
 from tree_ring.read import brief
 from tree_ring.read.recall import recall
 from tree_ring.store import audit, meaning, rows
-from tree_ring.store.db import Store
+from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
 from tree_ring.tree import nodes
 from tree_ring.write import pipeline
@@ -399,12 +399,13 @@ def test_a_first_schema_store_has_its_index_rebuilt_folded(old_root: Path) -> No
         store.conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
 
 
-def test_a_store_coded_by_another_vector_table_is_coded_again_by_the_migration(
+def test_a_store_coded_by_another_vector_table_is_coded_again_by_its_first_recall(
     tmp_path: Path,
 ) -> None:
     """A store at 0012 holds codes an older vector table made and no record of
-    it: opening it with this Tree Ring codes every memory again and records
-    the installed table (the README's promise)."""
+    it: opening it with this Tree Ring migrates it without touching a code
+    (the first open is often a hook's), and its first recall codes every
+    memory again and records the installed table (the README's promise)."""
     root = tmp_path / "proj"
     root.mkdir()
     guidance.init_project(root)
@@ -423,6 +424,11 @@ def test_a_store_coded_by_another_vector_table_is_coded_again_by_the_migration(
     finally:
         conn.close()
     with Store.open(root) as store:
+        codes = dict(store.conn.execute("SELECT rowid, code FROM memory_meaning"))
+        assert set(codes) == set(fresh) and set(codes.values()) == {bytes(144)}
+        assert meaning.source(store.db) is None and meaning.stale(store.db)
+        person = Identity(project_id, None, None, None)
+        assert recall(store, person, "which queue fell behind")
         assert dict(store.conn.execute("SELECT rowid, code FROM memory_meaning")) == fresh
         assert meaning.source(store.db) == vectors.identity() is not None
         assert not meaning.stale(store.db)
@@ -433,9 +439,9 @@ def test_a_store_coded_by_another_vector_table_is_coded_again_by_the_migration(
 def test_a_store_is_coded_again_only_when_another_table_made_its_codes(
     tmp_path: Path, made_by: str, migration: str
 ) -> None:
-    """0014 and 0018 each ship a new vector table: a store whose codes the
-    table before it made is coded again; one already coded by the installed
-    table is left."""
+    """0014 and 0018 each shipped a new vector table: the migration codes
+    nothing, and the first recall codes again a store whose codes the table
+    before it made; one already coded by the installed table is left."""
     root = tmp_path / "proj"
     root.mkdir()
     guidance.init_project(root)
@@ -454,9 +460,42 @@ def test_a_store_is_coded_again_only_when_another_table_made_its_codes(
     finally:
         conn.close()
     with Store.open(root) as store:
+        zeroed = {rowid: bytes(144) for rowid in fresh}
+        assert dict(store.conn.execute("SELECT rowid, code FROM memory_meaning")) == zeroed
+        assert meaning.source(store.db) == source
+        recall(store, Identity(project_id, None, None, None), "when do deploys stop")
         codes = dict(store.conn.execute("SELECT rowid, code FROM memory_meaning"))
-        if made_by == "another table":
-            assert codes == fresh
-        else:
-            assert set(codes.values()) == {bytes(144)}
+        assert codes == (fresh if made_by == "another table" else zeroed)
         assert meaning.source(store.db) == vectors.identity() is not None
+
+
+@pytest.mark.parametrize("why", ["read-only", "in a transaction", "locked"])
+def test_a_recall_that_cannot_write_weighs_stale_codes_from_text(tmp_path: Path, why: str) -> None:
+    """A recall that may not write (a read-only store, a caller's open
+    transaction, another writer holding the lock) leaves stale codes as they
+    are and still finds a memory by its meaning alone, from its text."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    guidance.init_project(root)
+    project_id = json.loads((root / ".tree-ring" / "project.json").read_text())["project_id"]
+    with Store.open(root) as store:
+        pipeline.store_memory(
+            store, make_memory(project_id, "The orders consumer on Kafka lags behind"), PERSON
+        )
+        store.conn.execute("UPDATE meaning_source SET vectors = '1 10 128 3280 0badc0de'")
+    person = Identity(project_id, None, None, None)
+    blocker = sqlite3.connect(project.store_path(root), isolation_level=None)
+    try:
+        if why == "locked":
+            blocker.execute("BEGIN IMMEDIATE")
+        options = Options(read_only=why == "read-only", busy_timeout_ms=10)
+        with Store.open(root, options=options) as store:
+            if why == "in a transaction":
+                store.conn.execute("BEGIN")
+            found = recall(store, person, "message broker backlog")
+            if store.conn.in_transaction:
+                store.conn.execute("ROLLBACK")
+            assert [h.memory.summary for h in found] == ["The orders consumer on Kafka lags behind"]
+            assert meaning.source(store.db) == "1 10 128 3280 0badc0de"
+    finally:
+        blocker.close()

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from tree_ring.model import vectors
+from tree_ring.model.errors import StoreBusy, StoreFault
+from tree_ring.store import meaning as codes
 from tree_ring.store.db import Store
 
 TYPE_CHECKING = False
@@ -193,3 +195,24 @@ def from_text(meant: vectors.Meaning, summary: str, details: str, tags: str) -> 
     if found is None:
         return 0.0
     return meant.known * sum(a * b for a, b in zip(meant.vector, found, strict=True))
+
+
+def current(store: Store) -> bool:
+    """Whether the store's codes were made by the installed table, coding
+    every memory again first when they were not and the store can be
+    written (not read-only, no transaction of the caller's open, not held by
+    another writer past the busy timeout, not full): then True. False leaves the caller to weigh
+    memories from their text."""
+    if not codes.stale(store.db):
+        return True
+    if store.read_only or store.db.in_transaction or not codes.recorded(store.db):
+        return False
+    try:
+        # One try: a recall does not queue behind another writer (another
+        # recall coding them) for longer than the busy timeout.
+        with store.write(retry=False) as db:
+            if codes.stale(db):  # another process may have coded them meanwhile
+                codes.recode(db)
+    except (StoreBusy, StoreFault):
+        return False
+    return True

@@ -85,7 +85,6 @@ from tree_ring.read.query import (
 
 __all__ = ["FILLER", "MAX_TERMS", "Hit", "candidate_cap", "recall", "terms", "word_forms"]
 from tree_ring.store import fts, live, rows
-from tree_ring.store import meaning as store_meaning
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 
@@ -390,8 +389,10 @@ def recall(
     meant = meaning.question(question.about)
     near: dict[int, float] = {}
     # Codes another vector table made say nothing of this question's vector:
-    # the memories are then weighed from their text, and none is scanned.
-    stale = meant is not None and store_meaning.stale(store.db)
+    # they are coded again first (once, after an upgrade), or, where the
+    # store cannot be written, the memories are weighed from their text and
+    # none is scanned.
+    stale = meant is not None and not meaning.current(store)
     if meant is not None and not stale:
 
         def read(rowids: list[int]) -> list[sqlite3.Row]:

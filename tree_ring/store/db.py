@@ -430,9 +430,11 @@ class Store:
             delay = min(delay * 2, BACKOFF_CAP_S)
         raise AssertionError("unreachable")
 
-    def write(self) -> Transaction:
-        """One immediate transaction: all of it commits, or none of it does."""
-        return Transaction(self)
+    def write(self, *, retry: bool = True) -> Transaction:
+        """One immediate transaction: all of it commits, or none of it does.
+        Without `retry`, a store another writer holds past the busy timeout
+        raises StoreBusy at once instead of backing off and trying again."""
+        return Transaction(self, retry=retry)
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self.db.query(sql, params)
@@ -455,15 +457,19 @@ class Transaction:
     module, and importing contextlib costs it more than these lines do.
     """
 
-    __slots__ = ("db", "store")
+    __slots__ = ("db", "retry", "store")
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, retry: bool = True) -> None:
         self.store = store
         self.db = store.db
+        self.retry = retry
 
     def __enter__(self) -> Db:
         db = self.db
-        self.store.with_retry(lambda: db.execute("BEGIN IMMEDIATE"))
+        if self.retry:
+            self.store.with_retry(lambda: db.execute("BEGIN IMMEDIATE"))
+        else:
+            db.execute("BEGIN IMMEDIATE")
         return db
 
     def __exit__(

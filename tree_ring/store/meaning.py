@@ -4,17 +4,21 @@ that made them is not the one installed.
 
 A memory written one at a time is coded by the insert trigger, and a bulk
 write's rows in one statement when they are indexed (`fts.index_since`),
-each in the write's own transaction; the migration that made the table codes
-every row the store held. A memory written while the vector table was
-missing has no code: `tree-ring maintain --vacuum` codes it (`code_missing`),
-and recall meanwhile weighs it from its text.
+each in the write's own transaction. A memory written while the vector table
+was missing has no code: `tree-ring maintain --vacuum` codes it
+(`code_missing`), and recall meanwhile weighs it from its text.
 
 Codes are comparable only with a question read by the same table:
 `meaning_source` names the table (`vectors.identity()`) that made them. A
 Tree Ring whose vector table differs (a new release's) finds the codes
-`stale`: recall then weighs its candidates from their text, and the
-migration that ships with a new table, `tree-ring doctor --repair` or
-`tree-ring maintain --vacuum` codes every memory again (`recode`).
+`stale`, and the first recall that may write codes every memory again
+(read/meaning.py, `current`), once: about a tenth of a millisecond a memory. No migration
+does it, because the first open after an upgrade is usually a hook's, and a
+hook must neither read the vector table nor keep a session waiting (at
+100,000 memories the coding takes longer than a hook is given). Until then,
+and whenever the store cannot be written, recall weighs its candidates from
+their text; `tree-ring doctor --repair` and `tree-ring maintain --vacuum`
+code them too.
 """
 
 from __future__ import annotations
@@ -51,12 +55,18 @@ def code_missing(db: Db, low: int = 0, high: int | None = None) -> None:
     db.execute(_CODE_BETWEEN, {"low": low, "high": high})
 
 
+def recorded(db: Db) -> bool:
+    """Whether the store has its record of the codes' source (`doctor
+    --repair` restores a dropped one)."""
+    return bool(
+        db.scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meaning_source'")
+    )
+
+
 def source(db: Db) -> str | None:
     """The identity of the vector table that made the codes; None when
     unknown (no table made them, or the record is missing)."""
-    if not db.scalar(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meaning_source'"
-    ):
+    if not recorded(db):
         return None  # a store whose record was dropped
     found = db.scalar("SELECT vectors FROM meaning_source WHERE id = 1")
     return found if isinstance(found, str) else None
@@ -83,3 +93,13 @@ def recode(db: Db) -> int:
     if installed is not None:
         db.execute("INSERT INTO meaning_source(id, vectors) VALUES (1, ?)", (installed,))
     return int(db.scalar("SELECT count(*) FROM memory_meaning"))
+
+
+def adopt(db: Db) -> None:
+    """Record the installed table as the codes' source of a store that holds
+    no memory (a new one): nothing needs coding, and the trigger codes what
+    is written next with that table. A store that holds memories keeps its
+    record, and its codes are coded again by the first recall (read/meaning.py,
+    `current`)."""
+    if db.scalar("SELECT 1 FROM memories LIMIT 1") is None:
+        recode(db)

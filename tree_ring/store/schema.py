@@ -566,14 +566,11 @@ def _anchors(db: Db) -> None:
 
 
 def _meaning(db: Db) -> None:
-    """The meaning table, every row coded (about a tenth of a millisecond of
-    Python a memory: two minutes at a million, once). store/meaning.py is
-    imported here: no hook opening a current store needs it."""
-    from tree_ring.store.meaning import code_missing
-
+    """The meaning table. No memory is coded here: the first recall codes
+    them all (read/meaning.py, `current`), so no hook that opens the store
+    first after an upgrade pays for it."""
     for statement in MEANING_TABLE:
         db.execute(statement)
-    code_missing(db)
 
 
 MEANING_SOURCE = """CREATE TABLE meaning_source (
@@ -583,24 +580,24 @@ MEANING_SOURCE = """CREATE TABLE meaning_source (
 
 
 def _meaning_source(db: Db) -> None:
-    """The record of which vector table made the codes, and every memory
-    coded again by the installed one (it changed with this migration: the
-    vectors were trained on sentences)."""
-    from tree_ring.store.meaning import recode
+    """The record of which vector table made the codes. A new store records
+    the installed one; an older store's codes are another table's (the
+    vectors were trained on sentences with this migration), and the first
+    recall codes them again."""
+    from tree_ring.store.meaning import adopt
 
     db.execute(MEANING_SOURCE)
-    recode(db)
+    adopt(db)
 
 
 def _meaning_recoded(db: Db) -> None:
-    """Every memory coded again when its codes are stale: the vector table
-    changed with this migration (0014: four bits an axis, trained in the
+    """A new vector table shipped (0014: four bits an axis, trained in the
     axes along which sentences differ most; 0018: trained on what PyPI's
-    packages say they are too, so it knows the products they name)."""
-    from tree_ring.store.meaning import recode, stale
-
-    if stale(db):
-        recode(db)
+    packages say they are too, so it knows the products they name). Nothing
+    to do here: the codes' record names the table before, so the first
+    recall finds them stale and codes every memory again (read/meaning.py,
+    `current`). Until 0018 these migrations coded them themselves, in
+    whichever process opened the store first: often a hook."""
 
 
 def _inbox_imports(db: Db) -> None:
@@ -624,7 +621,9 @@ def _ended_leaves(db: Db) -> None:
 
 Migration = tuple[str, Callable[[Db], None]]
 
-# Append only: never edit or reorder a migration that has shipped.
+# Append only: never reorder a migration that has shipped, nor change the
+# schema it leaves. Derived data a migration once computed may move out of it
+# (the meaning codes did: read/meaning.py, `current`).
 MIGRATIONS: list[Migration] = [
     ("0001_initial", _initial),
     ("0002_policy_audit", _policy_audit),

@@ -154,7 +154,11 @@ def check_meaning(db: Db) -> Check:
     if problem is not None:
         return Check("meaning", True, f"no vector table ({problem}); recall reads words alone")
     if meaning.stale(db):
-        return Check("meaning", False, "the meaning codes were made by another vector table", True)
+        detail = (
+            "the meaning codes were made by another vector table; "
+            "the next recall or `doctor --repair` codes them again"
+        )
+        return Check("meaning", False, detail, True)
     missing = meaning.uncoded(db)
     if missing:
         return Check("meaning", False, f"{missing} memory(ies) without a meaning code", True)
