@@ -19,6 +19,9 @@ every target is a ratio of two medians of this one run:
 - the same SessionStart hook with a user store (`USER_SIZE` of the person's
   global memories in `TREE_RING_USER_HOME`), whose brief carries two of
   them (target: at most 3x too); every other command runs without one;
+- the same SessionStart hook in a git repository whose index lists
+  `REPOSITORY_FILES` other paths, as a large checkout's does (the hook reads
+  the index to refuse a store git tracks), beside the one above;
 - the Stop hook, the same way with a Stop payload (target: at most 3.5x),
   on its longest path: the payload names a transcript of `TRANSCRIPT_BYTES`
   whose last turn ran a command, and carries no turn id, and the store's
@@ -73,6 +76,8 @@ from tree_ring.write import bulk  # noqa: E402
 FULL_SIZE = 100_000
 QUICK_SIZE = 1_000
 BATCH = 10_000
+# The paths the large repository's index lists besides the project's own.
+REPOSITORY_FILES = 100_000
 USER_SIZE = 200  # a person's global notes: far more than anyone writes by hand
 FIXTURES = REPO / "tests" / "fixtures" / "hooks"
 TARGETS = {
@@ -209,6 +214,35 @@ def build_user_store(path: Path, size: int) -> None:
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+def build_repository(source: Path, target: Path, files: int) -> None:
+    """A copy of the project at `source` as a git repository whose index lists
+    `files` other paths. No file is written for them: the entries go into the
+    index directly, as git would have written them for a large checkout."""
+    shutil.copytree(source, target)
+    subprocess.run(["git", "init", "-q", str(target)], check=True, capture_output=True)
+    blob = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            input=b"",
+            cwd=target,
+            check=True,
+            capture_output=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    entries = "".join(
+        f"100644 {blob}\tsrc/package{n // 250}/module{n % 250}.py\n" for n in range(files)
+    )
+    subprocess.run(
+        ["git", "update-index", "--index-info"],
+        input=entries.encode(),
+        cwd=target,
+        check=True,
+        capture_output=True,
+    )
+
+
 def install_shim(work: Path, env: dict[str, str]) -> Path:
     """The `tree-ring` a person runs: the shim install.sh writes."""
     bindir = work / "bin"
@@ -278,6 +312,8 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
     started = time.perf_counter()
     project_id = build_store(root, size)
     build_s = time.perf_counter() - started
+    repository = work / "repository"
+    build_repository(root, repository, REPOSITORY_FILES)
     os.sync()  # the store's pages, flushed now, are not written back during the timings
     shim = install_shim(work, env)
     store_file = str(project.store_path(root))
@@ -298,6 +334,10 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
             hook_command(python, "SessionStart"),
             payload("SessionStart", root),
         ),
+        "session_start_repository": (
+            hook_command(python, "SessionStart"),
+            payload("SessionStart", repository),
+        ),
         "stop": (hook_command(python, "Stop"), payload("Stop", root)),
         "fts_query": ([python, *flags, "-c", FTS_QUERY, store_file, match], b""),
         "recall": ([str(shim), "recall", query], b""),
@@ -315,7 +355,8 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
             if name == "remember":
                 argv = [*argv[:-1], f"{guard_text} (run {run_index})"]
             run_env = user_env if name == "session_start_user" else env
-            used, elapsed, out = child_cpu_ms(argv, stdin=stdin, cwd=root, env=run_env)
+            cwd = repository if name == "session_start_repository" else root
+            used, elapsed, out = child_cpu_ms(argv, stdin=stdin, cwd=cwd, env=run_env)
             cpu[name].append(used)
             wall[name].append(elapsed)
             outputs[name] = out
@@ -338,6 +379,8 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
         "session_start_vs_stdlib_hook": median["session_start"] / median["stdlib_hook"],
         "session_start_user_vs_bare": median["session_start_user"] / median["bare"],
         "session_start_user_vs_session_start": median["session_start_user"]
+        / median["session_start"],
+        "session_start_repository_vs_session_start": median["session_start_repository"]
         / median["session_start"],
         "stdlib_hook_vs_bare": median["stdlib_hook"] / median["bare"],
         "stop_vs_bare": median["stop"] / median["bare"],
@@ -364,12 +407,13 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
 
 def check_outputs(outputs: dict[str, bytes]) -> None:
     """Each measured command did its job; a benchmark of failures means nothing."""
-    start = json.loads(outputs["session_start"])
-    if "BEGIN TREE RING RECALLED DATA" not in start["hookSpecificOutput"]["additionalContext"]:
-        raise RuntimeError("the SessionStart hook printed no brief")
     mine = json.loads(outputs["session_start_user"])["hookSpecificOutput"]["additionalContext"]
     if mine.count("[you] ") != 2:
         raise RuntimeError("the SessionStart hook with a user store did not brief two of its rows")
+    for name in ("session_start", "session_start_repository"):
+        said = json.loads(outputs[name])["hookSpecificOutput"]["additionalContext"]
+        if "BEGIN TREE RING RECALLED DATA" not in said:
+            raise RuntimeError(f"the SessionStart hook ({name}) printed no brief")
     if json.loads(outputs["stop"]).get("decision") != "block":
         raise RuntimeError("the Stop hook did not block")
     if not outputs["recall"].strip() or outputs["recall"].startswith(b"no memories"):
@@ -388,6 +432,12 @@ ROWS = (
         "session_start_user_vs_bare",
     ),
     ("SessionStart + user store / SessionStart", "session_start_user", "session_start", None),
+    (
+        "SessionStart, 100,000-file repo / SessionStart",
+        "session_start_repository",
+        "session_start",
+        None,
+    ),
     ("stdlib hook / python3 -I -S -c pass", "stdlib_hook", "bare", None),
     ("Stop hook / python3 -I -S -c pass", "stop", "bare", "stop_vs_bare"),
     ("recall (shim) / sqlite3 FTS5 MATCH", "recall", "fts_query", "recall_vs_fts_query"),

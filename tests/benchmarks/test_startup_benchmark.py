@@ -24,6 +24,7 @@ COMMANDS = {
     "stdlib_hook",
     "session_start",
     "session_start_user",
+    "session_start_repository",
     "stop",
     "fts_query",
     "recall",
@@ -64,6 +65,7 @@ def test_quick_benchmark_shape(tmp_path: Path) -> None:
         "stdlib_hook_vs_bare",
     ):
         assert ratios[name] > 1
+    assert ratios["session_start_repository_vs_session_start"] > 0
     assert 0 < ratios["remember_guard_share"] < 1
     probe = report["guard_probe"]
     # A plain sentence opens no rule's prefilter, and its fields hold the heads

@@ -155,3 +155,80 @@ def test_the_ledger_copy_beside_the_store_is_refused_when_tracked(repo: Path) ->
     _git(repo, "add", "-f", ".tree-ring/memory.sqlite-ledger")
     with pytest.raises(UnsafePath, match=r"memory\.sqlite-ledger is tracked by git"):
         Store.open(repo)
+
+
+def _nested_store(repo: Path, folder: str) -> Path:
+    root = repo / folder
+    root.mkdir(parents=True)
+    assert run_process("--root", str(root), "init").returncode == 0
+    assert run_process("--root", str(root), "remember", "A note of its author").returncode == 0
+    return project.store_path(root)
+
+
+@pytest.mark.parametrize("length", [24, 47, 303])
+def test_a_tracked_store_is_found_whatever_its_paths_length(repo: Path, length: int) -> None:
+    """An index entry's flags hold its path's length; one whose low byte reads
+    as "/" (47, 303, ...) is still the store, not a longer path's tail."""
+    tail = "/.tree-ring/memory.sqlite"
+    wanted = length - len(tail)
+    # Folders of at most 100 characters each, joined by "/", `wanted` in all.
+    parts: list[str] = []
+    while wanted > 0:
+        part = min(100, wanted)
+        if 0 < wanted - part < 2:  # leave room for a "/" and a character
+            part -= 2
+        parts.append("p" * part)
+        wanted -= part + 1
+    folder = "/".join(parts)
+    store = _nested_store(repo, folder) if folder else project.store_path(repo)
+    rel = os.path.relpath(store, repo)
+    assert len(rel) == length or (not folder and len(rel) == 24)
+    _git(repo, "add", "-f", rel)
+    assert gitdir.tracked([str(store)]) == str(store)
+    with pytest.raises(UnsafePath, match="tracked by git"):
+        Store.open(store.parent.parent)
+
+
+def test_a_path_that_ends_with_the_stores_name_is_not_the_store(repo: Path) -> None:
+    """`xproj/.tree-ring/memory.sqlite` is another project's store, not the
+    store of `proj`, though the one path ends with the other."""
+    mine = _nested_store(repo, "proj")
+    theirs = _nested_store(repo, "xproj")
+    _git(repo, "add", "-f", os.path.relpath(theirs, repo))
+    assert gitdir.tracked([str(mine)]) is None
+    assert gitdir.tracked([str(theirs)]) == str(theirs)
+    with Store.open(mine.parent.parent):
+        pass
+
+
+def test_an_entry_with_extended_flags_is_read(repo: Path) -> None:
+    """Version 3 writes two more bytes of flags before a path marked intent
+    to add (`git add -N`); git lists it, and so does this reader."""
+    _git(repo, "add", "-N", "-f", ".tree-ring/memory.sqlite")
+    index = (repo / ".git" / "index").read_bytes()
+    assert index[4:8] == b"\0\0\0\3"
+    store = str(project.store_path(repo))
+    assert gitdir.tracked([store]) == store
+
+
+@pytest.mark.parametrize("mapped", [False, True], ids=["read", "mapped"])
+def test_the_side_files_are_found_in_one_pass_over_a_large_index(
+    repo: Path, mapped: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thousands of entries before the store's side file: the one the index
+    holds is the one named, whichever of the folder's paths it is, whether
+    the index is read or (as a large one is) mapped."""
+    monkeypatch.setattr(gitdir, "MAP_ABOVE", 0 if mapped else gitdir.MAX_INDEX)
+    many = repo / "src"
+    many.mkdir()
+    for n in range(3000):
+        (many / f"m{n}.py").write_text("")
+    _git(repo, "add", "src")
+    shm = repo / ".tree-ring" / "memory.sqlite-shm"
+    shm.write_bytes(b"another store's shared memory")
+    _git(repo, "add", "-f", ".tree-ring/memory.sqlite-shm")
+    with pytest.raises(UnsafePath, match=r"memory\.sqlite-shm is tracked by git"):
+        Store.open(repo)
+    assert gitdir.tracked([str(project.store_path(repo))]) is None
+    data = gitdir._index_bytes(str(repo / ".git" / "index"))
+    assert data is not None and isinstance(data, bytes) is not mapped
