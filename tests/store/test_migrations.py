@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ from tree_ring.harness import guidance
 from tree_ring.model import project, vectors
 from tree_ring.model.identity import Identity
 from tree_ring.read import brief
-from tree_ring.read.recall import recall
+from tree_ring.read.recall import Hit, recall
 from tree_ring.store import audit, meaning, rows
 from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
@@ -473,7 +474,8 @@ def test_a_store_is_coded_again_only_when_another_table_made_its_codes(
 def test_a_recall_that_cannot_write_weighs_stale_codes_from_text(tmp_path: Path, why: str) -> None:
     """A recall that may not write (a read-only store, a caller's open
     transaction, another writer holding the lock) leaves stale codes as they
-    are and still finds a memory by its meaning alone, from its text."""
+    are and still finds a memory by its meaning alone, from its text; it does
+    not wait for the lock, however long the busy timeout."""
     root = tmp_path / "proj"
     root.mkdir()
     guidance.init_project(root)
@@ -488,14 +490,21 @@ def test_a_recall_that_cannot_write_weighs_stale_codes_from_text(tmp_path: Path,
     try:
         if why == "locked":
             blocker.execute("BEGIN IMMEDIATE")
-        options = Options(read_only=why == "read-only", busy_timeout_ms=10)
+        options = Options(read_only=why == "read-only", busy_timeout_ms=600_000)
         with Store.open(root, options=options) as store:
             if why == "in a transaction":
                 store.conn.execute("BEGIN")
-            found = recall(store, person, "message broker backlog")
+            found: list[Hit] = []
+            asking = threading.Thread(
+                target=lambda: found.extend(recall(store, person, "message broker backlog"))
+            )
+            asking.start()
+            asking.join(60)
+            assert not asking.is_alive(), "the recall waited for the lock"
             if store.conn.in_transaction:
                 store.conn.execute("ROLLBACK")
             assert [h.memory.summary for h in found] == ["The orders consumer on Kafka lags behind"]
             assert meaning.source(store.db) == "1 10 128 3280 0badc0de"
+            assert store.db.scalar("PRAGMA busy_timeout") == 600_000
     finally:
         blocker.close()

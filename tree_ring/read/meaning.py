@@ -201,16 +201,16 @@ def current(store: Store) -> bool:
     """Whether the store's codes were made by the installed table, coding
     every memory again first when they were not and the store can be
     written (not read-only, no transaction of the caller's open, not held by
-    another writer past the busy timeout, not full): then True. False leaves the caller to weigh
+    another writer, not full): then True. False leaves the caller to weigh
     memories from their text."""
     if not codes.stale(store.db):
         return True
     if store.read_only or store.db.in_transaction or not codes.recorded(store.db):
         return False
     try:
-        # One try: a recall does not queue behind another writer (another
-        # recall coding them) for longer than the busy timeout.
-        with store.write(retry=False) as db:
+        # No wait: a recall does not queue behind another writer (another
+        # recall coding them); it weighs from text this once.
+        with store.write(wait=False) as db:
             if codes.stale(db):  # another process may have coded them meanwhile
                 codes.recode(db)
     except (StoreBusy, StoreFault):

@@ -64,23 +64,12 @@ def keep_seen(store: Store, found: dict[str, list[Check]]) -> None:
         for c in judged
         if c.seen is not None
     ]
-    db = store.db
-    if not seen or store.read_only or db.in_transaction:
+    if not seen or store.read_only or store.db.in_transaction:
         return
-    # One attempt, not `store.write()`'s retries on SQLite's busy timeout:
-    # the SessionStart hook must not wait on another writer for a cache.
+    # No wait on another writer: the SessionStart hook must not wait for a cache.
     try:
-        db.execute("PRAGMA busy_timeout = 0")
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                stored.keep_seen(db, seen)
-                db.execute("COMMIT")
-            finally:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-        finally:
-            db.execute(f"PRAGMA busy_timeout = {int(store.options.busy_timeout_ms)}")
+        with store.write(wait=False) as db:
+            stored.keep_seen(db, seen)
     except TreeRingError:
         pass
 

@@ -430,11 +430,11 @@ class Store:
             delay = min(delay * 2, BACKOFF_CAP_S)
         raise AssertionError("unreachable")
 
-    def write(self, *, retry: bool = True) -> Transaction:
+    def write(self, *, wait: bool = True) -> Transaction:
         """One immediate transaction: all of it commits, or none of it does.
-        Without `retry`, a store another writer holds past the busy timeout
-        raises StoreBusy at once instead of backing off and trying again."""
-        return Transaction(self, retry=retry)
+        Without `wait`, a store another writer holds raises StoreBusy at once,
+        for work that may as well be left to the next call (a cache, upkeep)."""
+        return Transaction(self, wait=wait)
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self.db.query(sql, params)
@@ -457,19 +457,25 @@ class Transaction:
     module, and importing contextlib costs it more than these lines do.
     """
 
-    __slots__ = ("db", "retry", "store")
+    __slots__ = ("db", "store", "wait")
 
-    def __init__(self, store: Store, *, retry: bool = True) -> None:
+    def __init__(self, store: Store, *, wait: bool = True) -> None:
         self.store = store
         self.db = store.db
-        self.retry = retry
+        self.wait = wait
 
     def __enter__(self) -> Db:
         db = self.db
-        if self.retry:
+        if self.wait:
             self.store.with_retry(lambda: db.execute("BEGIN IMMEDIATE"))
-        else:
+            return db
+        # One attempt with no busy wait; once the transaction holds the write
+        # lock, nothing in it waits on another writer.
+        db.execute("PRAGMA busy_timeout = 0")
+        try:
             db.execute("BEGIN IMMEDIATE")
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(self.store.options.busy_timeout_ms)}")
         return db
 
     def __exit__(

@@ -49,14 +49,14 @@ import os
 from tree_ring.model import jsontext, project
 from tree_ring.model.record import sha256
 from tree_ring.store import ledger_rows, settings
-from tree_ring.team import ledger, ledger_file
+from tree_ring.team import ledger, ledger_file, team_remote
 from tree_ring.team.ledger_file import FullPass, Opened, changed_lines
 from tree_ring.team.ledger_prints import Prints, fingerprint, fingerprints, pack
 from tree_ring.team.ledger_state import store_lines
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from pathlib import Path
     from typing import Any
 
@@ -316,6 +316,22 @@ def parse_probe(out: bytes | None) -> tuple[str | None, str | None, str | None]:
     return found[2], found[1], found[0]
 
 
+def probe(
+    root: str, run: Callable[..., bytes | None]
+) -> tuple[str | None, str | None, str | None, str | None]:
+    """(remote-tracking ref, ledger blob id, commit) of the branch's upstream
+    when it is a branch of the team's remote (`team_remote.py`), and None;
+    three Nones and one line saying why when the upstream is another
+    remote's; four when there is none or git could not say. `run` runs git."""
+    ref, oid, commit = parse_probe(run(root, *PROBE))
+    if ref is None:
+        return None, None, None, None
+    why = team_remote.passed_over(ref, run(root, *team_remote.QUERY))
+    if why is not None:
+        return None, None, None, why
+    return ref, oid, commit, None
+
+
 def git(root: str, *args: str) -> bytes | None:
     """A read-only git command's output, or None when it failed or git is missing."""
     spawn = getattr(os, "posix_spawnp", None)
@@ -374,7 +390,7 @@ class Upstream:
             if git_refs.upstream(self.root) == (self.old_ref, self.old_commit):
                 self.ref, self.oid, self.commit = self.old_ref, self.old_oid, self.old_commit
                 return
-        self.ref, self.oid, self.commit = parse_probe(git(self.root, *PROBE))
+        self.ref, self.oid, self.commit, _ = probe(self.root, git)
 
     @property
     def moved(self) -> bool:

@@ -232,6 +232,8 @@ def sync(
     # Git is asked before the store is locked: what the upstream's ledger holds.
     up = upstream.read(root)
     report.upstream = up.ref
+    if up.passed_over is not None:
+        report.notes.append(up.passed_over)
     with bulk.page_cache(store.db, bulk.CACHE_KIB // 2), store.write() as db:
         state = state_of(db)
         first = state.get("sha256") is None and state.get("seen") is None

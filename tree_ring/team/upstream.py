@@ -10,7 +10,9 @@ and make commits all day, so being committed proves nothing; being upstream
 proves what the remote's access control proves.
 
 An upstream that is a local branch (`git branch -u other`) is no upstream:
-anyone who can commit can move one. A project outside git, or a branch with
+anyone who can commit can move one. Nor is a branch of another remote than
+the team's (a contributor's fork, checked out to review a pull request):
+`team_remote.py` says which remote is the team's. A project outside git, or a branch with
 no upstream, has no trusted lines but its own.
 
 Git runs only when the ledger changed since the last sync; each call is read
@@ -25,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tree_ring.team.ledger_delta import LEDGER, PROBE, parse_probe
+from tree_ring.team import team_remote
+from tree_ring.team.ledger_delta import LEDGER, probe
 
 UPSTREAM = "upstream"
 LOCAL_COMMIT = "local commit"
@@ -77,11 +80,16 @@ def git_output(root: str | Path, *args: str) -> bytes | None:
     return done.stdout if done.returncode == 0 else None
 
 
-def upstream_ref(root: Path) -> str | None:
-    """The current branch's upstream when it is a remote-tracking ref, else None."""
+def upstream_ref(root: Path) -> tuple[str | None, str | None]:
+    """The current branch's upstream when it is a branch of the team's remote
+    (`team_remote.py`), else None; and, for an upstream of another remote,
+    one line saying why it is passed over."""
     out = git_output(root, "rev-parse", "--symbolic-full-name", "@{upstream}")
     ref = out.decode("utf-8", "replace").strip() if out else ""
-    return ref if ref.startswith("refs/remotes/") else None
+    if not ref.startswith("refs/remotes/"):
+        return None, None
+    why = team_remote.passed_over(ref, git_output(root, *team_remote.QUERY))
+    return (None, why) if why is not None else (ref, None)
 
 
 def _lines(data: bytes | None) -> set[bytes]:
@@ -100,6 +108,8 @@ class Upstream:
     lines: set[bytes] = field(default_factory=lambda: set())
     _committed: set[bytes] | None = None  # HEAD's ledger lines, read when a claim needs them
     _blame: dict[bytes, tuple[str, str]] | None = None
+    # Why the branch's upstream vouches for nothing: another remote's (one line).
+    passed_over: str | None = None
 
     def provenance(self, raw: bytes) -> Provenance:
         """Where the raw line `raw` came from."""
@@ -156,9 +166,12 @@ def read(root: Path) -> Upstream:
     """The upstream's ledger lines, or none outside git or without an upstream:
     one `rev-parse` for the upstream and its ledger's blob, one `cat-file` for
     the blob (without a ledger there, one more `rev-parse` for the upstream)."""
-    ref, oid, commit = parse_probe(git_output(root, *PROBE))
+    ref, oid, commit, why = probe(str(root), git_output)
+    if why is not None:
+        return Upstream(root, None, passed_over=why)
     if oid is None:
-        return Upstream(root, upstream_ref(root))
+        ref, why = upstream_ref(root)
+        return Upstream(root, ref, passed_over=why)
     up = Upstream(root, ref, oid=oid, commit=commit)
     up.data = git_output(root, "cat-file", "blob", oid) or b""
     up.lines = _lines(up.data)
