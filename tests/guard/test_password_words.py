@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tree_ring.guard import check_fields, find_secret
-from tree_ring.guard.password_words import FORMS, WORDS, derived
+from tree_ring.guard.password_words import CODE_FORMS, CODE_WORDS, FORMS, WORDS, derived
 from tree_ring.model.errors import SecretRefused
 
 
@@ -103,4 +103,40 @@ SENTENCES_STORED = [
 
 @pytest.mark.parametrize("text", SENTENCES_STORED)
 def test_a_sentence_about_a_password_is_stored(text: str) -> None:
+    assert find_secret(text) is None
+
+
+def test_the_code_words_forms_are_those_they_give() -> None:
+    assert derived(CODE_WORDS) == CODE_FORMS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "šifra za wifi je Kx7!mQ2pzT",
+        "Šifra: Tr0ub4dor&3",
+        "sifra za server glasi bR4v0!Xq9",
+        "шифра за базу: Zq8#nLw2Rt",
+        "ŠIFRA: hT6$wPq91Lm",
+        "Unesi šifru: w7Yb3nQx2K",
+    ],
+)
+def test_sifra_before_a_generated_password_is_refused(text: str) -> None:
+    assert find_secret(text) == "password-other-language"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "šifra proizvoda 12345",
+        "šifra artikla: PRD-00123",
+        "Šifra artikla je AB12CD34",
+        "šifra je AES-256",
+        "šifra je ChaCha20-Poly1305",
+        "Šifra radnika: Marko1985",
+        "šifra kupca je Kupac2024",
+        "dešifrator: Kx7!mQ2pzT",
+    ],
+)
+def test_sifra_before_a_code_or_a_cipher_is_not(text: str) -> None:
     assert find_secret(text) is None

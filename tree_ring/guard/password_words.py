@@ -32,7 +32,7 @@ from __future__ import annotations
 from tree_ring.guard.config_values import assigned_password
 from tree_ring.guard.credentials import ASSIGN, LINE_VALUE
 from tree_ring.guard.prose_credentials import LINKS, TAIL, clean
-from tree_ring.guard.rule import SECRET, Rule, escape, rule
+from tree_ring.guard.rule import SECRET, Rule, escape, rule, text_pattern
 from tree_ring.guard.values import (
     chosen_password,
     inside_placeholder,
@@ -47,7 +47,8 @@ from tree_ring.guard.values import (
 # Croatian, Serbian and Bosnian, Slovenian, Estonian, Lithuanian, Latvian,
 # Greek, Chinese, Japanese, Korean, Arabic, Hebrew, Indonesian and Malay,
 # Vietnamese, Hindi, Thai. Words that also mean something else as a key
-# ("clave", a key; "šifra", a cipher or a product code) are left out.
+# ("clave", a key; "šifra", a cipher or a product code) are left out
+# ("šifra" has a stricter rule of its own, `CODE_WORDS`).
 WORDS = (
     "passwort", "passwörter", "kennwort",
     "wachtwoord",
@@ -112,12 +113,23 @@ FORMS = (
 )  # fmt: skip
 
 
-def derived() -> tuple[str, ...]:
-    """The forms of `WORDS` in the "lower" view, each once, in order."""
+# Croatian, Serbian and Bosnian "šifra" (and its accusative "šifru") means a
+# password, a cipher or a product's code ("šifra proizvoda 12345"): a rule of
+# its own takes only a value that looks generated and is no code or name.
+CODE_WORDS = ("šifra", "šifru", "шифра", "шифру")
+# Its forms in the "lower" view, as `FORMS` holds those of `WORDS`.
+CODE_FORMS = (
+    "šifra", "sifra", "Šifra", "šifru", "sifru", "Šifru", "шифра", "шᴎɸpa", "Шифра",
+    "Шᴎɸpa", "ШИФРА", "ШИΦpa", "шифру", "шᴎɸpy", "Шифру", "Шᴎɸpy", "ШИФРУ", "ШИΦpy",
+)  # fmt: skip
+
+
+def derived(words: tuple[str, ...] = WORDS) -> tuple[str, ...]:
+    """The forms of `words` in the "lower" view, each once, in order."""
     from tree_ring.model.fold import skeleton, unmarked
 
     seen: dict[str, None] = {}
-    for word in WORDS:
+    for word in words:
         for cased in (word, word[:1].upper() + word[1:], word.title(), word.upper()):
             for form in (cased, unmarked(cased), skeleton(unmarked(cased))):
                 seen.setdefault(form.encode().lower().decode(), None)
@@ -130,7 +142,7 @@ _LINKS = frozenset(
     {"ist", "lautet", "war", "es", "era", "est", "était", "è", "é", "är", "var",
      "er", "on", "oli", "jest", "je", "to", "az", "este", "это", "был", "была", "є",
      "είναι", "adalah", "ialah", "là", "הוא", "היא", "هي", "هو", "lautete", "sind",
-     "yra", "ir", "је", "है", "था", "थी"}
+     "yra", "ir", "је", "है", "था", "थी", "glasi", "гласи"}
 )  # fmt: skip
 # Those that are English words too, which an English sentence may hold
 # after "password" ("password on prod01 expired").
@@ -169,6 +181,23 @@ def _said(value: str | None) -> bool:
 
 def _in_a_sentence(tail: str) -> bool:
     return _said(_value(tail, LINKS | _LINKS))
+
+
+# What a password holds and a product code or a cipher's name does not.
+_PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~%")
+
+
+def _generated_code_word(tail: str) -> bool:
+    """After "šifra": a value that looks generated, with a small letter (codes
+    are capitals and digits: "PRD-00123"), and a password's symbol or few
+    letters that make words ("ChaCha20-Poly1305" names a cipher)."""
+    value = _value(tail, LINKS | _LINKS)
+    if value is None or not password_looking(value) or not any(c.islower() for c in value):
+        return False
+    if any(c in _PASSWORD_SYMBOLS for c in value):
+        return True
+    worded = sum(map(len, text_pattern(r"[A-Z]?[a-z]{2,}").findall(value)))
+    return 2 * worded < len(value)
 
 
 # Words written without a link before their value: Hindi puts its verb last
@@ -262,6 +291,14 @@ OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
             (TAIL, _in_a_sentence, 0),
         )
         for forms in _groups()
+    ),
+    rule(
+        "password-other-language",
+        SECRET,
+        "lower",
+        _either(tuple(form.encode() for form in CODE_FORMS)) + TAIL,
+        _generated_code_word,
+        heads=tuple(form.encode() for form in CODE_FORMS),
     ),
     rule(
         "password-other-language",
