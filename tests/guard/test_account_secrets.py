@@ -90,3 +90,38 @@ def test_code_arrays_counted_phrases_and_bitlocker_keys_are_refused(text: str, r
 )
 def test_stand_ins_and_sentences_about_them_are_stored(text: str) -> None:
     assert find_secret(text) is None
+
+
+def _bitlocker_key(seed: int) -> str:
+    import random
+
+    chosen = random.Random(seed)
+    return "-".join(f"{11 * chosen.randrange(65536):06d}" for _ in range(8))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_bare_bitlocker_key_is_refused_by_its_groups(seed: int) -> None:
+    key = _bitlocker_key(seed)
+    assert find_secret(key) == "bitlocker-recovery-key"
+    assert find_secret(f"stored {key} in the ticket") == "bitlocker-recovery-key"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A group that is not a multiple of 11, or one past 11 * 65535.
+        "132853-138664-001861-913734-005571-219630-811171-225948",
+        "720896-000011-000022-000033-000044-000055-000066-000077",
+        "000000-000000-000000-000000-000000-000000-000000-000000",
+        # Inside a longer run of groups or digits.
+        "000011-000022-000033-000044-000055-000066-000077-000088-000099",
+        "1000011-000022-000033-000044-000055-000066-000077-000088",
+    ],
+)
+def test_eight_groups_that_are_no_bitlocker_key_are_not(text: str) -> None:
+    assert find_secret(text) is None
+
+
+def test_the_last_group_below_the_limit_counts() -> None:
+    key = "720885-000011-000022-000033-000044-000055-000066-000077"
+    assert find_secret(key) == "bitlocker-recovery-key"

@@ -19,7 +19,8 @@ two-factor recovery codes, a BitLocker recovery key.
   of letters and digits in a row, right after the words or after a link, or
   one to a line below the line naming them.
 - A BitLocker recovery key after "BitLocker" or "recovery key": eight groups
-  of six digits joined by dashes.
+  of six digits joined by dashes; alone, when every group is a multiple of 11
+  below 720896, as BitLocker writes them.
 - An appliance's or a directory's login written as `user / password` without
   the word password, on a line naming where it logs in ("iDRAC", "iLO",
   "IPMI", "BMC", "basic auth", "htaccess", "router admin", "LDAP bind",
@@ -183,6 +184,23 @@ _BITLOCKER_KEY = rb"(?P<v>[0-9]{6}(?:-[0-9]{6}){7})(?![0-9-])"
 def _bitlocker_key(span: str) -> bool:
     # Eight copies of one group ("000000-000000-...") stand for a key.
     return len(set(span.split("-"))) > 1
+
+
+# BitLocker writes each 16-bit block of the key times 11, so every group is
+# a multiple of 11 below 720896 (11 * 65536): eight groups of six digits
+# hold that by chance once in some 200 million, so a key is one alone.
+_BITLOCKER_GROUP_LIMIT = 11 * 65536
+# In the shape view a key reads as eight groups of "000000", the run test
+# first (`prefilter`): a text without 20 token characters in a row is not
+# searched.
+_BITLOCKER_SHAPE = b"-".join([b"000000"] * 8)
+
+
+def _bare_bitlocker_key(span: str) -> bool:
+    groups = [int(group) for group in span.split("-")]
+    return len(set(groups)) > 1 and all(
+        group % 11 == 0 and group < _BITLOCKER_GROUP_LIMIT for group in groups
+    )
 
 
 # After the keyword: a few words saying whose, then a link, then the value.
@@ -433,6 +451,16 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
             b"recovery-password",
             b"recoverypassword",
         ),
+    ),
+    rule(
+        "bitlocker-recovery-key",
+        SECRET,
+        "shape",
+        # Not inside a longer run of groups, digits or letters.
+        _BITLOCKER_SHAPE + rb"(?<![0Aa.-]" + _BITLOCKER_SHAPE + rb")(?![0Aa-])",
+        _bare_bitlocker_key,
+        heads=(_BITLOCKER_SHAPE,),
+        run=len(_BITLOCKER_SHAPE),
     ),
     rule(
         "login-pair",
