@@ -12,7 +12,9 @@ two-factor recovery codes, a BitLocker recovery key.
   Spanish, Portuguese, Italian, German, Chinese or Japanese: twelve or more
   short words in a row (spaced, comma-, dash- or underscore-separated,
   numbered, quoted as a code array, in any case), few of them the words
-  prose is made of, on the keyword's line or the line below it.
+  prose is made of, on the keyword's line or the line below it; with no
+  keyword, a quoted array of 12 to 24 of BIP-39's English words whose
+  checksum holds.
 - A wallet's extended private key (BIP32's `xprv...`, `tprv...` and the
   `yprv`/`zprv` family): 111 base58 characters whose checksum holds.
 - Recovery codes after "recovery codes" or "backup codes": two or more codes
@@ -29,6 +31,9 @@ two-factor recovery codes, a BitLocker recovery key.
 """
 
 from __future__ import annotations
+
+import functools
+import os
 
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, text_pattern
 from tree_ring.guard.values import literal_secret, password_looking
@@ -106,6 +111,52 @@ def _seed_phrase(window: str) -> bool:
         and 4 * len(set(words)) >= 3 * len(words)
         and 3 * plurals <= len(words)
     )
+
+
+# BIP-39's English words (`bip39_english.txt`, written by
+# scripts/build_bip39.py), read on first use: only a text holding a quoted
+# array opens the rule that needs them.
+_BIP39_COUNTS = frozenset({12, 15, 18, 21, 24})
+# A code array of quoted words, as a wallet's seed phrase is pasted into a
+# test or a config: `["army", "van", ...]`, `['army','van', ...]`.
+_QUOTED_ARRAY = (
+    r"\[[ \t]*((?:([\"'])[a-z]{3,8}\2[ \t]*,[ \t]*){11,23}([\"'])[a-z]{3,8}\3)[ \t]*,?[ \t]*\]"
+)
+# Bytes before the first separator read for the array's "[" and first word.
+_ARRAY_LEAD = 16
+
+
+@functools.cache
+def _bip39_words() -> dict[str, int]:
+    path = os.path.join(os.path.dirname(__file__), "bip39_english.txt")
+    with open(path, encoding="ascii") as listed:
+        return {word: index for index, word in enumerate(listed.read().split())}
+
+
+def _bip39_phrase(window: str) -> bool:
+    """A quoted array of 12 to 24 words, every one of them BIP-39's, whose
+    last bits are the checksum BIP-39 puts there (the first bits of the
+    SHA-256 of the rest): a list of common words that happen all to be on
+    the list holds it once in 16 at best."""
+    import hashlib
+
+    lead, _, span = window.partition("\x00")
+    found = text_pattern(_QUOTED_ARRAY).search(lead.rpartition("\n")[2] + span)
+    if found is None:
+        return False
+    words = text_pattern(r"[a-z]+").findall(found.group(1))
+    known = _bip39_words()
+    if len(words) not in _BIP39_COUNTS or not all(word in known for word in words):
+        return False
+    if 4 * len(set(words)) < 3 * len(words):
+        return False  # BIP-39's published test vectors ("abandon" eleven times)
+    number = 0
+    for word in words:
+        number = number << 11 | known[word]
+    checksum = len(words) // 3
+    entropy = (number >> checksum).to_bytes(len(words) * 11 // 8 // 4 * 4, "big")
+    digest = hashlib.sha256(entropy).digest()[0]
+    return digest >> (8 - checksum) == number & ((1 << checksum) - 1)
 
 
 # A recovery code as the services write them: two groups of hex digits
@@ -402,6 +453,20 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
             heads=words,
         )
         for words in (_SEED_WORDS_CYRILLIC[::2], _SEED_WORDS_CYRILLIC[1::2])
+    ),
+    # A seed phrase with no word naming it, as a quoted array of BIP-39 words:
+    # from the first separator between two quoted words.
+    *(
+        rule(
+            "seed-phrase",
+            SECRET,
+            "lower",
+            quote + rb",[ \t]{0,4}" + quote + rb"[^\n\x00]{1,400}",
+            _bip39_phrase,
+            heads=(quote + b",",),
+            before=_ARRAY_LEAD,
+        )
+        for quote in (b'"', b"'")
     ),
     rule(
         "recovery-codes",
