@@ -80,6 +80,11 @@ def test_a_prefixed_token_after_an_underscore_is_still_a_token(
         ),
         ("PAT: 18s9mjbudyfm4kr6bnycv470nn7g3htmt2au79c3ruoj1rw6wrrp (30 days)", "azure-devops-pat"),
         ("ado token=mmqm6r9lmtiyewz65owplgerfywtenhxmhnx7kloo2ab3cd4ef5g", "azure-devops-pat"),
+        (
+            "Azure DevOps PAT (new format): Us6XcFaHQu1mDF2JWVxMjI8WTqHDz55UvMoiQ8EcGZ"
+            "cjcFHRsIgapm5BisThrh6UgIeDJbjWXYUTEbTMOPi4",
+            "azure-devops-pat",
+        ),
     ],
 )
 def test_vendor_tokens_of_a_length_near_the_issued_one(text: str, rule: str) -> None:

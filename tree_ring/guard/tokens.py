@@ -448,15 +448,16 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         not_after=_B62,
     ),
     # Azure DevOps personal access tokens: 52 small letters and digits (base32
-    # when issued; written out by hand, any letters), after "PAT", "ADO" or
-    # "DevOps" on the same line: alone they are any long lowercase id.
+    # when issued; written out by hand, any letters), or the longer format's
+    # 84 letters and digits, after "PAT", "ADO" or "DevOps" on the same line:
+    # alone they are any long id.
     *(
         rule(
             "azure-devops-pat",
             SECRET,
             "raw",
             head + rb"(?<![A-Za-z]" + head + rb")(?![A-Za-z])[^\n\x00]{0,60}?"
-            rb"(?<![A-Za-z0-9])(?P<v>[a-z0-9]{52})(?![A-Za-z0-9])",
+            rb"(?<![A-Za-z0-9])(?P<v>[a-z0-9]{52}|[A-Za-z0-9]{84})(?![A-Za-z0-9])",
             random_opaque,
             heads=(head,),
             run=52,
