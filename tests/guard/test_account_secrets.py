@@ -90,3 +90,123 @@ def test_code_arrays_counted_phrases_and_bitlocker_keys_are_refused(text: str, r
 )
 def test_stand_ins_and_sentences_about_them_are_stored(text: str) -> None:
     assert find_secret(text) is None
+
+
+def _bitlocker_key(seed: int) -> str:
+    import random
+
+    chosen = random.Random(seed)
+    return "-".join(f"{11 * chosen.randrange(65536):06d}" for _ in range(8))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_bare_bitlocker_key_is_refused_by_its_groups(seed: int) -> None:
+    key = _bitlocker_key(seed)
+    assert find_secret(key) == "bitlocker-recovery-key"
+    assert find_secret(f"stored {key} in the ticket") == "bitlocker-recovery-key"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A group that is not a multiple of 11, or one past 11 * 65535.
+        "132853-138664-001861-913734-005571-219630-811171-225948",
+        "720896-000011-000022-000033-000044-000055-000066-000077",
+        "000000-000000-000000-000000-000000-000000-000000-000000",
+        # Inside a longer run of groups or digits.
+        "000011-000022-000033-000044-000055-000066-000077-000088-000099",
+        "1000011-000022-000033-000044-000055-000066-000077-000088",
+    ],
+)
+def test_eight_groups_that_are_no_bitlocker_key_are_not(text: str) -> None:
+    assert find_secret(text) is None
+
+
+def test_the_last_group_below_the_limit_counts() -> None:
+    key = "720885-000011-000022-000033-000044-000055-000066-000077"
+    assert find_secret(key) == "bitlocker-recovery-key"
+
+
+def _bip39_phrase(count: int, seed: int) -> list[str]:
+    """A valid phrase of `count` words: random entropy and its checksum."""
+    import hashlib
+    import random
+    from pathlib import Path
+
+    import tree_ring.guard.account_secrets as module
+
+    words = (Path(module.__file__).parent / "bip39_english.txt").read_text("ascii").split()
+    entropy = random.Random(seed).randbytes(count * 11 * 32 // 33 // 8)
+    checksum = count // 3
+    bits = int.from_bytes(entropy, "big") << checksum | hashlib.sha256(entropy).digest()[0] >> (
+        8 - checksum
+    )
+    return [words[bits >> (11 * (count - 1 - i)) & 2047] for i in range(count)]
+
+
+@pytest.mark.parametrize("count", [12, 15, 18, 21, 24])
+def test_a_quoted_array_of_bip39_words_is_a_seed_phrase(count: int) -> None:
+    import json
+
+    phrase = _bip39_phrase(count, count)
+    assert find_secret(json.dumps(phrase)) == "seed-phrase"
+    assert find_secret(f"words = {phrase!r}") == "seed-phrase"
+
+
+def test_bip39_words_without_their_checksum_or_count_are_not() -> None:
+    import json
+
+    phrase = _bip39_phrase(12, 1)
+    # "observe" for "once": the last word's bits no longer match the checksum.
+    assert phrase[-2:] == ["observe", "once"]
+    assert find_secret(json.dumps(phrase)) == "seed-phrase"
+    assert find_secret(json.dumps([*phrase[:-1], "observe"])) is None
+    assert find_secret(json.dumps(phrase[:11])) is None
+    assert find_secret(json.dumps([*phrase, "zzzz"])) is None
+    assert find_secret(" ".join(phrase)) is None  # no array, no keyword: left alone
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'COLORS = ["red", "green", "blue", "orange", "purple", "black", "white", "silver",'
+        ' "gold", "pink", "brown", "gray"]',
+        '["abandon", "abandon", "abandon", "abandon", "abandon", "abandon", "abandon",'
+        ' "abandon", "abandon", "abandon", "abandon", "about"]',
+        "steps = ['build', 'test', 'lint', 'deploy', 'verify', 'notify', 'rollback',"
+        " 'archive', 'clean', 'report', 'review', 'merge']",
+    ],
+)
+def test_ordinary_word_arrays_are_not_seed_phrases(text: str) -> None:
+    assert find_secret(text) is None
+
+
+def test_the_shipped_wordlist_is_bip39s() -> None:
+    import hashlib
+    from pathlib import Path
+
+    import tree_ring.guard.account_secrets as module
+
+    here = Path(module.__file__).parent
+    data = (here / "bip39_english.txt").read_bytes()
+    # The SHA-256 bitcoin/bips publishes for bip-0039/english.txt.
+    assert hashlib.sha256(data).hexdigest() == (
+        "2f5eed53a4727b4bf8880d8f3f199efc90e58503646d9ff8eff3a2ed3b24dbda"
+    )
+    assert "bip39_english.txt" in (here / "BIP39-NOTICE.txt").read_text("utf-8")
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "we moved the nightly backup to the second disk because the first one was full",
+        "please check the staging logs before you merge anything into the main branch today",
+        "the build fails on arm because the old image has no python headers installed yet",
+    ],
+)
+def test_a_sentence_quoted_word_by_word_is_no_seed_phrase(sentence: str) -> None:
+    import json
+
+    words = sentence.split()[:12]
+    assert find_secret(json.dumps(words)) is None
+    assert find_secret(repr(sentence.split())) is None

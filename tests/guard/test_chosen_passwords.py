@@ -27,6 +27,10 @@ REFUSED = {
     "the vault PIN is 482913": "password-in-prose",
     "The door PIN was changed to 907153 yesterday": "password-in-prose",
     "the backup passphrase is correcthorsebatterystaple": "password-in-prose",
+    # Separators and a password's symbol together, with a digit.
+    "DB_PASSWORD=Summer-2024!": "password-assignment",
+    "CREATE USER 'report'@'10.0.%' IDENTIFIED BY 'N0t-S0-S3cret!';": "password-argument",
+    'password: "db_Pass#1"': "password-assignment",
 }
 
 
@@ -83,6 +87,8 @@ STORED = [
     'password: "${DB_PASSWORD:?missing}"',
     "pwd: /app",
     "Zoom https://acme.zoom.us/j/98765432100?pwd=meetingroom",
+    # Separators and a symbol without a digit: words, not a password.
+    "the password is case-sensitive!",
 ]
 
 

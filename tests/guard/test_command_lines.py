@@ -221,3 +221,34 @@ STORED = [
 def test_look_alikes_are_stored(text: str) -> None:
     assert find_secret(text) is None
     assert check_fields({"summary": "Shell notes", "details": text}) == "normal"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "useradd -m -s /bin/bash -p 'Xq7!pLm2Rz9' deploy",
+        "sudo usermod -p Vq8nT4wLz2pk deploy",
+        "useradd -m -p '$6$Jq2Lk9sP$3mX0vQ7e8YtN1bR6cW4zA9dF5gH2jK8lP0oI7uY6tR5eW4qS3aD2f' ci",
+        "echo 'deploy:Xq7!pLm2Rz9' | chpasswd",
+        "chpasswd <<< 'admin:Hk29!xQp7'",
+        "chpasswd <<EOF\ndeploy:Xq7!pLm2Rz9\nEOF",
+        "sudo chpasswd <<'END'\n  ci:hunter2pw\nEND",
+    ],
+)
+def test_a_password_given_to_useradd_usermod_or_chpasswd_is_refused(text: str) -> None:
+    assert find_secret(text) == "cli-password"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'useradd -m -p "$(openssl passwd -6 "$PW")" deploy',
+        'usermod -p "$HASH" deploy',
+        "useradd -P /mnt/chroot deploy",
+        "the useradd -p flag takes an encrypted password",
+        "chpasswd <<EOF\nroot:$ROOT_PW\nEOF",
+        "chpasswd reads user:password pairs from its input",
+    ],
+)
+def test_useradd_without_a_password_literal_is_not(text: str) -> None:
+    assert find_secret(text) is None

@@ -8,7 +8,15 @@ from __future__ import annotations
 import pytest
 
 from tree_ring.guard import check_fields, find_secret
-from tree_ring.guard.password_words import FORMS, WORDS, derived
+from tree_ring.guard.password_words import (
+    CODE_FORMS,
+    CODE_WORDS,
+    FORMS,
+    KEY_FORMS,
+    KEY_WORDS,
+    WORDS,
+    derived,
+)
 from tree_ring.model.errors import SecretRefused
 
 
@@ -103,4 +111,87 @@ SENTENCES_STORED = [
 
 @pytest.mark.parametrize("text", SENTENCES_STORED)
 def test_a_sentence_about_a_password_is_stored(text: str) -> None:
+    assert find_secret(text) is None
+
+
+def test_the_code_words_forms_are_those_they_give() -> None:
+    assert derived(CODE_WORDS) == CODE_FORMS
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "šifra za wifi je Kx7!mQ2pzT",
+        "Šifra: Tr0ub4dor&3",
+        "sifra za server glasi bR4v0!Xq9",
+        "шифра за базу: Zq8#nLw2Rt",
+        "ŠIFRA: hT6$wPq91Lm",
+        "Unesi šifru: w7Yb3nQx2K",
+    ],
+)
+def test_sifra_before_a_generated_password_is_refused(text: str) -> None:
+    assert find_secret(text) == "password-other-language"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "šifra proizvoda 12345",
+        "šifra artikla: PRD-00123",
+        "Šifra artikla je AB12CD34",
+        "šifra je AES-256",
+        "šifra je ChaCha20-Poly1305",
+        "Šifra radnika: Marko1985",
+        "šifra kupca je Kupac2024",
+        "dešifrator: Kx7!mQ2pzT",
+    ],
+)
+def test_sifra_before_a_code_or_a_cipher_is_not(text: str) -> None:
+    assert find_secret(text) is None
+
+
+def test_the_key_words_forms_are_those_they_give() -> None:
+    assert derived(KEY_WORDS) == KEY_FORMS
+
+
+TOKEN = "Zk3q9XvB7mWp2LdR8sTn4YcH6jFa1Ue5GoQiLm0x"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"مفتاح API هو {TOKEN}",
+        f"رمز الوصول: {TOKEN}",
+        f"Ключ API: {TOKEN}",
+        f"API-ключ — {TOKEN}",
+        f"токен доступа: {TOKEN}",
+        f"Der API-Schlüssel lautet {TOKEN}",
+        f"La clave de la API es {TOKEN}",
+        f"La clé API est {TOKEN}",
+        f"Il token è {TOKEN}",
+        f"El API key es {TOKEN}",
+        f"API anahtarı: {TOKEN}",
+        f"מפתח API: {TOKEN}",
+        f"API कुंजी: {TOKEN}",
+    ],
+)
+def test_a_key_or_token_named_in_another_language_is_refused(text: str) -> None:
+    assert find_secret(text) == "key-other-language"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "El token es válido por 24 horas",
+        "Il token è scaduto ieri",
+        "Токен: см. vault/ci-token",
+        "Der API-Schlüssel ist in 1Password unter CI_API_KEY abgelegt",
+        "Der Primärschlüssel ist 550e8400-e29b-41d4-a716-446655440000",
+        "La clé API est dans la variable STRIPE_SECRET_KEY",
+        "der token ist ABCDEF0123456789ABCDEF0123456789ABCDEF01",
+        f"Il token è {TOKEN[:16]}",  # shorter than a key
+        f"the token is to be rotated; {TOKEN[:12]} is its id prefix",
+    ],
+)
+def test_a_key_word_before_no_key_is_not(text: str) -> None:
     assert find_secret(text) is None

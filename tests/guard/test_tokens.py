@@ -63,3 +63,48 @@ def test_a_prefixed_token_after_an_underscore_is_still_a_token(
     from tree_ring.guard import engine
 
     assert engine.find_secret(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        (
+            "مفتاح SendGrid هو SG.2AVHLVRuu8ylGHUX76Ntpd.yPM9GpgCSn847uDj3RRid5Y67FIcNWX6fDCO",
+            "sendgrid-key",
+        ),
+        ("SG.mW929vegPBpr58VdupGF.r5Gb2z_eapSlsa8RhaAW_raGMSpQx3kLm0Zt7uWq", "sendgrid-key"),
+        ("رمز Jira هو ATATT3xJgZ36PiNecE9uIwAvVzQZ8RfpSH9SUcl99tYm", "atlassian-token"),
+        (
+            "Azure DevOps PAT: eg5afjo1wodtqw0daxub4z7fl1fu9fnmeky4zrfxtndvjjv7jpz7",
+            "azure-devops-pat",
+        ),
+        ("PAT: 18s9mjbudyfm4kr6bnycv470nn7g3htmt2au79c3ruoj1rw6wrrp (30 days)", "azure-devops-pat"),
+        ("ado token=mmqm6r9lmtiyewz65owplgerfywtenhxmhnx7kloo2ab3cd4ef5g", "azure-devops-pat"),
+        (
+            "Azure DevOps PAT (new format): Us6XcFaHQu1mDF2JWVxMjI8WTqHDz55UvMoiQ8EcGZ"
+            "cjcFHRsIgapm5BisThrh6UgIeDJbjWXYUTEbTMOPi4",
+            "azure-devops-pat",
+        ),
+    ],
+)
+def test_vendor_tokens_of_a_length_near_the_issued_one(text: str, rule: str) -> None:
+    from tree_ring.guard import find_secret
+
+    assert find_secret(text) == rule
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SG.short.again",
+        "SG.aaaaaaaaaaaaaaaaaaaaaa.aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "ATATT3xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "the path /srv/app/0123456789abcdefghij0123456789abcdefghij0123456789ab",
+        "Pat reviewed abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz",
+        "PAT scopes for the bot: Code (read), Build (read and execute)",
+    ],
+)
+def test_vendor_prefixes_before_no_token_are_not(text: str) -> None:
+    from tree_ring.guard import find_secret
+
+    assert find_secret(text) is None

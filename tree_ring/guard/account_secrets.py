@@ -12,14 +12,17 @@ two-factor recovery codes, a BitLocker recovery key.
   Spanish, Portuguese, Italian, German, Chinese or Japanese: twelve or more
   short words in a row (spaced, comma-, dash- or underscore-separated,
   numbered, quoted as a code array, in any case), few of them the words
-  prose is made of, on the keyword's line or the line below it.
+  prose is made of, on the keyword's line or the line below it; with no
+  keyword, a quoted array of 12 to 24 of BIP-39's English words whose
+  checksum holds.
 - A wallet's extended private key (BIP32's `xprv...`, `tprv...` and the
   `yprv`/`zprv` family): 111 base58 characters whose checksum holds.
 - Recovery codes after "recovery codes" or "backup codes": two or more codes
   of letters and digits in a row, right after the words or after a link, or
   one to a line below the line naming them.
 - A BitLocker recovery key after "BitLocker" or "recovery key": eight groups
-  of six digits joined by dashes.
+  of six digits joined by dashes; alone, when every group is a multiple of 11
+  below 720896, as BitLocker writes them.
 - An appliance's or a directory's login written as `user / password` without
   the word password, on a line naming where it logs in ("iDRAC", "iLO",
   "IPMI", "BMC", "basic auth", "htaccess", "router admin", "LDAP bind",
@@ -28,6 +31,9 @@ two-factor recovery codes, a BitLocker recovery key.
 """
 
 from __future__ import annotations
+
+import functools
+import os
 
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, text_pattern
 from tree_ring.guard.values import literal_secret, password_looking
@@ -107,6 +113,52 @@ def _seed_phrase(window: str) -> bool:
     )
 
 
+# BIP-39's English words (`bip39_english.txt`, written by
+# scripts/build_bip39.py), read on first use: only a text holding a quoted
+# array opens the rule that needs them.
+_BIP39_COUNTS = frozenset({12, 15, 18, 21, 24})
+# A code array of quoted words, as a wallet's seed phrase is pasted into a
+# test or a config: `["army", "van", ...]`, `['army','van', ...]`.
+_QUOTED_ARRAY = (
+    r"\[[ \t]*((?:([\"'])[a-z]{3,8}\2[ \t]*,[ \t]*){11,23}([\"'])[a-z]{3,8}\3)[ \t]*,?[ \t]*\]"
+)
+# Bytes before the first separator read for the array's "[" and first word.
+_ARRAY_LEAD = 16
+
+
+@functools.cache
+def _bip39_words() -> dict[str, int]:
+    path = os.path.join(os.path.dirname(__file__), "bip39_english.txt")
+    with open(path, encoding="ascii") as listed:
+        return {word: index for index, word in enumerate(listed.read().split())}
+
+
+def _bip39_phrase(window: str) -> bool:
+    """A quoted array of 12 to 24 words, every one of them BIP-39's, whose
+    last bits are the checksum BIP-39 puts there (the first bits of the
+    SHA-256 of the rest): a list of common words that happen all to be on
+    the list holds it once in 16 at best."""
+    import hashlib
+
+    lead, _, span = window.partition("\x00")
+    found = text_pattern(_QUOTED_ARRAY).search(lead.rpartition("\n")[2] + span)
+    if found is None:
+        return False
+    words = text_pattern(r"[a-z]+").findall(found.group(1))
+    known = _bip39_words()
+    if len(words) not in _BIP39_COUNTS or not all(word in known for word in words):
+        return False
+    if 4 * len(set(words)) < 3 * len(words):
+        return False  # BIP-39's published test vectors ("abandon" eleven times)
+    number = 0
+    for word in words:
+        number = number << 11 | known[word]
+    checksum = len(words) // 3
+    entropy = (number >> checksum).to_bytes(len(words) * 11 // 8 // 4 * 4, "big")
+    digest = hashlib.sha256(entropy).digest()[0]
+    return digest >> (8 - checksum) == number & ((1 << checksum) - 1)
+
+
 # A recovery code as the services write them: two groups of hex digits
 # ("4ca01-82f0f") or of letters and digits ("8f2kx-9q4mz"), or digits alone
 # ("83721846", "8372 1846"); a digit in it.
@@ -183,6 +235,23 @@ _BITLOCKER_KEY = rb"(?P<v>[0-9]{6}(?:-[0-9]{6}){7})(?![0-9-])"
 def _bitlocker_key(span: str) -> bool:
     # Eight copies of one group ("000000-000000-...") stand for a key.
     return len(set(span.split("-"))) > 1
+
+
+# BitLocker writes each 16-bit block of the key times 11, so every group is
+# a multiple of 11 below 720896 (11 * 65536): eight groups of six digits
+# hold that by chance once in some 200 million, so a key is one alone.
+_BITLOCKER_GROUP_LIMIT = 11 * 65536
+# In the shape view a key reads as eight groups of "000000", the run test
+# first (`prefilter`): a text without 20 token characters in a row is not
+# searched.
+_BITLOCKER_SHAPE = b"-".join([b"000000"] * 8)
+
+
+def _bare_bitlocker_key(span: str) -> bool:
+    groups = [int(group) for group in span.split("-")]
+    return len(set(groups)) > 1 and all(
+        group % 11 == 0 and group < _BITLOCKER_GROUP_LIMIT for group in groups
+    )
 
 
 # After the keyword: a few words saying whose, then a link, then the value.
@@ -385,6 +454,20 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
         )
         for words in (_SEED_WORDS_CYRILLIC[::2], _SEED_WORDS_CYRILLIC[1::2])
     ),
+    # A seed phrase with no word naming it, as a quoted array of BIP-39 words:
+    # from the first separator between two quoted words.
+    *(
+        rule(
+            "seed-phrase",
+            SECRET,
+            "lower",
+            quote + rb",[ \t]{0,4}" + quote + rb"[^\n\x00]{1,400}",
+            _bip39_phrase,
+            heads=(quote + b",",),
+            before=_ARRAY_LEAD,
+        )
+        for quote in (b'"', b"'")
+    ),
     rule(
         "recovery-codes",
         SECRET,
@@ -433,6 +516,16 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
             b"recovery-password",
             b"recoverypassword",
         ),
+    ),
+    rule(
+        "bitlocker-recovery-key",
+        SECRET,
+        "shape",
+        # Not inside a longer run of groups, digits or letters.
+        _BITLOCKER_SHAPE + rb"(?<![0Aa.-]" + _BITLOCKER_SHAPE + rb")(?![0Aa-])",
+        _bare_bitlocker_key,
+        heads=(_BITLOCKER_SHAPE,),
+        run=len(_BITLOCKER_SHAPE),
     ),
     rule(
         "login-pair",

@@ -11,7 +11,7 @@ default is the password.
   password is and is never judged).
 - `auth=("user", "X")` (requests, httpx): the tuple's second item.
 - SQL's `CREATE USER ... IDENTIFIED BY 'X'` (and GRANT's, and `IDENTIFIED
-  WITH plugin BY 'X'`).
+  WITH plugin BY 'X'`), and MySQL's `PASSWORD('X')`.
 - `variable "db_password" { default = "X" }`: a variable whose name names a
   password or a secret, and whose default is a literal.
 
@@ -204,6 +204,10 @@ def _sql_password(window: str) -> bool:
     )
 
 
+def _quoted_password(span: str) -> bool:
+    return chosen_password(span[1:-1], quoted=True)
+
+
 SQL_RULES: tuple[Rule, ...] = (
     rule(
         "password-argument",
@@ -214,6 +218,18 @@ SQL_RULES: tuple[Rule, ...] = (
         _sql_password,
         heads=(b"identified",),
         before=_SQL_LEAD,
+    ),
+    # MySQL's PASSWORD('X') (`SET PASSWORD FOR u = PASSWORD('X')`, `SET
+    # authentication_string = PASSWORD('X')`): the function, not a call whose
+    # name ends in "password" (`check_password(...)`).
+    rule(
+        "password-argument",
+        SECRET,
+        "lower",
+        rb"password\((?<![a-z0-9_.]password\()[ 	]{0,4}"
+        rb"(?P<v>'[^'\n\x00]{1,200}+'|\"[^\"\n\x00]{1,200}+\")[ 	]{0,4}\)",
+        _quoted_password,
+        heads=(b"password(",),
     ),
 )
 

@@ -2,7 +2,8 @@
 `mysql -pX`, `sshpass -p X`, `redis-cli -a X`, `curl -u user:X`,
 `openssl enc -k X`, `zip -P X`, `7z a -pX`, `net use ... /user:U X`,
 `smbclient -U user%X`, `lftp -u user,X`, `net user NAME X /add` (and
-`net user /add NAME X`), PowerShell's `ConvertTo-SecureString X
+`net user /add NAME X`), `useradd -p X` and `usermod -p X`, `chpasswd
+<<EOF` with `user:X` on the next line, PowerShell's `ConvertTo-SecureString X
 -AsPlainText`, a password given to a command's input by a pipe or a
 here-string (`echo X|docker login --password-stdin`, `yes X | sudo -kS cmd`,
 `sudo -S cmd <<< X`, `cat <<< X | sudo -S cmd`, `echo X | cryptsetup open
@@ -277,6 +278,25 @@ CLI_RULES: tuple[Rule, ...] = (
         b"net user",
         b"net.exe user",
         validator=_chosen,
+    ),
+    # useradd -p X, usermod -p X: the password as crypt(3) writes it (or, by
+    # mistake, in clear); either opens the account. In the raw view, since
+    # `-P` is their `--prefix`.
+    _cli(
+        rb"user(?:add|mod)" + _SAME_COMMAND + rb"-p[ \t]{1,4}",
+        b"useradd",
+        b"usermod",
+        view="raw",
+        validator=_chosen,
+    ),
+    # chpasswd fed by a here-document: `chpasswd <<EOF`, then `user:X` on the
+    # next line (piped and here-string input are read below).
+    _cli(
+        rb"chpasswd[^\n\x00|;&]{0,80}?<<-?[ \t]{0,4}"
+        rb"[\"']?[a-z_]{1,16}[\"']?[ \t]{0,8}\r?\n[ \t]{0,8}",
+        b"chpasswd",
+        validator=_chosen_pair,
+        value=rb"(?P<v>[^\s\x00:]{1,64}+:[^\s\x00]{1,200}+)",
     ),
     # PowerShell: ConvertTo-SecureString X -AsPlainText, the flags in any order.
     _cli(

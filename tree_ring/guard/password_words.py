@@ -18,7 +18,10 @@
 A key, secret or token named in Chinese, Japanese or Korean with a colon
 (`API 密钥：<32 hex>`, `シークレットアクセスキー: X`, `깃허브 토큰: X`): a
 generated-looking value of 30 characters or more, whatever its vendor's
-format.
+format. An API key, an access key or a token named in another language
+("مفتاح API هو X", "Ключ API: X", "Der API-Schlüssel lautet X"), or with the
+English word and another language's link ("Il token è X"): a value of 20
+characters or more that looks like a token (`values.token_looking`).
 
 The rules are built for each way a word is written in the guard's "lower"
 view, which lowers ASCII letters only: a word with other letters is listed
@@ -32,12 +35,13 @@ from __future__ import annotations
 from tree_ring.guard.config_values import assigned_password
 from tree_ring.guard.credentials import ASSIGN, LINE_VALUE
 from tree_ring.guard.prose_credentials import LINKS, TAIL, clean
-from tree_ring.guard.rule import SECRET, Rule, escape, rule
+from tree_ring.guard.rule import SECRET, Rule, escape, rule, text_pattern
 from tree_ring.guard.values import (
     chosen_password,
     inside_placeholder,
     password_looking,
     random_opaque,
+    token_looking,
 )
 
 # By language: German, Dutch, Swedish, Norwegian and Danish (with their
@@ -47,7 +51,8 @@ from tree_ring.guard.values import (
 # Croatian, Serbian and Bosnian, Slovenian, Estonian, Lithuanian, Latvian,
 # Greek, Chinese, Japanese, Korean, Arabic, Hebrew, Indonesian and Malay,
 # Vietnamese, Hindi, Thai. Words that also mean something else as a key
-# ("clave", a key; "šifra", a cipher or a product code) are left out.
+# ("clave", a key; "šifra", a cipher or a product code) are left out
+# ("šifra" has a stricter rule of its own, `CODE_WORDS`).
 WORDS = (
     "passwort", "passwörter", "kennwort",
     "wachtwoord",
@@ -112,12 +117,23 @@ FORMS = (
 )  # fmt: skip
 
 
-def derived() -> tuple[str, ...]:
-    """The forms of `WORDS` in the "lower" view, each once, in order."""
+# Croatian, Serbian and Bosnian "šifra" (and its accusative "šifru") means a
+# password, a cipher or a product's code ("šifra proizvoda 12345"): a rule of
+# its own takes only a value that looks generated and is no code or name.
+CODE_WORDS = ("šifra", "šifru", "шифра", "шифру")
+# Its forms in the "lower" view, as `FORMS` holds those of `WORDS`.
+CODE_FORMS = (
+    "šifra", "sifra", "Šifra", "šifru", "sifru", "Šifru", "шифра", "шᴎɸpa", "Шифра",
+    "Шᴎɸpa", "ШИФРА", "ШИΦpa", "шифру", "шᴎɸpy", "Шифру", "Шᴎɸpy", "ШИФРУ", "ШИΦpy",
+)  # fmt: skip
+
+
+def derived(words: tuple[str, ...] = WORDS) -> tuple[str, ...]:
+    """The forms of `words` in the "lower" view, each once, in order."""
     from tree_ring.model.fold import skeleton, unmarked
 
     seen: dict[str, None] = {}
-    for word in WORDS:
+    for word in words:
         for cased in (word, word[:1].upper() + word[1:], word.title(), word.upper()):
             for form in (cased, unmarked(cased), skeleton(unmarked(cased))):
                 seen.setdefault(form.encode().lower().decode(), None)
@@ -130,7 +146,7 @@ _LINKS = frozenset(
     {"ist", "lautet", "war", "es", "era", "est", "était", "è", "é", "är", "var",
      "er", "on", "oli", "jest", "je", "to", "az", "este", "это", "был", "была", "є",
      "είναι", "adalah", "ialah", "là", "הוא", "היא", "هي", "هو", "lautete", "sind",
-     "yra", "ir", "је", "है", "था", "थी"}
+     "yra", "ir", "је", "है", "था", "थी", "glasi", "гласи"}
 )  # fmt: skip
 # Those that are English words too, which an English sentence may hold
 # after "password" ("password on prod01 expired").
@@ -169,6 +185,23 @@ def _said(value: str | None) -> bool:
 
 def _in_a_sentence(tail: str) -> bool:
     return _said(_value(tail, LINKS | _LINKS))
+
+
+# What a password holds and a product code or a cipher's name does not.
+_PASSWORD_SYMBOLS = frozenset("!@#$%^&*+=?~%")
+
+
+def _generated_code_word(tail: str) -> bool:
+    """After "šifra": a value that looks generated, with a small letter (codes
+    are capitals and digits: "PRD-00123"), and a password's symbol or few
+    letters that make words ("ChaCha20-Poly1305" names a cipher)."""
+    value = _value(tail, LINKS | _LINKS)
+    if value is None or not password_looking(value) or not any(c.islower() for c in value):
+        return False
+    if any(c in _PASSWORD_SYMBOLS for c in value):
+        return True
+    worded = sum(map(len, text_pattern(r"[A-Z]?[a-z]{2,}").findall(value)))
+    return 2 * worded < len(value)
 
 
 # Words written without a link before their value: Hindi puts its verb last
@@ -246,6 +279,71 @@ _KEY_VALUE = (
 )
 
 
+# Words for an API key, an access key or a token in other languages:
+# Arabic, Hebrew, Russian and Ukrainian, German, Spanish, French, Italian,
+# Portuguese, Turkish, Polish, Dutch, Swedish, Czech, Indonesian and Hindi.
+# A word for "key" only with a word saying which key ("clé API", "ключ
+# доступа"): alone it also names a table's, a map's or a door's.
+KEY_WORDS = (
+    "مفتاح api", "مفتاح الوصول", "رمز الوصول", "الرمز المميز", "رمز مميز", "توكن", "מפתח api",
+    "מפתח ה-api", "טוקן", "ключ api", "api-ключ", "api ключ", "ключ доступа", "ключ доступу",
+    "токен", "api-schlüssel", "api schlüssel", "zugriffsschlüssel", "zugangsschlüssel",
+    "clave de api", "clave de la api", "clave api", "clave de acceso", "clé api", "clé d'api",
+    "clé de l'api", "clé d'accès", "jeton", "chiave api", "chiave dell'api",
+    "chiave di accesso", "chave de api", "chave da api", "chave api", "chave de acesso",
+    "api anahtarı", "erişim anahtarı", "klucz api", "klucz dostępu", "api-sleutel",
+    "api sleutel", "toegangssleutel", "api-nyckel", "api-nyckeln", "åtkomstnyckel", "klíč api",
+    "api klíč", "kunci api", "kunci akses", "api कुंजी", "एपीआई कुंजी", "टोकन",
+)  # fmt: skip
+# Their forms in the "lower" view, as `FORMS` holds those of `WORDS`.
+KEY_FORMS = (
+    "مفتاح api", "مفتlح api", "مفتاح الوصول", "مفتlح lلوصول", "رمز الوصول", "رمز lلوصول",
+    "الرمز المميز", "lلرمز lلممىز", "رمز مميز", "رمز ممىز", "توكن", "מפתח api", "מפתח ה-api",
+    "טוקן", "vlקl", "ключ api", "ĸлюч api", "Ключ api", "kлюч api", "КЛЮЧ api", "kɅloЧ api",
+    "api-ключ", "api-ĸлюч", "api-Ключ", "api-kлюч", "api-КЛЮЧ", "api-kɅloЧ", "api ключ",
+    "api ĸлюч", "api Ключ", "api kлюч", "api КЛЮЧ", "api kɅloЧ", "ключ доступа", "ĸлюч дocᴛyπa",
+    "Ключ доступа", "kлюч дocᴛyπa", "Ключ Доступа", "kлюч Дocᴛyπa", "КЛЮЧ ДОСТУПА",
+    "kɅloЧ ДoctyΠa", "ключ доступу", "ĸлюч дocᴛyπy", "Ключ доступу", "kлюч дocᴛyπy",
+    "Ключ Доступу", "kлюч Дocᴛyπy", "КЛЮЧ ДОСТУПУ", "kɅloЧ ДoctyΠy", "токен", "ᴛoĸeʜ", "Токен",
+    "toĸeʜ", "ТОКЕН", "tokeh", "api-schlüssel", "api-schlussel", "api-schlÜssel",
+    "api schlüssel", "api schlussel", "api schlÜssel", "zugriffsschlüssel", "zugriffsschlussel",
+    "zugriffsschlÜssel", "zugangsschlüssel", "zugangsschlussel", "zugangsschlÜssel",
+    "clave de api", "clave de la api", "clave api", "clave de acceso", "clé api", "cle api",
+    "clÉ api", "clé d'api", "cle d'api", "clÉ d'api", "clé de l'api", "cle de l'api",
+    "clÉ de l'api", "clé d'accès", "cle d'acces", "clÉ d'accÈs", "jeton", "chiave api",
+    "chiave dell'api", "chiave di accesso", "chave de api", "chave da api", "chave api",
+    "chave de acesso", "api anahtarı", "api anahtari", "erişim anahtarı", "erisim anahtarı",
+    "erisim anahtari", "eriŞim anahtari", "klucz api", "klucz dostępu", "klucz dostepu",
+    "klucz dostĘpu", "api-sleutel", "api sleutel", "toegangssleutel", "api-nyckel",
+    "api-nyckeln", "åtkomstnyckel", "atkomstnyckel", "Åtkomstnyckel", "klíč api", "klic api",
+    "klÍČ api", "api klíč", "api klic", "api klÍČ", "kunci api", "kunci akses", "api कुंजी",
+    "api कजी", "एपीआई कुंजी", "एपीआई कजी", "एपीअारइ कजी", "टोकन",
+)  # fmt: skip
+# A token or key a sentence gives is this long at least: shorter generated
+# strings are ids and hashes' prefixes as often as credentials.
+_KEY_LENGTH = 20
+
+
+def _key_said(value: str | None) -> bool:
+    return value is not None and len(value) >= _KEY_LENGTH and token_looking(value)
+
+
+def _key_in_a_sentence(tail: str) -> bool:
+    """ "Der API-Schlüssel lautet X", "مفتاح API هو X", "Токен: X"."""
+    return _key_said(_value(tail, LINKS | _LINKS))
+
+
+def _english_key_in_a_sentence(tail: str) -> bool:
+    # "Il token è X", "El API key es X": the English word, another
+    # language's link (English sentences are the prose rules').
+    return _key_said(_value(tail, _LINKS - _ENGLISH, colons=False))
+
+
+def _key_groups() -> list[tuple[bytes, ...]]:
+    forms = sorted((form.encode() for form in KEY_FORMS), key=len, reverse=True)
+    return [tuple(forms[start : start + 32]) for start in range(0, len(forms), 32)]
+
+
 OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
     *(
         rule(
@@ -262,6 +360,14 @@ OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
             (TAIL, _in_a_sentence, 0),
         )
         for forms in _groups()
+    ),
+    rule(
+        "password-other-language",
+        SECRET,
+        "lower",
+        _either(tuple(form.encode() for form in CODE_FORMS)) + TAIL,
+        _generated_code_word,
+        heads=tuple(form.encode() for form in CODE_FORMS),
     ),
     rule(
         "password-other-language",
@@ -286,5 +392,27 @@ OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
         _either(_KEY_WORDS) + _KEY_VALUE,
         random_opaque,
         heads=_KEY_WORDS,
+    ),
+    *(
+        rule(
+            "key-other-language",
+            SECRET,
+            "lower",
+            _either(forms) + TAIL,
+            _key_in_a_sentence,
+            heads=forms,
+        )
+        for forms in _key_groups()
+    ),
+    *(
+        rule(
+            "key-other-language",
+            SECRET,
+            "lower",
+            word + TAIL,
+            _english_key_in_a_sentence,
+            heads=(word,),
+        )
+        for word in (b"token", b"api key", b"api-key", b"apikey", b"api_key")
     ),
 )

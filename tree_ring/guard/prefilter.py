@@ -215,9 +215,10 @@ ANCHORED_VIEWS = frozenset({"raw"})
 # when the text holds such a run. Prose words are shorter; ids, hashes and
 # encoded blobs are not, so those texts pay for the full test.
 LONG_RUN = 20
-# Views that keep token characters token characters (and others not), so a
-# run in them is a run in the token view.
-_RUN_VIEWS = frozenset({"raw", "token"})
+# Views where a run of token characters is one in the token view: the raw
+# view, the token view, and the shape view (which writes letters, digits and
+# "-" as "A", "a", "0" and "-", and every other token character as a space).
+_RUN_VIEWS = frozenset({"raw", "token", "shape"})
 
 
 def _view_plan(

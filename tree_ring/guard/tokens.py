@@ -385,10 +385,12 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         ),
         not_after=_B62,
     ),
+    # SendGrid writes 22 and 43 characters; a key copied short or written
+    # out by hand is as much a key, so the lengths are a range around those.
     tokens(
         "sendgrid-key",
         random_token,
-        ([b"SG."], rb"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}" + _end(_B64URL)),
+        ([b"SG."], rb"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}" + _end(_B64URL)),
         not_after=_B64URL,
     ),
     tokens("mailgun-key", _hex_token, ([b"key-"], rb"[0-9a-f]{32}" + _end(_B62)), not_after=_B62),
@@ -425,10 +427,12 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         ([b"shpat_", b"shpss_", b"shpca_", b"shppa_"], rb"[a-fA-F0-9]{32}" + _end(_B62)),
     ),
     # Atlassian (Jira, Confluence) API tokens and Bitbucket app passwords.
+    # Issued tokens run to 190 characters or so; a shorter one after the
+    # prefix is still a token when the body is long and random enough.
     tokens(
         "atlassian-token",
         random_token,
-        ([b"ATATT3", b"ATCTT3"], rb"[A-Za-z0-9_-]{150,400}+(?:=[A-Za-z0-9]{8})?"),
+        ([b"ATATT3", b"ATCTT3"], rb"[A-Za-z0-9_-]{24,400}+(?:=[A-Za-z0-9]{8})?"),
         ([b"ATBB"], rb"[A-Za-z0-9]{28,32}" + _end(_B62)),
     ),
     tokens(
@@ -442,6 +446,23 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         _hex_token,
         ([b"dapi"], rb"[a-f0-9]{32}(?:-[0-9])?" + _end(_B62)),
         not_after=_B62,
+    ),
+    # Azure DevOps personal access tokens: 52 small letters and digits (base32
+    # when issued; written out by hand, any letters), or the longer format's
+    # 84 letters and digits, after "PAT", "ADO" or "DevOps" on the same line:
+    # alone they are any long id.
+    *(
+        rule(
+            "azure-devops-pat",
+            SECRET,
+            "raw",
+            head + rb"(?<![A-Za-z]" + head + rb")(?![A-Za-z])[^\n\x00]{0,60}?"
+            rb"(?<![A-Za-z0-9])(?P<v>[a-z0-9]{52}|[A-Za-z0-9]{84})(?![A-Za-z0-9])",
+            random_opaque,
+            heads=(head,),
+            run=52,
+        )
+        for head in (b"PAT", b"pat", b"Pat", b"ADO", b"ado", b"DevOps", b"devops", b"DEVOPS")
     ),
     # HashiCorp Vault service, batch and recovery tokens.
     tokens("vault-token", random_token, ([b"hvs.", b"hvb.", b"hvr."], rb"[A-Za-z0-9_-]{24,400}+")),

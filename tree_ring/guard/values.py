@@ -435,6 +435,7 @@ _REFERENCE_STEMS = ("pass", "pwd", "secret", "token", "cred")
 # Symbols password policies ask for: any other punctuation joins a name or a path.
 _CHOSEN_SYMBOLS = frozenset("!@#$%^&*?~+")
 _PART_SEPARATORS = r"[-_.]+"
+_SEPARATOR_SYMBOLS = frozenset("-_.")
 
 
 def _reference(value: str, *, quoted: bool) -> bool:
@@ -493,6 +494,10 @@ def chosen_password(value: str, *, quoted: bool = False, prose: bool = False) ->
         # and a number, are one someone chose ("sunflower-ladder-92").
         mixed = any(part.isalpha() for part in parts) and len(parts) >= 3
         return _passphrase(parts) or (numbered and (not prose or mixed))
+    if symbols & _SEPARATOR_SYMBOLS and symbols - _SEPARATOR_SYMBOLS <= _CHOSEN_SYMBOLS:
+        # Separators and a password's symbol ("N0t-S0-S3cret!", "Summer-2024!"):
+        # chosen when a digit is in it too ("case-sensitive!" is prose).
+        return any(c.isdigit() for c in value)
     if not symbols <= _CHOSEN_SYMBOLS:
         return False  # "vault/db", "env:PFX_PASS", "a,b": a path, an option, a list
     if prose and value.isalpha():
