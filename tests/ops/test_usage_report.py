@@ -137,7 +137,7 @@ def test_suggest_lists_refuted_and_unused_and_changes_nothing(
     )
     assert before == after
     text = run_cli("maintain", "--suggest").out
-    assert f"{unused}  Nobody used this" in text and "nothing was changed" in text
+    assert f'{unused}  "Nobody used this"' in text and "nothing was changed" in text
     data = run_cli("--json", "maintain", "--suggest").json()
     assert {(i["kind"], i["id"]) for i in data["items"]} == {
         ("refuted", refuted),
@@ -173,12 +173,12 @@ def test_suggest_lists_exactly_the_stale_memories_with_what_changed(
     assert set(stale) == {changed, deleted}
     assert fresh not in stale
     assert stale[changed]["summary"] == "Retries back off to 30 s"
-    assert stale[changed]["why"].startswith("src/retry.py changed since ")
-    assert stale[deleted]["why"].startswith("src/gone.py deleted since ")
+    assert stale[changed]["why"].startswith('"src/retry.py" changed since ')
+    assert stale[deleted]["why"].startswith('"src/gone.py" deleted since ')
     assert data["counts"]["stale"] == 2
     text = run_cli("maintain", "--suggest").out
     assert "stale: anchored files changed: 2" in text
-    assert f"{changed}  Retries back off to 30 s  (src/retry.py changed since " in text
+    assert f'{changed}  "Retries back off to 30 s"  ("src/retry.py" changed since ' in text
 
 
 def test_an_agents_top_injected_are_rows_it_may_read_chosen_before_the_cut(

@@ -232,3 +232,21 @@ def test_the_side_files_are_found_in_one_pass_over_a_large_index(
     assert gitdir.tracked([str(project.store_path(repo))]) is None
     data = gitdir._index_bytes(str(repo / ".git" / "index"))
     assert data is not None and isinstance(data, bytes) is not mapped
+
+
+@pytest.mark.parametrize("kept", [12, 100, 0.5])
+def test_an_index_cut_short_is_no_reason_to_trust_the_store(repo: Path, kept: float) -> None:
+    """An index shorter than the entries its header counts (a crash, a full
+    disk): git cannot read it, and the store it may list is not trusted."""
+    _git(repo, "add", "-f", ".tree-ring/memory.sqlite")
+    many = repo / "src"
+    many.mkdir()
+    for n in range(200):
+        (many / f"m{n}.py").write_text("")
+    _git(repo, "add", "src")
+    index = repo / ".git" / "index"
+    data = index.read_bytes()
+    index.write_bytes(data[: int(kept if kept >= 1 else len(data) * kept)])
+    assert subprocess.run(["git", "-C", str(repo), "ls-files"], capture_output=True).returncode
+    with pytest.raises(UnsafePath, match="cannot tell whether git tracks"):
+        Store.open(repo)

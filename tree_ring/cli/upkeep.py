@@ -11,6 +11,7 @@ from tree_ring.cli.context import Arguments, Context, Handler, listing, reshaped
 from tree_ring.govern import coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.identity import harness_origin
+from tree_ring.model.text import in_quotes
 from tree_ring.upkeep import doctor, maintain
 
 
@@ -104,7 +105,7 @@ def _suggest(ctx: Context) -> int:
         if kind == "stale" and not found.stale_checked:
             continue  # the anchored files were not judged
         lines.append(f"{heading}: {len(items)}")
-        lines += [f"  {s.id}  {s.summary[:60]}  ({s.why[:100]})" for s in items]
+        lines += [f"  {s.id}  {in_quotes(s.summary[:60])}  ({s.why[:100]})" for s in items]
     if found.log_since is not None:
         lines.append(f"the usage log reaches back to {found.log_since[:19]}Z")
     else:

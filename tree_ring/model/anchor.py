@@ -102,15 +102,14 @@ class Check(Frozen):
     def unchecked(self) -> bool:
         return self.state == UNCHECKED
 
-    def words(self, *, quoted: bool = False) -> str:
-        """`src/x.py changed since 2026-11-30`; `src/x.py not checked this
-        time` for a file past the hash budget. `quoted`, as a brief line ends
-        them: the path is a file's name, data, between double quotes."""
-        path = self.anchor.path
-        if quoted:
-            from tree_ring.model.text import escape_quotes
+    def words(self) -> str:
+        """`"src/x.py" changed since 2026-11-30`; `"src/x.py" not checked this
+        time` for a file past the hash budget. The path is a file's name, data:
+        between double quotes (`text.in_quotes`), so a name cannot pass for a
+        label Tree Ring writes beside it, in a brief, a listing or a mark."""
+        from tree_ring.model.text import in_quotes
 
-            path = f'"{escape_quotes(path)}"'
+        path = in_quotes(self.anchor.path)
         if self.state == UNCHECKED:
             return f"{path} not checked this time"
         return f"{path} {self.state} since {self.anchor.at[:10]}"

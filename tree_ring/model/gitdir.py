@@ -161,6 +161,7 @@ def tracked(paths: list[str]) -> str | None:
             data is None
             or data[:4] != b"DIRC"
             or data[4:8] not in (b"\0\0\0\2", b"\0\0\0\3")
+            or _cut_short(data)
             or _split(found[0])
         ):
             return _ask_git(top, relative)
@@ -168,6 +169,21 @@ def tracked(paths: list[str]) -> str | None:
     finally:
         if data is not None and not isinstance(data, bytes):
             data.close()
+
+
+# An entry is at least this long: 62 bytes before its path, a path of one
+# byte or more, and NULs to a multiple of 8; the index ends with a hash of
+# 20 bytes (SHA-1) at least.
+_LEAST_ENTRY = 64
+_LEAST_HASH = 20
+
+
+def _cut_short(data: Buffer) -> bool:
+    """Whether the index is too short for the entries its header counts (cut
+    by a crash or a full disk): git refuses to read one, and so does this
+    reader, rather than take the entries cut off for none."""
+    count = int.from_bytes(data[8:12], "big")
+    return len(data) < 12 + count * _LEAST_ENTRY + _LEAST_HASH
 
 
 def _find(data: Buffer, relative: dict[str, str]) -> str | None:

@@ -442,13 +442,9 @@ def stale_marks(
     from tree_ring.read import staleness
 
     found = staleness.judge(store, [m.id for m in memories[:MAX_LINES]], HASH_BUDGET)
-    stale = {
-        key: staleness.mark(changed, quoted=True) for key, changed in staleness.stale(found).items()
-    }
+    stale = {key: staleness.mark(changed) for key, changed in staleness.stale(found).items()}
     left = staleness.unchecked(found)
-    return stale, {
-        key: staleness.mark(files, "unchecked", quoted=True) for key, files in left.items()
-    }
+    return stale, {key: staleness.mark(files, "unchecked") for key, files in left.items()}
 
 
 def brief_with_mine(

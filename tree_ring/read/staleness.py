@@ -95,11 +95,11 @@ def unchecked(found: dict[str, list[Check]]) -> dict[str, list[Check]]:
     return out
 
 
-def mark(changed: list[Check], head: str = "stale", *, quoted: bool = False) -> str:
-    """`stale: src/x.py changed since 2026-11-30`, and `(+2 more)` past the
-    first; `unchecked: src/x.py not checked this time` with `head="unchecked"`;
-    `quoted`, each path between double quotes (the brief's)."""
-    words = "; ".join(c.words(quoted=quoted) for c in changed[:SHOWN])
+def mark(changed: list[Check], head: str = "stale") -> str:
+    """`stale: "src/x.py" changed since 2026-11-30`, and `(+2 more)` past the
+    first; `unchecked: "src/x.py" not checked this time` with
+    `head="unchecked"`."""
+    words = "; ".join(c.words() for c in changed[:SHOWN])
     more = len(changed) - SHOWN
     return f"{head}: {words}" + (f" (+{more} more)" if more > 0 else "")
 
