@@ -20,6 +20,7 @@ from tree_ring.model import project
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import now_iso
+from tree_ring.store import db as store_db
 from tree_ring.store.db import Store
 from tree_ring.team import ledger, sync
 from tree_ring.team import repository as team
@@ -97,6 +98,8 @@ def init_project(root: Path) -> InitReport:
     folder = root / project.DIR
     # Nothing is created through a link.
     project.check_tree(root, required=False)
+    # Checked before anything is written: SQLite could not create the store.
+    store_db.check_room(root)
     created: list[str] = []
     try:
         folder.mkdir(parents=True)
@@ -176,11 +179,34 @@ def _fill(root: Path, folder: Path, created: list[str]) -> InitReport:
     store_file = project.store_path(root)
     existed = store_file.exists()
     notes: list[str] = []
-    with Store.open(root, create=True) as store:
+    try:
+        opened = Store.open(root, create=True)
+    except BaseException:
+        # A project without its store is half made: what this run wrote goes.
+        # One that another process made meanwhile (a hook) stays whole.
+        if not store_file.exists():
+            _undo(root, created)
+        raise
+    with opened as store:
         (kept if existed else created).append(f"{project.DIR}/{project.STORE}")
         if team.in_git(root):
             notes = _share(store, root, created, kept)
     return InitReport(root, project.load_project_id(root), created, kept, notes, updated)
+
+
+def _undo(root: Path, created: list[str]) -> None:
+    """Remove what this init created, the folder last (when it made it and
+    nothing else is in it); what was there before is left as it was."""
+    for name in reversed(created):
+        path = root / name
+        try:
+            if name.endswith("/"):
+                path.rmdir()
+            else:
+                path.unlink()
+        except OSError:
+            pass  # gone already, or (the folder) holding what someone else put there
+    created.clear()
 
 
 def _update_gitignore(path: Path) -> bool:

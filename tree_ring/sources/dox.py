@@ -1,10 +1,12 @@
 """`dox sync`: the rules and guidance in a project's AGENTS.md files, as memory.
 
-DOX projects keep their contract in `AGENTS.md` files. A sync reads each one
-(at most 128 files of 256 KiB), splits it at its headings (text before the
-first heading is the `overview` section; fenced code is ignored), keeps at
-most 8 sections a file, and turns each into one memory: the first four lines,
-bullets stripped, clipped to 180 characters.
+DOX projects keep their contract in `AGENTS.md` files. A sync reads the
+project's own (at most 128 files of 256 KiB; none in a dependency or build
+folder or one git ignores; tracked files first, then nearer the root), splits
+each at its headings (text before the first heading is the `overview`
+section; fenced code is ignored), keeps at most 8 sections a file, and turns
+each into one memory: the first four lines, bullets stripped, clipped to 180
+characters.
 
 A section whose heading or text says must, never, required, do not,
 contract, authority, rule, security or privacy is a `dox_contract`:
@@ -149,6 +151,9 @@ ADAPTER = Adapter(
     key_of=lambda memory: memory.source_ref,
     group_of=_group_of,
     file_of=_file_of,
+    # Only the project's own files: not what git ignores (a virtualenv, build
+    # output, notes kept out of the repository).
+    pathspecs=(f"*{FILE_NAME}",),
 )
 
 

@@ -1,27 +1,28 @@
 """Reading the files a sync turns into memory: discovery, limits, stable ids.
 
-Files under a root, at most `max_files`, in path order, never through a
-symlink: the walk does not follow one, and each file is opened with
-O_NOFOLLOW, checked to be a regular file that resolves inside the root, and
-read only up to its size cap. `.git`, `target`, `node_modules` and
-`.tree-ring` are skipped. Refs are relative to the project root when the
-source lies inside it, so a sync finds its rows whichever directory it runs
-from. Ids are `mem_<adapter>_<FNV-1a 64 of the key>`, as the original's.
+Files under a root, at most `max_files`, the project's own first
+(`discovery`: dependency and build folders, and for DOX what git ignores,
+are skipped), never through a symlink: the walk does not follow one, and
+each file is opened with O_NOFOLLOW, checked to be a regular file that
+resolves inside the root, and read only up to its size cap. Refs are
+relative to the project root when the source lies inside it, so a sync finds
+its rows whichever directory it runs from. Ids are
+`mem_<adapter>_<FNV-1a 64 of the key>`, as the original's.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tree_ring.model.errors import SecretRefused, TreeRingError, UsageError
 from tree_ring.model.record import Memory
+from tree_ring.sources import discovery
 from tree_ring.write import pipeline
 
-SKIP_DIRS = frozenset({".git", "target", "node_modules", ".tree-ring"})
 _MASK = (1 << 64) - 1
 
 
@@ -52,6 +53,9 @@ class Adapter:
     key_of: Callable[[Memory], str]
     group_of: Callable[[Memory], str]  # a key that changed is matched within its group
     file_of: Callable[[Memory], str]
+    # What git is asked for (`git ls-files` pathspecs), so that the files git
+    # ignores are skipped; empty: the folder is walked, ignored files too.
+    pathspecs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,42 +85,6 @@ class Scan:
 def relative(path: Path, base: Path) -> str:
     """`path` as a ref relative to `base`; `../` leads for a path outside it."""
     return Path(os.path.relpath(path, base)).as_posix()
-
-
-def walk(
-    root: Path, accepts: Callable[[str], bool], max_files: int
-) -> tuple[list[Path], bool, list[Path]]:
-    """Files under `root` this adapter reads, in path order; True if the cap cut
-    it short; and the symlinks passed by that had a name it reads."""
-    found: list[Path] = []
-    links: list[Path] = []
-    # A stack of iterators rather than recursion: a deep tree cannot overflow it.
-    stack: list[Iterator[os.DirEntry[str]]] = [iter(_entries(root))]
-    while stack:
-        entry = next(stack[-1], None)
-        if entry is None:
-            stack.pop()
-            continue
-        if entry.is_symlink():
-            if accepts(entry.name):
-                links.append(Path(entry.path))
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            if entry.name not in SKIP_DIRS:
-                stack.append(iter(_entries(Path(entry.path))))
-        elif entry.is_file(follow_symlinks=False) and accepts(entry.name):
-            if len(found) >= max_files:
-                return found, True, links
-            found.append(Path(entry.path))
-    return found, False, links
-
-
-def _entries(folder: Path) -> list[os.DirEntry[str]]:
-    try:
-        with os.scandir(folder) as listing:
-            return sorted(listing, key=lambda entry: entry.name)
-    except OSError:
-        return []  # an unreadable folder holds nothing this run can read
 
 
 def read_text(path: Path, root: Path, max_bytes: int) -> str:
@@ -178,8 +146,9 @@ def scan(
     if is_file:
         files = [root] if adapter.accepts(root.name) else []
     else:
-        files, result.capped, links = walk(root, adapter.accepts, adapter.max_files)
-        for link in links:
+        found = discovery.find(root, adapter.accepts, adapter.max_files, adapter.pathspecs)
+        files, result.capped = found.files, found.capped
+        for link in found.links:
             result.skipped.append(Skipped(relative(link, base), "a symlink; not followed"))
     for path in files:
         ref = relative(path, base)

@@ -16,10 +16,10 @@ import time
 from _thread import allocate_lock
 
 from tree_ring.model import project
-from tree_ring.model.errors import NoStore, StoreBusy, StoreFault, UnsafePath
+from tree_ring.model.errors import NoStore, StoreBusy, StoreFault, UnsafePath, UsageError
 from tree_ring.model.record import now_iso
 from tree_ring.store import schema
-from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
+from tree_ring.store.sql import BUSY_TIMEOUT_MS, MAX_PATH_BYTES, Db, open_db, path_bytes
 
 # Only for the checker: the hooks open a store on every call, and typing,
 # pathlib and types cost them more than opening it.
@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 WRITE_ATTEMPTS = 8
 BACKOFF_CAP_S = 0.5
 _TRUE = ("1", "true", "yes", "on")
+# A new store is built beside its place, as `memory.sqlite.new-<16 hex>`.
+NEW_SUFFIX = ".new-"
+NEW_RANDOM_BYTES = 8
 
 
 class Options:
@@ -168,6 +171,24 @@ def _wal_frames(path: StrPath) -> bool:
         return os.stat(f"{os.fspath(path)}-wal").st_size > 0
     except OSError:
         return False
+
+
+def longest_root() -> int:
+    """How long, in bytes, a project's path may be for SQLite to create its
+    store there: the limit less `/.tree-ring/memory.sqlite.new-<16 hex>`."""
+    tail = f"/{project.DIR}/{project.STORE}{NEW_SUFFIX}" + "0" * 2 * NEW_RANDOM_BYTES
+    return MAX_PATH_BYTES - len(tail.encode())
+
+
+def check_room(root: StrPath) -> None:
+    """Refuse, before anything is written, a project whose store SQLite
+    could not create: past the limit it fails to open with no word why."""
+    length = path_bytes(root)
+    if os.name != "nt" and length > longest_root():
+        raise UsageError(
+            f"the project path is too long for SQLite ({length} bytes, limit {longest_root()}); "
+            "move the project to a shorter path and run `tree-ring init` there"
+        )
 
 
 def _refuse_tracked(path: str) -> None:
@@ -336,24 +357,26 @@ class Store:
         one opening `path` meanwhile (a hook starting as `init` runs) finds it
         empty, which reads as a store cut short. Another process that got
         there first wins, and its store is opened."""
-        temporary = f"{path}.new-{os.getpid()}-{os.urandom(4).hex()}"
-        db = open_db(temporary, timeout_ms=options.busy_timeout_ms)
-        store = cls(db, root, options=options)
+        temporary = path + NEW_SUFFIX + os.urandom(NEW_RANDOM_BYTES).hex()
         try:
-            store._configure()
-            store._migrate()
+            db = open_db(temporary, timeout_ms=options.busy_timeout_ms)
+            store = cls(db, root, options=options)
+            try:
+                store._configure()
+                store._migrate()
+            finally:
+                store.close()
+            try:
+                os.link(temporary, path)
+            except FileExistsError:
+                pass
+            except OSError:
+                # A file system without hard links: moved into place when still free.
+                if not os.path.lexists(path):
+                    os.replace(temporary, path)
         finally:
-            store.close()
-        try:
-            os.link(temporary, path)
-        except FileExistsError:
-            pass
-        except OSError:
-            # A file system without hard links: moved into place when still free.
-            if not os.path.lexists(path):
-                os.replace(temporary, path)
-        finally:
-            for name in (temporary, temporary + "-wal", temporary + "-shm"):
+            # Whether or not it was built: no half-built store is left beside it.
+            for name in (temporary, *(temporary + side for side in project.STORE_SIDE_FILES)):
                 try:  # noqa: SIM105 - contextlib would cost every hook run its import
                     os.unlink(name)
                 except FileNotFoundError:

@@ -6,6 +6,8 @@ SQLite message reaches a user, and no other module touches a connection.
 
 from __future__ import annotations
 
+import os
+
 from tree_ring.model.errors import StoreBusy, StoreFault
 
 TYPE_CHECKING = False
@@ -26,6 +28,11 @@ else:
         import sqlite3
 
 BUSY_TIMEOUT_MS = 5_000
+# SQLite's unix VFS takes paths of at most 512 bytes (MAX_PATHNAME) and opens
+# no database whose path, symlinks resolved, leaves no room for "-journal"
+# after it: 504 bytes at most (measured with SQLite 3.40 on Linux). Windows'
+# VFS allows more, and Windows' own paths rarely reach it.
+MAX_PATH_BYTES = 512 - len("-journal")
 # How Python's sqlite3 reports a TEXT value that is not UTF-8 (lower case).
 DECODE = "could not decode to utf-8"
 
@@ -209,6 +216,11 @@ def damaged(path: StrPath) -> StoreFault:
     return StoreFault(f"the store at {path} is damaged; run `tree-ring doctor` or restore a backup")
 
 
+def path_bytes(path: StrPath) -> int:
+    """The length SQLite measures: of the absolute path, symlinks resolved, in bytes."""
+    return len(os.fsencode(os.path.realpath(path)))
+
+
 def translate(exc: sqlite3.Error | UnicodeDecodeError, path: StrPath) -> StoreFault | StoreBusy:
     """Name the failure and the fix; never show a raw SQLite message alone."""
     if isinstance(exc, UnicodeDecodeError):
@@ -231,6 +243,11 @@ def translate(exc: sqlite3.Error | UnicodeDecodeError, path: StrPath) -> StoreFa
         fault = damaged(path)
     elif "no such module" in text and "fts5" in text:
         fault = StoreFault("this Python's SQLite has no FTS5; use a Python built with FTS5")
+    elif "unable to open" in text and os.name != "nt" and path_bytes(path) > MAX_PATH_BYTES:
+        fault = StoreFault(
+            f"the project path is too long for SQLite: its store's path is {path_bytes(path)} "
+            f"bytes, the limit {MAX_PATH_BYTES}; move the project to a shorter path"
+        )
     elif "unable to open" in text:
         fault = StoreFault(f"cannot open the store at {path}; check that the directory exists")
     else:
