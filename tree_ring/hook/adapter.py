@@ -376,7 +376,13 @@ def respond(
 
         identity = Identity(project_id, agent_profile(event), event.session_id, event.session_id)
         # create: a fresh clone has the committed project.json but no database yet.
-        with Project(root, identity, environ=environ or {}, create=True) as project:
+        from tree_ring.store.db import Options
+
+        # One write attempt: a store another writer holds (a migration, the
+        # ledger's import) fails the hook open within the harness's timeout.
+        env = environ or {}
+        options = Options.from_environ(env).hurried()
+        with Project(root, identity, environ=env, options=options, create=True) as project:
             _import_ledger(project.store, root, project_id, event.harness)
             brief = project.brief(note=lambda said: _note(event.harness, said))
         if keep and _receipt(root, event, brief):  # a folder it cannot write: one line, not two

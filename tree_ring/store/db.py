@@ -46,7 +46,7 @@ class Options:
     """How to open a store, as the caller's environment says; the library reads
     no environment of its own (the CLI and the hook build this from theirs)."""
 
-    __slots__ = ("busy_timeout_ms", "max_pages", "read_only")
+    __slots__ = ("busy_timeout_ms", "max_pages", "read_only", "write_attempts")
 
     def __init__(
         self,
@@ -54,6 +54,7 @@ class Options:
         busy_timeout_ms: int = BUSY_TIMEOUT_MS,
         read_only: bool = False,
         max_pages: int | None = None,
+        write_attempts: int = WRITE_ATTEMPTS,
     ) -> None:
         self.busy_timeout_ms = busy_timeout_ms
         self.read_only = read_only
@@ -61,6 +62,20 @@ class Options:
         # (SQLITE_FULL). Tests use it to prove a full disk writes nothing;
         # SQLite never sets it below the store's current size.
         self.max_pages = max_pages
+        # How often a write (a migration's included) tries to begin while
+        # another writer holds the store, each try waiting the busy timeout.
+        self.write_attempts = max(1, write_attempts)
+
+    def hurried(self) -> Options:
+        """These options with one write attempt: a hook must answer within the
+        harness's timeout (15 s), so a store another writer holds past the
+        busy timeout fails it open then, not after the retries' 40 s."""
+        return Options(
+            busy_timeout_ms=self.busy_timeout_ms,
+            read_only=self.read_only,
+            max_pages=self.max_pages,
+            write_attempts=1,
+        )
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Options:
@@ -442,11 +457,12 @@ class Store:
     def with_retry(self, action: Callable[[], T]) -> T:
         """Run `action`, again after a short backoff while the store stays locked."""
         delay = 0.01
-        for attempt in range(WRITE_ATTEMPTS):
+        attempts = self.options.write_attempts
+        for attempt in range(attempts):
             try:
                 return action()
             except StoreBusy:
-                if attempt == WRITE_ATTEMPTS - 1:
+                if attempt == attempts - 1:
                     raise
             # Jitter from os.urandom: importing random would cost every hook run.
             time.sleep(delay * (1 + os.urandom(1)[0] / 256))
@@ -470,6 +486,7 @@ def _with_read_only(options: Options, read_only: bool | None) -> Options:
         busy_timeout_ms=options.busy_timeout_ms,
         read_only=read_only,
         max_pages=options.max_pages,
+        write_attempts=options.write_attempts,
     )
 
 
