@@ -44,6 +44,14 @@ def _entities(text: str) -> str:
     return "".join(f"&#{ord(c)};" for c in text)
 
 
+FILLERS = {
+    "hangul-filler": "\u3164",
+    "hangul-choseong-filler": "\u115f",
+    "hangul-jungseong-filler": "\u1160",
+    "halfwidth-hangul-filler": "\uffa0",
+    "braille-blank": "\u2800",
+}
+
 SPELLED = {
     "fullwidth-prefix": "for CI: " + _fullwidth(TOKEN[:4]) + TOKEN[4:],
     "fullwidth-all": "token " + _fullwidth(AWS_ID),
@@ -75,6 +83,14 @@ SPELLED = {
     "html-decimal-entities": "page source had " + _entities(TOKEN[:4]) + TOKEN[4:],
     "html-hex-entities": "".join(f"&#x{ord(c):X};" for c in AWS_ID[:4]) + AWS_ID[4:],
     "base64-of-percent": _b64("DATABASE_URL=" + quote(URL, safe=":/")),
+    # Characters that show blank and are no space to Unicode, between words
+    # (read as spaces) and inside a token (read as nothing).
+    **{
+        f"{name}-between-words": f"the{blank}db{blank}password{blank}is{blank}{PASSWORD}"
+        for name, blank in FILLERS.items()
+    },
+    "braille-blank-split": f"the bot uses {TOKEN[:10]}\u2800{TOKEN[10:]} in prod",
+    "hangul-filler-split": f"key {AWS_ID[:8]}\u3164{AWS_ID[8:]} rotates monthly",
 }
 
 
@@ -114,6 +130,10 @@ CLEAN = {
     "russian-prose": "Развёртывание по пятницам запрещено, токен ротируется автоматически",
     "greek-prose": "Η ανάπτυξη γίνεται κάθε Τρίτη και ο κωδικός ελέγχεται στο CI",
     "no-break-spaces": "token\u00a0budget is 4096 per call; key\u00a0rotation every 90 days",
+    "braille-text": "The lift sign reads \u281e\u2813\u2811\u2800\u2819\u2815\u2815\u2817"
+    " in Braille; the password policy is on the wiki",
+    "hangul-filler-text": "\ud55c\uae00\u3164\uc774\ub984 \u3164 is a blank nickname;"
+    " the wifi password is on the fridge",
     "escapes": "The JSON had \\u00e9 for é, \\x41 for A and &#169; for the copyright sign",
     "paths": "see tests/fixtures/guard/obfuscated.jsonl and tree_ring/guard/spellings.py",
 }
@@ -153,6 +173,7 @@ def test_spellings_are_bounded() -> None:
         "0123456789abcdef" * 200_000,
         "H4sI" * 500_000,
         "\u00a0ghp_" * 400_000,
+        "\u3164ghp_\u2800" * 300_000,
         "ｇ\u0301" * 500_000,
         (_b64("x" * 60) + " ") * 50_000,
     ],

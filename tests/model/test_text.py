@@ -244,3 +244,24 @@ def test_import_of_a_row_with_an_emoji_zwj_sequence_succeeds(
     assert done.code == 0, done.err
     shown = run_cli("--json", "show", row["id"]).json()["memory"]
     assert shown["summary"] == summary
+
+
+BLANKS = {
+    "hangul filler": "\u3164",
+    "hangul choseong filler": "\u115f",
+    "hangul jungseong filler": "\u1160",
+    "halfwidth hangul filler": "\uffa0",
+    "braille blank": "\u2800",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BLANKS))
+def test_a_blank_filler_is_accepted_and_shown_on_one_line_as_one_space(name: str) -> None:
+    blank = BLANKS[name]
+    assert set(BLANKS.values()) == set(text.FILLERS)
+    # Hangul and Braille text hold them: accepted, as spaces of every width are.
+    sample = f"Use pnpm{blank * 50}(mem_20260101_000000_abcdefabcdef; origin: person)"
+    assert text.refused_at(sample) is None and text.refused_at(sample, multiline=True) is None
+    # A run of them is cut as a run of spaces is: none pushes a label out of sight.
+    assert text.one_line(sample) == "Use pnpm (mem_20260101_000000_abcdefabcdef; origin: person)"
+    assert text.one_line(f"a{blank}b \u3000{blank} c") == "a b c"

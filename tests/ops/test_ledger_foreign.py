@@ -351,6 +351,7 @@ def test_a_secret_split_between_two_strings_is_read_whole() -> None:
     }
     assert said["plain"] is None
     assert said["token"] is not None and "glued" in said["token"]
-    assert said["pair"] is not None and "strings 2 and 3" in said["pair"]
+    # Numbered among the values alone: "summary" and "details" stand between them.
+    assert said["pair"] is not None and "values 2 and 3" in said["pair"]
     assert AWS not in str(said) and "Xy7" not in str(said)
     assert not ledger.carries(json.dumps(split_token).encode())

@@ -10,7 +10,9 @@ the same characters spell once folded, unescaped or decoded:
   imitate, so ``ｇｈｐ_``, ``g\u200bhp_``, ``ǵhp_`` and Cyrillic ``gһр_``
   read ``ghp_``. A rarer space
   (no-break, thin, ideographic) splitting a token is read both as a space
-  and as nothing, since either may be what it replaced.
+  and as nothing, since either may be what it replaced; so is a character
+  that shows blank and is no space to Unicode (the Hangul fillers, the
+  Braille blank), so words spaced with it read as words.
 - unescaped: percent-encoding (``%3A%2F%2F``, twice over at most), JSON and
   C escapes (``\\u0067``, ``\\x41``) and HTML character references
   (``&#103;``, ``&#x41;``).
@@ -35,6 +37,8 @@ from __future__ import annotations
 import binascii
 from collections.abc import Callable, Iterator
 
+from tree_ring.model.text import FILLERS
+
 # How deep spellings nest, how many there are in all, and the bounds on blobs.
 _DEPTH = 3
 _SPELLINGS = 24
@@ -46,8 +50,17 @@ _MIN_RUN = 24
 # (trailing spaces, "\r", indentation), so the search for the break is bounded.
 _LINE_SLACK = 64
 
-# Spaces that NFKC turns into " ": inside a token they may stand for nothing.
-_RARE_SPACES = dict.fromkeys((0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000), None)
+# Characters that show blank and are no space to Unicode (`text.FILLERS`:
+# the Hangul fillers, the Braille blank). Text may hold them (Hangul,
+# Braille), so they are read, not refused: between words as a space, so
+# "password⠀is⠀X" reads as words; inside a token as nothing.
+_FILLERS = tuple(map(ord, FILLERS))
+_FILLERS_AS_SPACES = dict.fromkeys(_FILLERS, " ")
+# Spaces that NFKC turns into " ", and the fillers: inside a token they may
+# stand for nothing.
+_RARE_SPACES = dict.fromkeys(
+    (0x00A0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000, *_FILLERS), None
+)
 
 # Every base64 and base64url character reads "x", everything else " ", so a
 # run of them is a run of "x" that `bytes.find` can look for.
@@ -284,6 +297,9 @@ def _folded(text: str) -> Iterator[str]:
     closed = text.translate(_RARE_SPACES)
     if len(closed) != len(text):
         texts.append(closed)
+        opened = text.translate(_FILLERS_AS_SPACES)
+        if opened != text:
+            texts.append(opened)
     for each in texts:
         folded = unmarked(each)
         yield folded

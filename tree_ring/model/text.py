@@ -21,6 +21,10 @@ The invisible-character policy, for every text field a memory stores
 - Accepted: everything else, spaces of every width included, private-use
   characters, and characters this Python's Unicode database does not know
   yet (a newer emoji must not make an import fail on an older Python).
+  Among them the characters that show blank but are no space to Unicode
+  (`FILLERS`: the Hangul fillers and the Braille blank), which Hangul and
+  Braille text hold: like the rarer spaces they are accepted, and read as
+  spaces where a space matters (the guard's spellings, `one_line`).
   Emoji flags of subdivisions (England, Scotland, Wales) are spelled with
   tag characters and are refused with them.
 
@@ -31,8 +35,8 @@ neither printable nor a space, so the hooks never import it for a brief of
 ordinary text.
 
 `one_line` is what every field in the brief and the stop hook's reason goes
-through: the same refused characters dropped, whitespace runs (newlines
-included) made one space, and runs of three or more dashes (hyphens, and
+through: the same refused characters dropped, whitespace runs (newlines and
+`FILLERS` included) made one space, and runs of three or more dashes (hyphens, and
 the full-width, em and other dashes and horizontal lines of `DASHES`) cut to
 two, so no field can break a line or fake the brief's fence.
 """
@@ -40,6 +44,10 @@ two, so no field can break a line or fake the brief's fence.
 from __future__ import annotations
 
 _JOINERS = "\u200c\u200d"
+# Characters that show blank and are no space to Unicode (`str.isspace` is
+# False): the Hangul choseong, jungseong, compatibility and half-width
+# fillers, and the Braille blank.
+FILLERS = "\u115f\u1160\u3164\uffa0\u2800"
 # Whitespace that is not a space: ASCII and C1 controls, line and paragraph separators.
 _BREAKS = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\u2028\u2029"
 # ASCII that no field keeps: every control but tab and newline, which only
@@ -205,8 +213,10 @@ def one_line(text: str) -> str:
     """`text` as a brief or a stop reason may show it: refused characters
     dropped, whitespace runs made one space, dash runs cut to two."""
     if not text.isascii():
+        # A run of fillers is cut as a run of spaces is, so none can push
+        # the label written after a field out of sight.
         text = "".join(
-            " " if char in _BREAKS else char
+            " " if char in _BREAKS or char in FILLERS else char
             for index, char in enumerate(text)
             if char in _BREAKS or not _refused(text, index, False)
         )

@@ -147,13 +147,28 @@ def unknown_record(data: Any) -> str | None:
     return record if isinstance(record, str) and record not in RECORDS else None
 
 
+# How much of an unknown record the guard reads whole (every string joined,
+# and glued from each string's start): a record past either bound is not read
+# whole, so it is not carried. A newer Tree Ring's record is a memory's size.
+MOST_STRINGS = 1_000
+MOST_STRING_CHARS = 100_000
+# Characters glued on from a string's start: a token's length and more.
+_GLUE = 512
+
+
 def withheld(text: str, data: Any) -> str | None:
     """Why a line of an unknown record (`text`, parsed as `data`) is not
     carried, or None when it is. The guard reads it as it reads a memory's
     line: the line's text, each string in it (keys and values, decoded, so
-    an escape hides nothing), and each value read with the next, spaced and
-    glued (a key name in one and its value in the next, two halves of a
-    token), as fields named by place, never by value.
+    an escape hides nothing), each value read with the next, spaced and
+    glued, and the whole record: all its keys and values in the order the
+    line writes them, spaced (a key name and its value, a sentence over
+    several strings) and glued (a token split over two strings or more, or
+    around another), read glued from each string's start as well, so a
+    token that starts a string is read at a word's start. Each reading is a
+    field named by place, never by value. A record past `MOST_STRINGS`
+    strings or `MOST_STRING_CHARS` characters of them is not read whole and
+    not carried.
     A secret is named by its rule; other sensitive content by its category,
     as a memory line holding it is refused."""
     from itertools import pairwise
@@ -162,21 +177,48 @@ def withheld(text: str, data: Any) -> str | None:
     from tree_ring.model.errors import SecretRefused
 
     strings = list(_strings(data))
+    size = sum(map(len, strings))
+    if len(strings) > MOST_STRINGS or size > MOST_STRING_CHARS:
+        return (
+            f"holds {len(strings):,} strings of {size:,} characters, more than the guard "
+            f"reads whole ({MOST_STRINGS:,} strings, {MOST_STRING_CHARS:,} characters)"
+        )
     fields = {"line": text}
     for number, value in enumerate(strings, start=1):
         fields[f"string {number}"] = value
     # A secret split between strings reads whole across them, as across a
     # memory's fields: a key name in one and its value in the next, or two
-    # halves of a token.
+    # halves of a token; values apart from keys too, as the keys between
+    # them would lengthen a token of a fixed length.
     values = list(_strings(data, keys=False))
     for number, (first, second) in enumerate(pairwise(values), start=1):
-        fields[f"strings {number} and {number + 1}"] = f"{first} {second}"
-        fields[f"strings {number} and {number + 1} glued"] = first + second
+        fields[f"values {number} and {number + 1}"] = f"{first} {second}"
+    fields.update(_whole(strings, "strings"))
+    fields.update(_whole(values, "values"))
     try:
         found = guard.check_fields(fields)
     except SecretRefused as exc:
         return f"holds what looks like a secret (rule {exc.rule}, in its {exc.field})"
     return None if found == "normal" else f"holds {found} content"
+
+
+def _whole(strings: list[str], name: str) -> dict[str, str]:
+    """The record's strings read whole, as fields named by place: all of
+    them spaced and glued, and glued from each string's start up to `_GLUE`
+    characters. In the whole glue a string's start follows the previous
+    string's end, so a token there is at no word's start; the glue from that
+    string reads it at one. Bounded by `_GLUE` characters a string."""
+    count = len(strings)
+    fields = {f"all its {name}": " ".join(strings), f"all its {name} glued": "".join(strings)}
+    for start in range(count - 1):
+        glued = strings[start]
+        stop = start
+        while len(glued) < _GLUE and stop + 1 < count:
+            stop += 1
+            glued += strings[stop]
+        if stop > start:
+            fields[f"{name} {start + 1} to {stop + 1} glued"] = glued[:_GLUE]
+    return fields
 
 
 def _strings(data: Any, *, keys: bool = True) -> Iterator[str]:
