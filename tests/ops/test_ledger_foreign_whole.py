@@ -97,11 +97,11 @@ def test_a_record_past_the_bound_is_not_read_whole_and_not_carried() -> None:
     within = {"record": "m5", "items": ["ab"] * (ledger.MOST_STRINGS - 3)}
     assert _why(json.dumps(many).encode()) == (
         "holds 1,001 strings of 2,009 characters, more than the guard reads whole "
-        "(1,000 strings, 100,000 characters)"
+        "(1,000 strings, 48,000 characters)"
     )
     assert _why(json.dumps(long).encode()) == (
-        "holds 4 strings of 100,017 characters, more than the guard reads whole "
-        "(1,000 strings, 100,000 characters)"
+        "holds 4 strings of 48,017 characters, more than the guard reads whole "
+        "(1,000 strings, 48,000 characters)"
     )
     assert _why(json.dumps(within).encode()) is None
 
