@@ -44,6 +44,7 @@ from tree_ring.model import jsontext
 from tree_ring.model.errors import Conflict
 from tree_ring.model.fold import canonical, searchable, skeleton, unmarked
 from tree_ring.model.record import PRIVATE_SCOPES, Memory, generated_id, sha256
+from tree_ring.model.text import FILLERS
 from tree_ring.store import rows
 
 # Types only: the SessionStart hook loads this module to hide what a project
@@ -104,14 +105,20 @@ def claim_text(text: str) -> str:
     """The words a claim is made of, folded: what a tombstone key is over.
 
     One fold for every spelling (`fold.canonical`: NFKC, case, invisible
-    characters, marks, look-alike letters), then only letters and digits."""
-    trimmed = _trimmed(unmarked(text))
+    characters, marks, look-alike letters), then only letters and digits.
+    A blank-drawn filler (`text.FILLERS`) is a space first: the fold drops
+    the Hangul ones as invisible, which would glue the words it stands
+    between into another claim."""
+    trimmed = _trimmed(unmarked(text.translate(_FILLER_SPACES)))
     if trimmed.isascii():
         return " ".join(trimmed.lower().translate(_ASCII_NOT_WORD).split())
     # A look-alike can be a symbol, and a prototype can be one (Arabic-Indic
     # zero is drawn as a dot), so words are cut both before and after folding.
     lettered = _NOT_WORD.sub(_drawn_as_letters, trimmed)
     return " ".join(_NOT_WORD.sub(" ", canonical(lettered)).split())
+
+
+_FILLER_SPACES = dict.fromkeys(map(ord, FILLERS), " ")
 
 
 def legacy_claim_text(text: str) -> str:
