@@ -22,6 +22,7 @@ from helpers import PERSON, REPO, make_memory
 from tree_ring.govern import contradictions
 from tree_ring.harness import guidance
 from tree_ring.model import project, vectors
+from tree_ring.model.errors import StoreBusy, StoreFault
 from tree_ring.model.identity import Identity
 from tree_ring.read import brief
 from tree_ring.read.recall import Hit, recall
@@ -508,3 +509,83 @@ def test_a_recall_that_cannot_write_weighs_stale_codes_from_text(tmp_path: Path,
             assert store.db.scalar("PRAGMA busy_timeout") == 600_000
     finally:
         blocker.close()
+
+
+def _behind(root: Path, due: list[str]) -> None:
+    """The store as an older release left it: `due` not yet run (their work
+    undone where a reader could tell)."""
+    conn = sqlite3.connect(project.store_path(root))
+    try:
+        if "0017_refute_index" in due:
+            conn.execute("DROP INDEX audit_refutes")
+        conn.executemany("DELETE FROM schema_migrations WHERE name = ?", [(n,) for n in due])
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - len(due)}")
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def _version(root: Path) -> int:
+    conn = sqlite3.connect(project.store_path(root))
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    finally:
+        conn.close()
+
+
+ONLY_FOR_SPEED = ["0017_refute_index", "0018_meaning_recoded_products"]
+READ_CHANGING = ["0015_ended_leaves", "0016_inbox_imports", *ONLY_FOR_SPEED]
+
+
+@pytest.mark.parametrize("why", ["read-only", "held by another writer"])
+def test_a_store_behind_by_what_readers_do_without_is_read_as_it_stands(
+    tmp_path: Path, why: str
+) -> None:
+    """Due migrations that only speed reads up or record derived data:
+    a store that cannot be migrated now is read as it stands, and the next
+    open that can write migrates it."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    guidance.init_project(root)
+    project_id = json.loads((root / ".tree-ring" / "project.json").read_text())["project_id"]
+    with Store.open(root) as store:
+        pipeline.store_memory(store, make_memory(project_id, "Deploys freeze on Fridays"), PERSON)
+    _behind(root, ONLY_FOR_SPEED)
+    blocker = sqlite3.connect(project.store_path(root), isolation_level=None)
+    try:
+        if why != "read-only":
+            blocker.execute("BEGIN IMMEDIATE")
+        options = Options(read_only=why == "read-only", busy_timeout_ms=10, write_attempts=1)
+        with Store.open(root, options=options) as store:
+            person = Identity(project_id, None, None, None)
+            found = recall(store, person, "deploys fridays")
+            assert [h.memory.summary for h in found] == ["Deploys freeze on Fridays"]
+    finally:
+        blocker.close()
+    assert _version(root) == len(MIGRATIONS) - len(ONLY_FOR_SPEED)
+    with Store.open(root):
+        pass
+    assert _version(root) == len(MIGRATIONS)
+
+
+@pytest.mark.parametrize("why", ["read-only", "held by another writer"])
+def test_a_store_behind_by_what_readers_need_is_refused_in_one_line(
+    tmp_path: Path, why: str
+) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    guidance.init_project(root)
+    with Store.open(root):
+        pass
+    _behind(root, READ_CHANGING)
+    blocker = sqlite3.connect(project.store_path(root), isolation_level=None)
+    try:
+        if why != "read-only":
+            blocker.execute("BEGIN IMMEDIATE")
+        options = Options(read_only=why == "read-only", busy_timeout_ms=10, write_attempts=1)
+        expected = StoreFault if why == "read-only" else StoreBusy
+        with pytest.raises(expected, match=r"read-only|stayed locked"):
+            Store.open(root, options=options)
+    finally:
+        blocker.close()
+    assert _version(root) == len(MIGRATIONS) - len(READ_CHANGING)

@@ -418,8 +418,18 @@ class Store:
             db.execute(f"PRAGMA max_page_count = {int(self.options.max_pages)}")
 
     def _migrate(self) -> None:
-        if schema.check_version(self.db):
+        due = schema.check_version(self.db)
+        if not due:
+            return
+        if self.read_only and schema.readable_without(due):
+            return  # read as it stands (schema.READERS_DO_WITHOUT)
+        try:
             self.with_retry(lambda: schema.migrate(self.db, now_iso()))
+        except (StoreBusy, StoreFault):
+            # Held by another writer past the busy timeout, or a full disk:
+            # what is due a reader can do without; the next writer migrates.
+            if not schema.readable_without(due):
+                raise
 
     def check_in_place(self) -> None:
         """Refuse to go on with a store whose file was deleted or replaced

@@ -645,6 +645,26 @@ MIGRATIONS: list[Migration] = [
     ("0018_meaning_recoded_products", _meaning_recoded),
 ]
 
+# Migrations a reader can do without: indexes for speed, and records that
+# derived data is due (the meaning codes, which recall makes again). A store
+# that cannot be migrated now (read-only, held by another writer, a full
+# disk) while only these are due is read as it stands, and the next writer
+# that can migrates it; any other due migration changes what a reader reads.
+READERS_DO_WITHOUT = frozenset(
+    {
+        "0014_meaning_recoded",
+        "0016_inbox_imports",
+        "0017_refute_index",
+        "0018_meaning_recoded_products",
+    }
+)
+
+
+def readable_without(due: list[str]) -> bool:
+    """Whether a store whose due migrations are `due` reads right without them."""
+    return all(name in READERS_DO_WITHOUT for name in due)
+
+
 LEDGER = """CREATE TABLE IF NOT EXISTS schema_migrations (
     name        TEXT PRIMARY KEY,  -- a migration from MIGRATIONS
     applied_at  TEXT NOT NULL
