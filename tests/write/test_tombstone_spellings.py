@@ -30,7 +30,10 @@ SPELLINGS: dict[str, tuple[str, tuple[str, ...]]] = {
         "Dep\u200dloys go out on Fri\ufe0fdays after the fr\u200deeze",
         (),
     ),
-    "hangul fillers for spaces": ("Deploys\u3164go\u3164out on\u115fFridays\uffa0after the freeze", ()),
+    "hangul fillers for spaces": (
+        "Deploys\u3164go\u3164out on\u115fFridays\uffa0after the freeze",
+        (),
+    ),
     "braille blanks for spaces": ("Deploys\u2800go\u2800out\u2800on Fridays after the freeze", ()),
     "combining marks": ("De\u0308ploys go\u0301 out on Fri\u0323days after the freeze", ()),
     "composed accents": ("Déploys gò out on Fridâys after the freeze", ()),
