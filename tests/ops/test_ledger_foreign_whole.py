@@ -96,12 +96,12 @@ def test_a_record_past_the_bound_is_not_read_whole_and_not_carried() -> None:
     long = {"record": "m5", "text": "word " * (ledger.MOST_STRING_CHARS // 5 + 1)}
     within = {"record": "m5", "items": ["ab"] * (ledger.MOST_STRINGS - 3)}
     assert _why(json.dumps(many).encode()) == (
-        "holds 1,001 strings of 2,009 characters, more than the guard reads whole "
-        "(1,000 strings, 48,000 characters)"
+        "holds 201 strings of 409 characters, more than the guard reads whole "
+        "(200 strings, 48,000 characters)"
     )
     assert _why(json.dumps(long).encode()) == (
         "holds 4 strings of 48,017 characters, more than the guard reads whole "
-        "(1,000 strings, 48,000 characters)"
+        "(200 strings, 48,000 characters)"
     )
     assert _why(json.dumps(within).encode()) is None
 

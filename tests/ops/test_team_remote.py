@@ -125,13 +125,68 @@ def test_the_only_remote_is_the_teams_whatever_its_name(tmp_path: Path) -> None:
     identify(bob, "Bob")
     assert "Deploys freeze on Fridays" in session_start(bob)
     assert ok(bob, "--json", "sync").json()["upstream"] == "refs/remotes/github/main"
-    # A second remote, neither named origin: no remote is the team's until a person says.
+    # A second remote, neither upstream nor origin: none is the team's until a person says.
     git(bob, "remote", "add", "mirror", str(bare))
     report = ok(bob, "--json", "sync").json()
     assert report["upstream"] is None
     assert any(
-        "no remote is named `origin` and there is not just one" in n for n in report["notes"]
+        "no remote is named `upstream` or `origin`, and there is not just one" in n
+        for n in report["notes"]
     )
+
+
+def test_a_pull_requests_head_fetched_beside_the_branches_vouches_for_nothing(
+    tmp_path: Path,
+) -> None:
+    """The host keeps each pull request's head in the team's own remote
+    (`refs/pull/N/head`), and its documentation fetches them beside the
+    branches: a branch checked out from one is no upstream."""
+    maintainer, _ = reviewed_fork(tmp_path)
+    git(maintainer, "checkout", "-q", "--", LEDGER)
+    git(maintainer, "checkout", "-q", "main")
+    origin = tmp_path / "maintainer-hub.git"
+    outsider = tmp_path / "outsider"
+    git(origin, "fetch", "-q", str(outsider), "fix-typo:refs/pull/1/head")
+    reviewer = clone(origin, tmp_path, "reviewer")
+    git(
+        reviewer,
+        "config",
+        "--add",
+        "remote.origin.fetch",
+        "+refs/pull/*/head:refs/remotes/origin/pr/*",
+    )
+    git(reviewer, "fetch", "-q", "origin")
+    git(reviewer, "checkout", "-q", "pr/1")
+    tracked = git(reviewer, "rev-parse", "--symbolic-full-name", "@{upstream}").stdout.strip()
+    assert tracked == "refs/remotes/origin/pr/1"
+    brief = session_start(reviewer)
+    assert "push straight" not in brief and "signing key" not in brief
+    report = ok(reviewer, "--json", "sync").json()
+    assert report["upstream"] is None
+    assert any("+refs/pull/*/head:refs/remotes/origin/pr/*" in note for note in report["notes"])
+    assert rows_of(reviewer)[FORK_RULE]["trust"] == "pending"
+
+
+def test_a_contributors_upstream_remote_is_the_teams_beside_their_fork(tmp_path: Path) -> None:
+    """A contributor's clone of their fork (`origin`) with the project as
+    `upstream`: a branch tracking the project's branch vouches."""
+    alice = first_repo(tmp_path)
+    ok(alice, "remember", "Deploys freeze on Fridays", "--ring", "heartwood")
+    commit(alice, "memory")
+    project_hub = hub(tmp_path, alice)
+    fork = tmp_path / "fork.git"
+    git(tmp_path, "clone", "-q", "--bare", str(project_hub), str(fork))
+    ok(alice, "remember", "Releases are tagged on Tuesdays", "--ring", "heartwood")
+    commit(alice, "newer memory")
+    git(alice, "push", "-q")
+    carol = clone(fork, tmp_path, "carol", init=False)
+    git(carol, "remote", "add", "upstream", str(project_hub))
+    git(carol, "fetch", "-q", "upstream")
+    git(carol, "checkout", "-q", "-b", "feature", "upstream/main")
+    report = ok(carol, "--json", "sync").json()
+    assert report["upstream"] == "refs/remotes/upstream/main" and report["notes"] == []
+    found = rows_of(carol)
+    assert found["Releases are tagged on Tuesdays"]["trust"] == "accepted"
 
 
 @pytest.mark.parametrize(
@@ -153,6 +208,40 @@ def test_the_only_remote_is_the_teams_whatever_its_name(tmp_path: Path) -> None:
         ),
         (b"remote.origin.url\n/o.git\0tree-ring.remote\ngone\0", "refs/remotes/origin/main", False),
         (None, "refs/remotes/origin/main", False),
+        # `upstream` before `origin`: a contributor's fork is their origin.
+        (
+            b"remote.origin.url\n/f.git\0remote.upstream.url\n/p.git\0",
+            "refs/remotes/upstream/main",
+            True,
+        ),
+        (
+            b"remote.origin.url\n/f.git\0remote.upstream.url\n/p.git\0",
+            "refs/remotes/origin/main",
+            False,
+        ),
+        # A fetch refspec filling tracking refs from pull requests' heads, or from every ref.
+        (
+            b"remote.origin.url\n/r.git\0remote.origin.fetch\n+refs/heads/*:refs/remotes/origin/*\0"
+            b"remote.origin.fetch\n+refs/pull/*/head:refs/remotes/origin/pr/*\0",
+            "refs/remotes/origin/pr/7",
+            False,
+        ),
+        (
+            b"remote.origin.url\n/r.git\0remote.origin.fetch\n+refs/heads/*:refs/remotes/origin/*\0"
+            b"remote.origin.fetch\n+refs/pull/*/head:refs/remotes/origin/pr/*\0",
+            "refs/remotes/origin/main",
+            True,
+        ),
+        (
+            b"remote.origin.url\n/r.git\0remote.origin.fetch\n+refs/*:refs/remotes/origin/*\0",
+            "refs/remotes/origin/main",
+            False,
+        ),
+        (
+            b"remote.origin.url\n/r.git\0remote.origin.fetch\n^refs/pull/*\0",
+            "refs/remotes/origin/main",
+            True,
+        ),
         (b"remote.origin.url\n/r.git\0", "refs/heads/main", False),
     ],
 )

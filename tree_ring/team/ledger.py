@@ -150,10 +150,11 @@ def unknown_record(data: Any) -> str | None:
 # How much of an unknown record the guard reads whole (every string joined,
 # and glued from each string's start): a record past either bound is not read
 # whole, so it is not carried. A newer Tree Ring's record is a memory's size
-# (a summary and details of 40,000 characters at most); the bound keeps what
-# a hostile line costs every reader of the ledger, a SessionStart hook's
-# import included, to about a third of a second of the guard.
-MOST_STRINGS = 1_000
+# (a summary and details of 40,000 characters at most, a few dozen fields);
+# the bounds keep what a hostile line costs every reader of the ledger, a
+# SessionStart hook's import included, to about a quarter of a second of the
+# guard (200 strings of 240 characters: 0.25 s of CPU).
+MOST_STRINGS = 200
 MOST_STRING_CHARS = 48_000
 # Characters glued on from a string's start: a token's length and more.
 _GLUE = 512
