@@ -26,6 +26,9 @@ REFUSED = {
     "the wifi password is hunter2.": "password-in-prose",
     "the vault PIN is 482913": "password-in-prose",
     "The door PIN was changed to 907153 yesterday": "password-in-prose",
+    # A run only when it runs throughout: two steps of three make no run.
+    "the vault PIN is 1236": "password-in-prose",
+    "the vault PIN is 9865": "password-in-prose",
     "the backup passphrase is correcthorsebatterystaple": "password-in-prose",
     # Separators and a password's symbol together, with a digit.
     "DB_PASSWORD=Summer-2024!": "password-assignment",
@@ -76,6 +79,7 @@ STORED = [
     "POSTGRES_PASSWORD=postgres",
     "MYSQL_ROOT_PASSWORD=root",
     "the PIN is 1234",
+    "the PIN is 98765",
     "PIN=0000",
     "password = settings.DB_PASSWORD",
     "password=hashed_password",

@@ -9,15 +9,20 @@ two-factor recovery codes, a BitLocker recovery key.
   a live session's (`literal_secret`): whoever holds it is logged in.
 - A seed phrase after "seed", "mnemonic", "recovery phrase", "backup
   words", "BIP39", "12 words" and the like, or the same words in French,
-  Spanish, Portuguese, Italian, German, Chinese or Japanese: twelve or more
-  short words in a row (spaced, comma-, dash- or underscore-separated,
-  numbered, quoted as a code array, in any case), few of them the words
-  prose is made of, on the keyword's line or the line below it; with no
-  keyword, a quoted array of 12 to 24 of BIP-39's English words whose
-  checksum holds.
+  Spanish, Portuguese, Italian, German, Russian, Ukrainian, Chinese,
+  Japanese, Korean, Polish or Turkish: twelve or more short words in a row
+  (spaced, comma-, dash- or underscore-separated, numbered, quoted as a code
+  array, in any case), few of them the words prose is made of, on the
+  keyword's line or the line below it; after an English keyword, BIP-39's
+  English words, all or all but one (a 12-word list of colours is none);
+  with no keyword, a quoted array of 12 to 24 of BIP-39's English words
+  whose checksum holds.
 - A wallet's extended private key (BIP32's `xprv...`, `tprv...` and the
   `yprv`/`zprv` family): 111 base58 characters whose checksum holds.
-- Recovery codes after "recovery codes" or "backup codes": two or more codes
+- Recovery codes after "recovery codes" or "backup codes" (or the same
+  words in German, the Scandinavian languages, Italian, Spanish,
+  Portuguese, French, Polish, Turkish, Russian, Japanese, Chinese or
+  Korean): two or more codes
   of letters and digits in a row, right after the words or after a link, or
   one to a line below the line naming them.
 - A BitLocker recovery key after "BitLocker" or "recovery key": eight groups
@@ -90,27 +95,46 @@ _SEED_RUN = (
 _CODE_ARRAY = str.maketrans("", "", "\"'[]")
 
 
-def _seed_phrase(window: str) -> bool:
+def _seed_words(window: str) -> list[str] | None:
     """Twelve or more short words in a row after the keyword, few of them
     words of prose, most of them different (BIP-39's own test phrases
     repeat three words of twelve) and few of them plurals ("users, orders,
     ..." is a list of names, which a seed phrase, of words drawn at random,
-    almost never is)."""
+    almost never is); None when there are none such."""
     line, _, below = window.lower().translate(_CODE_ARRAY).partition("\n")
     found = text_pattern(_SEED_RUN).search(line)
     if found is None and line.rstrip().endswith(_LINK_END):
         found = text_pattern(_SEED_RUN).search(below)  # on the line below "seed phrase:"
     if found is None:
-        return False
-    words = text_pattern(r"[a-z]+").findall(found.group())
+        return None
+    words: list[str] = text_pattern(r"[a-z]+").findall(found.group())
     prose = sum(word in _PROSE_WORDS for word in words)
     plurals = sum(word.endswith("s") for word in words)
-    return (
+    if (
         len(words) >= _SEED_WORDS
         and prose <= 1
         and 4 * len(set(words)) >= 3 * len(words)
         and 3 * plurals <= len(words)
-    )
+    ):
+        return words
+    return None
+
+
+def _seed_phrase(window: str) -> bool:
+    """After a keyword in another language: the words alone decide, since a
+    wallet may have drawn them from that language's list."""
+    return _seed_words(window) is not None
+
+
+def _english_seed_phrase(window: str) -> bool:
+    """After an English keyword ("seed", "12 words"): the words are BIP-39's
+    English ones, all of them or all but one (a typo), so "a 12-word list of
+    colors: red, orange, ..." is a list, not a phrase."""
+    words = _seed_words(window)
+    if words is None:
+        return False
+    known = _bip39_words()
+    return sum(word not in known for word in words) <= 1
 
 
 # BIP-39's English words (`bip39_english.txt`, written by
@@ -138,13 +162,18 @@ def _bip39_phrase(window: str) -> bool:
     last bits are the checksum BIP-39 puts there (the first bits of the
     SHA-256 of the rest): a list of common words that happen all to be on
     the list holds it once in 16 at best."""
-    import hashlib
-
     lead, _, span = window.partition("\x00")
     found = text_pattern(_QUOTED_ARRAY).search(lead.rpartition("\n")[2] + span)
     if found is None:
         return False
-    words = text_pattern(r"[a-z]+").findall(found.group(1))
+    return _bip39_checked(text_pattern(r"[a-z]+").findall(found.group(1)))
+
+
+def _bip39_checked(words: list[str]) -> bool:
+    """12 to 24 words, every one of them BIP-39's, most of them different,
+    and the checksum holds."""
+    import hashlib
+
     known = _bip39_words()
     if len(words) not in _BIP39_COUNTS or not all(word in known for word in words):
         return False
@@ -170,13 +199,24 @@ _CODE_LINE = r"[ \t]*(?:[-*][ \t]+|[0-9]{1,2}[.)][ \t]+)?`?(?:" + _CODE + r")`?[
 
 
 # "Wiederherstellungscodes", "Backup-Codes", "återställningskoder",
-# "gjenopprettingskoder", "gendannelseskoder", as the lower view writes them
-# (it lowers ASCII letters only).
+# "gjenopprettingskoder", "gendannelseskoder", Italian, Spanish, Portuguese,
+# French, Polish, Turkish, Russian, Japanese, Chinese and Korean, as the
+# lower view writes them (it lowers ASCII letters only), with and without
+# their accents.
 _CODES_ELSEWHERE = tuple(
     word.encode()
     for word in (
         "wiederherstellungscode", "återställningskod", "Återställningskod",
         "aterstallningskod", "gjenopprettingskode", "gendannelseskode",
+        "codici di recupero", "codici di backup", "codici di riserva",
+        "códigos de respaldo", "codigos de respaldo", "códigos de recuperación",
+        "codigos de recuperacion", "códigos de backup", "codigos de backup",
+        "códigos de recuperação", "codigos de recuperacao",
+        "codes de récupération", "codes de recuperation", "codes de secours",
+        "kody zapasowe", "kody odzyskiwania", "kurtarma kodlar", "yedek kodlar",
+        "коды восстановления", "Коды восстановления", "резервные коды", "Резервные коды",
+        "リカバリーコード", "バックアップコード", "復旧コード", "恢复代码", "备用代码",
+        "복구 코드", "백업 코드",
     )
 )  # fmt: skip
 
@@ -273,7 +313,7 @@ _SESSION_WORDS = (b"sessionid", b"session_id", b"session id", b"session cookie",
 _SESSION_LINK = rb"(?:[ \t]{1,4}cookie)?(?:[ \t]{0,4}[:=]|[ \t]{1,4}(?:is|was))[ \t]{1,4}"
 
 # Words for a seed phrase in other languages: French, Spanish, Portuguese,
-# Italian, German, Chinese and Japanese (with and without their accents,
+# Italian, German, Chinese, Japanese, Korean, Polish and Turkish (with and without their accents,
 # which the folded spelling the guard also scans drops).
 _SEED_WORDS_ELSEWHERE = tuple(
     word.encode()
@@ -290,6 +330,8 @@ _SEED_WORDS_ELSEWHERE = tuple(
         "wiederherstellungsworter", "wiederherstellungssatz",
         "助记词", "助記詞", "种子短语", "恢复短语",
         "ニーモニック", "シードフレーズ", "復元フレーズ", "リカバリーフレーズ",
+        "복구 문구", "시드 문구", "fraza odzyskiwania", "fraza seed", "kurtarma ifade",
+        "kurtarma cümle", "kurtarma cumle",
     )
 )  # fmt: skip
 # Ukrainian and Russian ("seed-фраза" is the English rule's), in the two
@@ -424,7 +466,7 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
         "lower",
         rb"(?:(?:seed|mnemonic)(?:[ _-]?(?:phrase|words))?"
         rb"|(?:recovery|backup|wallet|secret)[ _-]?(?:phrase|words))" + _AFTER_SEED_KEYWORD,
-        _seed_phrase,
+        _english_seed_phrase,
         heads=(b"seed", b"mnemonic", b"recovery", b"backup", b"wallet", b"secret"),
     ),
     rule(
@@ -432,7 +474,7 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
         SECRET,
         "lower",
         rb"(?:" + b"|".join(map(escape, _SEED_COUNTS)) + rb")" + _AFTER_SEED_KEYWORD,
-        _seed_phrase,
+        _english_seed_phrase,
         heads=_SEED_COUNTS,
     ),
     rule(

@@ -7,8 +7,10 @@
   letters is read as prose: the guard knows no other language's describing
   words ("geändert"), so a word alone is a password only when long, or when
   it holds a digit or a symbol.
-- Unlinked: "管理员密码 X" (a generated-looking word right after the word
-  and a space), and Hindi's verb-last "पासवर्ड X है".
+- Unlinked: "管理员密码 X", "Benutzer admin, Kennwort X" (a
+  generated-looking word right after the word and a space), and Hindi's
+  verb-last "पासवर्ड X है".
+- A PIN's digits after a link: "카드 비밀번호 4자리: 1236" (not a year).
 - In a sentence: "Das Passwort für die Datenbank lautet X", "La contraseña
   del servidor es X", "本番DBのパスワードは X です", "관리자 비밀번호는 X
   입니다", and "La password di Grafana è X" (the English word, another
@@ -34,10 +36,18 @@ from __future__ import annotations
 
 from tree_ring.guard.config_values import assigned_password
 from tree_ring.guard.credentials import ASSIGN, LINE_VALUE
-from tree_ring.guard.prose_credentials import LINKS, TAIL, clean
+from tree_ring.guard.prose_credentials import (
+    ENGLISH_LOOKALIKES,
+    LINKS,
+    OTHER_LINKS,
+    TAIL,
+    clean,
+    year_like,
+)
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, text_pattern
 from tree_ring.guard.values import (
     chosen_password,
+    chosen_pin,
     inside_placeholder,
     password_looking,
     random_opaque,
@@ -140,17 +150,11 @@ def derived(words: tuple[str, ...] = WORDS) -> tuple[str, ...]:
     return tuple(seen)
 
 
-# Words that join the word to its value in other languages: "ist", "lautet",
-# "es", "est", "è", "é", "är", "er", "jest", "je", "это", ...
-_LINKS = frozenset(
-    {"ist", "lautet", "war", "es", "era", "est", "était", "è", "é", "är", "var",
-     "er", "on", "oli", "jest", "je", "to", "az", "este", "это", "был", "была", "є",
-     "είναι", "adalah", "ialah", "là", "הוא", "היא", "هي", "هو", "lautete", "sind",
-     "yra", "ir", "је", "है", "था", "थी", "glasi", "гласи"}
-)  # fmt: skip
-# Those that are English words too, which an English sentence may hold
-# after "password" ("password on prod01 expired").
-_ENGLISH = frozenset({"on", "to", "war", "era", "var", "er"})
+# Words that join the word to its value in other languages (`OTHER_LINKS`),
+# less those that are English words too (`ENGLISH_LOOKALIKES`), which an
+# English sentence may hold after "password" ("password on prod01 expired").
+_LINKS = OTHER_LINKS
+_ENGLISH = ENGLISH_LOOKALIKES
 # Particles glued to the word in Chinese, Japanese and Korean ("密码是 X",
 # "パスワードは X", "비밀번호는 X"), and a full-width colon.
 _PARTICLES = ("是", "为", "為", "：", "は", "が", "는", "은", "이", "가")
@@ -184,7 +188,16 @@ def _said(value: str | None) -> bool:
 
 
 def _in_a_sentence(tail: str) -> bool:
-    return _said(_value(tail, LINKS | _LINKS))
+    """The value after a link ("Das Passwort lautet X"), a PIN's digits after
+    one ("카드 비밀번호 4자리: 1236"), or a generated-looking value right
+    after the word ("Benutzer admin, Kennwort X")."""
+    value = _value(tail, LINKS | _LINKS)
+    if _said(value):
+        return True
+    if value is not None and chosen_pin(value) and not year_like(value):
+        return True
+    words = tail.split()
+    return tail[:1].isspace() and bool(words) and password_looking(clean(words[0]))
 
 
 # What a password holds and a product code or a cipher's name does not.

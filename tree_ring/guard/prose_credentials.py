@@ -1,6 +1,9 @@
 """Secret rules for credentials written out in a sentence: "the staging
-password is X", "password for prod: X", "use key X", "X is the pw", a PIN
-or a door code with its keyword, a safe's combination.
+password is X", "password for prod: X", "use key X", "X is the pw", "Password server
+produksi: X" (a generated value after a label's colon), a PIN or a door code
+with its keyword (linked in another language, "El PIN de mi tarjeta es
+0751", or right after a card's or a SIM's "PIN"; "ПИН-код: X"), a SIM's PUK,
+a safe's combination.
 
 Every pattern starts at a keyword in the view it is written for; the
 validator then reads the words after it (`TAIL`) and takes a value only
@@ -32,6 +35,16 @@ LINKS = frozenset(
     {"is", "was", "are", "were", "be", "been", "has", "had", "=", ":", "->", "=>", "-", "–", "—",
      "equals", "became", "becomes", "reads", "is:", "was:", "are:"}
 )  # fmt: skip
+# Words that join a word to its value in other languages: "ist", "lautet",
+# "es", "est", "è", "é", "är", "er", "jest", "je", "это", ...
+OTHER_LINKS = frozenset(
+    {"ist", "lautet", "war", "es", "era", "est", "était", "è", "é", "är", "var",
+     "er", "on", "oli", "jest", "je", "to", "az", "este", "это", "был", "была", "є",
+     "είναι", "adalah", "ialah", "là", "הוא", "היא", "هي", "هو", "lautete", "sind",
+     "yra", "ir", "је", "है", "था", "थी", "glasi", "гласи"}
+)  # fmt: skip
+# Those that are English words too ("pin to 3118", "password on prod01").
+ENGLISH_LOOKALIKES = frozenset({"on", "to", "war", "era", "var", "er"})
 # Words that may sit between the link and the value.
 FILLERS = frozenset(
     {"now", "still", "currently", "just", "simply", "literally", "actually", "always",
@@ -185,9 +198,37 @@ _QUOTED_AFTER_LINK = (
 )
 
 
+# Words naming what a label after "password" gives that is no password:
+# "password hash: $2b$...", "password policy: ...".
+_NOT_PASSWORD_LABELS = frozenset(
+    {"hash", "hashes", "hashed", "digest", "salt", "length", "policy", "rule", "rules", "hint",
+     "example", "format", "pattern", "regex", "field", "column", "prompt", "manager"}
+)  # fmt: skip
+# How many words may name which password before its label's colon.
+_LABEL_WORDS = 3
+
+
+def _labelled_password(tail: str) -> bool:
+    """ "Password server produksi: X": a few words naming which password,
+    then a colon and a value that looks generated (a sentence's words after
+    the keyword, "password rotation happens monthly: ...", are judged by the
+    value alone, so only a generated one counts)."""
+    words = tail.split()
+    for index, word in enumerate(words[: _LABEL_WORDS + 1]):
+        name = word.rstrip(":").lower()
+        if not name.isalpha() or name in _NOT_PASSWORD_LABELS:
+            return False
+        if word.endswith(":"):
+            value = clean(words[index + 1]) if index + 1 < len(words) else ""
+            return "/" not in value and not value.startswith("$") and password_looking(value)
+    return False
+
+
 def _prose_chosen_password(tail: str) -> bool:
     """After "password" or "passphrase": any password someone chose, weak or a
     passphrase, not only a random one (`chosen_password`)."""
+    if _labelled_password(tail):
+        return True
     value = _candidate(tail)
     if value is None:
         return False
@@ -215,11 +256,63 @@ def _linked(tail: str, value: str) -> bool:
     )
 
 
-def _prose_pin(tail: str) -> bool:
+# Links a PIN may follow in another language's sentence ("El PIN de mi
+# tarjeta es 0751", "PIN za karticu je 6511", "Meine PIN für die EC-Karte
+# ist 3068").
+_PIN_LINKS = OTHER_LINKS - ENGLISH_LOOKALIKES
+# Words right before "PIN" that name what it unlocks: then the digits may
+# follow it directly ("SIM PIN 1431", "card PIN 4829").
+_PIN_OWNERS = frozenset(
+    {"sim", "card", "debit", "credit", "bank", "atm", "phone", "visa", "mastercard", "amex",
+     "karte", "ec-karte", "tarjeta", "carte", "kaart", "carta", "cartão", "kartu", "karty"}
+)  # fmt: skip
+
+
+def year_like(value: str) -> bool:
+    """Four digits read as a year ("PIN 2024 rollout", "Passwort geändert: 2024")."""
+    return len(value) == 4 and value.startswith(("19", "20"))
+
+
+def _pin_in_a_sentence(tail: str) -> bool:
+    """Digits after another language's link, a few words after the keyword:
+    the words between say whose PIN (none holds a digit: "PIN 3 on the
+    header" numbers a pin)."""
+    words = tail.split()
+    for index, word in enumerate(words[: _MAX_QUALIFIERS + 1]):
+        if any(c.isdigit() for c in word) or word.endswith((".", ";", "!", "?")):
+            return False
+        if word.lower() in _PIN_LINKS and index + 1 < len(words):
+            value = clean(words[index + 1])
+            if chosen_pin(value) and not year_like(value):
+                return True
+    return False
+
+
+def _prose_pin(window: str) -> bool:
     """ "the vault PIN is 482913": four to twelve digits after a link, so
-    "pin 2048 pages" or "pin to 3118" (the verb) is no PIN."""
+    "pin 2048 pages" or "pin to 3118" (the verb) is no PIN; right after the
+    keyword when a word before it names a card or a SIM."""
+    lead, _, tail = window.partition("\x00")
     value = _candidate(tail)
-    return value is not None and chosen_pin(value) and _linked(tail, value)
+    if value is not None and chosen_pin(value) and _linked(tail, value):
+        return True
+    if _pin_in_a_sentence(tail):
+        return True
+    owner = lead.lower().split()[-1:]
+    return (
+        bool(owner)
+        and owner[0] in _PIN_OWNERS
+        and value is not None
+        and tail.split()[0].rstrip(",;") == value
+        and chosen_pin(value)
+        and not year_like(value)
+    )
+
+
+def _prose_puk(tail: str) -> bool:
+    """A SIM's PUK: eight digits right after the word or after a link."""
+    value = _candidate(tail)
+    return value is not None and len(value) == 8 and chosen_pin(value)
 
 
 # Words before a passcode that make it a meeting's: an invitation's, shared
@@ -351,6 +444,22 @@ _CODE_PIN = ((b"code", b"codice"), b"pin")
 _LOCK_CODES = ((b"alarm", b"door", b"gate", b"keypad"), b"code")
 
 
+# "ПИН-код", "пин-код", "Пин код", "ПІН-код", ..., longest first, as the
+# lower view writes them (it lowers ASCII letters only).
+_CYRILLIC_PINS = tuple(
+    sorted(
+        {
+            (pin + code).encode()
+            for stem in ("пин", "пін")
+            for pin in (stem, stem.capitalize(), stem.upper())
+            for code in ("-код", " код", "-КОД", " КОД", "код", "")
+        },
+        key=len,
+        reverse=True,
+    )
+)
+
+
 def _prose(
     name: str,
     keyword: bytes,
@@ -390,6 +499,23 @@ PROSE_RULES: tuple[Rule, ...] = (
         rb"pin(?<![a-z]pin)" + _not_a_path_segment(b"pin"),
         b"pin",
         _prose_pin,
+        before=_CODE_LEAD,
+    ),
+    _prose(
+        "password-in-prose",
+        rb"puk(?<![a-z]puk)",
+        b"puk",
+        _prose_puk,
+    ),
+    # Russian and Ukrainian: "ПИН-код карты: 1733", "пін-код: 4829".
+    rule(
+        "password-in-prose",
+        SECRET,
+        "lower",
+        rb"(?:" + b"|".join(_CYRILLIC_PINS) + rb")(?![a-z0-9_-]|\xd0|\xd1)" + TAIL,
+        _prose_code,
+        heads=_CYRILLIC_PINS,
+        before=_CODE_LEAD,
     ),
     # A PIN after "passcode", "pin code" or "unlock code".
     _prose(

@@ -117,6 +117,11 @@ def _aws_key_id(span: str) -> bool:
     return random_token(span) and len(set(span[4:])) >= 6
 
 
+def _aws_secret(span: str) -> bool:
+    has = (any(c.isupper() for c in span), any(c.islower() for c in span))
+    return all(has) and any(c.isdigit() for c in span) and random_opaque(span)
+
+
 def _sk_body(span: str) -> bool:
     # "sk-" also starts slugs like "sk-refactor-storage-layer"; real keys have a
     # long random body, mixed case (OpenAI) or hex (OpenAI-compatible vendors).
@@ -172,6 +177,18 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         rb"[\"'`]?(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
         random_opaque,
         heads=(b"secret",),
+    ),
+    # The same key after "AWS" and a label in any language ("Chave secreta da
+    # AWS:", "AWS सीक्रेट की:"): 40 characters with both cases and a digit,
+    # as AWS generates them (an ETag or a commit's SHA-1 is lower-case hex).
+    rule(
+        "aws-secret-key",
+        SECRET,
+        "lower",
+        rb"aws(?<![a-z0-9]aws)(?![a-z0-9])[^\n\x00:=]{0,80}?[:=][ \t]{0,16}"
+        rb"[\"'`]?(?P<v>[a-z0-9/+]{40})(?![a-z0-9/+=])",
+        _aws_secret,
+        heads=(b"aws",),
     ),
     # STS session tokens and Bedrock API keys: long base64 with a fixed start.
     tokens(

@@ -516,11 +516,9 @@ def spoken_passphrase(phrase: str) -> bool:
 
 
 def chosen_pin(value: str) -> bool:
-    """A PIN: four to twelve digits, not a filler ("0000") or a run ("1234")."""
-    return (
-        4 <= len(value) <= 12
-        and value.isascii()
-        and value.isdigit()
-        and not is_filler(value)
-        and not sequential(value)
-    )
+    """A PIN: four to twelve digits, not a filler ("0000") or a run ("1234",
+    "98765"). A run throughout, not mostly: "1236" is as much a PIN as any."""
+    if not (4 <= len(value) <= 12 and value.isascii() and value.isdigit()):
+        return False
+    steps = {ord(b) - ord(a) for a, b in itertools.pairwise(value)}
+    return not is_filler(value) and steps not in ({1}, {-1})
