@@ -12,13 +12,13 @@ Codes are comparable only with a question read by the same table:
 `meaning_source` names the table (`vectors.identity()`) that made them. A
 Tree Ring whose vector table differs (a new release's) finds the codes
 `stale`, and the first recall that may write codes every memory again
-(read/meaning.py, `current`), once: about a tenth of a millisecond a memory. No migration
-does it, because the first open after an upgrade is usually a hook's, and a
-hook must neither read the vector table nor keep a session waiting (at
-100,000 memories the coding takes longer than a hook is given). Until then,
-and whenever the store cannot be written, recall weighs its candidates from
-their text; `tree-ring doctor --repair` and `tree-ring maintain --vacuum`
-code them too.
+(read/meaning.py, `current`), once: about a tenth of a millisecond a
+memory. No migration does it, because the first open after an upgrade is
+usually a hook's, and a hook must neither read the vector table nor keep a
+session waiting (at 100,000 memories the coding takes longer than a hook is
+given). Until then, and whenever the store cannot be written, recall weighs
+its candidates from their text; `tree-ring doctor --repair` and `tree-ring
+maintain --vacuum` code them too.
 """
 
 from __future__ import annotations
