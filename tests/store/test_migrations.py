@@ -401,6 +401,23 @@ def test_a_first_schema_store_has_its_index_rebuilt_folded(old_root: Path) -> No
         store.conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")
 
 
+def _project_holding(tmp_path: Path, *texts: str) -> tuple[Path, str]:
+    """A project whose store holds a person's memory of each of `texts`."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    guidance.init_project(root)
+    project_id = json.loads((root / ".tree-ring" / "project.json").read_text())["project_id"]
+    with Store.open(root) as store:
+        for text in texts:
+            pipeline.store_memory(store, make_memory(project_id, text), PERSON)
+    return root, project_id
+
+
+def _codes(root: Path) -> dict[int, bytes]:
+    with Store.open(root) as store:
+        return dict(store.conn.execute("SELECT rowid, code FROM memory_meaning"))
+
+
 def test_a_store_coded_by_another_vector_table_is_coded_again_by_its_first_recall(
     tmp_path: Path,
 ) -> None:
@@ -408,14 +425,10 @@ def test_a_store_coded_by_another_vector_table_is_coded_again_by_its_first_recal
     it: opening it with this Tree Ring migrates it without touching a code
     (the first open is often a hook's), and its first recall codes every
     memory again and records the installed table (the README's promise)."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    guidance.init_project(root)
-    project_id = json.loads((root / ".tree-ring" / "project.json").read_text())["project_id"]
-    with Store.open(root) as store:
-        for text in ("The orders consumer on Kafka lags behind", "Deploys freeze on Fridays"):
-            pipeline.store_memory(store, make_memory(project_id, text), PERSON)
-        fresh = dict(store.conn.execute("SELECT rowid, code FROM memory_meaning"))
+    root, project_id = _project_holding(
+        tmp_path, "The orders consumer on Kafka lags behind", "Deploys freeze on Fridays"
+    )
+    fresh = _codes(root)
     conn = sqlite3.connect(project.store_path(root))
     try:
         conn.execute("UPDATE memory_meaning SET code = zeroblob(144)")
@@ -444,13 +457,8 @@ def test_a_store_is_coded_again_only_when_another_table_made_its_codes(
     """0014 and 0018 each shipped a new vector table: the migration codes
     nothing, and the first recall codes again a store whose codes the table
     before it made; one already coded by the installed table is left."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    guidance.init_project(root)
-    project_id = json.loads((root / ".tree-ring" / "project.json").read_text())["project_id"]
-    with Store.open(root) as store:
-        pipeline.store_memory(store, make_memory(project_id, "Deploys freeze on Fridays"), PERSON)
-        fresh = dict(store.conn.execute("SELECT rowid, code FROM memory_meaning"))
+    root, project_id = _project_holding(tmp_path, "Deploys freeze on Fridays")
+    fresh = _codes(root)
     source = "1 10 128 3280 0badc0de" if made_by == "another table" else vectors.identity()
     conn = sqlite3.connect(project.store_path(root))
     try:
@@ -477,14 +485,8 @@ def test_a_recall_that_cannot_write_weighs_stale_codes_from_text(tmp_path: Path,
     transaction, another writer holding the lock) leaves stale codes as they
     are and still finds a memory by its meaning alone, from its text; it does
     not wait for the lock, however long the busy timeout."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    guidance.init_project(root)
-    project_id = json.loads((root / ".tree-ring" / "project.json").read_text())["project_id"]
+    root, project_id = _project_holding(tmp_path, "The orders consumer on Kafka lags behind")
     with Store.open(root) as store:
-        pipeline.store_memory(
-            store, make_memory(project_id, "The orders consumer on Kafka lags behind"), PERSON
-        )
         store.conn.execute("UPDATE meaning_source SET vectors = '1 10 128 3280 0badc0de'")
     person = Identity(project_id, None, None, None)
     blocker = sqlite3.connect(project.store_path(root), isolation_level=None)
@@ -544,12 +546,7 @@ def test_a_store_behind_by_what_readers_do_without_is_read_as_it_stands(
     """Due migrations that only speed reads up or record derived data:
     a store that cannot be migrated now is read as it stands, and the next
     open that can write migrates it."""
-    root = tmp_path / "proj"
-    root.mkdir()
-    guidance.init_project(root)
-    project_id = json.loads((root / ".tree-ring" / "project.json").read_text())["project_id"]
-    with Store.open(root) as store:
-        pipeline.store_memory(store, make_memory(project_id, "Deploys freeze on Fridays"), PERSON)
+    root, project_id = _project_holding(tmp_path, "Deploys freeze on Fridays")
     _behind(root, ONLY_FOR_SPEED)
     blocker = sqlite3.connect(project.store_path(root), isolation_level=None)
     try:
@@ -572,11 +569,7 @@ def test_a_store_behind_by_what_readers_do_without_is_read_as_it_stands(
 def test_a_store_behind_by_what_readers_need_is_refused_in_one_line(
     tmp_path: Path, why: str
 ) -> None:
-    root = tmp_path / "proj"
-    root.mkdir()
-    guidance.init_project(root)
-    with Store.open(root):
-        pass
+    root, _ = _project_holding(tmp_path)
     _behind(root, READ_CHANGING)
     blocker = sqlite3.connect(project.store_path(root), isolation_level=None)
     try:
