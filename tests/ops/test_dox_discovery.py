@@ -77,6 +77,21 @@ def test_dependency_and_ignored_files_are_not_read_in_git(
     assert files_read(project_root, identity, project_root / "notes") == set()
 
 
+def test_a_checkout_another_user_owns_is_listed_by_git_not_walked(
+    project_root: Path, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Git refuses a repository another user owns ("dubious ownership", a
+    container's mount); dox asks it as the owner would, so what git ignores
+    there is not read."""
+    git(project_root, "init", "-q")
+    (project_root / ".gitignore").write_text("third_party/\n.cache/\n")
+    put(project_root, "", "third_party/lib", ".cache/tool")
+    monkeypatch.setenv("GIT_TEST_ASSUME_DIFFERENT_OWNER", "1")
+    refused = subprocess.run(["git", "-C", str(project_root), "ls-files"], capture_output=True)
+    assert refused.returncode != 0 and b"dubious ownership" in refused.stderr
+    assert files_read(project_root, identity) == {"AGENTS.md"}
+
+
 def test_the_projects_files_come_before_others_under_the_cap(
     project_root: Path, identity: Identity
 ) -> None:

@@ -73,7 +73,11 @@ def git_listed(root: Path, pathspecs: tuple[str, ...]) -> list[tuple[bool, str]]
     that git tracks or does not ignore; None where git cannot answer (not a
     repository, no git, a refusal, too slow)."""
     env = {key: value for key, value in os.environ.items() if key not in _GIT_REDIRECTS}
-    command = ["git", "-C", str(root), "ls-files", "-z", "-t", "--cached", "--others"]
+    # Asked as its owner would be (`safe.directory`): a checkout another user
+    # owns (a container's mount) is listed, not refused, so what git ignores
+    # there stays unread instead of the whole folder being walked.
+    command = ["git", "-c", "safe.directory=*", "-C", str(root), "ls-files", "-z", "-t"]
+    command += ["--cached", "--others"]
     try:
         done = subprocess.run(
             [*command, "--exclude-standard", "--", *pathspecs],
