@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from team_support import LEDGER, cli, first_repo, remember
 
-from tree_ring.team import ledger
+from tree_ring.model import project
+from tree_ring.store.db import Store
+from tree_ring.team import ledger, sync
 
 # Assembled, so no scanner of this repository mistakes the test values for keys.
 GITHUB = "ghp_" + "R8x2mQ7pL4vN9kT3wZ6yB1cF5hJ0dS2gA8eU"
@@ -133,3 +137,31 @@ def test_sync_drops_each_split_secret_and_a_write_commits_none(tmp_path: Path) -
     written = (alice / LEDGER).read_bytes()
     assert [raw for raw in added if raw in written] == [CHECKLIST]
     assert GITHUB[:11].encode() not in written and GITHUB[18:].encode() not in written
+
+
+def test_an_import_reads_no_unknown_record_and_a_rewrite_reads_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SessionStart hook's import takes nothing from a record this version
+    does not know, so the guard does not read one there: many costly lines
+    cost the hook nothing. A write that rewrites the ledger reads each before
+    it carries it, and drops the one that holds a secret."""
+    alice = first_repo(tmp_path)
+    remember(alice, "The base note before a teammate's newer lines")
+    with (alice / LEDGER).open("ab") as handle:
+        handle.write(THREE_STRINGS + b"\n" + CHECKLIST + b"\n")
+    read: list[str] = []
+    real = ledger.withheld
+
+    def watched(text: str, data: Any) -> str | None:
+        read.append(text)
+        return real(text, data)
+
+    monkeypatch.setattr(ledger, "withheld", watched)
+    with Store.open(alice) as store:
+        report = sync.refresh(store, alice, project.load_project_id(alice))
+    assert report is not None and read == []
+    assert cli(alice, "sync").code == 0
+    assert {json.loads(text)["record"] for text in read} == {"m5", "checklist"}
+    written = (alice / LEDGER).read_bytes()
+    assert CHECKLIST in written and THREE_STRINGS not in written

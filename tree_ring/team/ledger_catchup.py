@@ -143,7 +143,7 @@ def _part(
         for _, lines in groups[start:end]:
             numbered += lines
         known = {line.text: line for line in mine.values()}
-        read = check_numbered(numbered, project_id, known, trusted=up)
+        read = check_numbered(numbered, project_id, known, trusted=up, judge_unknown=False)
         report.skipped = read.skipped
         apply(db, read, mine, project_id, actor, report, up)
         ledger_delta.record_claims(db, report.claim_lines)

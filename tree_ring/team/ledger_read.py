@@ -98,6 +98,10 @@ class Read:
     raws: dict[str, bytes] = field(default_factory=lambda: {})
     files: dict[str, list[Anchor]] = field(default_factory=lambda: {})
     foreign: list[bytes] = field(default_factory=lambda: [])
+    # Whether a line of an unknown record is read by the guard now: only a
+    # read that rewrites the ledger needs to know (`ledger.carry` reads each
+    # again before carrying it); an import takes nothing from such a line.
+    judge_unknown: bool = True
 
 
 def checked(
@@ -107,6 +111,7 @@ def checked(
     known: Mapping[str, Line] | None = None,
     *,
     trusted: Upstream | None = None,
+    judge_unknown: bool = True,
 ) -> Read:
     """Read the ledger's lines and check each one. A line that is byte for byte
     what the store itself would write (`known`, by text) came from the store,
@@ -131,7 +136,7 @@ def checked(
     if trusted is not None:
         present = set(text_lines)
         numbered += [(0, piece) for piece in sorted(trusted.lines - present)]
-    return check_numbered(numbered, project_id, known, trusted=trusted)
+    return check_numbered(numbered, project_id, known, trusted=trusted, judge_unknown=judge_unknown)
 
 
 def check_numbered(
@@ -140,13 +145,17 @@ def check_numbered(
     known: Mapping[str, Line] | None = None,
     *,
     trusted: Upstream | None = None,
+    judge_unknown: bool = True,
 ) -> Read:
     """`checked` over these lines only, each with its line number in the file
     (0: the upstream's): the SessionStart hook's part of a large ledger
-    (`ledger_catchup.py`). Conflict markers are the caller's to refuse."""
+    (`ledger_catchup.py`). Conflict markers are the caller's to refuse.
+    Without `judge_unknown` (an import that writes no ledger), a line of an
+    unknown record is not read by the guard: a hostile one costs a hook
+    nothing, and a rewrite reads it before carrying it."""
     good: list[tuple[int, Line, bool]] = []
     skipped: list[Skipped] = []
-    read = Read({}, {}, skipped, {})
+    read = Read({}, {}, skipped, {}, judge_unknown=judge_unknown)
     known = known or {}
     for number, piece in numbered:
         if not piece.strip():
@@ -247,17 +256,20 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
         return checked_line
     if record in (ledger.TOMBSTONE, ledger.REDACTION):
         return Line(ledger_stones.check(line))
-    return _unknown(raw, line)
+    return _unknown(raw, line, judge=read.judge_unknown)
 
 
-def _unknown(raw: str, line: dict[str, Any]) -> Line:
+def _unknown(raw: str, line: dict[str, Any], *, judge: bool = True) -> Line:
     """A line of no record this version reads: never taken for one, and
     carried (Unreadable) only when it names a record as a string and the
-    guard finds nothing in it. The reason names a secret by rule, and the
+    guard finds nothing in it (`judge`; without it, the guard reads it when a
+    rewrite would carry it). The reason names a secret by rule, and the
     record only once the guard has read it."""
     record = ledger.unknown_record(line)
     if record is None:
         raise UsageError("its record is not a string")
+    if not judge:
+        raise Unreadable("a record this version does not know")
     why = ledger.withheld(raw, line)
     if why is not None:
         raise UsageError(f"a record this version does not know {why}; left out of the ledger")

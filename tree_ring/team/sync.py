@@ -239,7 +239,7 @@ def sync(
         first = state.get("sha256") is None and state.get("seen") is None
         mine = store_lines(db, project_id)
         known = {line.text: line for line in mine.values()}
-        read = checked(data, project_id, name, known, trusted=up)
+        read = checked(data, project_id, name, known, trusted=up, judge_unknown=write)
         report.skipped = read.skipped
         report.audit = anchor_problem(db, read.won.get("1" + clone_id(db)))
         if progress is not None:
@@ -294,7 +294,7 @@ def apply_lines(
     mine = store_lines(db, project_id, ids)
     known = {line.text: line for line in mine.values()}
     name = f"{project.DIR}/{ledger.PATH}"
-    read = checked(data, project_id, name, known, trusted=up)
+    read = checked(data, project_id, name, known, trusted=up, judge_unknown=False)
     report.skipped = read.skipped
     apply(db, read, mine, project_id, actor, report, up)
     # A line of the file skipped as it stands (malformed, secret-bearing) is skipped again.
