@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tree_ring.store import inbox, refutations, schema
+from tree_ring.store import anchors, inbox, refutations, schema
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ PARTS: tuple[Part, ...] = _latest([
         ("0007_ledger_provenance", schema.LEDGER_PROVENANCE),
         ("0008_refutations", schema.REFUTATIONS),
         ("0009_off_record_index", (schema.OFF_RECORD_INDEX,)),
-        ("0011_anchors", schema.ANCHORS),
+        ("0011_anchors", anchors.ANCHORS),
         ("0016_inbox_imports", inbox.INBOX_INDEX[1:]),
         ("0017_refute_index", (refutations.REFUTES_INDEX,)),
     )

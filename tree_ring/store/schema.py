@@ -533,34 +533,9 @@ def _folded_index(db: Db) -> None:
     db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
 
 
-# The files a memory is about (model/anchor.py): one row per memory and file,
-# as it was when the memory was written or a person confirmed it. The brief
-# and recall read the rows of the memories they show, and a file whose size
-# or time moved is hashed to tell a change from a touch.
-ANCHORS = (
-    """CREATE TABLE anchors (
-        memory_id    TEXT NOT NULL,     -- the memory that names the file
-        path         TEXT NOT NULL,     -- relative to the project root, '/'-separated
-        blob         TEXT NOT NULL,     -- git's blob id: sha1 of 'blob <size>', a NUL, the bytes
-        size         INTEGER NOT NULL,  -- bytes then; -1 when a teammate's ledger gave only a hash
-        mtime_ns     INTEGER NOT NULL,  -- modification time then; equal size and time: no hash
-        git_commit   TEXT,              -- the commit checked out then, if the project is in git
-        anchored_at  TEXT NOT NULL,     -- when it was anchored (written, or confirmed by a person)
-        PRIMARY KEY (memory_id, path)
-    )""",
-    # A memory deleted or redacted takes its anchors with it: a path can say
-    # what the memory was about.
-    """CREATE TRIGGER memories_anchors_delete AFTER DELETE ON memories BEGIN
-        DELETE FROM anchors WHERE memory_id = old.id;
-    END""",
-    """CREATE TRIGGER memories_anchors_redact AFTER UPDATE OF redacted_at ON memories
-    WHEN new.redacted_at IS NOT NULL BEGIN
-        DELETE FROM anchors WHERE memory_id = new.id;
-    END""",
-)
-
-
 def _anchors(db: Db) -> None:
+    from tree_ring.store.anchors import ANCHORS
+
     for statement in ANCHORS:
         db.execute(statement)
 
