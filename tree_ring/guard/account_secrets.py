@@ -43,6 +43,10 @@ import os
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, text_pattern
 from tree_ring.guard.values import literal_secret, password_looking
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # A cookie's value: what RFC 6265 allows, percent-encoded bytes included.
 _COOKIE_VALUE = rb"(?P<v>[A-Za-z0-9%._~+/=:!*$-]{16,512}+)"
 
@@ -423,6 +427,18 @@ def _sqlplus_login(span: str) -> bool:
     return password_looking(span.partition("/")[2])
 
 
+def _seed_rule(words: tuple[bytes, ...], judge: Callable[[str], bool]) -> Rule:
+    """A seed phrase after one of `words`, judged by `judge`."""
+    return rule(
+        "seed-phrase",
+        SECRET,
+        "lower",
+        rb"(?:" + b"|".join(map(escape, words)) + rb")" + _AFTER_SEED_KEYWORD,
+        judge,
+        heads=words,
+    )
+
+
 ACCOUNT_RULES: tuple[Rule, ...] = (
     rule(
         "session-cookie",
@@ -469,33 +485,10 @@ ACCOUNT_RULES: tuple[Rule, ...] = (
         _english_seed_phrase,
         heads=(b"seed", b"mnemonic", b"recovery", b"backup", b"wallet", b"secret"),
     ),
-    rule(
-        "seed-phrase",
-        SECRET,
-        "lower",
-        rb"(?:" + b"|".join(map(escape, _SEED_COUNTS)) + rb")" + _AFTER_SEED_KEYWORD,
-        _english_seed_phrase,
-        heads=_SEED_COUNTS,
-    ),
-    rule(
-        "seed-phrase",
-        SECRET,
-        "lower",
-        rb"(?:" + b"|".join(map(escape, _SEED_WORDS_ELSEWHERE)) + rb")" + _AFTER_SEED_KEYWORD,
-        _seed_phrase,
-        heads=_SEED_WORDS_ELSEWHERE,
-    ),
-    *(
-        rule(
-            "seed-phrase",
-            SECRET,
-            "lower",
-            rb"(?:" + b"|".join(map(escape, words)) + rb")" + _AFTER_SEED_KEYWORD,
-            _seed_phrase,
-            heads=words,
-        )
-        for words in (_SEED_WORDS_CYRILLIC[::2], _SEED_WORDS_CYRILLIC[1::2])
-    ),
+    _seed_rule(_SEED_COUNTS, _english_seed_phrase),
+    _seed_rule(_SEED_WORDS_ELSEWHERE, _seed_phrase),
+    _seed_rule(_SEED_WORDS_CYRILLIC[::2], _seed_phrase),
+    _seed_rule(_SEED_WORDS_CYRILLIC[1::2], _seed_phrase),
     # A seed phrase with no word naming it, as a quoted array of BIP-39 words:
     # from the first separator between two quoted words.
     *(
