@@ -35,6 +35,7 @@ from tree_ring.govern import coordinator
 from tree_ring.model import project
 from tree_ring.store.db import Store
 from tree_ring.team import repository as team
+from tree_ring.team import sync
 from tree_ring.upkeep import consolidate
 
 WORD = "zebracorn7731"
@@ -343,3 +344,22 @@ def test_sync_refuses_an_empty_store_as_every_command_does(tmp_path: Path) -> No
     path.unlink()
     ok(alice, "sync")
     assert summaries(alice) == {"Deploys freeze on Fridays after the release branch is cut"}
+
+
+def test_a_fresh_clones_first_sync_configures_the_merge_driver(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    commit(alice, "memory")
+    fresh = clone(alice, tmp_path, "fresh", init=False)
+    assert not team.driver_configured(fresh)
+    done = ok(fresh, "sync")
+    assert f"note:       {sync.DRIVER_NOTE}" in done.out.splitlines()
+    driver = git(fresh, "config", "--local", "--get", "merge.tree-ring.driver").stdout.strip()
+    assert driver == team.driver_command()
+    # Only the clone's config: of the working tree, sync writes the ledger alone.
+    assert git(fresh, "status", "--porcelain").stdout in ("", " M .tree-ring/ledger.jsonl\n")
+    assert summaries(fresh) == {"Deploys freeze on Fridays after the release branch is cut"}
+    # Set once: a later sync says nothing of it, and one the person unset stays unset.
+    git(fresh, "config", "--unset", "merge.tree-ring.driver")
+    assert sync.DRIVER_NOTE not in ok(fresh, "sync").out
+    assert not team.driver_configured(fresh)

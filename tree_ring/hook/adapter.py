@@ -527,8 +527,7 @@ def _merge_driver(root: str, harness: str) -> None:
     from tree_ring.team import repository as team
 
     try:
-        if team.in_git(Path(root)) and not team.driver_configured(Path(root)):
-            team.setup(Path(root))
+        team.ensure_driver(Path(root))
     except Exception as exc:  # a clone without git config access still gets its brief
         _note(harness, f"merge driver not configured ({exc}); run `tree-ring init`")
 

@@ -87,6 +87,17 @@ def driver_configured(root: Path) -> bool:
     return ran is not None and ran.returncode == 0 and bool(ran.stdout.strip())
 
 
+def ensure_driver(root: Path) -> bool:
+    """Configure the merge driver in this clone's own git config when it is
+    not: a store built from the ledger in a fresh clone, by its first session
+    or `sync`, where no one ran `init`. Only the config, nothing in the working
+    tree (`.gitattributes` came with the clone). True when it configured it now."""
+    if not in_git(root) or driver_configured(root):
+        return False
+    ran = _git(root, "config", "merge.tree-ring.driver", driver_command())
+    return ran is not None and ran.returncode == 0
+
+
 @dataclass
 class Repair:
     conflicts: int

@@ -210,6 +210,7 @@ def _write(path: Path, text: str, carried: list[bytes] | None = None) -> bool:
 
 # What a sync tells its progress: the ledger read, merged, written.
 SYNC_STEPS = 3
+DRIVER_NOTE = "configured git's merge driver for the ledger in this clone, as `init` does"
 
 
 def sync(
@@ -260,6 +261,13 @@ def sync(
         remember_file(db, path, data, up)
         ledger_delta.record_claims(db, report.claim_lines)
     settle(store, report)
+    if first and write:
+        # A store built from a fresh clone's ledger where no one ran `init`:
+        # without the driver, the ledger's next merge would be a text merge.
+        from tree_ring.team import repository
+
+        if repository.ensure_driver(root):
+            report.notes.append(DRIVER_NOTE)
     if progress is not None:
         progress("sync: ledger written" if write else "sync: done", SYNC_STEPS, SYNC_STEPS)
     return report
