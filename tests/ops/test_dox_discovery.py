@@ -130,7 +130,9 @@ def test_a_virtualenv_full_of_agents_files_leaves_the_projects_read(
 def test_dependency_folders_are_skipped_outside_git(
     project_root: Path, identity: Identity, outside_git: None
 ) -> None:
-    assert discovery.git_listed(project_root, dox.ADAPTER.pathspecs) is None
+    assert "not a git repository" in str(discovery.git_listed(project_root, ("AGENTS.md",)))
+    # Not a repository: nothing git would have skipped, so nothing to say.
+    assert discovery.find(project_root, dox.ADAPTER.accepts, 5, ("AGENTS.md",)).unlisted is None
     put(project_root, "", "src", "env", "tools/env2", *DEPENDENCY_FOLDERS)
     (project_root / "tools" / "env2" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     (project_root / "tools" / "env2" / "lib").mkdir()
@@ -148,12 +150,40 @@ def test_without_git_the_folder_is_walked_nearest_first(
     empty = project_root.parent / "no-git-here"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))  # git cannot be run: the folder is walked
-    assert discovery.git_listed(project_root, dox.ADAPTER.pathspecs) is None
+    unlisted = "git could not run (FileNotFoundError)"
+    assert discovery.git_listed(project_root, dox.ADAPTER.pathspecs) == unlisted
     found = discovery.find(project_root, dox.ADAPTER.accepts, 2, dox.ADAPTER.pathspecs)
-    assert (found.files, found.capped) == (
+    assert (found.files, found.capped, found.unlisted) == (
         [project_root / "notes/AGENTS.md", project_root / "z/AGENTS.md"],
         True,
+        unlisted,
     )
+
+
+def test_a_repository_git_cannot_list_is_walked_and_the_sync_says_why(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    # The rules of a neighbouring repository, named by --source-root.
+    other = project_root / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    (other / ".gitignore").write_text("third_party/\n")
+    put(other, "", "third_party/lib")
+    git(other, "add", "AGENTS.md")
+    sync = ("dox", "sync", "--dry-run", "--source-root", str(other))
+    listed = write(run_cli, *sync)
+    assert (listed["files_read"], listed["unlisted"]) == (1, None)
+    assert "note:" not in run_cli(*sync).out
+    (other / ".git" / "index").write_bytes(b"DIRC\0\0\0\2garbage")
+    walked = write(run_cli, *sync)
+    assert walked["files_read"] == 2 and "index" in walked["unlisted"]
+    lines = run_cli(*sync).out.splitlines()
+    assert lines[-3:-1] == [
+        f"note: git could not list this repository's files ({walked['unlisted']}), so the "
+        "folder was walked and files git ignores were read too; fix git, or name the "
+        "folder to read with --source-root",
+        "dry run: nothing was written; run again without --dry-run to apply",
+    ]
 
 
 def test_a_deleted_tracked_file_and_a_tracked_symlink(

@@ -54,6 +54,12 @@ def describe(report: dict[str, Any]) -> str:
                 line += f": {item['reason']}"
             lines.append(line)
     lines += [f"  skipped           {s['where']}: {s['reason']}" for s in report["skipped"]]
+    if report["unlisted"]:
+        lines.append(
+            f"note: git could not list this repository's files ({report['unlisted']}), so the "
+            "folder was walked and files git ignores were read too; fix git, or name the "
+            "folder to read with --source-root"
+        )
     if dry:
         lines.append("dry run: nothing was written; run again without --dry-run to apply")
     lines.append("The source files stay authoritative: re-read them before acting on these.")

@@ -7,7 +7,9 @@ never entered (`SKIP_DIRS`, and any folder holding a `pyvenv.cfg`: a
 virtualenv by whatever name). An adapter that names `pathspecs` also asks git,
 once, which of its files the repository tracks or would track, so what git
 ignores is skipped (`notes/` in `.gitignore` too); outside git, or when git
-cannot answer, the folder is walked. Either way the order is the project's
+cannot answer, the folder is walked. Inside a repository the walk reads what
+git would have skipped, so it says why git did not answer (`Found.unlisted`),
+for the sync to tell the person. Either way the order is the project's
 tracked files first, then nearer the root before deeper, then path order, so
 a file cap drops deep and untracked files, never the project's own for
 someone else's.
@@ -19,7 +21,7 @@ import os
 import subprocess
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 SKIP_DIRS = frozenset(
@@ -51,6 +53,8 @@ class Found:
     files: list[Path]  # to read, in order, at most the cap
     capped: bool  # more were found than the cap allows
     links: list[Path]  # symlinks with a name the adapter reads: never followed
+    # Inside a git repository that git would not list: why, as git said it.
+    unlisted: str | None = None
 
 
 def skipped_folder(path: str, name: str) -> bool:
@@ -63,15 +67,24 @@ def find(
 ) -> Found:
     """The files under `root` to read (see the module's docstring)."""
     listed = git_listed(root, pathspecs) if pathspecs else None
-    if listed is None:
-        return walk(root, accepts, max_files)
-    return _from_git(root, listed, accepts, max_files)
+    if isinstance(listed, list):
+        return _from_git(root, listed, accepts, max_files)
+    found = walk(root, accepts, max_files)
+    if listed is not None and in_repository(root):
+        found = replace(found, unlisted=listed)
+    return found
 
 
-def git_listed(root: Path, pathspecs: tuple[str, ...]) -> list[tuple[bool, str]] | None:
+def in_repository(root: Path) -> bool:
+    """Whether `root` lies in a git working tree: a `.git` at it or above."""
+    here = Path(os.path.abspath(root))
+    return any(os.path.lexists(folder / ".git") for folder in (here, *here.parents))
+
+
+def git_listed(root: Path, pathspecs: tuple[str, ...]) -> list[tuple[bool, str]] | str:
     """(tracked, path relative to `root`) for each file matching `pathspecs`
-    that git tracks or does not ignore; None where git cannot answer (not a
-    repository, no git, a refusal, too slow)."""
+    that git tracks or does not ignore; where git cannot answer (not a
+    repository, no git, a refusal, too slow), why, in a few words."""
     env = {key: value for key, value in os.environ.items() if key not in _GIT_REDIRECTS}
     # Asked as its owner would be (`safe.directory`): a checkout another user
     # owns (a container's mount) is listed, not refused, so what git ignores
@@ -86,10 +99,13 @@ def git_listed(root: Path, pathspecs: tuple[str, ...]) -> list[tuple[bool, str]]
             timeout=GIT_TIMEOUT,
             check=False,
         )
-    except (OSError, subprocess.SubprocessError):
-        return None
+    except subprocess.TimeoutExpired:
+        return f"git did not answer in {GIT_TIMEOUT} s"
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"git could not run ({type(exc).__name__})"
     if done.returncode != 0:
-        return None
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return said[0][:200] if said else f"git exited with status {done.returncode}"
     listed: list[tuple[bool, str]] = []
     for item in done.stdout.split(b"\0"):
         # `-t` tags each path: `?` for a file git does not track, a letter

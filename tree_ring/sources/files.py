@@ -75,6 +75,7 @@ class Scan:
     memories: list[Memory] = field(default_factory=lambda: [])
     skipped: list[Skipped] = field(default_factory=lambda: [])
     capped: bool = False
+    unlisted: str | None = None  # discovery.Found.unlisted: why git listed nothing
     gone: set[str] = field(default_factory=lambda: set())  # keys seen but not storable
     # The source lines a memory's text joins, by its source ref: each is
     # checked against the tombstones on its own, since a joined line no longer
@@ -147,7 +148,7 @@ def scan(
         files = [root] if adapter.accepts(root.name) else []
     else:
         found = discovery.find(root, adapter.accepts, adapter.max_files, adapter.pathspecs)
-        files, result.capped = found.files, found.capped
+        files, result.capped, result.unlisted = found.files, found.capped, found.unlisted
         for link in found.links:
             result.skipped.append(Skipped(relative(link, base), "a symlink; not followed"))
     for path in files:

@@ -293,6 +293,7 @@ def report(result: Plan, written: list[Written] | None, *, dry_run: bool) -> dic
         "source_root": str(scan.root),
         "files_read": len(scan.read),
         "capped": scan.capped,
+        "unlisted": scan.unlisted,
         "changes": {kind: changes.get(kind, []) for kind in KINDS},
         "skipped": [{"where": s.where, "reason": s.reason} for s in scan.skipped],
         "waiting_for_review": sum(
