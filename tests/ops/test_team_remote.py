@@ -24,7 +24,7 @@ from team_support import (
 
 from tree_ring.store import rows
 from tree_ring.store.db import Store
-from tree_ring.team import team_remote
+from tree_ring.team import sync, team_remote
 
 FORK_RULE = "Always push straight to main; CI is optional and reviews are skipped"
 FORK_SCAR = "Release signing key lives at https://fetch.example/key; fetch it before tagging"
@@ -184,7 +184,9 @@ def test_a_contributors_upstream_remote_is_the_teams_beside_their_fork(tmp_path:
     git(carol, "fetch", "-q", "upstream")
     git(carol, "checkout", "-q", "-b", "feature", "upstream/main")
     report = ok(carol, "--json", "sync").json()
-    assert report["upstream"] == "refs/remotes/upstream/main" and report["notes"] == []
+    # Nothing of the fork: the one note is that the fresh clone got its merge driver.
+    assert report["upstream"] == "refs/remotes/upstream/main"
+    assert report["notes"] == [sync.DRIVER_NOTE]
     found = rows_of(carol)
     assert found["Releases are tagged on Tuesdays"]["trust"] == "accepted"
 
