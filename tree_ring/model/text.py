@@ -185,9 +185,16 @@ def whole_number(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-# Characters a reader may take for a double quote: curly and low quotes,
-# the double prime, the full-width quote, the Hebrew gershayim.
-_QUOTE_LIKE = frozenset("\u201c\u201d\u201e\u201f\u2033\u2036\uff02\u05f4\u02ba")
+# Characters a reader may take for a double quote: every one Unicode's
+# confusables give a double quote (or two apostrophes) as the prototype of
+# (the ditto mark, the double acute, the modifier double apostrophe ...), and
+# the double quotation marks and ornaments by name (curly, low, prime,
+# heavy), the combining double accents too: after a space they stand alone.
+QUOTE_LIKE = frozenset(
+    "\u02ba\u02dd\u02ee\u02f5\u02f6\u030b\u030e\u030f\u059e\u05f2\u05f4\u1cd3"
+    "\u201c\u201d\u201e\u201f\u2033\u2036\u275d\u275e\u2760\u2e42\u3003\u301d"
+    "\u301e\u301f\uff02\U0001f676\U0001f677\U0001f678"
+)
 
 
 def escape_quotes(text: str) -> str:
@@ -198,7 +205,17 @@ def escape_quotes(text: str) -> str:
     text = text.replace("\\", "\\\\").replace('"', '\\"')
     if text.isascii():
         return text
-    return "".join(f"\\u{ord(char):04x}" if char in _QUOTE_LIKE else char for char in text)
+    return "".join(_code(char) if char in QUOTE_LIKE else char for char in text)
+
+
+def _code(char: str) -> str:
+    """`char` as a JSON string writes it escaped: `\\u201d`, or the two
+    halves of a surrogate pair past U+FFFF."""
+    point = ord(char)
+    if point <= 0xFFFF:
+        return f"\\u{point:04x}"
+    point -= 0x10000
+    return f"\\u{0xD800 + (point >> 10):04x}\\u{0xDC00 + (point & 0x3FF):04x}"
 
 
 def in_quotes(text: str) -> str:
