@@ -65,7 +65,7 @@ PARTS: tuple[Part, ...] = _latest([
         ("0004_trust", schema.FORGET_REQUESTS),
         ("0005_count_indexes", schema.COUNT_INDEXES),
         ("0007_ledger_provenance", schema.LEDGER_PROVENANCE),
-        ("0008_refutations", schema.REFUTATIONS),
+        ("0008_refutations", refutations.REFUTATIONS),
         ("0009_off_record_index", (schema.OFF_RECORD_INDEX,)),
         ("0011_anchors", anchors.ANCHORS),
         ("0016_inbox_imports", inbox.INBOX_INDEX[1:]),

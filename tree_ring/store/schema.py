@@ -479,26 +479,9 @@ def _ledger_provenance(db: Db) -> None:
         db.execute(statement)
 
 
-# An agent's word that a memory proved wrong (review/refute.py): the row is
-# disputed and waits for a person, and the brief keeps showing it, marked with
-# who refuted it and why, until they decide. A person's decision (approve,
-# reject, their own refute) or forgetting the memory removes the refutation:
-# its reason may quote the memory, so it goes where the memory goes.
-REFUTATIONS = (
-    """CREATE TABLE refutations (
-        memory_id   TEXT PRIMARY KEY,  -- the refuted memory: one refutation waits per memory
-        project     TEXT,              -- its project, as the memory's row has it
-        actor       TEXT NOT NULL,     -- the refuting agent's profile
-        origin      TEXT NOT NULL,     -- its harness: claude-code, codex, agent
-        session     TEXT,              -- the harness session that refuted it, if any
-        reason      TEXT NOT NULL,     -- why, one line in the agent's words (guarded as any field)
-        was_trust   TEXT NOT NULL,     -- the trust before: only an accepted row stays in the brief
-        created_at  TEXT NOT NULL
-    )""",
-)
-
-
 def _refutations(db: Db) -> None:
+    from tree_ring.store.refutations import REFUTATIONS
+
     for statement in REFUTATIONS:
         db.execute(statement)
 
