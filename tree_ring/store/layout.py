@@ -70,6 +70,7 @@ PARTS: tuple[Part, ...] = _latest([
         ("0011_anchors", anchors.ANCHORS),
         ("0016_inbox_imports", inbox.INBOX_INDEX[1:]),
         ("0017_refute_index", (refutations.REFUTES_INDEX,)),
+        ("0019_ledger_kept", schema.LEDGER_KEPT),
     )
     for part in _parts(migration, statements)
 ])  # fmt: skip
@@ -110,6 +111,8 @@ LOST = {
     "ledger_provenance": "where rows from the team ledger came from",
     "refutations": "agents' refutations, while the refuted memories still wait for review",
     "anchors": "the files memories were anchored to, which `tree-ring confirm` records again",
+    "ledger_kept": "the fields a newer Tree Ring added to team ledger lines, which the next "
+    "sync keeps again where the upstream holds them",
 }
 
 
