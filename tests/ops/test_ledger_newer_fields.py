@@ -134,8 +134,8 @@ def test_a_correction_here_drops_the_fields_and_says_so_once(tmp_path: Path) -> 
 
     done = ok(bob, "--json", "sync").json()
     assert done["notes"] == [
-        "1 ledger line(s) no longer carry the fields a newer Tree Ring added to them: "
-        "this clone changed them since"
+        "1 ledger line(s) changed since a newer Tree Ring added fields to them, "
+        "and no longer carry those fields"
     ]
     assert kept_ids(bob) == set()
     assert ok(bob, "--json", "sync").json()["notes"] == []

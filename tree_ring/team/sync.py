@@ -268,17 +268,18 @@ def sync(
 
 def _unkept(db: Db, project_id: str, mine: dict[str, Line]) -> list[str]:
     """Let go of the lines kept with a newer Tree Ring's fields
-    (`ledger_apply.keep`) that the store no longer writes: this clone
-    changed what they say, and its change is written without those fields.
-    One note for a person when there were any."""
+    (`ledger_apply.keep`) that the store no longer writes: what they say
+    changed since (this clone's change, or a line without those fields that
+    won), and the change is written without them. One note for a person
+    when there were any."""
     written = {str(line.data["id"]) for line in mine.values() if line.text != line.plain}
     stale = ledger_rows.kept_ids(db, project_id) - written
     if not stale:
         return []
     ledger_rows.drop_kept(db, stale)
     return [
-        f"{len(stale):,} ledger line(s) no longer carry the fields a newer Tree Ring added to "
-        "them: this clone changed them since"
+        f"{len(stale):,} ledger line(s) changed since a newer Tree Ring added fields to them, "
+        "and no longer carry those fields"
     ]
 
 
