@@ -280,3 +280,15 @@ def test_the_merge_driver_takes_the_line_with_fields_over_the_same_line_without(
     for ours, theirs in ((without, newer), (newer, without)):
         merged = ledger.merge_texts(header + b"\n" + ours + b"\n", header + b"\n" + theirs + b"\n")
         assert merged.encode().split(b"\n")[:-1] == [header, newer]
+
+
+def test_fields_past_the_guards_bounds_are_not_kept_and_the_memory_still_is(
+    tmp_path: Path,
+) -> None:
+    many = {"future_field": [f"part {n}" for n in range(ledger.MOST_STRINGS + 1)]}
+    _, bob, memory_id, line = newer_team(tmp_path, many)
+    done = ok(bob, "--json", "sync").json()
+    assert (done["skipped"], done["imported"]) == (0, 1)
+    [written] = [json.loads(raw) for raw in lines(bob) if memory_id.encode() in raw]
+    assert line not in lines(bob) and "future_field" not in written
+    assert kept_ids(bob) == set()
