@@ -161,6 +161,10 @@ def test_stop_reads_its_cadence_and_loads_nothing_costly(
     assert "tree_ring.store.db" not in modules and "tree_ring.write" not in modules
 
 
+# The migration that last shipped a new vector table.
+RECODED = "0018_meaning_recoded_products"
+
+
 def test_an_upgrade_that_ships_a_new_vector_table_costs_the_hook_no_coding(
     remembered: Path,
 ) -> None:
@@ -172,7 +176,7 @@ def test_an_upgrade_that_ships_a_new_vector_table_costs_the_hook_no_coding(
     conn = sqlite3.connect(path)
     try:
         conn.execute("UPDATE meaning_source SET vectors = '1 10 128 3280 0badc0de'")
-        conn.execute("DELETE FROM schema_migrations WHERE name = ?", (schema.MIGRATIONS[-1][0],))
+        conn.execute("DELETE FROM schema_migrations WHERE name = ?", (RECODED,))
         conn.execute(f"PRAGMA user_version = {len(schema.MIGRATIONS) - 1}")
         conn.commit()
         codes = dict(conn.execute("SELECT rowid, code FROM memory_meaning"))

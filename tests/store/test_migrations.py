@@ -39,7 +39,7 @@ MIGRATIONS = [
     "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
     "0010_folded_index", "0011_anchors", "0012_meaning", "0013_meaning_source",
     "0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports", "0017_refute_index",
-    "0018_meaning_recoded_products",
+    "0018_meaning_recoded_products", "0019_ledger_kept",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -72,6 +72,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "trust", "review_reason", "reviewed_at", "reviewed_by", "valid_from", "valid_to",
         "retired_at", "redacted_at", "origin", "origin_session", "content_hash",
     ),
+    "ledger_kept": ("memory_id", "project", "plain", "line"),
     "ledger_provenance": (
         "subject", "project", "line_hash", "source", "git_commit", "author", "ref", "created_at",
     ),
@@ -147,6 +148,7 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
         "content_tombstones", ("project", "content_hash"), True, False,
     ),
     "sqlite_autoindex_forget_requests_1": ("forget_requests", ("id",), True, False),
+    "sqlite_autoindex_ledger_kept_1": ("ledger_kept", ("memory_id",), True, False),
     "sqlite_autoindex_ledger_provenance_1": ("ledger_provenance", ("subject",), True, False),
     "sqlite_autoindex_refutations_1": ("refutations", ("memory_id",), True, False),
     "sqlite_autoindex_memories_1": ("memories", ("id",), True, False),
@@ -177,6 +179,8 @@ TRIGGERS = {
     "memories_fts_delete": "memories",
     "memories_fts_insert": "memories",
     "memories_fts_update": "memories",
+    "memories_ledger_kept_delete": "memories",
+    "memories_ledger_kept_redact": "memories",
     "memories_meaning_delete": "memories",
     "memories_meaning_insert": "memories",
     "memories_meaning_update": "memories",

@@ -65,11 +65,12 @@ PARTS: tuple[Part, ...] = _latest([
         ("0004_trust", schema.FORGET_REQUESTS),
         ("0005_count_indexes", schema.COUNT_INDEXES),
         ("0007_ledger_provenance", schema.LEDGER_PROVENANCE),
-        ("0008_refutations", schema.REFUTATIONS),
+        ("0008_refutations", refutations.REFUTATIONS),
         ("0009_off_record_index", (schema.OFF_RECORD_INDEX,)),
         ("0011_anchors", anchors.ANCHORS),
         ("0016_inbox_imports", inbox.INBOX_INDEX[1:]),
         ("0017_refute_index", (refutations.REFUTES_INDEX,)),
+        ("0019_ledger_kept", schema.LEDGER_KEPT),
     )
     for part in _parts(migration, statements)
 ])  # fmt: skip
@@ -110,6 +111,8 @@ LOST = {
     "ledger_provenance": "where rows from the team ledger came from",
     "refutations": "agents' refutations, while the refuted memories still wait for review",
     "anchors": "the files memories were anchored to, which `tree-ring confirm` records again",
+    "ledger_kept": "the fields a newer Tree Ring added to team ledger lines, which the next "
+    "sync keeps again where the upstream holds them",
 }
 
 

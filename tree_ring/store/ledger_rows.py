@@ -69,6 +69,44 @@ def kept(db: Db) -> bool:
     return found is not None
 
 
+# ------------------------- lines kept with fields a newer Tree Ring added
+
+# The table is `schema.LEDGER_KEPT`.
+
+
+def kept_lines(
+    db: Db, project: str, ids: Sequence[str] | None = None
+) -> dict[str, tuple[str, str]]:
+    """Memory id -> (line as it came, line as this version writes it) of the
+    project's kept lines; with `ids`, of those ids only."""
+    sql = "SELECT memory_id, line, plain FROM ledger_kept WHERE project = ?"
+    params: list[Any] = [project]
+    sql += _of_ids("memory_id", ids, params)
+    return {str(row[0]): (str(row[1]), str(row[2])) for row in db.execute(sql, params)}
+
+
+def kept_ids(db: Db, project: str) -> set[str]:
+    """The ids of the project's kept lines."""
+    found = db.execute("SELECT memory_id FROM ledger_kept WHERE project = ?", (project,))
+    return {str(row[0]) for row in found}
+
+
+def keep_lines(db: Db, project: str, lines: Iterable[tuple[str, str, str]]) -> None:
+    """Keep (memory id, line as it came, line as this version writes it)."""
+    db.executemany(
+        "INSERT OR REPLACE INTO ledger_kept(memory_id, project, line, plain) VALUES (?, ?, ?, ?)",
+        [(memory_id, project, line, plain) for memory_id, line, plain in lines],
+    )
+
+
+def drop_kept(db: Db, ids: Iterable[str]) -> None:
+    """Keep no line for these ids any longer."""
+    db.execute(
+        "DELETE FROM ledger_kept WHERE memory_id IN (SELECT value FROM json_each(?))",
+        (canonical_json(sorted(set(ids))),),
+    )
+
+
 # ------------------------------------------------------- what the ledger says
 
 

@@ -1,6 +1,6 @@
 """Refutations: an agent's word that a memory proved wrong, until a person decides.
 
-The table is `schema.REFUTATIONS`; `review/refute.py` decides who may write
+The table is `REFUTATIONS`; `review/refute.py` decides who may write
 here and what it does to the row. One refutation waits per memory. A
 person's decision on the row, or forgetting it, removes it (`clear`).
 """
@@ -36,6 +36,25 @@ class Refutation(Frozen):
             "was_trust": self.was_trust,
             "created_at": self.created_at,
         }
+
+
+# An agent's word that a memory proved wrong (review/refute.py): the row is
+# disputed and waits for a person, and the brief keeps showing it, marked with
+# who refuted it and why, until they decide. A person's decision (approve,
+# reject, their own refute) or forgetting the memory removes the refutation:
+# its reason may quote the memory, so it goes where the memory goes.
+REFUTATIONS = (
+    """CREATE TABLE refutations (
+        memory_id   TEXT PRIMARY KEY,  -- the refuted memory: one refutation waits per memory
+        project     TEXT,              -- its project, as the memory's row has it
+        actor       TEXT NOT NULL,     -- the refuting agent's profile
+        origin      TEXT NOT NULL,     -- its harness: claude-code, codex, agent
+        session     TEXT,              -- the harness session that refuted it, if any
+        reason      TEXT NOT NULL,     -- why, one line in the agent's words (guarded as any field)
+        was_trust   TEXT NOT NULL,     -- the trust before: only an accepted row stays in the brief
+        created_at  TEXT NOT NULL
+    )""",
+)
 
 
 # The `refute` audit entry of each refutation, which the team ledger reads

@@ -479,26 +479,9 @@ def _ledger_provenance(db: Db) -> None:
         db.execute(statement)
 
 
-# An agent's word that a memory proved wrong (review/refute.py): the row is
-# disputed and waits for a person, and the brief keeps showing it, marked with
-# who refuted it and why, until they decide. A person's decision (approve,
-# reject, their own refute) or forgetting the memory removes the refutation:
-# its reason may quote the memory, so it goes where the memory goes.
-REFUTATIONS = (
-    """CREATE TABLE refutations (
-        memory_id   TEXT PRIMARY KEY,  -- the refuted memory: one refutation waits per memory
-        project     TEXT,              -- its project, as the memory's row has it
-        actor       TEXT NOT NULL,     -- the refuting agent's profile
-        origin      TEXT NOT NULL,     -- its harness: claude-code, codex, agent
-        session     TEXT,              -- the harness session that refuted it, if any
-        reason      TEXT NOT NULL,     -- why, one line in the agent's words (guarded as any field)
-        was_trust   TEXT NOT NULL,     -- the trust before: only an accepted row stays in the brief
-        created_at  TEXT NOT NULL
-    )""",
-)
-
-
 def _refutations(db: Db) -> None:
+    from tree_ring.store.refutations import REFUTATIONS
+
     for statement in REFUTATIONS:
         db.execute(statement)
 
@@ -594,6 +577,31 @@ def _ended_leaves(db: Db) -> None:
     drop_ended(db)
 
 
+# A team ledger line with fields a newer Tree Ring added (team/ledger_read.py):
+# the store writes `line` while it would write `plain` for the id (ledger_state.py).
+# It holds the memory's content, so it goes where the memory goes, as anchors do.
+LEDGER_KEPT = (
+    """CREATE TABLE ledger_kept (
+        memory_id  TEXT PRIMARY KEY,  -- the id the line is of (a memory, tombstone or redaction)
+        project    TEXT NOT NULL,     -- the project whose ledger it came from
+        plain      TEXT NOT NULL,     -- the line as this version writes it, without those fields
+        line       TEXT NOT NULL      -- the line as it came, those fields included
+    )""",
+    """CREATE TRIGGER memories_ledger_kept_delete AFTER DELETE ON memories BEGIN
+        DELETE FROM ledger_kept WHERE memory_id = old.id;
+    END""",
+    """CREATE TRIGGER memories_ledger_kept_redact AFTER UPDATE OF redacted_at ON memories
+    WHEN new.redacted_at IS NOT NULL BEGIN
+        DELETE FROM ledger_kept WHERE memory_id = new.id;
+    END""",
+)
+
+
+def _ledger_kept(db: Db) -> None:
+    for statement in LEDGER_KEPT:
+        db.execute(statement)
+
+
 Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never reorder a migration that has shipped, nor change the
@@ -618,6 +626,7 @@ MIGRATIONS: list[Migration] = [
     ("0016_inbox_imports", _inbox_imports),
     ("0017_refute_index", _refute_index),
     ("0018_meaning_recoded_products", _meaning_recoded),
+    ("0019_ledger_kept", _ledger_kept),
 ]
 
 # Migrations a reader can do without: indexes for speed, and records that

@@ -15,14 +15,19 @@ sorted, so the same set of lines is always the same bytes:
 Two ledgers merge line by line: for each key the greater line under one
 total order wins, whichever side it came from. A tombstone beats a
 redaction beats a live row; between live rows the later validity, then the
-later record time, then the greater canonical bytes. The merge is therefore
+later record time, then the longer canonical text, then the greater bytes
+(so a line with fields a newer Tree Ring added beats the same line without
+them: `ledger_read.py` keeps such a line as it came). The merge is therefore
 commutative, associative and idempotent, and the merge driver, the importer
 (when a text merge left both sides' lines) and `doctor` all use this one
 rule.
 
 A line of a record this version does not know (a newer Tree Ring's) is no
 key's: it is carried through every rewrite and merge as it stands, once,
-after the lines written (`carries`), when the guard finds nothing in it.
+after the lines written (`carries`), when the guard finds nothing in it. A
+field a newer Tree Ring added to a line of a record this version knows stays
+in the line here (the merge reads whole lines); a sync keeps it too
+(`ledger_read.py`).
 
 This module is the merge driver's whole dependency: the standard library
 and `model.jsontext`, and the guard only for a line of a record it does not
@@ -90,31 +95,47 @@ def _text(value: Any) -> str:
 
 
 def rank(line: dict[str, Any], text: str) -> tuple[Any, ...]:
-    """The line's place in the total order among lines of its key."""
+    """The line's place in the total order among lines of its key. A tie
+    goes to the longer text, then the greater: a line a newer Tree Ring
+    wrote with fields added (longer by them) beats the same line without
+    them, whichever version merges the two (`Line.keeping`)."""
     record = line.get("record")
     if record == HEADER:
         schema = line.get("schema")
-        return (schema if isinstance(schema, int) else 0, "", "", text)
+        return (schema if isinstance(schema, int) else 0, "", "", len(text), text)
     if record == ANCHOR:
         seq = line.get("seq")
-        return (0, _text(line.get("at")), seq if isinstance(seq, int) else 0, text)
+        return (0, _text(line.get("at")), seq if isinstance(seq, int) else 0, len(text), text)
     kind = ENTRY_RANK.get(str(record), 0)
     if record == MEMORY:
-        return (kind, _text(line.get("valid_from")), _text(line.get("updated_at")), text)
+        valid, updated = _text(line.get("valid_from")), _text(line.get("updated_at"))
+        return (kind, valid, updated, len(text), text)
     at = _text(line.get("at"))
-    return (kind, at, at, text)
+    return (kind, at, at, len(text), text)
 
 
 class Line:
-    """One parsed line: its object, its canonical text, its key and rank."""
+    """One parsed line: its object, its canonical text, its key and rank.
+    `plain` is the text this version renders from the object; `text` is the
+    same but for a line kept with fields only a newer Tree Ring reads
+    (`keeping`), which the object leaves out."""
 
-    __slots__ = ("data", "key", "rank", "text")
+    __slots__ = ("data", "key", "plain", "rank", "text")
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
-        self.text = canonical(data)
+        self.text = self.plain = canonical(data)
         self.key = key_of(data)
         self.rank = rank(data, self.text)
+
+    def keeping(self, text: str) -> Line:
+        """This line as `text`: the same line with a newer Tree Ring's fields
+        added, in canonical form. Its rank is that text's, as the merge
+        driver, reading the whole line, ranks it."""
+        kept = Line.__new__(Line)
+        kept.data, kept.key, kept.plain, kept.text = self.data, self.key, self.plain, text
+        kept.rank = rank(self.data, text)
+        return kept
 
 
 def merge(*sides: Iterable[Line]) -> dict[str, Line]:
@@ -181,12 +202,9 @@ def withheld(text: str, data: Any) -> str | None:
     from tree_ring.model.errors import SecretRefused
 
     strings = list(_strings(data))
-    size = sum(map(len, strings))
-    if len(strings) > MOST_STRINGS or size > MOST_STRING_CHARS:
-        return (
-            f"holds {len(strings):,} strings of {size:,} characters, more than the guard "
-            f"reads whole ({MOST_STRINGS:,} strings, {MOST_STRING_CHARS:,} characters)"
-        )
+    past = _past_bounds(strings)
+    if past is not None:
+        return past
     fields = {"line": text}
     for number, value in enumerate(strings, start=1):
         fields[f"string {number}"] = value
@@ -204,6 +222,22 @@ def withheld(text: str, data: Any) -> str | None:
     except SecretRefused as exc:
         return f"holds what looks like a secret (rule {exc.rule}, in its {exc.field})"
     return None if found == "normal" else f"holds {found} content"
+
+
+def past_bounds(data: Any) -> str | None:
+    """Why the guard does not read `data` whole (`withheld`): more strings,
+    or characters of them, than it reads; None when it does."""
+    return _past_bounds(list(_strings(data)))
+
+
+def _past_bounds(strings: list[str]) -> str | None:
+    size = sum(map(len, strings))
+    if len(strings) > MOST_STRINGS or size > MOST_STRING_CHARS:
+        return (
+            f"holds {len(strings):,} strings of {size:,} characters, more than the guard "
+            f"reads whole ({MOST_STRINGS:,} strings, {MOST_STRING_CHARS:,} characters)"
+        )
+    return None
 
 
 def _whole(strings: list[str], name: str) -> dict[str, str]:

@@ -16,13 +16,13 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, canonical_json, new_memory_id, now_iso
-from tree_ring.store import anchors, redactions, rows
+from tree_ring.store import anchors, ledger_rows, redactions, rows
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_stones, provenance, upstream
 from tree_ring.team.ledger import Line
 from tree_ring.team.ledger_read import Read
 from tree_ring.team.ledger_report import Skipped, SyncReport
-from tree_ring.team.ledger_state import memory_line
+from tree_ring.team.ledger_state import memory_line, store_lines
 from tree_ring.team.upstream import Upstream
 from tree_ring.write import bulk, correct, pipeline, readmit, replace, requests
 from tree_ring.write.pipeline import BatchError
@@ -45,14 +45,12 @@ def apply(
     entries = {
         key: line
         for key, line in read.won.items()
-        if key.startswith("2") and (key not in mine or mine[key].rank < line.rank)
+        if key.startswith("2") and _over(line, mine.get(key))
     }
     claims = {
         key: line
         for key, line in read.claims.items()
-        if key.startswith("2")
-        and (key not in mine or mine[key].rank < line.rank)
-        and (key not in read.won or read.won[key].rank < line.rank)
+        if key.startswith("2") and _over(line, mine.get(key)) and _over(line, read.won.get(key))
     }
     if claims:
         done = provenance.taken(db, [line.text for line in claims.values()])
@@ -63,7 +61,7 @@ def apply(
         ]
         claims = {k: v for k, v in claims.items() if provenance.line_hash(v.text) not in done}
     if not entries and not claims:
-        return False
+        return keep(db, read, project_id)
     ids = [line.data["id"] for line in (*entries.values(), *claims.values())]
     # As any import: under the coordinated write policy only the capability imports.
     coordinator.authorize(db, "import", actor, canonical_json(sorted(ids)))
@@ -71,7 +69,43 @@ def apply(
         _apply_trusted(db, read, entries, mine, project_id, actor, report, up)
     if claims:
         _apply_claims(db, read, claims, project_id, actor, report, up)
+    keep(db, read, project_id)
     return True
+
+
+def _over(line: Line, held: Line | None) -> bool:
+    """Whether `line` wins its key over `held` (the merge rule) and says
+    something this version reads differently: a line that differs from
+    `held` only in the fields a newer Tree Ring added changes nothing in
+    the store (`keep` decides which of the two is written)."""
+    return held is None or (held.plain != line.plain and held.rank < line.rank)
+
+
+def keep(db: Db, read: Read, project_id: str) -> bool:
+    """Keep each trusted line that holds fields a newer Tree Ring added
+    (`ledger_read._keeping`) whose id the store, now that the lines are
+    applied, writes as that line without them: the store writes it as it
+    came from then on (`ledger_rows.kept_lines`). A line kept before with
+    other such fields stays when it wins by the merge rule. Whether any
+    line was kept."""
+    fresh = {
+        str(line.data["id"]): line
+        for key, line in read.won.items()
+        if key.startswith("2") and line.text != line.plain
+    }
+    if not fresh:
+        return False
+    now = store_lines(db, project_id, list(fresh))
+    kept: list[tuple[str, str, str]] = []
+    for memory_id, line in fresh.items():
+        held = now.get(line.key)
+        if held is None or held.plain != line.plain or held.text == line.text:
+            continue
+        if held.text != held.plain and held.rank > line.rank:
+            continue
+        kept.append((memory_id, line.text, line.plain))
+    ledger_rows.keep_lines(db, project_id, kept)
+    return bool(kept)
 
 
 def _stored(db: Db, ids: list[str]) -> dict[str, Memory]:

@@ -242,12 +242,13 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
             )
         return Line({"record": ledger.HEADER, "schema": schema, "project": project_id})
     if record == ledger.ANCHOR:
-        return Line(_anchor(line))
+        return _keeping(raw, line, _anchor(line))
     if record == ledger.MEMORY:
         files = parse_files(line.get(ledger_state.FILES))
         memory = _memory(line, project_id, files)
         carried = readmit.parse_carried(line.get(readmit.CARRIED))
-        checked_line = Line(memory_line(memory, carried, ledger_state.ledger_files(files)))
+        checked = memory_line(memory, carried, ledger_state.ledger_files(files))
+        checked_line = _keeping(raw, line, checked)
         read.memories[checked_line.text] = memory
         if carried is not None:
             read.readmitted[checked_line.text] = carried
@@ -255,8 +256,40 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
             read.files[checked_line.text] = files
         return checked_line
     if record in (ledger.TOMBSTONE, ledger.REDACTION):
-        return Line(ledger_stones.check(line))
+        return _keeping(raw, line, ledger_stones.check(line))
     return _unknown(raw, line, judge=read.judge_unknown)
+
+
+# Fields of a record's line this version reads though it may not write them
+# back (an empty list of files, no re-admission): never a newer Tree Ring's.
+_READ_TOO = {
+    ledger.MEMORY: frozenset((readmit.CARRIED, ledger_state.FILES)),
+    ledger.TOMBSTONE: frozenset(("kind",)),
+}
+
+
+def _keeping(raw: str, line: dict[str, Any], checked: dict[str, Any]) -> Line:
+    """The checked line (`checked`, as this version writes it); kept as it
+    came (`Line.keeping`) when it holds fields a newer Tree Ring added, in
+    which the guard finds nothing. Kept only when the line is in canonical
+    form and, those fields aside, exactly what this version writes: a field
+    whose value this version reads otherwise (a file it drops, a field
+    nested in a known one) is not kept, and the line is written as checked.
+    The guard reads those fields as it reads a line of an unknown record
+    (`ledger.withheld`, within its bounds): a secret in them skips the line,
+    as it would skip that record; fields past the bounds are not kept."""
+    plain = Line(checked)
+    known = checked.keys() | _READ_TOO.get(str(checked["record"]), frozenset())
+    extra = {k: v for k, v in line.items() if k not in known}
+    if not extra or ledger.canonical(line) != raw:
+        return plain
+    rest = {k: v for k, v in line.items() if k in known}
+    if ledger.canonical(rest) != plain.text or ledger.past_bounds(extra) is not None:
+        return plain
+    why = ledger.withheld(ledger.canonical(extra), extra)
+    if why is not None:
+        raise UsageError(f"a field this version does not know {why}; left out of the ledger")
+    return plain.keeping(raw)
 
 
 def _unknown(raw: str, line: dict[str, Any], *, judge: bool = True) -> Line:

@@ -116,8 +116,14 @@ def state_line(
     stones: Stones | None,
     readmitted: dict[str, Any] | None = None,
     files: list[Anchor] | None = None,
+    kept: tuple[str, str] | None = None,
 ) -> Line | None:
     """What the store says of one id, as a ledger line, or None for nothing shared.
+
+    `kept` is the line the store took for the id with fields a newer Tree
+    Ring added, and the line it wrote without them (`ledger_rows.kept_lines`):
+    while the store still says that second line, it says the first, fields
+    and all. A change this clone made says another line, without them.
 
     A redaction is the id marked redacted beside its content tombstones,
     whether or not the store holds the placeholder row: a clone that took the
@@ -139,17 +145,33 @@ def state_line(
             return None
         hashes, at, kind, redacted, _ = stones
         if memory is None and redacted is not None:
-            return _redaction(memory_id, redacted, hashes)
-        return Line(
-            {"record": ledger.TOMBSTONE, "id": memory_id, "at": at, "hashes": hashes, "kind": kind}
+            return _as_kept(_redaction(memory_id, redacted, hashes), kept)
+        return _as_kept(
+            Line(
+                {
+                    "record": ledger.TOMBSTONE,
+                    "id": memory_id,
+                    "at": at,
+                    "hashes": hashes,
+                    "kind": kind,
+                }
+            ),
+            kept,
         )
     if memory.scope in PRIVATE_SCOPES:
         return None
     if memory.redacted_at is not None:
-        return _redaction(memory.id, memory.redacted_at, stones[0] if stones else [])
+        return _as_kept(
+            _redaction(memory.id, memory.redacted_at, stones[0] if stones else []), kept
+        )
     if memory.trust != "accepted" or memory.sensitivity != "normal":
         return None
-    return Line(memory_line(memory, readmitted, ledger_files(files or ())))
+    return _as_kept(Line(memory_line(memory, readmitted, ledger_files(files or ()))), kept)
+
+
+def _as_kept(line: Line, kept: tuple[str, str] | None) -> Line:
+    """`line`, or the line kept for its id when `line` is what that was kept beside."""
+    return line.keeping(kept[0]) if kept is not None and kept[1] == line.text else line
 
 
 def _rewritten(memory: Memory, stones: Stones) -> bool:
@@ -169,6 +191,7 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
     claimed = _claimed(db, project_id, wanted)
     readmitted = audit.readmissions(db, wanted)
     files = anchors.of_project(db, project_id) if wanted is None else anchors.of(db, wanted)
+    kept = ledger_rows.kept_lines(db, project_id, wanted)
     out: dict[str, Line] = {}
     seen: set[str] = set()
     for row in ledger_rows.memories(db, project_id, wanted):
@@ -181,13 +204,14 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
             stones.get(memory.id),
             readmitted.get(memory.id),
             files.get(memory.id),
+            kept.get(memory.id),
         )
         if line is not None:
             out[line.key] = line
     for memory_id, held in stones.items():
         if memory_id in seen or not is_memory_id(memory_id):
             continue
-        line = state_line(memory_id, None, held)
+        line = state_line(memory_id, None, held, kept=kept.get(memory_id))
         if line is not None:
             out[line.key] = line
     return out
@@ -200,10 +224,13 @@ def stream_lines(db: Db, project_id: str) -> Iterator[Line]:
     claimed = _claimed(db, project_id)
     readmitted = audit.readmissions(db, None)
     files = anchors.of_project(db, project_id)
+    kept = ledger_rows.kept_lines(db, project_id)
     for row in ledger_rows.shared(db, project_id):
         hit = row["hit"]
         if row["id"] is None:
-            line = state_line(hit, None, stones.get(hit)) if is_memory_id(hit) else None
+            line = None
+            if is_memory_id(hit):
+                line = state_line(hit, None, stones.get(hit), kept=kept.get(hit))
         else:
             memory = shared_row(rows.from_row(row), claimed.get(hit))
             line = state_line(
@@ -212,6 +239,7 @@ def stream_lines(db: Db, project_id: str) -> Iterator[Line]:
                 stones.get(memory.id),
                 readmitted.get(memory.id),
                 files.get(memory.id),
+                kept.get(memory.id),
             )
         if line is not None:
             yield line

@@ -58,7 +58,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import now_iso
-from tree_ring.store import audit, settings
+from tree_ring.store import audit, ledger_rows, settings
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.team import (
@@ -251,6 +251,7 @@ def sync(
             )
         if apply(db, read, mine, project_id, import_actor, report, up) or report.history:
             mine = store_lines(db, project_id)
+        report.notes += _unkept(db, project_id, mine)
         if progress is not None:
             progress("sync: merged into the store", 2, SYNC_STEPS)
         if write:
@@ -271,6 +272,23 @@ def sync(
     if progress is not None:
         progress("sync: ledger written" if write else "sync: done", SYNC_STEPS, SYNC_STEPS)
     return report
+
+
+def _unkept(db: Db, project_id: str, mine: dict[str, Line]) -> list[str]:
+    """Let go of the lines kept with a newer Tree Ring's fields
+    (`ledger_apply.keep`) that the store no longer writes: what they say
+    changed since (this clone's change, or a line without those fields that
+    won), and the change is written without them. One note for a person
+    when there were any."""
+    written = {str(line.data["id"]) for line in mine.values() if line.text != line.plain}
+    stale = ledger_rows.kept_ids(db, project_id) - written
+    if not stale:
+        return []
+    ledger_rows.drop_kept(db, stale)
+    return [
+        f"{len(stale):,} ledger line(s) changed since a newer Tree Ring added fields to them, "
+        "and no longer carry those fields"
+    ]
 
 
 def settle(store: Store, report: SyncReport) -> None:
