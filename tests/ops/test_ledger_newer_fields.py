@@ -33,7 +33,7 @@ from team_support import (
 
 from tree_ring.model import project
 from tree_ring.store.db import Store
-from tree_ring.team import ledger, ledger_refresh
+from tree_ring.team import ledger, ledger_refresh, sync
 
 MARK = "weight-from-a-newer-teammate"
 FIELD = {"future_field": {"weight": 3, "note": MARK}}
@@ -89,7 +89,7 @@ def newer_team(tmp_path: Path, fields: dict[str, Any] = FIELD) -> tuple[Path, Pa
 def test_a_fresh_clone_writes_the_line_back_byte_for_byte(tmp_path: Path) -> None:
     _, bob, memory_id, line = newer_team(tmp_path)
     done = ok(bob, "--json", "sync").json()
-    assert (done["skipped"], done["imported"], done["notes"]) == (0, 1, [])
+    assert (done["skipped"], done["imported"], done["notes"]) == (0, 1, [sync.DRIVER_NOTE])
     assert line in lines(bob)
     assert kept_ids(bob) == {memory_id}
     assert_still(bob)
