@@ -384,3 +384,51 @@ def test_the_reason_is_short_and_its_command_intact(
     flags = dict(zip(argv[8::2], argv[9::2], strict=True))
     assert flags["--operation-id"] == f"auto-{ck}-1"
     assert flags["--session-id"] == flags["--workflow-id"] == data["session_id"]
+
+
+@pytest.mark.parametrize("pairs", [("checkpoint=every-stop",), ("checkpoint.interval=0",)])
+def test_a_stop_that_names_no_turn_is_told_by_its_transcripts_prompt(
+    pairs: tuple[str, ...], project_root: Path, tmp_path: Path, run_cli: CliRunner
+) -> None:
+    configure(project_root, run_cli, *pairs)
+    s = Session("claude-code", project_root, tmp_path)
+    path = tmp_path / "named-by-uuid.jsonl"
+
+    def prompt(uuid: str, text: str) -> None:
+        lines = [
+            {"type": "user", "uuid": uuid, "message": {"role": "user", "content": text}},
+            *claude_lines([WORK[0][1:]]),
+        ]
+        with path.open("a", encoding="utf-8") as handle:
+            handle.writelines(json.dumps(line) + "\n" for line in lines)
+
+    def stop(**changes: Any) -> dict[str, Any]:
+        data = event("claude-code", "stop", project_root, transcript_path=str(path))
+        del data["prompt_id"]  # a harness that names no turn
+        return s.hook({**data, **changes})
+
+    prompt("u-1", "fix the build")
+    assert blocked(stop())
+    assert not blocked(stop(stop_hook_active=True))
+    # The turn goes on (the hook's feedback, a subagent's return): no second checkpoint.
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(claude_lines([[("feedback", "Stop hook feedback")]])[0]) + "\n")
+    assert not blocked(stop())
+    # The person's next prompt, in the same words, is a new turn.
+    s.clock += MINUTE
+    prompt("u-2", "fix the build")
+    assert blocked(stop())
+
+
+def test_a_turns_mark_is_its_prompts_uuid_or_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    write_transcript(path, "claude-code", [CHAT[0], WORK[0]])
+    by_line = transcript.turn_mark(str(path))
+    assert by_line is not None and by_line.startswith("line:")
+    # The turn's later lines leave it as it was; a new prompt moves it.
+    write_transcript(path, "claude-code", [CHAT[0], WORK[0] + [("say", "and more")]])
+    assert transcript.turn_mark(str(path)) == by_line
+    write_transcript(path, "claude-code", [CHAT[0], WORK[0], CHAT[0]])
+    assert transcript.turn_mark(str(path)) not in (None, by_line)
+    assert transcript.turn_mark(str(tmp_path / "missing.jsonl")) is None
+    assert transcript.turn_mark(None) is None

@@ -432,7 +432,9 @@ def _checkpoint(root: str, event: HookEvent, now_ns: int, keep: bool = True) -> 
         work = any(map(transcript.did_work, [event.transcript_path, *cadence.unread(state)]))
     # The subagents' transcripts are read now, once their lines are on disk.
     read = state.pop(cadence.UNREAD, None) is not None
-    block, changed = cadence.decide(setting, state, event.turn_id, work, now)
+    # A payload without a turn id: the turn is told by its prompt in the transcript.
+    turn = event.turn_id or transcript.turn_mark(event.transcript_path)
+    block, changed = cadence.decide(setting, state, turn, work, now)
     if changed is None and read:
         changed = state
     if changed is not None and keep:

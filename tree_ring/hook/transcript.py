@@ -214,6 +214,33 @@ def did_work(path: str | None, limit: int = TAIL_BYTES) -> bool:
     return False
 
 
+def turn_mark(path: str | None, limit: int = TAIL_BYTES) -> str | None:
+    """What tells the turn the transcript ends with from the next one, for a
+    stop whose payload names no turn (a harness that sends no `prompt_id` or
+    `turn_id`): its prompt's `uuid`, or the prompt's line itself, hashed. The
+    lines the turn adds after it (the agent's answer to a checkpoint, a
+    subagent's return) leave it as it was. None when no prompt is in reach."""
+    if not path:
+        return None
+    lines = tail_lines(path, limit)
+    for raw in reversed(lines or []):
+        if not any(marker in raw for marker in _MARKERS):
+            continue
+        try:
+            entry = jsontext.as_object(jsontext.loads(raw.decode("utf-8")))
+        except (ValueError, RecursionError):
+            continue
+        if entry is None or classify(entry) != BOUNDARY:
+            continue
+        uuid = entry.get("uuid")
+        if isinstance(uuid, str) and 0 < len(uuid) <= 64:
+            return f"prompt:{uuid}"
+        from tree_ring.model.record import hex_digest
+
+        return "line:" + hex_digest(raw.decode("utf-8"))[:16]
+    return None
+
+
 # Claude Code's tools that write one file, and the input naming it.
 FILE_TOOLS = {
     "Edit": "file_path",
