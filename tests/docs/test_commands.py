@@ -113,16 +113,19 @@ NOT_RUN: dict[tuple[str, str], tuple[str, list[str]]] = {
 }
 HOOK_SAYS = (
     'python3 -I -S "/…/bin/tree-ring" --root "/…/app" capture "ONE_SENTENCE_SUMMARY"'
-    " --event-type lesson --ring cambium --project {project} --agent-profile claude-code"
-    " --workflow-id {session}-… --session-id {session}-… --operation-id auto-{checkpoint}-1"
-    " --source-ref session:{session}-…"
+    " --event-type lesson --ring cambium --agent-profile claude-code"
+    " --session-id 7f3c2a91-… --operation-id auto-33004840d296-1"
+)
+CHECKPOINT_SAYS = (
+    'python3 -I -S "/home/alice/.claude/plugins/cache/tree-ring/tree-ring/0.1.0/bin/tree-ring"'
+    ' --root "/home/alice/src/github.com/acme-corp/payments-service" capture'
+    ' "ONE_SENTENCE_SUMMARY" --event-type lesson --ring cambium --agent-profile claude-code'
+    " --session-id 8493493d-773f-4261-ac78-31930d37ce83 --operation-id auto-74a37d5e1d58-1"
 )
 CODEX_SAYS = (
     'python3 -I -S "/…/bin/tree-ring" --root "/…/api" capture "ONE_SENTENCE_SUMMARY" '
-    "--event-type lesson --ring cambium --project api-fe8c870d --agent-profile codex "
-    "--workflow-id 01a2276c-9930-7213-b888-2278fb11fbb4 --session-id 01a2276c-9930-72"
-    "13-b888-2278fb11fbb4 --operation-id auto-03304bff8b9b-1 --source-ref session:01a"
-    "2276c-9930-7213-b888-2278fb11fbb4"
+    "--event-type lesson --ring cambium --agent-profile codex "
+    "--session-id 01a2276c-9930-7213-b888-2278fb11fbb4 --operation-id auto-03304bff8b9b-1"
 )
 NOT_RUN[("docs/USAGE-LOG.md", CODEX_SAYS)] = (
     "what the Stop hook prints for Codex, quoted with its session's own ids"
@@ -140,13 +143,8 @@ NOT_RUN[
     " run here as a person's, it would retire the row the page refutes next",
     ["tree-ring", "refute", "--help"],
 )
-for _page, _project, _session, _checkpoint in (
-    ("README.md", "app-231c36e3", "7f3c2a91", "33004840d296"),
-    ("docs/CHECKPOINT.md", "app-090b65a8", "8493493d", "74a37d5e1d58"),
-):
-    NOT_RUN[
-        (_page, HOOK_SAYS.format(project=_project, session=_session, checkpoint=_checkpoint))
-    ] = (
+for _page, _says in (("README.md", HOOK_SAYS), ("docs/CHECKPOINT.md", CHECKPOINT_SAYS)):
+    NOT_RUN[(_page, _says)] = (
         "what the Stop hook prints, quoted with its session's own ids"
         " (tests/hook/ run the hook and its capture)",
         ["tree-ring", "capture", "--help"],

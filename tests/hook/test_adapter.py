@@ -186,11 +186,17 @@ def test_stop_blocks_once_naming_the_exact_command(
     flags = dict(zip(argv[8::2], argv[9::2], strict=True))
     recorded = payload(name, project_root)
     session = recorded["session_id"]
-    assert flags["--project"] == project_id
-    assert flags["--workflow-id"] == session
+    # The project is the root's; capture takes the session as workflow and source.
+    assert set(flags) == {
+        "--event-type",
+        "--ring",
+        "--agent-profile",
+        "--session-id",
+        "--operation-id",
+    }
+    assert project_id not in reason and reason.count(session) == 1
     assert flags["--session-id"] == session
     assert flags["--operation-id"] == f"auto-{ck}-1"
-    assert flags["--source-ref"].startswith(f"session:{session}")
     assert (flags["--event-type"], flags["--ring"]) == ("lesson", "cambium")
     assert "More: ids -2, -3." in reason and "one sentence each" in reason
     assert "Else nothing." in reason and "no secrets" in reason
@@ -283,6 +289,18 @@ def test_the_command_runs_as_written_and_retries_exactly(
     assert first["id"] == second["id"]
     listed = tree_ring("--json", "list", root=project_root)
     assert "Integration tests need the fake clock fixture." in listed.stdout
+    # Stored where the hook's session partition is, its source the session.
+    shown = json.loads(tree_ring("--json", "show", first["id"], root=project_root).stdout)
+    row = shown["memory"]
+    session = payload("codex-stop", project_root)["session_id"]
+    said = {k: row[k] for k in ("project", "agent_profile", "workflow_id", "session_id")}
+    assert said == {
+        "project": first["project"],
+        "agent_profile": "codex",
+        "workflow_id": session,
+        "session_id": session,
+    }
+    assert row["source"]["ref"] == f"session:{session}"
 
 
 def test_checkpoint_is_stable_per_turn_and_new_per_turn(project_root: Path) -> None:
@@ -304,11 +322,11 @@ def test_a_subagent_stop_never_blocks(project_root: Path) -> None:
 def test_a_subagents_command_names_its_own_partition(project_root: Path) -> None:
     recorded = payload("codex-subagent-stop", project_root)
     event = adapter.parse_payload("codex", json.dumps(recorded).encode())
-    flags = shlex.split(adapter.capture_command(str(project_root), "p-1", event, "0" * 12))
+    flags = shlex.split(adapter.capture_command(str(project_root), event, "0" * 12))
     profile = flags[flags.index("--agent-profile") + 1]
     fingerprint = hashlib.sha256(recorded["agent_id"].encode()).hexdigest()[:16]
     assert profile == f"codex:default:{fingerprint}"
-    assert flags[flags.index("--workflow-id") + 1] == recorded["session_id"]
+    assert flags[flags.index("--session-id") + 1] == recorded["session_id"]
 
 
 def test_agent_profile_rules() -> None:

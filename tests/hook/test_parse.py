@@ -10,6 +10,8 @@ import pytest
 
 from tree_ring.hook import adapter
 from tree_ring.hook.adapter import HookEvent, Refused, parse_payload
+from tree_ring.model.identity import Identity
+from tree_ring.write import verbs
 
 BASE: dict[str, Any] = {
     "hook_event_name": "SessionStart",
@@ -141,11 +143,22 @@ def test_the_checkpoint_is_stable_within_a_turn_and_new_on_the_next() -> None:
     assert adapter.checkpoint_id(untimed, 1) != adapter.checkpoint_id(untimed, 2)
 
 
-def test_the_source_ref_names_the_session_and_a_subagent() -> None:
-    assert adapter.source_ref(parse()) == f"session:{BASE['session_id']}"
-    sub = parse(hook_event_name="SubagentStop", agent_id="a1", agent_type="Explore")
-    profile = adapter.agent_profile(sub)
-    assert adapter.source_ref(sub) == f"session:{BASE['session_id']}:{profile}"
+def test_capture_takes_the_session_as_workflow_and_source_a_subagent_with_its_profile() -> None:
+    session = BASE["session_id"]
+    draft = verbs.Draft("The flaky test needed a fixed seed")
+    for event in (
+        parse(),
+        parse(hook_event_name="SubagentStop", agent_id="a1", agent_type="Explore"),
+    ):
+        profile = adapter.agent_profile(event)
+        identity = Identity("p-1", profile, None, session)
+        said, filled = verbs.capture_defaults(identity, draft)
+        tail = "" if event.agent_id is None else f":{profile}"
+        assert (said.workflow_id, filled.source_ref) == (session, f"session:{session}{tail}")
+    # What the caller names stands.
+    named = Identity("p-1", "codex", "w-9", session)
+    said, filled = verbs.capture_defaults(named, draft.replace(source_ref="run:42"))
+    assert (said.workflow_id, filled.source_ref) == ("w-9", "run:42")
 
 
 def test_paths_are_quoted_only_as_much_as_they_need() -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from helpers import make_memory
 
-from tree_ring.hook import adapter
 from tree_ring.model import text
 from tree_ring.model.identity import Identity
 from tree_ring.read import brief
@@ -69,11 +68,3 @@ def test_the_header_shows_a_project_id_on_one_line() -> None:
     for shown in (brief.render(FORGED + HIDDEN, []).text, brief.render(FORGED, []).text):
         assert "\n" not in shown and text.refused_at(shown) is None
         assert fence_lines(shown) == []
-
-
-def test_the_stop_reason_shows_the_project_id_on_one_line() -> None:
-    event = adapter.HookEvent("codex", "Stop", "s-1", "/p")
-    plain = adapter.stop_reason("/p", "app-1234", event, "abc123")
-    forged = adapter.stop_reason("/p", FORGED + HIDDEN, event, "abc123")
-    assert len(forged.splitlines()) == len(plain.splitlines())
-    assert fence_lines(forged) == [] and text.refused_at(forged, multiline=True) is None

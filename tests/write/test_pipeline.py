@@ -199,17 +199,35 @@ def test_each_of_a_checkpoints_three_ids_captures_and_a_retry_stores_nothing_twi
     assert count(project_root) == 3
 
 
-@pytest.mark.parametrize("missing", ["--project", "--operation-id", "--source-ref", "--session-id"])
+@pytest.mark.parametrize("missing", ["--operation-id", "--session-id"])
 def test_capture_requires_identity_and_provenance(
     run_cli: CliRunner, project_root: Path, project_id: str, missing: str
 ) -> None:
     argv = [*CAPTURE, "--project", project_id]
     at = argv.index(missing)
     del argv[at : at + 2]
+    if missing == "--session-id":  # nothing left to take the workflow from either
+        at = argv.index("--workflow-id")
+        del argv[at : at + 2]
     result = run_cli(*argv)
     assert result.code != 0
     assert missing in result.err
     assert count(project_root) == 0
+
+
+def test_capture_takes_the_roots_project_and_the_session_as_workflow_and_source(
+    run_cli: CliRunner, project_root: Path, project_id: str
+) -> None:
+    argv = list(CAPTURE)
+    for flag in ("--workflow-id", "--source-ref"):
+        at = argv.index(flag)
+        del argv[at : at + 2]
+    result = run_cli("--json", *argv)
+    assert result.code == 0, result.err
+    shown = run_cli("--json", "show", result.json()["id"]).json()["memory"]
+    said = {k: shown[k] for k in ("project", "workflow_id", "session_id")}
+    assert said == {"project": project_id, "workflow_id": "s1", "session_id": "s1"}
+    assert shown["source"]["ref"] == "session:s1"
 
 
 def test_capture_pairs(store: Store, project_id: str) -> None:

@@ -162,21 +162,21 @@ def cmd_evidence(ctx: Context) -> int:
 
 def cmd_capture(ctx: Context) -> int:
     a = ctx.args
-    if not a.project:
-        raise UsageError("capture needs --project; copy the command the stop hook gave")
     draft = _draft(ctx, ring=a.ring)
     root = ctx.root()
     origin = harness_origin(ctx.environ)
-    # The stop hook's command names the root's own project; an agent may name no other.
+    # The root's own project, which the stop hook's command names by its
+    # --root; an agent may name no other.
+    home = ctx.project_id(root)
     identity = pinned(
-        Identity(a.project, a.agent_profile, a.workflow_id, a.session_id),
+        Identity(a.project or home, a.agent_profile, a.workflow_id, a.session_id),
         origin,
-        ctx.project_id(root) if origin.is_agent else None,
+        home if origin.is_agent else None,
     )
     # Without --file, the files the turn changed, as the stop hook found them.
     with Project(root, identity, environ=ctx.environ) as project:
         result = project.capture(draft)
-    return _report_write(ctx, a.project, result)
+    return _report_write(ctx, identity.project, result)
 
 
 def cmd_forget(ctx: Context) -> int:
@@ -291,8 +291,9 @@ def _evidence_arguments(p: argparse.ArgumentParser) -> None:
 def _capture_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "The stop hook's narrow write. It stores one memory in the calling agent's own "
-        "partition (scope agent, under the --agent-profile, --workflow-id and --session-id "
-        "the hook's command names), never in the project's shared scopes; only the event "
+        "partition (scope agent, under the --agent-profile and --session-id the hook's "
+        "command names; the session is its workflow too, unless --workflow-id says "
+        "otherwise), never in the project's shared scopes; only the event "
         f"type and ring pairs {', '.join(f'{e}/{r}' for e, r in CAPTURE_PAIRS.items())}; "
         "normal sensitivity only. Copy the command the stop hook gave; to store for the "
         "project, use `remember`."
@@ -303,7 +304,7 @@ def _capture_arguments(p: argparse.ArgumentParser) -> None:
             "--scope": "agent only (the default here): capture writes the agent's own partition",
             "--operation-id": "required: the stop hook's auto-CHECKPOINT-N id, so a retry "
             "stores nothing twice",
-            "--source-ref": "required: where the outcome happened (the hook names it)",
+            "--source-ref": "where the outcome happened (default: session:SESSION_ID)",
         },
     )
     _file_flag(
@@ -360,8 +361,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "capture": (
         'tree-ring capture "The flaky test needed a fixed seed" --event-type lesson '
-        "--ring cambium --project PROJECT --agent-profile claude-code --workflow-id SESSION "
-        "--session-id SESSION --operation-id auto-CHECKPOINT-1 --source-ref session:SESSION",
+        "--ring cambium --agent-profile claude-code --session-id SESSION "
+        "--operation-id auto-CHECKPOINT-1",
     ),
     "refute": (
         'tree-ring refute mem_20261129_134645_2d7a81bd6071 --reason "retries moved to the queue"',

@@ -289,7 +289,7 @@ def check_paths(root: str) -> None:
             )
 
 
-def capture_command(root: str, project_id: str, event: HookEvent, checkpoint: str) -> str:
+def capture_command(root: str, event: HookEvent, checkpoint: str) -> str:
     """The exact command the stop reason names, for the first of three slots.
 
     `-I -S`, as the hooks run: the CLI needs neither the user's site-packages
@@ -297,35 +297,27 @@ def capture_command(root: str, project_id: str, event: HookEvent, checkpoint: st
     """
     from tree_ring.model.text import one_line
 
-    # Both are checked where they are made (a slug, a sanitised profile); the
-    # same function as every field of the brief keeps that true of the reason.
-    project_id, profile = one_line(project_id), one_line(agent_profile(event))
+    # Checked where it is made (a sanitised profile); the same function as
+    # every field of the brief keeps that true of the reason. The project is
+    # the root's, and capture takes the session as the workflow and the source.
+    profile = one_line(agent_profile(event))
     parts = [
         "python3", "-I", "-S", _path(os.path.join(PLUGIN_ROOT, "bin", "tree-ring")),
         "--root", _path(root),
         "capture", f'"{PLACEHOLDER}"',
         "--event-type", "lesson", "--ring", "cambium",
-        "--project", shell_quote(project_id),
         "--agent-profile", shell_quote(profile),
-        "--workflow-id", shell_quote(event.session_id),
         "--session-id", shell_quote(event.session_id),
         "--operation-id", f"auto-{checkpoint}-1",
-        "--source-ref", shell_quote(source_ref(event)),
     ]  # fmt: skip
     return " ".join(parts)
 
 
-def source_ref(event: HookEvent) -> str:
-    if event.is_subagent:
-        return f"session:{event.session_id}:{agent_profile(event)}"
-    return f"session:{event.session_id}"
-
-
-def stop_reason(root: str, project_id: str, event: HookEvent, checkpoint: str) -> str:
+def stop_reason(root: str, event: HookEvent, checkpoint: str) -> str:
     """The block's reason: the exact command and as few words around it as will do.
 
     Every stop that blocks costs the agent a turn, and the reason is read in
-    it: the command (about 420 characters with usual paths) and under 180
+    it: the command (about 330 characters with usual paths) and under 180
     characters of instructions, so a reason stays within 600. The last line
     says the same command can refute a recalled memory that proved wrong
     (`review/refute.py`): in place of `capture "..."`, `refute ID --reason WHY`. The event types
@@ -337,7 +329,7 @@ def stop_reason(root: str, project_id: str, event: HookEvent, checkpoint: str) -
         [
             f"Tree Ring checkpoint {checkpoint}: save what later sessions need, "
             "one sentence each, no secrets:",
-            capture_command(root, project_id, event, checkpoint),
+            capture_command(root, event, checkpoint),
             f"More: ids -2, -3. Else nothing. {REFUTE_HINT}",
         ]
     )
@@ -397,7 +389,7 @@ def respond(
         return {}  # the agent is answering our block: let it stop
     check_paths(root)
     if _checkpoint(root, event, now_ns, keep):
-        reason = stop_reason(root, project_id, event, checkpoint_id(event, now_ns))
+        reason = stop_reason(root, event, checkpoint_id(event, now_ns))
         if kept:
             _usage(root, event, "checkpoint", (), len(reason.encode("utf-8")), now_ns)
         return {"decision": "block", "reason": reason}

@@ -249,8 +249,6 @@ def capture(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         event_type=args["event_type"],
         ring=verbs.CAPTURE_PAIRS[args["event_type"]],
         operation_id=args["operation_id"],
-        # What the stop hook's capture command names for a main session.
-        source_ref=f"session:{session}",
         # Without files, those the session's turn changed, as the stop hook found them.
         files=tuple(args.get("files") or ()),
     )

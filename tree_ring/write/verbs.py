@@ -224,6 +224,23 @@ def is_checkpoint_operation(operation_id: str) -> bool:
     )
 
 
+def capture_defaults(identity: Identity, draft: Draft) -> tuple[Identity, Draft]:
+    """What the stop hook's command leaves out, as it would say it: the
+    session is the workflow too, and the outcome happened in the session
+    (`session:ID`, and `:PROFILE` for a subagent's `harness:type:id` profile).
+    The hook's command stays short this way, its session id said once."""
+    session = identity.session_id
+    if not session:
+        return identity, draft
+    if not identity.workflow_id:
+        identity = identity.replace(workflow_id=session)
+    if not draft.source_ref.strip():
+        profile = identity.agent_profile or ""
+        tail = f":{profile}" if ":" in profile else ""
+        draft = draft.replace(source_ref=f"session:{session}{tail}")
+    return identity, draft
+
+
 def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> WriteResult:
     """Only what the stop checkpoint may write; anything else is refused.
     It is anchored to the files `draft.files` names, else to those the
@@ -241,6 +258,7 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
         raise UsageError("capture writes agent scope only; use remember for other scopes")
     if draft.sensitivity != "normal":
         raise UsageError("capture stores normal sensitivity only; do not capture sensitive facts")
+    identity, draft = capture_defaults(identity, draft)
     missing = [
         flag
         for flag, value in (
