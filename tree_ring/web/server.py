@@ -191,7 +191,15 @@ class Handler(BaseHTTPRequestHandler):
             sid = site.new_session()
             rest = {k: v for k, v in query.items() if k != "token"}
             target = gate.safe_back(parts.path) + (f"?{urlencode(rest)}" if rest else "")
-            self._redirect(target, {"Set-Cookie": gate.set_cookie(site.port, sid)})
+            cookie = {"Set-Cookie": gate.set_cookie(site.port, sid)}
+            if gate.cross_site(self.headers.get("Sec-Fetch-Site")):
+                # Followed from elsewhere (the page `view` opens from a file):
+                # the browser holds the SameSite=Strict cookie back from every
+                # request of that navigation, redirects included, so the page
+                # goes on from here, where the next request is this site's own.
+                self._send(200, _onward(target), cookie)
+            else:
+                self._redirect(target, cookie)
             return None
         session = site.session(gate.session_id(self.headers.get("Cookie"), site.port))
         if session is None:
@@ -265,3 +273,13 @@ def _error(message: str) -> str:
     from tree_ring.guard import withhold
 
     return f'<h1>Not shown</h1><p class="error" id="error">{markup.text(withhold(message))}</p>'
+
+
+def _onward(target: str) -> str:
+    """A page that goes on to `target` (a path of this server) at once."""
+    to = markup.text(target)
+    return markup.page(
+        "Tree Ring",
+        f'<p><a href="{to}" id="onward">Open the view</a></p>',
+        head=f'<meta http-equiv="refresh" content="0; url={to}">',
+    )
