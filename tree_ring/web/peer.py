@@ -50,11 +50,18 @@ def owners(table: str, peer: Endpoint, ours: Endpoint, *, six: bool = False) -> 
     """The uids of every live row of `table` (the text of /proc/net/tcp or
     tcp6) that is the peer's end of a connection to us."""
     local, remote = hex_endpoint(*peer, six=six), hex_endpoint(*ours, six=six)
+    # A machine can hold thousands of rows: find the pair in the whole text
+    # first and split only the lines that hold it.
+    text, pair = table.upper(), f" {local} {remote} "
     found: set[int] = set()
-    for line in table.splitlines()[1:]:  # the first line names the columns
-        fields = line.split()
+    at = text.find(pair)
+    while at >= 0:
+        start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+        end = len(text) if end < 0 else end
+        at = text.find(pair, end)
         # sl, local, remote, st, tx:rx, tr:when, retrnsmt, uid, ...
-        if len(fields) < 8 or fields[1].upper() != local or fields[2].upper() != remote:
+        fields = text[start:end].split()
+        if len(fields) < 8 or fields[1] != local or fields[2] != remote:
             continue
         try:
             state, uid = int(fields[3], 16), int(fields[7])
