@@ -327,3 +327,29 @@ def test_a_cross_origin_form_changes_nothing(driver: Any, view: View) -> None:
         foreign.shutdown()
         foreign.server_close()
     assert cli(view.root, "show", memory_id)["memory"]["trust"] == "pending"
+
+
+def test_the_page_view_opens_from_a_file_lands_signed_in(driver: Any, view: View) -> None:
+    # `view` opens this page, never the URL with the token, in the browser; a
+    # navigation a file started gets no SameSite=Strict cookie, so the view
+    # must go on from a page of its own to land signed in.
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from tree_ring.web import browser
+
+    driver.delete_all_cookies()
+    page = browser.write_redirect(view.url, {})
+    try:
+        driver.get(page.as_uri())
+        WebDriverWait(driver, 30, ignored_exceptions=(WebDriverException,)).until(
+            lambda d: (
+                d.current_url == view.base + "/"
+                and d.execute_script("return document.readyState") == "complete"
+            )
+        )
+    finally:
+        browser.remove(page)
+    assert driver.find_element(By.TAG_NAME, "h1").text == "Rings"
+    assert len(driver.find_elements(By.CSS_SELECTOR, "svg.rings a")) >= 5

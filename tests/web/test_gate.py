@@ -50,6 +50,35 @@ def test_the_token_becomes_a_cookie_and_leaves_the_address(client: Client) -> No
     assert client.server.site.token not in page.body
 
 
+@pytest.mark.parametrize("fetch_site", ["cross-site", "same-site", "CROSS-SITE"])
+def test_a_token_followed_from_elsewhere_goes_on_from_a_page_of_the_view(
+    client: Client, fetch_site: str
+) -> None:
+    # The browser holds a SameSite=Strict cookie back from every request of a
+    # navigation another site or a file started, so a redirect would land refused.
+    token = client.server.site.token
+    reply = client.request(
+        "GET", f"/memories?token={token}&ring=scar", headers={"Sec-Fetch-Site": fetch_site}
+    )
+    assert reply.status == 200 and "location" not in reply.headers
+    assert '<meta http-equiv="refresh" content="0; url=/memories?ring=scar">' in reply.body
+    assert '<a href="/memories?ring=scar" id="onward">' in reply.body
+    assert token not in reply.body
+    client.cookie = reply.headers["set-cookie"].split(";")[0]
+    assert client.get("/memories?ring=scar").status == 200
+
+
+@pytest.mark.parametrize("fetch_site", ["none", "same-origin"])
+def test_a_token_the_person_typed_or_followed_here_is_a_redirect(
+    client: Client, fetch_site: str
+) -> None:
+    reply = client.request(
+        "GET", f"/?token={client.server.site.token}", headers={"Sec-Fetch-Site": fetch_site}
+    )
+    assert reply.status == 303 and reply.headers["location"] == "/"
+    assert reply.headers["set-cookie"].startswith(f"tree_ring_{client.port}=")
+
+
 def test_a_made_up_cookie_is_refused(client: Client) -> None:
     client.cookie = f"tree_ring_{client.port}=" + "B" * 43
     assert client.get("/").status == 403

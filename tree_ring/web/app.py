@@ -22,7 +22,8 @@ from tree_ring.model.text import error_safe
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Generator, Mapping, Sequence
+    from pathlib import Path
 
 VIEW_HELP = "serve this project's memory to your browser on 127.0.0.1 (Ctrl-C stops it)"
 REPORT_HELP = "write the project's memory as one self-contained HTML file"
@@ -121,6 +122,7 @@ def _report(args: argparse.Namespace, root: str, env: Mapping[str, str]) -> int:
 
 
 def _view(args: argparse.Namespace, root: str, env: Mapping[str, str]) -> int:
+    from tree_ring.web import browser
     from tree_ring.web.server import ViewServer
     from tree_ring.web.site import Site
 
@@ -135,26 +137,57 @@ def _view(args: argparse.Namespace, root: str, env: Mapping[str, str]) -> int:
             "choose another --port or leave it out"
         ) from None
     url = f"{server.url}?token={site.token}"
-    with server:
-        _emit(
-            args,
-            {"command": "view", "project": site.project, "url": url},
-            f"Tree Ring view of {site.project}: {url}\n(Ctrl-C stops it)",
-        )
-        if not args.no_open:
-            _open(url)
-        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how it stops
-            server.serve_forever()
+    page = None
+    try:
+        with server:
+            _emit(
+                args,
+                {"command": "view", "project": site.project, "url": url},
+                f"Tree Ring view of {site.project}: {url}\n(Ctrl-C stops it)",
+            )
+            if not args.no_open:
+                page = _page(url, env)
+            with contextlib.suppress(KeyboardInterrupt), _stopped_by_term():
+                if page is not None:
+                    browser.open_page(page)
+                server.serve_forever()
+    finally:
+        if page is not None:
+            browser.remove(page)
     return 0
 
 
-def _open(url: str) -> None:
-    """Open the browser when there is one; the URL is printed either way."""
+def _page(url: str, env: Mapping[str, str]) -> Path | None:
+    """The page that sends the browser on to `url`; None, with a line on
+    stderr, when it cannot be written (the printed URL still works)."""
+    from tree_ring.web import browser
+
+    try:
+        return browser.write_redirect(url, env)
+    except OSError as exc:
+        print(
+            f"tree-ring view: cannot write the page that opens the browser "
+            f"({exc.strerror or exc}); open the URL above",
+            file=sys.stderr,
+        )
+        return None
+
+
+@contextlib.contextmanager
+def _stopped_by_term() -> Generator[None]:
+    """SIGTERM stops the server as Ctrl-C does, so the browser's page is removed."""
+    import signal
     import threading
-    import webbrowser
 
-    def run() -> None:
-        with contextlib.suppress(Exception):  # no browser is fine: the URL is printed
-            webbrowser.open(url)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
 
-    threading.Thread(target=run, daemon=True).start()
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -8,7 +8,10 @@
   answers it with a session cookie (HttpOnly, SameSite=Strict, named for the
   port so two runs do not clobber each other) and a redirect to the same page
   without the token, so it stays out of the address bar, the history of later
-  pages, and every Referer. Every other request needs the cookie.
+  pages, and every Referer. Every other request needs the cookie. When the
+  browser says another site or a file led it there (`Sec-Fetch-Site`), the
+  answer is a page that goes on by itself instead of a redirect: the browser
+  holds a SameSite=Strict cookie back from the whole of such a navigation.
 - A change is a POST with the session's CSRF value in the form and an
   `Origin` (or, lacking one, a `Referer`) of this very server; GET never
   changes anything.
@@ -55,6 +58,11 @@ def same_origin(origin: str | None, referer: str | None, port: int) -> bool:
         return False
     parts = urlsplit(referer.strip())
     return f"{parts.scheme}://{parts.netloc}".lower() in allowed
+
+
+def cross_site(fetch_site: str | None) -> bool:
+    """A browser's `Sec-Fetch-Site` says another site (or a file) started this request."""
+    return fetch_site is not None and fetch_site.strip().lower() not in {"none", "same-origin"}
 
 
 def same(given: str | None, expected: str) -> bool:

@@ -2,10 +2,12 @@
 
 A ThreadingHTTPServer bound to 127.0.0.1, so a slow page never holds up the
 next request; each request opens its own store connection (SQLite's WAL
-lets it read while hooks and CLI processes write). Each request passes the
-gate in order: the Host header, then the token or the session cookie, then,
-for a POST, the same-origin check and the CSRF value. Only then does a page
-or an action run.
+lets it read while hooks and CLI processes write). Before a byte of a
+connection is read, its other end must be a socket of the user who started
+the view (`peer`); another local user's connection gets a plain 403 and is
+closed. Each request then passes the gate in order: the Host header, then the
+token or the session cookie, then, for a POST, the same-origin check and the
+CSRF value. Only then does a page or an action run.
 
 The log line of a request is its method, its path without the query (which
 can hold the token or a search) and its status; never a header, a cookie or
@@ -14,12 +16,15 @@ a form value. Logging is off unless asked for.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import socket
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from tree_ring.model.errors import TreeRingError
-from tree_ring.web import actions, frame, gate, inbox, markup, pages, queue, status
+from tree_ring.web import actions, frame, gate, inbox, markup, pages, peer, queue, status
 from tree_ring.web.site import Session, Site
 
 TYPE_CHECKING = False
@@ -48,6 +53,9 @@ class ViewServer(ThreadingHTTPServer):
     def __init__(self, site: Site, port: int, *, log: bool = False) -> None:
         self.site = site
         self.log = log
+        # Whose connections are served, and where their owners are read.
+        self.owner = os.getuid()
+        self.tables: tuple[str, ...] = peer.TABLES
         super().__init__((gate.LOOPBACK, port), Handler)
         site.port = self.server_address[1]
 
@@ -72,6 +80,40 @@ class Handler(BaseHTTPRequestHandler):
     # Seconds a connection may sit without sending: a request line never
     # finished must not hold its thread for good.
     timeout = 30
+
+    # ------------------------------------------------------------ the peer
+
+    def handle(self) -> None:
+        server = self.server
+        try:
+            ours = self.connection.getsockname()[:2]
+        except OSError:  # the client is gone already
+            return
+        if peer.allowed(self.client_address[:2], ours, server.owner, server.tables):
+            super().handle()
+        else:
+            self._refuse_peer()
+
+    def _refuse_peer(self) -> None:
+        """A plain 403 to another user's connection, sent before reading its request."""
+        if self.server.log:
+            sys.stderr.write("tree-ring view: a connection of another user refused 403\n")
+        body = b"Refused: this view answers only the user who started it.\n"
+        head = (
+            "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        conn = self.connection
+        with contextlib.suppress(OSError):
+            conn.sendall(head.encode("ascii") + body)
+            conn.shutdown(socket.SHUT_WR)
+            # Read what the client sent until it hangs up: closing with its
+            # request unread would reset the connection, and the client could
+            # lose the answer.
+            conn.settimeout(2)
+            for _ in range(16):
+                if not conn.recv(4096):
+                    break
 
     # ------------------------------------------------------------ logging
 
@@ -149,7 +191,15 @@ class Handler(BaseHTTPRequestHandler):
             sid = site.new_session()
             rest = {k: v for k, v in query.items() if k != "token"}
             target = gate.safe_back(parts.path) + (f"?{urlencode(rest)}" if rest else "")
-            self._redirect(target, {"Set-Cookie": gate.set_cookie(site.port, sid)})
+            cookie = {"Set-Cookie": gate.set_cookie(site.port, sid)}
+            if gate.cross_site(self.headers.get("Sec-Fetch-Site")):
+                # Followed from elsewhere (the page `view` opens from a file):
+                # the browser holds the SameSite=Strict cookie back from every
+                # request of that navigation, redirects included, so the page
+                # goes on from here, where the next request is this site's own.
+                self._send(200, _onward(target), cookie)
+            else:
+                self._redirect(target, cookie)
             return None
         session = site.session(gate.session_id(self.headers.get("Cookie"), site.port))
         if session is None:
@@ -223,3 +273,13 @@ def _error(message: str) -> str:
     from tree_ring.guard import withhold
 
     return f'<h1>Not shown</h1><p class="error" id="error">{markup.text(withhold(message))}</p>'
+
+
+def _onward(target: str) -> str:
+    """A page that goes on to `target` (a path of this server) at once."""
+    to = markup.text(target)
+    return markup.page(
+        "Tree Ring",
+        f'<p><a href="{to}" id="onward">Open the view</a></p>',
+        head=f'<meta http-equiv="refresh" content="0; url={to}">',
+    )
