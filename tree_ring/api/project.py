@@ -194,8 +194,7 @@ class Project:
         return found.recall(
             self.store,
             self.identity,
-            # The person's own store holds only global memory.
-            self.user_store() if scope in (None, "global") else None,
+            self.user_store(),
             query,
             limit=limit,
             view=view,
