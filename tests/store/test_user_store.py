@@ -319,3 +319,36 @@ def test_the_hook_loads_the_tombstone_keys_only_for_a_project_that_forgot(
         "tree_ring.store.audit",
     }
     assert matched & COSTLY == {"re", "enum"}
+
+
+def test_the_hook_keys_the_projects_rows_only_when_the_user_store_forgot(
+    run_cli: CliRunner, project_root: Path, home: dict[str, str]
+) -> None:
+    """The project's rows that hold what the person forgot in their user store
+    are hidden (`read/forgotten_here.py`); a user store that forgot nothing
+    costs the hook one probe and no module."""
+    run(run_cli, home, "remember", "The project uses make for every build")
+    _, alone = _hook_modules(project_root, home)
+    run(run_cli, home, "remember", "I prefer tabs in Makefiles", "--scope", "global")
+    text, unforgetting = _hook_modules(project_root, home)
+    assert "every build" in text and '[you] "I prefer tabs' in text
+    assert {m for m in unforgetting if m.startswith("tree_ring")} == {
+        m for m in alone if m.startswith("tree_ring")
+    }
+    assert unforgetting & COSTLY == set()
+    # The person's own project copy of a global note stays in the store when
+    # the note is forgotten, and out of the brief.
+    copied = "Builds run on the shared runner in the basement"
+    run(run_cli, home, "remember", copied)
+    note = run(run_cli, home, "remember", copied, "--scope", "global")
+    run(run_cli, home, "forget", str(note["id"]), "--user", "--mode", "delete", "--reason", "no")
+    text, keyed = _hook_modules(project_root, home)
+    assert "every build" in text and "basement" not in text
+    assert {m for m in keyed if m.startswith("tree_ring")} - unforgetting == {
+        "tree_ring.model.actor",
+        "tree_ring.model.fold",
+        "tree_ring.read.forgotten_here",
+        "tree_ring.store.audit",
+        "tree_ring.store.tombstones",
+    }
+    assert keyed & COSTLY == {"re", "enum"}

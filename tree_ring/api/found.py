@@ -1,9 +1,10 @@
 """Recall over both stores a caller reads: the project's and the person's own.
 
-Every client's recall is this one: the project's hits and the user store's
-(read as the caller's identity there, without what the project forgot:
-`read/forgotten_here.py`), best first together, each marked with the store it
-came from and who wrote it.
+Every client's recall is this one: the project's hits (without what the
+person forgot in their user store) and the user store's (read as the
+caller's identity there, without what the project forgot), best first
+together, each marked with the store it came from and who wrote it. What
+either store forgot stays out of both (`read/forgotten_here.py`).
 """
 
 from __future__ import annotations
@@ -51,33 +52,38 @@ def recall(
     scope: str | None,
     whole_project: bool,
 ) -> list[Found]:
+    """`mine`: the person's user store, when there is one. Its rows are read
+    for a recall of every scope or of `global` (it holds only global memory);
+    its tombstones bind the project's rows whatever the scope."""
+    from tree_ring.read import forgotten_here
     from tree_ring.read.labels import row_label
-    from tree_ring.read.recall import recall as search
 
-    hits = search(
+    theirs = None
+    if mine is not None:
+        from tree_ring.store.user import USER_PROJECT
+
+        # What the person forgot stays out, whichever copy of it this project holds.
+        theirs = forgotten_here.of(mine, USER_PROJECT, store)
+    hits = forgotten_here.recall(
         store,
         identity,
         query,
         limit=limit,
         view=view,
+        forgotten=theirs,
         scope=scope,
         whole_project=whole_project,
     )
     found = [Found(hit=h, store=PROJECT, partition=row_label(h.memory)) for h in hits]
-    if mine is not None:
-        from tree_ring.read import forgotten_here
+    if mine is not None and scope in (None, "global"):
         from tree_ring.store.user import user_identity
 
-        reader = user_identity(identity)
         # What this project forgot stays out, whichever project wrote it there.
         forgotten = forgotten_here.of(store, identity.project, mine)
-        if forgotten is None:
-            theirs = search(mine, reader, query, limit=limit, view=view)
-        else:
-            theirs = forgotten_here.recall(
-                mine, reader, query, limit=limit, view=view, forgotten=forgotten
-            )
-        found += [Found(hit=h, store=USER, partition="you") for h in theirs]
+        own = forgotten_here.recall(
+            mine, user_identity(identity), query, limit=limit, view=view, forgotten=forgotten
+        )
+        found += [Found(hit=h, store=USER, partition="you") for h in own]
     # Literal hits before related ones, then by score (`Hit.key`), as each store
     # ranks its own; stable, so the project's hit comes first where two tie.
     return sorted(found, key=lambda f: f.hit.key, reverse=True)[:limit]

@@ -194,8 +194,7 @@ class Project:
         return found.recall(
             self.store,
             self.identity,
-            # The person's own store holds only global memory.
-            self.user_store() if scope in (None, "global") else None,
+            self.user_store(),
             query,
             limit=limit,
             view=view,
@@ -344,22 +343,51 @@ class Project:
 
         return verbs.capture(self.store_to_write(), draft, self.identity, self.actor)
 
-    def forget(self, memory_id: str, *, mode: str, reason: str) -> Forgotten:
-        """Forget a memory the caller can see: done, or a request for a person."""
+    def forget(
+        self, memory_id: str, *, mode: str, reason: str, copies_in: Project | None = None
+    ) -> Forgotten:
+        """Forget a memory the caller can see: done, or a request for a person.
+
+        `copies_in`: for a forget in the person's user store, the project it is
+        run in, where the copies agents wrote of the note go with it when a
+        person's forget tombstones it (`correct.forget_copies`). Other
+        projects' copies stay in their stores, hidden from their reads by the
+        user store's tombstones (`read/forgotten_here.py`)."""
+        from dataclasses import replace
+
         from tree_ring.store import rows
         from tree_ring.write import correct
 
+        held = rows.get(self.store.db, memory_id)
         # An agent's caller reaches no other project's row, its own partition there included.
-        if not self.whole_project and rows.get(self.store.db, memory_id).project != self.project_id:
+        if not self.whole_project and held.project != self.project_id:
             raise rows.not_found(memory_id)
         # A write: what the person's own notes hold stays writable (`tombstones.unheld`).
-        return correct.forget(
+        done = correct.forget(
             self.store_to_write(),
             memory_id,
             mode=mode,
             reason=reason,
             actor=self.actor,
             reader=self.identity,
+        )
+        # Only what binds everyone takes other rows: not a request, nor an
+        # agent's withdrawal, nor a forget that left the content writable.
+        if copies_in is None or done.request or done.withdrawn or not done.tombstoned:
+            return done
+        copies, lingering = correct.forget_copies(
+            copies_in.store_to_write(),
+            held,
+            copies_in.project_id,
+            mode=mode,
+            reason=reason,
+            actor=self.actor,
+        )
+        return replace(
+            done,
+            copies_in=copies_in.project_id,
+            copies=tuple(copies),
+            lingering=done.lingering or lingering,
         )
 
     def refute(self, memory_id: str, *, reason: str) -> Refuted:

@@ -127,6 +127,21 @@ class Context:
             store=opened,
         )
 
+    def project_around(self) -> Project | None:
+        """With `--user`, the project the call is run in (`--root`,
+        TREE_RING_ROOT, or the walk up from here), when it has a store; None
+        outside any project."""
+        from tree_ring.api.project import Project
+        from tree_ring.model.errors import NoStore
+
+        try:
+            root = project.locate_str(getattr(self.args, "root", None), self.environ)
+        except NoStore:
+            return None
+        if not os.path.exists(project.store_path_str(root)):
+            return None  # a fresh clone's: no agent wrote anything here yet
+        return Project.open(root, self.environ)
+
     def view(self) -> View:
         a = self.args
         as_of = getattr(a, "as_of", None)

@@ -181,9 +181,15 @@ def cmd_capture(ctx: Context) -> int:
 
 def cmd_forget(ctx: Context) -> int:
     a = ctx.args
-    with ctx.project() as project:
-        done = project.forget(a.id, mode=a.mode, reason=a.reason)
-        identity = project.identity
+    # A note of the user store forgotten in a project takes the copies agents wrote there.
+    around = ctx.project_around() if ctx.on_user_store else None
+    try:
+        with ctx.project() as project:
+            done = project.forget(a.id, mode=a.mode, reason=a.reason, copies_in=around)
+            identity = project.identity
+    finally:
+        if around is not None:
+            around.close()
     data = {
         "project": identity.project,
         "id": done.id,
@@ -194,6 +200,8 @@ def cmd_forget(ctx: Context) -> int:
         "twins": list(done.twins),
         "tombstoned": done.tombstoned,
         "withdrawn": done.withdrawn,
+        "copies_project": done.copies_in,
+        "copies": list(done.copies),
     }
     if done.request is not None:
         ctx.emit(
@@ -326,7 +334,9 @@ def _forget_arguments(p: argparse.ArgumentParser) -> None:
         "same claim cannot be stored again (by remember, capture or import), keeps your "
         "reason in the audit log, and scrubs the words from the search index. Other live "
         "memories with exactly the same content go with it (for an agent, those in its own "
-        "partition); what an accepted memory left standing also holds stays writable."
+        "partition); what an accepted memory left standing also holds stays writable. "
+        "With --user, a note of your user store: run in a project, the copies agents wrote "
+        "of it there go too, and every project's brief and recall leave out its other copies."
     )
     p.add_argument("id", help="the memory to forget (`list` or `recall` shows ids)")
     p.add_argument(

@@ -24,8 +24,9 @@ from tree_ring.store import live, rows, schema
 from tree_ring.store.live import View
 
 USER_PROJECT = "user"  # as store.user.USER_PROJECT (a test holds them equal)
-# As read.forgotten_here.ANY_SQL: whether the project forgot anything, the
-# one question the hook asks before loading that module (a test holds them equal).
+# As read.forgotten_here.ANY_SQL: whether a store forgot anything (the project
+# in its store, the person in their user store), the one question the hook
+# asks before loading that module (a test holds them equal).
 FORGOTTEN_ANY_SQL = "SELECT 1 FROM content_tombstones WHERE project = ? LIMIT 1"
 
 TYPE_CHECKING = False
@@ -129,8 +130,9 @@ def select(
     forgotten: ForgottenHere | None = None,
 ) -> list[Memory]:
     """The first `limit` rows of the brief's order that may be shown;
-    `forgotten`: the user store's rows the reading project forgot are not
-    (`read/forgotten_here.py`), however many of them come first."""
+    `forgotten`: the rows the other store forgot are not (the user store's
+    rows the reading project forgot, the project's rows the person forgot in
+    their user store: `read/forgotten_here.py`), however many of them come first."""
     view = view or View()
     clause = live.where(identity, view)
     sql = select_sql(clause, now=view.is_now())
@@ -379,7 +381,13 @@ def build_brief(
     memory too (read as `user_identity`: its shared scopes and the caller's partitions)."""
     # Now, the project's rows an agent refuted stay, marked, until a person decides.
     shown = view or View()
-    memories = select(store, identity, shown.replace(include_refuted=shown.is_now()))
+    # What the person forgot in their user store stays out of the project's
+    # rows too (copies an agent wrote here before the forget), and what the
+    # project forgot out of the user store's.
+    theirs = None if user_store is None else forgotten_here(user_store, USER_PROJECT, store)
+    memories = select(
+        store, identity, shown.replace(include_refuted=shown.is_now()), forgotten=theirs
+    )
     # With a history line the brief has room for one memory fewer.
     history = history_line(store, identity, view, memories[: MAX_LINES - 1])
     mine = None
@@ -396,14 +404,15 @@ def build_brief(
     )
 
 
-def forgotten_here(store: Store, project: str, mine: Store) -> ForgottenHere | None:
-    """What `project` forgot, to hide in the user store `mine` (`read/forgotten_here.of`);
-    its module is loaded only for a project that has forgotten something."""
+def forgotten_here(store: Store, project: str, read: Store) -> ForgottenHere | None:
+    """What `project` forgot in `store`, to hide in the rows read from the
+    other store `read` (`read/forgotten_here.of`); its module is loaded only
+    for a store that has forgotten something."""
     if store.db.execute(FORGOTTEN_ANY_SQL, (project,)).fetchone() is None:
         return None
     from tree_ring.read.forgotten_here import ForgottenHere
 
-    return ForgottenHere(store.db, project, mine.db)
+    return ForgottenHere(store.db, project, read.db)
 
 
 def disputed_marks(store: Store, memories: Sequence[Memory]) -> dict[str, str]:

@@ -1,24 +1,33 @@
-"""What a project forgot stays out of what it reads from the person's user store.
+"""What either store forgot stays out of what a project reads from the other.
 
-A project's brief and recall read the user store beside the project's store.
-A global write made in this project answers to this project's tombstones
-(`store/user.py`), but one made in another project answered only to that
-project's and the user store's: a global note can hold what this project
-forgot. Here such a row is hidden from this project's reads, as a forgotten
-row is: a user-store row is hidden when a write of it into this project would
-be refused (`tombstones.check_keys` against the project's own tombstones,
-forgotten or rejected), but for the keys a person wrote it over
-(`remember --override-tombstone`, recorded in the user store's audit log).
-The project that wrote it, which forgot nothing of it, still reads it.
+A project's brief and recall read two stores, the project's and the person's
+user store, so what either forgot stays out of both. Writes answer to both
+stores' tombstones (`store/user.py`), but rows written before a forget in the
+other store are still there:
+
+- A global write made in another project answered only to that project's
+  tombstones and the user store's: a global note can hold what this project
+  forgot. `of(project's store, project, user store)` hides it here.
+- A person's `forget ID --user` tombstones a global note in the user store
+  and takes the copies agents wrote of it in the project it was run in
+  (`write/correct.forget_copies`); but copies in other projects, and a
+  person's own project rows, stay in their stores. `of(user store,
+  USER_PROJECT, project's store)` hides them from this project's reads.
+
+Either way a row of the store read is hidden when a write of it into the
+store that forgot would be refused (`tombstones.check_keys` against that
+store's own tombstones, forgotten or rejected), but for the keys a person
+wrote it over (`remember --override-tombstone`, recorded in the audit log of
+the row's own store). The store that holds no such tombstone still reads it.
 
 The filter runs before each read's cap, so hidden rows never take the place
-of the rows after them: the brief reads the user store's rows in its order
-until enough are kept (`read/brief.select`), and recall searches again with
-the rows hidden so far left out until its best are all kept (`recall`).
+of the rows after them: the brief reads rows in its order until enough are
+kept (`read/brief.select`), and recall searches again with the rows hidden
+so far left out until its best are all kept (`recall`).
 
-Most projects have forgotten nothing: one probe of the tombstones' primary
-key says so, and then nothing more is loaded or read (the SessionStart hook
-keeps its own copy of the probe, `read/brief.py`). Otherwise each batch of
+Most stores have forgotten nothing: one probe of the tombstones' primary key
+says so, and then nothing more is loaded or read (the SessionStart hook keeps
+its own copy of the probe, `read/brief.py`). Otherwise each batch of
 candidates costs one indexed lookup of their keys, and the keys' module is
 loaded then.
 """
@@ -36,27 +45,27 @@ if TYPE_CHECKING:
     from tree_ring.store.live import View
     from tree_ring.store.sql import Db
 
-# Whether the project has any tombstone: a probe of the primary key's prefix.
+# Whether the store holds any tombstone of a project: a probe of the primary key's prefix.
 ANY_SQL = "SELECT 1 FROM content_tombstones WHERE project = ? LIMIT 1"
 # The most a recall asks for (`read/recall.recall` caps its limit there).
 MOST = 256
 
 
 class ForgottenHere:
-    """The tombstones of `project` in its store `db`, as a filter of the rows
-    read from the user store `mine`."""
+    """The tombstones of `project` in the store `db`, as a filter of the rows
+    read from the other store `read` (whose audit log holds their re-admissions)."""
 
-    def __init__(self, db: Db, project: str, mine: Db) -> None:
+    def __init__(self, db: Db, project: str, read: Db) -> None:
         self.db = db
         self.project = project
-        self.mine = mine
+        self.read = read
 
     def hidden(self, memories: Sequence[Memory]) -> set[str]:
-        """The ids among `memories` that the project forgot: one lookup of all
+        """The ids among `memories` that `project` forgot: one lookup of all
         their keys, and one of the re-admissions of those that match."""
         from tree_ring.store import tombstones
 
-        # What a write of each into the project would be checked by.
+        # What a write of each into the store that forgot would be checked by.
         keys = {m.id: set(tombstones.check_keys(m)) for m in memories}
         wanted = list(dict.fromkeys(k for own in keys.values() for k in own))
         stones = tombstones.held(self.db, self.project, wanted)
@@ -66,30 +75,33 @@ class ForgottenHere:
         from tree_ring.store import audit
 
         # A person who wrote a row over these tombstones decided it may come back.
-        allowed = audit.readmissions(self.mine, list(matched))
+        allowed = audit.readmissions(self.read, list(matched))
         return {
             i for i, own in matched.items() if own - set(allowed.get(i, {}).get("overrides", ()))
         }
 
 
-def of(store: Store, project: str, mine: Store) -> ForgottenHere | None:
-    """The filter for reads of `mine` in `project`, or None when the project
-    forgot nothing (nothing to hide)."""
+def of(store: Store, project: str, read: Store) -> ForgottenHere | None:
+    """What `project` forgot in `store`, as a filter of the rows read from
+    `read`; None when it forgot nothing (nothing to hide)."""
     if store.db.execute(ANY_SQL, (project,)).fetchone() is None:
         return None
-    return ForgottenHere(store.db, project, mine.db)
+    return ForgottenHere(store.db, project, read.db)
 
 
 def recall(
-    mine: Store,
+    store: Store,
     reader: Identity,
     query: str,
     *,
     limit: int,
     view: View | None,
-    forgotten: ForgottenHere,
+    forgotten: ForgottenHere | None,
+    scope: str | None = None,
+    whole_project: bool = False,
 ) -> list[Hit]:
-    """The best `limit` hits in the user store that the project did not forget.
+    """The best `limit` hits in `store` that the other store did not forget
+    (`forgotten`; None: it forgot nothing, and one search is the answer).
 
     Each round leaves out every row hidden so far and asks for more than the
     last, so hundreds of hidden rows ranked first cost a few rounds, not one
@@ -99,7 +111,18 @@ def recall(
     hidden: set[str] = set()
     wanted = limit
     while True:
-        hits = search(mine, reader, query, limit=wanted, view=view, hidden=hidden)
+        hits = search(
+            store,
+            reader,
+            query,
+            limit=wanted,
+            view=view,
+            scope=scope,
+            whole_project=whole_project,
+            hidden=hidden,
+        )
+        if forgotten is None:
+            return hits
         newly = forgotten.hidden([h.memory for h in hits]) - hidden
         if not newly:
             return [h for h in hits if h.memory.id not in hidden][:limit]

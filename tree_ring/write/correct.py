@@ -81,6 +81,11 @@ class Forgotten:
     # Whether its tombstones bind agents only: an agent forgot its own words
     # without a person (`tombstones.WITHDRAWN`).
     withdrawn: bool = False
+    # A note of the person's user store forgotten in a project: that project,
+    # and the copies agents wrote of the note there, forgotten with it
+    # (`forget_copies`).
+    copies_in: str | None = None
+    copies: tuple[str, ...] = ()
 
     def said(self) -> list[str]:
         """What a direct forget did, as every client says it: the outcome,
@@ -97,6 +102,11 @@ class Forgotten:
             lines.append(
                 f"also forgot {len(self.twins)} identical {copies}: {', '.join(self.twins)}"
             )
+        if self.copies_in is not None:
+            n = len(self.copies)
+            ids = f": {', '.join(self.copies)}" if n else ""
+            noun = "copy an agent" if n == 1 else "copies agents"
+            lines.append(f"in project {self.copies_in}: forgot {n} {noun} wrote{ids}")
         return lines
 
 
@@ -219,6 +229,29 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     if memory.scope in PRIVATE_SCOPES:
         found = [twin for twin in found if twin.origin in admission.AGENT_ORIGINS]
     return [twin for twin in found if not asks or own_partition(twin, actor)]
+
+
+def forget_copies(
+    store: Store, memory: Memory, project: str, *, mode: str, reason: str, actor: Actor
+) -> tuple[list[str], str | None]:
+    """The copies agents wrote in `project` (its `store`) of `memory`, a note
+    of the person's user store a person has just forgotten, forgotten with it
+    as a person's forget of a project row takes them (`_twins`): every live
+    row with the same content that an agent wrote, in its partition or
+    shared, waiting or not. A person's own rows stay; the user store's
+    tombstones hide them from the project's reads (`read/forgotten_here.py`).
+    The ids, and what `scrub` says of the store."""
+    if memory.redacted_at is not None:
+        return [], None
+    now = now_iso()
+    with store.write() as db:
+        found = rows.twins(db, memory.replace(project=project))
+        copies = [twin for twin in found if twin.origin in admission.AGENT_ORIGINS]
+        for copy in copies:
+            forget_in(db, copy, mode, reason, actor, now)
+    if not copies:
+        return [], None
+    return [copy.id for copy in copies], scrub(store)
 
 
 def _kind(db: Db, actor: Actor) -> str:
