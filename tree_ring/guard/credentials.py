@@ -35,13 +35,16 @@ from tree_ring.guard.values import (
 
 # Separator between a key name and its value: an optional closing quote of the
 # key, an optional type annotation (`password: str = "..."`), then `=`, `:`,
-# `:=`, `==`, `=>` or `>` (`<password>...`); or, after a quoted key, a comma
-# (`define('DB_PASSWORD', '...')`, `config.get("api_key", "...")`) or an XML
-# value attribute (`<add key="Password" value="..."/>`).
+# `:=`, `==`, `=>` or `>` (`<password>...`: an element's value, which starts
+# with an ASCII character or runs to its closing tag, where after a
+# placeholder's close, "<your-api-key>", a sentence in another script goes
+# on); or, after a quoted key, a comma (`define('DB_PASSWORD', '...')`,
+# `config.get("api_key", "...")`) or an XML value attribute
+# (`<add key="Password" value="..."/>`).
 ASSIGN = (
     rb"(?:[\"'`]?\]?[ \t]{0,16}"
     rb"(?::[ \t]{0,16}[a-z_&][a-z0-9_.\[\]|, <>&']{0,64}+[ \t]{0,16}(?==))?"
-    rb"(?:=>|:=|==|=|:|>)"
+    rb"(?:=>|:=|==|=|:|>(?=[ \t]{0,16}[!-~]|[^<\n\x00]{1,256}+</))"
     rb"|[\"'`][ \t]{0,16},|[\"'][ \t]{1,16}value[ \t]{0,4}=)[ \t]{0,16}"
 )
 # The value: a quoted literal (opening quote kept so the validator knows it is

@@ -455,12 +455,34 @@ def _continued(text: _Text) -> _Text | None:
     return None if joined is None else _Text(joined)
 
 
+def _joined(text: _Text) -> _Text | None:
+    """`text` with its joined string literals written as one (see
+    `joined_literals`), or None if it has none."""
+    raw = text.raw
+    if b'"' not in raw and b"'" not in raw and b"`" not in raw:
+        return None  # most texts: the module is never imported
+    from tree_ring.guard.joined_literals import joined_literals, may_join
+
+    if not may_join(raw):
+        return None
+    joined = joined_literals(raw[1:].decode("utf-8", "surrogatepass"))
+    return None if joined is None else _Text(joined)
+
+
 def _find_secret(text: _Text, *, tokens_only: bool = False) -> str | None:
     for rule in _candidates(_secret_plan(), text):
         if tokens_only and rule.name not in _token_rules():
             continue
         if _first_valid(rule, text):
             return rule.name
+    # A key split across joined literals is read whole, by the rules for a
+    # token's format and for what a key name is given.
+    joined = _joined(text)
+    if joined is not None:
+        wanted = _token_rules() if tokens_only else _joined_rules()
+        for rule in _candidates(_secret_plan(), joined):
+            if rule.name in wanted and _first_valid(rule, joined):
+                return rule.name
     # A command continued over lines (`sshpass \\`, then `-p X` on the next
     # line) is read by the command-line rules as the shell reads it: joined.
     joined = None if tokens_only else _continued(text)
@@ -593,6 +615,13 @@ def _token_rules() -> frozenset[str]:
     """The names of the provider formats: a match of one is random by its
     validator, so gluing ordinary words onto each other never makes one."""
     return frozenset({*(rule.name for rule in _rules().TOKEN_RULES), "url-password"})
+
+
+@functools.cache
+def _joined_rules() -> frozenset[str]:
+    """The rules that read joined literals: the provider formats and the
+    assignments (`key = "..." + "..."`)."""
+    return _token_rules() | {rule.name for rule in _rules().ASSIGNMENT_RULES}
 
 
 def _across(seams: list[tuple[str, str]], *, tokens_only: bool) -> None:

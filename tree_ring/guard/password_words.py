@@ -15,15 +15,23 @@
   del servidor es X", "本番DBのパスワードは X です", "관리자 비밀번호는 X
   입니다", and "La password di Grafana è X" (the English word, another
   language's link): the value after a link word, a colon or a particle
-  glued to the word, within a few words of it.
+  glued to the word, within a few words of it; a Chinese or Japanese
+  particle may stand alone ("密码 是 X").
+- Before its verb: the word as an object or with a possessive ending, then
+  a value that looks generated ("parolası X olarak değiştirildi",
+  "パスワードを X に変更", "비밀번호를 X로 변경").
 
-A key, secret or token named in Chinese, Japanese or Korean with a colon
-(`API 密钥：<32 hex>`, `シークレットアクセスキー: X`, `깃허브 토큰: X`): a
+A value read from a sentence ends where the sentence's Chinese, Japanese or
+Korean script starts again: "暗証番号は4桁から6桁に" gives the value "4".
+
+A key, secret or token named in Chinese, Japanese or Korean with a colon or
+a particle (`API 密钥：<32 hex>`, `シークレットアクセスキー: X`, `API 키는 X`): a
 generated-looking value of 30 characters or more, whatever its vendor's
 format. An API key, an access key or a token named in another language
 ("مفتاح API هو X", "Ключ API: X", "Der API-Schlüssel lautet X"), or with the
-English word and another language's link ("Il token è X"): a value of 20
-characters or more that looks like a token (`values.token_looking`).
+English word and another language's link ("Il token è X", "AccessKey Secret
+是 X"): a value of 20 characters or more that looks like a token
+(`values.token_looking`).
 
 The rules are built for each way a word is written in the guard's "lower"
 view, which lowers ASCII letters only: a word with other letters is listed
@@ -74,7 +82,8 @@ WORDS = (
     "hasło",
     "heslo",
     "jelszó", "jelszava",
-    "şifresi", "şifre", "parola",
+    "şifresi", "şifre", "parola", "parolası", "parolasını", "parolayı", "parolanız", "şifresini",
+    "şifreyi", "şifreniz",
     "parolă",
     "пароль", "парола",
     "lozinka", "лозинка",
@@ -99,31 +108,26 @@ WORDS = (
 # `derived` gives, held as a literal so that building the rules reads no
 # Unicode tables (tests/guard/test_password_words.py holds the two equal).
 FORMS = (
-    "passwort", "passwörter", "passworter", "passwÖrter", "kennwort",
-    "wachtwoord", "lösenordet", "losenordet", "lÖsenordet", "lösenord",
-    "losenord", "lÖsenord", "passordet", "passord", "adgangskoden",
-    "adgangskode", "salasana", "mot de passe", "mot_de_passe",
-    "motdepasse", "mdp", "contraseña", "contrasena", "contraseÑa", "senha",
-    "palavra-passe", "hasło", "haslo", "hasŁo", "heslo", "jelszó",
-    "jelszo", "jelszÓ", "jelszava", "şifresi", "sifresi", "Şifresi",
-    "şifre", "sifre", "Şifre", "parola", "parolă",
-    "parolĂ", "пароль", "πapoлƅ", "Пароль", "Πapoлƅ", "ПАРОЛЬ", "ΠapoɅb",
-    "парола", "πapoлa", "Парола", "Πapoлa", "ПАРОЛА", "ΠapoɅa", "lozinka",
-    "лозинка", "лoɜᴎʜĸa", "Лозинка", "Ʌoɜᴎʜĸa", "ЛОЗИНКА", "Ʌo3Иhka",
-    "geslo", "parool", "slaptažodis", "slaptazodis", "slaptaŽodis",
-    "parole", "κωδικός πρόσβασης", "κωδικος προσβασης",
-    "ĸωẟiĸoς πpooßaonς", "Κωδικός πρόσβασης", "Κωδικος προσβασης",
-    "kωẟiĸoς πpooßaonς", "Κωδικός Πρόσβασης", "Κωδικος Προσβασης",
-    "kωẟiĸoς Πpooßaonς", "ΚΩΔΙΚΌΣ ΠΡΌΣΒΑΣΗΣ", "ΚΩΔΙΚΟΣ ΠΡΟΣΒΑΣΗΣ",
-    "kΩΔikoƩ ΠpoƩbaƩhƩ", "κωδικός", "κωδικος", "ĸωẟiĸoς", "Κωδικός",
-    "Κωδικος", "kωẟiĸoς", "ΚΩΔΙΚΌΣ", "ΚΩΔΙΚΟΣ", "kΩΔikoƩ", "συνθηματικό",
-    "συνθηματικο", "ouvonμaᴛiĸo", "Συνθηματικό", "Συνθηματικο",
-    "Ʃuvonμaᴛiĸo", "ΣΥΝΘΗΜΑΤΙΚΌ", "ΣΥΝΘΗΜΑΤΙΚΟ", "Ʃynohmatiko",
-    "密码", "密碼", "口令", "パスワード", "ハスワート", "八スワー卜", "暗証番号",
-    "비밀번호", "패스워드", "كلمة المرور", "كلمة lلمرور", "كلمة السر", "كلمة lلسر",
-    "סיסמה", "o'oמה", "סיסמא",
-    "o'oמא", "kata sandi", "kata laluan", "mật khẩu", "mat khau",
-    "mẬt khẨu", "पासवर्ड", "पासवरड", "รหัสผ่าน", "รหสผาน",
+    "passwort", "passwörter", "passworter", "passwÖrter", "kennwort", "wachtwoord", "lösenordet",
+    "losenordet", "lÖsenordet", "lösenord", "losenord", "lÖsenord", "passordet", "passord",
+    "adgangskoden", "adgangskode", "salasana", "mot de passe", "mot_de_passe", "motdepasse",
+    "mdp", "contraseña", "contrasena", "contraseÑa", "senha", "palavra-passe", "hasło", "haslo",
+    "hasŁo", "heslo", "jelszó", "jelszo", "jelszÓ", "jelszava", "şifresi", "sifresi", "Şifresi",
+    "şifre", "sifre", "Şifre", "parola", "parolası", "parolasi", "parolasını", "parolasini",
+    "parolayı", "parolayi", "parolanız", "parolaniz", "şifresini", "sifresini", "Şifresini",
+    "şifreyi", "sifreyi", "Şifreyi", "şifreniz", "sifreniz", "Şifreniz", "parolă", "parolĂ",
+    "пароль", "πapoлƅ", "Пароль", "Πapoлƅ", "ПАРОЛЬ", "ΠapoɅb", "парола", "πapoлa", "Парола",
+    "Πapoлa", "ПАРОЛА", "ΠapoɅa", "lozinka", "лозинка", "лoɜᴎʜĸa", "Лозинка", "Ʌoɜᴎʜĸa",
+    "ЛОЗИНКА", "Ʌo3Иhka", "geslo", "parool", "slaptažodis", "slaptazodis", "slaptaŽodis",
+    "parole", "κωδικός πρόσβασης", "κωδικος προσβασης", "ĸωẟiĸoς πpooßaonς", "Κωδικός πρόσβασης",
+    "Κωδικος προσβασης", "kωẟiĸoς πpooßaonς", "Κωδικός Πρόσβασης", "Κωδικος Προσβασης",
+    "kωẟiĸoς Πpooßaonς", "ΚΩΔΙΚΌΣ ΠΡΌΣΒΑΣΗΣ", "ΚΩΔΙΚΟΣ ΠΡΟΣΒΑΣΗΣ", "kΩΔikoƩ ΠpoƩbaƩhƩ", "κωδικός",
+    "κωδικος", "ĸωẟiĸoς", "Κωδικός", "Κωδικος", "kωẟiĸoς", "ΚΩΔΙΚΌΣ", "ΚΩΔΙΚΟΣ", "kΩΔikoƩ",
+    "συνθηματικό", "συνθηματικο", "ouvonμaᴛiĸo", "Συνθηματικό", "Συνθηματικο", "Ʃuvonμaᴛiĸo",
+    "ΣΥΝΘΗΜΑΤΙΚΌ", "ΣΥΝΘΗΜΑΤΙΚΟ", "Ʃynohmatiko", "密码", "密碼", "口令", "パスワード",
+    "ハスワート", "八スワー卜", "暗証番号", "비밀번호", "패스워드", "كلمة المرور", "كلمة lلمرور",
+    "كلمة السر", "كلمة lلسر", "סיסמה", "o'oמה", "סיסמא", "o'oמא", "kata sandi", "kata laluan",
+    "mật khẩu", "mat khau", "mẬt khẨu", "पासवर्ड", "पासवरड", "รหัสผ่าน", "รหสผาน",
 )  # fmt: skip
 
 
@@ -158,6 +162,37 @@ _ENGLISH = ENGLISH_LOOKALIKES
 # Particles glued to the word in Chinese, Japanese and Korean ("密码是 X",
 # "パスワードは X", "비밀번호는 X"), and a full-width colon.
 _PARTICLES = ("是", "为", "為", "：", "は", "が", "는", "은", "이", "가")
+# Those that stand as a word of their own too ("AccessKey Secret 是 X"):
+# Korean's are always glued to the word before.
+_SPACED_PARTICLES = frozenset({"是", "为", "為", "は", "が"})
+# Particles that make the word an object ("パスワードを X に変更", "비밀번호를
+# X로 바꿈"): no link, so the value must look generated (`password_looking`).
+_OBJECT_PARTICLES = ("を", "를", "을")
+
+
+def _cjk(char: str) -> bool:
+    """Chinese, Japanese and Korean letters and punctuation, and full-width
+    forms: what a value written in one of those sentences is glued to."""
+    return (
+        "\u2e80" <= char <= "\u9fff"
+        or "\uac00" <= char <= "\ud7af"
+        or "\uf900" <= char <= "\ufaff"
+        or "\uff00" <= char <= "\uffef"
+        or "\u1100" <= char <= "\u11ff"
+    )
+
+
+def _word(word: str) -> str:
+    """A value read from a sentence: `clean`, and cut where the sentence's
+    script starts again ("4桁から6桁に" holds the value "4", and
+    "X，AccessKey" the value "X")."""
+    for index, char in enumerate(word):
+        if _cjk(char):
+            word = word[:index]
+            break
+    return clean(word)
+
+
 # How many words may say which password it is before the link.
 _QUALIFIERS = 8
 _SENTENCE_ENDS = (".", "!", "?", ";", "。", "！", "？")
@@ -169,35 +204,42 @@ def _value(tail: str, links: frozenset[str], *, colons: bool = True) -> str | No
     particle = next((p for p in _PARTICLES if tail.startswith(p)), "")
     if particle:
         words = tail[len(particle) :].split()
-        return clean(words[0]) if words else None
+        return _word(words[0]) if words else None
     if not (tail[:1].isspace() or tail[:1] in ":="):
         return None  # glued to a longer word: "Passwortmanager", "密码学"
     words = tail.split()
     for index, word in enumerate(words[: _QUALIFIERS + 1]):
         if colons and index == 0 and word[:1] in ":=" and len(word) > 1:
-            return clean(word[1:])  # "Passwort :X"
-        if word.lower() in links or (colons and word.endswith((":", "：", "="))):
-            return clean(words[index + 1]) if index + 1 < len(words) else None
+            return _word(word[1:])  # "Passwort :X"
+        linked = word.lower() in links or word in _SPACED_PARTICLES
+        if linked or (colons and word.endswith((":", "：", "="))):
+            return _word(words[index + 1]) if index + 1 < len(words) else None
         if word.endswith(_SENTENCE_ENDS):
             return None
     return None
 
 
 def _said(value: str | None) -> bool:
-    return value is not None and (password_looking(value) or chosen_password(value, prose=True))
+    if not value:
+        return False
+    return password_looking(value) or chosen_password(value, prose=True)
 
 
 def _in_a_sentence(tail: str) -> bool:
     """The value after a link ("Das Passwort lautet X"), a PIN's digits after
     one ("카드 비밀번호 4자리: 1236"), or a generated-looking value right
     after the word ("Benutzer admin, Kennwort X")."""
+    object_particle = next((p for p in _OBJECT_PARTICLES if tail.startswith(p)), "")
+    if object_particle:
+        words = tail[len(object_particle) :].split()
+        return bool(words) and password_looking(_word(words[0]))
     value = _value(tail, LINKS | _LINKS)
     if _said(value):
         return True
     if value is not None and chosen_pin(value) and not year_like(value):
         return True
     words = tail.split()
-    return tail[:1].isspace() and bool(words) and password_looking(clean(words[0]))
+    return tail[:1].isspace() and bool(words) and password_looking(_word(words[0]))
 
 
 # What a password holds and a product code or a cipher's name does not.
@@ -230,7 +272,7 @@ def _unlinked(tail: str) -> bool:
     if not tail[:1].isspace():
         return False
     words = tail.split()
-    if words and password_looking(clean(words[0])):
+    if words and password_looking(_word(words[0])):
         return True
     for index, word in enumerate(words[1 : _QUALIFIERS + 1], 1):
         if word.rstrip("।.") in _HINDI_VERBS:
@@ -284,10 +326,12 @@ _KEY_WORDS = tuple(
         ),
     )
 )  # fmt: skip
-# The colon, ASCII or full-width, then a value of letters and digits (and a
-# vendor prefix's "_" or "-") of 30 characters or more.
+# The colon, ASCII or full-width, or a particle that links the name to its
+# value ("API 密钥是 X", "APIキーは X", "API 키는 X"), then a value of letters and
+# digits (and a vendor prefix's "_" or "-") of 30 characters or more.
+_KEY_LINKS = b"|".join(escape(link.encode()) for link in (":", *_PARTICLES))
 _KEY_VALUE = (
-    rb"[ \t]{0,4}(?::|\xef\xbc\x9a)[ \t]{0,8}[\"'`]?"
+    rb"[ \t]{0,4}(?:" + _KEY_LINKS + rb")[ \t]{0,8}[\"'`]?"
     rb"(?P<v>[a-z0-9][a-z0-9_-]{29,255}+)(?![a-z0-9_-])"
 )
 
@@ -350,6 +394,14 @@ def _english_key_in_a_sentence(tail: str) -> bool:
     # "Il token è X", "El API key es X": the English word, another
     # language's link (English sentences are the prose rules').
     return _key_said(_value(tail, _LINKS - _ENGLISH, colons=False))
+
+
+# The English words for a token or key that another language's sentence may
+# hold ("Il token è X", "AccessKey Secret 是 X").
+_ENGLISH_KEY_WORDS = (
+    b"token", b"api key", b"api-key", b"apikey", b"api_key", b"secret", b"access key",
+    b"accesskey", b"access_key", b"access-key",
+)  # fmt: skip
 
 
 def _key_groups() -> list[tuple[bytes, ...]]:
@@ -426,6 +478,6 @@ OTHER_LANGUAGE_RULES: tuple[Rule, ...] = (
             _english_key_in_a_sentence,
             heads=(word,),
         )
-        for word in (b"token", b"api key", b"api-key", b"apikey", b"api_key")
+        for word in _ENGLISH_KEY_WORDS
     ),
 )

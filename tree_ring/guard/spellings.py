@@ -14,8 +14,9 @@ the same characters spell once folded, unescaped or decoded:
   that shows blank and is no space to Unicode (the Hangul fillers, the
   Braille blank), so words spaced with it read as words.
 - unescaped: percent-encoding (``%3A%2F%2F``, twice over at most), JSON and
-  C escapes (``\\u0067``, ``\\x41``) and HTML character references
-  (``&#103;``, ``&#x41;``).
+  C escapes (``\\u0067``, ``\\x41``, and the one-character ``\\"``,
+  ``\\n``: JSON pasted into a quoted argument, a YAML block typed on one
+  line) and HTML character references (``&#103;``, ``&#x41;``).
 - decoded: runs of base64, base64url or hex that decode to text, and gzip
   inside base64 (a Kubernetes secret, a CI variable holding a whole .env
   file, a credentials JSON); a run wrapped over lines of one width, as
@@ -70,7 +71,13 @@ for _byte in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-
 _RUN_TABLE = bytes(_run_table)
 _RUN = b"x" * _MIN_RUN
 
-_ESCAPES = r"\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};"
+_ESCAPES = (
+    r"\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|\\[\"'\\/ntr]|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};"
+)
+# A string's one-character escapes: JSON pasted into a quoted argument
+# (`{\"password\": \"...\"}`), and a line break written as "\n" (a YAML
+# block scalar typed on one shell line).
+_SHORT_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 _GZIP = b"\x1f\x8b"
 
@@ -253,6 +260,8 @@ def _unquoted(raw: bytes) -> str | None:
 
 
 def _unescape_one(match_text: str) -> str:
+    if len(match_text) == 2:
+        return _SHORT_ESCAPES.get(match_text[1], match_text[1])
     if match_text[0] == "&":
         number = match_text[2:-1]
         code = int(number[1:], 16) if number[:1] in "xX" else int(number)
@@ -262,7 +271,7 @@ def _unescape_one(match_text: str) -> str:
 
 
 def _unescaped(text: str) -> str | None:
-    if "\\u" not in text and "\\x" not in text and "&#" not in text:
+    if "\\" not in text and "&#" not in text:
         return None
     from tree_ring.guard.rule import text_pattern
 

@@ -220,6 +220,22 @@ def _template(value: str, *, quoted: bool) -> bool:
     return first in "#!&*"
 
 
+# A key name and its separator: in a list of keys left empty (an
+# .env.example's "STRIPE_SECRET_KEY= OPENAI_API_KEY="), the next key is what
+# follows an empty key's "=", and it is no value.
+_NEXT_KEY = r"[A-Za-z_][A-Za-z0-9_.]*[=:]"
+
+
+def _next_key(value: str) -> bool:
+    name = value[:-1]
+    return (
+        value[-1] in "=:"
+        and ("_" in name or name.isupper())
+        and text_pattern(_NEXT_KEY).fullmatch(value) is not None
+        and name_like(name)
+    )
+
+
 def stand_in(value: str, *, quoted: bool = False) -> bool:
     """A value that names, templates or stands in for a secret rather than being one."""
     if not value:
@@ -233,6 +249,8 @@ def stand_in(value: str, *, quoted: bool = False) -> bool:
         return True
     if not quoted and ("(" in value or "[" in value):
         # A call or a subscript: `get_token()`, `os.environ["TOKEN"]`.
+        return True
+    if not quoted and _next_key(value):
         return True
     return documented_example(value) or placeholder_text(value) or _path(value)
 
