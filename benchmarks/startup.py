@@ -259,7 +259,14 @@ def payload(event: str, root: Path) -> bytes:
     data["cwd"] = str(root)
     if event == "Stop":
         data["transcript_path"] = str(write_transcript(root.parent / "transcript.jsonl"))
-        del data["prompt_id"]  # no turn id: no stop is "the same turn" as the last
+    return json.dumps(data).encode()
+
+
+def next_turn(stdin: bytes, run_index: int) -> bytes:
+    """The Stop payload of the run's own turn (its `prompt_id`), so every run
+    is a new turn's stop and blocks, as a stop after each prompt does."""
+    data = json.loads(stdin)
+    data["prompt_id"] = f"{data['prompt_id'][:-8]}{run_index:08d}"
     return json.dumps(data).encode()
 
 
@@ -354,6 +361,8 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
             argv, stdin = commands[name]
             if name == "remember":
                 argv = [*argv[:-1], f"{guard_text} (run {run_index})"]
+            if name == "stop":
+                stdin = next_turn(stdin, run_index)
             run_env = user_env if name == "session_start_user" else env
             cwd = repository if name == "session_start_repository" else root
             used, elapsed, out = child_cpu_ms(argv, stdin=stdin, cwd=cwd, env=run_env)
