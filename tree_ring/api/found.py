@@ -3,7 +3,8 @@
 Every client's recall is this one: the project's hits and the user store's
 (read as the caller's identity there, without what the project forgot:
 `read/forgotten_here.py`), best first together, each marked with the store it
-came from and who wrote it.
+came from and who wrote it: `you` only for what a person wrote in the user
+store, never for an agent's or an import's row there.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ USER = "user"
 class Found(Frozen):
     hit: Hit
     store: str  # PROJECT or USER
-    partition: str  # who wrote it and where it lives: `you`, or origin and partition
+    # Who wrote it and where it lives (`read/labels.py`): a project row's origin
+    # and partition; a user-store row's `you` (a person's own) or origin.
+    partition: str
 
     @property
     def memory(self) -> Memory:
@@ -51,7 +54,7 @@ def recall(
     scope: str | None,
     whole_project: bool,
 ) -> list[Found]:
-    from tree_ring.read.labels import row_label
+    from tree_ring.read.labels import row_label, user_row_label
     from tree_ring.read.recall import recall as search
 
     hits = search(
@@ -77,7 +80,7 @@ def recall(
             theirs = forgotten_here.recall(
                 mine, reader, query, limit=limit, view=view, forgotten=forgotten
             )
-        found += [Found(hit=h, store=USER, partition="you") for h in theirs]
+        found += [Found(hit=h, store=USER, partition=user_row_label(h.memory)) for h in theirs]
     # Literal hits before related ones, then by score (`Hit.key`), as each store
     # ranks its own; stable, so the project's hit comes first where two tie.
     return sorted(found, key=lambda f: f.hit.key, reverse=True)[:limit]

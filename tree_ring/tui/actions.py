@@ -2,9 +2,10 @@
 
 The screen is a client of the library's front (`api/project.py`): it opens
 one `Project` for its session and asks it for what the CLI asks it for:
-recall (the person's user store merged, its rows marked `you`), the list,
-a memory, the counts `tree-ring status` prints, forget, the review's
-decisions, promote, sync, remember. So the header's figures and a search's
+recall (the person's user store merged, its rows marked as recall marks
+them: `you` where the person wrote them), the list, a memory, the counts
+`tree-ring status` prints, forget, the review's decisions, promote, sync,
+remember. So the header's figures and a search's
 hits are the CLI's on the same store, and the audit log cannot tell a write
 from here from the CLI's but by the reason a person typed. It holds no SQL:
 the ring panel's one pass is `store/panels.py`, the watch's poll
@@ -204,7 +205,7 @@ class Session:
     def _anchored(self, items: list[Item]) -> list[Item]:
         """`items` with the files each memory is about and what each is now
         (`read/staleness`): a stat per file of the memories listed."""
-        # The person's own rows (a search's `you`) are of no project's files.
+        # The user store's rows are of no project's files.
         ids = [i.key for i in items if i.memory is not None and i.key not in self.mine]
         judged = self.opened.anchors(ids)
         return [
@@ -240,7 +241,8 @@ class Session:
         return self._listed(state, source_type="evidence")
 
     def _search(self, state: State) -> list[Item]:
-        """Recall as the CLI's: the person's own store merged, its hits marked `you`."""
+        """Recall as the CLI's: the person's own store merged, its hits marked
+        as recall marks them (`you`, or who else wrote them there)."""
         if not state.query:
             return []
         found = self.opened.recall(state.query, limit=100, view=self.view(state))
