@@ -96,6 +96,72 @@ def test_skip_invalid_on_a_dry_run_writes_nothing(store: Store, project_id: str)
     assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
 
 
+REUSED = "mem_20261201_000000_aaaaaaaaaaaa"
+
+
+def _reusing() -> list[str]:
+    """Line 2 reuses line 1's id with other content; line 3 is a row of its own."""
+    return [
+        _memory("The cache holds sessions for an hour", id=REUSED),
+        _memory("Logs rotate daily", id=REUSED),
+        _memory("Builds run on the arm runners", id="mem_20261201_000000_bbbbbbbbbbbb"),
+    ]
+
+
+@pytest.mark.parametrize("batch", [1, 10])
+def test_skip_invalid_leaves_out_a_later_line_reusing_an_id(
+    store: Store, project_id: str, batch: int
+) -> None:
+    said = (
+        f"memory {REUSED} is on line 1 too, with other content; "
+        "give one of them a new id or omit it"
+    )
+    with pytest.raises(UsageError) as refused:
+        transfer.import_lines(store, _reusing(), project=project_id, actor=PERSON, batch=batch)
+    assert str(refused.value) == f"line 2: {said}; nothing imported"
+    assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+    plan = transfer.import_or_plan(
+        store, _reusing(), project=project_id, actor=PERSON, dry_run=True, skip_invalid=True
+    )
+    assert plan.skipped == [(2, said)] and len(plan.created) == 2
+    assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
+    report = transfer.import_lines(
+        store, _reusing(), project=project_id, actor=PERSON, batch=batch, skip_invalid=True
+    )
+    assert report.skipped == [(2, said)]
+    stored = {tuple(row) for row in store.conn.execute("SELECT id, summary FROM memories")}
+    assert stored == {
+        (REUSED, "The cache holds sessions for an hour"),
+        ("mem_20261201_000000_bbbbbbbbbbbb", "Builds run on the arm runners"),
+    }
+
+
+def test_cli_skips_a_line_reusing_an_id_as_any_other_bad_line(
+    run_cli: CliRunner, tmp_path: Path, project_root: Path
+) -> None:
+    path = tmp_path / "reused.jsonl"
+    path.write_text("".join(line + "\n" for line in _reusing()), encoding="utf-8")
+    said = f"memory {REUSED} is on line 1 too, with other content"
+    plan = run_cli("--json", "import", str(path), "--skip-invalid", "--dry-run")
+    assert plan.code == 0, plan.err
+    doc = json.loads(plan.out)
+    assert (doc["dry_run"], doc["imported"], doc["skipped"]) == (True, 2, 1)
+    (skipped,) = [i for i in doc["items"] if i["result"] == "skipped"]
+    assert skipped["line"] == 2 and skipped["reason"].startswith(said)
+    assert run_cli("--json", "list").json()["items"] == []
+    done = run_cli("import", str(path), "--skip-invalid")
+    assert done.code == 0, done.err
+    assert done.err.splitlines() == [
+        f"skipped line 2: {said}; give one of them a new id or omit it"
+    ]
+    assert "imported 2 memories" in done.out and "1 lines skipped" in done.out
+    listed = run_cli("--json", "list").json()["items"]
+    assert {(m["id"], m["summary"]) for m in listed} == {
+        (REUSED, "The cache holds sessions for an hour"),
+        ("mem_20261201_000000_bbbbbbbbbbbb", "Builds run on the arm runners"),
+    }
+
+
 def _several(project_id: str) -> list[str]:
     return [
         _memory("Alpha uses tabs", project="alpha"),

@@ -38,3 +38,17 @@ def test_tree_search_stem_keeps_four_letters_at_least() -> None:
         "cats",
         "cat",
     ]
+
+
+def test_a_user_store_row_is_yours_only_where_a_person_wrote_it() -> None:
+    mine = make_memory("user", "x", scope="global")
+    assert labels.user_row_label(mine) == "you"
+    proposed = mine.replace(origin="claude-code", origin_session="s1")
+    assert labels.user_row_label(proposed) == "claude-code session s1 · user store"
+    imported = mine.replace(origin="import", origin_session="import-20261201T000000Z-0a1b2c3d")
+    assert (
+        labels.user_row_label(imported)
+        == "import batch import-20261201T000000Z-0a1b2c3d · user store"
+    )
+    private = make_memory("user", "x", scope="session", session_id="abcdefghijk")
+    assert labels.user_row_label(private) == "person · session abcdefgh, user store"

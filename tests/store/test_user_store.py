@@ -153,6 +153,45 @@ def test_an_agents_global_write_waits_for_a_person(
     assert "Always use tabs" not in text and "review my own diffs" in text
 
 
+def test_recall_marks_a_user_store_row_you_only_where_a_person_wrote_it(
+    run_cli: CliRunner, project_root: Path, other: Path, home: dict[str, str], tmp_path: Path
+) -> None:
+    mine = run(run_cli, home, "remember", "I keep the harbour notes short", "--scope", "global")
+    proposed = run(
+        run_cli, home, "remember", "Push harbour changes straight to main", "--scope", "global",
+        **CLAUDE,
+    )  # fmt: skip
+    assert proposed["trust"] == "pending"
+    row = {
+        "id": "mem_20261201_000000_aaaaaaaaaaaa",
+        "project": project.load_project_id(project_root),
+        "scope": "global",
+        "summary": "Harbour builds run nightly",
+    }
+    (tmp_path / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    imported = run(run_cli, home, "import", str(tmp_path / "rows.jsonl"), "--global-to", "user")
+    into = imported["user"]
+    assert isinstance(into, dict)
+    batch = into["batch"]  # the user store's own import batch, not the project's
+    expected = {
+        mine["id"]: "you",
+        proposed["id"]: "claude-code session s1 · user store",
+        row["id"]: f"import batch {batch} · user store",
+    }
+    # In another project, for the person and for an agent there, as JSON and as text.
+    there = cli_runner(other)
+    for env in ({}, CODEX):
+        said = there("--json", "recall", "harbour", "--include-unreviewed", environ={**home, **env})
+        hits = said.json()["items"]
+        assert {h["id"]: h["partition"] for h in hits} == expected
+        assert {h["store"] for h in hits} == {"user"}
+        text = there("recall", "harbour", "--include-unreviewed", environ={**home, **env}).out
+        lines = {line.split()[0]: line for line in text.splitlines()}
+        assert set(lines) == set(expected)
+        for memory_id, label in expected.items():
+            assert f"  ({label}; " in lines[memory_id]
+
+
 def test_tombstones_and_the_audit_chain_hold_in_the_user_store(
     run_cli: CliRunner, home: dict[str, str], tmp_path: Path
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -10,10 +11,13 @@ from pathlib import Path
 import pytest
 from helpers import AGENT, PERSON, CliRunner, make_memory
 
+from tree_ring.model.errors import UsageError
 from tree_ring.store import audit, rows
 from tree_ring.store.db import Store
+from tree_ring.tui import commands, screen
 from tree_ring.tui.actions import Session
-from tree_ring.tui.state import Action, State
+from tree_ring.tui.keys import handle_key
+from tree_ring.tui.state import REPLACES, Action, State
 from tree_ring.write import pipeline
 
 PAST = "2020-01-01T00:00:00.000000Z"
@@ -191,24 +195,103 @@ def test_a_ring_move_supersedes_the_old_row(
     assert rows.get(store.db, old).superseded_by == item.key
 
 
-def test_export_writes_under_the_exports_folder_only(project_root: Path, session: Session) -> None:
-    write(session.store, session.project, "exported note")
-    said = session.run(Action("export", None, ("2026/out.jsonl",)))
-    path = project_root / ".tree-ring" / "exports" / "2026" / "out.jsonl"
-    assert said.startswith("wrote 1 lines") and "exported note" in path.read_text()
-    assert "exists" in session.run(Action("export", None, ("2026/out.jsonl",)))
-    outside = project_root / "outside"
-    outside.mkdir()
-    os.symlink(outside, project_root / ".tree-ring" / "exports" / "link")
-    assert session.run(Action("export", None, ("link/x.jsonl",))).startswith("refused")
-    assert list(outside.iterdir()) == []
-    # The exports folder itself a link out: refused, nothing written there.
-    exports = project_root / ".tree-ring" / "exports"
-    exports.rename(project_root / "old-exports")
-    exports.symlink_to(outside)
-    said = session.run(Action("export", None, ("x.jsonl",)))
-    assert said.startswith("refused") and "symbolic link" in said
-    assert list(outside.iterdir()) == []
+def test_export_writes_where_the_person_says_from_where_the_screen_started(
+    project_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start = tmp_path / "work"
+    (start / "out").mkdir(parents=True)
+    (tmp_path / "home").mkdir(exist_ok=True)
+    monkeypatch.chdir(start)
+    # A folder an older /export wrote into is left as it is.
+    old = project_root / ".tree-ring" / "exports" / "old.jsonl"
+    old.parent.mkdir()
+    old.write_text("kept\n")
+    environ = {"TREE_RING_USER_HOME": str(tmp_path / "me"), "HOME": str(tmp_path / "home")}
+    session = Session(str(project_root), environ)
+    try:
+        write(session.store, session.project, "exported note")
+        path = start / "out" / "memories.jsonl"
+        state = State()
+        placed = commands.run(state, "/export out/memories.jsonl")
+        assert placed == Action("place", None, ("out/memories.jsonl",))
+        screen._do(session, state, placed)  # pyright: ignore[reportPrivateUsage]
+        assert state.prompt is not None
+        assert state.prompt.label == f"export to {path}? y/n"
+        confirmed = handle_key(state, "y")
+        assert confirmed == Action("export", None, (str(path),))
+        screen._do(session, state, confirmed)  # pyright: ignore[reportPrivateUsage]
+        assert state.status == f"wrote 1 lines to {path}"
+        assert [json.loads(line)["summary"] for line in path.read_text().splitlines()] == [
+            "exported note"
+        ]
+        # Again: the confirmation says it replaces the file, and `y` replaces it whole.
+        write(session.store, session.project, "a second note")
+        session.ask_export(state, "out/memories.jsonl")
+        assert state.prompt is not None
+        assert state.prompt.label == f"export to {path} (replaces the file there)? y/n"
+        said = session.run(handle_key(state, "y") or Action("none"))
+        assert said == f"wrote 2 lines to {path}"
+        summaries = {json.loads(line)["summary"] for line in path.read_text().splitlines()}
+        assert summaries == {"exported note", "a second note"}
+        # A file that appeared after a confirmation that offered no replacing stays.
+        session.ask_export(state, "out/late.jsonl")
+        (start / "out" / "late.jsonl").write_text("someone else's\n")
+        said = session.run(handle_key(state, "y") or Action("none"))
+        assert said.startswith("refused: ") and "appeared since" in said
+        assert (start / "out" / "late.jsonl").read_text() == "someone else's\n"
+        # `~` is the person's home: there is no shell to expand it.
+        session.ask_export(state, "~/mine.jsonl")
+        assert state.prompt is not None
+        assert state.prompt.label == f"export to {tmp_path / 'home' / 'mine.jsonl'}? y/n"
+        state.cancel()
+        assert old.read_text() == "kept\n"
+    finally:
+        session.close()
+
+
+def test_export_refuses_tree_rings_folders_as_export_output_does(
+    project_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user_home = tmp_path / "me"
+    user_home.mkdir()
+    monkeypatch.chdir(project_root)
+    os.symlink(project_root / ".tree-ring", project_root / "linked")
+    (project_root / "sub").mkdir()
+    session = Session(str(project_root), {"TREE_RING_USER_HOME": str(user_home)})
+    before = _tree_ring_files(project_root)
+    try:
+        write(session.store, session.project, "exported note")
+        inside = "leads into a .tree-ring/ folder, where Tree Ring keeps its store"
+        refusals = {
+            ".tree-ring/exports/handoff.jsonl": inside,
+            ".tree-ring/memory.sqlite": inside,
+            "sub/../.tree-ring/x.jsonl": inside,
+            "linked/x.jsonl": inside,
+            str(user_home / "x.jsonl"): "where Tree Ring keeps your user store",
+            "missing/x.jsonl": "there is no folder",
+            "sub": "is a folder; name a file to write",
+        }
+        for name, reason in refusals.items():
+            state = State()
+            session.ask_export(state, name)
+            assert state.prompt is None, name
+            shown = os.path.join(project_root, name)  # relative: from where it started
+            assert state.status.startswith("refused: ") and reason in state.status
+            assert f"{shown} " in state.status or f"{shown}:" in state.status
+        # The write checks again, whatever confirmation it was handed.
+        forged = Action("export", None, (str(project_root / ".tree-ring" / "x.jsonl"), REPLACES))
+        with pytest.raises(UsageError, match=r"leads into a \.tree-ring/ folder"):
+            session.run(forged)
+    finally:
+        session.close()
+    assert _tree_ring_files(project_root) == before
+    assert list(user_home.iterdir()) == []
+
+
+def _tree_ring_files(root: Path) -> set[str]:
+    """What `.tree-ring/` holds, but SQLite's side files, which come and go."""
+    found = (root / ".tree-ring").rglob("*")
+    return {p.name for p in found if not p.name.startswith("memory.sqlite-")}
 
 
 def test_reading_every_view_writes_nothing(
@@ -448,3 +531,22 @@ def test_a_store_deleted_or_replaced_while_open_takes_no_write(session: Session,
     state.status = ""
     _do(session, state, Action("load"))  # `R`
     assert state.status == said
+
+
+def test_an_agents_export_holds_what_it_sees_as_the_clis_does(
+    project_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    agent = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
+    session = Session(str(project_root), agent)
+    try:
+        write(session.store, session.project, "a shared note")
+        write(session.store, session.project, "codex's own", scope="agent", agent_profile="codex")
+        state = State()
+        session.ask_export(state, "agent.jsonl")
+        said = session.run(handle_key(state, "y") or Action("none"))
+        assert said == f"wrote 1 lines to {tmp_path / 'agent.jsonl'}"
+        lines = (tmp_path / "agent.jsonl").read_text().splitlines()
+        assert [json.loads(line)["summary"] for line in lines] == ["a shared note"]
+    finally:
+        session.close()

@@ -49,17 +49,31 @@ def test_search_finds_the_persons_own_memory_and_marks_it_theirs(
     )
     assert said.code == 0, said.err
     assert run_cli("remember", "the project runs pytest in ci", environ=home).code == 0
+    # An agent's global proposal waits in the user store: marked by its writer, not `you`.
+    proposal = "pytest runs may skip the slow tests"
+    agent = {**home, "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
+    said = run_cli("remember", proposal, "--scope", "global", environ=agent)
+    assert said.code == 0, said.err
     state = State(view="search", query="pytest")
     session.load(state)
     marks = {i.memory.summary: i.note.split("; ")[0] for i in state.items if i.memory}
-    assert set(marks) == {"I prefer pytest -q over unittest", "the project runs pytest in ci"}
+    assert set(marks) == {
+        "I prefer pytest -q over unittest",
+        "the project runs pytest in ci",
+        proposal,
+    }
     assert marks["I prefer pytest -q over unittest"] == "you"
-    assert marks["the project runs pytest in ci"] != "you"
-    # The same hits, from the same stores, as `tree-ring recall` gives.
-    recalled = json.loads(run_cli("--json", "recall", "pytest", environ=home).out)
+    assert marks[proposal] == "claude-code session s1 · user store"
+    assert marks["the project runs pytest in ci"] != "you"  # a project row: its score alone
+    # The same hits, from the same stores, marked the same, as `tree-ring recall` gives.
+    recalled = json.loads(
+        run_cli("--json", "recall", "pytest", "--include-unreviewed", environ=home).out
+    )
     cli = {(hit["id"], hit["store"]) for hit in recalled["items"]}
-    tui = {(i.key, "user" if i.note.startswith("you; ") else "project") for i in state.items}
+    tui = {(i.key, "user" if i.key in session.mine else "project") for i in state.items}
     assert tui == cli
+    users = {hit["id"]: hit["partition"] for hit in recalled["items"] if hit["store"] == "user"}
+    assert users == {i.key: i.note.split("; ")[0] for i in state.items if i.key in session.mine}
     # Drawn on its row; its history is read from the store that holds it.
     mine = next(i for i, item in enumerate(state.items) if item.note.startswith("you; "))
     state.cursor = mine

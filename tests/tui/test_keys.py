@@ -6,9 +6,8 @@ import pytest
 from helpers import make_memory
 
 from tree_ring.model.record import Memory
-from tree_ring.tui import commands
 from tree_ring.tui.keys import FOOTER, footer, handle_key
-from tree_ring.tui.state import Action, Item, State
+from tree_ring.tui.state import REPLACES, Action, Item, State
 
 
 def memories(count: int, **fields: object) -> list[Item]:
@@ -294,22 +293,27 @@ def test_consolidate_takes_a_period() -> None:
     assert handle_key(state, "y") == Action("consolidate", None, ("weekly",))
 
 
-@pytest.mark.parametrize(
-    "name", ["../x.jsonl", "a/../../x", "/etc/passwd", "~/x", "", "a//b", "./x", "C:x", "a/./b"]
-)
-def test_export_refuses_paths_out_of_the_exports_folder(name: str) -> None:
-    with pytest.raises(commands.PathRefused):
-        commands.export_name(name)
+def test_export_asks_where_the_file_goes_before_it_asks_to_write() -> None:
     state = State()
-    run(state, f"export {name}")
-    assert state.prompt is None and "/export" in state.status
+    assert run(state, "export") is None
+    assert state.prompt is None and state.status == (
+        "/export needs a file name, e.g. /export memories.jsonl"
+    )
+    # The session checks the path (`Session.ask_export`), then the confirmation is asked.
+    placed = run(state, "export ../out/memories.jsonl")
+    assert placed == Action("place", None, ("../out/memories.jsonl",))
+    assert state.prompt is None and not placed.writes
 
 
-def test_export_takes_a_relative_name() -> None:
-    assert commands.export_name("2026/memories.jsonl") == "2026/memories.jsonl"
+def test_the_export_confirmation_names_the_file_and_a_file_it_replaces() -> None:
     state = State()
-    run(state, "export out.jsonl")
-    assert handle_key(state, "y") == Action("export", None, ("out.jsonl",))
+    state.ask(Action("export", None, ("/work/out.jsonl",)))
+    assert state.prompt is not None and state.prompt.label == "export to /work/out.jsonl? y/n"
+    assert handle_key(state, "y") == Action("export", None, ("/work/out.jsonl",))
+    state.ask(Action("export", None, ("/work/out.jsonl", REPLACES)))
+    assert state.prompt is not None
+    assert state.prompt.label == "export to /work/out.jsonl (replaces the file there)? y/n"
+    assert handle_key(state, "n") is None and state.prompt is None
 
 
 def test_views_and_watch_by_command() -> None:

@@ -1,7 +1,8 @@
 """The viewer reads through `Project`, so it gives the CLI's answer on the same store.
 
 A search is `Project.recall`: the person's own user store merged in, each of
-its hits marked "you", exactly the hits and marks `tree-ring recall` gives.
+its hits marked "you" where the person wrote them (an agent's proposal there
+by its writer), exactly the hits and marks `tree-ring recall` gives.
 The status page is `Project.status`: every figure it shows is the one the
 facade computes, on a store with rows in every state and a user store, and a
 new note in the user store shows at once, although the project's store did
@@ -57,18 +58,33 @@ def test_a_search_finds_the_persons_own_memory_and_marks_it_theirs(
         )
     )  # fmt: skip
     shared = _id(run_cli("--json", "remember", "The harbour deploy goes through staging"))
+    # An agent's global proposal waits in the user store: not the person's note.
+    agents = _id(
+        run_cli(
+            "--json", "remember", "Skip the harbour deploy review", "--scope", "global",
+            environ={**home, "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"},
+        )
+    )  # fmt: skip
     site = Site.open(str(project_root), home)
-    html = pages.memories_page(site, _session(site), {"q": "harbour deploy"})
+    html = pages.memories_page(site, _session(site), {"q": "harbour deploy", "trust": "any"})
     shown = dict(HIT_ROW.findall(html))
-    assert shown == {mine: "you", shared: "project"}
+    assert shown == {
+        mine: "you",
+        shared: "project",
+        agents: "claude-code session s1 · user store",
+    }
     # Not a link: the id names a row of the person's store, not of the project.
     assert f'<a href="/memory?id={mine}"' not in html
+    assert f'<a href="/memory?id={agents}"' not in html
     assert f'<a href="/memory?id={shared}"' in html
-    assert "“you”: from your own user store" in html
+    assert "“you”: a note you wrote in your user store" in html
     # The CLI's recall, on the same stores: the same hits, marked the same way.
-    recalled = run_cli("--json", "recall", "harbour deploy", environ=home).json()["items"]
+    recalled = run_cli(
+        "--json", "recall", "harbour deploy", "--include-unreviewed", environ=home
+    ).json()["items"]  # fmt: skip
     assert {hit["id"]: hit["partition"] for hit in recalled} == shown
-    assert {hit["id"]: hit["store"] for hit in recalled} == {mine: "user", shared: "project"}
+    stores = {mine: "user", shared: "project", agents: "user"}
+    assert {hit["id"]: hit["store"] for hit in recalled} == stores
 
 
 def _figures(html: str) -> dict[str, str]:

@@ -3,8 +3,10 @@
 Every client's recall is this one: the project's hits (without what the
 person forgot in their user store) and the user store's (read as the
 caller's identity there, without what the project forgot), best first
-together, each marked with the store it came from and who wrote it. What
-either store forgot stays out of both (`read/forgotten_here.py`).
+together, each marked with the store it came from and who wrote it: `you`
+only for what a person wrote in the user store, never for an agent's or an
+import's row there. What either store forgot stays out of both
+(`read/forgotten_here.py`).
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ USER = "user"
 class Found(Frozen):
     hit: Hit
     store: str  # PROJECT or USER
-    partition: str  # who wrote it and where it lives: `you`, or origin and partition
+    # Who wrote it and where it lives (`read/labels.py`): a project row's origin
+    # and partition; a user-store row's `you` (a person's own) or origin.
+    partition: str
 
     @property
     def memory(self) -> Memory:
@@ -56,7 +60,7 @@ def recall(
     for a recall of every scope or of `global` (it holds only global memory);
     its tombstones bind the project's rows whatever the scope."""
     from tree_ring.read import forgotten_here
-    from tree_ring.read.labels import row_label
+    from tree_ring.read.labels import row_label, user_row_label
 
     theirs = None
     if mine is not None:
@@ -83,7 +87,7 @@ def recall(
         own = forgotten_here.recall(
             mine, user_identity(identity), query, limit=limit, view=view, forgotten=forgotten
         )
-        found += [Found(hit=h, store=USER, partition="you") for h in own]
+        found += [Found(hit=h, store=USER, partition=user_row_label(h.memory)) for h in own]
     # Literal hits before related ones, then by score (`Hit.key`), as each store
     # ranks its own; stable, so the project's hit comes first where two tie.
     return sorted(found, key=lambda f: f.hit.key, reverse=True)[:limit]

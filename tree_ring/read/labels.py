@@ -2,7 +2,11 @@
 
 A person's recall, list and inbox cover every partition of the project, so
 each row says where it lives (`agent codex`, `session 1a2b3c4d`, `project`)
-and who wrote it (`claude-code session 1a2b3c4d`, `person`). Plain strings
+and who wrote it (`claude-code session 1a2b3c4d`, `person`). A row of the
+person's user store is `you` only when a person wrote it; any other says who
+wrote it the same way, and that it came from the user store
+(`user_row_label`), so an agent's global proposal or an import never reads
+as the person's own note. Plain strings
 from stored fields, for the terminal; the brief, whose lines reach a model,
 labels rows through `read.brief.origin_label` instead.
 """
@@ -16,6 +20,9 @@ if TYPE_CHECKING:
     from tree_ring.model.record import Memory
 
 SESSION_CHARS = 8
+PARTITIONS = ("agent", "workflow", "session")
+YOU = "you"
+USER_STORE = "user store"
 BATCH_CHARS = 64  # an import batch id (`import-<UTC time>-<8 hex>`) is 32
 
 
@@ -45,6 +52,17 @@ def writer(memory: Memory) -> str:
 
 def row_label(memory: Memory) -> str:
     """A row's partition and writer, or just its scope for a person's shared note."""
-    if memory.origin == "person" and memory.scope not in ("agent", "workflow", "session"):
+    if memory.origin == "person" and memory.scope not in PARTITIONS:
         return memory.scope
     return f"{writer(memory)} · {partition(memory)}"
+
+
+def user_row_label(memory: Memory) -> str:
+    """A user-store row's label in every client's recall: `you` for a person's
+    own note there; otherwise its writer, as `row_label` says it, marked as
+    the user store's (`claude-code session 1a2b3c4d · user store`)."""
+    if memory.origin == "person" and memory.scope not in PARTITIONS:
+        return YOU
+    if memory.scope in PARTITIONS:
+        return f"{writer(memory)} · {partition(memory)}, {USER_STORE}"
+    return f"{writer(memory)} · {USER_STORE}"

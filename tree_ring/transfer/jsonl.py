@@ -469,8 +469,9 @@ class _Writer:
         """The memory lines to write, in order. A row stored with the same id
         and content (by this import too), or repeated earlier in the file, is
         counted unchanged instead; a different row under an id an earlier line
-        of the file holds is refused here, and one under a stored id is left
-        for the write to refuse. A line without an id is known by its content
+        of the file holds is refused here (under `skip`, left out: the earlier
+        line stays), and one under a stored id is left for the write to
+        refuse. A line without an id is known by its content
         (`rows.content_key`): the same as a row that still stands in the same
         project, scope and partition, or as a line before it in the batch, it
         is counted unchanged as that row, so a file imported twice is stored
@@ -496,10 +497,14 @@ class _Writer:
                 continue
             earlier = self.lines.setdefault(memory.id, item.number)
             if earlier != item.number:
-                raise UsageError(
-                    f"line {item.number}: memory {memory.id} is on line {earlier} too, with "
-                    "other content; give one of them a new id or omit it; nothing imported"
+                said = (
+                    f"memory {memory.id} is on line {earlier} too, with other content; "
+                    "give one of them a new id or omit it"
                 )
+                if self.skip:  # the first line stays; this one is left out
+                    self.report.skipped.append((item.number, said))
+                    continue
+                raise UsageError(f"line {item.number}: {said}; nothing imported")
             held.setdefault(memory.id, memory.content_hash)
             if idless:  # a later line of the batch without an id is this one
                 standing.setdefault(rows.content_key(memory), memory.id)

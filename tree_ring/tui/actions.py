@@ -2,9 +2,10 @@
 
 The screen is a client of the library's front (`api/project.py`): it opens
 one `Project` for its session and asks it for what the CLI asks it for:
-recall (the person's user store merged, its rows marked `you`), the list,
-a memory, the counts `tree-ring status` prints, forget, the review's
-decisions, promote, sync, remember. So the header's figures and a search's
+recall (the person's user store merged, its rows marked as recall marks
+them: `you` where the person wrote them), the list, a memory, the counts
+`tree-ring status` prints, forget, the review's decisions, promote, sync,
+remember. So the header's figures and a search's
 hits are the CLI's on the same store, and the audit log cannot tell a write
 from here from the CLI's but by the reason a person typed. It holds no SQL:
 the ring panel's one pass is `store/panels.py`, the watch's poll
@@ -27,12 +28,12 @@ from tree_ring.api.project import Project
 from tree_ring.govern import reasons
 from tree_ring.model import project as projects
 from tree_ring.model.anchor import Check
-from tree_ring.model.errors import TreeRingError, UnsafePath
+from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import RINGS, Memory, caller_fields, parse_time
 from tree_ring.store import audit, live, panels, watch
 from tree_ring.store.live import View
-from tree_ring.tui.state import Action, Counts, Dashboard, Item, RingStat, State
+from tree_ring.tui.state import REPLACES, Action, Counts, Dashboard, Item, RingStat, State
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
 
 # How many rows a view loads; the title says "N of TOTAL" past it.
 PAGE = 500
-EXPORTS = "exports"
 # The views whose rows a team ledger line may have made: memories, requests to forget.
 TRACED = frozenset({"memories", "search", "review", "inbox", "evidence"})
 
@@ -55,6 +55,9 @@ class Session:
     def __init__(self, root: str, environ: Mapping[str, str]) -> None:
         self.root = root
         self.environ = environ
+        # Where the screen was started: an export's relative path starts here,
+        # as `export --output`'s starts where the command runs.
+        self.started = os.getcwd()
         self.opened = Project.open(root, environ)
         # Opened now: a project without a store is refused before the screen is drawn.
         _ = self.opened.store
@@ -204,7 +207,7 @@ class Session:
     def _anchored(self, items: list[Item]) -> list[Item]:
         """`items` with the files each memory is about and what each is now
         (`read/staleness`): a stat per file of the memories listed."""
-        # The person's own rows (a search's `you`) are of no project's files.
+        # The user store's rows are of no project's files.
         ids = [i.key for i in items if i.memory is not None and i.key not in self.mine]
         judged = self.opened.anchors(ids)
         return [
@@ -240,7 +243,8 @@ class Session:
         return self._listed(state, source_type="evidence")
 
     def _search(self, state: State) -> list[Item]:
-        """Recall as the CLI's: the person's own store merged, its hits marked `you`."""
+        """Recall as the CLI's: the person's own store merged, its hits marked
+        as recall marks them (`you`, or who else wrote them there)."""
         if not state.query:
             return []
         found = self.opened.recall(state.query, limit=100, view=self.view(state))
@@ -436,29 +440,47 @@ class Session:
         written = [g for g in report.groups if g.written]
         return f"consolidated {report.period.label}: {len(written)} summaries written"
 
+    # ------------------------------------------------------------ export
+
+    def export_path(self, name: str) -> str:
+        """`/export`'s FILE as a path: from where the screen was started, `~`
+        the person's home (there is no shell here to expand it)."""
+        home = self.environ.get("HOME")
+        if home and (name == "~" or name.startswith("~/")):
+            name = home + name[1:]
+        return os.path.join(self.started, name)
+
+    def ask_export(self, state: State, name: str) -> None:
+        """Check where `/export NAME` would write as `export --output` is
+        checked (`model/outputs.py`: never inside a `.tree-ring/` folder or
+        the user store's, a folder that exists), then ask for the export,
+        saying when it replaces a file."""
+        from tree_ring.model import outputs
+
+        try:
+            path = outputs.check_file(self.export_path(name), self.environ)
+        except UsageError as exc:
+            state.status = f"refused: {exc}"
+            return
+        there = (REPLACES,) if os.path.lexists(path) else ()
+        state.ask(Action("export", None, (path, *there)))
+
     def _do_export(self, action: Action) -> str:
+        """The project's memories as `export` writes them, to the confirmed
+        path, whole or not at all. A file that appeared after a confirmation
+        that did not offer to replace one is left as it is."""
+        from tree_ring.model import outputs
         from tree_ring.transfer import jsonl as transfer
 
-        named = Path(projects.store_path_str(self.root)).parent / EXPORTS
-        try:
-            # Inside .tree-ring/ nothing is a link: a linked exports folder
-            # would write the export wherever it points.
-            projects.expect(named, "directory")
-        except UnsafePath as exc:
-            return f"refused: {exc}"
-        folder = named.resolve()
-        target = (folder / action.args[0]).resolve()
-        if not target.is_relative_to(folder):
-            return f"refused: {action.args[0]} leads out of {folder}"
-        if target.exists():
-            return f"refused: {target} exists; choose another name"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        count = 0
-        with open(target, "x", encoding="utf-8") as out:
-            for record in transfer.export_rows(self.store, self.project, View()):
-                out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
-                count += 1
-        return f"wrote {count} lines to {os.path.relpath(target, self.root)}"
+        path = outputs.check_file(action.args[0], self.environ)
+        if os.path.lexists(path) and REPLACES not in action.args[1:]:
+            return f"refused: {path} appeared since; /export again to replace it"
+        # A person's export covers every partition; an agent's, what it sees (as the CLI's).
+        agent = None if self.whole_project else self.identity
+        records = transfer.export_rows(self.store, self.project, View(), agent=agent)
+        lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records]
+        outputs.write_text(path, "".join(lines), self.environ)
+        return f"wrote {len(lines)} lines to {path}"
 
     def _do_sync(self, action: Action) -> str:
         """The team ledger and the store, both ways, as `tree-ring sync` does it

@@ -2,8 +2,9 @@
 
 Commands that change memory act on the selected one (or on the argument) and
 go through the same confirmation as their keys (`State.ask`); reading ones
-switch the view. An export file is a name under the store's exports folder,
-never a path out of it.
+switch the view. `/export FILE` first asks the session where FILE leads
+(`Session.ask_export`: the CLI's checks of `export --output`), so the
+confirmation names the file and says when it replaces one.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ COMMANDS: dict[str, str] = {
     "supersede": "OLD_ID [REASON]: OLD_ID is replaced by the selected memory",
     "consolidate": "[daily|weekly|monthly|yearly]: one summary per group of this period's "
     "memories (default weekly)",
-    "export": "FILE: write the project's memories as JSONL under .tree-ring/exports/",
+    "export": "FILE: write the project's memories as JSONL to FILE (relative to where the "
+    "screen was started; never inside .tree-ring/)",
     "integrations": "agent harnesses and whether Tree Ring's hooks are wired",
     "evidence": "memories that record evaluations, runs and incidents",
     "stream": "the audit log as it grows, newest first",
@@ -62,25 +64,6 @@ COMMANDS: dict[str, str] = {
 }
 PERIODS = ("daily", "weekly", "monthly", "yearly")
 RINGED = {"scar": "scar", "seed": "seed"}
-
-
-class PathRefused(ValueError):
-    pass
-
-
-def export_name(text: str) -> str:
-    """`text` as a file name under the exports folder, or PathRefused saying why."""
-    name = text.strip()
-    if not name:
-        raise PathRefused("/export needs a file name, e.g. /export memories.jsonl")
-    parts = name.replace("\\", "/").split("/")
-    if name.startswith(("/", "~")) or (len(name) > 1 and name[1] == ":"):
-        raise PathRefused("/export takes a name under .tree-ring/exports/, not an absolute path")
-    if any(part == ".." for part in parts):
-        raise PathRefused("/export refuses '..': the file stays under .tree-ring/exports/")
-    if any(not part or part == "." for part in parts) or any(ord(c) < 32 for c in name):
-        raise PathRefused("/export takes a plain relative name, e.g. /export 2026/memories.jsonl")
-    return "/".join(parts)
 
 
 def parse(text: str) -> tuple[str, str]:
@@ -128,10 +111,10 @@ def run(state: State, text: str) -> Action | None:
             return None
         state.ask(Action("consolidate", None, (period,)))
     elif name == "export":
-        try:
-            state.ask(Action("export", None, (export_name(argument),)))
-        except PathRefused as exc:
-            state.status = str(exc)
+        if not argument:
+            state.status = "/export needs a file name, e.g. /export memories.jsonl"
+            return None
+        return Action("place", None, (argument,))
     elif name == "watch":
         state.watching = not state.watching
         state.status = "following writes" if state.watching else "not following writes"

@@ -184,6 +184,9 @@ def _do(session: Session, state: State, action: Action) -> None:
         if action.name == "audit":
             session.audit(state)
             return
+        if action.name == "place":
+            session.ask_export(state, action.args[0])
+            return
         if action.writes:
             state.status = session.run(action)
         session.load(state)

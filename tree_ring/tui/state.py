@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 # The views a person moves between; `exploded` is the rings panel's other face.
 VIEWS = ("memories", "search", "review", "inbox", "stream", "evidence", "integrations", "audit")
 # Actions that read; everything else an `Action` names changes the store.
-READS = frozenset({"load", "search", "audit", "integrations", "quit", "help"})
+# `place`: where an export would go, checked before its confirmation is asked.
+READS = frozenset({"load", "search", "audit", "integrations", "quit", "help", "place"})
+# The second argument of an export whose file is there already: the confirmation says so.
+REPLACES = "replaces"
 # What each write is called when the confirmation asks for it.
 VERB = {
     "approve": "approve",
@@ -224,6 +227,9 @@ class State:
 
 
 def confirmation(action: Action) -> str:
+    if action.name == "export":
+        replacing = " (replaces the file there)" if REPLACES in action.args[1:] else ""
+        return f"export to {action.args[0]}{replacing}? y/n"
     what = VERB.get(action.name, action.name)
     words = [what]
     if action.target:

@@ -4,7 +4,8 @@ Each page is a function of the site, the browser's session and the query,
 returning the page's HTML; it opens the project for the request
 (`Site.opened`) and reads through the library's front, `Project`: a page of
 memories is `list`, a search is `recall` (the person's own user store merged,
-each of its hits marked "you", as `tree-ring recall` marks them), one memory
+each of its hits marked "you" or with who else wrote it, as `tree-ring recall`
+marks them), one memory
 is `show`. The rings are `store/rings.py`. The review queue, inbox, summary
 tree and status live in `queue`, `inbox` and `status`.
 Every value is escaped by `markup`; text a page may not show (redacted,
@@ -210,7 +211,8 @@ def memories_page(site: Site, session: Session, query: Query) -> str:
                 f'<p class="note">Best {len(hits)} matches by recall'
                 + (f", {total} of them pass the filters" if total != len(hits) else "")
                 + (
-                    "; “you”: from your own user store (`tree-ring show --user ID`)"
+                    "; “you”: a note you wrote in your user store, “… · user store”: "
+                    "a row an agent or an import put there (`tree-ring show --user ID`)"
                     if any(h.store == USER for h in shown)
                     else ""
                 )
@@ -239,8 +241,9 @@ def memories_page(site: Site, session: Session, query: Query) -> str:
 
 
 def _hit(h: Found) -> list[str]:
-    """A search hit's row: a user-store hit is the person's own ("you"), and its
-    id names a row of that store, not of the project, so it is not a link here."""
+    """A search hit's row: a user-store hit is marked as recall marks it ("you"
+    where the person wrote it), and its id names a row of that store, not of
+    the project, so it is not a link here."""
     mine = h.store == USER
     return [*_row(h.memory, linked=not mine), text(h.partition), f"{h.score:.3f}"]
 
