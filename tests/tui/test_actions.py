@@ -213,12 +213,12 @@ def test_export_writes_where_the_person_says_from_where_the_screen_started(
         path = start / "out" / "memories.jsonl"
         state = State()
         placed = commands.run(state, "/export out/memories.jsonl")
-        assert placed == Action("place", None, ("out/memories.jsonl",))
+        assert placed is not None and placed == Action("place", None, ("out/memories.jsonl",))
         screen._do(session, state, placed)  # pyright: ignore[reportPrivateUsage]
         assert state.prompt is not None
         assert state.prompt.label == f"export to {path}? y/n"
         confirmed = handle_key(state, "y")
-        assert confirmed == Action("export", None, (str(path),))
+        assert confirmed is not None and confirmed == Action("export", None, (str(path),))
         screen._do(session, state, confirmed)  # pyright: ignore[reportPrivateUsage]
         assert state.status == f"wrote 1 lines to {path}"
         assert [json.loads(line)["summary"] for line in path.read_text().splitlines()] == [

@@ -301,7 +301,7 @@ def test_export_asks_where_the_file_goes_before_it_asks_to_write() -> None:
     )
     # The session checks the path (`Session.ask_export`), then the confirmation is asked.
     placed = run(state, "export ../out/memories.jsonl")
-    assert placed == Action("place", None, ("../out/memories.jsonl",))
+    assert placed is not None and placed == Action("place", None, ("../out/memories.jsonl",))
     assert state.prompt is None and not placed.writes
 
 
