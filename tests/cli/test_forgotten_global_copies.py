@@ -192,6 +192,30 @@ def test_a_persons_own_project_copy_is_kept_but_hidden(
     assert "wifi" not in _hook_context(project_root, home)
 
 
+def test_rejecting_an_agents_global_proposal_hides_and_blocks_no_project_row(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path, other: Path
+) -> None:
+    """An agent proposes a person's project memory as a global note; the
+    person rejects it as no global note. That is no forget: the person's rows
+    stay in every project's brief and recall, and stay writable there."""
+    elsewhere = cli_runner(other)
+    there = _remember(elsewhere, home, TEXT)
+    own = _remember(run_cli, home, TEXT)
+    _remember(run_cli, home, KEPT, "--scope", "global")  # the user store exists
+    proposal = _remember(run_cli, {**home, **CLAUDE}, TEXT, "--scope", "global")
+    reason = ("--reason", "a project rule, not a global one")
+    _json(run_cli, home, "review", "reject", proposal, "--user", *reason)
+    assert own in _ids(run_cli, home, "brief") and own in _ids(run_cli, home, "recall", QUESTION)
+    assert there in _ids(elsewhere, home, "brief")
+    assert "wifi" in _hook_context(project_root, home)
+    # Written in a third project by the person, the words are no rejected content there.
+    third = other.parent / "third"
+    third.mkdir()
+    guidance.init_project(third)
+    fresh = _remember(cli_runner(third), home, TEXT)
+    assert fresh in _ids(cli_runner(third), home, "recall", QUESTION)
+
+
 def test_a_row_a_person_wrote_over_the_tombstone_is_read_again(
     run_cli: CliRunner, home: dict[str, str], project_root: Path, other: Path
 ) -> None:

@@ -129,7 +129,7 @@ def test_each_batch_is_one_lookup_by_the_tombstones_key(
     with Project.open(str(project_root), home) as here:
         store, mine = here.store, here.user_store()
         assert mine is not None
-        asks = [(forgotten_here.ANY_SQL, ("p",)), (tombstones._FIND, ("p", "[]"))]  # pyright: ignore[reportPrivateUsage]
+        asks = [(forgotten_here.ANY_SQL, ("p",)), (tombstones._FIND_FORGOTTEN, ("p", "[]"))]  # pyright: ignore[reportPrivateUsage]
         for sql, params in asks:
             plan = " ".join(str(r[3]) for r in store.db.query(f"EXPLAIN QUERY PLAN {sql}", params))
             assert "SCAN content_tombstones" not in plan and "SEARCH content_tombstones" in plan

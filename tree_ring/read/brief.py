@@ -27,7 +27,9 @@ USER_PROJECT = "user"  # as store.user.USER_PROJECT (a test holds them equal)
 # As read.forgotten_here.ANY_SQL: whether a store forgot anything (the project
 # in its store, the person in their user store), the one question the hook
 # asks before loading that module (a test holds them equal).
-FORGOTTEN_ANY_SQL = "SELECT 1 FROM content_tombstones WHERE project = ? LIMIT 1"
+FORGOTTEN_ANY_SQL = (
+    "SELECT 1 FROM content_tombstones WHERE project = ? AND kind = 'forgotten' LIMIT 1"
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,11 +14,15 @@ other store are still there:
   person's own project rows, stay in their stores. `of(user store,
   USER_PROJECT, project's store)` hides them from this project's reads.
 
-Either way a row of the store read is hidden when a write of it into the
-store that forgot would be refused (`tombstones.check_keys` against that
-store's own tombstones, forgotten or rejected), but for the keys a person
-wrote it over (`remember --override-tombstone`, recorded in the audit log of
-the row's own store). The store that holds no such tombstone still reads it.
+Either way a row of the store read is hidden when its claims
+(`tombstones.check_keys`) match what the other store forgot, but for the keys
+a person wrote it over (`remember --override-tombstone`, recorded in the
+audit log of the row's own store). Only a forget crosses stores, not a
+review's rejection: rejecting a waiting note says it does not belong in that
+store, not that its content is gone, so an agent that proposes a person's
+memory to the other store cannot get it hidden by the answer (writes answer
+by the same rule: `tombstones.matching`). The store that forgot nothing of
+it still reads it.
 
 The filter runs before each read's cap, so hidden rows never take the place
 of the rows after them: the brief reads rows in its order until enough are
@@ -45,8 +49,8 @@ if TYPE_CHECKING:
     from tree_ring.store.live import View
     from tree_ring.store.sql import Db
 
-# Whether the store holds any tombstone of a project: a probe of the primary key's prefix.
-ANY_SQL = "SELECT 1 FROM content_tombstones WHERE project = ? LIMIT 1"
+# Whether the store holds a forget of a project: a probe of the primary key's prefix.
+ANY_SQL = "SELECT 1 FROM content_tombstones WHERE project = ? AND kind = 'forgotten' LIMIT 1"
 # The most a recall asks for (`read/recall.recall` caps its limit there).
 MOST = 256
 
@@ -68,7 +72,7 @@ class ForgottenHere:
         # What a write of each into the store that forgot would be checked by.
         keys = {m.id: set(tombstones.check_keys(m)) for m in memories}
         wanted = list(dict.fromkeys(k for own in keys.values() for k in own))
-        stones = tombstones.held(self.db, self.project, wanted)
+        stones = tombstones.held(self.db, self.project, wanted, forgets_only=True)
         matched = {i: own & stones for i, own in keys.items() if not own.isdisjoint(stones)}
         if not matched:
             return set()

@@ -244,6 +244,8 @@ _FIND_ANY = (
 )
 # A person's: every kind but an agent's withdrawal.
 _FIND = _FIND_ANY + f" AND kind != '{WITHDRAWN}'"
+# A person's forget, not a review's rejection of a waiting row.
+_FIND_FORGOTTEN = _FIND_ANY + f" AND kind = '{FORGOTTEN}'"
 
 
 def matching(
@@ -253,14 +255,18 @@ def matching(
     memory_id) that a write into `project` answers to: those of the stores
     `db` answers to (`answer_to`), then the project's own, so where both hold
     a key the store's own record is the one named. An `agent`'s write also
-    answers to what an agent withdrew (WITHDRAWN)."""
+    answers to what an agent withdrew (WITHDRAWN). Of another store, only
+    what was forgotten binds, not a review's rejection there: rejecting a
+    waiting note says it does not belong in that store, not that its content
+    is gone (`read/forgotten_here.py` hides by the same rule)."""
     found: list[Any] = []
     wanted = jsontext.dumps(list(hashes))
     sql = _FIND_ANY if agent else _FIND
+    across = sql + f" AND kind != '{REJECTED}'"
     for source in db.answers_to:
         other = source()
         if other is not None:
-            found += other[0].execute(sql, (other[1], wanted))
+            found += other[0].execute(across, (other[1], wanted))
     return found + db.execute(sql, (project or "", wanted)).fetchall()
 
 
@@ -274,14 +280,16 @@ def memory_ids(db: Db, project: str, *, agent: bool = False) -> set[str]:
     return {str(row[0]) for row in db.execute(sql, (project,))}
 
 
-def held(db: Db, project: str, hashes: Sequence[str]) -> set[str]:
+def held(db: Db, project: str, hashes: Sequence[str], *, forgets_only: bool = False) -> set[str]:
     """The keys among `hashes` that `project`'s own tombstones in `db` hold,
     not those of the stores `db` answers to: what a read of another store's
-    rows hides by (`read/forgotten_here.py`). One probe of the primary key
-    per key."""
+    rows hides by (`read/forgotten_here.py`); with `forgets_only`, a person's
+    forgets alone (FORGOTTEN), not a review's rejection. One probe of the
+    primary key per key."""
     if not hashes:
         return set()
-    return {row[0] for row in db.execute(_FIND, (project, jsontext.dumps(list(hashes))))}
+    sql = _FIND_FORGOTTEN if forgets_only else _FIND
+    return {row[0] for row in db.execute(sql, (project, jsontext.dumps(list(hashes))))}
 
 
 def answered(db: Db, project: str, hashes: Sequence[str]) -> set[str]:
