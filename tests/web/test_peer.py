@@ -233,3 +233,45 @@ def test_without_the_table_the_view_still_serves(client: Client, tmp_path: Path)
     client.server.tables = (str(tmp_path / "no-such-table"),)
     client.login()
     assert client.get("/status").status == 200
+
+
+@pytest.mark.parametrize("state", ["02", "04", "05", "06", "07", "08", "09", "0B"])
+def test_a_client_that_closed_its_end_is_no_owner_even_for_root(
+    tables: tuple[str, str], state: str
+) -> None:
+    """Once the client closes its socket the kernel may print uid 0 for the
+    row; a view run as root must not take that for its own user."""
+    four, _ = tables
+    _write(four, HEAD + row(0, f"{LOOP}:9C40", f"{LOOP}:2257", state, 0))
+    assert (
+        peer.owners((HEAD + row(0, f"{LOOP}:9C40", f"{LOOP}:2257", state, 0)), CLIENT, VIEW)
+        == set()
+    )
+    assert not peer.allowed(CLIENT, VIEW, 0, tables)
+    _write(four, HEAD + row(0, f"{LOOP}:9C40", f"{LOOP}:2257", "01", 0))
+    assert peer.allowed(CLIENT, VIEW, 0, tables)
+
+
+def test_a_client_that_hangs_up_costs_the_terminal_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The base class prints a traceback for every failed request: a client
+    hanging up mid-answer, which any local user can repeat, says nothing."""
+    from typing import Any, cast
+
+    from tree_ring.web.server import ViewServer
+
+    view = cast(Any, None)  # handle_error reads only the error being handled
+    for error in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
+        try:
+            raise error
+        except OSError:
+            ViewServer.handle_error(view, None, ("127.0.0.1", 40000))
+    assert capsys.readouterr().err == ""
+    try:
+        raise ValueError("a page that failed")
+    except ValueError:
+        ViewServer.handle_error(view, None, ("127.0.0.1", 40000))
+    assert capsys.readouterr().err == (
+        "tree-ring view: a request failed: ValueError: a page that failed\n"
+    )

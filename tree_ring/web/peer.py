@@ -26,9 +26,11 @@ if TYPE_CHECKING:
 # The IPv4 table first: the view listens on 127.0.0.1, so that is where a
 # client's row almost always is; the IPv6 one only when it is not.
 TABLES = ("/proc/net/tcp", "/proc/net/tcp6")
-# A closed socket waiting out its last packets: the kernel keeps no owner for
-# it and prints uid 0, which says nothing about who opened it.
-TIME_WAIT = 0x06
+# The one state whose row names who opened the socket: once the client has
+# closed its end (FIN_WAIT, TIME_WAIT, CLOSE ...) the kernel may keep no
+# owner for it and print uid 0, which would pass for root's. A request from
+# a client already gone is not served.
+ESTABLISHED = 0x01
 
 Endpoint = tuple[str, int]
 
@@ -67,7 +69,7 @@ def owners(table: str, peer: Endpoint, ours: Endpoint, *, six: bool = False) -> 
             state, uid = int(fields[3], 16), int(fields[7])
         except ValueError:
             return {-1}  # a row we cannot read is no owner we can trust
-        if state != TIME_WAIT:
+        if state == ESTABLISHED:
             found.add(uid)
     return found
 

@@ -63,6 +63,16 @@ class ViewServer(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://{gate.LOOPBACK}:{self.site.port}/"
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hung up mid-answer costs nothing on the person's
+        terminal (the base class prints a traceback for each, and any local
+        user could fill the screen with them); anything else is still said,
+        in one line."""
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError | TimeoutError):
+            return
+        sys.stderr.write(f"tree-ring view: a request failed: {type(error).__name__}: {error}\n")
+
 
 def _query(raw: str) -> dict[str, str] | None:
     """The fields of a query or form, None when it has more than 64."""
