@@ -212,6 +212,8 @@ def test_capture_requires_identity_and_provenance(
     result = run_cli(*argv)
     assert result.code != 0
     assert missing in result.err
+    # What a named session would give is not asked for apart.
+    assert "--workflow-id" not in result.err and "--source-ref" not in result.err
     assert count(project_root) == 0
 
 

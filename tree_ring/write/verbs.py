@@ -259,15 +259,17 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
     if draft.sensitivity != "normal":
         raise UsageError("capture stores normal sensitivity only; do not capture sensitive facts")
     identity, draft = capture_defaults(identity, draft)
+    # Without a session, the workflow and the source it would give are not
+    # asked for apart: naming the session gives both.
     missing = [
         flag
         for flag, value in (
             ("--project", identity.project),
             ("--agent-profile", identity.agent_profile),
-            ("--workflow-id", identity.workflow_id),
+            ("--workflow-id", identity.workflow_id or not identity.session_id),
             ("--session-id", identity.session_id),
             ("--operation-id", draft.operation_id),
-            ("--source-ref", draft.source_ref.strip()),
+            ("--source-ref", draft.source_ref.strip() or not identity.session_id),
         )
         if not value
     ]
