@@ -292,3 +292,46 @@ def test_fields_past_the_guards_bounds_are_not_kept_and_the_memory_still_is(
     [written] = [json.loads(raw) for raw in lines(bob) if memory_id.encode() in raw]
     assert line not in lines(bob) and "future_field" not in written
     assert kept_ids(bob) == set()
+
+
+QUOTED = "The VPN split tunnel config lives in the ops handbook"
+
+
+def test_a_newer_field_quoting_forgotten_words_is_let_go_at_the_forget(tmp_path: Path) -> None:
+    """A field that quotes another memory: once this clone forgets that
+    memory, the line is written without the field, and the words leave the
+    ledger and the store."""
+    alice = first_repo(tmp_path)
+    memory_id = remember(alice, "The team runs pytest for every package")
+    quoted = remember(alice, QUOTED)
+    line = with_fields(alice, memory_id, {"related_text": f"See also: {QUOTED}"})
+    commit(alice, "a newer teammate's line")
+    bob = clone(hub(tmp_path, alice), tmp_path, "bob", init=False)
+    ok(bob, "sync")
+    assert line in lines(bob) and kept_ids(bob) == {memory_id}
+    ok(bob, "forget", quoted, "--mode", "delete", "--reason", "internal only")
+    ok(bob, "sync")
+    assert kept_ids(bob) == set()
+    assert not [raw for raw in lines(bob) if b"split tunnel" in raw]
+    assert b"split tunnel" not in raw_bytes(bob)
+    assert memory_id.encode() in (bob / LEDGER).read_bytes()  # the memory itself stays
+    assert_still(bob)
+
+
+def test_a_newer_field_quoting_what_this_clone_forgot_is_never_kept(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    memory_id = remember(alice, "The team runs pytest for every package")
+    commit(alice, "memory")
+    origin = hub(tmp_path, alice)
+    bob = clone(origin, tmp_path, "bob", init=False)
+    ok(bob, "sync")
+    forgotten = remember(bob, QUOTED)
+    ok(bob, "forget", forgotten, "--mode", "delete", "--reason", "internal only")
+    commit(bob, "bob's forget")
+    with_fields(alice, memory_id, {"related_text": f"See also: {QUOTED}"})
+    publish(alice, "a newer teammate's line")
+    pull(bob)
+    ok(bob, "sync")
+    assert kept_ids(bob) == set()
+    assert not [raw for raw in lines(bob) if b"split tunnel" in raw]
+    assert_still(bob)

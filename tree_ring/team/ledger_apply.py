@@ -11,7 +11,7 @@ applies them here.
 
 from __future__ import annotations
 
-from tree_ring.govern import coordinator
+from tree_ring.govern import coordinator, reasons
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.identity import Origin
@@ -101,6 +101,8 @@ def keep(db: Db, read: Read, project_id: str) -> bool:
         held = now.get(line.key)
         if held is None or held.plain != line.plain or held.text == line.text:
             continue
+        if reasons.forgotten_spans(db, project_id, line.text):
+            continue  # its fields quote what this clone forgot: written without them
         if held.text != held.plain and held.rank > line.rank:
             continue
         kept.append((memory_id, line.text, line.plain))

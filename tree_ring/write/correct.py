@@ -35,6 +35,7 @@ from tree_ring.store import anchors as stored
 from tree_ring.store import (
     audit,
     fts,
+    ledger_rows,
     listing,
     operation_claims,
     pages,
@@ -355,6 +356,7 @@ def scrub(store: Store) -> str | None:
     """
     with store.write() as db:
         fts.optimize(db)
+        unkeep_forgotten(db)
     deadline = time.monotonic() + CHECKPOINT_WAIT_S
     delay = 0.05
     while True:
@@ -369,6 +371,17 @@ def scrub(store: Store) -> str | None:
             )
         time.sleep(delay)
         delay = min(delay * 2, 0.5)
+
+
+def unkeep_forgotten(db: Db) -> None:
+    """Let go of each ledger line kept with a newer Tree Ring's fields
+    (`team/ledger_apply.keep`) that quotes what a store's project has
+    forgotten: the line is written as this version writes it from then on,
+    without those fields, so a forget takes its words out of the ledger too."""
+    found = db.execute("SELECT memory_id, project, line FROM ledger_kept").fetchall()
+    stale = [row[0] for row in found if reasons.forgotten_spans(db, row[1], row[2])]
+    if stale:
+        ledger_rows.drop_kept(db, stale)
 
 
 def not_live(memory: Memory) -> str | None:
