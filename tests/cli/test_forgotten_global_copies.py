@@ -293,3 +293,29 @@ def test_recall_hides_what_the_person_forgot_before_its_limit(
     with Project.open(str(project_root), home) as here:
         first = recall(here.store, here.identity, "office wifi network move", limit=limit)
     assert {h.memory.id for h in first} <= set(hidden) and len(first) == limit
+
+
+def test_a_summary_node_quoting_what_the_person_forgot_is_hidden_too(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    """The brief's history line and `recall --tree` read summary nodes that
+    rows were sealed into: one quoting a forgotten global note is hidden as
+    those rows are, and comes back with nothing else hidden."""
+    assert run_cli("config", "set", "tree.input_token_budget=20", environ=home).code == 0
+    _remember(run_cli, home, "The nightly job writes the audit tarball to the cold bucket")
+    _remember(run_cli, home, TEXT)
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+
+    def history() -> list[str]:
+        shown = run_cli("brief", environ=home).out.splitlines()
+        return [line for line in shown if line.startswith("[history]")]
+
+    def nodes() -> str:
+        return run_cli("recall", "--tree", QUESTION, environ=home).out
+
+    assert "wifi" in nodes()
+    _forget_user(run_cli, home, note)
+    assert history() == [] and "wifi" not in nodes()
+    assert "wifi" not in _hook_context(project_root, home)
+    agent = {**home, **CLAUDE}
+    assert "wifi" not in run_cli("recall", "--tree", QUESTION, environ=agent).out

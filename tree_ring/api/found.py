@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
     from tree_ring.read.recall import Hit
+    from tree_ring.read.tree_recall import TreeHit
     from tree_ring.store.db import Store
     from tree_ring.store.live import View
 
@@ -91,3 +92,19 @@ def recall(
     # Literal hits before related ones, then by score (`Hit.key`), as each store
     # ranks its own; stable, so the project's hit comes first where two tie.
     return sorted(found, key=lambda f: f.hit.key, reverse=True)[:limit]
+
+
+def recall_tree(
+    store: Store, project: str, mine: Store | None, query: str, limit: int
+) -> list[TreeHit]:
+    """`recall --tree`: summary nodes, best first; `mine`: the person's user
+    store, whose forgets hide a node that quotes them as they hide a row."""
+    from tree_ring.read import forgotten_here, tree_recall
+    from tree_ring.store.user import USER_PROJECT
+
+    theirs = None if mine is None else forgotten_here.of(mine, USER_PROJECT, store)
+    wanted = limit if theirs is None else max(limit, forgotten_here.MOST)
+    hits = tree_recall.search(store.db, project, query, limit=wanted)
+    if theirs is not None:
+        hits = [hit for hit in hits if not theirs.quoted_in(hit.node.content)]
+    return hits[:limit]

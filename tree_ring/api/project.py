@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from tree_ring.model.record import Memory
     from tree_ring.read.brief import Brief
     from tree_ring.read.listing import Page
+    from tree_ring.read.tree_recall import TreeHit
     from tree_ring.review.findings import Finding
     from tree_ring.review.promote import Promoted
     from tree_ring.review.queue import Decision
@@ -201,6 +202,14 @@ class Project:
             scope=scope,
             whole_project=whole,
         )
+
+    def recall_tree(self, query: str, *, limit: int) -> list[TreeHit]:
+        """The summary nodes that answer `query` best, as the tree is now; a
+        node holding what the person forgot in their user store is left out,
+        as the rows it summarises are, before the limit (`api/found.py`)."""
+        from tree_ring.api import found
+
+        return found.recall_tree(self.store, self.project_id, self.user_store(), query, limit)
 
     def brief(
         self,

@@ -263,8 +263,8 @@ def cmd_recall_tree(ctx: Context) -> int:
             )
     root = ctx.root()
     identity = ctx.identity(root)
-    with ctx.store(root) as store:
-        hits = tree_recall.search(store.db, identity.project, a.query, limit=a.limit)
+    with ctx.project(root) as project:
+        hits = project.recall_tree(a.query, limit=a.limit)
     data = {"query": a.query, "project": identity.project, "tree": True, "limit": a.limit}
     data |= listing([hit.to_dict() for hit in hits])
     text = "\n".join(

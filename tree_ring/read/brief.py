@@ -323,6 +323,7 @@ def history_line(
     identity: Identity,
     view: View | None = None,
     shown: Sequence[Memory] = (),
+    forgotten: ForgottenHere | None = None,
 ) -> str | None:
     """One line on the project's root summary, once its history is long enough to seal one.
 
@@ -353,6 +354,10 @@ def history_line(
     # them rebuilds it. Classifying here would build every sensitivity rule
     # on the hook's path.
     if guard.find_secret(text) is not None:
+        return None
+    # Nor a node holding what the person forgot in their user store, as the
+    # rows it summarises are hidden (`forgotten`: the user store's forgets).
+    if forgotten is not None and forgotten.quoted_in(content):
         return None
     head = "[history] "
     node, leaves_text = _clip(one_line(str(node_id)), 128), _clip(one_line(str(leaf_count)), 20)
@@ -391,7 +396,7 @@ def build_brief(
         store, identity, shown.replace(include_refuted=shown.is_now()), forgotten=theirs
     )
     # With a history line the brief has room for one memory fewer.
-    history = history_line(store, identity, view, memories[: MAX_LINES - 1])
+    history = history_line(store, identity, view, memories[: MAX_LINES - 1], theirs)
     mine = None
     if user_store is not None:
         forgotten = forgotten_here(store, identity.project, user_store)

@@ -84,6 +84,13 @@ class ForgottenHere:
             i for i, own in matched.items() if own - set(allowed.get(i, {}).get("overrides", ()))
         }
 
+    def quoted_in(self, text: str) -> bool:
+        """Whether `text` (a summary node's, which many rows made) holds a
+        claim the store forgot: a node is hidden as its rows are."""
+        from tree_ring.govern.reasons import Withholding
+
+        return bool(Withholding(self.db, forgets_only=True).spans(self.project, text))
+
 
 def of(store: Store, project: str, read: Store) -> ForgottenHere | None:
     """What `project` forgot in `store`, as a filter of the rows read from
