@@ -85,6 +85,12 @@ def kept_lines(
     return {str(row[0]): (str(row[1]), str(row[2])) for row in db.execute(sql, params)}
 
 
+def every_kept(db: Db) -> list[tuple[str, str, str]]:
+    """(memory id, project, line as it came) of every kept line, of every project."""
+    found = db.execute("SELECT memory_id, project, line FROM ledger_kept")
+    return [(str(row[0]), str(row[1]), str(row[2])) for row in found]
+
+
 def kept_ids(db: Db, project: str) -> set[str]:
     """The ids of the project's kept lines."""
     found = db.execute("SELECT memory_id FROM ledger_kept WHERE project = ?", (project,))

@@ -378,8 +378,8 @@ def unkeep_forgotten(db: Db) -> None:
     (`team/ledger_apply.keep`) that quotes what a store's project has
     forgotten: the line is written as this version writes it from then on,
     without those fields, so a forget takes its words out of the ledger too."""
-    found = db.execute("SELECT memory_id, project, line FROM ledger_kept").fetchall()
-    stale = [row[0] for row in found if reasons.forgotten_spans(db, row[1], row[2])]
+    kept = ledger_rows.every_kept(db)
+    stale = [mid for mid, project, line in kept if reasons.forgotten_spans(db, project, line)]
     if stale:
         ledger_rows.drop_kept(db, stale)
 
