@@ -42,6 +42,7 @@ from tree_ring.model import jsontext
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any, BinaryIO
 
 TAIL_BYTES = 256 * 1024
@@ -187,24 +188,31 @@ def _head(handle: BinaryIO, start: int) -> bytes:
     return handle.read(HEAD).split(b"\n", 1)[0]
 
 
-def did_work(path: str | None, limit: int = TAIL_BYTES) -> bool:
-    """Whether the turn the transcript ends with ran a command or changed something."""
-    if not path:
-        return False
-    lines = tail_lines(path, limit)
-    if lines is None:
-        return False
-    for raw in reversed(lines):
+def _back(path: str, limit: int) -> Iterator[tuple[bytes, dict[str, Any] | None]]:
+    """The tail's lines that may matter (`_MARKERS`), newest first, each with
+    its entry: None for a line that does not parse (a long line's head, or a
+    line cut short); a line that parses to no object is passed over."""
+    for raw in reversed(tail_lines(path, limit) or []):
         if not any(marker in raw for marker in _MARKERS):
             continue
         try:
             entry = jsontext.as_object(jsontext.loads(raw.decode("utf-8")))
         except (ValueError, RecursionError):
+            yield raw, None
+            continue
+        if entry is not None:
+            yield raw, entry
+
+
+def did_work(path: str | None, limit: int = TAIL_BYTES) -> bool:
+    """Whether the turn the transcript ends with ran a command or changed something."""
+    if not path:
+        return False
+    for raw, entry in _back(path, limit):
+        if entry is None:
             # A long line's head, or a line cut short: a call it names, if any.
             if _head_kind(raw) == WORK:
                 return True
-            continue
-        if entry is None:
             continue
         kind = classify(entry)
         if kind == WORK:
@@ -222,14 +230,7 @@ def turn_mark(path: str | None, limit: int = TAIL_BYTES) -> str | None:
     subagent's return) leave it as it was. None when no prompt is in reach."""
     if not path:
         return None
-    lines = tail_lines(path, limit)
-    for raw in reversed(lines or []):
-        if not any(marker in raw for marker in _MARKERS):
-            continue
-        try:
-            entry = jsontext.as_object(jsontext.loads(raw.decode("utf-8")))
-        except (ValueError, RecursionError):
-            continue
+    for raw, entry in _back(path, limit):
         if entry is None or classify(entry) != BOUNDARY:
             continue
         uuid = entry.get("uuid")
@@ -257,15 +258,8 @@ def changed_files(path: str | None, limit: int = TAIL_BYTES) -> list[str]:
     the tools named them (absolute, or relative to the session's folder)."""
     if not path:
         return []
-    lines = tail_lines(path, limit)
     found: list[str] = []
-    for raw in reversed(lines or []):
-        if not any(marker in raw for marker in _MARKERS):
-            continue
-        try:
-            entry = jsontext.as_object(jsontext.loads(raw.decode("utf-8")))
-        except (ValueError, RecursionError):
-            continue
+    for _, entry in _back(path, limit):
         if entry is None:
             continue
         if classify(entry) == BOUNDARY:
