@@ -208,6 +208,9 @@ def test_rejecting_an_agents_global_proposal_hides_and_blocks_no_project_row(
     assert own in _ids(run_cli, home, "brief") and own in _ids(run_cli, home, "recall", QUESTION)
     assert there in _ids(elsewhere, home, "brief")
     assert "wifi" in _hook_context(project_root, home)
+    # An agent may not propose them again anywhere, in its own partition either.
+    again = run_cli("remember", TEXT, environ={**home, **CLAUDE})
+    assert again.code != 0 and "rejected in review" in again.err
     # Written in a third project by the person, the words are no rejected content there.
     third = other.parent / "third"
     third.mkdir()

@@ -20,9 +20,9 @@ a person wrote it over (`remember --override-tombstone`, recorded in the
 audit log of the row's own store). Only a forget crosses stores, not a
 review's rejection: rejecting a waiting note says it does not belong in that
 store, not that its content is gone, so an agent that proposes a person's
-memory to the other store cannot get it hidden by the answer (writes answer
-by the same rule: `tombstones.matching`). The store that forgot nothing of
-it still reads it.
+memory to the other store cannot get it hidden by the answer (a person's
+writes answer by the same rule: `tombstones.matching`). The store that
+forgot nothing of it still reads it.
 
 The filter runs before each read's cap, so hidden rows never take the place
 of the rows after them: the brief reads rows in its order until enough are

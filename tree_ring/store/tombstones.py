@@ -255,14 +255,16 @@ def matching(
     memory_id) that a write into `project` answers to: those of the stores
     `db` answers to (`answer_to`), then the project's own, so where both hold
     a key the store's own record is the one named. An `agent`'s write also
-    answers to what an agent withdrew (WITHDRAWN). Of another store, only
-    what was forgotten binds, not a review's rejection there: rejecting a
-    waiting note says it does not belong in that store, not that its content
-    is gone (`read/forgotten_here.py` hides by the same rule)."""
+    answers to what an agent withdrew (WITHDRAWN). Of another store, a
+    person's write answers only to what was forgotten, not to a review's
+    rejection there: rejecting a waiting note says it does not belong in that
+    store, not that its content is gone (`read/forgotten_here.py` hides by
+    the same rule). An agent's still answers to it: it may not propose again
+    anywhere what a person turned down."""
     found: list[Any] = []
     wanted = jsontext.dumps(list(hashes))
     sql = _FIND_ANY if agent else _FIND
-    across = sql + f" AND kind != '{REJECTED}'"
+    across = sql if agent else sql + f" AND kind != '{REJECTED}'"
     for source in db.answers_to:
         other = source()
         if other is not None:
