@@ -67,6 +67,7 @@ def test_the_defaults() -> None:
         "ledger",
         "ledger_upstream",
         "ledger_claims",
+        "ledger_verdicts",
         "inbox_seen",
     }
 

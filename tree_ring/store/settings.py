@@ -119,6 +119,11 @@ LEDGER_CLAIMS: Mapping[str, Any] = MappingProxyType(
     }
 )
 
+# The guard's verdicts on ledger lines it read whole (team/ledger_verdicts.py):
+# by each line's hash, None where it found nothing, else why the line is left
+# out; `guard`, the guard's code they were reached by, so a new rule reads again.
+LEDGER_VERDICTS: Mapping[str, Any] = MappingProxyType({"guard": None, "lines": {}})
+
 # What the person has seen of the inbox (review/inbox.py): agent rows created
 # after `at`, and beyond it the ids in `ids`.
 INBOX_SEEN: Mapping[str, Any] = MappingProxyType({"at": None, "ids": ()})
@@ -131,6 +136,7 @@ _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
         "ledger": LEDGER,
         "ledger_upstream": LEDGER_UPSTREAM,
         "ledger_claims": LEDGER_CLAIMS,
+        "ledger_verdicts": LEDGER_VERDICTS,
         "inbox_seen": INBOX_SEEN,
     }
 )

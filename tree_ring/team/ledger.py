@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
     from typing import Any
 
+    from tree_ring.team.ledger_verdicts import Verdicts
+
 PATH = "ledger.jsonl"  # inside .tree-ring/
 SCHEMA = 1
 HEADER = "ledger"
@@ -275,14 +277,15 @@ def _strings(data: Any, *, keys: bool = True) -> Iterator[str]:
             stack.extend(reversed(value))  # pyright: ignore[reportUnknownArgumentType]
 
 
-def carries(raw: bytes) -> bool:
+def carries(raw: bytes, verdicts: Verdicts | None = None) -> bool:
     """Whether a rewrite or merge of the ledger carries `raw` through as it
     stands: a UTF-8 JSON object of at most MAX_LINE_BYTES whose record is a
     string this version does not know, in which the guard finds nothing
     (`withheld`). Such a line is never read as any record this version
     knows. Any other line this version cannot read (not UTF-8, not JSON, not
     an object, oversized, secret-bearing) is dropped by the rewrite, as a
-    sync skips it."""
+    sync skips it. `verdicts`: the guard's verdicts kept from earlier reads
+    (`ledger_verdicts.py`), so a line it read before is not read again."""
     if len(raw) > MAX_LINE_BYTES:
         return False
     try:
@@ -290,7 +293,11 @@ def carries(raw: bytes) -> bool:
         data = jsontext.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return False
-    return unknown_record(data) is not None and withheld(text, data) is None
+    if unknown_record(data) is None:
+        return False
+    if verdicts is None:
+        return withheld(text, data) is None
+    return verdicts.of(text, lambda: withheld(text, data)) is None
 
 
 def carry(lines: Iterable[bytes]) -> bytes:

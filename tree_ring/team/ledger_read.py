@@ -38,6 +38,10 @@ from tree_ring.team.ledger_state import memory_line
 from tree_ring.team.upstream import Upstream
 from tree_ring.write import pipeline, readmit
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.team.ledger_verdicts import Verdicts
+
 MAX_LINE_BYTES = ledger.MAX_LINE_BYTES
 
 
@@ -102,6 +106,9 @@ class Read:
     # read that rewrites the ledger needs to know (`ledger.carry` reads each
     # again before carrying it); an import takes nothing from such a line.
     judge_unknown: bool = True
+    # The guard's verdicts kept between runs (`ledger_verdicts.py`): a line it
+    # read whole before is not read again. None: each is read now.
+    verdicts: Verdicts | None = None
 
 
 def checked(
@@ -112,6 +119,7 @@ def checked(
     *,
     trusted: Upstream | None = None,
     judge_unknown: bool = True,
+    verdicts: Verdicts | None = None,
 ) -> Read:
     """Read the ledger's lines and check each one. A line that is byte for byte
     what the store itself would write (`known`, by text) came from the store,
@@ -136,7 +144,9 @@ def checked(
     if trusted is not None:
         present = set(text_lines)
         numbered += [(0, piece) for piece in sorted(trusted.lines - present)]
-    return check_numbered(numbered, project_id, known, trusted=trusted, judge_unknown=judge_unknown)
+    return check_numbered(
+        numbered, project_id, known, trusted=trusted, judge_unknown=judge_unknown, verdicts=verdicts
+    )
 
 
 def check_numbered(
@@ -146,6 +156,7 @@ def check_numbered(
     *,
     trusted: Upstream | None = None,
     judge_unknown: bool = True,
+    verdicts: Verdicts | None = None,
 ) -> Read:
     """`checked` over these lines only, each with its line number in the file
     (0: the upstream's): the SessionStart hook's part of a large ledger
@@ -155,7 +166,7 @@ def check_numbered(
     nothing, and a rewrite reads it before carrying it."""
     good: list[tuple[int, Line, bool]] = []
     skipped: list[Skipped] = []
-    read = Read({}, {}, skipped, {}, judge_unknown=judge_unknown)
+    read = Read({}, {}, skipped, {}, judge_unknown=judge_unknown, verdicts=verdicts)
     known = known or {}
     for number, piece in numbered:
         if not piece.strip():
@@ -242,13 +253,13 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
             )
         return Line({"record": ledger.HEADER, "schema": schema, "project": project_id})
     if record == ledger.ANCHOR:
-        return _keeping(raw, line, _anchor(line))
+        return _keeping(raw, line, _anchor(line), read.verdicts)
     if record == ledger.MEMORY:
         files = parse_files(line.get(ledger_state.FILES))
         memory = _memory(line, project_id, files)
         carried = readmit.parse_carried(line.get(readmit.CARRIED))
         checked = memory_line(memory, carried, ledger_state.ledger_files(files))
-        checked_line = _keeping(raw, line, checked)
+        checked_line = _keeping(raw, line, checked, read.verdicts)
         read.memories[checked_line.text] = memory
         if carried is not None:
             read.readmitted[checked_line.text] = carried
@@ -256,8 +267,8 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
             read.files[checked_line.text] = files
         return checked_line
     if record in (ledger.TOMBSTONE, ledger.REDACTION):
-        return _keeping(raw, line, ledger_stones.check(line))
-    return _unknown(raw, line, judge=read.judge_unknown)
+        return _keeping(raw, line, ledger_stones.check(line), read.verdicts)
+    return _unknown(raw, line, judge=read.judge_unknown, verdicts=read.verdicts)
 
 
 # Fields of a record's line this version reads though it may not write them
@@ -268,7 +279,9 @@ _READ_TOO = {
 }
 
 
-def _keeping(raw: str, line: dict[str, Any], checked: dict[str, Any]) -> Line:
+def _keeping(
+    raw: str, line: dict[str, Any], checked: dict[str, Any], verdicts: Verdicts | None = None
+) -> Line:
     """The checked line (`checked`, as this version writes it); kept as it
     came (`Line.keeping`) when it holds fields a newer Tree Ring added, in
     which the guard finds nothing. Kept only when the line is in canonical
@@ -286,13 +299,23 @@ def _keeping(raw: str, line: dict[str, Any], checked: dict[str, Any]) -> Line:
     rest = {k: v for k, v in line.items() if k in known}
     if ledger.canonical(rest) != plain.text or ledger.past_bounds(extra) is not None:
         return plain
-    why = ledger.withheld(ledger.canonical(extra), extra)
+    text = ledger.canonical(extra)
+    why = _verdict(verdicts, text, extra)
     if why is not None:
         raise UsageError(f"a field this version does not know {why}; left out of the ledger")
     return plain.keeping(raw)
 
 
-def _unknown(raw: str, line: dict[str, Any], *, judge: bool = True) -> Line:
+def _verdict(verdicts: Verdicts | None, text: str, data: Any) -> str | None:
+    """`ledger.withheld`, or the verdict it gave this text before."""
+    if verdicts is None:
+        return ledger.withheld(text, data)
+    return verdicts.of(text, lambda: ledger.withheld(text, data))
+
+
+def _unknown(
+    raw: str, line: dict[str, Any], *, judge: bool = True, verdicts: Verdicts | None = None
+) -> Line:
     """A line of no record this version reads: never taken for one, and
     carried (Unreadable) only when it names a record as a string and the
     guard finds nothing in it (`judge`; without it, the guard reads it when a
@@ -303,7 +326,7 @@ def _unknown(raw: str, line: dict[str, Any], *, judge: bool = True) -> Line:
         raise UsageError("its record is not a string")
     if not judge:
         raise Unreadable("a record this version does not know")
-    why = ledger.withheld(raw, line)
+    why = _verdict(verdicts, raw, line)
     if why is not None:
         raise UsageError(f"a record this version does not know {why}; left out of the ledger")
     raise Unreadable(f"unknown record {record[:40]!r}")

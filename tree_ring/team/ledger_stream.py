@@ -35,6 +35,7 @@ def merged(
     mine: Iterable[Line],
     check: Callable[[bytes], Line | None],
     carried: list[bytes] | None = None,
+    carries: Callable[[bytes], bool] = ledger.carries,
 ) -> Iterator[Line]:
     """The winning line of each key over the ledger's lines (`pieces`, as read)
     and the store's (`mine`, one per key, in key order), in key order.
@@ -44,12 +45,13 @@ def merged(
     left out, as a sync skips it). On equal rank the ledger's line stands. A
     line of a record this version does not know that a rewrite carries
     (`ledger.carries`) goes, as it stands, into `carried`, in its order and
-    outside the order of keys; any other line it cannot read is left out. A
+    outside the order of keys (`carries` says which, by default as the
+    merge driver does); any other line it cannot read is left out. A
     text merge's conflict markers raise Conflict; a key lower than the one
     before it raises Unsorted."""
     store = iter(mine)
     held = next(store, None)
-    for key, group in _by_key(pieces, [] if carried is None else carried):
+    for key, group in _by_key(pieces, [] if carried is None else carried, carries):
         while held is not None and held.key < key:
             yield held
             held = next(store, None)
@@ -71,7 +73,7 @@ def merged(
 
 
 def _by_key(
-    pieces: Iterable[bytes], carried: list[bytes]
+    pieces: Iterable[bytes], carried: list[bytes], carries: Callable[[bytes], bool]
 ) -> Iterator[tuple[str, list[tuple[bytes, str]]]]:
     """The ledger's lines grouped by key, in order: (key, [(piece, its text)]);
     the lines a rewrite carries into `carried`, the other unreadable ones left out."""
@@ -85,7 +87,7 @@ def _by_key(
             raise Conflict("the ledger holds conflicts from a text merge")
         key = _key(piece)
         if key is None:
-            if ledger.carries(piece):  # a sync reports it; the rewrite keeps it as it stands
+            if carries(piece):  # a sync reports it; the rewrite keeps it as it stands
                 carried.append(piece)
             continue
         if key < last:

@@ -67,6 +67,7 @@ from tree_ring.team import (
     ledger_history,
     ledger_state,
     ledger_stream,
+    ledger_verdicts,
     upstream,
 )
 from tree_ring.team.ledger import Line
@@ -240,7 +241,12 @@ def sync(
         first = state.get("sha256") is None and state.get("seen") is None
         mine = store_lines(db, project_id)
         known = {line.text: line for line in mine.values()}
-        read = checked(data, project_id, name, known, trusted=up, judge_unknown=write)
+        verdicts = ledger_verdicts.load(db) if write else None
+        read = checked(
+            data, project_id, name, known, trusted=up, judge_unknown=write, verdicts=verdicts
+        )
+        if verdicts is not None:
+            verdicts.save(db)
         report.skipped = read.skipped
         report.audit = anchor_problem(db, read.won.get("1" + clone_id(db)))
         if progress is not None:
@@ -377,7 +383,7 @@ def after_write(store: Store, root: Path, project_id: str) -> bool:
 def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     """`after_write`'s merge, a line at a time (ledger_stream.py): its memory
     does not grow with the ledger or the store."""
-    read = Read({}, {}, [], {})
+    read = Read({}, {}, [], {}, verdicts=ledger_verdicts.load(db))
 
     def check(piece: bytes) -> Line | None:
         # `check_line` notes each memory and re-admission it reads; nothing here needs them.
@@ -407,16 +413,27 @@ def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     carried: list[bytes] = []
     with handle:
         mine = ledger_state.stream_lines(db, project_id)
-        lines = ledger_stream.merged(pieces(), mine, check, carried)
+        verdicts = read.verdicts
+
+        def carries(piece: bytes) -> bool:
+            return ledger.carries(piece, verdicts)
+
+        lines = ledger_stream.merged(pieces(), mine, check, carried, carries)
         body = (line for line in lines if line.key != "0")
-        return ledger_stream.write_if_changed(path, itertools.chain([header], body), old, carried)
+        done = ledger_stream.write_if_changed(path, itertools.chain([header], body), old, carried)
+    if read.verdicts is not None:
+        read.verdicts.save(db)
+    return done
 
 
 def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     """`after_write`'s merge of a ledger whose lines are out of order, in memory."""
     data = read_bytes(path)
     mine = store_lines(db, project_id)
-    read = checked(data, project_id, path.name, {x.text: x for x in mine.values()})
+    verdicts = ledger_verdicts.load(db)
+    known = {x.text: x for x in mine.values()}
+    read = checked(data, project_id, path.name, known, verdicts=verdicts)
+    verdicts.save(db)
     anchors = [line for line in read.won.values() if _anchor(line) is not None]
     text = render_merged(ledger.merge(anchors, mine.values()), project_id)
     encoded = text.encode("utf-8") + ledger.carry(read.foreign)
