@@ -458,3 +458,27 @@ def test_invisible_characters_are_refused_in_the_summary(
     result = run_cli("remember", f"Deploy on {char}Fridays")
     assert result.code == 2 and "control characters" in result.err
     assert count(project_root) == 0
+
+
+@pytest.mark.parametrize(
+    "variable", ["TREE_RING_SESSION_ID", "TREE_RING_WORKFLOW_ID", "TREE_RING_AGENT_PROFILE"]
+)
+def test_an_agents_capture_refuses_a_variable_naming_another_partition_as_remember_does(
+    run_cli: CliRunner, project_root: Path, variable: str
+) -> None:
+    agent = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1", variable: "someone-else"}
+    # Without identity flags (a flag comes before a variable, for every verb).
+    bare = list(CAPTURE)
+    for flag in ("--agent-profile", "--workflow-id", "--session-id"):
+        at = bare.index(flag)
+        del bare[at : at + 2]
+    for argv in (bare, ["remember", "Never run migrations during deploys"]):
+        result = run_cli(*argv, environ=agent)
+        assert result.code != 0 and "an agent works in its" in result.err, (argv, result.err)
+    assert count(project_root) == 0
+    # Without it, the harness's own session: the command the hook gave stores.
+    done = run_cli("--json", *bare, environ={"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"})
+    assert done.code == 0, done.err
+    shown = run_cli("--json", "show", done.json()["id"]).json()["memory"]
+    said = (shown["agent_profile"], shown["workflow_id"], shown["session_id"])
+    assert said == ("claude-code", "s1", "s1")

@@ -17,7 +17,7 @@ from tree_ring.cli.context import (
     user_flag,
 )
 from tree_ring.model.errors import UsageError
-from tree_ring.model.identity import Identity, harness_origin, pinned
+from tree_ring.model.identity import harness_origin
 from tree_ring.model.record import CAPTURE_PAIRS
 from tree_ring.write import verbs
 
@@ -164,15 +164,9 @@ def cmd_capture(ctx: Context) -> int:
     a = ctx.args
     draft = _draft(ctx, ring=a.ring)
     root = ctx.root()
-    origin = harness_origin(ctx.environ)
-    # The root's own project, which the stop hook's command names by its
-    # --root; an agent may name no other.
-    home = ctx.project_id(root)
-    identity = pinned(
-        Identity(a.project or home, a.agent_profile, a.workflow_id, a.session_id),
-        origin,
-        home if origin.is_agent else None,
-    )
+    # As every write's: the flags, then TREE_RING_*, then the harness; the
+    # root's own project, which the stop hook's command names by its --root.
+    identity = ctx.identity(root)
     # Without --file, the files the turn changed, as the stop hook found them.
     with Project(root, identity, environ=ctx.environ) as project:
         result = project.capture(draft)
