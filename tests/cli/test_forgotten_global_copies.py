@@ -322,3 +322,14 @@ def test_a_summary_node_quoting_what_the_person_forgot_is_hidden_too(
     assert "wifi" not in _hook_context(project_root, home)
     agent = {**home, **CLAUDE}
     assert "wifi" not in run_cli("recall", "--tree", QUESTION, environ=agent).out
+
+
+def test_an_agents_forget_of_its_own_global_proposal_says_why_it_waits(
+    run_cli: CliRunner, home: dict[str, str]
+) -> None:
+    _remember(run_cli, home, KEPT, "--scope", "global")  # the user store exists
+    agent = {**home, **CLAUDE}
+    proposal = _remember(run_cli, agent, TEXT, "--scope", "global")
+    said = run_cli("forget", proposal, "--user", "--mode", "delete", "--reason", "x", environ=agent)
+    assert said.code == 0 and said.out.startswith("requested req_")
+    assert "not a row of this agent's own partition" in said.out and "did not write" not in said.out

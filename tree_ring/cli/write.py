@@ -200,9 +200,10 @@ def cmd_forget(ctx: Context) -> int:
     if done.request is not None:
         ctx.emit(
             data,
-            f"requested {done.request}: forgetting {done.id} is a person's decision, since this "
-            "agent did not write it; it stays as it is until a person approves "
-            "(`tree-ring review list`)",
+            f"requested {done.request}: forgetting {done.id} is a person's decision, since it "
+            "is not a row of this agent's own partition that no one has vouched for (a shared "
+            "or global row, its own proposals among them); it stays as it is until a person "
+            "approves (`tree-ring review list`)",
         )
         return 0
     ctx.emit(data, "\n".join(done.said()))
