@@ -295,6 +295,8 @@ def test_fields_past_the_guards_bounds_are_not_kept_and_the_memory_still_is(
 
 
 QUOTED = "The VPN split tunnel config lives in the ops handbook"
+# A newer field that holds the memory's words as a sentence of its own.
+RELATED = {"related_text": f"{QUOTED}. The gateway notes link to it."}
 
 
 def test_a_newer_field_quoting_forgotten_words_is_let_go_at_the_forget(tmp_path: Path) -> None:
@@ -304,7 +306,7 @@ def test_a_newer_field_quoting_forgotten_words_is_let_go_at_the_forget(tmp_path:
     alice = first_repo(tmp_path)
     memory_id = remember(alice, "The team runs pytest for every package")
     quoted = remember(alice, QUOTED)
-    line = with_fields(alice, memory_id, {"related_text": f"See also: {QUOTED}"})
+    line = with_fields(alice, memory_id, RELATED)
     commit(alice, "a newer teammate's line")
     bob = clone(hub(tmp_path, alice), tmp_path, "bob", init=False)
     ok(bob, "sync")
@@ -328,7 +330,7 @@ def test_a_newer_field_quoting_what_this_clone_forgot_is_never_kept(tmp_path: Pa
     forgotten = remember(bob, QUOTED)
     ok(bob, "forget", forgotten, "--mode", "delete", "--reason", "internal only")
     commit(bob, "bob's forget")
-    with_fields(alice, memory_id, {"related_text": f"See also: {QUOTED}"})
+    with_fields(alice, memory_id, RELATED)
     publish(alice, "a newer teammate's line")
     pull(bob)
     ok(bob, "sync")

@@ -110,11 +110,8 @@ class Withholding:
     tombstone is asked once per read, so a read of many rows in a project
     that forgot nothing (most) keys no reason and costs one query."""
 
-    def __init__(self, db: Db, *, forgets_only: bool = False) -> None:
+    def __init__(self, db: Db) -> None:
         self.db = db
-        # Only a person's forgets, not a review's rejections: what another
-        # store forgot, as it binds a project's reads (`read/forgotten_here.py`).
-        self.forgets_only = forgets_only
         self._forgets: dict[str, bool] = {}
 
     def forgets(self, project: str) -> bool:
@@ -150,7 +147,7 @@ class Withholding:
                     claim = f"{claim} {words[end][0]}" if claim else words[end][0]
                     key = tombstones.claim_key(claim)
                     runs.setdefault(key, []).append((words[start][1], words[end][1]))
-        held = tombstones.held(self.db, project, list(runs), forgets_only=self.forgets_only)
+        held = tombstones.held(self.db, project, list(runs))
         found = sorted(span for key in held for span in runs[key])
         merged: list[tuple[int, int]] = []
         for first, last in found:

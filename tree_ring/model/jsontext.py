@@ -16,7 +16,7 @@ import math
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 _WHITESPACE = " \t\n\r"
@@ -187,6 +187,22 @@ def as_object(value: Any) -> dict[str, Any] | None:
 def strings(value: Any) -> list[str]:
     """The strings of a decoded JSON array, in order; [] for anything else."""
     return [item for item in value if _is_str(item)] if _is_array(value) else []
+
+
+def every_string(data: Any, *, keys: bool = True) -> Iterator[str]:
+    """Every string in a decoded JSON value (`keys`: its objects' keys too),
+    in the order the document writes them, without recursion."""
+    stack: list[Any] = [data]
+    while stack:
+        value = stack.pop()
+        if _is_str(value):
+            yield value
+        elif _is_dict(value):
+            items: list[Any] = list(value.items())
+            parts = [part for key, item in items for part in ((key, item) if keys else (item,))]
+            stack.extend(reversed(parts))
+        elif _is_array(value):
+            stack.extend(reversed(value))
 
 
 # Tests apart, so the checker keeps a value as the Any it was decoded as.

@@ -85,11 +85,13 @@ class ForgottenHere:
         }
 
     def quoted_in(self, text: str) -> bool:
-        """Whether `text` (a summary node's, which many rows made) holds a
-        claim the store forgot: a node is hidden as its rows are."""
-        from tree_ring.govern.reasons import Withholding
+        """Whether `text` (a summary node's, an entry a line for each row it
+        summarises) holds what the store forgot, each entry checked as a write
+        of it would be: a node is hidden as its rows are."""
+        from tree_ring.store import tombstones
 
-        return bool(Withholding(self.db, forgets_only=True).spans(self.project, text))
+        entries = [line for line in text.splitlines() if line.strip()]
+        return tombstones.quoted(self.db, self.project, entries, forgets_only=True)
 
 
 def of(store: Store, project: str, read: Store) -> ForgottenHere | None:

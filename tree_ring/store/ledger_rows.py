@@ -7,6 +7,7 @@ Light on purpose: the SessionStart hook's pass over a changed ledger
 
 from __future__ import annotations
 
+from tree_ring.model import jsontext
 from tree_ring.model.record import canonical_json
 
 TYPE_CHECKING = False
@@ -85,10 +86,18 @@ def kept_lines(
     return {str(row[0]): (str(row[1]), str(row[2])) for row in db.execute(sql, params)}
 
 
-def every_kept(db: Db) -> list[tuple[str, str, str]]:
-    """(memory id, project, line as it came) of every kept line, of every project."""
-    found = db.execute("SELECT memory_id, project, line FROM ledger_kept")
-    return [(str(row[0]), str(row[1]), str(row[2])) for row in found]
+def every_kept(db: Db) -> list[tuple[str, str, str, str]]:
+    """(memory id, project, line as it came, line as this version writes it)
+    of every kept line, of every project."""
+    found = db.execute("SELECT memory_id, project, line, plain FROM ledger_kept")
+    return [(str(row[0]), str(row[1]), str(row[2]), str(row[3])) for row in found]
+
+
+def added_strings(line: str, plain: str) -> list[str]:
+    """The strings a kept line holds that the line this version writes does
+    not: what a newer Tree Ring's fields say."""
+    written = set(jsontext.every_string(jsontext.loads(plain)))
+    return [text for text in jsontext.every_string(jsontext.loads(line)) if text not in written]
 
 
 def kept_ids(db: Db, project: str) -> set[str]:

@@ -294,6 +294,15 @@ def held(db: Db, project: str, hashes: Sequence[str], *, forgets_only: bool = Fa
     return {row[0] for row in db.execute(sql, (project, jsontext.dumps(list(hashes))))}
 
 
+def quoted(db: Db, project: str, texts: Iterable[str], *, forgets_only: bool = False) -> bool:
+    """Whether any of `texts` holds what `project`'s own tombstones in `db`
+    hold (`held`), each read as a write of it is checked (`keys`: whole and
+    sentence by sentence): a summary node's entries, the fields a newer
+    Tree Ring added to a ledger line. Linear in the texts' length."""
+    wanted = list(dict.fromkeys(key for text in texts for key in keys(text, "")))
+    return bool(held(db, project, wanted, forgets_only=forgets_only))
+
+
 def answered(db: Db, project: str, hashes: Sequence[str]) -> set[str]:
     """The keys among `hashes` that a write into `project` answers to: held by
     its own tombstones or by those of a store `db` answers to (`answer_to`).

@@ -203,7 +203,7 @@ def withheld(text: str, data: Any) -> str | None:
     from tree_ring import guard
     from tree_ring.model.errors import SecretRefused
 
-    strings = list(_strings(data))
+    strings = list(jsontext.every_string(data))
     past = _past_bounds(strings)
     if past is not None:
         return past
@@ -214,7 +214,7 @@ def withheld(text: str, data: Any) -> str | None:
     # memory's fields: a key name in one and its value in the next, or two
     # halves of a token; values apart from keys too, as the keys between
     # them would lengthen a token of a fixed length.
-    values = list(_strings(data, keys=False))
+    values = list(jsontext.every_string(data, keys=False))
     for number, (first, second) in enumerate(pairwise(values), start=1):
         fields[f"values {number} and {number + 1}"] = f"{first} {second}"
     fields.update(_whole(strings, "strings"))
@@ -229,7 +229,7 @@ def withheld(text: str, data: Any) -> str | None:
 def past_bounds(data: Any) -> str | None:
     """Why the guard does not read `data` whole (`withheld`): more strings,
     or characters of them, than it reads; None when it does."""
-    return _past_bounds(list(_strings(data)))
+    return _past_bounds(list(jsontext.every_string(data)))
 
 
 def _past_bounds(strings: list[str]) -> str | None:
@@ -259,22 +259,6 @@ def _whole(strings: list[str], name: str) -> dict[str, str]:
         if stop > start:
             fields[f"{name} {start + 1} to {stop + 1} glued"] = glued[:_GLUE]
     return fields
-
-
-def _strings(data: Any, *, keys: bool = True) -> Iterator[str]:
-    """Every string in a parsed JSON value (`keys`: its objects' keys too), in
-    the order the line writes them, without recursion."""
-    stack: list[Any] = [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            yield value
-        elif isinstance(value, dict):
-            items: list[Any] = list(value.items())  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]
-            parts = [part for key, item in items for part in ((key, item) if keys else (item,))]
-            stack.extend(reversed(parts))
-        elif isinstance(value, list):
-            stack.extend(reversed(value))  # pyright: ignore[reportUnknownArgumentType]
 
 
 def carries(raw: bytes, verdicts: Verdicts | None = None) -> bool:

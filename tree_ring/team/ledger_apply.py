@@ -11,12 +11,12 @@ applies them here.
 
 from __future__ import annotations
 
-from tree_ring.govern import coordinator, reasons
+from tree_ring.govern import coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, canonical_json, new_memory_id, now_iso
-from tree_ring.store import anchors, ledger_rows, redactions, rows
+from tree_ring.store import anchors, ledger_rows, redactions, rows, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_stones, provenance, upstream
 from tree_ring.team.ledger import Line
@@ -101,8 +101,8 @@ def keep(db: Db, read: Read, project_id: str) -> bool:
         held = now.get(line.key)
         if held is None or held.plain != line.plain or held.text == line.text:
             continue
-        if reasons.forgotten_spans(db, project_id, line.text):
-            continue  # its fields quote what this clone forgot: written without them
+        if tombstones.quoted(db, project_id, ledger_rows.added_strings(line.text, line.plain)):
+            continue  # its fields hold what this clone forgot: written without them
         if held.text != held.plain and held.rank > line.rank:
             continue
         kept.append((memory_id, line.text, line.plain))

@@ -378,8 +378,11 @@ def unkeep_forgotten(db: Db) -> None:
     (`team/ledger_apply.keep`) that quotes what a store's project has
     forgotten: the line is written as this version writes it from then on,
     without those fields, so a forget takes its words out of the ledger too."""
-    kept = ledger_rows.every_kept(db)
-    stale = [mid for mid, project, line in kept if reasons.forgotten_spans(db, project, line)]
+    stale = [
+        memory_id
+        for memory_id, project, line, plain in ledger_rows.every_kept(db)
+        if tombstones.quoted(db, project, ledger_rows.added_strings(line, plain))
+    ]
     if stale:
         ledger_rows.drop_kept(db, stale)
 
