@@ -121,36 +121,34 @@ def test_an_import_keeps_a_past_end(
     assert run_cli("--json", "list").json()["items"] == []  # ended: no default read returns it
 
 
-# The end of a validity window already past is refused the same way: no read
-# returns a memory that is no longer valid.
+# The end of a validity window already past, with no start given, is refused
+# the same way: the start would be now, after the end. With its start given it
+# is a fact that held then, recorded late, which `recall --valid-at` finds.
 PAST_VALID_TO = re.compile(
     r"error: valid-to 2020-01-02T00:00:00Z is in the past "
     r"\(now \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\); "
-    r"give a later time, or leave valid-to out to keep the memory valid until it is superseded\n"
+    r"give --valid-from too for a fact that held in the past, a later time, or "
+    r"leave valid-to out to keep the memory valid until it is superseded\n"
 )
 WINDOW = ("--valid-from", "2020-01-01T00:00:00Z", "--valid-to", "2020-01-02T00:00:00Z")
+VERBS = [
+    ("remember", "Staging is frozen"),
+    ("remember", "Staging is frozen", "--scope", "global"),
+    ("remember", "Staging is frozen", "--override-tombstone", "--reason", "back"),
+    ("evidence", "Staging held", "--outcome", "observed", "--evidence-ref", "r1"),
+    CAPTURE,
+]
 
 
-@pytest.mark.parametrize(
-    "verb",
-    [
-        ("remember", "Staging is frozen"),
-        ("remember", "Staging is frozen", "--scope", "global"),
-        ("remember", "Staging is frozen", "--override-tombstone", "--reason", "back"),
-        ("evidence", "Staging held", "--outcome", "observed", "--evidence-ref", "r1"),
-        CAPTURE,
-    ],
-)
-@pytest.mark.parametrize("window", [WINDOW, WINDOW[2:]])
-def test_a_validity_that_ended_is_refused_and_nothing_is_written(
+@pytest.mark.parametrize("verb", VERBS)
+def test_a_validity_that_ended_with_no_start_is_refused_and_nothing_is_written(
     run_cli: CliRunner,
     project_root: Path,
     project_id: str,
     tmp_path: Path,
     verb: tuple[str, ...],
-    window: tuple[str, ...],
 ) -> None:
-    argv = [*verb, *window]
+    argv = [*verb, *WINDOW[2:]]
     if verb is CAPTURE:
         argv += ["--project", project_id]
     home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
@@ -160,6 +158,56 @@ def test_a_validity_that_ended_is_refused_and_nothing_is_written(
     assert result.out == ""
     assert count(project_root) == 0
     assert not (tmp_path / "me").exists()
+
+
+@pytest.mark.parametrize("verb", [verb for verb in VERBS if "--override-tombstone" not in verb])
+def test_a_fact_that_held_in_the_past_is_stored_and_read_within_its_window(
+    run_cli: CliRunner, project_id: str, tmp_path: Path, verb: tuple[str, ...]
+) -> None:
+    argv = ["--json", *verb, *WINDOW]
+    if verb is CAPTURE:
+        argv += ["--project", project_id]
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    result = run_cli(*argv, environ=home)
+    assert result.code == 0, result.err
+    stored = result.json()["id"]
+    where = ["--user"] if "global" in verb else []
+    shown = run_cli("--json", "show", stored, *where, environ=home).json()["memory"]
+    assert (shown["valid_from"], shown["valid_to"]) == (
+        "2020-01-01T00:00:00.000000Z",
+        "2020-01-02T00:00:00.000000Z",
+    )
+    unreviewed = ["--include-unreviewed"] if verb[0] == "evidence" else []
+    words = verb[1].split()[0]
+    now = run_cli("--json", "recall", words, *unreviewed, environ=home).json()["items"]
+    assert now == []
+    then = run_cli(
+        "--json", "recall", words, "--valid-at", "2020-01-01T12:00:00Z", *unreviewed,
+        environ=home,
+    ).json()["items"]  # fmt: skip
+    assert {item["id"] for item in then} == {stored}
+
+
+def test_a_past_window_that_closes_before_it_opens_is_refused_before_any_store_opens(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    result = run_cli(
+        "remember", "Staging is frozen", "--scope", "global",
+        "--valid-from", "2020-01-02", "--valid-to", "2020-01-01", environ=home,
+    )  # fmt: skip
+    assert (result.code, result.err) == (2, "error: valid-to must be later than valid-from\n")
+    assert count(project_root) == 0
+    assert not (tmp_path / "me").exists()
+
+
+def test_a_person_is_told_where_a_past_fact_is_read(run_cli: CliRunner) -> None:
+    result = run_cli("remember", "Staging ran Postgres 12", *WINDOW)
+    assert result.code == 0, result.err
+    assert result.out.splitlines()[1:] == [
+        "it held until 2020-01-02T00:00:00Z: reads of now leave it out, and "
+        "`recall --valid-at TIME` within its window finds it"
+    ]
 
 
 def test_a_validity_ending_ahead_is_stored(run_cli: CliRunner) -> None:

@@ -18,7 +18,7 @@ from tree_ring.cli.context import (
 )
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import harness_origin
-from tree_ring.model.record import CAPTURE_PAIRS
+from tree_ring.model.record import CAPTURE_PAIRS, now_iso, parse_time
 from tree_ring.write import verbs
 
 TYPE_CHECKING = False
@@ -91,6 +91,12 @@ def _report_write(ctx: Context, project: str, result: verbs.WriteResult) -> int:
             )
         if anchored:
             text += f"\nanchored to {', '.join(a.path for a in anchored)}"
+        ended = getattr(ctx.args, "valid_to", None)
+        if ended and parse_time(ended, "valid-to") <= now_iso():
+            text += (
+                f"\nit held until {ended}: reads of now leave it out, and "
+                "`recall --valid-at TIME` within its window finds it"
+            )
     ctx.emit(
         {
             "project": project,

@@ -489,7 +489,7 @@ class Memory(Frozen, kw_only=True):
         caller=True,
         flag="--valid-to",
         time=True,
-        help="when the fact stops holding",
+        help="when the fact stops holding (a past time needs --valid-from: a fact that held then)",
     )
     retired_at: str | None = field(default=None, time=True, store=True)
     redacted_at: str | None = field(default=None, time=True, store=True)

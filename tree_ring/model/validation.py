@@ -30,6 +30,8 @@ from tree_ring.model.record import (
 )
 from tree_ring.model.text import describe, refused_at
 
+# A validity window that closes before it opens.
+INVERTED_WINDOW = "valid-to must be later than valid-from"
 _REQUIRED_FOR_SCOPE = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
 
 
@@ -181,4 +183,4 @@ def validate(memory: Memory) -> None:
         # Except an empty interval on a superseded row: a correction says the
         # old fact never held (correct.closed_validity).
         if not (memory.valid_to == memory.valid_from and memory.superseded_by):
-            raise UsageError("valid-to must be later than valid-from")
+            raise UsageError(INVERTED_WINDOW)

@@ -8,6 +8,7 @@ sensitivity, six fixed event-type/ring pairs, and every identity field given.
 from __future__ import annotations
 
 from tree_ring import guard
+from tree_ring.model import validation
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Field, Frozen, fields
@@ -80,9 +81,9 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
         if spec.get("time") and spec.name in said:
             raw = said[spec.name]
             said[spec.name] = parse_time(raw, spec.name.replace("_", "-")) if raw else None
-    said["valid_from"] = said["valid_from"] or now
     check_not_past("expires-at", said["expires_at"], now)
-    check_not_past("valid-to", said["valid_to"], now)
+    check_not_past("valid-to", said["valid_to"], now, said["valid_from"])
+    said["valid_from"] = said["valid_from"] or now
     # Where the claim comes from, as the environment says: an agent's memory
     # is never labelled as a person's manual note.
     if said["source_type"] == "manual" and actor.origin.is_agent:
@@ -103,35 +104,43 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
     )
 
 
-# What a past time is refused for, by the flag that set it: leaving it out instead.
+# What a past time is refused for, by the flag that set it: what to do instead.
 _UNTIL = {
-    "expires-at": "the expiry out to keep the memory until it is forgotten",
-    "valid-to": "valid-to out to keep the memory valid until it is superseded",
+    "expires-at": "give a later time, or leave the expiry out to keep the memory until it "
+    "is forgotten",
+    "valid-to": "give --valid-from too for a fact that held in the past, a later time, or "
+    "leave valid-to out to keep the memory valid until it is superseded",
 }
 
 
-def check_not_past(what: str, moment: str | None, now: str) -> None:
-    """Refuse an expiry or a validity's end (`what`, its flag) a person or an
-    agent sets that has already passed: no read would ever return the memory,
-    so storing it is only a mistake kept. Every verb that takes one composes
-    its draft here; an import keeps an export's past times as they are (that
+def check_not_past(what: str, moment: str | None, now: str, since: str | None = None) -> None:
+    """Refuse an expiry, or a validity's end with no start given (`what`, its
+    flag), that a person or an agent sets and that has already passed: no
+    read would ever return the memory, so storing it is only a mistake kept.
+    A validity's end past with its start given is a fact that held then,
+    recorded late: `recall --valid-at` in the window finds it (the window's
+    order is validation's to check). Every verb that takes one composes its
+    draft here; an import keeps an export's past times as they are (that
     memory simply is expired), and never composes a draft."""
-    if moment is not None and moment <= now:
-        raise UsageError(
-            f"{what} {moment[:19]}Z is in the past (now {now[:19]}Z); "
-            f"give a later time, or leave {_UNTIL[what]}"
-        )
+    if moment is not None and moment <= now and since is None:
+        raise UsageError(f"{what} {moment[:19]}Z is in the past (now {now[:19]}Z); {_UNTIL[what]}")
 
 
 def check_draft(draft: Draft) -> None:
     """Refuse what a draft can be refused for before any store is opened (a
     global memory's opens, and may create, the person's user store): its
-    files, and an expiry or a validity's end already past."""
+    files, an expiry already past, and a validity that ends before it
+    starts or, with no start given, has already ended."""
     check_files(draft)
     now = now_iso()
-    for what, given in (("expires-at", draft.expires_at), ("valid-to", draft.valid_to)):
-        if given:
-            check_not_past(what, parse_time(given, what), now)
+    if draft.expires_at:
+        check_not_past("expires-at", parse_time(draft.expires_at, "expires-at"), now)
+    if draft.valid_to:
+        since = parse_time(draft.valid_from, "valid-from") if draft.valid_from else None
+        until = parse_time(draft.valid_to, "valid-to")
+        check_not_past("valid-to", until, now, since)
+        if since is not None and until <= since:
+            raise UsageError(validation.INVERTED_WINDOW)
 
 
 def check_files(draft: Draft) -> None:
