@@ -125,6 +125,8 @@ class Context:
             whole_project=self.whole_project,
             create=create,
             store=opened,
+            # The project it is run in: what it forgot stays out of the user store's reads.
+            around=self.project_around if self.on_user_store else None,
         )
 
     def project_around(self) -> Project | None:

@@ -138,20 +138,14 @@ def cmd_brief(ctx: Context) -> int:
 
 
 def cmd_list(ctx: Context) -> int:
-    from tree_ring.read import listing as reading
-
     a = ctx.args
-    root = ctx.root()
-    identity = ctx.identity(root)
     view = ctx.view()
     if a.trust and a.trust != "accepted":
         view = View(view.as_of, view.valid_at, view.include_sensitive, True, a.trust == "rejected")
-    with ctx.store(root) as store:
-        page = reading.list_page(
-            store,
-            identity,
+    with ctx.project() as project:
+        # What the other store forgot is left out before the page is cut (`Project.list`).
+        page = project.list(
             view,
-            whole_project=ctx.whole_project,
             limit=a.limit,
             offset=a.offset,
             scope=a.scope,
@@ -164,6 +158,7 @@ def cmd_list(ctx: Context) -> int:
             session=a.session_id if ctx.whole_project else None,
             agent_profile=a.agent_profile if ctx.whole_project else None,
         )
+        identity = project.identity
     from tree_ring.read.labels import row_label
 
     found = page.memories

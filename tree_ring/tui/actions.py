@@ -470,14 +470,13 @@ class Session:
         path, whole or not at all. A file that appeared after a confirmation
         that did not offer to replace one is left as it is."""
         from tree_ring.model import outputs
-        from tree_ring.transfer import jsonl as transfer
 
         path = outputs.check_file(action.args[0], self.environ)
         if os.path.lexists(path) and REPLACES not in action.args[1:]:
             return f"refused: {path} appeared since; /export again to replace it"
-        # A person's export covers every partition; an agent's, what it sees (as the CLI's).
-        agent = None if self.whole_project else self.identity
-        records = transfer.export_rows(self.store, self.project, View(), agent=agent)
+        # A person's export covers every partition; an agent's, what it sees (as the
+        # CLI's); neither carries what the person forgot in their user store.
+        records = self.opened.export(View())
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records]
         outputs.write_text(path, "".join(lines), self.environ)
         return f"wrote {len(lines)} lines to {path}"
