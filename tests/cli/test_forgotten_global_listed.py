@@ -13,26 +13,20 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import test_forgotten_global_copies as copies
 from conftest import CliRunner
 from helpers import cli_runner
 from mcp_support import claude
-from test_forgotten_global_copies import (
-    KEPT,
-    TEXT,
-    _forget_user,
-    _ids,
-    _json,
-    _remember,
-    crowded,  # noqa: F401  (a fixture)
-    home,  # noqa: F401  (a fixture)
-    other,  # noqa: F401  (a fixture)
-)
+from test_forgotten_global_copies import KEPT, TEXT, _forget_user, _ids, _json, _remember
 from web_support import serving
 
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.tui.actions import Session
 from tree_ring.tui.state import State
+
+# The same fixtures: a user home, another project, a project crowded with hidden rows.
+home, other, crowded = copies.home, copies.other, copies.crowded
 
 IDS = re.compile(r"mem_\d{8}_\d{6}_[0-9a-f]{12}")
 
