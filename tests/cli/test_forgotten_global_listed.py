@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import test_forgotten_global_copies as copies
 from conftest import CliRunner
 from helpers import cli_runner
@@ -20,6 +21,7 @@ from mcp_support import claude
 from test_forgotten_global_copies import KEPT, TEXT, _forget_user, _ids, _json, _remember
 from web_support import serving
 
+from tree_ring.read import listing
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.tui.actions import Session
@@ -179,3 +181,28 @@ def test_tree_show_and_the_tree_page_hide_a_node_quoting_what_the_person_forgot(
         assert "wifi" not in client.get("/tree").body
         assert {i for i in nodes if client.get(f"/tree?node={i}").status == 200} == shown
         assert all("wifi" not in client.get(f"/tree?node={i}").body for i in shown)
+
+
+def test_past_the_page_the_rows_left_are_counted_only_so_far(
+    run_cli: CliRunner,
+    home: dict[str, str],
+    project_root: Path,
+    crowded: tuple[list[str], str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An exact count would read every row's claims (seconds in a large
+    project), so past the page it stops: the total is then a floor, said so."""
+    _, visible = crowded
+    more = {
+        _remember(run_cli, home, f"Room {i} of the new office has a whiteboard") for i in range(12)
+    }
+    monkeypatch.setattr(listing, "COUNTED_PAST_PAGE", 5)
+    data = _json(run_cli, home, "list", "--limit", "2")
+    assert len(data["items"]) == 2  # pyright: ignore[reportArgumentType]
+    assert (data["total"], data["total_is_floor"]) == (2 + 5 + 1, True)
+    assert run_cli("list", "--limit", "2", environ=home).out.splitlines()[-1] == (
+        "showing 2 of more than 7 (--offset 2 shows the next)"
+    )
+    whole = _json(run_cli, home, "list", "--limit", "50")
+    assert {str(i["id"]) for i in whole["items"]} == more | {visible}  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType, reportGeneralTypeIssues, reportAttributeAccessIssue]
+    assert (whole["total"], "total_is_floor" in whole) == (13, False)

@@ -166,6 +166,9 @@ def cmd_list(ctx: Context) -> int:
         "project": identity.project,
         **listing([m.to_dict() for m in found], total=page.total, offset=a.offset, limit=a.limit),
     }
+    if page.more_than is not None:
+        # Counted no further (`listing.COUNTED_PAST_PAGE`): `total` is a floor.
+        data["total"], data["total_is_floor"] = page.more_than + 1, True
     lines = [
         _hit_line("" if m.trust == "accepted" else m.trust.upper(), m, f"  ({row_label(m)})")
         for m in found
@@ -173,7 +176,7 @@ def cmd_list(ctx: Context) -> int:
     if found and (a.offset or len(found) < page.total):
         more = a.offset + len(found) < page.total
         lines.append(
-            f"{showing(len(found), page.total)}"
+            f"{showing(len(found), page.total, page.more_than)}"
             + (f" from {a.offset + 1:,}" if a.offset else "")
             + (f" (--offset {a.offset + len(found)} shows the next)" if more else "")
         )

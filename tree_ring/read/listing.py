@@ -31,13 +31,20 @@ if TYPE_CHECKING:
 
 
 class Page:
-    """One page of a listing and how many rows matched in all."""
+    """One page of a listing and how many rows matched in all; with `cap`,
+    counted no further than one past it (a total over `cap`: "more than")."""
 
-    __slots__ = ("memories", "total")
+    __slots__ = ("cap", "memories", "total")
 
-    def __init__(self, memories: list[Memory], total: int) -> None:
+    def __init__(self, memories: list[Memory], total: int, cap: int | None = None) -> None:
         self.memories = memories
         self.total = total
+        self.cap = cap
+
+    @property
+    def more_than(self) -> int | None:
+        """The cap the total passed, or None when the total is exact."""
+        return self.cap if self.cap is not None and self.total > self.cap else None
 
 
 def list_page(
@@ -71,7 +78,9 @@ def list_page(
     them all; "more than CAP" pages as well). `total`: the count of these same
     rows where the caller has made it already (the terminal UI's ring panel, in
     its one pass), so the page runs no second count. `forgotten`: what the
-    other store forgot, left out before the page is cut (None: nothing)."""
+    other store forgot, left out before the page is cut (None: nothing); the
+    rows left are then counted no further than `count_cap`, or than
+    `COUNTED_PAST_PAGE` past the page when the caller set none."""
     clause = live.where(identity, view, scope=scope, whole_project=whole_project)
     params: dict[str, Any] = {**clause.params, "limit": limit, "offset": offset}
     filters: list[str] = []
@@ -102,11 +111,16 @@ def list_page(
         total = listing.count(
             store.db, clause, tuple(filters), params, implied=implied, count_cap=count_cap
         )
-    return Page(memories, total)
+    return Page(memories, total, count_cap)
 
 
 # Rows read at a time past the page, when hidden rows must be counted out.
 BATCH = 1_000
+# How far past the page hidden rows are counted out, when the caller set no
+# cap: an exact count reads every row's claims (about 0.1 ms a row), so a
+# hundred-thousand-row project's list would take seconds; past this it is
+# "more than".
+COUNTED_PAST_PAGE = 1_000
 
 
 def _visible_page(
@@ -128,6 +142,8 @@ def _visible_page(
 
     limit, offset = int(params["limit"]), int(params["offset"])
     wanted = offset + limit
+    if count_cap is None:
+        count_cap = wanted + COUNTED_PAST_PAGE
     kept: list[Any] = []  # the visible rows up to the page's last
     counted = read = 0
     size = max(wanted, 1)
@@ -140,12 +156,18 @@ def _visible_page(
         shown = [row for row in batch if row["id"] not in gone]
         counted += len(shown)
         kept += shown[: max(wanted - len(kept), 0)]
-        if len(batch) < size or (count_cap is not None and counted > count_cap):
+        if len(batch) < size or (len(kept) >= wanted and counted > count_cap):
             break
-        # Past the page the rest is only counted, a full batch at a time.
-        size = BATCH if len(kept) >= wanted else min(size * 2, BATCH)
-    total = counted if count_cap is None else min(counted, count_cap + 1)
-    return Page(list(reasons.rows_shown(store.db, kept[offset:])), total)
+        # Past the page the rest is only counted, a batch at a time, no
+        # further than one past the cap.
+        size = (
+            max(min(BATCH, count_cap + 1 - counted), 1)
+            if len(kept) >= wanted
+            else min(size * 2, BATCH)
+        )
+    return Page(
+        list(reasons.rows_shown(store.db, kept[offset:])), min(counted, count_cap + 1), count_cap
+    )
 
 
 def show(db: Db, identity: Identity, memory_id: str, *, whole_project: bool) -> Memory:

@@ -233,7 +233,11 @@ class Session:
         # Unfiltered, the list's total is the ring panel's, counted in its pass.
         known = None if filters else self.listed
         page = self.opened.list(self.view(state), limit=PAGE, total=known, **filters)
-        self.totals[state.view] = page.total
+        # A total counted no further than a cap is not shown as a count.
+        if page.more_than is None:
+            self.totals[state.view] = page.total
+        else:
+            self.totals.pop(state.view, None)
         return [Item(m.id, m) for m in page.memories]
 
     def _memories(self, state: State) -> list[Item]:
