@@ -188,7 +188,10 @@ def test_a_persons_own_project_copy_is_kept_but_hidden(
     assert _held(project_root) == {TEXT, KEPT}
     assert _ids(run_cli, home, "brief") == {kept}
     assert _ids(run_cli, home, "recall", QUESTION) <= {kept}
-    assert own in _ids(run_cli, home, "list")  # the record keeps it: `forget` it here
+    # The store keeps it, out of every read, `list` too; `forget` still takes it here.
+    assert _ids(run_cli, home, "list") == {kept}
+    forgot = _json(run_cli, home, "forget", own, "--mode", "delete", "--reason", "gone")
+    assert forgot["id"] == own and _held(project_root) == {KEPT}
     assert "wifi" not in _hook_context(project_root, home)
 
 

@@ -17,10 +17,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
+    from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.read.recall import Hit
-    from tree_ring.read.tree_recall import TreeHit
+    from tree_ring.read.tree_recall import Child, TreeHit
     from tree_ring.store.db import Store
     from tree_ring.store.live import View
+    from tree_ring.tree.nodes import Node
 
 PROJECT = "project"
 USER = "user"
@@ -108,3 +110,49 @@ def recall_tree(
     if theirs is not None:
         hits = [hit for hit in hits if not theirs.quoted_in(hit.node.content)]
     return hits[:limit]
+
+
+class TreeNode(Frozen):
+    """A summary node as `tree show` and the web view's tree page show it."""
+
+    node: Node | None  # None: no such node (or none sealed yet), or `withheld`
+    children: tuple[Child, ...]
+    # The node asked for quotes what the other store forgot: hidden as a row is.
+    withheld: bool = False
+
+
+def tree_node(
+    store: Store, identity: Identity, forgotten: ForgottenHere | None, node_id: str | None
+) -> TreeNode:
+    """The node `node_id` of the project's tree (the root when None) and its
+    children; with `forgotten`, a node that quotes what it holds is withheld,
+    as `recall --tree` leaves it out, and so are the children that quote it
+    (a child node by its entries, a memory as the listing hides it)."""
+    from tree_ring.read import tree_recall
+    from tree_ring.store import rows
+    from tree_ring.tree import nodes
+
+    db = store.db
+    if node_id:
+        node = tree_recall.node_in_project(db, identity.project, node_id)
+    else:
+        node = tree_recall.root_node(db, identity.project)
+    if node is None:
+        return TreeNode(node=None, children=())
+    if forgotten is not None and forgotten.quoted_in(node.content):
+        return TreeNode(node=None, children=(), withheld=True)
+    kids = tree_recall.children(db, node, identity)
+    if forgotten is None:
+        return TreeNode(node=node, children=tuple(kids))
+    held = rows.by_ids(db, [k.id for k in kids if k.kind == "memory" and k.live])
+    gone = forgotten.hidden(list(held.values()))
+    kept: list[Child] = []
+    for kid in kids:
+        if kid.kind == "node":
+            child = nodes.node(db, kid.id)
+            if child is not None and forgotten.quoted_in(child.content):
+                continue
+        elif kid.id in gone:
+            continue
+        kept.append(kid)
+    return TreeNode(node=node, children=tuple(kept))

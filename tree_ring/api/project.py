@@ -24,14 +24,15 @@ from tree_ring.model.identity import Identity, harness_origin, resolve
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from typing import Any
 
-    from tree_ring.api.found import Found
+    from tree_ring.api.found import Found, TreeNode
     from tree_ring.model.actor import Actor
     from tree_ring.model.anchor import Check
     from tree_ring.model.record import Memory
     from tree_ring.read.brief import Brief
+    from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.read.listing import Page
     from tree_ring.read.tree_recall import TreeHit
     from tree_ring.review.findings import Finding
@@ -71,9 +72,12 @@ class Project:
         whole_project: bool | None = None,
         create: bool = False,
         store: Store | None = None,
+        around: Callable[[], Project | None] | None = None,
     ) -> None:
         """`store`: one the client has opened already (the CLI's `--user` opens the
-        person's user store as the store its verbs act on)."""
+        person's user store as the store its verbs act on); `around`: then, the
+        project the call is run in, opened when a read first asks (its forgets
+        hide the user store's rows there, `forgotten_elsewhere`)."""
         from tree_ring.store.db import Options
 
         self.root = root
@@ -90,6 +94,8 @@ class Project:
         self._user: Store | None = None
         self._user_opened = False
         self._answering = False
+        self._around = around
+        self._beside: Project | None = None
 
     @classmethod
     def open(
@@ -163,11 +169,37 @@ class Project:
             self._user_opened = True
         return self._user
 
+    def forgotten_elsewhere(self) -> ForgottenHere | None:
+        """What the other store this project's reads take in forgot, as a
+        filter of this store's rows (`read/forgotten_here.py`): the person's
+        user store's forgets for a project's store; for the user store read
+        from inside a project (`around`), that project's. None when it forgot
+        nothing: one probe, and nothing more is loaded."""
+        from tree_ring.read import forgotten_here
+        from tree_ring.store.user import USER_PROJECT
+
+        # Asked again at each read: a store open for long (the terminal UI's,
+        # the MCP server's) sees a forget made since.
+        if self.project_id != USER_PROJECT:
+            mine = self.user_store()
+            return None if mine is None else forgotten_here.of(mine, USER_PROJECT, self.store)
+        if self._beside is None and self._around is not None:
+            self._beside = self._around()
+            self._around = None  # located once: outside a project there is none
+        beside = self._beside
+        return (
+            None
+            if beside is None
+            else forgotten_here.of(beside.store, beside.project_id, self.store)
+        )
+
     def close(self) -> None:
         for opened in (self._store, self._user):
             if opened is not None:
                 opened.close()
-        self._store = self._user = None
+        if self._beside is not None:
+            self._beside.close()
+        self._store = self._user = self._beside = None
         self._user_opened = self._answering = False
 
     def __enter__(self) -> Project:
@@ -230,23 +262,61 @@ class Project:
         )
 
     def list(self, view: View, **filters: Any) -> Page:
-        """A page of the memories the caller may list (`read/listing.list_page`)."""
+        """A page of the memories the caller may list (`read/listing.list_page`),
+        without those whose content the other store forgot, before the page is cut."""
         from tree_ring.read import listing
 
         return listing.list_page(
-            self.store, self.identity, view, whole_project=self.whole_project, **filters
+            self.store,
+            self.identity,
+            view,
+            whole_project=self.whole_project,
+            forgotten=self.forgotten_elsewhere(),
+            **filters,
         )
 
     def show(self, memory_id: str) -> Memory:
-        """One memory the caller may see, whatever its state; NotFound otherwise.
-        Its review reason as a read may show it: a quote of content forgotten
-        since is withheld (`govern/reasons.shown`)."""
+        """One memory the caller may see, whatever its state; NotFound otherwise,
+        as for a row whose content the other store forgot (`forgotten_elsewhere`):
+        such a row is gone as a deleted one is. Its review reason as a read may
+        show it: a quote of content forgotten since is withheld
+        (`govern/reasons.shown`)."""
         from tree_ring.govern import reasons
         from tree_ring.read import listing
 
         db = self.store.db
         memory = listing.show(db, self.identity, memory_id, whole_project=self.whole_project)
+        forgotten = self.forgotten_elsewhere()
+        if forgotten is not None and forgotten.hidden([memory]):
+            from tree_ring.store import rows
+
+            raise rows.not_found(memory_id)
         return reasons.memory_shown(db, memory)
+
+    def export(self, view: View) -> Iterator[dict[str, Any]]:
+        """The rows an export writes, then the store's tombstones
+        (`transfer.export_rows`): a person's of every partition, an agent's
+        of what its recall reads; without the rows whose content the other
+        store forgot, as every read of the project leaves them out."""
+        from tree_ring.transfer.jsonl import export_rows
+
+        return export_rows(
+            self.store,
+            self.project_id,
+            view,
+            agent=self.reader,
+            forgotten=self.forgotten_elsewhere(),
+        )
+
+    def tree_node(self, node_id: str | None = None) -> TreeNode:
+        """A summary node of the project's tree (the root when `node_id` is
+        None) and what it was sealed over, as `tree show` and the web view's
+        tree page show them: a node quoting what the person forgot in their
+        user store is hidden as a forgotten row is, and so are its children
+        that do (`api/found.tree_node`)."""
+        from tree_ring.api import found
+
+        return found.tree_node(self.store, self.identity, self.forgotten_elsewhere(), node_id)
 
     def anchors(self, ids: Sequence[str], view: View | None = None) -> dict[str, list[Check]]:
         """Each of `ids` (the project's memories) that names files, with what each

@@ -78,9 +78,10 @@ def cmd_export(ctx: Context) -> int:
         include_unreviewed=a.include_unreviewed,
         include_superseded=a.include_superseded,
     )
-    agent = None if ctx.whole_project else identity
-    with ctx.store(root) as store:
-        exported = list(transfer.export_rows(store, identity.project, view, agent=agent))
+    # A person's export covers every partition, an agent's what it sees; neither
+    # carries what the other store forgot (`Project.export`).
+    with ctx.project(root) as opened:
+        exported = list(opened.export(view))
     if a.format == "original":
         body = original.export_text(exported, sensitive_included=a.include_sensitive)
     else:

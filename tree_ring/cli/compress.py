@@ -146,27 +146,26 @@ def cmd_tree_status(ctx: Context) -> int:
 
 
 def cmd_tree_show(ctx: Context) -> int:
-    root = ctx.root()
-    identity = ctx.identity(root)
-    with ctx.store(root) as store:
-        db = store.db
-        if ctx.args.node_id:
-            node = tree_recall.node_in_project(db, identity.project, ctx.args.node_id)
-            if node is None:
-                raise NotFound(
-                    f"no summary node {ctx.args.node_id[:80]!r} in project {identity.project}; "
-                    "`tree-ring tree show` starts at the root"
-                )
-        else:
-            node = tree_recall.root_node(db, identity.project)
-            if node is None:
-                ctx.emit(
-                    {"project": identity.project, "node": None, **listing([])},
-                    "no summary sealed yet: the history is still short "
-                    "(`tree-ring tree status` shows the buffers)",
-                )
-                return 0
-        kids = tree_recall.children(db, node, identity)
+    with ctx.project() as project:
+        identity = project.identity
+        # A node quoting what the person forgot is hidden as its rows are (`Project.tree_node`).
+        shown = project.tree_node(ctx.args.node_id or None)
+    node, kids = shown.node, shown.children
+    if node is None and ctx.args.node_id:
+        raise NotFound(
+            f"no summary node {ctx.args.node_id[:80]!r} in project {identity.project}; "
+            "`tree-ring tree show` starts at the root"
+        )
+    if node is None:
+        ctx.emit(
+            {"project": identity.project, "node": None, **listing([])},
+            "the root summary quotes forgotten content; `tree-ring recall --tree QUERY` "
+            "finds the other summaries"
+            if shown.withheld
+            else "no summary sealed yet: the history is still short "
+            "(`tree-ring tree status` shows the buffers)",
+        )
+        return 0
     data: dict[str, Any] = {
         "project": identity.project,
         "node": node.to_dict(),

@@ -125,6 +125,8 @@ class Context:
             whole_project=self.whole_project,
             create=create,
             store=opened,
+            # The project it is run in: what it forgot stays out of the user store's reads.
+            around=self.project_around if self.on_user_store else None,
         )
 
     def project_around(self) -> Project | None:
@@ -225,9 +227,11 @@ def reshaped(data: Mapping[str, Any], key: str) -> dict[str, Any]:
     return out | listing(list(data.get(key) or ()))
 
 
-def showing(shown: int, total: int) -> str:
-    """The line a paged human list ends with."""
-    return f"showing {shown:,} of {total:,}"
+def showing(shown: int, total: int, more_than: int | None = None) -> str:
+    """The line a paged human list ends with; `more_than`: the total was
+    counted no further than that."""
+    whole = f"more than {more_than:,}" if more_than is not None else f"{total:,}"
+    return f"showing {shown:,} of {whole}"
 
 
 Handler = Callable[[Context], int]

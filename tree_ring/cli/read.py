@@ -138,20 +138,14 @@ def cmd_brief(ctx: Context) -> int:
 
 
 def cmd_list(ctx: Context) -> int:
-    from tree_ring.read import listing as reading
-
     a = ctx.args
-    root = ctx.root()
-    identity = ctx.identity(root)
     view = ctx.view()
     if a.trust and a.trust != "accepted":
         view = View(view.as_of, view.valid_at, view.include_sensitive, True, a.trust == "rejected")
-    with ctx.store(root) as store:
-        page = reading.list_page(
-            store,
-            identity,
+    with ctx.project() as project:
+        # What the other store forgot is left out before the page is cut (`Project.list`).
+        page = project.list(
             view,
-            whole_project=ctx.whole_project,
             limit=a.limit,
             offset=a.offset,
             scope=a.scope,
@@ -164,6 +158,7 @@ def cmd_list(ctx: Context) -> int:
             session=a.session_id if ctx.whole_project else None,
             agent_profile=a.agent_profile if ctx.whole_project else None,
         )
+        identity = project.identity
     from tree_ring.read.labels import row_label
 
     found = page.memories
@@ -171,6 +166,9 @@ def cmd_list(ctx: Context) -> int:
         "project": identity.project,
         **listing([m.to_dict() for m in found], total=page.total, offset=a.offset, limit=a.limit),
     }
+    if page.more_than is not None:
+        # Counted no further (`listing.COUNTED_PAST_PAGE`): `total` is a floor.
+        data["total"], data["total_is_floor"] = page.more_than + 1, True
     lines = [
         _hit_line("" if m.trust == "accepted" else m.trust.upper(), m, f"  ({row_label(m)})")
         for m in found
@@ -178,7 +176,7 @@ def cmd_list(ctx: Context) -> int:
     if found and (a.offset or len(found) < page.total):
         more = a.offset + len(found) < page.total
         lines.append(
-            f"{showing(len(found), page.total)}"
+            f"{showing(len(found), page.total, page.more_than)}"
             + (f" from {a.offset + 1:,}" if a.offset else "")
             + (f" (--offset {a.offset + len(found)} shows the next)" if more else "")
         )

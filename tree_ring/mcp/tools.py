@@ -179,6 +179,7 @@ def list_memories(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             scope=args.get("scope"),
             ring=args.get("ring"),
             trust=trust,
+            count_cap=0,  # the tool returns no total: count no further than the page
         ).memories
     return {
         "project": call.caller.project,

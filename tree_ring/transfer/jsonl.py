@@ -69,6 +69,10 @@ from tree_ring.transfer.row_lines import (
 from tree_ring.write import bulk, pipeline, readmit, replace
 from tree_ring.write.pipeline import BatchError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.read.forgotten_here import ForgottenHere
+
 # Lines parsed and written at a time: enough that a statement per table per
 # batch costs little, few enough that a batch of long lines stays small.
 BATCH = 1_000
@@ -79,17 +83,27 @@ CACHE_KIB = bulk.CACHE_KIB // 2
 
 
 def export_rows(
-    store: Store, project: str, view: View, *, agent: Identity | None = None
+    store: Store,
+    project: str,
+    view: View,
+    *,
+    agent: Identity | None = None,
+    forgotten: ForgottenHere | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The project's rows, then its tombstones; for an `agent`, only the rows
     its recall sees, and no tombstones: a tombstone names a forgotten memory
-    and why, and may come from any partition."""
+    and why, and may come from any partition. `forgotten`: what the other
+    store a project reads forgot (`read/forgotten_here.py`); the rows that
+    hold it are left out, as every read leaves them out."""
     reader = agent or Identity(project)
     clause = live.where(reader, view, whole_project=agent is None)
     # A person's re-admission travels with its row (it names tombstone keys:
     # a person's export only, as the tombstones themselves).
     carried = readmit.carried(store.db) if agent is None else {}
-    for memory in reasons.rows_shown(store.db, listing.in_order(store.db, clause)):
+    found = listing.in_order(store.db, clause)
+    if forgotten is not None:
+        found = _kept(found, forgotten)
+    for memory in reasons.rows_shown(store.db, found):
         data = memory.to_dict()
         if data["id"] in carried:
             data[readmit.CARRIED] = carried[data["id"]]
@@ -102,6 +116,17 @@ def export_rows(
         yield {"record": stone_lines.TOMBSTONE, **dict(stone)} | {
             "reason": withholding.reason(project, stone["reason"])
         }
+
+
+def _kept(found: list[Any], forgotten: ForgottenHere) -> list[Any]:
+    """The rows of `found` whose content `forgotten` does not hide, one
+    lookup of their keys a batch at a time."""
+    kept: list[Any] = []
+    for start in range(0, len(found), BATCH):
+        batch = found[start : start + BATCH]
+        gone = forgotten.hidden([rows.from_row(row) for row in batch])
+        kept += (row for row in batch if row["id"] not in gone)
+    return kept
 
 
 @dataclass

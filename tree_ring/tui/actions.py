@@ -233,7 +233,11 @@ class Session:
         # Unfiltered, the list's total is the ring panel's, counted in its pass.
         known = None if filters else self.listed
         page = self.opened.list(self.view(state), limit=PAGE, total=known, **filters)
-        self.totals[state.view] = page.total
+        # A total counted no further than a cap is not shown as a count.
+        if page.more_than is None:
+            self.totals[state.view] = page.total
+        else:
+            self.totals.pop(state.view, None)
         return [Item(m.id, m) for m in page.memories]
 
     def _memories(self, state: State) -> list[Item]:
@@ -470,14 +474,13 @@ class Session:
         path, whole or not at all. A file that appeared after a confirmation
         that did not offer to replace one is left as it is."""
         from tree_ring.model import outputs
-        from tree_ring.transfer import jsonl as transfer
 
         path = outputs.check_file(action.args[0], self.environ)
         if os.path.lexists(path) and REPLACES not in action.args[1:]:
             return f"refused: {path} appeared since; /export again to replace it"
-        # A person's export covers every partition; an agent's, what it sees (as the CLI's).
-        agent = None if self.whole_project else self.identity
-        records = transfer.export_rows(self.store, self.project, View(), agent=agent)
+        # A person's export covers every partition; an agent's, what it sees (as the
+        # CLI's); neither carries what the person forgot in their user store.
+        records = self.opened.export(View())
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records]
         outputs.write_text(path, "".join(lines), self.environ)
         return f"wrote {len(lines)} lines to {path}"

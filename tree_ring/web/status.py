@@ -4,7 +4,8 @@ The tree page reads the library's own views of the project's source tree
 (`read/tree_recall`): the levels with their buffers, a node with its
 children, and the path from one memory's leaf up to the root. Stale nodes
 are never shown, and a node's children are read through the liveness
-predicate, as `tree-ring tree show` reads them.
+predicate, as `tree-ring tree show` reads them (`Project.tree_node`): a node
+quoting what the person forgot in their user store is hidden, as its rows are.
 
 The status page is `tree-ring status`, the one answer every client gives
 (`Project.status`, `api/status.py`): the project's rows by state (live,
@@ -31,7 +32,7 @@ from tree_ring.web.markup import attr, text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from tree_ring.store.sql import Db
     from tree_ring.tree.nodes import Node
@@ -88,14 +89,15 @@ def tree_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
                     '<p id="path">Not sealed into a summary yet (or not a leaf: only accepted, '
                     "normal, shared memories are).</p>"
                 )
-        node = None
-        if node_id:
-            node = tree_recall.node_in_project(db, site.project, node_id)
-            if node is None:
+        node: Node | None = None
+        kids: Sequence[tree_recall.Child] = ()
+        withheld = False
+        if node_id or not memory_id:
+            # A node quoting what the person forgot is hidden as its rows are.
+            shown = project.tree_node(node_id or None)
+            node, kids, withheld = shown.node, shown.children, shown.withheld
+            if node is None and node_id:
                 raise NotFoundPage(f"no summary node {node_id[:80]!r} in this project")
-        elif not memory_id:
-            node = tree_recall.root_node(db, site.project)
-        kids = tree_recall.children(db, node, site.identity) if node is not None else []
     if source is not None:
         mine = [t for t in status["trees"] if t["id"] == source.id]
         for tree in mine:
@@ -119,10 +121,12 @@ def tree_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         body.append("<p>No summary tree yet: the history is still short.</p>")
     if node is not None:
         body.append(_node(node, kids))
+    elif withheld:
+        body.append('<p id="node">The root summary quotes forgotten content; it is not shown.</p>')
     return frame(site, session, "/tree", "Summary tree", "\n".join(body))
 
 
-def _node(node: Node, kids: list[tree_recall.Child]) -> str:
+def _node(node: Node, kids: Sequence[tree_recall.Child]) -> str:
     parts = [
         f'<h2 id="node">{text(node.id)} · L{node.level} · {node.leaf_count} memories</h2>',
         f'<p class="note">{text(node.time_range_start[:19])}Z .. '

@@ -1,0 +1,208 @@
+"""What either store forgot stays out of every read that lists or shows rows.
+
+`list` (the CLI's, the MCP server's, the terminal UI's, the web view's),
+`show`, `tree show` and the web view's tree page, and `export` leave out a
+project row whose content the person forgot in their user store, and a
+global note holding what this project forgot (`Project.forgotten_elsewhere`),
+before any cap; a row a person wrote over those tombstones is read again.
+The fixtures and helpers are those of `test_forgotten_global_copies.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import test_forgotten_global_copies as copies
+from conftest import CliRunner
+from helpers import cli_runner
+from mcp_support import claude
+from test_forgotten_global_copies import KEPT, TEXT, _forget_user, _ids, _json, _remember
+from web_support import serving
+
+from tree_ring.read import listing
+from tree_ring.store.db import Store
+from tree_ring.store.live import View
+from tree_ring.tui.actions import Session
+from tree_ring.tui.state import State
+
+# The same fixtures: a user home, another project, a project crowded with hidden rows.
+home, other, crowded = copies.home, copies.other, copies.crowded
+
+IDS = re.compile(r"mem_\d{8}_\d{6}_[0-9a-f]{12}")
+
+
+def _forgotten_own(run: CliRunner, environ: dict[str, str]) -> tuple[str, str]:
+    """A person's own project row of TEXT and one of KEPT; then the person
+    forgets the global note of TEXT: the own row stays in the store, hidden."""
+    note = _remember(run, environ, TEXT, "--scope", "global")
+    own = _remember(run, environ, TEXT)
+    kept = _remember(run, environ, KEPT)
+    assert _ids(run, environ, "list") == {own, kept}
+    assert _forget_user(run, environ, note)["copies"] == []
+    return own, kept
+
+
+def _exported(run: CliRunner, environ: dict[str, str], *flags: str) -> set[str]:
+    items = _json(run, environ, "export", *flags)["items"]
+    assert isinstance(items, list)
+    return {str(i["id"]) for i in items if "record" not in i}  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType]
+
+
+def test_list_show_and_export_leave_out_what_the_person_forgot(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    own, kept = _forgotten_own(run_cli, home)
+    assert _ids(run_cli, home, "list") == {kept}
+    assert _ids(run_cli, home, "list", "--trust", "pending") == set()
+    assert _ids(run_cli, home, "list", "--include-sensitive", "--limit", "1") == {kept}
+    assert "wifi" not in run_cli("list", environ=home).out
+    shown = run_cli("show", own, environ=home)
+    assert (shown.code, shown.out) == (1, "")
+    assert shown.err == f"error: no memory {own!r}; `tree-ring list` shows the ids\n"
+    assert run_cli("show", kept, environ=home).code == 0
+    assert _exported(run_cli, home) == {kept}
+    assert _exported(run_cli, home, "--include-sensitive", "--include-unreviewed") == {kept}
+    session = claude(project_root, **home)
+    assert {m["id"] for m in session.call("list", {})["memories"]} == {kept}
+    assert session.call("show", {"id": own})["ok"] is False
+
+
+def test_the_terminal_ui_and_the_web_view_leave_it_out(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    own, kept = _forgotten_own(run_cli, home)
+    screen = Session(str(project_root), home)
+    try:
+        state = State()
+        screen.load(state)
+        assert {i.key for i in state.items} == {kept}
+        assert screen.totals["memories"] == 1
+        assert {str(r["id"]) for r in screen.opened.export(View()) if "record" not in r} == {kept}
+    finally:
+        screen.close()
+    with serving(project_root, home) as client:
+        client.login()
+        listed = client.get("/memories")
+        assert listed.status == 200 and set(IDS.findall(listed.body)) == {kept}
+        assert client.get(f"/memory?id={own}").status == 404
+        assert client.get(f"/memory?id={kept}").status == 200
+
+
+def test_list_user_leaves_out_a_global_note_holding_what_this_project_forgot(
+    run_cli: CliRunner, home: dict[str, str], other: Path
+) -> None:
+    """The reverse: the person forgets a project row here; a global note of
+    the same words written in another project stays in the user store, out
+    of this project's reads of it, and in the other project's."""
+    here = _remember(run_cli, home, TEXT)
+    done = _json(run_cli, home, "forget", here, "--mode", "delete", "--reason", "gone")
+    assert done["tombstoned"] is True
+    there = cli_runner(other)
+    note = _remember(there, home, TEXT, "--scope", "global")
+    kept = _remember(there, home, KEPT, "--scope", "global")
+    assert _ids(there, home, "list", "--user") == {note, kept}
+    assert _ids(run_cli, home, "list", "--user") == {kept}
+    assert run_cli("show", note, "--user", environ=home).code == 1
+    assert run_cli("show", note, "--user", environ=home).err.startswith("error: no memory")
+    assert run_cli("show", kept, "--user", environ=home).code == 0
+    assert _exported(run_cli, home, "--user") == {kept}
+    assert _exported(there, home, "--user") == {note, kept}
+
+
+def test_list_hides_before_its_limit_and_counts_what_it_shows(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path, crowded: tuple[list[str], str]
+) -> None:
+    hidden, visible = crowded
+    for limit in ("1", "10", "500"):
+        data = _json(run_cli, home, "list", "--limit", limit)
+        assert {str(i["id"]) for i in data["items"]} == {visible}  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType, reportGeneralTypeIssues, reportAttributeAccessIssue]
+        assert data["total"] == 1
+    assert _ids(run_cli, home, "list", "--limit", "1", "--offset", "1") == set()
+    session = claude(project_root, **home)
+    assert {m["id"] for m in session.call("list", {"limit": 1})["memories"]} == {visible}
+    screen = Session(str(project_root), home)
+    try:
+        state = State()
+        screen.load(state)
+        assert {i.key for i in state.items} == {visible}
+    finally:
+        screen.close()
+    with serving(project_root, home) as client:
+        client.login()
+        assert set(IDS.findall(client.get("/memories").body)) == {visible}
+    assert _exported(run_cli, home) == {visible}
+    # Left unhidden (no user store), they are what the page would hold.
+    assert _ids(run_cli, {}, "list", "--limit", "1") <= set(hidden)
+
+
+def test_a_row_a_person_wrote_over_the_tombstone_lists_again(
+    run_cli: CliRunner, home: dict[str, str]
+) -> None:
+    own, kept = _forgotten_own(run_cli, home)
+    again = _json(
+        run_cli, home, "remember", TEXT, "--override-tombstone", "--reason", "it holds again"
+    )
+    _json(run_cli, home, "review", "approve", str(again["id"]), "--reason", "agreed")
+    assert _ids(run_cli, home, "list") == {kept, again["id"]}
+    assert run_cli("show", str(again["id"]), environ=home).code == 0
+    assert _exported(run_cli, home) == {kept, again["id"]}
+    assert run_cli("show", own, environ=home).code == 1
+
+
+def _nodes(root: Path) -> dict[str, str]:
+    with Store.open(root) as store:
+        return {str(r[0]): str(r[1]) for r in store.db.query("SELECT id, content FROM tree_nodes")}
+
+
+def test_tree_show_and_the_tree_page_hide_a_node_quoting_what_the_person_forgot(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    assert run_cli("config", "set", "tree.input_token_budget=20", environ=home).code == 0
+    _remember(run_cli, home, "The nightly job writes the audit tarball to the cold bucket")
+    _remember(run_cli, home, TEXT)
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    nodes = _nodes(project_root)
+    quoting = {i for i, content in nodes.items() if "wifi" in content}
+    assert quoting and run_cli("tree", "show", environ=home).code == 0
+    assert all("wifi" in run_cli("tree", "show", i, environ=home).out for i in quoting)
+    _forget_user(run_cli, home, note)
+    assert "wifi" not in run_cli("tree", "show", environ=home).out
+    shown = {i for i in nodes if run_cli("tree", "show", i, environ=home).code == 0}
+    assert shown == set(nodes) - quoting
+    for i in quoting:
+        said = run_cli("tree", "show", i, environ=home)
+        assert said.code == 1 and said.err.startswith("error: no summary node")
+    for i in shown:
+        assert "wifi" not in run_cli("tree", "show", i, environ=home).out
+    with serving(project_root, home) as client:
+        client.login()
+        assert "wifi" not in client.get("/tree").body
+        assert {i for i in nodes if client.get(f"/tree?node={i}").status == 200} == shown
+        assert all("wifi" not in client.get(f"/tree?node={i}").body for i in shown)
+
+
+def test_past_the_page_the_rows_left_are_counted_only_so_far(
+    run_cli: CliRunner,
+    home: dict[str, str],
+    project_root: Path,
+    crowded: tuple[list[str], str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An exact count would read every row's claims (seconds in a large
+    project), so past the page it stops: the total is then a floor, said so."""
+    _, visible = crowded
+    more = {
+        _remember(run_cli, home, f"Room {i} of the new office has a whiteboard") for i in range(12)
+    }
+    monkeypatch.setattr(listing, "COUNTED_PAST_PAGE", 5)
+    data = _json(run_cli, home, "list", "--limit", "2")
+    assert len(data["items"]) == 2  # pyright: ignore[reportArgumentType]
+    assert (data["total"], data["total_is_floor"]) == (2 + 5 + 1, True)
+    assert run_cli("list", "--limit", "2", environ=home).out.splitlines()[-1] == (
+        "showing 2 of more than 7 (--offset 2 shows the next)"
+    )
+    whole = _json(run_cli, home, "list", "--limit", "50")
+    assert {str(i["id"]) for i in whole["items"]} == more | {visible}  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType, reportGeneralTypeIssues, reportAttributeAccessIssue]
+    assert (whole["total"], "total_is_floor" in whole) == (13, False)
