@@ -274,15 +274,8 @@ def compose(identity: Identity, actor: Actor, now: str, **fields: Any) -> Memory
     """A synced row as the caller writes it; its id comes from the plan."""
     return Memory(
         id="mem_unassigned",
-        created_at=now,
-        updated_at=now,
-        project=identity.project,
-        agent_profile=identity.agent_profile,
-        workflow_id=identity.workflow_id,
-        session_id=identity.session_id,
         valid_from=now,
-        origin=actor.origin.kind,
-        origin_session=actor.origin.session,
+        **actor.stamp(identity, now),
         **fields,
     )
 
