@@ -89,7 +89,7 @@ def test_skip_invalid_leaves_out_a_line_refused_while_writing(
 
 
 def test_skip_invalid_on_a_dry_run_writes_nothing(store: Store, project_id: str) -> None:
-    report = transfer.import_or_plan(
+    report = transfer.import_lines(
         store, _mixed(), project=project_id, actor=PERSON, dry_run=True, skip_invalid=True
     )
     assert [number for number, _ in report.skipped] == [2, 4, 6] and len(report.created) == 3
@@ -120,7 +120,7 @@ def test_skip_invalid_leaves_out_a_later_line_reusing_an_id(
         transfer.import_lines(store, _reusing(), project=project_id, actor=PERSON, batch=batch)
     assert str(refused.value) == f"line 2: {said}; nothing imported"
     assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0
-    plan = transfer.import_or_plan(
+    plan = transfer.import_lines(
         store, _reusing(), project=project_id, actor=PERSON, dry_run=True, skip_invalid=True
     )
     assert plan.skipped == [(2, said)] and len(plan.created) == 2

@@ -111,6 +111,6 @@ def test_a_dry_run_says_the_same(store: Store, project_id: str) -> None:
     lines = [json.dumps(line) for line in LINES]
     transfer.import_lines(store, lines, project=project_id, actor=PERSON)
     stored = memories(store)
-    plan = transfer.import_or_plan(store, lines, project=project_id, actor=PERSON, dry_run=True)
+    plan = transfer.import_lines(store, lines, project=project_id, actor=PERSON, dry_run=True)
     assert (plan.created, sorted(plan.unchanged)) == ([], sorted(row[0] for row in stored))
     assert memories(store) == stored

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,13 +67,14 @@ def describe(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def cmd_dox(ctx: Context) -> int:
+def _sync(ctx: Context, sync: Callable[..., dict[str, Any]], default: str) -> int:
+    """Run one adapter's sync (`dox.sync`, `revolve.sync`) and report it."""
     root = Path(ctx.root())
     identity = ctx.identity(root)
     with ctx.store(root) as store, progress.Reporter() as reporter:
-        report = dox.sync(
+        report = sync(
             store,
-            _source_root(ctx, root, "."),
+            _source_root(ctx, root, default),
             identity,
             ctx.actor(identity),
             dry_run=ctx.args.dry_run,
@@ -80,6 +82,10 @@ def cmd_dox(ctx: Context) -> int:
         )
     ctx.emit(sync_data(report), describe(report))
     return 0
+
+
+def cmd_dox(ctx: Context) -> int:
+    return _sync(ctx, dox.sync, ".")
 
 
 def sync_data(report: dict[str, Any]) -> dict[str, Any]:
@@ -95,19 +101,7 @@ def sync_data(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_revolve(ctx: Context) -> int:
-    root = Path(ctx.root())
-    identity = ctx.identity(root)
-    with ctx.store(root) as store, progress.Reporter() as reporter:
-        report = revolve.sync(
-            store,
-            _source_root(ctx, root, "revolve"),
-            identity,
-            ctx.actor(identity),
-            dry_run=ctx.args.dry_run,
-            progress=reporter,
-        )
-    ctx.emit(sync_data(report), describe(report))
-    return 0
+    return _sync(ctx, revolve.sync, "revolve")
 
 
 def _sync_flags(p: argparse.ArgumentParser, what: str, default: str) -> None:

@@ -157,7 +157,7 @@ def cmd_import(ctx: Context) -> int:
             stack.enter_context(own)
             user.answers_to_user(store.db, lambda: own)
         run = functools.partial(
-            transfer.import_or_plan,
+            transfer.import_lines,
             lines=lines,
             project=identity.project,
             actor=ctx.actor(identity),

@@ -76,14 +76,8 @@ def _draft(ctx: Context, **overrides: Any) -> verbs.Draft:
 
 def _report_write(ctx: Context, project: str, result: verbs.WriteResult) -> int:
     anchored = result.anchors
-    if not result.created:
-        text = f"unchanged {result.id} (exact retry of the same operation)"
-    else:
-        text = f"stored {result.id}"
-        if result.trust != "accepted":
-            text += f" as {result.trust}: {result.review_reason or 'waiting for review'}"
-        if result.sensitivity != "normal":
-            text += f" (sensitivity {result.sensitivity}: hidden unless --include-sensitive)"
+    text = result.said("hidden unless --include-sensitive")
+    if result.created:
         for old in result.contradicts if result.trust == "accepted" else ():
             text += (
                 f"\ncontradicts {old}: run `tree-ring supersede {old} {result.id} "

@@ -176,12 +176,22 @@ def _commands(table: dict[str, Any], event: str) -> list[str]:
     return found
 
 
+def _locate(
+    h: Harness, environ: Mapping[str, str], variable: str, default: str, command: str
+) -> Path | None:
+    """The harness's configuration folder (`variable` when set, else `default`
+    in the home folder), noting in `h` whether the harness is installed: that
+    folder is there, or its command is on PATH."""
+    home = home_of(environ)
+    folder = Path(environ[variable]) if environ.get(variable) else None
+    folder = folder or (home / default if home else None)
+    h.installed = bool(folder and folder.is_dir()) or _on_path(command, environ)
+    return folder
+
+
 def claude_code(root: Path | None, environ: Mapping[str, str]) -> Harness:
     h = Harness("claude-code", "Claude Code")
-    home = home_of(environ)
-    folder = Path(environ["CLAUDE_CONFIG_DIR"]) if environ.get("CLAUDE_CONFIG_DIR") else None
-    folder = folder or (home / ".claude" if home else None)
-    h.installed = bool(folder and folder.is_dir()) or _on_path("claude", environ)
+    folder = _locate(h, environ, "CLAUDE_CONFIG_DIR", ".claude", "claude")
     if folder is None:
         return _settle(h, root, environ)
     plugins = as_table(read_json(folder / "plugins" / "installed_plugins.json").get("plugins"))
@@ -213,10 +223,7 @@ def claude_code(root: Path | None, environ: Mapping[str, str]) -> Harness:
 
 def codex(root: Path | None, environ: Mapping[str, str]) -> Harness:
     h = Harness("codex", "Codex", trust="untrusted")
-    home = home_of(environ)
-    folder = Path(environ["CODEX_HOME"]) if environ.get("CODEX_HOME") else None
-    folder = folder or (home / ".codex" if home else None)
-    h.installed = bool(folder and folder.is_dir()) or _on_path("codex", environ)
+    folder = _locate(h, environ, "CODEX_HOME", ".codex", "codex")
     if folder is None:
         return _settle(h, root, environ)
     config = _toml(folder / "config.toml")

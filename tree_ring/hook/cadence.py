@@ -52,11 +52,7 @@ def load(path: str) -> dict[str, Any]:
 
 def save(path: str, state: dict[str, Any]) -> None:
     folder = os.path.dirname(path)
-    try:  # noqa: SIM105 - contextlib costs a hook more than this
-        os.mkdir(folder, 0o700)
-    except FileExistsError:
-        pass
-    project.expect(folder, "directory")
+    project.private_folder(folder)
     fresh = not os.path.lexists(path)
     tmp = os.path.join(folder, f".checkpoint-{os.getpid()}-{os.urandom(6).hex()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | project.NOFOLLOW, 0o600)

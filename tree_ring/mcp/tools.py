@@ -195,14 +195,7 @@ def status(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _written(result: WriteResult) -> dict[str, Any]:
-    if not result.created:
-        message = f"unchanged {result.id} (exact retry of the same operation)"
-    else:
-        message = f"stored {result.id}"
-        if result.trust != "accepted":
-            message += f" as {result.trust}: {result.review_reason or 'waiting for review'}"
-        if result.sensitivity != "normal":
-            message += f" (sensitivity {result.sensitivity}: hidden from default reads)"
+    message = result.said("hidden from default reads")
     return {
         "id": result.id,
         "created": result.created,

@@ -6,6 +6,12 @@ from __future__ import annotations
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Origin
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from tree_ring.model.identity import Identity
+
 
 class Actor(Frozen):
     """Who performed a mutation, for the audit log and the row itself."""
@@ -20,3 +26,17 @@ class Actor(Frozen):
     @classmethod
     def person(cls) -> Actor:
         return cls("person", Origin("person"))
+
+    def stamp(self, identity: Identity, now: str) -> dict[str, Any]:
+        """The fields a new row takes from who writes it, under which identity,
+        and when: what every write of a new memory records alike."""
+        return {
+            "created_at": now,
+            "updated_at": now,
+            "project": identity.project,
+            "agent_profile": identity.agent_profile,
+            "workflow_id": identity.workflow_id,
+            "session_id": identity.session_id,
+            "origin": self.origin.kind,
+            "origin_session": self.origin.session,
+        }

@@ -380,15 +380,27 @@ def _receipts_entries_problem(folder: str) -> str | None:
     return None
 
 
-def receipts_folder(root: StrPath) -> str:
-    """The receipts folder, created (private to the user) when absent; raises
-    UnsafePath when something else is there (`receipts_problem`)."""
-    folder = receipts_dir_str(root)
+def _make_private(folder: str) -> None:
+    """Create `folder`, private to the user, unless something is there."""
     # Not contextlib.suppress: importing contextlib would cost every hook run.
     try:  # noqa: SIM105
         os.mkdir(folder, 0o700)
     except FileExistsError:
         pass
+
+
+def private_folder(folder: str) -> None:
+    """`folder` created (private to the user) when absent; raises UnsafePath
+    when a link or anything but a folder is there."""
+    _make_private(folder)
+    expect(folder, "directory")
+
+
+def receipts_folder(root: StrPath) -> str:
+    """The receipts folder, created (private to the user) when absent; raises
+    UnsafePath when something else is there (`receipts_problem`)."""
+    folder = receipts_dir_str(root)
+    _make_private(folder)
     problem = receipts_problem(root)
     if problem is not None:
         raise UnsafePath(problem)

@@ -45,11 +45,7 @@ def save(root: str, harness: str, session_id: str, paths: list[str]) -> None:
     if target is None:
         return
     folder = os.path.dirname(target)
-    try:  # noqa: SIM105 - contextlib costs a hook more than this
-        os.mkdir(folder, 0o700)
-    except FileExistsError:
-        pass
-    project.expect(folder, "directory")
+    project.private_folder(folder)
     tmp = os.path.join(folder, f".files-{os.getpid()}-{os.urandom(6).hex()}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | project.NOFOLLOW, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:

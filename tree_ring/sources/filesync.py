@@ -22,7 +22,9 @@ file over its cap or one past `max_files` never retires another file's rows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tree_ring.govern import admission, coordinator
@@ -247,19 +249,33 @@ def run(
     return report(planned, written, dry_run=False)
 
 
+# An adapter's reading of its files: (source root, project root, identity, actor) -> Scan.
+Collect = Callable[[Path, Path, Identity, Actor], Scan]
+
+
+def sync(
+    adapter: Adapter,
+    collect: Collect,
+    store: Store,
+    source_root: Path,
+    identity: Identity,
+    actor: Actor,
+    *,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """One adapter's sync: read the files under `source_root`, then `run`.
+    Each adapter binds its own first two arguments (`dox.sync`, `revolve.sync`)."""
+    scan = collect(source_root, store.root, identity, actor)
+    return run(store, adapter, scan, identity.project, actor, dry_run=dry_run, progress=progress)
+
+
 def compose(identity: Identity, actor: Actor, now: str, **fields: Any) -> Memory:
     """A synced row as the caller writes it; its id comes from the plan."""
     return Memory(
         id="mem_unassigned",
-        created_at=now,
-        updated_at=now,
-        project=identity.project,
-        agent_profile=identity.agent_profile,
-        workflow_id=identity.workflow_id,
-        session_id=identity.session_id,
         valid_from=now,
-        origin=actor.origin.kind,
-        origin_session=actor.origin.session,
+        **actor.stamp(identity, now),
         **fields,
     )
 

@@ -20,8 +20,8 @@ memory supersedes the old one (`filesync`). The files are never modified.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from tree_ring.model.actor import Actor
 from tree_ring.model.identity import Identity
@@ -29,11 +29,6 @@ from tree_ring.model.record import Link, Memory, now_iso
 from tree_ring.sources import files as sources
 from tree_ring.sources import filesync
 from tree_ring.sources.files import Adapter, Scan
-from tree_ring.store.db import Store
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from tree_ring.model.progress import Progress
 
 MAX_FILES = 256
 MAX_BYTES = 256 * 1024
@@ -152,16 +147,5 @@ def collect(source_root: Path, project_root: Path, identity: Identity, actor: Ac
     return sources.scan(ADAPTER, source_root, project_root, build)
 
 
-def sync(
-    store: Store,
-    source_root: Path,
-    identity: Identity,
-    actor: Actor,
-    *,
-    dry_run: bool = False,
-    progress: Progress | None = None,
-) -> dict[str, Any]:
-    scan = collect(source_root, store.root, identity, actor)
-    return filesync.run(
-        store, ADAPTER, scan, identity.project, actor, dry_run=dry_run, progress=progress
-    )
+# sync(store, source_root, identity, actor, *, dry_run=False, progress=None)
+sync = partial(filesync.sync, ADAPTER, collect)

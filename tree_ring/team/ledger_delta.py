@@ -125,22 +125,9 @@ def keep_seen(db: Db, state: dict[str, Any], data: bytes, named: set[str] | None
     change takes the full pass."""
     before = state.get("shared")
     state["seen"] = state["shared"] = None
-    path = side_path(db)
-    temporary = ""
-    try:
-        fd, temporary = project.temporary_beside(path, 0o600)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            info = os.fstat(fd)
-        finally:
-            os.close(fd)
-        os.replace(temporary, path)
-    except OSError:
-        _discard(temporary)
+    state["seen"] = _write_side(db, (data,))
+    if state["seen"] is None:
         return
-    state["seen"] = [len(data), info.st_mtime_ns]
     if named is None:
         state["shared"] = pack(shared_ids(data))
     elif (known := Prints(before)).known:  # a line of an id not new hid no other when kept before
@@ -220,29 +207,39 @@ def keep_seen_file(db: Db, state: dict[str, Any], source: Path) -> None:
     `source` a block at a time. Anything it cannot read or write leaves no
     mark, as there."""
     state["seen"] = None
+    try:
+        src = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        state["seen"] = _write_side(db, iter(lambda: os.read(src, 1 << 20), b""))
+    finally:
+        os.close(src)
+
+
+def _write_side(db: Db, blocks: Iterable[bytes]) -> list[int] | None:
+    """Write `blocks` as the side file (`side_path`): beside it, then renamed
+    over it. Its size and time as `state["seen"]` marks them, or None when
+    anything could not be read or written (nothing is left behind)."""
     path = side_path(db)
     temporary = ""
     try:
-        src = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+        fd, temporary = project.temporary_beside(path, 0o600)
         try:
-            fd, temporary = project.temporary_beside(path, 0o600)
-            try:
-                size = 0
-                while block := os.read(src, 1 << 20):
-                    view = memoryview(block)
-                    while view:
-                        view = view[os.write(fd, view) :]
-                    size += len(block)
-                info = os.fstat(fd)
-            finally:
-                os.close(fd)
+            size = 0
+            for block in blocks:
+                view = memoryview(block)
+                while view:
+                    view = view[os.write(fd, view) :]
+                size += len(block)
+            info = os.fstat(fd)
         finally:
-            os.close(src)
+            os.close(fd)
         os.replace(temporary, path)
     except OSError:
         _discard(temporary)
-        return
-    state["seen"] = [size, info.st_mtime_ns]
+        return None
+    return [size, info.st_mtime_ns]
 
 
 def _discard(path: str) -> None:

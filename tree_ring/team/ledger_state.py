@@ -184,34 +184,57 @@ def _redaction(memory_id: str, at: str, hashes: list[str]) -> Line:
     return Line({"record": ledger.REDACTION, "id": memory_id, "at": at, "hashes": hashes})
 
 
+class _Held:
+    """What the store holds beside its rows that a line says, read once for
+    the lines of `wanted` ids (None: of every id the project shares)."""
+
+    def __init__(self, db: Db, project_id: str, wanted: list[str] | None = None) -> None:
+        self.stones = _stones_by_id(db, project_id, wanted)
+        self.claimed = _claimed(db, project_id, wanted)
+        self.readmitted = audit.readmissions(db, wanted)
+        self.files = (
+            anchors.of_project(db, project_id) if wanted is None else anchors.of(db, wanted)
+        )
+        self.kept = ledger_rows.kept_lines(db, project_id, wanted)
+
+    def row_line(self, memory: Memory) -> Line | None:
+        """The line of a stored row, as the team ledger says it."""
+        memory = shared_row(memory, self.claimed.get(memory.id))
+        return state_line(
+            memory.id,
+            memory,
+            self.stones.get(memory.id),
+            self.readmitted.get(memory.id),
+            self.files.get(memory.id),
+            self.kept.get(memory.id),
+        )
+
+    def gone_line(self, memory_id: str) -> Line | None:
+        """The line of an id with no row, from its tombstones; none for a
+        tombstone's id that is no memory's."""
+        if not is_memory_id(memory_id):
+            return None
+        return state_line(
+            memory_id, None, self.stones.get(memory_id), kept=self.kept.get(memory_id)
+        )
+
+
 def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> dict[str, Line]:
     """Every id the store shares, as ledger lines by key; with `ids`, those ids only."""
     wanted = None if ids is None else sorted(set(ids))
-    stones = _stones_by_id(db, project_id, wanted)
-    claimed = _claimed(db, project_id, wanted)
-    readmitted = audit.readmissions(db, wanted)
-    files = anchors.of_project(db, project_id) if wanted is None else anchors.of(db, wanted)
-    kept = ledger_rows.kept_lines(db, project_id, wanted)
+    held = _Held(db, project_id, wanted)
     out: dict[str, Line] = {}
     seen: set[str] = set()
     for row in ledger_rows.memories(db, project_id, wanted):
         memory = rows.from_row(row)
         seen.add(memory.id)
-        memory = shared_row(memory, claimed.get(memory.id))
-        line = state_line(
-            memory.id,
-            memory,
-            stones.get(memory.id),
-            readmitted.get(memory.id),
-            files.get(memory.id),
-            kept.get(memory.id),
-        )
+        line = held.row_line(memory)
         if line is not None:
             out[line.key] = line
-    for memory_id, held in stones.items():
-        if memory_id in seen or not is_memory_id(memory_id):
+    for memory_id in held.stones:
+        if memory_id in seen:
             continue
-        line = state_line(memory_id, None, held, kept=kept.get(memory_id))
+        line = held.gone_line(memory_id)
         if line is not None:
             out[line.key] = line
     return out
@@ -220,26 +243,9 @@ def store_lines(db: Db, project_id: str, ids: Iterable[str] | None = None) -> di
 def stream_lines(db: Db, project_id: str) -> Iterator[Line]:
     """`store_lines`, one at a time in the ledger's key order: what a merge
     a line at a time (`ledger_stream.py`) reads, without holding the store."""
-    stones = _stones_by_id(db, project_id)
-    claimed = _claimed(db, project_id)
-    readmitted = audit.readmissions(db, None)
-    files = anchors.of_project(db, project_id)
-    kept = ledger_rows.kept_lines(db, project_id)
+    held = _Held(db, project_id)
     for row in ledger_rows.shared(db, project_id):
         hit = row["hit"]
-        if row["id"] is None:
-            line = None
-            if is_memory_id(hit):
-                line = state_line(hit, None, stones.get(hit), kept=kept.get(hit))
-        else:
-            memory = shared_row(rows.from_row(row), claimed.get(hit))
-            line = state_line(
-                memory.id,
-                memory,
-                stones.get(memory.id),
-                readmitted.get(memory.id),
-                files.get(memory.id),
-                kept.get(memory.id),
-            )
+        line = held.gone_line(hit) if row["id"] is None else held.row_line(rows.from_row(row))
         if line is not None:
             yield line

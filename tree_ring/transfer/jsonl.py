@@ -208,6 +208,8 @@ def import_lines(
     of a project not taken) and notes it in the report, where by default the
     first one refuses the whole file. A denial of the import itself is never
     skipped. `progress` is told the lines read of the total, once a batch.
+    A `dry_run` checks every line as the import would, writes nothing, and
+    returns the report of what it would have done.
 
     `into` is the project id the rows and tombstones are stored under when it
     is not `project` (the user store's); `project` is still the one the
@@ -252,67 +254,71 @@ def import_lines(
         }
         if reading.foreign and not skip_invalid:
             raise UsageError(_foreign_message(reading.foreign, project))
-    with bulk.page_cache(store.db, CACHE_KIB), store.write() as db:
-        decision = None if dry_run else coordinator.decide(db, "import", actor, "")
-        writing = decision is None or decision.allowed
-        brought: frozenset[str] = frozenset()
-        forgotten: frozenset[str] = frozenset()
-        if writing:
-            if actor.origin.is_agent:
-                stones = stone_lines.as_claims(db, stones, actor, report.requested)
-            else:
-                stones = stone_lines.held_content(
-                    db, stones, import_actor, report.requested, report.spared
-                )
-            # The file's own tombstones are not what was forgotten here: a restore
-            # re-admits what they hold as the file says (`_readmitted`).
-            hashes = [stone["content_hash"] for stone in stones]
-            # Taken before the file's own tombstones are recorded: the ids this
-            # store forgot, not those the file says were forgotten where it was
-            # written (its rows may stand under them there, as a consolidation
-            # rewritten when a source was forgotten does).
-            forgotten = frozenset(
-                tombstones.memory_ids(db, into or project, agent=actor.origin.is_agent)
-            )
-            brought = frozenset(hashes) - tombstones.answered(db, into or project, hashes)
-            tombstones.record_absent(db, map(stone_lines.VALUES, stones))
-            if not actor.origin.is_agent:
-                report.forgotten_here = stone_lines.forget_named(db, stones, import_actor)
-            if stones:
-                # Named in the log like every tombstone (see audit.verify).
-                detail = {"tombstones": hashes}
-                audit.append(db, import_actor, "tombstone", "import", detail)
-        ids = _Ids()
-        writer = _Writer(db, import_actor, report, skip=skip_invalid)
-        writer.brought = brought
-        writer.forgotten = forgotten
-        if replace_existing:
-            # A person's decision: the file's rows take the place of the
-            # stored rows with their ids, authorized as the import is.
-            writer.replacing = (actor, not dry_run)
-        parsed = parse(lines, reading)
-        while chunk := list(islice(parsed, max(1, batch))):
-            report.lines += len(chunk)
-            report.tombstones += sum(item.tombstone is not None for item in chunk)
-            for item in chunk:
-                if item.memory is not None:
-                    ids.add(item.memory.id)
+    # A dry run checks every line in the transaction, then unwinds it (`_DryRun`).
+    try:
+        with bulk.page_cache(store.db, CACHE_KIB), store.write() as db:
+            decision = None if dry_run else coordinator.decide(db, "import", actor, "")
+            writing = decision is None or decision.allowed
+            brought: frozenset[str] = frozenset()
+            forgotten: frozenset[str] = frozenset()
             if writing:
-                writer.write(chunk)
-            if progress is not None:
-                progress("import", chunk[-1].number, total)
-        if decision is not None:
-            # Denied: every line was still read, so a bad one is named first,
-            # as it would be with nothing to decide.
-            decision = decision.about(ids.digest())
-            if not decision.allowed:
-                coordinator.refuse(db, decision)
-            coordinator.record(db, [decision])
-        if dry_run:
-            raise _DryRun(report)
-        writer.search.close(db)
-        if len(report.created) > (writer.search.boundary or 0):
-            bulk.merge_fts(db)
+                if actor.origin.is_agent:
+                    stones = stone_lines.as_claims(db, stones, actor, report.requested)
+                else:
+                    stones = stone_lines.held_content(
+                        db, stones, import_actor, report.requested, report.spared
+                    )
+                # The file's own tombstones are not what was forgotten here: a restore
+                # re-admits what they hold as the file says (`_readmitted`).
+                hashes = [stone["content_hash"] for stone in stones]
+                # Taken before the file's own tombstones are recorded: the ids this
+                # store forgot, not those the file says were forgotten where it was
+                # written (its rows may stand under them there, as a consolidation
+                # rewritten when a source was forgotten does).
+                forgotten = frozenset(
+                    tombstones.memory_ids(db, into or project, agent=actor.origin.is_agent)
+                )
+                brought = frozenset(hashes) - tombstones.answered(db, into or project, hashes)
+                tombstones.record_absent(db, map(stone_lines.VALUES, stones))
+                if not actor.origin.is_agent:
+                    report.forgotten_here = stone_lines.forget_named(db, stones, import_actor)
+                if stones:
+                    # Named in the log like every tombstone (see audit.verify).
+                    detail = {"tombstones": hashes}
+                    audit.append(db, import_actor, "tombstone", "import", detail)
+            ids = _Ids()
+            writer = _Writer(db, import_actor, report, skip=skip_invalid)
+            writer.brought = brought
+            writer.forgotten = forgotten
+            if replace_existing:
+                # A person's decision: the file's rows take the place of the
+                # stored rows with their ids, authorized as the import is.
+                writer.replacing = (actor, not dry_run)
+            parsed = parse(lines, reading)
+            while chunk := list(islice(parsed, max(1, batch))):
+                report.lines += len(chunk)
+                report.tombstones += sum(item.tombstone is not None for item in chunk)
+                for item in chunk:
+                    if item.memory is not None:
+                        ids.add(item.memory.id)
+                if writing:
+                    writer.write(chunk)
+                if progress is not None:
+                    progress("import", chunk[-1].number, total)
+            if decision is not None:
+                # Denied: every line was still read, so a bad one is named first,
+                # as it would be with nothing to decide.
+                decision = decision.about(ids.digest())
+                if not decision.allowed:
+                    coordinator.refuse(db, decision)
+                coordinator.record(db, [decision])
+            if dry_run:
+                raise _DryRun(report)
+            writer.search.close(db)
+            if len(report.created) > (writer.search.boundary or 0):
+                bulk.merge_fts(db)
+    except _DryRun as done:
+        return done.report
     return report
 
 
@@ -547,37 +553,3 @@ class _DryRun(Exception):
     def __init__(self, report: ImportReport) -> None:
         super().__init__("dry run")
         self.report = report
-
-
-def import_or_plan(
-    store: Store,
-    lines: Iterable[str],
-    *,
-    project: str,
-    actor: Actor,
-    dry_run: bool,
-    replace_existing: bool = False,
-    skip_invalid: bool = False,
-    projects: Projects | None = None,
-    progress: Progress | None = None,
-    into: str | None = None,
-    global_rows: GlobalRows = "all",
-    restore: bool = False,
-) -> ImportReport:
-    try:
-        return import_lines(
-            store,
-            lines,
-            project=project,
-            actor=actor,
-            dry_run=dry_run,
-            replace_existing=replace_existing,
-            skip_invalid=skip_invalid,
-            projects=projects,
-            progress=progress,
-            into=into,
-            global_rows=global_rows,
-            restore=restore,
-        )
-    except _DryRun as done:
-        return done.report

@@ -50,6 +50,31 @@ def csrf_field(session: Session) -> str:
     return f'<input type="hidden" name="csrf" value="{attr(session.csrf)}">'
 
 
+def action_form(
+    session: Session,
+    action: str,
+    name: str,
+    value: str,
+    back: str,
+    inner: str,
+    label: str,
+    key: str | None = None,
+) -> str:
+    """A one-button form that posts `action` on `value` (the field `name`) to
+    `/act`, with the session's CSRF value, and comes back to `back`; `inner`
+    goes before the button (a reason, a mode). Its element id is the action
+    and `key` (default: `value`)."""
+    return (
+        f'<form method="post" action="/act" class="inline" '
+        f'id="{attr(action)}-{attr(value if key is None else key)}">'
+        f"{csrf_field(session)}"
+        f'<input type="hidden" name="action" value="{attr(action)}">'
+        f'<input type="hidden" name="{attr(name)}" value="{attr(value)}">'
+        f'<input type="hidden" name="back" value="{attr(back)}">'
+        f'{inner}<button type="submit">{text(label)}</button></form> '
+    )
+
+
 def frame(site: Site, session: Session, here: str, title: str, body: str) -> str:
     links: list[str] = []
     for path, name in NAV:

@@ -13,7 +13,7 @@ from tree_ring.model.record import ORIGINS
 from tree_ring.review import inbox
 from tree_ring.team import provenance
 from tree_ring.web import markup
-from tree_ring.web.frame import came_from, csrf_field, frame, memory_link
+from tree_ring.web.frame import action_form, came_from, frame, memory_link
 from tree_ring.web.markup import attr, text
 
 TYPE_CHECKING = False
@@ -26,14 +26,8 @@ PAGE = 50
 
 
 def _form(session: Session, action: str, field: str, value: str, inner: str, label: str) -> str:
-    return (
-        f'<form method="post" action="/act" class="inline" id="{attr(action)}-{attr(value[:60])}">'
-        f"{csrf_field(session)}"
-        f'<input type="hidden" name="action" value="{attr(action)}">'
-        f'<input type="hidden" name="{attr(field)}" value="{attr(value)}">'
-        '<input type="hidden" name="back" value="/inbox">'
-        f'{inner}<button type="submit">{text(label)}</button></form> '
-    )
+    # A field of every id shown is long: its first characters name the form.
+    return action_form(session, action, field, value, "/inbox", inner, label, key=value[:60])
 
 
 def _reason(placeholder: str) -> str:

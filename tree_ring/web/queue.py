@@ -18,7 +18,7 @@ from tree_ring.review import queue as review
 from tree_ring.store.live import View
 from tree_ring.team import provenance
 from tree_ring.web import markup
-from tree_ring.web.frame import came_from, csrf_field, frame, memory_link
+from tree_ring.web.frame import action_form, came_from, frame, memory_link
 from tree_ring.web.markup import attr, text
 
 TYPE_CHECKING = False
@@ -33,14 +33,7 @@ UNDECIDED = ("pending", "disputed")
 
 
 def _form(session: Session, action: str, target: str, back: str, inner: str, label: str) -> str:
-    return (
-        f'<form method="post" action="/act" class="inline" id="{attr(action)}-{attr(target)}">'
-        f"{csrf_field(session)}"
-        f'<input type="hidden" name="action" value="{attr(action)}">'
-        f'<input type="hidden" name="id" value="{attr(target)}">'
-        f'<input type="hidden" name="back" value="{attr(back)}">'
-        f'{inner}<button type="submit">{text(label)}</button></form> '
-    )
+    return action_form(session, action, "id", target, back, inner, label)
 
 
 def _reason(required: bool, placeholder: str) -> str:

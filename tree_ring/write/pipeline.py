@@ -70,6 +70,19 @@ class WriteResult:
     # The files it was anchored to (`write/anchors.py`); none for a retry.
     anchors: tuple[Anchor, ...] = ()
 
+    def said(self, hidden: str) -> str:
+        """What the write did, as every client says it: stored or an exact
+        retry, and how it waits or is hidden; `hidden` says how a client
+        shows a sensitive row (an option for the CLI, none for MCP)."""
+        if not self.created:
+            return f"unchanged {self.id} (exact retry of the same operation)"
+        text = f"stored {self.id}"
+        if self.trust != "accepted":
+            text += f" as {self.trust}: {self.review_reason or 'waiting for review'}"
+        if self.sensitivity != "normal":
+            text += f" (sensitivity {self.sensitivity}: {hidden})"
+        return text
+
 
 def with_anchors(result: WriteResult, anchors: Sequence[Anchor]) -> WriteResult:
     """`result`, naming the anchors stored with it: those given, if it was created."""

@@ -93,14 +93,7 @@ def compose(draft: Draft, identity: Identity, actor: Actor) -> Memory:
     return Memory(
         **said,
         id=new_memory_id(),
-        created_at=now,
-        updated_at=now,
-        project=identity.project,
-        agent_profile=identity.agent_profile,
-        workflow_id=identity.workflow_id,
-        session_id=identity.session_id,
-        origin=actor.origin.kind,
-        origin_session=actor.origin.session,
+        **actor.stamp(identity, now),
     )
 
 
