@@ -282,6 +282,13 @@ def memory_ids(db: Db, project: str, *, agent: bool = False) -> set[str]:
     return {str(row[0]) for row in db.execute(sql, (project,))}
 
 
+def forgotten_ids(db: Db, project: str) -> set[str]:
+    """The ids of the memories a person's forget in `project` took (not a
+    review's rejection, whose row stays; not an agent's withdrawal)."""
+    sql = "SELECT DISTINCT memory_id FROM content_tombstones WHERE project = ? AND kind = ?"
+    return {str(row[0]) for row in db.execute(sql, (project, FORGOTTEN))}
+
+
 def held(db: Db, project: str, hashes: Sequence[str], *, forgets_only: bool = False) -> set[str]:
     """The keys among `hashes` that `project`'s own tombstones in `db` hold,
     not those of the stores `db` answers to: what a read of another store's

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tree_ring.model import jsontext, project
 from tree_ring.model.errors import TreeRingError, UnsafePath
-from tree_ring.store import settings
+from tree_ring.store import settings, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, sync
 from tree_ring.team import repository as team
@@ -43,15 +43,26 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             f"{done.source}; run `git add {name}`, then `tree-ring sync`"
         )
         return (True, "no conflicts", True, repaired)
-    anchor = _own_anchor(path, db)
+    lines = list(ledger.loose(ledger.numbered(path.read_text(encoding="utf-8", errors="replace"))))
+    anchor = _own_anchor(lines, db)
     problem = sync.anchor_problem(db, anchor) if anchor is not None else None
     if problem:
         return (False, problem, False, "")
+    behind = _forgotten_here(lines, db)
+    if behind:
+        return (
+            False,
+            f"{name} still holds {len(behind)} memory(ies) this store forgot "
+            f"({', '.join(sorted(behind)[:3])}{', ...' if len(behind) > 3 else ''}): a forget "
+            "stopped before it rewrote the ledger; run `tree-ring sync` before committing it",
+            False,
+            "",
+        )
     driver = "" if team.driver_configured(root) else "; merge driver not configured (run init)"
     return (True, f"{name}: no conflicts, audit anchor ok{driver}", False, "")
 
 
-def _own_anchor(path: Path, db: Db) -> ledger.Line | None:
+def _own_anchor(lines: list[ledger.Line], db: Db) -> ledger.Line | None:
     try:
         clone = settings.stored(db, "ledger")
     except TreeRingError:  # a store too damaged or too old to say: nothing anchored
@@ -60,8 +71,27 @@ def _own_anchor(path: Path, db: Db) -> ledger.Line | None:
     mine = state.get("clone") if state is not None else None
     if not mine:
         return None
-    text = path.read_text(encoding="utf-8", errors="replace")
-    for line in ledger.loose(ledger.numbered(text)):
+    for line in lines:
         if line.data.get("record") == ledger.ANCHOR and line.data.get("clone") == mine:
             return line
     return None
+
+
+def _forgotten_here(lines: list[ledger.Line], db: Db) -> set[str]:
+    """The ids of the ledger's memory lines whose memory this store forgot: a
+    forget commits the store, then rewrites the ledger, and one killed between
+    the two leaves the text in a file the person may commit. (A later write
+    or sync rewrites it; until then git would take the forgotten text.)"""
+    header = next((line for line in lines if line.data.get("record") == ledger.HEADER), None)
+    project_id = header.data.get("project") if header is not None else None
+    if not isinstance(project_id, str):
+        return set()
+    try:
+        forgotten = tombstones.forgotten_ids(db, project_id)
+    except TreeRingError:  # a store too damaged or too old to say
+        return set()
+    return {
+        str(line.data.get("id"))
+        for line in lines
+        if line.data.get("record") == ledger.MEMORY and line.data.get("id") in forgotten
+    }
