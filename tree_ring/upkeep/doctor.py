@@ -16,6 +16,7 @@ own, so a store too damaged for any other verb still gets a full report.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from tree_ring.model.errors import NoStore, StoreBusy, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
 from tree_ring.store import audit, fts, fts_shadow, health, layout, meaning, schema, settings
-from tree_ring.store.db import access, file_damage
+from tree_ring.store.db import access, file_damage, remove_stale_builds, stale_builds
 from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
 from tree_ring.team import ledger
 from tree_ring.tree import repair
@@ -291,6 +292,21 @@ def check_settings(db: Db) -> Check:
     )
 
 
+def check_leftovers(db: Db) -> Check:
+    """The files of a store build a killed `init` or first hook left beside
+    the store (`store/db.py`, `stale_builds`): never a store, only disk."""
+    found = stale_builds(db.path)
+    if not found:
+        return Check("leftovers", True, "no store build cut short left beside the store")
+    names = ", ".join(os.path.basename(name) for name in found)
+    return Check(
+        "leftovers",
+        False,
+        f"{len(found)} file(s) of a store build cut short: {names}; `doctor --repair` removes them",
+        repairable=True,
+    )
+
+
 def check_review_queue(db: Db) -> Check:
     waiting = health.waiting(db)
     return Check("review_queue", True, f"{waiting} memory(ies) waiting: `tree-ring review list`")
@@ -309,6 +325,7 @@ CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_text,
     check_fields,
     check_settings,
+    check_leftovers,
     check_review_queue,
 )
 
@@ -379,6 +396,10 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
             bad = settings.unreadable(db)
             settings.reset(db, bad)
             done["settings"] = f"reset {', '.join(bad)} to the default"
+        if "leftovers" in failing:
+            # Files, not rows: removed whether or not the rest commits.
+            removed = remove_stale_builds(db.path)
+            done["leftovers"] = f"removed {len(removed)} file(s) of a store build cut short"
         if done:
             audit.append(db, actor, "repair", "store", done)
         health.commit(db)
