@@ -58,10 +58,27 @@ def test_the_old_pattern_let_a_file_through(tmp_path: Path) -> None:
     assert not ignored(repo, ".tree-ring/receipts")
 
 
-def test_init_brings_an_earlier_inits_gitignore_up_to_date(tmp_path: Path) -> None:
+def test_the_files_of_a_store_build_are_ignored(tmp_path: Path) -> None:
+    # A killed `init` or first hook leaves them (`store/db.py`, `_create`).
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True, timeout=30)
+    guidance.init_project(repo)
+    built = ".tree-ring/memory.sqlite.new-b935b8ec50e4a88a"
+    for side in ("", "-wal", "-shm", "-journal"):
+        (repo / (built + side)).write_bytes(b"")
+        assert ignored(repo, built + side)
+    assert not ignored(repo, ".tree-ring/project.json")
+    # Under the gitignore the previous init wrote, they were not.
+    (repo / ".tree-ring" / ".gitignore").write_text(project.OLD_GITIGNORES[-1], encoding="utf-8")
+    assert not ignored(repo, built)
+
+
+@pytest.mark.parametrize("old", project.OLD_GITIGNORES)
+def test_init_brings_an_earlier_inits_gitignore_up_to_date(tmp_path: Path, old: str) -> None:
     guidance.init_project(tmp_path)
     path = tmp_path / ".tree-ring" / ".gitignore"
-    path.write_text(OLD, encoding="utf-8")
+    path.write_text(old, encoding="utf-8")
     report = guidance.init_project(tmp_path)
     assert path.read_text(encoding="utf-8") == project.GITIGNORE
     assert report.updated == [".tree-ring/.gitignore"]

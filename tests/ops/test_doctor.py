@@ -31,6 +31,7 @@ CHECKS = {
     "tombstones",
     "summary_tree",
     "audit",
+    "leftovers",
     "review_queue",
 }
 

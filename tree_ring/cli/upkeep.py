@@ -12,6 +12,7 @@ from tree_ring.govern import coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.identity import harness_origin
 from tree_ring.model.text import in_quotes
+from tree_ring.store.db import Options
 from tree_ring.upkeep import doctor, maintain
 
 
@@ -25,7 +26,11 @@ def _actor(ctx: Context) -> Actor:
 def cmd_doctor(ctx: Context) -> int:
     with progress.Reporter() as reporter:
         report = doctor.diagnose(
-            Path(ctx.root()), repair=ctx.args.repair, actor=_actor(ctx), progress=reporter
+            Path(ctx.root()),
+            repair=ctx.args.repair,
+            actor=_actor(ctx),
+            progress=reporter,
+            busy_timeout_ms=Options.from_environ(ctx.environ).busy_timeout_ms,
         )
     lines = [f"store {report.path}"]
     for check in report.checks:

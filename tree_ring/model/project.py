@@ -52,14 +52,18 @@ NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 # `receipts` without a slash: it matches a file or a link of that name too, so
 # neither can be committed in place of the folder.
+# `memory.sqlite.new-*`: a store being built (`store/db.py`), or the files
+# of a build a killed process left.
 GITIGNORE = (
     "# The database and hook receipts are local; project.json is meant to be committed.\n"
-    "memory.sqlite\nmemory.sqlite-*\nreceipts\n"
+    "memory.sqlite\nmemory.sqlite-*\nmemory.sqlite.new-*\nreceipts\n"
 )
 # What earlier versions of `init` wrote: `init` brings such a file up to date.
 OLD_GITIGNORES = (
     "# The database and hook receipts are local; project.json is meant to be committed.\n"
     "memory.sqlite\nmemory.sqlite-*\nreceipts/\n",
+    "# The database and hook receipts are local; project.json is meant to be committed.\n"
+    "memory.sqlite\nmemory.sqlite-*\nreceipts\n",
 )
 
 # Each lookup comes twice: as a str, from os.path (the hooks and the CLI's

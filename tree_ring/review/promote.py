@@ -8,7 +8,9 @@ it from the next session on. `--scope global` instead moves it into the
 person's own store (`store/user.py`), where every project's brief sees it:
 the row is copied there under the same id (audited there as a promotion) and
 retired in the project (audited here), user store first, so a promote cut
-short between the two completes when it is run again.
+short between the two completes when it is run again. Both happen while the
+project's write lock is held, so a forget of the row comes wholly before the
+promote (which then writes nothing) or wholly after it.
 
 A promote is a review decision: a person's, or the coordinator's (PERSON_ONLY
 in `govern/coordinator.py`); an agent's is refused and the refusal recorded.
@@ -174,33 +176,41 @@ def _to_user(
     actor: Actor,
 ) -> Promoted:
     at = now_iso()
-    # The decision is checked where the memory is, then made where it goes.
+    # One transaction of the project's, holding its write lock from the check
+    # to the retirement, with the user store's write inside it: a forget of
+    # the row either commits first, and the check refuses with nothing
+    # written to the user store, or waits until the promote is done and then
+    # forgets the retired row as after any promote. Checked in one
+    # transaction and retired in another, a forget committed between them
+    # left the forgotten text in the user store, every project's brief.
+    # No write holds the user store's lock while it waits for a project's,
+    # so the two cannot wait on each other.
     with store.write() as db:
         memory = rows.get(db, memory_id)
         new_ring = ring or memory.ring
         coordinator.authorize(db, _action(new_ring), actor, memory_id)
         check(memory, at)
-    if user_store is None:
-        raise UsageError("promote --scope global needs the user store; open or create it")
-    copy = memory.replace(
-        project=USER_PROJECT,
-        scope=GLOBAL,
-        ring=new_ring,
-        review_reason=reason,
-        reviewed_by=actor.name,
-        reviewed_at=at,
-        updated_at=at,
-        links=(),  # links name rows of the project's store
-    )
-    copy = pipeline.prepare(copy)
-    with user_store.write() as udb:
-        coordinator.authorize(udb, _action(new_ring), actor, memory_id)
-        if rows.find(udb, memory_id) is None:
-            # As any write: the user store's tombstones refuse what was forgotten there.
-            pipeline.insert_prepared(udb, copy, actor, action="promote", admit=False)
-    with store.write() as db:
-        current = rows.get(db, memory_id)
-        check(current, at)
+        if user_store is None:
+            raise UsageError("promote --scope global needs the user store; open or create it")
+        copy = memory.replace(
+            project=USER_PROJECT,
+            scope=GLOBAL,
+            ring=new_ring,
+            review_reason=reason,
+            reviewed_by=actor.name,
+            reviewed_at=at,
+            updated_at=at,
+            links=(),  # links name rows of the project's store
+        )
+        copy = pipeline.prepare(copy)
+        # User store first: a promote cut short after this commit (a killed
+        # process) leaves the project's row live, and completes when run again.
+        with user_store.write() as udb:
+            coordinator.authorize(udb, _action(new_ring), actor, memory_id)
+            if rows.find(udb, memory_id) is None:
+                # As any write: the user store's tombstones refuse what was
+                # forgotten there, and the project's what was forgotten here.
+                pipeline.insert_prepared(udb, copy, actor, action="promote", admit=False)
         rows.update(db, memory_id, retired_at=at, updated_at=at)
         detail = {"from": memory.scope, "to": "user store", "ring": new_ring, "reason": reason}
         audit.record(db, actor, "promote", memory_id, detail, changed=[memory_id], at=at)

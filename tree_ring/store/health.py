@@ -50,23 +50,34 @@ def fts_parity(db: Db) -> tuple[int, int, int, int]:
 def fts_integrity(db: Db) -> str | None:
     """'' when both FTS indexes match the rows' text; else SQLite's complaint,
     naming the index; None when a read-only store cannot run the check.
+    StoreBusy when another writer holds the store past the busy timeout.
 
     `rank = 1` makes FTS5 compare an index with the external content table,
     which catches a row whose text changed without its index entry. FTS5 runs
-    it as a write, which a store opened read-only refuses.
+    it as a write, which a store opened read-only refuses. Outside a
+    transaction it is run in one begun IMMEDIATE, so it waits for another
+    writer as every write does: begun as a read, the write lock would be
+    taken as an upgrade, which SQLite refuses at once while another process
+    writes, with no busy wait. Always rolled back.
     """
-    for index in fts.INDEXES:
-        db.execute("SAVEPOINT doctor_fts")
-        try:
-            db.execute(f"INSERT INTO {index}({index}, rank) VALUES ('integrity-check', 1)")
-        except StoreFault as exc:
-            if "readonly" in exc.detail.lower():
-                return None
-            return f"{index}: {exc.detail}"
-        finally:
+    own = not db.in_transaction
+    db.execute("BEGIN IMMEDIATE" if own else "SAVEPOINT doctor_fts")
+    try:
+        for index in fts.INDEXES:
+            try:
+                db.execute(f"INSERT INTO {index}({index}, rank) VALUES ('integrity-check', 1)")
+            except StoreFault as exc:
+                if "readonly" in exc.detail.lower():
+                    return None
+                return f"{index}: {exc.detail}"
+        return ""
+    finally:
+        if own:
+            if db.in_transaction:  # SQLite may have rolled back already
+                db.execute("ROLLBACK")
+        else:
             db.execute("ROLLBACK TO doctor_fts")
             db.execute("RELEASE doctor_fts")
-    return ""
 
 
 def triggers(db: Db) -> set[str]:

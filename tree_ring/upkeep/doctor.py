@@ -16,6 +16,7 @@ own, so a store too damaged for any other verb still gets a full report.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,12 +24,12 @@ from pathlib import Path
 from tree_ring.govern import coordinator
 from tree_ring.model import project, vectors
 from tree_ring.model.actor import Actor
-from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
+from tree_ring.model.errors import NoStore, StoreBusy, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
 from tree_ring.store import audit, fts, fts_shadow, health, layout, meaning, schema, settings
-from tree_ring.store.db import access, file_damage
-from tree_ring.store.sql import Db, open_db
+from tree_ring.store.db import access, file_damage, remove_stale_builds, stale_builds
+from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
 from tree_ring.team import ledger
 from tree_ring.tree import repair
 from tree_ring.upkeep import doctor_tables
@@ -127,12 +128,18 @@ def check_fts(db: Db) -> Check:
             repairable=True,
         )
     rows, indexed, missing, stray = health.fts_parity(db)
-    problem = health.fts_integrity(db)
+    unread = "the store is read-only"
+    try:
+        problem = health.fts_integrity(db)
+    except StoreBusy:
+        # Held by another writer past the busy timeout: nothing is known to be
+        # wrong with the index, so it is not called damaged; the next run compares.
+        problem, unread = None, "another process held the store; run `tree-ring doctor` again"
     if not lost and not missing and not stray and rows == indexed and not problem:
         compared = (
             "index matches the rows"
             if problem is not None
-            else "index text not compared (the store is read-only)"
+            else f"index text not compared ({unread})"
         )
         return Check("fts", True, f"{rows} rows, {indexed} indexed, {compared}")
     parts = [f"{rows} rows, {indexed} indexed"]
@@ -285,6 +292,21 @@ def check_settings(db: Db) -> Check:
     )
 
 
+def check_leftovers(db: Db) -> Check:
+    """The files of a store build a killed `init` or first hook left beside
+    the store (`store/db.py`, `stale_builds`): never a store, only disk."""
+    found = stale_builds(db.path)
+    if not found:
+        return Check("leftovers", True, "no store build cut short left beside the store")
+    names = ", ".join(os.path.basename(name) for name in found)
+    return Check(
+        "leftovers",
+        False,
+        f"{len(found)} file(s) of a store build cut short: {names}; `doctor --repair` removes them",
+        repairable=True,
+    )
+
+
 def check_review_queue(db: Db) -> Check:
     waiting = health.waiting(db)
     return Check("review_queue", True, f"{waiting} memory(ies) waiting: `tree-ring review list`")
@@ -303,6 +325,7 @@ CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_text,
     check_fields,
     check_settings,
+    check_leftovers,
     check_review_queue,
 )
 
@@ -373,6 +396,10 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
             bad = settings.unreadable(db)
             settings.reset(db, bad)
             done["settings"] = f"reset {', '.join(bad)} to the default"
+        if "leftovers" in failing:
+            # Files, not rows: removed whether or not the rest commits.
+            removed = remove_stale_builds(db.path)
+            done["leftovers"] = f"removed {len(removed)} file(s) of a store build cut short"
         if done:
             audit.append(db, actor, "repair", "store", done)
         health.commit(db)
@@ -426,9 +453,12 @@ def diagnose(
     repair: bool = False,
     actor: Actor | None = None,
     progress: Progress | None = None,
+    busy_timeout_ms: int = BUSY_TIMEOUT_MS,
 ) -> Report:
     """Run every check; with `repair`, fix the repairable failures and check
-    again. `progress` is told each check as it starts, of all of them."""
+    again. `progress` is told each check as it starts, of all of them.
+    `busy_timeout_ms`: how long a check or repair that writes waits for
+    another writer (the caller's `Options`), as every write does."""
 
     def run(step: Callable[[Db], Check], done: int) -> Check:
         if progress is not None:
@@ -450,7 +480,7 @@ def diagnose(
         return report
     read_only, immutable = access(path)
     try:
-        db = open_db(path, read_only=read_only, immutable=immutable)
+        db = open_db(path, read_only=read_only, immutable=immutable, timeout_ms=busy_timeout_ms)
     except TreeRingError as exc:
         report.checks.append(Check("open", False, str(exc)))
         return report
