@@ -82,6 +82,16 @@ def is_agent(actor: Actor) -> bool:
     return actor.origin.kind in AGENT_ORIGINS
 
 
+def vouched(memory: Memory) -> bool:
+    """Whether a person stands behind `memory`: they wrote it (any origin but
+    an agent's), or a reviewer approved it. Only such a memory keeps a claim
+    writable when a person rejects the same words: an agent's own copy
+    cannot shield its claim from the rejection."""
+    if memory.origin not in AGENT_ORIGINS:
+        return True
+    return memory.reviewed_by is not None and memory.trust == "accepted"
+
+
 def owns(memory: Memory, actor: Actor) -> bool:
     """An agent may retire what it wrote itself, until a person vouches for it."""
     return (
