@@ -14,7 +14,9 @@ reviewed_at, review_reason) and in the audit log, in one transaction.
   the live rows it contradicts are superseded by it too.
 - reject: the row is retired and its content tombstoned (kind "rejected"), so
   the same claim cannot come back under a new id, through remember, capture or
-  import.
+  import; the identical copies agents wrote are rejected with it, and the
+  words leave the summary tree. Only a memory a person stands behind
+  (`admission.vouched`) keeps the claim writable.
 - dispute: the row stays on record and stops being believed.
 """
 
