@@ -9,6 +9,7 @@ approved by one) keeps the words writable.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from governance_support import CLAUDE, query, recall_ids, remember, write
@@ -109,3 +110,21 @@ def test_an_approved_agent_memory_holds_the_words_too(
     ]
     assert trust(project_root, approved) == "accepted"
     assert recall_ids(run_cli, QUERY) == {approved}
+
+
+def test_a_copy_the_agent_imported_into_its_partition_goes_too(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    lines = tmp_path / "notes.jsonl"
+    lines.write_text(
+        json.dumps({"summary": TEXT, "scope": "agent", "agent_profile": "claude-code"}) + "\n",
+        encoding="utf-8",
+    )
+    [imported] = write(run_cli, "import", str(lines), environ=CLAUDE)["items"]
+    assert trust(project_root, imported["id"]) == "accepted"
+    proposed = write(run_cli, "remember", TEXT, "--scope", "project", environ=CLAUDE)["id"]
+    done = reject(run_cli, proposed)
+    assert trust(project_root, imported["id"]) == "rejected"
+    assert done["copies"] == [imported["id"]]
+    assert brief_ids(run_cli, LATER) == set()
+    assert run_cli("remember", TEXT, environ=CLAUDE).code != 0

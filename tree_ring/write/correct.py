@@ -232,11 +232,12 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
 
 def agent_copies(db: Db, memory: Memory) -> list[Memory]:
     """The other live memories of `memory`'s project with its content that
-    agents wrote (in their partitions, or asked to share, waiting or not),
-    oldest first: what a forget of an agent's copy, of a user-store note
-    (`forget_copies`), or a rejection (`review/queue.py`) takes with it.
-    A person's memory of the same words is never among them."""
-    return [twin for twin in rows.twins(db, memory) if twin.origin in admission.AGENT_ORIGINS]
+    agents wrote (in their partitions, or asked to share, waiting or not) or
+    imported into their partitions (`admission.agent_row`), oldest first:
+    what a forget of an agent's copy, of a user-store note (`forget_copies`),
+    or a rejection (`review/queue.py`) takes with it. A person's memory of
+    the same words is never among them."""
+    return [twin for twin in rows.twins(db, memory) if admission.agent_row(twin)]
 
 
 def forget_copies(
