@@ -50,6 +50,7 @@ def decision_data(decision: review.Decision) -> dict[str, Any]:
         "reviewed_by": decision.reviewed_by,
         "reviewed_at": decision.reviewed_at,
         "superseded": list(decision.superseded),
+        "copies": list(decision.copies),
     }
     if decision.request is not None:
         data["request"] = decision.request.to_dict()
@@ -60,7 +61,6 @@ def decision_data(decision: review.Decision) -> dict[str, Any]:
 def _decision(ctx: Context, decision: review.Decision) -> int:
     data = decision_data(decision)
     data["project"] = ctx.project_id(ctx.root())
-    done = {"approve": "approved", "reject": "rejected", "dispute": "disputed"}[decision.decision]
     request = decision.request
     if request is not None:
         if decision.decision == "approve":
@@ -76,14 +76,7 @@ def _decision(ctx: Context, decision: review.Decision) -> int:
         if decision.lingering is not None:
             return ctx.warn(decision.lingering, code="store_fault")
         return 0
-    text = f"{done} {decision.id} (now {decision.trust}) by {decision.reviewed_by}"
-    if decision.decision == "reject" and decision.tombstoned:
-        text += "; its content is tombstoned and will not be stored again"
-    elif decision.decision == "reject":
-        text += "; an accepted memory holds the same text, so it stays writable"
-    if decision.superseded:
-        text += f"; it supersedes {', '.join(decision.superseded)}"
-    ctx.emit(data, text)
+    ctx.emit(data, "\n".join(decision.said()))
     return 0
 
 

@@ -82,6 +82,25 @@ def is_agent(actor: Actor) -> bool:
     return actor.origin.kind in AGENT_ORIGINS
 
 
+def agent_row(memory: Memory) -> bool:
+    """Whether an agent wrote `memory`, or imported it into its own partition
+    (an import's origin is "import"; in a private scope it is an agent's, as
+    `store/inbox.AGENT_ROWS` counts it)."""
+    if memory.origin in AGENT_ORIGINS:
+        return True
+    return memory.origin == "import" and memory.scope in PRIVATE_SCOPES
+
+
+def vouched(memory: Memory) -> bool:
+    """Whether a person stands behind `memory`: they wrote it (it is no
+    agent's row), or a reviewer approved it. Only such a memory keeps a claim
+    writable when a person rejects the same words: an agent's own copy
+    cannot shield its claim from the rejection."""
+    if not agent_row(memory):
+        return True
+    return memory.reviewed_by is not None and memory.trust == "accepted"
+
+
 def owns(memory: Memory, actor: Actor) -> bool:
     """An agent may retire what it wrote itself, until a person vouches for it."""
     return (

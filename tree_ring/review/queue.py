@@ -14,7 +14,9 @@ reviewed_at, review_reason) and in the audit log, in one transaction.
   the live rows it contradicts are superseded by it too.
 - reject: the row is retired and its content tombstoned (kind "rejected"), so
   the same claim cannot come back under a new id, through remember, capture or
-  import.
+  import; the identical copies agents wrote are rejected with it, and the
+  words leave the summary tree. Only a memory a person stands behind
+  (`admission.vouched`) keeps the claim writable.
 - dispute: the row stays on record and stops being believed.
 """
 
@@ -56,6 +58,25 @@ class Decision:
     request: requests.Request | None = None  # set when the decision was on a request to forget
     lingering: str | None = None  # see `correct.scrub`
     tombstoned: bool = True  # a rejection's content kept out (not when an accepted row holds it)
+    copies: tuple[str, ...] = ()  # the identical copies agents wrote, rejected with it
+
+    def said(self) -> list[str]:
+        """What a decision on a memory did, as every client says it: the
+        outcome, then the copies rejected with it, if any."""
+        done = {"approve": "approved", "reject": "rejected", "dispute": "disputed"}
+        text = f"{done[self.decision]} {self.id} (now {self.trust}) by {self.reviewed_by}"
+        if self.decision == "reject" and self.tombstoned:
+            text += "; its content is tombstoned and will not be stored again"
+        elif self.decision == "reject":
+            text += "; an accepted memory holds the same text, so it stays writable"
+        if self.superseded:
+            text += f"; it supersedes {', '.join(self.superseded)}"
+        lines = [text]
+        if self.copies:
+            n = len(self.copies)
+            noun = "copy an agent" if n == 1 else "copies agents"
+            lines.append(f"also rejected {n} identical {noun} wrote: {', '.join(self.copies)}")
+        return lines
 
 
 def queue(db: Db, project: str | None, reader: Identity | None = None) -> list[Waiting]:
@@ -142,6 +163,7 @@ def _mark(
     at: str,
     *,
     tombstoned: list[str] | None = None,
+    detail: dict[str, str] | None = None,
     **extra: str,
 ) -> None:
     # A person's decision settles an agent's refutation, whichever way it goes.
@@ -156,15 +178,16 @@ def _mark(
         updated_at=at,
         **extra,
     )
-    detail: dict[str, object] = {
+    entry: dict[str, object] = {
         "decision": decision,
         "from": memory.trust,
         "to": trust,
         "reason": reason,
+        **(detail or {}),
     }
     if tombstoned:
-        detail["tombstones"] = tombstoned
-    audit.record(db, actor, "review", memory.id, detail, changed=[memory.id], at=at)
+        entry["tombstones"] = tombstoned
+    audit.record(db, actor, "review", memory.id, entry, changed=[memory.id], at=at)
 
 
 def approve_in(
@@ -210,10 +233,45 @@ def approve_in(
 def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Decision:
     _on_record(memory)
     coordinator.authorize(db, "review.reject", actor, memory.id)
-    # What an accepted memory also holds stays writable: rejecting an agent's
-    # copy of a person's memory rejects the copy, not the person's claim.
-    keys = tombstones.unheld(db, memory, tombstones.forget_keys(memory))
-    keys = correct.tombstone(db, memory, "rejected", reason, actor, at, keys)
+    # The copies agents wrote of the same words go with it, first, as a
+    # forget takes them: an agent's own copy must not keep a rejected claim
+    # in its partition's briefs, nor writable. Only what a person stands
+    # behind (`admission.vouched`) stays writable: rejecting an agent's copy
+    # of a person's memory rejects the copy, not the person's claim.
+    copies = [c for c in correct.agent_copies(db, memory) if not admission.vouched(c)]
+    for copy in copies:
+        coordinator.authorize(db, "review.reject", actor, copy.id)
+        _rejected(db, copy, reason, actor, at, [], copy_of=memory.id)
+    keys = tombstones.unheld(db, memory, tombstones.forget_keys(memory), admission.vouched)
+    keys = correct.tombstone(db, memory, tombstones.REJECTED, reason, actor, at, keys)
+    tombstoned = memory.content_hash in keys
+    if tombstoned:
+        # A write would refuse these words now: no summary node quotes them.
+        for row in (*copies, memory):
+            keys += propagate.out_of_tree(db, row, actor, at, kind=tombstones.REJECTED)
+    _rejected(db, memory, reason, actor, at, keys)
+    return Decision(
+        memory.id,
+        "reject",
+        "rejected",
+        reason,
+        actor.name,
+        at,
+        tombstoned=tombstoned,
+        copies=tuple(copy.id for copy in copies),
+    )
+
+
+def _rejected(
+    db: Db,
+    memory: Memory,
+    reason: str,
+    actor: Actor,
+    at: str,
+    keys: list[str],
+    **detail: str,
+) -> None:
+    """Mark one row rejected and retire the consolidations citing it."""
     _mark(
         db,
         memory,
@@ -223,20 +281,12 @@ def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Dec
         actor,
         at,
         tombstoned=keys,
+        detail=detail,
         retired_at=memory.retired_at or at,
     )
     if memory.retired_at is None and memory.superseded_by is None:
         # A summary citing a rejected claim would go on stating it.
         propagate.retired(db, memory, actor, at, "rejected in review")
-    return Decision(
-        memory.id,
-        "reject",
-        "rejected",
-        reason,
-        actor.name,
-        at,
-        tombstoned=memory.content_hash in keys,
-    )
 
 
 def dispute_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Decision:

@@ -515,7 +515,12 @@ _HOLDERS = (
 _HOLDING_WORDS = " OR rowid IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match)"
 
 
-def unheld(db: Db, memory: Memory, hashes: Sequence[str]) -> list[str]:
+def unheld(
+    db: Db,
+    memory: Memory,
+    hashes: Sequence[str],
+    holds: Callable[[Memory], bool] | None = None,
+) -> list[str]:
     """Of `hashes` (what forgetting or rejecting `memory` would tombstone),
     those no other accepted, live memory of the project is written with (a
     waiting one is a proposal: forgetting its twin still keeps it out). A tombstone
@@ -526,7 +531,9 @@ def unheld(db: Db, memory: Memory, hashes: Sequence[str]) -> list[str]:
     A memory holding one of the claims holds all the words of a sentence (or
     a whole text field) of `memory`, so the full-text index names the few
     that can (every group's words, or the same whole content), and only
-    those have their claims computed."""
+    those have their claims computed. With `holds`, only the memories it
+    says yes to hold a claim (a rejection counts those a person stands
+    behind, `admission.vouched`)."""
     from tree_ring.store import fts
 
     texts = [*sentences(memory.summary), memory.summary, memory.details, *_others(memory)]
@@ -555,5 +562,7 @@ def unheld(db: Db, memory: Memory, hashes: Sequence[str]) -> list[str]:
             if other is not None:
                 found += other[0].execute(sql, {**params, "project": other[1]})
     for row in found:
-        held.update(wanted.intersection(check_keys(rows.from_row(row))))
+        holder = rows.from_row(row)
+        if holds is None or holds(holder):
+            held.update(wanted.intersection(check_keys(holder)))
     return [key for key in hashes if key not in held]

@@ -359,7 +359,7 @@ class Session:
 
     def _do_reject(self, action: Action) -> str:
         d = self.opened.review("reject", _target(action), reason=action.reason or "")
-        return f"rejected {d.id} (now {d.trust})"
+        return "; ".join([f"rejected {d.id} (now {d.trust})", *d.said()[1:]])
 
     def _do_dispute(self, action: Action) -> str:
         d = self.opened.review("dispute", _target(action), reason=action.reason or "")

@@ -79,11 +79,7 @@ def _decided(decision: Decision) -> str:
 
             return f"approved {r.id}: {r.memory_id} {requests.approved_words(r)}"
         return f"rejected {r.id}: {r.memory_id} stays as it is"
-    done = {"approve": "approved", "reject": "rejected", "dispute": "disputed"}[decision.decision]
-    text = f"{done} {decision.id} (now {decision.trust}) by {decision.reviewed_by}"
-    if decision.decision == "reject":
-        text += "; its content is tombstoned and will not be stored again"
-    return text
+    return "; ".join(decision.said())
 
 
 def _keep(site: Site, form: Mapping[str, str]) -> str:

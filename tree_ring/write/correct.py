@@ -226,10 +226,18 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     (`tombstones.unheld`)."""
     if memory.redacted_at is not None:
         return []
-    found = rows.twins(db, memory)
-    if memory.scope in PRIVATE_SCOPES:
-        found = [twin for twin in found if twin.origin in admission.AGENT_ORIGINS]
+    found = agent_copies(db, memory) if memory.scope in PRIVATE_SCOPES else rows.twins(db, memory)
     return [twin for twin in found if not asks or own_partition(twin, actor)]
+
+
+def agent_copies(db: Db, memory: Memory) -> list[Memory]:
+    """The other live memories of `memory`'s project with its content that
+    agents wrote (in their partitions, or asked to share, waiting or not) or
+    imported into their partitions (`admission.agent_row`), oldest first:
+    what a forget of an agent's copy, of a user-store note (`forget_copies`),
+    or a rejection (`review/queue.py`) takes with it. A person's memory of
+    the same words is never among them."""
+    return [twin for twin in rows.twins(db, memory) if admission.agent_row(twin)]
 
 
 def forget_copies(
@@ -246,8 +254,7 @@ def forget_copies(
         return [], None
     now = now_iso()
     with store.write() as db:
-        found = rows.twins(db, memory.replace(project=project))
-        copies = [twin for twin in found if twin.origin in admission.AGENT_ORIGINS]
+        copies = agent_copies(db, memory.replace(project=project))
         for copy in copies:
             forget_in(db, copy, mode, reason, actor, now)
     if not copies:

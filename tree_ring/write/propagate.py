@@ -19,7 +19,9 @@ consolidation citing it would go on stating the retired fact as a live,
 believed memory in every brief. `retired` retires each live one with it, in
 the caller's transaction, naming the source in its audit entry; a later
 `consolidate` summarises what is live. Summary-tree nodes are history and
-keep what was true when they were sealed (docs/SUMMARY-TREE.md).
+keep what was true when they were sealed (docs/SUMMARY-TREE.md), but for
+what a write would refuse: a rejection that tombstones a memory's content
+takes it out of the nodes as forgetting does (`out_of_tree`).
 """
 
 from __future__ import annotations
@@ -50,24 +52,36 @@ def forgotten(
     the same batch decides (`replace.vacate`), such as a summary a teammate
     retired with the source it cites, whose text must not be kept out then.
     """
-    old_nodes = repair.forget_memory(db, memory.id, now)
-    keys: list[str] = []
-    if old_nodes:
-        whole = [tombstones.whole_key(text) for text in old_nodes.values()]
-        keys = tombstones.record(
-            db,
-            memory.project,
-            [key for key in whole if key],
-            kind="forgotten",
-            reason=f"a summary node held {memory.id}, which was forgotten",
-            memory_id=memory.id,
-            actor=actor.name,
-            at=now,
-        )
+    keys = out_of_tree(db, memory, actor, now)
     for summary in citing_summaries(db, memory):
         if summary.id not in leave:
             rewrite_without(db, summary, memory.id, actor, now)
     return keys
+
+
+def out_of_tree(
+    db: Db, memory: Memory, actor: Actor, now: str, *, kind: str = tombstones.FORGOTTEN
+) -> list[str]:
+    """Take `memory`'s leaf out of its summary tree and rebuild every node
+    above it, so no `[history]` line or `recall --tree` quotes it: for a
+    forgotten memory, and for one whose content a rejection tombstoned
+    (`kind` "rejected"), which a write would refuse. What the nodes held
+    before is tombstoned as a whole; the keys."""
+    old_nodes = repair.forget_memory(db, memory.id, now)
+    if not old_nodes:
+        return []
+    how = "rejected in review" if kind == tombstones.REJECTED else "forgotten"
+    whole = [tombstones.whole_key(text) for text in old_nodes.values()]
+    return tombstones.record(
+        db,
+        memory.project,
+        [key for key in whole if key],
+        kind=kind,
+        reason=f"a summary node held {memory.id}, which was {how}",
+        memory_id=memory.id,
+        actor=actor.name,
+        at=now,
+    )
 
 
 def retired(db: Db, memory: Memory, actor: Actor, now: str, how: str = "retired") -> list[str]:
