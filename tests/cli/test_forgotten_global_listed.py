@@ -206,3 +206,45 @@ def test_past_the_page_the_rows_left_are_counted_only_so_far(
     whole = _json(run_cli, home, "list", "--limit", "50")
     assert {str(i["id"]) for i in whole["items"]} == more | {visible}  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType, reportGeneralTypeIssues, reportAttributeAccessIssue]
     assert (whole["total"], "total_is_floor" in whole) == (13, False)
+
+
+def test_the_review_queue_keeps_a_waiting_row_with_its_forgotten_words_withheld(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    """A proposal still waits for the person's decision after they forgot its
+    words in their user store (outside this project, so no copy was taken):
+    every review queue names it, without its words, and it can be rejected."""
+    agent = {**home, "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
+    proposed = _remember(run_cli, agent, TEXT, "--scope", "project")
+    other_proposal = _remember(run_cli, agent, KEPT, "--scope", "project")
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    nowhere = project_root.parent / "nowhere"
+    nowhere.mkdir()
+    done = cli_runner(nowhere)(
+        "forget", note, "--user", "--mode", "delete", "--reason", "x", environ=home, root=False
+    )
+    assert done.code == 0, done.err
+    listed = run_cli("review", "list", environ=home)
+    assert listed.code == 0, listed.err
+    assert "wifi" not in listed.out
+    assert f'{proposed}  [PENDING] [cambium] "[withheld: forgotten content]"' in listed.out
+    items = {i["id"]: i for i in _json(run_cli, home, "review", "list")["items"]}  # pyright: ignore[reportUnknownVariableType, reportGeneralTypeIssues]
+    assert set(items) == {proposed, other_proposal}
+    assert items[proposed]["summary"] == "[withheld: forgotten content]"
+    assert items[other_proposal]["summary"] == KEPT
+    screen = Session(str(project_root), home)
+    try:
+        state = State(view="review")
+        screen.load(state)
+        shown = {i.key: i.memory.summary for i in state.items if i.memory is not None}
+        assert shown == {proposed: "[withheld: forgotten content]", other_proposal: KEPT}
+    finally:
+        screen.close()
+    with serving(project_root, home) as client:
+        client.login()
+        page = client.get("/review")
+        assert page.status == 200 and "wifi" not in page.body
+        assert {proposed, other_proposal} <= set(IDS.findall(page.body))
+    rejected = run_cli("review", "reject", proposed, "--reason", "forgotten", environ=home)
+    assert rejected.code == 0, rejected.err
+    assert set(IDS.findall(run_cli("review", "list", environ=home).out)) == {other_proposal}

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from tree_ring.read.tree_recall import TreeHit
     from tree_ring.review.findings import Finding
     from tree_ring.review.promote import Promoted
-    from tree_ring.review.queue import Decision
+    from tree_ring.review.queue import Decision, Waiting
     from tree_ring.review.refute import Refuted
     from tree_ring.store.db import Options, Store
     from tree_ring.store.live import View
@@ -499,6 +499,32 @@ class Project:
         return usage_log.record(
             self.root, event, harness=origin.kind, session=origin.session, ids=ids, size=size
         )
+
+    def review_queue(self) -> list[Waiting]:
+        """The rows waiting for a decision, oldest first (`review/queue.queue`:
+        an agent's of those its recall reads), each with what it contradicts.
+        A row whose content the other store forgot (`forgotten_elsewhere`)
+        stays in the queue, for it still waits for a person's decision, but
+        its words are withheld (`read/withheld.forgotten`), as every other
+        read of the project leaves them out."""
+        from tree_ring.read import withheld
+        from tree_ring.review import queue
+
+        waiting = queue.queue(self.store.db, self.project_id, self.reader)
+        forgotten = self.forgotten_elsewhere()
+        if forgotten is None or not waiting:
+            return waiting
+        named = [w.memory for w in waiting] + [o for w in waiting for o in w.contradicts]
+        gone = forgotten.hidden(named)
+        if not gone:
+            return waiting
+
+        def shown(memory: Memory) -> Memory:
+            return withheld.forgotten(memory) if memory.id in gone else memory
+
+        return [
+            queue.Waiting(shown(w.memory), tuple(shown(o) for o in w.contradicts)) for w in waiting
+        ]
 
     def review(
         self, decision: str, memory_id: str, *, reason: str, supersede: bool = False

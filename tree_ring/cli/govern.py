@@ -89,8 +89,10 @@ def cmd_review_list(ctx: Context) -> int:
     view = ctx.view()
     # An agent's queue is of the rows its recall reads (`live.visible`); a person's, all.
     reader = None if ctx.whole_project else ctx.identity(root)
-    with ctx.store(root) as store:
-        every = review.queue(store.db, project_id, reader)
+    with ctx.project() as project:
+        store = project.store
+        # A row whose content the other store forgot waits with its words withheld.
+        every = project.review_queue()
         total = review.queue_size(store.db, project_id, reader)
         kept = [w for w in every if not withheld.hidden(w.memory, view)]
         hidden_rows = len(every) - len(kept)

@@ -54,6 +54,24 @@ def shown(memory: Memory, view: View) -> Memory:
     )
 
 
+def forgotten(memory: Memory) -> Memory:
+    """A row a read must still name (a waiting row a person decides on)
+    whose content the other store a project reads forgot: every field that
+    holds its words stands for `[withheld: forgotten content]`, as a reason
+    quoting forgotten words does (`govern/reasons.FORGOTTEN`). Its id, ring,
+    trust and times stay, so a person can still reject it."""
+    from tree_ring.govern.reasons import FORGOTTEN
+
+    return memory.replace(
+        summary=FORGOTTEN,
+        details="",
+        source_ref="",
+        source_quote="",
+        tags=(),
+        review_reason=None if memory.review_reason is None else FORGOTTEN,
+    )
+
+
 def left_out(count: int) -> str:
     """The line under a list's count that says how many of its rows it left out
     as sensitive, and how to list them."""

@@ -278,7 +278,8 @@ class Session:
         view = View(include_sensitive=state.include_sensitive)
         # An agent's environment reviews the rows its recall reads (`live.visible`).
         reader = self.opened.reader
-        waiting = review.queue(self.store.db, self.project, reader)
+        # A row whose content the other store forgot waits with its words withheld.
+        waiting = self.opened.review_queue()
         items = [
             Item(w.memory.id, w.memory, pair=tuple(withheld.shown(o, view) for o in w.contradicts))
             for w in waiting

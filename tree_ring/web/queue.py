@@ -93,7 +93,10 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         # contradicts: cached until the store changes (`Site.cached`).
         # An agent's environment reviews the rows its recall reads (`live.visible`).
         reader = project.reader
-        every = site.cached([db], ("review",), lambda: review.queue(db, site.project, reader))
+        # A row whose content the other store forgot waits with its words
+        # withheld; the cache is kept until either store changes.
+        mine = project.user_store()
+        every = site.cached([db, mine and mine.db], ("review",), project.review_queue)
         total = len(every)
         kept = [w for w in every if shown_sensitive or w.memory.sensitivity == "normal"]
         hidden = total - len(kept)
