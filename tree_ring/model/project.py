@@ -435,7 +435,9 @@ def valid_project_id(text: str) -> bool:
 
 def load_project_id(root: StrPath) -> str:
     path = os.path.join(root, DIR, PROJECT_FILE)
-    fix = "fix it, or delete it and run `tree-ring init`"
+    # init writes it again with the id the store records (or the team ledger's
+    # header names): deleting it loses nothing.
+    fix = "fix it, or delete it and run `tree-ring init` to write it again with the store's id"
     try:
         data = read_bytes(path, MAX_PROJECT_FILE)
     except FileNotFoundError:
@@ -452,7 +454,7 @@ def load_project_id(root: StrPath) -> str:
         raise UsageError(f"{path} is not valid JSON ({reason}); {fix}") from None
     project_id = document.get("project_id") if document is not None else None
     if not isinstance(project_id, str) or not project_id.strip():
-        raise UsageError(f"{path} has no project_id; delete it and run `tree-ring init`")
+        raise UsageError(f"{path} has no project_id; {fix}")
     if not valid_project_id(project_id):
         raise UsageError(
             f"{path}: project_id must be a letter or digit, then at most "
