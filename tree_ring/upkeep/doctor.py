@@ -285,6 +285,33 @@ def check_settings(db: Db) -> Check:
     )
 
 
+def check_project(db: Db) -> Check:
+    """project.json against the project the store records (`settings.PROJECT`):
+    every read and write takes its id from the file, so one naming another
+    project is refused by every verb and hook (store/db.py)."""
+    root = Path(db.path).parent.parent  # the store is <root>/.tree-ring/memory.sqlite
+    where = f"{project.DIR}/{project.PROJECT_FILE}"
+    recorded = settings.recorded_project(db)
+    try:
+        named = project.load_project_id(root)
+    except NoStore:
+        if recorded is None:
+            return Check("project", True, f"no project recorded and no {where}")
+        return Check(
+            "project",
+            False,
+            f"{where} is missing; `tree-ring init` writes it again with this store's "
+            f"project id, {recorded}",
+        )
+    except TreeRingError as exc:
+        return Check("project", False, str(exc))
+    if recorded is None:
+        return Check("project", True, f"no project recorded yet; the next open records {named}")
+    if named != recorded:
+        return Check("project", False, mismatch(named, recorded))
+    return Check("project", True, f"the store belongs to project {recorded}, as {where} says")
+
+
 def check_review_queue(db: Db) -> Check:
     waiting = health.waiting(db)
     return Check("review_queue", True, f"{waiting} memory(ies) waiting: `tree-ring review list`")
@@ -303,6 +330,7 @@ CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_text,
     check_fields,
     check_settings,
+    check_project,
     check_review_queue,
 )
 
@@ -395,33 +423,6 @@ def check_ledger(root: Path, db: Db, *, repair: bool) -> Check | None:
     return Check("ledger", ok, detail, repairable, repaired)
 
 
-def check_project(root: Path, db: Db) -> Check | None:
-    """project.json against the project the store records (`settings.PROJECT`):
-    every read and write takes its id from the file, so one naming another
-    project is refused by every verb and hook (store/db.py). None when the
-    store records none and the file is missing: nothing to compare."""
-    recorded = settings.recorded_project(db)
-    try:
-        named = project.load_project_id(root)
-    except NoStore:
-        if recorded is None:
-            return None
-        where = f"{project.DIR}/{project.PROJECT_FILE}"
-        return Check(
-            "project",
-            False,
-            f"{where} is missing; `tree-ring init` writes it again with this store's "
-            f"project id, {recorded}",
-        )
-    except TreeRingError as exc:
-        return Check("project", False, str(exc))
-    if recorded is None:
-        return Check("project", True, f"no project recorded yet; the next open records {named}")
-    if named != recorded:
-        return Check("project", False, mismatch(named, recorded))
-    return Check("project", True, f"the store belongs to project {recorded}, as project.json says")
-
-
 def remedy(root: Path) -> str:
     """What rebuilds a store whose pages are damaged: no row-derived repair can,
     and no verb reads such a file (`export` neither), so it goes aside and the
@@ -497,12 +498,6 @@ def diagnose(
         ledger_check = check_ledger(root, db, repair=repair)
         if ledger_check is not None:
             report.checks.append(ledger_check)
-        try:
-            project_check = check_project(root, db)
-        except StoreFault as exc:
-            project_check = Check("project", False, f"SQLite cannot read it: {exc.detail or exc}")
-        if project_check is not None:
-            report.checks.append(project_check)
     finally:
         db.conn.close()
     return report
