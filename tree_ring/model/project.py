@@ -3,7 +3,9 @@
 The store is `<project>/.tree-ring/memory.sqlite`. The project id comes from
 `.tree-ring/project.json`, written once by `init` and meant to be committed, so
 every clone of a repository shares it while two unrelated checkouts that
-happen to share a directory name never do.
+happen to share a directory name never do. The store records the id it
+belongs to (store/db.py, `Store.open`): a file edited later to name another
+project is refused, and `init` writes a missing one again with that id.
 """
 
 from __future__ import annotations
