@@ -32,7 +32,6 @@ from team_support import (
 )
 
 from tree_ring.model import project
-from tree_ring.store.db import mismatch
 
 AGENT = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
 FORGOTTEN = "The staging admin password hint is the dog's name"
@@ -73,13 +72,15 @@ def contents(root: Path) -> tuple[set[tuple[str, str]], set[tuple[str, str]], in
     return memories, stones, entries, (root / LEDGER).read_bytes()
 
 
-def hook_start(root: Path) -> subprocess.CompletedProcess[bytes]:
-    """SessionStart as hooks.json runs it."""
+def hook_start(root: Path, event: str = "SessionStart") -> subprocess.CompletedProcess[bytes]:
+    """SessionStart (or another event) as hooks.json runs it."""
     payload = {
-        "hook_event_name": "SessionStart",
+        "hook_event_name": event,
         "session_id": "s2",
         "cwd": str(root),
         "source": "startup",
+        "stop_hook_active": False,
+        "transcript_path": str(root / "no-transcript.jsonl"),
     }
     return subprocess.run(
         [sys.executable, "-I", "-S", str(HOOK), "claude-code"],
@@ -104,7 +105,7 @@ def test_an_edited_project_id_is_refused_by_every_read_and_write(tmp_path: Path)
     assert recorded(root) == real
     set_project_id(root, FALSE_ID)
     before = contents(root)
-    line = f"error: {mismatch(FALSE_ID, real)}\n"
+    line = f"error: {project.mismatch(FALSE_ID, real)}\n"
     assert line == (
         f"error: .tree-ring/project.json names project {FALSE_ID}, but this store belongs to "
         f"project {real}; restore it (git checkout .tree-ring/project.json) or set project_id "
@@ -127,7 +128,7 @@ def test_an_edited_project_id_is_refused_by_every_read_and_write(tmp_path: Path)
     assert json.loads(done.err)["error"] == {
         "code": "unsafe_path",
         "exit": 1,
-        "message": mismatch(FALSE_ID, real),
+        "message": project.mismatch(FALSE_ID, real),
     }
     assert contents(root) == before
     assert recorded(root) == real
@@ -141,7 +142,7 @@ def test_the_doctor_names_the_mismatch(tmp_path: Path) -> None:
     checks = {c["name"]: c for c in json.loads(done.out)["items"]}
     assert (checks["project"]["ok"], checks["project"]["detail"]) == (
         False,
-        mismatch(FALSE_ID, real),
+        project.mismatch(FALSE_ID, real),
     )
     assert [name for name, check in checks.items() if not check["ok"]] == ["project"]
     set_project_id(root, real)
@@ -157,9 +158,22 @@ def test_the_session_start_hook_gives_no_brief_and_fails_open(tmp_path: Path) ->
     done = hook_start(root)
     assert (done.returncode, done.stdout) == (0, b"")
     assert done.stderr.decode().splitlines() == [
-        f"tree-ring hook (claude-code): error: ProjectMismatch: {mismatch(FALSE_ID, real)}"
+        f"tree-ring hook (claude-code): error: ProjectMismatch: {project.mismatch(FALSE_ID, real)}"
     ]
     assert contents(root) == before
+
+
+def test_the_stop_hook_asks_for_no_capture_its_store_would_refuse(tmp_path: Path) -> None:
+    root, real = project_with_a_forget(tmp_path)
+    ok(root, "config", "set", "checkpoint=every-stop")
+    asked = hook_start(root, "Stop")
+    assert asked.returncode == 0 and json.loads(asked.stdout)["decision"] == "block"
+    set_project_id(root, FALSE_ID)
+    done = hook_start(root, "Stop")
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert done.stderr.decode().splitlines() == [
+        f"tree-ring hook (claude-code): error: ProjectMismatch: {project.mismatch(FALSE_ID, real)}"
+    ]
 
 
 def test_forgotten_text_stays_forgotten_through_the_edit_and_its_undoing(tmp_path: Path) -> None:
@@ -228,13 +242,13 @@ def test_a_pulled_commit_that_changes_the_id_is_refused(tmp_path: Path) -> None:
     git(bob, "push", "-q")
     pull(alice)
     assert project.load_project_id(alice) == "p-11111111"
-    line = f"error: {mismatch('p-11111111', real)}\n"
+    line = f"error: {project.mismatch('p-11111111', real)}\n"
     for argv, environ in [(("brief",), None), (("remember", FORGOTTEN), AGENT)]:
         done = cli(alice, *argv, environ=environ)
         assert (done.code, done.out, done.err) == (1, "", line)
     started = hook_start(alice)
     assert (started.returncode, started.stdout) == (0, b"")
-    assert mismatch("p-11111111", real) in started.stderr.decode()
+    assert project.mismatch("p-11111111", real) in started.stderr.decode()
     # Undoing the commit lets everything through again, tombstones included.
     git(alice, "revert", "--no-edit", "HEAD")
     publish(alice, "restore the project id")
@@ -255,4 +269,4 @@ def test_a_fresh_clones_store_records_the_committed_id(tmp_path: Path) -> None:
     refused = cli(by_sync, "remember", FORGOTTEN, environ=AGENT)
     assert refused.code != 0 and "will not be stored again" in refused.err
     set_project_id(by_sync, FALSE_ID)
-    assert cli(by_sync, "brief").err == f"error: {mismatch(FALSE_ID, real)}\n"
+    assert cli(by_sync, "brief").err == f"error: {project.mismatch(FALSE_ID, real)}\n"

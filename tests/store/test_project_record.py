@@ -15,7 +15,7 @@ from tree_ring.harness import guidance
 from tree_ring.model import project
 from tree_ring.model.errors import ProjectMismatch
 from tree_ring.store import schema, settings, user
-from tree_ring.store.db import Options, Store, mismatch
+from tree_ring.store.db import Options, Store
 from tree_ring.write import pipeline
 
 FIXTURE = REPO / "fixtures" / "stores" / "schema-0001.sqlite"
@@ -60,7 +60,7 @@ def test_a_first_schema_store_adopts_its_rows_project_over_an_edited_file(
     shutil.copyfile(FIXTURE, project.store_path(root))
     with pytest.raises(ProjectMismatch) as caught:
         Store.open(root)
-    assert str(caught.value) == mismatch("p-0000aaaa", FIXTURE_PROJECT)
+    assert str(caught.value) == project.mismatch("p-0000aaaa", FIXTURE_PROJECT)
     assert recorded(root) == FIXTURE_PROJECT
     write_project_file(root, FIXTURE_PROJECT)
     with Store.open(root) as store:

@@ -465,6 +465,16 @@ def load_project_id(root: StrPath) -> str:
     return project_id
 
 
+def mismatch(named: str, recorded: str) -> str:
+    """The one line for a project.json naming another project than the one
+    the store records (store/db.py, `Store.open`)."""
+    where = f"{DIR}/{PROJECT_FILE}"
+    return (
+        f"{where} names project {named}, but this store belongs to project {recorded}; "
+        f"restore it (git checkout {where}) or set project_id back to {recorded}"
+    )
+
+
 def temporary_beside(path: StrPath, mode: int = 0o644) -> tuple[int, str]:
     """A new file beside `path` to write and then rename over it: (its open
     descriptor, its name). The name holds random bytes and the file is

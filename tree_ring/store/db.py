@@ -480,7 +480,7 @@ class Store:
             if recorded is None:
                 return
         if named is not None and named != recorded:
-            raise ProjectMismatch(mismatch(named, recorded))
+            raise ProjectMismatch(project.mismatch(named, recorded))
 
     def _adopt(self, named: str) -> str | None:
         from tree_ring.store import settings
@@ -570,15 +570,6 @@ def _named_project(root: str) -> str | None:
         return project.load_project_id(root)
     except TreeRingError:
         return None
-
-
-def mismatch(named: str, recorded: str) -> str:
-    """The one line for a project.json that names another project than the store's."""
-    where = f"{project.DIR}/{project.PROJECT_FILE}"
-    return (
-        f"{where} names project {named}, but this store belongs to project {recorded}; "
-        f"restore it (git checkout {where}) or set project_id back to {recorded}"
-    )
 
 
 def _with_read_only(options: Options, read_only: bool | None) -> Options:

@@ -135,7 +135,8 @@ INBOX_SEEN: Mapping[str, Any] = MappingProxyType({"at": None, "ids": ()})
 # open. A project.json naming another project is refused: a committed file
 # cannot take the store's memories and tombstones out of every read and write.
 # "": not recorded yet.
-PROJECT: Mapping[str, str] = MappingProxyType({"project": ""})
+OWNER = "project"
+PROJECT: Mapping[str, str] = MappingProxyType({OWNER: ""})
 
 # The settings whose value is an object: read as a fresh dict each time.
 _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
@@ -275,5 +276,5 @@ def adopt_project(db: Db, named: str | None = None) -> str | None:
 
 def recorded_project(db: Db) -> str | None:
     """The project this store belongs to, or None when none is recorded."""
-    value = stored(db, "project")
+    value = stored(db, OWNER)
     return value if isinstance(value, str) and valid_project_id(value) else None

@@ -27,7 +27,7 @@ from tree_ring.model.errors import NoStore, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
 from tree_ring.store import audit, fts, fts_shadow, health, layout, meaning, schema, settings
-from tree_ring.store.db import access, file_damage, mismatch
+from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import Db, open_db
 from tree_ring.team import ledger
 from tree_ring.tree import repair
@@ -308,7 +308,7 @@ def check_project(db: Db) -> Check:
     if recorded is None:
         return Check("project", True, f"no project recorded yet; the next open records {named}")
     if named != recorded:
-        return Check("project", False, mismatch(named, recorded))
+        return Check("project", False, project.mismatch(named, recorded))
     return Check("project", True, f"the store belongs to project {recorded}, as {where} says")
 
 
