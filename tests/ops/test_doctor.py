@@ -22,6 +22,7 @@ CHECKS = {
     "text",
     "fields",
     "settings",
+    "project",
     "integrity",
     "schema",
     "tables",

@@ -39,7 +39,7 @@ MIGRATIONS = [
     "0006_claim_index", "0007_ledger_provenance", "0008_refutations", "0009_off_record_index",
     "0010_folded_index", "0011_anchors", "0012_meaning", "0013_meaning_source",
     "0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports", "0017_refute_index",
-    "0018_meaning_recoded_products", "0019_ledger_kept",
+    "0018_meaning_recoded_products", "0019_ledger_kept", "0020_project_owner",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -299,7 +299,11 @@ def test_a_first_schema_store_migrates_to_exactly_todays_schema(old_root: Path) 
         assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         # The tree's budgets arrive with the migration that added the tree.
         stored = dict(store.conn.execute("SELECT key, value FROM settings"))
-        assert {key: json.loads(value) for key, value in stored.items()} == TREE_DEFAULTS
+        # And the project it belongs to with the migration that records it.
+        assert {key: json.loads(value) for key, value in stored.items()} == {
+            **TREE_DEFAULTS,
+            "project": FIXTURE_PROJECT,
+        }
         assert nodes.config(store.db) == nodes.TreeConfig(50_000, 5_000, 10, 604_800, False)
 
 

@@ -59,9 +59,11 @@ def test_the_defaults() -> None:
     }
     assert dict(settings.LEDGER_UPSTREAM) == {"ref": None, "oid": None, "lines": ""}
     assert dict(settings.LEDGER_CLAIMS) == {"lines": ""}
+    assert dict(settings.PROJECT) == {"project": ""}
     assert set(settings.DEFAULTS) == {
         *settings.TREE,
         *settings.CHECKPOINT,
+        "project",
         "review_policy",
         "write_policy",
         "ledger",
@@ -128,7 +130,7 @@ def test_every_writer_stores_canonical_json(run_cli: CliRunner, store: Store) ->
     enabled = run_cli("--json", "policy", "enable", "--coordinator", "lead")
     assert enabled.code == 0, enabled.err
     values = stored(store)
-    assert set(values) == {*settings.TREE, "review_policy", "write_policy"}
+    assert set(values) == {*settings.TREE, "project", "review_policy", "write_policy"}
     for key, raw in values.items():
         assert raw == canonical(json.loads(raw)), key
     assert json.loads(values["tree.summary_fanout"]) == 4

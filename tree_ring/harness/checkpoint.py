@@ -78,14 +78,17 @@ def cadence(db: Db) -> Cadence:
     return from_values(settings.read_many(db, KEYS))
 
 
-def stored(root: StrPath) -> Cadence:
+def stored(root: StrPath, project_id: str | None = None) -> Cadence:
     """The effective cadence of the project at `root`, read as cheaply as a hook
     can: no migrations, a short busy wait, and the defaults when the store is
-    missing, locked or unreadable (a checkpoint must never fail a stop)."""
+    missing, locked or unreadable (a checkpoint must never fail a stop). A
+    store that records another project than `project_id` (project.json's)
+    raises ProjectMismatch, as its every open does (store/db.py): no
+    checkpoint asks for a capture its store would refuse."""
     import os
 
     from tree_ring.model import project
-    from tree_ring.model.errors import StoreBusy, StoreFault
+    from tree_ring.model.errors import ProjectMismatch, StoreBusy, StoreFault
     from tree_ring.store.sql import open_db
 
     path = project.store_path_str(root)
@@ -96,11 +99,15 @@ def stored(root: StrPath) -> Cadence:
     except (StoreFault, StoreBusy):
         return from_values({})
     try:
-        return cadence(db)
+        values = settings.read_many(db, (*KEYS, settings.OWNER))
     except (StoreFault, StoreBusy, ValueError):
         return from_values({})
     finally:
         db.conn.close()
+    recorded = values.pop(settings.OWNER)
+    if project_id is not None and project.valid_project_id(recorded) and recorded != project_id:
+        raise ProjectMismatch(project.mismatch(project_id, recorded))
+    return from_values(values)
 
 
 def parse(key: str, text: str) -> str | int:

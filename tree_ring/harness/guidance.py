@@ -16,11 +16,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tree_ring.model import project
+from tree_ring.model import jsontext, project
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import now_iso
 from tree_ring.store import db as store_db
+from tree_ring.store import settings
 from tree_ring.store.db import Store
 from tree_ring.team import ledger, sync
 from tree_ring.team import repository as team
@@ -88,6 +89,9 @@ class InitReport:
     updated: list[str] = field(default_factory=lambda: [])  # rewritten: what an older init wrote
 
 
+# How much of the team ledger's start holds its header line.
+HEADER_BYTES = 4096
+
 # How long an init waits for another one in the same project: a fresh
 # project's takes well under a second, a large ledger's import some seconds.
 LOCK_WAIT_SECONDS = 120.0
@@ -153,12 +157,21 @@ def _one_at_a_time(root: Path, folder: Path) -> Generator[None]:
 def _fill(root: Path, folder: Path, created: list[str]) -> InitReport:
     kept: list[str] = []
     updated: list[str] = []
+    notes: list[str] = []
     # Nothing is written beside a project.json that would be refused once
     # everything else was (another init's is whole by now).
+    adopted = None
     if (folder / project.PROJECT_FILE).exists():
         project.load_project_id(root)
+    else:
+        adopted = _adopted_id(root)
+        if adopted is not None:
+            notes.append(
+                f"{project.DIR}/{project.PROJECT_FILE} written again with project id "
+                f"{adopted[0]}, from {adopted[1]}"
+            )
     fresh = {
-        "project_id": project.new_project_id(root.name),
+        "project_id": adopted[0] if adopted else project.new_project_id(root.name),
         "name": root.name,
         "created_at": now_iso(),
     }
@@ -178,7 +191,6 @@ def _fill(root: Path, folder: Path, created: list[str]) -> InitReport:
         updated.append(name)
     store_file = project.store_path(root)
     existed = store_file.exists()
-    notes: list[str] = []
     try:
         opened = Store.open(root, create=True)
     except BaseException:
@@ -190,8 +202,33 @@ def _fill(root: Path, folder: Path, created: list[str]) -> InitReport:
     with opened as store:
         (kept if existed else created).append(f"{project.DIR}/{project.STORE}")
         if team.in_git(root):
-            notes = _share(store, root, created, kept)
+            notes += _share(store, root, created, kept)
     return InitReport(root, project.load_project_id(root), created, kept, notes, updated)
+
+
+def _adopted_id(root: Path) -> tuple[str, str] | None:
+    """The project id a project without its project.json already has, and
+    what holds it: the id its store records (store/db.py), else the one the
+    team ledger's header names (a clone whose project.json went). Minting a
+    new id there would take every memory and tombstone out of every read and
+    write. None for a project with neither: a new one."""
+    if project.store_path(root).exists():
+        with Store.open(root) as store:
+            recorded = settings.recorded_project(store.db)
+        if recorded is not None:
+            return recorded, "the store's record"
+    try:
+        # The header is the ledger's first line, and short.
+        head = project.read_bytes(sync.path_of(root), HEADER_BYTES).split(b"\n", 1)[0]
+        line = jsontext.as_object(json.loads(head))
+    except (OSError, ValueError):
+        return None  # no ledger, or none to read: nothing names the project
+    named = line.get("project") if line is not None else None
+    if line is None or line.get("record") != ledger.HEADER or not isinstance(named, str):
+        return None
+    if not project.valid_project_id(named):
+        return None
+    return named, f"the header of {project.DIR}/{ledger.PATH}"
 
 
 def _undo(root: Path, created: list[str]) -> None:

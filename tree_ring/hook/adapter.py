@@ -388,7 +388,7 @@ def respond(
     if event.stop_hook_active:
         return {}  # the agent is answering our block: let it stop
     check_paths(root)
-    if _checkpoint(root, event, now_ns, keep):
+    if _checkpoint(root, event, now_ns, keep, project_id):
         reason = stop_reason(root, event, checkpoint_id(event, now_ns))
         if kept:
             _usage(root, event, "checkpoint", (), len(reason.encode("utf-8")), now_ns)
@@ -396,14 +396,17 @@ def respond(
     return {}
 
 
-def _checkpoint(root: str, event: HookEvent, now_ns: int, keep: bool = True) -> bool:
+def _checkpoint(
+    root: str, event: HookEvent, now_ns: int, keep: bool = True, project_id: str | None = None
+) -> bool:
     """Whether this stop blocks, by the project's cadence; records what it
     decided unless `keep` is off (no receipts folder to keep it in: the
-    session is judged as one that has no state yet)."""
+    session is judged as one that has no state yet). A store of another
+    project than `project_id` raises (the fail-open boundary's one line)."""
     from tree_ring.harness.checkpoint import stored
     from tree_ring.hook import cadence, transcript
 
-    setting = stored(root)
+    setting = stored(root, project_id)
     if setting.mode == "off":
         return False
     path = cadence.state_path(root, event.harness, event.session_id)

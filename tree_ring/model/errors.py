@@ -40,6 +40,10 @@ class UnsafePath(TreeRingError):
     """Something in `.tree-ring/` is a link, or not the kind of file it should be."""
 
 
+class ProjectMismatch(UnsafePath):
+    """`.tree-ring/project.json` names another project than the one the store belongs to."""
+
+
 class SchemaTooNew(TreeRingError):
     """The store was written by a newer Tree Ring."""
 

@@ -3,7 +3,9 @@
 The store is `<project>/.tree-ring/memory.sqlite`. The project id comes from
 `.tree-ring/project.json`, written once by `init` and meant to be committed, so
 every clone of a repository shares it while two unrelated checkouts that
-happen to share a directory name never do.
+happen to share a directory name never do. The store records the id it
+belongs to (store/db.py, `Store.open`): a file edited later to name another
+project is refused, and `init` writes a missing one again with that id.
 """
 
 from __future__ import annotations
@@ -439,7 +441,9 @@ def valid_project_id(text: str) -> bool:
 
 def load_project_id(root: StrPath) -> str:
     path = os.path.join(root, DIR, PROJECT_FILE)
-    fix = "fix it, or delete it and run `tree-ring init`"
+    # init writes it again with the id the store records (or the team ledger's
+    # header names): deleting it loses nothing.
+    fix = "fix it, or delete it and run `tree-ring init` to write it again with the store's id"
     try:
         data = read_bytes(path, MAX_PROJECT_FILE)
     except FileNotFoundError:
@@ -456,13 +460,23 @@ def load_project_id(root: StrPath) -> str:
         raise UsageError(f"{path} is not valid JSON ({reason}); {fix}") from None
     project_id = document.get("project_id") if document is not None else None
     if not isinstance(project_id, str) or not project_id.strip():
-        raise UsageError(f"{path} has no project_id; delete it and run `tree-ring init`")
+        raise UsageError(f"{path} has no project_id; {fix}")
     if not valid_project_id(project_id):
         raise UsageError(
             f"{path}: project_id must be a letter or digit, then at most "
             f"{PROJECT_ID_MAX - 1} letters, digits, '.', '_' or '-'; {fix}"
         )
     return project_id
+
+
+def mismatch(named: str, recorded: str) -> str:
+    """The one line for a project.json naming another project than the one
+    the store records (store/db.py, `Store.open`)."""
+    where = f"{DIR}/{PROJECT_FILE}"
+    return (
+        f"{where} names project {named}, but this store belongs to project {recorded}; "
+        f"restore it (git checkout {where}) or set project_id back to {recorded}"
+    )
 
 
 def temporary_beside(path: StrPath, mode: int = 0o644) -> tuple[int, str]:

@@ -16,8 +16,16 @@ import stat
 import time
 from _thread import allocate_lock
 
-from tree_ring.model import project
-from tree_ring.model.errors import NoStore, StoreBusy, StoreFault, UnsafePath, UsageError
+from tree_ring.model import jsontext, project
+from tree_ring.model.errors import (
+    NoStore,
+    ProjectMismatch,
+    StoreBusy,
+    StoreFault,
+    TreeRingError,
+    UnsafePath,
+    UsageError,
+)
 from tree_ring.model.record import now_iso
 from tree_ring.store import schema
 from tree_ring.store.sql import BUSY_TIMEOUT_MS, MAX_PATH_BYTES, Db, open_db, path_bytes
@@ -313,14 +321,22 @@ class Store:
         project.check_tree(root)  # SQLite follows links; nothing there may be one
         path = project.store_path_str(root)
         _refuse_tracked(path)
-        return cls._open_path(
+        named = _named_project(root)
+        store = cls._open_path(
             path,
             root,
             create=create,
             options=options,
             name="the store",
             fix=f"run `tree-ring --root {root} init`",
+            owner=named,
         )
+        try:
+            store._belongs_to(named)
+        except BaseException:
+            store.close()
+            raise
+        return store
 
     @classmethod
     def open_file(
@@ -367,13 +383,21 @@ class Store:
 
     @classmethod
     def _open_path(
-        cls, path: str, root: str, *, create: bool, options: Options, name: str, fix: str
+        cls,
+        path: str,
+        root: str,
+        *,
+        create: bool,
+        options: Options,
+        name: str,
+        fix: str,
+        owner: str | None = None,
     ) -> Store:
         exists = os.path.exists(path)
         if (options.read_only or not create) and not exists:
             raise NoStore(f"no store at {path}; {fix}")
         if not exists:
-            cls._create(path, root, options)
+            cls._create(path, root, options, owner)
         # SQLite treats an empty file as a new database; migrating it would hide
         # that every memory was lost (a truncated copy, a failed sync). So even
         # a command that may create the store (`sync` and `init` in a fresh
@@ -407,11 +431,12 @@ class Store:
         return store
 
     @classmethod
-    def _create(cls, path: str, root: str, options: Options) -> None:
+    def _create(cls, path: str, root: str, options: Options, owner: str | None = None) -> None:
         """Build a new store beside `path` and link it into place, so that no
         one opening `path` meanwhile (a hook starting as `init` runs) finds it
         empty, which reads as a store cut short. Another process that got
-        there first wins, and its store is opened."""
+        there first wins, and its store is opened. A project's store is born
+        with the record of its project (`owner`, project.json's id)."""
         # What a build cut short here before left goes first.
         remove_stale_builds(path)
         temporary = path + NEW_SUFFIX + os.urandom(NEW_RANDOM_BYTES).hex()
@@ -421,6 +446,8 @@ class Store:
             try:
                 store._configure()
                 store._migrate()
+                if owner is not None:
+                    store._adopt(owner)
             finally:
                 store.close()
             try:
@@ -472,6 +499,36 @@ class Store:
             # what is due a reader can do without; the next writer migrates.
             if not schema.readable_without(due):
                 raise
+
+    def _belongs_to(self, named: str | None) -> None:
+        """Refuse a project.json that names another project than the one this
+        store records (`settings.PROJECT`): every read and write keys its rows
+        and tombstones by that id, so a committed edit of the file would hide
+        every memory and let forgotten content be written again. A store with
+        no record adopts one (its rows' id, else `named`); `named` is None
+        when project.json is missing or damaged, which its readers report."""
+        try:
+            raw = self.db.scalar(_RECORDED)  # one row: what a hook's open adds to its work
+        except StoreFault:
+            return  # no settings table: `doctor` names it, and the verbs that read it fail
+        recorded = _decoded_id(raw)
+        if recorded is None:
+            if named is None or self.read_only:
+                return
+            try:
+                recorded = self._adopt(named)
+            except (StoreBusy, StoreFault):
+                return  # held by another writer, or a full disk: the next open records it
+            if recorded is None:
+                return
+        if named is not None and named != recorded:
+            raise ProjectMismatch(project.mismatch(named, recorded))
+
+    def _adopt(self, named: str) -> str | None:
+        from tree_ring.store import settings
+
+        with self.write() as db:
+            return settings.adopt_project(db, named)
 
     def check_in_place(self) -> None:
         """Refuse to go on with a store whose file was deleted or replaced
@@ -529,6 +586,32 @@ class Store:
 
     def query(self, sql: str, params: Any = ()) -> list[sqlite3.Row]:
         return self.db.query(sql, params)
+
+
+# The settings row naming the project the store belongs to (store/settings.py,
+# PROJECT), read without the settings module: every hook call opens a store.
+_RECORDED = "SELECT value FROM settings WHERE key = 'project'"
+
+
+def _decoded_id(raw: object) -> str | None:
+    """The project id a settings value holds, or None (absent, or a value no
+    reader can use: `doctor` names it)."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        value = jsontext.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, str) and project.valid_project_id(value) else None
+
+
+def _named_project(root: str) -> str | None:
+    """project.json's id, or None when it is missing or damaged: each caller
+    that needs the id reads it and says what is wrong, in its own words."""
+    try:
+        return project.load_project_id(root)
+    except TreeRingError:
+        return None
 
 
 def _with_read_only(options: Options, read_only: bool | None) -> Options:

@@ -215,7 +215,7 @@ def rebuild_meaning(db: Db) -> int:
     if not exists(db, "table", "memory_meaning"):
         db.execute(schema.MEANING_TABLE[0])
     if not exists(db, "table", "meaning_source"):
-        db.execute(schema.MEANING_SOURCE)
+        db.execute(meaning.MEANING_SOURCE)
     for statement in schema.MEANING_TABLE[1:]:
         name = statement.split()[2]
         if not exists(db, "trigger", name):

@@ -91,6 +91,7 @@ AGAIN = (
     "0015_ended_leaves",
     "0016_inbox_imports",
     "0018_meaning_recoded_products",
+    "0020_project_owner",
 )
 
 # The table that is the truth: nothing rebuilds it.

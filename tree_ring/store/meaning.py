@@ -25,6 +25,12 @@ from __future__ import annotations
 
 from tree_ring.store.sql import MEANING_FUNCTION, Db
 
+# The record of which vector table made the codes (migration 0013).
+MEANING_SOURCE = """CREATE TABLE meaning_source (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    vectors  TEXT NOT NULL  -- vectors.identity() of the table that made every code
+)"""
+
 _CODE_BETWEEN = (
     "INSERT OR REPLACE INTO memory_meaning(rowid, code) SELECT rowid, code FROM ("
     f"SELECT m.rowid AS rowid, {MEANING_FUNCTION}(CAST(m.summary AS BLOB), "

@@ -361,8 +361,7 @@ SUMMARY_TREE = (
 
 
 def _summary_tree(db: Db) -> None:
-    # Here, not at the top: every hook call imports this module, and this
-    # migration runs once per store.
+    # Here, not at the top: every hook call imports this module; this runs once a store.
     from tree_ring.store import settings
 
     for statement in SUMMARY_TREE:
@@ -531,18 +530,12 @@ def _meaning(db: Db) -> None:
         db.execute(statement)
 
 
-MEANING_SOURCE = """CREATE TABLE meaning_source (
-    id       INTEGER PRIMARY KEY CHECK (id = 1),
-    vectors  TEXT NOT NULL  -- vectors.identity() of the table that made every code
-)"""
-
-
 def _meaning_source(db: Db) -> None:
     """The record of which vector table made the codes. A new store records
     the installed one; an older store's codes are another table's (the
     vectors were trained on sentences with this migration), and the first
     recall codes them again."""
-    from tree_ring.store.meaning import adopt
+    from tree_ring.store.meaning import MEANING_SOURCE, adopt
 
     db.execute(MEANING_SOURCE)
     adopt(db)
@@ -602,6 +595,12 @@ def _ledger_kept(db: Db) -> None:
         db.execute(statement)
 
 
+def _project_owner(db: Db) -> None:
+    from tree_ring.store.settings import adopt_project  # the rows' id (store/db.py)
+
+    adopt_project(db)
+
+
 Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never reorder a migration that has shipped, nor change the
@@ -627,6 +626,7 @@ MIGRATIONS: list[Migration] = [
     ("0017_refute_index", _refute_index),
     ("0018_meaning_recoded_products", _meaning_recoded),
     ("0019_ledger_kept", _ledger_kept),
+    ("0020_project_owner", _project_owner),
 ]
 
 # Migrations a reader can do without: indexes for speed, and records that
@@ -640,6 +640,7 @@ READERS_DO_WITHOUT = frozenset(
         "0016_inbox_imports",
         "0017_refute_index",
         "0018_meaning_recoded_products",
+        "0020_project_owner",  # unrecorded, a store's open checks nothing (store/db.py)
     }
 )
 

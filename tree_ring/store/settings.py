@@ -15,6 +15,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from tree_ring.model import jsontext
+from tree_ring.model.project import valid_project_id
 from tree_ring.model.record import canonical_json
 
 # Not imported at run time: every hook call imports this module.
@@ -128,6 +129,15 @@ LEDGER_VERDICTS: Mapping[str, Any] = MappingProxyType({"guard": None, "lines": {
 # after `at`, and beyond it the ids in `ids`.
 INBOX_SEEN: Mapping[str, Any] = MappingProxyType({"at": None, "ids": ()})
 
+# The project this store belongs to (store/db.py, `Store.open`): recorded from
+# project.json as the store is made; a store made before the record adopts the
+# id most of its rows hold (migration 0020), else project.json's at its next
+# open. A project.json naming another project is refused: a committed file
+# cannot take the store's memories and tombstones out of every read and write.
+# "": not recorded yet.
+OWNER = "project"
+PROJECT: Mapping[str, str] = MappingProxyType({OWNER: ""})
+
 # The settings whose value is an object: read as a fresh dict each time.
 _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {
@@ -140,7 +150,7 @@ _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
         "inbox_seen": INBOX_SEEN,
     }
 )
-DEFAULTS: Mapping[str, Any] = MappingProxyType({**TREE, **CHECKPOINT, **_OBJECTS})
+DEFAULTS: Mapping[str, Any] = MappingProxyType({**TREE, **CHECKPOINT, **PROJECT, **_OBJECTS})
 
 
 def default(key: str) -> Any:
@@ -236,3 +246,35 @@ def write(db: Db, key: str, value: Any) -> None:
 def encode(value: Any) -> str:
     """The one encoding of a setting's value."""
     return canonical_json(value)
+
+
+# The id most of a store's rows and content tombstones hold, else `named`,
+# recorded unless an id is. The user store's own id (store/user.py,
+# USER_PROJECT) is no project's. Only an id `project.valid_project_id` takes
+# is adopted: a slug, whose JSON is itself in quotes.
+_ADOPT_PROJECT = """
+INSERT OR IGNORE INTO settings(key, value)
+SELECT 'project', '"' || project || '"' FROM (
+    SELECT project, count(*) AS n FROM (
+        SELECT project FROM memories WHERE project IS NOT NULL
+        UNION ALL SELECT project FROM content_tombstones
+    )
+    WHERE project != 'user' AND length(project) BETWEEN 1 AND 64
+        AND project GLOB '[A-Za-z0-9]*' AND project NOT GLOB '*[^A-Za-z0-9._-]*'
+    GROUP BY project
+    UNION ALL SELECT :named, 0 WHERE :named IS NOT NULL
+) ORDER BY n DESC, project LIMIT 1
+"""
+
+
+def adopt_project(db: Db, named: str | None = None) -> str | None:
+    """Record the project this store belongs to, unless one is (`_ADOPT_PROJECT`),
+    in the caller's transaction; the id recorded, None while there is none."""
+    db.execute(_ADOPT_PROJECT, {"named": named})
+    return recorded_project(db)
+
+
+def recorded_project(db: Db) -> str | None:
+    """The project this store belongs to, or None when none is recorded."""
+    value = stored(db, OWNER)
+    return value if isinstance(value, str) and valid_project_id(value) else None

@@ -307,6 +307,33 @@ def check_leftovers(db: Db) -> Check:
     )
 
 
+def check_project(db: Db) -> Check:
+    """project.json against the project the store records (`settings.PROJECT`):
+    every read and write takes its id from the file, so one naming another
+    project is refused by every verb and hook (store/db.py)."""
+    root = Path(db.path).parent.parent  # the store is <root>/.tree-ring/memory.sqlite
+    where = f"{project.DIR}/{project.PROJECT_FILE}"
+    recorded = settings.recorded_project(db)
+    try:
+        named = project.load_project_id(root)
+    except NoStore:
+        if recorded is None:
+            return Check("project", True, f"no project recorded and no {where}")
+        return Check(
+            "project",
+            False,
+            f"{where} is missing; `tree-ring init` writes it again with this store's "
+            f"project id, {recorded}",
+        )
+    except TreeRingError as exc:
+        return Check("project", False, str(exc))
+    if recorded is None:
+        return Check("project", True, f"no project recorded yet; the next open records {named}")
+    if named != recorded:
+        return Check("project", False, project.mismatch(named, recorded))
+    return Check("project", True, f"the store belongs to project {recorded}, as {where} says")
+
+
 def check_review_queue(db: Db) -> Check:
     waiting = health.waiting(db)
     return Check("review_queue", True, f"{waiting} memory(ies) waiting: `tree-ring review list`")
@@ -326,6 +353,7 @@ CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_fields,
     check_settings,
     check_leftovers,
+    check_project,
     check_review_queue,
 )
 
