@@ -77,6 +77,17 @@ def _forget_user(run: CliRunner, home: dict[str, str], memory_id: str) -> dict[s
     )
 
 
+def forget_outside(project_root: Path, home: dict[str, str], note: str) -> None:
+    """The person forgets the user store's `note` from outside the project:
+    the project's rows holding it are then only hidden, never taken."""
+    nowhere = project_root.parent / "nowhere"
+    nowhere.mkdir(exist_ok=True)
+    done = cli_runner(nowhere)(
+        "forget", note, "--user", "--mode", "delete", "--reason", "x", environ=home, root=False
+    )
+    assert done.code == 0, done.err
+
+
 def _hook_context(root: Path, home: dict[str, str]) -> str:
     """SessionStart as Claude Code runs it: the launcher in its own process."""
     payload = {"hook_event_name": "SessionStart", "session_id": "sess-9", "cwd": str(root)}
@@ -248,13 +259,7 @@ def crowded(run_cli: CliRunner, home: dict[str, str], project_root: Path) -> tup
     agents wrote that hold it, every one ranked before one row that does not
     (scars of the highest salience before a plain row of the lowest)."""
     note = _remember(run_cli, home, TEXT, "--scope", "global")
-    nowhere = project_root.parent / "nowhere"
-    nowhere.mkdir()
-    # Forgotten outside the project: its rows are then only hidden, never taken.
-    done = cli_runner(nowhere)(
-        "forget", note, "--user", "--mode", "delete", "--reason", "x", environ=home, root=False
-    )
-    assert done.code == 0, done.err
+    forget_outside(project_root, home, note)
     pid = project.load_project_id(project_root)
     visible = make_memory(pid, "The office wifi password rotates every month", salience=0.0)
     hidden = [

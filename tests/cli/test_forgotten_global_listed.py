@@ -218,12 +218,7 @@ def test_the_review_queue_keeps_a_waiting_row_with_its_forgotten_words_withheld(
     proposed = _remember(run_cli, agent, TEXT, "--scope", "project")
     other_proposal = _remember(run_cli, agent, KEPT, "--scope", "project")
     note = _remember(run_cli, home, TEXT, "--scope", "global")
-    nowhere = project_root.parent / "nowhere"
-    nowhere.mkdir()
-    done = cli_runner(nowhere)(
-        "forget", note, "--user", "--mode", "delete", "--reason", "x", environ=home, root=False
-    )
-    assert done.code == 0, done.err
+    copies.forget_outside(project_root, home, note)
     listed = run_cli("review", "list", environ=home)
     assert listed.code == 0, listed.err
     assert "wifi" not in listed.out
