@@ -270,3 +270,51 @@ def test_a_fresh_clones_store_records_the_committed_id(tmp_path: Path) -> None:
     assert refused.code != 0 and "will not be stored again" in refused.err
     set_project_id(by_sync, FALSE_ID)
     assert cli(by_sync, "brief").err == f"error: {project.mismatch(FALSE_ID, real)}\n"
+
+
+def set_ledger_header(root: Path, project_id: str) -> None:
+    """What a commit editing only the ledger's first line does."""
+    path = root / LEDGER
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[0] = json.dumps({**json.loads(lines[0]), "project": project_id}, sort_keys=True)
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def test_a_fresh_clone_whose_committed_files_disagree_builds_no_store(tmp_path: Path) -> None:
+    """In a fresh clone no store records the id yet: project.json and the
+    ledger's header are both committed, and where they name two projects one
+    was edited. Nothing is built from them (a store would record the edited
+    id, import no tombstone, and then refuse the real file); restoring the
+    edited file builds the clone as usual."""
+    alice, real = project_with_a_forget(tmp_path)
+    commit(alice, "memory")
+    for edit, name in ((set_project_id, "json"), (set_ledger_header, "header")):
+        fresh = clone(alice, tmp_path, f"fresh-{name}", init=False)
+        edit(fresh, "p-11111111")
+        named, header = ("p-11111111", real) if name == "json" else (real, "p-11111111")
+        line = project.ledger_mismatch(named, header)
+        started = hook_start(fresh)
+        assert (started.returncode, started.stdout) == (0, b"")
+        assert line in started.stderr.decode()
+        for verb in ("init", "sync"):
+            done = cli(fresh, verb)
+            assert (done.code != 0, done.out, done.err) == (True, "", f"error: {line}\n")
+        assert cli(fresh, "remember", FORGOTTEN, environ=AGENT).code != 0
+        assert not project.store_path(fresh).exists()
+        git(fresh, "checkout", "--", ".")
+        assert KEPT in session_start(fresh)
+        assert recorded(fresh) == real
+        refused = cli(fresh, "remember", FORGOTTEN, environ=AGENT)
+        assert refused.code != 0 and "will not be stored again" in refused.err
+
+
+def test_the_doctor_names_a_ledger_header_naming_another_project(tmp_path: Path) -> None:
+    alice, real = project_with_a_forget(tmp_path)
+    set_ledger_header(alice, "p-44444444")
+    checks = {c["name"]: c for c in json.loads(cli(alice, "--json", "doctor").out)["items"]}
+    assert checks["ledger"]["ok"] is False
+    assert checks["ledger"]["detail"] == (
+        f"{LEDGER}'s header names project p-44444444, but this store belongs to project "
+        f"{real}: a commit changed it, and `sync` refuses the ledger; "
+        f"`git log -p -- {LEDGER}` shows the change to undo"
+    )

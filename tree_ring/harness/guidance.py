@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tree_ring.model import jsontext, project
+from tree_ring.model import project
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import now_iso
@@ -88,9 +88,6 @@ class InitReport:
     notes: list[str] = field(default_factory=lambda: [])  # the ledger's sync's, one line each
     updated: list[str] = field(default_factory=lambda: [])  # rewritten: what an older init wrote
 
-
-# How much of the team ledger's start holds its header line.
-HEADER_BYTES = 4096
 
 # How long an init waits for another one in the same project: a fresh
 # project's takes well under a second, a large ledger's import some seconds.
@@ -217,17 +214,9 @@ def _adopted_id(root: Path) -> tuple[str, str] | None:
             recorded = settings.recorded_project(store.db)
         if recorded is not None:
             return recorded, "the store's record"
-    try:
-        # The header is the ledger's first line, and short.
-        head = project.read_bytes(sync.path_of(root), HEADER_BYTES).split(b"\n", 1)[0]
-        line = jsontext.as_object(json.loads(head))
-    except (OSError, ValueError):
+    named = project.ledger_project(root)
+    if named is None:
         return None  # no ledger, or none to read: nothing names the project
-    named = line.get("project") if line is not None else None
-    if line is None or line.get("record") != ledger.HEADER or not isinstance(named, str):
-        return None
-    if not project.valid_project_id(named):
-        return None
     return named, f"the header of {project.DIR}/{ledger.PATH}"
 
 

@@ -479,6 +479,36 @@ def mismatch(named: str, recorded: str) -> str:
     )
 
 
+# The ledger's header is its first line, and short.
+LEDGER_HEADER_BYTES = 4096
+
+
+def ledger_project(root: StrPath) -> str | None:
+    """The project id the team ledger's header names (its first line,
+    `{"project": ..., "record": "ledger", ...}`), or None when there is no
+    ledger or no header to read: nothing names a project then."""
+    try:
+        head = read_bytes(os.path.join(root, DIR, LEDGER), LEDGER_HEADER_BYTES)
+        line = jsontext.as_object(jsontext.loads(head.split(b"\n", 1)[0].decode("utf-8")))
+    except (OSError, ValueError, RecursionError):
+        return None
+    named = line.get("project") if line is not None else None
+    if line is None or line.get("record") != "ledger" or not isinstance(named, str):
+        return None
+    return named if valid_project_id(named) else None
+
+
+def ledger_mismatch(named: str, header: str) -> str:
+    """The one line for a clone whose two committed files name two projects:
+    no store is built from them (store/db.py, `Store.open`)."""
+    where = f"{DIR}/{PROJECT_FILE}"
+    return (
+        f"{where} names project {named}, but the team ledger's header ({DIR}/{LEDGER}) "
+        f"names project {header}: a commit changed one of them; `git log -p -- {where} "
+        f"{DIR}/{LEDGER}` shows which, and the store is built once it is restored"
+    )
+
+
 def temporary_beside(path: StrPath, mode: int = 0o644) -> tuple[int, str]:
     """A new file beside `path` to write and then rename over it: (its open
     descriptor, its name). The name holds random bytes and the file is

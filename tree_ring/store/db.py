@@ -322,6 +322,14 @@ class Store:
         path = project.store_path_str(root)
         _refuse_tracked(path)
         named = _named_project(root)
+        if create and named is not None and not os.path.exists(path):
+            # A store is born with project.json's id (`_belongs_to` holds it to
+            # that id from then on), so one committed file must not be able to
+            # choose it alone: where the team ledger's header names another
+            # project, one of the two was edited, and nothing is built.
+            header = project.ledger_project(root)
+            if header is not None and header != named:
+                raise ProjectMismatch(project.ledger_mismatch(named, header))
         store = cls._open_path(
             path,
             root,

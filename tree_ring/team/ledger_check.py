@@ -48,7 +48,21 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
     problem = sync.anchor_problem(db, anchor) if anchor is not None else None
     if problem:
         return (False, problem, False, "")
-    behind = _forgotten_here(lines, db)
+    header = _header_project(lines)
+    try:
+        recorded = settings.recorded_project(db)
+    except TreeRingError:  # a store too damaged or too old to say
+        recorded = None
+    if header is not None and recorded is not None and header != recorded:
+        return (
+            False,
+            f"{name}'s header names project {header}, but this store belongs to project "
+            f"{recorded}: a commit changed it, and `sync` refuses the ledger; "
+            f"`git log -p -- {name}` shows the change to undo",
+            False,
+            "",
+        )
+    behind = _forgotten_here(lines, db, header)
     if behind:
         return (
             False,
@@ -77,14 +91,18 @@ def _own_anchor(lines: list[ledger.Line], db: Db) -> ledger.Line | None:
     return None
 
 
-def _forgotten_here(lines: list[ledger.Line], db: Db) -> set[str]:
+def _header_project(lines: list[ledger.Line]) -> str | None:
+    header = next((line for line in lines if line.data.get("record") == ledger.HEADER), None)
+    named = header.data.get("project") if header is not None else None
+    return named if isinstance(named, str) else None
+
+
+def _forgotten_here(lines: list[ledger.Line], db: Db, project_id: str | None) -> set[str]:
     """The ids of the ledger's memory lines whose memory this store forgot: a
     forget commits the store, then rewrites the ledger, and one killed between
     the two leaves the text in a file the person may commit. (A later write
     or sync rewrites it; until then git would take the forgotten text.)"""
-    header = next((line for line in lines if line.data.get("record") == ledger.HEADER), None)
-    project_id = header.data.get("project") if header is not None else None
-    if not isinstance(project_id, str):
+    if project_id is None:
         return set()
     try:
         forgotten = tombstones.forgotten_ids(db, project_id)
