@@ -90,6 +90,7 @@ def successes(ids: dict[str, str], tmp_path: Path, root: Path) -> list[list[str]
         ["audit", "log", "--limit", "3"],
         ["audit", "verify"],
         ["audit", "findings", "--audit-type", "all"],
+        ["audit", "findings"],
         ["audit", "--audit-type", "all"],
         ["remember", "Deploys freeze on Fridays"],
         ["evidence", "Cache warmup halves p95", "--outcome", "promoted",

@@ -304,9 +304,10 @@ def _detail(raw: Any) -> Any:
 
 def cmd_audit_findings(ctx: Context) -> int:
     a = ctx.args
+    kind = a.audit_type or "all"  # `audit findings` alone reports every kind
     # An agent's report covers the rows its recall reads; a person's, every partition.
     with ctx.project() as opened:
-        every = opened.findings(a.audit_type or "all", stale_days=a.stale_days)
+        every = opened.findings(kind, stale_days=a.stale_days)
         project_id = opened.project_id
     # Findings about sensitive rows only when asked, as recall and list show them.
     shown = findings.listed(every, ctx.view())
@@ -322,12 +323,12 @@ def cmd_audit_findings(ctx: Context) -> int:
     ctx.emit(
         {
             "project": project_id,
-            "audit_type": a.audit_type,
+            "audit_type": kind,
             "counts": counts,
             "withheld": shown.withheld,
             **listing([f.to_dict() for f in found]),
         },
-        "\n".join(lines) or f"nothing to report ({a.audit_type})",
+        "\n".join(lines) or f"nothing to report ({kind})",
     )
     return 0
 
