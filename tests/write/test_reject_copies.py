@@ -74,7 +74,7 @@ def test_the_cli_says_how_many_copies_went_with_it(run_cli: CliRunner) -> None:
     assert done.out.splitlines() == [
         f"rejected {proposed} (now rejected) by person; "
         "its content is tombstoned and will not be stored again",
-        f"also rejected 1 identical copy an agent wrote: {own}",
+        f"also rejected 1 copy an agent wrote of the same claim: {own}",
     ]
 
 
