@@ -1,10 +1,10 @@
 """Rejecting a claim whose words an agent also keeps elsewhere.
 
-A rejection takes with it the identical copies agents wrote (their own
+A rejection takes with it the copies agents wrote of the claim (their own
 partition's too), as a person's forget does, and tombstones the content, so
 an agent cannot shield a claim from a person's rejection by noting it in its
 own partition first. Only a memory a person stands behind (written or
-approved by one) keeps the words writable.
+approved by one) that holds now keeps the words writable.
 """
 
 from __future__ import annotations
