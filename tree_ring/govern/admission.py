@@ -94,9 +94,9 @@ def agent_row(memory: Memory) -> bool:
 
 def vouched(memory: Memory) -> bool:
     """Whether a person stands behind `memory`: they wrote it (it is no
-    agent's row), or a reviewer approved it. Only such a memory keeps a claim
-    writable when a person rejects the same words: an agent's own copy
-    cannot shield its claim from the rejection."""
+    agent's row), or a reviewer approved it. Only such a memory, while it
+    holds (`shields`), keeps a claim writable when a person rejects the same
+    words: an agent's own copy cannot shield its claim from the rejection."""
     if not agent_row(memory):
         return True
     return memory.reviewed_by is not None and memory.trust == "accepted"
