@@ -147,6 +147,18 @@ def test_forgetting_a_global_note_takes_the_agents_copy_here_and_hides_another_p
         assert run("remember", TEXT, environ=agent).code == 1
 
 
+def test_the_forget_takes_an_agents_copy_in_another_spelling(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    # "tree guest 5g" is the note's claim as its tombstone folds it.
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    spelt = _remember(run_cli, home | CLAUDE, TEXT.replace("tree-guest-5g", "tree guest 5g."))
+    longer = _remember(run_cli, home | CLAUDE, TEXT + " on the ground floor")
+    done = _forget_user(run_cli, home, note)
+    assert done["copies"] == [spelt]
+    assert _ids(run_cli, home, "list") == {longer}
+
+
 def test_the_forget_says_how_many_copies_it_took(
     run_cli: CliRunner, home: dict[str, str], project_root: Path
 ) -> None:

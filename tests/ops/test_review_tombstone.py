@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import CliRunner
@@ -13,12 +14,15 @@ CLAIM = "Vendor the payment SDK under third_party"
 def test_approving_content_forgotten_under_another_id_is_refused(
     run_cli: CliRunner, project_root: Path
 ) -> None:
-    # An agent's heartwood waits for review; meanwhile a person stores the same
-    # claim under its own id (with details, so not an identical copy, which
-    # the forget would take with it) and forgets it, which tombstones the claim.
-    waiting = write(
-        run_cli, "remember", CLAIM, "--ring", "heartwood", "--scope", "project", environ=CLAUDE
-    )
+    # An imported heartwood waits for review; meanwhile a person stores the
+    # same claim under its own id and forgets it, which tombstones the claim.
+    # (Not an agent's write: the forget would take that with it.)
+    lines = project_root / "heartwood.jsonl"
+    row = {"summary": CLAIM, "event_type": "decision", "ring": "heartwood", "scope": "project"}
+    lines.write_text(json.dumps(row) + "\n")
+    imported = run_cli("import", str(lines))
+    assert imported.code == 0, imported.err
+    [waiting] = [dict(r) for r in query(project_root, "SELECT id, trust FROM memories")]
     assert waiting["trust"] == "pending"
     twin = remember(run_cli, CLAIM, "--details", "Agreed in the platform review")
     assert twin != waiting["id"]

@@ -1,10 +1,10 @@
 """Rejecting a claim whose words an agent also keeps elsewhere.
 
-A rejection takes with it the identical copies agents wrote (their own
+A rejection takes with it the copies agents wrote of the claim (their own
 partition's too), as a person's forget does, and tombstones the content, so
 an agent cannot shield a claim from a person's rejection by noting it in its
 own partition first. Only a memory a person stands behind (written or
-approved by one) keeps the words writable.
+approved by one) that holds now keeps the words writable.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_the_cli_says_how_many_copies_went_with_it(run_cli: CliRunner) -> None:
     assert done.out.splitlines() == [
         f"rejected {proposed} (now rejected) by person; "
         "its content is tombstoned and will not be stored again",
-        f"also rejected 1 identical copy an agent wrote: {own}",
+        f"also rejected 1 copy an agent wrote of the same claim: {own}",
     ]
 
 

@@ -153,7 +153,7 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
     elif ids:
         for memory_id in ids:
             if memory_id in done:
-                continue  # forgotten with an identical copy listed before it
+                continue  # forgotten with a copy of the same claim listed before it
             forgot = opened.forget(memory_id, mode=a.mode, reason=a.reason)
             done += [memory_id, *(t for t in forgot.twins if t in ids and t not in done)]
     if done and action != "keep":

@@ -28,6 +28,7 @@ what it is: on record, contradicted, not believed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from tree_ring.govern import contradictions
@@ -35,7 +36,7 @@ from tree_ring.govern import coordinator as write_policy
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, Link, Memory, canonical_json, now_iso
-from tree_ring.store import audit, rows, settings
+from tree_ring.store import audit, live, rows, settings
 from tree_ring.store.sql import Db
 
 # Event types that state a rule for everyone who works in the project.
@@ -93,12 +94,31 @@ def agent_row(memory: Memory) -> bool:
 
 def vouched(memory: Memory) -> bool:
     """Whether a person stands behind `memory`: they wrote it (it is no
-    agent's row), or a reviewer approved it. Only such a memory keeps a claim
-    writable when a person rejects the same words: an agent's own copy
-    cannot shield its claim from the rejection."""
+    agent's row), or a reviewer approved it. Only such a memory, while it
+    holds (`shields`), keeps a claim writable when a person rejects the same
+    words: an agent's own copy cannot shield its claim from the rejection."""
     if not agent_row(memory):
         return True
     return memory.reviewed_by is not None and memory.trust == "accepted"
+
+
+# A memory that holds now: recorded, neither redacted nor expired, neither
+# retired nor superseded, its validity covering now, and accepted.
+_HOLDS_NOW = (
+    *live.RECORDED,
+    *live.CURRENT,
+    live.Test("trust", live.ONE_OF, literals=("accepted",)),
+)
+
+
+def shields(now: str) -> Callable[[Memory], bool]:
+    """Whether a memory keeps a claim writable when a person rejects the same
+    words at `now`: a person stands behind it (`vouched`) and it holds now
+    (`live`'s tests of now). A person's memory that ended (`--valid-to` past)
+    or expired says the claim held then, not that it holds: it keeps no
+    agent's copy of the claim in the briefs."""
+    holds_now = live.python(_HOLDS_NOW, {"live_t": now, "live_v": now})
+    return lambda memory: vouched(memory) and holds_now(memory)
 
 
 def owns(memory: Memory, actor: Actor) -> bool:

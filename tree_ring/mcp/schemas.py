@@ -494,7 +494,7 @@ TOOLS: tuple[Tool, ...] = (
         description=(
             "Remove a memory of this project that is wrong or should never have been "
             "stored, with the reason (kept in the audit log). redact (default) keeps a "
-            "tombstone; delete removes the row. Copies with the same text that you may "
+            "tombstone; delete removes the row. Copies of the same claim that you may "
             "forget go with it (`twins`), and the text cannot be stored again, unless a copy "
             "you may not forget still holds it (`tombstoned` false). "
             "You may forget only what you wrote into your own partition; for any "
@@ -523,7 +523,7 @@ TOOLS: tuple[Tool, ...] = (
                 "twins": {
                     "type": "array",
                     "items": {"type": "string"},
-                    "description": "the other memories with the same content forgotten with it",
+                    "description": "the other memories of the same claim forgotten with it",
                 },
                 "tombstoned": {
                     "type": "boolean",

@@ -14,9 +14,10 @@ reviewed_at, review_reason) and in the audit log, in one transaction.
   the live rows it contradicts are superseded by it too.
 - reject: the row is retired and its content tombstoned (kind "rejected"), so
   the same claim cannot come back under a new id, through remember, capture or
-  import; the identical copies agents wrote are rejected with it, and the
-  words leave the summary tree. Only a memory a person stands behind
-  (`admission.vouched`) keeps the claim writable.
+  import; the copies agents wrote of the same claim (in any spelling the
+  tombstone folds, `correct.agent_copies`) are rejected with it, and the
+  words leave the summary tree. Only a memory a person stands behind that
+  holds now (`admission.shields`) keeps the claim writable.
 - dispute: the row stays on record and stops being believed.
 """
 
@@ -58,7 +59,7 @@ class Decision:
     request: requests.Request | None = None  # set when the decision was on a request to forget
     lingering: str | None = None  # see `correct.scrub`
     tombstoned: bool = True  # a rejection's content kept out (not when an accepted row holds it)
-    copies: tuple[str, ...] = ()  # the identical copies agents wrote, rejected with it
+    copies: tuple[str, ...] = ()  # the copies agents wrote of the claim, rejected with it
 
     def said(self) -> list[str]:
         """What a decision on a memory did, as every client says it: the
@@ -75,7 +76,9 @@ class Decision:
         if self.copies:
             n = len(self.copies)
             noun = "copy an agent" if n == 1 else "copies agents"
-            lines.append(f"also rejected {n} identical {noun} wrote: {', '.join(self.copies)}")
+            lines.append(
+                f"also rejected {n} {noun} wrote of the same claim: {', '.join(self.copies)}"
+            )
         return lines
 
 
@@ -236,13 +239,15 @@ def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Dec
     # The copies agents wrote of the same words go with it, first, as a
     # forget takes them: an agent's own copy must not keep a rejected claim
     # in its partition's briefs, nor writable. Only what a person stands
-    # behind (`admission.vouched`) stays writable: rejecting an agent's copy
-    # of a person's memory rejects the copy, not the person's claim.
+    # behind and holds now (`admission.shields`) stays writable: rejecting an
+    # agent's copy of a person's memory rejects the copy, not the person's
+    # claim; a person's memory that ended or expired vouches for no claim now.
     copies = [c for c in correct.agent_copies(db, memory) if not admission.vouched(c)]
     for copy in copies:
         coordinator.authorize(db, "review.reject", actor, copy.id)
         _rejected(db, copy, reason, actor, at, [], copy_of=memory.id)
-    keys = tombstones.unheld(db, memory, tombstones.forget_keys(memory), admission.vouched)
+    shields = admission.shields(at)
+    keys = tombstones.unheld(db, memory, tombstones.forget_keys(memory), shields)
     keys = correct.tombstone(db, memory, tombstones.REJECTED, reason, actor, at, keys)
     tombstoned = memory.content_hash in keys
     if tombstoned:

@@ -515,6 +515,53 @@ _HOLDERS = (
 _HOLDING_WORDS = " OR rowid IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match)"
 
 
+def _words_of(memory: Memory) -> str:
+    """FTS5 text matching the rows that hold all the words of a sentence of
+    `memory`'s summary, or of one of its text fields whole: every row that
+    can share a claim key with it; empty for a memory with no words."""
+    from tree_ring.store import fts
+
+    texts = [*sentences(memory.summary), memory.summary, memory.details, *_others(memory)]
+    groups = {
+        " AND ".join(sorted({fts.quote(w) for w in re.findall(r"\w+", searchable(text).lower())}))
+        for text in texts
+    }
+    return " OR ".join(f"({group})" for group in sorted(groups) if group)
+
+
+_SAME_CLAIM = (
+    "SELECT * FROM memories WHERE project IS :project AND id != :id AND retired_at IS NULL"
+    " AND redacted_at IS NULL AND (content_hash = :hash{words}) ORDER BY created_at, id"
+)
+
+
+def refused_rows(db: Db, memory: Memory) -> list[Memory]:
+    """The project's other memories, not retired and not redacted (any trust
+    state), that forgetting or rejecting `memory` would refuse as a write:
+    those whose `check_keys` meet its `forget_keys`. So what a forget or a
+    rejection takes with it (`write/correct.same_claim`) is what its
+    tombstone says is the same claim: an exact copy, and a copy in another
+    spelling the fold makes one ("load-tests", "Load tests."), or with the
+    claim as one sentence of a longer text. Oldest first.
+
+    The full-text index names the candidates (those holding every word of one
+    of `memory`'s keyed texts, or its very content), and only those have
+    their keys computed. A copy that holds the claim only where the index
+    does not look (a source quote, an identifier) is not found here; a write
+    of it is still refused."""
+    match = _words_of(memory)
+    params = {
+        "project": memory.project,
+        "id": memory.id,
+        "hash": memory.content_hash,
+        "match": match,
+    }
+    sql = _SAME_CLAIM.format(words=_HOLDING_WORDS if match else "")
+    wanted = set(forget_keys(memory))
+    found = [rows.from_row(row) for row in db.execute(sql, params)]
+    return [row for row in found if not wanted.isdisjoint(check_keys(row))]
+
+
 def unheld(
     db: Db,
     memory: Memory,
@@ -534,14 +581,7 @@ def unheld(
     those have their claims computed. With `holds`, only the memories it
     says yes to hold a claim (a rejection counts those a person stands
     behind, `admission.vouched`)."""
-    from tree_ring.store import fts
-
-    texts = [*sentences(memory.summary), memory.summary, memory.details, *_others(memory)]
-    groups = {
-        " AND ".join(sorted({fts.quote(w) for w in re.findall(r"\w+", searchable(text).lower())}))
-        for text in texts
-    }
-    match = " OR ".join(f"({group})" for group in sorted(groups) if group)
+    match = _words_of(memory)
     params = {
         "project": memory.project,
         "id": memory.id,

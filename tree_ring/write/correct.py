@@ -4,9 +4,10 @@ Forgetting keeps the reason, and records content tombstones (hashes of the
 memory's claims, per project; see `store/tombstones.py`) so the same claims
 cannot return under a new id or through an import; what another accepted,
 live memory also holds stays writable, as for a rejection. A direct forget
-takes with it the other live memories with exactly the same content that the
-caller may forget, so the text does not stay in recall here while its
-tombstone keeps it out of every clone built from the team ledger. Afterwards
+takes with it the other live memories of the same claim that the caller may
+forget (`_twins`: what its tombstone would refuse as a write), so the claim
+does not stay in recall here while its tombstone refuses it and keeps it out
+of every clone built from the team ledger. Afterwards
 the FTS index is merged and the WAL checkpointed, so the forgotten words are
 gone from the index and, with `secure_delete`, from the file's free pages too.
 
@@ -73,8 +74,8 @@ class Forgotten:
     # Set when a reader held an old snapshot open and the forgotten text is
     # still in the write-ahead log file: what the caller should do about it.
     lingering: str | None = None
-    # The other live memories with the same content forgotten with this one
-    # (`rows.twins`): those the caller may forget directly.
+    # The other live memories of the same claim forgotten with this one
+    # (`_twins`): those the caller may forget directly.
     twins: tuple[str, ...] = ()
     # Whether the content is tombstoned: not while another accepted, live
     # memory holds it (one the caller may not forget), which stays writable.
@@ -101,7 +102,7 @@ class Forgotten:
         if self.twins:
             copies = "copy" if len(self.twins) == 1 else "copies"
             lines.append(
-                f"also forgot {len(self.twins)} identical {copies}: {', '.join(self.twins)}"
+                f"also forgot {len(self.twins)} {copies} of the same claim: {', '.join(self.twins)}"
             )
         if self.copies_in is not None:
             n = len(self.copies)
@@ -212,32 +213,47 @@ def forget(
 
 
 def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
-    """The other live memories with `memory`'s content that the caller may
-    forget directly: all of them for a person (or the coordinator), those in
-    its own partition for an agent. Forgetting one copy and leaving another
-    would keep the text in recall here while the tombstone in the team ledger
-    keeps it out of every fresh clone. A redacted memory's hash is its
-    placeholder's, so it has none.
+    """The other live memories the caller may forget directly with `memory`:
+    the copies agents wrote of its claim in any spelling its tombstone folds
+    (`agent_copies`), and of a shared memory every exact copy, a person's
+    too; of these, all for a person (or the coordinator), those in its own
+    partition for an agent. Forgetting one copy and leaving another would
+    keep the claim in recall and briefs here while its tombstone refuses it
+    as a write, and keeps it out of every fresh clone. A redacted memory's
+    hash is its placeholder's, so it has none.
 
-    A copy in an agent's partition takes with it only what agents wrote (in
-    their partitions, and what they asked to share, waiting or not): a
+    A person's memory is taken only as an exact copy of a shared one: a
     person clearing an agent's notes (`inbox --all --forget`) must not lose
     their own memory of the same words, which then holds them writable
-    (`tombstones.unheld`)."""
+    (`tombstones.unheld`), nor does a person's differently spelt note go
+    with another's."""
     if memory.redacted_at is not None:
         return []
-    found = agent_copies(db, memory) if memory.scope in PRIVATE_SCOPES else rows.twins(db, memory)
+    exact = memory.scope not in PRIVATE_SCOPES
+    found = [
+        twin
+        for twin in same_claim(db, memory)
+        if admission.agent_row(twin) or (exact and twin.content_hash == memory.content_hash)
+    ]
     return [twin for twin in found if not asks or own_partition(twin, actor)]
 
 
+def same_claim(db: Db, memory: Memory) -> list[Memory]:
+    """The other live memories of `memory`'s project (not retired, not
+    redacted, any trust state) that its tombstones would refuse as a write
+    (`tombstones.refused_rows`), oldest first: the copies a forget or a
+    rejection may take with it, in any spelling the tombstone folds."""
+    return tombstones.refused_rows(db, memory)
+
+
 def agent_copies(db: Db, memory: Memory) -> list[Memory]:
-    """The other live memories of `memory`'s project with its content that
-    agents wrote (in their partitions, or asked to share, waiting or not) or
-    imported into their partitions (`admission.agent_row`), oldest first:
-    what a forget of an agent's copy, of a user-store note (`forget_copies`),
-    or a rejection (`review/queue.py`) takes with it. A person's memory of
-    the same words is never among them."""
-    return [twin for twin in rows.twins(db, memory) if admission.agent_row(twin)]
+    """The other live memories of `memory`'s project with its claim
+    (`same_claim`) that agents wrote (in their partitions, or asked to share,
+    waiting or not) or imported into their partitions (`admission.agent_row`),
+    oldest first: what a forget of an agent's copy, of a user-store note
+    (`forget_copies`), or a rejection (`review/queue.py`) takes with it. A
+    person's memory of the same claim is never among them."""
+    return [twin for twin in same_claim(db, memory) if admission.agent_row(twin)]
 
 
 def forget_copies(
@@ -246,8 +262,8 @@ def forget_copies(
     """The copies agents wrote in `project` (its `store`) of `memory`, a note
     of the person's user store a person has just forgotten, forgotten with it
     as a person's forget of a project row takes them (`_twins`): every live
-    row with the same content that an agent wrote, in its partition or
-    shared, waiting or not. A person's own rows stay; the user store's
+    row of the same claim that an agent wrote (`agent_copies`), in its
+    partition or shared, waiting or not. A person's own rows stay; the user store's
     tombstones hide them from the project's reads (`read/forgotten_here.py`).
     The ids, and what `scrub` says of the store."""
     if memory.redacted_at is not None:
