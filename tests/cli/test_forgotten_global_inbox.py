@@ -1,11 +1,12 @@
 """What the person forgot in their user store stays out of the inbox, the
-findings and the rings.
+findings, the rings, `stale` and the requests to forget.
 
 The inbox (the CLI's, the terminal UI's, the web view's) and `status`'s
 count of it leave out an agent's row whose content the person forgot, before
-any limit, as `list` leaves it out; `audit findings` names such a row with
-its words withheld, as the review queue names it; the rings picture (the web
-view's and `report --html`) keeps its mark without its words. The fixtures
+any limit, as `list` leaves it out, and so does `stale`; `audit findings`
+and a request to forget name such a row with its words withheld, as the
+review queue names it; the rings picture (the web view's and `report
+--html`) keeps its mark without its words. The fixtures
 and helpers are those of `test_forgotten_global_copies.py`.
 """
 
@@ -197,3 +198,42 @@ def test_inbox_all_acts_only_on_what_it_shows(
         scopes = {str(r[0]): str(r[1]) for r in store.db.query("SELECT id, scope FROM memories")}
     assert scopes[visible] == "project"
     assert {scopes[i] for i in hidden} == {"agent"}
+
+
+def test_stale_leaves_out_what_the_person_forgot(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    source = project_root / "a.py"
+    source.write_text("x = 1\n")
+    agent = {**home, **AGENT}
+    _remember(run_cli, agent, TEXT, "--file", str(source))
+    kept = _remember(run_cli, agent, KEPT, "--file", str(source))
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    copies.forget_outside(project_root, home, note)
+    source.write_text("x = 2\n")
+    data = _json(run_cli, home, "stale")
+    assert {str(i["id"]) for i in data["items"]} == {kept}  # pyright: ignore[reportUnknownArgumentType, reportUnknownVariableType, reportGeneralTypeIssues, reportAttributeAccessIssue]
+    assert "wifi" not in run_cli("stale", environ=home).out
+
+
+def test_a_request_to_forget_names_its_row_without_the_words_the_person_forgot(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    """An agent asks to forget a person's row; the person then forgets its
+    words in their user store: the request still waits, its row's words withheld."""
+    own = _remember(run_cli, home, TEXT)
+    asked = run_cli("forget", own, "--mode", "delete", "--reason", "stale", environ=home | AGENT)
+    assert asked.code == 0, asked.err
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    copies.forget_outside(project_root, home, note)
+    listed = run_cli("review", "list", environ=home)
+    assert listed.code == 0 and "wifi" not in listed.out
+    assert f": {WITHHELD}" in listed.out
+    items = _json(run_cli, home, "review", "list")["items"]
+    assert isinstance(items, list)
+    asking = [i for i in items if i["kind"] == "forget_request"]  # pyright: ignore[reportUnknownVariableType]
+    assert [(i["memory_id"], i["summary"]) for i in asking] == [(own, WITHHELD)]  # pyright: ignore[reportUnknownVariableType]
+    with serving(project_root, home) as client:
+        client.login()
+        page = client.get("/review")
+    assert page.status == 200 and "wifi" not in page.body and WITHHELD in page.body

@@ -332,10 +332,16 @@ class Project:
     def stale(self) -> list[tuple[Memory, list[Check]]]:
         """The project's memories on record whose anchored files changed or went,
         each with those files (`tree-ring stale`): an agent's, of the rows its
-        recall reads."""
+        recall reads; a row whose content the other store forgot is left out,
+        as `list` leaves it out."""
         from tree_ring.read import staleness
 
-        return staleness.project_stale(self.store, self.project_id, self.reader)
+        found = staleness.project_stale(self.store, self.project_id, self.reader)
+        forgotten = self.forgotten_elsewhere()
+        if forgotten is None or not found:
+            return found
+        gone = forgotten.hidden([memory for memory, _ in found])
+        return [(memory, changed) for memory, changed in found if memory.id not in gone]
 
     def findings(self, kind: str = "all", *, stale_days: int | None = None) -> list[Finding]:
         """What in the store needs a person (`tree-ring audit findings`): an
