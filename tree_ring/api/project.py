@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from tree_ring.read.listing import Page
     from tree_ring.read.tree_recall import TreeHit
     from tree_ring.review.findings import Finding
+    from tree_ring.review.inbox import Inbox
     from tree_ring.review.promote import Promoted
     from tree_ring.review.queue import Decision, Waiting
     from tree_ring.review.refute import Refuted
@@ -331,19 +332,48 @@ class Project:
     def stale(self) -> list[tuple[Memory, list[Check]]]:
         """The project's memories on record whose anchored files changed or went,
         each with those files (`tree-ring stale`): an agent's, of the rows its
-        recall reads."""
+        recall reads; a row whose content the other store forgot is left out,
+        as `list` leaves it out."""
         from tree_ring.read import staleness
 
-        return staleness.project_stale(self.store, self.project_id, self.reader)
+        found = staleness.project_stale(self.store, self.project_id, self.reader)
+        forgotten = self.forgotten_elsewhere()
+        if forgotten is None or not found:
+            return found
+        gone = forgotten.hidden([memory for memory, _ in found])
+        return [(memory, changed) for memory, changed in found if memory.id not in gone]
 
     def findings(self, kind: str = "all", *, stale_days: int | None = None) -> list[Finding]:
         """What in the store needs a person (`tree-ring audit findings`): an
-        agent's, about the rows its recall reads."""
+        agent's, about the rows its recall reads. A row whose content the
+        other store forgot is named with its words withheld, as the review
+        queue names it (`review/findings.py`)."""
         from tree_ring.review import findings
 
         days = findings.STALE_DAYS if stale_days is None else stale_days
         return findings.report(
-            self.store.db, self.project_id, kind, stale_days=days, reader=self.reader
+            self.store.db,
+            self.project_id,
+            kind,
+            stale_days=days,
+            reader=self.reader,
+            forgotten=self.forgotten_elsewhere(),
+        )
+
+    def inbox(self, *, limit: int = 50, **filters: Any) -> Inbox:
+        """What agents saved that the person has not seen (`review/inbox.unseen`,
+        whose `filters` are origin, session_id, since, agent_profile and
+        include_sensitive), without the rows whose content the other store
+        forgot, left out before the limit as `list` leaves them out."""
+        from tree_ring.review import inbox
+
+        inbox.refuse_agent(self.actor)
+        return inbox.unseen(
+            self.store,
+            self.project_id,
+            limit=limit,
+            forgotten=self.forgotten_elsewhere(),
+            **filters,
         )
 
     def audit_log(
@@ -379,7 +409,14 @@ class Project:
         """What `status` reports, the same for every client (`api/status.py`)."""
         from tree_ring.api import status
 
-        return status.status(self.store, self.root, self.project_id, self.environ, self.user_store)
+        return status.status(
+            self.store,
+            self.root,
+            self.project_id,
+            self.environ,
+            self.user_store,
+            self.forgotten_elsewhere(),
+        )
 
     # ------------------------------------------------------------- writes
 

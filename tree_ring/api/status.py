@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from typing import Any
 
+    from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.store.db import Store
 
 
@@ -22,8 +23,10 @@ def status(
     project_id: str,
     environ: Mapping[str, str],
     user_store: Callable[[], Store | None],
+    forgotten: ForgottenHere | None = None,
 ) -> dict[str, Any]:
-    """`user_store` opens the person's user store (None when there is none)."""
+    """`user_store` opens the person's user store (None when there is none);
+    `forgotten`: what it forgot, whose rows here the inbox leaves out."""
     from pathlib import Path
 
     from tree_ring.govern import coordinator
@@ -43,7 +46,7 @@ def status(
         "review_queue": review.queue_size(db, project_id),
         # Requests to forget or confirm, which `review list` shows after the rows.
         "review_requests": review.requests_waiting(db, project_id),
-        "inbox": inbox.count(store, project_id),
+        "inbox": inbox.count(store, project_id, forgotten),
         "write_policy": coordinator.state(db).mode,
         "checkpoint": cadence.mode,
         "checkpoint_interval_minutes": cadence.interval_minutes,

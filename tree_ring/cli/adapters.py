@@ -111,7 +111,7 @@ def _sync_flags(p: argparse.ArgumentParser, what: str, default: str) -> None:
         help=f"{what} (default: {default} in the project root)",
     )
     p.add_argument("--dry-run", action="store_true", help="show what would change, write nothing")
-    identity_flags(p)
+    identity_flags(p, writes=True)
 
 
 def _dox_arguments(p: argparse.ArgumentParser) -> None:

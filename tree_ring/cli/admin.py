@@ -508,7 +508,7 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
         metavar="user|project",
         help="where rows with scope global go: this project (default) or your user store",
     )
-    identity_flags(p)
+    identity_flags(p, writes=True)
 
 
 def _audit_arguments(p: argparse.ArgumentParser) -> None:

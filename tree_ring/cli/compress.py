@@ -11,6 +11,7 @@ from typing import Any
 
 from tree_ring.cli import progress
 from tree_ring.cli.context import (
+    PROJECT_HELP,
     Arguments,
     Context,
     Handler,
@@ -18,6 +19,7 @@ from tree_ring.cli.context import (
     nested,
     reshaped,
     sensitive_flag,
+    writes_project,
 )
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import NotFound, UsageError
@@ -280,7 +282,7 @@ def _nested(parent: argparse.ArgumentParser) -> Any:
 
     def action(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
         p = add(name, handler, help_text)
-        p.add_argument("--project", help="project id (default: .tree-ring/project.json)")
+        p.add_argument("--project", help=PROJECT_HELP)
         return p
 
     return action
@@ -303,7 +305,8 @@ def _consolidate_arguments(p: argparse.ArgumentParser) -> None:
         help="retire the sources of each accepted summary written (audited; their text stays "
         "on record, `--as-of` finds them); brief and recall then show the summary alone",
     )
-    p.add_argument("--project", help="project id (default: .tree-ring/project.json)")
+    p.add_argument("--project", help=PROJECT_HELP)
+    writes_project(p)
 
 
 def _tree_arguments(p: argparse.ArgumentParser) -> None:
@@ -315,7 +318,11 @@ def _tree_arguments(p: argparse.ArgumentParser) -> None:
     f.add_argument(
         "--max-age", type=int, metavar="SECONDS", help="default: the tree.flush_age_secs setting"
     )
-    action("rebuild", cmd_tree_rebuild, "build the project's tree from scratch from its memories")
+    writes_project(
+        action(
+            "rebuild", cmd_tree_rebuild, "build the project's tree from scratch from its memories"
+        )
+    )
     c = action("config", cmd_tree_config, "show the tree's budgets, or change one with --set")
     c.add_argument(
         "--set",

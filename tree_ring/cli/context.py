@@ -83,12 +83,23 @@ class Context:
 
     def identity(self, root: StrPath) -> Identity:
         """The caller's identity; `--project` names another project for a
-        person only (an agent's is refused unless it is the root's own)."""
+        person's read only (an agent's is refused unless it is the root's own,
+        and so is a person's write: `identity_flags`)."""
         a = self.args
         named = getattr(a, "project", None)
         home = None
         if not named or harness_origin(self.environ).is_agent:
             home = self.project_id(root)
+        elif getattr(a, "writes_project", False):
+            own = self.project_id(root)
+            if named != own:
+                # The store belongs to one project (`Store.open` refuses a
+                # project.json naming another): rows written under another id
+                # would answer to none of its tombstones.
+                raise UsageError(
+                    f"this store belongs to project {own}, not {named}; drop --project, "
+                    f"or run `tree-ring {self.command}` in {named}'s folder"
+                )
         return resolve(
             named or home or "",
             self.environ,
@@ -371,12 +382,26 @@ def offset_flag(p: argparse.ArgumentParser) -> None:
     )
 
 
-def identity_flags(p: argparse.ArgumentParser) -> None:
+def identity_flags(p: argparse.ArgumentParser, *, writes: bool = False) -> None:
+    """The identity flags; `writes`: the verb writes rows under `--project`,
+    which may then name only the store's own project (`writes_project`)."""
     g = p.add_argument_group("identity (default: project.json, TREE_RING_* and the harness)")
-    g.add_argument("--project", help="project id (default: .tree-ring/project.json)")
+    g.add_argument("--project", help=PROJECT_HELP)
+    if writes:
+        writes_project(p)
     g.add_argument("--agent-profile", help="agent partition (TREE_RING_AGENT_PROFILE)")
     g.add_argument("--workflow-id", help="workflow partition (TREE_RING_WORKFLOW_ID)")
     g.add_argument("--session-id", help="session partition (TREE_RING_SESSION_ID)")
+
+
+PROJECT_HELP = "project id (default: .tree-ring/project.json)"
+
+
+def writes_project(p: argparse.ArgumentParser) -> None:
+    """Mark a verb that writes under its `--project`: a person's naming a
+    project other than the store's own is refused, as an agent's is
+    (`Context.identity`); reads may still name another (rows kept from before)."""
+    p.set_defaults(writes_project=True)
 
 
 def user_flag(p: argparse.ArgumentParser) -> None:
@@ -437,4 +462,4 @@ def memory_flags(
         if spec.get("time"):
             options["metavar"] = "TIME"
         p.add_argument(name, **options)
-    identity_flags(p)
+    identity_flags(p, writes=True)

@@ -91,7 +91,6 @@ def cmd_inbox(ctx: Context) -> int:
         raise UsageError(f"--{action} needs --reason; it is kept in the audit log")
     since = parse_time(a.since, "--since") if a.since else None
     with ctx.project() as opened:
-        inbox.refuse_agent(opened.actor)
         project_id, store = opened.project_id, opened.store
         narrow: dict[str, Any] = {
             "origin": a.origin,
@@ -100,12 +99,13 @@ def cmd_inbox(ctx: Context) -> int:
             "agent_profile": a.agent_profile,
             "include_sensitive": a.include_sensitive,
         }
-        found = inbox.unseen(store, project_id, limit=a.limit, **narrow)
+        found = opened.inbox(limit=a.limit, **narrow)
         if action is not None:
-            found = inbox.unseen(store, project_id, limit=found.total, **narrow)
+            found = opened.inbox(limit=found.total, **narrow)
             return _batch(ctx, opened, found, action)
         if not a.peek and found.items:
-            inbox.mark_seen(store, project_id, [i.memory.id for i in found.items])
+            shown_ids = [i.memory.id for i in found.items]
+            inbox.mark_seen(store, project_id, [*shown_ids, *found.forgotten])
     shown = len(found.items)
     listable = found.total - found.withheld
     lines = [

@@ -99,7 +99,7 @@ def cmd_review_list(ctx: Context) -> int:
         waiting = kept[:limit]
         # Each reason as this read may show it (`review.waiting_requests`).
         asked = review.waiting_requests(store.db, project_id, view, reader)
-        about = review.asked_about(store.db, asked, view)
+        about = review.asked_about(store.db, asked, view, project.forgotten_elsewhere())
         # Who put a line there, for what a team ledger line made (`team/provenance.py`).
         from tree_ring.team import provenance
 

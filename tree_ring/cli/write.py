@@ -320,7 +320,7 @@ def _capture_arguments(p: argparse.ArgumentParser) -> None:
 def _refute_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", help="the memory that proved wrong (`recall` or the brief shows ids)")
     p.add_argument("--reason", required=True, help="why it is wrong, in one line")
-    identity_flags(p)
+    identity_flags(p, writes=True)
 
 
 def _forget_arguments(p: argparse.ArgumentParser) -> None:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from tree_ring.read.recall import Hit
     from tree_ring.store.db import Store
     from tree_ring.store.live import View
+    from tree_ring.store.rings import Rings
     from tree_ring.store.sql import Db
 
 # Whether the store holds a forget of a project: a probe of the primary key's prefix.
@@ -83,6 +84,26 @@ class ForgottenHere:
         return {
             i for i, own in matched.items() if own - set(allowed.get(i, {}).get("overrides", ()))
         }
+
+    def marks(self, drawn: Rings) -> Rings:
+        """The rings picture with the words of each mark whose row the store
+        forgot withheld (`read/withheld.forgotten`'s marker in its tooltip):
+        the mark stays, as its row is still counted in its ring, so no count
+        or cap changes, and the picture says nothing of what was forgotten."""
+        from dataclasses import replace
+
+        from tree_ring.govern.reasons import FORGOTTEN
+        from tree_ring.store import rows
+
+        ids = [mark.id for marks in drawn.marks.values() for mark in marks]
+        gone = self.hidden(list(rows.by_ids(self.read, ids).values())) if ids else set[str]()
+        if not gone:
+            return drawn
+        marks = {
+            ring: [replace(m, summary=FORGOTTEN) if m.id in gone else m for m in shown]
+            for ring, shown in drawn.marks.items()
+        }
+        return replace(drawn, marks=marks)
 
     def quoted_in(self, text: str) -> bool:
         """Whether `text` (a summary node's, an entry a line for each row it

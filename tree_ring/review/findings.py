@@ -24,10 +24,18 @@ finding about a row whose text a read withholds (a sensitive row, unless the
 view includes them: `read/withheld.py`) is left out and counted, as recall and
 list leave such rows out; listed, a sensitive row's summary is still only its
 sensitivity, since a report may be pasted anywhere.
+
+A row whose content the other store a project reads forgot (`read/
+forgotten_here.py`) is named as the review queue names it: the findings are
+what needs a person, and such a row may still need one (a waiting one waits,
+an expired one is still stored), so it stays, with every field that holds its
+words withheld (`read/withheld.forgotten`) before any finding's summary or
+reason is made of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -40,10 +48,36 @@ from tree_ring.store import findings
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.read.forgotten_here import ForgottenHere
+
 TYPES = ("stale", "sensitive", "low_confidence", "supersession", "contradictions", "review")
 STALE_DAYS = 90
 LOW_SALIENCE = 0.5  # below the default weight a writer gives a memory
 LOW_CONFIDENCE = 0.3
+
+# The rows a finding is made of, as a report may name them: each function
+# below reads its rows through one (`masked`).
+Mask = Callable[[Sequence[Memory]], list[Memory]]
+
+
+def _as_read(memories: Sequence[Memory]) -> list[Memory]:
+    return list(memories)
+
+
+def masked(forgotten: ForgottenHere | None) -> Mask:
+    """Rows as a report names them: those whose content `forgotten` holds
+    (the other store forgot it) with their words withheld, one lookup a batch."""
+    if forgotten is None:
+        return _as_read
+    hides = forgotten
+
+    def mask(memories: Sequence[Memory]) -> list[Memory]:
+        gone = hides.hidden(memories) if memories else set[str]()
+        return [withheld.forgotten(m) if m.id in gone else m for m in memories]
+
+    return mask
 
 
 @dataclass(frozen=True)
@@ -74,11 +108,12 @@ def stale(
     now: str,
     stale_days: int = STALE_DAYS,
     reader: Identity | None = None,
+    mask: Mask = _as_read,
 ) -> list[Finding]:
     moment = datetime.fromisoformat(now.replace("Z", "+00:00"))
     cutoff = format_time(moment - timedelta(days=stale_days))
     found: list[Finding] = []
-    for m in findings.current_unpinned(db, project, reader):
+    for m in mask(findings.current_unpinned(db, project, reader)):
         if m.expires_at is not None and m.expires_at <= now:
             reason = f"expired at {m.expires_at[:19]}Z; `tree-ring maintain --apply` removes it"
         elif m.updated_at < cutoff and m.salience < LOW_SALIENCE:
@@ -92,7 +127,9 @@ def stale(
     return found
 
 
-def sensitive(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
+def sensitive(
+    db: Db, project: str | None, reader: Identity | None = None, mask: Mask = _as_read
+) -> list[Finding]:
     return [
         _finding(
             "sensitive",
@@ -100,23 +137,27 @@ def sensitive(db: Db, project: str | None, reader: Identity | None = None) -> li
             f"sensitivity {m.sensitivity}: hidden from default reads but kept in the store; "
             "redact it if it should not be",
         )
-        for m in findings.sensitive(db, project, reader)
+        for m in mask(findings.sensitive(db, project, reader))
     ]
 
 
-def low_confidence(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
+def low_confidence(
+    db: Db, project: str | None, reader: Identity | None = None, mask: Mask = _as_read
+) -> list[Finding]:
     return [
         _finding(
             "low_confidence",
             m,
             f"confidence {m.confidence:.2f} is below {LOW_CONFIDENCE}: confirm it or forget it",
         )
-        for m in findings.current_below(db, project, LOW_CONFIDENCE, reader)
+        for m in mask(findings.current_below(db, project, LOW_CONFIDENCE, reader))
     ]
 
 
-def supersession(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
-    everything = {m.id: m for m in findings.every(db, project, reader)}
+def supersession(
+    db: Db, project: str | None, reader: Identity | None = None, mask: Mask = _as_read
+) -> list[Finding]:
+    everything = {m.id: m for m in mask(findings.every(db, project, reader))}
     # A row a reader may not read is not missing: only a row not there is.
     held = everything.keys() if reader is None else findings.ids(db, project)
     found: list[Finding] = []
@@ -170,8 +211,10 @@ def _chain(head: Memory, everything: dict[str, Memory]) -> list[str]:
         chain.append(current.id)
 
 
-def contradictions(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
-    current = {m.id: m for m in findings.current_unrejected(db, project, reader)}
+def contradictions(
+    db: Db, project: str | None, reader: Identity | None = None, mask: Mask = _as_read
+) -> list[Finding]:
+    current = {m.id: m for m in mask(findings.current_unrejected(db, project, reader))}
     found: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for m in current.values():
@@ -204,16 +247,20 @@ def _settled(a: Memory, b: Memory) -> bool:
     )
 
 
-def waiting(db: Db, project: str | None, reader: Identity | None = None) -> list[Finding]:
+def waiting(
+    db: Db, project: str | None, reader: Identity | None = None, mask: Mask = _as_read
+) -> list[Finding]:
     # A reason may quote content forgotten since (`reasons.Withholding`).
     withholding = reasons.Withholding(db)
     return [
         _finding("review", m, f"{m.trust}: {m.review_reason or 'waiting for review'}")
-        for m in map(withholding.memory, findings.waiting(db, project, reader))
-    ] + requests_waiting(db, project, reader)
+        for m in mask([withholding.memory(m) for m in findings.waiting(db, project, reader)])
+    ] + requests_waiting(db, project, reader, mask)
 
 
-def requests_waiting(db: Db, project: str | None, reader: Identity | None) -> list[Finding]:
+def requests_waiting(
+    db: Db, project: str | None, reader: Identity | None, mask: Mask = _as_read
+) -> list[Finding]:
     """A finding for each request to forget or confirm that waits, about the
     row it names, its reason withheld as `review list` withholds it."""
     from tree_ring.review.queue import waiting_requests
@@ -228,7 +275,8 @@ def requests_waiting(db: Db, project: str | None, reader: Identity | None) -> li
         if memory is None:
             found.append(Finding("review", request.memory_id, why))
         else:
-            found.append(_finding("review", withholding.memory(memory), why))
+            [shown] = mask([withholding.memory(memory)])
+            found.append(_finding("review", shown, why))
     return found
 
 
@@ -240,29 +288,33 @@ def report(
     now: str | None = None,
     stale_days: int = STALE_DAYS,
     reader: Identity | None = None,
+    forgotten: ForgottenHere | None = None,
 ) -> list[Finding]:
     """The findings of `kind` (or all); `reader`: an agent's identity, whose
-    report covers only the rows it may read (a person's, None, every partition)."""
+    report covers only the rows it may read (a person's, None, every partition);
+    `forgotten`: what the other store forgot, whose rows here are named with
+    their words withheld (`masked`)."""
     if kind != "all" and kind not in TYPES:
         raise UsageError(f"unknown audit type {kind!r}; use all or one of: {', '.join(TYPES)}")
     if stale_days < 1:
         raise UsageError("--stale-days must be at least 1")
     moment = now or now_iso()
     wanted = TYPES if kind == "all" else (kind,)
+    mask = masked(forgotten)
     found: list[Finding] = []
     for name in wanted:
         if name == "stale":
-            found += stale(db, project, moment, stale_days, reader)
+            found += stale(db, project, moment, stale_days, reader, mask)
         elif name == "sensitive":
-            found += sensitive(db, project, reader)
+            found += sensitive(db, project, reader, mask)
         elif name == "low_confidence":
-            found += low_confidence(db, project, reader)
+            found += low_confidence(db, project, reader, mask)
         elif name == "supersession":
-            found += supersession(db, project, reader)
+            found += supersession(db, project, reader, mask)
         elif name == "contradictions":
-            found += contradictions(db, project, reader)
+            found += contradictions(db, project, reader, mask)
         else:
-            found += waiting(db, project, reader)
+            found += waiting(db, project, reader, mask)
     return found
 
 

@@ -13,6 +13,14 @@ marks what it showed as seen; once nothing unseen is left the time moves up
 to the newest agent row and the ids are dropped, so the setting stays small.
 The inbox is the person's: the SessionStart brief never mentions it, and an
 agent cannot list or mark it.
+
+A row whose content the other store a project reads forgot (`read/
+forgotten_here.py`) is left out of the inbox, and of its counts, as `list`
+leaves it out, not listed with its words withheld as the review queue lists
+it: the inbox is where a person reads what agents saved and decides whether
+to share it, and there is nothing left to read of such a row nor anything to
+share (the person forgot that content). A waiting one still waits in the
+review queue, where the person can reject it.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from tree_ring.model.actor import Actor
+    from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.store.db import Store
     from tree_ring.store.sql import Db
 
@@ -55,6 +64,9 @@ class Inbox(Frozen):
     total: int  # unseen rows matching the filter, before the limit, sensitive ones too
     withheld: int  # of them sensitive, left out of `items` unless asked
     seen_at: str | None  # the watermark before this call
+    # Unseen rows left out as the other store forgot their content: listing
+    # marks them seen with what it showed, so they do not hold the watermark back.
+    forgotten: tuple[str, ...] = ()
 
 
 def refuse_agent(actor: Actor) -> None:
@@ -144,22 +156,71 @@ def unseen(
     agent_profile: str | None = None,
     limit: int = 50,
     include_sensitive: bool = False,
+    forgotten: ForgottenHere | None = None,
 ) -> Inbox:
     """What agents saved that the person has not seen, newest first. Reads only.
     A sensitive row is counted in `total` and, unless `include_sensitive`, left
-    out of `items` and counted in `withheld`, as every list withholds it."""
+    out of `items` and counted in `withheld`, as every list withholds it. A
+    row whose content the other store forgot (`forgotten`) is in neither."""
     seen_at, seen_ids = _seen(store.db)
     narrow, params = store_inbox.filters(origin, session_id, since, agent_profile)
     params.update(project=project_id, seen_at=seen_at, seen_ids=jsontext.dumps(seen_ids))
-    total, withheld, found = store_inbox.unseen(store.db, narrow, params, limit, include_sensitive)
+    left_out: list[str] = []
+    if forgotten is None:
+        total, withheld, found = store_inbox.unseen(
+            store.db, narrow, params, limit, include_sensitive
+        )
+    else:
+        total, withheld, found, left_out = _unforgotten(
+            store, forgotten, narrow, params, limit, include_sensitive
+        )
     # Each review reason as a read may show it (`govern/reasons.shown`).
     memories = reasons.rows_shown(store.db, found)
-    return Inbox(tuple(item(m) for m in memories), total, withheld, seen_at)
+    return Inbox(tuple(item(m) for m in memories), total, withheld, seen_at, tuple(left_out))
 
 
-def count(store: Store, project_id: str) -> int:
+def _unforgotten(
+    store: Store,
+    forgotten: ForgottenHere,
+    narrow: str,
+    params: dict[str, Any],
+    limit: int,
+    include_sensitive: bool,
+) -> tuple[int, int, list[Any], list[str]]:
+    """`store_inbox.unseen`'s answer with the rows `forgotten` hides left out
+    before the counts and the limit: every unseen row is read, a batch at a
+    time, for the counts are of what the inbox may show (and `inbox --all`
+    acts on that many). Unseen rows are what the person has not looked at
+    yet, and the other store forgot something: both are rare at once."""
+    total = withheld = 0
+    kept: list[Any] = []
+    left_out: list[str] = []
+    offset = 0
+    while True:
+        batch = store_inbox.unseen_rows(store.db, narrow, params, BATCH, offset)
+        offset += len(batch)
+        memories = [rows.from_row(row) for row in batch]
+        gone = forgotten.hidden(memories)
+        for row, memory in zip(batch, memories, strict=True):
+            if memory.id in gone:
+                left_out.append(memory.id)
+                continue
+            total += 1
+            if not include_sensitive and memory.sensitivity != "normal":
+                withheld += 1  # the NORMAL test every list applies (`store/live.py`)
+            elif len(kept) < limit:
+                kept.append(row)
+        if len(batch) < BATCH:
+            return total, withheld, kept, left_out
+
+
+# Unseen rows read at a time when the other store's forgets are counted out.
+BATCH = 500
+
+
+def count(store: Store, project_id: str, forgotten: ForgottenHere | None = None) -> int:
     """How many agent rows the person has not seen: `status` shows it."""
-    return unseen(store, project_id, limit=0).total
+    return unseen(store, project_id, limit=0, forgotten=forgotten).total
 
 
 def mark_seen(store: Store, project_id: str, ids: Iterable[str]) -> None:

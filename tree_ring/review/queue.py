@@ -40,6 +40,10 @@ from tree_ring.store.sql import Db
 from tree_ring.tree import seal
 from tree_ring.write import correct, propagate, readmit, requests
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.read.forgotten_here import ForgottenHere
+
 
 @dataclass(frozen=True)
 class Waiting:
@@ -133,19 +137,29 @@ def waiting_requests(
     return shown
 
 
-def asked_about(db: Db, asked: list[requests.Request], view: View) -> dict[str, str]:
+def asked_about(
+    db: Db,
+    asked: list[requests.Request],
+    view: View,
+    forgotten: ForgottenHere | None = None,
+) -> dict[str, str]:
     """request id -> the summary of the row it names, as a read under `view`
-    may show it (a sensitive row's withheld, a forgotten quote taken out),
-    so a person sees what approving would forget; "(no such memory)" for a
-    request naming none."""
+    may show it (a sensitive row's withheld, a forgotten quote taken out, the
+    words of a row whose content the other store forgot, `forgotten`, withheld
+    as the queue withholds them), so a person sees what approving would
+    forget; "(no such memory)" for a request naming none."""
     withholding = reasons.Withholding(db)
+    named = {r.id: rows.find(db, r.memory_id) for r in asked}
+    found = [m for m in named.values() if m is not None]
+    gone = forgotten.hidden(found) if forgotten is not None and found else set[str]()
     about: dict[str, str] = {}
-    for request in asked:
-        memory = rows.find(db, request.memory_id)
+    for request_id, memory in named.items():
         if memory is None:
-            about[request.id] = "(no such memory)"
+            about[request_id] = "(no such memory)"
+        elif memory.id in gone:
+            about[request_id] = withheld.forgotten(memory).summary
         else:
-            about[request.id] = withheld.summary(withholding.memory(memory), view)
+            about[request_id] = withheld.summary(withholding.memory(memory), view)
     return about
 
 

@@ -95,6 +95,16 @@ def unseen(
     return total, withheld, found
 
 
+def unseen_rows(db: Db, narrow: str, params: dict[str, Any], limit: int, offset: int) -> list[Any]:
+    """Unseen rows that match, sensitive ones too, newest first: `limit` of
+    them from `offset`, for a reader that must look at each (`review/inbox.py`)."""
+    return db.query(
+        f"SELECT m.* FROM memories m WHERE {_WHERE}{_UNSEEN}{narrow}"
+        " ORDER BY m.created_at DESC, m.id DESC LIMIT :limit OFFSET :offset",
+        {**params, "limit": limit, "offset": offset},
+    )
+
+
 def unseen_count(db: Db, project: str, seen_at: str | None, seen_ids: str) -> Any:
     """How many rows are unseen, with `seen_ids` as JSON."""
     params = {"project": project, "seen_at": seen_at, "seen_ids": seen_ids}

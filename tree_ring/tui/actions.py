@@ -299,13 +299,9 @@ class Session:
     def _inbox(self, state: State) -> list[Item]:
         """Agents' rows the person has not seen; reading them marks nothing
         seen (only `keep` and the other decisions do), so looking stays a read."""
-        from tree_ring.review import inbox
-
         if not self.whole_project:
             return []  # the inbox is the person's; an agent's environment sees none
-        found = inbox.unseen(
-            self.store, self.project, limit=PAGE, include_sensitive=state.include_sensitive
-        )
+        found = self.opened.inbox(limit=PAGE, include_sensitive=state.include_sensitive)
         self.totals[state.view] = found.total - found.withheld
         return [Item(i.memory.id, i.memory, note=f"{i.partition}: {i.why}") for i in found.items]
 

@@ -105,7 +105,13 @@ def _report(args: argparse.Namespace, root: str, env: Mapping[str, str]) -> int:
     with Project.open(root, env) as opened:
         project_id = opened.project_id
         # An agent's report covers what its recall reads; a person's, every partition.
-        html = report.build(opened.store, project_id, now, reader=opened.reader)
+        html = report.build(
+            opened.store,
+            project_id,
+            now,
+            reader=opened.reader,
+            elsewhere=opened.forgotten_elsewhere(),
+        )
     size = outputs.write_text(args.html, html, env)
     _emit(
         args,

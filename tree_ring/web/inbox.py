@@ -1,7 +1,8 @@
 """The inbox page: what agents saved that the person has not seen, and what to do with each.
 
-The list is the library's (`review/inbox.unseen`): agent rows still on record,
-of normal sensitivity, newest first. Looking is not deciding: a GET marks
+The list is the library's (`Project.inbox`): agent rows still on record,
+of normal sensitivity, newest first, but those whose content the other store
+a project reads forgot. Looking is not deciding: a GET marks
 nothing seen. Each row offers the inbox's three decisions as forms: promote
 it to the project (`review/promote`), keep it where it is (marked seen), or
 forget it; "Mark all shown as seen" keeps every row on the page at once.
@@ -40,13 +41,7 @@ def inbox_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
     if origin is not None and origin not in ORIGINS:
         origin = None
     with site.opened() as project:
-        found = inbox.unseen(
-            project.store,
-            site.project,
-            origin=origin,
-            limit=PAGE,
-            include_sensitive=session.show_sensitive,
-        )
+        found = project.inbox(origin=origin, limit=PAGE, include_sensitive=session.show_sensitive)
         came = provenance.said_of(project.store.db, [item.memory.id for item in found.items])
     listed: list[str] = []
     for item in found.items:

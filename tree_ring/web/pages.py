@@ -72,6 +72,10 @@ def rings_page(site: Site, session: Session, query: Query) -> str:
                 db, site.identity, view, cap=CAP, whole_project=site.whole_project
             ),
         )
+        # After the cache: a forget in the user store changes no byte of this one.
+        forgotten = project.forgotten_elsewhere()
+        if forgotten is not None:
+            drawn = forgotten.marks(drawn)
     hidden = drawn.hidden
     when = f" as of {view.as_of}" if view.as_of else ""
     label = f"The rings of {site.project}'s live memory{when}"

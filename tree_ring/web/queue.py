@@ -105,7 +105,7 @@ def review_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         against = {other.id: other for w in page for other in w.contradicts}
         asked_view = View(include_sensitive=shown_sensitive)
         asked = review.waiting_requests(db, site.project, asked_view, reader)
-        about = review.asked_about(db, asked, asked_view)
+        about = review.asked_about(db, asked, asked_view, project.forgotten_elsewhere())
         came = provenance.said_of(db, [m.id for m in waiting] + [r.id for r in asked])
     items: list[str] = []
     for m in waiting:

@@ -27,6 +27,7 @@ from tree_ring.web import markup, rings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.store.db import Store
 
 CAP = 150
@@ -34,16 +35,25 @@ ACTIVITY = 25
 
 
 def build(
-    store: Store, project: str, now: str, *, cap: int = CAP, reader: Identity | None = None
+    store: Store,
+    project: str,
+    now: str,
+    *,
+    cap: int = CAP,
+    reader: Identity | None = None,
+    elsewhere: ForgottenHere | None = None,
 ) -> str:
     """The report's HTML for `project` as of record time `now`: of every
-    partition, or of the rows `reader` (an agent's identity) may read."""
+    partition, or of the rows `reader` (an agent's identity) may read; a mark
+    whose row's content the other store forgot (`elsewhere`) without its words."""
     db = store.db
     mine = None if reader is None else reader.replace(project=project)
     view = View(as_of=now)
     drawn = ring_counts.rings(
         db, mine or Identity(project), view, cap=cap, whole_project=mine is None
     )
+    if elsewhere is not None:
+        drawn = elsewhere.marks(drawn)
     hidden = drawn.hidden
     queue = review.queue_size(db, project, mine)
     stones = forgotten.tombstone_counts(db, project, until=now, reader=mine)
