@@ -464,8 +464,8 @@ class Memory(Frozen, kw_only=True):
         time=True,
         intent=True,
         help=(
-            "after TIME it leaves the brief, recall, list and export (`show ID` and "
-            "--as-of still read it until `maintain --apply-expired` deletes it)"
+            "after TIME, which must lie ahead, it leaves the brief, recall, list and export "
+            "(`show ID` and --as-of still read it until `maintain --apply-expired` deletes it)"
         ),
     )
     # A draft names the one memory it replaces; the row lists every one.
