@@ -313,8 +313,56 @@ def test_the_doctor_names_a_ledger_header_naming_another_project(tmp_path: Path)
     set_ledger_header(alice, "p-44444444")
     checks = {c["name"]: c for c in json.loads(cli(alice, "--json", "doctor").out)["items"]}
     assert checks["ledger"]["ok"] is False
-    assert checks["ledger"]["detail"] == (
-        f"{LEDGER}'s header names project p-44444444, but this store belongs to project "
-        f"{real}: a commit changed it, and `sync` refuses the ledger; "
-        f"`git log -p -- {LEDGER}` shows the change to undo"
-    )
+    assert checks["ledger"]["detail"] == project.ledger_mismatch(real, "p-44444444")
+
+
+def _second_header(root: Path, project_id: str) -> None:
+    path = root / LEDGER
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines.insert(1, json.dumps({**json.loads(lines[0]), "project": project_id}))
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def _newer_schema(root: Path, _project_id: str) -> None:
+    path = root / LEDGER
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[0] = json.dumps({**json.loads(lines[0]), "schema": 2})
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def _look_alike(root: Path, project_id: str) -> None:
+    set_ledger_header(root, "\u0440" + project_id[1:])  # a Cyrillic er for the Latin p
+
+
+def _no_header(root: Path, _project_id: str) -> None:
+    path = root / LEDGER
+    path.write_text("\n".join(path.read_text(encoding="utf-8").split("\n")[1:]), encoding="utf-8")
+
+
+def test_a_ledger_no_store_could_import_builds_none_in_a_fresh_clone(tmp_path: Path) -> None:
+    """Whatever makes the ledger belong to another project, or to none, or to
+    a newer Tree Ring, a fresh clone builds no store from it: one built
+    would hold none of the team's memories and tombstones. The doctor of a
+    clone that has its store says the same."""
+    alice, real = project_with_a_forget(tmp_path)
+    commit(alice, "memory")
+    edits = {
+        "second": (_second_header, "names project 'p-33333333'"),
+        "schema": (_newer_schema, "ledger schema 2, this version reads 1"),
+        "alike": (_look_alike, "names project '\u0440"),
+        "none": (_no_header, "does not begin with its header line"),
+    }
+    for name, (edit, said) in edits.items():
+        fresh = clone(alice, tmp_path, f"fresh-{name}", init=False)
+        edit(fresh, "p-33333333" if name == "second" else real)
+        started = hook_start(fresh)
+        assert (started.returncode, started.stdout) == (0, b"")
+        assert said in started.stderr.decode(), name
+        for verb in ("init", "sync"):
+            done = cli(fresh, verb)
+            assert done.code != 0 and done.out == "" and said in done.err, (name, done.err)
+        assert not project.store_path(fresh).exists(), name
+        edit(alice, "p-33333333" if name == "second" else real)
+        checks = {c["name"]: c for c in json.loads(cli(alice, "--json", "doctor").out)["items"]}
+        assert checks["ledger"]["ok"] is False and said in checks["ledger"]["detail"], name
+        git(alice, "checkout", "--", ".")

@@ -498,14 +498,71 @@ def ledger_project(root: StrPath) -> str | None:
     return named if valid_project_id(named) else None
 
 
-def ledger_mismatch(named: str, header: str) -> str:
+# The ledger schema this version reads and writes (`team/ledger.py`).
+LEDGER_SCHEMA = 1
+
+
+def ledger_problem(root: StrPath, named: str) -> str | None:
+    """Why a store must not be built from this clone's team ledger yet, or
+    None: no ledger (a project that does not share its memory), or one whose
+    every header line names `named` at a schema this version reads. A store
+    built beside a ledger it then cannot import would hold none of the
+    team's memories and none of its tombstones, and take writes of what the
+    team forgot; so a header naming another project, or none, a second
+    header naming another, or a newer schema, builds nothing (`Store.open`).
+    Every line is read: a fresh build reads them all to import them anyway."""
+    where = f"{DIR}/{LEDGER}"
+    try:
+        fd = os.open(os.path.join(root, DIR, LEDGER), os.O_RDONLY | NOFOLLOW | NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{where} cannot be read ({exc.strerror or exc}); restore it from git"
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return f"{where} is not a regular file; restore it from git"
+        first = True
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            if not first and b"ledger" not in raw:
+                continue  # a header line says "ledger": the others are skipped unparsed
+            try:
+                line = jsontext.as_object(jsontext.loads(raw.decode("utf-8")))
+            except (ValueError, RecursionError):
+                line = None
+            is_header = line is not None and line.get("record") == "ledger"
+            if first and not is_header:
+                return (
+                    f"{where} does not begin with its header line naming the project: a "
+                    f"commit changed it; `git log -p -- {where}` shows how; restore it"
+                )
+            first = False
+            if line is None or not is_header:
+                continue
+            said = line.get("project")
+            schema = line.get("schema")
+            if isinstance(schema, int) and not isinstance(schema, bool) and schema > LEDGER_SCHEMA:
+                return (
+                    f"{where} was written by a newer Tree Ring (ledger schema {schema}, this "
+                    f"version reads {LEDGER_SCHEMA}); upgrade the plugin"
+                )
+            if said != named:
+                header = said if isinstance(said, str) else "none"
+                return ledger_mismatch(named, header[:80], number)
+    return None
+
+
+def ledger_mismatch(named: str, header: str, number: int = 1) -> str:
     """The one line for a clone whose two committed files name two projects:
-    no store is built from them (store/db.py, `Store.open`)."""
+    no store is built from them (store/db.py, `Store.open`), and `doctor`
+    fails its ledger check."""
     where = f"{DIR}/{PROJECT_FILE}"
+    line = "" if number == 1 else f" on line {number}"
     return (
-        f"{where} names project {named}, but the team ledger's header ({DIR}/{LEDGER}) "
-        f"names project {header}: a commit changed one of them; `git log -p -- {where} "
-        f"{DIR}/{LEDGER}` shows which, and the store is built once it is restored"
+        f"{where} names project {named}, but the team ledger's header ({DIR}/{LEDGER}"
+        f"{line}) names project {header!r}: a commit changed one of them; `git log -p -- "
+        f"{where} {DIR}/{LEDGER}` shows which; restore it"
     )
 
 

@@ -325,11 +325,12 @@ class Store:
         if create and named is not None and not os.path.exists(path):
             # A store is born with project.json's id (`_belongs_to` holds it to
             # that id from then on), so one committed file must not be able to
-            # choose it alone: where the team ledger's header names another
-            # project, one of the two was edited, and nothing is built.
-            header = project.ledger_project(root)
-            if header is not None and header != named:
-                raise ProjectMismatch(project.ledger_mismatch(named, header))
+            # choose it alone: where the team ledger names another project (or
+            # none, or a newer schema), one of the two was edited, and nothing
+            # is built that could not import the team's memories and tombstones.
+            problem = project.ledger_problem(root, named)
+            if problem is not None:
+                raise ProjectMismatch(problem)
         store = cls._open_path(
             path,
             root,

@@ -36,7 +36,7 @@ know (imported then).
 
 from __future__ import annotations
 
-from tree_ring.model import jsontext
+from tree_ring.model import jsontext, project
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from tree_ring.team.ledger_verdicts import Verdicts
 
 PATH = "ledger.jsonl"  # inside .tree-ring/
-SCHEMA = 1
+SCHEMA = project.LEDGER_SCHEMA
 HEADER = "ledger"
 ANCHOR = "anchor"
 MEMORY = "memory"

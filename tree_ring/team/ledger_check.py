@@ -48,20 +48,16 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
     problem = sync.anchor_problem(db, anchor) if anchor is not None else None
     if problem:
         return (False, problem, False, "")
-    header = _header_project(lines)
     try:
         recorded = settings.recorded_project(db)
     except TreeRingError:  # a store too damaged or too old to say
         recorded = None
-    if header is not None and recorded is not None and header != recorded:
-        return (
-            False,
-            f"{name}'s header names project {header}, but this store belongs to project "
-            f"{recorded}: a commit changed it, and `sync` refuses the ledger; "
-            f"`git log -p -- {name}` shows the change to undo",
-            False,
-            "",
-        )
+    # The ledger as a fresh clone's build reads it (`project.ledger_problem`):
+    # a header naming another project, or none, or a newer schema.
+    problem = project.ledger_problem(root, recorded) if recorded is not None else None
+    if problem:
+        return (False, problem, False, "")
+    header = _header_project(lines)
     behind = _forgotten_here(lines, db, header)
     if behind:
         return (
