@@ -243,3 +243,23 @@ def test_the_review_queue_keeps_a_waiting_row_with_its_forgotten_words_withheld(
     rejected = run_cli("review", "reject", proposed, "--reason", "forgotten", environ=home)
     assert rejected.code == 0, rejected.err
     assert set(IDS.findall(run_cli("review", "list", environ=home).out)) == {other_proposal}
+
+
+def test_consolidation_takes_no_source_holding_what_the_person_forgot(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    """A summary is a write of its sources' words: a row the other store's
+    forget hides is no source, so neither the plan nor the summary quotes it."""
+    agent = {**home, "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
+    kept = {_remember(run_cli, agent, f"Room {i} of the office has a whiteboard") for i in range(3)}
+    _remember(run_cli, agent, TEXT)
+    _remember(run_cli, agent, "Office notes", "--details", TEXT)
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    copies.forget_outside(project_root, home, note)
+    planned = run_cli("consolidate", "--dry-run", environ=home)
+    assert planned.code == 0, planned.err
+    assert "wifi" not in planned.out and "Room 0" in planned.out
+    done = _json(run_cli, home, "consolidate")
+    [group] = [g for g in done["items"] if g["summary_id"]]  # pyright: ignore[reportGeneralTypeIssues, reportUnknownVariableType]
+    assert set(group["source_ids"]) == kept  # pyright: ignore[reportUnknownArgumentType]
+    assert "wifi" not in str(group["summary"])

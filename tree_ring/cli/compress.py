@@ -77,9 +77,9 @@ def cmd_consolidate(ctx: Context) -> int:
     identity = ctx.identity(root)
     # An agent's consolidation covers the rows its recall reads (`live.visible`); a person's, all.
     reader = None if ctx.whole_project else identity
-    with ctx.store(root) as store, progress.Reporter() as reporter:
+    with ctx.project() as opened, progress.Reporter() as reporter:
         report = consolidate.consolidate(
-            store,
+            opened.store,
             identity.project,
             a.period_type,
             a.period_key,
@@ -89,6 +89,7 @@ def cmd_consolidate(ctx: Context) -> int:
             retire_sources=a.retire_sources,
             progress=reporter,
             reader=reader,
+            forgotten=opened.forgotten_elsewhere(),
         )
     verb = "plan for" if report.dry_run else "consolidated"
     lines = [

@@ -436,7 +436,12 @@ class Session:
         from tree_ring.upkeep import consolidate
 
         report = consolidate.consolidate(
-            self.store, self.project, action.args[0], actor=self.actor, reader=self.opened.reader
+            self.store,
+            self.project,
+            action.args[0],
+            actor=self.actor,
+            reader=self.opened.reader,
+            forgotten=self.opened.forgotten_elsewhere(),
         )
         written = [g for g in report.groups if g.written]
         return f"consolidated {report.period.label}: {len(written)} summaries written"

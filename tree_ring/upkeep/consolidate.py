@@ -73,6 +73,7 @@ from tree_ring.write.propagate import CONSOLIDATES
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_ring.model.progress import Progress
+    from tree_ring.read.forgotten_here import ForgottenHere
 
 PERIOD_TYPES = ("daily", "weekly", "monthly", "yearly", "manual")
 MANUAL_KEY = "all"
@@ -305,9 +306,11 @@ def plan(
     now: str,
     actor: Actor,
     reader: Identity | None = None,
+    forgotten: ForgottenHere | None = None,
 ) -> tuple[int, list[Group]]:
-    """The period's groups: of every partition, or of the rows `reader` may read;
-    each summary in the trust state `actor`'s own write of it would have."""
+    """The period's groups: of every partition, or of the rows `reader` may read,
+    less those holding what `forgotten` says the other store forgot; each
+    summary in the trust state `actor`'s own write of it would have."""
     clause = _readable(View(include_sensitive=True), project, reader)
     found = consolidation.candidates(
         db,
@@ -319,9 +322,12 @@ def plan(
         kept_rings=KEPT_RINGS,
         kept_retentions=KEPT_RETENTIONS,
     )
+    memories = [rows.from_row(row) for row in found]
+    if forgotten is not None:
+        gone = forgotten.hidden(memories)
+        memories = [m for m in memories if m.id not in gone]
     grouped: dict[GroupKey, list[Memory]] = {}
-    for row in found:
-        memory = rows.from_row(row)
+    for memory in memories:
         grouped.setdefault(group_key(memory, project), []).append(memory)
     groups: list[Group] = []
     for key in sorted(grouped, key=lambda k: canonical_json(list(k.__dict__.values()))):
@@ -376,14 +382,21 @@ def consolidate(
     retire_sources: bool = False,
     progress: Progress | None = None,
     reader: Identity | None = None,
+    forgotten: ForgottenHere | None = None,
 ) -> Report:
     """Summarise the period's groups; `progress` is told the groups done of all.
     `reader`: an agent's identity, whose consolidation covers the rows it may
-    read; None (a person's) covers every partition."""
+    read; None (a person's) covers every partition. `forgotten`: what the
+    other store a project reads forgot (`Project.forgotten_elsewhere`): rows
+    holding it are no source, as every read leaves them out, so no summary
+    quotes them."""
     p = period(period_type, period_key)
     now = now_iso()
     if dry_run:
-        count, groups = plan(store.db, project, p, force=force, now=now, actor=actor, reader=reader)
+        count, groups = plan(
+            store.db, project, p, force=force, now=now, actor=actor, reader=reader,
+            forgotten=forgotten,
+        )  # fmt: skip
         if retire_sources:
             for group in groups:
                 if _retires(group, group.trust):
@@ -391,7 +404,9 @@ def consolidate(
         return Report(project, p, True, force, count, groups, retire_sources)
     writer = tree_ring_actor(actor)
     with store.write() as db:
-        count, groups = plan(db, project, p, force=force, now=now, actor=actor, reader=reader)
+        count, groups = plan(
+            db, project, p, force=force, now=now, actor=actor, reader=reader, forgotten=forgotten
+        )
         if any(g.status in ("create", "supersede") for g in groups):
             coordinator.authorize(db, "consolidate", writer, f"{project}:{p.type}:{p.key}")
         for done, group in enumerate(groups, start=1):
