@@ -119,3 +119,25 @@ def test_a_persons_forget_of_a_shared_row_leaves_their_other_spelling(
     forgot = write(run_cli, "forget", shared, "--mode", "delete", "--reason", "wrong")
     assert forgot["twins"] == [exact, agents]
     assert trust(project_root) == {mine: "accepted"}
+
+
+# Cyrillic a and e for their Latin look-alikes: the tombstone's fold makes
+# them one claim, the full-text index does not.
+LOOK_ALIKE = "Use the st\u0430ging cluster kappa for load t\u0435sts"
+
+
+def test_copies_the_index_cannot_name_are_taken_too(run_cli: CliRunner, project_root: Path) -> None:
+    """A copy in another script's look-alike letters, and one holding the
+    claim only as its source's quote or reference, are refused as writes by
+    the tombstone, so they go with the rejection as the others do."""
+    alike = remember(run_cli, LOOK_ALIKE, environ=CLAUDE)
+    quoted = remember(
+        run_cli, "Cluster notes from the platform channel", "--source-quote", SPACED,
+        environ=CLAUDE,
+    )  # fmt: skip
+    cited = remember(run_cli, "More cluster notes", "--source-ref", HYPHEN, environ=CLAUDE)
+    other = remember(run_cli, "Cluster notes about the kappa release", environ=CLAUDE)
+    proposed = write(run_cli, "remember", SPACED, "--scope", "project", environ=CLAUDE)["id"]
+    done = write(run_cli, "review", "reject", proposed, "--reason", "there is no cluster kappa")
+    assert set(done["copies"]) == {alike, quoted, cited}
+    assert brief_ids(run_cli) == {other}

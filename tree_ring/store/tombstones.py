@@ -531,7 +531,17 @@ def _words_of(memory: Memory) -> str:
 
 _SAME_CLAIM = (
     "SELECT * FROM memories WHERE project IS :project AND id != :id AND retired_at IS NULL"
-    " AND redacted_at IS NULL AND (content_hash = :hash{words}) ORDER BY created_at, id"
+    " AND redacted_at IS NULL AND (content_hash = :hash{words}{unindexed})"
+    " ORDER BY created_at, id"
+)
+# What the index cannot name: the claim in letters the index does not fold
+# (another script's look-alikes inside a word: any text not plain ASCII), or
+# in a field it does not hold (the source's quote or reference, holding the
+# claim's longest word). SQLite tests each row in C; only the few it names
+# have their keys computed.
+_UNINDEXED = (
+    " OR length(CAST(summary || details || tags AS BLOB)) != length(summary || details || tags)"
+    " OR instr(lower(source_quote || ' ' || source_ref), :word) > 0"
 )
 
 
@@ -545,18 +555,23 @@ def refused_rows(db: Db, memory: Memory) -> list[Memory]:
     claim as one sentence of a longer text. Oldest first.
 
     The full-text index names the candidates (those holding every word of one
-    of `memory`'s keyed texts, or its very content), and only those have
-    their keys computed. A copy that holds the claim only where the index
-    does not look (a source quote, an identifier) is not found here; a write
-    of it is still refused."""
+    of `memory`'s keyed texts, or its very content), and SQLite those the
+    index cannot (`_UNINDEXED`: text that is not plain ASCII, a source quote
+    or reference holding the claim's longest word); only those have their
+    keys computed."""
     match = _words_of(memory)
+    words = re.findall(r"\w+", searchable(memory.summary).lower())
+    word = max(words, key=len, default="")
     params = {
         "project": memory.project,
         "id": memory.id,
         "hash": memory.content_hash,
         "match": match,
+        "word": word,
     }
-    sql = _SAME_CLAIM.format(words=_HOLDING_WORDS if match else "")
+    sql = _SAME_CLAIM.format(
+        words=_HOLDING_WORDS if match else "", unindexed=_UNINDEXED if word else ""
+    )
     wanted = set(forget_keys(memory))
     found = [rows.from_row(row) for row in db.execute(sql, params)]
     return [row for row in found if not wanted.isdisjoint(check_keys(row))]
