@@ -120,3 +120,18 @@ def unprivileged() -> list[str]:
     if os.geteuid() != 0:
         return []
     return ["setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
+
+
+def recorded_project(root: Path) -> str | None:
+    """The project a project's store records as its own (settings key
+    `project`), read as SQLite holds it, or None when none is recorded."""
+    import sqlite3
+
+    from tree_ring.model import project
+
+    conn = sqlite3.connect(project.store_path(root))
+    try:
+        row = conn.execute("SELECT value FROM settings WHERE key = 'project'").fetchone()
+    finally:
+        conn.close()
+    return None if row is None else json.loads(row[0])

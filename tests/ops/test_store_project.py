@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import recorded_project
 from team_support import (
     HOOK,
     LEDGER,
@@ -44,16 +45,6 @@ def set_project_id(root: Path, project_id: str) -> None:
     path = root / project.DIR / project.PROJECT_FILE
     data = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps({**data, "project_id": project_id}, indent=2) + "\n")
-
-
-def recorded(root: Path) -> str | None:
-    """The project the store records, read as SQLite holds it."""
-    conn = sqlite3.connect(project.store_path(root))
-    try:
-        row = conn.execute("SELECT value FROM settings WHERE key = 'project'").fetchone()
-    finally:
-        conn.close()
-    return None if row is None else json.loads(row[0])
 
 
 def contents(root: Path) -> tuple[set[tuple[str, str]], set[tuple[str, str]], int, bytes]:
@@ -102,7 +93,7 @@ def project_with_a_forget(tmp_path: Path) -> tuple[Path, str]:
 
 def test_an_edited_project_id_is_refused_by_every_read_and_write(tmp_path: Path) -> None:
     root, real = project_with_a_forget(tmp_path)
-    assert recorded(root) == real
+    assert recorded_project(root) == real
     set_project_id(root, FALSE_ID)
     before = contents(root)
     line = f"error: {project.mismatch(FALSE_ID, real)}\n"
@@ -131,7 +122,7 @@ def test_an_edited_project_id_is_refused_by_every_read_and_write(tmp_path: Path)
         "message": project.mismatch(FALSE_ID, real),
     }
     assert contents(root) == before
-    assert recorded(root) == real
+    assert recorded_project(root) == real
 
 
 def test_the_doctor_names_the_mismatch(tmp_path: Path) -> None:
@@ -229,7 +220,7 @@ def test_init_without_a_store_takes_the_team_ledgers_id(tmp_path: Path) -> None:
     done = ok(root, "init")
     assert f"written again with project id {real}, from the header of {LEDGER}" in done.out
     assert project.load_project_id(root) == real
-    assert recorded(root) == real
+    assert recorded_project(root) == real
 
 
 def test_a_pulled_commit_that_changes_the_id_is_refused(tmp_path: Path) -> None:
@@ -261,10 +252,10 @@ def test_a_fresh_clones_store_records_the_committed_id(tmp_path: Path) -> None:
     by_hook = clone(alice, tmp_path, "by-hook", init=False)
     assert not project.store_path(by_hook).exists()
     assert KEPT in session_start(by_hook)
-    assert recorded(by_hook) == real
+    assert recorded_project(by_hook) == real
     by_sync = clone(alice, tmp_path, "by-sync", init=False)
     ok(by_sync, "sync")
-    assert recorded(by_sync) == real
+    assert recorded_project(by_sync) == real
     # The clone's store refuses what the team forgot, and an edit of the id.
     refused = cli(by_sync, "remember", FORGOTTEN, environ=AGENT)
     assert refused.code != 0 and "will not be stored again" in refused.err
@@ -303,7 +294,7 @@ def test_a_fresh_clone_whose_committed_files_disagree_builds_no_store(tmp_path: 
         assert not project.store_path(fresh).exists()
         git(fresh, "checkout", "--", ".")
         assert KEPT in session_start(fresh)
-        assert recorded(fresh) == real
+        assert recorded_project(fresh) == real
         refused = cli(fresh, "remember", FORGOTTEN, environ=AGENT)
         assert refused.code != 0 and "will not be stored again" in refused.err
 

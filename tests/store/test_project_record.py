@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import PERSON, REPO, make_memory
+from helpers import PERSON, REPO, make_memory, recorded_project
 
 from tree_ring.harness import guidance
 from tree_ring.model import project
@@ -27,15 +27,6 @@ def write_project_file(root: Path, project_id: str) -> None:
     folder = root / project.DIR
     folder.mkdir(parents=True, exist_ok=True)
     (folder / project.PROJECT_FILE).write_text(json.dumps({"project_id": project_id}))
-
-
-def recorded(root: Path) -> str | None:
-    conn = sqlite3.connect(project.store_path(root))
-    try:
-        row = conn.execute("SELECT value FROM settings WHERE key = 'project'").fetchone()
-    finally:
-        conn.close()
-    return None if row is None else json.loads(row[0])
 
 
 def before_the_record(root: Path) -> None:
@@ -61,7 +52,7 @@ def test_a_first_schema_store_adopts_its_rows_project_over_an_edited_file(
     with pytest.raises(ProjectMismatch) as caught:
         Store.open(root)
     assert str(caught.value) == project.mismatch("p-0000aaaa", FIXTURE_PROJECT)
-    assert recorded(root) == FIXTURE_PROJECT
+    assert recorded_project(root) == FIXTURE_PROJECT
     write_project_file(root, FIXTURE_PROJECT)
     with Store.open(root) as store:
         assert settings.recorded_project(store.db) == FIXTURE_PROJECT
@@ -83,7 +74,7 @@ def test_the_project_most_rows_hold_is_adopted_never_the_user_stores(tmp_path: P
     write_project_file(root, "p-0000aaaa")
     with pytest.raises(ProjectMismatch, match=f"belongs to project {real};"):
         Store.open(root)
-    assert recorded(root) == real
+    assert recorded_project(root) == real
 
 
 def test_a_store_with_no_rows_adopts_project_json_at_its_next_open(tmp_path: Path) -> None:
@@ -95,10 +86,10 @@ def test_a_store_with_no_rows_adopts_project_json_at_its_next_open(tmp_path: Pat
     # A reader that cannot write reads as it stands, checking nothing.
     with Store.open(root, options=Options(read_only=True)):
         pass
-    assert recorded(root) is None
+    assert recorded_project(root) is None
     with Store.open(root):
         pass
-    assert recorded(root) == real
+    assert recorded_project(root) == real
     write_project_file(root, "p-0000aaaa")
     with pytest.raises(ProjectMismatch):
         Store.open(root)
@@ -110,10 +101,10 @@ def test_a_store_made_without_project_json_records_it_at_the_first_open_with_it(
     root = tmp_path / "proj"
     (root / project.DIR).mkdir(parents=True)
     Store.open(root, create=True).close()
-    assert recorded(root) is None
+    assert recorded_project(root) is None
     write_project_file(root, "app-1a2b3c4d")
     Store.open(root).close()
-    assert recorded(root) == "app-1a2b3c4d"
+    assert recorded_project(root) == "app-1a2b3c4d"
 
 
 def test_the_user_store_records_no_project(tmp_path: Path) -> None:
