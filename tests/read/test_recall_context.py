@@ -169,3 +169,13 @@ def test_an_invisible_neighbour_stays_invisible(
     hits = recall(store, identity, PICNIC_QUESTION, limit=20)
     assert answer.id not in {h.memory.id for h in hits}
     assert {h.memory.id for h in recall(store, identity, "charades scavenger", limit=20)} == set()
+
+
+def test_a_neighbour_forgotten_elsewhere_stays_hidden(store: Store, identity: Identity) -> None:
+    """Ids recall is told to hide (forgotten in the person's other store,
+    `read/forgotten_here.py`) are not brought beside a match either."""
+    statement, _, answer = _conversation(store, identity.project, PICNIC, gap=1)
+    hits = recall(store, identity, PICNIC_QUESTION, limit=3, hidden={answer.id})
+    assert hits[0].memory.id == statement.id
+    assert answer.id not in {h.memory.id for h in hits}
+    assert answer.id in {h.memory.id for h in recall(store, identity, PICNIC_QUESTION, limit=3)}
