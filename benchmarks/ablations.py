@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tree_ring.read import dates, lexicon, meaning, query, ranking, recall, relations
+from tree_ring.read import beside, dates, lexicon, meaning, query, ranking, recall, relations
 
 
 def _one_tier(score: ranking.Score) -> tuple[bool, float]:
@@ -42,6 +42,7 @@ ABLATIONS: dict[str, Callable[[], None]] = {
     "kind": lambda: ranking.WEIGHTS.__setitem__("kind", 0.0),
     "subject": lambda: ranking.WEIGHTS.__setitem__("subject", 0.0),
     "context": lambda: ranking.WEIGHTS.__setitem__("context", 0.0),
-    "replies": lambda: setattr(recall, "REPLY_SOURCES", 0),
+    "replies": lambda: setattr(beside, "REPLY_SOURCES", 0),
+    "neighbours": lambda: setattr(beside, "NEIGHBOUR_SOURCES", 0),
     "dates": lambda: setattr(dates, "named", _no_dates),
 }

@@ -2,7 +2,7 @@
 
 0.30 relevance + 0.20 overlap + 0.15 salience + 0.10 confidence
 + 0.15 recency (exp(-age / 30 days)) + 0.05 authority + 0.10 kind
-+ 0.10 subject + 0.25 context + 0.20 ring boost
++ 0.10 subject + 0.30 context + 0.20 ring boost
 """
 
 from __future__ import annotations
@@ -82,8 +82,8 @@ def test_every_part_of_one_score() -> None:
         ({"source_type": "something"}, -1.0, "authority", 0.015),
         ({"kind_match": 1.0}, -1.0, "kind", 0.10),
         ({"subject": 1.0}, -1.0, "subject", 0.10),
-        ({"context": 0.5}, -1.0, "context", 0.125),
-        ({"context": 3.0}, -1.0, "context", 0.25),  # capped at 1
+        ({"context": 0.5}, -1.0, "context", 0.15),
+        ({"context": 3.0}, -1.0, "context", 0.30),  # capped at 1
         ({"context": -1.0}, -1.0, "context", 0.0),  # floored at 0
     ],
 )

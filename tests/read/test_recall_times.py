@@ -7,7 +7,7 @@ import pytest
 from helpers import PERSON, make_memory
 
 from tree_ring.model.identity import Identity
-from tree_ring.read import recall as recall_module
+from tree_ring.model.record import seconds_of
 from tree_ring.read.recall import recall
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
@@ -24,7 +24,7 @@ from tree_ring.write import pipeline
     ],
 )
 def test_a_candidates_time_is_read_in_any_iso_form(stamp: str, seconds: float | None) -> None:
-    assert recall_module._seconds(stamp) == seconds  # pyright: ignore[reportPrivateUsage]
+    assert seconds_of(stamp) == seconds
 
 
 def test_a_row_with_a_hand_edited_time_is_recalled(store: Store, identity: Identity) -> None:

@@ -178,6 +178,22 @@ def epoch_seconds(stamp: str) -> float | None:
     return days * 86_400 + hour * 3_600 + minute * 60 + second + int(stamp[20:26]) / 1e6
 
 
+def seconds_of(stamp: str) -> float | None:
+    """Seconds since 1970 of a stored time, or of any ISO-8601 time (taken as
+    UTC without an offset); None for text that is no time. Every time Tree
+    Ring writes is in the stored form, read without importing datetime."""
+    seconds = epoch_seconds(stamp)
+    if seconds is not None:
+        return seconds
+    from datetime import UTC, datetime  # a hand-edited row's time
+
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
 def month_days(year: int, month: int) -> int:
     """How many days `month` (1-12) of `year` has."""
     if month == 2:

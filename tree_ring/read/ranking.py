@@ -12,9 +12,11 @@
           + 0.10 * kind         the memory bears what the question's kind asks for:
                                 a time for "when", a number for "how many"
           + 0.10 * subject      the memory opens with a name the question asks about
-          + 0.25 * context      the relevance of the memories written just before
-                                and after it (a question just before counts whole:
-                                this memory may be its answer; otherwise half)
+          + 0.30 * context      the relevance of the memories written up to two
+                                before and after it (a question just before counts
+                                whole: this memory may be its answer; a memory two
+                                before, with a question between, 0.8; any other
+                                just beside it 0.35; recall.py's `_context`)
           + 0.10..1.50 * meaning
                                 how near the memory is to the question in meaning
                                 (model/vectors.py, read/meaning.py), scaled so
@@ -64,7 +66,7 @@ WEIGHTS = {
     "authority": 0.05,
     "kind": 0.10,
     "subject": 0.10,
-    "context": 0.25,
+    "context": 0.30,
     "meaning": 1.50,
     "time": 0.50,
 }

@@ -69,8 +69,8 @@ from collections.abc import Collection, Iterable
 from tree_ring.model import jsontext
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import Memory, epoch_seconds
-from tree_ring.read import bm25, dates, meaning, ranking, rungs
+from tree_ring.model.record import Memory, seconds_of
+from tree_ring.read import beside, bm25, dates, meaning, ranking, rungs
 from tree_ring.read.forms import indexed_forms, word_forms
 from tree_ring.read.query import (
     FILLER,
@@ -101,11 +101,6 @@ INDEX_BM25_BELOW = 250_000
 # Ranking scores at least this many candidates when the ladder can find
 # them: a strict rung's few matches are not always the best answers.
 POOL = 40
-# Memories written this close together are each other's context.
-CONTEXT_SECONDS = 600.0
-# The best candidates that ask a question bring the memory written after them.
-REPLY_SOURCES = 10
-REPLY_MATCH = "written after a match"
 # At most this many memories written on the days the question names join
 # the candidates, the newest of each day first.
 DATED = 32
@@ -239,7 +234,7 @@ def recall(
     view = view or View()
     limit = max(1, min(limit, 256))
     # The moment recall looks from: ages and "yesterday" count back from it.
-    looked_from = _seconds(view.record_time())
+    looked_from = seconds_of(view.record_time())
     question = understand(query, None if looked_from is None else int(looked_from // 86_400))
     words = question.words
     bound = rungs.OR_BUDGET + 1
@@ -393,24 +388,32 @@ def recall(
     # store cannot be written, the memories are weighed from their text and
     # none is scanned.
     stale = meant is not None and not meaning.current(store)
+
+    def read(rowids: Iterable[int]) -> list[sqlite3.Row]:
+        return store.query(read_rows, {**clause.params, "ids": _json_ids(rowids)})
+
     if meant is not None and not stale:
-
-        def read(rowids: list[int]) -> list[sqlite3.Row]:
-            return store.query(read_rows, {**clause.params, "ids": _json_ids(rowids)})
-
         near = meaning.widen(store, meant, found, newest, read, _covered(found, weigh, parsed))
     if not found:
         return []
 
+    # Memories beside a candidate that ask a question, candidates or not.
+    asking: set[int] = set()
+
     def score_all() -> list[tuple[ranking.Score, str, int, str]]:
         if meant is not None:
             meaning.weigh(store, meant, found, near, coded=not stale)
-        return _score_all(question, list(found.values()), weigh, parsed, looked_from or 0.0, near)
+        return _score_all(
+            question, list(found.values()), weigh, parsed, looked_from or 0.0, near, asking
+        )
+
+    def holds(row: sqlite3.Row) -> bool:
+        return weigh.literal(_parsed(row, weigh, parsed)[0])
 
     scored = score_all()
-    replies = _replies(store, clause, found, scored)
-    if replies:
-        found.update(replies)
+    joined, asking = beside.gather(found, [t[2] for t in scored], read, holds)
+    if joined or asking:
+        found.update(joined)
         scored = score_all()
     top = scored[:limit]
     full = store.query(hits_sql(len(top)), [t[2] for t in top])
@@ -435,26 +438,6 @@ def _reaching(
     got = [(row[0], row[1]) for row in rows]
     full = len(got) >= bound
     return got, (got[-1][0] if full else floor), (bound if full or floor else len(got))
-
-
-def _replies(
-    store: Store,
-    clause: live.Clause,
-    found: dict[int, tuple[sqlite3.Row, str]],
-    scored: list[tuple[ranking.Score, str, int, str]],
-) -> dict[int, tuple[sqlite3.Row, str]]:
-    """The memories written just after the best candidates that ask a
-    question: a reply answers in its own words, which need not be the
-    question's. Read with the same visibility and liveness as every candidate."""
-    asking = [
-        rowid
-        for _, _, rowid, _ in scored[:REPLY_SOURCES]
-        if "?" in (found[rowid][0][6] or "") and rowid + 1 not in found
-    ]
-    if not asking:
-        return {}
-    params = {**clause.params, "ids": _json_ids(rowid + 1 for rowid in asking)}
-    return {row[0]: (row, REPLY_MATCH) for row in store.query(rowid_sql(clause), params)}
 
 
 def _json_ids(rowids: Iterable[int]) -> str:
@@ -516,6 +499,7 @@ def _score_all(
     parsed: Parsed,
     now: float,
     near: dict[int, float] | None = None,
+    asking: Collection[int] = (),
 ) -> list[tuple[ranking.Score, str, int, str]]:
     near = near or {}
     terms = [_parsed(row, weigh, parsed) for row, _ in found]
@@ -524,11 +508,11 @@ def _score_all(
     best = max((s for s, _ in lex), default=0.0)
     wanted = ranking.intents(question.words)
     by_rowid = {row[0]: i for i, (row, _) in enumerate(found)}
-    written = [_seconds(row[1]) for row, _ in found]
+    written = [seconds_of(row[1]) for row, _ in found]
     # A reply counts as literal when the memory it answers holds the question's words.
     holds = [weigh.literal(tf) for tf, _ in terms]
     literal = [
-        holds[i] or (match == REPLY_MATCH and holds[by_rowid.get(row[0] - 1, i)])
+        holds[i] or (match == beside.REPLY_MATCH and holds[by_rowid.get(row[0] - 1, i)])
         for i, (row, match) in enumerate(found)
     ]
     # One that holds none of the question's words but is near it in meaning
@@ -558,7 +542,9 @@ def _score_all(
             ring=ring,
             kind_match=_kind_match(question, summary),
             subject=_subject(question, terms[i][0], summary),
-            context=_context(by_rowid, lex, found, written, i) / best if best > 0 else 0.0,
+            context=beside.context(by_rowid, lex, found, written, i, asking) / best
+            if best > 0
+            else 0.0,
             literal=literal[i],
             meaning=meaning.scaled(near.get(rowid, 0.0), nearest),
             unmatched=unmatched,
@@ -584,41 +570,3 @@ def _subject(question: Question, tf: dict[str, float], summary: str) -> float:
         return 0.0
     head = bm25.stems(summary[:40])[:2]
     return 1.0 if any(s in question.names for s in head) else 0.0
-
-
-def _context(
-    by_rowid: dict[int, int],
-    lex: list[tuple[float, float]],
-    found: list[tuple[sqlite3.Row, str]],
-    written: list[float | None],
-    i: int,
-) -> float:
-    """How well the memories written just before and after candidate `i`
-    (within CONTEXT_SECONDS, among the candidates) match: a question just
-    before it counts whole, since this memory may be its answer; any other half."""
-    best = 0.0
-    rowid = found[i][0][0]
-    for near in (rowid - 1, rowid + 1):
-        j = by_rowid.get(near)
-        if j is None:
-            continue
-        if abs((written[j] or 0.0) - (written[i] or 0.0)) <= CONTEXT_SECONDS:
-            asks = near < rowid and "?" in (found[j][0][6] or "")
-            best = max(best, lex[j][0] * (1.0 if asks else 0.5))
-    return best
-
-
-def _seconds(stamp: str) -> float | None:
-    """Seconds since 1970 of a stored time, or of any ISO-8601 time (taken as
-    UTC without an offset); None for text that is no time. Every time Tree
-    Ring writes is in the stored form, read without importing datetime."""
-    seconds = epoch_seconds(stamp)
-    if seconds is not None:
-        return seconds
-    from datetime import UTC, datetime  # a hand-edited row's time
-
-    try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
