@@ -57,3 +57,77 @@ def test_a_rejection_or_a_redaction_is_no_lag(tmp_path: Path) -> None:
     ok(alice, "review", "reject", proposed.json()["id"], "--reason", "not ours")
     ok(alice, "sync")
     assert _ledger_check(alice)["ok"] is True
+
+
+def _copy_line(root: Path, summary: str, new_summary: str, new_id: str) -> None:
+    """Append a copy of the ledger's line for `summary` under `new_id`, its
+    text edited to `new_summary`: an agent's edit of the working tree, or a
+    bad merge."""
+    line = next(e for e in ledger_entries(root) if e.get("summary") == summary)
+    line = {**line, "id": new_id, "summary": new_summary}
+    line.pop("content_hash", None)
+    with (root / LEDGER).open("a", encoding="utf-8") as ledger:
+        ledger.write(json.dumps(line, sort_keys=True) + "\n")
+
+
+@pytest.mark.parametrize("mode", ["delete", "redact"])
+def test_forgotten_text_under_a_new_id_is_found_by_doctor(tmp_path: Path, mode: str) -> None:
+    alice = first_repo(tmp_path)
+    remember(alice, KEPT)
+    gone = remember(alice, FORGOTTEN)
+    ledger_before = (alice / LEDGER).read_text(encoding="utf-8")
+    ok(alice, "forget", gone, "--mode", mode, "--reason", "never store this")
+    copy = "mem_20260101_000000_aaaaaaaaaaaa"
+    line = next(json.loads(text) for text in ledger_before.splitlines() if FORGOTTEN in text)
+    line = {**line, "id": copy, "summary": FORGOTTEN + "."}
+    line.pop("content_hash", None)
+    with (alice / LEDGER).open("a", encoding="utf-8") as ledger:
+        ledger.write(json.dumps(line, sort_keys=True) + "\n")
+    check = _ledger_check(alice)
+    assert check["ok"] is False
+    assert check["detail"] == (
+        f"{LEDGER} holds text this store forgot under 1 id(s) it does not hold ({copy}): "
+        "a line copied or edited into the file; run `tree-ring sync`, which refuses those "
+        "lines and rewrites the ledger, before committing it"
+    )
+    cli(alice, "sync")
+    assert FORGOTTEN not in (alice / LEDGER).read_text(encoding="utf-8")
+    assert _ledger_check(alice)["ok"] is True
+
+
+def test_a_teammates_new_line_is_no_forgotten_text(tmp_path: Path) -> None:
+    """A line under an id the store does not hold, whose text nothing
+    forgot: a teammate's memory a pull brought, which `sync` takes."""
+    alice = first_repo(tmp_path)
+    remember(alice, KEPT)
+    gone = remember(alice, FORGOTTEN)
+    ok(alice, "forget", gone, "--mode", "delete", "--reason", "never store this")
+    _copy_line(
+        alice,
+        KEPT,
+        "The search cache keeps entries for an hour",
+        "mem_20260101_000000_bbbbbbbbbbbb",
+    )
+    assert _ledger_check(alice)["ok"] is True
+
+
+def test_a_person_re_admitting_forgotten_text_leaves_the_ledger_sound(tmp_path: Path) -> None:
+    """A person writes forgotten words again over their tombstone and
+    approves them: the ledger carries them, with the re-admission, and
+    doctor finds it sound."""
+    alice = first_repo(tmp_path)
+    gone = remember(alice, FORGOTTEN)
+    ok(alice, "forget", gone, "--mode", "delete", "--reason", "never store this")
+    again = cli(
+        alice,
+        "--json",
+        "remember",
+        FORGOTTEN,
+        "--override-tombstone",
+        "--reason",
+        "right after all",
+    )
+    assert again.code == 0, again.err
+    ok(alice, "review", "approve", again.json()["id"], "--reason", "checked")
+    assert FORGOTTEN in (alice / LEDGER).read_text(encoding="utf-8")
+    assert _ledger_check(alice)["ok"] is True

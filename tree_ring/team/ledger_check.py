@@ -10,10 +10,12 @@ from pathlib import Path
 
 from tree_ring.model import jsontext, project
 from tree_ring.model.errors import TreeRingError, UnsafePath
-from tree_ring.store import settings, tombstones
+from tree_ring.model.imported import from_mapping
+from tree_ring.store import rows, settings, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, sync
 from tree_ring.team import repository as team
+from tree_ring.write import readmit
 
 
 def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | None:
@@ -68,6 +70,17 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             False,
             "",
         )
+    copied = _forgotten_text(lines, db, header)
+    if copied:
+        return (
+            False,
+            f"{name} holds text this store forgot under {len(copied)} id(s) it does not hold "
+            f"({', '.join(copied[:3])}{', ...' if len(copied) > 3 else ''}): a line copied "
+            "or edited into the file; run `tree-ring sync`, which refuses those lines and "
+            "rewrites the ledger, before committing it",
+            False,
+            "",
+        )
     driver = "" if team.driver_configured(root) else "; merge driver not configured (run init)"
     return (True, f"{name}: no conflicts, audit anchor ok{driver}", False, "")
 
@@ -109,3 +122,36 @@ def _forgotten_here(lines: list[ledger.Line], db: Db, project_id: str | None) ->
         for line in lines
         if line.data.get("record") == ledger.MEMORY and line.data.get("id") in forgotten
     }
+
+
+def _forgotten_text(lines: list[ledger.Line], db: Db, project_id: str | None) -> list[str]:
+    """The ids of the ledger's memory lines that hold what this store's
+    forgets tombstoned (read as a write of each line would be checked,
+    `tombstones.check_keys`), under an id the store does not hold as that
+    line's content: the forgotten text again, which a `sync` refuses but
+    a `git commit` would take. A line the store writes itself (its own
+    live memory, a person's re-admission among them) and a line carrying a
+    person's re-admission to a teammate are left alone."""
+    if project_id is None:
+        return []
+    memory_lines = [
+        line
+        for line in lines
+        if line.data.get("record") == ledger.MEMORY and readmit.CARRIED not in line.data
+    ]
+    try:
+        held = rows.content_hashes(db, [str(line.data.get("id")) for line in memory_lines])
+        found: list[str] = []
+        for line in memory_lines:
+            try:
+                memory = from_mapping(line.data).with_hash()
+            except (TreeRingError, TypeError, ValueError):
+                continue  # not a memory `sync` could take: nothing of it gets in
+            if held.get(memory.id) == memory.content_hash:
+                continue
+            keys = tombstones.check_keys(memory)
+            if tombstones.held(db, project_id, keys, forgets_only=True):
+                found.append(memory.id)
+    except TreeRingError:  # a store too damaged or too old to say
+        return []
+    return found
