@@ -12,8 +12,10 @@ measured once, with the stage built, sets e and f once more when it was
 finished, sets g and h with the vectors trained on sentences, sets i to
 p with the four-bit vectors, sets q to x and y to zf with meaning
 weighed the more the less of the question its words found
-(docs/RECALL-RANKING.md), and sets zg to zn with the vectors trained on
-what PyPI's packages say they are too. Sets a to p were the development
+(docs/RECALL-RANKING.md), sets zg to zn with the vectors trained on
+what PyPI's packages say they are too, and sets zo to zr with a
+conversation's turns read beside a match and a question's kind asking
+for a reason or a place. Sets a to p were the development
 data for that weighing, and sets a to zf for that training. Every question
 must find its note among the first five of all the set's notes and
 distractors, and the questions recall misses are listed, strictly, each as

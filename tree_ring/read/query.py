@@ -16,9 +16,11 @@ paraphrase set before it was kept (docs/RECALL.md; docs/RECALL-RANKING.md gives 
   database went down"; a memory they alone find ranks after every memory
   holding the question's own words (`ranking`: literal first);
 - the question's kind: "when" wants a memory that bears a time ("yesterday",
-  "last week", a date), "who" one that names a person, "how many"/"how
-  long" one with a number; and the names it asks about (capitalised words
-  not opening the question), which a memory is about when it opens with one;
+  "last week", a date), "how many"/"how long" one with a number, "why" one
+  that gives a reason ("because", "due to", "so that"), "where" one that
+  names a place (a preposition before a capitalised name: "in Galway", "to
+  Grafana"); and the names it asks about (capitalised words not opening the
+  question), which a memory is about when it opens with one;
 - the dates it names ("on 3 March 2025", "in June", "yesterday": `dates.py`):
   recall looks at what was written then, and a calendar date's words are
   not searched.
@@ -188,11 +190,30 @@ _TIME_WORDS = (
 _NUMBER_WORDS = (
     r"\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|twice|once|dozen|hundred)\b"
 )
+# Words that give a reason or a cause.
+_REASON_WORDS = (
+    r"\b(?:because|since|due to|so that|caused|in order to|to avoid|the reason|"
+    r"as a result|which is why|so we|after)\b"
+)
+# A place: a preposition before a name (capitalised, so read with case).
+_PLACE_WORDS = r"\b(?:in|at|to|from|near|around) (?:the )?[A-Z][a-z]+"
 KIND_WORDS = 3
+# kind -> the cues among the question's first KIND_WORDS words, and what a
+# memory that answers it bears (a pattern; read without case unless the
+# kind is in _CASED).
 KINDS = {
-    "when": ("when", "what time", "what date", "what year", "what month", "which year"),
-    "count": ("how many", "how much", "how long", "how often", "what number"),
+    "when": (
+        ("when", "what time", "what date", "what year", "what month", "which year"),
+        _TIME_WORDS,
+    ),
+    "count": (("how many", "how much", "how long", "how often", "what number"), _NUMBER_WORDS),
+    "why": (("why", "what caused", "how come", "what led", "for what reason"), _REASON_WORDS),
+    "where": (
+        ("where", "which city", "what city", "which country", "what country", "what place"),
+        _PLACE_WORDS,
+    ),
 }
+_CASED = frozenset({"where"})
 
 
 @lru_cache(maxsize=65_536)
@@ -290,7 +311,7 @@ class Question(Frozen):
     concepts: tuple[Concept, ...] = ()  # every word of the query, scored
     # word -> related words and phrases searched beside it, strongest first
     kin: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})
-    kind: str = ""  # "when", "count" or ""
+    kind: str = ""  # a key of KINDS, or ""
     names: frozenset[str] = frozenset()  # stems of the names it asks about
     dates: tuple[dates.Span, ...] = ()  # the dates it names (`dates`)
     days: tuple[str, ...] = ()  # the days whose memories join, `YYYY-MM-DD`
@@ -368,7 +389,7 @@ def understand(query: str, today: int | None = None) -> Question:
         " " + " ".join(WORD.findall(uncontracted(searchable(query).casefold()))[:KIND_WORDS]) + " "
     )
     kind = next(
-        (k for k, cues in KINDS.items() if any(f" {cue} " in lowered for cue in cues)),
+        (k for k, (cues, _) in KINDS.items() if any(f" {cue} " in lowered for cue in cues)),
         "",
     )
     tokens = [(t, searchable(t).casefold()) for t in WORD.findall(query)]
@@ -381,16 +402,14 @@ def understand(query: str, today: int | None = None) -> Question:
     return Question(searched, tuple(concepts), kin, kind, names, when.spans, when.days, when.rest)
 
 
-# Compiled when first asked for: only a "when" or "how many" question reads
-# them, and compiling the time pattern costs every recall's start-up a millisecond.
-@lru_cache(maxsize=2)
-def _pattern(source: str) -> re.Pattern[str]:
-    return re.compile(source, re.IGNORECASE)
+# Compiled when first asked for: only a question of that kind reads its
+# pattern, and compiling the time pattern costs every recall's start-up a millisecond.
+@lru_cache(maxsize=len(KINDS))
+def _pattern(kind: str) -> re.Pattern[str]:
+    return re.compile(KINDS[kind][1], 0 if kind in _CASED else re.IGNORECASE)
 
 
-def bears_time(text: str) -> bool:
-    return _pattern(_TIME_WORDS).search(text) is not None
-
-
-def bears_number(text: str) -> bool:
-    return _pattern(_NUMBER_WORDS).search(text) is not None
+def bears(kind: str, text: str) -> bool:
+    """Whether `text` bears what a question of `kind` asks for: a time for
+    "when", a number for "how many", a reason for "why", a place for "where"."""
+    return kind in KINDS and _pattern(kind).search(text) is not None

@@ -10,7 +10,8 @@
                                 an imported row's, no more than an import's
                                 (`authority`)
           + 0.10 * kind         the memory bears what the question's kind asks for:
-                                a time for "when", a number for "how many"
+                                a time for "when", a number for "how many",
+                                a reason for "why", a place for "where"
           + 0.10 * subject      the memory opens with a name the question asks about
           + 0.30 * context      the relevance of the memories written up to two
                                 before and after it (a question just before counts

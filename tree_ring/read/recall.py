@@ -76,8 +76,7 @@ from tree_ring.read.query import (
     FILLER,
     MAX_TERMS,
     Question,
-    bears_number,
-    bears_time,
+    bears,
     stem,
     terms,
     understand,
@@ -557,11 +556,7 @@ def _score_all(
 
 
 def _kind_match(question: Question, summary: str) -> float:
-    if question.kind == "when":
-        return 1.0 if bears_time(summary) else 0.0
-    if question.kind == "count":
-        return 1.0 if bears_number(summary) else 0.0
-    return 0.0
+    return 1.0 if question.kind and bears(question.kind, summary) else 0.0
 
 
 def _subject(question: Question, tf: dict[str, float], summary: str) -> float:
