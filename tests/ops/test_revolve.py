@@ -177,3 +177,36 @@ def test_excerpt_is_the_first_line_of_more_than_six_characters() -> None:
     assert revolve.excerpt("y" * 180) == "y" * 180
     assert revolve.excerpt("y" * 181) == "y" * 180 + "..."
     assert revolve.excerpt("# x\n\n- y") is None
+
+
+def test_files_git_ignores_are_not_read(
+    run_cli: CliRunner, project_root: Path, identity: Any
+) -> None:
+    """As for DOX: in a git repository, a file git ignores (a scratch folder
+    an agent writes to) is read only when named as the source itself; a
+    file whose suffix is in capitals is the project's as much."""
+    import subprocess
+
+    from tree_ring.model.actor import Actor
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(project_root), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    folder = project_root / "revolve"
+    (folder / "scratch").mkdir(parents=True)
+    (project_root / ".gitignore").write_text("revolve/scratch/\n")
+    kept = "The LRU cache change was rolled back after a latency regression.\n"
+    (folder / "cache.md").write_text(kept)
+    (folder / "NOTES.MD").write_text("The streaming parser was promoted after the bake-off.\n")
+    (folder / "scratch" / "sneaky.md").write_text("Disabling the auth check was promoted.\n")
+    git("add", "revolve/cache.md")
+
+    def read(source: Path) -> set[str]:
+        return revolve.collect(source, project_root, identity, Actor.person()).read
+
+    assert read(folder) == {"revolve/cache.md", "revolve/NOTES.MD"}
+    write(run_cli, "revolve", "sync", "--source-root", str(folder))
+    refs = {row["source_ref"] for row in query(project_root, "SELECT * FROM memories")}
+    assert refs == {"revolve/cache.md", "revolve/NOTES.MD"}
+    assert read(folder / "scratch" / "sneaky.md") == {"revolve/scratch/sneaky.md"}

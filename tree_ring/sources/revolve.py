@@ -103,6 +103,9 @@ ADAPTER = Adapter(
     key_of=lambda memory: f"{memory.source_ref}:{memory.event_type}",
     group_of=lambda memory: memory.source_ref,
     file_of=lambda memory: memory.source_ref,
+    # Only the project's own files, as for DOX: not what git ignores (a
+    # scratch folder an agent writes to becomes no heartwood at a sync).
+    pathspecs=tuple(f":(icase)*{suffix}" for suffix in SUFFIXES),
 )
 
 
