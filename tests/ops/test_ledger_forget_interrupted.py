@@ -131,3 +131,26 @@ def test_a_person_re_admitting_forgotten_text_leaves_the_ledger_sound(tmp_path: 
     ok(alice, "review", "approve", again.json()["id"], "--reason", "checked")
     assert FORGOTTEN in (alice / LEDGER).read_text(encoding="utf-8")
     assert _ledger_check(alice)["ok"] is True
+
+
+def test_hand_edited_lines_are_read_without_tripping(tmp_path: Path) -> None:
+    """A line whose id is no string is left to `sync`; one `sync` would
+    refuse as malformed still holds its words, which a commit would take."""
+    alice = first_repo(tmp_path)
+    remember(alice, KEPT)
+    gone = remember(alice, FORGOTTEN)
+    line = next(e for e in ledger_entries(alice) if e.get("summary") == FORGOTTEN)
+    ok(alice, "forget", gone, "--mode", "delete", "--reason", "never store this")
+    malformed = "mem_20260101_000000_cccccccccccc"
+    with (alice / LEDGER).open("a", encoding="utf-8") as ledger:
+        for odd in (
+            {**line, "id": ["not", "an", "id"]},
+            {**line, "id": malformed, "links": [{"no": "type"}]},
+        ):
+            ledger.write(json.dumps(odd, sort_keys=True) + "\n")
+    check = _ledger_check(alice)
+    assert check["ok"] is False
+    assert f"under 1 id(s) it does not hold ({malformed})" in str(check["detail"])
+    cli(alice, "sync")
+    assert FORGOTTEN not in (alice / LEDGER).read_text(encoding="utf-8")
+    assert _ledger_check(alice)["ok"] is True

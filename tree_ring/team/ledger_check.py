@@ -7,6 +7,7 @@ the ledger file and git's index, and repairs the file, never the store.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from tree_ring.model import jsontext, project
 from tree_ring.model.errors import TreeRingError, UnsafePath
@@ -117,11 +118,7 @@ def _forgotten_here(lines: list[ledger.Line], db: Db, project_id: str | None) ->
         forgotten = tombstones.forgotten_ids(db, project_id)
     except TreeRingError:  # a store too damaged or too old to say
         return set()
-    return {
-        str(line.data.get("id"))
-        for line in lines
-        if line.data.get("record") == ledger.MEMORY and line.data.get("id") in forgotten
-    }
+    return {str(line.data["id"]) for line in _memory_lines(lines) if line.data["id"] in forgotten}
 
 
 def _forgotten_text(lines: list[ledger.Line], db: Db, project_id: str | None) -> list[str]:
@@ -134,24 +131,50 @@ def _forgotten_text(lines: list[ledger.Line], db: Db, project_id: str | None) ->
     person's re-admission to a teammate are left alone."""
     if project_id is None:
         return []
-    memory_lines = [
-        line
-        for line in lines
-        if line.data.get("record") == ledger.MEMORY and readmit.CARRIED not in line.data
-    ]
+    memory_lines = [line for line in _memory_lines(lines) if readmit.CARRIED not in line.data]
     try:
-        held = rows.content_hashes(db, [str(line.data.get("id")) for line in memory_lines])
+        held = rows.content_hashes(db, [line.data["id"] for line in memory_lines])
         found: list[str] = []
         for line in memory_lines:
+            memory_id = line.data["id"]
             try:
                 memory = from_mapping(line.data).with_hash()
             except (TreeRingError, TypeError, ValueError):
-                continue  # not a memory `sync` could take: nothing of it gets in
-            if held.get(memory.id) == memory.content_hash:
+                # No memory `sync` could take, yet a commit takes its words:
+                # each text it holds is read as a write's would be.
+                if tombstones.quoted(db, project_id, _texts(line.data), forgets_only=True):
+                    found.append(memory_id)
+                continue
+            if held.get(memory_id) == memory.content_hash:
                 continue
             keys = tombstones.check_keys(memory)
             if tombstones.held(db, project_id, keys, forgets_only=True):
-                found.append(memory.id)
+                found.append(memory_id)
     except TreeRingError:  # a store too damaged or too old to say
         return []
     return found
+
+
+def _memory_lines(lines: list[ledger.Line]) -> list[ledger.Line]:
+    """The memory lines whose id is text: a hand-edited line may hold
+    anything there, which `sync` refuses and nothing here may trip on."""
+    return [
+        line
+        for line in lines
+        if line.data.get("record") == ledger.MEMORY and isinstance(line.data.get("id"), str)
+    ]
+
+
+def _texts(value: object, depth: int = 0) -> list[str]:
+    """Every string a line's value holds, its nested lists and objects
+    read a few levels down."""
+    if isinstance(value, str):
+        return [value]
+    items: list[object] = []
+    if isinstance(value, dict):
+        items = list(cast("dict[object, object]", value).values())
+    elif isinstance(value, list):
+        items = list(cast("list[object]", value))
+    if depth >= 4:
+        return []
+    return [text for item in items for text in _texts(item, depth + 1)]
