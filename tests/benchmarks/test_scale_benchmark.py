@@ -19,6 +19,8 @@ from helpers import REPO
 pytestmark = pytest.mark.slow
 
 SCRIPT = REPO / "benchmarks" / "scale.py"
+# How far one timed rate may pass another it should not (`test_quick_benchmark_shape_and_ratios`).
+RATE_BOUND = 3.0
 FIELDS = {
     "memories",
     "bulk_import_per_s",
@@ -90,14 +92,17 @@ def test_quick_benchmark_shape_and_ratios(tmp_path: Path) -> None:
     for result in (small, large):
         assert set(result) >= FIELDS, FIELDS - set(result)
         assert result["bulk_import_per_s"] > 0 and result["db_bytes_per_memory"] > 0
-        # The bulk path does more than a bare FTS5 insert, never less.
-        assert 0 < result["import_vs_plain_fts"] < 1.5
-        # Nor faster than SQLite writing the same rows with no Python at all.
-        assert 0 < result["import_vs_sqlite_floor"] < 1.5
+        # The bulk path does more than a bare FTS5 insert, never less; nor
+        # is it faster than SQLite writing the same rows with no Python at
+        # all. Each side is timed apart, so a busy machine stretches one
+        # and not the other: the bound is loose (a rate read in the wrong
+        # unit would be ten times off), and the benchmark reports the ratio.
+        assert 0 < result["import_vs_plain_fts"] < RATE_BOUND
+        assert 0 < result["import_vs_sqlite_floor"] < RATE_BOUND
         # The ceiling adds the Python no write may skip to SQLite alone, so it
         # lies below SQLite alone, and the import does not pass it.
         assert result["import_ceiling_per_s"] < result["sqlite_floor_per_s"]
-        assert 0 < result["import_vs_ceiling"] < 1.5
+        assert 0 < result["import_vs_ceiling"] < RATE_BOUND
         if result["hook_median_ms"] is not None:
             # The hook starts the same interpreter with the same flags and
             # then does its work: never less than that bare start (medians of
