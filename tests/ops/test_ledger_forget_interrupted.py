@@ -5,7 +5,9 @@ file the person commits: `doctor` says so, and `sync` rewrites it."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from team_support import LEDGER, cli, first_repo, ledger_entries, ok, remember
@@ -86,7 +88,7 @@ def test_forgotten_text_under_a_new_id_is_found_by_doctor(tmp_path: Path, mode: 
     check = _ledger_check(alice)
     assert check["ok"] is False
     assert check["detail"] == (
-        f"{LEDGER} holds text this store forgot under 1 id(s) it does not hold ({copy}): "
+        f"{LEDGER} holds text this store forgot in 1 line(s) it did not write ({copy}): "
         "a line copied or edited into the file; run `tree-ring sync`, which refuses those "
         "lines and rewrites the ledger, before committing it"
     )
@@ -150,7 +152,61 @@ def test_hand_edited_lines_are_read_without_tripping(tmp_path: Path) -> None:
             ledger.write(json.dumps(odd, sort_keys=True) + "\n")
     check = _ledger_check(alice)
     assert check["ok"] is False
-    assert f"under 1 id(s) it does not hold ({malformed})" in str(check["detail"])
+    assert f"in 2 line(s) it did not write (line 5, {malformed})" in str(check["detail"])
     cli(alice, "sync")
     assert FORGOTTEN not in (alice / LEDGER).read_text(encoding="utf-8")
+    assert _ledger_check(alice)["ok"] is True
+
+
+NEW_ID = "mem_20260101_000000_dddddddddddd"
+# What an edit appends to the ledger, from the forgotten memory's line and a kept one's.
+EDITS: dict[str, Callable[[dict[str, Any], dict[str, Any]], object]] = {
+    # A re-admission the line names itself: the store that holds one writes its line.
+    "forged re-admission": lambda gone, _kept: {
+        **gone,
+        "id": NEW_ID,
+        "readmitted": {"by": "person", "overrides": [], "reason": "it is back"},
+    },
+    # A record this version does not know, which sync would carry.
+    "unknown record": lambda gone, _kept: {"record": "note", "text": gone["summary"]},
+    # A field this version does not know, on the line of a memory the store keeps.
+    "unknown field": lambda gone, kept: {**kept, "remark": gone["summary"]},
+    "no JSON": lambda gone, _kept: f"# {gone['summary']}",
+}
+
+
+@pytest.mark.parametrize("edit", EDITS.values(), ids=EDITS.keys())
+def test_forgotten_text_in_any_line_the_store_did_not_write(
+    tmp_path: Path, edit: Callable[[dict[str, Any], dict[str, Any]], object]
+) -> None:
+    alice = first_repo(tmp_path)
+    kept = remember(alice, KEPT)
+    gone = remember(alice, FORGOTTEN)
+    entries = {e["id"]: e for e in ledger_entries(alice)}
+    ok(alice, "forget", gone, "--mode", "delete", "--reason", "never store this")
+    line = edit(entries[gone], entries[kept])
+    with (alice / LEDGER).open("a", encoding="utf-8") as ledger:
+        ledger.write((line if isinstance(line, str) else json.dumps(line, sort_keys=True)) + "\n")
+    assert _ledger_check(alice)["ok"] is False
+    cli(alice, "sync")
+    assert FORGOTTEN not in (alice / LEDGER).read_text(encoding="utf-8")
+    assert _ledger_check(alice)["ok"] is True
+
+
+def test_a_consolidation_rewritten_in_place_is_no_forgotten_memory(tmp_path: Path) -> None:
+    """Forgetting one source of a consolidation rewrites it in place under
+    its id, its old text tombstoned there: the store still holds that id,
+    and its line says the new text."""
+    alice = first_repo(tmp_path)
+    remember(alice, "Cache warmup runs at boot on node alpha")
+    source = remember(alice, "Cache warmup uses the orchid key prefix")
+    remember(alice, "Cache warmup takes ninety seconds on node alpha")
+    ok(alice, "consolidate")
+    consolidations = [
+        e for e in ledger_entries(alice) if (e.get("source") or {}).get("type") == "consolidation"
+    ]
+    assert len(consolidations) == 1
+    ok(alice, "forget", source, "--mode", "delete", "--reason", "wrong prefix")
+    rewritten = {e["id"]: e for e in ledger_entries(alice)}[consolidations[0]["id"]]
+    assert rewritten["summary"] != consolidations[0]["summary"]
     assert _ledger_check(alice)["ok"] is True

@@ -281,7 +281,7 @@ def carries(raw: bytes, verdicts: Verdicts | None = None) -> bool:
         return False
     if verdicts is None:
         return withheld(text, data) is None
-    return verdicts.of(text, lambda: withheld(text, data)) is None
+    return verdicts.of(text, lambda: withheld(text, data), data) is None
 
 
 def carry(lines: Iterable[bytes]) -> bytes:

@@ -157,12 +157,15 @@ def _apply_trusted(
         mode = "delete" if record == ledger.TOMBSTONE else "redact"
         if mode == "redact" and held.redacted_at is not None:
             continue
-        # Every key, even one a memory held here also holds: the teammate's
-        # forget decided what is tombstoned (the line's hashes, recorded
-        # above), and a copy this clone keeps must not make them writable
-        # here while every clone built from the ledger refuses them.
+        # The teammate's forget decided what is tombstoned: the line's
+        # hashes (recorded above), no more (a key this clone's copy of the
+        # row adds would refuse, in every clone built from the ledger this
+        # one writes, a memory the team keeps), no fewer (a copy this clone
+        # keeps must not make them writable here while every clone built
+        # from the ledger refuses them).
         at = str(line.data["at"])
-        correct.forget_in(db, held, mode, REASON, actor, at, held_too=True)
+        hashes = [str(h) for h in line.data["hashes"]]
+        correct.forget_in(db, held, mode, REASON, actor, at, decided=hashes)
         (report.forgotten if mode == "delete" else report.redacted).append(memory_id)
     if replacing:
         report.replaced += replace.vacate(db, replacing, actor, authorize=False)

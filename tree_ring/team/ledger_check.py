@@ -14,9 +14,9 @@ from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.model.imported import from_mapping
 from tree_ring.store import rows, settings, tombstones
 from tree_ring.store.sql import Db
-from tree_ring.team import ledger, sync
+from tree_ring.team import ledger, ledger_state, sync
 from tree_ring.team import repository as team
-from tree_ring.write import readmit
+from tree_ring.team.ledger_verdicts import texts_of
 
 
 def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | None:
@@ -46,7 +46,8 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             f"{done.source}; run `git add {name}`, then `tree-ring sync`"
         )
         return (True, "no conflicts", True, repaired)
-    lines = list(ledger.loose(ledger.numbered(path.read_text(encoding="utf-8", errors="replace"))))
+    numbered = ledger.numbered(path.read_text(encoding="utf-8", errors="replace"))
+    lines = list(ledger.loose(numbered))
     anchor = _own_anchor(lines, db)
     problem = sync.anchor_problem(db, anchor) if anchor is not None else None
     if problem:
@@ -71,11 +72,11 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             False,
             "",
         )
-    copied = _forgotten_text(lines, db, header)
+    copied = _forgotten_text(numbered, db, header)
     if copied:
         return (
             False,
-            f"{name} holds text this store forgot under {len(copied)} id(s) it does not hold "
+            f"{name} holds text this store forgot in {len(copied)} line(s) it did not write "
             f"({', '.join(copied[:3])}{', ...' if len(copied) > 3 else ''}): a line copied "
             "or edited into the file; run `tree-ring sync`, which refuses those lines and "
             "rewrites the ledger, before committing it",
@@ -116,43 +117,90 @@ def _forgotten_here(lines: list[ledger.Line], db: Db, project_id: str | None) ->
         return set()
     try:
         forgotten = tombstones.forgotten_ids(db, project_id)
+        named = {str(line.data["id"]) for line in _memory_lines(lines)} & forgotten
+        # A consolidation rewritten in place, when one of its sources was
+        # forgotten, keeps its id with its old text tombstoned under it: an
+        # id the store still holds is no memory it forgot (its line's text
+        # is `_forgotten_text`'s to read).
+        return named - rows.content_hashes(db, named).keys()
     except TreeRingError:  # a store too damaged or too old to say
         return set()
-    return {str(line.data["id"]) for line in _memory_lines(lines) if line.data["id"] in forgotten}
 
 
-def _forgotten_text(lines: list[ledger.Line], db: Db, project_id: str | None) -> list[str]:
-    """The ids of the ledger's memory lines that hold what this store's
-    forgets tombstoned (read as a write of each line would be checked,
-    `tombstones.check_keys`), under an id the store does not hold as that
-    line's content: the forgotten text again, which a `sync` refuses but
-    a `git commit` would take. A line the store writes itself (its own
-    live memory, a person's re-admission among them) and a line carrying a
-    person's re-admission to a teammate are left alone."""
+def _forgotten_text(numbered: list[tuple[int, str]], db: Db, project_id: str | None) -> list[str]:
+    """Where the ledger holds what this store's forgets tombstoned, in a line
+    other than the store's own memory lines (a line of a memory the store
+    holds, with its content): a line copied or edited into the file, of any
+    record, this version's or not, whatever it says of itself (a
+    re-admission included: the store that holds one writes its line).
+    `sync` drops such a line; a `git commit` would take it. A memory line is
+    read as a write of it would be checked (`tombstones.check_keys`), and
+    every line's texts, its other fields and a line that is no JSON object
+    too, each as a write's text. Each is named by its id, or its line."""
     if project_id is None:
         return []
-    memory_lines = [line for line in _memory_lines(lines) if readmit.CARRIED not in line.data]
+    found: list[str] = []
+    parsed: list[tuple[str, dict[str, object] | None, str]] = []  # (name, object, raw)
+    for number, raw in numbered:
+        if not raw.strip():
+            continue
+        data: object
+        try:
+            data = jsontext.loads(raw)
+        except (ValueError, RecursionError):
+            data = None
+        line = cast("dict[str, object]", data) if isinstance(data, dict) else None
+        named = line.get("id") if line is not None else None
+        parsed.append((named if isinstance(named, str) else f"line {number}", line, raw))
     try:
-        held = rows.content_hashes(db, [line.data["id"] for line in memory_lines])
-        found: list[str] = []
-        for line in memory_lines:
-            memory_id = line.data["id"]
-            try:
-                memory = from_mapping(line.data).with_hash()
-            except (TreeRingError, TypeError, ValueError):
-                # No memory `sync` could take, yet a commit takes its words:
-                # each text it holds is read as a write's would be.
-                if tombstones.quoted(db, project_id, _texts(line.data), forgets_only=True):
-                    found.append(memory_id)
-                continue
-            if held.get(memory_id) == memory.content_hash:
-                continue
-            keys = tombstones.check_keys(memory)
-            if tombstones.held(db, project_id, keys, forgets_only=True):
-                found.append(memory_id)
+        held = rows.content_hashes(db, [name for name, _, _ in parsed])
+        own = {
+            name
+            for name, line, _ in parsed
+            if line is not None
+            and name in held
+            and line.get("record") == ledger.MEMORY
+            and _content_hash(line) == held[name]
+        }
+        written = {
+            str(line.data["id"]): line.data
+            for line in ledger_state.store_lines(db, project_id, own).values()
+        }
+        for name, line, raw in parsed:
+            if line is None:
+                texts = [raw]
+            elif name in own:
+                # The store's own line: only what it does not write there.
+                mine = written.get(name, {})
+                texts = texts_of([value for key, value in line.items() if mine.get(key) != value])
+            else:
+                texts = texts_of(line)
+            if tombstones.quoted(db, project_id, texts, forgets_only=True) or (
+                line is not None and name not in own and _holds_forgotten(line, db, project_id)
+            ):
+                found.append(name)
     except TreeRingError:  # a store too damaged or too old to say
         return []
     return found
+
+
+def _content_hash(line: dict[str, object]) -> str | None:
+    try:
+        return from_mapping(line).with_hash().content_hash
+    except (TreeRingError, TypeError, ValueError):
+        return None
+
+
+def _holds_forgotten(line: dict[str, object], db: Db, project_id: str) -> bool:
+    """Whether a memory line, read as a write of it would be checked, holds
+    what this store's forgets tombstoned."""
+    if line.get("record") != ledger.MEMORY:
+        return False
+    try:
+        memory = from_mapping(line).with_hash()
+    except (TreeRingError, TypeError, ValueError):
+        return False
+    return bool(tombstones.held(db, project_id, tombstones.check_keys(memory), forgets_only=True))
 
 
 def _memory_lines(lines: list[ledger.Line]) -> list[ledger.Line]:
@@ -163,18 +211,3 @@ def _memory_lines(lines: list[ledger.Line]) -> list[ledger.Line]:
         for line in lines
         if line.data.get("record") == ledger.MEMORY and isinstance(line.data.get("id"), str)
     ]
-
-
-def _texts(value: object, depth: int = 0) -> list[str]:
-    """Every string a line's value holds, its nested lists and objects
-    read a few levels down."""
-    if isinstance(value, str):
-        return [value]
-    items: list[object] = []
-    if isinstance(value, dict):
-        items = list(cast("dict[object, object]", value).values())
-    elif isinstance(value, list):
-        items = list(cast("list[object]", value))
-    if depth >= 4:
-        return []
-    return [text for item in items for text in _texts(item, depth + 1)]

@@ -310,7 +310,7 @@ def _verdict(verdicts: Verdicts | None, text: str, data: Any) -> str | None:
     """`ledger.withheld`, or the verdict it gave this text before."""
     if verdicts is None:
         return ledger.withheld(text, data)
-    return verdicts.of(text, lambda: ledger.withheld(text, data))
+    return verdicts.of(text, lambda: ledger.withheld(text, data), data)
 
 
 def _unknown(

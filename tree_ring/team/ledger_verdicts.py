@@ -23,10 +23,13 @@ from tree_ring.store import settings
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from tree_ring.store.sql import Db
 
 SETTING = "ledger_verdicts"
+# Why a line whose guard verdict was clean is still left out.
+FORGOTTEN = "holds what this clone forgot"
 _GUARD: list[str] = []  # the fingerprint, once a process
 
 
@@ -49,17 +52,29 @@ class Verdicts:
     """The verdicts of one read of the ledger: those kept (`load`), and those
     the guard reaches now; `save` keeps the ones this read asked for."""
 
-    def __init__(self, kept: dict[str, str | None], guard: str | None) -> None:
+    def __init__(
+        self,
+        kept: dict[str, str | None],
+        guard: str | None,
+        forgotten: Callable[[Any], bool] | None = None,
+    ) -> None:
         self.kept = kept
         self.guard = guard
         self.asked: dict[str, str | None] = {}
+        self.forgotten = forgotten
 
-    def of(self, text: str, judge: Callable[[], str | None]) -> str | None:
-        """Why the guard leaves `text` out (None: it found nothing), read once."""
+    def of(self, text: str, judge: Callable[[], str | None], data: Any = None) -> str | None:
+        """Why `text` is left out (None: it is carried): the guard's reason,
+        read once; else, for a store's read (`load`), that it holds what this
+        clone forgot, asked every time, as a forget may come between two
+        reads. `data`: the text's JSON value, whose strings are read."""
         key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         if key not in self.asked:
             self.asked[key] = self.kept[key] if key in self.kept else judge()
-        return self.asked[key]
+        why = self.asked[key]
+        if why is None and self.forgotten is not None and self.forgotten(data):
+            return FORGOTTEN
+        return why
 
     def save(self, db: Db) -> None:
         """Keep this read's verdicts in the caller's transaction, when they changed."""
@@ -68,12 +83,39 @@ class Verdicts:
         settings.write(db, SETTING, {"guard": guard_print(), "lines": self.asked})
 
 
-def load(db: Db) -> Verdicts:
-    """The verdicts kept by the last read, if the same guard reached them."""
+def load(db: Db, project_id: str | None = None) -> Verdicts:
+    """The verdicts kept by the last read, if the same guard reached them;
+    with `project_id`, a line holding what that project's forgets
+    tombstoned is left out too: the ledger holds no forgotten text."""
+    forgotten = None if project_id is None else _forgotten(db, project_id)
     stored = jsontext.as_object(settings.stored(db, SETTING)) or {}
     lines = jsontext.as_object(stored.get("lines"))
     if not lines or stored.get("guard") != guard_print():
-        return Verdicts({}, None)
+        return Verdicts({}, None, forgotten)
     # A verdict of any other kind than a reason or None reads as a refusal.
     kept = {key: (v if isinstance(v, str) or v is None else "") for key, v in lines.items()}
-    return Verdicts(kept, guard_print())
+    return Verdicts(kept, guard_print(), forgotten)
+
+
+def _forgotten(db: Db, project_id: str) -> Callable[[Any], bool]:
+    from tree_ring.store import tombstones
+
+    def holds(data: Any) -> bool:
+        return tombstones.quoted(db, project_id, texts_of(data), forgets_only=True)
+
+    return holds
+
+
+def texts_of(value: object, depth: int = 0) -> list[str]:
+    """Every string a line's value holds, its nested lists and objects read
+    a few levels down: what a check of a line's words reads."""
+    if isinstance(value, str):
+        return [value]
+    items: list[object] = []
+    if isinstance(value, dict):
+        items = [*value.values()]  # pyright: ignore[reportUnknownMemberType]
+    elif isinstance(value, list):
+        items = [*value]  # pyright: ignore[reportUnknownArgumentType]
+    if depth >= 4:
+        return []
+    return [text for item in items for text in texts_of(item, depth + 1)]

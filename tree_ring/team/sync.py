@@ -241,7 +241,7 @@ def sync(
         first = state.get("sha256") is None and state.get("seen") is None
         mine = store_lines(db, project_id)
         known = {line.text: line for line in mine.values()}
-        verdicts = ledger_verdicts.load(db) if write else None
+        verdicts = ledger_verdicts.load(db, project_id) if write else None
         read = checked(
             data, project_id, name, known, trusted=up, judge_unknown=write, verdicts=verdicts
         )
@@ -383,7 +383,7 @@ def after_write(store: Store, root: Path, project_id: str) -> bool:
 def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     """`after_write`'s merge, a line at a time (ledger_stream.py): its memory
     does not grow with the ledger or the store."""
-    read = Read({}, {}, [], {}, verdicts=ledger_verdicts.load(db))
+    read = Read({}, {}, [], {}, verdicts=ledger_verdicts.load(db, project_id))
 
     def check(piece: bytes) -> Line | None:
         # `check_line` notes each memory and re-admission it reads; nothing here needs them.
@@ -430,7 +430,7 @@ def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     """`after_write`'s merge of a ledger whose lines are out of order, in memory."""
     data = read_bytes(path)
     mine = store_lines(db, project_id)
-    verdicts = ledger_verdicts.load(db)
+    verdicts = ledger_verdicts.load(db, project_id)
     known = {x.text: x for x in mine.values()}
     read = checked(data, project_id, path.name, known, verdicts=verdicts)
     verdicts.save(db)

@@ -168,6 +168,7 @@ def forget_named(db: Db, stones: list[dict[str, Any]], actor: Actor) -> list[str
             or memory.redacted_at is not None
         ):
             continue
-        correct.forget_in(db, memory, "delete", stone["reason"], actor, now, held_too=True)
+        decided = [s["content_hash"] for s in stones if s["memory_id"] == memory.id]
+        correct.forget_in(db, memory, "delete", stone["reason"], actor, now, decided=decided)
         done.append(memory.id)
     return done

@@ -299,7 +299,7 @@ def forget_in(
     actor: Actor,
     now: str,
     *,
-    held_too: bool = False,
+    decided: Sequence[str] | None = None,
 ) -> list[str]:
     """The transactional half of forgetting, for every path that removes a
     memory; the content keys it tombstoned for `memory` itself.
@@ -307,17 +307,21 @@ def forget_in(
     What another accepted, live memory of the project also holds stays
     writable (`tombstones.unheld`), as for a rejection: a tombstone bearing a
     live memory's claim would keep that memory out of every clone built from
-    the team ledger while this store keeps showing it. `held_too` tombstones
-    every key regardless, for a caller whose keys are already decided."""
+    the team ledger while this store keeps showing it. `decided`: the keys
+    another store's forget already chose (a teammate's tombstone line, an
+    export's tombstones), tombstoned as they are, neither widened from this
+    store's copy of the memory nor narrowed by what this store holds: every
+    clone then refuses the same words."""
     memory_id = memory.id
     if memory.redacted_at is not None and mode == "redact":
         raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
     coordinator.authorize(db, f"forget.{mode}", actor, memory_id)
     keys: list[str] = []
     if memory.redacted_at is None:
-        wanted = tombstones.forget_keys(memory)
-        if not held_too:
-            wanted = tombstones.unheld(db, memory, wanted)
+        if decided is None:
+            wanted = tombstones.unheld(db, memory, tombstones.forget_keys(memory))
+        else:
+            wanted = list(decided)
         keys = tombstone(db, memory, _kind(db, actor), reason, actor, now, wanted)
     own = list(keys)
     # A refutation's reason is an agent's words about the memory: it goes with it.
