@@ -130,6 +130,8 @@ def _apply_trusted(
     claimed = provenance.claimed(db, stored)
     inserts: list[tuple[int, Memory]] = []
     replacing: list[Memory] = []
+    # id -> the keys tombstoned under it that its team line is written over
+    successors: dict[str, frozenset[str]] = {}
     for key, line in sorted(entries.items()):
         memory_id = line.data["id"]
         held = stored.get(memory_id)
@@ -167,9 +169,22 @@ def _apply_trusted(
         hashes = [str(h) for h in line.data["hashes"]]
         correct.forget_in(db, held, mode, REASON, actor, at, decided=hashes)
         (report.forgotten if mode == "delete" else report.redacted).append(memory_id)
+    # A consolidation rewritten in place here (when a forget above, or an
+    # earlier one, took one of its sources) keeps its old text tombstoned
+    # under its own id: the team's line for that id is its successor, not
+    # the old text again, and is written over those keys.
+    rewritten = _stored(db, [m.id for m in replacing if m.source_type == CONSOLIDATION])
+    for memory in replacing:
+        held = rewritten.get(memory.id)
+        if held is None or held.source_type != CONSOLIDATION or held.trust != "accepted":
+            continue  # only a live consolidation is rewritten in place
+        stones = tombstones.find_all(db, project_id, tombstones.check_keys(memory))
+        own = frozenset(stone[0] for stone in stones if stone["memory_id"] == memory.id)
+        if own:
+            successors[memory.id] = own
     if replacing:
         report.replaced += replace.vacate(db, replacing, actor, authorize=False)
-    _insert(db, inserts, actor, report, read)
+    _insert(db, inserts, actor, report, read, successors)
     if up is not None and up.ref is not None:
         now = now_iso()
         texts = {str(line.data["id"]): line.text for line in entries.values()}
@@ -180,6 +195,7 @@ def _apply_trusted(
                 provenance.note(db, memory_id, project_id, text, source, now)
 
 
+CONSOLIDATION = "consolidation"
 # Who raises what a claim asks for: the ledger itself, never the caller.
 CLAIMANT = Actor("team-ledger", Origin("import"))
 
@@ -242,28 +258,38 @@ def _apply_claims(
 
 
 def _insert(
-    db: Db, inserts: list[tuple[int, Memory]], actor: Actor, report: SyncReport, read: Read
+    db: Db,
+    inserts: list[tuple[int, Memory]],
+    actor: Actor,
+    report: SyncReport,
+    read: Read,
+    successors: dict[str, frozenset[str]],
 ) -> None:
     """Write the new rows through the write path; a row it refuses (forgotten
     content under another id, a claim another row holds) is skipped, named.
     A row carrying a person's re-admission is written over the tombstones it
-    names, one at a time, and the re-admission recorded as this store's."""
+    names, one at a time, and the re-admission recorded as this store's; a
+    row in `successors` over the keys named there."""
     carried = {read.memories[t].id: r for t, r in read.readmitted.items() if t in read.memories}
     files = {read.memories[t].id: f for t, f in read.files.items() if t in read.memories}
-    pending = [(n, m) for n, m in inserts if m.id not in carried]
+    alone = carried.keys() | successors.keys()
+    pending = [(n, m) for n, m in inserts if m.id not in alone]
     for number, memory in inserts:
         readmission = carried.get(memory.id)
-        if readmission is None:
+        if memory.id not in alone:
             continue
         try:
-            keys = frozenset(readmission["overrides"])
+            keys = successors.get(memory.id, frozenset())
+            if readmission is not None:
+                keys |= frozenset(readmission["overrides"])
             result = pipeline.insert_prepared(
                 db, memory, actor, action="import", admit=False, overriding=keys
             )
         except TreeRingError as refused:
             report.skipped.append(Skipped(number, f"{memory.id}: {refused}"))
             continue
-        readmit.take_carried(db, actor, memory.id, readmission)
+        if readmission is not None:
+            readmit.take_carried(db, actor, memory.id, readmission)
         if result.created:
             anchors.insert(db, memory.id, files.get(memory.id, ()))
         if result.created and memory.id not in report.replaced:
