@@ -210,3 +210,19 @@ def test_files_git_ignores_are_not_read(
     refs = {row["source_ref"] for row in query(project_root, "SELECT * FROM memories")}
     assert refs == {"revolve/cache.md", "revolve/NOTES.MD"}
     assert read(folder / "scratch" / "sneaky.md") == {"revolve/scratch/sneaky.md"}
+
+
+@pytest.mark.parametrize("verb", ["revolve", "dox"])
+def test_a_source_root_neither_folder_nor_file_is_refused(
+    run_cli: CliRunner, project_root: Path, verb: str
+) -> None:
+    import os
+
+    fifo = project_root / "pipe"
+    os.mkfifo(fifo)
+    done = run_cli(verb, "sync", "--source-root", str(fifo))
+    assert done.code != 0
+    assert done.err.strip().splitlines() == [
+        f"error: {verb} source root {fifo} is neither a folder nor a file; give a folder or a file"
+    ]
+    assert done.out == ""

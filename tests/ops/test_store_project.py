@@ -321,6 +321,14 @@ def _newer_schema(root: Path, _project_id: str) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def _text_schema(root: Path, project_id: str) -> None:
+    """A second header line whose schema is text: no Tree Ring wrote it."""
+    path = root / LEDGER
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines.insert(1, json.dumps({**json.loads(lines[0]), "schema": "1"}))
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
 def _look_alike(root: Path, project_id: str) -> None:
     set_ledger_header(root, "\u0440" + project_id[1:])  # a Cyrillic er for the Latin p
 
@@ -340,6 +348,7 @@ def test_a_ledger_no_store_could_import_builds_none_in_a_fresh_clone(tmp_path: P
     edits = {
         "second": (_second_header, "names project 'p-33333333'"),
         "schema": (_newer_schema, "ledger schema 2, this version reads 1"),
+        "text schema": (_text_schema, 'names schema "1", which is no schema number'),
         "alike": (_look_alike, "names project '\u0440"),
         "none": (_no_header, "does not begin with its header line"),
     }

@@ -542,7 +542,9 @@ def ledger_problem(root: StrPath, named: str) -> str | None:
                 continue
             said = line.get("project")
             schema = line.get("schema")
-            if isinstance(schema, int) and not isinstance(schema, bool) and schema > LEDGER_SCHEMA:
+            if not isinstance(schema, int) or isinstance(schema, bool):
+                return schema_not_a_number(schema)
+            if schema > LEDGER_SCHEMA:
                 return (
                     f"{where} was written by a newer Tree Ring (ledger schema {schema}, this "
                     f"version reads {LEDGER_SCHEMA}); upgrade the plugin"
@@ -551,6 +553,17 @@ def ledger_problem(root: StrPath, named: str) -> str | None:
                 header = said if isinstance(said, str) else "none"
                 return ledger_mismatch(named, header[:80], number)
     return None
+
+
+def schema_not_a_number(schema: object) -> str:
+    """The one line for a header whose schema is no whole number: no Tree
+    Ring wrote it, so it is neither newer nor this version's."""
+    where = f"{DIR}/ledger.jsonl"
+    shown = jsontext.dumps(schema)[:40] if schema is not None else "none"
+    return (
+        f"{where}'s header line names schema {shown}, which is no schema number: a hand "
+        f"edit or a bad merge; `git log -p -- {where}` shows how; restore the header line"
+    )
 
 
 def ledger_mismatch(named: str, header: str, number: int = 1) -> str:

@@ -138,6 +138,12 @@ def scan(
             f"{adapter.name} source root {source_root} is a symlink; give the real path"
         )
     is_file = stat.S_ISREG(info.st_mode)
+    if not (is_file or stat.S_ISDIR(info.st_mode)):
+        # A FIFO or a device: nothing to read, and a read could wait forever.
+        raise UsageError(
+            f"{adapter.name} source root {source_root} is neither a folder nor a file; "
+            "give a folder or a file"
+        )
     folder = root.parent if is_file else root
     # Refs are relative to the project root, a source outside it too
     # (`../evals/revolve/...`): its entries never share an id with the

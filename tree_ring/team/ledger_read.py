@@ -241,7 +241,9 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
     record = line.get("record")
     if record == ledger.HEADER:
         schema = line.get("schema")
-        if not isinstance(schema, int) or schema > ledger.SCHEMA:
+        if not isinstance(schema, int) or isinstance(schema, bool):
+            raise SchemaTooNew(project.schema_not_a_number(schema))
+        if schema > ledger.SCHEMA:
             raise SchemaTooNew(
                 f"the ledger was written by a newer Tree Ring (ledger schema {schema}, this "
                 f"version reads {ledger.SCHEMA}); upgrade the plugin, then sync"
