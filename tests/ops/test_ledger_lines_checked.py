@@ -37,7 +37,10 @@ def test_header() -> None:
     assert "newer Tree Ring (ledger schema 2" in refused(
         {"record": "ledger", "schema": 2, "project": "proj"}
     )
-    assert "newer Tree Ring" in refused({"record": "ledger", "schema": "1", "project": "proj"})
+    # No Tree Ring wrote a schema that is no whole number: neither newer nor this one's.
+    for schema in ("1", True, None):
+        said = refused({"record": "ledger", "schema": schema, "project": "proj"})
+        assert "which is no schema number" in said and "newer" not in said
     assert "belongs to project 'other', not proj" in refused(
         {"record": "ledger", "schema": 1, "project": "other"}
     )

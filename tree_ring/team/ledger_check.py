@@ -12,6 +12,7 @@ from typing import cast
 from tree_ring.model import jsontext, project
 from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.model.imported import from_mapping
+from tree_ring.model.record import Memory
 from tree_ring.store import rows, settings, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_state, sync
@@ -128,79 +129,90 @@ def _forgotten_here(lines: list[ledger.Line], db: Db, project_id: str | None) ->
 
 
 def _forgotten_text(numbered: list[tuple[int, str]], db: Db, project_id: str | None) -> list[str]:
-    """Where the ledger holds what this store's forgets tombstoned, in a line
-    other than the store's own memory lines (a line of a memory the store
-    holds, with its content): a line copied or edited into the file, of any
+    """Where the ledger holds what this store's forgets tombstoned, in what
+    the store did not write: a line copied or edited into the file, of any
     record, this version's or not, whatever it says of itself (a
-    re-admission included: the store that holds one writes its line).
-    `sync` drops such a line; a `git commit` would take it. A memory line is
-    read as a write of it would be checked (`tombstones.check_keys`), and
-    every line's texts, its other fields and a line that is no JSON object
-    too, each as a write's text. Each is named by its id, or its line."""
+    re-admission included: the store that holds one writes its line), and
+    on a line of a memory the store holds with that content, every field
+    but that content. `sync` drops such a line; a `git commit` would take
+    it. A line the store writes as it stands is passed over; a memory line
+    is read as a write of it would be checked (`tombstones.check_keys`),
+    and every string of a line, or a line that is no JSON object, each as a
+    write's text. Each is named by its id, or its line. The file is read
+    in chunks of `_CHUNK` lines, compared with the store's own lines for
+    the same ids: never held twice."""
     if project_id is None:
         return []
     found: list[str] = []
-    parsed: list[tuple[str, dict[str, object] | None, str]] = []  # (name, object, raw)
-    for number, raw in numbered:
-        if not raw.strip():
-            continue
-        data: object
-        try:
-            data = jsontext.loads(raw)
-        except (ValueError, RecursionError):
-            data = None
-        line = cast("dict[str, object]", data) if isinstance(data, dict) else None
-        named = line.get("id") if line is not None else None
-        parsed.append((named if isinstance(named, str) else f"line {number}", line, raw))
     try:
-        held = rows.content_hashes(db, [name for name, _, _ in parsed])
-        own = {
-            name
-            for name, line, _ in parsed
-            if line is not None
-            and name in held
-            and line.get("record") == ledger.MEMORY
-            and _content_hash(line) == held[name]
-        }
-        written = {
-            str(line.data["id"]): line.data
-            for line in ledger_state.store_lines(db, project_id, own).values()
-        }
-        for name, line, raw in parsed:
-            if line is None:
-                texts = [raw]
-            elif name in own:
-                # The store's own line: only what it does not write there.
-                mine = written.get(name, {})
-                texts = texts_of([value for key, value in line.items() if mine.get(key) != value])
-            else:
-                texts = texts_of(line)
-            if tombstones.quoted(db, project_id, texts, forgets_only=True) or (
-                line is not None and name not in own and _holds_forgotten(line, db, project_id)
-            ):
-                found.append(name)
+        for start in range(0, len(numbered), _CHUNK):
+            chunk = [(n, raw, _object(raw)) for n, raw in numbered[start : start + _CHUNK]]
+            ids = [name for _, _, line in chunk if (name := _memory_id(line)) is not None]
+            mine = {
+                str(line.data["id"]): line.text
+                for line in ledger_state.store_lines(db, project_id, ids).values()
+            }
+            held = rows.content_hashes(db, ids)
+            for number, raw, line in chunk:
+                named = line.get("id") if line is not None else None
+                name = named if isinstance(named, str) else f"line {number}"
+                if not raw.strip() or mine.get(name) == raw:
+                    continue  # blank, or the store's own line as it writes it
+                if _holds_forgotten(db, project_id, raw, line, held.get(name)):
+                    found.append(name)
     except TreeRingError:  # a store too damaged or too old to say
         return []
     return found
 
 
-def _content_hash(line: dict[str, object]) -> str | None:
+def _holds_forgotten(
+    db: Db, project_id: str, raw: str, line: dict[str, object] | None, held: str | None
+) -> bool:
+    """Whether a line the store did not write as it stands holds what this
+    store's forgets tombstoned; `held`: the content hash of the row the
+    store holds under the line's id."""
+    if line is None:
+        return tombstones.quoted(db, project_id, [raw], forgets_only=True)
+    memory = _memory_of(line)
+    if memory is not None and memory.content_hash == held:
+        # A memory the store holds, with this content: every other field.
+        texts = texts_of([v for k, v in line.items() if k not in _CONTENT])
+        return tombstones.quoted(db, project_id, texts, forgets_only=True)
+    if tombstones.quoted(db, project_id, texts_of(line), forgets_only=True):
+        return True
+    keys = tombstones.check_keys(memory) if memory is not None else []
+    return bool(keys) and bool(tombstones.held(db, project_id, keys, forgets_only=True))
+
+
+def _object(raw: str) -> dict[str, object] | None:
     try:
-        return from_mapping(line).with_hash().content_hash
+        data: object = jsontext.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return cast("dict[str, object]", data) if isinstance(data, dict) else None
+
+
+def _memory_id(line: dict[str, object] | None) -> str | None:
+    if line is None or line.get("record") != ledger.MEMORY:
+        return None
+    named = line.get("id")
+    return named if isinstance(named, str) else None
+
+
+# Lines read at a time, each compared with the store's own line for its id.
+_CHUNK = 2_000
+# A memory line's content: what its content hash covers, checked as written.
+_CONTENT = frozenset({"summary", "details", "tags", "content_hash"})
+
+
+def _memory_of(line: dict[str, object]) -> Memory | None:
+    """A memory line as a write would take it, or None when none could."""
+    if line.get("record") != ledger.MEMORY:
+        return None
+    try:
+        return from_mapping(line).with_hash()
     except (TreeRingError, TypeError, ValueError):
         return None
-
-
-def _holds_forgotten(line: dict[str, object], db: Db, project_id: str) -> bool:
-    """Whether a memory line, read as a write of it would be checked, holds
-    what this store's forgets tombstoned."""
-    if line.get("record") != ledger.MEMORY:
-        return False
-    try:
-        memory = from_mapping(line).with_hash()
-    except (TreeRingError, TypeError, ValueError):
-        return False
-    return bool(tombstones.held(db, project_id, tombstones.check_keys(memory), forgets_only=True))
 
 
 def _memory_lines(lines: list[ledger.Line]) -> list[ledger.Line]:
