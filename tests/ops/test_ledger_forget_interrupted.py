@@ -159,6 +159,15 @@ def test_hand_edited_lines_are_read_without_tripping(tmp_path: Path) -> None:
 
 
 NEW_ID = "mem_20260101_000000_dddddddddddd"
+
+
+def _nested(text: str, depth: int) -> object:
+    value: object = text
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 # What an edit appends to the ledger, from the forgotten memory's line and a kept one's.
 EDITS: dict[str, Callable[[dict[str, Any], dict[str, Any]], object]] = {
     # A re-admission the line names itself: the store that holds one writes its line.
@@ -172,6 +181,8 @@ EDITS: dict[str, Callable[[dict[str, Any], dict[str, Any]], object]] = {
     # A field this version does not know, on the line of a memory the store keeps.
     "unknown field": lambda gone, kept: {**kept, "remark": gone["summary"]},
     "no JSON": lambda gone, _kept: f"# {gone['summary']}",
+    # Nested deeper than any few levels a reader might stop at.
+    "deeply nested": lambda gone, _kept: {"record": "note", "x": _nested(gone["summary"], 40)},
 }
 
 

@@ -106,16 +106,19 @@ def _forgotten(db: Db, project_id: str) -> Callable[[Any], bool]:
     return holds
 
 
-def texts_of(value: object, depth: int = 0) -> list[str]:
-    """Every string a line's value holds, its nested lists and objects read
-    a few levels down: what a check of a line's words reads."""
-    if isinstance(value, str):
-        return [value]
-    items: list[object] = []
-    if isinstance(value, dict):
-        items = [*value.values()]  # pyright: ignore[reportUnknownMemberType]
-    elif isinstance(value, list):
-        items = [*value]  # pyright: ignore[reportUnknownArgumentType]
-    if depth >= 4:
-        return []
-    return [text for item in items for text in texts_of(item, depth + 1)]
+def texts_of(value: object) -> list[str]:
+    """Every string a line's value holds, at any depth of its lists and
+    objects (keys aside): what a check of a line's words reads. Walked with
+    a stack, so no nesting is too deep for it."""
+    found: list[str] = []
+    stack: list[object] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        elif isinstance(item, list):
+            stack.extend(item)  # pyright: ignore[reportUnknownArgumentType]
+    found.reverse()
+    return found
