@@ -181,6 +181,8 @@ EDITS: dict[str, Callable[[dict[str, Any], dict[str, Any]], object]] = {
     # A field this version does not know, on the line of a memory the store keeps.
     "unknown field": lambda gone, kept: {**kept, "remark": gone["summary"]},
     "no JSON": lambda gone, _kept: f"# {gone['summary']}",
+    # A key holds words as well as a value does.
+    "a key": lambda gone, _kept: {"record": "note", gone["summary"]: 1},
     # Nested deeper than any few levels a reader might stop at.
     "deeply nested": lambda gone, _kept: {"record": "note", "x": _nested(gone["summary"], 40)},
 }
@@ -221,3 +223,30 @@ def test_a_consolidation_rewritten_in_place_is_no_forgotten_memory(tmp_path: Pat
     rewritten = {e["id"]: e for e in ledger_entries(alice)}[consolidations[0]["id"]]
     assert rewritten["summary"] != consolidations[0]["summary"]
     assert _ledger_check(alice)["ok"] is True
+
+
+def test_a_tombstone_line_edited_to_refuse_a_kept_memory(tmp_path: Path) -> None:
+    """An edit that adds a kept memory's words to another memory's
+    tombstone line: every clone built from that ledger would drop the kept
+    memory, so doctor names it."""
+    alice = first_repo(tmp_path)
+    kept = remember(alice, KEPT)
+    gone = remember(alice, FORGOTTEN)
+    scratch = first_repo(tmp_path, "scratch")
+    spare = remember(scratch, KEPT)
+    ok(scratch, "forget", spare, "--mode", "delete", "--reason", "only its hashes")
+    kept_hashes = next(e for e in ledger_entries(scratch) if e["id"] == spare)["hashes"]
+    ok(alice, "forget", gone, "--mode", "delete", "--reason", "never store this")
+    assert _ledger_check(alice)["ok"] is True
+    path = alice / LEDGER
+    edited = []
+    for text in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(text)
+        if entry.get("record") == "tombstone" and entry["id"] == gone:
+            entry["hashes"] = sorted({*entry["hashes"], *kept_hashes})
+            text = json.dumps(entry, sort_keys=True, separators=(",", ":"))
+        edited.append(text)
+    path.write_text("\n".join(edited) + "\n", encoding="utf-8")
+    check = _ledger_check(alice)
+    assert check["ok"] is False
+    assert f"refuses 1 memory(ies) it keeps ({kept})" in str(check["detail"])

@@ -84,6 +84,18 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             False,
             "",
         )
+    refusing = _stones_refusing_kept(numbered, db, header)
+    if refusing:
+        kept = sorted(refusing)
+        return (
+            False,
+            f"{name} holds a tombstone or redaction line this store did not write that "
+            f"refuses {len(kept)} memory(ies) it keeps ({', '.join(kept[:3])}"
+            f"{', ...' if len(kept) > 3 else ''}): every clone built from the ledger would "
+            f"drop them; `git diff {name}` shows the edit: restore the line before committing",
+            False,
+            "",
+        )
     driver = "" if team.driver_configured(root) else "; merge driver not configured (run init)"
     return (True, f"{name}: no conflicts, audit anchor ok{driver}", False, "")
 
@@ -165,6 +177,43 @@ def _forgotten_text(numbered: list[tuple[int, str]], db: Db, project_id: str | N
     return found
 
 
+def _stones_refusing_kept(
+    numbered: list[tuple[int, str]], db: Db, project_id: str | None
+) -> set[str]:
+    """The ids of the memories this store keeps that a tombstone or
+    redaction line it did not write (as it writes its own) would refuse in
+    every clone built from the ledger: an edited or added line whose hashes
+    name a kept memory's words."""
+    if project_id is None:
+        return set()
+    stones = [
+        (line, raw)
+        for _, raw in numbered
+        if ledger.TOMBSTONE in raw or ledger.REDACTION in raw
+        if (line := _object(raw)) is not None
+        and line.get("record") in (ledger.TOMBSTONE, ledger.REDACTION)
+        and isinstance(line.get("id"), str)
+    ]
+    if not stones:
+        return set()
+    try:
+        ids = [str(line["id"]) for line, _ in stones]
+        mine = {
+            str(line.data["id"]): line.text
+            for line in ledger_state.store_lines(db, project_id, ids).values()
+        }
+        hashes = {
+            h
+            for line, raw in stones
+            if mine.get(str(line["id"])) != raw and isinstance(line.get("hashes"), list)
+            for h in cast("list[object]", line["hashes"])
+            if isinstance(h, str)
+        }
+        return {memory.id for memory in tombstones.holding(db, project_id, hashes)}
+    except TreeRingError:  # a store too damaged or too old to say
+        return set()
+
+
 def _holds_forgotten(
     db: Db, project_id: str, raw: str, line: dict[str, object] | None, held: str | None
 ) -> bool:
@@ -176,7 +225,7 @@ def _holds_forgotten(
     memory = _memory_of(line)
     if memory is not None and memory.content_hash == held:
         # A memory the store holds, with this content: every other field.
-        texts = texts_of([v for k, v in line.items() if k not in _CONTENT])
+        texts = texts_of({k: v for k, v in line.items() if k not in _CONTENT})
         return tombstones.quoted(db, project_id, texts, forgets_only=True)
     if tombstones.quoted(db, project_id, texts_of(line), forgets_only=True):
         return True

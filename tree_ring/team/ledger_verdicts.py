@@ -108,8 +108,8 @@ def _forgotten(db: Db, project_id: str) -> Callable[[Any], bool]:
 
 def texts_of(value: object) -> list[str]:
     """Every string a line's value holds, at any depth of its lists and
-    objects (keys aside): what a check of a line's words reads. Walked with
-    a stack, so no nesting is too deep for it."""
+    objects, their keys too: what a check of a line's words reads. Walked
+    with a stack, so no nesting is too deep for it."""
     found: list[str] = []
     stack: list[object] = [value]
     while stack:
@@ -117,7 +117,9 @@ def texts_of(value: object) -> list[str]:
         if isinstance(item, str):
             found.append(item)
         elif isinstance(item, dict):
+            # Its keys too: a key can hold words as well as a value can.
             stack.extend(item.values())  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+            stack.extend(item.keys())  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
         elif isinstance(item, list):
             stack.extend(item)  # pyright: ignore[reportUnknownArgumentType]
     found.reverse()
