@@ -17,7 +17,7 @@
                                 before and after it (a question just before counts
                                 whole: this memory may be its answer; a memory two
                                 before, with a question between, 0.8; any other
-                                just beside it 0.35; recall.py's `_context`)
+                                just beside it 0.35; read/beside.py's `context`)
           + 0.10..1.50 * meaning
                                 how near the memory is to the question in meaning
                                 (model/vectors.py, read/meaning.py), scaled so

@@ -84,7 +84,7 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             False,
             "",
         )
-    refusing = _stones_refusing_kept(numbered, db, header)
+    refusing = _stones_refusing_kept(lines, db, header)
     if refusing:
         kept = sorted(refusing)
         return (
@@ -177,36 +177,27 @@ def _forgotten_text(numbered: list[tuple[int, str]], db: Db, project_id: str | N
     return found
 
 
-def _stones_refusing_kept(
-    numbered: list[tuple[int, str]], db: Db, project_id: str | None
-) -> set[str]:
+def _stones_refusing_kept(lines: list[ledger.Line], db: Db, project_id: str | None) -> set[str]:
     """The ids of the memories this store keeps that a tombstone or
     redaction line it did not write (as it writes its own) would refuse in
     every clone built from the ledger: an edited or added line whose hashes
     name a kept memory's words."""
-    if project_id is None:
-        return set()
     stones = [
-        (line, raw)
-        for _, raw in numbered
-        if ledger.TOMBSTONE in raw or ledger.REDACTION in raw
-        if (line := _object(raw)) is not None
-        and line.get("record") in (ledger.TOMBSTONE, ledger.REDACTION)
-        and isinstance(line.get("id"), str)
+        line
+        for line in lines
+        if line.data.get("record") in (ledger.TOMBSTONE, ledger.REDACTION)
+        and isinstance(line.data.get("id"), str)
     ]
-    if not stones:
+    if project_id is None or not stones:
         return set()
     try:
-        ids = [str(line["id"]) for line, _ in stones]
-        mine = {
-            str(line.data["id"]): line.text
-            for line in ledger_state.store_lines(db, project_id, ids).values()
-        }
+        ids = [str(line.data["id"]) for line in stones]
+        mine = {line.text for line in ledger_state.store_lines(db, project_id, ids).values()}
         hashes = {
             h
-            for line, raw in stones
-            if mine.get(str(line["id"])) != raw and isinstance(line.get("hashes"), list)
-            for h in cast("list[object]", line["hashes"])
+            for line in stones
+            if line.text not in mine and isinstance(line.data.get("hashes"), list)
+            for h in line.data["hashes"]
             if isinstance(h, str)
         }
         return {memory.id for memory in tombstones.holding(db, project_id, hashes)}
