@@ -92,6 +92,9 @@ class InitReport:
 # How long an init waits for another one in the same project: a fresh
 # project's takes well under a second, a large ledger's import some seconds.
 LOCK_WAIT_SECONDS = 120.0
+# The ledger lines a build from the team ledger did not take that init names,
+# each as `tree-ring sync` does; sync lists them all.
+SKIPPED_SHOWN = 5
 
 
 def init_project(root: Path) -> InitReport:
@@ -265,4 +268,10 @@ def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> lis
         store, root, project.load_project_id(root), Actor.person(), write=not existed
     )
     (kept if existed else created).append(ledger_name)
-    return report.notes
+    skipped = [f"{ledger_name}:{s.line}: {s.reason}" for s in report.skipped[:SKIPPED_SHOWN]]
+    if len(report.skipped) > SKIPPED_SHOWN:
+        rest = len(report.skipped) - SKIPPED_SHOWN
+        skipped.append(
+            f"{rest} more line(s) of {ledger_name} not taken; `tree-ring sync` lists them"
+        )
+    return report.notes + skipped

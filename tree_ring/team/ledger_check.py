@@ -6,6 +6,7 @@ the ledger file and git's index, and repairs the file, never the store.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import cast
 
@@ -18,6 +19,7 @@ from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_state, sync
 from tree_ring.team import repository as team
 from tree_ring.team.ledger_verdicts import texts_of
+from tree_ring.write import readmit
 
 
 def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | None:
@@ -84,15 +86,27 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             False,
             "",
         )
-    refusing = _stones_refusing_kept(lines, db, header)
-    if refusing:
-        kept = sorted(refusing)
+    foreign, refusing = _stones_refusing_kept(lines, db, header)
+    if foreign:
+        kept = sorted(foreign)
         return (
             False,
             f"{name} holds a tombstone or redaction line this store did not write that "
             f"refuses {len(kept)} memory(ies) it keeps ({', '.join(kept[:3])}"
             f"{', ...' if len(kept) > 3 else ''}): every clone built from the ledger would "
             f"drop them; `git diff {name}` shows the edit: restore the line before committing",
+            False,
+            "",
+        )
+    if refusing:
+        kept = sorted(refusing)
+        return (
+            False,
+            f"{name}'s tombstone or redaction lines refuse {len(kept)} memory(ies) this store "
+            f"keeps ({', '.join(kept[:3])}{', ...' if len(kept) > 3 else ''}): every clone "
+            f"built from the ledger drops them (`git log -p -- {name}` shows the commit that "
+            "gave a line their words); re-admit each that should stay: `tree-ring remember "
+            "TEXT --override-tombstone --reason WHY`, then `tree-ring review approve`",
             False,
             "",
         )
@@ -177,11 +191,18 @@ def _forgotten_text(numbered: list[tuple[int, str]], db: Db, project_id: str | N
     return found
 
 
-def _stones_refusing_kept(lines: list[ledger.Line], db: Db, project_id: str | None) -> set[str]:
-    """The ids of the memories this store keeps that a tombstone or
-    redaction line it did not write (as it writes its own) would refuse in
-    every clone built from the ledger: an edited or added line whose hashes
-    name a kept memory's words."""
+def _stones_refusing_kept(
+    lines: list[ledger.Line], db: Db, project_id: str | None
+) -> tuple[set[str], set[str]]:
+    """The ids of the memories this store keeps that the ledger's tombstone
+    and redaction lines refuse in every clone built from it: first those a
+    line the store did not write (as it writes its own) refuses, an edited
+    or added line whose hashes name a kept memory's words; then those any
+    line refuses, the store's own included, read as a clone reads the
+    memory's line (its words, less the keys a re-admission it carries
+    overrides) and not taken under another id. The second catches a
+    widened line once it is upstream's: a sync records its hashes as the
+    store's own, and keeps the memory."""
     stones = [
         line
         for line in lines
@@ -189,20 +210,55 @@ def _stones_refusing_kept(lines: list[ledger.Line], db: Db, project_id: str | No
         and isinstance(line.data.get("id"), str)
     ]
     if project_id is None or not stones:
-        return set()
+        return set(), set()
     try:
         ids = [str(line.data["id"]) for line in stones]
         mine = {line.text for line in ledger_state.store_lines(db, project_id, ids).values()}
-        hashes = {
-            h
-            for line in stones
-            if line.text not in mine and isinstance(line.data.get("hashes"), list)
-            for h in line.data["hashes"]
-            if isinstance(h, str)
+        foreign = _hashes(line for line in stones if line.text not in mine)
+        every = _hashes(stones)
+        kept = [m for m in tombstones.holding(db, project_id, every) if m.trust == "accepted"]
+        refused = {m.id for m in kept if not foreign.isdisjoint(tombstones.check_keys(m))}
+        held = {m.id for m in kept}
+        dropped = {
+            str(line.data["id"]): memory.content_hash
+            for line in _memory_lines(lines)
+            if line.data["id"] in held
+            and (memory := _memory_of(line.data)) is not None
+            and _refused_line(memory, line.data, every)
         }
-        return {memory.id for memory in tombstones.holding(db, project_id, hashes)}
+        if not dropped:
+            return refused, set()
+        # What a clone takes under another id (a re-admission) is not lost.
+        taken = {
+            memory.content_hash
+            for line in _memory_lines(lines)
+            if line.data["id"] not in dropped and (memory := _memory_of(line.data)) is not None
+        }
+        return refused, {name for name, held in dropped.items() if held not in taken}
     except TreeRingError:  # a store too damaged or too old to say
-        return set()
+        return set(), set()
+
+
+def _hashes(stones: Iterable[ledger.Line]) -> set[str]:
+    return {
+        h
+        for line in stones
+        if isinstance(line.data.get("hashes"), list)
+        for h in line.data["hashes"]
+        if isinstance(h, str)
+    }
+
+
+def _refused_line(memory: Memory, line: dict[str, object], hashes: set[str]) -> bool:
+    """Whether a clone building `memory` from its `line` refuses it for
+    `hashes`: its keys as a write checks them, less those a re-admission the
+    line carries overrides."""
+    try:
+        carried = readmit.parse_carried(line.get(readmit.CARRIED))
+    except TreeRingError:
+        carried = None
+    overrides: set[str] = set(carried["overrides"]) if carried is not None else set()
+    return not hashes.isdisjoint(set(tombstones.check_keys(memory)) - overrides)
 
 
 def _holds_forgotten(

@@ -1,0 +1,116 @@
+"""A tombstone line widened to hold a kept memory's words, once it is the
+upstream's: the clone that pushed it keeps the memory while every clone
+built from the ledger drops it. `doctor` names that however the line came
+to be the store's own; a fresh clone's `init` names the line it did not
+take; a person's re-admission, approved, mends it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from team_support import (
+    LEDGER,
+    cli,
+    clone,
+    commit,
+    first_repo,
+    hub,
+    ledger_entries,
+    ok,
+    publish,
+    remember,
+    shared_ids,
+    summaries,
+)
+
+FORGOTTEN = "The deploy key lives in vault path ops/deploy-legacy"
+KEPT = "The catalog cache keeps entries for ten minutes"
+
+
+def _ledger_check(root: Path) -> dict[str, object]:
+    checks = {c["name"]: c for c in json.loads(cli(root, "--json", "doctor").out)["items"]}
+    return checks["ledger"]
+
+
+def _widened(tmp_path: Path) -> tuple[Path, str, str]:
+    """Alice's clone after she pushed a tombstone line widened to hold her
+    kept memory's words, past doctor's FAIL, and synced: (root, kept id,
+    forgotten id)."""
+    alice = first_repo(tmp_path)
+    hub(tmp_path, alice)
+    kept = remember(alice, KEPT)
+    gone = remember(alice, FORGOTTEN)
+    scratch = first_repo(tmp_path, "scratch")
+    spare = remember(scratch, KEPT)
+    ok(scratch, "forget", spare, "--mode", "delete", "--reason", "only its hashes")
+    kept_hashes = next(e for e in ledger_entries(scratch) if e["id"] == spare)["hashes"]
+    ok(alice, "forget", gone, "--mode", "delete", "--reason", "never store this")
+    publish(alice, "forget the key")
+    path = alice / LEDGER
+    edited = []
+    for text in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(text)
+        if entry.get("record") == "tombstone" and entry["id"] == gone:
+            entry["hashes"] = sorted({*entry["hashes"], *kept_hashes})
+            text = json.dumps(entry, sort_keys=True, separators=(",", ":"))
+        edited.append(text)
+    path.write_text("\n".join(edited) + "\n", encoding="utf-8")
+    assert _ledger_check(alice)["ok"] is False  # the edit, before it is pushed
+    publish(alice, "an edited tombstone")
+    ok(alice, "sync")  # the upstream's line is believed: now the store's own
+    assert kept in shared_ids(alice)
+    return alice, kept, gone
+
+
+def test_doctor_names_a_kept_memory_the_upstreams_tombstone_refuses(tmp_path: Path) -> None:
+    alice, kept, _ = _widened(tmp_path)
+    check = _ledger_check(alice)
+    assert check["ok"] is False
+    assert check["detail"] == (
+        f"{LEDGER}'s tombstone or redaction lines refuse 1 memory(ies) this store keeps "
+        f"({kept}): every clone built from the ledger drops them (`git log -p -- {LEDGER}` "
+        "shows the commit that gave a line their words); re-admit each that should stay: "
+        "`tree-ring remember TEXT --override-tombstone --reason WHY`, then "
+        "`tree-ring review approve`"
+    )
+
+
+def test_a_fresh_clones_init_names_the_line_it_did_not_take(tmp_path: Path) -> None:
+    alice, kept, gone = _widened(tmp_path)
+    bob = clone(alice, tmp_path, "bob", init=False)
+    notes = ok(bob, "--json", "init").json()["notes"]
+    assert kept not in shared_ids(bob)
+    number = next(
+        n
+        for n, text in enumerate((bob / LEDGER).read_text(encoding="utf-8").splitlines(), 1)
+        if json.loads(text).get("id") == kept and json.loads(text)["record"] == "memory"
+    )
+    [note] = [n for n in notes if n.startswith(f"{LEDGER}:")]
+    assert note.startswith(f"{LEDGER}:{number}: {kept}: this content was forgotten on ")
+    assert f"(as {gone})" in note
+
+
+def test_a_re_admission_approved_keeps_the_words_for_every_clone(tmp_path: Path) -> None:
+    alice, kept, _ = _widened(tmp_path)
+    again = cli(
+        alice, "--json", "remember", KEPT, "--override-tombstone", "--reason", "kept on purpose"
+    )
+    assert again.code == 0, again.err
+    ok(alice, "review", "approve", again.json()["id"], "--reason", "checked")
+    assert shared_ids(alice) == {kept, again.json()["id"]}
+    assert _ledger_check(alice)["ok"] is True
+    publish(alice, "re-admitted")
+    carol = clone(alice, tmp_path, "carol")
+    assert KEPT in summaries(carol)
+    assert shared_ids(carol) == {again.json()["id"]}
+
+
+def test_a_clean_init_has_no_skipped_notes(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    remember(alice, KEPT)
+    commit(alice, "a memory")
+    bob = clone(alice, tmp_path, "bob", init=False)
+    notes = ok(bob, "--json", "init").json()["notes"]
+    assert [n for n in notes if n.startswith(f"{LEDGER}:")] == []
+    assert KEPT in summaries(bob)
