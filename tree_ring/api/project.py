@@ -152,10 +152,21 @@ class Project:
     def store_to_write(self) -> Store:
         """The project's store for a write: one that refuses what the person
         forgot in their user store as well as what the project forgot (the
-        brief reads both, so what either forgot stays out of both)."""
+        brief reads both, so what either forgot stays out of both). A store
+        belongs to one project: a write naming another (a person's read may)
+        is refused, since its rows would answer to none of the store's
+        tombstones."""
         store = self.store
         if not self._answering:
-            from tree_ring.store import user
+            from tree_ring.model.errors import UsageError
+            from tree_ring.store import settings, user
+
+            own = settings.recorded_project(store.db)
+            if own is not None and own != self.project_id:
+                raise UsageError(
+                    f"this store belongs to project {own}, not {self.project_id}; "
+                    f"write {self.project_id}'s memories in its own folder"
+                )
 
             user.answers_to_user(store.db, self.user_store)
             self._answering = True
