@@ -130,6 +130,35 @@ def ledger_entries(root: Path) -> list[dict[str, Any]]:
     return [data for data in map(json.loads, lines) if data["record"] not in ("ledger", "anchor")]
 
 
+def ledger_check(root: Path) -> dict[str, object]:
+    """`doctor`'s check of the team ledger, as `--json doctor` reports it."""
+    checks = {c["name"]: c for c in json.loads(cli(root, "--json", "doctor").out)["items"]}
+    return checks["ledger"]
+
+
+def forget_hashes(tmp: Path, text: str) -> list[str]:
+    """The hashes a forget of `text` writes on its tombstone line, from a
+    scratch repository of their own."""
+    scratch = first_repo(tmp, "scratch")
+    spare = remember(scratch, text)
+    ok(scratch, "forget", spare, "--mode", "delete", "--reason", "only its hashes")
+    return next(e for e in ledger_entries(scratch) if e["id"] == spare)["hashes"]
+
+
+def widen_tombstone(root: Path, memory_id: str, hashes: list[str]) -> None:
+    """Add `hashes` to `memory_id`'s tombstone line in the working tree, as
+    an agent's edit of the file would."""
+    path = root / LEDGER
+    edited = []
+    for text in path.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(text)
+        if entry.get("record") == "tombstone" and entry["id"] == memory_id:
+            entry["hashes"] = sorted({*entry["hashes"], *hashes})
+            text = json.dumps(entry, sort_keys=True, separators=(",", ":"))
+        edited.append(text)
+    path.write_text("\n".join(edited) + "\n", encoding="utf-8")
+
+
 def session_start(root: Path) -> str:
     payload = {
         "hook_event_name": "SessionStart",

@@ -10,7 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from team_support import LEDGER, cli, first_repo, ledger_entries, ok, remember
+from team_support import (
+    LEDGER,
+    cli,
+    first_repo,
+    forget_hashes,
+    ledger_check,
+    ledger_entries,
+    ok,
+    remember,
+    widen_tombstone,
+)
 
 from tree_ring.team import sync
 
@@ -18,23 +28,18 @@ FORGOTTEN = "The deploy key lives in vault path ops/deploy-legacy"
 KEPT = "The catalog cache keeps entries for ten minutes"
 
 
-def _ledger_check(root: Path) -> dict[str, object]:
-    checks = {c["name"]: c for c in json.loads(cli(root, "--json", "doctor").out)["items"]}
-    return checks["ledger"]
-
-
 def test_a_forget_stopped_before_the_ledger_is_found_by_doctor_and_mended_by_sync(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alice = first_repo(tmp_path)
     gone, kept = remember(alice, FORGOTTEN), remember(alice, KEPT)
-    assert _ledger_check(alice)["ok"] is True
+    assert ledger_check(alice)["ok"] is True
     with monkeypatch.context() as stopped:
         # The process dies after the store's commit: the ledger is not rewritten.
         stopped.setattr(sync, "after_write", lambda *_args: False)
         ok(alice, "forget", gone, "--mode", "delete", "--reason", "never store this")
     assert FORGOTTEN in (alice / LEDGER).read_text(encoding="utf-8")
-    check = _ledger_check(alice)
+    check = ledger_check(alice)
     assert check["ok"] is False
     assert check["detail"] == (
         f"{LEDGER} still holds 1 memory(ies) this store forgot ({gone}): "
@@ -46,7 +51,7 @@ def test_a_forget_stopped_before_the_ledger_is_found_by_doctor_and_mended_by_syn
         (kept, "memory"),
         (gone, "tombstone"),
     }
-    assert _ledger_check(alice)["ok"] is True
+    assert ledger_check(alice)["ok"] is True
 
 
 def test_a_rejection_or_a_redaction_is_no_lag(tmp_path: Path) -> None:
@@ -58,7 +63,7 @@ def test_a_rejection_or_a_redaction_is_no_lag(tmp_path: Path) -> None:
     assert proposed.code == 0, proposed.err
     ok(alice, "review", "reject", proposed.json()["id"], "--reason", "not ours")
     ok(alice, "sync")
-    assert _ledger_check(alice)["ok"] is True
+    assert ledger_check(alice)["ok"] is True
 
 
 def _copy_line(root: Path, summary: str, new_summary: str, new_id: str) -> None:
@@ -85,7 +90,7 @@ def test_forgotten_text_under_a_new_id_is_found_by_doctor(tmp_path: Path, mode: 
     line.pop("content_hash", None)
     with (alice / LEDGER).open("a", encoding="utf-8") as ledger:
         ledger.write(json.dumps(line, sort_keys=True) + "\n")
-    check = _ledger_check(alice)
+    check = ledger_check(alice)
     assert check["ok"] is False
     assert check["detail"] == (
         f"{LEDGER} holds text this store forgot in 1 line(s) it did not write ({copy}): "
@@ -94,7 +99,7 @@ def test_forgotten_text_under_a_new_id_is_found_by_doctor(tmp_path: Path, mode: 
     )
     cli(alice, "sync")
     assert FORGOTTEN not in (alice / LEDGER).read_text(encoding="utf-8")
-    assert _ledger_check(alice)["ok"] is True
+    assert ledger_check(alice)["ok"] is True
 
 
 def test_a_teammates_new_line_is_no_forgotten_text(tmp_path: Path) -> None:
@@ -110,7 +115,7 @@ def test_a_teammates_new_line_is_no_forgotten_text(tmp_path: Path) -> None:
         "The search cache keeps entries for an hour",
         "mem_20260101_000000_bbbbbbbbbbbb",
     )
-    assert _ledger_check(alice)["ok"] is True
+    assert ledger_check(alice)["ok"] is True
 
 
 def test_a_person_re_admitting_forgotten_text_leaves_the_ledger_sound(tmp_path: Path) -> None:
@@ -132,7 +137,7 @@ def test_a_person_re_admitting_forgotten_text_leaves_the_ledger_sound(tmp_path: 
     assert again.code == 0, again.err
     ok(alice, "review", "approve", again.json()["id"], "--reason", "checked")
     assert FORGOTTEN in (alice / LEDGER).read_text(encoding="utf-8")
-    assert _ledger_check(alice)["ok"] is True
+    assert ledger_check(alice)["ok"] is True
 
 
 def test_hand_edited_lines_are_read_without_tripping(tmp_path: Path) -> None:
@@ -150,12 +155,12 @@ def test_hand_edited_lines_are_read_without_tripping(tmp_path: Path) -> None:
             {**line, "id": malformed, "links": [{"no": "type"}]},
         ):
             ledger.write(json.dumps(odd, sort_keys=True) + "\n")
-    check = _ledger_check(alice)
+    check = ledger_check(alice)
     assert check["ok"] is False
     assert f"in 2 line(s) it did not write (line 5, {malformed})" in str(check["detail"])
     cli(alice, "sync")
     assert FORGOTTEN not in (alice / LEDGER).read_text(encoding="utf-8")
-    assert _ledger_check(alice)["ok"] is True
+    assert ledger_check(alice)["ok"] is True
 
 
 NEW_ID = "mem_20260101_000000_dddddddddddd"
@@ -200,10 +205,10 @@ def test_forgotten_text_in_any_line_the_store_did_not_write(
     line = edit(entries[gone], entries[kept])
     with (alice / LEDGER).open("a", encoding="utf-8") as ledger:
         ledger.write((line if isinstance(line, str) else json.dumps(line, sort_keys=True)) + "\n")
-    assert _ledger_check(alice)["ok"] is False
+    assert ledger_check(alice)["ok"] is False
     cli(alice, "sync")
     assert FORGOTTEN not in (alice / LEDGER).read_text(encoding="utf-8")
-    assert _ledger_check(alice)["ok"] is True
+    assert ledger_check(alice)["ok"] is True
 
 
 def test_a_consolidation_rewritten_in_place_is_no_forgotten_memory(tmp_path: Path) -> None:
@@ -222,7 +227,7 @@ def test_a_consolidation_rewritten_in_place_is_no_forgotten_memory(tmp_path: Pat
     ok(alice, "forget", source, "--mode", "delete", "--reason", "wrong prefix")
     rewritten = {e["id"]: e for e in ledger_entries(alice)}[consolidations[0]["id"]]
     assert rewritten["summary"] != consolidations[0]["summary"]
-    assert _ledger_check(alice)["ok"] is True
+    assert ledger_check(alice)["ok"] is True
 
 
 def test_a_tombstone_line_edited_to_refuse_a_kept_memory(tmp_path: Path) -> None:
@@ -232,21 +237,10 @@ def test_a_tombstone_line_edited_to_refuse_a_kept_memory(tmp_path: Path) -> None
     alice = first_repo(tmp_path)
     kept = remember(alice, KEPT)
     gone = remember(alice, FORGOTTEN)
-    scratch = first_repo(tmp_path, "scratch")
-    spare = remember(scratch, KEPT)
-    ok(scratch, "forget", spare, "--mode", "delete", "--reason", "only its hashes")
-    kept_hashes = next(e for e in ledger_entries(scratch) if e["id"] == spare)["hashes"]
+    kept_hashes = forget_hashes(tmp_path, KEPT)
     ok(alice, "forget", gone, "--mode", "delete", "--reason", "never store this")
-    assert _ledger_check(alice)["ok"] is True
-    path = alice / LEDGER
-    edited = []
-    for text in path.read_text(encoding="utf-8").splitlines():
-        entry = json.loads(text)
-        if entry.get("record") == "tombstone" and entry["id"] == gone:
-            entry["hashes"] = sorted({*entry["hashes"], *kept_hashes})
-            text = json.dumps(entry, sort_keys=True, separators=(",", ":"))
-        edited.append(text)
-    path.write_text("\n".join(edited) + "\n", encoding="utf-8")
-    check = _ledger_check(alice)
+    assert ledger_check(alice)["ok"] is True
+    widen_tombstone(alice, gone, kept_hashes)
+    check = ledger_check(alice)
     assert check["ok"] is False
     assert f"refuses 1 memory(ies) it keeps ({kept})" in str(check["detail"])

@@ -15,22 +15,19 @@ from team_support import (
     clone,
     commit,
     first_repo,
+    forget_hashes,
     hub,
-    ledger_entries,
+    ledger_check,
     ok,
     publish,
     remember,
     shared_ids,
     summaries,
+    widen_tombstone,
 )
 
 FORGOTTEN = "The deploy key lives in vault path ops/deploy-legacy"
 KEPT = "The catalog cache keeps entries for ten minutes"
-
-
-def _ledger_check(root: Path) -> dict[str, object]:
-    checks = {c["name"]: c for c in json.loads(cli(root, "--json", "doctor").out)["items"]}
-    return checks["ledger"]
 
 
 def _widened(tmp_path: Path) -> tuple[Path, str, str]:
@@ -41,22 +38,11 @@ def _widened(tmp_path: Path) -> tuple[Path, str, str]:
     hub(tmp_path, alice)
     kept = remember(alice, KEPT)
     gone = remember(alice, FORGOTTEN)
-    scratch = first_repo(tmp_path, "scratch")
-    spare = remember(scratch, KEPT)
-    ok(scratch, "forget", spare, "--mode", "delete", "--reason", "only its hashes")
-    kept_hashes = next(e for e in ledger_entries(scratch) if e["id"] == spare)["hashes"]
+    kept_hashes = forget_hashes(tmp_path, KEPT)
     ok(alice, "forget", gone, "--mode", "delete", "--reason", "never store this")
     publish(alice, "forget the key")
-    path = alice / LEDGER
-    edited = []
-    for text in path.read_text(encoding="utf-8").splitlines():
-        entry = json.loads(text)
-        if entry.get("record") == "tombstone" and entry["id"] == gone:
-            entry["hashes"] = sorted({*entry["hashes"], *kept_hashes})
-            text = json.dumps(entry, sort_keys=True, separators=(",", ":"))
-        edited.append(text)
-    path.write_text("\n".join(edited) + "\n", encoding="utf-8")
-    assert _ledger_check(alice)["ok"] is False  # the edit, before it is pushed
+    widen_tombstone(alice, gone, kept_hashes)
+    assert ledger_check(alice)["ok"] is False  # the edit, before it is pushed
     publish(alice, "an edited tombstone")
     ok(alice, "sync")  # the upstream's line is believed: now the store's own
     assert kept in shared_ids(alice)
@@ -65,7 +51,7 @@ def _widened(tmp_path: Path) -> tuple[Path, str, str]:
 
 def test_doctor_names_a_kept_memory_the_upstreams_tombstone_refuses(tmp_path: Path) -> None:
     alice, kept, _ = _widened(tmp_path)
-    check = _ledger_check(alice)
+    check = ledger_check(alice)
     assert check["ok"] is False
     assert check["detail"] == (
         f"{LEDGER}'s tombstone or redaction lines refuse 1 memory(ies) this store keeps "
@@ -99,7 +85,7 @@ def test_a_re_admission_approved_keeps_the_words_for_every_clone(tmp_path: Path)
     assert again.code == 0, again.err
     ok(alice, "review", "approve", again.json()["id"], "--reason", "checked")
     assert shared_ids(alice) == {kept, again.json()["id"]}
-    assert _ledger_check(alice)["ok"] is True
+    assert ledger_check(alice)["ok"] is True
     publish(alice, "re-admitted")
     carol = clone(alice, tmp_path, "carol")
     assert KEPT in summaries(carol)
