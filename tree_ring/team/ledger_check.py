@@ -13,7 +13,7 @@ from typing import cast
 from tree_ring.model import jsontext, project
 from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.model.imported import from_mapping
-from tree_ring.model.record import Memory
+from tree_ring.model.record import Memory, now_iso
 from tree_ring.store import rows, settings, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_state, sync
@@ -194,13 +194,14 @@ def _forgotten_text(numbered: list[tuple[int, str]], db: Db, project_id: str | N
 def _stones_refusing_kept(
     lines: list[ledger.Line], db: Db, project_id: str | None
 ) -> tuple[set[str], set[str]]:
-    """The ids of the memories this store keeps that the ledger's tombstone
-    and redaction lines refuse in every clone built from it: first those a
+    """The ids of the memories this store keeps, that a clone would hold
+    live (`_travels`), that the ledger's tombstone and redaction lines
+    refuse in every clone built from it: first those a
     line the store did not write (as it writes its own) refuses, an edited
     or added line whose hashes name a kept memory's words; then those any
     line refuses, the store's own included, read as a clone reads the
     memory's line (its words, less the keys a re-admission it carries
-    overrides) and not taken under another id. The second catches a
+    overrides) and not taken live under another id. The second catches a
     widened line once it is upstream's: a sync records its hashes as the
     store's own, and keeps the memory."""
     stones = [
@@ -216,7 +217,8 @@ def _stones_refusing_kept(
         mine = {line.text for line in ledger_state.store_lines(db, project_id, ids).values()}
         foreign = _hashes(line for line in stones if line.text not in mine)
         every = _hashes(stones)
-        kept = [m for m in tombstones.holding(db, project_id, every) if m.trust == "accepted"]
+        now = now_iso()
+        kept = [m for m in tombstones.holding(db, project_id, every) if _travels(m, now)]
         refused = {m.id for m in kept if not foreign.isdisjoint(tombstones.check_keys(m))}
         held = {m.id for m in kept}
         dropped = {
@@ -228,15 +230,30 @@ def _stones_refusing_kept(
         }
         if not dropped:
             return refused, set()
-        # What a clone takes under another id (a re-admission) is not lost.
+        # What a clone takes under another id, live there (a re-admission), is not lost.
         taken = {
             memory.content_hash
             for line in _memory_lines(lines)
-            if line.data["id"] not in dropped and (memory := _memory_of(line.data)) is not None
+            if line.data["id"] not in dropped
+            and (memory := _memory_of(line.data)) is not None
+            and memory.retired_at is None
+            and _travels(memory, now)
+            and not _refused_line(memory, line.data, every)
         }
         return refused, {name for name, held in dropped.items() if held not in taken}
     except TreeRingError:  # a store too damaged or too old to say
         return set(), set()
+
+
+def _travels(memory: Memory, now: str) -> bool:
+    """Whether a clone built from the ledger would hold `memory` live: a
+    memory a person can read there (accepted, or disputed by an agent: its
+    line travels so a teammate still gets it), not yet expired. A pending
+    claim refused by a tombstone, or an expired memory dropped, costs no one
+    anything."""
+    return memory.trust in ("accepted", "disputed") and not (
+        memory.expires_at is not None and memory.expires_at <= now
+    )
 
 
 def _hashes(stones: Iterable[ledger.Line]) -> set[str]:
