@@ -42,6 +42,8 @@ WRITES = {
     "refute": ("refute", "{id}", "--reason", "it proved wrong", "--project", "{project}"),
     "consolidate": ("consolidate", "--project", "{project}"),
     "tree rebuild": ("tree", "rebuild", "--project", "{project}"),
+    "tree flush": ("tree", "flush", "--max-age", "0", "--project", "{project}"),
+    "tree config": ("tree", "config", "--set", "summary_fanout=4", "--project", "{project}"),
     "dox sync": ("dox", "sync", "--project", "{project}"),
     "revolve sync": ("revolve", "sync", "--project", "{project}"),
 }

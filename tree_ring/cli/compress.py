@@ -196,7 +196,9 @@ def cmd_tree_flush(ctx: Context) -> int:
     if max_age is not None and not nodes.in_bounds("flush_age_secs", max_age):
         low, high = nodes.BOUNDS["flush_age_secs"]
         raise UsageError(f"--max-age is a whole number of seconds from {low} to {high}")
-    with ctx.store() as store, store.write() as db:
+    root = ctx.root()
+    ctx.identity(root)  # refuses a --project naming another than the store's own
+    with ctx.store(root) as store, store.write() as db:
         flushed = repair.flush(db, now_iso(), max_age_secs=max_age)
     sealed = sum(len(f.sealed) for f in flushed)
     data = {
@@ -319,6 +321,7 @@ def _tree_arguments(p: argparse.ArgumentParser) -> None:
     f.add_argument(
         "--max-age", type=int, metavar="SECONDS", help="default: the tree.flush_age_secs setting"
     )
+    writes_project(f)
     writes_project(
         action(
             "rebuild", cmd_tree_rebuild, "build the project's tree from scratch from its memories"
@@ -331,6 +334,7 @@ def _tree_arguments(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="input_token_budget, output_token_budget, summary_fanout, flush_age_secs, deferred",
     )
+    writes_project(c)
 
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
