@@ -153,16 +153,19 @@ LEDGER_WRITES = frozenset(
         "promote",
         "import",
         "consolidate",
+        "maintain",
     }
 )
 
 
 def writes_ledger(args: argparse.Namespace) -> bool:
     """Whether this run is a write that reaches the ledger: one of those verbs,
-    not a listing or a dry run of it (neither writes, so neither rewrites a
-    ledger a teammate's pull or an edit changed)."""
+    not a listing, a report or a dry run of it (none writes, so none rewrites
+    a ledger a teammate's pull or an edit changed)."""
     if args.command not in LEDGER_WRITES or getattr(args, "dry_run", False):
         return False
+    if args.command == "maintain":  # a report unless it deletes or redacts
+        return bool(args.apply_expired or args.apply_secret_sweep)
     return getattr(args, "review_action", None) != "list"
 
 
