@@ -8,8 +8,17 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Skipped:
+    """A ledger line not taken, and why. The reason quotes what the line
+    says (an unknown scope, another project's id) so a person can find it;
+    whatever of that looks like a secret is withheld, as from an error."""
+
     line: int
     reason: str
+
+    def __post_init__(self) -> None:
+        from tree_ring.guard.messages import withhold
+
+        object.__setattr__(self, "reason", withhold(self.reason))
 
 
 @dataclass
