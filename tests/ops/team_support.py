@@ -136,13 +136,18 @@ def ledger_check(root: Path) -> dict[str, object]:
     return checks["ledger"]
 
 
-def forget_hashes(tmp: Path, text: str) -> list[str]:
-    """The hashes a forget of `text` writes on its tombstone line, from a
-    scratch repository of their own."""
+def forget_line(tmp: Path, text: str) -> dict[str, Any]:
+    """The tombstone line a forget of `text` writes, from a scratch
+    repository of its own."""
     scratch = first_repo(tmp, "scratch")
     spare = remember(scratch, text)
     ok(scratch, "forget", spare, "--mode", "delete", "--reason", "only its hashes")
-    return next(e for e in ledger_entries(scratch) if e["id"] == spare)["hashes"]
+    return next(e for e in ledger_entries(scratch) if e["id"] == spare)
+
+
+def forget_hashes(tmp: Path, text: str) -> list[str]:
+    """The hashes a forget of `text` writes on its tombstone line."""
+    return forget_line(tmp, text)["hashes"]
 
 
 def widen_tombstone(root: Path, memory_id: str, hashes: list[str]) -> None:

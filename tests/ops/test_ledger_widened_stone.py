@@ -16,6 +16,8 @@ from team_support import (
     commit,
     first_repo,
     forget_hashes,
+    forget_line,
+    git,
     hub,
     ledger_check,
     ok,
@@ -100,3 +102,34 @@ def test_a_clean_init_has_no_skipped_notes(tmp_path: Path) -> None:
     notes = ok(bob, "--json", "init").json()["notes"]
     assert [n for n in notes if n.startswith(f"{LEDGER}:")] == []
     assert KEPT in summaries(bob)
+
+
+def test_a_tombstone_only_the_history_holds_is_named(tmp_path: Path) -> None:
+    """A branch adds a tombstone line holding a kept memory's words and
+    removes it again, so its diff shows no ledger change; merged, every new
+    clone reads it from the upstream's history and drops the memory."""
+    alice = first_repo(tmp_path)
+    shared = hub(tmp_path, alice)
+    kept = remember(alice, KEPT)
+    publish(alice, "a memory")
+    stone = {**forget_line(tmp_path, KEPT), "id": "mem_20261201_000000_0123456789ab"}
+    mallory = clone(shared, tmp_path, "mallory", init=False)
+    git(mallory, "checkout", "-q", "-b", "feature")
+    path = mallory / LEDGER
+    before = path.read_text(encoding="utf-8")
+    line = json.dumps(stone, sort_keys=True, separators=(",", ":"))
+    path.write_text(f"{before}{line}\n", encoding="utf-8")
+    commit(mallory, "wip")
+    path.write_text(before, encoding="utf-8")
+    commit(mallory, "tidy")
+    git(mallory, "push", "-q", "origin", "feature")
+    git(alice, "fetch", "-q")
+    git(alice, "merge", "--no-ff", "-q", "--no-edit", "origin/feature")
+    git(alice, "push", "-q")
+    ok(alice, "sync")
+    assert kept in shared_ids(alice)
+    check = ledger_check(alice)
+    assert check["ok"] is False
+    assert f"refuse 1 memory(ies) this store keeps ({kept})" in str(check["detail"])
+    fresh = clone(shared, tmp_path, "fresh")
+    assert kept not in shared_ids(fresh)

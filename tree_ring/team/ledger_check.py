@@ -86,7 +86,8 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             False,
             "",
         )
-    foreign, refusing = _stones_refusing_kept(lines, db, header)
+    history = _history_stones(root, lines)
+    foreign, refusing = _stones_refusing_kept(lines, db, header, history)
     if foreign:
         kept = sorted(foreign)
         return (
@@ -191,8 +192,30 @@ def _forgotten_text(numbered: list[tuple[int, str]], db: Db, project_id: str | N
     return found
 
 
+def _history_stones(root: Path, lines: list[ledger.Line]) -> list[ledger.Line]:
+    """The tombstone and redaction lines the upstream's history of the
+    ledger held and its file no longer does: a fresh clone's first build
+    refuses their words too (`ledger_history.py`), so a line added and
+    removed again on a merged branch drops a memory from every new clone."""
+    from tree_ring.team import upstream
+
+    try:
+        up = upstream.read(root)
+        if up.ref is None:
+            return []
+        held = {line.text for line in lines}
+        pieces = up.forgotten_ever()
+    except (OSError, TreeRingError):  # no git to ask: nothing more to read
+        return []
+    found = ledger.loose((0, piece.decode("utf-8", "replace")) for piece in pieces)
+    return [line for line in found if line.text not in held]
+
+
 def _stones_refusing_kept(
-    lines: list[ledger.Line], db: Db, project_id: str | None
+    lines: list[ledger.Line],
+    db: Db,
+    project_id: str | None,
+    history: list[ledger.Line],
 ) -> tuple[set[str], set[str]]:
     """The ids of the memories this store keeps, that a clone would hold
     live (`_travels`), that the ledger's tombstone and redaction lines
@@ -201,12 +224,13 @@ def _stones_refusing_kept(
     or added line whose hashes name a kept memory's words; then those any
     line refuses, the store's own included, read as a clone reads the
     memory's line (its words, less the keys a re-admission it carries
-    overrides) and not taken live under another id. The second catches a
-    widened line once it is upstream's: a sync records its hashes as the
-    store's own, and keeps the memory."""
+    overrides) and not taken live under another id, the lines the
+    upstream's `history` held counted with the file's. The second catches a
+    widened line once it is upstream's (a sync records its hashes as the
+    store's own, and keeps the memory), and one only the history holds."""
     stones = [
         line
-        for line in lines
+        for line in [*lines, *history]
         if line.data.get("record") in (ledger.TOMBSTONE, ledger.REDACTION)
         and isinstance(line.data.get("id"), str)
     ]
@@ -215,7 +239,8 @@ def _stones_refusing_kept(
     try:
         ids = [str(line.data["id"]) for line in stones]
         mine = {line.text for line in ledger_state.store_lines(db, project_id, ids).values()}
-        foreign = _hashes(line for line in stones if line.text not in mine)
+        past = {line.text for line in history}
+        foreign = _hashes(line for line in stones if line.text not in mine | past)
         every = _hashes(stones)
         now = now_iso()
         kept = [m for m in tombstones.holding(db, project_id, every) if _travels(m, now)]
