@@ -14,6 +14,7 @@ from typing import Any
 
 from tree_ring.cli import progress
 from tree_ring.cli.context import (
+    SKIPPED_SHOWN,
     Arguments,
     Context,
     Handler,
@@ -130,10 +131,6 @@ def _user_store(ctx: Context, dry_run: bool, stack: contextlib.ExitStack) -> Sto
     if opened is None:  # `create` opens one or raises; said for the type checker
         raise NoStore(f"no user store at {user.user_store_path(ctx.environ)}")
     return opened
-
-
-# Skipped lines listed one by one on stderr before a count of the rest.
-SKIPPED_SHOWN = 20
 
 
 def cmd_import(ctx: Context) -> int:

@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from tree_ring.model.project import StrPath
 
 
+# Skipped lines (of an import, of the team ledger) listed one by one before a
+# count of the rest; `--json` lists them all.
+SKIPPED_SHOWN = 20
+
+
 class Context:
     """What every command handler gets: parsed args, environment, output."""
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from tree_ring.cli import progress
-from tree_ring.cli.context import Arguments, Context, Handler
+from tree_ring.cli.context import SKIPPED_SHOWN, Arguments, Context, Handler
 from tree_ring.model import project
 from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.model.identity import harness_origin
@@ -66,7 +66,10 @@ def cmd_sync(ctx: Context) -> int:
         f"upstream:   {report.upstream or 'none (every line this clone did not write is a claim)'}",
         f"audit:      {report.audit or 'ok (matches the ledger anchor)'}",
     ]
-    lines += [f"  {name}:{s.line}: {s.reason}" for s in report.skipped]
+    lines += [f"  {name}:{s.line}: {s.reason}" for s in report.skipped[:SKIPPED_SHOWN]]
+    if len(report.skipped) > SKIPPED_SHOWN:
+        rest = len(report.skipped) - SKIPPED_SHOWN
+        lines.append(f"  ... and {rest} more skipped lines (--json lists them all)")
     lines += [f"note:       {note}" for note in report.notes]
     ctx.emit(data, "\n".join(lines))
     return 1 if report.audit else 0
