@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
@@ -134,6 +135,20 @@ def ledger_check(root: Path) -> dict[str, object]:
     """`doctor`'s check of the team ledger, as `--json doctor` reports it."""
     checks = {c["name"]: c for c in json.loads(cli(root, "--json", "doctor").out)["items"]}
     return checks["ledger"]
+
+
+def expire(root: Path, memory_id: str) -> None:
+    """Move a memory's expiry into the past, as time would (a write refuses
+    an expiry already past)."""
+    conn = sqlite3.connect(project.store_path(root))
+    try:
+        with conn:
+            conn.execute(
+                "UPDATE memories SET expires_at = '2020-01-01T00:00:00.000000Z' WHERE id = ?",
+                (memory_id,),
+            )
+    finally:
+        conn.close()
 
 
 def forget_line(tmp: Path, text: str) -> dict[str, Any]:

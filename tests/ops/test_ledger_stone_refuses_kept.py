@@ -7,7 +7,6 @@ re-admission made is retired."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from governance_support import CLAUDE
@@ -15,6 +14,7 @@ from team_support import (
     cli,
     clone,
     commit,
+    expire,
     first_repo,
     hub,
     ledger_check,
@@ -24,8 +24,6 @@ from team_support import (
     remember,
     shared_ids,
 )
-
-from tree_ring.model.project import store_path
 
 TEXT = "Alpha bravo charlie delta echo"
 
@@ -89,13 +87,5 @@ def test_retiring_the_re_admitted_copy_is_named_again(tmp_path: Path) -> None:
 
 def test_an_expired_memory_costs_no_clone_anything(tmp_path: Path) -> None:
     bob, his = _raced(tmp_path)
-    conn = sqlite3.connect(store_path(bob))
-    try:
-        with conn:
-            conn.execute(
-                "UPDATE memories SET expires_at = '2020-01-01T00:00:00.000000Z' WHERE id = ?",
-                (his,),
-            )
-    finally:
-        conn.close()
+    expire(bob, his)
     assert ledger_check(bob)["ok"] is True

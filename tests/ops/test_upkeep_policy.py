@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from helpers import CliRunner
+from team_support import expire
 
 from tree_ring.model import project
 
@@ -26,16 +27,7 @@ def expire_one(run_cli: CliRunner, root: Path) -> str:
         "--retention",
         "ephemeral",
     ).json()["id"]
-    # Its expiry passes: a write refuses one already past.
-    conn = sqlite3.connect(project.store_path(root))
-    try:
-        with conn:
-            conn.execute(
-                "UPDATE memories SET expires_at = '2020-01-01T00:00:00.000000Z' WHERE id = ?",
-                (memory_id,),
-            )
-    finally:
-        conn.close()
+    expire(root, memory_id)
     return memory_id
 
 

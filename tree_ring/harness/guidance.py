@@ -93,7 +93,7 @@ class InitReport:
 # project's takes well under a second, a large ledger's import some seconds.
 LOCK_WAIT_SECONDS = 120.0
 # The ledger lines a build from the team ledger did not take that init names,
-# each as `tree-ring sync` does; sync lists them all.
+# each as `tree-ring sync` does, before a count of the rest.
 SKIPPED_SHOWN = 5
 
 

@@ -217,17 +217,18 @@ def _stones_refusing_kept(
     project_id: str | None,
     history: list[ledger.Line],
 ) -> tuple[set[str], set[str]]:
-    """The ids of the memories this store keeps, that a clone would hold
-    live (`_travels`), that the ledger's tombstone and redaction lines
-    refuse in every clone built from it: first those a
-    line the store did not write (as it writes its own) refuses, an edited
-    or added line whose hashes name a kept memory's words; then those any
-    line refuses, the store's own included, read as a clone reads the
-    memory's line (its words, less the keys a re-admission it carries
-    overrides) and not taken live under another id, the lines the
-    upstream's `history` held counted with the file's. The second catches a
-    widened line once it is upstream's (a sync records its hashes as the
-    store's own, and keeps the memory), and one only the history holds."""
+    """The ids of the memories this store keeps that every clone built from
+    the ledger would refuse, of those a clone would hold live (`_travels`):
+
+    - first, those a tombstone or redaction line the store did not write (as
+      it writes its own) refuses: an edited or added line holding a kept
+      memory's words;
+    - then, those any such line refuses, the store's own and those only the
+      upstream's `history` holds included, each memory read as a clone reads
+      its line (its words, less the keys a re-admission it carries
+      overrides) and not taken live under another id. This catches a widened
+      line once it is the upstream's (a sync records its hashes as the
+      store's own and keeps the memory), and a line only the history holds."""
     stones = [
         line
         for line in [*lines, *history]
@@ -265,7 +266,7 @@ def _stones_refusing_kept(
             and _travels(memory, now)
             and not _refused_line(memory, line.data, every)
         }
-        return refused, {name for name, held in dropped.items() if held not in taken}
+        return refused, {name for name, content in dropped.items() if content not in taken}
     except TreeRingError:  # a store too damaged or too old to say
         return set(), set()
 
