@@ -28,9 +28,9 @@ from team_support import (
 TEXT = "Alpha bravo charlie delta echo"
 
 
-def _raced(tmp_path: Path, *, disputed: bool = False) -> tuple[Path, str]:
+def _raced(tmp_path: Path, *, disputed: bool = False) -> tuple[Path, str, Path]:
     """Bob's clone after Alice's forget of TEXT reached it, his memory holding
-    TEXT in its details: (Bob's root, his memory's id)."""
+    TEXT in its details: (Bob's root, his memory's id, the team's remote)."""
     alice = first_repo(tmp_path)
     shared = hub(tmp_path, alice)
     forgotten = remember(alice, TEXT)
@@ -50,7 +50,7 @@ def _raced(tmp_path: Path, *, disputed: bool = False) -> tuple[Path, str]:
     pull(bob)
     ok(bob, "sync")
     assert his in shared_ids(bob)
-    return bob, his
+    return bob, his, shared
 
 
 def _refuses(check: dict[str, object], memory_id: str) -> bool:
@@ -60,19 +60,19 @@ def _refuses(check: dict[str, object], memory_id: str) -> bool:
 
 
 def test_doctor_names_the_teammates_memory_a_fresh_clone_drops(tmp_path: Path) -> None:
-    bob, his = _raced(tmp_path)
+    bob, his, shared = _raced(tmp_path)
     assert _refuses(ledger_check(bob), his)
-    fresh = clone(tmp_path / "alice-hub.git", tmp_path, "fresh")
+    fresh = clone(shared, tmp_path, "fresh")
     assert his not in shared_ids(fresh)
 
 
 def test_a_memory_an_agent_disputed_still_counts(tmp_path: Path) -> None:
-    bob, his = _raced(tmp_path, disputed=True)
+    bob, his, _ = _raced(tmp_path, disputed=True)
     assert _refuses(ledger_check(bob), his)
 
 
 def test_retiring_the_re_admitted_copy_is_named_again(tmp_path: Path) -> None:
-    bob, his = _raced(tmp_path)
+    bob, his, _ = _raced(tmp_path)
     again = cli(
         bob, "--json", "remember", "Bob one", "--details", TEXT,
         "--override-tombstone", "--reason", "kept on purpose",
@@ -86,6 +86,6 @@ def test_retiring_the_re_admitted_copy_is_named_again(tmp_path: Path) -> None:
 
 
 def test_an_expired_memory_costs_no_clone_anything(tmp_path: Path) -> None:
-    bob, his = _raced(tmp_path)
+    bob, his, _ = _raced(tmp_path)
     expire(bob, his)
     assert ledger_check(bob)["ok"] is True

@@ -200,13 +200,14 @@ def _history_stones(root: Path, lines: list[ledger.Line]) -> list[ledger.Line]:
     from tree_ring.team import upstream
 
     try:
-        up = upstream.read(root)
-        if up.ref is None:
+        # The team's upstream, as a first build takes it; its ledger's blob is not read.
+        ref, _ = upstream.upstream_ref(root)
+        if ref is None:
             return []
-        held = {line.text for line in lines}
-        pieces = up.forgotten_ever()
+        pieces = upstream.Upstream(root, ref).forgotten_ever()
     except (OSError, TreeRingError):  # no git to ask: nothing more to read
         return []
+    held = {line.text for line in lines}
     found = ledger.loose((0, piece.decode("utf-8", "replace")) for piece in pieces)
     return [line for line in found if line.text not in held]
 
