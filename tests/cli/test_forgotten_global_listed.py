@@ -141,9 +141,25 @@ def test_a_row_a_person_wrote_over_the_tombstone_lists_again(
     run_cli: CliRunner, home: dict[str, str]
 ) -> None:
     own, kept = _forgotten_own(run_cli, home)
+    # Its own words re-admit the row that holds them, as it stands: no copy.
     again = _json(
         run_cli, home, "remember", TEXT, "--override-tombstone", "--reason", "it holds again"
     )
+    assert (again["id"], again["created"], again["readmitted"]) == (own, False, True)
+    assert _ids(run_cli, home, "list") == {kept, own}
+    assert run_cli("show", own, environ=home).code == 0
+    assert _exported(run_cli, home) == {kept, own}
+
+
+def test_a_copy_a_person_wrote_over_the_tombstone_lists_and_the_row_stays_hidden(
+    run_cli: CliRunner, home: dict[str, str]
+) -> None:
+    own, kept = _forgotten_own(run_cli, home)
+    again = _json(
+        run_cli, home, "remember", TEXT, "--scope", "manual",
+        "--override-tombstone", "--reason", "it holds again",
+    )  # fmt: skip
+    assert again["created"] is True and again["id"] != own
     _json(run_cli, home, "review", "approve", str(again["id"]), "--reason", "agreed")
     assert _ids(run_cli, home, "list") == {kept, again["id"]}
     assert run_cli("show", str(again["id"]), environ=home).code == 0

@@ -21,6 +21,7 @@ from jsonschema.exceptions import best_match
 from tree_ring.cli import app, reference
 
 SCHEMA_PATH = REPO / "docs" / "cli-output.schema.json"
+BACKUPS = "Nightly backups go to the cold bucket"
 
 
 def schema() -> dict[str, Any]:
@@ -56,6 +57,10 @@ def _seed(run_cli: CliRunner, tmp_path: Path, root: Path) -> dict[str, str]:
         "agent": made("remember", "The docs build takes a minute", environ=CLAUDE),
         "refuted": made("remember", "The API listens on port 8080"),
         "refuted_by_person": made("remember", "The API listens on port 8081"),
+        # A memory holding another's words, disputed so it does not keep them
+        # writable: forgetting the other leaves it kept and refused, to re-admit.
+        "words": made("remember", BACKUPS),
+        "holding": made("remember", "Backups", "--details", BACKUPS),
     }  # fmt: skip
     # An agent's refutation, so `show` and `maintain --suggest` have one to name.
     refuted = run_cli("refute", ids["refuted"], "--reason", "it listens on 9090", environ=CLAUDE)
@@ -120,6 +125,9 @@ def successes(ids: dict[str, str], tmp_path: Path, root: Path) -> list[list[str]
         ["review", "approve", ids["pending"]],
         ["review", "reject", ids["reject"], "--reason", "the tests catch bugs"],
         ["review", "dispute", ids["dispute"], "--reason", "they rotate weekly"],
+        ["review", "dispute", ids["holding"], "--reason", "unsure"],
+        ["forget", ids["words"], "--mode", "delete", "--reason", "moved"],
+        ["review", "readmit", ids["holding"], "--reason", "it holds"],
         ["review", "approve", "--all", "--origin", "import"],
         ["review", "policy"],
         ["review", "policy", "--set", "agent_heartwood=true"],

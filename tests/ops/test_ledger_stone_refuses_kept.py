@@ -3,7 +3,9 @@ Bob's memory holds, written before her tombstone reached him. Bob's store
 keeps his memory; every clone built from the ledger refuses it. `doctor`
 in Bob's clone says so for every memory a clone would hold live (an agent's
 dispute does not stop its line from travelling), and again when the copy a
-re-admission made is retired."""
+re-admission made is retired. Re-admitted as it stands (`review readmit`, or
+a `remember --override-tombstone` of its own words), the memory itself
+travels: every clone takes it, and the ledger settles."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from team_support import (
     commit,
     expire,
     first_repo,
+    git,
     hub,
     ledger_check,
     ok,
@@ -73,12 +76,14 @@ def test_a_memory_an_agent_disputed_still_counts(tmp_path: Path) -> None:
 
 def test_retiring_the_re_admitted_copy_is_named_again(tmp_path: Path) -> None:
     bob, his, _ = _raced(tmp_path)
+    # The same words in another scope: a copy, waiting for review.
     again = cli(
-        bob, "--json", "remember", "Bob one", "--details", TEXT,
+        bob, "--json", "remember", "Bob one", "--details", TEXT, "--scope", "manual",
         "--override-tombstone", "--reason", "kept on purpose",
     )  # fmt: skip
     assert again.code == 0, again.err
     copy = again.json()["id"]
+    assert copy != his and again.json()["created"] is True
     ok(bob, "review", "approve", copy, "--reason", "checked")
     assert ledger_check(bob)["ok"] is True
     ok(bob, "refute", copy, "--reason", f"a duplicate of {his}")
@@ -89,3 +94,73 @@ def test_an_expired_memory_costs_no_clone_anything(tmp_path: Path) -> None:
     bob, his, _ = _raced(tmp_path)
     expire(bob, his)
     assert ledger_check(bob)["ok"] is True
+
+
+def _settled(roots: list[Path]) -> None:
+    """The ledger settles: after a round in which each clone pulls, syncs and
+    publishes what changed (each one's audit anchor, once), a second round
+    changes nothing."""
+    for root in roots:
+        pull(root)
+        ok(root, "sync")
+        publish(root, "synced")
+    for root in roots:
+        pull(root)
+        ok(root, "sync")
+        assert git(root, "status", "--porcelain").stdout == "", root.name
+
+
+def test_re_admitting_the_kept_memory_lets_every_clone_take_it(tmp_path: Path) -> None:
+    bob, his, shared = _raced(tmp_path)
+    done = ok(bob, "--json", "review", "readmit", his, "--reason", "Bob's note stays").json()
+    assert (done["id"], done["readmitted"], done["trust"]) == (his, True, "accepted")
+    assert ledger_check(bob)["ok"] is True
+    publish(bob, "re-admitted")
+    alice = tmp_path / "alice"
+    pull(alice)
+    ok(alice, "sync")
+    assert his in shared_ids(alice)
+    publish(alice, "took it")
+    fresh = clone(shared, tmp_path, "fresh")
+    assert his in shared_ids(fresh) and ledger_check(fresh)["ok"] is True
+    # No line flips between the clones that kept it and those that took it.
+    _settled([bob, alice, fresh])
+
+
+def test_its_own_words_over_the_tombstone_re_admit_it_and_make_no_copy(
+    tmp_path: Path,
+) -> None:
+    bob, his, shared = _raced(tmp_path)
+    before = shared_ids(bob)
+    done = ok(
+        bob, "--json", "remember", "Bob one", "--details", TEXT,
+        "--override-tombstone", "--reason", "Bob's note stays",
+    ).json()  # fmt: skip
+    assert (done["id"], done["created"], done["readmitted"]) == (his, False, True)
+    assert shared_ids(bob) == before
+    publish(bob, "re-admitted")
+    assert his in shared_ids(clone(shared, tmp_path, "fresh"))
+
+
+def test_only_a_person_re_admits_and_only_a_kept_memory_a_tombstone_refuses(
+    tmp_path: Path,
+) -> None:
+    bob, his, _ = _raced(tmp_path)
+    other = remember(bob, "Deploys freeze on Fridays after the release branch is cut")
+    refused = {
+        "agent": cli(bob, "review", "readmit", his, "--reason", "x", environ=CLAUDE),
+        "no reason": cli(bob, "review", "readmit", his),
+        "unrefused": cli(bob, "review", "readmit", other, "--reason", "x"),
+        "unknown": cli(
+            bob, "review", "readmit", "mem_20260101_000000_000000000000", "--reason", "x"
+        ),
+    }
+    ok(bob, "refute", his, "--reason", "wrong after all")
+    refused["retired"] = cli(bob, "review", "readmit", his, "--reason", "x")
+    for name, run in refused.items():
+        assert run.code != 0 and run.out == "" and run.err.count("\n") == 1, (name, run.err)
+    assert "person's decision" in refused["agent"].err
+    assert "no tombstone here refuses" in refused["unrefused"].err
+    assert "no longer kept" in refused["retired"].err
+    readmissions = cli(bob, "--json", "audit", "log").json()["items"]
+    assert not [e for e in readmissions if e.get("action") == "tombstone-override"]

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from team_support import (
     LEDGER,
-    cli,
     clone,
     commit,
     first_repo,
@@ -59,8 +58,7 @@ def test_doctor_names_a_kept_memory_the_upstreams_tombstone_refuses(tmp_path: Pa
         f"{LEDGER}'s tombstone or redaction lines refuse 1 memory(ies) this store keeps "
         f"({kept}): every clone built from the ledger drops them (`git log -p -- {LEDGER}` "
         "shows the commit that gave a line their words); re-admit each that should stay: "
-        "`tree-ring remember TEXT --override-tombstone --reason WHY`, then "
-        "`tree-ring review approve`"
+        "`tree-ring review readmit ID --reason WHY`"
     )
 
 
@@ -79,19 +77,18 @@ def test_a_fresh_clones_init_names_the_line_it_did_not_take(tmp_path: Path) -> N
     assert f"(as {gone})" in note
 
 
-def test_a_re_admission_approved_keeps_the_words_for_every_clone(tmp_path: Path) -> None:
+def test_re_admitted_as_it_stands_it_keeps_its_words_for_every_clone(tmp_path: Path) -> None:
     alice, kept, _ = _widened(tmp_path)
-    again = cli(
+    again = ok(
         alice, "--json", "remember", KEPT, "--override-tombstone", "--reason", "kept on purpose"
-    )
-    assert again.code == 0, again.err
-    ok(alice, "review", "approve", again.json()["id"], "--reason", "checked")
-    assert shared_ids(alice) == {kept, again.json()["id"]}
+    ).json()
+    assert (again["id"], again["created"], again["readmitted"]) == (kept, False, True)
+    assert shared_ids(alice) == {kept}
     assert ledger_check(alice)["ok"] is True
     publish(alice, "re-admitted")
     carol = clone(alice, tmp_path, "carol")
-    assert KEPT in summaries(carol)
-    assert shared_ids(carol) == {again.json()["id"]}
+    assert shared_ids(carol) == {kept}
+    assert ledger_check(carol)["ok"] is True
 
 
 def test_a_clean_init_has_no_skipped_notes(tmp_path: Path) -> None:

@@ -106,7 +106,7 @@ VERBS: dict[str, tuple[str, str]] = {
     "review": (
         "govern",
         "the review queue: `review list`, `review approve ID|--all`, `review reject|dispute ID`, "
-        "`review policy`",
+        "`review readmit ID`, `review policy`",
     ),
     "policy": ("govern", "coordinated write policy: `policy enable|status|rotate|disable|audit`"),
     "consolidate": ("compress", "write one summary memory per group of live memories in a period"),

@@ -248,6 +248,23 @@ def cmd_review_dispute(ctx: Context) -> int:
     return _decision(ctx, decision)
 
 
+def cmd_review_readmit(ctx: Context) -> int:
+    from tree_ring.write import readmit
+
+    with ctx.project() as project:
+        result = readmit.readmit_kept(
+            project.store_to_write(), ctx.args.id, project.actor, ctx.args.reason
+        )
+    data = {
+        "project": project.project_id,
+        "id": result.id,
+        "readmitted": result.readmitted,
+        "trust": result.trust,
+    }
+    ctx.emit(data, result.said("hidden unless --include-sensitive"))
+    return 0
+
+
 def _parse_setting(text: str) -> tuple[str, bool]:
     key, sep, value = text.partition("=")
     flag = {"true": True, "false": False}.get(value.strip().lower())
@@ -397,6 +414,15 @@ def _review_arguments(p: argparse.ArgumentParser) -> None:
         s.add_argument("id", help=f"the memory to {verb}")
         s.add_argument("--reason", required=True, help="why; kept on the row and in the audit log")
         _decider(s)
+    s = action(
+        "readmit",
+        cmd_review_readmit,
+        "a memory this store keeps that the team's tombstones refuse (`doctor` names it): "
+        "re-admit it as it stands, so every clone takes it",
+    )
+    s.add_argument("id", help="the memory to re-admit")
+    s.add_argument("--reason", required=True, help="why it stays; kept in the audit log")
+    _decider(s)
     s = action("policy", cmd_review_policy, "what waits for review; change it with --set")
     s.add_argument(
         "--set",

@@ -96,6 +96,7 @@ def _report_write(ctx: Context, project: str, result: verbs.WriteResult) -> int:
             "project": project,
             "id": result.id,
             "created": result.created,
+            "readmitted": result.readmitted,
             "trust": result.trust,
             "sensitivity": result.sensitivity,
             "review_reason": result.review_reason,
@@ -279,7 +280,8 @@ def _remember_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--override-tombstone",
         action="store_true",
-        help="a person only: store forgotten content again, as pending review (needs --reason)",
+        help="a person only: store forgotten content again, as pending review (needs "
+        "--reason); words a memory here holds re-admit that memory as it stands",
     )
     p.add_argument("--reason", help="why the forgotten content comes back; kept in the audit log")
 

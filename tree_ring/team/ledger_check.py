@@ -106,8 +106,8 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             f"{name}'s tombstone or redaction lines refuse {len(kept)} memory(ies) this store "
             f"keeps ({', '.join(kept[:3])}{', ...' if len(kept) > 3 else ''}): every clone "
             f"built from the ledger drops them (`git log -p -- {name}` shows the commit that "
-            "gave a line their words); re-admit each that should stay: `tree-ring remember "
-            "TEXT --override-tombstone --reason WHY`, then `tree-ring review approve`",
+            "gave a line their words); re-admit each that should stay: "
+            "`tree-ring review readmit ID --reason WHY`",
             False,
             "",
         )

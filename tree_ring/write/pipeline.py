@@ -69,11 +69,22 @@ class WriteResult:
     contradicts: tuple[str, ...] = ()
     # The files it was anchored to (`write/anchors.py`); none for a retry.
     anchors: tuple[Anchor, ...] = ()
+    # A re-admission that found its content standing here re-admitted that
+    # row, as it stands (`write/readmit.py`); created is False.
+    readmitted: bool = False
 
     def said(self, hidden: str) -> str:
         """What the write did, as every client says it: stored or an exact
         retry, and how it waits or is hidden; `hidden` says how a client
         shows a sensitive row (an option for the CLI, none for MCP)."""
+        if self.readmitted:
+            text = (
+                f"re-admitted {self.id} as it stands: its ledger line and export row carry "
+                "the re-admission, so a clone or an import takes it over the tombstones"
+            )
+            if self.trust != "accepted":
+                text += f"; it is {self.trust}: {self.review_reason or 'waiting for review'}"
+            return text
         if not self.created:
             return f"unchanged {self.id} (exact retry of the same operation)"
         text = f"stored {self.id}"

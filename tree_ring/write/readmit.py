@@ -9,6 +9,17 @@ approve` then accepts it, letting through those tombstones only, read from
 that entry. The tombstones stay: anyone else writing the same claim is still
 refused.
 
+A row this store keeps can be re-admitted as it stands (`review readmit
+ID`, `readmit_kept`), and a `remember --override-tombstone` of content a row
+already holds in the same place (`rows.content_key`) re-admits that row
+rather than writing a copy beside it. The audit entry names the row, which
+keeps its trust: a person stands behind it here already, and a waiting row
+still waits for `review approve`, which reads the entry. This is how a
+memory the team's tombstones refuse elsewhere (a forget that raced its
+write: `tree-ring doctor` names it) comes to travel under its own id. A copy
+would leave the original's line for every clone to drop and for the clones
+that keep it to write back at every sync.
+
 Only a person: an agent's override is refused whatever it holds, because
 deciding that forgotten content may return is the decision forgetting
 protects. Content with no tombstone is refused too: the flag promises a
@@ -29,9 +40,9 @@ import json
 from typing import Any
 
 from tree_ring.model.actor import Actor
-from tree_ring.model.errors import Denied, UsageError
-from tree_ring.model.record import MAX_REF, Memory, compiled_patterns, parse_time
-from tree_ring.store import audit, tombstones
+from tree_ring.model.errors import Conflict, Denied, UsageError
+from tree_ring.model.record import MAX_REF, Memory, compiled_patterns, now_iso, parse_time
+from tree_ring.store import audit, live, rows, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import correct, pipeline
@@ -43,11 +54,7 @@ ACTION = audit.READMISSION
 def remember_over_tombstone(
     store: Store, memory: Memory, actor: Actor, reason: str | None
 ) -> WriteResult:
-    if actor.origin.is_agent:
-        raise Denied(
-            f"--override-tombstone is a person's decision; {actor.origin.kind} may not "
-            "bring forgotten content back (a person can, at a terminal)"
-        )
+    _person_only(actor, "--override-tombstone")
     reason = correct.check_reason(reason)
     memory = pipeline.prepare(memory)
     with store.write() as db:
@@ -57,6 +64,9 @@ def remember_over_tombstone(
                 "nothing to override: this content was never forgotten or rejected; "
                 "store it with remember, without --override-tombstone"
             )
+        kept = rows.standing_with_content(db, [memory]).get(rows.content_key(memory))
+        if kept is not None:
+            return _readmitted(db, rows.get(db, kept), stones, actor, reason, memory.created_at)
         forgotten = list(dict.fromkeys(str(s["memory_id"]) for s in stones))
         memory = memory.replace(
             trust="pending",
@@ -65,14 +75,60 @@ def remember_over_tombstone(
         keys = frozenset(str(s["content_hash"]) for s in stones)
         result = pipeline.insert_prepared(db, memory, actor, overriding=keys)
         if result.created:
-            detail = {
-                "reason": reason,
-                "overrides": sorted(keys),
-                "forgotten": forgotten,
-                "kinds": sorted({str(s["kind"]) for s in stones}),
-            }
-            audit.append(db, actor, ACTION, result.id, detail, at=memory.created_at)
+            audit.append(
+                db, actor, ACTION, result.id, _detail(stones, reason), at=memory.created_at
+            )
     return result
+
+
+def readmit_kept(store: Store, memory_id: str, actor: Actor, reason: str | None) -> WriteResult:
+    """`review readmit ID`: a row this store keeps, re-admitted as it stands
+    over the tombstones its content matches."""
+    _person_only(actor, "re-admitting")
+    reason = correct.check_reason(reason)
+    at = now_iso()
+    with store.write() as db:
+        row = rows.get(db, memory_id)
+        if not live.python(live.STANDING, {"live_t": at})(row):
+            raise Conflict(
+                f"{row.id} is no longer kept (retired, redacted, superseded or rejected); "
+                "only a memory that stands can be re-admitted as it is"
+            )
+        stones = tombstones.find_all(db, row.project, tombstones.check_keys(row))
+        if not stones:
+            raise UsageError(
+                f"nothing to re-admit: no tombstone here refuses {row.id}'s content; "
+                "run `tree-ring sync` first if a teammate's forget is not in this store yet"
+            )
+        return _readmitted(db, row, stones, actor, reason, at)
+
+
+def _person_only(actor: Actor, what: str) -> None:
+    if actor.origin.is_agent:
+        raise Denied(
+            f"{what} is a person's decision; {actor.origin.kind} may not "
+            "bring forgotten content back (a person can, at a terminal)"
+        )
+
+
+def _detail(stones: list[Any], reason: str) -> dict[str, Any]:
+    """The audit entry's detail: why, the tombstones written over and whose they were."""
+    return {
+        "reason": reason,
+        "overrides": sorted({str(s["content_hash"]) for s in stones}),
+        "forgotten": list(dict.fromkeys(str(s["memory_id"]) for s in stones)),
+        "kinds": sorted({str(s["kind"]) for s in stones}),
+    }
+
+
+def _readmitted(
+    db: Db, row: Memory, stones: list[Any], actor: Actor, reason: str, at: str
+) -> WriteResult:
+    """Re-admit a standing row: the audit entry its ledger line and exports carry."""
+    audit.append(db, actor, ACTION, row.id, _detail(stones, reason), at=at)
+    return WriteResult(
+        row.id, False, row.trust, row.sensitivity, row.review_reason, readmitted=True
+    )
 
 
 def overridden(db: Db, memory_id: str) -> list[str]:
