@@ -213,3 +213,17 @@ def test_a_repair_the_policy_denies_makes_nothing(
     allowed = run_cli("doctor", "--repair", environ={"TREE_RING_COORDINATOR_TOKEN": token})
     assert allowed.code == 0, allowed.out
     assert "anchors" in {name for _, name, _ in schema_rows(project_root)}
+
+
+def test_the_ids_of_tombstones_come_back_from_the_content_tombstones(
+    run_cli: CliRunner, store: Store, ids: list[str]
+) -> None:
+    correct.forget(store, ids[0], mode="delete", reason="test", actor=PERSON)
+    listed = "SELECT project, memory_id, content_hash, kind, created_at FROM "
+    with closing(raw(store.root)) as conn:
+        held = set(conn.execute(listed + "content_tombstones"))
+        assert held and set(conn.execute(listed + "tombstone_ids")) == held
+        conn.execute("DROP TABLE tombstone_ids")
+    assert checks(run_cli, "--repair")[0] == 0
+    with closing(raw(store.root)) as conn:
+        assert set(conn.execute(listed + "tombstone_ids")) == held

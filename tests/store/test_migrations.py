@@ -40,6 +40,7 @@ MIGRATIONS = [
     "0010_folded_index", "0011_anchors", "0012_meaning", "0013_meaning_source",
     "0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports", "0017_refute_index",
     "0018_meaning_recoded_products", "0019_ledger_kept", "0020_project_owner",
+    "0021_tombstone_ids",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -73,6 +74,7 @@ TABLES: dict[str, tuple[str, ...]] = {
         "retired_at", "redacted_at", "origin", "origin_session", "content_hash",
     ),
     "ledger_kept": ("memory_id", "project", "plain", "line"),
+    "tombstone_ids": ("project", "memory_id", "content_hash", "kind", "created_at"),
     "ledger_provenance": (
         "subject", "project", "line_hash", "source", "git_commit", "author", "ref", "created_at",
     ),
@@ -163,6 +165,9 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
     "sqlite_autoindex_tree_nodes_1": ("tree_nodes", ("id",), True, False),
     "sqlite_autoindex_tree_trees_1": ("tree_trees", ("id",), True, False),
     "sqlite_autoindex_tree_trees_2": ("tree_trees", ("kind", "scope"), True, False),
+    "sqlite_autoindex_tombstone_ids_1": (
+        "tombstone_ids", ("project", "memory_id", "content_hash"), True, False,
+    ),
     "tree_leaves_memory": ("tree_leaves", ("memory_id",), False, False),
     "tree_leaves_parent": ("tree_leaves", ("parent_id",), False, True),
     "tree_leaves_waiting": ("tree_leaves", ("tree_id", "seq"), False, True),
@@ -319,6 +324,11 @@ def test_a_first_schema_store_keeps_its_rows_and_they_are_found(old_root: Path) 
         assert [tuple(s) for s in stones] == [
             ("mem_20260301_090000_0a0a0a0a0a00", "it never belonged here")
         ]
+        # Each tombstone's memory, as the team ledger's lines name it (0021).
+        named = "SELECT project, memory_id, content_hash, kind, created_at FROM "
+        assert set(store.query(named + "tombstone_ids")) == set(
+            store.query(named + "content_tombstones")
+        )
         claims = store.query("SELECT memory_id FROM operation_claims")
         assert [c[0] for c in claims] == ["mem_20260302_110000_0a0a0a0a0a05"]
         check = audit.verify(store.db)

@@ -30,8 +30,8 @@ def write_project_file(root: Path, project_id: str) -> None:
 
 
 def before_the_record(root: Path) -> None:
-    """The store as the release before the record left it."""
-    assert schema.MIGRATIONS[-1][0] == MIGRATION
+    """The store as the release before the record left it: that migration
+    undone (those after it need no record to undo)."""
     conn = sqlite3.connect(project.store_path(root))
     try:
         conn.execute("DELETE FROM settings WHERE key = 'project'")

@@ -96,7 +96,7 @@ ORPHAN_CLAIMS = (
 ORPHAN_TOMBSTONES = (
     "FROM redaction_tombstones WHERE NOT EXISTS "
     "(SELECT 1 FROM memories m WHERE m.id = redaction_tombstones.memory_id) "
-    "AND memory_id NOT IN (SELECT memory_id FROM content_tombstones)"
+    "AND memory_id NOT IN (SELECT memory_id FROM tombstone_ids)"
 )
 ORPHAN_LEAVES = (
     "FROM tree_leaves l JOIN tree_trees t ON t.id = l.tree_id "

@@ -71,6 +71,7 @@ PARTS: tuple[Part, ...] = _latest([
         ("0016_inbox_imports", inbox.INBOX_INDEX[1:]),
         ("0017_refute_index", (refutations.REFUTES_INDEX,)),
         ("0019_ledger_kept", schema.LEDGER_KEPT),
+        ("0021_tombstone_ids", schema.TOMBSTONE_IDS),
     )
     for part in _parts(migration, statements)
 ])  # fmt: skip
@@ -114,7 +115,12 @@ LOST = {
     "anchors": "the files memories were anchored to, which `tree-ring confirm` records again",
     "ledger_kept": "the fields a newer Tree Ring added to team ledger lines, which the next "
     "sync keeps again where the upstream holds them",
+    "tombstone_ids": "the earlier memories a tombstone's content was forgotten as, before it "
+    "was forgotten again under another id, whose team ledger lines go (each content "
+    "tombstone's own memory is filled in again)",
 }
+# Tables `recreate` fills again from what the store still holds.
+REFILL = {"tombstone_ids": schema.TOMBSTONE_IDS_FILL}
 
 
 def missing(db: Db, applied: list[str]) -> list[Part]:
@@ -128,11 +134,14 @@ def missing(db: Db, applied: list[str]) -> list[Part]:
 
 
 def recreate(db: Db, parts: list[Part]) -> None:
-    """Make `parts` again, empty, in the caller's transaction (never the truth's table)."""
+    """Make `parts` again, empty but for what `REFILL` fills, in the caller's
+    transaction (never the truth's table)."""
     for part in parts:
         if part.kind == "table" and part.name == TRUTH:
             raise ValueError("the memories table is the truth and is not made again empty")
         db.execute(part.statement)
+        if part.kind == "table" and part.name in REFILL:
+            db.execute(REFILL[part.name])
 
 
 def clear_tree(db: Db) -> None:

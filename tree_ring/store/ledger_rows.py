@@ -127,12 +127,14 @@ def drop_kept(db: Db, ids: Iterable[str]) -> None:
 
 def tombstones(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
     """(memory_id, content_hash, created_at, kind, redacted) of the project's
-    content tombstones but an agent's withdrawals, with `ids` of those
-    memories only, by memory id then hash; `redacted` is when the memory's id
-    was marked redacted (its redaction tombstone), NULL when it was not."""
+    content tombstones but an agent's withdrawals, for every memory each was
+    recorded as (`schema.TOMBSTONE_IDS`: a hash forgotten again under another
+    id keeps its first), with `ids` of those memories only, by memory id then
+    hash; `redacted` is when the memory's id was marked redacted (its
+    redaction tombstone), NULL when it was not."""
     sql = (
         "SELECT t.memory_id, t.content_hash, t.created_at, t.kind, r.created_at"
-        " FROM content_tombstones t LEFT JOIN redaction_tombstones r ON r.memory_id = t.memory_id"
+        " FROM tombstone_ids t LEFT JOIN redaction_tombstones r ON r.memory_id = t.memory_id"
         # An agent's withdrawal stays in this store (`tombstones.WITHDRAWN`).
         " WHERE t.project = ? AND t.kind != 'withdrawn'"
     )
@@ -178,7 +180,7 @@ def _of_ids(column: str, ids: Sequence[str] | None, params: list[Any]) -> str:
 
 _SHARED = (
     "SELECT k.hit, m.* FROM (SELECT id AS hit FROM memories WHERE project = :project"
-    " UNION SELECT memory_id FROM content_tombstones WHERE project = :project"
+    " UNION SELECT memory_id FROM tombstone_ids WHERE project = :project"
     " AND kind != 'withdrawn') k"
     " LEFT JOIN memories m ON m.id = k.hit AND m.project = :project ORDER BY k.hit"
 )

@@ -595,6 +595,38 @@ def _ledger_kept(db: Db) -> None:
         db.execute(statement)
 
 
+# Every memory id a content tombstone was recorded for. `content_tombstones`
+# holds one row a hash, naming the memory forgotten last; a hash forgotten
+# again under another id (content re-admitted, then forgotten again) keeps
+# its first id here too, so the team ledger's tombstone line of that first
+# memory stays in every clone's ledger (`ledger_rows.tombstones`): dropped,
+# a clone that never took it would keep the memory it forgot. Rows are only
+# added, as content tombstones are never removed.
+TOMBSTONE_IDS = (
+    """CREATE TABLE tombstone_ids (
+        project       TEXT NOT NULL,
+        memory_id     TEXT NOT NULL,  -- a memory the hash was forgotten or rejected as
+        content_hash  TEXT NOT NULL,
+        kind          TEXT NOT NULL,  -- as content_tombstones.kind, for this memory
+        created_at    TEXT NOT NULL,  -- when this memory's tombstone was recorded
+        PRIMARY KEY (project, memory_id, content_hash)
+    )""",
+)
+
+
+# What the table holds of the content tombstones alone: made so, and made so again.
+TOMBSTONE_IDS_FILL = (
+    "INSERT OR IGNORE INTO tombstone_ids(project, memory_id, content_hash, kind, created_at)"
+    " SELECT project, memory_id, content_hash, kind, created_at FROM content_tombstones"
+)
+
+
+def _tombstone_ids(db: Db) -> None:
+    for statement in TOMBSTONE_IDS:
+        db.execute(statement)
+    db.execute(TOMBSTONE_IDS_FILL)
+
+
 def _project_owner(db: Db) -> None:
     from tree_ring.store.settings import adopt_project  # the rows' id (store/db.py)
 
@@ -627,6 +659,7 @@ MIGRATIONS: list[Migration] = [
     ("0018_meaning_recoded_products", _meaning_recoded),
     ("0019_ledger_kept", _ledger_kept),
     ("0020_project_owner", _project_owner),
+    ("0021_tombstone_ids", _tombstone_ids),
 ]
 
 # Migrations a reader can do without: indexes for speed, and records that

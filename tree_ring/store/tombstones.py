@@ -276,7 +276,7 @@ def memory_ids(db: Db, project: str, *, agent: bool = False) -> set[str]:
     """The ids of the memories `project`'s tombstones were recorded for: the
     ids this store forgot, which no import may take. An agent's withdrawal
     names its id for an `agent`'s import only, as its hashes bind agents only."""
-    sql = "SELECT DISTINCT memory_id FROM content_tombstones WHERE project = ?"
+    sql = "SELECT DISTINCT memory_id FROM tombstone_ids WHERE project = ?"
     if not agent:
         sql += f" AND kind != '{WITHDRAWN}'"
     return {str(row[0]) for row in db.execute(sql, (project,))}
@@ -285,7 +285,7 @@ def memory_ids(db: Db, project: str, *, agent: bool = False) -> set[str]:
 def forgotten_ids(db: Db, project: str) -> set[str]:
     """The ids of the memories a person's forget in `project` took (not a
     review's rejection, whose row stays; not an agent's withdrawal)."""
-    sql = "SELECT DISTINCT memory_id FROM content_tombstones WHERE project = ? AND kind = ?"
+    sql = "SELECT DISTINCT memory_id FROM tombstone_ids WHERE project = ? AND kind = ?"
     return {str(row[0]) for row in db.execute(sql, (project, FORGOTTEN))}
 
 
@@ -393,11 +393,29 @@ def record(
     An agent's withdrawal never replaces a tombstone held: it would lower a
     person's forget to one that binds only agents."""
     written = list(dict.fromkeys(hashes))
-    db.executemany(
-        _INSERT_OVER_WITHDRAWN if kind == WITHDRAWN else _INSERT,
-        [(project or "", h, kind, reason, memory_id, actor, at) for h in written],
-    )
+    stones = [(project or "", h, kind, reason, memory_id, actor, at) for h in written]
+    db.executemany(_INSERT_OVER_WITHDRAWN if kind == WITHDRAWN else _INSERT, stones)
+    _named(db, stones, _NAME_OVER_WITHDRAWN if kind == WITHDRAWN else _NAME)
     return written
+
+
+# Each memory a hash was tombstoned as (schema.TOMBSTONE_IDS), kept as the
+# hash's own row is: a forget here dates and kinds its id's anew, a held
+# withdrawal gives way to anything else, and what else is held stays.
+_NAME = (
+    "INSERT INTO tombstone_ids(project, memory_id, content_hash, kind, created_at)"
+    " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET"
+    " kind = excluded.kind, created_at = excluded.created_at"
+)
+_NAME_OVER_WITHDRAWN = (
+    _NAME + f" WHERE tombstone_ids.kind = '{WITHDRAWN}' AND excluded.kind != '{WITHDRAWN}'"
+)
+
+
+def _named(db: Db, stones: Sequence[Sequence[str]], sql: str) -> None:
+    """Record the memory each of `stones` names for its hash, beside the hash's
+    own row: (project, content_hash, kind, reason, memory_id, actor, created_at)."""
+    db.executemany(sql, [(s[0], s[4], s[1], s[2], s[6]) for s in stones])
 
 
 # A held withdrawal gives way to a forget or a rejection brought in: it bound
@@ -413,7 +431,9 @@ def record_absent(db: Db, stones: Iterable[Sequence[str]]) -> None:
     but a withdrawal, which a forgotten or rejected one replaces:
     (project, content_hash, kind, reason, memory_id, actor, created_at) each.
     What a ledger or an import brings, where the store's own record wins."""
+    stones = [tuple(s) for s in stones]
     db.executemany(_INSERT_OVER_WITHDRAWN, stones)
+    _named(db, stones, _NAME_OVER_WITHDRAWN)
 
 
 def of_project(db: Db, project: str) -> list[Any]:

@@ -1,0 +1,73 @@
+"""Content forgotten, re-admitted, forgotten again under the new id, and
+re-admitted once more. A store holds one tombstone a hash, naming the memory
+forgotten last; the team ledger needs a line for each memory forgotten, or
+a teammate who never took the first forget keeps that memory. Every clone
+writes both lines, ends with only the last re-admission, and the ledger
+settles."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from team_support import (
+    LEDGER,
+    clone,
+    commit,
+    first_repo,
+    git,
+    hub,
+    ledger_check,
+    ok,
+    publish,
+    pull,
+    remember,
+    shared_ids,
+)
+
+TEXT = "Alpha bravo charlie delta echo"
+
+
+def _readmit(root: Path, reason: str) -> str:
+    again = ok(root, "--json", "remember", TEXT, "--override-tombstone", "--reason", reason).json()
+    ok(root, "review", "approve", again["id"], "--reason", "checked")
+    return str(again["id"])
+
+
+def _tombstone_ids(root: Path) -> set[str]:
+    lines = (root / LEDGER).read_text(encoding="utf-8").splitlines()
+    return {str(data["id"]) for data in map(json.loads, lines) if data.get("record") == "tombstone"}
+
+
+def test_each_memory_forgotten_keeps_its_line_and_no_clone_keeps_one(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    shared = hub(tmp_path, alice)
+    first = remember(alice, TEXT)
+    publish(alice, "a memory")
+    bob = clone(shared, tmp_path, "bob")  # takes the memory, then syncs no more
+    assert shared_ids(bob) == {first}
+    ok(alice, "forget", first, "--mode", "delete", "--reason", "wrong")
+    second = _readmit(alice, "right after all")
+    ok(alice, "forget", second, "--mode", "delete", "--reason", "wrong again")
+    third = _readmit(alice, "right at last")
+    assert _tombstone_ids(alice) == {first, second}
+    publish(alice, "forgotten twice")
+    pull(bob)
+    ok(bob, "sync")
+    assert shared_ids(bob) == {third}
+    fresh = clone(shared, tmp_path, "fresh")
+    assert shared_ids(fresh) == {third}
+    for root in (alice, bob, fresh):
+        assert _tombstone_ids(root) == {first, second}, root.name
+        assert ledger_check(root)["ok"] is True, root.name
+    commit(bob, "synced")
+    commit(fresh, "synced")
+    # A round publishing what each sync changed (its audit anchor), then none.
+    for root in (bob, fresh, alice):
+        pull(root)
+        ok(root, "sync")
+        publish(root, "synced")
+    for root in (bob, fresh, alice):
+        pull(root)
+        ok(root, "sync")
+        assert git(root, "status", "--porcelain").stdout == "", root.name
