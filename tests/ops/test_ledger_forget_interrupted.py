@@ -15,9 +15,11 @@ from team_support import (
     cli,
     first_repo,
     forget_hashes,
+    hub,
     ledger_check,
     ledger_entries,
     ok,
+    publish,
     remember,
     widen_tombstone,
 )
@@ -28,11 +30,15 @@ FORGOTTEN = "The deploy key lives in vault path ops/deploy-legacy"
 KEPT = "The catalog cache keeps entries for ten minutes"
 
 
+@pytest.mark.parametrize("published", [False, True])
 def test_a_forget_stopped_before_the_ledger_is_found_by_doctor_and_mended_by_sync(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, published: bool
 ) -> None:
     alice = first_repo(tmp_path)
     gone, kept = remember(alice, FORGOTTEN), remember(alice, KEPT)
+    if published:  # the upstream holds the line the forget left: still this store's lag
+        hub(tmp_path, alice)
+        publish(alice, "two memories")
     assert ledger_check(alice)["ok"] is True
     with monkeypatch.context() as stopped:
         # The process dies after the store's commit: the ledger is not rewritten.

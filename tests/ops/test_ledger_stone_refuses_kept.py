@@ -160,7 +160,7 @@ def test_only_a_person_re_admits_and_only_a_kept_memory_a_tombstone_refuses(
     for name, run in refused.items():
         assert run.code != 0 and run.out == "" and run.err.count("\n") == 1, (name, run.err)
     assert "person's decision" in refused["agent"].err
-    assert "no tombstone here refuses" in refused["unrefused"].err
+    assert "no tombstone here or in the team ledger refuses" in refused["unrefused"].err
     assert "no longer kept" in refused["retired"].err
     readmissions = cli(bob, "--json", "audit", "log").json()["items"]
     assert not [e for e in readmissions if e.get("action") == "tombstone-override"]

@@ -21,6 +21,7 @@ from team_support import (
     ledger_check,
     ok,
     publish,
+    pull,
     remember,
     shared_ids,
     summaries,
@@ -130,3 +131,18 @@ def test_a_tombstone_only_the_history_holds_is_named(tmp_path: Path) -> None:
     assert f"refuse 1 memory(ies) this store keeps ({kept})" in str(check["detail"])
     fresh = clone(shared, tmp_path, "fresh")
     assert kept not in shared_ids(fresh)
+    # The fresh clone's doctor names the team's line it drops, not an edit.
+    assert ledger_check(fresh)["detail"] == (
+        f"{LEDGER} holds 1 line(s) of the upstream's with words this store forgot ({kept}): "
+        "every clone built from the ledger drops them, while the clone that wrote them keeps "
+        "them; there, `tree-ring review readmit ID --reason WHY` re-admits each that should "
+        "stay, and a `tree-ring sync` here drops the rest from the file"
+    )
+    # Re-admitted where it is kept, over the line only the history holds.
+    ok(alice, "review", "readmit", kept, "--reason", "the staging note stays")
+    assert ledger_check(alice)["ok"] is True
+    publish(alice, "re-admitted")
+    pull(fresh)
+    ok(fresh, "sync")
+    assert kept in shared_ids(fresh) and ledger_check(fresh)["ok"] is True
+    assert kept in shared_ids(clone(shared, tmp_path, "newer"))

@@ -249,11 +249,17 @@ def cmd_review_dispute(ctx: Context) -> int:
 
 
 def cmd_review_readmit(ctx: Context) -> int:
+    from functools import partial
+    from pathlib import Path
+
+    from tree_ring.team import ledger_check
     from tree_ring.write import readmit
 
     with ctx.project() as project:
+        # The user store has no team ledger; a project's lines refuse its rows too.
+        ledger = None if ctx.on_user_store else partial(ledger_check.refusing, Path(project.root))
         result = readmit.readmit_kept(
-            project.store_to_write(), ctx.args.id, project.actor, ctx.args.reason
+            project.store_to_write(), ctx.args.id, project.actor, ctx.args.reason, ledger
         )
     data = {
         "project": project.project_id,

@@ -14,7 +14,7 @@ from tree_ring.model import jsontext, project
 from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import Memory, now_iso
-from tree_ring.store import rows, settings, tombstones
+from tree_ring.store import audit, rows, settings, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_state, sync
 from tree_ring.team import repository as team
@@ -66,6 +66,18 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
         return (False, problem, False, "")
     header = _header_project(lines)
     behind = _forgotten_here(lines, db, header)
+    refused = sorted(behind) or _forgotten_text(numbered, db, header)
+    if refused and not _forgot_here(db, behind) and _the_upstreams(root, numbered, refused):
+        return (
+            False,
+            f"{name} holds {len(refused)} line(s) of the upstream's with words this store "
+            f"forgot ({', '.join(refused[:3])}{', ...' if len(refused) > 3 else ''}): "
+            "every clone built from the ledger drops them, while the clone that wrote them "
+            "keeps them; there, `tree-ring review readmit ID --reason WHY` re-admits each "
+            "that should stay, and a `tree-ring sync` here drops the rest from the file",
+            False,
+            "",
+        )
     if behind:
         return (
             False,
@@ -75,7 +87,7 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             False,
             "",
         )
-    copied = _forgotten_text(numbered, db, header)
+    copied = refused
     if copied:
         return (
             False,
@@ -181,14 +193,65 @@ def _forgotten_text(numbered: list[tuple[int, str]], db: Db, project_id: str | N
             }
             held = rows.content_hashes(db, ids)
             for number, raw, line in chunk:
-                named = line.get("id") if line is not None else None
-                name = named if isinstance(named, str) else f"line {number}"
+                name = _named(number, line)
                 if not raw.strip() or mine.get(name) == raw:
                     continue  # blank, or the store's own line as it writes it
                 if _holds_forgotten(db, project_id, raw, line, held.get(name)):
                     found.append(name)
     except TreeRingError:  # a store too damaged or too old to say
         return []
+    return found
+
+
+def _the_upstreams(root: Path, numbered: list[tuple[int, str]], named: list[str]) -> bool:
+    """Whether every line naming one of `named` (an id, or `line N`) is the
+    upstream's as it stands: a line the team's clones wrote, not one copied
+    or edited here, nor one a forget here left behind."""
+    from tree_ring.team import upstream
+
+    wanted = set(named)
+    raws = [raw for number, raw in numbered if _named(number, _object(raw)) in wanted]
+    try:
+        theirs = upstream.read(root).lines
+    except (OSError, TreeRingError):  # no git to ask: not known to be the upstream's
+        return False
+    return bool(raws) and all(raw.encode("utf-8") in theirs for raw in raws)
+
+
+def _forgot_here(db: Db, ids: Iterable[str]) -> bool:
+    """Whether a forget run in this store took one of `ids` (not one it
+    took from the team ledger, whose entries say `tombstone`)."""
+    return any(audit.details(db, "forget", memory_id) for memory_id in ids)
+
+
+def _named(number: int, line: dict[str, object] | None) -> str:
+    """How a check names a line: its id, or its number."""
+    named = line.get("id") if line is not None else None
+    return named if isinstance(named, str) else f"line {number}"
+
+
+def refusing(root: Path, memory: Memory) -> list[dict[str, str]]:
+    """The tombstones the team ledger's lines hold against `memory`, as every
+    clone built from it reads them (the file's tombstone and redaction lines,
+    and those its upstream's history held): each of the memory's keys a line
+    holds, with the line's id and kind. What a re-admission of a memory this
+    store keeps writes over (`review readmit`), beside what the store holds:
+    a line only the history holds never reached an existing clone's store."""
+    path = sync.path_of(root)
+    if not path.exists():
+        return []
+    lines = list(ledger.loose(ledger.numbered(path.read_text(encoding="utf-8", errors="replace"))))
+    keys = set(tombstones.check_keys(memory))
+    found: list[dict[str, str]] = []
+    for line in [*lines, *_history_stones(root, lines)]:
+        record, memory_id = line.data.get("record"), line.data.get("id")
+        if record not in (ledger.TOMBSTONE, ledger.REDACTION) or not isinstance(memory_id, str):
+            continue
+        kind = str(line.data.get("kind", "forgotten"))
+        held = line.data.get("hashes")
+        for key in cast("list[object]", held) if isinstance(held, list) else []:
+            if isinstance(key, str) and key in keys:
+                found.append({"content_hash": key, "memory_id": memory_id, "kind": kind})
     return found
 
 

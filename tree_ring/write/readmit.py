@@ -37,6 +37,7 @@ upstream) it is only words, and the tombstones refuse the row as before.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tree_ring.model.actor import Actor
@@ -81,9 +82,17 @@ def remember_over_tombstone(
     return result
 
 
-def readmit_kept(store: Store, memory_id: str, actor: Actor, reason: str | None) -> WriteResult:
+def readmit_kept(
+    store: Store,
+    memory_id: str,
+    actor: Actor,
+    reason: str | None,
+    elsewhere: Callable[[Memory], Sequence[Mapping[str, Any]]] | None = None,
+) -> WriteResult:
     """`review readmit ID`: a row this store keeps, re-admitted as it stands
-    over the tombstones its content matches."""
+    over the tombstones its content matches: those of this store, and those
+    `elsewhere` finds against it (the team ledger's, `ledger_check.refusing`:
+    content_hash, memory_id and kind each)."""
     _person_only(actor, "re-admitting")
     reason = correct.check_reason(reason)
     at = now_iso()
@@ -94,11 +103,15 @@ def readmit_kept(store: Store, memory_id: str, actor: Actor, reason: str | None)
                 f"{row.id} is no longer kept (retired, redacted, superseded or rejected); "
                 "only a memory that stands can be re-admitted as it is"
             )
-        stones = tombstones.find_all(db, row.project, tombstones.check_keys(row))
+        stones = [
+            *tombstones.find_all(db, row.project, tombstones.check_keys(row)),
+            *(elsewhere(row) if elsewhere is not None else ()),
+        ]
         if not stones:
             raise UsageError(
-                f"nothing to re-admit: no tombstone here refuses {row.id}'s content; "
-                "run `tree-ring sync` first if a teammate's forget is not in this store yet"
+                f"nothing to re-admit: no tombstone here or in the team ledger refuses "
+                f"{row.id}'s content; run `tree-ring sync` first if a teammate's forget "
+                "is not in this store yet"
             )
         return _readmitted(db, row, stones, actor, reason, at)
 
@@ -111,7 +124,7 @@ def _person_only(actor: Actor, what: str) -> None:
         )
 
 
-def _detail(stones: list[Any], reason: str) -> dict[str, Any]:
+def _detail(stones: Sequence[Mapping[str, Any]], reason: str) -> dict[str, Any]:
     """The audit entry's detail: why, the tombstones written over and whose they were."""
     return {
         "reason": reason,
@@ -122,7 +135,7 @@ def _detail(stones: list[Any], reason: str) -> dict[str, Any]:
 
 
 def _readmitted(
-    db: Db, row: Memory, stones: list[Any], actor: Actor, reason: str, at: str
+    db: Db, row: Memory, stones: Sequence[Mapping[str, Any]], actor: Actor, reason: str, at: str
 ) -> WriteResult:
     """Re-admit a standing row: the audit entry its ledger line and exports carry."""
     audit.append(db, actor, ACTION, row.id, _detail(stones, reason), at=at)
