@@ -16,7 +16,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, canonical_json, new_memory_id, now_iso
-from tree_ring.store import anchors, ledger_rows, redactions, rows, tombstones
+from tree_ring.store import anchors, inbox, ledger_rows, redactions, rows, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_stones, provenance, upstream
 from tree_ring.team.ledger import Line
@@ -130,6 +130,7 @@ def _apply_trusted(
     claimed = provenance.claimed(db, stored)
     inserts: list[tuple[int, Memory]] = []
     replacing: list[Memory] = []
+    forgets: list[Line] = []  # the tombstone and redaction lines taken
     # id -> the keys tombstoned under it that its team line is written over
     successors: dict[str, frozenset[str]] = {}
     for key, line in sorted(entries.items()):
@@ -154,6 +155,7 @@ def _apply_trusted(
             inserts.append((number, memory))
             continue
         ledger_stones.record(db, project_id, line, actor)
+        forgets.append(line)
         if held is None:
             continue
         mode = "delete" if record == ledger.TOMBSTONE else "redact"
@@ -169,6 +171,14 @@ def _apply_trusted(
         hashes = [str(h) for h in line.data["hashes"]]
         correct.forget_in(db, held, mode, REASON, actor, at, decided=hashes)
         (report.forgotten if mode == "delete" else report.redacted).append(memory_id)
+    for copy, line in _agent_copies(db, project_id, forgets):
+        # The copies agents wrote of a forgotten claim go with it, as a
+        # forget here takes them (`correct.forget`): a note in an agent's
+        # partition never travels, so only this clone can take it.
+        mode = "delete" if line.data["record"] == ledger.TOMBSTONE else "redact"
+        hashes = [str(h) for h in line.data["hashes"]]
+        correct.forget_in(db, copy, mode, REASON, actor, str(line.data["at"]), decided=hashes)
+        report.forgotten.append(copy.id)
     # A consolidation rewritten in place here (when a forget above, or an
     # earlier one, took one of its sources) keeps its old text tombstoned
     # under its own id: the team's line for that id is its successor, not
@@ -193,6 +203,32 @@ def _apply_trusted(
             if text is not None:
                 source = up.provenance(read.raws.get(text, b""))
                 provenance.note(db, memory_id, project_id, text, source, now)
+
+
+# The live rows agents wrote, or imported into their partitions (`store/inbox.py`).
+_AGENT_ROWS = (
+    f"SELECT * FROM memories m WHERE m.project = ? AND {inbox.AGENT_ROWS}"
+    " AND m.retired_at IS NULL AND m.redacted_at IS NULL AND m.trust != 'rejected'"
+)
+
+
+def _agent_copies(db: Db, project_id: str, lines: list[Line]) -> list[tuple[Memory, Line]]:
+    """Each live row an agent wrote that one of the tombstone or redaction
+    `lines` refuses as a write (`tombstones.check_keys`), with the first such
+    line; not the rows those lines name, which their own forget took."""
+    if not lines:
+        return []
+    named = {str(line.data["id"]) for line in lines}
+    found: list[tuple[Memory, Line]] = []
+    for row in db.execute(_AGENT_ROWS, (project_id,)):
+        memory = rows.from_row(row)
+        if memory.id in named:
+            continue
+        keys = set(tombstones.check_keys(memory))
+        line = next((line for line in lines if not keys.isdisjoint(line.data["hashes"])), None)
+        if line is not None:
+            found.append((memory, line))
+    return found
 
 
 CONSOLIDATION = "consolidation"
