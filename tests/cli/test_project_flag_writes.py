@@ -113,3 +113,19 @@ def test_forgotten_text_cannot_come_back_under_another_project(
     assert done.code == 2 and done.out == ""
     assert query(project_root, "SELECT project, summary FROM memories") == []
     assert run_cli("brief", "--project", OTHER).out.count("dog") == 0
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [("remember", TEXT), ("recall", "staging"), ("list",), ("tree", "status"), ("consolidate",)],
+)
+@pytest.mark.parametrize("value", ["a" * 100_000, "has space", "-leading", "x" * 65, "é-id"])
+def test_a_value_that_is_no_project_id_is_refused_unechoed(
+    run_cli: CliRunner, project_root: Path, argv: tuple[str, ...], value: str
+) -> None:
+    before = query(project_root, "SELECT count(*) FROM memories")
+    refused = run_cli(*argv, f"--project={value}")
+    assert (refused.code, refused.out) == (2, "")
+    assert refused.err.count("\n") == 1 and len(refused.err) < 300, refused.err
+    assert "expects a project id" in refused.err and value not in refused.err
+    assert query(project_root, "SELECT count(*) FROM memories") == before

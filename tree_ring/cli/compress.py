@@ -11,12 +11,12 @@ from typing import Any
 
 from tree_ring.cli import progress
 from tree_ring.cli.context import (
-    PROJECT_HELP,
     Arguments,
     Context,
     Handler,
     listing,
     nested,
+    project_flag,
     reshaped,
     sensitive_flag,
     writes_project,
@@ -285,7 +285,7 @@ def _nested(parent: argparse.ArgumentParser) -> Any:
 
     def action(name: str, handler: Any, help_text: str) -> argparse.ArgumentParser:
         p = add(name, handler, help_text)
-        p.add_argument("--project", help=PROJECT_HELP)
+        project_flag(p)
         return p
 
     return action
@@ -308,7 +308,7 @@ def _consolidate_arguments(p: argparse.ArgumentParser) -> None:
         help="retire the sources of each accepted summary written (audited; their text stays "
         "on record, `--as-of` finds them); brief and recall then show the summary alone",
     )
-    p.add_argument("--project", help=PROJECT_HELP)
+    project_flag(p)
     writes_project(p)
 
 

@@ -391,7 +391,7 @@ def identity_flags(p: argparse.ArgumentParser, *, writes: bool = False) -> None:
     """The identity flags; `writes`: the verb writes rows under `--project`,
     which may then name only the store's own project (`writes_project`)."""
     g = p.add_argument_group("identity (default: project.json, TREE_RING_* and the harness)")
-    g.add_argument("--project", help=PROJECT_HELP)
+    project_flag(g)
     if writes:
         writes_project(p)
     g.add_argument("--agent-profile", help="agent partition (TREE_RING_AGENT_PROFILE)")
@@ -400,6 +400,18 @@ def identity_flags(p: argparse.ArgumentParser, *, writes: bool = False) -> None:
 
 
 PROJECT_HELP = "project id (default: .tree-ring/project.json)"
+
+
+def project_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:  # pyright: ignore[reportPrivateUsage]
+    """`--project ID`, refused at once unless it is a project id's shape
+    (`model.arguments` names the shape, never the value given)."""
+    p.add_argument("--project", type=project_id_value, help=PROJECT_HELP)
+
+
+def project_id_value(value: str) -> str:
+    if not project.valid_project_id(value):
+        raise ValueError("not a project id")
+    return value
 
 
 def writes_project(p: argparse.ArgumentParser) -> None:

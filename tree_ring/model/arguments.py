@@ -102,7 +102,12 @@ def scrubbed(message: str, words: Sequence[str]) -> str:
     return message
 
 
-_KINDS = {"int": "a whole number", "float": "a number"}
+_KINDS = {
+    "int": "a whole number",
+    "float": "a number",
+    "project_id_value": "a project id (a letter or digit, then up to 63 letters, digits, "
+    "'.', '_' or '-')",
+}
 
 
 class QuietParser(argparse.ArgumentParser):

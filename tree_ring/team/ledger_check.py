@@ -219,8 +219,9 @@ def _the_upstreams(root: Path, numbered: list[tuple[int, str]], named: list[str]
 
 
 def _forgot_here(db: Db, ids: Iterable[str]) -> bool:
-    """Whether a forget run in this store took one of `ids` (not one it
-    took from the team ledger, whose entries say `tombstone`)."""
+    """Whether this store forgot one of `ids` as a row it held (a person's
+    forget here, or a teammate's taken by a sync): a line of it the upstream
+    still holds is this store's lag, not a line the team's clones keep."""
     return any(audit.details(db, "forget", memory_id) for memory_id in ids)
 
 
