@@ -9,6 +9,7 @@ travels: every clone takes it, and the ledger settles."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from governance_support import CLAUDE
@@ -21,6 +22,7 @@ from team_support import (
     git,
     hub,
     ledger_check,
+    ledger_entries,
     ok,
     publish,
     pull,
@@ -164,3 +166,33 @@ def test_only_a_person_re_admits_and_only_a_kept_memory_a_tombstone_refuses(
     assert "no longer kept" in refused["retired"].err
     readmissions = cli(bob, "--json", "audit", "log").json()["items"]
     assert not [e for e in readmissions if e.get("action") == "tombstone-override"]
+
+
+FORGOTTEN = "The legacy billing cron job runs at midnight UTC daily"
+
+
+def test_a_re_admissions_reason_carries_no_forgotten_words(tmp_path: Path) -> None:
+    """The reason travels in the memory's line to every clone: one quoting
+    what the project forgot is refused, and words forgotten after it was
+    given are withheld from the line, as every read withholds them."""
+    bob, his, _ = _raced(tmp_path)
+    ok(bob, "forget", remember(bob, FORGOTTEN), "--mode", "delete", "--reason", "retired job")
+    quoting = f"kept, unlike the note that said {FORGOTTEN.lower()}"
+    for argv in (
+        ("review", "readmit", his, "--reason", quoting),
+        ("remember", "Bob one", "--details", TEXT, "--override-tombstone", "--reason", quoting),
+    ):
+        refused = cli(bob, *argv)
+        assert refused.code == 2 and refused.err.count("\n") == 1, refused.err
+        assert "holds content this project forgot" in refused.err
+    assert not [e for e in ledger_entries(bob) if "readmitted" in e]
+    later = "The nightly export goes to the cold bucket at two"
+    ok(bob, "review", "readmit", his, "--reason", f"kept: {later}")
+    [line] = [e for e in ledger_entries(bob) if e.get("id") == his]
+    assert line["readmitted"]["reason"] == f"kept: {later}"
+    ok(bob, "forget", remember(bob, later), "--mode", "delete", "--reason", "moved")
+    [line] = [e for e in ledger_entries(bob) if e.get("id") == his]
+    assert line["readmitted"]["reason"] == "kept: [withheld: forgotten content]"
+    exported = [json.loads(row) for row in cli(bob, "export").out.splitlines()]
+    [row] = [r for r in exported if r.get("id") == his]
+    assert row["readmitted"]["reason"] == "kept: [withheld: forgotten content]"

@@ -105,6 +105,19 @@ def entries_shown(db: Db, project: str, entries: list[dict[str, Any]]) -> list[d
     return [withholding.entry(project, e) for e in entries]
 
 
+def readmissions_shown(
+    db: Db, project: str, found: dict[str, dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Re-admissions (`store/audit.readmissions`) as a row of `project`
+    carries them to its ledger line and export row: each reason with what the
+    project forgot since withheld. A person's reason quoting forgotten
+    content is refused when given (`write/readmit.py`)."""
+    withholding = Withholding(db)
+    for readmission in found.values():
+        readmission["reason"] = withholding.reason(project, str(readmission["reason"]))
+    return found
+
+
 class Withholding:
     """`shown` for the reasons of one read: whether a project has any
     tombstone is asked once per read, so a read of many rows in a project

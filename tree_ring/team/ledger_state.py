@@ -192,6 +192,10 @@ class _Held:
         self.stones = _stones_by_id(db, project_id, wanted)
         self.claimed = _claimed(db, project_id, wanted)
         self.readmitted = audit.readmissions(db, wanted)
+        if self.readmitted:  # rare: only then the reasons' module (and `re`) is loaded
+            from tree_ring.govern import reasons
+
+            reasons.readmissions_shown(db, project_id, self.readmitted)
         self.files = (
             anchors.of_project(db, project_id) if wanted is None else anchors.of(db, wanted)
         )

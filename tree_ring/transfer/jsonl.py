@@ -99,7 +99,7 @@ def export_rows(
     clause = live.where(reader, view, whole_project=agent is None)
     # A person's re-admission travels with its row (it names tombstone keys:
     # a person's export only, as the tombstones themselves).
-    carried = readmit.carried(store.db) if agent is None else {}
+    carried = readmit.carried(store.db, project) if agent is None else {}
     found = listing.in_order(store.db, clause)
     if forgotten is not None:
         found = _kept(found, forgotten)

@@ -65,6 +65,7 @@ def remember_over_tombstone(
                 "nothing to override: this content was never forgotten or rejected; "
                 "store it with remember, without --override-tombstone"
             )
+        _travelling_reason(db, memory.project or "", reason)
         kept = rows.standing_with_content(db, [memory]).get(rows.content_key(memory))
         if kept is not None:
             return _readmitted(db, rows.get(db, kept), stones, actor, reason, memory.created_at)
@@ -113,7 +114,20 @@ def readmit_kept(
                 f"{row.id}'s content; run `tree-ring sync` first if a teammate's forget "
                 "is not in this store yet"
             )
+        _travelling_reason(db, row.project or "", reason)
         return _readmitted(db, row, stones, actor, reason, at)
+
+
+def _travelling_reason(db: Db, project: str, reason: str) -> None:
+    """Refuse a reason that quotes what the project forgot: it travels with
+    the row, in its ledger line and its export row, to every clone."""
+    from tree_ring.govern import reasons
+
+    if reasons.forgotten_spans(db, project, reason):
+        raise UsageError(
+            "the reason travels with the re-admission to every clone, and it holds content "
+            "this project forgot; give the reason without it"
+        )
 
 
 def _person_only(actor: Actor, what: str) -> None:
@@ -155,10 +169,14 @@ def overridden(db: Db, memory_id: str) -> list[str]:
 CARRIED = "readmitted"  # the key an export row or a ledger line carries it under
 
 
-def carried(db: Db) -> dict[str, dict[str, Any]]:
-    """Memory id -> its re-admission as a row carries it, for every row a
-    person wrote over tombstones here or that arrived carrying one."""
-    return audit.readmissions(db)
+def carried(db: Db, project: str, ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Memory id -> its re-admission as a row of `project` carries it, for
+    every row a person wrote over tombstones here or that arrived carrying
+    one (with `ids`, of those rows only): its reason with what the project
+    forgot since withheld (`govern/reasons.py`), as every read shows it."""
+    from tree_ring.govern import reasons
+
+    return reasons.readmissions_shown(db, project, audit.readmissions(db, ids))
 
 
 def parse_carried(value: Any) -> dict[str, Any] | None:
