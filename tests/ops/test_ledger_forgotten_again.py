@@ -71,3 +71,31 @@ def test_each_memory_forgotten_keeps_its_line_and_no_clone_keeps_one(tmp_path: P
         pull(root)
         ok(root, "sync")
         assert git(root, "status", "--porcelain").stdout == "", root.name
+
+
+def test_one_memory_forgotten_on_two_clones_settles_on_the_later_forget(
+    tmp_path: Path,
+) -> None:
+    alice = first_repo(tmp_path)
+    shared = hub(tmp_path, alice)
+    memory = remember(alice, TEXT)
+    publish(alice, "a memory")
+    bob = clone(shared, tmp_path, "bob")
+    # Both forget it before either syncs: two tombstone lines for one id.
+    ok(alice, "forget", memory, "--mode", "delete", "--reason", "wrong")
+    commit(alice, "forgotten here")
+    ok(bob, "forget", memory, "--mode", "delete", "--reason", "wrong too")
+    commit(bob, "forgotten there")
+    ats = set[str]()
+    for root in (alice, bob, alice, bob):
+        pull(root)
+        ok(root, "sync")
+        publish(root, "synced")
+    for root in (alice, bob):
+        pull(root)
+        ok(root, "sync")
+        assert git(root, "status", "--porcelain").stdout == "", root.name
+        [line] = [e for e in map(json.loads, (root / LEDGER).read_text().splitlines())
+                  if e.get("record") == "tombstone"]  # fmt: skip
+        ats.add(line["at"])
+    assert len(ats) == 1

@@ -400,8 +400,11 @@ def record(
 
 
 # Each memory a hash was tombstoned as (schema.TOMBSTONE_IDS), kept as the
-# hash's own row is: a forget here dates and kinds its id's anew, a held
-# withdrawal gives way to anything else, and what else is held stays.
+# hash's own row is: a forget here dates and kinds its id's anew, and a held
+# withdrawal gives way to anything else. One brought in (a ledger line, an
+# import) of the same kind and later dates it too: two clones that forgot
+# the same memory before either synced then both say the later forget, the
+# line a merge keeps (`team/ledger.rank`), rather than each its own for ever.
 _NAME = (
     "INSERT INTO tombstone_ids(project, memory_id, content_hash, kind, created_at)"
     " VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET"
@@ -409,6 +412,10 @@ _NAME = (
 )
 _NAME_OVER_WITHDRAWN = (
     _NAME + f" WHERE tombstone_ids.kind = '{WITHDRAWN}' AND excluded.kind != '{WITHDRAWN}'"
+)
+_NAME_BROUGHT = (
+    _NAME_OVER_WITHDRAWN + " OR (excluded.kind = tombstone_ids.kind"
+    " AND excluded.created_at > tombstone_ids.created_at)"
 )
 
 
@@ -433,7 +440,7 @@ def record_absent(db: Db, stones: Iterable[Sequence[str]]) -> None:
     What a ledger or an import brings, where the store's own record wins."""
     stones = [tuple(s) for s in stones]
     db.executemany(_INSERT_OVER_WITHDRAWN, stones)
-    _named(db, stones, _NAME_OVER_WITHDRAWN)
+    _named(db, stones, _NAME_BROUGHT)
 
 
 def of_project(db: Db, project: str) -> list[Any]:
