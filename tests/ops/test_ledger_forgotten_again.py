@@ -12,6 +12,7 @@ from pathlib import Path
 
 from team_support import (
     LEDGER,
+    cli,
     clone,
     commit,
     first_repo,
@@ -99,3 +100,36 @@ def test_one_memory_forgotten_on_two_clones_settles_on_the_later_forget(
                   if e.get("record") == "tombstone"]  # fmt: skip
         ats.add(line["at"])
     assert len(ats) == 1
+
+
+def test_a_memory_whose_own_id_was_forgotten_comes_back_under_a_new_id(
+    tmp_path: Path,
+) -> None:
+    """A forget's ledger lines put back with git: the forget stays in the
+    upstream's history, and Bob, who kept the memory, is told to re-admit
+    it. Its own id is forgotten, so `review readmit` says how to keep its
+    words instead, and that way every clone holds them."""
+    alice = first_repo(tmp_path)
+    shared = hub(tmp_path, alice)
+    first = remember(alice, TEXT)
+    publish(alice, "a memory")
+    bob = clone(shared, tmp_path, "bob")
+    before = git(alice, "rev-parse", "HEAD").stdout.strip()
+    ok(alice, "forget", first, "--mode", "delete", "--reason", "wrong")
+    publish(alice, "forgotten")
+    git(alice, "checkout", before, "--", LEDGER)
+    publish(alice, "the forget put back")
+    pull(bob)
+    ok(bob, "sync")
+    assert first in shared_ids(bob) and ledger_check(bob)["ok"] is False
+    refused = cli(bob, "review", "readmit", first, "--reason", "it holds")
+    assert refused.code == 1 and refused.err.count("\n") == 1
+    assert f"{first} itself was forgotten" in refused.err
+    ok(bob, "forget", first, "--mode", "delete", "--reason", "the team forgot it")
+    again = _readmit(bob, "it holds")
+    assert shared_ids(bob) == {again} and ledger_check(bob)["ok"] is True
+    publish(bob, "its words under a new id")
+    pull(alice)
+    ok(alice, "sync")
+    assert shared_ids(alice) == {again}
+    assert shared_ids(clone(shared, tmp_path, "fresh")) == {again}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from team_support import (
     LEDGER,
     clone,
@@ -59,7 +60,8 @@ def test_doctor_names_a_kept_memory_the_upstreams_tombstone_refuses(tmp_path: Pa
         f"{LEDGER}'s tombstone or redaction lines refuse 1 memory(ies) this store keeps "
         f"({kept}): every clone built from the ledger drops them (`git log -p -- {LEDGER}` "
         "shows the commit that gave a line their words); re-admit each that should stay: "
-        "`tree-ring review readmit ID --reason WHY`"
+        "`tree-ring review readmit ID --reason WHY` (it says what to do for one whose own "
+        "id was forgotten)"
     )
 
 
@@ -102,7 +104,8 @@ def test_a_clean_init_has_no_skipped_notes(tmp_path: Path) -> None:
     assert KEPT in summaries(bob)
 
 
-def test_a_tombstone_only_the_history_holds_is_named(tmp_path: Path) -> None:
+@pytest.mark.parametrize("verb", ["review readmit", "remember --override-tombstone"])
+def test_a_tombstone_only_the_history_holds_is_named(tmp_path: Path, verb: str) -> None:
     """A branch adds a tombstone line holding a kept memory's words and
     removes it again, so its diff shows no ledger change; merged, every new
     clone reads it from the upstream's history and drops the memory."""
@@ -139,7 +142,10 @@ def test_a_tombstone_only_the_history_holds_is_named(tmp_path: Path) -> None:
         "stay, and a `tree-ring sync` here drops the rest from the file"
     )
     # Re-admitted where it is kept, over the line only the history holds.
-    ok(alice, "review", "readmit", kept, "--reason", "the staging note stays")
+    if verb == "review readmit":
+        ok(alice, "review", "readmit", kept, "--reason", "the staging note stays")
+    else:  # its own words: the memory itself, over the ledger's tombstones
+        ok(alice, "remember", KEPT, "--override-tombstone", "--reason", "the staging note stays")
     assert ledger_check(alice)["ok"] is True
     publish(alice, "re-admitted")
     pull(fresh)

@@ -130,9 +130,17 @@ def cmd_remember(ctx: Context) -> int:
                 memory = verbs.compose(draft, identity, actor)
                 written = readmit.remember_over_tombstone(target, memory, actor, a.reason)
         else:
+            from functools import partial
+            from pathlib import Path
+
+            from tree_ring.team import ledger_check
+
             memory = verbs.compose(draft, project.identity, actor)
             target = project.store_to_write()
-            written = readmit.remember_over_tombstone(target, memory, actor, a.reason)
+            # The team ledger's tombstones too: a forget only its history holds
+            # never reached this store, and refuses the memory in every new clone.
+            ledger = partial(ledger_check.refusing, Path(project.root))
+            written = readmit.remember_over_tombstone(target, memory, actor, a.reason, ledger)
         return _report_write(ctx, memory.project or "", written)
 
 

@@ -119,7 +119,8 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             f"keeps ({', '.join(kept[:3])}{', ...' if len(kept) > 3 else ''}): every clone "
             f"built from the ledger drops them (`git log -p -- {name}` shows the commit that "
             "gave a line their words); re-admit each that should stay: "
-            "`tree-ring review readmit ID --reason WHY`",
+            "`tree-ring review readmit ID --reason WHY` (it says what to do for one whose own "
+            "id was forgotten)",
             False,
             "",
         )

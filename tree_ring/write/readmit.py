@@ -52,14 +52,23 @@ from tree_ring.write.pipeline import WriteResult
 ACTION = audit.READMISSION
 
 
+Refusing = Callable[[Memory], Sequence[Mapping[str, Any]]]
+
+
 def remember_over_tombstone(
-    store: Store, memory: Memory, actor: Actor, reason: str | None
+    store: Store,
+    memory: Memory,
+    actor: Actor,
+    reason: str | None,
+    elsewhere: Refusing | None = None,
 ) -> WriteResult:
+    """Write `memory` over the tombstones that refuse it: those of this
+    store, and those `elsewhere` finds against it (as `readmit_kept`)."""
     _person_only(actor, "--override-tombstone")
     reason = correct.check_reason(reason)
     memory = pipeline.prepare(memory)
     with store.write() as db:
-        stones = tombstones.find_all(db, memory.project, tombstones.check_keys(memory))
+        stones = _refusing(db, memory, elsewhere)
         if not stones:
             raise UsageError(
                 "nothing to override: this content was never forgotten or rejected; "
@@ -67,7 +76,8 @@ def remember_over_tombstone(
             )
         _travelling_reason(db, memory.project or "", reason)
         kept = rows.standing_with_content(db, [memory]).get(rows.content_key(memory))
-        if kept is not None:
+        # A row whose own id was forgotten never travels again: a copy is written.
+        if kept is not None and kept not in {str(s["memory_id"]) for s in stones}:
             return _readmitted(db, rows.get(db, kept), stones, actor, reason, memory.created_at)
         forgotten = list(dict.fromkeys(str(s["memory_id"]) for s in stones))
         memory = memory.replace(
@@ -88,7 +98,7 @@ def readmit_kept(
     memory_id: str,
     actor: Actor,
     reason: str | None,
-    elsewhere: Callable[[Memory], Sequence[Mapping[str, Any]]] | None = None,
+    elsewhere: Refusing | None = None,
 ) -> WriteResult:
     """`review readmit ID`: a row this store keeps, re-admitted as it stands
     over the tombstones its content matches: those of this store, and those
@@ -104,18 +114,30 @@ def readmit_kept(
                 f"{row.id} is no longer kept (retired, redacted, superseded or rejected); "
                 "only a memory that stands can be re-admitted as it is"
             )
-        stones = [
-            *tombstones.find_all(db, row.project, tombstones.check_keys(row)),
-            *(elsewhere(row) if elsewhere is not None else ()),
-        ]
+        stones = _refusing(db, row, elsewhere)
         if not stones:
             raise UsageError(
                 f"nothing to re-admit: no tombstone here or in the team ledger refuses "
                 f"{row.id}'s content; run `tree-ring sync` first if a teammate's forget "
                 "is not in this store yet"
             )
+        if row.id in {str(s["memory_id"]) for s in stones}:
+            raise Conflict(
+                f"{row.id} itself was forgotten, and a forgotten id never comes back: forget it "
+                f"here too (`tree-ring forget {row.id} --reason WHY`), then write its words "
+                "again under a new id (`tree-ring remember TEXT --override-tombstone --reason "
+                "WHY`, and `tree-ring review approve` it)"
+            )
         _travelling_reason(db, row.project or "", reason)
         return _readmitted(db, row, stones, actor, reason, at)
+
+
+def _refusing(db: Db, memory: Memory, elsewhere: Refusing | None) -> list[Mapping[str, Any]]:
+    """The tombstones that refuse `memory`: this store's, then `elsewhere`'s."""
+    return [
+        *tombstones.find_all(db, memory.project, tombstones.check_keys(memory)),
+        *(elsewhere(memory) if elsewhere is not None else ()),
+    ]
 
 
 def _travelling_reason(db: Db, project: str, reason: str) -> None:
