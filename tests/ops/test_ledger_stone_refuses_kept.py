@@ -3,7 +3,7 @@ Bob's memory holds, written before her tombstone reached him. Bob's store
 keeps his memory; every clone built from the ledger refuses it. `doctor`
 in Bob's clone says so for every memory a clone would hold live (an agent's
 dispute does not stop its line from travelling), and again when the copy a
-re-admission made is retired. Re-admitted as it stands (`review readmit`, or
+re-admission made stands beside it. Re-admitted as it stands (`review readmit`, or
 a `remember --override-tombstone` of its own words), the memory itself
 travels: every clone takes it, and the ledger settles."""
 
@@ -76,7 +76,9 @@ def test_a_memory_an_agent_disputed_still_counts(tmp_path: Path) -> None:
     assert _refuses(ledger_check(bob), his)
 
 
-def test_retiring_the_re_admitted_copy_is_named_again(tmp_path: Path) -> None:
+def test_a_copy_beside_it_leaves_it_named_until_it_is_re_admitted(tmp_path: Path) -> None:
+    """Every clone but this one drops its line, which this one writes back at
+    every sync: the same words under another id settle nothing."""
     bob, his, _ = _raced(tmp_path)
     # The same words in another scope: a copy, waiting for review.
     again = cli(
@@ -87,9 +89,9 @@ def test_retiring_the_re_admitted_copy_is_named_again(tmp_path: Path) -> None:
     copy = again.json()["id"]
     assert copy != his and again.json()["created"] is True
     ok(bob, "review", "approve", copy, "--reason", "checked")
-    assert ledger_check(bob)["ok"] is True
-    ok(bob, "refute", copy, "--reason", f"a duplicate of {his}")
     assert _refuses(ledger_check(bob), his)
+    ok(bob, "review", "readmit", his, "--reason", "kept on purpose")
+    assert ledger_check(bob)["ok"] is True
 
 
 def test_an_expired_memory_costs_no_clone_anything(tmp_path: Path) -> None:

@@ -292,9 +292,10 @@ def _stones_refusing_kept(
     - then, those any such line refuses, the store's own and those only the
       upstream's `history` holds included, each memory read as a clone reads
       its line (its words, less the keys a re-admission it carries
-      overrides) and not taken live under another id. This catches a widened
-      line once it is the upstream's (a sync records its hashes as the
-      store's own and keeps the memory), and a line only the history holds."""
+      overrides), whatever holds the same words under another id. This
+      catches a widened line once it is the upstream's (a sync records its
+      hashes as the store's own and keeps the memory), and a line only the
+      history holds."""
     stones = [
         line
         for line in [*lines, *history]
@@ -320,19 +321,9 @@ def _stones_refusing_kept(
             and (memory := _memory_of(line.data)) is not None
             and _refused_line(memory, line.data, every)
         }
-        if not dropped:
-            return refused, set()
-        # What a clone takes under another id, live there (a re-admission), is not lost.
-        taken = {
-            memory.content_hash
-            for line in _memory_lines(lines)
-            if line.data["id"] not in dropped
-            and (memory := _memory_of(line.data)) is not None
-            and memory.retired_at is None
-            and _travels(memory, now)
-            and not _refused_line(memory, line.data, every)
-        }
-        return refused, {name for name, content in dropped.items() if content not in taken}
+        # The same words under another id do not settle it: every clone but this
+        # one drops this line, and this one writes it back at every sync.
+        return refused, set(dropped)
     except TreeRingError:  # a store too damaged or too old to say
         return set(), set()
 
