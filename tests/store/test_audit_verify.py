@@ -96,6 +96,17 @@ def test_every_path_keeps_the_audit_whole(run_cli: CliRunner, busy: dict[str, st
             " ('{project}', 'sha256:feed', 'forgotten', 'x', 'mem_x', 'person', 't')",
             "1 tombstone(s) are named by no audit entry",
         ),
+        # Which memory a tombstone was forgotten as: the ledger's line says it.
+        (
+            "INSERT INTO tombstone_ids VALUES"
+            " ('{project}', 'mem_x', 'sha256:feed', 'forgotten', 't')",
+            "1 tombstone id record(s) name content no tombstone holds",
+        ),
+        (
+            "INSERT INTO tombstone_ids SELECT project, '{new}', content_hash, kind, created_at"
+            " FROM content_tombstones LIMIT 1",
+            "1 tombstone id record(s) name a memory this store keeps",
+        ),
     ],
 )
 def test_a_change_beside_the_chain_is_reported(

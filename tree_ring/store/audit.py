@@ -289,10 +289,26 @@ def verify(db: Db) -> Verification:
         bad(f"{len(stones - listed)} tombstone(s) are named by no audit entry")
     if listed - stones:
         bad(f"{len(listed - stones)} tombstone(s) named in the audit log are missing")
+    # Which memory each was forgotten as (the team ledger says it, line by
+    # line): only what a tombstone holds, never a memory this store keeps.
+    named = {row[0] for row in db.execute("SELECT DISTINCT content_hash FROM tombstone_ids")}
+    if named - stones:
+        bad(f"{len(named - stones)} tombstone id record(s) name content no tombstone holds")
+    keeps = db.scalar(_NAMES_KEPT)
+    if keeps:
+        bad(f"{keeps} tombstone id record(s) name a memory this store keeps")
     ok = not problems
     return Verification(
         ok, count, first_bad, problems[0] if problems else "", tuple(problems), unanchored
     )
+
+
+# A tombstone recorded for a memory that stands: none is, but a consolidation
+# rewritten in place, whose old text stays tombstoned under its own id.
+_NAMES_KEPT = (
+    "SELECT count(*) FROM tombstone_ids t JOIN memories m ON m.id = t.memory_id"
+    " WHERE m.retired_at IS NULL AND m.redacted_at IS NULL AND m.source_type != 'consolidation'"
+)
 
 
 def _detail(text: str) -> dict[str, Any]:
