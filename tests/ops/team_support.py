@@ -103,6 +103,21 @@ def pull(root: Path) -> None:
     git(root, "pull", "-q", "--no-rebase", "--no-edit")
 
 
+def settled(*roots: Path, rounds: int = 1) -> None:
+    """The ledger settles among `roots`: after `rounds` in which each clone in
+    turn pulls, syncs and publishes what changed (its audit anchor, once),
+    a round changes nothing in any of them."""
+    for _ in range(rounds):
+        for root in roots:
+            pull(root)
+            ok(root, "sync")
+            publish(root, "synced")
+    for root in roots:
+        pull(root)
+        ok(root, "sync")
+        assert git(root, "status", "--porcelain").stdout == "", root.name
+
+
 def shared_ids(root: Path) -> set[str]:
     with Store.open(root) as store:
         return {

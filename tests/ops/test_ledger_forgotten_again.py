@@ -19,10 +19,12 @@ from team_support import (
     git,
     hub,
     ledger_check,
+    ledger_entries,
     ok,
     publish,
     pull,
     remember,
+    settled,
     shared_ids,
 )
 
@@ -63,15 +65,7 @@ def test_each_memory_forgotten_keeps_its_line_and_no_clone_keeps_one(tmp_path: P
         assert ledger_check(root)["ok"] is True, root.name
     commit(bob, "synced")
     commit(fresh, "synced")
-    # A round publishing what each sync changed (its audit anchor), then none.
-    for root in (bob, fresh, alice):
-        pull(root)
-        ok(root, "sync")
-        publish(root, "synced")
-    for root in (bob, fresh, alice):
-        pull(root)
-        ok(root, "sync")
-        assert git(root, "status", "--porcelain").stdout == "", root.name
+    settled(bob, fresh, alice)
 
 
 def test_one_memory_forgotten_on_two_clones_settles_on_the_later_forget(
@@ -87,19 +81,11 @@ def test_one_memory_forgotten_on_two_clones_settles_on_the_later_forget(
     commit(alice, "forgotten here")
     ok(bob, "forget", memory, "--mode", "delete", "--reason", "wrong too")
     commit(bob, "forgotten there")
-    ats = set[str]()
-    for root in (alice, bob, alice, bob):
-        pull(root)
-        ok(root, "sync")
-        publish(root, "synced")
-    for root in (alice, bob):
-        pull(root)
-        ok(root, "sync")
-        assert git(root, "status", "--porcelain").stdout == "", root.name
-        [line] = [e for e in map(json.loads, (root / LEDGER).read_text().splitlines())
-                  if e.get("record") == "tombstone"]  # fmt: skip
-        ats.add(line["at"])
-    assert len(ats) == 1
+    settled(alice, bob, rounds=2)
+    [alice_line, bob_line] = [
+        [e for e in ledger_entries(root) if e.get("record") == "tombstone"] for root in (alice, bob)
+    ]
+    assert alice_line == bob_line and len(alice_line) == 1
 
 
 def test_a_memory_whose_own_id_was_forgotten_comes_back_under_a_new_id(

@@ -19,7 +19,6 @@ from team_support import (
     commit,
     expire,
     first_repo,
-    git,
     hub,
     ledger_check,
     ledger_entries,
@@ -27,6 +26,7 @@ from team_support import (
     publish,
     pull,
     remember,
+    settled,
     shared_ids,
 )
 
@@ -100,20 +100,6 @@ def test_an_expired_memory_costs_no_clone_anything(tmp_path: Path) -> None:
     assert ledger_check(bob)["ok"] is True
 
 
-def _settled(roots: list[Path]) -> None:
-    """The ledger settles: after a round in which each clone pulls, syncs and
-    publishes what changed (each one's audit anchor, once), a second round
-    changes nothing."""
-    for root in roots:
-        pull(root)
-        ok(root, "sync")
-        publish(root, "synced")
-    for root in roots:
-        pull(root)
-        ok(root, "sync")
-        assert git(root, "status", "--porcelain").stdout == "", root.name
-
-
 def test_re_admitting_the_kept_memory_lets_every_clone_take_it(tmp_path: Path) -> None:
     bob, his, shared = _raced(tmp_path)
     done = ok(bob, "--json", "review", "readmit", his, "--reason", "Bob's note stays").json()
@@ -128,7 +114,7 @@ def test_re_admitting_the_kept_memory_lets_every_clone_take_it(tmp_path: Path) -
     fresh = clone(shared, tmp_path, "fresh")
     assert his in shared_ids(fresh) and ledger_check(fresh)["ok"] is True
     # No line flips between the clones that kept it and those that took it.
-    _settled([bob, alice, fresh])
+    settled(bob, alice, fresh)
 
 
 def test_its_own_words_over_the_tombstone_re_admit_it_and_make_no_copy(
