@@ -137,7 +137,10 @@ def test_only_a_person_re_admits_and_only_a_kept_memory_a_tombstone_refuses(
 ) -> None:
     bob, his, _ = _raced(tmp_path)
     other = remember(bob, "Deploys freeze on Fridays after the release branch is cut")
+    # An agent's note holding the forgotten words, in its own partition.
+    partition = cli(bob, "--json", "remember", f"Seen: {TEXT}", environ=CLAUDE).json()["id"]
     refused = {
+        "partition": cli(bob, "review", "readmit", partition, "--reason", "x"),
         "agent": cli(bob, "review", "readmit", his, "--reason", "x", environ=CLAUDE),
         "no reason": cli(bob, "review", "readmit", his),
         "unrefused": cli(bob, "review", "readmit", other, "--reason", "x"),
@@ -152,6 +155,7 @@ def test_only_a_person_re_admits_and_only_a_kept_memory_a_tombstone_refuses(
     assert "person's decision" in refused["agent"].err
     assert "no tombstone here or in the team ledger refuses" in refused["unrefused"].err
     assert "no longer kept" in refused["retired"].err
+    assert "partition, which never travels" in refused["partition"].err
     readmissions = cli(bob, "--json", "audit", "log").json()["items"]
     assert not [e for e in readmissions if e.get("action") == "tombstone-override"]
 

@@ -42,7 +42,14 @@ from typing import Any
 
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, Denied, UsageError
-from tree_ring.model.record import MAX_REF, Memory, compiled_patterns, now_iso, parse_time
+from tree_ring.model.record import (
+    MAX_REF,
+    PRIVATE_SCOPES,
+    Memory,
+    compiled_patterns,
+    now_iso,
+    parse_time,
+)
 from tree_ring.store import audit, live, rows, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -113,6 +120,11 @@ def readmit_kept(
             raise Conflict(
                 f"{row.id} is no longer kept (retired, redacted, superseded or rejected); "
                 "only a memory that stands can be re-admitted as it is"
+            )
+        if row.scope in PRIVATE_SCOPES:
+            raise Conflict(
+                f"{row.id} is in its {row.scope} partition, which never travels: no clone "
+                "refuses it, so there is nothing to re-admit"
             )
         stones = _refusing(db, row, elsewhere)
         if not stones:
