@@ -53,6 +53,11 @@ _UNSEEN = (
 )
 
 
+def on_record(db: Db, project: str) -> Any:
+    """Every agent row of `project` still on record, seen or not (`_WHERE`)."""
+    return db.execute(f"SELECT m.* FROM memories m WHERE {_WHERE}", {"project": project})
+
+
 def filters(
     origin: str | None, session_id: str | None, since: str | None, agent_profile: str | None
 ) -> tuple[str, dict[str, Any]]:

@@ -205,13 +205,6 @@ def _apply_trusted(
                 provenance.note(db, memory_id, project_id, text, source, now)
 
 
-# The live rows agents wrote, or imported into their partitions (`store/inbox.py`).
-_AGENT_ROWS = (
-    f"SELECT * FROM memories m WHERE m.project = ? AND {inbox.AGENT_ROWS}"
-    " AND m.retired_at IS NULL AND m.redacted_at IS NULL AND m.trust != 'rejected'"
-)
-
-
 def _agent_copies(db: Db, project_id: str, lines: list[Line]) -> list[tuple[Memory, Line]]:
     """Each live row an agent wrote that one of the tombstone or redaction
     `lines` refuses as a write (`tombstones.check_keys`), with the first such
@@ -220,7 +213,7 @@ def _agent_copies(db: Db, project_id: str, lines: list[Line]) -> list[tuple[Memo
         return []
     named = {str(line.data["id"]) for line in lines}
     found: list[tuple[Memory, Line]] = []
-    for row in db.execute(_AGENT_ROWS, (project_id,)):
+    for row in inbox.on_record(db, project_id):
         memory = rows.from_row(row)
         if memory.id in named:
             continue
