@@ -111,6 +111,10 @@ def test_a_memory_whose_own_id_was_forgotten_comes_back_under_a_new_id(
     refused = cli(bob, "review", "readmit", first, "--reason", "it holds")
     assert refused.code == 1 and refused.err.count("\n") == 1
     assert f"{first} itself was forgotten" in refused.err
+    assert f"`tree-ring forget {first} --mode delete --reason WHY`" in refused.err
+    # Its own words over the tombstone would re-admit it: refused the same way.
+    again = cli(bob, "remember", TEXT, "--override-tombstone", "--reason", "it holds")
+    assert again.code == 1 and again.err == refused.err
     ok(bob, "forget", first, "--mode", "delete", "--reason", "the team forgot it")
     again = _readmit(bob, "it holds")
     assert shared_ids(bob) == {again} and ledger_check(bob)["ok"] is True

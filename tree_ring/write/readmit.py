@@ -83,9 +83,10 @@ def remember_over_tombstone(
             )
         _travelling_reason(db, memory.project or "", reason)
         kept = rows.standing_with_content(db, [memory]).get(rows.content_key(memory))
-        # A row whose own id was forgotten never travels again: a copy is written.
-        if kept is not None and kept not in {str(s["memory_id"]) for s in stones}:
-            return _readmitted(db, rows.get(db, kept), stones, actor, reason, memory.created_at)
+        if kept is not None:
+            row = rows.get(db, kept)
+            _not_forgotten_itself(row, stones)
+            return _readmitted(db, row, stones, actor, reason, memory.created_at)
         forgotten = list(dict.fromkeys(str(s["memory_id"]) for s in stones))
         memory = memory.replace(
             trust="pending",
@@ -133,15 +134,21 @@ def readmit_kept(
                 f"{row.id}'s content; run `tree-ring sync` first if a teammate's forget "
                 "is not in this store yet"
             )
-        if row.id in {str(s["memory_id"]) for s in stones}:
-            raise Conflict(
-                f"{row.id} itself was forgotten, and a forgotten id never comes back: forget it "
-                f"here too (`tree-ring forget {row.id} --reason WHY`), then write its words "
-                "again under a new id (`tree-ring remember TEXT --override-tombstone --reason "
-                "WHY`, and `tree-ring review approve` it)"
-            )
+        _not_forgotten_itself(row, stones)
         _travelling_reason(db, row.project or "", reason)
         return _readmitted(db, row, stones, actor, reason, at)
+
+
+def _not_forgotten_itself(row: Memory, stones: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse to re-admit a row whose own id a tombstone names: every clone
+    refuses that id for ever, so its words must travel under another."""
+    if row.id in {str(s["memory_id"]) for s in stones}:
+        raise Conflict(
+            f"{row.id} itself was forgotten, and a forgotten id never comes back: forget it "
+            f"here too (`tree-ring forget {row.id} --mode delete --reason WHY`), then write its "
+            "words again under a new id (`tree-ring remember TEXT --override-tombstone "
+            "--reason WHY`, and `tree-ring review approve` it)"
+        )
 
 
 def _refusing(db: Db, memory: Memory, elsewhere: Refusing | None) -> list[Mapping[str, Any]]:
