@@ -104,16 +104,15 @@ def test_a_clean_init_has_no_skipped_notes(tmp_path: Path) -> None:
     assert KEPT in summaries(bob)
 
 
-@pytest.mark.parametrize("verb", ["review readmit", "remember --override-tombstone"])
-def test_a_tombstone_only_the_history_holds_is_named(tmp_path: Path, verb: str) -> None:
-    """A branch adds a tombstone line holding a kept memory's words and
-    removes it again, so its diff shows no ledger change; merged, every new
-    clone reads it from the upstream's history and drops the memory."""
-    alice = first_repo(tmp_path)
-    shared = hub(tmp_path, alice)
-    kept = remember(alice, KEPT)
-    publish(alice, "a memory")
-    stone = {**forget_line(tmp_path, KEPT), "id": "mem_20261201_000000_0123456789ab"}
+def _only_in_history(
+    tmp_path: Path, alice: Path, shared: Path, memory_id: str, at: str | None = None
+) -> None:
+    """A branch adds a tombstone line of KEPT's words under `memory_id` (dated
+    `at`) and removes it again; Alice merges it with a merge commit, pushes
+    and syncs."""
+    stone = {**forget_line(tmp_path, KEPT), "id": memory_id}
+    if at is not None:
+        stone["at"] = at
     mallory = clone(shared, tmp_path, "mallory", init=False)
     git(mallory, "checkout", "-q", "-b", "feature")
     path = mallory / LEDGER
@@ -128,6 +127,18 @@ def test_a_tombstone_only_the_history_holds_is_named(tmp_path: Path, verb: str) 
     git(alice, "merge", "--no-ff", "-q", "--no-edit", "origin/feature")
     git(alice, "push", "-q")
     ok(alice, "sync")
+
+
+@pytest.mark.parametrize("verb", ["review readmit", "remember --override-tombstone"])
+def test_a_tombstone_only_the_history_holds_is_named(tmp_path: Path, verb: str) -> None:
+    """A branch adds a tombstone line holding a kept memory's words and
+    removes it again, so its diff shows no ledger change; merged, every new
+    clone reads it from the upstream's history and drops the memory."""
+    alice = first_repo(tmp_path)
+    shared = hub(tmp_path, alice)
+    kept = remember(alice, KEPT)
+    publish(alice, "a memory")
+    _only_in_history(tmp_path, alice, shared, "mem_20261201_000000_0123456789ab")
     assert kept in shared_ids(alice)
     check = ledger_check(alice)
     assert check["ok"] is False
@@ -152,3 +163,30 @@ def test_a_tombstone_only_the_history_holds_is_named(tmp_path: Path, verb: str) 
     ok(fresh, "sync")
     assert kept in shared_ids(fresh) and ledger_check(fresh)["ok"] is True
     assert kept in shared_ids(clone(shared, tmp_path, "newer"))
+
+
+def test_a_history_line_of_the_memorys_own_id_says_no_line_of_its_own(tmp_path: Path) -> None:
+    """The line only the history holds names the kept memory itself, dated
+    after the forget Alice then makes: a new clone keeps the content out, and
+    writes the lines the file holds, as the file holds them."""
+    alice = first_repo(tmp_path)
+    shared = hub(tmp_path, alice)
+    kept = remember(alice, KEPT)
+    publish(alice, "a memory")
+    _only_in_history(tmp_path, alice, shared, kept, at="2030-01-01T00:00:00.000000Z")
+    ok(alice, "forget", kept, "--mode", "delete", "--reason", "as the team did")
+    again = ok(
+        alice, "--json", "remember", KEPT, "--override-tombstone", "--reason", "it holds"
+    ).json()["id"]
+    ok(alice, "review", "approve", again, "--reason", "checked")
+    publish(alice, "its words under a new id")
+    fresh = clone(shared, tmp_path, "fresh")
+    assert shared_ids(fresh) == {again}
+    assert ledger_check(fresh)["ok"] is True
+    ok(fresh, "sync")  # its first sync adds its own audit anchor, and no other line
+    changed = [
+        json.loads(text[1:])["record"]
+        for text in git(fresh, "diff", "--", LEDGER).stdout.splitlines()
+        if text.startswith(("+{", "-{"))
+    ]
+    assert changed == ["anchor"]

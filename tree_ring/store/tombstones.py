@@ -276,17 +276,19 @@ def memory_ids(db: Db, project: str, *, agent: bool = False) -> set[str]:
     """The ids of the memories `project`'s tombstones were recorded for: the
     ids this store forgot, which no import may take. An agent's withdrawal
     names its id for an `agent`'s import only, as its hashes bind agents only."""
-    sql = "SELECT DISTINCT memory_id FROM tombstone_ids WHERE project = ?"
+    sql = "SELECT memory_id FROM {} WHERE project = ?"
     if not agent:
         sql += f" AND kind != '{WITHDRAWN}'"
-    return {str(row[0]) for row in db.execute(sql, (project,))}
+    both = f"{sql.format('tombstone_ids')} UNION {sql.format('content_tombstones')}"
+    return {str(row[0]) for row in db.execute(both, (project, project))}
 
 
 def forgotten_ids(db: Db, project: str) -> set[str]:
     """The ids of the memories a person's forget in `project` took (not a
     review's rejection, whose row stays; not an agent's withdrawal)."""
-    sql = "SELECT DISTINCT memory_id FROM tombstone_ids WHERE project = ? AND kind = ?"
-    return {str(row[0]) for row in db.execute(sql, (project, FORGOTTEN))}
+    sql = "SELECT memory_id FROM {} WHERE project = ? AND kind = ?"
+    both = f"{sql.format('tombstone_ids')} UNION {sql.format('content_tombstones')}"
+    return {str(row[0]) for row in db.execute(both, (project, FORGOTTEN, project, FORGOTTEN))}
 
 
 def held(db: Db, project: str, hashes: Sequence[str], *, forgets_only: bool = False) -> set[str]:
@@ -433,14 +435,18 @@ _INSERT_OVER_WITHDRAWN = (
 )
 
 
-def record_absent(db: Db, stones: Iterable[Sequence[str]]) -> None:
+def record_absent(db: Db, stones: Iterable[Sequence[str]], *, named: bool = True) -> None:
     """Insert tombstones that are not yet held, keeping any held one as it is
     but a withdrawal, which a forgotten or rejected one replaces:
     (project, content_hash, kind, reason, memory_id, actor, created_at) each.
-    What a ledger or an import brings, where the store's own record wins."""
+    What a ledger or an import brings, where the store's own record wins.
+    Without `named`, the memories they name are not recorded
+    (`schema.TOMBSTONE_IDS`): content kept out, that the team ledger no
+    longer names (a line only its history holds), says no line of its own."""
     stones = [tuple(s) for s in stones]
     db.executemany(_INSERT_OVER_WITHDRAWN, stones)
-    _named(db, stones, _NAME_BROUGHT)
+    if named:
+        _named(db, stones, _NAME_BROUGHT)
 
 
 def of_project(db: Db, project: str) -> list[Any]:

@@ -83,7 +83,9 @@ def record(
     hashes: list[str] = list(line.data["hashes"])
     at = str(line.data["at"])
     tombstones.record_absent(
-        db, [(project_id, h, kind, reason, memory_id, actor.name, at) for h in hashes]
+        db,
+        [(project_id, h, kind, reason, memory_id, actor.name, at) for h in hashes],
+        named=not content_only,
     )
     detail: dict[str, Any] = {"tombstones": hashes, "kind": kind}
     if not content_only:
