@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from team_support import (
     LEDGER,
     cli,
@@ -68,22 +69,25 @@ def test_each_memory_forgotten_keeps_its_line_and_no_clone_keeps_one(tmp_path: P
     settled(bob, fresh, alice)
 
 
+@pytest.mark.parametrize(
+    ("first", "then"), [("delete", "delete"), ("redact", "redact"), ("delete", "redact")]
+)
 def test_one_memory_forgotten_on_two_clones_settles_on_the_later_forget(
-    tmp_path: Path,
+    tmp_path: Path, first: str, then: str
 ) -> None:
     alice = first_repo(tmp_path)
     shared = hub(tmp_path, alice)
     memory = remember(alice, TEXT)
     publish(alice, "a memory")
     bob = clone(shared, tmp_path, "bob")
-    # Both forget it before either syncs: two tombstone lines for one id.
-    ok(alice, "forget", memory, "--mode", "delete", "--reason", "wrong")
+    # Both forget it before either syncs: two lines for one id.
+    ok(alice, "forget", memory, "--mode", first, "--reason", "wrong")
     commit(alice, "forgotten here")
-    ok(bob, "forget", memory, "--mode", "delete", "--reason", "wrong too")
+    ok(bob, "forget", memory, "--mode", then, "--reason", "wrong too")
     commit(bob, "forgotten there")
     settled(alice, bob, rounds=2)
     [alice_line, bob_line] = [
-        [e for e in ledger_entries(root) if e.get("record") == "tombstone"] for root in (alice, bob)
+        [e for e in ledger_entries(root) if e.get("id") == memory] for root in (alice, bob)
     ]
     assert alice_line == bob_line and len(alice_line) == 1
 

@@ -145,7 +145,7 @@ def state_line(
             return None
         hashes, at, kind, redacted, _ = stones
         if memory is None and redacted is not None:
-            return _as_kept(_redaction(memory_id, redacted, hashes), kept)
+            return _as_kept(_redaction(memory_id, at, hashes), kept)
         return _as_kept(
             Line(
                 {
@@ -161,9 +161,10 @@ def state_line(
     if memory.scope in PRIVATE_SCOPES:
         return None
     if memory.redacted_at is not None:
-        return _as_kept(
-            _redaction(memory.id, memory.redacted_at, stones[0] if stones else []), kept
-        )
+        # Dated as its tombstones are: the later of two clones' redactions of
+        # one memory, once each took the other's line (`tombstones.record_absent`).
+        at = stones[1] if stones else memory.redacted_at
+        return _as_kept(_redaction(memory.id, at, stones[0] if stones else []), kept)
     if memory.trust != "accepted" or memory.sensitivity != "normal":
         return None
     return _as_kept(Line(memory_line(memory, readmitted, ledger_files(files or ()))), kept)
