@@ -178,7 +178,7 @@ def _apply_trusted(
         mode = "delete" if line.data["record"] == ledger.TOMBSTONE else "redact"
         hashes = [str(h) for h in line.data["hashes"]]
         correct.forget_in(db, copy, mode, REASON, actor, str(line.data["at"]), decided=hashes)
-        report.forgotten.append(copy.id)
+        (report.forgotten if mode == "delete" else report.redacted).append(copy.id)
     # A consolidation rewritten in place here (when a forget above, or an
     # earlier one, took one of its sources) keeps its old text tombstoned
     # under its own id: the team's line for that id is its successor, not

@@ -210,14 +210,14 @@ def overridden(db: Db, memory_id: str) -> list[str]:
 CARRIED = "readmitted"  # the key an export row or a ledger line carries it under
 
 
-def carried(db: Db, project: str, ids: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+def carried(db: Db, project: str) -> dict[str, dict[str, Any]]:
     """Memory id -> its re-admission as a row of `project` carries it, for
     every row a person wrote over tombstones here or that arrived carrying
-    one (with `ids`, of those rows only): its reason with what the project
-    forgot since withheld (`govern/reasons.py`), as every read shows it."""
+    one: its reason with what the project forgot since withheld
+    (`govern/reasons.py`), as every read shows it."""
     from tree_ring.govern import reasons
 
-    return reasons.readmissions_shown(db, project, audit.readmissions(db, ids))
+    return reasons.readmissions_shown(db, project, audit.readmissions(db))
 
 
 def parse_carried(value: Any) -> dict[str, Any] | None:
