@@ -145,6 +145,8 @@ def test_a_tombstone_only_the_history_holds_is_named(tmp_path: Path, verb: str) 
     assert f"refuse 1 memory(ies) this store keeps ({kept})" in str(check["detail"])
     fresh = clone(shared, tmp_path, "fresh")
     assert kept not in shared_ids(fresh)
+    # The line only the history holds is in its audit log, naming no memory.
+    assert ok(fresh, "--json", "audit", "verify").json()["ok"] is True
     # The fresh clone's doctor names the team's line it drops, not an edit.
     assert ledger_check(fresh)["detail"] == (
         f"{LEDGER} holds 1 line(s) of the upstream's with words this store forgot ({kept}): "

@@ -102,6 +102,7 @@ def test_every_path_keeps_the_audit_whole(run_cli: CliRunner, busy: dict[str, st
             " ('{project}', 'mem_x', 'sha256:feed', 'forgotten', 't')",
             "1 tombstone id record(s) name content no tombstone holds",
         ),
+        ("DELETE FROM tombstone_ids", "3 forgotten memory(ies) lost their tombstone id records"),
         (
             "INSERT INTO tombstone_ids SELECT project, '{new}', content_hash, kind, created_at"
             " FROM content_tombstones LIMIT 1",

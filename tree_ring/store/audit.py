@@ -240,6 +240,8 @@ def verify(db: Db) -> Verification:
     last_state: dict[str, tuple[str, int]] = {}
     targets: set[str] = set()
     listed: set[str] = set()
+    # Memory id -> (seq, at) of the last entry that tombstoned content as it.
+    forgot: dict[str, tuple[int, str]] = {}
     for row in db.execute("SELECT * FROM audit_log ORDER BY seq"):
         count += 1
         seq: int = row["seq"]
@@ -259,7 +261,14 @@ def verify(db: Db) -> Verification:
         detail = _detail(row["detail"])
         for memory_id, state in _mapping(detail.get("states")).items():
             last_state[memory_id] = (str(state), seq)
-        listed.update(str(key) for key in _sequence(detail.get("tombstones")))
+        keys = _sequence(detail.get("tombstones"))
+        listed.update(str(key) for key in keys)
+        # An import's entry names the import, no memory; a line only the ledger's
+        # history holds names none either (`team/ledger_stones.py`).
+        target = str(row["target"])
+        if keys and row["action"] in _FORGETS and target.startswith("mem_"):
+            if not detail.get("history"):
+                forgot[target] = (seq, str(row["at"]))
     handed_out = db.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'audit_log'")
     if handed_out is not None and int(handed_out) != expected_seq - 1:
         bad(
@@ -297,12 +306,27 @@ def verify(db: Db) -> Verification:
     keeps = db.scalar(_NAMES_KEPT)
     if keeps:
         bad(f"{keeps} tombstone id record(s) name a memory this store keeps")
+    since = db.scalar("SELECT applied_at FROM schema_migrations WHERE name = ?", (_IDS,))
+    ids = {row[0] for row in db.execute("SELECT DISTINCT memory_id FROM tombstone_ids")}
+    lost = [
+        seq
+        for memory_id, (seq, at) in forgot.items()
+        if since is not None and at >= since and memory_id not in ids
+    ]
+    if lost:
+        bad(f"{len(lost)} forgotten memory(ies) lost their tombstone id records", min(lost))
     ok = not problems
     return Verification(
         ok, count, first_bad, problems[0] if problems else "", tuple(problems), unanchored
     )
 
 
+# The entries that tombstone content as the memory they target: a forget here,
+# a forget taken from the team ledger (not one only its history holds).
+_FORGETS = frozenset({"forget", "tombstone"})
+# The migration that records the memories tombstones were recorded as: the
+# entries since then each have theirs.
+_IDS = "0021_tombstone_ids"
 # A tombstone recorded for a memory that stands: none is, but a consolidation
 # rewritten in place, whose old text stays tombstoned under its own id.
 _NAMES_KEPT = (

@@ -88,12 +88,13 @@ def record(
         named=not content_only,
     )
     detail: dict[str, Any] = {"tombstones": hashes, "kind": kind}
-    if not content_only:
-        if redaction:
-            redactions.mark(db, memory_id, at)
-            detail["redacted"] = True
-        else:
-            redactions.unmark(db, memory_id)
+    if content_only:  # names no memory (`audit.verify` reads it so)
+        detail["history"] = True
+    elif redaction:
+        redactions.mark(db, memory_id, at)
+        detail["redacted"] = True
+    else:
+        redactions.unmark(db, memory_id)
     audit.append(db, actor, "tombstone", memory_id, detail)
 
 
