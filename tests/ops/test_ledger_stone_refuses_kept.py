@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from governance_support import CLAUDE
+from governance_support import CLAUDE, query
 from team_support import (
     cli,
     clone,
     commit,
     expire,
     first_repo,
+    git,
     hub,
     ledger_check,
     ledger_entries,
@@ -188,3 +189,30 @@ def test_a_re_admissions_reason_carries_no_forgotten_words(tmp_path: Path) -> No
     exported = [json.loads(row) for row in cli(bob, "export").out.splitlines()]
     [row] = [r for r in exported if r.get("id") == his]
     assert row["readmitted"]["reason"] == "kept: [withheld: forgotten content]"
+
+
+def test_a_reason_a_clone_takes_keeps_none_of_what_it_forgot(tmp_path: Path) -> None:
+    """A line written before a forget reached its clone quotes what the
+    team then forgot (Bob re-admits, quoting Alice's note, while Alice
+    forgets it; git merges the two): a new clone takes the re-admission
+    with those words withheld, in its audit log and its ledger line."""
+    bob, his, _ = _raced(tmp_path)
+    alice = tmp_path / "alice"
+    note = remember(alice, FORGOTTEN)
+    publish(alice, "a note")
+    ok(alice, "forget", note, "--mode", "delete", "--reason", "retired job")
+    commit(bob, "synced")
+    pull(bob)
+    ok(bob, "sync")
+    ok(bob, "review", "readmit", his, "--reason", f"kept, as {FORGOTTEN.lower()}")
+    publish(bob, "re-admitted")
+    commit(alice, "forgotten")
+    pull(alice)  # the merge driver, no sync: Bob's line as he wrote it
+    git(alice, "push", "-q")
+    fresh = clone(tmp_path / "alice-hub.git", tmp_path, "fresh")
+    assert his in shared_ids(fresh)
+    details = [str(row[0]) for row in query(fresh, "SELECT detail FROM audit_log")]
+    assert not [d for d in details if "billing cron" in d.lower()]
+    ok(fresh, "sync")
+    [line] = [e for e in ledger_entries(fresh) if e.get("id") == his]
+    assert line["readmitted"]["reason"] == "kept, as [withheld: forgotten content]"

@@ -267,9 +267,17 @@ def waiting_here(
 
 def take_carried(db: Db, actor: Actor, memory_id: str, readmission: dict[str, Any]) -> None:
     """Record a re-admission a trusted channel carried in, as this store's own
-    audit entry (what `overridden` and `review approve` read)."""
+    audit entry (what `overridden` and `review approve` read). Its reason
+    keeps none of what this store forgot: a line written before a forget had
+    reached its clone can quote it."""
+    from tree_ring.govern import reasons
+
+    row = rows.find(db, memory_id)
+    reason = str(readmission["reason"])
+    if row is not None:
+        reason = reasons.Withholding(db).reason(row.project or "", reason)
     detail: dict[str, Any] = {
-        "reason": readmission["reason"],
+        "reason": reason,
         "overrides": readmission["overrides"],
         "forgotten": list[str](),
         "kinds": list[str](),
