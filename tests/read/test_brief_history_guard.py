@@ -49,3 +49,37 @@ def test_a_root_holding_a_secret_gives_no_history_line(
     text = brief.build_brief(store, identity).text
     assert "[history]" not in text and added not in text and SECRET[:12] not in text
     assert "Tree Ring memory for project" in text and len(brief.select(store, identity)) > 0
+
+
+def _node_text(project_root: Path, root: str, text: str) -> None:
+    """The root node's content set to one entry of `text`, as a node sealed
+    before a newer rule reads now (or one edited by hand)."""
+    conn = sqlite3.connect(project.store_path(project_root))
+    with conn:
+        conn.execute("DROP TRIGGER tree_nodes_sealed")
+        conn.execute("UPDATE tree_nodes SET content = ? WHERE id = ?", (f"— {text}", root))
+    conn.close()
+
+
+# In what the line shows, across its cut (it shows about 560 bytes of text),
+# and just past it.
+@pytest.mark.parametrize("at", [0, brief.LINE_BYTES - 110, brief.LINE_BYTES - 20])
+def test_a_secret_in_what_the_line_shows_or_near_its_cut_gives_no_line(
+    store: Store, identity: Identity, rooted: str, project_root: Path, at: int
+) -> None:
+    filler = ("lorem " * 400)[:at]
+    _node_text(project_root, rooted, f"{filler} {SECRET} and the rest of the summary")
+    text = brief.build_brief(store, identity).text
+    assert "[history]" not in text and SECRET[:8] not in text
+
+
+def test_a_secret_past_the_cut_is_never_read_nor_shown(
+    store: Store, identity: Identity, rooted: str, project_root: Path
+) -> None:
+    """The guard reads what the line shows and a token's length past its cut;
+    the rest of a long node is never injected."""
+    filler = ("lorem " * 400)[: brief.LINE_BYTES + brief.CUT_MARGIN + 10]
+    _node_text(project_root, rooted, f"{filler} {SECRET}")
+    text = brief.build_brief(store, identity).text
+    [line] = [line for line in text.splitlines() if line.startswith("[history] ")]
+    assert line.startswith("[history] lorem lorem") and "ghp_" not in text

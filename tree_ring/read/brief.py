@@ -47,6 +47,9 @@ MAX_MINE = 2
 MINE = "[you] "
 MAX_BYTES = 6_000
 LINE_BYTES = 640  # 8 lines of this fit the budget with the header and fence
+# Characters past a line's cut that the guard reads too: a secret cut in two
+# by it is still found whole (a token's length and more).
+CUT_MARGIN = 512
 BEGIN = "----- BEGIN TREE RING RECALLED DATA -----"
 END = "----- END TREE RING RECALLED DATA -----"
 HEADER = (
@@ -348,12 +351,14 @@ def history_line(
             return None
     text = one_line(flat(content))
     # The guard as every memory line meets it: no secret, by today's rules (the
-    # node was sealed from clean rows, but a newer rule can find one now).
+    # node was sealed from clean rows, but a newer rule can find one now), in
+    # what the line shows and a token's length past its cut: a node holds up
+    # to a fanout of summaries, and the rest of it is never injected.
     # Sensitivity is the stored one, as for a memory line: the node was sealed
     # only from normal-sensitivity rows, and forgetting or redacting one of
     # them rebuilds it. Classifying here would build every sensitivity rule
     # on the hook's path.
-    if guard.find_secret(text) is not None:
+    if guard.find_secret(text[: LINE_BYTES + CUT_MARGIN]) is not None:
         return None
     # Nor a node holding what the person forgot in their user store, as the
     # rows it summarises are hidden (`forgotten`: the user store's forgets).
