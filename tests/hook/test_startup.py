@@ -202,7 +202,8 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     table and the record of the vector table that codes them (its header
     line: an empty store has nothing to code), and the modules that hold the
     later migrations' statements (the summary tree's leaves, the inbox's and
-    the refutations' indexes), bring them in only then."""
+    the refutations' indexes, the team ledger's kept lines, the tombstones'
+    memory ids), bring them in only then."""
     root = tmp_path / "clone"
     root.mkdir()
     guidance.init_project(root)
@@ -217,6 +218,8 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
         "tree_ring.store.leaves",
         "tree_ring.store.inbox",
         "tree_ring.store.refutations",
+        "tree_ring.store.ledger_rows",
+        "tree_ring.store.tombstone_ids",
         "tree_ring.model.fold",
         "tree_ring.model.morphy",
         "tree_ring.model.vectors",

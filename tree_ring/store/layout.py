@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tree_ring.store import anchors, inbox, refutations, schema
+from tree_ring.store import anchors, inbox, ledger_rows, refutations, schema, tombstone_ids
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,8 +70,8 @@ PARTS: tuple[Part, ...] = _latest([
         ("0011_anchors", anchors.ANCHORS),
         ("0016_inbox_imports", inbox.INBOX_INDEX[1:]),
         ("0017_refute_index", (refutations.REFUTES_INDEX,)),
-        ("0019_ledger_kept", schema.LEDGER_KEPT),
-        ("0021_tombstone_ids", schema.TOMBSTONE_IDS),
+        ("0019_ledger_kept", ledger_rows.LEDGER_KEPT),
+        ("0021_tombstone_ids", tombstone_ids.TOMBSTONE_IDS),
     )
     for part in _parts(migration, statements)
 ])  # fmt: skip
@@ -120,7 +120,7 @@ LOST = {
     "tombstone's own memory is filled in again)",
 }
 # Tables `recreate` fills again from what the store still holds.
-REFILL = {"tombstone_ids": schema.TOMBSTONE_IDS_FILL}
+REFILL = {"tombstone_ids": tombstone_ids.TOMBSTONE_IDS_FILL}
 
 
 def missing(db: Db, applied: list[str]) -> list[Part]:

@@ -72,7 +72,24 @@ def kept(db: Db) -> bool:
 
 # ------------------------- lines kept with fields a newer Tree Ring added
 
-# The table is `schema.LEDGER_KEPT`.
+# A team ledger line with fields a newer Tree Ring added (team/ledger_read.py):
+# the store writes `line` while it would write `plain` for the id (ledger_state.py).
+# It holds the memory's content, so it goes where the memory goes, as anchors do.
+LEDGER_KEPT = (
+    """CREATE TABLE ledger_kept (
+        memory_id  TEXT PRIMARY KEY,  -- the id the line is of (a memory, tombstone or redaction)
+        project    TEXT NOT NULL,     -- the project whose ledger it came from
+        plain      TEXT NOT NULL,     -- the line as this version writes it, without those fields
+        line       TEXT NOT NULL      -- the line as it came, those fields included
+    )""",
+    """CREATE TRIGGER memories_ledger_kept_delete AFTER DELETE ON memories BEGIN
+        DELETE FROM ledger_kept WHERE memory_id = old.id;
+    END""",
+    """CREATE TRIGGER memories_ledger_kept_redact AFTER UPDATE OF redacted_at ON memories
+    WHEN new.redacted_at IS NOT NULL BEGIN
+        DELETE FROM ledger_kept WHERE memory_id = new.id;
+    END""",
+)
 
 
 def kept_lines(
@@ -128,7 +145,7 @@ def drop_kept(db: Db, ids: Iterable[str]) -> None:
 def tombstones(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
     """(memory_id, content_hash, created_at, kind, redacted) of the project's
     content tombstones but an agent's withdrawals, for every memory each was
-    recorded as (`schema.TOMBSTONE_IDS`: a hash forgotten again under another
+    recorded as (`store/tombstone_ids.py`: a hash forgotten again under another
     id keeps its first), with `ids` of those memories only, by memory id then
     hash; `redacted` is when the memory's id was marked redacted (its
     redaction tombstone), NULL when it was not."""

@@ -570,58 +570,16 @@ def _ended_leaves(db: Db) -> None:
     drop_ended(db)
 
 
-# A team ledger line with fields a newer Tree Ring added (team/ledger_read.py):
-# the store writes `line` while it would write `plain` for the id (ledger_state.py).
-# It holds the memory's content, so it goes where the memory goes, as anchors do.
-LEDGER_KEPT = (
-    """CREATE TABLE ledger_kept (
-        memory_id  TEXT PRIMARY KEY,  -- the id the line is of (a memory, tombstone or redaction)
-        project    TEXT NOT NULL,     -- the project whose ledger it came from
-        plain      TEXT NOT NULL,     -- the line as this version writes it, without those fields
-        line       TEXT NOT NULL      -- the line as it came, those fields included
-    )""",
-    """CREATE TRIGGER memories_ledger_kept_delete AFTER DELETE ON memories BEGIN
-        DELETE FROM ledger_kept WHERE memory_id = old.id;
-    END""",
-    """CREATE TRIGGER memories_ledger_kept_redact AFTER UPDATE OF redacted_at ON memories
-    WHEN new.redacted_at IS NOT NULL BEGIN
-        DELETE FROM ledger_kept WHERE memory_id = new.id;
-    END""",
-)
-
-
 def _ledger_kept(db: Db) -> None:
+    from tree_ring.store.ledger_rows import LEDGER_KEPT
+
     for statement in LEDGER_KEPT:
         db.execute(statement)
 
 
-# Every memory id a content tombstone was recorded for. `content_tombstones`
-# holds one row a hash, naming the memory forgotten last; a hash forgotten
-# again under another id (content re-admitted, then forgotten again) keeps
-# its first id here too, so the team ledger's tombstone line of that first
-# memory stays in every clone's ledger (`ledger_rows.tombstones`): dropped,
-# a clone that never took it would keep the memory it forgot. Rows are only
-# added, as content tombstones are never removed.
-TOMBSTONE_IDS = (
-    """CREATE TABLE tombstone_ids (
-        project       TEXT NOT NULL,
-        memory_id     TEXT NOT NULL,  -- a memory the hash was forgotten or rejected as
-        content_hash  TEXT NOT NULL,
-        kind          TEXT NOT NULL,  -- as content_tombstones.kind, for this memory
-        created_at    TEXT NOT NULL,  -- when this memory's tombstone was recorded
-        PRIMARY KEY (project, memory_id, content_hash)
-    )""",
-)
-
-
-# What the table holds of the content tombstones alone: made so, and made so again.
-TOMBSTONE_IDS_FILL = (
-    "INSERT OR IGNORE INTO tombstone_ids(project, memory_id, content_hash, kind, created_at)"
-    " SELECT project, memory_id, content_hash, kind, created_at FROM content_tombstones"
-)
-
-
 def _tombstone_ids(db: Db) -> None:
+    from tree_ring.store.tombstone_ids import TOMBSTONE_IDS, TOMBSTONE_IDS_FILL
+
     for statement in TOMBSTONE_IDS:
         db.execute(statement)
     db.execute(TOMBSTONE_IDS_FILL)

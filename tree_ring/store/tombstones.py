@@ -401,7 +401,7 @@ def record(
     return written
 
 
-# Each memory a hash was tombstoned as (schema.TOMBSTONE_IDS), kept as the
+# Each memory a hash was tombstoned as (`store/tombstone_ids.py`), kept as the
 # hash's own row is: a forget here dates and kinds its id's anew, and a held
 # withdrawal gives way to anything else. One brought in (a ledger line, an
 # import) of the same kind and later dates it too: two clones that forgot
@@ -441,7 +441,7 @@ def record_absent(db: Db, stones: Iterable[Sequence[str]], *, named: bool = True
     (project, content_hash, kind, reason, memory_id, actor, created_at) each.
     What a ledger or an import brings, where the store's own record wins.
     Without `named`, the memories they name are not recorded
-    (`schema.TOMBSTONE_IDS`): content kept out, that the team ledger no
+    (`store/tombstone_ids.py`): content kept out, that the team ledger no
     longer names (a line only its history holds), says no line of its own."""
     stones = [tuple(s) for s in stones]
     db.executemany(_INSERT_OVER_WITHDRAWN, stones)
