@@ -13,6 +13,7 @@ from reliability_support import fts_consistent, raw
 
 from tree_ring.govern import contradictions
 from tree_ring.model import vectors
+from tree_ring.read import relations
 from tree_ring.store import schema
 from tree_ring.store.db import Store
 from tree_ring.upkeep import doctor
@@ -97,6 +98,35 @@ def test_lost_meaning_codes_are_found_and_rebuilt(run_cli: CliRunner, filled: St
     assert run_cli("--json", "remember", "Doctor fact after the repair").code == 0
     code, report = run_doctor(run_cli)
     assert by_name(report)["meaning"]["ok"]
+
+
+def test_a_related_words_file_its_checksum_does_not_match_is_named(
+    run_cli: CliRunner, filled: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recall's lookups read the related words' file without its checksum
+    (a pass over it would cost every recall a millisecond): the doctor is
+    where a file damaged in place is found, and it says to reinstall."""
+    data = Path(relations.PATH).read_bytes()
+    end = data.index(b"\n") + 1
+    at = end + len(data[end:]) // 2
+    damaged = tmp_path / "relations.dat"
+    damaged.write_bytes(data[:at] + bytes([data[at] ^ 1]) + data[at + 1 :])
+    shipped = relations.PATH
+    monkeypatch.setattr(relations, "PATH", str(damaged))
+    relations._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    try:
+        code, report = run_doctor(run_cli)
+        meaning = by_name(report)["meaning"]
+        assert code == 1 and not meaning["ok"] and not meaning["repairable"]
+        assert meaning["detail"] == (
+            f"every memory is coded, but the related words: {damaged} "
+            "is truncated or damaged; reinstall Tree Ring"
+        )
+    finally:
+        monkeypatch.setattr(relations, "PATH", shipped)
+        relations._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    code, report = run_doctor(run_cli)
+    assert code == 0 and by_name(report)["meaning"]["ok"]
 
 
 def test_codes_another_vector_table_made_are_found_and_made_again(

@@ -20,8 +20,11 @@ lists a full row of stronger ones.
 
 The file is read on the first lookup, never at import; a lookup then bisects
 the bytes for its line and parses only that line, so no table of every term
-is built. A missing, damaged or foreign file gives no relations (recall works
-on without them) and `problem()` says what is wrong.
+is built. A missing, truncated or foreign file gives no relations (recall
+works on without them) and `problem()` says what is wrong. The checksum is
+verified by `problem()` (which `doctor` calls), not by a lookup: its pass
+over the whole file would cost every recall a millisecond, more than all of
+its lookups, and a lookup keeps its contract whatever the bytes hold.
 """
 
 from __future__ import annotations
@@ -44,12 +47,15 @@ LIMIT = 12
 class _Table:
     """The file's bytes and where its body lies, or the reason it has none."""
 
-    __slots__ = ("body", "data", "problem")
+    __slots__ = ("body", "checksum", "data", "problem")
 
-    def __init__(self, data: bytes | mmap.mmap, body: int, problem: str | None) -> None:
+    def __init__(
+        self, data: bytes | mmap.mmap, body: int, problem: str | None, checksum: bytes = b""
+    ) -> None:
         self.data = data
         self.body = body
         self.problem = problem
+        self.checksum = checksum  # the header's crc32 of the body, 8 hex digits
 
 
 def _read(path: str) -> _Table:
@@ -73,10 +79,13 @@ def _read(path: str) -> _Table:
             f"{path} has version {fields[2].decode(errors='replace')}, "
             f"this Tree Ring reads version {VERSION}; reinstall Tree Ring",
         )
-    body = memoryview(data)[end + 1 :]  # a view: no copy of the body
-    if fields[3] != str(len(body)).encode() or fields[4] != b"%08x" % zlib.crc32(body):
-        return _Table(b"", 0, f"{path} is truncated or damaged; reinstall Tree Ring")
-    return _Table(data, end + 1, None)
+    if fields[3] != str(len(data) - end - 1).encode():
+        return _Table(b"", 0, _damaged(path))
+    return _Table(data, end + 1, None, fields[4])
+
+
+def _damaged(path: str) -> str:
+    return f"{path} is truncated or damaged; reinstall Tree Ring"
 
 
 @lru_cache(maxsize=1)
@@ -85,9 +94,15 @@ def _table() -> _Table:
 
 
 def problem() -> str | None:
-    """Why the data file gives no relations (missing, damaged, another
-    version), or None when it is sound. Reads the file if no lookup has."""
-    return _table().problem
+    """Why the data file gives no relations or unsound ones (missing,
+    truncated, another version, a body its checksum does not match), or None
+    when it is sound. Reads the whole file once."""
+    table = _table()
+    if table.problem is None and table.checksum != b"%08x" % zlib.crc32(
+        memoryview(table.data)[table.body :]
+    ):
+        return _damaged(PATH)
+    return table.problem
 
 
 def _row(table: _Table, key: bytes) -> bytes | None:
@@ -140,8 +155,8 @@ def related(term: str) -> tuple[tuple[str, float], ...]:
 
 def _parse(row: bytes, term: str) -> tuple[tuple[str, float], ...]:
     """`other:percent|...` as (other, weight) pairs without `term`; () for a
-    row the builder could not have written (the checksum passed, so only a
-    file written by hand or another tool gets here)."""
+    row the builder could not have written (a damaged file, or one written
+    by hand or by another tool)."""
     found: list[tuple[str, float]] = []
     try:
         for item in row.decode().split("|"):

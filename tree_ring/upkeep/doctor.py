@@ -27,6 +27,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NoStore, StoreBusy, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
+from tree_ring.read import relations
 from tree_ring.store import audit, fts, fts_shadow, health, layout, meaning, schema, settings
 from tree_ring.store.db import access, file_damage, remove_stale_builds, stale_builds
 from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
@@ -154,7 +155,8 @@ def check_fts(db: Db) -> Check:
 
 def check_meaning(db: Db) -> Check:
     """Recall's meaning codes (docs/RELATIONS.md): their table, and every
-    memory that can be coded coded."""
+    memory that can be coded coded; then the related words' file, whose
+    checksum only this check verifies (a recall's lookups do not)."""
     if not health.exists(db, "table", "memory_meaning"):
         return Check("meaning", False, "the meaning codes' table is missing", repairable=True)
     problem = vectors.problem()
@@ -169,6 +171,9 @@ def check_meaning(db: Db) -> Check:
     missing = meaning.uncoded(db)
     if missing:
         return Check("meaning", False, f"{missing} memory(ies) without a meaning code", True)
+    damaged = relations.problem()
+    if damaged is not None:
+        return Check("meaning", False, f"every memory is coded, but the related words: {damaged}")
     return Check("meaning", True, "every memory that holds a known word is coded")
 
 
