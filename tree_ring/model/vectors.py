@@ -44,8 +44,6 @@ import os
 import re
 import sys
 import zlib
-from array import array
-from bisect import bisect_left
 from functools import lru_cache
 from itertools import islice
 from operator import mul
@@ -55,8 +53,8 @@ from tree_ring.model.fold import searchable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
-    from typing import TypeVar
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any, TypeVar
 
     T = TypeVar("T")
 
@@ -92,7 +90,7 @@ class _Table:
 
     def __init__(self, problem: str | None = None) -> None:
         self.problem = problem
-        self.prints: array[int] = array("I")
+        self.prints: Sequence[int] = ()
         self.weights: bytes | memoryview = b""
         self.codes: bytes | memoryview = b""
         self.dims = 0
@@ -129,18 +127,12 @@ def _read(path: str) -> _Table:
         if bits not in (1, 2, 4, 8) or dims <= 0 or dims * bits % 8:
             raise ValueError
         width = dims * bits // 8
-        floats = array("f")
-        if floats.itemsize != 4:  # pragma: no cover - no platform Tree Ring runs on
-            raise ValueError
         head = 4 * dims * ((1 << bits) + 1)
         if len(body) != body_size or body_size != head + count * (5 + width):
             raise ValueError
         if b"%08x" % zlib.crc32(body[:head]) != fields[7]:
             raise ValueError
-        floats.frombytes(body[:head])
-        if sys.byteorder != "little":  # pragma: no cover
-            floats.byteswap()
-        values = floats.tolist()
+        values = list(_little(body[:head], "f"))
         step = 1 << bits
         levels = [values[step * d : step * d + step] for d in range(dims)]
         centre = values[step * dims :]
@@ -148,13 +140,8 @@ def _read(path: str) -> _Table:
     except ValueError:
         return _Table(f"{path} is truncated or damaged; reinstall Tree Ring")
     table = _Table()
-    prints = array("I")
-    if prints.itemsize != 4:  # pragma: no cover - no platform Tree Ring runs on
-        return _Table("this Python has no 4-byte unsigned array")
-    prints.frombytes(body[: 4 * count])
-    if sys.byteorder != "little":  # pragma: no cover
-        prints.byteswap()
-    table.prints = prints
+    # Read in place: a lookup bisects them, touching a few pages of the file.
+    table.prints = _little(body[: 4 * count], "I")
     table.weights = body[4 * count : 5 * count]
     table.codes = body[5 * count :]
     norm = sum(v * v for v in centre) ** 0.5 or 1.0
@@ -187,11 +174,31 @@ def identity() -> str | None:
     return None if table.problem is not None else table.identity
 
 
+def _little(data: bytes | memoryview, kind: str) -> Sequence[Any]:
+    """`data` as little-endian numbers of `kind` ("f" or "I", four bytes
+    each): read in place, without `array` (whose import a recall would pay)."""
+    if sys.byteorder == "little":
+        view = memoryview(data)
+        return view.cast("f") if kind == "f" else view.cast("I")
+    from array import array  # pragma: no cover - no platform Tree Ring runs on
+
+    swapped = array(kind, bytes(data))  # pragma: no cover
+    swapped.byteswap()  # pragma: no cover
+    return swapped  # pragma: no cover
+
+
 def _index(table: _Table, term: str) -> int:
+    """Where `term`'s fingerprint is among the table's, or -1 (a bisection)."""
     key = fingerprint(term)
     prints = table.prints
-    at = bisect_left(prints, key)
-    return at if at < len(prints) and prints[at] == key else -1
+    lo, hi = 0, len(prints)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if prints[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < len(prints) and prints[lo] == key else -1
 
 
 # A term's weighted vector is packed into one int, FIELD bits an axis, each
@@ -215,21 +222,18 @@ def _vector(term: str) -> tuple[float, int] | None:
     bits = table.bits
     mask = (1 << bits) - 1
     shifts = range(0, 8, bits)
-    fields = array("I")
-    for byte in table.codes[i * table.width : (i + 1) * table.width]:
-        for shift in shifts:
-            value = next(levels)[(byte >> shift) & mask]
-            fields.append(round(value * weight * SCALE) + OFFSET)
-    if sys.byteorder != "little":  # pragma: no cover
-        fields.byteswap()
-    return weight, int.from_bytes(fields.tobytes(), "little")
+    fields = [
+        (round(next(levels)[(byte >> shift) & mask] * weight * SCALE) + OFFSET).to_bytes(
+            FIELD // 8, "little"
+        )
+        for byte in table.codes[i * table.width : (i + 1) * table.width]
+        for shift in shifts
+    ]
+    return weight, int.from_bytes(b"".join(fields), "little")
 
 
 def _unpacked(total: int, terms: int, dims: int) -> list[float]:
-    fields = array("I")
-    fields.frombytes(total.to_bytes(dims * FIELD // 8, "little"))
-    if sys.byteorder != "little":  # pragma: no cover
-        fields.byteswap()
+    fields = _little(total.to_bytes(dims * FIELD // 8, "little"), "I")
     base = terms * OFFSET
     return [(v - base) / SCALE for v in fields]
 
@@ -322,7 +326,7 @@ def code(vector: list[float]) -> bytes:
     # A unit vector's values are within [-1, 1]: no byte needs clamping.
     scaled = [round(v * 127) for v in vector]
     bits = sum(1 << d for d, v in enumerate(scaled) if v > 0)
-    return bits.to_bytes(len(vector) // 8, "little") + array("b", scaled).tobytes()
+    return bits.to_bytes(len(vector) // 8, "little") + bytes(v & 0xFF for v in scaled)
 
 
 def signs(stored: bytes) -> int:

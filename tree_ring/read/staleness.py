@@ -15,7 +15,6 @@ ledger's anchors against its own checkout.
 
 from __future__ import annotations
 
-from tree_ring.model.anchor import Check, Checker
 from tree_ring.model.errors import TreeRingError
 from tree_ring.store import anchors as stored
 
@@ -23,6 +22,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from tree_ring.model.anchor import Check
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
     from tree_ring.store.db import Store
@@ -38,10 +38,15 @@ def checks(
     """Each anchored memory of `ids`, with what each of its files is now: in
     one pass, so each file is hashed at most once, and with `budget`, no more
     than that many bytes hashed (a file past it is unchecked)."""
+    anchored = stored.of(db, ids)
+    if not anchored:
+        return {}
+    from tree_ring.model.anchor import Checker
+
     checker = Checker(root, budget)
     return {
         memory_id: [checker.check(anchor) for anchor in anchors]
-        for memory_id, anchors in stored.of(db, ids).items()
+        for memory_id, anchors in anchored.items()
     }
 
 

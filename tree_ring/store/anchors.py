@@ -8,13 +8,12 @@ asked to (`stale`).
 
 from __future__ import annotations
 
-from tree_ring.model.anchor import Anchor
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any
 
+    from tree_ring.model.anchor import Anchor
     from tree_ring.model.identity import Identity
     from tree_ring.store.sql import Db
 
@@ -117,7 +116,12 @@ def of_project(db: Db, project: str) -> dict[str, list[Anchor]]:
 
 def _grouped(found_rows: Iterable[Any]) -> dict[str, list[Anchor]]:
     found: dict[str, list[Anchor]] = {}
-    for row in found_rows:
+    rows = list(found_rows)
+    if not rows:  # most reads: no anchored memory, and no model of one to load
+        return found
+    from tree_ring.model.anchor import Anchor
+
+    for row in rows:
         memory_id, path, blob, size, mtime_ns, commit, at = tuple(row)
         found.setdefault(memory_id, []).append(Anchor(path, blob, size, mtime_ns, commit, at))
     return found
