@@ -10,11 +10,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tree_ring.cli import app, reference
+from tree_ring.cli import argparsing, reference
 
 
 def main() -> int:
-    sys.stdout.write(reference.markdown(reference.walk(app.build_parser(), "", "")))
+    sys.stdout.write(reference.markdown(reference.walk(argparsing.build_parser(), "", "")))
     return 0
 
 

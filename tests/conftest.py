@@ -8,8 +8,9 @@ the session it happens to run inside. Helpers live in helpers.py.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import (  # re-exported for tests that import them from here
@@ -25,6 +26,7 @@ from helpers import (  # re-exported for tests that import them from here
 )
 from processes import Spawner
 
+from tree_ring.cli import argparsing, reader
 from tree_ring.harness import guidance
 from tree_ring.model import project
 from tree_ring.model.identity import Identity
@@ -35,6 +37,23 @@ __all__ = ["AGENT", "LAUNCHER", "PERSON", "REPO", "CliRunner", "Run", "make_memo
 HARNESS_VARS = ("CLAUDECODE", "AI_AGENT")
 HARNESS_PREFIXES = ("TREE_RING_", "CLAUDE_", "CODEX_")
 TERMINAL_SIZE_VARS = ("LINES", "COLUMNS")
+
+
+_read = reader.read
+
+
+def _read_both_ways(
+    words: Sequence[str], verb: str, handler: Callable[..., int], arguments: Callable[[Any], None]
+) -> Any:
+    """The CLI's reader, checked against argparse on every line a test runs:
+    a line it reads, argparse reads to the same names and values."""
+    found = _read(words, verb, handler, arguments)
+    if found is not None:
+        assert vars(found) == vars(argparsing.parse(words)), list(words)
+    return found
+
+
+reader.read = _read_both_ways
 
 
 @pytest.fixture(autouse=True)

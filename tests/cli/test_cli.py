@@ -7,11 +7,11 @@ import argparse
 import pytest
 from helpers import REPO, CliRunner
 
-from tree_ring.cli import app
+from tree_ring.cli import argparsing
 
 
 def verbs() -> dict[str, argparse.ArgumentParser]:
-    parser = app.build_parser()
+    parser = argparsing.build_parser()
     for action in parser._actions:  # pyright: ignore[reportPrivateUsage]
         if isinstance(action, argparse._SubParsersAction):  # pyright: ignore[reportPrivateUsage]
             return dict(action.choices)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType]

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tree_ring.cli import context
+from tree_ring.cli import argparsing
 
 
 @pytest.mark.parametrize(
@@ -15,12 +15,12 @@ from tree_ring.cli import context
 def test_columns_without_a_terminal(
     monkeypatch: pytest.MonkeyPatch, columns: str | None, width: int
 ) -> None:
-    monkeypatch.setattr(context, "_width", [])
+    monkeypatch.setattr(argparsing, "_width", [])
     monkeypatch.setattr(sys, "__stdout__", None)  # no terminal to ask
     if columns is None:
         monkeypatch.delenv("COLUMNS", raising=False)
     else:
         monkeypatch.setenv("COLUMNS", columns)
-    assert context._columns() == width  # pyright: ignore[reportPrivateUsage]
+    assert argparsing._columns() == width  # pyright: ignore[reportPrivateUsage]
     monkeypatch.setenv("COLUMNS", "99")
-    assert context._columns() == width  # measured once per process
+    assert argparsing._columns() == width  # measured once per process

@@ -18,7 +18,7 @@ from governance_support import CLAUDE
 from helpers import REPO, CliRunner
 from jsonschema.exceptions import best_match
 
-from tree_ring.cli import app, reference
+from tree_ring.cli import app, argparsing, reference
 
 SCHEMA_PATH = REPO / "docs" / "cli-output.schema.json"
 BACKUPS = "Nightly backups go to the cold bucket"
@@ -34,7 +34,7 @@ def definition_name(command: str) -> str:
 
 
 def parser_commands() -> set[str]:
-    return {leaf.name for leaf in reference.leaves(reference.walk(app.build_parser()))}
+    return {leaf.name for leaf in reference.leaves(reference.walk(argparsing.build_parser()))}
 
 
 def _seed(run_cli: CliRunner, tmp_path: Path, root: Path) -> dict[str, str]:

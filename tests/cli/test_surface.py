@@ -12,7 +12,7 @@ import pytest
 from governance_support import CLAUDE, write
 from helpers import PERSON, REPO, CliRunner, make_memory
 
-from tree_ring.cli import app, reference
+from tree_ring.cli import app, argparsing, reference
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
 
@@ -86,7 +86,7 @@ def test_a_word_like_no_verb_points_at_help(run_cli: CliRunner) -> None:
 
 
 def _verb_parser(name: str) -> tuple[str, str]:
-    parser = app.build_parser({name}, listed=False)
+    parser = argparsing.build_parser({name}, listed=False)
     verb = next(c for c in reference.walk(parser).actions if c.name == name)
     return verb.parser.epilog or "", reference.help_text(verb.parser)
 
@@ -133,7 +133,7 @@ def test_capture_help_states_the_agents_partition() -> None:
 
 def test_the_cli_reference_is_current() -> None:
     written = (REPO / "docs" / "CLI.md").read_text(encoding="utf-8")
-    generated = reference.markdown(reference.walk(app.build_parser()))
+    generated = reference.markdown(reference.walk(argparsing.build_parser()))
     assert written == generated, "run: python3 scripts/cli_docs.py > docs/CLI.md"
 
 
@@ -153,7 +153,7 @@ def test_completion_names_every_verb_and_action(run_cli: CliRunner, shell: str) 
     result = run_cli("completion", shell)
     assert result.code == 0, result.err
     script = result.out
-    for leaf in reference.leaves(reference.walk(app.build_parser())):
+    for leaf in reference.leaves(reference.walk(argparsing.build_parser())):
         for word in leaf.name.split():
             assert re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", script), (shell, word)
     flag = "-l " if shell == "fish" else "--"

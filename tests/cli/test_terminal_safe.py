@@ -12,7 +12,7 @@ import pytest
 from conftest import CliRunner, run_process
 
 from tree_ring.mcp import server
-from tree_ring.model.arguments import QuietParser
+from tree_ring.model.parsers import QuietParser
 from tree_ring.model.text import error_safe, terminal_safe
 
 HOSTILE = "Deploys \x1b]0;PWNED\x07freeze \x1b[31mon\x1b[0m \u202eFridays"

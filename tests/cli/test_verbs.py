@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, CliRunner
 
-from tree_ring.cli import app
+from tree_ring.cli import app, argparsing
 from tree_ring.cli.context import memory_flags
 from tree_ring.model.frozen import fields
 from tree_ring.model.record import Memory
@@ -97,7 +97,7 @@ def _probe(*argv: str, cwd: Path) -> set[str]:
 def test_help_lists_every_verb_without_importing_one(project_root: Path) -> None:
     modules = _probe("--help", cwd=project_root)
     assert not {f"tree_ring.cli.{group}" for group in GROUPS} & modules
-    help_text = app.build_parser(()).format_help()
+    help_text = argparsing.build_parser(()).format_help()
     for name, (_, text) in app.VERBS.items():
         assert name in help_text and text.split()[0] in help_text
 
@@ -111,7 +111,15 @@ def test_recall_loads_only_the_read_path(project_root: Path, run_cli: CliRunner)
     assert not {"tree_ring.read.brief", "tree_ring.guard", "tree_ring.store.audit"} & modules
     costly = {"dataclasses", "typing", "pathlib", "inspect", "shutil", "json", "locale", "gettext"}
     assert not costly & modules
-    assert "argparse" in modules
+    # The line is read by the verb's declaration: argparse is for help and mistakes.
+    assert not {"argparse", "tree_ring.cli.argparsing"} & modules
+
+
+def test_a_mistake_is_argparses_to_name(project_root: Path, run_cli: CliRunner) -> None:
+    run_cli("remember", "Recall finds this")
+    modules = _probe("recall", "finds", "--lim", "2", cwd=project_root)
+    assert {"argparse", "tree_ring.cli.argparsing"} <= modules
+    assert "gettext" not in modules
 
 
 def _argparse_messages(first: str) -> list[str]:
@@ -143,7 +151,7 @@ def test_argparse_speaks_as_before_without_gettext_and_gettext_stays_whole() -> 
     """The CLI gives argparse plain message functions in place of gettext's:
     its messages, plurals too, read as they do with gettext, and gettext
     imported afterwards is the real module."""
-    plain, as_ever = _argparse_messages("tree_ring.cli"), _argparse_messages("gettext")
+    plain, as_ever = _argparse_messages("tree_ring.cli.argparsing"), _argparse_messages("gettext")
     assert plain[0] == "False" and as_ever[0] == "True"  # gettext loaded, or not
     assert plain[1:] == as_ever[1:]
     assert "argument --pair: expected 2 arguments" in plain
@@ -154,12 +162,13 @@ def test_an_argparse_that_asks_gettext_for_more_gets_gettext(tmp_path: Path) -> 
     """Should a Python's argparse import more of gettext than the two plain
     functions, it is imported as ever, with gettext itself."""
     (tmp_path / "argparse.py").write_text(
-        "from gettext import gettext as _, ngettext, pgettext\nASKED = pgettext('c', 'm')\n",
+        "from gettext import gettext as _, ngettext, pgettext\nASKED = pgettext('c', 'm')\n"
+        "ArgumentParser = HelpFormatter = object\n",  # what the CLI's subclasses derive from
         encoding="utf-8",
     )
     script = (
         f"import sys; sys.path[:0] = [{str(tmp_path)!r}, {str(REPO)!r}]\n"
-        "import tree_ring.cli, argparse, gettext\n"
+        "import tree_ring.cli.argparsing, argparse, gettext\n"
         "print(argparse.ASKED, callable(gettext.translation))\n"
     )
     done = subprocess.run(
@@ -186,7 +195,7 @@ def test_each_verb_parses_as_it_did_with_every_verb_built(project_root: Path) ->
     ]
     for words in lines:
         alone = vars(app.parse(words))
-        together = vars(app.build_parser().parse_args(words))
+        together = vars(argparsing.build_parser().parse_args(words))
         assert alone == together
 
 

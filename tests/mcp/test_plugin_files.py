@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tree_ring.cli import app
+from tree_ring.cli import argparsing
 
 REPO = Path(__file__).resolve().parents[2]
 COMMANDS = sorted(p.stem for p in (REPO / "commands").glob("*.md"))
@@ -29,7 +29,7 @@ def load(path: str) -> dict[str, Any]:
 
 
 def cli_verbs() -> set[str]:
-    parser = app.build_parser()
+    parser = argparsing.build_parser()
     sub = parser._subparsers  # pyright: ignore[reportPrivateUsage]
     assert sub is not None
     (action,) = [a for a in sub._group_actions]  # pyright: ignore[reportPrivateUsage]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,10 @@ from tree_ring.cli import progress
 from tree_ring.cli.context import Arguments, Context, Handler, identity_flags, listing, nested
 from tree_ring.sources import dox, revolve
 from tree_ring.sources.filesync import KINDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 CHANGES = {
     "create": ("created", "would create"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import functools
 import json
@@ -15,6 +14,7 @@ from typing import Any
 from tree_ring.cli import progress
 from tree_ring.cli.context import (
     SKIPPED_SHOWN,
+    SUPPRESS,
     Arguments,
     Context,
     Handler,
@@ -38,6 +38,10 @@ from tree_ring.store.live import View
 from tree_ring.transfer import jsonl as transfer
 from tree_ring.transfer import original
 from tree_ring.transfer.lines import open_lines
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 
 def cmd_init(ctx: Context) -> int:
@@ -512,19 +516,19 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
     # `audit` alone is `audit log` (or the findings with --audit-type), as it always was.
     limit_flag(p, 50, "log: the newest N entries (default: 50)")
     p.add_argument("--target", help="log: only entries about this memory id")
-    _findings_flags(p, argparse.SUPPRESS)
+    _findings_flags(p, SUPPRESS)
     p.set_defaults(audit_type=None, stale_days=findings.STALE_DAYS)
     action = nested(p, "audit_action", "audit", required=False)
     s = action("log", cmd_audit_log, "the newest entries of the hash-chained audit log")
-    limit_flag(s, argparse.SUPPRESS, "the newest N (default: 50)")
-    s.add_argument("--target", default=argparse.SUPPRESS, help="only entries about this memory id")
+    limit_flag(s, SUPPRESS, "the newest N (default: 50)")
+    s.add_argument("--target", default=SUPPRESS, help="only entries about this memory id")
     action(
         "verify", cmd_audit_verify, "check the chain and that every row and tombstone matches it"
     )
     s = action(
         "findings", cmd_audit_findings, "what needs a person: contradictions, stale rows, ..."
     )
-    _findings_flags(s, argparse.SUPPRESS)
+    _findings_flags(s, SUPPRESS)
 
 
 def _findings_flags(p: argparse.ArgumentParser, default: Any) -> None:

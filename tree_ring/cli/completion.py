@@ -6,10 +6,12 @@ declares them when it is printed; print it again after an upgrade.
 
 from __future__ import annotations
 
-import argparse
-
 from tree_ring.cli import reference
 from tree_ring.cli.context import Arguments, Context, Handler
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 SHELLS = ("bash", "zsh", "fish")
 
@@ -109,9 +111,9 @@ def _fish_option(condition: str, option: reference.Option) -> list[str]:
 
 
 def cmd_completion(ctx: Context) -> int:
-    from tree_ring.cli import app  # the whole parser, built only for this verb
+    from tree_ring.cli import argparsing  # the whole parser, built only for this verb
 
-    root = reference.walk(app.build_parser())
+    root = reference.walk(argparsing.build_parser())
     script = {"bash": bash, "zsh": zsh, "fish": fish}[ctx.args.shell](root)
     ctx.emit({"shell": ctx.args.shell, "script": script}, script)
     return 0

@@ -6,7 +6,6 @@ handler behind `recall --tree QUERY`.
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from tree_ring.cli import progress
@@ -32,6 +31,8 @@ from tree_ring.upkeep import consolidate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+
     from tree_ring.model.record import Memory
     from tree_ring.store.live import View
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tree_ring.cli.context import Context, Formatter, Handler, nested
+from tree_ring.cli.argparsing import Formatter
+from tree_ring.cli.context import Context, Handler, nested
 from tree_ring.govern import admission, coordinator
 from tree_ring.harness import checkpoint
 from tree_ring.model.errors import UsageError

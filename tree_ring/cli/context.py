@@ -1,20 +1,20 @@
-"""What every command handler shares: the context, the common flags, and argparse's formatter.
+"""What every command handler shares: the context and the common flags.
 
 Each module in this package holds one group of verbs and a `VERBS` table of
-each verb's handler and arguments; `tree_ring.cli.app` builds the parser of
-the one verb a call names, and is the one place where errors become messages
-and exit codes. A memory's flags come from `Memory`'s declaration.
+each verb's handler and arguments, declared as argparse's calls;
+`tree_ring.cli.app` reads a command line by the one verb it names (with
+`tree_ring.cli.reader`, or argparse for help and mistakes), and is the one
+place where errors become messages and exit codes. A memory's flags come
+from `Memory`'s declaration. Nothing here imports argparse.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
 
 from tree_ring.model import jsontext, project
-from tree_ring.model.arguments import UsageParser
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Field, fields
 from tree_ring.model.identity import Identity, harness_origin, resolve
@@ -25,6 +25,7 @@ from tree_ring.store.live import View
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any, TextIO
 
@@ -252,65 +253,13 @@ def showing(shown: int, total: int, more_than: int | None = None) -> str:
 
 Handler = Callable[[Context], int]
 # A verb's arguments, added to its parser.
-Arguments = Callable[[argparse.ArgumentParser], None]
+Arguments = Callable[["argparse.ArgumentParser"], None]
+# argparse's mark for "no default: leave the name unset" (argparse.SUPPRESS).
+SUPPRESS = "==SUPPRESS=="
 
 
 def no_arguments(_parser: argparse.ArgumentParser) -> None:
     """For a verb that takes only the common flags."""
-
-
-_width: list[int] = []
-
-
-def _columns() -> int:
-    """The terminal's width, as `shutil.get_terminal_size` finds it (once)."""
-    if _width:
-        return _width[0]
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-    except ValueError:
-        columns = 0
-    stream = sys.__stdout__
-    if columns <= 0 and stream is not None:
-        try:
-            columns = os.get_terminal_size(stream.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    _width.append(columns if columns > 0 else 80)
-    return _width[0]
-
-
-class Parser(UsageParser):
-    """The CLI's parser: argparse's, with no value echoed in an error (see
-    model/arguments.py), the closest choice suggested for a mistyped verb or
-    action, and its errors raised as `UsageError`, so they reach the CLI's one
-    error place (and come out as JSON under `--json`)."""
-
-
-class Formatter(argparse.HelpFormatter):
-    """argparse's help formatter, without its `import shutil` (which imports
-    the compression modules): argparse makes one for every argument it adds,
-    so every call of the CLI would pay for it."""
-
-    def __init__(
-        self,
-        prog: str,
-        indent_increment: int = 2,
-        max_help_position: int = 24,
-        width: int | None = None,
-    ) -> None:
-        super().__init__(
-            prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
-        )
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        # An epilog's example lines (indented) are kept as written; prose is filled.
-        return "\n".join(
-            indent + line
-            if line.startswith("  ")
-            else super(Formatter, self)._fill_text(line, width, indent)
-            for line in text.splitlines()
-        )
 
 
 def examples(lines: Iterable[str]) -> str:
@@ -318,7 +267,7 @@ def examples(lines: Iterable[str]) -> str:
     return "examples:\n" + "\n".join(f"  {line}" for line in lines)
 
 
-Action = Callable[[str, Handler, str], argparse.ArgumentParser]
+Action = Callable[[str, Handler, str], "argparse.ArgumentParser"]
 
 
 def nested(
@@ -331,10 +280,15 @@ def nested(
     sub = parent.add_subparsers(dest=dest, metavar="ACTION", required=required)
 
     def action(name: str, handler: Handler, help_text: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text, formatter_class=Formatter)
-        p.add_argument("--root", default=argparse.SUPPRESS, help="project directory")
+        p = sub.add_parser(
+            name,
+            help=help_text,
+            description=help_text,
+            formatter_class=parent.formatter_class,
+        )
+        p.add_argument("--root", default=SUPPRESS, help="project directory")
         p.add_argument(
-            "--json", action="store_true", default=argparse.SUPPRESS, help="print one JSON document"
+            "--json", action="store_true", default=SUPPRESS, help="print one JSON document"
         )
         p.set_defaults(handler=handler, command_name=f"{verb} {name}")
         return p
@@ -342,46 +296,38 @@ def nested(
     return action
 
 
-class AtLeast(argparse.Action):
-    """A whole-number flag with a floor, checked as argparse reads it, so
-    every verb that takes `--limit` (or `--offset`) refuses a value below it
-    alike, before any work: `--limit takes a count of 1 or more, not 0`.
-    A value past `MOST` is refused too: SQLite's integers stop at 2**63."""
+def at_least(flag: str, minimum: int) -> Callable[[str], int]:
+    """The type of a whole-number flag with a floor, checked as the flag is
+    read, so every verb that takes `--limit` (or `--offset`) refuses a value
+    below it alike, before any work: `--limit takes a count of 1 or more,
+    not 0`. A value past `MOST_COUNT` is refused too: SQLite's integers stop
+    at 2**63. Not a number: the parser's error (`KINDS["count"]`)."""
 
-    MOST = 10**15
+    def count(value: str) -> int:
+        number = int(value)
+        if number < minimum:
+            wanted = "a count of 1 or more" if minimum == 1 else f"{minimum} or more"
+            raise UsageError(f"{flag} takes {wanted}, not {number}")
+        if number > MOST_COUNT:
+            raise UsageError(f"{flag} takes at most {MOST_COUNT:,}, not {number:,}")
+        return number
 
-    def __init__(self, *args: Any, minimum: int = 1, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.minimum = minimum
+    return count
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        flag = self.option_strings[-1]
-        if values < self.minimum:
-            wanted = "a count of 1 or more" if self.minimum == 1 else f"{self.minimum} or more"
-            raise UsageError(f"{flag} takes {wanted}, not {values}")
-        if values > self.MOST:
-            raise UsageError(f"{flag} takes at most {self.MOST:,}, not {values:,}")
-        setattr(namespace, self.dest, values)
+
+MOST_COUNT = 10**15
 
 
 def limit_flag(p: argparse.ArgumentParser, default: Any, help_text: str | None = None) -> None:
     """`--limit N`: at most N items, N at least 1."""
-    p.add_argument("--limit", type=int, action=AtLeast, default=default, help=help_text)
+    p.add_argument("--limit", type=at_least("--limit", 1), default=default, help=help_text)
 
 
 def offset_flag(p: argparse.ArgumentParser) -> None:
     """`--offset N`: skip the first N items, N at least 0."""
     p.add_argument(
         "--offset",
-        type=int,
-        action=AtLeast,
-        minimum=0,
+        type=at_least("--offset", 0),
         default=0,
         help="skip this many first (default: 0)",
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from tree_ring.cli.context import (
@@ -24,6 +23,10 @@ from tree_ring.model.text import in_quotes, preview
 from tree_ring.read import withheld
 from tree_ring.review import queue as review
 from tree_ring.write import requests
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 
 def _actor(ctx: Context) -> Actor:

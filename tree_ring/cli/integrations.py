@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -12,6 +11,10 @@ from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, 
 from tree_ring.harness import certify, integrations, welcome
 from tree_ring.model import project
 from tree_ring.upkeep import quality
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 
 def _found_root(ctx: Context) -> Path | None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from tree_ring.cli.context import Arguments, Context, Handler, reshaped
 from tree_ring.upkeep import quality
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 
 def table(report: quality.QualityReport) -> str:

@@ -5,10 +5,10 @@ what the CLI accepts.
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, field
 
-from tree_ring.cli import context
+from tree_ring.cli import argparsing
+from tree_ring.cli.argparsing import argparse
 
 
 @dataclass
@@ -74,12 +74,12 @@ WIDTH = 100
 
 def help_text(parser: argparse.ArgumentParser) -> str:
     """`--help` as a terminal WIDTH wide shows it, whatever this one is."""
-    saved = list(context._width)  # pyright: ignore[reportPrivateUsage]
-    context._width[:] = [WIDTH]  # pyright: ignore[reportPrivateUsage]
+    saved = list(argparsing._width)  # pyright: ignore[reportPrivateUsage]
+    argparsing._width[:] = [WIDTH]  # pyright: ignore[reportPrivateUsage]
     try:
         return parser.format_help()
     finally:
-        context._width[:] = saved  # pyright: ignore[reportPrivateUsage]
+        argparsing._width[:] = saved  # pyright: ignore[reportPrivateUsage]
 
 
 def markdown(root: Command) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -13,6 +12,10 @@ from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.model.identity import harness_origin
 from tree_ring.team import repository as team
 from tree_ring.team import sync
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 
 def cmd_sync(ctx: Context) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,10 @@ from tree_ring.model.identity import harness_origin
 from tree_ring.model.text import in_quotes
 from tree_ring.store.db import Options
 from tree_ring.upkeep import doctor, maintain
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
 
 
 def _actor(ctx: Context) -> Actor:

@@ -8,24 +8,19 @@ names a word only when it has the shape of an option (`--bogus`) or of a
 name (`recal`); any other word is counted, never shown, whatever it holds:
 a secret need not look like one to be one.
 
-`QuietParser` is argparse's parser with every error path held to that, and
-with one line for an error instead of the usage block; `UsageParser` raises
-that line as a `UsageError`, so a client's one error place prints it (as JSON
-under `--json`, secrets withheld). `shown` and
-`unrecognized` serve the parsers that are not argparse's (`tree-ring mcp`).
+`model.parsers` holds argparse's parser with every error path held to that;
+`shown` and `unrecognized` serve the readers that are not argparse's too (the
+CLI's own reader, `tree-ring mcp`). argparse is not imported here: a command
+line the CLI's reader takes never loads it.
 """
 
 from __future__ import annotations
 
-import argparse
 import re
-
-from tree_ring.model.errors import UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any, NoReturn
 
 # Lower-case words joined by hyphens (an option) or hyphens and underscores (a
 # name): the shape of every option and choice Tree Ring declares. Short, and
@@ -36,7 +31,7 @@ _NAME = r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*"
 _LONGEST = 32
 _MOST_DIGITS = 3
 # Words shorter than this are too short to hold a secret; the safety net in
-# `QuietParser.error` leaves them, so it cannot blank a word of the message.
+# `QuietParser.error` (model.parsers) leaves them, so it cannot blank a word of the message.
 _SHORTEST_SECRET = 6
 HIDDEN = "…"
 
@@ -102,84 +97,11 @@ def scrubbed(message: str, words: Sequence[str]) -> str:
     return message
 
 
-_KINDS = {
+# What a value must be, by its type's name: the error for a value it refuses.
+KINDS = {
     "int": "a whole number",
+    "count": "a whole number",  # cli.context.at_least
     "float": "a number",
     "project_id_value": "a project id (a letter or digit, then up to 63 letters, digits, "
     "'.', '_' or '-')",
 }
-
-
-class QuietParser(argparse.ArgumentParser):
-    """argparse's parser, naming only what `shown` and `name_shaped` allow.
-
-    `fail` is where an error goes: here one line on stderr and exit 2; the
-    CLI's parser raises it as a `UsageError` instead.
-    """
-
-    words: Sequence[str] = ()
-
-    def parse_known_args(  # pyright: ignore[reportIncompatibleMethodOverride]
-        self, args: Sequence[str] | None = None, namespace: Any = None
-    ) -> tuple[Any, list[str]]:
-        import sys
-
-        # Kept for `error`, which argparse calls with a finished message.
-        self.words = list(sys.argv[1:] if args is None else args)
-        return super().parse_known_args(self.words, namespace)
-
-    def parse_args(  # pyright: ignore[reportIncompatibleMethodOverride]
-        self, args: Sequence[str] | None = None, namespace: Any = None
-    ) -> Any:
-        parsed, extra = self.parse_known_args(args, namespace)
-        if extra:
-            self.fail(unrecognized(extra))
-        return parsed
-
-    def error(self, message: str) -> NoReturn:
-        self.fail(scrubbed(message, self.words))
-
-    def fail(self, message: str) -> NoReturn:
-        import sys
-
-        from tree_ring.model.text import error_safe
-
-        message = error_safe(message)
-        sys.stderr.write(f"error: {self.prog}: {message} (`{self.prog} --help` shows how)\n")
-        raise SystemExit(2)
-
-    def _check_value(self, action: argparse.Action, value: Any) -> None:
-        choices = action.choices
-        if choices is None or value in choices:
-            return
-        import difflib  # only on a mistake: no command that parses pays for it
-
-        names = [str(choice) for choice in choices]
-        close = difflib.get_close_matches(str(value), names, n=1)
-        if close:
-            hint = f"; did you mean {close[0]!r}?"
-        elif len(names) > 8:
-            hint = ""  # the help lists them; a wall of names helps nobody here
-        else:
-            hint = f"; choose from {', '.join(names)}"
-        said = f": {str(value)!r}" if name_shaped(str(value)) else " (not shown)"
-        raise argparse.ArgumentError(action, f"invalid choice{said}{hint}")
-
-    def _get_value(self, action: argparse.Action, arg_string: str) -> Any:
-        try:
-            return super()._get_value(action, arg_string)
-        except argparse.ArgumentError:
-            kind = getattr(action.type, "__name__", "")
-            wanted = _KINDS.get(kind, "a value it takes")
-            raise argparse.ArgumentError(
-                action, f"expects {wanted} (the value given is not shown)"
-            ) from None
-
-
-class UsageParser(QuietParser):
-    """A `QuietParser` whose error is raised as a `UsageError`: the CLI's
-    parser and those of the clients that parse their own arguments (`view`,
-    `report`, `tui`), so their mistakes read alike."""
-
-    def fail(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.prog}: {message} (`{self.prog} --help` shows how)")

@@ -13,8 +13,8 @@ import os
 import sys
 
 from tree_ring.model import project
-from tree_ring.model.arguments import UsageParser
 from tree_ring.model.errors import TreeRingError
+from tree_ring.model.parsers import UsageParser
 from tree_ring.model.record import parse_time
 from tree_ring.model.text import error_safe
 

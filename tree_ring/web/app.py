@@ -16,8 +16,8 @@ import re
 import sys
 
 from tree_ring.model import outputs, project
-from tree_ring.model.arguments import UsageParser
 from tree_ring.model.errors import TreeRingError, UsageError
+from tree_ring.model.parsers import UsageParser
 from tree_ring.model.text import error_safe
 
 TYPE_CHECKING = False
