@@ -44,7 +44,8 @@ MODEL = {
 }
 # SessionStart: the adapter, the brief, the store's open and migration check
 # (with `gitdir`: a store git tracks came with a checkout and is refused), receipts,
-# the usage log's one line;
+# the usage log's one line; the anchors' table read, and the anchor model only
+# when a memory shown has anchors (none here);
 # of the guard, the engine, the prefilter and the secret rules' plan written out
 # (`secret_plan`): a row that opens none of its tests builds no rule, so neither
 # the rule table (`table`, `tokens`, `credentials`, `values`) nor the sensitivity
@@ -52,7 +53,6 @@ MODEL = {
 START = MODEL | {
     "tree_ring.api",
     "tree_ring.api.project",
-    "tree_ring.model.anchor",
     "tree_ring.model.gitdir",
     "tree_ring.model.identity",
     "tree_ring.read.staleness",

@@ -459,10 +459,9 @@ def stale_marks(
     `anchor.HASH_BUDGET` bytes, so a session start stays within its timeout."""
     if view is not None and not view.is_now():
         return {}, {}
-    from tree_ring.model.anchor import HASH_BUDGET
     from tree_ring.read import staleness
 
-    found = staleness.judge(store, [m.id for m in memories[:MAX_LINES]], HASH_BUDGET)
+    found = staleness.judge(store, [m.id for m in memories[:MAX_LINES]], bounded=True)
     stale = {key: staleness.mark(changed) for key, changed in staleness.stale(found).items()}
     left = staleness.unchecked(found)
     return stale, {key: staleness.mark(files, "unchecked") for key, files in left.items()}

@@ -33,26 +33,30 @@ SHOWN = 1
 
 
 def checks(
-    db: Db, root: str, ids: Iterable[str], budget: int | None = None
+    db: Db, root: str, ids: Iterable[str], budget: int | None = None, *, bounded: bool = False
 ) -> dict[str, list[Check]]:
     """Each anchored memory of `ids`, with what each of its files is now: in
-    one pass, so each file is hashed at most once, and with `budget`, no more
-    than that many bytes hashed (a file past it is unchecked)."""
+    one pass, so each file is hashed at most once, and with `budget` (or,
+    `bounded`, the anchor model's HASH_BUDGET), no more than that many bytes
+    hashed (a file past it is unchecked). The anchor model is loaded only
+    when one of `ids` has anchors."""
     anchored = stored.of(db, ids)
     if not anchored:
         return {}
-    from tree_ring.model.anchor import Checker
+    from tree_ring.model import anchor
 
-    checker = Checker(root, budget)
+    checker = anchor.Checker(root, anchor.HASH_BUDGET if bounded else budget)
     return {
         memory_id: [checker.check(anchor) for anchor in anchors]
         for memory_id, anchors in anchored.items()
     }
 
 
-def judge(store: Store, ids: Iterable[str], budget: int | None = None) -> dict[str, list[Check]]:
+def judge(
+    store: Store, ids: Iterable[str], budget: int | None = None, *, bounded: bool = False
+) -> dict[str, list[Check]]:
     """`checks` against the store's project, keeping what a hash found as anchored."""
-    found = checks(store.db, store.root_str, ids, budget)
+    found = checks(store.db, store.root_str, ids, budget, bounded=bounded)
     keep_seen(store, found)
     return found
 
