@@ -10,8 +10,10 @@ travels: every clone takes it, and the ledger settles."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
+import pytest
 from governance_support import CLAUDE, query
 from team_support import (
     cli,
@@ -30,6 +32,9 @@ from team_support import (
     settled,
     shared_ids,
 )
+
+from tree_ring.model import project
+from tree_ring.team import ledger_check as ledger_lines
 
 TEXT = "Alpha bravo charlie delta echo"
 
@@ -116,6 +121,37 @@ def test_re_admitting_the_kept_memory_lets_every_clone_take_it(tmp_path: Path) -
     assert his in shared_ids(fresh) and ledger_check(fresh)["ok"] is True
     # No line flips between the clones that kept it and those that took it.
     settled(bob, alice, fresh)
+
+
+@pytest.mark.parametrize("how", ["readmit", "override"])
+def test_the_ledger_and_its_history_are_read_before_the_write_begins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Reading the team's tombstones asks git for the ledger's history: no
+    other writer of the store waits for it (each takes the store's write
+    lock while it runs)."""
+    bob, his, _ = _raced(tmp_path)
+    read = ledger_lines.refusals
+    free: list[bool] = []
+
+    def taking_the_lock(root: Path) -> list[dict[str, str]]:
+        other = sqlite3.connect(project.store_path(bob), timeout=0)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            other.rollback()
+            free.append(True)
+        except sqlite3.OperationalError:
+            free.append(False)
+        finally:
+            other.close()
+        return read(root)
+
+    monkeypatch.setattr(ledger_lines, "refusals", taking_the_lock)
+    if how == "readmit":
+        ok(bob, "review", "readmit", his, "--reason", "Bob's note stays")
+    else:
+        ok(bob, "remember", "Bob one", "--details", TEXT, "--override-tombstone", "--reason", "x")
+    assert free == [True]
 
 
 def test_its_own_words_over_the_tombstone_re_admit_it_and_make_no_copy(

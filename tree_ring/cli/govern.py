@@ -252,7 +252,6 @@ def cmd_review_dispute(ctx: Context) -> int:
 
 
 def cmd_review_readmit(ctx: Context) -> int:
-    from functools import partial
     from pathlib import Path
 
     from tree_ring.team import ledger_check
@@ -260,7 +259,7 @@ def cmd_review_readmit(ctx: Context) -> int:
 
     with ctx.project() as project:
         # The user store has no team ledger; a project's lines refuse its rows too.
-        ledger = None if ctx.on_user_store else partial(ledger_check.refusing, Path(project.root))
+        ledger = [] if ctx.on_user_store else ledger_check.refusals(Path(project.root))
         result = readmit.readmit_kept(
             project.store_to_write(), ctx.args.id, project.actor, ctx.args.reason, ledger
         )

@@ -130,7 +130,6 @@ def cmd_remember(ctx: Context) -> int:
                 memory = verbs.compose(draft, identity, actor)
                 written = readmit.remember_over_tombstone(target, memory, actor, a.reason)
         else:
-            from functools import partial
             from pathlib import Path
 
             from tree_ring.team import ledger_check
@@ -139,7 +138,7 @@ def cmd_remember(ctx: Context) -> int:
             target = project.store_to_write()
             # The team ledger's tombstones too: a forget only its history holds
             # never reached this store, and refuses the memory in every new clone.
-            ledger = partial(ledger_check.refusing, Path(project.root))
+            ledger = ledger_check.refusals(Path(project.root))
             written = readmit.remember_over_tombstone(target, memory, actor, a.reason, ledger)
         return _report_write(ctx, memory.project or "", written)
 

@@ -232,18 +232,19 @@ def _named(number: int, line: dict[str, object] | None) -> str:
     return named if isinstance(named, str) else f"line {number}"
 
 
-def refusing(root: Path, memory: Memory) -> list[dict[str, str]]:
-    """The tombstones the team ledger's lines hold against `memory`, as every
-    clone built from it reads them (the file's tombstone and redaction lines,
-    and those its upstream's history held): each of the memory's keys a line
-    holds, with the line's id and kind. What a re-admission of a memory this
-    store keeps writes over (`review readmit`), beside what the store holds:
-    a line only the history holds never reached an existing clone's store."""
+def refusals(root: Path) -> list[dict[str, str]]:
+    """Every tombstone the team ledger's lines hold, as every clone built
+    from it reads them (the file's tombstone and redaction lines, and those
+    its upstream's history held): each key a line holds, with the line's id
+    and kind. What a re-admission writes over (`review readmit`, `remember
+    --override-tombstone`) beside what the store holds: a line only the
+    history holds never reached an existing clone's store. Read before the
+    store's write begins: the history is git's to give, and no other writer
+    waits for it."""
     path = sync.path_of(root)
     if not path.exists():
         return []
     lines = list(ledger.loose(ledger.numbered(path.read_text(encoding="utf-8", errors="replace"))))
-    keys = set(tombstones.check_keys(memory))
     found: list[dict[str, str]] = []
     for line in [*lines, *_history_stones(root, lines)]:
         record, memory_id = line.data.get("record"), line.data.get("id")
@@ -252,7 +253,7 @@ def refusing(root: Path, memory: Memory) -> list[dict[str, str]]:
         kind = str(line.data.get("kind", "forgotten"))
         held = line.data.get("hashes")
         for key in cast("list[object]", held) if isinstance(held, list) else []:
-            if isinstance(key, str) and key in keys:
+            if isinstance(key, str):
                 found.append({"content_hash": key, "memory_id": memory_id, "kind": kind})
     return found
 

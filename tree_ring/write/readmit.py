@@ -37,7 +37,7 @@ upstream) it is only words, and the tombstones refuse the row as before.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tree_ring.model.actor import Actor
@@ -59,7 +59,9 @@ from tree_ring.write.pipeline import WriteResult
 ACTION = audit.READMISSION
 
 
-Refusing = Callable[[Memory], Sequence[Mapping[str, Any]]]
+# Tombstones held elsewhere (the team ledger's, `ledger_check.refusals`):
+# content_hash, memory_id and kind each.
+Refusing = Sequence[Mapping[str, Any]]
 
 
 def remember_over_tombstone(
@@ -67,10 +69,10 @@ def remember_over_tombstone(
     memory: Memory,
     actor: Actor,
     reason: str | None,
-    elsewhere: Refusing | None = None,
+    elsewhere: Refusing = (),
 ) -> WriteResult:
     """Write `memory` over the tombstones that refuse it: those of this
-    store, and those `elsewhere` finds against it (as `readmit_kept`)."""
+    store, and those of `elsewhere` that name its content (as `readmit_kept`)."""
     _person_only(actor, "--override-tombstone")
     reason = correct.check_reason(reason)
     memory = pipeline.prepare(memory)
@@ -106,12 +108,11 @@ def readmit_kept(
     memory_id: str,
     actor: Actor,
     reason: str | None,
-    elsewhere: Refusing | None = None,
+    elsewhere: Refusing = (),
 ) -> WriteResult:
     """`review readmit ID`: a row this store keeps, re-admitted as it stands
     over the tombstones its content matches: those of this store, and those
-    `elsewhere` finds against it (the team ledger's, `ledger_check.refusing`:
-    content_hash, memory_id and kind each)."""
+    of `elsewhere` (the team ledger's, read before the write begins)."""
     _person_only(actor, "re-admitting")
     reason = correct.check_reason(reason)
     at = now_iso()
@@ -151,11 +152,13 @@ def _not_forgotten_itself(row: Memory, stones: Sequence[Mapping[str, Any]]) -> N
         )
 
 
-def _refusing(db: Db, memory: Memory, elsewhere: Refusing | None) -> list[Mapping[str, Any]]:
+def _refusing(db: Db, memory: Memory, elsewhere: Refusing) -> list[Mapping[str, Any]]:
     """The tombstones that refuse `memory`: this store's, then `elsewhere`'s."""
+    keys = tombstones.check_keys(memory)
+    held = set(keys)
     return [
-        *tombstones.find_all(db, memory.project, tombstones.check_keys(memory)),
-        *(elsewhere(memory) if elsewhere is not None else ()),
+        *tombstones.find_all(db, memory.project, keys),
+        *(stone for stone in elsewhere if stone["content_hash"] in held),
     ]
 
 
