@@ -260,8 +260,11 @@ def cmd_review_readmit(ctx: Context) -> int:
     with ctx.project() as project:
         # The user store has no team ledger; a project's lines refuse its rows too.
         ledger = [] if ctx.on_user_store else ledger_check.refusals(Path(project.root))
+        # With --user, the forgets of the project it is run in hide the note here.
+        forgotten = project.forgotten_elsewhere() if ctx.on_user_store else None
+        hidden_by = None if forgotten is None else forgotten.hidden
         result = readmit.readmit_kept(
-            project.store_to_write(), ctx.args.id, project.actor, ctx.args.reason, ledger
+            project.store_to_write(), ctx.args.id, project.actor, ctx.args.reason, ledger, hidden_by
         )
     data = {
         "project": project.project_id,

@@ -37,7 +37,7 @@ upstream) it is only words, and the tombstones refuse the row as before.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from tree_ring.model.actor import Actor
@@ -109,10 +109,14 @@ def readmit_kept(
     actor: Actor,
     reason: str | None,
     elsewhere: Refusing = (),
+    hidden_by: Callable[[Sequence[Memory]], Collection[str]] | None = None,
 ) -> WriteResult:
     """`review readmit ID`: a row this store keeps, re-admitted as it stands
     over the tombstones its content matches: those of this store, and those
-    of `elsewhere` (the team ledger's, read before the write begins)."""
+    of `elsewhere` (the team ledger's, read before the write begins).
+    `hidden_by`: of the given rows, the ids the forgets of the project a
+    user-store row is read from hide; those are that project's to lift,
+    not this store's."""
     _person_only(actor, "re-admitting")
     reason = correct.check_reason(reason)
     at = now_iso()
@@ -129,6 +133,13 @@ def readmit_kept(
                 "refuses it, so there is nothing to re-admit"
             )
         stones = _refusing(db, row, elsewhere)
+        if not stones and hidden_by is not None and hidden_by([row]):
+            raise Conflict(
+                f"{row.id} is hidden in this project because the project forgot its words; "
+                "that forget is the project's and stands (the note still shows in your other "
+                "projects): to have its words here, write them in this project over its "
+                "forget (`tree-ring remember TEXT --override-tombstone --reason WHY`)"
+            )
         if not stones:
             raise UsageError(
                 f"nothing to re-admit: no tombstone here or in the team ledger refuses "
