@@ -194,6 +194,13 @@ def test_without_the_driver_a_text_merge_is_detected_and_doctor_repairs_it(
     found = cli(alice, "--json", "doctor").json()
     [check] = [c for c in found["items"] if c["name"] == "ledger"]
     assert not check["ok"] and "conflict" in check["detail"]
+    assert check["detail"].endswith("(git's merge driver for it is not configured here)")
+    if committed:  # in a clone whose git has the driver, the markers came with a pull
+        git(bob, "pull", "-q", "--no-rebase", "--no-edit", str(alice), "a")
+        [there] = [c for c in cli(bob, "--json", "doctor").json()["items"] if c["name"] == "ledger"]
+        assert not there["ok"] and there["detail"].endswith(
+            "(merged as text where git had no merge driver for it, then committed)"
+        )
     repaired = ok(alice, "--json", "doctor", "--repair").json()
     [check] = [c for c in repaired["items"] if c["name"] == "ledger"]
     source = "the two sides' lines" if committed else "index stages"

@@ -35,10 +35,14 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
     found = team.resolve(root)
     if found is not None:
         if not repair:
+            how = (
+                "merged as text where git had no merge driver for it, then committed"
+                if team.driver_configured(root)
+                else "git's merge driver for it is not configured here"
+            )
             return (
                 False,
-                f"{name} holds {found.conflicts} conflict(s) from a text merge "
-                "(git's merge driver for it is not configured here)",
+                f"{name} holds {found.conflicts} conflict(s) from a text merge ({how})",
                 True,
                 "",
             )
