@@ -196,3 +196,24 @@ def test_a_recall_loads_no_argparse() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False"]
+
+
+def test_a_default_set_for_the_parser_leaves_the_verb_to_argparse() -> None:
+    """argparse gives an argument the parser's default for its name, set
+    before or after it: the reader does not follow that, so it reads none of
+    the verb's lines."""
+
+    def before(p: Any) -> None:
+        p.set_defaults(limit=5)
+        p.add_argument("--limit", type=int)
+
+    def after(p: Any) -> None:
+        p.add_argument("--limit", type=int)
+        p.set_defaults(limit=5)
+
+    def neither(p: Any) -> None:
+        p.add_argument("--limit", type=int)
+        p.set_defaults(other=5)
+
+    assert reader.declared(before).unread and reader.declared(after).unread
+    assert not reader.declared(neither).unread

@@ -94,6 +94,8 @@ class Declared:
         else:
             self.unread = True
             return
+        if argument.dest in self.defaults:
+            self.unread = True  # argparse would take the parser's default for it
         self.arguments.append(argument)
 
     def add_argument_group(self, *_: Any, **__: Any) -> Declared:
