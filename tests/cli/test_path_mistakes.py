@@ -49,6 +49,19 @@ def test_a_root_that_is_a_file(a_file: Path, verb: tuple[str, ...]) -> None:
     assert a_file.read_text(encoding="utf-8") == "not a project\n"
 
 
+@pytest.mark.parametrize("verb", [("list",), ("init",), ("recall", "x"), ("status",)])
+def test_a_root_no_folder_can_have(tmp_path: Path, verb: tuple[str, ...]) -> None:
+    """A name longer than the file system's limit, or a loop of links: one
+    line, exit 2, and the path (which may be any size) is not echoed."""
+    long = str(tmp_path / ("a" * 300))
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    for root in (long, str(loop / "inside"), long * 40):
+        result = run("--root", root, *verb)
+        usage_line(result, "cannot look inside the project folder (", "--root")
+        assert "a" * 300 not in result.err and str(loop) not in result.err
+
+
 def test_init_where_no_folder_can_be_made(a_file: Path) -> None:
     inside_a_file = a_file / "project"
     usage_line(run("init", "--root", str(inside_a_file)), "not a folder")

@@ -201,6 +201,11 @@ def check_tree(root: StrPath, *, required: bool = True) -> None:
             f"cannot look inside {os.fspath(root)} (permission denied); "
             "pass --root (or TREE_RING_ROOT) a project folder you can read"
         ) from None
+    except OSError as exc:  # a name too long, a loop of links: no folder to look in
+        raise UsageError(
+            f"cannot look inside the project folder ({exc.strerror or type(exc).__name__}); "
+            "pass --root (or TREE_RING_ROOT) a project folder"
+        ) from None
     if not present:
         if required:
             raise NoStore(f"no Tree Ring store at {root}; run `tree-ring --root {root} init`")
