@@ -12,6 +12,7 @@ from helpers import LAUNCHER
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tree_ring.model.text import WITHHELD_FORGOTTEN
 from tree_ring.team import ledger
 from tree_ring.team.ledger import Line
 
@@ -121,6 +122,31 @@ def test_between_live_rows_validity_then_record_time_decide() -> None:
     edited = entry("memory", IDS[0], TIMES[1], TIMES[2], "edited")
     won = ledger.merge([Line(old), Line(new), Line(edited)])
     assert [line.data["summary"] for line in won.values()] == ["edited"]
+
+
+def test_a_re_admissions_withheld_reason_beats_its_words_and_a_later_re_admission_beats_both() -> (
+    None
+):
+    """A clone that forgot words a re-admission's reason quoted withholds
+    them in its line; a merge with a teammate's older line of the same
+    memory keeps them withheld, whichever side it comes from (a plain pull
+    with the driver, a sync). A later re-admission wins over both."""
+    row = entry("memory", IDS[0], TIMES[0], TIMES[1], "kept")
+
+    def readmitted(at: str, reason: str) -> Line:
+        return Line({**row, "readmitted": {"at": at, "by": "person", "reason": reason,
+                                           "overrides": [HASH]}})  # fmt: skip
+
+    words = readmitted(TIMES[2], "Canary builds go out every Tuesday morning, so it stays")
+    withheld = readmitted(TIMES[2], f"{WITHHELD_FORGOTTEN}, so it stays")
+    later = readmitted(TIMES[3], "kept on purpose")
+    for pair in ((words, withheld), (withheld, words)):
+        [won] = ledger.merge(pair).values()
+        assert won is withheld
+    for trio in ((words, withheld, later), (later, words, withheld)):
+        [won] = ledger.merge(trio).values()
+        assert won is later
+    assert merged(text([words.data]), text([withheld.data])) == text([withheld.data])
 
 
 def test_the_driver_writes_the_merge_over_ours(tmp_path: Path) -> None:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from tree_ring.model.text import WITHHELD_FORGOTTEN
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 # What stands for forgotten words in a reason a read shows.
-FORGOTTEN = "[withheld: forgotten content]"
+FORGOTTEN = WITHHELD_FORGOTTEN
 # Whether the project has any tombstone: most have none, and then no reason
 # is keyed at all.
 _ANY = "SELECT 1 FROM content_tombstones WHERE project = ? LIMIT 1"

@@ -43,6 +43,9 @@ two, so no field can break a line or fake the brief's fence.
 
 from __future__ import annotations
 
+# What stands in a reason for words the project forgot (`govern/reasons.py`);
+# the team ledger's merge prefers the line that withholds more of them.
+WITHHELD_FORGOTTEN = "[withheld: forgotten content]"
 _JOINERS = "\u200c\u200d"
 # Characters that show blank and are no space to Unicode (`str.isspace` is
 # False): the Hangul choseong, jungseong, compatibility and half-width

@@ -15,7 +15,10 @@ sorted, so the same set of lines is always the same bytes:
 Two ledgers merge line by line: for each key the greater line under one
 total order wins, whichever side it came from. A tombstone beats a
 redaction beats a live row; between live rows the later validity, then the
-later record time, then the longer canonical text, then the greater bytes
+later record time, then the later re-admission, then the re-admission
+reason that withholds more forgotten words (a clone that forgot them since
+withholds them in its line: a merge with a teammate's older line keeps them
+withheld), then the longer canonical text, then the greater bytes
 (so a line with fields a newer Tree Ring added beats the same line without
 them: `ledger_read.py` keeps such a line as it came). The merge is therefore
 commutative, associative and idempotent, and the merge driver, the importer
@@ -37,6 +40,7 @@ know (imported then).
 from __future__ import annotations
 
 from tree_ring.model import jsontext, project
+from tree_ring.model.text import WITHHELD_FORGOTTEN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -111,7 +115,12 @@ def rank(line: dict[str, Any], text: str) -> tuple[Any, ...]:
     kind = ENTRY_RANK.get(str(record), 0)
     if record == MEMORY:
         valid, updated = _text(line.get("valid_from")), _text(line.get("updated_at"))
-        return (kind, valid, updated, len(text), text)
+        readmitted = line.get("readmitted")
+        again, withheld = "", 0
+        if isinstance(readmitted, dict):
+            again = _text(readmitted.get("at"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+            withheld = _text(readmitted.get("reason")).count(WITHHELD_FORGOTTEN)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        return (kind, valid, updated, again, withheld, len(text), text)
     at = _text(line.get("at"))
     return (kind, at, at, len(text), text)
 
