@@ -36,7 +36,7 @@ def entry(kind: str, memory_id: str, time: str, later: str, text: str) -> dict[s
     return data
 
 
-lines = st.builds(
+plain = st.builds(
     entry,
     st.sampled_from(["memory", "memory", "redaction", "tombstone"]),
     st.sampled_from(IDS),
@@ -44,6 +44,25 @@ lines = st.builds(
     st.sampled_from(TIMES),
     st.sampled_from(["a", "b", "c"]),
 )
+# A memory line carrying a re-admission: its time and its reason (words, or
+# some of them withheld) rank it among the lines of its memory.
+readmitted = st.builds(
+    lambda line, at, reason: {
+        **line,
+        "readmitted": {"at": at, "by": "person", "reason": reason, "overrides": [HASH]},
+    },
+    st.builds(
+        entry,
+        st.just("memory"),
+        st.sampled_from(IDS),
+        st.sampled_from(TIMES),
+        st.sampled_from(TIMES),
+        st.sampled_from(["a", "b"]),
+    ),
+    st.sampled_from(TIMES),
+    st.sampled_from(["kept", "kept for words", f"kept for {WITHHELD_FORGOTTEN}"]),
+)
+lines = st.one_of(plain, readmitted)
 anchors = st.builds(
     lambda clone, seq, at: {"record": "anchor", "clone": clone, "seq": seq, "head": "", "at": at},
     st.sampled_from(["0" * 16, "1" * 16]),
