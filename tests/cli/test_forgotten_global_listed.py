@@ -305,3 +305,33 @@ def test_a_note_this_project_forgot_is_its_to_lift_not_the_user_stores(
     )
     assert written["created"] is True and written["trust"] == "pending"
     assert _ids(run_cli, home, "list", "--user") == set()
+
+
+def test_a_global_re_admissions_reason_may_not_quote_what_this_project_forgot(
+    run_cli: CliRunner, home: dict[str, str]
+) -> None:
+    """A global note written over the person's own forget, from inside a
+    project: its reason travels with the note, and this project's reads and
+    exports of the user store show it, so quoting what the project forgot is
+    refused as it is for a project's re-admission."""
+    here = _remember(run_cli, home, TEXT)
+    _json(run_cli, home, "forget", here, "--mode", "delete", "--reason", "gone")
+    note = _remember(run_cli, home, KEPT, "--scope", "global")
+    _forget_user(run_cli, home, note)
+    quoting = run_cli(
+        "remember", KEPT, "--scope", "global", "--override-tombstone",
+        "--reason", f"needed. {TEXT}", environ=home,
+    )  # fmt: skip
+    assert quoting.code == 2 and quoting.out == ""
+    assert quoting.err == (
+        "error: the reason travels with the re-admission to every clone, and it holds content "
+        "this project forgot; give the reason without it\n"
+    )
+    assert _ids(run_cli, home, "list", "--user") == set()
+    written = _json(
+        run_cli, home, "remember", KEPT, "--scope", "global", "--override-tombstone",
+        "--reason", "needed after all",
+    )  # fmt: skip
+    assert written["created"] is True
+    exported = run_cli("export", "--user", "--include-unreviewed", environ=home)
+    assert exported.code == 0 and TEXT not in exported.out

@@ -263,8 +263,15 @@ def cmd_review_readmit(ctx: Context) -> int:
         # With --user, the forgets of the project it is run in hide the note here.
         forgotten = project.forgotten_elsewhere() if ctx.on_user_store else None
         hidden_by = None if forgotten is None else forgotten.hidden
+        around = None if forgotten is None else (forgotten.db, forgotten.project)
         result = readmit.readmit_kept(
-            project.store_to_write(), ctx.args.id, project.actor, ctx.args.reason, ledger, hidden_by
+            project.store_to_write(),
+            ctx.args.id,
+            project.actor,
+            ctx.args.reason,
+            ledger,
+            hidden_by,
+            around,
         )
     data = {
         "project": project.project_id,

@@ -126,9 +126,13 @@ def cmd_remember(ctx: Context) -> int:
         verbs.check_draft(draft)
         if draft.scope == "global":
             target, identity = project.global_target()
+            # The project it is written from: its reads show the note's reason too.
+            around = (project.store.db, project.project_id)
             with target:
                 memory = verbs.compose(draft, identity, actor)
-                written = readmit.remember_over_tombstone(target, memory, actor, a.reason)
+                written = readmit.remember_over_tombstone(
+                    target, memory, actor, a.reason, around=around
+                )
         else:
             from pathlib import Path
 

@@ -70,9 +70,12 @@ def remember_over_tombstone(
     actor: Actor,
     reason: str | None,
     elsewhere: Refusing = (),
+    around: tuple[Db, str] | None = None,
 ) -> WriteResult:
     """Write `memory` over the tombstones that refuse it: those of this
-    store, and those of `elsewhere` that name its content (as `readmit_kept`)."""
+    store, and those of `elsewhere` that name its content (as `readmit_kept`).
+    `around`: the store and id of the project a user-store write is made
+    from, whose forgets the reason may not quote either (as `readmit_kept`)."""
     _person_only(actor, "--override-tombstone")
     reason = correct.check_reason(reason)
     memory = pipeline.prepare(memory)
@@ -83,7 +86,7 @@ def remember_over_tombstone(
                 "nothing to override: this content was never forgotten or rejected; "
                 "store it with remember, without --override-tombstone"
             )
-        _travelling_reason(db, memory.project or "", reason)
+        _travelling_reason(db, memory.project or "", reason, around)
         kept = rows.standing_with_content(db, [memory]).get(rows.content_key(memory))
         if kept is not None:
             row = rows.get(db, kept)
@@ -110,13 +113,16 @@ def readmit_kept(
     reason: str | None,
     elsewhere: Refusing = (),
     hidden_by: Callable[[Sequence[Memory]], Collection[str]] | None = None,
+    around: tuple[Db, str] | None = None,
 ) -> WriteResult:
     """`review readmit ID`: a row this store keeps, re-admitted as it stands
     over the tombstones its content matches: those of this store, and those
     of `elsewhere` (the team ledger's, read before the write begins).
     `hidden_by`: of the given rows, the ids the forgets of the project a
     user-store row is read from hide; those are that project's to lift,
-    not this store's."""
+    not this store's. `around`: that project's store and id: the reason may
+    not quote what it forgot either (its reads and exports of the user
+    store show the reason)."""
     _person_only(actor, "re-admitting")
     reason = correct.check_reason(reason)
     at = now_iso()
@@ -147,7 +153,7 @@ def readmit_kept(
                 "is not in this store yet"
             )
         _not_forgotten_itself(row, stones)
-        _travelling_reason(db, row.project or "", reason)
+        _travelling_reason(db, row.project or "", reason, around)
         return _readmitted(db, row, stones, actor, reason, at)
 
 
@@ -173,12 +179,18 @@ def _refusing(db: Db, memory: Memory, elsewhere: Refusing) -> list[Mapping[str, 
     ]
 
 
-def _travelling_reason(db: Db, project: str, reason: str) -> None:
+def _travelling_reason(
+    db: Db, project: str, reason: str, around: tuple[Db, str] | None = None
+) -> None:
     """Refuse a reason that quotes what the project forgot: it travels with
-    the row, in its ledger line and its export row, to every clone."""
+    the row, in its ledger line and its export row, to every clone. For a
+    user-store row, what the project it is written from (`around`) forgot
+    too: that project's reads and exports of the user store show it."""
     from tree_ring.govern import reasons
 
-    if reasons.forgotten_spans(db, project, reason):
+    if reasons.forgotten_spans(db, project, reason) or (
+        around is not None and reasons.forgotten_spans(around[0], around[1], reason)
+    ):
         raise UsageError(
             "the reason travels with the re-admission to every clone, and it holds content "
             "this project forgot; give the reason without it"
