@@ -252,3 +252,39 @@ def test_a_reason_a_clone_takes_keeps_none_of_what_it_forgot(tmp_path: Path) -> 
     ok(fresh, "sync")
     [line] = [e for e in ledger_entries(fresh) if e.get("id") == his]
     assert line["readmitted"]["reason"] == "kept, as [withheld: forgotten content]"
+
+
+def test_a_re_admission_reason_in_the_file_quoting_what_this_store_forgot_is_named(
+    tmp_path: Path,
+) -> None:
+    """A teammate who had not taken a forget yet writes their line of a
+    re-admitted memory with its reason as it was; a merge, or a fresh clone
+    of the upstream, leaves it in the file. Every store withholds the words;
+    `doctor` names the line and says `sync` writes it without them."""
+    alice = first_repo(tmp_path)
+    forgotten_words = "Ops uses the zebra crossing ritual for rollbacks"
+    forgotten = remember(alice, forgotten_words)
+    kept = remember(alice, "Rollbacks go through the release channel")
+    ok(alice, "forget", forgotten, "--mode", "delete", "--reason", "not ours")
+    path = alice / ".tree-ring" / "ledger.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    [at] = [i for i, raw in enumerate(lines) if f'"id":"{kept}"' in raw]
+    data = json.loads(lines[at])
+    data["readmitted"] = {
+        "at": data["updated_at"],
+        "by": "person",
+        "overrides": [data["content_hash"]],
+        "reason": f"keep it: {forgotten_words}",
+    }
+    lines[at] = json.dumps(data, separators=(",", ":"), sort_keys=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    check = ledger_check(alice)
+    assert check["ok"] is False
+    assert str(check["detail"]).startswith(
+        f".tree-ring/ledger.jsonl holds 1 line(s) whose re-admission reason quotes words this "
+        f"store forgot ({kept}): "
+    )
+    assert forgotten_words not in str(check["detail"])
+    ok(alice, "sync")
+    assert "zebra" not in path.read_text(encoding="utf-8")
+    assert ledger_check(alice)["ok"] is True

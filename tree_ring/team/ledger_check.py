@@ -69,6 +69,18 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
     if problem:
         return (False, problem, False, "")
     header = _header_project(lines)
+    quoting = _reasons_quoting(lines, db, header)
+    if quoting:
+        return (
+            False,
+            f"{name} holds {len(quoting)} line(s) whose re-admission reason quotes words this "
+            f"store forgot ({', '.join(quoting[:3])}{', ...' if len(quoting) > 3 else ''}): "
+            "every store withholds them, but the file keeps them (a line a teammate wrote "
+            "before the forget reached them); run `tree-ring sync`, which writes the lines "
+            "with the words withheld, and commit the file",
+            False,
+            "",
+        )
     behind = _forgotten_here(lines, db, header)
     refused = sorted(behind) or _forgotten_text(numbered, db, header)
     if refused and not _forgot_here(db, behind) and _the_upstreams(root, numbered, refused):
@@ -364,6 +376,28 @@ def _refused_line(memory: Memory, line: dict[str, object], hashes: set[str]) -> 
         carried = None
     overrides: set[str] = set(carried["overrides"]) if carried is not None else set()
     return not hashes.isdisjoint(set(tombstones.check_keys(memory)) - overrides)
+
+
+def _reasons_quoting(lines: list[ledger.Line], db: Db, project_id: str | None) -> list[str]:
+    """The ids of the memory lines whose re-admission reason quotes what
+    this store forgot, read as a re-admission's reason is checked when it is
+    given (`govern/reasons.py`: any run of its words)."""
+    if project_id is None:
+        return []
+    from tree_ring.govern import reasons
+
+    withholding = reasons.Withholding(db)
+    found: list[str] = []
+    for line in _memory_lines(lines):
+        readmitted = line.data.get(readmit.CARRIED)
+        reason = (
+            cast("dict[str, object]", readmitted).get("reason")
+            if isinstance(readmitted, dict)
+            else None
+        )
+        if isinstance(reason, str) and withholding.spans(project_id, reason):
+            found.append(str(line.data["id"]))
+    return sorted(found)
 
 
 def _holds_forgotten(
