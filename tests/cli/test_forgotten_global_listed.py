@@ -281,30 +281,28 @@ def test_consolidation_takes_no_source_holding_what_the_person_forgot(
     assert "wifi" not in str(group["summary"])
 
 
-def test_a_note_this_project_forgot_is_its_to_lift_not_the_user_stores(
+def test_review_readmit_user_lifts_what_this_project_forgot_as_a_global_write_does(
     run_cli: CliRunner, home: dict[str, str], other: Path
 ) -> None:
     """`review readmit --user` of a global note hidden here because this
-    project forgot its words: the user store refuses nothing, and the
-    refusal says the forget is the project's, and how its words come back
-    here; the advice works, and the note stays hidden."""
+    project forgot its words: the user store answers to the project's
+    tombstones, as a global write made here does, so the note is re-admitted
+    as it stands and shows here again; a reason quoting the forgotten words
+    is refused, and the words are never printed."""
     here = _remember(run_cli, home, TEXT)
     _json(run_cli, home, "forget", here, "--mode", "delete", "--reason", "gone")
     note = _remember(cli_runner(other), home, TEXT, "--scope", "global")
-    refused = run_cli("review", "readmit", note, "--user", "--reason", "mine", environ=home)
-    assert refused.code == 1 and refused.out == ""
-    assert refused.err == (
-        f"error: {note} is hidden in this project because the project forgot its words; that "
-        "forget is the project's and stands (the note still shows in your other projects): to "
-        "have its words here, write them in this project over its forget (`tree-ring remember "
-        "TEXT --override-tombstone --reason WHY`)\n"
-    )
-    assert TEXT not in refused.err
-    written = _json(
-        run_cli, home, "remember", TEXT, "--override-tombstone", "--reason", "wanted back"
-    )
-    assert written["created"] is True and written["trust"] == "pending"
     assert _ids(run_cli, home, "list", "--user") == set()
+    quoting = run_cli("review", "readmit", note, "--user", "--reason", TEXT, environ=home)
+    assert quoting.code == 2 and TEXT not in quoting.err
+    assert "holds content this project forgot" in quoting.err
+    done = run_cli("review", "readmit", note, "--user", "--reason", "mine", environ=home)
+    assert done.code == 0, done.err
+    assert done.out == (
+        f"re-admitted {note} as it stands: its export row carries the re-admission, so an "
+        "import takes it over the tombstones\n"
+    )
+    assert _ids(run_cli, home, "list", "--user") == {note}
 
 
 def test_a_global_re_admissions_reason_may_not_quote_what_this_project_forgot(

@@ -254,6 +254,7 @@ def cmd_review_dispute(ctx: Context) -> int:
 def cmd_review_readmit(ctx: Context) -> int:
     from pathlib import Path
 
+    from tree_ring.store import tombstones
     from tree_ring.team import ledger_check
     from tree_ring.write import readmit
 
@@ -261,17 +262,16 @@ def cmd_review_readmit(ctx: Context) -> int:
         # The user store has no team ledger; a project's lines refuse its rows too.
         ledger = [] if ctx.on_user_store else ledger_check.refusals(Path(project.root))
         # With --user, the forgets of the project it is run in hide the note here.
+        target = project.store_to_write()
+        # With --user, the project it is run in: what it forgot refuses the
+        # note here as the user store's own forgets do (a global write made
+        # here answers to it too), and the reason may not quote it.
         forgotten = project.forgotten_elsewhere() if ctx.on_user_store else None
-        hidden_by = None if forgotten is None else forgotten.hidden
         around = None if forgotten is None else (forgotten.db, forgotten.project)
+        if around is not None:
+            tombstones.answer_to(target.db, lambda: around)
         result = readmit.readmit_kept(
-            project.store_to_write(),
-            ctx.args.id,
-            project.actor,
-            ctx.args.reason,
-            ledger,
-            hidden_by,
-            around,
+            target, ctx.args.id, project.actor, ctx.args.reason, ledger, around
         )
     data = {
         "project": project.project_id,

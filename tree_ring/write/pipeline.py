@@ -72,16 +72,21 @@ class WriteResult:
     # A re-admission that found its content standing here re-admitted that
     # row, as it stands (`write/readmit.py`); created is False.
     readmitted: bool = False
+    # Whether its row travels in the team ledger (a user store's does not).
+    shared: bool = True
 
     def said(self, hidden: str) -> str:
         """What the write did, as every client says it: stored or an exact
         retry, and how it waits or is hidden; `hidden` says how a client
         shows a sensitive row (an option for the CLI, none for MCP)."""
         if self.readmitted:
-            text = (
-                f"re-admitted {self.id} as it stands: its ledger line and export row carry "
-                "the re-admission, so a clone or an import takes it over the tombstones"
+            carried = (
+                "its ledger line and export row carry the re-admission, so a clone or an "
+                "import takes it"
+                if self.shared
+                else "its export row carries the re-admission, so an import takes it"
             )
+            text = f"re-admitted {self.id} as it stands: {carried} over the tombstones"
             if self.trust != "accepted":
                 text += f"; it is {self.trust}: {self.review_reason or 'waiting for review'}"
             return text

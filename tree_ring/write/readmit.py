@@ -37,7 +37,7 @@ upstream) it is only words, and the tombstones refuse the row as before.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tree_ring.model.actor import Actor
@@ -112,17 +112,15 @@ def readmit_kept(
     actor: Actor,
     reason: str | None,
     elsewhere: Refusing = (),
-    hidden_by: Callable[[Sequence[Memory]], Collection[str]] | None = None,
     around: tuple[Db, str] | None = None,
 ) -> WriteResult:
     """`review readmit ID`: a row this store keeps, re-admitted as it stands
     over the tombstones its content matches: those of this store, and those
     of `elsewhere` (the team ledger's, read before the write begins).
-    `hidden_by`: of the given rows, the ids the forgets of the project a
-    user-store row is read from hide; those are that project's to lift,
-    not this store's. `around`: that project's store and id: the reason may
-    not quote what it forgot either (its reads and exports of the user
-    store show the reason)."""
+    `around`: the store and id of the project a user-store row is re-admitted
+    from (whose tombstones the store answers to, `tombstones.answer_to`):
+    the reason may not quote what it forgot either (its reads and exports
+    of the user store show the reason)."""
     _person_only(actor, "re-admitting")
     reason = correct.check_reason(reason)
     at = now_iso()
@@ -139,13 +137,6 @@ def readmit_kept(
                 "refuses it, so there is nothing to re-admit"
             )
         stones = _refusing(db, row, elsewhere)
-        if not stones and hidden_by is not None and hidden_by([row]):
-            raise Conflict(
-                f"{row.id} is hidden in this project because the project forgot its words; "
-                "that forget is the project's and stands (the note still shows in your other "
-                "projects): to have its words here, write them in this project over its "
-                "forget (`tree-ring remember TEXT --override-tombstone --reason WHY`)"
-            )
         if not stones:
             raise UsageError(
                 f"nothing to re-admit: no tombstone here or in the team ledger refuses "
@@ -219,9 +210,17 @@ def _readmitted(
     db: Db, row: Memory, stones: Sequence[Mapping[str, Any]], actor: Actor, reason: str, at: str
 ) -> WriteResult:
     """Re-admit a standing row: the audit entry its ledger line and exports carry."""
+    from tree_ring.store.user import USER_PROJECT
+
     audit.append(db, actor, ACTION, row.id, _detail(stones, reason), at=at)
     return WriteResult(
-        row.id, False, row.trust, row.sensitivity, row.review_reason, readmitted=True
+        row.id,
+        False,
+        row.trust,
+        row.sensitivity,
+        row.review_reason,
+        readmitted=True,
+        shared=row.project != USER_PROJECT,
     )
 
 
