@@ -1,7 +1,8 @@
 """Ordinary path mistakes are usage errors: a project root that is a file, a
 folder `init` cannot create, a scenario file that is endless or nested too
 deep. Each is one line naming the path, exit 2, never exit 70's
-"unexpected ..." (that is for faults no check foresaw)."""
+"unexpected ..." (that is for faults no check foresaw). And a value given
+where an id goes that is no id is not echoed back."""
 
 from __future__ import annotations
 
@@ -79,3 +80,22 @@ def test_a_scenario_that_is_no_scenario_fails_as_a_scenario(
     if os.path.exists("/dev/zero"):
         result = run_cli("quality", "/dev/zero")
         assert result.code == 1 and "longer than" in result.out, (result.code, result.err)
+
+
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ("show", "{}"),
+        ("forget", "{}", "--mode", "delete", "--reason", "r"),
+        ("review", "approve", "{}"),
+    ],
+)
+def test_an_id_that_is_no_id_is_not_echoed(run_cli: CliRunner, verb: tuple[str, ...]) -> None:
+    """Whatever was given in an id's place (a sentence, a key pasted by
+    mistake) is not echoed; an id-shaped value that names nothing is."""
+    sentence = "The vault unseal phrase is crimson otter ninety"
+    said = run_cli(*(word.format(sentence) for word in verb))
+    assert said.code == 1 and sentence not in said.err and "otter" not in said.err
+    assert "it is no id: ids read mem_ then" in said.err
+    missing = "mem_20260101_000000_0123456789ab"
+    assert f"no memory {missing!r}" in run_cli(*(word.format(missing) for word in verb)).err

@@ -137,8 +137,10 @@ def _log(call: Call, event: str, ids: list[str], result: dict[str, Any]) -> None
 
 def _unseen(call: Call, memory_id: str) -> NotFound:
     """The same words for an id nobody has and one this session may not see."""
+    from tree_ring.store.rows import named_id
+
     return NotFound(
-        f"no memory {memory_id} that this session can see in project "
+        f"no memory {named_id(memory_id)} that this session can see in project "
         f"{call.caller.project}; recall or list gives the ids there are"
     )
 

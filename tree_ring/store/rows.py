@@ -9,7 +9,7 @@ from operator import attrgetter, is_, itemgetter
 from tree_ring.model import jsontext
 from tree_ring.model.errors import NotFound
 from tree_ring.model.frozen import fields
-from tree_ring.model.record import Link, Memory, now_iso
+from tree_ring.model.record import Link, Memory, compiled_patterns, now_iso
 from tree_ring.store import live
 
 TYPE_CHECKING = False
@@ -122,8 +122,18 @@ def get(db: Db, memory_id: str) -> Memory:
 
 
 def not_found(memory_id: str) -> NotFound:
-    """No such id; also what a reader is told of a row it may not see."""
-    return NotFound(f"no memory {memory_id[:80]!r}; `tree-ring list` shows the ids")
+    """No such id; also what a reader is told of a row it may not see. The
+    value is named only when it has an id's shape: whatever else was given
+    in its place (a sentence, a key pasted by mistake) is not echoed."""
+    return NotFound(f"no memory {named_id(memory_id)}; `tree-ring list` shows the ids")
+
+
+def named_id(memory_id: str) -> str:
+    """`memory_id` as an error may name it: quoted when it has an id's shape
+    (`mem_` then letters, digits, '_', '.' or '-'), else said not to."""
+    if compiled_patterns().memory_id.match(memory_id):
+        return repr(memory_id)
+    return "by that id (it is no id: ids read mem_ then letters, digits, '_', '.' or '-')"
 
 
 def find(db: Db, memory_id: str) -> Memory | None:
