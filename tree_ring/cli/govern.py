@@ -261,7 +261,6 @@ def cmd_review_readmit(ctx: Context) -> int:
     with ctx.project() as project:
         # The user store has no team ledger; a project's lines refuse its rows too.
         ledger = [] if ctx.on_user_store else ledger_check.refusals(Path(project.root))
-        # With --user, the forgets of the project it is run in hide the note here.
         target = project.store_to_write()
         # With --user, the project it is run in: what it forgot refuses the
         # note here as the user store's own forgets do (a global write made
