@@ -26,6 +26,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from tree_ring.cli.context import SUPPRESS
+from tree_ring.cli.verbs import verb_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ def read(
 ) -> SimpleNamespace | None:
     """The line `words` (the global options, `verb`, its words) as argparse
     reads it, or None when it is argparse's to read (see above)."""
-    at = _verb_at(words)
+    at = verb_at(words)
     if at is None or words[at] != verb:
         return None
     declaration = declared(arguments)
@@ -169,15 +170,6 @@ def read(
     except _Unreadable:
         return None
     return SimpleNamespace(**(top | {"command": verb} | own))
-
-
-def _verb_at(words: Sequence[str]) -> int | None:
-    """Where the verb is: past the global options before it, as argparse
-    reads them (`--root` takes the next word), or None past the end."""
-    at = 0
-    while at < len(words) and words[at].startswith("-"):
-        at += 2 if words[at] == "--root" else 1
-    return at if at < len(words) else None
 
 
 def _defaults(declaration: Declared) -> dict[str, Any]:

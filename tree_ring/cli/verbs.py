@@ -113,17 +113,24 @@ def _module(name: str) -> Any:
     return __import__(f"tree_ring.cli.{module_name}", fromlist=["VERBS"])
 
 
-def named_verb(words: Sequence[str]) -> str | None:
-    """The verb a command line names: its first word that is not a global option."""
+def verb_at(words: Sequence[str]) -> int | None:
+    """Where the verb of a command line is: its first word that is not a
+    global option (or the word after `--`); None when it names none."""
     skip = False
     for position, word in enumerate(words):
         if skip:
             skip = False
         elif word == "--":
-            return words[position + 1] if position + 1 < len(words) else None
+            return position + 1 if position + 1 < len(words) else None
         elif word.startswith("-"):
             # --root takes a value (argparse also accepts --ro, --roo ...).
             skip = "=" not in word and len(word) >= 3 and "--root".startswith(word)
         else:
-            return word
+            return position
     return None
+
+
+def named_verb(words: Sequence[str]) -> str | None:
+    """The verb a command line names (`verb_at`)."""
+    at = verb_at(words)
+    return None if at is None else words[at]

@@ -33,30 +33,27 @@ SHOWN = 1
 
 
 def checks(
-    db: Db, root: str, ids: Iterable[str], budget: int | None = None, *, bounded: bool = False
+    db: Db, root: str, ids: Iterable[str], *, bounded: bool = False
 ) -> dict[str, list[Check]]:
     """Each anchored memory of `ids`, with what each of its files is now: in
-    one pass, so each file is hashed at most once, and with `budget` (or,
-    `bounded`, the anchor model's HASH_BUDGET), no more than that many bytes
-    hashed (a file past it is unchecked). The anchor model is loaded only
-    when one of `ids` has anchors."""
+    one pass, so each file is hashed at most once, and `bounded`, no more
+    than the anchor model's HASH_BUDGET bytes hashed (a file past it is
+    unchecked). The anchor model is loaded only when one of `ids` has anchors."""
     anchored = stored.of(db, ids)
     if not anchored:
         return {}
     from tree_ring.model import anchor
 
-    checker = anchor.Checker(root, anchor.HASH_BUDGET if bounded else budget)
+    checker = anchor.Checker(root, anchor.HASH_BUDGET if bounded else None)
     return {
         memory_id: [checker.check(anchor) for anchor in anchors]
         for memory_id, anchors in anchored.items()
     }
 
 
-def judge(
-    store: Store, ids: Iterable[str], budget: int | None = None, *, bounded: bool = False
-) -> dict[str, list[Check]]:
+def judge(store: Store, ids: Iterable[str], *, bounded: bool = False) -> dict[str, list[Check]]:
     """`checks` against the store's project, keeping what a hash found as anchored."""
-    found = checks(store.db, store.root_str, ids, budget, bounded=bounded)
+    found = checks(store.db, store.root_str, ids, bounded=bounded)
     keep_seen(store, found)
     return found
 

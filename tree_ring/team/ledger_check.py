@@ -332,7 +332,7 @@ def _stones_refusing_kept(
         refused = {m.id for m in kept if not foreign.isdisjoint(tombstones.check_keys(m))}
         held = {m.id for m in kept}
         dropped = {
-            str(line.data["id"]): memory.content_hash
+            str(line.data["id"])
             for line in _memory_lines(lines)
             if line.data["id"] in held
             and (memory := _memory_of(line.data)) is not None
@@ -340,7 +340,7 @@ def _stones_refusing_kept(
         }
         # The same words under another id do not settle it: every clone but this
         # one drops this line, and this one writes it back at every sync.
-        return refused, set(dropped)
+        return refused, dropped
     except TreeRingError:  # a store too damaged or too old to say
         return set(), set()
 
