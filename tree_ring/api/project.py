@@ -443,6 +443,61 @@ class Project:
                 return verbs.remember(target, draft, identity, self.actor)
         return verbs.remember(self.store_to_write(), draft, self.identity, self.actor)
 
+    def remember_over_tombstone(self, draft: Draft, reason: str | None) -> WriteResult:
+        """`remember --override-tombstone` (a person's): `draft` written over
+        the tombstones that refuse it (`write/readmit.py`). A project memory
+        answers to this store's and the team ledger's, its history's too (a
+        forget only the history holds never reached this store, and refuses
+        the memory in every new clone); a global one to the user store's and
+        this project's, and its reason may quote neither's forgets (this
+        project's reads show it)."""
+        from tree_ring.write import readmit, verbs
+
+        verbs.check_draft(draft)
+        if draft.scope == "global":
+            target, identity = self.global_target()
+            around = (self.store.db, self.project_id)
+            with target:
+                memory = verbs.compose(draft, identity, self.actor)
+                return readmit.remember_over_tombstone(
+                    target, memory, self.actor, reason, around=around
+                )
+        memory = verbs.compose(draft, self.identity, self.actor)
+        return readmit.remember_over_tombstone(
+            self.store_to_write(), memory, self.actor, reason, self._ledger_refusals()
+        )
+
+    def readmit(self, memory_id: str, reason: str | None) -> WriteResult:
+        """`review readmit ID` (a person's): a memory this store keeps,
+        re-admitted as it stands over the tombstones its words match
+        (`write/readmit.readmit_kept`): this store's and the team ledger's.
+        The user store has no ledger; read from inside a project, it answers
+        to that project's tombstones, as a global write made there does, and
+        the reason may not quote what the project forgot."""
+        from tree_ring.store import tombstones
+        from tree_ring.store.user import USER_PROJECT
+        from tree_ring.write import readmit
+
+        target = self.store_to_write()
+        if self.project_id != USER_PROJECT:
+            return readmit.readmit_kept(
+                target, memory_id, self.actor, reason, self._ledger_refusals()
+            )
+        forgotten = self.forgotten_elsewhere()
+        around = None if forgotten is None else (forgotten.db, forgotten.project)
+        if around is not None:
+            tombstones.answer_to(target.db, lambda: around)
+        return readmit.readmit_kept(target, memory_id, self.actor, reason, around=around)
+
+    def _ledger_refusals(self) -> list[dict[str, str]]:
+        """The team ledger's tombstones, its history's too, read before a
+        re-admission's write begins (`team/ledger_check.refusals`)."""
+        from pathlib import Path
+
+        from tree_ring.team import ledger_check
+
+        return ledger_check.refusals(Path(self.root))
+
     def global_target(self) -> tuple[Store, Identity]:
         """The user store and the caller's identity in it, for global memory.
 

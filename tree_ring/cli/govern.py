@@ -252,26 +252,8 @@ def cmd_review_dispute(ctx: Context) -> int:
 
 
 def cmd_review_readmit(ctx: Context) -> int:
-    from pathlib import Path
-
-    from tree_ring.store import tombstones
-    from tree_ring.team import ledger_check
-    from tree_ring.write import readmit
-
     with ctx.project() as project:
-        # The user store has no team ledger; a project's lines refuse its rows too.
-        ledger = [] if ctx.on_user_store else ledger_check.refusals(Path(project.root))
-        target = project.store_to_write()
-        # With --user, the project it is run in: what it forgot refuses the
-        # note here as the user store's own forgets do (a global write made
-        # here answers to it too), and the reason may not quote it.
-        forgotten = project.forgotten_elsewhere() if ctx.on_user_store else None
-        around = None if forgotten is None else (forgotten.db, forgotten.project)
-        if around is not None:
-            tombstones.answer_to(target.db, lambda: around)
-        result = readmit.readmit_kept(
-            target, ctx.args.id, project.actor, ctx.args.reason, ledger, around
-        )
+        result = project.readmit(ctx.args.id, ctx.args.reason)
     data = {
         "project": project.project_id,
         "id": result.id,

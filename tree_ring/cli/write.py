@@ -118,33 +118,10 @@ def cmd_remember(ctx: Context) -> int:
     with ctx.project() as project:
         if not a.override_tombstone:
             return _report_write(ctx, _written_to(project, draft), project.remember(draft))
-        from tree_ring.write import readmit
-
         if a.supersedes is not None:
             raise UsageError("--override-tombstone takes no --supersedes; supersede after review")
-        actor = project.actor
-        verbs.check_draft(draft)
-        if draft.scope == "global":
-            target, identity = project.global_target()
-            # The project it is written from: its reads show the note's reason too.
-            around = (project.store.db, project.project_id)
-            with target:
-                memory = verbs.compose(draft, identity, actor)
-                written = readmit.remember_over_tombstone(
-                    target, memory, actor, a.reason, around=around
-                )
-        else:
-            from pathlib import Path
-
-            from tree_ring.team import ledger_check
-
-            memory = verbs.compose(draft, project.identity, actor)
-            target = project.store_to_write()
-            # The team ledger's tombstones too: a forget only its history holds
-            # never reached this store, and refuses the memory in every new clone.
-            ledger = ledger_check.refusals(Path(project.root))
-            written = readmit.remember_over_tombstone(target, memory, actor, a.reason, ledger)
-        return _report_write(ctx, memory.project or "", written)
+        written = project.remember_over_tombstone(draft, a.reason)
+        return _report_write(ctx, _written_to(project, draft), written)
 
 
 def _written_to(project: Project, draft: verbs.Draft) -> str:
