@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tree_ring.model.text import WITHHELD_FORGOTTEN
+from tree_ring.store import tombstones
 from tree_ring.team import ledger
 from tree_ring.team.ledger import Line
 
@@ -166,6 +167,103 @@ def test_a_re_admissions_withheld_reason_beats_its_words_and_a_later_re_admissio
         [won] = ledger.merge(trio).values()
         assert won is later
     assert merged(text([words.data]), text([withheld.data])) == text([withheld.data])
+
+
+# Claims a re-admission's reason quotes, and the memories (by index) whose
+# tombstone forgets each. Lines here are versions of rows, as clones write
+# them: a summary follows from the id and times, a reason from the
+# re-admission (written once, then withheld by a clone that forgot what it
+# quotes), a tombstone's keys from the memory it forgets.
+CLAIMS = ["the zebra crossing ritual for rollbacks", "purple walrus rotation procedure"]
+FORGETS = {4: CLAIMS[0], 5: CLAIMS[1]}
+
+
+def key(claim: str) -> str:
+    return tombstones.claim_key(tombstones.claim_text(claim))
+
+
+def version(
+    kind: str, i: int, valid: str, updated: str, at: str | None, gone: bool
+) -> dict[str, Any]:
+    if kind != "memory":
+        hashes = sorted({HASH, *([key(FORGETS[i])] if i in FORGETS else [])})
+        data: dict[str, Any] = {"record": kind, "id": IDS[i], "at": valid, "hashes": hashes}
+        return {**data, "kind": "forgotten"} if kind == "tombstone" else data
+    data = {"record": "memory", "id": IDS[i], "valid_from": valid, "updated_at": updated,
+            "summary": f"version {valid[8:10]} {updated[8:10]}"}  # fmt: skip
+    if at is None:
+        return data
+    said = WITHHELD_FORGOTTEN if gone else CLAIMS[(i + TIMES.index(at)) % 2]
+    readmitted = {
+        "at": at,
+        "by": "person",
+        "reason": f"kept: {said}, as agreed",
+        "overrides": [HASH],
+    }
+    return {**data, "readmitted": readmitted}
+
+
+versions = st.lists(
+    st.builds(
+        version,
+        st.sampled_from(["memory", "memory", "memory", "redaction", "tombstone"]),
+        st.integers(0, len(IDS) - 1),
+        st.sampled_from(TIMES),
+        st.sampled_from(TIMES),
+        st.one_of(st.none(), st.sampled_from(TIMES)),
+        st.booleans(),
+    ),
+    max_size=12,
+)
+
+
+def forgotten_in(merged_text: str) -> set[str]:
+    """The keys the tombstones and redactions of a merged file hold."""
+    found: set[str] = set()
+    for data in map(json.loads, merged_text.splitlines()):
+        if data["record"] in ("tombstone", "redaction"):
+            found.update(data["hashes"])
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(versions, versions)
+def test_a_merge_withholds_what_the_merged_files_tombstones_forgot(
+    a: list[dict[str, Any]], b: list[dict[str, Any]]
+) -> None:
+    """A teammate who had not taken a forget writes their line of a
+    re-admitted memory newer, its reason quoting what another clone forgot:
+    the merge keeps their line, with those words withheld, and no others."""
+    out = merged(text(a), text(b))
+    gone = forgotten_in(out)
+    lines = [Line(d) for d in a + b]
+    raw = ledger.merge(lines)
+    for data in map(json.loads, out.splitlines()):
+        if "readmitted" not in data:
+            continue
+        reason = data["readmitted"]["reason"]
+        before = raw[ledger.key_of(data)].data["readmitted"]["reason"]
+        quoted = [c for c in CLAIMS if c in before]
+        assert not [c for c in quoted if key(c) in gone and c in reason]
+        assert (
+            reason == before
+            if not [c for c in quoted if key(c) in gone]
+            else (reason == f"kept: {WITHHELD_FORGOTTEN}, as agreed")
+        )
+
+
+@settings(max_examples=300, deadline=None)
+@given(versions, versions, versions)
+def test_a_merge_that_withholds_is_commutative_associative_and_idempotent(
+    a: list[dict[str, Any]], b: list[dict[str, Any]], c: list[dict[str, Any]]
+) -> None:
+    """Whichever clone merges first, and in whatever order, the team's
+    files settle on the same bytes."""
+    first, second, third = text(a), text(b), text(c)
+    both = merged(first, second)
+    assert both == merged(second, first) == merged(both) == merged(both, both)
+    left = merged(both, third)
+    assert left == merged(first, merged(second, third)) == merged(first, second, third)
 
 
 def test_the_driver_writes_the_merge_over_ours(tmp_path: Path) -> None:

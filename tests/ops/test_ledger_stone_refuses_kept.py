@@ -288,3 +288,44 @@ def test_a_re_admission_reason_in_the_file_quoting_what_this_store_forgot_is_nam
     ok(alice, "sync")
     assert "zebra" not in path.read_text(encoding="utf-8")
     assert ledger_check(alice)["ok"] is True
+
+
+def test_a_teammates_newer_line_merged_by_the_driver_keeps_forgotten_words_out(
+    tmp_path: Path,
+) -> None:
+    """Bob, who has not taken Alice's forget of Z, makes his line of a
+    memory re-admitted with a reason quoting Z newer (a dispute and an
+    approval), then pulls and pushes without a sync: the driver keeps his
+    line, with Z's words withheld, as Alice's tombstone of Z is in the
+    merged file; the upstream and a fresh clone of it never hold them."""
+    alice = first_repo(tmp_path)
+    shared = hub(tmp_path, alice)
+    words = "The staging password rotation uses the purple walrus procedure"
+    quoted = "Ops uses the zebra crossing ritual for rollbacks"
+    first = remember(alice, words)
+    z = remember(alice, quoted)
+    publish(alice, "two memories")
+    ok(alice, "forget", first, "--mode", "delete", "--reason", "leaked")
+    again = ok(alice, "--json", "remember", words, "--override-tombstone", "--reason",
+               f"keep it: {quoted}").json()["id"]  # fmt: skip
+    ok(alice, "review", "approve", again)
+    publish(alice, "re-admitted")
+    bob = clone(shared, tmp_path, "bob")
+    assert again in shared_ids(bob)
+    ok(alice, "forget", z, "--mode", "delete", "--reason", "not ours")
+    publish(alice, "forgot Z")
+    ok(bob, "review", "dispute", again, "--reason", "checking")
+    ok(bob, "review", "approve", again)
+    [mine] = [e for e in ledger_entries(bob) if e.get("id") == again]
+    assert quoted in mine["readmitted"]["reason"]
+    commit(bob, "approved")
+    pull(bob)  # the merge driver, both sides moved; no sync after it
+    git(bob, "push", "-q")
+    upstream = git(bob, "show", "origin/main:.tree-ring/ledger.jsonl").stdout
+    assert "zebra" not in upstream
+    [line] = [json.loads(raw) for raw in upstream.splitlines() if f'"id":"{again}"' in raw]
+    assert line["updated_at"] == mine["updated_at"]
+    assert line["readmitted"]["reason"] == "keep it: [withheld: forgotten content]"
+    fresh = clone(shared, tmp_path, "fresh")
+    assert "zebra" not in (fresh / ".tree-ring" / "ledger.jsonl").read_text(encoding="utf-8")
+    assert ledger_check(fresh)["ok"] is True

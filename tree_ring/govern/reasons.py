@@ -28,7 +28,7 @@ from tree_ring.model.text import WITHHELD_FORGOTTEN
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
     from tree_ring.model.record import Memory
@@ -120,6 +120,51 @@ def readmissions_shown(
     return found
 
 
+def spans_held(reason: str, held: Callable[[list[str]], set[str]]) -> list[tuple[int, int]]:
+    """The (start, end) character spans of `reason` whose runs of words
+    `held` holds the key of, merged, in order: every run of at least
+    `tombstones.MIN_WORDS` words and the whole reason, each keyed as a
+    write's claims are, by today's fold and, for text that is not ASCII,
+    the legacy one. `held` is given every key at once and returns those a
+    tombstone holds: a store's (`Withholding`), or a ledger file's lines
+    (`team/ledger.py`)."""
+    from tree_ring.store import tombstones
+
+    tokens = list(_TOKEN.finditer(reason))
+    # Each key, with the runs of tokens (first, last) it was made from.
+    runs: dict[str, list[tuple[int, int]]] = {}
+    folds = [tombstones.claim_text]
+    if not reason.isascii():
+        folds.append(tombstones.legacy_claim_text)
+    for fold in folds:
+        whole = fold(reason)
+        if whole:
+            runs.setdefault(tombstones.claim_key(whole), []).append((0, len(tokens) - 1))
+        # Each folded word, with the token of the reason it came from.
+        words = [(word, i) for i, t in enumerate(tokens) for word in fold(t.group()).split()]
+        for start in range(len(words)):
+            claim = " ".join(word for word, _ in words[start : start + tombstones.MIN_WORDS - 1])
+            for end in range(start + tombstones.MIN_WORDS - 1, len(words)):
+                claim = f"{claim} {words[end][0]}" if claim else words[end][0]
+                key = tombstones.claim_key(claim)
+                runs.setdefault(key, []).append((words[start][1], words[end][1]))
+    found = sorted(span for key in held(list(runs)) for span in runs[key])
+    merged: list[tuple[int, int]] = []
+    for first, last in found:
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    return [_inner(tokens[first], tokens[last]) for first, last in merged]
+
+
+def withheld(reason: str, spans: list[tuple[int, int]]) -> str:
+    """`reason` with each of `spans` (`spans_held`) replaced by `FORGOTTEN`."""
+    for start, end in reversed(spans):
+        reason = reason[:start] + FORGOTTEN + reason[end:]
+    return reason
+
+
 class Withholding:
     """`shown` for the reasons of one read: whether a project has any
     tombstone is asked once per read, so a read of many rows in a project
@@ -141,42 +186,11 @@ class Withholding:
             return []
         from tree_ring.store import tombstones
 
-        tokens = list(_TOKEN.finditer(reason))
-        # Each key, with the runs of tokens (first, last) it was made from.
-        runs: dict[str, list[tuple[int, int]]] = {}
-        # The legacy fold differs from today's only for text that is not ASCII.
-        folds = [tombstones.claim_text]
-        if not reason.isascii():
-            folds.append(tombstones.legacy_claim_text)
-        for fold in folds:
-            whole = fold(reason)
-            if whole:
-                runs.setdefault(tombstones.claim_key(whole), []).append((0, len(tokens) - 1))
-            # Each folded word, with the token of the reason it came from.
-            words = [(word, i) for i, t in enumerate(tokens) for word in fold(t.group()).split()]
-            for start in range(len(words)):
-                claim = " ".join(
-                    word for word, _ in words[start : start + tombstones.MIN_WORDS - 1]
-                )
-                for end in range(start + tombstones.MIN_WORDS - 1, len(words)):
-                    claim = f"{claim} {words[end][0]}" if claim else words[end][0]
-                    key = tombstones.claim_key(claim)
-                    runs.setdefault(key, []).append((words[start][1], words[end][1]))
-        held = tombstones.held(self.db, project, list(runs))
-        found = sorted(span for key in held for span in runs[key])
-        merged: list[tuple[int, int]] = []
-        for first, last in found:
-            if merged and first <= merged[-1][1] + 1:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], last))
-            else:
-                merged.append((first, last))
-        return [_inner(tokens[first], tokens[last]) for first, last in merged]
+        return spans_held(reason, lambda keys: tombstones.held(self.db, project, keys))
 
     def reason(self, project: str, reason: str) -> str:
         """`reason` with each run of forgotten words replaced by `FORGOTTEN`."""
-        for start, end in reversed(self.spans(project, reason)):
-            reason = reason[:start] + FORGOTTEN + reason[end:]
-        return reason
+        return withheld(reason, self.spans(project, reason))
 
     def memory(self, memory: Memory) -> Memory:
         """`memory` with its review reason as `reason` gives it."""

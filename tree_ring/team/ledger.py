@@ -23,7 +23,10 @@ withheld), then the longer canonical text, then the greater bytes
 them: `ledger_read.py` keeps such a line as it came). The merge is therefore
 commutative, associative and idempotent, and the merge driver, the importer
 (when a text merge left both sides' lines) and `doctor` all use this one
-rule.
+rule. A merge of files (the driver, `doctor --repair`) then withholds in
+each kept line's re-admission reason what the kept tombstones forgot
+(`withhold_reasons`), as a clone that took them writes the line; between
+versions of rows as clones write them, that keeps the laws.
 
 A line of a record this version does not know (a newer Tree Ring's) is no
 key's: it is carried through every rewrite and merge as it stands, once,
@@ -33,8 +36,9 @@ in the line here (the merge reads whole lines); a sync keeps it too
 (`ledger_read.py`).
 
 This module is the merge driver's whole dependency: the standard library
-and `model.jsontext`, and the guard only for a line of a record it does not
-know (imported then).
+and `model.jsontext`; the guard only for a line of a record it does not know,
+and the claim keys of `govern/reasons.py` only for a re-admission reason
+where the files hold a tombstone (each imported then).
 """
 
 from __future__ import annotations
@@ -404,7 +408,48 @@ def merge_texts(*texts: str | bytes, base: str | bytes = "") -> str:
     every: set[str] = set[str]().union(*held)
     kept = {line for line in every if line not in before or all(line in side for side in held)}
     tail = "".join(raw + "\n" for raw in sorted(kept))
-    return render(merge(*parts).values()) + tail
+    return render(withhold_reasons(merge(*parts)).values()) + tail
+
+
+def withhold_reasons(won: dict[str, Line]) -> dict[str, Line]:
+    """`won` with each memory line's re-admission reason withheld where its
+    words are what the tombstones among `won` forgot, as a clone that holds
+    those tombstones writes the line (`govern/reasons.py`: any run of its
+    words, keyed as a write's claims are). A teammate who had not taken a
+    forget when they last wrote their line, newer than the one that
+    withholds, then wins a merge without bringing the words back. A reason
+    longer than any a clone writes (`correct.MAX_REASON`) is left as it
+    stands: a sync skips the line."""
+    forgotten: set[str] = set()
+    quoting: list[Line] = []
+    for line in won.values():
+        record = line.data.get("record")
+        hashes = line.data.get("hashes")
+        if record in (TOMBSTONE, REDACTION) and isinstance(hashes, list):
+            forgotten.update(h for h in hashes if isinstance(h, str))  # pyright: ignore[reportUnknownVariableType]
+        elif record == MEMORY and isinstance(_reason(line.data), str):
+            quoting.append(line)
+    if not forgotten or not quoting:
+        return won
+    from tree_ring.govern import reasons
+    from tree_ring.write.correct import MAX_REASON
+
+    out = dict(won)
+    for line in quoting:
+        said = str(_reason(line.data))
+        if len(said) > MAX_REASON:
+            continue
+        spans = reasons.spans_held(said, forgotten.intersection)
+        if spans:
+            readmitted = {**line.data["readmitted"], "reason": reasons.withheld(said, spans)}
+            out[line.key] = Line({**line.data, "readmitted": readmitted})
+    return out
+
+
+def _reason(data: dict[str, Any]) -> object:
+    """A memory line's re-admission reason, or None."""
+    readmitted = data.get("readmitted")
+    return readmitted.get("reason") if isinstance(readmitted, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
 
 
 def merge_driver(argv: list[str]) -> int:
