@@ -249,20 +249,34 @@ def test_long_session_ids_are_refused_at_the_same_length() -> None:
     assert adapter.usable_session_id("a" * 128) and not adapter.usable_session_id("a" * 129)
 
 
+def _drawn_on(code: int) -> bool:
+    import unicodedata
+
+    kind = unicodedata.category(chr(code))
+    return kind[0] == "M" or kind == "Cf"
+
+
+# A dash and the marks or format characters drawn on it (`text.no_fence`).
+_DASH = "[" + re.escape("".join(sorted(text_policy.DASHES))) + "]"
+_ON = "[" + "".join(re.escape(chr(c)) for c in range(0x80, 0x110000) if _drawn_on(c)) + "]*"
+_RUN = re.compile(f"(?:{_DASH}{_ON}){{3,}}")
+_UNIT = re.compile(f"{_DASH}{_ON}")
+
+
 @settings(max_examples=300, deadline=None, database=None)
 @given(
     text=TRICKY,
-    dashes=st.text(alphabet=st.sampled_from(list("-- a\u2014\uff0d\u2500")), max_size=30),
+    dashes=st.text(
+        alphabet=st.sampled_from(list("-- a\u2014\uff0d\u2500\u0336\u034f\u200b")), max_size=30
+    ),
 )
 def test_the_receipt_and_brief_helpers_are_the_patterns_they_replace(
     text: str, dashes: str
 ) -> None:
     assert receipts.receipt_name(text) == re.sub(r"[^a-z0-9-]+", "-", text.lower()) + ".json"
     for sample in (text, dashes):
-        assert text_policy.no_fence(sample) == re.sub(
-            "[" + re.escape("".join(sorted(text_policy.DASHES))) + "]{3,}",
-            lambda run: run.group()[:2],
-            sample,
+        assert text_policy.no_fence(sample) == _RUN.sub(
+            lambda run: "".join(_UNIT.findall(run.group())[:2]), sample
         )
 
 

@@ -69,6 +69,26 @@ def test_terms_drop_repeats_and_fillers_and_cap_length_and_count() -> None:
     assert query.terms(" ".join(many)) == many[:16]
 
 
+class Counting(frozenset[str]):
+    """A filler set that counts what it is asked."""
+
+    asked = 0
+
+    def __contains__(self, item: object) -> bool:
+        Counting.asked += 1
+        return super().__contains__(item)
+
+
+def test_terms_stop_reading_once_they_have_their_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A question of 50,000 distinct words (a pasted log) is read only until
+    its first MAX_TERMS terms: each further word was checked against every
+    term kept, so recall took seconds for a long question."""
+    monkeypatch.setattr(query, "FILLER", Counting(query.FILLER))
+    many = [f"w{i}" for i in range(50_000)]
+    assert query.terms(" ".join(many)) == many[: query.MAX_TERMS]
+    assert Counting.asked <= 2 * query.MAX_TERMS
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

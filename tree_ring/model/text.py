@@ -161,12 +161,17 @@ DASHES = frozenset(
     "\u2e3a\u2e3b\u2e40\u2e5d\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d"
     "\u2212\u207b\u208b\u2796\u23af\u2500\u2501\u2504\u2505\u2508\u2509\u254c"
     "\u254d\u2574\u2576\u2578\u257a\U00010ead"
+    # What Unicode's confusables table draws as a hyphen (tests/model/test_text.py
+    # holds the table to it), and other strokes drawn as one.
+    "\u02d7\u06d4\u2043\u2238\u2a29\u2a2a\u2cba\u1428"
 )
 
 
 def no_fence(text: str) -> str:
     """Runs of three or more dashes (DASHES) cut to their first two: no fence
-    lookalikes inside the data."""
+    lookalikes inside the data. A mark drawn on a dash (a combining stroke,
+    the grapheme joiner) or a format character between two neither ends the
+    run nor counts in it, and goes with the dash it follows."""
     if text.isascii():
         while "---" in text:
             text = text.replace("---", "--")
@@ -174,10 +179,27 @@ def no_fence(text: str) -> str:
     out: list[str] = []
     run = 0
     for char in text:
-        run = run + 1 if char in DASHES else 0
+        if char in DASHES:
+            run += 1
+        elif run and not char.isascii() and _on_a_dash(char):
+            if run <= 2:
+                out.append(char)
+            continue
+        else:
+            run = 0
         if run <= 2:
             out.append(char)
     return "".join(out)
+
+
+def _on_a_dash(char: str) -> bool:
+    """Whether `char` is drawn on the character before it, or not at all: a
+    mark or a format character. The Unicode database is loaded only here,
+    for a character other than ASCII just after a dash."""
+    from unicodedata import category
+
+    kind = category(char)
+    return kind[0] == "M" or kind == "Cf"
 
 
 def whole_number(text: str) -> bool:

@@ -285,14 +285,16 @@ def terms(query: str) -> list[str]:
     folded as the index folds the rows (`fold.searchable`)."""
     text = uncontracted(searchable(query).casefold())
     words = ["", *(w.strip("_")[:MAX_TERM_CHARS] for w in WORD.findall(text)), ""]
-    out: list[str] = []
+    out: dict[str, None] = {}  # insertion-ordered, and a lookup in constant time
     for at in range(1, len(words) - 1):
         pair = (words[at], words[at + 1])
         joined = "" if words[at - 1] in DETERMINERS else COMPOUNDS.get(pair, "")
         for term in (words[at], joined):
             if term and term not in FILLER and term not in out:
-                out.append(term)
-    return out[:MAX_TERMS]
+                out[term] = None
+                if len(out) == MAX_TERMS:
+                    return list(out)
+    return list(out)
 
 
 class Concept(Frozen):
