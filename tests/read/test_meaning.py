@@ -6,6 +6,7 @@ the vector table recall works on by words alone."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,6 +115,59 @@ def test_a_hand_edited_code_is_skipped_not_fatal(store: Store, identity: Identit
         db.execute("UPDATE memory_meaning SET code = x'00ff' WHERE rowid = 2")
     assert recall(store, identity, BROKER_QUESTION) == []
     assert ids(recall(store, identity, "kafka")) == {broker, other}
+
+
+def test_a_code_of_another_length_costs_only_its_memory_which_is_weighed_from_its_text(
+    store: Store, identity: Identity
+) -> None:
+    """A code cut short is not read: its memory is weighed from its text, as
+    one written without the table is, and no other memory's weight moves."""
+    broker, other = write(store, identity.project, BROKER, "The orders consumer on Kafka lags")
+    question = "orders consumer"
+    before = {h.memory.id: h.parts["meaning"] for h in recall(store, identity, question)}
+    assert set(before) == {broker, other} and min(before.values()) > 0
+    with store.write() as db:
+        db.execute(
+            "UPDATE memory_meaning SET code = substr(code, 1, 16) WHERE rowid = ?",
+            (min(rowids(store, [broker])),),
+        )
+    after = {h.memory.id: h.parts["meaning"] for h in recall(store, identity, question)}
+    assert after == pytest.approx(before, rel=0.05)
+
+
+def test_codes_cut_short_never_crowd_a_sound_one_out_of_the_scan(
+    store: Store, identity: Identity
+) -> None:
+    """More codes than the scan weighs at a time, each cut to the signs of
+    the one memory near the question and all newer than it, sort before it by
+    their signs; they are not read, so that memory is still found."""
+    (broker,) = write(store, identity.project, BROKER)
+    notes = [f"{OTHERS[n % len(OTHERS)]}, note {n}" for n in range(meaning.KEEP + 8)]
+    bulk.insert_many(store, [make_memory(identity.project, text) for text in notes], PERSON)
+    (low,) = rowids(store, [broker])
+    with store.write() as db:
+        db.execute(
+            "UPDATE memory_meaning SET code = "
+            "(SELECT substr(code, 1, 16) FROM memory_meaning WHERE rowid = :low) "
+            "WHERE rowid > :low",
+            {"low": low},
+        )
+    assert ids(recall(store, identity, BROKER_QUESTION)) == {broker}
+
+
+def test_an_oversized_code_is_never_loaded(store: Store, identity: Identity) -> None:
+    """The scan and the weighing test a code's type and length in SQL, which
+    reads neither: told to load no value past 64 KiB, SQLite loads none, and
+    recall answers as it would with the code missing."""
+    broker, other = write(store, identity.project, BROKER, "Kafka keeps seven days of orders")
+    with store.write() as db:
+        db.execute(
+            "UPDATE memory_meaning SET code = zeroblob(1048576) WHERE rowid = ?",
+            (min(rowids(store, [broker])),),
+        )
+    store.db.conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 1 << 16)
+    hits = {h.memory.id: h for h in recall(store, identity, "kafka orders")}
+    assert set(hits) == {broker, other} and hits[broker].parts["meaning"] > 0
 
 
 def test_a_question_its_words_answer_gains_no_strangers(store: Store, identity: Identity) -> None:

@@ -329,6 +329,11 @@ def code(vector: list[float]) -> bytes:
     return bits.to_bytes(len(vector) // 8, "little") + bytes(v & 0xFF for v in scaled)
 
 
+def code_size() -> int:
+    """How many bytes a code of this table holds (0 when there is no table)."""
+    return dims() // 8 + dims()
+
+
 def signs(stored: bytes) -> int:
     """The signs part of a code, as an int for XOR and popcount."""
     return int.from_bytes(stored[: dims() // 8], "little")

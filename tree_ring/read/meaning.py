@@ -13,8 +13,8 @@ triggers beside the row. For a question whose words the vector table knows:
 - `widen` adds them to recall's candidates (the fewer of the question's
   words the words found, the further off they may be), and `weigh` gives every
   candidate its nearness, whichever stage found it, for the ranking's
-  `meaning` part (`cosines` of the codes; a memory without one is weighed
-  from its text).
+  `meaning` part (`cosines` of the codes; a memory without one, or whose
+  code is not a code's type and size, is weighed from its text).
 
 The scan is bounded, so its cost is too: at most SCAN codes of a store of
 any size, the newest; older memories are found by the words they share.
@@ -78,11 +78,18 @@ def scaled(nearness: float, nearest: float) -> float:
     return nearness / max(nearest, FLOOR)
 
 
-SIGNS_SQL = "SELECT rowid, substr(code, 1, :width) FROM memory_meaning WHERE rowid > :low"
+# Only sound codes are read (`codes.SOUND`): one edited outside Tree Ring
+# into another type or length, however large, is never loaded, and its
+# memory is weighed as one without a code.
+SIGNS_SQL = (
+    "SELECT rowid, substr(code, 1, :width) FROM memory_meaning "
+    f"WHERE rowid > :low AND {codes.SOUND}"
+)
 
 CODES_SQL = (
     "SELECT memory_meaning.rowid, code FROM json_each(:ids) AS wanted "
-    "CROSS JOIN memory_meaning ON memory_meaning.rowid = wanted.value"
+    "CROSS JOIN memory_meaning ON memory_meaning.rowid = wanted.value "
+    f"WHERE {codes.SOUND}"
 )
 
 
@@ -103,11 +110,11 @@ def nearest(
     returns (a rowid -> row of those the caller may see, live)."""
     width = vectors.dims() // 8
     wanted = vectors.signs(vectors.code(meant.vector))
-    rows = store.query(SIGNS_SQL, {"width": width, "low": max(newest - SCAN, 0)})
+    rows = store.query(
+        SIGNS_SQL, {"width": width, "low": max(newest - SCAN, 0), "size": vectors.code_size()}
+    )
     order = sorted(
-        ((wanted ^ int.from_bytes(signs, "little")).bit_count(), -rowid)
-        for rowid, signs in rows
-        if isinstance(signs, bytes)  # a hand-edited code of another type is skipped
+        ((wanted ^ int.from_bytes(signs, "little")).bit_count(), -rowid) for rowid, signs in rows
     )
     kept: list[tuple[int, float, Row]] = []
     for start in range(0, len(order), KEEP):
@@ -163,9 +170,9 @@ def weigh(
     coded: bool = True,
 ) -> None:
     """Give `near` every candidate of `found` it lacks: its code's nearness,
-    or, for a memory without a code (written while the vector table was
-    missing) or when the codes are not `coded` by the installed table, its
-    text's."""
+    or, for a memory without a sound code (written while the vector table
+    was missing, or its code edited outside Tree Ring) or when the codes
+    are not `coded` by the installed table, its text's."""
     missing = [rowid for rowid in found if rowid not in near]
     if coded:
         near.update(cosines(store, meant, missing))
@@ -177,15 +184,13 @@ def weigh(
 
 def cosines(store: Store, meant: vectors.Meaning, rowids: Iterable[int]) -> dict[int, float]:
     """rowid -> nearness to the question, for each of `rowids` that has a
-    code: the cosine of their vectors times the share of the question the
-    table knows, so a question that is mostly an unknown word is near nothing."""
+    sound code (`codes.SOUND`): the cosine of their vectors times the share
+    of the question the table knows, so a question that is mostly an
+    unknown word is near nothing."""
     ids = "[" + ",".join(str(int(rowid)) for rowid in rowids) + "]"
     known, vector = meant.known, meant.vector
-    return {
-        rowid: known * vectors.cosine(vector, code)
-        for rowid, code in store.query(CODES_SQL, {"ids": ids})
-        if isinstance(code, bytes)
-    }
+    found = store.query(CODES_SQL, {"ids": ids, "size": vectors.code_size()})
+    return {rowid: known * vectors.cosine(vector, code) for rowid, code in found}
 
 
 def from_text(meant: vectors.Meaning, summary: str, details: str, tags: str) -> float:

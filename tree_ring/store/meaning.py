@@ -31,6 +31,11 @@ MEANING_SOURCE = """CREATE TABLE meaning_source (
     vectors  TEXT NOT NULL  -- vectors.identity() of the table that made every code
 )"""
 
+# A code as the installed table makes one: a blob of `vectors.code_size()`
+# bytes (bound as :size). SQLite tells a value's type, and a blob's length,
+# without loading it, so testing this never reads a code of any size.
+SOUND = "CASE WHEN typeof(code) = 'blob' THEN length(code) END = :size"
+
 _CODE_BETWEEN = (
     "INSERT OR REPLACE INTO memory_meaning(rowid, code) SELECT rowid, code FROM ("
     f"SELECT m.rowid AS rowid, {MEANING_FUNCTION}(CAST(m.summary AS BLOB), "
