@@ -100,6 +100,42 @@ def test_lost_meaning_codes_are_found_and_rebuilt(run_cli: CliRunner, filled: St
     assert by_name(report)["meaning"]["ok"]
 
 
+@pytest.mark.parametrize(
+    "bad", ["x'01'", "x''", "randomblob(64)", "'hello'", "42", "zeroblob(2000000)"]
+)
+def test_meaning_codes_edited_outside_tree_ring_are_named_and_coded_again(
+    run_cli: CliRunner, filled: Store, bad: str
+) -> None:
+    """Codes of another type or size (recall reads none of them) and codes
+    of a memory gone or redacted: the doctor counts both, and the repair
+    deletes them and codes those memories again, as the triggers would."""
+    with closing(raw(filled.root)) as conn:
+        sound = {r[0]: r[1] for r in conn.execute("SELECT rowid, code FROM memory_meaning")}
+    redacted = filled.query("SELECT id, rowid FROM memories WHERE rowid = 5")[0]
+    correct.forget(filled, redacted[0], mode="redact", reason="wrong", actor=PERSON)
+    with closing(raw(filled.root)) as conn:
+        conn.execute(f"UPDATE memory_meaning SET code = {bad} WHERE rowid IN (1, 2)")
+        strays = [(99999, sound[3]), (-5, b"\x00"), (redacted[1], sound[5])]
+        conn.executemany("INSERT INTO memory_meaning(rowid, code) VALUES (?, ?)", strays)
+    code, report = run_doctor(run_cli)
+    meaning = by_name(report)["meaning"]
+    assert code == 1 and not meaning["ok"] and meaning["repairable"]
+    assert meaning["detail"] == (
+        "5 meaning code(s) edited outside Tree Ring (2 not a code's type or size, "
+        "3 of a memory gone or redacted); `doctor --repair` codes those memories again"
+    )
+    code, report = run_doctor(run_cli, "--repair")
+    assert by_name(report)["meaning"]["repaired"] == (
+        "made the meaning codes' table whole, deleted 5 code(s) edited outside Tree Ring "
+        "and coded 2 memory(ies)"
+    )
+    with closing(raw(filled.root)) as conn:
+        after = {r[0]: r[1] for r in conn.execute("SELECT rowid, code FROM memory_meaning")}
+    assert after == {rowid: sound[rowid] for rowid in (1, 2, 3, 4)}
+    code, report = run_doctor(run_cli)
+    assert code == 0 and by_name(report)["meaning"]["ok"]
+
+
 def test_a_related_words_file_its_checksum_does_not_match_is_named(
     run_cli: CliRunner, filled: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

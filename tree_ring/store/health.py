@@ -208,10 +208,11 @@ def rebuild_fts(db: Db) -> list[str]:
     return mended
 
 
-def rebuild_meaning(db: Db) -> int:
-    """The meaning codes' tables and triggers where missing, then every
-    memory without a code coded (every memory, when the codes are stale);
-    how many were."""
+def rebuild_meaning(db: Db) -> tuple[int, int]:
+    """The meaning codes' tables and triggers where missing, the codes no
+    memory should hold deleted (`meaning.unsound`), then every memory
+    without a code coded (every memory, when the codes are stale); how many
+    codes were deleted, and how many memories coded."""
     if not exists(db, "table", "memory_meaning"):
         db.execute(schema.MEANING_TABLE[0])
     if not exists(db, "table", "meaning_source"):
@@ -221,10 +222,11 @@ def rebuild_meaning(db: Db) -> int:
         if not exists(db, "trigger", name):
             db.execute(statement)
     if meaning.stale(db):
-        return meaning.recode(db)
+        return 0, meaning.recode(db)
+    removed = meaning.drop_unsound(db)
     before = meaning.uncoded(db)
     meaning.code_missing(db)
-    return before
+    return removed, before
 
 
 def remove_orphan_claims(db: Db) -> int:

@@ -19,6 +19,13 @@ session waiting (at 100,000 memories the coding takes longer than a hook is
 given). Until then, and whenever the store cannot be written, recall weighs
 its candidates from their text; `tree-ring doctor --repair` and `tree-ring
 maintain --vacuum` code them too.
+
+Tree Ring writes a code only as the installed table makes it, and only for
+an unredacted memory. A code of another type or size, or one of a memory
+gone or redacted, was edited outside it: recall never reads the first
+(`SOUND`, read/meaning.py) nor sees the second, `tree-ring doctor` counts
+both (`unsound`), and `doctor --repair` deletes them and codes those
+memories again.
 """
 
 from __future__ import annotations
@@ -32,9 +39,15 @@ MEANING_SOURCE = """CREATE TABLE meaning_source (
 )"""
 
 # A code as the installed table makes one: a blob of `vectors.code_size()`
-# bytes (bound as :size). SQLite tells a value's type, and a blob's length,
-# without loading it, so testing this never reads a code of any size.
-SOUND = "CASE WHEN typeof(code) = 'blob' THEN length(code) END = :size"
+# bytes (bound as :size); 1 or 0. SQLite tells a value's type, and a blob's
+# length, without loading it, so testing this never reads a code of any size.
+SOUND = "CASE typeof(code) WHEN 'blob' THEN length(code) = :size ELSE 0 END"
+
+# A code whose memory is gone, or redacted (which takes its code away).
+_STRAY = (
+    "NOT EXISTS (SELECT 1 FROM memories m "
+    "WHERE m.rowid = memory_meaning.rowid AND m.redacted_at IS NULL)"
+)
 
 _CODE_BETWEEN = (
     "INSERT OR REPLACE INTO memory_meaning(rowid, code) SELECT rowid, code FROM ("
@@ -64,6 +77,33 @@ def code_missing(db: Db, low: int = 0, high: int | None = None) -> None:
     """Code the memories past rowid `low` (up to `high`, when given) that
     have no code."""
     db.execute(_CODE_BETWEEN, {"low": low, "high": high})
+
+
+def unsound(db: Db) -> tuple[int, int]:
+    """(codes that are not a code's type and size, codes of no memory or of
+    a redacted one): Tree Ring writes neither, so they were edited outside
+    it. Without a vector table installed no code's size is known, and only
+    the second are counted."""
+    from tree_ring.model import vectors
+
+    size = vectors.code_size()
+    row = db.execute(
+        f"SELECT count(*) FILTER (WHERE :size > 0 AND NOT ({SOUND}) AND NOT ({_STRAY})), "
+        f"count(*) FILTER (WHERE {_STRAY}) FROM memory_meaning",
+        {"size": size},
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
+def drop_unsound(db: Db) -> int:
+    """Delete the codes `unsound` counts, so that `code_missing` codes their
+    memories again; how many were deleted."""
+    from tree_ring.model import vectors
+
+    return db.execute(
+        f"DELETE FROM memory_meaning WHERE (:size > 0 AND NOT ({SOUND})) OR {_STRAY}",
+        {"size": vectors.code_size()},
+    ).rowcount
 
 
 def recorded(db: Db) -> bool:

@@ -154,9 +154,10 @@ def check_fts(db: Db) -> Check:
 
 
 def check_meaning(db: Db) -> Check:
-    """Recall's meaning codes (docs/RELATIONS.md): their table, and every
-    memory that can be coded coded; then the related words' file, whose
-    checksum only this check verifies (a recall's lookups do not)."""
+    """Recall's meaning codes (docs/RELATIONS.md): their table, none edited
+    outside Tree Ring, and every memory that can be coded coded; then the
+    related words' file, whose checksum only this check verifies (a
+    recall's lookups do not)."""
     if not health.exists(db, "table", "memory_meaning"):
         return Check("meaning", False, "the meaning codes' table is missing", repairable=True)
     problem = vectors.problem()
@@ -166,6 +167,18 @@ def check_meaning(db: Db) -> Check:
         detail = (
             "the meaning codes were made by another vector table; "
             "the next recall or `doctor --repair` codes them again"
+        )
+        return Check("meaning", False, detail, True)
+    malformed, stray = meaning.unsound(db)
+    if malformed or stray:
+        found = [
+            f"{malformed} not a code's type or size" if malformed else "",
+            f"{stray} of a memory gone or redacted" if stray else "",
+        ]
+        detail = (
+            f"{malformed + stray} meaning code(s) edited outside Tree Ring "
+            f"({', '.join(part for part in found if part)}); "
+            "`doctor --repair` codes those memories again"
         )
         return Check("meaning", False, detail, True)
     missing = meaning.uncoded(db)
@@ -410,8 +423,11 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
             made = f"made {' and '.join(mended)} whole again and " if mended else ""
             done["fts"] = f"{made}rebuilt the FTS indexes from the rows"
         if "meaning" in failing:
-            coded = health.rebuild_meaning(db)
-            done["meaning"] = f"made the meaning codes' table whole and coded {coded} memory(ies)"
+            removed, coded = health.rebuild_meaning(db)
+            dropped = f", deleted {removed} code(s) edited outside Tree Ring" if removed else ""
+            done["meaning"] = (
+                f"made the meaning codes' table whole{dropped} and coded {coded} memory(ies)"
+            )
         if "claims" in failing:
             removed = health.remove_orphan_claims(db)
             done["claims"] = f"removed {removed} orphaned claim(s)"
