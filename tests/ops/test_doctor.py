@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -163,6 +165,56 @@ def test_a_related_words_file_its_checksum_does_not_match_is_named(
         relations._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
     code, report = run_doctor(run_cli)
     assert code == 0 and by_name(report)["meaning"]["ok"]
+
+
+@pytest.fixture
+def vector_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A copy of the shipped vector table that the reader reads instead,
+    its caches cleared before and after."""
+    copy = tmp_path / "vectors.dat"
+    copy.write_bytes(Path(vectors.PATH).read_bytes())
+    monkeypatch.setattr(vectors, "PATH", str(copy))
+    vectors._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    vectors._vector.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    yield copy
+    vectors._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    vectors._vector.cache_clear()  # pyright: ignore[reportPrivateUsage]
+
+
+def _damage_vectors(path: Path, damage: str) -> None:
+    data = path.read_bytes()
+    if damage == "missing":
+        path.unlink()
+    elif damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "a directory":
+        path.unlink()
+        path.mkdir()
+    elif damage == "random bytes":
+        path.write_bytes(random.Random(7).randbytes(len(data)))
+
+
+@pytest.mark.parametrize("damage", ["missing", "empty", "truncated", "a directory", "random bytes"])
+def test_a_missing_or_damaged_vector_table_fails_and_says_to_reinstall(
+    run_cli: CliRunner, filled: Store, vector_copy: Path, damage: str
+) -> None:
+    """Recall works on without meaning (tests/read/test_meaning.py), but a
+    Tree Ring whose vector table is gone is not sound: the doctor fails, as
+    for the related words' file, and says what mends it."""
+    code, report = run_doctor(run_cli)
+    assert code == 0 and by_name(report)["meaning"]["ok"]
+    _damage_vectors(vector_copy, damage)
+    vectors._table.cache_clear()  # pyright: ignore[reportPrivateUsage]
+    code, report = run_doctor(run_cli)
+    meaning = by_name(report)["meaning"]
+    assert code == 1 and not meaning["ok"] and not meaning["repairable"]
+    assert meaning["detail"].startswith("no vector table, so recall reads words alone: ")
+    assert meaning["detail"].endswith("; reinstall Tree Ring") and "\n" not in meaning["detail"]
+    assert str(vector_copy) in meaning["detail"]
+    code, report = run_doctor(run_cli, "--repair")
+    assert code == 1 and not by_name(report)["meaning"]["ok"]
 
 
 def test_codes_another_vector_table_made_are_found_and_made_again(

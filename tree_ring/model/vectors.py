@@ -109,7 +109,7 @@ def _read(path: str) -> _Table:
     except ValueError:  # an empty file cannot be mapped
         return _Table(f"{path} is not a vectors file; reinstall Tree Ring")
     except OSError as exc:
-        return _Table(f"cannot read {path}: {exc.strerror or exc}")
+        return _Table(f"cannot read {path}: {exc.strerror or exc}; reinstall Tree Ring")
     end = data.find(b"\n")
     fields = data[:end].split(b" ") if end > 0 else []
     if len(fields) < 3 or b" ".join(fields[:2]) != MAGIC:

@@ -162,7 +162,9 @@ def check_meaning(db: Db) -> Check:
         return Check("meaning", False, "the meaning codes' table is missing", repairable=True)
     problem = vectors.problem()
     if problem is not None:
-        return Check("meaning", True, f"no vector table ({problem}); recall reads words alone")
+        # Recall works on by words, but this Tree Ring is not whole: it fails,
+        # as a damaged related words' file does.
+        return Check("meaning", False, f"no vector table, so recall reads words alone: {problem}")
     if meaning.stale(db):
         detail = (
             "the meaning codes were made by another vector table; "
