@@ -133,13 +133,15 @@ def leaves(db: Db) -> tuple[int, int]:
 
 def text_tables(db: Db) -> list[str]:
     """The tables whose text a read may meet, by name (SQLite's and the FTS
-    indexes' own shadow tables left out)."""
+    indexes' own shadow tables left out, and the meaning codes, which hold
+    no text: `doctor`'s meaning check names a code of another type, and its
+    repair codes the memory again)."""
     return [
         str(row[0])
         for row in db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' "
             "AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'memory_fts%' "
-            "AND name NOT LIKE 'claim_fts%' ORDER BY name"
+            "AND name NOT LIKE 'claim_fts%' AND name != 'memory_meaning' ORDER BY name"
         )
     ]
 
