@@ -244,6 +244,7 @@ def test_a_damaged_file_gives_no_relations_and_says_why(
     data_file.write_bytes(damage(data))
     assert relations.related("cache") == ()
     assert says in (relations.problem() or "")
+    assert (relations.problem() or "").endswith("; reinstall Tree Ring")
 
 
 def test_a_file_of_another_version_gives_none_and_says_so(data_file: Path) -> None:
@@ -255,6 +256,7 @@ def test_a_file_of_another_version_gives_none_and_says_so(data_file: Path) -> No
 def test_a_missing_file_gives_none_and_says_so(data_file: Path) -> None:
     assert relations.related("cache") == ()
     assert "cannot read" in (relations.problem() or "")
+    assert (relations.problem() or "").endswith("; reinstall Tree Ring")
 
 
 ROW = st.text(st.characters(codec="utf-8"), max_size=40)

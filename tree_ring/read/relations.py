@@ -65,13 +65,13 @@ def _read(path: str) -> _Table:
             # lookup twice what the checksum's pass over the mapped pages does.
             data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except ValueError:  # an empty file cannot be mapped
-        return _Table(b"", 0, f"{path} is not a relations file; rebuild it")
+        return _Table(b"", 0, f"{path} is not a relations file; reinstall Tree Ring")
     except OSError as exc:
-        return _Table(b"", 0, f"cannot read {path}: {exc.strerror or exc}")
+        return _Table(b"", 0, f"cannot read {path}: {exc.strerror or exc}; reinstall Tree Ring")
     end = data.find(b"\n")
     fields = data[:end].split(b" ") if end > 0 else []
     if len(fields) != 5 or b" ".join(fields[:2]) != MAGIC:
-        return _Table(b"", 0, f"{path} is not a relations file; rebuild it")
+        return _Table(b"", 0, f"{path} is not a relations file; reinstall Tree Ring")
     if fields[2] != str(VERSION).encode():
         return _Table(
             b"",
