@@ -423,6 +423,25 @@ def test_malformed_payloads_are_refused(changes: dict[str, Any], project_root: P
     assert b"refused: " in proc.stderr
 
 
+def test_what_a_refusal_quotes_from_the_payload_reaches_stderr_escaped(
+    project_root: Path,
+) -> None:
+    """An event name holding an escape sequence (retitle the window, clear the
+    screen) and a line break is written as escapes on the one line."""
+    event = "SessionStart\x1b]0;PWNED\x07\x1b[2J\nforged line"
+    proc = run_hook(
+        "claude-code", payload("claude-code-session-start", project_root, hook_event_name=event)
+    )
+    assert proc.stdout == b""
+    assert proc.stderr == (
+        b"tree-ring hook (claude-code): refused: no handler for event "
+        b"SessionStart\\x1b]0;PWNED\\x07\\x1b[2J\\nforged line\n"
+    )
+    # The harness named on the command line heads every line: escaped too.
+    proc = run_hook("cur\x1b[2Jsor", payload("codex-stop", project_root))
+    assert proc.stderr.startswith(b"tree-ring hook (cur\\x1b[2Jsor): refused: unknown harness")
+
+
 def test_subagent_event_without_agent_id_is_refused(project_root: Path) -> None:
     recorded = payload("claude-code-subagent-start", project_root)
     del recorded["agent_id"]

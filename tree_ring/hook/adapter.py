@@ -575,8 +575,15 @@ def _usage(
 
 
 def _note(harness: str, message: str) -> None:
+    """One line on stderr; what it quotes from the payload or the command line
+    (an event's name, a path) has its control characters and line breaks
+    written as escapes (`error_safe`), as every Tree Ring error does."""
+    from tree_ring.model.text import error_safe
+
     try:
-        sys.stderr.write(f"tree-ring hook ({harness or 'no harness'}): {message}\n")
+        sys.stderr.write(
+            error_safe(f"tree-ring hook ({harness or 'no harness'}): {message}") + "\n"
+        )
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
