@@ -223,6 +223,41 @@ def test_parse_time_checks_stored_form_fields(text: str) -> None:
         record.parse_time(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        ("11111111", "1111-11-11T00:00:00.000000Z"),  # a basic-format date, no more
+        ("20261129T1300", "2026-11-29T13:00:00.000000Z"),
+        ("2026-11-29 13:00", "2026-11-29T13:00:00.000000Z"),
+        ("2026-11-29t13:00z", "2026-11-29T13:00:00.000000Z"),
+        ("2026-11-29T13Z", "2026-11-29T13:00:00.000000Z"),
+        ("2026-W48-1", "2026-11-23T00:00:00.000000Z"),
+        ("2026W481", "2026-11-23T00:00:00.000000Z"),
+        ("2026-11-29T13:00:00,5", "2026-11-29T13:00:00.500000Z"),
+        ("2026-11-29T13:00:00.123456789Z", "2026-11-29T13:00:00.123456Z"),
+        ("2026-11-29T13:00:00.123+0530", "2026-11-29T07:30:00.123000Z"),
+    ],
+)
+def test_parse_time_reads_the_iso_forms(text: str, stored: str) -> None:
+    assert record.parse_time(text) == stored
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1" * 15,  # fromisoformat: 1111-11-11, "1" between date and time, 11:11:11
+        "1" * 30,  # ... and a fraction run straight on from the seconds
+        "1" * 5000,
+        "2026-11-29X13:00",  # any character between date and time
+        "2026-11-29113:00",
+        "2026-11-29T13:00:00." + "1" * 5000,
+    ],
+)
+def test_parse_time_refuses_what_only_fromisoformat_reads(text: str) -> None:
+    with pytest.raises(UsageError, match="is not an ISO-8601 time"):
+        record.parse_time(text)
+
+
 # ------------------------------------------------- one declared field list
 
 ORIGINAL_EXPORT = REPO / "tests" / "fixtures" / "original" / "export.jsonl"

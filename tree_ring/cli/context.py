@@ -18,7 +18,7 @@ from tree_ring.model import jsontext, project
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Field, fields
 from tree_ring.model.identity import Identity, harness_origin, resolve
-from tree_ring.model.record import Memory, caller_fields, parse_time
+from tree_ring.model.record import Memory, caller_fields, option_time
 from tree_ring.model.text import error_safe, terminal_safe
 from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
@@ -163,11 +163,9 @@ class Context:
 
     def view(self) -> View:
         a = self.args
-        as_of = getattr(a, "as_of", None)
-        valid_at = getattr(a, "valid_at", None)
         return View(
-            as_of=parse_time(as_of, "--as-of") if as_of else None,
-            valid_at=parse_time(valid_at, "--valid-at") if valid_at else None,
+            as_of=option_time(getattr(a, "as_of", None), "--as-of"),
+            valid_at=option_time(getattr(a, "valid_at", None), "--valid-at"),
             include_sensitive=bool(getattr(a, "include_sensitive", False)),
             include_unreviewed=bool(getattr(a, "include_unreviewed", False)),
         )

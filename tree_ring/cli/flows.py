@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tree_ring.cli.context import Arguments, Context, Handler, limit_flag, sensitive_flag
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import PRIVATE_SCOPES, RINGS, parse_time
+from tree_ring.model.record import PRIVATE_SCOPES, RINGS, option_time
 from tree_ring.model.text import in_quotes
 from tree_ring.read import withheld
 
@@ -89,7 +89,7 @@ def cmd_inbox(ctx: Context) -> int:
         raise UsageError("--all needs what to do: --promote, --keep or --forget")
     if action in ("promote", "forget") and not a.reason:
         raise UsageError(f"--{action} needs --reason; it is kept in the audit log")
-    since = parse_time(a.since, "--since") if a.since else None
+    since = option_time(a.since, "--since")
     with ctx.project() as opened:
         project_id, store = opened.project_id, opened.store
         narrow: dict[str, Any] = {

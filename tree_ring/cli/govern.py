@@ -18,7 +18,7 @@ from tree_ring.cli.context import (
 from tree_ring.govern import coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import ORIGINS, RINGS, SCOPES, parse_time
+from tree_ring.model.record import ORIGINS, RINGS, SCOPES, option_time
 from tree_ring.model.text import in_quotes, preview
 from tree_ring.read import withheld
 from tree_ring.review import queue as review
@@ -206,7 +206,7 @@ def cmd_review_approve_all(ctx: Context) -> int:
         raise UsageError(
             "--supersede-contradicted is decided one memory at a time; approve those by id"
         )
-    since = parse_time(a.since, "--since") if a.since else None
+    since = option_time(a.since, "--since")
     selection = review.Selection(
         origin=a.origin, since=since, scope=a.scope, ring=a.ring, batch=a.batch
     )

@@ -19,7 +19,7 @@ from tree_ring.cli.context import (
 )
 from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, parse_time
+from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, option_time
 from tree_ring.model.text import error_safe, in_quotes
 from tree_ring.read import withheld
 from tree_ring.read.recall import DEFAULT_LIMIT
@@ -152,7 +152,7 @@ def cmd_list(ctx: Context) -> int:
             ring=a.ring,
             trust=a.trust,
             origin="person" if a.mine else a.origin,
-            since=parse_time(a.since, "--since") if a.since else None,
+            since=option_time(a.since, "--since"),
             # A person's whole-project list, narrowed to what was written by one
             # session or agent; an agent's partitions are already its own.
             session=a.session_id if ctx.whole_project else None,

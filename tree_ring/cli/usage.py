@@ -13,7 +13,7 @@ def cmd_usage(ctx: Context) -> int:
     from tree_ring.upkeep import usage
 
     a = ctx.args
-    since = usage.parse_since(a.since) if a.since else None
+    since = usage.parse_since(a.since) if a.since is not None else None
     root = ctx.root()
     # An agent's top memories are of the rows its recall reads (`live.visible`); a person's, all.
     reader = None if ctx.whole_project else ctx.identity(root)

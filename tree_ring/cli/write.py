@@ -18,7 +18,7 @@ from tree_ring.cli.context import (
 )
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import harness_origin
-from tree_ring.model.record import CAPTURE_PAIRS, now_iso, parse_time
+from tree_ring.model.record import CAPTURE_PAIRS, now_iso, option_time, parse_time
 from tree_ring.write import verbs
 
 TYPE_CHECKING = False
@@ -58,6 +58,8 @@ def _draft(ctx: Context, **overrides: Any) -> verbs.Draft:
             value = tuple(value or ())
         elif value is None:
             continue  # not a flag of this verb: the draft's default
+        elif spec.get("time"):
+            option_time(value, spec.get("flag"))  # an empty time is refused, not taken for none
         said[spec.name] = value
     if said.get("source_ref"):
         said["source_type"] = "agent" if harness_origin(ctx.environ).is_agent else "manual"

@@ -124,6 +124,17 @@ class _Patterns:
         self.surrogate = re.compile("[\ud800-\udfff]")
         self.stored_time = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z\Z", re.ASCII)
         self.date = re.compile(r"\d{4}-\d{2}-\d{2}\Z", re.ASCII)
+        # What `parse_time` lets `datetime.fromisoformat` judge: a date (extended,
+        # basic or week), then optionally T or a space, a time, a fraction after
+        # its decimal sign and an offset. fromisoformat alone takes any character
+        # between date and time and runs a fraction of any length straight on
+        # from the seconds: fifteen 1s or 5,000 read as 1111-11-11T11:11:11.
+        self.iso_time = re.compile(
+            r"\d{4}(?:-\d\d-\d\d|\d{4}|-?W\d\d(?:-?\d)?)"
+            r"(?:[Tt ]\d\d(?::?\d\d(?::?\d\d(?:[.,]\d{1,9})?)?)?"
+            r"(?:[Zz]|[+-]\d\d(?::?\d\d(?::?\d\d(?:[.,]\d{1,6})?)?)?)?)?\Z",
+            re.ASCII,
+        )
 
 
 _compiled: list[_Patterns] = []
@@ -242,6 +253,8 @@ def parse_time(text: str, what: str = "time") -> str:
     if patterns.date.match(raw):
         raw += "T00:00:00"
     try:
+        if not stored and patterns.iso_time.match(raw) is None:
+            raise ValueError(raw)
         # A time already in the stored form (every row of an export) only
         # needs its fields checked; formatting it again would give it back.
         moment = datetime.fromisoformat(
@@ -267,6 +280,18 @@ def parse_time(text: str, what: str = "time") -> str:
         raise UsageError(
             f"{what} {text[:40]!r} falls outside the years 0001-9999 in UTC; use a time within them"
         ) from None
+
+
+def option_time(text: str | None, flag: str) -> str | None:
+    """A time option's value (`--as-of`, `--since`, `--expires-at` ...) in the
+    stored form; None when the option was not given. An empty value is
+    refused: a script whose variable came out empty asked for a time, and
+    must not be answered for now."""
+    if text is None:
+        return None
+    if not text.strip():
+        raise UsageError(f"{flag} is empty; use e.g. 2026-11-29T13:00:00Z, or leave {flag} out")
+    return parse_time(text, flag)
 
 
 def new_memory_id(moment: datetime | None = None) -> str:

@@ -15,7 +15,7 @@ import sys
 from tree_ring.model import project
 from tree_ring.model.errors import TreeRingError
 from tree_ring.model.parsers import UsageParser
-from tree_ring.model.record import parse_time
+from tree_ring.model.record import option_time
 from tree_ring.model.text import error_safe
 
 TYPE_CHECKING = False
@@ -80,8 +80,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         )
     try:
         for value, flag in ((args.as_of, "--as-of"), (args.valid_at, "--valid-at")):
-            if value:
-                parse_time(value, flag)
+            option_time(value, flag)
         root = project.locate_str(args.root, env)
         return _run(root, env, args)
     except TreeRingError as exc:

@@ -97,10 +97,10 @@ def _emit(args: argparse.Namespace, data: dict[str, object], text: str) -> None:
 
 def _report(args: argparse.Namespace, root: str, env: Mapping[str, str]) -> int:
     from tree_ring.api.project import Project
-    from tree_ring.model.record import now_iso, parse_time
+    from tree_ring.model.record import now_iso, option_time
     from tree_ring.web import report
 
-    now = parse_time(args.now, "--now") if args.now else now_iso()
+    now = option_time(args.now, "--now") or now_iso()
     outputs.check_file(args.html, env)  # before any work: a mistyped path costs nothing
     with Project.open(root, env) as opened:
         project_id = opened.project_id
