@@ -15,6 +15,7 @@ from helpers import REPO, CliRunner
 from reliability_support import raw
 
 from tree_ring.hook import adapter
+from tree_ring.store import health
 
 
 def hand_edit(root: Path, sql: str, params: tuple[object, ...] = ()) -> None:
@@ -71,6 +72,41 @@ def test_reads_skip_the_row_and_doctor_names_it(
     assert f"{bad} ({column})" in str(found["detail"])
     repaired = check(run_cli, "fields", "--repair")
     assert "cannot mend a row" in str(repaired["detail"])
+
+
+@pytest.mark.parametrize("column", health.READ_TIMES)
+def test_doctor_names_a_time_no_reader_can_use(
+    run_cli: CliRunner, seeded: list[str], project_root: Path, column: str
+) -> None:
+    """Compared as text, 'yesterday' comes after every time: a row created or
+    valid from then is live for no read, and one that expires or ends then
+    never does; doctor names it as it names an unreadable salience."""
+    bad = seeded[2]
+    hand_edit(project_root, f"UPDATE memories SET {column} = 'yesterday' WHERE id = ?", (bad,))
+    if column in ("created_at", "valid_from"):
+        listed = run_cli("--json", "list").json()["items"]
+        assert {item["id"] for item in listed} == set(seeded) - {bad}
+    found = check(run_cli, "fields")
+    assert not found["ok"] and not found["repairable"]
+    assert str(found["detail"]).startswith(
+        f"1 memory(ies) hold a value no reader can use and every read skips or misreads them: "
+        f"{bad} ({column}); "
+    )
+
+
+def test_doctor_names_each_unreadable_column_of_a_row_once(
+    run_cli: CliRunner, seeded: list[str], project_root: Path
+) -> None:
+    bad = seeded[0]
+    hand_edit(
+        project_root,
+        "UPDATE memories SET salience = 'abc', created_at = '0', valid_to = 'never' WHERE id = ?",
+        (bad,),
+    )
+    assert (
+        f"1 memory(ies) hold a value no reader can use and every read skips or misreads them: "
+        f"{bad} (salience, created_at, valid_to); " in str(check(run_cli, "fields")["detail"])
+    )
 
 
 def test_session_start_injects_the_rest(

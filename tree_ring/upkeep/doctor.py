@@ -279,21 +279,25 @@ def _named(found: list[str]) -> str:
 
 def check_fields(db: Db) -> Check:
     """Memories holding a list that is not JSON, or a number that is not one:
-    every read skips them, as it skips text that is not UTF-8. The row is
-    the truth (or evidence) and is not repaired."""
+    every read skips them, as it skips text that is not UTF-8; or a time that
+    is not one (`health.READ_TIMES`), which every read compares as text, so
+    that it skips the row or keeps it past its end. The row is the truth (or
+    evidence) and is not repaired."""
+    bad: dict[int, tuple[object, list[str]]] = {}
+    for row, columns in [*health.unreadable_rows(db), *health.unreadable_times(db)]:
+        bad.setdefault(row["rowid"], (row["id"], []))[1].extend(columns)
     found = [
-        f"{row['id'] if type(row['id']) is str else 'rowid ' + str(row['rowid'])} "
-        f"({', '.join(columns)})"
-        for row, columns in health.unreadable_rows(db)
+        f"{key if type(key) is str else 'rowid ' + str(rowid)} ({', '.join(columns)})"
+        for rowid, (key, columns) in sorted(bad.items())
     ]
     if not found:
-        return Check("fields", True, "every memory's lists and numbers can be read")
+        return Check("fields", True, "every memory's lists, numbers and times can be read")
     return Check(
         "fields",
         False,
-        f"{len(found)} memory(ies) hold a value no reader can use and every read skips them: "
-        f"{_named(found)}; the file was edited outside Tree Ring: `doctor --repair` cannot "
-        "mend a row, restore a backup",
+        f"{len(found)} memory(ies) hold a value no reader can use and every read skips or "
+        f"misreads them: {_named(found)}; the file was edited outside Tree Ring: "
+        "`doctor --repair` cannot mend a row, restore a backup",
     )
 
 
