@@ -108,3 +108,28 @@ def test_a_part_dropped_with_the_ledger_is_made_again(
     with closing(raw(project_root)) as conn:
         assert conn.execute("SELECT count(*) FROM anchors").fetchone()[0] == 0
     assert listed(run_cli) == {kept}
+
+
+def test_an_emptied_ledger_is_named_and_rebuilt(run_cli: CliRunner, project_root: Path) -> None:
+    """Its rows deleted, the table left: every command refused as for a dropped
+    ledger, and doctor names it and `--repair` rebuilds it the same way."""
+    kept = remembered(run_cli)
+    with closing(raw(project_root)) as conn:
+        conn.execute("DELETE FROM schema_migrations")
+        conn.commit()
+    refused = run_cli("list")
+    assert refused.code != 0 and "run `tree-ring doctor`" in refused.err
+    code, found = checks(run_cli)
+    assert code == 1
+    assert found["schema"]["detail"] == (
+        "schema_migrations is empty (the record of the migrations applied); "
+        "`doctor --repair` records those whose tables are there and applies the rest"
+    )
+    code, found = checks(run_cli, "--repair")
+    assert code == 0, found
+    assert found["schema"]["repaired"] == (
+        f"recorded {len(ALL) - len(layout.AGAIN)} migration(s) as applied; "
+        f"applied {len(layout.AGAIN)} migration(s)"
+    )
+    assert ledger(project_root) == ALL
+    assert listed(run_cli) == {kept}

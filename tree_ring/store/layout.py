@@ -158,10 +158,15 @@ def _objects(db: Db) -> set[tuple[str, str]]:
 
 def ledger_lost(db: Db) -> bool:
     """The migrations' ledger (`schema_migrations`) is gone from a store that
-    holds its memories: migrating would run the first migration again, over
-    tables that are there."""
+    holds its memories, or emptied: migrating would run the first migration
+    again, over tables that are there. (The first migration commits with its
+    ledger row, so no store Tree Ring made holds its memories and an empty ledger.)"""
     have = _objects(db)
-    return ("table", "schema_migrations") not in have and ("table", TRUTH) in have
+    if ("table", TRUTH) not in have:
+        return False
+    if ("table", "schema_migrations") not in have:
+        return True
+    return db.execute("SELECT 1 FROM schema_migrations LIMIT 1").fetchone() is None
 
 
 def ran(db: Db) -> list[str]:

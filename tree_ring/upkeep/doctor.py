@@ -93,10 +93,11 @@ def check_integrity(db: Db) -> Check:
 
 def check_schema(db: Db) -> Check:
     if layout.ledger_lost(db):
+        lost = "empty" if health.exists(db, "table", "schema_migrations") else "missing"
         return Check(
             "schema",
             False,
-            "schema_migrations is missing (the record of the migrations applied); "
+            f"schema_migrations is {lost} (the record of the migrations applied); "
             "`doctor --repair` records those whose tables are there and applies the rest",
             True,
         )
