@@ -115,3 +115,51 @@ def test_cli_goes_on_without_receipts_where_their_folder_is_not_one(
         name == "proj/.tree-ring" or name.startswith("proj/.tree-ring/memory.sqlite")
         for name in changed(before, after)
     ), changed(before, after)
+
+
+# What the refusal says to do: a link's target may be this project's own (a
+# store moved to another disk) or someone else's (a cloned repository's link),
+# so the line names it and says what to do in either case; a store that is no
+# file is moved aside, not removed.
+SAID = {
+    "link_store_to_other": (
+        "memory.sqlite is a symbolic link; Tree Ring follows no links inside .tree-ring/: "
+        "if {tmp}/other/.tree-ring/memory.sqlite is this project's own, move it (and its "
+        "-wal file, if there is one) into the link's place; else remove the link and run "
+        "`tree-ring init` to recreate it"
+    ),
+    "link_store_dangling": (
+        "memory.sqlite is a symbolic link; Tree Ring follows no links inside .tree-ring/, "
+        "and this one points to nothing ({tmp}/outside/stolen.sqlite): if this project's "
+        "own is elsewhere, move it into the link's place; else remove the link and run "
+        "`tree-ring init` to recreate it"
+    ),
+    "link_project_json": (
+        "project.json is a symbolic link; Tree Ring follows no links inside .tree-ring/: "
+        "if {tmp}/other/.tree-ring/project.json is this project's own, move it into the "
+        "link's place; else remove the link and run `tree-ring init` to recreate it"
+    ),
+    "store_is_a_fifo": (
+        "memory.sqlite is not a regular file; move it aside, then put a backup of the store "
+        "in its place or run `tree-ring init` to make a new one"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAID))
+def test_the_refusal_says_where_the_memories_are(case: str, tmp_path: Path) -> None:
+    proj = build(tmp_path, case)
+    line = refused(run("--root", str(proj), "list", cwd=tmp_path))
+    tmp = os.path.realpath(tmp_path)
+    assert line == f"error: {proj}/.tree-ring/" + SAID[case].format(tmp=tmp), line
+
+
+def test_a_store_that_is_a_folder_is_moved_aside_not_removed(tmp_path: Path) -> None:
+    proj = build(tmp_path, "store_is_a_fifo")
+    (proj / ".tree-ring" / "memory.sqlite").unlink()
+    (proj / ".tree-ring" / "memory.sqlite").mkdir()
+    line = refused(run("--root", str(proj), "list", cwd=tmp_path))
+    assert line.endswith(
+        "memory.sqlite is not a regular file; move it aside, then put a backup of the store "
+        "in its place or run `tree-ring init` to make a new one"
+    )

@@ -242,10 +242,40 @@ def expect(path: StrPath, kind: str, fix: str | None = None) -> bool:
         return True
     else:
         problem = f"is not a {'regular file' if kind == 'file' else kind}"
-    if fix is None:
-        fix = f"Tree Ring follows no links inside {DIR}/: remove it and run `tree-ring init` "
-        fix += "to recreate it"
-    raise UnsafePath(f"{os.fspath(path)} {problem}; {fix}")
+    raise UnsafePath(f"{os.fspath(path)} {problem}; {fix or _fix(path, stat.S_ISLNK(mode))}")
+
+
+def _fix(path: StrPath, link: bool) -> str:
+    """What to do about a link or an odd file inside `.tree-ring/`. A link the
+    person made (the store moved to another disk) points at what the project
+    kept there, its memories for the store, which go back in the link's place;
+    one a cloned repository shipped points at someone else's, which stay where
+    they are: the line names the target and says both. A store that is no file
+    (a folder, a FIFO) is moved aside rather than removed."""
+    store = os.path.basename(path) == STORE
+    again = "else remove the link and run `tree-ring init` to recreate it"
+    if link:
+        target = os.path.realpath(path)
+        if not os.path.exists(target):
+            return (
+                f"Tree Ring follows no links inside {DIR}/, and this one points to nothing "
+                f"({target}): if this project's own is elsewhere, move it into the link's "
+                f"place; {again}"
+            )
+        wal = " (and its -wal file, if there is one)" if store else ""
+        return (
+            f"Tree Ring follows no links inside {DIR}/: if {target} is this project's own, "
+            f"move it{wal} into the link's place; {again}"
+        )
+    if store:
+        return (
+            "move it aside, then put a backup of the store in its place or run "
+            "`tree-ring init` to make a new one"
+        )
+    return (
+        f"Tree Ring follows no links inside {DIR}/: remove it and run `tree-ring init` "
+        "to recreate it"
+    )
 
 
 def read_bytes(path: StrPath, limit: int) -> bytes:
