@@ -9,6 +9,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers import CliRunner
 from reliability_support import raw
 
@@ -133,3 +134,37 @@ def test_an_emptied_ledger_is_named_and_rebuilt(run_cli: CliRunner, project_root
     )
     assert ledger(project_root) == ALL
     assert listed(run_cli) == {kept}
+
+
+@pytest.mark.parametrize(
+    "gone",
+    [[name] for name in ALL if name not in layout.AGAIN] + [ALL[-2:], ALL[:3]],
+    ids=lambda names: "+".join(name[:4] for name in names),
+)
+def test_rows_deleted_from_the_ledger_are_named_and_recorded_again(
+    run_cli: CliRunner, project_root: Path, gone: list[str]
+) -> None:
+    """Some of its rows deleted, the table left: migrating would run those
+    migrations again over the objects they made, and every command is
+    refused; doctor names them, and `--repair` records them as applied."""
+    kept = remembered(run_cli)
+    with closing(raw(project_root)) as conn:
+        conn.executemany("DELETE FROM schema_migrations WHERE name = ?", [(n,) for n in gone])
+        conn.commit()
+    code, found = checks(run_cli)
+    assert code == 1
+    named = sorted(n for n in gone if n not in layout.AGAIN)
+    assert found["schema"]["detail"] == (
+        f"schema_migrations lacks {len(named)} migration(s) whose tables are there "
+        f"({', '.join(named)}); `doctor --repair` records them and applies the rest"
+    )
+    code, found = checks(run_cli, "--repair")
+    assert code == 0, found
+    again = len([n for n in gone if n in layout.AGAIN])
+    assert found["schema"]["repaired"] == (
+        f"recorded {len(named)} migration(s) as applied; applied {again} migration(s)"
+    )
+    assert ledger(project_root) == ALL
+    assert listed(run_cli) == {kept}
+    code, _ = checks(run_cli)
+    assert code == 0

@@ -183,17 +183,30 @@ def ran(db: Db) -> list[str]:
     return [name for name, _ in schema.MIGRATIONS if made.get(name, False) and name not in AGAIN]
 
 
+def unrecorded(db: Db) -> list[str]:
+    """The migrations a ledger that is there does not name, though the store
+    holds their objects (`ran`): rows deleted from it. Migrating would run
+    them again, over tables and indexes that are there. A migration due in
+    an upgrade has made nothing yet, so it is never one of these."""
+    if ledger_lost(db):
+        return []
+    done = set(schema.applied(db))
+    return [name for name in ran(db) if name not in done]
+
+
 def record_ledger(db: Db, names: list[str], now: str) -> None:
-    """Make the ledger again, holding `names` as applied `now`, in a
-    transaction of its own (as each migration is)."""
+    """Make the ledger again, or fill its gaps, holding `names` as applied
+    `now` beside what it names, in a transaction of its own (as each
+    migration is)."""
     db.execute("BEGIN IMMEDIATE")
     try:
         db.execute(schema.LEDGER)
         db.executemany(
-            "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
+            "INSERT OR IGNORE INTO schema_migrations(name, applied_at) VALUES (?, ?)",
             [(name, now) for name in names],
         )
-        db.execute(f"PRAGMA user_version = {len(names)}")
+        count = db.execute("SELECT count(*) FROM schema_migrations").fetchone()[0]
+        db.execute(f"PRAGMA user_version = {int(count)}")
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")

@@ -101,6 +101,15 @@ def check_schema(db: Db) -> Check:
             "`doctor --repair` records those whose tables are there and applies the rest",
             True,
         )
+    gaps = layout.unrecorded(db)
+    if gaps:
+        return Check(
+            "schema",
+            False,
+            f"schema_migrations lacks {len(gaps)} migration(s) whose tables are there "
+            f"({', '.join(gaps)}); `doctor --repair` records them and applies the rest",
+            True,
+        )
     pending = schema.check_version(db)  # raises SchemaTooNew for a newer store
     if pending:
         return Check(
@@ -401,8 +410,8 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
     if "schema" in failing:
         found_ran: list[str] = []
         try:
-            if layout.ledger_lost(db):
-                found_ran = layout.ran(db)
+            found_ran = layout.ran(db) if layout.ledger_lost(db) else layout.unrecorded(db)
+            if found_ran:
                 layout.record_ledger(db, found_ran, now_iso())
             ran = schema.migrate(db, now_iso())  # its own transactions, one per migration
         except StoreFault as exc:
