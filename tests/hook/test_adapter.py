@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import io
 import json
 import os
 import re
@@ -469,7 +470,29 @@ def test_internal_errors_fail_open(project_root: Path) -> None:
     for name in ("codex-session-start", "claude-code-stop"):
         proc = run_hook(harness_of(name), payload(name, project_root))
         assert proc.stdout == b""
-        assert b"error: UsageError" in proc.stderr
+        [line] = proc.stderr.decode().splitlines()
+        assert line.startswith(f"tree-ring hook ({harness_of(name)}): error: ")
+        assert "project.json" in line and "UsageError" not in line
+
+
+def test_an_error_tree_ring_does_not_expect_is_named_by_its_class(
+    project_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What is not one of Tree Ring's own errors is a fault to report: the
+    hook's line names its class, and the hook exits 0 without output."""
+    from tree_ring.hook import adapter
+
+    def broken(*_: object) -> None:
+        raise KeyError("lost")
+
+    monkeypatch.setattr(adapter, "respond", broken)
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    out = io.BytesIO()
+    data = io.BytesIO(json.dumps(payload("claude-code-session-start", project_root)).encode())
+    assert adapter.main("claude-code", stdin=data, stdout=out) == 0
+    assert out.getvalue() == b""
+    assert err.getvalue() == "tree-ring hook (claude-code): error: KeyError: 'lost'\n"
 
 
 def test_hooks_can_be_switched_off(project_root: Path) -> None:

@@ -284,13 +284,20 @@ def test_a_blank_filler_is_accepted_and_shown_on_one_line_as_one_space(name: str
 
 
 def test_every_character_drawn_as_a_dash_is_one() -> None:
-    """What Unicode's confusables table (shipped, model/confusables.py) or
-    NFKC makes a dash of is one to `no_fence`."""
+    """What Unicode's confusables table (shipped, model/confusables.py) draws
+    as a dash, or NFKC makes one of, is one to `no_fence`. Not the equals
+    signs the double hyphens (U+2E40, U+30A0) are drawn as: `===` is code."""
     import unicodedata
 
     from tree_ring.model.confusables import PROTOTYPES
 
-    drawn = {chr(k) for k, v in PROTOTYPES.items() if isinstance(v, str) and v in text.DASHES}
+    def drawn_as(c: str) -> str:
+        return str(PROTOTYPES.get(ord(c), c))
+
+    shapes = {drawn_as(d) for d in text.DASHES} - {"="}
+    drawn = {chr(k) for k, v in PROTOTYPES.items() if v in shapes} | {
+        s for s in shapes if len(s) == 1
+    }
     folded = {
         c
         for c in map(chr, range(0x80, 0x30000))

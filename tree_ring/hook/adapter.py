@@ -642,5 +642,10 @@ def main(
     except Refused as exc:
         _note(harness, f"refused: {exc}")
     except Exception as exc:  # the fail-open boundary: never break the agent's session
-        _note(harness, f"error: {type(exc).__name__}: {exc}")
+        from tree_ring.model.errors import TreeRingError
+
+        # Tree Ring's own errors say what to do, as the CLI's do; anything
+        # else is named by its class, for a report.
+        said = str(exc) if isinstance(exc, TreeRingError) else f"{type(exc).__name__}: {exc}"
+        _note(harness, f"error: {said}")
     return 0

@@ -161,9 +161,11 @@ DASHES = frozenset(
     "\u2e3a\u2e3b\u2e40\u2e5d\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d"
     "\u2212\u207b\u208b\u2796\u23af\u2500\u2501\u2504\u2505\u2508\u2509\u254c"
     "\u254d\u2574\u2576\u2578\u257a\U00010ead"
-    # What Unicode's confusables table draws as a hyphen (tests/model/test_text.py
-    # holds the table to it), and other strokes drawn as one.
-    "\u02d7\u06d4\u2043\u2238\u2a29\u2a2a\u2cba\u1428"
+    # What Unicode's confusables table draws as a hyphen or an em dash (the
+    # prolonged sound mark, the ideograph one and their kin; tests/model/test_text.py
+    # holds the table to it), the Arabic tatweel, and other strokes drawn as one.
+    "\u02d7\u06d4\u2043\u2238\u2a29\u2a2a\u2cba\u1428\u0640"
+    "\u1173\u2f00\u30fc\u3161\u3192\u31d0\u3280\u4e00\ua7f7\uff70\uffda\U0001f229"
 )
 
 

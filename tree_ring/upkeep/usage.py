@@ -46,9 +46,10 @@ def parse_since(text: str, now_ns: int | None = None) -> str:
 
         return parse_time(text, "--since")
     except UsageError:
+        # The value is not echoed, as no other option's mistake echoes it.
         raise UsageError(
-            f"--since takes a count and a unit (m, h, d, w), e.g. 7d, or an ISO time; "
-            f"not {text[:30]!r}"
+            "--since takes a count and a unit (m, h, d, w), e.g. 7d, "
+            "or an ISO time such as 2026-11-29T13:00:00Z"
         ) from None
 
 
