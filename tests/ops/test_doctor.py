@@ -29,6 +29,7 @@ CHECKS = {
     "integrity",
     "schema",
     "tables",
+    "definitions",
     "fts",
     "meaning",
     "claims",

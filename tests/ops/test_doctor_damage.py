@@ -52,12 +52,21 @@ def test_a_broken_index_is_found_and_rebuilt(run_cli: CliRunner, filled: Store) 
     assert (integrity["ok"], integrity["repairable"]) == (False, True)
     assert integrity["detail"].startswith("5 problem(s), first: ")
     assert "memories_hash" in integrity["detail"]
-    assert all(check["ok"] for name, check in checks.items() if name != "integrity")
+    # The definition edited in place is not the schema's either.
+    assert {name for name, check in checks.items() if not check["ok"]} == {
+        "integrity",
+        "definitions",
+    }
+    assert "index memories_hash" in checks["definitions"]["detail"]
 
     code, checks = report(run_cli, "--repair")
     assert code == 0
     assert checks["integrity"]["ok"] is True
     assert checks["integrity"]["detail"] == "PRAGMA integrity_check: ok"
+    # The index is made again as the schema defines it, not as the edit left it.
+    with closing(sqlite3.connect(project.store_path(filled.root))) as conn:
+        [(sql,)] = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'memories_hash'")
+    assert sql == "CREATE INDEX memories_hash ON memories(project, content_hash)"
 
 
 @pytest.mark.parametrize("damage", ["truncated", "empty"])

@@ -5,15 +5,24 @@ memories themselves, each with the statement that makes it again.
 The doctor names what is missing and `--repair` makes it again from these
 statements (store/schema.py's own text), empty. A dropped table's rows are
 gone with it: `LOST` says, per table, what that costs, or what rebuilds
-them. The FTS indexes and the meaning codes are not listed here: their own
-checks find and rebuild them. The `memories` table is the truth; it is
+them. The FTS indexes and the meaning codes are not listed in `PARTS`: their
+own checks find and rebuild them. The `memories` table is the truth; it is
 listed so its loss is named, and never made again empty.
+
+Every index, trigger and view the migrations made, those of the FTS indexes
+and the meaning codes too, is also compared with the schema's statement as
+SQLite stores it (`redefined`): one of the same name defined otherwise (a
+trigger whose body does nothing) is dropped and made again (`remake`). A
+table's definition is not compared: its rows are in it, and nothing here
+makes it again.
 """
 
 from __future__ import annotations
 
 import re
+import sqlite3
 from dataclasses import dataclass
+from functools import cache
 
 from tree_ring.store import anchors, inbox, ledger_rows, refutations, schema, tombstone_ids
 
@@ -21,7 +30,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
-_NAME = re.compile(r"CREATE\s+(TABLE|INDEX|TRIGGER)\s+(\w+)")
+_NAME = re.compile(r"CREATE\s+(TABLE|INDEX|TRIGGER|VIEW)\s+(\w+)")
 _ON = re.compile(r"\bON\s+(\w+)")
 
 
@@ -29,7 +38,7 @@ _ON = re.compile(r"\bON\s+(\w+)")
 class Part:
     """One object a migration made."""
 
-    kind: str  # table | index | trigger
+    kind: str  # table | index | trigger | view
     name: str
     table: str  # the table it belongs to (a table: itself)
     migration: str  # the migration that made it: expected only once that ran
@@ -55,26 +64,50 @@ def _latest(parts: list[Part]) -> tuple[Part, ...]:
     return tuple(part for part in parts if last[part.kind, part.name] is part)
 
 
-# In migration order, each table before its indexes and triggers.
+# What each migration made, in migration order, each table before its
+# indexes and triggers.
+_MADE: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("0001_initial", (schema.MEMORIES, *schema.INDEXES, *schema.SIDE_TABLES)),
+    ("0002_policy_audit", schema.POLICY_AUDIT),
+    ("0003_summary_tree", schema.SUMMARY_TREE),
+    ("0004_trust", schema.FORGET_REQUESTS),
+    ("0005_count_indexes", schema.COUNT_INDEXES),
+    ("0007_ledger_provenance", schema.LEDGER_PROVENANCE),
+    ("0008_refutations", refutations.REFUTATIONS),
+    ("0009_off_record_index", (schema.OFF_RECORD_INDEX,)),
+    ("0011_anchors", anchors.ANCHORS),
+    ("0016_inbox_imports", inbox.INBOX_INDEX[1:]),
+    ("0017_refute_index", (refutations.REFUTES_INDEX,)),
+    ("0019_ledger_kept", ledger_rows.LEDGER_KEPT),
+    ("0021_tombstone_ids", tombstone_ids.TOMBSTONE_IDS),
+)
 PARTS: tuple[Part, ...] = _latest([
-    part
-    for migration, statements in (
-        ("0001_initial", (schema.MEMORIES, *schema.INDEXES, *schema.SIDE_TABLES)),
-        ("0002_policy_audit", schema.POLICY_AUDIT),
-        ("0003_summary_tree", schema.SUMMARY_TREE),
-        ("0004_trust", schema.FORGET_REQUESTS),
-        ("0005_count_indexes", schema.COUNT_INDEXES),
-        ("0007_ledger_provenance", schema.LEDGER_PROVENANCE),
-        ("0008_refutations", refutations.REFUTATIONS),
-        ("0009_off_record_index", (schema.OFF_RECORD_INDEX,)),
-        ("0011_anchors", anchors.ANCHORS),
-        ("0016_inbox_imports", inbox.INBOX_INDEX[1:]),
-        ("0017_refute_index", (refutations.REFUTES_INDEX,)),
-        ("0019_ledger_kept", ledger_rows.LEDGER_KEPT),
-        ("0021_tombstone_ids", tombstone_ids.TOMBSTONE_IDS),
-    )
-    for part in _parts(migration, statements)
+    part for migration, statements in _MADE for part in _parts(migration, statements)
 ])  # fmt: skip
+
+# The triggers that keep the FTS indexes and the meaning codes with the rows,
+# and the view recall's index reads: their own checks find them missing, and
+# `redefined` finds them defined otherwise. 0010 makes recall's triggers
+# again over the folded text.
+_INDEXED: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("0001_initial", schema.FTS_TRIGGERS_0001),
+    ("0006_claim_index", schema.CLAIM_FTS_TRIGGERS),
+    ("0010_folded_index", (schema.MEMORY_TEXT, *schema.FTS_TRIGGERS)),
+    ("0012_meaning", schema.MEANING_TABLE[1:]),
+)
+# Every index, trigger and view, as each migration that made it made it (one
+# a later migration makes again is listed once for each), in migration order.
+DEFINED: tuple[Part, ...] = tuple(
+    sorted(
+        (
+            part
+            for migration, statements in (*_MADE, *_INDEXED)
+            for part in _parts(migration, statements)
+            if part.kind != "table"
+        ),
+        key=lambda part: part.migration,
+    )
+)
 
 # What shows that a migration PARTS does not list ran: the FTS index, view or
 # meaning table it made.
@@ -142,6 +175,75 @@ def recreate(db: Db, parts: list[Part]) -> None:
         db.execute(part.statement)
         if part.kind == "table" and part.name in REFILL:
             db.execute(REFILL[part.name])
+
+
+def _plain(sql: str) -> str:
+    """`sql` with every run of white space one space: a statement laid out
+    otherwise is the same statement."""
+    return " ".join(sql.split())
+
+
+@cache
+def as_stored(parts: tuple[Part, ...]) -> dict[Part, str]:
+    """Each of `parts` as SQLite stores its statement (`sqlite_master.sql`:
+    the first keywords upper-cased, `IF NOT EXISTS` dropped, ...), `_plain`:
+    made in a database of its own in memory, on the tables the migrations
+    make, and read back."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        for _, statements in _MADE:
+            for part in _parts("", statements):
+                if part.kind == "table":
+                    conn.execute(part.statement)
+        stored: dict[Part, str] = {}
+        for part in parts:
+            conn.execute(part.statement)
+            found = conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = ? AND name = ?", (part.kind, part.name)
+            ).fetchone()
+            stored[part] = _plain(str(found[0]))
+            # A later migration's part of the same name is made next.
+            conn.execute(f"DROP {part.kind.upper()} {part.name}")
+        return stored
+    finally:
+        conn.close()
+
+
+def defined(applied: list[str]) -> list[Part]:
+    """Each index, trigger and view of the applied migrations, as the last of
+    them to make it made it, in migration order."""
+    done = set(applied)
+    last = {(part.kind, part.name): part for part in DEFINED if part.migration in done}
+    return [part for part in DEFINED if last.get((part.kind, part.name)) is part]
+
+
+def redefined(db: Db, applied: list[str]) -> tuple[int, list[Part]]:
+    """(how many of the applied migrations' indexes, triggers and views the
+    store holds, those of them whose stored definition is not the schema's),
+    in migration order. A missing one is `missing`'s, or the FTS and meaning
+    checks'."""
+    held = {
+        (str(row[0]), str(row[1])): row[2]
+        for row in db.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger', 'view')"
+        )
+    }
+    stored = as_stored(DEFINED)
+    present = [part for part in defined(applied) if (part.kind, part.name) in held]
+    differ = [
+        part
+        for part in present
+        if not isinstance(sql := held[part.kind, part.name], str) or _plain(sql) != stored[part]
+    ]
+    return len(present), differ
+
+
+def remake(db: Db, parts: list[Part]) -> None:
+    """Drop each of `parts` and make it again from the schema's statement, in
+    the caller's transaction (an index is built again from the rows)."""
+    for part in parts:
+        db.execute(f"DROP {part.kind.upper()} {part.name}")
+        db.execute(part.statement)
 
 
 def clear_tree(db: Db) -> None:

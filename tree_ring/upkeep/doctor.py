@@ -5,7 +5,9 @@ derived from them or bookkeeping about them: the FTS indexes and their triggers,
 SQLite's own indexes, the summary tree, and operation claims and redaction
 tombstones whose memory is gone. Those are repaired on `--repair`; so is a
 table, index or trigger the migrations made that is gone, made again empty
-from the schema (upkeep/doctor_tables.py), its lost rows named. Nothing
+from the schema (upkeep/doctor_tables.py), its lost rows named, and an
+index, trigger or view defined otherwise than the schema defines it, made
+again from the schema with what it kept rebuilt from the rows. Nothing
 that is evidence is repaired: a damaged page, a store from a newer Tree Ring
 or a broken audit chain is reported, and the store is left alone for a
 person to restore.
@@ -121,6 +123,12 @@ def check_schema(db: Db) -> Check:
 def check_tables(db: Db) -> Check:
     """Every table, index and trigger the applied migrations made (upkeep/doctor_tables.py)."""
     return Check("tables", *doctor_tables.check(db))
+
+
+def check_definitions(db: Db) -> Check:
+    """Every index, trigger and view the applied migrations made, as the
+    schema defines it (upkeep/doctor_tables.py)."""
+    return Check("definitions", *doctor_tables.check_definitions(db))
 
 
 def check_fts(db: Db) -> Check:
@@ -377,6 +385,7 @@ CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_integrity,
     check_schema,
     check_tables,
+    check_definitions,
     check_fts,
     check_meaning,
     check_claims,
@@ -422,6 +431,8 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
         if layout.missing(db, schema.applied(db)):
             # Parts of the migrations the rebuilt ledger names that are gone.
             failing.add("tables")
+        if layout.redefined(db, schema.applied(db))[1]:
+            failing.add("definitions")
     health.begin(db)
     try:
         if "tables" in failing:
@@ -429,6 +440,10 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
             # its decision in `policy_audit`, either of which may be the one
             # missing. A denial rolls this back with the rest.
             done["tables"] = doctor_tables.mend(db)
+        if "definitions" in failing:
+            # Before the policy is asked too: a trigger on `policy_audit`
+            # defined otherwise may refuse the record of its decision.
+            done["definitions"] = doctor_tables.remake(db, rebuild_fts="fts" not in failing)
         if failing - {"schema"}:
             coordinator.authorize(db, "fts.repair", actor, "store")
         if "integrity" in failing:

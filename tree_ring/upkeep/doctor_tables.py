@@ -1,6 +1,8 @@
 """The doctor's `tables` check: every table, index and trigger the applied
 migrations made is there (store/layout.py), and `--repair` makes a missing
-one again from the schema's own statement.
+one again from the schema's own statement. Its `definitions` check: every
+index, trigger and view they made that is there is defined as the schema
+defines it, and `--repair` drops one defined otherwise and makes it again.
 
 A dropped table's rows went with it. What is derived from the memories is
 rebuilt from them (the summary tree, the redaction records of redacted
@@ -11,8 +13,9 @@ nothing here makes it again.
 
 from __future__ import annotations
 
+from tree_ring.model import vectors
 from tree_ring.model.record import now_iso
-from tree_ring.store import health, layout, schema, settings
+from tree_ring.store import fts_shadow, health, layout, meaning, schema, settings
 from tree_ring.store.sql import Db
 from tree_ring.tree import repair
 
@@ -79,4 +82,53 @@ def mend(db: Db) -> str:
         for project_id in projects:
             repair.rebuild(db, project_id, now)
         done.append(f"rebuilt the summary tree of {len(projects)} project(s)")
+    return "; ".join(done)
+
+
+# What keeps the FTS indexes with the rows (their triggers, the view recall's
+# index reads), and the meaning codes: what such a part defined otherwise
+# wrote, or left unwritten, is rebuilt from the rows with it.
+_FTS = frozenset(
+    name
+    for name in schema.INDEX_TRIGGERS
+    if name.startswith(("memories_fts_", "memories_claim_fts_"))
+) | {fts_shadow.CONTENT_VIEW}
+_MEANING = frozenset(schema.INDEX_TRIGGERS) - _FTS
+# How many of the parts defined otherwise a finding names.
+_SHOWN = 5
+
+
+def check_definitions(db: Db) -> Found:
+    held, differ = layout.redefined(db, schema.applied(db))
+    if not differ:
+        return (
+            True,
+            f"{held} index(es), trigger(s) and view(s) match the schema's definition",
+            False,
+        )
+    names = ", ".join(f"{part.kind} {part.name}" for part in differ[:_SHOWN])
+    more = f" and {len(differ) - _SHOWN} more" if len(differ) > _SHOWN else ""
+    return (
+        False,
+        f"{len(differ)} index(es), trigger(s) or view(s) differ from the schema's definition: "
+        f"{names}{more}; `doctor --repair` makes them again from the schema",
+        True,
+    )
+
+
+def remake(db: Db, *, rebuild_fts: bool) -> str:
+    """Make every part defined otherwise again from the schema, in the
+    caller's transaction, and what it kept rebuilt from the rows: the FTS
+    indexes, unless `rebuild_fts` is False (the fts repair rebuilds them
+    after), and the meaning codes; what was done."""
+    _, differ = layout.redefined(db, schema.applied(db))
+    layout.remake(db, differ)
+    names = {part.name for part in differ}
+    done = [f"made {len(differ)} index(es), trigger(s) and view(s) again from the schema"]
+    if names & _FTS and rebuild_fts:
+        health.rebuild_fts(db)
+        done.append("rebuilt the FTS indexes from the rows")
+    if names & _MEANING and vectors.identity() is not None:
+        coded = meaning.recode(db)
+        done.append(f"coded {coded} memory(ies) again")
     return "; ".join(done)
