@@ -224,6 +224,12 @@ def test_recall_index_stays_in_step_with_writes_after_the_repair(
         assert not fts_consistent(conn)
     code, found = checks(run_cli)
     assert code == 1 and failing(found) == {"definitions", "fts"}
+    # Said as what it is, not as the damaged file FTS5's own words describe.
+    assert found["fts"]["detail"] == (
+        "4 rows, 3 indexed; 1 row(s) not indexed, 0 index entry(ies) without a row; "
+        "memory_fts's entries do not match the rows' text (missing, extra or out of date); "
+        "`doctor --repair` rebuilds the FTS indexes from the rows"
+    )
     code, found = checks(run_cli, "--repair")
     assert code == 0, found
     # The fts repair rebuilds the index, so the definitions repair leaves it to it.

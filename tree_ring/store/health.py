@@ -48,13 +48,18 @@ def fts_parity(db: Db) -> tuple[int, int, int, int]:
 
 
 def fts_integrity(db: Db) -> str | None:
-    """'' when both FTS indexes match the rows' text; else SQLite's complaint,
+    """'' when both FTS indexes match the rows' text; else what is wrong,
     naming the index; None when a read-only store cannot run the check.
     StoreBusy when another writer holds the store past the busy timeout.
 
     `rank = 1` makes FTS5 compare an index with the external content table,
-    which catches a row whose text changed without its index entry. FTS5 runs
-    it as a write, which a store opened read-only refuses. Outside a
+    which catches a row whose text changed without its index entry. FTS5
+    calls any difference "database disk image is malformed", the words of
+    a damaged file; so an index that fails it is checked again on its own
+    (`rank = 0`), and one whose own structure is sound is said to differ
+    from the rows (entries missing, extra or out of date): SQLite's words
+    are kept for an index whose own pages are damaged. FTS5 runs the check
+    as a write, which a store opened read-only refuses. Outside a
     transaction it is run in one begun IMMEDIATE, so it waits for another
     writer as every write does: begun as a read, the write lock would be
     taken as an upgrade, which SQLite refuses at once while another process
@@ -69,7 +74,12 @@ def fts_integrity(db: Db) -> str | None:
             except StoreFault as exc:
                 if "readonly" in exc.detail.lower():
                     return None
-                return f"{index}: {exc.detail}"
+                if _sound(db, index):
+                    return (
+                        f"{index}'s entries do not match the rows' text "
+                        "(missing, extra or out of date)"
+                    )
+                return f"integrity-check: {index}: {exc.detail}"
         return ""
     finally:
         if own:
@@ -78,6 +88,17 @@ def fts_integrity(db: Db) -> str | None:
         else:
             db.execute("ROLLBACK TO doctor_fts")
             db.execute("RELEASE doctor_fts")
+
+
+def _sound(db: Db, index: str) -> bool:
+    """Whether FTS5 finds `index` sound on its own, not compared with the rows."""
+    if not db.in_transaction:  # SQLite rolled back: nothing more is asked
+        return False
+    try:
+        db.execute(f"INSERT INTO {index}({index}, rank) VALUES ('integrity-check', 0)")
+    except StoreFault:
+        return False
+    return True
 
 
 def triggers(db: Db) -> set[str]:

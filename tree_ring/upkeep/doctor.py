@@ -165,9 +165,10 @@ def check_fts(db: Db) -> Check:
     if missing or stray:
         parts.append(f"{missing} row(s) not indexed, {stray} index entry(ies) without a row")
     if problem:
-        parts.append(f"integrity-check: {problem}")
+        parts.append(problem)
     if lost:
         parts.append(f"missing trigger(s): {', '.join(lost)}")
+    parts.append("`doctor --repair` rebuilds the FTS indexes from the rows")
     return Check("fts", False, "; ".join(parts), repairable=True)
 
 
