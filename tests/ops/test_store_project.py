@@ -149,7 +149,7 @@ def test_the_session_start_hook_gives_no_brief_and_fails_open(tmp_path: Path) ->
     done = hook_start(root)
     assert (done.returncode, done.stdout) == (0, b"")
     assert done.stderr.decode().splitlines() == [
-        f"tree-ring hook (claude-code): error: ProjectMismatch: {project.mismatch(FALSE_ID, real)}"
+        f"tree-ring hook (claude-code): error: {project.mismatch(FALSE_ID, real)}"
     ]
     assert contents(root) == before
 
@@ -163,7 +163,7 @@ def test_the_stop_hook_asks_for_no_capture_its_store_would_refuse(tmp_path: Path
     done = hook_start(root, "Stop")
     assert (done.returncode, done.stdout) == (0, b"")
     assert done.stderr.decode().splitlines() == [
-        f"tree-ring hook (claude-code): error: ProjectMismatch: {project.mismatch(FALSE_ID, real)}"
+        f"tree-ring hook (claude-code): error: {project.mismatch(FALSE_ID, real)}"
     ]
 
 
