@@ -15,7 +15,7 @@ from helpers import REPO, CliRunner
 from reliability_support import raw
 
 from tree_ring.hook import adapter
-from tree_ring.store import health
+from tree_ring.store import damage
 
 
 def hand_edit(root: Path, sql: str, params: tuple[object, ...] = ()) -> None:
@@ -74,7 +74,7 @@ def test_reads_skip_the_row_and_doctor_names_it(
     assert "cannot mend a row" in str(repaired["detail"])
 
 
-@pytest.mark.parametrize("column", health.READ_TIMES)
+@pytest.mark.parametrize("column", damage.TIMES)
 def test_doctor_names_a_time_no_reader_can_use(
     run_cli: CliRunner, seeded: list[str], project_root: Path, column: str
 ) -> None:
@@ -91,6 +91,69 @@ def test_doctor_names_a_time_no_reader_can_use(
     assert str(found["detail"]).startswith(
         f"1 memory(ies) hold a value no reader can use and every read skips or misreads them: "
         f"{bad} ({column}); "
+    )
+
+
+def test_doctor_names_a_time_datetime_reads_and_an_import_refuses(
+    run_cli: CliRunner, seeded: list[str], project_root: Path
+) -> None:
+    bad = seeded[1]
+    hand_edit(
+        project_root, "UPDATE memories SET valid_from = '2026-11-29X13:00:00' WHERE id = ?", (bad,)
+    )
+    assert f": {bad} (valid_from); " in str(check(run_cli, "fields")["detail"])
+
+
+NAMED = "hold a value no reader can use and every read skips or misreads them"
+EDITED = "the file was edited outside Tree Ring and `doctor --repair` cannot mend a row"
+FORGET = "`tree-ring forget ID --mode delete --reason WHY`"
+
+
+def test_doctor_advises_for_times_what_mends_them(
+    run_cli: CliRunner, seeded: list[str], project_root: Path
+) -> None:
+    """A row named for its times alone can be forgotten (every read skips
+    none of it), or its time put back; either clears the check."""
+    never, yesterday = seeded[0], seeded[1]
+    hand_edit(project_root, "UPDATE memories SET valid_to = 'never' WHERE id = ?", (never,))
+    hand_edit(
+        project_root, "UPDATE memories SET created_at = 'yesterday' WHERE id = ?", (yesterday,)
+    )
+    assert check(run_cli, "fields")["detail"] == (
+        f"2 memory(ies) {NAMED}: {never} (valid_to), {yesterday} (created_at); {EDITED}: "
+        "put a time in each named column (as 2026-11-29T13:00:00.000000Z) the way it was "
+        f"edited, forget the row ({FORGET}) or restore a backup"
+    )
+    forgot = run_cli("forget", never, "--mode", "delete", "--reason", "its end was damaged")
+    assert forgot.code == 0, forgot.err
+    hand_edit(
+        project_root,
+        "UPDATE memories SET created_at = '2026-11-29T13:00:00.000000Z' WHERE id = ?",
+        (yesterday,),
+    )
+    [fields] = [c for c in run_cli("--json", "doctor").json()["items"] if c["name"] == "fields"]
+    assert fields["ok"], fields["detail"]
+
+
+def test_doctor_advises_forget_only_for_a_row_it_reaches(
+    run_cli: CliRunner, seeded: list[str], project_root: Path
+) -> None:
+    """A row holding a list no reader can use is skipped by the forget's read
+    too: the advice offers forget for the row named for a time alone."""
+    tags, never = seeded[0], seeded[1]
+    hand_edit(project_root, "UPDATE memories SET tags = 'not json' WHERE id = ?", (tags,))
+    hand_edit(project_root, "UPDATE memories SET valid_to = 'never' WHERE id = ?", (never,))
+    assert check(run_cli, "fields")["detail"] == (
+        f"2 memory(ies) {NAMED}: {tags} (tags), {never} (valid_to); {EDITED}: put a value of "
+        "its kind in each named column (a time as 2026-11-29T13:00:00.000000Z) the way it "
+        f"was edited, or restore a backup; {FORGET} also removes a row named for its times alone"
+    )
+    assert run_cli("forget", tags, "--mode", "delete", "--reason", "damaged").code == 1
+    assert run_cli("forget", never, "--mode", "delete", "--reason", "damaged").code == 0
+    assert check(run_cli, "fields")["detail"] == (
+        f"1 memory(ies) {NAMED}: {tags} (tags); {EDITED}: put a value of its kind in each "
+        "named column (a time as 2026-11-29T13:00:00.000000Z) the way it was edited, "
+        "or restore a backup"
     )
 
 

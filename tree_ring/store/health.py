@@ -180,27 +180,18 @@ def unreadable_rows(db: Db) -> list[tuple[Any, list[str]]]:
     )
 
 
-# The times every read compares to decide whether a row is live (`live.RECORDED`,
-# `live.CURRENT`) and recall reads as a moment (`seconds_of`). Compared as
-# text, one that is no time (a hand edit: 'yesterday') hides the row from
-# every read, or keeps it past its expiry or its validity's end.
-READ_TIMES = ("created_at", "valid_from", "valid_to", "expires_at", "retired_at", "redacted_at")
-
-
 def unreadable_times(db: Db) -> list[tuple[Any, list[str]]]:
-    """The memories holding a time in `READ_TIMES` no reader can use (not an
-    ISO-8601 time), each with its `rowid`, `id` and those columns."""
-    from tree_ring.model.record import seconds_of
+    """The memories holding a time (`damage.TIMES`) no import takes, each
+    with its `rowid`, `id` and those columns: every read compares the times
+    that decide whether a row is live as text, so one that is no time (a hand
+    edit: 'yesterday') hides the row from every read, or keeps it past its
+    expiry or its validity's end, and an export cannot write it."""
+    from tree_ring.store import damage
 
-    rows = db.query(f'SELECT rowid AS "rowid", id, {", ".join(READ_TIMES)} FROM memories')
-    found = [
-        (row, [name for name in READ_TIMES if not _a_time(row[name], seconds_of)]) for row in rows
-    ]
+    times = ", ".join(damage.TIMES)
+    rows = db.query(f'SELECT rowid AS "rowid", id, {times} FROM memories')
+    found = [(row, damage.bad_times(row)) for row in rows]
     return [(row, columns) for row, columns in found if columns]
-
-
-def _a_time(value: object, seconds_of: Any) -> bool:
-    return value is None or (type(value) is str and seconds_of(value) is not None)
 
 
 def waiting(db: Db) -> int:

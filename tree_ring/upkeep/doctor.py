@@ -30,7 +30,17 @@ from tree_ring.model.errors import NoStore, StoreBusy, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import now_iso
 from tree_ring.read import relations
-from tree_ring.store import audit, fts, fts_shadow, health, layout, meaning, schema, settings
+from tree_ring.store import (
+    audit,
+    damage,
+    fts,
+    fts_shadow,
+    health,
+    layout,
+    meaning,
+    schema,
+    settings,
+)
 from tree_ring.store.db import access, file_damage, remove_stale_builds, stale_builds
 from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
 from tree_ring.team import ledger
@@ -296,12 +306,20 @@ def _named(found: list[str]) -> str:
     return ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
 
 
+# A time as Tree Ring stores it, for advice that asks for one.
+EXAMPLE_TIME = "2026-11-29T13:00:00.000000Z"
+
+
 def check_fields(db: Db) -> Check:
     """Memories holding a list that is not JSON, or a number that is not one:
     every read skips them, as it skips text that is not UTF-8; or a time that
-    is not one (`health.READ_TIMES`), which every read compares as text, so
-    that it skips the row or keeps it past its end. The row is the truth (or
-    evidence) and is not repaired."""
+    is not one an import takes (`damage.TIMES`), which every read compares as
+    text, so that it skips the row or keeps it past its end, and an export
+    leaves it out. The row is the truth (or evidence) and is not repaired.
+
+    What mends one: its value set back the way it was edited, or a backup.
+    `forget` reaches a row whose damage is only in its times, and no other:
+    every read skips the rest, the forget's too."""
     bad: dict[int, tuple[object, list[str]]] = {}
     for row, columns in [*health.unreadable_rows(db), *health.unreadable_times(db)]:
         bad.setdefault(row["rowid"], (row["id"], []))[1].extend(columns)
@@ -311,12 +329,26 @@ def check_fields(db: Db) -> Check:
     ]
     if not found:
         return Check("fields", True, "every memory's lists, numbers and times can be read")
+    timed = [set(columns) <= set(damage.TIMES) for _, columns in bad.values()]
+    forget = "`tree-ring forget ID --mode delete --reason WHY`"
+    if all(timed):
+        remedy = (
+            f"put a time in each named column (as {EXAMPLE_TIME}) the way it was edited, "
+            f"forget the row ({forget}) or restore a backup"
+        )
+    else:
+        remedy = (
+            f"put a value of its kind in each named column (a time as {EXAMPLE_TIME}) "
+            "the way it was edited, or restore a backup"
+        )
+        if any(timed):
+            remedy += f"; {forget} also removes a row named for its times alone"
     return Check(
         "fields",
         False,
         f"{len(found)} memory(ies) hold a value no reader can use and every read skips or "
-        f"misreads them: {_named(found)}; the file was edited outside Tree Ring: "
-        "`doctor --repair` cannot mend a row, restore a backup",
+        f"misreads them: {_named(found)}; the file was edited outside Tree Ring and "
+        f"`doctor --repair` cannot mend a row: {remedy}",
     )
 
 
