@@ -60,8 +60,9 @@ def test_reads_skip_the_row_and_keep_the_rest(
     assert {hit["id"] for hit in recalled.json()["items"]} == set(seeded) - {bad}
     brief = run_cli("brief")
     assert brief.code == 0 and brief.err == "" and "Seed fact 0" in brief.out
-    exported = run_cli("export")
-    assert exported.code == 0, exported.err
+    exported = run_cli("export")  # the rest, and the row left out named (exit 1)
+    assert exported.code == 1 and exported.err.startswith("error: export left out 1 memory(ies)")
+    assert f": {bad}; " in exported.err and len(exported.err.splitlines()) == 1
     assert {json.loads(line)["id"] for line in exported.out.splitlines()} == set(seeded) - {bad}
     shown = run_cli("show", bad)
     assert shown.code != 0 and len(shown.err.splitlines()) == 1

@@ -305,11 +305,12 @@ class Project:
             raise rows.not_found(memory_id)
         return reasons.memory_shown(db, memory)
 
-    def export(self, view: View) -> Iterator[dict[str, Any]]:
+    def export(self, view: View, left_out: list[str] | None = None) -> Iterator[dict[str, Any]]:
         """The rows an export writes, then the store's tombstones
         (`transfer.export_rows`): a person's of every partition, an agent's
         of what its recall reads; without the rows whose content the other
-        store forgot, as every read of the project leaves them out."""
+        store forgot, as every read of the project leaves them out, nor those
+        a hand edit damaged, whose ids go to `left_out`."""
         from tree_ring.transfer.jsonl import export_rows
 
         return export_rows(
@@ -318,6 +319,7 @@ class Project:
             view,
             agent=self.reader,
             forgotten=self.forgotten_elsewhere(),
+            left_out=left_out,
         )
 
     def tree_node(self, node_id: str | None = None) -> TreeNode:

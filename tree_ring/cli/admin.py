@@ -84,26 +84,32 @@ def cmd_export(ctx: Context) -> int:
         include_superseded=a.include_superseded,
     )
     # A person's export covers every partition, an agent's what it sees; neither
-    # carries what the other store forgot (`Project.export`).
+    # carries what the other store forgot (`Project.export`), nor a row a hand
+    # edit damaged, which is named (`left_out`).
+    left_out: list[str] = []
     with ctx.project(root) as opened:
-        exported = list(opened.export(view))
+        exported = list(opened.export(view, left_out))
     if a.format == "original":
         body = original.export_text(exported, sensitive_included=a.include_sensitive)
     else:
         body = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in exported)
     lines = body.splitlines()
+    named = {"left_out": left_out} if left_out else {}
     if a.output:
         outputs.write_text(a.output, body, ctx.environ)
         ctx.emit(
-            {"project": identity.project, "written": [a.output], "lines": len(lines)},
+            {"project": identity.project, "written": [a.output], "lines": len(lines), **named},
             f"wrote {len(lines)} lines to {a.output}",
         )
     elif ctx.as_json:
         # One object holding the lines, as every --json is; plain export stays JSONL.
         items = [json.loads(line) for line in lines]
-        ctx.emit({"project": identity.project, "format": a.format, **listing(items)}, "")
+        ctx.emit({"project": identity.project, "format": a.format, **listing(items), **named}, "")
     else:
         ctx.out.write(body)
+    if left_out:
+        # The sound rows are written, and a script is told the file is not whole.
+        return ctx.warn(transfer.left_out_message(left_out), code="store_fault")
     return 0
 
 

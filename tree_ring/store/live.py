@@ -224,6 +224,36 @@ def now_tests(view: View) -> list[Test]:
     return tests
 
 
+def by_time(view: View) -> tuple[list[Test], Clause, list[Test] | None]:
+    """`live(view)` in two parts: the tests of no time, what a row must be
+    whatever its times hold (accepted, not superseded ...); and the clause
+    of its times, its `created_at`, `valid_from`, `valid_to` and
+    `expires_at` compared, as text, with the view's times, its `retired_at`
+    and `redacted_at` unset, with that clause's tests where the view is
+    declared as tests (a view of now, or of superseded rows), else None (a
+    view of the past: `live(view)` whole, which tests trust and sensitivity
+    again). A row whose time is no time (a hand edit) passes a test of it or
+    fails it by chance; an export judges such a row without it
+    (`store/damage.py`)."""
+    from tree_ring.model.frozen import fields
+
+    if view.include_refuted:
+        raise ValueError("a view with refuted rows is not split by time")
+    t = view.record_time()
+    params: dict[str, Any] = {"live_t": t, "live_v": view.valid_at or t}
+    if view.is_now():
+        tests = now_tests(view)
+    elif view.include_superseded:  # what `live` asks then: recorded, by trust
+        tests = [*RECORDED, _trusted(view), *(() if view.include_sensitive else (NORMAL,))]
+    else:
+        rest = [_trusted(view), *(() if view.include_sensitive else (NORMAL,))]
+        return rest, live(view), None
+    times = {spec.name for spec in fields(Memory) if spec.get("time")}
+    timed = [test for test in tests if test.column in times]
+    untimed = [test for test in tests if test.column not in times]
+    return untimed, Clause(sql(timed), params), timed
+
+
 def live(view: View, alias: str = "m") -> Clause:
     t = view.record_time()
     params: dict[str, Any] = {"live_t": t, "live_v": view.valid_at or t}

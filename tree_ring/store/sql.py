@@ -439,6 +439,26 @@ class Db:
         found = [(row, unreadable_fields(cursor.description, row)) for row in rows]
         return [(row, columns) for row, columns in found if columns]
 
+    def sift(self, sql: str, params: Any, pick: Callable[[Any, Any], str | None]) -> list[str]:
+        """What `pick` makes of each row of a SELECT (given the cursor's
+        description and the row) where it makes anything: the few damaged rows
+        of a scan over many, read a batch at a time, never all held. A value
+        that is not UTF-8 comes as an `Undecodable` (`tolerant_text`), and no
+        row is skipped; `pick` must not use this connection."""
+        conn = self.conn
+        saved = conn.text_factory
+        conn.text_factory = tolerant_text
+        found: list[str] = []
+        try:
+            cursor = conn.execute(sql, params)
+            while batch := cursor.fetchmany(256):
+                found += filter(None, (pick(cursor.description, row) for row in batch))
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            raise translate(exc, self.path) from None
+        finally:
+            conn.text_factory = saved
+        return found
+
     def query(self, sql: str, params: Any = ()) -> list[Any]:
         return self.execute(sql, params).fetchall()
 

@@ -52,7 +52,7 @@ from tree_ring.model.errors import Conflict, Denied, UsageError
 from tree_ring.model.identity import Identity, Origin
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string
-from tree_ring.store import audit, listing, live, rows, tombstones, user
+from tree_ring.store import audit, damage, listing, live, rows, tombstones, user
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
@@ -89,25 +89,41 @@ def export_rows(
     *,
     agent: Identity | None = None,
     forgotten: ForgottenHere | None = None,
+    left_out: list[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The project's rows, then its tombstones; for an `agent`, only the rows
     its recall sees, and no tombstones: a tombstone names a forgotten memory
     and why, and may come from any partition. `forgotten`: what the other
     store a project reads forgot (`read/forgotten_here.py`); the rows that
-    hold it are left out, as every read leaves them out."""
+    hold it are left out, as every read leaves them out.
+
+    A row the view admits (or would, were its times times) that holds a value
+    edited outside Tree Ring an import would refuse, or no read can use, is
+    not written: its key goes to `left_out`, sorted, once the rows are done
+    (`store/damage.py`), so that a caller can say what the file lacks."""
     reader = agent or Identity(project)
+    scope = live.visible(reader, whole_project=agent is None)
     clause = live.where(reader, view, whole_project=agent is None)
     # A person's re-admission travels with its row (it names tombstone keys:
     # a person's export only, as the tombstones themselves).
     carried = readmit.carried(store.db, project) if agent is None else {}
+    damaged = set(damage.bad_time_rows(store.db, scope, view))
+    skipped = store.db.skipped
     found = listing.in_order(store.db, clause)
+    if store.db.skipped > skipped:  # rows no read can use: named by a scan of their own
+        damaged.update(damage.unreadable(store.db, scope, view))
     if forgotten is not None:
         found = _kept(found, forgotten)
     for memory in reasons.rows_shown(store.db, found):
+        if not damage.sound(memory):  # compared as text, 'never' is after every time
+            damaged.add(memory.id)
+            continue
         data = memory.to_dict()
         if data["id"] in carried:
             data[readmit.CARRIED] = carried[data["id"]]
         yield data
+    if left_out is not None:
+        left_out += sorted(damaged)
     if agent is not None:
         return
     withholding = reasons.Withholding(store.db)
@@ -116,6 +132,19 @@ def export_rows(
         yield {"record": stone_lines.TOMBSTONE, **dict(stone)} | {
             "reason": withholding.reason(project, stone["reason"])
         }
+
+
+def left_out_message(left_out: list[str]) -> str:
+    """What an export says of the rows `export_rows` left out, in one line."""
+    named = ", ".join(left_out[:10]) + (
+        f" and {len(left_out) - 10} more" if len(left_out) > 10 else ""
+    )
+    return (
+        f"export left out {len(left_out)} memory(ies) holding a value edited outside "
+        f"Tree Ring that cannot be written as it is: {named}; "
+        "`tree-ring doctor` names each value and what mends it (put a value of its kind "
+        "back, or forget the row), then export again"
+    )
 
 
 def _kept(found: list[Any], forgotten: ForgottenHere) -> list[Any]:
