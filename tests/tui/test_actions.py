@@ -195,6 +195,28 @@ def test_a_ring_move_supersedes_the_old_row(
     assert rows.get(store.db, old).superseded_by == item.key
 
 
+def test_export_names_a_row_a_hand_edit_damaged(
+    session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the CLI's: the sound rows are written, the damaged one named."""
+    monkeypatch.chdir(tmp_path)
+    kept = write(session.store, session.project, "a sound note")
+    bad = write(session.store, session.project, "a damaged note")
+    with session.store.write() as db:
+        db.execute("UPDATE memories SET valid_to = 'never' WHERE id = ?", (bad,))
+    state = State()
+    session.ask_export(state, "out.jsonl")
+    said = session.run(handle_key(state, "y") or Action("none"))
+    path = tmp_path / "out.jsonl"
+    assert said == (
+        f"wrote 1 lines to {path}; export left out 1 memory(ies) holding a value edited "
+        f"outside Tree Ring that cannot be written as it is: {bad}; `tree-ring doctor` names "
+        "each value and what mends it (put a value of its kind back, or forget the row), "
+        "then export again"
+    )
+    assert [json.loads(line)["id"] for line in path.read_text().splitlines()] == [kept]
+
+
 def test_export_writes_where_the_person_says_from_where_the_screen_started(
     project_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

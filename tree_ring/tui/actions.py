@@ -481,11 +481,18 @@ class Session:
         if os.path.lexists(path) and REPLACES not in action.args[1:]:
             return f"refused: {path} appeared since; /export again to replace it"
         # A person's export covers every partition; an agent's, what it sees (as the
-        # CLI's); neither carries what the person forgot in their user store.
-        records = self.opened.export(View())
+        # CLI's); neither carries what the person forgot in their user store, nor
+        # a row a hand edit damaged, which is named.
+        left_out: list[str] = []
+        records = self.opened.export(View(), left_out)
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records]
         outputs.write_text(path, "".join(lines), self.environ)
-        return f"wrote {len(lines)} lines to {path}"
+        said = f"wrote {len(lines)} lines to {path}"
+        if left_out:
+            from tree_ring.transfer.jsonl import left_out_message
+
+            said += f"; {left_out_message(left_out)}"
+        return said
 
     def _do_sync(self, action: Action) -> str:
         """The team ledger and the store, both ways, as `tree-ring sync` does it
