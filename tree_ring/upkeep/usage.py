@@ -49,7 +49,7 @@ def parse_since(text: str, now_ns: int | None = None) -> str:
         # The value is not echoed, as no other option's mistake echoes it.
         raise UsageError(
             "--since takes a count and a unit (m, h, d, w), e.g. 7d, "
-            "or an ISO time such as 2026-11-29T13:00:00Z"
+            "or an ISO time such as 2026-11-29T13:00:00Z (the value is not shown)"
         ) from None
 
 
