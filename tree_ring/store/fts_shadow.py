@@ -46,14 +46,38 @@ class Shadow:
 
 
 def _exists(db: Db, kind: str, name: str) -> bool:
-    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name))
+    """Whether a `kind` called `name` is there, in any capitalisation."""
+    found = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ? COLLATE NOCASE", (kind, name)
+    )
     return found.fetchone() is not None
 
 
+def _virtual(sql: object) -> bool:
+    return isinstance(sql, str) and sql.upper().startswith("CREATE VIRTUAL TABLE")
+
+
+def impostor(db: Db, index: str) -> str | None:
+    """What holds `index`'s name and is not an FTS index (a plain table, a
+    view), as a phrase; None when the name is free or the index's."""
+    found = db.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE type != 'trigger' "
+        "AND name = ? COLLATE NOCASE",
+        (index,),
+    ).fetchone()
+    if found is None or (found[0] == "table" and _virtual(found[2])):
+        return None
+    kind = "a plain table" if found[0] == "table" else f"a {found[0]}"
+    return f"{found[1]} is {kind}, not the FTS index"
+
+
 def _definition(db: Db, index: str) -> str:
-    """The index's own `CREATE VIRTUAL TABLE`, or the schema's when its row is gone."""
-    found = db.scalar("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (index,))
-    return found if isinstance(found, str) else DEFINITIONS[index]
+    """The index's own `CREATE VIRTUAL TABLE`, or the schema's when its row is
+    gone (or is no FTS index)."""
+    found = db.scalar(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", (index,)
+    )
+    return found if _virtual(found) and " USING " in str(found) else DEFINITIONS[index]
 
 
 def _columns(sql: str) -> str:
@@ -90,6 +114,9 @@ def damage(db: Db, index: str) -> list[str]:
     table; [] when FTS5 can open it (its content may still drift: the
     doctor's parity and integrity checks say so)."""
     found: list[str] = []
+    other = impostor(db, index)
+    if other is not None:
+        return [other] if MADE_BY[index] in schema.applied(db) else []
     if not _exists(db, "table", index):
         return [f"{index} is missing"] if MADE_BY[index] in schema.applied(db) else []
     if "memory_text" in _definition(db, index) and not _exists(db, "view", CONTENT_VIEW):
@@ -122,6 +149,14 @@ def restore(db: Db, index: str) -> None:
     if "memory_text" in _definition(db, index) and not _exists(db, "view", CONTENT_VIEW):
         db.execute(schema.MEMORY_TEXT)
     shadows = twin(db, index)
+    if impostor(db, index) is not None:
+        # Derived, so nothing is lost: dropped for the index to be made again.
+        kind, name = db.execute(
+            "SELECT type, name FROM sqlite_master WHERE type != 'trigger' "
+            "AND name = ? COLLATE NOCASE",
+            (index,),
+        ).fetchone()
+        db.execute(f'DROP {str(kind).upper()} main."{name}"')
     if not _exists(db, "table", index):
         # What is left of it would stand in the way of the new one's tables.
         for suffix in SUFFIXES:

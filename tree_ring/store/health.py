@@ -16,8 +16,11 @@ if TYPE_CHECKING:
 
 
 def exists(db: Db, kind: str, name: str) -> bool:
-    """Whether the schema holds a `kind` (table, trigger) called `name`."""
-    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?", (kind, name))
+    """Whether the schema holds a `kind` (table, trigger) called `name`, in
+    any capitalisation (SQLite's names are case-insensitive)."""
+    found = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ? COLLATE NOCASE", (kind, name)
+    )
     return found.fetchone() is not None
 
 
@@ -102,8 +105,10 @@ def _sound(db: Db, index: str) -> bool:
 
 
 def triggers(db: Db) -> set[str]:
-    """The names of the schema's triggers."""
-    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    """The names of the schema's triggers, in lower case (SQLite's names are
+    case-insensitive)."""
+    found = db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    return {str(row[0]).lower() for row in found}
 
 
 # No table aliases: these also follow DELETE, which takes none before SQLite 3.44.

@@ -156,14 +156,68 @@ LOST = {
 REFILL = {"tombstone_ids": tombstone_ids.TOMBSTONE_IDS_FILL}
 
 
-def missing(db: Db, applied: list[str]) -> list[Part]:
-    """The parts of the applied migrations that the store lacks, in order."""
-    have = {
-        (str(row[0]), str(row[1]))
-        for row in db.execute("SELECT type, name FROM sqlite_master WHERE type != 'view'")
+def _space(kind: str) -> str:
+    """The namespace of an object of `kind`: triggers have their own; tables,
+    indexes and views share one."""
+    return "trigger" if kind == "trigger" else "table"
+
+
+def held(db: Db) -> dict[tuple[str, str], tuple[str, str, object]]:
+    """Every object of the store by its namespace and its name folded to lower
+    case (SQLite's names are case-insensitive): its (kind, name, sql)."""
+    return {
+        (_space(str(row[0])), str(row[1]).lower()): (str(row[0]), str(row[1]), row[2])
+        for row in db.execute("SELECT type, name, sql FROM sqlite_master")
     }
+
+
+def holder(db: Db, kind: str, name: str) -> tuple[str, str, object] | None:
+    """The (kind, name, sql) of the object holding the name a `kind` called
+    `name` would take, of whatever kind and capitalisation; None when free."""
+    return held(db).get((_space(kind), name.lower()))
+
+
+def missing(db: Db, applied: list[str]) -> list[Part]:
+    """The parts of the applied migrations whose name no object holds, in
+    order (one held by another kind is `misplaced`)."""
+    have = held(db)
     done = set(applied)
-    return [p for p in PARTS if p.migration in done and (p.kind, p.name) not in have]
+    return [
+        p for p in PARTS if p.migration in done and (_space(p.kind), p.name.lower()) not in have
+    ]
+
+
+# Tables derived from the memories, which `displace` may drop and make again.
+DERIVED = frozenset(TREE)
+
+
+def misplaced(db: Db, applied: list[str]) -> list[tuple[Part, str]]:
+    """Each table, index, trigger and view of the applied migrations whose
+    name an object of another kind holds, with that kind, in migration order."""
+    have = held(db)
+    found: dict[tuple[str, str], tuple[Part, str]] = {}
+    done = set(applied)
+    for part in [*(p for p in PARTS if p.migration in done), *defined(applied)]:
+        other = have.get((_space(part.kind), part.name.lower()))
+        if other is not None and other[0] != part.kind:
+            found.setdefault((part.kind, part.name), (part, other[0]))
+    return list(found.values())
+
+
+def displace(db: Db, parts: list[tuple[Part, str]]) -> list[Part]:
+    """Drop the object of another kind holding each part's name and make the
+    part again from the schema, in the caller's transaction; a table part not
+    in `DERIVED` is left alone (its rows are gone). The parts made again."""
+    made: list[Part] = []
+    for part, kind in parts:
+        if part.kind == "table" and part.name not in DERIVED:
+            continue
+        found = holder(db, part.kind, part.name)
+        if found is not None:
+            db.execute(f'DROP {kind.upper()} "{found[1]}"')
+        db.execute(part.statement)
+        made.append(part)
+    return made
 
 
 def recreate(db: Db, parts: list[Part]) -> None:
@@ -219,21 +273,21 @@ def defined(applied: list[str]) -> list[Part]:
 
 def redefined(db: Db, applied: list[str]) -> tuple[int, list[Part]]:
     """(how many of the applied migrations' indexes, triggers and views the
-    store holds, those of them whose stored definition is not the schema's),
-    in migration order. A missing one is `missing`'s, or the FTS and meaning
-    checks'."""
-    held = {
-        (str(row[0]), str(row[1])): row[2]
-        for row in db.execute(
-            "SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger', 'view')"
-        )
+    store holds, under any capitalisation of their name, those of them whose
+    stored definition is not the schema's, the name's too), in migration
+    order. A missing one is `missing`'s, or the FTS and meaning checks'."""
+    have = held(db)
+    sqls = {
+        (part.kind, part.name): found[2]
+        for part in defined(applied)
+        if (found := have.get((_space(part.kind), part.name.lower()))) and found[0] == part.kind
     }
     stored = as_stored(DEFINED)
-    present = [part for part in defined(applied) if (part.kind, part.name) in held]
+    present = [part for part in defined(applied) if (part.kind, part.name) in sqls]
     differ = [
         part
         for part in present
-        if not isinstance(sql := held[part.kind, part.name], str) or _plain(sql) != stored[part]
+        if not isinstance(sql := sqls[part.kind, part.name], str) or _plain(sql) != stored[part]
     ]
     return len(present), differ
 

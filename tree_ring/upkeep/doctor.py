@@ -464,7 +464,7 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
         if layout.missing(db, schema.applied(db)):
             # Parts of the migrations the rebuilt ledger names that are gone.
             failing.add("tables")
-        if layout.redefined(db, schema.applied(db))[1]:
+        if layout.redefined(db, schema.applied(db))[1] or layout.misplaced(db, schema.applied(db)):
             failing.add("definitions")
     health.begin(db)
     try:

@@ -29,9 +29,42 @@ def _lost(part: layout.Part) -> str:
     return f"{part.name} (lost with it: {layout.LOST[part.name]})"
 
 
+def _taken(db: Db, applied: list[str]) -> list[tuple[layout.Part, str]]:
+    return [(part, kind) for part, kind in layout.misplaced(db, applied) if part.kind == "table"]
+
+
+def _taken_words(taken: list[tuple[layout.Part, str]]) -> list[str]:
+    """What the finding says of each table whose name another kind holds."""
+    derived = [f"{kind} {part.name}" for part, kind in taken if part.name in layout.DERIVED]
+    kept = [
+        f"{kind} {part.name} (the table is gone and its rows with it"
+        + (f": {layout.LOST[part.name]}" if part.name in layout.LOST else "")
+        + ")"
+        for part, kind in taken
+        if part.name not in layout.DERIVED
+    ]
+    words: list[str] = []
+    if derived:
+        words.append(
+            f"table name(s) held by another kind: {', '.join(derived)}; `doctor --repair` "
+            "drops each and makes the table again, rebuilt from the memories"
+        )
+    if kept:
+        words.append(
+            f"table name(s) held by another kind: {', '.join(kept)}; `doctor --repair` "
+            "leaves them: drop each by hand and run `doctor --repair`, and restore a "
+            "backup for the rows"
+        )
+    return words
+
+
 def check(db: Db) -> Found:
     applied = schema.applied(db)
     gone = layout.missing(db, applied)
+    taken = _taken(db, applied)
+    if taken and not gone:
+        derived = any(part.name in layout.DERIVED for part, _ in taken)
+        return False, "; ".join(_taken_words(taken)), derived
     if not gone:
         return (
             True,
@@ -58,16 +91,22 @@ def check(db: Db) -> Found:
     parts.append("`doctor --repair` makes them again from the schema, empty")
     if any(part.name in layout.LOST for part in tables):
         parts.append("only a backup holds the lost rows")
+    parts.extend(_taken_words(taken))
     return False, "; ".join(parts), True
 
 
 def mend(db: Db) -> str:
     """Make every missing part again, in the caller's transaction, and
     rebuild what the memories hold of it; what was done."""
-    gone = layout.missing(db, schema.applied(db))
+    applied = schema.applied(db)
+    gone = layout.missing(db, applied)
     layout.recreate(db, gone)
-    made = {part.name for part in gone if part.kind == "table"}
+    displaced = layout.displace(db, _taken(db, applied))
+    made = {part.name for part in [*gone, *displaced] if part.kind == "table"}
     done = [f"made {len(gone)} missing table(s), index(es) and trigger(s) again"]
+    if displaced:
+        names = ", ".join(part.name for part in displaced)
+        done.append(f"dropped what held the name of table(s) {names} and made them again")
     if "settings" in made:
         settings.store_tree_defaults(db)
     if "redaction_tombstones" in made:
@@ -98,8 +137,29 @@ _MEANING = frozenset(schema.INDEX_TRIGGERS) - _FTS
 _SHOWN = 5
 
 
+def _misplaced(db: Db) -> list[tuple[layout.Part, str]]:
+    """The indexes, triggers and views whose name an object of another kind holds."""
+    found = layout.misplaced(db, schema.applied(db))
+    return [(part, kind) for part, kind in found if part.kind != "table"]
+
+
 def check_definitions(db: Db) -> Found:
     held, differ = layout.redefined(db, schema.applied(db))
+    wrong = _misplaced(db)
+    if wrong:
+        names = ", ".join(f"{kind} {part.name} (the schema's {part.kind})" for part, kind in wrong)
+        other = ""
+        if differ:
+            listed = ", ".join(f"{part.kind} {part.name}" for part in differ[:_SHOWN])
+            more = f" and {len(differ) - _SHOWN} more" if len(differ) > _SHOWN else ""
+            other = f"; {len(differ)} differ from the schema's definition: {listed}{more}"
+        return (
+            False,
+            f"{len(wrong)} name(s) of the schema's index(es), trigger(s) or view(s) held by "
+            f"an object of another kind: {names}{other}; `doctor --repair` drops each and "
+            "makes it again from the schema",
+            True,
+        )
     if not differ:
         return (
             True,
@@ -123,8 +183,14 @@ def remake(db: Db, *, rebuild_fts: bool) -> str:
     after), and the meaning codes; what was done."""
     _, differ = layout.redefined(db, schema.applied(db))
     layout.remake(db, differ)
-    names = {part.name for part in differ}
+    displaced = layout.displace(db, _misplaced(db))
+    names = {part.name for part in [*differ, *displaced]}
     done = [f"made {len(differ)} index(es), trigger(s) and view(s) again from the schema"]
+    if displaced:
+        done.append(
+            f"dropped what held the name of {len(displaced)} index(es), trigger(s) and "
+            "view(s) and made them again"
+        )
     if names & _FTS and rebuild_fts:
         health.rebuild_fts(db)
         done.append("rebuilt the FTS indexes from the rows")
