@@ -178,11 +178,10 @@ def undecodable(db: Db, table: str) -> list[Any]:
 
 
 def unreadable_rows(db: Db) -> list[tuple[Any, list[str]]]:
-    """The memories holding a value no reader can use (`sql.READABLE`), each
-    with its `rowid`, `id` and those columns."""
-    return db.unreadable(
-        'SELECT rowid AS "rowid", id, tags, supersedes, links, salience, confidence FROM memories'
-    )
+    """The memories holding a value no reader can use (`sql.READABLE`) or a
+    BLOB where text belongs (`sql.TEXTS`), each with its `rowid`, `id` and
+    those columns."""
+    return db.unreadable('SELECT rowid AS "rowid", * FROM memories')
 
 
 def unreadable_times(db: Db) -> list[tuple[Any, list[str]]]:

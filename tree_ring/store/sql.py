@@ -7,6 +7,7 @@ SQLite message reaches a user, and no other module touches a connection.
 from __future__ import annotations
 
 import os
+from operator import itemgetter
 
 from tree_ring.model.errors import StoreBusy, StoreFault
 
@@ -104,13 +105,32 @@ READABLE: dict[str, Callable[[object], bool]] = {
 }
 
 
+# The memories' other TEXT columns: a value stored there as a BLOB (a hand
+# edit, as Python's sqlite3 stores a bytes parameter, even UTF-8) comes out
+# as `bytes`, which no reader takes for text, so a row holding one is
+# skipped by every read, as a row whose text is not UTF-8 is, and `doctor`
+# names it. A result with none of these columns costs nothing; one with them
+# tests the types of those values in C (`Rows._readable`).
+TEXTS = frozenset(
+    {
+        "id", "created_at", "updated_at", "project", "agent_profile", "workflow_id",
+        "session_id", "operation_id", "scope", "ring", "event_type", "summary", "details",
+        "source_type", "source_ref", "source_quote", "sensitivity", "retention", "expires_at",
+        "superseded_by", "trust", "review_reason", "reviewed_at", "reviewed_by", "valid_from",
+        "valid_to", "retired_at", "redacted_at", "origin", "origin_session", "content_hash",
+    }
+)  # fmt: skip
+
+
 def unreadable_fields(description: Any, row: Any) -> list[str]:
     """The columns of `row` (from a cursor with `description`) that hold a
-    value `READABLE` says no reader can use."""
+    value `READABLE` says no reader can use, or a BLOB where `TEXTS` says
+    text belongs."""
     return [
         column[0]
         for column, value in zip(description, row, strict=True)
-        if column[0] in READABLE and value is not None and not READABLE[column[0]](value)
+        if (column[0] in READABLE and value is not None and not READABLE[column[0]](value))
+        or (column[0] in TEXTS and type(value) is bytes)
     ]
 
 
@@ -120,6 +140,15 @@ def _checks(description: Any) -> tuple[tuple[int, Callable[[object], bool]], ...
     return tuple(
         (at, READABLE[column[0]]) for at, column in enumerate(description) if column[0] in READABLE
     )
+
+
+def _texts(description: Any) -> Callable[[Any], tuple[object, ...]] | None:
+    """What takes a row's `TEXTS` values as a tuple, or None when it has none."""
+    if not description:
+        return None
+    found = [at for at, column in enumerate(description) if column[0] in TEXTS]
+    # The first position twice: an itemgetter of one position gives no tuple.
+    return itemgetter(*found, found[0]) if found else None
 
 
 def undecodable_row(exc: BaseException) -> bool:
@@ -284,7 +313,7 @@ class Rows:
     that decode take the default C path and cost nothing extra.
     """
 
-    __slots__ = ("_checks", "_cursor", "_db", "_delivered", "_params", "_rest", "_sql")
+    __slots__ = ("_checks", "_cursor", "_db", "_delivered", "_params", "_rest", "_sql", "_texts")
 
     def __init__(self, cursor: sqlite3.Cursor | None, db: Db, sql: str, params: Any) -> None:
         self._cursor = cursor
@@ -293,15 +322,20 @@ class Rows:
         self._params = params
         self._delivered = 0
         self._checks = _checks(cursor.description) if cursor is not None else ()
+        self._texts = _texts(cursor.description) if cursor is not None else None
         self._rest: list[Any] | None = None if cursor is not None else self._skip_bad()
 
     def _readable(self, batch: list[Any]) -> list[Any]:
-        """`batch` less the rows holding a value no reader can use (`READABLE`)."""
-        checks = self._checks
+        """`batch` less the rows holding a value no reader can use (`READABLE`),
+        or a BLOB where text belongs (`TEXTS`)."""
+        checks, texts = self._checks, self._texts
         # NULL is no stored value: the columns are NOT NULL, so it is a row an
         # outer join did not find (`LEFT JOIN memories`), not a hand edit.
         kept = [
-            row for row in batch if all(row[at] is None or check(row[at]) for at, check in checks)
+            row
+            for row in batch
+            if (texts is None or bytes not in map(type, texts(row)))
+            and all(row[at] is None or check(row[at]) for at, check in checks)
         ]
         self._db.skipped += len(batch) - len(kept)
         return kept
@@ -323,13 +357,14 @@ class Rows:
         finally:
             conn.text_factory = saved
         self._checks = _checks(cursor.description)
+        self._texts = _texts(cursor.description)
         kept = [
             row
             for row in rows[self._delivered :]
             if not any(type(value) is Undecodable for value in row)
         ]
         db.skipped += len(rows) - self._delivered - len(kept)
-        return self._readable(kept) if self._checks else kept
+        return self._readable(kept) if self._checks or self._texts else kept
 
     def _fetch(self, size: int) -> list[Any]:
         """Up to `size` rows (all when negative), skipping rows that do not decode."""
@@ -345,7 +380,7 @@ class Rows:
                     self._rest = self._skip_bad()
                     break
                 self._delivered += len(batch)
-                if not self._checks:
+                if not (self._checks or self._texts):
                     return batch
                 kept = self._readable(batch)
                 if kept or not batch:  # an empty batch means no rows are left

@@ -32,7 +32,6 @@ from tree_ring.model.record import now_iso
 from tree_ring.read import relations
 from tree_ring.store import (
     audit,
-    damage,
     fts,
     fts_shadow,
     health,
@@ -321,15 +320,18 @@ def check_fields(db: Db) -> Check:
     `forget` reaches a row whose damage is only in its times, and no other:
     every read skips the rest, the forget's too."""
     bad: dict[int, tuple[object, list[str]]] = {}
-    for row, columns in [*health.unreadable_rows(db), *health.unreadable_times(db)]:
+    skipped = health.unreadable_rows(db)  # every read skips these, a forget's too
+    for row, columns in [*skipped, *health.unreadable_times(db)]:
         bad.setdefault(row["rowid"], (row["id"], []))[1].extend(columns)
-    found = [
-        f"{key if type(key) is str else 'rowid ' + str(rowid)} ({', '.join(columns)})"
+    found = [  # a BLOB where a time belongs is named by both scans: once here
+        f"{key if type(key) is str else 'rowid ' + str(rowid)} "
+        f"({', '.join(dict.fromkeys(columns))})"
         for rowid, (key, columns) in sorted(bad.items())
     ]
     if not found:
         return Check("fields", True, "every memory's lists, numbers and times can be read")
-    timed = [set(columns) <= set(damage.TIMES) for _, columns in bad.values()]
+    unreached = {row["rowid"] for row, _ in skipped}
+    timed = [rowid not in unreached for rowid in bad]
     forget = "`tree-ring forget ID --mode delete --reason WHY`"
     if all(timed):
         remedy = (
