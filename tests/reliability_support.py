@@ -159,3 +159,24 @@ def checkpoint(root: Path) -> None:
     """Fold the WAL into the file, so the file alone holds the store."""
     with closing(raw(root)) as conn:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def checks(run_cli: Any, *flags: str) -> tuple[int, dict[str, dict[str, Any]]]:
+    """`doctor`'s exit code and its checks by name, as `--json doctor` reports them."""
+    result = run_cli("--json", "doctor", *flags)
+    assert result.code in (0, 1), result.err
+    return result.code, {check["name"]: check for check in json.loads(result.out)["items"]}
+
+
+def remembered(run_cli: Any, text: str) -> str:
+    """The id of a memory of `text`, remembered by a person."""
+    result = run_cli("--json", "remember", text)
+    assert result.code == 0, result.err
+    return str(result.json()["id"])
+
+
+def recalled(run_cli: Any, words: str) -> set[str]:
+    """The ids `recall` finds for `words`."""
+    result = run_cli("--json", "recall", words)
+    assert result.code == 0, result.err
+    return {hit["id"] for hit in result.json()["items"]}

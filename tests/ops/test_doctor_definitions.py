@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from conftest import REPO, CliRunner
 from helpers import cli_runner
-from reliability_support import fts_consistent, raw
+from reliability_support import checks, fts_consistent, raw, recalled
+from reliability_support import remembered as remember
 
 from tree_ring.model import project
 from tree_ring.store import layout, schema
@@ -41,11 +42,6 @@ REPLACED = {
 }
 REMADE = "made {} index(es), trigger(s) and view(s) again from the schema"
 REBUILT = "; rebuilt the FTS indexes from the rows"
-
-
-def checks(run_cli: CliRunner, *flags: str) -> tuple[int, dict[str, dict[str, Any]]]:
-    result = run_cli("--json", "doctor", *flags)
-    return result.code, {check["name"]: check for check in json.loads(result.out)["items"]}
 
 
 def failing(found: dict[str, dict[str, Any]]) -> set[str]:
@@ -78,18 +74,6 @@ def replace(root: Path, *statements: str) -> None:
             assert made is not None, statement
             conn.execute(f"DROP {made.group(1)} {made.group(2)}")
             conn.execute(statement)
-
-
-def remember(run_cli: CliRunner, text: str) -> str:
-    result = run_cli("--json", "remember", text)
-    assert result.code == 0, result.err
-    return str(result.json()["id"])
-
-
-def recalled(run_cli: CliRunner, words: str) -> set[str]:
-    result = run_cli("--json", "recall", words)
-    assert result.code == 0, result.err
-    return {hit["id"] for hit in result.json()["items"]}
 
 
 @pytest.fixture

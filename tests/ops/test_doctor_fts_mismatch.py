@@ -5,25 +5,18 @@ index whose own pages are damaged. `--repair` rebuilds either from the rows."""
 
 from __future__ import annotations
 
-import json
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 import pytest
 from helpers import CliRunner
-from reliability_support import fts_consistent, raw
+from reliability_support import checks, fts_consistent, raw
 
 REPAIR = "`doctor --repair` rebuilds the FTS indexes from the rows"
 
 
 def mismatch(index: str) -> str:
     return f"{index}'s entries do not match the rows' text (missing, extra or out of date)"
-
-
-def checks(run_cli: CliRunner, *flags: str) -> tuple[int, dict[str, dict[str, Any]]]:
-    result = run_cli("--json", "doctor", *flags)
-    return result.code, {check["name"]: check for check in json.loads(result.out)["items"]}
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ whole from an empty twin's tables and rebuilds it from the rows."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sqlite3
 import subprocess
@@ -16,16 +15,11 @@ from typing import Any
 
 import pytest
 from helpers import LAUNCHER, CliRunner, unprivileged
-from reliability_support import db_path, fts_consistent, raw
+from reliability_support import checks, db_path, fts_consistent, raw, recalled
 
 from tree_ring.model.errors import StoreFault
 from tree_ring.store import fts_shadow
 from tree_ring.upkeep import doctor
-
-
-def checks(run_cli: CliRunner, *flags: str) -> tuple[int, dict[str, dict[str, Any]]]:
-    result = run_cli("--json", "doctor", *flags)
-    return result.code, {check["name"]: check for check in json.loads(result.out)["items"]}
 
 
 @pytest.fixture
@@ -35,12 +29,6 @@ def ids(run_cli: CliRunner) -> list[str]:
         run_cli("--json", "remember", f"Doctor fact {n} about shard{n}").json()["id"]
         for n in range(5)
     ]
-
-
-def recalled(run_cli: CliRunner, words: str) -> set[str]:
-    result = run_cli("--json", "recall", words)
-    assert result.code == 0, result.err
-    return {hit["id"] for hit in result.json()["items"]}
 
 
 def claimed(root: Path, word: str) -> set[int]:

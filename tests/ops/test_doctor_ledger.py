@@ -4,23 +4,16 @@ objects are there, applies the rest, and the store opens again."""
 
 from __future__ import annotations
 
-import json
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 import pytest
 from helpers import CliRunner
-from reliability_support import raw
+from reliability_support import checks, raw
 
 from tree_ring.store import layout, schema
 
 ALL = [name for name, _ in schema.MIGRATIONS]
-
-
-def checks(run_cli: CliRunner, *flags: str) -> tuple[int, dict[str, dict[str, Any]]]:
-    result = run_cli("--json", "doctor", *flags)
-    return result.code, {check["name"]: check for check in json.loads(result.out)["items"]}
 
 
 def drop(root: Path, *statements: str) -> None:

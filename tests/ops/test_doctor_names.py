@@ -12,24 +12,18 @@ it needs, and left alone."""
 
 from __future__ import annotations
 
-import json
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import CliRunner
-from reliability_support import raw
+from reliability_support import checks, raw, recalled
+from reliability_support import remembered as remember
 
 from tree_ring.store import layout, schema
 
 ALL = [name for name, _ in schema.MIGRATIONS]
-
-
-def checks(run_cli: CliRunner, *flags: str) -> tuple[int, dict[str, dict[str, Any]]]:
-    result = run_cli("--json", "doctor", *flags)
-    assert result.code in (0, 1), result.err
-    return result.code, {check["name"]: check for check in json.loads(result.out)["items"]}
 
 
 def failing(found: dict[str, dict[str, Any]]) -> set[str]:
@@ -50,18 +44,6 @@ def objects(root: Path) -> dict[tuple[str, str], str]:
 def rows(root: Path) -> list[tuple[Any, ...]]:
     with closing(raw(root)) as conn:
         return conn.execute("SELECT * FROM memories ORDER BY id").fetchall()
-
-
-def remember(run_cli: CliRunner, text: str) -> str:
-    result = run_cli("--json", "remember", text)
-    assert result.code == 0, result.err
-    return str(result.json()["id"])
-
-
-def recalled(run_cli: CliRunner, words: str) -> set[str]:
-    result = run_cli("--json", "recall", words)
-    assert result.code == 0, result.err
-    return {hit["id"] for hit in result.json()["items"]}
 
 
 @pytest.fixture

@@ -4,15 +4,13 @@ schema, rebuilding what the memories hold of it."""
 
 from __future__ import annotations
 
-import json
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import PERSON
 from helpers import CliRunner
-from reliability_support import raw
+from reliability_support import checks, raw, recalled
 
 from tree_ring.store import layout, settings
 from tree_ring.store.db import Store
@@ -37,11 +35,6 @@ OWNED = {
 }
 
 
-def checks(run_cli: CliRunner, *flags: str) -> tuple[int, dict[str, dict[str, Any]]]:
-    result = run_cli("--json", "doctor", *flags)
-    return result.code, {check["name"]: check for check in json.loads(result.out)["items"]}
-
-
 def schema_rows(root: Path) -> set[tuple[str, str, str]]:
     with closing(raw(root)) as conn:
         found = conn.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL")
@@ -54,12 +47,6 @@ def ids(run_cli: CliRunner) -> list[str]:
         run_cli("--json", "remember", f"Doctor fact {n} about shard{n}").json()["id"]
         for n in range(5)
     ]
-
-
-def recalled(run_cli: CliRunner, words: str) -> set[str]:
-    result = run_cli("--json", "recall", words)
-    assert result.code == 0, result.err
-    return {hit["id"] for hit in result.json()["items"]}
 
 
 def test_the_layout_names_every_object_of_a_new_store(project_root: Path) -> None:
