@@ -165,3 +165,44 @@ def test_a_whole_store_exports_as_before(run_cli: CliRunner, seeded: list[str]) 
     result = run_cli("--json", "export")
     assert (result.code, result.err) == (0, "")
     assert "left_out" not in result.json() and result.json()["total"] == 4
+
+
+@pytest.mark.parametrize(
+    ("column", "value"),
+    [
+        ("ring", "bark"),
+        ("scope", "galaxy"),
+        ("sensitivity", "spicy"),
+        ("retention", "forever"),
+        ("origin", "martian"),
+        ("confidence", 5.0),
+        ("salience", -3),
+        ("summary", "   "),
+    ],
+)
+def test_a_word_or_score_outside_its_column_is_named_by_export_and_doctor(
+    run_cli: CliRunner,
+    seeded: list[str],
+    project_root: Path,
+    fresh: CliRunner,
+    tmp_path: Path,
+    column: str,
+    value: object,
+) -> None:
+    """A value an import refuses was written as it stood, and `import
+    --restore` of the backup then refused the whole file: export leaves the
+    row out and names it, doctor names its column, and the rest restores.
+    (A sensitivity that is no sensitivity is hidden as a sensitive row is:
+    an export that includes those names it.)"""
+    edited, *sound = seeded
+    hand_edit(project_root, f"UPDATE memories SET {column} = ? WHERE id = ?", (value, edited))
+    path = tmp_path / "backup.jsonl"
+    wider = ["--include-sensitive"] if column == "sensitivity" else []
+    result = run_cli("export", "--output", str(path), *wider)
+    assert result.code == 1 and result.err == left_out_line([edited])
+    restored = fresh("import", str(path), "--restore")
+    assert restored.code == 0, restored.err
+    assert listed(fresh) == set(sound)
+    doctor = {c["name"]: c for c in run_cli("--json", "doctor").json()["items"]}
+    assert f"{edited} ({column})" in doctor["fields"]["detail"]
+    assert not doctor["fields"]["ok"]

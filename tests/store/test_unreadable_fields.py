@@ -146,7 +146,8 @@ def test_doctor_advises_forget_only_for_a_row_it_reaches(
     assert check(run_cli, "fields")["detail"] == (
         f"2 memory(ies) {NAMED}: {tags} (tags), {never} (valid_to); {EDITED}: put a value of "
         "its kind in each named column (a time as 2026-11-29T13:00:00.000000Z) the way it "
-        f"was edited, or restore a backup; {FORGET} also removes a row named for its times alone"
+        f"was edited, or restore a backup; {FORGET} also removes a row named for its times, "
+        "words or scores alone"
     )
     assert run_cli("forget", tags, "--mode", "delete", "--reason", "damaged").code == 1
     assert run_cli("forget", never, "--mode", "delete", "--reason", "damaged").code == 0

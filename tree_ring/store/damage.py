@@ -26,6 +26,7 @@ from typing import cast
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import fields
 from tree_ring.model.record import Memory, epoch_seconds, parse_time
+from tree_ring.model.validation import validate
 from tree_ring.store import live
 from tree_ring.store.sql import Undecodable, unreadable_fields
 
@@ -66,8 +67,17 @@ _TIMES_OF = attrgetter(*TIMES)
 
 
 def sound(memory: Memory) -> bool:
-    """Whether every time a memory read from its row holds is one an import takes."""
-    return all(map(is_time, _TIMES_OF(memory)))
+    """Whether an import takes a memory read from its row: every time it
+    holds is a time, and every other field passes the checks every write
+    makes (`validation.validate`: a ring of no name, a confidence of 5, a
+    blank summary are hand edits)."""
+    if not all(map(is_time, _TIMES_OF(memory))):
+        return False
+    try:
+        validate(memory)
+    except UsageError:
+        return False
+    return True
 
 
 def bad_times(row: Any) -> list[str]:

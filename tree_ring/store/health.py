@@ -6,6 +6,7 @@ what to run; every repair runs in the caller's transaction)."""
 from __future__ import annotations
 
 from tree_ring.model.errors import StoreFault
+from tree_ring.model.record import ORIGINS, RETENTIONS, RINGS, SCOPES, SENSITIVITIES, TRUST_STATES
 from tree_ring.store import fts, fts_shadow, meaning, schema
 
 TYPE_CHECKING = False
@@ -182,6 +183,40 @@ def unreadable_rows(db: Db) -> list[tuple[Any, list[str]]]:
     BLOB where text belongs (`sql.TEXTS`), each with its `rowid`, `id` and
     those columns."""
     return db.unreadable('SELECT rowid AS "rowid", * FROM memories')
+
+
+# The columns whose value is one of a few words (`model/record.py`), and the
+# scores, each between 0 and 1: an import refuses a row holding another.
+MEMBERS = {
+    "ring": RINGS,
+    "scope": SCOPES,
+    "sensitivity": SENSITIVITIES,
+    "retention": RETENTIONS,
+    "trust": TRUST_STATES,
+    "origin": ORIGINS,
+}
+SCORES = ("salience", "confidence")
+
+
+def _outside(column: str) -> str:
+    if column in SCORES:
+        return f"(typeof({column}) IN ('integer', 'real') AND NOT {column} BETWEEN 0 AND 1)"
+    words = ", ".join(f"'{word}'" for word in MEMBERS[column])
+    return f"(typeof({column}) = 'text' AND {column} NOT IN ({words}))"
+
+
+def outside_values(db: Db) -> list[tuple[Any, list[str]]]:
+    """The memories holding a word or a score outside what its column takes
+    (a ring of no name, a confidence of 5: a hand edit), or a blank summary,
+    each with its `rowid`, `id` and those columns: an import refuses such a
+    row, so an export leaves it out (`damage.sound`). One scan, in SQL."""
+    columns = [*MEMBERS, *SCORES]
+    tests = [(column, _outside(column)) for column in columns]
+    tests.append(("summary", "(typeof(summary) = 'text' AND trim(summary) = '')"))
+    flags = ", ".join(f'{test} AS "{column}"' for column, test in tests)
+    where = " OR ".join(test for _, test in tests)
+    rows = db.query(f'SELECT rowid AS "rowid", id, {flags} FROM memories WHERE {where}')
+    return [(row, [column for column, _ in tests if row[column]]) for row in rows]
 
 
 def unreadable_times(db: Db) -> list[tuple[Any, list[str]]]:

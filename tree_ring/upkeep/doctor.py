@@ -32,6 +32,7 @@ from tree_ring.model.record import now_iso
 from tree_ring.read import relations
 from tree_ring.store import (
     audit,
+    damage,
     fts,
     fts_shadow,
     health,
@@ -321,7 +322,7 @@ def check_fields(db: Db) -> Check:
     every read skips the rest, the forget's too."""
     bad: dict[int, tuple[object, list[str]]] = {}
     skipped = health.unreadable_rows(db)  # every read skips these, a forget's too
-    for row, columns in [*skipped, *health.unreadable_times(db)]:
+    for row, columns in [*skipped, *health.unreadable_times(db), *health.outside_values(db)]:
         bad.setdefault(row["rowid"], (row["id"], []))[1].extend(columns)
     found = [  # a BLOB where a time belongs is named by both scans: once here
         f"{key if type(key) is str else 'rowid ' + str(rowid)} "
@@ -333,18 +334,18 @@ def check_fields(db: Db) -> Check:
     unreached = {row["rowid"] for row, _ in skipped}
     timed = [rowid not in unreached for rowid in bad]
     forget = "`tree-ring forget ID --mode delete --reason WHY`"
+    times = set(damage.TIMES)
+    kind = (
+        f"a time in each named column (as {EXAMPLE_TIME})"
+        if all(set(columns) <= times for _, columns in bad.values())
+        else f"a value of its kind in each named column (a time as {EXAMPLE_TIME})"
+    )
     if all(timed):
-        remedy = (
-            f"put a time in each named column (as {EXAMPLE_TIME}) the way it was edited, "
-            f"forget the row ({forget}) or restore a backup"
-        )
+        remedy = f"put {kind} the way it was edited, forget the row ({forget}) or restore a backup"
     else:
-        remedy = (
-            f"put a value of its kind in each named column (a time as {EXAMPLE_TIME}) "
-            "the way it was edited, or restore a backup"
-        )
+        remedy = f"put {kind} the way it was edited, or restore a backup"
         if any(timed):
-            remedy += f"; {forget} also removes a row named for its times alone"
+            remedy += f"; {forget} also removes a row named for its times, words or scores alone"
     return Check(
         "fields",
         False,
