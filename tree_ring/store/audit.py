@@ -291,7 +291,17 @@ def verify(db: Db) -> Verification:
         elif known[0] != state_hash(memory):
             bad(f"memory {memory.id} differs from its state in entry {known[1]}", known[1])
     for memory_id, (state, seq) in last_state.items():
-        if state != GONE and memory_id not in present:
+        if state == GONE or memory_id in present:
+            continue
+        # Every read skips a row holding a value none can use (a hand edit):
+        # it is there, and `doctor` names the value.
+        if db.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone():
+            bad(
+                f"memory {memory_id} holds a value no read can use (edited outside Tree Ring; "
+                "`tree-ring doctor` names it)",
+                seq,
+            )
+        else:
             bad(f"memory {memory_id} was removed without an audit entry (last: entry {seq})", seq)
     stones = {row[0] for row in db.execute("SELECT content_hash FROM content_tombstones")}
     if stones - listed:
