@@ -30,48 +30,67 @@ from tree_ring.model.record import (
 )
 from tree_ring.model.text import describe, refused_at
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    Problems = Iterator[tuple[str, str]]
+
 # A validity window that closes before it opens.
 INVERTED_WINDOW = "valid-to must be later than valid-from"
 _REQUIRED_FOR_SCOPE = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
+# The identifiers a memory names, as a write checks them: (name, column).
+_IDENTIFIERS = (
+    ("project", "project"),
+    ("agent profile", "agent_profile"),
+    ("workflow id", "workflow_id"),
+    ("session id", "session_id"),
+    ("operation id", "operation_id"),
+    ("source type", "source_type"),
+    ("reviewed by", "reviewed_by"),
+    ("origin session", "origin_session"),
+)
 
 
-def _check_text(name: str, value: str, limit: int, plain: bool, *, multiline: bool = False) -> None:
+def _text(
+    name: str, column: str, value: str, limit: int, plain: bool, *, multiline: bool = False
+) -> Problems:
     if len(value) > limit:
-        raise UsageError(f"{name} is {len(value):,} characters; the limit is {limit:,}")
-    if plain:
-        return
-    _check_characters(name, value, multiline)
+        yield column, f"{name} is {len(value):,} characters; the limit is {limit:,}"
+    elif not plain:
+        yield from _characters(name, column, value, multiline)
 
 
-def _check_characters(name: str, value: str, multiline: bool = False) -> None:
+def _characters(name: str, column: str, value: str, multiline: bool = False) -> Problems:
     """The one invisible-character policy (`model.text`), for every text field."""
     index = refused_at(value, multiline=multiline)
     if index is not None:
-        raise UsageError(
+        yield (
+            column,
             f"{name} contains control characters or invisible formatting "
-            f"({describe(value, index)}); remove them and retry"
+            f"({describe(value, index)}); remove them and retry",
         )
 
 
-def _check_identifier(name: str, value: str | None, plain: bool) -> None:
+def _identifier(name: str, column: str, value: str | None, plain: bool) -> Problems:
     if value is None:
         return
     if not value.strip():
-        raise UsageError(f"{name} must not be blank; omit it or give a value")
-    if len(value) > MAX_IDENTIFIER:
-        raise UsageError(f"{name} must be at most {MAX_IDENTIFIER} characters")
-    if not plain:
-        _check_characters(name, value)
+        yield column, f"{name} must not be blank; omit it or give a value"
+    elif len(value) > MAX_IDENTIFIER:
+        yield column, f"{name} must be at most {MAX_IDENTIFIER} characters"
+    elif not plain:
+        yield from _characters(name, column, value)
 
 
-def _check_member(name: str, value: str, allowed: tuple[str, ...]) -> None:
+def _member(name: str, column: str, value: str, allowed: tuple[str, ...]) -> Problems:
     if value not in allowed:
-        raise UsageError(f"unknown {name} {value[:40]!r}; use one of: {', '.join(allowed)}")
+        yield column, f"unknown {name} {value[:40]!r}; use one of: {', '.join(allowed)}"
 
 
-def _check_score(name: str, value: float) -> None:
+def _score(column: str, value: float) -> Problems:
     if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise UsageError(f"{name} must be a number between 0 and 1")
+        yield column, f"{column} must be a number between 0 and 1"
 
 
 # Printable ASCII; deleting it from a text leaves only what the checks refuse.
@@ -113,74 +132,84 @@ def _plain(memory: Memory) -> bool:
     )
 
 
-def _check_encoding(memory: Memory) -> None:
-    """Refuse lone surrogates in any text field, naming the first in guard order."""
+def _encoding(memory: Memory) -> Problems:
+    """Lone surrogates in any text field, the first in guard order."""
     surrogate = compiled_patterns().surrogate
     for name, value in {**memory.text_fields(), "source type": memory.source_type}.items():
         if surrogate.search(value):
-            raise UsageError(
-                f"{name.replace('_', ' ')} is not valid UTF-8 text; re-encode it as UTF-8 and retry"
+            said = name.replace("_", " ")
+            yield (
+                name.replace(" ", "_"),
+                f"{said} is not valid UTF-8 text; re-encode it as UTF-8 and retry",
             )
+            return
 
 
 def validate(memory: Memory) -> None:
     """Raise UsageError naming the first field that a store must not accept."""
+    for _, said in problems(memory):
+        raise UsageError(said)
+
+
+def problems(memory: Memory) -> Problems:
+    """Each field a store must not accept, as (its column, what `validate`
+    says of it), in the order a write checks them: `validate` raises the
+    first, and `doctor` names the columns of a row an import would refuse
+    (store/health.py)."""
     plain = _plain(memory)
     if not plain:
-        _check_encoding(memory)
+        yield from _encoding(memory)
     patterns = compiled_patterns()
     if not patterns.memory_id.match(memory.id):
-        raise UsageError(f"memory id {memory.id[:40]!r} must look like mem_YYYYmmdd_HHMMSS_<hex>")
+        yield "id", f"memory id {memory.id[:40]!r} must look like mem_YYYYmmdd_HHMMSS_<hex>"
     if not memory.summary.strip():
-        raise UsageError("summary must not be blank; say in one sentence what to remember")
-    _check_text("summary", memory.summary, MAX_SUMMARY, plain)
-    _check_text("details", memory.details, MAX_DETAILS, plain, multiline=True)
-    _check_text("source ref", memory.source_ref, MAX_REF, plain)
-    _check_text("source quote", memory.source_quote, MAX_QUOTE, plain, multiline=True)
+        yield "summary", "summary must not be blank; say in one sentence what to remember"
+    yield from _text("summary", "summary", memory.summary, MAX_SUMMARY, plain)
+    yield from _text("details", "details", memory.details, MAX_DETAILS, plain, multiline=True)
+    yield from _text("source ref", "source_ref", memory.source_ref, MAX_REF, plain)
+    yield from _text(
+        "source quote", "source_quote", memory.source_quote, MAX_QUOTE, plain, multiline=True
+    )
     if not patterns.event_type.match(memory.event_type):
-        raise UsageError(
+        yield (
+            "event_type",
             f"event type {memory.event_type[:40]!r} must be a lowercase word "
-            "such as decision, lesson, preference, warning"
+            "such as decision, lesson, preference, warning",
         )
-    _check_member("ring", memory.ring, RINGS)
-    _check_member("scope", memory.scope, SCOPES)
-    _check_member("sensitivity", memory.sensitivity, SENSITIVITIES)
-    _check_member("retention", memory.retention, RETENTIONS)
-    _check_member("trust state", memory.trust, TRUST_STATES)
-    _check_member("origin", memory.origin, ORIGINS)
-    _check_score("salience", memory.salience)
-    _check_score("confidence", memory.confidence)
-    _check_identifier("project", memory.project, plain)
-    _check_identifier("agent profile", memory.agent_profile, plain)
-    _check_identifier("workflow id", memory.workflow_id, plain)
-    _check_identifier("session id", memory.session_id, plain)
-    _check_identifier("operation id", memory.operation_id, plain)
-    _check_identifier("source type", memory.source_type, plain)
-    _check_identifier("reviewed by", memory.reviewed_by, plain)
-    _check_identifier("origin session", memory.origin_session, plain)
+    yield from _member("ring", "ring", memory.ring, RINGS)
+    yield from _member("scope", "scope", memory.scope, SCOPES)
+    yield from _member("sensitivity", "sensitivity", memory.sensitivity, SENSITIVITIES)
+    yield from _member("retention", "retention", memory.retention, RETENTIONS)
+    yield from _member("trust state", "trust", memory.trust, TRUST_STATES)
+    yield from _member("origin", "origin", memory.origin, ORIGINS)
+    yield from _score("salience", memory.salience)
+    yield from _score("confidence", memory.confidence)
+    for name, column in _IDENTIFIERS:
+        yield from _identifier(name, column, getattr(memory, column), plain)
     if memory.review_reason is not None:
-        _check_text("review reason", memory.review_reason, MAX_REF, plain)
+        yield from _text("review reason", "review_reason", memory.review_reason, MAX_REF, plain)
     for other in (*memory.supersedes, memory.superseded_by or "mem_x"):
         if not patterns.memory_id.match(other):
-            raise UsageError("supersedes and superseded_by name memory ids, not that value")
+            yield "supersedes", "supersedes and superseded_by name memory ids, not that value"
+            break
     for link in memory.links:
         if not patterns.event_type.match(link.type):
-            raise UsageError("each link's type is a lowercase word such as related or contradicts")
-        _check_text("link target", link.target, MAX_REF, plain)
+            yield "links", "each link's type is a lowercase word such as related or contradicts"
+        yield from _text("link target", "links", link.target, MAX_REF, plain)
         if not link.target.strip():
-            raise UsageError("each link needs a target: a memory id, a file or a URL")
+            yield "links", "each link needs a target: a memory id, a file or a URL"
     needed = _REQUIRED_FOR_SCOPE.get(memory.scope)
     if needed and not getattr(memory, needed):
         flag = "--" + needed.replace("_", "-")
-        raise UsageError(f"scope {memory.scope} needs {flag} (or choose another --scope)")
+        yield needed, f"scope {memory.scope} needs {flag} (or choose another --scope)"
     if len(memory.tags) > MAX_TAGS:
-        raise UsageError(f"at most {MAX_TAGS} tags")
+        yield "tags", f"at most {MAX_TAGS} tags"
     for tag in memory.tags:
-        _check_identifier("tag", tag, plain)
+        yield from _identifier("tag", "tags", tag, plain)
         if len(tag) > MAX_TAG:
-            raise UsageError(f"tags must be at most {MAX_TAG} characters")
+            yield "tags", f"tags must be at most {MAX_TAG} characters"
     if memory.valid_to is not None and memory.valid_to <= memory.valid_from:
         # Except an empty interval on a superseded row: a correction says the
         # old fact never held (correct.closed_validity).
         if not (memory.valid_to == memory.valid_from and memory.superseded_by):
-            raise UsageError(INVERTED_WINDOW)
+            yield "valid_to", INVERTED_WINDOW

@@ -6,7 +6,6 @@ what to run; every repair runs in the caller's transaction)."""
 from __future__ import annotations
 
 from tree_ring.model.errors import StoreFault
-from tree_ring.model.record import ORIGINS, RETENTIONS, RINGS, SCOPES, SENSITIVITIES, TRUST_STATES
 from tree_ring.store import fts, fts_shadow, meaning, schema
 
 TYPE_CHECKING = False
@@ -185,52 +184,29 @@ def unreadable_rows(db: Db) -> list[tuple[Any, list[str]]]:
     return db.unreadable('SELECT rowid AS "rowid", * FROM memories')
 
 
-# The columns whose value is one of a few words (`model/record.py`), and the
-# scores, each between 0 and 1: an import refuses a row holding another.
-MEMBERS = {
-    "ring": RINGS,
-    "scope": SCOPES,
-    "sensitivity": SENSITIVITIES,
-    "retention": RETENTIONS,
-    "trust": TRUST_STATES,
-    "origin": ORIGINS,
-}
-SCORES = ("salience", "confidence")
-
-
-def _outside(column: str) -> str:
-    if column in SCORES:
-        return f"(typeof({column}) IN ('integer', 'real') AND NOT {column} BETWEEN 0 AND 1)"
-    words = ", ".join(f"'{word}'" for word in MEMBERS[column])
-    return f"(typeof({column}) = 'text' AND {column} NOT IN ({words}))"
-
-
-def outside_values(db: Db) -> list[tuple[Any, list[str]]]:
-    """The memories holding a word or a score outside what its column takes
-    (a ring of no name, a confidence of 5: a hand edit), or a blank summary,
-    each with its `rowid`, `id` and those columns: an import refuses such a
-    row, so an export leaves it out (`damage.sound`). One scan, in SQL."""
-    columns = [*MEMBERS, *SCORES]
-    tests = [(column, _outside(column)) for column in columns]
-    tests.append(("summary", "(typeof(summary) = 'text' AND trim(summary) = '')"))
-    flags = ", ".join(f'{test} AS "{column}"' for column, test in tests)
-    where = " OR ".join(test for _, test in tests)
-    rows = db.query(f'SELECT rowid AS "rowid", id, {flags} FROM memories WHERE {where}')
-    return [(row, [column for column, _ in tests if row[column]]) for row in rows]
-
-
-def unreadable_times(db: Db) -> list[tuple[Any, list[str]]]:
-    """The memories holding a time (`damage.TIMES`) no import takes, each
-    with its `rowid`, `id` and those columns: every read compares the times
-    that decide whether a row is live as text, so one that is no time (a hand
-    edit: 'yesterday') hides the row from every read, or keeps it past its
-    expiry or its validity's end, and an export cannot write it."""
-    from tree_ring.store import damage
+def refused_rows(db: Db) -> list[tuple[Any, list[str]]]:
+    """The memories an import would refuse, each with its `rowid`, `id` and
+    the columns it would refuse them for: a time that is no time (`damage.TIMES`:
+    every read compares the times that decide whether a row is live as text,
+    so 'yesterday' hides the row from every read, and 'never' keeps it past
+    its end), or a value every write's checks refuse (`validation.problems`:
+    a ring of no name, a confidence of 5, a blank summary). What an export
+    leaves out (`damage.sound`), by the same checks. The times are read of
+    every row, the rest of each row every read reaches (one it skips is
+    `unreadable_rows`'s)."""
+    from tree_ring.model.validation import problems
+    from tree_ring.store import damage, rows
 
     times = ", ".join(damage.TIMES)
-    rows = db.query(f'SELECT rowid AS "rowid", id, {times} FROM memories')
-    found = [(row, damage.bad_times(row)) for row in rows]
-    return [(row, columns) for row, columns in found if columns]
+    found: dict[int, tuple[Any, list[str]]] = {}
+    for row in db.query(f'SELECT rowid AS "rowid", id, {times} FROM memories'):
+        if columns := damage.bad_times(row):
+            found[row["rowid"]] = (row, columns)
+    for row in db.query('SELECT rowid AS "rowid", * FROM memories'):
+        if columns := [column for column, _ in problems(rows.from_row(row))]:
+            held = found.setdefault(row["rowid"], (row, []))[1]
+            held += [column for column in dict.fromkeys(columns) if column not in held]
+    return list(found.values())
 
 
 def waiting(db: Db) -> int:

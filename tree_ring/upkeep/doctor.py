@@ -314,17 +314,18 @@ def check_fields(db: Db) -> Check:
     """Memories holding a list that is not JSON, or a number that is not one:
     every read skips them, as it skips text that is not UTF-8; or a time that
     is not one an import takes (`damage.TIMES`), which every read compares as
-    text, so that it skips the row or keeps it past its end, and an export
-    leaves it out. The row is the truth (or evidence) and is not repaired.
+    text, so that it skips the row or keeps it past its end; or a value every
+    write's checks refuse (`validation.problems`). An export leaves each out.
+    The row is the truth (or evidence) and is not repaired.
 
     What mends one: its value set back the way it was edited, or a backup.
     `forget` reaches a row whose damage is only in its times, and no other:
     every read skips the rest, the forget's too."""
     bad: dict[int, tuple[object, list[str]]] = {}
     skipped = health.unreadable_rows(db)  # every read skips these, a forget's too
-    for row, columns in [*skipped, *health.unreadable_times(db), *health.outside_values(db)]:
+    for row, columns in [*skipped, *health.refused_rows(db)]:
         bad.setdefault(row["rowid"], (row["id"], []))[1].extend(columns)
-    found = [  # a BLOB where a time belongs is named by both scans: once here
+    found = [
         f"{key if type(key) is str else 'rowid ' + str(rowid)} "
         f"({', '.join(dict.fromkeys(columns))})"
         for rowid, (key, columns) in sorted(bad.items())
