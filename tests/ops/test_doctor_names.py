@@ -227,3 +227,29 @@ def test_a_tree_table_whose_name_a_view_holds_is_made_again_and_rebuilt(
     assert code == 0, found
     assert "dropped what held the name of table(s) tree_buffers" in found["tables"]["repaired"]
     mended(run_cli, project_root, before)
+
+
+def test_a_migration_whose_only_index_was_renamed_in_capitals_is_recorded_again(
+    run_cli: CliRunner, project_root: Path, first: str
+) -> None:
+    """The ledger's row of 0017 deleted and its one index made again as
+    AUDIT_REFUTES: the index shows the migration ran, whatever the case of
+    its name, so `--repair` records it rather than run it again over it."""
+    index = next(p for p in layout.PARTS if p.migration == "0017_refute_index")
+    with closing(raw(project_root)) as conn:
+        made = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = ?", (index.name,)
+        ).fetchone()[0]
+        conn.execute(f"DROP INDEX {index.name}")
+        conn.execute(made.replace(index.name, index.name.upper(), 1))
+        conn.execute("DELETE FROM schema_migrations WHERE name = '0017_refute_index'")
+        conn.commit()
+    code, found = checks(run_cli)
+    assert code == 1 and "0017_refute_index" in found["schema"]["detail"]
+    code, found = checks(run_cli, "--repair")
+    assert code == 0, found
+    assert (
+        found["schema"]["repaired"] == "recorded 1 migration(s) as applied; applied 0 migration(s)"
+    )
+    assert checks(run_cli)[0] == 0
+    assert recalled(run_cli, "Deploys freeze") == {first}

@@ -307,9 +307,9 @@ def clear_tree(db: Db) -> None:
 
 
 def _objects(db: Db) -> set[tuple[str, str]]:
-    return {
-        (str(row[0]), str(row[1])) for row in db.execute("SELECT type, name FROM sqlite_master")
-    }
+    """Every object's (kind, name), the name in lower case, as `held` reads
+    them: the schema's names are lower case, and SQLite's case-insensitive."""
+    return {(kind, name.lower()) for kind, name, _ in held(db).values()}
 
 
 def ledger_lost(db: Db) -> bool:
