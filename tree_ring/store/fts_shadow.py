@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tree_ring.store import schema
+from tree_ring.store import layout, schema
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,15 +57,16 @@ def _virtual(sql: object) -> bool:
     return isinstance(sql, str) and sql.upper().startswith("CREATE VIRTUAL TABLE")
 
 
+def _an_index(found: tuple[str, str, object]) -> bool:
+    """Whether an object `layout.holder` found is an FTS index (a virtual table)."""
+    return found[0] == "table" and _virtual(found[2])
+
+
 def impostor(db: Db, index: str) -> str | None:
     """What holds `index`'s name and is not an FTS index (a plain table, a
     view), as a phrase; None when the name is free or the index's."""
-    found = db.execute(
-        "SELECT type, name, sql FROM sqlite_master WHERE type != 'trigger' "
-        "AND name = ? COLLATE NOCASE",
-        (index,),
-    ).fetchone()
-    if found is None or (found[0] == "table" and _virtual(found[2])):
+    found = layout.holder(db, "table", index)
+    if found is None or _an_index(found):
         return None
     kind = "a plain table" if found[0] == "table" else f"a {found[0]}"
     return f"{found[1]} is {kind}, not the FTS index"
@@ -149,14 +150,10 @@ def restore(db: Db, index: str) -> None:
     if "memory_text" in _definition(db, index) and not _exists(db, "view", CONTENT_VIEW):
         db.execute(schema.MEMORY_TEXT)
     shadows = twin(db, index)
-    if impostor(db, index) is not None:
+    other = layout.holder(db, "table", index)
+    if other is not None and not _an_index(other):
         # Derived, so nothing is lost: dropped for the index to be made again.
-        kind, name = db.execute(
-            "SELECT type, name FROM sqlite_master WHERE type != 'trigger' "
-            "AND name = ? COLLATE NOCASE",
-            (index,),
-        ).fetchone()
-        db.execute(f'DROP {str(kind).upper()} main."{name}"')
+        db.execute(f'DROP {other[0].upper()} main."{other[1]}"')
     if not _exists(db, "table", index):
         # What is left of it would stand in the way of the new one's tables.
         for suffix in SUFFIXES:
