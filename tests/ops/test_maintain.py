@@ -177,6 +177,26 @@ def test_vacuum_compacts_and_keeps_the_store_whole(store: Store, project_id: str
     assert cli(store.root, "doctor").returncode == 0
 
 
+@pytest.mark.parametrize("bad", ["x'01'", "'hello'", "zeroblob(4096)", "42"])
+def test_vacuum_makes_again_the_meaning_codes_edited_outside_tree_ring(
+    store: Store, project_id: str, bad: str
+) -> None:
+    """A code of another type or size, or of a memory gone: recall reads
+    none of them, and `--vacuum`, which codes what has no code, deletes
+    them and codes their memories again, as `doctor --repair` does."""
+    for n in range(4):
+        put(store, project_id, f"The orders consumer on Kafka fell behind, batch {n}")
+    with closing(raw(store.root)) as conn:
+        sound = dict(conn.execute("SELECT rowid, code FROM memory_meaning").fetchall())
+        conn.execute(f"UPDATE memory_meaning SET code = {bad} WHERE rowid IN (1, 3)")
+        conn.execute("INSERT INTO memory_meaning(rowid, code) VALUES (999, ?)", (sound[2],))
+    assert len(sound) == 4
+    maintain.maintain(store, PERSON, vacuum=True)
+    with closing(raw(store.root)) as conn:
+        assert dict(conn.execute("SELECT rowid, code FROM memory_meaning").fetchall()) == sound
+    assert cli(store.root, "doctor").returncode == 0
+
+
 def test_maintain_needs_a_store(tmp_path: Path, run_cli: CliRunner) -> None:
     bare = tmp_path / "bare"
     bare.mkdir()

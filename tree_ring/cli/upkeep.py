@@ -183,8 +183,8 @@ def _maintain_arguments(p: argparse.ArgumentParser) -> None:
         "--vacuum",
         action="store_true",
         help=(
-            "merge the FTS indexes, code memories that have no meaning code (every memory "
-            "again when another vector table coded them), and VACUUM"
+            "merge the FTS indexes, code memories that have no sound meaning code (every "
+            "memory again when another vector table coded them), and VACUUM"
         ),
     )
     p.add_argument(

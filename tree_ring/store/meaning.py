@@ -24,8 +24,8 @@ Tree Ring writes a code only as the installed table makes it, and only for
 an unredacted memory. A code of another type or size, or one of a memory
 gone or redacted, was edited outside it: recall never reads the first
 (`SOUND`, read/meaning.py) nor sees the second, `tree-ring doctor` counts
-both (`unsound`), and `doctor --repair` deletes them and codes those
-memories again.
+both (`unsound`), and `doctor --repair` and `tree-ring maintain --vacuum`
+delete them and code those memories again.
 """
 
 from __future__ import annotations

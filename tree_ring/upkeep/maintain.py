@@ -171,11 +171,14 @@ def maintain(
             fts.optimize(db)
         # Memories written while the vector table was missing have no
         # meaning code (store/meaning.py): coded here, a page of rowids to a
-        # transaction; codes another vector table made are all made again.
+        # transaction; codes another vector table made are all made again,
+        # and codes edited outside Tree Ring are deleted and made again.
         if meaning.stale(store.db):
             with store.write() as db:
                 meaning.recode(db)
         else:
+            with store.write() as db:
+                meaning.drop_unsound(db)
             top = rows.last_rowid(store.db)
             for low in range(0, top, PAGE * 10):
                 with store.write() as db:
