@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import civil_date, epoch_days, month_days
@@ -189,11 +189,41 @@ _CUES = frozenset(
 )  # fmt: skip
 
 
-@lru_cache(maxsize=1)
-def _shapes() -> tuple[tuple[str, re.Pattern[str]], ...]:
+# What a text must hold for each shape to match in it: a word of each set
+# (`_ASCII_WORD`'s words, as the shapes' own `\b` reads them), `DIGIT`
+# standing for any word that begins with an ASCII digit. A shape whose needs
+# the text lacks cannot match, and is neither compiled nor run: a question
+# that says "last week" compiles one pattern, not all of them (together they
+# cost a CLI recall about 4 ms).
+DIGIT = "<digit>"
+_MONTHS = frozenset(MONTHS)
+_NEEDS: dict[str, tuple[frozenset[str], ...]] = {
+    **dict.fromkeys(("dm_year", "md_year"), (frozenset({DIGIT}), _MONTHS, frozenset({"year"}))),
+    "m_year": (_MONTHS, frozenset({"year"})),
+    **dict.fromkeys(("ymd", "ym", "slash", "dots", "on_slash", "y"), (frozenset({DIGIT}),)),
+    **dict.fromkeys(("dmy", "mdy", "dm", "md", "my"), (frozenset({DIGIT}), _MONTHS)),
+    "quarter": (frozenset({"q1", "q2", "q3", "q4"}),),
+    **dict.fromkeys(("season", "this_season"), (frozenset(SEASONS),)),
+    "holiday": (frozenset({"christmas", "halloween", "new", "valentine", "valentines"}),),
+    "m": (_MONTHS,),
+    "today": (frozenset({"today"}),),
+    "yesterday": (frozenset({"yesterday"}),),
+    "ago": (frozenset({"ago"}),),
+    "this": (frozenset({"week", "month", "year"}),),
+    "weekday": (frozenset(WEEKDAYS),),
+    "weekend": (frozenset({"weekend"}),),
+}
+_ASCII_WORD = re.compile(r"[a-z0-9_]+", re.ASCII)
+
+
+@cache
+def _pattern(shape: str) -> re.Pattern[str]:
     # ASCII digits only: int() would read other scripts' digits, the year's
     # pattern would not, and a date half read is no date.
-    return tuple((shape, re.compile(source, re.ASCII)) for shape, source in _SHAPES)
+    return re.compile(_SOURCES[shape], re.ASCII)
+
+
+_SOURCES = dict(_SHAPES)
 
 
 def named(text: str, today: int | None = None) -> Named:
@@ -242,11 +272,21 @@ def _between(stretches: list[tuple[int, int]], length: int) -> Iterator[tuple[in
 
 
 def _matches(text: str, counted: bool) -> Iterator[tuple[str, re.Match[str]]]:
-    """Each shape's matches in `text`, most specific shape first."""
-    for shape, pattern in _shapes():
-        if counted or shape not in COUNTED:
-            for match in pattern.finditer(text):
+    """Each shape's matches in `text`, most specific shape first; a shape
+    whose needs `text` lacks (`_NEEDS`) is passed over."""
+    held = _held(text)
+    for shape, _source in _SHAPES:
+        if (counted or shape not in COUNTED) and all(not held.isdisjoint(n) for n in _NEEDS[shape]):
+            for match in _pattern(shape).finditer(text):
                 yield shape, match
+
+
+def _held(text: str) -> set[str]:
+    """The words of `text` a shape may need (`_NEEDS`)."""
+    held = set(_ASCII_WORD.findall(text))
+    if any(word[0] in "0123456789" for word in held):
+        held.add(DIGIT)
+    return held
 
 
 def _day_texts(span: Span, today: int | None) -> tuple[str, ...]:
