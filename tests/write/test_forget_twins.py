@@ -9,6 +9,7 @@ clones built from the team ledger by forgetting its own copy.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +187,52 @@ def test_the_inbox_batch_forget_leaves_the_persons_memory(
     assert standing(project_root) == {own}
     assert {junk, copy}.isdisjoint(standing(project_root))
     assert own in recall_ids(run_cli, QUERY)
+
+
+# Spellings the tombstone's fold makes one with TEXT whose content hash, which
+# folds less, differs: another script's look-alike letters.
+LOOK_ALIKES = (
+    TEXT.replace("a", "\u0430"),  # Cyrillic a
+    TEXT.replace("o", "\u03bf").replace("e", "\u0435"),  # Greek omicron, Cyrillic ie
+)
+
+
+@pytest.mark.parametrize("spelling", LOOK_ALIKES)
+def test_a_persons_copy_in_look_alike_letters_keeps_the_claim_writable(
+    run_cli: CliRunner, project_root: Path, spelling: str
+) -> None:
+    """A person's own accepted copy in other letters is not taken with
+    another's forget, so it holds the claim: neither spelling is refused
+    while that copy stands in every read."""
+    copy = remember(run_cli, spelling)
+    first = remember(run_cli, TEXT)
+    done = forget(run_cli, first, "delete")
+    assert done["twins"] == [] and done["tombstoned"] is False
+    assert standing(project_root) == {copy}
+    assert recall_ids(run_cli, QUERY) == {copy}
+    assert writable(run_cli, TEXT) and writable(run_cli, spelling)
+
+
+@pytest.mark.parametrize("spelling", [TEXT, TEXT.upper(), *LOOK_ALIKES, f"Note: {TEXT}"])
+def test_a_persons_waiting_copy_in_any_spelling_goes_with_the_forget(
+    run_cli: CliRunner, project_root: Path, spelling: str
+) -> None:
+    """An import of the claim that waits for review (a heartwood) holds
+    nothing: left behind, the claim would stay readable in the queue while
+    its tombstone refuses it. A waiting memory that holds the claim beside
+    another sentence stays (its approval is refused)."""
+    lines = project_root / "waiting.jsonl"
+    rows = [
+        {"id": "mem_wait_copy", "summary": spelling, "ring": "heartwood", "scope": "project"},
+        {"id": "mem_wait_pair", "summary": PAIR, "ring": "heartwood", "scope": "project"},
+    ]
+    lines.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert run_cli("import", str(lines)).code == 0
+    pending = query(project_root, "SELECT id FROM memories WHERE trust = 'pending'")
+    assert {r[0] for r in pending} == {"mem_wait_copy", "mem_wait_pair"}
+    first = remember(run_cli, TEXT)
+    done = forget(run_cli, first, "delete")
+    assert done["twins"] == ["mem_wait_copy"] and done["tombstoned"] is True
+    assert standing(project_root) == {"mem_wait_pair"}
+    refused = run_cli("review", "approve", "mem_wait_pair")
+    assert refused.code == 1 and "forgotten on" in refused.err

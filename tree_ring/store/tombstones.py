@@ -543,7 +543,7 @@ def holding(db: Db, project: str | None, hashes: Iterable[str]) -> list[Memory]:
 _HOLDERS = (
     "SELECT * FROM memories WHERE project = :project AND id != :id AND retired_at IS NULL"
     " AND redacted_at IS NULL AND trust = 'accepted'"
-    " AND (content_hash IN (SELECT value FROM json_each(:hashes)){words})"
+    " AND (content_hash IN (SELECT value FROM json_each(:hashes)){words}{unindexed})"
 )
 _HOLDING_WORDS = " OR rowid IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match)"
 
@@ -560,6 +560,12 @@ def _words_of(memory: Memory) -> str:
         for text in texts
     }
     return " OR ".join(f"({group})" for group in sorted(groups) if group)
+
+
+def _longest_word(memory: Memory) -> str:
+    """The longest word of `memory`'s summary, as `_UNINDEXED` looks for it
+    in the fields the index does not hold; empty for a summary of none."""
+    return max(re.findall(r"\w+", searchable(memory.summary).lower()), key=len, default="")
 
 
 _SAME_CLAIM = (
@@ -592,9 +598,7 @@ def refused_rows(db: Db, memory: Memory) -> list[Memory]:
     index cannot (`_UNINDEXED`: text that is not plain ASCII, a source quote
     or reference holding the claim's longest word); only those have their
     keys computed."""
-    match = _words_of(memory)
-    words = re.findall(r"\w+", searchable(memory.summary).lower())
-    word = max(words, key=len, default="")
+    match, word = _words_of(memory), _longest_word(memory)
     params = {
         "project": memory.project,
         "id": memory.id,
@@ -625,20 +629,25 @@ def unheld(
 
     A memory holding one of the claims holds all the words of a sentence (or
     a whole text field) of `memory`, so the full-text index names the few
-    that can (every group's words, or the same whole content), and only
-    those have their claims computed. With `holds`, only the memories it
+    that can (every group's words, or the same whole content), SQLite those
+    the index cannot (`_UNINDEXED`: another script's look-alikes, a source's
+    quote or reference), as for `refused_rows`, and only those have their
+    claims computed. With `holds`, only the memories it
     says yes to hold a claim (a rejection counts those a person stands
     behind, `admission.vouched`)."""
-    match = _words_of(memory)
+    match, word = _words_of(memory), _longest_word(memory)
     params = {
         "project": memory.project,
         "id": memory.id,
         "hashes": jsontext.dumps(list(hashes)),
         "match": match,
+        "word": word,
     }
     held: set[str] = set()
     wanted = set(hashes)
-    sql = _HOLDERS.format(words=_HOLDING_WORDS if match else "")
+    sql = _HOLDERS.format(
+        words=_HOLDING_WORDS if match else "", unindexed=_UNINDEXED if word else ""
+    )
     found = list(db.execute(sql, params))
     if memory.scope in PRIVATE_SCOPES:
         # A memory of an agent's partition never reached the team ledger, so
@@ -649,8 +658,23 @@ def unheld(
             other = source()
             if other is not None:
                 found += other[0].execute(sql, {**params, "project": other[1]})
+    whole = whole_keys(memory)
     for row in found:
         holder = rows.from_row(row)
         if holds is None or holds(holder):
             held.update(wanted.intersection(check_keys(holder)))
+            if not whole.isdisjoint(whole_keys(holder)):
+                # A copy of the whole in another spelling the fold makes one
+                # ("cаche" in Cyrillic letters) holds the content hash too,
+                # which folds less: refusing it would refuse the claim as
+                # `memory` spells it while the copy keeps it in every read.
+                held.add(memory.content_hash)
     return [key for key in hashes if key not in held]
+
+
+def whole_keys(memory: Memory) -> set[str]:
+    """The keys of `memory`'s summary and details as one text: two memories
+    whose keys meet are copies of one claim in spellings the fold makes one."""
+    claims = _Keys()
+    claims.add(_joined(claims.fold(memory.summary), claims.fold(memory.details)), 1)
+    return set(claims.found)

@@ -222,19 +222,26 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     as a write, and keeps it out of every fresh clone. A redacted memory's
     hash is its placeholder's, so it has none.
 
-    A person's memory is taken only as an exact copy of a shared one: a
-    person clearing an agent's notes (`inbox --all --forget`) must not lose
-    their own memory of the same words, which then holds them writable
-    (`tombstones.unheld`), nor does a person's differently spelt note go
-    with another's."""
+    A person's accepted memory is taken only as an exact copy of a shared
+    one: a person clearing an agent's notes (`inbox --all --forget`) must
+    not lose their own memory of the same words, which then holds them
+    writable (`tombstones.unheld`), nor does a person's differently spelt
+    note go with another's. A person's copy that is not accepted (an import
+    waiting for review, a disputed note) holds nothing: were it left, the
+    claim would stay readable in the queue while the tombstone refuses it,
+    so a copy of the whole in any spelling the fold makes one goes too (one
+    holding the claim beside others stays, and cannot be approved)."""
     if memory.redacted_at is not None:
         return []
     exact = memory.scope not in PRIVATE_SCOPES
-    found = [
-        twin
-        for twin in same_claim(db, memory)
-        if admission.agent_row(twin) or (exact and twin.content_hash == memory.content_hash)
-    ]
+    whole = tombstones.whole_keys(memory)
+
+    def copy(twin: Memory) -> bool:
+        if exact and twin.content_hash == memory.content_hash:
+            return True
+        return twin.trust != "accepted" and not whole.isdisjoint(tombstones.whole_keys(twin))
+
+    found = [twin for twin in same_claim(db, memory) if admission.agent_row(twin) or copy(twin)]
     return [twin for twin in found if not asks or own_partition(twin, actor)]
 
 
