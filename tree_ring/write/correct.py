@@ -32,6 +32,7 @@ from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import PRIVATE_SCOPES, REDACTED, Memory, content_hash, now_iso
+from tree_ring.model.text import describe, refused_at
 from tree_ring.store import anchors as stored
 from tree_ring.store import (
     audit,
@@ -54,11 +55,20 @@ MAX_REASON = 1_000
 
 
 def check_reason(reason: str | None) -> str:
+    """A reason as every decision keeps it (the audit log, a row's review
+    reason, the team ledger): one line, held to the invisible-character
+    policy of every stored text field (`model/text.py`), and no secret."""
     text = (reason or "").strip()
     if not text:
         raise UsageError("a reason is required (--reason); it is kept in the audit log")
     if len(text) > MAX_REASON or any(ord(c) < 32 for c in text):
         raise UsageError(f"the reason must be one line of at most {MAX_REASON} characters")
+    index = refused_at(text)
+    if index is not None:
+        raise UsageError(
+            "the reason contains control characters or invisible formatting "
+            f"({describe(text, index)}); remove them and retry"
+        )
     guard.check_fields({"reason": text})
     return text
 
