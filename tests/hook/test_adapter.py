@@ -443,6 +443,24 @@ def test_what_a_refusal_quotes_from_the_payload_reaches_stderr_escaped(
     assert proc.stderr.startswith(b"tree-ring hook (cur\\x1b[2Jsor): refused: unknown harness")
 
 
+def test_what_a_refusal_quotes_is_cut_short_and_never_a_secret(project_root: Path) -> None:
+    """An event name of any length makes one short line, and one shaped as a
+    credential is withheld, as every Tree Ring error withholds it."""
+    head = b"tree-ring hook (claude-code): refused: no handler for event "
+    proc = run_hook(
+        "claude-code",
+        payload("claude-code-session-start", project_root, hook_event_name="S" * 100_000),
+    )
+    said = "refused: no handler for event "
+    cut = "S" * (adapter.MAX_NOTE - len(said) - 1) + "\u2026"
+    assert proc.stderr == head + cut.encode() + b"\n"
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    proc = run_hook(
+        "claude-code", payload("claude-code-session-start", project_root, hook_event_name=token)
+    )
+    assert proc.stderr == head + b"[withheld: it looks like a secret]\n"
+
+
 def test_subagent_event_without_agent_id_is_refused(project_root: Path) -> None:
     recorded = payload("claude-code-subagent-start", project_root)
     del recorded["agent_id"]

@@ -574,12 +574,23 @@ def _usage(
         _note(event.harness, f"usage not logged: {getattr(exc, 'strerror', None) or exc}")
 
 
+# A note's longest message: what it quotes from a payload (an event's name)
+# may be of any length, and a note is one line a person reads.
+MAX_NOTE = 400
+
+
 def _note(harness: str, message: str) -> None:
     """One line on stderr; what it quotes from the payload or the command line
-    (an event's name, a path) has its control characters and line breaks
+    (an event's name, a path) has whatever looks like a secret withheld
+    (`guard.withhold`, loaded only when a note is written), is cut to
+    `MAX_NOTE` characters, and has its control characters and line breaks
     written as escapes (`error_safe`), as every Tree Ring error does."""
+    from tree_ring.guard import withhold
     from tree_ring.model.text import error_safe
 
+    message = withhold(message)
+    if len(message) > MAX_NOTE:
+        message = message[: MAX_NOTE - 1] + "\u2026"
     try:
         sys.stderr.write(
             error_safe(f"tree-ring hook ({harness or 'no harness'}): {message}") + "\n"
