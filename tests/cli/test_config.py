@@ -83,6 +83,33 @@ def test_bad_values_are_refused_and_nothing_is_written(
     assert store.query("SELECT key, value FROM settings ORDER BY key") == before
 
 
+@pytest.mark.parametrize(
+    ("pairs", "key"),
+    [
+        (["checkpoint=off", "checkpoint=every-stop"], "checkpoint"),
+        # The same value twice is refused too: the rule has no exception.
+        (["checkpoint=off", "checkpoint=off"], "checkpoint"),
+        (["review.contradictions=false", "tree.summary_fanout=4", " tree.summary_fanout =5"],
+         "tree.summary_fanout"),
+    ],
+)  # fmt: skip
+def test_a_key_given_twice_is_refused_and_nothing_is_written(
+    pairs: list[str], key: str, run_cli: CliRunner, store: Store
+) -> None:
+    before = store.query("SELECT key, value FROM settings ORDER BY key")
+    audited = store.query("SELECT count(*) FROM audit_log")
+    done = run_cli("config", "set", *pairs)
+    assert (done.code, done.out) == (2, "")
+    assert done.err == (
+        f"error: {key} is given more than once; config set takes each key once, even with "
+        f"the same value; keep one {key}=VALUE and retry\n"
+    )
+    assert store.query("SELECT key, value FROM settings ORDER BY key") == before
+    assert store.query("SELECT count(*) FROM audit_log") == audited
+    listed = run_cli("--json", "config", "list").json()["items"]
+    assert {i["key"]: i["is_default"] for i in listed} == {i["key"]: True for i in listed}
+
+
 def test_unknown_action_and_argument_are_refused(run_cli: CliRunner) -> None:
     assert run_cli("config", "frobnicate").code == 2
     assert run_cli("config", "list", "extra").code == 2

@@ -9,7 +9,8 @@ as `review policy --set` and `tree config --set`, with one key naming each:
 - `tree.<budget>`: the summary tree's budgets (`tree/nodes`);
 - `review.<rule>`: what waits for review (`govern/admission`).
 
-`config set` takes several KEY=VALUE pairs and writes all of them or none.
+`config set` takes several KEY=VALUE pairs, each key once, and writes all of
+them or none.
 """
 
 from __future__ import annotations
@@ -144,7 +145,16 @@ def _pairs(words: list[str]) -> list[tuple[str, str]]:
             raise UsageError(
                 f"config set takes KEY=VALUE, e.g. checkpoint=after-work; got {word[:60]!r}"
             )
-        pairs.append((_known(key.strip()), value.strip()))
+        key = _known(key.strip())
+        # A key given twice is refused, whatever its values: taking the last
+        # would drop a value without a word, and which one was meant is the
+        # person's to say. Equal values too, so the rule has no exception.
+        if any(key == seen for seen, _ in pairs):
+            raise UsageError(
+                f"{key} is given more than once; config set takes each key once, even with "
+                f"the same value; keep one {key}=VALUE and retry"
+            )
+        pairs.append((key, value.strip()))
     return pairs
 
 
@@ -187,7 +197,7 @@ def cmd_config_set(ctx: Context) -> int:
             apply(db, pairs, actor)
         after = current(store.db)
     fallback = defaults()
-    changed = list(dict.fromkeys(key for key, _ in pairs))
+    changed = [key for key, _ in pairs]
     items = [{**_item(key, after[key], fallback[key]), "before": before[key]} for key in changed]
     data = {
         "command": "config set",
@@ -205,7 +215,7 @@ def _config_arguments(p: argparse.ArgumentParser) -> None:
     action("list", cmd_config_list, "every setting, its value and its default")
     g = action("get", cmd_config_get, "one setting's value")
     g.add_argument("key", help="e.g. checkpoint, checkpoint.interval, tree.summary_fanout")
-    s = action("set", cmd_config_set, "change settings: KEY=VALUE ...; all or none")
+    s = action("set", cmd_config_set, "change settings: KEY=VALUE ..., each key once; all or none")
     s.epilog = CADENCE_HELP
     s.formatter_class = _Raw
     s.add_argument("pairs", nargs="+", metavar="KEY=VALUE")
