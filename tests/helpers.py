@@ -135,3 +135,15 @@ def recorded_project(root: Path) -> str | None:
     finally:
         conn.close()
     return None if row is None else json.loads(row[0])
+
+
+# How an editor may save a text file: with a byte-order mark (as Windows
+# editors often do), with CRLF or CR line ends, or both. Each holds the same
+# text as the plain file, and Tree Ring reads it so.
+SAVED_AS: dict[str, Callable[[str], bytes]] = {
+    "plain": lambda text: text.encode(),
+    "bom": lambda text: b"\xef\xbb\xbf" + text.encode(),
+    "crlf": lambda text: text.replace("\n", "\r\n").encode(),
+    "bom+crlf": lambda text: b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode(),
+    "cr": lambda text: text.replace("\n", "\r").encode(),
+}

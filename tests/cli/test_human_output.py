@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import CliRunner
 from governance_support import CLAUDE
+from helpers import SAVED_AS
 
 from tree_ring.harness import receipts
 from tree_ring.model import project
@@ -77,6 +78,34 @@ def test_a_summary_on_stdin_is_stored(run_cli: CliRunner, monkeypatch: pytest.Mo
     assert result.code == 0, result.err
     shown = run_cli("--json", "show", result.json()["id"]).json()["memory"]
     assert shown["summary"] == "Logs rotate nightly"
+
+
+@pytest.mark.parametrize("saved", list(SAVED_AS))
+def test_a_summary_on_stdin_is_read_as_a_text_file_is(
+    run_cli: CliRunner, monkeypatch: pytest.MonkeyPatch, saved: str
+) -> None:
+    # A byte-order mark at the start is dropped and CRLF ends the line, as
+    # for every file Tree Ring reads; the summary is the plain one.
+    data = SAVED_AS[saved]("Logs rotate nightly\n")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    result = run_cli("--json", "remember", "-")
+    assert result.code == 0, result.err
+    assert [m["summary"] for m in run_cli("--json", "list").json()["items"]] == [
+        "Logs rotate nightly"
+    ]
+
+
+def test_a_bad_byte_on_stdin_is_counted_from_the_start_byte_order_mark_included(
+    run_cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = b"\xef\xbb\xbfcaf\xe9 is the cache\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    result = run_cli("remember", "-")
+    assert (result.code, result.out) == (2, "")
+    assert result.err == (
+        "error: the summary on stdin is not valid UTF-8 text (byte 7); re-encode it and retry\n"
+    )
+    assert run_cli("--json", "list").json()["items"] == []
 
 
 def test_export_to_a_file_says_how_many_lines(run_cli: CliRunner, tmp_path: Path) -> None:

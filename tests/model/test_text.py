@@ -10,7 +10,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from helpers import CliRunner, make_memory
+from helpers import SAVED_AS, CliRunner, make_memory
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -304,3 +304,18 @@ def test_every_character_drawn_as_a_dash_is_one() -> None:
         if not 0xD800 <= ord(c) < 0xE000 and unicodedata.normalize("NFKC", c) in text.DASHES
     }
     assert (drawn | folded) - text.DASHES == set()
+
+
+@pytest.mark.parametrize("saved", list(SAVED_AS))
+def test_a_text_file_reads_the_same_however_its_editor_saved_it(saved: str) -> None:
+    plain = "# Rules\n\nRun the tests.\n\nA\tB\n"
+    assert text.file_text(SAVED_AS[saved](plain)) == plain
+
+
+def test_only_a_byte_order_mark_at_the_start_is_dropped() -> None:
+    # Further in, U+FEFF is the file's own text, which the write path refuses.
+    assert text.file_text(b"\xef\xbb\xbfa\xef\xbb\xbfb") == "a\ufeffb"
+    assert text.file_text(b"\xef\xbb\xbf\xef\xbb\xbfa") == "\ufeffa"
+    assert text.file_text(b"a\r\r\nb\n\rc") == "a\n\nb\n\nc"
+    with pytest.raises(UnicodeDecodeError):
+        text.file_text(b"\xef\xbb\xbfcaf\xe9")

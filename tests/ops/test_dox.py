@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from conftest import CliRunner
 from governance_support import CLAUDE, audit_rows, enable, query, show, write
+from helpers import SAVED_AS
 
 from tree_ring.sources import dox
 from tree_ring.sources.files import Skip, fnv1a64, read_text, stable_id
@@ -425,3 +426,55 @@ def test_a_source_root_outside_the_project_shares_no_id_and_retires_nothing_of_i
     assert set(dox_ids(tree)) == key_ids(*EXPECTED_KEYS, outside_key)
     rule = dox_ids(tree)[stable_id("dox", "AGENTS.md#rules-1")]
     assert "force-push" not in rule["summary"]
+
+
+HEADING_FIRST = (
+    "# Project rules\n\nAlways run pytest with -q before pushing.\n\n"
+    "## Style\n\n- Use ruff format, not black.\n"
+)
+TEXT_FIRST = "Never commit built docs.\n\n## Links\n\nCheck every link with make linkcheck.\n"
+
+
+@pytest.mark.parametrize("saved", list(SAVED_AS))
+def test_a_byte_order_mark_or_crlf_line_ends_give_the_plain_files_sections(
+    run_cli: CliRunner, project_root: Path, saved: str
+) -> None:
+    (project_root / "docs").mkdir()
+    (project_root / "AGENTS.md").write_bytes(SAVED_AS[saved](HEADING_FIRST))
+    (project_root / "docs" / "AGENTS.md").write_bytes(SAVED_AS[saved](TEXT_FIRST))
+    report = sync(run_cli)
+    assert [i for i in report["items"] if i["change"] != "create"] == []
+    stored = {
+        row["id"]: (row["source_ref"], row["ring"], row["summary"], row["source_quote"])
+        for row in dox_ids(project_root).values()
+    }
+    expected = [
+        (
+            "AGENTS.md#project-rules-1",
+            "heartwood",
+            "DOX verification guidance in AGENTS.md: Always run pytest with -q before pushing.",
+            "Always run pytest with -q before pushing.",
+        ),
+        (
+            "AGENTS.md#style-1",
+            "outer",
+            "DOX project guidance in AGENTS.md: Use ruff format, not black.",
+            "Use ruff format, not black.",
+        ),
+        (
+            "docs/AGENTS.md#overview-1",
+            "heartwood",
+            "DOX project guidance in docs/AGENTS.md: Never commit built docs.",
+            "Never commit built docs.",
+        ),
+        (
+            "docs/AGENTS.md#links-1",
+            "outer",
+            "DOX verification guidance in docs/AGENTS.md: Check every link with make linkcheck.",
+            "Check every link with make linkcheck.",
+        ),
+    ]
+    assert stored == {stable_id("dox", row[0]): row for row in expected}
+    # The text read is the plain file's, to the character.
+    read = read_text(project_root / "AGENTS.md", project_root, dox.MAX_BYTES)
+    assert read == HEADING_FIRST

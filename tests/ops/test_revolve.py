@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from conftest import CliRunner
 from governance_support import CLAUDE, audit_rows, query, show, write
+from helpers import SAVED_AS
 
 from tree_ring.sources import revolve
 from tree_ring.sources.files import stable_id
@@ -226,3 +227,33 @@ def test_a_source_root_neither_folder_nor_file_is_refused(
         f"error: {verb} source root {fifo} is neither a folder nor a file; give a folder or a file"
     ]
     assert done.out == ""
+
+
+@pytest.mark.parametrize("saved", list(SAVED_AS))
+def test_a_byte_order_mark_or_crlf_line_ends_give_the_plain_records_memory(
+    run_cli: CliRunner, project_root: Path, saved: str
+) -> None:
+    base = project_root / "revolve"
+    base.mkdir()
+    for ref in ("evals/cache-v2.md", "ideas/sharding.txt"):
+        (base / ref).parent.mkdir(parents=True, exist_ok=True)
+        (base / ref).write_bytes(SAVED_AS[saved](RECORDS[ref][0]))
+    report = sync(run_cli)
+    assert [i for i in report["items"] if i["change"] != "create"] == []
+    stored = {
+        row["id"]: (row["source_ref"], row["ring"], row["summary"])
+        for row in revolve_rows(project_root).values()
+    }
+    assert stored == {
+        record_id("evals/cache-v2.md", "evaluation_rejection"): (
+            "revolve/evals/cache-v2.md",
+            "scar",
+            "Revolve rejected evidence from revolve/evals/cache-v2.md: Cache v2",
+        ),
+        record_id("ideas/sharding.txt", "evaluation_hypothesis"): (
+            "revolve/ideas/sharding.txt",
+            "seed",
+            "Revolve deferred evidence from revolve/ideas/sharding.txt: "
+            "Sharding the index by project may halve recall latency.",
+        ),
+    }

@@ -19,6 +19,7 @@ from tree_ring.cli.context import (
 from tree_ring.model.errors import UsageError
 from tree_ring.model.identity import harness_origin
 from tree_ring.model.record import CAPTURE_PAIRS, now_iso, option_time, parse_time
+from tree_ring.model.text import file_text
 from tree_ring.write import verbs
 
 TYPE_CHECKING = False
@@ -37,13 +38,15 @@ def _summary(ctx: Context) -> str:
         if len(data) > MAX_STDIN:
             raise UsageError("the summary on stdin is over 1 MiB; a memory is one short statement")
         try:
-            summary = data.decode("utf-8").strip()
+            # Read as a text file is: a byte-order mark dropped, CRLF read as LF.
+            summary = file_text(data).strip()
         except UnicodeDecodeError as exc:
             # Judged as argv is (cli.app refuses bytes that are not UTF-8 there):
-            # replacing them would store text nobody wrote.
+            # replacing them would store text nobody wrote. The byte is counted
+            # from the start of stdin, a byte-order mark before it included.
+            at = exc.start + len(data) - len(exc.object) + 1
             raise UsageError(
-                f"the summary on stdin is not valid UTF-8 text (byte {exc.start + 1}); "
-                "re-encode it and retry"
+                f"the summary on stdin is not valid UTF-8 text (byte {at}); re-encode it and retry"
             ) from None
     return summary
 

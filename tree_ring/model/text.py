@@ -1,4 +1,5 @@
-"""Which characters a memory's text may hold, and how a field is shown on one line.
+"""Which characters a memory's text may hold, how a field is shown on one line,
+and how a text file a person keeps is read (`file_text`).
 
 The invisible-character policy, for every text field a memory stores
 (`refused_at`), one-line and multi-line alike:
@@ -278,3 +279,19 @@ def preview(text: str, limit: int = PREVIEW) -> str:
     """`text` on one line (`one_line`), cut to `limit` characters with "..." when longer."""
     text = one_line(text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# How a text file a person or their editor wrote is decoded, wherever Tree
+# Ring reads one (an import's lines, AGENTS.md, a Revolve record, a summary on
+# standard input): strictly as UTF-8, and a byte-order mark at its start,
+# which some editors write (Windows ones by default), dropped, as it says
+# nothing about the content. Kept, it would be the first heading's first
+# character, and a refused one in a memory.
+FILE_ENCODING = "utf-8-sig"
+
+
+def file_text(data: bytes) -> str:
+    """A whole text file's `data` as text: decoded as `FILE_ENCODING`, its line
+    ends (CRLF, or a lone CR) read as LF, as an import ends its lines. A file
+    that is not UTF-8 raises UnicodeDecodeError, for the caller to name."""
+    return data.decode(FILE_ENCODING).replace("\r\n", "\n").replace("\r", "\n")

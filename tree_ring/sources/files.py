@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tree_ring.model.errors import SecretRefused, TreeRingError, UsageError
 from tree_ring.model.record import Memory
+from tree_ring.model.text import file_text
 from tree_ring.sources import discovery
 from tree_ring.write import pipeline
 
@@ -89,7 +90,7 @@ def relative(path: Path, base: Path) -> str:
 
 
 def read_text(path: Path, root: Path, max_bytes: int) -> str:
-    """The file's text, or Skip: never through a symlink, never past the cap."""
+    """The file's text (`file_text`), or Skip: never through a symlink, never past the cap."""
     real_root = os.path.realpath(root)
     if os.path.commonpath([os.path.realpath(path), real_root]) != real_root:
         raise Skip("outside the source root (a symlinked folder?)")
@@ -116,7 +117,8 @@ def read_text(path: Path, root: Path, max_bytes: int) -> str:
     if len(data) > max_bytes:
         raise Skip(f"larger than {max_bytes:,} bytes")
     try:
-        return data.decode("utf-8")
+        # A byte-order mark dropped and CRLF read as LF, as an import reads its file.
+        return file_text(data)
     except UnicodeDecodeError:
         raise Skip("not UTF-8 text") from None
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO
 
 from tree_ring.model.errors import UsageError
+from tree_ring.model.text import FILE_ENCODING
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -66,9 +67,9 @@ class FileLines:
 
     def read(self, handle: IO[bytes]) -> Iterator[str]:
         """The lines of `handle` from where it stands, as `__iter__` gives them."""
-        # Strict, as an argument is read; a leading byte-order mark (which some
-        # editors write) is dropped, as it says nothing about the content.
-        decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        # Strict, as an argument is read; a leading byte-order mark is dropped,
+        # as every text file a person keeps is read (`text.FILE_ENCODING`).
+        decoder = codecs.getincrementaldecoder(FILE_ENCODING)()
         carry = ""  # the start of a line no break has ended yet
         dropping = False  # inside a line already handed on cut short
         newlines = 0
