@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from helpers import make_memory
 
 from tree_ring.model.record import Memory
-from tree_ring.tui.keys import FOOTER, footer, handle_key
+from tree_ring.tui.keys import FOOTER, MOVES, VIEW_KEYS, WRITE_KEYS, footer, handle_key
 from tree_ring.tui.state import REPLACES, Action, Item, State
 
 
@@ -87,6 +89,53 @@ def test_reject_asks_a_reason_then_confirms_with_it() -> None:
     handle_key(state, "ENTER")
     assert state.prompt is not None and "wrong fact" in state.prompt.label
     assert handle_key(state, "y") == Action("reject", target, (), "wrong fact")
+
+
+# Every key the screen acts on, the answers to its prompts, and a few it ignores.
+EVERY_KEY = (
+    *MOVES, "PGDN", "PGUP", "HOME", "END", "g", "G", "/", "s", "t", "r", "?", "i", "u", "l", "R",
+    *VIEW_KEYS, *WRITE_KEYS, "y", "Y", "n", "N", "ENTER", "BACKSPACE", "TAB", "z", " ",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("trust", ["pending", "accepted"])
+def test_too_small_to_draw_every_key_but_quit_does_nothing(trust: str) -> None:
+    # Only "enlarge the terminal" is on the screen: no key moves, opens a
+    # prompt, toggles, switches the view or asks for a write or a load.
+    state = State(items=memories(3, trust=trust), page=3, too_small=True)
+    before = copy.deepcopy(state)
+    assert [handle_key(state, key) for key in EVERY_KEY] == [None] * len(EVERY_KEY)
+    assert state == before
+    for key in ("q", "ESC"):
+        assert handle_key(state, key) == Action("quit")
+    # The same keys at a size that draws do act: a prompt, a view, a load.
+    state.too_small = False
+    assert handle_key(state, "f") is None and state.prompt is not None
+    state = State(items=memories(3, trust=trust), page=3)
+    assert handle_key(state, "v") == Action("load") and state.view == "review"
+
+
+def test_a_prompt_left_open_when_the_screen_shrank_waits_to_be_shown_again() -> None:
+    state = State(items=memories(1, trust="pending"))
+    target = state.items[0].key
+    handle_key(state, "x")
+    typed(state, "wrong")
+    handle_key(state, "ENTER")
+    assert state.prompt is not None and state.prompt.kind == "confirm"
+    asked = copy.deepcopy(state.prompt)
+    state.too_small = True
+    assert [handle_key(state, key) for key in ("y", "Y", "ENTER", "n", "N")] == [None] * 5
+    assert state.prompt == asked
+    state.too_small = False
+    assert handle_key(state, "y") == Action("reject", target, (), "wrong")
+    # A reason being typed takes no letter it cannot show either.
+    state = State(items=memories(1))
+    handle_key(state, "f")
+    typed(state, "old")
+    state.too_small = True
+    assert typed(state, "er") == [None, None] and handle_key(state, "ENTER") is None
+    state.too_small = False
+    assert state.prompt is not None and state.prompt.buffer == "old"
 
 
 def test_approve_applies_only_to_rows_waiting_for_review() -> None:

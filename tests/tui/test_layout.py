@@ -46,6 +46,20 @@ def test_every_size_gives_exactly_its_lines_and_columns(width: int, height: int)
     assert {len(line) for line in screen} == {width}
 
 
+@pytest.mark.parametrize(
+    ("width", "height", "small"),
+    [(19, 24, True), (80, 5, True), (20, 5, True), (1, 1, True), (20, 6, False), (80, 24, False)],
+)
+def test_a_screen_too_small_to_draw_says_so_and_marks_the_state(
+    width: int, height: int, small: bool
+) -> None:
+    state = busy_state()
+    state.too_small = not small
+    screen = text(layout.render(state, width, height))
+    assert state.too_small is small
+    assert (screen[0].rstrip() == "enlarge the terminal"[:width]) is small
+
+
 def test_the_main_screen_at_80x24() -> None:
     state = busy_state()
     screen = text(layout.render(state, 80, 24, total=400))

@@ -94,6 +94,12 @@ def footer(width: int, rows: int = 1) -> list[str]:
 
 def handle_key(state: State, key: str) -> Action | None:
     """Apply `key` to `state`; the action the loop should carry out, if any."""
+    if state.too_small:
+        # Only "enlarge the terminal" is on the screen: a key that moved,
+        # opened a prompt or answered one would act on what nobody can see,
+        # a `y` confirm a write never shown. So only q and Esc work (they
+        # quit); a prompt left open waits, as it was, for a screen to show it.
+        return Action("quit") if key in ("q", "ESC") else None
     if state.prompt is not None:
         return _prompt_key(state, state.prompt, key)
     if state.help:

@@ -4,7 +4,8 @@ Pure, so a test can read the screen without a terminal. At 60x16 and more:
 a header; on the left the rings picture over the ring activity panel; on the
 right the list over the detail pane; then the prompt or status line and the
 key help, on two lines when one does not hold it. Smaller, the list alone
-between header and footer. Every line takes exactly the width in terminal
+between header and footer; under 20x6, "enlarge the terminal" alone, and
+keys then only quit (`keys.handle_key`). Every line takes exactly the width in terminal
 columns (`cells`: a wide character takes two, a combining mark none), and
 there are exactly `height` of them.
 """
@@ -26,6 +27,7 @@ Segment = tuple[str, str]
 Line = list[Segment]
 
 MIN_FULL = (60, 16)
+MIN_DRAWN = (20, 6)  # smaller, the screen says only "enlarge the terminal"
 TRUST_SHORT = {"accepted": "acc ", "pending": "PEND", "disputed": "DISP", "rejected": "REJ "}
 TITLES = {
     "memories": "Memories",
@@ -295,8 +297,10 @@ def bottom(state: State, width: int, rows: int = 1) -> tuple[Line, list[Line]]:
 def render(
     state: State, width: int, height: int, total: int | None = None, *, unicode: bool = True
 ) -> list[Line]:
-    """The screen, `height` lines of exactly `width` characters; sets `state.page`."""
-    if width < 20 or height < 6:
+    """The screen, `height` lines of exactly `width` characters; sets
+    `state.page`, and `state.too_small` when there is no room to draw it."""
+    state.too_small = width < MIN_DRAWN[0] or height < MIN_DRAWN[1]
+    if state.too_small:
         return [fit([("enlarge the terminal", "warn")], width)] + [fit([], width)] * (height - 1)
     top = header(state, width)
     # The key help takes a second line where the screen has room for the panes.

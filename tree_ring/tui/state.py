@@ -176,6 +176,9 @@ class State:
     help_top: int = 0  # the help's first line on screen
     watching: bool = True
     changes: int = 0  # writes seen from other processes since start
+    # The last frame had no room for the screen, only "enlarge the terminal"
+    # (the layout sets it): until one has, keys do nothing but quit (`keys`).
+    too_small: bool = False
 
     # ----------------------------------------------------------- selection
 
