@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from tree_ring import guard
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import MAX_REF, ORIGINS, Memory, format_time
@@ -103,6 +104,8 @@ class Reading:
     foreign: dict[str, int] = field(default_factory=lambda: {})
     # The caller is an agent: its rows are dated by the import (`_dated`).
     agent: bool = False
+    # The other project ids rows named that the guard has read (`_guarded`).
+    guarded: set[str] = field(default_factory=lambda: set[str]())
     # The import's own time, and the latest time a row may name (`AHEAD` on).
     now: str = ""
     latest: str = ""
@@ -175,6 +178,7 @@ def _parse_line(raw: str, number: int, reading: Reading) -> Iterator[Parsed]:
     claimed = row.get("project")
     merged_from = None
     if isinstance(claimed, str) and claimed and claimed != project:
+        _guarded(claimed, reading.guarded)
         if claimed in reading.foreign:
             raise Foreign(
                 f"a row of project {claimed[:60]}; take it with --project-map "
@@ -209,6 +213,17 @@ def _parse_line(raw: str, number: int, reading: Reading) -> Iterator[Parsed]:
         folded=folded,
         idless=idless,
     )
+
+
+def _guarded(claimed: str, read: set[str]) -> None:
+    """The guard reads the project id a row names as it reads the row's other
+    fields. The row takes this project's id, so the name is not stored; but
+    the import names it back (the projects a file holds, merged or left
+    out), so one that looks like a secret refuses the row, never echoed.
+    `read` holds the names read already: a file names few, on many rows."""
+    if claimed not in read:
+        guard.check_fields({"project": claimed})
+        read.add(claimed)
 
 
 def _dated(memory: Memory, reading: Reading) -> Memory:
@@ -276,8 +291,10 @@ class FirstPass:
 def first_pass(lines: Iterable[str], project: str) -> FirstPass:
     """Read every line once. Only lines that name a tombstone or a project
     are parsed; a bad one is left for `parse` to report in its turn, so the
-    first bad line of the file is still the one named."""
+    first bad line of the file is still the one named. A project name the
+    guard refuses (`_guarded`) is such a one: never counted, never named."""
     found = FirstPass()
+    read: set[str] = set()
     for raw in lines:
         found.lines += 1
         named = '"project"' in raw or stone_lines.TOMBSTONE in raw
@@ -292,6 +309,7 @@ def first_pass(lines: Iterable[str], project: str) -> FirstPass:
             if row is not None and row.get("record") == stone_lines.TOMBSTONE:
                 found.stones.append(stone_lines.check(row, project))
             elif row is not None and isinstance(claimed := row.get("project"), str) and claimed:
+                _guarded(claimed, read)
                 found.projects[claimed] = found.projects.get(claimed, 0) + 1
         except (ValueError, RecursionError, TreeRingError):
             continue
