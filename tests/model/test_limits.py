@@ -120,10 +120,12 @@ def test_links_need_a_string_target() -> None:
             from_mapping(row(links=bad))
 
 
-def test_supersedes_may_be_one_id_or_a_list() -> None:
-    assert from_mapping(row(supersedes="mem_a")).supersedes == ("mem_a",)
+def test_supersedes_is_a_list_of_ids() -> None:
     assert from_mapping(row(supersedes=["mem_a", "mem_b"])).supersedes == ("mem_a", "mem_b")
     assert from_mapping(row()).supersedes == ()
+    with pytest.raises(UsageError) as caught:
+        from_mapping(row(supersedes="mem_a"))
+    assert str(caught.value) == "supersedes must be a list of strings"
 
 
 def test_trust_comes_from_the_row_or_the_original_review_flag() -> None:
@@ -150,4 +152,4 @@ def test_a_text_field_that_is_not_text_is_refused(field: str) -> None:
 def test_a_list_field_that_is_not_a_list_is_refused(field: str, what: str) -> None:
     with pytest.raises(UsageError) as caught:
         from_mapping(row(**{field: {"a": 1}}))
-    assert str(caught.value) == f"{what} must be a list"
+    assert str(caught.value) == f"{what} must be a list of strings"

@@ -340,7 +340,7 @@ def test_the_export_row_keeps_the_original_tree_rings_shape() -> None:
 
 
 def test_an_original_row_reads_with_the_originals_defaults() -> None:
-    row = {"summary": "Bare", "review": {"needs_review": True}, "supersedes": "mem_x1"}
+    row = {"summary": "Bare", "review": {"needs_review": True}, "supersedes": ["mem_x1"]}
     memory = imported.from_mapping(row)
     assert (memory.scope, memory.event_type, memory.origin) == ("global", "note", "import")
     assert (memory.trust, memory.supersedes) == ("pending", ("mem_x1",))

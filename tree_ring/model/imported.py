@@ -2,10 +2,16 @@
 
 Each field is read as `Memory` declares it (`tree_ring.model.record`): its
 export key (nested under `source` or `review` where the key says so), the
-default an import row without it gets (``imported``), whether one value may
-stand for a list (``many``), and whether the write path recomputes it
-(``recomputed``, never read). The row is checked only for its shape here;
-`record.validate` and the guard judge the values on the write path.
+default an import row without it gets (``imported``), and whether the write
+path recomputes it (``recomputed``, never read). The row is checked only for
+its shape here; `record.validate` and the guard judge the values on the
+write path.
+
+A value of the wrong JSON type is refused, naming the field and the type it
+takes (`text`, `texts`, `group`), never turned into text: `str()` of a list
+or an object would store its Python spelling. The other parts of an import
+file (a content tombstone line, a carried re-admission, the original's
+legacy rows) read their values through the same functions.
 """
 
 from __future__ import annotations
@@ -26,20 +32,22 @@ def from_mapping(row: Mapping[str, Any]) -> Memory:
     Each field is read as `Memory` declares it (see the module docstring).
     Its content hash is left for the write path (`pipeline.prepare`) to set.
     """
-    groups = {
-        group: _mapping(row.get(group), problem) for group, problem in _GROUP_PROBLEMS.items()
-    }
+    groups = {name: group(row, name) for name in _GROUP_PROBLEMS}
     values: dict[str, Any] = {}
     for spec in _IMPORTED:
-        group, _, key = spec.get("export", spec.name).rpartition(".")
-        if group:
-            values[spec.name] = _nested(groups[group], key, spec)
+        nest, _, key = spec.get("export", spec.name).rpartition(".")
+        if nest:
+            values[spec.name] = _nested(groups[nest], key, spec)
         else:
             values[spec.name] = _top_level(row, key, spec)
     for spec in _PENDING_FLAGS:
-        group, _, key = spec.get("pending_flag").rpartition(".")
+        flag_name = spec.get("pending_flag")
+        nest, _, key = flag_name.rpartition(".")
+        flag = groups[nest].get(key)
+        if flag is not None and not isinstance(flag, bool):
+            raise UsageError(f"{flag_name} must be true or false")
         if not values[spec.name]:
-            values[spec.name] = "pending" if groups[group].get(key) else "accepted"
+            values[spec.name] = "pending" if flag else "accepted"
     # Times that default to another field's: a row's first moment is its creation.
     created = values["created_at"] = values["created_at"] or now_iso()
     values["updated_at"] = values["updated_at"] or created
@@ -70,27 +78,24 @@ def _top_level(row: Mapping[str, Any], key: str, spec: Field) -> Any:
     if annotation == "tuple[Link, ...]":
         return _links(row.get(key))
     if annotation == "tuple[str, ...]":
-        raw = row.get(key)
-        if isinstance(raw, str) and spec.get("many"):
-            raw = [raw]
-        return tuple(str(item) for item in _list(raw, key))
-    if annotation == "str | None":
-        return _opt(row, key)
-    if spec.get("pending_flag"):
-        value = row.get(key)
-        return str(value) if value else None  # decided by the flag when absent
+        return texts(row.get(key), key)
+    if annotation == "str | None" or spec.get("pending_flag"):
+        # A pending flag's field left out is decided by the flag.
+        return text(row.get(key), key) or None
     default = _imported_default(spec)
-    return _text(row, key) or ("" if default is MISSING else default)
+    return text(row.get(key), key) or ("" if default is MISSING else default)
 
 
-def _nested(group: Mapping[str, Any], key: str, spec: Field) -> Any:
-    """Values inside the original's objects are taken as given, as text."""
-    value = group.get(key)
+def _nested(nest: Mapping[str, Any], key: str, spec: Field) -> Any:
+    """A value inside the original's `source` and `review` objects, named by
+    its export key (``source.type``) when it is refused."""
+    value = nest.get(key)
     if spec.get("time"):
         return _time_or_none(value, key)
+    said = text(value, spec.get("export"))
     if spec.annotation == "str | None":
-        return _opt_any(value)
-    return str(value or _imported_default(spec))
+        return said or None
+    return said or _imported_default(spec)
 
 
 def _links(raw: Any) -> tuple[Link, ...]:
@@ -99,8 +104,36 @@ def _links(raw: Any) -> tuple[Link, ...]:
         link = _mapping(item, "each link needs a type and a target")
         if not isinstance(link.get("target"), str):
             raise UsageError("each link needs a type and a target")
-        links.append(Link(type=str(link.get("type") or "related"), target=str(link["target"])))
+        kind = text(link.get("type"), "each link's type") or "related"
+        links.append(Link(type=kind, target=link["target"]))
     return tuple(links)
+
+
+def text(value: Any, what: str) -> str:
+    """The string an import file gives for `what`, or "" when it gives none
+    (null, or the key left out); a value of another type is refused."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise UsageError(f"{what} must be a string")
+    return value
+
+
+def texts(value: Any, what: str) -> tuple[str, ...]:
+    """The list of strings an import file gives for `what` (none when null or
+    left out); anything else, a bare string or a list holding a number, is
+    refused."""
+    if value is None:
+        return ()
+    if not _is_list(value) or not all(isinstance(item, str) for item in value):
+        raise UsageError(f"{what} must be a list of strings")
+    return tuple(value)
+
+
+def group(row: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """The nested object `name` (``source``, ``review``) of an export row, {}
+    when left out; anything but an object is refused."""
+    return _mapping(row.get(name), _GROUP_PROBLEMS[name])
 
 
 def _mapping(value: Any, problem: str) -> dict[str, Any]:
@@ -129,24 +162,6 @@ def _list(value: Any, what: str) -> list[Any]:
 
 def _is_list(value: object) -> bool:
     return isinstance(value, list)
-
-
-def _text(row: Mapping[str, Any], key: str) -> str:
-    value = row.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise UsageError(f"{key} must be a string")
-    return value
-
-
-def _opt(row: Mapping[str, Any], key: str) -> str | None:
-    value = _text(row, key)
-    return value or None
-
-
-def _opt_any(value: Any) -> str | None:
-    return str(value) if value else None
 
 
 def _score(row: Mapping[str, Any], key: str, default: float) -> float:

@@ -24,8 +24,8 @@ what a retry under one operation id must repeat. The metadata:
   Tree Ring's nested ``source`` and ``review`` objects; ``pending_flag``: the
   original's boolean for "this is pending" (``review.needs_review``).
 - ``imported``: the value an import row without it gets, when not the
-  field's default; ``many``: an import row may give one value for the list;
-  ``recomputed``: never read from an import row (the write path sets it).
+  field's default; ``recomputed``: never read from an import row (the write
+  path sets it).
 - ``store``: only the store sets it; a scenario's seed may not.
 - ``intent``: an exact retry under the same operation id repeats it.
 
@@ -510,7 +510,7 @@ class Memory(Frozen, kw_only=True):
         ),
     )
     # A draft names the one memory it replaces; the row lists every one.
-    supersedes: tuple[str, ...] = field(default=(), caller=True, draft=None, many=True, intent=True)
+    supersedes: tuple[str, ...] = field(default=(), caller=True, draft=None, intent=True)
     superseded_by: str | None = None
     links: tuple[Link, ...] = ()
     trust: str = field(default="accepted", choices=TRUST_STATES, pending_flag="review.needs_review")

@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from typing import Any, cast
 
 from tree_ring import __version__
+from tree_ring.model import imported
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import now_iso, sha256
 
@@ -61,7 +62,9 @@ def unwrap(row: dict[str, Any]) -> tuple[dict[str, Any] | None, list[dict[str, A
                 f"export schema version {version!r} is not supported; "
                 f"this Tree Ring reads version {SCHEMA_VERSION}"
             )
-        stones: Any = row.get(TOMBSTONES) or []
+        stones: Any = row.get(TOMBSTONES)
+        if stones is None:
+            stones = []
         if not isinstance(stones, list):
             raise UsageError(f"the header's {TOMBSTONES} must be a list")
         return None, [_tombstone_record(stone) for stone in cast(list[Any], stones)]
@@ -114,11 +117,11 @@ def _tombstone_record(stone: Any) -> dict[str, Any]:
 
 def _legacy_identity(row: dict[str, Any]) -> dict[str, Any]:
     """A private-scope row without its identity gets a stable one and waits for review."""
-    column = _IDENTITY_FOR.get(str(row.get("scope")))
+    scope = row.get("scope")
+    column = _IDENTITY_FOR.get(scope) if isinstance(scope, str) else None
     if column is None:
         return row
-    value = row.get(column)
-    if isinstance(value, str) and value.strip():
+    if imported.text(row.get(column), column).strip():
         return row
     memory_id = row.get("id")
     if not isinstance(memory_id, str) or not memory_id.strip():
@@ -127,8 +130,8 @@ def _legacy_identity(row: dict[str, Any]) -> dict[str, Any]:
             f"add an id to the row, or its {column}"
         )
     digest = sha256(f"{row['scope']}\n{memory_id}").removeprefix("sha256:")[:32]
-    review: dict[str, Any] = dict(cast(dict[str, Any], row.get("review") or {}))
-    reason = review.get("review_reason")
+    review = imported.group(row, "review")
+    reason = imported.text(review.get("review_reason"), "review.review_reason")
     review.update(
         needs_review=True,
         reviewed_at=None,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any
 
+from tree_ring.model import imported
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import Memory, compiled_patterns, now_iso, parse_time
@@ -39,7 +40,7 @@ def check(row: dict[str, Any], project: str) -> dict[str, Any]:
         raise UsageError("a content tombstone's content_hash and memory_id are malformed")
     if row["kind"] not in ("forgotten", "rejected"):
         raise UsageError("a content tombstone's kind is forgotten or rejected")
-    actor = str(row.get("actor") or "import")
+    actor = imported.text(row.get("actor"), "a content tombstone's actor") or "import"
     reason = check_reason(row["reason"])
     check_reason(actor)
     return {key: row[key] for key in needed} | {

@@ -40,6 +40,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tree_ring.model import imported
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, Denied, UsageError
 from tree_ring.model.record import (
@@ -261,9 +262,9 @@ def parse_carried(value: Any) -> dict[str, Any] | None:
     if len(hashes) != len(keys):  # pyright: ignore[reportUnknownArgumentType]
         raise UsageError(f"{CARRIED}.overrides lists sha256:<hex> keys only")
     return {
-        "at": parse_time(str(data.get("at", "")), f"{CARRIED}.at"),
-        "by": correct.check_reason(str(data.get("by") or "")),
-        "reason": correct.check_reason(str(data.get("reason") or "")),
+        "at": parse_time(imported.text(data.get("at"), f"{CARRIED}.at"), f"{CARRIED}.at"),
+        "by": correct.check_reason(imported.text(data.get("by"), f"{CARRIED}.by")),
+        "reason": correct.check_reason(imported.text(data.get("reason"), f"{CARRIED}.reason")),
         "overrides": sorted(set(hashes)),
     }
 
