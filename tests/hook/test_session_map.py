@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mcp_support import Pipe
+from mcp_support import session
 
 from tree_ring.hook import adapter
 from tree_ring.model import sessions
@@ -48,7 +48,7 @@ def test_a_codex_start_records_the_project_and_the_server_finds_it_by_id(
     # The server, started elsewhere with a stale PWD, as Codex starts it.
     elsewhere = tmp_path / "plugin"
     elsewhere.mkdir()
-    pipe = Pipe({**home, "PWD": str(elsewhere)}, elsewhere, harness="codex")
+    pipe = session({**home, "PWD": str(elsewhere)}, elsewhere, harness="codex")
     reply = pipe.request(
         "tools/call",
         {"name": "remember", "arguments": {"summary": "Recorded by id."},

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from governance_support import query
 from mcp_support import CLAUDE_ENV, Pipe, claude, session
 
 from tree_ring.mcp import protocol, schemas, tools
@@ -51,6 +52,53 @@ def test_initialize_negotiates_the_revision(offered: str, answered: str) -> None
 def test_initialize_without_a_revision_is_invalid_params() -> None:
     reply = Pipe().request("initialize", {"capabilities": {}})
     assert error_of(reply) == (1, -32602)
+
+
+def test_before_initialize_only_ping_and_discover_are_served() -> None:
+    pipe = Pipe()
+    refused = [
+        ("tools/list", None),
+        ("tools/call", {"name": "status"}),
+        ("resources/list", None),
+        ("no/such/method", None),
+    ]
+    for method, params in refused:
+        reply = pipe.request(method, params)
+        assert reply["error"] == {
+            "code": -32002,
+            "message": "Server not initialized: send `initialize` first "
+            "(before it only ping and server/discover are served)",
+        }, method
+    assert pipe.request("ping")["result"] == {}
+    assert "supportedVersions" in pipe.request("server/discover")["result"]
+    assert pipe.send({"jsonrpc": "2.0", "method": "notifications/initialized"}) == []
+    # A failed handshake is no handshake.
+    assert error_of(pipe.request("initialize", {"capabilities": {}}))[1] == -32602
+    assert error_of(pipe.request("tools/list"))[1] == -32002
+    pipe.initialize()
+    assert len(pipe.request("tools/list")["result"]["tools"]) == len(schemas.TOOLS)
+
+
+def rows(root: Path) -> set[tuple[Any, ...]]:
+    """Every memory and every audit entry of the project's store."""
+    memories = query(root, "SELECT id, summary FROM memories")
+    audit = query(root, "SELECT seq, action FROM audit_log")
+    return {("memory", *r) for r in memories} | {("audit", *r) for r in audit}
+
+
+def test_a_write_before_initialize_stores_nothing(project_root: Path) -> None:
+    kept = claude(project_root).call("remember", {"summary": "The cron runs at noon."})
+    before = rows(project_root)
+    assert ("memory", kept["id"], "The cron runs at noon.") in before
+    environ = {**CLAUDE_ENV, "CLAUDE_PROJECT_DIR": str(project_root)}
+    pipe = Pipe(environ, project_root, harness="claude-code")
+    write = {"name": "remember", "arguments": {"summary": "The backup runs at midnight."}}
+    assert error_of(pipe.request("tools/call", write)) == (1, -32002)
+    assert rows(project_root) == before
+    pipe.initialize()
+    stored = pipe.call("remember", write["arguments"])
+    new_memory = ("memory", stored["id"], "The backup runs at midnight.")
+    assert {r for r in rows(project_root) - before if r[0] == "memory"} == {new_memory}
 
 
 def test_notifications_get_no_reply_not_even_unknown_ones() -> None:
@@ -201,7 +249,7 @@ def test_a_clients_responses_are_dropped() -> None:
 
 
 def test_a_batch_gets_one_reply_per_request() -> None:
-    pipe = Pipe()
+    pipe = session()
     (replies,) = pipe.raw(
         json.dumps(
             [

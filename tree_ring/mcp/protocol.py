@@ -37,6 +37,9 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+# A request before `initialize`: the code LSP, whose lifecycle MCP copies,
+# gives it (ServerNotInitialized).
+NOT_INITIALIZED = -32002
 UNSUPPORTED_VERSION = -32022
 
 # A tool call carries one memory of at most a few tens of kilobytes; a line

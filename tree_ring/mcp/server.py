@@ -2,14 +2,17 @@
 
 Methods: `initialize` (negotiates 2025-11-25, 2025-06-18, 2025-03-26 or
 2024-11-05), `ping`, `tools/list`, `tools/call`, and `server/discover` with the
-stateless 2026-07-28 envelope; any other request gets -32601. Requests before
-`initialize` are served at the newest handshake revision, as a client that
-never negotiates expects.
+stateless 2026-07-28 envelope; any other request gets -32601. Until a
+successful `initialize`, only `ping`, `server/discover` and requests in the
+2026-07-28 envelope (which has no handshake) are served: any other request
+gets -32002 and nothing runs, so a stream that skipped the handshake writes
+nothing.
 
 A tool's failure is a result, not a protocol error: `isError: true`, and
 `ok: false` with the reason inside `structuredContent` too. Protocol errors
 are for messages: -32700 unreadable JSON, -32600 not a request, -32601 no such
-method, -32602 bad params or an unknown tool, -32603 a fault in Tree Ring.
+method, -32602 bad params or an unknown tool, -32603 a fault in Tree Ring,
+-32002 a request before `initialize`.
 A notification gets no reply; one that is not `notifications/...` (a
 `tools/call` with no id) is not run, so nothing is written unseen.
 
@@ -43,6 +46,8 @@ from (default: what the environment shows, else `agent`).
 """
 SERVER_INFO = {"name": "tree-ring", "title": "Tree Ring", "version": __version__}
 HARNESS_CHOICES = ("claude-code", "codex", "agent")
+# What a handshake-era client may send before `initialize` has succeeded.
+BEFORE_INITIALIZE = frozenset({"initialize", "ping", "server/discover"})
 
 
 def _note(message: str) -> None:
@@ -111,6 +116,16 @@ class Server:
         modern = self.modern_version(request)
         version = modern or self.version or protocol.HANDSHAKE_VERSIONS[0]
         method, params = request.method, request.params
+        before = modern is None and self.version is None and request.id is not None
+        if before and method not in BEFORE_INITIALIZE:
+            # The lifecycle: nothing but ping until the handshake is done
+            # (notifications, owed nothing, still pass). Claude Code probes
+            # server/discover first, so that is served too.
+            raise RpcError(
+                protocol.NOT_INITIALIZED,
+                "Server not initialized: send `initialize` first "
+                "(before it only ping and server/discover are served)",
+            )
         if method == "initialize":
             value = self.initialize(params)
         elif method == "server/discover":
