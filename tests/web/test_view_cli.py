@@ -9,7 +9,7 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
-from subprocess import PIPE
+from subprocess import PIPE, Popen
 
 from helpers import LAUNCHER, run_process
 from processes import first_line, started
@@ -50,6 +50,58 @@ def test_a_port_in_use_is_a_one_line_error(project_root: Path) -> None:
     err = done.stderr.decode()
     assert done.returncode == 2
     assert err.startswith(f"error: cannot listen on 127.0.0.1:{port}") and err.count("\n") == 1
+
+
+def _port_of(process: Popen[str]) -> int:
+    """The port of a view that printed its URL; fails with what it said if it did not."""
+    line = first_line(process)
+    if not line:
+        assert process.stderr is not None
+        raise AssertionError(f"the view did not start: {process.stderr.read()!r}")
+    url: str = json.loads(line)["url"]
+    return int(url.split("/")[2].split(":")[1])
+
+
+def _get_root(port: int) -> bytes:
+    """The answer to one GET of /, read until the server closes the connection."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+        client.sendall(f"GET / HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        answer = b""
+        while chunk := client.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_a_port_is_free_again_as_soon_as_its_view_stops(project_root: Path) -> None:
+    with started(_argv(project_root, "--json"), stdout=PIPE, stderr=PIPE, text=True) as first:
+        port = _port_of(first)
+        # The server closes this connection first, so its end waits out
+        # TIME-WAIT on the port after the view has stopped.
+        assert _get_root(port).startswith(b"HTTP/1.0 403 ")
+        first.send_signal(signal.SIGINT)
+        assert first.wait(timeout=20) == 0
+    again = _argv(project_root, "--json", "--port", str(port))
+    with started(again, stdout=PIPE, stderr=PIPE, text=True) as second:
+        assert _port_of(second) == port
+        assert _get_root(port).startswith(b"HTTP/1.0 403 ")  # it serves
+        second.send_signal(signal.SIGINT)
+        assert second.wait(timeout=20) == 0
+        assert second.stderr is not None and second.stderr.read() == ""
+
+
+def test_a_second_view_on_the_port_of_a_running_one_is_a_one_line_error(
+    project_root: Path,
+) -> None:
+    with started(_argv(project_root, "--json"), stdout=PIPE, stderr=PIPE, text=True) as first:
+        port = _port_of(first)
+        done = run_process("view", "--root", str(project_root), "--no-open", "--port", str(port))
+        err = done.stderr.decode()
+        assert done.returncode == 2
+        assert err == (
+            f"error: cannot listen on 127.0.0.1:{port} (Address already in use); "
+            "choose another --port or leave it out\n"
+        )
+        assert first.poll() is None  # the first view still serves
 
 
 def test_no_store_is_a_one_line_error(tmp_path: Path) -> None:

@@ -47,8 +47,11 @@ ROUTES: dict[str, Page] = {
 
 class ViewServer(ThreadingHTTPServer):
     daemon_threads = True
-    # Bound once: a second run on the same port fails at start, not later.
-    allow_reuse_address = False
+    # SO_REUSEADDR: a view restarted on its port binds at once, not after the
+    # minute its last connections wait out in TIME-WAIT. On Linux and the
+    # BSDs it still lets no second socket listen there, so a second view on a
+    # port in use fails at start; on Windows it would, so it is not set there.
+    allow_reuse_address = sys.platform != "win32"
 
     def __init__(self, site: Site, port: int, *, log: bool = False) -> None:
         self.site = site
