@@ -149,6 +149,32 @@ def test_unreadable_lines_are_parse_errors_and_the_next_line_is_served(line: byt
     ]
 
 
+@pytest.mark.parametrize("where", ["id", "params"])
+def test_a_number_too_long_to_read_is_named_and_the_next_line_is_served(where: str) -> None:
+    digits = sys.get_int_max_str_digits()
+    huge = "9" * (digits + 1)
+    if where == "id":
+        line = '{"jsonrpc":"2.0","id":' + huge + ',"method":"ping"}'
+    else:
+        line = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":-' + huge + "}}"
+    replies = Pipe().raw(line.encode() + b"\n" + PING)
+    assert replies == [
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32700,
+                "message": f"Parse error: a number in the message has more than {digits} digits",
+            },
+        },
+        {"jsonrpc": "2.0", "id": 7, "result": {}},
+    ]
+    # One digit fewer is read, and the id comes back as it was sent.
+    most = int("9" * digits)
+    (reply,) = Pipe().send({"jsonrpc": "2.0", "id": most, "method": "ping"})
+    assert reply == {"jsonrpc": "2.0", "id": most, "result": {}}
+
+
 @pytest.mark.parametrize(
     ("message", "answer_id"),
     [

@@ -16,6 +16,7 @@ probes `server/discover`, then every request names its revision in
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO, cast
@@ -109,12 +110,19 @@ def lines(stream: BinaryIO, limit: int) -> Iterator[bytes | None]:
 
 
 def decode(line: bytes) -> object:
-    """One line's message. Unreadable JSON, or JSON nested too deep for the
-    parser, is a parse error (-32700, id null: nothing could be read)."""
+    """One line's message. Unreadable JSON, JSON nested too deep for the
+    parser, or a number too long for it, is a parse error (-32700, id null:
+    nothing could be read)."""
     try:
         return json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, json.JSONDecodeError):
         raise RpcError(PARSE_ERROR, "Parse error: the line is not UTF-8 JSON") from None
+    except ValueError:
+        # Valid JSON, but an integer longer than Python converts (4300 digits
+        # unless changed): the only other ValueError the parser raises.
+        digits = sys.get_int_max_str_digits()
+        too_long = f"Parse error: a number in the message has more than {digits} digits"
+        raise RpcError(PARSE_ERROR, too_long) from None
     except RecursionError:
         too_deep = f"Parse error: JSON nested too deep to read (at most {MAX_DEPTH} levels)"
         raise RpcError(PARSE_ERROR, too_deep) from None
