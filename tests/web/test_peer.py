@@ -6,8 +6,11 @@ import os
 import pwd
 import socket
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from web_support import Client, serving
@@ -88,6 +91,25 @@ def test_only_the_one_owner_uid_is_allowed(tables: tuple[str, str]) -> None:
     assert not peer.allowed(("127.0.0.1", 40002), VIEW, 1000, tables)  # no row: closed
     _write(four, TABLE + row(9, f"{LOOP}:9C40", f"{LOOP}:2257", "01", 1001))
     assert not peer.allowed(CLIENT, VIEW, 1000, tables)  # two owners: closed
+
+
+def test_the_verdict_says_why_a_connection_is_not_served(tables: tuple[str, str]) -> None:
+    four, _ = tables
+    _write(four, TABLE)
+    assert peer.verdict(CLIENT, VIEW, 1000, tables) == peer.OURS
+    assert peer.verdict(CLIENT, VIEW, 1001, tables) == peer.ANOTHER
+    assert peer.verdict(("127.0.0.1", 40002), VIEW, 1000, tables) == peer.NO_ROW
+    closing = HEAD + row(0, f"{LOOP}:9C40", f"{LOOP}:2257", "05", 0)  # FIN_WAIT2
+    _write(four, closing)
+    assert peer.verdict(CLIENT, VIEW, 0, tables) == peer.NO_ROW
+    _write(four, TABLE + row(9, f"{LOOP}:9C40", f"{LOOP}:2257", "01", 1001))
+    assert peer.verdict(CLIENT, VIEW, 1000, tables) == peer.ANOTHER  # two owners
+    broken = HEAD + f"   0: {LOOP}:9C40 {LOOP}:2257 01 00000000:00000000 00:00000000 0 uid 0 1\n"
+    _write(four, broken)
+    assert peer.verdict(CLIENT, VIEW, 1000, tables) == peer.UNREADABLE
+    os.unlink(four)
+    os.mkdir(four)
+    assert peer.verdict(CLIENT, VIEW, 1000, tables) == peer.UNREADABLE
 
 
 def test_the_mapped_table_is_read_when_the_ipv4_one_has_no_row(tables: tuple[str, str]) -> None:
@@ -227,6 +249,57 @@ def _as_nobody(port: int, request: bytes) -> bytes:
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     return answer
+
+
+def _state(mine: tuple[str, int], view: tuple[str, int]) -> set[int]:
+    """The states of the rows of the client's end of its connection to the view."""
+    local, remote = peer.hex_endpoint(*mine), peer.hex_endpoint(*view)
+    rows = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+    return {int(r[3], 16) for r in rows if r[1:3] == [local, remote]}
+
+
+def test_a_connection_its_client_closed_before_it_was_read_is_not_another_users(
+    client: Client, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Many idle connections of the view's own user, closed before a thread
+    got to them: each was logged as another user's."""
+    server = client.server
+    server.log = True
+    closed, done = threading.Event(), threading.Event()
+    real = server.finish_request
+
+    def late(request: Any, client_address: Any) -> None:
+        # The thread gets to the connection only once its client has hung up.
+        closed.wait(10)
+        try:
+            real(request, client_address)
+        finally:
+            done.set()
+
+    server.finish_request = late
+    capsys.readouterr()
+    sock = socket.create_connection(("127.0.0.1", client.port), timeout=10)
+    mine = sock.getsockname()
+    sock.close()
+    # The view's end has had the client's FIN once the client's end waits
+    # for the view's (FIN_WAIT2): the row's owner is gone, the socket is not.
+    for _ in range(500):
+        if peer.ESTABLISHED not in _state(mine, ("127.0.0.1", client.port)):
+            break
+        time.sleep(0.01)
+    closed.set()
+    assert done.wait(10)
+    assert capsys.readouterr().err == (
+        "tree-ring view: a connection closed by its client before it was read\n"
+    )
+    server.finish_request = real
+    # A live connection of another owner is still refused and logged as such.
+    assert _raw(client.port, _login_request(client)).startswith(b"HTTP/1.0 303 ")
+    server.owner = os.getuid() + 1
+    _assert_refused(_raw(client.port, _login_request(client)), server.site.token)
+    assert capsys.readouterr().err == (
+        "tree-ring view: GET / 303\ntree-ring view: a connection of another user refused 403\n"
+    )
 
 
 def test_without_the_table_the_view_still_serves(client: Client, tmp_path: Path) -> None:

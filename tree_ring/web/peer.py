@@ -83,22 +83,41 @@ def _read(path: str) -> str | None:
         return None
 
 
-def allowed(
+# What the tables say of a connection; only OURS is served.
+OURS = "ours"  # one live row, of the wanted uid (or no table to check)
+ANOTHER = "another"  # a live row of another uid, or rows of two
+NO_ROW = "no-row"  # no live row: the client has closed its end, or the row was missed
+UNREADABLE = "unreadable"  # a table or a row that cannot be read
+
+
+def verdict(
     peer: Endpoint, ours: Endpoint, uid: int | None = None, tables: Sequence[str] = TABLES
-) -> bool:
-    """Whether the connection from `peer` to `ours` is the user `uid`'s (this
-    process's by default): its one owner is that uid. True without a check
-    where the first table does not exist; False when it exists and no single
-    owner is found, or a table cannot be read."""
+) -> str:
+    """What the tables say of the connection from `peer` to `ours` against
+    the user `uid` (this process's by default): OURS when its one owner is
+    that uid, or where the first table does not exist; else why it is not."""
     want = os.getuid() if uid is None else uid
     try:
         first = _read(tables[0])
         if first is None:
-            return True
+            return OURS
         found = owners(first, peer, ours)
         if not found:
             for path in tables[1:]:
                 found |= owners(_read(path) or "", peer, ours, six=True)
     except OSError:  # present but unreadable: fail closed
-        return False
-    return found == {want}
+        return UNREADABLE
+    if found == {want}:
+        return OURS
+    if -1 in found:
+        return UNREADABLE
+    return ANOTHER if found else NO_ROW
+
+
+def allowed(
+    peer: Endpoint, ours: Endpoint, uid: int | None = None, tables: Sequence[str] = TABLES
+) -> bool:
+    """Whether the connection from `peer` to `ours` is the user `uid`'s: True
+    without a check where the first table does not exist; False when it
+    exists and no single owner is found, or a table cannot be read."""
+    return verdict(peer, ours, uid, tables) == OURS

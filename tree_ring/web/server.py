@@ -102,15 +102,17 @@ class Handler(BaseHTTPRequestHandler):
             ours = self.connection.getsockname()[:2]
         except OSError:  # the client is gone already
             return
-        if peer.allowed(self.client_address[:2], ours, server.owner, server.tables):
+        found = peer.verdict(self.client_address[:2], ours, server.owner, server.tables)
+        if found == peer.OURS:
             super().handle()
         else:
-            self._refuse_peer()
+            self._refuse_peer(found)
 
-    def _refuse_peer(self) -> None:
-        """A plain 403 to another user's connection, sent before reading its request."""
+    def _refuse_peer(self, found: str) -> None:
+        """A plain 403 to a connection not found to be this user's, sent
+        before reading its request; with --log, a line saying why."""
         if self.server.log:
-            sys.stderr.write("tree-ring view: a connection of another user refused 403\n")
+            sys.stderr.write(f"tree-ring view: {self._refused_why(found)}\n")
         body = b"Refused: this view answers only the user who started it.\n"
         head = (
             "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain; charset=utf-8\r\n"
@@ -127,6 +129,19 @@ class Handler(BaseHTTPRequestHandler):
             for _ in range(16):
                 if not conn.recv(4096):
                     break
+
+    def _refused_why(self, found: str) -> str:
+        """The log line's words for a refused connection. With no live row
+        for its client, the likeliest cause is a client that hung up before a
+        thread got to it (the kernel keeps no owner for a closed end): asked
+        of the socket itself, so that one is not taken for another user's."""
+        if found == peer.ANOTHER:
+            return "a connection of another user refused 403"
+        if found == peer.NO_ROW and _hung_up(self.connection):
+            return "a connection closed by its client before it was read"
+        if found == peer.NO_ROW:
+            return "a connection whose owner was not found refused 403"
+        return "a connection whose owner could not be read refused 403"
 
     # ------------------------------------------------------------ logging
 
@@ -280,6 +295,22 @@ class Handler(BaseHTTPRequestHandler):
             self._redirect(back)
         else:
             self._refuse(404, "No such action.")
+
+
+def _hung_up(conn: socket.socket) -> bool:
+    """Whether the client has closed its end: nothing left to read but the
+    end of the stream (or a reset). Asked without waiting."""
+    timeout = conn.gettimeout()
+    try:
+        conn.setblocking(False)
+        return conn.recv(1, socket.MSG_PEEK) == b""
+    except BlockingIOError:  # still there, and has sent nothing yet
+        return False
+    except OSError:  # reset, or otherwise gone
+        return True
+    finally:
+        with contextlib.suppress(OSError):
+            conn.settimeout(timeout)
 
 
 def _error(message: str) -> str:
