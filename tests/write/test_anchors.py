@@ -289,6 +289,59 @@ def test_confirm_drops_a_file_that_is_gone_and_refuses_a_memory_without_files(
     assert refused.code != 0 and "names no files" in refused.err
 
 
+def _put_in_place_of(path: Path, kind: str, outside: Path) -> None:
+    """What stands where the file `path` was: a folder, a link to a copy of its
+    bytes (inside the project or outside it), a FIFO, or its own bytes reached
+    through a folder that became a link. Each link leads to the same bytes,
+    so a confirm that followed it would anchor the path again."""
+    data = path.read_bytes()
+    if kind == "link on the way":
+        path.parent.rename(outside)
+        path.parent.symlink_to(outside)
+        return
+    path.unlink()
+    if kind == "folder":
+        path.mkdir()
+        (path / "retry.py").write_bytes(data)
+    elif kind == "fifo":
+        os.mkfifo(path)
+    else:
+        target = path.with_name("copy.py") if kind == "link inside" else outside
+        target.write_bytes(data)
+        path.symlink_to(target)
+
+
+@pytest.mark.parametrize(
+    "kind", ["folder", "link inside", "link outside", "fifo", "link on the way"]
+)
+def test_confirm_drops_a_path_that_is_no_longer_a_regular_file(
+    run_cli: CliRunner, source: Path, project_root: Path, tmp_path: Path, kind: str
+) -> None:
+    other = project_root / "other.py"
+    other.write_bytes(b"x = 1\n")
+    made = remember(run_cli, "Retries stop at three", str(source), str(other))
+    alone = remember(run_cli, "Retries are logged", str(source))
+    _put_in_place_of(source, kind, tmp_path / "elsewhere")
+    found = {i["id"]: [(f["path"], f["state"]) for f in i["files"]]
+             for i in run_cli("--json", "stale").json()["items"]}  # fmt: skip
+    assert found == {made: [("src/billing/retry.py", "unreadable")],
+                     alone: [("src/billing/retry.py", "unreadable")]}  # fmt: skip
+
+    done = run_cli("confirm", made, "--reason", "still three tries")
+    assert (done.code, done.err) == (0, "")
+    assert done.out == (
+        f"confirmed {made}: anchored to other.py; no longer anchored to "
+        "src/billing/retry.py (gone, or not a file now)\n"
+    )
+    shown = run_cli("--json", "show", made).json()
+    assert [(a["path"], a["blob"]) for a in shown["anchors"]] == [("other.py", blob(b"x = 1\n"))]
+    done = run_cli("--json", "confirm", alone, "--reason", "still logged")
+    assert done.code == 0, done.err
+    assert (done.json()["anchors"], done.json()["dropped"]) == ([], ["src/billing/retry.py"])
+    assert run_cli("--json", "show", alone).json()["anchors"] == []
+    assert run_cli("--json", "stale").json()["items"] == []
+
+
 def test_forgetting_a_memory_removes_its_anchors(
     run_cli: CliRunner, source: Path, project_root: Path
 ) -> None:

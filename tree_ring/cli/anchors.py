@@ -64,9 +64,9 @@ def cmd_confirm(ctx: Context) -> int:
     else:
         text = f"confirmed {done.id}: anchored to {', '.join(x.path for x in done.anchors)}"
         if not done.anchors:
-            text = f"confirmed {done.id}: its files are gone, so it names none now"
+            text = f"confirmed {done.id}: it names no files now"
         if done.dropped:
-            text += f"; no longer anchored to {', '.join(done.dropped)} (gone)"
+            text += f"; no longer anchored to {', '.join(done.dropped)} (gone, or not a file now)"
     ctx.emit(data, text)
     return 0
 
@@ -82,7 +82,8 @@ def _stale_arguments(p: argparse.ArgumentParser) -> None:
 def _confirm_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "A person says a memory still holds: it is re-anchored to its files as they are now "
-        "(a file that is gone drops out). An agent's confirm waits for a person's review."
+        "(a file that is gone, or is no longer a regular file, drops out). An agent's confirm "
+        "waits for a person's review."
     )
     p.add_argument("id", metavar="ID", help="the memory to confirm")
     p.add_argument("--reason", help="why it still holds; kept in the audit log")

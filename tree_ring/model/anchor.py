@@ -219,6 +219,27 @@ def measure(root: str, rel: str, commit: str | None, at: str) -> Anchor:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):  # a link on the way
             raise UsageError(f"{rel} goes through a link; anchor the file itself") from None
         raise UsageError(f"{rel} cannot be read ({exc.strerror}); anchor a readable file") from None
+    return _measured(fd, rel, commit, at)
+
+
+def measure_file(root: str, rel: str, commit: str | None, at: str) -> Anchor | None:
+    """The anchor of `rel` as it is now, or None when no regular file is
+    there to anchor: what a check calls deleted or unreadable (gone, a folder,
+    a FIFO, a link in its place or on the way, no permission, a stored path no
+    anchor may hold). Opened as a check opens it, so nothing is read through a
+    link. What a confirm re-anchors to, where such a path drops out as a file
+    that is gone does: `measure`'s errors tell how to name a file, and a
+    confirm names none."""
+    if not valid_path(rel):
+        return None
+    try:
+        return _measured(_open(root, rel), rel, commit, at)
+    except OSError:
+        return None
+
+
+def _measured(fd: int, rel: str, commit: str | None, at: str) -> Anchor:
+    """The anchor of the file open at `fd` (closed here)."""
     try:
         info = os.fstat(fd)
         if info.st_size > MAX_HASHED:

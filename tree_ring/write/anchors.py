@@ -7,7 +7,8 @@ Stop hook found a turn changing (`model/turn_files.py`). The write verbs
 store them with the memory, in its transaction.
 
 `confirm` is a person saying "still true of the files as they are now": the
-anchors are measured again (a file that is gone drops out). An agent's
+anchors are measured again (a file that is gone, or is no longer a regular
+file, drops out). An agent's
 confirm raises what the memory is trusted for, so it waits for a person as
 an agent's forget does: a request (`write/requests.py`, mode `confirm`) that
 `review approve` carries out.
@@ -19,7 +20,7 @@ from tree_ring import guard
 from tree_ring.govern import admission, coordinator
 from tree_ring.model import gitdir, turn_files
 from tree_ring.model.actor import Actor
-from tree_ring.model.anchor import MAX_FILES, Anchor, measure, normalise
+from tree_ring.model.anchor import MAX_FILES, Anchor, measure, measure_file, normalise
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import Memory, now_iso
@@ -95,7 +96,7 @@ def attach(db: Db, memory_id: str, anchors: Sequence[Anchor]) -> None:
 class Confirmed(Frozen):
     id: str
     anchors: tuple[Anchor, ...]  # as now stored (unchanged for a request)
-    dropped: tuple[str, ...]  # paths whose file is gone, no longer anchored
+    dropped: tuple[str, ...]  # paths with no regular file now, no longer anchored
     request: str | None = None  # an agent's confirm: the request that waits
 
 
@@ -103,7 +104,9 @@ def reanchor_in(
     db: Db, root: str, memory: Memory, actor: Actor, reason: str, now: str
 ) -> Confirmed:
     """Measure the memory's anchored files again and store them; the caller
-    holds the transaction. A file that is gone drops out of the anchors."""
+    holds the transaction. A path with no regular file there now (gone, or a
+    folder, a FIFO or a link in its place: what `stale` calls deleted or
+    unreadable) drops out of the anchors, never followed through a link."""
     old = stored.of(db, [memory.id]).get(memory.id, [])
     if not old:
         raise UsageError(f"{memory.id} names no files; there is nothing to confirm")
@@ -111,12 +114,11 @@ def reanchor_in(
     fresh: list[Anchor] = []
     dropped: list[str] = []
     for anchor in old:
-        try:
-            fresh.append(measure(root, anchor.path, commit, now))
-        except UsageError as exc:
-            if not str(exc).startswith("no file at"):
-                raise
+        found = measure_file(root, anchor.path, commit, now)
+        if found is None:
             dropped.append(anchor.path)
+        else:
+            fresh.append(found)
     stored.replace(db, memory.id, fresh)
     # The row moves on too: a confirmed memory's ledger line, new files and
     # all, wins over the one it had (`team/ledger.rank`).
