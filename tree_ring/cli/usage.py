@@ -14,11 +14,12 @@ def cmd_usage(ctx: Context) -> int:
 
     a = ctx.args
     since = usage.parse_since(a.since) if a.since is not None else None
-    root = ctx.root()
-    # An agent's top memories are of the rows its recall reads (`live.visible`); a person's, all.
-    reader = None if ctx.whole_project else ctx.identity(root)
-    with ctx.store(root) as store:
-        report = usage.report(store, ctx.project_id(root), since, reader)
+    # An agent's top memories are of the rows its recall reads (`live.visible`); a
+    # person's, all; neither's those whose content the user store forgot.
+    with ctx.project() as project:
+        report = usage.report(
+            project.store, project.project_id, since, project.reader, project.forgotten_elsewhere()
+        )
     ctx.emit(report.to_dict(), "\n".join(report_lines(report)))
     return 0
 

@@ -27,7 +27,10 @@ from tree_ring.store.usage_log import estimate_tokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from tree_ring.model.identity import Identity
+    from tree_ring.read.forgotten_here import ForgottenHere
 
 TOP = 10
 UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -119,13 +122,21 @@ class Report:
 
 
 def report(
-    store: Store, project_id: str, since: str | None = None, reader: Identity | None = None
+    store: Store,
+    project_id: str,
+    since: str | None = None,
+    reader: Identity | None = None,
+    forgotten: ForgottenHere | None = None,
 ) -> Report:
     """The account of the log under the store's project root, from `since` on.
 
     The log's tallies are counts, every session's; the memories injected most
     are named with their summaries, so for `reader` (an agent's identity) they
-    are only the rows it may read (`live.visible`), chosen before the top is cut."""
+    are only the rows it may read (`live.visible`), chosen before the top is cut.
+    A row whose content the other store a project reads forgot (`forgotten`,
+    `read/forgotten_here.py`) is gone from every read of the project, as a
+    deleted one is, and is named here as a deleted one is: by its id alone
+    (a person's), or not at all (an agent's)."""
     read = usage_log.read(store.root)
     found = Report(since, skipped=read.skipped, notes=list(read.notes))
     sessions: set[tuple[str, str]] = set()
@@ -148,12 +159,28 @@ def report(
     found.captures = usage_rows.captures_since(store.db, project_id, since or "")
     if reader is not None:
         kept = usage_rows.readable(store.db, list(injected), reader)
+        # One the other store forgot is left out as a deleted one is, before the cut.
+        kept -= _hidden(store, kept, forgotten)
         injected = {memory_id: n for memory_id, n in injected.items() if memory_id in kept}
     ranked = sorted(injected.items(), key=lambda item: (-item[1], item[0]))[:TOP]
-    # A forgotten memory's id stays in the log; its summary is gone with it.
+    # A forgotten memory's id stays in the log; its summary is gone with it,
+    # and so is the summary of one the other store forgot.
+    gone = _hidden(store, [memory_id for memory_id, _ in ranked], forgotten)
     summaries = usage_rows.summaries(store.db, [memory_id for memory_id, _ in ranked])
-    found.top = [(memory_id, n, summaries.get(memory_id)) for memory_id, n in ranked]
+    found.top = [
+        (memory_id, n, None if memory_id in gone else summaries.get(memory_id))
+        for memory_id, n in ranked
+    ]
     return found
+
+
+def _hidden(store: Store, ids: Collection[str], forgotten: ForgottenHere | None) -> set[str]:
+    """Of `ids`, those of rows whose content the other store forgot."""
+    if forgotten is None or not ids:
+        return set()
+    from tree_ring.store import rows
+
+    return forgotten.hidden(list(rows.by_ids(store.db, ids).values()))
 
 
 @dataclass(frozen=True)
