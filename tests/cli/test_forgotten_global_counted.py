@@ -106,3 +106,28 @@ def test_a_forget_in_the_project_and_one_in_the_user_store_read_alike_in_usage(
         {"id": i, "injected": 3, "summary": None if i != kept else KEPT} for i in sorted(shown)
     ]
     assert _top(run_cli, home | CLAUDE) == [{"id": kept, "injected": 3, "summary": KEPT}]
+
+
+def test_maintain_suggests_nothing_of_a_row_the_person_forgot_in_their_user_store(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    """`maintain --suggest` names rows with their summaries (stale, refuted,
+    unused): one whose content the user store forgot is in none of its lists."""
+    (project_root / "wifi.txt").write_text("tree-guest-5g\n")
+    own = _remember(run_cli, home, TEXT, "--file", "wifi.txt")
+    kept = _remember(run_cli, home, KEPT, "--file", "wifi.txt")
+    (project_root / "wifi.txt").write_text("tree-guest-6g\n")
+    for memory_id in (own, kept):
+        refuted = run_cli("refute", memory_id, "--reason", "renamed", environ=home | CLAUDE)
+        assert refuted.code == 0, refuted.err
+
+    def suggested() -> set[tuple[str, str]]:
+        items = _json(run_cli, home, "maintain", "--suggest")["items"]
+        return {(str(i["kind"]), str(i["id"])) for i in items}  # pyright: ignore[reportGeneralTypeIssues, reportUnknownVariableType, reportUnknownArgumentType]
+
+    both = {(kind, i) for kind in ("stale", "refuted") for i in (own, kept)}
+    assert suggested() == both
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    _forget_user(run_cli, home, note)
+    assert suggested() == {(kind, kept) for kind in ("stale", "refuted")}
+    assert "wifi network" not in run_cli("maintain", "--suggest", environ=home).out

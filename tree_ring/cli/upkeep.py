@@ -97,11 +97,16 @@ def _suggest(ctx: Context) -> int:
 
     from tree_ring.upkeep import suggest
 
-    root = ctx.root()
-    # An agent's suggestions are of the rows its recall reads (`live.visible`); a person's, all.
-    reader = None if ctx.whole_project else ctx.identity(root)
-    with ctx.store(root) as store:
-        found = suggest.suggest(store, ctx.project_id(root), time.time_ns(), reader=reader)
+    # An agent's suggestions are of the rows its recall reads (`live.visible`); a
+    # person's, all; neither's those whose content the user store forgot.
+    with ctx.project() as project:
+        found = suggest.suggest(
+            project.store,
+            project.project_id,
+            time.time_ns(),
+            reader=project.reader,
+            forgotten=project.forgotten_elsewhere(),
+        )
     lines: list[str] = []
     headings = {
         "refuted": "refuted or disputed (review approve, reject, or refute to retire)",

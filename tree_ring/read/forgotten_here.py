@@ -40,7 +40,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Collection, Sequence
 
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
@@ -84,6 +84,15 @@ class ForgottenHere:
         return {
             i for i, own in matched.items() if own - set(allowed.get(i, {}).get("overrides", ()))
         }
+
+    def hidden_ids(self, db: Db, ids: Collection[str]) -> set[str]:
+        """Of `ids`, rows of the store `db` (the one read), those `hidden`
+        names."""
+        if not ids:
+            return set()
+        from tree_ring.store import rows
+
+        return self.hidden(list(rows.by_ids(db, ids).values()))
 
     def marks(self, drawn: Rings) -> Rings:
         """The rings picture with the words of each mark whose row the store

@@ -29,6 +29,10 @@ from tree_ring.model.identity import Identity
 from tree_ring.store import refutations, usage_log, usage_rows
 from tree_ring.store.db import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.read.forgotten_here import ForgottenHere
+
 UNUSED_DAYS = 90
 DAY_NS = 86_400 * 1_000_000_000
 
@@ -78,8 +82,11 @@ def suggest(
     days: int = UNUSED_DAYS,
     *,
     reader: Identity | None = None,
+    forgotten: ForgottenHere | None = None,
 ) -> Suggestions:
-    """The suggestions of every partition, or of the rows `reader` may read."""
+    """The suggestions of every partition, or of the rows `reader` may read;
+    none of a row whose content the other store a project reads forgot
+    (`forgotten`, `read/forgotten_here.py`), which every read leaves out."""
     found = Suggestions()
     db = store.db
     disputed = usage_rows.disputed(db, project_id, reader)
@@ -109,4 +116,7 @@ def suggest(
         if memory_id not in used:
             why = f"recorded {created[:10]}; neither injected nor recalled in {days} days"
             found.items.append(Suggestion("unused", memory_id, summary, why))
+    if forgotten is not None:
+        gone = forgotten.hidden_ids(db, {item.id for item in found.items})
+        found.items = [item for item in found.items if item.id not in gone]
     return found

@@ -176,11 +176,7 @@ def report(
 
 def _hidden(store: Store, ids: Collection[str], forgotten: ForgottenHere | None) -> set[str]:
     """Of `ids`, those of rows whose content the other store forgot."""
-    if forgotten is None or not ids:
-        return set()
-    from tree_ring.store import rows
-
-    return forgotten.hidden(list(rows.by_ids(store.db, ids).values()))
+    return set() if forgotten is None else forgotten.hidden_ids(store.db, ids)
 
 
 @dataclass(frozen=True)
