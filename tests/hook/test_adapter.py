@@ -628,3 +628,24 @@ def test_manifests_point_each_harness_at_its_hook_file() -> None:
     assert claude_market["name"] == codex_market["name"] == "tree-ring"
     assert claude_market["plugins"][0]["source"] == "./"
     assert codex_market["plugins"][0]["source"] == {"source": "local", "path": "./"}
+
+
+def test_a_note_whose_guard_fails_is_withheld_and_the_hook_still_exits_0(
+    project_root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The note is written at the fail-open boundary: a guard that cannot
+    read it (a damaged install) withholds the note and breaks nothing."""
+    import tree_ring.guard
+
+    def broken(message: str, supplied: object = ()) -> str:
+        raise RuntimeError("damaged rule table")
+
+    monkeypatch.setattr(tree_ring.guard, "withhold", broken)
+    data = payload("claude-code-session-start", project_root, hook_event_name="Nope")
+    out = io.BytesIO()
+    assert adapter.main("claude-code", io.BytesIO(json.dumps(data).encode()), {}, out) == 0
+    assert out.getvalue() == b""
+    assert capsys.readouterr().err == (
+        "tree-ring hook (claude-code): a diagnostic is withheld: "
+        "the secret guard could not read it\n"
+    )
