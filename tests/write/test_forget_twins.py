@@ -236,3 +236,71 @@ def test_a_persons_waiting_copy_in_any_spelling_goes_with_the_forget(
     assert standing(project_root) == {"mem_wait_pair"}
     refused = run_cli("review", "approve", "mem_wait_pair")
     assert refused.code == 1 and "forgotten on" in refused.err
+
+
+# The claim as other memories spell it: another script's look-alike letters,
+# an annotation, accents; each folds to TEXT's claim.
+SPELLINGS = (*LOOK_ALIKES, f"Note: {TEXT}", TEXT.replace("e", "\u00e9"))
+
+
+def tombstones_held(root: Path) -> set[str]:
+    return {r[0] for r in query(root, "SELECT content_hash FROM content_tombstones")}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+@pytest.mark.parametrize("forgotten", ["spelling", "plain"])
+def test_a_forget_in_either_spelling_tombstones_nothing_the_other_holds(
+    run_cli: CliRunner, project_root: Path, spelling: str, forgotten: str
+) -> None:
+    """Whichever of two accepted memories of one claim a person forgets, the
+    other holds it: no key is tombstoned (so no clone refuses it), and both
+    spellings stay writable. The memories that may hold a claim are found
+    by its words as written and as the claim reads them."""
+    plain = remember(run_cli, TEXT)
+    other = remember(run_cli, spelling)
+    gone, kept = (other, plain) if forgotten == "spelling" else (plain, other)
+    done = forget(run_cli, gone, "delete")
+    assert done["twins"] == [] and done["tombstoned"] is False
+    assert tombstones_held(project_root) == set()
+    assert standing(project_root) == {kept}
+    assert writable(run_cli, TEXT) and writable(run_cli, spelling)
+
+
+@pytest.mark.parametrize("spelling", [TEXT, TEXT.lower(), *SPELLINGS])
+def test_rejecting_an_agents_copy_in_any_spelling_keeps_the_persons_claim(
+    run_cli: CliRunner, project_root: Path, spelling: str
+) -> None:
+    """An agent's proposal of a person's claim, rejected as usual: the
+    person's memory holds the claim, so nothing is tombstoned."""
+    mine = remember(run_cli, TEXT)
+    proposal = write(run_cli, "remember", spelling, "--scope", "project", environ=CLAUDE)
+    assert proposal["trust"] == "pending"
+    done = run_cli("review", "reject", proposal["id"], "--reason", "a copy")
+    assert done.code == 0, done.err
+    assert "stays writable" in done.out
+    assert tombstones_held(project_root) == set()
+    assert standing(project_root) >= {mine} and writable(run_cli, TEXT)
+
+
+@pytest.mark.parametrize("spelling", [TEXT, TEXT.lower()])
+@pytest.mark.parametrize("how", ["forget", "inbox"])
+def test_forgetting_an_agents_proposal_never_takes_the_persons_memory(
+    run_cli: CliRunner, project_root: Path, spelling: str, how: str
+) -> None:
+    """A person's exact copies go with a memory a person stands behind, not
+    with an agent's waiting proposal of it (`inbox --all --forget` clears
+    the proposals): the person's memory stays and holds the claim."""
+    mine = remember(run_cli, TEXT)
+    proposal = write(run_cli, "remember", spelling, "--scope", "project", environ=CLAUDE)
+    assert proposal["trust"] == "pending"
+    if how == "forget":
+        done = forget(run_cli, proposal["id"], "delete")
+        assert done["twins"] == [] and done["tombstoned"] is False
+    else:
+        cleared = run_cli(
+            "--json", "inbox", "--all", "--forget", "--mode", "delete", "--reason", "cleanup"
+        )
+        assert cleared.code == 0, cleared.err
+    assert standing(project_root) == {mine}
+    assert tombstones_held(project_root) == set()
+    assert writable(run_cli, TEXT)

@@ -163,6 +163,8 @@ class _Keys:
 
     def __init__(self) -> None:
         self.found: dict[str, None] = {}
+        # Each legacy key and the key of the same text by today's fold.
+        self.legacy: dict[str, str] = {}
         self._folded: dict[str, Folded] = {}
 
     def fold(self, text: str) -> Folded:
@@ -179,9 +181,11 @@ class _Keys:
         """Key `pair` when its claim has at least `words` words."""
         claim, old = pair
         if claim and claim.count(" ") + 1 >= words:
-            self.found[_key(claim)] = None
+            key = _key(claim)
+            self.found[key] = None
             if old and old != claim:
                 self.found[_key(old)] = None
+                self.legacy[_key(old)] = key
 
     def sentences(self, text: str, words: int) -> list[Folded]:
         """Key each sentence of `text`; returns them all, for the seams."""
@@ -490,6 +494,11 @@ def forget_keys(memory: Memory) -> list[str]:
     sentences of a summary of several and the one across the seam between
     summary and details (by today's fold and the legacy one), and its
     whole-content hash (which older Tree Ring versions check)."""
+    claims = _forget_claims(memory)
+    return [*list(claims.found)[: MAX_KEYS - 1], memory.content_hash]
+
+
+def _forget_claims(memory: Memory) -> _Keys:
     claims = _Keys()
     summary, details = claims.fold(memory.summary), claims.fold(memory.details)
     for pair in (summary, details, _joined(summary, details)):
@@ -512,7 +521,7 @@ def forget_keys(memory: Memory) -> list[str]:
             head = [summary] if summary[0] else []
         tail = [claims.fold(part) for part in sentences(memory.details)]
         claims.seams([head, tail], SENTENCE_WORDS)
-    return [*list(claims.found)[: MAX_KEYS - 1], memory.content_hash]
+    return claims
 
 
 _LIVE = (
@@ -550,15 +559,19 @@ _HOLDING_WORDS = " OR rowid IN (SELECT rowid FROM memory_fts WHERE memory_fts MA
 
 def _words_of(memory: Memory) -> str:
     """FTS5 text matching the rows that hold all the words of a sentence of
-    `memory`'s summary, or of one of its text fields whole: every row that
-    can share a claim key with it; empty for a memory with no words."""
+    `memory`'s summary, or of one of its text fields whole, as written or
+    as its claim reads (`claim_text`: "Note:" left out, look-alike letters
+    read as the letters they look like): every row that can share a claim
+    key with it; empty for a memory with no words."""
     from tree_ring.store import fts
 
     texts = [*sentences(memory.summary), memory.summary, memory.details, *_others(memory)]
-    groups = {
-        " AND ".join(sorted({fts.quote(w) for w in re.findall(r"\w+", searchable(text).lower())}))
+    spellings = [
+        words
         for text in texts
-    }
+        for words in (re.findall(r"\w+", searchable(text).lower()), claim_text(text).split())
+    ]
+    groups = {" AND ".join(sorted({fts.quote(w) for w in words})) for words in spellings}
     return " OR ".join(f"({group})" for group in sorted(groups) if group)
 
 
@@ -669,6 +682,10 @@ def unheld(
                 # which folds less: refusing it would refuse the claim as
                 # `memory` spells it while the copy keeps it in every read.
                 held.add(memory.content_hash)
+    # A text's legacy key (its non-ASCII letters folded by case alone) goes
+    # with its key by today's fold: a memory holding the claim in Latin
+    # letters holds the look-alike spelling's legacy key too.
+    held.update(old for old, key in _forget_claims(memory).legacy.items() if key in held)
     return [key for key in hashes if key not in held]
 
 

@@ -233,7 +233,7 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     hash is its placeholder's, so it has none.
 
     A person's accepted memory is taken only as an exact copy of a shared
-    one: a person clearing an agent's notes (`inbox --all --forget`) must
+    one a person stands behind (`admission.vouched`): a person clearing an agent's notes (`inbox --all --forget`) must
     not lose their own memory of the same words, which then holds them
     writable (`tombstones.unheld`), nor does a person's differently spelt
     note go with another's. A person's copy that is not accepted (an import
@@ -243,7 +243,10 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     holding the claim beside others stays, and cannot be approved)."""
     if memory.redacted_at is not None:
         return []
-    exact = memory.scope not in PRIVATE_SCOPES
+    # A person's exact copies go with a memory a person stands behind, never
+    # with an agent's proposal of it: forgetting the proposal must not take
+    # the person's own memory, which then holds the claim writable.
+    exact = memory.scope not in PRIVATE_SCOPES and admission.vouched(memory)
     whole = tombstones.whole_keys(memory)
 
     def copy(twin: Memory) -> bool:
