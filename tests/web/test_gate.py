@@ -208,6 +208,58 @@ def test_the_log_holds_no_token_query_or_cookie(project_root: Path) -> None:
         assert leaked not in log
 
 
+def _raw_answer(port: int, request: bytes) -> bytes:
+    """The whole answer to `request`, sent as these bytes and read until the server closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_the_log_escapes_what_a_request_line_holds_and_cuts_the_token(
+    project_root: Path,
+) -> None:
+    """A request line is sent as raw bytes: its path reaches the log only
+    escaped, and the token, wherever it stands in the path and however the
+    view would read it, never reaches it at all."""
+    err = io.StringIO()
+    with redirect_stderr(err), serving(project_root) as c:
+        c.server.log = True
+        token, port = c.server.site.token, c.port
+        host = f"Host: 127.0.0.1:{port}\r\n\r\n".encode()
+        # The token's first character percent-encoded in upper- and lower-case
+        # hex, and the whole of it in the other case of its letters.
+        first = f"%{ord(token[0]):02X}"
+        paths = [
+            b"/\x1b]0;pwned\x07?x=1",
+            "/\u202eevil\u2066\u2028x\u200b".encode(),
+            b"/bad\xff",
+            f"/x/{token}/y".encode(),
+            f"/{first}{token[1:]}".encode(),
+            f"/{first.lower()}{token[1:]}".encode(),
+            f"/a{token.swapcase()}b".encode(),
+            b"/a\rb",
+        ]
+        for path in paths:
+            _raw_answer(port, b"GET " + path + b" HTTP/1.1\r\n" + host)
+        _raw_answer(port, b"G\x1b[2JT / HTTP/1.1\r\n" + host)
+    assert err.getvalue().splitlines() == [
+        "tree-ring view: GET /\\x1b]0;pwned\\x07 403",
+        "tree-ring view: GET /\\u202eevil\\u2066\\u2028x\\u200b 403",
+        "tree-ring view: GET /bad\\xff 403",
+        "tree-ring view: GET /x/[token]/y 403",
+        "tree-ring view: GET /[token] 403",
+        "tree-ring view: GET /[token] 403",
+        "tree-ring view: GET /a[token]b 403",
+        # A carriage return splits the request line: it does not parse, and
+        # nothing of it is logged.
+        "tree-ring view: - - 400",
+        "tree-ring view: G\\x1b[2JT / 501",
+    ]
+
+
 @pytest.mark.parametrize(
     ("back", "expected"),
     [

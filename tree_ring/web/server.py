@@ -11,19 +11,24 @@ CSRF value. Only then does a page or an action run.
 
 The log line of a request is its method, its path without the query (which
 can hold the token or a search) and its status; never a header, a cookie or
-a form value. Logging is off unless asked for.
+a form value. The path is read as UTF-8, the view's token is cut from it
+wherever it stands (in any spelling the view would take it in), and every
+value is escaped as an error line quotes it, so a request cannot write
+control or bidi characters to the terminal. Logging is off unless asked for.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from tree_ring.model.errors import TreeRingError
+from tree_ring.model.text import error_safe
 from tree_ring.web import actions, frame, gate, inbox, markup, pages, peer, queue, status
 from tree_ring.web.site import Session, Site
 
@@ -74,7 +79,9 @@ class ViewServer(ThreadingHTTPServer):
         error = sys.exc_info()[1]
         if isinstance(error, ConnectionError | TimeoutError):
             return
-        sys.stderr.write(f"tree-ring view: a request failed: {type(error).__name__}: {error}\n")
+        sys.stderr.write(
+            f"tree-ring view: a request failed: {type(error).__name__}: {error_safe(str(error))}\n"
+        )
 
 
 def _query(raw: str) -> dict[str, str] | None:
@@ -150,8 +157,16 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
         if self.server.log:
-            path = urlsplit(self.path).path if self.path else "-"
-            sys.stderr.write(f"tree-ring view: {self.command} {path[:200]} {code}\n")
+            sys.stderr.write(f"tree-ring view: {self._logged()} {error_safe(str(code))}\n")
+
+    def _logged(self) -> str:
+        """The method and path of this request as its log line gives them."""
+        # A request line that did not parse leaves no path (and maybe no method).
+        path = getattr(self, "path", None)
+        return (
+            f"{error_safe(self.command or '-')} "
+            f"{_logged_path(path, self.server.site.token) if path else '-'}"
+        )
 
     # ------------------------------------------------------------ replies
 
@@ -180,10 +195,9 @@ class Handler(BaseHTTPRequestHandler):
         line on stderr naming it; the server goes on serving."""
         from tree_ring.guard import withhold
 
-        path = urlsplit(self.path).path if self.path else "-"
         sys.stderr.write(
-            f"tree-ring view: {self.command} {path[:200]} failed: "
-            f"{type(exc).__name__}: {withhold(str(exc))[:300]}\n"
+            f"tree-ring view: {self._logged()} failed: "
+            f"{type(exc).__name__}: {error_safe(withhold(str(exc))[:300])}\n"
         )
         return markup.page(
             "Error · Tree Ring",
@@ -295,6 +309,23 @@ class Handler(BaseHTTPRequestHandler):
             self._redirect(back)
         else:
             self._refuse(404, "No such action.")
+
+
+def _logged_path(raw: str, token: str) -> str:
+    """The path of the request target `raw` as a log line gives it: without
+    its query, read as UTF-8 (the server hands it over as Latin-1), the token
+    replaced, at most 200 characters, and escaped like an error line."""
+    path = urlsplit(raw.encode("latin-1", "replace").decode("utf-8", "backslashreplace")).path
+    return error_safe(_token_in(token).sub("[token]", path)[:200])
+
+
+def _token_in(token: str) -> re.Pattern[str]:
+    """The token as the view would read it from a query: each character as
+    itself or percent-encoded (in either case of hex digit), matched without
+    regard to case, so no spelling of it reaches the log."""
+    return re.compile(
+        "".join(f"(?:{re.escape(char)}|%{ord(char):02x})" for char in token), re.IGNORECASE
+    )
 
 
 def _hung_up(conn: socket.socket) -> bool:
