@@ -101,6 +101,74 @@ def test_a_write_before_initialize_stores_nothing(project_root: Path) -> None:
     assert {r for r in rows(project_root) - before if r[0] == "memory"} == {new_memory}
 
 
+def test_an_initialize_in_a_batch_is_refused_and_the_batch_writes_nothing(
+    project_root: Path,
+) -> None:
+    """MCP: initialize must not be part of a JSON-RPC batch. It is refused
+    and does not initialize, so the write beside it meets the lifecycle."""
+    kept = claude(project_root).call("remember", {"summary": "The cron runs at noon."})
+    before = query(project_root, "SELECT * FROM memories")
+    audit = rows(project_root)
+    assert {r["id"] for r in before} == {kept["id"]}
+    environ = {**CLAUDE_ENV, "CLAUDE_PROJECT_DIR": str(project_root)}
+    pipe = Pipe(environ, project_root, harness="claude-code")
+    initialize = {
+        "protocolVersion": "2025-03-26",
+        "capabilities": {},
+        "clientInfo": {"name": "tests", "version": "0"},
+    }
+    write = {"name": "remember", "arguments": {"summary": "The backup runs at midnight."}}
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": write},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ]
+    (replies,) = pipe.raw(json.dumps(batch).encode() + b"\n")
+    assert replies == [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {
+                "code": -32600,
+                "message": "Invalid request: send `initialize` alone, not in a batch",
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "error": {
+                "code": -32002,
+                "message": "Server not initialized: send `initialize` first "
+                "(before it only ping and server/discover are served)",
+            },
+        },
+        {"jsonrpc": "2.0", "id": 3, "result": {}},
+    ]
+    assert pipe.server.version is None
+    assert [dict(r) for r in query(project_root, "SELECT * FROM memories")] == [
+        dict(r) for r in before
+    ]
+    assert rows(project_root) == audit
+    # The server goes on: a lone initialize, then the same write, works.
+    pipe.next_id = 3
+    assert pipe.initialize()["result"]["protocolVersion"] == "2025-06-18"
+    stored = pipe.call("remember", write["arguments"])
+    new_memory = ("memory", stored["id"], "The backup runs at midnight.")
+    assert {r for r in rows(project_root) - audit if r[0] == "memory"} == {new_memory}
+    # Once initialized, an initialize in a batch is still refused, and the
+    # rest of the batch runs.
+    again = [
+        {"jsonrpc": "2.0", "id": 10, "method": "initialize", "params": initialize},
+        {"jsonrpc": "2.0", "id": 11, "method": "ping"},
+    ]
+    (replies,) = pipe.raw(json.dumps(again).encode() + b"\n")
+    assert [error_of(replies[0]), replies[1]] == [
+        (10, -32600),
+        {"jsonrpc": "2.0", "id": 11, "result": {}},
+    ]
+
+
 def test_notifications_get_no_reply_not_even_unknown_ones() -> None:
     pipe = Pipe()
     replies = pipe.send(

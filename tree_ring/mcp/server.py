@@ -1,18 +1,18 @@
 """`tree-ring mcp`: serve this project's memory to an MCP client on stdin/stdout.
 
 Methods: `initialize` (negotiates 2025-11-25, 2025-06-18, 2025-03-26 or
-2024-11-05), `ping`, `tools/list`, `tools/call`, and `server/discover` with the
-stateless 2026-07-28 envelope; any other request gets -32601. Until a
-successful `initialize`, only `ping`, `server/discover` and requests in the
-2026-07-28 envelope (which has no handshake) are served: any other request
-gets -32002 and nothing runs, so a stream that skipped the handshake writes
-nothing.
+2024-11-05; sent alone, never in a batch), `ping`, `tools/list`, `tools/call`,
+and `server/discover` with the stateless 2026-07-28 envelope; any other
+request gets -32601. Until a successful `initialize`, only `ping`,
+`server/discover` and requests in the 2026-07-28 envelope (which has no
+handshake) are served: any other request gets -32002 and nothing runs, so a
+stream that skipped the handshake writes nothing.
 
 A tool's failure is a result, not a protocol error: `isError: true`, and
 `ok: false` with the reason inside `structuredContent` too. Protocol errors
-are for messages: -32700 unreadable JSON, -32600 not a request, -32601 no such
-method, -32602 bad params or an unknown tool, -32603 a fault in Tree Ring,
--32002 a request before `initialize`.
+are for messages: -32700 unreadable JSON, -32600 not a request (or an
+`initialize` inside a batch), -32601 no such method, -32602 bad params or an
+unknown tool, -32603 a fault in Tree Ring, -32002 a request before `initialize`.
 A notification gets no reply; one that is not `notifications/...` (a
 `tools/call` with no id) is not run, so nothing is written unseen.
 
@@ -84,11 +84,12 @@ class Server:
             # they held only notifications.
             if not message:
                 return protocol.error(None, RpcError(protocol.INVALID_REQUEST, "empty batch"))
-            replies = [r for r in map(self.one, cast(list[object], message)) if r is not None]
+            batch = cast(list[object], message)
+            replies = [r for r in (self.one(m, batched=True) for m in batch) if r is not None]
             return replies or None
         return self.one(message)
 
-    def one(self, message: object) -> dict[str, Any] | None:
+    def one(self, message: object, *, batched: bool = False) -> dict[str, Any] | None:
         try:
             request = protocol.request(message)
         except RpcError as exc:
@@ -101,7 +102,7 @@ class Server:
             _note(f"{request.method} without an id: not run")
             return None
         try:
-            value = self.handle(request)
+            value = self.handle(request, batched=batched)
         except RpcError as exc:
             return None if request.id is None else protocol.error(request.id, exc)
         except Exception as exc:  # a fault in Tree Ring: the connection goes on
@@ -112,7 +113,7 @@ class Server:
             return None
         return protocol.result(request.id, value if value is not None else {})
 
-    def handle(self, request: protocol.Request) -> dict[str, Any] | None:
+    def handle(self, request: protocol.Request, *, batched: bool = False) -> dict[str, Any] | None:
         modern = self.modern_version(request)
         version = modern or self.version or protocol.HANDSHAKE_VERSIONS[0]
         method, params = request.method, request.params
@@ -125,6 +126,14 @@ class Server:
                 protocol.NOT_INITIALIZED,
                 "Server not initialized: send `initialize` first "
                 "(before it only ping and server/discover are served)",
+            )
+        if method == "initialize" and batched:
+            # MCP: initialize must not be part of a batch, as nothing else
+            # may run until it has succeeded. It does not run, so the rest
+            # of the batch meets the lifecycle as a stream that skipped it.
+            raise RpcError(
+                protocol.INVALID_REQUEST,
+                "Invalid request: send `initialize` alone, not in a batch",
             )
         if method == "initialize":
             value = self.initialize(params)
