@@ -14,7 +14,9 @@ heartwood, durable, salience 0.84, confidence 0.88. Any other is
 `dox_guidance`: outer ring, salience 0.62, confidence 0.72. Scope `dox`,
 source type `dox`, the section's words in `source.quote`, and the key
 `FILE#heading-slug-N` (N counts sections with that heading in the file) in
-`source.ref`, whose FNV-1a hash is the id.
+`source.ref`, whose FNV-1a hash is the id. Headings are found and slugged as
+a reader sees them (`as_read`), so an invisible character in a heading line
+keeps the section's key, and the section is refused for it, not renamed.
 
 The files are never modified, and they stay authoritative: every memory says
 to re-read its file. Because rules from files are a prompt-injection surface,
@@ -25,6 +27,7 @@ heartwood an agent syncs waits for a person (`filesync`).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -66,9 +69,27 @@ _FENCE = re.compile(r"(`{3,}|~{3,})")
 
 @dataclass(frozen=True)
 class Section:
-    heading: str
+    heading: str  # as a reader sees it (`as_read`): its slug is the key
     occurrence: int  # among sections of this file with the same slug, from 1
     lines: tuple[str, ...]
+    written: str = ""  # the heading as the file spells it, when that differs
+
+
+def as_read(line: str) -> str:
+    """`line` without the invisible characters a reader does not see and no
+    field keeps (a soft hyphen, a zero-width space, a byte-order mark, a
+    control): one of them in a heading line neither moves a section nor
+    renames its key. The section's text keeps them, so it is refused for them.
+    Joiners stay, as the text policy keeps them between visible characters."""
+    if line.isascii() and line.isprintable():
+        return line
+    return "".join(
+        char
+        for char in line
+        if char.isspace()
+        or char in "\u200c\u200d"
+        or unicodedata.category(char) not in ("Cc", "Cf")
+    )
 
 
 def slug(text: str) -> str:
@@ -79,18 +100,19 @@ def sections(text: str, limit: int = MAX_SECTIONS) -> list[Section]:
     """The file's first `limit` sections that hold any text outside fenced code."""
     found: list[Section] = []
     seen: dict[str, int] = {}
-    heading, lines = "overview", list[str]()
+    heading, written, lines = "overview", "", list[str]()
     fence: str | None = None
 
     def close() -> None:
         if lines and len(found) < limit:
             key = slug(heading)
             seen[key] = seen.get(key, 0) + 1
-            found.append(Section(heading, seen[key], tuple(lines)))
+            found.append(Section(heading, seen[key], tuple(lines), written))
 
     for raw in text.splitlines():
         line = raw.strip()
-        opening = _FENCE.match(line)
+        shown = as_read(line).strip()
+        opening = _FENCE.match(shown)
         if fence is not None:
             if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
                 fence = None
@@ -98,10 +120,11 @@ def sections(text: str, limit: int = MAX_SECTIONS) -> list[Section]:
         if opening:
             fence = opening.group(1)
             continue
-        heading_match = _HEADING.fullmatch(line)
+        heading_match = _HEADING.fullmatch(shown)
         if heading_match:
             close()
             heading, lines = heading_match.group(1) or "untitled", []
+            written = "" if shown == line else line
             continue
         if line:
             lines.append(line)
@@ -166,7 +189,7 @@ def memory_for(ref: str, section: Section, identity: Identity, actor: Actor, now
         ring="heartwood" if rule else "outer",
         details=(
             f"Source {FILE_NAME} remains authoritative. Re-read {ref} before acting. "
-            f"Heading: {section.heading}."
+            f"Heading: {section.written or section.heading}."
         ),
         source_type="dox",
         source_ref=f"{ref}#{slug(section.heading)}-{section.occurrence}",

@@ -7,7 +7,9 @@ An adapter (dox.py, revolve.py) turns files into memories, read by
   the same is unchanged; a changed one is a new row that supersedes the old
   (validity closed when the new one starts to hold); a key that is gone is
   paired with a new key of the same group (a renumbered section, an outcome
-  that changed) and superseded by it, or else retired. Nothing is deleted.
+  that changed) and superseded by it, or else retired; a key still there
+  whose new text is refused (skipped) keeps its row as it was, held. Nothing
+  is deleted.
   A key's first row has its stable id; a later version takes the next free
   `_rN` suffix.
 - applying it in one transaction through the write path, so the guard,
@@ -42,6 +44,9 @@ if TYPE_CHECKING:
     from tree_ring.model.progress import Progress
 
 # -- the plan -----------------------------------------------------------------
+
+# Why a row whose source now holds text that cannot be stored stays.
+HELD_REFUSED = "its source now holds text that is not stored (see skipped); this row is kept"
 
 
 @dataclass(frozen=True)
@@ -119,11 +124,16 @@ def plan(db: Db, adapter: Adapter, scan: Scan, project: str, actor: Actor) -> Pl
             Change("update" if old else "create", adapter.key_of(memory), memory, tuple(old))
         )
     for key, old in current.items():
-        if _in_scope(adapter, scan, old[-1]):
-            why = "the section now holds text that is not stored" if key in scan.gone else None
-            result.changes.append(
-                Change("retire", key, None, tuple(old), why or "gone from its source")
-            )
+        if not _in_scope(adapter, scan, old[-1]):
+            continue
+        if key in scan.gone:
+            # Its source is still there but now holds text that cannot be
+            # stored (an invisible character, a secret): the earlier row
+            # stays as it was, so one character added to a file cannot take
+            # a rule out of every brief. Fixed, it updates; removed, it retires.
+            result.changes.append(Change("held", key, None, tuple(old), HELD_REFUSED))
+        else:
+            result.changes.append(Change("retire", key, None, tuple(old), "gone from its source"))
     _assign_ids(db, adapter, result)
     _check(db, project, result, actor)
     return result
