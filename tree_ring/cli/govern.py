@@ -15,7 +15,7 @@ from tree_ring.cli.context import (
     showing,
     user_flag,
 )
-from tree_ring.govern import coordinator
+from tree_ring.govern import admission, coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, option_time
@@ -58,28 +58,17 @@ def decision_data(decision: review.Decision) -> dict[str, Any]:
     if decision.request is not None:
         data["request"] = decision.request.to_dict()
         data["lingering"] = decision.lingering
+        if decision.forgotten is not None:
+            data["tombstoned"] = decision.forgotten.tombstoned
     return data
 
 
 def _decision(ctx: Context, decision: review.Decision) -> int:
     data = decision_data(decision)
     data["project"] = ctx.project_id(ctx.root())
-    request = decision.request
-    if request is not None:
-        if decision.decision == "approve":
-            text = (
-                f"approved {request.id}: {request.memory_id} {requests.approved_words(request)} "
-                f"by {decision.reviewed_by}"
-            )
-            if request.mode != requests.CONFIRM:
-                text += "; its content is tombstoned"
-        else:
-            text = f"rejected {request.id}: {request.memory_id} stays as it is"
-        ctx.emit(data, text)
-        if decision.lingering is not None:
-            return ctx.warn(decision.lingering, code="store_fault")
-        return 0
     ctx.emit(data, "\n".join(decision.said()))
+    if decision.request is not None and decision.lingering is not None:
+        return ctx.warn(decision.lingering, code="store_fault")
     return 0
 
 
@@ -272,8 +261,25 @@ def _parse_setting(text: str) -> tuple[str, bool]:
     return key.strip(), flag
 
 
+def _settings(items: list[str]) -> dict[str, bool]:
+    """Every --set, each key once (as `config set` takes its keys): taking
+    the last of two would drop a value without a word, and which one was
+    meant is the person's to say. An earlier name of a key counts as the key."""
+    changes: dict[str, bool] = {}
+    for item in items:
+        key, flag = _parse_setting(item)
+        name = admission.RENAMED.get(key, key)
+        if name in changes:
+            raise UsageError(
+                f"{name} is given more than once; review policy --set takes each key once, "
+                f"even with the same value; keep one --set {name}=VALUE and retry"
+            )
+        changes[name] = flag
+    return changes
+
+
 def cmd_review_policy(ctx: Context) -> int:
-    changes = dict(_parse_setting(item) for item in ctx.args.set or ())
+    changes = _settings(ctx.args.set or [])
     with ctx.store() as store:
         if changes:
             settings = review.set_policy(store, changes, _actor(ctx))

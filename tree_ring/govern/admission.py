@@ -72,6 +72,7 @@ def set_policy(db: Db, changes: dict[str, bool], actor: Actor) -> dict[str, bool
             f"unknown review policy key {unknown[0]!r}; "
             f"use one of: {', '.join(settings.REVIEW_POLICY)}"
         )
+    write_policy.check_actor(actor)
     write_policy.authorize(db, "review.policy", actor, SETTING)
     merged = {**policy_settings(db), **changes}
     settings.write(db, SETTING, merged)

@@ -42,9 +42,11 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from tree_ring import guard
+from tree_ring.govern import reasons
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, Denied, StoreBusy, StoreFault, UsageError
 from tree_ring.model.record import Memory, now_iso, sha256
+from tree_ring.model.text import refusal
 from tree_ring.store import audit, settings
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -344,16 +346,32 @@ def _record_denial(db: Db, entry: dict[str, Any]) -> None:
 
 
 def _check_name(name: str) -> str:
+    """The coordinator's name as it is stored, audited and shown: held to the
+    invisible-character policy of every stored text (`model/text.py`), and
+    never a secret."""
     text = name.strip()
-    if not text or len(text) > MAX_NAME or any(ord(c) < 32 or ord(c) == 127 for c in text):
+    if not text or len(text) > MAX_NAME:
         raise UsageError(f"--coordinator must be a name of 1 to {MAX_NAME} printable characters")
-    guard.check_fields({"coordinator": text})  # stored, audited and shown: never a secret
+    problem = refusal("the coordinator name", text)
+    if problem is not None:
+        raise UsageError(problem)
+    guard.check_fields({"coordinator": text})
     return text
+
+
+def check_actor(actor: Actor) -> None:
+    """The name a change of policy is recorded under (`--agent-profile`, or
+    TREE_RING_AGENT_PROFILE), held to the same policy before anything is
+    written: the policy audit and the audit log keep it."""
+    problem = refusal("the agent profile", actor.name)
+    if problem is not None:
+        raise UsageError(problem)
 
 
 def enable(store: Store, coordinator: str, actor: Actor) -> Minted:
     """Open -> Coordinated; returns the capability, which is never shown again."""
     name = _check_name(coordinator)
+    check_actor(actor)
     token = _new_token()
     with store.write() as db:
         current = state(db)
@@ -382,13 +400,8 @@ def _authorize_change(db: Db, action: str, actor: Actor, reason: str | None) -> 
 
 
 def _reason(reason: str | None) -> str | None:
-    if reason is None:
-        return None
-    text = " ".join(reason.split())
-    if not text:
-        raise UsageError("--reason must say why; it is kept in the audit log")
-    guard.check_fields({"reason": text})  # audited and shown: never a secret
-    return text
+    """An optional reason, checked as every reason a decision keeps is."""
+    return None if reason is None else reasons.check_reason(reason)
 
 
 def rotate(
@@ -397,6 +410,7 @@ def rotate(
     """Replace the capability; the old one stops working at once."""
     name = _check_name(coordinator) if coordinator is not None else None
     reason = _reason(reason)
+    check_actor(actor)
     token = _new_token()
     with store.write() as db:
         current = _coordinated(db)
@@ -413,6 +427,7 @@ def rotate(
 
 def disable(store: Store, actor: Actor, reason: str | None = None) -> State:
     reason = _reason(reason)
+    check_actor(actor)
     with store.write() as db:
         _coordinated(db)
         _authorize_change(db, "policy.disable", actor, reason)

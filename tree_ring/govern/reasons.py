@@ -18,13 +18,17 @@ A quote sits inside a reason's own words ("refuted by codex: contradicts:
 <quote>"), not as a sentence of its own, so a reason is checked run by run
 of its words (`forgotten_spans`): every run of at least `MIN_WORDS` words,
 and the whole reason, keyed as a write's claims are (`tombstones.claim_text`).
+
+Every reason a decision keeps, whoever gives it (a forget, a review
+decision, a policy change), is first checked as it is given (`check_reason`).
 """
 
 from __future__ import annotations
 
 import re
 
-from tree_ring.model.text import WITHHELD_FORGOTTEN
+from tree_ring.model.errors import UsageError
+from tree_ring.model.text import WITHHELD_FORGOTTEN, refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,6 +38,8 @@ if TYPE_CHECKING:
     from tree_ring.model.record import Memory
     from tree_ring.store.sql import Db
 
+# The longest reason a decision keeps.
+MAX_REASON = 1_000
 # What stands for forgotten words in a reason a read shows.
 FORGOTTEN = WITHHELD_FORGOTTEN
 # Whether the project has any tombstone: most have none, and then no reason
@@ -41,6 +47,25 @@ FORGOTTEN = WITHHELD_FORGOTTEN
 _ANY = "SELECT 1 FROM content_tombstones WHERE project = ? LIMIT 1"
 _TOKEN = re.compile(r"\S+")
 _WORD = re.compile(r"[^\W_]")
+
+
+def check_reason(reason: str | None) -> str:
+    """A reason as every decision keeps it (the audit log, a row's review
+    reason, a policy change, the team ledger): one line, held to the
+    invisible-character policy of every stored text field (`model/text.py`),
+    and no secret."""
+    text = (reason or "").strip()
+    if not text:
+        raise UsageError("a reason is required (--reason); it is kept in the audit log")
+    if len(text) > MAX_REASON or any(ord(c) < 32 for c in text):
+        raise UsageError(f"the reason must be one line of at most {MAX_REASON} characters")
+    problem = refusal("the reason", text)
+    if problem is not None:
+        raise UsageError(problem)
+    from tree_ring import guard
+
+    guard.check_fields({"reason": text})
+    return text
 
 
 def problem(db: Db, project: str, reason: str, about: str = "normal") -> str | None:

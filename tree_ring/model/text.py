@@ -154,6 +154,19 @@ def describe(text: str, index: int) -> str:
     return f"U+{ord(text[index]):04X} at character {index + 1}"
 
 
+def refusal(name: str, text: str, *, multiline: bool = False) -> str | None:
+    """The one-line error for `text`, the value of `name` ("the reason"),
+    when the policy refuses a character of it (`refused_at`), or None: every
+    check of a stored text says it in these words, and never echoes the text."""
+    index = refused_at(text, multiline=multiline)
+    if index is None:
+        return None
+    return (
+        f"{name} contains control characters or invisible formatting "
+        f"({describe(text, index)}); remove them and retry"
+    )
+
+
 # What reads as a hyphen in a line of them: the dash punctuation (Unicode
 # category Pd), the minus signs, and the box-drawing and other horizontal
 # lines, so that a fence spelt in full-width or em dashes is cut as well.

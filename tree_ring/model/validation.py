@@ -28,7 +28,7 @@ from tree_ring.model.record import (
     Memory,
     compiled_patterns,
 )
-from tree_ring.model.text import describe, refused_at
+from tree_ring.model.text import refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,13 +63,9 @@ def _text(
 
 def _characters(name: str, column: str, value: str, multiline: bool = False) -> Problems:
     """The one invisible-character policy (`model.text`), for every text field."""
-    index = refused_at(value, multiline=multiline)
-    if index is not None:
-        yield (
-            column,
-            f"{name} contains control characters or invisible formatting "
-            f"({describe(value, index)}); remove them and retry",
-        )
+    problem = refusal(name, value, multiline=multiline)
+    if problem is not None:
+        yield column, problem
 
 
 def _identifier(name: str, column: str, value: str | None, plain: bool) -> Problems:

@@ -64,10 +64,23 @@ class Decision:
     lingering: str | None = None  # see `correct.scrub`
     tombstoned: bool = True  # a rejection's content kept out (not when an accepted row holds it)
     copies: tuple[str, ...] = ()  # the copies agents wrote of the claim, rejected with it
+    # What approving a request to forget did, as a direct forget says it.
+    forgotten: correct.Forgotten | None = None
 
     def said(self) -> list[str]:
         """What a decision on a memory did, as every client says it: the
-        outcome, then the copies rejected with it, if any."""
+        outcome, then the copies rejected with it, if any. On a request: what
+        approving it did (the content tombstoned, or kept writable by another
+        accepted memory), or that rejecting it left the memory as it is."""
+        if self.request is not None:
+            r = self.request
+            if self.decision != "approve":
+                return [f"rejected {r.id}: {r.memory_id} stays as it is"]
+            done = requests.approved_words(r)
+            text = f"approved {r.id}: {r.memory_id} {done} by {self.reviewed_by}"
+            if self.forgotten is not None:
+                text += f"; {self.forgotten.outcome()}"
+            return [text]
         done = {"approve": "approved", "reject": "rejected", "dispute": "disputed"}
         text = f"{done[self.decision]} {self.id} (now {self.trust}) by {self.reviewed_by}"
         if self.decision == "reject" and self.tombstoned:
@@ -357,6 +370,7 @@ def _decide_request(
     forgets it and both reasons kept."""
     now = now_iso()
     action = "review.approve" if decision == "approved" else "review.reject"
+    forgotten: correct.Forgotten | None = None
     with store.write() as db:
         request = requests.get(db, request_id)
         coordinator.authorize(db, action, actor, request.memory_id)
@@ -371,8 +385,12 @@ def _decide_request(
         elif decision == "approved":
             memory = rows.get(db, request.memory_id)
             why = f"{request.reason} (asked by {request.actor} in {request.id}; {reason})"
-            correct.forget_in(db, memory, request.mode, why[: correct.MAX_REASON], actor, now)
-    forgot = decision == "approved" and request.mode != requests.CONFIRM
+            why = why[: reasons.MAX_REASON]
+            keys = correct.forget_in(db, memory, request.mode, why, actor, now)
+            forgotten = correct.Forgotten(
+                memory.id, request.mode, why, tombstoned=correct.kept_out(memory, keys)
+            )
+    forgot = forgotten is not None
     lingering = correct.scrub(store) if forgot else None
     verb = "approve" if decision == "approved" else "reject"
     return Decision(
@@ -384,6 +402,8 @@ def _decide_request(
         now,
         request=closed,
         lingering=lingering,
+        tombstoned=forgotten is not None and forgotten.tombstoned,
+        forgotten=forgotten,
     )
 
 

@@ -418,7 +418,7 @@ def withhold_reasons(won: dict[str, Line]) -> dict[str, Line]:
     words, keyed as a write's claims are). A teammate who had not taken a
     forget when they last wrote their line, newer than the one that
     withholds, then wins a merge without bringing the words back. A reason
-    longer than any a clone writes (`correct.MAX_REASON`) is left as it
+    longer than any a clone writes (`reasons.MAX_REASON`) is left as it
     stands: a sync skips the line."""
     forgotten: set[str] = set()
     quoting: list[Line] = []
@@ -432,12 +432,11 @@ def withhold_reasons(won: dict[str, Line]) -> dict[str, Line]:
     if not forgotten or not quoting:
         return won
     from tree_ring.govern import reasons
-    from tree_ring.write.correct import MAX_REASON
 
     out = dict(won)
     for line in quoting:
         said = str(_reason(line.data))
-        if len(said) > MAX_REASON:
+        if len(said) > reasons.MAX_REASON:
             continue
         spans = reasons.spans_held(said, forgotten.intersection)
         if spans:

@@ -72,13 +72,6 @@ def _need(reason: str | None, action: str) -> str:
 
 
 def _decided(decision: Decision) -> str:
-    if decision.request is not None:
-        r = decision.request
-        if decision.decision == "approve":
-            from tree_ring.write import requests
-
-            return f"approved {r.id}: {r.memory_id} {requests.approved_words(r)}"
-        return f"rejected {r.id}: {r.memory_id} stays as it is"
     return "; ".join(decision.said())
 
 

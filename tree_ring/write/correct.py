@@ -25,14 +25,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tree_ring import guard
 from tree_ring.govern import admission, coordinator, reasons
+from tree_ring.govern.reasons import check_reason
 from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import PRIVATE_SCOPES, REDACTED, Memory, content_hash, now_iso
-from tree_ring.model.text import describe, refused_at
 from tree_ring.store import anchors as stored
 from tree_ring.store import (
     audit,
@@ -50,27 +49,6 @@ from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import pipeline, propagate, requests
 from tree_ring.write.pipeline import WriteResult
-
-MAX_REASON = 1_000
-
-
-def check_reason(reason: str | None) -> str:
-    """A reason as every decision keeps it (the audit log, a row's review
-    reason, the team ledger): one line, held to the invisible-character
-    policy of every stored text field (`model/text.py`), and no secret."""
-    text = (reason or "").strip()
-    if not text:
-        raise UsageError("a reason is required (--reason); it is kept in the audit log")
-    if len(text) > MAX_REASON or any(ord(c) < 32 for c in text):
-        raise UsageError(f"the reason must be one line of at most {MAX_REASON} characters")
-    index = refused_at(text)
-    if index is not None:
-        raise UsageError(
-            "the reason contains control characters or invisible formatting "
-            f"({describe(text, index)}); remove them and retry"
-        )
-    guard.check_fields({"reason": text})
-    return text
 
 
 @dataclass(frozen=True)
@@ -99,16 +77,20 @@ class Forgotten:
     copies_in: str | None = None
     copies: tuple[str, ...] = ()
 
+    def outcome(self) -> str:
+        """What became of the content, as every forget says it (a person's
+        approval of an agent's request among them)."""
+        if not self.tombstoned:
+            return "an accepted memory holds the same text, so it stays writable"
+        if self.withdrawn:
+            return "its content is withdrawn: no agent will store it again"
+        return "its content is tombstoned and will not be stored again"
+
     def said(self) -> list[str]:
         """What a direct forget did, as every client says it: the outcome,
         then the copies that went with it, if any."""
         done = f"{'deleted' if self.mode == 'delete' else 'redacted'} {self.id}"
-        if not self.tombstoned:
-            lines = [f"{done}; an accepted memory holds the same text, so it stays writable"]
-        elif self.withdrawn:
-            lines = [f"{done}; its content is withdrawn: no agent will store it again"]
-        else:
-            lines = [f"{done}; its content is tombstoned and will not be stored again"]
+        lines = [f"{done}; {self.outcome()}"]
         if self.twins:
             copies = "copy" if len(self.twins) == 1 else "copies"
             lines.append(
@@ -210,16 +192,23 @@ def forget(
         for twin in twins:
             forget_in(db, twin, mode, reason, actor, now)
         keys = forget_in(db, memory, mode, reason, actor, now)
-    tombstoned = memory.redacted_at is not None or memory.content_hash in keys
     return Forgotten(
         memory_id,
         mode,
         reason,
         lingering=scrub(store),
         twins=tuple(twin.id for twin in twins),
-        tombstoned=tombstoned,
+        tombstoned=kept_out(memory, keys),
         withdrawn=kind == tombstones.WITHDRAWN,
     )
+
+
+def kept_out(memory: Memory, keys: Sequence[str]) -> bool:
+    """Whether forgetting `memory`, which tombstoned `keys` (`forget_in`),
+    keeps its content from being stored again: not while another accepted,
+    live memory holds it (`tombstones.unheld`). A redacted memory's content
+    is gone already."""
+    return memory.redacted_at is not None or memory.content_hash in keys
 
 
 def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
