@@ -85,3 +85,34 @@ def test_an_agent_cannot_hide_words_in_a_reason_through_mcp(
     error = failed(pipe.call(tool, {"id": stored, "reason": f"it binds 9090{hidden}"}), "U+E0069")
     assert "\n" not in error
     assert everything(project_root) == before
+
+
+@pytest.mark.parametrize(
+    ("flag", "variable", "name"),
+    [
+        ("--agent-profile", "TREE_RING_AGENT_PROFILE", "the agent profile"),
+        ("--workflow-id", "TREE_RING_WORKFLOW_ID", "the workflow id"),
+        ("--session-id", "TREE_RING_SESSION_ID", "the session id"),
+    ],
+)
+@pytest.mark.parametrize("character", ["\u200b", "\u202e", "\U000e0041", "\x7f"])
+def test_a_name_recorded_beside_an_act_is_held_to_the_same_characters(
+    run_cli: CliRunner, project_root: Path, flag: str, variable: str, name: str, character: str
+) -> None:
+    """Who acted is recorded on the row, in a review and in the audit log,
+    whether it is given by a flag or the environment."""
+    stored = remember(run_cli, "The API listens on port 8080")
+    before = everything(project_root)
+    value = f"ops{character}bot"
+    line = (
+        f"error: {name} contains control characters or invisible formatting "
+        f"(U+{ord(character):04X} at character 4); remove them and retry\n"
+    )
+    for argv, environ in (
+        (["remember", "The API listens on port 9090", flag, value], None),
+        (["review", "dispute", stored, "--reason", "moved"], {variable: value}),
+    ):
+        done = run_cli(*argv, environ=environ)
+        assert (done.code, done.out, done.err) == (2, "", line)
+    assert everything(project_root) == before
+    assert run_cli("remember", "The API listens on port 9090", flag, "ops-bot").code == 0

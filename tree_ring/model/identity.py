@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Frozen
+from tree_ring.model.text import refusal
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,6 +97,16 @@ def resolve(
         workflow_id=workflow_id or environ.get("TREE_RING_WORKFLOW_ID") or origin.session,
         session_id=session_id or environ.get("TREE_RING_SESSION_ID") or origin.session,
     )
+    # Each is recorded beside what the caller does (a row, the audit log, a
+    # review): held to the characters every stored text may hold.
+    for name, value in (
+        ("the agent profile", said.agent_profile),
+        ("the workflow id", said.workflow_id),
+        ("the session id", said.session_id),
+    ):
+        problem = None if value is None else refusal(name, value)
+        if problem is not None:
+            raise UsageError(problem)
     return pinned(said, origin, home)
 
 
