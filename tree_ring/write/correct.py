@@ -222,14 +222,15 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     hash is its placeholder's, so it has none.
 
     A person's accepted memory is taken only as an exact copy of a shared
-    one a person stands behind (`admission.vouched`): a person clearing an agent's notes (`inbox --all --forget`) must
-    not lose their own memory of the same words, which then holds them
-    writable (`tombstones.unheld`), nor does a person's differently spelt
-    note go with another's. A person's copy that is not accepted (an import
-    waiting for review, a disputed note) holds nothing: were it left, the
-    claim would stay readable in the queue while the tombstone refuses it,
-    so a copy of the whole in any spelling the fold makes one goes too (one
-    holding the claim beside others stays, and cannot be approved)."""
+    one a person stands behind (`admission.vouched`): a person clearing an
+    agent's notes (`inbox --all --forget`) must not lose their own memory of
+    the same words, which then holds them writable (`tombstones.unheld`),
+    nor does a person's differently spelt note go with another's. A
+    person's copy that is not accepted (an import waiting for review, a
+    disputed note) holds nothing: were it left, the claim would stay
+    readable in the queue while the tombstone refuses it, so a copy of the
+    whole in any spelling the fold makes one goes too (one holding the claim
+    beside others stays, and cannot be approved)."""
     if memory.redacted_at is not None:
         return []
     # A person's exact copies go with a memory a person stands behind, never
