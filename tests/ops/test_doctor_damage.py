@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import PERSON, CliRunner, make_memory
+from reliability_support import raw
 
 from tree_ring.model import project
 from tree_ring.store.db import Store
@@ -171,3 +172,30 @@ def test_without_a_ledger_the_remedy_is_a_backup_or_an_earlier_export_and_it_wor
     assert run_cli("import", str(before), "--restore").code == 0
     assert run_cli("doctor").code == 0
     assert {m["id"] for m in run_cli("--json", "list").json()["items"]} == kept
+
+
+@pytest.mark.parametrize("column", ["summary", "event_type", "salience", "trust", "created_at"])
+def test_a_column_a_damaged_page_reads_as_null_is_named(
+    run_cli: CliRunner, filled: Store, column: str
+) -> None:
+    """A NULL where the schema holds a value (a damaged page can read so;
+    made here by dropping the column's NOT NULL through the schema's text):
+    `doctor` names the row and the column, and runs every check."""
+    filled.close()
+    with closing(raw(filled.root)) as conn:
+        [(sql,)] = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'memories'")
+        lines = [line for line in sql.splitlines() if line.strip().startswith(column + " ")]
+        assert len(lines) == 1 and "NOT NULL" in lines[0]
+        conn.execute("PRAGMA writable_schema = ON")
+        conn.execute(
+            "UPDATE sqlite_master SET sql = replace(sql, ?, ?) WHERE name = 'memories'",
+            (lines[0], lines[0].replace("NOT NULL", "")),
+        )
+        conn.execute("PRAGMA writable_schema = RESET")
+    with closing(raw(filled.root)) as conn:
+        [(row_id,)] = conn.execute("SELECT id FROM memories WHERE rowid = 2")
+        conn.execute(f"UPDATE memories SET {column} = NULL WHERE rowid = 2")
+    code, checks = report(run_cli)
+    assert code == 1
+    assert checks["fields"]["ok"] is False
+    assert f"{row_id} ({column})" in checks["fields"]["detail"]

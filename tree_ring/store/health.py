@@ -202,8 +202,12 @@ def refused_rows(db: Db) -> list[tuple[Any, list[str]]]:
     for row in db.query(f'SELECT rowid AS "rowid", id, {times} FROM memories'):
         if columns := damage.bad_times(row):
             found[row["rowid"]] = (row, columns)
+    # A column that must hold a value holding none (NULL), as a damaged page
+    # can read: named, and the row's other checks, which take a value, not run.
+    required = [column for column in rows.COLUMNS if column not in rows.NULLABLE]
     for row in db.query('SELECT rowid AS "rowid", * FROM memories'):
-        if columns := [column for column, _ in problems(rows.from_row(row))]:
+        columns = [column for column in required if row[column] is None]
+        if columns := columns or [column for column, _ in problems(rows.from_row(row))]:
             held = found.setdefault(row["rowid"], (row, []))[1]
             held += [column for column in dict.fromkeys(columns) if column not in held]
     return list(found.values())
