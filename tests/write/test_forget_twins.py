@@ -304,3 +304,49 @@ def test_forgetting_an_agents_proposal_never_takes_the_persons_memory(
     assert standing(project_root) == {mine}
     assert tombstones_held(project_root) == set()
     assert writable(run_cli, TEXT)
+
+
+@pytest.mark.parametrize("how", ["forget", "inbox", "reject", "own copy"])
+def test_the_persons_global_note_holds_its_claim_in_the_project(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path, how: str
+) -> None:
+    """A note of the person's user store, read beside the project, holds its
+    claim there: clearing an agent's copy of it (forget, the inbox, a
+    rejection) or the person's own project copy tombstones nothing, and the
+    note stays in the project's brief."""
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    note = remember(run_cli, TEXT, "--scope", "global", environ=home)
+    if how == "own copy":
+        copy = remember(run_cli, TEXT, environ=home)
+    else:
+        copy = write(run_cli, "remember", TEXT, "--scope", "project", environ=home | CLAUDE)["id"]
+    if how in ("forget", "own copy"):
+        assert forget(run_cli, copy, "delete", environ=home)["tombstoned"] is False
+    elif how == "inbox":
+        argv = ("inbox", "--all", "--forget", "--mode", "delete", "--reason", "cleanup")
+        assert run_cli(*argv, environ=home).code == 0
+    else:
+        done = run_cli("review", "reject", copy, "--reason", "a copy", environ=home)
+        assert done.code == 0 and "stays writable" in done.out, done.err
+    assert tombstones_held(project_root) == set()
+    assert note in set(run_cli("--json", "brief", environ=home).json()["items"])
+    assert run_cli("remember", TEXT, "--scope", "manual", environ=home).code == 0
+
+
+@pytest.mark.parametrize("how", ["forget", "reject"])
+def test_a_persons_note_holding_the_claim_as_one_sentence_keeps_it_writable(
+    run_cli: CliRunner, project_root: Path, how: str
+) -> None:
+    """The person's longer note holds the claim as one of its sentences:
+    clearing an agent's proposal of the claim alone tombstones none of it,
+    its content hash included."""
+    note = remember(run_cli, f"We met the ops team. {TEXT}. Bring coffee.")
+    proposal = write(run_cli, "remember", TEXT, "--scope", "project", environ=CLAUDE)["id"]
+    if how == "forget":
+        assert forget(run_cli, proposal, "delete")["tombstoned"] is False
+    else:
+        done = run_cli("review", "reject", proposal, "--reason", "a copy")
+        assert done.code == 0 and "stays writable" in done.out, done.err
+    assert tombstones_held(project_root) == set()
+    kept = {note, proposal} if how == "reject" else {note}  # a rejected row stays on record
+    assert standing(project_root) == kept and writable(run_cli, TEXT)

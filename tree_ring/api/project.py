@@ -635,17 +635,20 @@ class Project:
         self, decision: str, memory_id: str, *, reason: str, supersede: bool = False
     ) -> Decision:
         """A reviewer's decision on a waiting row or request: approve (`supersede`:
-        retiring what it contradicts), reject, dispute."""
+        retiring what it contradicts), reject, dispute. Each is a write, into the
+        store that answers to the user store too (`store_to_write`): a rejection
+        keeps writable what the person's own notes hold, as a forget does."""
         from tree_ring.review import queue
 
+        store = self.store_to_write()
         if decision == "approve":
             return queue.approve(
-                self.store, memory_id, actor=self.actor, reason=reason, supersede=supersede
+                store, memory_id, actor=self.actor, reason=reason, supersede=supersede
             )
         if decision == "reject":
-            return queue.reject(self.store, memory_id, actor=self.actor, reason=reason)
+            return queue.reject(store, memory_id, actor=self.actor, reason=reason)
         if decision == "dispute":
-            return queue.dispute(self.store, memory_id, actor=self.actor, reason=reason)
+            return queue.dispute(store, memory_id, actor=self.actor, reason=reason)
         raise ValueError(f"unknown review decision {decision!r}")
 
     def promote(

@@ -274,7 +274,9 @@ def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Dec
         coordinator.authorize(db, "review.reject", actor, copy.id)
         _rejected(db, copy, reason, actor, at, [], copy_of=memory.id)
     shields = admission.shields(at)
-    keys = tombstones.unheld(db, memory, tombstones.forget_keys(memory), shields)
+    keys = tombstones.unheld(
+        db, memory, tombstones.forget_keys(memory), shields, proposal=not admission.vouched(memory)
+    )
     keys = correct.tombstone(db, memory, tombstones.REJECTED, reason, actor, at, keys)
     tombstoned = memory.content_hash in keys
     if tombstoned:

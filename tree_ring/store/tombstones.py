@@ -43,7 +43,7 @@ import re
 from tree_ring.model import jsontext
 from tree_ring.model.errors import Conflict
 from tree_ring.model.fold import canonical, searchable, skeleton, unmarked
-from tree_ring.model.record import PRIVATE_SCOPES, Memory, generated_id, sha256
+from tree_ring.model.record import Memory, generated_id, sha256
 from tree_ring.model.text import FILLERS
 from tree_ring.store import rows
 
@@ -632,6 +632,8 @@ def unheld(
     memory: Memory,
     hashes: Sequence[str],
     holds: Callable[[Memory], bool] | None = None,
+    *,
+    proposal: bool = False,
 ) -> list[str]:
     """Of `hashes` (what forgetting or rejecting `memory` would tombstone),
     those no other accepted, live memory of the project is written with (a
@@ -647,7 +649,14 @@ def unheld(
     quote or reference), as for `refused_rows`, and only those have their
     claims computed. With `holds`, only the memories it
     says yes to hold a claim (a rejection counts those a person stands
-    behind, `admission.vouched`)."""
+    behind, `admission.vouched`).
+
+    `memory`'s content hash, which folds less than a claim, is held by a copy
+    of its whole claim in another spelling; for a `proposal` (an agent's
+    memory no person vouched for), by any memory holding its whole claim, as
+    one sentence of a longer note too: clearing an agent's proposal must not
+    refuse a claim a person's note makes, while a person's own forget keeps
+    that very memory from coming back however their other notes quote it."""
     match, word = _words_of(memory), _longest_word(memory)
     params = {
         "project": memory.project,
@@ -662,26 +671,29 @@ def unheld(
         words=_HOLDING_WORDS if match else "", unindexed=_UNINDEXED if word else ""
     )
     found = list(db.execute(sql, params))
-    if memory.scope in PRIVATE_SCOPES:
-        # A memory of an agent's partition never reached the team ledger, so
-        # the person's own notes read beside the project (their user store's)
-        # hold its words too: clearing an agent's copy of a global note must
-        # not hide that note here or refuse its writes.
-        for source in db.answers_to:
-            other = source()
-            if other is not None:
-                found += other[0].execute(sql, {**params, "project": other[1]})
+    # The person's own notes read beside the project (their user store's)
+    # hold its words too: a forget here would hide such a note in this
+    # project and refuse its writes (clearing an agent's copy of a global
+    # note, or the person's own project copy of it).
+    for source in db.answers_to:
+        other = source()
+        if other is not None:
+            found += other[0].execute(sql, {**params, "project": other[1]})
     whole = whole_keys(memory)
     for row in found:
         holder = rows.from_row(row)
         if holds is None or holds(holder):
-            held.update(wanted.intersection(check_keys(holder)))
-            if not whole.isdisjoint(whole_keys(holder)):
-                # A copy of the whole in another spelling the fold makes one
-                # ("cаche" in Cyrillic letters) holds the content hash too,
-                # which folds less: refusing it would refuse the claim as
-                # `memory` spells it while the copy keeps it in every read.
-                held.add(memory.content_hash)
+            mine = wanted.intersection(check_keys(holder))
+            held.update(mine)
+            copy = not whole.isdisjoint(whole_keys(holder))
+            if copy or (proposal and holder.source_type != "consolidation"):
+                # A copy in another spelling the fold makes one ("cаche" in
+                # Cyrillic letters) holds the content hash, which folds less:
+                # refusing it would refuse the claim as `memory` spells it
+                # while the copy keeps it in every read. (A consolidation
+                # lists its sources' claims and drops a forgotten one.)
+                if not whole.isdisjoint(mine):
+                    held.add(memory.content_hash)
     # A text's legacy key (its non-ASCII letters folded by case alone) goes
     # with its key by today's fold: a memory holding the claim in Latin
     # letters holds the look-alike spelling's legacy key too.

@@ -329,7 +329,12 @@ def forget_in(
     keys: list[str] = []
     if memory.redacted_at is None:
         if decided is None:
-            wanted = tombstones.unheld(db, memory, tombstones.forget_keys(memory))
+            wanted = tombstones.unheld(
+                db,
+                memory,
+                tombstones.forget_keys(memory),
+                proposal=not admission.vouched(memory),
+            )
         else:
             wanted = list(decided)
         keys = tombstone(db, memory, _kind(db, actor), reason, actor, now, wanted)
