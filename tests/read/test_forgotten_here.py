@@ -171,10 +171,12 @@ def test_what_a_person_wrote_over_the_tombstones_is_read_again(
 
 
 def test_a_readmission_lets_through_only_the_keys_it_was_written_over(
-    project_root: Path, home: dict[str, str], run_cli: CliRunner
+    project_root: Path, home: dict[str, str], run_cli: CliRunner, tmp_path: Path
 ) -> None:
     """A row a person wrote over one forgotten claim stays hidden once it
-    holds another claim the project forgot later."""
+    holds another claim the project forgot later (forgotten by someone whose
+    user store does not hold it: a person's own global note holding a claim
+    keeps their forget of it here from tombstoning it)."""
     _forget(run_cli, home, TEXT)
     again = _run(
         run_cli, home, "remember", TEXT, "--scope", "global", "--details",
@@ -183,7 +185,8 @@ def test_a_readmission_lets_through_only_the_keys_it_was_written_over(
     _run(run_cli, home, "review", "approve", str(again["id"]), "--user", "--reason", "agreed")
     with Project.open(str(project_root), home) as here:
         assert set(here.brief().ids) == {again["id"]}
-    _forget(run_cli, home, "Hotfixes follow the same rule")
+    teammate = {"TREE_RING_USER_HOME": str(tmp_path / "teammate")}
+    _forget(run_cli, teammate, "Hotfixes follow the same rule")
     with Project.open(str(project_root), home) as here:
         assert here.brief().ids == ()
         assert here.recall("payments hotfixes", limit=5) == []
