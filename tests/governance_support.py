@@ -93,3 +93,23 @@ def checked_detail(root: Path, entry: sqlite3.Row) -> dict[str, Any]:
     finally:
         conn.close()
     return detail
+
+
+# One character of each kind the invisible-character policy refuses.
+INVISIBLE = {
+    "zero-width space": "\u200b",
+    "right-to-left override": "\u202e",
+    "soft hyphen": "\u00ad",
+    "tag character": "\U000e0041",
+    "byte order mark": "\ufeff",
+    "delete": "\x7f",
+}
+
+
+def rows_of(root: Path, *tables: str) -> list[tuple[object, ...]]:
+    """Every row of `tables`, in order: what a refused write must leave as it was."""
+    return [
+        tuple(row)
+        for table in tables
+        for row in query(root, f"SELECT * FROM {table} ORDER BY rowid")
+    ]

@@ -13,18 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from governance_support import TOKEN_VAR, enable, query
+from governance_support import INVISIBLE, TOKEN_VAR, enable, rows_of
 from helpers import CliRunner
 
-# One of each kind the policy refuses.
-INVISIBLE = {
-    "zero-width space": "\u200b",
-    "right-to-left override": "\u202e",
-    "soft hyphen": "\u00ad",
-    "tag character": "\U000e0041",
-    "byte order mark": "\ufeff",
-    "delete": "\x7f",
-}
+# Each option that records free text, and what its error calls the value.
 WHAT = {
     "policy enable --coordinator": "the coordinator name",
     "policy rotate --coordinator": "the coordinator name",
@@ -38,11 +30,7 @@ WHAT = {
 
 def everything(root: Path) -> list[tuple[object, ...]]:
     """Every row of the tables a policy change writes, to compare before and after."""
-    return [
-        tuple(row)
-        for table in ("settings", "policy_audit", "audit_log")
-        for row in query(root, f"SELECT * FROM {table} ORDER BY rowid")
-    ]
+    return rows_of(root, "settings", "policy_audit", "audit_log")
 
 
 def command(option: str, value: str, token: str) -> tuple[list[str], dict[str, str]]:

@@ -13,29 +13,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from governance_support import query, remember
+from governance_support import INVISIBLE, remember, rows_of
 from helpers import CliRunner
 from mcp_support import claude, failed
 
 CLAUDE_ENV = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "sess-1"}
-# One of each kind the policy refuses, and where it sits in "it moved <c> here".
-INVISIBLE = {
-    "zero-width space": "\u200b",
-    "right-to-left override": "\u202e",
-    "soft hyphen": "\u00ad",
-    "tag character": "\U000e0041",
-    "byte order mark": "\ufeff",
-    "delete": "\x7f",
-}
 
 
 def everything(root: Path) -> list[tuple[object, ...]]:
     """Every row of the tables a decision writes, to compare before and after."""
-    return [
-        tuple(row)
-        for table in ("memories", "audit_log", "content_tombstones", "forget_requests")
-        for row in query(root, f"SELECT * FROM {table} ORDER BY rowid")
-    ]
+    return rows_of(root, "memories", "audit_log", "content_tombstones", "forget_requests")
 
 
 def verbs(stored: str, other: str) -> dict[str, tuple[list[str], dict[str, str] | None]]:
