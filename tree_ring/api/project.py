@@ -546,7 +546,7 @@ class Project:
         # An agent's caller reaches no other project's row, its own partition there included.
         if not self.whole_project and held.project != self.project_id:
             raise rows.not_found(memory_id)
-        # A write: what the person's own notes hold stays writable (`tombstones.unheld`).
+        # A write: what the person's own notes hold stays writable (`holders.unheld`).
         done = correct.forget(
             self.store_to_write(),
             memory_id,

@@ -32,7 +32,7 @@ from tree_ring.model.errors import Conflict
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, now_iso
 from tree_ring.read import withheld
-from tree_ring.store import audit, live, refutations, rows, tombstones
+from tree_ring.store import audit, holders, live, refutations, rows, tombstones
 from tree_ring.store import queue as store_queue
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
@@ -274,7 +274,7 @@ def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Dec
         coordinator.authorize(db, "review.reject", actor, copy.id)
         _rejected(db, copy, reason, actor, at, [], copy_of=memory.id)
     shields = admission.shields(at)
-    keys = tombstones.unheld(
+    keys = holders.unheld(
         db, memory, tombstones.forget_keys(memory), shields, proposal=not admission.vouched(memory)
     )
     keys = correct.tombstone(db, memory, tombstones.REJECTED, reason, actor, at, keys)

@@ -42,10 +42,9 @@ import re
 
 from tree_ring.model import jsontext
 from tree_ring.model.errors import Conflict
-from tree_ring.model.fold import canonical, searchable, skeleton, unmarked
+from tree_ring.model.fold import canonical, skeleton, unmarked
 from tree_ring.model.record import Memory, generated_id, sha256
 from tree_ring.model.text import FILLERS
-from tree_ring.store import rows
 
 # Types only: the SessionStart hook loads this module to hide what a project
 # forgot (`read/forgotten_here.py`), and `typing` and `json` are no imports for it.
@@ -208,7 +207,7 @@ def _joined(first: Folded, then: Folded) -> Folded:
     return (f"{first[0]} {then[0]}".strip(), f"{first[1]} {then[1]}".strip())
 
 
-def _others(memory: Memory) -> list[str]:
+def other_texts(memory: Memory) -> list[str]:
     """The free-text fields besides summary and details where a claim of
     several words can sit: the source quote first, then the rest."""
     tags = list(memory.tags)
@@ -480,7 +479,7 @@ def check_keys(memory: Memory) -> list[str]:
     """What a new memory is checked against: every key of its content and of
     its identifiers, and its whole-content hash (what tombstones written
     before claim keys existed hold)."""
-    others = [*_others(memory), *_names(memory)]
+    others = [*other_texts(memory), *_names(memory)]
     return [*keys(memory.summary, memory.details, others), memory.content_hash]
 
 
@@ -506,7 +505,7 @@ def _forget_claims(memory: Memory) -> _Keys:
     # A consolidation's sentences are its sources' claims: forgetting the
     # summary forgets the summary, not each memory it lists.
     if memory.source_type != "consolidation":
-        for text in _others(memory):
+        for text in other_texts(memory):
             claims.add(claims.fold(text), SENTENCE_WORDS)
         # A summary of several sentences makes several claims, each forgotten.
         # Details and the other fields are forgotten whole: their sentences are
@@ -524,186 +523,15 @@ def _forget_claims(memory: Memory) -> _Keys:
     return claims
 
 
-_LIVE = (
-    "SELECT * FROM memories WHERE project = ? AND retired_at IS NULL"
-    " AND redacted_at IS NULL AND trust != 'rejected'"
-)
-
-
-def holding(db: Db, project: str | None, hashes: Iterable[str]) -> list[Memory]:
-    """The project's memories not yet forgotten (not retired, redacted or
-    rejected) whose write any of `hashes` would refuse (`check_keys`: a
-    sentence of its details too): what a tombstone bearing those hashes
-    takes from every clone built from the ledger, whatever id it names. An
-    unvouched tombstone (a team ledger claim, an agent's import), or a
-    person's naming another id, that holds a held memory's words must ask to
-    forget that memory, not keep it here while every fresh clone refuses it."""
-    wanted = set(hashes)
-    if not wanted:
-        return []
-    found: list[Memory] = []
-    for row in db.execute(_LIVE, (project or "",)):
-        memory = rows.from_row(row)
-        if not wanted.isdisjoint(check_keys(memory)):
-            found.append(memory)
-    return found
-
-
-_HOLDERS = (
-    "SELECT * FROM memories WHERE project = :project AND id != :id AND retired_at IS NULL"
-    " AND redacted_at IS NULL AND trust = 'accepted'"
-    " AND (content_hash IN (SELECT value FROM json_each(:hashes)){words}{unindexed})"
-)
-_HOLDING_WORDS = " OR rowid IN (SELECT rowid FROM memory_fts WHERE memory_fts MATCH :match)"
-
-
-def _words_of(memory: Memory) -> str:
-    """FTS5 text matching the rows that hold all the words of a sentence of
-    `memory`'s summary, or of one of its text fields whole, as written or
-    as its claim reads (`claim_text`: "Note:" left out, look-alike letters
-    read as the letters they look like): every row that can share a claim
-    key with it; empty for a memory with no words."""
-    from tree_ring.store import fts
-
-    texts = [*sentences(memory.summary), memory.summary, memory.details, *_others(memory)]
-    spellings = [
-        words
-        for text in texts
-        for words in (re.findall(r"\w+", searchable(text).lower()), claim_text(text).split())
-    ]
-    groups = {" AND ".join(sorted({fts.quote(w) for w in words})) for words in spellings}
-    return " OR ".join(f"({group})" for group in sorted(groups) if group)
-
-
-def _longest_word(memory: Memory) -> str:
-    """The longest word of `memory`'s summary, as `_UNINDEXED` looks for it
-    in the fields the index does not hold; empty for a summary of none."""
-    return max(re.findall(r"\w+", searchable(memory.summary).lower()), key=len, default="")
-
-
-_SAME_CLAIM = (
-    "SELECT * FROM memories WHERE project IS :project AND id != :id AND retired_at IS NULL"
-    " AND redacted_at IS NULL AND (content_hash = :hash{words}{unindexed})"
-    " ORDER BY created_at, id"
-)
-# What the index cannot name: the claim in letters the index does not fold
-# (another script's look-alikes inside a word: any text not plain ASCII), or
-# in a field it does not hold (the source's quote or reference, holding the
-# claim's longest word). SQLite tests each row in C; only the few it names
-# have their keys computed.
-_UNINDEXED = (
-    " OR length(CAST(summary || details || tags AS BLOB)) != length(summary || details || tags)"
-    " OR instr(lower(source_quote || ' ' || source_ref), :word) > 0"
-)
-
-
-def refused_rows(db: Db, memory: Memory) -> list[Memory]:
-    """The project's other memories, not retired and not redacted (any trust
-    state), that forgetting or rejecting `memory` would refuse as a write:
-    those whose `check_keys` meet its `forget_keys`. So what a forget or a
-    rejection takes with it (`write/correct.same_claim`) is what its
-    tombstone says is the same claim: an exact copy, and a copy in another
-    spelling the fold makes one ("load-tests", "Load tests."), or with the
-    claim as one sentence of a longer text. Oldest first.
-
-    The full-text index names the candidates (those holding every word of one
-    of `memory`'s keyed texts, or its very content), and SQLite those the
-    index cannot (`_UNINDEXED`: text that is not plain ASCII, a source quote
-    or reference holding the claim's longest word); only those have their
-    keys computed."""
-    match, word = _words_of(memory), _longest_word(memory)
-    params = {
-        "project": memory.project,
-        "id": memory.id,
-        "hash": memory.content_hash,
-        "match": match,
-        "word": word,
-    }
-    sql = _SAME_CLAIM.format(
-        words=_HOLDING_WORDS if match else "", unindexed=_UNINDEXED if word else ""
-    )
-    wanted = set(forget_keys(memory))
-    found = [rows.from_row(row) for row in db.execute(sql, params)]
-    return [row for row in found if not wanted.isdisjoint(check_keys(row))]
-
-
-def unheld(
-    db: Db,
-    memory: Memory,
-    hashes: Sequence[str],
-    holds: Callable[[Memory], bool] | None = None,
-    *,
-    proposal: bool = False,
-) -> list[str]:
-    """Of `hashes` (what forgetting or rejecting `memory` would tombstone),
-    those no other accepted, live memory of the project is written with (a
-    waiting one is a proposal: forgetting its twin still keeps it out). A tombstone
-    bearing a live memory's claim would keep that memory out of every clone
-    built from the ledger, while the clones that hold it keep it: rejecting
-    an agent's copy of a person's memory must not forget the person's.
-
-    A memory holding one of the claims holds all the words of a sentence (or
-    a whole text field) of `memory`, so the full-text index names the few
-    that can (every group's words, or the same whole content), SQLite those
-    the index cannot (`_UNINDEXED`: another script's look-alikes, a source's
-    quote or reference), as for `refused_rows`, and only those have their
-    claims computed. With `holds`, only the memories it
-    says yes to hold a claim (a rejection counts those a person stands
-    behind, `admission.vouched`).
-
-    `memory`'s content hash, which folds less than a claim, is held by a copy
-    of its whole claim in another spelling; for a `proposal` (an agent's
-    memory no person vouched for), by any memory holding its whole claim, as
-    one sentence of a longer note too: clearing an agent's proposal must not
-    refuse a claim a person's note makes, while a person's own forget keeps
-    that very memory from coming back however their other notes quote it."""
-    match, word = _words_of(memory), _longest_word(memory)
-    params = {
-        "project": memory.project,
-        "id": memory.id,
-        "hashes": jsontext.dumps(list(hashes)),
-        "match": match,
-        "word": word,
-    }
-    held: set[str] = set()
-    wanted = set(hashes)
-    sql = _HOLDERS.format(
-        words=_HOLDING_WORDS if match else "", unindexed=_UNINDEXED if word else ""
-    )
-    found = list(db.execute(sql, params))
-    # The person's own notes read beside the project (their user store's)
-    # hold its words too: a forget here would hide such a note in this
-    # project and refuse its writes (clearing an agent's copy of a global
-    # note, or the person's own project copy of it).
-    for source in db.answers_to:
-        other = source()
-        if other is not None:
-            found += other[0].execute(sql, {**params, "project": other[1]})
-    whole = whole_keys(memory)
-    for row in found:
-        holder = rows.from_row(row)
-        if holds is None or holds(holder):
-            mine = wanted.intersection(check_keys(holder))
-            held.update(mine)
-            copy = not whole.isdisjoint(whole_keys(holder))
-            if copy or (proposal and holder.source_type != "consolidation"):
-                # A copy in another spelling the fold makes one ("cаche" in
-                # Cyrillic letters) holds the content hash, which folds less:
-                # refusing it would refuse the claim as `memory` spells it
-                # while the copy keeps it in every read. (A consolidation
-                # lists its sources' claims and drops a forgotten one.)
-                if not whole.isdisjoint(mine):
-                    held.add(memory.content_hash)
-    # A text's legacy key (its non-ASCII letters folded by case alone) goes
-    # with its key by today's fold: a memory holding the claim in Latin
-    # letters holds the look-alike spelling's legacy key too.
-    held.update(old for old, key in _forget_claims(memory).legacy.items() if key in held)
-    return [key for key in hashes if key not in held]
-
-
 def whole_keys(memory: Memory) -> set[str]:
     """The keys of `memory`'s summary and details as one text: two memories
     whose keys meet are copies of one claim in spellings the fold makes one."""
     claims = _Keys()
     claims.add(_joined(claims.fold(memory.summary), claims.fold(memory.details)), 1)
     return set(claims.found)
+
+
+def legacy_keys(memory: Memory) -> dict[str, str]:
+    """Each legacy key `forget_keys(memory)` holds (a non-ASCII text folded by
+    case alone), with the key of the same text by today's fold."""
+    return _forget_claims(memory).legacy

@@ -14,7 +14,7 @@ from tree_ring.model import jsontext, project
 from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import Memory, now_iso
-from tree_ring.store import audit, rows, settings, tombstones
+from tree_ring.store import audit, holders, rows, settings, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_state, sync
 from tree_ring.team import repository as team
@@ -328,7 +328,7 @@ def _stones_refusing_kept(
         foreign = _hashes(line for line in stones if line.text not in mine | past)
         every = _hashes(stones)
         now = now_iso()
-        kept = [m for m in tombstones.holding(db, project_id, every) if _travels(m, now)]
+        kept = [m for m in holders.holding(db, project_id, every) if _travels(m, now)]
         refused = {m.id for m in kept if not foreign.isdisjoint(tombstones.check_keys(m))}
         held = {m.id for m in kept}
         dropped = {

@@ -26,7 +26,7 @@ from typing import Any
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import Memory, compiled_patterns, parse_time
-from tree_ring.store import audit, redactions, tombstones
+from tree_ring.store import audit, holders, redactions, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger
 from tree_ring.team.ledger import Line
@@ -105,12 +105,12 @@ def unheld(db: Db, project_id: str, line: Line, actor: Actor, now: str) -> list[
     them unasked: nothing is recorded, and those memories are returned, for
     the caller to raise a request to forget each. Otherwise it is kept as a
     withdrawal (`tombstones.WITHDRAWN`), dated `now`: the kind and date a
-    claim carries are its word (`tombstones.holding`). A line anyone could
+    claim carries are its word (`holders.holding`). A line anyone could
     add to the working tree (an agent among them) so keeps the content from
     agents' writes only: it does not refuse a person's write, hide the
     person's global notes read here, or go into the ledger this clone writes,
     where every teammate would take it as a person's forget."""
-    found = tombstones.holding(db, project_id, line.data["hashes"])
+    found = holders.holding(db, project_id, line.data["hashes"])
     if not found:
         record(db, project_id, Line(line.data | {"at": now}), actor, claimed=True)
     return found

@@ -16,7 +16,7 @@ from tree_ring.model import imported
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import Memory, compiled_patterns, now_iso, parse_time
-from tree_ring.store import rows, tombstones
+from tree_ring.store import holders, rows, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.write import correct, requests
 from tree_ring.write.correct import check_reason
@@ -58,7 +58,7 @@ def as_claims(
     unvouched lines are (`team/sync.py`): one naming a memory this store holds
     becomes a request to forget it, which a person approves or rejects, and
     nothing is tombstoned, as does one naming another id with the content of
-    a memory held here (`tombstones.holding`); any other is kept as the
+    a memory held here (`holders.holding`); any other is kept as the
     agent's withdrawal (`tombstones.WITHDRAWN`), as of now: it binds agents'
     writes only, hides nothing of the person's (their global notes read here
     among them), and reaches neither the team ledger nor an export; the
@@ -86,7 +86,7 @@ def held_content(
     spared: list[str],
 ) -> list[dict[str, Any]]:
     """A person's tombstone lines, but those that name an id this store does
-    not hold with the content of a memory it does (`tombstones.holding`):
+    not hold with the content of a memory it does (`holders.holding`):
     each such memory gets a request to forget it, for the person to decide
     (`review list`), and its line is not recorded. Recorded, it would keep
     the memory here while the team ledger this store writes tells every
@@ -118,18 +118,18 @@ def _notes_holding(db: Db, stone: dict[str, Any]) -> list[Memory]:
     for source in db.answers_to:
         other = source()
         if other is not None:
-            found += tombstones.holding(other[0], other[1], [stone["content_hash"]])
+            found += holders.holding(other[0], other[1], [stone["content_hash"]])
     return found
 
 
 def _holders(db: Db, stone: dict[str, Any], *, by_id: bool) -> list[Memory]:
     """The memories here a tombstone line would take: the one it names, if
     held (only `by_id`; else none), or, for an id never held, those holding
-    its content under other ids (`tombstones.holding`)."""
+    its content under other ids (`holders.holding`)."""
     held = rows.find(db, stone["memory_id"])
     if held is not None:
         return [held] if by_id else []
-    return tombstones.holding(db, stone["project"], [stone["content_hash"]])
+    return holders.holding(db, stone["project"], [stone["content_hash"]])
 
 
 def _ask(

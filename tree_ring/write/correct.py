@@ -36,6 +36,7 @@ from tree_ring.store import anchors as stored
 from tree_ring.store import (
     audit,
     fts,
+    holders,
     ledger_rows,
     listing,
     operation_claims,
@@ -206,7 +207,7 @@ def forget(
 def kept_out(memory: Memory, keys: Sequence[str]) -> bool:
     """Whether forgetting `memory`, which tombstoned `keys` (`forget_in`),
     keeps its content from being stored again: not while another accepted,
-    live memory holds it (`tombstones.unheld`). A redacted memory's content
+    live memory holds it (`holders.unheld`). A redacted memory's content
     is gone already."""
     return memory.redacted_at is not None or memory.content_hash in keys
 
@@ -224,7 +225,7 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
     A person's accepted memory is taken only as an exact copy of a shared
     one a person stands behind (`admission.vouched`): a person clearing an
     agent's notes (`inbox --all --forget`) must not lose their own memory of
-    the same words, which then holds them writable (`tombstones.unheld`),
+    the same words, which then holds them writable (`holders.unheld`),
     nor does a person's differently spelt note go with another's. A
     person's copy that is not accepted (an import waiting for review, a
     disputed note) holds nothing: were it left, the claim would stay
@@ -251,9 +252,9 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
 def same_claim(db: Db, memory: Memory) -> list[Memory]:
     """The other live memories of `memory`'s project (not retired, not
     redacted, any trust state) that its tombstones would refuse as a write
-    (`tombstones.refused_rows`), oldest first: the copies a forget or a
+    (`holders.refused_rows`), oldest first: the copies a forget or a
     rejection may take with it, in any spelling the tombstone folds."""
-    return tombstones.refused_rows(db, memory)
+    return holders.refused_rows(db, memory)
 
 
 def agent_copies(db: Db, memory: Memory) -> list[Memory]:
@@ -315,7 +316,7 @@ def forget_in(
     memory; the content keys it tombstoned for `memory` itself.
 
     What another accepted, live memory of the project also holds stays
-    writable (`tombstones.unheld`), as for a rejection: a tombstone bearing a
+    writable (`holders.unheld`), as for a rejection: a tombstone bearing a
     live memory's claim would keep that memory out of every clone built from
     the team ledger while this store keeps showing it. `decided`: the keys
     another store's forget already chose (a teammate's tombstone line, an
@@ -329,7 +330,7 @@ def forget_in(
     keys: list[str] = []
     if memory.redacted_at is None:
         if decided is None:
-            wanted = tombstones.unheld(
+            wanted = holders.unheld(
                 db,
                 memory,
                 tombstones.forget_keys(memory),
