@@ -46,7 +46,7 @@ from tree_ring.govern import reasons
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, Denied, StoreBusy, StoreFault, UsageError
 from tree_ring.model.record import Memory, now_iso, sha256
-from tree_ring.model.text import refusal
+from tree_ring.model.text import check_characters
 from tree_ring.store import audit, settings
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -352,9 +352,7 @@ def _check_name(name: str) -> str:
     text = name.strip()
     if not text or len(text) > MAX_NAME:
         raise UsageError(f"--coordinator must be a name of 1 to {MAX_NAME} printable characters")
-    problem = refusal("the coordinator name", text)
-    if problem is not None:
-        raise UsageError(problem)
+    check_characters("the coordinator name", text)
     guard.check_fields({"coordinator": text})
     return text
 
@@ -363,9 +361,7 @@ def check_actor(actor: Actor) -> None:
     """The name a change of policy is recorded under (`--agent-profile`, or
     TREE_RING_AGENT_PROFILE), held to the same policy before anything is
     written: the policy audit and the audit log keep it."""
-    problem = refusal("the agent profile", actor.name)
-    if problem is not None:
-        raise UsageError(problem)
+    check_characters("the agent profile", actor.name)
 
 
 def enable(store: Store, coordinator: str, actor: Actor) -> Minted:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 
 from tree_ring.model.errors import UsageError
-from tree_ring.model.text import WITHHELD_FORGOTTEN, refusal
+from tree_ring.model.text import WITHHELD_FORGOTTEN, check_characters
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,9 +59,7 @@ def check_reason(reason: str | None) -> str:
         raise UsageError("a reason is required (--reason); it is kept in the audit log")
     if len(text) > MAX_REASON or any(ord(c) < 32 for c in text):
         raise UsageError(f"the reason must be one line of at most {MAX_REASON} characters")
-    problem = refusal("the reason", text)
-    if problem is not None:
-        raise UsageError(problem)
+    check_characters("the reason", text)
     from tree_ring import guard
 
     guard.check_fields({"reason": text})

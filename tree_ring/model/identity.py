@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from tree_ring.model.errors import UsageError
 from tree_ring.model.frozen import Frozen
-from tree_ring.model.text import refusal
+from tree_ring.model.text import check_characters
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,9 +104,8 @@ def resolve(
         ("the workflow id", said.workflow_id),
         ("the session id", said.session_id),
     ):
-        problem = None if value is None else refusal(name, value)
-        if problem is not None:
-            raise UsageError(problem)
+        if value is not None:
+            check_characters(name, value)
     return pinned(said, origin, home)
 
 

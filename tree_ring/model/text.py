@@ -167,6 +167,16 @@ def refusal(name: str, text: str, *, multiline: bool = False) -> str | None:
     )
 
 
+def check_characters(name: str, text: str) -> None:
+    """Raise UsageError with `refusal`'s line for a one-line value `name`
+    holds that the policy refuses: a reason, a name recorded beside an act."""
+    problem = refusal(name, text)
+    if problem is not None:
+        from tree_ring.model.errors import UsageError
+
+        raise UsageError(problem)
+
+
 # What reads as a hyphen in a line of them: the dash punctuation (Unicode
 # category Pd), the minus signs, and the box-drawing and other horizontal
 # lines, so that a fence spelt in full-width or em dashes is cut as well.
