@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from tree_ring.review.findings import Finding
     from tree_ring.review.inbox import Inbox
     from tree_ring.review.promote import Promoted
-    from tree_ring.review.queue import Decision, Waiting
+    from tree_ring.review.queue import Decision, Selection, Waiting
     from tree_ring.review.refute import Refuted
     from tree_ring.store.db import Options, Store
     from tree_ring.store.live import View
@@ -607,29 +607,11 @@ class Project:
 
     def review_queue(self) -> list[Waiting]:
         """The rows waiting for a decision, oldest first (`review/queue.queue`:
-        an agent's of those its recall reads), each with what it contradicts.
-        A row whose content the other store forgot (`forgotten_elsewhere`)
-        stays in the queue, for it still waits for a person's decision, but
-        its words are withheld (`read/withheld.forgotten`), as every other
-        read of the project leaves them out."""
-        from tree_ring.read import withheld
+        an agent's of those its recall reads), each with what it contradicts;
+        the words of a row the other store forgot withheld."""
         from tree_ring.review import queue
 
-        waiting = queue.queue(self.store.db, self.project_id, self.reader)
-        forgotten = self.forgotten_elsewhere()
-        if forgotten is None or not waiting:
-            return waiting
-        named = [w.memory for w in waiting] + [o for w in waiting for o in w.contradicts]
-        gone = forgotten.hidden(named)
-        if not gone:
-            return waiting
-
-        def shown(memory: Memory) -> Memory:
-            return withheld.forgotten(memory) if memory.id in gone else memory
-
-        return [
-            queue.Waiting(shown(w.memory), tuple(shown(o) for o in w.contradicts)) for w in waiting
-        ]
+        return queue.queue(self.store.db, self.project_id, self.reader, self.forgotten_elsewhere())
 
     def review(
         self, decision: str, memory_id: str, *, reason: str, supersede: bool = False
@@ -645,11 +627,27 @@ class Project:
             return queue.approve(
                 store, memory_id, actor=self.actor, reason=reason, supersede=supersede
             )
-        if decision == "reject":
-            return queue.reject(store, memory_id, actor=self.actor, reason=reason)
-        if decision == "dispute":
-            return queue.dispute(store, memory_id, actor=self.actor, reason=reason)
-        raise ValueError(f"unknown review decision {decision!r}")
+        if decision not in ("reject", "dispute"):
+            raise ValueError(f"unknown review decision {decision!r}")
+        decide = queue.reject if decision == "reject" else queue.dispute
+        return decide(store, memory_id, actor=self.actor, reason=reason)
+
+    def approve_all(
+        self, selection: Selection, *, reason: str | None, dry_run: bool = False
+    ) -> list[Decision]:
+        """A person's approval of every waiting row `selection` names, in one
+        transaction, into the store `review` writes to: a row over what either
+        store forgot refuses the whole batch, as it refuses its own approval."""
+        from tree_ring.review import queue
+
+        return queue.approve_all(
+            self.store_to_write(),
+            self.project_id,
+            selection,
+            actor=self.actor,
+            reason=reason,
+            dry_run=dry_run,
+        )
 
     def promote(
         self, ids: Sequence[str], *, reason: str, scope: str = "project", ring: str | None = None

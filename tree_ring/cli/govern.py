@@ -199,13 +199,9 @@ def cmd_review_approve_all(ctx: Context) -> int:
     selection = review.Selection(
         origin=a.origin, since=since, scope=a.scope, ring=a.ring, batch=a.batch
     )
-    root = ctx.root()
-    project_id = ctx.project_id(root)
-    actor = ctx.actor(ctx.identity(root))
-    with ctx.store(root) as store:
-        decisions = review.approve_all(
-            store, project_id, selection, actor=actor, reason=a.reason, dry_run=a.dry_run
-        )
+    with ctx.project() as project:
+        decisions = project.approve_all(selection, reason=a.reason, dry_run=a.dry_run)
+        project_id, actor = project.project_id, project.actor
     verb = "would approve" if a.dry_run else "approved"
     lines = [
         f"{verb} {len(decisions)} pending memories"

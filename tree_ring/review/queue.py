@@ -99,10 +99,18 @@ class Decision:
         return lines
 
 
-def queue(db: Db, project: str | None, reader: Identity | None = None) -> list[Waiting]:
+def queue(
+    db: Db,
+    project: str | None,
+    reader: Identity | None = None,
+    forgotten: ForgottenHere | None = None,
+) -> list[Waiting]:
     """The rows that wait, oldest first; with `reader` (an agent's identity),
     those it may read, each with the rows it contradicts that it may read.
-    Each row's review reason is as a read may show it (`reasons.shown`)."""
+    Each row's review reason is as a read may show it (`reasons.shown`).
+    A row whose content the other store forgot (`forgotten`) stays, for it
+    still waits for a person's decision, but its words are withheld
+    (`withheld.forgotten`), as every other read of the project leaves them out."""
     waiting: list[Waiting] = []
     for row in store_queue.waiting(db, project, reader):
         memory = reasons.memory_shown(db, rows.from_row(row))
@@ -113,7 +121,14 @@ def queue(db: Db, project: str | None, reader: Identity | None = None) -> list[W
             and (reader is None or live.sees(db, reader, link.target))
         ]
         waiting.append(Waiting(memory, tuple(m for m in others if m is not None)))
-    return waiting
+    if forgotten is None or not waiting:
+        return waiting
+    gone = forgotten.hidden([m for w in waiting for m in (w.memory, *w.contradicts)])
+
+    def shown(memory: Memory) -> Memory:
+        return withheld.forgotten(memory) if memory.id in gone else memory
+
+    return [Waiting(shown(w.memory), tuple(map(shown, w.contradicts))) for w in waiting]
 
 
 def queue_size(db: Db, project: str | None, reader: Identity | None = None) -> int:
