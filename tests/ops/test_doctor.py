@@ -30,6 +30,7 @@ CHECKS = {
     "schema",
     "tables",
     "definitions",
+    "foreign",
     "fts",
     "meaning",
     "claims",

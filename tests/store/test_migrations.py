@@ -26,7 +26,7 @@ from tree_ring.model.errors import StoreBusy, StoreFault
 from tree_ring.model.identity import Identity
 from tree_ring.read import brief
 from tree_ring.read.recall import Hit, recall
-from tree_ring.store import audit, meaning, rows
+from tree_ring.store import audit, layout, meaning, rows
 from tree_ring.store.db import Options, Store
 from tree_ring.store.live import View
 from tree_ring.tree import nodes
@@ -293,6 +293,7 @@ def test_an_empty_store_has_exactly_todays_schema(tmp_path: Path) -> None:
         assert schema_of(store.conn) == EXPECTED
         names = [r[0] for r in store.conn.execute("SELECT name FROM schema_migrations")]
         assert names == MIGRATIONS
+        assert layout.foreign(store.db) == []  # the doctor's `foreign` check holds
         assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
 
 
@@ -301,6 +302,7 @@ def test_a_first_schema_store_migrates_to_exactly_todays_schema(old_root: Path) 
         assert schema_of(store.conn) == EXPECTED
         names = [r[0] for r in store.conn.execute("SELECT name FROM schema_migrations ORDER BY 1")]
         assert names == MIGRATIONS
+        assert layout.foreign(store.db) == []
         assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         # The tree's budgets arrive with the migration that added the tree.
         stored = dict(store.conn.execute("SELECT key, value FROM settings"))

@@ -306,6 +306,41 @@ def clear_tree(db: Db) -> None:
         db.execute(f"DELETE FROM {table}")
 
 
+# What a store holds beside the parts of `PARTS` and `DEFINED`: the FTS
+# indexes (their shadow tables are named after them, `_SHADOWS`), the meaning
+# codes' tables and the migration ledger. SQLite's own objects (`sqlite_`)
+# are its business.
+OWN = frozenset(
+    {"memory_fts", "claim_fts", "memory_meaning", "meaning_source", "schema_migrations"}
+)
+_SHADOWS = ("data", "idx", "content", "docsize", "config")
+
+
+def foreign(db: Db) -> list[tuple[str, str]]:
+    """Every object of the store that no Tree Ring migration makes, as
+    (kind, name), sorted: a trigger someone added runs inside every write
+    Tree Ring makes (it could keep what a forget deletes, or undo a
+    retirement), so the doctor names each."""
+    known = {(_space(part.kind), part.name.lower()) for part in (*PARTS, *DEFINED)}
+    known |= {("table", name) for name in OWN}
+    known |= {
+        ("table", f"{fts}_{suffix}") for fts in ("memory_fts", "claim_fts") for suffix in _SHADOWS
+    }
+    return sorted(
+        (kind, name)
+        for key, (kind, name, _) in held(db).items()
+        if key not in known and not key[1].startswith("sqlite_")
+    )
+
+
+def drop(db: Db, objects: list[tuple[str, str]]) -> None:
+    """Drop each (kind, name) of `objects` but the tables, in the caller's transaction."""
+    for kind, name in objects:
+        if kind in ("index", "trigger", "view"):
+            quoted = name.replace('"', '""')
+            db.execute(f'DROP {kind.upper()} IF EXISTS "{quoted}"')
+
+
 def _objects(db: Db) -> set[tuple[str, str]]:
     """Every object's (kind, name), the name in lower case, as `held` reads
     them: the schema's names are lower case, and SQLite's case-insensitive."""

@@ -135,6 +135,11 @@ def check_tables(db: Db) -> Check:
     return Check("tables", *doctor_tables.check(db))
 
 
+def check_foreign(db: Db) -> Check:
+    """No index, trigger, view or table the schema does not make (upkeep/doctor_tables.py)."""
+    return Check("foreign", *doctor_tables.check_foreign(db))
+
+
 def check_definitions(db: Db) -> Check:
     """Every index, trigger and view the applied migrations made, as the
     schema defines it (upkeep/doctor_tables.py)."""
@@ -423,6 +428,7 @@ CHECKS: tuple[Callable[[Db], Check], ...] = (
     check_schema,
     check_tables,
     check_definitions,
+    check_foreign,
     check_fts,
     check_meaning,
     check_claims,
@@ -481,6 +487,9 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
             # Before the policy is asked too: a trigger on `policy_audit`
             # defined otherwise may refuse the record of its decision.
             done["definitions"] = doctor_tables.remake(db, rebuild_fts="fts" not in failing)
+        if "foreign" in failing:
+            # Before the policy too: a trigger added to `policy_audit` may refuse it.
+            done["foreign"] = doctor_tables.drop_foreign(db)
         if failing - {"schema"}:
             coordinator.authorize(db, "fts.repair", actor, "store")
         if "integrity" in failing:

@@ -176,6 +176,40 @@ def check_definitions(db: Db) -> Found:
     )
 
 
+def check_foreign(db: Db) -> Found:
+    found = layout.foreign(db)
+    if not found:
+        return True, "the store holds only what Tree Ring's schema makes", False
+    names = ", ".join(f"{kind} {name}" for kind, name in found[:_SHOWN])
+    more = f" and {len(found) - _SHOWN} more" if len(found) > _SHOWN else ""
+    kinds = {kind for kind, _ in found}
+    why = " (a trigger runs inside every write Tree Ring makes)" if "trigger" in kinds else ""
+    fix: list[str] = []
+    if kinds - {"table"}:
+        fix.append("`doctor --repair` drops the indexes, triggers and views")
+    tables = [name for kind, name in found if kind == "table"]
+    if tables:
+        fix.append(
+            "a table is left as it is: copy out what you need, then drop the table "
+            f"{', '.join(tables)} in the sqlite3 shell"
+        )
+    return (
+        False,
+        f"{len(found)} object(s) Tree Ring's schema does not make: {names}{more}{why}; "
+        + "; ".join(fix),
+        bool(kinds - {"table"}),
+    )
+
+
+def drop_foreign(db: Db) -> str:
+    """Drop the indexes, triggers and views no migration makes (`layout.foreign`)."""
+    found = [(kind, name) for kind, name in layout.foreign(db) if kind != "table"]
+    layout.drop(db, found)
+    return (
+        f"dropped {len(found)} index(es), trigger(s) and view(s) Tree Ring's schema does not make"
+    )
+
+
 def remake(db: Db, *, rebuild_fts: bool) -> str:
     """Make every part defined otherwise again from the schema, in the
     caller's transaction, and what it kept rebuilt from the rows: the FTS

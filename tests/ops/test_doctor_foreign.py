@@ -1,0 +1,109 @@
+"""`doctor` on a store holding an index, trigger, view or table that no
+migration makes (added by hand or by another tool): the `foreign` check
+names each, and `--repair` drops the indexes, triggers and views, before
+the repair's own audit record is written; a table is named and left."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from conftest import CliRunner
+from reliability_support import checks, raw
+from reliability_support import remembered as remember
+
+# A trigger that keeps every deleted memory's words, under a name that needs
+# quoting, with a view and an index beside it and the table it writes to.
+ADDED = (
+    'CREATE TABLE "Stash"(words TEXT)',
+    'CREATE TRIGGER "keep ""words""" AFTER DELETE ON memories '
+    "BEGIN INSERT INTO Stash VALUES (old.summary); END",
+    "CREATE VIEW peek AS SELECT words FROM Stash",
+    "CREATE INDEX memories_by_words ON memories(summary)",
+)
+FOUND = {
+    ("table", "Stash"),
+    ("trigger", 'keep "words"'),
+    ("view", "peek"),
+    ("index", "memories_by_words"),
+}
+TEXT = "The staging database password rotates every Monday"
+
+
+def add(root: Path, *statements: str) -> None:
+    with closing(raw(root)) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def stashed(root: Path) -> list[str]:
+    with closing(sqlite3.connect(root / ".tree-ring" / "memory.sqlite")) as conn:
+        return [row[0] for row in conn.execute("SELECT words FROM Stash")]
+
+
+def objects(root: Path) -> set[tuple[str, str]]:
+    with closing(sqlite3.connect(root / ".tree-ring" / "memory.sqlite")) as conn:
+        return {
+            (str(r[0]), str(r[1])) for r in conn.execute("SELECT type, name FROM sqlite_master")
+        }
+
+
+def test_a_fresh_store_holds_nothing_foreign(run_cli: CliRunner) -> None:
+    remember(run_cli, TEXT)
+    code, found = checks(run_cli)
+    assert code == 0 and found["foreign"]["ok"], found["foreign"]
+
+
+def test_added_objects_are_named_and_repair_drops_all_but_the_table(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    memory = remember(run_cli, TEXT)
+    before = objects(project_root)
+    add(project_root, *ADDED)
+    code, found = checks(run_cli)
+    assert code == 1 and not found["foreign"]["ok"]
+    detail = found["foreign"]["detail"]
+    assert detail.startswith("4 object(s) Tree Ring's schema does not make: ")
+    for kind, name in FOUND:
+        assert f"{kind} {name}" in detail
+    assert "doctor --repair` drops" in detail
+    assert detail.endswith("then drop the table Stash in the sqlite3 shell")
+    assert found["foreign"]["repairable"] is True
+    # Every other check holds: the parts of the schema are all as it makes them.
+    assert {name for name, check in found.items() if not check["ok"]} == {"foreign"}
+
+    code, repaired = checks(run_cli, "--repair")
+    assert code == 1
+    assert repaired["foreign"]["repaired"] == (
+        "dropped 3 index(es), trigger(s) and view(s) Tree Ring's schema does not make"
+    )
+    assert objects(project_root) == before | {("table", "Stash")}
+
+    # The trigger is gone: a forget keeps nothing of the words.
+    done = run_cli("forget", memory, "--mode", "delete", "--reason", "rotated")
+    assert done.code == 0, done.err
+    assert stashed(project_root) == []
+    code, found = checks(run_cli)
+    assert code == 1 and found["foreign"]["repairable"] is False
+    assert found["foreign"]["detail"].startswith(
+        "1 object(s) Tree Ring's schema does not make: table Stash; a table is left as it is"
+    )
+    add(project_root, 'DROP TABLE "Stash"')
+    code, found = checks(run_cli)
+    assert code == 0 and found["foreign"]["ok"]
+
+
+def test_a_trigger_refusing_the_repairs_record_is_dropped_first(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    remember(run_cli, TEXT)
+    add(
+        project_root,
+        "CREATE TRIGGER no_record BEFORE INSERT ON policy_audit "
+        "BEGIN SELECT RAISE(ABORT, 'no record'); END",
+    )
+    code, repaired = checks(run_cli, "--repair")
+    assert code == 0, repaired["foreign"]
+    assert repaired["foreign"]["repaired"].startswith("dropped 1 index(es), trigger(s)")
+    assert ("trigger", "no_record") not in objects(project_root)
