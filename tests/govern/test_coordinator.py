@@ -73,6 +73,27 @@ def test_enable_prints_the_capability_once_and_stores_only_its_hash(
     assert run_cli("--json", "status").json()["write_policy"] == "coordinated"
 
 
+def test_the_capability_is_refused_as_a_secret_wherever_an_agent_would_write_it(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    """Whoever holds the capability acts as the coordinator: in a memory, every
+    worker's brief and the committed team ledger would hand it out."""
+    token = run_cli("policy", "enable", "--coordinator", "lead").out.strip().splitlines()[-1]
+    for text in (token, f"capability {token}", f"the lead uses {token} for approvals"):
+        for environ in ({TOKEN_VAR: token}, CLAUDE | {TOKEN_VAR: token}):
+            done = run_cli("remember", text, environ=environ)
+            assert done.code == 2 and "rule tree-ring-capability" in done.err, done.err
+            assert token not in done.err
+    assert token.encode() not in store_bytes(project_root)
+    ledger = project_root / ".tree-ring" / "ledger.jsonl"
+    assert not ledger.exists() or token not in ledger.read_text(encoding="utf-8")
+    # A person's note that names the prefix, with no capability in it, is stored.
+    note = run_cli(
+        "remember", "The coordinator's capability starts with trc_", environ={TOKEN_VAR: token}
+    )
+    assert note.code == 0, note.err
+
+
 def test_there_is_no_flag_for_the_capability(run_cli: CliRunner) -> None:
     token = enable(run_cli)
     for argv in (

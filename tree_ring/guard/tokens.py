@@ -206,6 +206,11 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         ([b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_"], rb"[A-Za-z0-9]{36,255}+"),
         ([b"github_pat_"], rb"[A-Za-z0-9_]{22,255}+"),
     ),
+    # Tree Ring's own coordinator capability (`govern/coordinator.py`): whoever
+    # holds it acts as the coordinator, so it never belongs in a memory, where
+    # every worker's brief would show it. The format is Tree Ring's alone, so
+    # any body of its shape is refused, a made-up one too.
+    tokens("tree-ring-capability", None, ([b"trc_"], rb"[0-9a-fA-F]{64}(?![A-Za-z0-9])")),
     # GitLab personal, deploy, runner, trigger, CI job, OAuth, feed, mail,
     # agent, SCIM and feature-flag tokens, and runner registration tokens.
     tokens(
