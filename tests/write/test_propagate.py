@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import PERSON
+from conftest import PERSON, CliRunner
 from tree_support import all_text, remember, sentence, tune
 
 from tree_ring.model import project
@@ -244,3 +244,73 @@ def test_forgotten_text_is_gone_from_every_table_index_and_file(
         assert rows.get(store.db, memory_ids[5]).summary == "[REDACTED]"
     else:
         assert rows.find(store.db, memory_ids[5]) is None
+
+
+@pytest.mark.parametrize("mode", ["delete", "redact"])
+def test_a_deep_tree_rebuilt_above_a_forgotten_memory_leaves_no_bytes_of_it(
+    run_cli: CliRunner, project_root: Path, mode: str
+) -> None:
+    """A summary node laid out again above the forgotten memory can keep the
+    old row's bytes in its page's unused space, which `secure_delete` does not
+    reach (these writes, each its own command, left them on a `tree_nodes`
+    page): the forget finds them in the file and rebuilds it without them."""
+    tuned = run_cli("tree", "config", "--set", "input_token_budget=20", "--set", "summary_fanout=2")
+    assert tuned.code == 0, tuned.err
+    texts = [f"Filler item number {i} concerns the widget pipeline stage w{i}" for i in range(24)]
+    texts.insert(12, "Xylophone oracle token rotates every fortnight")
+    ids = [run_cli("--json", "remember", text).json()["id"] for text in texts]
+    with Store.open(project_root) as store:
+        assert store.conn.execute("SELECT max(level) FROM tree_nodes").fetchone()[0] >= 3
+    assert b"xylophone" in raw_bytes(project_root).lower()
+
+    done = run_cli("forget", ids[12], "--mode", mode, "--reason", "rotated")
+    assert done.code == 0, done.err
+
+    assert b"xylophone" not in raw_bytes(project_root).lower()
+    with Store.open(project_root) as store:
+        assert {m.id for m in rows.by_ids(store.db, ids).values()} == set(ids) - (
+            {ids[12]} if mode == "delete" else set()
+        )
+
+
+def plant(root: Path, text: bytes) -> None:
+    """`text` written into the unused space of one of the file's b-tree leaf
+    pages, between its cell pointers and its cells, where SQLite never reads:
+    what a page laid out again may leave of a row."""
+    path = project.store_path(root)
+    data = bytearray(path.read_bytes())
+    size = int.from_bytes(data[16:18], "big") or 65536
+    for start in range(size, len(data), size):  # page 1 holds the file header
+        page = data[start : start + size]
+        if page[0] not in (0x0A, 0x0D):  # a leaf of an index or a table
+            continue
+        cells = int.from_bytes(page[3:5], "big")
+        content = int.from_bytes(page[5:7], "big") or 65536
+        gap = 8 + 2 * cells
+        if content - gap >= len(text) + 16 and not any(page[gap:content]):
+            at = start + gap + 8
+            data[at : at + len(text)] = text
+            path.write_bytes(bytes(data))
+            return
+    raise AssertionError("no leaf page with room to plant the text")
+
+
+def test_a_forget_takes_the_forgotten_text_out_of_a_pages_unused_space(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    kept = run_cli("--json", "remember", "The staging cluster runs in the blue region").json()["id"]
+    text = f"The oracle token {NEEDLE} rotates every fortnight"
+    gone = run_cli("--json", "remember", text).json()["id"]
+    with Store.open(project_root) as store:
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    plant(project_root, text.encode())
+    assert raw_bytes(project_root).count(text.encode()) >= 2  # the row and the planted copy
+    assert run_cli("doctor").code == 0  # the page is as sound as before
+
+    done = run_cli("forget", gone, "--mode", "delete", "--reason", "rotated")
+    assert done.code == 0, done.err
+
+    assert SECRET_WORD.encode() not in raw_bytes(project_root).lower()
+    assert {
+        hit["id"] for hit in run_cli("--json", "recall", "staging cluster").json()["items"]
+    } == {kept}

@@ -388,6 +388,7 @@ def _decide_request(
     now = now_iso()
     action = "review.approve" if decision == "approved" else "review.reject"
     forgotten: correct.Forgotten | None = None
+    gone: list[Memory] = []
     with store.write() as db:
         request = requests.get(db, request_id)
         coordinator.authorize(db, action, actor, request.memory_id)
@@ -404,11 +405,12 @@ def _decide_request(
             why = f"{request.reason} (asked by {request.actor} in {request.id}; {reason})"
             why = why[: reasons.MAX_REASON]
             keys = correct.forget_in(db, memory, request.mode, why, actor, now)
+            gone.append(memory)
             forgotten = correct.Forgotten(
                 memory.id, request.mode, why, tombstoned=correct.kept_out(memory, keys)
             )
     forgot = forgotten is not None
-    lingering = correct.scrub(store) if forgot else None
+    lingering = correct.scrub(store, gone) if forgot else None
     verb = "approve" if decision == "approved" else "reject"
     return Decision(
         closed.id,

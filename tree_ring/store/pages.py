@@ -3,8 +3,9 @@ rebuilt without its free pages, and a connection's page cache."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 from tree_ring.store.sql import Db
 
@@ -20,6 +21,28 @@ def vacuum(db: Db) -> None:
     """Rebuild the file without its free pages. Outside any transaction: it
     takes the write lock itself."""
     db.execute("VACUUM")
+
+
+# How much of the file `holds` reads at a time.
+_CHUNK = 1 << 20
+
+
+def holds(path: Path, needles: Sequence[bytes]) -> bool:
+    """Whether the file at `path` holds one of `needles` anywhere in its
+    bytes, in a page's free space or in a live row alike: read a chunk at a
+    time, each overlapping the last by the longest needle."""
+    wanted = [needle for needle in needles if needle]
+    if not wanted:
+        return False
+    overlap = max(map(len, wanted)) - 1
+    tail = b""
+    with path.open("rb") as file:
+        while chunk := file.read(_CHUNK):
+            window = tail + chunk
+            if any(needle in window for needle in wanted):
+                return True
+            tail = window[-overlap:] if overlap else b""
+    return False
 
 
 @contextmanager

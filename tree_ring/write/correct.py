@@ -9,7 +9,8 @@ forget (`_twins`: what its tombstone would refuse as a write), so the claim
 does not stay in recall here while its tombstone refuses it and keeps it out
 of every clone built from the team ledger. Afterwards
 the FTS index is merged and the WAL checkpointed, so the forgotten words are
-gone from the index and, with `secure_delete`, from the file's free pages too.
+gone from the index and, with `secure_delete`, from the file's free pages too;
+what a page laid out again kept of them is found and the file rebuilt (`scrub`).
 
 Who may forget: a person, or the coordinator, anything; an agent, what it
 wrote into its own partition (`own_partition`). An agent's forget of anything
@@ -197,7 +198,7 @@ def forget(
         memory_id,
         mode,
         reason,
-        lingering=scrub(store),
+        lingering=scrub(store, [memory, *twins]),
         twins=tuple(twin.id for twin in twins),
         tombstoned=kept_out(memory, keys),
         withdrawn=kind == tombstones.WITHDRAWN,
@@ -286,7 +287,7 @@ def forget_copies(
             forget_in(db, copy, mode, reason, actor, now)
     if not copies:
         return [], None
-    return [copy.id for copy in copies], scrub(store)
+    return [copy.id for copy in copies], scrub(store, copies)
 
 
 def _kind(db: Db, actor: Actor) -> str:
@@ -387,9 +388,20 @@ def forget_in(
 CHECKPOINT_WAIT_S = 5.0
 
 
-def scrub(store: Store) -> str | None:
+# A forgotten text shorter than this is not looked for in the file: so short
+# a run of bytes is as likely some other row's.
+RESIDUE_BYTES = 12
+
+
+def scrub(store: Store, gone: Sequence[Memory] = ()) -> str | None:
     """Merge the FTS indexes so deleted terms leave them, then checkpoint the WAL
     so the forgotten text leaves the write-ahead log file as well.
+
+    `secure_delete` zeroes what a delete frees, but a page SQLite lays out
+    again (a summary node rebuilt above a forgotten memory) can keep a row's
+    old bytes in its unused space. When the file still holds a text of one
+    of the `gone` memories as it was stored, the file is rebuilt without
+    them (VACUUM), then checkpointed again.
 
     A reader holding an old snapshot keeps its frames in the log; the
     checkpoint then stops short (SQLite reports it as busy). It is retried
@@ -400,6 +412,20 @@ def scrub(store: Store) -> str | None:
     with store.write() as db:
         fts.optimize(db)
         unkeep_forgotten(db)
+    lingering = _checkpoint(store)
+    texts = [
+        text.encode("utf-8")
+        for memory in gone
+        for text in (memory.summary, memory.details, memory.source_quote)
+        if text and len(text.encode("utf-8")) >= RESIDUE_BYTES
+    ]
+    if lingering is None and texts and pages.holds(store.path, texts):
+        pages.vacuum(store.db)
+        lingering = _checkpoint(store)
+    return lingering
+
+
+def _checkpoint(store: Store) -> str | None:
     deadline = time.monotonic() + CHECKPOINT_WAIT_S
     delay = 0.05
     while True:
