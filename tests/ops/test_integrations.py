@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import CliRunner
-from helpers import REPO
+from helpers import LAUNCHER, REPO
 
 from tree_ring.harness import integrations
 from tree_ring.harness.receipts import write_receipt
@@ -314,3 +316,92 @@ def test_certify_does_not_pass_when_no_harness_has_tree_ring_installed(
     assert "certification FAILED: no harness has Tree Ring installed" in text
     markdown = (out / "integrations" / "certification.md").read_text()
     assert "**FAILED**" in markdown and "no harness has Tree Ring installed" in markdown
+
+
+# -- harness files that are not regular files --------------------------------
+
+HARNESS_FILES = (".codex/config.toml", ".claude/plugins/installed_plugins.json")
+TIMEOUT = 30  # seconds; each run below takes well under a few
+
+
+def _run(
+    argv: tuple[str, ...], env: dict[str, str], cwd: Path, *, memory: int | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """The real launcher in `cwd`, with a timeout so a read that waits fails
+    the test, and with `memory` bytes of address space at most when given."""
+    limit = (
+        None if memory is None else lambda: resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    )
+    return subprocess.run(
+        [sys.executable, str(LAUNCHER), *argv],
+        capture_output=True,
+        env={**os.environ, **env},
+        cwd=cwd,
+        timeout=TIMEOUT,
+        preexec_fn=limit,
+        check=False,
+    )
+
+
+def _status_json(env: dict[str, str], cwd: Path, **kw: Any) -> dict[str, Any]:
+    done = _run(("--json", "integrations", "status"), env, cwd, **kw)
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr
+    return json.loads(done.stdout)
+
+
+def _outcome(certified: subprocess.CompletedProcess[bytes]) -> list[tuple[Any, ...]]:
+    """Each harness's state and which of its round trip's checks passed."""
+    items = json.loads(certified.stdout)["items"]
+    return [(h["id"], h["state"], [(c["name"], c["ok"]) for c in h["checks"]]) for h in items]
+
+
+@pytest.mark.parametrize("name", HARNESS_FILES)
+def test_a_fifo_as_a_harness_file_is_read_as_unreadable_and_nothing_waits(
+    project_root: Path, home: Path, env: dict[str, str], tmp_path: Path, name: str
+) -> None:
+    (home / ".codex").mkdir(parents=True)
+    (home / ".claude" / "plugins").mkdir(parents=True)
+    certify = ("--json", "integrations", "certify", "--out-dir", str(tmp_path / "evidence"))
+    without = (_status_json(env, project_root), _run(certify, env, project_root))
+    os.mkfifo(home / name)
+    assert _status_json(env, project_root) == without[0]
+    welcome = _run(("welcome", "--no-animation"), env, project_root)
+    assert (welcome.returncode, welcome.stderr) == (0, b""), welcome.stderr
+    done = _run(certify, env, project_root)
+    assert (done.returncode, done.stderr) == (without[1].returncode, b""), done.stderr
+    assert _outcome(done) == _outcome(without[1])
+
+
+@pytest.mark.parametrize("name", HARNESS_FILES)
+def test_a_link_to_a_device_as_a_harness_file_is_not_read(
+    project_root: Path, home: Path, env: dict[str, str], name: str
+) -> None:
+    (home / ".codex").mkdir(parents=True)
+    (home / ".claude" / "plugins").mkdir(parents=True)
+    without = _status_json(env, project_root)
+    os.symlink("/dev/zero", home / name)
+    # Read to its end, /dev/zero would fill any memory; 2 GiB makes that a quick failure.
+    assert _status_json(env, project_root, memory=2 << 30) == without
+    with pytest.raises(OSError, match=re.escape(f"{home / name} is not a regular file")):
+        integrations.read_config(home / name)
+
+
+def test_a_linked_config_is_read_and_one_over_the_cap_is_not(
+    home: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    install_codex(home, trusted=EVENTS)
+    config = home / ".codex" / "config.toml"
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    config.rename(dotfiles / "config.toml")
+    config.symlink_to(dotfiles / "config.toml")
+    (_, codex) = integrations.status(None, env)
+    assert (codex.plugin, codex.trust) == ("installed", "trusted")
+    padding = "#" * 1000 + "\n"
+    text = (dotfiles / "config.toml").read_text()
+    big = text + padding * (integrations.MAX_CONFIG // len(padding) + 1)
+    (dotfiles / "config.toml").write_text(big)
+    (_, codex) = integrations.status(None, env)
+    assert (codex.plugin, codex.trust) == ("missing", "untrusted")
+    with pytest.raises(OSError, match=re.escape(f"{config} is over {integrations.MAX_CONFIG}")):
+        integrations.read_config(config)

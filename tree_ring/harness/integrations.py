@@ -42,6 +42,9 @@ PLUGIN = "tree-ring"
 PLUGIN_ROOT = Path(__file__).resolve().parents[2]
 HOOK_EVENTS = ("SessionStart", "SubagentStart", "Stop", "SubagentStop")
 LAUNCHER = "hooks/tree_ring_hook.py"
+# bytes; a harness's config or hooks file is a few kilobytes, and nothing
+# larger is read into memory.
+MAX_CONFIG = 4 << 20
 
 # id, name, project markers, home markers, next step (the original's table).
 MARKERS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...], str], ...] = (
@@ -138,16 +141,29 @@ def as_table(value: Any) -> dict[str, Any]:
     return cast(dict[str, Any], value) if isinstance(value, dict) else {}
 
 
+def read_config(path: Path) -> str:
+    """A harness file's text, read the one bounded way: a regular file only
+    (through a link, but never a FIFO or a device, which would wait forever
+    or never end) of at most MAX_CONFIG bytes. OSError, naming the file, for
+    any it will not read; ValueError for text that is not UTF-8."""
+    raw = project.read_bytes(path, MAX_CONFIG, follow=True)
+    if len(raw) > MAX_CONFIG:
+        raise OSError(f"{path} is over {MAX_CONFIG} bytes, too large for a harness's config")
+    return raw.decode("utf-8")
+
+
 def read_json(path: Path) -> dict[str, Any]:
+    """A harness's JSON file as a table; one it cannot read or parse reads as
+    empty, as the harness has no usable setting there."""
     try:
-        return as_table(json.loads(path.read_text(encoding="utf-8")))
+        return as_table(json.loads(read_config(path)))
     except (OSError, ValueError):
         return {}
 
 
 def _toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(read_config(path))
     except (OSError, ValueError):
         return {}
 

@@ -278,11 +278,15 @@ def _fix(path: StrPath, link: bool) -> str:
     )
 
 
-def read_bytes(path: StrPath, limit: int) -> bytes:
+def read_bytes(path: StrPath, limit: int, *, follow: bool = False) -> bytes:
     """Up to `limit` + 1 bytes of a regular file, opened without following a
     link (a link raises OSError, ELOOP). A caller that gets more than `limit`
-    knows the file is over it without reading the rest."""
-    fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK)
+    knows the file is over it without reading the rest. `follow` reads through
+    a link (a harness's config is often one into a dotfiles folder), checking
+    the target's kind before opening it, so a FIFO or a device is never opened."""
+    if follow and not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(f"{os.fspath(path)} is not a regular file")
+    fd = os.open(path, os.O_RDONLY | (0 if follow else NOFOLLOW) | NONBLOCK)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise OSError(f"{os.fspath(path)} is not a regular file")
