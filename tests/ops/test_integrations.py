@@ -405,3 +405,18 @@ def test_a_linked_config_is_read_and_one_over_the_cap_is_not(
     assert (codex.plugin, codex.trust) == ("missing", "untrusted")
     with pytest.raises(OSError, match=re.escape(f"{config} is over {integrations.MAX_CONFIG}")):
         integrations.read_config(config)
+
+
+def test_scan_refuses_a_source_root_that_is_not_a_directory(
+    run_cli: CliRunner, tmp_path: Path, env: dict[str, str]
+) -> None:
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("not a folder\n")
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for given in (tmp_path / "absent", a_file, fifo):
+        result = run_cli("integrations", "scan", "--source-root", str(given), environ=env)
+        assert (result.code, result.out) == (2, "")
+        assert result.err == (
+            f"error: --source-root {given} is not a directory: pass the project folder to scan\n"
+        )

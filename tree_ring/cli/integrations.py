@@ -10,6 +10,7 @@ from typing import Any
 from tree_ring.cli.context import Arguments, Context, Handler, listing, nested, reshaped
 from tree_ring.harness import certify, integrations, welcome
 from tree_ring.model import project
+from tree_ring.model.errors import UsageError
 from tree_ring.upkeep import quality
 
 TYPE_CHECKING = False
@@ -39,6 +40,11 @@ def _status_lines(harnesses: list[dict[str, Any]]) -> list[str]:
 def cmd_scan(ctx: Context) -> int:
     given = ctx.args.source_root
     root = Path(given).resolve() if given else (_found_root(ctx) or Path.cwd())
+    if given and not root.is_dir():
+        # A missing path or a file would scan as "0 detected", which reads as an answer.
+        raise UsageError(
+            f"--source-root {given} is not a directory: pass the project folder to scan"
+        )
     found = integrations.scan(root, ctx.environ)
     lines = [f"{sum(d.status == 'detected' for d in found)} detected under {root}"]
     for d in found:
