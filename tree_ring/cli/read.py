@@ -57,6 +57,8 @@ def cmd_recall(ctx: Context) -> int:
         )
         # What the project's hits' anchored files are now (the user store's name none).
         judged = project.anchors([h.memory.id for h in hits if h.store == "project"], ctx.view())
+        shown = [h.memory for h in hits if h.store == "project"]
+        disputed = disputed_notes(project.store, shown, ctx.view())
     data: dict[str, Any] = {
         "query": a.query,
         "project": project.project_id,
@@ -79,6 +81,7 @@ def cmd_recall(ctx: Context) -> int:
                     "literal": h.hit.literal,
                     "match": h.hit.query,
                     **anchor_fields(judged.get(h.memory.id)),
+                    "disputed": disputed.get(h.memory.id, []),
                 }
                 for h in hits
             ]
@@ -88,7 +91,9 @@ def cmd_recall(ctx: Context) -> int:
         _hit_line(
             h.label,
             h.memory,
-            f"  ({h.partition}; {h.score:.3f})" + stale_words(judged.get(h.memory.id)),
+            f"  ({h.partition}; {h.score:.3f})"
+            + stale_words(judged.get(h.memory.id))
+            + "".join(f"  ({note})" for note in disputed.get(h.memory.id, [])),
         )
         for h in hits
     )
@@ -110,6 +115,22 @@ def anchor_fields(judged: list[Any] | None) -> dict[str, Any]:
         "anchors": staleness.as_dicts(judged or []),
         "stale": any(c.stale for c in judged or []),
     }
+
+
+def disputed_notes(store: Any, memories: list[Any], view: View) -> dict[str, list[str]]:
+    """What an agent's refutation waiting for a person says of each of the
+    project's `memories`: a refuted row's, and a consolidation's that states a
+    refuted source (`brief.disputed_notes`), its reason withheld with a row's
+    text. Nothing for a view of the past: a refutation says what is believed now."""
+    if not view.is_now():
+        return {}
+    # The brief's module only when a row could carry a note: recall's path stays light.
+    if not any(m.trust == "disputed" or m.source_type == "consolidation" for m in memories):
+        return {}
+    from tree_ring.read import brief
+
+    hidden = {m.id for m in memories if withheld.hidden(m, view)}
+    return brief.disputed_notes(store, memories, hidden)
 
 
 def stale_words(judged: list[Any] | None) -> str:
@@ -159,6 +180,7 @@ def cmd_list(ctx: Context) -> int:
             agent_profile=a.agent_profile if ctx.whole_project else None,
         )
         identity = project.identity
+        disputed = disputed_notes(project.store, page.memories, view)
     from tree_ring.read.labels import row_label
 
     found = page.memories
@@ -170,7 +192,11 @@ def cmd_list(ctx: Context) -> int:
         # Counted no further (`listing.COUNTED_PAST_PAGE`): `total` is a floor.
         data["total"], data["total_is_floor"] = page.more_than + 1, True
     lines = [
-        _hit_line("" if m.trust == "accepted" else m.trust.upper(), m, f"  ({row_label(m)})")
+        _hit_line(
+            "" if m.trust == "accepted" else m.trust.upper(),
+            m,
+            f"  ({row_label(m)})" + "".join(f"  ({note})" for note in disputed.get(m.id, [])),
+        )
         for m in found
     ]
     if found and (a.offset or len(found) < page.total):

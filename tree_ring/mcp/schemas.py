@@ -290,6 +290,11 @@ TOOLS: tuple[Tool, ...] = (
                             **_nullable("string"),
                             "description": "what changed in the files the memory is about",
                         },
+                        "disputed": {
+                            **_nullable("string"),
+                            "description": "who refuted it, or a source a consolidation "
+                            "states, and why, while a person has not decided",
+                        },
                     }
                 ),
             },

@@ -27,6 +27,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import Memory
 from tree_ring.read import staleness, withheld
+from tree_ring.read.brief import disputed_notes
 from tree_ring.store.db import Options
 from tree_ring.store.live import View
 from tree_ring.write import verbs
@@ -84,6 +85,11 @@ def recall(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         )
         # What changed in the files each of the project's hits is about.
         judged = project.anchors([h.memory.id for h in hits if h.store == "project"], view)
+        # What an agent's refutation waiting for a person says of a hit: of a
+        # refuted row, or of a consolidation that states a refuted source.
+        shown = [h.memory for h in hits if h.store == "project"]
+        hidden = {m.id for m in shown if withheld.hidden(m, view)}
+        notes = disputed_notes(project.store, shown, hidden)
     marks = {
         memory_id: staleness.mark(changed) for memory_id, changed in staleness.stale(judged).items()
     }
@@ -93,7 +99,12 @@ def recall(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         "count": len(hits),
         "results": [
             item(h.memory)
-            | {"score": round(h.score, 4), "store": h.store, "stale": marks.get(h.memory.id)}
+            | {
+                "score": round(h.score, 4),
+                "store": h.store,
+                "stale": marks.get(h.memory.id),
+                "disputed": "; ".join(notes[h.memory.id]) if h.memory.id in notes else None,
+            }
             for h in hits
         ],
     }

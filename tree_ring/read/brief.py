@@ -12,7 +12,9 @@ memory's text can never close the fence early.
 
 A memory an agent refuted (`review/refute.py`) stays in the brief until a
 person decides, its line marked `(disputed by codex: REASON)`: the reason
-shortened to one line, inside the fence, as data like the rest.
+shortened to one line, inside the fence, as data like the rest. A
+consolidation that states it is marked the same, naming it
+(`(its source mem_... disputed by codex: REASON)`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ FORGOTTEN_ANY_SQL = (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
 
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
@@ -86,6 +88,8 @@ ROOT_SQL = (
 
 # How much of a refutation's reason a line shows.
 DISPUTED_REASON = 80
+# How many of a consolidation's refuted sources its line names.
+DISPUTED_SOURCES = 2
 
 
 class Brief(Frozen):
@@ -220,13 +224,26 @@ def origin_label(memory: Memory) -> str:
     return label
 
 
-def disputed_mark(origin: str, reason: str, *, withheld: bool = False) -> str:
-    """` (disputed by ORIGIN: REASON)`, the reason cut to one short line; a
-    reason that reads as sensitive (`govern/reasons.py`) is named, not shown."""
-    who = _label_part(origin, 32)
+def disputed_mark(
+    origin: str, reason: str, *, withheld: bool = False, source: str | None = None
+) -> str:
+    """` (disputed by ORIGIN: REASON)`: a `disputed_note` as a line shows it."""
+    return f" ({disputed_note(origin, reason, withheld=withheld, source=source)})"
+
+
+def disputed_note(
+    origin: str, reason: str, *, withheld: bool = False, source: str | None = None
+) -> str:
+    """`disputed by ORIGIN: REASON`, the reason cut to one short line; a
+    reason that reads as sensitive (`govern/reasons.py`) is named, not shown.
+    For a consolidation, `source` names the source an agent refuted:
+    `its source ID disputed by ORIGIN: REASON`."""
+    who = f"disputed by {_label_part(origin, 32)}"
+    if source is not None:
+        who = f"its source {_label_part(source, 64)} {who}"
     if withheld:
-        return f" (disputed by {who}; its reason is withheld: `tree-ring review list`)"
-    return f" (disputed by {who}: {quoted(no_fence(one_line(reason)), DISPUTED_REASON)})"
+        return f"{who}; its reason is withheld: `tree-ring review list`"
+    return f"{who}: {quoted(no_fence(one_line(reason)), DISPUTED_REASON)}"
 
 
 def quoted(text: str, limit: int) -> str:
@@ -428,26 +445,57 @@ def forgotten_here(store: Store, project: str, read: Store) -> ForgottenHere | N
 
 
 def disputed_marks(store: Store, memories: Sequence[Memory]) -> dict[str, str]:
-    """Each refuted memory's mark; no query unless a row is disputed."""
+    """Each disputed memory's mark, as its line shows it (`disputed_notes`)."""
+    return {
+        key: "".join(f" ({note})" for note in notes)
+        for key, notes in disputed_notes(store, memories).items()
+    }
+
+
+def disputed_notes(
+    store: Store, memories: Sequence[Memory], withheld: Collection[str] = ()
+) -> dict[str, list[str]]:
+    """What an agent's refutation waiting for a person says of each memory:
+    of a refuted one, who refuted it and why; of a consolidation, the same of
+    each source it states that an agent refuted (at most `DISPUTED_SOURCES`
+    named): until a person decides, the summary goes on stating it, so it
+    says so. The reasons about `withheld` rows (a read that withholds their
+    text) are named, not shown. No query unless a row is disputed or a
+    consolidation."""
     disputed = [m.id for m in memories if m.trust == "disputed"]
-    if not disputed:
+    cited = {m.id: sorted(consolidated(m)) for m in memories}
+    cited = {key: ids for key, ids in cited.items() if ids}
+    if not disputed and not cited:
         return {}
     from tree_ring.store import refutations
 
-    found = refutations.find(store.db, disputed)
+    found = refutations.find(store.db, [*disputed, *(i for ids in cited.values() for i in ids)])
     if not found:
         return {}
     from tree_ring.govern import reasons
 
     shown = {m.id: m for m in memories}
-    # A reason that reads as sensitive is withheld whole; one that quotes
-    # content forgotten since is shown with that content withheld (`reasons.shown`).
-    return {
-        key: disputed_mark(r.origin, "", withheld=True)
-        if reasons.sensitive(r.reason, shown[key].sensitivity)
-        else disputed_mark(r.origin, reasons.shown(store.db, shown[key].project or "", r.reason))
-        for key, r in found.items()
-    }
+
+    def note(key: str, refuted: refutations.Refutation, source: str | None = None) -> str:
+        # A reason that reads as sensitive is withheld whole; one that quotes
+        # content forgotten since is shown with that content withheld
+        # (`reasons.shown`). A consolidation's sources share its sensitivity.
+        memory = shown[key]
+        if key in withheld or reasons.sensitive(refuted.reason, memory.sensitivity):
+            return disputed_note(refuted.origin, "", withheld=True, source=source)
+        reason = reasons.shown(store.db, memory.project or "", refuted.reason)
+        return disputed_note(refuted.origin, reason, source=source)
+
+    notes = {key: [note(key, found[key])] for key in disputed if key in found}
+    for key, ids in cited.items():
+        waiting = [i for i in ids if i in found]
+        if not waiting:
+            continue
+        said = [note(key, found[i], i) for i in waiting[:DISPUTED_SOURCES]]
+        if len(waiting) > DISPUTED_SOURCES:
+            said.append(f"and {len(waiting) - DISPUTED_SOURCES} more of its sources disputed")
+        notes[key] = notes.get(key, []) + said
+    return notes
 
 
 def stale_marks(

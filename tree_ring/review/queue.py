@@ -18,7 +18,9 @@ reviewed_at, review_reason) and in the audit log, in one transaction.
   tombstone folds, `correct.agent_copies`) are rejected with it, and the
   words leave the summary tree. Only a memory a person stands behind that
   holds now (`admission.shields`) keeps the claim writable.
-- dispute: the row stays on record and stops being believed.
+- dispute: the row stays on record and stops being believed; the
+  consolidations citing it retire (`propagate.retired`), so none goes on
+  stating it.
 """
 
 from __future__ import annotations
@@ -346,6 +348,9 @@ def dispute_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> De
         raise Conflict(f"{memory.id} is already disputed ({memory.review_reason})")
     coordinator.authorize(db, "review.dispute", actor, memory.id)
     _mark(db, memory, "dispute", "disputed", reason, actor, at)
+    # No longer believed: the summaries stating it retire, as with a rejected
+    # or superseded source; the row itself stays on record.
+    propagate.retired(db, memory, actor, at, "disputed in review")
     return Decision(memory.id, "dispute", "disputed", reason, actor.name, at)
 
 

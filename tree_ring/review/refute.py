@@ -3,7 +3,8 @@
 - An agent's refutation never retires anything. The memory becomes
   `disputed` with the reason (`refuted by codex: ...`) and joins the review
   queue; its refutation is kept (`store/refutations.py`) so the brief keeps
-  showing it, marked `(disputed by codex: ...)`, until a person approves it
+  showing it, marked `(disputed by codex: ...)`, and a consolidation stating
+  it marked with it (`read/brief.disputed_notes`), until a person approves it
   again (it was right), rejects it, or refutes it themselves. Like an agent's
   request to forget, it is a request for a person: it takes no capability
   and no coordinated-mode permission, and holding the coordinator's

@@ -13,8 +13,8 @@ redacted, inside the same transaction. Two things are built over memories:
 
 Either the forget and all of this commit together, or none of it does.
 
-Retiring a memory (superseded, refuted or retired by a person, rejected in
-review) leaves its text on record, so nothing is rewritten; but a
+Retiring a memory (superseded, refuted or retired by a person, rejected or
+disputed in review) leaves its text on record, so nothing is rewritten; but a
 consolidation citing it would go on stating the retired fact as a live,
 believed memory in every brief. `retired` retires each live one with it, in
 the caller's transaction, naming the source in its audit entry; a later
@@ -86,7 +86,7 @@ def out_of_tree(
 
 def retired(db: Db, memory: Memory, actor: Actor, now: str, how: str = "retired") -> list[str]:
     """Retire the live consolidations citing `memory`, which was just `how`
-    (retired, superseded by ..., rejected in review); their ids. A pending or
+    (retired, superseded by ..., rejected or disputed in review); their ids. A pending or
     disputed one goes too: approved later, it would state the retired fact."""
     done: list[str] = []
     for summary in citing_summaries(db, memory):
