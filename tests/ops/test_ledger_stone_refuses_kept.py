@@ -175,7 +175,9 @@ def test_only_a_person_re_admits_and_only_a_kept_memory_a_tombstone_refuses(
     bob, his, _ = _raced(tmp_path)
     other = remember(bob, "Deploys freeze on Fridays after the release branch is cut")
     # An agent's note holding the forgotten words, in its own partition.
-    partition = cli(bob, "--json", "remember", f"Seen: {TEXT}", environ=CLAUDE).json()["id"]
+    partition = cli(
+        bob, "--json", "remember", f"An older page of the runbook says {TEXT}", environ=CLAUDE
+    ).json()["id"]
     refused = {
         "partition": cli(bob, "review", "readmit", partition, "--reason", "x"),
         "agent": cli(bob, "review", "readmit", his, "--reason", "x", environ=CLAUDE),

@@ -60,6 +60,9 @@ MIN_WORDS = 3
 # A sentence of a forgotten summary is tombstoned on its own only when it says
 # this much: shorter ones are the stock phrases many memories share.
 SENTENCE_WORDS = 5
+# How many words a write may add before or after a forgotten sentence and
+# still be checked against it (`_Keys.trims`).
+TRIM = 3
 # Words that annotate a claim rather than make it, when they lead it with a
 # colon or a dash ("Note: ...", "FYI - ...") or close it in brackets ("(confirmed)").
 LEADING = (
@@ -193,6 +196,16 @@ class _Keys:
             self.add(pair, words)
         return pairs
 
+    def trims(self, pair: Folded) -> None:
+        """Key `pair`'s claim with up to TRIM words left off either end, where
+        at least SENTENCE_WORDS remain: a forgotten sentence said again inside
+        a longer one ("FYI ...", "So ...", "..., as before")."""
+        words = pair[0].split()
+        for start in range(TRIM + 1):
+            for end in range(len(words), max(len(words) - TRIM, start + SENTENCE_WORDS) - 1, -1):
+                if (start, end) != (0, len(words)):
+                    self.found[_key(" ".join(words[start:end]))] = None
+
     def seams(self, fields: Sequence[Sequence[Folded]], words: int) -> None:
         """A sentence split between two fields, either way round: the last
         sentence of one run on into the first of another."""
@@ -222,7 +235,8 @@ def keys(summary: str, details: str, others: Sequence[str] = ()) -> list[str]:
     """What a new memory is checked by: its whole summary and details, the
     other text fields whole, every sentence of each, and each sentence split
     between two of summary, details and the first of `others` (the source
-    quote); without repeats."""
+    quote); each of summary, details and their sentences with up to TRIM
+    words left off either end (`_Keys.trims`); without repeats."""
     claims = _Keys()
     for text in (summary, details):
         claims.add(claims.fold(text), 1)
@@ -230,6 +244,8 @@ def keys(summary: str, details: str, others: Sequence[str] = ()) -> list[str]:
         claims.add(claims.fold(text), MIN_WORDS)
     parts = [claims.sentences(text, MIN_WORDS) for text in (summary, details, *others)]
     claims.seams(parts[:3], MIN_WORDS)
+    for pair in (claims.fold(summary), claims.fold(details), *(p for ps in parts for p in ps)):
+        claims.trims(pair)
     return list(claims.found)
 
 
