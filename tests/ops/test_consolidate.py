@@ -77,7 +77,13 @@ def test_period_keys_default_to_the_current_period() -> None:
     assert keys == ["2026-11-29", "2026-W48", "2026-11", "2026", "all"]
     manual = consolidate.period("manual")
     assert (manual.key, manual.start, manual.end) == ("all", None, None)
-    assert consolidate.period("manual", " mine ").key == "mine"
+
+
+@pytest.mark.parametrize("key", ["all", "2026", " mine ", ""])
+def test_a_manual_period_takes_no_key(key: str) -> None:
+    # Any key would be a second identity for the one all-time period.
+    with pytest.raises(UsageError, match="takes no key"):
+        consolidate.period("manual", key)
 
 
 @pytest.mark.parametrize(
@@ -93,6 +99,21 @@ def test_period_keys_default_to_the_current_period() -> None:
         ("monthly", "2026-13"),
         ("yearly", "26"),
         ("yearly", "20266"),
+        # Another script's digits, underscores, signs and other ISO forms name a
+        # period a canonical key already names: refused, not a second identity.
+        ("yearly", "\uff12\uff10\uff12\uff16"),
+        ("yearly", "\u0662\u0660\u0662\u0666"),
+        ("yearly", "2_02"),
+        ("yearly", "+202"),
+        ("yearly", ""),
+        ("weekly", "2026-W1"),
+        ("weekly", "2026-W4_8"),
+        ("weekly", "\uff12\uff10\uff12\uff16-W48"),
+        ("monthly", "2026-\uff11\uff11"),
+        ("monthly", "2026-1_"),
+        ("daily", "2026-W48-1"),
+        ("daily", "2026-11-\uff12\uff19"),
+        ("daily", "2026-11-2_"),
     ],
 )
 def test_bad_period_keys_are_refused(period_type: str, key: str) -> None:
@@ -360,6 +381,21 @@ def test_cli_rejects_bad_periods(run_cli: CliRunner) -> None:
     bad = run_cli("consolidate", "--period-type", "daily", "--period-key", "yesterday")
     assert bad.code == 2 and "not a daily key" in bad.err
     assert run_cli("consolidate", "--period-type", "hourly").code == 2
+    wide = run_cli(
+        "consolidate", "--period-type", "yearly", "--period-key", "\uff12\uff10\uff12\uff16"
+    )
+    assert (wide.code, wide.out) == (2, "")
+    assert (
+        wide.err.strip()
+        .splitlines()[-1]
+        .endswith("is not a yearly key; write it as YYYY in ASCII digits, e.g. 2026")
+    )
+    manual = run_cli("consolidate", "--period-type", "manual", "--period-key", "2026")
+    assert (manual.code, manual.out) == (2, "")
+    assert manual.err.strip() == (
+        "error: a manual period covers all time and takes no key; drop --period-key, "
+        "or name a daily, weekly, monthly or yearly period"
+    )
 
 
 def test_consolidation_is_one_write_path_call_per_group(

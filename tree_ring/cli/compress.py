@@ -298,7 +298,8 @@ def _consolidate_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--period-key",
-        help="2026-11-29, 2026-W48, 2026-11 or 2026 (default: the current period; manual: all)",
+        help="2026-11-29, 2026-W48, 2026-11 or 2026, in ASCII digits "
+        "(default: the current period; manual covers all time and takes none)",
     )
     p.add_argument("--dry-run", action="store_true", help="show the plan; write nothing")
     sensitive_flag(p, "show the text of summaries over sensitive memories (withheld otherwise)")

@@ -107,36 +107,62 @@ def current_key(period_type: str, moment: datetime) -> str:
     return MANUAL_KEY
 
 
+# Each dated period type's key: its shape (Y, M, D and w each stand for one
+# ASCII digit, any other character for itself) and an example. The key as
+# given is the period's identity, so a second spelling of one period would be
+# a second period, summarising the same memories again; `int()` and `date`
+# read other scripts' digits and underscores, so the shape is checked before
+# either reads the key.
+SHAPES = {
+    "daily": ("YYYY-MM-DD", "2026-11-29"),
+    "weekly": ("YYYY-Www", "2026-W48"),
+    "monthly": ("YYYY-MM", "2026-11"),
+    "yearly": ("YYYY", "2026"),
+}
+
+
+def _shaped(key: str, shape: str) -> bool:
+    return len(key) == len(shape) and all(
+        k in "0123456789" if s in "YMDw" else k == s for k, s in zip(key, shape, strict=True)
+    )
+
+
 def period(period_type: str, key: str | None = None, now: datetime | None = None) -> Period:
-    """Parse a period; the key defaults to the current one (manual: all)."""
+    """Parse a period; the key defaults to the current one (manual: all, and takes none)."""
     if period_type not in PERIOD_TYPES:
         raise UsageError(
             f"unknown period type {period_type!r}; use one of: {', '.join(PERIOD_TYPES)}"
         )
-    key = (key or current_key(period_type, now or datetime.now(UTC))).strip()
     if period_type == "manual":
-        return Period("manual", key or MANUAL_KEY, None, None)
-    examples = {"daily": "2026-11-29", "weekly": "2026-W48", "monthly": "2026-11", "yearly": "2026"}
-    try:
-        if period_type == "daily":
-            first = date.fromisoformat(key) if len(key) == 10 else None
-            last = first + timedelta(days=1) if first else None
-        elif period_type == "weekly":
-            year, _, week = key.partition("-W")
-            first = date.fromisocalendar(int(year), int(week), 1) if len(year) == 4 else None
-            last = first + timedelta(days=7) if first else None
-        elif period_type == "monthly":
-            year, _, month = key.partition("-")
-            first = date(int(year), int(month), 1) if len(year) == 4 and len(month) == 2 else None
-            last = date(first.year + first.month // 12, first.month % 12 + 1, 1) if first else None
-        else:
-            first = date(int(key), 1, 1) if len(key) == 4 else None
-            last = date(first.year + 1, 1, 1) if first else None
-    except ValueError:
-        first = last = None
+        if key is not None:
+            raise UsageError(
+                "a manual period covers all time and takes no key; drop --period-key, "
+                "or name a daily, weekly, monthly or yearly period"
+            )
+        return Period("manual", MANUAL_KEY, None, None)
+    key = (current_key(period_type, now or datetime.now(UTC)) if key is None else key).strip()
+    shape, example = SHAPES[period_type]
+    first = last = None
+    if _shaped(key, shape):
+        try:
+            if period_type == "daily":
+                first = date.fromisoformat(key)
+                last = first + timedelta(days=1)
+            elif period_type == "weekly":
+                first = date.fromisocalendar(int(key[:4]), int(key[6:]), 1)
+                last = first + timedelta(days=7)
+            elif period_type == "monthly":
+                first = date(int(key[:4]), int(key[5:]), 1)
+                last = date(first.year + first.month // 12, first.month % 12 + 1, 1)
+            else:
+                first = date(int(key), 1, 1)
+                last = date(first.year + 1, 1, 1)
+        except ValueError:
+            first = last = None
     if first is None or last is None:
         raise UsageError(
-            f"period key {key[:40]!r} is not a {period_type} key; use e.g. {examples[period_type]}"
+            f"period key {key[:40]!r} is not a {period_type} key; write it as {shape} "
+            f"in ASCII digits, e.g. {example}"
         )
 
     def stamp(day: date) -> str:
