@@ -62,6 +62,30 @@ def test_the_largest_values_in_range_are_kept_and_a_flush_runs(
 
 
 @pytest.mark.parametrize(
+    ("pairs", "key"),
+    [
+        (["summary_fanout=3", "summary_fanout=4"], "summary_fanout"),
+        # The same value twice, and the key under its `tree.` name, count too.
+        (["summary_fanout=3", "summary_fanout=3"], "summary_fanout"),
+        (["flush_age_secs=60", "deferred=true", " tree.flush_age_secs =90"], "flush_age_secs"),
+    ],
+)
+def test_a_key_set_twice_is_refused_as_config_set_refuses_it(
+    pairs: list[str], key: str, run_cli: CliRunner, store: Store
+) -> None:
+    before = stored(store)
+    audited = store.query("SELECT count(*) FROM audit_log")
+    done = run_cli("tree", "config", *(w for pair in pairs for w in ("--set", pair)))
+    assert (done.code, done.out) == (2, "")
+    assert done.err == (
+        f"error: {key} is given more than once; tree config --set takes each key once, even "
+        f"with the same value; keep one --set {key}=VALUE and retry\n"
+    )
+    assert stored(store) == before
+    assert store.query("SELECT count(*) FROM audit_log") == audited
+
+
+@pytest.mark.parametrize(
     "argv",
     [
         ("tree", "config", "--set", "flush_age_secs=60"),

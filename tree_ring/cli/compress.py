@@ -15,6 +15,7 @@ from tree_ring.cli.context import (
     Handler,
     listing,
     nested,
+    once,
     project_flag,
     reshaped,
     sensitive_flag,
@@ -235,7 +236,9 @@ def cmd_tree_config(ctx: Context) -> int:
         key, sep, value = item.partition("=")
         if not sep:
             raise UsageError(f"--set takes KEY=VALUE, e.g. input_token_budget=2000; got {item!r}")
-        changes.append((key.strip(), value.strip()))
+        key = key.strip().removeprefix("tree.")  # `nodes.set_config` takes either name
+        once(key, (seen for seen, _ in changes), "tree config --set", f"--set {key}=VALUE")
+        changes.append((key, value.strip()))
     root = ctx.root()
     identity = ctx.identity(root)
     actor = ctx.actor(identity)

@@ -19,7 +19,7 @@ import argparse
 from typing import Any
 
 from tree_ring.cli.argparsing import Formatter
-from tree_ring.cli.context import Context, Handler, nested
+from tree_ring.cli.context import Context, Handler, nested, once
 from tree_ring.govern import admission, coordinator
 from tree_ring.harness import checkpoint
 from tree_ring.model.errors import UsageError
@@ -146,14 +146,7 @@ def _pairs(words: list[str]) -> list[tuple[str, str]]:
                 f"config set takes KEY=VALUE, e.g. checkpoint=after-work; got {word[:60]!r}"
             )
         key = _known(key.strip())
-        # A key given twice is refused, whatever its values: taking the last
-        # would drop a value without a word, and which one was meant is the
-        # person's to say. Equal values too, so the rule has no exception.
-        if any(key == seen for seen, _ in pairs):
-            raise UsageError(
-                f"{key} is given more than once; config set takes each key once, even with "
-                f"the same value; keep one {key}=VALUE and retry"
-            )
+        once(key, (seen for seen, _ in pairs), "config set", f"{key}=VALUE")
         pairs.append((key, value.strip()))
     return pairs
 

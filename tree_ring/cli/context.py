@@ -316,6 +316,19 @@ def at_least(flag: str, minimum: int) -> Callable[[str], int]:
 MOST_COUNT = 10**15
 
 
+def once(key: str, given: Iterable[str], verb: str, again: str) -> None:
+    """Refuse a setting's key given a second time, whatever its values
+    (`config set`, `review policy --set`, `tree config --set`): taking the last
+    would drop a value without a word, and which one was meant is the
+    person's to say. Equal values too, so the rule has no exception. `again`
+    is how the one kept is written (`KEY=VALUE`, `--set KEY=VALUE`)."""
+    if key in given:
+        raise UsageError(
+            f"{key} is given more than once; {verb} takes each key once, even with the same "
+            f"value; keep one {again} and retry"
+        )
+
+
 def limit_flag(p: argparse.ArgumentParser, default: Any, help_text: str | None = None) -> None:
     """`--limit N`: at most N items, N at least 1."""
     p.add_argument("--limit", type=at_least("--limit", 1), default=default, help=help_text)

@@ -11,6 +11,7 @@ from tree_ring.cli.context import (
     limit_flag,
     listing,
     nested,
+    once,
     sensitive_flag,
     showing,
     user_flag,
@@ -258,18 +259,12 @@ def _parse_setting(text: str) -> tuple[str, bool]:
 
 
 def _settings(items: list[str]) -> dict[str, bool]:
-    """Every --set, each key once (as `config set` takes its keys): taking
-    the last of two would drop a value without a word, and which one was
-    meant is the person's to say. An earlier name of a key counts as the key."""
+    """Every --set, each key once (`once`); an earlier name of a key counts as the key."""
     changes: dict[str, bool] = {}
     for item in items:
         key, flag = _parse_setting(item)
         name = admission.RENAMED.get(key, key)
-        if name in changes:
-            raise UsageError(
-                f"{name} is given more than once; review policy --set takes each key once, "
-                f"even with the same value; keep one --set {name}=VALUE and retry"
-            )
+        once(name, changes, "review policy --set", f"--set {name}=VALUE")
         changes[name] = flag
     return changes
 
