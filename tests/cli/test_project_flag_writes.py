@@ -1,7 +1,7 @@
 """A store belongs to one project: a person's write whose `--project` names
 another is refused in one line (exit 2), with nothing written, as an edited
 project.json is refused; naming the store's own project still writes, and a
-read may still name another."""
+read may still name another (not `tree status`: tests/cli/test_store_wide_verbs.py)."""
 
 from __future__ import annotations
 

@@ -67,7 +67,13 @@ class Context:
 
     def store(self, root: StrPath | None = None) -> Store:
         """The project's store, opened as this environment says (`Options`);
-        with `--user`, the user store (a one-line error when there is none)."""
+        with `--user`, the user store (a one-line error when there is none).
+
+        A `root` comes from a verb that has resolved its caller (`identity`).
+        Without one, the verb acts on the store as a whole (its settings,
+        policy, trees, audit log), so its project is resolved here, as every
+        other verb's is: a damaged project.json refused in one line (`Store.open`
+        leaves that to its callers), and a `--project` naming another refused."""
         if self.on_user_store:
             from tree_ring.model.errors import NoStore
             from tree_ring.store import user
@@ -77,7 +83,10 @@ class Context:
                 path = user.user_store_path(self.environ)
                 raise NoStore(f"no user store at {path}; {user.FIX}")
             return opened
-        return Store.open(root or self.root(), options=Options.from_environ(self.environ))
+        if root is None:
+            root = self.root()
+            self.own_project(root)
+        return Store.open(root, options=Options.from_environ(self.environ))
 
     def project_id(self, root: StrPath) -> str:
         """The project's id; with `--user`, the user store's."""
@@ -97,15 +106,7 @@ class Context:
         if not named or harness_origin(self.environ).is_agent:
             home = self.project_id(root)
         elif getattr(a, "writes_project", False):
-            own = self.project_id(root)
-            if named != own:
-                # The store belongs to one project (`Store.open` refuses a
-                # project.json naming another): rows written under another id
-                # would answer to none of its tombstones.
-                raise UsageError(
-                    f"this store belongs to project {own}, not {named}; drop --project, "
-                    f"or run `tree-ring {self.command}` in {named}'s folder"
-                )
+            self.own_project(root)
         return resolve(
             named or home or "",
             self.environ,
@@ -114,6 +115,21 @@ class Context:
             session_id=getattr(a, "session_id", None),
             home=home,
         )
+
+    def own_project(self, root: StrPath) -> str:
+        """project.json's id, for a verb that acts on this store as its own
+        project's: a `--project` naming another is refused. The store belongs
+        to one project (`Store.open` refuses a project.json naming another):
+        rows written under another id would answer to none of its tombstones,
+        and what a verb shows of the whole store is this project's."""
+        own = self.project_id(root)
+        named = getattr(self.args, "project", None)
+        if named and named != own:
+            raise UsageError(
+                f"this store belongs to project {own}, not {named}; drop --project, "
+                f"or run `tree-ring {self.command}` in {named}'s folder"
+            )
+        return own
 
     @property
     def whole_project(self) -> bool:
@@ -374,7 +390,8 @@ def project_id_value(value: str) -> str:
 def writes_project(p: argparse.ArgumentParser) -> None:
     """Mark a verb that writes under its `--project`: a person's naming a
     project other than the store's own is refused, as an agent's is
-    (`Context.identity`); reads may still name another (rows kept from before)."""
+    (`Context.identity`); reads may still name another (rows kept from before),
+    except a verb that shows the store as a whole (`Context.store`)."""
     p.set_defaults(writes_project=True)
 
 
