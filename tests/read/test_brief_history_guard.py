@@ -82,4 +82,4 @@ def test_a_secret_past_the_cut_is_never_read_nor_shown(
     _node_text(project_root, rooted, f"{filler} {SECRET}")
     text = brief.build_brief(store, identity).text
     [line] = [line for line in text.splitlines() if line.startswith("[history] ")]
-    assert line.startswith("[history] lorem lorem") and "ghp_" not in text
+    assert line.startswith('[history] "lorem lorem') and "ghp_" not in text

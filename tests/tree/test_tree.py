@@ -584,7 +584,7 @@ def test_the_history_line_reads_the_root_without_the_tree_modules(
         f" (summary {root.id}: {root.leaf_count} memories, "
         f"{root.time_range_start[:10]} to {root.time_range_end[:10]})"
     )
-    assert line.startswith("[history] " + tree_recall.flat(root.content)[:40])
+    assert line.startswith('[history] "' + tree_recall.flat(root.content).split(" | ")[0] + '" | "')
     # The SessionStart hook builds this brief in a fresh process on every
     # session: the summary tree's modules stay off its import path.
     script = (

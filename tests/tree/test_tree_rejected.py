@@ -33,7 +33,7 @@ def test_a_rejected_memory_leaves_the_history_line_and_tree_recall(
     other = remember(run_cli, OTHER)
     write(run_cli, "review", "dispute", wrong, "--reason", "wrong host")
     [history] = [line for line in brief_lines(run_cli) if line.startswith("[history] ")]
-    assert history.startswith(f"[history] {WRONG} | {OTHER} (summary node_1_")
+    assert history.startswith(f'[history] "{WRONG}" | "{OTHER}" (summary node_1_')
     assert WRONG in tree_recall(run_cli, "payroll export host")
 
     done = write(run_cli, "review", "reject", wrong, "--reason", "payroll never runs on zeus")

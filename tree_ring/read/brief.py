@@ -385,19 +385,45 @@ def history_line(
     node, leaves_text = _clip(one_line(str(node_id)), 128), _clip(one_line(str(leaf_count)), 20)
     first, last = (one_line(str(value))[:10] for value in (start, end))
     tail = f" (summary {node}: {leaves_text} memories, {first} to {last})"
-    return head + _clip(text, LINE_BYTES - len(head.encode()) - len(tail.encode())) + tail
+    room = LINE_BYTES - len(head.encode()) - len(tail.encode())
+    return head + quoted_entries([one_line(e) for e in entries(content)], room) + tail
 
 
-def flat(content: str) -> str:
-    """A summary node's content on one line: entries joined by ' | ', provenance marks dropped."""
-    entries: list[str] = []
+def quoted_entries(texts: Sequence[str], limit: int) -> str:
+    """Each of `texts` `quoted` as a memory line's words are, joined by " | ",
+    in at most `limit` bytes: an entry's own words (a made-up " | " or
+    "(summary node_...)") stay inside its quotes, so only the separators and
+    the label Tree Ring writes are outside them. The entry that does not fit
+    whole is cut inside its quotes; when not even its cut fits, "..." says
+    entries were left out."""
+    out = ""
+    for index, text in enumerate(texts):
+        sep = " | " if index else ""
+        room = limit - len((out + sep).encode("utf-8"))
+        whole = len(escape_quotes(text).encode("utf-8")) + 2 <= room
+        if not whole and room < 8:  # no room for the quotes, a character and "..."
+            return out + (" ..." if len(out.encode("utf-8")) + 4 <= limit else "")
+        out += sep + quoted(text, room)
+        if not whole:
+            break
+    return out
+
+
+def entries(content: str) -> list[str]:
+    """A summary node's entries, each on one line, provenance marks dropped."""
+    found: list[str] = []
     for raw in content.splitlines():
         entry = raw.strip()
         while entry.startswith("—"):
             entry = entry[1:].strip()
         if entry:
-            entries.append(" ".join(entry.split()))
-    return " | ".join(entries)
+            found.append(" ".join(entry.split()))
+    return found
+
+
+def flat(content: str) -> str:
+    """A summary node's content on one line: entries joined by ' | ', provenance marks dropped."""
+    return " | ".join(entries(content))
 
 
 def build_brief(
