@@ -3,14 +3,14 @@
 Conservative on purpose: ordinary engineering words ("health check",
 "financial year", "legal entity", "private method", "balance", "race
 condition") must not hide a memory, so every rule needs a phrase that is
-about a person, or a number with a checksum or a label.
+about a person, or a number with a checksum or a label. The health rules
+are their own module (`health`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from tree_ring.guard.rule import Rule, rule, text_pattern, words_rule
+from tree_ring.guard.health import HEALTH_RULES
+from tree_ring.guard.rule import Rule, each, rule, text_pattern, words_rule
 
 
 def _digits(value: str) -> str:
@@ -288,11 +288,6 @@ _SALARY_WORDS: tuple[bytes, ...] = (
 )
 
 
-def _each(heads: Sequence[bytes], tail: bytes) -> list[bytes]:
-    """One term per head word, so the keyword scanner can dispatch on its letter."""
-    return [head + tail for head in heads]
-
-
 _EMAIL_DOMAIN = rb"(?:[a-z0-9][a-z0-9-]{0,62}+\.){1,8}[a-z]{2,24}(?![a-z0-9-]|\.[a-z0-9])"
 
 
@@ -338,7 +333,7 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
     words_rule(
         "us-ssn-labeled",
         "personal_identifier",
-        _each(
+        each(
             (rb"ssn", rb"social +security(?: +(?:number|no|num))?"),
             _IS + rb" +[0-9]{3} *[0-9]{2} *[0-9]{4}",
         ),
@@ -357,7 +352,7 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
     words_rule(
         "uk-national-insurance",
         "personal_identifier",
-        _each(
+        each(
             (
                 rb"national +insurance(?: +(?:number|no|num|nr))?",
                 rb"ni +(?:number|no|num|nr)",
@@ -372,7 +367,7 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
     words_rule(
         "driver-licence",
         "personal_identifier",
-        _each(
+        each(
             (rb"drivers?(?: s)? +licen[cs]e", rb"driving +licen[cs]e", rb"dl"),
             rb"(?: +(?:number|no|num|nr|id))?"
             + _IS
@@ -384,7 +379,7 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
     words_rule(
         "phone-number",
         "personal_identifier",
-        _each(
+        each(
             (rb"phone", rb"telephone", rb"tel", rb"mobile", rb"cell +phone"),
             rb"(?: +(?:number|no|num|nr))?" + _IS + rb" +[0-9][0-9 ]{5,24}[0-9]",
         ),
@@ -395,108 +390,14 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
     words_rule(
         "date-of-birth",
         "personal_identifier",
-        _each(
+        each(
             (rb"date +of +birth", rb"dob", rb"born +on"),
             rb" +(?:[0-9]{1,4} +[0-9]{1,2} +[0-9]{2,4}|[0-9]{1,2}(?: +of)? +[a-z]{3,9} +[0-9]{4}"
             rb"|[a-z]{3,9} +[0-9]{1,2}(?: +[a-z]{2})? +[0-9]{4})",
         ),
     ),
-    # ---- health
-    # Named conditions and phrases about someone's health. "Health" alone is
-    # not here: health checks, cluster health and the tree's health are
-    # engineering.
-    words_rule(
-        "health-condition",
-        "health",
-        [
-            rb"mental +health",
-            rb"medical +(?:condition|conditions|leave|history|records?|appointments?|emergency"
-            rb"|procedure|diagnosis|treatment)",
-            rb"sick +(?:leave|day|days|note)",
-            rb"off +sick",
-            rb"chronic +(?:illness|pain|condition|fatigue)",
-            rb"anxiety +(?:disorder|attacks?)",
-            rb"panic +attacks?",
-            rb"bipolar +disorder",
-            rb"eating +disorder",
-            rb"depression",
-            rb"adhd",
-            rb"autism",
-            rb"autistic",
-            rb"dyslexi[a-z]*",
-            rb"schizophrenia",
-            rb"ptsd",
-            rb"dementia",
-            rb"alzheimer(?: s)?",
-            rb"epilep[a-z]*",
-            rb"diabet[a-z]*",
-            rb"cancer",
-            rb"tumou?rs?",
-            rb"leuka?emia",
-            rb"hiv",
-            rb"asthma",
-            rb"migraines?",
-            rb"insomnia",
-            rb"concussion",
-            rb"pregnan[a-z]*",
-            rb"miscarriage",
-        ],
-    ),
-    # "Diagnosed with" alone also describes debugging ("diagnosed with strace"),
-    # so it needs an illness word after it.
-    words_rule(
-        "health-diagnosis",
-        "health",
-        [
-            *_each((rb"clinical", rb"psychiatric", rb"formal"), rb" +diagnosis"),
-            rb"diagnosed +with +(?:[a-z]+ +){0,3}?(?:disease|disorder|syndrome|illness|infection)",
-        ],
-    ),
-    # What someone takes says what they have. "Prescribed" alone is not here:
-    # "the prescribed order of migrations" is ordinary prose.
-    words_rule(
-        "health-medication",
-        "health",
-        [
-            rb"medications?",
-            rb"medicated",
-            rb"antidepressants?",
-            rb"antibiotics",
-            rb"painkillers?",
-            rb"insulin",
-            rb"prescription +(?:drugs?|meds|medication|medicine)",
-            rb"prescribed +(?:medication|antibiotics|antidepressants|painkillers"
-            rb"|[a-z]+ +[0-9]+ *mg)",
-            *(
-                rb"sertraline fluoxetine citalopram escitalopram adderall ritalin xanax prozac"
-                rb" zoloft lexapro methadone methylphenidate"
-            ).split(),
-        ],
-    ),
-    # Treatment and care; "therapy" in a memory is about a person, not code.
-    words_rule(
-        "health-treatment",
-        "health",
-        [
-            rb"therapy",
-            rb"therapy +sessions?",
-            rb"therapists?",
-            rb"psychotherap[a-z]*",
-            rb"physiotherap[a-z]*",
-            rb"chemotherap[a-z]*",
-            rb"chemo",
-            rb"radiotherap[a-z]*",
-            rb"psychiatrists?",
-            rb"psychologists?",
-            rb"counsell?ing +sessions?",
-            rb"rehab",
-            rb"surgery",
-            rb"surgeon",
-            rb"hospitali[sz](?:ed|ation)",
-            rb"in +(?:the +)?hospital",
-            *_each((rb"doctor", rb"gp", rb"dentist"), rb"(?: s)? +appointments?"),
-        ],
-    ),
+    # ---- health (`health`)
+    *HEALTH_RULES,
     # ---- financial
     # Card numbers in the plain and grouped (4-4-4-4, Amex 4-6-5) forms; the
     # validator checks brand, length and Luhn in the original text. The
@@ -525,7 +426,7 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
         "financial",
         [
             rb"bank +account(?: +(?:number|no|num|nr))?" + _DIGIT_TAIL,
-            *_each((rb"account", rb"acct"), rb" +(?:number|no|num|nr)" + _DIGIT_TAIL),
+            *each((rb"account", rb"acct"), rb" +(?:number|no|num|nr)" + _DIGIT_TAIL),
             rb"routing +(?:number|no|num|transit +number)" + _DIGIT_TAIL,
             rb"sort +code +[0-9]{2} *[0-9]{2} *[0-9]{2}",
         ],
@@ -538,7 +439,7 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
         "salary",
         "financial",
         [
-            *_each(_SALARY_WORDS, rb"(?: +[a-z]+){0,6}? +(?:" + _AMOUNT + rb")"),
+            *each(_SALARY_WORDS, rb"(?: +[a-z]+){0,6}? +(?:" + _AMOUNT + rb")"),
             _after_amount(rb"salary"),
             _after_amount(rb"salaries"),
         ],
@@ -592,7 +493,7 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
             rb"legal +(?:dispute|proceedings?|threat)",
             # "Not a legal action" is how parsers say "invalid"; suing is "took"
             # or "threatened" legal action.
-            *_each(
+            *each(
                 (rb"take", rb"took", rb"taking", rb"threatened", rb"threatening", rb"pursue"),
                 rb" +legal +action",
             ),
@@ -630,7 +531,7 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
         "private-statement",
         "private",
         [
-            *_each(
+            *each(
                 (rb"do +not", rb"don +t", rb"dont", rb"never", rb"please +don +t"),
                 rb" +(?:share|disclose|forward|repeat|mention|tell)(?: +(?:this|it|that))?"
                 rb" +(?:with +(?:anyone|anybody|others|other +people|the +team|the +rest)"
@@ -642,9 +543,9 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
             rb"for +your +eyes +only",
             rb"off +the +record",
             rb"not +for +(?:public|distribution|sharing|publication)",
-            *_each((rb"strictly", rb"highly"), rb" +(?:private|confidential)"),
+            *each((rb"strictly", rb"highly"), rb" +(?:private|confidential)"),
             rb"private +and +confidential",
-            *_each(
+            *each(
                 (rb"this", rb"it", rb"that", rb"which"),
                 rb" +(?:is|s|was) +(?:strictly +|highly +)?confidential",
             ),
@@ -658,10 +559,10 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
     words_rule(
         "home-address",
         "private",
-        _each(
+        each(
             (
                 rb"home +address",
-                *_each((rb"my", rb"his", rb"her", rb"their", rb"our"), rb" +(?:home +)?address"),
+                *each((rb"my", rb"his", rb"her", rb"their", rb"our"), rb" +(?:home +)?address"),
                 rb"lives +at",
                 rb"living +at",
                 rb"resides +at",

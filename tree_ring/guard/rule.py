@@ -211,6 +211,11 @@ def term_problem(term: bytes) -> str | None:
     return None
 
 
+def each(heads: Sequence[bytes], tail: bytes) -> list[bytes]:
+    """One term per head word, so the keyword scanner can dispatch on its letter."""
+    return [head + tail for head in heads]
+
+
 def words_rule(
     name: str,
     category: str,
