@@ -79,7 +79,8 @@ def test_the_capability_is_refused_as_a_secret_wherever_an_agent_would_write_it(
     """Whoever holds the capability acts as the coordinator: in a memory, every
     worker's brief and the committed team ledger would hand it out."""
     token = run_cli("policy", "enable", "--coordinator", "lead").out.strip().splitlines()[-1]
-    for text in (token, f"capability {token}", f"the lead uses {token} for approvals"):
+    upper = "TRC_" + token[4:].upper()
+    for text in (token, f"capability {token}", f"the lead uses {token} for approvals", upper):
         for environ in ({TOKEN_VAR: token}, CLAUDE | {TOKEN_VAR: token}):
             done = run_cli("remember", text, environ=environ)
             assert done.code == 2 and "rule tree-ring-capability" in done.err, done.err

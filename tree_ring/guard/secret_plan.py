@@ -41,6 +41,7 @@ VIEWS: tuple[LiteralView, ...] = (
             ('mdp', (170, 175)),
             ('pin', (116, 150, 154, 155)),
             ('puk', (151,)),
+            ('trc', (14,)),
             ('yes', (143,)),
             ('-fd ', (146,)),
             ('auth', (106, 109, 196, 197, 198, 199, 200, 201, 202, 212, 224, 241, 244)),
@@ -596,7 +597,7 @@ VIEWS: tuple[LiteralView, ...] = (
             (79, b'O(?:DA)', ('ADO',), (58,)),
             (
                 95,
-                b'_(?:1of|1v_ood|1v_pod|1v_rod|8r|TAPICC|acphs|apphs|aqs|aukb|crt|dgif|dorp_kr|dorp_ks|emdr|er|evil_kr|evil_ks|evil_leffud|evil_oppihs|fh|gro_ipa|htuao_elacsp|htuao_nil|ipa_nil|ipan|kc|ks|ks_2vsl|kscp|ksg|mpn|nkt_elacsp|ntn|ohg|oia|pbs|pfn|pgs|phg|pqs|rhg|sc|shg|smegybur|ssphs|tao_rkcd|tap_buhtig|tap_rkcd|taphs|terces|terces_bs|tp_2vsl|tset_kr|tset_ks|tset_leffud|tset_oppihs|uhg|unp|uqs|wp_elacsp)',
+                b'_(?:1of|1v_ood|1v_pod|1v_rod|8r|TAPICC|acphs|apphs|aqs|aukb|dgif|dorp_kr|dorp_ks|emdr|er|evil_kr|evil_ks|evil_leffud|evil_oppihs|fh|gro_ipa|htuao_elacsp|htuao_nil|ipa_nil|ipan|kc|ks|ks_2vsl|kscp|ksg|mpn|nkt_elacsp|ntn|ohg|oia|pbs|pfn|pgs|phg|pqs|rhg|sc|shg|smegybur|ssphs|tao_rkcd|tap_buhtig|tap_rkcd|taphs|terces|terces_bs|tp_2vsl|tset_kr|tset_ks|tset_leffud|tset_oppihs|uhg|unp|uqs|wp_elacsp)',
                 (
                     'CCIPAT_', 'aio_', 'api_org_', 'bkua_', 'ck_', 'cs_', 'dckr_oat_', 'dckr_pat_',
                     'doo_v1_', 'dop_v1_', 'dor_v1_', 'duffel_live_', 'duffel_test_', 'figd_',
@@ -606,11 +607,11 @@ VIEWS: tuple[LiteralView, ...] = (
                     'rdme_', 're_', 'rk_live_', 'rk_prod_', 'rk_test_', 'rubygems_', 'sb_secret_',
                     'sbp_', 'secret_', 'sgp_', 'shippo_live_', 'shippo_test_', 'shpat_', 'shpca_',
                     'shppa_', 'shpss_', 'sk_', 'sk_live_', 'sk_prod_', 'sk_test_', 'sqa_', 'sqp_',
-                    'squ_', 'trc_',
+                    'squ_',
                 ),
                 (
-                    13, 14, 27, 28, 44, 45, 46, 48, 49, 50, 52, 66, 67, 68, 82, 84, 85, 86, 87, 89,
-                    91, 92, 94, 97, 98, 99,
+                    13, 27, 28, 44, 45, 46, 48, 49, 50, 52, 66, 67, 68, 82, 84, 85, 86, 87, 89, 91,
+                    92, 94, 97, 98, 99,
                 ),
             ),
         ),

@@ -209,8 +209,18 @@ TOKEN_RULES: tuple[Rule, ...] = table(
     # Tree Ring's own coordinator capability (`govern/coordinator.py`): whoever
     # holds it acts as the coordinator, so it never belongs in a memory, where
     # every worker's brief would show it. The format is Tree Ring's alone, so
-    # any body of its shape is refused, a made-up one too.
-    tokens("tree-ring-capability", None, ([b"trc_"], rb"[0-9a-fA-F]{64}(?![A-Za-z0-9])")),
+    # any body of its shape is refused, a made-up one too, in any case and with
+    # its underscore written otherwise (a dash, a space, an HTML reference):
+    # whoever reads it can write the prefix back.
+    rule(
+        "tree-ring-capability",
+        SECRET,
+        "lower",
+        rb"(?<![a-z0-9])trc(?:[_\s-]|&lowbar;|&#0*95;|&#x0*5f;)?"
+        rb"(?P<v>[0-9a-f]{64})(?![0-9a-z])",
+        heads=(b"trc",),
+        run=64,
+    ),
     # GitLab personal, deploy, runner, trigger, CI job, OAuth, feed, mail,
     # agent, SCIM and feature-flag tokens, and runner registration tokens.
     tokens(
