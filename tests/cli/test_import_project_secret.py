@@ -154,3 +154,26 @@ def test_skip_invalid_leaves_the_row_out_unnamed(
     _unseen(secret, result)
     _unseen(secret, as_json)
     assert _ids(project_root) == (held if dry_run else held | {OTHER_ID})
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("id", "TRC_" + "3f9a" * 16),
+        ("id", "ghp_YJfEODd6zcz7DrwZ19xTaTQlHGkPJoQr3ega"),
+        ("event_type", "ghp_YJfEODd6zcz7DrwZ19xTaTQlHGkPJoQr3ega"),
+    ],
+)
+def test_a_token_in_a_fields_shape_check_is_not_echoed(
+    run_cli: CliRunner, tmp_path: Path, field: str, value: str
+) -> None:
+    """An id or event type that is no id or word at all is refused without
+    its value: the error line would otherwise print the start of a token."""
+    memory = {"id": OTHER_ID, "summary": "Deploys freeze on Fridays after the cut", field: value}
+    path = tmp_path / "token.jsonl"
+    path.write_text(json.dumps({"type": "memory_event", "memory": memory}) + "\n", "utf-8")
+    done = run_cli("import", str(path))
+    assert done.code == 2
+    assert value[4:12].lower() not in (done.out + done.err).lower(), done.err
+    shown = run_cli("import", str(path), "--skip-invalid")
+    assert value[4:12].lower() not in (shown.out + shown.err).lower()

@@ -141,6 +141,12 @@ def _encoding(memory: Memory) -> Problems:
             return
 
 
+def _shown(value: str) -> str:
+    """` 'VALUE'` for a refused value that reads as a word (no digit, at most
+    40 characters), else nothing: a token in a word's place is not echoed."""
+    return f" {value!r}" if len(value) <= 40 and not any(c.isdigit() for c in value) else ""
+
+
 def validate(memory: Memory) -> None:
     """Raise UsageError naming the first field that a store must not accept."""
     for _, said in problems(memory):
@@ -157,7 +163,10 @@ def problems(memory: Memory) -> Problems:
         yield from _encoding(memory)
     patterns = compiled_patterns()
     if not patterns.memory_id.match(memory.id):
-        yield "id", f"memory id {memory.id[:40]!r} must look like mem_YYYYmmdd_HHMMSS_<hex>"
+        # A value in the id's place that is no memory id at all (a token pasted
+        # there) is not shown: an error line is printed, and may be logged.
+        named = f"memory id {memory.id[:40]!r}" if memory.id.startswith("mem_") else "memory id"
+        yield "id", f"{named} must look like mem_YYYYmmdd_HHMMSS_<hex>"
     if not memory.summary.strip():
         yield "summary", "summary must not be blank; say in one sentence what to remember"
     yield from _text("summary", "summary", memory.summary, MAX_SUMMARY, plain)
@@ -169,7 +178,7 @@ def problems(memory: Memory) -> Problems:
     if not patterns.event_type.match(memory.event_type):
         yield (
             "event_type",
-            f"event type {memory.event_type[:40]!r} must be a lowercase word "
+            f"event type{_shown(memory.event_type)} must be a lowercase word "
             "such as decision, lesson, preference, warning",
         )
     yield from _member("ring", "ring", memory.ring, RINGS)
