@@ -67,3 +67,14 @@ def test_a_persons_framed_note_written_before_holds_the_claim(
     assert "will not be stored again" in run_cli("remember", TEXT).err
     listed = {item["id"] for item in run_cli("--json", "list").json()["items"]}
     assert kept in listed and first not in listed
+
+
+def test_a_framed_sentence_split_between_summary_and_details_is_refused(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    forgotten(run_cli)
+    head, tail = "Kappa ingest workers shard", "by tenant hash modulo eight"
+    refused = run_cli("remember", f"FYI {head}", "--details", f"{tail}, as before")
+    assert refused.code != 0 and "will not be stored again" in refused.err, refused.err
+    other = run_cli("remember", f"FYI {head}", "--details", "by region until the migration")
+    assert other.code == 0, other.err

@@ -206,14 +206,18 @@ class _Keys:
                 if (start, end) != (0, len(words)):
                     self.found[_key(" ".join(words[start:end]))] = None
 
-    def seams(self, fields: Sequence[Sequence[Folded]], words: int) -> None:
+    def seams(self, fields: Sequence[Sequence[Folded]], words: int, *, trim: bool = False) -> None:
         """A sentence split between two fields, either way round: the last
-        sentence of one run on into the first of another."""
+        sentence of one run on into the first of another; with `trim`, with
+        its ends trimmed too (`trims`: a write's, never a tombstone's)."""
         ends = [pairs for pairs in fields if pairs]
         for first in ends:
             for then in ends:
                 if first is not then:
-                    self.add(_joined(first[-1], then[0]), words)
+                    joined = _joined(first[-1], then[0])
+                    self.add(joined, words)
+                    if trim:
+                        self.trims(joined)
 
 
 def _joined(first: Folded, then: Folded) -> Folded:
@@ -243,7 +247,7 @@ def keys(summary: str, details: str, others: Sequence[str] = ()) -> list[str]:
     for text in others:
         claims.add(claims.fold(text), MIN_WORDS)
     parts = [claims.sentences(text, MIN_WORDS) for text in (summary, details, *others)]
-    claims.seams(parts[:3], MIN_WORDS)
+    claims.seams(parts[:3], MIN_WORDS, trim=True)
     for pair in (claims.fold(summary), claims.fold(details), *(p for ps in parts for p in ps)):
         claims.trims(pair)
     return list(claims.found)
