@@ -107,3 +107,26 @@ def test_a_trigger_refusing_the_repairs_record_is_dropped_first(
     assert code == 0, repaired["foreign"]
     assert repaired["foreign"]["repaired"].startswith("dropped 1 index(es), trigger(s)")
     assert ("trigger", "no_record") not in objects(project_root)
+
+
+def test_a_forget_says_so_when_an_added_trigger_kept_the_words(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    """What a trigger Tree Ring does not make copied out of a forgotten row
+    stays in the file however it is rebuilt: the forget says the words are
+    still there and where to look, rather than that they are gone."""
+    memory = remember(run_cli, TEXT)
+    kept = remember(run_cli, "The release train leaves every Tuesday at noon")
+    add(project_root, *ADDED[:2])
+    done = run_cli("forget", memory, "--mode", "delete", "--reason", "rotated")
+    assert "the forgotten text is still in memory.sqlite" in done.err + done.out, done
+    assert "doctor" in done.err + done.out
+    assert stashed(project_root) == [TEXT]
+    # A memory left standing that says it too does not count: nothing is said.
+    add(project_root, 'DROP TRIGGER "keep ""words"""', 'DROP TABLE "Stash"')
+    said = "Deploys pause while the release train is in the station"
+    plain = remember(run_cli, said)
+    remember(run_cli, f"{said}. Hotfixes still go out.")
+    other = run_cli("forget", plain, "--mode", "delete", "--reason", "moved")
+    assert other.code == 0 and "still in" not in other.err + other.out, other
+    assert kept in {hit["id"] for hit in run_cli("--json", "list").json()["items"]}

@@ -422,6 +422,14 @@ def scrub(store: Store, gone: Sequence[Memory] = ()) -> str | None:
     if lingering is None and texts and pages.holds(store.path, texts):
         pages.vacuum(store.db)
         lingering = _checkpoint(store)
+        left = [text for text in texts if pages.holds(store.path, [text])]
+        # A memory left standing may say it too (a person's note that holds
+        # the claim); anything else holding it is no part of Tree Ring's.
+        if lingering is None and left and not rows.hold_text(store.db, [t.decode() for t in left]):
+            lingering = (
+                f"the forgotten text is still in {store.path.name}, in a table Tree Ring does not "
+                "keep it in; `tree-ring doctor` names what the schema does not make"
+            )
     return lingering
 
 
