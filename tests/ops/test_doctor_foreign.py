@@ -13,6 +13,9 @@ from conftest import CliRunner
 from reliability_support import checks, raw
 from reliability_support import remembered as remember
 
+from tree_ring.store import health
+from tree_ring.store.sql import open_db
+
 # A trigger that keeps every deleted memory's words, under a name that needs
 # quoting, with a view and an index beside it and the table it writes to.
 ADDED = (
@@ -68,7 +71,7 @@ def test_added_objects_are_named_and_repair_drops_all_but_the_table(
     for kind, name in FOUND:
         assert f"{kind} {name}" in detail
     assert "doctor --repair` drops" in detail
-    assert detail.endswith("then drop the table Stash in the sqlite3 shell")
+    assert detail.endswith('then drop the table "Stash" in the sqlite3 shell')
     assert found["foreign"]["repairable"] is True
     # Every other check holds: the parts of the schema are all as it makes them.
     assert {name for name, check in found.items() if not check["ok"]} == {"foreign"}
@@ -130,3 +133,48 @@ def test_a_forget_says_so_when_an_added_trigger_kept_the_words(
     other = run_cli("forget", plain, "--mode", "delete", "--reason", "moved")
     assert other.code == 0 and "still in" not in other.err + other.out, other
     assert kept in {hit["id"] for hit in run_cli("--json", "list").json()["items"]}
+
+
+# Tables whose names end a quoted name early when put into SQL unescaped, one
+# with a row that is not UTF-8, one SQLite reads only by its key.
+HOSTILE = (
+    'CREATE TABLE "a""b"(s TEXT)',
+    'INSERT INTO "a""b" VALUES (CAST(X\'46ff6163\' AS TEXT))',
+    'CREATE TABLE "t""; DELETE FROM memories; --"(s TEXT)',
+    'CREATE TABLE "keyed"(k TEXT PRIMARY KEY) WITHOUT ROWID',
+)
+
+
+def test_tables_no_migration_makes_are_named_and_not_read_for_text(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    remember(run_cli, TEXT)
+    _, before = checks(run_cli)
+    add(project_root, *HOSTILE)
+    code, found = checks(run_cli)
+    assert code == 1
+    assert {name for name, check in found.items() if not check["ok"]} == {"foreign"}
+    # The text check reads Tree Ring's own tables, as before they were added.
+    assert found["text"]["detail"] == before["text"]["detail"]
+    assert found["text"]["detail"].startswith("every text value of ")
+    assert found["foreign"]["detail"].endswith(
+        'then drop the table "a""b", "keyed", "t""; DELETE FROM memories; --" in the sqlite3 shell'
+    )
+    code, repaired = checks(run_cli, "--repair")
+    assert code == 1 and repaired["text"]["ok"]
+    assert len(run_cli("--json", "list").json()["items"]) == 1
+
+
+def test_a_table_name_with_a_quote_is_read_as_one_name(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        conn.execute('CREATE TABLE "a""b"(s TEXT)')
+        conn.execute('CREATE TABLE "a"(s TEXT)')
+        conn.execute('INSERT INTO "a""b" VALUES (CAST(X\'46ff6163\' AS TEXT))')
+        conn.execute("INSERT INTO a VALUES ('fine')")
+    db = open_db(path)
+    try:
+        assert [row["rowid"] for row in health.undecodable(db, 'a"b')] == [1]
+        assert health.undecodable(db, "a") == []
+    finally:
+        db.conn.close()

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tree_ring.store import layout, schema
+from tree_ring.store.sql import ident
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ def twin(db: Db, index: str) -> list[Shadow]:
         ).fetchall()
         shadows: list[Shadow] = []
         for name, sql in made:
-            rows = db.execute(f'SELECT * FROM temp."{name}"').fetchall()
+            rows = db.execute(f"SELECT * FROM temp.{ident(name)}").fetchall()
             shadows.append(
                 Shadow(name[len(TWIN) + 1 :], _columns(sql), tuple(tuple(r) for r in rows))
             )
@@ -132,7 +133,7 @@ def damage(db: Db, index: str) -> list[str]:
         elif shadow.suffix in ("config", "data"):
             # The rows FTS5 reads to open the index: the version, the structure record.
             pair = "k, v" if shadow.suffix == "config" else "id, NULL"
-            held = {r[0]: r[1] for r in db.execute(f'SELECT {pair} FROM "{name}"')}
+            held = {r[0]: r[1] for r in db.execute(f"SELECT {pair} FROM {ident(name)}")}
             lost = sorted(str(row[0]) for row in shadow.rows if row[0] not in held)
             if lost:
                 what = "rows" if len(lost) > 1 else "row"
@@ -153,17 +154,17 @@ def restore(db: Db, index: str) -> None:
     other = layout.holder(db, "table", index)
     if other is not None and not _an_index(other):
         # Derived, so nothing is lost: dropped for the index to be made again.
-        db.execute(f'DROP {other[0].upper()} main."{other[1]}"')
+        db.execute(f"DROP {other[0].upper()} main.{ident(other[1])}")
     if not _exists(db, "table", index):
         # What is left of it would stand in the way of the new one's tables.
         for suffix in SUFFIXES:
-            db.execute(f'DROP TABLE IF EXISTS main."{index}_{suffix}"')
+            db.execute(f"DROP TABLE IF EXISTS main.{ident(f'{index}_{suffix}')}")
         db.execute(DEFINITIONS[index])
         return
     for shadow in shadows:
         name = f"{index}_{shadow.suffix}"
-        db.execute(f'DROP TABLE IF EXISTS main."{name}"')
-        db.execute(f'CREATE TABLE main."{name}"{shadow.columns}')
+        db.execute(f"DROP TABLE IF EXISTS main.{ident(name)}")
+        db.execute(f"CREATE TABLE main.{ident(name)}{shadow.columns}")
         for row in shadow.rows:
             marks = ", ".join("?" for _ in row)
-            db.execute(f'INSERT INTO main."{name}" VALUES ({marks})', row)
+            db.execute(f"INSERT INTO main.{ident(name)} VALUES ({marks})", row)

@@ -6,7 +6,8 @@ what to run; every repair runs in the caller's transaction)."""
 from __future__ import annotations
 
 from tree_ring.model.errors import StoreFault
-from tree_ring.store import fts, fts_shadow, meaning, schema
+from tree_ring.store import fts, fts_shadow, layout, meaning, schema
+from tree_ring.store.sql import ident
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -161,20 +162,24 @@ def text_tables(db: Db) -> list[str]:
     """The tables whose text a read may meet, by name (SQLite's and the FTS
     indexes' own shadow tables left out, and the meaning codes, which hold
     no text: `doctor`'s meaning check names a code of another type, and its
-    repair codes the memory again)."""
+    repair codes the memory again). A table no migration makes is left out
+    too: no read meets it, the `foreign` check names it, and it may be one
+    this check cannot read (WITHOUT ROWID, or virtual of a module not here)."""
+    foreign = {name.lower() for kind, name in layout.foreign(db) if kind == "table"}
     return [
-        str(row[0])
+        name
         for row in db.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' "
             "AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'memory_fts%' "
             "AND name NOT LIKE 'claim_fts%' AND name != 'memory_meaning' ORDER BY name"
         )
+        if (name := str(row[0])).lower() not in foreign
     ]
 
 
 def undecodable(db: Db, table: str) -> list[Any]:
     """The rows of `table` holding text that is not UTF-8, each with its `rowid`."""
-    return db.undecodable(f'SELECT rowid AS "rowid", * FROM "{table}"')
+    return db.undecodable(f'SELECT rowid AS "rowid", * FROM {ident(table)}')
 
 
 def unreadable_rows(db: Db) -> list[tuple[Any, list[str]]]:

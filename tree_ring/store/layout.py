@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from tree_ring.store import anchors, inbox, ledger_rows, refutations, schema, tombstone_ids
+from tree_ring.store.sql import ident
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -214,7 +215,7 @@ def displace(db: Db, parts: list[tuple[Part, str]]) -> list[Part]:
             continue
         found = holder(db, part.kind, part.name)
         if found is not None:
-            db.execute(f'DROP {kind.upper()} "{found[1]}"')
+            db.execute(f"DROP {kind.upper()} {ident(found[1])}")
         db.execute(part.statement)
         made.append(part)
     return made
@@ -337,8 +338,7 @@ def drop(db: Db, objects: list[tuple[str, str]]) -> None:
     """Drop each (kind, name) of `objects` but the tables, in the caller's transaction."""
     for kind, name in objects:
         if kind in ("index", "trigger", "view"):
-            quoted = name.replace('"', '""')
-            db.execute(f'DROP {kind.upper()} IF EXISTS "{quoted}"')
+            db.execute(f"DROP {kind.upper()} IF EXISTS {ident(name)}")
 
 
 def _objects(db: Db) -> set[tuple[str, str]]:

@@ -155,6 +155,14 @@ def undecodable_row(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.OperationalError) and DECODE in str(exc).lower()
 
 
+def ident(identifier: str) -> str:
+    """`identifier` (a table, index, trigger or column name, as the store's
+    `sqlite_master` or a PRAGMA gives it) quoted for a statement: in double
+    quotes, each `"` in it doubled, so the name ends where it ends and
+    nothing in it is read as SQL."""
+    return '"' + identifier.replace('"', '""') + '"'
+
+
 def is_read(sql: str) -> bool:
     """A statement that may run twice: only these are re-run to skip bad rows."""
     return sql.lstrip()[:6].upper() == "SELECT"

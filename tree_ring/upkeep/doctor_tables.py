@@ -16,7 +16,7 @@ from __future__ import annotations
 from tree_ring.model import vectors
 from tree_ring.model.record import now_iso
 from tree_ring.store import fts_shadow, health, layout, meaning, schema, settings
-from tree_ring.store.sql import Db
+from tree_ring.store.sql import Db, ident
 from tree_ring.tree import repair
 
 # (ok, detail, repairable), as the doctor's Check holds them.
@@ -191,7 +191,7 @@ def check_foreign(db: Db) -> Found:
     if tables:
         fix.append(
             "a table is left as it is: copy out what you need, then drop the table "
-            f"{', '.join(tables)} in the sqlite3 shell"
+            f"{', '.join(ident(name) for name in tables)} in the sqlite3 shell"
         )
     return (
         False,
