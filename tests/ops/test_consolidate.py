@@ -377,6 +377,39 @@ def test_a_source_caught_by_todays_guard_skips_its_group(store: Store, project_i
     assert summaries(store, project_id) == []
 
 
+@pytest.mark.parametrize(
+    ("period_type", "key", "example"),
+    [
+        ("daily", "9999-12-31", "2026-11-29"),
+        ("weekly", "9999-W52", "2026-W48"),
+        ("monthly", "9999-12", "2026-11"),
+        ("yearly", "9999", "2026"),
+    ],
+)
+def test_a_period_ending_past_the_last_date_is_out_of_range(
+    run_cli: CliRunner, period_type: str, key: str, example: str
+) -> None:
+    result = run_cli("consolidate", "--period-type", period_type, "--period-key", key, "--dry-run")
+    assert (result.code, result.out) == (2, "")
+    assert result.err.strip() == (
+        f"error: period key {key!r} is out of range: the day after the period is past "
+        f"9999-12-31, the last date Tree Ring can store; name an earlier {period_type} "
+        f"period, e.g. {example}"
+    )
+
+
+def test_the_last_periods_in_range_are_taken() -> None:
+    last = {
+        (kind, key): consolidate.period(kind, key).end
+        for kind, key in (("daily", "9999-12-30"), ("weekly", "9999-W51"), ("monthly", "9999-11"))
+    }
+    assert last == {
+        ("daily", "9999-12-30"): "9999-12-31T00:00:00.000000Z",
+        ("weekly", "9999-W51"): "9999-12-27T00:00:00.000000Z",
+        ("monthly", "9999-11"): "9999-12-01T00:00:00.000000Z",
+    }
+
+
 def test_cli_rejects_bad_periods(run_cli: CliRunner) -> None:
     bad = run_cli("consolidate", "--period-type", "daily", "--period-key", "yesterday")
     assert bad.code == 2 and "not a daily key" in bad.err

@@ -142,33 +142,50 @@ def period(period_type: str, key: str | None = None, now: datetime | None = None
         return Period("manual", MANUAL_KEY, None, None)
     key = (current_key(period_type, now or datetime.now(UTC)) if key is None else key).strip()
     shape, example = SHAPES[period_type]
-    first = last = None
+    first = None
     if _shaped(key, shape):
         try:
             if period_type == "daily":
                 first = date.fromisoformat(key)
-                last = first + timedelta(days=1)
             elif period_type == "weekly":
                 first = date.fromisocalendar(int(key[:4]), int(key[6:]), 1)
-                last = first + timedelta(days=7)
             elif period_type == "monthly":
                 first = date(int(key[:4]), int(key[5:]), 1)
-                last = date(first.year + first.month // 12, first.month % 12 + 1, 1)
             else:
                 first = date(int(key), 1, 1)
-                last = date(first.year + 1, 1, 1)
         except ValueError:
-            first = last = None
-    if first is None or last is None:
+            first = None
+    if first is None:
         raise UsageError(
             f"period key {key[:40]!r} is not a {period_type} key; write it as {shape} "
             f"in ASCII digits, e.g. {example}"
         )
+    try:
+        last = _end(period_type, first)
+    except (ValueError, OverflowError):
+        # A period stored by its end, the day after it: the last ones of year
+        # 9999 end past the last day a date can hold.
+        raise UsageError(
+            f"period key {key!r} is out of range: the day after the period is past "
+            f"{date.max}, the last date Tree Ring can store; name an earlier {period_type} "
+            f"period, e.g. {example}"
+        ) from None
 
     def stamp(day: date) -> str:
         return format_time(datetime(day.year, day.month, day.day, tzinfo=UTC))
 
     return Period(period_type, key, stamp(first), stamp(last))
+
+
+def _end(period_type: str, first: date) -> date:
+    """The first day after the period of `period_type` that starts on `first`."""
+    if period_type == "daily":
+        return first + timedelta(days=1)
+    if period_type == "weekly":
+        return first + timedelta(days=7)
+    if period_type == "monthly":
+        return date(first.year + first.month // 12, first.month % 12 + 1, 1)
+    return date(first.year + 1, 1, 1)
 
 
 @dataclass(frozen=True)
