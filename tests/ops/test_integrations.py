@@ -318,6 +318,60 @@ def test_certify_does_not_pass_when_no_harness_has_tree_ring_installed(
     assert "**FAILED**" in markdown and "no harness has Tree Ring installed" in markdown
 
 
+@pytest.mark.parametrize(
+    "folders", [(".claude",), (".codex",), (".claude", ".codex")], ids=["claude", "codex", "both"]
+)
+def test_certify_does_not_pass_when_a_harness_is_here_without_the_plugin(
+    run_cli: CliRunner,
+    project_root: Path,
+    home: Path,
+    env: dict[str, str],
+    tmp_path: Path,
+    folders: tuple[str, ...],
+) -> None:
+    # The harness is installed (its folder is there), Tree Ring's plugin is not.
+    for folder in folders:
+        (home / folder).mkdir(parents=True)
+    out = tmp_path / "evidence"
+    result = run_cli("--json", "integrations", "certify", "--out-dir", str(out), environ=env)
+    assert result.code == 1, result.out + result.err
+    data = result.json()
+    assert data["passed"] is False
+    here = {".claude": "claude-code", ".codex": "codex"}
+    assert {h["id"]: h["state"] for h in data["items"]} == {
+        "claude-code": "needs-plugin" if ".claude" in folders else "not-installed",
+        "codex": "needs-plugin" if ".codex" in folders else "not-installed",
+    }
+    named = [here[f] for f in folders]
+    names = " and ".join({"claude-code": "Claude Code", "codex": "Codex"}[i] for i in named)
+    where = " or ".join(
+        f"{'Claude Code' if i == 'claude-code' else 'Codex'} ({integrations.install_commands(i)})"
+        for i in named
+    )
+    assert data["next"] == (
+        f"no harness has Tree Ring installed ({names} {'is' if len(named) == 1 else 'are'} here "
+        f"without the plugin), so nothing was certified: install it in {where}, "
+        "then run `tree-ring integrations certify` again"
+    )
+    text = run_cli("integrations", "certify", "--out-dir", str(out), environ=env).out
+    assert f"certification FAILED: {data['next']}; wrote:" in text.splitlines()
+
+
+def test_certify_passes_with_the_plugin_in_one_harness_and_another_without(
+    run_cli: CliRunner, project_root: Path, home: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    install_claude(home)
+    (home / ".codex").mkdir()
+    run_cli("remember", "Releases are signed", "--ring", "heartwood")
+    out = tmp_path / "evidence"
+    result = run_cli("--json", "integrations", "certify", "--out-dir", str(out), environ=env)
+    assert result.code == 0, result.out + result.err
+    data = result.json()
+    assert (data["passed"], data["next"]) == (True, "")
+    assert {h["id"]: h["passed"] for h in data["items"]} == {"claude-code": True, "codex": True}
+    assert by_id(data)["codex"]["state"] == "needs-plugin"
+
+
 # -- harness files that are not regular files --------------------------------
 
 HARNESS_FILES = (".codex/config.toml", ".claude/plugins/installed_plugins.json")

@@ -39,12 +39,27 @@ from tree_ring.read import brief
 from tree_ring.upkeep import quality
 
 DEFAULT_OUT = Path("target") / "tree-ring-certification"
-NOTHING_INSTALLED = (
-    "no harness has Tree Ring installed, so nothing was certified: install it in "
-    f"Claude Code ({integrations.install_commands('claude-code')}) or Codex "
-    f"({integrations.install_commands('codex')}), then run `tree-ring integrations certify` again"
-)
+NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 HOOK_TIMEOUT_S = 15.0
+
+
+def nothing_installed(harnesses: list[dict[str, Any]]) -> str:
+    """Why a certification with the plugin in no harness fails, and how to
+    install it: in the harnesses here that lack it, or else in either."""
+    here = [h["id"] for h in harnesses if h["installed"]]
+    lacking = (
+        f" ({' and '.join(NAMES[i] for i in here)} {'is' if len(here) == 1 else 'are'} "
+        "here without the plugin)"
+        if here
+        else ""
+    )
+    where = " or ".join(
+        f"{NAMES[i]} ({integrations.install_commands(i)})" for i in here or list(NAMES)
+    )
+    return (
+        f"no harness has Tree Ring installed{lacking}, so nothing was certified: install it "
+        f"in {where}, then run `tree-ring integrations certify` again"
+    )
 
 
 def write_files(
@@ -273,14 +288,16 @@ def certify(root: Path, environ: Mapping[str, str], out_dir: Path) -> dict[str, 
                 "passed": plugin_ok and all(c.ok for c in checks),
             }
         )
-    installed = any(r["state"] != "not-installed" for r in results)
+    # Installed means the plugin is there (enabled or not): a harness alone
+    # runs no Tree Ring hook, and the round trip then proves only this folder.
+    installed = any(r["plugin"] != "missing" for r in results)
     data: dict[str, Any] = {
         "schema_version": 1,
         "generated_at": now_iso(),
         "project_root": str(root),
         "project": project.load_project_id(root),
         "passed": installed and all(r["passed"] for r in results),
-        "next": "" if installed else NOTHING_INSTALLED,
+        "next": "" if installed else nothing_installed(results),
         "harnesses": results,
         "scan": [d.to_dict() for d in integrations.scan(root, environ)],
     }
