@@ -181,6 +181,51 @@ def spans_held(reason: str, held: Callable[[list[str]], set[str]]) -> list[tuple
     return [_inner(tokens[first], tokens[last]) for first, last in merged]
 
 
+def carried_quoting(db: Db, memory: Memory, *, agent: bool = False) -> str | None:
+    """The first field of `memory`, named as an export names it, that a file
+    or a team ledger line fills beside its claim, that a write does not key
+    (`tombstones.check_keys`), and that holds content a write into its
+    project answers to (`tombstones.matching`: its own tombstones and those
+    of the store read beside it); or None. Each is read as a reason is, run
+    by run of its words (`spans_held`): a review reason quotes a claim inside
+    its own words ("the import claims ...; <quote>"). An import or a sync
+    refuses such a row, as it refuses the claim itself: those fields are
+    stored, exported and written to the team ledger as they stand. A
+    restored rejected row meets its own rejection's tombstone, and its
+    reviewer's reason may quote it: that is no forgotten content coming back."""
+    from tree_ring.model.record import generated_id
+    from tree_ring.store import tombstones
+
+    project = memory.project or ""
+    own = memory.id if memory.trust == "rejected" else None
+
+    def held(keys: list[str]) -> set[str]:
+        found = tombstones.matching(db, project, keys, agent=agent)
+        return {
+            str(row["content_hash"])
+            for row in found
+            if not (row["kind"] == "rejected" and row["memory_id"] == own)
+        }
+
+    for name, text in _carried(memory):
+        if text and not text.isalnum() and not generated_id(text) and spans_held(text, held):
+            return name
+    return None
+
+
+def _carried(memory: Memory) -> Iterator[tuple[str, str]]:
+    """(field, text) of each field `carried_quoting` reads."""
+    yield "review.review_reason", memory.review_reason or ""
+    yield "review.reviewed_by", memory.reviewed_by or ""
+    yield "origin_session", memory.origin_session or ""
+    yield "source.type", memory.source_type
+    for other in memory.supersedes:
+        yield "supersedes", other
+    yield "superseded_by", memory.superseded_by or ""
+    for link in memory.links:
+        yield "links", link.target
+
+
 def withheld(reason: str, spans: list[tuple[int, int]]) -> str:
     """`reason` with each of `spans` (`spans_held`) replaced by `FORGOTTEN`."""
     for start, end in reversed(spans):

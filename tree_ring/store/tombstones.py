@@ -295,6 +295,20 @@ def matching(
     return found + db.execute(sql, (project or "", wanted)).fetchall()
 
 
+_ANY = "SELECT 1 FROM content_tombstones WHERE project = ? LIMIT 1"
+
+
+def any_answered(db: Db, project: str | None) -> bool:
+    """Whether a write into `project` answers to any tombstone at all (its
+    own, or those of the stores `db` answers to): most stores hold none, and
+    then nothing of a write need be keyed past its claims."""
+    for source in db.answers_to:
+        other = source()
+        if other is not None and other[0].execute(_ANY, (other[1],)).fetchone() is not None:
+            return True
+    return db.execute(_ANY, (project or "",)).fetchone() is not None
+
+
 def memory_ids(db: Db, project: str, *, agent: bool = False) -> set[str]:
     """The ids of the memories `project`'s tombstones were recorded for: the
     ids this store forgot, which no import may take. An agent's withdrawal

@@ -386,6 +386,10 @@ class Facts:
         *,
         agent: bool = False,
     ) -> None:
+        self.db = db
+        self.agent = agent
+        # Whether a write into each project answers to any tombstone (`quoting`).
+        self.forgets: dict[str, bool] = {}
         by_project: dict[str, list[str]] = {}
         self.keys: dict[str, list[str]] = {}
         for memory in memories:
@@ -426,6 +430,7 @@ class Facts:
                 and stone["memory_id"] == memory.id
             ):
                 raise tombstones.refused(stone)
+        self.quoting(memory)
         if claim is not None:
             held = self.claims.get(claim)
             if held is not None:
@@ -446,6 +451,25 @@ class Facts:
         if memory.id in self.redacted:
             raise Conflict(f"memory id {memory.id} was redacted and cannot be reused")
         return None
+
+    def quoting(self, memory: Memory) -> None:
+        """Refuse a row whose review reason, reviewer, origin session, source
+        type, supersession ids or link targets (what a file or a ledger line
+        fills beside the claim) hold forgotten content (`reasons.carried_quoting`):
+        they are stored and travel in the ledger as they stand."""
+        project = memory.project or ""
+        if project not in self.forgets:
+            self.forgets[project] = tombstones.any_answered(self.db, project)
+        if not self.forgets[project]:
+            return
+        from tree_ring.govern import reasons
+
+        field = reasons.carried_quoting(self.db, memory, agent=self.agent)
+        if field is not None:
+            raise Conflict(
+                f"{field} holds content that was forgotten here, and would keep it in "
+                "the store and the team ledger; give the row without those words"
+            )
 
     def add(self, memory: Memory, claim: str | None, intent: str | None) -> None:
         self.known[memory.id] = Known(
