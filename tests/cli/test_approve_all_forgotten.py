@@ -53,3 +53,53 @@ def test_a_batch_approval_refuses_a_row_the_user_store_forgot(
     kept = run_cli("review", "approve", "mem_wait_other", environ=home)
     assert kept.code == 0, kept.err
     assert waiting(project_root, run_cli, home) == {"mem_wait_pair"}
+
+
+def test_the_dry_run_names_the_row_the_batch_refuses_and_the_refusal_names_it_too(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    lines = tmp_path / "waiting.jsonl"
+    rows = [
+        {"id": "mem_wait_pair", "summary": PAIR, "ring": "heartwood", "scope": "project"},
+        {"id": "mem_wait_other", "summary": OTHER, "ring": "heartwood", "scope": "project"},
+    ]
+    lines.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    assert run_cli("import", str(lines), environ=home).code == 0
+    note = run_cli("--json", "remember", CLAIM, "--scope", "global", environ=home)
+    forgotten = note.json()["id"]
+    gone = run_cli("forget", forgotten, "--user", "--mode", "delete", "--reason", "x", environ=home)
+    assert gone.code == 0, gone.err
+
+    dry = run_cli("--json", "review", "approve", "--all", "--dry-run", environ=home).json()
+    assert dry["refused"] == 1
+    decided = {(item["id"], item["decision"]) for item in dry["items"]}
+    assert decided == {("mem_wait_pair", "refuse"), ("mem_wait_other", "approve")}
+    [why] = [i["decision_reason"] for i in dry["items"] if i["decision"] == "refuse"]
+    assert why.startswith("this content was forgotten on ")
+    said = run_cli("review", "approve", "--all", "--dry-run", environ=home)
+    assert said.code == 0, said.err
+    assert said.out.splitlines()[0] == (
+        "would refuse 1 of 2 pending memories, so would approve none (dry run: nothing was "
+        "written); reject the refused ones or narrow the filters"
+    )
+    [refused] = [line for line in said.out.splitlines() if "refused:" in line]
+    assert refused.startswith("  mem_wait_pair; refused: this content was forgotten on ")
+
+    batch = run_cli("review", "approve", "--all", "--reason", "batch", environ=home)
+    assert batch.code == 1 and batch.out == ""
+    assert batch.err.startswith("error: waiting memory mem_wait_pair cannot be approved: ")
+    assert batch.err.rstrip().endswith(
+        "nothing was approved: reject it (`tree-ring review reject mem_wait_pair --reason WHY`) "
+        "or narrow the filters"
+    )
+    assert len(batch.err.strip().splitlines()) == 1
+    assert waiting(project_root, run_cli, home) == {"mem_wait_pair", "mem_wait_other"}
+    rejected = run_cli("review", "reject", "mem_wait_pair", "--reason", "forgotten", environ=home)
+    assert rejected.code == 0, rejected.err
+    clean = run_cli("--json", "review", "approve", "--all", "--dry-run", environ=home).json()
+    assert clean["refused"] == 0
+    assert {(i["id"], i["decision"]) for i in clean["items"]} == {("mem_wait_other", "approve")}
+    done = run_cli("review", "approve", "--all", "--reason", "batch", environ=home)
+    assert done.code == 0, done.err
+    assert waiting(project_root, run_cli, home) == set()

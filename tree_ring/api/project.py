@@ -637,7 +637,8 @@ class Project:
     ) -> list[Decision]:
         """A person's approval of every waiting row `selection` names, in one
         transaction, into the store `review` writes to: a row over what either
-        store forgot refuses the whole batch, as it refuses its own approval."""
+        store forgot refuses the whole batch, named, as it refuses its own
+        approval; a dry run names it, as a decision to refuse."""
         from tree_ring.review import queue
 
         return queue.approve_all(

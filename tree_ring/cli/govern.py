@@ -203,13 +203,22 @@ def cmd_review_approve_all(ctx: Context) -> int:
     with ctx.project() as project:
         decisions = project.approve_all(selection, reason=a.reason, dry_run=a.dry_run)
         project_id, actor = project.project_id, project.actor
+    # A dry run names the rows the batch would refuse: then it approves none.
+    refused = sum(d.decision == "refuse" for d in decisions)
     verb = "would approve" if a.dry_run else "approved"
     lines = [
         f"{verb} {len(decisions)} pending memories"
         + (" (dry run: nothing was written)" if a.dry_run else f" by {actor.name}")
     ]
+    if refused:
+        lines = [
+            f"would refuse {refused} of {len(decisions)} pending memories, so would approve "
+            "none (dry run: nothing was written); reject the refused ones or narrow the filters"
+        ]
     lines += [
-        f"  {d.id}" + (f"; it supersedes {', '.join(d.superseded)}" if d.superseded else "")
+        f"  {d.id}"
+        + (f"; it supersedes {', '.join(d.superseded)}" if d.superseded else "")
+        + (f"; refused: {d.reason}" if d.decision == "refuse" else "")
         for d in decisions
     ]
     data = {
@@ -217,6 +226,7 @@ def cmd_review_approve_all(ctx: Context) -> int:
         "dry_run": a.dry_run,
         "filters": {name: getattr(selection, name) for name in FILTERS},
         "approved": 0 if a.dry_run else len(decisions),
+        "refused": refused,
         **listing([decision_data(d) for d in decisions]),
     }
     ctx.emit(data, "\n".join(lines))

@@ -237,6 +237,19 @@ def _mark(
     audit.record(db, actor, "review", memory.id, entry, changed=[memory.id], at=at)
 
 
+def refusal(db: Db, memory: Memory) -> Conflict | None:
+    """Why approving `memory` is refused for content that either store forgot
+    or a review rejected (`tombstones.refused`), or None: the tombstones a
+    person wrote the row over (`readmit.overridden`) let it through."""
+    keys = tombstones.check_keys(memory)
+    if not tombstones.find_all(db, memory.project, keys):
+        return None
+    # Only then the audit log is read: the tombstones a person wrote this row over.
+    skip = set(readmit.overridden(db, memory.id))
+    stone = tombstones.find(db, memory.project, [k for k in keys if k not in skip])
+    return None if stone is None else tombstones.refused(stone)
+
+
 def approve_in(
     db: Db,
     memory: Memory,
@@ -256,9 +269,9 @@ def approve_in(
     # Approving heartwood is a promotion: in coordinated mode it needs the capability.
     action = "review.promote" if memory.ring == "heartwood" else "review.approve"
     coordinator.authorize(db, action, actor, memory.id)
-    if tombstones.find_all(db, memory.project, tombstones.check_keys(memory)):
-        # Only then the audit log is read: the tombstones a person wrote this row over.
-        tombstones.refuse_if_tombstoned(db, memory, readmit.overridden(db, memory.id))
+    refused = refusal(db, memory)
+    if refused is not None:
+        raise refused
     _mark(db, memory, "approve", "accepted", reason, actor, at)
     # Now believed, it joins the project's summary tree like any accepted write.
     seal.on_insert(db, memory.replace(trust="accepted"))
@@ -481,7 +494,10 @@ def approve_all(
     any refusal (an agent without the capability, a row over a tombstone)
     leaves every row as it was. The caller is asked first, even when no row
     matches, so an agent is refused the same way whatever the queue holds.
-    `dry_run` answers which rows it would approve, as decisions not taken."""
+    `dry_run` answers which rows it would approve, as decisions not taken,
+    and which it would refuse (`refusal`: decision "refuse", with why), for
+    which the real run approves none. The real run's error names the
+    waiting row refused, not the tombstone that refuses it."""
     text = correct.check_reason(reason) if reason else "approved"
     at = now_iso()
     with store.write() as db:
@@ -489,7 +505,23 @@ def approve_all(
         if not first.allowed:
             coordinator.refuse(db, first)
         found = pending_matching(db, project, selection)
+        refused = {m.id: why for m in found if (why := refusal(db, m)) is not None}
         if dry_run:
-            return [Decision(m.id, "approve", "pending", text, actor.name, at) for m in found]
+            return [
+                Decision(m.id, "refuse", "pending", str(refused[m.id]), actor.name, at)
+                if m.id in refused
+                else Decision(m.id, "approve", "pending", text, actor.name, at)
+                for m in found
+            ]
+        if refused:
+            memory_id, why = next(iter(refused.items()))
+            more = (
+                f" (and {len(refused) - 1} more: --dry-run names them)" if len(refused) > 1 else ""
+            )
+            raise Conflict(
+                f"waiting memory {memory_id}{more} cannot be approved: {why}; nothing was "
+                f"approved: reject it (`tree-ring review reject {memory_id} --reason WHY`) "
+                "or narrow the filters"
+            )
         coordinator.record(db, [first])
         return [approve_in(db, memory, text, actor, at) for memory in found]
