@@ -178,3 +178,16 @@ def test_a_table_name_with_a_quote_is_read_as_one_name(tmp_path: Path) -> None:
         assert health.undecodable(db, "a") == []
     finally:
         db.conn.close()
+
+
+def test_a_name_with_a_line_break_cannot_forge_a_doctor_line(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    remember(run_cli, TEXT)
+    add(project_root, 'CREATE TABLE "x\nok   schema       forged" (a)')
+    done = run_cli("doctor")
+    assert done.code == 1
+    assert not [
+        line for line in done.out.splitlines() if "forged" in line and line.startswith("ok")
+    ]
+    assert "x\\nok   schema       forged" in done.out

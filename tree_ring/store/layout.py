@@ -29,6 +29,8 @@ from tree_ring.store.sql import ident
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tree_ring.store.sql import Db
 
 _NAME = re.compile(r"CREATE\s+(TABLE|INDEX|TRIGGER|VIEW)\s+(\w+)")
@@ -332,6 +334,26 @@ def foreign(db: Db) -> list[tuple[str, str]]:
         for key, (kind, name, _) in held(db).items()
         if key not in known and not key[1].startswith("sqlite_")
     )
+
+
+def foreign_holding(db: Db, texts: Sequence[str]) -> list[str]:
+    """The tables no migration makes (`foreign`) with a value holding one of
+    `texts`, as written: where a trigger added to the store copied a row."""
+    found: list[str] = []
+    for kind, name in foreign(db):
+        if kind != "table":
+            continue
+        columns = [str(row[1]) for row in db.execute(f"PRAGMA table_info({ident(name)})")]
+        if not columns:
+            continue
+        holds = " OR ".join(f"instr(CAST({ident(c)} AS TEXT), :text)" for c in columns)
+        sql = f"SELECT 1 FROM {ident(name)} WHERE {holds} LIMIT 1"
+        try:
+            if any(db.execute(sql, {"text": text}).fetchone() for text in texts):
+                found.append(name)
+        except sqlite3.Error:
+            found.append(name)  # one SQLite cannot read is named too
+    return found
 
 
 def drop(db: Db, objects: list[tuple[str, str]]) -> None:

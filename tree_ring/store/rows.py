@@ -15,7 +15,7 @@ from tree_ring.store import live
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from tree_ring.store.sql import Db
@@ -262,15 +262,3 @@ def consolidations_naming(db: Db, project: str | None, needle: str) -> list[Memo
         params = (project, needle)
     sql += " AND source_type = 'consolidation' AND instr(links, ?) > 0"
     return [from_row(row) for row in db.execute(sql, params)]
-
-
-_HOLDS_TEXT = (
-    "SELECT 1 FROM memories WHERE instr(summary, :text) OR instr(details, :text)"
-    " OR instr(source_quote, :text) LIMIT 1"
-)
-
-
-def hold_text(db: Db, texts: Sequence[str]) -> bool:
-    """Whether a memory's summary, details or source quote holds one of
-    `texts` as written (a scan of every row: for a forget's last check only)."""
-    return any(db.execute(_HOLDS_TEXT, {"text": text}).fetchone() for text in texts)

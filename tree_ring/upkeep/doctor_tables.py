@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tree_ring.model import vectors
 from tree_ring.model.record import now_iso
+from tree_ring.model.text import error_safe
 from tree_ring.store import fts_shadow, health, layout, meaning, schema, settings
 from tree_ring.store.sql import Db, ident
 from tree_ring.tree import repair
@@ -180,7 +181,9 @@ def check_foreign(db: Db) -> Found:
     found = layout.foreign(db)
     if not found:
         return True, "the store holds only what Tree Ring's schema makes", False
-    names = ", ".join(f"{kind} {name}" for kind, name in found[:_SHOWN])
+    # A name is anyone's: its line breaks are written out, so it cannot
+    # start a line that reads as the doctor's.
+    names = ", ".join(f"{kind} {error_safe(name)}" for kind, name in found[:_SHOWN])
     more = f" and {len(found) - _SHOWN} more" if len(found) > _SHOWN else ""
     kinds = {kind for kind, _ in found}
     why = " (a trigger runs inside every write Tree Ring makes)" if "trigger" in kinds else ""
@@ -191,7 +194,7 @@ def check_foreign(db: Db) -> Found:
     if tables:
         fix.append(
             "a table is left as it is: copy out what you need, then drop the table "
-            f"{', '.join(ident(name) for name in tables)} in the sqlite3 shell"
+            f"{', '.join(error_safe(ident(name)) for name in tables)} in the sqlite3 shell"
         )
     return (
         False,

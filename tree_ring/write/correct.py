@@ -33,11 +33,13 @@ from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import PRIVATE_SCOPES, REDACTED, Memory, content_hash, now_iso
+from tree_ring.model.text import error_safe
 from tree_ring.store import anchors as stored
 from tree_ring.store import (
     audit,
     fts,
     holders,
+    layout,
     ledger_rows,
     listing,
     operation_claims,
@@ -422,13 +424,14 @@ def scrub(store: Store, gone: Sequence[Memory] = ()) -> str | None:
     if lingering is None and texts and pages.holds(store.path, texts):
         pages.vacuum(store.db)
         lingering = _checkpoint(store)
-        left = [text for text in texts if pages.holds(store.path, [text])]
-        # A memory left standing may say it too (a person's note that holds
-        # the claim); anything else holding it is no part of Tree Ring's.
-        if lingering is None and left and not rows.hold_text(store.db, [t.decode() for t in left]):
+        # A table no migration makes (a trigger added to the store copied the
+        # row there) keeps it however the file is rebuilt: say where.
+        holders = layout.foreign_holding(store.db, [t.decode() for t in texts])
+        if lingering is None and holders:
             lingering = (
-                f"the forgotten text is still in {store.path.name}, in a table Tree Ring does not "
-                "keep it in; `tree-ring doctor` names what the schema does not make"
+                f"the forgotten text is still in {store.path.name}, in table(s) Tree Ring's "
+                f"schema does not make ({', '.join(map(error_safe, holders))}); "
+                "`tree-ring doctor` names them"
             )
     return lingering
 
