@@ -162,6 +162,9 @@ def test_skip_invalid_leaves_the_row_out_unnamed(
         ("id", "TRC_" + "3f9a" * 16),
         ("id", "ghp_YJfEODd6zcz7DrwZ19xTaTQlHGkPJoQr3ega"),
         ("event_type", "ghp_YJfEODd6zcz7DrwZ19xTaTQlHGkPJoQr3ega"),
+        ("ring", "ghp_YJfEODd6zcz7DrwZ19xTaTQlHGkPJoQr3ega"),
+        ("scope", "TRC_" + "3f9a" * 16),
+        ("sensitivity", "sk-ant-api03-YJfEODd6zcz7DrwZ19xTaTQlHGkPJoQr3ega"),
     ],
 )
 def test_a_token_in_a_fields_shape_check_is_not_echoed(

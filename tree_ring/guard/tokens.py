@@ -216,7 +216,7 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         "tree-ring-capability",
         SECRET,
         "lower",
-        rb"(?<![a-z0-9])trc(?:[_\s-]|&lowbar;|&#0*95;|&#x0*5f;)?"
+        rb"(?<![a-z0-9])trc(?:[^a-z0-9&]{0,3}|&[a-z]{2,12};|&#x?[0-9a-f]{1,6};){0,3}"
         rb"(?P<v>[0-9a-f]{64})(?![0-9a-z])",
         heads=(b"trc",),
         run=64,

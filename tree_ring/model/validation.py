@@ -81,7 +81,7 @@ def _identifier(name: str, column: str, value: str | None, plain: bool) -> Probl
 
 def _member(name: str, column: str, value: str, allowed: tuple[str, ...]) -> Problems:
     if value not in allowed:
-        yield column, f"unknown {name} {value[:40]!r}; use one of: {', '.join(allowed)}"
+        yield column, f"unknown {name}{shown(value)}; use one of: {', '.join(allowed)}"
 
 
 def _score(column: str, value: float) -> Problems:
@@ -141,7 +141,7 @@ def _encoding(memory: Memory) -> Problems:
             return
 
 
-def _shown(value: str) -> str:
+def shown(value: str) -> str:
     """` 'VALUE'` for a refused value that reads as a word (no digit, at most
     40 characters), else nothing: a token in a word's place is not echoed."""
     return f" {value!r}" if len(value) <= 40 and not any(c.isdigit() for c in value) else ""
@@ -178,7 +178,7 @@ def problems(memory: Memory) -> Problems:
     if not patterns.event_type.match(memory.event_type):
         yield (
             "event_type",
-            f"event type{_shown(memory.event_type)} must be a lowercase word "
+            f"event type{shown(memory.event_type)} must be a lowercase word "
             "such as decision, lesson, preference, warning",
         )
     yield from _member("ring", "ring", memory.ring, RINGS)
