@@ -20,9 +20,11 @@ def waiting(project_root: Path, run_cli: CliRunner, environ: dict[str, str]) -> 
     return {item["id"] for item in done.json()["items"]}
 
 
-def test_a_batch_approval_refuses_a_row_the_user_store_forgot(
+def waiting_then_forgotten(
     run_cli: CliRunner, project_root: Path, tmp_path: Path
-) -> None:
+) -> dict[str, str]:
+    """Two imported rows waiting for review, one holding a claim the person
+    then forgot with `forget --user`: the environment naming the user store."""
     home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
     lines = tmp_path / "waiting.jsonl"
     rows = [
@@ -32,13 +34,18 @@ def test_a_batch_approval_refuses_a_row_the_user_store_forgot(
     lines.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     assert run_cli("import", str(lines), environ=home).code == 0
     assert waiting(project_root, run_cli, home) == {"mem_wait_pair", "mem_wait_other"}
-
     note = run_cli("--json", "remember", CLAIM, "--scope", "global", environ=home)
     assert note.code == 0, note.err
-    gone = run_cli(
-        "forget", note.json()["id"], "--user", "--mode", "delete", "--reason", "wrong", environ=home
-    )
+    forgotten = str(note.json()["id"])
+    gone = run_cli("forget", forgotten, "--user", "--mode", "delete", "--reason", "x", environ=home)
     assert gone.code == 0, gone.err
+    return home
+
+
+def test_a_batch_approval_refuses_a_row_the_user_store_forgot(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    home = waiting_then_forgotten(run_cli, project_root, tmp_path)
 
     one = run_cli("review", "approve", "mem_wait_pair", environ=home)
     assert one.code == 1 and "forgotten on" in one.err, one.err
@@ -58,18 +65,7 @@ def test_a_batch_approval_refuses_a_row_the_user_store_forgot(
 def test_the_dry_run_names_the_row_the_batch_refuses_and_the_refusal_names_it_too(
     run_cli: CliRunner, project_root: Path, tmp_path: Path
 ) -> None:
-    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
-    lines = tmp_path / "waiting.jsonl"
-    rows = [
-        {"id": "mem_wait_pair", "summary": PAIR, "ring": "heartwood", "scope": "project"},
-        {"id": "mem_wait_other", "summary": OTHER, "ring": "heartwood", "scope": "project"},
-    ]
-    lines.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    assert run_cli("import", str(lines), environ=home).code == 0
-    note = run_cli("--json", "remember", CLAIM, "--scope", "global", environ=home)
-    forgotten = note.json()["id"]
-    gone = run_cli("forget", forgotten, "--user", "--mode", "delete", "--reason", "x", environ=home)
-    assert gone.code == 0, gone.err
+    home = waiting_then_forgotten(run_cli, project_root, tmp_path)
 
     dry = run_cli("--json", "review", "approve", "--all", "--dry-run", environ=home).json()
     assert dry["refused"] == 1
