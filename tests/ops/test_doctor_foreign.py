@@ -12,6 +12,8 @@ from pathlib import Path
 from conftest import CliRunner
 from reliability_support import checks, raw
 from reliability_support import remembered as remember
+from team_support import LEDGER, cli, first_repo
+from team_support import remember as shared
 
 from tree_ring.store import health
 from tree_ring.store.sql import open_db
@@ -191,3 +193,18 @@ def test_a_name_with_a_line_break_cannot_forge_a_doctor_line(
         line for line in done.out.splitlines() if "forged" in line and line.startswith("ok")
     ]
     assert "x\\nok   schema       forged" in done.out
+
+
+def test_the_team_ledger_follows_a_forget_that_says_the_text_is_still_there(
+    tmp_path: Path,
+) -> None:
+    """The forget stands though it exits 1 to say what is left in the file:
+    the forgotten memory's line leaves the team ledger at once, as after any
+    forget, rather than at the next `sync`."""
+    alice = first_repo(tmp_path)
+    memory = shared(alice, TEXT)
+    assert TEXT in (alice / LEDGER).read_text(encoding="utf-8")
+    add(alice, *ADDED[:2])
+    done = cli(alice, "forget", memory, "--mode", "delete", "--reason", "rotated")
+    assert done.code == 1 and "still in memory.sqlite" in done.err, done.err
+    assert TEXT not in (alice / LEDGER).read_text(encoding="utf-8")

@@ -141,7 +141,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         ctx = Context(args, env, sys.stdout)
         handler: Handler = args.handler
         code = handler(ctx)
-        if code == 0 and writes_ledger(args):
+        if (code == 0 or ctx.done) and writes_ledger(args):
             from tree_ring.cli.team import after_write
 
             after_write(ctx)

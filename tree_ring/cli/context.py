@@ -46,6 +46,8 @@ class Context:
         self.args = args
         self.environ = environ
         self.out = out
+        # The work was done and a problem after it reported (`warn`).
+        self.done = False
 
     @property
     def as_json(self) -> bool:
@@ -203,7 +205,9 @@ class Context:
     def warn(self, message: str, *, code: str, exit_code: int = 1) -> int:
         """A problem after the work was done and reported (content that lingers
         in a file the store could not scrub): one line on stderr, in the shape
-        of every error, and the exit code the caller returns."""
+        of every error, and the exit code the caller returns. The work stands,
+        so the team ledger still follows it (`done`)."""
+        self.done = True
         sys.stderr.write(error_line(message, code=code, exit_code=exit_code, as_json=self.as_json))
         return exit_code
 
