@@ -10,7 +10,7 @@ from tree_ring.harness.checkpoint import Cadence
 from tree_ring.hook import cadence
 
 NOW = 10_000.0
-ASKED = {"turn": "t2", "at": NOW, "pending": False}
+ASKED = {"turn": "t2", "at": NOW, "pending": False, "turns": ["t2"]}
 
 
 @pytest.mark.parametrize(
@@ -19,7 +19,7 @@ ASKED = {"turn": "t2", "at": NOW, "pending": False}
         ("off", 30, {}, True, (False, None)),
         # The same turn already had its checkpoint.
         ("every-stop", 30, {"turn": "t2"}, True, (False, None)),
-        ("every-stop", 30, {"turn": "t1"}, False, (True, ASKED)),
+        ("every-stop", 30, {"turn": "t1"}, False, (True, {**ASKED, "turns": ["t1", "t2"]})),
         ("after-work", 30, {}, False, (False, None)),
         ("after-work", 30, {}, True, (True, ASKED)),
         ("after-work", 30, {"pending": True}, False, (True, ASKED)),  # a subagent's work
@@ -45,6 +45,26 @@ def test_decide(
     decision: tuple[bool, dict[str, Any] | None],
 ) -> None:
     assert cadence.decide(Cadence(mode, minutes), state, "t2", work, NOW) == decision
+
+
+def test_a_turn_asked_before_a_newer_one_is_not_asked_again() -> None:
+    """A stop of an older turn that arrives after a newer turn's (a background
+    subagent of the first returning during the second) passes."""
+    every = Cadence("every-stop", 0)
+    state: dict[str, Any] = {}
+    blocked: list[bool] = []
+    for turn in ("t1", "t1", "t2", "t1", "t3", "t2"):
+        block, changed = cadence.decide(every, state, turn, True, NOW)
+        blocked.append(block)
+        state = changed if changed is not None else state
+    assert blocked == [True, False, True, False, True, False]
+    assert state["turns"] == ["t1", "t2", "t3"]
+    # A state saved before the list holds the one turn it names.
+    assert cadence.decide(every, {"turn": "t9"}, "t9", True, NOW) == (False, None)
+    # Only the newest turns are kept.
+    for n in range(20):
+        state = cadence.decide(every, state, f"n{n}", True, NOW)[1] or state
+    assert len(state["turns"]) == cadence.RECENT_TURNS
 
 
 def test_subagent_work_is_noted_once() -> None:

@@ -30,6 +30,7 @@ MAX_STATE = 4096
 UNREAD = "unread"
 MAX_UNREAD = 4  # subagents' transcripts kept to read again, newest last
 MAX_UNREAD_PATH = 512  # bytes: the state stays far below MAX_STATE
+RECENT_TURNS = 8  # turns asked lately, kept so none is asked twice
 KEEP_SECONDS = 2 * 24 * 3600
 
 
@@ -91,9 +92,14 @@ def decide(
     mode = cadence.mode
     if mode == "off":
         return False, None
-    if turn is not None and state.get("turn") == turn:
-        return False, None  # this turn had its checkpoint: a later stop of it passes
-    asked = {"turn": turn, "at": now, "pending": False}
+    earlier = _turns(state)
+    if turn is not None and turn in earlier:
+        # This turn had its checkpoint: a later stop of it passes, one that
+        # arrives after a newer turn's (a background subagent's) too.
+        return False, None
+    asked: dict[str, Any] = {"turn": turn, "at": now, "pending": False}
+    if turn is not None:
+        asked["turns"] = [*earlier, turn][-RECENT_TURNS:]
     if mode == "every-stop":
         return True, asked
     if not (work or state.get("pending") is True):
@@ -105,6 +111,16 @@ def decide(
     if isinstance(last, int | float) and interval and now - last < interval:
         return False, {**state, "pending": True}  # remembered for the next stop after it
     return True, asked
+
+
+def _turns(state: dict[str, Any]) -> list[str]:
+    """The turns asked lately, oldest first: `turns`, or the one `turn` a
+    state saved before them names."""
+    turns = state.get("turns")
+    if isinstance(turns, list):
+        return jsontext.strings(turns)[-RECENT_TURNS:]
+    last = state.get("turn")
+    return [last] if isinstance(last, str) else []
 
 
 def note_work(state: dict[str, Any]) -> dict[str, Any] | None:
