@@ -74,7 +74,7 @@ def test_the_dry_run_names_the_row_the_batch_refuses_and_the_refusal_names_it_to
     [why] = [i["decision_reason"] for i in dry["items"] if i["decision"] == "refuse"]
     assert why.startswith("this content was forgotten on ")
     said = run_cli("review", "approve", "--all", "--dry-run", environ=home)
-    assert said.code == 0, said.err
+    assert said.code == 1 and said.err == "", said.err
     assert said.out.splitlines()[0] == (
         "would refuse 1 of 2 pending memories, so would approve none (dry run: nothing was "
         "written); reject the refused ones or narrow the filters"
@@ -93,7 +93,9 @@ def test_the_dry_run_names_the_row_the_batch_refuses_and_the_refusal_names_it_to
     assert waiting(project_root, run_cli, home) == {"mem_wait_pair", "mem_wait_other"}
     rejected = run_cli("review", "reject", "mem_wait_pair", "--reason", "forgotten", environ=home)
     assert rejected.code == 0, rejected.err
-    clean = run_cli("--json", "review", "approve", "--all", "--dry-run", environ=home).json()
+    cleared = run_cli("--json", "review", "approve", "--all", "--dry-run", environ=home)
+    assert cleared.code == 0, cleared.err
+    clean = cleared.json()
     assert clean["refused"] == 0
     assert {(i["id"], i["decision"]) for i in clean["items"]} == {("mem_wait_other", "approve")}
     done = run_cli("review", "approve", "--all", "--reason", "batch", environ=home)

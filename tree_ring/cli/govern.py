@@ -230,7 +230,8 @@ def cmd_review_approve_all(ctx: Context) -> int:
         **listing([decision_data(d) for d in decisions]),
     }
     ctx.emit(data, "\n".join(lines))
-    return 0
+    # A dry run answers as the batch would: it fails when a row is refused.
+    return 1 if refused else 0
 
 
 def cmd_review_reject(ctx: Context) -> int:
