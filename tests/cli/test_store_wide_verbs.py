@@ -64,3 +64,17 @@ def test_tree_status_naming_another_project_is_refused_as_tree_flush_is(
         )
     own = run_cli("--json", "tree", "status", "--project", project_id)
     assert own.code == 0, own.err
+
+
+def test_a_project_json_naming_another_project_is_named_as_that_before_the_flag(
+    run_cli: CliRunner, project_root: Path, project_id: str
+) -> None:
+    """With project.json edited to name another project, `--project` naming
+    the store's own is not told the store belongs to the edited name: the
+    file is refused for what it is, as without the flag."""
+    path = project_root / project.DIR / project.PROJECT_FILE
+    path.write_text(f'{{"project_id": "{OTHER}"}}\n', encoding="utf-8")
+    plain = run_cli("tree", "status")
+    assert plain.code != 0 and f"belongs to project {project_id}" in plain.err, plain.err
+    named = run_cli("tree", "status", "--project", project_id)
+    assert (named.code, named.err) == (plain.code, plain.err)

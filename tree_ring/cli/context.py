@@ -87,7 +87,16 @@ class Context:
             return opened
         if root is None:
             root = self.root()
-            self.own_project(root)
+            # The store first: a project.json naming another project than the
+            # one it records is refused for what it is, before `--project` is
+            # compared with what that file says.
+            opened = Store.open(root, options=Options.from_environ(self.environ))
+            try:
+                self.own_project(root)
+            except BaseException:
+                opened.close()
+                raise
+            return opened
         return Store.open(root, options=Options.from_environ(self.environ))
 
     def project_id(self, root: StrPath) -> str:
