@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 TWIN = "tree_ring_fts_twin"
-# Every shadow table an FTS5 table may have (`_content` only without
-# `content=`): what is left of an index whose own row is gone.
-SUFFIXES = ("data", "idx", "content", "docsize", "config")
+# Every shadow table an FTS5 table may have: what is left of an index whose
+# own row is gone.
+SUFFIXES = layout.FTS_SHADOWS
 # How each index is made again when its own row is gone (store/schema.py).
 DEFINITIONS = {"memory_fts": schema.MEMORY_FTS, "claim_fts": schema.CLAIM_FTS}
 # The migration that made each index: a store it has not run on has none to lose.

@@ -309,14 +309,22 @@ def clear_tree(db: Db) -> None:
         db.execute(f"DELETE FROM {table}")
 
 
+# The FTS indexes, and every shadow table an FTS5 table may have (`_content`
+# only without `content=`), named after it (`store/fts_shadow.py` mends them).
+FTS_INDEXES = ("memory_fts", "claim_fts")
+FTS_SHADOWS = ("data", "idx", "content", "docsize", "config")
 # What a store holds beside the parts of `PARTS` and `DEFINED`: the FTS
-# indexes (their shadow tables are named after them, `_SHADOWS`), the meaning
-# codes' tables and the migration ledger. SQLite's own objects (`sqlite_`)
-# are its business.
+# indexes and their shadow tables, the meaning codes' tables and the
+# migration ledger. SQLite's own objects (`sqlite_`) are its business.
 OWN = frozenset(
-    {"memory_fts", "claim_fts", "memory_meaning", "meaning_source", "schema_migrations"}
+    {
+        *FTS_INDEXES,
+        *(f"{index}_{suffix}" for index in FTS_INDEXES for suffix in FTS_SHADOWS),
+        "memory_meaning",
+        "meaning_source",
+        "schema_migrations",
+    }
 )
-_SHADOWS = ("data", "idx", "content", "docsize", "config")
 
 
 def foreign(db: Db) -> list[tuple[str, str]]:
@@ -326,9 +334,6 @@ def foreign(db: Db) -> list[tuple[str, str]]:
     retirement), so the doctor names each."""
     known = {(_space(part.kind), part.name.lower()) for part in (*PARTS, *DEFINED)}
     known |= {("table", name) for name in OWN}
-    known |= {
-        ("table", f"{fts}_{suffix}") for fts in ("memory_fts", "claim_fts") for suffix in _SHADOWS
-    }
     return sorted(
         (kind, name)
         for key, (kind, name, _) in held(db).items()
