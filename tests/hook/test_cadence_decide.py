@@ -10,7 +10,7 @@ from tree_ring.harness.checkpoint import Cadence
 from tree_ring.hook import cadence
 
 NOW = 10_000.0
-ASKED = {"turn": "t2", "at": NOW, "pending": False, "turns": ["t2"]}
+ASKED = {"at": NOW, "pending": False, "turns": ["t2"]}
 
 
 @pytest.mark.parametrize(

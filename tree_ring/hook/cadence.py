@@ -97,7 +97,7 @@ def decide(
         # This turn had its checkpoint: a later stop of it passes, one that
         # arrives after a newer turn's (a background subagent's) too.
         return False, None
-    asked: dict[str, Any] = {"turn": turn, "at": now, "pending": False}
+    asked: dict[str, Any] = {"at": now, "pending": False}
     if turn is not None:
         asked["turns"] = [*earlier, turn][-RECENT_TURNS:]
     if mode == "every-stop":
