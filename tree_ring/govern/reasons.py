@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from tree_ring.model.errors import UsageError
+from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.text import WITHHELD_FORGOTTEN, check_characters
 
 TYPE_CHECKING = False
@@ -151,10 +151,28 @@ def spans_held(reason: str, held: Callable[[list[str]], set[str]]) -> list[tuple
     the legacy one. `held` is given every key at once and returns those a
     tombstone holds: a store's (`Withholding`), or a ledger file's lines
     (`team/ledger.py`)."""
+    tokens = list(_TOKEN.finditer(reason))
+    runs = _runs(reason, tokens)
+    found = sorted(span for key in held(list(runs)) for span in runs[key])
+    merged: list[tuple[int, int]] = []
+    for first, last in found:
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    return [_inner(tokens[first], tokens[last]) for first, last in merged]
+
+
+def run_keys(text: str) -> list[str]:
+    """The keys `spans_held` looks up for `text`: those of its runs of words."""
+    return list(_runs(text, list(_TOKEN.finditer(text))))
+
+
+def _runs(reason: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, int]]]:
+    """Each key of `reason`'s runs of words, with the runs of `tokens`
+    (first, last) it was made from."""
     from tree_ring.store import tombstones
 
-    tokens = list(_TOKEN.finditer(reason))
-    # Each key, with the runs of tokens (first, last) it was made from.
     runs: dict[str, list[tuple[int, int]]] = {}
     folds = [tombstones.claim_text]
     if not reason.isascii():
@@ -171,14 +189,21 @@ def spans_held(reason: str, held: Callable[[list[str]], set[str]]) -> list[tuple
                 claim = f"{claim} {words[end][0]}" if claim else words[end][0]
                 key = tombstones.claim_key(claim)
                 runs.setdefault(key, []).append((words[start][1], words[end][1]))
-    found = sorted(span for key in held(list(runs)) for span in runs[key])
-    merged: list[tuple[int, int]] = []
-    for first, last in found:
-        if merged and first <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
-        else:
-            merged.append((first, last))
-    return [_inner(tokens[first], tokens[last]) for first, last in merged]
+    return runs
+
+
+def carried_keys(memory: Memory) -> set[str]:
+    """The keys `carried_quoting` looks up for `memory`'s carried fields: what
+    a read hides a row by when the other store forgot them
+    (`read/forgotten_here.py`)."""
+    from tree_ring.model.record import generated_id
+
+    return {
+        key
+        for _, text in carried(memory)
+        if text and not text.isalnum() and not generated_id(text)
+        for key in run_keys(text)
+    }
 
 
 def carried_quoting(db: Db, memory: Memory, *, agent: bool = False) -> str | None:
@@ -193,11 +218,32 @@ def carried_quoting(db: Db, memory: Memory, *, agent: bool = False) -> str | Non
     stored, exported and written to the team ledger as they stand. A
     restored rejected row meets its own rejection's tombstone, and its
     reviewer's reason may quote it: that is no forgotten content coming back."""
+    own = memory.id if memory.trust == "rejected" else None
+    return quoting(db, memory.project or "", carried(memory), agent=agent, own=own)
+
+
+def refusal(field: str) -> Conflict:
+    """The error for a row whose `field` quotes forgotten content (`quoting`)."""
+    return Conflict(
+        f"{field} holds content that was forgotten here, and would keep it in "
+        "the store and the team ledger; give the row without those words"
+    )
+
+
+def quoting(
+    db: Db,
+    project: str,
+    fields: Iterable[tuple[str, str]],
+    *,
+    agent: bool = False,
+    own: str | None = None,
+) -> str | None:
+    """The name of the first of `fields` (name, text) whose text holds
+    content a write into `project` answers to, read run by run of its words
+    as `carried_quoting` reads a row's; or None. `own`: a rejected row's id,
+    whose own rejection's tombstone it may quote."""
     from tree_ring.model.record import generated_id
     from tree_ring.store import tombstones
-
-    project = memory.project or ""
-    own = memory.id if memory.trust == "rejected" else None
 
     def held(keys: list[str]) -> set[str]:
         found = tombstones.matching(db, project, keys, agent=agent)
@@ -207,13 +253,13 @@ def carried_quoting(db: Db, memory: Memory, *, agent: bool = False) -> str | Non
             if not (row["kind"] == "rejected" and row["memory_id"] == own)
         }
 
-    for name, text in _carried(memory):
+    for name, text in fields:
         if text and not text.isalnum() and not generated_id(text) and spans_held(text, held):
             return name
     return None
 
 
-def _carried(memory: Memory) -> Iterator[tuple[str, str]]:
+def carried(memory: Memory) -> Iterator[tuple[str, str]]:
     """(field, text) of each field `carried_quoting` reads."""
     yield "review.review_reason", memory.review_reason or ""
     yield "review.reviewed_by", memory.reviewed_by or ""

@@ -47,6 +47,9 @@ from __future__ import annotations
 # What stands in a reason for words the project forgot (`govern/reasons.py`);
 # the team ledger's merge prefers the line that withholds more of them.
 WITHHELD_FORGOTTEN = "[withheld: forgotten content]"
+# What stands for a supersession id that quoted forgotten words: an id, so
+# the row stays superseded, that names no memory (`write/carried.py`).
+WITHHELD_ID = "mem_withheld"
 _JOINERS = "\u200c\u200d"
 # Characters that show blank and are no space to Unicode (`str.isspace` is
 # False): the Hangul choseong, jungseong, compatibility and half-width

@@ -123,6 +123,15 @@ def claim_text(text: str) -> str:
 _FILLER_SPACES = dict.fromkeys(map(ord, FILLERS), " ")
 
 
+def plain_words(text: str) -> list[str] | None:
+    """When `text` is ASCII, every word `claim_text` can make of it or of any
+    part of it, with repeats (a claim's annotations are left in: more words,
+    never fewer); None otherwise, as the fold of other text is not a split."""
+    if not text.isascii():
+        return None
+    return text.lower().translate(_ASCII_NOT_WORD).split()
+
+
 def legacy_claim_text(text: str) -> str:
     """`claim_text` before the canonical fold (NFKC and case only): what the
     keys of tombstones written by earlier versions are over."""

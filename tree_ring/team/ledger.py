@@ -15,17 +15,18 @@ sorted, so the same set of lines is always the same bytes:
 Two ledgers merge line by line: for each key the greater line under one
 total order wins, whichever side it came from. A tombstone beats a
 redaction beats a live row; between live rows the later validity, then the
-later record time, then the later re-admission, then the re-admission
-reason that withholds more forgotten words (a clone that forgot them since
-withholds them in its line: a merge with a teammate's older line keeps them
-withheld), then the longer canonical text, then the greater bytes
+later record time, then the later re-admission, then the line whose
+carried strings (a review or re-admission reason, an origin session, a link
+target: `carried`) withhold more forgotten words (a clone that forgot them
+since withholds them in its line: a merge with a teammate's older line keeps
+them withheld), then the longer canonical text, then the greater bytes
 (so a line with fields a newer Tree Ring added beats the same line without
 them: `ledger_read.py` keeps such a line as it came). The merge is therefore
 commutative, associative and idempotent, and the merge driver, the importer
 (when a text merge left both sides' lines) and `doctor` all use this one
-rule. A merge of files (the driver, `doctor --repair`) then withholds in
-each kept line's re-admission reason what the kept tombstones forgot
-(`withhold_reasons`), as a clone that took them writes the line; between
+rule. A merge of files (the driver, `doctor --repair`) then withholds from
+each kept memory line's carried strings what the kept tombstones forgot
+(`withhold_carried`), as a clone that took them writes the line; between
 versions of rows as clones write them, that keeps the laws.
 
 A line of a record this version does not know (a newer Tree Ring's) is no
@@ -44,7 +45,7 @@ where the files hold a tombstone (each imported then).
 from __future__ import annotations
 
 from tree_ring.model import jsontext, project
-from tree_ring.model.text import WITHHELD_FORGOTTEN
+from tree_ring.model.text import WITHHELD_FORGOTTEN, WITHHELD_ID
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,10 +121,12 @@ def rank(line: dict[str, Any], text: str) -> tuple[Any, ...]:
     if record == MEMORY:
         valid, updated = _text(line.get("valid_from")), _text(line.get("updated_at"))
         readmitted = line.get("readmitted")
-        again, withheld = "", 0
+        again = ""
         if isinstance(readmitted, dict):
             again = _text(readmitted.get("at"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-            withheld = _text(readmitted.get("reason")).count(WITHHELD_FORGOTTEN)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+        withheld = sum(
+            said.count(WITHHELD_FORGOTTEN) + (said == WITHHELD_ID) for _, said in carried(line)
+        )
         return (kind, valid, updated, again, withheld, len(text), text)
     at = _text(line.get("at"))
     return (kind, at, at, len(text), text)
@@ -408,18 +411,19 @@ def merge_texts(*texts: str | bytes, base: str | bytes = "") -> str:
     every: set[str] = set[str]().union(*held)
     kept = {line for line in every if line not in before or all(line in side for side in held)}
     tail = "".join(raw + "\n" for raw in sorted(kept))
-    return render(withhold_reasons(merge(*parts)).values()) + tail
+    return render(withhold_carried(merge(*parts)).values()) + tail
 
 
-def withhold_reasons(won: dict[str, Line]) -> dict[str, Line]:
-    """`won` with each memory line's re-admission reason withheld where its
-    words are what the tombstones among `won` forgot, as a clone that holds
-    those tombstones writes the line (`govern/reasons.py`: any run of its
-    words, keyed as a write's claims are). A teammate who had not taken a
-    forget when they last wrote their line, newer than the one that
-    withholds, then wins a merge without bringing the words back. A reason
-    longer than any a clone writes (`reasons.MAX_REASON`) is left as it
-    stands: a sync skips the line."""
+def withhold_carried(won: dict[str, Line]) -> dict[str, Line]:
+    """`won` with what the tombstones among `won` forgot withheld from each
+    memory line's carried strings (`carried`), as a clone that holds those
+    tombstones writes the line (`write/carried.py`: any run of a string's
+    words, keyed as a write's claims are), and each file it names by a path
+    that quotes them left out. A teammate who had not taken a forget when
+    they last wrote their line, newer than the one that withholds, then
+    wins a merge without bringing the words back. A string longer than any
+    reason a clone writes (`reasons.MAX_REASON`) is left as it stands: a
+    sync skips the line."""
     forgotten: set[str] = set()
     quoting: list[Line] = []
     for line in won.values():
@@ -427,28 +431,90 @@ def withhold_reasons(won: dict[str, Line]) -> dict[str, Line]:
         hashes = line.data.get("hashes")
         if record in (TOMBSTONE, REDACTION) and isinstance(hashes, list):
             forgotten.update(h for h in hashes if isinstance(h, str))  # pyright: ignore[reportUnknownVariableType]
-        elif record == MEMORY and isinstance(_reason(line.data), str):
+        elif record == MEMORY and carried(line.data):
             quoting.append(line)
     if not forgotten or not quoting:
         return won
-    from tree_ring.govern import reasons
+    from tree_ring.govern.reasons import MAX_REASON
+    from tree_ring.write.carried import Withheld
 
+    values = Withheld(sorted(forgotten))
     out = dict(won)
     for line in quoting:
-        said = str(_reason(line.data))
-        if len(said) > reasons.MAX_REASON:
-            continue
-        spans = reasons.spans_held(said, forgotten.intersection)
-        if spans:
-            readmitted = {**line.data["readmitted"], "reason": reasons.withheld(said, spans)}
-            out[line.key] = Line({**line.data, "readmitted": readmitted})
+        data = line.data
+        for path, said in carried(data):
+            if len(said) > MAX_REASON:
+                continue
+            if path[0] in ("supersedes", "superseded_by"):
+                new = values.memory_id(said)
+            elif path[0] == FILES:
+                new = "" if values.withheld(said) is not None else said
+            else:
+                new = values.withheld(said) or said
+            if new != said:
+                data = _put(data, path, new)
+        if data is not line.data:
+            files = data.get(FILES)
+            if isinstance(files, list):
+                kept: list[Any] = [f for f in files if f.get("path") != ""]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+                data = {k: v for k, v in data.items() if k != FILES or kept}
+                if kept:
+                    data[FILES] = kept
+            out[line.key] = Line(data)
     return out
 
 
-def _reason(data: dict[str, Any]) -> object:
-    """A memory line's re-admission reason, or None."""
-    readmitted = data.get("readmitted")
-    return readmitted.get("reason") if isinstance(readmitted, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+# A memory line's strings that carry words beside its claim, by their place:
+# what a clone withholds forgotten words from (`withhold_carried`), and what
+# the line's rank counts withheld.
+_CARRIED = (
+    ("readmitted", "reason"),
+    ("review", "review_reason"),
+    ("review", "reviewed_by"),
+    ("origin_session",),
+    ("source", "type"),
+    ("superseded_by",),
+)
+# The files a memory line names (`team/ledger_state.py`).
+FILES = "files"
+# The lists of a memory line whose items carry such a string, and its key.
+_LISTED = (("links", "target"), (FILES, "path"))
+
+
+def carried(data: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    """(place, text) of each carried string of a memory line `data`."""
+    found: list[tuple[tuple[str | int, ...], str]] = []
+    for path in _CARRIED:
+        value: object = data
+        for step in path:
+            value = value.get(step) if isinstance(value, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if isinstance(value, str):
+            found.append((path, value))
+    for name, key in _LISTED:
+        items = data.get(name)
+        if isinstance(items, list):
+            for i, item in enumerate(items):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+                said = item.get(key) if isinstance(item, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+                if isinstance(said, str):
+                    found.append(((name, i, key), said))
+    supersedes = data.get("supersedes")
+    if isinstance(supersedes, list):
+        for i, other in enumerate(supersedes):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+            if isinstance(other, str):
+                found.append((("supersedes", i), other))
+    return found
+
+
+def _put(value: Any, path: tuple[str | int, ...], new: str) -> Any:
+    """A copy of `value` with `new` at `path`, sharing what it does not change."""
+    if not path:
+        return new
+    step, rest = path[0], path[1:]
+    if isinstance(value, list):
+        copied: list[Any] = list(value)  # pyright: ignore[reportUnknownArgumentType]
+        copied[int(step)] = _put(copied[int(step)], rest, new)
+        return copied
+    return {**value, str(step): _put(value[step], rest, new)}
 
 
 def merge_driver(argv: list[str]) -> int:

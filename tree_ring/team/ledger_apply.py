@@ -11,9 +11,9 @@ applies them here.
 
 from __future__ import annotations
 
-from tree_ring.govern import coordinator
+from tree_ring.govern import coordinator, reasons
 from tree_ring.model.actor import Actor
-from tree_ring.model.errors import TreeRingError
+from tree_ring.model.errors import Conflict, TreeRingError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, canonical_json, new_memory_id, now_iso
 from tree_ring.store import anchors, inbox, ledger_rows, redactions, rows, tombstones
@@ -150,6 +150,10 @@ def _apply_trusted(
         record = line.data["record"]
         if record == ledger.MEMORY:
             memory = read.memories[line.text]
+            refused = _files_quoting(db, read, line, project_id)
+            if refused is not None:
+                report.skipped.append(Skipped(number, f"{memory_id}: {refused}"))
+                continue
             if held is not None:
                 replacing.append(memory)
             inserts.append((number, memory))
@@ -203,6 +207,17 @@ def _apply_trusted(
             if text is not None:
                 source = up.provenance(read.raws.get(text, b""))
                 provenance.note(db, memory_id, project_id, text, source, now)
+
+
+def _files_quoting(db: Db, read: Read, line: Line, project_id: str) -> Conflict | None:
+    """Why `line` is not taken when a file it names has a path that quotes
+    content forgotten here (the path is stored and written to the ledger
+    this clone writes, as the row's carried fields are); or None."""
+    named = read.files.get(line.text, ())
+    if not named or not tombstones.any_answered(db, project_id):
+        return None
+    field = reasons.quoting(db, project_id, [("files[].path", a.path) for a in named])
+    return None if field is None else reasons.refusal(field)
 
 
 def _agent_copies(db: Db, project_id: str, lines: list[Line]) -> list[tuple[Memory, Line]]:
@@ -275,6 +290,9 @@ def _apply_claims(
             wanted = provenance.rewrite(wanted, held, new_memory_id())
         memory = pipeline.prepare(provenance.as_claim(wanted, source, held))
         try:
+            refusal = _files_quoting(db, read, line, project_id)
+            if refusal is not None:
+                raise refusal
             pipeline.insert_prepared(db, memory, actor, action="import", admit=False)
         except TreeRingError as refused:
             report.skipped.append(Skipped(number, f"{memory_id}: {refused}"))

@@ -34,7 +34,7 @@ CARRIED = "readmitted"  # readmit.CARRIED: the key a ledger line carries a re-ad
 # commit checked out and the time it was anchored), never its size or time,
 # which are this clone's alone. A teammate's clone judges them against its
 # own checkout, by hash (`ledger_read.parse_files`).
-FILES = "files"
+FILES = ledger.FILES
 _ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 

@@ -51,7 +51,7 @@ from tree_ring.store import (
 )
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
-from tree_ring.write import pipeline, propagate, requests
+from tree_ring.write import carried, pipeline, propagate, requests
 from tree_ring.write.pipeline import WriteResult
 
 
@@ -331,6 +331,7 @@ def forget_in(
         raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
     coordinator.authorize(db, f"forget.{mode}", actor, memory_id)
     keys: list[str] = []
+    kind = tombstones.FORGOTTEN
     if memory.redacted_at is None:
         if decided is None:
             wanted = holders.unheld(
@@ -341,7 +342,8 @@ def forget_in(
             )
         else:
             wanted = list(decided)
-        keys = tombstone(db, memory, _kind(db, actor), reason, actor, now, wanted)
+        kind = _kind(db, actor)
+        keys = tombstone(db, memory, kind, reason, actor, now, wanted)
     own = list(keys)
     # A refutation's reason is an agent's words about the memory: it goes with it.
     refuted = refutations.clear(db, memory_id)
@@ -374,16 +376,25 @@ def forget_in(
         )
         redactions.mark(db, memory_id, now)
     keys += propagate.forgotten(db, memory, actor, now)  # tree nodes and consolidations over it
-    audit.record(
-        db,
-        actor,
-        "forget",
-        memory_id,
-        {"mode": mode, "reason": reason, "tombstones": keys},
-        changed=[memory_id],
-        at=now,
-    )
+    # What other rows carry beside their claims quoting the words (a review
+    # reason, an origin session, a link target) is withheld; an agent's
+    # withdrawal binds agents only, and leaves what a person reads.
+    carrying: list[str] = []
+    if kind == tombstones.FORGOTTEN:
+        # The words of this copy are those of the keys it chose; a teammate's
+        # forget (`decided`) chose them from theirs, and every run is looked up.
+        texts = None if decided is not None else _texts(memory)
+        carrying = carried.withhold(db, memory.project or "", keys, texts)
+    detail: dict[str, object] = {"mode": mode, "reason": reason, "tombstones": keys}
+    if carrying:
+        detail["withheld"] = carrying
+    audit.record(db, actor, "forget", memory_id, detail, changed=[memory_id, *carrying], at=now)
     return own
+
+
+def _texts(memory: Memory) -> list[str]:
+    """What `memory`'s own tombstones are made of (`tombstones.forget_keys`)."""
+    return [memory.summary, memory.details, *tombstones.other_texts(memory)]
 
 
 # How long `scrub` waits for readers holding an old snapshot to let go.

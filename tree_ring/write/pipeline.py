@@ -466,10 +466,7 @@ class Facts:
 
         field = reasons.carried_quoting(self.db, memory, agent=self.agent)
         if field is not None:
-            raise Conflict(
-                f"{field} holds content that was forgotten here, and would keep it in "
-                "the store and the team ledger; give the row without those words"
-            )
+            raise reasons.refusal(field)
 
     def add(self, memory: Memory, claim: str | None, intent: str | None) -> None:
         self.known[memory.id] = Known(

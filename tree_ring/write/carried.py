@@ -1,0 +1,143 @@
+"""A forget's words taken out of what other rows carry beside their claims.
+
+A row's review reason and reviewer, origin session, source type,
+supersession ids and link targets, and the paths of the files it is about,
+are stored, shown, exported and written to the team ledger as they stand.
+A write, an import or a sync refuses a row whose such field quotes content
+already forgotten (`govern/reasons.carried_quoting`); a forget that comes
+after the row was stored withholds the words there (`withhold`): each run of
+a field's words that the forget tombstoned, keyed as a write's claims are
+(`reasons.spans_held`), is replaced by `reasons.FORGOTTEN`, a supersession
+id that quotes them by `WITHHELD_ID` (the row stays superseded), and a file
+whose path quotes them is no longer one the row is about. The rows' new
+states go into the forget's audit entry, and the ledger the store writes
+next carries them (`team/ledger.rank` ranks the withheld line first).
+
+A value repeats across rows (a session, a reviewer, a source type), so each
+distinct value is keyed once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from tree_ring.govern import reasons
+from tree_ring.model.record import Link, Memory, generated_id
+from tree_ring.model.text import WITHHELD_ID
+from tree_ring.store import rows, tombstones
+from tree_ring.store.sql import Db
+
+# The text columns read, each as an export names it.
+COLUMNS = ("review_reason", "reviewed_by", "origin_session", "source_type")
+
+_DISTINCT = "SELECT DISTINCT {0} FROM memories WHERE project = ? AND {0} IS NOT NULL AND {0} != ''"
+_HOLDING = "SELECT id FROM memories WHERE project = ? AND {} = ?"
+# Rows that name other memories or links: read whole, as their lists are JSON.
+_LISTING = (
+    "SELECT * FROM memories WHERE project = ?"
+    " AND (links != '[]' OR supersedes != '[]' OR superseded_by IS NOT NULL)"
+)
+_PATHS = (
+    "SELECT DISTINCT a.path FROM anchors a JOIN memories m ON m.id = a.memory_id"
+    " WHERE m.project = ?"
+)
+_UNANCHOR = (
+    "DELETE FROM anchors WHERE path = ?"
+    " AND memory_id IN (SELECT id FROM memories WHERE project = ?)"
+)
+
+
+class Withheld:
+    """Each text's withheld form under the keys of forgotten content, each
+    text keyed once: a row's field (`withhold`), a ledger line's
+    (`team/ledger.withhold_carried`)."""
+
+    def __init__(self, keys: Sequence[str], texts: Sequence[str] | None = None) -> None:
+        known = set(keys)
+        self.held: Callable[[list[str]], set[str]] = known.intersection
+        self.seen: dict[str, str | None] = {}
+        # The words the keys can be made of, when they are all keys of
+        # `texts` and those are ASCII: a text with too few of them is not
+        # keyed at all (`_may_hold`).
+        self.words: set[str] | None = None
+        split = [tombstones.plain_words(text) for text in texts or ()]
+        if texts and all(words is not None for words in split):
+            self.words = {word for words in split if words for word in words}
+
+    def withheld(self, text: str) -> str | None:
+        """`text` with each run of forgotten words withheld; None when it holds none."""
+        if text not in self.seen:
+            found = None
+            if text and not text.isalnum() and self._may_hold(text):
+                spans = reasons.spans_held(text, self.held)
+                found = reasons.withheld(text, spans) if spans else None
+            self.seen[text] = found
+        return self.seen[text]
+
+    def _may_hold(self, text: str) -> bool:
+        """Whether `text` has a run of forgotten words to look up: a run of at
+        least `tombstones.MIN_WORDS` of them, or nothing but them (a short
+        claim, whole). Keying every run of a text costs the square of its
+        words; this costs one split."""
+        words = tombstones.plain_words(text) if self.words is not None else None
+        if words is None or self.words is None:
+            return True
+        inside = sum(word in self.words for word in words)
+        return inside >= tombstones.MIN_WORDS or inside == len(words)
+
+    def memory_id(self, memory_id: str) -> str:
+        """`memory_id`, or `WITHHELD_ID` when it quotes forgotten words."""
+        if generated_id(memory_id) or self.withheld(memory_id) is None:
+            return memory_id
+        return WITHHELD_ID
+
+
+def withhold(
+    db: Db, project: str, keys: Sequence[str], texts: Sequence[str] | None = None
+) -> list[str]:
+    """Withhold what `keys` (a forget's tombstones in `project`) hold from
+    the fields `project`'s rows carry beside their claims, in the caller's
+    transaction; the ids of the rows changed (the files a row is about are
+    not in its audited state), in id order. `texts`: what the keys were
+    made of, when the caller knows (`Withheld`)."""
+    if not keys:
+        return []
+    values = Withheld(keys, texts)
+    changes: dict[str, dict[str, object]] = {}
+    for column in COLUMNS:
+        for (value,) in db.execute(_DISTINCT.format(column), (project,)).fetchall():
+            new = values.withheld(str(value))
+            if new is None:
+                continue
+            for (memory_id,) in db.execute(_HOLDING.format(column), (project, value)).fetchall():
+                changes.setdefault(str(memory_id), {})[column] = new
+    for row in db.execute(_LISTING, (project,)).fetchall():
+        memory = rows.from_row(row)
+        changes_of = _listed(memory, values)
+        if changes_of:
+            changes.setdefault(memory.id, {}).update(changes_of)
+    for memory_id, change in changes.items():
+        rows.update(db, memory_id, **change)
+    for (path,) in db.execute(_PATHS, (project,)).fetchall():
+        if values.withheld(str(path)) is not None:
+            db.execute(_UNANCHOR, (path, project))
+    return sorted(changes)
+
+
+def _listed(memory: Memory, values: Withheld) -> dict[str, object]:
+    """The changes to `memory`'s links and supersession ids."""
+    change: dict[str, object] = {}
+    links = tuple(
+        Link(type=link.type, target=values.withheld(link.target) or link.target)
+        for link in memory.links
+    )
+    if links != memory.links:
+        change["links"] = links
+    supersedes = list(dict.fromkeys(values.memory_id(other) for other in memory.supersedes))
+    if supersedes != list(memory.supersedes):
+        change["supersedes"] = supersedes
+    if memory.superseded_by is not None:
+        successor = values.memory_id(memory.superseded_by)
+        if successor != memory.superseded_by:
+            change["superseded_by"] = successor
+    return change
