@@ -135,7 +135,8 @@ def test_quotes_and_backslashes_are_escaped_and_a_cut_never_escapes_the_close(
 def quote_like_by_unicode() -> set[str]:
     """What Unicode itself says reads as a double quote: each character its
     confusables give the double quote as the prototype of, and each whose name
-    makes it a double quotation mark, a double prime, a ditto mark or gershayim."""
+    makes it a double quotation mark, a double, triple or quadruple prime, a
+    ditto mark, gershayim, a double svarita or a diaeresis standing alone."""
     from tree_ring.model.confusables import PROTOTYPES
 
     found = {chr(point) for point, prototype in PROTOTYPES.items() if prototype == '"'}
@@ -144,7 +145,8 @@ def quote_like_by_unicode() -> set[str]:
         if (
             ("QUOTATION" in name and "DOUBLE" in name and "ANGLE" not in name)
             or any(word in name for word in ("DOUBLE PRIME", "DITTO", "GERSHAYIM"))
-            or name == "FULLWIDTH QUOTATION MARK"
+            or any(word in name for word in ("TRIPLE PRIME", "QUADRUPLE PRIME", "DOUBLE SVARITA"))
+            or name in ("FULLWIDTH QUOTATION MARK", "DIAERESIS", "COMBINING DIAERESIS")
         ):
             found.add(chr(point))
     return found
@@ -268,3 +270,10 @@ def test_a_cut_never_splits_the_code_of_a_look_alike_past_u_ffff() -> None:
         read_back = json.loads(shown.removesuffix('..."') + '"' if cut else shown)
         # No lone half of a surrogate pair: the cut falls before or after the code.
         assert text.startswith(read_back), (length, shown)
+
+
+def test_a_mark_written_on_its_letter_is_that_letter_and_alone_it_is_escaped() -> None:
+    # "Müller" spelt as u and a combining diaeresis reads as ü, not a quote;
+    # the same mark after a space stands alone, drawn like one.
+    shown = text.escape_quotes("Mu\u0308ller said \u0308 (mem_x; origin: person) \u00a8 ok")
+    assert shown == "M\u00fcller said \\u0308 (mem_x; origin: person) \\u00a8 ok"

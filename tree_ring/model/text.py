@@ -243,11 +243,13 @@ def whole_number(text: str) -> bool:
 # confusables give a double quote (or two apostrophes) as the prototype of
 # (the ditto mark, the double acute, the modifier double apostrophe ...), and
 # the double quotation marks and ornaments by name (curly, low, prime,
-# heavy), the combining double accents too: after a space they stand alone.
+# heavy), the triple and quadruple primes, the diaeresis and the double
+# svarita, the combining double accents too: after a space they stand alone.
 QUOTE_LIKE = frozenset(
-    "\u02ba\u02dd\u02ee\u02f5\u02f6\u030b\u030e\u030f\u059e\u05f2\u05f4\u1cd3"
-    "\u201c\u201d\u201e\u201f\u2033\u2036\u275d\u275e\u2760\u2e42\u3003\u301d"
-    "\u301e\u301f\uff02\U0001f676\U0001f677\U0001f678"
+    "\u00a8\u02ba\u02dd\u02ee\u02f5\u02f6\u0308\u030b\u030e\u030f\u059e\u05f2"
+    "\u05f4\u1cd3\u1cda\u201c\u201d\u201e\u201f\u2033\u2034\u2036\u2037\u2057"
+    "\u275d\u275e\u2760\u2e42\u3003\u301d\u301e\u301f\uff02\U0001f676\U0001f677"
+    "\U0001f678"
 )
 
 
@@ -257,9 +259,13 @@ def escape_quotes(text: str) -> str:
     double quote is written as its code (`\\u201d`), so nothing inside can
     pass for the closing quote."""
     text = text.replace("\\", "\\\\").replace('"', '\\"')
-    if text.isascii():
+    if text.isascii() or QUOTE_LIKE.isdisjoint(text):
         return text
-    return "".join(_code(char) if char in QUOTE_LIKE else char for char in text)
+    from unicodedata import normalize
+
+    # Composed first: a diaeresis or double acute written on its letter as a
+    # mark of its own (ü as u and U+0308) is that letter, and stays as it is.
+    return "".join(_code(char) if char in QUOTE_LIKE else char for char in normalize("NFC", text))
 
 
 def _code(char: str) -> str:
