@@ -45,7 +45,6 @@ FORGOTTEN = WITHHELD_FORGOTTEN
 # Whether the project has any tombstone: most have none, and then no reason
 # is keyed at all.
 _ANY = "SELECT 1 FROM content_tombstones WHERE project = ? LIMIT 1"
-_TOKEN = re.compile(r"\S+")
 _WORD = re.compile(r"[^\W_]")
 
 
@@ -151,8 +150,10 @@ def spans_held(reason: str, held: Callable[[list[str]], set[str]]) -> list[tuple
     the legacy one. `held` is given every key at once and returns those a
     tombstone holds: a store's (`Withholding`), or a ledger file's lines
     (`team/ledger.py`)."""
-    tokens = list(_TOKEN.finditer(reason))
-    runs = _runs(reason, tokens)
+    from tree_ring.store import tombstones
+
+    tokens = list(tombstones.TOKEN.finditer(reason))
+    runs = tombstones.runs(reason, tokens)
     found = sorted(span for key in held(list(runs)) for span in runs[key])
     merged: list[tuple[int, int]] = []
     for first, last in found:
@@ -161,49 +162,6 @@ def spans_held(reason: str, held: Callable[[list[str]], set[str]]) -> list[tuple
         else:
             merged.append((first, last))
     return [_inner(tokens[first], tokens[last]) for first, last in merged]
-
-
-def run_keys(text: str) -> list[str]:
-    """The keys `spans_held` looks up for `text`: those of its runs of words."""
-    return list(_runs(text, list(_TOKEN.finditer(text))))
-
-
-def _runs(reason: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, int]]]:
-    """Each key of `reason`'s runs of words, with the runs of `tokens`
-    (first, last) it was made from."""
-    from tree_ring.store import tombstones
-
-    runs: dict[str, list[tuple[int, int]]] = {}
-    folds = [tombstones.claim_text]
-    if not reason.isascii():
-        folds.append(tombstones.legacy_claim_text)
-    for fold in folds:
-        whole = fold(reason)
-        if whole:
-            runs.setdefault(tombstones.claim_key(whole), []).append((0, len(tokens) - 1))
-        # Each folded word, with the token of the reason it came from.
-        words = [(word, i) for i, t in enumerate(tokens) for word in fold(t.group()).split()]
-        for start in range(len(words)):
-            claim = " ".join(word for word, _ in words[start : start + tombstones.MIN_WORDS - 1])
-            for end in range(start + tombstones.MIN_WORDS - 1, len(words)):
-                claim = f"{claim} {words[end][0]}" if claim else words[end][0]
-                key = tombstones.claim_key(claim)
-                runs.setdefault(key, []).append((words[start][1], words[end][1]))
-    return runs
-
-
-def carried_keys(memory: Memory) -> set[str]:
-    """The keys `carried_quoting` looks up for `memory`'s carried fields: what
-    a read hides a row by when the other store forgot them
-    (`read/forgotten_here.py`)."""
-    from tree_ring.model.record import generated_id
-
-    return {
-        key
-        for _, text in carried(memory)
-        if text and not text.isalnum() and not generated_id(text)
-        for key in run_keys(text)
-    }
 
 
 def carried_quoting(db: Db, memory: Memory, *, agent: bool = False) -> str | None:
@@ -218,8 +176,10 @@ def carried_quoting(db: Db, memory: Memory, *, agent: bool = False) -> str | Non
     stored, exported and written to the team ledger as they stand. A
     restored rejected row meets its own rejection's tombstone, and its
     reviewer's reason may quote it: that is no forgotten content coming back."""
+    from tree_ring.store import tombstones
+
     own = memory.id if memory.trust == "rejected" else None
-    return quoting(db, memory.project or "", carried(memory), agent=agent, own=own)
+    return quoting(db, memory.project or "", tombstones.carried(memory), agent=agent, own=own)
 
 
 def refusal(field: str) -> Conflict:
@@ -257,19 +217,6 @@ def quoting(
         if text and not text.isalnum() and not generated_id(text) and spans_held(text, held):
             return name
     return None
-
-
-def carried(memory: Memory) -> Iterator[tuple[str, str]]:
-    """(field, text) of each field `carried_quoting` reads."""
-    yield "review.review_reason", memory.review_reason or ""
-    yield "review.reviewed_by", memory.reviewed_by or ""
-    yield "origin_session", memory.origin_session or ""
-    yield "source.type", memory.source_type
-    for other in memory.supersedes:
-        yield "supersedes", other
-    yield "superseded_by", memory.superseded_by or ""
-    for link in memory.links:
-        yield "links", link.target
 
 
 def withheld(reason: str, spans: list[tuple[int, int]]) -> str:

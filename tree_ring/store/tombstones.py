@@ -50,7 +50,7 @@ from tree_ring.model.text import FILLERS
 # forgot (`read/forgotten_here.py`), and `typing` and `json` are no imports for it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any, Literal
 
     from tree_ring.store.sql import Db
@@ -242,6 +242,63 @@ def other_texts(memory: Memory) -> list[str]:
     # A single word ("billing", "decision") is never keyed alone: skip folding it.
     rest = [text for text in (*tags, memory.source_ref, memory.event_type) if not text.isalnum()]
     return [memory.source_quote, *rest]
+
+
+def carried(memory: Memory) -> Iterator[tuple[str, str]]:
+    """(field, text) of each field a file or a team ledger line fills beside
+    a memory's claim that a write does not key (`check_keys`), named as an
+    export names it: stored, shown and written to the ledger as it stands,
+    so read run by run of its words (`runs`) against the tombstones
+    (`govern/reasons.carried_quoting`, `write/carried.py`)."""
+    yield "review.review_reason", memory.review_reason or ""
+    yield "review.reviewed_by", memory.reviewed_by or ""
+    yield "origin_session", memory.origin_session or ""
+    yield "source.type", memory.source_type
+    for other in memory.supersedes:
+        yield "supersedes", other
+    yield "superseded_by", memory.superseded_by or ""
+    for link in memory.links:
+        yield "links", link.target
+
+
+def carried_keys(memory: Memory) -> set[str]:
+    """The keys of the runs of words of `memory`'s carried fields (`carried`),
+    but those a single word or a generated id holds (which hold no claim):
+    what a read hides a row by when the other store forgot them
+    (`read/forgotten_here.py`)."""
+    return {
+        key
+        for _, text in carried(memory)
+        if text and not text.isalnum() and not generated_id(text)
+        for key in runs(text, list(TOKEN.finditer(text)))
+    }
+
+
+# A word of free text as a reason or a carried field is read: between spaces.
+TOKEN = re.compile(r"\S+")
+
+
+def runs(text: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, int]]]:
+    """Each key of `text`'s runs of words (every run of at least `MIN_WORDS`
+    of its folded words, and the whole text), keyed as a write's claims are,
+    by today's fold and, for text that is not ASCII, the legacy one; with the
+    runs of `tokens` (`TOKEN` over `text`: first, last) it was made from."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    folds = [claim_text]
+    if not text.isascii():
+        folds.append(legacy_claim_text)
+    for fold in folds:
+        whole = fold(text)
+        if whole:
+            found.setdefault(claim_key(whole), []).append((0, len(tokens) - 1))
+        # Each folded word, with the token of the text it came from.
+        words = [(word, i) for i, t in enumerate(tokens) for word in fold(t.group()).split()]
+        for start in range(len(words)):
+            claim = " ".join(word for word, _ in words[start : start + MIN_WORDS - 1])
+            for end in range(start + MIN_WORDS - 1, len(words)):
+                claim = f"{claim} {words[end][0]}" if claim else words[end][0]
+                found.setdefault(claim_key(claim), []).append((words[start][1], words[end][1]))
+    return found
 
 
 def keys(summary: str, details: str, others: Sequence[str] = ()) -> list[str]:

@@ -24,27 +24,8 @@ from collections.abc import Callable, Sequence
 from tree_ring.govern import reasons
 from tree_ring.model.record import Link, Memory, generated_id
 from tree_ring.model.text import WITHHELD_ID
-from tree_ring.store import rows, tombstones
+from tree_ring.store import carrying, rows, tombstones
 from tree_ring.store.sql import Db
-
-# The text columns read, each as an export names it.
-COLUMNS = ("review_reason", "reviewed_by", "origin_session", "source_type")
-
-_DISTINCT = "SELECT DISTINCT {0} FROM memories WHERE project = ? AND {0} IS NOT NULL AND {0} != ''"
-_HOLDING = "SELECT id FROM memories WHERE project = ? AND {} = ?"
-# Rows that name other memories or links: read whole, as their lists are JSON.
-_LISTING = (
-    "SELECT * FROM memories WHERE project = ?"
-    " AND (links != '[]' OR supersedes != '[]' OR superseded_by IS NOT NULL)"
-)
-_PATHS = (
-    "SELECT DISTINCT a.path FROM anchors a JOIN memories m ON m.id = a.memory_id"
-    " WHERE m.project = ?"
-)
-_UNANCHOR = (
-    "DELETE FROM anchors WHERE path = ?"
-    " AND memory_id IN (SELECT id FROM memories WHERE project = ?)"
-)
 
 
 class Withheld:
@@ -104,23 +85,22 @@ def withhold(
         return []
     values = Withheld(keys, texts)
     changes: dict[str, dict[str, object]] = {}
-    for column in COLUMNS:
-        for (value,) in db.execute(_DISTINCT.format(column), (project,)).fetchall():
-            new = values.withheld(str(value))
+    for column in carrying.COLUMNS:
+        for value in carrying.distinct(db, project, column):
+            new = values.withheld(value)
             if new is None:
                 continue
-            for (memory_id,) in db.execute(_HOLDING.format(column), (project, value)).fetchall():
-                changes.setdefault(str(memory_id), {})[column] = new
-    for row in db.execute(_LISTING, (project,)).fetchall():
-        memory = rows.from_row(row)
-        changes_of = _listed(memory, values)
-        if changes_of:
-            changes.setdefault(memory.id, {}).update(changes_of)
+            for memory_id in carrying.holding(db, project, column, value):
+                changes.setdefault(memory_id, {})[column] = new
+    for memory in carrying.listing(db, project):
+        listed = _listed(memory, values)
+        if listed:
+            changes.setdefault(memory.id, {}).update(listed)
     for memory_id, change in changes.items():
         rows.update(db, memory_id, **change)
-    for (path,) in db.execute(_PATHS, (project,)).fetchall():
-        if values.withheld(str(path)) is not None:
-            db.execute(_UNANCHOR, (path, project))
+    for path in carrying.paths(db, project):
+        if values.withheld(path) is not None:
+            carrying.unanchor(db, project, path)
     return sorted(changes)
 
 
