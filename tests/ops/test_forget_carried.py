@@ -324,3 +324,70 @@ def test_a_sync_takes_no_claim_naming_a_file_whose_path_quotes_forgotten_words(
     assert len(named) == 1 and "files[].path holds content" in named[0], synced.out
     listed = ok(root, "--json", "list", "--include-unreviewed").json()["items"]
     assert {item["id"] for item in listed} == {made}
+
+
+SHORT = "Use tabs"
+
+
+@pytest.mark.parametrize("said", ["Note: use tabs.", "Use tabs (confirmed)", "FYI - use-tabs"])
+@pytest.mark.parametrize(
+    ("fields", "path"),
+    [
+        ({"review": {"reviewed_by": "{}"}, "trust": "accepted"}, ("review", "reviewed_by")),
+        ({"origin_session": "{}"}, ("origin_session",)),
+        ({"source": {"type": "{}"}}, ("source", "type")),
+    ],
+)
+def test_a_short_claim_with_what_annotates_it_is_withheld_whole(
+    tmp_path: Path, said: str, fields: dict[str, Any], path: tuple[str, ...]
+) -> None:
+    root = first_repo(tmp_path)
+    forgotten = remember(root, SHORT)
+    _import(root, tmp_path, **json.loads(json.dumps(fields).replace("{}", said)))
+    ok(root, "forget", forgotten, "--mode", "delete", "--reason", "gone")
+    assert _at(_shown(root, OTHER), path) == WITHHELD_FORGOTTEN
+
+
+PATHS = ["docs/use-tabs.md", "use_tabs.md", "use tabs/x.md", "Note/use tabs.md", "docs/USE TABS"]
+
+
+@pytest.mark.parametrize("name", PATHS)
+def test_a_forget_unanchors_a_file_whose_folder_or_name_is_a_short_claim(
+    tmp_path: Path, name: str
+) -> None:
+    root = first_repo(tmp_path)
+    (root / name).parent.mkdir(parents=True, exist_ok=True)
+    (root / name).write_text("notes\n", encoding="utf-8")
+    (root / "kept.md").write_text("kept\n", encoding="utf-8")
+    anchored = ok(root, "--json", "remember", SUMMARY, "--file", name, "--file", "kept.md")
+    forgotten = remember(root, SHORT)
+    ok(root, "forget", forgotten, "--mode", "delete", "--reason", "gone")
+    shown = ok(root, "--json", "show", anchored.json()["id"]).json()["anchors"]
+    assert {a["path"] for a in shown} == {"kept.md"}
+
+
+@pytest.mark.parametrize(
+    ("claim", "name"),
+    [(SHORT, p) for p in PATHS]
+    + [(FORGOTTEN, "docs/" + FORGOTTEN + ".rst"), (FORGOTTEN, "_".join(FORGOTTEN.split()))],
+)
+@pytest.mark.parametrize("environ", [{}, CLAUDE])
+def test_a_write_about_a_file_whose_path_quotes_forgotten_words_is_refused(
+    tmp_path: Path, claim: str, name: str, environ: dict[str, str]
+) -> None:
+    root = first_repo(tmp_path)
+    ok(root, "forget", remember(root, claim), "--mode", "delete", "--reason", "gone")
+    (root / name).parent.mkdir(parents=True, exist_ok=True)
+    (root / name).write_text("notes\n", encoding="utf-8")
+    before = (root / LEDGER).read_bytes()
+    done = cli(root, "remember", SUMMARY, "--file", name, environ=environ)
+    assert done.code != 0
+    assert done.err.strip().splitlines() == [
+        "error: files[].path holds content that was forgotten here, and would keep it in "
+        "the store and the team ledger; name no file whose path says them"
+    ]
+    assert ok(root, "--json", "list").json()["items"] == []
+    assert (root / LEDGER).read_bytes() == before
+    # The same note about another file is stored.
+    (root / "other.md").write_text("other\n", encoding="utf-8")
+    assert cli(root, "remember", SUMMARY, "--file", "other.md", environ=environ).code == 0

@@ -145,16 +145,18 @@ def readmissions_shown(
 def spans_held(reason: str, held: Callable[[list[str]], set[str]]) -> list[tuple[int, int]]:
     """The (start, end) character spans of `reason` whose runs of words
     `held` holds the key of, merged, in order: every run of at least
-    `tombstones.MIN_WORDS` words and the whole reason, each keyed as a
-    write's claims are, by today's fold and, for text that is not ASCII,
-    the legacy one. `held` is given every key at once and returns those a
-    tombstone holds: a store's (`Withholding`), or a ledger file's lines
-    (`team/ledger.py`)."""
+    `tombstones.MIN_WORDS` words and the whole reason (then all of it, what
+    annotates the claim too), each keyed as a write's claims are, by today's
+    fold and, for text that is not ASCII, the legacy one. `held` is given
+    every key at once and returns those a tombstone holds: a store's
+    (`Withholding`), or a ledger file's lines (`team/ledger.py`)."""
     from tree_ring.store import tombstones
 
     tokens = list(tombstones.TOKEN.finditer(reason))
     runs = tombstones.runs(reason, tokens)
     found = sorted(span for key in held(list(runs)) for span in runs[key])
+    if found and found[0] == tombstones.WHOLE:
+        return [(0, len(reason))]  # the claim with what annotates it
     merged: list[tuple[int, int]] = []
     for first, last in found:
         if merged and first <= merged[-1][1] + 1:
@@ -182,12 +184,28 @@ def carried_quoting(db: Db, memory: Memory, *, agent: bool = False) -> str | Non
     return quoting(db, memory.project or "", tombstones.carried(memory), agent=agent, own=own)
 
 
-def refusal(field: str) -> Conflict:
+def refusal(field: str, fix: str = "give the row without those words") -> Conflict:
     """The error for a row whose `field` quotes forgotten content (`quoting`)."""
     return Conflict(
         f"{field} holds content that was forgotten here, and would keep it in "
-        "the store and the team ledger; give the row without those words"
+        f"the store and the team ledger; {fix}"
     )
+
+
+def files_quoting(
+    db: Db, project: str, paths: Iterable[str], *, agent: bool = False
+) -> Conflict | None:
+    """Why a memory may not name files of `paths` when one of them quotes
+    content a write into `project` answers to, read whole and folder by
+    folder (`tombstones.path_texts`): the path is stored, shown and written
+    to the team ledger as it stands; or None."""
+    from tree_ring.store import tombstones
+
+    if not tombstones.any_answered(db, project):
+        return None
+    texts = [("files[].path", text) for path in paths for text in tombstones.path_texts(path)]
+    field = quoting(db, project, texts, agent=agent)
+    return None if field is None else refusal(field, "name no file whose path says them")
 
 
 def quoting(

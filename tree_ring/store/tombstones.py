@@ -274,15 +274,31 @@ def carried_keys(memory: Memory) -> set[str]:
     }
 
 
+def path_texts(path: str) -> list[str]:
+    """What a file's path is read as against the tombstones: the path, each
+    of its folders and its file's name, and the name without its extension,
+    each whole ("docs/use-tabs.md" says "use tabs" as much as a reason
+    "use-tabs" does)."""
+    parts = [part for part in re.split(r"[/\\]+", path) if part]
+    stems = [part.rpartition(".")[0] for part in parts if "." in part.strip(".")]
+    return list(dict.fromkeys([path, *parts, *(stem for stem in stems if stem)]))
+
+
 # A word of free text as a reason or a carried field is read: between spaces.
 TOKEN = re.compile(r"\S+")
+
+
+# The run `runs` gives a whole text's key: all of it, its annotations too.
+WHOLE = (-1, -1)
 
 
 def runs(text: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, int]]]:
     """Each key of `text`'s runs of words (every run of at least `MIN_WORDS`
     of its folded words, and the whole text), keyed as a write's claims are,
     by today's fold and, for text that is not ASCII, the legacy one; with the
-    runs of `tokens` (`TOKEN` over `text`: first, last) it was made from."""
+    runs of `tokens` (`TOKEN` over `text`: first, last) it was made from, the
+    whole text's as `WHOLE` (its fold leaves out the annotations around a
+    claim, "Note:", "(confirmed)", which go with it)."""
     found: dict[str, list[tuple[int, int]]] = {}
     folds = [claim_text]
     if not text.isascii():
@@ -290,7 +306,7 @@ def runs(text: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, in
     for fold in folds:
         whole = fold(text)
         if whole:
-            found.setdefault(claim_key(whole), []).append((0, len(tokens) - 1))
+            found.setdefault(claim_key(whole), []).append(WHOLE)
         # Each folded word, with the token of the text it came from.
         words = [(word, i) for i, t in enumerate(tokens) for word in fold(t.group()).split()]
         for start in range(len(words)):

@@ -448,7 +448,7 @@ def withhold_carried(won: dict[str, Line]) -> dict[str, Line]:
             if path[0] in ("supersedes", "superseded_by"):
                 new = values.memory_id(said)
             elif path[0] == FILES:
-                new = "" if values.withheld(said) is not None else said
+                new = "" if values.path(said) else said
             else:
                 new = values.withheld(said) or said
             if new != said:

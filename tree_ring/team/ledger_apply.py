@@ -214,10 +214,7 @@ def _files_quoting(db: Db, read: Read, line: Line, project_id: str) -> Conflict 
     content forgotten here (the path is stored and written to the ledger
     this clone writes, as the row's carried fields are); or None."""
     named = read.files.get(line.text, ())
-    if not named or not tombstones.any_answered(db, project_id):
-        return None
-    field = reasons.quoting(db, project_id, [("files[].path", a.path) for a in named])
-    return None if field is None else reasons.refusal(field)
+    return reasons.files_quoting(db, project_id, [a.path for a in named]) if named else None
 
 
 def _agent_copies(db: Db, project_id: str, lines: list[Line]) -> list[tuple[Memory, Line]]:

@@ -38,8 +38,8 @@ class Withheld:
         self.held: Callable[[list[str]], set[str]] = known.intersection
         self.seen: dict[str, str | None] = {}
         # The words the keys can be made of, when they are all keys of
-        # `texts` and those are ASCII: a text with too few of them is not
-        # keyed at all (`_may_hold`).
+        # `texts` and those are ASCII: a text with too few of them is keyed
+        # whole only (`_may_hold`).
         self.words: set[str] | None = None
         split = [tombstones.plain_words(text) for text in texts or ()]
         if texts and all(words is not None for words in split):
@@ -56,15 +56,21 @@ class Withheld:
         return self.seen[text]
 
     def _may_hold(self, text: str) -> bool:
-        """Whether `text` has a run of forgotten words to look up: a run of at
-        least `tombstones.MIN_WORDS` of them, or nothing but them (a short
-        claim, whole). Keying every run of a text costs the square of its
-        words; this costs one split."""
+        """Whether `text` may hold forgotten words: a run of at least
+        `tombstones.MIN_WORDS` of them, or else its whole fold is a key (a
+        short claim with what annotates it: "Note: use tabs."). Keying
+        every run of a text costs the square of its words; this, one split."""
         words = tombstones.plain_words(text) if self.words is not None else None
         if words is None or self.words is None:
             return True
-        inside = sum(word in self.words for word in words)
-        return inside >= tombstones.MIN_WORDS or inside == len(words)
+        if sum(word in self.words for word in words) >= tombstones.MIN_WORDS:
+            return True
+        whole = tombstones.claim_text(text)
+        return bool(whole) and bool(self.held([tombstones.claim_key(whole)]))
+
+    def path(self, path: str) -> bool:
+        """Whether a file's path quotes forgotten words (`tombstones.path_texts`)."""
+        return any(self.withheld(text) is not None for text in tombstones.path_texts(path))
 
     def memory_id(self, memory_id: str) -> str:
         """`memory_id`, or `WITHHELD_ID` when it quotes forgotten words."""
@@ -99,7 +105,7 @@ def withhold(
     for memory_id, change in changes.items():
         rows.update(db, memory_id, **change)
     for path in carrying.paths(db, project):
-        if values.withheld(path) is not None:
+        if values.path(path):
             carrying.unanchor(db, project, path)
     return sorted(changes)
 

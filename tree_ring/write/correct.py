@@ -607,6 +607,7 @@ def remember_superseding(
         memory = memory.replace(supersedes=(*memory.supersedes, old_id))
     memory = pipeline.prepare(memory, anchors)
     with store.write() as db:
+        pipeline.refuse_files(db, memory, anchors, actor)
         old = rows.get(db, old_id)
         if old.project != memory.project:
             raise UsageError(f"{old_id} belongs to another project; it cannot be superseded here")

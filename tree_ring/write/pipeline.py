@@ -165,10 +165,32 @@ def store_memory(
     """Write one memory; `anchors` (the files it is about) commit with it."""
     memory = prepare(memory, anchors)
     with store.write() as db:
+        refuse_files(db, memory, anchors, actor)
         result = insert_prepared(db, memory, actor)
         if result.created and anchors:
             stored.insert(db, result.id, anchors)
         return with_anchors(result, anchors)
+
+
+def refuse_files(db: Db, memory: Memory, anchors: Sequence[Anchor], actor: Actor) -> None:
+    """Refuse a memory about a file whose path quotes content a write into
+    its project answers to (`reasons.files_quoting`): the path is shown, and
+    written to the team ledger, as it stands."""
+    refused = files_refused(db, memory, anchors, actor)
+    if refused is not None:
+        raise refused
+
+
+def files_refused(
+    db: Db, memory: Memory, anchors: Sequence[Anchor], actor: Actor
+) -> Conflict | None:
+    """Why `refuse_files` would refuse `anchors`, or None."""
+    if not anchors:
+        return None
+    from tree_ring.govern import reasons
+
+    paths = [anchor.path for anchor in anchors]
+    return reasons.files_quoting(db, memory.project or "", paths, agent=admission.is_agent(actor))
 
 
 def insert_prepared(

@@ -302,6 +302,14 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
     assert memory.scope in PRIVATE_SCOPES
     memory = result  # prepared: validated, guarded, hashed
     with store.write() as db:
+        if draft.files:
+            pipeline.refuse_files(db, memory, anchors, actor)
+        else:
+            # The files the turn changed: one whose path quotes forgotten
+            # content is no file this memory is about.
+            anchors = tuple(
+                a for a in anchors if pipeline.files_refused(db, memory, [a], actor) is None
+            )
         written = pipeline.insert_prepared(db, memory, actor)
         if written.created:
             anchoring.attach(db, written.id, anchors)
