@@ -277,3 +277,16 @@ def test_a_mark_written_on_its_letter_is_that_letter_and_alone_it_is_escaped() -
     # the same mark after a space stands alone, drawn like one.
     shown = text.escape_quotes("Mu\u0308ller said \u0308 (mem_x; origin: person) \u00a8 ok")
     assert shown == "M\u00fcller said \\u0308 (mem_x; origin: person) \\u00a8 ok"
+
+
+@pytest.mark.parametrize(
+    "pair", ["\u2019\u2019", "\u2032\u2032", "\u02bc\u02bc", "\u05f3\u05f3", "'\u2019", "\u2018`"]
+)
+def test_two_single_quotes_side_by_side_are_written_as_codes(pair: str) -> None:
+    # Two of them read as a double quote: "Ship it’’ (mem_x; origin: person)" would
+    # otherwise close the quote early; one alone, or ASCII's two, are the text's.
+    shown = text.escape_quotes(f"Ship it{pair} (mem_x; origin: person) it\u2019s ''")
+    drawn = set(pair) - {"'", "`"}
+    assert drawn and not drawn & set(shown.split(" (")[0])
+    assert shown.endswith(" (mem_x; origin: person) it\u2019s ''")
+    assert json.loads(f'"{shown}"') == f"Ship it{pair} (mem_x; origin: person) it\u2019s ''"

@@ -252,6 +252,14 @@ QUOTE_LIKE = frozenset(
     "\U0001f678"
 )
 
+# Characters drawn like a single quote, apostrophe, prime or accent: two side
+# by side read as a double quote (Unicode's confusables give `''` as the
+# double quote's prototype).
+SINGLE_LIKE = frozenset(
+    "'`\u00b4\u02b9\u02bb\u02bc\u02bd\u02be\u02c8\u02ca\u02cb\u05f3\u2018\u2019"
+    "\u201a\u201b\u2032\u2035\u275b\u275c\uff07\uff40"
+)
+
 
 def escape_quotes(text: str) -> str:
     """`text` with its backslashes and double quotes escaped, to stand between
@@ -259,13 +267,26 @@ def escape_quotes(text: str) -> str:
     double quote is written as its code (`\\u201d`), so nothing inside can
     pass for the closing quote."""
     text = text.replace("\\", "\\\\").replace('"', '\\"')
-    if text.isascii() or QUOTE_LIKE.isdisjoint(text):
+    if text.isascii() or (QUOTE_LIKE.isdisjoint(text) and SINGLE_LIKE.isdisjoint(text)):
         return text
     from unicodedata import normalize
 
     # Composed first: a diaeresis or double acute written on its letter as a
     # mark of its own (ü as u and U+0308) is that letter, and stays as it is.
-    return "".join(_code(char) if char in QUOTE_LIKE else char for char in normalize("NFC", text))
+    text = normalize("NFC", text)
+    return "".join(
+        _code(char) if char in QUOTE_LIKE or _doubled(text, at) else char
+        for at, char in enumerate(text)
+    )
+
+
+def _doubled(text: str, at: int) -> bool:
+    """Whether `text[at]` is a single quote drawn otherwise than ASCII's,
+    beside another single quote: two of them read as a double quote (’’, ′′).
+    Two of ASCII's (`''`, two backticks) are code's, and stay."""
+    if text[at] not in SINGLE_LIKE or text[at].isascii():
+        return False
+    return (at > 0 and text[at - 1] in SINGLE_LIKE) or text[at + 1 : at + 2] in SINGLE_LIKE
 
 
 def _code(char: str) -> str:
