@@ -124,9 +124,11 @@ def rank(line: dict[str, Any], text: str) -> tuple[Any, ...]:
         again = ""
         if isinstance(readmitted, dict):
             again = _text(readmitted.get("at"))  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
-        withheld = sum(
-            said.count(WITHHELD_FORGOTTEN) + (said == WITHHELD_ID) for _, said in carried(line)
-        )
+        withheld = 0
+        if WITHHELD_FORGOTTEN in text or WITHHELD_ID in text:  # most lines: neither
+            withheld = sum(
+                said.count(WITHHELD_FORGOTTEN) + (said == WITHHELD_ID) for _, said in carried(line)
+            )
         return (kind, valid, updated, again, withheld, len(text), text)
     at = _text(line.get("at"))
     return (kind, at, at, len(text), text)
