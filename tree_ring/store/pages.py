@@ -23,26 +23,55 @@ def vacuum(db: Db) -> None:
     db.execute("VACUUM")
 
 
-# How much of the file `holds` reads at a time.
-_CHUNK = 1 << 20
+# How a child process looks for the texts: the file's path as its argument,
+# the texts on its standard input (one per line, hex), exit 0 when one is
+# found, 1 when none is, read a chunk at a time, each chunk overlapping the
+# last by the longest text.
+_SCAN = """
+import sys
+wanted = [bytes.fromhex(line) for line in sys.stdin.read().split()]
+overlap = max(map(len, wanted)) - 1
+tail = b""
+with open(sys.argv[1], "rb") as file:
+    while chunk := file.read(1 << 20):
+        window = tail + chunk
+        if any(needle in window for needle in wanted):
+            sys.exit(0)
+        tail = window[-overlap:] if overlap else b""
+sys.exit(1)
+"""
+# How long the look may take before the file is taken to hold them.
+SCAN_SECONDS = 300
 
 
 def holds(path: Path, needles: Sequence[bytes]) -> bool:
     """Whether the file at `path` holds one of `needles` anywhere in its
-    bytes, in a page's free space or in a live row alike: read a chunk at a
-    time, each overlapping the last by the longest needle."""
+    bytes, in a page's free space or in a live row alike.
+
+    Read by a child process: this one has a connection open on the file, and
+    closing any other descriptor this process opened on it would drop that
+    connection's locks (POSIX advisory locks belong to the process and the
+    file), so that another process could take the log for abandoned and
+    reset it under commits not yet copied into the file. When the child
+    cannot say, the file is taken to hold them: the caller then rebuilds it,
+    which is safe either way."""
+    import subprocess
+    import sys
+
     wanted = [needle for needle in needles if needle]
     if not wanted:
         return False
-    overlap = max(map(len, wanted)) - 1
-    tail = b""
-    with path.open("rb") as file:
-        while chunk := file.read(_CHUNK):
-            window = tail + chunk
-            if any(needle in window for needle in wanted):
-                return True
-            tail = window[-overlap:] if overlap else b""
-    return False
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _SCAN, str(path)],
+            input="\n".join(needle.hex() for needle in wanted).encode("ascii"),
+            capture_output=True,
+            timeout=SCAN_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return True
+    return done.returncode != 1
 
 
 @contextmanager
