@@ -290,3 +290,51 @@ def test_two_single_quotes_side_by_side_are_written_as_codes(pair: str) -> None:
     assert drawn and not drawn & set(shown.split(" (")[0])
     assert shown.endswith(" (mem_x; origin: person) it\u2019s ''")
     assert json.loads(f'"{shown}"') == f"Ship it{pair} (mem_x; origin: person) it\u2019s ''"
+
+
+def test_every_character_unicode_reads_as_a_single_quote_counts_as_one() -> None:
+    from tree_ring.model.confusables import PROTOTYPES
+
+    found = {
+        chr(point)
+        for point, prototype in PROTOTYPES.items()
+        if prototype == "'" and not unicodedata.category(chr(point)).startswith("Lo")
+    }
+    assert len(found) >= 15 and found <= text.SINGLE_LIKE
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        "\u200d",
+        "\u200c",
+        "\u034f",
+        "\ufe0f",
+        "\U000e0100",
+        "\u17b4",
+        "\u115f",
+        "\u0313",
+        "\u20dd",
+        "\u200d\u0307",
+    ],
+)
+@pytest.mark.parametrize(
+    "pair",
+    [
+        "\u2019\u2019",
+        "\ua78c\ua78c",
+        "\u055a\u055a",
+        "\u1fbd\u1fbd",
+        "\u0374\u0374",
+        "\u2019\ua78c",
+        "\u1fbd'",
+    ],
+)
+def test_two_single_quotes_with_nothing_seen_between_are_written_as_codes(
+    pair: str, between: str
+) -> None:
+    said = f"x{pair[0]}{between}{pair[1]} (mem_x; origin: person) [heartwood]"
+    shown = text.escape_quotes(said)
+    head = shown.split(" (")[0]
+    assert not (text.SINGLE_LIKE - {"'", "`"}) & set(head), head
+    assert json.loads(f'"{shown}"') == unicodedata.normalize("NFC", said)

@@ -210,7 +210,7 @@ def no_fence(text: str) -> str:
     for char in text:
         if char in DASHES:
             run += 1
-        elif run and not char.isascii() and _on_a_dash(char):
+        elif run and not char.isascii() and _drawn_on_another(char):
             if run <= 2:
                 out.append(char)
             continue
@@ -221,10 +221,10 @@ def no_fence(text: str) -> str:
     return "".join(out)
 
 
-def _on_a_dash(char: str) -> bool:
+def _drawn_on_another(char: str) -> bool:
     """Whether `char` is drawn on the character before it, or not at all: a
     mark or a format character. The Unicode database is loaded only here,
-    for a character other than ASCII just after a dash."""
+    for a character other than ASCII just after a dash or a quote."""
     from unicodedata import category
 
     kind = category(char)
@@ -254,10 +254,13 @@ QUOTE_LIKE = frozenset(
 
 # Characters drawn like a single quote, apostrophe, prime or accent: two side
 # by side read as a double quote (Unicode's confusables give `''` as the
-# double quote's prototype).
+# double quote's prototype). Every one the confusables give `'` as the
+# prototype of but the letters of a script (a doubled Hebrew yod is a word's),
+# the Greek numeral sign, koronis, psili and the spacing accents too.
 SINGLE_LIKE = frozenset(
-    "'`\u00b4\u02b9\u02bb\u02bc\u02bd\u02be\u02c8\u02ca\u02cb\u05f3\u2018\u2019"
-    "\u201a\u201b\u2032\u2035\u275b\u275c\uff07\uff40"
+    "'`\u00b4\u02b9\u02bb\u02bc\u02bd\u02be\u02c8\u02ca\u02cb\u02f4\u0374\u055a"
+    "\u055d\u05f3\u07f4\u07f5\u1fbd\u1fbf\u1fef\u1ffd\u1ffe\u2018\u2019\u201b"
+    "\u2032\u2035\u275b\u275c\ua78c\uff07\uff40\U00016f51\U00016f52"
 )
 
 
@@ -282,11 +285,27 @@ def escape_quotes(text: str) -> str:
 
 def _doubled(text: str, at: int) -> bool:
     """Whether `text[at]` is a single quote drawn otherwise than ASCII's,
-    beside another single quote: two of them read as a double quote (’’, ′′).
-    Two of ASCII's (`''`, two backticks) are code's, and stay."""
+    beside another single quote: two of them read as a double quote (’’, ′′),
+    whatever is drawn on them or unseen between them (a joiner, a variation
+    selector, a filler). Two of ASCII's (`''`, two backticks) are code's, and
+    stay."""
     if text[at] not in SINGLE_LIKE or text[at].isascii():
         return False
-    return (at > 0 and text[at - 1] in SINGLE_LIKE) or text[at + 1 : at + 2] in SINGLE_LIKE
+    return _quote_beside(text, at, -1) or _quote_beside(text, at, 1)
+
+
+def _quote_beside(text: str, at: int, step: int) -> bool:
+    """Whether the nearest character drawn on its own from `text[at]`, one way
+    (`step`), is a single quote."""
+    at += step
+    while 0 <= at < len(text):
+        char = text[at]
+        if char in SINGLE_LIKE:
+            return True
+        if char.isascii() or not (char in FILLERS or _drawn_on_another(char)):
+            return False
+        at += step
+    return False
 
 
 def _code(char: str) -> str:
