@@ -43,6 +43,7 @@ WORDS = "refund queue"
 HYPHENED = "-".join(FORGOTTEN.lower().split())
 OTHER = "mem_20261206_110000_00000000abcd"
 KEPT = "mem_20261206_110001_00000000abcd"
+FRESH = "mem_20261206_110002_00000000abcd"
 SUMMARY = "Deploy notes for the lint settings live in the runbook"
 
 
@@ -391,3 +392,27 @@ def test_a_write_about_a_file_whose_path_quotes_forgotten_words_is_refused(
     # The same note about another file is stored.
     (root / "other.md").write_text("other\n", encoding="utf-8")
     assert cli(root, "remember", SUMMARY, "--file", "other.md", environ=environ).code == 0
+
+
+IDS = [
+    ({"links": [{"type": "related", "target": "mem_use-tabs"}]}, ("links", 0, "target")),
+    ({"supersedes": ["mem_Use_Tabs"]}, ("supersedes", 0)),
+    ({"superseded_by": "mem_use.tabs"}, ("superseded_by",)),
+]
+
+
+@pytest.mark.parametrize(("fields", "path"), IDS)
+def test_an_id_a_file_chose_from_a_short_claims_words_is_withheld(
+    tmp_path: Path, fields: dict[str, Any], path: tuple[str | int, ...]
+) -> None:
+    """`mem_` is an id's form, not a word: "mem_use-tabs" says "use tabs"."""
+    root = first_repo(tmp_path)
+    forgotten = remember(root, SHORT)
+    _import(root, tmp_path, **fields)
+    ok(root, "forget", forgotten, "--mode", "delete", "--reason", "gone")
+    assert _at(_shown(root, OTHER), path) == WITHHELD_ID
+    again = {"id": FRESH, "project": _project(root), "summary": SUMMARY, **fields}
+    rows = tmp_path / "again.jsonl"
+    rows.write_text(json.dumps(again) + "\n", encoding="utf-8")
+    refused = cli(root, "import", str(rows), "--restore")
+    assert refused.code != 0 and "holds content that was forgotten here" in refused.err

@@ -255,10 +255,22 @@ def carried(memory: Memory) -> Iterator[tuple[str, str]]:
     yield "origin_session", memory.origin_session or ""
     yield "source.type", memory.source_type
     for other in memory.supersedes:
-        yield "supersedes", other
-    yield "superseded_by", memory.superseded_by or ""
+        for text in id_texts(other):
+            yield "supersedes", text
+    for text in id_texts(memory.superseded_by or ""):
+        yield "superseded_by", text
     for link in memory.links:
-        yield "links", link.target
+        for text in id_texts(link.target):
+            yield "links", text
+
+
+def id_texts(value: str) -> list[str]:
+    """What a value that may be a memory's id is read as: itself, and, when
+    it is an id a file chose (`mem_` and words), those words alone: `mem_`
+    is the id's form, not a word said ("mem_use-tabs" says "use tabs")."""
+    if value.startswith("mem_") and len(value) > 4 and not generated_id(value):
+        return [value, value[4:]]
+    return [value]
 
 
 def carried_keys(memory: Memory) -> set[str]:

@@ -449,6 +449,8 @@ def withhold_carried(won: dict[str, Line]) -> dict[str, Line]:
                 continue
             if path[0] in ("supersedes", "superseded_by"):
                 new = values.memory_id(said)
+            elif path[0] == "links":
+                new = values.target(said)
             elif path[0] == FILES:
                 new = "" if values.path(said) else said
             else:

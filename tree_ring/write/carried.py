@@ -73,10 +73,19 @@ class Withheld:
         return any(self.withheld(text) is not None for text in tombstones.path_texts(path))
 
     def memory_id(self, memory_id: str) -> str:
-        """`memory_id`, or `WITHHELD_ID` when it quotes forgotten words."""
-        if generated_id(memory_id) or self.withheld(memory_id) is None:
+        """`memory_id`, or `WITHHELD_ID` when it quotes forgotten words, in
+        itself or as the words of an id a file chose (`tombstones.id_texts`)."""
+        if generated_id(memory_id):
             return memory_id
-        return WITHHELD_ID
+        held = any(self.withheld(text) is not None for text in tombstones.id_texts(memory_id))
+        return WITHHELD_ID if held else memory_id
+
+    def target(self, target: str) -> str:
+        """A link's `target` with forgotten words withheld: an id as
+        `memory_id` gives it, any other target (a file, a URL) run by run."""
+        if target.startswith("mem_"):
+            return self.memory_id(target)
+        return self.withheld(target) or target
 
 
 def withhold(
@@ -113,10 +122,7 @@ def withhold(
 def _listed(memory: Memory, values: Withheld) -> dict[str, object]:
     """The changes to `memory`'s links and supersession ids."""
     change: dict[str, object] = {}
-    links = tuple(
-        Link(type=link.type, target=values.withheld(link.target) or link.target)
-        for link in memory.links
-    )
+    links = tuple(Link(type=link.type, target=values.target(link.target)) for link in memory.links)
     if links != memory.links:
         change["links"] = links
     supersedes = list(dict.fromkeys(values.memory_id(other) for other in memory.supersedes))
