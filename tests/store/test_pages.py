@@ -34,3 +34,9 @@ def test_the_look_keeps_the_connections_locks(store: Store) -> None:
     subprocess.run([sys.executable, "-I", "-S", "-c", CLOSE, str(path)], check=True, timeout=60)
     # The other process did not take itself for the last connection.
     assert wal.exists()
+
+
+def test_a_file_the_look_cannot_read_is_taken_to_hold_them(tmp_path: Path) -> None:
+    """The caller then rebuilds the file, which is safe either way."""
+    assert pages.holds(tmp_path / "no such file", [b"anything at all"]) is True
+    assert pages.holds(tmp_path, [b"anything at all"]) is True

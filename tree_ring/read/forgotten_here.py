@@ -17,9 +17,10 @@ other store are still there:
 Either way a row of the store read is hidden when its claims
 (`tombstones.check_keys`) match what the other store forgot, but for the keys
 a person wrote it over (`remember --override-tombstone`, recorded in the
-audit log of the row's own store), or when a field it carries beside them (a
-review reason, an origin session, a link target: `tombstones.carried_keys`)
-quotes it, as an import there would refuse the row for. Only a forget crosses stores, not a
+audit log of the row's own store), or when a field it carries beside them
+(a review reason, an origin session, a link target:
+`tombstones.carried_keys`) quotes it, as an import there would refuse the
+row for. Only a forget crosses stores, not a
 review's rejection: rejecting a waiting note says it does not belong in that
 store, not that its content is gone, so an agent that proposes a person's
 memory to the other store cannot get it hidden by the answer (a person's

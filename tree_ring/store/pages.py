@@ -25,9 +25,10 @@ def vacuum(db: Db) -> None:
 
 # How a child process looks for the texts: the file's path as its argument,
 # the texts on its standard input (one per line, hex), exit 0 when one is
-# found, 1 when none is, read a chunk at a time, each chunk overlapping the
-# last by the longest text.
-_SCAN = """
+# found, `NONE_FOUND` when none is (any failure exits otherwise), read a
+# chunk at a time, each chunk overlapping the last by the longest text.
+NONE_FOUND = 3
+_SCAN = f"""
 import sys
 wanted = [bytes.fromhex(line) for line in sys.stdin.read().split()]
 overlap = max(map(len, wanted)) - 1
@@ -38,7 +39,7 @@ with open(sys.argv[1], "rb") as file:
         if any(needle in window for needle in wanted):
             sys.exit(0)
         tail = window[-overlap:] if overlap else b""
-sys.exit(1)
+sys.exit({NONE_FOUND})
 """
 # How long the look may take before the file is taken to hold them.
 SCAN_SECONDS = 300
@@ -71,7 +72,7 @@ def holds(path: Path, needles: Sequence[bytes]) -> bool:
         )
     except (OSError, subprocess.SubprocessError):
         return True
-    return done.returncode != 1
+    return done.returncode != NONE_FOUND
 
 
 @contextmanager
