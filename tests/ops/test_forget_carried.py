@@ -416,3 +416,18 @@ def test_an_id_a_file_chose_from_a_short_claims_words_is_withheld(
     rows.write_text(json.dumps(again) + "\n", encoding="utf-8")
     refused = cli(root, "import", str(rows), "--restore")
     assert refused.code != 0 and "holds content that was forgotten here" in refused.err
+
+
+@pytest.mark.parametrize("chosen", ["mem_use-tabs", "mem_Use_Tabs", "mem_note-use-tabs"])
+def test_a_row_whose_id_a_file_chose_from_forgotten_words_is_refused(
+    tmp_path: Path, chosen: str
+) -> None:
+    root = first_repo(tmp_path)
+    ok(root, "forget", remember(root, SHORT), "--mode", "delete", "--reason", "gone")
+    rows = tmp_path / "rows.jsonl"
+    row = {"id": chosen, "project": _project(root), "summary": SUMMARY}
+    rows.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    refused = cli(root, "import", str(rows))
+    assert refused.code != 0
+    assert "id holds content that was forgotten here" in refused.err
+    assert ok(root, "--json", "list").json()["items"] == []

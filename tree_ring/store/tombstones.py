@@ -249,7 +249,11 @@ def carried(memory: Memory) -> Iterator[tuple[str, str]]:
     a memory's claim that a write does not key (`check_keys`), named as an
     export names it: stored, shown and written to the ledger as it stands,
     so read run by run of its words (`runs`) against the tombstones
-    (`govern/reasons.carried_quoting`, `write/carried.py`)."""
+    (`govern/reasons.carried_quoting`, `write/carried.py`). The row's own id
+    too when a file chose it (a forget cannot rewrite an id: it is refused
+    on the way in, and hidden where the other store forgot its words)."""
+    for text in id_texts(memory.id):
+        yield "id", text
     yield "review.review_reason", memory.review_reason or ""
     yield "review.reviewed_by", memory.reviewed_by or ""
     yield "origin_session", memory.origin_session or ""
