@@ -220,7 +220,6 @@ def quoting(
     content a write into `project` answers to, read run by run of its words
     as `carried_quoting` reads a row's; or None. `own`: a rejected row's id,
     whose own rejection's tombstone it may quote."""
-    from tree_ring.model.record import generated_id
     from tree_ring.store import tombstones
 
     def held(keys: list[str]) -> set[str]:
@@ -232,7 +231,7 @@ def quoting(
         }
 
     for name, text in fields:
-        if text and not text.isalnum() and not generated_id(text) and spans_held(text, held):
+        if tombstones.keyed(text) and spans_held(text, held):
             return name
     return None
 

@@ -67,6 +67,8 @@ class ForgottenHere:
         self.db = db
         self.project = project
         self.read = read
+        # The keys of each carried text read so far (`tombstones.carried_keys`).
+        self.carried: dict[str, list[str]] = {}
 
     def hidden(self, memories: Sequence[Memory]) -> set[str]:
         """The ids among `memories` that `project` forgot: one lookup of all
@@ -77,7 +79,7 @@ class ForgottenHere:
         keys = {m.id: set(tombstones.check_keys(m)) for m in memories}
         # And what it carries beside its claim (a review reason, an origin
         # session, a link target), which an import there would be refused by.
-        carried = {m.id: tombstones.carried_keys(m) for m in memories}
+        carried = {m.id: tombstones.carried_keys(m, self.carried) for m in memories}
         wanted = list(
             dict.fromkeys(k for found in (keys, carried) for own in found.values() for k in own)
         )

@@ -277,17 +277,26 @@ def id_texts(value: str) -> list[str]:
     return [value]
 
 
-def carried_keys(memory: Memory) -> set[str]:
-    """The keys of the runs of words of `memory`'s carried fields (`carried`),
-    but those a single word or a generated id holds (which hold no claim):
-    what a read hides a row by when the other store forgot them
-    (`read/forgotten_here.py`)."""
-    return {
-        key
-        for _, text in carried(memory)
-        if text and not text.isalnum() and not generated_id(text)
-        for key in runs(text, list(TOKEN.finditer(text)))
-    }
+def keyed(text: str) -> bool:
+    """Whether a carried field's `text` is read against the tombstones at all:
+    a single word or a generated id holds no claim."""
+    return bool(text) and not text.isalnum() and not generated_id(text)
+
+
+def carried_keys(memory: Memory, seen: dict[str, list[str]] | None = None) -> set[str]:
+    """The keys of the runs of words of `memory`'s carried fields (`carried`)
+    that are `keyed`: what a read hides a row by when the other store forgot
+    them (`read/forgotten_here.py`). `seen` keeps each text's keys across the
+    rows of one read: a waiting row's reason, a session, a reviewer repeat."""
+    seen = {} if seen is None else seen
+    found: set[str] = set()
+    for _, text in carried(memory):
+        if not keyed(text):
+            continue
+        if text not in seen:
+            seen[text] = list(runs(text, list(TOKEN.finditer(text))))
+        found.update(seen[text])
+    return found
 
 
 def path_texts(path: str) -> list[str]:

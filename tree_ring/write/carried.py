@@ -49,7 +49,7 @@ class Withheld:
         """`text` with each run of forgotten words withheld; None when it holds none."""
         if text not in self.seen:
             found = None
-            if text and not text.isalnum() and self._may_hold(text):
+            if tombstones.keyed(text) and self._may_hold(text):
                 spans = reasons.spans_held(text, self.held)
                 found = reasons.withheld(text, spans) if spans else None
             self.seen[text] = found
