@@ -21,7 +21,7 @@ from tree_ring.model import jsontext
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, option_time
 from tree_ring.model.text import error_safe, in_quotes
-from tree_ring.read import withheld
+from tree_ring.read import disputes, withheld
 from tree_ring.read.recall import DEFAULT_LIMIT
 from tree_ring.store.live import View
 
@@ -58,7 +58,7 @@ def cmd_recall(ctx: Context) -> int:
         # What the project's hits' anchored files are now (the user store's name none).
         judged = project.anchors([h.memory.id for h in hits if h.store == "project"], ctx.view())
         shown = [h.memory for h in hits if h.store == "project"]
-        disputed = disputed_notes(project.store, shown, ctx.view())
+        disputed = disputes.notes(project.store, shown, ctx.view())
     data: dict[str, Any] = {
         "query": a.query,
         "project": project.project_id,
@@ -117,22 +117,6 @@ def anchor_fields(judged: list[Any] | None) -> dict[str, Any]:
     }
 
 
-def disputed_notes(store: Any, memories: list[Any], view: View) -> dict[str, list[str]]:
-    """What an agent's refutation waiting for a person says of each of the
-    project's `memories`: a refuted row's, and a consolidation's that states a
-    refuted source (`brief.disputed_notes`), its reason withheld with a row's
-    text. Nothing for a view of the past: a refutation says what is believed now."""
-    if not view.is_now():
-        return {}
-    # The brief's module only when a row could carry a note: recall's path stays light.
-    if not any(m.trust == "disputed" or m.source_type == "consolidation" for m in memories):
-        return {}
-    from tree_ring.read import brief
-
-    hidden = {m.id for m in memories if withheld.hidden(m, view)}
-    return brief.disputed_notes(store, memories, hidden)
-
-
 def stale_words(judged: list[Any] | None) -> str:
     """`  (stale: src/x.py changed since 2026-11-30)` for a stale result, else ''."""
     from tree_ring.read import staleness
@@ -180,7 +164,7 @@ def cmd_list(ctx: Context) -> int:
             agent_profile=a.agent_profile if ctx.whole_project else None,
         )
         identity = project.identity
-        disputed = disputed_notes(project.store, page.memories, view)
+        disputed = disputes.notes(project.store, page.memories, view)
     from tree_ring.read.labels import row_label
 
     found = page.memories
