@@ -103,6 +103,18 @@ def vouched(memory: Memory) -> bool:
     return memory.reviewed_by is not None and memory.trust == "accepted"
 
 
+def keeps_words(memory: Memory) -> bool:
+    """Whether `memory`, an accepted row a forget leaves in the store, keeps
+    the claims it holds writable (`holders.unheld`): a live one, whoever
+    wrote it, and a retired one (superseded, refuted, retired) a person
+    stands behind (`vouched`), which stays on record: tombstoning its words
+    would refuse it from an import of the store's own export and from every
+    clone built from the team ledger, while this store keeps it. An agent's
+    retired row keeps nothing: an agent cannot shield words from a person's
+    forget by writing them and retiring the note."""
+    return memory.retired_at is None or vouched(memory)
+
+
 # A memory that holds now: recorded, neither redacted nor expired, neither
 # retired nor superseded, its validity covering now, and accepted.
 _HOLDS_NOW = (

@@ -6,9 +6,10 @@ Three questions a forget or a rejection asks before it tombstones anything:
   unvouched tombstone that holds a kept memory's words must ask, not act);
 - `refused_rows`: the other memories a forget or rejection would refuse as
   a write, so takes with it (`write/correct.same_claim`);
-- `unheld`: of the keys a forget would record, those no other accepted,
-  live memory holds (a tombstone bearing a live memory's claim would keep
-  it out of every clone while this store shows it).
+- `unheld`: of the keys a forget would record, those no other accepted
+  memory the store keeps holds (a tombstone bearing a kept memory's claim
+  would keep it out of every clone, and out of an import of the store's
+  own export, while this store shows it).
 
 The full-text index names the candidates by the claim's words, as written
 and as the claim reads them, and SQLite those the index cannot; only those
@@ -60,8 +61,9 @@ def holding(db: Db, project: str | None, hashes: Iterable[str]) -> list[Memory]:
     return found
 
 
+# Retired rows too: the one asking says which of those hold (`holds`).
 _HOLDERS = (
-    "SELECT * FROM memories WHERE project = :project AND id != :id AND retired_at IS NULL"
+    "SELECT * FROM memories WHERE project = :project AND id != :id"
     " AND redacted_at IS NULL AND trust = 'accepted'"
     " AND (content_hash IN (SELECT value FROM json_each(:hashes)){words}{unindexed})"
 )
@@ -142,25 +144,28 @@ def unheld(
     db: Db,
     memory: Memory,
     hashes: Sequence[str],
-    holds: Callable[[Memory], bool] | None = None,
+    holds: Callable[[Memory], bool],
     *,
     proposal: bool = False,
 ) -> list[str]:
     """Of `hashes` (what forgetting or rejecting `memory` would tombstone),
-    those no other accepted, live memory of the project is written with (a
-    waiting one is a proposal: forgetting its twin still keeps it out). A tombstone
-    bearing a live memory's claim would keep that memory out of every clone
-    built from the ledger, while the clones that hold it keep it: rejecting
-    an agent's copy of a person's memory must not forget the person's.
+    those no other accepted memory of the project that `holds` says yes to
+    (live, or retired and kept on record) is written with (a waiting one is
+    a proposal: forgetting its twin still keeps it out). A tombstone
+    bearing a kept memory's claim would keep that memory out of every clone
+    built from the ledger and refuse it from the store's own export, while
+    the store keeps it: rejecting an agent's copy of a person's memory must
+    not forget the person's.
 
     A memory holding one of the claims holds all the words of a sentence (or
     a whole text field) of `memory`, so the full-text index names the few
     that can (every group's words, or the same whole content), SQLite those
     the index cannot (`_UNINDEXED`: another script's look-alikes, a source's
     quote or reference), as for `refused_rows`, and only those have their
-    claims computed. With `holds`, only the memories it
-    says yes to hold a claim (a rejection counts those a person stands
-    behind, `admission.vouched`).
+    claims computed. Only the memories `holds` says yes to hold a claim (a
+    forget counts the live ones and the retired ones a person stands
+    behind, `admission.keeps_words`; a rejection those a person stands
+    behind that hold now, `admission.shields`).
 
     `memory`'s content hash, which folds less than a claim, is held by a copy
     of its whole claim in another spelling; for a `proposal` (an agent's
@@ -193,7 +198,7 @@ def unheld(
     whole = whole_keys(memory)
     for row in found:
         holder = rows.from_row(row)
-        if holds is None or holds(holder):
+        if holds(holder):
             mine = wanted.intersection(check_keys(holder))
             held.update(mine)
             copy = not whole.isdisjoint(whole_keys(holder))

@@ -484,6 +484,21 @@ def find(db: Db, project: str | None, hashes: Sequence[str]) -> Any:
     return next((found[h] for h in hashes if h in found), None)
 
 
+def binds(stone: Any, memory: Memory) -> bool:
+    """Whether tombstone `stone` refuses `memory` as a write. A forget's and
+    a withdrawal's refuse every row holding their words. A review's
+    rejection turns a claim down, not the record of one: the row it
+    rejected stays on record with its words, so neither that row restored
+    as rejected nor another retired row (superseded, refuted or retired: it
+    makes no claim now) is refused by it; a person's note retired before an
+    agent proposed the same words, and rejected, still imports, and every
+    clone keeps its ledger line."""
+    if stone["kind"] != REJECTED:
+        return True
+    retired = memory.retired_at is not None or memory.superseded_by is not None
+    return not retired and not (memory.trust == REJECTED and stone["memory_id"] == memory.id)
+
+
 def refused(stone: Any) -> Conflict:
     """The error for a write of tombstoned content: when and which, never why.
     A withdrawal (an agent's forget, import or ledger claim) refuses agents only."""

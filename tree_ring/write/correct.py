@@ -69,8 +69,8 @@ class Forgotten:
     # The other live memories of the same claim forgotten with this one
     # (`_twins`): those the caller may forget directly.
     twins: tuple[str, ...] = ()
-    # Whether the content is tombstoned: not while another accepted, live
-    # memory holds it (one the caller may not forget), which stays writable.
+    # Whether the content is tombstoned: not while another accepted memory
+    # the store keeps holds it (`admission.keeps_words`), which stays writable.
     tombstoned: bool = True
     # Whether its tombstones bind agents only: an agent forgot its own words
     # without a person (`tombstones.WITHDRAWN`).
@@ -209,9 +209,9 @@ def forget(
 
 def kept_out(memory: Memory, keys: Sequence[str]) -> bool:
     """Whether forgetting `memory`, which tombstoned `keys` (`forget_in`),
-    keeps its content from being stored again: not while another accepted,
-    live memory holds it (`holders.unheld`). A redacted memory's content
-    is gone already."""
+    keeps its content from being stored again: not while another accepted
+    memory the store keeps holds it (`holders.unheld`). A redacted memory's
+    content is gone already."""
     return memory.redacted_at is not None or memory.content_hash in keys
 
 
@@ -318,10 +318,12 @@ def forget_in(
     """The transactional half of forgetting, for every path that removes a
     memory; the content keys it tombstoned for `memory` itself.
 
-    What another accepted, live memory of the project also holds stays
-    writable (`holders.unheld`), as for a rejection: a tombstone bearing a
-    live memory's claim would keep that memory out of every clone built from
-    the team ledger while this store keeps showing it. `decided`: the keys
+    What another accepted memory the project keeps also holds stays
+    writable (`holders.unheld`, `admission.keeps_words`: a live one, or a
+    retired one a person stands behind), as for a rejection: a tombstone
+    bearing a kept memory's claim would keep that memory out of every clone
+    built from the team ledger and out of an import of the store's own
+    export, while this store keeps showing it. `decided`: the keys
     another store's forget already chose (a teammate's tombstone line, an
     export's tombstones), tombstoned as they are, neither widened from this
     store's copy of the memory nor narrowed by what this store holds: every
@@ -338,6 +340,7 @@ def forget_in(
                 db,
                 memory,
                 tombstones.forget_keys(memory),
+                admission.keeps_words,
                 proposal=not admission.vouched(memory),
             )
         else:

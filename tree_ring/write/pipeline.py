@@ -444,13 +444,7 @@ class Facts:
         project = memory.project or ""
         for key in self.keys.get(memory.id) or tombstones.check_keys(memory):
             stone = None if key in overriding else self.stones.get((project, key))
-            # A restored rejected row meets its own rejection's tombstone: it is
-            # the same record coming back as not believed, not new content.
-            if stone is not None and not (
-                memory.trust == "rejected"
-                and stone["kind"] == "rejected"
-                and stone["memory_id"] == memory.id
-            ):
+            if stone is not None and tombstones.binds(stone, memory):
                 raise tombstones.refused(stone)
         self.quoting(memory)
         if claim is not None:
