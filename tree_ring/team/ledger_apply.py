@@ -25,7 +25,7 @@ from tree_ring.team.ledger_report import Skipped, SyncReport
 from tree_ring.team.ledger_state import memory_line, store_lines
 from tree_ring.team.upstream import Upstream
 from tree_ring.write import bulk, correct, pipeline, readmit, replace, requests
-from tree_ring.write.pipeline import BatchError
+from tree_ring.write.pipeline import BatchError, WriteResult
 
 REASON = ledger_stones.REASON
 
@@ -196,9 +196,7 @@ def _apply_trusted(
         own = frozenset(stone[0] for stone in stones if stone["memory_id"] == memory.id)
         if own:
             successors[memory.id] = own
-    if replacing:
-        report.replaced += replace.vacate(db, replacing, actor, authorize=False)
-    _insert(db, inserts, actor, report, read, successors)
+    _insert(db, inserts, actor, report, read, successors, {m.id for m in replacing})
     if up is not None and up.ref is not None:
         now = now_iso()
         texts = {str(line.data["id"]): line.text for line in entries.values()}
@@ -308,27 +306,40 @@ def _insert(
     report: SyncReport,
     read: Read,
     successors: dict[str, frozenset[str]],
+    replacing: set[str],
 ) -> None:
     """Write the new rows through the write path; a row it refuses (forgotten
     content under another id, a claim another row holds) is skipped, named.
     A row carrying a person's re-admission is written over the tombstones it
     names, one at a time, and the re-admission recorded as this store's; a
-    row in `successors` over the keys named there."""
+    row in `successors` over the keys named there. A row whose id the store
+    holds (`replacing`) takes the stored row's place, one at a time, the
+    removal and the write together or neither (`replace.replacing`): a line
+    the write path refuses leaves the stored row as it was."""
     carried = {read.memories[t].id: r for t, r in read.readmitted.items() if t in read.memories}
     files = {read.memories[t].id: f for t, f in read.files.items() if t in read.memories}
-    alone = carried.keys() | successors.keys()
+    alone = carried.keys() | successors.keys() | replacing
     pending = [(n, m) for n, m in inserts if m.id not in alone]
     for number, memory in inserts:
         readmission = carried.get(memory.id)
         if memory.id not in alone:
             continue
-        try:
-            keys = successors.get(memory.id, frozenset())
-            if readmission is not None:
-                keys |= frozenset(readmission["overrides"])
-            result = pipeline.insert_prepared(
+        keys = successors.get(memory.id, frozenset())
+        if readmission is not None:
+            keys |= frozenset(readmission["overrides"])
+
+        def write(memory: Memory = memory, keys: frozenset[str] = keys) -> WriteResult:
+            return pipeline.insert_prepared(
                 db, memory, actor, action="import", admit=False, overriding=keys
             )
+
+        try:
+            if memory.id in replacing:
+                result, replaced = replace.replacing(db, memory, actor, write, leave=replacing)
+                if replaced:
+                    report.replaced.append(memory.id)
+            else:
+                result = write()
         except TreeRingError as refused:
             report.skipped.append(Skipped(number, f"{memory.id}: {refused}"))
             continue

@@ -389,14 +389,22 @@ class _Writer:
         # Rows that keep their trust skip governance, and so go in as a bulk
         # write does; each run of them, and of the rest, is one batch, in order.
         changed = self._free(self._changed(chunk))
+        held: set[str] = set()
         if self.replacing is not None:
             person, authorize = self.replacing
-            memories = [item.memory for item in changed if item.memory is not None]
-            self.report.replaced += replace.vacate(self.db, memories, person, authorize=authorize)
+            ids = [item.memory.id for item in changed if item.memory is not None]
+            held = set(rows.content_hashes(self.db, ids))
+            if held and authorize:
+                replace.authorize(self.db, held, person)
+        # A re-admitted row, and one taking a stored row's place, one at a time.
         for item in changed:
-            if item.readmitted is not None and item.memory is not None:
-                self._readmitted(item, item.memory, item.readmitted)
-        changed = [item for item in changed if item.readmitted is None]
+            if item.memory is not None and (item.readmitted is not None or item.memory.id in held):
+                self._alone(item, item.memory, held)
+        changed = [
+            item
+            for item in changed
+            if item.readmitted is None and (item.memory is None or item.memory.id not in held)
+        ]
         for keep_trust, run in groupby(changed, _keeps_trust):
             items = [item for item in run if item.memory is not None]
             while True:
@@ -429,13 +437,25 @@ class _Writer:
                     self.retried.setdefault(memory.id, memory.content_hash)
                 self.report.pending += result.trust in ("pending", "disputed")
 
-    def _readmitted(self, item: Parsed, memory: Memory, readmission: dict[str, Any]) -> None:
-        """A row a person re-admitted, written over the tombstones its
-        re-admission names, which is recorded here as it was there; content
-        forgotten here waits for a person's review (`waiting_here`)."""
-        keys = frozenset(readmission["overrides"])
-        waiting = readmit.waiting_here(self.db, memory, readmission, self.brought)
-        try:
+    def _alone(self, item: Parsed, memory: Memory, held: set[str]) -> None:
+        """A row written on its own. One a person re-admitted is written over
+        the tombstones its re-admission names, which is recorded here as it
+        was there; content forgotten here waits for a person's review
+        (`waiting_here`). One whose id the store holds (`held`, under
+        `--replace-existing`) takes the stored row's place, the removal and
+        the write together or neither (`replace.replacing`): a line the write
+        path refuses leaves the stored row as it was."""
+        readmission = item.readmitted
+        keys: frozenset[str] = frozenset(
+            readmission["overrides"] if readmission is not None else ()
+        )
+        waiting = (
+            readmit.waiting_here(self.db, memory, readmission, self.brought)
+            if readmission is not None
+            else None
+        )
+
+        def write() -> pipeline.WriteResult:
             [result] = pipeline.insert_prepared_many(
                 self.db,
                 [waiting or memory],
@@ -445,6 +465,17 @@ class _Writer:
                 search=self.search,
                 overriding=keys,
             )
+            return result
+
+        try:
+            if memory.id in held and self.replacing is not None:
+                result, replaced = replace.replacing(
+                    self.db, memory, self.replacing[0], write, leave=held
+                )
+                if replaced:
+                    self.report.replaced.append(memory.id)
+            else:
+                result = write()
         except BatchError as refused:
             if not self.skip or isinstance(refused.error, Denied):
                 raise at_line(refused.error, item.number) from None
@@ -452,11 +483,13 @@ class _Writer:
             self.search.discard()
             return
         if result.created:
-            readmit.take_carried(self.db, self.actor, result.id, readmission)
+            if readmission is not None:
+                readmit.take_carried(self.db, self.actor, result.id, readmission)
             self.report.created.append(result.id)
             self._count(item)
         else:
             self.report.unchanged.append(result.id)
+            self.retried.setdefault(memory.id, memory.content_hash)
         self.report.pending += result.trust in ("pending", "disputed")
 
     def _free(self, items: list[Parsed]) -> list[Parsed]:
