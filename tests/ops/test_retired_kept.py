@@ -181,3 +181,28 @@ def test_a_fresh_clone_keeps_a_retired_line_a_rejection_quotes(tmp_path: Path) -
     assert ok(carol, "--json", "show", retired).json()["memory"]["details"] == DETAILS
     assert not _writable(carol, QUOTE)
     assert _lines(carol) == before
+
+
+def test_a_forget_takes_an_agents_retired_copy(tmp_path: Path) -> None:
+    root = first_repo(tmp_path, "source")
+    forgotten = remember(root, QUOTE)
+
+    def agent(*args: str) -> dict[str, object]:
+        done = cli(root, "--json", *args, environ=CLAUDE)
+        assert done.code == 0, done.err
+        return done.json()
+
+    note = str(agent("remember", QUOTE, "--scope", "agent")["id"])
+    newer = str(agent("remember", "The deploy checklist has six steps", "--scope", "agent")["id"])
+    agent("supersede", note, newer, "--reason", "a step was added")
+    proposal = str(agent("remember", QUOTE, "--scope", "project")["id"])
+    ok(root, "review", "reject", proposal, "--reason", "a person holds it")
+    done = ok(root, "--json", "forget", forgotten, "--mode", "delete", "--reason", "gone").json()
+    assert set(done["twins"]) == {note, proposal}
+    assert not _writable(root, QUOTE)
+
+    path = _exported(root, tmp_path)
+    assert QUOTE not in path.read_text(encoding="utf-8")
+    fresh = first_repo(tmp_path, "fresh")
+    ok(fresh, "import", str(path), "--restore")
+    assert _ids(_exported(fresh, tmp_path)) == _ids(path) == {newer}

@@ -322,10 +322,11 @@ def _forget_arguments(p: argparse.ArgumentParser) -> None:
     p.description = (
         "Forget a memory for good. Either mode records a tombstone of its content, so the "
         "same claim cannot be stored again (by remember, capture or import), keeps your "
-        "reason in the audit log, and scrubs the words from the search index. Other live "
-        "memories of the same claim go with it: the copies agents wrote, in any spelling the "
-        "tombstone refuses, and a shared memory's exact copies (for an agent, those in its own "
-        "partition); what an accepted memory left standing also holds stays writable. "
+        "reason in the audit log, and scrubs the words from the search index. Other "
+        "memories of the same claim go with it, live or retired: the copies agents wrote, in "
+        "any spelling the tombstone refuses, and a shared memory's exact copies (for an agent, "
+        "those in its own partition); what an accepted memory left standing also holds (a "
+        "retired one of yours too) stays writable. "
         "With --user, a note of your user store: run in a project, the copies agents wrote "
         "of it there go too, and every project's brief and recall leave out its other copies."
     )

@@ -95,7 +95,7 @@ def _longest_word(memory: Memory) -> str:
 
 
 _SAME_CLAIM = (
-    "SELECT * FROM memories WHERE project IS :project AND id != :id AND retired_at IS NULL"
+    "SELECT * FROM memories WHERE project IS :project AND id != :id{live}"
     " AND redacted_at IS NULL AND (content_hash = :hash{words}{unindexed})"
     " ORDER BY created_at, id"
 )
@@ -110,9 +110,10 @@ _UNINDEXED = (
 )
 
 
-def refused_rows(db: Db, memory: Memory) -> list[Memory]:
-    """The project's other memories, not retired and not redacted (any trust
-    state), that forgetting or rejecting `memory` would refuse as a write:
+def refused_rows(db: Db, memory: Memory, *, retired: bool = False) -> list[Memory]:
+    """The project's other memories, not retired (but with `retired`) and
+    not redacted (any trust state), that forgetting or rejecting `memory`
+    would refuse as a write:
     those whose `check_keys` meet its `forget_keys`. So what a forget or a
     rejection takes with it (`write/correct.same_claim`) is what its
     tombstone says is the same claim: an exact copy, and a copy in another
@@ -133,7 +134,9 @@ def refused_rows(db: Db, memory: Memory) -> list[Memory]:
         "word": word,
     }
     sql = _SAME_CLAIM.format(
-        words=_HOLDING_WORDS if match else "", unindexed=_UNINDEXED if word else ""
+        live="" if retired else " AND retired_at IS NULL",
+        words=_HOLDING_WORDS if match else "",
+        unindexed=_UNINDEXED if word else "",
     )
     wanted = set(forget_keys(memory))
     found = [rows.from_row(row) for row in db.execute(sql, params)]

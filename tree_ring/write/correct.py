@@ -216,14 +216,18 @@ def kept_out(memory: Memory, keys: Sequence[str]) -> bool:
 
 
 def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
-    """The other live memories the caller may forget directly with `memory`:
+    """The other memories the caller may forget directly with `memory`:
     the copies agents wrote of its claim in any spelling its tombstone folds
     (`agent_copies`), and of a shared memory every exact copy, a person's
     too; of these, all for a person (or the coordinator), those in its own
     partition for an agent. Forgetting one copy and leaving another would
     keep the claim in recall and briefs here while its tombstone refuses it
-    as a write, and keeps it out of every fresh clone. A redacted memory's
-    hash is its placeholder's, so it has none.
+    as a write, and keeps it out of every fresh clone. Retired copies go
+    too (superseded, refuted, rejected): one stays on record, in `show` and
+    `--as-of`, and its tombstoned words would refuse it from the store's own
+    export; a person's retired note that holds the claim otherwise keeps it
+    writable instead (`admission.keeps_words`). A redacted memory's hash is
+    its placeholder's, so it has none.
 
     A person's accepted memory is taken only as an exact copy of a shared
     one a person stands behind (`admission.vouched`): a person clearing an
@@ -248,16 +252,21 @@ def _twins(db: Db, memory: Memory, actor: Actor, asks: bool) -> list[Memory]:
             return True
         return twin.trust != "accepted" and not whole.isdisjoint(tombstones.whole_keys(twin))
 
-    found = [twin for twin in same_claim(db, memory) if admission.agent_row(twin) or copy(twin)]
+    found = [
+        twin
+        for twin in same_claim(db, memory, retired=True)
+        if admission.agent_row(twin) or copy(twin)
+    ]
     return [twin for twin in found if not asks or own_partition(twin, actor)]
 
 
-def same_claim(db: Db, memory: Memory) -> list[Memory]:
-    """The other live memories of `memory`'s project (not retired, not
-    redacted, any trust state) that its tombstones would refuse as a write
-    (`holders.refused_rows`), oldest first: the copies a forget or a
-    rejection may take with it, in any spelling the tombstone folds."""
-    return holders.refused_rows(db, memory)
+def same_claim(db: Db, memory: Memory, *, retired: bool = False) -> list[Memory]:
+    """The other live memories of `memory`'s project (not retired, but with
+    `retired`; not redacted; any trust state) that its tombstones would
+    refuse as a write (`holders.refused_rows`), oldest first: the copies a
+    forget or a rejection may take with it, in any spelling the tombstone
+    folds."""
+    return holders.refused_rows(db, memory, retired=retired)
 
 
 def agent_copies(db: Db, memory: Memory) -> list[Memory]:
