@@ -5,7 +5,9 @@ The inbox lists what agents wrote since the person last looked by a row's
 for good (the inbox blind to every agent after it); a back-dated agent row
 would never be listed. So no importer brings a row dated past the import (a
 minute of two clocks' difference aside), and an agent's rows take the
-import's own time; a person's rows, and a restore's, keep theirs.
+import's own time; a person's rows, and a restore's, keep theirs. Nor is a
+row retired past the import: until then a read of now would take it as
+current.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def stored(run_cli: CliRunner) -> set[str]:
 
 
 @pytest.mark.parametrize("environ", [CLAUDE, {}], ids=["agent", "person"])
-@pytest.mark.parametrize("key", ["created_at", "updated_at"])
+@pytest.mark.parametrize("key", ["created_at", "updated_at", "retired_at"])
 def test_a_row_dated_in_the_future_refuses_the_import(
     run_cli: CliRunner, project_id: str, tmp_path: Path, environ: dict[str, str], key: str
 ) -> None:

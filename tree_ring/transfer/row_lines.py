@@ -235,8 +235,14 @@ def _dated(memory: Memory, reading: Reading) -> Memory:
     and a back-dated one would never be listed, so an agent's rows are dated
     by the import itself. Their `valid_from` (the file's, or its created_at's)
     says when the fact holds, and stays, as `remember --valid-from` may set
-    it. A person's rows, a restore's above all, keep the times they name."""
-    for name, when in (("created_at", memory.created_at), ("updated_at", memory.updated_at)):
+    it. A person's rows, a restore's above all, keep the times they name.
+    Nor may a row be retired after its import: until a `retired_at` to come,
+    a read of now (`--as-of`) would take it as current, whatever a review
+    refused it as (`tombstones.binds`)."""
+    times = [("created_at", memory.created_at), ("updated_at", memory.updated_at)]
+    if memory.retired_at is not None:
+        times.append(("retired_at", memory.retired_at))
+    for name, when in times:
         # Past the bound read when the import began, the clock is read again:
         # a row that names no time is dated as it is parsed, and a long
         # import parses its last rows minutes after its first.
