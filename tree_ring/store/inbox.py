@@ -58,6 +58,16 @@ def on_record(db: Db, project: str) -> Any:
     return db.execute(f"SELECT m.* FROM memories m WHERE {_WHERE}", {"project": project})
 
 
+_EVER = f"m.project = :project AND {AGENT_ROWS} AND m.redacted_at IS NULL"
+
+
+def ever_written(db: Db, project: str) -> Any:
+    """Every agent row of `project` not redacted, retired and rejected ones
+    too: what a teammate's forget may take of its claim, as a forget here
+    takes an agent's retired copy (`write/correct._twins`)."""
+    return db.execute(f"SELECT m.* FROM memories m WHERE {_EVER}", {"project": project})
+
+
 def filters(
     origin: str | None, session_id: str | None, since: str | None, agent_profile: str | None
 ) -> tuple[str, dict[str, Any]]:

@@ -216,14 +216,15 @@ def _files_quoting(db: Db, read: Read, line: Line, project_id: str) -> Conflict 
 
 
 def _agent_copies(db: Db, project_id: str, lines: list[Line]) -> list[tuple[Memory, Line]]:
-    """Each live row an agent wrote that one of the tombstone or redaction
-    `lines` refuses as a write (`tombstones.check_keys`), with the first such
-    line; not the rows those lines name, which their own forget took."""
+    """Each row an agent wrote (live, retired or rejected) that one of the
+    tombstone or redaction `lines` refuses as a write
+    (`tombstones.check_keys`), with the first such line; not the rows those
+    lines name, which their own forget took."""
     if not lines:
         return []
     named = {str(line.data["id"]) for line in lines}
     found: list[tuple[Memory, Line]] = []
-    for row in inbox.on_record(db, project_id):
+    for row in inbox.ever_written(db, project_id):
         memory = rows.from_row(row)
         if memory.id in named:
             continue
