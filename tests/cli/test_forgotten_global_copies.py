@@ -147,6 +147,24 @@ def test_forgetting_a_global_note_takes_the_agents_copy_here_and_hides_another_p
         assert run("remember", TEXT, environ=agent).code == 1
 
 
+@pytest.mark.parametrize("retired", [False, True], ids=["live", "superseded"])
+def test_a_global_notes_own_copy_goes_with_it_and_the_claim_is_tombstoned(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path, retired: bool
+) -> None:
+    # The user store's rows are read in the forget's own transaction: a copy
+    # it took no longer holds the claim, however the store is opened.
+    first = _remember(run_cli, home, TEXT, "--scope", "global")
+    if retired:
+        _remember(run_cli, home, KEPT, "--scope", "global", "--supersedes", first)
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    copy_here = _remember(run_cli, home | CLAUDE, TEXT)
+    done = _forget_user(run_cli, home, note)
+    assert done["twins"] == [first] and done["tombstoned"] is True
+    assert done["copies"] == [copy_here]
+    again = run_cli("remember", TEXT, "--scope", "global", environ=home)
+    assert again.code != 0 and "will not be stored again" in again.err
+
+
 def test_the_forget_takes_an_agents_copy_in_another_spelling(
     run_cli: CliRunner, home: dict[str, str], project_root: Path
 ) -> None:

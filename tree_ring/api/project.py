@@ -168,7 +168,11 @@ class Project:
                     f"write {self.project_id}'s memories in its own folder"
                 )
 
-            user.answers_to_user(store.db, self.user_store)
+            if self.project_id != user.USER_PROJECT:
+                # The user store's own tombstones are its own: read through a
+                # second connection, they would miss what this write's
+                # transaction did (a copy it forgot would still hold the claim).
+                user.answers_to_user(store.db, self.user_store)
             self._answering = True
         return store
 
