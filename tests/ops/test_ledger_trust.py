@@ -33,6 +33,7 @@ from team_support import (
 
 from tree_ring.model import project
 from tree_ring.model.actor import Actor
+from tree_ring.model.record import now_iso
 from tree_ring.store import rows
 from tree_ring.store.db import Store
 from tree_ring.team import sync
@@ -46,6 +47,8 @@ FORGED_ID = "mem_20261201_000000_f0f0f0f0f0f0"
 SCAR_ID = "mem_20261201_000000_a1a1a1a1a1a1"
 GLOBAL_ID = "mem_20261201_000000_b2b2b2b2b2b2"
 LATER = "2099-01-01T00:00:00.000000Z"
+# Retired before the tests sync (a sync refuses a line retired ahead of now).
+RETIRED = now_iso()
 PERSONS = {
     "rewrite": "Releases are cut from the release branch only",
     "retire": "The staging database resets nightly at two",
@@ -89,7 +92,7 @@ def attack_lines(root: Path, ids: dict[str, str]) -> list[str]:
     ]  # fmt: skip
     changed = [
         {**entries[ids["rewrite"]], "summary": FORGED, "updated_at": LATER},
-        {**entries[ids["retire"]], "retired_at": LATER, "updated_at": LATER},
+        {**entries[ids["retire"]], "retired_at": RETIRED, "updated_at": LATER},
         {**entries[ids["supersede"]], "superseded_by": FORGED_ID, "updated_at": LATER},
         {**entries[ids["expire"]], "expires_at": "2001-01-01T00:00:00.000000Z",
          "updated_at": LATER},

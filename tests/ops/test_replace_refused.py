@@ -2,7 +2,8 @@
 
 `import --replace-existing` and `sync` write a line whose id the store holds
 in the stored row's place. The write path may refuse the new row (its content
-was forgotten here, or rejected in review); the stored row must then stay as
+was forgotten here, or rejected in review), and a sync refuses a line dated
+ahead of now (retired in years to come); the stored row must then stay as
 it was, with no audit entry of its removal, so `audit verify` and `doctor`
 stay clean and nothing is lost to a bad line.
 """
@@ -97,7 +98,7 @@ def test_an_accepted_replacement_still_replaces(tmp_path: Path) -> None:
     _verified(root)
 
 
-@pytest.mark.parametrize("edit", ["forgotten", "retired_rejected"])
+@pytest.mark.parametrize("edit", ["forgotten", "retired_rejected", "retired_ahead"])
 def test_an_upstream_line_the_write_path_refuses_leaves_the_clones_row(
     tmp_path: Path, edit: str
 ) -> None:
@@ -107,6 +108,9 @@ def test_an_upstream_line_the_write_path_refuses_leaves_the_clones_row(
     if edit == "forgotten":
         ok(alice, "forget", remember(alice, FORGOTTEN), "--mode", "delete", "--reason", "gone")
         changes = {"summary": FORGOTTEN}
+    elif edit == "retired_ahead":
+        # Retired in years to come: a look at now would read it as current.
+        changes = {"summary": CHANGED, "retired_at": "2030-01-01T00:00:00.000000Z"}
     else:
         newer = remember(alice, CHANGED)
         ok(alice, "supersede", target, newer, "--reason", "scaled up")

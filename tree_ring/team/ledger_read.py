@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from tree_ring.model import project
+from tree_ring.model import project, validation
 from tree_ring.model.anchor import MAX_FILES, Anchor, valid_blob, valid_path
 from tree_ring.model.errors import (
     Conflict,
@@ -359,6 +359,12 @@ def _memory(line: dict[str, Any], project_id: str, files: list[Anchor]) -> Memor
         k: v for k, v in line.items() if k not in ("record", readmit.CARRIED, ledger_state.FILES)
     }
     memory = from_mapping(body)
+    # Retired ahead of now, it would read as current to a look at now. (A
+    # line's other times order its edits, `ledger.Line.rank`; they are not
+    # bounded here.)
+    ahead = validation.dated_ahead(memory, names=("retired_at",))
+    if ahead is not None:
+        raise UsageError(f"{ahead[0]} {ahead[1]} is later than now: a line is not dated ahead")
     if memory.scope in PRIVATE_SCOPES:
         raise UsageError(f"scope {memory.scope} is private; the ledger holds shared memory only")
     if memory.trust != "accepted" or memory.redacted_at is not None:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from tree_ring import guard
+from tree_ring.model import validation
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import MAX_REF, ORIGINS, Memory, format_time
@@ -118,7 +119,7 @@ class Reading:
 
 # How far past the import a row's own times may run: two machines' clocks
 # differ by a little, never by this much.
-AHEAD = timedelta(minutes=1)
+AHEAD = timedelta(seconds=validation.AHEAD_SECONDS)
 
 
 def parse(lines: Iterable[str], reading: Reading) -> Iterator[Parsed]:
@@ -239,18 +240,16 @@ def _dated(memory: Memory, reading: Reading) -> Memory:
     Nor may a row be retired after its import: until a `retired_at` to come,
     a read of now (`--as-of`) would take it as current, whatever a review
     refused it as (`tombstones.binds`)."""
-    times = [("created_at", memory.created_at), ("updated_at", memory.updated_at)]
-    if memory.retired_at is not None:
-        times.append(("retired_at", memory.retired_at))
-    for name, when in times:
-        # Past the bound read when the import began, the clock is read again:
-        # a row that names no time is dated as it is parsed, and a long
-        # import parses its last rows minutes after its first.
-        if when > reading.latest and when > format_time(datetime.now(UTC) + AHEAD):
-            raise UsageError(
-                f"{name} {when} is later than now: a row cannot be dated after its import; "
-                f"give the time it was written, or leave {name} out"
-            )
+    # Past the bound read when the import began, the clock is read again: a
+    # row that names no time is dated as it is parsed, and a long import
+    # parses its last rows minutes after its first.
+    ahead = validation.dated_ahead(memory, reading.latest) and validation.dated_ahead(memory)
+    if ahead:
+        name, when = ahead
+        raise UsageError(
+            f"{name} {when} is later than now: a row cannot be dated after its import; "
+            f"give the time it was written, or leave {name} out"
+        )
     if not reading.agent:
         return memory
     return memory.replace(created_at=reading.now, updated_at=reading.now)
