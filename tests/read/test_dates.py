@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from helpers import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -284,10 +288,25 @@ def test_a_shape_passed_over_for_its_missing_words_could_not_have_matched(
         assert named(text, today) == lazy
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=14), st.booleans())
+def test_a_text_without_a_cue_or_a_digit_names_no_date(pieces: list[str], counted: bool) -> None:
+    """`named` and recall's question (`query.understand`, which does not load
+    this module for it) pass over a text holding no digit and none of
+    `query.DATE_CUES`: read whole, it names nothing either."""
+    text = "".join(pieces)
+    today = epoch_days(2025, 6, 18) if counted else None
+    read = named(text, today)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dates, "may_name_a_date", lambda _: True)
+        assert named(text, today) == read
+
+
 @pytest.mark.parametrize("shape", [shape for shape, _ in dates._SHAPES])  # pyright: ignore[reportPrivateUsage]
 def test_every_text_a_shape_matches_holds_what_it_needs(shape: str) -> None:
     """The needs of each shape, by which `named` passes it over, are words
-    every text it matches holds: drawn from the shape's own pattern, with
+    every text it matches holds, and so is a digit or a cue word, without
+    which no shape is read at all: drawn from the shape's own pattern, with
     anything around it."""
     pattern = re.compile(dates._SOURCES[shape], re.ASCII)  # pyright: ignore[reportPrivateUsage]
     needs = dates._NEEDS[shape]  # pyright: ignore[reportPrivateUsage]
@@ -298,6 +317,8 @@ def test_every_text_a_shape_matches_holds_what_it_needs(shape: str) -> None:
         if pattern.search(text):
             held = dates._held(text)  # pyright: ignore[reportPrivateUsage]
             assert all(not held.isdisjoint(need) for need in needs), text
+            # Nor does recall's question pass it over (`query.DATE_CUES`).
+            assert dates.may_name_a_date(text), text
 
     check()
 
@@ -331,3 +352,30 @@ def test_a_question_compiles_only_the_shapes_its_words_allow(
     finally:
         dates._pattern.cache_clear()  # pyright: ignore[reportPrivateUsage]
     assert read == compiled
+
+
+RECALL_PROBE = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+from tree_ring.cli import app
+app.main(["--root", sys.argv[2], "recall", sys.argv[3]], {})
+print("tree_ring.read.dates" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "loaded"),
+    [("request timeout", False), ("what broke in march", True), ("the 2024 outage", True)],
+)
+def test_recall_loads_the_dates_only_for_a_question_that_may_name_one(
+    project_root: Path, question: str, loaded: bool
+) -> None:
+    """A question holding no digit and no cue word (`query.DATE_CUES`) costs
+    recall no import of this module."""
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", RECALL_PROBE, str(REPO), str(project_root), question],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    assert done.stdout.decode().split()[-1] == str(loaded)

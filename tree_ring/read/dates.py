@@ -41,6 +41,7 @@ from functools import cache, lru_cache
 
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import civil_date, epoch_days, month_days
+from tree_ring.read.query import may_name_a_date
 
 MONTHS = {
     name: number
@@ -181,14 +182,6 @@ class Named(Frozen):
     rest: str = ""  # the text without its calendar dates: what it is about
 
 
-# Words without which a text names no date: most questions hold none, and
-# their patterns are then never compiled.
-_CUES = frozenset(
-    [*MONTHS, *WEEKDAYS, *SEASONS, "today", "yesterday", "ago", "week", "weekend", "month",
-     "year", "q1", "q2", "q3", "q4", "christmas", "halloween", "eve", "valentine"]
-)  # fmt: skip
-
-
 # What a text must hold for each shape to match in it: a word of each set
 # (`_ASCII_WORD`'s words, as the shapes' own `\b` reads them), `DIGIT`
 # standing for any word that begins with an ASCII digit. A shape whose needs
@@ -231,7 +224,7 @@ def named(text: str, today: int | None = None) -> Named:
     folded as a question's words are); with `today` (days since 1970), the
     times counted back from it too. Only its first OPENING_CHARS are read."""
     original, text = text, text[:OPENING_CHARS]
-    if not any(c.isdigit() for c in text) and _CUES.isdisjoint(_WORD.findall(text)):
+    if not may_name_a_date(text):
         return Named(rest=original)
     calendar: list[tuple[int, int]] = []
     taken: list[tuple[int, int]] = []

@@ -37,8 +37,12 @@ from functools import lru_cache
 
 from tree_ring.model.fold import searchable
 from tree_ring.model.frozen import Frozen, field
-from tree_ring.read import dates, lexicon, relations
+from tree_ring.read import lexicon, relations
 from tree_ring.read.ranking import RING_INTENT
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.read.dates import Span
 
 FILLER = frozenset(
     [
@@ -166,6 +170,31 @@ MINOR_WEIGHT = 0.3
 INTENT_WORDS = frozenset(w for words in RING_INTENT.values() for w in words)
 
 WORD = re.compile(r"\w+")
+# Words without which a question, holding no digit either, names no date:
+# most questions hold none, and `dates.py` (its shapes and their patterns) is
+# then never loaded. Every word a date's shape needs is one of them
+# (`dates._NEEDS`; tests/read/test_dates.py holds them so).
+DATE_CUES = frozenset(
+    ["january", "jan", "february", "feb", "march", "mar", "april", "apr", "may", "june", "jun",
+     "july", "jul", "august", "aug", "september", "sep", "sept", "october", "oct", "november",
+     "nov", "december", "dec", "monday", "tuesday", "wednesday", "thursday", "friday",
+     "saturday", "sunday", "spring", "summer", "fall", "autumn", "winter", "today",
+     "yesterday", "ago", "week", "weekend", "month", "year", "q1", "q2", "q3", "q4",
+     "years", "christmas", "halloween", "eve", "valentine", "valentines"]
+)  # fmt: skip
+
+
+# Words as a date's shapes read them (their `\b` is ASCII's): "christmasé"
+# holds "christmas".
+_ASCII_WORD = re.compile(r"[a-z0-9_]+", re.ASCII)
+
+
+def may_name_a_date(text: str) -> bool:
+    """Whether `text` (folded and casefolded) may name a date: it holds a
+    digit or one of `DATE_CUES`."""
+    return any(c.isdigit() for c in text) or not DATE_CUES.isdisjoint(_ASCII_WORD.findall(text))
+
+
 # "couldn't" is "could not" and "what's" is "what is": split at the
 # apostrophe as the index splits it, they would be searched as "couldn" and
 # "t", words of no question's subject. The negation and the clitic are
@@ -315,7 +344,7 @@ class Question(Frozen):
     kin: dict[str, tuple[str, ...]] = field(default_factory=lambda: {})
     kind: str = ""  # a key of KINDS, or ""
     names: frozenset[str] = frozenset()  # stems of the names it asks about
-    dates: tuple[dates.Span, ...] = ()  # the dates it names (`dates`)
+    dates: tuple[Span, ...] = ()  # the dates it names (`dates.py`)
     days: tuple[str, ...] = ()  # the days whose memories join, `YYYY-MM-DD`
     about: str = ""  # the question without its calendar dates, for its meaning
 
@@ -366,9 +395,16 @@ def understand(query: str, today: int | None = None) -> Question:
     "yesterday" and "last week" count back from."""
     # A date is when the question looks, not what it is about: its words are
     # not searched (a note rarely says the day it was written).
-    when = dates.named(searchable(query).casefold(), today)
+    folded = searchable(query).casefold()
+    if may_name_a_date(folded):
+        from tree_ring.read import dates
+
+        when = dates.named(folded, today)
+        spans, dated, days, about = when.spans, when.words, when.days, when.rest
+    else:
+        spans, dated, days, about = (), frozenset[str](), (), folded
     words = terms(query)
-    words = [w for w in words if w not in when.words] or words
+    words = [w for w in words if w not in dated] or words
     searched = [w for w in words if w not in QUESTION_WORDS] or words
     near = _kin(searched)
     kin: dict[str, tuple[str, ...]] = {}
@@ -400,8 +436,8 @@ def understand(query: str, today: int | None = None) -> Question:
         for i, (t, folded) in enumerate(tokens)
         if i > 0 and t[:1].isupper() and folded not in FILLER and len(folded) > 1
     )
-    names = frozenset(n for n in names if n not in {stem(w) for w in when.words})
-    return Question(searched, tuple(concepts), kin, kind, names, when.spans, when.days, when.rest)
+    names = frozenset(n for n in names if n not in {stem(w) for w in dated})
+    return Question(searched, tuple(concepts), kin, kind, names, spans, days, about)
 
 
 # Compiled when first asked for: only a question of that kind reads its

@@ -70,7 +70,7 @@ from tree_ring.model import jsontext
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, seconds_of
-from tree_ring.read import beside, bm25, dates, meaning, ranking, rungs
+from tree_ring.read import beside, bm25, meaning, ranking, rungs
 from tree_ring.read.forms import indexed_forms, word_forms
 from tree_ring.read.query import (
     FILLER,
@@ -518,7 +518,11 @@ def _score_all(
     # ranks with them: it says what was asked in other words. Nearness is
     # scaled to the nearest candidate's, as relevance is to the best.
     nearest = max(near.values(), default=0.0)
-    when = [dates.nearness(question.dates, stamp) for stamp in written]
+    when = [0.0] * len(written)
+    if question.dates:  # `dates.py` is loaded only for a question that names one
+        from tree_ring.read import dates
+
+        when = [dates.nearness(question.dates, stamp) for stamp in written]
     literal = [
         held or meaning.near(near.get(row[0], 0.0), nearest) or when[i] == 1.0
         for i, (held, (row, _)) in enumerate(zip(literal, found, strict=True))
