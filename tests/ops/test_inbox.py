@@ -163,6 +163,27 @@ def test_all_forget_takes_identical_copies_once(run_cli: CliRunner) -> None:
     assert ids(inbox(run_cli, "--peek")) == []
 
 
+def test_all_forget_names_the_retired_copies_it_takes(run_cli: CliRunner) -> None:
+    """A retired copy of a claim goes with its forget, unlisted: the batch says so."""
+    text = "Claude: the e2e suite needs docker compose up first"
+    old = remember(run_cli, text, environ=CLAUDE)
+    newer = remember(run_cli, "Claude: the e2e suite needs podman", environ=CLAUDE)
+    write(run_cli, "supersede", old, newer, "--reason", "moved", environ=CLAUDE)
+    again = remember(run_cli, text, environ=CLAUDE)
+    shown = run_cli("inbox", "--all", "--forget", "--reason", "noise")
+    assert shown.code == 0, shown.err
+    assert shown.out.splitlines()[0] == "inbox: forgot 2 of 2"
+    assert set(shown.out.splitlines()[1:3]) == {newer, again}
+    assert shown.out.splitlines()[-1] == f"also forgot 1 of the same claims: {old}"
+    assert run_cli("show", old).code != 0
+
+
+def test_all_forget_lists_no_copy_when_it_takes_none(run_cli: CliRunner) -> None:
+    gone = remember(run_cli, "Claude: a wrong guess about the port", environ=CLAUDE)
+    done = inbox(run_cli, "--all", "--forget", "--reason", "wrong")
+    assert (done["forgot"], done["also_forgot"]) == ([gone], [])
+
+
 @pytest.mark.parametrize(
     "argv",
     [

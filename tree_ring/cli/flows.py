@@ -144,6 +144,7 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
     store, project_id = opened.store, opened.project_id
     ids = [i.memory.id for i in found.items]
     done: list[str] = []
+    also: list[str] = []  # copies of a forgotten claim the listing did not show (retired ones)
     if ids and action == "promote":
         promoted = opened.promote(ids, reason=a.reason, scope=a.scope, ring=a.ring)
         done = [p.id for p in promoted]
@@ -156,6 +157,7 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
                 continue  # forgotten with a copy of the same claim listed before it
             forgot = opened.forget(memory_id, mode=a.mode, reason=a.reason)
             done += [memory_id, *(t for t in forgot.twins if t in ids and t not in done)]
+            also += [t for t in forgot.twins if t not in ids and t not in also]
     if done and action != "keep":
         inbox.mark_seen(store, project_id, done)
     verb = {"promote": "promoted", "keep": "kept", "forget": "forgot"}[action]
@@ -169,10 +171,12 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
             "shown": len(found.items),
             "withheld": found.withheld,
             verb: done,
+            **({"also_forgot": also} if action == "forget" else {}),
         },
         f"inbox: {verb} {len(done)} of {found.total}"
         + (f"\n{withheld.left_out(found.withheld)}" if found.withheld else "")
-        + "".join(f"\n{memory_id}" for memory_id in done),
+        + "".join(f"\n{memory_id}" for memory_id in done)
+        + (f"\nalso forgot {len(also)} of the same claims: {', '.join(also)}" if also else ""),
     )
     return 0
 
