@@ -293,7 +293,7 @@ def test_a_shape_passed_over_for_its_missing_words_could_not_have_matched(
 def test_a_text_without_a_cue_or_a_digit_names_no_date(pieces: list[str], counted: bool) -> None:
     """`named` and recall's question (`query.understand`, which does not load
     this module for it) pass over a text holding no digit and none of
-    `query.DATE_CUES`: read whole, it names nothing either."""
+    `date_cues.DATE_CUES`: read whole, it names nothing either."""
     text = "".join(pieces)
     today = epoch_days(2025, 6, 18) if counted else None
     read = named(text, today)
@@ -317,7 +317,7 @@ def test_every_text_a_shape_matches_holds_what_it_needs(shape: str) -> None:
         if pattern.search(text):
             held = dates._held(text)  # pyright: ignore[reportPrivateUsage]
             assert all(not held.isdisjoint(need) for need in needs), text
-            # Nor does recall's question pass it over (`query.DATE_CUES`).
+            # Nor does recall's question pass it over (`date_cues.DATE_CUES`).
             assert dates.may_name_a_date(text), text
 
     check()
@@ -370,7 +370,7 @@ print("tree_ring.read.dates" in sys.modules)
 def test_recall_loads_the_dates_only_for_a_question_that_may_name_one(
     project_root: Path, question: str, loaded: bool
 ) -> None:
-    """A question holding no digit and no cue word (`query.DATE_CUES`) costs
+    """A question holding no digit and no cue word (`date_cues.DATE_CUES`) costs
     recall no import of this module."""
     done = subprocess.run(
         [sys.executable, "-I", "-S", "-c", RECALL_PROBE, str(REPO), str(project_root), question],

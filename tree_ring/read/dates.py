@@ -41,7 +41,7 @@ from functools import cache, lru_cache
 
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import civil_date, epoch_days, month_days
-from tree_ring.read.query import may_name_a_date
+from tree_ring.read.date_cues import may_name_a_date
 
 MONTHS = {
     name: number

@@ -38,6 +38,7 @@ from functools import lru_cache
 from tree_ring.model.fold import searchable
 from tree_ring.model.frozen import Frozen, field
 from tree_ring.read import lexicon, relations
+from tree_ring.read.date_cues import may_name_a_date
 from tree_ring.read.ranking import RING_INTENT
 
 TYPE_CHECKING = False
@@ -170,31 +171,6 @@ MINOR_WEIGHT = 0.3
 INTENT_WORDS = frozenset(w for words in RING_INTENT.values() for w in words)
 
 WORD = re.compile(r"\w+")
-# Words without which a question, holding no digit either, names no date:
-# most questions hold none, and `dates.py` (its shapes and their patterns) is
-# then never loaded. Every word a date's shape needs is one of them
-# (`dates._NEEDS`; tests/read/test_dates.py holds them so).
-DATE_CUES = frozenset(
-    ["january", "jan", "february", "feb", "march", "mar", "april", "apr", "may", "june", "jun",
-     "july", "jul", "august", "aug", "september", "sep", "sept", "october", "oct", "november",
-     "nov", "december", "dec", "monday", "tuesday", "wednesday", "thursday", "friday",
-     "saturday", "sunday", "spring", "summer", "fall", "autumn", "winter", "today",
-     "yesterday", "ago", "week", "weekend", "month", "year", "q1", "q2", "q3", "q4",
-     "years", "christmas", "halloween", "eve", "valentine", "valentines"]
-)  # fmt: skip
-
-
-# Words as a date's shapes read them (their `\b` is ASCII's): "christmasé"
-# holds "christmas".
-_ASCII_WORD = re.compile(r"[a-z0-9_]+", re.ASCII)
-
-
-def may_name_a_date(text: str) -> bool:
-    """Whether `text` (folded and casefolded) may name a date: it holds a
-    digit or one of `DATE_CUES`."""
-    return any(c.isdigit() for c in text) or not DATE_CUES.isdisjoint(_ASCII_WORD.findall(text))
-
-
 # "couldn't" is "could not" and "what's" is "what is": split at the
 # apostrophe as the index splits it, they would be searched as "couldn" and
 # "t", words of no question's subject. The negation and the clitic are
