@@ -165,6 +165,21 @@ def test_a_global_notes_own_copy_goes_with_it_and_the_claim_is_tombstoned(
     assert again.code != 0 and "will not be stored again" in again.err
 
 
+def test_the_forget_leaves_an_agents_copy_a_person_promoted(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    # Promoted by a person, the agent's note is the project's (and the team
+    # ledger's): one person's forget of their own note must not forget it.
+    copy = _remember(run_cli, home | CLAUDE, TEXT)
+    _json(run_cli, home, "promote", copy, "--reason", "the team keeps it")
+    waiting = _remember(run_cli, home | CLAUDE, TEXT, "--scope", "session")
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    done = _forget_user(run_cli, home, note)
+    assert done["copies"] == [waiting]
+    assert _held(project_root) == {TEXT}
+    assert _ids(run_cli, home, "list") == set()  # hidden from this person's reads
+
+
 def test_the_forget_takes_an_agents_copy_in_another_spelling(
     run_cli: CliRunner, home: dict[str, str], project_root: Path
 ) -> None:

@@ -328,7 +328,8 @@ def _forget_arguments(p: argparse.ArgumentParser) -> None:
         "those in its own partition); what an accepted memory left standing also holds (a "
         "retired one of yours too) stays writable. "
         "With --user, a note of your user store: run in a project, the copies agents wrote "
-        "of it there go too, and every project's brief and recall leave out its other copies."
+        "of it there go too (not one a person approved or promoted), and every project's brief "
+        "and recall leave out its other copies."
     )
     p.add_argument("id", help="the memory to forget (`list` or `recall` shows ids)")
     p.add_argument(

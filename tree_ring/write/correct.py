@@ -286,14 +286,19 @@ def forget_copies(
     of the person's user store a person has just forgotten, forgotten with it
     as a person's forget of a project row takes them (`_twins`): every live
     row of the same claim that an agent wrote (`agent_copies`), in its
-    partition or shared, waiting or not. A person's own rows stay; the user store's
-    tombstones hide them from the project's reads (`read/forgotten_here.py`).
-    The ids, and what `scrub` says of the store."""
+    partition or shared, waiting or not, that no person stands behind. A
+    person's own rows stay, and so does an agent's note a reviewer approved
+    or promoted (`admission.vouched`): it is the team's as much as the
+    person's, and a forget of one person's note must not forget it on every
+    clone. The user store's tombstones hide them from this person's reads of
+    the project (`read/forgotten_here.py`). The ids, and what `scrub` says
+    of the store."""
     if memory.redacted_at is not None:
         return [], None
     now = now_iso()
     with store.write() as db:
-        copies = agent_copies(db, memory.replace(project=project))
+        found = agent_copies(db, memory.replace(project=project))
+        copies = [copy for copy in found if not admission.vouched(copy)]
         for copy in copies:
             forget_in(db, copy, mode, reason, actor, now)
     if not copies:
