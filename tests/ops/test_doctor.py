@@ -446,3 +446,20 @@ def test_doctor_without_a_store_says_init(tmp_path: Path, run_cli: CliRunner) ->
     bare.mkdir()
     result = run_cli("--root", str(bare), "doctor", root=False)
     assert result.code == 1 and result.err.startswith("error: no Tree Ring store")
+
+
+@pytest.mark.parametrize("scope", ["agent", "session"])
+def test_a_redacted_agent_note_passes_every_check(run_cli: CliRunner, scope: str) -> None:
+    """A redaction empties the placeholder's partition columns on purpose:
+    no check reads that as a hand edit."""
+    agent = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s1"}
+    written = run_cli("--json", "remember", "Scratch note on the widget cache", "--scope", scope,
+                      environ=agent)  # fmt: skip
+    assert written.code == 0, written.err
+    memory_id = written.json()["id"]
+    assert run_cli("forget", memory_id, "--mode", "redact", "--reason", "noise").code == 0
+    checked = run_cli("--json", "doctor")
+    assert checked.code == 0, checked.out
+    report = checked.json()
+    assert report["ok"] is True
+    assert [item["name"] for item in report["items"] if not item["ok"]] == []

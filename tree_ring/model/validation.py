@@ -20,6 +20,7 @@ from tree_ring.model.record import (
     MAX_TAG,
     MAX_TAGS,
     ORIGINS,
+    REDACTED,
     RETENTIONS,
     RINGS,
     SCOPES,
@@ -233,7 +234,10 @@ def problems(memory: Memory) -> Problems:
         if not link.target.strip():
             yield "links", "each link needs a target: a memory id, a file or a URL"
     needed = _REQUIRED_FOR_SCOPE.get(memory.scope)
-    if needed and not getattr(memory, needed):
+    # A redaction's placeholder keeps its scope and empties its partition's
+    # columns on purpose (`write/correct.forget_in`): it is no partition's.
+    placeholder = memory.redacted_at is not None and memory.summary == REDACTED
+    if needed and not getattr(memory, needed) and not placeholder:
         flag = "--" + needed.replace("_", "-")
         yield needed, f"scope {memory.scope} needs {flag} (or choose another --scope)"
     if len(memory.tags) > MAX_TAGS:
