@@ -180,6 +180,25 @@ def test_the_forget_leaves_an_agents_copy_a_person_promoted(
     assert _ids(run_cli, home, "list") == set()  # hidden from this person's reads
 
 
+def test_a_hidden_copy_cannot_be_promoted_into_the_shared_scope(
+    run_cli: CliRunner, home: dict[str, str], project_root: Path
+) -> None:
+    # Forgotten from outside the project, the agent's copy is hidden, not
+    # taken: promoting it would put the words into the team ledger.
+    copy = _remember(run_cli, home | CLAUDE, TEXT)
+    kept = _remember(run_cli, home | CLAUDE, KEPT)
+    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    forget_outside(project_root, home, note)
+    refused = run_cli("promote", copy, kept, "--reason", "share it", environ=home)
+    assert refused.code != 0 and "will not be stored again" in refused.err
+    assert len(refused.err.strip().splitlines()) == 1
+    with Store.open(project_root) as store:
+        scopes = {row[0]: row[1] for row in store.db.query("SELECT id, scope FROM memories")}
+    assert scopes == {copy: "agent", kept: "agent"}  # one transaction: neither promoted
+    ledger = project_root / ".tree-ring" / "ledger.jsonl"
+    assert not ledger.exists() or "tree-guest" not in ledger.read_text(encoding="utf-8")
+
+
 def test_the_forget_takes_an_agents_copy_in_another_spelling(
     run_cli: CliRunner, home: dict[str, str], project_root: Path
 ) -> None:

@@ -664,8 +664,9 @@ class Project:
 
         if scope != "global":
             return promote.promote_many(
-                self.store, list(ids), actor=self.actor, reason=reason, scope=scope, ring=ring
-            )
+                self.store_to_write(), list(ids), actor=self.actor, reason=reason, scope=scope,
+                ring=ring,
+            )  # fmt: skip
         # An agent's global promote is refused before the user store could be made.
         target = user.open_user(self.environ, create=not self.actor.origin.is_agent)
         try:

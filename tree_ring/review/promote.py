@@ -29,7 +29,7 @@ from tree_ring.govern import coordinator
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import PRIVATE_SCOPES, RINGS, SHARED_SCOPES, Memory, now_iso
-from tree_ring.store import audit, rows
+from tree_ring.store import audit, rows, tombstones
 from tree_ring.store.user import USER_PROJECT
 from tree_ring.tree import seal
 from tree_ring.write import correct, pipeline
@@ -106,6 +106,13 @@ def promote_in(
     new_ring = ring or memory.ring
     coordinator.authorize(db, _action(new_ring), actor, memory.id)
     check(memory, at)
+    # As any write into the shared scope: what the project forgot, or the
+    # person's user store (a person's promote writes into the store that
+    # answers to it, `Project.store_to_write`), stays out of it and so out
+    # of the team ledger, though the partition row was hidden, not taken.
+    stone = tombstones.find(db, memory.project, tombstones.check_keys(memory))
+    if stone is not None:
+        raise tombstones.refused(stone)
     rows.update(
         db,
         memory.id,
