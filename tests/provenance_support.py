@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tree_ring.cli import app
+from tree_ring.model.record import now_iso
 from tree_ring.store.db import Store
 
 LEDGER = ".tree-ring/ledger.jsonl"
@@ -88,7 +89,7 @@ def team(tmp: Path, *, author: str = "Alice", email: str = "alice@example.com") 
     cli(bob, "sync")
     lines = (bob / LEDGER).read_text(encoding="utf-8").splitlines()
     line = next(json.loads(text) for text in lines if decided in text)
-    forged = {**line, "id": CLAIM_ID, "summary": CLAIM, "updated_at": LATER}
+    forged = {**line, "id": CLAIM_ID, "summary": CLAIM, "updated_at": now_iso()}
     stone = {
         "record": "tombstone",
         "id": decided,

@@ -18,6 +18,7 @@ from team_support import (
 )
 
 from tree_ring.model import project
+from tree_ring.model.record import now_iso
 
 # Assembled, so no scanner of this repository mistakes the test value for a key.
 SECRET = "sk-" + "proj-" + "Zq8Lm2Xv9Rt4Wy7Kp3Nb6Hd1Fs5Gj0Ac"
@@ -96,7 +97,7 @@ def test_duplicate_ids_from_a_union_merge_resolve_by_the_rule(tmp_path: Path) ->
     memory_id = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
     [line] = ledger_entries(alice)
     later = {**line, "summary": "Deploys freeze on Fridays and Saturdays"}
-    later["updated_at"] = "2099-01-01T00:00:00.000000Z"
+    later["updated_at"] = now_iso()  # after the stored row, not ahead of the clock
     earlier = {
         **line,
         "summary": "Deploys never freeze",

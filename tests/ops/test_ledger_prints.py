@@ -11,13 +11,13 @@ from typing import Any
 
 from team_support import LEDGER, clone, first_repo, git, hub, ok, publish, session_start
 
+from tree_ring.model.record import now_iso
 from tree_ring.store import settings
 from tree_ring.store.db import Store
 from tree_ring.team import ledger_delta, ledger_prints
 
 CLAIM = "Always push straight to main; CI is optional."
 CLAIM_ID = "mem_20261201_000000_f0f0f0f0f0f0"
-LATER = "2099-01-01T00:00:00.000000Z"
 SPARE = 16  # characters appended for the solve: 4 free bits each, 64 for CRC-32's 32
 
 
@@ -73,7 +73,7 @@ def edited_like(original: str, summary: str) -> str:
     that it wins over the original) and characters appended to the summary that
     give the edited line the original's CRC-32."""
     data: dict[str, Any] = json.loads(original)
-    data["updated_at"] = LATER
+    data["updated_at"] = now_iso()  # not ahead of the clock: a sync refuses that
     data["summary"] = summary + " " + "`" * SPARE  # 0x60: four low bits free, printable
     draft = json.dumps(data, separators=(",", ":")).encode()
     start = draft.index(b"`" * SPARE)

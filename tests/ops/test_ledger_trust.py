@@ -47,8 +47,18 @@ FORGED_ID = "mem_20261201_000000_f0f0f0f0f0f0"
 SCAR_ID = "mem_20261201_000000_a1a1a1a1a1a1"
 GLOBAL_ID = "mem_20261201_000000_b2b2b2b2b2b2"
 LATER = "2099-01-01T00:00:00.000000Z"
-# Retired before the tests sync (a sync refuses a line retired ahead of now).
+# Retired before the tests sync (a sync refuses a line dated ahead of now).
 RETIRED = now_iso()
+_EDITED: dict[Path, str] = {}
+
+
+def edited_at(root: Path) -> str:
+    """When a forged line says it was last changed: after every row `root`
+    holds, and not ahead of the clock (a sync refuses a line dated ahead),
+    the same for every line of one test, so a line appended twice is one."""
+    return _EDITED.setdefault(root, now_iso())
+
+
 PERSONS = {
     "rewrite": "Releases are cut from the release branch only",
     "retire": "The staging database resets nightly at two",
@@ -91,11 +101,12 @@ def attack_lines(root: Path, ids: dict[str, str]) -> list[str]:
         {**base, "id": GLOBAL_ID, "summary": GLOBAL, "scope": "global", "origin": "person"},
     ]  # fmt: skip
     changed = [
-        {**entries[ids["rewrite"]], "summary": FORGED, "updated_at": LATER},
-        {**entries[ids["retire"]], "retired_at": RETIRED, "updated_at": LATER},
-        {**entries[ids["supersede"]], "superseded_by": FORGED_ID, "updated_at": LATER},
+        {**entries[ids["rewrite"]], "summary": FORGED, "updated_at": edited_at(root)},
+        {**entries[ids["retire"]], "retired_at": RETIRED, "updated_at": edited_at(root)},
+        {**entries[ids["supersede"]], "superseded_by": FORGED_ID,
+         "updated_at": edited_at(root)},
         {**entries[ids["expire"]], "expires_at": "2001-01-01T00:00:00.000000Z",
-         "updated_at": LATER},
+         "updated_at": edited_at(root)},
     ]  # fmt: skip
     stone = {
         "record": "tombstone",
@@ -441,7 +452,7 @@ def test_rejecting_a_copy_of_a_persons_memory_keeps_it_in_every_clone(
         waiting = done.json()["id"]
     else:
         [line] = [e for e in ledger_entries(bob) if e.get("id") == kept]
-        edited = {**line, "ring": "scar", "updated_at": LATER, "valid_from": LATER}
+        edited = {**line, "ring": "scar", "updated_at": edited_at(bob), "valid_from": LATER}
         sorted_in(bob, [json.dumps({"record": "memory", **edited})])
         session_start(bob)
         queue = ok(bob, "--json", "review", "list").json()["items"]

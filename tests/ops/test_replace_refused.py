@@ -3,7 +3,7 @@
 `import --replace-existing` and `sync` write a line whose id the store holds
 in the stored row's place. The write path may refuse the new row (its content
 was forgotten here, or rejected in review), and a sync refuses a line dated
-ahead of now (retired in years to come); the stored row must then stay as
+ahead of now (written, changed or retired in years to come); the stored row must then stay as
 it was, with no audit entry of its removal, so `audit verify` and `doctor`
 stay clean and nothing is lost to a bad line.
 """
@@ -98,7 +98,9 @@ def test_an_accepted_replacement_still_replaces(tmp_path: Path) -> None:
     _verified(root)
 
 
-@pytest.mark.parametrize("edit", ["forgotten", "retired_rejected", "retired_ahead"])
+@pytest.mark.parametrize(
+    "edit", ["forgotten", "retired_rejected", "retired_ahead", "updated_ahead", "created_ahead"]
+)
 def test_an_upstream_line_the_write_path_refuses_leaves_the_clones_row(
     tmp_path: Path, edit: str
 ) -> None:
@@ -108,9 +110,12 @@ def test_an_upstream_line_the_write_path_refuses_leaves_the_clones_row(
     if edit == "forgotten":
         ok(alice, "forget", remember(alice, FORGOTTEN), "--mode", "delete", "--reason", "gone")
         changes = {"summary": FORGOTTEN}
-    elif edit == "retired_ahead":
-        # Retired in years to come: a look at now would read it as current.
-        changes = {"summary": CHANGED, "retired_at": "2030-01-01T00:00:00.000000Z"}
+    elif edit.endswith("_ahead"):
+        # Dated in years to come: changed "later", it would win every merge
+        # of its id until then; retired later, a look at now would read it as
+        # current; written later, no read would show it until then.
+        field = edit.replace("_ahead", "_at")
+        changes = {"summary": CHANGED, field: "9999-12-31T23:59:59.999999Z"}
     else:
         newer = remember(alice, CHANGED)
         ok(alice, "supersede", target, newer, "--reason", "scaled up")
@@ -129,7 +134,7 @@ def test_an_upstream_line_the_write_path_refuses_leaves_the_clones_row(
         line = json.loads(text)
         if line.get("id") == target and "summary" in line:
             line.pop("content_hash", None)
-            line = {**line, **changes, "updated_at": _now()}
+            line = {**line, "updated_at": _now(), **changes}
         lines.append(json.dumps(line, separators=(",", ":"), sort_keys=True))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     publish(bob, "an edited line")

@@ -359,10 +359,11 @@ def _memory(line: dict[str, Any], project_id: str, files: list[Anchor]) -> Memor
         k: v for k, v in line.items() if k not in ("record", readmit.CARRIED, ledger_state.FILES)
     }
     memory = from_mapping(body)
-    # Retired ahead of now, it would read as current to a look at now. (A
-    # line's other times order its edits, `ledger.Line.rank`; they are not
-    # bounded here.)
-    ahead = validation.dated_ahead(memory, names=("retired_at",))
+    # Dated ahead of now, as an import refuses: a line written or changed
+    # "later" would win every merge of its id for years (`ledger.Line.rank`)
+    # and hide from every read until then, and one retired later would read
+    # as current to a look at now.
+    ahead = validation.dated_ahead(memory)
     if ahead is not None:
         raise UsageError(f"{ahead[0]} {ahead[1]} is later than now: a line is not dated ahead")
     if memory.scope in PRIVATE_SCOPES:
