@@ -50,6 +50,8 @@ from tree_ring.read.dates import HALF_LIFE_DAYS, MAX_DATES, OPENING_CHARS, Span,
         ("what did we freeze for christmas", {Span(0, 12, 25)}, set()),
         ("what did we ship on new year's eve 2025", {Span(2025, 12, 31)}, set()),
         ("what did we write on halloween", {Span(0, 10, 31)}, set()),
+        ("what broke at christmas of 2019", {Span(2019, 12, 25)}, set()),
+        ("what shipped before valentines day", {Span(0, 2, 14)}, set()),
     ],
 )
 def test_the_dates_a_question_names(text: str, spans: set[Span], words: set[str] | None) -> None:

@@ -121,7 +121,7 @@ _SHAPES = (
     ("on_slash", rf"\b{_BEFORE_SLASH}(\d{{1,2}})/(\d{{1,2}})\b(?![/\d])"),
     ("quarter", rf"\bq([1-4])(?:,?\s+(?:of\s+)?{_YEAR})?\b"),
     ("season", rf"\b(?:in|during|over)\s+(?:the\s+)?{_SEASON}(?:,?\s+(?:of\s+)?{_YEAR})?\b"),
-    ("holiday", rf"\b{_HOLIDAY}(?:,?\s+{_YEAR})?(?!\w)"),
+    ("holiday", rf"\b{_HOLIDAY}(?:,?\s+(?:of\s+)?{_YEAR})?(?!\w)"),
     ("m", rf"\b{_AFTER}{_MONTH}(?![\w-])"),
     ("y", rf"\b(?:in|during|of)\s+{_YEAR}\b"),
     # Counted back from the day recall looks from.
