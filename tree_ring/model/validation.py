@@ -40,26 +40,23 @@ if TYPE_CHECKING:
 # How far a row's record times may run past the clock that reads them: two
 # machines' clocks differ by that much.
 AHEAD_SECONDS = 60
-
-
 RECORD_TIMES = ("created_at", "updated_at", "retired_at")
 
 
-def dated_ahead(
-    memory: Memory, latest: str | None = None, names: tuple[str, ...] = RECORD_TIMES
-) -> tuple[str, str] | None:
-    """The first of `memory`'s record times `names` later than `latest` (by
-    default, `AHEAD_SECONDS` past now), as (its field, the time); None when
-    none is. A row read from a file or a team ledger line was not written,
-    changed or retired after it is read: one dated later would stand past
-    every later write in the inbox, and one retired later would read as
-    current to a look at now (`--as-of`)."""
+def dated_ahead(memory: Memory, latest: str | None = None) -> tuple[str, str] | None:
+    """The first of `memory`'s record times (`RECORD_TIMES`) later than
+    `latest` (by default, `AHEAD_SECONDS` past now), as (its field, the
+    time); None when none is. A row read from a file or a team ledger line
+    was not written, changed or retired after it is read: one dated later
+    would stand past every later write in the inbox (and a line changed
+    later would win every merge of its id), and one retired later would
+    read as current to a look at now (`--as-of`)."""
     if latest is None:
         import time
 
         ahead = time.gmtime(time.time() + AHEAD_SECONDS)
         latest = time.strftime("%Y-%m-%dT%H:%M:%S.999999Z", ahead)
-    for name in names:
+    for name in RECORD_TIMES:
         when = getattr(memory, name)
         if when is not None and when > latest:
             return name, when
