@@ -136,3 +136,16 @@ def test_a_linked_ledger_is_refused_not_followed(tmp_path: Path) -> None:
     assert outside.read_bytes() == before
     assert "mem_20260101_000000_dddddddddddd" not in shared_ids(alice)
     assert (alice / LEDGER).is_symlink()
+
+
+def test_a_skipped_line_is_named_by_its_number_or_as_the_upstreams() -> None:
+    from tree_ring.team.ledger_report import Skipped
+
+    assert Skipped(7, "not JSON").named(".tree-ring/ledger.jsonl") == (
+        ".tree-ring/ledger.jsonl:7: not JSON"
+    )
+    # Line 0: a line only the upstream's ledger holds, not a line of the file.
+    upstream = Skipped(0, "(a line of the upstream's ledger) not JSON")
+    assert upstream.named(".tree-ring/ledger.jsonl") == (
+        ".tree-ring/ledger.jsonl: (a line of the upstream's ledger) not JSON"
+    )

@@ -69,7 +69,7 @@ def cmd_sync(ctx: Context) -> int:
         f"upstream:   {report.upstream or 'none (every line this clone did not write is a claim)'}",
         f"audit:      {report.audit or 'ok (matches the ledger anchor)'}",
     ]
-    lines += [f"  {name}:{s.line}: {s.reason}" for s in report.skipped[:SKIPPED_SHOWN]]
+    lines += [f"  {s.named(name)}" for s in report.skipped[:SKIPPED_SHOWN]]
     if len(report.skipped) > SKIPPED_SHOWN:
         rest = len(report.skipped) - SKIPPED_SHOWN
         lines.append(f"  ... and {rest} more skipped lines (--json lists them all)")

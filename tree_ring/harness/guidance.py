@@ -268,7 +268,7 @@ def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> lis
         store, root, project.load_project_id(root), Actor.person(), write=not existed
     )
     (kept if existed else created).append(ledger_name)
-    skipped = [f"{ledger_name}:{s.line}: {s.reason}" for s in report.skipped[:SKIPPED_SHOWN]]
+    skipped = [s.named(ledger_name) for s in report.skipped[:SKIPPED_SHOWN]]
     if len(report.skipped) > SKIPPED_SHOWN:
         rest = len(report.skipped) - SKIPPED_SHOWN
         skipped.append(

@@ -20,6 +20,13 @@ class Skipped:
 
         object.__setattr__(self, "reason", withhold(self.reason))
 
+    def named(self, ledger_name: str) -> str:
+        """The line, where, and why: `ledger.jsonl:7: reason`; a line only the
+        upstream's ledger holds (line 0) has no number in the file, and its
+        reason says whose it is."""
+        where = f"{ledger_name}:{self.line}" if self.line else ledger_name
+        return f"{where}: {self.reason}"
+
 
 @dataclass
 class SyncReport:
