@@ -52,6 +52,8 @@ MODEL = {
 # rules (`personal`) nor the pattern reader (`reader`) load for plain memories.
 START = MODEL | {
     "tree_ring.api",
+    "tree_ring.api.decisions",
+    "tree_ring.api.opened",
     "tree_ring.api.project",
     "tree_ring.model.gitdir",
     "tree_ring.model.identity",

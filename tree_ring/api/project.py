@@ -3,226 +3,46 @@
 A client (the `tree-ring` command, the MCP server, the terminal UI, the web
 view, the hooks) parses its input, opens a `Project` and renders what the
 use case returns; it holds no SQL and assembles no use case of its own, so
-every client gives the same answer on the same store. The project's store and
-the person's user store are opened when a use case first needs them and closed
-with the project (`with Project.open(...) as project:`).
-
-Who acts comes from the harness and the environment, never from a caller's
-argument: `Project.open` resolves the identity (the project's id, the
-partition the environment names) and the actor (the origin the environment
-shows, the coordinator capability from `TREE_RING_COORDINATOR_TOKEN` only). A
-client that knows its caller otherwise (the MCP server, from its handshake)
-passes both.
-
-This module imports only what every client needs to build one; each use case
-imports its library modules when called, so the hooks pay for what they use.
+every client gives the same answer on the same store. Opening it, who acts
+and its stores are `api/opened.py`'s; a person's decisions (the inbox, the
+review queue, promote, refute, confirm, supersede) `api/decisions.py`'s;
+the reads and writes here.
 """
 
 from __future__ import annotations
 
-from tree_ring.model.identity import Identity, harness_origin, resolve
+from tree_ring.api.decisions import Decisions
+from tree_ring.api.opened import person_actor
+from tree_ring.model.identity import harness_origin
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from typing import Any
 
     from tree_ring.api.found import Found, TreeNode
-    from tree_ring.model.actor import Actor
     from tree_ring.model.anchor import Check
+    from tree_ring.model.identity import Identity
+    from tree_ring.model.progress import Progress
     from tree_ring.model.record import Memory
     from tree_ring.read.brief import Brief
-    from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.read.listing import Page
     from tree_ring.read.tree_recall import TreeHit
     from tree_ring.review.findings import Finding
-    from tree_ring.review.inbox import Inbox
-    from tree_ring.review.promote import Promoted
-    from tree_ring.review.queue import Decision, Selection, Waiting
-    from tree_ring.review.refute import Refuted
-    from tree_ring.store.db import Options, Store
+    from tree_ring.store.db import Store
     from tree_ring.store.live import View
     from tree_ring.team.ledger_report import SyncReport
-    from tree_ring.write.anchors import Confirmed
+    from tree_ring.upkeep.consolidate import Report
     from tree_ring.write.correct import Forgotten
     from tree_ring.write.pipeline import WriteResult
     from tree_ring.write.verbs import Draft
 
-
-def person_actor(identity: Identity, environ: Mapping[str, str]) -> Actor:
-    """Who acts for a call made in `environ`: named by its partition or its
-    origin; the coordinator capability from the environment only, never a flag."""
-    from tree_ring.model.actor import Actor
-
-    origin = harness_origin(environ)
-    token = environ.get("TREE_RING_COORDINATOR_TOKEN") or None
-    return Actor(identity.agent_profile or origin.kind, origin, capability=token)
+__all__ = ["Project", "person_actor"]
 
 
-class Project:
-    """A project's store, the person's user store, the caller's identity and actor."""
-
-    def __init__(
-        self,
-        root: str,
-        identity: Identity,
-        actor: Actor | None = None,
-        *,
-        environ: Mapping[str, str],
-        options: Options | None = None,
-        whole_project: bool | None = None,
-        create: bool = False,
-        store: Store | None = None,
-        around: Callable[[], Project | None] | None = None,
-    ) -> None:
-        """`store`: one the client has opened already (the CLI's `--user` opens the
-        person's user store as the store its verbs act on); `around`: then, the
-        project the call is run in, opened when a read first asks (its forgets
-        hide the user store's rows there, `forgotten_elsewhere`)."""
-        from tree_ring.store.db import Options
-
-        self.root = root
-        self.identity = identity
-        self.environ = environ
-        self._actor = actor
-        self.options = options or Options.from_environ(environ)
-        # A person at the terminal reads every partition; an agent what its recall sees.
-        if whole_project is None:
-            whole_project = not (actor.origin if actor else harness_origin(environ)).is_agent
-        self.whole_project = whole_project
-        self._create = create
-        self._store: Store | None = store
-        self._user: Store | None = None
-        self._user_opened = False
-        self._answering = False
-        self._around = around
-        self._beside: Project | None = None
-
-    @classmethod
-    def open(
-        cls,
-        root: str,
-        environ: Mapping[str, str],
-        *,
-        project_id: str | None = None,
-        agent_profile: str | None = None,
-        workflow_id: str | None = None,
-        session_id: str | None = None,
-        create: bool = False,
-    ) -> Project:
-        """The project at `root` as the environment's caller acts on it."""
-        from tree_ring.model import project
-
-        # An agent may name only the root's own project (`identity.pinned`).
-        home = None
-        if not project_id or harness_origin(environ).is_agent:
-            home = project.load_project_id(root)
-        identity = resolve(
-            project_id or home or "",
-            environ,
-            agent_profile=agent_profile,
-            workflow_id=workflow_id,
-            session_id=session_id,
-            home=home,
-        )
-        return cls(root, identity, environ=environ, create=create)
-
-    @property
-    def actor(self) -> Actor:
-        """Who acts: given, or named from the environment when a write first asks
-        (a read needs none, and its module is not worth a recall's import)."""
-        if self._actor is None:
-            self._actor = person_actor(self.identity, self.environ)
-        return self._actor
-
-    @property
-    def project_id(self) -> str:
-        return self.identity.project
-
-    @property
-    def store(self) -> Store:
-        """The project's store, opened on first use (created when asked: a fresh
-        clone has the committed project.json but no database yet)."""
-        if self._store is None:
-            from tree_ring.store.db import Store
-
-            self._store = Store.open(self.root, create=self._create, options=self.options)
-        return self._store
-
-    def store_to_write(self) -> Store:
-        """The project's store for a write: one that refuses what the person
-        forgot in their user store as well as what the project forgot (the
-        brief reads both, so what either forgot stays out of both). A store
-        belongs to one project: a write naming another (a person's read may)
-        is refused, since its rows would answer to none of the store's
-        tombstones."""
-        store = self.store
-        if not self._answering:
-            from tree_ring.model.errors import UsageError
-            from tree_ring.store import settings, user
-
-            own = settings.recorded_project(store.db)
-            if own is not None and own != self.project_id:
-                raise UsageError(
-                    f"this store belongs to project {own}, not {self.project_id}; "
-                    f"write {self.project_id}'s memories in its own folder"
-                )
-
-            if self.project_id != user.USER_PROJECT:
-                # The user store's own tombstones are its own: read through a
-                # second connection, they would miss what this write's
-                # transaction did (a copy it forgot would still hold the claim).
-                user.answers_to_user(store.db, self.user_store)
-            self._answering = True
-        return store
-
-    def user_store(self) -> Store | None:
-        """The person's user store for a read, or None when there is none."""
-        if not self._user_opened:
-            from tree_ring.store import user
-
-            self._user = user.open_user(self.environ)
-            self._user_opened = True
-        return self._user
-
-    def forgotten_elsewhere(self) -> ForgottenHere | None:
-        """What the other store this project's reads take in forgot, as a
-        filter of this store's rows (`read/forgotten_here.py`): the person's
-        user store's forgets for a project's store; for the user store read
-        from inside a project (`around`), that project's. None when it forgot
-        nothing: one probe, and nothing more is loaded."""
-        from tree_ring.read import forgotten_here
-        from tree_ring.store.user import USER_PROJECT
-
-        # Asked again at each read: a store open for long (the terminal UI's,
-        # the MCP server's) sees a forget made since.
-        if self.project_id != USER_PROJECT:
-            mine = self.user_store()
-            return None if mine is None else forgotten_here.of(mine, USER_PROJECT, self.store)
-        if self._beside is None and self._around is not None:
-            self._beside = self._around()
-            self._around = None  # located once: outside a project there is none
-        beside = self._beside
-        return (
-            None
-            if beside is None
-            else forgotten_here.of(beside.store, beside.project_id, self.store)
-        )
-
-    def close(self) -> None:
-        for opened in (self._store, self._user):
-            if opened is not None:
-                opened.close()
-        if self._beside is not None:
-            self._beside.close()
-        self._store = self._user = self._beside = None
-        self._user_opened = self._answering = False
-
-    def __enter__(self) -> Project:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+class Project(Decisions):
+    """A project's store, the person's user store, the caller's identity and
+    actor (`Opened`), and every use case a client may ask of them."""
 
     # ------------------------------------------------------------- reads
 
@@ -377,22 +197,6 @@ class Project:
             forgotten=self.forgotten_elsewhere(),
         )
 
-    def inbox(self, *, limit: int = 50, **filters: Any) -> Inbox:
-        """What agents saved that the person has not seen (`review/inbox.unseen`,
-        whose `filters` are origin, session_id, since, agent_profile and
-        include_sensitive), without the rows whose content the other store
-        forgot, left out before the limit as `list` leaves them out."""
-        from tree_ring.review import inbox
-
-        inbox.refuse_agent(self.actor)
-        return inbox.unseen(
-            self.store,
-            self.project_id,
-            limit=limit,
-            forgotten=self.forgotten_elsewhere(),
-            **filters,
-        )
-
     def audit_log(
         self, *, limit: int = 100, target: str | None = None
     ) -> tuple[list[dict[str, Any]], int]:
@@ -415,12 +219,6 @@ class Project:
         # Each entry's reason as a read may show it; the log itself keeps its bytes.
         found = reasons.entries_shown(self.store.db, self.project_id, found)
         return found, audit.count(self.store.db, target=target)
-
-    @property
-    def reader(self) -> Identity | None:
-        """Whose partitions a whole-store read keeps to: none for a person, who
-        reads every partition; the agent's identity, as its recall (`live.visible`)."""
-        return None if self.whole_project else self.identity
 
     def status(self) -> dict[str, Any]:
         """What `status` reports, the same for every client (`api/status.py`)."""
@@ -448,6 +246,27 @@ class Project:
             with target:
                 return verbs.remember(target, draft, identity, self.actor)
         return verbs.remember(self.store_to_write(), draft, self.identity, self.actor)
+
+    def evidence(
+        self, draft: Draft, *, outcome: str, evidence_ref: str, score: float | None = None
+    ) -> WriteResult:
+        """An evaluation's outcome as a memory (`write/verbs.evidence`): its
+        ring, retention and confidence from the outcome, `evidence_ref` its
+        source. A global one goes to the person's user store, as `remember`'s does."""
+        from tree_ring.write import verbs
+
+        def write(store: Store, identity: Identity) -> WriteResult:
+            return verbs.evidence(
+                store, draft, identity, self.actor,
+                outcome=outcome, evidence_ref=evidence_ref, score=score,
+            )  # fmt: skip
+
+        verbs.check_draft(draft)
+        if draft.scope == "global":
+            target, identity = self.global_target()
+            with target:
+                return write(target, identity)
+        return write(self.store_to_write(), self.identity)
 
     def remember_over_tombstone(self, draft: Draft, reason: str | None) -> WriteResult:
         """`remember --override-tombstone` (a person's): `draft` written over
@@ -524,6 +343,29 @@ class Project:
         user.answers_to_project(opened.db, self.store, self.project_id)
         return opened, user.user_identity(self.identity)
 
+    def move_to_ring(self, memory_id: str, ring: str) -> WriteResult | None:
+        """The memory written again in `ring`, in its own partition, superseding
+        itself as it was: rings are not edited in place, so `--as-of` still
+        finds what was believed before. None when it is in `ring` already. A
+        write like any other: into the store that answers to the user store too."""
+        from tree_ring.model.identity import Identity
+        from tree_ring.model.record import caller_fields
+        from tree_ring.write import verbs
+
+        old = self.show(memory_id)
+        if old.ring == ring:
+            return None
+        said: dict[str, Any] = {
+            spec.name: getattr(old, spec.name)
+            for spec in caller_fields()
+            if spec.name not in ("operation_id", "supersedes", "valid_from", "valid_to")
+        }
+        said.update(ring=ring, supersedes=old.id)
+        partition = Identity(
+            old.project or self.project_id, old.agent_profile, old.workflow_id, old.session_id
+        )
+        return verbs.remember(self.store_to_write(), verbs.Draft(**said), partition, self.actor)
+
     def capture(self, draft: Draft) -> WriteResult:
         """What the stop checkpoint may store, anchored to `draft.files`, else to
         the files the session's turn changed."""
@@ -543,13 +385,9 @@ class Project:
         user store's tombstones (`read/forgotten_here.py`)."""
         from dataclasses import replace
 
-        from tree_ring.store import rows
         from tree_ring.write import correct
 
-        held = rows.get(self.store.db, memory_id)
-        # An agent's caller reaches no other project's row, its own partition there included.
-        if not self.whole_project and held.project != self.project_id:
-            raise rows.not_found(memory_id)
+        held = self.reached(memory_id)
         # A write: what the person's own notes hold stays writable (`holders.unheld`).
         done = correct.forget(
             self.store_to_write(),
@@ -578,26 +416,6 @@ class Project:
             lingering=done.lingering or lingering,
         )
 
-    def refute(self, memory_id: str, *, reason: str) -> Refuted:
-        """Say a memory proved wrong: an agent's refutation disputes it and waits
-        for a person; a person's retires it."""
-        from tree_ring.review import refute
-
-        return refute.refute(
-            self.store, memory_id, reason=reason, actor=self.actor, reader=self.identity
-        )
-
-    def confirm(self, memory_id: str, *, reason: str | None = None) -> Confirmed:
-        """Say a memory still holds of its files: a person's confirm re-anchors it
-        to them as they are now; an agent's waits for a person (a request)."""
-        from tree_ring.store import rows
-        from tree_ring.write import anchors
-
-        # As with forget: an agent's caller reaches no other project's row.
-        if not self.whole_project and rows.get(self.store.db, memory_id).project != self.project_id:
-            raise rows.not_found(memory_id)
-        return anchors.confirm(self.store, memory_id, actor=self.actor, reason=reason)
-
     def note_usage(self, event: str, ids: Sequence[str], size: int) -> str | None:
         """What a read put into an agent's context, in the usage log (ids and size,
         never text): None when written, else why not, for one line on stderr."""
@@ -609,79 +427,54 @@ class Project:
             self.root, event, harness=origin.kind, session=origin.session, ids=ids, size=size
         )
 
-    def review_queue(self) -> list[Waiting]:
-        """The rows waiting for a decision, oldest first (`review/queue.queue`:
-        an agent's of those its recall reads), each with what it contradicts;
-        the words of a row the other store forgot withheld."""
-        from tree_ring.review import queue
+    def consolidate(
+        self,
+        period_type: str,
+        period_key: str | None = None,
+        *,
+        dry_run: bool = False,
+        force: bool = False,
+        retire_sources: bool = False,
+        progress: Progress | None = None,
+    ) -> Report:
+        """A period's memories summarised into one per group (`upkeep/consolidate.py`):
+        an agent's covers the rows its recall reads, a person's every partition;
+        none whose content the other store forgot."""
+        from tree_ring.upkeep import consolidate
 
-        return queue.queue(self.store.db, self.project_id, self.reader, self.forgotten_elsewhere())
-
-    def review(
-        self, decision: str, memory_id: str, *, reason: str, supersede: bool = False
-    ) -> Decision:
-        """A reviewer's decision on a waiting row or request: approve (`supersede`:
-        retiring what it contradicts), reject, dispute. Each is a write, into the
-        store that answers to the user store too (`store_to_write`): a rejection
-        keeps writable what the person's own notes hold, as a forget does."""
-        from tree_ring.review import queue
-
-        store = self.store_to_write()
-        if decision == "approve":
-            return queue.approve(
-                store, memory_id, actor=self.actor, reason=reason, supersede=supersede
-            )
-        if decision not in ("reject", "dispute"):
-            raise ValueError(f"unknown review decision {decision!r}")
-        decide = queue.reject if decision == "reject" else queue.dispute
-        return decide(store, memory_id, actor=self.actor, reason=reason)
-
-    def approve_all(
-        self, selection: Selection, *, reason: str | None, dry_run: bool = False
-    ) -> list[Decision]:
-        """A person's approval of every waiting row `selection` names, in one
-        transaction, into the store `review` writes to: a row over what either
-        store forgot refuses the whole batch, named, as it refuses its own
-        approval; a dry run names it, as a decision to refuse."""
-        from tree_ring.review import queue
-
-        return queue.approve_all(
-            self.store_to_write(),
+        return consolidate.consolidate(
+            self.store,
             self.project_id,
-            selection,
+            period_type,
+            period_key,
             actor=self.actor,
-            reason=reason,
             dry_run=dry_run,
+            force=force,
+            retire_sources=retire_sources,
+            progress=progress,
+            reader=self.reader,
+            forgotten=self.forgotten_elsewhere(),
         )
 
-    def promote(
-        self, ids: Sequence[str], *, reason: str, scope: str = "project", ring: str | None = None
-    ) -> list[Promoted]:
-        """A person's promotion of partition memories to the project, or to their
-        user store (`scope="global"`, which a person's promote may create)."""
-        from tree_ring.review import promote
-        from tree_ring.store import user
+    def into_ledger(self) -> bool:
+        """After a person's write, whichever client made it: the store's shared
+        state into the team ledger at once (`team/sync.after_write`), so `git
+        status` shows it. False when nothing was written: an agent's writes
+        wait for the next sync; the user store has no ledger, nor has a project
+        without one. A ledger that is no regular file (a FIFO would hold the
+        store's lock forever) raises UnsafePath before it is opened."""
+        from pathlib import Path
 
-        if scope != "global":
-            return promote.promote_many(
-                self.store_to_write(), list(ids), actor=self.actor, reason=reason, scope=scope,
-                ring=ring,
-            )  # fmt: skip
-        # An agent's global promote is refused before the user store could be made.
-        target = user.open_user(self.environ, create=not self.actor.origin.is_agent)
-        try:
-            return promote.promote_many(
-                self.store,
-                list(ids),
-                actor=self.actor,
-                reason=reason,
-                scope=scope,
-                ring=ring,
-                user_store=target,
-            )
-        finally:
-            if target is not None:
-                target.close()
+        from tree_ring.model import project
+        from tree_ring.store.user import USER_PROJECT
+        from tree_ring.team import sync
+
+        if self.actor.origin.is_agent or self.project_id == USER_PROJECT:
+            return False
+        root = Path(self.root)
+        if not project.expect(sync.path_of(root), "file", project.LEDGER_FIX):
+            return False
+        return sync.after_write(self.store, root, self.project_id)
 
     def sync(self, *, progress: Any = None) -> SyncReport:
         """The team ledger into the store and the store's shared rows into the ledger."""

@@ -69,6 +69,7 @@ LEDGER_WRITES = frozenset(
         "review",
         "promote",
         "import",
+        "inbox",
         "consolidate",
         "maintain",
     }
@@ -83,6 +84,8 @@ def writes_ledger(args: argparse.Namespace) -> bool:
         return False
     if args.command == "maintain":  # a report unless it deletes or redacts
         return bool(args.apply_expired or args.apply_secret_sweep)
+    if args.command == "inbox":  # a listing unless it promotes or forgets what it lists
+        return bool(getattr(args, "promote", False) or getattr(args, "forget", False))
     return getattr(args, "review_action", None) != "list"
 
 

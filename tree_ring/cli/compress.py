@@ -75,23 +75,14 @@ def _withheld(summary: Memory | None, view: View) -> dict[str, Any]:
 
 def cmd_consolidate(ctx: Context) -> int:
     a = ctx.args
-    root = ctx.root()
-    identity = ctx.identity(root)
-    # An agent's consolidation covers the rows its recall reads (`live.visible`); a person's, all.
-    reader = None if ctx.whole_project else identity
     with ctx.project() as opened, progress.Reporter() as reporter:
-        report = consolidate.consolidate(
-            opened.store,
-            identity.project,
+        report = opened.consolidate(
             a.period_type,
             a.period_key,
-            actor=ctx.actor(identity),
             dry_run=a.dry_run,
             force=a.force,
             retire_sources=a.retire_sources,
             progress=reporter,
-            reader=reader,
-            forgotten=opened.forgotten_elsewhere(),
         )
     verb = "plan for" if report.dry_run else "consolidated"
     lines = [

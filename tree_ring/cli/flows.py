@@ -73,8 +73,6 @@ def _item_lines(item: Item) -> list[str]:
 
 
 def cmd_inbox(ctx: Context) -> int:
-    from tree_ring.review import inbox
-
     a = ctx.args
     actions = [name for name in ("promote", "keep", "forget") if getattr(a, name)]
     if len(actions) > 1:
@@ -91,7 +89,7 @@ def cmd_inbox(ctx: Context) -> int:
         raise UsageError(f"--{action} needs --reason; it is kept in the audit log")
     since = option_time(a.since, "--since")
     with ctx.project() as opened:
-        project_id, store = opened.project_id, opened.store
+        project_id = opened.project_id
         narrow: dict[str, Any] = {
             "origin": a.origin,
             "session_id": a.session_id,
@@ -105,7 +103,7 @@ def cmd_inbox(ctx: Context) -> int:
             return _batch(ctx, opened, found, action)
         if not a.peek and found.items:
             shown_ids = [i.memory.id for i in found.items]
-            inbox.mark_seen(store, project_id, [*shown_ids, *found.forgotten])
+            opened.mark_seen([*shown_ids, *found.forgotten])
     shown = len(found.items)
     listable = found.total - found.withheld
     lines = [
@@ -138,10 +136,9 @@ def cmd_inbox(ctx: Context) -> int:
 
 
 def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
-    from tree_ring.review import inbox
 
     a = ctx.args
-    store, project_id = opened.store, opened.project_id
+    project_id = opened.project_id
     ids = [i.memory.id for i in found.items]
     done: list[str] = []
     also: list[str] = []  # copies of a forgotten claim the listing did not show (retired ones)
@@ -149,7 +146,7 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
         promoted = opened.promote(ids, reason=a.reason, scope=a.scope, ring=a.ring)
         done = [p.id for p in promoted]
     elif ids and action == "keep":
-        inbox.keep(store, project_id, ids, opened.actor)
+        opened.keep(ids)
         done = ids
     elif ids:
         for memory_id in ids:
@@ -159,7 +156,7 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
             done += [memory_id, *(t for t in forgot.twins if t in ids and t not in done)]
             also += [t for t in forgot.twins if t not in ids and t not in also]
     if done and action != "keep":
-        inbox.mark_seen(store, project_id, done)
+        opened.mark_seen(done)
     verb = {"promote": "promoted", "keep": "kept", "forget": "forgot"}[action]
     ctx.emit(
         {

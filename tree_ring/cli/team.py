@@ -7,9 +7,7 @@ from pathlib import Path
 
 from tree_ring.cli import progress
 from tree_ring.cli.context import SKIPPED_SHOWN, Arguments, Context, Handler
-from tree_ring.model import project
 from tree_ring.model.errors import TreeRingError, UnsafePath
-from tree_ring.model.identity import harness_origin
 from tree_ring.team import repository as team
 from tree_ring.team import sync
 
@@ -88,24 +86,19 @@ def _sync_arguments(p: argparse.ArgumentParser) -> None:
 
 def after_write(ctx: Context) -> None:
     """A person's write, into the ledger at once when the project has one, so
-    `git status` shows it; an agent's waits for the next sync. A ledger that
-    cannot take it now costs a line on stderr, never the write. One that is not
-    a regular file (a FIFO would hold this process, and the store's lock,
-    forever) is refused before it is opened: the write stays committed, and
-    the command fails with one line that says so."""
-    if harness_origin(ctx.environ).is_agent:
-        return
-    root = Path(ctx.root())
+    `git status` shows it; an agent's waits for the next sync
+    (`Project.into_ledger`). A ledger that cannot take it now costs a line on
+    stderr, never the write. One that is not a regular file (a FIFO would hold
+    this process, and the store's lock, forever) is refused before it is
+    opened: the write stays committed, and the command fails with one line
+    that says so."""
     try:
-        if not project.expect(sync.path_of(root), "file", project.LEDGER_FIX):
-            return
+        with ctx.project() as opened:
+            opened.into_ledger()
     except UnsafePath as exc:
         raise UnsafePath(
             f"the write is committed to the store, but the team ledger was not updated: {exc}"
         ) from None
-    try:
-        with ctx.store(root) as store:
-            sync.after_write(store, root, ctx.identity(root).project)
     except TreeRingError as exc:
         note = f"note: the team ledger was not updated ({exc}); run `tree-ring sync`"
         print(note, file=sys.stderr)

@@ -142,16 +142,10 @@ def cmd_evidence(ctx: Context) -> int:
     a = ctx.args
     draft = _draft(ctx)
     with ctx.project() as project:
-        result = verbs.evidence(
-            project.store_to_write(),
-            draft,
-            project.identity,
-            project.actor,
-            outcome=a.outcome,
-            evidence_ref=a.evidence_ref,
-            score=a.score,
+        result = project.evidence(
+            draft, outcome=a.outcome, evidence_ref=a.evidence_ref, score=a.score
         )
-        return _report_write(ctx, project.project_id, result)
+        return _report_write(ctx, _written_to(project, draft), result)
 
 
 def cmd_capture(ctx: Context) -> int:
@@ -234,12 +228,8 @@ def cmd_supersede(ctx: Context) -> int:
     a = ctx.args
     root = ctx.root()
     identity = ctx.identity(root)
-    from tree_ring.review import settle  # a contradicted pair is settled in one step
-
-    with ctx.store(root) as store:
-        done = settle.supersede(
-            store, a.old_id, a.new_id, reason=a.reason, actor=ctx.actor(identity)
-        )
+    with ctx.project(root) as opened:
+        done = opened.supersede(a.old_id, a.new_id, reason=a.reason)
     applied = done.applied
     text = f"{a.old_id} is superseded by {a.new_id}"
     if done.approved:

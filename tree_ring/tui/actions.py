@@ -30,7 +30,7 @@ from tree_ring.model import project as projects
 from tree_ring.model.anchor import Check
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import RINGS, Memory, caller_fields, parse_time
+from tree_ring.model.record import RINGS, Memory, parse_time
 from tree_ring.store import audit, live, panels, watch
 from tree_ring.store.live import View
 from tree_ring.tui.state import REPLACES, Action, Counts, Dashboard, Item, RingStat, State
@@ -348,6 +348,12 @@ class Session:
         self.store.check_in_place()  # a write to a deleted store would be lost
         self._counts = None  # this connection's writes do not move the data version
         done: str = handler(action)
+        if action.name in SHARED_WRITES:
+            # As the CLI's: a person's write reaches the team ledger at once.
+            try:
+                self.opened.into_ledger()
+            except TreeRingError as exc:
+                done += f" (the team ledger was not updated: {exc}; /sync retries)"
         return done
 
     def _do_approve(self, action: Action) -> str:
@@ -378,24 +384,12 @@ class Session:
         """A new row in the new ring that supersedes the old, in the old row's
         partition: rings are not edited in place, so `--as-of` still finds
         what was believed before."""
-        from tree_ring.write import verbs
-
-        old = self.opened.show(_target(action))
-        ring = action.args[0]
-        if old.ring == ring:
-            return f"{old.id} is already {ring}"
-        said: dict[str, Any] = {
-            spec.name: getattr(old, spec.name)
-            for spec in caller_fields()
-            if spec.name not in ("operation_id", "supersedes", "valid_from", "valid_to")
-        }
-        said.update(ring=ring, supersedes=old.id)
-        partition = Identity(
-            old.project or self.project, old.agent_profile, old.workflow_id, old.session_id
-        )
-        result = verbs.remember(self.store, verbs.Draft(**said), partition, self.actor)
+        memory_id, ring = _target(action), action.args[0]
+        result = self.opened.move_to_ring(memory_id, ring)
+        if result is None:
+            return f"{memory_id} is already {ring}"
         state = "" if result.trust == "accepted" else f" ({result.trust}: {result.review_reason})"
-        return f"{old.id} is now {result.id} in {ring}{state}"
+        return f"{memory_id} is now {result.id} in {ring}{state}"
 
     def _do_promote(self, action: Action) -> str:
         """An agent's partition memory into the project (or the person's own
@@ -410,16 +404,12 @@ class Session:
         return f"promoted {done.id} from {done.from_scope} to {done.scope} ({done.store} store)"
 
     def _do_keep(self, action: Action) -> str:
-        from tree_ring.review import inbox
-
-        inbox.keep(self.store, self.project, [_target(action)], self.actor)
+        self.opened.keep([_target(action)])
         return f"kept {action.target} where it is; the inbox shows it no more"
 
     def _do_supersede(self, action: Action) -> str:
-        from tree_ring.review import settle  # a contradicted pair is settled in one step
-
         old, new = action.args[0], _target(action)
-        done = settle.supersede(self.store, old, new, reason=action.reason or "", actor=self.actor)
+        done = self.opened.supersede(old, new, reason=action.reason or "")
         if not done.applied:
             return f"{old} will be superseded by {new} when {new} is approved"
         settled = f" ({new} approved: the contradiction is settled)" if done.approved else ""
@@ -433,16 +423,7 @@ class Session:
         return f"stored {result.id}{tail}"
 
     def _do_consolidate(self, action: Action) -> str:
-        from tree_ring.upkeep import consolidate
-
-        report = consolidate.consolidate(
-            self.store,
-            self.project,
-            action.args[0],
-            actor=self.actor,
-            reader=self.opened.reader,
-            forgotten=self.opened.forgotten_elsewhere(),
-        )
+        report = self.opened.consolidate(action.args[0])
         written = [g for g in report.groups if g.written]
         return f"consolidated {report.period.label}: {len(written)} summaries written"
 
@@ -517,6 +498,14 @@ class Session:
         if claims:
             said += f"; {claims} claim(s) not from upstream wait in review"
         return said + (f"; audit: {report.audit}" if report.audit else "")
+
+
+# The writes whose rows the team ledger carries (`Project.into_ledger`): not
+# keep (a mark of what was seen), export or sync (which writes the ledger itself).
+SHARED_WRITES = frozenset(
+    {"approve", "reject", "dispute", "forget", "redact", "ring", "promote", "supersede",
+     "remember", "consolidate"}
+)  # fmt: skip
 
 
 def _target(action: Action) -> str:

@@ -13,7 +13,6 @@ the library's transaction is whole or absent.
 from __future__ import annotations
 
 from tree_ring.model.errors import TreeRingError, UsageError
-from tree_ring.review import inbox
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,13 +25,23 @@ ACTIONS = ("approve", "reject", "dispute", "forget", "promote", "keep")
 
 
 def act(site: Site, form: Mapping[str, str]) -> tuple[str, bool]:
-    """Carry out the form's action; the notice to show and whether it is an error."""
+    """Carry out the form's action; the notice to show and whether it is an error.
+    As the CLI's, a person's write reaches the team ledger at once (`keep`, a
+    mark of what was seen, is none)."""
     from tree_ring.guard import withhold
 
     try:
-        return _act(site, form), False
+        done = _act(site, form)
     except TreeRingError as exc:
         return f"error: {withhold(str(exc))}", True
+    if form.get("action") != "keep":
+        try:
+            with site.opened() as project:
+                project.into_ledger()
+        except TreeRingError as exc:
+            note = f"the team ledger was not updated: {exc}; `tree-ring sync` retries"
+            done += f" ({withhold(note)})"
+    return done, False
 
 
 def _act(site: Site, form: Mapping[str, str]) -> str:
@@ -61,7 +70,7 @@ def _act(site: Site, form: Mapping[str, str]) -> str:
             return text
         (done,) = project.promote([target], reason=_need(reason, action), scope="project")
         # Decided is seen, as the inbox verb has it.
-        inbox.mark_seen(project.store, site.project, [done.id])
+        project.mark_seen([done.id])
         return f"promoted {done.id} from {done.from_scope} to the shared {done.scope} scope"
 
 
@@ -80,5 +89,5 @@ def _keep(site: Site, form: Mapping[str, str]) -> str:
     if not ids:
         raise UsageError("keep needs the memory ids")
     with site.opened() as project:
-        kept = inbox.keep(project.store, site.project, ids, project.actor)
+        kept = project.keep(ids)
     return f"kept {kept} where {'it is' if kept == 1 else 'they are'}; marked seen"
