@@ -235,8 +235,26 @@ def test_no_sensitivity_spans_two_fields(fields: dict[str, str]) -> None:
             "github-token",
             "source_quote+summary",
         ),
+        (
+            # Two tags, in either order: the tags field is read with a space
+            # between its tags, and glued.
+            {
+                "summary": "Rotated on Tuesday",
+                "tags": "ghp_Zk3q9XvB7mWp2LdR 8sTn4YcH6jFa1Ue5GoQi",
+            },
+            "github-token",
+            "tags",
+        ),
+        (
+            {
+                "summary": "Rotated on Tuesday",
+                "tags": "8sTn4YcH6jFa1Ue5GoQi ops ghp_Zk3q9XvB7mWp2LdR",
+            },
+            "github-token",
+            "tags",
+        ),
     ],
-    ids=["password", "url", "token-halves", "reversed-halves"],
+    ids=["password", "url", "token-halves", "reversed-halves", "tag-halves", "reversed-tag-halves"],
 )
 def test_a_secret_split_across_two_fields_is_refused(
     fields: dict[str, str], rule: str, names: str
@@ -246,6 +264,36 @@ def test_a_secret_split_across_two_fields_is_refused(
     with pytest.raises(SecretRefused) as caught:
         check_fields(fields)
     assert (caught.value.rule, caught.value.field) == (rule, names)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Staging DB password: set in config.json as {"password": "Xq7vLm29Pz!a"}',
+        'password: see below. "db_password": "Xq7vLm29Pz!b"',
+        'passphrase: x {"passphrase": "Zz9vLm29Pz!i"}',
+        'password: x "password"="Zz9vLm29Pz!l"',
+        'Token: ask ops. token = "Zq8vN3mR7tY2xK9wB4cL6pF1"',
+    ],
+)
+def test_a_value_refused_as_prose_hides_no_key_inside_it(text: str) -> None:
+    """The first key's value runs to the line's end and reads as prose; the
+    key and value inside it are a secret, read on their own."""
+    label, _, rest = text.partition(":")
+    assert find_secret(label + ":" + rest.split('"', 1)[0]) is None
+    assert find_secret(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The password: rotate it monthly; the password policy lives in docs",
+        "password: see the wiki. password: ask in #ops",
+        'token: none yet; "token" is set by CI',
+    ],
+)
+def test_prose_after_a_key_with_a_key_in_it_stays_clean(text: str) -> None:
+    assert find_secret(text) is None
 
 
 @pytest.mark.parametrize(

@@ -340,18 +340,26 @@ def _first_valid(rule: Rule, text: _Text) -> bool:
         return True
     span_group: str | int = "v" if "v" in pattern.groupindex else 0
     rejected: set[bytes] = set()
-    for match in pattern.finditer(data, first.start()):
+    match: re.Match[bytes] | None = first
+    while match is not None:
         start, end = match.span(span_group)
         # Repeated candidates (a log of identical lines) are judged once. The
         # key is exactly what the validator sees, context included.
         window = text.window(start, end, rule.context)
         if rule.before:
             window = text.lead(match.start(), rule.before) + b"\x00" + window
-        if window in rejected:
-            continue
-        if validator(window.decode("utf-8", "replace")):
-            return True
-        rejected.add(window)
+        if window not in rejected:
+            if validator(window.decode("utf-8", "replace")):
+                return True
+            rejected.add(window)
+        # A value the validator refused as words may hold another key and its
+        # value among them ("password: set in config.json as {"password":
+        # "..."}", where the first value runs to the line's end): the search
+        # goes on from its second word. One word is read no further.
+        blanks = [
+            at for at in (data.find(b" ", start, end), data.find(b"\t", start, end)) if at >= 0
+        ]
+        match = pattern.search(data, min(blanks) + 1 if blanks else max(end, match.start() + 1))
     return False
 
 
@@ -592,7 +600,8 @@ def _seams(fields: Mapping[str, str]) -> tuple[list[tuple[str, str]], list[tuple
     """(the two fields' names, the text across their seam) for every ordered
     pair of claim fields, a secret split between two of them reads whole
     across one seam: with a space between (a key name in one, its value in
-    the other), or glued (two halves of a token), in the second list."""
+    the other), or glued (two halves of a token), in the second list, which
+    also holds every ordered pair of tags."""
     ends = [
         (name, _tail(value), _head(value))
         for name in SEAM_FIELDS
@@ -607,6 +616,16 @@ def _seams(fields: Mapping[str, str]) -> tuple[list[tuple[str, str]], list[tuple
                 spaced.append((names, tail + " " + head))
                 if not tail[-1].isspace() and not head[0].isspace():
                     glued.append((names, tail + head))
+    # The tags are one field, read with a space between them (a key in one
+    # tag and its value in the next reads as written); two halves of a token
+    # in two tags are read glued, in either order.
+    tags = fields.get("tags", "").split(" ")
+    glued += [
+        ("tags", a + b)
+        for i, a in enumerate(tags)
+        for j, b in enumerate(tags)
+        if i != j and a and b
+    ]
     return spaced, glued
 
 
