@@ -106,11 +106,30 @@ def _drawn_as_letters(match: re.Match[str]) -> str:
 def claim_text(text: str) -> str:
     """The words a claim is made of, folded: what a tombstone key is over.
 
-    One fold for every spelling (`fold.canonical`: NFKC, case, invisible
-    characters, marks, look-alike letters), then only letters and digits.
-    A blank-drawn filler (`text.FILLERS`) is a space first: the fold drops
-    the Hangul ones as invisible, which would glue the words it stands
-    between into another claim."""
+    Its escapes decoded first (`escapes.decoded`: `&nbsp;`, `%20`,
+    `\\u0020` are the characters they spell), then one fold for every
+    spelling (`fold.canonical`: NFKC, case, invisible characters, marks,
+    look-alike letters), then only letters and digits. A blank-drawn filler
+    (`text.FILLERS`) is a space first: the fold drops the Hangul ones as
+    invisible, which would glue the words it stands between into another
+    claim."""
+    if _may_escape(text):
+        from tree_ring.model.escapes import decoded
+
+        text = decoded(text)
+    return written_claim_text(text)
+
+
+def _may_escape(text: str) -> bool:
+    """`escapes.holds`, without loading the module for a text that has none
+    (the SessionStart hook keys rows with this module)."""
+    return "&" in text or "%" in text or "\\" in text
+
+
+def written_claim_text(text: str) -> str:
+    """`claim_text` of `text` as written, its escapes left as they are: what
+    tombstones written before escapes were decoded hold keys over, for a
+    text that has any."""
     trimmed = _trimmed(unmarked(text.translate(_FILLER_SPACES)))
     if trimmed.isascii():
         return " ".join(trimmed.lower().translate(_ASCII_NOT_WORD).split())
@@ -166,7 +185,10 @@ def sentences(text: str) -> list[str]:
 
 
 # A claim by today's fold and by the legacy one (the same for ASCII text).
-Folded = tuple[str, str]
+# A text folded: its claim, the claim by the legacy fold (`legacy_claim_text`)
+# and by the fold before escapes were decoded (`written_claim_text`); each of
+# the last two the claim itself where it is the same.
+Folded = tuple[str, str, str]
 
 
 class _Keys:
@@ -180,23 +202,26 @@ class _Keys:
 
     def fold(self, text: str) -> Folded:
         if not text:
-            return ("", "")
+            return ("", "", "")
         pair = self._folded.get(text)
         if pair is None:
             claim = claim_text(text)
             old = claim if text.isascii() else legacy_claim_text(text)
-            pair = self._folded[text] = (claim, old)
+            written = written_claim_text(text) if _may_escape(text) else claim
+            pair = self._folded[text] = (claim, old, written)
         return pair
 
     def add(self, pair: Folded, words: int) -> None:
         """Key `pair` when its claim has at least `words` words."""
-        claim, old = pair
+        claim, old, written = pair
         if claim and claim.count(" ") + 1 >= words:
             key = _key(claim)
             self.found[key] = None
             if old and old != claim:
                 self.found[_key(old)] = None
                 self.legacy[_key(old)] = key
+            if written and written != claim:
+                self.found[_key(written)] = None
 
     def sentences(self, text: str, words: int) -> list[Folded]:
         """Key each sentence of `text`; returns them all, for the seams."""
@@ -230,7 +255,11 @@ class _Keys:
 
 
 def _joined(first: Folded, then: Folded) -> Folded:
-    return (f"{first[0]} {then[0]}".strip(), f"{first[1]} {then[1]}".strip())
+    return (
+        f"{first[0]} {then[0]}".strip(),
+        f"{first[1]} {then[1]}".strip(),
+        f"{first[2]} {then[2]}".strip(),
+    )
 
 
 def other_texts(memory: Memory) -> list[str]:
