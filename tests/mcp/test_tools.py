@@ -254,7 +254,8 @@ def test_another_projects_or_partitions_memory_is_not_found(
     replacing = pipe.call(
         "remember", {"summary": "Our deploy secret lives elsewhere.", "supersedes": foreign.id}
     )
-    failed(replacing, "another project")
+    # Another project's row is no memory to an agent, as a missing id is.
+    failed(replacing, foreign.id, "no memory")
     assert count(project_root) == 3
 
 

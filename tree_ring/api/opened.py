@@ -215,12 +215,12 @@ class Opened:
         self.close()
 
     def reached(self, memory_id: str) -> Memory:
-        """The row `memory_id` names, as a write by id reaches it: NotFound for
-        an agent's caller when it is another project's (its own partition there
-        included), as for an unknown id."""
-        from tree_ring.store import rows
+        """The row `memory_id` names, as a write by id reaches it: for an
+        agent's caller, only a row its recall may read (the project's shared
+        scopes, its own partitions); another partition's or another project's
+        is NotFound, as an unknown id is (docs/THREAT-MODEL.md, "Who sees
+        what"), so no write tells the agent it exists."""
+        from tree_ring.read import listing
 
-        held = rows.get(self.store.db, memory_id)
-        if not self.whole_project and held.project != self.project_id:
-            raise rows.not_found(memory_id)
-        return held
+        db = self.store.db
+        return listing.show(db, self.identity, memory_id, whole_project=self.whole_project)

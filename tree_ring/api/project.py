@@ -245,6 +245,8 @@ class Project(Decisions):
             target, identity = self.global_target()
             with target:
                 return verbs.remember(target, draft, identity, self.actor)
+        if draft.supersedes:
+            self.reached(draft.supersedes)
         return verbs.remember(self.store_to_write(), draft, self.identity, self.actor)
 
     def evidence(
@@ -385,9 +387,15 @@ class Project(Decisions):
         user store's tombstones (`read/forgotten_here.py`)."""
         from dataclasses import replace
 
+        from tree_ring.store import rows
         from tree_ring.write import correct
 
-        held = self.reached(memory_id)
+        held = rows.get(self.store.db, memory_id)
+        # An agent's caller reaches no other project's row; which partitions
+        # of its own it may forget, a redacted placeholder of its own note
+        # among them (a redaction empties its partition), `correct.forget` decides.
+        if not self.whole_project and held.project != self.project_id:
+            raise rows.not_found(memory_id)
         # A write: what the person's own notes hold stays writable (`holders.unheld`).
         done = correct.forget(
             self.store_to_write(),
