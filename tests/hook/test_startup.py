@@ -205,7 +205,9 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     line: an empty store has nothing to code), and the modules that hold the
     later migrations' statements (the summary tree's leaves, the inbox's and
     the refutations' indexes, the team ledger's kept lines, the tombstones'
-    memory ids), bring them in only then."""
+    memory ids), bring them in only then; so does the reader of the team
+    ledger's lines a bounded block at a time, with which the build first
+    reads the ledger's header lines (`project.ledger_problem`)."""
     root = tmp_path / "clone"
     root.mkdir()
     guidance.init_project(root)
@@ -223,6 +225,7 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
         "tree_ring.store.ledger_rows",
         "tree_ring.store.tombstone_ids",
         "tree_ring.model.fold",
+        "tree_ring.model.line_bound",
         "tree_ring.model.morphy",
         "tree_ring.model.vectors",
     }

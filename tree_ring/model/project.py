@@ -549,7 +549,10 @@ def ledger_problem(root: StrPath, named: str) -> str | None:
     team's memories and none of its tombstones, and take writes of what the
     team forgot; so a header naming another project, or none, a second
     header naming another, or a newer schema, builds nothing (`Store.open`).
-    Every line is read: a fresh build reads them all to import them anyway."""
+    Every line is read: a fresh build reads them all to import them anyway;
+    one longer than `line_bound.MAX_LINE_BYTES` is read cut short, never whole."""
+    from tree_ring.model import line_bound  # only a build beside a ledger reads it
+
     where = f"{DIR}/{LEDGER}"
     try:
         fd = os.open(os.path.join(root, DIR, LEDGER), os.O_RDONLY | NOFOLLOW | NONBLOCK)
@@ -561,7 +564,7 @@ def ledger_problem(root: StrPath, named: str) -> str | None:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return f"{where} is not a regular file; restore it from git"
         first = True
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in enumerate(line_bound.lines(handle), start=1):
             if not raw.strip():
                 continue
             if not first and b"ledger" not in raw:

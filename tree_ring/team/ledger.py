@@ -44,7 +44,7 @@ where the files hold a tombstone (each imported then).
 
 from __future__ import annotations
 
-from tree_ring.model import jsontext, project
+from tree_ring.model import jsontext, line_bound, project
 from tree_ring.model.text import WITHHELD_FORGOTTEN, WITHHELD_ID
 
 TYPE_CHECKING = False
@@ -63,7 +63,7 @@ REDACTION = "redaction"
 TOMBSTONE = "tombstone"
 ENTRY_RANK = {MEMORY: 1, REDACTION: 2, TOMBSTONE: 3}
 RECORDS = frozenset((HEADER, ANCHOR, *ENTRY_RANK))
-MAX_LINE_BYTES = 1_000_000  # a longer line is skipped, never checked nor carried
+MAX_LINE_BYTES = line_bound.MAX_LINE_BYTES  # a longer line is skipped, never checked nor carried
 # Conflict markers a text merge leaves (with diff3's base section).
 OURS, BASE, SPLIT, THEIRS = "<<<<<<<", "|||||||", "=======", ">>>>>>>"
 MARKERS = (OURS, BASE, SPLIT, THEIRS)
@@ -527,7 +527,9 @@ def merge_driver(argv: list[str]) -> int:
     carried lines), written over OURS. Git keeps the result only on exit 0.
     A line it cannot read (not UTF-8, not a JSON object, secret-bearing or
     oversized of a record it does not know) is dropped, as the importer
-    would skip it: the merge still succeeds."""
+    would skip it: the merge still succeeds. Each side is read as every
+    reader of the ledger reads it (`line_bound.bounded`): a line longer
+    than MAX_LINE_BYTES is never held whole."""
     if len(argv) < 3:
         print("usage: merge-driver BASE OURS THEIRS [PATH]", file=__import__("sys").stderr)
         return 2
@@ -536,7 +538,7 @@ def merge_driver(argv: list[str]) -> int:
         texts: list[bytes] = []
         for name in (base, ours, theirs):
             with open(name, "rb") as handle:
-                texts.append(handle.read())
+                texts.append(line_bound.bounded(handle))
         merged = merge_texts(texts[1], texts[2], base=texts[0])
         with open(ours, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(merged)

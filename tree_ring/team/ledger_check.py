@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import cast
 
-from tree_ring.model import jsontext, project
+from tree_ring.model import jsontext, line_bound, project
 from tree_ring.model.errors import TreeRingError, UnsafePath
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import Memory, now_iso
@@ -53,7 +53,7 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             f"{done.source}; run `git add {name}`, then `tree-ring sync`"
         )
         return (True, "no conflicts", True, repaired)
-    numbered = ledger.numbered(path.read_text(encoding="utf-8", errors="replace"))
+    numbered = ledger.numbered(_text(path))
     lines = list(ledger.loose(numbered))
     anchor = _own_anchor(lines, db)
     problem = sync.anchor_problem(db, anchor) if anchor is not None else None
@@ -248,6 +248,13 @@ def _named(number: int, line: dict[str, object] | None) -> str:
     return named if isinstance(named, str) else f"line {number}"
 
 
+def _text(path: Path) -> str:
+    """The ledger's text as every reader reads it (`line_bound.bounded`): a
+    line longer than MAX_LINE_BYTES cut short, never held whole."""
+    with path.open("rb") as handle:
+        return line_bound.bounded(handle).decode("utf-8", errors="replace")
+
+
 def refusals(root: Path) -> list[dict[str, str]]:
     """Every tombstone the team ledger's lines hold, as every clone built
     from it reads them (the file's tombstone and redaction lines, and those
@@ -260,7 +267,7 @@ def refusals(root: Path) -> list[dict[str, str]]:
     path = sync.path_of(root)
     if not path.exists():
         return []
-    lines = list(ledger.loose(ledger.numbered(path.read_text(encoding="utf-8", errors="replace"))))
+    lines = list(ledger.loose(ledger.numbered(_text(path))))
     found: list[dict[str, str]] = []
     for line in [*lines, *_history_stones(root, lines)]:
         record, memory_id = line.data.get("record"), line.data.get("id")

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import os
 
-from tree_ring.model import jsontext, project
+from tree_ring.model import jsontext, line_bound, project
 from tree_ring.model.record import sha256
 from tree_ring.store import ledger_rows, settings
 from tree_ring.team import ledger, ledger_file, team_remote
@@ -78,7 +78,7 @@ PROBE = (
 )
 MAX_IDS = 256  # more ids changed than this: the full pass, which reads each line once
 KEEP_AFTER = 64  # lines changed since the kept bytes: beyond, the file's bytes are kept anew
-MAX_LINE_BYTES = 1_000_000  # sync's: a longer line is skipped there
+MAX_LINE_BYTES = line_bound.MAX_LINE_BYTES  # sync's: a longer line is skipped there
 _UPSTREAM_SOURCE = "upstream"  # upstream.UPSTREAM: a line the upstream held is no claim
 
 
@@ -353,12 +353,11 @@ def git(root: str, *args: str) -> bytes | None:
     finally:
         os.close(writer)
         os.close(null)
-    chunks: list[bytes] = []
+    # Read as the ledger's file is: a line longer than MAX_LINE_BYTES cut short.
     with os.fdopen(reader, "rb") as pipe:
-        while chunk := pipe.read(ledger_file.CHUNK * 16):
-            chunks.append(chunk)
+        out = line_bound.bounded(pipe)
     _, status = os.waitpid(pid, 0)
-    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
+    return out if os.waitstatus_to_exitcode(status) == 0 else None
 
 
 class Upstream:
@@ -507,9 +506,14 @@ def _group_in(found: Opened, memory_id: str) -> set[bytes]:
             break
         start += length - overlap
     lines: set[bytes] = set()
-    for at in hits:
+    past = 0  # the end of the line the last hit was in: a line is sought once
+    for at in sorted(hits):
+        if at < past:
+            continue
         end = ledger_file.next_line(found, at)
-        lines.add(found.read(ledger_file.line_start(found, at), end - 1 if end else found.size))
+        start, past = ledger_file.line_start(found, at), end - 1 if end else found.size
+        if past - start <= MAX_LINE_BYTES:  # a longer line is no entry: never read whole
+            lines.add(found.read(start, past))
     return {raw for raw in lines if (e := entry(raw)) is not None and e.id == memory_id}
 
 

@@ -5,12 +5,19 @@ the ledger with the bytes the last sync kept beside the store. Both can be
 tens of megabytes, and reading them whole costs the hook more than comparing
 them, so a file is read by offset into one reused buffer, and only the lines
 between the longest common head and tail of whole lines are split.
+
+Every reader of the ledger, of the bytes kept beside the store and of the
+upstream's copy git gives reads its lines through `line_bound.lines`, which
+holds no more than MAX_LINE_BYTES + 1 bytes of any one line, whatever its
+length.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+
+from tree_ring.model import line_bound
 
 CHUNK = 1 << 16
 # The ledger and the kept bytes are compared a block at a time, each read into a
@@ -94,9 +101,28 @@ class Opened:
 
     @property
     def data(self) -> bytes:
-        if self._data is None:
-            self._data = self.read(0, self.size)
-        return self._data
+        """The whole file, a line longer than MAX_LINE_BYTES cut short (`line_bound`)."""
+        if self._data is not None:
+            return self._data
+        data = b"\n".join(self.lines(0, self.size))
+        if len(data) == self.size:  # no line cut: offsets into it are the file's
+            self._data = data
+        return data
+
+    def lines(self, start: int, end: int) -> list[bytes]:
+        """The lines of bytes [start, end), as `line_bound.lines` gives them; FullPass
+        when the file shrank or cannot be read meanwhile."""
+        if self._data is not None:
+            return self._data[start:end].split(b"\n")
+        try:
+            with open(self.fd, "rb", closefd=False) as handle:
+                handle.seek(start)
+                found = list(line_bound.lines(handle, end - start))
+                if handle.tell() != end:
+                    raise FullPass("the file changed while read")
+        except OSError as error:
+            raise FullPass("the file cannot be read") from error
+        return found
 
     def close(self) -> None:
         os.close(self.fd)
@@ -195,6 +221,6 @@ def changed_lines(
     tail = _tail(now, seen, shorter - head)
     cut = next_line(now, now.size - tail) if tail else 0  # a line start, in the tail
     tail = now.size - cut if cut and tail else 0
-    added = set(now.read(head, now.size - tail).split(b"\n"))
-    removed = set(seen.read(head, seen.size - tail).split(b"\n"))
+    added = set(now.lines(head, now.size - tail))
+    removed = set(seen.lines(head, seen.size - tail))
     return {r for r in added - removed if r.strip()}, {r for r in removed - added if r.strip()}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from tree_ring.model import project, validation
+from tree_ring.model import line_bound, project, validation
 from tree_ring.model.anchor import MAX_FILES, Anchor, valid_blob, valid_path
 from tree_ring.model.errors import (
     Conflict,
@@ -46,12 +46,14 @@ MAX_LINE_BYTES = ledger.MAX_LINE_BYTES
 
 
 def read_bytes(path: Path) -> bytes:
-    """The ledger's bytes (none when there is no ledger)."""
+    """The ledger's bytes (none when there is no ledger), each line longer
+    than MAX_LINE_BYTES cut short (`line_bound.lines`): such a line is
+    skipped as too long, and never held whole."""
     handle = open_ledger(path)
     if handle is None:
         return b""
     with handle:
-        return handle.read()
+        return line_bound.bounded(handle)
 
 
 def open_ledger(path: Path) -> BinaryIO | None:

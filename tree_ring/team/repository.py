@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tree_ring.model import project
+from tree_ring.model import line_bound, project
 from tree_ring.team import ledger
 
 ATTRIBUTES = ".gitattributes"
@@ -107,20 +107,12 @@ class Repair:
 
 def _stage(root: Path, stage: int, relative: str) -> bytes | None:
     """The ledger as git's index holds it at `stage`, as bytes: a line that
-    is not UTF-8 is the merge's to drop, not a reason to fail."""
-    git = shutil.which("git")
-    if git is None:
-        return None
-    try:
-        ran = subprocess.run(
-            [git, "-C", str(root), "show", f":{stage}:{relative}"],
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return ran.stdout if ran.returncode == 0 else None
+    is not UTF-8 is the merge's to drop, not a reason to fail; one longer
+    than MAX_LINE_BYTES comes cut short (`line_bound.lines`), as the merge
+    drops it too."""
+    from tree_ring.team.upstream import git_output
+
+    return git_output(root, "show", f":{stage}:{relative}")
 
 
 def resolve(root: Path) -> Repair | None:
@@ -130,7 +122,8 @@ def resolve(root: Path) -> Repair | None:
     two sides' lines the markers enclose."""
     path = root / project.DIR / ledger.PATH
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            data = line_bound.bounded(handle)
     except OSError:
         return None
     text = data.decode("utf-8", errors="replace")

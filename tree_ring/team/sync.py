@@ -53,7 +53,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tree_ring.model import project
+from tree_ring.model import line_bound, project
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError
 from tree_ring.model.identity import Origin
@@ -405,9 +405,11 @@ def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     old = hashlib.sha256()
 
     def pieces() -> Iterator[bytes]:
-        for raw in handle:
-            old.update(raw)
-            yield raw[:-1] if raw.endswith(b"\n") else raw
+        # The ledger's lines as every reader reads them (`line_bound.lines`: one
+        # longer than MAX_LINE_BYTES cut short), hashed as read, newlines between.
+        for number, raw in enumerate(line_bound.lines(handle)):
+            old.update(b"\n" + raw if number else raw)
+            yield raw
 
     header = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
     carried: list[bytes] = []

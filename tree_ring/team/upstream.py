@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tree_ring.model import line_bound
+from tree_ring.model.line_bound import MAX_LINE_BYTES
 from tree_ring.team import team_remote
 from tree_ring.team.ledger_delta import LEDGER, probe
 
@@ -58,26 +60,39 @@ class Provenance:
         return said
 
 
-def git_output(root: str | Path, *args: str) -> bytes | None:
-    """A read-only git command's output, or None when it failed or git is missing."""
+def git_output(root: str | Path, *args: str, limit: int = MAX_LINE_BYTES) -> bytes | None:
+    """A read-only git command's output, or None when it failed, ran past
+    TIMEOUT_S or git is missing. Read a block at a time as the ledger's file
+    is (`line_bound.lines`): a line of it longer than `limit` comes cut
+    short, never held whole (the upstream's ledger can hold one of gigabytes)."""
     # Here, not at the top: `show` and the review queue read provenance without git.
     import shutil
     import subprocess
+    import threading
 
     git = shutil.which("git")
     if git is None:
         return None
     try:
-        done = subprocess.run(
+        run = subprocess.Popen(
             [git, "-C", str(root), *args],
-            capture_output=True,
-            timeout=TIMEOUT_S,
-            check=False,
             stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except OSError:
         return None
-    return done.stdout if done.returncode == 0 else None
+    timer = threading.Timer(TIMEOUT_S, run.kill)
+    timer.start()
+    try:
+        with run:
+            assert run.stdout is not None
+            out = b"\n".join(line_bound.lines(run.stdout, limit=limit))
+    except OSError:
+        return None
+    finally:
+        timer.cancel()
+    return out if run.returncode == 0 else None
 
 
 def upstream_ref(root: Path) -> tuple[str | None, str | None]:
@@ -102,7 +117,6 @@ class Upstream:
 
     root: Path
     ref: str | None
-    data: bytes = b""
     oid: str | None = None  # the blob id of the upstream's ledger
     commit: str | None = None  # the upstream's commit it was read from
     lines: set[bytes] = field(default_factory=lambda: set())
@@ -125,7 +139,16 @@ class Upstream:
         if self._blame is None:
             self._blame = {}
             if self.ref is not None:
-                out = git_output(self.root, "blame", "--line-porcelain", self.ref, "--", LEDGER)
+                # Each line's content after a tab: cut where the ledger's line is.
+                out = git_output(
+                    self.root,
+                    "blame",
+                    "--line-porcelain",
+                    self.ref,
+                    "--",
+                    LEDGER,
+                    limit=MAX_LINE_BYTES + 1,
+                )
                 self._blame = parse_blame(out or b"")
         return self._blame
 
@@ -152,6 +175,7 @@ class Upstream:
             self.ref,
             "--",
             LEDGER,
+            limit=MAX_LINE_BYTES + 1,  # each line after its `+`: cut where the ledger's line is
         )
         found: dict[bytes, None] = {}
         for piece in (out or b"").split(b"\n"):
@@ -173,8 +197,7 @@ def read(root: Path) -> Upstream:
         ref, why = upstream_ref(root)
         return Upstream(root, ref, passed_over=why)
     up = Upstream(root, ref, oid=oid, commit=commit)
-    up.data = git_output(root, "cat-file", "blob", oid) or b""
-    up.lines = _lines(up.data)
+    up.lines = _lines(git_output(root, "cat-file", "blob", oid))
     return up
 
 
