@@ -16,7 +16,9 @@ Both harnesses write a session as JSON lines and name the file in every stop's
 A turn did work when, after its last prompt, the agent ran a command or called
 a tool that can change something: anything but the tools below that only
 read, plan or delegate, and Tree Ring's own commands and tools (a memory the
-agent already saved is no reason to ask for one). A delegated subagent's
+agent already saved is no reason to ask for one). A shell command line is
+Tree Ring's own only when every command it runs is (`_runs_only_tree_ring`):
+`tree-ring recall x && rm -rf build` is work. A delegated subagent's
 work shows in its own transcript, which its stop reads.
 
 The same walk names the files the turn changed (`changed_files`), for the
@@ -415,8 +417,7 @@ def _changes(name: str, args: object, namespace: object) -> bool:
     if name in READ_ONLY_TOOLS or _tree_ring(name) or _tree_ring(str(namespace or "")):
         return False
     if name in SHELL_TOOLS or name == "write_stdin":
-        text = args if isinstance(args, str) else jsontext.dumps(args)
-        return not _names_tree_ring_cli(text)
+        return not _runs_only_tree_ring(args)
     return True
 
 
@@ -426,9 +427,208 @@ def _tree_ring(name: str) -> bool:
     return lowered.startswith("mcp__") and ("tree_ring" in lowered or "tree-ring" in lowered)
 
 
-def _names_tree_ring_cli(command: str) -> bool:
-    """A command that runs Tree Ring's CLI (the capture a checkpoint names, a
-    `tree-ring remember`): saving memory is not work to remember."""
+# The keys a shell call's arguments name its command by: Claude Code's Bash
+# and Codex's `shell` and `local_shell_call` (`command`), Codex's
+# `exec_command` (`cmd`), and the text `write_stdin` types (`chars`).
+_COMMAND_KEYS = ("command", "cmd", "chars")
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh"})
+# Python's options that take no argument: `python3 -I -S bin/tree-ring`.
+_PYTHON_FLAGS = frozenset("BEIOPSbdqsuvx")
+
+
+def _runs_only_tree_ring(args: object) -> bool:
+    """Whether a shell call runs Tree Ring's CLI and nothing else (the capture
+    a checkpoint names, a `tree-ring recall`): saving or reading memory is not
+    work to remember. A command line is read as the shell would split it, and
+    is Tree Ring's own only when every command it chains, pipes or puts in
+    the background is; one whose shape is not plain (a command substitution,
+    a subshell, a redirection to a file, a quote left open) is work."""
+    if isinstance(args, str):
+        try:
+            parsed = jsontext.as_object(jsontext.loads(args))
+        except (ValueError, RecursionError):
+            parsed = None
+        if parsed is None:
+            return _line_is_tree_ring(args)
+        args = parsed
+    call = jsontext.as_object(args)
+    if call is None:
+        return False
+    commands = [call[key] for key in _COMMAND_KEYS if key in call]
+    return bool(commands) and all(_command_is_tree_ring(command) for command in commands)
+
+
+def _command_is_tree_ring(command: object) -> bool:
+    """A command line, or a command's words as run without a shell (Codex's
+    `["bash", "-lc", LINE]` holds a line)."""
+    if isinstance(command, str):
+        return _line_is_tree_ring(command)
+    if type(command) is not list:
+        return False
+    items: list[Any] = command  # pyright: ignore[reportUnknownVariableType] - decoded JSON
+    words = [item for item in items if isinstance(item, str)]
+    if len(words) != len(items) or not words:
+        return False
+    flags = words[1:-1]
+    if (
+        len(words) >= 3
+        and _base(words[0]) in _SHELLS
+        and all(flag.startswith("-") for flag in flags)
+        and "c" in flags[-1]
+        and not flags[-1].startswith("--")
+    ):
+        return _line_is_tree_ring(words[-1])
+    return _words_are_tree_ring(words)
+
+
+def _line_is_tree_ring(line: str) -> bool:
+    commands = _simple_commands(line)
+    return bool(commands) and all(_words_are_tree_ring(words) for words in commands)
+
+
+def _simple_commands(line: str) -> list[list[str]] | None:
+    """The words of each simple command in a shell command line, quotes taken
+    off, split where the shell splits commands (`;`, `&`, `|`, `&&`, `||`, a
+    line break); None for what this reading does not follow and the shell
+    might run as more than words: a command substitution (`$(...)`, backticks,
+    also in double quotes), a subshell, a here-document, `${...}`, `$'...'`, a
+    redirection other than to `/dev/null` or to another descriptor, a quote
+    left open. A `#` that starts a word starts a comment."""
+    commands: list[list[str]] = []
+    words: list[str] = []
+    word: list[str] = []
+    started = quoted = False  # the current word has begun; some of it was quoted
+    index, size = 0, len(line)
+
+    def end_word() -> None:
+        nonlocal started, quoted
+        if started:
+            words.append("".join(word))
+        word.clear()
+        started = quoted = False
+
+    while index < size:
+        char = line[index]
+        following = line[index + 1 : index + 2]
+        if char == "'":
+            end = line.find("'", index + 1)
+            if end < 0:
+                return None
+            word.append(line[index + 1 : end])
+            started = quoted = True
+            index = end + 1
+        elif char == '"':
+            index += 1
+            while True:
+                if index >= size:
+                    return None
+                inner = line[index]
+                if inner == '"':
+                    break
+                escaped = line[index + 1 : index + 2]
+                if inner == "`" or (inner == "$" and escaped and escaped in "([{"):
+                    return None
+                if inner == "\\" and escaped in ('"', "\\", "$", "`", "\n"):
+                    if escaped != "\n":
+                        word.append(escaped)
+                    index += 2
+                    continue
+                word.append(inner)
+                index += 1
+            started = quoted = True
+            index += 1
+        elif char == "\\":
+            if not following:
+                return None
+            if following != "\n":
+                word.append(following)
+                started = quoted = True
+            index += 2
+        elif char in " \t":
+            end_word()
+            index += 1
+        elif char == "#" and not started:
+            end = line.find("\n", index)
+            index = size if end < 0 else end
+        elif char in "<>" or (char == "&" and following == ">"):
+            if started and not quoted and "".join(word).isdigit():
+                word.clear()  # the descriptor redirected: `2>/dev/null`
+                started = False
+            end_word()
+            index = _past_redirection(line, index)
+            if index < 0:
+                return None
+        elif char in ";&|\n":
+            end_word()
+            if words:
+                commands.append(words)
+            words = []
+            index += 1
+        elif char in "()`" or (char == "$" and following and following in "([{'\""):
+            return None
+        else:
+            word.append(char)
+            started = True
+            index += 1
+    end_word()
+    if words:
+        commands.append(words)
+    return commands
+
+
+def _past_redirection(line: str, index: int) -> int:
+    """Where a redirection that writes nothing ends (`>/dev/null`, `2>&1`,
+    `&>/dev/null`, `</dev/null`, `>&2`), or -1 for any other."""
+    start = index
+    while index < len(line) and line[index] in "<>&":
+        index += 1
+    operator = line[start:index]
+    if operator not in (">", ">>", "<", "&>", "&>>", ">&", "<&"):
+        return -1
+    while index < len(line) and line[index] in " \t":
+        index += 1
+    end = index
+    while end < len(line) and line[end] not in " \t\n;&|<>()":
+        end += 1
+    target = line[index:end]
+    if target == "/dev/null" or (operator in (">&", "<&") and (target == "-" or target.isdigit())):
+        return end
+    return -1
+
+
+def _words_are_tree_ring(words: list[str]) -> bool:
+    """A simple command that runs Tree Ring's CLI: `tree-ring ...`, a path to
+    it (`/p/bin/tree-ring`), or Python running it (`python3 -I -S
+    bin/tree-ring ...`, `python3 -m tree_ring ...`), after any `NAME=value`."""
+    index = 0
+    while index < len(words) and _assignment(words[index]):
+        index += 1
+    if index == len(words):
+        return False
+    program = _base(words[index])
+    if program == "tree-ring":
+        return True
+    if not (program.startswith("python") and all(c in "0123456789." for c in program[6:])):
+        return False
+    index += 1
+    while index < len(words) and words[index].startswith("-") and words[index] != "-":
+        flag = words[index]
+        if flag == "-m":
+            return words[index + 1 : index + 2] == ["tree_ring"]
+        if not set(flag[1:]) <= _PYTHON_FLAGS:
+            return False
+        index += 1
+    return index < len(words) and _base(words[index]) == "tree-ring"
+
+
+def _assignment(word: str) -> bool:
+    name, equals, _ = word.partition("=")
     return (
-        "bin/tree-ring" in command or '"tree-ring ' in command or command.startswith("tree-ring ")
+        bool(equals and name)
+        and not name[0].isdigit()
+        and all(c == "_" or ("a" <= c.lower() <= "z") or c.isdigit() for c in name)
     )
+
+
+def _base(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
