@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tree_ring.model.errors import UsageError
+from tree_ring.transfer import lines
 from tree_ring.transfer.lines import MAX_LINE_BYTES, FileLines
 
 TOO_LONG = f"longer than {MAX_LINE_BYTES:,} bytes"
@@ -164,3 +165,51 @@ def test_import_of_dev_zero_stays_within_a_memory_limit(project_root: Path) -> N
     err = done.stderr.decode()
     assert done.returncode == 2, err
     one_line_error(err, "line 1", TOO_LONG)
+
+
+def test_under_skip_long_a_line_that_never_ends_is_refused_past_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rest of a line left out is read for its end only so far: past
+    that, the file is refused in one line naming it, not read for ever."""
+    monkeypatch.setattr(lines, "SKIP_BYTES", 4 * MAX_LINE_BYTES)
+    stream = io.BufferedReader(Endless(b"\0", budget=8 * MAX_LINE_BYTES))
+    with pytest.raises(UsageError) as raised:
+        list(FileLines(stream, "f", skip_long=True))
+    assert str(raised.value) == (
+        f"f: line 1 has no line break within {4 * MAX_LINE_BYTES:,} bytes past the "
+        f"{MAX_LINE_BYTES:,}-byte line cap, too far to read on to leave it out; end that "
+        "line with a line break or remove it, then import again; nothing imported"
+    )
+    # Within the bound, the line is left out and the lines after it are read.
+    within = io.BytesIO(b"first\n" + b"x" * (4 * MAX_LINE_BYTES) + b"\nlast\n")
+    kept = list(FileLines(within, "f", skip_long=True))
+    assert len(kept) == 3 and (kept[0], kept[2]) == ("first", "last")
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_import_of_dev_zero_under_skip_invalid_ends_in_one_line(
+    project_root: Path, tmp_path: Path
+) -> None:
+    root = ("--root", str(project_root))
+    done = run_process(*root, "import", "--skip-invalid", "/dev/zero", timeout=60)
+    assert (done.returncode, done.stdout) == (2, b""), done.stderr
+    bound = f"no line break within {lines.SKIP_BYTES:,} bytes past the"
+    one_line_error(done.stderr.decode(), f"/dev/zero: line 1 has {bound}", "nothing imported")
+
+
+def test_a_file_whose_line_runs_past_the_bound_imports_nothing(
+    project_root: Path, tmp_path: Path
+) -> None:
+    """The rows before the endless line are not imported either."""
+    batch = tmp_path / "batch.jsonl"
+    first = json.dumps({"summary": "Before the endless line", "event_type": "note"})
+    with batch.open("wb") as handle:
+        handle.write(first.encode() + b"\n")
+        handle.truncate(handle.tell() + 2 * MAX_LINE_BYTES + lines.SKIP_BYTES)  # zeros
+    root = ("--root", str(project_root))
+    done = run_process(*root, "import", "--skip-invalid", str(batch), timeout=60)
+    assert (done.returncode, done.stdout) == (2, b""), done.stderr
+    one_line_error(done.stderr.decode(), f"{batch}: line 2 has no line break", "nothing imported")
+    listed = run_process(*root, "list", timeout=60)
+    assert listed.returncode == 0 and b"Before the endless line" not in listed.stdout

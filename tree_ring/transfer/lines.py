@@ -12,7 +12,10 @@ number, or leaving it out under `skip_long`). Then either the rest of that
 line is read and dropped (`skip_long`: the lines after it are still wanted)
 or reading stops there, since the import will refuse that line anyway and an
 endless line would otherwise be read for ever. Without `skip_long`, reading
-stops after any line past the cap, whole or cut short.
+stops after any line past the cap, whole or cut short. Under `skip_long`,
+the rest of a line is looked for its end no further than `SKIP_BYTES` past
+the cap: a line that runs on past that (`/dev/zero`) refuses the whole file
+in one line, before anything is written.
 """
 
 from __future__ import annotations
@@ -31,6 +34,10 @@ if TYPE_CHECKING:
     from contextlib import ExitStack
 
 MAX_LINE_BYTES = 1_000_000
+# How far past the cap the rest of a line left out (`skip_long`) is read for
+# its end: far more than any line a person means to leave out, and the end
+# of a stream whose line never ends.
+SKIP_BYTES = 64 * 1024 * 1024
 # What `str.splitlines` ends a line at ("\r\n" is "\r" then "\n").
 _BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
@@ -72,7 +79,8 @@ class FileLines:
         decoder = codecs.getincrementaldecoder(FILE_ENCODING)()
         carry = ""  # the start of a line no break has ended yet
         dropping = False  # inside a line already handed on cut short
-        newlines = 0
+        dropped = 0  # bytes of that line read past the piece handed on
+        newlines = numbered = 0
         while True:
             piece = handle.readline(self.limit + 1)
             try:
@@ -100,18 +108,30 @@ class FileLines:
                 del lines[0]  # the end of the long line
                 dropping = False
             for line in lines:
+                numbered += 1
                 yield line
                 if not self.skip_long and self._over(line):
                     return
             if dropping:
                 carry = carry[-1:] if carry.endswith("\r") else ""
+                dropped += len(piece)
+                if dropped > SKIP_BYTES:
+                    raise self._endless(numbered)
             elif self._over(carry):
+                numbered += 1
                 yield carry.removesuffix("\r")
                 if not self.skip_long:
                     return
-                carry, dropping = (carry[-1:] if carry.endswith("\r") else ""), True
+                carry, dropping, dropped = (carry[-1:] if carry.endswith("\r") else ""), True, 0
         if carry and not dropping:
             yield carry.removesuffix("\r")
+
+    def _endless(self, number: int) -> UsageError:
+        return UsageError(
+            f"{self.name}: line {number} has no line break within {SKIP_BYTES:,} bytes "
+            f"past the {self.limit:,}-byte line cap, too far to read on to leave it out; "
+            "end that line with a line break or remove it, then import again; nothing imported"
+        )
 
     def _over(self, text: str) -> bool:
         """Whether `text` (an unended line, perhaps with its "\\r") is past the cap."""
