@@ -132,9 +132,14 @@ def test_the_hook_briefs_the_project_without_a_linked_user_store(
 ) -> None:
     environ, link = case(tmp_path, elsewhere)
     before = snapshot(elsewhere)
-    text, err = hook_brief(project_root, environ)
+    text, err = hook_brief(project_root, environ, "claude-code")
     assert text.startswith("Tree Ring memory for project") and NOTE not in text
-    assert f"user store skipped: UnsafePath: {link} is a symbolic link" in err
+    # The message alone, as the CLI says it: no exception's class.
+    assert err == (
+        f"tree-ring hook (claude-code): user store skipped: {link} is a symbolic link; "
+        "Tree Ring opens the user store through no link: put the real folder or file in "
+        "its place, or point TREE_RING_USER_HOME at the real folder\n"
+    )
     assert snapshot(elsewhere) == before
     assert not (tmp_path / "nowhere").exists() and not (tmp_path / "nowhere.sqlite").exists()
 
@@ -174,3 +179,19 @@ def test_a_fault_of_the_project_store_is_not_blamed_on_the_user_store(
     guidance.init_project(fresh)
     text, err = hook_brief(fresh, home_at(elsewhere))
     assert text.startswith("Tree Ring memory for project") and "user store skipped" in err
+
+
+def test_an_unexpected_fault_of_the_user_store_is_named_by_its_class(
+    project_root: Path, elsewhere: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tree Ring's own errors are said as their message; anything else keeps
+    its class, as the hook's last-resort line does."""
+    from tree_ring.model import project
+
+    def broken(path: object) -> None:
+        raise RuntimeError("no way through")
+
+    monkeypatch.setattr(project, "check_user_store", broken)
+    text, err = hook_brief(project_root, home_at(elsewhere), "claude-code")
+    assert text.startswith("Tree Ring memory for project") and NOTE not in text
+    assert err == "tree-ring hook (claude-code): user store skipped: RuntimeError: no way through\n"

@@ -557,6 +557,7 @@ def brief_with_mine(
     only the modules the brief loads anyway."""
     import os
 
+    from tree_ring.model.errors import TreeRingError
     from tree_ring.model.project import check_user_store, user_store_path_str
     from tree_ring.store.db import Store
 
@@ -573,7 +574,10 @@ def brief_with_mine(
         # The project's brief alone first: a fault of the project's own store
         # raises here as itself, not as the user store's.
         alone = build_brief(store, identity, view)
-        note(f"user store skipped: {type(exc).__name__}: {exc}")
+        # Tree Ring's own errors say what to do, as the CLI's do; anything
+        # else is named by its class, as the hook's last-resort line names it.
+        said = str(exc) if isinstance(exc, TreeRingError) else f"{type(exc).__name__}: {exc}"
+        note(f"user store skipped: {said}")
         return alone
 
 
