@@ -253,8 +253,21 @@ def test_no_sensitivity_spans_two_fields(fields: dict[str, str]) -> None:
             "github-token",
             "tags",
         ),
+        (
+            {"tags": "sk_live_ 4eC39HqLyj WDarjtT1zdp7dc"},
+            "stripe-key",
+            "tags",
+        ),
     ],
-    ids=["password", "url", "token-halves", "reversed-halves", "tag-halves", "reversed-tag-halves"],
+    ids=[
+        "password",
+        "url",
+        "token-halves",
+        "reversed-halves",
+        "tag-halves",
+        "reversed-tag-halves",
+        "tag-thirds",
+    ],
 )
 def test_a_secret_split_across_two_fields_is_refused(
     fields: dict[str, str], rule: str, names: str
@@ -274,6 +287,10 @@ def test_a_secret_split_across_two_fields_is_refused(
         'passphrase: x {"passphrase": "Zz9vLm29Pz!i"}',
         'password: x "password"="Zz9vLm29Pz!l"',
         'Token: ask ops. token = "Zq8vN3mR7tY2xK9wB4cL6pF1"',
+        'password: see config <property name="password" value="Xk9vTq2mLp"/>',
+        'password: see config <entry key="password">Xk9vTq2mLp</entry>',
+        'password: see config <add key="DbPassword" value="Xk9vTq2mLp" />',
+        'secret: ask ops <property name="client_secret" value="Xk9vTq2mLpZ7abc"/>',
     ],
 )
 def test_a_value_refused_as_prose_hides_no_key_inside_it(text: str) -> None:
@@ -281,6 +298,19 @@ def test_a_value_refused_as_prose_hides_no_key_inside_it(text: str) -> None:
     key and value inside it are a secret, read on their own."""
     label, _, rest = text.partition(":")
     assert find_secret(label + ":" + rest.split('"', 1)[0]) is None
+    assert find_secret(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{&quot;password&quot;: &quot;Xq7vLm29Pz!a&quot;}",
+        "&lt;password&gt;Xq7vLm29Pz!a&lt;/password&gt;",
+        "{&QUOT;password&QUOT;: &QUOT;Xq7vLm29Pz!a&QUOT;}",
+        "db_password=&apos;Xq7vLm29Pz!a&apos;",
+    ],
+)
+def test_a_secret_in_named_character_references_is_refused(text: str) -> None:
     assert find_secret(text) is not None
 
 

@@ -328,6 +328,22 @@ def compiled_keyword_terms() -> int:
 # Scanning
 
 
+def _inside(data: bytes, start: int, end: int, key: int) -> int:
+    """Where the search goes on after a refused value `data[start:end]`
+    whose key began at `key`. A value the validator refused as words may
+    hold another key and its value among them: from its second word
+    ("password: set in config.json as {"password": "..."}", where the first
+    value runs to the line's end), or from inside its opening quote when a
+    word follows it (`password: see config <property name="password"
+    value="...">`, where a type annotation's shape took the words up to "=",
+    and the value starts with the quoted key). A value of one word (a
+    reference, `"${DB_PASSWORD:?missing}"`) is read no further."""
+    if data[start : start + 1] in (b'"', b"'") and data[start + 1 : start + 2].isalpha():
+        return start + 1
+    blanks = [at for at in (data.find(b" ", start, end), data.find(b"\t", start, end)) if at >= 0]
+    return min(blanks) + 1 if blanks else max(end, key + 1)
+
+
 def _first_valid(rule: Rule, text: _Text) -> bool:
     """Whether `rule` matches `text` (and its validator accepts the match)."""
     data = text.view(rule.view)
@@ -352,14 +368,7 @@ def _first_valid(rule: Rule, text: _Text) -> bool:
             if validator(window.decode("utf-8", "replace")):
                 return True
             rejected.add(window)
-        # A value the validator refused as words may hold another key and its
-        # value among them ("password: set in config.json as {"password":
-        # "..."}", where the first value runs to the line's end): the search
-        # goes on from its second word. One word is read no further.
-        blanks = [
-            at for at in (data.find(b" ", start, end), data.find(b"\t", start, end)) if at >= 0
-        ]
-        match = pattern.search(data, min(blanks) + 1 if blanks else max(end, match.start() + 1))
+        match = pattern.search(data, _inside(data, start, end, match.start()))
     return False
 
 
@@ -550,7 +559,7 @@ def _may_respell(text: str, scanned: _Text) -> bool:
         not text.isascii()
         or b"%" in raw
         or b"\\" in raw
-        or b"&#" in raw
+        or (b"&" in raw and b";" in raw)  # a character reference, `&#34;` or `&quot;`
         or _LONG_RUN in scanned.view("token")
     )
 
@@ -626,6 +635,8 @@ def _seams(fields: Mapping[str, str]) -> tuple[list[tuple[str, str]], list[tuple
         for j, b in enumerate(tags)
         if i != j and a and b
     ]
+    # A token cut into three or four tags, read in the order they are kept.
+    glued += [("tags", "".join(tags[i : i + n])) for n in (3, 4) for i in range(len(tags) - n + 1)]
     return spaced, glued
 
 

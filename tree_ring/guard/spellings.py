@@ -16,7 +16,7 @@ the same characters spell once folded, unescaped or decoded:
 - unescaped: percent-encoding (``%3A%2F%2F``, twice over at most), JSON and
   C escapes (``\\u0067``, ``\\x41``, and the one-character ``\\"``,
   ``\\n``: JSON pasted into a quoted argument, a YAML block typed on one
-  line) and HTML character references (``&#103;``, ``&#x41;``).
+  line) and HTML character references (``&#103;``, ``&#x41;``, ``&quot;``).
 - decoded: runs of base64, base64url or hex that decode to text, and gzip
   inside base64 (a Kubernetes secret, a CI variable holding a whole .env
   file, a credentials JSON); a run wrapped over lines of one width, as
@@ -73,6 +73,7 @@ _RUN = b"x" * _MIN_RUN
 
 _ESCAPES = (
     r"\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|\\[\"'\\/ntr]|&#[0-9]{1,7};|&#[xX][0-9A-Fa-f]{1,6};"
+    r"|&[A-Za-z][A-Za-z0-9]{1,31};"
 )
 # A string's one-character escapes: JSON pasted into a quoted argument
 # (`{\"password\": \"...\"}`), and a line break written as "\n" (a YAML
@@ -262,6 +263,10 @@ def _unquoted(raw: bytes) -> str | None:
 def _unescape_one(match_text: str) -> str:
     if len(match_text) == 2:
         return _SHORT_ESCAPES.get(match_text[1], match_text[1])
+    if match_text[0] == "&" and match_text[1] != "#":
+        from html import unescape  # a named reference: `&quot;`, `&lt;`, `&QUOT;`
+
+        return unescape(match_text)
     if match_text[0] == "&":
         number = match_text[2:-1]
         code = int(number[1:], 16) if number[:1] in "xX" else int(number)
@@ -271,7 +276,7 @@ def _unescape_one(match_text: str) -> str:
 
 
 def _unescaped(text: str) -> str | None:
-    if "\\" not in text and "&#" not in text:
+    if "\\" not in text and ("&" not in text or ";" not in text):
         return None
     from tree_ring.guard.rule import text_pattern
 
@@ -348,7 +353,7 @@ def spellings(text: str, raw: bytes | None = None) -> Iterator[str]:
         text.isascii()
         and b"%" not in raw
         and b"\\" not in raw
-        and b"&#" not in raw
+        and (b"&" not in raw or b";" not in raw)
         and _RUN not in raw.translate(_RUN_TABLE)
     ):
         return  # the common memory: written one way only
