@@ -2,9 +2,10 @@
 
 `Deploys&nbsp;freeze`, `&#68;eploys freeze`, `Deploys%20freeze` and
 `Deploys\\u0020freeze` read as `Deploys freeze` to a person and to a model;
-the tombstone keys read a text's escapes decoded (`model/escapes.py`) beside
-the text as written, so each spelling is refused once the plain claim is
-forgotten, and the plain claim once a spelling is. A tombstone written before
+the tombstone keys read a text's escapes decoded and its markup tags taken
+out (`model/escapes.py`) beside the text as written, so each spelling is
+refused once the plain claim is forgotten, and the plain claim once a
+spelling is. A tombstone written before
 escapes were decoded holds the key of the text as written, which is still
 checked. Text that only looks like an escape (`AT&T`, `50%`, `C:\\path`) is
 keyed as before.
@@ -33,6 +34,12 @@ SPELLINGS = [
     "Deploys\\u0020freeze on Fridays after the release branch is cut",
     "Deploys\\x20freeze on Fridays\\nafter the release branch is cut",
     "Deploys freeze on Fridays &amp; after the release branch is cut",
+    "Deploys <b>freeze</b> on Fridays after the <em>release</em> branch is cut",
+    '<a href="https://wiki">Deploys</a> freeze on Fridays after the release branch is cut',
+    "\\u{44}eploys freeze on Fridays after the release branch is cut",
+    "\\104eploys\\040freeze on Fridays after the release branch is cut",
+    "\\N{LATIN CAPITAL LETTER D}eploys freeze on Fridays after the release branch is cut",
+    "\\ud835\\udc03eploys freeze on Fridays after the release branch is cut",
 ]
 
 
@@ -112,6 +119,11 @@ def test_a_path_with_backslashes_keeps_its_key_as_written() -> None:
         ("\\u00e9\\U0001F600\\x41\\n", "é\U0001f600A\n"),
         ("\\ud800 stays", "\\ud800 stays"),  # a surrogate spells no character
         ("%FF", "\ufffd"),
+        ("\\u{44}\\U00000045\\106\\N{LATIN SMALL LETTER G}", "DEFg"),
+        ("\\ud835\\udc03", "\U0001d403"),  # a JSON surrogate pair: one character
+        ("\\N{NO SUCH CHARACTER}", "\\N{NO SUCH CHARACTER}"),
+        ('a <b>bold</b> <a href="x">link</a><br/>', "a bold link"),
+        ("a < b and c > d", "a < b and c > d"),  # comparisons are no tags
     ],
 )
 def test_decoded(written: str, read: str) -> None:

@@ -123,7 +123,7 @@ def claim_text(text: str) -> str:
 def _may_escape(text: str) -> bool:
     """`escapes.holds`, without loading the module for a text that has none
     (the SessionStart hook keys rows with this module)."""
-    return "&" in text or "%" in text or "\\" in text
+    return "&" in text or "%" in text or "\\" in text or "<" in text
 
 
 def written_claim_text(text: str) -> str:
