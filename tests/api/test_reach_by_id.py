@@ -5,8 +5,9 @@ docs/THREAT-MODEL.md ("Who sees what"): a memory in another partition is
 `forget` and `refute` kept that; its `confirm`, `supersede` and `remember
 --supersedes` (the CLI's and the MCP server's) answered for another
 harness's private note, told the agent it existed and filed requests and
-replacements against it. Each now says what an unknown id says, and writes
-nothing (`Opened.reached`).
+replacements against it; its `review` decisions and `promote`, refused,
+said why in words that told it the note existed and how it stood. Each now
+says what an unknown id says, and writes nothing (`Opened.reached`).
 """
 
 from __future__ import annotations
@@ -60,8 +61,21 @@ def hidden(project_root: Path) -> str:
         ("supersede", "{mine}", "{id}", "--reason", "replaced"),
         ("supersede", "{id}", "{mine}", "--reason", "replaced"),
         ("remember", "Claude's replacement note", "--supersedes", "{id}"),
+        ("review", "approve", "{id}", "--reason", "fine"),
+        ("review", "reject", "{id}", "--reason", "no"),
+        ("review", "dispute", "{id}", "--reason", "unsure"),
+        ("promote", "{id}", "--reason", "useful"),
     ],
-    ids=["confirm", "supersede-by", "supersede-of", "remember-supersedes"],
+    ids=[
+        "confirm",
+        "supersede-by",
+        "supersede-of",
+        "remember-supersedes",
+        "approve",
+        "reject",
+        "dispute",
+        "promote",
+    ],
 )
 def test_an_agents_write_by_another_partitions_id_is_no_memory(
     project_root: Path, hidden: str, verb: tuple[str, ...]

@@ -60,7 +60,12 @@ class Decisions(Opened):
         store that answers to the user store too (`store_to_write`): a rejection
         keeps writable what the person's own notes hold, as a forget does."""
         from tree_ring.review import queue
+        from tree_ring.write import requests
 
+        # An agent's caller reaches no row its recall does not read: such an
+        # id answers as an unknown one, whatever its decision would say.
+        if not requests.is_request_id(memory_id):
+            self.reached(memory_id)
         store = self.store_to_write()
         if decision == "approve":
             return queue.approve(
@@ -97,6 +102,8 @@ class Decisions(Opened):
         from tree_ring.review import promote
         from tree_ring.store import user
 
+        for memory_id in ids:
+            self.reached(memory_id)  # another partition's is no memory to an agent
         if scope != "global":
             return promote.promote_many(
                 self.store_to_write(), list(ids), actor=self.actor, reason=reason, scope=scope,
