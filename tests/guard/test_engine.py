@@ -317,6 +317,31 @@ def test_a_secret_in_named_character_references_is_refused(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        '{"password":["Xk9vTq2mLp"]}',
+        '{"token": ["Xk9vTq2mLpZ7abc"]}',
+        '{"secret":{"value":"Xk9vTq2mLpZ7abc"}}',
+        "password: see config {'password': {'value': 'Xk9vTq2mLp'}}",
+    ],
+)
+def test_a_secret_in_a_list_or_a_nested_object_is_refused(text: str) -> None:
+    assert find_secret(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'token = {"type": "bearer"}',
+        "password: [redacted]",
+        'passwords: ["first", "second"] are examples',
+    ],
+)
+def test_a_list_or_an_object_of_ordinary_values_is_clean(text: str) -> None:
+    assert find_secret(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "The password: rotate it monthly; the password policy lives in docs",
         "password: see the wiki. password: ask in #ops",
         'token: none yet; "token" is set by CI',

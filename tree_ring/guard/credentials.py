@@ -46,6 +46,9 @@ ASSIGN = (
     rb"(?::[ \t]{0,16}[a-z_&][a-z0-9_.\[\]|, <>&']{0,64}+[ \t]{0,16}(?==))?"
     rb"(?:=>|:=|==|=|:|>(?=[ \t]{0,16}[!-~]|[^<\n\x00]{1,256}+</))"
     rb"|[\"'`][ \t]{0,16},|[\"'][ \t]{1,16}value[ \t]{0,4}=)[ \t]{0,16}"
+    # The value inside a list or a nested object: `{"password": ["..."]}`,
+    # `{"secret": {"value": "..."}}`, two levels at most.
+    rb"(?:(?:\[|\{[ \t]{0,16}[\"']?[a-z_]{1,32}[\"']?[ \t]{0,16}:)[ \t]{0,16}){0,2}"
 )
 # The value: a quoted literal (opening quote kept so the validator knows it is
 # quoted; up to 256 characters) or a bare run that stops where code or a
