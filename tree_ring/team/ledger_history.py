@@ -57,7 +57,9 @@ def take(
         return 0
     live_ids = ledger_rows.unretired_ids(db, project_id)
     taken = 0
-    for piece in up.forgotten_ever():
+    pieces = up.forgotten_ever()
+    notes.extend(up.skipped)  # a version of the ledger too large to diff, one line each
+    for piece in pieces:
         if piece in up.lines:
             continue  # still in the ledger: imported with the rest
         try:

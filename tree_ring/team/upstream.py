@@ -19,7 +19,8 @@ Git runs only when the ledger changed since the last sync; each call is read
 only. `blame` (who last set each upstream line) runs only when an upstream
 line is about to be applied, and `forgotten_ever` (every tombstone and
 redaction line the upstream history ever held) only when a store is built from the ledger for
-the first time.
+the first time. Neither diffs a version of the ledger larger than
+MAX_VERSION_BYTES: git would hold it whole, whatever bounds its lines here.
 """
 
 from __future__ import annotations
@@ -32,11 +33,20 @@ from tree_ring.model.line_bound import MAX_LINE_BYTES
 from tree_ring.team import team_remote
 from tree_ring.team.ledger_delta import LEDGER, probe
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import IO
+
 UPSTREAM = "upstream"
 LOCAL_COMMIT = "local commit"
 WORKING_TREE = "working tree"
 TIMEOUT_S = 120
+# A version of the ledger in its upstream history larger than this is not
+# diffed: git holds both sides of a diff whole, whatever their lines' lengths.
+MAX_VERSION_BYTES = 64 << 20
 _REDACTION = b'"record":"redaction"'
+# How the history of the ledger is walked, for its blobs and for its diffs.
+_WALK = ("--no-color", "--no-ext-diff", "--no-textconv", "--diff-merges=first-parent")
 
 
 @dataclass(frozen=True)
@@ -60,11 +70,14 @@ class Provenance:
         return said
 
 
-def git_output(root: str | Path, *args: str, limit: int = MAX_LINE_BYTES) -> bytes | None:
+def git_output(
+    root: str | Path, *args: str, limit: int = MAX_LINE_BYTES, stdin: bytes | None = None
+) -> bytes | None:
     """A read-only git command's output, or None when it failed, ran past
     TIMEOUT_S or git is missing. Read a block at a time as the ledger's file
     is (`line_bound.lines`): a line of it longer than `limit` comes cut
-    short, never held whole (the upstream's ledger can hold one of gigabytes)."""
+    short, never held whole (the upstream's ledger can hold one of gigabytes).
+    `stdin`, when given, is git's input, from a temporary file."""
     # Here, not at the top: `show` and the review queue read provenance without git.
     import shutil
     import subprocess
@@ -73,15 +86,19 @@ def git_output(root: str | Path, *args: str, limit: int = MAX_LINE_BYTES) -> byt
     git = shutil.which("git")
     if git is None:
         return None
+    given = None if stdin is None else _input_file(stdin)
     try:
         run = subprocess.Popen(
             [git, "-C", str(root), *args],
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if given is None else given,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
     except OSError:
         return None
+    finally:
+        if given is not None:
+            given.close()  # git holds its own copy of the descriptor
     timer = threading.Timer(TIMEOUT_S, run.kill)
     timer.start()
     try:
@@ -93,6 +110,17 @@ def git_output(root: str | Path, *args: str, limit: int = MAX_LINE_BYTES) -> byt
     finally:
         timer.cancel()
     return out if run.returncode == 0 else None
+
+
+def _input_file(data: bytes) -> IO[bytes]:
+    """`data` in an unnamed temporary file, read from its start: git's input,
+    read whole before git writes much, so no pipe waits on another."""
+    import tempfile
+
+    given = tempfile.TemporaryFile()  # noqa: SIM115 - `git_output` closes it once git has it
+    given.write(data)
+    given.seek(0)
+    return given
 
 
 def upstream_ref(root: Path) -> tuple[str | None, str | None]:
@@ -124,6 +152,9 @@ class Upstream:
     _blame: dict[bytes, tuple[str, str]] | None = None
     # Why the branch's upstream vouches for nothing: another remote's (one line).
     passed_over: str | None = None
+    # The versions of the ledger `forgotten_ever` left out, one line each.
+    skipped: list[str] = field(default_factory=lambda: list[str]())
+    _sizes: tuple[list[tuple[str, set[str], set[str]]], dict[str, str]] | None = None
 
     def provenance(self, raw: bytes) -> Provenance:
         """Where the raw line `raw` came from."""
@@ -135,21 +166,33 @@ class Upstream:
         return Provenance(LOCAL_COMMIT if raw in self._committed else WORKING_TREE)
 
     def blame(self) -> dict[bytes, tuple[str, str]]:
-        """Each upstream line -> (commit, author) of the commit that last set it."""
+        """Each upstream line -> (commit, author) of the commit that last set it.
+        Blame diffs each version of the ledger against the one before, so it
+        stops at each commit out of a version larger than MAX_VERSION_BYTES
+        (a line set before it has no commit here), and does not run when the
+        upstream's ledger is such a version."""
         if self._blame is None:
             self._blame = {}
-            if self.ref is not None:
+            history = self._history() if self.ref is not None else None
+            if self.ref is not None and history is not None:
+                changes, over = history
+                tip = {self.oid} if self.oid else changes[0][2] if changes else set[str]()
+                stops = [commit for commit, before, _ in changes if before & over.keys()]
+                if tip & over.keys():
+                    return self._blame
                 # Each line's content after a tab: cut where the ledger's line is.
                 out = git_output(
                     self.root,
                     "blame",
                     "--line-porcelain",
                     self.ref,
+                    *(f"^{commit}" for commit in stops),
                     "--",
                     LEDGER,
                     limit=MAX_LINE_BYTES + 1,
                 )
-                self._blame = parse_blame(out or b"")
+                found = parse_blame(out or b"")
+                self._blame = {raw: by for raw, by in found.items() if by[0] not in stops}
         return self._blame
 
     def shallow(self) -> bool:
@@ -160,22 +203,36 @@ class Upstream:
     def forgotten_ever(self) -> list[bytes]:
         """Every tombstone and redaction line the upstream's history of the
         ledger ever held, deleted since or not: a commit that removes one does
-        not undo it."""
-        if self.ref is None:
+        not undo it. A commit to or from a version of the ledger larger than
+        MAX_VERSION_BYTES is not diffed (git would hold that version whole):
+        `skipped` names each such version in one line."""
+        history = self._history() if self.ref is not None else None
+        if self.ref is None or history is None:
             return []
+        changes, over = history
+        self.skipped = [
+            f"{LEDGER.removeprefix('./')} in upstream commit {commit[:12]}: "
+            f"larger than {MAX_VERSION_BYTES:,} bytes; its history there was not read"
+            for commit in dict.fromkeys(over.values())
+        ]
+        if not over:
+            args: tuple[str, ...] = ("-p", *_WALK, "--format=", self.ref)
+            given = None
+        else:
+            # Only the commits that touch no such version, each diffed as before.
+            kept = [c for c, before, after in changes if not (before | after) & over.keys()]
+            if not kept:
+                return []
+            args = ("--no-walk=unsorted", "--stdin", "-p", *_WALK, "--format=")
+            given = "".join(f"{commit}\n" for commit in kept).encode()
         out = git_output(
             self.root,
             "log",
-            "-p",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--diff-merges=first-parent",
-            "--format=",
-            self.ref,
+            *args,
             "--",
             LEDGER,
             limit=MAX_LINE_BYTES + 1,  # each line after its `+`: cut where the ledger's line is
+            stdin=given,
         )
         found: dict[bytes, None] = {}
         for piece in (out or b"").split(b"\n"):
@@ -184,6 +241,58 @@ class Upstream:
             ):
                 found[piece[1:]] = None
         return list(found)
+
+    def _history(self) -> tuple[list[tuple[str, set[str], set[str]]], dict[str, str]] | None:
+        """The commits `git log -p` shows of the upstream's ledger, newest
+        first, each with the ledger's blobs it goes from and to; and the
+        blobs larger than MAX_VERSION_BYTES -> the oldest of those commits
+        that holds each, the one that made it. Two git calls, neither of
+        which reads a blob: `log --raw` and `cat-file --batch-check` for the
+        sizes. None when git failed."""
+        if self._sizes is not None:
+            return self._sizes
+        raw = git_output(
+            self.root,
+            "log",
+            "--raw",
+            "--no-abbrev",
+            "--format=commit %H",
+            *_WALK,
+            str(self.ref),
+            "--",
+            LEDGER,
+        )
+        if raw is None:
+            return None
+        changes: list[tuple[str, set[str], set[str]]] = []
+        for piece in raw.decode("ascii", "replace").split("\n"):
+            if piece.startswith("commit "):
+                changes.append((piece[7:].strip(), set(), set()))
+            elif piece.startswith(":") and changes:
+                fields = piece.split("\t", 1)[0].split(" ")
+                if len(fields) >= 4:
+                    changes[-1][1].update(fields[2:3] if fields[2].strip("0") else ())
+                    changes[-1][2].update(fields[3:4] if fields[3].strip("0") else ())
+        blobs = sorted({blob for _, before, after in changes for blob in before | after})
+        over: dict[str, str] = {}
+        if blobs:
+            sizes = git_output(
+                self.root,
+                "cat-file",
+                "--batch-check=%(objectname) %(objectsize)",
+                stdin="".join(f"{blob}\n" for blob in blobs).encode(),
+            )
+            if sizes is None:
+                return None
+            for piece in sizes.decode("ascii", "replace").split("\n"):
+                blob, _, size = piece.partition(" ")
+                if size.isdigit() and int(size) > MAX_VERSION_BYTES:
+                    over[blob] = ""
+        for commit, before, after in reversed(changes):
+            for blob in (before | after) & over.keys():
+                over[blob] = over[blob] or commit
+        self._sizes = (changes, over)
+        return self._sizes
 
 
 def read(root: Path) -> Upstream:
