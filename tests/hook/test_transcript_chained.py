@@ -39,7 +39,9 @@ WORK = [
     'tree-ring recall "a && b',  # a quote left open
     "tree-ring recall ${x:-$(rm -rf build)}",
     "tree-ring recall $'a\\' ; rm -rf build'",
-    "bash -c 'tree-ring recall x'",
+    "bash -c 'tree-ring recall x; rm -rf build'",
+    "cd /repo && rm -rf build",
+    "cd",
     'python3 -c "import shutil" bin/tree-ring',
     "",
 ]
@@ -56,6 +58,8 @@ OWN = [
     "TREE_RING_HOOKS=off tree-ring recall x",
     "python3 bin/tree-ring recall x; /p/bin/tree-ring status",
     "python3 -m tree_ring recall x",
+    "bash -lc 'tree-ring recall x'",
+    "cd /repo && tree-ring recall x",
     CAPTURE,
 ]
 

@@ -482,8 +482,14 @@ def _command_is_tree_ring(command: object) -> bool:
 
 
 def _line_is_tree_ring(line: str) -> bool:
+    """Every command of `line` Tree Ring's CLI (`bash -lc '...'` read as the
+    line it runs, as Codex's word lists are), but a `cd` beside them, which
+    changes nothing."""
     commands = _simple_commands(line)
-    return bool(commands) and all(_words_are_tree_ring(words) for words in commands)
+    if not commands:
+        return False
+    ran = [words for words in commands if not (words[0] == "cd" and len(words) <= 2)]
+    return bool(ran) and all(_command_is_tree_ring(words) for words in ran)
 
 
 def _simple_commands(line: str) -> list[list[str]] | None:
