@@ -343,7 +343,12 @@ def test_the_hook_loads_the_tombstone_keys_only_for_a_project_that_forgot(
     run(run_cli, home, "forget", str(forgotten["id"]), "--mode", "delete", "--reason", "no")
     text, keyed = _hook_modules(project_root, home)
     assert '[you] "I prefer tabs' in text
-    added = {"tree_ring.model.fold", "tree_ring.read.forgotten_here", "tree_ring.store.tombstones"}
+    added = {
+        "tree_ring.model.claims",
+        "tree_ring.model.fold",
+        "tree_ring.read.forgotten_here",
+        "tree_ring.store.tombstones",
+    }
     assert {m for m in keyed if m.startswith("tree_ring")} - before == added
     assert keyed & COSTLY == {"re", "enum"}
     there = cli_runner(other)
@@ -385,6 +390,7 @@ def test_the_hook_keys_the_projects_rows_only_when_the_user_store_forgot(
     assert "every build" in text and "basement" not in text
     assert {m for m in keyed if m.startswith("tree_ring")} - unforgetting == {
         "tree_ring.model.actor",
+        "tree_ring.model.claims",
         "tree_ring.model.fold",
         "tree_ring.read.forgotten_here",
         "tree_ring.store.audit",

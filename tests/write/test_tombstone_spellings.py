@@ -14,6 +14,7 @@ import pytest
 from governance_support import db, query, remember, write
 from helpers import CliRunner
 
+from tree_ring.model import claims
 from tree_ring.model.fold import canonical
 from tree_ring.model.record import sha256
 from tree_ring.store import tombstones
@@ -145,11 +146,11 @@ def _old_claim_text(text: str) -> str:
     """`claim_text` as Tree Ring wrote tombstone keys before the canonical fold."""
     folded = unicodedata.normalize("NFKC", text)
     while True:
-        trimmed = tombstones._TRAILING.sub("", tombstones._LEADING.sub("", folded.strip()))  # pyright: ignore[reportPrivateUsage]
+        trimmed = claims._TRAILING.sub("", claims._LEADING.sub("", folded.strip()))  # pyright: ignore[reportPrivateUsage]
         if trimmed == folded.strip():
             break
         folded = trimmed
-    return " ".join(tombstones._NOT_WORD.sub(" ", folded.casefold()).split())  # pyright: ignore[reportPrivateUsage]
+    return " ".join(claims._NOT_WORD.sub(" ", folded.casefold()).split())  # pyright: ignore[reportPrivateUsage]
 
 
 ACCENTED = "Café orders close after the freeze on Fridays"

@@ -17,7 +17,7 @@ forgotten content does not return with it.
 A quote sits inside a reason's own words ("refuted by codex: contradicts:
 <quote>"), not as a sentence of its own, so a reason is checked run by run
 of its words (`forgotten_spans`): every run of at least `MIN_WORDS` words,
-and the whole reason, keyed as a write's claims are (`tombstones.claim_text`).
+and the whole reason, keyed as a write's claims are (`claims.claim_text`).
 
 Every reason a decision keeps, whoever gives it (a forget, a review
 decision, a policy change), is first checked as it is given (`check_reason`).

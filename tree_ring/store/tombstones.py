@@ -18,15 +18,17 @@ between summary and details; while a short stock sentence that many memories
 share ("See the runbook.") never blocks the others because one of them was
 forgotten, and forgetting a consolidation leaves its sources' claims alone.
 
-The keys are over `claim_text`, which folds what never makes a claim new:
-every spelling of the same letters (`fold.canonical`: width, case, invisible
+The keys are over `claim_text` (`model/claims.py`), which folds what never
+makes a claim new: escapes and markup tags read as a reader sees them, every
+spelling of the same letters (`fold.canonical`: width, case, invisible
 characters, accents and other marks, look-alike letters from other scripts),
 spacing, punctuation, wrapping quotes and markup, and the annotations people
 put around a claim ("Note:", "FYI -", "(confirmed)"). Number words and
 hyphenation are not folded ("three" is not "3", "re-try" is not "retry").
-Tombstones written before the canonical fold hold keys over
-`legacy_claim_text` (NFKC and case only), so every text is keyed by both
-(they differ only for non-ASCII text); tombstones written before claim keys
+Tombstones written before escapes were decoded hold keys over the text as
+written (`written_claim_text`), and those written before the canonical fold
+over `legacy_claim_text` (NFKC and case only), so every text is keyed by all
+three (they differ only for a text with escapes, or not ASCII); tombstones written before claim keys
 existed hold `record.content_hash` (summary and details together), and a
 write is checked against that too.
 
@@ -41,17 +43,16 @@ from __future__ import annotations
 import re
 
 from tree_ring.model import jsontext
+from tree_ring.model.claims import claim_text, legacy_claim_text, may_escape, written_claim_text
 from tree_ring.model.errors import Conflict
-from tree_ring.model.fold import canonical, skeleton, unmarked
 from tree_ring.model.record import Memory, generated_id, sha256
-from tree_ring.model.text import FILLERS
 
 # Types only: the SessionStart hook loads this module to hide what a project
 # forgot (`read/forgotten_here.py`), and `typing` and `json` are no imports for it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
-    from typing import Any, Literal
+    from typing import Any
 
     from tree_ring.store.sql import Db
 
@@ -63,106 +64,9 @@ SENTENCE_WORDS = 5
 # How many words a write may add before or after a forgotten sentence and
 # still be checked against it (`_Keys.trims`).
 TRIM = 3
-# Words that annotate a claim rather than make it, when they lead it with a
-# colon or a dash ("Note: ...", "FYI - ...") or close it in brackets ("(confirmed)").
-LEADING = (
-    "note|notes|nb|n\\.b\\.|fyi|psa|tip|hint|info|reminder|remember|important|update|updated"
-    "|todo|warning|heads up|caveat|correction|edit|lesson|decision"
-)
-TRAILING = "confirmed|verified|updated|important|again|still|fyi|note|see above|as before|v?\\d+"
-_LEADING = re.compile(rf"^\W*(?:{LEADING})\s*[:\-–—]+\s*", re.IGNORECASE)
-_TRAILING = re.compile(rf"\s*[\(\[]\s*(?:{TRAILING})\s*[\)\]]\W*$", re.IGNORECASE)
 # Where one claim ends and the next begins: sentence ends, line breaks, and the
 # separators consolidations and the brief put between entries.
 _SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[—–|]\s+|\s*•\s*")
-# Everything but letters and digits (of any script) becomes a space.
-_NOT_WORD = re.compile(r"[\W_]+")
-
-
-# Every ASCII character but letters and digits, to a space: `_NOT_WORD` for ASCII, faster.
-_ASCII_NOT_WORD = {code: " " for code in range(128) if not chr(code).isalnum()}
-
-
-def _trimmed(text: str) -> str:
-    """`text` without the annotations around a claim ("Note:", "(confirmed)")."""
-    text = text.strip()
-    while True:
-        trimmed = _LEADING.sub("", text)
-        if ")" in trimmed or "]" in trimmed:  # the only way a trailing note ends
-            trimmed = _TRAILING.sub("", trimmed)
-        if trimmed == text:
-            return trimmed
-        text = trimmed.strip()
-
-
-def _drawn_as_letters(match: re.Match[str]) -> str:
-    # A symbol drawn like a letter (∨ for v) stays, as that letter; other
-    # symbols part words. Their prototypes that are not ASCII letters (an em
-    # dash is drawn like a katakana mark) must not become words of a claim.
-    drawn = [skeleton(char) for char in match.group()]
-    return "".join(d if d.isascii() and d.isalnum() else " " for d in drawn)
-
-
-def claim_text(text: str) -> str:
-    """The words a claim is made of, folded: what a tombstone key is over.
-
-    Its escapes decoded first (`escapes.decoded`: `&nbsp;`, `%20`,
-    `\\u0020` are the characters they spell), then one fold for every
-    spelling (`fold.canonical`: NFKC, case, invisible characters, marks,
-    look-alike letters), then only letters and digits. A blank-drawn filler
-    (`text.FILLERS`) is a space first: the fold drops the Hangul ones as
-    invisible, which would glue the words it stands between into another
-    claim."""
-    if _may_escape(text):
-        from tree_ring.model.escapes import decoded
-
-        text = decoded(text)
-    return written_claim_text(text)
-
-
-def _may_escape(text: str) -> bool:
-    """`escapes.holds`, without loading the module for a text that has none
-    (the SessionStart hook keys rows with this module)."""
-    return "&" in text or "%" in text or "\\" in text or "<" in text
-
-
-def written_claim_text(text: str) -> str:
-    """`claim_text` of `text` as written, its escapes left as they are: what
-    tombstones written before escapes were decoded hold keys over, for a
-    text that has any."""
-    trimmed = _trimmed(unmarked(text.translate(_FILLER_SPACES)))
-    if trimmed.isascii():
-        return " ".join(trimmed.lower().translate(_ASCII_NOT_WORD).split())
-    # A look-alike can be a symbol, and a prototype can be one (Arabic-Indic
-    # zero is drawn as a dot), so words are cut both before and after folding.
-    lettered = _NOT_WORD.sub(_drawn_as_letters, trimmed)
-    return " ".join(_NOT_WORD.sub(" ", canonical(lettered)).split())
-
-
-_FILLER_SPACES = dict.fromkeys(map(ord, FILLERS), " ")
-
-
-def plain_words(text: str) -> list[str] | None:
-    """When `text` is ASCII, every word `claim_text` can make of it or of any
-    part of it, with repeats (a claim's annotations are left in: more words,
-    never fewer); None otherwise, as the fold of other text is not a split."""
-    if not text.isascii():
-        return None
-    return text.lower().translate(_ASCII_NOT_WORD).split()
-
-
-def legacy_claim_text(text: str) -> str:
-    """`claim_text` before the canonical fold (NFKC and case only): what the
-    keys of tombstones written by earlier versions are over."""
-    if not _normalize:
-        from unicodedata import normalize
-
-        _normalize.append(normalize)
-    folded = _trimmed(_normalize[0]("NFKC", text))
-    return " ".join(_NOT_WORD.sub(" ", folded.casefold()).split())
-
-
-_normalize: list[Callable[[Literal["NFKC"], str], str]] = []
 
 
 def _key(claim: str) -> str:
@@ -207,7 +111,7 @@ class _Keys:
         if pair is None:
             claim = claim_text(text)
             old = claim if text.isascii() else legacy_claim_text(text)
-            written = written_claim_text(text) if _may_escape(text) else claim
+            written = written_claim_text(text) if may_escape(text) else claim
             pair = self._folded[text] = (claim, old, written)
         return pair
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from tree_ring.govern import reasons
+from tree_ring.model import claims
 from tree_ring.model.record import Link, Memory, generated_id
 from tree_ring.model.text import WITHHELD_ID
 from tree_ring.store import carrying, rows, tombstones
@@ -41,7 +42,7 @@ class Withheld:
         # `texts` and those are ASCII: a text with too few of them is keyed
         # whole only (`_may_hold`).
         self.words: set[str] | None = None
-        split = [tombstones.plain_words(text) for text in texts or ()]
+        split = [claims.plain_words(text) for text in texts or ()]
         if texts and all(words is not None for words in split):
             self.words = {word for words in split if words for word in words}
 
@@ -60,12 +61,12 @@ class Withheld:
         `tombstones.MIN_WORDS` of them, or else its whole fold is a key (a
         short claim with what annotates it: "Note: use tabs."). Keying
         every run of a text costs the square of its words; this, one split."""
-        words = tombstones.plain_words(text) if self.words is not None else None
+        words = claims.plain_words(text) if self.words is not None else None
         if words is None or self.words is None:
             return True
         if sum(word in self.words for word in words) >= tombstones.MIN_WORDS:
             return True
-        whole = tombstones.claim_text(text)
+        whole = claims.claim_text(text)
         return bool(whole) and bool(self.held([tombstones.claim_key(whole)]))
 
     def path(self, path: str) -> bool:
