@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+from tree_ring.model import project
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from mmap import mmap
@@ -34,7 +36,7 @@ def read_bytes(path: str, limit: int = MAX_FILE) -> bytes | None:
     except OSError:
         return None
     try:
-        data = os.read(fd, limit + 1)
+        data = project.read_upto(fd, limit)
     except OSError:
         return None
     finally:
@@ -221,7 +223,7 @@ def _index_bytes(path: str) -> Buffer | None:
         if size > MAX_INDEX:
             return None
         if size < MAP_ABOVE:
-            data = os.read(fd, MAX_INDEX + 1)
+            data = project.read_upto(fd, MAX_INDEX, size)
             return data if len(data) <= MAX_INDEX else None
         import mmap  # only for a large index: a hook's start-up skips the import
 
