@@ -529,20 +529,66 @@ def merge_driver(argv: list[str]) -> int:
     oversized of a record it does not know) is dropped, as the importer
     would skip it: the merge still succeeds. Each side is read as every
     reader of the ledger reads it (`line_bound.bounded`): a line longer
-    than MAX_LINE_BYTES is never held whole."""
+    than MAX_LINE_BYTES is never held whole.
+
+    Only a ledger is merged so. Any committed `.gitattributes` can name
+    this driver for any path, and every line of a source file is one it
+    drops: a PATH that is not a `.tree-ring/ledger.jsonl`, or a side that
+    holds text but no ledger line, is refused (exit 1, OURS untouched), and
+    git reports the file as a conflict to merge by hand."""
+    import sys
+
     if len(argv) < 3:
-        print("usage: merge-driver BASE OURS THEIRS [PATH]", file=__import__("sys").stderr)
+        print("usage: merge-driver BASE OURS THEIRS [PATH]", file=sys.stderr)
         return 2
     base, ours, theirs = argv[:3]
+    named = argv[3] if len(argv) > 3 else None
     try:
+        if named is not None and not is_ledger_path(named):
+            raise NotALedger(named)
         texts: list[bytes] = []
         for name in (base, ours, theirs):
             with open(name, "rb") as handle:
                 texts.append(line_bound.bounded(handle))
+        if not all(holds_ledger(text) for text in texts[1:]):
+            raise NotALedger(named or ours)
         merged = merge_texts(texts[1], texts[2], base=texts[0])
         with open(ours, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(merged)
+    except NotALedger as exc:
+        print(
+            f"tree-ring merge driver: {exc.args[0]} is not a Tree Ring ledger "
+            f"({project.DIR}/{PATH}); merge it by hand, and take `merge=tree-ring` "
+            "off the .gitattributes line that names it",
+            file=sys.stderr,
+        )
+        return 1
     except OSError as exc:
-        print(f"tree-ring merge driver: {exc}", file=__import__("sys").stderr)
+        print(f"tree-ring merge driver: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+class NotALedger(Exception):
+    """The merge driver was handed a file that is no team ledger."""
+
+
+def is_ledger_path(path: str) -> bool:
+    """Whether `path` (as git names a file: from the repository's top,
+    with slashes) is a project's team ledger, `[FOLDER/].tree-ring/ledger.jsonl`."""
+    parts = path.replace("\\", "/").split("/")
+    return parts[-2:] == [project.DIR, PATH]
+
+
+def holds_ledger(data: bytes) -> bool:
+    """Whether a side of a merge is empty or holds at least one ledger line
+    (a record this version knows, or one it carries): never a source file,
+    whose every line the merge would drop."""
+    lines = file_lines(data)
+    if not any(line.strip() for line in lines):
+        return True
+    ours, theirs, _ = sides(lines)
+    for side in (ours, theirs):
+        if next(loose(side), None) is not None or next(carried_lines(side), None) is not None:
+            return True
+    return False
