@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tree_ring.model import line_bound, project, validation
-from tree_ring.model.anchor import MAX_FILES, Anchor, valid_blob, valid_path
+from tree_ring.model.anchor import Anchor
+from tree_ring.model.anchor_lines import files_of, parse_files
 from tree_ring.model.errors import (
     Conflict,
     SchemaTooNew,
@@ -259,10 +260,11 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
     if record == ledger.ANCHOR:
         return _keeping(raw, line, _anchor(line), read.verdicts)
     if record == ledger.MEMORY:
+        # A bad entry is dropped, the rest of the line taken (`anchor_lines.py`).
         files = parse_files(line.get(ledger_state.FILES))
         memory = _memory(line, project_id, files)
         carried = readmit.parse_carried(line.get(readmit.CARRIED))
-        checked = memory_line(memory, carried, ledger_state.ledger_files(files))
+        checked = memory_line(memory, carried, files_of(files))
         checked_line = _keeping(raw, line, checked, read.verdicts)
         read.memories[checked_line.text] = memory
         if carried is not None:
@@ -379,30 +381,3 @@ def _memory(line: dict[str, Any], project_id: str, files: list[Anchor]) -> Memor
             f"holds {prepared.sensitivity} content; the ledger carries normal memory only"
         )
     return prepared
-
-
-def parse_files(value: object) -> list[Anchor]:
-    """The files a memory's ledger line says it is about, as anchors this
-    clone judges by hash (size and time unknown: -1). An entry that is not a
-    plain relative path inside the project (no `..`, no `.git`, no control
-    characters), a 40-hex blob id, an optional 40-hex commit and a time is
-    dropped, as is any past the 64th: a path is never opened from a line."""
-    if not isinstance(value, list):
-        return []
-    found: dict[str, Anchor] = {}
-    for entry in value[:MAX_FILES]:  # pyright: ignore[reportUnknownVariableType]
-        if not isinstance(entry, dict):
-            continue
-        got: dict[str, Any] = entry  # pyright: ignore[reportUnknownVariableType]
-        path, blob, commit, at = (got.get(k) for k in ("path", "blob", "commit", "at"))
-        if not (valid_path(path) and valid_blob(blob)):
-            continue
-        if commit is not None and not valid_blob(commit):
-            continue
-        try:
-            when = parse_time(str(at), "at")
-        except TreeRingError:
-            continue
-        if isinstance(path, str) and isinstance(blob, str) and path not in found:
-            found[path] = Anchor(path, blob, -1, -1, commit, when)
-    return [found[path] for path in sorted(found)]

@@ -9,6 +9,7 @@ this module stays light: no `re`, `json`, `typing` or `dataclasses`.
 from __future__ import annotations
 
 from tree_ring.model import jsontext
+from tree_ring.model.anchor_lines import files_of
 from tree_ring.model.record import PRIVATE_SCOPES, Memory
 from tree_ring.store import anchors, audit, ledger_rows, rows
 from tree_ring.team import ledger
@@ -33,7 +34,8 @@ CARRIED = "readmitted"  # readmit.CARRIED: the key a ledger line carries a re-ad
 # path relative to the project root and its content's blob id (with the
 # commit checked out and the time it was anchored), never its size or time,
 # which are this clone's alone. A teammate's clone judges them against its
-# own checkout, by hash (`ledger_read.parse_files`).
+# own checkout, by hash (`model/anchor_lines.py`, which an export row's
+# files share).
 FILES = ledger.FILES
 _ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -51,21 +53,13 @@ def memory_line(
 ) -> dict[str, Any]:
     """A memory's ledger line; with the person's re-admission it was written
     over tombstones by, which travels with it (`readmit.py`), and the files
-    it is about (`ledger_files`), when it names any."""
+    it is about (`anchor_lines.files_of`), when it names any."""
     line = {"record": ledger.MEMORY, **memory.to_dict()}
     if readmitted is not None:
         line[CARRIED] = readmitted
     if files:
         line[FILES] = files
     return line
-
-
-def ledger_files(found: Iterable[Anchor]) -> list[dict[str, Any]]:
-    """A memory's anchors as its ledger line carries them, in path order."""
-    return [
-        {"path": a.path, "blob": a.blob, "commit": a.commit, "at": a.at}
-        for a in sorted(found, key=lambda a: a.path)
-    ]
 
 
 def _stones_by_id(db: Db, project_id: str, ids: list[str] | None = None) -> dict[str, Stones]:
@@ -167,7 +161,7 @@ def state_line(
         return _as_kept(_redaction(memory.id, at, stones[0] if stones else []), kept)
     if memory.trust != "accepted" or memory.sensitivity != "normal":
         return None
-    return _as_kept(Line(memory_line(memory, readmitted, ledger_files(files or ()))), kept)
+    return _as_kept(Line(memory_line(memory, readmitted, files_of(files or ()))), kept)
 
 
 def _as_kept(line: Line, kept: tuple[str, str] | None) -> Line:
