@@ -16,6 +16,15 @@ re-admission brings back only pending, for a person's review (`_readmitted`).
 An agent's tombstone lines are claims as well (`stone_lines.as_claims`): one
 naming a stored memory becomes a request to forget it.
 
+A row's files (`files`) are stored with the row an import writes, checked
+as the team ledger's are (`anchor_lines.parse_files`, strictly, and no path
+quoting what was forgotten here: `_Writer._paths`). A row taking a stored
+row's place (`--replace-existing`) keeps the stored row's files when its
+line says nothing of files, and takes the line's (none, for `[]`) when it
+does. A row the store already holds as it stands is not written, nor are
+its files: an import re-anchors no stored memory it does not replace (a
+person's confirm does that), and an agent's import replaces none.
+
 An import streams: it holds one batch of lines (`BATCH`) at a time, not the
 file, so its memory does not grow with the file. It reads the lines twice.
 The first pass counts the lines and parses only those that name a project or
@@ -48,11 +57,13 @@ from typing import Any
 
 from tree_ring.govern import contradictions, coordinator, reasons
 from tree_ring.model.actor import Actor
+from tree_ring.model.anchor import Anchor
+from tree_ring.model.anchor_lines import FILES, files_of
 from tree_ring.model.errors import Conflict, Denied, UsageError
 from tree_ring.model.identity import Identity, Origin
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string
-from tree_ring.store import audit, damage, listing, live, rows, tombstones, user
+from tree_ring.store import anchors, audit, damage, listing, live, rows, tombstones, user
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
@@ -95,7 +106,10 @@ def export_rows(
     its recall sees, and no tombstones: a tombstone names a forgotten memory
     and why, and may come from any partition. `forgotten`: what the other
     store a project reads forgot (`read/forgotten_here.py`); the rows that
-    hold it are left out, as every read leaves them out.
+    hold it are left out, as every read leaves them out. A row anchored to
+    files names them as its team ledger line does (`files`: path, blob id,
+    commit and time, in path order; only when it names any), so an import
+    of the file anchors it again.
 
     A row the view admits (or would, were its times times) that holds a value
     edited outside Tree Ring an import would refuse, or no read can use, is
@@ -114,13 +128,19 @@ def export_rows(
         damaged.update(damage.unreadable(store.db, scope, view))
     if forgotten is not None:
         found = _kept(found, forgotten)
-    for memory in reasons.rows_shown(store.db, found):
+    files: dict[str, list[Anchor]] = {}
+    for index, memory in enumerate(reasons.rows_shown(store.db, found)):
+        if index % BATCH == 0:  # the anchors of the rows to come, a batch at a time
+            files = anchors.of(store.db, [row["id"] for row in found[index : index + BATCH]])
         if not damage.sound(memory):  # compared as text, 'never' is after every time
             damaged.add(memory.id)
             continue
         data = memory.to_dict()
         if data["id"] in carried:
             data[readmit.CARRIED] = carried[data["id"]]
+        if memory.id in files:
+            # As its team ledger line carries them, and only when it has any.
+            data[FILES] = files_of(files[memory.id])
         yield data
     if left_out is not None:
         left_out += sorted(damaged)
@@ -388,7 +408,7 @@ class _Writer:
     def write(self, chunk: list[Parsed]) -> None:
         # Rows that keep their trust skip governance, and so go in as a bulk
         # write does; each run of them, and of the rest, is one batch, in order.
-        changed = self._free(self._changed(chunk))
+        changed = self._paths(self._free(self._changed(chunk)))
         held: set[str] = set()
         if self.replacing is not None:
             person, authorize = self.replacing
@@ -430,6 +450,7 @@ class _Writer:
                     self.search.discard()
             for item, memory, result in zip(items, memories, results, strict=True):
                 if result.created:
+                    anchors.insert(self.db, result.id, item.files or ())
                     self.report.created.append(result.id)
                     self._count(item)
                 else:
@@ -444,8 +465,13 @@ class _Writer:
         (`waiting_here`). One whose id the store holds (`held`, under
         `--replace-existing`) takes the stored row's place, the removal and
         the write together or neither (`replace.replacing`): a line the write
-        path refuses leaves the stored row as it was."""
+        path refuses leaves the stored row as it was. The row's files are the
+        line's; a line that says nothing of files leaves a replaced row the
+        stored row's, which its removal took with it."""
         readmission = item.readmitted
+        kept: list[Anchor] = []
+        if item.files is None and memory.id in held and self.replacing is not None:
+            kept = anchors.of(self.db, [memory.id]).get(memory.id, [])
         keys: frozenset[str] = frozenset(
             readmission["overrides"] if readmission is not None else ()
         )
@@ -483,6 +509,7 @@ class _Writer:
             self.search.discard()
             return
         if result.created:
+            anchors.insert(self.db, result.id, kept if item.files is None else item.files)
             if readmission is not None:
                 readmit.take_carried(self.db, self.actor, result.id, readmission)
             self.report.created.append(result.id)
@@ -543,6 +570,28 @@ class _Writer:
                     f"memory id {memory.id} names a memory of {beside[memory.id]}; "
                     "omit the id or give a new one"
                 )
+            if error is None:
+                free.append(item)
+            elif self.skip:
+                self.report.skipped.append((item.number, str(error)))
+            else:
+                raise at_line(error, item.number) from None
+        return free
+
+    def _paths(self, items: list[Parsed]) -> list[Parsed]:
+        """The items whose files' paths quote nothing a write here answers to
+        as forgotten (`pipeline.files_refused`, the check `remember --file`
+        and the team ledger's lines answer to): a path is stored, shown and
+        written to the ledger as it stands. Each other one is refused (under
+        `skip`, left out)."""
+        free: list[Parsed] = []
+        for item in items:
+            memory = item.memory
+            error = (
+                pipeline.files_refused(self.db, memory, item.files, self.actor)
+                if memory is not None and item.files
+                else None
+            )
             if error is None:
                 free.append(item)
             elif self.skip:

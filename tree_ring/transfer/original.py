@@ -13,7 +13,9 @@ it: each memory object carries Tree Ring's own fields beside the original's
 (trust, validity, origin, ...), and the header carries the project's content
 tombstones, so our own export in this format imports back unchanged and
 forgotten content stays forgotten. The original reads unknown fields as
-nothing, so it imports the same file.
+nothing, so it imports the same file. The files a memory is about are the
+exception: they travel in Tree Ring's own format only (`files`), and this
+one is written, and read, as it was before there were any.
 
 The original let a summary, a source ref, a tag or a review reason hold a
 newline or a run of spaces; Tree Ring keeps those fields on one line, and
@@ -37,6 +39,7 @@ from typing import Any, cast
 
 from tree_ring import __version__
 from tree_ring.model import imported
+from tree_ring.model.anchor_lines import FILES
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import now_iso, sha256
 
@@ -154,7 +157,8 @@ def export_text(rows: Iterable[dict[str, Any]], *, sensitive_included: bool) -> 
         review = dict(row["review"])
         # Disputed rows are not believed either: the original has one flag for both.
         review["needs_review"] = row.get("trust", "accepted") != "accepted"
-        memories.append({"type": EVENT, "memory": {**row, "review": review}})
+        own = {key: value for key, value in row.items() if key != FILES}
+        memories.append({"type": EVENT, "memory": {**own, "review": review}})
     # In the original's order: the record type first, then the fields.
     header: dict[str, Any] = {
         "type": HEADER,

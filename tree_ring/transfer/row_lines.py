@@ -4,9 +4,12 @@ prepares it) or a content tombstone line (`stone_lines.check`), in order.
 
 What a file says of a row's trust, origin and review is kept only as a claim
 (the row's origin is the import, `_claims_only`), unless a person restores
-their own export (`Reading.restore`). A row of another project is taken only
-as the caller says (`Projects`); the first pass (`first_pass`) learns which
-projects the rows name, and the file's tombstones, before any row is read.
+their own export (`Reading.restore`). The files a row is about (`files`, as
+the team ledger's line carries them) are read as that line's are, but
+strictly: a bad entry refuses the row (`_files`). A row of another project
+is taken only as the caller says (`Projects`); the first pass (`first_pass`)
+learns which projects the rows name, and the file's tombstones, before any
+row is read.
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ from typing import Any, Literal
 
 from tree_ring import guard
 from tree_ring.model import validation
+from tree_ring.model.anchor import Anchor
+from tree_ring.model.anchor_lines import FILES, parse_files
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import MAX_REF, ORIGINS, Memory, format_time
+from tree_ring.store import user
 from tree_ring.transfer import original, stone_lines
 from tree_ring.transfer.lines import MAX_LINE_BYTES
 from tree_ring.write import pipeline, readmit
@@ -81,6 +87,9 @@ class Parsed:
     folded: bool = False
     # The line named no id (its memory's is new): it is known by its content.
     idless: bool = False
+    # The files the row is about, as its line names them (`_files`); None when
+    # the line says nothing of files, so a row it replaces keeps its own.
+    files: tuple[Anchor, ...] | None = None
 
 
 @dataclass
@@ -187,6 +196,7 @@ def _parse_line(raw: str, number: int, reading: Reading) -> Iterator[Parsed]:
             )
         merged_from = claimed
     memory = from_mapping(row)
+    files = _files(data, row, into)  # pyright: ignore[reportUnknownArgumentType]
     idless = memory.id != row.get("id")
     # The store is the project's: every row lands in it. A row kept under
     # another project id (or none) would be invisible to every brief.
@@ -206,14 +216,37 @@ def _parse_line(raw: str, number: int, reading: Reading) -> Iterator[Parsed]:
     taken = carried if reading.restore else None
     yield Parsed(
         number,
-        pipeline.prepare(memory),
+        # The guard reads the files' paths as it reads the row's text.
+        pipeline.prepare(memory, files or ()),
         None,
         keep_trust,
         readmitted=taken,
         merged_from=merged_from,
         folded=folded,
         idless=idless,
+        files=files,
     )
+
+
+def _files(line: dict[str, Any], row: dict[str, Any], into: str) -> tuple[Anchor, ...] | None:
+    """The files `row` says it is about, read as a team ledger line's are
+    (`anchor_lines.parse_files`) but strictly: a bad entry, a path that is
+    not a plain one inside the project, or more than 64 refuse the row. None
+    when it says nothing of them (no `files`, or null, as any field left
+    out): then a row it replaces keeps its own. The original's envelope has
+    no place for them and is read as it always was. A note of the person's
+    user store names no files of a project, as `remember --scope global
+    --file` is refused."""
+    value = row.get(FILES)
+    if value is None or line.get("type") == original.EVENT:
+        return None
+    found = tuple(parse_files(value, strict=True))
+    if found and into == user.USER_PROJECT:
+        raise UsageError(
+            f"{FILES}: a global memory in your user store names no files of a project; "
+            f"drop its {FILES}, or import it into the project"
+        )
+    return found
 
 
 def _guarded(claimed: str, read: set[str]) -> None:

@@ -184,13 +184,17 @@ def refuse_files(db: Db, memory: Memory, anchors: Sequence[Anchor], actor: Actor
 def files_refused(
     db: Db, memory: Memory, anchors: Sequence[Anchor], actor: Actor
 ) -> Conflict | None:
-    """Why `refuse_files` would refuse `anchors`, or None."""
+    """Why `refuse_files` would refuse `anchors`, or None. An import's rows
+    answer to what agents withdrew when an agent ran it, as `decide` reads
+    their content."""
     if not anchors:
         return None
     from tree_ring.govern import reasons
 
+    writer = admission.importer(actor) if actor.origin.kind == "import" else actor
+    agent = writer is not None and admission.is_agent(writer)
     paths = [anchor.path for anchor in anchors]
-    return reasons.files_quoting(db, memory.project or "", paths, agent=admission.is_agent(actor))
+    return reasons.files_quoting(db, memory.project or "", paths, agent=agent)
 
 
 def insert_prepared(
