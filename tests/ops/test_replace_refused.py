@@ -5,7 +5,8 @@ in the stored row's place. The write path may refuse the new row (its content
 was forgotten here, or rejected in review), and a sync refuses a line dated
 ahead of now (written, changed or retired in years to come); the stored row must then stay as
 it was, with no audit entry of its removal, so `audit verify` and `doctor`
-stay clean and nothing is lost to a bad line.
+stay clean and nothing is lost to a bad line (`doctor` names a line the
+sync's check refuses while the upstream still holds it, as every sync does).
 """
 
 from __future__ import annotations
@@ -145,4 +146,16 @@ def test_an_upstream_line_the_write_path_refuses_leaves_the_clones_row(
     assert synced.json()["skipped"] == 1 and synced.json()["replaced"] == 0
     assert _summary(alice, target) == before
     _verified(alice)
+    if edit.endswith("_ahead"):
+        # The sync's check refused it as it read it: while the upstream holds
+        # it, every sync skips it again, and `doctor` names it as the sync
+        # does, until the ledger this clone wrote is pushed in its place.
+        [item] = synced.json()["items"]
+        doctor = cli(alice, "--json", "doctor")
+        [check] = [c for c in doctor.json()["items"] if c["name"] == "ledger"]
+        assert (doctor.code, check["ok"]) == (1, False)
+        assert check["detail"].splitlines()[1:] == [
+            f"{LEDGER}: (a line of the upstream's ledger) {item['reason']}"
+        ]
+        publish(alice, "the ledger as synced")
     assert cli(alice, "doctor").code == 0

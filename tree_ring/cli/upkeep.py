@@ -38,7 +38,9 @@ def cmd_doctor(ctx: Context) -> int:
     lines = [f"store {report.path}"]
     for check in report.checks:
         mark = "ok  " if check.ok else "FAIL"
-        lines.append(f"{mark} {check.name:<12} {check.detail}")
+        # A detail's further lines (each ledger line a sync skips) under its first.
+        detail = check.detail.replace("\n", "\n" + " " * 18)
+        lines.append(f"{mark} {check.name:<12} {detail}")
         if check.repaired:
             lines.append(f"     {'':<12} repaired: {check.repaired}")
     if not report.ok:

@@ -23,7 +23,7 @@ from tree_ring.model.record import now_iso
 from tree_ring.store import db as store_db
 from tree_ring.store import settings
 from tree_ring.store.db import Store
-from tree_ring.team import ledger, sync
+from tree_ring.team import ledger, ledger_report, sync
 from tree_ring.team import repository as team
 
 AGENTS_MD = """# Tree Ring memory for this project
@@ -268,10 +268,4 @@ def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> lis
         store, root, project.load_project_id(root), Actor.person(), write=not existed
     )
     (kept if existed else created).append(ledger_name)
-    skipped = [s.named(ledger_name) for s in report.skipped[:SKIPPED_SHOWN]]
-    if len(report.skipped) > SKIPPED_SHOWN:
-        rest = len(report.skipped) - SKIPPED_SHOWN
-        skipped.append(
-            f"{rest} more line(s) of {ledger_name} not taken; `tree-ring sync` lists them"
-        )
-    return report.notes + skipped
+    return report.notes + ledger_report.named(report.skipped, ledger_name, SKIPPED_SHOWN)

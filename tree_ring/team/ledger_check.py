@@ -1,4 +1,5 @@
-"""`doctor` on the team ledger: conflicts a text merge left, and the audit anchor.
+"""`doctor` on the team ledger: conflicts a text merge left, the audit anchor,
+what its lines hold against the store, and each line a sync skips.
 
 Kept apart from `doctor.py`, whose checks read only the store: this one reads
 the ledger file and git's index, and repairs the file, never the store.
@@ -6,18 +7,21 @@ the ledger file and git's index, and repairs the file, never the store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import BinaryIO, cast
 
 from tree_ring.model import jsontext, line_bound, project
-from tree_ring.model.errors import TreeRingError, UnsafePath
+from tree_ring.model.errors import SchemaTooNew, TreeRingError, UnsafePath
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import Memory, now_iso
+from tree_ring.model.text import error_safe
 from tree_ring.store import audit, holders, rows, settings, tombstones
 from tree_ring.store.sql import Db
-from tree_ring.team import ledger, ledger_state, sync
+from tree_ring.team import ledger, ledger_read, ledger_state, ledger_verdicts, sync
 from tree_ring.team import repository as team
+from tree_ring.team.ledger_report import Skipped
 from tree_ring.team.ledger_verdicts import texts_of
 from tree_ring.write import readmit
 
@@ -53,12 +57,22 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             f"{done.source}; run `git add {name}`, then `tree-ring sync`"
         )
         return (True, "no conflicts", True, repaired)
+    ok, detail = _findings(root, db, path, name)
+    skips = _skipped(root, db, path, name)
+    if not ok:
+        skips.refused = None  # a header a sync refuses fails `_findings` first, named there
+    return (ok and not skips.dropped and skips.refused is None, detail + skips.said(), False, "")
+
+
+def _findings(root: Path, db: Db, path: Path, name: str) -> tuple[bool, str]:
+    """(ok, detail) of what the ledger's lines say against the store: its
+    audit anchor, its header, and the words and tombstones it holds."""
     numbered = ledger.numbered(_text(path))
     lines = list(ledger.loose(numbered))
     anchor = _own_anchor(lines, db)
     problem = sync.anchor_problem(db, anchor) if anchor is not None else None
     if problem:
-        return (False, problem, False, "")
+        return (False, problem)
     try:
         recorded = settings.recorded_project(db)
     except TreeRingError:  # a store too damaged or too old to say
@@ -67,7 +81,7 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
     # a header naming another project, or none, or a newer schema.
     problem = project.ledger_problem(root, recorded) if recorded is not None else None
     if problem:
-        return (False, problem, False, "")
+        return (False, problem)
     header = _header_project(lines)
     quoting = _reasons_quoting(lines, db, header)
     if quoting:
@@ -78,8 +92,6 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             "every store withholds them, but the file keeps them (a line a teammate wrote "
             "before the forget reached them); run `tree-ring sync`, which writes the lines "
             "with the words withheld, and commit the file",
-            False,
-            "",
         )
     behind = _forgotten_here(lines, db, header)
     refused = sorted(behind) or _forgotten_text(numbered, db, header)
@@ -91,8 +103,6 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             "every clone built from the ledger drops them, while the clone that wrote them "
             "keeps them; there, `tree-ring review readmit ID --reason WHY` re-admits each "
             "that should stay, and a `tree-ring sync` here drops the rest from the file",
-            False,
-            "",
         )
     if behind:
         return (
@@ -100,8 +110,6 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             f"{name} still holds {len(behind)} memory(ies) this store forgot "
             f"({', '.join(sorted(behind)[:3])}{', ...' if len(behind) > 3 else ''}): a forget "
             "stopped before it rewrote the ledger; run `tree-ring sync` before committing it",
-            False,
-            "",
         )
     copied = refused
     if copied:
@@ -111,8 +119,6 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             f"({', '.join(copied[:3])}{', ...' if len(copied) > 3 else ''}): a line copied "
             "or edited into the file; run `tree-ring sync`, which refuses those lines and "
             "rewrites the ledger, before committing it",
-            False,
-            "",
         )
     history = _history_stones(root, lines)
     foreign, refusing = _stones_refusing_kept(lines, db, header, history)
@@ -124,8 +130,6 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             f"refuses {len(kept)} memory(ies) it keeps ({', '.join(kept[:3])}"
             f"{', ...' if len(kept) > 3 else ''}): every clone built from the ledger would "
             f"drop them; `git diff {name}` shows the edit: restore the line before committing",
-            False,
-            "",
         )
     if refusing:
         kept = sorted(refusing)
@@ -137,11 +141,111 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             "gave a line their words); re-admit each that should stay: "
             "`tree-ring review readmit ID --reason WHY` (it says what to do for one whose own "
             "id was forgotten)",
-            False,
-            "",
         )
     driver = "" if team.driver_configured(root) else "; merge driver not configured (run init)"
-    return (True, f"{name}: no conflicts, audit anchor ok{driver}", False, "")
+    return (True, f"{name}: no conflicts, audit anchor ok{driver}")
+
+
+# How many of the lines a sync skips the check names; the rest it counts.
+SHOWN = 20
+
+
+@dataclass
+class Skips:
+    """The lines a sync skips as it reads the ledger (`ledger_read.skipped_lines`),
+    as `doctor` names them: each by file and line, as a sync does. A line a
+    rewrite leaves out (`dropped`) fails the check: the ledger would lose
+    it. One it keeps as it stands (`kept`, a record of a newer Tree Ring's)
+    is named and fails nothing. The first SHOWN of each are named, all counted."""
+
+    dropped: int = 0
+    kept: int = 0
+    named: list[str] = field(default_factory=lambda: [])
+    named_kept: list[str] = field(default_factory=lambda: [])
+    refused: str | None = None  # why a sync refuses the ledger whole
+
+    def add(self, skipped: Skipped, carried: bool, name: str) -> None:
+        shown = self.named_kept if carried else self.named
+        if len(shown) < SHOWN:
+            shown.append(error_safe(skipped.named(name)))
+        if carried:
+            self.kept += 1
+        else:
+            self.dropped += 1
+
+    def said(self) -> str:
+        """What the check's detail adds: a clause each on its first line,
+        then each line named on a line of its own."""
+        said = ""
+        if self.refused is not None:
+            said += f"; a sync refuses it whole: {self.refused}"
+        if self.dropped:
+            said += (
+                f"; {self.dropped:,} line(s) a sync skips and leaves out of the ledger it "
+                "writes: fix each, or run `tree-ring sync` and commit the ledger it writes"
+            )
+        if self.kept:
+            said += (
+                f"; {self.kept:,} line(s) of a record this version does not know (a newer "
+                "Tree Ring's), which a sync skips and keeps as they stand"
+            )
+        for shown, count in ((self.named, self.dropped), (self.named_kept, self.kept)):
+            said += "".join(f"\n{line}" for line in shown)
+            if count > len(shown):
+                said += f"\n... and {count - len(shown):,} more"
+        return said
+
+
+def _skipped(root: Path, db: Db, path: Path, name: str) -> Skips:
+    """Each line a sync skips as it reads the ledger, by the sync's own
+    check (`ledger_read.skipped_lines`): the file's lines, a part at a time
+    and each cut at MAX_LINE_BYTES (`line_bound.lines`), then the
+    upstream's lines the file lacks, which a sync reads too (held as a sync
+    holds them). Reads the store, the file and git; writes nothing (the
+    guard's verdicts are read, never saved)."""
+    found = Skips()
+    try:
+        project_id = project.load_project_id(root)
+        if settings.recorded_project(db) not in (None, project_id):
+            return found  # every verb refuses the store, a sync too: `project` names it
+        verdicts = ledger_verdicts.load(db, project_id)
+        handle = ledger_read.open_ledger(path)
+    except TreeRingError:  # no project.json (`project` names it), or a store too damaged
+        return found
+    if handle is None:
+        return found
+    theirs = _upstream_lines(root)
+    with handle:
+        try:
+            numbered = _numbered(handle, theirs)
+            for skipped, carried in ledger_read.skipped_lines(db, numbered, project_id, verdicts):
+                found.add(skipped, carried, name)
+        except (SchemaTooNew, ledger_read.OtherLedger) as exc:
+            found.refused = str(exc)
+        except TreeRingError:  # a store too damaged or too old to say: its checks name it
+            return Skips()
+    return found
+
+
+def _numbered(handle: BinaryIO, theirs: set[bytes]) -> Iterator[tuple[int, bytes]]:
+    """The file's lines by number, as a sync numbers them, then the
+    upstream's lines the file lacks (numbered 0, as a sync numbers them)."""
+    missing = set(theirs)
+    for number, piece in enumerate(line_bound.lines(handle), start=1):
+        missing.discard(piece)
+        yield number, piece
+    yield from ((0, piece) for piece in sorted(missing))
+
+
+def _upstream_lines(root: Path) -> set[bytes]:
+    """The upstream's ledger lines, as a sync reads them (`upstream.read`);
+    none without git or an upstream."""
+    from tree_ring.team import upstream
+
+    try:
+        return upstream.read(root).lines
+    except (OSError, TreeRingError):  # no git to ask: the file's lines alone
+        return set()
 
 
 def _own_anchor(lines: list[ledger.Line], db: Db) -> ledger.Line | None:

@@ -5,7 +5,9 @@ its project; a bad line is skipped, named by its number and the reason, while
 a ledger of a newer schema, of another project or holding a text merge's
 conflict markers is refused whole. Read against the upstream's ledger
 (`upstream.py`), a line it holds or the store itself wrote is trusted and any
-other is a claim. A sync (`sync.py`) applies what is read (`ledger_apply.py`).
+other is a claim. A sync (`sync.py`) applies what is read (`ledger_apply.py`);
+`doctor` names what this check skips, a part of the file at a time
+(`skipped_lines`), so the two cannot disagree about a line.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -41,6 +43,7 @@ from tree_ring.write import pipeline, readmit
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from tree_ring.store.sql import Db
     from tree_ring.team.ledger_verdicts import Verdicts
 
 MAX_LINE_BYTES = ledger.MAX_LINE_BYTES
@@ -200,6 +203,60 @@ def check_numbered(
     for number, line, _ in good:
         read.numbers.setdefault(line.text, number)
     return read
+
+
+# What `skipped_lines` checks at a time: a part's lines, and (past one line) its bytes.
+PART_LINES = 1_000
+PART_BYTES = 1_000_000
+
+
+def skipped_lines(
+    db: Db,
+    numbered: Iterable[tuple[int, bytes]],
+    project_id: str,
+    verdicts: Verdicts | None = None,
+) -> Iterator[tuple[Skipped, bool]]:
+    """Each of the `numbered` lines (0: one only the upstream's ledger
+    holds) that a sync skips as it reads them (`check_numbered`, a line of a
+    record this version does not know read by the guard, as a sync that
+    writes the ledger reads it), with whether a rewrite of the ledger keeps
+    it as it stands (`Read.foreign`). The same check as a sync's, a part at
+    a time (PART_LINES lines, PART_BYTES bytes past the first line), each
+    against the store's own lines for the ids it names (not checked again,
+    as a sync does not): only a part is held, whatever the ledger's size.
+    Reads the store and writes nothing; `verdicts` are not saved. A header
+    of another project or a newer schema raises, as a sync refuses that
+    ledger whole."""
+    part: list[tuple[int, bytes]] = []
+    size = 0
+    for number, piece in numbered:
+        part.append((number, piece))
+        size += len(piece)
+        if len(part) >= PART_LINES or size >= PART_BYTES:
+            yield from _skipped_in(db, part, project_id, verdicts)
+            part, size = [], 0
+    if part:
+        yield from _skipped_in(db, part, project_id, verdicts)
+
+
+def _skipped_in(
+    db: Db, part: list[tuple[int, bytes]], project_id: str, verdicts: Verdicts | None
+) -> Iterator[tuple[Skipped, bool]]:
+    ids = [key[1:] for _, piece in part if (key := _entry_key(piece)) is not None]
+    known = {line.text: line for line in ledger_state.store_lines(db, project_id, ids).values()}
+    read = check_numbered(part, project_id, known, verdicts=verdicts)
+    carried = set(read.foreign)
+    pieces = {number: piece for number, piece in part if number}
+    for skipped in read.skipped:
+        yield skipped, skipped.line in pieces and pieces[skipped.line] in carried
+
+
+def _entry_key(piece: bytes) -> str | None:
+    """A memory, tombstone or redaction line's key, for the store's own line of it."""
+    if len(piece) > MAX_LINE_BYTES:
+        return None
+    found = ledger.record_of(piece, ledger.ENTRY_RANK)
+    return found[0] if found is not None else None
 
 
 def _carried(read: Read, number: int, piece: bytes, reason: str) -> Skipped:

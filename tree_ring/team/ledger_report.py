@@ -28,6 +28,16 @@ class Skipped:
         return f"{where}: {self.reason}"
 
 
+def named(skipped: list[Skipped], ledger_name: str, shown: int) -> list[str]:
+    """The first `shown` lines skipped, each as `Skipped.named` says it, then
+    one line for the rest: what `init` and the SessionStart hook say."""
+    said = [s.named(ledger_name) for s in skipped[:shown]]
+    if len(skipped) > shown:
+        rest = len(skipped) - shown
+        said.append(f"{rest} more line(s) of {ledger_name} not taken; `tree-ring sync` lists them")
+    return said
+
+
 @dataclass
 class SyncReport:
     path: str

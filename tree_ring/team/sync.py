@@ -80,7 +80,7 @@ from tree_ring.team.ledger_read import (
     open_ledger,
     read_bytes,
 )
-from tree_ring.team.ledger_report import SyncReport
+from tree_ring.team.ledger_report import Skipped, SyncReport
 from tree_ring.team.ledger_state import store_lines
 from tree_ring.team.upstream import Upstream
 from tree_ring.write import bulk, correct
@@ -312,12 +312,15 @@ def apply_lines(
     oid: str | None,
     theirs: set[bytes],
     ids: set[str],
+    whole: bytes | None = None,
 ) -> SyncReport:
     """The SessionStart hook's pass over a changed ledger (`ledger_delta.py`):
     `data`, every line of the file for the ids `ids`, and `theirs`, the
     upstream's lines for them and its lines the store has not recorded, read
     and applied as a full sync reads and applies them, against the store's
-    own lines for those ids, in the caller's transaction."""
+    own lines for those ids, in the caller's transaction. With `whole`, the
+    file's bytes (as the pass read them), each line skipped is numbered by
+    its line there, as a full sync numbers it, not by its place in `data`."""
     path = path_of(Path(root))
     report = SyncReport(str(path))
     up = Upstream(Path(root), ref, oid=oid, lines=set(theirs))
@@ -336,7 +339,27 @@ def apply_lines(
         for s in read.skipped
         if 0 < s.line <= len(pieces) and pieces[s.line - 1] not in theirs
     ]
+    if whole is not None and report.skipped:
+        report.skipped = [
+            Skipped(line_number(whole, pieces[s.line - 1]), s.reason)
+            if 0 < s.line <= len(pieces)
+            else s  # a line only the upstream's ledger holds: named as its own
+            for s in report.skipped
+        ]
     return report
+
+
+def line_number(data: bytes, raw: bytes) -> int:
+    """The number of the first line of `data` that is `raw`, or 0 when none
+    is: the lines a pass hands to `apply_lines` are the file's, each found
+    by a byte search, and counted only when one is skipped."""
+    at = data.find(raw)
+    while at >= 0:
+        end = at + len(raw)
+        if (at == 0 or data[at - 1] == 0x0A) and (end == len(data) or data[end] == 0x0A):
+            return data.count(b"\n", 0, at) + 1
+        at = data.find(raw, at + 1)
+    return 0
 
 
 def refresh(store: Store, root: str | Path, project_id: str) -> SyncReport | None:
