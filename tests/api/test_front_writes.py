@@ -32,6 +32,7 @@ BELOW_THE_FRONT: dict[str, frozenset[str]] = {
     "tree_ring.review.promote": frozenset({"promote", "promote_many"}),
     "tree_ring.review.refute": frozenset({"refute"}),
     "tree_ring.upkeep.consolidate": frozenset({"consolidate"}),
+    "tree_ring.upkeep.maintain": frozenset({"maintain"}),
     "tree_ring.write.verbs": frozenset({"remember", "capture", "evidence"}),
     "tree_ring.write.correct": frozenset({"forget", "supersede", "forget_copies", "retire"}),
     "tree_ring.write.anchors": frozenset({"confirm"}),

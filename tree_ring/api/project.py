@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from tree_ring.store.live import View
     from tree_ring.team.ledger_report import SyncReport
     from tree_ring.upkeep.consolidate import Report
+    from tree_ring.upkeep.maintain import MaintainReport
     from tree_ring.write.correct import Forgotten
     from tree_ring.write.pipeline import WriteResult
     from tree_ring.write.verbs import Draft
@@ -462,6 +463,24 @@ class Project(Decisions):
             progress=progress,
             reader=self.reader,
             forgotten=self.forgotten_elsewhere(),
+        )
+
+    def maintain(
+        self, *, apply_expired: bool = False, apply_secret_sweep: bool = False, vacuum: bool = False
+    ) -> MaintainReport:
+        """Expiry, the secret sweep and compaction (`upkeep/maintain.py`): a
+        report unless asked to apply. Into the store that answers to the user
+        store too (`store_to_write`): an expiry a person applies keeps
+        writable, and shown, what the person's own notes hold, as a forget
+        does; one an agent wrote is its withdrawal, whoever runs it."""
+        from tree_ring.upkeep import maintain
+
+        return maintain.maintain(
+            self.store_to_write(),
+            self.actor,
+            apply_expired=apply_expired,
+            apply_secret_sweep=apply_secret_sweep,
+            vacuum=vacuum,
         )
 
     def into_ledger(self) -> bool:

@@ -61,10 +61,8 @@ def cmd_maintain(ctx: Context) -> int:
 
             raise UsageError("--suggest changes nothing; run it without --apply-* and --vacuum")
         return _suggest(ctx)
-    with ctx.store() as store:
-        report = maintain.maintain(
-            store,
-            _actor(ctx),
+    with ctx.project() as project:
+        report = project.maintain(
             apply_expired=a.apply_expired,
             apply_secret_sweep=a.apply_secret_sweep,
             vacuum=a.vacuum,
@@ -73,24 +71,44 @@ def cmd_maintain(ctx: Context) -> int:
         f"{report.memories} memories, {report.bytes_before:,} bytes",
         f"expired: {len(report.deletable)} removable"
         + ("" if a.apply_expired or not report.deletable else " (--apply-expired deletes them)"),
-        f"expired but protected (scar, heartwood, durable, pinned; kept): {len(report.flagged)}",
     ]
-    lines += [
-        f"  {e.id} [{e.ring}, {e.retention}] expired {e.expires_at[:19]}Z" for e in report.flagged
-    ]
+    if report.withdrawn:
+        lines.append(
+            f"  of them no person stands behind (an agent's, or waiting for review; "
+            f"withdrawn, binding agents' writes only): {len(report.withdrawn)}"
+        )
+    lines.append(
+        f"expired but protected (scar, heartwood, durable, pinned; kept): {len(report.flagged)}"
+    )
+    lines += [_expired_line(e) for e in report.flagged]
+    if report.left:
+        lines.append(
+            "expired but a person's to delete (an agent's maintain leaves them; kept): "
+            f"{len(report.left)}"
+        )
+        lines += [_expired_line(e) for e in report.left]
     lines.append(
         f"caught by today's guard: {len(report.secrets)}"
         + ("" if a.apply_secret_sweep or not report.secrets else " (--apply-secret-sweep redacts)")
     )
     lines += [f"  {s.id} {s.field}: rule {s.rule}" for s in report.secrets]
     if report.deleted:
-        lines.append(f"deleted {len(report.deleted)} expired memories (reason: expired)")
+        withdrew = (
+            f"; {len(report.withdrew)} of them withdrawn, binding agents' writes only"
+            if report.withdrew
+            else ""
+        )
+        lines.append(f"deleted {len(report.deleted)} expired memories (reason: expired){withdrew}")
     if report.redacted:
         lines.append(f"redacted {len(report.redacted)} memories holding secrets")
     if report.vacuumed:
         lines.append(f"vacuumed: {report.bytes_before:,} -> {report.bytes_after:,} bytes")
     ctx.emit(maintain_data(report.to_dict()), "\n".join(lines))
     return 0
+
+
+def _expired_line(e: maintain.Expired) -> str:
+    return f"  {e.id} [{e.ring}, {e.retention}] expired {e.expires_at[:19]}Z"
 
 
 def _suggest(ctx: Context) -> int:
@@ -145,23 +163,45 @@ def _suggest(ctx: Context) -> int:
 def maintain_data(report: dict[str, Any]) -> dict[str, Any]:
     """Maintain's report with its one list: every row it names, each with what
     it found (`kind`) and whether this run acted on it (`done`: deleted or
-    redacted); the counts beside it."""
+    redacted); the counts beside it. An expired row this caller removes says
+    whether its removal is its writer's withdrawal (`withdrawn`); one an
+    agent's maintain leaves for a person is `expired_for_person`."""
     deleted, redacted = set(report["deleted"]), set(report["redacted"])
+    withdrawn = set(report["expired_withdrawn"])
     items: list[dict[str, Any]] = [
-        {"kind": "expired_removable", "id": memory_id, "done": memory_id in deleted}
+        {
+            "kind": "expired_removable",
+            "id": memory_id,
+            "withdrawn": memory_id in withdrawn,
+            "done": memory_id in deleted,
+        }
         for memory_id in report["expired_deletable"]
     ]
     items += [
         {"kind": "expired_protected", **e, "done": False} for e in report["expired_protected"]
     ]
+    items += [
+        {"kind": "expired_for_person", **e, "done": False} for e in report["expired_for_person"]
+    ]
     items += [{"kind": "secret", **s, "done": s["id"] in redacted} for s in report["secrets"]]
-    lists = ("expired_deletable", "expired_protected", "secrets", "deleted", "redacted")
+    lists = (
+        "expired_deletable",
+        "expired_withdrawn",
+        "expired_protected",
+        "expired_for_person",
+        "secrets",
+        "deleted",
+        "withdrew",
+        "redacted",
+    )
     data = {key: value for key, value in report.items() if key not in lists}
     data |= {
         "expired_removable": len(report["expired_deletable"]),
         "expired_protected": len(report["expired_protected"]),
+        "expired_for_person": len(report["expired_for_person"]),
         "secrets": len(report["secrets"]),
         "deleted": len(report["deleted"]),
+        "withdrawn": len(report["withdrew"]),
         "redacted": len(report["redacted"]),
     }
     return data | listing(items)
@@ -179,7 +219,11 @@ def _maintain_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--apply-expired",
         action="store_true",
-        help="delete expired temporary memories (protected ones are only flagged)",
+        help=(
+            "delete expired temporary memories, each with its writer's authority: an agent's "
+            "note is withdrawn, a person's forgotten by a person's run only (protected ones "
+            "are only flagged)"
+        ),
     )
     p.add_argument(
         "--apply-secret-sweep",

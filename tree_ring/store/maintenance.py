@@ -17,9 +17,10 @@ def count(db: Db) -> int:
 
 
 def expired(db: Db, now: str) -> list[Any]:
-    """(id, ring, retention, expires_at) of every row expired at `now`, soonest first."""
+    """Every row expired at `now`, soonest first: whole, since who wrote it,
+    and who stands behind it, say how its expiry is applied (`upkeep/maintain.py`)."""
     return db.query(
-        "SELECT id, ring, retention, expires_at FROM memories "
+        "SELECT * FROM memories "
         "WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at, id",
         (now,),
     )

@@ -12,6 +12,19 @@ tombstone, an audit entry with its reason, and no trace in the FTS indexes:
 - `--apply-secret-sweep` runs the guard over every stored row's text and
   redacts any row that a rule added since it was written now catches.
 - `--vacuum` merges the FTS indexes and rewrites the file without free pages.
+
+An expiry deletes a row with the authority of whoever wrote it, never of
+whoever runs maintain (`expiry`): the writer chose when it ends, so running
+maintain decides nothing about its content. A row no person stands behind
+(an agent's note no person approved or promoted, or any row waiting for
+review) is withdrawn, as an agent's forget of its own note withdraws it: its
+tombstones bind agents' writes only, hide nothing a person reads, and stay
+out of the team ledger. Any other row is a person's: its expiry is a
+person's forget, which only a person's maintain (or the coordinator's)
+applies. An agent's maintain leaves what it could not forget itself, and
+says so, writing nothing for it: a person's row, and an agent's row the
+team ledger already carries (an agent's writes reach the ledger only at its
+next sync, whose reading of the ledger's line would bring the row back).
 """
 
 from __future__ import annotations
@@ -20,10 +33,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tree_ring import guard
-from tree_ring.govern import coordinator
+from tree_ring.govern import admission, coordinator
 from tree_ring.model import project
 from tree_ring.model.actor import Actor
-from tree_ring.model.record import Memory, now_iso
+from tree_ring.model.record import PRIVATE_SCOPES, Memory, now_iso
 from tree_ring.store import fts, maintenance, meaning, pages, rows
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -34,6 +47,9 @@ PROTECTED_RETENTIONS = ("durable", "user_pinned")
 EXPIRED_REASON = "expired"
 # Rows are read in pages so a sweep over a million memories stays small.
 PAGE = 2_000
+# How an expiry is applied (`expiry`): its writer's withdrawal, a person's
+# forget, or left for a person by an agent's maintain.
+WITHDRAWN, FORGOTTEN, LEFT = "withdrawn", "forgotten", "left"
 
 
 @dataclass(frozen=True)
@@ -42,10 +58,44 @@ class Expired:
     ring: str
     retention: str
     expires_at: str
+    # How its expiry is applied for the caller (`expiry`).
+    how: str = FORGOTTEN
 
     @property
     def protected(self) -> bool:
-        return self.ring in PROTECTED_RINGS or self.retention in PROTECTED_RETENTIONS
+        return protected(self.ring, self.retention)
+
+    def said(self) -> dict[str, str]:
+        return {"id": self.id, "ring": self.ring, "retention": self.retention,
+                "expires_at": self.expires_at}  # fmt: skip
+
+
+def protected(ring: str, retention: str) -> bool:
+    """Whether an expired row of `ring` and `retention` is only flagged: a
+    person decides whether an old lesson still holds."""
+    return ring in PROTECTED_RINGS or retention in PROTECTED_RETENTIONS
+
+
+def stands_behind(memory: Memory) -> bool:
+    """Whether a person stands behind `memory`: they wrote it, or approved or
+    promoted it (`admission.vouched`), and it is not waiting for review."""
+    return admission.vouched(memory) and memory.trust != "pending"
+
+
+def expiry(memory: Memory, asks: bool) -> str:
+    """How `memory`'s expiry is applied, with its writer's authority, for a
+    caller that `asks` a person for what it did not write itself (an agent
+    without the coordinator capability, `correct.asks`) or not.
+
+    WITHDRAWN: no person stands behind it, so its deletion is its writer's
+    withdrawal, whoever runs maintain, but for an agent's row the team
+    ledger carries (accepted into a shared scope), which an agent leaves.
+    FORGOTTEN: a person's row, deleted as a person's forget. LEFT: a row the
+    caller could not forget itself, left for a person."""
+    if not stands_behind(memory):
+        shared = memory.scope not in PRIVATE_SCOPES and memory.trust != "pending"
+        return LEFT if asks and shared else WITHDRAWN
+    return LEFT if asks else FORGOTTEN
 
 
 @dataclass(frozen=True)
@@ -62,6 +112,8 @@ class MaintainReport:
     expired: list[Expired] = field(default_factory=lambda: [])
     secrets: list[SecretHit] = field(default_factory=lambda: [])
     deleted: list[str] = field(default_factory=lambda: [])
+    # Of `deleted`, those withdrawn: their writer's withdrawal (`expiry`).
+    withdrew: list[str] = field(default_factory=lambda: [])
     redacted: list[str] = field(default_factory=lambda: [])
     vacuumed: bool = False
     bytes_before: int = 0
@@ -69,23 +121,34 @@ class MaintainReport:
 
     @property
     def deletable(self) -> list[Expired]:
-        return [e for e in self.expired if not e.protected]
+        """What `--apply-expired` deletes for this caller."""
+        return [e for e in self.expired if not e.protected and e.how != LEFT]
+
+    @property
+    def withdrawn(self) -> list[Expired]:
+        """Of `deletable`, those whose deletion is their writer's withdrawal."""
+        return [e for e in self.deletable if e.how == WITHDRAWN]
 
     @property
     def flagged(self) -> list[Expired]:
         return [e for e in self.expired if e.protected]
+
+    @property
+    def left(self) -> list[Expired]:
+        """What this caller (an agent) leaves for a person to delete."""
+        return [e for e in self.expired if not e.protected and e.how == LEFT]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "now": self.now,
             "memories": self.memories,
             "expired_deletable": [e.id for e in self.deletable],
-            "expired_protected": [
-                {"id": e.id, "ring": e.ring, "retention": e.retention, "expires_at": e.expires_at}
-                for e in self.flagged
-            ],
+            "expired_withdrawn": [e.id for e in self.withdrawn],
+            "expired_protected": [e.said() for e in self.flagged],
+            "expired_for_person": [e.said() for e in self.left],
             "secrets": [{"id": s.id, "field": s.field, "rule": s.rule} for s in self.secrets],
             "deleted": self.deleted,
+            "withdrew": self.withdrew,
             "redacted": self.redacted,
             "vacuumed": self.vacuumed,
             "bytes_before": self.bytes_before,
@@ -93,9 +156,11 @@ class MaintainReport:
         }
 
 
-def find_expired(db: Db, now: str) -> list[Expired]:
-    found = maintenance.expired(db, now)
-    return [Expired(r["id"], r["ring"], r["retention"], r["expires_at"]) for r in found]
+def find_expired(db: Db, now: str, asks: bool = False) -> list[Expired]:
+    """The rows expired at `now`, each with how its expiry is applied for a
+    caller that `asks` (`expiry`)."""
+    found = [rows.from_row(row) for row in maintenance.expired(db, now)]
+    return [Expired(m.id, m.ring, m.retention, m.expires_at or now, expiry(m, asks)) for m in found]
 
 
 def secret_in(memory: Memory) -> SecretHit | None:
@@ -134,22 +199,30 @@ def maintain(
     report = MaintainReport(now)
     report.bytes_before = project.store_bytes(store.db.path)
     report.memories = maintenance.count(store.db)
-    report.expired = find_expired(store.db, now)
+    report.expired = find_expired(store.db, now, correct.asks(store.db, actor))
     report.secrets = find_secrets(store)
     if apply_expired and report.deletable:
         with store.write() as db:
             coordinator.authorize(db, "maintain.apply", actor, f"expired:{len(report.deletable)}")
+            asks = correct.asks(db, actor)
             for item in report.deletable:
-                # Re-read inside the transaction: another process may have
-                # changed or removed the row since the plan was made.
+                # Re-read and judged again inside the transaction: another
+                # process may have changed, approved or removed the row since
+                # the plan was made.
                 memory = rows.find(db, item.id)
                 if memory is None or memory.expires_at is None or memory.expires_at > now:
+                    continue
+                how = expiry(memory, asks)
+                if how == LEFT or protected(memory.ring, memory.retention):
                     continue
                 reason = (
                     f"{EXPIRED_REASON} at {memory.expires_at[:19]}Z (retention {memory.retention})"
                 )
-                correct.forget_in(db, memory, "delete", reason, actor, now)
+                withdraw = how == WITHDRAWN
+                correct.forget_in(db, memory, "delete", reason, actor, now, withdraw=withdraw)
                 report.deleted.append(item.id)
+                if withdraw:
+                    report.withdrew.append(item.id)
     if apply_secret_sweep and report.secrets:
         with store.write() as db:
             coordinator.authorize(db, "maintain.apply", actor, "secret-sweep")

@@ -174,8 +174,8 @@ def forget(
         memory = rows.get(db, memory_id)
         if memory.redacted_at is not None and mode == "redact":
             raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
-        asks = admission.is_agent(actor) and not coordinator.holds(db, actor)
-        if asks and not own_partition(memory, actor):
+        asking = asks(db, actor)
+        if asking and not own_partition(memory, actor):
             if reader is None:
                 session = actor.origin.session
                 reader = Identity(memory.project or "", actor.name, session, session)
@@ -190,7 +190,7 @@ def forget(
             request = requests.ask(db, memory, mode, reason, actor, now)
             return Forgotten(memory_id, mode, reason, request=request, tombstoned=False)
         kind = _kind(db, actor)
-        twins = _twins(db, memory, actor, asks)
+        twins = _twins(db, memory, actor, asking)
         # The twins go first, so that when none the caller may not forget is
         # left, the content's keys are unheld and tombstoned with `memory`.
         for twin in twins:
@@ -306,13 +306,18 @@ def forget_copies(
     return [copy.id for copy in copies], scrub(store, copies)
 
 
+def asks(db: Db, actor: Actor) -> bool:
+    """Whether `actor` forgets only what it wrote into its own partition, and
+    asks a person for anything else: an agent without the coordinator
+    capability. A person, or the coordinator, forgets anything."""
+    return admission.is_agent(actor) and not coordinator.holds(db, actor)
+
+
 def _kind(db: Db, actor: Actor) -> str:
     """What a forget's tombstones are: an agent that forgets without a person
     (what it may: its own partition) withdraws its own words, which binds
     agents only (`tombstones.WITHDRAWN`); anyone else's forget binds all."""
-    if admission.is_agent(actor) and not coordinator.holds(db, actor):
-        return tombstones.WITHDRAWN
-    return tombstones.FORGOTTEN
+    return tombstones.WITHDRAWN if asks(db, actor) else tombstones.FORGOTTEN
 
 
 def _sees(db: Db, reader: Identity, memory_id: str) -> bool:
@@ -328,9 +333,16 @@ def forget_in(
     now: str,
     *,
     decided: Sequence[str] | None = None,
+    withdraw: bool = False,
 ) -> list[str]:
     """The transactional half of forgetting, for every path that removes a
     memory; the content keys it tombstoned for `memory` itself.
+
+    `withdraw`: the forget carries the authority of an agent that wrote
+    `memory`, whoever `actor` is (an expiry the agent set, `upkeep/maintain.py`):
+    its tombstones are a withdrawal (`tombstones.WITHDRAWN`), as the agent's
+    own forget of its note makes them, and nothing another row carries is
+    withheld. Otherwise they are what `actor`'s own forget makes (`_kind`).
 
     What another accepted memory the project keeps also holds stays
     writable (`holders.unheld`, `admission.keeps_words`: a live one, or a
@@ -347,7 +359,7 @@ def forget_in(
         raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
     coordinator.authorize(db, f"forget.{mode}", actor, memory_id)
     keys: list[str] = []
-    kind = tombstones.FORGOTTEN
+    kind = tombstones.WITHDRAWN if withdraw else tombstones.FORGOTTEN
     if memory.redacted_at is None:
         if decided is None:
             wanted = holders.unheld(
@@ -359,7 +371,7 @@ def forget_in(
             )
         else:
             wanted = list(decided)
-        kind = _kind(db, actor)
+        kind = tombstones.WITHDRAWN if withdraw else _kind(db, actor)
         keys = tombstone(db, memory, kind, reason, actor, now, wanted)
     own = list(keys)
     # A refutation's reason is an agent's words about the memory: it goes with it.
@@ -403,6 +415,8 @@ def forget_in(
         texts = None if decided is not None else _texts(memory)
         carrying = carried.withhold(db, memory.project or "", keys, texts)
     detail: dict[str, object] = {"mode": mode, "reason": reason, "tombstones": keys}
+    if withdraw:
+        detail["withdrawn"] = True  # for its writer, an agent: `actor` did not decide it
     if carrying:
         detail["withheld"] = carrying
     audit.record(db, actor, "forget", memory_id, detail, changed=[memory_id, *carrying], at=now)
