@@ -11,7 +11,13 @@ An adapter (dox.py, revolve.py) turns files into memories, read by
   whose new text is refused (skipped) keeps its row as it was, held. Nothing
   is deleted.
   A key's first row has its stable id; a later version takes the next free
-  `_rN` suffix.
+  `_rN` suffix, free meaning no row and no tombstone or redaction ever had
+  it (`synced.taken`): a forgotten row's id never comes back.
+- a row whose words are new but whose details (what the adapter writes
+  beside them: the file, the heading) are those of a row that was forgotten
+  or rejected says which revision of its key it is, in one more sentence of
+  its details (`_revised`), so the tombstone of the forgotten words does not
+  refuse the new ones. Words still forgotten stay refused.
 - applying it in one transaction through the write path, so the guard,
   tombstones, trust and the audit log apply as to any write. Who runs the
   sync decides trust (`admission`): a person's heartwood is accepted, an
@@ -105,7 +111,7 @@ def plan(db: Db, adapter: Adapter, scan: Scan, project: str, actor: Actor) -> Pl
     for memory in scan.memories:
         key = adapter.key_of(memory)
         old = current.pop(key, [])
-        if old and _same(old[-1], memory):
+        if old and _same(old[-1], _as_kept(memory, old[-1], key)):
             result.changes.append(Change("unchanged", key, None, (old[-1],)))
         elif old:
             result.changes.append(Change("update", key, memory, tuple(old)))
@@ -141,11 +147,11 @@ def plan(db: Db, adapter: Adapter, scan: Scan, project: str, actor: Actor) -> Pl
 
 def _assign_ids(db: Db, adapter: Adapter, result: Plan) -> None:
     """The key's stable id, or its next `_rN` version when that is taken."""
+    taken = synced.taken(db, adapter.name)
     for index, change in enumerate(result.changes):
         if change.memory is None:
             continue
         base = stable_id(adapter.name, change.key)
-        taken = synced.versions(db, base)
         memory_id, version = base, 1
         while memory_id in taken:
             version += 1
@@ -155,19 +161,82 @@ def _assign_ids(db: Db, adapter: Adapter, result: Plan) -> None:
         result.changes[index] = Change(change.kind, change.key, memory, change.old)
 
 
+def _version(memory_id: str) -> int:
+    """The revision an id names: 1 for a key's stable id, N for `ID_rN`."""
+    head, _, tail = memory_id.rpartition("_r")
+    return int(tail) if head and tail.isdigit() and tail[0] != "0" else 1
+
+
+def _revised(memory: Memory, key: str) -> Memory:
+    """`memory` with a sentence naming its revision of `key` after its details.
+
+    A forget or a rejection tombstones a row's details whole, and an
+    adapter's details come from its file and heading (or outcome) alone
+    (`Source AGENTS.md remains authoritative ... Heading: Rules.`), so that
+    tombstone would refuse every later text of the key, and of any key with
+    the same heading in the file. The sentence makes the details this row's
+    own: its id is never taken again, so neither are they.
+    It has more words than a write's check trims off either end
+    (`tombstones.TRIM`), so the forgotten details are not found inside it."""
+    sentence = f"This is revision {_version(memory.id)} of {key}."
+    return memory.replace(details=f"{memory.details} {sentence}").with_hash()
+
+
+def _as_kept(memory: Memory, row: Memory, key: str) -> Memory:
+    """`memory` (read from its source, no id yet) as `row`, the key's current
+    row, was written: with `row`'s revision sentence when `row` has one."""
+    if row.details == memory.details:
+        return memory
+    revised = _revised(memory.replace(id=row.id), key)
+    return revised.replace(id=memory.id) if revised.details == row.details else memory
+
+
+def _stone(db: Db, project: str, result: Plan, memory: Memory) -> Any:
+    """The first tombstone that refuses `memory`, read as a write of it is
+    (`tombstones.check_keys`) and line by line, or None."""
+    keys = tombstones.check_keys(memory)
+    for line in result.scan.lines.get(memory.source_ref, ()):
+        keys += tombstones.keys(line.lstrip("-*").strip(), "")
+    return tombstones.find(db, project, keys)
+
+
+def _refusal(db: Db, project: str, result: Plan, memory: Memory, stone: Any) -> str:
+    """Why `memory` is not stored: its words were forgotten (or rejected),
+    or, when none of them were, the source ref its earlier text was
+    forgotten with (a forget before synced rows kept their refs writable)."""
+    words = tombstones.keys(memory.summary, "", [memory.source_quote])
+    for line in result.scan.lines.get(memory.source_ref, ()):
+        words += tombstones.keys(line.lstrip("-*").strip(), "")
+    found = tombstones.find(db, project, words)
+    if found is not None:
+        return str(tombstones.refused(found))
+    ref = memory.source_ref
+    place = tombstones.find(db, project, tombstones.keys("", "", [ref]))
+    if place is not None:
+        return (
+            f"its words are not forgotten, but its source ref {ref} was, with "
+            f"{place['memory_id']} on {place['created_at'][:19]}Z; `tree-ring audit "
+            f"--target {place['memory_id']}` shows why"
+        )
+    return str(tombstones.refused(stone))
+
+
 def _check(db: Db, project: str, result: Plan, actor: Actor) -> None:
     """What tombstones refuse, what would wait for review, what this actor may not retire."""
     for index, change in enumerate(result.changes):
         memory = change.memory
         if memory is not None:
-            keys = tombstones.check_keys(memory)
-            for line in result.scan.lines.get(memory.source_ref, ()):
-                keys += tombstones.keys(line.lstrip("-*").strip(), "")
-            stone = tombstones.find(db, project, keys)
-            if stone is not None:
-                reason = str(tombstones.refused(stone))
-                result.changes[index] = Change("forgotten", change.key, memory, change.old, reason)
-                continue
+            if _stone(db, project, result, memory) is not None:
+                # Refused as read: with details of its own (`_revised`), only
+                # what its words hold can refuse it.
+                memory = _revised(memory, change.key)
+                stone = _stone(db, project, result, memory)
+                if stone is not None:
+                    reason = _refusal(db, project, result, memory, stone)
+                    result.changes[index] = Change(
+                        "forgotten", change.key, memory, change.old, reason
+                    )
+                    continue
             waits = admission.waiting_reason(db, memory, actor)
             result.changes[index] = Change(change.kind, change.key, memory, change.old, waits or "")
         elif change.kind == "retire" and not all(

@@ -7,7 +7,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from tree_ring.model.record import Memory
     from tree_ring.store.sql import Db
+
+# The file syncs, each the source type, the scope and the id prefix of its rows.
+ADAPTERS = ("dox", "revolve")
 
 _PRIOR = (
     "SELECT * FROM memories WHERE project = ? AND source_type = ?"
@@ -22,10 +26,39 @@ def current(db: Db, project: str, adapter: str) -> list[Any]:
     return db.query(_PRIOR, (project, adapter, pattern))
 
 
-def versions(db: Db, base: str) -> set[str]:
-    """`base` and its later versions (`base_r2`, ...) among the stored ids."""
-    found = db.execute(
-        "SELECT id FROM memories WHERE id = ? OR id LIKE ? ESCAPE '\\'",
-        (base, base.replace("_", "\\_") + "\\_r%"),
+# Every id a file sync's rows can never take again: a row's (any state), and
+# one a tombstone or a redaction was recorded for. The team ledger says one
+# line an id, and a forgotten id's line is its tombstone: a row that took
+# the id again would never reach another clone, and could bring back what
+# the forget took. What the ledger brings a clone (rows, tombstones,
+# redactions) is recorded the same way, so every clone finds the same ids.
+_TAKEN = (
+    "SELECT id FROM memories WHERE id >= :low AND id < :high"
+    " UNION SELECT memory_id FROM tombstone_ids WHERE memory_id >= :low AND memory_id < :high"
+    " UNION SELECT memory_id FROM content_tombstones"
+    " WHERE memory_id >= :low AND memory_id < :high"
+    " UNION SELECT memory_id FROM redaction_tombstones"
+    " WHERE memory_id >= :low AND memory_id < :high"
+)
+
+
+def wrote(memory: Memory) -> bool:
+    """Whether a file sync wrote `memory` here or in a teammate's clone: its
+    source type, scope and id all name the sync (only a sync, an import or
+    the team ledger chooses an id), and it was not imported."""
+    kind = memory.source_type
+    return (
+        kind in ADAPTERS
+        and memory.scope == kind
+        and memory.id.startswith(f"mem_{kind}_")
+        and memory.origin != "import"
     )
-    return {row[0] for row in found}
+
+
+def taken(db: Db, adapter: str) -> set[str]:
+    """The ids under `adapter`'s prefix (`mem_<adapter>_`) that are taken:
+    held by a row in any state, or recorded as forgotten, rejected,
+    withdrawn or redacted. One read for a whole sync's plan."""
+    low = f"mem_{adapter}_"
+    high = low[:-1] + chr(ord("_") + 1)  # the first id past the prefix
+    return {str(row[0]) for row in db.execute(_TAKEN, {"low": low, "high": high})}

@@ -4,7 +4,8 @@ A tombstone holds hashes of a memory's claims, never its text. Forgetting or
 rejecting a memory records a key for its whole summary, its whole details
 (when there are any), and the two as one text; and, but for a consolidation,
 one for each sentence of at least `SENTENCE_WORDS` words in any text field
-(summary, details, source quote, tags, source ref), for a source quote or tag
+(summary, details, source quote, tags, source ref; not the source ref of a
+row a file sync wrote, which names a place in a file), for a source quote or tag
 of that many words whole, and for the sentence that runs on from the end of
 the summary into the details. A later write is refused when any of its own
 keys is tombstoned: its whole summary and details, its other text fields
@@ -594,8 +595,16 @@ def _forget_claims(memory: Memory) -> _Keys:
     # A consolidation's sentences are its sources' claims: forgetting the
     # summary forgets the summary, not each memory it lists.
     if memory.source_type != "consolidation":
+        # A file sync's source ref is where the words sit (`AGENTS.md#rules-1`),
+        # not a claim: the file keeps the place, and its next text there must
+        # stay writable (`sources/filesync.py`). Imported here: the hook loads
+        # this module to read keys, and never forgets.
+        from tree_ring.store import synced
+
+        place = memory.source_ref if synced.wrote(memory) else None
         for text in other_texts(memory):
-            claims.add(claims.fold(text), SENTENCE_WORDS)
+            if text != place:
+                claims.add(claims.fold(text), SENTENCE_WORDS)
         # A summary of several sentences makes several claims, each forgotten.
         # Details and the other fields are forgotten whole: their sentences are
         # often boilerplate that many memories share (a template's paragraph,
