@@ -297,12 +297,10 @@ def read_bytes(path: StrPath, limit: int, *, follow: bool = False) -> bytes:
 
 
 def read_upto(fd: int, limit: int, size: int | None = None) -> bytes:
-    """Up to `limit` + 1 bytes from `fd`, asked for as its size says (`size`,
-    or the file's now):
-    `os.read(fd, n)` allocates its n bytes before it reads, so asking for a
-    bound of megabytes cost every open a buffer that size (64 MiB for the
-    index) and 15 microseconds to give it back. A file that grew since, or
-    has no size (a FIFO), is read on in pieces of 64 KiB."""
+    """Up to `limit` + 1 bytes from `fd`, asked for as its size (`size`, or
+    the file's now) says: `os.read(fd, n)` allocates its n bytes first, and a
+    bound of megabytes cost every open a buffer that size (64 MiB for git's
+    index). A file that grew since, or a FIFO, is read on 64 KiB at a time."""
     left = limit + 1
     want = min(left, (os.fstat(fd).st_size if size is None else size) + 1)
     chunks: list[bytes] = []
