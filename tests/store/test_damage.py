@@ -13,7 +13,7 @@ from tree_ring.model.record import now_iso, parse_time
 from tree_ring.store import damage, listing, live
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
-from tree_ring.transfer.jsonl import export_rows
+from tree_ring.transfer.export import export_rows
 from tree_ring.write import pipeline
 
 

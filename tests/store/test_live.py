@@ -22,7 +22,7 @@ from tree_ring.store import live, rows, schema
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.store.sql import Db
-from tree_ring.transfer import jsonl as transfer
+from tree_ring.transfer import export
 
 NOW = datetime.now(UTC)
 PAST = format_time(NOW - timedelta(days=3))
@@ -87,7 +87,7 @@ def via_list(store: Store, ident: Identity, run_cli: CliRunner, view: View) -> s
 
 
 def via_export(store: Store, ident: Identity, _: CliRunner, view: View) -> set[str]:
-    exported = transfer.export_rows(store, ident.project, view.replace())
+    exported = export.export_rows(store, ident.project, view.replace())
     return {r["id"] for r in exported if "record" not in r}
 
 

@@ -25,7 +25,7 @@ from tree_ring.model.record import format_time, parse_time
 from tree_ring.store import rows
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
-from tree_ring.transfer import jsonl as transfer
+from tree_ring.transfer import export
 from tree_ring.write import correct, pipeline
 
 
@@ -37,7 +37,7 @@ def between(earlier: str, later: str) -> str:
 
 
 def exported(store: Store, project_id: str, view: View) -> set[str]:
-    return {r["id"] for r in transfer.export_rows(store, project_id, view) if "record" not in r}
+    return {r["id"] for r in export.export_rows(store, project_id, view) if "record" not in r}
 
 
 # -- the links ---------------------------------------------------------------------

@@ -132,11 +132,11 @@ class Project(Decisions):
 
     def export(self, view: View, left_out: list[str] | None = None) -> Iterator[dict[str, Any]]:
         """The rows an export writes, then the store's tombstones
-        (`transfer.export_rows`): a person's of every partition, an agent's
+        (`transfer/export.py`): a person's of every partition, an agent's
         of what its recall reads; without the rows whose content the other
         store forgot, as every read of the project leaves them out, nor those
         a hand edit damaged, whose ids go to `left_out`."""
-        from tree_ring.transfer.jsonl import export_rows
+        from tree_ring.transfer.export import export_rows
 
         return export_rows(
             self.store,

@@ -35,8 +35,8 @@ from tree_ring.review import findings
 from tree_ring.store import audit, user
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
+from tree_ring.transfer import export, original
 from tree_ring.transfer import jsonl as transfer
-from tree_ring.transfer import original
 from tree_ring.transfer.lines import open_lines
 
 TYPE_CHECKING = False
@@ -109,7 +109,7 @@ def cmd_export(ctx: Context) -> int:
         ctx.out.write(body)
     if left_out:
         # The sound rows are written, and a script is told the file is not whole.
-        return ctx.warn(transfer.left_out_message(left_out), code="store_fault")
+        return ctx.warn(export.left_out_message(left_out), code="store_fault")
     return 0
 
 
@@ -173,6 +173,7 @@ def cmd_import(ctx: Context) -> int:
             projects=projects,
             progress=reporter,
             restore=a.restore,
+            reader=identity,
         )
         into = None
         if to_user:

@@ -2,7 +2,7 @@
 outside Tree Ring (the sqlite3 shell) that an import of the file would refuse,
 or that every read skips. Tree Ring writes none of them; `doctor` names each
 with its columns (checks `text` and `fields`), and an export names the ones it
-leaves out rather than leave them out in silence (`transfer/jsonl.py`).
+leaves out rather than leave them out in silence (`transfer/export.py`).
 
 A time is judged as an import reads it (`parse_time`). Every read compares
 the times that decide whether a row is live as text, so a row whose time is

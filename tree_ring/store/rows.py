@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
     from typing import Any
 
+    from tree_ring.model.identity import Identity
     from tree_ring.store.sql import Db
 
 # One column per field of `Memory`, in its order (a test holds the shipped
@@ -196,6 +197,18 @@ def content_hashes(db: Db, ids: Iterable[str]) -> dict[str, str]:
     return dict(db.query(sql, (_json(list(ids)),)))
 
 
+def readable(db: Db, reader: Identity, ids: Iterable[str]) -> set[str]:
+    """The ids among `ids` of stored rows (in any state) that `reader`'s recall
+    may read (`live.visible`): what an agent's `show` finds; any other is "no
+    memory" to it."""
+    clause = live.visible(reader)
+    sql = (
+        "SELECT m.id FROM memories m WHERE m.id IN (SELECT value FROM json_each(:ids))"
+        f" AND {clause.sql}"
+    )
+    return {str(row[0]) for row in db.query(sql, {**clause.params, "ids": _json(list(ids))})}
+
+
 Key = tuple[str | None, str, str | None, str]
 _PARTITION = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
 
@@ -209,20 +222,34 @@ def content_key(memory: Memory) -> Key:
     return (memory.project, memory.scope, partition, memory.content_hash)
 
 
-def standing_with_content(db: Db, memories: Iterable[Memory]) -> dict[Key, str]:
+def standing_with_content(
+    db: Db,
+    memories: Iterable[Memory],
+    *,
+    reader: Identity | None = None,
+    also: Iterable[str] = (),
+) -> dict[Key, str]:
     """`content_key` -> the id of the oldest stored row that still stands
-    (`live.STANDING`) with that key, for each key of `memories` that has one."""
+    (`live.STANDING`) with that key, for each key of `memories` that has one.
+    With `reader`, only a row its recall may read (`live.visible`) or one of
+    the ids `also` names."""
     wanted = {content_key(memory) for memory in memories}
     found: dict[Key, str] = {}
+    seen: dict[str, Any] = {}
+    kept = ""
+    if reader is not None:
+        clause = live.visible(reader)
+        seen = {**clause.params, "also": _json(list(also))}
+        kept = f" AND ({clause.sql} OR m.id IN (SELECT value FROM json_each(:also)))"
     sql = (
         "SELECT m.id, m.project, m.scope, m.agent_profile, m.workflow_id, m.session_id,"
         " m.content_hash FROM memories m WHERE m.project = :project"
         " AND m.content_hash IN (SELECT value FROM json_each(:hashes))"
-        f" AND {live.sql(live.STANDING)} ORDER BY m.created_at, m.id"
+        f" AND {live.sql(live.STANDING)}{kept} ORDER BY m.created_at, m.id"
     )
     for project in sorted({key[0] for key in wanted if key[0] is not None}):
         hashes = sorted({key[3] for key in wanted if key[0] == project})
-        params = {"project": project, "hashes": _json(hashes), "live_t": now_iso()}
+        params = {"project": project, "hashes": _json(hashes), "live_t": now_iso(), **seen}
         for row in db.query(sql, params):
             column = _PARTITION.get(row["scope"])
             partition = None if column is None else row[column]

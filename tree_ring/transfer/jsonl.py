@@ -1,4 +1,4 @@
-"""Export to JSONL and import from it, including the original Tree Ring's rows.
+"""Import from JSONL (what `transfer/export.py` writes, and the original Tree Ring's rows).
 
 Every imported row and tombstone is placed in the importing project. A file
 whose rows name several projects is refused, before anything is written,
@@ -14,7 +14,9 @@ for the file, as `--replace-existing` is for the rows it replaces; but not
 for content forgotten here (or in the store writes here answer to), which a
 re-admission brings back only pending, for a person's review (`_readmitted`).
 An agent's tombstone lines are claims as well (`stone_lines.as_claims`): one
-naming a stored memory becomes a request to forget it.
+naming a stored memory becomes a request to forget it. And an agent's import
+names only the memories it may read (`reach.py`): a file's id naming none is
+renamed, whether another partition's memory holds it or nothing does.
 
 A row's files (`files`) are stored with the row an import writes, checked
 as the team ledger's are (`anchor_lines.parse_files`, strictly, and no path
@@ -49,25 +51,30 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import groupby, islice
-from typing import Any
 
-from tree_ring.govern import contradictions, coordinator, reasons
+from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import Anchor
-from tree_ring.model.anchor_lines import FILES, files_of
 from tree_ring.model.errors import Conflict, Denied, UsageError
 from tree_ring.model.identity import Identity, Origin
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string
-from tree_ring.store import anchors, audit, damage, listing, live, rows, tombstones, user
+from tree_ring.store import (
+    anchors,
+    audit,
+    redactions,
+    rows,
+    tombstones,
+    user,
+)
 from tree_ring.store.db import Store
-from tree_ring.store.live import View
 from tree_ring.store.sql import Db
 from tree_ring.transfer import stone_lines
+from tree_ring.transfer.reach import Reach
 from tree_ring.transfer.row_lines import (
     GlobalRows,
     Parsed,
@@ -80,10 +87,6 @@ from tree_ring.transfer.row_lines import (
 from tree_ring.write import bulk, pipeline, readmit, replace
 from tree_ring.write.pipeline import BatchError
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from tree_ring.read.forgotten_here import ForgottenHere
-
 # Lines parsed and written at a time: enough that a statement per table per
 # batch costs little, few enough that a batch of long lines stays small.
 BATCH = 1_000
@@ -91,91 +94,6 @@ BATCH = 1_000
 # batch, its search's signatures and its report; the whole stays near 100 MB
 # whatever the file's size (`benchmarks/write_path.py` measures it).
 CACHE_KIB = bulk.CACHE_KIB // 2
-
-
-def export_rows(
-    store: Store,
-    project: str,
-    view: View,
-    *,
-    agent: Identity | None = None,
-    forgotten: ForgottenHere | None = None,
-    left_out: list[str] | None = None,
-) -> Iterator[dict[str, Any]]:
-    """The project's rows, then its tombstones; for an `agent`, only the rows
-    its recall sees, and no tombstones: a tombstone names a forgotten memory
-    and why, and may come from any partition. `forgotten`: what the other
-    store a project reads forgot (`read/forgotten_here.py`); the rows that
-    hold it are left out, as every read leaves them out. A row anchored to
-    files names them as its team ledger line does (`files`: path, blob id,
-    commit and time, in path order; only when it names any), so an import
-    of the file anchors it again.
-
-    A row the view admits (or would, were its times times) that holds a value
-    edited outside Tree Ring an import would refuse, or no read can use, is
-    not written: its key goes to `left_out`, sorted, once the rows are done
-    (`store/damage.py`), so that a caller can say what the file lacks."""
-    reader = agent or Identity(project)
-    scope = live.visible(reader, whole_project=agent is None)
-    clause = live.where(reader, view, whole_project=agent is None)
-    # A person's re-admission travels with its row (it names tombstone keys:
-    # a person's export only, as the tombstones themselves).
-    carried = readmit.carried(store.db, project) if agent is None else {}
-    damaged = set(damage.bad_time_rows(store.db, scope, view))
-    skipped = store.db.skipped
-    found = listing.in_order(store.db, clause)
-    if store.db.skipped > skipped:  # rows no read can use: named by a scan of their own
-        damaged.update(damage.unreadable(store.db, scope, view))
-    if forgotten is not None:
-        found = _kept(found, forgotten)
-    files: dict[str, list[Anchor]] = {}
-    for index, memory in enumerate(reasons.rows_shown(store.db, found)):
-        if index % BATCH == 0:  # the anchors of the rows to come, a batch at a time
-            files = anchors.of(store.db, [row["id"] for row in found[index : index + BATCH]])
-        if not damage.sound(memory):  # compared as text, 'never' is after every time
-            damaged.add(memory.id)
-            continue
-        data = memory.to_dict()
-        if data["id"] in carried:
-            data[readmit.CARRIED] = carried[data["id"]]
-        if memory.id in files:
-            # As its team ledger line carries them, and only when it has any.
-            data[FILES] = files_of(files[memory.id])
-        yield data
-    if left_out is not None:
-        left_out += sorted(damaged)
-    if agent is not None:
-        return
-    withholding = reasons.Withholding(store.db)
-    for stone in tombstones.of_project(store.db, project):
-        # The person's reason for forgetting may quote what was forgotten.
-        yield {"record": stone_lines.TOMBSTONE, **dict(stone)} | {
-            "reason": withholding.reason(project, stone["reason"])
-        }
-
-
-def left_out_message(left_out: list[str]) -> str:
-    """What an export says of the rows `export_rows` left out, in one line."""
-    named = ", ".join(left_out[:10]) + (
-        f" and {len(left_out) - 10} more" if len(left_out) > 10 else ""
-    )
-    return (
-        f"export left out {len(left_out)} memory(ies) holding a value edited outside "
-        f"Tree Ring that cannot be written as it is: {named}; "
-        "`tree-ring doctor` names each value and what mends it (put a value of its kind "
-        "back, or forget the row), then export again"
-    )
-
-
-def _kept(found: list[Any], forgotten: ForgottenHere) -> list[Any]:
-    """The rows of `found` whose content `forgotten` does not hide, one
-    lookup of their keys a batch at a time."""
-    kept: list[Any] = []
-    for start in range(0, len(found), BATCH):
-        batch = found[start : start + BATCH]
-        gone = forgotten.hidden([rows.from_row(row) for row in batch])
-        kept += (row for row in batch if row["id"] not in gone)
-    return kept
 
 
 @dataclass
@@ -248,6 +166,7 @@ def import_lines(
     into: str | None = None,
     global_rows: GlobalRows = "all",
     restore: bool = False,
+    reader: Identity | None = None,
 ) -> ImportReport:
     """Import JSONL lines; `lines` is read twice (see the module's text), so a
     one-shot iterator is first taken into a list.
@@ -267,7 +186,12 @@ def import_lines(
     `restore` is a person's word that the file is their own export: its rows
     keep the trust, origin and review they name, and their re-admissions
     (those of content forgotten here wait for review). An agent's is
-    refused, whatever it holds."""
+    refused, whatever it holds.
+
+    `reader`: for an agent's import, whose partitions its recall reads (the
+    identity it runs as; by default the actor's own harness partitions). An
+    agent's import names only what it may read (`reach.py`): an id that names
+    no memory it may read, a hidden one's or none, is renamed."""
     if restore and actor.origin.is_agent:
         raise Denied(
             f"--restore is a person's decision: {actor.origin.kind} may not vouch for a "
@@ -310,9 +234,13 @@ def import_lines(
             writing = decision is None or decision.allowed
             brought: frozenset[str] = frozenset()
             forgotten: frozenset[str] = frozenset()
+            reach = None
+            if actor.origin.is_agent:
+                session = actor.origin.session
+                reach = Reach(db, reader or Identity(into or project, actor.name, session, session))
             if writing:
-                if actor.origin.is_agent:
-                    stones = stone_lines.as_claims(db, stones, actor, report.requested)
+                if reach is not None:
+                    stones = stone_lines.as_claims(db, stones, actor, report.requested, reach)
                 else:
                     stones = stone_lines.held_content(
                         db, stones, import_actor, report.requested, report.spared
@@ -337,6 +265,7 @@ def import_lines(
                     audit.append(db, import_actor, "tombstone", "import", detail)
             ids = _Ids()
             writer = _Writer(db, import_actor, report, skip=skip_invalid)
+            writer.reach = reach
             writer.brought = brought
             writer.forgotten = forgotten
             if replace_existing:
@@ -404,10 +333,14 @@ class _Writer:
         self.brought: frozenset[str] = frozenset()
         # The ids this store forgot before the import (`_free`).
         self.forgotten: frozenset[str] = frozenset()
+        # An agent's import: what it may name (`reach.py`); None for a person's.
+        self.reach: Reach | None = None
 
     def write(self, chunk: list[Parsed]) -> None:
         # Rows that keep their trust skip governance, and so go in as a bulk
         # write does; each run of them, and of the rest, is one batch, in order.
+        if self.reach is not None:
+            chunk = self.reach.rename(chunk, self._untakable)
         changed = self._paths(self._free(self._changed(chunk)))
         held: set[str] = set()
         if self.replacing is not None:
@@ -438,6 +371,7 @@ class _Writer:
                         admit=not keep_trust,
                         search=self.search,
                         bulk=True,
+                        claiming=self.reach is None,
                     )
                     break
                 except BatchError as refused:
@@ -457,6 +391,8 @@ class _Writer:
                     self.report.unchanged.append(result.id)
                     self.retried.setdefault(memory.id, memory.content_hash)
                 self.report.pending += result.trust in ("pending", "disputed")
+            if self.reach is not None:
+                self.reach.wrote([result.id for result in results if result.created])
 
     def _alone(self, item: Parsed, memory: Memory, held: set[str]) -> None:
         """A row written on its own. One a person re-admitted is written over
@@ -533,18 +469,16 @@ class _Writer:
         project, the project for the user store): one id would name two memories."""
         ids = [item.memory.id for item in items if item.memory is not None]
         taken = [memory_id for memory_id in ids if memory_id in self.forgotten]
-        forgotten: set[str] = set(taken) - rows.content_hashes(self.db, taken).keys()
-        beside: dict[str, str] = {}
-        for source in self.db.answers_to if ids else ():
-            other = source()
-            if other is not None:
-                name = (
-                    "your user store (read beside this project's)"
-                    if other[1] == user.USER_PROJECT
-                    else "this project (read beside your user store)"
-                )
-                beside |= dict.fromkeys(rows.content_hashes(other[0], ids), name)
-        if not forgotten and not beside:
+        forgotten: set[str] = set(taken) - self._held(taken).keys()
+        beside = self._beside(ids)
+        # An agent's: a row it may not read that holds a redacted id is no row
+        # to it; the id is refused as the write refuses one no row holds.
+        redacted = (
+            redactions.among(self.db, [i for i in ids if not self.reach.reads(i)])
+            if self.reach is not None and ids
+            else set[str]()
+        )
+        if not forgotten and not beside and not redacted:
             return items
         free: list[Parsed] = []
         for item in items:
@@ -570,6 +504,8 @@ class _Writer:
                     f"memory id {memory.id} names a memory of {beside[memory.id]}; "
                     "omit the id or give a new one"
                 )
+            elif memory.id in redacted:
+                error = Conflict(f"memory id {memory.id} was redacted and cannot be reused")
             if error is None:
                 free.append(item)
             elif self.skip:
@@ -600,6 +536,53 @@ class _Writer:
                 raise at_line(error, item.number) from None
         return free
 
+    def _beside(self, ids: list[str]) -> dict[str, str]:
+        """The ids among `ids` a memory of the store read beside this one holds
+        (`_free`), each with how a message names that store."""
+        beside: dict[str, str] = {}
+        for source in self.db.answers_to if ids else ():
+            other = source()
+            if other is not None:
+                name = (
+                    "your user store (read beside this project's)"
+                    if other[1] == user.USER_PROJECT
+                    else "this project (read beside your user store)"
+                )
+                beside |= dict.fromkeys(rows.content_hashes(other[0], ids), name)
+        return beside
+
+    def _untakable(self, ids: list[str]) -> set[str]:
+        """The ids among `ids` no row may take here, whoever holds them: one
+        this store forgot or redacted, one of the store read beside it. An
+        agent's import does not rename them (`reach.py`): `_free` refuses
+        their lines."""
+        return (
+            {memory_id for memory_id in ids if memory_id in self.forgotten}
+            | redactions.among(self.db, ids)
+            | self._beside(ids).keys()
+        )
+
+    def _held(self, ids: list[str]) -> dict[str, str]:
+        """Id -> content hash of the stored rows among `ids`; in an agent's
+        import, only those it may read or this import wrote (`Reach.reads`):
+        any other is no row to it."""
+        held = rows.content_hashes(self.db, ids)
+        if self.reach is None:
+            return held
+        return {
+            memory_id: hashed for memory_id, hashed in held.items() if self.reach.reads(memory_id)
+        }
+
+    def _standing(self, idless: list[Memory]) -> dict[rows.Key, str]:
+        """`rows.standing_with_content` of the lines without an id; in an
+        agent's import, among the rows it may read and those it wrote."""
+        if self.reach is None:
+            return rows.standing_with_content(self.db, idless)
+        reach = self.reach
+        return rows.standing_with_content(
+            self.db, idless, reader=reach.reader, also=reach.elsewhere
+        )
+
     def _count(self, item: Parsed) -> None:
         """What the report says of a row written: merged from another project, folded."""
         if item.merged_from is not None:
@@ -620,9 +603,9 @@ class _Writer:
         once (earlier batches are stored rows by then)."""
         items = [item for item in chunk if item.memory is not None]
         ids = [item.memory.id for item in items if item.memory is not None]
-        held = rows.content_hashes(self.db, ids)
+        held = self._held(ids)
         idless = [item.memory for item in items if item.idless and item.memory is not None]
-        standing = rows.standing_with_content(self.db, idless) if idless else {}
+        standing = self._standing(idless) if idless else {}
         changed: list[Parsed] = []
         for item in items:
             memory = item.memory
@@ -639,8 +622,9 @@ class _Writer:
                 continue
             earlier = self.lines.setdefault(memory.id, item.number)
             if earlier != item.number:
+                named = memory.id if self.reach is None else self.reach.said(memory.id)
                 said = (
-                    f"memory {memory.id} is on line {earlier} too, with other content; "
+                    f"memory {named} is on line {earlier} too, with other content; "
                     "give one of them a new id or omit it"
                 )
                 if self.skip:  # the first line stays; this one is left out

@@ -147,7 +147,7 @@ def _legacy_identity(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def export_text(rows: Iterable[dict[str, Any]], *, sensitive_included: bool) -> str:
-    """`transfer.export_rows` output as the original writes an export."""
+    """`transfer/export.export_rows` output as the original writes an export."""
     memories: list[dict[str, Any]] = []
     stones: list[dict[str, Any]] = []
     for row in rows:

@@ -10,7 +10,7 @@ from stays forgotten here.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Any
+from typing import Any, Protocol
 
 from tree_ring.model import imported
 from tree_ring.model.actor import Actor
@@ -51,28 +51,51 @@ def check(row: dict[str, Any], project: str) -> dict[str, Any]:
     }
 
 
+class Names(Protocol):
+    """What an agent's import may name (`reach.Reach`)."""
+
+    def may_read(self, memory_id: str) -> bool:
+        """Whether the agent may read the memory `memory_id` names."""
+        ...
+
+    def name(self, memory_id: str) -> str:
+        """The id `memory_id` stands for in this import."""
+        ...
+
+
 def as_claims(
-    db: Db, stones: list[dict[str, Any]], actor: Actor, requested: list[str]
+    db: Db, stones: list[dict[str, Any]], actor: Actor, requested: list[str], reach: Names
 ) -> list[dict[str, Any]]:
     """An agent's tombstone lines as the claims they are, as a team ledger's
     unvouched lines are (`team/sync.py`): one naming a memory this store holds
-    becomes a request to forget it, which a person approves or rejects, and
-    nothing is tombstoned, as does one naming another id with the content of
-    a memory held here (`holders.holding`); any other is kept as the
-    agent's withdrawal (`tombstones.WITHDRAWN`), as of now: it binds agents'
-    writes only, hides nothing of the person's (their global notes read here
-    among them), and reaches neither the team ledger nor an export; the
-    kind, actor and date the file claims are its words. Returns the
-    tombstones to record; the requests raised are added to `requested`."""
+    that the agent may read becomes a request to forget it, which a person
+    approves or rejects, and nothing is tombstoned, as does one naming another
+    id with the content of a memory held here (`holders.holding`); any other
+    is kept as the agent's withdrawal (`tombstones.WITHDRAWN`), as of now: it
+    binds agents' writes only, hides nothing of the person's (their global
+    notes read here among them), and reaches neither the team ledger nor an
+    export; the kind, actor and date the file claims are its words. A memory
+    the agent may not read (another partition's) is no memory to it
+    (`reach.py`): a line naming its id is read as one naming an id never held
+    here, and the withdrawal names the id the import gives every id it may
+    not read, for a hidden memory and for none alike. Returns the tombstones
+    to record; the requests raised are added to `requested`."""
     now = now_iso()
     kept: list[dict[str, Any]] = []
     asked: set[str] = set()
     why = f"an imported content tombstone from {actor.origin.kind}, not a person's"
     for stone in stones:
-        found = _holders(db, stone, by_id=True)
+        found = _holders(db, stone, by_id=True, reach=reach)
         if not found:
+            named = reach.name(stone["memory_id"])
             kept.append(
-                stone | {"kind": tombstones.WITHDRAWN, "actor": actor.name, "created_at": now}
+                stone
+                | {
+                    "memory_id": named,
+                    "kind": tombstones.WITHDRAWN,
+                    "actor": actor.name,
+                    "created_at": now,
+                }
             )
         _ask(db, found, asked, why, actor, now, requested)
     return kept
@@ -122,12 +145,15 @@ def _notes_holding(db: Db, stone: dict[str, Any]) -> list[Memory]:
     return found
 
 
-def _holders(db: Db, stone: dict[str, Any], *, by_id: bool) -> list[Memory]:
+def _holders(
+    db: Db, stone: dict[str, Any], *, by_id: bool, reach: Names | None = None
+) -> list[Memory]:
     """The memories here a tombstone line would take: the one it names, if
     held (only `by_id`; else none), or, for an id never held, those holding
-    its content under other ids (`holders.holding`)."""
+    its content under other ids (`holders.holding`). With `reach` (an
+    agent's import), a memory the agent may not read is not held."""
     held = rows.find(db, stone["memory_id"])
-    if held is not None:
+    if held is not None and (reach is None or reach.may_read(held.id)):
         return [held] if by_id else []
     return holders.holding(db, stone["project"], [stone["content_hash"]])
 

@@ -470,7 +470,7 @@ class Session:
         outputs.write_text(path, "".join(lines), self.environ)
         said = f"wrote {len(lines)} lines to {path}"
         if left_out:
-            from tree_ring.transfer.jsonl import left_out_message
+            from tree_ring.transfer.export import left_out_message
 
             said += f"; {left_out_message(left_out)}"
         return said

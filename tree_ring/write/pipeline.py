@@ -238,6 +238,7 @@ def insert_prepared_many(
     search: contradictions.Search | None = None,
     overriding: frozenset[str] = frozenset(),
     bulk: bool = False,
+    claiming: bool = True,
 ) -> list[WriteResult]:
     """Write prepared memories in order; the caller holds the transaction
     (and, for a bulk action, has authorized it).
@@ -249,6 +250,8 @@ def insert_prepared_many(
     `bulk` is a batch of a bulk write (`write/bulk.py`): its rows are
     indexed for search at the end, one statement per FTS index, and filed in
     `search` so the batches after it find them there.
+    `claiming`: whether a memory's operation id is claimed (`claim_key`), so
+    that a retry answers with the first write (see `decide`).
     """
     if bulk and search is not None and admit:
         search.start(db)
@@ -262,6 +265,7 @@ def insert_prepared_many(
         offset=offset,
         search=search,
         overriding=overriding,
+        claiming=claiming,
     )
     if bulk:
         # A failure leaves the triggers dropped; the caller's rollback restores them.
@@ -304,12 +308,15 @@ def decide(
     offset: int = 0,
     search: contradictions.Search | None = None,
     overriding: frozenset[str] = frozenset(),
+    claiming: bool = True,
 ) -> Plan:
     """Decide every memory of the batch, in order, reading the store and never
     writing it, except that a denied write policy ends the caller's
     transaction to record the denial (`coordinator.refuse`). `overriding`
-    holds tombstone keys a person chose to write over (`readmit`)."""
-    claims = [claim_key(memory) for memory in memories]
+    holds tombstone keys a person chose to write over (`readmit`). Without
+    `claiming` (an agent's import, `transfer/reach.py`), no operation id is
+    claimed nor answered as a retry: the ids stay on the rows as written."""
+    claims = [claim_key(memory) if claiming else None for memory in memories]
     # An agent's write, or its import, answers to what agents withdrew too.
     writer = admission.importer(actor) if actor.origin.kind == "import" else actor
     facts = Facts(db, memories, claims, agent=writer is not None and admission.is_agent(writer))
