@@ -151,7 +151,8 @@ def test_an_agents_import_anchors_what_it_writes_and_no_stored_memory(tmp_path: 
     done = cli(bob, "--json", "import", str(path), environ=CLAUDE)
     assert done.code == 0, done.err
     assert done.json()["pending"] >= 2
-    assert anchors_of(bob) == anchors_of(root)
+    # Under the ids its import gave them (an agent's import keeps no id it cannot read).
+    assert {a[1:] for a in anchors_of(bob)} == {a[1:] for a in anchors_of(root)}
     before = anchors_of(bob)
     rows = rows_of(path)
     moved = {**rows[ids["retry"]], "files": []}

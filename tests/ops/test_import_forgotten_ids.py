@@ -34,8 +34,9 @@ from team_support import (
 
 from tree_ring.model import project
 from tree_ring.model.actor import Actor
-from tree_ring.model.identity import Origin
+from tree_ring.model.identity import Origin, resolve
 from tree_ring.store.db import Store
+from tree_ring.transfer import reach
 from tree_ring.write import pipeline
 
 AGENT_ENV = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "agent-session-1"}
@@ -283,15 +284,14 @@ def test_an_agents_withdrawal_of_an_id_does_not_refuse_the_persons_row(tmp_path:
     done = cli(root, "import", str(write_lines(tmp_path / "t.jsonl", [planted])), environ=AGENT_ENV)
     assert done.code == 0, done.err
     row = {"id": taken, "project": pid, "summary": LATER}
-    # The withdrawal is recorded under an id of the import's own, and an
-    # agent's import does not take an id naming no memory it may read: its
-    # row is imported under a new one (`transfer/reach.py`).
-    agents = cli(
-        root, "--json", "import", str(write_lines(tmp_path / "a.jsonl", [row])), environ=AGENT_ENV
-    )
-    assert agents.code == 0, agents.err
-    [item] = agents.json()["items"]
-    assert item["result"] == "imported" and item["id"] != taken
+    # The withdrawal is recorded under the id the agent's imports give
+    # `taken` (`transfer/reach.derived_id`): its own withdrawal binds its
+    # own later import of the id, and nothing else.
+    agents = cli(root, "import", str(write_lines(tmp_path / "a.jsonl", [row])), environ=AGENT_ENV)
+    derived = reach.derived_id(resolve(pid, AGENT_ENV), taken)
+    assert (agents.code, agents.err.count("\n")) == (1, 1)
+    assert f"memory id {derived} was forgotten here and cannot be reused" in agents.err
+    assert LATER not in summaries(root)
     mine = ok(root, "--json", "import", str(write_lines(tmp_path / "p.jsonl", [row])))
     assert mine.json()["imported"] == 1 and LATER in summaries(root)
 

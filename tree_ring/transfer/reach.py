@@ -35,9 +35,11 @@ A person's import reads every partition and keeps every id: it has no
 
 from __future__ import annotations
 
+import hashlib
+import re
 from dataclasses import replace
 
-from tree_ring.model.record import Link, new_memory_id
+from tree_ring.model.record import Link
 from tree_ring.store import rows
 
 TYPE_CHECKING = False
@@ -134,12 +136,33 @@ class Reach:
         return memory_id if memory_id in self.read else self._new(memory_id)
 
     def _new(self, memory_id: str) -> str:
-        """The new id of the file's `memory_id`, the same for every line."""
+        """The new id of the file's `memory_id`, the same for every line and
+        for every import of the file by this reader (`derived_id`): a second
+        import of one file finds the rows the first wrote, as a person's does."""
         new = self.renamed.get(memory_id)
         if new is None:
-            new = self.renamed[memory_id] = new_memory_id()
+            new = self.renamed[memory_id] = derived_id(self.reader, memory_id)
             self.named[new] = memory_id
         return new
+
+
+def derived_id(reader: Identity, memory_id: str) -> str:
+    """The id a file's `memory_id` takes in `reader`'s import: the file's
+    time stamp where it has one, and 48 bits of a hash of the reader's
+    partition and the file's id. Only the same reader's import of the same
+    id arrives at it, so finding it held tells the reader nothing of any row
+    but its own import's; to aim one at another row's id, a file would have
+    to find a hash's 48 bits."""
+    said = "\0".join(
+        (reader.project, reader.agent_profile or "", reader.workflow_id or "",
+         reader.session_id or "", memory_id)
+    )  # fmt: skip
+    digest = hashlib.sha256(said.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    stamp = memory_id[4:19] if _STAMPED.fullmatch(memory_id) else "19700101_000000"
+    return f"mem_{stamp}_{digest}"
+
+
+_STAMPED = re.compile(r"mem_\d{8}_\d{6}_[0-9a-f]{12}")
 
 
 def _named(item: Parsed) -> Iterable[str]:
