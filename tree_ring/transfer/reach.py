@@ -17,8 +17,9 @@ that names nothing: one id names one memory.
 So in an agent's import an id stays the file's only where it names a memory
 the agent may read. Any other, whether a hidden row holds it or none does,
 is renamed to a new id, the same one for every line that names it and
-for every import of it by the same reader (`derived_id`): a row under it is imported as a line without an id is, known by
-its content among what the agent may read and what the import itself wrote
+for every import of it by the same reader (`derived_id`): a row under it
+is imported as a line without an id is, known by its content among what
+the agent may read and what the import itself wrote
 (`jsonl._Writer._changed`); what the file says of it (replaced by,
 contradicted by, withdrawn) follows it under its new id
 (`stone_lines.as_claims`). An id no row may take here (one this store
