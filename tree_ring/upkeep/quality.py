@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -527,10 +528,24 @@ def parse(data: Any, path: str, now: datetime | None = None) -> Scenario:
     )
 
 
-def load(path: Path, now: datetime | None = None) -> Scenario:
+def load(path: Path, now: datetime | None = None, *, listed: bool = False) -> Scenario:
+    """One scenario file. A file named on its own is read as it is (a pipe
+    once); one a folder's walk `listed` is read only when it is a regular
+    file, so that a FIFO or a device among the scenarios is reported, not
+    waited on."""
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_SCENARIO_BYTES + 1)  # `/dev/zero` is no scenario either
+        if listed:
+            # Its kind checked before the open (through a link too), and the
+            # open one a FIFO swapped in after the check cannot hold.
+            if not stat.S_ISREG(path.stat().st_mode):
+                raise ScenarioError(
+                    f"{path}: not a regular file (a pipe, a device or a folder); "
+                    "a folder's scenarios are regular JSON files: move it out of the folder"
+                )
+            raw = project.read_bytes(path, MAX_SCENARIO_BYTES, follow=True)
+        else:
+            with path.open("rb") as handle:
+                raw = handle.read(MAX_SCENARIO_BYTES + 1)  # `/dev/zero` is no scenario either
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if len(raw) > MAX_SCENARIO_BYTES:
@@ -621,13 +636,14 @@ def run_scenario(
 
 def run(paths: Sequence[Path] | Path, *, view: View | None = None) -> QualityReport:
     """Run every scenario; a broken one is reported as a failure, not raised."""
-    files: list[Path] = []
+    files: list[tuple[Path, bool]] = []
     for path in [paths] if isinstance(paths, Path) else paths:
-        files += scenario_files(path)
+        listed = path.is_dir()  # each file a folder holds, not one named on its own
+        files += [(file, listed) for file in scenario_files(path)]
     reports: list[ScenarioReport] = []
-    for file in files:
+    for file, listed in files:
         try:
-            reports.append(run_scenario(load(file), view=view))
+            reports.append(run_scenario(load(file, listed=listed), view=view))
         except TreeRingError as exc:
             reports.append(ScenarioReport(str(file), file.stem, "?", error=str(exc)))
     return QualityReport(tuple(reports))
