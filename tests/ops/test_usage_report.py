@@ -56,7 +56,7 @@ def test_captures_stored_counts_the_checkpoints_writes(
     assert usage.report(store, project_id).captures == 1
 
 
-@pytest.mark.parametrize("text", ["soon", "7", "d", "3x", "7y", "0d", "1.5d", "", "zebra-crossing"])
+@pytest.mark.parametrize("text", ["soon", "7", "d", "3x", "7y", "1.5d", "", "zebra-crossing"])
 def test_a_since_that_is_not_an_age_is_a_one_line_error(run_cli: CliRunner, text: str) -> None:
     result = run_cli("usage", "--since", text)  # empty too: leaving --since out is everything
     assert result.code == 2 and result.err.count("\n") == 1 and "--since takes" in result.err

@@ -119,7 +119,8 @@ def parse(key: str, text: str) -> str | int:
         return raw
     if key == INTERVAL:
         minutes = raw.removesuffix("m").removesuffix("min").strip()
-        if not whole_number(minutes) or int(minutes) > MAX_INTERVAL:
+        # Measured by its length first: int() refuses a number of thousands of digits.
+        if not whole_number(minutes) or len(minutes) > 20 or int(minutes) > MAX_INTERVAL:
             raise UsageError(
                 f"checkpoint.interval is whole minutes from 0 to {MAX_INTERVAL} "
                 f"(0: no limit), e.g. 30; not {raw[:20]!r}"

@@ -32,6 +32,11 @@ class SecretRefused(UsageError):
         self.field = field
 
 
+class TimeOutOfRange(UsageError):
+    """A time, or a time counted from now, outside the years 0001-9999 (UTC):
+    no stored time, and no datetime, can hold it."""
+
+
 class NoStore(TreeRingError):
     """No `.tree-ring/` store where one was expected."""
 

@@ -40,7 +40,7 @@ import os
 import time
 
 from tree_ring.model import jsontext
-from tree_ring.model.errors import UsageError
+from tree_ring.model.errors import TimeOutOfRange, UsageError
 from tree_ring.model.frozen import Field, Frozen, field, fields
 
 TYPE_CHECKING = False
@@ -277,7 +277,7 @@ def parse_time(text: str, what: str = "time") -> str:
     except OverflowError:
         # An offset can carry a time at the edge of year 1 or 9999 past it in
         # UTC, where no stored time (and no datetime) can follow.
-        raise UsageError(
+        raise TimeOutOfRange(
             f"{what} {text[:40]!r} falls outside the years 0001-9999 in UTC; use a time within them"
         ) from None
 

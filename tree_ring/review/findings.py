@@ -102,6 +102,22 @@ def _finding(kind: str, memory: Memory, reason: str) -> Finding:
     return Finding(kind, memory.id, reason, _shown(memory), memory)
 
 
+def stale_cutoff(now: str, stale_days: int) -> str:
+    """The time `stale_days` before `now`, or a UsageError when that reaches
+    back before the year 1, where no time is: the most it may be is said,
+    the value given is not (an int of thousands of digits has no text)."""
+    if stale_days < 1:
+        raise UsageError("--stale-days must be at least 1")
+    moment = datetime.fromisoformat(now.replace("Z", "+00:00"))
+    try:
+        return format_time(moment - timedelta(days=stale_days))
+    except OverflowError:  # past a timedelta's days, or a datetime's years
+        most = (moment.replace(tzinfo=None) - datetime.min).days
+        raise UsageError(
+            f"--stale-days reaches back before the year 1, where no time is; use at most {most}"
+        ) from None
+
+
 def stale(
     db: Db,
     project: str | None,
@@ -110,8 +126,7 @@ def stale(
     reader: Identity | None = None,
     mask: Mask = _as_read,
 ) -> list[Finding]:
-    moment = datetime.fromisoformat(now.replace("Z", "+00:00"))
-    cutoff = format_time(moment - timedelta(days=stale_days))
+    cutoff = stale_cutoff(now, stale_days)
     found: list[Finding] = []
     for m in mask(findings.current_unpinned(db, project, reader)):
         if m.expires_at is not None and m.expires_at <= now:
@@ -296,9 +311,8 @@ def report(
     their words withheld (`masked`)."""
     if kind != "all" and kind not in TYPES:
         raise UsageError(f"unknown audit type {kind!r}; use all or one of: {', '.join(TYPES)}")
-    if stale_days < 1:
-        raise UsageError("--stale-days must be at least 1")
     moment = now or now_iso()
+    stale_cutoff(moment, stale_days)  # a bad --stale-days is refused whatever the type
     wanted = TYPES if kind == "all" else (kind,)
     mask = masked(forgotten)
     found: list[Finding] = []

@@ -62,8 +62,13 @@ def estimate_tokens(size: int) -> int:
 def iso(now_ns: int) -> str:
     """A time as the store writes one (UTC, microseconds, `Z`)."""
     seconds, nanoseconds = divmod(now_ns, 1_000_000_000)
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
-    return f"{stamp}.{nanoseconds // 1000:06d}Z"
+    t = time.gmtime(seconds)
+    # Fields, not strftime: the C library's %Y gives the year 493 as "493",
+    # and a time must keep its width for text order (`usage --since 80000w`).
+    return (
+        f"{t.tm_year:04d}-{t.tm_mon:02d}-{t.tm_mday:02d}T"
+        f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d}.{nanoseconds // 1000:06d}Z"
+    )
 
 
 def path_str(root: StrPath) -> str:

@@ -29,8 +29,10 @@ scenario reads as the project its rows name, as the original's rows each
 carry theirs (`quality-scenarios` when none does); a seed's own `project`,
 other than the scenario's, makes it another project's row. Times may be
 ISO-8601 or relative to the run (`now`, `now-90d`, `now+2h`), so a fixture
-never ages and "fresh" stays fresh. An expired row is simply written with `expires_at` in the
-past (the write path accepts it); trust comes from the `trust` field.
+never ages and "fresh" stays fresh; one counted past the years 0001-9999 is a
+broken scenario, as any bad field is. An expired row is simply written with
+`expires_at` in the past (the write path accepts it); trust comes from the
+`trust` field.
 
 Across a run: expected recall rate = expected entries found / expected
 entries, forbidden recall rate = forbidden entries recalled / forbidden
@@ -272,16 +274,24 @@ class QualityReport:
 # -- loading -----------------------------------------------------------------
 
 
-def _resolve_time(value: Any, now: datetime) -> Any:
-    """`now`, `now-90d`, `now+2h` become stored times; anything else is left as is."""
+def _resolve_time(value: Any, now: datetime, where: str = "time") -> Any:
+    """`now`, `now-90d`, `now+2h` become stored times; anything else is left as is.
+    One counted past the years a time can name (`now-99999999d`) makes the
+    scenario a broken one, named at `where`, as any other bad field does."""
     if not isinstance(value, str):
         return value
     found = _RELATIVE.fullmatch(value.strip())
     if found is None:
         return value
     sign, amount, unit = found.groups()
-    offset = timedelta(seconds=float(amount or 0) * _UNITS[unit or "s"])
-    return record.format_time(now - offset if sign == "-" else now + offset)
+    try:
+        offset = timedelta(seconds=float(amount or 0) * _UNITS[unit or "s"])
+        return record.format_time(now - offset if sign == "-" else now + offset)
+    except OverflowError:  # past a timedelta's days, or a datetime's years
+        raise ScenarioError(
+            f"{where}: {value.strip()[:40]!r} falls outside the years 0001-9999; "
+            "count a nearer time, e.g. now-90d"
+        ) from None
 
 
 def _as_str_list(value: Any, where: str) -> list[str]:
@@ -307,7 +317,7 @@ def _seed(raw: Any, where: str, default_project: str, now: datetime) -> Memory:
         raise ScenarioError(f"{where}.summary: every seed needs a summary")
     for key in TIME_KEYS:
         if key in row:
-            row[key] = _resolve_time(row[key], now)
+            row[key] = _resolve_time(row[key], now, f"{where}.{key}")
     row.setdefault("created_at", record.format_time(now))
     row.setdefault("project", default_project)
     row.setdefault("scope", "project")

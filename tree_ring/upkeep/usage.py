@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tree_ring.model import project
-from tree_ring.model.errors import UsageError
+from tree_ring.model.errors import TimeOutOfRange, UsageError
 from tree_ring.model.text import whole_number
 from tree_ring.store import usage_log, usage_rows
 from tree_ring.store.db import Store
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 TOP = 10
 UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+# The most units `--since` counts back: 100,000 weeks is some 1,900 years.
+MAX_COUNT = 100_000
 GUARANTEE = "Tree Ring itself spends no model tokens: no model, no network; this is context only."
 
 
@@ -41,13 +43,30 @@ def parse_since(text: str, now_ns: int | None = None) -> str:
     """`7d`, `24h`, `30m`, `2w` (or an ISO time) as the stored time it starts at."""
     raw = text.strip().lower()
     number, unit = raw[:-1], raw[-1:]
-    if unit in UNITS and whole_number(number) and 0 < int(number) <= 100_000:
+    if unit in UNITS and whole_number(number):
+        # A count is measured by its digits first: one of thousands of them
+        # is past the bound, and int() refuses to read it.
+        digits = number.lstrip("0")
+        count = int(digits or "0") if len(digits) <= 20 else MAX_COUNT + 1
+        if count == 0:
+            raise UsageError(
+                "--since counts back from now, and a count of 0 covers no time; "
+                "give at least 1, e.g. 7d, or leave --since out for all the log holds"
+            )
+        if count > MAX_COUNT:
+            raise UsageError(
+                f"--since counts too far back: at most {MAX_COUNT:,} of a unit (m, h, d or w); "
+                "give a smaller count or a larger unit, e.g. 7d, or leave --since out "
+                "for all the log holds"
+            )
         now = time.time_ns() if now_ns is None else now_ns
-        return usage_log.iso(now - int(number) * UNITS[unit] * 1_000_000_000)
-    try:
-        from tree_ring.model.record import parse_time
+        return usage_log.iso(now - count * UNITS[unit] * 1_000_000_000)
+    from tree_ring.model.record import parse_time
 
+    try:
         return parse_time(text, "--since")
+    except TimeOutOfRange:
+        raise  # an ISO time, past the years a time can name: its own message says so
     except UsageError:
         # The value is not echoed, as no other option's mistake echoes it.
         raise UsageError(
