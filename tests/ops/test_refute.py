@@ -194,7 +194,12 @@ def test_an_agents_reason_that_every_brief_shows_is_held_to_what_text_is(
     assert (memory.trust, memory.review_reason) == ("accepted", None)
     assert refutations.find(store.db, [wrong]) == {}
     assert {w.memory.id for w in queue.queue(store.db, project_id)} == set()
-    # A person's own words are theirs: a person's refutation retires, and shows nowhere.
+    # A person's refutation retires, and its reason shows only in the audit
+    # log: it may read as sensitive, but no reason may keep forgotten words.
+    if "forgot" in why:
+        with pytest.raises(UsageError, match="the reason is kept in the audit log, and it holds"):
+            refute.refute(store, wrong, reason=reason, actor=PERSON)
+        reason = "retries moved to the job queue"
     done = refute.refute(store, wrong, reason=reason, actor=PERSON)
     assert done.retired
 

@@ -221,6 +221,15 @@ class Project(Decisions):
         found = reasons.entries_shown(self.store.db, self.project_id, found)
         return found, audit.count(self.store.db, target=target)
 
+    def policy_audit(self, *, limit: int = 100) -> list[dict[str, Any]]:
+        """The write policy's newest `limit` decisions, oldest first, each
+        reason as a read may show it (`reasons.decisions_shown`): a person's
+        recovery keeps their reason there, and any caller may read it."""
+        from tree_ring.govern import coordinator, reasons
+
+        found = coordinator.audit_entries(self.store.db, limit=limit)
+        return reasons.decisions_shown(self.store.db, self.project_id, found)
+
     def status(self) -> dict[str, Any]:
         """What `status` reports, the same for every client (`api/status.py`)."""
         from tree_ring.api import status

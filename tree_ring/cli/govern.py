@@ -321,14 +321,17 @@ def cmd_policy_enable(ctx: Context) -> int:
 def cmd_policy_rotate(ctx: Context) -> int:
     actor = _actor(ctx)
     with ctx.store() as store:
-        minted = coordinator.rotate(store, ctx.args.coordinator, actor, ctx.args.reason)
+        project = ctx.project_id(store.root_str)
+        minted = coordinator.rotate(
+            store, ctx.args.coordinator, actor, ctx.args.reason, project=project
+        )
     return _minted(ctx, minted, "rotated")
 
 
 def cmd_policy_disable(ctx: Context) -> int:
     actor = _actor(ctx)
     with ctx.store() as store:
-        coordinator.disable(store, actor, ctx.args.reason)
+        coordinator.disable(store, actor, ctx.args.reason, project=ctx.project_id(store.root_str))
     ctx.emit({"mode": "open"}, "write policy disabled: open mode")
     return 0
 
@@ -363,8 +366,8 @@ def cmd_policy_status(ctx: Context) -> int:
 
 
 def cmd_policy_audit(ctx: Context) -> int:
-    with ctx.store() as store:
-        found = coordinator.audit_entries(store.db, limit=ctx.args.limit)
+    with ctx.project() as opened:
+        found = opened.policy_audit(limit=ctx.args.limit)
     text = "\n".join(
         f"{e['seq']:>6} {e['at'][:19]}Z {e['decision']:<5} {e['action']:<18} "
         f"by {e['actor']} ({e['origin']}, capability {e['capability']}) {e['reason']}"

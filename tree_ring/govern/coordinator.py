@@ -400,16 +400,31 @@ def _reason(reason: str | None) -> str | None:
     return None if reason is None else reasons.check_reason(reason)
 
 
+def _kept(db: Db, project: str, reason: str | None) -> None:
+    """Refuse a reason quoting what `project` forgot (`reasons.kept`): the
+    audit log and the policy audit keep it, and `policy audit` is open to
+    agents."""
+    if reason is not None:
+        reasons.kept(db, project, reason, reasons.IN_POLICY_AUDIT)
+
+
 def rotate(
-    store: Store, coordinator: str | None, actor: Actor, reason: str | None = None
+    store: Store,
+    coordinator: str | None,
+    actor: Actor,
+    reason: str | None = None,
+    *,
+    project: str,
 ) -> Minted:
-    """Replace the capability; the old one stops working at once."""
+    """Replace the capability; the old one stops working at once. `project`:
+    the store's project, whose forgets the reason may not quote."""
     name = _check_name(coordinator) if coordinator is not None else None
     reason = _reason(reason)
     check_actor(actor)
     token = _new_token()
     with store.write() as db:
         current = _coordinated(db)
+        _kept(db, project, reason)
         _authorize_change(db, "policy.rotate", actor, reason)
         now = now_iso()
         rotated = State(
@@ -421,11 +436,13 @@ def rotate(
     return Minted(rotated, token)
 
 
-def disable(store: Store, actor: Actor, reason: str | None = None) -> State:
+def disable(store: Store, actor: Actor, reason: str | None = None, *, project: str) -> State:
+    """Coordinated -> Open. `project`: as for `rotate`."""
     reason = _reason(reason)
     check_actor(actor)
     with store.write() as db:
         _coordinated(db)
+        _kept(db, project, reason)
         _authorize_change(db, "policy.disable", actor, reason)
         _save(db, State.open())
         detail: dict[str, Any] = {"change": "disable"}

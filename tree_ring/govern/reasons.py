@@ -1,26 +1,36 @@
-"""Reasons an agent gives that later reads show: a refutation's, in every
-brief until a person decides, and a request to forget, in the review queue.
+"""Reasons: what every reason a decision keeps is held to, and how a read shows one.
 
-A reason is free text, so it is held to what a memory's text is held to: it
-must not read as sensitive (health, financial, legal, private, a personal
-identifier) when the row it is about is shown by default, and it must not
-hold content the project forgot. An agent's
-reason that does is refused when given; one that came to do so later (the
-content it quotes was forgotten after) is shown with that content withheld
+A reason is free text, so it is held to what a memory's text is held to.
+Every reason a decision keeps, whoever gives it (a forget, a review
+decision, a promotion, a refutation, a supersession, a confirmation, a
+re-admission, a policy change), is checked as it is given (`check_reason`:
+one line, no invisible characters, no secret), and then, in the decision's
+own transaction, refused in one line when it holds content the project
+already forgot (`kept`), a person's as an agent's: a reason kept on a
+memory travels with it, in its export and its team ledger line, where a
+clone that forgot the words refuses the line; one kept in the audit log or
+the policy audit would keep the words in the store. A reason an agent gives
+that later reads show (a refutation's, in every brief until a person
+decides; a request to forget, in the review queue) must also not read as
+sensitive (health, financial, legal, private, a personal identifier) when
+the row it is about is shown by default (`problem`).
+
+A reason that came to quote forgotten content later (the content was
+forgotten after it was given) is shown with that content withheld
 (`shown`), wherever it is shown: the brief, `show`, `list`, the review
 queue, the inbox, `maintain --suggest`, an export, MCP, the viewer and the
-TUI; and so is the reason an audit entry records (`entries_shown`), printed
-only: the log keeps the bytes its chain was hashed over. An export is a
+TUI; and so is the reason an audit entry records (`entries_shown`) and a
+policy decision's (`decisions_shown`), printed only: the logs keep their
+bytes (the audit log's chain was hashed over them). On a memory, the forget
+withholds it from the row itself (`write/carried.py`). An export is a
 backup too; a restore takes the withheld words back as they are, so the
 forgotten content does not return with it.
 
 A quote sits inside a reason's own words ("refuted by codex: contradicts:
 <quote>"), not as a sentence of its own, so a reason is checked run by run
-of its words (`forgotten_spans`): every run of at least `MIN_WORDS` words,
-and the whole reason, keyed as a write's claims are (`claims.claim_text`).
-
-Every reason a decision keeps, whoever gives it (a forget, a review
-decision, a policy change), is first checked as it is given (`check_reason`).
+of its words (`forgotten_spans`, `quoting`): every run of at least
+`MIN_WORDS` words, and the whole reason, keyed as a write's claims are
+(`claims.claim_text`).
 """
 
 from __future__ import annotations
@@ -65,14 +75,52 @@ def check_reason(reason: str | None) -> str:
     return text
 
 
+# Where a decision keeps its reason, as `kept`'s refusal says it.
+ON_MEMORY = "is kept on the memory and travels with it (its export, the team ledger)"
+IN_AUDIT_LOG = "is kept in the audit log"
+IN_POLICY_AUDIT = "is kept in the audit log and the policy audit"
+FORGOTTEN_HERE = "it holds content this project forgot"
+
+
 def problem(db: Db, project: str, reason: str, about: str = "normal") -> str | None:
     """Why `reason`, about a row of sensitivity `about`, may not be shown in
     `project`'s reads, or None. A reason about a sensitive row is withheld
     with the row's text wherever that is (`read/withheld.py`), so only a
     reason about a row shown by default must not read as sensitive."""
     return sensitive(reason, about) or (
-        "it holds content this project forgot" if forgotten_spans(db, project, reason) else None
+        FORGOTTEN_HERE if quotes_forgotten(db, project, reason) else None
     )
+
+
+def quotes_forgotten(db: Db, project: str, reason: str) -> bool:
+    """Whether `reason` holds content a write into `project` answers to (its
+    own tombstones and those of the store `db` answers to, a person's
+    forgets and rejections), read run by run of its words as a carried
+    field of an imported row is (`quoting`)."""
+    from tree_ring.store import tombstones
+
+    if not tombstones.any_answered(db, project):
+        return False
+    return quoting(db, project, [("the reason", reason)]) is not None
+
+
+def kept(
+    db: Db, project: str, reason: str, where: str, around: tuple[Db, str] | None = None
+) -> str:
+    """`reason`, as a decision in `project` keeps it (`where`: on the memory,
+    in the audit log), refused in one line when it holds content already
+    forgotten (`quotes_forgotten`): in `project`, or in the project `around`
+    names (the store and id of the project a user-store decision is made
+    from, whose reads of the user store show the reason). Whoever gives it:
+    a person's reason kept on a memory would otherwise travel in the team
+    ledger to clones that refuse the line, and no reason stored after a
+    forget may hold its words. The caller holds the write transaction, so
+    no forget comes between this check and the reason's write."""
+    if quotes_forgotten(db, project, reason) or (
+        around is not None and quotes_forgotten(around[0], around[1], reason)
+    ):
+        raise UsageError(f"the reason {where}, and {FORGOTTEN_HERE}; give the reason without it")
+    return reason
 
 
 def sensitive(reason: str, about: str = "normal") -> str | None:
@@ -129,13 +177,23 @@ def entries_shown(db: Db, project: str, entries: list[dict[str, Any]]) -> list[d
     return [withholding.entry(project, e) for e in entries]
 
 
+def decisions_shown(db: Db, project: str, decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The write policy's decisions (`coordinator.audit_entries`) of
+    `project`'s store, each with its reason (a person's recovery quotes
+    theirs) as a read may show it (`shown`), as `entries_shown` gives the
+    audit log's."""
+    withholding = Withholding(db)
+    return [withholding.decision(project, d) for d in decisions]
+
+
 def readmissions_shown(
     db: Db, project: str, found: dict[str, dict[str, Any]]
 ) -> dict[str, dict[str, Any]]:
     """Re-admissions (`store/audit.readmissions`) as a row of `project`
-    carries them to its ledger line and export row: each reason with what the
-    project forgot since withheld. A person's reason quoting forgotten
-    content is refused when given (`write/readmit.py`)."""
+    carries them to its export row: each reason with what the project forgot
+    since withheld. A reason quoting forgotten content is refused when given
+    (`kept`); its ledger line withholds the same as every carried string of
+    a line (`team/ledger.withhold_line`)."""
     withholding = Withholding(db)
     for readmission in found.values():
         readmission["reason"] = withholding.reason(project, str(readmission["reason"]))
@@ -276,6 +334,14 @@ class Withholding:
             return memory
         reason = self.reason(memory.project or "", memory.review_reason)
         return memory if reason == memory.review_reason else memory.replace(review_reason=reason)
+
+    def decision(self, project: str, decision: dict[str, Any]) -> dict[str, Any]:
+        """A policy decision with its reason as `reason` gives it."""
+        said = decision.get("reason")
+        if not isinstance(said, str):
+            return decision
+        reason = self.reason(project, said)
+        return decision if reason == said else {**decision, "reason": reason}
 
     def entry(self, project: str, entry: dict[str, Any]) -> dict[str, Any]:
         """An audit entry whose detail (canonical JSON) records a `reason`,

@@ -25,7 +25,7 @@ of a denial.
 from __future__ import annotations
 
 from tree_ring import guard
-from tree_ring.govern import coordinator
+from tree_ring.govern import coordinator, reasons
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import PRIVATE_SCOPES, RINGS, SHARED_SCOPES, Memory, now_iso
@@ -113,6 +113,8 @@ def promote_in(
     stone = tombstones.find(db, memory.project, tombstones.check_keys(memory))
     if stone is not None:
         raise tombstones.refused(stone)
+    # The reason becomes the row's review reason, which its ledger line carries.
+    reasons.kept(db, memory.project or "", reason, reasons.ON_MEMORY)
     rows.update(
         db,
         memory.id,
@@ -214,6 +216,9 @@ def _to_user(
         # process) leaves the project's row live, and completes when run again.
         with user_store.write() as udb:
             coordinator.authorize(udb, _action(new_ring), actor, memory_id)
+            # The copy's review reason: every project's reads of the user
+            # store show it, this one's among them.
+            reasons.kept(udb, USER_PROJECT, reason, reasons.ON_MEMORY, (db, memory.project or ""))
             if rows.find(udb, memory_id) is None:
                 # As any write: the user store's tombstones refuse what was
                 # forgotten there, and the project's what was forgotten here.

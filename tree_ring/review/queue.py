@@ -379,7 +379,8 @@ def approve(
     if requests.is_request_id(memory_id):
         return _decide_request(store, memory_id, "approved", text, actor)
     with store.write() as db:
-        return approve_in(db, rows.get(db, memory_id), text, actor, now_iso(), supersede=supersede)
+        memory = _given(db, memory_id, text)
+        return approve_in(db, memory, text, actor, now_iso(), supersede=supersede)
 
 
 def reject(store: Store, memory_id: str, *, actor: Actor, reason: str) -> Decision:
@@ -387,14 +388,24 @@ def reject(store: Store, memory_id: str, *, actor: Actor, reason: str) -> Decisi
     if requests.is_request_id(memory_id):
         return _decide_request(store, memory_id, "rejected", text, actor)
     with store.write() as db:
-        decision = reject_in(db, rows.get(db, memory_id), text, actor, now_iso())
+        decision = reject_in(db, _given(db, memory_id, text), text, actor, now_iso())
     return decision
 
 
 def dispute(store: Store, memory_id: str, *, actor: Actor, reason: str) -> Decision:
     text = correct.check_reason(reason)
     with store.write() as db:
-        return dispute_in(db, rows.get(db, memory_id), text, actor, now_iso())
+        return dispute_in(db, _given(db, memory_id, text), text, actor, now_iso())
+
+
+def _given(db: Db, memory_id: str, reason: str) -> Memory:
+    """The row a decision is about, once its reason is one the row may keep
+    (`reasons.kept`): a reason quoting what was already forgotten is refused.
+    Checked before a rejection tombstones the row's own words, which its
+    reason may quote."""
+    memory = rows.get(db, memory_id)
+    reasons.kept(db, memory.project or "", reason, reasons.ON_MEMORY)
+    return memory
 
 
 def _decide_request(
@@ -410,17 +421,20 @@ def _decide_request(
     with store.write() as db:
         request = requests.get(db, request_id)
         coordinator.authorize(db, action, actor, request.memory_id)
+        reasons.kept(db, request.project or "", reason, reasons.IN_AUDIT_LOG)
         closed = requests.decide(db, request, decision, reason, actor, now)
+        # The agent's reason, written again with the person's: without what
+        # was forgotten since it was asked.
+        asked = reasons.shown(db, request.project or "", request.reason)
+        why = f"{asked} (asked by {request.actor} in {request.id}; {reason})"
         if decision == "approved" and request.mode == requests.CONFIRM:
             # An agent's confirm: the person's approval re-anchors the memory.
             from tree_ring.write import anchors
 
             memory = rows.get(db, request.memory_id)
-            why = f"{request.reason} (asked by {request.actor} in {request.id}; {reason})"
             anchors.reanchor_in(db, store.root_str, memory, actor, why, now)
         elif decision == "approved":
             memory = rows.get(db, request.memory_id)
-            why = f"{request.reason} (asked by {request.actor} in {request.id}; {reason})"
             why = why[: reasons.MAX_REASON]
             keys = correct.forget_in(db, memory, request.mode, why, actor, now)
             gone.append(memory)
@@ -505,6 +519,8 @@ def approve_all(
         if not first.allowed:
             coordinator.refuse(db, first)
         found = pending_matching(db, project, selection)
+        for project_id in sorted({m.project or "" for m in found} if reason else ()):
+            reasons.kept(db, project_id, text, reasons.ON_MEMORY)
         refused = {m.id: why for m in found if (why := refusal(db, m)) is not None}
         if dry_run:
             return [

@@ -60,6 +60,7 @@ def refute(
         if problem is not None:
             raise Conflict(f"{memory.id} cannot be refuted: {problem}")
         if not agent:
+            reasons.kept(db, memory.project or "", text, reasons.IN_AUDIT_LOG)
             correct.retire_in(db, memory, f"refuted: {text}", actor, at)
             refutations.clear(db, memory.id)
             return Refuted(memory.id, memory.trust, text, actor.origin.kind, True)

@@ -11,7 +11,7 @@ supersession of a disputed row still waits for a person.
 
 from __future__ import annotations
 
-from tree_ring.govern import admission
+from tree_ring.govern import admission, reasons
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import Link, now_iso
 from tree_ring.review import queue as review
@@ -34,6 +34,7 @@ def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Act
     at = now_iso()
     with store.write() as db:
         old, new = rows.get(db, old_id), rows.get(db, new_id)
+        reasons.kept(db, old.project or "", reason, reasons.IN_AUDIT_LOG)
         linked = Link(admission.CONTRADICTS, old_id) in new.links
         approved = False
         if linked and new.trust == "disputed" and not actor.origin.is_agent:

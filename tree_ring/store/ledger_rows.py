@@ -160,6 +160,21 @@ def tombstones(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
     return db.execute(sql + " ORDER BY t.memory_id, t.content_hash", params)
 
 
+# The project's content tombstones but an agent's withdrawals: the words a
+# line the store writes may not carry (most stores hold none).
+_FORGOTTEN = "SELECT content_hash FROM content_tombstones WHERE project = ? AND kind != 'withdrawn'"
+
+
+def forgets(db: Db, project: str) -> bool:
+    """Whether the project holds any such tombstone (`_FORGOTTEN`)."""
+    return db.execute(_FORGOTTEN + " LIMIT 1", (project,)).fetchone() is not None
+
+
+def forgotten_keys(db: Db, project: str) -> list[str]:
+    """The content keys of every such tombstone (`_FORGOTTEN`)."""
+    return [str(row[0]) for row in db.execute(_FORGOTTEN, (project,))]
+
+
 def memories(db: Db, project: str, ids: Sequence[str] | None = None) -> Rows:
     """The project's rows, any state; with `ids`, those rows only."""
     sql = "SELECT * FROM memories WHERE project = ?"

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from tree_ring.team.ledger_verdicts import Verdicts
+    from tree_ring.write.carried import Withheld
 
 PATH = "ledger.jsonl"  # inside .tree-ring/
 SCHEMA = project.LEDGER_SCHEMA
@@ -424,8 +425,7 @@ def withhold_carried(won: dict[str, Line]) -> dict[str, Line]:
     that quotes them left out. A teammate who had not taken a forget when
     they last wrote their line, newer than the one that withholds, then
     wins a merge without bringing the words back. A string longer than any
-    reason a clone writes (`reasons.MAX_REASON`) is left as it stands: a
-    sync skips the line."""
+    reason a clone writes is left as it stands (`withhold_line`)."""
     forgotten: set[str] = set()
     quoting: list[Line] = []
     for line in won.values():
@@ -437,35 +437,49 @@ def withhold_carried(won: dict[str, Line]) -> dict[str, Line]:
             quoting.append(line)
     if not forgotten or not quoting:
         return won
-    from tree_ring.govern.reasons import MAX_REASON
     from tree_ring.write.carried import Withheld
 
     values = Withheld(sorted(forgotten))
     out = dict(won)
     for line in quoting:
-        data = line.data
-        for path, said in carried(data):
-            if len(said) > MAX_REASON:
-                continue
-            if path[0] in ("supersedes", "superseded_by"):
-                new = values.memory_id(said)
-            elif path[0] == "links":
-                new = values.target(said)
-            elif path[0] == FILES:
-                new = "" if values.path(said) else said
-            else:
-                new = values.withheld(said) or said
-            if new != said:
-                data = _put(data, path, new)
-        if data is not line.data:
-            files = data.get(FILES)
-            if isinstance(files, list):
-                kept: list[Any] = [f for f in files if f.get("path") != ""]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-                data = {k: v for k, v in data.items() if k != FILES or kept}
-                if kept:
-                    data[FILES] = kept
-            out[line.key] = Line(data)
+        out[line.key] = withhold_line(line, values)
     return out
+
+
+def withhold_line(line: Line, values: Withheld) -> Line:
+    """A memory `line` with what `values` withholds (`write/carried.Withheld`)
+    withheld from its carried strings (`carried`), and each file it names by
+    a path that quotes it left out; `line` itself when it holds none. What
+    a merge of files does to a kept line (`withhold_carried`), and what a
+    clone does to each line it writes from its store (`ledger_state.py`):
+    no line it writes carries words it forgot, whenever its store came to
+    hold them. A string longer than any reason a clone writes
+    (`reasons.MAX_REASON`) is left as it stands: a sync skips the line."""
+    from tree_ring.govern.reasons import MAX_REASON
+
+    data = line.data
+    for path, said in carried(data):
+        if len(said) > MAX_REASON:
+            continue
+        if path[0] in ("supersedes", "superseded_by"):
+            new = values.memory_id(said)
+        elif path[0] == "links":
+            new = values.target(said)
+        elif path[0] == FILES:
+            new = "" if values.path(said) else said
+        else:
+            new = values.withheld(said) or said
+        if new != said:
+            data = _put(data, path, new)
+    if data is line.data:
+        return line
+    files = data.get(FILES)
+    if isinstance(files, list):
+        kept: list[Any] = [f for f in files if f.get("path") != ""]  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        data = {k: v for k, v in data.items() if k != FILES or kept}
+        if kept:
+            data[FILES] = kept
+    return Line(data)
 
 
 # A memory line's strings that carry words beside its claim, by their place:

@@ -17,11 +17,12 @@ from tree_ring.team.ledger import Line
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
     from tree_ring.model.anchor import Anchor
     from tree_ring.store.sql import Db
+    from tree_ring.write.carried import Withheld
 
     # What the store holds of a forgotten id: its content tombstones' hashes,
     # the latest of their times, their kind, when the id was marked redacted
@@ -111,8 +112,13 @@ def state_line(
     readmitted: dict[str, Any] | None = None,
     files: list[Anchor] | None = None,
     kept: tuple[str, str] | None = None,
+    forgotten: Callable[[], Withheld | None] | None = None,
 ) -> Line | None:
     """What the store says of one id, as a ledger line, or None for nothing shared.
+
+    `forgotten` gives what the store forgot (`_Held.forgotten`), withheld
+    from a memory line's carried strings (`ledger.withhold_line`) before
+    the line is compared with the one kept for its id.
 
     `kept` is the line the store took for the id with fields a newer Tree
     Ring added, and the line it wrote without them (`ledger_rows.kept_lines`):
@@ -161,7 +167,11 @@ def state_line(
         return _as_kept(_redaction(memory.id, at, stones[0] if stones else []), kept)
     if memory.trust != "accepted" or memory.sensitivity != "normal":
         return None
-    return _as_kept(Line(memory_line(memory, readmitted, files_of(files or ()))), kept)
+    line = Line(memory_line(memory, readmitted, files_of(files or ())))
+    withheld = forgotten() if forgotten is not None else None
+    if withheld is not None:
+        line = ledger.withhold_line(line, withheld)
+    return _as_kept(line, kept)
 
 
 def _as_kept(line: Line, kept: tuple[str, str] | None) -> Line:
@@ -187,14 +197,43 @@ class _Held:
         self.stones = _stones_by_id(db, project_id, wanted)
         self.claimed = _claimed(db, project_id, wanted)
         self.readmitted = audit.readmissions(db, wanted)
-        if self.readmitted:  # rare: only then the reasons' module (and `re`) is loaded
-            from tree_ring.govern import reasons
-
-            reasons.readmissions_shown(db, project_id, self.readmitted)
         self.files = (
             anchors.of_project(db, project_id) if wanted is None else anchors.of(db, wanted)
         )
         self.kept = ledger_rows.kept_lines(db, project_id, wanted)
+        self._db, self._project, self._wanted = db, project_id, wanted
+        self._asked = False
+        self._forgotten: Withheld | None = None
+
+    def forgotten(self) -> Withheld | None:
+        """What the store forgot, as a line's carried strings are withheld by
+        (`write/carried.Withheld`: each distinct string keyed once, against
+        every key the store's own tombstones hold, read at once for the
+        whole ledger, or asked of the store string by string for the lines
+        of a few ids), or None when it forgot nothing. Asked at the first
+        line that needs it: only then the write modules (and `re`) load.
+
+        A forget withholds its words from what the rows carry
+        (`write/carried.withhold`), and a reason quoting words forgotten
+        before it is refused (`reasons.kept`); this is the last hold, so no
+        line the store writes carries words it forgot, however its row came
+        to hold them (a row stored by an older Tree Ring)."""
+        if self._asked:
+            return self._forgotten
+        self._asked = True
+        db, project = self._db, self._project
+        if self._wanted is None:
+            keys = ledger_rows.forgotten_keys(db, project)
+            if keys:
+                from tree_ring.write.carried import Withheld
+
+                self._forgotten = Withheld(keys)
+        elif ledger_rows.forgets(db, project):
+            from tree_ring.store import tombstones
+            from tree_ring.write.carried import Withheld
+
+            self._forgotten = Withheld(held=lambda keys: tombstones.held(db, project, keys))
+        return self._forgotten
 
     def row_line(self, memory: Memory) -> Line | None:
         """The line of a stored row, as the team ledger says it."""
@@ -206,6 +245,7 @@ class _Held:
             self.readmitted.get(memory.id),
             self.files.get(memory.id),
             self.kept.get(memory.id),
+            self.forgotten,
         )
 
     def gone_line(self, memory_id: str) -> Line | None:

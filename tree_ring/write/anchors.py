@@ -17,7 +17,7 @@ an agent's forget does: a request (`write/requests.py`, mode `confirm`) that
 from __future__ import annotations
 
 from tree_ring import guard
-from tree_ring.govern import admission, coordinator
+from tree_ring.govern import admission, coordinator, reasons
 from tree_ring.model import gitdir, turn_files
 from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import MAX_FILES, Anchor, measure, measure_file, normalise
@@ -145,6 +145,8 @@ def confirm(store: Store, memory_id: str, *, actor: Actor, reason: str | None) -
         memory = rows.get(db, memory_id)
         if memory.retired_at is not None or memory.redacted_at is not None:
             raise UsageError(f"{memory_id} is no longer on record; there is nothing to confirm")
+        if reason:  # the default names nothing
+            reasons.kept(db, memory.project or "", text, reasons.IN_AUDIT_LOG)
         if admission.is_agent(actor) and not coordinator.holds(db, actor):
             current = tuple(stored.of(db, [memory.id]).get(memory.id, []))
             if not current:

@@ -32,11 +32,18 @@ from tree_ring.store.sql import Db
 class Withheld:
     """Each text's withheld form under the keys of forgotten content, each
     text keyed once: a row's field (`withhold`), a ledger line's
-    (`team/ledger.withhold_carried`)."""
+    (`team/ledger.withhold_carried`, `team/ledger_state.py`). `held`, in
+    place of `keys`: the keys among those given that a store's tombstones
+    hold (`tombstones.held`), asked once per text."""
 
-    def __init__(self, keys: Sequence[str], texts: Sequence[str] | None = None) -> None:
-        known = set(keys)
-        self.held: Callable[[list[str]], set[str]] = known.intersection
+    def __init__(
+        self,
+        keys: Sequence[str] = (),
+        texts: Sequence[str] | None = None,
+        *,
+        held: Callable[[list[str]], set[str]] | None = None,
+    ) -> None:
+        self.held: Callable[[list[str]], set[str]] = held or set(keys).intersection
         self.seen: dict[str, str | None] = {}
         # The words the keys can be made of, when they are all keys of
         # `texts` and those are ASCII: a text with too few of them is keyed

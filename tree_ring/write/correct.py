@@ -189,6 +189,9 @@ def forget(
                 )
             request = requests.ask(db, memory, mode, reason, actor, now)
             return Forgotten(memory_id, mode, reason, request=request, tombstoned=False)
+        # Checked before this forget's own tombstones: its reason may quote
+        # what it forgets, not what was forgotten before it.
+        reasons.kept(db, memory.project or "", reason, reasons.IN_AUDIT_LOG)
         kind = _kind(db, actor)
         twins = _twins(db, memory, actor, asking)
         # The twins go first, so that when none the caller may not forget is
@@ -622,7 +625,9 @@ def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Act
     reason = check_reason(reason)
     now = now_iso()
     with store.write() as db:
-        return supersede_in(db, rows.get(db, old_id), new_id, reason, actor, now)
+        old = rows.get(db, old_id)
+        reasons.kept(db, old.project or "", reason, reasons.IN_AUDIT_LOG)
+        return supersede_in(db, old, new_id, reason, actor, now)
 
 
 def remember_superseding(

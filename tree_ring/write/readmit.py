@@ -58,6 +58,8 @@ from tree_ring.write import correct, pipeline
 from tree_ring.write.pipeline import WriteResult
 
 ACTION = audit.READMISSION
+# Where a re-admission's reason goes, as a refusal of it says (`reasons.kept`).
+TRAVELS = "travels with the re-admission to every clone"
 
 
 # Tombstones held elsewhere (the team ledger's, `ledger_check.refusals`):
@@ -174,19 +176,14 @@ def _refusing(db: Db, memory: Memory, elsewhere: Refusing) -> list[Mapping[str, 
 def _travelling_reason(
     db: Db, project: str, reason: str, around: tuple[Db, str] | None = None
 ) -> None:
-    """Refuse a reason that quotes what the project forgot: it travels with
-    the row, in its ledger line and its export row, to every clone. For a
-    user-store row, what the project it is written from (`around`) forgot
-    too: that project's reads and exports of the user store show it."""
+    """Refuse a reason that quotes what the project forgot (`reasons.kept`):
+    it travels with the row, in its ledger line and its export row, to every
+    clone. For a user-store row, what the project it is written from
+    (`around`) forgot too: that project's reads and exports of the user
+    store show it."""
     from tree_ring.govern import reasons
 
-    if reasons.forgotten_spans(db, project, reason) or (
-        around is not None and reasons.forgotten_spans(around[0], around[1], reason)
-    ):
-        raise UsageError(
-            "the reason travels with the re-admission to every clone, and it holds content "
-            "this project forgot; give the reason without it"
-        )
+    reasons.kept(db, project, reason, TRAVELS, around)
 
 
 def _person_only(actor: Actor, what: str) -> None:
