@@ -50,6 +50,12 @@ def _driver(tmp_path: Path, ours: str, theirs: str, *path: str) -> subprocess.Co
         ("other/ledger.jsonl", False),
         (".tree-ring/ledger.jsonl/../app.py", False),
         (".tree-ring/notes/ledger.jsonl", False),
+        ("notes\\.tree-ring\\ledger.jsonl", False),
+        ("/etc/.tree-ring/ledger.jsonl", False),
+        ("../../.tree-ring/ledger.jsonl", False),
+        ("x/../.tree-ring/ledger.jsonl", False),
+        ("./.tree-ring/ledger.jsonl", False),
+        (".tree-ring//ledger.jsonl", False),
     ],
 )
 def test_only_a_projects_ledger_path_is_a_ledger(path: str, is_ledger: bool) -> None:
@@ -71,7 +77,11 @@ def test_a_side_with_no_ledger_line_is_refused(tmp_path: Path, side: str) -> Non
     for named in ((".tree-ring/ledger.jsonl",), ()):
         done = _driver(tmp_path, ours, theirs, *named)
         assert done.returncode == 1, done.stderr
-        assert "is not a Tree Ring ledger" in done.stderr
+        assert done.stderr.count("\n") == 1
+        shown = named[0] if named else str(tmp_path / "ours")
+        said = f"the {side} side of {shown} holds text but no ledger line; merge it by hand"
+        assert said in done.stderr
+        assert "gitattributes" not in done.stderr
         assert (tmp_path / "ours").read_text(encoding="utf-8") == ours
 
 

@@ -559,23 +559,25 @@ def merge_driver(argv: list[str]) -> int:
     named = argv[3] if len(argv) > 3 else None
     try:
         if named is not None and not is_ledger_path(named):
-            raise NotALedger(named)
+            raise NotALedger(
+                f"{_shown(named)} is not a Tree Ring ledger ({project.DIR}/{PATH}); merge it "
+                "by hand, and take `merge=tree-ring` off the .gitattributes line that names it"
+            )
         texts: list[bytes] = []
         for name in (base, ours, theirs):
             with open(name, "rb") as handle:
                 texts.append(line_bound.bounded(handle))
-        if not all(holds_ledger(text) for text in texts[1:]):
-            raise NotALedger(named or ours)
+        for side, text in (("ours", texts[1]), ("theirs", texts[2])):
+            if not holds_ledger(text):
+                raise NotALedger(
+                    f"the {side} side of {_shown(named or ours)} holds text but no ledger line; "
+                    "merge it by hand (`tree-ring doctor --repair` resolves a ledger's conflicts)"
+                )
         merged = merge_texts(texts[1], texts[2], base=texts[0])
         with open(ours, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(merged)
     except NotALedger as exc:
-        print(
-            f"tree-ring merge driver: {exc.args[0]} is not a Tree Ring ledger "
-            f"({project.DIR}/{PATH}); merge it by hand, and take `merge=tree-ring` "
-            "off the .gitattributes line that names it",
-            file=sys.stderr,
-        )
+        print(f"tree-ring merge driver: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"tree-ring merge driver: {exc}", file=sys.stderr)
@@ -583,15 +585,22 @@ def merge_driver(argv: list[str]) -> int:
     return 0
 
 
+def _shown(path: str) -> str:
+    """A path as a one-line message names it: escaped, cut to 200 characters."""
+    return repr(path[:200])[1:-1]
+
+
 class NotALedger(Exception):
     """The merge driver was handed a file that is no team ledger."""
 
 
 def is_ledger_path(path: str) -> bool:
-    """Whether `path` (as git names a file: from the repository's top,
-    with slashes) is a project's team ledger, `[FOLDER/].tree-ring/ledger.jsonl`."""
-    parts = path.replace("\\", "/").split("/")
-    return parts[-2:] == [project.DIR, PATH]
+    """Whether `path`, as git names a file (from the repository's top, with
+    slashes), is a project's team ledger, `[FOLDER/].tree-ring/ledger.jsonl`:
+    relative, each part a plain name (no empty part, `.`, `..` or backslash)."""
+    parts = path.split("/")
+    plain = all(part not in ("", ".", "..") and "\\" not in part for part in parts)
+    return plain and parts[-2:] == [project.DIR, PATH]
 
 
 def holds_ledger(data: bytes) -> bool:
