@@ -72,6 +72,8 @@ LEDGER_WRITES = frozenset(
         "inbox",
         "consolidate",
         "maintain",
+        "dox",
+        "revolve",
     }
 )
 
