@@ -36,6 +36,7 @@ def _item_data(item: Item) -> dict[str, Any]:
         "agent_profile": m.agent_profile,
         "event_type": m.event_type,
         "created_at": m.created_at,
+        "expires_at": m.expires_at,
         "partition": item.partition,
         "origin_label": item.origin,
         "why": item.why,
@@ -45,7 +46,7 @@ def _item_data(item: Item) -> dict[str, Any]:
 
 
 def _item_lines(item: Item) -> list[str]:
-    from tree_ring.review.inbox import source
+    from tree_ring.review.inbox import expiry_note, source
 
     m = item.memory
     state = "" if m.trust == "accepted" else f" [{m.trust.upper()}]"
@@ -58,6 +59,8 @@ def _item_lines(item: Item) -> list[str]:
         f"    from {source(m, item.origin)}, {m.created_at[:19]}Z",
         f"    {item.why_label}: {why}",
     ]
+    if m.expires_at:
+        lines.append(f"    {expiry_note(m.expires_at)}")
     if "promote" in item.actions:
         lines.append(f'    promote: tree-ring promote {m.id} --reason "..."')
     if "review" in item.actions:

@@ -116,6 +116,7 @@ def cmd_review_list(ctx: Context) -> int:
                 "origin": m.origin,
                 "origin_session": m.origin_session,
                 "created_at": m.created_at,
+                "expires_at": m.expires_at,
                 "provenance": came.get(m.id),
                 "contradicts": [
                     {"id": o.id, "summary": withheld.summary(o, view), "trust": o.trust}
@@ -126,6 +127,10 @@ def cmd_review_list(ctx: Context) -> int:
         lines.append(f"{m.id}  [{m.trust.upper()}] [{m.ring}] {in_quotes(m.summary)}")
         lines.append(f"    why: {preview(m.review_reason or 'waiting for review')}")
         lines.append(f"    from {m.origin} at {m.created_at[:19]}Z ({m.scope})")
+        if m.expires_at:
+            from tree_ring.review.inbox import expiry_note
+
+            lines.append(f"    {expiry_note(m.expires_at)}")
         if m.id in came:
             lines.append(f"    put there by: {came[m.id]['label']}")
         lines += [

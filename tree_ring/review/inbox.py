@@ -248,3 +248,13 @@ def keep(store: Store, project_id: str, ids: Iterable[str], actor: Actor) -> int
         rows.get(store.db, memory_id)  # an unknown id is one line, before anything is marked
     mark_seen(store, project_id, wanted)
     return len(wanted)
+
+
+def expiry_note(expires_at: str) -> str:
+    """What the inbox and the review queue say of a row's expiry, its writer's
+    choice: promoted or approved, the row is a person's, and its expiry a
+    person's forget when `maintain --apply-expired` runs (`upkeep/maintain.py`)."""
+    return (
+        f"expires {expires_at[:19]}Z: promoted or approved, it is then deleted as a "
+        "person's forget (`maintain --apply-expired`); `remember` it again without one to keep it"
+    )
