@@ -159,12 +159,14 @@ TOKEN_RULES: tuple[Rule, ...] = table(
         ([b"AGE-SECRET-KEY-1"], rb"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _end(_B62)),
     ),
     # AWS access key ids: long-lived (AKIA), temporary (ASIA) and the rarer
-    # kinds. The ids AWS's own docs print all end in EXAMPLE.
+    # kinds. The ids AWS's own docs print all end in EXAMPLE. A "/" before one
+    # is a boundary ("cfg/AKIA..."): a base64 run holding "AKIA" and sixteen
+    # upper-case letters or digits is too rare to exempt the path separator.
     tokens(
         "aws-access-key",
         _aws_key_id,
         ([b"AKIA", b"ASIA", b"ABIA", b"ACCA"], rb"[A-Z0-9]{16}" + _end(_B62)),
-        not_after=rb"A-Za-z0-9/+",
+        not_after=rb"A-Za-z0-9+",
     ),
     # AWS secret access keys are 40 base64 characters with no prefix, so only
     # the assignment context (env var, credentials file, JSON) identifies them.
