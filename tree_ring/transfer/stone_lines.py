@@ -70,7 +70,8 @@ def as_claims(
     unvouched lines are (`team/sync.py`): one naming a memory this store holds
     that the agent may read becomes a request to forget it, which a person
     approves or rejects, and nothing is tombstoned, as does one naming another
-    id with the content of a memory held here (`holders.holding`); any other
+    id with the content of a memory held here that the agent may read
+    (`holders.holding`); any other
     is kept as the agent's withdrawal (`tombstones.WITHDRAWN`), as of now: it
     binds agents' writes only, hides nothing of the person's (their global
     notes read here among them), and reaches neither the team ledger nor an
@@ -78,7 +79,8 @@ def as_claims(
     the agent may not read (another partition's) is no memory to it
     (`reach.py`): a line naming its id is read as one naming an id never held
     here, and the withdrawal names the id the import gives every id it may
-    not read, for a hidden memory and for none alike. Returns the tombstones
+    not read, for a hidden memory and for none alike; a hash only hidden
+    memories hold is a hash none holds. Returns the tombstones
     to record; the requests raised are added to `requested`."""
     now = now_iso()
     kept: list[dict[str, Any]] = []
@@ -151,11 +153,19 @@ def _holders(
     """The memories here a tombstone line would take: the one it names, if
     held (only `by_id`; else none), or, for an id never held, those holding
     its content under other ids (`holders.holding`). With `reach` (an
-    agent's import), a memory the agent may not read is not held."""
+    agent's import), a memory the agent may not read is not held, by its id
+    or by its content: a line whose hash only hidden memories hold takes
+    none, so it is kept as the agent's withdrawal as an unmatched one is
+    (the import's answer, tables and review queue the same either way)."""
     held = rows.find(db, stone["memory_id"])
     if held is not None and (reach is None or reach.may_read(held.id)):
         return [held] if by_id else []
-    return holders.holding(db, stone["project"], [stone["content_hash"]])
+    found = holders.holding(db, stone["project"], [stone["content_hash"]])
+    if reach is None:
+        return found
+    # The content of a memory the agent may not read is no content to it: a
+    # hash only a hidden memory holds is answered as one no memory holds.
+    return [memory for memory in found if reach.may_read(memory.id)]
 
 
 def _ask(
