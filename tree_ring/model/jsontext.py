@@ -80,6 +80,35 @@ def _loads(text: str) -> Any:
     return json.loads(text)
 
 
+class LoneSurrogate(ValueError):
+    """A JSON document whose strings (keys or values) hold a lone surrogate."""
+
+
+def loads_utf8(text: str) -> Any:
+    """`loads(text)`, refusing (LoneSurrogate, a ValueError) a document that
+    holds a lone surrogate anywhere, a key or a value at any depth: valid
+    JSON (a `\\ud800` escape, or the halves of a pair apart), but no text
+    UTF-8 can hold, so nothing read from it could be written back, stored or
+    printed. Every reader of a team ledger line parses it so."""
+    value = loads(text)
+    if lone_surrogate(text, value):
+        raise LoneSurrogate("a \\u escape of a lone surrogate")
+    return value
+
+
+def lone_surrogate(text: str, value: Any) -> bool:
+    """Whether `value`, decoded from `text`, holds a lone surrogate: only an
+    escape of one (`\\uD800` to `\\uDFFF`, either case of hex) spells one
+    in text that is UTF-8, so most lines cost a substring search."""
+    if "\\ud" not in text and "\\uD" not in text:
+        return False
+    try:
+        dumps(value).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 _encoders: dict[tuple[bool, bool, bool], Callable[[Any], str]] = {}
 
 

@@ -86,11 +86,10 @@ def key_of(line: dict[str, Any]) -> str:
 
 def record_of(piece: bytes, records: frozenset[str] | dict[str, int]) -> tuple[str, str] | None:
     """A ledger line's key and record, when it is a JSON object whose record
-    is one of `records`; None for any other line."""
-    import json
-
+    is one of `records`; None for any other line (one that holds a lone
+    surrogate too: `jsontext.loads_utf8`)."""
     try:
-        data: Any = json.loads(piece)
+        data: Any = jsontext.loads_utf8(piece.decode("utf-8"))
     except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict):
@@ -286,14 +285,15 @@ def carries(raw: bytes, verdicts: Verdicts | None = None) -> bool:
     string this version does not know, in which the guard finds nothing
     (`withheld`). Such a line is never read as any record this version
     knows. Any other line this version cannot read (not UTF-8, not JSON, not
-    an object, oversized, secret-bearing) is dropped by the rewrite, as a
-    sync skips it. `verdicts`: the guard's verdicts kept from earlier reads
-    (`ledger_verdicts.py`), so a line it read before is not read again."""
+    an object, holding a lone surrogate, oversized, secret-bearing) is
+    dropped by the rewrite, as a sync skips it. `verdicts`: the guard's
+    verdicts kept from earlier reads (`ledger_verdicts.py`), so a line it
+    read before is not read again."""
     if len(raw) > MAX_LINE_BYTES:
         return False
     try:
         text = raw.decode("utf-8")
-        data = jsontext.loads(text)
+        data = jsontext.loads_utf8(text)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return False
     if unknown_record(data) is None:
@@ -360,7 +360,7 @@ def loose(numbered: Iterable[tuple[int, str]]) -> Iterator[Line]:
         if not raw.strip():
             continue
         try:
-            data = jsontext.loads(raw)
+            data = jsontext.loads_utf8(raw)
         except (ValueError, RecursionError):
             continue
         if not isinstance(data, dict):
@@ -539,11 +539,15 @@ def merge_driver(argv: list[str]) -> int:
     """`merge-driver BASE OURS THEIRS [PATH]`, as git's `merge.tree-ring.driver`
     calls it: the merge of OURS and THEIRS (`merge_texts`, with BASE's
     carried lines), written over OURS. Git keeps the result only on exit 0.
-    A line it cannot read (not UTF-8, not a JSON object, secret-bearing or
-    oversized of a record it does not know) is dropped, as the importer
-    would skip it: the merge still succeeds. Each side is read as every
-    reader of the ledger reads it (`line_bound.bounded`): a line longer
-    than MAX_LINE_BYTES is never held whole.
+    A line it cannot read (not UTF-8, not a JSON object, one holding a lone
+    surrogate, secret-bearing or oversized of a record it does not know) is
+    dropped, as the importer would skip it: the merge still succeeds. The
+    merged file is made whole, as bytes, before OURS is touched, then
+    written beside it and renamed over it (`replace`): an error at any
+    point leaves OURS as it was, with exit 1 and one line on stderr. Each
+    side is read as every reader of the ledger reads it
+    (`line_bound.bounded`): a line longer than MAX_LINE_BYTES is never held
+    whole.
 
     Only a ledger is merged so. Any committed `.gitattributes` can name
     this driver for any path, and every line of a source file is one it
@@ -573,14 +577,17 @@ def merge_driver(argv: list[str]) -> int:
                     f"the {side} side of {_shown(named or ours)} holds text but no ledger line; "
                     "merge it by hand (`tree-ring doctor --repair` resolves a ledger's conflicts)"
                 )
-        merged = merge_texts(texts[1], texts[2], base=texts[0])
-        with open(ours, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(merged)
+        merged = merge_texts(texts[1], texts[2], base=texts[0]).encode("utf-8")
+        replace(ours, merged)
     except NotALedger as exc:
         print(f"tree-ring merge driver: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
         print(f"tree-ring merge driver: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # OURS is as it was: git reports a conflict
+        said = " ".join(str(exc).split())[:200]
+        print(f"tree-ring merge driver: not merged ({type(exc).__name__}: {said})", file=sys.stderr)
         return 1
     return 0
 
@@ -588,6 +595,28 @@ def merge_driver(argv: list[str]) -> int:
 def _shown(path: str) -> str:
     """A path as a one-line message names it: escaped, cut to 200 characters."""
     return repr(path[:200])[1:-1]
+
+
+def replace(path: str, data: bytes) -> None:
+    """`path` (the file, a link followed) holding `data`, or, on any error,
+    as it was: written beside it under a temporary name, then renamed over
+    it, its mode kept."""
+    import os
+    import tempfile
+
+    target = os.path.realpath(path)
+    mode = os.stat(target).st_mode & 0o7777
+    fd, temporary = tempfile.mkstemp(prefix=".tree-ring-merge-", dir=os.path.dirname(target))
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 class NotALedger(Exception):

@@ -532,7 +532,7 @@ def _holds_forgotten(
 
 def _object(raw: str) -> dict[str, object] | None:
     try:
-        data: object = jsontext.loads(raw)
+        data: object = jsontext.loads_utf8(raw)
     except (ValueError, RecursionError):
         return None
     return cast("dict[str, object]", data) if isinstance(data, dict) else None

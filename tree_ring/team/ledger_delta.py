@@ -440,8 +440,9 @@ def _fits(header: dict[str, Any], project_id: str | None) -> bool:
 
 def entry(raw: bytes, *, added: bool = True, project_id: str | None = None) -> Entry | None:
     """The line as an entry; None for one sync skips or needs nothing from
-    (unreadable, an anchor, a header removed). A header or conflict marker
-    added: the full pass, which refuses what it must."""
+    (unreadable, an anchor, a header removed). A header, conflict marker or
+    line holding a lone surrogate (`jsontext.loads_utf8`) added: the full
+    pass, which refuses what it must and names what it skips."""
     if len(raw) > MAX_LINE_BYTES:
         return None
     try:
@@ -451,7 +452,11 @@ def entry(raw: bytes, *, added: bool = True, project_id: str | None = None) -> E
     if ledger.has_markers(text):
         raise FullPass("conflict markers")
     try:
-        data = jsontext.as_object(jsontext.loads(text))
+        data = jsontext.as_object(jsontext.loads_utf8(text))
+    except jsontext.LoneSurrogate:
+        if added:
+            raise FullPass("a line holding a lone surrogate") from None
+        return None
     except (ValueError, RecursionError):
         return None
     if data is None:

@@ -13,7 +13,6 @@ other is a claim. A sync (`sync.py`) applies what is read (`ledger_apply.py`);
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import stat
@@ -22,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from tree_ring.model import line_bound, project, validation
+from tree_ring.model import jsontext, line_bound, project, validation
 from tree_ring.model.anchor import Anchor
 from tree_ring.model.anchor_lines import files_of, parse_files
 from tree_ring.model.errors import (
@@ -294,7 +293,10 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
         raw = piece.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError("not UTF-8 text") from None
-    data: Any = json.loads(raw)
+    try:
+        data: Any = jsontext.loads_utf8(raw)
+    except jsontext.LoneSurrogate as exc:
+        raise UsageError(f"not valid UTF-8 text (it holds {exc})") from None
     if not isinstance(data, dict):
         raise UsageError("not a JSON object")
     line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
