@@ -21,7 +21,6 @@ for the ids themselves; and the hidden note is left as it was.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import sqlite3
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from typing import Any
 import pytest
 from governance_support import CLAUDE, CODEX
 from helpers import AGENT, cli_runner
+from import_support import dump, ids, said, store_as_said
 
 from tree_ring.model import project
 from tree_ring.model.project import store_path
@@ -111,70 +111,6 @@ FLAGS = {
     "skip-invalid": ("--json", "--skip-invalid"),
 }
 
-# What differs from one run to the next whatever was asked: a new memory id,
-# an import's batch id, a request's id, a time.
-_NEW_ID = re.compile(r"mem_\d{8}_\d{6}_[0-9a-f]{12}")
-_BATCH = re.compile(r"import-\d{8}T\d{6}Z-[0-9a-f]{8}")
-_REQUEST = re.compile(r"req_[0-9A-Za-z_]+")
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
-_STATES = re.compile(r'"states":\{[^}]*\}')
-
-
-def _said(text: str, asked: tuple[str, ...], before: set[str]) -> str:
-    """`text` with the asked ids and operation ids as ASKED and every id that
-    was not in the store before the import as NEW; batch, request ids and
-    times blanked."""
-    for name in asked:
-        text = text.replace(name, "ASKED")
-    text = _NEW_ID.sub(lambda m: m.group(0) if m.group(0) in before else "NEW", text)
-    text = _BATCH.sub("BATCH", text)
-    text = _REQUEST.sub("REQ", text)
-    return _TIME.sub("TIME", text)
-
-
-def _dump(root: Path) -> dict[str, list[tuple[Any, ...]]]:
-    """Every table's rows (not the full-text indexes' own), in order."""
-    conn = sqlite3.connect(store_path(root))
-    try:
-        names = [
-            row[0]
-            for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            if not row[0].startswith(("memory_fts", "claim_fts", "sqlite_"))
-        ]
-        return {name: conn.execute(f'SELECT * FROM "{name}"').fetchall() for name in names}
-    finally:
-        conn.close()
-
-
-def _ids(dump: dict[str, list[tuple[Any, ...]]]) -> set[str]:
-    return {
-        found
-        for rows in dump.values()
-        for row in rows
-        for value in row
-        if isinstance(value, str)
-        for found in _NEW_ID.findall(value)
-    }
-
-
-def _store_as_said(root: Path, asked: tuple[str, ...], before: set[str]) -> dict[str, list[str]]:
-    """The store's tables and the team ledger, as `_said` words them; the audit
-    chain's hashes, row states and an import's target (which hash the ids and
-    times) left out."""
-    said: dict[str, list[str]] = {}
-    for name, rows in _dump(root).items():
-        if name == "audit_log":
-            rows = [row[:-2] for row in rows]  # prev_hash, hash
-        elif name == "policy_audit":  # an import's target: the hash of the file's ids
-            rows = [(*row[:7], "IDS" if row[6] == "import" else row[7], *row[8:]) for row in rows]
-        said[name] = sorted(_STATES.sub("STATES", _said(repr(row), asked, before)) for row in rows)
-    ledger = root / ".tree-ring" / "ledger.jsonl"
-    if ledger.exists():
-        said["ledger"] = sorted(
-            _said(line, asked, before) for line in ledger.read_text(encoding="utf-8").splitlines()
-        )
-    return said
-
 
 @pytest.fixture
 def hidden(project_root: Path) -> dict[str, Any]:
@@ -201,19 +137,19 @@ def _import(
     root: Path, tmp_path: Path, lines: list[dict[str, Any]], flags: tuple[str, ...], hidden: str
 ) -> tuple[Any, ...]:
     """Run Claude's import of `lines` in the store as it stands, then put the
-    store back as it was: what it answered and what it left, as `_said`
+    store back as it was: what it answered and what it left, as `said`
     words them (the hidden note's id and operation id and those naming
     nothing alike, in either run: the note is in the store in both), and
     what it printed, as it printed it."""
     saved = tmp_path / "saved"
     shutil.copytree(root / ".tree-ring", saved)
-    before = _ids(_dump(root))
+    before = ids(dump(root))
     path = tmp_path / "in.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     done = cli_runner(root)(*flags[:1], "import", str(path), *flags[1:], environ=CLAUDE)
     names = (hidden, MISSING, OPERATION, UNUSED_OPERATION)
-    answer = (done.code, _said(done.out, names, before), _said(done.err, names, before))
-    left = _store_as_said(root, names, before)
+    answer = (done.code, said(done.out, names, before), said(done.err, names, before))
+    left = store_as_said(root, names, before)
     shutil.rmtree(root / ".tree-ring")
     shutil.move(saved, root / ".tree-ring")
     return answer, left, done.out + done.err
@@ -228,12 +164,12 @@ def test_an_agents_import_naming_a_hidden_note_answers_as_one_naming_nothing(
     variant: Lines,
     flags: tuple[str, ...],
 ) -> None:
-    untouched = _dump(project_root)
+    untouched = dump(project_root)
     hidden_id = hidden["id"]
     *asked, printed = _import(
         project_root, tmp_path, variant(hidden, hidden_id, OPERATION), flags, hidden_id
     )
-    assert _dump(project_root) == untouched  # put back: the next import starts where this did
+    assert dump(project_root) == untouched  # put back: the next import starts where this did
     *nothing, unknown = _import(
         project_root, tmp_path, variant(hidden, MISSING, UNUSED_OPERATION), flags, hidden_id
     )

@@ -19,27 +19,19 @@ holds still asks a person to forget it, and a person's import is unchanged.
 from __future__ import annotations
 
 import json
-import re
 import shutil
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 from governance_support import CLAUDE, CODEX
 from helpers import cli_runner
-
-from tree_ring.model.project import store_path
+from import_support import dump, ids, said, store_as_said
 
 HIDDEN_TEXT = "The staging admin panel lives on port 8443"
 NOWHERE = "sha256:" + "3" * 64  # the content of no memory here
 MADE_UP = "mem_20261201_000000_999999999999"
 
-_NEW_ID = re.compile(r"mem_\d{8}_\d{6}_[0-9a-f]{12}")
-_BATCH = re.compile(r"import-\d{8}T\d{6}Z-[0-9a-f]{8}")
-_REQUEST = re.compile(r"req_[0-9A-Za-z_]+")
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
-_STATES = re.compile(r'"states":\{[^}]*\}')
 
 FLAGS = {
     "text": (),
@@ -51,55 +43,8 @@ FLAGS = {
 
 
 def _said(text: str, hashes: tuple[str, ...], before: set[str]) -> str:
-    """`text` with the asked hashes as HASH, every id not in the store before
-    the import as NEW, batch and request ids and times blanked."""
-    for name in hashes:
-        text = text.replace(name, "HASH")
-    text = _NEW_ID.sub(lambda m: m.group(0) if m.group(0) in before else "NEW", text)
-    text = _BATCH.sub("BATCH", text)
-    text = _REQUEST.sub("REQ", text)
-    return _TIME.sub("TIME", text)
-
-
-def _dump(root: Path) -> dict[str, list[tuple[Any, ...]]]:
-    conn = sqlite3.connect(store_path(root))
-    try:
-        names = [
-            row[0]
-            for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            if not row[0].startswith(("memory_fts", "claim_fts", "sqlite_"))
-        ]
-        return {name: conn.execute(f'SELECT * FROM "{name}"').fetchall() for name in names}
-    finally:
-        conn.close()
-
-
-def _ids(dump: dict[str, list[tuple[Any, ...]]]) -> set[str]:
-    return {
-        found
-        for rows in dump.values()
-        for row in rows
-        for value in row
-        if isinstance(value, str)
-        for found in _NEW_ID.findall(value)
-    }
-
-
-def _store_as_said(root: Path, hashes: tuple[str, ...], before: set[str]) -> dict[str, list[str]]:
-    """Every table and the team ledger, as `_said` words them; the audit
-    chain's hashes, row states and an import's target left out."""
-    said: dict[str, list[str]] = {}
-    for name, rows in _dump(root).items():
-        if name == "audit_log":
-            rows = [row[:-2] for row in rows]  # prev_hash, hash
-        elif name == "policy_audit":  # an import's target: a hash of the file's ids
-            rows = [(*row[:7], "IDS" if row[6] == "import" else row[7], *row[8:]) for row in rows]
-        said[name] = sorted(_STATES.sub("STATES", _said(repr(row), hashes, before)) for row in rows)
-    ledger = root / ".tree-ring" / "ledger.jsonl"
-    if ledger.exists():
-        lines = ledger.read_text(encoding="utf-8").splitlines()
-        said["ledger"] = sorted(_said(line, hashes, before) for line in lines)
-    return said
+    """`text` with the asked hashes as HASH (`import_support.said`)."""
+    return said(text, hashes, before, "HASH")
 
 
 def _line(project: str, content_hash: str) -> dict[str, Any]:
@@ -138,7 +83,7 @@ def _import(
     queue, as `_said` words them."""
     saved = tmp_path / "saved"
     shutil.copytree(root / ".tree-ring", saved)
-    before = _ids(_dump(root))
+    before = ids(dump(root))
     run = cli_runner(root)
     pid = json.loads((root / ".tree-ring" / "project.json").read_text())["project_id"]
     path = tmp_path / "in.jsonl"
@@ -146,7 +91,7 @@ def _import(
     head = tuple(flag for flag in flags[:1] if flag)
     done = run(*head, "import", str(path), *flags[1:], environ=CLAUDE)
     answer = (done.code, _said(done.out, hashes, before), _said(done.err, hashes, before))
-    left = _store_as_said(root, hashes, before)
+    left = store_as_said(root, hashes, before, "HASH")
     queue = run("--json", "review", "list")
     assert queue.code == 0, queue.err
     waiting = _said(queue.out, hashes, before)
@@ -159,10 +104,10 @@ def _import(
 def test_a_hidden_notes_hash_answers_as_a_hash_nothing_holds(
     project_root: Path, tmp_path: Path, hidden: dict[str, Any], flags: tuple[str, ...]
 ) -> None:
-    untouched = _dump(project_root)
+    untouched = dump(project_root)
     hashes = (hidden["content_hash"], NOWHERE)
     held = _import(project_root, tmp_path, hidden["content_hash"], flags, hashes)
-    assert _dump(project_root) == untouched
+    assert dump(project_root) == untouched
     nothing = _import(project_root, tmp_path, NOWHERE, flags, hashes)
     assert held[0] == nothing[0]  # exit code, output, errors
     assert held[1] == nothing[1]  # every table, the ledger

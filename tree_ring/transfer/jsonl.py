@@ -59,7 +59,7 @@ from itertools import groupby, islice
 from tree_ring.govern import contradictions, coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import Anchor
-from tree_ring.model.errors import Conflict, Denied, UsageError
+from tree_ring.model.errors import Conflict, Denied, TreeRingError, UsageError
 from tree_ring.model.identity import Identity, Origin
 from tree_ring.model.progress import Progress
 from tree_ring.model.record import Memory, json_string
@@ -508,11 +508,15 @@ class _Writer:
                 error = Conflict(f"memory id {memory.id} was redacted and cannot be reused")
             if error is None:
                 free.append(item)
-            elif self.skip:
-                self.report.skipped.append((item.number, str(error)))
             else:
-                raise at_line(error, item.number) from None
+                self._refuse(item, error)
         return free
+
+    def _refuse(self, item: Parsed, error: TreeRingError) -> None:
+        """A line refused: left out and reported under `skip`, else the import's end."""
+        if not self.skip:
+            raise at_line(error, item.number) from None
+        self.report.skipped.append((item.number, str(error)))
 
     def _paths(self, items: list[Parsed]) -> list[Parsed]:
         """The items whose files' paths quote nothing a write here answers to
@@ -530,10 +534,8 @@ class _Writer:
             )
             if error is None:
                 free.append(item)
-            elif self.skip:
-                self.report.skipped.append((item.number, str(error)))
             else:
-                raise at_line(error, item.number) from None
+                self._refuse(item, error)
         return free
 
     def _beside(self, ids: list[str]) -> dict[str, str]:
