@@ -1,5 +1,6 @@
 """A key or an AWS key id right after a path-like prefix ("cfg/", "a/b/",
-"./", "cfg\\") is a secret as it is after "-" or ".": the assignment rules
+"./", "cfg\\", and "prod:" for a key given its value by "=") is a secret
+as it is after "-" or ".": the assignment rules
 and `aws-access-key` read "/" and "\\" as a boundary, in every field (a
 summary, a `--file` path, an import row's `files[].path`) and in the secret
 sweep. Ordinary paths and prose that only name a token or a password stay
@@ -65,6 +66,16 @@ def test_a_secret_after_a_path_prefix_is_found(prefix: str, kind: str) -> None:
     with pytest.raises(SecretRefused) as caught:
         guard.check_fields({"summary": f"see {prefix}{secret}"})
     assert caught.value.rule == rule and caught.value.field == "summary"
+
+
+@pytest.mark.parametrize("prefix", ["prod:", "k8s:", "a:b:"])
+@pytest.mark.parametrize("kind", ["token", "password", "secret"])
+def test_a_key_given_a_value_by_equals_after_a_colon_is_found(prefix: str, kind: str) -> None:
+    # An ARN's segment ("...:secret:name") is followed by ":"; a key after
+    # "prod:" given a value by "=" assigns one.
+    secret, rule = SECRETS[kind]
+    assert guard.find_secret(f"see {prefix}{secret}") == rule
+    assert guard.find_secret(f"arn:aws:service:us-east-1:123456789012:{kind}:name") is None
 
 
 @pytest.mark.parametrize("text", ORDINARY)

@@ -126,7 +126,7 @@ _KEY_SEPARATORS = (b"", b"_", b"-", b".", b" ")
 # "pwd" as a whole word (not "?pwd=" in a meeting link). A value they are
 # given is a password whatever its entropy (`chosen_password`).
 _NAMED_PASSWORD_KEY = (
-    rb"p(?:assw(?:or)?d(?<!\S:passwd)(?<!\S:password)|assphrase|wd(?<![a-z0-9?&]pwd))"
+    rb"p(?:assw(?:or)?d(?!(?<=\S:passwd):)(?!(?<=\S:password):)|assphrase|wd(?<![a-z0-9?&]pwd))"
 )
 # Keys that may name one: "passcode" (a meeting's, as often as not); "pass"
 # and "pw" as whole words ("DB_PASS", not "bypass"); "SSHPASS". Their values
@@ -149,9 +149,10 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
     # The key only has to END with the word (DB_PASSWORD, clientSecret,
     # accessToken); the validator decides whether the value is a literal
     # secret or code that fetches one (`os.environ[...]`, `get_token()`,
-    # `${TOKEN}`). A word glued to a ":" after another word is an ARN segment
-    # ("arn:...:secret:name"), not a key; after a space it is one (Ruby's
-    # `:password => "..."`). After "/" or "\" it is one too, as after "-" or
+    # `${TOKEN}`). A word glued to a ":" after another word and followed by
+    # another ":" is an ARN segment ("arn:...:secret:name"), not a key; given
+    # a value by "=" it is one ("prod:password=..."), and so it is after a
+    # space (Ruby's `:password => "..."`). After "/" or "\" it is one too, as after "-" or
     # ".": "cfg/token=..." assigns a value, while a path ("/etc/passwd",
     # "cfg/token.txt") has no separator and value after the word.
     rule(
@@ -186,7 +187,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "secret-assignment",
         SECRET,
         "lower",
-        rb"secret(?<!\S:secret)" + ASSIGN + _VALUE,
+        rb"secret(?!(?<=\S:secret):)" + ASSIGN + _VALUE,
         literal_secret,
         heads=(b"secret",),
     ),
@@ -202,7 +203,7 @@ ASSIGNMENT_RULES: tuple[Rule, ...] = table(
         "token-assignment",
         SECRET,
         "lower",
-        rb"token" + _SEPARATOR_NEXT + rb"(?<!\S:token)" + ASSIGN + _VALUE,
+        rb"token" + _SEPARATOR_NEXT + rb"(?!(?<=\S:token):)" + ASSIGN + _VALUE,
         after_names(NOT_CREDENTIAL_TOKENS, (b"", b"_", b"-"), literal_secret, required=False),
         heads=(b"token",),
         before=BEFORE,
