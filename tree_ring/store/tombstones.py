@@ -3,21 +3,22 @@
 A tombstone holds hashes of a memory's claims, never its text. Forgetting or
 rejecting a memory records a key for its whole summary, its whole details
 (when there are any), and the two as one text; and, but for a consolidation,
-one for each sentence of at least `SENTENCE_WORDS` words in any text field
-(summary, details, source quote, tags, source ref; not the source ref of a
-row a file sync wrote, which names a place in a file), for a source quote or tag
-of that many words whole, and for the sentence that runs on from the end of
-the summary into the details. A later write is refused when any of its own
-keys is tombstoned: its whole summary and details, its other text fields
-and its identifiers (agent profile, workflow, session, operation) whole,
-every sentence of each, and the sentence formed across each seam
-between summary, details and source quote (those `MIN_WORDS` words or more).
-So a forgotten claim is refused with other details, wrapped in quotes, with
-"Note:" in front or "(confirmed)" behind, inside a consolidation that lists
-it, as one sentence of a longer memory, in a source quote or a tag, or split
-between summary and details; while a short stock sentence that many memories
-share ("See the runbook.") never blocks the others because one of them was
-forgotten, and forgetting a consolidation leaves its sources' claims alone.
+one for each sentence of at least `SENTENCE_WORDS` words of the summary, for
+a source quote, tag or source ref of that many words whole (not the source
+ref of a row a file sync wrote, which names a place in a file), and for the
+sentence that runs on from the end of the summary into the details. A
+sentence of the details alone is no key (`_forget_claims` says why). A later
+write is refused when any of its own keys is tombstoned: its whole summary
+and details, its other text fields and its identifiers (agent profile,
+workflow, session, operation) whole, every sentence of each, and the
+sentence formed across each seam between summary, details and source quote
+(those `MIN_WORDS` words or more). So a forgotten claim is refused with
+other details, wrapped in quotes, with "Note:" in front or "(confirmed)"
+behind, inside a consolidation that lists it, as one sentence of a longer
+memory, in a source quote or a tag, or split between summary and details;
+while a short stock sentence that many memories share ("See the runbook.")
+never blocks the others because one of them was forgotten, and forgetting a
+consolidation leaves its sources' claims alone.
 
 The keys are over `claim_text` (`model/claims.py`), which folds what never
 makes a claim new: escapes and markup tags read as a reader sees them, every
