@@ -285,7 +285,8 @@ def carries(raw: bytes, verdicts: Verdicts | None = None) -> bool:
     string this version does not know, in which the guard finds nothing
     (`withheld`). Such a line is never read as any record this version
     knows. Any other line this version cannot read (not UTF-8, not JSON, not
-    an object, holding a lone surrogate, oversized, secret-bearing) is
+    an object, holding a lone surrogate, giving a key twice, oversized,
+    secret-bearing) is
     dropped by the rewrite, as a sync skips it. `verdicts`: the guard's
     verdicts kept from earlier reads (`ledger_verdicts.py`), so a line it
     read before is not read again."""
@@ -296,7 +297,8 @@ def carries(raw: bytes, verdicts: Verdicts | None = None) -> bool:
         data = jsontext.loads_utf8(text)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return False
-    if unknown_record(data) is None:
+    if unknown_record(data) is None or jsontext.gives_a_key_twice(text):
+        # A key given twice: only its last value is read, and the first would be carried.
         return False
     if verdicts is None:
         return withheld(text, data) is None

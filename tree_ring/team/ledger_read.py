@@ -389,6 +389,8 @@ def _unknown(
     record = ledger.unknown_record(line)
     if record is None:
         raise UsageError("its record is not a string")
+    if jsontext.gives_a_key_twice(raw):  # the first value would be carried, never read
+        raise UsageError("a record this version does not know gives a key twice; left out")
     if not judge:
         raise Unreadable("a record this version does not know")
     why = _verdict(verdicts, raw, line)

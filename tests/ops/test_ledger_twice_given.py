@@ -1,0 +1,62 @@
+"""A ledger line of an unknown record that gives a key twice is not carried.
+
+Read, such a line keeps only its last value of the key, so every check
+(the guard, what this clone forgot) read the last, while a rewrite or a
+merge carried the line as written, first value and all: forgotten words in
+the first value stayed in the committed ledger. The line is now skipped,
+named by `sync` and `doctor`, and left out of every rewrite and merge.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from team_support import cli, first_repo, ok, remember
+
+from tree_ring.model import jsontext
+from tree_ring.team import ledger
+
+FORGOTTEN = "Always use tabs in the Makefile recipes"
+LEDGER = Path(".tree-ring") / "ledger.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("text", "twice"),
+    [
+        ('{"record":"x","note":"a","note":"b"}', True),
+        ('{"record":"x","n":{"k":1,"k":2}}', True),
+        ('{"record":"x","n":[{"k":1},{"k":1,"k":1}]}', True),
+        ('{"record":"x","note":"a","Note":"b"}', False),
+        ('{"record":"x","n":{"k":1},"m":{"k":2}}', False),
+        ("not json", False),
+    ],
+)
+def test_a_key_given_twice_is_found_at_any_depth(text: str, twice: bool) -> None:
+    assert jsontext.gives_a_key_twice(text) is twice
+
+
+def test_a_forgotten_first_value_is_neither_carried_nor_committed(tmp_path: Path) -> None:
+    root = first_repo(tmp_path)
+    gone = remember(root, FORGOTTEN)
+    ok(root, "forget", gone, "--mode", "delete", "--reason", "no longer true")
+    twice = json.dumps({"record": "memory9", "note": "harmless"}, separators=(",", ":"))
+    twice = twice.replace('{"record"', f'{{"note":"{FORGOTTEN}","record"')
+    kept = '{"data":"from a newer teammate","record":"futurething"}'
+    path = root / LEDGER
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(twice + "\n" + kept + "\n")
+    assert not ledger.carries(twice.encode()) and ledger.carries(kept.encode())
+    doctor = cli(root, "doctor")
+    assert doctor.code == 1
+    assert "gives a key twice" in doctor.out
+    synced = ok(root, "sync")
+    assert "gives a key twice" in synced.out + synced.err
+    remember(root, "An unrelated note that rewrites the ledger")
+    text = path.read_text(encoding="utf-8")
+    assert FORGOTTEN not in text and "harmless" not in text
+    assert kept in text.splitlines()
+    merged = ledger.merge_texts(text + twice + "\n", text)
+    assert FORGOTTEN not in merged and kept in merged.splitlines()
+    assert ok(root, "doctor").code == 0
