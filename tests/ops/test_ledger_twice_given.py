@@ -60,3 +60,26 @@ def test_a_forgotten_first_value_is_neither_carried_nor_committed(tmp_path: Path
     merged = ledger.merge_texts(text + twice + "\n", text)
     assert FORGOTTEN not in merged and kept in merged.splitlines()
     assert ok(root, "doctor").code == 0
+
+
+def test_a_line_that_is_no_json_is_named_in_whole_words(tmp_path: Path) -> None:
+    root = first_repo(tmp_path)
+    bad = ['{"record":"memory","summary":' + "1" * 5000 + "}", '{"record": "memory", "x": "open']
+    with (root / LEDGER).open("a", encoding="utf-8") as handle:
+        handle.write("".join(line + "\n" for line in bad))
+    wholes = []
+    for line in bad:
+        with pytest.raises(ValueError) as caught:
+            json.loads(line)
+        wholes.append(" ".join(str(caught.value).split()))
+    done = ok(root, "sync")
+    said = [line for line in (done.out + done.err).splitlines() if "not valid JSON" in line]
+    assert len(said) == 2
+    for line, whole in zip(said, wholes, strict=True):
+        reason = line.split("not valid JSON (", 1)[1]
+        assert reason.endswith(")")
+        cut = reason[:-1]
+        # The whole message, or its words up to a word's end, then "...".
+        assert cut == whole or (
+            cut.endswith("...") and whole.startswith(cut[:-3]) and whole[len(cut) - 3] == " "
+        ), (cut, whole)

@@ -183,7 +183,7 @@ def check_numbered(
         try:
             line = check_line(piece, project_id, read)
         except (ValueError, RecursionError) as exc:
-            skipped.append(Skipped(number, _where(number, f"not valid JSON ({str(exc)[:60]})")))
+            skipped.append(Skipped(number, _where(number, f"not valid JSON ({_cut(str(exc))})")))
             continue
         except (SchemaTooNew, OtherLedger):
             raise
@@ -248,6 +248,14 @@ def _skipped_in(
     pieces = {number: piece for number, piece in part if number}
     for skipped in read.skipped:
         yield skipped, skipped.line in pieces and pieces[skipped.line] in carried
+
+
+def _cut(said: str, most: int = 80) -> str:
+    """`said` on one line, cut at a word's end to at most `most` characters."""
+    said = " ".join(said.split())
+    if len(said) <= most:
+        return said
+    return said[: most - 3].rsplit(" ", 1)[0] + "..."
 
 
 def _entry_key(piece: bytes) -> str | None:
