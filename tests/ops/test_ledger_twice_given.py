@@ -1,4 +1,5 @@
-"""A ledger line of an unknown record that gives a key twice is not carried.
+"""A ledger line of an unknown record that gives a key twice is not carried,
+and a skipped line is named in words that say what is wrong with it.
 
 Read, such a line keeps only its last value of the key, so every check
 (the guard, what this clone forgot) read the last, while a rewrite or a
@@ -83,3 +84,17 @@ def test_a_line_that_is_no_json_is_named_in_whole_words(tmp_path: Path) -> None:
         assert cut == whole or (
             cut.endswith("...") and whole.startswith(cut[:-3]) and whole[len(cut) - 3] == " "
         ), (cut, whole)
+
+
+@pytest.mark.parametrize("project", [None, "", 7])
+def test_a_memory_line_without_a_project_says_so(tmp_path: Path, project: object) -> None:
+    root = first_repo(tmp_path)
+    line: dict[str, object] = {"record": "memory", "id": "mem_20260101_000000_000000000001"}
+    if project is not None:
+        line["project"] = project
+    with (root / LEDGER).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
+    done = ok(root, "sync")
+    said = (done.out + done.err).splitlines()
+    assert any("names no project" in text for text in said), said
+    assert not any("from another project" in text for text in said), said

@@ -426,8 +426,10 @@ def _anchor(line: dict[str, Any]) -> dict[str, Any]:
 
 def _memory(line: dict[str, Any], project_id: str, files: list[Anchor]) -> Memory:
     owner = line.get("project")
+    if not isinstance(owner, str) or not owner:
+        raise UsageError("names no project (a memory line's `project` is its project's id)")
     if owner != project_id:
-        raise UsageError(f"from another project ({str(owner)[:64]!r})")
+        raise UsageError(f"from another project ({owner[:64]!r})")
     body = {
         k: v for k, v in line.items() if k not in ("record", readmit.CARRIED, ledger_state.FILES)
     }
