@@ -194,20 +194,26 @@ def widen_tombstone(root: Path, memory_id: str, hashes: list[str]) -> None:
     path.write_text("\n".join(edited) + "\n", encoding="utf-8")
 
 
-def session_start(root: Path) -> str:
+def run_session_start(root: Path) -> subprocess.CompletedProcess[bytes]:
+    """The real SessionStart hook, as Claude Code runs it, in `root`."""
     payload = {
         "hook_event_name": "SessionStart",
         "session_id": "team-session-1",
         "cwd": str(root),
         "source": "startup",
     }
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-I", "-S", str(HOOK), "claude-code"],
         input=json.dumps(payload).encode(),
         capture_output=True,
         timeout=120,
         check=True,
     )
+
+
+def session_start(root: Path) -> str:
+    """The brief the SessionStart hook injects, the hook saying nothing on stderr."""
+    done = run_session_start(root)
     assert done.stderr == b"", done.stderr.decode()
     return json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from governance_support import CLAUDE
 from helpers import CliRunner
+from test_export_anchors import anchors_of, dump
 
 from tree_ring.model.anchor import MAX_FILES
 from tree_ring.model.anchor_lines import parse_files
@@ -49,19 +50,6 @@ def project_of(run_cli: CliRunner) -> str:
 def write_rows(path: Path, *rows: dict[str, Any]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
-
-
-def anchors_of(root: Path) -> set[tuple[str, str, str, str | None, str]]:
-    with Store.open(root) as store:
-        found = store.conn.execute(
-            "SELECT memory_id, path, blob, git_commit, anchored_at FROM anchors"
-        )
-        return {(str(r[0]), str(r[1]), str(r[2]), r[3], str(r[4])) for r in found}
-
-
-def dump(root: Path) -> list[str]:
-    with Store.open(root) as store:
-        return list(store.conn.iterdump())
 
 
 def imported(run_cli: CliRunner, path: Path, *flags: str) -> dict[str, Any]:

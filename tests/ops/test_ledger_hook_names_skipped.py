@@ -8,11 +8,9 @@ passes over unread, and names nothing of it."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from team_support import HOOK, LEDGER, cli, clone, first_repo, hub, ok, publish
+from team_support import LEDGER, cli, clone, first_repo, hub, ok, publish, run_session_start
 
 from tree_ring.model import project
 from tree_ring.store.db import Store
@@ -120,14 +118,7 @@ def test_past_five_lines_the_rest_are_counted(tmp_path: Path) -> None:
 def test_the_hook_says_them_on_stderr(tmp_path: Path) -> None:
     bob = team(tmp_path)
     skipped, _ = edit(bob)
-    payload = {"hook_event_name": "SessionStart", "session_id": "s-1", "cwd": str(bob)}
-    done = subprocess.run(
-        [sys.executable, "-I", "-S", str(HOOK), "claude-code"],
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
+    done = run_session_start(bob)
     said = done.stderr.decode().splitlines()
     prefix = "tree-ring hook (claude-code): team ledger: "
     assert all(line.startswith(prefix) for line in said), said

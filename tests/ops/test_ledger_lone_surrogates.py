@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 from helpers import LAUNCHER
 from team_support import (
-    HOOK,
     LEDGER,
     cli,
     clone,
@@ -31,6 +30,7 @@ from team_support import (
     publish,
     pull,
     remember,
+    run_session_start,
 )
 
 from tree_ring.model import jsontext
@@ -158,14 +158,7 @@ def test_doctor_names_the_line_as_sync_names_it_and_sync_drops_it(
 
 
 def _session_start(root: Path) -> tuple[str, list[str]]:
-    payload = {"hook_event_name": "SessionStart", "session_id": "s-1", "cwd": str(root)}
-    done = subprocess.run(
-        [sys.executable, "-I", "-S", str(HOOK), "claude-code"],
-        input=json.dumps(payload).encode(),
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
+    done = run_session_start(root)
     brief = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     return brief, done.stderr.decode().splitlines()
 
