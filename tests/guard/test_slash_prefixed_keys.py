@@ -3,8 +3,9 @@
 as it is after "-" or ".": the assignment rules
 and `aws-access-key` read "/" and "\\" as a boundary, in every field (a
 summary, a `--file` path, an import row's `files[].path`) and in the secret
-sweep. Ordinary paths and prose that only name a token or a password stay
-accepted.
+sweep. So do the prose rules ("cfg/password is X"): only an ARN's segment,
+between two ":", is no keyword. Ordinary paths and prose that only name a
+token or a password stay accepted.
 """
 
 from __future__ import annotations
@@ -82,6 +83,31 @@ def test_a_key_given_a_value_by_equals_after_a_colon_is_found(prefix: str, kind:
 def test_paths_and_prose_about_credentials_stay_ordinary(text: str) -> None:
     assert guard.find_secret(text) is None
     guard.check_fields({"summary": text})
+
+
+# A credential given in a sentence, its keyword after a prefix, and the rule.
+PROSE = {
+    "password": (f"password is {PASSWORD}", "password-in-prose"),
+    "passphrase": (f"passphrase is {PASSWORD}", "password-in-prose"),
+    "pw": (f"pw is {PASSWORD}", "password-in-prose"),
+    "secret": (f"secret is {TOKEN}", "secret-in-prose"),
+    "creds": (f"creds are {TOKEN}", "secret-in-prose"),
+    "pin": ("pin is 4829", "password-in-prose"),
+}
+
+
+@pytest.mark.parametrize("prefix", ["cfg/", "a/b/", "./", "prod:", "k8s:"])
+@pytest.mark.parametrize("kind", PROSE.keys())
+def test_a_credential_in_prose_after_a_prefix_is_found(prefix: str, kind: str) -> None:
+    secret, rule = PROSE[kind]
+    assert guard.find_secret(f"see the {secret}") == rule
+    assert guard.find_secret(f"see {prefix}{secret}") == rule
+
+
+@pytest.mark.parametrize("kind", ["password", "secret", "pin"])
+def test_an_arn_segment_is_no_keyword(kind: str) -> None:
+    text = f"arn:aws:secretsmanager:us-east-1:123456789012:{kind}:is-{TOKEN}"
+    assert guard.find_secret(text) is None
 
 
 def count(run_cli: CliRunner) -> int:

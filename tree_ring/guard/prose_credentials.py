@@ -413,10 +413,13 @@ _NOT_CREDENTIAL_KEYS = (
 _PROSE_SEPARATORS = (b" ", b"_", b"-", b".")
 
 
-# A word glued to a ":" or "/" after another word is a segment of a path or an
-# ARN ("arn:aws:secretsmanager:...:secret:prod/api"), not a keyword in a sentence.
+# A word between two ":" after another word is a segment of an ARN
+# ("arn:aws:secretsmanager:...:secret:prod/api"), not a keyword in a sentence.
+# After "/" or one ":" it is the keyword still: "cfg/password is X" and
+# "prod:secret is X" give a value as "the password is X" does (the validator
+# reads it: "cfg/password is read from vault" gives none).
 def _not_a_path_segment(*words: bytes) -> bytes:
-    return b"".join(rb"(?<!\S[:/]" + word + rb")" for word in words)
+    return b"".join(rb"(?!(?<=\S:" + word + rb"):)" for word in words)
 
 
 # For the token and key rules, whose values are 16 characters or more: the line
