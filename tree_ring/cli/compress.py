@@ -24,7 +24,7 @@ from tree_ring.cli.context import (
 from tree_ring.govern import coordinator
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import now_iso
-from tree_ring.model.text import PREVIEW
+from tree_ring.model.text import PREVIEW, cluster_end
 from tree_ring.read import tree_recall, withheld
 from tree_ring.store import audit
 from tree_ring.tree import nodes, repair
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 
 def _clip(text: str, limit: int = PREVIEW) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return text if len(text) <= limit else text[: cluster_end(text, limit - 3)] + "..."
 
 
 # ------------------------------------------------------------- consolidate

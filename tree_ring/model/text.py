@@ -350,7 +350,61 @@ PREVIEW = 160
 def preview(text: str, limit: int = PREVIEW) -> str:
     """`text` on one line (`one_line`), cut to `limit` characters with "..." when longer."""
     text = one_line(text)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return text if len(text) <= limit else text[: cluster_end(text, limit - 3)] + "..."
+
+
+# Regional indicators: two make a flag.
+_FLAG_LETTERS = range(0x1F1E6, 0x1F200)
+
+
+def _extends(char: str) -> bool:
+    """Whether `char` belongs to the character before it: a combining or
+    enclosing mark, a spacing mark, the zero-width joiner, a variation
+    selector, an emoji's skin tone, a tag character."""
+    code = ord(char)
+    if code < 0x300:
+        return False
+    if code == 0x200D or _variation_selector(code) or 0x1F3FB <= code <= 0x1F3FF:
+        return True
+    if 0xE0020 <= code <= 0xE007F:
+        return True
+    import unicodedata
+
+    return unicodedata.category(char) in ("Mn", "Me", "Mc")
+
+
+def _after_virama(before: str, char: str) -> bool:
+    """Whether `char` is a letter a virama before it joins to its consonant,
+    as in Devanagari's "क्ष" (read as one since Unicode 15.1)."""
+    if ord(before) < 0x900:
+        return False
+    import unicodedata
+
+    return unicodedata.combining(before) == 9 and unicodedata.category(char) == "Lo"
+
+
+def cluster_end(text: str, end: int) -> int:
+    """The largest cut at or before `end` that splits no character as it is
+    seen (a letter and its accents, an emoji and its joined parts and skin
+    tone, a flag's two letters, a conjunct's consonants):
+    `text[:cluster_end(text, n)]` is the start of `text` cut where a reader
+    sees a character end. Plain ASCII is cut where asked."""
+    end = max(0, min(end, len(text)))
+    while 0 < end < len(text) and not (text[end - 1].isascii() and text[end].isascii()):
+        before, char = text[end - 1], text[end]
+        if _extends(char) or before == "\u200d" or _after_virama(before, char):
+            end -= 1
+        elif ord(char) in _FLAG_LETTERS and ord(before) in _FLAG_LETTERS:
+            # Inside a flag when an odd number of its letters stand before the cut.
+            run = end
+            while run > 0 and ord(text[run - 1]) in _FLAG_LETTERS:
+                run -= 1
+            if (end - run) % 2 == 0:
+                break
+            end -= 1
+        else:
+            break
+    return end
 
 
 # How a text file a person or their editor wrote is decoded, wherever Tree

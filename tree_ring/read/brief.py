@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from tree_ring import guard
 from tree_ring.model.frozen import Frozen
-from tree_ring.model.text import escape_quotes, no_fence, one_line
+from tree_ring.model.text import cluster_end, escape_quotes, no_fence, one_line
 from tree_ring.store import live, rows, schema
 from tree_ring.store.live import View
 
@@ -189,7 +189,8 @@ def _clip(text: str, limit: int) -> str:
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text
-    return data[: limit - 3].decode("utf-8", "ignore") + "..."
+    kept = data[: limit - 3].decode("utf-8", "ignore")
+    return kept[: cluster_end(text, len(kept))] + "..."
 
 
 # What may stand in a label part taken from a stored identifier.
@@ -263,7 +264,8 @@ def quoted(text: str, limit: int) -> str:
         if room < 0:
             break
         kept.append(piece)
-    return '"' + "".join(kept) + '..."'
+    # Escaping changes no character that a cut could split: each piece is one of text's.
+    return '"' + "".join(kept[: cluster_end(text, len(kept))]) + '..."'
 
 
 def line(memory: Memory, mine: bool = False, disputed: str = "", stale: str | None = None) -> str:

@@ -18,6 +18,8 @@ import hashlib
 import html
 import unicodedata
 
+from tree_ring.model.text import cluster_end
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -58,7 +60,7 @@ def count(n: int, one: str, many: str) -> str:
 
 def clip(value: str, limit: int) -> str:
     """At most `limit` characters, with an ellipsis when cut."""
-    return value if len(value) <= limit else value[: limit - 1] + "…"
+    return value if len(value) <= limit else value[: cluster_end(value, limit - 1)] + "…"
 
 
 STYLE = """
