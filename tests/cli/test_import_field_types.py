@@ -104,6 +104,19 @@ CASES: list[tuple[dict[str, Any], str]] = [
     *((_readmitted(at=bad), "readmitted.at must be a string") for bad in (5, ["x"])),
     *((_readmitted(by=bad), "readmitted.by must be a string") for bad in ({"a": 1}, 7)),
     *((_readmitted(reason=bad), "readmitted.reason must be a string") for bad in (7, ["x"])),
+    # A re-admission without its keys is named as one, not as keys of the wrong shape.
+    (
+        _memory(readmitted={"at": 5, "reason": [1]}),
+        "readmitted has no overrides: it lists the tombstone keys it re-admits "
+        "(sha256:<hex>, 1 to 1,000)",
+    ),
+    *(
+        (
+            _readmitted(overrides=bad),
+            "readmitted.overrides lists the tombstone keys (sha256:<hex>, 1 to 1,000)",
+        )
+        for bad in ([], "sha256:0", None, 7)
+    ),
 ]
 
 

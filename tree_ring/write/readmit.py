@@ -251,7 +251,12 @@ def parse_carried(value: Any) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raise UsageError(f"{CARRIED} must be an object with at, by, reason and overrides")
     data: dict[str, Any] = value  # pyright: ignore[reportUnknownVariableType]
-    keys: Any = data.get("overrides")
+    if "overrides" not in data:
+        raise UsageError(
+            f"{CARRIED} has no overrides: it lists the tombstone keys it re-admits "
+            "(sha256:<hex>, 1 to 1,000)"
+        )
+    keys: Any = data["overrides"]
     if not isinstance(keys, list) or not keys or len(keys) > 1_000:  # pyright: ignore[reportUnknownArgumentType]
         raise UsageError(f"{CARRIED}.overrides lists the tombstone keys (sha256:<hex>, 1 to 1,000)")
     shape = compiled_patterns().content_hash
