@@ -44,6 +44,12 @@ WORK = [
     "cd",
     'python3 -c "import shutil" bin/tree-ring',
     "",
+    # A variable that changes which program runs, or what Python loads first.
+    "PATH=/tmp/x tree-ring recall x",
+    "TREE_RING_HOOKS=off PATH=/tmp/x tree-ring recall x",
+    "PYTHONPATH=/tmp/x python3 -m tree_ring recall x",
+    "LD_PRELOAD=/tmp/x.so tree-ring recall x",
+    "BASH_ENV=/tmp/x bash -c 'tree-ring recall x'",
 ]
 OWN = [
     "tree-ring recall deploy",

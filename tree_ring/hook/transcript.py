@@ -605,9 +605,13 @@ def _past_redirection(line: str, index: int) -> int:
 def _words_are_tree_ring(words: list[str]) -> bool:
     """A simple command that runs Tree Ring's CLI: `tree-ring ...`, a path to
     it (`/p/bin/tree-ring`), or Python running it (`python3 -I -S
-    bin/tree-ring ...`, `python3 -m tree_ring ...`), after any `NAME=value`."""
+    bin/tree-ring ...`, `python3 -m tree_ring ...`), after any `NAME=value`
+    but one that changes which program runs or what it loads
+    (`PATH=/x tree-ring` may run anything)."""
     index = 0
     while index < len(words) and _assignment(words[index]):
+        if words[index].partition("=")[0].upper() in _RUNS_ELSEWHERE:
+            return False
         index += 1
     if index == len(words):
         return False
@@ -625,6 +629,15 @@ def _words_are_tree_ring(words: list[str]) -> bool:
             return False
         index += 1
     return index < len(words) and _base(words[index]) == "tree-ring"
+
+
+# Variables that, set before a command, change which program it runs or what
+# that program loads first.
+_RUNS_ELSEWHERE = frozenset(
+    {"PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONUSERBASE", "PYTHONEXECUTABLE",
+     "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES",
+     "DYLD_LIBRARY_PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS"}
+)  # fmt: skip
 
 
 def _assignment(word: str) -> bool:
