@@ -171,6 +171,8 @@ MINOR_WEIGHT = 0.3
 INTENT_WORDS = frozenset(w for words in RING_INTENT.values() for w in words)
 
 WORD = re.compile(r"\w+")
+# A searched word, as the index's tokenizer reads one: "_" parts words.
+TERM_WORD = re.compile(r"[^\W_]+")
 # "couldn't" is "could not" and "what's" is "what is": split at the
 # apostrophe as the index splits it, they would be searched as "couldn" and
 # "t", words of no question's subject. The negation and the clitic are
@@ -289,7 +291,7 @@ def terms(query: str) -> list[str]:
     """The words of a query worth searching for, in order, without repeats,
     folded as the index folds the rows (`fold.searchable`)."""
     text = uncontracted(searchable(query).casefold())
-    words = ["", *(w.strip("_")[:MAX_TERM_CHARS] for w in WORD.findall(text)), ""]
+    words = ["", *(w[:MAX_TERM_CHARS] for w in TERM_WORD.findall(text)), ""]
     out: dict[str, None] = {}  # insertion-ordered, and a lookup in constant time
     for at in range(1, len(words) - 1):
         pair = (words[at], words[at + 1])

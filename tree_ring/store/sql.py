@@ -210,17 +210,20 @@ FOLD_FUNCTION = "tree_ring_fold"
 
 
 def _fold(raw: object) -> str | None:
-    """`fold.searchable` of a TEXT value read as bytes; NULL stays NULL.
-    Plain ASCII, nearly every row, is returned before the fold is imported."""
+    """`fold.searchable` of a TEXT value read as bytes, each camelCase
+    identifier followed by its words (`identifiers.with_words`); NULL stays
+    NULL. Plain ASCII, nearly every row, is not folded."""
     if raw is None:
         return None
     if not isinstance(raw, bytes):
         raw = str(raw).encode()
+    from tree_ring.model.identifiers import with_words
+
     if raw.isascii():
-        return raw.decode("ascii")
+        return with_words(raw.decode("ascii"))
     from tree_ring.model.fold import searchable
 
-    return searchable(raw.decode("utf-8", "replace"))
+    return searchable(with_words(raw.decode("utf-8", "replace")))
 
 
 # The SQL function that gives a memory's meaning code (model/vectors.py) from
