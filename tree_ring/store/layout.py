@@ -129,6 +129,7 @@ AGAIN = (
     "0016_inbox_imports",
     "0018_meaning_recoded_products",
     "0020_project_owner",
+    "0022_identifier_words",
 )
 
 # The table that is the truth: nothing rebuilds it.

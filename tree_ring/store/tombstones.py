@@ -351,13 +351,14 @@ def any_answered(db: Db, project: str | None) -> bool:
     return db.execute(_ANY, (project or "",)).fetchone() is not None
 
 
-def memory_ids(db: Db, project: str, *, agent: bool = False) -> set[str]:
+def memory_ids(db: Db, project: str) -> set[str]:
     """The ids of the memories `project`'s tombstones were recorded for: the
-    ids this store forgot, which no import may take. An agent's withdrawal
-    names its id for an `agent`'s import only, as its hashes bind agents only."""
+    ids this store forgot, which no import may take, whoever imports. An
+    agent's withdrawal names its id for a person's import too, though its
+    hashes bind agents only: the same row back under the same id is the
+    withdrawn note again (a backup's), and `audit verify` holds no tombstoned
+    id to a kept row; the file's row may come in under a new id."""
     sql = "SELECT memory_id FROM {} WHERE project = ?"
-    if not agent:
-        sql += f" AND kind != '{WITHDRAWN}'"
     both = f"{sql.format('tombstone_ids')} UNION {sql.format('content_tombstones')}"
     return {str(row[0]) for row in db.execute(both, (project, project))}
 

@@ -254,6 +254,7 @@ def _apply_claims(
     stored = _stored(db, ids)
     redacted = redactions.among(db, ids)
     now = now_iso()
+    withdrawn = 0
     for _, line in sorted(claims.items()):
         memory_id = str(line.data["id"])
         number = read.numbers[line.text]
@@ -279,6 +280,7 @@ def _apply_claims(
                 # Kept as a withdrawal, which the ledger this clone writes
                 # never carries: noted, so the line is taken once.
                 provenance.note(db, memory_id, project_id, line.text, source, now)
+                withdrawn += 1
             report.claim_lines.append(raw)
             continue
         wanted = read.memories[line.text]
@@ -298,6 +300,13 @@ def _apply_claims(
         provenance.note(db, memory.id, project_id, line.text, source, now)
         report.claimed.append(memory.id)
         report.claim_lines.append(raw)
+    if withdrawn:
+        report.notes.append(
+            f"{withdrawn} forget{'s' if withdrawn > 1 else ''} of memories this store never "
+            "held came from lines not the upstream's: kept as withdrawals, which bind "
+            "agents' writes only and which the ledger this clone writes leaves out "
+            '(docs/TEAM.md, "What the ledger is trusted for")'
+        )
 
 
 def _insert(

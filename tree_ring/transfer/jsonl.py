@@ -252,9 +252,7 @@ def import_lines(
                 # store forgot, not those the file says were forgotten where it was
                 # written (its rows may stand under them there, as a consolidation
                 # rewritten when a source was forgotten does).
-                forgotten = frozenset(
-                    tombstones.memory_ids(db, into or project, agent=actor.origin.is_agent)
-                )
+                forgotten = frozenset(tombstones.memory_ids(db, into or project))
                 brought = frozenset(hashes) - tombstones.answered(db, into or project, hashes)
                 tombstones.record_absent(db, map(stone_lines.VALUES, stones))
                 if not actor.origin.is_agent:
