@@ -35,6 +35,9 @@ def cmd_doctor(ctx: Context) -> int:
             progress=reporter,
             busy_timeout_ms=Options.from_environ(ctx.environ).busy_timeout_ms,
         )
+        mine = doctor.check_user_store(ctx.environ)
+        if mine is not None:
+            report.checks.append(mine)
     lines = [f"store {report.path}"]
     for check in report.checks:
         mark = "ok  " if check.ok else "FAIL"

@@ -14,7 +14,7 @@ import os
 import stat  # already loaded by os: free
 
 from tree_ring.model import jsontext
-from tree_ring.model.errors import NoStore, UnsafePath, UsageError
+from tree_ring.model.errors import NoStore, StoreFault, UnsafePath, UsageError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -358,9 +358,16 @@ def check_user_store(path: StrPath) -> None:
         "Tree Ring opens the user store through no link: put the real folder or file "
         f"in its place, or point {USER_HOME_VARIABLE} at the real folder"
     )
-    if expect(os.path.dirname(path), "directory", fix):
-        for side in ("", *STORE_SIDE_FILES):
-            expect(os.fspath(path) + side, "file", fix)
+    try:
+        if expect(os.path.dirname(path), "directory", fix):
+            for side in ("", *STORE_SIDE_FILES):
+                expect(os.fspath(path) + side, "file", fix)
+    except PermissionError:
+        # A folder another user owns (made by `sudo tree-ring ...` with this HOME).
+        raise StoreFault(
+            f"the user store's folder {os.path.dirname(path)} cannot be read by you; "
+            "give it back to you (chown -R) or move it aside"
+        ) from None
 
 
 def store_path_str(root: StrPath) -> str:

@@ -54,6 +54,10 @@ NEW_RANDOM_BYTES = 8
 STALE_BUILD_S = 60.0
 
 
+# What to do about a damaged project store (the user store says its own).
+DAMAGED = "run `tree-ring doctor` or restore a backup"
+
+
 class Options:
     """How to open a store, as the caller's environment says; the library reads
     no environment of its own (the CLI and the hook build this from theirs)."""
@@ -357,15 +361,19 @@ class Store:
         options: Options | None = None,
         name: str = "the store",
         fix: str = "create it with Tree Ring",
+        damaged: str = DAMAGED,
     ) -> Store:
         """Open (and migrate) a store that belongs to no project: the user
         store. The same schema, migrations and checks as a project's; `root`
-        is its folder, created (private to the user) when `create` is set."""
+        is its folder, created (private to the user) when `create` is set;
+        `damaged`: what to do about a damaged file."""
         options = _with_read_only(options or Options(), read_only)
         folder = os.path.dirname(os.path.abspath(path))
         if create and not options.read_only:
             os.makedirs(folder, mode=0o700, exist_ok=True)
-        return cls._open_path(path, folder, create=create, options=options, name=name, fix=fix)
+        return cls._open_path(
+            path, folder, create=create, options=options, name=name, fix=fix, damaged=damaged
+        )
 
     @classmethod
     def open_to_read(
@@ -401,6 +409,7 @@ class Store:
         name: str,
         fix: str,
         owner: str | None = None,
+        damaged: str = DAMAGED,
     ) -> Store:
         exists = os.path.exists(path)
         if (options.read_only or not create) and not exists:
@@ -418,10 +427,7 @@ class Store:
             )
         damage = file_damage(path) if exists else None
         if damage:
-            raise StoreFault(
-                f"{name} at {path} is damaged ({damage}); "
-                "run `tree-ring doctor` or restore a backup"
-            )
+            raise StoreFault(f"{name} at {path} is damaged ({damage}); {damaged}")
         read_only, immutable = access(path, options.read_only) if exists else (False, False)
         options = _with_read_only(options, read_only)
         db = open_db(

@@ -41,6 +41,11 @@ if TYPE_CHECKING:
 USER_PROJECT = "user"
 NAME = "the user store"
 FIX = "a person's `tree-ring remember --scope global ...` creates it"
+# Its notes are in no ledger: nothing rebuilds them but a backup.
+DAMAGED = (
+    "move it aside (keep it) and put a backup in its place, or leave the place empty "
+    "for a new one; no ledger holds your notes across projects"
+)
 
 
 def user_store_path(environ: Mapping[str, str]) -> str:
@@ -86,6 +91,7 @@ def open_user(
         options=Options.from_environ(environ),
         name=NAME,
         fix=FIX,
+        damaged=DAMAGED,
     )
 
 

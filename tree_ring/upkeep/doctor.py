@@ -19,7 +19,7 @@ own, so a store too damaged for any other verb still gets a full report.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -572,6 +572,23 @@ def remedy(root: Path) -> str:
         f"{lost}{aside}restore a backup in its place, or run `tree-ring init` for an empty "
         "store and `tree-ring import FILE --restore` from an export made before the damage"
     )
+
+
+def check_user_store(environ: Mapping[str, str]) -> Check | None:
+    """The person's user store, opened as every command opens it (the
+    project's reads and writes read its forgets): None when there is none. A
+    store that cannot be opened fails every command in the project, so the
+    check names it and what to do, which is the user store's own remedy."""
+    from tree_ring.store import user
+
+    try:
+        opened = user.open_user(environ, read_only=True)
+    except TreeRingError as exc:
+        return Check("user_store", False, str(exc))
+    if opened is None:
+        return None
+    with opened:
+        return Check("user_store", True, f"{project.user_store_path_str(environ)} opens")
 
 
 def diagnose(

@@ -1,0 +1,91 @@
+"""A user store every project command needs but cannot open: one line that
+says what to do about it, exit 1, and `doctor` in the project names it with
+the same remedy (it said "run `tree-ring doctor`", which checked only the
+project's store and passed, or failed as "unexpected PermissionError", 70).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from helpers import CliRunner
+
+from tree_ring.model import project
+from tree_ring.model.errors import StoreFault
+
+NOTE = "The exporter listens on port 9464"
+
+
+def _home(tmp_path: Path) -> dict[str, str]:
+    return {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+
+
+def _user_file(tmp_path: Path) -> Path:
+    return tmp_path / "me" / project.USER_STORE
+
+
+def test_a_damaged_user_store_is_named_with_its_own_remedy(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    home = _home(tmp_path)
+    assert run_cli("remember", NOTE, environ=home).code == 0
+    assert (
+        run_cli("remember", "I prefer rebase over merge", "--scope", "global", environ=home).code
+        == 0
+    )
+    assert run_cli("doctor", environ=home).code == 0
+    mine = _user_file(tmp_path)
+    with mine.open("r+b") as file:
+        file.truncate(mine.stat().st_size // 3)
+    for args in (
+        ("recall", "exporter"),
+        ("brief",),
+        ("remember", "Builds use the locked toolchain"),
+    ):
+        done = run_cli(*args, environ=home)
+        assert done.code == 1, args
+        assert done.err.count("\n") == 1 and "no ledger holds your notes" in done.err
+        assert "tree-ring doctor" not in done.err
+    checked = run_cli("--json", "doctor", environ=home)
+    assert checked.code == 1
+    failed = [c for c in json.loads(checked.out)["items"] if not c["ok"]]
+    assert [c["name"] for c in failed] == ["user_store"]
+    assert str(mine) in failed[0]["detail"] and "move it aside" in failed[0]["detail"]
+    os.replace(mine, tmp_path / "aside.sqlite")
+    assert run_cli("doctor", environ=home).code == 0
+    assert run_cli("recall", "exporter", environ=home).code == 0
+
+
+def test_a_user_store_folder_the_person_cannot_read_is_one_line(
+    run_cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = _home(tmp_path)
+    assert (
+        run_cli("remember", "I prefer rebase over merge", "--scope", "global", environ=home).code
+        == 0
+    )
+    folder = str(tmp_path / "me")
+    lstat = os.lstat
+
+    def denied(path: os.PathLike[str] | str, *args: object, **kwargs: object) -> os.stat_result:
+        if os.fspath(path).startswith(folder + os.sep):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return lstat(path)
+
+    monkeypatch.setattr(os, "lstat", denied)
+    with pytest.raises(StoreFault, match="cannot be read by you"):
+        project.check_user_store(_user_file(tmp_path))
+    for args in (("recall", "exporter"), ("remember", NOTE)):
+        done = run_cli(*args, environ=home)
+        assert done.code == 1, (args, done.err)
+        assert done.err == (
+            f"error: the user store's folder {folder} cannot be read by you; give it back to "
+            "you (chown -R) or move it aside\n"
+        )
+    checked = run_cli("--json", "doctor", environ=home)
+    assert checked.code == 1
+    failed = [c["name"] for c in json.loads(checked.out)["items"] if not c["ok"]]
+    assert failed == ["user_store"]
