@@ -345,15 +345,12 @@ def user_store_path_str(environ: Mapping[str, str]) -> str | None:
 
 
 def check_user_store(path: StrPath) -> None:
-    """Refuse a user store reached through a link, as `check_tree` refuses one
-    inside `.tree-ring/`: SQLite follows links, so a linked `user.sqlite` (or
-    side file), or a linked folder (`TREE_RING_USER_HOME`, or `tree-ring/` in
-    the data directory), would have every project's brief read, and a global
-    write create or overwrite, whatever file the link points at. The folder
-    must be a directory and the store and its side files regular files, each
-    may be absent; what lies above the folder may be a link (a home on another
-    disk). Every way to the user store runs this first: `store.user` for the
-    commands, the brief for the hooks and the MCP server."""
+    """Refuse a user store reached through a link (SQLite follows links: a
+    linked `user.sqlite`, side file or folder would have every brief read,
+    and a global write overwrite, whatever the link points at), and one whose
+    folder this user cannot read. The folder must be a directory, the store
+    and its side files regular files, each may be absent; what lies above may
+    be a link. Every way to the user store runs this first."""
     fix = (
         "Tree Ring opens the user store through no link: put the real folder or file "
         f"in its place, or point {USER_HOME_VARIABLE} at the real folder"
@@ -362,12 +359,9 @@ def check_user_store(path: StrPath) -> None:
         if expect(os.path.dirname(path), "directory", fix):
             for side in ("", *STORE_SIDE_FILES):
                 expect(os.fspath(path) + side, "file", fix)
-    except PermissionError:
-        # A folder another user owns (made by `sudo tree-ring ...` with this HOME).
-        raise StoreFault(
-            f"the user store's folder {os.path.dirname(path)} cannot be read by you; "
-            "give it back to you (chown -R) or move it aside"
-        ) from None
+    except PermissionError:  # another user's folder: `sudo tree-ring ...` with this HOME
+        unreadable = f"the user store's folder {os.path.dirname(path)} cannot be read by you"
+        raise StoreFault(f"{unreadable}; give it back to you (chown -R) or move it aside") from None
 
 
 def store_path_str(root: StrPath) -> str:
