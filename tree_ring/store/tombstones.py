@@ -277,19 +277,26 @@ def runs(text: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, in
     return found
 
 
-def keys(summary: str, details: str, others: Sequence[str] = ()) -> list[str]:
+def keys(
+    summary: str, details: str, others: Sequence[str] = (), seamed: Sequence[str] | None = None
+) -> list[str]:
     """What a new memory is checked by: its whole summary and details, the
     other text fields whole, every sentence of each, and each sentence split
-    between two of summary, details and the first of `others` (the source
-    quote); each of summary, details and their sentences with up to TRIM
-    words left off either end (`_Keys.trims`); without repeats."""
+    between two of summary, details and `seamed` (by default the first of
+    `others`, the source quote); each of summary, details and their
+    sentences with up to TRIM words left off either end (`_Keys.trims`);
+    without repeats."""
     claims = _Keys()
     for text in (summary, details):
         claims.add(claims.fold(text), 1)
     for text in others:
         claims.add(claims.fold(text), MIN_WORDS)
     parts = [claims.sentences(text, MIN_WORDS) for text in (summary, details, *others)]
-    claims.seams(parts[:3], MIN_WORDS, trim=True)
+    if seamed is None:
+        claims.seams(parts[:3], MIN_WORDS, trim=True)
+    else:
+        seams = [claims.sentences(text, MIN_WORDS) for text in seamed]
+        claims.seams([*parts[:2], *seams], MIN_WORDS, trim=True)
     for pair in (claims.fold(summary), claims.fold(details), *(p for ps in parts for p in ps)):
         claims.trims(pair)
     return list(claims.found)
@@ -572,7 +579,10 @@ def check_keys(memory: Memory) -> list[str]:
     its identifiers, and its whole-content hash (what tombstones written
     before claim keys existed hold)."""
     others = [*other_texts(memory), *_names(memory)]
-    return [*keys(memory.summary, memory.details, others), memory.content_hash]
+    # A claim split between two of the fields a brief shows as one line: the
+    # summary, details, quote, source ref and tags (all of them read as one).
+    seamed = [memory.source_quote, memory.source_ref, " ".join(memory.tags)]
+    return [*keys(memory.summary, memory.details, others, seamed), memory.content_hash]
 
 
 # team/sync.py carries at most this many keys for one tombstone.

@@ -1,0 +1,73 @@
+"""A forgotten claim split between any two of the fields a brief shows as
+one line (summary, details, source quote, source ref, tags) is refused, by a
+person and by an agent: it was stored when split across the source ref or a
+tag, and the brief then showed it whole (`"Never run ..." (...; source: "on
+the primary ...")`). Notes that only share a field's words are stored.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from helpers import CliRunner
+
+CLAIM = "Never run database migrations directly on the primary during business hours"
+HEAD, TAIL = "Never run database migrations directly", "on the primary during business hours"
+AGENT = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "7f3c2a91"}
+FLAGS = {
+    "details": "--details",
+    "quote": "--source-quote",
+    "ref": "--source-ref",
+    "tag": "--tag",
+}
+
+
+def _forget(run_cli: CliRunner) -> None:
+    made = run_cli("--json", "remember", CLAIM)
+    assert made.code == 0, made.err
+    done = run_cli("forget", made.json()["id"], "--mode", "delete", "--reason", "changed")
+    assert done.code == 0, done.err
+
+
+def _count(run_cli: CliRunner) -> int:
+    return int(run_cli("--json", "list").json()["total"])
+
+
+@pytest.mark.parametrize("who", ["person", "agent"])
+@pytest.mark.parametrize("field", FLAGS)
+def test_a_claim_split_between_the_summary_and_a_field_is_refused(
+    run_cli: CliRunner, field: str, who: str
+) -> None:
+    _forget(run_cli)
+    environ = AGENT if who == "agent" else None
+    for summary, other in ((HEAD, TAIL), (TAIL, HEAD)):
+        done = run_cli("remember", summary, FLAGS[field], other, environ=environ)
+        assert done.code != 0, (field, summary)
+        assert "this content was forgotten" in done.err
+    assert _count(run_cli) == 0
+
+
+@pytest.mark.parametrize(
+    ("first", "then"), list(itertools.permutations(["quote", "ref", "tag"], 2))
+)
+def test_a_claim_split_between_two_other_fields_is_refused(
+    run_cli: CliRunner, first: str, then: str
+) -> None:
+    _forget(run_cli)
+    done = run_cli("remember", "A note on deploys", FLAGS[first], HEAD, FLAGS[then], TAIL)
+    assert done.code != 0, (first, then)
+    assert "this content was forgotten" in done.err
+    assert _count(run_cli) == 0
+
+
+def test_notes_sharing_only_some_words_are_stored(run_cli: CliRunner) -> None:
+    _forget(run_cli)
+    for args in (
+        (HEAD, "--source-ref", "docs/migrations.md"),
+        ("Migrations run from the release pipeline", "--tag", "primary during business hours"),
+        (HEAD + " from a laptop", "--tag", "ops"),
+    ):
+        done = run_cli("remember", *args)
+        assert done.code == 0, (args, done.err)
+    assert _count(run_cli) == 3
