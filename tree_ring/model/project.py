@@ -634,13 +634,10 @@ def ledger_mismatch(named: str, header: str, number: int = 1) -> str:
 
 
 def temporary_beside(path: StrPath, mode: int = 0o644) -> tuple[int, str]:
-    """A new file beside `path` to write and then rename over it: (its open
-    descriptor, its name). The name holds random bytes and the file is
-    created exclusively, following no link: a link or a file committed at a
-    name a writer could predict (`.ledger.jsonl.<pid>.tmp`) is never opened,
-    truncated or written through."""
-    whole: str = os.fspath(path)
-    folder, name = os.path.split(whole)
+    """A new file beside `path` to write, then rename over it: (descriptor,
+    name). Created exclusively at a random name, following no link, so no
+    link or file committed at a predictable name is ever written through."""
+    folder, name = os.path.split(os.fsdecode(path))
     while True:
         temporary = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
         try:
@@ -648,6 +645,9 @@ def temporary_beside(path: StrPath, mode: int = 0o644) -> tuple[int, str]:
             return os.open(temporary, flags, mode), temporary
         except FileExistsError:
             continue  # another name: this one is someone else's
+        except PermissionError:  # another user's checkout, or a read-only file system
+            unwritable = f"{folder} is not writable by you; run this as its owner, or make it so"
+            raise StoreFault(f"{os.fspath(path)} cannot be written: {unwritable}") from None
 
 
 def write_replacing(path: StrPath, data: bytes, mode: int = 0o644) -> None:
