@@ -221,6 +221,30 @@ def no_fence(text: str) -> str:
     return "".join(out)
 
 
+# What stands for "<" where it would open a tag: a single angle quotation mark.
+TAG_OPEN = "\u2039"
+
+
+def no_tags(text: str) -> str:
+    """`text` with each "<" that opens a tag (`<tag`, `</tag`, `<!`, `<?`)
+    written as TAG_OPEN: data shown inside a harness's context cannot close
+    or open the markup the harness wraps it in (`</system-reminder>`).
+    Any other "<" ("x < 5", "<=") stays."""
+    at = text.find("<")
+    if at < 0:
+        return text
+    out: list[str] = []
+    start = 0
+    while at >= 0:
+        after = text[at + 1 : at + 3]
+        name = after[1:2] if after[:1] == "/" else after[:1]
+        if name.isalpha() or after[:1] in ("!", "?"):
+            out += (text[start:at], TAG_OPEN)
+            start = at + 1
+        at = text.find("<", at + 1)
+    return "".join(out) + text[start:]
+
+
 def _drawn_on_another(char: str) -> bool:
     """Whether `char` is drawn on the character before it, or not at all: a
     mark or a format character. The Unicode database is loaded only here,

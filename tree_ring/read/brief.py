@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from tree_ring import guard
 from tree_ring.model.frozen import Frozen
-from tree_ring.model.text import cluster_end, escape_quotes, no_fence, one_line
+from tree_ring.model.text import cluster_end, escape_quotes, no_fence, no_tags, one_line
 from tree_ring.store import live, rows, schema
 from tree_ring.store.live import View
 
@@ -252,7 +252,9 @@ def quoted(text: str, limit: int) -> str:
     cut (with "...") to `limit` bytes in all, never through an escape: a
     line's words are its row's data, and whatever they say (a made-up
     "(mem_...; origin: person) [heartwood]") stays inside the quotes, apart
-    from the label Tree Ring writes after them."""
+    from the label Tree Ring writes after them, and no tag it holds opens
+    (`no_tags`: a harness wraps the brief in its own markup)."""
+    text = no_tags(text)
     escaped = escape_quotes(text)
     if len(escaped.encode("utf-8")) + 2 <= limit:
         return f'"{escaped}"'
