@@ -22,26 +22,23 @@ the index, capped, see recall.py), so rare words count most.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Container
 
 from tree_ring.model.fold import searchable
 from tree_ring.model.identifiers import with_words
-from tree_ring.read.query import Concept, stem
+from tree_ring.read.query import Concept, stem, words
 
 K1 = 1.2
 B = 0.3
 FIELD_WEIGHTS = {"summary": 1.0, "tags": 0.6, "details": 0.4}
 # Details can be long; only their opening is read when scoring.
 DETAIL_CHARS = 600
-# A word as the index's tokenizer reads one: letters and digits; "_" parts words.
-WORD = re.compile(r"[^\W_]+")
 
 
 def stems(text: str) -> list[str]:
     """The stems of `text`'s words, read as the index reads them: folded,
     each camelCase identifier followed by its words."""
-    return [stem(w) for w in WORD.findall(searchable(with_words(text)).casefold())]
+    return [stem(w) for w in words(searchable(with_words(text)).casefold())]
 
 
 def weighted_terms(

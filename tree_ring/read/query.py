@@ -173,6 +173,34 @@ INTENT_WORDS = frozenset(w for words in RING_INTENT.values() for w in words)
 WORD = re.compile(r"\w+")
 # A searched word, as the index's tokenizer reads one: "_" parts words.
 TERM_WORD = re.compile(r"[^\W_]+")
+
+
+def words(text: str) -> list[str]:
+    """The words of `text` as the index's tokenizer reads them: runs of
+    letters and digits, "_" between words, and a mark written on a letter
+    (a combining accent, an Indic vowel sign or virama) part of its word,
+    where a word character alone would cut "हिन्दी" into consonants and "i̇zmir" (İzmir
+    case-folded) into "i" and "zmir"."""
+    if text.isascii():
+        return TERM_WORD.findall(text)
+    from unicodedata import category
+
+    found: list[str] = []
+    start = -1
+    for at, char in enumerate(text):
+        inside = (char.isalnum() and char != "_") or (
+            start >= 0 and not char.isascii() and category(char)[0] == "M"
+        )
+        if inside and start < 0:
+            start = at
+        elif not inside and start >= 0:
+            found.append(text[start:at])
+            start = -1
+    if start >= 0:
+        found.append(text[start:])
+    return found
+
+
 # "couldn't" is "could not" and "what's" is "what is": split at the
 # apostrophe as the index splits it, they would be searched as "couldn" and
 # "t", words of no question's subject. The negation and the clitic are
@@ -291,12 +319,12 @@ def terms(query: str) -> list[str]:
     """The words of a query worth searching for, in order, without repeats,
     folded as the index folds the rows (`fold.searchable`)."""
     text = uncontracted(searchable(query).casefold())
-    words = ["", *(w[:MAX_TERM_CHARS] for w in TERM_WORD.findall(text)), ""]
+    read = ["", *(w[:MAX_TERM_CHARS] for w in words(text)), ""]
     out: dict[str, None] = {}  # insertion-ordered, and a lookup in constant time
-    for at in range(1, len(words) - 1):
-        pair = (words[at], words[at + 1])
-        joined = "" if words[at - 1] in DETERMINERS else COMPOUNDS.get(pair, "")
-        for term in (words[at], joined):
+    for at in range(1, len(read) - 1):
+        pair = (read[at], read[at + 1])
+        joined = "" if read[at - 1] in DETERMINERS else COMPOUNDS.get(pair, "")
+        for term in (read[at], joined):
             if term and term not in FILLER and term not in out:
                 out[term] = None
                 if len(out) == MAX_TERMS:
