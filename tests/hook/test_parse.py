@@ -84,6 +84,12 @@ def test_stop_hook_active_is_json_true_or_the_text_true_or_1(value: Any, active:
         ({"session_id": "x" * 129}, "payload has no usable session_id"),
         ({"cwd": ...}, "payload has no absolute cwd"),
         ({"cwd": "relative/dir"}, "payload has no absolute cwd"),
+        # A lone surrogate (JSON's "\ud800") is no text any path or id may hold.
+        ({"cwd": "/work/project\ud800"}, "payload field cwd is not valid Unicode text"),
+        ({"agent_id": "\ud800"}, "payload field agent_id is not valid Unicode text"),
+        ({"agent_transcript_path": "/t\udfff.jsonl"},
+         "payload field agent_transcript_path is not valid Unicode text"),
+        ({"session_id": "s\ud800"}, "payload field session_id is not valid Unicode text"),
         ({"root": "/elsewhere"}, "payload supplies root; the project and identity come only "
          "from the project directory and the harness"),
         ({"store": "/x", "project": "p"}, "payload supplies store, project; the project and "

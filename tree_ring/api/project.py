@@ -217,9 +217,16 @@ class Project(Decisions):
                 )
             self.show(target)  # NotFound unless the agent may see it
         found = audit.entries(self.store.db, limit=limit, target=target)
+        total = audit.count(self.store.db, target=target)
+        if target is not None and not total:
+            from tree_ring.model.errors import NotFound
+
+            # As an agent is told of an id it may not read: not an empty log.
+            raise NotFound(
+                f"the audit log holds no entry about {target}; `tree-ring audit log` lists them all"
+            )
         # Each entry's reason as a read may show it; the log itself keeps its bytes.
-        found = reasons.entries_shown(self.store.db, self.project_id, found)
-        return found, audit.count(self.store.db, target=target)
+        return reasons.entries_shown(self.store.db, self.project_id, found), total
 
     def policy_audit(self, *, limit: int = 100) -> list[dict[str, Any]]:
         """The write policy's newest `limit` decisions, oldest first, each

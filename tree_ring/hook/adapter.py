@@ -181,6 +181,9 @@ def _optional_str(payload: Mapping[str, Any], key: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise Refused(f"payload field {key} is not a string")
+    if not value.isascii() and any("\ud800" <= char <= "\udfff" for char in value):
+        # JSON's "\ud800" escape: no path, id or file name can hold it.
+        raise Refused(f"payload field {key} is not valid Unicode text")
     return value
 
 
