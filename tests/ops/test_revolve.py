@@ -257,3 +257,45 @@ def test_a_byte_order_mark_or_crlf_line_ends_give_the_plain_records_memory(
             "Sharding the index by project may halve recall latency.",
         ),
     }
+
+
+@pytest.mark.parametrize(
+    ("ref", "text", "said"),
+    [
+        # A field that says what was found, wherever it stands and however laid out.
+        ("r.json", '{"outcome": "promoted", "summary": "Batching doubled throughput"}',
+         "Batching doubled throughput"),
+        ("r.json", '{\n  "outcome": "promoted",\n  "title": "Streaming parser wins"\n}',
+         "Streaming parser wins"),
+        ("r.jsonl", '{"result": "Nightly score rose to 0.91", "run": 7}\n{"result": "later"}\n',
+         "Nightly score rose to 0.91"),
+        # None: its fields in the order of their names, whatever order the file gives.
+        ("r.json", '{"suite": "nightly", "score": 0.91, "ok": true}',
+         "ok: True; score: 0.91; suite: nightly"),
+        ("r.json", '{"score": 0.91, "ok": true, "suite": "nightly"}',
+         "ok: True; score: 0.91; suite: nightly"),
+        # No JSON object: the first meaningful line, as for any other file.
+        ("r.json", "promoted: not json at all", "promoted: not json at all"),
+        ("r.json", '["a list", "promoted"]', '["a list", "promoted"]'),
+    ],
+)  # fmt: skip
+def test_a_json_record_says_what_its_fields_say(ref: str, text: str, said: str) -> None:
+    assert revolve.excerpt(text, ref) == said
+
+
+def test_a_forgotten_json_record_stays_forgotten_when_its_keys_move(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    base = project_root / "revolve"
+    base.mkdir()
+    record = base / "batch.json"
+    said = "Batching writes in the ingest worker doubled throughput"
+    record.write_text(json.dumps({"outcome": "promoted", "summary": said}) + "\n")
+    sync(run_cli)
+    (row,) = revolve_rows(project_root).values()
+    assert row["summary"] == f"Revolve promoted evidence from revolve/batch.json: {said}"
+    done = run_cli("forget", row["id"], "--mode", "delete", "--reason", "a fluke")
+    assert done.code == 0, done.err
+    record.write_text(json.dumps({"summary": said, "outcome": "promoted"}, indent=2) + "\n")
+    sync(run_cli)
+    assert revolve_rows(project_root) == {}

@@ -12,7 +12,9 @@ files each by the first outcome its path or text names:
 | evaluation, result, score, checkpoint, run | observed | outer | evaluation_result | 0.72 | 0.70 | normal |
 
 A file that names no outcome is not memory and is ignored. One memory per
-file: its first meaningful line (over six characters) clipped to 180, scope
+file: what it says (`excerpt`: a JSON record's summary or title field, else
+its fields in the order of their names; any other file's first meaningful
+line over six characters) clipped to 180, scope
 and source type `revolve`, the file in `source.ref`; the id hashes
 `FILE:EVENT_TYPE`. A file whose outcome changes keeps its place: the new
 memory supersedes the old one (`filesync`). The files are never modified.
@@ -86,13 +88,54 @@ def outcome_of(ref: str, text: str) -> int | None:
     return None
 
 
-def excerpt(text: str) -> str | None:
+# A JSON record's fields that say what it found, in the order they are read.
+SAYING = ("summary", "title", "conclusion", "result", "description", "decision", "notes", "name")
+
+
+def _clipped(line: str) -> str | None:
+    line = " ".join(line.split())
+    if len(line) <= 6:
+        return None
+    return line if len(line) <= EXCERPT_CHARS else line[:EXCERPT_CHARS] + "..."
+
+
+def excerpt(text: str, ref: str = "") -> str | None:
+    """What a record says, in one line: a JSON record's (`.json`, or the
+    first line of `.jsonl`) first field of SAYING that holds text, else its
+    fields of text, numbers and flags in the order of their names (so a tool
+    that writes the keys in another order writes the same record); any other
+    file's first meaningful line."""
+    if ref.lower().endswith((".json", ".jsonl")):
+        said = _json_excerpt(text, ref.lower().endswith(".jsonl"))
+        if said is not None:
+            return said
     for raw in text.splitlines():
-        line = raw.strip().lstrip("#").strip().lstrip("-*").strip()
-        if len(line) > 6:
-            line = " ".join(line.split())
-            return line if len(line) <= EXCERPT_CHARS else line[:EXCERPT_CHARS] + "..."
+        line = _clipped(raw.strip().lstrip("#").strip().lstrip("-*").strip())
+        if line is not None:
+            return line
     return None
+
+
+def _json_excerpt(text: str, lines: bool) -> str | None:
+    from tree_ring.model import jsontext
+
+    source = text.strip().split("\n", 1)[0] if lines else text
+    try:
+        record = jsontext.as_object(jsontext.loads(source))
+    except (ValueError, RecursionError):
+        return None
+    if record is None:
+        return None
+    for key in SAYING:
+        value = record.get(key)
+        if isinstance(value, str) and (line := _clipped(value)) is not None:
+            return line
+    fields = [
+        f"{key}: {value}"
+        for key, value in sorted(record.items())
+        if isinstance(value, (str, int, float, bool))
+    ]
+    return _clipped("; ".join(fields))
 
 
 ADAPTER = Adapter(
@@ -114,7 +157,7 @@ def memory_for(ref: str, text: str, identity: Identity, actor: Actor, now: str) 
     if found is None:
         return None
     outcome, _, ring, event_type, salience, confidence, retention = OUTCOMES[found]
-    line = excerpt(text) or f"Revolve {outcome} evidence in {ref}"
+    line = excerpt(text, ref) or f"Revolve {outcome} evidence in {ref}"
     return filesync.compose(
         identity,
         actor,
