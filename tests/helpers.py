@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -147,3 +148,9 @@ SAVED_AS: dict[str, Callable[[str], bytes]] = {
     "bom+crlf": lambda text: b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode(),
     "cr": lambda text: text.replace("\n", "\r").encode(),
 }
+
+
+def json_lines(text: str) -> list[str]:
+    """Lines as JSON Lines end: at "\\n", "\\r\\n" or "\\r", nowhere else."""
+    found = re.split(r"\r\n|\r|\n", text)
+    return found[:-1] if found[-1] == "" else found

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import LAUNCHER, CliRunner, run_process
+from helpers import LAUNCHER, CliRunner, json_lines, run_process
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -83,7 +83,7 @@ def test_lines_past_a_small_cap_are_cut_and_the_rest_are_whole(
 ) -> None:
     got = list(FileLines(io.BytesIO(text.encode()), "f", skip_long=skip, limit=limit))
     wanted: list[str] = []
-    for line in text.splitlines():
+    for line in json_lines(text):
         wanted.append(line)
         if len(line.encode()) > limit and not skip:
             break  # reading stops at the first line past the cap

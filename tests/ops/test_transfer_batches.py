@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import PERSON, make_memory
+from helpers import json_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reliability_support import counts, fts_consistent
@@ -227,7 +228,7 @@ separators = st.text(alphabet="ab é\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", m
 def test_file_lines_are_the_lines_of_the_whole_text(text: str, tmp_path_factory: Any) -> None:
     path = tmp_path_factory.mktemp("lines") / "in.jsonl"
     path.write_bytes(text.encode("utf-8"))
-    expected = path.read_text(encoding="utf-8").splitlines()
+    expected = json_lines(path.read_bytes().decode("utf-8"))
     lines = FileLines(path, "in.jsonl")
     assert list(lines) == expected
     assert list(lines) == expected  # read again, from the start

@@ -1,7 +1,9 @@
 """The lines of a file to import, read a bounded piece at a time.
 
-A line is what `str.splitlines` of the whole text makes one ("\\r", "\\r\\n",
-"\\x85", "\\u2028" ... end lines too), and no line is held past the cap:
+A line ends at "\\n", "\\r\\n" or a lone "\\r", as JSON Lines are written;
+a raw "\\u2028" or "\\x85" inside a JSON string is part of its line (a JSON
+writer need not escape them, and `str.splitlines` would cut the string
+there). No line is held past the cap:
 the file is read in pieces of at most `limit` + 1 bytes, so a file with no
 line break in it (`/dev/zero`, a megabyte of one character on standard
 input) costs a bounded amount of memory, not the file's size.
@@ -38,14 +40,22 @@ MAX_LINE_BYTES = 1_000_000
 # its end: far more than any line a person means to leave out, and the end
 # of a stream whose line never ends.
 SKIP_BYTES = 64 * 1024 * 1024
-# What `str.splitlines` ends a line at ("\r\n" is "\r" then "\n").
-_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+# What ends a line ("\r\n" is "\r" then "\n").
+_BREAKS = frozenset("\n\r")
+
+
+def _split(text: str) -> list[str]:
+    """`text`'s lines, as `str.splitlines` gives them, ending only at _BREAKS."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 class FileLines:
     """The lines of UTF-8 text in a file (a path, or an open binary file such
     as standard input spooled to disk), read anew each time they are iterated,
-    numbered as `str.splitlines` of the whole text would number them. A file
+    numbered from 1 as their ends (`_BREAKS`) part them. A file
     that cannot be read or decoded is a one-line error naming it."""
 
     def __init__(
@@ -96,7 +106,7 @@ class FileLines:
             joined = carry + text
             if not joined:  # only the first bytes of a character so far
                 continue
-            lines = joined.splitlines()
+            lines = _split(joined)
             carry = ""
             if joined[-1] == "\r":
                 # Cut between "\r" and a "\n" that may follow: held, so the
