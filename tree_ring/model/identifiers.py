@@ -20,22 +20,32 @@ is left as it is.
 from __future__ import annotations
 
 import re
+from functools import cache
 
-# A word with a hump inside it, not glued to another word character but "_".
-_HUMPED = re.compile(
-    r"(?<![^\W_])[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]{2})[A-Za-z0-9]*(?![^\W_])"
-)
-# Its words: a run of capitals before a capitalised word, a word of small
-# letters (capitalised or not), a run of capitals, digits.
-_WORD = re.compile(r"[A-Z]+\d*(?=[A-Z][a-z]{2})|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
+# A hump: what every identifier holds and most prose does not. Recall reads
+# every candidate's text through `with_words`, so this cheap pattern goes
+# first, and the two below are compiled only for a text that has one.
+_HUMP = re.compile(r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A word with a hump inside it, not glued to another word character but
+    "_"; and its words: a run of capitals before a capitalised word, a word
+    of small letters (capitalised or not), a run of capitals, digits."""
+    humped = re.compile(
+        r"(?<![^\W_])[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]{2})[A-Za-z0-9]*(?![^\W_])"
+    )
+    return humped, re.compile(r"[A-Z]+\d*(?=[A-Z][a-z]{2})|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
 
 
 def words(identifier: str) -> list[str]:
     """`identifier`'s words of two characters or more, in order; none when
     it has fewer than two, or is no camelCase identifier."""
-    if not _HUMPED.fullmatch(identifier):
+    humped, word = _patterns()
+    if not humped.fullmatch(identifier):
         return []
-    found = [w for w in _WORD.findall(identifier) if len(w) > 1]
+    found = [w for w in word.findall(identifier) if len(w) > 1]
     return found if len(found) > 1 else []
 
 
@@ -48,6 +58,6 @@ def _spread(match: re.Match[str]) -> str:
 def with_words(text: str) -> str:
     """`text` with each camelCase identifier followed by its words:
     "set maxUnavailable to 0" -> "set maxUnavailable max Unavailable to 0"."""
-    if not _HUMPED.search(text):
+    if not _HUMP.search(text):
         return text
-    return _HUMPED.sub(_spread, text)
+    return _patterns()[0].sub(_spread, text)
