@@ -5,9 +5,10 @@ empty" and exited 0 though the log held entries."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
-from helpers import CliRunner
+from helpers import CliRunner, cli_runner
 
 
 @pytest.mark.parametrize("target", ["mem_20261201_000000_0123456789ab", "nope"])
@@ -25,3 +26,26 @@ def test_a_target_the_log_never_names_is_not_found(run_cli: CliRunner, target: s
     found = run_cli("--json", "audit", "log", "--target", made.json()["id"])
     assert found.code == 0 and found.json()["total"] >= 1
     assert run_cli("audit", "log").code == 0
+
+
+def test_an_id_forgotten_elsewhere_shows_the_import_that_brought_its_tombstone(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    # Forgotten in another project, whose export brings its tombstone here:
+    # the refusal names the id it was forgotten as, which no entry here names.
+    text = "Deploys freeze on Fridays after the release branch is cut"
+    other = tmp_path / "other"
+    other.mkdir()
+    elsewhere = cli_runner(other)
+    assert elsewhere("init").code == 0
+    forgotten = elsewhere("--json", "remember", text).json()["id"]
+    assert elsewhere("forget", forgotten, "--mode", "delete", "--reason", "no longer").code == 0
+    path = tmp_path / "stones.jsonl"
+    path.write_text(elsewhere("export").out, encoding="utf-8")
+    assert run_cli("import", str(path)).code == 0
+    refused = run_cli("remember", text)
+    assert refused.code == 1 and f"`tree-ring audit --target {forgotten}`" in refused.err
+    shown = run_cli("--json", "audit", "--target", forgotten)
+    assert shown.code == 0, shown.err
+    (entry,) = shown.json()["items"]
+    assert (entry["action"], entry["target"]) == ("tombstone", "import")

@@ -219,6 +219,11 @@ class Project(Decisions):
         found = audit.entries(self.store.db, limit=limit, target=target)
         total = audit.count(self.store.db, target=target)
         if target is not None and not total:
+            # A memory forgotten in another store, whose tombstones an import
+            # or the team ledger brought: the entries that recorded them.
+            found = audit.brought(self.store.db, target, limit=limit)
+            total = len(found)
+        if target is not None and not total:
             from tree_ring.model.errors import NotFound
 
             # As an agent is told of an id it may not read: not an empty log.

@@ -97,6 +97,26 @@ def entries(db: Db, *, limit: int = 100, target: str | None = None) -> list[dict
     return [dict(row) for row in db.execute(sql, params)][::-1]
 
 
+def brought(db: Db, memory_id: str, *, limit: int = 100) -> list[dict[str, Any]]:
+    """The entries that recorded the tombstones of `memory_id` when none
+    names it: an import or a team ledger sync that brought them, naming
+    their hashes (a memory forgotten in another store, the one a refusal
+    names). Read rarely, by a person following that refusal's hint."""
+    hashes = [
+        str(row[0])
+        for row in db.execute(
+            "SELECT content_hash FROM tombstone_ids WHERE memory_id = ?"
+            " UNION SELECT content_hash FROM content_tombstones WHERE memory_id = ? LIMIT 8",
+            (memory_id, memory_id),
+        )
+    ]
+    if not hashes:
+        return []
+    naming = " OR ".join("instr(detail, ?) > 0" for _ in hashes)
+    sql = f"SELECT * FROM audit_log WHERE {naming} ORDER BY seq DESC LIMIT ?"
+    return [dict(row) for row in db.execute(sql, (*hashes, limit))][::-1]
+
+
 def count(db: Db, *, target: str | None = None) -> int:
     """How many entries the log holds; with `target`, those about it."""
     if target:
