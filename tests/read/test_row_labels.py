@@ -28,6 +28,14 @@ def test_writer_and_row_label() -> None:
     assert labels.row_label(private) == "person · agent me"
 
 
+def test_an_imported_row_names_its_batch_or_the_session_its_file_named() -> None:
+    batch = "import-20261207T005238Z-815effa9"
+    imported = make_memory("p", "x").replace(origin="import", origin_session=batch)
+    assert labels.writer(imported) == f"import batch {batch}"
+    carried = imported.replace(origin_session="7f3c2a91-1111-2222-3333-444455556666")
+    assert labels.writer(carried) == "import session 7f3c2a91"
+
+
 def test_tree_search_stem_keeps_four_letters_at_least() -> None:
     from tree_ring.read import tree_recall
 

@@ -24,6 +24,7 @@ PARTITIONS = ("agent", "workflow", "session")
 YOU = "you"
 USER_STORE = "user store"
 BATCH_CHARS = 64  # an import batch id (`import-<UTC time>-<8 hex>`) is 32
+BATCH_PREFIX = "import-"
 
 
 def partition(memory: Memory) -> str:
@@ -43,8 +44,10 @@ def writer(memory: Memory) -> str:
     shown whole: its first characters read like "import-2" (the import's
     number two), which it is not."""
     label = one_line(memory.origin)
-    if memory.origin == "import" and memory.origin_session:
-        return label + f" batch {one_line(memory.origin_session)[:BATCH_CHARS]}"
+    session = memory.origin_session
+    # A row the file names a session for keeps it: that session is no batch.
+    if memory.origin == "import" and session and session.startswith(BATCH_PREFIX):
+        return label + f" batch {one_line(session)[:BATCH_CHARS]}"
     if memory.origin_session:
         label += f" session {one_line(memory.origin_session)[:SESSION_CHARS]}"
     return label
