@@ -236,13 +236,27 @@ def no_tags(text: str) -> str:
     out: list[str] = []
     start = 0
     while at >= 0:
-        after = text[at + 1 : at + 3]
+        # What follows as a reader sees it: no invisible character in between
+        # (a variation selector, a joiner, a mark) hides the tag.
+        after = _seen(text, at + 1, 2)
         name = after[1:2] if after[:1] == "/" else after[:1]
         if name.isalpha() or after[:1] in ("!", "?"):
             out += (text[start:at], TAG_OPEN)
             start = at + 1
         at = text.find("<", at + 1)
     return "".join(out) + text[start:]
+
+
+def _seen(text: str, at: int, count: int) -> str:
+    """The next `count` characters of `text` from `at` that show, passing
+    over those that show nothing or are drawn on the one before."""
+    seen: list[str] = []
+    while at < len(text) and len(seen) < count:
+        char = text[at]
+        if char.isascii() or not (_drawn_on_another(char) or _variation_selector(ord(char))):
+            seen.append(char)
+        at += 1
+    return "".join(seen)
 
 
 def _drawn_on_another(char: str) -> bool:

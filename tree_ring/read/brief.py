@@ -282,7 +282,7 @@ def line(memory: Memory, mine: bool = False, disputed: str = "", stale: str | No
         source = f"; source: {quoted(one_line(memory.source_ref), 120)}"
     tail = f" ({_clip(one_line(memory.id), 128)}; origin: {origin_label(memory)}{source})"
     if stale:
-        tail += f" ({_clip(no_fence(one_line(stale)), 240)})"
+        tail += f" ({_clip(no_tags(no_fence(one_line(stale))), 240)})"
     synced = SYNCED.get(memory.source_type) if memory.origin != "import" else None
     ring = _clip(one_line(memory.ring), 32)
     head = f"[{ring}, {synced}] " if synced else f"[{ring}] "
