@@ -190,3 +190,24 @@ def test_the_secret_sweep_catches_prefixed_secrets_stored_before(
     pipeline.store_memory(store, make_memory(project_id, "see cfg/token.txt"), PERSON)
     report = maintain.maintain(store, PERSON)
     assert {(s.id, s.field) for s in report.secrets} == {(i, "summary") for i in leaked}
+
+
+# A key, secret or token a sentence names by its ARN or its file's path: no secret.
+NAMED = [
+    "The KMS key is arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+    "The secret is k8s/prod/sealed-secrets.yaml",
+    "the api key is config/keys/stripe_live.json",
+    "the token is ./deploy/tokens/ci.env",
+]
+
+
+@pytest.mark.parametrize("text", NAMED)
+def test_a_credential_named_by_its_arn_or_path_is_no_secret(text: str) -> None:
+    assert guard.find_secret(text) is None
+
+
+@pytest.mark.parametrize(
+    "value", [f"{TOKEN}.txt", f"a/{TOKEN}/b.json", f"{PASSWORD}/x.py", "Spring#2025/x.py"]
+)
+def test_a_generated_string_with_a_file_s_ending_is_still_one(value: str) -> None:
+    assert guard.find_secret(f"the secret is {value}") is not None

@@ -15,6 +15,7 @@ password rules too (`password_words`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from tree_ring.guard.credentials import BEFORE, NOT_CREDENTIAL_TOKENS, after_names
@@ -142,7 +143,26 @@ def _value(word: str, *, after_colon: bool) -> str | None:
         return None
     if (word.startswith("-") and word[1:2].isalpha()) or word.startswith("--"):
         return None
-    return clean(word) or None
+    value = clean(word)
+    return None if not value or _a_name(value) else value
+
+
+# What names a thing rather than holding a secret: an AWS resource's ARN
+# ("the KMS key is arn:aws:kms:...:key/1234abcd-..."), a file's path
+# ("the secret is k8s/prod/sealed-secrets.yaml").
+_ARN = re.compile(r"arn:[a-z0-9-]+:[a-z0-9-]+:[a-z0-9-]*:\d*:\S+")
+_FILE_PATH = re.compile(r"\.{0,2}/?(?:[\w.-]+/)+[\w.-]*\w\.[a-z]{1,5}")
+
+
+def _a_name(value: str) -> bool:
+    if _ARN.fullmatch(value):
+        return True
+    # A path whose every part reads as a name: a generated string with a
+    # file's ending after it is still the string.
+    parts = value.rsplit(".", 1)[0].split("/")
+    return bool(_FILE_PATH.fullmatch(value)) and not any(
+        password_looking(part) or token_looking(part) for part in parts
+    )
 
 
 def _pair(tail: str, value: str) -> str | None:
