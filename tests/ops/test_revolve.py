@@ -299,3 +299,36 @@ def test_a_forgotten_json_record_stays_forgotten_when_its_keys_move(
     record.write_text(json.dumps({"summary": said, "outcome": "promoted"}, indent=2) + "\n")
     sync(run_cli)
     assert revolve_rows(project_root) == {}
+
+
+def test_a_forgotten_record_stays_forgotten_in_another_file_and_alone(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    base = project_root / "revolve"
+    base.mkdir()
+    said = "The LRU cache change caused a latency regression in search"
+    (base / "cache.json").write_text(json.dumps({"outcome": "rejected", "summary": said}))
+    sync(run_cli)
+    (row,) = revolve_rows(project_root).values()
+    done = run_cli("forget", row["id"], "--mode", "delete", "--reason", "a fluke")
+    assert done.code == 0, done.err
+    # Its words alone, by a person: the record's claim, forgotten.
+    again = run_cli("remember", said)
+    assert again.code == 1 and "this content was forgotten" in again.err
+    # The same record renamed, and copied into a Markdown file.
+    (base / "cache.json").rename(base / "cache-v2.json")
+    (base / "notes.md").write_text(f"# {said}\nStatus: rejected\n")
+    sync(run_cli)
+    assert revolve_rows(project_root) == {}
+    # Another record of the same file keeps its place and its own words.
+    (base / "cache-v2.json").write_text(
+        json.dumps({"outcome": "rejected", "summary": "The LFU cache change doubled memory use"})
+    )
+    sync(run_cli)
+    assert [r["ref"] for r in map(_ref, revolve_rows(project_root).values())] == [
+        "revolve/cache-v2.json"
+    ]
+
+
+def _ref(row: dict[str, Any]) -> dict[str, str]:
+    return {"ref": str(row["source_ref"])}

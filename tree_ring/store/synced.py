@@ -62,3 +62,17 @@ def taken(db: Db, adapter: str) -> set[str]:
     low = f"mem_{adapter}_"
     high = low[:-1] + chr(ord("_") + 1)  # the first id past the prefix
     return {str(row[0]) for row in db.execute(_TAKEN, {"low": low, "high": high})}
+
+
+def said(memory: Memory) -> str | None:
+    """What a Revolve record's row says, without the words that name its file
+    (`Revolve <outcome> evidence from <file>: <what it says>`, as
+    `sources/revolve.py` writes it): the claim a forget of the row takes,
+    and what a write of it in another file, or alone, is checked by. None
+    for any other row."""
+    head = f" evidence from {memory.source_ref}: "
+    summary = memory.summary
+    if not (memory.source_ref and summary.startswith("Revolve ") and head in summary):
+        return None
+    rest = summary.split(head, 1)[1].strip()
+    return rest or None

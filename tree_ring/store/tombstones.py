@@ -574,11 +574,21 @@ def _names(memory: Memory) -> list[str]:
     return found
 
 
+def _record_said(memory: Memory) -> list[str]:
+    """A Revolve record's words without those naming its file (`synced.said`)."""
+    if not memory.summary.startswith("Revolve "):
+        return []
+    from tree_ring.store import synced
+
+    said = synced.said(memory)
+    return [said] if said else []
+
+
 def check_keys(memory: Memory) -> list[str]:
     """What a new memory is checked against: every key of its content and of
     its identifiers, and its whole-content hash (what tombstones written
     before claim keys existed hold)."""
-    others = [*other_texts(memory), *_names(memory)]
+    others = [*other_texts(memory), *_names(memory), *_record_said(memory)]
     # A claim split between two of the fields a brief shows as one line: the
     # summary, details, quote, source ref and tags (all of them read as one).
     seamed = [memory.source_quote, memory.source_ref, " ".join(memory.tags)]
@@ -617,6 +627,10 @@ def _forget_claims(memory: Memory) -> _Keys:
         for text in other_texts(memory):
             if text != place:
                 claims.add(claims.fold(text), SENTENCE_WORDS)
+        # A Revolve record's words, without the file's: the same record in
+        # another file, or its words alone, say the same thing.
+        for text in _record_said(memory):
+            claims.add(claims.fold(text), SENTENCE_WORDS)
         # A summary of several sentences makes several claims, each forgotten.
         # Details and the other fields are forgotten whole: their sentences are
         # often boilerplate that many memories share (a template's paragraph,
