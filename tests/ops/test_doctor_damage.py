@@ -118,7 +118,8 @@ def test_damaged_pages_say_what_rebuilds_the_store_and_it_does(
         "it aside (keep them), then restore a backup in its place, or run `tree-ring sync`, "
         "which rebuilds the store from .tree-ring/ledger.jsonl (the shared memories; lines the "
         "upstream does not hold come back for review: `tree-ring review list`, and their "
-        "forgets of memories it does not hold bind agents only)"
+        "forgets of memories it does not hold bind agents only; the ledger it writes leaves "
+        "out what waits, so approve it before you commit the ledger)"
     )
     assert run_cli("export").code != 0
     data = json.loads(run_cli("--json", "doctor").out)

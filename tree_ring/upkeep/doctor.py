@@ -566,7 +566,8 @@ def remedy(root: Path) -> str:
             f"{lost}{aside}restore a backup in its place, or run `tree-ring sync`, which "
             f"rebuilds the store from {store.parent.name}/{ledger.PATH} (the shared memories; "
             "lines the upstream does not hold come back for review: `tree-ring review list`, "
-            "and their forgets of memories it does not hold bind agents only)"
+            "and their forgets of memories it does not hold bind agents only; the ledger it "
+            "writes leaves out what waits, so approve it before you commit the ledger)"
         )
     return (
         f"{lost}{aside}restore a backup in its place, or run `tree-ring init` for an empty "
