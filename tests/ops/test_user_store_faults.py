@@ -89,3 +89,28 @@ def test_a_user_store_folder_the_person_cannot_read_is_one_line(
     assert checked.code == 1
     failed = [c["name"] for c in json.loads(checked.out)["items"] if not c["ok"]]
     assert failed == ["user_store"]
+
+
+def test_a_user_store_with_damaged_pages_is_named_with_its_own_remedy(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    from tree_ring.store import sql
+
+    assert sql.USER_STORE_FILE == project.USER_STORE
+    home = _home(tmp_path)
+    for n in range(30):
+        note = f"Global preference number {n} about rebase and merge styles"
+        assert run_cli("remember", note, "--scope", "global", environ=home).code == 0
+    mine = _user_file(tmp_path)
+    size = mine.stat().st_size
+    with mine.open("r+b") as file:  # every page but the header's, overwritten inside
+        for page in range(2, size // 4096):
+            file.seek(page * 4096 + 100)
+            file.write(bytes((page * 37 + n) % 256 for n in range(2000)))
+    done = run_cli("recall", "rebase", environ=home)
+    assert done.code == 1 and done.err.count("\n") == 1
+    assert "no ledger holds your notes" in done.err and "tree-ring doctor" not in done.err
+    checked = run_cli("--json", "doctor", environ=home)
+    failed = [c for c in json.loads(checked.out)["items"] if not c["ok"]]
+    assert [c["name"] for c in failed] == ["user_store"]
+    assert "move it aside" in failed[0]["detail"]

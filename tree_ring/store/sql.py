@@ -252,7 +252,18 @@ def add_functions(conn: sqlite3.Connection) -> None:
     conn.create_function(MEANING_FUNCTION, 3, _meaning, deterministic=True)
 
 
+# The person's user store (`model/project.USER_STORE`): its notes are in no
+# ledger, and `doctor --repair` works on a project's store only.
+USER_STORE_FILE = "user.sqlite"
+USER_STORE_DAMAGED = (
+    "move it aside (keep it) and put a backup in its place, or leave the place empty "
+    "for a new one; no ledger holds your notes across projects"
+)
+
+
 def damaged(path: StrPath) -> StoreFault:
+    if os.path.basename(os.fspath(path)) == USER_STORE_FILE:
+        return StoreFault(f"the user store at {path} is damaged; {USER_STORE_DAMAGED}")
     return StoreFault(f"the store at {path} is damaged; run `tree-ring doctor` or restore a backup")
 
 

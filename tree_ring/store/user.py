@@ -28,6 +28,7 @@ import os
 from tree_ring.model import project
 from tree_ring.model.errors import NoStore
 from tree_ring.store.db import Options, Store
+from tree_ring.store.sql import USER_STORE_DAMAGED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,10 +43,7 @@ USER_PROJECT = "user"
 NAME = "the user store"
 FIX = "a person's `tree-ring remember --scope global ...` creates it"
 # Its notes are in no ledger: nothing rebuilds them but a backup.
-DAMAGED = (
-    "move it aside (keep it) and put a backup in its place, or leave the place empty "
-    "for a new one; no ledger holds your notes across projects"
-)
+DAMAGED = USER_STORE_DAMAGED
 
 
 def user_store_path(environ: Mapping[str, str]) -> str:

@@ -588,8 +588,19 @@ def check_user_store(environ: Mapping[str, str]) -> Check | None:
         return Check("user_store", False, str(exc))
     if opened is None:
         return None
+    path = project.user_store_path_str(environ)
     with opened:
-        return Check("user_store", True, f"{project.user_store_path_str(environ)} opens")
+        try:
+            found = [str(row[0]) for row in opened.db.execute("PRAGMA quick_check")]
+        except TreeRingError as exc:
+            found = [str(exc)]
+    if found != ["ok"]:
+        return Check(
+            "user_store",
+            False,
+            f"the user store at {path} is damaged ({found[0][:120]}); {user.DAMAGED}",
+        )
+    return Check("user_store", True, f"{path} opens and passes its quick check")
 
 
 def diagnose(
