@@ -49,3 +49,12 @@ def test_an_id_forgotten_elsewhere_shows_the_import_that_brought_its_tombstone(
     assert shown.code == 0, shown.err
     (entry,) = shown.json()["items"]
     assert (entry["action"], entry["target"]) == ("tombstone", "import")
+
+
+def test_an_empty_or_huge_target_is_one_short_line(run_cli: CliRunner) -> None:
+    assert run_cli("remember", "Deploys freeze on Fridays after the branch is cut").code == 0
+    empty = run_cli("audit", "log", "--target", " ")
+    assert (empty.code, empty.out) == (2, "")
+    assert empty.err == "error: --target names a memory id; give one, or leave --target out\n"
+    huge = run_cli("audit", "log", "--target", "x" * 100_000)
+    assert huge.code == 1 and huge.err.count("\n") == 1 and len(huge.err) < 300

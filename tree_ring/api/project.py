@@ -209,6 +209,8 @@ class Project(Decisions):
         from tree_ring.model.errors import UsageError
         from tree_ring.store import audit
 
+        if target is not None and not target.strip():
+            raise UsageError("--target names a memory id; give one, or leave --target out")
         if self.reader is not None:
             if target is None:
                 raise UsageError(
@@ -227,8 +229,9 @@ class Project(Decisions):
             from tree_ring.model.errors import NotFound
 
             # As an agent is told of an id it may not read: not an empty log.
+            named = target if len(target) <= 80 else target[:77] + "..."
             raise NotFound(
-                f"the audit log holds no entry about {target}; `tree-ring audit log` lists them all"
+                f"the audit log holds no entry about {named}; `tree-ring audit log` lists them all"
             )
         # Each entry's reason as a read may show it; the log itself keeps its bytes.
         return reasons.entries_shown(self.store.db, self.project_id, found), total
