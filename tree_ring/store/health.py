@@ -34,6 +34,12 @@ def integrity_problems(db: Db) -> list[str]:
     return [str(row[0]) for row in db.execute("PRAGMA integrity_check(20)")]
 
 
+def quick_problems(db: Db) -> list[str]:
+    """SQLite's quick check (no index cross-checks), up to 20 problems; ["ok"]
+    for a sound file: what `doctor` reads of the person's user store."""
+    return [str(row[0]) for row in db.execute("PRAGMA quick_check(20)")]
+
+
 def fts_parity(db: Db) -> tuple[int, int, int, int]:
     """(rows, index entries, rows missing from the index, index entries without a row)."""
     rows = _scalar(db, "SELECT count(*) FROM memories")

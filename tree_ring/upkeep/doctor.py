@@ -591,7 +591,7 @@ def check_user_store(environ: Mapping[str, str]) -> Check | None:
     path = project.user_store_path_str(environ)
     with opened:
         try:
-            found = [str(row[0]) for row in opened.db.execute("PRAGMA quick_check")]
+            found = health.quick_problems(opened.db)
         except TreeRingError as exc:
             found = [str(exc)]
     if found != ["ok"]:
