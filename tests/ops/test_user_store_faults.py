@@ -114,3 +114,21 @@ def test_a_user_store_with_damaged_pages_is_named_with_its_own_remedy(
     failed = [c for c in json.loads(checked.out)["items"] if not c["ok"]]
     assert [c["name"] for c in failed] == ["user_store"]
     assert "move it aside" in failed[0]["detail"]
+
+
+def test_a_user_store_folder_below_a_file_is_none_to_read_and_one_line_to_write(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    home = {"TREE_RING_USER_HOME": str(blocker / "tree-ring")}
+    assert run_cli("remember", NOTE, environ=home).code == 0
+    found = run_cli("recall", "exporter", environ=home)
+    assert found.code == 0 and "9464" in found.out
+    assert run_cli("doctor", environ=home).code == 0
+    done = run_cli("remember", "I prefer rebase over merge", "--scope", "global", environ=home)
+    assert done.code == 1, done.err
+    assert done.err == (
+        f"error: cannot make the folder {blocker / 'tree-ring'} for the user store "
+        "(Not a directory); make it, or remove what is in its way\n"
+    )

@@ -370,7 +370,13 @@ class Store:
         options = _with_read_only(options or Options(), read_only)
         folder = os.path.dirname(os.path.abspath(path))
         if create and not options.read_only:
-            os.makedirs(folder, mode=0o700, exist_ok=True)
+            try:
+                os.makedirs(folder, mode=0o700, exist_ok=True)
+            except OSError as exc:  # a file where a folder would be, a folder not ours
+                raise StoreFault(
+                    f"cannot make the folder {folder} for {name} ({exc.strerror or exc}); "
+                    "make it, or remove what is in its way"
+                ) from None
         return cls._open_path(
             path, folder, create=create, options=options, name=name, fix=fix, damaged=damaged
         )
