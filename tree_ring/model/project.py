@@ -504,7 +504,7 @@ def load_project_id(root: StrPath) -> str:
     if len(data) > MAX_PROJECT_FILE:
         raise UsageError(f"{path} is over {MAX_PROJECT_FILE // 1024} KiB; {fix}")
     try:
-        document = jsontext.as_object(jsontext.loads(data.decode("utf-8-sig")))  # an editor's BOM
+        document = jsontext.as_object(jsontext.loads(data.removeprefix(b"\xef\xbb\xbf").decode()))
     except (ValueError, RecursionError) as exc:
         # RecursionError: a deeply nested document; UnicodeDecodeError is a ValueError.
         reason = (str(exc).splitlines() or [type(exc).__name__])[0][:120]
