@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -194,8 +195,11 @@ def widen_tombstone(root: Path, memory_id: str, hashes: list[str]) -> None:
     path.write_text("\n".join(edited) + "\n", encoding="utf-8")
 
 
-def run_session_start(root: Path) -> subprocess.CompletedProcess[bytes]:
-    """The real SessionStart hook, as Claude Code runs it, in `root`."""
+def run_session_start(
+    root: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """The real SessionStart hook, as Claude Code runs it, in `root` (with
+    `env` over this process's environment)."""
     payload = {
         "hook_event_name": "SessionStart",
         "session_id": "team-session-1",
@@ -208,6 +212,7 @@ def run_session_start(root: Path) -> subprocess.CompletedProcess[bytes]:
         capture_output=True,
         timeout=120,
         check=True,
+        env=None if env is None else {**os.environ, **env},
     )
 
 

@@ -132,3 +132,20 @@ def test_a_user_store_folder_below_a_file_is_none_to_read_and_one_line_to_write(
         f"error: cannot make the folder {blocker / 'tree-ring'} for the user store "
         "(Not a directory); make it, or remove what is in its way\n"
     )
+
+
+def test_the_hook_s_brief_reads_no_user_store_below_a_file(
+    project_root: Path, tmp_path: Path, run_cli: CliRunner
+) -> None:
+    from helpers import run_process
+    from team_support import run_session_start
+
+    assert run_cli("remember", NOTE).code == 0
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    env = {"TREE_RING_USER_HOME": str(blocker / "tree-ring")}
+    done = run_process("brief", "--root", str(project_root), env=env)
+    assert done.returncode == 0 and b"9464" in done.stdout
+    assert b"skipped" not in done.stderr
+    hook = run_session_start(project_root, env)
+    assert b"9464" in hook.stdout and hook.stderr == b""

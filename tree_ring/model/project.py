@@ -234,7 +234,7 @@ def expect(path: StrPath, kind: str, fix: str | None = None) -> bool:
     (default: what to do inside `.tree-ring/`)."""
     try:
         mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):  # or a file where a folder would be
+    except FileNotFoundError:
         return False
     if stat.S_ISLNK(mode):
         problem = "is a symbolic link"

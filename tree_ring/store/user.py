@@ -60,7 +60,10 @@ def exists(environ: Mapping[str, str]) -> bool:
     path = project.user_store_path_str(environ)
     if path is None:
         return False
-    project.check_user_store(path)
+    try:
+        project.check_user_store(path)
+    except NotADirectoryError:  # a file where its folder would be: there is none
+        return False
     return os.path.exists(path)
 
 
@@ -79,7 +82,11 @@ def open_user(
     path = user_store_path(environ) if create else project.user_store_path_str(environ)
     if path is None:
         return None
-    project.check_user_store(path)  # a link, even a dangling one, is refused
+    try:
+        project.check_user_store(path)  # a link, even a dangling one, is refused
+    except NotADirectoryError:  # a file where its folder would be: there is none
+        if not create:
+            return None
     if not create and not os.path.exists(path):
         return None
     return Store.open_file(
