@@ -220,7 +220,10 @@ def cmd_import(ctx: Context) -> int:
         )
     if a.restore:
         text += "\nrestored as the file says: trust states, origins and reviews (--restore)"
-    if report.created:
+    if report.created and a.dry_run:
+        # A dry run writes no batch: the import names its own when it runs.
+        text += "\nbatch: named when the import runs (`review approve --all --batch` takes it)"
+    elif report.created:
         text += f"\nbatch: {report.batch}"
     if mine is not None:
         text += (
