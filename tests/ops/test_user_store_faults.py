@@ -96,7 +96,9 @@ def test_a_user_store_with_damaged_pages_is_named_with_its_own_remedy(
 ) -> None:
     from tree_ring.store import sql
 
-    assert sql.USER_STORE_FILE == project.USER_STORE
+    assert sql.is_user_store(_user_file(tmp_path)) and not sql.is_user_store(
+        project.store_path(tmp_path)
+    )
     home = _home(tmp_path)
     for n in range(30):
         note = f"Global preference number {n} about rebase and merge styles"

@@ -345,12 +345,10 @@ def user_store_path_str(environ: Mapping[str, str]) -> str | None:
 
 
 def check_user_store(path: StrPath) -> None:
-    """Refuse a user store reached through a link (SQLite follows links: a
-    linked `user.sqlite`, side file or folder would have every brief read,
-    and a global write overwrite, whatever the link points at), and one whose
-    folder this user cannot read. The folder must be a directory, the store
-    and its side files regular files, each may be absent; what lies above may
-    be a link. Every way to the user store runs this first."""
+    """Refuse a user store reached through a link (SQLite follows links: every
+    brief would read, and a global write overwrite, what a linked file or folder
+    points at; a link above the folder is fine), or in a folder this user cannot
+    read; below a file there is none. Every way to the user store runs this."""
     fix = (
         "Tree Ring opens the user store through no link: put the real folder or file "
         f"in its place, or point {USER_HOME_VARIABLE} at the real folder"
@@ -359,6 +357,8 @@ def check_user_store(path: StrPath) -> None:
         if expect(os.path.dirname(path), "directory", fix):
             for side in ("", *STORE_SIDE_FILES):
                 expect(os.fspath(path) + side, "file", fix)
+    except NotADirectoryError:  # a file where its folder would be: no user store is there
+        return
     except PermissionError:  # another user's folder: `sudo tree-ring ...` with this HOME
         unreadable = f"the user store's folder {os.path.dirname(path)} cannot be read by you"
         raise StoreFault(f"{unreadable}; give it back to you (chown -R) or move it aside") from None
@@ -638,10 +638,10 @@ def temporary_beside(path: StrPath, mode: int = 0o644) -> tuple[int, str]:
     name). Created exclusively at a random name, following no link, so no
     link or file committed at a predictable name is ever written through."""
     folder, name = os.path.split(os.fsdecode(path))
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW
     while True:
         temporary = os.path.join(folder, f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp")
         try:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW
             return os.open(temporary, flags, mode), temporary
         except FileExistsError:
             continue  # another name: this one is someone else's

@@ -574,8 +574,6 @@ def brief_with_mine(
             return build_brief(store, identity, view)
         with Store.open_to_read(path, options=options, name="the user store") as user:
             return build_brief(store, identity, view, user_store=user)
-    except NotADirectoryError:  # a file where its folder would be: there is none
-        return build_brief(store, identity, view)
     except Exception as exc:
         # The project's brief alone first: a fault of the project's own store
         # raises here as itself, not as the user store's.

@@ -28,7 +28,14 @@ from tree_ring.model.errors import (
 )
 from tree_ring.model.record import now_iso
 from tree_ring.store import schema
-from tree_ring.store.sql import BUSY_TIMEOUT_MS, MAX_PATH_BYTES, Db, open_db, path_bytes
+from tree_ring.store.sql import (
+    BUSY_TIMEOUT_MS,
+    MAX_PATH_BYTES,
+    Db,
+    damaged_remedy,
+    open_db,
+    path_bytes,
+)
 
 # Only for the checker: the hooks open a store on every call, and typing,
 # pathlib and types cost them more than opening it.
@@ -52,10 +59,6 @@ NEW_RANDOM_BYTES = 8
 # A build takes well under a second; one untouched this long is no live
 # build's, but what a killed `init` or first hook left behind.
 STALE_BUILD_S = 60.0
-
-
-# What to do about a damaged project store (the user store says its own).
-DAMAGED = "run `tree-ring doctor` or restore a backup"
 
 
 class Options:
@@ -361,12 +364,10 @@ class Store:
         options: Options | None = None,
         name: str = "the store",
         fix: str = "create it with Tree Ring",
-        damaged: str = DAMAGED,
     ) -> Store:
         """Open (and migrate) a store that belongs to no project: the user
         store. The same schema, migrations and checks as a project's; `root`
-        is its folder, created (private to the user) when `create` is set;
-        `damaged`: what to do about a damaged file."""
+        is its folder, created (private to the user) when `create` is set."""
         options = _with_read_only(options or Options(), read_only)
         folder = os.path.dirname(os.path.abspath(path))
         if create and not options.read_only:
@@ -377,9 +378,7 @@ class Store:
                     f"cannot make the folder {folder} for {name} ({exc.strerror or exc}); "
                     "make it, or remove what is in its way"
                 ) from None
-        return cls._open_path(
-            path, folder, create=create, options=options, name=name, fix=fix, damaged=damaged
-        )
+        return cls._open_path(path, folder, create=create, options=options, name=name, fix=fix)
 
     @classmethod
     def open_to_read(
@@ -415,7 +414,6 @@ class Store:
         name: str,
         fix: str,
         owner: str | None = None,
-        damaged: str = DAMAGED,
     ) -> Store:
         exists = os.path.exists(path)
         if (options.read_only or not create) and not exists:
@@ -433,7 +431,7 @@ class Store:
             )
         damage = file_damage(path) if exists else None
         if damage:
-            raise StoreFault(f"{name} at {path} is damaged ({damage}); {damaged}")
+            raise StoreFault(f"{name} at {path} is damaged ({damage}); {damaged_remedy(path)}")
         read_only, immutable = access(path, options.read_only) if exists else (False, False)
         options = _with_read_only(options, read_only)
         db = open_db(

@@ -10,6 +10,7 @@ import os
 from operator import itemgetter
 
 from tree_ring.model.errors import StoreBusy, StoreFault
+from tree_ring.model.project import USER_STORE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -252,19 +253,28 @@ def add_functions(conn: sqlite3.Connection) -> None:
     conn.create_function(MEANING_FUNCTION, 3, _meaning, deterministic=True)
 
 
-# The person's user store (`model/project.USER_STORE`): its notes are in no
-# ledger, and `doctor --repair` works on a project's store only.
-USER_STORE_FILE = "user.sqlite"
+# What to do about a damaged store. The person's user store has its own: its
+# notes are in no ledger, and `doctor --repair` works on a project's store only.
 USER_STORE_DAMAGED = (
     "move it aside (keep it) and put a backup in its place, or leave the place empty "
     "for a new one; no ledger holds your notes across projects"
 )
 
 
+def is_user_store(path: StrPath) -> bool:
+    return os.path.basename(os.fsdecode(path)) == USER_STORE
+
+
+def damaged_remedy(path: StrPath) -> str:
+    """What to do about the damaged store at `path`, by which store it is."""
+    return (
+        USER_STORE_DAMAGED if is_user_store(path) else "run `tree-ring doctor` or restore a backup"
+    )
+
+
 def damaged(path: StrPath) -> StoreFault:
-    if os.path.basename(os.fspath(path)) == USER_STORE_FILE:
-        return StoreFault(f"the user store at {path} is damaged; {USER_STORE_DAMAGED}")
-    return StoreFault(f"the store at {path} is damaged; run `tree-ring doctor` or restore a backup")
+    name = "the user store" if is_user_store(path) else "the store"
+    return StoreFault(f"{name} at {path} is damaged; {damaged_remedy(path)}")
 
 
 def path_bytes(path: StrPath) -> int:

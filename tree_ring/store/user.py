@@ -28,7 +28,6 @@ import os
 from tree_ring.model import project
 from tree_ring.model.errors import NoStore
 from tree_ring.store.db import Options, Store
-from tree_ring.store.sql import USER_STORE_DAMAGED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,8 +41,6 @@ if TYPE_CHECKING:
 USER_PROJECT = "user"
 NAME = "the user store"
 FIX = "a person's `tree-ring remember --scope global ...` creates it"
-# Its notes are in no ledger: nothing rebuilds them but a backup.
-DAMAGED = USER_STORE_DAMAGED
 
 
 def user_store_path(environ: Mapping[str, str]) -> str:
@@ -60,10 +57,7 @@ def exists(environ: Mapping[str, str]) -> bool:
     path = project.user_store_path_str(environ)
     if path is None:
         return False
-    try:
-        project.check_user_store(path)
-    except NotADirectoryError:  # a file where its folder would be: there is none
-        return False
+    project.check_user_store(path)
     return os.path.exists(path)
 
 
@@ -82,11 +76,7 @@ def open_user(
     path = user_store_path(environ) if create else project.user_store_path_str(environ)
     if path is None:
         return None
-    try:
-        project.check_user_store(path)  # a link, even a dangling one, is refused
-    except NotADirectoryError:  # a file where its folder would be: there is none
-        if not create:
-            return None
+    project.check_user_store(path)  # a link, even a dangling one, is refused
     if not create and not os.path.exists(path):
         return None
     return Store.open_file(
@@ -96,7 +86,6 @@ def open_user(
         options=Options.from_environ(environ),
         name=NAME,
         fix=FIX,
-        damaged=DAMAGED,
     )
 
 

@@ -42,7 +42,7 @@ from tree_ring.store import (
     settings,
 )
 from tree_ring.store.db import access, file_damage, remove_stale_builds, stale_builds
-from tree_ring.store.sql import BUSY_TIMEOUT_MS, Db, open_db
+from tree_ring.store.sql import BUSY_TIMEOUT_MS, USER_STORE_DAMAGED, Db, open_db
 from tree_ring.team import ledger
 from tree_ring.tree import repair
 from tree_ring.upkeep import doctor_tables
@@ -598,7 +598,7 @@ def check_user_store(environ: Mapping[str, str]) -> Check | None:
         return Check(
             "user_store",
             False,
-            f"the user store at {path} is damaged ({found[0][:120]}); {user.DAMAGED}",
+            f"the user store at {path} is damaged ({found[0][:120]}); {USER_STORE_DAMAGED}",
         )
     return Check("user_store", True, f"{path} opens and passes its quick check")
 
