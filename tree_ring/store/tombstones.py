@@ -11,11 +11,13 @@ sentence of the details alone is no key (`_forget_claims` says why). A later
 write is refused when any of its own keys is tombstoned: its whole summary
 and details, its other text fields and its identifiers (agent profile,
 workflow, session, operation) whole, every sentence of each, and the
-sentence formed across each seam between summary, details and source quote
-(those `MIN_WORDS` words or more). So a forgotten claim is refused with
-other details, wrapped in quotes, with "Note:" in front or "(confirmed)"
-behind, inside a consolidation that lists it, as one sentence of a longer
-memory, in a source quote or a tag, or split between summary and details;
+sentence formed across each seam between summary, details, source quote,
+source ref and tags (those `MIN_WORDS` words or more); a Revolve record's
+words without those naming its file are keyed on both sides too. So a
+forgotten claim is refused with other details, wrapped in quotes, with
+"Note:" in front or "(confirmed)" behind, inside a consolidation that lists
+it, as one sentence of a longer memory, in a source quote or a tag, or split
+between the summary and another field;
 while a short stock sentence that many memories share ("See the runbook.")
 never blocks the others because one of them was forgotten, and forgetting a
 consolidation leaves its sources' claims alone.
@@ -292,11 +294,8 @@ def keys(
     for text in others:
         claims.add(claims.fold(text), MIN_WORDS)
     parts = [claims.sentences(text, MIN_WORDS) for text in (summary, details, *others)]
-    if seamed is None:
-        claims.seams(parts[:3], MIN_WORDS, trim=True)
-    else:
-        seams = [claims.sentences(text, MIN_WORDS) for text in seamed]
-        claims.seams([*parts[:2], *seams], MIN_WORDS, trim=True)
+    ends = parts[2:3] if seamed is None else [claims.sentences(t, MIN_WORDS) for t in seamed]
+    claims.seams([*parts[:2], *ends], MIN_WORDS, trim=True)
     for pair in (claims.fold(summary), claims.fold(details), *(p for ps in parts for p in ps)):
         claims.trims(pair)
     return list(claims.found)
