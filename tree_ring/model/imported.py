@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+# How an import's batch id begins (`import-<UTC time>-<8 hex>`, transfer/jsonl.py):
+# the session its rows name when their file names none.
+BATCH_PREFIX = "import-"
+
 
 def from_mapping(row: Mapping[str, Any]) -> Memory:
     """Build a Memory from an export row (Tree Ring's or the original's).

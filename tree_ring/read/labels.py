@@ -13,6 +13,7 @@ labels rows through `read.brief.origin_label` instead.
 
 from __future__ import annotations
 
+from tree_ring.model import imported
 from tree_ring.model.text import one_line
 
 TYPE_CHECKING = False
@@ -24,7 +25,6 @@ PARTITIONS = ("agent", "workflow", "session")
 YOU = "you"
 USER_STORE = "user store"
 BATCH_CHARS = 64  # an import batch id (`import-<UTC time>-<8 hex>`) is 32
-BATCH_PREFIX = "import-"
 
 
 def partition(memory: Memory) -> str:
@@ -46,7 +46,7 @@ def writer(memory: Memory) -> str:
     label = one_line(memory.origin)
     session = memory.origin_session
     # A row the file names a session for keeps it: that session is no batch.
-    if memory.origin == "import" and session and session.startswith(BATCH_PREFIX):
+    if memory.origin == "import" and session and session.startswith(imported.BATCH_PREFIX):
         return label + f" batch {one_line(session)[:BATCH_CHARS]}"
     if memory.origin_session:
         label += f" session {one_line(memory.origin_session)[:SESSION_CHARS]}"

@@ -57,6 +57,7 @@ from datetime import UTC, datetime
 from itertools import groupby, islice
 
 from tree_ring.govern import contradictions, coordinator
+from tree_ring.model import imported
 from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, Denied, TreeRingError, UsageError
@@ -148,7 +149,7 @@ class _Ids:
 
 def new_batch_id() -> str:
     """An import's batch id: when it ran, and enough randomness to be its own."""
-    return f"import-{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
+    return f"{imported.BATCH_PREFIX}{datetime.now(UTC):%Y%m%dT%H%M%SZ}-{secrets.token_hex(4)}"
 
 
 def import_lines(
