@@ -20,6 +20,7 @@ from tree_ring.model import identifiers, project
 from tree_ring.model.identity import Identity
 from tree_ring.read.recall import recall
 from tree_ring.store.db import Store
+from tree_ring.store.schema import MIGRATIONS
 from tree_ring.write import correct, pipeline
 
 SPLITS = {
@@ -30,6 +31,14 @@ SPLITS = {
     "MigrationV15": ["Migration", "V15"],
     "TooManyRequestsException": ["Too", "Many", "Requests", "Exception"],
     "NSFaceIDUsageDescription": ["NS", "Face", "ID", "Usage", "Description"],
+    # Letters of any script, read by their case; one without case reads as small.
+    "ÜberServerTimeout": ["Über", "Server", "Timeout"],
+    "straßeName": ["straße", "Name"],
+    "ΑλφαΒήτα": ["Αλφα", "Βήτα"],
+    "ПриветМир": ["Привет", "Мир"],
+    "ЖукBeetleTracker": ["Жук", "Beetle", "Tracker"],
+    "İstanbulServer": ["İstanbul", "Server"],
+    "東京Server": ["東京", "Server"],
     # No identifier, or not two words of two characters.
     "IDs": [],
     "APIs": [],
@@ -39,6 +48,8 @@ SPLITS = {
     "deploy": [],
     "Deploy": [],
     "p95": [],
+    "Привет": [],
+    "ΣΟΣ": [],
 }
 
 
@@ -50,10 +61,20 @@ def test_an_identifier_is_split_into_its_words(identifier: str) -> None:
 def test_a_text_keeps_each_identifier_and_adds_its_words_after_it() -> None:
     text = "set maxUnavailable to 0; lock_timeout stays; ÜberClient, IDs and HTTPServer."
     assert identifiers.with_words(text) == (
-        "set maxUnavailable max Unavailable to 0; lock_timeout stays; ÜberClient, IDs and "
-        "HTTPServer HTTP Server."
+        "set maxUnavailable max Unavailable to 0; lock_timeout stays; ÜberClient Über Client, "
+        "IDs and HTTPServer HTTP Server."
     )
     assert identifiers.with_words("plain words only") == "plain words only"
+    assert identifiers.with_words("Привет Мир, ΣΟΣ") == "Привет Мир, ΣΟΣ"
+    # A letter and its mark, written apart, are one letter of the word.
+    assert identifiers.with_words("U\u0308berClient") == "ÜberClient Über Client"
+
+
+def test_spaced_gives_every_part_of_each_identifier_in_place_of_it() -> None:
+    assert identifiers.spaced("UseTabsInAMakefile, iPhone and ЖукBeetle") == (
+        "Use Tabs In A Makefile, iPhone and Жук Beetle"
+    )
+    assert identifiers.spaced("no identifier here") == "no identifier here"
 
 
 # (the note, a question in the identifier's words, its own spelling)
@@ -61,6 +82,8 @@ NOTES = [
     ("HTTPServerTimeout is 30s in staging", "http server timeout", "HTTPServerTimeout"),
     ("DDL on big tables runs with lock_timeout=3s", "lock timeout", "lock_timeout"),
     ("Deployments keep maxUnavailable at 0 during rollouts", "max unavailable", "maxunavailable"),
+    ("Der straßeName kommt aus dem Melderegister", "straße name", "straßename"),
+    ("ЖукBeetleTracker шлёт отчёты каждый час", "beetle tracker", "жукbeetletracker"),
 ]
 
 
@@ -86,9 +109,9 @@ def test_the_identifier_s_words_rank_it_first(
     assert first.literal and first.parts["overlap"] == pytest.approx(0.2)
 
 
-def _as_before(root: Path) -> None:
-    """The store as a release before identifier words left it: its index
-    built by a fold that adds no words, the migration not yet run."""
+def _as_before(root: Path, migration: str) -> None:
+    """The store as a release before `migration` left it: its index built by
+    a fold that adds no words, that migration and those after it not run."""
     conn = sqlite3.connect(project.store_path(root))
     try:
 
@@ -98,27 +121,37 @@ def _as_before(root: Path) -> None:
         conn.create_function("tree_ring_fold", 1, plain, deterministic=True)
         conn.create_function("tree_ring_meaning", 3, lambda *_: None, deterministic=True)
         conn.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
-        conn.execute("DELETE FROM schema_migrations WHERE name = '0022_identifier_words'")
-        conn.execute("PRAGMA user_version = 21")
+        due = [name for name, _ in MIGRATIONS if name >= migration]
+        conn.executemany("DELETE FROM schema_migrations WHERE name = ?", [(n,) for n in due])
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) - len(due)}")
         conn.commit()
     finally:
         conn.close()
 
 
+# (the migration due, an identifier it indexes the words of, another)
+MIGRATED = [
+    ("0022_identifier_words", "HTTPServerTimeout", "maxUnavailable"),
+    ("0023_identifier_words_any_script", "ÜberServerTimeout", "maxÜberUnavailable"),
+]
+
+
 @pytest.mark.parametrize("mode", ["delete", "redact"])
+@pytest.mark.parametrize(("migration", "forgotten", "other"), MIGRATED)
 def test_a_store_indexed_before_is_indexed_again_when_opened(
-    project_root: Path, identity: Identity, mode: str
+    project_root: Path, identity: Identity, mode: str, migration: str, forgotten: str, other: str
 ) -> None:
     with Store.open(project_root) as store:
         gone = pipeline.store_memory(
-            store, make_memory(identity.project, "HTTPServerTimeout is 30s"), PERSON
+            store, make_memory(identity.project, f"{forgotten} is 30s"), PERSON
         ).id
         kept = pipeline.store_memory(
-            store, make_memory(identity.project, "maxUnavailable stays at 0"), PERSON
+            store, make_memory(identity.project, f"{other} stays at 0"), PERSON
         ).id
-    _as_before(project_root)
+    _as_before(project_root, migration)
     with Store.open(project_root) as store:
         assert {h.memory.id for h in recall(store, identity, "max unavailable")} == {kept}
+        assert recall(store, identity, "server timeout")[0].memory.id == gone
         correct.forget(store, gone, mode=mode, reason="wrong", actor=PERSON)
         # The index matches its rows: FTS5 compares it with what the fold gives.
         store.conn.execute("INSERT INTO memory_fts(memory_fts, rank) VALUES ('integrity-check', 1)")

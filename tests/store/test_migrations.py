@@ -40,7 +40,7 @@ MIGRATIONS = [
     "0010_folded_index", "0011_anchors", "0012_meaning", "0013_meaning_source",
     "0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports", "0017_refute_index",
     "0018_meaning_recoded_products", "0019_ledger_kept", "0020_project_owner",
-    "0021_tombstone_ids", "0022_identifier_words",
+    "0021_tombstone_ids", "0022_identifier_words", "0023_identifier_words_any_script",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.

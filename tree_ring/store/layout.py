@@ -130,6 +130,7 @@ AGAIN = (
     "0018_meaning_recoded_products",
     "0020_project_owner",
     "0022_identifier_words",
+    "0023_identifier_words_any_script",
 )
 
 # The table that is the truth: nothing rebuilds it.

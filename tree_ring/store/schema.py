@@ -511,8 +511,7 @@ def _folded_index(db: Db) -> None:
     db.execute("DROP TABLE memory_fts")
     for statement in (MEMORY_TEXT, MEMORY_FTS, *FTS_TRIGGERS):
         db.execute(statement)
-    db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
-    db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
+    _reindex(db)
 
 
 def _anchors(db: Db) -> None:
@@ -591,9 +590,9 @@ def _project_owner(db: Db) -> None:
     adopt_project(db)
 
 
-def _identifier_words(db: Db) -> None:
-    """The index rebuilt as the fold now reads rows (identifiers' words too):
-    the triggers delete a row from it by what the fold gives."""
+def _reindex(db: Db) -> None:
+    """The index rebuilt as the fold now reads rows (identifiers' words, of
+    any script): the triggers delete a row from it by what the fold gives."""
     db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
     db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
 
@@ -625,7 +624,8 @@ MIGRATIONS: list[Migration] = [
     ("0019_ledger_kept", _ledger_kept),
     ("0020_project_owner", _project_owner),
     ("0021_tombstone_ids", _tombstone_ids),
-    ("0022_identifier_words", _identifier_words),
+    ("0022_identifier_words", _reindex),
+    ("0023_identifier_words_any_script", _reindex),
 ]
 
 # Migrations a reader can do without: indexes for speed, and records that
@@ -641,6 +641,7 @@ READERS_DO_WITHOUT = frozenset(
         "0018_meaning_recoded_products",
         "0020_project_owner",  # unrecorded, a store's open checks nothing (store/db.py)
         "0022_identifier_words",  # only a write needs the index as the fold reads rows
+        "0023_identifier_words_any_script",  # as 0022
     }
 )
 
