@@ -346,6 +346,7 @@ def test_the_hook_loads_the_tombstone_keys_only_for_a_project_that_forgot(
     added = {
         "tree_ring.model.claims",
         "tree_ring.model.fold",
+        "tree_ring.model.identifiers",
         "tree_ring.read.forgotten_here",
         "tree_ring.store.tombstones",
     }
@@ -392,6 +393,7 @@ def test_the_hook_keys_the_projects_rows_only_when_the_user_store_forgot(
         "tree_ring.model.actor",
         "tree_ring.model.claims",
         "tree_ring.model.fold",
+        "tree_ring.model.identifiers",
         "tree_ring.read.forgotten_here",
         "tree_ring.store.audit",
         "tree_ring.store.tombstones",

@@ -13,7 +13,9 @@ and details, its other text fields and its identifiers (agent profile,
 workflow, session, operation) whole, every sentence of each, and the
 sentence formed across each seam between summary, details, source quote,
 source ref and tags (those `MIN_WORDS` words or more); a Revolve record's
-words without those naming its file are keyed on both sides too. So a
+words without those naming its file are keyed on both sides too, and so is
+every text naming a camelCase identifier with each read as its words
+(`identifiers.spaced`), as recall reads it. So a
 forgotten claim is refused with other details, wrapped in quotes, with
 "Note:" in front or "(confirmed)" behind, inside a consolidation that lists
 it, as one sentence of a longer memory, in a source quote or a tag, or split
@@ -49,6 +51,7 @@ import re
 from tree_ring.model import jsontext
 from tree_ring.model.claims import claim_text, legacy_claim_text, may_escape, written_claim_text
 from tree_ring.model.errors import Conflict
+from tree_ring.model.identifiers import spaced
 from tree_ring.model.record import Memory, generated_id, sha256
 
 # Types only: the SessionStart hook loads this module to hide what a project
@@ -250,6 +253,11 @@ def path_texts(path: str) -> list[str]:
 TOKEN = re.compile(r"\S+")
 
 
+def _spaced_claim_text(text: str) -> str:
+    """`claim_text` with each camelCase identifier read as its words."""
+    return claim_text(spaced(text))
+
+
 # The run `runs` gives a whole text's key: all of it, its annotations too.
 WHOLE = (-1, -1)
 
@@ -257,7 +265,8 @@ WHOLE = (-1, -1)
 def runs(text: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, int]]]:
     """Each key of `text`'s runs of words (every run of at least `MIN_WORDS`
     of its folded words, and the whole text), keyed as a write's claims are,
-    by today's fold and, for text that is not ASCII, the legacy one; with the
+    by today's fold, for text that is not ASCII the legacy one too, and for
+    a text naming a camelCase identifier, its words (`spaced`); with the
     runs of `tokens` (`TOKEN` over `text`: first, last) it was made from, the
     whole text's as `WHOLE` (its fold leaves out the annotations around a
     claim, "Note:", "(confirmed)", which go with it)."""
@@ -265,6 +274,8 @@ def runs(text: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, in
     folds = [claim_text]
     if not text.isascii():
         folds.append(legacy_claim_text)
+    if spaced(text) != text:
+        folds.append(_spaced_claim_text)
     for fold in folds:
         whole = fold(text)
         if whole:
@@ -287,18 +298,31 @@ def keys(
     between two of summary, details and `seamed` (by default the first of
     `others`, the source quote); each of summary, details and their
     sentences with up to TRIM words left off either end (`_Keys.trims`);
-    without repeats."""
+    all of it again with each camelCase identifier read as its words
+    (`identifiers.spaced`: "UseTabsInTheMakefile" says "use tabs in the
+    Makefile", as recall reads it); without repeats."""
     claims = _Keys()
+    texts = [summary, details, *others]
+    _check(claims, texts, seamed)
+    split = [spaced(text) for text in texts]
+    split_seamed = None if seamed is None else [spaced(text) for text in seamed]
+    if split != texts or split_seamed != seamed:
+        _check(claims, split, split_seamed)
+    return list(claims.found)
+
+
+def _check(claims: _Keys, texts: Sequence[str], seamed: Sequence[str] | None) -> None:
+    """`keys` of the summary, details and other fields `texts`, into `claims`."""
+    summary, details, *others = texts
     for text in (summary, details):
         claims.add(claims.fold(text), 1)
     for text in others:
         claims.add(claims.fold(text), MIN_WORDS)
-    parts = [claims.sentences(text, MIN_WORDS) for text in (summary, details, *others)]
+    parts = [claims.sentences(text, MIN_WORDS) for text in texts]
     ends = parts[2:3] if seamed is None else [claims.sentences(t, MIN_WORDS) for t in seamed]
     claims.seams([*parts[:2], *ends], MIN_WORDS, trim=True)
     for pair in (claims.fold(summary), claims.fold(details), *(p for ps in parts for p in ps)):
         claims.trims(pair)
-    return list(claims.found)
 
 
 # What an agent forgot of its own partition without a person (`withdrawn`):
@@ -609,7 +633,23 @@ def forget_keys(memory: Memory) -> list[str]:
 
 
 def _forget_claims(memory: Memory) -> _Keys:
+    """The claims of `memory` as written and, where it names a camelCase
+    identifier, with each read as its words (`identifiers.spaced`): a
+    forgotten "Set maxUnavailable to 0 for deploys" is not written again as
+    "Set max unavailable to 0 for deploys"."""
     claims = _Keys()
+    _forget_into(claims, memory)
+    fields = (memory.summary, memory.details, memory.source_quote, memory.source_ref)
+    split = [spaced(text) for text in fields]
+    tags = tuple(spaced(tag) for tag in memory.tags)
+    if split != list(fields) or tags != memory.tags:
+        summary, details, quote, ref = split
+        changed = {"summary": summary, "details": details, "source_quote": quote}
+        _forget_into(claims, memory.replace(**changed, source_ref=ref, tags=tags))
+    return claims
+
+
+def _forget_into(claims: _Keys, memory: Memory) -> None:
     summary, details = claims.fold(memory.summary), claims.fold(memory.details)
     for pair in (summary, details, _joined(summary, details)):
         claims.add(pair, 1)
@@ -643,7 +683,6 @@ def _forget_claims(memory: Memory) -> _Keys:
             head = [summary] if summary[0] else []
         tail = [claims.fold(part) for part in sentences(memory.details)]
         claims.seams([head, tail], SENTENCE_WORDS)
-    return claims
 
 
 def whole_keys(memory: Memory) -> set[str]:

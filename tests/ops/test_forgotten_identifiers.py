@@ -1,0 +1,107 @@
+"""A forgotten claim does not come back as a camelCase identifier, nor a
+forgotten identifier as its words: recall reads `UseTabsInTheMakefile` as
+"use tabs in the makefile" (docs/RECALL-RANKING.md, section 8), and so
+does the check of what was forgotten, by a person's write, an agent's,
+and a field an import carries beside the claim. Notes that only share an
+identifier's words, or name the identifier in another claim, are stored.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import CliRunner
+
+AGENT = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "7f3c2a91"}
+CLAIM = "Deploys freeze on Fridays after the release branch is cut"
+# The claim in identifiers' spellings, whole or in part, in every field.
+SPELLINGS = [
+    ("DeploysFreezeOnFridaysAfterTheReleaseBranchIsCut",),
+    ("deploysFreezeOnFridays after the releaseBranchIsCut",),
+    ("Note: DeploysFreezeOnFridaysAfterTheReleaseBranchIsCut (confirmed)",),
+    ("A note on deploys", "--details", "DeploysFreezeOnFridaysAfterTheReleaseBranchIsCut"),
+    ("A note on deploys", "--source-quote", "DeploysFreezeOnFridays after the releaseBranchIsCut"),
+    ("A note on deploys", "--tag", "DeploysFreezeOnFridaysAfterTheReleaseBranchIsCut"),
+    ("Deploys freeze on Fridays", "--source-ref", "AfterTheReleaseBranchIsCut"),
+    # Letters of other scripts, and a one-letter word, are words of it too.
+    ("DéploysFreezeOnFridaysAfterTheReleaseBranchIsCut",),
+]
+IDENTIFIER_CLAIM = "Set maxUnavailable to 0 for the checkout deploys"
+# The forgotten identifier written as its words, or as another identifier.
+WORDINGS = [
+    "Set max unavailable to 0 for the checkout deploys",
+    "Set max-unavailable to 0 for the checkout deploys",
+    "Set MaxUnavailable to 0 for the checkout deploys",
+]
+# Notes that share the identifiers' words or name them in another claim.
+KEPT = [
+    "The maxUnavailable setting is read by the deploy controller",
+    "DeploysFreezeOnFridays is the calendar's name for the release freeze",
+    "Release branches are cut on Thursdays",
+    "UseTabsInTheMakefile is a lint rule name",
+]
+
+
+def _forget(run_cli: CliRunner, claim: str) -> None:
+    made = run_cli("--json", "remember", claim)
+    assert made.code == 0, made.err
+    done = run_cli("forget", made.json()["id"], "--mode", "delete", "--reason", "changed")
+    assert done.code == 0, done.err
+
+
+def _count(run_cli: CliRunner) -> int:
+    return int(run_cli("--json", "list").json()["total"])
+
+
+@pytest.mark.parametrize("who", ["person", "agent"])
+@pytest.mark.parametrize("args", SPELLINGS, ids=lambda a: " ".join(a)[:40])
+def test_a_forgotten_claim_written_as_an_identifier_is_refused(
+    run_cli: CliRunner, who: str, args: tuple[str, ...]
+) -> None:
+    _forget(run_cli, CLAIM)
+    done = run_cli("remember", *args, environ=AGENT if who == "agent" else None)
+    assert done.code != 0, args
+    assert "this content was forgotten" in done.err
+    assert _count(run_cli) == 0
+
+
+@pytest.mark.parametrize("who", ["person", "agent"])
+@pytest.mark.parametrize("wording", WORDINGS)
+def test_a_forgotten_identifier_written_as_its_words_is_refused(
+    run_cli: CliRunner, who: str, wording: str
+) -> None:
+    _forget(run_cli, IDENTIFIER_CLAIM)
+    done = run_cli("remember", wording, environ=AGENT if who == "agent" else None)
+    assert done.code != 0, wording
+    assert "this content was forgotten" in done.err
+    assert _count(run_cli) == 0
+
+
+def test_notes_sharing_an_identifier_s_words_are_stored(run_cli: CliRunner) -> None:
+    _forget(run_cli, CLAIM)
+    _forget(run_cli, IDENTIFIER_CLAIM)
+    for note in KEPT:
+        done = run_cli("remember", note)
+        assert done.code == 0, (note, done.err)
+    assert _count(run_cli) == len(KEPT)
+
+
+def test_an_imported_row_s_reason_may_not_say_it_as_an_identifier(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    _forget(run_cli, CLAIM)
+    project = json.loads((project_root / ".tree-ring" / "project.json").read_text())
+    row = {
+        "id": "mem_20261206_110000_00000000abcd",
+        "project": project["project_id"],
+        "summary": "Release calendar owners rotate quarterly",
+        "review": {"review_reason": "ok: DeploysFreezeOnFridaysAfterTheReleaseBranchIsCut"},
+    }
+    rows = project_root / "rows.jsonl"
+    rows.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    done = run_cli("import", str(rows))
+    assert done.code != 0
+    assert "review.review_reason holds content that was forgotten" in done.err
+    assert _count(run_cli) == 0
