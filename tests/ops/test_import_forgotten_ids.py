@@ -245,6 +245,44 @@ def test_a_global_row_cannot_take_the_id_of_a_project_memory(
     assert shown["summary"] == "The release train leaves on Tuesdays"
 
 
+def test_a_global_row_cannot_take_the_id_the_project_forgot(
+    run_cli: CliRunner, project_id: str, home: dict[str, str], tmp_path: Path
+) -> None:
+    assert run_cli("remember", "A note that creates the user store", "--scope", "global",
+                   environ=home).code == 0  # fmt: skip
+    gone = run_cli("--json", "remember", "The release train leaves on Tuesdays").json()["id"]
+    assert run_cli("forget", gone, "--mode", "delete", "--reason", "no").code == 0
+    row = {"id": gone, "project": project_id, "scope": "global", "summary": "Other words here"}
+    path = write_lines(tmp_path / "global.jsonl", [row])
+    done = run_cli("import", str(path), "--global-to", "user", environ=home)
+    assert (done.code, done.err) == (
+        1,
+        f"error: line 1: memory id {gone} names a memory this project forgot (read beside "
+        "your user store); omit the id or give a new one; nothing imported\n",
+    )
+    assert gone not in run_cli("brief", environ=home).out
+    assert run_cli("--json", "list", "--user", environ=home).json()["total"] == 1
+
+
+def test_a_project_row_cannot_take_the_id_the_user_store_forgot(
+    run_cli: CliRunner, project_id: str, home: dict[str, str], tmp_path: Path
+) -> None:
+    made = run_cli("--json", "remember", "I like short commit titles", "--scope", "global",
+                   environ=home)  # fmt: skip
+    gone = made.json()["id"]
+    forgot = run_cli("forget", gone, "--user", "--mode", "delete", "--reason", "no", environ=home)
+    assert forgot.code == 0, forgot.err
+    row = {"id": gone, "project": project_id, "summary": "Other words for the project"}
+    path = write_lines(tmp_path / "project.jsonl", [row])
+    done = run_cli("import", str(path), environ=home)
+    assert (done.code, done.err) == (
+        1,
+        f"error: line 1: memory id {gone} names a memory your user store forgot (read beside "
+        "this project's); omit the id or give a new one; nothing imported\n",
+    )
+    assert run_cli("--json", "list", environ=home).json()["total"] == 0
+
+
 def test_a_persons_tombstone_line_forgets_the_memory_it_names_here(tmp_path: Path) -> None:
     # Alice forgets a memory Bob's clone still holds, and hands Bob her export:
     # Bob's import forgets it too, so his store and the ledger he writes agree.

@@ -500,7 +500,7 @@ class _Writer:
                 )
             elif memory.id in beside:
                 error = Conflict(
-                    f"memory id {memory.id} names a memory of {beside[memory.id]}; "
+                    f"memory id {memory.id} names {beside[memory.id]}; "
                     "omit the id or give a new one"
                 )
             elif memory.id in redacted:
@@ -538,18 +538,23 @@ class _Writer:
         return free
 
     def _beside(self, ids: list[str]) -> dict[str, str]:
-        """The ids among `ids` a memory of the store read beside this one holds
-        (`_free`), each with how a message names that store."""
+        """The ids among `ids` the store read beside this one holds or forgot
+        (`_free`), each with how a message names the memory: one id would
+        name two memories, or a forgotten one's id a live row the brief
+        shows beside what that store forgot."""
         beside: dict[str, str] = {}
         for source in self.db.answers_to if ids else ():
             other = source()
             if other is not None:
-                name = (
-                    "your user store (read beside this project's)"
+                there = (
+                    ("your user store", "this project's")
                     if other[1] == user.USER_PROJECT
-                    else "this project (read beside your user store)"
+                    else ("this project", "your user store")
                 )
-                beside |= dict.fromkeys(rows.content_hashes(other[0], ids), name)
+                gone = tombstones.memory_ids(other[0], other[1]).intersection(ids)
+                beside |= dict.fromkeys(gone, "a memory {} forgot (read beside {})".format(*there))
+                held = rows.content_hashes(other[0], ids)
+                beside |= dict.fromkeys(held, "a memory of {} (read beside {})".format(*there))
         return beside
 
     def _untakable(self, ids: list[str]) -> set[str]:
