@@ -13,6 +13,7 @@ project): one id would name two memories.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,21 @@ def test_a_persons_import_cannot_take_a_forgotten_id_and_skip_invalid_leaves_it_
     skipped = ok(alice, "--json", "import", str(path), "--skip-invalid").json()
     assert skipped["imported"] == 1 and [item["line"] for item in skipped["items"][1:]] == [1]
     assert BENIGN not in summaries(alice) and stones(alice) == [gone]
+
+
+@pytest.mark.parametrize("spell", [str.upper, str.swapcase], ids=["upper", "swapped"])
+def test_a_forgotten_id_in_other_case_is_refused(
+    tmp_path: Path, spell: Callable[[str], str]
+) -> None:
+    alice, _, gone = forgotten_on_alice(tmp_path)
+    project_id = project.load_project_id(alice)
+    # The id's form kept (`mem_`, the date), its hex in other case.
+    other = "mem_" + spell(gone.removeprefix("mem_"))
+    assert other != gone
+    path = write_lines(tmp_path / "case.jsonl", [reused(other, project_id, "project")])
+    done = cli(alice, "import", str(path))
+    assert done.code == 1 and f"memory id {other} was forgotten here" in done.err
+    assert BENIGN not in summaries(alice)
 
 
 def test_the_ledger_keeps_the_tombstone_line_of_a_forgotten_id_a_row_holds(

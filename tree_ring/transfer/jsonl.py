@@ -253,7 +253,7 @@ def import_lines(
                 # store forgot, not those the file says were forgotten where it was
                 # written (its rows may stand under them there, as a consolidation
                 # rewritten when a source was forgotten does).
-                forgotten = frozenset(tombstones.memory_ids(db, into or project))
+                forgotten = frozenset(map(str.casefold, tombstones.memory_ids(db, into or project)))
                 brought = frozenset(hashes) - tombstones.answered(db, into or project, hashes)
                 tombstones.record_absent(db, map(stone_lines.VALUES, stones))
                 if not actor.origin.is_agent:
@@ -330,7 +330,8 @@ class _Writer:
         self.lines: dict[str, int] = {}
         # The tombstone keys this import recorded that the store did not hold.
         self.brought: frozenset[str] = frozenset()
-        # The ids this store forgot before the import (`_free`).
+        # The ids this store forgot before the import (`_free`), case folded:
+        # an id that differs from one only in case reads as that id.
         self.forgotten: frozenset[str] = frozenset()
         # An agent's import: what it may name (`reach.py`); None for a person's.
         self.reach: Reach | None = None
@@ -463,11 +464,13 @@ class _Writer:
         the forget would never reach the upstream. An id a row still holds is
         that row's matter (it is unchanged, replaced or refused as taken); a
         rejected row a person restores as rejected is its own rejection coming
-        back, and the ledger says it as the tombstone it is. Nor may a row take
-        an id of the store read beside this one (the person's user store for a
-        project, the project for the user store): one id would name two memories."""
+        back, and the ledger says it as the tombstone it is. An id that differs
+        from a forgotten one only in case is refused too: it reads as that id.
+        Nor may a row take an id of the store read beside this one (the
+        person's user store for a project, the project for the user store):
+        one id would name two memories."""
         ids = [item.memory.id for item in items if item.memory is not None]
-        taken = [memory_id for memory_id in ids if memory_id in self.forgotten]
+        taken = [memory_id for memory_id in ids if memory_id.casefold() in self.forgotten]
         forgotten: set[str] = set(taken) - self._held(taken).keys()
         beside = self._beside(ids)
         # An agent's: a row it may not read that holds a redacted id is no row
@@ -551,7 +554,8 @@ class _Writer:
                     if other[1] == user.USER_PROJECT
                     else ("this project", "your user store")
                 )
-                gone = tombstones.memory_ids(other[0], other[1]).intersection(ids)
+                forgot = set(map(str.casefold, tombstones.memory_ids(other[0], other[1])))
+                gone = [memory_id for memory_id in ids if memory_id.casefold() in forgot]
                 beside |= dict.fromkeys(gone, "a memory {} forgot (read beside {})".format(*there))
                 held = rows.content_hashes(other[0], ids)
                 beside |= dict.fromkeys(held, "a memory of {} (read beside {})".format(*there))
@@ -563,7 +567,7 @@ class _Writer:
         agent's import does not rename them (`reach.py`): `_free` refuses
         their lines."""
         return (
-            {memory_id for memory_id in ids if memory_id in self.forgotten}
+            {memory_id for memory_id in ids if memory_id.casefold() in self.forgotten}
             | redactions.among(self.db, ids)
             | self._beside(ids).keys()
         )
