@@ -61,6 +61,35 @@ def test_a_claim_split_between_two_other_fields_is_refused(
     assert _count(run_cli) == 0
 
 
+# The claim in three parts, the middle one a sentence of its own field.
+THIRDS = ("Never run database migrations", "directly on the primary", "during business hours")
+
+
+@pytest.mark.parametrize("who", ["person", "agent"])
+@pytest.mark.parametrize(
+    "fields", list(itertools.permutations(["summary", *FLAGS], 3)), ids=lambda f: "-".join(f)
+)
+def test_a_claim_split_across_three_fields_is_refused(
+    run_cli: CliRunner, fields: tuple[str, ...], who: str
+) -> None:
+    _forget(run_cli)
+    given = dict(zip(fields, THIRDS, strict=True))
+    # The summary's other sentences, before the split or after it; other words
+    # when the split leaves the summary out.
+    summary = (
+        {0: "Unrelated start. {}", 1: "{}", 2: "{}. Unrelated end."}[
+            fields.index("summary")
+        ].format(given.pop("summary"))
+        if "summary" in given
+        else "A note"
+    )
+    args = [summary, *(a for field, text in given.items() for a in (FLAGS[field], text))]
+    done = run_cli("remember", *args, environ=AGENT if who == "agent" else None)
+    assert done.code != 0, fields
+    assert "this content was forgotten" in done.err
+    assert _count(run_cli) == 0
+
+
 def test_notes_sharing_only_some_words_are_stored(run_cli: CliRunner) -> None:
     _forget(run_cli)
     for args in (

@@ -204,16 +204,16 @@ def spans_held(reason: str, held: Callable[[list[str]], set[str]]) -> list[tuple
     """The (start, end) character spans of `reason` whose runs of words
     `held` holds the key of, merged, in order: every run of at least
     `tombstones.MIN_WORDS` words and the whole reason (then all of it, what
-    annotates the claim too), each keyed as a write's claims are, by today's
-    fold and, for text that is not ASCII, the legacy one. `held` is given
+    annotates the claim too), each keyed as a write's claims are
+    (`carried_words.runs`). `held` is given
     every key at once and returns those a tombstone holds: a store's
     (`Withholding`), or a ledger file's lines (`team/ledger.py`)."""
-    from tree_ring.store import tombstones
+    from tree_ring.store import carried_words
 
-    tokens = list(tombstones.TOKEN.finditer(reason))
-    runs = tombstones.runs(reason, tokens)
+    tokens = list(carried_words.TOKEN.finditer(reason))
+    runs = carried_words.runs(reason, tokens)
     found = sorted(span for key in held(list(runs)) for span in runs[key])
-    if found and found[0] == tombstones.WHOLE:
+    if found and found[0] == carried_words.WHOLE:
         return [(0, len(reason))]  # the claim with what annotates it
     merged: list[tuple[int, int]] = []
     for first, last in found:
@@ -236,10 +236,10 @@ def carried_quoting(db: Db, memory: Memory, *, agent: bool = False) -> str | Non
     stored, exported and written to the team ledger as they stand. A
     restored rejected row meets its own rejection's tombstone, and its
     reviewer's reason may quote it: that is no forgotten content coming back."""
-    from tree_ring.store import tombstones
+    from tree_ring.store import carried_words
 
     own = memory.id if memory.trust == "rejected" else None
-    return quoting(db, memory.project or "", tombstones.carried(memory), agent=agent, own=own)
+    return quoting(db, memory.project or "", carried_words.carried(memory), agent=agent, own=own)
 
 
 def refusal(field: str, fix: str = "give the row without those words") -> Conflict:
@@ -255,13 +255,13 @@ def files_quoting(
 ) -> Conflict | None:
     """Why a memory may not name files of `paths` when one of them quotes
     content a write into `project` answers to, read whole and folder by
-    folder (`tombstones.path_texts`): the path is stored, shown and written
+    folder (`carried_words.path_texts`): the path is stored, shown and written
     to the team ledger as it stands; or None."""
-    from tree_ring.store import tombstones
+    from tree_ring.store import carried_words, tombstones
 
     if not tombstones.any_answered(db, project):
         return None
-    texts = [("files[].path", text) for path in paths for text in tombstones.path_texts(path)]
+    texts = [("files[].path", text) for path in paths for text in carried_words.path_texts(path)]
     field = quoting(db, project, texts, agent=agent)
     return None if field is None else refusal(field, "name no file whose path says them")
 
@@ -278,7 +278,7 @@ def quoting(
     content a write into `project` answers to, read run by run of its words
     as `carried_quoting` reads a row's; or None. `own`: a rejected row's id,
     whose own rejection's tombstone it may quote."""
-    from tree_ring.store import tombstones
+    from tree_ring.store import carried_words, tombstones
 
     def held(keys: list[str]) -> set[str]:
         found = tombstones.matching(db, project, keys, agent=agent)
@@ -289,7 +289,7 @@ def quoting(
         }
 
     for name, text in fields:
-        if tombstones.keyed(text) and spans_held(text, held):
+        if carried_words.keyed(text) and spans_held(text, held):
             return name
     return None
 

@@ -19,7 +19,7 @@ Either way a row of the store read is hidden when its claims
 a person wrote it over (`remember --override-tombstone`, recorded in the
 audit log of the row's own store), or when a field it carries beside them
 (a review reason, an origin session, a link target:
-`tombstones.carried_keys`) quotes it, as an import there would refuse the
+`carried_words.carried_keys`) quotes it, as an import there would refuse the
 row for. Only a forget crosses stores, not a
 review's rejection: rejecting a waiting note says it does not belong in that
 store, not that its content is gone, so an agent that proposes a person's
@@ -67,19 +67,19 @@ class ForgottenHere:
         self.db = db
         self.project = project
         self.read = read
-        # The keys of each carried text read so far (`tombstones.carried_keys`).
+        # The keys of each carried text read so far (`carried_words.carried_keys`).
         self.carried: dict[str, list[str]] = {}
 
     def hidden(self, memories: Sequence[Memory]) -> set[str]:
         """The ids among `memories` that `project` forgot: one lookup of all
         their keys, and one of the re-admissions of those that match."""
-        from tree_ring.store import tombstones
+        from tree_ring.store import carried_words, tombstones
 
         # What a write of each into the store that forgot would be checked by.
         keys = {m.id: set(tombstones.check_keys(m)) for m in memories}
         # And what it carries beside its claim (a review reason, an origin
         # session, a link target), which an import there would be refused by.
-        carried = {m.id: tombstones.carried_keys(m, self.carried) for m in memories}
+        carried = {m.id: carried_words.carried_keys(m, self.carried) for m in memories}
         wanted = list(
             dict.fromkeys(k for found in (keys, carried) for own in found.values() for k in own)
         )

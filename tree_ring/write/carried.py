@@ -25,7 +25,7 @@ from tree_ring.govern import reasons
 from tree_ring.model import claims
 from tree_ring.model.record import Link, Memory, generated_id
 from tree_ring.model.text import WITHHELD_ID
-from tree_ring.store import carrying, rows, tombstones
+from tree_ring.store import carried_words, carrying, rows, tombstones
 from tree_ring.store.sql import Db
 
 
@@ -57,7 +57,7 @@ class Withheld:
         """`text` with each run of forgotten words withheld; None when it holds none."""
         if text not in self.seen:
             found = None
-            if tombstones.keyed(text) and self._may_hold(text):
+            if carried_words.keyed(text) and self._may_hold(text):
                 spans = reasons.spans_held(text, self.held)
                 found = reasons.withheld(text, spans) if spans else None
             self.seen[text] = found
@@ -77,15 +77,15 @@ class Withheld:
         return bool(whole) and bool(self.held([tombstones.claim_key(whole)]))
 
     def path(self, path: str) -> bool:
-        """Whether a file's path quotes forgotten words (`tombstones.path_texts`)."""
-        return any(self.withheld(text) is not None for text in tombstones.path_texts(path))
+        """Whether a file's path quotes forgotten words (`carried_words.path_texts`)."""
+        return any(self.withheld(text) is not None for text in carried_words.path_texts(path))
 
     def memory_id(self, memory_id: str) -> str:
         """`memory_id`, or `WITHHELD_ID` when it quotes forgotten words, in
-        itself or as the words of an id a file chose (`tombstones.id_texts`)."""
+        itself or as the words of an id a file chose (`carried_words.id_texts`)."""
         if generated_id(memory_id):
             return memory_id
-        held = any(self.withheld(text) is not None for text in tombstones.id_texts(memory_id))
+        held = any(self.withheld(text) is not None for text in carried_words.id_texts(memory_id))
         return WITHHELD_ID if held else memory_id
 
     def target(self, target: str) -> str:
