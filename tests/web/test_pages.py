@@ -186,6 +186,24 @@ def test_hostile_text_is_escaped_on_every_page(client: Client, project_root: Pat
     assert "U+202Eevil" in client.get(f"/memory?id={memory.id}").body
 
 
+# An emoji family and a Persian word hold joiners between visible characters,
+# which the write path accepts: shown as written. A joiner at the end of a
+# field, which only a hand edit could leave, is spelled out.
+JOINED = ("\U0001f468\u200d\U0001f469\u200d\U0001f467", "\u0645\u06cc\u200c\u0631\u0648\u0645")
+
+
+def test_joiners_between_visible_characters_are_shown_as_written(
+    client: Client, project_root: Path
+) -> None:
+    pid = project.load_project_id(project_root)
+    memory = make_memory(pid, f"Family {JOINED[0]} and {JOINED[1]}", details="tail\u200d")
+    insert(project_root, [memory])
+    for path in ("/memories", f"/memory?id={memory.id}"):
+        body = client.get(path).body
+        assert JOINED[0] in body and JOINED[1] in body, path
+    assert "tailU+200D" in client.get(f"/memory?id={memory.id}").body
+
+
 def test_the_inbox_promotes_keeps_and_forgets(client: Client, run_cli: CliRunner) -> None:
     captured = [
         _id(run_cli("--json", "remember", text, "--scope", "agent", environ=AGENT).out)

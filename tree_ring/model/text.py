@@ -79,6 +79,17 @@ def _visible(char: str) -> bool:
     return char.isprintable() and not char.isspace()
 
 
+def joins(text: str, index: int) -> bool:
+    """Whether `text[index]` is a joiner the policy accepts: U+200D or U+200C
+    between two visible characters (an emoji sequence, a Persian word)."""
+    return (
+        text[index] in _JOINERS
+        and 0 < index < len(text) - 1
+        and _visible(text[index - 1])
+        and _visible(text[index + 1])
+    )
+
+
 def _refused(text: str, index: int, multiline: bool) -> bool:
     """Whether the policy (see the module docstring) refuses `text[index]`."""
     char = text[index]
@@ -90,9 +101,7 @@ def _refused(text: str, index: int, multiline: bool) -> bool:
             return index == 0 or not _visible(text[index - 1])
         return False
     if char in _JOINERS:
-        return not (
-            0 < index < len(text) - 1 and _visible(text[index - 1]) and _visible(text[index + 1])
-        )
+        return not joins(text, index)
     if char.isspace():
         return char in _BREAKS and not (multiline and char in "\t\n")
     from unicodedata import category  # only for characters neither printable nor space

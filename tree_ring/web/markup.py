@@ -2,10 +2,11 @@
 
 Every value that reaches a page goes through `text` (or `attr`, or `line`
 for a one-line field): `html.escape` with quotes, after control and format
-characters are spelled out as `U+XXXX`. A store written by hand or imported
-from elsewhere can hold a bidi override or a NUL that the write path would
-refuse; spelled out, it can neither reorder what a person reads nor break the
-SVG's XML.
+characters are spelled out as `U+XXXX` (but a joiner between two visible
+characters, which emoji sequences and Persian and Indic words need). A
+store written by hand or imported from elsewhere can hold a bidi override or
+a NUL that the write path would refuse; spelled out, it can neither reorder
+what a person reads nor break the SVG's XML.
 
 The style sheet is one `<style>` block whose sha256 the Content-Security-Policy
 names, so no other style and no script at all can run in a page.
@@ -18,7 +19,7 @@ import hashlib
 import html
 import unicodedata
 
-from tree_ring.model.text import cluster_end
+from tree_ring.model.text import cluster_end, joins
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,8 +32,12 @@ def _visible(value: str, keep: frozenset[str] = _KEEP) -> str:
     if value.isprintable():
         return value
     out: list[str] = []
-    for char in value:
-        if char not in keep and unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn"):
+    for index, char in enumerate(value):
+        if (
+            char not in keep
+            and unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn")
+            and not joins(value, index)  # an emoji sequence's, a Persian word's
+        ):
             out.append(f"U+{ord(char):04X}")
         else:
             out.append(char)
