@@ -70,3 +70,23 @@ def test_withhold_leaves_ordinary_messages_and_words_alone() -> None:
     assert withhold("no memory mem_20261129_134645_2d7a81bd6071", [G]) == (
         "no memory mem_20261129_134645_2d7a81bd6071"
     )
+
+
+@pytest.mark.parametrize(
+    ("environ", "field"),
+    [
+        ({"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": G}, "session_id"),
+        ({"CODEX_SESSION_ID": G}, "session_id"),
+        ({"TREE_RING_WORKFLOW_ID": G}, "workflow_id"),
+    ],
+)
+def test_a_harness_session_that_reads_as_a_secret_is_named_as_the_session(
+    run_cli: CliRunner, environ: dict[str, str], field: str
+) -> None:
+    # The harness's session is the agent's workflow too unless it names one:
+    # the refusal names the field the value came from, and never the value.
+    done = run_cli("remember", "A note on the release train", environ=environ)
+    assert done.code == 2 and len(done.err.splitlines()) == 1, done.err
+    assert done.err.startswith(f"error: refused: {field} looks like a secret"), done.err
+    assert G[4:14] not in done.err
+    assert int(run_cli("--json", "list").json()["total"]) == 0

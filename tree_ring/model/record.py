@@ -556,10 +556,12 @@ class Memory(Frozen, kw_only=True):
             fields["project"] = self.project
         if self.agent_profile:
             fields["agent_profile"] = self.agent_profile
-        if self.workflow_id:
-            fields["workflow_id"] = self.workflow_id
+        # The session first: an agent's workflow is its harness's session
+        # unless it names one, and a refusal names where the value came from.
         if self.session_id:
             fields["session_id"] = self.session_id
+        if self.workflow_id:
+            fields["workflow_id"] = self.workflow_id
         if self.operation_id:
             fields["operation_id"] = self.operation_id
         # An imported file or a ledger line names its own ids: a name like any other.
