@@ -99,3 +99,22 @@ def test_an_id_that_is_no_id_is_not_echoed(run_cli: CliRunner, verb: tuple[str, 
     assert "it is no id: ids read mem_ then" in said.err
     missing = "mem_20260101_000000_0123456789ab"
     assert f"no memory {missing!r}" in run_cli(*(word.format(missing) for word in verb)).err
+
+
+def test_importing_the_team_ledger_says_sync_reads_it(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    # The ledger sits beside the export a person means to import: its first
+    # line is its header, and every line names its record.
+    done = run_cli("remember", "The release train leaves on Tuesdays")
+    assert done.code == 0, done.err
+    assert run_cli("sync").code == 0
+    ledger = project_root / ".tree-ring" / "ledger.jsonl"
+    _header, *lines = ledger.read_text().splitlines()
+    for text in (ledger.read_text(), "\n".join(lines) + "\n"):
+        path = project_root / "wrong.jsonl"
+        path.write_text(text)
+        done = run_cli("import", str(path))
+        assert done.code == USAGE and len(done.err.splitlines()) == 1, done.err
+        assert "a team ledger's line" in done.err and "`tree-ring sync` reads" in done.err
+    assert int(run_cli("--json", "list").json()["total"]) == 1

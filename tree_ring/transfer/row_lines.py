@@ -181,6 +181,11 @@ def _parse_line(raw: str, number: int, reading: Reading) -> Iterator[Parsed]:
     if row.get("record") == stone_lines.TOMBSTONE:
         yield Parsed(number, None, stone_lines.check(row, into))
         return
+    if "record" in row:  # an export's rows name none; a team ledger's lines all do
+        raise UsageError(
+            f"a team ledger's line (record {str(row['record'])[:40]!r}), not an export's row; "
+            "`tree-ring sync` reads the team ledger, `import` reads what `export` wrote"
+        )
     if reading.global_rows != "all" and (row.get("scope") == "global") != (
         reading.global_rows == "only"
     ):
