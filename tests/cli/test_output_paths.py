@@ -7,6 +7,8 @@ one usage line naming it, with nothing written and the store untouched."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -157,6 +159,20 @@ def test_a_pipe_no_one_reads_is_refused_at_once_and_one_that_is_read_is_written(
     finally:
         os.close(reader)
     store_is_whole(kept)
+
+
+def test_dev_stdout_into_a_pipe_is_written(
+    kept: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    # `/dev/stdout` on a pipe opens, though its target resolves to no path.
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(repo / "bin" / "tree-ring"), "--root", str(project_root),
+         "export", "--output", "/dev/stdout"],
+        capture_output=True, env={"HOME": str(tmp_path)}, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert b"Keep me" in done.stdout and done.stderr == b""
 
 
 def test_an_empty_report_path_says_it_is_empty(

@@ -79,8 +79,10 @@ def write_text(path: StrPath, text: str, environ: Mapping[str, str]) -> int:
     resolved = check_file(path, environ)
     body = text.encode("utf-8")
     try:
-        if _special(resolved):
-            _write_special(resolved, os.fspath(path), body)
+        # The path as given: `/dev/stdout` on a pipe resolves to no path
+        # (`/proc/<pid>/fd/pipe:[...]`), though it opens.
+        if _special(path):
+            _write_special(os.fspath(path), os.fspath(path), body)
             return len(body)
         project.write_replacing(resolved, body, 0o666)
     except OSError as exc:
