@@ -66,7 +66,7 @@ from scale import SEED, Corpus  # noqa: E402
 from wired import hook_command, interpreter_flags  # noqa: E402
 
 from tree_ring.harness import guidance  # noqa: E402
-from tree_ring.model import project  # noqa: E402
+from tree_ring.model import project, user_home  # noqa: E402
 from tree_ring.model.actor import Actor  # noqa: E402
 from tree_ring.store import schema, settings  # noqa: E402
 from tree_ring.store.db import Store  # noqa: E402
@@ -314,7 +314,7 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
     # the SessionStart hook that reads it too.
     env["TREE_RING_USER_HOME"] = str(work / "no-user-store")
     user_env = {**env, "TREE_RING_USER_HOME": str(work / "user")}
-    build_user_store(work / "user" / project.USER_STORE, USER_SIZE)
+    build_user_store(work / "user" / user_home.USER_STORE, USER_SIZE)
     root = work / "project"
     started = time.perf_counter()
     project_id = build_store(root, size)

@@ -37,6 +37,7 @@ MODEL = {
     "tree_ring.model.project",
     "tree_ring.model.record",
     "tree_ring.model.text",
+    "tree_ring.model.user_home",
     "tree_ring.hook",
     "tree_ring.hook.adapter",
     "tree_ring.harness",

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import CliRunner
 
-from tree_ring.model import project
+from tree_ring.model import project, user_home
 from tree_ring.model.errors import StoreFault
 
 NOTE = "The exporter listens on port 9464"
@@ -24,7 +24,7 @@ def _home(tmp_path: Path) -> dict[str, str]:
 
 
 def _user_file(tmp_path: Path) -> Path:
-    return tmp_path / "me" / project.USER_STORE
+    return tmp_path / "me" / user_home.USER_STORE
 
 
 def test_a_damaged_user_store_is_named_with_its_own_remedy(
@@ -77,7 +77,7 @@ def test_a_user_store_folder_the_person_cannot_read_is_one_line(
 
     monkeypatch.setattr(os, "lstat", denied)
     with pytest.raises(StoreFault, match="cannot be read by you"):
-        project.check_user_store(_user_file(tmp_path))
+        user_home.check_user_store(_user_file(tmp_path))
     for args in (("recall", "exporter"), ("remember", NOTE)):
         done = run_cli(*args, environ=home)
         assert done.code == 1, (args, done.err)
@@ -151,3 +151,19 @@ def test_the_hook_s_brief_reads_no_user_store_below_a_file(
     assert b"skipped" not in done.stderr
     hook = run_session_start(project_root, env)
     assert b"9464" in hook.stdout and hook.stderr == b""
+
+
+@pytest.mark.parametrize("variable", ["XDG_DATA_HOME", "TREE_RING_USER_HOME"])
+def test_a_user_store_inside_a_project_s_tree_ring_folder_is_refused(
+    run_cli: CliRunner, project_root: Path, variable: str
+) -> None:
+    # The folder a project commits: the person's notes would go with it.
+    home = {variable: str(project_root / project.DIR / "data")}
+    done = run_cli("remember", "I prefer rebase over merge", "--scope", "global", environ=home)
+    assert done.code == 2 and done.err.count("\n") == 1, done.err
+    assert f"inside a project's {project.DIR}/ folder" in done.err
+    assert not list((project_root / project.DIR).rglob(user_home.USER_STORE))
+    # A project command that reads the user store says the same, and writes nothing.
+    done = run_cli("remember", NOTE, environ=home)
+    assert done.code == 2 and "XDG_DATA_HOME" in done.err
+    assert not list((project_root / project.DIR).rglob(user_home.USER_STORE))

@@ -17,7 +17,7 @@ from startup_support import COSTLY
 
 from tree_ring.harness import guidance
 from tree_ring.hook import adapter
-from tree_ring.model import project
+from tree_ring.model import project, user_home
 from tree_ring.read import brief
 from tree_ring.store import audit, user
 from tree_ring.store.db import Store
@@ -61,14 +61,14 @@ def hook_brief(root: Path, environ: dict[str, str], harness: str = "codex") -> t
 
 
 def test_the_path_comes_from_the_callers_environment(tmp_path: Path) -> None:
-    assert project.user_store_path_str({"TREE_RING_USER_HOME": "/x/me"}) == "/x/me/user.sqlite"
-    assert project.user_store_path_str({"XDG_DATA_HOME": "/x/data", "HOME": "/h"}) == (
+    assert user_home.user_store_path_str({"TREE_RING_USER_HOME": "/x/me"}) == "/x/me/user.sqlite"
+    assert user_home.user_store_path_str({"XDG_DATA_HOME": "/x/data", "HOME": "/h"}) == (
         "/x/data/tree-ring/user.sqlite"
     )
-    assert project.user_store_path_str({"XDG_DATA_HOME": "relative", "HOME": "/h"}) == (
+    assert user_home.user_store_path_str({"XDG_DATA_HOME": "relative", "HOME": "/h"}) == (
         "/h/.local/share/tree-ring/user.sqlite"
     )
-    assert project.user_store_path_str({}) is None
+    assert user_home.user_store_path_str({}) is None
     assert brief.USER_PROJECT == user.USER_PROJECT
 
 
@@ -81,16 +81,16 @@ def test_a_relative_user_home_is_ignored_as_a_relative_xdg_data_home_is(
     value: str,
 ) -> None:
     monkeypatch.chdir(project_root)
-    assert project.user_store_path_str({"TREE_RING_USER_HOME": value, "HOME": "/h"}) == (
+    assert user_home.user_store_path_str({"TREE_RING_USER_HOME": value, "HOME": "/h"}) == (
         "/h/.local/share/tree-ring/user.sqlite"
     )
     assert (
-        project.user_store_path_str(
+        user_home.user_store_path_str(
             {"TREE_RING_USER_HOME": value, "XDG_DATA_HOME": "/x/data", "HOME": "/h"}
         )
         == "/x/data/tree-ring/user.sqlite"
     )
-    assert project.user_store_path_str({"TREE_RING_USER_HOME": value}) is None
+    assert user_home.user_store_path_str({"TREE_RING_USER_HOME": value}) is None
     # A person's global note, run inside the project: stored in the home, not the checkout.
     person_home = tmp_path / "person"
     environ = {"TREE_RING_USER_HOME": value, "HOME": str(person_home)}

@@ -186,12 +186,12 @@ def test_an_unexpected_fault_of_the_user_store_is_named_by_its_class(
 ) -> None:
     """Tree Ring's own errors are said as their message; anything else keeps
     its class, as the hook's last-resort line does."""
-    from tree_ring.model import project
+    from tree_ring.model import user_home
 
     def broken(path: object) -> None:
         raise RuntimeError("no way through")
 
-    monkeypatch.setattr(project, "check_user_store", broken)
+    monkeypatch.setattr(user_home, "check_user_store", broken)
     text, err = hook_brief(project_root, home_at(elsewhere), "claude-code")
     assert text.startswith("Tree Ring memory for project") and NOTE not in text
     assert err == "tree-ring hook (claude-code): user store skipped: RuntimeError: no way through\n"

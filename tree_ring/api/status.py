@@ -64,12 +64,12 @@ def user_counts(
     """The person's user store counted as the project is: its path, whether it
     exists, its rows, the live ones and those waiting; a damaged one is reported,
     not raised, so status still speaks of the project."""
-    from tree_ring.model import project as projects
+    from tree_ring.model.user_home import user_store_path_str
     from tree_ring.review import queue as review
     from tree_ring.store.user import USER_PROJECT
     from tree_ring.upkeep import census
 
-    path = projects.user_store_path_str(environ)
+    path = user_store_path_str(environ)
     try:
         opened = user_store()
     except Exception as exc:  # status reports a damaged user store, it does not stop

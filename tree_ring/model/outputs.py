@@ -20,7 +20,7 @@ import errno
 import os
 import stat
 
-from tree_ring.model import project
+from tree_ring.model import project, user_home
 from tree_ring.model.errors import UsageError
 
 TYPE_CHECKING = False
@@ -43,7 +43,7 @@ def check(path: StrPath, environ: Mapping[str, str]) -> str:
             f"{shown} leads into a {project.DIR}/ folder, where Tree Ring keeps its store; "
             "write it somewhere outside that folder"
         )
-    user = project.user_dir_str(environ)
+    user = user_home.user_dir_str(environ)
     if user and _within(resolved, os.path.realpath(user)):
         raise UsageError(
             f"{shown} leads into {user}, where Tree Ring keeps your user store; "

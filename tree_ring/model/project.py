@@ -314,56 +314,6 @@ def read_upto(fd: int, limit: int, size: int | None = None) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-# The person's own memory, across projects: one store outside any project.
-USER_STORE = "user.sqlite"
-USER_HOME_VARIABLE = "TREE_RING_USER_HOME"
-
-
-def user_dir_str(environ: Mapping[str, str]) -> str | None:
-    """Where the user store lives, from the caller's environment:
-    TREE_RING_USER_HOME, else $XDG_DATA_HOME/tree-ring, else
-    ~/.local/share/tree-ring; None without a home to put it in. A relative
-    TREE_RING_USER_HOME or XDG_DATA_HOME is ignored: read against the working
-    directory, it would put the person's store inside whatever project a
-    command runs in."""
-    explicit = os.path.expanduser(environ.get(USER_HOME_VARIABLE, "").strip())
-    if explicit and os.path.isabs(explicit):
-        return os.path.normpath(explicit)
-    data = environ.get("XDG_DATA_HOME", "").strip()
-    # The XDG spec: a relative value is invalid and is ignored.
-    if data and os.path.isabs(data):
-        return os.path.join(data, "tree-ring")
-    home = environ.get("HOME", "").strip()
-    if not home or not os.path.isabs(home):
-        return None
-    return os.path.join(home, ".local", "share", "tree-ring")
-
-
-def user_store_path_str(environ: Mapping[str, str]) -> str | None:
-    folder = user_dir_str(environ)
-    return None if folder is None else os.path.join(folder, USER_STORE)
-
-
-def check_user_store(path: StrPath) -> None:
-    """Refuse a user store reached through a link (SQLite follows links: every
-    brief would read, and a global write overwrite, what a linked file or folder
-    points at; a link above the folder is fine), or in a folder this user cannot
-    read; below a file there is none. Every way to the user store runs this."""
-    fix = (
-        "Tree Ring opens the user store through no link: put the real folder or file "
-        f"in its place, or point {USER_HOME_VARIABLE} at the real folder"
-    )
-    try:
-        if expect(os.path.dirname(path), "directory", fix):
-            for side in ("", *STORE_SIDE_FILES):
-                expect(os.fspath(path) + side, "file", fix)
-    except NotADirectoryError:  # a file where its folder would be: no user store is there
-        return
-    except PermissionError:  # another user's folder: `sudo tree-ring ...` with this HOME
-        unreadable = f"the user store's folder {os.path.dirname(path)} cannot be read by you"
-        raise StoreFault(f"{unreadable}; give it back to you (chown -R) or move it aside") from None
-
-
 def store_path_str(root: StrPath) -> str:
     return os.path.join(root, DIR, STORE)
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 
-from tree_ring.model import jsontext, project
+from tree_ring.model import jsontext, project, user_home
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,12 +37,12 @@ MAX_ROOT = 4096
 MAX_FILE = MAX_SESSIONS * (MAX_ROOT + 256)
 _FIX = (
     "Tree Ring keeps its session map through no link: put the real folder or file in "
-    f"its place, or point {project.USER_HOME_VARIABLE} at the real folder"
+    f"its place, or point {user_home.USER_HOME_VARIABLE} at the real folder"
 )
 
 
 def path_str(environ: Mapping[str, str]) -> str | None:
-    folder = project.user_dir_str(environ)
+    folder = user_home.user_dir_str(environ)
     return None if folder is None else os.path.join(folder, FILE)
 
 

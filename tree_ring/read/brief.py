@@ -562,7 +562,7 @@ def brief_with_mine(
     import os
 
     from tree_ring.model.errors import TreeRingError
-    from tree_ring.model.project import check_user_store, user_store_path_str
+    from tree_ring.model.user_home import check_user_store, user_store_path_str
     from tree_ring.store.db import Store
 
     path = user_store_path_str(environ)

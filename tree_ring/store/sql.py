@@ -10,7 +10,7 @@ import os
 from operator import itemgetter
 
 from tree_ring.model.errors import StoreBusy, StoreFault
-from tree_ring.model.project import USER_STORE
+from tree_ring.model.user_home import USER_STORE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

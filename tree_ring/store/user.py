@@ -1,6 +1,6 @@
 """The user store: a person's own memory, across every project.
 
-One SQLite file outside any project (`model.project.user_store_path_str`:
+One SQLite file outside any project (`model.user_home.user_store_path_str`:
 TREE_RING_USER_HOME, else the XDG data directory), with the same schema,
 record, guard, tombstones, audit chain, review queue and liveness predicate
 as a project's store: it is a `Store`, opened from a file instead of a
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 
-from tree_ring.model import project
+from tree_ring.model import user_home
 from tree_ring.model.errors import NoStore
 from tree_ring.store.db import Options, Store
 
@@ -45,7 +45,7 @@ FIX = "a person's `tree-ring remember --scope global ...` creates it"
 
 def user_store_path(environ: Mapping[str, str]) -> str:
     """Where the user store is, or would be; a one-line error without a home."""
-    path = project.user_store_path_str(environ)
+    path = user_home.user_store_path_str(environ)
     if path is None:
         raise NoStore(
             "no home folder for the user store; set HOME, XDG_DATA_HOME or TREE_RING_USER_HOME"
@@ -54,10 +54,10 @@ def user_store_path(environ: Mapping[str, str]) -> str:
 
 
 def exists(environ: Mapping[str, str]) -> bool:
-    path = project.user_store_path_str(environ)
+    path = user_home.user_store_path_str(environ)
     if path is None:
         return False
-    project.check_user_store(path)
+    user_home.check_user_store(path)
     return os.path.exists(path)
 
 
@@ -73,10 +73,10 @@ def open_user(
     file raises StoreFault, a store or folder that is a link UnsafePath, with
     one line naming it.
     """
-    path = user_store_path(environ) if create else project.user_store_path_str(environ)
+    path = user_store_path(environ) if create else user_home.user_store_path_str(environ)
     if path is None:
         return None
-    project.check_user_store(path)  # a link, even a dangling one, is refused
+    user_home.check_user_store(path)  # a link, even a dangling one, is refused
     if not create and not os.path.exists(path):
         return None
     return Store.open_file(

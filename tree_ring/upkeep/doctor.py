@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tree_ring.govern import coordinator
-from tree_ring.model import project, vectors
+from tree_ring.model import project, user_home, vectors
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NoStore, StoreBusy, StoreFault, TreeRingError
 from tree_ring.model.progress import Progress
@@ -588,7 +588,7 @@ def check_user_store(environ: Mapping[str, str]) -> Check | None:
         return Check("user_store", False, str(exc))
     if opened is None:
         return None
-    path = project.user_store_path_str(environ)
+    path = user_home.user_store_path_str(environ)
     with opened:
         try:
             found = health.quick_problems(opened.db)
