@@ -356,3 +356,22 @@ def test_a_persons_note_holding_the_claim_as_one_sentence_keeps_it_writable(
     assert tombstones_held(project_root) == set()
     kept = {note, proposal} if how == "reject" else {note}  # a rejected row stays on record
     assert standing(project_root) == kept and writable(run_cli, TEXT)
+
+
+@pytest.mark.parametrize("field", ["summary", "details"])
+def test_a_persons_note_saying_the_claim_as_a_field_keeps_it_writable(
+    run_cli: CliRunner, project_root: Path, field: str
+) -> None:
+    """The person's other note says the forgotten claim as a whole field of
+    its own (the same summary with details, or as its details): it stays,
+    and so the claim stays writable, its content hash included."""
+    forgotten = remember(run_cli, TEXT)
+    if field == "summary":
+        note = remember(run_cli, TEXT, "--details", "Seen in the ops channel.")
+    else:
+        note = remember(run_cli, "A note from the ops channel", "--details", TEXT)
+    done = forget(run_cli, forgotten, "delete")
+    assert done["twins"] == [] and done["tombstoned"] is False
+    assert standing(project_root) == {note}
+    assert tombstones_held(project_root) == set()
+    assert writable(run_cli, TEXT)

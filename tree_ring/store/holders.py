@@ -33,6 +33,7 @@ from tree_ring.store.tombstones import (
     legacy_keys,
     other_texts,
     sentences,
+    whole_key,
     whole_keys,
 )
 
@@ -204,7 +205,11 @@ def unheld(
         if holds(holder):
             mine = wanted.intersection(check_keys(holder))
             held.update(mine)
-            copy = not whole.isdisjoint(whole_keys(holder))
+            # A copy of the whole claim, or a memory that says it as a whole
+            # field of its own (the same summary, with details of its own).
+            copy = not whole.isdisjoint(whole_keys(holder)) or not whole.isdisjoint(
+                filter(None, (whole_key(holder.summary), whole_key(holder.details)))
+            )
             if copy or (proposal and holder.source_type != "consolidation"):
                 # A copy in another spelling the fold makes one ("cаche" in
                 # Cyrillic letters) holds the content hash, which folds less:
