@@ -1,11 +1,13 @@
-"""A ledger line of an unknown record that gives a key twice is not carried,
-and a skipped line is named in words that say what is wrong with it.
+"""A ledger line that gives a key twice is neither taken nor carried, and a
+skipped line is named in words that say what is wrong with it.
 
 Read, such a line keeps only its last value of the key, so every check
 (the guard, what this clone forgot) read the last, while a rewrite or a
 merge carried the line as written, first value and all: forgotten words in
 the first value stayed in the committed ledger. The line is now skipped,
-named by `sync` and `doctor`, and left out of every rewrite and merge.
+named by `sync` and `doctor`, and left out of every rewrite and merge. A
+memory line that gives its summary twice reads as its last value, while a
+diff of it shows the first in its sorted place: it is not taken either.
 """
 
 from __future__ import annotations
@@ -61,6 +63,23 @@ def test_a_forgotten_first_value_is_neither_carried_nor_committed(tmp_path: Path
     merged = ledger.merge_texts(text + twice + "\n", text)
     assert FORGOTTEN not in merged and kept in merged.splitlines()
     assert ok(root, "doctor").code == 0
+
+
+def test_a_memory_line_giving_its_summary_twice_is_not_taken(tmp_path: Path) -> None:
+    root = first_repo(tmp_path)
+    kept = remember(root, "Feature flags are off in production by default")
+    ok(root, "sync")
+    path = root / LEDGER
+    lines = path.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if f'"id":"{kept}"' in line)
+    # The diff shows the sorted summary unchanged; the appended key wins when read.
+    lines[at] = lines[at][:-1] + ',"summary":"Feature flags are on in production, always"}'
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    synced = ok(root, "sync")
+    assert "gives a key twice" in synced.out + synced.err
+    shown = ok(root, "--json", "show", kept).json()["memory"]
+    assert shown["summary"] == "Feature flags are off in production by default"
+    assert "always" not in path.read_text(encoding="utf-8")
 
 
 def test_a_line_that_is_no_json_is_named_in_whole_words(tmp_path: Path) -> None:

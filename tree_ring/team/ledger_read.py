@@ -308,6 +308,10 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
     if not isinstance(data, dict):
         raise UsageError("not a JSON object")
     line: dict[str, Any] = data  # pyright: ignore[reportUnknownVariableType]
+    # A key given twice reads as its last value, while a diff of the line
+    # shows the first in its place: a line Tree Ring writes gives each once.
+    if ledger.canonical(line) != raw and jsontext.gives_a_key_twice(raw):
+        raise UsageError("it gives a key twice; a line Tree Ring writes gives each key once")
     record = line.get("record")
     if record == ledger.HEADER:
         schema = line.get("schema")
@@ -397,8 +401,6 @@ def _unknown(
     record = ledger.unknown_record(line)
     if record is None:
         raise UsageError("its record is not a string")
-    if jsontext.gives_a_key_twice(raw):  # the first value would be carried, never read
-        raise UsageError("a record this version does not know gives a key twice; left out")
     if not judge:
         raise Unreadable("a record this version does not know")
     why = _verdict(verdicts, raw, line)
