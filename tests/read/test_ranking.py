@@ -32,7 +32,9 @@ def candidate(**fields: Any) -> Candidate:
 
 
 def test_every_part_of_one_score() -> None:
-    found = score(candidate(age_days=30.0, meaning=0.5, unmatched=0.5, time=0.25), -4.0, set())
+    found = score(
+        candidate(age_days=30.0, meaning=0.5, unmatched=0.5, time=0.25, asking=0.5), -4.0, set()
+    )
     assert found.parts == {
         "relevance": pytest.approx(0.30 * 0.5),
         "overlap": pytest.approx(0.20 * 0.5),
@@ -45,6 +47,7 @@ def test_every_part_of_one_score() -> None:
         "context": 0.0,
         "meaning": pytest.approx((0.10 + 1.40 * 0.5**3) * 0.5),
         "time": pytest.approx(0.50 * 0.25),
+        "asking": pytest.approx(-0.15 * 0.5),
         "ring_boost": 0.0,
     }
     assert found.total == pytest.approx(sum(found.parts.values()), abs=1e-6)
@@ -62,6 +65,8 @@ def test_every_part_of_one_score() -> None:
         ({"meaning": 1.0, "unmatched": 1.0}, -1.0, "meaning", 1.50),  # none holds any
         ({"meaning": 1.0, "unmatched": 0.25}, -1.0, "meaning", 0.121875),  # the cube: a little
         ({"meaning": 1.0, "unmatched": 1.5}, -1.0, "meaning", 1.50),  # capped at 1
+        ({"asking": 1.0}, -1.0, "asking", -0.15),  # all its relevance in its questions
+        ({"asking": 2.0}, -1.0, "asking", -0.15),  # capped at 1
         ({"meaning": 1.5, "unmatched": 1.0}, -1.0, "meaning", 1.50),  # capped at 1
         ({"meaning": -0.4, "unmatched": 1.0}, -1.0, "meaning", 0.0),  # floored at 0
         ({"time": 1.0}, -1.0, "time", 0.50),  # written within a date the question names

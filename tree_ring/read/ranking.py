@@ -30,6 +30,10 @@
           + 0.50 * time         how near the memory was written to a date the
                                 question names (read/dates.py): 1 within it,
                                 halving each week outside
+          - 0.15 * asking       the share of its relevance that lies in the questions
+                                it asks (sentences ending in "?"): a turn that asks
+                                "how long do you hold that pose?" holds the
+                                question's words, the reply after it the answer
           + ring_boost          0.20 when the query asks for this ring's genre
                                 ("failure" -> scar, "decision" -> heartwood, ...)
 
@@ -70,6 +74,7 @@ WEIGHTS = {
     "context": 0.30,
     "meaning": 1.50,
     "time": 0.50,
+    "asking": 0.15,
 }
 # What meaning weighs when a candidate holds every word of the question; it
 # rises to WEIGHTS["meaning"] as the cube of the share of the question's
@@ -209,6 +214,8 @@ class Candidate(Frozen):
     time: float = 0.0
     # Who wrote it (`Memory.origin`): an import's source type is only a claim (`authority`).
     origin: str = ""
+    # The share of its relevance that lies in the questions it asks (`recall._asking`).
+    asking: float = 0.0
 
 
 class Score(Frozen):
@@ -242,6 +249,7 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
         "context": round(w["context"] * max(0.0, min(c.context, 1.0)), 6),
         "meaning": round(meaning * max(0.0, min(c.meaning, 1.0)), 6),
         "time": round(w["time"] * max(0.0, min(c.time, 1.0)), 6),
+        "asking": round(-w["asking"] * max(0.0, min(c.asking, 1.0)), 6),
         "ring_boost": RING_BOOST if c.ring in wanted_rings else 0.0,
     }
     return Score(round(sum(parts.values()), 6), parts, c.literal)

@@ -64,6 +64,7 @@ independently, is read in the index's order first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable
 
 from tree_ring.model import jsontext
@@ -531,7 +532,19 @@ def _score_all(
     out: list[tuple[ranking.Score, str, int, str]] = []
     for i, (row, match) in enumerate(found):
         # In CANDIDATE_COLUMNS order, then bm25.
-        rowid, created, salience, confidence, source_type, ring, summary, _d, _t, origin, _ = row
+        (
+            rowid,
+            created,
+            salience,
+            confidence,
+            source_type,
+            ring,
+            summary,
+            details,
+            tags,
+            origin,
+            _,
+        ) = row
         relevance, coverage = lex[i]
         candidate = ranking.Candidate(
             bm25=-(relevance / best) if best > 0 else 0.0,
@@ -552,11 +565,35 @@ def _score_all(
             meaning=meaning.scaled(near.get(rowid, 0.0), nearest),
             unmatched=unmatched,
             time=when[i],
+            asking=_asking(summary, tags, details, weigh, (terms[i][1], avg), relevance),
         )
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
     out.sort(key=lambda s: s[1], reverse=True)  # ties: newer first
     out.sort(key=lambda s: s[0].key, reverse=True)
     return out
+
+
+# Where one sentence ends and the next begins.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _asking(
+    summary: str,
+    tags: str,
+    details: str,
+    weigh: bm25.Weigher,
+    lengths: tuple[float, float],
+    relevance: float,
+) -> float:
+    """The share of a memory's relevance (its weighted BM25) that lies in the
+    questions its summary asks: 0 when it asks none. A turn that asks "how
+    long do you hold that pose?" holds the question's words; the turn after
+    it holds the answer (`ranking`'s `asking`)."""
+    if relevance <= 0 or "?" not in summary:
+        return 0.0
+    said = " ".join(s for s in SENTENCE_END.split(summary) if not s.rstrip().endswith("?"))
+    tf, _ = weigh.terms(said, tags or "", details or "")
+    return max(0.0, 1.0 - weigh(tf, *lengths)[0] / relevance)
 
 
 def _kind_match(question: Question, summary: str) -> float:
