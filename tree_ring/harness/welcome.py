@@ -13,8 +13,8 @@ from typing import Any
 
 from tree_ring.harness import guidance, integrations
 from tree_ring.model import project
-from tree_ring.store import maintenance
 from tree_ring.store.db import Options, Store
+from tree_ring.upkeep import census
 
 WHAT = (
     "Tree Ring is a local, governed memory for coding agents. At session start a hook "
@@ -42,15 +42,21 @@ def tour(root: Path | None, environ: Mapping[str, str], *, init: bool, cwd: Path
         created = guidance.init_project(root).created
     store: dict[str, Any] = {"found": root is not None}
     if root is not None:
-        count = 0  # a fresh clone has project.json; the database comes with first use
+        project_id = project.load_project_id(root)
+        live = waiting = 0  # a fresh clone has project.json; the database comes with first use
         if project.store_path(root).exists():
             with Store.open(root, options=Options.from_environ(environ)) as opened:
-                count = maintenance.count(opened.db)
+                counted = census.census(opened.db, project_id)
+            live = int(counted["live"])  # pyright: ignore[reportArgumentType]
+            waiting = int(counted["pending"]) + int(counted["disputed"])  # pyright: ignore[reportArgumentType]
+        # As `status` counts them: the brief reads these, disputed ones marked.
         store |= {
             "root": str(root),
             "path": str(project.store_path(root)),
-            "project": project.load_project_id(root),
-            "memories": count,
+            "project": project_id,
+            "memories": live + waiting,
+            "live": live,
+            "waiting": waiting,
             "created": created,
         }
     harnesses = integrations.status(root, environ)
@@ -74,9 +80,10 @@ def render(data: dict[str, Any]) -> list[str]:
     lines = ["Welcome to Tree Ring.", "", data["what"], ""]
     if store["found"]:
         made = " (created just now)" if store["created"] else ""
+        waiting = f" ({store['live']} live, {store['waiting']} waiting for review)"
         lines.append(
             f"Store: {store['path']}{made}, project {store['project']}, "
-            f"{store['memories']} memories."
+            f"{store['memories']} memories{waiting if store['waiting'] else ''}."
         )
     else:
         lines.append(
