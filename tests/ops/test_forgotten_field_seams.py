@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from forgetting_support import forgotten, listed
 from helpers import CliRunner
 
 CLAIM = "Never run database migrations directly on the primary during business hours"
@@ -23,29 +24,18 @@ FLAGS = {
 }
 
 
-def _forget(run_cli: CliRunner) -> None:
-    made = run_cli("--json", "remember", CLAIM)
-    assert made.code == 0, made.err
-    done = run_cli("forget", made.json()["id"], "--mode", "delete", "--reason", "changed")
-    assert done.code == 0, done.err
-
-
-def _count(run_cli: CliRunner) -> int:
-    return int(run_cli("--json", "list").json()["total"])
-
-
 @pytest.mark.parametrize("who", ["person", "agent"])
 @pytest.mark.parametrize("field", FLAGS)
 def test_a_claim_split_between_the_summary_and_a_field_is_refused(
     run_cli: CliRunner, field: str, who: str
 ) -> None:
-    _forget(run_cli)
+    forgotten(run_cli, CLAIM)
     environ = AGENT if who == "agent" else None
     for summary, other in ((HEAD, TAIL), (TAIL, HEAD)):
         done = run_cli("remember", summary, FLAGS[field], other, environ=environ)
         assert done.code != 0, (field, summary)
         assert "this content was forgotten" in done.err
-    assert _count(run_cli) == 0
+    assert listed(run_cli) == 0
 
 
 @pytest.mark.parametrize(
@@ -54,11 +44,11 @@ def test_a_claim_split_between_the_summary_and_a_field_is_refused(
 def test_a_claim_split_between_two_other_fields_is_refused(
     run_cli: CliRunner, first: str, then: str
 ) -> None:
-    _forget(run_cli)
+    forgotten(run_cli, CLAIM)
     done = run_cli("remember", "A note on deploys", FLAGS[first], HEAD, FLAGS[then], TAIL)
     assert done.code != 0, (first, then)
     assert "this content was forgotten" in done.err
-    assert _count(run_cli) == 0
+    assert listed(run_cli) == 0
 
 
 # The claim in three parts, the middle one a sentence of its own field.
@@ -72,7 +62,7 @@ THIRDS = ("Never run database migrations", "directly on the primary", "during bu
 def test_a_claim_split_across_three_fields_is_refused(
     run_cli: CliRunner, fields: tuple[str, ...], who: str
 ) -> None:
-    _forget(run_cli)
+    forgotten(run_cli, CLAIM)
     given = dict(zip(fields, THIRDS, strict=True))
     # The summary's other sentences, before the split or after it; other words
     # when the split leaves the summary out.
@@ -87,11 +77,11 @@ def test_a_claim_split_across_three_fields_is_refused(
     done = run_cli("remember", *args, environ=AGENT if who == "agent" else None)
     assert done.code != 0, fields
     assert "this content was forgotten" in done.err
-    assert _count(run_cli) == 0
+    assert listed(run_cli) == 0
 
 
 def test_notes_sharing_only_some_words_are_stored(run_cli: CliRunner) -> None:
-    _forget(run_cli)
+    forgotten(run_cli, CLAIM)
     for args in (
         (HEAD, "--source-ref", "docs/migrations.md"),
         ("Migrations run from the release pipeline", "--tag", "primary during business hours"),
@@ -99,4 +89,4 @@ def test_notes_sharing_only_some_words_are_stored(run_cli: CliRunner) -> None:
     ):
         done = run_cli("remember", *args)
         assert done.code == 0, (args, done.err)
-    assert _count(run_cli) == 3
+    assert listed(run_cli) == 3

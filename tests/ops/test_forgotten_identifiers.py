@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from forgetting_support import forgotten, listed
 from helpers import CliRunner
 
 AGENT = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "7f3c2a91"}
@@ -44,27 +45,16 @@ KEPT = [
 ]
 
 
-def _forget(run_cli: CliRunner, claim: str) -> None:
-    made = run_cli("--json", "remember", claim)
-    assert made.code == 0, made.err
-    done = run_cli("forget", made.json()["id"], "--mode", "delete", "--reason", "changed")
-    assert done.code == 0, done.err
-
-
-def _count(run_cli: CliRunner) -> int:
-    return int(run_cli("--json", "list").json()["total"])
-
-
 @pytest.mark.parametrize("who", ["person", "agent"])
 @pytest.mark.parametrize("args", SPELLINGS, ids=lambda a: " ".join(a)[:40])
 def test_a_forgotten_claim_written_as_an_identifier_is_refused(
     run_cli: CliRunner, who: str, args: tuple[str, ...]
 ) -> None:
-    _forget(run_cli, CLAIM)
+    forgotten(run_cli, CLAIM)
     done = run_cli("remember", *args, environ=AGENT if who == "agent" else None)
     assert done.code != 0, args
     assert "this content was forgotten" in done.err
-    assert _count(run_cli) == 0
+    assert listed(run_cli) == 0
 
 
 @pytest.mark.parametrize("who", ["person", "agent"])
@@ -72,26 +62,26 @@ def test_a_forgotten_claim_written_as_an_identifier_is_refused(
 def test_a_forgotten_identifier_written_as_its_words_is_refused(
     run_cli: CliRunner, who: str, wording: str
 ) -> None:
-    _forget(run_cli, IDENTIFIER_CLAIM)
+    forgotten(run_cli, IDENTIFIER_CLAIM)
     done = run_cli("remember", wording, environ=AGENT if who == "agent" else None)
     assert done.code != 0, wording
     assert "this content was forgotten" in done.err
-    assert _count(run_cli) == 0
+    assert listed(run_cli) == 0
 
 
 def test_notes_sharing_an_identifier_s_words_are_stored(run_cli: CliRunner) -> None:
-    _forget(run_cli, CLAIM)
-    _forget(run_cli, IDENTIFIER_CLAIM)
+    forgotten(run_cli, CLAIM)
+    forgotten(run_cli, IDENTIFIER_CLAIM)
     for note in KEPT:
         done = run_cli("remember", note)
         assert done.code == 0, (note, done.err)
-    assert _count(run_cli) == len(KEPT)
+    assert listed(run_cli) == len(KEPT)
 
 
 def test_an_imported_row_s_reason_may_not_say_it_as_an_identifier(
     run_cli: CliRunner, project_root: Path
 ) -> None:
-    _forget(run_cli, CLAIM)
+    forgotten(run_cli, CLAIM)
     project = json.loads((project_root / ".tree-ring" / "project.json").read_text())
     row = {
         "id": "mem_20261206_110000_00000000abcd",
@@ -104,4 +94,4 @@ def test_an_imported_row_s_reason_may_not_say_it_as_an_identifier(
     done = run_cli("import", str(rows))
     assert done.code != 0
     assert "review.review_reason holds content that was forgotten" in done.err
-    assert _count(run_cli) == 0
+    assert listed(run_cli) == 0
