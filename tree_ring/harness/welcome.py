@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tree_ring.harness import guidance, integrations
 from tree_ring.model import project
@@ -47,8 +47,8 @@ def tour(root: Path | None, environ: Mapping[str, str], *, init: bool, cwd: Path
         if project.store_path(root).exists():
             with Store.open(root, options=Options.from_environ(environ)) as opened:
                 counted = census.census(opened.db, project_id)
-            live = int(counted["live"])  # pyright: ignore[reportArgumentType]
-            waiting = int(counted["pending"]) + int(counted["disputed"])  # pyright: ignore[reportArgumentType]
+            live = cast("int", counted["live"])
+            waiting = cast("int", counted["pending"]) + cast("int", counted["disputed"])
         # As `status` counts them: the brief reads these, disputed ones marked.
         store |= {
             "root": str(root),
