@@ -532,19 +532,8 @@ def _score_all(
     out: list[tuple[ranking.Score, str, int, str]] = []
     for i, (row, match) in enumerate(found):
         # In CANDIDATE_COLUMNS order, then bm25.
-        (
-            rowid,
-            created,
-            salience,
-            confidence,
-            source_type,
-            ring,
-            summary,
-            details,
-            tags,
-            origin,
-            _,
-        ) = row
+        rowid, created, salience, confidence, source_type, ring, *said = row
+        summary, details, tags, origin, _ = said
         relevance, coverage = lex[i]
         candidate = ranking.Candidate(
             bm25=-(relevance / best) if best > 0 else 0.0,
