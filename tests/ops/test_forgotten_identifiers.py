@@ -95,3 +95,60 @@ def test_an_imported_row_s_reason_may_not_say_it_as_an_identifier(
     assert done.code != 0
     assert "review.review_reason holds content that was forgotten" in done.err
     assert listed(run_cli) == 0
+
+
+# A field that is the forgotten claim as one identifier, and nothing else.
+TOKEN = "DeploysFreezeOnFridaysAfterTheReleaseBranchIsCut"
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"review": {"review_reason": TOKEN}},
+        {"origin_session": TOKEN},
+        {"source": {"type": TOKEN, "ref": "", "quote": ""}},
+        {"agent_profile": TOKEN, "scope": "agent"},
+        {"operation_id": TOKEN},
+    ],
+    ids=lambda f: next(iter(f)),
+)
+def test_an_imported_field_that_is_only_the_identifier_is_refused(
+    run_cli: CliRunner, project_root: Path, fields: dict[str, object]
+) -> None:
+    forgotten(run_cli, CLAIM)
+    project = json.loads((project_root / ".tree-ring" / "project.json").read_text())
+    row = {"project": project["project_id"], "summary": "Release owners rotate", **fields}
+    rows = project_root / "rows.jsonl"
+    rows.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    done = run_cli("import", str(rows))
+    assert done.code != 0, done.out
+    assert "forgotten" in done.err
+    assert listed(run_cli) == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "environ"),
+    [
+        (("remember", "A note on releases", "--scope", "agent", "--agent-profile", TOKEN), None),
+        (("remember", "A note on releases"), {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": TOKEN}),
+        (("remember", "A note on releases", "--workflow-id", TOKEN), None),
+    ],
+    ids=["agent-profile", "session", "workflow"],
+)
+def test_an_id_that_is_only_the_identifier_is_refused(
+    run_cli: CliRunner, args: tuple[str, ...], environ: dict[str, str] | None
+) -> None:
+    forgotten(run_cli, CLAIM)
+    done = run_cli(*args, environ=environ)
+    assert done.code != 0 and "this content was forgotten" in done.err, done.err
+    assert listed(run_cli) == 0
+
+
+@pytest.mark.parametrize("verb", ["refute", "forget"])
+def test_a_reason_that_is_only_the_identifier_is_refused(run_cli: CliRunner, verb: str) -> None:
+    forgotten(run_cli, CLAIM)
+    other = run_cli("--json", "remember", "Release owners rotate every quarter").json()["id"]
+    extra = ("--mode", "delete") if verb == "forget" else ()
+    done = run_cli(verb, other, "--reason", TOKEN, *extra)
+    assert done.code != 0 and "holds content this project forgot" in done.err, done.err
+    assert listed(run_cli) == 1

@@ -17,7 +17,7 @@ import re
 from tree_ring.model.claims import claim_text, legacy_claim_text
 from tree_ring.model.identifiers import spaced
 from tree_ring.model.record import Memory, generated_id
-from tree_ring.store.tombstones import MIN_WORDS, claim_key
+from tree_ring.store.tombstones import MIN_WORDS, claim_key, one_word
 
 # Types only: the SessionStart hook loads this module to hide what a project
 # forgot (`read/forgotten_here.py`).
@@ -61,8 +61,8 @@ def id_texts(value: str) -> list[str]:
 
 def keyed(text: str) -> bool:
     """Whether a carried field's `text` is read against the tombstones at all:
-    a single word or a generated id holds no claim."""
-    return bool(text) and not text.isalnum() and not generated_id(text)
+    a single word (`one_word`) or a generated id holds no claim."""
+    return bool(text) and not one_word(text) and not generated_id(text)
 
 
 def carried_keys(memory: Memory, seen: dict[str, list[str]] | None = None) -> set[str]:

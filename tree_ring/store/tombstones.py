@@ -92,6 +92,13 @@ def whole_key(text: str) -> str | None:
     return _key(claim) if claim else None
 
 
+def one_word(text: str) -> bool:
+    """Whether `text` is a single word, which holds no claim: letters and
+    digits only, and no camelCase identifier ("UseTabsInTheMakefile" is the
+    words it runs together, `identifiers.spaced`)."""
+    return text.isalnum() and spaced(text) == text
+
+
 def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCES.split(text) if part.strip()]
 
@@ -190,7 +197,7 @@ def other_texts(memory: Memory) -> list[str]:
     if len(tags) > 1:
         tags.append(" ".join(memory.tags))  # a sentence spread over several tags
     # A single word ("billing", "decision") is never keyed alone: skip folding it.
-    rest = [text for text in (*tags, memory.source_ref, memory.event_type) if not text.isalnum()]
+    rest = [text for text in (*tags, memory.source_ref, memory.event_type) if not one_word(text)]
     return [memory.source_quote, *rest]
 
 
@@ -494,7 +501,7 @@ def _names(memory: Memory) -> list[str]:
     but a write is checked over them as over its text, so forgotten words
     cannot come back as a name, in any spelling ("deploy-only-from-main")."""
     names = (memory.agent_profile, memory.workflow_id, memory.session_id, memory.operation_id)
-    found = [name for name in names if name and not name.isalnum()]
+    found = [name for name in names if name and not one_word(name)]
     # A file's own id ("mem_<forgotten words>"), not one Tree Ring made.
     if memory.id and not generated_id(memory.id):
         found.append(memory.id.removeprefix("mem_"))
