@@ -153,12 +153,18 @@ def test_the_hook_s_brief_reads_no_user_store_below_a_file(
     assert b"9464" in hook.stdout and hook.stderr == b""
 
 
+@pytest.mark.parametrize("linked", [False, True], ids=["written", "linked"])
 @pytest.mark.parametrize("variable", ["XDG_DATA_HOME", "TREE_RING_USER_HOME"])
 def test_a_user_store_inside_a_project_s_tree_ring_folder_is_refused(
-    run_cli: CliRunner, project_root: Path, variable: str
+    run_cli: CliRunner, project_root: Path, tmp_path: Path, variable: str, linked: bool
 ) -> None:
-    # The folder a project commits: the person's notes would go with it.
-    home = {variable: str(project_root / project.DIR / "data")}
+    # The folder a project commits: the person's notes would go with it,
+    # whether the path names it or a link leads there.
+    inside = project_root / project.DIR / "data"
+    if linked:
+        inside.mkdir()
+        (tmp_path / "data-link").symlink_to(inside)
+    home = {variable: str(tmp_path / "data-link" if linked else inside)}
     done = run_cli("remember", "I prefer rebase over merge", "--scope", "global", environ=home)
     assert done.code == 2 and done.err.count("\n") == 1, done.err
     assert f"inside a project's {project.DIR}/ folder" in done.err

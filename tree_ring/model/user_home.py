@@ -57,7 +57,10 @@ def check_user_store(path: StrPath) -> None:
     read; below a file there is none; or inside a project's `.tree-ring/`
     folder, which the project's git would share (`XDG_DATA_HOME` set to one).
     Every way to the user store runs this."""
-    if project.DIR in os.path.abspath(path).split(os.sep):
+    # As written and where its links lead: a link to a `.tree-ring/` folder
+    # puts the file there all the same.
+    ways = (os.path.abspath(path), os.path.realpath(path))
+    if any(project.DIR in way.split(os.sep) for way in ways):
         raise UsageError(
             f"the user store would be {os.fspath(path)}, inside a project's {project.DIR}/ "
             f"folder, which the project's git shares; point {USER_HOME_VARIABLE} or "
