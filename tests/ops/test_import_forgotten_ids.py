@@ -299,6 +299,28 @@ def test_a_project_row_cannot_take_the_id_the_user_store_forgot(
     assert run_cli("--json", "list", environ=home).json()["total"] == 0
 
 
+def test_an_id_in_other_case_of_a_stored_memory_is_refused_in_either_store(
+    run_cli: CliRunner, project_id: str, home: dict[str, str], tmp_path: Path
+) -> None:
+    ours = run_cli("--json", "remember", "The release train leaves on Tuesdays").json()["id"]
+    mine = run_cli("--json", "remember", "I like short commit titles", "--scope", "global",
+                   environ=home).json()["id"]  # fmt: skip
+    for taken, said in ((ours, "differs from a memory's id here only in letter case"),
+                        (mine, "names a memory of your user store")):  # fmt: skip
+        other = "mem_" + taken.removeprefix("mem_").upper()
+        row = {"id": other, "project": project_id, "summary": "Other words for the project"}
+        path = write_lines(tmp_path / "case.jsonl", [row])
+        done = run_cli("import", str(path), environ=home)
+        assert done.code == 1 and said in done.err, done.err
+    assert run_cli("--json", "list", environ=home).json()["total"] == 1
+    # Into the user store, a project's id in other case.
+    row = {"id": "mem_" + ours.removeprefix("mem_").upper(), "project": project_id,
+           "scope": "global", "summary": "Other words for me"}  # fmt: skip
+    path = write_lines(tmp_path / "global.jsonl", [row])
+    done = run_cli("import", str(path), "--global-to", "user", environ=home)
+    assert done.code == 1 and "names a memory of this project" in done.err, done.err
+
+
 def test_a_persons_tombstone_line_forgets_the_memory_it_names_here(tmp_path: Path) -> None:
     # Alice forgets a memory Bob's clone still holds, and hands Bob her export:
     # Bob's import forgets it too, so his store and the ledger he writes agree.

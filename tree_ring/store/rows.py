@@ -197,6 +197,19 @@ def content_hashes(db: Db, ids: Iterable[str]) -> dict[str, str]:
     return dict(db.query(sql, (_json(list(ids)),)))
 
 
+def held_in_other_case(db: Db, ids: Iterable[str]) -> set[str]:
+    """The ids among `ids` that differ only in letter case from a stored
+    row's (a scan: for an import's few ids, never a read)."""
+    wanted = {memory_id.lower(): memory_id for memory_id in ids}
+    sql = "SELECT id FROM memories WHERE lower(id) IN (SELECT value FROM json_each(?))"
+    found: set[str] = set()
+    for (stored,) in db.query(sql, (_json(list(wanted)),)):
+        asked = wanted.get(str(stored).lower())
+        if asked is not None and asked != stored:
+            found.add(asked)
+    return found
+
+
 def readable(db: Db, reader: Identity, ids: Iterable[str]) -> set[str]:
     """The ids among `ids` of stored rows (in any state) that `reader`'s recall
     may read (`live.visible`): what an agent's `show` finds; any other is "no

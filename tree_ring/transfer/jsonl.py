@@ -465,7 +465,8 @@ class _Writer:
         that row's matter (it is unchanged, replaced or refused as taken); a
         rejected row a person restores as rejected is its own rejection coming
         back, and the ledger says it as the tombstone it is. An id that differs
-        from a forgotten one only in case is refused too: it reads as that id.
+        from a forgotten or a stored one only in case is refused too: it reads
+        as that id.
         Nor may a row take an id of the store read beside this one (the
         person's user store for a project, the project for the user store):
         one id would name two memories."""
@@ -480,7 +481,10 @@ class _Writer:
             if self.reach is not None and ids
             else set[str]()
         )
-        if not forgotten and not beside and not redacted:
+        # An id that differs from a stored row's only in case reads as that
+        # row's: a second row under it would be two memories of one name.
+        cased = rows.held_in_other_case(self.db, ids) if ids else set[str]()
+        if not forgotten and not beside and not redacted and not cased:
             return items
         free: list[Parsed] = []
         for item in items:
@@ -508,6 +512,11 @@ class _Writer:
                 )
             elif memory.id in redacted:
                 error = Conflict(f"memory id {memory.id} was redacted and cannot be reused")
+            elif memory.id in cased:
+                error = Conflict(
+                    f"memory id {memory.id} differs from a memory's id here only in letter "
+                    "case; give the row a new id, or omit it"
+                )
             if error is None:
                 free.append(item)
             else:
@@ -557,7 +566,10 @@ class _Writer:
                 forgot = set(map(str.casefold, tombstones.memory_ids(other[0], other[1])))
                 gone = [memory_id for memory_id in ids if memory_id.casefold() in forgot]
                 beside |= dict.fromkeys(gone, "a memory {} forgot (read beside {})".format(*there))
-                held = rows.content_hashes(other[0], ids)
+                held = [
+                    *rows.content_hashes(other[0], ids),
+                    *rows.held_in_other_case(other[0], ids),
+                ]
                 beside |= dict.fromkeys(held, "a memory of {} (read beside {})".format(*there))
         return beside
 
@@ -570,6 +582,7 @@ class _Writer:
             {memory_id for memory_id in ids if memory_id.casefold() in self.forgotten}
             | redactions.among(self.db, ids)
             | self._beside(ids).keys()
+            | rows.held_in_other_case(self.db, ids)
         )
 
     def _held(self, ids: list[str]) -> dict[str, str]:
