@@ -80,6 +80,20 @@ def test_a_claim_split_across_three_fields_is_refused(
     assert listed(run_cli) == 0
 
 
+@pytest.mark.parametrize("who", ["person", "agent"])
+def test_a_claim_split_across_three_fields_with_framing_words_is_refused(
+    run_cli: CliRunner, who: str
+) -> None:
+    forgotten(run_cli, CLAIM)
+    first, middle, last = THIRDS
+    done = run_cli(
+        "remember", f"So {first.lower()}", "--details", middle, "--source-quote",
+        f"{last}, as before", environ=AGENT if who == "agent" else None,
+    )  # fmt: skip
+    assert done.code != 0 and "this content was forgotten" in done.err, done.err
+    assert listed(run_cli) == 0
+
+
 def test_notes_sharing_only_some_words_are_stored(run_cli: CliRunner) -> None:
     forgotten(run_cli, CLAIM)
     for args in (

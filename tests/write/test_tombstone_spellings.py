@@ -244,3 +244,38 @@ def test_forgetting_a_memory_leaves_the_boilerplate_its_details_share(run_cli: C
         "remember", "Disk alert", "--details", "The cache node ran out of disk on Monday."
     )
     assert refused.code != 0 and "forgotten" in refused.err
+
+
+# A claim in another script, and the same words in capitals without their
+# accents (how Greek capitals are written), or in small letters with them.
+OTHER_SCRIPTS = [
+    (
+        "Η βάση δεδομένων κλειδώνει κάθε βράδυ στις δύο",
+        "Η ΒΑΣΗ ΔΕΔΟΜΕΝΩΝ ΚΛΕΙΔΩΝΕΙ ΚΑΘΕ ΒΡΑΔΥ ΣΤΙΣ ΔΥΟ",
+    ),
+    ("Всё готово к выпуску сегодня вечером", "ВСЕ ГОТОВО К ВЫПУСКУ СЕГОДНЯ ВЕЧЕРОМ"),
+]
+
+
+@pytest.mark.parametrize("who", ["person", "agent"])
+@pytest.mark.parametrize("which", [0, 1], ids=["small-then-capitals", "capitals-then-small"])
+@pytest.mark.parametrize("pair", OTHER_SCRIPTS, ids=["greek", "cyrillic"])
+def test_a_claim_of_another_script_is_refused_in_the_other_case(
+    run_cli: CliRunner, pair: tuple[str, str], which: int, who: str
+) -> None:
+    forgotten, again = pair[which], pair[1 - which]
+    gone = remember(run_cli, forgotten)
+    assert run_cli("forget", gone, "--mode", "delete", "--reason", "wrong").code == 0
+    environ = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "7f3c2a91"} if who == "agent" else None
+    for text in (again, f"FYI: {again}, as before"):
+        done = run_cli("remember", text, environ=environ)
+        assert done.code != 0 and "this content was forgotten" in done.err, (text, done.err)
+
+
+def test_a_persons_forget_takes_an_agents_copy_in_capitals(run_cli: CliRunner) -> None:
+    small, capitals = OTHER_SCRIPTS[0]
+    mine = remember(run_cli, small)
+    agent = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "7f3c2a91"}
+    theirs = write(run_cli, "remember", capitals, "--scope", "agent", environ=agent)["id"]
+    done = write(run_cli, "forget", mine, "--mode", "delete", "--reason", "wrong")
+    assert done["twins"] == [theirs]

@@ -98,6 +98,16 @@ def written_claim_text(text: str) -> str:
 _FILLER_SPACES = dict.fromkeys(map(ord, FILLERS), " ")
 
 
+def cased_claim_text(text: str) -> str:
+    """`claim_text` of `text` with its letters made small first. The fold
+    reads look-alikes before case, since a capital look-alike (Cyrillic Н)
+    has a Latin prototype its small letter lacks; so a claim of another
+    script in capitals (Greek ΒΑΣΗ: B, A, ...) folds apart from the same
+    words in small letters (βάση: ß, a, ...). Tombstones key a text that is
+    not ASCII by both, so either case refuses the other."""
+    return claim_text(text.casefold())
+
+
 def plain_words(text: str) -> list[str] | None:
     """When `text` is ASCII, every word `claim_text` can make of it or of any
     part of it, with repeats (a claim's annotations are left in: more words,

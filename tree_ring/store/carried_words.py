@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from tree_ring.model.claims import claim_text, legacy_claim_text
+from tree_ring.model.claims import cased_claim_text, claim_text, legacy_claim_text
 from tree_ring.model.identifiers import spaced
 from tree_ring.model.record import Memory, generated_id
 from tree_ring.store.tombstones import MIN_WORDS, claim_key, one_word
@@ -107,7 +107,8 @@ WHOLE = (-1, -1)
 def runs(text: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, int]]]:
     """Each key of `text`'s runs of words (every run of at least `MIN_WORDS`
     of its folded words, and the whole text), keyed as a write's claims are,
-    by today's fold, for text that is not ASCII the legacy one too, and for
+    by today's fold, for text that is not ASCII the legacy one and that of
+    small letters (`cased_claim_text`) too, and for
     a text naming a camelCase identifier, its words (`spaced`); with the
     runs of `tokens` (`TOKEN` over `text`: first, last) it was made from, the
     whole text's as `WHOLE` (its fold leaves out the annotations around a
@@ -115,7 +116,7 @@ def runs(text: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, in
     found: dict[str, list[tuple[int, int]]] = {}
     folds = [claim_text]
     if not text.isascii():
-        folds.append(legacy_claim_text)
+        folds += [legacy_claim_text, cased_claim_text]
     if spaced(text) != text:
         folds.append(_spaced_claim_text)
     for fold in folds:

@@ -50,7 +50,13 @@ from __future__ import annotations
 import re
 
 from tree_ring.model import jsontext
-from tree_ring.model.claims import claim_text, legacy_claim_text, may_escape, written_claim_text
+from tree_ring.model.claims import (
+    cased_claim_text,
+    claim_text,
+    legacy_claim_text,
+    may_escape,
+    written_claim_text,
+)
 from tree_ring.model.errors import Conflict
 from tree_ring.model.identifiers import spaced
 from tree_ring.model.record import Memory, generated_id, sha256
@@ -103,11 +109,11 @@ def sentences(text: str) -> list[str]:
     return [part for part in _SENTENCES.split(text) if part.strip()]
 
 
-# A claim by today's fold and by the legacy one (the same for ASCII text).
-# A text folded: its claim, the claim by the legacy fold (`legacy_claim_text`)
-# and by the fold before escapes were decoded (`written_claim_text`); each of
-# the last two the claim itself where it is the same.
-Folded = tuple[str, str, str]
+# A text folded: its claim, the claim by the legacy fold (`legacy_claim_text`),
+# by the fold before escapes were decoded (`written_claim_text`), and by the
+# fold of its letters made small first (`cased_claim_text`); each of the last
+# three the claim itself where it is the same (always, for ASCII text).
+Folded = tuple[str, str, str, str]
 
 
 class _Keys:
@@ -121,18 +127,19 @@ class _Keys:
 
     def fold(self, text: str) -> Folded:
         if not text:
-            return ("", "", "")
+            return ("", "", "", "")
         pair = self._folded.get(text)
         if pair is None:
             claim = claim_text(text)
             old = claim if text.isascii() else legacy_claim_text(text)
             written = written_claim_text(text) if may_escape(text) else claim
-            pair = self._folded[text] = (claim, old, written)
+            cased = claim if text.isascii() else cased_claim_text(text)
+            pair = self._folded[text] = (claim, old, written, cased)
         return pair
 
     def add(self, pair: Folded, words: int) -> None:
         """Key `pair` when its claim has at least `words` words."""
-        claim, old, written = pair
+        claim, old, written, cased = pair
         if claim and claim.count(" ") + 1 >= words:
             key = _key(claim)
             self.found[key] = None
@@ -141,6 +148,8 @@ class _Keys:
                 self.legacy[_key(old)] = key
             if written and written != claim:
                 self.found[_key(written)] = None
+            if cased and cased != claim:
+                self.found[_key(cased)] = None
 
     def sentences(self, text: str, words: int) -> list[Folded]:
         """Key each sentence of `text`; returns them all, for the seams."""
@@ -152,20 +161,23 @@ class _Keys:
     def trims(self, pair: Folded) -> None:
         """Key `pair`'s claim with up to TRIM words left off either end, where
         at least SENTENCE_WORDS remain: a forgotten sentence said again inside
-        a longer one ("FYI ...", "So ...", "..., as before")."""
-        words = pair[0].split()
-        for start in range(TRIM + 1):
-            for end in range(len(words), max(len(words) - TRIM, start + SENTENCE_WORDS) - 1, -1):
-                if (start, end) != (0, len(words)):
-                    self.found[_key(" ".join(words[start:end]))] = None
+        a longer one ("FYI ...", "So ...", "..., as before"); by the fold of
+        small letters too."""
+        for claim in dict.fromkeys((pair[0], pair[3])):
+            words = claim.split()
+            for start in range(TRIM + 1):
+                for end in range(
+                    len(words), max(len(words) - TRIM, start + SENTENCE_WORDS) - 1, -1
+                ):
+                    if (start, end) != (0, len(words)):
+                        self.found[_key(" ".join(words[start:end]))] = None
 
     def seams(self, fields: Sequence[Sequence[Folded]], words: int, *, trim: bool = False) -> None:
         """A sentence split between fields, in any order: the last sentence
         of one run on into the first of another, and on through each field
         that is one sentence into the next ("Deploys freeze" | "on Fridays
-        after the" | "release branch is cut"); with `trim`, the sentences
-        across two fields with their ends trimmed too (`trims`: a write's,
-        never a tombstone's)."""
+        after the" | "release branch is cut"); with `trim`, each with its
+        ends trimmed too (`trims`: a write's, never a tombstone's)."""
         ends = [pairs for pairs in fields if pairs]
 
         def run_on(joined: Folded, used: frozenset[int]) -> None:
@@ -173,7 +185,7 @@ class _Keys:
                 if at not in used:
                     further = _joined(joined, then[0])
                     self.add(further, words)
-                    if trim and len(used) == 1:
+                    if trim:
                         self.trims(further)
                     if len(then) == 1:
                         run_on(further, used | {at})
@@ -183,11 +195,8 @@ class _Keys:
 
 
 def _joined(first: Folded, then: Folded) -> Folded:
-    return (
-        f"{first[0]} {then[0]}".strip(),
-        f"{first[1]} {then[1]}".strip(),
-        f"{first[2]} {then[2]}".strip(),
-    )
+    one, two, three, four = (f"{a} {b}".strip() for a, b in zip(first, then, strict=True))
+    return (one, two, three, four)
 
 
 def other_texts(memory: Memory) -> list[str]:
