@@ -97,9 +97,11 @@ def cmd_export(ctx: Context) -> int:
     named = {"left_out": left_out} if left_out else {}
     if a.output:
         outputs.write_text(a.output, body, ctx.environ)
+        # `--output /dev/stdout`: the lines went where the status would go.
         ctx.emit(
             {"project": identity.project, "written": [a.output], "lines": len(lines), **named},
             f"wrote {len(lines)} lines to {a.output}",
+            to=sys.stderr if outputs.same_file(a.output, ctx.out) else None,
         )
     elif ctx.as_json:
         # One object holding the lines, as every --json is; plain export stays JSONL.

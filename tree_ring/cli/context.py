@@ -202,14 +202,16 @@ class Context:
         """The verb, or verb and action ("review approve"), as `--json` names it."""
         return str(getattr(self.args, "command_name", None) or getattr(self.args, "command", ""))
 
-    def emit(self, data: Mapping[str, Any], text: str) -> None:
-        """One JSON object under `--json` (with `command`), else the human text."""
+    def emit(self, data: Mapping[str, Any], text: str, *, to: TextIO | None = None) -> None:
+        """One JSON object under `--json` (with `command`), else the human text;
+        on `to` when given (stderr, where stdout carries the command's output)."""
+        out = self.out if to is None else to
         if self.as_json:
             document = {"command": self.command, **data}
-            self.out.write(jsontext.dumps(document, sort_keys=True) + "\n")
+            out.write(jsontext.dumps(document, sort_keys=True) + "\n")
         elif text:
             text = terminal_safe(text)
-            self.out.write(text if text.endswith("\n") else text + "\n")
+            out.write(text if text.endswith("\n") else text + "\n")
 
     def warn(self, message: str, *, code: str, exit_code: int = 1) -> int:
         """A problem after the work was done and reported (content that lingers

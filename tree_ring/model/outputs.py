@@ -92,6 +92,16 @@ def write_text(path: StrPath, text: str, environ: Mapping[str, str]) -> int:
     return len(body)
 
 
+def same_file(path: StrPath, stream: object) -> bool:
+    """Whether `path` opens the file `stream` writes to (`/dev/stdout` for
+    the process's own stdout): a status line then goes elsewhere."""
+    fileno = getattr(stream, "fileno", None)
+    try:
+        return fileno is not None and os.path.samestat(os.stat(path), os.fstat(fileno()))
+    except (OSError, ValueError):
+        return False
+
+
 def _write_special(resolved: str, shown: str, body: bytes) -> None:
     """Write to a pipe or a device: opened without waiting (a FIFO no one
     reads fails at once, ENXIO), then written to as usual."""
