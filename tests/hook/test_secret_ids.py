@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from test_adapter import payload
 
 from tree_ring.guard import find_secret
-from tree_ring.hook import adapter
+from tree_ring.model.record import is_uuid
 
 LAUNCHER = REPO / "hooks" / "tree_ring_hook.py"
 TOKEN = "ghp_pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"
@@ -114,7 +114,7 @@ UUIDS = st.uuids().map(str) | st.uuids().map(lambda u: str(u).upper())
 @given(text=UUIDS | st.text(alphabet=st.sampled_from(list("0aF-gx")), max_size=40))
 def test_the_uuid_check_is_the_pattern_it_replaces(text: str) -> None:
     pattern = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-    assert adapter.is_uuid(text) == bool(re.fullmatch(pattern, text))
+    assert is_uuid(text) == bool(re.fullmatch(pattern, text))
 
 
 @settings(max_examples=300, deadline=None, database=None)

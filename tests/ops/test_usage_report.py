@@ -207,3 +207,29 @@ def test_an_agents_top_injected_are_rows_it_may_read_chosen_before_the_cut(
     assert top() == {m.id: m.summary for m in others if m.id in ranked}
     out = run_cli("usage", environ=CLAUDE).out
     assert "Codex note" not in out and "Claude note" in out
+
+
+# A GitHub token's shape (not a live token), as a harness session variable.
+TOKEN = "ghp_1A2b3C4d5E6f7G8h9I0jK1L2m3N4o5P6q7R8"
+
+
+@pytest.mark.parametrize(
+    ("session", "logged"),
+    [
+        (TOKEN, None),
+        ("thread-42", "thread-42"),
+        ("7f3c2a91-0000-4000-8000-000000000001", "7f3c2a91-0000-4000-8000-000000000001"),
+    ],
+    ids=["secret", "plain", "uuid"],
+)
+def test_a_recall_logs_no_session_that_reads_as_a_secret(
+    run_cli: CliRunner, project_root: Path, session: str, logged: str | None
+) -> None:
+    assert run_cli("remember", "The cache warms at startup").code == 0
+    agent = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": session}
+    done = run_cli("recall", "cache", environ=agent)
+    assert done.code == 0, done.err
+    (entry,) = [e for e in usage_log.read(project_root).entries if e["event"] == "recall"]
+    assert entry.get("session") == logged
+    raw = (project_root / ".tree-ring" / "receipts" / "usage.jsonl").read_text()
+    assert TOKEN not in raw

@@ -14,6 +14,7 @@ from __future__ import annotations
 from tree_ring.api.decisions import Decisions
 from tree_ring.api.opened import person_actor
 from tree_ring.model.identity import harness_origin
+from tree_ring.model.record import is_uuid
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -456,8 +457,14 @@ class Project(Decisions):
 
         # The origin, not the actor: a read has no need of the audit's module.
         origin = self._actor.origin if self._actor else harness_origin(self.environ)
+        session = origin.session
+        if session and not is_uuid(session):
+            from tree_ring.guard import find_secret
+
+            # A harness variable a write would refuse is not logged either.
+            session = None if find_secret(session) is not None else session
         return usage_log.record(
-            self.root, event, harness=origin.kind, session=origin.session, ids=ids, size=size
+            self.root, event, harness=origin.kind, session=session, ids=ids, size=size
         )
 
     def consolidate(

@@ -31,6 +31,7 @@ import time
 
 from tree_ring.model import jsontext
 from tree_ring.model.frozen import Frozen
+from tree_ring.model.record import is_uuid
 
 # The hook starts a new Python on every event, so this module and what it
 # imports stay clear of what costs more to import than the hook's work:
@@ -112,18 +113,6 @@ def usable_session_id(text: str) -> bool:
         0 < len(text) <= SESSION_ID_MAX
         and text[0] in SESSION_ID_FIRST
         and all(char in SESSION_ID_REST for char in text)
-    )
-
-
-_HEX = frozenset("0123456789abcdefABCDEF")
-# Where a UUID's dashes fall: both harnesses send UUIDs as session and turn ids.
-_UUID_DASHES = (8, 13, 18, 23)
-
-
-def is_uuid(text: str) -> bool:
-    """Whether `text` is a UUID as text (8-4-4-4-12 hex digits), without re."""
-    return len(text) == 36 and all(
-        (char == "-") if at in _UUID_DASHES else (char in _HEX) for at, char in enumerate(text)
     )
 
 
