@@ -90,3 +90,11 @@ def test_a_harness_session_that_reads_as_a_secret_is_named_as_the_session(
     assert done.err.startswith(f"error: refused: {field} looks like a secret"), done.err
     assert G[4:14] not in done.err
     assert int(run_cli("--json", "list").json()["total"]) == 0
+
+
+def test_a_harness_session_holding_a_control_character_is_named_as_the_session(
+    run_cli: CliRunner,
+) -> None:
+    environ = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "abc\u202edef"}
+    done = run_cli("remember", "A note on the release train", environ=environ)
+    assert done.code == 2 and done.err.startswith("error: the session id "), done.err

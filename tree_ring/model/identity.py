@@ -101,8 +101,9 @@ def resolve(
     # review): held to the characters every stored text may hold.
     for name, value in (
         ("the agent profile", said.agent_profile),
-        ("the workflow id", said.workflow_id),
+        # The session first: the workflow is the harness's session unless named.
         ("the session id", said.session_id),
+        ("the workflow id", said.workflow_id),
     ):
         if value is not None:
             check_characters(name, value)
