@@ -87,17 +87,26 @@ def unmarked(text: str) -> str:
     return normalize("NFC", bare)
 
 
+# The general combining diacritics (U+0300-U+036F): the accents Latin, Greek
+# and Cyrillic letters carry, which a person types or leaves out ("βαση",
+# "ΒΑΣΗ" for "βάση"; "все" for "всё"). The marks of other scripts (an Indic
+# vowel sign, a Hebrew point) have blocks of their own and are kept.
+_ACCENTS: dict[int, None] = dict.fromkeys(range(0x300, 0x370))
+
+
 def searchable(text: str) -> str:
     """`text` as recall indexes and searches it: NFKC, default-ignorables
-    removed, case folded. Plain ASCII text is returned unchanged (the index's
-    tokenizer folds its case); searchable(searchable(x)) == searchable(x)."""
+    removed, case folded, the general combining diacritics removed. Plain
+    ASCII text is returned unchanged (the index's tokenizer folds its case);
+    searchable(searchable(x)) == searchable(x)."""
     if text.isascii():
         return text
     from unicodedata import normalize
 
     # Case folding can leave text that NFKC would change again ("ǰ" folds to
     # j and a combining caron, which NFKC composes), so it is normalised last.
-    return normalize("NFKC", normalize("NFKC", text).translate(_drop_table()).casefold())
+    folded = normalize("NFD", normalize("NFKC", text).translate(_drop_table()).casefold())
+    return normalize("NFKC", folded.translate(_ACCENTS))
 
 
 def skeleton(text: str) -> str:
