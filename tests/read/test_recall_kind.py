@@ -9,6 +9,7 @@ from helpers import PERSON, make_memory
 
 from tree_ring.model.identity import Identity
 from tree_ring.read import ranking
+from tree_ring.read.query import KINDS
 from tree_ring.read.recall import recall
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
@@ -50,5 +51,8 @@ def test_the_memory_bearing_what_is_asked_ranks_first(
         pipeline.store_memory(store, memory, PERSON)
     hits = recall(store, identity, question)
     assert [h.memory.id for h in hits] == [first.id, second.id]
-    assert hits[0].parts["kind"] == ranking.WEIGHTS["kind"]
+    kind = next(k for k, (cues, _) in KINDS.items() if question.startswith(cues))
+    assert hits[0].parts["kind"] == pytest.approx(
+        ranking.WEIGHTS["kind"] * ranking.KIND_SCALE.get(kind, 1.0)
+    )
     assert hits[1].parts["kind"] == 0.0

@@ -11,7 +11,8 @@
                                 (`authority`)
           + 0.10 * kind         the memory bears what the question's kind asks for:
                                 a time for "when", a number for "how many",
-                                a reason for "why", a place for "where"
+                                a reason for "why", a place for "where";
+                                times `KIND_SCALE`: a time 2.5, a place 2
           + 0.10 * subject      the memory opens with a name the question asks about
           + 0.30 * context      the relevance of the memories written up to two
                                 before and after it (a question just before counts
@@ -83,6 +84,11 @@ MEANING_LEAST = 0.10
 MEANING_CURVE = 3
 RING_BOOST = 0.20
 RECENCY_DAYS = 30.0
+# What bearing a kind's answer weighs, in `kind`s: a conversation's turns that
+# tell of one event share its words, and the one that says when ("last
+# Friday") or where ("in Chicago") is the answer. A coding note that gives a
+# reason or a number is no likelier to answer (docs/RECALL-RANKING.md).
+KIND_SCALE = {"when": 2.5, "where": 2.0}
 
 AUTHORITY = {
     "user": 1.0,
@@ -201,7 +207,8 @@ class Candidate(Frozen):
     age_days: float
     source_type: str
     ring: str
-    kind_match: float = 0.0  # 1: the memory bears what the question's kind asks for
+    # The memory bears what the question's kind asks for: the kind's `KIND_SCALE`, or 1.
+    kind_match: float = 0.0
     subject: float = 0.0  # 1: the memory opens with a name the question asks about
     context: float = 0.0  # the best relevance of the memories written beside it
     # It holds one of the question's own searched words, or replies to one that does.

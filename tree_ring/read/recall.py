@@ -586,7 +586,9 @@ def _asking(
 
 
 def _kind_match(question: Question, summary: str) -> float:
-    return 1.0 if question.kind and bears(question.kind, summary) else 0.0
+    if not question.kind or not bears(question.kind, summary):
+        return 0.0
+    return ranking.KIND_SCALE.get(question.kind, 1.0)
 
 
 def _subject(question: Question, tf: dict[str, float], summary: str) -> float:
