@@ -333,6 +333,17 @@ def _look_alike(root: Path, project_id: str) -> None:
     set_ledger_header(root, "\u0440" + project_id[1:])  # a Cyrillic er for the Latin p
 
 
+def _twice(root: Path, project_id: str) -> None:
+    """A header giving `project` twice: another project's id, then its own."""
+    path = root / LEDGER
+    lines = path.read_text(encoding="utf-8").split("\n")
+    lines[0] = lines[0].replace(
+        f'"project":"{project_id}"', f'"project":"p-33333333","project":"{project_id}"'
+    )
+    assert '"p-33333333"' in lines[0]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
 def _no_header(root: Path, _project_id: str) -> None:
     path = root / LEDGER
     path.write_text("\n".join(path.read_text(encoding="utf-8").split("\n")[1:]), encoding="utf-8")
@@ -351,6 +362,7 @@ def test_a_ledger_no_store_could_import_builds_none_in_a_fresh_clone(tmp_path: P
         "text schema": (_text_schema, 'names schema "1", which is no schema number'),
         "alike": (_look_alike, "names project '\u0440"),
         "none": (_no_header, "does not begin with its header line"),
+        "twice": (_twice, "header line (line 1) gives a key twice"),
     }
     for name, (edit, said) in edits.items():
         fresh = clone(alice, tmp_path, f"fresh-{name}", init=False)

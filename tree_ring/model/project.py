@@ -496,6 +496,8 @@ def ledger_project(root: StrPath) -> str | None:
     named = line.get("project") if line is not None else None
     if line is None or line.get("record") != "ledger" or not isinstance(named, str):
         return None
+    if jsontext.gives_a_key_twice(head.split(b"\n", 1)[0].decode("utf-8")):
+        return None  # which project it names is the first value or the last
     return named if valid_project_id(named) else None
 
 
@@ -544,6 +546,8 @@ def ledger_problem(root: StrPath, named: str) -> str | None:
             first = False
             if line is None or not is_header:
                 continue
+            if jsontext.gives_a_key_twice(raw.decode("utf-8")):  # read, only the last counts
+                return f"{where}'s header line (line {number}) gives a key twice; restore it"
             said = line.get("project")
             schema = line.get("schema")
             if not isinstance(schema, int) or isinstance(schema, bool):
