@@ -202,6 +202,11 @@ def test_joiners_between_visible_characters_are_shown_as_written(
         body = client.get(path).body
         assert JOINED[0] in body and JOINED[1] in body, path
     assert "tailU+200D" in client.get(f"/memory?id={memory.id}").body
+    # What a write refuses is spelled out wherever the page shows it: a search's
+    # own words echoed back too.
+    body = client.get("/memories?q=%EF%B8%8Fa%E2%80%A8b").body
+    assert "U+FE0Fa" in body and "U+2028" in body
+    assert "\ufe0fa" not in body and "\u2028" not in body
 
 
 def test_the_inbox_promotes_keeps_and_forgets(client: Client, run_cli: CliRunner) -> None:

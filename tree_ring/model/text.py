@@ -90,7 +90,7 @@ def joins(text: str, index: int) -> bool:
     )
 
 
-def _refused(text: str, index: int, multiline: bool) -> bool:
+def refused(text: str, index: int, multiline: bool) -> bool:
     """Whether the policy (see the module docstring) refuses `text[index]`."""
     char = text[index]
     code = ord(char)
@@ -122,7 +122,7 @@ def refused_at(text: str, *, multiline: bool = False) -> int | None:
     if plain.isprintable() and len(plain.translate(_SELECTORS)) == len(plain):
         return None
     for index in range(len(text)):
-        if _refused(text, index, multiline):
+        if refused(text, index, multiline):
             return index
     return None
 
@@ -151,7 +151,7 @@ def _escaped(text: str, *, multiline: bool) -> str:
     return "".join(
         _ESCAPES.get(char)
         or (f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}")
-        if _refused(text, index, multiline)
+        if refused(text, index, multiline)
         else char
         for index, char in enumerate(text)
     )
@@ -382,7 +382,7 @@ def one_line(text: str) -> str:
         text = "".join(
             " " if char in _BREAKS or char in FILLERS else char
             for index, char in enumerate(text)
-            if char in _BREAKS or not _refused(text, index, False)
+            if char in _BREAKS or not refused(text, index, False)
         )
     elif text.encode().translate(None, _ASCII_KEEP):
         text = text.translate(_ASCII_DROP)

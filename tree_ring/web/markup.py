@@ -2,8 +2,9 @@
 
 Every value that reaches a page goes through `text` (or `attr`, or `line`
 for a one-line field): `html.escape` with quotes, after control and format
-characters are spelled out as `U+XXXX` (but a joiner between two visible
-characters, which emoji sequences and Persian and Indic words need). A
+characters are spelled out as `U+XXXX`: what the write path refuses (but a
+joiner between two visible characters, which emoji sequences and Persian
+and Indic words need), and private-use and unassigned characters. A
 store written by hand or imported from elsewhere can hold a bidi override or
 a NUL that the write path would refuse; spelled out, it can neither reorder
 what a person reads nor break the SVG's XML.
@@ -19,7 +20,7 @@ import hashlib
 import html
 import unicodedata
 
-from tree_ring.model.text import cluster_end, joins
+from tree_ring.model.text import cluster_end, refused, refused_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -29,14 +30,17 @@ _KEEP = frozenset("\n\t")
 
 
 def _visible(value: str, keep: frozenset[str] = _KEEP) -> str:
-    if value.isprintable():
+    if value.isprintable() and refused_at(value) is None:  # a lone variation selector is printable
         return value
     out: list[str] = []
     for index, char in enumerate(value):
-        if (
-            char not in keep
-            and unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn")
-            and not joins(value, index)  # an emoji sequence's, a Persian word's
+        # What a write refuses (a lone joiner or variation selector, a line
+        # separator, a bidi control, the tag block), private-use and unassigned
+        # characters, and a tab or newline a one-line field has no use for.
+        if char not in keep and (
+            char in "\t\n"
+            or refused(value, index, multiline=True)
+            or unicodedata.category(char) in ("Co", "Cn")
         ):
             out.append(f"U+{ord(char):04X}")
         else:
