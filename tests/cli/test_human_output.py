@@ -195,3 +195,15 @@ def test_forget_says_how_and_that_the_content_stays_out(
     assert done.out.strip() == (
         f"{verb} {memory_id}; its content is tombstoned and will not be stored again"
     )
+
+
+def test_status_counts_the_tombstones_keys_and_their_memories(run_cli: CliRunner) -> None:
+    # One forget keys several claims: its summary, each long sentence, the two as one.
+    text = "Deploys freeze on Fridays after the branch is cut. Hotfixes need two reviewers today."
+    for note in (text, "The cache warms at startup from the nightly snapshot"):
+        made = run_cli("--json", "remember", note).json()["id"]
+        assert run_cli("forget", made, "--mode", "delete", "--reason", "gone").code == 0
+    counts = run_cli("--json", "status").json()["memories"]
+    assert counts["tombstoned_memories"] == 2 and counts["tombstones"] > 2
+    line = next(x for x in run_cli("status").out.splitlines() if x.startswith("forgotten"))
+    assert line == f"forgotten content (tombstones): {counts['tombstones']} keys of 2 memories"

@@ -379,6 +379,13 @@ def cmd_status(ctx: Context) -> int:
     return 0
 
 
+def _tombstones(counts: dict[str, Any]) -> str:
+    """The tombstones' keys and the memories they were recorded for: one
+    forget keys several claims (the summary, its sentences, its details)."""
+    keys, memories = counts["tombstones"], counts["tombstoned_memories"]
+    return f"{keys} keys of {memories} {'memory' if memories == 1 else 'memories'}" if keys else "0"
+
+
 def _withdrawn(counts: dict[str, Any]) -> str:
     """Of the tombstones, those an agent withdrew, which bind agents' writes only."""
     held = int(counts.get("tombstones_withdrawn") or 0)
@@ -408,7 +415,7 @@ def status_lines(data: dict[str, Any]) -> list[str]:
         + _requests(data["review_requests"])
         + f" (`tree-ring review list`: {data['review_queue'] + data['review_requests']})",
         f"retired: {counts['retired']}" + (f" ({_counts(retired)})" if retired else ""),
-        f"forgotten content (tombstones): {counts['tombstones']}{_withdrawn(counts)}",
+        f"forgotten content (tombstones): {_tombstones(counts)}{_withdrawn(counts)}",
     ]
     lines.insert(3, f"inbox: {data['inbox']} new from agents (`tree-ring inbox`)")
     if counts["other_projects"]:

@@ -34,6 +34,8 @@ GROUPS_SQL = (
 )
 OTHER_PROJECTS_SQL = "SELECT count(*) FROM memories WHERE project IS NOT :project"
 TOMBSTONES_SQL = "SELECT count(*) FROM content_tombstones WHERE project IS :project"
+# The memories they were recorded for: one forget keys several claims.
+TOMBSTONED_SQL = "SELECT count(DISTINCT memory_id) FROM tombstone_ids WHERE project IS :project"
 # Those of them an agent withdrew (`tombstones.WITHDRAWN`): they bind agents only.
 WITHDRAWN_SQL = TOMBSTONES_SQL + " AND kind = 'withdrawn'"
 
@@ -52,6 +54,11 @@ def groups(db: Db, project: str, now: str) -> list[tuple[str, str, bool, int]]:
 def tombstones(db: Db, project: str) -> int:
     """The project's content tombstones."""
     return int(db.scalar(TOMBSTONES_SQL, {"project": project}) or 0)
+
+
+def tombstoned(db: Db, project: str) -> int:
+    """The memories the project's content tombstones were recorded for."""
+    return int(db.scalar(TOMBSTONED_SQL, {"project": project}) or 0)
 
 
 def withdrawn(db: Db, project: str) -> int:

@@ -41,6 +41,7 @@ def census(db: Db, project: str) -> dict[str, object]:
         "by_ring": by_ring,
         "sensitive": sensitive,
         "tombstones": counts.tombstones(db, project),
+        "tombstoned_memories": counts.tombstoned(db, project),
         "tombstones_withdrawn": counts.withdrawn(db, project),
         "other_projects": counts.other_projects(db, project),
     }

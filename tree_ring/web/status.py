@@ -196,7 +196,12 @@ def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         ["inbox", f'<a href="/inbox" id="inbox">{data["inbox"]} new from agents</a>'],
         [
             "forgotten content (tombstones)",
-            str(counts["tombstones"])
+            (
+                f"{counts['tombstones']} keys of "
+                + markup.count(counts["tombstoned_memories"], "memory", "memories")
+                if counts["tombstones"]
+                else "0"
+            )
             + (
                 f" ({counts['tombstones_withdrawn']} withdrawn by agents: they bind agents' "
                 "writes only)"
