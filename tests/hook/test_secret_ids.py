@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from test_adapter import payload
 
 from tree_ring.guard import find_secret
-from tree_ring.model.record import is_uuid
+from tree_ring.model.text import is_uuid
 
 LAUNCHER = REPO / "hooks" / "tree_ring_hook.py"
 TOKEN = "ghp_pLIix6MEOLeMa61EqJomTEI1JEzO3joOj37H"

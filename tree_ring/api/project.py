@@ -14,7 +14,7 @@ from __future__ import annotations
 from tree_ring.api.decisions import Decisions
 from tree_ring.api.opened import person_actor
 from tree_ring.model.identity import harness_origin
-from tree_ring.model.record import is_uuid
+from tree_ring.model.text import is_uuid
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ import time
 
 from tree_ring.model import jsontext
 from tree_ring.model.frozen import Frozen
-from tree_ring.model.record import is_uuid
+from tree_ring.model.text import is_uuid
 
 # The hook starts a new Python on every event, so this module and what it
 # imports stay clear of what costs more to import than the hook's work:

@@ -468,3 +468,16 @@ def file_text(data: bytes) -> str:
     ends (CRLF, or a lone CR) read as LF, as an import ends its lines. A file
     that is not UTF-8 raises UnicodeDecodeError, for the caller to name."""
     return data.decode(FILE_ENCODING).replace("\r\n", "\n").replace("\r", "\n")
+
+
+# Where a UUID's dashes fall: both harnesses send UUIDs as session and turn ids.
+_UUID_DASHES = (8, 13, 18, 23)
+_UUID_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def is_uuid(text: str) -> bool:
+    """Whether `text` is a UUID as text (8-4-4-4-12 hex digits), without re:
+    an id a harness sent, which the guard never reads as a secret."""
+    return len(text) == 36 and all(
+        (char == "-") if at in _UUID_DASHES else (char in _UUID_HEX) for at, char in enumerate(text)
+    )
