@@ -43,6 +43,7 @@ ABLATIONS: dict[str, Callable[[], None]] = {
     "subject": lambda: ranking.WEIGHTS.__setitem__("subject", 0.0),
     "context": lambda: ranking.WEIGHTS.__setitem__("context", 0.0),
     "asking": lambda: ranking.WEIGHTS.__setitem__("asking", 0.0),
+    "answered": lambda: ranking.WEIGHTS.__setitem__("answered", 0.0),
     "replies": lambda: setattr(beside, "REPLY_SOURCES", 0),
     "neighbours": lambda: setattr(beside, "NEIGHBOUR_SOURCES", 0),
     "dates": lambda: setattr(dates, "named", _no_dates),

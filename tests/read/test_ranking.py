@@ -48,6 +48,7 @@ def test_every_part_of_one_score() -> None:
         "meaning": pytest.approx((0.10 + 1.40 * 0.5**3) * 0.5),
         "time": pytest.approx(0.50 * 0.25),
         "asking": pytest.approx(-0.15 * 0.5),
+        "answered": 0.0,
         "ring_boost": 0.0,
     }
     assert found.total == pytest.approx(sum(found.parts.values()), abs=1e-6)
@@ -67,6 +68,8 @@ def test_every_part_of_one_score() -> None:
         ({"meaning": 1.0, "unmatched": 1.5}, -1.0, "meaning", 1.50),  # capped at 1
         ({"asking": 1.0}, -1.0, "asking", -0.15),  # all its relevance in its questions
         ({"asking": 2.0}, -1.0, "asking", -0.15),  # capped at 1
+        ({"answered": 1.0}, -1.0, "answered", 0.25),  # the best relevance, asked just before
+        ({"answered": 2.0}, -1.0, "answered", 0.25),  # capped at 1
         ({"meaning": 1.5, "unmatched": 1.0}, -1.0, "meaning", 1.50),  # capped at 1
         ({"meaning": -0.4, "unmatched": 1.0}, -1.0, "meaning", 0.0),  # floored at 0
         ({"time": 1.0}, -1.0, "time", 0.50),  # written within a date the question names

@@ -48,3 +48,23 @@ def test_only_the_relevance_of_its_questions_counts(store: Store, identity: Iden
     (memory,) = _stored(store, identity, ASKS_ELSE)
     (hit,) = recall(store, identity, QUESTION)
     assert hit.memory.id == memory and hit.parts["asking"] == 0.0
+
+
+# The reply to ASKS: it answers in words of its own.
+REPLY = "Caroline: two full minutes, usually after my morning run"
+
+
+def test_the_reply_to_a_question_is_weighed_by_what_was_asked(
+    store: Store, identity: Identity
+) -> None:
+    asks, reply = _stored(store, identity, ASKS, REPLY)
+    hits = {h.memory.id: h for h in recall(store, identity, QUESTION)}
+    # ASKS holds the best relevance, all of it in its question.
+    assert hits[reply].parts["answered"] == pytest.approx(ranking.WEIGHTS["answered"])
+    assert hits[asks].parts["answered"] == 0.0
+
+
+def test_a_reply_to_a_question_of_other_words_is_not(store: Store, identity: Identity) -> None:
+    _, reply = _stored(store, identity, ASKS_ELSE, REPLY)
+    hits = {h.memory.id: h for h in recall(store, identity, QUESTION)}
+    assert reply not in hits or hits[reply].parts["answered"] == 0.0

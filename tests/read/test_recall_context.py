@@ -33,9 +33,11 @@ def test_the_reply_to_a_matching_question_is_recalled(store: Store, identity: Id
     asked, answer = _asked_and_answered(identity.project)
     _store_in_order(store, asked, answer)
     hits = recall(store, identity, "message broker for the queue")
-    assert [h.memory.id for h in hits] == [asked.id, answer.id]
-    assert hits[1].query == REPLY_MATCH
-    assert hits[1].parts["context"] == pytest.approx(ranking.WEIGHTS["context"])
+    # The reply answers what was asked: it ranks first (`ranking`'s `answered`).
+    assert [h.memory.id for h in hits] == [answer.id, asked.id]
+    assert hits[0].query == REPLY_MATCH
+    assert hits[0].parts["context"] == pytest.approx(ranking.WEIGHTS["context"])
+    assert hits[0].parts["answered"] == pytest.approx(ranking.WEIGHTS["answered"])
 
 
 def test_a_statement_brings_no_reply(store: Store, identity: Identity) -> None:

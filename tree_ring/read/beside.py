@@ -21,7 +21,9 @@ structure in two places:
   its answer); a memory two before it, with a question between, lends
   `ANSWERED_AFTER` (a statement, a question about it, this answer; the
   question between need not be a candidate); any other memory just before or
-  after it lends `BESIDE`.
+  after it lends `BESIDE`. Apart from context, a candidate is weighed by
+  what it `answered`: the relevance of the question asked just before it,
+  in that memory's question sentences alone (`ranking`'s `answered`).
 
 Rowids stand for the order of writing: a bulk write, an import and a
 conversation's turns take consecutive rowids, and the times bound what
@@ -127,6 +129,21 @@ def context(
     if before is not None and asked:
         best = max(best, relevance[before][0] * ANSWERED_AFTER)
     return best
+
+
+def answered(
+    by_rowid: dict[int, int],
+    asked: Sequence[float],
+    found: Sequence[tuple[sqlite3.Row, str]],
+    written: Sequence[float | None],
+    i: int,
+) -> float:
+    """What candidate `i` answers: the relevance (`asked[j]`) that the
+    candidate written just before it holds in the questions it asks. Where
+    that memory asks "how often do you go to the park?", the turn after it,
+    "a few times a week", is the answer, in words of its own."""
+    j = by_rowid.get(found[i][0][0] - 1)
+    return asked[j] if j is not None and _within(written[j], written[i]) else 0.0
 
 
 def _within(first: float | None, second: float | None) -> bool:

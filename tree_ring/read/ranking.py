@@ -35,6 +35,10 @@
                                 it asks (sentences ending in "?"): a turn that asks
                                 "how long do you hold that pose?" holds the
                                 question's words, the reply after it the answer
+          + 0.25 * answered     that reply's side: the relevance, scaled to the
+                                best candidate's, that the memory written just
+                                before it holds in the questions it asks
+                                (read/beside.py's `answered`)
           + ring_boost          0.20 when the query asks for this ring's genre
                                 ("failure" -> scar, "decision" -> heartwood, ...)
 
@@ -76,6 +80,7 @@ WEIGHTS = {
     "meaning": 1.50,
     "time": 0.50,
     "asking": 0.15,
+    "answered": 0.25,
 }
 # What meaning weighs when a candidate holds every word of the question; it
 # rises to WEIGHTS["meaning"] as the cube of the share of the question's
@@ -223,6 +228,9 @@ class Candidate(Frozen):
     origin: str = ""
     # The share of its relevance that lies in the questions it asks (`recall._asking`).
     asking: float = 0.0
+    # The relevance that the memory just before it holds in its questions,
+    # scaled to the best candidate's (`beside.answered`).
+    answered: float = 0.0
 
 
 class Score(Frozen):
@@ -257,6 +265,7 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
         "meaning": round(meaning * max(0.0, min(c.meaning, 1.0)), 6),
         "time": round(w["time"] * max(0.0, min(c.time, 1.0)), 6),
         "asking": round(-w["asking"] * max(0.0, min(c.asking, 1.0)), 6),
+        "answered": round(w["answered"] * max(0.0, min(c.answered, 1.0)), 6),
         "ring_boost": RING_BOOST if c.ring in wanted_rings else 0.0,
     }
     return Score(round(sum(parts.values()), 6), parts, c.literal)

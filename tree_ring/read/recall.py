@@ -529,11 +529,18 @@ def _score_all(
         for i, (held, (row, _)) in enumerate(zip(literal, found, strict=True))
     ]
     unmatched = 1.0 - max((coverage for _, coverage in lex), default=0.0)
+    # The share of each one's relevance that lies in the questions it asks.
+    shares = [
+        _asking(row[6] or "", row[8] or "", row[7] or "", weigh, (terms[i][1], avg), lex[i][0])
+        for i, (row, _) in enumerate(found)
+    ]
+    # ... and that relevance itself: the memory written after it may answer it.
+    asked = [share * relevance for share, (relevance, _) in zip(shares, lex, strict=True)]
     out: list[tuple[ranking.Score, str, int, str]] = []
     for i, (row, match) in enumerate(found):
         # In CANDIDATE_COLUMNS order, then bm25.
         rowid, created, salience, confidence, source_type, ring, *said = row
-        summary, details, tags, origin, _ = said
+        summary, _, _, origin, _ = said
         relevance, coverage = lex[i]
         candidate = ranking.Candidate(
             bm25=-(relevance / best) if best > 0 else 0.0,
@@ -554,7 +561,10 @@ def _score_all(
             meaning=meaning.scaled(near.get(rowid, 0.0), nearest),
             unmatched=unmatched,
             time=when[i],
-            asking=_asking(summary, tags, details, weigh, (terms[i][1], avg), relevance),
+            asking=shares[i],
+            answered=beside.answered(by_rowid, asked, found, written, i) / best
+            if best > 0
+            else 0.0,
         )
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
     out.sort(key=lambda s: s[1], reverse=True)  # ties: newer first
