@@ -198,9 +198,12 @@ def content_hashes(db: Db, ids: Iterable[str]) -> dict[str, str]:
 
 
 def held_in_other_case(db: Db, ids: Iterable[str]) -> set[str]:
-    """The ids among `ids` that differ only in letter case from a stored
-    row's (a scan: for an import's few ids, never a read)."""
-    wanted = {memory_id.lower(): memory_id for memory_id in ids}
+    """The ids among `ids` with a capital letter that differ only in letter
+    case from a stored row's. Tree Ring writes ids in small letters, so an
+    export's own ids cost nothing; others cost a scan of the rows."""
+    wanted = {memory_id.lower(): memory_id for memory_id in ids if memory_id != memory_id.lower()}
+    if not wanted:
+        return set()
     sql = "SELECT id FROM memories WHERE lower(id) IN (SELECT value FROM json_each(?))"
     found: set[str] = set()
     for (stored,) in db.query(sql, (_json(list(wanted)),)):
