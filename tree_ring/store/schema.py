@@ -591,8 +591,7 @@ def _project_owner(db: Db) -> None:
 
 
 def _reindex(db: Db) -> None:
-    """The index rebuilt as the fold now reads rows (identifiers' words, of
-    any script): the triggers delete a row from it by what the fold gives."""
+    """The index rebuilt as the fold reads rows (triggers delete by it), once: by 0023."""
     db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')")
     db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
 
@@ -624,7 +623,7 @@ MIGRATIONS: list[Migration] = [
     ("0019_ledger_kept", _ledger_kept),
     ("0020_project_owner", _project_owner),
     ("0021_tombstone_ids", _tombstone_ids),
-    ("0022_identifier_words", _reindex),
+    ("0022_identifier_words", lambda _db: None),  # `0023` indexes again (`_reindex`)
     ("0023_identifier_words_any_script", _reindex),
 ]
 
@@ -640,8 +639,8 @@ READERS_DO_WITHOUT = frozenset(
         "0017_refute_index",
         "0018_meaning_recoded_products",
         "0020_project_owner",  # unrecorded, a store's open checks nothing (store/db.py)
-        "0022_identifier_words",  # only a write needs the index as the fold reads rows
-        "0023_identifier_words_any_script",  # as 0022
+        "0022_identifier_words",  # only a write needs the index as the fold reads
+        "0023_identifier_words_any_script",  # rows: these two (see `_reindex`)
     }
 )
 
