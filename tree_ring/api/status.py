@@ -58,6 +58,16 @@ def status(
     }
 
 
+def tombstones_said(counts: dict[str, Any]) -> str:
+    """A census's tombstones as every client says them: their keys and the
+    memories they were recorded for (one forget keys several claims), and
+    those an agent withdrew, which bind agents' writes only."""
+    keys, memories = counts["tombstones"], counts["tombstoned_memories"]
+    said = f"{keys} keys of {memories} {'memory' if memories == 1 else 'memories'}" if keys else "0"
+    held = int(counts.get("tombstones_withdrawn") or 0)
+    return said + (f" ({held} withdrawn by agents: they bind agents' writes only)" if held else "")
+
+
 def user_counts(
     environ: Mapping[str, str], user_store: Callable[[], Store | None]
 ) -> dict[str, Any]:

@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tree_ring.api.status import tombstones_said
 from tree_ring.cli import progress
 from tree_ring.cli.context import (
     SKIPPED_SHOWN,
@@ -379,19 +380,6 @@ def cmd_status(ctx: Context) -> int:
     return 0
 
 
-def _tombstones(counts: dict[str, Any]) -> str:
-    """The tombstones' keys and the memories they were recorded for: one
-    forget keys several claims (the summary, its sentences, its details)."""
-    keys, memories = counts["tombstones"], counts["tombstoned_memories"]
-    return f"{keys} keys of {memories} {'memory' if memories == 1 else 'memories'}" if keys else "0"
-
-
-def _withdrawn(counts: dict[str, Any]) -> str:
-    """Of the tombstones, those an agent withdrew, which bind agents' writes only."""
-    held = int(counts.get("tombstones_withdrawn") or 0)
-    return f" ({held} withdrawn by agents: they bind agents' writes only)" if held else ""
-
-
 def _requests(waiting: int) -> str:
     """Requests to forget or confirm, when any wait: an agent's, or one an import raised."""
     if not waiting:
@@ -415,7 +403,7 @@ def status_lines(data: dict[str, Any]) -> list[str]:
         + _requests(data["review_requests"])
         + f" (`tree-ring review list`: {data['review_queue'] + data['review_requests']})",
         f"retired: {counts['retired']}" + (f" ({_counts(retired)})" if retired else ""),
-        f"forgotten content (tombstones): {_tombstones(counts)}{_withdrawn(counts)}",
+        f"forgotten content (tombstones): {tombstones_said(counts)}",
     ]
     lines.insert(3, f"inbox: {data['inbox']} new from agents (`tree-ring inbox`)")
     if counts["other_projects"]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlencode
 
+from tree_ring.api.status import tombstones_said
 from tree_ring.model.errors import TreeRingError
 from tree_ring.read import tree_recall
 from tree_ring.store import leaves
@@ -196,18 +197,7 @@ def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         ["inbox", f'<a href="/inbox" id="inbox">{data["inbox"]} new from agents</a>'],
         [
             "forgotten content (tombstones)",
-            (
-                f"{counts['tombstones']} keys of "
-                + markup.count(counts["tombstoned_memories"], "memory", "memories")
-                if counts["tombstones"]
-                else "0"
-            )
-            + (
-                f" ({counts['tombstones_withdrawn']} withdrawn by agents: they bind agents' "
-                "writes only)"
-                if counts.get("tombstones_withdrawn")
-                else ""
-            ),
+            text(tombstones_said(counts)),
         ],
     ]
     if counts["other_projects"]:
