@@ -16,7 +16,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -44,6 +44,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_ring.store.sql import Db
     from tree_ring.team.ledger_verdicts import Verdicts
+    from tree_ring.write.carried import Withheld
 
 MAX_LINE_BYTES = ledger.MAX_LINE_BYTES
 
@@ -148,6 +149,7 @@ def checked(
     numbered: list[tuple[int, bytes]] = list(enumerate(text_lines, start=1))
     if trusted is not None:
         present = set(text_lines)
+        numbered = [(n, piece) for n, piece in numbered if piece not in trusted.as_written]
         numbered += [(0, piece) for piece in sorted(trusted.lines - present)]
     return check_numbered(
         numbered, project_id, known, trusted=trusted, judge_unknown=judge_unknown, verdicts=verdicts
@@ -256,6 +258,39 @@ def _cut(said: str, most: int = 80) -> str:
     if len(said) <= most:
         return said
     return said[: most - 3].rsplit(" ", 1)[0] + "..."
+
+
+def written_forms(data: bytes, up: Upstream, forgotten: Callable[[], Withheld | None]) -> None:
+    """Note in `up.as_written` each line of the file (`data`) that is a line
+    of the upstream's the file lacks, with what this clone forgot withheld
+    from its carried strings (`ledger.withhold_line`): the line as the merge
+    driver writes it into this clone's file. Such a line is no claim of a
+    local commit: the upstream's own line is read in its place, and taken or
+    skipped as it stands (a sync takes no line whose carried strings quote
+    what this clone forgot), named once. `forgotten` is asked only when the
+    file holds such a candidate."""
+    pieces = data.split(b"\n")
+    missing = up.lines - set(pieces)
+    if not missing:
+        return
+    others = {
+        key: piece
+        for piece in pieces
+        if piece and piece not in up.lines and (key := _entry_key(piece)) is not None
+    }
+    if not others:
+        return
+    values = None
+    for raw in sorted(missing):
+        piece = others.get(_entry_key(raw) or "")
+        if piece is None:
+            continue
+        values = values or forgotten()
+        if values is None:
+            return
+        line = Line(jsontext.loads_utf8(raw.decode("utf-8")))
+        if ledger.withhold_line(line, values).text.encode("utf-8") == piece:
+            up.as_written[piece] = raw
 
 
 def _entry_key(piece: bytes) -> str | None:

@@ -189,6 +189,17 @@ def _redaction(memory_id: str, at: str, hashes: list[str]) -> Line:
     return Line({"record": ledger.REDACTION, "id": memory_id, "at": at, "hashes": hashes})
 
 
+def forgotten(db: Db, project_id: str) -> Withheld | None:
+    """What the store forgot, as a line's carried strings are withheld by,
+    read at once for the whole ledger; None when it forgot nothing."""
+    keys = ledger_rows.forgotten_keys(db, project_id)
+    if not keys:
+        return None
+    from tree_ring.write.carried import Withheld
+
+    return Withheld(keys)
+
+
 class _Held:
     """What the store holds beside its rows that a line says, read once for
     the lines of `wanted` ids (None: of every id the project shares)."""
@@ -223,11 +234,7 @@ class _Held:
         self._asked = True
         db, project = self._db, self._project
         if self._wanted is None:
-            keys = ledger_rows.forgotten_keys(db, project)
-            if keys:
-                from tree_ring.write.carried import Withheld
-
-                self._forgotten = Withheld(keys)
+            self._forgotten = forgotten(db, project)
         elif ledger_rows.forgets(db, project):
             from tree_ring.store import tombstones
             from tree_ring.write.carried import Withheld

@@ -79,6 +79,7 @@ from tree_ring.team.ledger_read import (
     checked,
     open_ledger,
     read_bytes,
+    written_forms,
 )
 from tree_ring.team.ledger_report import Skipped, SyncReport
 from tree_ring.team.ledger_state import store_lines
@@ -242,6 +243,7 @@ def sync(
         mine = store_lines(db, project_id)
         known = {line.text: line for line in mine.values()}
         verdicts = ledger_verdicts.load(db, project_id) if write else None
+        written_forms(data, up, lambda: ledger_state.forgotten(db, project_id))
         read = checked(
             data, project_id, name, known, trusted=up, judge_unknown=write, verdicts=verdicts
         )
@@ -324,6 +326,7 @@ def apply_lines(
     path = path_of(Path(root))
     report = SyncReport(str(path))
     up = Upstream(Path(root), ref, oid=oid, lines=set(theirs))
+    written_forms(data, up, lambda: ledger_state.forgotten(db, project_id))
     report.upstream = ref
     actor = Actor("ledger", Origin("import"))
     mine = store_lines(db, project_id, ids)

@@ -148,6 +148,10 @@ class Upstream:
     oid: str | None = None  # the blob id of the upstream's ledger
     commit: str | None = None  # the upstream's commit it was read from
     lines: set[bytes] = field(default_factory=lambda: set())
+    # A line of the file that is an upstream line the file lacks, as this
+    # clone writes it, the words it forgot withheld (`ledger_read.written_forms`)
+    # -> that line: the upstream's line is read in its place.
+    as_written: dict[bytes, bytes] = field(default_factory=lambda: {})
     _committed: set[bytes] | None = None  # HEAD's ledger lines, read when a claim needs them
     _blame: dict[bytes, tuple[str, str]] | None = None
     # Why the branch's upstream vouches for nothing: another remote's (one line).
