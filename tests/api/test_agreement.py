@@ -108,6 +108,11 @@ def test_status_is_one_answer_across_clients(project_root: Path, world: dict[str
     assert (shown["live"], shown["pending"], shown["retired"]) == (
         str(counts["live"]), str(counts["pending"]), str(counts["retired"]),
     )  # fmt: skip
+    # The rings page counts live as status does; what waits for review apart.
+    waiting = counts["pending"] + counts["disputed"]
+    live = counts["live"] - counts["sensitive"]  # the sensitive row is live, and hidden there
+    said = f"({live} live, {waiting} waiting for review); {counts['sensitive']} sensitive hidden"
+    assert said in pages.rings_page(site, web, {})
 
 
 def test_recall_is_one_answer_across_clients(project_root: Path, world: dict[str, Any]) -> None:

@@ -299,11 +299,11 @@ def old_time(run_cli: CliRunner, memory_id: str) -> str:
 
 def test_cached_counts_follow_every_change(client: Client, run_cli: CliRunner) -> None:
     run_cli("remember", "First note")
-    assert "1 live memory." in client.get("/").body
+    assert "1 memory (1 live, 0 waiting for review)." in client.get("/").body
     second = _id(run_cli("--json", "remember", "Second note").out)
-    assert "2 live memories." in client.get("/").body
+    assert "2 memories (2 live, 0 waiting for review)." in client.get("/").body
     run_cli("forget", second, "--mode", "delete", "--reason", "duplicate")
-    assert "1 live memory." in client.get("/").body
+    assert "1 memory (1 live, 0 waiting for review)." in client.get("/").body
     status = client.get("/status").body
     assert '<td>memories (every state)</td><td><span id="total">1</span></td>' in status
     assert '<span id="live">1</span>' in status

@@ -77,7 +77,7 @@ def test_ten_thousand_memories_stay_under_a_megabyte_and_say_what_is_capped(
     assert f"At most {report.CAP} marks per ring are drawn" in html
     assert "cambium: the newest 150 of 1667" in html
     # Pending rows are drawn (hollow) and counted, and they wait in the queue.
-    assert "10000 live memories, 1429 waiting for review" in html
+    assert "10000 memories (8571 live, 1429 waiting for review)" in html
 
 
 def test_hostile_text_is_escaped_and_the_svg_parses(project_root: Path) -> None:

@@ -78,7 +78,7 @@ def test_an_agents_report_covers_its_own_partition(
     assert set(IDS.findall(html)) == ids[mine] | ids["shared"]
     assert TEXTS[mine] in html and TEXTS["shared"] in html
     assert TEXTS[other] not in html
-    assert "3 live memories, 1 waiting for review" in html
+    assert "3 memories (2 live, 1 waiting for review)" in html
     # The shared forgotten row, of two claims (summary and text).
     assert '<td>forgotten</td><td class="num">1</td><td class="num">2</td>' in html
 
@@ -90,5 +90,5 @@ def test_a_persons_report_covers_every_partition(
     html = reported(project_root, tmp_path, capsys, {})
     assert set(IDS.findall(html)) == set().union(*ids.values())
     assert all(text in html for text in TEXTS.values())
-    assert "5 live memories, 2 waiting for review" in html
+    assert "5 memories (3 live, 2 waiting for review)" in html
     assert '<td>forgotten</td><td class="num">3</td><td class="num">6</td>' in html

@@ -78,7 +78,7 @@ def rings_page(site: Site, session: Session, query: Query) -> str:
             drawn = forgotten.marks(drawn)
     hidden = drawn.hidden
     when = f" as of {view.as_of}" if view.as_of else ""
-    label = f"The rings of {site.project}'s live memory{when}"
+    label = f"The rings of {site.project}'s memory{when}"
     rows_ = [
         [
             f'<a href="/memories?{attr(urlencode({"ring": ring, "trust": "any"}))}">'
@@ -91,14 +91,14 @@ def rings_page(site: Site, session: Session, query: Query) -> str:
     ]
     body = [
         f"<h1>Rings{text(when)}</h1>",
-        f'<p class="note">{markup.count(drawn.total(), "live memory", "live memories")}'
+        f'<p class="note">{text(rings.counted(drawn))}'
         + (f"; {hidden} sensitive hidden" if hidden else "")
         + ". Heartwood at the core, cambium under the bark; scars are notches, seeds sit "
         "outside; hollow marks wait for review. Hover a mark for its memory; click to open it."
         "</p>",
         rings.svg(drawn, link=memory_link, label=label),
         f'<p class="note">{text(rings.caption(drawn))}</p>',
-        markup.table(["ring", "live", "accepted", "waiting"], rows_, numeric=(1, 2, 3)),
+        markup.table(["ring", "memories", "live", "waiting"], rows_, numeric=(1, 2, 3)),
     ]
     return frame(site, session, "/", "Rings", "\n".join(body))
 

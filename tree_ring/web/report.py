@@ -58,11 +58,11 @@ def build(
     queue = review.queue_size(db, project, mine)
     stones = forgotten.tombstone_counts(db, project, until=now, reader=mine)
     recent = activity.recent(db, limit=ACTIVITY, until=now, reader=mine)
-    label = f"The rings of {project}'s live memory as of {now}"
+    label = f"The rings of {project}'s memory as of {now}"
     body = [
         f"<h1>Tree Ring report: {markup.text(project)}</h1>",
         f'<p class="note">As of {markup.text(now)} (record time). '
-        f"{markup.count(drawn.total(), 'live memory', 'live memories')}, {queue} waiting for review"
+        f"{markup.text(rings.counted(drawn))}"
         + (f", {hidden} sensitive not shown" if hidden else "")
         + ".</p>",
         rings.svg(drawn, label=label),
@@ -95,7 +95,7 @@ def _ring_table(drawn: ring_counts.Rings) -> str:
                 f"{c.confidence:.2f}",
             ]
         )
-    headings = ["ring", "live", "accepted", "pending", "disputed", "salience", "confidence"]
+    headings = ["ring", "memories", "live", "pending", "disputed", "salience", "confidence"]
     return markup.table(headings, rows_, numeric=range(1, 7))
 
 

@@ -1,12 +1,13 @@
-"""The rings picture: an inline SVG of the live memories, drawn like a tree's cross-section.
+"""The rings picture: an inline SVG of the memories recall reads, drawn like a tree's cross-section.
 
 Heartwood is the core, then inner, outer, and cambium outermost under the
-bark; each band's width grows with the square root of its live count, so a
+bark; each band's width grows with the square root of its count, so a
 ring of ten thousand does not crush a ring of ten. Every drawn memory is a
 mark in its band, newest at the top and clockwise from there; scars are
 radial notches cut in from the bark, seeds sit outside it. Pending and
-disputed rows are hollow. Each mark carries a native tooltip (`<title>`)
-and, in the viewer, a link to its memory.
+disputed rows are hollow: they wait for review, and only the accepted ones
+are live, as `status` and `list` count them (`counted`). Each mark carries a
+native tooltip (`<title>`) and, in the viewer, a link to its memory.
 
 Everything is computed from the marks' order and ids (a hash fixes how deep
 in its band a mark sits), with coordinates to one decimal, so the same
@@ -97,14 +98,14 @@ def svg(r: Rings, *, link: Callable[[str], str] | None = None, label: str = "") 
     out = [
         f'<svg class="rings" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {SIZE} {SIZE}"'
         f' width="{SIZE}" height="{SIZE}" role="img" aria-label="{markup.attr(label or "rings")}">',
-        f"<title>{markup.text(label or 'The rings of live memory')}</title>",
+        f"<title>{markup.text(label or 'The rings of memory')}</title>",
     ]
     for ring in reversed(BANDS):  # widest first, so each smaller disc sits on top
         _, outer = radii[ring]
-        count = r.counts[ring].total
+        said = f"{ring}: {markup.count(r.counts[ring].total, 'memory', 'memories')}"
         out.append(
             f'<circle class="band band-{ring}" cx="{_n(CENTRE)}" cy="{_n(CENTRE)}" r="{_n(outer)}">'
-            f"<title>{markup.text(f'{ring}: {count} live')}</title></circle>"
+            f"<title>{markup.text(said)}</title></circle>"
         )
     for ring in BANDS:
         inner, outer = radii[ring]
@@ -150,6 +151,15 @@ def svg(r: Rings, *, link: Callable[[str], str] | None = None, label: str = "") 
     return "\n".join(out)
 
 
+def counted(r: Rings) -> str:
+    """What the picture draws, counted as `status` and `welcome` count a
+    store: "4 memories (3 live, 1 waiting for review)"."""
+    live = sum(c.by_trust.get("accepted", 0) for c in r.counts.values())
+    waiting = r.total() - live
+    drawn = markup.count(r.total(), "memory", "memories")
+    return f"{drawn} ({live} live, {waiting} waiting for review)"
+
+
 def caption(r: Rings) -> str:
     """What the picture leaves out: marks beyond the cap per ring, said per ring."""
     capped = [
@@ -158,7 +168,7 @@ def caption(r: Rings) -> str:
         if r.counts[ring].total > len(r.marks[ring])
     ]
     if not capped:
-        return "Every live memory is drawn."
+        return "Every memory is drawn."
     return (
         f"At most {r.cap} marks per ring are drawn; "
         + "; ".join(capped)
