@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from governance_support import query, remember, write
-from helpers import CliRunner
+from helpers import CliRunner, cli_runner
 
 from tree_ring.store import tombstones
 
@@ -213,3 +213,26 @@ def test_identifiers_that_name_no_forgotten_claim_are_stored(run_cli: CliRunner)
         "--workflow-id", "release-train-friday",
     )  # fmt: skip
     assert done.code == 0, done.err
+
+
+def test_the_audit_an_importing_store_points_at_says_why(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    """A store that took the tombstones by import refuses the claim with the
+    same hint; `audit --target` there shows the entry that brought them, with
+    the forgetting person's reason, as the tombstones carry it."""
+    from tree_ring.harness import guidance
+
+    memory_id = remember(run_cli, CLAIM)
+    write(run_cli, "forget", memory_id, "--mode", "delete", "--reason", "the freeze was lifted")
+    exported = tmp_path / "export.jsonl"
+    write(run_cli, "export", "--output", str(exported))
+    other = tmp_path / "other"
+    other.mkdir()
+    guidance.init_project(other)
+    there = cli_runner(other)
+    write(there, "import", str(exported))
+    again = there("remember", CLAIM)
+    assert again.code == 1 and f"tree-ring audit --target {memory_id}" in again.err
+    entries = there("--json", "audit", "--target", memory_id).json()["items"]
+    assert [e["detail"].get("reason") for e in entries] == ["the freeze was lifted"]

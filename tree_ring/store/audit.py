@@ -101,7 +101,10 @@ def brought(db: Db, memory_id: str, *, limit: int = 100) -> list[dict[str, Any]]
     """The entries that recorded the tombstones of `memory_id` when none
     names it: an import or a team ledger sync that brought them, naming
     their hashes (a memory forgotten in another store, the one a refusal
-    names). Read rarely, by a person following that refusal's hint."""
+    names). Read rarely, by a person following that refusal's hint, which
+    promises why: an entry that records no reason shows the one the
+    tombstones of `memory_id` keep (the forgetting person's, carried with
+    them), as its detail's `reason`."""
     hashes = [
         str(row[0])
         for row in db.execute(
@@ -114,7 +117,24 @@ def brought(db: Db, memory_id: str, *, limit: int = 100) -> list[dict[str, Any]]
         return []
     naming = " OR ".join("instr(detail, ?) > 0" for _ in hashes)
     sql = f"SELECT * FROM audit_log WHERE {naming} ORDER BY seq DESC LIMIT ?"
-    return [dict(row) for row in db.execute(sql, (*hashes, limit))][::-1]
+    found = [dict(row) for row in db.execute(sql, (*hashes, limit))][::-1]
+    reason = db.scalar(
+        "SELECT reason FROM content_tombstones WHERE memory_id = ? AND reason != ''"
+        " ORDER BY created_at LIMIT 1",
+        (memory_id,),
+    )
+    return [_with_reason(entry, str(reason)) for entry in found] if reason else found
+
+
+def _with_reason(entry: dict[str, Any], reason: str) -> dict[str, Any]:
+    """`entry` with `reason` in its detail, unless the detail gives one."""
+    try:
+        detail = jsontext.as_object(jsontext.loads(str(entry.get("detail") or "{}")))
+    except ValueError:
+        return entry
+    if detail is None or "reason" in detail:
+        return entry
+    return {**entry, "detail": canonical_json({**detail, "reason": reason})}
 
 
 def count(db: Db, *, target: str | None = None) -> int:
