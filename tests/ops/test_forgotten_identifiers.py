@@ -152,3 +152,58 @@ def test_a_reason_that_is_only_the_identifier_is_refused(run_cli: CliRunner, ver
     done = run_cli(verb, other, "--reason", TOKEN, *extra)
     assert done.code != 0 and "holds content this project forgot" in done.err, done.err
     assert listed(run_cli) == 1
+
+
+# Digits glued to letters: what a forgotten claim with numbers reads as.
+GLUED = [
+    ("Run 2fa check on v2Api before every deploy", "Run2faCheckOnV2ApiBeforeEveryDeploy"),
+    ("Run 2fa check on v2Api before every deploy", "run 2 fa check on v 2 api before every deploy"),
+    ("maxUnavailable is 1 for the checkout pods", "MaxUnavailableIs1ForTheCheckoutPods"),
+    ("Set replicas to 3 for the checkout pods", "SetReplicasTo3ForTheCheckoutPods"),
+]
+# The same claims with another number are other claims.
+GLUED_KEPT = [
+    "Run 3fa check on v2Api before every deploy",
+    "MaxUnavailableIs2ForTheCheckoutPods",
+    "SetReplicasTo30ForTheCheckoutPods",
+]
+
+
+@pytest.mark.parametrize("who", ["person", "agent"])
+@pytest.mark.parametrize(("claim", "spelling"), GLUED)
+def test_a_forgotten_claim_with_digits_is_refused_with_them_glued_or_apart(
+    run_cli: CliRunner, who: str, claim: str, spelling: str
+) -> None:
+    forgotten(run_cli, claim)
+    done = run_cli("remember", spelling, environ=AGENT if who == "agent" else None)
+    assert done.code != 0, spelling
+    assert "this content was forgotten" in done.err
+    assert listed(run_cli) == 0
+
+
+def test_the_same_claims_with_other_numbers_are_stored(run_cli: CliRunner) -> None:
+    for claim in dict.fromkeys(claim for claim, _ in GLUED):
+        forgotten(run_cli, claim)
+    for note in GLUED_KEPT:
+        done = run_cli("remember", note)
+        assert done.code == 0, (note, done.err)
+    assert listed(run_cli) == len(GLUED_KEPT)
+
+
+def test_an_imported_reason_may_not_say_a_forgotten_claim_with_its_digits_glued(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    forgotten(run_cli, "maxUnavailable is 1 for the checkout pods")
+    project = json.loads((project_root / ".tree-ring" / "project.json").read_text())
+    row = {
+        "id": "mem_20261206_110000_00000000abce",
+        "project": project["project_id"],
+        "summary": "Release calendar owners rotate quarterly",
+        "review": {"review_reason": "ok: MaxUnavailableIs1ForTheCheckoutPods"},
+    }
+    rows = project_root / "rows.jsonl"
+    rows.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    done = run_cli("import", str(rows))
+    assert done.code != 0
+    assert "review.review_reason holds content that was forgotten" in done.err
+    assert listed(run_cli) == 0

@@ -11,7 +11,8 @@ from tree_ring.store import tombstones
 from tree_ring.write.carried import Withheld
 
 WORDS = ["the", "refund", "queue", "drains", "at", "two", "Note:", "(confirmed)", "FYI", "-",
-         "night;", "Worker's", "e.g.", "v2", "a", "__init__", "x/y", "Queue.", "(v3)"]  # fmt: skip
+         "night;", "Worker's", "e.g.", "v2", "a", "__init__", "x/y", "Queue.", "(v3)",
+         "RefundQueue", "drainsAt", "2", "v", "At2", "QueueDrains2"]  # fmt: skip
 texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=9).map(" ".join)
 
 

@@ -19,6 +19,11 @@ of at least two characters each: `iPhone` and `OAuth` stay whole. Letters
 of every script are read by their case (`ÜberClient`, `ΑλφαΒήτα`); a
 letter of a script without case reads as a small one, so `東京Server` is
 `東京` and `Server`.
+
+What was forgotten is also read with each digit joined to a letter beside
+it (`glued`): "maxUnavailable is 1" says what `MaxUnavailableIs1` says,
+and "Run 2fa on v 2 Api" what `Run2faOnV2Api` says. Joining never makes a
+text more words, so no short text becomes a claim of more words by it.
 """
 
 from __future__ import annotations
@@ -120,3 +125,19 @@ def spaced(text: str) -> str:
     them: "UseTabsInAMakefile" -> "Use Tabs In A Makefile". The same text
     when it holds no identifier."""
     return _rewrite(text, _spaced)
+
+
+@cache
+def _glued() -> re.Pattern[str]:
+    """Space between a letter and a digit, either way round: compiled for a
+    write's check, never for the hooks' reads."""
+    return re.compile(r"(?<=[^\W\d_])\s+(?=\d)|(?<=\d)\s+(?=[^\W\d_])")
+
+
+def glued(text: str) -> str:
+    """`spaced(text)` with each digit joined to a letter beside it:
+    "Run2faCheckOnV2Api" ("Run2 fa Check On V2 Api") and "run 2fa check on
+    v 2 api" both read "Run2fa Check On V2Api". The same text when it holds
+    no identifier and no such digit."""
+    split = spaced(text)
+    return _glued().sub("", split) if any(c.isdecimal() for c in split) else split

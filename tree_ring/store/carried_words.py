@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from tree_ring.model.claims import cased_claim_text, claim_text, legacy_claim_text
-from tree_ring.model.identifiers import spaced
+from tree_ring.model.identifiers import glued, spaced
 from tree_ring.model.record import Memory, generated_id
 from tree_ring.store.tombstones import MIN_WORDS, claim_key, one_word
 
@@ -100,6 +100,11 @@ def _spaced_claim_text(text: str) -> str:
     return claim_text(spaced(text))
 
 
+def _glued_claim_text(text: str) -> str:
+    """`claim_text` with each digit joined to a letter beside it too."""
+    return claim_text(glued(text))
+
+
 # The run `runs` gives a whole text's key: all of it, its annotations too.
 WHOLE = (-1, -1)
 
@@ -109,7 +114,8 @@ def runs(text: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, in
     of its folded words, and the whole text), keyed as a write's claims are,
     by today's fold, for text that is not ASCII the legacy one and that of
     small letters (`cased_claim_text`) too, and for
-    a text naming a camelCase identifier, its words (`spaced`); with the
+    a text naming a camelCase identifier, its words (`spaced`), and with
+    each digit joined to a letter beside it (`glued`); with the
     runs of `tokens` (`TOKEN` over `text`: first, last) it was made from, the
     whole text's as `WHOLE` (its fold leaves out the annotations around a
     claim, "Note:", "(confirmed)", which go with it)."""
@@ -117,8 +123,11 @@ def runs(text: str, tokens: list[re.Match[str]]) -> dict[str, list[tuple[int, in
     folds = [claim_text]
     if not text.isascii():
         folds += [legacy_claim_text, cased_claim_text]
-    if spaced(text) != text:
+    split = spaced(text)
+    if split != text:
         folds.append(_spaced_claim_text)
+    if glued(text) != split:
+        folds.append(_glued_claim_text)
     for fold in folds:
         whole = fold(text)
         if whole:

@@ -58,7 +58,7 @@ from tree_ring.model.claims import (
     written_claim_text,
 )
 from tree_ring.model.errors import Conflict
-from tree_ring.model.identifiers import spaced
+from tree_ring.model.identifiers import glued, spaced
 from tree_ring.model.record import Memory, generated_id, sha256
 
 # Types only: the SessionStart hook loads this module to hide what a project
@@ -220,14 +220,18 @@ def keys(
     sentences with up to TRIM words left off either end (`_Keys.trims`);
     all of it again with each camelCase identifier read as its words
     (`identifiers.spaced`: "UseTabsInTheMakefile" says "use tabs in the
-    Makefile", as recall reads it); without repeats."""
+    Makefile", as recall reads it), and again with each digit joined to a
+    letter beside it (`identifiers.glued`); without repeats."""
     claims = _Keys()
     texts = [summary, details, *others]
     _check(claims, texts, seamed)
-    split = [spaced(text) for text in texts]
-    split_seamed = None if seamed is None else [spaced(text) for text in seamed]
-    if split != texts or split_seamed != seamed:
-        _check(claims, split, split_seamed)
+    done = [(texts, seamed)]
+    for read in (spaced, glued):
+        split = [read(text) for text in texts]
+        split_seamed = None if seamed is None else [read(text) for text in seamed]
+        if (split, split_seamed) not in done:
+            _check(claims, split, split_seamed)
+            done.append((split, split_seamed))
     return list(claims.found)
 
 
@@ -554,15 +558,21 @@ def forget_keys(memory: Memory) -> list[str]:
 
 def _forget_claims(memory: Memory) -> _Keys:
     """The claims of `memory` as written and, where it names a camelCase
-    identifier, with each read as its words (`identifiers.spaced`): a
-    forgotten "Set maxUnavailable to 0 for deploys" is not written again as
-    "Set max unavailable to 0 for deploys"."""
+    identifier, with each read as its words (`identifiers.spaced`), then
+    with each digit joined to a letter beside it too (`identifiers.glued`):
+    a forgotten "Set maxUnavailable to 0 for deploys" is not written again
+    as "Set max unavailable to 0 for deploys", nor "maxUnavailable is 1" as
+    `MaxUnavailableIs1`."""
     claims = _Keys()
     _forget_into(claims, memory)
     fields = (memory.summary, memory.details, memory.source_quote, memory.source_ref)
-    split = [spaced(text) for text in fields]
-    tags = tuple(spaced(tag) for tag in memory.tags)
-    if split != list(fields) or tags != memory.tags:
+    done = [(list(fields), memory.tags)]
+    for read in (spaced, glued):
+        split = [read(text) for text in fields]
+        tags = tuple(read(tag) for tag in memory.tags)
+        if (split, tags) in done:
+            continue
+        done.append((split, tags))
         summary, details, quote, ref = split
         changed = {"summary": summary, "details": details, "source_quote": quote}
         _forget_into(claims, memory.replace(**changed, source_ref=ref, tags=tags))

@@ -49,7 +49,7 @@ class Withheld:
         # `texts` and those are ASCII: a text with too few of them is keyed
         # whole only (`_may_hold`).
         self.words: set[str] | None = None
-        split = [claims.plain_words(text) for text in texts or ()]
+        split = [claims.plain_words(read) for text in texts or () for read in _readings(text)]
         if texts and all(words is not None for words in split):
             self.words = {word for words in split if words for word in words}
 
@@ -67,14 +67,18 @@ class Withheld:
         """Whether `text` may hold forgotten words: a run of at least
         `tombstones.MIN_WORDS` of them, or else its whole fold is a key (a
         short claim with what annotates it: "Note: use tabs."). Keying
-        every run of a text costs the square of its words; this, one split."""
-        words = claims.plain_words(text) if self.words is not None else None
-        if words is None or self.words is None:
+        every run of a text costs the square of its words; this, one split
+        of each way the keys read it (`_readings`)."""
+        if self.words is None:
             return True
-        if sum(word in self.words for word in words) >= tombstones.MIN_WORDS:
-            return True
-        whole = claims.claim_text(text)
-        return bool(whole) and bool(self.held([tombstones.claim_key(whole)]))
+        for read in _readings(text):
+            words = claims.plain_words(read)
+            if words is None or sum(word in self.words for word in words) >= tombstones.MIN_WORDS:
+                return True
+            whole = claims.claim_text(read)
+            if whole and self.held([tombstones.claim_key(whole)]):
+                return True
+        return False
 
     def path(self, path: str) -> bool:
         """Whether a file's path quotes forgotten words (`carried_words.path_texts`)."""
@@ -94,6 +98,15 @@ class Withheld:
         if target.startswith("mem_"):
             return self.memory_id(target)
         return self.withheld(target) or target
+
+
+def _readings(text: str) -> list[str]:
+    """`text` as a forget keys it: as written, with each camelCase
+    identifier read as its words, and with each digit joined to a letter
+    beside it (`identifiers.spaced`, `identifiers.glued`)."""
+    from tree_ring.model.identifiers import glued, spaced
+
+    return list(dict.fromkeys((text, spaced(text), glued(text))))
 
 
 def withhold(
