@@ -109,6 +109,30 @@ def test_the_identifier_s_words_rank_it_first(
     assert first.literal and first.parts["overlap"] == pytest.approx(0.2)
 
 
+# (a note naming an identifier in snake or kebab case, a question naming it in camelCase)
+CAMEL_QUESTIONS = [
+    ("DDL on big tables runs with lock_timeout=3s", "lockTimeout"),
+    ("Set statement_timeout to 30s on the reporting replica", "what is the statementTimeout"),
+    ("The retry-count for webhook delivery is 5", "RetryCount for webhooks"),
+]
+
+
+@pytest.mark.parametrize(("note", "question"), CAMEL_QUESTIONS)
+def test_a_camel_case_question_finds_the_identifier_in_another_case(
+    store: Store, identity: Identity, note: str, question: str
+) -> None:
+    """The question is read as the index reads the notes: each identifier
+    followed by its words (`query.terms`)."""
+    # Hundreds of notes, each holding one of the identifier's words.
+    words = [w for token in question.split() for w in identifiers.words(token)]
+    for n in range(300):
+        word = words[n % len(words)]
+        text = f"The {word} note number {n} covers an unrelated part {n % 7}"
+        pipeline.store_memory(store, make_memory(identity.project, text), PERSON)
+    wanted = pipeline.store_memory(store, make_memory(identity.project, note), PERSON).id
+    assert recall(store, identity, question, limit=5)[0].memory.id == wanted
+
+
 def _as_before(root: Path, migration: str) -> None:
     """The store as a release before `migration` left it: its index built by
     a fold that adds no words, that migration and those after it not run."""

@@ -37,6 +37,7 @@ from functools import lru_cache
 
 from tree_ring.model.fold import searchable
 from tree_ring.model.frozen import Frozen, field
+from tree_ring.model.identifiers import with_words
 from tree_ring.read import lexicon, relations
 from tree_ring.read.date_cues import may_name_a_date
 from tree_ring.read.ranking import RING_INTENT
@@ -317,8 +318,10 @@ def uncontracted(text: str) -> str:
 
 def terms(query: str) -> list[str]:
     """The words of a query worth searching for, in order, without repeats,
-    folded as the index folds the rows (`fold.searchable`)."""
-    text = uncontracted(searchable(query).casefold())
+    folded as the index folds the rows (`fold.searchable`), each camelCase
+    identifier followed by its words as the index reads it
+    (`identifiers.with_words`): `statementTimeout` finds `statement_timeout`."""
+    text = uncontracted(searchable(with_words(query)).casefold())
     read = ["", *(w[:MAX_TERM_CHARS] for w in words(text)), ""]
     out: dict[str, None] = {}  # insertion-ordered, and a lookup in constant time
     for at in range(1, len(read) - 1):
