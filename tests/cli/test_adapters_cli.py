@@ -70,7 +70,7 @@ def test_welcome_tours_the_store_hooks_and_commands(run_cli: CliRunner, project_
     run_cli("remember", "One memory")
     text = run_cli("welcome").out
     assert f"Store: {project_root / '.tree-ring' / 'memory.sqlite'}" in text
-    assert "1 memories" in text
+    assert "1 memory" in text
     assert "Claude Code: not-installed" in text and "Codex: not-installed" in text
     assert text.count("  tree-ring ") == 3
 

@@ -4,7 +4,13 @@ shows marked), not the retired ones a store keeps on record."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from helpers import CliRunner
+
+from tree_ring.web import pages
+from tree_ring.web import status as status_page
+from tree_ring.web.site import Site
 
 AGENT = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "7f3c2a91"}
 
@@ -28,3 +34,27 @@ def test_welcome_says_what_status_says(run_cli: CliRunner) -> None:
     )
     assert store["memories"] == 2
     assert ", 2 memories (1 live, 1 waiting for review)." in run_cli("welcome").out
+
+
+LATER = "2099-03-01T00:00:00Z"
+
+
+def test_a_memory_valid_from_a_later_time_is_upcoming_not_live(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    """`list` leaves out a memory whose validity starts later; `status`,
+    `welcome` and the web view count it apart, as upcoming, never as live."""
+    said = run_cli("remember", "The Frankfurt datacenter opens for traffic", "--valid-from", LATER)
+    assert said.code == 0 and f"it holds from {LATER}" in said.out
+    run_cli("remember", "The linter runs ruff with the default rules")
+    listed = run_cli("--json", "list").json()
+    status = run_cli("--json", "status").json()["memories"]
+    assert (listed["total"], status["live"], status["upcoming"], status["total"]) == (1, 1, 1, 2)
+    assert "upcoming: 1 (valid from a later time" in run_cli("status").out
+    assert ", 1 memory." in run_cli("welcome").out
+    site = Site.open(str(project_root), {})
+    session = site.session(site.new_session())
+    assert session is not None
+    page = status_page.status_page(site, session, {})
+    assert '<span id="live">1</span>' in page and '<span id="upcoming">1</span>' in page
+    assert "1 memory (1 live, 0 waiting for review)" in pages.rings_page(site, session, {})

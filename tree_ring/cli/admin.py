@@ -399,13 +399,19 @@ def status_lines(data: dict[str, Any]) -> list[str]:
             else ""
         )
         + (f"; by ring: {_counts(counts['by_ring'])}" if counts["by_ring"] else ""),
+        *(
+            [f"upcoming: {counts['upcoming']} (valid from a later time; `list --valid-at TIME`)"]
+            if counts["upcoming"]
+            else []
+        ),
         f"waiting for review: {counts['pending']} pending, {counts['disputed']} disputed"
         + _requests(data["review_requests"])
         + f" (`tree-ring review list`: {data['review_queue'] + data['review_requests']})",
         f"retired: {counts['retired']}" + (f" ({_counts(retired)})" if retired else ""),
         f"forgotten content (tombstones): {tombstones_said(counts)}",
     ]
-    lines.insert(3, f"inbox: {data['inbox']} new from agents (`tree-ring inbox`)")
+    waiting = next(i for i, line in enumerate(lines) if line.startswith("waiting for review"))
+    lines.insert(waiting + 1, f"inbox: {data['inbox']} new from agents (`tree-ring inbox`)")
     if counts["other_projects"]:
         lines.append(f"rows of other projects in this store: {counts['other_projects']}")
     cadence = Cadence(data["checkpoint"], data["checkpoint_interval_minutes"])

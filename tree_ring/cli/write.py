@@ -90,6 +90,12 @@ def _report_write(ctx: Context, project: str, result: verbs.WriteResult) -> int:
             )
         if anchored:
             text += f"\nanchored to {', '.join(a.path for a in anchored)}"
+        starts = getattr(ctx.args, "valid_from", None)
+        if starts and parse_time(starts, "valid-from") > now_iso():
+            text += (
+                f"\nit holds from {starts}: reads of now leave it out until then, and "
+                "`recall --valid-at TIME` from then finds it"
+            )
         ended = getattr(ctx.args, "valid_to", None)
         if ended and parse_time(ended, "valid-to") <= now_iso():
             text += (

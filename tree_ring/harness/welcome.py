@@ -83,7 +83,8 @@ def render(data: dict[str, Any]) -> list[str]:
         waiting = f" ({store['live']} live, {store['waiting']} waiting for review)"
         lines.append(
             f"Store: {store['path']}{made}, project {store['project']}, "
-            f"{store['memories']} memories{waiting if store['waiting'] else ''}."
+            f"{store['memories']} memor{'y' if store['memories'] == 1 else 'ies'}"
+            f"{waiting if store['waiting'] else ''}."
         )
     else:
         lines.append(

@@ -8,7 +8,7 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 # The order is the meaning: redacted, rejected, superseded, retired, expired,
-# ended, pending, disputed, live.
+# ended, pending, disputed, upcoming (its validity starts later), live.
 STATE = (
     "CASE"
     " WHEN redacted_at IS NOT NULL THEN 'redacted'"
@@ -19,6 +19,7 @@ STATE = (
     " WHEN valid_to IS NOT NULL AND valid_to <= :now THEN 'ended'"
     " WHEN trust = 'pending' THEN 'pending'"
     " WHEN trust = 'disputed' THEN 'disputed'"
+    " WHEN valid_from > :now THEN 'upcoming'"
     " ELSE 'live' END"
 )
 

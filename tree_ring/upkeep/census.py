@@ -3,8 +3,9 @@
 `status` reports these so its numbers add up to what `list` shows: a row is
 counted once, under the first state that holds for it now, in this order:
 redacted, rejected, superseded, retired (by a sync or a consolidation),
-expired, ended (its validity closed), pending, disputed, live. Sensitive live
-rows are counted apart too, since `list` hides them unless asked.
+expired, ended (its validity closed), pending, disputed, upcoming (its
+validity starts later: `list` leaves it out until then), live. Sensitive
+live rows are counted apart too, since `list` hides them unless asked.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def census(db: Db, project: str) -> dict[str, object]:
         "live": states.get("live", 0),
         "pending": states.get("pending", 0),
         "disputed": states.get("disputed", 0),
+        "upcoming": states.get("upcoming", 0),
         "retired": sum(retired.values()),
         "retired_by_reason": retired,
         "total": sum(states.values()),

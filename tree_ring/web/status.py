@@ -179,6 +179,10 @@ def status_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
         ],
         ["by ring (live)", f'<span id="by-ring">{text(_counts(counts["by_ring"]))}</span>'],
         [
+            "upcoming (valid from a later time)",
+            f'<span id="upcoming">{counts["upcoming"]}</span>',
+        ],
+        [
             "waiting for review",
             f'<span id="pending">{counts["pending"]}</span> pending, '
             f'<span id="disputed">{counts["disputed"]}</span> disputed',
