@@ -173,3 +173,34 @@ def test_a_user_store_inside_a_project_s_tree_ring_folder_is_refused(
     done = run_cli("remember", NOTE, environ=home)
     assert done.code == 2 and "XDG_DATA_HOME" in done.err
     assert not list((project_root / project.DIR).rglob(user_home.USER_STORE))
+
+
+@pytest.mark.parametrize("variable", ["XDG_DATA_HOME", "TREE_RING_USER_HOME"])
+@pytest.mark.parametrize("control", ["\n", "\t", "\x1b"], ids=["newline", "tab", "escape"])
+def test_a_user_store_path_holding_a_control_character_is_refused_in_one_line(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path, variable: str, control: str
+) -> None:
+    """No line that names such a path could show it whole: `status` and
+    `doctor` printed a line break in it raw, splitting their lines."""
+    home = {variable: str(tmp_path / f"x{control}y")}
+    for args in (("remember", "I prefer rebase over merge", "--scope", "global"), ("status",)):
+        done = run_cli(*args, environ=home)
+        assert done.code == 2 and done.err.count("\n") == 1, done.err
+        assert "holds a control character" in done.err and control not in done.err.rstrip("\n")
+    assert not (tmp_path / f"x{control}y").exists()
+
+
+@pytest.mark.parametrize(
+    ("variable", "below"),
+    [("TREE_RING_USER_HOME", ""), ("XDG_DATA_HOME", ""), ("XDG_DATA_HOME", "data/cache")],
+)
+def test_a_user_store_in_a_project_s_working_tree_is_refused(
+    run_cli: CliRunner, project_root: Path, variable: str, below: str
+) -> None:
+    """Not only `.tree-ring/`: anywhere in the project, `git add -A` would
+    commit the person's notes."""
+    home = {variable: str(project_root / below) if below else str(project_root)}
+    done = run_cli("remember", "I prefer rebase over merge", "--scope", "global", environ=home)
+    assert done.code == 2 and done.err.count("\n") == 1, done.err
+    assert f"inside the project at {project_root}" in done.err
+    assert not list(project_root.rglob(user_home.USER_STORE))

@@ -13,11 +13,11 @@ def test_each_pass_of_the_census_reads_a_covering_index(store: Store, project_id
         condition: " ".join(
             str(row[3])
             for row in store.db.query(
-                "EXPLAIN QUERY PLAN " + census.GROUPS_SQL.format(condition=condition),
+                "EXPLAIN QUERY PLAN " + census.GROUPS_SQL.format(state=state, condition=condition),
                 {"project": project_id, "now": "2026-12-03T00:00:00Z"},
             )
         )
-        for condition in (census.ON_RECORD, census.OFF_RECORD)
+        for condition, state in census.PASSES
     }
     assert "COVERING INDEX memories_live" in plans[census.ON_RECORD]
     assert "COVERING INDEX memories_off_record" in plans[census.OFF_RECORD]

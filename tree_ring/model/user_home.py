@@ -55,8 +55,19 @@ def check_user_store(path: StrPath) -> None:
     brief would read, and a global write overwrite, what a linked file or folder
     points at; a link above the folder is fine), or in a folder this user cannot
     read; below a file there is none; or inside a project's `.tree-ring/`
-    folder, which the project's git would share (`XDG_DATA_HOME` set to one).
+    folder, which the project's git would share (`XDG_DATA_HOME` set to one);
+    or whose path holds a control character, which no line that names it
+    could show whole.
     Every way to the user store runs this."""
+    said = os.fspath(path)
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in said):
+        from tree_ring.model.text import error_safe
+
+        raise UsageError(
+            f"the user store's path {error_safe(said)} holds a control character (a line "
+            f"break, a tab); point {USER_HOME_VARIABLE} or XDG_DATA_HOME at a folder "
+            "whose path has none"
+        )
     # As written and where its links lead: a link to a `.tree-ring/` folder
     # puts the file there all the same.
     ways = (os.path.abspath(path), os.path.realpath(path))
@@ -66,6 +77,7 @@ def check_user_store(path: StrPath) -> None:
             f"folder, which the project's git shares; point {USER_HOME_VARIABLE} or "
             "XDG_DATA_HOME at a folder outside every project"
         )
+    _outside_projects(said)
     fix = (
         "Tree Ring opens the user store through no link: put the real folder or file "
         f"in its place, or point {USER_HOME_VARIABLE} at the real folder"
@@ -79,3 +91,25 @@ def check_user_store(path: StrPath) -> None:
     except PermissionError:  # another user's folder: `sudo tree-ring ...` with this HOME
         unreadable = f"the user store's folder {os.path.dirname(path)} cannot be read by you"
         raise StoreFault(f"{unreadable}; give it back to you (chown -R) or move it aside") from None
+
+
+def _outside_projects(path: str) -> None:
+    """Refuse a user store inside a project's working tree (a folder above
+    it holds `.tree-ring/project.json`), where `git add -A` would commit the
+    person's notes: `TREE_RING_USER_HOME` or `XDG_DATA_HOME` set to the
+    project or a folder in it. The walk stops at the person's home folder,
+    which may itself be a project without putting its own data folder in
+    one."""
+    home = os.path.expanduser("~")
+    folder = os.path.dirname(os.path.abspath(path))
+    while folder != home:
+        if os.path.isfile(os.path.join(folder, project.DIR, project.PROJECT_FILE)):
+            raise UsageError(
+                f"the user store would be {path}, inside the project at {folder}, whose "
+                f"git would commit it; point {USER_HOME_VARIABLE} or XDG_DATA_HOME at a "
+                "folder outside every project"
+            )
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent

@@ -9,8 +9,7 @@ if TYPE_CHECKING:
 
 # The order is the meaning: redacted, rejected, superseded, retired, expired,
 # ended, pending, disputed, upcoming (its validity starts later), live.
-STATE = (
-    "CASE"
+_STATES = (
     " WHEN redacted_at IS NOT NULL THEN 'redacted'"
     " WHEN trust = 'rejected' THEN 'rejected'"
     " WHEN superseded_by IS NOT NULL AND retired_at IS NOT NULL THEN 'superseded'"
@@ -19,20 +18,24 @@ STATE = (
     " WHEN valid_to IS NOT NULL AND valid_to <= :now THEN 'ended'"
     " WHEN trust = 'pending' THEN 'pending'"
     " WHEN trust = 'disputed' THEN 'disputed'"
-    " WHEN valid_from > :now THEN 'upcoming'"
-    " ELSE 'live' END"
 )
+UPCOMING = " WHEN valid_from > :now THEN 'upcoming'"
+STATE = f"CASE{_STATES}{UPCOMING} ELSE 'live' END"
 
 # Rows still on record, read from the covering index `memories_live` (its
 # condition named word for word), and the rest from `memories_off_record`:
 # each row once, by state, ring and privacy. Two passes over two indexes, not
-# one over the table: a row's text is never read.
+# one over the table: a row's text is never read. A row off the record is
+# counted by the states before `upcoming` (a row off the record that is none
+# of them, superseded and not retired, is no row `list` shows either way), so
+# its index needs no `valid_from`.
 ON_RECORD = "retired_at IS NULL AND redacted_at IS NULL AND superseded_by IS NULL"
 OFF_RECORD = "retired_at IS NOT NULL OR redacted_at IS NOT NULL OR superseded_by IS NOT NULL"
 GROUPS_SQL = (
-    f"SELECT {STATE} AS state, ring, sensitivity != 'normal', count(*) FROM memories"
+    "SELECT {state} AS state, ring, sensitivity != 'normal', count(*) FROM memories"
     " WHERE project IS :project AND ({condition}) GROUP BY 1, 2, 3"
 )
+PASSES = ((ON_RECORD, STATE), (OFF_RECORD, f"CASE{_STATES} ELSE 'live' END"))
 OTHER_PROJECTS_SQL = "SELECT count(*) FROM memories WHERE project IS NOT :project"
 TOMBSTONES_SQL = "SELECT count(*) FROM content_tombstones WHERE project IS :project"
 # The memories they were recorded for: one forget keys several claims.
@@ -46,8 +49,9 @@ def groups(db: Db, project: str, now: str) -> list[tuple[str, str, bool, int]]:
     row in exactly one group."""
     params = {"project": project, "now": now}
     found: list[tuple[str, str, bool, int]] = []
-    for condition in (ON_RECORD, OFF_RECORD):
-        for state, ring, private, count in db.query(GROUPS_SQL.format(condition=condition), params):
+    for condition, state_sql in PASSES:
+        sql = GROUPS_SQL.format(state=state_sql, condition=condition)
+        for state, ring, private, count in db.query(sql, params):
             found.append((str(state), str(ring), bool(private), int(count)))
     return found
 
