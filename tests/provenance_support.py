@@ -63,8 +63,11 @@ def _identify(root: Path, name: str, email: str) -> None:
     git(root, "config", "commit.gpgsign", "false")
 
 
-def team(tmp: Path, *, author: str = "Alice", email: str = "alice@example.com") -> Scene:
-    """Bob's clone as the module docstring tells; `author` commits Alice's decision."""
+def pair(
+    tmp: Path, *, author: str = "Alice", email: str = "alice@example.com"
+) -> tuple[Path, Path]:
+    """Alice's repository, pushed to a bare "origin" it tracks, and Bob's
+    clone of it, both initialised: (alice, bob)."""
     alice = tmp / "alice"
     alice.mkdir()
     git(alice, "init", "-q", "-b", "main")
@@ -80,6 +83,12 @@ def team(tmp: Path, *, author: str = "Alice", email: str = "alice@example.com") 
     bob = tmp / "bob"
     _identify(bob, "Bob", "bob@example.com")
     cli(bob, "init")
+    return alice, bob
+
+
+def team(tmp: Path, *, author: str = "Alice", email: str = "alice@example.com") -> Scene:
+    """Bob's clone as the module docstring tells; `author` commits Alice's decision."""
+    alice, bob = pair(tmp, author=author, email=email)
     decided = cli(alice, "remember", DECISION, "--event-type", "decision")["id"]
     git(alice, "add", "-A")
     git(alice, "commit", "-q", "-m", "a decision")

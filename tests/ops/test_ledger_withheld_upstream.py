@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.provenance_support import LEDGER, _identify, cli, git
+from provenance_support import LEDGER, cli, git, pair
+
 from tree_ring.model.text import WITHHELD_FORGOTTEN
 from tree_ring.store.db import Store
 
@@ -23,33 +24,15 @@ FORGOTTEN = "Use tabs in the Makefile"
 SHARED = "Teammate build note about targets"
 
 
-def _pair(tmp: Path) -> tuple[Path, Path]:
-    alice = tmp / "alice"
-    alice.mkdir()
-    git(alice, "init", "-q", "-b", "main")
-    _identify(alice, "Alice", "alice@example.com")
-    cli(alice, "init")
-    git(alice, "add", "-A")
-    git(alice, "commit", "-q", "-m", "start")
-    hub = tmp / "hub.git"
-    git(tmp, "init", "-q", "--bare", "-b", "main", str(hub))
-    git(alice, "remote", "add", "origin", str(hub))
-    git(alice, "push", "-q", "-u", "origin", "main")
-    git(tmp, "clone", "-q", str(hub), "bob")
-    bob = tmp / "bob"
-    _identify(bob, "Bob", "bob@example.com")
-    cli(bob, "init")
-    return alice, bob
-
-
-def test_an_upstream_line_withheld_by_the_merge_is_no_local_claim(
-    tmp_path: Path,
-) -> None:
-    alice, bob = _pair(tmp_path)
+def _pulled(tmp: Path) -> tuple[Path, str]:
+    """Bob forgets a note and commits the forget; Alice, who never took it,
+    shares a memory whose review reason quotes it; Bob pulls, the merge
+    driver withholding the words. (Bob's clone, the shared memory's id.)"""
+    alice, bob = pair(tmp)
     noted = cli(bob, "remember", FORGOTTEN, "--scope", "project")["id"]
     cli(bob, "forget", noted, "--mode", "delete", "--reason", "wrong")
     git(bob, "commit", "-q", "-am", "forget")
-    rows = tmp_path / "rows.jsonl"
+    rows = tmp / "rows.jsonl"
     row = {"summary": SHARED, "scope": "project", "review": {"review_reason": FORGOTTEN.lower()}}
     rows.write_text(json.dumps(row) + "\n", encoding="utf-8")
     cli(alice, "import", str(rows))
@@ -61,8 +44,14 @@ def test_an_upstream_line_withheld_by_the_merge_is_no_local_claim(
         for text in (alice / LEDGER).read_text(encoding="utf-8").splitlines()
         if SHARED in text
     )
-
     git(bob, "pull", "-q", "--no-rebase", "--no-edit")
+    return bob, shared
+
+
+def test_an_upstream_line_withheld_by_the_merge_is_no_local_claim(
+    tmp_path: Path,
+) -> None:
+    bob, shared = _pulled(tmp_path)
     merged = (bob / LEDGER).read_text(encoding="utf-8")
     assert WITHHELD_FORGOTTEN in merged and "makefile" not in merged.lower()
     report = cli(bob, "sync")
@@ -80,18 +69,7 @@ def test_an_upstream_line_withheld_by_the_merge_is_no_local_claim(
 
 def test_a_line_that_is_not_the_upstreams_withheld_is_still_a_claim(tmp_path: Path) -> None:
     """The same id with other words (a hand edit beside the withholding) is a claim."""
-    alice, bob = _pair(tmp_path)
-    noted = cli(bob, "remember", FORGOTTEN, "--scope", "project")["id"]
-    cli(bob, "forget", noted, "--mode", "delete", "--reason", "wrong")
-    git(bob, "commit", "-q", "-am", "forget")
-    rows = tmp_path / "rows.jsonl"
-    row = {"summary": SHARED, "scope": "project", "review": {"review_reason": FORGOTTEN.lower()}}
-    rows.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    cli(alice, "import", str(rows))
-    git(alice, "add", "-A")
-    git(alice, "commit", "-q", "-m", "a note")
-    git(alice, "push", "-q")
-    git(bob, "pull", "-q", "--no-rebase", "--no-edit")
+    bob, _ = _pulled(tmp_path)
     lines = (bob / LEDGER).read_text(encoding="utf-8").splitlines()
     edited = [
         text.replace(SHARED, SHARED + " and the release targets") if SHARED in text else text
