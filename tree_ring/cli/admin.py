@@ -449,7 +449,8 @@ def _user_line(mine: dict[str, Any]) -> str:
     if not mine["exists"]:
         return f"user store: {path or 'no home folder'} (none yet; `remember --scope global`)"
     return (
-        f"user store: {path}: {mine['memories']} memories, {mine['live']} live,"
+        f"user store: {path}: {mine['memories']} memor{'y' if mine['memories'] == 1 else 'ies'},"
+        f" {mine['live']} live,"
         f" {mine['review_queue']} waiting"
     )
 
