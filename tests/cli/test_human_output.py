@@ -151,7 +151,7 @@ def test_status_shows_each_harness_hooks(run_cli: CliRunner, project_root: Path)
     start = lines.index("hooks claude-code:")
     size = len(shown.text.encode("utf-8"))
     assert re.fullmatch(
-        rf"  last brief \(session start\): \d{{4}}-\d\d-\d\dT[0-9:.]+Z \(1 memories, "
+        rf"  last brief \(session start\): \d{{4}}-\d\d-\d\dT[0-9:.]+Z \(1 memory, "
         rf"{size:,} bytes, ~{round(size / 4):,} tokens\)",
         lines[start + 1],
     )

@@ -449,8 +449,7 @@ def _user_line(mine: dict[str, Any]) -> str:
     if not mine["exists"]:
         return f"user store: {path or 'no home folder'} (none yet; `remember --scope global`)"
     return (
-        f"user store: {path}: {mine['memories']} memor{'y' if mine['memories'] == 1 else 'ies'},"
-        f" {mine['live']} live,"
+        f"user store: {path}: {_memories(mine['memories'])}, {mine['live']} live,"
         f" {mine['review_queue']} waiting"
     )
 
@@ -458,10 +457,14 @@ def _user_line(mine: dict[str, Any]) -> str:
 def _brief(entry: dict[str, Any] | None) -> str:
     if not entry:
         return "never"
-    text = f"{entry.get('at', '?')} ({entry.get('count', 0)} memories"
+    text = f"{entry.get('at', '?')} ({_memories(entry.get('count', 0))}"
     if "bytes" in entry:
         text += f", {entry['bytes']:,} bytes, ~{entry['tokens']:,} tokens"
     return text + ")"
+
+
+def _memories(n: int) -> str:
+    return f"{n} memor{'y' if n == 1 else 'ies'}"
 
 
 def _counts(counts: dict[str, int]) -> str:
