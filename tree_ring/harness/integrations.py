@@ -287,6 +287,8 @@ def _settle(h: Harness, root: Path | None, environ: Mapping[str, str]) -> Harnes
         h.last_stop = as_table(fired.get("last_stop")).get("at")
     if not h.installed and h.plugin == "missing":
         h.state = "not-installed"
+        gap = f"{h.name} is not installed here (no `{tool}` on PATH and no home folder of it)"
+        h.gaps.append((gap, f"install {h.name}, then: {install_commands(h.id)}"))
         return h
     if h.plugin == "missing":
         h.gaps.append(("the Tree Ring plugin is not installed", install_commands(h.id)))
