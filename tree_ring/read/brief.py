@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from tree_ring.model.record import Memory
     from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.store.db import Options, Store
+    from tree_ring.store.sql import Db
 
 MAX_LINES = 8
 # Of the eight, at most this many come from the person's own store (across
@@ -327,9 +328,7 @@ def render(
     memories = [m for m, _ in picked]
     marks = disputed or {}
     lines = [
-        line(
-            m, is_mine, "" if is_mine else marks.get(m.id, ""), None if is_mine else noted.get(m.id)
-        )
+        line(m, is_mine, marks.get(m.id, ""), None if is_mine else noted.get(m.id))
         for m, is_mine in picked
     ]
     noun = "memory" if len(lines) == 1 else "memories"
@@ -449,16 +448,21 @@ def build_brief(
     )
     # With a history line the brief has room for one memory fewer.
     history = history_line(store, identity, view, memories[: MAX_LINES - 1], theirs)
+    marks = disputed_marks(store, memories)
     mine = None
     if user_store is not None:
         forgotten = forgotten_here(store, identity.project, user_store)
-        mine = select(user_store, user_identity(identity), view, MAX_MINE, forgotten)
+        # The person's notes an agent refuted stay too, marked, as the project's do.
+        refuted = shown.replace(include_refuted=shown.is_now())
+        mine = select(user_store, user_identity(identity), refuted, MAX_MINE, forgotten)
+        # A refutation's reason there as this project's reads may show it too.
+        marks |= disputed_marks(user_store, mine, (store.db, identity.project))
     return render(
         identity.project,
         memories,
         history,
         mine,
-        disputed_marks(store, memories),
+        marks,
         *stale_marks(store, memories, view),
     )
 
@@ -474,23 +478,30 @@ def forgotten_here(store: Store, project: str, read: Store) -> ForgottenHere | N
     return ForgottenHere(store.db, project, read.db)
 
 
-def disputed_marks(store: Store, memories: Sequence[Memory]) -> dict[str, str]:
+def disputed_marks(
+    store: Store, memories: Sequence[Memory], around: tuple[Db, str] | None = None
+) -> dict[str, str]:
     """Each disputed memory's mark, as its line shows it (`disputed_notes`)."""
     return {
         key: "".join(f" ({note})" for note in notes)
-        for key, notes in disputed_notes(store, memories).items()
+        for key, notes in disputed_notes(store, memories, around=around).items()
     }
 
 
 def disputed_notes(
-    store: Store, memories: Sequence[Memory], withheld: Collection[str] = ()
+    store: Store,
+    memories: Sequence[Memory],
+    withheld: Collection[str] = (),
+    around: tuple[Db, str] | None = None,
 ) -> dict[str, list[str]]:
     """What an agent's refutation waiting for a person says of each memory:
     of a refuted one, who refuted it and why; of a consolidation, the same of
     each source it states that an agent refuted (at most `DISPUTED_SOURCES`
     named): until a person decides, the summary goes on stating it, so it
     says so. The reasons about `withheld` rows (a read that withholds their
-    text) are named, not shown. No query unless a row is disputed or a
+    text) are named, not shown. `around`: the store and id of the project a
+    user store's rows are read in, whose forgets a reason shown there
+    withholds as well. No query unless a row is disputed or a
     consolidation."""
     disputed = [m.id for m in memories if m.trust == "disputed"]
     cited = {m.id: sorted(consolidated(m)) for m in memories}
@@ -514,6 +525,8 @@ def disputed_notes(
         if key in withheld or reasons.sensitive(refuted.reason, memory.sensitivity):
             return disputed_note(refuted.origin, "", withheld=True, source=source)
         reason = reasons.shown(store.db, memory.project or "", refuted.reason)
+        if around is not None:
+            reason = reasons.shown(around[0], around[1], reason)
         return disputed_note(refuted.origin, reason, source=source)
 
     notes = {key: [note(key, found[key])] for key in disputed if key in found}
