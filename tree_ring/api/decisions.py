@@ -127,12 +127,27 @@ class Decisions(Opened):
 
     def refute(self, memory_id: str, *, reason: str) -> Refuted:
         """Say a memory proved wrong: an agent's refutation disputes it and waits
-        for a person; a person's retires it."""
+        for a person; a person's retires it. A note of the person's user store
+        that the project's brief or recall gave (`held_beside`) is refuted
+        there, as the same caller's: an agent's disputes it, and it waits in
+        that store's review queue (`tree-ring review list --user`), its
+        `[you]` line marked in every project's brief until the person decides;
+        its reason answers to this project's forgets as well as the user
+        store's, as a global write made here does (`global_target`)."""
         from tree_ring.review import refute
 
-        return refute.refute(
-            self.store, memory_id, reason=reason, actor=self.actor, reader=self.identity
-        )
+        mine = self.held_beside(memory_id)
+        if mine is None:
+            return refute.refute(
+                self.store, memory_id, reason=reason, actor=self.actor, reader=self.identity
+            )
+        self.reached_beside(mine, memory_id)  # NotFound unless the project's reads show it
+        target, identity = self.global_target()
+        with target:
+            done = refute.refute(
+                target, memory_id, reason=reason, actor=self.actor, reader=identity
+            )
+        return done.replace(user_store=True)
 
     def confirm(self, memory_id: str, *, reason: str | None = None) -> Confirmed:
         """Say a memory still holds of its files: a person's confirm re-anchors it

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Self
 
     from tree_ring.model.actor import Actor
+    from tree_ring.model.errors import UsageError
     from tree_ring.model.record import Memory
     from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.store.db import Options, Store
@@ -175,6 +176,104 @@ class Opened:
             self._user_opened = True
         return self._user
 
+    def global_target(self) -> tuple[Store, Identity]:
+        """The user store and the caller's identity in it, for global memory.
+
+        A person's first global write creates the store; an agent's never does
+        (its global writes wait for a person there, so there must be one first).
+        A write into it refuses what this project forgot as well as what the
+        user store forgot: this project's brief would show it.
+        """
+        from tree_ring.model.errors import NoStore
+        from tree_ring.store import user
+
+        opened = user.open_user(self.environ, create=not self.actor.origin.is_agent)
+        if opened is None:
+            raise NoStore(
+                f"no user store at {user.user_store_path(self.environ)}; {user.FIX} "
+                "before an agent can propose global memory"
+            )
+        user.answers_to_project(opened.db, self.store, self.project_id)
+        return opened, user.user_identity(self.identity)
+
+    def held_beside(self, memory_id: str) -> Store | None:
+        """The person's user store, when `memory_id` names no row of this
+        project's store but one of the user store's: a project's brief and
+        recall show the person's notes beside its own rows, with their ids,
+        so a read or a refutation by id finds them there, as that caller's
+        recall reads them (`beside_identity`). None otherwise: the id is the
+        project's or unknown, or this is the user store itself (`--user`)."""
+        from tree_ring.store import rows
+        from tree_ring.store.user import USER_PROJECT
+
+        if self.project_id == USER_PROJECT or rows.find(self.store.db, memory_id) is not None:
+            return None
+        mine = self.user_store()
+        if mine is None or rows.find(mine.db, memory_id) is None:
+            return None
+        return mine
+
+    def beside_identity(self) -> Identity:
+        """The caller's identity in the person's user store, read from this
+        project: the same partitions, its project (`store/user.user_identity`)."""
+        from tree_ring.store.user import user_identity
+
+        return user_identity(self.identity)
+
+    def forgotten_here(self, mine: Store) -> ForgottenHere | None:
+        """What this project forgot, as a filter of the user store's rows
+        (`mine`): the brief and recall of the project leave them out."""
+        from tree_ring.read import forgotten_here
+
+        return forgotten_here.of(self.store, self.project_id, mine)
+
+    def reached_beside(self, mine: Store, memory_id: str) -> Memory:
+        """The user store's row `memory_id`, whatever its state, as this
+        caller's reads of the project reach it: an agent's, of the shared
+        scopes and its own partitions there; NotFound otherwise, and for a
+        note whose content this project forgot, as its brief and recall
+        leave it out."""
+        from tree_ring.read import listing
+        from tree_ring.store import rows
+
+        identity = self.beside_identity()
+        memory = listing.show(mine.db, identity, memory_id, whole_project=self.whole_project)
+        forgotten = self.forgotten_here(mine)
+        if forgotten is not None and forgotten.hidden([memory]):
+            raise rows.not_found(memory_id)
+        return memory
+
+    def elsewhere(self, memory_id: str) -> UsageError | None:
+        """Why a verb that acts on this project's rows by id (forget, review,
+        promote, confirm, supersede) does not act on `memory_id`, when it is a
+        note of the person's user store that this caller's reads of the
+        project show (`held_beside`): one line saying what to do instead, not
+        "no memory". None otherwise (the id is unknown to this caller too)."""
+        from tree_ring.model.errors import NotFound, UsageError
+
+        mine = self.held_beside(memory_id)
+        if mine is None:
+            return None
+        try:
+            self.reached_beside(mine, memory_id)
+        except NotFound:
+            return None
+        if self.actor.origin.is_agent:
+            return UsageError(
+                f"{memory_id} is a note in the person's user store (their memory across "
+                "projects); from a project an agent only refutes it: if it proved wrong, "
+                f"`refute {memory_id} --reason WHY` marks it disputed for the person to decide"
+            )
+        return UsageError(
+            f"{memory_id} is a note in your user store, not one of this project's memories; "
+            "`forget` and `review` act on it there with --user"
+        )
+
+    def holder(self, memory: Memory) -> Store:
+        """The store that holds `memory`, as `show` found it: the project's,
+        or the person's user store for one of its notes (`held_beside`)."""
+        return self.held_beside(memory.id) or self.store
+
     def forgotten_elsewhere(self) -> ForgottenHere | None:
         """What the other store this project's reads take in forgot, as a
         filter of this store's rows (`read/forgotten_here.py`): the person's
@@ -220,7 +319,14 @@ class Opened:
         scopes, its own partitions); another partition's or another project's
         is NotFound, as an unknown id is (docs/THREAT-MODEL.md, "Who sees
         what"), so no write tells the agent it exists."""
+        from tree_ring.model.errors import NotFound
         from tree_ring.read import listing
 
         db = self.store.db
-        return listing.show(db, self.identity, memory_id, whole_project=self.whole_project)
+        try:
+            return listing.show(db, self.identity, memory_id, whole_project=self.whole_project)
+        except NotFound:
+            refusal = self.elsewhere(memory_id)  # a note of the user store the brief gave
+            if refusal is not None:
+                raise refusal from None
+            raise

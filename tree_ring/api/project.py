@@ -116,12 +116,18 @@ class Project(Decisions):
     def show(self, memory_id: str) -> Memory:
         """One memory the caller may see, whatever its state; NotFound otherwise,
         as for a row whose content the other store forgot (`forgotten_elsewhere`):
-        such a row is gone as a deleted one is. Its review reason as a read may
-        show it: a quote of content forgotten since is withheld
-        (`govern/reasons.shown`)."""
+        such a row is gone as a deleted one is. A note of the person's user
+        store that the project's brief or recall gave is found there, as that
+        caller's recall reads it (`held_beside`): an agent's, of the shared
+        scopes and its own partitions; none that this project forgot. Its
+        review reason as a read may show it: a quote of content forgotten
+        since is withheld (`govern/reasons.shown`)."""
         from tree_ring.govern import reasons
         from tree_ring.read import listing
 
+        mine = self.held_beside(memory_id)
+        if mine is not None:
+            return reasons.memory_shown(mine.db, self.reached_beside(mine, memory_id))
         db = self.store.db
         memory = listing.show(db, self.identity, memory_id, whole_project=self.whole_project)
         forgotten = self.forgotten_elsewhere()
@@ -351,26 +357,6 @@ class Project(Decisions):
 
         return ledger_check.refusals(Path(self.root))
 
-    def global_target(self) -> tuple[Store, Identity]:
-        """The user store and the caller's identity in it, for global memory.
-
-        A person's first global write creates the store; an agent's never does
-        (its global writes wait for a person there, so there must be one first).
-        A write into it refuses what this project forgot as well as what the
-        user store forgot: this project's brief would show it.
-        """
-        from tree_ring.model.errors import NoStore
-        from tree_ring.store import user
-
-        opened = user.open_user(self.environ, create=not self.actor.origin.is_agent)
-        if opened is None:
-            raise NoStore(
-                f"no user store at {user.user_store_path(self.environ)}; {user.FIX} "
-                "before an agent can propose global memory"
-            )
-        user.answers_to_project(opened.db, self.store, self.project_id)
-        return opened, user.user_identity(self.identity)
-
     def move_to_ring(self, memory_id: str, ring: str) -> WriteResult | None:
         """The memory written again in `ring`, in its own partition, superseding
         itself as it was: rings are not edited in place, so `--as-of` still
@@ -416,7 +402,10 @@ class Project(Decisions):
         from tree_ring.store import rows
         from tree_ring.write import correct
 
-        held = rows.get(self.store.db, memory_id)
+        held = rows.find(self.store.db, memory_id)
+        if held is None:
+            # A note of the user store the brief gave: forgotten there, with --user.
+            raise self.elsewhere(memory_id) or rows.not_found(memory_id)
         # An agent's caller reaches no other project's row; which partitions
         # of its own it may forget, a redacted placeholder of its own note
         # among them (a redaction empties its partition), `correct.forget` decides.

@@ -204,7 +204,8 @@ def cmd_show(ctx: Context) -> int:
 
     with ctx.project() as project:
         memory = project.show(ctx.args.id)
-        db = project.store.db
+        # A note of the user store the brief gave has its refutation there.
+        db = project.holder(memory).db
         came = provenance.of(db, [memory.id]).get(memory.id)
         refuted = refutations.find(db, [memory.id]).get(memory.id)
         if refuted is not None:

@@ -218,12 +218,15 @@ def cmd_refute(ctx: Context) -> int:
         "reason": done.reason,
         "by": done.by,
         "retired": done.retired,
+        "store": "user" if done.user_store else "project",
     }
+    where = " in your user store" if done.user_store else ""
     if done.retired:
-        text = f"retired {done.id} (refuted: {done.reason})"
+        text = f"retired {done.id}{where} (refuted: {done.reason})"
     else:
+        queue = "tree-ring review list --user" if done.user_store else "tree-ring review list"
         text = (
-            f"disputed {done.id}: it waits for a person (`tree-ring review list`); "
+            f"disputed {done.id}: it waits for a person (`{queue}`); "
             "the brief shows it marked disputed until they decide"
         )
     ctx.emit(data, text)

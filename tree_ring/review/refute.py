@@ -39,6 +39,9 @@ class Refuted(Frozen):
     reason: str
     by: str  # the origin: a harness, or person
     retired: bool  # a person's refutation retired it
+    # A note of the person's user store, refuted from a project's brief or
+    # recall: a person decides it there (`tree-ring review list --user`).
+    user_store: bool = False
 
 
 def refute(

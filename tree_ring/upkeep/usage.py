@@ -243,11 +243,15 @@ def memory_usage(root: project.StrPath, memory_id: str) -> MemoryUsage:
     return usage_of(root, {memory_id})[memory_id]
 
 
-def notes_of(store: Store, project_id: str, memory_ids: list[str]) -> dict[str, tuple[str, ...]]:
+def notes_of(
+    store: Store, project_id: str, memory_ids: list[str], log: project.StrPath | None = None
+) -> dict[str, tuple[str, ...]]:
     """For a memory's detail page (TUI, web): who refuted it and why, if an
-    agent did and no person has decided, and how often it was used. The
-    reason as a read may show it: a quote of content `project_id` forgot
-    since is withheld (`govern/reasons.shown`)."""
+    agent did and no person has decided, and how often it was used (in the
+    usage log under `log`, by default the store's root: a note of the user
+    store shown in a project was used in that project). The reason as a
+    read may show it: a quote of content `project_id` forgot since is
+    withheld (`govern/reasons.shown`)."""
     from tree_ring.govern import reasons
     from tree_ring.store import refutations
 
@@ -255,7 +259,7 @@ def notes_of(store: Store, project_id: str, memory_ids: list[str]) -> dict[str, 
         return {}
     refuted = refutations.find(store.db, memory_ids)
     withholding = reasons.Withholding(store.db)
-    used = usage_of(store.root, set(memory_ids))
+    used = usage_of(store.root if log is None else log, set(memory_ids))
     notes: dict[str, tuple[str, ...]] = {}
     for memory_id in memory_ids:
         found: list[str] = []

@@ -325,13 +325,15 @@ def memory_page(site: Site, session: Session, query: Query) -> str:
             m = project.show(memory_id)
         except NotFound as exc:
             raise NotFoundPage(str(exc)) from None
-        db = project.store.db
+        # A note of the user store the brief gave has its history there.
+        held = project.holder(m)
+        db = held.db
         # Its entries' reasons and its refutation's as a read may show them.
         history = reasons.entries_shown(
             db, m.project or "", audit.entries(db, target=m.id, limit=200)
         )
         came = provenance.said_of(db, [m.id]).get(m.id)
-        notes = usage.notes_of(project.store, m.project or "", [m.id])[m.id]
+        notes = usage.notes_of(held, m.project or "", [m.id], log=project.root)[m.id]
         judged = project.anchors([m.id]).get(m.id, [])
         # What links here is found by reading every row's links, so only on request.
         against = backlinks.linking_to(db, m.project, m.id) if query.get("linked") == "1" else []
