@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from tree_ring.team.ledger_report import SyncReport
     from tree_ring.upkeep.consolidate import Report
     from tree_ring.upkeep.maintain import MaintainReport
+    from tree_ring.upkeep.usage import Report as UsageReport
     from tree_ring.write.correct import Forgotten
     from tree_ring.write.pipeline import WriteResult
     from tree_ring.write.verbs import Draft
@@ -251,6 +252,22 @@ class Project(Decisions):
 
         found = coordinator.audit_entries(self.store.db, limit=limit)
         return reasons.decisions_shown(self.store.db, self.project_id, found)
+
+    def usage(self, since: str | None = None) -> UsageReport:
+        """What the usage log says memory cost agents' context (`upkeep/usage.py`):
+        the memories injected most named as this caller's reads name them, the
+        person's notes a brief gave among them, from the user store."""
+        from tree_ring.store.user import USER_PROJECT
+        from tree_ring.upkeep import usage
+
+        mine = None if self.project_id == USER_PROJECT else self.user_store()
+        beside = None
+        if mine is not None:
+            reader = None if self.reader is None else self.beside_identity()
+            beside = usage.Mine(mine, reader, self.forgotten_here(mine))
+        return usage.report(
+            self.store, self.project_id, since, self.reader, self.forgotten_elsewhere(), beside
+        )
 
     def status(self) -> dict[str, Any]:
         """What `status` reports, the same for every client (`api/status.py`)."""

@@ -15,11 +15,9 @@ def cmd_usage(ctx: Context) -> int:
     a = ctx.args
     since = usage.parse_since(a.since) if a.since is not None else None
     # An agent's top memories are of the rows its recall reads (`live.visible`); a
-    # person's, all; neither's those whose content the user store forgot.
+    # person's, all; neither's those whose content the other store forgot.
     with ctx.project() as project:
-        report = usage.report(
-            project.store, project.project_id, since, project.reader, project.forgotten_elsewhere()
-        )
+        report = project.usage(since)
     ctx.emit(report.to_dict(), "\n".join(report_lines(report)))
     return 0
 

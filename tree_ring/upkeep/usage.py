@@ -140,12 +140,26 @@ class Report:
         }
 
 
+@dataclass(frozen=True)
+class Mine:
+    """The person's user store, read beside the project: the brief injects
+    its notes with their ids, so `report` names them from it."""
+
+    store: Store
+    # The caller's identity there, for an agent (`store/user.user_identity`);
+    # None for a person, who reads every partition.
+    reader: Identity | None
+    # What the project forgot, which hides a note there from its reads.
+    forgotten: ForgottenHere | None
+
+
 def report(
     store: Store,
     project_id: str,
     since: str | None = None,
     reader: Identity | None = None,
     forgotten: ForgottenHere | None = None,
+    beside: Mine | None = None,
 ) -> Report:
     """The account of the log under the store's project root, from `since` on.
 
@@ -155,7 +169,10 @@ def report(
     A row whose content the other store a project reads forgot (`forgotten`,
     `read/forgotten_here.py`) is gone from every read of the project, as a
     deleted one is, and is named here as a deleted one is: by its id alone
-    (a person's), or not at all (an agent's)."""
+    (a person's), or not at all (an agent's). A note of the person's user
+    store (`beside`) that a brief injected is named by its summary, as that
+    reader's recall reads it: an agent's, only one of the shared scopes or
+    its own partitions; one the project forgot as a deleted one is."""
     read = usage_log.read(store.root)
     found = Report(since, skipped=read.skipped, notes=list(read.notes))
     sessions: set[tuple[str, str]] = set()
@@ -180,12 +197,22 @@ def report(
         kept = usage_rows.readable(store.db, list(injected), reader)
         # One the other store forgot is left out as a deleted one is, before the cut.
         kept -= _hidden(store, kept, forgotten)
+        if beside is not None and beside.reader is not None:
+            rest = [memory_id for memory_id in injected if memory_id not in kept]
+            notes = usage_rows.readable(beside.store.db, rest, beside.reader)
+            kept |= notes - _hidden(beside.store, notes, beside.forgotten)
         injected = {memory_id: n for memory_id, n in injected.items() if memory_id in kept}
     ranked = sorted(injected.items(), key=lambda item: (-item[1], item[0]))[:TOP]
     # A forgotten memory's id stays in the log; its summary is gone with it,
     # and so is the summary of one the other store forgot.
     gone = _hidden(store, [memory_id for memory_id, _ in ranked], forgotten)
     summaries = usage_rows.summaries(store.db, [memory_id for memory_id, _ in ranked])
+    if beside is not None:
+        # The person's notes the brief gave, named from the store that holds them.
+        rest = [memory_id for memory_id, _ in ranked if memory_id not in summaries]
+        notes = usage_rows.summaries(beside.store.db, rest)
+        gone |= _hidden(beside.store, notes, beside.forgotten)
+        summaries |= notes
     found.top = [
         (memory_id, n, None if memory_id in gone else summaries.get(memory_id))
         for memory_id, n in ranked
