@@ -74,6 +74,21 @@ class Project(Decisions):
             whole_project=whole,
         )
 
+    def disputes(self, found: Sequence[Found], view: View) -> dict[str, list[str]]:
+        """What a refutation waiting for a person says of each of `found`
+        (`read/disputes.py`), read from the store that holds it: a person's
+        note an agent refuted is marked as a project row is, its reason
+        with what this project forgot withheld too."""
+        from tree_ring.read import disputes
+
+        ours = [f.memory for f in found if f.store == "project"]
+        said = disputes.notes(self.store, ours, view)
+        mine = [f.memory for f in found if f.store != "project"]
+        held = self.user_store() if mine else None
+        if held is not None:
+            said |= disputes.notes(held, mine, view, (self.store.db, self.project_id))
+        return said
+
     def recall_tree(self, query: str, *, limit: int) -> list[TreeHit]:
         """The summary nodes that answer `query` best, as the tree is now; a
         node holding what the person forgot in their user store is left out,

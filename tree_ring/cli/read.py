@@ -57,8 +57,7 @@ def cmd_recall(ctx: Context) -> int:
         )
         # What the project's hits' anchored files are now (the user store's name none).
         judged = project.anchors([h.memory.id for h in hits if h.store == "project"], ctx.view())
-        shown = [h.memory for h in hits if h.store == "project"]
-        disputed = disputes.notes(project.store, shown, ctx.view())
+        disputed = project.disputes(hits, ctx.view())
     data: dict[str, Any] = {
         "query": a.query,
         "project": project.project_id,

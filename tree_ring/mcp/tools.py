@@ -26,7 +26,7 @@ from tree_ring.mcp.identity import Caller
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import NotFound, UsageError
 from tree_ring.model.record import Memory
-from tree_ring.read import disputes, staleness, withheld
+from tree_ring.read import staleness, withheld
 from tree_ring.store.db import Options
 from tree_ring.store.live import View
 from tree_ring.write import verbs
@@ -86,8 +86,7 @@ def recall(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         judged = project.anchors([h.memory.id for h in hits if h.store == "project"], view)
         # What an agent's refutation waiting for a person says of a hit: of a
         # refuted row, or of a consolidation that states a refuted source.
-        shown = [h.memory for h in hits if h.store == "project"]
-        notes = disputes.notes(project.store, shown, view)
+        notes = project.disputes(hits, view)
     marks = {
         memory_id: staleness.mark(changed) for memory_id, changed in staleness.stale(judged).items()
     }

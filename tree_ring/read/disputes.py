@@ -17,11 +17,16 @@ if TYPE_CHECKING:
     from tree_ring.model.record import Memory
     from tree_ring.store.db import Store
     from tree_ring.store.live import View
+    from tree_ring.store.sql import Db
 
 
-def notes(store: Store, memories: Sequence[Memory], view: View) -> dict[str, list[str]]:
-    """Each of the project's `memories` (read from `store` under `view`) that
-    a waiting refutation speaks of, with what it says."""
+def notes(
+    store: Store, memories: Sequence[Memory], view: View, around: tuple[Db, str] | None = None
+) -> dict[str, list[str]]:
+    """Each of `memories` (read from `store` under `view`) that a waiting
+    refutation speaks of, with what it says; `around`: for the user store's
+    rows, the store and id of the project they are read in, whose forgets
+    the reasons withhold too."""
     if not view.is_now():
         return {}
     # The brief's module only when a row could carry a note: a read's path stays light.
@@ -30,4 +35,4 @@ def notes(store: Store, memories: Sequence[Memory], view: View) -> dict[str, lis
     from tree_ring.read import brief
 
     hidden = {m.id for m in memories if withheld.hidden(m, view)}
-    return brief.disputed_notes(store, memories, hidden)
+    return brief.disputed_notes(store, memories, hidden, around)
