@@ -14,7 +14,8 @@ A memory an agent refuted (`review/refute.py`) stays in the brief until a
 person decides, its line marked `(disputed by codex: REASON)`: the reason
 shortened to one line, inside the fence, as data like the rest. A
 consolidation that states it is marked the same, naming it
-(`(its source mem_... disputed by codex: REASON)`).
+(`(its source mem_... disputed by codex: REASON)`). A note of the person's
+user store that an agent refuted keeps its `[you]` line the same way.
 """
 
 from __future__ import annotations
