@@ -370,3 +370,23 @@ def test_a_fresh_clones_first_sync_configures_the_merge_driver(tmp_path: Path) -
     git(fresh, "config", "--unset", "merge.tree-ring.driver")
     assert sync.DRIVER_NOTE not in ok(fresh, "sync").out
     assert not team.driver_configured(fresh)
+
+
+def test_a_merge_driver_left_pointing_at_a_moved_plugin_is_named_and_pointed_again(
+    tmp_path: Path,
+) -> None:
+    """A plugin updated or moved since `init` leaves git's driver running an
+    entry that is gone: git fails to run it and merges the ledger as text.
+    `doctor` says so, and a person's `sync` points it at this plugin again."""
+    alice = first_repo(tmp_path)
+    gone = "/nowhere/tree-ring/0.0.9/bin/tree-ring"
+    git(alice, "config", "merge.tree-ring.driver", f"python3 -I -S {gone} merge-driver %O %A %B %P")
+    [check] = [c for c in ok(alice, "--json", "doctor").json()["items"] if c["name"] == "ledger"]
+    assert f"merge driver runs {gone}, which is gone" in check["detail"]
+    done = ok(alice, "sync")
+    assert f"note:       {sync.DRIVER_NOTE}" in done.out.splitlines()
+    driver = git(alice, "config", "--local", "--get", "merge.tree-ring.driver").stdout.strip()
+    assert driver == team.driver_command()
+    [check] = [c for c in ok(alice, "--json", "doctor").json()["items"] if c["name"] == "ledger"]
+    assert "merge driver" not in check["detail"]
+    assert sync.DRIVER_NOTE not in ok(alice, "sync").out

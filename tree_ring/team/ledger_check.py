@@ -142,7 +142,8 @@ def _findings(root: Path, db: Db, path: Path, name: str) -> tuple[bool, str]:
             "`tree-ring review readmit ID --reason WHY` (it says what to do for one whose own "
             "id was forgotten)",
         )
-    driver = "" if team.driver_configured(root) else "; merge driver not configured (run init)"
+    problem = team.driver_problem(root) if team.in_git(root) else None
+    driver = f"; {problem} (run init, or sync)" if problem else ""
     return (True, f"{name}: no conflicts, audit anchor ok{driver}")
 
 

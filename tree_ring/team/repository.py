@@ -82,17 +82,44 @@ def setup(root: Path) -> Setup:
     return done
 
 
-def driver_configured(root: Path) -> bool:
+NOT_CONFIGURED = "merge driver not configured"
+
+
+def driver_problem(root: Path) -> str | None:
+    """What is wrong with this clone's merge driver, in a few words, or None:
+    not configured, or configured to a Tree Ring entry that is gone (a plugin
+    updated or moved since `init`: git would fail to run it and merge the
+    ledger as text)."""
     ran = _git(root, "config", "--get", "merge.tree-ring.driver")
-    return ran is not None and ran.returncode == 0 and bool(ran.stdout.strip())
+    said = ran.stdout.strip() if ran is not None and ran.returncode == 0 else ""
+    if not said:
+        return NOT_CONFIGURED
+    try:
+        words = shlex.split(said)
+    except ValueError:
+        return None  # a command someone wrote by hand: theirs to keep
+    entry = next((w for w in words if w.endswith(("bin/tree-ring", "bin\\tree-ring"))), None)
+    if entry is not None and not Path(entry).is_file():
+        return f"merge driver runs {entry}, which is gone"
+    return None
 
 
-def ensure_driver(root: Path) -> bool:
-    """Configure the merge driver in this clone's own git config when it is
-    not: a store built from the ledger in a fresh clone, by its first session
-    or `sync`, where no one ran `init`. Only the config, nothing in the working
-    tree (`.gitattributes` came with the clone). True when it configured it now."""
-    if not in_git(root) or driver_configured(root):
+def driver_configured(root: Path) -> bool:
+    return driver_problem(root) is None
+
+
+def ensure_driver(root: Path, *, unset: bool = True) -> bool:
+    """Configure the merge driver in this clone's own git config when it
+    runs an entry that is gone (a plugin updated or moved since `init`), and,
+    with `unset`, when it is not configured: a store built from the ledger
+    in a fresh clone, by its first session or `sync`, where no one ran
+    `init` (a driver a person unset later stays unset). Only the config,
+    nothing in the working tree (`.gitattributes` came with the clone). True
+    when it configured it now."""
+    if not in_git(root):
+        return False
+    problem = driver_problem(root)
+    if problem is None or (problem == NOT_CONFIGURED and not unset):
         return False
     ran = _git(root, "config", "merge.tree-ring.driver", driver_command())
     return ran is not None and ran.returncode == 0

@@ -270,12 +270,13 @@ def sync(
         remember_file(db, path, data, up)
         ledger_delta.record_claims(db, report.claim_lines)
     settle(store, report)
-    if first and write:
-        # A store built from a fresh clone's ledger where no one ran `init`:
-        # without the driver, the ledger's next merge would be a text merge.
+    if write:
+        # A store built from a fresh clone's ledger where no one ran `init`,
+        # or a plugin moved since: without a driver git can run, the
+        # ledger's next merge would be a text merge.
         from tree_ring.team import repository
 
-        if repository.ensure_driver(root):
+        if repository.ensure_driver(root, unset=first):
             report.notes.append(DRIVER_NOTE)
     if progress is not None:
         progress("sync: ledger written" if write else "sync: done", SYNC_STEPS, SYNC_STEPS)
