@@ -234,7 +234,7 @@ def test_a_subagents_brief_does_not_pass_for_the_sessions(
         "SubagentStart": 2,
     }
     text = run_cli("status").out
-    assert "  last brief (session start): " in text and "(1 memories, " in text
+    assert "  last brief (session start): " in text and "(1 memory, " in text
     assert "  last subagent brief: " in text and "(0 memories, 0 bytes, ~0 tokens)" in text
 
 
