@@ -61,11 +61,18 @@ def sync_named(root: Path) -> set[str]:
 
 def bad_ledger(tmp_path: Path) -> tuple[Path, set[int], int]:
     """A project whose ledger holds, among its good lines, one of each kind
-    a sync skips: (the project, the lines it drops, the line it keeps)."""
+    a sync skips: (the project, the lines it drops, the line it keeps). The
+    newer Tree Ring's line it keeps is the upstream's: a claimed one is
+    dropped (`test_ledger_carried_claims.py`)."""
     alice = first_repo(tmp_path)
     remember(alice, "Deploys freeze on Fridays after the release branch is cut")
     remember(alice, "Staging resets every night at two")
     good = ledger_entries(alice)[0]
+    newer = json.dumps({"record": "memory2", "id": "n1", "say": "hello"}).encode()
+    hub(tmp_path, alice)
+    with (alice / LEDGER).open("ab") as handle:
+        handle.write(newer + b"\n")
+    publish(alice, "a newer Tree Ring's line")
 
     def row(letter: str, summary: str, **changes: object) -> bytes:
         data = {**good, "id": f"mem_20260101_000000_{letter * 12}", "summary": summary}
@@ -83,7 +90,7 @@ def bad_ledger(tmp_path: Path) -> tuple[Path, set[int], int]:
         json.dumps({"record": "anchor", "clone": "nothex", "seq": 1, "head": ""}).encode(),
     ]
     fine = row("f", "The staging database is rebuilt on Mondays")  # a claim: taken
-    newer = json.dumps({"record": "memory2", "id": "n1", "say": "hello"}).encode()
+    lines.remove(newer)
     # Among the good lines, not after them: each is named by its own number.
     edited = [lines[0], lines[1], *bad[:4], fine, *lines[2:], *bad[4:], newer]
     (alice / LEDGER).write_bytes(b"\n".join(edited) + b"\n")
@@ -110,8 +117,9 @@ def test_each_line_a_sync_skips_is_named_as_the_sync_names_it(tmp_path: Path) ->
         f"{LEDGER}:{kept}: unknown record 'memory2'{KEPT}"
     ]
     assert SECRET not in json.dumps(check)
-    # The sync's own words, line for line: then it drops them from the file.
-    assert sync_named(alice) == shown
+    # The sync's own words, line for line (the kept line in one note): then it
+    # drops them from the file.
+    assert sync_named(alice) == {line for line in shown if not line.endswith(KEPT)}
     code, check = doctor(alice)
     assert (code, check["ok"]) == (0, True)
     assert check["detail"].splitlines() == [

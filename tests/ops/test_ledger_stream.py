@@ -74,11 +74,12 @@ def test_the_file_is_replaced_only_when_its_bytes_change(tmp_path: Path) -> None
     path.write_text(text, encoding="utf-8")
     before = path.stat().st_mtime_ns
     same = hashlib.sha256(text.encode())
-    written, digest = ledger_stream.write_if_changed(path, lines, same)
+    written, digest, at = ledger_stream.write_if_changed(path, lines, same)
     assert not written and path.stat().st_mtime_ns == before
+    assert at == len(text.encode())  # where carried lines would start
     assert digest == "sha256:" + same.hexdigest()
     assert not list(tmp_path.glob(".*.tmp"))  # no temporary left
-    written, _ = ledger_stream.write_if_changed(path, lines[:2], same)
+    written, _, _ = ledger_stream.write_if_changed(path, lines[:2], same)
     assert written and path.read_text(encoding="utf-8").count("\n") == 2
 
 

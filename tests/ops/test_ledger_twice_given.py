@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
-from team_support import cli, first_repo, ok, remember
+from team_support import cli, first_repo, hub, ok, publish, remember
 
 from tree_ring.model import jsontext
 from tree_ring.team import ledger
@@ -48,8 +48,12 @@ def test_a_forgotten_first_value_is_neither_carried_nor_committed(tmp_path: Path
     twice = twice.replace('{"record"', f'{{"note":"{FORGOTTEN}","record"')
     kept = '{"data":"from a newer teammate","record":"futurething"}'
     path = root / LEDGER
+    hub(tmp_path, root)
     with path.open("a", encoding="utf-8") as handle:
-        handle.write(twice + "\n" + kept + "\n")
+        handle.write(kept + "\n")
+    publish(root, "a newer teammate's line")  # the upstream's: carried
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(twice + "\n")
     assert not ledger.carries(twice.encode()) and ledger.carries(kept.encode())
     doctor = cli(root, "doctor")
     assert doctor.code == 1

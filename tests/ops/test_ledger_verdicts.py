@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from team_support import LEDGER, commit, first_repo, ok, remember
+from team_support import LEDGER, first_repo, hub, ok, publish, remember
 
 from tree_ring.store import settings
 from tree_ring.store.db import Store
@@ -49,9 +49,10 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def test_each_line_is_read_once_and_its_verdict_kept(tmp_path: Path, reads: list[str]) -> None:
     alice = first_repo(tmp_path)
+    hub(tmp_path, alice)
     remember(alice, "The ledger parse test note for the carried lines")
     _append(alice, [*CLEAN, SECRET])
-    commit(alice, "a teammate's lines")
+    publish(alice, "a teammate's lines")
     remember(alice, "A note written after the teammate's lines")  # syncs first
     assert sorted(reads) == sorted([*CLEAN, SECRET])
     assert _carried(alice) == set(CLEAN)  # the secret's line is left out
@@ -63,15 +64,21 @@ def test_each_line_is_read_once_and_its_verdict_kept(tmp_path: Path, reads: list
     with Store.open(alice) as store:
         kept = settings.stored(store.db, ledger_verdicts.SETTING)
     assert kept["guard"] == ledger_verdicts.guard_print()
-    assert len(kept["lines"]) == len(CLEAN) and set(kept["lines"].values()) == {None}
+    # The secret's line, which the upstream still holds, is read at each sync: its verdict too.
+    verdicts = sorted(kept["lines"].values(), key=str)
+    assert verdicts == [
+        *[None] * len(CLEAN),
+        "holds what looks like a secret (rule aws-access-key, in its line)",
+    ]
 
 
 def test_a_new_guard_reads_every_line_again(
     tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     alice = first_repo(tmp_path)
+    hub(tmp_path, alice)
     _append(alice, CLEAN)
-    commit(alice, "a teammate's lines")
+    publish(alice, "a teammate's lines")
     remember(alice, "A note written after the teammate's lines")
     assert len(reads) == len(CLEAN)
     monkeypatch.setattr(ledger_verdicts, "_GUARD", ["a guard with a new rule"])

@@ -125,6 +125,14 @@ LEDGER_CLAIMS: Mapping[str, Any] = MappingProxyType(
 # out; `guard`, the guard's code they were reached by, so a new rule reads again.
 LEDGER_VERDICTS: Mapping[str, Any] = MappingProxyType({"guard": None, "lines": {}})
 
+# The lines of records this version does not know that the last write of the
+# ledger carried (team/ledger_carried.py): each raw line's fingerprint, so a
+# sync carries only those and the upstream's (another line is a claim); and,
+# when the write judged them, the byte they start at in the file it wrote,
+# the hash of their bytes and the guard and forgets they were judged under,
+# so a person's write copies them through unread while those hold.
+LEDGER_CARRIED: Mapping[str, Any] = MappingProxyType({"lines": ""})
+
 # What the person has seen of the inbox (review/inbox.py): agent rows created
 # after `at`, and beyond it the ids in `ids`.
 INBOX_SEEN: Mapping[str, Any] = MappingProxyType({"at": None, "ids": ()})
@@ -147,6 +155,7 @@ _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
         "ledger_upstream": LEDGER_UPSTREAM,
         "ledger_claims": LEDGER_CLAIMS,
         "ledger_verdicts": LEDGER_VERDICTS,
+        "ledger_carried": LEDGER_CARRIED,
         "inbox_seen": INBOX_SEEN,
     }
 )

@@ -19,7 +19,14 @@ from tree_ring.model.record import Memory, now_iso
 from tree_ring.model.text import error_safe
 from tree_ring.store import audit, holders, rows, settings, tombstones
 from tree_ring.store.sql import Db
-from tree_ring.team import ledger, ledger_read, ledger_state, ledger_verdicts, sync
+from tree_ring.team import (
+    ledger,
+    ledger_carried,
+    ledger_read,
+    ledger_state,
+    ledger_verdicts,
+    sync,
+)
 from tree_ring.team import repository as team
 from tree_ring.team.ledger_report import Skipped
 from tree_ring.team.ledger_verdicts import texts_of
@@ -57,14 +64,15 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
             f"{done.source}; run `git add {name}`, then `tree-ring sync`"
         )
         return (True, "no conflicts", True, repaired)
-    ok, detail = _findings(root, db, path, name)
-    skips = _skipped(root, db, path, name)
+    theirs = _upstream_lines(root)
+    ok, detail = _findings(root, db, path, name, theirs)
+    skips = _skipped(root, db, path, name, theirs)
     if not ok:
         skips.refused = None  # a header a sync refuses fails `_findings` first, named there
     return (ok and not skips.dropped and skips.refused is None, detail + skips.said(), False, "")
 
 
-def _findings(root: Path, db: Db, path: Path, name: str) -> tuple[bool, str]:
+def _findings(root: Path, db: Db, path: Path, name: str, theirs: set[bytes]) -> tuple[bool, str]:
     """(ok, detail) of what the ledger's lines say against the store: its
     audit anchor, its header, and the words and tombstones it holds."""
     numbered = ledger.numbered(_text(path))
@@ -197,7 +205,7 @@ class Skips:
         return said
 
 
-def _skipped(root: Path, db: Db, path: Path, name: str) -> Skips:
+def _skipped(root: Path, db: Db, path: Path, name: str, theirs: set[bytes]) -> Skips:
     """Each line a sync skips as it reads the ledger, by the sync's own
     check (`ledger_read.skipped_lines`): the file's lines, a part at a time
     and each cut at MAX_LINE_BYTES (`line_bound.lines`), then the
@@ -215,11 +223,16 @@ def _skipped(root: Path, db: Db, path: Path, name: str) -> Skips:
         return found
     if handle is None:
         return found
-    theirs = _upstream_lines(root)
+    before = ledger_carried.load(db)
+
+    def vouch(piece: bytes) -> bool:
+        return piece in theirs or before.vouched(piece)
+
     with handle:
         try:
             numbered = _numbered(handle, theirs)
-            for skipped, carried in ledger_read.skipped_lines(db, numbered, project_id, verdicts):
+            found_lines = ledger_read.skipped_lines(db, numbered, project_id, verdicts, vouch)
+            for skipped, carried in found_lines:
                 found.add(skipped, carried, name)
         except (SchemaTooNew, ledger_read.OtherLedger) as exc:
             found.refused = str(exc)

@@ -108,6 +108,11 @@ class Read:
     raws: dict[str, bytes] = field(default_factory=lambda: {})
     files: dict[str, list[Anchor]] = field(default_factory=lambda: {})
     foreign: list[bytes] = field(default_factory=lambda: [])
+    # The file's lines of unknown records: those carried (`foreign`, by
+    # number), and those left out as claims (`vouch` said no), each named
+    # once in a note, not a line each (`ledger_carried.notes`).
+    kept: list[Skipped] = field(default_factory=lambda: [])
+    claimed: list[Skipped] = field(default_factory=lambda: [])
     # Whether a line of an unknown record is read by the guard now: only a
     # read that rewrites the ledger needs to know (`ledger.carry` reads each
     # again before carrying it); an import takes nothing from such a line.
@@ -115,6 +120,9 @@ class Read:
     # The guard's verdicts kept between runs (`ledger_verdicts.py`): a line it
     # read whole before is not read again. None: each is read now.
     verdicts: Verdicts | None = None
+    # Whether a line of an unknown record is one to carry: the upstream's, or
+    # one the store carried before (`ledger_carried.py`); None: every one.
+    vouch: Callable[[bytes], bool] | None = None
 
 
 def checked(
@@ -126,6 +134,7 @@ def checked(
     trusted: Upstream | None = None,
     judge_unknown: bool = True,
     verdicts: Verdicts | None = None,
+    vouch: Callable[[bytes], bool] | None = None,
 ) -> Read:
     """Read the ledger's lines and check each one. A line that is byte for byte
     what the store itself would write (`known`, by text) came from the store,
@@ -152,7 +161,13 @@ def checked(
         numbered = [(n, piece) for n, piece in numbered if piece not in trusted.as_written]
         numbered += [(0, piece) for piece in sorted(trusted.lines - present)]
     return check_numbered(
-        numbered, project_id, known, trusted=trusted, judge_unknown=judge_unknown, verdicts=verdicts
+        numbered,
+        project_id,
+        known,
+        trusted=trusted,
+        judge_unknown=judge_unknown,
+        verdicts=verdicts,
+        vouch=vouch,
     )
 
 
@@ -164,16 +179,19 @@ def check_numbered(
     trusted: Upstream | None = None,
     judge_unknown: bool = True,
     verdicts: Verdicts | None = None,
+    vouch: Callable[[bytes], bool] | None = None,
 ) -> Read:
     """`checked` over these lines only, each with its line number in the file
     (0: the upstream's): the SessionStart hook's part of a large ledger
     (`ledger_catchup.py`). Conflict markers are the caller's to refuse.
     Without `judge_unknown` (an import that writes no ledger), a line of an
     unknown record is not read by the guard: a hostile one costs a hook
-    nothing, and a rewrite reads it before carrying it."""
+    nothing, and a rewrite reads it before carrying it. With `vouch`, a
+    file's line of an unknown record it does not vouch for is a claim
+    (`Read.claimed`), never read by the guard."""
     good: list[tuple[int, Line, bool]] = []
     skipped: list[Skipped] = []
-    read = Read({}, {}, skipped, {}, judge_unknown=judge_unknown, verdicts=verdicts)
+    read = Read({}, {}, skipped, {}, judge_unknown=judge_unknown, verdicts=verdicts, vouch=vouch)
     known = known or {}
     for number, piece in numbered:
         if not piece.strip():
@@ -189,8 +207,11 @@ def check_numbered(
             continue
         except (SchemaTooNew, OtherLedger):
             raise
+        except Claimed as exc:
+            read.claimed.append(Skipped(number, str(exc)))
+            continue
         except Unreadable as exc:
-            skipped.append(_carried(read, number, piece, str(exc)))
+            _carried(read, number, piece, str(exc))
             continue
         except TreeRingError as exc:
             skipped.append(Skipped(number, _where(number, str(exc))))
@@ -216,6 +237,7 @@ def skipped_lines(
     numbered: Iterable[tuple[int, bytes]],
     project_id: str,
     verdicts: Verdicts | None = None,
+    vouch: Callable[[bytes], bool] | None = None,
 ) -> Iterator[tuple[Skipped, bool]]:
     """Each of the `numbered` lines (0: one only the upstream's ledger
     holds) that a sync skips as it reads them (`check_numbered`, a line of a
@@ -225,7 +247,9 @@ def skipped_lines(
     a time (PART_LINES lines, PART_BYTES bytes past the first line), each
     against the store's own lines for the ids it names (not checked again,
     as a sync does not): only a part is held, whatever the ledger's size.
-    Reads the store and writes nothing; `verdicts` are not saved. A header
+    Reads the store and writes nothing; `verdicts` are not saved. With
+    `vouch` (a sync's: `ledger_carried.py`), a line of an unknown record it
+    does not vouch for is one a sync leaves out, a claim. A header
     of another project or a newer schema raises, as a sync refuses that
     ledger whole."""
     part: list[tuple[int, bytes]] = []
@@ -234,22 +258,25 @@ def skipped_lines(
         part.append((number, piece))
         size += len(piece)
         if len(part) >= PART_LINES or size >= PART_BYTES:
-            yield from _skipped_in(db, part, project_id, verdicts)
+            yield from _skipped_in(db, part, project_id, verdicts, vouch)
             part, size = [], 0
     if part:
-        yield from _skipped_in(db, part, project_id, verdicts)
+        yield from _skipped_in(db, part, project_id, verdicts, vouch)
 
 
 def _skipped_in(
-    db: Db, part: list[tuple[int, bytes]], project_id: str, verdicts: Verdicts | None
+    db: Db,
+    part: list[tuple[int, bytes]],
+    project_id: str,
+    verdicts: Verdicts | None,
+    vouch: Callable[[bytes], bool] | None,
 ) -> Iterator[tuple[Skipped, bool]]:
     ids = [key[1:] for _, piece in part if (key := _entry_key(piece)) is not None]
     known = {line.text: line for line in ledger_state.store_lines(db, project_id, ids).values()}
-    read = check_numbered(part, project_id, known, verdicts=verdicts)
-    carried = set(read.foreign)
-    pieces = {number: piece for number, piece in part if number}
-    for skipped in read.skipped:
-        yield skipped, skipped.line in pieces and pieces[skipped.line] in carried
+    read = check_numbered(part, project_id, known, verdicts=verdicts, vouch=vouch)
+    found = [(s, False) for s in read.skipped] + [(s, True) for s in read.kept]
+    found += [(Skipped(s.line, f"{s.reason}{CLAIMED}"), False) for s in read.claimed]
+    yield from sorted(found, key=lambda pair: pair[0].line)
 
 
 def _cut(said: str, most: int = 80) -> str:
@@ -301,13 +328,19 @@ def _entry_key(piece: bytes) -> str | None:
     return found[0] if found is not None else None
 
 
-def _carried(read: Read, number: int, piece: bytes, reason: str) -> Skipped:
+def _carried(read: Read, number: int, piece: bytes, reason: str) -> None:
     """A line of a record this version does not know, which the guard passed:
-    skipped, and, when it is the file's, kept for a rewrite to carry through."""
+    when it is the file's, kept for a rewrite to carry through (named in a
+    note); one only the upstream's ledger holds is skipped."""
     if not number:
-        return Skipped(number, _where(number, reason))
+        read.skipped.append(Skipped(number, _where(number, reason)))
+        return
     read.foreign.append(piece)
-    return Skipped(number, f"{reason}; kept in the ledger as it stands")
+    read.kept.append(Skipped(number, f"{reason}; kept in the ledger as it stands"))
+
+
+# What `doctor` adds to a claimed line's reason (`skipped_lines`).
+CLAIMED = "; not the upstream's nor carried before (a claim): a sync leaves it out of the ledger"
 
 
 def _where(number: int, reason: str) -> str:
@@ -317,6 +350,12 @@ def _where(number: int, reason: str) -> str:
 
 class OtherLedger(UsageError):
     pass
+
+
+class Claimed(UsageError):
+    """A file's line of a record this version does not know that neither the
+    upstream's ledger holds nor the store carried before: a claim, which a
+    rewrite leaves out (`ledger_carried.py`); the guard does not read it."""
 
 
 class Unreadable(UsageError):
@@ -380,7 +419,8 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
         return checked_line
     if record in (ledger.TOMBSTONE, ledger.REDACTION):
         return _keeping(raw, line, ledger_stones.check(line), read.verdicts)
-    return _unknown(raw, line, judge=read.judge_unknown, verdicts=read.verdicts)
+    vouched = read.vouch is None or read.vouch(piece)
+    return _unknown(raw, line, judge=read.judge_unknown, verdicts=read.verdicts, vouched=vouched)
 
 
 # Fields of a record's line this version reads though it may not write them
@@ -426,7 +466,12 @@ def _verdict(verdicts: Verdicts | None, text: str, data: Any) -> str | None:
 
 
 def _unknown(
-    raw: str, line: dict[str, Any], *, judge: bool = True, verdicts: Verdicts | None = None
+    raw: str,
+    line: dict[str, Any],
+    *,
+    judge: bool = True,
+    verdicts: Verdicts | None = None,
+    vouched: bool = True,
 ) -> Line:
     """A line of no record this version reads: never taken for one, and
     carried (Unreadable) only when it names a record as a string and the
@@ -436,6 +481,8 @@ def _unknown(
     record = ledger.unknown_record(line)
     if record is None:
         raise UsageError("its record is not a string")
+    if not vouched:
+        raise Claimed("a record this version does not know")
     if not judge:
         raise Unreadable("a record this version does not know")
     why = _verdict(verdicts, raw, line)

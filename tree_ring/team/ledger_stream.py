@@ -109,30 +109,32 @@ def _key(piece: bytes) -> str | None:
 
 def write_if_changed(
     path: Path, lines: Iterable[Line], old: Any, carried: list[bytes] | None = None
-) -> tuple[bool, str]:
+) -> tuple[bool, str, int]:
     """Write `lines` to a temporary file beside `path`, then the lines
     `carried` as they stand (`ledger.carry`: complete once `lines` is), and
     put it in its place unless its bytes hash as `old` (the hash of the
     file's bytes, complete once `lines` is), which leaves the file as it was.
-    (written, "sha256:...")."""
+    (written, "sha256:...", the byte the carried lines start at)."""
     fd, name = project.temporary_beside(path)
     temporary = Path(name)
     new = hashlib.sha256()
+    at = 0
     try:
         with open(fd, "wb") as out:
             for line in lines:
                 data = (line.text + "\n").encode("utf-8")
                 out.write(data)
                 new.update(data)
+                at += len(data)
             tail = ledger.carry(carried or [])
             out.write(tail)
             new.update(tail)
         digest = "sha256:" + new.hexdigest()
         if new.digest() == old.digest():
             temporary.unlink()
-            return False, digest
+            return False, digest, at
         os.replace(temporary, path)
-        return True, digest
+        return True, digest, at
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise

@@ -10,6 +10,13 @@ setting) by the line's hash, beside the guard's own fingerprint: a line is
 read once per clone, and a guard with a new rule reads every line again. Only
 the lines of the last read are kept, so the record stays as small as the
 ledger's share of such lines.
+
+Whether a clean line holds what this clone forgot is asked as well, and its
+answer kept beside a hash of the forgets it was reached by
+(`ledger_carried.forgets_print`): a forget made since asks every line again,
+and no forget asks none. A person's write that copies the carried lines
+through unread (`ledger_carried.py`) loads nothing here unless another line
+asks, and then keeps the verdicts it did not ask for (`partial`).
 """
 
 from __future__ import annotations
@@ -50,37 +57,68 @@ def guard_print() -> str:
 
 class Verdicts:
     """The verdicts of one read of the ledger: those kept (`load`), and those
-    the guard reaches now; `save` keeps the ones this read asked for."""
+    the guard reaches now; `save` keeps the ones this read asked for (with
+    `partial`, the kept ones too). `forgets`: the hash of the forgets the
+    kept answers of `quoting` (the keys of lines that held forgotten words)
+    were reached by; None: none is kept, each is asked."""
 
     def __init__(
         self,
         kept: dict[str, str | None],
         guard: str | None,
         forgotten: Callable[[Any], bool] | None = None,
+        forgets: tuple[str, str | None, set[str]] | None = None,
     ) -> None:
         self.kept = kept
         self.guard = guard
         self.asked: dict[str, str | None] = {}
         self.forgotten = forgotten
+        # (the forgets now, those the kept answers were reached by, the kept answers)
+        self.forgets = forgets
+        self.quoting: set[str] = set()
+        self.partial = False
 
     def of(self, text: str, judge: Callable[[], str | None], data: Any = None) -> str | None:
         """Why `text` is left out (None: it is carried): the guard's reason,
         read once; else, for a store's read (`load`), that it holds what this
-        clone forgot, asked every time, as a forget may come between two
-        reads. `data`: the text's JSON value, whose strings are read."""
+        clone forgot, read again whenever a forget came between two reads.
+        `data`: the text's JSON value, whose strings are read."""
         key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
         if key not in self.asked:
             self.asked[key] = self.kept[key] if key in self.kept else judge()
         why = self.asked[key]
-        if why is None and self.forgotten is not None and self.forgotten(data):
+        if why is None and self.forgotten is not None and self._quotes(key, data):
             return FORGOTTEN
         return why
 
+    def _quotes(self, key: str, data: Any) -> bool:
+        assert self.forgotten is not None
+        if self.forgets is not None and self.forgets[0] == self.forgets[1] and key in self.kept:
+            quotes = key in self.forgets[2]
+        else:
+            quotes = self.forgotten(data)
+        if quotes:
+            self.quoting.add(key)
+        return quotes
+
     def save(self, db: Db) -> None:
         """Keep this read's verdicts in the caller's transaction, when they changed."""
-        if self.asked == self.kept and (self.guard is not None or not self.asked):
+        lines = {**self.kept, **self.asked} if self.partial else self.asked
+        now = self.forgets[0] if self.forgets is not None else None
+        quoting = self.quoting
+        if self.partial and self.forgets is not None:
+            # The kept answers stand for the lines not asked only under the same forgets.
+            if self.forgets[0] == self.forgets[1]:
+                quoting = (self.forgets[2] - self.asked.keys()) | self.quoting
+            else:
+                now = None
+        same = lines == self.kept and (self.guard is not None or not lines)
+        if same and (now is None or self.forgets == (now, now, quoting)):
             return
-        settings.write(db, SETTING, {"guard": guard_print(), "lines": self.asked})
+        value: dict[str, Any] = {"guard": guard_print(), "lines": lines}
+        if now is not None:
+            value.update(forgets=now, quoting=sorted(quoting & lines.keys()))
+        settings.write(db, SETTING, value)
 
 
 def load(db: Db, project_id: str | None = None) -> Verdicts:
@@ -90,11 +128,42 @@ def load(db: Db, project_id: str | None = None) -> Verdicts:
     forgotten = None if project_id is None else _forgotten(db, project_id)
     stored = jsontext.as_object(settings.stored(db, SETTING)) or {}
     lines = jsontext.as_object(stored.get("lines"))
+    forgets = None
+    if project_id is not None:
+        from tree_ring.team.ledger_carried import forgets_print
+
+        before = stored.get("forgets")
+        quoting = stored.get("quoting")
+        held: set[str] = set()
+        if isinstance(quoting, list):
+            held = {k for k in quoting if isinstance(k, str)}  # pyright: ignore[reportUnknownVariableType]
+        forgets = (forgets_print(db, project_id), before if isinstance(before, str) else None, held)
     if not lines or stored.get("guard") != guard_print():
-        return Verdicts({}, None, forgotten)
+        return Verdicts({}, None, forgotten, forgets)
     # A verdict of any other kind than a reason or None reads as a refusal.
     kept = {key: (v if isinstance(v, str) or v is None else "") for key, v in lines.items()}
-    return Verdicts(kept, guard_print(), forgotten)
+    return Verdicts(kept, guard_print(), forgotten, forgets)
+
+
+class Lazy(Verdicts):
+    """`load`'s verdicts, read from the store only once a line asks: a
+    person's write that copies the carried lines through unread asks none."""
+
+    def __init__(self, db: Db, project_id: str) -> None:
+        super().__init__({}, None)
+        self._source: tuple[Db, str] | None = (db, project_id)
+
+    def of(self, text: str, judge: Callable[[], str | None], data: Any = None) -> str | None:
+        if self._source is not None:
+            loaded = load(*self._source)
+            self._source = None
+            self.kept, self.guard, self.forgotten = loaded.kept, loaded.guard, loaded.forgotten
+            self.forgets = loaded.forgets
+        return super().of(text, judge, data)
+
+    def save(self, db: Db) -> None:
+        if self._source is None:
+            super().save(db)
 
 
 def _forgotten(db: Db, project_id: str) -> Callable[[Any], bool]:

@@ -53,7 +53,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tree_ring.model import line_bound, project
+from tree_ring.model import jsontext, line_bound, project
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, SchemaTooNew, TreeRingError
 from tree_ring.model.identity import Origin
@@ -63,6 +63,7 @@ from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.team import (
     ledger,
+    ledger_carried,
     ledger_delta,
     ledger_history,
     ledger_state,
@@ -243,13 +244,27 @@ def sync(
         mine = store_lines(db, project_id)
         known = {line.text: line for line in mine.values()}
         verdicts = ledger_verdicts.load(db, project_id) if write else None
+        forgets = ledger_carried.forgets_print(db, project_id) if write else None
         written_forms(data, up, lambda: ledger_state.forgotten(db, project_id))
+        carried = ledger_carried.load(db)
+
+        def vouch(piece: bytes) -> bool:
+            return piece in up.lines or carried.vouched(piece)
+
         read = checked(
-            data, project_id, name, known, trusted=up, judge_unknown=write, verdicts=verdicts
+            data,
+            project_id,
+            name,
+            known,
+            trusted=up,
+            judge_unknown=write,
+            verdicts=verdicts,
+            vouch=vouch,
         )
         if verdicts is not None:
             verdicts.save(db)
         report.skipped = read.skipped
+        report.notes += ledger_carried.notes(read.kept, read.claimed)
         report.audit = anchor_problem(db, read.won.get("1" + clone_id(db)))
         if progress is not None:
             progress("sync: ledger read", 1, SYNC_STEPS)
@@ -267,6 +282,8 @@ def sync(
             report.lines = text.count("\n") + len(set(read.foreign))
             report.written = _write(path, text, read.foreign)
             data = text.encode("utf-8") + ledger.carry(read.foreign)
+            at = len(data) - len(ledger.carry(read.foreign))
+            ledger_carried.record(db, read.foreign, at, ledger_verdicts.guard_print(), forgets)
         remember_file(db, path, data, up)
         ledger_delta.record_claims(db, report.claim_lines)
     settle(store, report)
@@ -392,25 +409,35 @@ def after_write(store: Store, root: Path, project_id: str) -> bool:
     path = path_of(root)
     if not path.exists():
         return False
-    if changed(store.db, path):
-        return sync(store, root, project_id, Actor("ledger", Origin("import"))).written
-    with store.write() as db:
+    if not changed(store.db, path):
         try:
-            written, digest = _merge_streaming(db, path, project_id)
-        except ledger_stream.Unsorted:
-            written, digest = _merge_whole(db, path, project_id)
-        except Conflict:
-            return False
-        if written:
-            # What was added came from the store: still in sync.
-            _remember_digest(db, path, digest)
-    return written
+            with store.write() as db:
+                try:
+                    written, digest = _merge_streaming(db, path, project_id)
+                except ledger_stream.Unsorted:
+                    written, digest = _merge_whole(db, path, project_id)
+                except Conflict:
+                    return False
+                if written:
+                    # What was added came from the store: still in sync.
+                    _remember_digest(db, path, digest)
+            return written
+        except ledger_carried.Unvouched:
+            pass  # nothing written: the sync below asks the upstream, then writes
+    return sync(store, root, project_id, Actor("ledger", Origin("import"))).written
 
 
 def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     """`after_write`'s merge, a line at a time (ledger_stream.py): its memory
-    does not grow with the ledger or the store."""
-    read = Read({}, {}, [], {}, verdicts=ledger_verdicts.load(db, project_id))
+    does not grow with the ledger or the store. The lines of unknown records
+    the store's last write carried, still as it wrote them after the rest
+    (`ledger_carried.py`), are copied through unread; another such line the
+    store carried is read again, and one it did not carry raises Unvouched
+    (a sync decides it)."""
+    verdicts = ledger_verdicts.Lazy(db, project_id)
+    read = Read({}, {}, [], {}, verdicts=verdicts)
+    before = ledger_carried.load(db)
+    judged = _judged(db, project_id, before)
 
     def check(piece: bytes) -> Line | None:
         # `check_line` notes each memory and re-admission it reads; nothing here needs them.
@@ -430,29 +457,70 @@ def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     if handle is None:
         return False, ""
     old = hashlib.sha256()
+    carried: list[bytes] = []
 
     def pieces() -> Iterator[bytes]:
         # The ledger's lines as every reader reads them (`line_bound.lines`: one
         # longer than MAX_LINE_BYTES cut short), hashed as read, newlines between.
-        for number, raw in enumerate(line_bound.lines(handle)):
+        # From the byte the store's carried lines start at, the rest is read as
+        # bytes and, when it is those lines as judged, carried as it stands.
+        offset = 0
+        lines = line_bound.lines(handle)
+        for number, raw in enumerate(lines):
+            if number and offset == before.at and judged is not None:
+                rest = [raw, *lines]
+                old.update(b"\n" + b"\n".join(rest))
+                if before.tail_holds(rest, *judged):
+                    carried.extend(piece for piece in rest if piece)
+                    verdicts.partial = True
+                    return
+                yield from rest
+                return
             old.update(b"\n" + raw if number else raw)
+            offset += len(raw) + 1
             yield raw
 
+    def carries(piece: bytes) -> bool:
+        if not before.vouched(piece):
+            if ledger.unknown_record(_loads(piece)) is not None:
+                raise ledger_carried.Unvouched
+            return False
+        return ledger.carries(piece, verdicts)
+
     header = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
-    carried: list[bytes] = []
     with handle:
         mine = ledger_state.stream_lines(db, project_id)
-        verdicts = read.verdicts
-
-        def carries(piece: bytes) -> bool:
-            return ledger.carries(piece, verdicts)
-
         lines = ledger_stream.merged(pieces(), mine, check, carried, carries)
         body = (line for line in lines if line.key != "0")
-        done = ledger_stream.write_if_changed(path, itertools.chain([header], body), old, carried)
-    if read.verdicts is not None:
-        read.verdicts.save(db)
-    return done
+        done, digest, at = ledger_stream.write_if_changed(
+            path, itertools.chain([header], body), old, carried
+        )
+    verdicts.save(db)
+    if verdicts.partial:  # the same lines, copied through: only their place may move
+        ledger_carried.moved(db, before, at)
+    else:
+        guard = ledger_verdicts.guard_print()
+        now = judged or (guard, ledger_carried.forgets_print(db, project_id))
+        ledger_carried.record(db, carried, at, *now)
+    return done, digest
+
+
+def _judged(db: Db, project_id: str, before: ledger_carried.Carried) -> tuple[str, str] | None:
+    """(the guard, the forgets) now, when the store's last write kept where
+    its carried lines stand; None when it kept no such place."""
+    if before.at is None:
+        return None
+    return ledger_verdicts.guard_print(), ledger_carried.forgets_print(db, project_id)
+
+
+def _loads(piece: bytes) -> Any:
+    """A line's JSON value, or None when it is no JSON in UTF-8."""
+    if len(piece) > ledger.MAX_LINE_BYTES:
+        return None
+    try:
+        return jsontext.loads_utf8(piece.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
 
 
 def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
@@ -461,11 +529,17 @@ def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
     mine = store_lines(db, project_id)
     verdicts = ledger_verdicts.load(db, project_id)
     known = {x.text: x for x in mine.values()}
-    read = checked(data, project_id, path.name, known, verdicts=verdicts)
+    carried = ledger_carried.load(db)
+    read = checked(data, project_id, path.name, known, verdicts=verdicts, vouch=carried.vouched)
+    if read.claimed:
+        raise ledger_carried.Unvouched
     verdicts.save(db)
     anchors = [line for line in read.won.values() if _anchor(line) is not None]
     text = render_merged(ledger.merge(anchors, mine.values()), project_id)
     encoded = text.encode("utf-8") + ledger.carry(read.foreign)
+    forgets = ledger_carried.forgets_print(db, project_id)
+    at = len(text.encode("utf-8"))
+    ledger_carried.record(db, read.foreign, at, ledger_verdicts.guard_print(), forgets)
     return _write(path, text, read.foreign), "sha256:" + hashlib.sha256(encoded).hexdigest()
 
 
