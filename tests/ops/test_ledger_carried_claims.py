@@ -143,3 +143,65 @@ def test_a_write_reads_none_of_the_lines_it_carries_unchanged(
     reads.clear()
     remember(alice, "A note written after the forget")
     assert reads == [] and _held(alice, theirs) == theirs
+
+
+def _edit_own_anchor(root: Path, seq: int = 5) -> None:
+    path = root / LEDGER
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for at, text in enumerate(lines):
+        data = json.loads(text)
+        if data.get("record") == "anchor":
+            data["seq"] += seq
+            data["head"] = "sha256:" + "a" * 64
+            lines[at] = json.dumps(data, sort_keys=True, separators=(",", ":"))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _truncate_audit(root: Path) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(project.store_path(root))
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'").fetchall():
+        if "audit" in name:
+            conn.execute(f'DROP TRIGGER "{name}"')
+    conn.execute("DELETE FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)")
+    conn.commit()
+    conn.close()
+
+
+def test_an_edited_anchor_is_a_claim_not_a_truncated_log(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    ok(alice, "sync")
+    before = (alice / LEDGER).read_bytes()
+    _edit_own_anchor(alice)
+
+    check = ledger_check(alice)
+    assert check["ok"] is True and "a claim, not checked against the audit log" in str(
+        check["detail"]
+    )
+    done = cli(alice, "--json", "sync")
+    assert done.code == 0, done.out
+    assert done.json()["audit_anchor"] == "ok"
+    assert any("a claim, not checked against the audit log" in n for n in done.json()["notes"])
+    assert (alice / LEDGER).read_bytes() == before  # the store's own anchor, back
+
+
+def test_the_upstreams_anchor_ahead_of_the_log_still_fails(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    hub(tmp_path, alice)
+    remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    ok(alice, "sync")
+    publish(alice, "anchored")
+    _truncate_audit(alice)
+    _edit_own_anchor(alice, seq=-1)  # a claim in the file does not hide the upstream's line
+    with Store.open(alice) as store, store.write() as db:
+        state = sync.state_of(db)
+        state.pop("anchor", None)  # the store's own record gone too: the upstream's line holds
+        from tree_ring.store import settings
+
+        settings.write(db, sync.SETTING, state)
+    check = ledger_check(alice)
+    assert check["ok"] is False and "truncated" in str(check["detail"])
+    done = cli(alice, "--json", "sync")
+    assert done.code == 1 and "truncated" in done.json()["audit_anchor"]

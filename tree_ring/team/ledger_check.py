@@ -74,13 +74,23 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
 
 def _findings(root: Path, db: Db, path: Path, name: str, theirs: set[bytes]) -> tuple[bool, str]:
     """(ok, detail) of what the ledger's lines say against the store: its
-    audit anchor, its header, and the words and tombstones it holds."""
+    audit anchor (the ones vouched for, as a sync reads them), its header,
+    and the words and tombstones it holds."""
     numbered = ledger.numbered(_text(path))
     lines = list(ledger.loose(numbered))
     anchor = _own_anchor(lines, db)
-    problem = sync.anchor_problem(db, anchor) if anchor is not None else None
+    try:
+        anchors, claimed = sync.own_anchors(db, anchor, theirs, _as_seen(db, path))
+    except TreeRingError:  # a store too damaged or too old to say: nothing anchored
+        anchors, claimed = [], None
+    problem = sync.anchors_problem(db, anchors)
     if problem:
         return (False, problem)
+    claim = (
+        ""
+        if claimed is None
+        else "; " + sync.CLAIMED_ANCHOR.format(seq=claimed.data["seq"], then="a sync rewrites it")
+    )
     try:
         recorded = settings.recorded_project(db)
     except TreeRingError:  # a store too damaged or too old to say
@@ -152,7 +162,16 @@ def _findings(root: Path, db: Db, path: Path, name: str, theirs: set[bytes]) -> 
         )
     problem = team.driver_problem(root) if team.in_git(root) else None
     driver = f"; {problem} (run init, or sync)" if problem else ""
-    return (True, f"{name}: no conflicts, audit anchor ok{driver}")
+    return (True, f"{name}: no conflicts, audit anchor ok{claim}{driver}")
+
+
+def _as_seen(db: Db, path: Path) -> bool:
+    """Whether the file holds the bytes the store's last sync saw."""
+    import hashlib
+
+    seen = jsontext.as_object(settings.stored(db, sync.SETTING)) or {}
+    data = ledger_read.read_bytes(path)
+    return seen.get("sha256") == "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 # How many of the lines a sync skips the check names; the rest it counts.

@@ -120,6 +120,75 @@ def _head(db: Db) -> tuple[int, str]:
     return audit.head(db)
 
 
+def own_anchors(
+    db: Db, file_line: Line | None, theirs: set[bytes], seen: bool = False
+) -> tuple[list[Line], Line | None]:
+    """(this clone's anchors someone vouches for, the file's line of it when
+    no one does). Vouched: the upstream's line for this clone, and the one
+    the store records writing (a store from before that record: the file's
+    line when the file is as the store last saw it, `seen`). Any other
+    anchor of this clone's in the file (a working-tree edit, a local
+    commit) is a claim: checked against nothing, rewritten by the next sync,
+    so an edit raises no alarm against the audit log, while a log truncated
+    behind a vouched anchor still does."""
+    state = state_of(db)
+    clone = state.get("clone")
+    if not isinstance(clone, str) or not clone:
+        return [], None
+    vouched: list[Line] = []
+    recorded = state.get("anchor")
+    if isinstance(recorded, dict):
+        try:
+            fields = _anchor_fields(recorded)  # pyright: ignore[reportUnknownArgumentType]
+            vouched.append(Line({**fields, "record": ledger.ANCHOR, "clone": clone}))
+        except (KeyError, TypeError, ValueError):
+            pass
+    mark = f'"clone":"{clone}"'.encode()
+    for raw in sorted(theirs):
+        if mark in raw and ledger.record_of(raw, frozenset((ledger.ANCHOR,))) is not None:
+            line = Line(jsontext.loads_utf8(raw.decode("utf-8")))
+            if line.key == "1" + clone and _anchor_shaped(line):
+                vouched.append(line)
+    if file_line is None:
+        return vouched, None
+    # The file's line first when vouched for: a sync that changed nothing keeps it.
+    if any(line.text == file_line.text for line in vouched) or (
+        not isinstance(recorded, dict) and seen
+    ):
+        return [file_line, *(line for line in vouched if line.text != file_line.text)], None
+    return vouched, file_line
+
+
+def _anchor_fields(recorded: dict[str, Any]) -> dict[str, Any]:
+    seq, head, at = recorded["seq"], recorded["head"], recorded["at"]
+    if not (isinstance(seq, int) and isinstance(head, str) and isinstance(at, str)):
+        raise ValueError("not an anchor")
+    return {"seq": seq, "head": head, "at": at}
+
+
+def _anchor_shaped(line: Line) -> bool:
+    try:
+        _anchor_fields(line.data)
+    except (KeyError, ValueError):
+        return False
+    return True
+
+
+def anchors_problem(db: Db, anchors: list[Line]) -> str | None:
+    """The first thing this clone's audit log says against a vouched anchor."""
+    for anchor in anchors:
+        problem = anchor_problem(db, anchor)
+        if problem is not None:
+            return problem
+    return None
+
+
+CLAIMED_ANCHOR = (
+    "this clone's anchor line in the ledger (seq {seq}) is neither the one this store "
+    "wrote nor the upstream's: a claim, not checked against the audit log; {then}"
+)
+
+
 def anchor_problem(db: Db, anchor: Line | None) -> str | None:
     """What this clone's audit log says against its anchor in the ledger."""
     if anchor is None:
@@ -181,10 +250,13 @@ def _remember_digest(
         ledger_delta.record_upstream(db, up.ref, up.oid, up.lines, up.commit)
 
 
-def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db) -> str:
+def render(
+    mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db, held: Line | None = None
+) -> str:
     """The ledger the store now says: its shared state, the header, the other
-    clones' anchors as read, and this clone's anchor (moved only when its
-    audit head did, so a sync that changed nothing writes the same bytes)."""
+    clones' anchors as read, and this clone's anchor: `held`, the one vouched
+    for (`own_anchors`), moved only when its audit head did, so a sync that
+    changed nothing writes the same bytes. The anchor written is recorded."""
     lines = dict(mine)
     lines["0"] = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
     for key, line in won.items():
@@ -192,12 +264,11 @@ def render(mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db)
             lines[key] = line
     clone = clone_id(db)
     seq, head = _head(db)
-    held = won.get("1" + clone)
     if held is None or (held.data["seq"], held.data["head"]) != (seq, head):
         at = now_iso()
-        lines["1" + clone] = Line(
-            {"record": ledger.ANCHOR, "clone": clone, "seq": seq, "head": head, "at": at}
-        )
+        held = Line({"record": ledger.ANCHOR, "clone": clone, "seq": seq, "head": head, "at": at})
+    lines["1" + clone] = held
+    settings.write(db, SETTING, {**state_of(db), "anchor": _anchor_fields(held.data)})
     return ledger.render(lines.values())
 
 
@@ -265,7 +336,12 @@ def sync(
             verdicts.save(db)
         report.skipped = read.skipped
         report.notes += ledger_carried.notes(read.kept, read.claimed)
-        report.audit = anchor_problem(db, read.won.get("1" + clone_id(db)))
+        seen = state.get("sha256") == "sha256:" + hashlib.sha256(data).hexdigest()
+        anchors, claimed = own_anchors(db, read.won.get("1" + clone_id(db)), up.lines, seen)
+        report.audit = anchors_problem(db, anchors)
+        if claimed is not None:
+            then = "rewritten" if write else "the next sync rewrites it"
+            report.notes.append(CLAIMED_ANCHOR.format(seq=claimed.data["seq"], then=then))
         if progress is not None:
             progress("sync: ledger read", 1, SYNC_STEPS)
         if ledger_history.due(state, first):
@@ -278,7 +354,7 @@ def sync(
         if progress is not None:
             progress("sync: merged into the store", 2, SYNC_STEPS)
         if write:
-            text = render(mine, project_id, read.won, db)
+            text = render(mine, project_id, read.won, db, anchors[0] if anchors else None)
             report.lines = text.count("\n") + len(set(read.foreign))
             report.written = _write(path, text, read.foreign)
             data = text.encode("utf-8") + ledger.carry(read.foreign)
