@@ -70,6 +70,7 @@ def test_the_defaults() -> None:
         "ledger_upstream",
         "ledger_claims",
         "ledger_verdicts",
+        "ledger_carried",
         "inbox_seen",
     }
 

@@ -65,7 +65,7 @@ from tree_ring.model.record import Memory, generated_id, sha256
 # forgot (`read/forgotten_here.py`), and `typing` and `json` are no imports for it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
     from tree_ring.store.sql import Db
@@ -315,6 +315,14 @@ def memory_ids(db: Db, project: str) -> set[str]:
     sql = "SELECT memory_id FROM {} WHERE project = ?"
     both = f"{sql.format('tombstone_ids')} UNION {sql.format('content_tombstones')}"
     return {str(row[0]) for row in db.execute(both, (project, project))}
+
+
+def forgotten_hashes(db: Db, project: str) -> Iterator[str]:
+    """The hashes a person's forgets in `project` tombstoned, in order: what
+    a hash of them (`team/ledger_carried.forgets_print`) says moved."""
+    sql = "SELECT content_hash FROM content_tombstones WHERE project = ? AND kind = ? ORDER BY 1"
+    for row in db.execute(sql, (project, FORGOTTEN)):
+        yield str(row[0])
 
 
 def forgotten_ids(db: Db, project: str) -> set[str]:

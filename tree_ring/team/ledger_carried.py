@@ -115,9 +115,8 @@ def forgets_print(db: Db, project_id: str) -> str:
     from tree_ring.store import tombstones
 
     digest = hashlib.sha256()
-    sql = "SELECT content_hash FROM content_tombstones WHERE project = ? AND kind = ? ORDER BY 1"
-    for (content_hash,) in db.execute(sql, (project_id, tombstones.FORGOTTEN)):
-        digest.update(str(content_hash).encode() + b"\n")
+    for content_hash in tombstones.forgotten_hashes(db, project_id):
+        digest.update(content_hash.encode() + b"\n")
     return digest.hexdigest()[:32]
 
 
