@@ -113,6 +113,9 @@ class Read:
     # once in a note, not a line each (`ledger_carried.notes`).
     kept: list[Skipped] = field(default_factory=lambda: [])
     claimed: list[Skipped] = field(default_factory=lambda: [])
+    # Other clones' anchor lines of the file that the upstream's ledger does
+    # not hold, left out (`check_numbered`'s `own`): how many.
+    anchors_claimed: int = 0
     # Whether a line of an unknown record is read by the guard now: only a
     # read that rewrites the ledger needs to know (`ledger.carry` reads each
     # again before carrying it); an import takes nothing from such a line.
@@ -135,6 +138,7 @@ def checked(
     judge_unknown: bool = True,
     verdicts: Verdicts | None = None,
     vouch: Callable[[bytes], bool] | None = None,
+    own: str | None = None,
 ) -> Read:
     """Read the ledger's lines and check each one. A line that is byte for byte
     what the store itself would write (`known`, by text) came from the store,
@@ -168,6 +172,7 @@ def checked(
         judge_unknown=judge_unknown,
         verdicts=verdicts,
         vouch=vouch,
+        own=own,
     )
 
 
@@ -180,6 +185,7 @@ def check_numbered(
     judge_unknown: bool = True,
     verdicts: Verdicts | None = None,
     vouch: Callable[[bytes], bool] | None = None,
+    own: str | None = None,
 ) -> Read:
     """`checked` over these lines only, each with its line number in the file
     (0: the upstream's): the SessionStart hook's part of a large ledger
@@ -188,7 +194,10 @@ def check_numbered(
     unknown record is not read by the guard: a hostile one costs a hook
     nothing, and a rewrite reads it before carrying it. With `vouch`, a
     file's line of an unknown record it does not vouch for is a claim
-    (`Read.claimed`), never read by the guard."""
+    (`Read.claimed`), never read by the guard. With `own` (this clone's
+    anchor key) and an upstream, another clone's anchor line the upstream's
+    ledger does not hold is left out (`Read.anchors_claimed`): an edit of it
+    would tell that clone, once committed, that its audit log was cut."""
     good: list[tuple[int, Line, bool]] = []
     skipped: list[Skipped] = []
     read = Read({}, {}, skipped, {}, judge_unknown=judge_unknown, verdicts=verdicts, vouch=vouch)
@@ -217,6 +226,16 @@ def check_numbered(
             skipped.append(Skipped(number, _where(number, str(exc))))
             continue
         read.raws.setdefault(line.text, piece)
+        if (
+            own is not None
+            and trusted is not None
+            and trusted.ref is not None
+            and line.key.startswith("1")
+            and line.key != own
+            and piece not in trusted.lines
+        ):
+            read.anchors_claimed += 1
+            continue
         believed = trusted is None or not line.key.startswith("2") or piece in trusted.lines
         good.append((number, line, believed))
     read.won = ledger.merge(line for _, line, believed in good if believed)
@@ -330,13 +349,13 @@ def _entry_key(piece: bytes) -> str | None:
 
 def _carried(read: Read, number: int, piece: bytes, reason: str) -> None:
     """A line of a record this version does not know, which the guard passed:
-    when it is the file's, kept for a rewrite to carry through (named in a
-    note); one only the upstream's ledger holds is skipped."""
-    if not number:
-        read.skipped.append(Skipped(number, _where(number, reason)))
-        return
+    kept for a rewrite to carry through (named in a note), the file's, and
+    one only the upstream's ledger holds too (a working-tree edit that
+    deleted it would delete a newer Tree Ring's data from every clone once
+    committed; a memory line deleted so is written back by the same rule)."""
     read.foreign.append(piece)
-    read.kept.append(Skipped(number, f"{reason}; kept in the ledger as it stands"))
+    said = "kept in the ledger as it stands" if number else "written back to the ledger"
+    read.kept.append(Skipped(number, f"{_where(number, reason)}; {said}"))
 
 
 # What `doctor` adds to a claimed line's reason (`skipped_lines`).

@@ -189,6 +189,12 @@ CLAIMED_ANCHOR = (
 )
 
 
+OTHERS_ANCHORS = (
+    "{n} anchor line(s) of other clones that the upstream's ledger does not hold left "
+    "out (a claim: only that clone's own sync moves its anchor)"
+)
+
+
 def anchor_problem(db: Db, anchor: Line | None) -> str | None:
     """What this clone's audit log says against its anchor in the ledger."""
     if anchor is None:
@@ -251,12 +257,20 @@ def _remember_digest(
 
 
 def render(
-    mine: dict[str, Line], project_id: str, won: dict[str, Line], db: Db, held: Line | None = None
+    mine: dict[str, Line],
+    project_id: str,
+    won: dict[str, Line],
+    db: Db,
+    held: Line | None = None,
+    *,
+    hold: bool = False,
 ) -> str:
     """The ledger the store now says: its shared state, the header, the other
     clones' anchors as read, and this clone's anchor: `held`, the one vouched
     for (`own_anchors`), moved only when its audit head did, so a sync that
-    changed nothing writes the same bytes. The anchor written is recorded."""
+    changed nothing writes the same bytes; with `hold` (the audit log no
+    longer holds what `held` anchored), not at all: the committed anchor
+    keeps the evidence. The anchor written is recorded."""
     lines = dict(mine)
     lines["0"] = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
     for key, line in won.items():
@@ -264,7 +278,7 @@ def render(
             lines[key] = line
     clone = clone_id(db)
     seq, head = _head(db)
-    if held is None or (held.data["seq"], held.data["head"]) != (seq, head):
+    if held is None or (not hold and (held.data["seq"], held.data["head"]) != (seq, head)):
         at = now_iso()
         held = Line({"record": ledger.ANCHOR, "clone": clone, "seq": seq, "head": head, "at": at})
     lines["1" + clone] = held
@@ -331,11 +345,14 @@ def sync(
             judge_unknown=write,
             verdicts=verdicts,
             vouch=vouch,
+            own="1" + clone_id(db),
         )
         if verdicts is not None:
             verdicts.save(db)
         report.skipped = read.skipped
         report.notes += ledger_carried.notes(read.kept, read.claimed)
+        if read.anchors_claimed:
+            report.notes.append(OTHERS_ANCHORS.format(n=read.anchors_claimed))
         seen = state.get("sha256") == "sha256:" + hashlib.sha256(data).hexdigest()
         anchors, claimed = own_anchors(db, read.won.get("1" + clone_id(db)), up.lines, seen)
         report.audit = anchors_problem(db, anchors)
@@ -354,7 +371,14 @@ def sync(
         if progress is not None:
             progress("sync: merged into the store", 2, SYNC_STEPS)
         if write:
-            text = render(mine, project_id, read.won, db, anchors[0] if anchors else None)
+            text = render(
+                mine,
+                project_id,
+                read.won,
+                db,
+                anchors[0] if anchors else None,
+                hold=report.audit is not None,
+            )
             report.lines = text.count("\n") + len(set(read.foreign))
             report.written = _write(path, text, read.foreign)
             data = text.encode("utf-8") + ledger.carry(read.foreign)
