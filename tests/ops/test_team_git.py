@@ -370,6 +370,8 @@ def test_a_fresh_clones_first_sync_configures_the_merge_driver(tmp_path: Path) -
     git(fresh, "config", "--unset", "merge.tree-ring.driver")
     assert sync.DRIVER_NOTE not in ok(fresh, "sync").out
     assert not team.driver_configured(fresh)
+    [check] = [c for c in ok(fresh, "--json", "doctor").json()["items"] if c["name"] == "ledger"]
+    assert check["detail"].endswith("; merge driver not configured (run init)")
 
 
 def test_a_merge_driver_left_pointing_at_a_moved_plugin_is_named_and_pointed_again(

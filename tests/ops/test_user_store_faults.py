@@ -176,7 +176,9 @@ def test_a_user_store_inside_a_project_s_tree_ring_folder_is_refused(
 
 
 @pytest.mark.parametrize("variable", ["XDG_DATA_HOME", "TREE_RING_USER_HOME"])
-@pytest.mark.parametrize("control", ["\n", "\t", "\x1b"], ids=["newline", "tab", "escape"])
+@pytest.mark.parametrize(
+    "control", ["\n", "\t", "\x1b", "\x85", "\u2028"], ids=["newline", "tab", "escape", "nel", "ls"]
+)
 def test_a_user_store_path_holding_a_control_character_is_refused_in_one_line(
     run_cli: CliRunner, project_root: Path, tmp_path: Path, variable: str, control: str
 ) -> None:
@@ -204,3 +206,26 @@ def test_a_user_store_in_a_project_s_working_tree_is_refused(
     assert done.code == 2 and done.err.count("\n") == 1, done.err
     assert f"inside the project at {project_root}" in done.err
     assert not list(project_root.rglob(user_home.USER_STORE))
+
+
+def test_a_home_folder_git_keeps_as_a_project_holds_no_user_store(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    """A dotfiles repository where `init` ran: the default user store under
+    HOME would be in its working tree. Outside git, a home folder `init`
+    ran in by mistake keeps its user store (it commits nothing)."""
+    from tree_ring.harness import guidance
+
+    home = tmp_path / "dotfiles"
+    home.mkdir()
+    guidance.init_project(home)
+    environ = {"HOME": str(home)}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(home))
+        done = run_cli(
+            "remember", "I prefer rebase over merge", "--scope", "global", environ=environ
+        )
+        assert done.code == 0, done.err
+        (home / ".git").mkdir()
+        done = run_cli("remember", "I prefer small commits", "--scope", "global", environ=environ)
+        assert done.code == 2 and f"inside the project at {home}" in done.err

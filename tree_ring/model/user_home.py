@@ -60,7 +60,9 @@ def check_user_store(path: StrPath) -> None:
     could show whole.
     Every way to the user store runs this."""
     said = os.fspath(path)
-    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in said):
+    if any(
+        ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F or char in "\u2028\u2029" for char in said
+    ):
         from tree_ring.model.text import error_safe
 
         raise UsageError(
@@ -98,18 +100,22 @@ def _outside_projects(path: str) -> None:
     it holds `.tree-ring/project.json`), where `git add -A` would commit the
     person's notes: `TREE_RING_USER_HOME` or `XDG_DATA_HOME` set to the
     project or a folder in it. The walk stops at the person's home folder,
-    which may itself be a project without putting its own data folder in
-    one."""
+    which is such a project only when git keeps it too (a dotfiles
+    repository where `init` ran): one `init` ran in by mistake, outside git,
+    commits nothing, and must not cost every project its user store."""
     home = os.path.expanduser("~")
     folder = os.path.dirname(os.path.abspath(path))
-    while folder != home:
-        if os.path.isfile(os.path.join(folder, project.DIR, project.PROJECT_FILE)):
+    while True:
+        at_home = folder == home
+        if os.path.isfile(os.path.join(folder, project.DIR, project.PROJECT_FILE)) and (
+            not at_home or os.path.exists(os.path.join(folder, ".git"))
+        ):
             raise UsageError(
                 f"the user store would be {path}, inside the project at {folder}, whose "
                 f"git would commit it; point {USER_HOME_VARIABLE} or XDG_DATA_HOME at a "
                 "folder outside every project"
             )
         parent = os.path.dirname(folder)
-        if parent == folder:
+        if at_home or parent == folder:
             return
         folder = parent

@@ -161,7 +161,8 @@ def _findings(root: Path, db: Db, path: Path, name: str, theirs: set[bytes]) -> 
             "id was forgotten)",
         )
     problem = team.driver_problem(root) if team.in_git(root) else None
-    driver = f"; {problem} (run init, or sync)" if problem else ""
+    fix = "run init" if problem == team.NOT_CONFIGURED else "run init, or sync"
+    driver = f"; {problem} ({fix})" if problem else ""
     return (True, f"{name}: no conflicts, audit anchor ok{claim}{driver}")
 
 
