@@ -58,3 +58,13 @@ def test_a_memory_valid_from_a_later_time_is_upcoming_not_live(
     page = status_page.status_page(site, session, {})
     assert '<span id="live">1</span>' in page and '<span id="upcoming">1</span>' in page
     assert "1 memory (1 live, 0 waiting for review)" in pages.rings_page(site, session, {})
+
+
+def test_the_user_stores_upcoming_note_is_counted_apart(run_cli: CliRunner, tmp_path: Path) -> None:
+    me = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    run_cli("remember", "I prefer small pull requests", "--scope", "global", environ=me)
+    later = ("--valid-from", LATER)
+    run_cli("remember", "I start the new team rota", "--scope", "global", *later, environ=me)
+    mine = run_cli("--json", "status", environ=me).json()["user_store"]
+    assert (mine["memories"], mine["live"], mine["upcoming"]) == (2, 1, 1)
+    assert ": 2 memories, 1 live, 1 upcoming, 0 waiting" in run_cli("status", environ=me).out

@@ -92,6 +92,7 @@ def user_counts(
         "exists": True,
         "memories": counts["total"],
         "live": counts["live"],
+        "upcoming": counts["upcoming"],
         "review_queue": review.queue_size(opened.db, USER_PROJECT),
     }
 

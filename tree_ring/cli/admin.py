@@ -450,7 +450,8 @@ def _user_line(mine: dict[str, Any]) -> str:
         return f"user store: {path or 'no home folder'} (none yet; `remember --scope global`)"
     return (
         f"user store: {path}: {_memories(mine['memories'])}, {mine['live']} live,"
-        f" {mine['review_queue']} waiting"
+        + (f" {mine['upcoming']} upcoming," if mine.get("upcoming") else "")
+        + f" {mine['review_queue']} waiting"
     )
 
 

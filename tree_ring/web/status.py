@@ -255,7 +255,12 @@ def _user_store(mine: Mapping[str, Any]) -> str:
     return (
         f'<span id="user-store"><span id="user-live">{mine["live"]}</span> live of '
         f'<span id="user-memories">{mine["memories"]}</span>, '
-        f'<span id="user-queue">{mine["review_queue"]}</span> waiting for review</span>'
+        + (
+            f'<span id="user-upcoming">{mine["upcoming"]}</span> upcoming, '
+            if mine.get("upcoming")
+            else ""
+        )
+        + f'<span id="user-queue">{mine["review_queue"]}</span> waiting for review</span>'
         f' <span class="note">{where}</span>'
     )
 
