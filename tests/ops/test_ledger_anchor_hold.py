@@ -116,3 +116,33 @@ def test_an_upstream_line_of_an_unknown_record_lost_from_the_working_tree_is_wri
     assert newer in (alice / LEDGER).read_bytes().split(b"\n")
     assert any("(a line of the upstream's ledger)" in n for n in done.json()["notes"])
     assert git(alice, "diff", "--stat", "origin/main", "--", LEDGER).stdout.strip() == ""
+
+
+AGENT = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "7f3c2a91"}
+
+
+def test_with_no_backup_a_persons_repair_anchors_the_cut_log_as_it_stands(tmp_path: Path) -> None:
+    """Every sync fails while the log is cut; only a person's `doctor
+    --repair` accepts the loss, audited, and the upstream's anchor keeps
+    naming the cut until the ledger is pushed."""
+    alice = first_repo(tmp_path)
+    hub(tmp_path, alice)
+    for n in range(4):
+        remember(alice, f"Memory number {n} about the deployment of service {n}")
+    ok(alice, "sync")
+    publish(alice, "anchored")
+    _cut_audit(alice)
+    assert cli(alice, "sync").code == 1
+    by_agent = cli(alice, "--json", "doctor", "--repair", environ=AGENT).json()
+    [check] = [c for c in by_agent["items"] if c["name"] == "ledger"]
+    assert not check["ok"] and check["repairable"] and not check["repaired"]
+    repaired = cli(alice, "--json", "doctor", "--repair").json()
+    [check] = [c for c in repaired["items"] if c["name"] == "ledger"]
+    assert "anchored this clone's audit log as it now stands" in check["repaired"]
+    assert not check["ok"]  # the upstream's line still names the entries cut
+    assert cli(alice, "sync").code == 1
+    publish(alice, "the log anchored again")
+    done = cli(alice, "--json", "sync")
+    assert done.code == 0 and done.json()["audit_anchor"] == "ok", done.out
+    log = ok(alice, "--json", "audit", "--limit", "500").json()["items"]
+    assert [e["target"] for e in log if e["action"] == "repair"].count("ledger") == 1

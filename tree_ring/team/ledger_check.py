@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import BinaryIO, cast
 
 from tree_ring.model import jsontext, line_bound, project
+from tree_ring.model.actor import Actor
 from tree_ring.model.errors import SchemaTooNew, TreeRingError, UnsafePath
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import Memory, now_iso
@@ -33,8 +34,11 @@ from tree_ring.team.ledger_verdicts import texts_of
 from tree_ring.write import readmit
 
 
-def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | None:
-    """(ok, detail, repairable, repaired), or None when there is no ledger."""
+def check(
+    root: Path, db: Db, *, repair: bool, actor: Actor | None = None
+) -> tuple[bool, str, bool, str] | None:
+    """(ok, detail, repairable, repaired), or None when there is no ledger.
+    `actor`: who repairs; only a person anchors a cut audit log again."""
     path = sync.path_of(root)
     try:
         # Its kind before any read: a FIFO there would hold the read forever.
@@ -65,11 +69,64 @@ def check(root: Path, db: Db, *, repair: bool) -> tuple[bool, str, bool, str] | 
         )
         return (True, "no conflicts", True, repaired)
     theirs = _upstream_lines(root)
+    person = actor is not None and not actor.origin.is_agent
+    anchored = _anchor_again(db, path, theirs, actor) if repair and person and actor else ""
     ok, detail = _findings(root, db, path, name, theirs)
     skips = _skipped(root, db, path, name, theirs)
     if not ok:
         skips.refused = None  # a header a sync refuses fails `_findings` first, named there
-    return (ok and not skips.dropped and skips.refused is None, detail + skips.said(), False, "")
+    ok = ok and not skips.dropped and skips.refused is None
+    return (ok, detail + skips.said(), bool(anchored) or _cut(db, path, theirs), anchored)
+
+
+def _vouched_problem(db: Db, path: Path, theirs: set[bytes]) -> str | None:
+    """What this clone's audit log says against the anchors vouched for."""
+    lines = list(ledger.loose(ledger.numbered(_text(path))))
+    try:
+        anchors, _ = sync.own_anchors(db, _own_anchor(lines, db), theirs, _as_seen(db, path))
+    except TreeRingError:  # a store too damaged or too old to say: nothing anchored
+        return None
+    return sync.anchors_problem(db, anchors)
+
+
+def _cut(db: Db, path: Path, theirs: set[bytes]) -> bool:
+    return _vouched_problem(db, path, theirs) is not None
+
+
+def _anchor_again(db: Db, path: Path, theirs: set[bytes], actor: Actor) -> str:
+    """With no backup to restore, a person's `doctor --repair` anchors the
+    log as it now stands: this clone's anchor line in the file and the
+    store's record of it, the decision audited. The cut stays in the
+    ledger's git history; the upstream's line names it until the file is
+    committed and pushed. What was done, or "" when nothing was cut."""
+    from tree_ring.store import health
+
+    problem = _vouched_problem(db, path, theirs)
+    if problem is None:
+        return ""
+    health.begin(db)
+    try:
+        line = sync.anchor_now(db)
+        audit.append(db, actor, "repair", "ledger", {"anchor": line.data, "was": problem})
+        health.commit(db)
+    except BaseException:
+        if db.in_transaction:
+            health.roll_back(db)
+        raise
+    mine = f'"clone":"{line.data["clone"]}"'
+    kept = [
+        text
+        for text in _text(path).splitlines()
+        if not (mine in text and '"record":"anchor"' in text)
+    ]
+    header = next((i for i, text in enumerate(kept) if '"record":"ledger"' in text), -1)
+    kept.insert(header + 1, line.text)
+    project.write_replacing(path, ("\n".join(kept) + "\n").encode("utf-8"))
+    return (
+        f"anchored this clone's audit log as it now stands (entry {line.data['seq']}): "
+        "the cut stays in the ledger's git history; commit and push the ledger, or the "
+        "upstream's anchor still names the entries cut"
+    )
 
 
 def _findings(root: Path, db: Db, path: Path, name: str, theirs: set[bytes]) -> tuple[bool, str]:

@@ -120,6 +120,18 @@ def _head(db: Db) -> tuple[int, str]:
     return audit.head(db)
 
 
+def anchor_now(db: Db) -> Line:
+    """This clone's anchor at its audit log's head as it now stands, recorded
+    as the one the store wrote: `doctor --repair`'s answer to a log cut
+    short with no backup to restore, a person's decision it audits."""
+    seq, head = _head(db)
+    line = Line(
+        {"record": ledger.ANCHOR, "clone": clone_id(db), "seq": seq, "head": head, "at": now_iso()}
+    )
+    settings.write(db, SETTING, {**state_of(db), "anchor": _anchor_fields(line.data)})
+    return line
+
+
 def own_anchors(
     db: Db, file_line: Line | None, theirs: set[bytes], seen: bool = False
 ) -> tuple[list[Line], Line | None]:

@@ -536,12 +536,13 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
     return done
 
 
-def check_ledger(root: Path, db: Db, *, repair: bool) -> Check | None:
+def check_ledger(root: Path, db: Db, *, repair: bool, actor: Actor | None = None) -> Check | None:
     """The team ledger, when the project has one: conflicts a text merge left
-    (repaired by the ledger's rule), and this clone's audit anchor in it."""
+    (repaired by the ledger's rule), and this clone's audit anchor in it (a
+    log cut short anchored again as it stands by a person's repair)."""
     from tree_ring.team import ledger_check
 
-    found = ledger_check.check(root, db, repair=repair)
+    found = ledger_check.check(root, db, repair=repair, actor=actor or Actor.person())
     if found is None:
         return None
     ok, detail, repairable, repaired = found
@@ -653,7 +654,7 @@ def diagnose(
         report.checks = found
         if not (found[0].ok or found[0].repairable):
             report.remedy = remedy(root)
-        ledger_check = check_ledger(root, db, repair=repair)
+        ledger_check = check_ledger(root, db, repair=repair, actor=actor)
         if ledger_check is not None:
             report.checks.append(ledger_check)
     finally:
