@@ -38,15 +38,21 @@ def _cut_audit(root: Path, entries: int = 2) -> None:
     conn.close()
 
 
-def test_a_sync_that_finds_the_log_cut_keeps_the_anchor_so_a_commit_cannot_hide_it(
-    tmp_path: Path,
-) -> None:
+def _anchored(tmp_path: Path) -> Path:
+    """Alice's clone, its anchor at entry 4 or more pushed to the upstream."""
     alice = first_repo(tmp_path)
     hub(tmp_path, alice)
     for n in range(4):
         remember(alice, f"Memory number {n} about the deployment of service {n}")
     ok(alice, "sync")
     publish(alice, "anchored")
+    return alice
+
+
+def test_a_sync_that_finds_the_log_cut_keeps_the_anchor_so_a_commit_cannot_hide_it(
+    tmp_path: Path,
+) -> None:
+    alice = _anchored(tmp_path)
     before = _anchors(alice)
     _cut_audit(alice)
     done = cli(alice, "sync")
@@ -125,12 +131,7 @@ def test_with_no_backup_a_persons_repair_anchors_the_cut_log_as_it_stands(tmp_pa
     """Every sync fails while the log is cut; only a person's `doctor
     --repair` accepts the loss, audited, and the upstream's anchor keeps
     naming the cut until the ledger is pushed."""
-    alice = first_repo(tmp_path)
-    hub(tmp_path, alice)
-    for n in range(4):
-        remember(alice, f"Memory number {n} about the deployment of service {n}")
-    ok(alice, "sync")
-    publish(alice, "anchored")
+    alice = _anchored(tmp_path)
     _cut_audit(alice)
     assert cli(alice, "sync").code == 1
     by_agent = cli(alice, "--json", "doctor", "--repair", environ=AGENT).json()
