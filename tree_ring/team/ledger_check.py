@@ -79,14 +79,21 @@ def check(
     return (ok, detail + skips.said(), bool(anchored) or _cut(db, path, theirs), anchored)
 
 
+def _vouched(
+    db: Db, path: Path, lines: list[ledger.Line], theirs: set[bytes]
+) -> tuple[list[ledger.Line], ledger.Line | None]:
+    """This clone's anchors vouched for, and the file's when none vouches
+    for it, as a sync reads them (`sync.own_anchors`)."""
+    try:
+        return sync.own_anchors(db, _own_anchor(lines, db), theirs, _as_seen(db, path))
+    except TreeRingError:  # a store too damaged or too old to say: nothing anchored
+        return [], None
+
+
 def _vouched_problem(db: Db, path: Path, theirs: set[bytes]) -> str | None:
     """What this clone's audit log says against the anchors vouched for."""
     lines = list(ledger.loose(ledger.numbered(_text(path))))
-    try:
-        anchors, _ = sync.own_anchors(db, _own_anchor(lines, db), theirs, _as_seen(db, path))
-    except TreeRingError:  # a store too damaged or too old to say: nothing anchored
-        return None
-    return sync.anchors_problem(db, anchors)
+    return sync.anchors_problem(db, _vouched(db, path, lines, theirs)[0])
 
 
 def _cut(db: Db, path: Path, theirs: set[bytes]) -> bool:
@@ -135,11 +142,7 @@ def _findings(root: Path, db: Db, path: Path, name: str, theirs: set[bytes]) -> 
     and the words and tombstones it holds."""
     numbered = ledger.numbered(_text(path))
     lines = list(ledger.loose(numbered))
-    anchor = _own_anchor(lines, db)
-    try:
-        anchors, claimed = sync.own_anchors(db, anchor, theirs, _as_seen(db, path))
-    except TreeRingError:  # a store too damaged or too old to say: nothing anchored
-        anchors, claimed = [], None
+    anchors, claimed = _vouched(db, path, lines, theirs)
     problem = sync.anchors_problem(db, anchors)
     if problem:
         return (False, problem)
