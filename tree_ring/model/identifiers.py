@@ -141,3 +141,13 @@ def glued(text: str) -> str:
     no identifier and no such digit."""
     split = spaced(text)
     return _glued().sub("", split) if any(c.isdecimal() for c in split) else split
+
+
+# The readings of a text a forget keys beside the text as written, and a
+# write is checked by: its identifiers' words, and its digits joined.
+READINGS = (spaced, glued)
+
+
+def readings(text: str) -> list[str]:
+    """`text` as written and as each of READINGS reads it, without repeats."""
+    return list(dict.fromkeys((text, *(read(text) for read in READINGS))))

@@ -58,7 +58,7 @@ from tree_ring.model.claims import (
     written_claim_text,
 )
 from tree_ring.model.errors import Conflict
-from tree_ring.model.identifiers import glued, spaced
+from tree_ring.model.identifiers import READINGS, spaced
 from tree_ring.model.record import Memory, generated_id, sha256
 
 # Types only: the SessionStart hook loads this module to hide what a project
@@ -226,7 +226,7 @@ def keys(
     texts = [summary, details, *others]
     _check(claims, texts, seamed)
     done = [(texts, seamed)]
-    for read in (spaced, glued):
+    for read in READINGS:
         split = [read(text) for text in texts]
         split_seamed = None if seamed is None else [read(text) for text in seamed]
         if (split, split_seamed) not in done:
@@ -575,7 +575,7 @@ def _forget_claims(memory: Memory) -> _Keys:
     _forget_into(claims, memory)
     fields = (memory.summary, memory.details, memory.source_quote, memory.source_ref)
     done = [(list(fields), memory.tags)]
-    for read in (spaced, glued):
+    for read in READINGS:
         split = [read(text) for text in fields]
         tags = tuple(read(tag) for tag in memory.tags)
         if (split, tags) in done:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 
 from tree_ring.govern import reasons
 from tree_ring.model import claims
+from tree_ring.model.identifiers import readings
 from tree_ring.model.record import Link, Memory, generated_id
 from tree_ring.model.text import WITHHELD_ID
 from tree_ring.store import carried_words, carrying, rows, tombstones
@@ -49,7 +50,7 @@ class Withheld:
         # `texts` and those are ASCII: a text with too few of them is keyed
         # whole only (`_may_hold`).
         self.words: set[str] | None = None
-        split = [claims.plain_words(read) for text in texts or () for read in _readings(text)]
+        split = [claims.plain_words(read) for text in texts or () for read in readings(text)]
         if texts and all(words is not None for words in split):
             self.words = {word for words in split if words for word in words}
 
@@ -68,10 +69,10 @@ class Withheld:
         `tombstones.MIN_WORDS` of them, or else its whole fold is a key (a
         short claim with what annotates it: "Note: use tabs."). Keying
         every run of a text costs the square of its words; this, one split
-        of each way the keys read it (`_readings`)."""
+        of each way the keys read it (`identifiers.readings`)."""
         if self.words is None:
             return True
-        for read in _readings(text):
+        for read in readings(text):
             words = claims.plain_words(read)
             if words is None or sum(word in self.words for word in words) >= tombstones.MIN_WORDS:
                 return True
@@ -98,15 +99,6 @@ class Withheld:
         if target.startswith("mem_"):
             return self.memory_id(target)
         return self.withheld(target) or target
-
-
-def _readings(text: str) -> list[str]:
-    """`text` as a forget keys it: as written, with each camelCase
-    identifier read as its words, and with each digit joined to a letter
-    beside it (`identifiers.spaced`, `identifiers.glued`)."""
-    from tree_ring.model.identifiers import glued, spaced
-
-    return list(dict.fromkeys((text, spaced(text), glued(text))))
 
 
 def withhold(
