@@ -135,6 +135,9 @@ def test_visibility_is_recalls(
     )["id"]  # fmt: skip
     pipe = claude(project_root, **home)
     failed(pipe.call("show", {"id": private}), "health", "--include-sensitive")
+    # Nor may the client refute what it may not read: the note stays as it was.
+    failed(pipe.call("refute", {"id": private, "reason": "x"}), "health", "--include-sensitive")
+    assert _json(run, "show", private, "--user", environ=home)["memory"]["trust"] == "accepted"
     agent = {**home, **CLAUDE_ENV}
     withheld = _json(run, "show", private, environ=agent)
     assert withheld["withheld"] is True and "therapist" not in json.dumps(withheld)

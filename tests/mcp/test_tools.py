@@ -450,6 +450,19 @@ def test_refute_disputes_a_memory_and_the_brief_marks_it(
     )
 
 
+def test_refute_reaches_only_what_the_client_may_read(
+    project_root: Path, store: Store, project_id: str
+) -> None:
+    # A sensitive row's text is never the tool's to give (`show`), so it is no
+    # row the client may refute: it stays as it was, whoever gave its id.
+    sensitive = make_memory(project_id, "The lead's health leave ends.", sensitivity="health")
+    seed(store, sensitive)
+    pipe = claude(project_root)
+    failed(pipe.call("refute", {"id": sensitive.id, "reason": "x"}), "health", "person")
+    trust = query(project_root, f"SELECT trust FROM memories WHERE id = '{sensitive.id}'")
+    assert [tuple(row) for row in trust] == [("accepted",)]
+
+
 def test_the_brief_and_recall_tools_log_ids_not_text(
     project_root: Path, run_cli: CliRunner
 ) -> None:

@@ -153,19 +153,26 @@ def _unseen(call: Call, memory_id: str) -> NotFound:
     )
 
 
-def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    with call.project() as project:
-        try:
-            memory = project.show(args["id"])
-        except NotFound:
-            raise _unseen(call, args["id"]) from None
-    # An MCP read never asks for sensitive rows: their text is not the tool's to give.
+def _shown(call: Call, project: Project, memory_id: str) -> Memory:
+    """The memory `memory_id` as this client may read it. An MCP read never
+    asks for sensitive rows: their text is not the tool's to give, and a row
+    the client may not read is none it may refute either."""
+    try:
+        memory = project.show(memory_id)
+    except NotFound:
+        raise _unseen(call, memory_id) from None
     if withheld.hidden(memory, View()):
         raise UsageError(
             f"{memory.id} is marked {memory.sensitivity}, which Tree Ring does not show "
             f"to agents; a person can read it with "
             f"`tree-ring show {memory.id} --include-sensitive`"
         )
+    return memory
+
+
+def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    with call.project() as project:
+        memory = _shown(call, project, args["id"])
     data = memory.to_dict()
     data |= {
         "label": "" if memory.trust == "accepted" else memory.trust.upper(),
@@ -292,12 +299,10 @@ def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def refute(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memory_id = args["id"]
     with call.project() as project:
-        try:
-            # Whether the caller may see it is the library's question (its project
-            # and partitions), answered as for any other unknown id.
-            done = project.refute(memory_id, reason=args["reason"])
-        except NotFound:
-            raise _unseen(call, memory_id) from None
+        # Whether the caller may see it is the library's question (its project
+        # and partitions), answered as for any other unknown id.
+        _shown(call, project, memory_id)
+        done = project.refute(memory_id, reason=args["reason"])
     return {
         "id": done.id,
         "trust": done.trust,
