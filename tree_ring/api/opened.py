@@ -182,7 +182,9 @@ class Opened:
         A person's first global write creates the store; an agent's never does
         (its global writes wait for a person there, so there must be one first).
         A write into it refuses what this project forgot as well as what the
-        user store forgot: this project's brief would show it.
+        user store forgot: this project's brief would show it. Run on the user
+        store itself (a person's global write outside any project), there is
+        no project to answer to.
         """
         from tree_ring.model.errors import NoStore
         from tree_ring.store import user
@@ -193,7 +195,8 @@ class Opened:
                 f"no user store at {user.user_store_path(self.environ)}; {user.FIX} "
                 "before an agent can propose global memory"
             )
-        user.answers_to_project(opened.db, self.store, self.project_id)
+        if self.project_id != user.USER_PROJECT:
+            user.answers_to_project(opened.db, self.store, self.project_id)
         return opened, user.user_identity(self.identity)
 
     def held_beside(self, memory_id: str) -> Store | None:

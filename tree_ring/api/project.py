@@ -342,12 +342,14 @@ class Project(Decisions):
         the memory in every new clone); a global one to the user store's and
         this project's, and its reason may quote neither's forgets (this
         project's reads show it)."""
+        from tree_ring.store.user import USER_PROJECT
         from tree_ring.write import readmit, verbs
 
         verbs.check_draft(draft)
         if draft.scope == "global":
             target, identity = self.global_target()
-            around = (self.store.db, self.project_id)
+            outside = self.project_id == USER_PROJECT  # run outside any project
+            around = None if outside else (self.store.db, self.project_id)
             with target:
                 memory = verbs.compose(draft, identity, self.actor)
                 return readmit.remember_over_tombstone(

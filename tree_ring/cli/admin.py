@@ -535,18 +535,22 @@ def _audit_arguments(p: argparse.ArgumentParser) -> None:
     limit_flag(p, 50, "log: the newest N entries (default: 50)")
     p.add_argument("--target", help="log: only entries about this memory id")
     _findings_flags(p, SUPPRESS)
+    user_flag(p)
     p.set_defaults(audit_type=None, stale_days=findings.STALE_DAYS)
     action = nested(p, "audit_action", "audit", required=False)
     s = action("log", cmd_audit_log, "the newest entries of the hash-chained audit log")
     limit_flag(s, SUPPRESS, "the newest N (default: 50)")
     s.add_argument("--target", default=SUPPRESS, help="only entries about this memory id")
-    action(
+    user_flag(s, SUPPRESS)
+    s = action(
         "verify", cmd_audit_verify, "check the chain and that every row and tombstone matches it"
     )
+    user_flag(s, SUPPRESS)
     s = action(
         "findings", cmd_audit_findings, "what needs a person: contradictions, stale rows, ..."
     )
     _findings_flags(s, SUPPRESS)
+    user_flag(s, SUPPRESS)
 
 
 def _findings_flags(p: argparse.ArgumentParser, default: Any) -> None:

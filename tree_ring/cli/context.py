@@ -48,6 +48,8 @@ class Context:
         self.out = out
         # The work was done and a problem after it reported (`warn`).
         self.done = False
+        # A person's global write run outside any project (`global_outside`).
+        self._global_outside = False
 
     @property
     def as_json(self) -> bool:
@@ -56,7 +58,22 @@ class Context:
     @property
     def on_user_store(self) -> bool:
         """`--user`: the verb acts on the person's user store, not a project's."""
-        return bool(getattr(self.args, "user", False))
+        return self._global_outside or bool(getattr(self.args, "user", False))
+
+    def global_outside(self, scope: str | None) -> bool:
+        """Whether a write of `scope` is a person's global one run outside any
+        project: `--scope global` means the person, not a project, so it acts
+        on their user store as `--user` does, and creates it. An agent's global
+        write is a proposal made in the project it works in."""
+        from tree_ring.model.errors import NoStore
+
+        if scope != "global" or self.on_user_store or harness_origin(self.environ).is_agent:
+            return False
+        try:
+            project.locate_str(getattr(self.args, "root", None), self.environ)
+        except NoStore:
+            self._global_outside = True
+        return self._global_outside
 
     def root(self) -> str:
         """The project directory (a str: pathlib costs a CLI call more than its work);
@@ -80,7 +97,7 @@ class Context:
             from tree_ring.model.errors import NoStore
             from tree_ring.store import user
 
-            opened = user.open_user(self.environ)
+            opened = user.open_user(self.environ, create=self._global_outside)
             if opened is None:
                 path = user.user_store_path(self.environ)
                 raise NoStore(f"no user store at {path}; {user.FIX}")
@@ -410,10 +427,12 @@ def writes_project(p: argparse.ArgumentParser) -> None:
     p.set_defaults(writes_project=True)
 
 
-def user_flag(p: argparse.ArgumentParser) -> None:
+def user_flag(p: argparse.ArgumentParser, default: Any = False) -> None:
+    """`--user`; a nested action's takes `default=SUPPRESS`, so its parent's stands."""
     p.add_argument(
         "--user",
         action="store_true",
+        default=default,
         help="act on your user store (your notes across projects) instead of this project's",
     )
 

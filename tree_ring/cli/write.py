@@ -126,6 +126,7 @@ def cmd_remember(ctx: Context) -> int:
     draft = _draft(ctx)
     if a.file and a.override_tombstone:
         raise UsageError("--file anchors a new memory; a re-admission names no files")
+    ctx.global_outside(draft.scope)  # a person's note of their own, run in no project
     with ctx.project() as project:
         if not a.override_tombstone:
             return _report_write(ctx, _written_to(project, draft), project.remember(draft))
@@ -147,6 +148,7 @@ def _written_to(project: Project, draft: verbs.Draft) -> str:
 def cmd_evidence(ctx: Context) -> int:
     a = ctx.args
     draft = _draft(ctx)
+    ctx.global_outside(draft.scope)
     with ctx.project() as project:
         result = project.evidence(
             draft, outcome=a.outcome, evidence_ref=a.evidence_ref, score=a.score

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 # The person's own memory, across projects: one store outside any project.
 USER_STORE = "user.sqlite"
+# The `project` of every row in the user store. Not a project id anyone's
+# project.json can hold apart from this store: it only ever names this file.
+USER_PROJECT = "user"
 USER_HOME_VARIABLE = "TREE_RING_USER_HOME"
 
 

@@ -258,7 +258,7 @@ def _check(claims: _Keys, texts: Sequence[str], seamed: Sequence[str] | None) ->
 FORGOTTEN, REJECTED, WITHDRAWN = "forgotten", "rejected", "withdrawn"
 
 _FIND_ANY = (
-    "SELECT content_hash, kind, created_at, memory_id FROM content_tombstones"
+    "SELECT content_hash, kind, created_at, memory_id, project FROM content_tombstones"
     " WHERE project = ? AND content_hash IN (SELECT value FROM json_each(?))"
 )
 # A person's: every kind but an agent's withdrawal.
@@ -271,7 +271,7 @@ def matching(
     db: Db, project: str | None, hashes: Sequence[str], *, agent: bool = False
 ) -> list[Any]:
     """The tombstones among `hashes` (content_hash, kind, created_at,
-    memory_id) that a write into `project` answers to: those of the stores
+    memory_id, project) that a write into `project` answers to: those of the stores
     `db` answers to (`answer_to`), then the project's own, so where both hold
     a key the store's own record is the one named. An `agent`'s write also
     answers to what an agent withdrew (WITHDRAWN). Of another store, a
@@ -398,17 +398,22 @@ def binds(stone: Any, memory: Memory) -> bool:
 
 
 def refused(stone: Any) -> Conflict:
-    """The error for a write of tombstoned content: when and which, never why.
-    A withdrawal (an agent's forget, import or ledger claim) refuses agents only."""
+    """The error for a write of tombstoned content: when and which, never why
+    (the audit log of the store that forgot it does: the user store's is read
+    with `--user`). A withdrawal (an agent's forget, import or ledger claim)
+    refuses agents only."""
+    from tree_ring.model.user_home import USER_PROJECT
+
     verb = {FORGOTTEN: "forgotten", WITHDRAWN: "withdrawn by an agent"}.get(
         stone["kind"], "rejected in review"
     )
     who = (
         "no agent will store it again" if stone["kind"] == WITHDRAWN else "will not be stored again"
     )
+    where = " --user" if stone["project"] == USER_PROJECT else ""
     return Conflict(
         f"this content was {verb} on {stone['created_at'][:19]}Z (as {stone['memory_id']}) "
-        f"and {who}; `tree-ring audit --target {stone['memory_id']}` shows why"
+        f"and {who}; `tree-ring audit --target {stone['memory_id']}{where}` shows why"
     )
 
 

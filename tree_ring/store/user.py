@@ -27,6 +27,7 @@ import os
 
 from tree_ring.model import user_home
 from tree_ring.model.errors import NoStore
+from tree_ring.model.user_home import USER_PROJECT
 from tree_ring.store.db import Options, Store
 
 TYPE_CHECKING = False
@@ -36,9 +37,6 @@ if TYPE_CHECKING:
     from tree_ring.model.identity import Identity
     from tree_ring.store.sql import Db
 
-# The `project` of every row in the user store. Not a project id anyone's
-# project.json can hold apart from this store: it only ever names this file.
-USER_PROJECT = "user"
 NAME = "the user store"
 FIX = "a person's `tree-ring remember --scope global ...` creates it"
 
