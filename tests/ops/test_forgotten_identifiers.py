@@ -196,3 +196,27 @@ def test_the_same_claims_with_other_numbers_are_stored(run_cli: CliRunner) -> No
         done = run_cli("remember", note)
         assert done.code == 0, (note, done.err)
     assert listed(run_cli) == len(GLUED_KEPT)
+
+
+# An agent's copy written before the forget, in the spellings the tombstone
+# refuses as a write (GLUED, either way round, and glued in part): the
+# forget takes it, or the brief would go on showing the forgotten claim.
+COPIES = [
+    *GLUED,
+    *((spelling, claim) for claim, spelling in GLUED),
+    ("maxUnavailable is 1 for the checkout pods", "Max unavailable is1 for the checkout pods"),
+]
+
+
+@pytest.mark.parametrize(("claim", "copy"), COPIES)
+def test_a_forget_takes_an_agents_copy_with_digits_glued_or_apart(
+    run_cli: CliRunner, claim: str, copy: str
+) -> None:
+    theirs = run_cli("--json", "remember", copy, environ=AGENT).json()["id"]
+    kept = run_cli("--json", "remember", "The checkout pods run in eu-west-1", environ=AGENT)
+    mine = run_cli("--json", "remember", claim).json()["id"]
+    done = run_cli("forget", mine, "--mode", "delete", "--reason", "changed")
+    assert done.code == 0, done.err
+    assert f"also forgot 1 copy of the same claim: {theirs}" in done.out
+    brief = run_cli("--json", "brief", environ=AGENT).json()["items"]
+    assert set(brief) == {kept.json()["id"]}

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from tree_ring.model import jsontext
 from tree_ring.model.fold import searchable
+from tree_ring.model.identifiers import spaced
 from tree_ring.model.record import Memory
 from tree_ring.store import rows
 from tree_ring.store.sql import Db
@@ -75,18 +76,50 @@ def _words_of(memory: Memory) -> str:
     """FTS5 text matching the rows that hold all the words of a sentence of
     `memory`'s summary, or of one of its text fields whole, as written or
     as its claim reads (`claim_text`: "Note:" left out, look-alike letters
-    read as the letters they look like): every row that can share a claim
-    key with it; empty for a memory with no words."""
+    read as the letters they look like), or as its identifiers' words
+    (`spaced`), or in a spelling that joins its digits to other letters
+    (`_glue_free`): every row that can share a claim key with it; empty for
+    a memory with no words."""
     from tree_ring.store import fts
 
     texts = [*sentences(memory.summary), memory.summary, memory.details, *other_texts(memory)]
     spellings = [
         words
         for text in texts
-        for words in (re.findall(r"\w+", searchable(text).lower()), claim_text(text).split())
+        for words in (
+            re.findall(r"\w+", searchable(text).lower()),
+            claim_text(text).split(),
+            claim_text(spaced(text)).split(),
+        )
     ]
     groups = {" AND ".join(sorted({fts.quote(w) for w in words})) for words in spellings}
+    groups |= {_glue_free(words) for words in spellings}
     return " OR ".join(f"({group})" for group in sorted(groups) if group)
+
+
+def _glue_free(words: list[str]) -> str:
+    """FTS5 text for `words` (a claim's, in order) in any spelling that joins
+    a digit to a letter beside it, as the tombstones read a text
+    (`identifiers.glued`): "run 2fa check on v2 api" is indexed as
+    `Run2faCheckOnV2Api`'s parts (`run2`, `fa`, `v2`, `api`) or as written
+    (`2fa`, `v2api`), so a word holding a digit is left out, a word before one
+    that starts with a digit asked as a prefix (`run` of `run2`), and a word
+    after one that ends with a digit left out (`api` of `v2api`). Every
+    spelling starts a word with the claim's first letters or digits, which
+    are asked as a prefix too (`2` of `2fa 2fa`, `2fa2fa` and `2 fa 2 fa`).
+    Empty when no word holds a digit: the plain group covers it."""
+    from tree_ring.store import fts
+
+    if not any(any(c.isdigit() for c in word) for word in words):
+        return ""
+    lead = re.match(r"\d+|[^\W\d]+", words[0])
+    kept: set[str] = {fts.quote(lead.group()) + "*"} if lead else set()
+    for i, word in enumerate(words):
+        if any(c.isdigit() for c in word) or (i and words[i - 1][-1].isdigit()):
+            continue
+        after = words[i + 1] if i + 1 < len(words) else ""
+        kept.add(fts.quote(word) + ("*" if after[:1].isdigit() else ""))
+    return " AND ".join(sorted(kept))
 
 
 def _longest_word(memory: Memory) -> str:
