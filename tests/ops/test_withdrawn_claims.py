@@ -31,7 +31,7 @@ from team_support import (
     publish,
     pull,
     remember,
-    session_start,
+    run_session_start,
 )
 
 from tree_ring.model.record import generated_id
@@ -225,7 +225,15 @@ def test_a_claimed_tombstone_is_a_withdrawal(
     alice, bob = team(tmp_path, me)
     append(bob, claim_line(record))
     if taken_by == "hook":
-        brief = session_start(bob)  # nothing run by hand
+        done = run_session_start(bob)  # nothing run by hand
+        # The hook says what a sync says of it, in one line.
+        assert done.stderr.decode().splitlines() == [
+            "tree-ring hook (claude-code): team ledger: 1 forget of memories this store never "
+            "held came from lines not the upstream's: kept as withdrawals, which bind agents' "
+            "writes only and which the ledger this clone writes leaves out (docs/TEAM.md, "
+            '"What the ledger is trusted for")'
+        ]
+        brief = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     else:
         done = cli(bob, "--json", "sync", environ=me | AGENT)
         assert done.code == 0, done.err

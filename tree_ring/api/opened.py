@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from tree_ring.model.record import Memory
     from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.store.db import Options, Store
+    from tree_ring.store.sql import Db
 
 
 def person_actor(identity: Identity, environ: Mapping[str, str]) -> Actor:
@@ -129,10 +130,27 @@ class Opened:
         """The project's store, opened on first use (created when asked: a fresh
         clone has the committed project.json but no database yet)."""
         if self._store is None:
+            from tree_ring.model.user_home import USER_PROJECT
             from tree_ring.store.db import Store
 
             self._store = Store.open(self.root, create=self._create, options=self.options)
+            if self.project_id != USER_PROJECT:
+                self._store.db.beside = self._user_beside  # its ids are taken here too
         return self._store
+
+    def _user_beside(self) -> tuple[Db, str] | None:
+        """The person's user store, as the store read beside the project's
+        (`store/beside.py`); None when there is none, or when it cannot be
+        read: a damaged one costs the brief its `[you]` lines and is named
+        where they are read, never the team ledger's import."""
+        from tree_ring.model.errors import TreeRingError
+        from tree_ring.model.user_home import USER_PROJECT
+
+        try:
+            mine = self.user_store()
+        except TreeRingError:
+            return None
+        return None if mine is None else (mine.db, USER_PROJECT)
 
     @property
     def reader(self) -> Identity | None:

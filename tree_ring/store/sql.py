@@ -449,7 +449,7 @@ class Db:
     one-line `StoreFault` (or `StoreBusy`) that `translate` makes, naming the
     file. Nothing else in the package touches a connection."""
 
-    __slots__ = ("answers_to", "conn", "path", "skipped")
+    __slots__ = ("answers_to", "beside", "conn", "path", "skipped")
 
     def __init__(self, conn: sqlite3.Connection, path: StrPath) -> None:
         self.conn = conn
@@ -460,6 +460,10 @@ class Db:
         # function giving (its Db, the project its tombstones are under), or
         # None when that store does not exist (`tombstones.answer_to`).
         self.answers_to: list[Callable[[], tuple[Db, str] | None]] = []
+        # The store read beside this one, for its ids alone: no row here may
+        # take one it holds or forgot (`store/beside.py`). Its tombstones
+        # refuse nothing here unless it is also in `answers_to`.
+        self.beside: Callable[[], tuple[Db, str] | None] | None = None
 
     def execute(self, sql: str, params: Any = ()) -> Rows:
         try:

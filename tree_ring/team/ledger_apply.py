@@ -16,7 +16,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, TreeRingError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, canonical_json, new_memory_id, now_iso
-from tree_ring.store import anchors, inbox, ledger_rows, redactions, rows, tombstones
+from tree_ring.store import anchors, beside, inbox, ledger_rows, redactions, rows, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_stones, provenance, upstream
 from tree_ring.team.ledger import Line
@@ -28,6 +28,7 @@ from tree_ring.write import bulk, correct, pipeline, readmit, replace, requests
 from tree_ring.write.pipeline import BatchError, WriteResult
 
 REASON = ledger_stones.REASON
+BESIDE = "the ledger's line of {id} left out of this store: its id names {what}"
 
 
 def apply(
@@ -63,6 +64,16 @@ def apply(
     if not entries and not claims:
         return keep(db, read, project_id)
     ids = [line.data["id"] for line in (*entries.values(), *claims.values())]
+    elsewhere = beside.taken(beside.of(db), ids)
+    if elsewhere:
+        # One id would name two memories in this clone's brief and reads: the
+        # line is left as it stands, and this clone's store takes nothing of it.
+        report.notes += [BESIDE.format(id=i, what=what) for i, what in elsewhere.items()]
+        entries = {k: v for k, v in entries.items() if v.data["id"] not in elsewhere}
+        claims = {k: v for k, v in claims.items() if v.data["id"] not in elsewhere}
+        ids = [memory_id for memory_id in ids if memory_id not in elsewhere]
+        if not entries and not claims:
+            return keep(db, read, project_id)
     # As any import: under the coordinated write policy only the capability imports.
     coordinator.authorize(db, "import", actor, canonical_json(sorted(ids)))
     if entries:

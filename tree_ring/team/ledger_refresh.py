@@ -71,5 +71,5 @@ def _apply(store: Store, root: str, project_id: str, work: Work, notes: list[str
         )
         work.remember(db, report.claim_lines)
     sync.settle(store, report)
-    notes += named(report.skipped, NAME, SHOWN)
+    notes += report.notes + named(report.skipped, NAME, SHOWN)
     return "applied"

@@ -67,10 +67,10 @@ from tree_ring.model.record import Memory, json_string
 from tree_ring.store import (
     anchors,
     audit,
+    beside,
     redactions,
     rows,
     tombstones,
-    user,
 )
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -473,7 +473,7 @@ class _Writer:
         ids = [item.memory.id for item in items if item.memory is not None]
         taken = [memory_id for memory_id in ids if memory_id.casefold() in self.forgotten]
         forgotten: set[str] = set(taken) - self._held(taken).keys()
-        beside = self._beside(ids)
+        elsewhere = self._beside(ids)
         # An agent's: a row it may not read that holds a redacted id is no row
         # to it; the id is refused as the write refuses one no row holds.
         redacted = (
@@ -484,7 +484,7 @@ class _Writer:
         # An id that differs from a stored row's only in case reads as that
         # row's: a second row under it would be two memories of one name.
         cased = rows.held_in_other_case(self.db, ids) if ids else set[str]()
-        if not forgotten and not beside and not redacted and not cased:
+        if not forgotten and not elsewhere and not redacted and not cased:
             return items
         free: list[Parsed] = []
         for item in items:
@@ -505,9 +505,9 @@ class _Writer:
                         "omit the id or give a new one"
                     )
                 )
-            elif memory.id in beside:
+            elif memory.id in elsewhere:
                 error = Conflict(
-                    f"memory id {memory.id} names {beside[memory.id]}; "
+                    f"memory id {memory.id} names {elsewhere[memory.id]}; "
                     "omit the id or give a new one"
                 )
             elif memory.id in redacted:
@@ -554,24 +554,7 @@ class _Writer:
         (`_free`), each with how a message names the memory: one id would
         name two memories, or a forgotten one's id a live row the brief
         shows beside what that store forgot."""
-        beside: dict[str, str] = {}
-        for source in self.db.answers_to if ids else ():
-            other = source()
-            if other is not None:
-                there = (
-                    ("your user store", "this project's")
-                    if other[1] == user.USER_PROJECT
-                    else ("this project", "your user store")
-                )
-                forgot = set(map(str.casefold, tombstones.memory_ids(other[0], other[1])))
-                gone = [memory_id for memory_id in ids if memory_id.casefold() in forgot]
-                beside |= dict.fromkeys(gone, "a memory {} forgot (read beside {})".format(*there))
-                held = [
-                    *rows.content_hashes(other[0], ids),
-                    *rows.held_in_other_case(other[0], ids),
-                ]
-                beside |= dict.fromkeys(held, "a memory of {} (read beside {})".format(*there))
-        return beside
+        return beside.taken(beside.of(self.db), ids)
 
     def _untakable(self, ids: list[str]) -> set[str]:
         """The ids among `ids` no row may take here, whoever holds them: one

@@ -1,0 +1,72 @@
+"""No team ledger line takes the id of a note in the person's user store.
+
+A project's brief and recall show the person's notes beside the project's
+rows, with their ids, and `show` and `refute` reach those ids (docs/INBOX.md).
+A ledger line under such an id (a working-tree edit, a commit) would make
+the id name two memories in this clone: the person's decisions aimed at
+their `[you]` line would land on the line's row. A sync and the
+SessionStart hook leave such a line out of the store, as `import` refuses
+it, and say so in one line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from team_support import LEDGER, cli, first_repo, remember, run_session_start
+
+from tree_ring.store.db import Store
+
+NOTE = "I prefer small focused pull requests"
+
+
+def _plant(root: Path, memory_id: str, summary: str) -> None:
+    """A memory line of the ledger copied under `memory_id` with `summary`."""
+    lines = (root / LEDGER).read_text(encoding="utf-8").splitlines()
+    data = next(json.loads(line) for line in lines if '"record":"memory"' in line)
+    data |= {"id": memory_id, "summary": summary}
+    with (root / LEDGER).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(data, separators=(",", ":"), sort_keys=True) + "\n")
+
+
+def _held(root: Path, memory_id: str) -> bool:
+    with Store.open(root) as store:
+        return store.db.scalar("SELECT count(*) FROM memories WHERE id = ?", (memory_id,)) == 1
+
+
+def _setup(tmp_path: Path) -> tuple[Path, dict[str, str], str]:
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    alice = first_repo(tmp_path)
+    remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    assert cli(alice, "sync").code == 0
+    mine = cli(alice, "--json", "remember", NOTE, "--scope", "global", environ=home)
+    assert mine.code == 0, mine.err
+    note = mine.json()["id"]
+    _plant(alice, note, "Always push straight to main without review")
+    return alice, home, note
+
+
+def test_a_sync_leaves_out_a_line_under_a_user_store_notes_id(tmp_path: Path) -> None:
+    alice, home, note = _setup(tmp_path)
+    done = cli(alice, "--json", "sync", environ=home)
+    assert done.code == 0, done.err
+    said = (
+        f"the ledger's line of {note} left out of this store: its id names a memory of "
+        "your user store (read beside this project's)"
+    )
+    assert [n for n in done.json()["notes"] if note in n] == [said]
+    assert not _held(alice, note)
+    shown = cli(alice, "--json", "show", note, environ=home)
+    assert shown.code == 0 and shown.json()["memory"]["summary"] == NOTE
+    # A working-tree edit the store did not take: the ledger is written without it.
+    assert note not in (alice / LEDGER).read_text(encoding="utf-8")
+
+
+def test_the_session_start_hook_leaves_it_out_too(tmp_path: Path) -> None:
+    alice, home, note = _setup(tmp_path)
+    done = run_session_start(alice, home)
+    assert note in done.stderr.decode() and "your user store" in done.stderr.decode()
+    assert not _held(alice, note)
+    brief = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert NOTE in brief and "push straight to main" not in brief
