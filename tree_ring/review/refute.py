@@ -28,6 +28,8 @@ from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import now_iso
+from tree_ring.model.text import no_fence, no_tags, one_line
+from tree_ring.model.user_home import USER_PROJECT
 from tree_ring.store import audit, live, refutations, rows
 from tree_ring.store.db import Store
 from tree_ring.write import correct
@@ -68,9 +70,12 @@ def refute(
             refutations.clear(db, memory.id)
             return Refuted(memory.id, memory.trust, text, actor.origin.kind, True)
         if memory.trust == "disputed":
+            # The earlier reason as the brief shows it: data, no fence nor tag of it.
+            earlier = no_tags(no_fence(one_line(memory.review_reason or "")))[:120]
+            queue = "review list --user" if memory.project == USER_PROJECT else "review list"
             raise Conflict(
-                f"{memory.id} is already disputed ({(memory.review_reason or '')[:120]}); "
-                "it waits for a person (`tree-ring review list`)"
+                f"{memory.id} is already disputed ({earlier}); "
+                f"it waits for a person (`tree-ring {queue}`)"
             )
         problem = reasons.problem(db, memory.project or "", text, memory.sensitivity)
         if problem is not None:
