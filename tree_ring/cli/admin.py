@@ -193,6 +193,7 @@ def cmd_import(ctx: Context) -> int:
     text = (
         f"{verb} {len(report.created)} memories ({report.pending} pending review), "
         f"{len(report.unchanged)} already present, {report.tombstones} tombstones"
+        + (f" ({report.tombstones_held} already held)" if report.tombstones_held else "")
         + (f", {len(report.replaced)} replacing stored rows" if report.replaced else "")
         + (f", {len(report.skipped)} lines skipped" if report.skipped else "")
     )
@@ -250,6 +251,7 @@ def cmd_import(ctx: Context) -> int:
             "imported": len(report.created),
             "unchanged": len(report.unchanged),
             "tombstones": report.tombstones,
+            "tombstones_held": report.tombstones_held,
             "pending": report.pending,
             "replaced": len(report.replaced),
             "restore": a.restore,

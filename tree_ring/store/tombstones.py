@@ -497,6 +497,20 @@ _INSERT_OVER_WITHDRAWN = (
 )
 
 
+def changing(db: Db, stones: Sequence[Sequence[str]]) -> list[Sequence[str]]:
+    """The `stones` (as `record_absent` takes them) that it would record: one
+    this store does not hold, or holds as a withdrawal where the stone is
+    not one. An import of a file whose tombstones are all held records, and
+    logs, nothing."""
+    sql = "SELECT kind FROM content_tombstones WHERE project = ? AND content_hash = ?"
+    out: list[Sequence[str]] = []
+    for stone in stones:
+        held = db.execute(sql, (stone[0], stone[1])).fetchone()
+        if held is None or (held[0] == WITHDRAWN and stone[2] != WITHDRAWN):
+            out.append(stone)
+    return out
+
+
 def record_absent(db: Db, stones: Iterable[Sequence[str]], *, named: bool = True) -> None:
     """Insert tombstones that are not yet held, keeping any held one as it is
     but a withdrawal, which a forgotten or rejected one replaces:

@@ -103,6 +103,9 @@ class ImportReport:
     created: list[str] = field(default_factory=lambda: [])
     unchanged: list[str] = field(default_factory=lambda: [])
     tombstones: int = 0
+    # Of the file's tombstones, those this store held already (recorded, and
+    # logged, nothing).
+    tombstones_held: int = 0
     pending: int = 0
     # Requests to forget (`req_...`) raised by an agent's tombstone lines that
     # name a memory this store holds (`stone_lines.as_claims`).
@@ -255,12 +258,16 @@ def import_lines(
                 # rewritten when a source was forgotten does).
                 forgotten = frozenset(map(str.casefold, tombstones.memory_ids(db, into or project)))
                 brought = frozenset(hashes) - tombstones.answered(db, into or project, hashes)
-                tombstones.record_absent(db, map(stone_lines.VALUES, stones))
+                values = [stone_lines.VALUES(stone) for stone in stones]
+                fresh = tombstones.changing(db, values)
+                report.tombstones_held = len(values) - len(fresh)
+                tombstones.record_absent(db, values)
                 if not actor.origin.is_agent:
                     report.forgotten_here = stone_lines.forget_named(db, stones, import_actor)
-                if stones:
-                    # Named in the log like every tombstone (see audit.verify).
-                    detail = {"tombstones": hashes}
+                if fresh:
+                    # Named in the log like every tombstone (see audit.verify):
+                    # those it recorded, not those already held.
+                    detail = {"tombstones": [value[1] for value in fresh]}
                     audit.append(db, import_actor, "tombstone", "import", detail)
             ids = _Ids()
             writer = _Writer(db, import_actor, report, skip=skip_invalid)
