@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from governance_support import db, query, remember, write
-from helpers import CliRunner
+from helpers import CliRunner, make_memory
 
 from tree_ring.model import claims
 from tree_ring.model.fold import canonical
@@ -279,3 +279,36 @@ def test_a_persons_forget_takes_an_agents_copy_in_capitals(run_cli: CliRunner) -
     theirs = write(run_cli, "remember", capitals, "--scope", "agent", environ=agent)["id"]
     done = write(run_cli, "forget", mine, "--mode", "delete", "--reason", "wrong")
     assert done["twins"] == [theirs]
+
+
+# The claim in the spellings a forget refuses beside its exact words.
+AROUND = [
+    ("FYI " + CLAIM,),
+    ("Note: " + CLAIM,),
+    ("Release calendar", "--details", CLAIM),
+    ("Release calendar", "--tag", CLAIM),
+    ("DeploysGoOutOnFridaysAfterTheFreeze",),
+]
+
+
+@pytest.mark.parametrize("mode", ["delete", "redact"])
+def test_a_summary_citing_a_memory_does_not_keep_its_claim_writable(
+    run_cli: CliRunner, project_root: Path, mode: str
+) -> None:
+    # The summary holds the claim only because the memory does, and the
+    # forget rewrites it without it: the forget refuses what it refuses
+    # with no summary at all, and its tombstones are every key of the claim.
+    gone = remember(run_cli, CLAIM)
+    remember(run_cli, "Hotfixes skip the staging soak on weekends")
+    write(run_cli, "consolidate", "--period-type", "manual")
+    sql = "SELECT summary FROM memories WHERE source_type = 'consolidation' AND retired_at IS NULL"
+    assert any(CLAIM in summary for (summary,) in query(project_root, sql))
+    write(run_cli, "forget", gone, "--mode", mode, "--reason", "lifted")
+    for args in AROUND:
+        assert run_cli("remember", *args).code == 1, args
+    keyed = query(
+        project_root, f"SELECT count(*) FROM content_tombstones WHERE memory_id = '{gone}'"
+    )
+    expected = tombstones.forget_keys(make_memory(None, CLAIM))
+    assert int(keyed[0][0]) == len(expected) > 1
+    assert all("Fridays" not in summary for (summary,) in query(project_root, sql))

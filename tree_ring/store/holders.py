@@ -177,6 +177,16 @@ def refused_rows(db: Db, memory: Memory, *, retired: bool = False) -> list[Memor
     return [row for row in found if not wanted.isdisjoint(check_keys(row))]
 
 
+def _summarises(holder: Memory, memory: Memory) -> bool:
+    """Whether `holder` is a consolidation citing `memory`: it holds the
+    claim only because `memory` does, and the forget or rejection of
+    `memory` rewrites it without it (`write/propagate.forgotten`), so it
+    keeps none of `memory`'s claims writable."""
+    return holder.source_type == "consolidation" and any(
+        link.target == memory.id for link in holder.links
+    )
+
+
 def unheld(
     db: Db,
     memory: Memory,
@@ -235,7 +245,7 @@ def unheld(
     whole = whole_keys(memory)
     for row in found:
         holder = rows.from_row(row)
-        if holds(holder):
+        if holds(holder) and not _summarises(holder, memory):
             mine = wanted.intersection(check_keys(holder))
             held.update(mine)
             # A copy of the whole claim, or a memory that says it as a whole
