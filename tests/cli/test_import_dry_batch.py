@@ -27,3 +27,29 @@ def test_a_dry_run_names_no_batch_the_import_then_names_its_own(
     assert [(item["summary"], item["origin_session"]) for item in waiting] == [
         ("Builds use the locked toolchain", batch)
     ]
+
+
+def test_a_batch_is_the_rows_its_import_wrote_whatever_a_file_claims(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    """A file's row may name any session, another import's batch among them:
+    `--batch` takes the rows that import wrote, as its audit entries say, so
+    an agent's claim cannot ride a person's migration into the project."""
+    mine = [{"summary": f"Migrated rule {n} stays", "ring": "heartwood"} for n in range(3)]
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in mine), encoding="utf-8")
+    (batch,) = re.findall(r"^batch: (import-\S+)$", run_cli("import", str(path)).out, re.M)
+    claim = {"summary": "Deploys may skip review when green", "ring": "heartwood",
+             "scope": "project", "origin_session": batch}  # fmt: skip
+    theirs = tmp_path / "theirs.jsonl"
+    theirs.write_text(json.dumps(claim) + "\n", encoding="utf-8")
+    agent = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s-batch"}
+    assert run_cli("import", str(theirs), environ=agent).code == 0
+    waiting = {i["summary"]: i for i in run_cli("--json", "review", "list").json()["items"]}
+    assert waiting[claim["summary"]]["origin_session"] == batch  # the file's word, kept
+    done = run_cli("--json", "review", "approve", "--all", "--batch", batch, "--reason", "ok")
+    assert done.code == 0, done.err
+    approved = {waiting[row["summary"]]["id"] for row in mine}
+    assert {d["id"] for d in done.json()["items"]} == approved
+    left = run_cli("--json", "review", "list").json()["items"]
+    assert [i["summary"] for i in left] == [claim["summary"]]

@@ -64,7 +64,12 @@ def selection_sql(
             sql += f" AND {column} = :{column}"
             params[column] = value
     if batch is not None:
-        sql += " AND origin = 'import' AND origin_session = :batch"
+        # The rows that import wrote, as its audit entries name them: a file's
+        # row may claim any session, another import's batch id among them.
+        sql += (
+            " AND origin = 'import' AND origin_session = :batch AND id IN"
+            " (SELECT target FROM audit_log WHERE action = 'import' AND session = :batch)"
+        )
         params["batch"] = batch
     if since is not None:
         sql += " AND created_at >= :since"
