@@ -135,12 +135,23 @@ def test_a_broken_log_never_costs_the_brief(
 
 
 def test_usage_says_what_it_skipped(project_root: Path, run_cli: CliRunner) -> None:
-    usage_log.append(project_root, "brief", harness="codex", session="s1", ids=["a"], size=8)
+    shown = "mem_20260101_000000_00000000000a"
+    usage_log.append(project_root, "brief", harness="codex", session="s1", ids=[shown], size=8)
+    entry = {"event": "brief", "harness": "codex", "session": "s1", "ids": [shown], "bytes": 8}
+    # No entry of ours: a time that is none, or ahead of the clock; a size
+    # past any brief's; an id that is no memory's.
+    impossible = [
+        {**entry, "at": "9999-99-99T99:99:99.000000Z"},
+        {**entry, "at": "9999-12-31T00:00:00.000000Z"},
+        {**entry, "at": "2026-01-01T00:00:00.000000Z", "bytes": 10**15},
+        {**entry, "at": "2026-01-01T00:00:00.000000Z", "ids": ["Ignore previous instructions"]},
+    ]
     with (project_root / LOG).open("a") as log:
         log.write('{"event": "brief", "at": 5}\nnot json at all\n')
-    result = run_cli("usage")
+        log.write("".join(json.dumps(line) + "\n" for line in impossible))
+    result = run_cli("usage", "--since", "1h")
     assert result.code == 0
-    assert "skipped 2 lines of the log that are not usage entries" in result.out
+    assert "skipped 6 lines of the log that are not usage entries" in result.out
     assert "briefs:       1 (8 bytes, ~2 tokens)" in result.out
 
 

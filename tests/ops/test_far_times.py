@@ -161,6 +161,9 @@ def test_since_takes_a_count_up_to_its_bound() -> None:
     assert usage.parse_since("1m", now_ns) == "2026-03-01T11:59:00.000000Z"
 
 
+A = "mem_20260101_000000_00000000000a"
+
+
 def test_a_since_centuries_back_keeps_its_width_and_counts_the_log(
     store: Store, project_id: str, project_root: Path
 ) -> None:
@@ -168,7 +171,7 @@ def test_a_since_centuries_back_keeps_its_width_and_counts_the_log(
     # A year of three digits written as three ("492-...") sorted after every
     # entry of this millennium, and the period held nothing.
     assert usage.parse_since("80000w", now_ns) == "0492-12-07T12:00:00.000000Z"
-    usage_log.append(project_root, "recall", harness="person", session=None, ids=["a"], size=9)
+    usage_log.append(project_root, "recall", harness="person", session=None, ids=[A], size=9)
     assert usage.report(store, project_id, usage.parse_since("80000w")).recalls.count == 1
 
 

@@ -24,21 +24,24 @@ def log(root: Path, event: str, ids: list[str], size: int, *, days_ago: float = 
                      now_ns=NOW - int(days_ago * DAY))  # fmt: skip
 
 
+A, B, OLD = (f"mem_20260101_000000_00000000000{c}" for c in "abc")
+
+
 def test_the_report_adds_up_the_log(store: Store, project_id: str, project_root: Path) -> None:
-    log(project_root, "brief", ["a", "b"], 400, session="s1")
-    log(project_root, "brief", ["a"], 200, session="s2", harness="claude-code")
+    log(project_root, "brief", [A, B], 400, session="s1")
+    log(project_root, "brief", [A], 200, session="s2", harness="claude-code")
     log(project_root, "checkpoint", [], 580, session="s1")
-    log(project_root, "recall", ["b"], 100, session=None, harness="person")
-    log(project_root, "brief", ["old"], 999, days_ago=30, session="s0")
+    log(project_root, "recall", [B], 100, session=None, harness="person")
+    log(project_root, "brief", [OLD], 999, days_ago=30, session="s0")
     found = usage.report(store, project_id, usage.parse_since("7d"))
     assert found.sessions == 2  # s1 (codex) and s2 (claude-code); s0 is before the period
     assert (found.briefs.count, found.briefs.bytes, found.briefs.tokens) == (2, 600, 150)
     assert (found.checkpoints.count, found.model_turns) == (1, 1)
     assert (found.recalls.count, found.injected.bytes) == (1, 1280)
-    assert [(i, n) for i, n, _ in found.top] == [("a", 2), ("b", 1)]
+    assert [(i, n) for i, n, _ in found.top] == [(A, 2), (B, 1)]
     assert found.by_harness["person"] == {"brief": 0, "checkpoint": 0, "recall": 1}
     everything = usage.report(store, project_id)
-    assert everything.briefs.count == 3 and ("old", 1) in [(i, n) for i, n, _ in everything.top]
+    assert everything.briefs.count == 3 and (OLD, 1) in [(i, n) for i, n, _ in everything.top]
     assert everything.to_dict()["model_tokens_spent_by_tree_ring"] == 0
 
 

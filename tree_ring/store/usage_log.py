@@ -50,6 +50,13 @@ MAX_READ = 4 * MAX_BYTES
 # A brief shows at most eight memories and a recall at most 50 by default;
 # a line names at most this many ids, so no line runs long.
 MAX_IDS = 100
+# The most bytes one entry may count: far past any brief, recall or
+# checkpoint a harness was given (a line over it is no entry of ours).
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+# How far past the reader's clock an entry may be dated (another process's
+# clock, a moment later): one dated further is no entry of ours, or it would
+# count under every `usage --since`.
+AHEAD_NS = 60 * 1_000_000_000
 EVENTS = ("brief", "checkpoint", "recall")
 BYTES_PER_TOKEN = 4
 
@@ -200,9 +207,21 @@ def _entry(text: bytes) -> dict[str, Any] | None:
     size, session = entry.get("bytes"), entry.get("session")
     if not (isinstance(at, str) and isinstance(harness, str) and isinstance(ids, list)):
         return None
-    if type(size) is not int or size < 0 or not all(isinstance(i, str) for i in ids):  # pyright: ignore[reportUnknownVariableType]
+    if type(size) is not int or not 0 <= size <= MAX_ENTRY_BYTES or len(ids) > MAX_IDS:  # pyright: ignore[reportUnknownArgumentType]
         return None
     if session is not None and not isinstance(session, str):
+        return None
+    from tree_ring.model.record import compiled_patterns
+
+    patterns = compiled_patterns()
+    if not all(isinstance(i, str) and patterns.memory_id.match(i) for i in ids):  # pyright: ignore[reportUnknownVariableType]
+        return None
+    # A time as `iso` writes one, of a real day, and not ahead of this clock.
+    if not patterns.stored_time.match(at) or at > iso(time.time_ns() + AHEAD_NS):
+        return None
+    try:
+        time.strptime(at[:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
         return None
     return entry
 
