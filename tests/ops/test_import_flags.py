@@ -343,3 +343,12 @@ def test_the_refusal_names_five_projects_most_rows_first_and_counts_the_rest(
         f"the file holds rows of other projects: {named}{more}; take them into this project "
         f"with --project-map team-a={project_id} (repeatable)"
     )
+
+
+def test_a_line_nested_too_deeply_says_so_in_words(store: Store, project_id: str) -> None:
+    deep = '{"summary": "d", "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    with pytest.raises(UsageError) as caught:
+        transfer.import_lines(store, [deep], project=project_id, actor=PERSON)
+    said = "line 1: not valid JSON (nested too deeply to read); nothing imported"
+    assert str(caught.value) == said
+    assert store.conn.execute("SELECT count(*) FROM memories").fetchone()[0] == 0

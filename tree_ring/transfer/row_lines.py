@@ -27,6 +27,7 @@ from tree_ring.model.anchor_lines import FILES, parse_files
 from tree_ring.model.errors import TreeRingError, UsageError
 from tree_ring.model.imported import from_mapping
 from tree_ring.model.record import MAX_REF, ORIGINS, Memory, format_time
+from tree_ring.model.text import preview
 from tree_ring.store import user
 from tree_ring.transfer import original, stone_lines
 from tree_ring.transfer.lines import MAX_LINE_BYTES
@@ -146,13 +147,13 @@ def parse(lines: Iterable[str], reading: Reading) -> Iterator[Parsed]:
             if reading.skip:
                 reading.skipped.append((number, str(exc)))
             continue
-        except (ValueError, RecursionError) as exc:  # RecursionError: nesting too deep
+        except (ValueError, RecursionError) as exc:
+            deep = isinstance(exc, RecursionError)
+            said = "nested too deeply to read" if deep else preview(str(exc), 80)
             if reading.skip:
-                reading.skipped.append((number, f"not valid JSON ({str(exc)[:80]})"))
+                reading.skipped.append((number, f"not valid JSON ({said})"))
                 continue
-            raise UsageError(
-                f"line {number}: not valid JSON ({str(exc)[:80]}); nothing imported"
-            ) from None
+            raise UsageError(f"line {number}: not valid JSON ({said}); nothing imported") from None
         except TreeRingError as exc:
             if reading.skip:
                 reading.skipped.append((number, str(exc)))
