@@ -33,9 +33,11 @@ def test_a_batch_is_the_rows_its_import_wrote_whatever_a_file_claims(
     run_cli: CliRunner, tmp_path: Path
 ) -> None:
     """A file's row may name any session, another import's batch among them:
-    `--batch` takes the rows that import wrote, as its audit entries say, so
-    an agent's claim cannot ride a person's migration into the project."""
+    `--batch` takes the rows that import wrote, as its audit entries say,
+    whatever session each names, so a migration is accepted whole and an
+    agent's claim cannot ride it into the project."""
     mine = [{"summary": f"Migrated rule {n} stays", "ring": "heartwood"} for n in range(3)]
+    mine[0]["origin_session"] = "7f3c2a91"  # a session of the store it came from
     path = tmp_path / "mine.jsonl"
     path.write_text("".join(json.dumps(row) + "\n" for row in mine), encoding="utf-8")
     (batch,) = re.findall(r"^batch: (import-\S+)$", run_cli("import", str(path)).out, re.M)

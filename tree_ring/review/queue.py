@@ -478,7 +478,7 @@ class Selection:
     since: str | None = None  # created_at at or after this time
     scope: str | None = None
     ring: str | None = None
-    batch: str | None = None  # an import's batch id, kept as the rows' `origin_session`
+    batch: str | None = None  # an import's batch id: the rows its audit entries name
 
 
 def pending_matching(db: Db, project: str | None, selection: Selection) -> list[Memory]:

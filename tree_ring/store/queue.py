@@ -64,10 +64,10 @@ def selection_sql(
             sql += f" AND {column} = :{column}"
             params[column] = value
     if batch is not None:
-        # The rows that import wrote, as its audit entries name them: a file's
-        # row may claim any session, another import's batch id among them.
+        # The rows that import wrote, as its audit entries name them, whatever
+        # session a file's row names (its own, or another import's batch id).
         sql += (
-            " AND origin = 'import' AND origin_session = :batch AND id IN"
+            " AND origin = 'import' AND id IN"
             " (SELECT target FROM audit_log WHERE action = 'import' AND session = :batch)"
         )
         params["batch"] = batch
