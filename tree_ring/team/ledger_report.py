@@ -59,3 +59,16 @@ class SyncReport:
     lines: int = 0
     written: bool = False
     audit: str | None = None  # what the anchor says about this clone's audit log
+
+
+def line_number(data: bytes, raw: bytes) -> int:
+    """The number of the first line of `data` that is `raw`, or 0 when none
+    is: the lines a pass hands to `apply_lines` are the file's, each found
+    by a byte search, and counted only when one is skipped."""
+    at = data.find(raw)
+    while at >= 0:
+        end = at + len(raw)
+        if (at == 0 or data[at - 1] == 0x0A) and (end == len(data) or data[end] == 0x0A):
+            return data.count(b"\n", 0, at) + 1
+        at = data.find(raw, at + 1)
+    return 0

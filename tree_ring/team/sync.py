@@ -49,7 +49,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +82,7 @@ from tree_ring.team.ledger_read import (
     read_bytes,
     written_forms,
 )
-from tree_ring.team.ledger_report import Skipped, SyncReport
+from tree_ring.team.ledger_report import Skipped, SyncReport, line_number
 from tree_ring.team.ledger_state import store_lines
 from tree_ring.team.upstream import Upstream
 from tree_ring.write import bulk, correct
@@ -276,19 +276,37 @@ def render(
     held: Line | None = None,
     *,
     hold: bool = False,
+    same: Callable[[str], bool] | None = None,
 ) -> str:
     """The ledger the store now says: its shared state, the header, the other
     clones' anchors as read, and this clone's anchor: `held`, the one vouched
     for (`own_anchors`), moved only when its audit head did, so a sync that
     changed nothing writes the same bytes; with `hold` (the audit log no
     longer holds what `held` anchored), not at all: the committed anchor
-    keeps the evidence. The anchor written is recorded."""
+    keeps the evidence. With `same` (whether a text is the file as it
+    stands), a sync that takes in only what the file already says (a pull's
+    lines: the log's entries since the anchor are all the ledger's imports)
+    leaves the file as it is, so the next pull finds no change of this
+    clone's to refuse over.
+    The anchor written is recorded."""
     lines = dict(mine)
     lines["0"] = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
     for key, line in won.items():
         if key.startswith("1"):
             lines[key] = line
     clone = clone_id(db)
+    anchored = 0 if held is None else int(held.data["seq"])
+    if same is not None and not hold and audit.only_synced_after(db, anchored):
+        kept = dict(lines)
+        if held is None:
+            kept.pop("1" + clone, None)  # a line nobody vouches for is no anchor to keep
+        else:
+            kept["1" + clone] = held
+        text = ledger.render(kept.values())
+        if same(text):
+            if held is not None:
+                settings.write(db, SETTING, {**state_of(db), "anchor": _anchor_fields(held.data)})
+            return text
     seq, head = _head(db)
     if held is None or (not hold and (held.data["seq"], held.data["head"]) != (seq, head)):
         at = now_iso()
@@ -383,6 +401,7 @@ def sync(
         if progress is not None:
             progress("sync: merged into the store", 2, SYNC_STEPS)
         if write:
+            tail = ledger.carry(read.foreign)
             text = render(
                 mine,
                 project_id,
@@ -390,6 +409,7 @@ def sync(
                 db,
                 anchors[0] if anchors else None,
                 hold=report.audit is not None,
+                same=lambda text: text.encode("utf-8") + tail == data,
             )
             report.lines = text.count("\n") + len(set(read.foreign))
             report.written = _write(path, text, read.foreign)
@@ -480,19 +500,6 @@ def apply_lines(
             for s in report.skipped
         ]
     return report
-
-
-def line_number(data: bytes, raw: bytes) -> int:
-    """The number of the first line of `data` that is `raw`, or 0 when none
-    is: the lines a pass hands to `apply_lines` are the file's, each found
-    by a byte search, and counted only when one is skipped."""
-    at = data.find(raw)
-    while at >= 0:
-        end = at + len(raw)
-        if (at == 0 or data[at - 1] == 0x0A) and (end == len(data) or data[end] == 0x0A):
-            return data.count(b"\n", 0, at) + 1
-        at = data.find(raw, at + 1)
-    return 0
 
 
 def refresh(store: Store, root: str | Path, project_id: str) -> SyncReport | None:

@@ -1,0 +1,39 @@
+"""A sync that takes in only what a pull brought writes nothing, so the next
+pull finds no change of this clone's to refuse over: the clone's anchor
+moves when its own writes are in the log (a person's, an agent's), not for
+the ledger's imports, which the ledger itself holds (docs/TEAM.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from team_support import LEDGER, clone, first_repo, git, hub, ok, publish, pull, remember
+
+
+def _clean(root: Path) -> bool:
+    return git(root, "status", "--porcelain", "--", LEDGER).stdout == ""
+
+
+def test_pull_then_sync_leaves_the_ledger_clean_for_the_next_pull(tmp_path: Path) -> None:
+    alice = first_repo(tmp_path)
+    hub(tmp_path, alice)
+    remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    ok(alice, "sync")
+    publish(alice, "a memory")
+    bob = clone(tmp_path / "alice-hub.git", tmp_path, "bob")
+    ok(bob, "sync")
+    assert _clean(bob)
+    for n in range(3):
+        remember(alice, f"Release rule {n} holds for the payments service")
+        publish(alice, f"rule {n}")
+        pull(bob)  # refused if the last sync left the ledger changed
+        done = ok(bob, "--json", "sync").json()
+        assert done["imported"] == 1 and done["written"] == []
+        assert _clean(bob)
+    # Bob's own write moves his anchor with it: his log holds more than imports.
+    mine = remember(bob, "Bob's note on the staging soak")
+    ok(bob, "sync")
+    assert mine in (bob / LEDGER).read_text(encoding="utf-8")
+    anchor = [line for line in git(bob, "diff", "--", LEDGER).stdout.splitlines()
+              if line.startswith("+{") and '"record":"anchor"' in line]  # fmt: skip
+    assert len(anchor) == 1
