@@ -39,8 +39,8 @@ user's words outrank it, and a memory's source can be checked.
 - When asked to stop: save at most three durable outcomes with the exact
   `capture` command the stop hook gives, or nothing if nothing durable happened.
 - Never store secrets, credentials, personal data, transient plans or tool output.
-- A memory that is wrong: `tree-ring forget ID --mode redact --reason "why"` or
-  `tree-ring remember "the correction" --supersedes ID`.
+- A memory that is wrong: `tree-ring refute ID --reason "why"` (it waits,
+  disputed, for a person) or `tree-ring remember "the correction" --supersedes ID`.
 
 See `SKILL.md` for when to use memory and `CLI.md` for the commands.
 """
@@ -68,6 +68,7 @@ CLI_MD = """# Tree Ring commands
         [--ring cambium|scar|heartwood|seed] [--source-ref PATH] [--tag T]
     tree-ring evidence "summary" --outcome promoted|rejected|deferred|observed \\
         --evidence-ref RUN
+    tree-ring refute ID --reason "why"   # it proved wrong: a person decides
     tree-ring forget ID --mode redact|delete --reason "why"
     tree-ring supersede OLD_ID NEW_ID --reason "why"
     tree-ring review list | approve ID | reject ID --reason "why"
