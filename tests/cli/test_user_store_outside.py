@@ -101,3 +101,31 @@ def test_forgotten_there_stays_out_and_the_hint_names_the_user_stores_log(
     assert run("forget", own, "--mode", "delete", "--reason", "x", environ=home).code == 0
     mine = run("remember", "Deploys wait for QA", environ=home)
     assert mine.code == 1 and f"--target {own}`" in mine.err
+
+
+def test_recall_user_searches_your_notes_anywhere_and_leaves_out_what_a_project_forgot(
+    nowhere: CliRunner, home: dict[str, str], tmp_path: Path
+) -> None:
+    tabs = _json(nowhere, "remember", "I prefer tabs in Makefiles", "--scope", "global",
+                 environ=home)["id"]  # fmt: skip
+    done = nowhere("--json", "recall", "tabs", "--user", environ=home)
+    assert done.code == 0 and done.err == ""
+    assert [hit["id"] for hit in json.loads(done.out)["items"]] == [tabs]
+    # A project that forgot a note's content: its reads of your notes leave it out.
+    site = tmp_path / "site"
+    site.mkdir()
+    guidance.init_project(site)
+    run = cli_runner(site)
+    gone = _json(run, "remember", "Deploys wait for QA sign-off", environ=home)["id"]
+    assert run("forget", gone, "--mode", "delete", "--reason", "x", environ=home).code == 0
+    other = tmp_path / "other"
+    other.mkdir()
+    guidance.init_project(other)
+    _json(cli_runner(other), "remember", "Deploys wait for QA sign-off", "--scope", "global",
+          environ=home)  # fmt: skip
+    everywhere = nowhere("--json", "recall", "deploys QA", "--user", environ=home)
+    assert len(json.loads(everywhere.out)["items"]) == 1
+    here = run("--json", "recall", "deploys QA", "--user", environ=home)
+    assert here.code == 0 and json.loads(here.out)["items"] == []
+    found = run("--json", "recall", "tabs", "--user", environ=home)
+    assert [hit["id"] for hit in json.loads(found.out)["items"]] == [tabs]  # once, not twice

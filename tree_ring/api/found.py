@@ -58,14 +58,17 @@ def recall(
     view: View | None,
     scope: str | None,
     whole_project: bool,
+    elsewhere: ForgottenHere | None = None,
 ) -> list[Found]:
     """`mine`: the person's user store, when there is one. Its rows are read
     for a recall of every scope or of `global` (it holds only global memory);
-    its tombstones bind the project's rows whatever the scope."""
+    its tombstones bind the project's rows whatever the scope. `elsewhere`:
+    without `mine`, what the store read beside `store` forgot (the project a
+    recall of the user store itself is run in)."""
     from tree_ring.read import forgotten_here
     from tree_ring.read.labels import row_label, user_row_label
 
-    theirs = None
+    theirs = elsewhere
     if mine is not None:
         from tree_ring.store.user import USER_PROJECT
 

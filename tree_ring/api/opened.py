@@ -186,11 +186,13 @@ class Opened:
         return store
 
     def user_store(self) -> Store | None:
-        """The person's user store for a read, or None when there is none."""
+        """The person's user store for a read beside the project's, or None
+        when there is none, or when this is the user store itself (`--user`)."""
         if not self._user_opened:
             from tree_ring.store import user
 
-            self._user = user.open_user(self.environ)
+            beside = self.project_id != user.USER_PROJECT
+            self._user = user.open_user(self.environ) if beside else None
             self._user_opened = True
         return self._user
 

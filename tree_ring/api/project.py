@@ -61,8 +61,11 @@ class Project(Decisions):
         """The best `limit` memories of the project and of the person's own store
         together, best first (`api/found.py`)."""
         from tree_ring.api import found
+        from tree_ring.store.user import USER_PROJECT
 
         whole = self.whole_project if whole_project is None else whole_project
+        # The user store itself (`--user`): what the project it is run in forgot stays out.
+        mine = self.project_id == USER_PROJECT
         return found.recall(
             self.store,
             self.identity,
@@ -72,6 +75,7 @@ class Project(Decisions):
             view=view,
             scope=scope,
             whole_project=whole,
+            elsewhere=self.forgotten_elsewhere() if mine else None,
         )
 
     def disputes(self, found: Sequence[Found], view: View) -> dict[str, list[str]]:
@@ -477,7 +481,10 @@ class Project(Decisions):
         """What a read put into an agent's context, in the usage log (ids and size,
         never text): None when written, else why not, for one line on stderr."""
         from tree_ring.store import usage_log
+        from tree_ring.store.user import USER_PROJECT
 
+        if self.project_id == USER_PROJECT:
+            return None  # the user store keeps no usage log: it has no project folder
         # The origin, not the actor: a read has no need of the audit's module.
         origin = self._actor.origin if self._actor else harness_origin(self.environ)
         session = origin.session

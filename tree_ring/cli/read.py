@@ -288,6 +288,7 @@ def _recall_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scope", choices=SCOPES)
     view_flags(p)
     identity_flags(p)
+    user_flag(p)
 
 
 def _brief_arguments(p: argparse.ArgumentParser) -> None:

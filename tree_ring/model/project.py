@@ -157,7 +157,9 @@ def locate_str(root: str | None, environ: Mapping[str, str], cwd: StrPath | None
     found = find_root_str(os.getcwd() if cwd is None else cwd)
     if found is None:
         raise NoStore(
-            "no .tree-ring/ here or above; run `tree-ring init` in the project root or pass --root"
+            "no .tree-ring/ here or above; run `tree-ring init` in the project root or pass "
+            "--root (your own notes across projects need no project: `--user`, "
+            "`remember --scope global`)"
         )
     check_tree(found)
     return found
