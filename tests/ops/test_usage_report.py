@@ -32,12 +32,14 @@ def test_the_report_adds_up_the_log(store: Store, project_id: str, project_root:
     log(project_root, "brief", [A], 200, session="s2", harness="claude-code")
     log(project_root, "checkpoint", [], 580, session="s1")
     log(project_root, "recall", [B], 100, session=None, harness="person")
+    log(project_root, "recall", [B], 50, session="s1", harness="codex")
     log(project_root, "brief", [OLD], 999, days_ago=30, session="s0")
     found = usage.report(store, project_id, usage.parse_since("7d"))
     assert found.sessions == 2  # s1 (codex) and s2 (claude-code); s0 is before the period
     assert (found.briefs.count, found.briefs.bytes, found.briefs.tokens) == (2, 600, 150)
     assert (found.checkpoints.count, found.model_turns) == (1, 1)
-    assert (found.recalls.count, found.injected.bytes) == (1, 1280)
+    # A person's own recall is logged, but put nothing into an agent's context.
+    assert (found.recalls.count, found.own_recalls.count, found.injected.bytes) == (1, 1, 1230)
     assert [(i, n) for i, n, _ in found.top] == [(A, 2), (B, 1)]
     assert found.by_harness["person"] == {"brief": 0, "checkpoint": 0, "recall": 1}
     everything = usage.report(store, project_id)

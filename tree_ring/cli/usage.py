@@ -29,7 +29,7 @@ def report_lines(report: object) -> list[str]:
     r = report
     period = f"since {r.since[:19]}Z" if r.since else "all the log holds"
     injected = r.injected
-    b, c, rc = r.briefs, r.checkpoints, r.recalls
+    b, c, rc, own = r.briefs, r.checkpoints, r.recalls, r.own_recalls
     lines = [
         f"usage, {period}",
         f"sessions:     {r.sessions:,}",
@@ -38,7 +38,8 @@ def report_lines(report: object) -> list[str]:
         f"~{c.tokens:,} tokens); {r.model_turns:,} model "
         f"{'turn' if r.model_turns == 1 else 'turns'} added",
         f"captures:     {r.captures:,} stored",
-        f"recalls:      {rc.count:,} ({rc.bytes:,} bytes, ~{rc.tokens:,} tokens)",
+        f"recalls:      {rc.count:,} ({rc.bytes:,} bytes, ~{rc.tokens:,} tokens)"
+        + (f"; and {own.count:,} of your own, not injected" if own.count else ""),
         f"injected:     {injected.bytes:,} bytes, ~{injected.tokens:,} tokens (bytes / 4)",
     ]
     if r.top:

@@ -25,6 +25,9 @@ from tree_ring.store import usage_log, usage_rows
 from tree_ring.store.db import Store
 from tree_ring.store.usage_log import estimate_tokens
 
+# The usage log's harness for a recall no harness ran: a person's own.
+PERSON = "person"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -99,6 +102,9 @@ class Report:
     briefs: Tally = field(default_factory=Tally)
     checkpoints: Tally = field(default_factory=Tally)
     recalls: Tally = field(default_factory=Tally)
+    # A person's own recalls (the terminal, the terminal UI, the web view):
+    # logged, but no agent's context, so not injected.
+    own_recalls: Tally = field(default_factory=Tally)
     captures: int = 0
     by_harness: dict[str, dict[str, int]] = field(default_factory=lambda: {})
     top: list[tuple[str, int, str | None]] = field(default_factory=lambda: [])  # id, n, summary
@@ -126,6 +132,7 @@ class Report:
             "briefs": self.briefs.to_dict(),
             "checkpoints": self.checkpoints.to_dict(),
             "recalls": self.recalls.to_dict(),
+            "own_recalls": self.own_recalls.to_dict(),
             "injected": self.injected.to_dict(),
             "model_turns_added": self.model_turns,
             "captures_stored": self.captures,
@@ -181,7 +188,8 @@ def report(
         if since is not None and str(entry["at"]) < since:
             continue
         event, harness, size = str(entry["event"]), str(entry["harness"]), int(entry["bytes"])
-        tally = {"brief": found.briefs, "checkpoint": found.checkpoints}.get(event, found.recalls)
+        recalls = found.own_recalls if harness == PERSON else found.recalls
+        tally = {"brief": found.briefs, "checkpoint": found.checkpoints}.get(event, recalls)
         tally.add(size)
         mine = found.by_harness.setdefault(harness, {"brief": 0, "checkpoint": 0, "recall": 0})
         mine[event] = mine.get(event, 0) + 1
