@@ -129,3 +129,23 @@ def test_recall_user_searches_your_notes_anywhere_and_leaves_out_what_a_project_
     assert here.code == 0 and json.loads(here.out)["items"] == []
     found = run("--json", "recall", "tabs", "--user", environ=home)
     assert [hit["id"] for hit in json.loads(found.out)["items"]] == [tabs]  # once, not twice
+
+
+def test_status_and_the_inbox_say_what_waits_in_your_user_store(
+    home: dict[str, str], tmp_path: Path
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    guidance.init_project(site)
+    run = cli_runner(site)
+    _json(run, "remember", "I prefer tabs in Makefiles", "--scope", "global", environ=home)
+    assert "user store" not in run("inbox", "--peek", environ=home).out
+    assert "in your user store" not in run("status", environ=home).out
+    proposed = run("remember", "The user likes small commits", "--scope", "global",
+                   environ={**home, **AGENT})  # fmt: skip
+    assert proposed.code == 0 and "pending" in proposed.out
+    said = "`review list --user`"
+    assert f"in your user store: 1 ({said})" in run("status", environ=home).out
+    inbox = run("inbox", "--peek", environ=home)
+    assert "your user store: 1 waiting for you" in inbox.out and "review list --user" in inbox.out
+    assert _json(run, "inbox", "--peek", environ=home)["user_store_waiting"] == 1

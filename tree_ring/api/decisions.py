@@ -44,6 +44,20 @@ class Decisions(Opened):
             **filters,
         )
 
+    def user_waiting(self) -> int:
+        """How many rows wait for the person in their user store (an agent's
+        global proposal, a note an agent refuted): 0 when there is none, or
+        it cannot be read (`status` names a damaged one)."""
+        from tree_ring.model.errors import TreeRingError
+        from tree_ring.review import queue
+        from tree_ring.store.user import USER_PROJECT
+
+        try:
+            mine = self.user_store()
+            return 0 if mine is None else queue.queue_size(mine.db, USER_PROJECT)
+        except TreeRingError:
+            return 0
+
     def review_queue(self) -> list[Waiting]:
         """The rows waiting for a decision, oldest first (`review/queue.queue`:
         an agent's of those its recall reads), each with what it contradicts;

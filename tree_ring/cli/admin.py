@@ -408,7 +408,8 @@ def status_lines(data: dict[str, Any]) -> list[str]:
         ),
         f"waiting for review: {counts['pending']} pending, {counts['disputed']} disputed"
         + _requests(data["review_requests"])
-        + f" (`tree-ring review list`: {data['review_queue'] + data['review_requests']})",
+        + f" (`tree-ring review list`: {data['review_queue'] + data['review_requests']})"
+        + _user_waiting(data["user_store"]),
         f"retired: {counts['retired']}" + (f" ({_counts(retired)})" if retired else ""),
         f"forgotten content (tombstones): {tombstones_said(counts)}",
     ]
@@ -442,6 +443,14 @@ def status_lines(data: dict[str, Any]) -> list[str]:
                 )
             )
     return lines
+
+
+def _user_waiting(mine: dict[str, Any]) -> str:
+    """What waits in the person's user store (an agent's global proposal,
+    a note an agent refuted), beside the project's queue: every project's
+    brief shows those notes once decided."""
+    waiting = mine.get("review_queue") or 0
+    return f"; in your user store: {waiting} (`review list --user`)" if waiting else ""
 
 
 def _user_line(mine: dict[str, Any]) -> str:

@@ -107,6 +107,7 @@ def cmd_inbox(ctx: Context) -> int:
         if not a.peek and found.items:
             shown_ids = [i.memory.id for i in found.items]
             opened.mark_seen([*shown_ids, *found.forgotten])
+        mine = opened.user_waiting()
     shown = len(found.items)
     listable = found.total - found.withheld
     lines = [
@@ -121,6 +122,11 @@ def cmd_inbox(ctx: Context) -> int:
         lines += _item_lines(item)
     if not found.total:
         lines = ["inbox: nothing new since you last looked"]
+    if mine:
+        lines.append(
+            f"your user store: {mine} waiting for you (agents' proposals about you, or your "
+            "notes an agent refuted): `tree-ring review list --user`"
+        )
     ctx.emit(
         {
             "command": "inbox",
@@ -132,6 +138,7 @@ def cmd_inbox(ctx: Context) -> int:
             "offset": 0,
             "limit": a.limit,
             "marked_seen": bool(found.items) and not a.peek,
+            "user_store_waiting": mine,
         },
         "\n".join(lines),
     )
