@@ -244,7 +244,8 @@ def test_candidates_are_live_worth_keeping_lasting_and_never_secret_or_summaries
     assert groups == {frozenset([*kept, newer]), frozenset([scar, pinned])}
     first = summaries(store, p)
     assert run(store, p, force=True).candidates == 5  # summaries are never consolidated again
-    assert {m.id for m in summaries(store, p)} > {m.id for m in first}
+    # Forced over the same sources, the same words: nothing to replace them with.
+    assert {m.id for m in summaries(store, p)} == {m.id for m in first}
 
 
 def test_only_the_period_is_consolidated(store: Store, project_id: str) -> None:
@@ -330,6 +331,27 @@ def test_force_supersedes_the_earlier_summary(store: Store, project_id: str) -> 
     new = rows.get(store.db, group.written or "")
     assert rows.get(store.db, old or "").superseded_by == new.id
     assert old in new.supersedes and len(new.links) == 3
+
+
+def test_forcing_the_same_summary_again_writes_none(store: Store, project_id: str) -> None:
+    # An agent's forced summary of shared rows waits for review; forced again
+    # over the same sources, it would queue the same words once more.
+    from tree_ring.model.actor import Actor
+    from tree_ring.model.identity import Origin
+
+    agent = Actor("claude-code", Origin("claude-code", "sess-1"))
+    for i in range(2):
+        remember(store, project_id, sentence(i))
+    run(store, project_id)
+    remember(store, project_id, sentence(2))
+    forced = [
+        consolidate.consolidate(store, project_id, "manual", actor=agent, force=True).groups[0]
+        for _ in range(3)
+    ]
+    assert [g.status for g in forced] == ["supersede", "exists", "exists"]
+    assert forced[0].trust == "pending" and "same summary" in forced[1].reason
+    waiting = [m.id for m in summaries(store, project_id) if m.trust == "pending"]
+    assert waiting == [forced[0].written]
 
 
 def test_a_forgotten_summary_is_not_written_again(store: Store, project_id: str) -> None:

@@ -403,6 +403,9 @@ def plan(
         elif group.existing and not force:
             group.status = "exists"
             group.reason = "a summary for this group and period exists; --force replaces it"
+        elif summary.content_hash in rows.content_hashes(db, group.existing).values():
+            # Forced again over the same sources: nothing new to replace it with.
+            group.status, group.reason = "exists", "this same summary exists already"
         elif group.existing:
             group.status, group.reason = "supersede", "replaces the earlier summary (--force)"
     return len(found), groups
