@@ -459,3 +459,14 @@ def test_an_older_store_gains_the_policy_audit_on_open(project_root: Path, proje
         assert "0002_policy_audit" in ledger
         pipeline.store_memory(store, make_memory(project_id, "After upgrade"), PERSON)
         assert [e["action"] for e in coordinator.audit_entries(store.db)] == ["create.project"]
+
+
+def test_every_persons_decision_says_what_it_is_when_refused() -> None:
+    # An agent refused `review approve` of heartwood reads "review.promote":
+    # the refusal says what that is.
+    assert set(coordinator.DESCRIBED) == set(coordinator.PERSON_ONLY)
+    actor = Actor("claude-code", Origin("claude-code", "s1"))
+    allowed, why = coordinator._decide("open", "review.promote", actor, "")  # pyright: ignore[reportPrivateUsage]
+    assert not allowed
+    said = "review.promote is a person's decision (approving or promoting heartwood)"
+    assert why.startswith(said)

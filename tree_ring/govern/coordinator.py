@@ -78,6 +78,20 @@ PERSON_ONLY = frozenset(
         "import.replace",  # an imported row taking the place of a stored one
     }
 )
+# What each of those decisions is, as a refusal names it.
+DESCRIBED = {
+    "review.approve": "approving a waiting memory",
+    "review.promote": "approving or promoting heartwood",
+    "review.reject": "rejecting a waiting memory",
+    "review.dispute": "disputing a memory",
+    "review.policy": "setting the review policy",
+    "config.set": "setting the checkpoint's cadence",
+    "tree.config": "setting the summary tree's budgets",
+    "policy.enable": "turning on the coordinated write policy",
+    "promote": "sharing a partition memory",
+    "supersede.shared": "retiring a memory another writer wrote",
+    "import.replace": "replacing stored memories by an import",
+}
 # Everything `authorize` is called with in this package; other callers add
 # their own (consolidate, maintain.apply, fts.repair, sync) and are protected.
 KNOWN_ACTIONS = (
@@ -189,8 +203,9 @@ def create_action(memory: Memory, actor: Actor) -> str:
 
 def _decide(mode: str, action: str, actor: Actor, capability: str) -> tuple[bool, str]:
     if action in PERSON_ONLY and actor.origin.is_agent and capability != "held":
+        what = f" ({DESCRIBED[action]})" if action in DESCRIBED else ""
         return False, (
-            f"{action} is a person's decision: {actor.origin.kind} may not take it "
+            f"{action} is a person's decision{what}: {actor.origin.kind} may not take it "
             f"unless it holds the coordinator capability ({TOKEN_VAR})"
         )
     if mode == "open":
