@@ -37,3 +37,37 @@ def test_pull_then_sync_leaves_the_ledger_clean_for_the_next_pull(tmp_path: Path
     anchor = [line for line in git(bob, "diff", "--", LEDGER).stdout.splitlines()
               if line.startswith("+{") and '"record":"anchor"' in line]  # fmt: skip
     assert len(anchor) == 1
+
+
+def test_a_persons_write_moves_the_anchor_so_a_cut_of_it_shows(tmp_path: Path) -> None:
+    """A write the ledger shares is committed with the anchor of the entries
+    that made it: cut them, and the next sync says so, with no sync between
+    the write and the commit."""
+    import sqlite3
+
+    from team_support import cli, commit
+
+    from tree_ring.model import project
+
+    alice = first_repo(tmp_path)
+    gone = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
+    ok(alice, "sync")
+    commit(alice, "a memory")
+    ok(alice, "forget", gone, "--mode", "delete", "--reason", "lifted")
+    commit(alice, "the forget, committed as written")
+    conn = sqlite3.connect(project.store_path(alice))
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
+        if "audit" in name:
+            conn.execute(f'DROP TRIGGER "{name}"')
+    conn.execute("DELETE FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)")
+    conn.commit()
+    conn.close()
+    done = cli(alice, "--json", "sync")
+    assert done.code == 1 and "truncated" in done.json()["audit_anchor"]
+    # A write the ledger does not share (a partition's row) leaves it as it was.
+    clean = first_repo(tmp_path, "carol")
+    ok(clean, "sync")
+    commit(clean, "synced")
+    agent = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "s-anchor"}
+    assert cli(clean, "remember", "Carol's agent's own note", environ=agent).code == 0
+    assert _clean(clean)

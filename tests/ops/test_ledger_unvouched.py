@@ -124,7 +124,9 @@ def test_a_shallow_clone_says_its_history_was_not_read(tmp_path: Path) -> None:
     done = ok(shallow, "--json", "init")
     assert done.json()["notes"] == [
         "the clone is shallow: forgotten content in the ledger's history was not read; "
-        "run `git fetch --unshallow` and `tree-ring sync`"
+        "run `git fetch --unshallow` and `tree-ring sync`",
+        "configured git's merge driver for the ledger in .git/config (this clone only)",
+        "took the team's memory from .tree-ring/ledger.jsonl: 1 memory",
     ]
     again = ok(shallow, "--json", "sync").json()
     assert len(again["notes"]) == 1

@@ -20,8 +20,8 @@ from tree_ring.model import project
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import now_iso
+from tree_ring.store import census, settings
 from tree_ring.store import db as store_db
-from tree_ring.store import settings
 from tree_ring.store.db import Store
 from tree_ring.team import ledger, ledger_report, sync
 from tree_ring.team import repository as team
@@ -269,4 +269,13 @@ def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> lis
         store, root, project.load_project_id(root), Actor.person(), write=not existed
     )
     (kept if existed else created).append(ledger_name)
-    return report.notes + ledger_report.named(report.skipped, ledger_name, SKIPPED_SHOWN)
+    said: list[str] = []
+    if done.driver is not None:
+        said.append("configured git's merge driver for the ledger in .git/config (this clone only)")
+    gone = census.tombstoned(store.db, project.load_project_id(root)) if existed else 0
+    if report.imported or gone:
+        n = len(report.imported)
+        took = f"{n:,} memor{'y' if n == 1 else 'ies'}"
+        took += f", {gone:,} forgotten (kept out here too)" if gone else ""
+        said.append(f"took the team's memory from {ledger_name}: {took}")
+    return report.notes + said + ledger_report.named(report.skipped, ledger_name, SKIPPED_SHOWN)

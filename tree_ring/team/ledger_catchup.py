@@ -41,7 +41,7 @@ from tree_ring.model.identity import Origin
 from tree_ring.store import settings
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
-from tree_ring.team import ledger, ledger_delta, ledger_history, sync, upstream
+from tree_ring.team import ledger, ledger_anchor, ledger_delta, ledger_history, sync, upstream
 from tree_ring.team.ledger import Line
 from tree_ring.team.ledger_apply import apply
 from tree_ring.team.ledger_read import check_numbered, read_bytes
@@ -127,7 +127,7 @@ def _part(
     actor = Actor("ledger", Origin("import"))
     mark = ["sha256:" + hashlib.sha256(data).hexdigest(), up.oid]
     with bulk.page_cache(store.db, bulk.CACHE_KIB // 2), store.write() as db:
-        state: dict[str, Any] = sync.state_of(db)
+        state: dict[str, Any] = ledger_anchor.state_of(db)
         held: Any = state.get(CATCHUP)
         start = 0
         if isinstance(held, list) and held[:2] == mark and isinstance(held[2], int):  # pyright: ignore[reportUnknownMemberType]
@@ -147,9 +147,9 @@ def _part(
         report.skipped = read.skipped
         apply(db, read, mine, project_id, actor, report, up)
         ledger_delta.record_claims(db, report.claim_lines)
-        state = sync.state_of(db)  # the history's read may have moved it
+        state = ledger_anchor.state_of(db)  # the history's read may have moved it
         if end < len(groups):
-            settings.write(db, sync.SETTING, {**state, CATCHUP: [*mark, end]})
+            settings.write(db, ledger_anchor.SETTING, {**state, CATCHUP: [*mark, end]})
         else:
             sync.remember_file(db, path, data, up)
     sync.settle(store, report)

@@ -22,6 +22,7 @@ from tree_ring.store import audit, holders, rows, settings, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import (
     ledger,
+    ledger_anchor,
     ledger_carried,
     ledger_read,
     ledger_state,
@@ -83,9 +84,9 @@ def _vouched(
     db: Db, path: Path, lines: list[ledger.Line], theirs: set[bytes]
 ) -> tuple[list[ledger.Line], ledger.Line | None]:
     """This clone's anchors vouched for, and the file's when none vouches
-    for it, as a sync reads them (`sync.own_anchors`)."""
+    for it, as a sync reads them (`ledger_anchor.own_anchors`)."""
     try:
-        return sync.own_anchors(db, _own_anchor(lines, db), theirs, _as_seen(db, path))
+        return ledger_anchor.own_anchors(db, _own_anchor(lines, db), theirs, _as_seen(db, path))
     except TreeRingError:  # a store too damaged or too old to say: nothing anchored
         return [], None
 
@@ -93,7 +94,7 @@ def _vouched(
 def _vouched_problem(db: Db, path: Path, theirs: set[bytes]) -> str | None:
     """What this clone's audit log says against the anchors vouched for."""
     lines = list(ledger.loose(ledger.numbered(_text(path))))
-    return sync.anchors_problem(db, _vouched(db, path, lines, theirs)[0])
+    return ledger_anchor.anchors_problem(db, _vouched(db, path, lines, theirs)[0])
 
 
 def _cut(db: Db, path: Path, theirs: set[bytes]) -> bool:
@@ -113,7 +114,7 @@ def _anchor_again(db: Db, path: Path, theirs: set[bytes], actor: Actor) -> str:
         return ""
     health.begin(db)
     try:
-        line = sync.anchor_now(db)
+        line = ledger_anchor.anchor_now(db)
         audit.append(db, actor, "repair", "ledger", {"anchor": line.data, "was": problem})
         health.commit(db)
     except BaseException:
@@ -143,13 +144,14 @@ def _findings(root: Path, db: Db, path: Path, name: str, theirs: set[bytes]) -> 
     numbered = ledger.numbered(_text(path))
     lines = list(ledger.loose(numbered))
     anchors, claimed = _vouched(db, path, lines, theirs)
-    problem = sync.anchors_problem(db, anchors)
+    problem = ledger_anchor.anchors_problem(db, anchors)
     if problem:
         return (False, problem)
     claim = (
         ""
         if claimed is None
-        else "; " + sync.CLAIMED_ANCHOR.format(seq=claimed.data["seq"], then="a sync rewrites it")
+        else "; "
+        + ledger_anchor.CLAIMED_ANCHOR.format(seq=claimed.data["seq"], then="a sync rewrites it")
     )
     try:
         recorded = settings.recorded_project(db)
@@ -230,7 +232,7 @@ def _as_seen(db: Db, path: Path) -> bool:
     """Whether the file holds the bytes the store's last sync saw."""
     import hashlib
 
-    seen = jsontext.as_object(settings.stored(db, sync.SETTING)) or {}
+    seen = jsontext.as_object(settings.stored(db, ledger_anchor.SETTING)) or {}
     data = ledger_read.read_bytes(path)
     return seen.get("sha256") == "sha256:" + hashlib.sha256(data).hexdigest()
 

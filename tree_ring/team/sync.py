@@ -63,6 +63,7 @@ from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.team import (
     ledger,
+    ledger_anchor,
     ledger_carried,
     ledger_delta,
     ledger_history,
@@ -72,6 +73,16 @@ from tree_ring.team import (
     upstream,
 )
 from tree_ring.team.ledger import Line
+from tree_ring.team.ledger_anchor import (
+    CLAIMED_ANCHOR,
+    OTHERS_ANCHORS,
+    SETTING,
+    anchor_fields,
+    anchors_problem,
+    clone_id,
+    own_anchors,
+    state_of,
+)
 from tree_ring.team.ledger_apply import apply
 from tree_ring.team.ledger_read import (
     OtherLedger,
@@ -91,141 +102,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from tree_ring.model.progress import Progress
 
-SETTING = "ledger"
-
 
 def path_of(root: Path) -> Path:
     return root / project.DIR / ledger.PATH
-
-
-# -- the store's side ------------------------------------------------------------------
-
-
-def state_of(db: Db) -> dict[str, Any]:
-    value: Any = settings.read(db, SETTING)
-    return dict(value) if isinstance(value, dict) else {}  # pyright: ignore[reportUnknownArgumentType]
-
-
-def clone_id(db: Db) -> str:
-    """This store's id among the clones that anchor in the ledger (made on first use)."""
-    state = state_of(db)
-    clone = state.get("clone")
-    if not isinstance(clone, str) or not clone:
-        clone = os.urandom(8).hex()
-        settings.write(db, SETTING, {**state, "clone": clone})
-    return clone
-
-
-def _head(db: Db) -> tuple[int, str]:
-    return audit.head(db)
-
-
-def anchor_now(db: Db) -> Line:
-    """This clone's anchor at its audit log's head as it now stands, recorded
-    as the one the store wrote: `doctor --repair`'s answer to a log cut
-    short with no backup to restore, a person's decision it audits."""
-    seq, head = _head(db)
-    line = Line(
-        {"record": ledger.ANCHOR, "clone": clone_id(db), "seq": seq, "head": head, "at": now_iso()}
-    )
-    settings.write(db, SETTING, {**state_of(db), "anchor": _anchor_fields(line.data)})
-    return line
-
-
-def own_anchors(
-    db: Db, file_line: Line | None, theirs: set[bytes], seen: bool = False
-) -> tuple[list[Line], Line | None]:
-    """(this clone's anchors someone vouches for, the file's line of it when
-    no one does). Vouched: the upstream's line for this clone, and the one
-    the store records writing (a store from before that record: the file's
-    line when the file is as the store last saw it, `seen`). Any other
-    anchor of this clone's in the file (a working-tree edit, a local
-    commit) is a claim: checked against nothing, rewritten by the next sync,
-    so an edit raises no alarm against the audit log, while a log truncated
-    behind a vouched anchor still does."""
-    state = state_of(db)
-    clone = state.get("clone")
-    if not isinstance(clone, str) or not clone:
-        return [], None
-    vouched: list[Line] = []
-    recorded = state.get("anchor")
-    if isinstance(recorded, dict):
-        try:
-            fields = _anchor_fields(recorded)  # pyright: ignore[reportUnknownArgumentType]
-            vouched.append(Line({**fields, "record": ledger.ANCHOR, "clone": clone}))
-        except (KeyError, TypeError, ValueError):
-            pass
-    mark = f'"clone":"{clone}"'.encode()
-    for raw in sorted(theirs):
-        if mark in raw and ledger.record_of(raw, frozenset((ledger.ANCHOR,))) is not None:
-            line = Line(jsontext.loads_utf8(raw.decode("utf-8")))
-            if line.key == "1" + clone and _anchor_shaped(line):
-                vouched.append(line)
-    if file_line is None:
-        return vouched, None
-    # The file's line first when vouched for: a sync that changed nothing keeps it.
-    if any(line.text == file_line.text for line in vouched) or (
-        not isinstance(recorded, dict) and seen
-    ):
-        return [file_line, *(line for line in vouched if line.text != file_line.text)], None
-    return vouched, file_line
-
-
-def _anchor_fields(recorded: dict[str, Any]) -> dict[str, Any]:
-    seq, head, at = recorded["seq"], recorded["head"], recorded["at"]
-    if not (isinstance(seq, int) and isinstance(head, str) and isinstance(at, str)):
-        raise ValueError("not an anchor")
-    return {"seq": seq, "head": head, "at": at}
-
-
-def _anchor_shaped(line: Line) -> bool:
-    try:
-        _anchor_fields(line.data)
-    except (KeyError, ValueError):
-        return False
-    return True
-
-
-def anchors_problem(db: Db, anchors: list[Line]) -> str | None:
-    """The first thing this clone's audit log says against a vouched anchor."""
-    for anchor in anchors:
-        problem = anchor_problem(db, anchor)
-        if problem is not None:
-            return problem
-    return None
-
-
-CLAIMED_ANCHOR = (
-    "this clone's anchor line in the ledger (seq {seq}) is neither the one this store "
-    "wrote nor the upstream's: a claim, not checked against the audit log; {then}"
-)
-
-
-OTHERS_ANCHORS = (
-    "{n} anchor line(s) of other clones that the upstream's ledger does not hold left "
-    "out (a claim: only that clone's own sync moves its anchor)"
-)
-
-
-def anchor_problem(db: Db, anchor: Line | None) -> str | None:
-    """What this clone's audit log says against its anchor in the ledger."""
-    if anchor is None:
-        return None
-    seq, head = int(anchor.data["seq"]), str(anchor.data["head"])
-    if seq == 0:
-        return None
-    held = audit.hash_at(db, seq)
-    if held is None:
-        return (
-            f"the audit log no longer holds entry {seq}, which the ledger anchored at "
-            f"{anchor.data['at'][:19]}Z: it was truncated; restore it from a backup"
-        )
-    if held != head:
-        return (
-            f"audit entry {seq} differs from the one the ledger anchored at "
-            f"{anchor.data['at'][:19]}Z: the log was rewritten; restore it from a backup"
-        )
-    return None
 
 
 # -- one sync --------------------------------------------------------------------------
@@ -305,14 +184,14 @@ def render(
         text = ledger.render(kept.values())
         if same(text):
             if held is not None:
-                settings.write(db, SETTING, {**state_of(db), "anchor": _anchor_fields(held.data)})
+                settings.write(db, SETTING, {**state_of(db), "anchor": anchor_fields(held.data)})
             return text
-    seq, head = _head(db)
+    seq, head = audit.head(db)
     if held is None or (not hold and (held.data["seq"], held.data["head"]) != (seq, head)):
         at = now_iso()
         held = Line({"record": ledger.ANCHOR, "clone": clone, "seq": seq, "head": head, "at": at})
     lines["1" + clone] = held
-    settings.write(db, SETTING, {**state_of(db), "anchor": _anchor_fields(held.data)})
+    settings.write(db, SETTING, {**state_of(db), "anchor": anchor_fields(held.data)})
     return ledger.render(lines.values())
 
 
@@ -531,12 +410,19 @@ def after_write(store: Store, root: Path, project_id: str) -> bool:
     if not changed(store.db, path):
         try:
             with store.write() as db:
+                merge = _merge_streaming
                 try:
-                    written, digest = _merge_streaming(db, path, project_id)
+                    written, digest = merge(db, path, project_id)
                 except ledger_stream.Unsorted:
-                    written, digest = _merge_whole(db, path, project_id)
+                    merge = _merge_whole
+                    written, digest = merge(db, path, project_id)
                 except Conflict:
                     return False
+                # A write the ledger shares moves this clone's anchor with it, so
+                # what is committed anchors the entries that made it.
+                moved = ledger_anchor.moved(db) if written else None
+                if moved is not None:
+                    _, digest = merge(db, path, project_id, moved)
                 if written:
                     # What was added came from the store: still in sync.
                     _remember_digest(db, path, digest)
@@ -546,9 +432,12 @@ def after_write(store: Store, root: Path, project_id: str) -> bool:
     return sync(store, root, project_id, Actor("ledger", Origin("import"))).written
 
 
-def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
+def _merge_streaming(
+    db: Db, path: Path, project_id: str, anchor: Line | None = None
+) -> tuple[bool, str]:
     """`after_write`'s merge, a line at a time (ledger_stream.py): its memory
-    does not grow with the ledger or the store. The lines of unknown records
+    does not grow with the ledger or the store; `anchor`: this clone's, moved,
+    in place of the file's. The lines of unknown records
     the store's last write carried, still as it wrote them after the rest
     (`ledger_carried.py`), are copied through unread; another such line the
     store carried is read again, and one it did not carry raises Unvouched
@@ -608,7 +497,9 @@ def _merge_streaming(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
 
     header = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
     with handle:
-        mine = ledger_state.stream_lines(db, project_id)
+        # The anchor's key ("1" and the clone) sorts before every store line's ("2", an id).
+        own = [anchor] if anchor else []
+        mine = itertools.chain(own, ledger_state.stream_lines(db, project_id))
         lines = ledger_stream.merged(pieces(), mine, check, carried, carries)
         body = (line for line in lines if line.key != "0")
         done, digest, at = ledger_stream.write_if_changed(
@@ -642,7 +533,9 @@ def _loads(piece: bytes) -> Any:
         return None
 
 
-def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
+def _merge_whole(
+    db: Db, path: Path, project_id: str, anchor: Line | None = None
+) -> tuple[bool, str]:
     """`after_write`'s merge of a ledger whose lines are out of order, in memory."""
     data = read_bytes(path)
     mine = store_lines(db, project_id)
@@ -654,6 +547,7 @@ def _merge_whole(db: Db, path: Path, project_id: str) -> tuple[bool, str]:
         raise ledger_carried.Unvouched
     verdicts.save(db)
     anchors = [line for line in read.won.values() if _anchor(line) is not None]
+    anchors += [anchor] if anchor else []
     text = render_merged(ledger.merge(anchors, mine.values()), project_id)
     encoded = text.encode("utf-8") + ledger.carry(read.foreign)
     forgets = ledger_carried.forgets_print(db, project_id)
