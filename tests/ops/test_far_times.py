@@ -172,7 +172,7 @@ def test_a_since_centuries_back_keeps_its_width_and_counts_the_log(
     # entry of this millennium, and the period held nothing.
     assert usage.parse_since("80000w", now_ns) == "0492-12-07T12:00:00.000000Z"
     usage_log.append(project_root, "recall", harness="person", session=None, ids=[A], size=9)
-    assert usage.report(store, project_id, usage.parse_since("80000w")).recalls.count == 1
+    assert usage.report(store, project_id, usage.parse_since("80000w")).own_recalls.count == 1
 
 
 @pytest.mark.parametrize("text", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
