@@ -52,8 +52,9 @@ def test_a_sync_leaves_out_a_line_under_a_user_store_notes_id(tmp_path: Path) ->
     done = cli(alice, "--json", "sync", environ=home)
     assert done.code == 0, done.err
     said = (
-        f"the ledger's line of {note} left out of this store: its id names a memory of "
-        "your user store (read beside this project's)"
+        f"the ledger's line of {note} left out of this store, and of the ledger it writes, "
+        "as a skipped line is: its id names a memory of your user store (read beside this "
+        "project's)"
     )
     assert [n for n in done.json()["notes"] if note in n] == [said]
     assert not _held(alice, note)

@@ -28,7 +28,10 @@ from tree_ring.write import bulk, correct, pipeline, readmit, replace, requests
 from tree_ring.write.pipeline import BatchError, WriteResult
 
 REASON = ledger_stones.REASON
-BESIDE = "the ledger's line of {id} left out of this store: its id names {what}"
+BESIDE = (
+    "the ledger's line of {id} left out of this store, and of the ledger it writes, as a "
+    "skipped line is: its id names {what}"
+)
 
 
 def apply(
