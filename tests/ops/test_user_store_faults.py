@@ -208,6 +208,25 @@ def test_a_user_store_in_a_project_s_working_tree_is_refused(
     assert not list(project_root.rglob(user_home.USER_STORE))
 
 
+def test_a_data_folder_linked_into_a_project_s_working_tree_is_refused(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`~/.local/share` a link into a project puts the user store there all
+    the same: `git add -A` would commit it. (The walk up stops at the home
+    folder, as written and where its links lead.)"""
+    inside = project_root / "notes"
+    inside.mkdir()
+    home = tmp_path / "linked-home"
+    (home / ".local").mkdir(parents=True)
+    (home / ".local" / "share").symlink_to(inside)
+    monkeypatch.setenv("HOME", str(home))
+    environ = {"HOME": str(home)}
+    done = run_cli("remember", "I prefer rebase over merge", "--scope", "global", environ=environ)
+    assert done.code == 2 and done.err.count("\n") == 1, done.err
+    assert f"inside the project at {project_root}" in done.err
+    assert not list(project_root.rglob(user_home.USER_STORE))
+
+
 def test_a_home_folder_git_keeps_as_a_project_holds_no_user_store(
     run_cli: CliRunner, tmp_path: Path
 ) -> None:

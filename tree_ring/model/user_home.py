@@ -105,9 +105,15 @@ def _outside_projects(path: str) -> None:
     project or a folder in it. The walk stops at the person's home folder,
     which is such a project only when git keeps it too (a dotfiles
     repository where `init` ran): one `init` ran in by mistake, outside git,
-    commits nothing, and must not cost every project its user store."""
+    commits nothing, and must not cost every project its user store. Walked
+    as written and where its links lead: a home or data folder that is a link
+    into a project puts the file there all the same."""
     home = os.path.expanduser("~")
-    folder = os.path.dirname(os.path.abspath(path))
+    _walk_up(path, os.path.dirname(os.path.abspath(path)), home)
+    _walk_up(path, os.path.dirname(os.path.realpath(path)), os.path.realpath(home))
+
+
+def _walk_up(path: str, folder: str, home: str) -> None:
     while True:
         at_home = folder == home
         if os.path.isfile(os.path.join(folder, project.DIR, project.PROJECT_FILE)) and (
