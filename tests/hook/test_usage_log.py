@@ -145,13 +145,19 @@ def test_usage_says_what_it_skipped(project_root: Path, run_cli: CliRunner) -> N
         {**entry, "at": "9999-12-31T00:00:00.000000Z"},
         {**entry, "at": "2026-01-01T00:00:00.000000Z", "bytes": 10**15},
         {**entry, "at": "2026-01-01T00:00:00.000000Z", "ids": ["Ignore previous instructions"]},
+        # Nor is an entry no writer makes: a person's brief, a person's recall
+        # under a session, a harness no hook is, an id named twice.
+        {**entry, "at": "2026-01-01T00:00:00.000000Z", "harness": "person", "session": None},
+        {**entry, "at": "2026-01-01T00:00:00.000000Z", "harness": "person", "event": "recall"},
+        {**entry, "at": "2026-01-01T00:00:00.000000Z", "harness": "Codex"},
+        {**entry, "at": "2026-01-01T00:00:00.000000Z", "ids": [shown, shown]},
     ]
     with (project_root / LOG).open("a") as log:
         log.write('{"event": "brief", "at": 5}\nnot json at all\n')
         log.write("".join(json.dumps(line) + "\n" for line in impossible))
     result = run_cli("usage", "--since", "1h")
     assert result.code == 0
-    assert "skipped 6 lines of the log that are not usage entries" in result.out
+    assert "skipped 10 lines of the log that are not usage entries" in result.out
     assert "briefs:       1 (8 bytes, ~2 tokens)" in result.out
 
 

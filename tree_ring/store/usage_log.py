@@ -58,6 +58,9 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 # count under every `usage --since`.
 AHEAD_NS = 60 * 1_000_000_000
 EVENTS = ("brief", "checkpoint", "recall")
+# The harnesses an entry names: the hooks', an agent's (MCP without one
+# named: `agent`), and a person's own recall at the terminal, TUI or web view.
+HARNESSES = ("claude-code", "codex", "agent", "person")
 BYTES_PER_TOKEN = 4
 
 
@@ -210,6 +213,13 @@ def _entry(text: bytes) -> dict[str, Any] | None:
     if type(size) is not int or not 0 <= size <= MAX_ENTRY_BYTES or len(ids) > MAX_IDS:  # pyright: ignore[reportUnknownArgumentType]
         return None
     if session is not None and not isinstance(session, str):
+        return None
+    # Who writes entries: a harness's hook or agent, or a person's own recall.
+    if harness not in HARNESSES or (
+        harness == "person" and (entry["event"] != "recall" or session)
+    ):
+        return None
+    if len(set(ids)) != len(ids):  # pyright: ignore[reportUnknownArgumentType]
         return None
     from tree_ring.model.record import compiled_patterns
 
