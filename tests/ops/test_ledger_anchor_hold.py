@@ -12,12 +12,22 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
-from team_support import LEDGER, cli, clone, first_repo, git, hub, ok, publish, pull, remember
+from team_support import (
+    LEDGER,
+    cli,
+    clone,
+    cut_audit,
+    first_repo,
+    git,
+    hub,
+    ok,
+    publish,
+    pull,
+    remember,
+)
 
-from tree_ring.model import project
 from tree_ring.store.db import Store
 from tree_ring.team import sync
 
@@ -25,17 +35,6 @@ from tree_ring.team import sync
 def _anchors(root: Path) -> dict[str, dict[str, object]]:
     lines = [json.loads(t) for t in (root / LEDGER).read_text(encoding="utf-8").splitlines()]
     return {str(d["clone"]): d for d in lines if d.get("record") == "anchor"}
-
-
-def _cut_audit(root: Path, entries: int = 2) -> None:
-    conn = sqlite3.connect(project.store_path(root))
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'").fetchall():
-        if "audit" in name:
-            conn.execute(f'DROP TRIGGER "{name}"')
-    top = conn.execute("SELECT max(seq) FROM audit_log").fetchone()[0]
-    conn.execute("DELETE FROM audit_log WHERE seq > ?", (top - entries,))
-    conn.commit()
-    conn.close()
 
 
 def _anchored(tmp_path: Path) -> Path:
@@ -54,7 +53,7 @@ def test_a_sync_that_finds_the_log_cut_keeps_the_anchor_so_a_commit_cannot_hide_
 ) -> None:
     alice = _anchored(tmp_path)
     before = _anchors(alice)
-    _cut_audit(alice)
+    cut_audit(alice, 2)
     done = cli(alice, "sync")
     assert done.code == 1 and "truncated" in done.out + done.err
     assert _anchors(alice) == before
@@ -132,7 +131,7 @@ def test_with_no_backup_a_persons_repair_anchors_the_cut_log_as_it_stands(tmp_pa
     --repair` accepts the loss, audited, and the upstream's anchor keeps
     naming the cut until the ledger is pushed."""
     alice = _anchored(tmp_path)
-    _cut_audit(alice)
+    cut_audit(alice, 2)
     assert cli(alice, "sync").code == 1
     by_agent = cli(alice, "--json", "doctor", "--repair", environ=AGENT).json()
     [check] = [c for c in by_agent["items"] if c["name"] == "ledger"]

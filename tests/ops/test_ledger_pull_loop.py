@@ -43,11 +43,7 @@ def test_a_persons_write_moves_the_anchor_so_a_cut_of_it_shows(tmp_path: Path) -
     """A write the ledger shares is committed with the anchor of the entries
     that made it: cut them, and the next sync says so, with no sync between
     the write and the commit."""
-    import sqlite3
-
-    from team_support import cli, commit
-
-    from tree_ring.model import project
+    from team_support import cli, commit, cut_audit
 
     alice = first_repo(tmp_path)
     gone = remember(alice, "Deploys freeze on Fridays after the release branch is cut")
@@ -55,13 +51,7 @@ def test_a_persons_write_moves_the_anchor_so_a_cut_of_it_shows(tmp_path: Path) -
     commit(alice, "a memory")
     ok(alice, "forget", gone, "--mode", "delete", "--reason", "lifted")
     commit(alice, "the forget, committed as written")
-    conn = sqlite3.connect(project.store_path(alice))
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"):
-        if "audit" in name:
-            conn.execute(f'DROP TRIGGER "{name}"')
-    conn.execute("DELETE FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)")
-    conn.commit()
-    conn.close()
+    cut_audit(alice)
     done = cli(alice, "--json", "sync")
     assert done.code == 1 and "truncated" in done.json()["audit_anchor"]
     # A write the ledger does not share (a partition's row) leaves it as it was.

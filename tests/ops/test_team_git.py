@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from team_support import (
     cli,
     clone,
     commit,
+    cut_audit,
     first_repo,
     git,
     hub,
@@ -273,14 +273,7 @@ def test_truncating_the_audit_log_shows_against_the_anchor(tmp_path: Path) -> No
     alice = first_repo(tmp_path)
     remember(alice, "Deploys freeze on Fridays after the release branch is cut")
     ok(alice, "sync")
-    conn = sqlite3.connect(project.store_path(alice))
-    triggers = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")]
-    for name in triggers:
-        if "audit" in name:
-            conn.execute(f'DROP TRIGGER "{name}"')
-    conn.execute("DELETE FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)")
-    conn.commit()
-    conn.close()
+    cut_audit(alice)
     done = cli(alice, "--json", "sync")
     assert done.code == 1 and "truncated" in done.json()["audit_anchor"]
 
