@@ -89,7 +89,14 @@ def test_a_refutations_reason_is_withheld_with_the_rows_text(
     run_cli: CliRunner, rows: dict[str, dict[str, Any]]
 ) -> None:
     memory_id = rows["diagnosis"]["id"]
-    said = run_cli("refute", memory_id, "--reason", "not diabetes but asthma", environ=CLAUDE)
+    # An agent refutes a row its reads show it: a sensitive one only when it asks.
+    unasked = run_cli("refute", memory_id, "--reason", "not diabetes", environ=CLAUDE)
+    assert unasked.code == 2 and "--include-sensitive" in unasked.err
+    assert "disputed" not in run_cli("show", memory_id, environ=CLAUDE).out
+    said = run_cli(
+        "refute", memory_id, "--reason", "not diabetes but asthma", "--include-sensitive",
+        environ=CLAUDE,
+    )  # fmt: skip
     assert said.code == 0, said.err
     done = run_cli("show", memory_id, environ=CLAUDE)
     clean(done.out)

@@ -139,7 +139,7 @@ class Decisions(Opened):
             if target is not None:
                 target.close()
 
-    def refute(self, memory_id: str, *, reason: str) -> Refuted:
+    def refute(self, memory_id: str, *, reason: str, include_sensitive: bool = False) -> Refuted:
         """Say a memory proved wrong: an agent's refutation disputes it and waits
         for a person; a person's retires it. A note of the person's user store
         that the project's brief or recall gave (`held_beside`) is refuted
@@ -147,8 +147,27 @@ class Decisions(Opened):
         that store's review queue (`tree-ring review list --user`), its
         `[you]` line marked in every project's brief until the person decides;
         its reason answers to this project's forgets as well as the user
-        store's, as a global write made here does (`global_target`)."""
+        store's, as a global write made here does (`global_target`). An
+        agent refutes only what its reads show it: a sensitive row only when
+        it asked to see sensitive rows (`include_sensitive`; never over MCP)."""
         from tree_ring.review import refute
+
+        if self.actor.origin.is_agent and not include_sensitive:
+            from tree_ring.model.errors import UsageError
+            from tree_ring.read import withheld
+            from tree_ring.store.live import View
+
+            # What is no memory to the caller is not found, as from `show`.
+            mine = self.held_beside(memory_id)
+            memory = (
+                self.reached(memory_id) if mine is None else self.reached_beside(mine, memory_id)
+            )
+            if withheld.hidden(memory, View()):
+                raise UsageError(
+                    f"{memory.id} is marked {memory.sensitivity}, which agents are shown only "
+                    "when they ask (`--include-sensitive`, a command's ask; none over MCP); a "
+                    f"person can refute it: `tree-ring refute {memory.id} --reason WHY`"
+                )
 
         mine = self.held_beside(memory_id)
         if mine is None:

@@ -14,6 +14,7 @@ from tree_ring.cli.context import (
     flag_fields,
     identity_flags,
     memory_flags,
+    sensitive_flag,
     user_flag,
 )
 from tree_ring.model.errors import UsageError
@@ -211,7 +212,7 @@ def cmd_forget(ctx: Context) -> int:
 def cmd_refute(ctx: Context) -> int:
     a = ctx.args
     with ctx.project() as project:
-        done = project.refute(a.id, reason=a.reason)
+        done = project.refute(a.id, reason=a.reason, include_sensitive=a.include_sensitive)
         identity = project.identity
     data = {
         "project": identity.project,
@@ -316,6 +317,7 @@ def _capture_arguments(p: argparse.ArgumentParser) -> None:
 def _refute_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", help="the memory that proved wrong (`recall` or the brief shows ids)")
     p.add_argument("--reason", required=True, help="why it is wrong, in one line")
+    sensitive_flag(p, "an agent's ask to refute a sensitive memory (as to read its text)")
     identity_flags(p, writes=True)
 
 

@@ -155,8 +155,7 @@ def _unseen(call: Call, memory_id: str) -> NotFound:
 
 def _shown(call: Call, project: Project, memory_id: str) -> Memory:
     """The memory `memory_id` as this client may read it. An MCP read never
-    asks for sensitive rows: their text is not the tool's to give, and a row
-    the client may not read is none it may refute either."""
+    asks for sensitive rows: their text is not the tool's to give."""
     try:
         memory = project.show(memory_id)
     except NotFound:
@@ -299,10 +298,12 @@ def forget(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def refute(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memory_id = args["id"]
     with call.project() as project:
-        # Whether the caller may see it is the library's question (its project
-        # and partitions), answered as for any other unknown id.
-        _shown(call, project, memory_id)
-        done = project.refute(memory_id, reason=args["reason"])
+        try:
+            # Whether the caller may see it is the library's question (its project,
+            # partitions and sensitivity), answered as for any other unknown id.
+            done = project.refute(memory_id, reason=args["reason"])
+        except NotFound:
+            raise _unseen(call, memory_id) from None
     return {
         "id": done.id,
         "trust": done.trust,
