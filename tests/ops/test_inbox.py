@@ -290,6 +290,10 @@ def test_a_shared_approved_row_offers_no_promote_and_names_the_reviewers_reason(
         run_cli, "The deploy freeze starts on Fridays", "--scope", "project", environ=CLAUDE
     )
     assert show(run_cli, memory_id)["trust"] == "pending"
+    # Waiting, keeping it leaves it waiting: no session sees it yet.
+    waiting = run_cli("inbox", "--peek").out
+    assert "keep: nothing to do (it stays waiting; no session sees it until it is" in waiting
+    assert "already shared" not in waiting
     write(run_cli, "review", "approve", memory_id, "--reason", "checked with the ops rota")
     out = run_cli("inbox").out
     assert "promote:" not in out

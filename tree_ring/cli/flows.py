@@ -69,7 +69,10 @@ def _item_lines(item: Item) -> list[str]:
             f'(or `tree-ring review reject {m.id} --reason "..."`)'
         )
     shared = m.scope not in PRIVATE_SCOPES
-    kept = "it is already shared with the project" if shared else "it stays in its partition"
+    if shared and m.trust != "accepted":
+        kept = "it stays waiting; no session sees it until it is approved"
+    else:
+        kept = "it is already shared with the project" if shared else "it stays in its partition"
     lines.append(f"    keep: nothing to do ({kept})")
     lines.append(f'    forget: tree-ring forget {m.id} --mode delete --reason "..."')
     return lines
