@@ -320,3 +320,18 @@ def test_a_memorys_page_shows_who_refuted_it_and_its_usage(
     page = client.get(f"/memory?id={memory_id}").body
     assert "disputed by claude-code: binds &lt;9090&gt;" in page
     assert "usage: injected 1 time (last " in page
+
+
+def test_the_inbox_says_where_a_row_came_from_as_the_cli_does(
+    client: Client, project_root: Path
+) -> None:
+    # An MCP client that names no harness writes as `agent`.
+    pid = project.load_project_id(project_root)
+    memory = make_memory(
+        pid, "Cache keys carry the schema version", origin="agent", agent_profile="agent",
+        scope="agent", session_id="s-mcp", workflow_id="s-mcp",
+    )  # fmt: skip
+    insert(project_root, [memory])
+    page = client.get("/inbox").body
+    assert "an agent over MCP (no harness named)" in page and "in its own partition" in page
+    assert "agent · agent" not in page

@@ -61,7 +61,7 @@ def inbox_page(site: Site, session: Session, query: Mapping[str, str]) -> str:
             f'<li class="inbox-item" id="i-{attr(m.id)}">'
             f'<a href="{attr(memory_link(m.id))}">{text(m.id)}</a> {markup.trust_tag(m.trust)} '
             f'[{text(m.ring)}] <span class="summary">{text(markup.clip(m.summary, 300))}</span><br>'
-            f'<span class="note">{text(item.origin)} · {text(item.partition)} · '
+            f'<span class="note">{text(inbox.source(m, item.origin))} · '
             f"{text(m.created_at[:19])}Z · {text(item.why_label)}: {text(item.why)}</span>"
             + (f"<br>{came_from(came[m.id])}" if m.id in came else "")
             + f'<div class="actions">{forms}</div></li>'
