@@ -248,3 +248,11 @@ def test_a_narrow_header_drops_whole_figures_never_a_view_of_the_past() -> None:
         if width >= 38:
             assert "as of 2026-01-01T00:00:00Z" in shown
     assert "live:1234  hidden:12  review:3  as of" in text([layout.header(state, 80)])[0]
+
+
+def test_an_empty_inbox_says_what_it_is_not_how_to_remember() -> None:
+    # What a person remembers is theirs already: it never waits in the inbox.
+    inbox = " ".join(text for line in layout.detail(State(view="inbox"), 60) for text, _ in line)
+    assert "Nothing new from agents" in inbox and "/remember" not in inbox
+    memories = " ".join(text for line in layout.detail(State(), 60) for text, _ in line)
+    assert "/remember SUMMARY stores a memory." in memories

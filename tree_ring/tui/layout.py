@@ -172,6 +172,10 @@ def detail(state: State, width: int) -> list[Line]:
     if item is None:
         if state.view == "search":
             return wrap(["No matching memory.", "s searches again; Esc returns."], width, "dim")
+        if state.view == "inbox":
+            # What you remember yourself is yours already: it never waits here.
+            said = ["Nothing new from agents since you last looked."]
+            return wrap(said, width, "dim")
         return wrap(["Nothing here yet.", "/remember SUMMARY stores a memory."], width, "dim")
     out: list[Line] = []
     if item.memory is None:
