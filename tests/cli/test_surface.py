@@ -228,6 +228,12 @@ def test_status_counts_live_waiting_and_retired_by_reason(run_cli: CliRunner) ->
     text = run_cli("status").out
     assert "live memories: 2;" in text
     assert "retired: 3 (redacted 1, rejected 1, superseded 1)" in text
+    # A person's refutation retires a row, named as what it is.
+    refuted = write(run_cli, "remember", "The queue drains hourly")["id"]
+    write(run_cli, "refute", refuted, "--reason", "it drains every minute")
+    assert "retired: 4 (redacted 1, refuted or retired 1, rejected 1, superseded 1)" in (
+        run_cli("status").out
+    )
     assert "waiting for review: 1 pending, 0 disputed" in text
 
 

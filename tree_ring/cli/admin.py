@@ -410,7 +410,7 @@ def status_lines(data: dict[str, Any]) -> list[str]:
         + _requests(data["review_requests"])
         + f" (`tree-ring review list`: {data['review_queue'] + data['review_requests']})"
         + _user_waiting(data["user_store"]),
-        f"retired: {counts['retired']}" + (f" ({_counts(retired)})" if retired else ""),
+        f"retired: {counts['retired']}" + (f" ({_counts(_named(retired))})" if retired else ""),
         f"forgotten content (tombstones): {tombstones_said(counts)}",
     ]
     waiting = next(i for i, line in enumerate(lines) if line.startswith("waiting for review"))
@@ -443,6 +443,12 @@ def status_lines(data: dict[str, Any]) -> list[str]:
                 )
             )
     return lines
+
+
+def _named(retired: dict[str, int]) -> dict[str, int]:
+    """The retired counts as `status` names them: a row retired by a person's
+    refutation or retirement is not "retired" inside "retired"."""
+    return {("refuted or retired" if k == "retired" else k): n for k, n in retired.items()}
 
 
 def _user_waiting(mine: dict[str, Any]) -> str:
