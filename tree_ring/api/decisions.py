@@ -152,29 +152,24 @@ class Decisions(Opened):
         it asked to see sensitive rows (`include_sensitive`; never over MCP)."""
         from tree_ring.review import refute
 
+        mine = self.held_beside(memory_id)
+        # NotFound unless the caller's reads show it (the project's, for a user-store note).
+        memory = self.reached(memory_id) if mine is None else self.reached_beside(mine, memory_id)
         if self.actor.origin.is_agent and not include_sensitive:
             from tree_ring.model.errors import UsageError
             from tree_ring.read import withheld
             from tree_ring.store.live import View
 
-            # What is no memory to the caller is not found, as from `show`.
-            mine = self.held_beside(memory_id)
-            memory = (
-                self.reached(memory_id) if mine is None else self.reached_beside(mine, memory_id)
-            )
             if withheld.hidden(memory, View()):
                 raise UsageError(
                     f"{memory.id} is marked {memory.sensitivity}, which agents are shown only "
                     "when they ask (`--include-sensitive`, a command's ask; none over MCP); a "
                     f"person can refute it: `tree-ring refute {memory.id} --reason WHY`"
                 )
-
-        mine = self.held_beside(memory_id)
         if mine is None:
             return refute.refute(
                 self.store, memory_id, reason=reason, actor=self.actor, reader=self.identity
             )
-        self.reached_beside(mine, memory_id)  # NotFound unless the project's reads show it
         target, identity = self.global_target()
         with target:
             done = refute.refute(

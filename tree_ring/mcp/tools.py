@@ -153,25 +153,19 @@ def _unseen(call: Call, memory_id: str) -> NotFound:
     )
 
 
-def _shown(call: Call, project: Project, memory_id: str) -> Memory:
-    """The memory `memory_id` as this client may read it. An MCP read never
-    asks for sensitive rows: their text is not the tool's to give."""
-    try:
-        memory = project.show(memory_id)
-    except NotFound:
-        raise _unseen(call, memory_id) from None
+def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    with call.project() as project:
+        try:
+            memory = project.show(args["id"])
+        except NotFound:
+            raise _unseen(call, args["id"]) from None
+    # An MCP read never asks for sensitive rows: their text is not the tool's to give.
     if withheld.hidden(memory, View()):
         raise UsageError(
             f"{memory.id} is marked {memory.sensitivity}, which Tree Ring does not show "
             f"to agents; a person can read it with "
             f"`tree-ring show {memory.id} --include-sensitive`"
         )
-    return memory
-
-
-def show(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    with call.project() as project:
-        memory = _shown(call, project, args["id"])
     data = memory.to_dict()
     data |= {
         "label": "" if memory.trust == "accepted" else memory.trust.upper(),

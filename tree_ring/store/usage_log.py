@@ -60,7 +60,8 @@ AHEAD_NS = 60 * 1_000_000_000
 EVENTS = ("brief", "checkpoint", "recall")
 # The harnesses an entry names: the hooks', an agent's (MCP without one
 # named: `agent`), and a person's own recall at the terminal, TUI or web view.
-HARNESSES = ("claude-code", "codex", "agent", "person")
+PERSON = "person"
+HARNESSES = ("claude-code", "codex", "agent", PERSON)
 BYTES_PER_TOKEN = 4
 
 
@@ -215,9 +216,7 @@ def _entry(text: bytes) -> dict[str, Any] | None:
     if session is not None and not isinstance(session, str):
         return None
     # Who writes entries: a harness's hook or agent, or a person's own recall.
-    if harness not in HARNESSES or (
-        harness == "person" and (entry["event"] != "recall" or session)
-    ):
+    if harness not in HARNESSES or (harness == PERSON and (entry["event"] != "recall" or session)):
         return None
     if len(set(ids)) != len(ids):  # pyright: ignore[reportUnknownArgumentType]
         return None

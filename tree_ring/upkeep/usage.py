@@ -23,10 +23,7 @@ from tree_ring.model.errors import TimeOutOfRange, UsageError
 from tree_ring.model.text import whole_number
 from tree_ring.store import usage_log, usage_rows
 from tree_ring.store.db import Store
-from tree_ring.store.usage_log import estimate_tokens
-
-# The usage log's harness for a recall no harness ran: a person's own.
-PERSON = "person"
+from tree_ring.store.usage_log import PERSON, estimate_tokens
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
