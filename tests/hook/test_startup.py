@@ -46,12 +46,9 @@ MODEL = {
 # SessionStart: the adapter, the brief, the store's open and migration check
 # (with `gitdir`: a store git tracks came with a checkout and is refused), receipts,
 # the usage log's one line; the anchors' table read, and the anchor model only
-# when a memory shown has anchors (none here);
-# of the guard, the engine, the prefilter and the secret rules' plan written out
-# (`secret_plan`): a row that opens none of its tests builds no rule, so neither
-# the rule table (`table`, `tokens`, `credentials`, `values`) nor the sensitivity
-# rules (`personal`) nor the pattern reader (`reader`) load for plain memories.
-START = MODEL | {
+# when a memory shown has anchors (none here); the checks the brief before
+# kept (`brief_checks`, one setting read).
+BRIEFED = MODEL | {
     "tree_ring.api",
     "tree_ring.api.decisions",
     "tree_ring.api.opened",
@@ -62,19 +59,29 @@ START = MODEL | {
     "tree_ring.store.anchors",
     "tree_ring.read",
     "tree_ring.read.brief",
-    "tree_ring.guard",
-    "tree_ring.guard.engine",
-    "tree_ring.guard.prefilter",
-    "tree_ring.guard.rule",
-    "tree_ring.guard.secret_plan",
+    "tree_ring.read.brief_checks",
     "tree_ring.store",
     "tree_ring.store.db",
     "tree_ring.store.live",
     "tree_ring.store.rows",
     "tree_ring.store.schema",
+    "tree_ring.store.settings",
     "tree_ring.store.sql",
     "tree_ring.store.usage_log",
 }
+# A row the brief has not checked before loads the guard: the engine, the
+# prefilter and the secret rules' plan written out (`secret_plan`): a row that
+# opens none of its tests builds no rule, so neither the rule table (`table`,
+# `tokens`, `credentials`, `values`) nor the sensitivity rules (`personal`) nor
+# the pattern reader (`reader`) load for plain memories.
+GUARD = {
+    "tree_ring.guard",
+    "tree_ring.guard.engine",
+    "tree_ring.guard.prefilter",
+    "tree_ring.guard.rule",
+    "tree_ring.guard.secret_plan",
+}
+START = BRIEFED | GUARD
 # Stop: the adapter, the project's id, a receipt and (when it blocks) a usage
 # log line, plus the cadence: one
 # settings read through the store's SQL module (sqlite3, but neither the
@@ -150,6 +157,50 @@ def test_session_start_loads_the_brief_and_nothing_costly(remembered: Path) -> N
     assert "Deploys freeze on Fridays" in output["hookSpecificOutput"]["additionalContext"]
     assert {m for m in modules if m.startswith("tree_ring")} == START
     assert modules & COSTLY == set()
+    # The next session's brief reads the same rows: the guard's answer was kept.
+    again, modules = loaded("session-start", remembered)
+    assert again == output
+    assert {m for m in modules if m.startswith("tree_ring")} == BRIEFED
+
+
+def test_a_project_that_forgot_loads_no_keys_for_rows_it_checked_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a user store, and forgets on both sides, every row the brief
+    reads is keyed against the other store's tombstones: the first session
+    loads the keys' modules (and `re`), the next reads the answers kept."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root, other = tmp_path / "project", tmp_path / "other"
+
+    def cli(where: Path, *args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, str(REPO / "bin" / "tree-ring"), "--root", str(where), *args],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return done.stdout
+
+    for where in (root, other):
+        where.mkdir()
+        cli(where, "init")
+    cli(root, "remember", "Deploys freeze on Fridays after the release branch is cut")
+    cli(root, "remember", "--scope", "global", "I prefer small commits with clear messages")
+    gone = cli(root, "--json", "remember", "Old builds ran on Jenkins agents in the basement")
+    cli(root, "forget", json.loads(gone)["id"], "--mode", "delete", "--reason", "moved")
+    # Written from elsewhere, so only this project's forget hides it here.
+    cli(other, "remember", "--scope", "global", "Old builds ran on Jenkins agents in the basement")
+    mine = cli(other, "--json", "remember", "--scope", "global", "Lint runs before every push")
+    cli(other, "forget", "--user", json.loads(mine)["id"], "--mode", "delete", "--reason", "no")
+    first, modules = loaded("session-start", root)
+    context = first["hookSpecificOutput"]["additionalContext"]
+    assert "small commits" in context and "Jenkins" not in context
+    assert {"tree_ring.store.carried_words", "tree_ring.store.tombstones", "re"} <= modules
+    again, modules = loaded("session-start", root)
+    assert again == first
+    keys = {"tree_ring.store.carried_words", "tree_ring.store.tombstones", "tree_ring.model.claims"}
+    assert modules & (keys | GUARD | {"re"}) == set()
+    assert modules & COSTLY == set()
 
 
 @pytest.mark.parametrize("harness", ["claude-code", "codex"])
@@ -216,9 +267,9 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     output, modules = loaded("session-start", root)
     assert "no memories to recall" in output["hookSpecificOutput"]["additionalContext"]
     assert (root / ".tree-ring" / "memory.sqlite").exists()
-    # No row to check, so the secret rules' plan is never read.
-    expected = START - {"tree_ring.guard.secret_plan"} | {
-        "tree_ring.store.settings",
+    # No row to check, so the guard is never loaded.
+    expected = BRIEFED | {
+        "tree_ring.store.moved",
         "tree_ring.store.meaning",
         "tree_ring.store.leaves",
         "tree_ring.store.inbox",

@@ -41,6 +41,7 @@ MIGRATIONS = [
     "0014_meaning_recoded", "0015_ended_leaves", "0016_inbox_imports", "0017_refute_index",
     "0018_meaning_recoded_products", "0019_ledger_kept", "0020_project_owner",
     "0021_tombstone_ids", "0022_identifier_words", "0023_identifier_words_any_script",
+    "0024_tombstones_moved",
 ]  # fmt: skip
 
 # Every table's columns, in order (PRAGMA table_info), after every migration.
@@ -176,6 +177,9 @@ INDEXES: dict[str, tuple[str, tuple[str, ...], bool, bool]] = {
 }  # fmt: skip
 
 TRIGGERS = {
+    "content_tombstones_moved_delete": "content_tombstones",
+    "content_tombstones_moved_insert": "content_tombstones",
+    "content_tombstones_moved_update": "content_tombstones",
     "memories_anchors_delete": "memories",
     "memories_anchors_redact": "memories",
     "memories_claim_fts_delete": "memories",
@@ -306,7 +310,10 @@ def test_a_first_schema_store_migrates_to_exactly_todays_schema(old_root: Path) 
         assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
         # The tree's budgets arrive with the migration that added the tree.
         stored = dict(store.conn.execute("SELECT key, value FROM settings"))
-        # And the project it belongs to with the migration that records it.
+        # And the project it belongs to with the migration that records it,
+        # and the tombstones' count (a random start) with the one that keeps it.
+        changes = json.loads(stored.pop("tombstones.changes"))
+        assert type(changes) is int and 0 <= changes < 2**53
         assert {key: json.loads(value) for key, value in stored.items()} == {
             **TREE_DEFAULTS,
             "project": FIXTURE_PROJECT,

@@ -72,7 +72,11 @@ def test_the_defaults() -> None:
         "ledger_verdicts",
         "ledger_carried",
         "inbox_seen",
+        "tombstones.changes",
+        "brief_checks",
     }
+    assert dict(settings.TOMBSTONES_MOVED) == {"tombstones.changes": None}
+    assert dict(settings.BRIEF_CHECKS) == {"code": None, "clean": [], "forgets": {}}
 
 
 def test_a_missing_key_reads_as_a_fresh_copy_of_its_default(store: Store) -> None:
@@ -131,7 +135,14 @@ def test_every_writer_stores_canonical_json(run_cli: CliRunner, store: Store) ->
     enabled = run_cli("--json", "policy", "enable", "--coordinator", "lead")
     assert enabled.code == 0, enabled.err
     values = stored(store)
-    assert set(values) == {*settings.TREE, "project", "review_policy", "write_policy"}
+    # The tombstones' count, as its triggers write it (store/moved.py), is canonical too.
+    assert set(values) == {
+        *settings.TREE,
+        "project",
+        "review_policy",
+        "write_policy",
+        "tombstones.changes",
+    }
     for key, raw in values.items():
         assert raw == canonical(json.loads(raw)), key
     assert json.loads(values["tree.summary_fanout"]) == 4

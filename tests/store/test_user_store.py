@@ -335,8 +335,10 @@ def test_the_hook_loads_the_tombstone_keys_only_for_a_project_that_forgot(
 ) -> None:
     """A project that forgot something hides it in the user store's rows
     (`read/forgotten_here.py`): then, and only then, the hook keys them, which
-    loads `re` (docs/STARTUP.md); a row that matches costs the audit log's
-    lookup of re-admissions too."""
+    loads `re` (docs/STARTUP.md), for each row the brief before did not answer
+    (`read/brief_checks.py`; each call here reads a row it has not read, or
+    under a count of tombstones that moved); a row that matches costs the
+    audit log's lookup of re-admissions too."""
     run(run_cli, home, "remember", "I prefer tabs in Makefiles", "--scope", "global")
     _, before = _hook_modules(project_root, home)
     forgotten = run(run_cli, home, "remember", "The project uses make for every build")
@@ -349,6 +351,7 @@ def test_the_hook_loads_the_tombstone_keys_only_for_a_project_that_forgot(
         "tree_ring.model.identifiers",
         "tree_ring.read.forgotten_here",
         "tree_ring.store.carried_words",
+        "tree_ring.store.moved",
         "tree_ring.store.tombstones",
     }
     assert {m for m in keyed if m.startswith("tree_ring")} - before == added
@@ -398,6 +401,7 @@ def test_the_hook_keys_the_projects_rows_only_when_the_user_store_forgot(
         "tree_ring.read.forgotten_here",
         "tree_ring.store.audit",
         "tree_ring.store.carried_words",
+        "tree_ring.store.moved",
         "tree_ring.store.tombstones",
     }
     assert keyed & COSTLY == {"re", "enum"}

@@ -20,7 +20,6 @@ user store that an agent refuted keeps its `[you]` line the same way.
 
 from __future__ import annotations
 
-from tree_ring import guard
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.text import cluster_end, escape_quotes, no_fence, no_tags, one_line
 from tree_ring.store import live, rows, schema
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
 
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
+    from tree_ring.read.brief_checks import BriefChecks, Forgets
     from tree_ring.read.forgotten_here import ForgottenHere
     from tree_ring.store.db import Options, Store
     from tree_ring.store.sql import Db
@@ -139,12 +139,15 @@ def select(
     view: View | None = None,
     limit: int = MAX_LINES,
     forgotten: ForgottenHere | None = None,
+    checks: BriefChecks | None = None,
 ) -> list[Memory]:
     """The first `limit` rows of the brief's order that may be shown;
     `forgotten`: the rows the other store forgot are not (the user store's
     rows the reading project forgot, the project's rows the person forgot in
-    their user store: `read/forgotten_here.py`), however many of them come first."""
+    their user store: `read/forgotten_here.py`), however many of them come
+    first. `checks`: the guard's answers a brief before kept."""
     view = view or View()
+    clean = checks.clean if checks is not None else no_secret
     clause = live.where(identity, view)
     sql = select_sql(clause, now=view.is_now())
     # Hidden rows may be any number: then the walk goes on until enough are kept.
@@ -162,8 +165,7 @@ def select(
         fetched = [
             rows.from_row(row)
             for row in batch
-            if row["id"] not in covered
-            and guard.find_secret(f"{row['summary']} {row['source_ref']}") is None
+            if row["id"] not in covered and clean(f"{row['summary']} {row['source_ref']}")
         ]
         hidden = forgotten.hidden(fetched) if forgotten is not None and fetched else set[str]()
         dropped += len(hidden)
@@ -348,6 +350,7 @@ def history_line(
     view: View | None = None,
     shown: Sequence[Memory] = (),
     forgotten: ForgottenHere | None = None,
+    checks: BriefChecks | None = None,
 ) -> str | None:
     """One line on the project's root summary, once its history is long enough to seal one.
 
@@ -379,7 +382,7 @@ def history_line(
     # only from normal-sensitivity rows, and forgetting or redacting one of
     # them rebuilds it. Classifying here would build every sensitivity rule
     # on the hook's path.
-    if guard.find_secret(text[: LINE_BYTES + CUT_MARGIN]) is not None:
+    if not (checks.clean if checks is not None else no_secret)(text[: LINE_BYTES + CUT_MARGIN]):
         return None
     # Nor a node holding what the person forgot in their user store, as the
     # rows it summarises are hidden (`forgotten`: the user store's forgets).
@@ -440,24 +443,35 @@ def build_brief(
     memory too (read as `user_identity`: its shared scopes and the caller's partitions)."""
     # Now, the project's rows an agent refuted stay, marked, until a person decides.
     shown = view or View()
+    from tree_ring.read.brief_checks import BriefChecks
+
+    # What this brief's checks answered before, kept in the project's store.
+    checks = BriefChecks.load(store.db)
     # What the person forgot in their user store stays out of the project's
     # rows too (copies an agent wrote here before the forget), and what the
     # project forgot out of the user store's.
-    theirs = None if user_store is None else forgotten_here(user_store, USER_PROJECT, store)
+    theirs = None
+    if user_store is not None:
+        theirs = forgotten_here(user_store, USER_PROJECT, store, checks.against)
     memories = select(
-        store, identity, shown.replace(include_refuted=shown.is_now()), forgotten=theirs
+        store,
+        identity,
+        shown.replace(include_refuted=shown.is_now()),
+        forgotten=theirs,
+        checks=checks,
     )
     # With a history line the brief has room for one memory fewer.
-    history = history_line(store, identity, view, memories[: MAX_LINES - 1], theirs)
+    history = history_line(store, identity, view, memories[: MAX_LINES - 1], theirs, checks)
     marks = disputed_marks(store, memories)
     mine = None
     if user_store is not None:
-        forgotten = forgotten_here(store, identity.project, user_store)
+        forgotten = forgotten_here(store, identity.project, user_store, checks.against)
         # The person's notes an agent refuted stay too, marked, as the project's do.
         refuted = shown.replace(include_refuted=shown.is_now())
-        mine = select(user_store, user_identity(identity), refuted, MAX_MINE, forgotten)
+        mine = select(user_store, user_identity(identity), refuted, MAX_MINE, forgotten, checks)
         # A refutation's reason there as this project's reads may show it too.
         marks |= disputed_marks(user_store, mine, (store.db, identity.project))
+    checks.save(store)
     return render(
         identity.project,
         memories,
@@ -468,15 +482,29 @@ def build_brief(
     )
 
 
-def forgotten_here(store: Store, project: str, read: Store) -> ForgottenHere | None:
+def forgotten_here(
+    store: Store,
+    project: str,
+    read: Store,
+    kept: Callable[[str, Db, Db], Forgets | None] | None = None,
+) -> ForgottenHere | None:
     """What `project` forgot in `store`, to hide in the rows read from the
     other store `read` (`read/forgotten_here.of`); its module is loaded only
-    for a store that has forgotten something."""
+    for a store that has forgotten something. `kept`: the answers a brief
+    before kept about `read`'s rows (`BriefChecks.against`)."""
     if store.db.execute(FORGOTTEN_ANY_SQL, (project,)).fetchone() is None:
         return None
     from tree_ring.read.forgotten_here import ForgottenHere
 
-    return ForgottenHere(store.db, project, read.db)
+    answers = None if kept is None else kept(project, store.db, read.db)
+    return ForgottenHere(store.db, project, read.db, answers)
+
+
+def no_secret(text: str) -> bool:
+    """Whether the guard finds no secret in `text` (loaded only when asked)."""
+    from tree_ring import guard
+
+    return guard.find_secret(text) is None
 
 
 def disputed_marks(

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
+    from tree_ring.read.brief_checks import Forgets
     from tree_ring.read.recall import Hit
     from tree_ring.store.db import Store
     from tree_ring.store.live import View
@@ -63,16 +64,28 @@ class ForgottenHere:
     """The tombstones of `project` in the store `db`, as a filter of the rows
     read from the other store `read` (whose audit log holds their re-admissions)."""
 
-    def __init__(self, db: Db, project: str, read: Db) -> None:
+    def __init__(self, db: Db, project: str, read: Db, kept: Forgets | None = None) -> None:
         self.db = db
         self.project = project
         self.read = read
         # The keys of each carried text read so far (`carried_words.carried_keys`).
         self.carried: dict[str, list[str]] = {}
+        # The answers a brief kept about rows as they are (`read/brief_checks.py`).
+        self.kept = kept
 
     def hidden(self, memories: Sequence[Memory]) -> set[str]:
-        """The ids among `memories` that `project` forgot: one lookup of all
-        their keys, and one of the re-admissions of those that match."""
+        """The ids among `memories` that `project` forgot: those a brief
+        kept an answer about, as it answered (`kept`); of the rest, one
+        lookup of all their keys, and one of the re-admissions of those that match."""
+        if self.kept is None:
+            return self.judge(memories)[0]
+        from tree_ring.read.brief_checks import hidden_by
+
+        return hidden_by(self.kept, memories, self.judge)
+
+    def judge(self, memories: Sequence[Memory]) -> tuple[set[str], set[str]]:
+        """The ids among `memories` that `project` forgot, and those any of
+        whose keys its tombstones hold (hidden or re-admitted)."""
         from tree_ring.store import carried_words, tombstones
 
         # What a write of each into the store that forgot would be checked by.
@@ -87,15 +100,16 @@ class ForgottenHere:
         quoting = {i for i, own in carried.items() if not own.isdisjoint(stones)}
         matched = {i: own & stones for i, own in keys.items() if not own.isdisjoint(stones)}
         if not matched:
-            return quoting
+            return quoting, quoting
         from tree_ring.store import audit
 
         # A person who wrote a row over these tombstones decided its claim may
         # come back; not what it carries beside it.
         allowed = audit.readmissions(self.read, list(matched))
-        return quoting | {
+        hidden = quoting | {
             i for i, own in matched.items() if own - set(allowed.get(i, {}).get("overrides", ()))
         }
+        return hidden, quoting | matched.keys()
 
     def hidden_ids(self, db: Db, ids: Collection[str]) -> set[str]:
         """Of `ids`, rows of the store `db` (the one read), those `hidden`

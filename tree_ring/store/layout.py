@@ -24,7 +24,7 @@ import sqlite3
 from dataclasses import dataclass
 from functools import cache
 
-from tree_ring.store import anchors, inbox, ledger_rows, refutations, schema, tombstone_ids
+from tree_ring.store import anchors, inbox, ledger_rows, moved, refutations, schema, tombstone_ids
 from tree_ring.store.sql import ident
 
 TYPE_CHECKING = False
@@ -83,6 +83,7 @@ _MADE: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("0017_refute_index", (refutations.REFUTES_INDEX,)),
     ("0019_ledger_kept", ledger_rows.LEDGER_KEPT),
     ("0021_tombstone_ids", tombstone_ids.TOMBSTONE_IDS),
+    ("0024_tombstones_moved", moved.TRIGGERS),
 )
 PARTS: tuple[Part, ...] = _latest([
     part for migration, statements in _MADE for part in _parts(migration, statements)

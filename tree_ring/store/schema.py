@@ -478,13 +478,6 @@ def _ledger_provenance(db: Db) -> None:
         db.execute(statement)
 
 
-def _refutations(db: Db) -> None:
-    from tree_ring.store.refutations import REFUTATIONS
-
-    for statement in REFUTATIONS:
-        db.execute(statement)
-
-
 # `status`'s census (store/census.py) counts the rows still on record through
 # `memories_live`; the others (retired, redacted, superseded: few, and never
 # fewer) through this one, on the very condition its statement names, so the
@@ -512,13 +505,6 @@ def _folded_index(db: Db) -> None:
     for statement in (MEMORY_TEXT, MEMORY_FTS, *FTS_TRIGGERS):
         db.execute(statement)
     _reindex(db)
-
-
-def _anchors(db: Db) -> None:
-    from tree_ring.store.anchors import ANCHORS
-
-    for statement in ANCHORS:
-        db.execute(statement)
 
 
 def _meaning(db: Db) -> None:
@@ -550,13 +536,6 @@ def _meaning_recoded(db: Db) -> None:
     whichever process opened the store first: often a hook."""
 
 
-def _inbox_imports(db: Db) -> None:
-    from tree_ring.store.inbox import INBOX_INDEX
-
-    for statement in INBOX_INDEX:
-        db.execute(statement)
-
-
 def _refute_index(db: Db) -> None:
     from tree_ring.store.refutations import REFUTES_INDEX
 
@@ -567,13 +546,6 @@ def _ended_leaves(db: Db) -> None:
     from tree_ring.store.leaves import drop_ended
 
     drop_ended(db)
-
-
-def _ledger_kept(db: Db) -> None:
-    from tree_ring.store.ledger_rows import LEDGER_KEPT
-
-    for statement in LEDGER_KEPT:
-        db.execute(statement)
 
 
 def _tombstone_ids(db: Db) -> None:
@@ -596,6 +568,17 @@ def _reindex(db: Db) -> None:
     db.execute("INSERT INTO memory_fts(memory_fts) VALUES ('optimize')")
 
 
+def _from(module: str, name: str) -> Callable[[Db], None]:
+    """A migration that runs the statements `name` in `store/<module>.py`,
+    loaded only when it runs."""
+
+    def run(db: Db) -> None:
+        for statement in getattr(__import__(f"tree_ring.store.{module}", fromlist=[name]), name):
+            db.execute(statement)
+
+    return run
+
+
 Migration = tuple[str, Callable[[Db], None]]
 
 # Append only: never reorder a migration that has shipped, nor change the
@@ -609,22 +592,23 @@ MIGRATIONS: list[Migration] = [
     ("0005_count_indexes", _count_indexes),
     ("0006_claim_index", _claim_index),
     ("0007_ledger_provenance", _ledger_provenance),
-    ("0008_refutations", _refutations),
+    ("0008_refutations", _from("refutations", "REFUTATIONS")),
     ("0009_off_record_index", _off_record_index),
     ("0010_folded_index", _folded_index),
-    ("0011_anchors", _anchors),
+    ("0011_anchors", _from("anchors", "ANCHORS")),
     ("0012_meaning", _meaning),
     ("0013_meaning_source", _meaning_source),
     ("0014_meaning_recoded", _meaning_recoded),
     ("0015_ended_leaves", _ended_leaves),
-    ("0016_inbox_imports", _inbox_imports),
+    ("0016_inbox_imports", _from("inbox", "INBOX_INDEX")),
     ("0017_refute_index", _refute_index),
     ("0018_meaning_recoded_products", _meaning_recoded),
-    ("0019_ledger_kept", _ledger_kept),
+    ("0019_ledger_kept", _from("ledger_rows", "LEDGER_KEPT")),
     ("0020_project_owner", _project_owner),
     ("0021_tombstone_ids", _tombstone_ids),
     ("0022_identifier_words", lambda _db: None),  # `0023` indexes again (`_reindex`)
     ("0023_identifier_words_any_script", _reindex),
+    ("0024_tombstones_moved", _from("moved", "COUNT_CHANGES")),
 ]
 
 # Migrations a reader can do without: indexes for speed, and records that
@@ -641,6 +625,7 @@ READERS_DO_WITHOUT = frozenset(
         "0020_project_owner",  # unrecorded, a store's open checks nothing (store/db.py)
         "0022_identifier_words",  # only a write needs the index as the fold reads
         "0023_identifier_words_any_script",  # rows: these two (see `_reindex`)
+        "0024_tombstones_moved",  # without the count, a reader keeps nothing
     }
 )
 

@@ -133,6 +133,15 @@ LEDGER_VERDICTS: Mapping[str, Any] = MappingProxyType({"guard": None, "lines": {
 # so a person's write copies them through unread while those hold.
 LEDGER_CARRIED: Mapping[str, Any] = MappingProxyType({"lines": ""})
 
+# A count every change to the content tombstones moves (tree_ring/store/moved.py,
+# kept by triggers from migration 0024); None: not kept.
+TOMBSTONES_MOVED: Mapping[str, int | None] = MappingProxyType({"tombstones.changes": None})
+
+# What the brief found of the rows it read, kept for the next brief
+# (tree_ring/read/brief_checks.py): the texts the guard found clean under
+# `code`, and each store's answers against the other's forgets.
+BRIEF_CHECKS: Mapping[str, Any] = MappingProxyType({"code": None, "clean": [], "forgets": {}})
+
 # What the person has seen of the inbox (review/inbox.py): agent rows created
 # after `at`, and beyond it the ids in `ids`.
 INBOX_SEEN: Mapping[str, Any] = MappingProxyType({"at": None, "ids": ()})
@@ -157,9 +166,12 @@ _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
         "ledger_verdicts": LEDGER_VERDICTS,
         "ledger_carried": LEDGER_CARRIED,
         "inbox_seen": INBOX_SEEN,
+        "brief_checks": BRIEF_CHECKS,
     }
 )
-DEFAULTS: Mapping[str, Any] = MappingProxyType({**TREE, **CHECKPOINT, **PROJECT, **_OBJECTS})
+DEFAULTS: Mapping[str, Any] = MappingProxyType(
+    {**TREE, **CHECKPOINT, **PROJECT, **TOMBSTONES_MOVED, **_OBJECTS}
+)
 
 
 def default(key: str) -> Any:
