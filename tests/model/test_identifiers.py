@@ -15,8 +15,9 @@ from tree_ring.model import identifiers
         ("MaxUnavailableIs1", "Max Unavailable Is1"),
         ("maxUnavailable is 1", "max Unavailable is1"),
         ("Δ 3 β and 東京 2Server", "Δ3β and 東京2Server"),
-        # Digits beside digits, and a superscript (no decimal digit), stay apart.
-        ("retry 3 4 times, x ² at most", "retry3 4times, x ² at most"),
+        # Digits beside digits stay apart; a superscript is the digit it stands for.
+        ("retry 3 4 times, x ² at most", "retry3 4times, x2at most"),
+        ("retry 3 4 times, x ³ ①", "retry3 4times, x3 1"),
         ("snake_case 2, 1 2", "snake_case2, 1 2"),
         ("no identifier here", "no identifier here"),
     ],

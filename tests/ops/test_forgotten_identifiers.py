@@ -28,6 +28,15 @@ SPELLINGS = [
     ("Deploys freeze on Fridays", "--source-ref", "AfterTheReleaseBranchIsCut"),
     # Letters of other scripts, and a one-letter word, are words of it too.
     ("DéploysFreezeOnFridaysAfterTheReleaseBranchIsCut",),
+    # Compatibility forms are the letters they stand for: mathematical bold,
+    # circled, bold capitals alone, full-width.
+    ("𝐃𝐞𝐩𝐥𝐨𝐲𝐬𝐅𝐫𝐞𝐞𝐳𝐞𝐎𝐧𝐅𝐫𝐢𝐝𝐚𝐲𝐬𝐀𝐟𝐭𝐞𝐫𝐓𝐡𝐞𝐑𝐞𝐥𝐞𝐚𝐬𝐞𝐁𝐫𝐚𝐧𝐜𝐡𝐈𝐬𝐂𝐮𝐭",),
+    ("ⒹⓔⓟⓛⓞⓨⓢⒻⓡⓔⓔⓩⓔⓄⓝⒻⓡⓘⓓⓐⓨⓢⒶⓕⓣⓔⓡⓉⓗⓔⓇⓔⓛⓔⓐⓢⓔⒷⓡⓐⓝⓒⓗⒾⓢⒸⓤⓣ",),
+    ("𝐃eploys𝐅reeze𝐎n𝐅ridays𝐀fter𝐓he𝐑elease𝐁ranch𝐈s𝐂ut",),
+    (
+        "ＤｅｐｌｏｙｓＦｒｅｅｚｅＯｎＦｒｉｄａｙｓＡｆｔｅｒＴｈｅＲｅｌｅａｓｅＢｒａｎｃｈＩｓＣｕｔ",
+    ),
+    ("A note on deploys", "--tag", "𝐃eploys𝐅reeze𝐎n𝐅ridays𝐀fter𝐓he𝐑elease𝐁ranch𝐈s𝐂ut"),
 ]
 IDENTIFIER_CLAIM = "Set maxUnavailable to 0 for the checkout deploys"
 # The forgotten identifier written as its words, or as another identifier.
@@ -168,6 +177,11 @@ GLUED = [
     ("Run 2fa check on v2Api before every deploy", "run 2 fa check on v 2 api before every deploy"),
     ("maxUnavailable is 1 for the checkout pods", "MaxUnavailableIs1ForTheCheckoutPods"),
     ("Set replicas to 3 for the checkout pods", "SetReplicasTo3ForTheCheckoutPods"),
+    # A superscript, subscript or circled digit is the digit.
+    ("Set replicas to 3 for the checkout pods", "SetReplicasTo³ForTheCheckoutPods"),
+    ("Set replicas to 3 for the checkout pods", "SetReplicasTo₃ForTheCheckoutPods"),
+    ("Set replicas to 3 for the checkout pods", "SetReplicasTo③ForTheCheckoutPods"),
+    ("Set replicas to 3 for the checkout pods", "Set replicas to³ for the checkout pods"),
 ]
 # The same claims with another number are other claims.
 GLUED_KEPT = [
@@ -205,6 +219,8 @@ COPIES = [
     *GLUED,
     *((spelling, claim) for claim, spelling in GLUED),
     ("maxUnavailable is 1 for the checkout pods", "Max unavailable is1 for the checkout pods"),
+    (CLAIM, "𝐃𝐞𝐩𝐥𝐨𝐲𝐬𝐅𝐫𝐞𝐞𝐳𝐞𝐎𝐧𝐅𝐫𝐢𝐝𝐚𝐲𝐬𝐀𝐟𝐭𝐞𝐫𝐓𝐡𝐞𝐑𝐞𝐥𝐞𝐚𝐬𝐞𝐁𝐫𝐚𝐧𝐜𝐡𝐈𝐬𝐂𝐮𝐭"),
+    (CLAIM, "ⒹⓔⓟⓛⓞⓨⓢⒻⓡⓔⓔⓩⓔⓄⓝⒻⓡⓘⓓⓐⓨⓢⒶⓕⓣⓔⓡⓉⓗⓔⓇⓔⓛⓔⓐⓢⓔⒷⓡⓐⓝⓒⓗⒾⓢⒸⓤⓣ"),
 ]
 
 

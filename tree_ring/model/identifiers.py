@@ -20,6 +20,10 @@ of every script are read by their case (`ÜberClient`, `ΑλφαΒήτα`); a
 letter of a script without case reads as a small one, so `東京Server` is
 `東京` and `Server`.
 
+Both readings take a compatibility form as the letter or digit it stands
+for (`plain`, NFKC), as the claims' fold does: a capital in mathematical
+bold starts a word as a plain one does, and a superscript digit is a digit.
+
 What was forgotten is also read with each digit joined to a letter beside
 it (`glued`): "maxUnavailable is 1" says what `MaxUnavailableIs1` says,
 and "Run 2fa on v 2 Api" what `Run2faOnV2Api` says. Joining never makes a
@@ -123,8 +127,20 @@ def with_words(text: str) -> str:
 def spaced(text: str) -> str:
     """`text` with each camelCase identifier in its words, every one of
     them: "UseTabsInAMakefile" -> "Use Tabs In A Makefile". The same text
-    when it holds no identifier."""
-    return _rewrite(text, _spaced)
+    when it holds no identifier, but for compatibility forms (`plain`)."""
+    return _rewrite(plain(text), _spaced)
+
+
+def plain(text: str) -> str:
+    """`text` with each compatibility form as the letter or digit it stands
+    for (NFKC): a capital in mathematical bold or in a circle is a capital,
+    a superscript digit a digit, so a forgotten sentence does not come back
+    as an identifier spelled in them ("𝐃eploys𝐅reeze…", "Ⓓⓔⓟⓛⓞⓨⓢ…", "To¹")."""
+    if text.isascii():
+        return text
+    from unicodedata import normalize
+
+    return normalize("NFKC", text)
 
 
 @cache
