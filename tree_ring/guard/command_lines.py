@@ -177,7 +177,8 @@ CLI_RULES: tuple[Rule, ...] = (
     # sshpass -p X, after sshpass's own options: in the raw view, since
     # `-P prompt` names the prompt to wait for, not a password.
     _cli(
-        rb"sshpass(?:[ \t]{1,4}-(?:[vhe]|P[ \t]{0,4}[^\s\x00]{1,64}+)){0,4}+[ \t]{1,4}-p[ \t]{0,4}",
+        rb"sshpass(?>(?:[ \t]{1,4}-(?:[vhe]|P[ \t]{0,4}[^\s\x00]{1,64}+)){0,4})"
+        rb"[ \t]{1,4}-p[ \t]{0,4}",
         b"sshpass",
         view="raw",
         validator=_chosen,

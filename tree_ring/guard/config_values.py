@@ -163,14 +163,15 @@ PGPASS_RULES: tuple[Rule, ...] = (
         # The port, or "*": its digits spelled out, so that they are the
         # rule's heads and a colon before a word ("Note: ...") opens nothing.
         rb":(?:\*|(?:0|1|2|3|4|5|6|7|8|9)[0-9]{0,4}+):"
+        + rb"(?>"
         + _PGPASS_FIELD
-        + rb"{1,128}+:"
+        + rb"{1,128}):(?>"
         + _PGPASS_FIELD
-        + rb"{1,128}+:(?P<v>"
+        + rb"{1,128}):(?P<v>(?>"
         + _PGPASS_FIELD
         # A sixth field makes it some other line (/etc/passwd, a MAC address).
         # A word after it, if any, so a sentence's word is read as one.
-        + rb"{1,256}+(?![:\\])(?:[ \t]{1,4}+[A-Za-z])?)",
+        + rb"{1,256})(?![:\\])(?:[ \t]{1,4}+[A-Za-z])?)",
         _pgpass_password,
         heads=(b":*:", *(b":%d" % digit for digit in range(10))),
         before=_PGPASS_LEAD,
@@ -221,7 +222,7 @@ CSV_RULES: tuple[Rule, ...] = (
         SECRET,
         "lower",
         rb"pass(?:word|wd)(?=[\"']?[ \t]{0,8}(?:,|\r?\n))"
-        rb"(?P<v>[^\n\x00]{0,256}+(?:\n[^\n\x00]{1,512}+){1,4}+)",
+        rb"(?P<v>[^\n\x00]{0,256}+(?>(?:\n[^\n\x00]{1,512}+){1,4}))",
         _csv_password,
         heads=(b"pass",),
         before=_CSV_LEAD,

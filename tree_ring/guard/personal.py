@@ -416,7 +416,7 @@ SENSITIVITY_RULES: tuple[Rule, ...] = (
         "iban",
         "financial",
         "shape",
-        rb" AA00(?: ?[A0]{4}){2,7}+(?: ?[A0]{1,3})?(?![0Aa])",
+        rb" AA00(?>(?: ?[A0]{4}){2,7})(?: ?[A0]{1,3})?(?![0Aa])",
         _iban,
     ),
     # Account and routing numbers need the label and six or more digits; a bare

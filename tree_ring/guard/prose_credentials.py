@@ -445,7 +445,7 @@ def _not_a_path_segment(*words: bytes) -> bytes:
 # For the token and key rules, whose values are 16 characters or more: the line
 # must hold such a word, looked for word by word (each skip is possessive, so
 # the look-ahead is linear) among the next dozen.
-_LONG_WORD_AHEAD = rb"(?=(?:[^\s\x00]{0,15}+[ \t]++){0,12}+[^\s\x00]{16})"
+_LONG_WORD_AHEAD = rb"(?=(?>(?:[^\s\x00]{0,15}+[ \t]++){0,12})[^\s\x00]{16})"
 
 
 def _two_words(firsts: Sequence[bytes], second: bytes) -> bytes:

@@ -169,7 +169,8 @@ class _Reader:
             body = index + 1
             if inner.startswith(b"?P<"):
                 body = source.index(b">", index) + 1
-            elif inner.startswith(b"?:"):
+            elif inner.startswith((b"?:", b"?>")):
+                # An atomic group matches no string its body does not.
                 body = index + 3
             elif inner.startswith(_LOOKAROUNDS) or inner.startswith(b"?P="):
                 body = -1
@@ -329,7 +330,7 @@ class _RunReader(_Reader):
                     atom = None
                 elif inner.startswith(_LOOKAROUNDS):
                     atom = None
-                elif inner.startswith((b"?P<", b"?:")):
+                elif inner.startswith((b"?P<", b"?:", b"?>")):
                     body = source.index(b">", index) + 1 if inner.startswith(b"?P<") else index + 3
                     branches = [
                         self.sequence_run(b, e) for b, e in _alternatives(source, body, close)
