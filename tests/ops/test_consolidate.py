@@ -365,6 +365,35 @@ def test_a_forgotten_summary_is_not_written_again(store: Store, project_id: str)
     assert group.status == "skipped" and "forgotten" in group.reason
 
 
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ["Deploys freeze on Fridays", "after the release branch is cut"],
+        ["Deploys freeze", "on Fridays after", "the release branch is cut"],
+        ["Note: deploys freeze on Fridays", "after the release branch is cut (confirmed)"],
+    ],
+)
+def test_pieces_that_outlived_a_forget_are_not_summarised_back_together(
+    store: Store, project_id: str, pieces: list[str]
+) -> None:
+    """Each piece is too short to be the claim, so the forget leaves it; the
+    summary would list them one after another, which says the claim again."""
+    from tree_ring.write import correct
+
+    claim = remember(store, project_id, "Deploys freeze on Fridays after the release branch is cut")
+    correct.forget(store, claim, mode="delete", reason="lifted", actor=PERSON)
+    for piece in pieces:
+        remember(store, project_id, piece)
+    [group] = run(store, project_id).groups
+    assert group.status == "skipped" and "say what was forgotten" in group.reason
+    assert summaries(store, project_id) == []
+    # Pieces of another claim (another group) are summarised as ever.
+    for piece in ("Deploys freeze on Mondays", "after the release branch is cut"):
+        remember(store, project_id, piece, event_type="lesson")
+    found = {g.key.event_type: g for g in run(store, project_id).groups}
+    assert found["note"].status == "skipped" and found["lesson"].status == "create"
+
+
 # -------------------------------------------------------------- sensitivity
 
 

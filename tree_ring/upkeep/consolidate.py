@@ -62,6 +62,7 @@ from tree_ring.model.record import (
     now_iso,
     sha256,
 )
+from tree_ring.model.text import one_line
 from tree_ring.store import consolidation, live, rows, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
@@ -400,6 +401,11 @@ def plan(
         group.existing = _existing(db, project, key.ref(p), reader)
         if tombstones.find(db, project, tombstones.check_keys(summary)) is not None:
             group.status, group.reason = "skipped", "this exact summary was forgotten before"
+        elif joined_forgotten(db, project, group.sources):
+            group.status, group.reason = (
+                "skipped",
+                "its memories read in a row say what was forgotten",
+            )
         elif group.existing and not force:
             group.status = "exists"
             group.reason = "a summary for this group and period exists; --force replaces it"
@@ -409,6 +415,27 @@ def plan(
         elif group.existing:
             group.status, group.reason = "supersede", "replaces the earlier summary (--force)"
     return len(found), groups
+
+
+# The most memories read in a row as one text (`joined_forgotten`).
+JOINED = 8
+
+
+def joined_forgotten(db: Db, project: str, sources: Sequence[Memory]) -> bool:
+    """Whether the summary would put a forgotten claim back together: pieces
+    of it may each outlive its forget ("Deploys freeze on Fridays", "after
+    the release branch is cut"), and the summary lists them one after
+    another. So every run of two to `JOINED` of its entries, in the
+    summary's order, is read as one text, checked as a write is (whole, by
+    sentence, a few words off either end)."""
+    entries = [one_line(m.summary) for m in consolidation_order(sources)]
+    texts = [
+        " ".join(entries[start:end])
+        for start in range(len(entries))
+        for end in range(start + 2, min(len(entries), start + JOINED) + 1)
+    ]
+    wanted = list(dict.fromkeys(key for text in texts for key in tombstones.keys(text, "")))
+    return bool(wanted) and tombstones.find(db, project, wanted) is not None
 
 
 def tree_ring_actor(caller: Actor) -> Actor:
