@@ -258,6 +258,35 @@ def test_approve_records_reviewer_time_and_audit(run_cli: CliRunner, project_roo
     assert again.code == 1 and "already accepted" in again.err
 
 
+def test_an_approved_replacement_of_shared_memory_is_shared_where_it_was(
+    run_cli: CliRunner,
+) -> None:
+    """An agent corrects a project memory in a note of its own partition; the
+    person's approval retires the project memory, so the correction takes its
+    scope: every harness's sessions read it, as they read what it replaced."""
+    old = remember(run_cli, "Login tests need a fresh Redis server")
+    fixed = remember(
+        run_cli, "Login tests use fakeredis; no Redis server is needed",
+        "--event-type", "correction", "--supersedes", old, environ=CLAUDE,
+    )  # fmt: skip
+    assert show(run_cli, fixed)["scope"] == "agent"
+    done = run_cli("review", "approve", fixed, "--reason", "fakeredis is in conftest")
+    assert done.code == 0, done.err
+    assert f"it supersedes {old} and takes its project scope" in done.out
+    row = show(run_cli, fixed)
+    assert (row["scope"], row["trust"]) == ("project", "accepted")
+    assert brief_ids(run_cli) == {fixed}
+    found = run_cli("--json", "recall", "redis", environ=CODEX).json()["items"]
+    assert {r["id"] for r in found} == {fixed}
+    # A replacement of the agent's own note stays in its partition.
+    mine = remember(run_cli, "Cache warmup runs nightly", environ=CLAUDE)
+    again = remember(
+        run_cli, "Cache warmup runs hourly", "--supersedes", mine, "--scope", "session",
+        environ=CLAUDE,
+    )  # fmt: skip
+    assert show(run_cli, again)["scope"] == "session"
+
+
 def test_reject_retires_and_tombstones_the_claim(run_cli: CliRunner, project_root: Path) -> None:
     memory_id = remember(
         run_cli, "Skip the integration tests", "--ring", "heartwood", environ=CLAUDE

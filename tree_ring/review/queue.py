@@ -32,7 +32,7 @@ from tree_ring.guard import messages
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import Memory, now_iso
+from tree_ring.model.record import PRIVATE_SCOPES, Memory, now_iso
 from tree_ring.read import withheld
 from tree_ring.store import audit, holders, live, refutations, rows, tombstones
 from tree_ring.store import queue as store_queue
@@ -68,6 +68,8 @@ class Decision:
     copies: tuple[str, ...] = ()  # the copies agents wrote of the claim, rejected with it
     # What approving a request to forget did, as a direct forget says it.
     forgotten: correct.Forgotten | None = None
+    # The shared scope an approved replacement took from the rows it retired.
+    shared: str | None = None
 
     def said(self) -> list[str]:
         """What a decision on a memory did, as every client says it: the
@@ -91,6 +93,9 @@ class Decision:
             text += "; an accepted memory holds the same text, so it stays writable"
         if self.superseded:
             text += f"; it supersedes {', '.join(self.superseded)}"
+        if self.shared is not None:
+            whose = "its" if len(self.superseded) == 1 else "their"
+            text += f" and takes {whose} {self.shared} scope"
         lines = [text]
         if self.copies:
             n = len(self.copies)
@@ -279,6 +284,7 @@ def approve_in(
     if supersede:
         targets += [link.target for link in memory.links if link.type == admission.CONTRADICTS]
     done: list[str] = []
+    wider: list[str] = []
     for old_id in dict.fromkeys(targets):
         old = rows.find(db, old_id)
         if old is None or old.superseded_by is not None or old.retired_at is not None:
@@ -287,7 +293,26 @@ def approve_in(
             continue
         if correct.supersede_in(db, old, memory.id, reason, actor, at):
             done.append(old_id)
-    return Decision(memory.id, "approve", "accepted", reason, actor.name, at, tuple(done))
+            wider.append(old.scope)
+    shared = _shared_scope(memory, wider)
+    if shared is not None:
+        # An agent's replacement, written in its own partition, of memory
+        # every session read: approved, it is read where the retired rows were.
+        from tree_ring.review.promote import promote_in
+
+        approved = rows.get(db, memory.id)
+        promote_in(db, approved, scope=shared, ring=None, reason=reason, actor=actor, at=at)
+    return Decision(
+        memory.id, "approve", "accepted", reason, actor.name, at, tuple(done), shared=shared
+    )
+
+
+def _shared_scope(memory: Memory, retired: list[str]) -> str | None:
+    """The shared scope of the project a private replacement takes from the
+    rows it retired (the first, where they differ), or None: it stays where it is."""
+    if memory.scope not in PRIVATE_SCOPES:
+        return None
+    return next((s for s in retired if s not in PRIVATE_SCOPES and s != "global"), None)
 
 
 def reject_in(db: Db, memory: Memory, reason: str, actor: Actor, at: str) -> Decision:
