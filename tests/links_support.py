@@ -88,6 +88,20 @@ def link_guidance(proj: Path, tmp: Path) -> None:
     _replace(proj / ".tree-ring" / "AGENTS.md", "../../outside/AGENTS.md")
 
 
+def link_attributes_dangling(proj: Path, tmp: Path) -> None:
+    """The ledger's merge rule (`init` in a git repository writes it) as a
+    link: git would read no rule for the ledger, and say nothing."""
+    path = proj / ".tree-ring" / ".gitattributes"
+    path.unlink(missing_ok=True)
+    path.symlink_to("../../outside/nowhere")
+
+
+def attributes_is_a_fifo(proj: Path, tmp: Path) -> None:
+    path = proj / ".tree-ring" / ".gitattributes"
+    path.unlink(missing_ok=True)
+    os.mkfifo(path)
+
+
 def project_json_is_a_directory(proj: Path, tmp: Path) -> None:
     path = proj / ".tree-ring" / "project.json"
     path.unlink()
@@ -127,6 +141,8 @@ CASES: dict[str, Callable[[Path, Path], None]] = {
         link_shm,
         link_project_json,
         link_guidance,
+        link_attributes_dangling,
+        attributes_is_a_fifo,
         project_json_is_a_directory,
         store_is_a_fifo,
     )

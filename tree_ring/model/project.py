@@ -31,6 +31,8 @@ PROJECT_FILE = "project.json"
 RECEIPTS = "receipts"
 # What `init` writes beside project.json.
 GUIDANCE = (".gitignore", "AGENTS.md", "SKILL.md", "CLI.md")
+# And, in a git repository, the team ledger's merge rule (`team/repository.py`).
+ATTRIBUTES = ".gitattributes"
 # The team ledger (`team/ledger.py`). Not checked by `check_tree`: a ledger that
 # is not a regular file costs the team's import of it (`sync`, the hook's pass,
 # a person's write), not every command. Each reader checks its kind with
@@ -180,7 +182,8 @@ def check_tree(root: StrPath, *, required: bool = True) -> None:
     this project with another's memories and capture into its store, and a
     linked store, side file or receipt would make a hook create or overwrite
     files wherever the link points. So `.tree-ring` must be a directory, and
-    the store, its side files, project.json and the guidance files regular
+    the store, its side files, project.json, the guidance files and the
+    ledger's merge rule (`.gitattributes`) regular
     files (each may be absent), all checked with lstat, which follows no
     link. Anything else at `receipts` itself (a link, a file, a FIFO), or in
     it, is not refused here: receipts only record, so everything that reads
@@ -212,7 +215,8 @@ def check_tree(root: StrPath, *, required: bool = True) -> None:
         if required:
             raise NoStore(f"no Tree Ring store at {root}; run `tree-ring --root {root} init`")
         return
-    for name in (STORE, *[STORE + side for side in STORE_SIDE_FILES], PROJECT_FILE, *GUIDANCE):
+    files = (STORE, *[STORE + side for side in STORE_SIDE_FILES], PROJECT_FILE, *GUIDANCE)
+    for name in (*files, ATTRIBUTES):
         expect(os.path.join(folder, name), "file")
     receipts = os.path.join(folder, RECEIPTS)
     if receipts_problem(root) is None and os.path.lexists(receipts):

@@ -26,7 +26,7 @@ from pathlib import Path
 from tree_ring.model import line_bound, project
 from tree_ring.team import ledger
 
-ATTRIBUTES = ".gitattributes"
+ATTRIBUTES = project.ATTRIBUTES
 ATTRIBUTES_TEXT = (
     "# The team ledger merges line by line by Tree Ring's rule (tree-ring sync).\n"
     f"{ledger.PATH} merge=tree-ring text eol=lf\n"
