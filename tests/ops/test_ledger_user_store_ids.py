@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from team_support import LEDGER, cli, first_repo, remember, run_session_start
+from team_support import LEDGER, cli, clone, commit, first_repo, remember, run_session_start
 
 from tree_ring.store.db import Store
 
@@ -52,8 +52,8 @@ def test_a_sync_leaves_out_a_line_under_a_user_store_notes_id(tmp_path: Path) ->
     done = cli(alice, "--json", "sync", environ=home)
     assert done.code == 0, done.err
     said = (
-        f"the ledger's line of {note} left out of this store, and of the ledger it writes, "
-        "as a skipped line is: its id names a memory of your user store (read beside this "
+        f"the ledger's line of {note} left out of this store, and of the ledger it writes "
+        "(`git diff` shows it gone): its id names a memory of your user store (read beside this "
         "project's)"
     )
     assert [n for n in done.json()["notes"] if note in n] == [said]
@@ -71,3 +71,19 @@ def test_the_session_start_hook_leaves_it_out_too(tmp_path: Path) -> None:
     assert not _held(alice, note)
     brief = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert NOTE in brief and "push straight to main" not in brief
+
+
+def test_a_fresh_clones_init_leaves_it_out_too(tmp_path: Path) -> None:
+    """`init` in a fresh clone takes the team's memory from the ledger by the
+    same rule, with the person's user store read beside the project's."""
+    alice, home, note = _setup(tmp_path)
+    commit(alice, "the ledger with a line under the note's id")
+    bob = clone(alice, tmp_path, "bob", init=False)
+    done = cli(bob, "--json", "init", environ=home)
+    assert done.code == 0, done.err
+    assert any(note in n and "your user store" in n for n in done.json()["notes"])
+    assert not _held(bob, note)
+    # Without a user store holding the id, the line is the team's memory as ever.
+    carol = clone(alice, tmp_path, "carol", init=False)
+    assert cli(carol, "init", environ={"TREE_RING_USER_HOME": str(tmp_path / "other")}).code == 0
+    assert _held(carol, note)

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 def cmd_init(ctx: Context) -> int:
     root = project.normalise_root(Path(getattr(ctx.args, "root", None) or _init_target(ctx)))
-    report = guidance.init_project(root)
+    report = guidance.init_project(root, ctx.environ)
     lines = [f"Tree Ring project {report.project_id} at {report.root}"]
     lines += [f"  created {name}" for name in report.created]
     lines += [f"  updated {name} (as this version writes it)" for name in report.updated]

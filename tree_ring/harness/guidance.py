@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +25,10 @@ from tree_ring.store import db as store_db
 from tree_ring.store.db import Store
 from tree_ring.team import ledger, ledger_report, sync
 from tree_ring.team import repository as team
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from tree_ring.store.sql import Db
 
 AGENTS_MD = """# Tree Ring memory for this project
 
@@ -98,7 +102,10 @@ LOCK_WAIT_SECONDS = 120.0
 SKIPPED_SHOWN = 5
 
 
-def init_project(root: Path) -> InitReport:
+def init_project(root: Path, environ: Mapping[str, str] | None = None) -> InitReport:
+    """Make `.tree-ring/` and its store in `root`, or fill in what is
+    missing; in a git repository, take in the team ledger with the user store
+    of `environ` (the person's) read beside the project's, as `sync` does."""
     root = project.normalise_root(root)
     folder = root / project.DIR
     # Nothing is created through a link.
@@ -119,7 +126,7 @@ def init_project(root: Path) -> InitReport:
     # What is there now (made by this run or another) is what everything goes into.
     project.check_tree(root)
     with _one_at_a_time(root, folder):
-        return _fill(root, folder, created)
+        return _fill(root, folder, created, environ)
 
 
 @contextmanager
@@ -155,7 +162,9 @@ def _one_at_a_time(root: Path, folder: Path) -> Generator[None]:
         os.close(fd)  # releases the lock
 
 
-def _fill(root: Path, folder: Path, created: list[str]) -> InitReport:
+def _fill(
+    root: Path, folder: Path, created: list[str], environ: Mapping[str, str] | None
+) -> InitReport:
     kept: list[str] = []
     updated: list[str] = []
     notes: list[str] = []
@@ -203,7 +212,8 @@ def _fill(root: Path, folder: Path, created: list[str]) -> InitReport:
     with opened as store:
         (kept if existed else created).append(f"{project.DIR}/{project.STORE}")
         if team.in_git(root):
-            notes += _share(store, root, created, kept)
+            with _user_beside(store, environ):
+                notes += _share(store, root, created, kept)
     return InitReport(root, project.load_project_id(root), created, kept, notes, updated)
 
 
@@ -254,6 +264,37 @@ def _update_gitignore(path: Path) -> bool:
         handle.write(project.GITIGNORE)
     os.replace(tmp, path)  # never half-written; a rename writes through no link
     return True
+
+
+@contextmanager
+def _user_beside(store: Store, environ: Mapping[str, str] | None) -> Generator[None]:
+    """The person's user store (of `environ`) read beside the project's while
+    the team ledger is taken in (`store/beside.py`): a line under the id of
+    one of its notes is left out, as `sync` and the hook leave it."""
+    from tree_ring.model.errors import TreeRingError
+    from tree_ring.store import user
+
+    held: list[Store] = []
+
+    def beside() -> tuple[Db, str] | None:
+        if not held:
+            try:
+                mine = user.open_user(environ or {})
+            except TreeRingError:
+                return None
+            if mine is None:
+                return None
+            held.append(mine)
+        return held[0].db, user.USER_PROJECT
+
+    if environ is not None:
+        store.db.beside = beside
+    try:
+        yield
+    finally:
+        store.db.beside = None
+        for mine in held:
+            mine.close()
 
 
 def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> list[str]:

@@ -29,8 +29,8 @@ from tree_ring.write.pipeline import BatchError, WriteResult
 
 REASON = ledger_stones.REASON
 BESIDE = (
-    "the ledger's line of {id} left out of this store, and of the ledger it writes, as a "
-    "skipped line is: its id names {what}"
+    "the ledger's line of {id} left out of this store, and of the ledger it writes "
+    "(`git diff` shows it gone): its id names {what}"
 )
 
 
