@@ -263,6 +263,24 @@ def test_a_person_reviews_and_forgets_in_the_user_store_with_user(
     assert shown == {"I write commit bodies"}
 
 
+def test_an_agents_request_to_forget_a_note_is_found_where_it_says(
+    run_cli: CliRunner, home: dict[str, str]
+) -> None:
+    """The request waits in the user store: the agent is told to look there,
+    and `status` counts it beside that store's waiting rows."""
+    note = run(run_cli, home, "remember", "I write commit bodies", "--scope", "global")["id"]
+    asked = run_cli("forget", str(note), "--user", "--mode", "delete", "--reason", "old",
+                    environ={**home, **CLAUDE})  # fmt: skip
+    assert asked.code == 0 and "(`tree-ring review list --user`)" in asked.out, asked.err
+    status = run(run_cli, home, "status")
+    assert status["user_store"]["review_requests"] == 1  # type: ignore[index]
+    text = run_cli("status", environ=home).out
+    assert "in your user store: 1 (`review list --user`)" in text
+    assert "1 request(s) to forget or confirm" in text
+    listed = run_cli("review", "list", "--user", environ=home).out
+    assert "requests to forget or confirm: 1 waiting" in listed
+
+
 def test_user_without_a_user_store_is_one_line(run_cli: CliRunner, home: dict[str, str]) -> None:
     for argv in (("list", "--user"), ("review", "list", "--user"), ("show", "mem_x", "--user")):
         refused = run_cli(*argv, environ=home)

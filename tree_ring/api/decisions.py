@@ -45,16 +45,20 @@ class Decisions(Opened):
         )
 
     def user_waiting(self) -> int:
-        """How many rows wait for the person in their user store (an agent's
-        global proposal, a note an agent refuted): 0 when there is none, or
-        it cannot be read (`status` names a damaged one)."""
+        """How many rows and requests wait for the person in their user store
+        (an agent's global proposal, a note an agent refuted, an agent's
+        request to forget a note: `review list --user` lists them): 0 when
+        there is none, or it cannot be read (`status` names a damaged one)."""
         from tree_ring.model.errors import TreeRingError
         from tree_ring.review import queue
         from tree_ring.store.user import USER_PROJECT
 
         try:
             mine = self.user_store()
-            return 0 if mine is None else queue.queue_size(mine.db, USER_PROJECT)
+            if mine is None:
+                return 0
+            rows = queue.queue_size(mine.db, USER_PROJECT)
+            return rows + queue.requests_waiting(mine.db, USER_PROJECT)
         except TreeRingError:
             return 0
 

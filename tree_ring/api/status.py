@@ -94,6 +94,8 @@ def user_counts(
         "live": counts["live"],
         "upcoming": counts["upcoming"],
         "review_queue": review.queue_size(opened.db, USER_PROJECT),
+        # An agent's requests to forget a note, which `review list --user` shows.
+        "review_requests": review.requests_waiting(opened.db, USER_PROJECT),
     }
 
 

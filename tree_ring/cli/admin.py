@@ -453,9 +453,9 @@ def _named(retired: dict[str, int]) -> dict[str, int]:
 
 def _user_waiting(mine: dict[str, Any]) -> str:
     """What waits in the person's user store (an agent's global proposal,
-    a note an agent refuted), beside the project's queue: every project's
-    brief shows those notes once decided."""
-    waiting = mine.get("review_queue") or 0
+    a note an agent refuted, a request to forget a note), beside the
+    project's queue: every project's brief shows those notes once decided."""
+    waiting = (mine.get("review_queue") or 0) + (mine.get("review_requests") or 0)
     return f"; in your user store: {waiting} (`review list --user`)" if waiting else ""
 
 
@@ -469,6 +469,11 @@ def _user_line(mine: dict[str, Any]) -> str:
         f"user store: {path}: {_memories(mine['memories'])}, {mine['live']} live,"
         + (f" {mine['upcoming']} upcoming," if mine.get("upcoming") else "")
         + f" {mine['review_queue']} waiting"
+        + (
+            f", {mine['review_requests']} request(s) to forget or confirm"
+            if mine.get("review_requests")
+            else ""
+        )
     )
 
 

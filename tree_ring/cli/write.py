@@ -200,7 +200,7 @@ def cmd_forget(ctx: Context) -> int:
             f"requested {done.request}: forgetting {done.id} is a person's decision, since it "
             "is not a row of this agent's own partition that no one has vouched for (a shared "
             "or global row, its own proposals among them); it stays as it is until a person "
-            "approves (`tree-ring review list`)",
+            f"approves (`tree-ring review list{' --user' if ctx.on_user_store else ''}`)",
         )
         return 0
     ctx.emit(data, "\n".join(done.said()))
