@@ -432,6 +432,14 @@ def test_review_queue_size_is_reported(run_cli: CliRunner, store: Store, project
     code, report = run_doctor(run_cli)
     assert code == 0
     assert by_name(report)["review_queue"]["detail"].startswith("3 memory(ies) waiting")
+    # A disputed row retired since waits for nothing, as `review list` says.
+    store.conn.execute(
+        "UPDATE memories SET trust = 'disputed', retired_at = updated_at WHERE summary LIKE '%0 %'"
+    )
+    store.conn.commit()
+    _, report = run_doctor(run_cli)
+    assert by_name(report)["review_queue"]["detail"].startswith("2 memory(ies) waiting")
+    assert len(run_cli("--json", "review", "list").json()["items"]) == 2
 
 
 def test_library_report_round_trips_to_json(filled: Store) -> None:

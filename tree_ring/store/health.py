@@ -225,8 +225,13 @@ def refused_rows(db: Db) -> list[tuple[Any, list[str]]]:
 
 
 def waiting(db: Db) -> int:
-    """Rows of every project that wait for review."""
-    return _scalar(db, "SELECT count(*) FROM memories WHERE trust IN ('pending', 'disputed')")
+    """Rows of every project that wait for review, as `review list` counts
+    them (`store/queue.QUEUE_SQL`): a retired or redacted row waits for nothing."""
+    return _scalar(
+        db,
+        "SELECT count(*) FROM memories WHERE trust IN ('pending', 'disputed')"
+        " AND retired_at IS NULL AND redacted_at IS NULL",
+    )
 
 
 # ------------------------------------------------------------------ repairs
