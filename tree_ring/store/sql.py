@@ -257,7 +257,8 @@ def add_functions(conn: sqlite3.Connection) -> None:
 # notes are in no ledger, and `doctor --repair` works on a project's store only.
 USER_STORE_DAMAGED = (
     "move it aside (keep it) and put a backup in its place, or leave the place empty "
-    "for a new one; no ledger holds your notes across projects"
+    "for a new one; no ledger holds your notes across projects, nor what you forgot "
+    "there, which your projects show again until a backup is back"
 )
 
 
