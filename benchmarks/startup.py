@@ -19,6 +19,13 @@ every target is a ratio of two medians of this one run:
 - the same SessionStart hook with a user store (`USER_SIZE` of the person's
   global memories in `TREE_RING_USER_HOME`), whose brief carries two of
   them (target: at most 3x too); every other command runs without one;
+- the same SessionStart hook, with a user store, in a project whose store
+  and user store each forgot something: a copy of the project that forgot a
+  claim a global note written from elsewhere holds (the brief hides it), with
+  a user store that forgot a note (the project's rows are read against it):
+  every row the brief reads is keyed against the other store's tombstones
+  the first time, and the answers kept then serve the runs after
+  (`read/brief_checks.py`; target: at most 3x too);
 - the same SessionStart hook in a git repository whose index lists
   `REPOSITORY_FILES` other paths, as a large checkout's does (the hook reads
   the index to refuse a store git tracks), beside the one above;
@@ -83,6 +90,7 @@ FIXTURES = REPO / "tests" / "fixtures" / "hooks"
 TARGETS = {
     "session_start_vs_bare": 3.0,
     "session_start_user_vs_bare": 3.0,
+    "session_start_forgot_vs_bare": 3.0,
     "stop_vs_bare": 3.5,
     "recall_vs_fts_query": 2.0,
     "remember_guard_share": 0.10,
@@ -214,6 +222,37 @@ def build_user_store(path: Path, size: int) -> None:
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
+# The claim the copy forgets, which a global note written from the first project holds.
+FORGOTTEN = "Deploys freeze on Fridays after the release branch is cut"
+
+
+def build_forgetting(source: Path, work: Path, env: dict[str, str]) -> tuple[Path, dict[str, str]]:
+    """A copy of the project at `source` whose store forgot FORGOTTEN, and a
+    user store (of its own) holding a note of it written from `source`, which
+    forgot nothing, and that forgot another note itself: the copy's brief
+    hides that note, and reads its own rows against the user store's forgets."""
+    target = work / "forgot"
+    shutil.copytree(source, target)
+    mine = {**env, "TREE_RING_USER_HOME": str(work / "forgot-user")}
+    shutil.copytree(work / "user", work / "forgot-user")
+
+    def cli(root: Path, *args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, str(REPO / "bin" / "tree-ring"), "--root", str(root), *args],
+            env=mine, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return done.stdout
+
+    written = json.loads(cli(target, "--json", "remember", FORGOTTEN))["id"]
+    cli(target, "forget", written, "--mode", "delete", "--reason", "the freeze was lifted")
+    cli(source, "remember", FORGOTTEN, "--scope", "global")
+    note = json.loads(
+        cli(source, "--json", "remember", "I review my own diffs", "--scope", "global")
+    )
+    cli(target, "forget", note["id"], "--user", "--mode", "delete", "--reason", "no longer")
+    return target, mine
+
+
 def build_repository(source: Path, target: Path, files: int) -> None:
     """A copy of the project at `source` as a git repository whose index lists
     `files` other paths. No file is written for them: the entries go into the
@@ -321,6 +360,7 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
     build_s = time.perf_counter() - started
     repository = work / "repository"
     build_repository(root, repository, REPOSITORY_FILES)
+    forgot, forgot_env = build_forgetting(root, work, {**env, "HOME": str(work)})
     os.sync()  # the store's pages, flushed now, are not written back during the timings
     shim = install_shim(work, env)
     store_file = str(project.store_path(root))
@@ -345,6 +385,10 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
             hook_command(python, "SessionStart"),
             payload("SessionStart", repository),
         ),
+        "session_start_forgot": (
+            hook_command(python, "SessionStart"),
+            payload("SessionStart", forgot),
+        ),
         "stop": (hook_command(python, "Stop"), payload("Stop", root)),
         "fts_query": ([python, *flags, "-c", FTS_QUERY, store_file, match], b""),
         "recall": ([str(shim), "recall", query], b""),
@@ -363,8 +407,12 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
                 argv = [*argv[:-1], f"{guard_text} (run {run_index})"]
             if name == "stop":
                 stdin = next_turn(stdin, run_index)
-            run_env = user_env if name == "session_start_user" else env
-            cwd = repository if name == "session_start_repository" else root
+            run_env = {"session_start_user": user_env, "session_start_forgot": forgot_env}.get(
+                name, env
+            )
+            cwd = {"session_start_repository": repository, "session_start_forgot": forgot}.get(
+                name, root
+            )
             used, elapsed, out = child_cpu_ms(argv, stdin=stdin, cwd=cwd, env=run_env)
             cpu[name].append(used)
             wall[name].append(elapsed)
@@ -391,6 +439,9 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
         / median["session_start"],
         "session_start_repository_vs_session_start": median["session_start_repository"]
         / median["session_start"],
+        "session_start_forgot_vs_bare": median["session_start_forgot"] / median["bare"],
+        "session_start_forgot_vs_session_start_user": median["session_start_forgot"]
+        / median["session_start_user"],
         "stdlib_hook_vs_bare": median["stdlib_hook"] / median["bare"],
         "stop_vs_bare": median["stop"] / median["bare"],
         "recall_vs_fts_query": median["recall"] / median["fts_query"],
@@ -419,6 +470,9 @@ def check_outputs(outputs: dict[str, bytes]) -> None:
     mine = json.loads(outputs["session_start_user"])["hookSpecificOutput"]["additionalContext"]
     if mine.count("[you] ") != 2:
         raise RuntimeError("the SessionStart hook with a user store did not brief two of its rows")
+    hidden = json.loads(outputs["session_start_forgot"])["hookSpecificOutput"]
+    if FORGOTTEN in hidden["additionalContext"] or "[you] " not in hidden["additionalContext"]:
+        raise RuntimeError("the SessionStart hook that forgot did not hide what it forgot")
     for name in ("session_start", "session_start_repository"):
         said = json.loads(outputs[name])["hookSpecificOutput"]["additionalContext"]
         if "BEGIN TREE RING RECALLED DATA" not in said:
@@ -441,6 +495,18 @@ ROWS = (
         "session_start_user_vs_bare",
     ),
     ("SessionStart + user store / SessionStart", "session_start_user", "session_start", None),
+    (
+        "SessionStart, both forgot / python3 -c pass",
+        "session_start_forgot",
+        "bare",
+        "session_start_forgot_vs_bare",
+    ),
+    (
+        "SessionStart, both forgot / + user store",
+        "session_start_forgot",
+        "session_start_user",
+        None,
+    ),
     (
         "SessionStart, 100,000-file repo / SessionStart",
         "session_start_repository",

@@ -25,6 +25,7 @@ COMMANDS = {
     "session_start",
     "session_start_user",
     "session_start_repository",
+    "session_start_forgot",
     "stop",
     "fts_query",
     "recall",
@@ -50,6 +51,7 @@ def test_quick_benchmark_shape(tmp_path: Path) -> None:
     assert set(report["targets"]) == {
         "session_start_vs_bare",
         "session_start_user_vs_bare",
+        "session_start_forgot_vs_bare",
         "stop_vs_bare",
         "recall_vs_fts_query",
         "remember_guard_share",
@@ -61,6 +63,7 @@ def test_quick_benchmark_shape(tmp_path: Path) -> None:
     for name in (
         "session_start_vs_bare",
         "session_start_user_vs_bare",
+        "session_start_forgot_vs_bare",
         "stop_vs_bare",
         "stdlib_hook_vs_bare",
     ):
