@@ -25,7 +25,7 @@ from .harnesses import (
     memory_round_trip,
     subagent_session,
 )
-from .mockserver import Turn
+from .mockserver import MockServer, Turn
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
@@ -108,3 +108,18 @@ def test_mcp_recall_returns_a_stored_memory_and_remember_reaches_the_next_brief(
     assert memory["session_id"] == memory["origin_session"] and memory["session_id"]
     opening = [t for t in conversation(trip.second[0]) if brief.BEGIN in t]
     assert opening and REMEMBERED in opening[0] and STORED in opening[0]
+
+
+def test_a_slash_command_reaches_the_model_with_the_plugins_path(
+    claude: ClaudeCode, plugin_dir: Path, project: Path, tmp_path: Path
+) -> None:
+    """The commands name `${CLAUDE_PLUGIN_ROOT}/bin/tree-ring`, a variable the
+    model's shell does not hold: Claude Code puts the plugin's path in the
+    command's text before the model reads it, so the line it runs is whole."""
+    claude.install(plugin_dir, project)
+    with MockServer(claude.handler, [Turn(text="done")], tmp_path / "slash.jsonl") as mock:
+        claude.session(project, mock.base_url, prompt="/tree-ring:recall local queue")
+    text = "\n".join(conversation(mock.model_requests()[0]))
+    lines = [ln.strip() for ln in text.splitlines() if "bin/tree-ring" in ln]
+    assert lines == [f'python3 -I -S "{plugin_dir}/bin/tree-ring" recall "QUERY"']
+    assert "CLAUDE_PLUGIN_ROOT" not in text
