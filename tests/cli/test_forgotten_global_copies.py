@@ -391,6 +391,8 @@ def test_a_summary_node_quoting_what_the_person_forgot_is_hidden_too(
     assert "wifi" in nodes()
     _forget_user(run_cli, home, note)
     assert history() == [] and "wifi" not in nodes()
+    # The answer the brief kept about the node (`read/brief_checks.py`) is the same.
+    assert history() == []
     assert "wifi" not in _hook_context(project_root, home)
     agent = {**home, **CLAUDE}
     assert "wifi" not in run_cli("recall", "--tree", QUESTION, environ=agent).out
