@@ -72,6 +72,13 @@ def test_a_partition_memory_moves_to_the_user_store(
     assert user_audit(home) == [("promote", memory_id, "person")]
     shown = run_cli("--json", "show", memory_id).json()["memory"]
     assert shown["retired_at"] == item["promoted_at"]
+    # The retired row says where it went; without the user store there is nowhere.
+    said = (
+        "moved: to your user store, where every project's brief reads it "
+        f"(`tree-ring show {memory_id} --user`)"
+    )
+    assert said in run_cli("show", memory_id, environ=home).out.splitlines()
+    assert "moved:" not in run_cli("show", memory_id).out
     log = run_cli("--json", "audit", "--target", memory_id).json()["items"]
     assert log[-1]["action"] == "promote"
     assert {k: v for k, v in log[-1]["detail"].items() if k != "states"} == {

@@ -219,6 +219,21 @@ class Opened:
             user.answers_to_project(opened.db, self.store, self.project_id)
         return opened, user.user_identity(self.identity)
 
+    def also_in_user_store(self, memory_id: str) -> bool:
+        """Whether the person's user store holds a row under `memory_id` too:
+        a project row promoted there (`promote --scope global` retires it here)."""
+        from tree_ring.model.errors import TreeRingError
+        from tree_ring.store import rows
+        from tree_ring.store.user import USER_PROJECT
+
+        if self.project_id == USER_PROJECT:
+            return False
+        try:
+            mine = self.user_store()
+        except TreeRingError:
+            return False
+        return mine is not None and rows.find(mine.db, memory_id) is not None
+
     def held_beside(self, memory_id: str) -> Store | None:
         """The person's user store, when `memory_id` names no row of this
         project's store but one of the user store's: a project's brief and

@@ -214,6 +214,8 @@ def cmd_show(ctx: Context) -> int:
             )
         judged = project.anchors([memory.id]).get(memory.id)
         root, identity = project.root, project.identity
+        # A row retired here as it moved to the user store says where it went.
+        moved = memory.retired_at is not None and project.also_in_user_store(memory.id)
     # The user store's rows have no project log; the project's log counts its own.
     used = None if ctx.on_user_store else usage.memory_usage(root, memory.id)
     # A sensitive row's text only when asked, as recall and list show it.
@@ -235,6 +237,11 @@ def cmd_show(ctx: Context) -> int:
         lines.append(withheld.note(memory))
     if came is not None:
         lines.append(f"provenance: {came['label']}")
+    if moved:
+        lines.append(
+            "moved: to your user store, where every project's brief reads it "
+            f"(`tree-ring show {memory.id} --user`)"
+        )
     for c in judged or []:
         lines.append(f"anchor: {c.anchor.path} ({c.state}; {c.anchor.blob[:12]}, {c.anchor.at})")
     document = {
