@@ -146,10 +146,10 @@ class ForgottenHere:
         of it would be: a node is hidden as its rows are."""
         key = None
         if self.kept is not None:
-            from tree_ring.model.record import sha256
+            from tree_ring.read.brief_checks import key_of
 
             # As a row's answer is kept: by the text's hash (`read/brief_checks.py`).
-            key = sha256("summary node\n" + text)
+            key = key_of("summary node\n" + text)
             known = self.kept.known(key)
             if known is not None:
                 return known
