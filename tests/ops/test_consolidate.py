@@ -371,6 +371,11 @@ def test_a_forgotten_summary_is_not_written_again(store: Store, project_id: str)
         ["Deploys freeze on Fridays", "after the release branch is cut"],
         ["Deploys freeze", "on Fridays after", "the release branch is cut"],
         ["Note: deploys freeze on Fridays", "after the release branch is cut (confirmed)"],
+        # One word a piece: ten pieces, each too short to hold any claim.
+        ["Deploys", "freeze", "on", "Fridays", "after", "the", "release", "branch", "is", "cut"],
+        # More words around it than a write's check leaves off an end.
+        ["We wrote down earlier that deploys freeze", "on Fridays after the release branch is cut"],
+        ["DeploysFreezeOnFridays", "AfterTheReleaseBranchIsCut"],
     ],
 )
 def test_pieces_that_outlived_a_forget_are_not_summarised_back_together(

@@ -278,6 +278,17 @@ def test_an_approved_replacement_of_shared_memory_is_shared_where_it_was(
     assert brief_ids(run_cli) == {fixed}
     found = run_cli("--json", "recall", "redis", environ=CODEX).json()["items"]
     assert {r["id"] for r in found} == {fixed}
+    # Approving a batch says it too, before (dry run) and after.
+    older = remember(run_cli, "Staging resets every Sunday night")
+    newer = remember(
+        run_cli, "Staging resets every Saturday night", "--supersedes", older, environ=CLAUDE
+    )
+    said = f"  {newer}; it takes the project scope of what it replaces"
+    dry = run_cli("review", "approve", "--all", "--scope", "agent", "--dry-run")
+    assert said in dry.out.splitlines() and show(run_cli, newer)["scope"] == "agent"
+    done = run_cli("--json", "review", "approve", "--all", "--scope", "agent")
+    assert [d["shared"] for d in done.json()["items"]] == ["project"]
+    assert show(run_cli, newer)["scope"] == "project"
     # A replacement of the agent's own note stays in its partition.
     mine = remember(run_cli, "Cache warmup runs nightly", environ=CLAUDE)
     again = remember(

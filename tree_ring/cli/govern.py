@@ -55,6 +55,7 @@ def decision_data(decision: review.Decision) -> dict[str, Any]:
         "reviewed_at": decision.reviewed_at,
         "superseded": list(decision.superseded),
         "copies": list(decision.copies),
+        "shared": decision.shared,
     }
     if decision.request is not None:
         data["request"] = decision.request.to_dict()
@@ -223,6 +224,7 @@ def cmd_review_approve_all(ctx: Context) -> int:
     lines += [
         f"  {d.id}"
         + (f"; it supersedes {', '.join(d.superseded)}" if d.superseded else "")
+        + (f"; it takes the {d.shared} scope of what it replaces" if d.shared else "")
         + (f"; refused: {d.reason}" if d.decision == "refuse" else "")
         for d in decisions
     ]

@@ -5,7 +5,10 @@ so that a forgotten claim, or a secret, cannot come back in another spelling.
 `canonical` is the one function the tombstone keys and the guard fold through:
 
 1. NFKC: compatibility forms become their plain letters (full-width
-   ``ｂｉｌｌｉｎｇ``, mathematical ``𝐀``, ligatures, superscripts).
+   ``ｂｉｌｌｉｎｇ``, mathematical ``𝐀``, ligatures, superscripts), and an
+   enclosed letter or number that NFKC spells with brackets or a stop is its
+   letter or number alone (`compatible`: ``⒟⒠⒫⒧⒪⒴`` reads "deploy", as
+   ``ⓓⓔⓟⓛⓞⓨ`` does; ``⑵`` and ``⒉`` are 2).
 2. Default-ignorable code points are removed (zero-width space and joiners,
    variation selectors, the soft hyphen, bidi controls, the tag block).
 3. Decomposition, then combining marks (Mn, Me) dropped: ``é`` and ``é``
@@ -55,6 +58,13 @@ _IGNORABLE_RANGES = (
     (0xE0000, 0xE0FFF),
 )
 _MARKS = ("Mn", "Me")
+# The enclosed forms NFKC writes with brackets, a stop or a comma around the
+# letter or number: parenthesized digits, numbers and small letters, digits
+# with a full stop (U+2474-U+24B5), parenthesized Hangul and ideographs
+# (U+3200-U+3243), digits with a comma and parenthesized or shelled capitals
+# (U+1F101-U+1F12A).
+_ENCLOSED_RANGES = ((0x2474, 0x24B5), (0x3200, 0x3243), (0x1F101, 0x1F12A))
+_ENCLOSED: dict[int, str] = {}
 
 
 _DROP: dict[int, None] = {}
@@ -76,13 +86,30 @@ def _drop_table() -> dict[int, None]:
     return _DROP
 
 
+def compatible(text: str) -> str:
+    """`text` in NFKC, each enclosed letter or number as itself (`_ENCLOSED_RANGES`)."""
+    if text.isascii():
+        return text
+    from unicodedata import normalize
+
+    if not _ENCLOSED:
+        for low, high in _ENCLOSED_RANGES:
+            for code in range(low, high + 1):
+                spelled = normalize("NFKC", chr(code))
+                bare = spelled.strip("().,\u3014\u3015")
+                if bare and bare != spelled:
+                    _ENCLOSED[code] = bare
+    return normalize("NFKC", text.translate(_ENCLOSED))
+
+
 def unmarked(text: str) -> str:
-    """`text` in NFKC with default-ignorables and combining marks removed; case kept."""
+    """`text` in NFKC (`compatible`) with default-ignorables and combining marks
+    removed; case kept."""
     if text.isascii():
         return text
     from unicodedata import category, normalize
 
-    kept = normalize("NFKC", text).translate(_drop_table())
+    kept = compatible(text).translate(_drop_table())
     bare = "".join(char for char in normalize("NFD", kept) if category(char) not in _MARKS)
     return normalize("NFC", bare)
 

@@ -133,14 +133,14 @@ def spaced(text: str) -> str:
 
 def plain(text: str) -> str:
     """`text` with each compatibility form as the letter or digit it stands
-    for (NFKC): a capital in mathematical bold or in a circle is a capital,
-    a superscript digit a digit, so a forgotten sentence does not come back
-    as an identifier spelled in them ("𝐃eploys𝐅reeze…", "Ⓓⓔⓟⓛⓞⓨⓢ…", "To¹")."""
-    if text.isascii():
-        return text
-    from unicodedata import normalize
+    for (`fold.compatible`: NFKC, an enclosed one without its brackets): a
+    capital in mathematical bold or in a circle is a capital, a superscript
+    or parenthesized digit a digit, so a forgotten sentence does not come
+    back as an identifier spelled in them ("𝐃eploys𝐅reeze…", "Ⓓⓔⓟⓛⓞⓨⓢ…",
+    "D⒠⒫⒧⒪⒴⒮…", "To¹", "To⑴")."""
+    from tree_ring.model.fold import compatible
 
-    return normalize("NFKC", text)
+    return compatible(text)
 
 
 @cache

@@ -307,6 +307,15 @@ def approve_in(
     )
 
 
+def _would_share(db: Db, memory: Memory) -> str | None:
+    """The shared scope approving `memory` would give it (`_shared_scope`)."""
+    live = [rows.find(db, old_id) for old_id in memory.supersedes]
+    return _shared_scope(
+        memory,
+        [old.scope for old in live if old is not None and old.retired_at is None],
+    )
+
+
 def _shared_scope(memory: Memory, retired: list[str]) -> str | None:
     """The shared scope of the project a private replacement takes from the
     rows it retired (the first, where they differ), or None: it stays where it is."""
@@ -551,7 +560,9 @@ def approve_all(
             return [
                 Decision(m.id, "refuse", "pending", str(refused[m.id]), actor.name, at)
                 if m.id in refused
-                else Decision(m.id, "approve", "pending", text, actor.name, at)
+                else Decision(
+                    m.id, "approve", "pending", text, actor.name, at, shared=_would_share(db, m)
+                )
                 for m in found
             ]
         if refused:

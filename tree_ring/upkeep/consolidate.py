@@ -49,7 +49,9 @@ from typing import Any
 
 from tree_ring.govern import admission, coordinator
 from tree_ring.model.actor import Actor
+from tree_ring.model.claims import claim_text
 from tree_ring.model.errors import SecretRefused, UsageError
+from tree_ring.model.identifiers import spaced
 from tree_ring.model.identity import Identity, Origin
 from tree_ring.model.record import (
     PRIVATE_SCOPES,
@@ -417,24 +419,31 @@ def plan(
     return len(found), groups
 
 
-# The most memories read in a row as one text (`joined_forgotten`).
-JOINED = 8
+# The longest run of words `joined_forgotten` reads as one claim, and the most
+# words of a group it reads (a summary shows no more within MAX_SUMMARY).
+LONGEST = 64
+MOST_WORDS = 1_600
 
 
 def joined_forgotten(db: Db, project: str, sources: Sequence[Memory]) -> bool:
     """Whether the summary would put a forgotten claim back together: pieces
     of it may each outlive its forget ("Deploys freeze on Fridays", "after
     the release branch is cut"), and the summary lists them one after
-    another. So every run of two to `JOINED` of its entries, in the
-    summary's order, is read as one text, checked as a write is (whole, by
-    sentence, a few words off either end)."""
-    entries = [one_line(m.summary) for m in consolidation_order(sources)]
-    texts = [
-        " ".join(entries[start:end])
-        for start in range(len(entries))
-        for end in range(start + 2, min(len(entries), start + JOINED) + 1)
-    ]
-    wanted = list(dict.fromkeys(key for text in texts for key in tombstones.keys(text, "")))
+    another. So the entries' words, folded as a claim is (camelCase read as
+    words), are read as one run, and every stretch of three to `LONGEST` of
+    them is checked against the tombstones, however many entries it spans."""
+    words: list[str] = []
+    for memory in consolidation_order(sources):
+        words += claim_text(spaced(one_line(memory.summary))).split()
+        if len(words) >= MOST_WORDS:
+            break
+    wanted = list(
+        dict.fromkeys(
+            tombstones.claim_key(" ".join(words[start:end]))
+            for start in range(len(words))
+            for end in range(start + tombstones.MIN_WORDS, min(len(words), start + LONGEST) + 1)
+        )
+    )
     return bool(wanted) and tombstones.find(db, project, wanted) is not None
 
 
