@@ -43,13 +43,17 @@ if TYPE_CHECKING:
 SETTING = "brief_checks"
 # The most answers of each kind kept: several briefs' worth.
 MOST = 256
-# Besides the guard's package, the modules a row's keys are made by
-# (`tombstones.check_keys`, `carried_words.carried_keys`), as paths under
-# `tree_ring/`: a test holds this to what computing them loads.
+# Besides the guard's package, the modules its verdicts and a row's keys
+# (`tombstones.check_keys`, `carried_words.carried_keys`) are made by, as
+# paths under `tree_ring/`: a test holds this to what computing them loads.
 KEYS_CODE = (
     "model/claims.py",
+    "model/confusables.py",
+    "model/errors.py",
     "model/fold.py",
+    "model/frozen.py",
     "model/identifiers.py",
+    "model/jsontext.py",
     "model/record.py",
     "model/text.py",
     "store/carried_words.py",
@@ -61,8 +65,8 @@ _CODE: list[str] = []  # the print, once a process
 
 def code_print() -> str:
     """Tree Ring's version and the name, size and modification time of every
-    file of the guard and of `KEYS_CODE`: a new rule or a changed key asks
-    every answer again."""
+    file of the guard and of `KEYS_CODE`: a new rule, fold or key asks every
+    answer again."""
     if not _CODE:
         import tree_ring
 
