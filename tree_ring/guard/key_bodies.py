@@ -24,7 +24,7 @@ from tree_ring.guard.values import shannon_entropy
 
 # Base64 characters, line breaks with the next line's indentation, and line
 # breaks written as escapes (a key pasted into JSON). Each alternative starts
-# with a different character and the loop is possessive, so it is linear.
+# with a different character and the loop is atomic, so it is linear.
 _BODY = rb"(?>(?:[A-Za-z0-9+/=]|\r?\n[ \t]{0,16}|\\r\\n|\\n){0,2048})"
 _B64 = rb"[A-Za-z0-9+/]"
 
