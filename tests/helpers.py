@@ -60,6 +60,19 @@ class Run:
 CliRunner = Callable[..., Run]
 
 
+def parenthesized(text: str) -> str:
+    """`text` with each small letter parenthesized (U+249C, "(a)" to NFKC) and
+    each digit 1 to 9 too (U+2474, "(1)"); the rest as it is."""
+    return "".join(
+        chr(0x249C + ord(c) - ord("a"))
+        if "a" <= c <= "z"
+        else chr(0x2474 + int(c) - 1)
+        if "1" <= c <= "9"
+        else c
+        for c in text
+    )
+
+
 def cli_runner(project_root: Path) -> CliRunner:
     """Run the CLI in-process against a project."""
 

@@ -15,6 +15,7 @@ import time
 from urllib.parse import quote
 
 import pytest
+from helpers import parenthesized
 
 from tree_ring.guard import check_fields, engine, find_secret, spellings
 from tree_ring.model.errors import SecretRefused
@@ -40,18 +41,6 @@ def _math_digits(text: str) -> str:
     return "".join(chr(0x1D7CE + int(c)) if c.isdigit() else c for c in text)
 
 
-def _enclosed(text: str) -> str:
-    """Small letters parenthesized (⒜), digits parenthesized (⑴, ⒇ for 20: each digit alone)."""
-    return "".join(
-        chr(0x249C + ord(c) - ord("a"))
-        if "a" <= c <= "z"
-        else chr(0x2474 + int(c) - 1)
-        if "1" <= c <= "9"
-        else c
-        for c in text
-    )
-
-
 def _entities(text: str) -> str:
     return "".join(f"&#{ord(c)};" for c in text)
 
@@ -69,9 +58,9 @@ SPELLED = {
     "fullwidth-all": "token " + _fullwidth(AWS_ID),
     "math-digits": "key " + _math_digits(AWS_ID) + " rotates monthly",
     # Enclosed forms NFKC writes in brackets: read as the letters and digits alone.
-    "parenthesized-letters": "stripe key " + _enclosed("sk_live_") + "4eC39HqLyjWDarjtT1zdp7dc",
-    "parenthesized-digits": "token " + TOKEN[:-8] + _enclosed(TOKEN[-8:].lower()),
-    "parenthesized-password": "DB_PASSWORD=" + _enclosed("hunter299"),
+    "parenthesized-letters": "stripe key " + parenthesized("sk_live_") + "4eC39HqLyjWDarjtT1zdp7dc",
+    "parenthesized-digits": "token " + TOKEN[:-8] + parenthesized(TOKEN[-8:].lower()),
+    "parenthesized-password": "DB_PASSWORD=" + parenthesized("hunter299"),
     "cyrillic-prefix": "use g\u04bb\u0440" + TOKEN[3:] + " for the release",  # һ р
     "cyrillic-aws": "\u0410KIA" + AWS_ID[4:],  # А
     "zero-width-split": f"token {TOKEN[:10]}\u200b{TOKEN[10:]} for staging",

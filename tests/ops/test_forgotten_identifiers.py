@@ -13,22 +13,9 @@ from pathlib import Path
 
 import pytest
 from forgetting_support import forgotten, listed
-from helpers import CliRunner
+from helpers import CliRunner, parenthesized
 
 AGENT = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "7f3c2a91"}
-
-
-def _parenthesized(text: str) -> str:
-    """`text` with each small letter parenthesized (\u249c is "(a)" to NFKC) and
-    each digit 1 to 9 too (\u2474 is "(1)"); capitals stay, as a reader sees them."""
-    return "".join(
-        chr(0x249C + ord(c) - ord("a"))
-        if "a" <= c <= "z"
-        else chr(0x2474 + int(c) - 1)
-        if "1" <= c <= "9"
-        else c
-        for c in text
-    )
 
 
 CLAIM = "Deploys freeze on Fridays after the release branch is cut"
@@ -53,8 +40,8 @@ SPELLINGS = [
     ),
     ("A note on deploys", "--tag", "𝐃eploys𝐅reeze𝐎n𝐅ridays𝐀fter𝐓he𝐑elease𝐁ranch𝐈s𝐂ut"),
     # Enclosed forms NFKC writes in brackets: parenthesized small letters.
-    (_parenthesized("Deploys freeze on Fridays after the release branch is cut"),),
-    (_parenthesized("DeploysFreezeOnFridaysAfterTheReleaseBranchIsCut"),),
+    (parenthesized("Deploys freeze on Fridays after the release branch is cut"),),
+    (parenthesized("DeploysFreezeOnFridaysAfterTheReleaseBranchIsCut"),),
 ]
 IDENTIFIER_CLAIM = "Set maxUnavailable to 0 for the checkout deploys"
 # The forgotten identifier written as its words, or as another identifier.
@@ -200,10 +187,10 @@ GLUED = [
     ("Set replicas to 3 for the checkout pods", "SetReplicasTo₃ForTheCheckoutPods"),
     ("Set replicas to 3 for the checkout pods", "SetReplicasTo③ForTheCheckoutPods"),
     ("Set replicas to 3 for the checkout pods", "Set replicas to³ for the checkout pods"),
-    ("Set replicas to 3 for the checkout pods", _parenthesized("SetReplicasTo3ForTheCheckoutPods")),
+    ("Set replicas to 3 for the checkout pods", parenthesized("SetReplicasTo3ForTheCheckoutPods")),
     (
         "Run 2fa check on v2Api before every deploy",
-        _parenthesized("Run2faCheckOnV2ApiBeforeEveryDeploy"),
+        parenthesized("Run2faCheckOnV2ApiBeforeEveryDeploy"),
     ),
     ("Set replicas to 3 for the checkout pods", "SetReplicasTo\u248aForTheCheckoutPods"),
 ]
