@@ -302,9 +302,16 @@ def test_a_project_row_cannot_take_the_id_the_user_store_forgot(
 def test_an_id_in_other_case_of_a_stored_memory_is_refused_in_either_store(
     run_cli: CliRunner, project_id: str, home: dict[str, str], tmp_path: Path
 ) -> None:
-    ours = run_cli("--json", "remember", "The release train leaves on Tuesdays").json()["id"]
-    mine = run_cli("--json", "remember", "I like short commit titles", "--scope", "global",
-                   environ=home).json()["id"]  # fmt: skip
+    # Ids whose hex digits hold letters: one of digits alone reads the same in either case.
+    ours, mine = "mem_20261101_090000_abcdef012345", "mem_20261101_090000_fedcba543210"
+    here = write_lines(
+        tmp_path / "ours.jsonl", [{"id": ours, "summary": "The release train leaves on Tuesdays"}]
+    )
+    assert run_cli("import", str(here), environ=home).code == 0
+    there = write_lines(tmp_path / "mine.jsonl", [
+        {"id": mine, "scope": "global", "summary": "I like short commit titles"}
+    ])  # fmt: skip
+    assert run_cli("import", str(there), "--global-to", "user", environ=home).code == 0
     for taken, said in ((ours, "differs from a memory's id here only in letter case"),
                         (mine, "names a memory of your user store")):  # fmt: skip
         other = "mem_" + taken.removeprefix("mem_").upper()
