@@ -34,6 +34,10 @@ REFUSED = {
     "DB_PASSWORD=Summer-2024!": "password-assignment",
     "CREATE USER 'report'@'10.0.%' IDENTIFIED BY 'N0t-S0-S3cret!';": "password-argument",
     'password: "db_Pass#1"': "password-assignment",
+    # A weak password in a connection string is as chosen as one in prose.
+    "db url postgres://admin:hunter2@db.internal:5432/app": "url-password",
+    "mysql://root:letmein@10.0.0.5/db": "url-password",
+    "redis://:hunter2@cache:6379": "url-password",
 }
 
 

@@ -385,6 +385,9 @@ def url_password(span: str) -> bool:
     if not colon:
         # "https://<token>@host": a bare credential in the user part.
         return len(user) >= 16 and random_opaque(user)
+    if password.lower() in _WEAK_PASSWORDS:
+        # Chosen, however weak, as a password key's value is (`chosen_password`).
+        return password != user
     if len(password) < _MIN_URL_PASSWORD_LEN or stand_in(password, quoted=True):
         return False
     if text_pattern(r"[0-9]{1,5}[?#]").match(password):
