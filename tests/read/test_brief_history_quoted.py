@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO, CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from tree_ring.model.text import one_line
 from tree_ring.read import brief
 
 HOOK = REPO / "hooks" / "tree_ring_hook.py"
@@ -83,3 +86,32 @@ def test_entries_are_cut_inside_their_quotes_and_say_what_was_left_out() -> None
     # No room for even a cut entry: "..." says entries were left out.
     assert brief.quoted_entries(texts, 20) == '"aaaaaaaaaa" ...'
     assert brief.quoted_entries(["x" * 50], 20) == '"' + "x" * 15 + '..."'
+
+
+# Pieces of an entry: words, separators and quotes an entry may spell, marks,
+# fillers and blanks that `one_line` drops or folds, long words, other scripts.
+ENTRY_TEXT = st.lists(
+    st.sampled_from(
+        ["ab", " ", "cd", "|", '"', "\\", "\u2014", "`", "\u200b", "\u3164", "\uff42", "\u00e9",
+         "\U0001f332", "\t", "x" * 40, "\u8bb0\u5fc6", "```", "--", "\u0301"]
+    ),
+    max_size=40,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(ENTRY_TEXT, max_size=80))
+def test_the_history_line_reads_the_leading_entries_as_it_would_read_them_all(
+    lines: list[str],
+) -> None:
+    """The line and its guard read only the first entries of a root (the rest
+    cost a large store's SessionStart a millisecond); what they read of them is
+    what reading every entry gives."""
+    content = "\n".join(f"— {line}" for line in lines)
+    needed = brief.LINE_BYTES + brief.CUT_MARGIN
+    leading = brief.leading_entries(content, 2 * needed)
+    assert one_line(" | ".join(leading))[:needed] == one_line(brief.flat(content))[:needed]
+    for room in (40, 300, brief.LINE_BYTES):
+        assert brief.quoted_entries([one_line(e) for e in leading], room) == brief.quoted_entries(
+            [one_line(e) for e in brief.entries(content)], room
+        )

@@ -35,7 +35,7 @@ FORGOTTEN_ANY_SQL = (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
@@ -373,7 +373,11 @@ def history_line(
         leaves = {row[0] for row in store.query(LEAVES_SQL, (node_id,))}
         if leaves <= known:
             return None
-    text = one_line(flat(content))
+    # The entries the line can show, and past them what its guard reads: a
+    # root holds a fanout of summaries, and reading all of them cost a large
+    # store's every SessionStart a millisecond.
+    leading = leading_entries(content, 2 * (LINE_BYTES + CUT_MARGIN))
+    text = one_line(" | ".join(leading))
     # The guard as every memory line meets it: no secret, by today's rules (the
     # node was sealed from clean rows, but a newer rule can find one now), in
     # what the line shows and a token's length past its cut: a node holds up
@@ -393,7 +397,7 @@ def history_line(
     first, last = (one_line(str(value))[:10] for value in (start, end))
     tail = f" (summary {node}: {leaves_text} memories, {first} to {last})"
     room = LINE_BYTES - len(head.encode()) - len(tail.encode())
-    return head + quoted_entries([one_line(e) for e in entries(content)], room) + tail
+    return head + quoted_entries([one_line(e) for e in leading], room) + tail
 
 
 def quoted_entries(texts: Sequence[str], limit: int) -> str:
@@ -418,14 +422,29 @@ def quoted_entries(texts: Sequence[str], limit: int) -> str:
 
 def entries(content: str) -> list[str]:
     """A summary node's entries, each on one line, provenance marks dropped."""
+    return list(_entries(content))
+
+
+def leading_entries(content: str, chars: int) -> list[str]:
+    """The first of a summary node's entries, at least `chars` characters of
+    them joined (all of them when the node holds fewer)."""
     found: list[str] = []
+    size = 0
+    for entry in _entries(content):
+        found.append(entry)
+        size += len(entry) + len(" | ")
+        if size >= chars:
+            break
+    return found
+
+
+def _entries(content: str) -> Iterator[str]:
     for raw in content.splitlines():
         entry = raw.strip()
         while entry.startswith("—"):
             entry = entry[1:].strip()
         if entry:
-            found.append(" ".join(entry.split()))
-    return found
+            yield " ".join(entry.split())
 
 
 def flat(content: str) -> str:
