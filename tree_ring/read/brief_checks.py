@@ -16,7 +16,8 @@ again while what they were reached by holds:
   any edit asks again), while that store's tombstones have not moved
   (`store/moved.tombstones`); a row that some tombstone held is kept only
   while the audit log of its own store is as it was too, as a person's
-  re-admission of it is written there (`store/moved.audit_head`).
+  re-admission of it is written there (`audit.head`: the last entry's
+  sequence number and hash, which name the log's whole history).
 
 A secret, a damaged setting or a store that keeps no count keeps nothing:
 the check runs as it would without this record. The record holds only the
@@ -201,7 +202,7 @@ class BriefChecks:
         changes = moved.tombstones(forgetting)
         if changes is None:
             return None
-        found = Forgets(changes, lambda: moved.audit_head(read), self._kept_forgets.get(name))
+        found = Forgets(changes, lambda: _audit_head(read), self._kept_forgets.get(name))
         self.forgets[name] = found
         return found
 
@@ -227,6 +228,15 @@ class BriefChecks:
                 settings.write(db, SETTING, value)
         except (StoreBusy, StoreFault):
             return
+
+
+def _audit_head(db: Db) -> str:
+    """The audit log's last entry as a record keeps it, "seq:hash"; loaded
+    only for a row a tombstone held."""
+    from tree_ring.store import audit
+
+    seq, last = audit.head(db)
+    return f"{seq}:{last}"
 
 
 def _newest(kept: set[str], now: dict[str, None]) -> list[str]:

@@ -1,9 +1,9 @@
-"""What tells a reader that a store moved since it last looked.
+"""What tells a reader that a store's tombstones moved since it last looked.
 
 A read that keeps what it found of rows against a store's tombstones
 (`read/brief_checks.py`) may use it again only while those tombstones are as
-they were, and, for a row a tombstone held, while the audit log that holds
-its re-admissions is as it was:
+they were (and, for a row a tombstone held, while the audit log that holds
+its re-admissions ends where it ended: `audit.head`):
 
 - `tombstones`: a count that every insert, update or delete of a content
   tombstone moves, by any writer, Tree Ring's code or a hand at the SQLite
@@ -12,8 +12,6 @@ its re-admissions is as it was:
   not reach one count with different tombstones. None where the store keeps
   no count (a store not yet migrated, the setting removed): then nothing is
   kept against it.
-- `audit_head`: the sequence number and hash of the audit log's last entry,
-  which names its whole history (each entry hashes the one before).
 """
 
 from __future__ import annotations
@@ -42,7 +40,6 @@ COUNT_CHANGES = (
     f"INSERT INTO settings(key, value) VALUES ('{KEY}', CAST(random() & 281474976710655 AS TEXT))"
     " ON CONFLICT(key) DO NOTHING",
 )
-_HEAD = "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"
 
 
 def tombstones(db: Db) -> int | None:
@@ -51,9 +48,3 @@ def tombstones(db: Db) -> int | None:
 
     value = settings.stored(db, KEY)
     return value if type(value) is int else None
-
-
-def audit_head(db: Db) -> str:
-    """The audit log's last entry, as "seq:hash" ("0:" for an empty log)."""
-    row = db.execute(_HEAD).fetchone()
-    return f"{row[0]}:{row[1]}" if row else "0:"
