@@ -77,6 +77,16 @@ def _kept_and_fresh(root: Path, home: dict[str, str]) -> tuple[str, tuple[str, .
     return kept
 
 
+def _forgotten_here_held_there(
+    run_cli: CliRunner, home: dict[str, str], other: Path, claim: str
+) -> str:
+    """The project forgets `claim`; a global note holding it, written from
+    `other` (which forgot nothing), is the id returned: hidden here."""
+    gone = _run(run_cli, home, "remember", claim)["id"]
+    _run(run_cli, home, "forget", gone, "--mode", "delete", "--reason", "no")
+    return str(_run(cli_runner(other), home, "remember", claim, "--scope", "global")["id"])
+
+
 # One step of a history: (where, what, which claim). `here` is the project
 # briefed, `there` another project of the same person; a teammate's forget
 # (whose user store holds none of the person's notes) tombstones a claim the
@@ -191,9 +201,7 @@ def test_a_forget_after_a_kept_answer_hides_the_row(
 def test_a_readmission_shows_a_row_kept_as_hidden(
     project_root: Path, other: Path, home: dict[str, str], run_cli: CliRunner
 ) -> None:
-    gone = _run(run_cli, home, "remember", CLAIMS[0])["id"]
-    _run(run_cli, home, "forget", gone, "--mode", "delete", "--reason", "no")
-    copy = _run(cli_runner(other), home, "remember", CLAIMS[0], "--scope", "global")["id"]
+    copy = _forgotten_here_held_there(run_cli, home, other, CLAIMS[0])
     assert copy not in _brief(project_root, home)[1]
     [entry] = _kept(project_root)["forgets"].values()
     assert list(entry["held"].values()) == [True]
@@ -262,9 +270,7 @@ def test_the_record_holds_hashes_and_no_text(
     project_root: Path, other: Path, home: dict[str, str], run_cli: CliRunner
 ) -> None:
     """What the record keeps of a forgotten row is a hash of it, never its words."""
-    gone = _run(run_cli, home, "remember", CLAIMS[0])["id"]
-    _run(run_cli, home, "forget", gone, "--mode", "delete", "--reason", "no")
-    _run(cli_runner(other), home, "remember", CLAIMS[0], "--scope", "global")
+    _forgotten_here_held_there(run_cli, home, other, CLAIMS[0])
     _run(run_cli, home, "remember", CLAIMS[1])
     _brief(project_root, home)
     raw = json.dumps(_kept(project_root))
@@ -274,9 +280,7 @@ def test_the_record_holds_hashes_and_no_text(
 def test_a_record_damaged_by_hand_is_asked_again(
     project_root: Path, other: Path, home: dict[str, str], run_cli: CliRunner
 ) -> None:
-    gone = _run(run_cli, home, "remember", CLAIMS[0])["id"]
-    _run(run_cli, home, "forget", gone, "--mode", "delete", "--reason", "no")
-    hidden = _run(cli_runner(other), home, "remember", CLAIMS[0], "--scope", "global")["id"]
+    hidden = _forgotten_here_held_there(run_cli, home, other, CLAIMS[0])
     shown = _run(run_cli, home, "remember", CLAIMS[1])["id"]
     expected = _brief(project_root, home)
     assert shown in expected[1] and hidden not in expected[1]
