@@ -71,6 +71,7 @@ def test_the_defaults() -> None:
         "ledger_claims",
         "ledger_verdicts",
         "ledger_carried",
+        "ledger_beside",
         "inbox_seen",
         "tombstones.changes",
         "brief_checks",

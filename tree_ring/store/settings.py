@@ -133,6 +133,11 @@ LEDGER_VERDICTS: Mapping[str, Any] = MappingProxyType({"guard": None, "lines": {
 # so a person's write copies them through unread while those hold.
 LEDGER_CARRIED: Mapping[str, Any] = MappingProxyType({"lines": ""})
 
+# The upstream's ledger lines this store leaves out because the store read
+# beside it holds their ids, which the ledger it writes keeps as they stand
+# (team/ledger_beside.py): each line's fingerprint.
+LEDGER_BESIDE: Mapping[str, Any] = MappingProxyType({"lines": ""})
+
 # A count every change to the content tombstones moves (tree_ring/store/moved.py,
 # kept by triggers from migration 0024); None: not kept.
 TOMBSTONES_MOVED: Mapping[str, int | None] = MappingProxyType({"tombstones.changes": None})
@@ -165,6 +170,7 @@ _OBJECTS: Mapping[str, Mapping[str, Any]] = MappingProxyType(
         "ledger_claims": LEDGER_CLAIMS,
         "ledger_verdicts": LEDGER_VERDICTS,
         "ledger_carried": LEDGER_CARRIED,
+        "ledger_beside": LEDGER_BESIDE,
         "inbox_seen": INBOX_SEEN,
         "brief_checks": BRIEF_CHECKS,
     }

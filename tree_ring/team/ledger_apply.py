@@ -18,7 +18,7 @@ from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, canonical_json, new_memory_id, now_iso
 from tree_ring.store import anchors, beside, inbox, ledger_rows, redactions, rows, tombstones
 from tree_ring.store.sql import Db
-from tree_ring.team import ledger, ledger_stones, provenance, upstream
+from tree_ring.team import ledger, ledger_beside, ledger_stones, provenance, upstream
 from tree_ring.team.ledger import Line
 from tree_ring.team.ledger_read import Read
 from tree_ring.team.ledger_report import Skipped, SyncReport
@@ -31,6 +31,11 @@ REASON = ledger_stones.REASON
 BESIDE = (
     "the ledger's line of {id} left out of this store, and of the ledger it writes "
     "(`git diff` shows it gone): its id names {what}"
+)
+# An upstream's line stays in the ledger: the id is taken only in this clone.
+BESIDE_KEPT = (
+    "the ledger's line of {id} left out of this store, and kept in the ledger as it "
+    "stands (it is the team's): its id names {what}"
 )
 
 
@@ -71,7 +76,17 @@ def apply(
     if elsewhere:
         # One id would name two memories in this clone's brief and reads: the
         # line is left as it stands, and this clone's store takes nothing of it.
-        report.notes += [BESIDE.format(id=i, what=what) for i, what in elsewhere.items()]
+        # The upstream's line is the team's, so the ledger this clone writes
+        # keeps it (a routine commit must not delete it for everyone); a
+        # claim is left out of it, as any claim not taken is.
+        kept = {k: v for k, v in entries.items() if v.data["id"] in elsewhere}
+        report.beside.update(kept)
+        ledger_beside.record(db, kept.values())
+        held = {str(v.data["id"]) for v in kept.values()}
+        report.notes += [
+            (BESIDE_KEPT if i in held else BESIDE).format(id=i, what=what)
+            for i, what in elsewhere.items()
+        ]
         entries = {k: v for k, v in entries.items() if v.data["id"] not in elsewhere}
         claims = {k: v for k, v in claims.items() if v.data["id"] not in elsewhere}
         ids = [memory_id for memory_id in ids if memory_id not in elsewhere]

@@ -64,6 +64,7 @@ from tree_ring.store.sql import Db
 from tree_ring.team import (
     ledger,
     ledger_anchor,
+    ledger_beside,
     ledger_carried,
     ledger_delta,
     ledger_history,
@@ -276,13 +277,14 @@ def sync(
             )
         if apply(db, read, mine, project_id, import_actor, report, up) or report.history:
             mine = store_lines(db, project_id)
+        ledger_beside.record(db, report.beside.values(), anew=True)
         report.notes += _unkept(db, project_id, mine)
         if progress is not None:
             progress("sync: merged into the store", 2, SYNC_STEPS)
         if write:
             tail = ledger.carry(read.foreign)
             text = render(
-                mine,
+                ledger.merge(mine.values(), report.beside.values()),
                 project_id,
                 read.won,
                 db,
@@ -447,13 +449,16 @@ def _merge_streaming(
     before = ledger_carried.load(db)
     judged = _judged(db, project_id, before)
 
+    beside = ledger_beside.load(db)
+
     def check(piece: bytes) -> Line | None:
         # `check_line` notes each memory and re-admission it reads; nothing here needs them.
         read.memories.clear()
         read.readmitted.clear()
         read.files.clear()
         try:
-            return _anchor(check_line(piece, project_id, read))
+            line = check_line(piece, project_id, read)
+            return line if piece in beside else _anchor(line)
         except (ValueError, RecursionError):
             return None
         except (SchemaTooNew, OtherLedger):
@@ -546,9 +551,14 @@ def _merge_whole(
     if read.claimed:
         raise ledger_carried.Unvouched
     verdicts.save(db)
-    anchors = [line for line in read.won.values() if _anchor(line) is not None]
-    anchors += [anchor] if anchor else []
-    text = render_merged(ledger.merge(anchors, mine.values()), project_id)
+    beside = ledger_beside.load(db)
+    kept = [
+        line
+        for line in read.won.values()
+        if _anchor(line) is not None or line.text.encode("utf-8") in beside
+    ]
+    kept += [anchor] if anchor else []
+    text = render_merged(ledger.merge(kept, mine.values()), project_id)
     encoded = text.encode("utf-8") + ledger.carry(read.foreign)
     forgets = ledger_carried.forgets_print(db, project_id)
     at = len(text.encode("utf-8"))
