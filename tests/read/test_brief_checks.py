@@ -324,7 +324,9 @@ before = set(sys.modules)
 from tree_ring.model.record import Link, Memory
 from tree_ring.store import carried_words, tombstones
 from tree_ring import guard
+from tree_ring.read import forgotten_here
 texts = ["Revolve \u00c4piGateway runs v2Checks: see docs",
+    "Deploys&#32;freeze%20on&nbsp;Fridays <b>after</b> the cut",
     "\uff26\uff55\uff4c\uff4c width. Second sentence here",
     "\u0414\u0435\u043f\u043b\u043e\u0439 \u043f\u043e "
     "\u043f\u044f\u0442\u043d\u0438\u0446\u0430\u043c",
@@ -357,3 +359,6 @@ def test_the_code_print_names_every_module_the_kept_answers_come_from() -> None:
     needed = {p for p in loaded if not p.endswith("__init__.py") and not p.startswith("guard/")}
     assert any(p.startswith("guard/") for p in loaded)
     assert needed <= named, sorted(needed - named)
+    assert {"model/escapes.py", "read/forgotten_here.py"} <= needed
+    # Loaded with a store: the check itself, and the re-admissions a held row's answer reads.
+    assert {"read/brief_checks.py", "store/audit.py"} <= named

@@ -57,3 +57,49 @@ def test_doctor_names_them_and_repair_removes_them(run_cli: CliRunner, project_r
     [check] = [c for c in json.loads(ran.out)["items"] if c["name"] == "leftovers"]
     assert check["ok"] and check["repaired"] == "removed 4 file(s) of a store build cut short"
     assert left(folder) == {p.name for p in young}
+
+
+def _copy_check(run_cli: CliRunner, *args: str) -> tuple[int, dict[str, object]]:
+    ran = run_cli("--json", "doctor", *args)
+    [check] = [c for c in json.loads(ran.out)["items"] if c["name"] == "leftovers"]
+    return ran.code, check
+
+
+def test_doctor_names_a_ledger_copy_that_is_no_regular_file_and_repair_removes_it(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    """The team ledger's copy beside the store (`memory.sqlite-ledger`) as a
+    folder cannot be replaced by a sync's copy, so every SessionStart reads
+    the whole ledger: doctor names it, and an empty folder, a FIFO or a link
+    is removed by the repair; a folder holding files is left to the person."""
+    copy = Path(str(project.store_path(project_root)) + "-ledger")
+    outside = project_root / "outside.txt"
+    outside.write_text("kept\n", encoding="utf-8")
+    said = (
+        "memory.sqlite-ledger (where Tree Ring keeps a copy of the team ledger) is not a "
+        "regular file, so every SessionStart reads the whole ledger"
+    )
+    for make in (copy.mkdir, lambda: os.mkfifo(copy), lambda: copy.symlink_to(outside)):
+        make()
+        code, check = _copy_check(run_cli)
+        assert code == 1 and (check["ok"], check["repairable"]) == (False, True)
+        assert check["detail"] == f"{said}; `doctor --repair` removes them"
+        code, check = _copy_check(run_cli, "--repair")
+        assert code == 0 and check["ok"]
+        assert check["repaired"] == (
+            "removed 0 file(s) of a store build cut short and memory.sqlite-ledger, which was "
+            "no regular file"
+        )
+        assert not os.path.lexists(copy)
+    assert outside.read_text(encoding="utf-8") == "kept\n"
+    copy.mkdir()
+    (copy / "notes.txt").write_text("mine\n", encoding="utf-8")
+    code, check = _copy_check(run_cli, "--repair")
+    assert code == 1 and (check["ok"], check["repairable"]) == (False, False)
+    assert check["detail"] == f"{said}; move that folder aside"
+    assert (copy / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    copy.joinpath("notes.txt").unlink()
+    copy.rmdir()
+    copy.write_bytes(b"a regular copy\n")
+    code, check = _copy_check(run_cli)
+    assert code == 0 and check["ok"]

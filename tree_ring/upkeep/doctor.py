@@ -19,6 +19,7 @@ own, so a store too damaged for any other verb still gets a full report.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -378,17 +379,38 @@ def check_settings(db: Db) -> Check:
 
 def check_leftovers(db: Db) -> Check:
     """The files of a store build a killed `init` or first hook left beside
-    the store (`store/db.py`, `stale_builds`): never a store, only disk."""
+    the store (`store/db.py`, `stale_builds`): never a store, only disk. And
+    the copy of the team ledger kept beside the store (`team/ledger_delta.py`)
+    when it is no regular file: no copy can be written there, so every
+    SessionStart reads the whole ledger."""
     found = stale_builds(db.path)
-    if not found:
+    odd = _odd_ledger_copy(db)
+    if not found and odd is None:
         return Check("leftovers", True, "no store build cut short left beside the store")
-    names = ", ".join(os.path.basename(name) for name in found)
-    return Check(
-        "leftovers",
-        False,
-        f"{len(found)} file(s) of a store build cut short: {names}; `doctor --repair` removes them",
-        repairable=True,
-    )
+    said: list[str] = []
+    if found:
+        names = ", ".join(os.path.basename(name) for name in found)
+        said.append(f"{len(found)} file(s) of a store build cut short: {names}")
+    if odd is not None:
+        said.append(
+            f"{os.path.basename(odd)} (where Tree Ring keeps a copy of the team ledger) is "
+            "not a regular file, so every SessionStart reads the whole ledger"
+        )
+    if odd is not None and os.path.isdir(odd) and not os.path.islink(odd) and os.listdir(odd):
+        return Check("leftovers", False, "; ".join(said) + "; move that folder aside")
+    return Check("leftovers", False, "; ".join(said) + "; `doctor --repair` removes them", True)
+
+
+def _odd_ledger_copy(db: Db) -> str | None:
+    """The path of the ledger's copy beside the store when something other
+    than a regular file stands there (a folder, a FIFO, a link)."""
+    from tree_ring.team.ledger_delta import side_path
+
+    path = side_path(db)
+    try:
+        return None if stat.S_ISREG(os.lstat(path).st_mode) else path
+    except OSError:
+        return None
 
 
 def check_project(db: Db) -> Check:
@@ -524,8 +546,12 @@ def _repair(db: Db, found: list[Check], actor: Actor) -> dict[str, str]:
             done["settings"] = f"reset {', '.join(bad)} to the default"
         if "leftovers" in failing:
             # Files, not rows: removed whether or not the rest commits.
-            removed = remove_stale_builds(db.path)
-            done["leftovers"] = f"removed {len(removed)} file(s) of a store build cut short"
+            removed = [f"{len(remove_stale_builds(db.path))} file(s) of a store build cut short"]
+            odd = _odd_ledger_copy(db)
+            if odd is not None:
+                (os.rmdir if os.path.isdir(odd) and not os.path.islink(odd) else os.unlink)(odd)
+                removed.append(f"{os.path.basename(odd)}, which was no regular file")
+            done["leftovers"] = "removed " + " and ".join(removed)
         if done:
             audit.append(db, actor, "repair", "store", done)
         health.commit(db)
