@@ -80,7 +80,7 @@ def apply(
         # keeps it (a routine commit must not delete it for everyone); a
         # claim is left out of it, as any claim not taken is.
         kept = {k: v for k, v in entries.items() if v.data["id"] in elsewhere}
-        report.beside.update(kept)
+        read.beside.update(kept)
         ledger_beside.record(db, kept.values())
         held = {str(v.data["id"]) for v in kept.values()}
         report.notes += [

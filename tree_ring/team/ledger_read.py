@@ -126,6 +126,10 @@ class Read:
     # Whether a line of an unknown record is one to carry: the upstream's, or
     # one the store carried before (`ledger_carried.py`); None: every one.
     vouch: Callable[[bytes], bool] | None = None
+    # The trusted lines left out of the store because the store read beside
+    # it holds their ids (`ledger_apply.BESIDE_KEPT`), by key: the ledger a
+    # sync writes keeps them as they stand (`ledger_beside.py`).
+    beside: dict[str, Line] = field(default_factory=lambda: {})
 
 
 def checked(

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from tree_ring.team.ledger import Line
-
 
 @dataclass(frozen=True)
 class Skipped:
@@ -63,10 +59,6 @@ class SyncReport:
     lines: int = 0
     written: bool = False
     audit: str | None = None  # what the anchor says about this clone's audit log
-    # The upstream's lines left out of the store because the user store read
-    # beside it holds their ids (`ledger_apply.BESIDE_KEPT`), by key: the
-    # ledger a sync writes keeps them as they stand.
-    beside: dict[str, Line] = field(default_factory=lambda: {})
 
 
 def line_number(data: bytes, raw: bytes) -> int:

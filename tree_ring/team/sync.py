@@ -277,14 +277,14 @@ def sync(
             )
         if apply(db, read, mine, project_id, import_actor, report, up) or report.history:
             mine = store_lines(db, project_id)
-        ledger_beside.record(db, report.beside.values(), anew=True)
+        ledger_beside.record(db, read.beside.values(), anew=True)
         report.notes += _unkept(db, project_id, mine)
         if progress is not None:
             progress("sync: merged into the store", 2, SYNC_STEPS)
         if write:
             tail = ledger.carry(read.foreign)
             text = render(
-                ledger.merge(mine.values(), report.beside.values()),
+                ledger.merge(mine.values(), read.beside.values()),
                 project_id,
                 read.won,
                 db,
