@@ -46,3 +46,54 @@ def test_the_judges_read_what_they_are_given() -> None:
     assert app_password("qwer tyui opas dfgh")
     assert not app_password("make sure that only")
     assert not app_password("abab abab abab abab")
+
+
+# A generated value before the word for key, token or secret, or set off right
+# after it (an apposition, a bracket): refused by the family of that word.
+AWS = "Zq8vN3kLp0R7tYw2XbC9mJ4hGfD6sA1eUoI5nVcK"
+HEX = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+VALUE_FIRST = [
+    (f"{AWS} is our AWS secret access key", {"secret-in-prose", "key-in-prose"}),
+    (f"Use {AWS} as the AWS secret key for staging", {"secret-in-prose", "key-in-prose"}),
+    (f"The AWS secret access key ({AWS}) lives in the CI settings", {"key-in-prose"}),
+    (f"Use {HEX} as the Datadog API key", {"key-in-prose"}),
+    (f"{HEX} is the Datadog API key for prod", {"key-in-prose"}),
+    (f"set {HEX} as our pagerduty integration key.", {"key-in-prose"}),
+    ("k8Jd2LmQ9xPz4RtY7vWc1NbH is the deploy token", {"token-in-prose"}),
+    ("The webhook secret, q9Xv2LmZ8rTp4KwB7nHc3YdF, rotates weekly", {"secret-in-prose"}),
+    ("Use Tr0ub4dor&3xyz as the staging password", {"password-in-prose"}),
+    ("The staging password, Tr0ub4dor&3xyz, must be rotated monthly", {"password-in-prose"}),
+    ("the root password (Tr0ub4dor&3xyz) is in the runbook", {"password-in-prose"}),
+]
+
+# The same shapes around a name, an id, a digest or a call: stored.
+NAMED = [
+    "a1b2c3d4e5f6a7b8c9d0e1f2 is the commit that changed the cache key",
+    "550e8400-e29b-41d4-a716-446655440000 is the tenant id used as the partition key",
+    "Use X-Request-Id-Header-Name as the idempotency key",
+    "Use getServerSideProps as the key to fetching data per request",
+    "The key, however, is to retry with jitter",
+    "The API key (see vault) is injected at deploy",
+    "The password (Vault) must never be logged",
+    "The password, as always, lives in 1Password",
+    "The token (JWT) expires after 15 minutes",
+    "Use ORDER_SERVICE_DATABASE_URL as the secret name in Kubernetes",
+    "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/api is the secret ARN",
+    "Use STRIPE_SECRET_KEY_LIVE as the key name in the vault",
+    "d41d8cd98f00b204e9800998ecf8427e is the md5 of an empty file, not a key",
+    "Use /etc/ssl/private/server.key as the TLS key path",
+    "Use ${{ secrets.NPM_TOKEN }} as the token in CI",
+    f"{HEX} as the Datadog API key",
+    f"{AWS} is the secret ARN we read at start-up",
+    "The primary key (tenant_id) is indexed",
+]
+
+
+@pytest.mark.parametrize(("text", "rules"), VALUE_FIRST)
+def test_a_key_before_its_name_or_set_off_after_it_is_refused(text: str, rules: set[str]) -> None:
+    assert find_secret(text) in rules
+
+
+@pytest.mark.parametrize("text", NAMED)
+def test_a_name_id_or_digest_in_those_places_is_stored(text: str) -> None:
+    assert find_secret(text) is None

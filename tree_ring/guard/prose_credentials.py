@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 from tree_ring.guard.credentials import BEFORE, NOT_CREDENTIAL_TOKENS, after_names
 from tree_ring.guard.rule import SECRET, Rule, rule, text_pattern
-from tree_ring.guard.value_first import app_password, value_before
+from tree_ring.guard.value_first import app_password, token_before, value_before
 from tree_ring.guard.values import (
     chosen_password,
     chosen_pin,
@@ -77,6 +77,13 @@ def clean(word: str) -> str:
     return word.lstrip(_WRAPPERS).rstrip(_TRAILING)
 
 
+# A value set off right after the keyword: "the staging password, X, must
+# be rotated", "the AWS secret access key (X) lives in CI". Only a generated
+# value is read so ("password (prod): X" goes on to the value after it).
+# A bracket glued to the word is a call ("PASSWORD('...')"), judged elsewhere.
+_APPOSED = r"(?:\s*,\s*(?P<value>[^\s,()]+)(?=,|\.?$|\.\s|;)|\s+\(\s*(?P<value2>[^\s()]+)\s*\))"
+
+
 def _candidate(tail: str) -> str | None:
     """The value a sentence gives its keyword, read from the text after it.
 
@@ -84,6 +91,11 @@ def _candidate(tail: str) -> str | None:
     the word after a link, itself after an optional phrase that says which
     credential ("password for staging: X", "the token we use is now X").
     """
+    apposed = text_pattern(_APPOSED).match(tail)
+    if apposed is not None:
+        value = clean(apposed.group("value") or apposed.group("value2"))
+        if password_looking(value) or token_looking(value):
+            return value
     words = tail.split()
     if not words or not (tail[0].isspace() or tail[0] in ":=(-)"):
         # Glued to the keyword ("token+rotation", "password's"): not a value.
@@ -442,6 +454,18 @@ def _not_a_path_segment(*words: bytes) -> bytes:
     return b"".join(rb"(?!(?<=\S:" + word + rb"):)" for word in words)
 
 
+# The words before "key", "token" or "secret" a generated value before them
+# may be read across: the value (up to 256), a link and five words.
+_TOKEN_LEAD = 400
+
+
+def _value_first(name: str, keyword: bytes, head: bytes, names: Sequence[bytes]) -> Rule:
+    """ "Zq8v...nVcK is our AWS secret access key": the value before the word."""
+    source = keyword + rb"(?<![a-z]" + keyword + rb")(?![a-z0-9_-])(?=(?P<v>[^\n\x00]{0,160}))"
+    judge = token_before(names)
+    return rule(name, SECRET, "lower", source, judge, heads=(head,), before=_TOKEN_LEAD)
+
+
 # For the token and key rules, whose values are 16 characters or more: the line
 # must hold such a word, looked for word by word (each skip is possessive, so
 # the look-ahead is linear) among the next dozen.
@@ -627,6 +651,7 @@ PROSE_RULES: tuple[Rule, ...] = (
         _undenied,
         before=BEFORE,
     ),
+    _value_first("secret-in-prose", b"secret", b"secret", ()),
     _prose(
         "token-in-prose",
         rb"token(?<![a-z]token)" + _not_a_path_segment(b"token"),
@@ -635,6 +660,7 @@ PROSE_RULES: tuple[Rule, ...] = (
         _LONG_WORD_AHEAD,
         before=BEFORE,
     ),
+    _value_first("token-in-prose", b"token", b"token", NOT_CREDENTIAL_TOKENS),
     _prose(
         "key-in-prose",
         rb"key(?<![a-z]key)" + _not_a_path_segment(b"key"),
@@ -643,4 +669,5 @@ PROSE_RULES: tuple[Rule, ...] = (
         _LONG_WORD_AHEAD,
         before=BEFORE,
     ),
+    _value_first("key-in-prose", b"key", b"key", _NOT_CREDENTIAL_KEYS),
 )

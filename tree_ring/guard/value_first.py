@@ -6,6 +6,9 @@ them):
   word before a link and "the" (or "my", "our", ...) and the word for
   password, unless a noun follows it ("... is the password manager" names
   a product).
+- "Zq8v...nVcK is our AWS secret access key", "use 9f8e...b1a0 as the
+  Datadog API key": a generated value before a link ("is", "=") or after
+  "use ... as", and the word for key, token or secret (`token_before`).
 - An app password as Google and Apple show one, four groups of four
   letters ("abcd efgh ijkl mnop", "abcd-efgh-ijkl-mnop"), after "app
   password": not when the groups are words of a sentence.
@@ -13,15 +16,39 @@ them):
 
 from __future__ import annotations
 
-from tree_ring.guard.rule import text_pattern
-from tree_ring.guard.values import chosen_password, password_looking
+from collections.abc import Callable, Sequence
 
-# What links the value to the word: "X is the password", "X was our pw",
-# "X = the password"; up to two words saying which ("the staging db pw").
-_VALUE_BEFORE = (
-    r"(?:^|[\s(\[{\"'`])(?P<value>[^\s\x00]{4,64})\s+(?:is|was|=)\s+"
-    r"(?:(?:the|my|our|your|his|her|their|its)\s+)?(?:[a-z0-9_-]{1,20}\s+){0,2}$"
-)
+from tree_ring.guard.rule import text_pattern
+from tree_ring.guard.values import chosen_password, password_looking, token_looking
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+_DETERMINER = r"(?:(?:the|my|our|your|his|her|their|its|this|that)\s+)?"
+# What puts a value to use as the thing named after it: "use X as the password".
+_PUT = r"(?:use|using|set|put|paste|enter|try|with)\s+"
+
+
+def _before(length: str, qualifiers: int) -> str:
+    """The value, a link ("X is the", "X = our", or "as" after a use: "use X
+    as the"), then up to `qualifiers` words saying which ("the staging db")."""
+    start = r"(?:^|[\s(\[{\"'`])"
+    value = r"(?P<put>" + _PUT + r")?(?P<value>[^\s\x00]" + length + r")\s+"
+    which = _DETERMINER + r"(?:[a-z0-9_.-]{1,24}\s+){0," + str(qualifiers) + r"}$"
+    return rf"{start}{value}(?P<link>is|was|=|as)\s+{which}"
+
+
+def _linked(found: re.Match[str] | None) -> bool:
+    """Whether the value found is linked to the word: "as" only after a use."""
+    return found is not None and (found.group("link") != "as" or found.group("put") is not None)
+
+
+# "X is the password", "X was our pw", "X = the password", "use X as the
+# password"; up to two words saying which ("the staging db pw").
+_VALUE_BEFORE = _before("{4,64}", 2)
+# "X is our AWS secret access key": a token is long, and more words may say which.
+_TOKEN_BEFORE = _before("{16,256}", 4)
 # Words that may follow the word for password when a weaker password
 # names the value before it: a preposition saying whose, or a conjunction.
 _AFTER_WORDS = frozenset(
@@ -38,6 +65,13 @@ _COMPOUNDS = frozenset(
      "rotation", "protected", "less", "check", "checker", "validation", "provider", "grant",
      "auth", "authentication", "login", "entry", "input", "salt", "algorithm", "format"}
 )  # fmt: skip
+# Words after "key", "token" or "secret" that make the value before them a
+# name of one, not the key: "X is the secret ARN", "X is the token header".
+_NAMED = frozenset(
+    {"arn", "name", "names", "id", "ids", "path", "ref", "reference", "version", "type",
+     "header", "variable", "env", "label", "prefix", "suffix", "size", "url", "endpoint",
+     "scope", "scopes", "fingerprint", "digest", "kind", "slot", "alias", "arg", "argument"}
+)  # fmt: skip
 _WRAPPERS = "'\"`([{"
 _TRAILING = ".,;:)]}'\"`!?"
 
@@ -47,13 +81,12 @@ def value_before(window: str) -> bool:
     rest of its line: the password is the word before "is the"."""
     lead, _, tail = window.partition("\x00")
     found = text_pattern(_VALUE_BEFORE).search(lead.lower())
-    if found is None:
+    if found is None or not _linked(found):
         return False
     following = "".join(tail.split()[:1])
     if following.lower().rstrip(_TRAILING).removesuffix("'s") in _COMPOUNDS:
         return False  # "X is the password manager"
-    start, end = found.span("value")
-    value = lead[start:end].lstrip(_WRAPPERS).rstrip(_TRAILING)
+    value = _found(lead, found.span("value"))
     if password_looking(value):
         return True
     # A weaker password only where the sentence plainly ends on the word or
@@ -61,6 +94,35 @@ def value_before(window: str) -> bool:
     # no password.
     ends = not following or following[:1] in ".,;:!?)" or following.lower() in _AFTER_WORDS
     return ends and chosen_password(value, prose=True)
+
+
+def token_before(names: Sequence[bytes]) -> Callable[[str], bool]:
+    """A judge of the window before "key", "token" or "secret" (as
+    `value_before`'s): a generated value (`token_looking`) is the word
+    before the link, unless one of `names` says which key it is ("X is
+    the partition key") or a noun makes the word part of another ("X is
+    the API key manager")."""
+    not_credential = frozenset(name.decode() for name in names)
+
+    def judge(window: str) -> bool:
+        lead, _, tail = window.partition("\x00")
+        found = text_pattern(_TOKEN_BEFORE).search(lead.lower())
+        if found is None or not _linked(found):
+            return False
+        said = lead.lower()[found.end("value") :].split()
+        if said and said[-1].strip(_WRAPPERS + _TRAILING) in not_credential:
+            return False
+        following = "".join(tail.split()[:1]).lower().rstrip(_TRAILING).removesuffix("'s")
+        if following in _COMPOUNDS or following in _NAMED:
+            return False  # "X is the secret's ARN", "X is the API key header"
+        value = _found(lead, found.span("value"))
+        return not value.lower().startswith("arn:") and token_looking(value)
+
+    return judge
+
+
+def _found(lead: str, span: tuple[int, int]) -> str:
+    return lead[span[0] : span[1]].lstrip(_WRAPPERS).rstrip(_TRAILING)
 
 
 # Four-letter words common in English: groups of them are a sentence
