@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
     from tree_ring.read.forgotten_here import ForgottenHere
-    from tree_ring.read.recall import Hit
+    from tree_ring.read.recall import Hit, Scale
     from tree_ring.read.tree_recall import Child, TreeHit
     from tree_ring.store.db import Store
     from tree_ring.store.live import View
@@ -74,26 +74,43 @@ def recall(
 
         # What the person forgot stays out, whichever copy of it this project holds.
         theirs = forgotten_here.of(mine, USER_PROJECT, store)
-    hits = forgotten_here.recall(
-        store,
-        identity,
-        query,
-        limit=limit,
-        view=view,
-        forgotten=theirs,
-        scope=scope,
-        whole_project=whole_project,
-    )
-    found = [Found(hit=h, store=PROJECT, partition=row_label(h.memory)) for h in hits]
+
+    def project_hits(outer: Scale | None) -> tuple[list[Hit], Scale]:
+        return forgotten_here.recall(
+            store,
+            identity,
+            query,
+            limit=limit,
+            view=view,
+            forgotten=theirs,
+            scope=scope,
+            whole_project=whole_project,
+            outer=outer,
+        )
+
+    hits, scale = project_hits(None)
+    own: list[Hit] = []
     if mine is not None and scope in (None, "global"):
         from tree_ring.store.user import user_identity
 
         # What this project forgot stays out, whichever project wrote it there.
         forgotten = forgotten_here.of(store, identity.project, mine)
-        own = forgotten_here.recall(
-            mine, user_identity(identity), query, limit=limit, view=view, forgotten=forgotten
+        # Both stores' hits are ranked on one scale of meaning: the user
+        # store's against the project's too, and the project's again when
+        # the user store's holds more of the question or nearer memories.
+        own, mine_scale = forgotten_here.recall(
+            mine,
+            user_identity(identity),
+            query,
+            limit=limit,
+            view=view,
+            forgotten=forgotten,
+            outer=scale,
         )
-        found += [Found(hit=h, store=USER, partition=user_row_label(h.memory)) for h in own]
+        if scale.joined(mine_scale) != scale:
+            hits, _ = project_hits(mine_scale)
+    found = [Found(hit=h, store=PROJECT, partition=row_label(h.memory)) for h in hits]
+    found += [Found(hit=h, store=USER, partition=user_row_label(h.memory)) for h in own]
     # Literal hits before related ones, then by score (`Hit.key`), as each store
     # ranks its own; stable, so the project's hit comes first where two tie.
     return sorted(found, key=lambda f: f.hit.key, reverse=True)[:limit]

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from tree_ring.model.identity import Identity
     from tree_ring.model.record import Memory
     from tree_ring.read.brief_checks import Forgets
-    from tree_ring.read.recall import Hit
+    from tree_ring.read.recall import Hit, Scale
     from tree_ring.store.db import Store
     from tree_ring.store.live import View
     from tree_ring.store.rings import Rings
@@ -180,19 +180,21 @@ def recall(
     forgotten: ForgottenHere | None,
     scope: str | None = None,
     whole_project: bool = False,
-) -> list[Hit]:
+    outer: Scale | None = None,
+) -> tuple[list[Hit], Scale]:
     """The best `limit` hits in `store` that the other store did not forget
-    (`forgotten`; None: it forgot nothing, and one search is the answer).
+    (`forgotten`; None: it forgot nothing, and one search is the answer),
+    and the store's own scale (`recall.ranked`: meaning read against `outer` too).
 
     Each round leaves out every row hidden so far and asks for more than the
     last, so hundreds of hidden rows ranked first cost a few rounds, not one
     per row; a round that hides nothing is the answer."""
-    from tree_ring.read.recall import recall as search
+    from tree_ring.read.recall import ranked
 
     hidden: set[str] = set()
     wanted = limit
     while True:
-        hits = search(
+        hits, scale = ranked(
             store,
             reader,
             query,
@@ -201,11 +203,12 @@ def recall(
             scope=scope,
             whole_project=whole_project,
             hidden=hidden,
+            outer=outer,
         )
         if forgotten is None:
-            return hits
+            return hits, scale
         newly = forgotten.hidden([h.memory for h in hits]) - hidden
         if not newly:
-            return [h for h in hits if h.memory.id not in hidden][:limit]
+            return [h for h in hits if h.memory.id not in hidden][:limit], scale
         hidden |= newly
         wanted = min(MOST, max(wanted, limit + 2 * len(hidden)))

@@ -132,6 +132,26 @@ class Hit(Frozen):
         return "" if self.memory.trust == "accepted" else self.memory.trust.upper()
 
 
+class Scale(Frozen):
+    """What one recall reads its candidates' meaning against (`_score_all`):
+    the nearest candidate's nearness, and the largest share of the
+    question's words (by idf) that one candidate holds. A recall over two
+    stores reads both stores' (`joined`), so a store whose memories hold none
+    of the question's words does not weigh its nearest one as if meaning
+    were all there was to go on. (Relevance stays each store's own: two
+    indexes' word counts are not one scale.)"""
+
+    nearest: float = 0.0
+    covered: float = 0.0
+
+    def joined(self, other: Scale | None) -> Scale:
+        if other is None:
+            return self
+        return Scale(
+            nearest=max(self.nearest, other.nearest), covered=max(self.covered, other.covered)
+        )
+
+
 # What ranking needs of a candidate; the whole row is read only for the hits.
 CANDIDATE_COLUMNS = (
     "m.rowid", "m.created_at", "m.salience", "m.confidence", "m.source_type", "m.ring",
@@ -231,6 +251,32 @@ def recall(
     """The best `limit` live memories for `query`; `whole_project`: a person's
     recall, over every partition of the project (`live.visible`); `hidden`:
     ids never found, wherever they would rank (`read/forgotten_here.py`)."""
+    return ranked(
+        store,
+        identity,
+        query,
+        limit=limit,
+        view=view,
+        scope=scope,
+        whole_project=whole_project,
+        hidden=hidden,
+    )[0]
+
+
+def ranked(
+    store: Store,
+    identity: Identity,
+    query: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    view: View | None = None,
+    scope: str | None = None,
+    whole_project: bool = False,
+    hidden: Collection[str] = (),
+    outer: Scale | None = None,
+) -> tuple[list[Hit], Scale]:
+    """`recall`, its candidates' meaning read against `outer` too (another
+    store's, in a recall over both), and this store's own scale."""
     view = view or View()
     limit = max(1, min(limit, 256))
     # The moment recall looks from: ages and "yesterday" count back from it.
@@ -395,17 +441,20 @@ def recall(
     if meant is not None and not stale:
         near = meaning.widen(store, meant, found, newest, read, _covered(found, weigh, parsed))
     if not found:
-        return []
+        return [], Scale()
 
     # Memories beside a candidate that ask a question, candidates or not.
     asking: set[int] = set()
 
+    own = [Scale()]
+
     def score_all() -> list[tuple[ranking.Score, str, int, str]]:
         if meant is not None:
             meaning.weigh(store, meant, found, near, coded=not stale)
-        return _score_all(
-            question, list(found.values()), weigh, parsed, looked_from or 0.0, near, asking
+        scored, own[0] = _score_all(
+            question, list(found.values()), weigh, parsed, looked_from or 0.0, near, asking, outer
         )
+        return scored
 
     def holds(row: sqlite3.Row) -> bool:
         return weigh.literal(_parsed(row, weigh, parsed)[0])
@@ -422,7 +471,7 @@ def recall(
         Hit(by_rowid[rowid], result.total, result.parts, match, result.literal)
         for result, _, rowid, match in top
         if rowid in by_rowid  # a row whose lists cannot be read is skipped (`sql.READABLE`)
-    ]
+    ], own[0]
 
 
 def _newest_first(rows: Iterable[sqlite3.Row]) -> list[tuple[int, float]]:
@@ -500,7 +549,10 @@ def _score_all(
     now: float,
     near: dict[int, float] | None = None,
     asking: Collection[int] = (),
-) -> list[tuple[ranking.Score, str, int, str]]:
+    outer: Scale | None = None,
+) -> tuple[list[tuple[ranking.Score, str, int, str]], Scale]:
+    """Each candidate's score, best first, and this store's scale (`Scale`);
+    meaning is read against `outer` too."""
     near = near or {}
     terms = [_parsed(row, weigh, parsed) for row, _ in found]
     avg = sum(length for _, length in terms) / len(terms)
@@ -518,7 +570,12 @@ def _score_all(
     # One that holds none of the question's words but is near it in meaning
     # ranks with them: it says what was asked in other words. Nearness is
     # scaled to the nearest candidate's, as relevance is to the best.
-    nearest = max(near.values(), default=0.0)
+    own = Scale(
+        nearest=max(near.values(), default=0.0),
+        covered=max((coverage for _, coverage in lex), default=0.0),
+    )
+    scale = own.joined(outer)
+    nearest = scale.nearest
     when = [0.0] * len(written)
     if question.dates:  # `dates.py` is loaded only for a question that names one
         from tree_ring.read import dates
@@ -528,7 +585,7 @@ def _score_all(
         held or meaning.near(near.get(row[0], 0.0), nearest) or when[i] == 1.0
         for i, (held, (row, _)) in enumerate(zip(literal, found, strict=True))
     ]
-    unmatched = 1.0 - max((coverage for _, coverage in lex), default=0.0)
+    unmatched = 1.0 - scale.covered
     # The share of each one's relevance that lies in the questions it asks.
     shares = [
         _asking(row[6] or "", row[8] or "", row[7] or "", weigh, (terms[i][1], avg), lex[i][0])
@@ -569,7 +626,7 @@ def _score_all(
         out.append((ranking.score(candidate, -1.0, wanted), created, rowid, match))
     out.sort(key=lambda s: s[1], reverse=True)  # ties: newer first
     out.sort(key=lambda s: s[0].key, reverse=True)
-    return out
+    return out, own
 
 
 # Where one sentence ends and the next begins.
