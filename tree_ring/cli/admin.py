@@ -148,6 +148,8 @@ def _user_store(ctx: Context, dry_run: bool, stack: contextlib.ExitStack) -> Sto
 
 def cmd_import(ctx: Context) -> int:
     a = ctx.args
+    if ctx.on_user_store:
+        return _import_user(ctx)
     root = ctx.root()
     identity = ctx.identity(root)
     projects = transfer.Projects.parse(
@@ -208,6 +210,12 @@ def cmd_import(ctx: Context) -> int:
             f"\nforgot {len(report.forgotten_here)} stored memories the file's tombstones "
             "name as forgotten: " + ", ".join(report.forgotten_here)
         )
+    if report.personal:
+        text += (
+            f"\n{report.personal} of the file's tombstones are your user store's forgets: not "
+            "taken into this project or its team ledger (`tree-ring import FILE --user` "
+            "restores them with your notes)"
+        )
     if report.spared:
         text += (
             f"\n{len(report.spared)} of your global notes hold words the file's tombstones "
@@ -240,33 +248,95 @@ def cmd_import(ctx: Context) -> int:
         if len(report.skipped) > SKIPPED_SHOWN:
             rest = len(report.skipped) - SKIPPED_SHOWN
             print(f"... and {rest} more skipped lines (--json lists them all)", file=sys.stderr)
-    items: list[dict[str, Any]] = [{"id": i, "result": "imported"} for i in report.created]
-    items += [{"id": i, "result": "unchanged"} for i in report.unchanged]
-    items += [{"line": n, "reason": r, "result": "skipped"} for n, r in report.skipped]
     ctx.emit(
-        {
-            "project": identity.project,
-            "dry_run": a.dry_run,
-            "lines": report.lines,
-            "imported": len(report.created),
-            "unchanged": len(report.unchanged),
-            "tombstones": report.tombstones,
-            "tombstones_held": report.tombstones_held,
-            "pending": report.pending,
-            "replaced": len(report.replaced),
-            "restore": a.restore,
-            "batch": report.batch,
-            "merged": report.merged,
-            "folded": report.folded,
-            "skipped": len(report.skipped),
-            "requested": report.requested,
-            "forgotten_here": report.forgotten_here,
-            "spared_notes": report.spared,
-            **listing(items),
-        }
+        _reported(identity.project, a.restore, report)
         | ({} if mine is None else {"user": _user_part(mine)}),
         text,
     )
+    return 0
+
+
+def _reported(project_id: str, restore: bool, report: transfer.ImportReport) -> dict[str, Any]:
+    """An import's JSON: what it wrote, line by line."""
+    items: list[dict[str, Any]] = [{"id": i, "result": "imported"} for i in report.created]
+    items += [{"id": i, "result": "unchanged"} for i in report.unchanged]
+    items += [{"line": n, "reason": r, "result": "skipped"} for n, r in report.skipped]
+    return {
+        "project": project_id,
+        "dry_run": report.dry_run,
+        "lines": report.lines,
+        "imported": len(report.created),
+        "unchanged": len(report.unchanged),
+        "tombstones": report.tombstones,
+        "tombstones_held": report.tombstones_held,
+        "pending": report.pending,
+        "replaced": len(report.replaced),
+        "restore": restore,
+        "batch": report.batch,
+        "merged": report.merged,
+        "folded": report.folded,
+        "skipped": len(report.skipped),
+        "requested": report.requested,
+        "forgotten_here": report.forgotten_here,
+        "spared_notes": report.spared,
+        "personal_tombstones": report.personal,
+        **listing(items),
+    }
+
+
+def _import_user(ctx: Context) -> int:
+    """`import FILE --user`: an export of the user store (`export --user`)
+    back into it, its notes and its forgets, in a project or outside one; a
+    person's first creates the store. What the project it is run in forgot
+    stays out, as for any write there."""
+    a = ctx.args
+    if a.global_to != "project" or a.project_map or a.all_projects:
+        raise UsageError(
+            "--user imports into your user store only: drop --global-to, --project-map "
+            "and --all-projects"
+        )
+    if harness_origin(ctx.environ).is_agent:
+        raise Denied(
+            "an agent cannot import into a person's user store; "
+            "a person runs `tree-ring import FILE --user`"
+        )
+    with contextlib.ExitStack() as stack:
+        lines = open_lines(a.path, sys.stdin.buffer, stack, skip_long=a.skip_invalid)
+        identity = user.user_identity(ctx.identity(ctx.root()))
+        around = ctx.project_around()
+        if around is not None:
+            stack.enter_context(around)
+        reporter = stack.enter_context(progress.Reporter())
+
+        def run(dry_run: bool) -> transfer.ImportReport:
+            store = stack.enter_context(_user_store(ctx, dry_run, stack))
+            if around is not None:
+                user.answers_to_project(store.db, around.store, around.project_id)
+            return transfer.import_lines(
+                store,
+                lines=lines,
+                project=user.USER_PROJECT,
+                actor=ctx.actor(identity),
+                replace_existing=a.replace_existing,
+                skip_invalid=a.skip_invalid,
+                restore=a.restore,
+                reader=identity,
+                global_rows="user",
+                dry_run=dry_run,
+                progress=reporter,
+            )
+
+        if not a.dry_run and not user.exists(ctx.environ):
+            run(dry_run=True)  # on an empty store of its own: a bad file creates none
+        report = run(a.dry_run)
+    verb = "would import" if a.dry_run else "imported"
+    text = (
+        f"{verb} {len(report.created)} memories into your user store ({report.pending} "
+        f"pending review), {len(report.unchanged)} already there, {report.tombstones} tombstones"
+        + (f", {len(report.skipped)} lines skipped" if report.skipped else "")
+        + ("\nrestored as the file says: trust states, origins and reviews" if a.restore else "")
+    )
+    ctx.emit(_reported(user.USER_PROJECT, a.restore, report), text)
     return 0
 
 
@@ -515,6 +585,7 @@ def _export_arguments(p: argparse.ArgumentParser) -> None:
 
 def _import_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", help="a JSONL file, or - for stdin")
+    user_flag(p)
     p.add_argument("--dry-run", action="store_true", help="check every line, write nothing")
     p.add_argument(
         "--replace-existing",

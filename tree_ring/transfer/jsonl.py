@@ -116,6 +116,9 @@ class ImportReport:
     # The person's global notes whose words a tombstone line held: the line
     # is not recorded (`stone_lines.held_content`).
     spared: list[str] = field(default_factory=lambda: [])
+    # The file's tombstone lines of the person's user store, left out of a
+    # project (`row_lines.personal`).
+    personal: int = 0
     dry_run: bool = False
     replaced: list[str] = field(default_factory=lambda: [])
     # (line number, reason) of each line left out under `skip_invalid`.
@@ -221,6 +224,7 @@ def import_lines(
     import_actor = actor.replace(origin=Origin("import", report.batch, via=actor.origin))
     first = first_pass(lines, into or project)
     stones, total = first.stones, first.lines
+    report.personal = first.personal
     # A file of one project's rows is a migration into this project, as it
     # always was; rows of several projects are taken only as the caller says.
     if len(first.projects) > 1:

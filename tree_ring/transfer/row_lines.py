@@ -73,7 +73,7 @@ class Foreign(UsageError):
 # the `global` ones (into a person's user store); or all but those (the
 # project's part of the same file). The original's `global` meant the person,
 # yet its rows stay in the project unless the person says otherwise.
-GlobalRows = Literal["all", "only", "none"]
+GlobalRows = Literal["all", "only", "none", "user"]
 
 
 @dataclass(frozen=True)
@@ -180,14 +180,21 @@ def _parse_line(raw: str, number: int, reading: Reading) -> Iterator[Parsed]:
     if original.is_theirs(data):  # pyright: ignore[reportUnknownArgumentType]
         row, folded = original.fold(row)
     if row.get("record") == stone_lines.TOMBSTONE:
-        yield Parsed(number, None, stone_lines.check(row, into))
+        if not personal(row, into):
+            yield Parsed(number, None, stone_lines.check(row, into))
         return
     if "record" in row:  # an export's rows name none; a team ledger's lines all do
         raise UsageError(
             f"a team ledger's line (record {str(row['record'])[:40]!r}), not an export's row; "
             "`tree-ring sync` reads the team ledger, `import` reads what `export` wrote"
         )
-    if reading.global_rows != "all" and (row.get("scope") == "global") != (
+    if reading.global_rows == "user" and row.get("scope") != "global":
+        scope = str(row.get("scope"))[:40]
+        raise UsageError(
+            f"a row of scope {scope!r}: your user store holds global notes only; import "
+            "the file in a project (`--global-to user` sends its global rows here)"
+        )
+    if reading.global_rows in ("only", "none") and (row.get("scope") == "global") != (
         reading.global_rows == "only"
     ):
         return
@@ -330,6 +337,15 @@ class FirstPass:
     lines: int = 0
     stones: list[dict[str, Any]] = field(default_factory=lambda: [])
     projects: dict[str, int] = field(default_factory=lambda: {})
+    # Tombstone lines of the person's user store left out of a project (`personal`).
+    personal: int = 0
+
+
+def personal(row: dict[str, Any], into: str) -> bool:
+    """Whether a tombstone line is the person's user store's (its export's
+    forgets) and the import writes a project: a private forget, which the
+    project's team ledger would share with everyone, is never taken there."""
+    return row.get("project") == user.USER_PROJECT and into != user.USER_PROJECT
 
 
 def first_pass(lines: Iterable[str], project: str) -> FirstPass:
@@ -351,6 +367,9 @@ def first_pass(lines: Iterable[str], project: str) -> FirstPass:
             row, stones = original.unwrap(data)  # pyright: ignore[reportUnknownArgumentType]
             found.stones += [stone_lines.check(stone, project) for stone in stones]
             if row is not None and row.get("record") == stone_lines.TOMBSTONE:
+                if personal(row, project):
+                    found.personal += 1
+                    continue
                 found.stones.append(stone_lines.check(row, project))
             elif row is not None and isinstance(claimed := row.get("project"), str) and claimed:
                 _guarded(claimed, read)
