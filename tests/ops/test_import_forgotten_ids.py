@@ -126,7 +126,18 @@ def test_a_persons_import_cannot_take_a_forgotten_id_and_skip_invalid_leaves_it_
 def test_a_forgotten_id_in_other_case_is_refused(
     tmp_path: Path, spell: Callable[[str], str]
 ) -> None:
-    alice, _, gone = forgotten_on_alice(tmp_path)
+    # An id whose hex holds letters (one `remember` makes may hold none).
+    alice = first_repo(tmp_path)
+    gone = "mem_20261101_090000_a1b2c3d4e5f6"
+    assert (
+        cli(
+            alice,
+            "import",
+            str(write_lines(tmp_path / "one.jsonl", [{"id": gone, "summary": FORGOTTEN}])),
+        ).code
+        == 0
+    )
+    ok(alice, "forget", gone, "--mode", "delete", "--reason", "person forgets")
     project_id = project.load_project_id(alice)
     # The id's form kept (`mem_`, the date), its hex in other case.
     other = "mem_" + spell(gone.removeprefix("mem_"))

@@ -363,8 +363,20 @@ def test_a_fresh_clones_first_sync_configures_the_merge_driver(tmp_path: Path) -
     git(fresh, "config", "--unset", "merge.tree-ring.driver")
     assert sync.DRIVER_NOTE not in ok(fresh, "sync").out
     assert not team.driver_configured(fresh)
-    [check] = [c for c in ok(fresh, "--json", "doctor").json()["items"] if c["name"] == "ledger"]
-    assert check["detail"].endswith("; merge driver not configured (run init)")
+    # doctor fails on it (every merge that changed the ledger on both sides
+    # would conflict), and a person's repair configures it again.
+    doctor = cli(fresh, "--json", "doctor")
+    [check] = [c for c in doctor.json()["items"] if c["name"] == "ledger"]
+    assert doctor.code == 1 and (check["ok"], check["repairable"]) == (False, True)
+    assert check["detail"].endswith(
+        "; merge driver not configured, so git merges the ledger as text and a merge that "
+        "changed it on both sides conflicts (`doctor --repair`, `init` or `sync` configures it)"
+    )
+    repaired = cli(fresh, "--json", "doctor", "--repair")
+    [check] = [c for c in repaired.json()["items"] if c["name"] == "ledger"]
+    assert repaired.code == 0 and check["ok"]
+    assert check["repaired"] == "configured git's merge driver for the ledger in this clone"
+    assert team.driver_configured(fresh)
 
 
 def test_a_merge_driver_left_pointing_at_a_moved_plugin_is_named_and_pointed_again(
@@ -376,8 +388,10 @@ def test_a_merge_driver_left_pointing_at_a_moved_plugin_is_named_and_pointed_aga
     alice = first_repo(tmp_path)
     gone = "/nowhere/tree-ring/0.0.9/bin/tree-ring"
     git(alice, "config", "merge.tree-ring.driver", f"python3 -I -S {gone} merge-driver %O %A %B %P")
-    [check] = [c for c in ok(alice, "--json", "doctor").json()["items"] if c["name"] == "ledger"]
-    assert f"merge driver runs {gone}, which is gone" in check["detail"]
+    doctor = cli(alice, "--json", "doctor")
+    [check] = [c for c in doctor.json()["items"] if c["name"] == "ledger"]
+    assert doctor.code == 1 and not check["ok"]
+    assert f"merge driver runs {gone}, which is gone, so git merges" in check["detail"]
     done = ok(alice, "sync")
     assert f"note:       {sync.DRIVER_NOTE}" in done.out.splitlines()
     driver = git(alice, "config", "--local", "--get", "merge.tree-ring.driver").stdout.strip()

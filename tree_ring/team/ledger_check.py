@@ -72,12 +72,20 @@ def check(
     theirs = _upstream_lines(root)
     person = actor is not None and not actor.origin.is_agent
     anchored = _anchor_again(db, path, theirs, actor) if repair and person and actor else ""
+    driven = ""
+    if repair and person and team.in_git(root) and team.driver_problem(root) is not None:
+        # Without the driver git merges the ledger as text: every merge that
+        # changed it on both sides is a conflict.
+        if team.ensure_driver(root):
+            driven = "configured git's merge driver for the ledger in this clone"
+    repaired = "; ".join(done for done in (anchored, driven) if done)
     ok, detail = _findings(root, db, path, name, theirs)
     skips = _skipped(root, db, path, name, theirs)
     if not ok:
         skips.refused = None  # a header a sync refuses fails `_findings` first, named there
     ok = ok and not skips.dropped and skips.refused is None
-    return (ok, detail + skips.said(), bool(anchored) or _cut(db, path, theirs), anchored)
+    driver = team.in_git(root) and team.driver_problem(root) is not None
+    return (ok, detail + skips.said(), bool(repaired) or driver or _cut(db, path, theirs), repaired)
 
 
 def _vouched(
@@ -223,9 +231,14 @@ def _findings(root: Path, db: Db, path: Path, name: str, theirs: set[bytes]) -> 
             "id was forgotten)",
         )
     problem = team.driver_problem(root) if team.in_git(root) else None
-    fix = "run init" if problem == team.NOT_CONFIGURED else "run init, or sync"
-    driver = f"; {problem} ({fix})" if problem else ""
-    return (True, f"{name}: no conflicts, audit anchor ok{claim}{driver}")
+    if problem:
+        return (
+            False,
+            f"{name}: no conflicts, audit anchor ok{claim}; {problem}, so git merges the "
+            "ledger as text and a merge that changed it on both sides conflicts "
+            "(`doctor --repair`, `init` or `sync` configures it)",
+        )
+    return (True, f"{name}: no conflicts, audit anchor ok{claim}")
 
 
 def _as_seen(db: Db, path: Path) -> bool:
