@@ -62,6 +62,8 @@ HEADER = (
     "words outrank it; check a memory's source before acting on it."
 )
 EMPTY = "Tree Ring memory for project {project}: no memories to recall for this session yet."
+# Said when the project holds more than the brief shows: the rest are a recall away.
+MORE = " More are stored than shown: recall finds them by what you ask."
 # Rows a file sync wrote (`dox sync`, `revolve sync`) say so on their line: a
 # rule that came from a file is what the file says, not what a person decided.
 SYNCED = {"dox": "synced from AGENTS.md", "revolve": "synced from Revolve"}
@@ -313,7 +315,9 @@ def render(
     `MAX_MINE` of the person's own (`mine`), all in ring order; within a
     ring, a memory whose files changed (`stale`: id to its mark) after the
     fresh ones. A memory with files left unchecked (`unchecked`: id to its
-    mark) is marked so and keeps its place: it is not known to be stale."""
+    mark) is marked so and keeps its place: it is not known to be stale.
+    `memories` may hold one more than fit: the header then says more are
+    stored (`MORE`)."""
     stale = stale or {}
     noted = {**(unchecked or {}), **stale}
     shown = _clip(one_line(project_id), 128)
@@ -321,7 +325,9 @@ def render(
     if not memories and history is None and not own:
         return Brief(EMPTY.format(project=shown), (), project_id)
     extra = [history] if history is not None else []  # takes one of the eight lines
-    picked = [(m, False) for m in memories[: MAX_LINES - len(extra) - len(own)]]
+    room = MAX_LINES - len(extra) - len(own)
+    more = len(memories) > room
+    picked = [(m, False) for m in memories[:room]]
     # Scars, then heartwood, then the rest, whichever store a row came from;
     # a stable sort keeps each store's own order within a ring.
     picked = sorted(
@@ -335,7 +341,7 @@ def render(
         for m, is_mine in picked
     ]
     noun = "memory" if len(lines) == 1 else "memories"
-    header = HEADER.format(project=shown, count=len(lines), noun=noun)
+    header = HEADER.format(project=shown, count=len(lines), noun=noun) + (MORE if more else "")
     text = "\n".join([header, BEGIN, *lines, *extra, END])
     while len(text.encode("utf-8")) > MAX_BYTES and (lines or extra):
         (extra or lines).pop()  # only reachable with a very long project id
@@ -472,10 +478,12 @@ def build_brief(
     theirs = None
     if user_store is not None:
         theirs = forgotten_here(user_store, USER_PROJECT, store, checks.against)
+    # One row more than fit: whether more are stored than the brief shows.
     memories = select(
         store,
         identity,
         shown.replace(include_refuted=shown.is_now()),
+        MAX_LINES + 1,
         forgotten=theirs,
         checks=checks,
     )

@@ -1,0 +1,61 @@
+"""The brief says when the project stores more than it shows, so an agent
+knows a recall may find what the eight lines leave out; never when it shows
+them all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import CliRunner
+
+from tree_ring.api.project import Project
+from tree_ring.read import brief
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> dict[str, str]:
+    return {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+
+
+def _header(root: Path, home: dict[str, str]) -> str:
+    with Project.open(str(root), home) as here:
+        return here.brief().text.splitlines()[0]
+
+
+def _store(run_cli: CliRunner, home: dict[str, str], count: int, *args: str) -> None:
+    for i in range(count):
+        done = run_cli("remember", f"Build step {i} runs the {i}th lint pass", *args, environ=home)
+        assert done.code == 0, done.err
+
+
+@pytest.mark.parametrize(("stored", "more"), [(1, False), (8, False), (9, True), (30, True)])
+def test_the_header_says_more_are_stored_only_when_they_are(
+    project_root: Path, run_cli: CliRunner, home: dict[str, str], stored: int, more: bool
+) -> None:
+    _store(run_cli, home, stored)
+    header = _header(project_root, home)
+    assert header.endswith(brief.MORE) is more
+    shown = min(stored, brief.MAX_LINES)
+    assert f": {shown} recalled memor" in header
+
+
+def test_the_persons_own_lines_take_room_and_the_header_says_so(
+    project_root: Path, run_cli: CliRunner, home: dict[str, str]
+) -> None:
+    """Eight project rows and two of the person's: the brief shows six of the
+    project's, and says more are stored."""
+    _store(run_cli, home, 8)
+    _store(run_cli, home, 2, "--scope", "global")
+    header = _header(project_root, home)
+    assert ": 8 recalled memories" in header and header.endswith(brief.MORE)
+
+
+def test_hidden_rows_are_not_counted_as_more(
+    project_root: Path, run_cli: CliRunner, home: dict[str, str]
+) -> None:
+    """Eight visible rows and a sensitive one the brief never shows."""
+    _store(run_cli, home, 8)
+    done = run_cli("remember", "The on-call phone is in the safe", "--sensitivity", "private")
+    assert done.code == 0, done.err
+    assert not _header(project_root, home).endswith(brief.MORE)
