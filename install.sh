@@ -93,7 +93,10 @@ quoted=$(printf '%s' "$root/bin/tree-ring" | sed "s/'/'\\\\''/g")
 tmp=$shim.tmp.$$
 {
     printf '#!/bin/sh\n%s\n' "$MARK"
-    printf "exec python3 -I -S '%s' \"\$@\"\n" "$quoted"
+    printf "entry='%s'\n" "$quoted"
+    # A clone moved or deleted since: one line that says what to do.
+    printf '%s\n' '[ -f "$entry" ] || { printf '"'"'tree-ring: %s is gone (the clone moved or was deleted); run sh install.sh from its new place\n'"'"' "$entry" >&2; exit 127; }'
+    printf '%s\n' 'exec python3 -I -S "$entry" "$@"'
 } >"$tmp" || { rm -f -- "$tmp"; die "cannot write $tmp; set TREE_RING_BIN_DIR to a writable directory"; }
 chmod 755 -- "$tmp"
 # rename, so a concurrent tree-ring call never sees a half-written shim.

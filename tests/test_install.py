@@ -72,7 +72,8 @@ def test_writes_an_executable_shim_naming_this_plugin(sandbox: Sandbox) -> None:
     assert mode & stat.S_IXUSR and mode & stat.S_IXOTH
     text = sandbox.shim.read_text()
     assert text.startswith("#!/bin/sh\n")
-    assert f"exec python3 -I -S '{REPO / 'bin' / 'tree-ring'}' \"$@\"" in text
+    assert f"\nentry='{REPO / 'bin' / 'tree-ring'}'\n" in text
+    assert text.endswith('\nexec python3 -I -S "$entry" "$@"\n')
     assert str(sandbox.shim) in result.stdout
 
 
@@ -126,6 +127,43 @@ def test_installed_shim_runs_help_from_an_unrelated_directory(sandbox: Sandbox) 
     assert result.returncode == 0, result.stderr
     for verb in ("init", "remember", "recall", "brief"):
         assert verb in result.stdout
+
+
+def test_a_shim_whose_clone_moved_says_so_in_one_line(sandbox: Sandbox) -> None:
+    """A clone with an awkward name ($, backquotes, a quote), installed, then
+    moved: the shim names the entry that is gone and what to do, and runs
+    nothing the name holds."""
+    clone = sandbox.root / "we$(touch pwned)ird `touch pwned2` it's"
+    (clone / "bin").mkdir(parents=True)
+    shutil.copy(INSTALL, clone / "install.sh")
+    shutil.copy(REPO / "bin" / "tree-ring", clone / "bin" / "tree-ring")
+    (clone / "tree_ring").mkdir()
+    done = subprocess.run(
+        ["sh", str(clone / "install.sh")],
+        cwd=sandbox.root,
+        env=sandbox.env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    clone.rename(sandbox.root / "moved")
+    result = subprocess.run(
+        [str(sandbox.shim), "--version"],
+        cwd=sandbox.root,
+        env=sandbox.env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 127
+    assert result.stderr == (
+        f"tree-ring: {clone / 'bin' / 'tree-ring'} is gone (the clone moved or was deleted); "
+        "run sh install.sh from its new place\n"
+    )
+    assert not list(sandbox.root.rglob("pwned*"))
 
 
 def test_demo_shows_the_remembered_text_coming_back_from_recall(sandbox: Sandbox) -> None:

@@ -314,6 +314,11 @@ def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> lis
     if done.driver is not None:
         said.append("configured git's merge driver for the ledger in .git/config (this clone only)")
     gone = census.tombstoned(store.db, project.load_project_id(root)) if existed else 0
+    if not existed:
+        said.append(
+            f"commit {project.DIR}/ (`git add {project.DIR} && git commit`): a teammate's "
+            "clone takes the team's memory from its ledger"
+        )
     if report.imported or gone:
         n = len(report.imported)
         took = f"{n:,} memor{'y' if n == 1 else 'ies'}"
