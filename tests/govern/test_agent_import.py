@@ -158,3 +158,29 @@ def test_an_agent_holding_the_capability_imports_as_the_coordinator(
     done = run_cli("--json", "import", str(path), environ={**CLAUDE, TOKEN_VAR: token})
     assert done.code == 0, done.err
     assert done.json()["pending"] == 0 and _queue(run_cli) == set()
+
+
+def test_an_agents_replacement_says_why_the_row_is_not_its_own(
+    run_cli: CliRunner, store: Store
+) -> None:
+    """Its own row a person promoted since, or its own heartwood: the reason
+    says which, not that the agent did not write it."""
+    said: dict[str, str] = {}
+    for ring in ("cambium", "heartwood"):
+        first = run_cli(
+            "--json", "remember", f"Builds use the {ring} cache", "--ring", ring, environ=CLAUDE
+        )
+        assert first.code == 0, first.err
+        old = first.json()["id"]
+        if ring == "cambium":
+            approved = run_cli("promote", old, "--reason", "checked")
+            assert approved.code == 0, approved.err
+        new = run_cli(
+            "--json", "remember", f"Builds use the shared {ring} cache", "--ring", ring,
+            "--supersedes", old, environ=CLAUDE,
+        )  # fmt: skip
+        assert new.code == 0, new.err
+        said[ring] = str(rows.get(store.db, new.json()["id"]).review_reason)
+    assert "which a person has reviewed since: the replacement takes effect" in said["cambium"]
+    assert "which is heartwood: the replacement takes effect" in said["heartwood"]
+    assert "did not write" not in said["cambium"] + said["heartwood"]

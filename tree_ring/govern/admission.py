@@ -228,10 +228,19 @@ def _agent_reasons(
             old = rows.find(db, old_id)
             if old is not None and not owns(old, writer):
                 reasons.append(
-                    f"replaces {old_id}, which {kind} did not write: "
+                    f"replaces {old_id}, {_not_its_own(old, writer)}: "
                     "the replacement takes effect when a person approves it"
                 )
     return reasons
+
+
+def _not_its_own(memory: Memory, actor: Actor) -> str:
+    """Why `memory` is not the agent's to retire (`owns`), as a clause."""
+    if memory.origin != actor.origin.kind or memory.agent_profile != actor.name:
+        return f"which {actor.origin.kind} did not write"
+    if memory.reviewed_by is not None:
+        return "which a person has reviewed since"
+    return "which is heartwood"
 
 
 def _other_partition(memory: Memory, writer: Actor) -> str | None:
