@@ -97,6 +97,12 @@ BATCH = 1_000
 CACHE_KIB = bulk.CACHE_KIB // 2
 
 
+def _waits(result: pipeline.WriteResult, memory: Memory) -> bool:
+    """Whether a row written waits for a person in the review queue: pending
+    or disputed, and live (a retired row, written superseded, waits for no one)."""
+    return result.trust in ("pending", "disputed") and memory.retired_at is None
+
+
 @dataclass
 class ImportReport:
     lines: int = 0
@@ -401,7 +407,7 @@ class _Writer:
                 else:
                     self.report.unchanged.append(result.id)
                     self.retried.setdefault(memory.id, memory.content_hash)
-                self.report.pending += result.trust in ("pending", "disputed")
+                self.report.pending += _waits(result, memory)
             if self.reach is not None:
                 self.reach.wrote([result.id for result in results if result.created])
 
@@ -464,7 +470,7 @@ class _Writer:
         else:
             self.report.unchanged.append(result.id)
             self.retried.setdefault(memory.id, memory.content_hash)
-        self.report.pending += result.trust in ("pending", "disputed")
+        self.report.pending += _waits(result, memory)
 
     def _free(self, items: list[Parsed]) -> list[Parsed]:
         """The items whose ids are free to take; each other one is refused
