@@ -124,9 +124,13 @@ def kept(
 
 
 def sensitive(reason: str, about: str = "normal") -> str | None:
-    """Why `reason` reads as sensitive, about a row shown by default, or None."""
+    """Why `reason` reads as sensitive, about a row shown by default, or
+    None. A secret in it too, whatever the row: a reason kept before a newer
+    guard rule is read by today's, as a row's text is."""
     from tree_ring import guard
 
+    if guard.find_secret(reason) is not None:
+        return "it reads as a secret"
     kind = guard.classify(reason) if about == "normal" else "normal"
     return None if kind == "normal" else f"it reads as {kind.replace('_', ' ')} information"
 
