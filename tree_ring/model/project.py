@@ -658,3 +658,14 @@ def _write_in_place(path: str, text: str) -> bool:
     with open(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
     return True
+
+
+def store_missing_fix(root: str) -> str:
+    """What builds a missing store: `init`, or in a clone of a project whose
+    team ledger came with it, `sync` (or the next session) from that ledger."""
+    if os.path.isfile(os.path.join(root, DIR, LEDGER)):
+        return (
+            f"a clone builds it from the team ledger: run `tree-ring --root {root} sync` "
+            "(the next Claude Code or Codex session does too)"
+        )
+    return f"run `tree-ring --root {root} init`"

@@ -225,17 +225,6 @@ def check_room(root: StrPath) -> None:
         )
 
 
-def _build_fix(root: str) -> str:
-    """What builds a missing store: `init`, or in a clone of a project whose
-    team ledger came with it, `sync` (or the next session) from that ledger."""
-    if os.path.isfile(os.path.join(root, project.DIR, project.LEDGER)):
-        return (
-            f"a clone builds it from the team ledger: run `tree-ring --root {root} sync` "
-            "(the next Claude Code or Codex session does too)"
-        )
-    return f"run `tree-ring --root {root} init`"
-
-
 def _refuse_tracked(path: str) -> None:
     """Refuse a store that git tracks, or a side file of it (a write-ahead
     log SQLite would replay over this clone's own store). The store is
@@ -355,7 +344,7 @@ class Store:
             create=create,
             options=options,
             name="the store",
-            fix=_build_fix(root),
+            fix=project.store_missing_fix(root),
             owner=named,
         )
         try:
