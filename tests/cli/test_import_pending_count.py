@@ -30,3 +30,17 @@ def test_the_pending_count_leaves_out_rows_written_retired(
     waiting = {item["id"] for item in queued.json()["items"]}
     assert NEW in waiting and OLD not in waiting
     assert (done.json()["imported"], done.json()["pending"]) == (3, len(waiting)) == (3, 2)
+
+
+def test_a_line_that_names_no_scope_is_the_projects(run_cli: CliRunner, tmp_path: Path) -> None:
+    """As `remember` without --scope: the project's, not "global" (the
+    original's default, which reads as the person's user store everywhere else)."""
+    path = tmp_path / "plain.jsonl"
+    line = {"summary": "We use Postgres 16 in production", "event_type": "decision"}
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    done = run_cli("--json", "import", str(path))
+    assert done.code == 0, done.err
+    [memory_id] = [item["id"] for item in done.json()["items"]]
+    shown = run_cli("--json", "show", memory_id).json()["memory"]
+    assert shown["scope"] == "project"
+    assert "global" not in str(shown.get("review_reason"))

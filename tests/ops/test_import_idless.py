@@ -20,7 +20,7 @@ LINES: list[dict[str, Any]] = [
     # The same words with other details, another scope, another agent's
     # partition: each a memory of its own.
     {"summary": "Use WAL for the store", "details": "checkpoints run at close"},
-    {"summary": "Deploys go out on Tuesdays", "scope": "project"},
+    {"summary": "Deploys go out on Tuesdays", "scope": "global"},
     {"summary": "Deploys go out on Tuesdays", "scope": "agent", "agent_profile": "codex"},
     {"summary": "Deploys go out on Tuesdays", "scope": "agent", "agent_profile": "claude-code"},
 ]
