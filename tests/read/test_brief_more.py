@@ -59,3 +59,24 @@ def test_hidden_rows_are_not_counted_as_more(
     done = run_cli("remember", "The on-call phone is in the safe", "--sensitivity", "private")
     assert done.code == 0, done.err
     assert not _header(project_root, home).endswith(brief.MORE)
+
+
+def test_an_empty_brief_says_when_other_partitions_hold_memories(
+    project_root: Path, run_cli: CliRunner
+) -> None:
+    """A Codex session's brief, where only Claude Code's own partition holds
+    notes: nothing to show, and a word that they exist and how they are shared."""
+    from governance_support import CLAUDE, CODEX
+
+    empty = run_cli("brief", environ=CODEX)
+    assert empty.code == 0 and brief.ELSEWHERE.strip() not in empty.out
+    for text in ("The billing tests need the docker socket", "Lint runs before the unit tests"):
+        assert run_cli("remember", text, environ=CLAUDE).code == 0
+    codex = run_cli("brief", environ=CODEX)
+    assert codex.code == 0
+    assert codex.out.startswith("Tree Ring memory for project ")
+    assert "no memories to recall for this session yet." + brief.ELSEWHERE in codex.out
+    assert "billing tests" not in codex.out
+    # Claude Code's own session sees its notes, and no such word.
+    claude = run_cli("brief", environ=CLAUDE)
+    assert "billing tests" in claude.out and brief.ELSEWHERE.strip() not in claude.out

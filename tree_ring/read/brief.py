@@ -62,6 +62,11 @@ HEADER = (
     "words outrank it; check a memory's source before acting on it."
 )
 EMPTY = "Tree Ring memory for project {project}: no memories to recall for this session yet."
+# The same, when the project holds memories in partitions this session does not read.
+ELSEWHERE = (
+    " Other partitions of this project hold some (another agent's or harness's own notes); "
+    "a person can share them with every session (`tree-ring inbox`, then `promote`)."
+)
 # Said when the project holds more than the brief shows: the rest are a recall away.
 MORE = " More are stored than shown: recall finds them by what you ask."
 # Rows a file sync wrote (`dox sync`, `revolve sync`) say so on their line: a
@@ -310,6 +315,7 @@ def render(
     disputed: Mapping[str, str] | None = None,
     stale: Mapping[str, str] | None = None,
     unchecked: Mapping[str, str] | None = None,
+    elsewhere: bool = False,
 ) -> Brief:
     """The brief: the project's memories, the history line, and at most
     `MAX_MINE` of the person's own (`mine`), all in ring order; within a
@@ -317,13 +323,14 @@ def render(
     fresh ones. A memory with files left unchecked (`unchecked`: id to its
     mark) is marked so and keeps its place: it is not known to be stale.
     `memories` may hold one more than fit: the header then says more are
-    stored (`MORE`)."""
+    stored (`MORE`). `elsewhere`: with nothing to show, whether other
+    partitions of the project hold memories (`ELSEWHERE`)."""
     stale = stale or {}
     noted = {**(unchecked or {}), **stale}
     shown = _clip(one_line(project_id), 128)
     own = (mine or [])[:MAX_MINE]
     if not memories and history is None and not own:
-        return Brief(EMPTY.format(project=shown), (), project_id)
+        return Brief(EMPTY.format(project=shown) + (ELSEWHERE if elsewhere else ""), (), project_id)
     extra = [history] if history is not None else []  # takes one of the eight lines
     room = MAX_LINES - len(extra) - len(own)
     more = len(memories) > room
@@ -499,6 +506,9 @@ def build_brief(
         # A refutation's reason there as this project's reads may show it too.
         marks |= disputed_marks(user_store, mine, (store.db, identity.project))
     checks.save(store)
+    # Nothing for this session: one probe says whether other partitions hold some.
+    elsewhere = not memories and history is None and not mine
+    elsewhere = elsewhere and live.any_live(store.db, identity.project, shown)
     return render(
         identity.project,
         memories,
@@ -506,6 +516,7 @@ def build_brief(
         mine,
         marks,
         *stale_marks(store, memories, view),
+        elsewhere=elsewhere,
     )
 
 
