@@ -88,27 +88,34 @@ def recall(
             outer=outer,
         )
 
-    hits, scale = project_hits(None)
-    own: list[Hit] = []
-    if mine is not None and scope in (None, "global"):
+    if mine is None or scope not in (None, "global"):
+        hits, _ = project_hits(None)
+        own: list[Hit] = []
+    else:
         from tree_ring.store.user import user_identity
 
         # What this project forgot stays out, whichever project wrote it there.
         forgotten = forgotten_here.of(store, identity.project, mine)
-        # Both stores' hits are ranked on one scale of meaning: the user
-        # store's against the project's too, and the project's again when
-        # the user store's holds more of the question or nearer memories.
-        own, mine_scale = forgotten_here.recall(
-            mine,
-            user_identity(identity),
-            query,
-            limit=limit,
-            view=view,
-            forgotten=forgotten,
-            outer=scale,
-        )
-        if scale.joined(mine_scale) != scale:
-            hits, _ = project_hits(mine_scale)
+
+        def user_hits(outer: Scale | None) -> tuple[list[Hit], Scale]:
+            return forgotten_here.recall(
+                mine,
+                user_identity(identity),
+                query,
+                limit=limit,
+                view=view,
+                forgotten=forgotten,
+                outer=outer,
+            )
+
+        # Both stores' hits are ranked on one scale of meaning. The user
+        # store, a person's notes, is the small one: it is read first, the
+        # project once against both scales, and the user store again only
+        # when the project's leads.
+        own, mine_scale = user_hits(None)
+        hits, scale = project_hits(mine_scale)
+        if mine_scale.joined(scale) != mine_scale:
+            own, _ = user_hits(scale)
     found = [Found(hit=h, store=PROJECT, partition=row_label(h.memory)) for h in hits]
     found += [Found(hit=h, store=USER, partition=user_row_label(h.memory)) for h in own]
     # Literal hits before related ones, then by score (`Hit.key`), as each store
