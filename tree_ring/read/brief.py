@@ -64,8 +64,8 @@ HEADER = (
 EMPTY = "Tree Ring memory for project {project}: no memories to recall for this session yet."
 # The same, when the project holds memories in partitions this session does not read.
 ELSEWHERE = (
-    " Other partitions of this project hold some (another agent's or harness's own notes); "
-    "a person can share them with every session (`tree-ring inbox`, then `promote`)."
+    " The project holds memories this session does not read (another agent's or "
+    "harness's own notes, which a person can share with every session)."
 )
 # Said when the project holds more than the brief shows: the rest are a recall away.
 MORE = " More are stored than shown: recall finds them by what you ask."

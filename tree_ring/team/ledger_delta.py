@@ -319,11 +319,26 @@ def probe(
     """(remote-tracking ref, ledger blob id, commit) of the branch's upstream
     when it is a branch of the team's remote (`team_remote.py`), and None;
     three Nones and one line saying why when the upstream is another
-    remote's; four when there is none or git could not say. `run` runs git."""
+    remote's; four when there is none or git could not say. `run` runs git.
+
+    A branch with no upstream (made with `git checkout -b` or `git worktree
+    add -b`, not pushed yet) is read against the team's remote's default
+    branch (`refs/remotes/TEAM/HEAD`, which a clone sets): the branch came
+    from the team's memory, and without it every team line would be a claim,
+    the brief empty, and the ledger its next write rewrote would drop them."""
     ref, oid, commit = parse_probe(run(root, *PROBE))
+    remotes = None
     if ref is None:
-        return None, None, None, None
-    why = team_remote.passed_over(ref, run(root, *team_remote.QUERY))
+        remotes = run(root, *team_remote.QUERY)
+        team = team_remote.Remotes(remotes).team()
+        if team is None:
+            return None, None, None, None
+        default = f"refs/remotes/{team}/HEAD"
+        ask = (default, f"{default}:{LEDGER}", "--symbolic-full-name", default)
+        ref, oid, commit = parse_probe(run(root, "rev-parse", *ask))
+        if ref is None:
+            return None, None, None, None
+    why = team_remote.passed_over(ref, remotes or run(root, *team_remote.QUERY))
     if why is not None:
         return None, None, None, why
     return ref, oid, commit, None

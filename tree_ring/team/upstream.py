@@ -12,8 +12,11 @@ proves what the remote's access control proves.
 An upstream that is a local branch (`git branch -u other`) is no upstream:
 anyone who can commit can move one. Nor is a branch of another remote than
 the team's (a contributor's fork, checked out to review a pull request):
-`team_remote.py` says which remote is the team's. A project outside git, or a branch with
-no upstream, has no trusted lines but its own.
+`team_remote.py` says which remote is the team's. A branch with no upstream
+yet (`git checkout -b`, `git worktree add -b`) is read against the team's
+remote's default branch (`refs/remotes/TEAM/HEAD`, `ledger_delta.probe`). A
+project outside git, or one whose team remote names no default branch, has
+no trusted lines but its own.
 
 Git runs only when the ledger changed since the last sync; each call is read
 only. `blame` (who last set each upstream line) runs only when an upstream
