@@ -124,3 +124,21 @@ def test_an_agent_may_not_import_into_the_user_store(
     done = run_cli("import", str(exported), "--user", environ={**_second(tmp_path), **CLAUDE})
     assert done.code != 0 and "an agent cannot import into a person's user store" in done.err
     assert not user.exists(_second(tmp_path))
+
+
+def test_import_user_in_a_project_holding_the_words_still_records_the_forgets(
+    run_cli: CliRunner, project_root: Path, exported: Path, tmp_path: Path
+) -> None:
+    """The project holds the forgotten words as a memory of its own: the
+    restore records the user store's forgets all the same (they hide that
+    row in the person's reads, as `forget --user` would), whatever folder it
+    is run from."""
+    home = _second(tmp_path)
+    assert run_cli("remember", FORGOTTEN, environ=home).code == 0
+    done = run_cli("--json", "import", str(exported), "--user", "--restore", environ=home)
+    assert done.code == 0, done.err
+    assert done.json()["tombstones"] == 2 and done.json()["spared_notes"] == []
+    again = run_cli("remember", FORGOTTEN, "--scope", "global", environ=home)
+    assert again.code != 0 and "was forgotten" in again.err
+    recalled = run_cli("--json", "recall", "imperative mood commit messages", environ=home)
+    assert FORGOTTEN not in recalled.out

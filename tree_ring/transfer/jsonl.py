@@ -71,6 +71,7 @@ from tree_ring.store import (
     redactions,
     rows,
     tombstones,
+    user,
 )
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
@@ -257,7 +258,12 @@ def import_lines(
                     stones = stone_lines.as_claims(db, stones, actor, report.requested, reach)
                 else:
                     stones = stone_lines.held_content(
-                        db, stones, import_actor, report.requested, report.spared
+                        db,
+                        stones,
+                        import_actor,
+                        report.requested,
+                        report.spared,
+                        beside=(into or project) != user.USER_PROJECT,
                     )
                 # The file's own tombstones are not what was forgotten here: a restore
                 # re-admits what they hold as the file says (`_readmitted`).

@@ -109,6 +109,8 @@ def held_content(
     actor: Actor,
     requested: list[str],
     spared: list[str],
+    *,
+    beside: bool = True,
 ) -> list[dict[str, Any]]:
     """A person's tombstone lines, but those that name an id this store does
     not hold with the content of a memory it does (`holders.holding`):
@@ -120,15 +122,17 @@ def held_content(
     recorded that holds the words of a note of the store read beside this
     one (the person's global notes): it would hide the note here; the
     note's id is added to `spared`, for the person to forget it there if
-    they mean to. Returns the lines to record; the requests raised are
-    added to `requested`."""
+    they mean to; not for the user store itself (`beside` False), whose
+    forgets hide the project's rows that hold them, as `forget --user`
+    does. Returns the lines to record; the requests raised are added to
+    `requested`."""
     now = now_iso()
     kept: list[dict[str, Any]] = []
     asked: set[str] = set()
     why = "an imported content tombstone holds its content under another id"
     for stone in stones:
         found = _holders(db, stone, by_id=False)
-        notes = [] if found else _notes_holding(db, stone)
+        notes = [] if found or not beside else _notes_holding(db, stone)
         if not found and not notes:
             kept.append(stone)
         _ask(db, found, asked, why, actor, now, requested)
