@@ -64,6 +64,15 @@ VALUE_FIRST = [
     ("Use Tr0ub4dor&3xyz as the staging password", {"password-in-prose"}),
     ("The staging password, Tr0ub4dor&3xyz, must be rotated monthly", {"password-in-prose"}),
     ("the root password (Tr0ub4dor&3xyz) is in the runbook", {"password-in-prose"}),
+    (f"{AWS}, the prod db password, must be rotated", {"password-in-prose"}),
+    (f"{AWS} -- the prod db password", {"password-in-prose"}),
+    (f"{AWS} is what we use as the Datadog API key", {"key-in-prose"}),
+    (f"{AWS} is the value of the Datadog API key", {"key-in-prose"}),
+    (f"{AWS} is the GitHub bot's token", {"token-in-prose"}),
+    (f"{AWS} is our AWS secret-access-key", {"key-in-prose", "secret-in-prose"}),
+    (f"the Datadog API key's value is {AWS}", {"key-in-prose"}),
+    (f"{AWS} belongs to the Datadog api key", {"key-in-prose"}),
+    (f"{AWS} is what we use for the Stripe secret", {"secret-in-prose"}),
 ]
 
 # The same shapes around a name, an id, a digest or a call: stored.
@@ -86,6 +95,14 @@ NAMED = [
     f"{HEX} as the Datadog API key",
     f"{AWS} is the secret ARN we read at start-up",
     "The primary key (tenant_id) is indexed",
+    "pass verify=False to requests when talking to the local mock server",
+    "pass timeout=30 to requests.get in the fetcher",
+    "pass check=True to subprocess.run in the build scripts",
+    "the AWS key (arn:aws:kms:us-east-1:123456789012:alias/ci) lives in CI",
+    "the AWS key (arn:aws:iam::123456789012:user/ci-deployer) lives in CI",
+    "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 is the API key fix commit",
+    "mem_20261207_144430_2e9d224e5f1c is the API key decision memory",
+    "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39, the commit that rotated the API key, is on main",
 ]
 
 

@@ -93,9 +93,11 @@ def _candidate(tail: str) -> str | None:
     """
     apposed = text_pattern(_APPOSED).match(tail)
     if apposed is not None:
-        value = clean(apposed.group("value") or apposed.group("value2"))
-        if password_looking(value) or token_looking(value):
+        value = _value(apposed.group("value") or apposed.group("value2"), after_colon=False)
+        if value is not None and (password_looking(value) or token_looking(value)):
             return value
+    if tail.startswith("'s value "):
+        tail = tail[2:]  # "the Datadog API key's value is X"
     words = tail.split()
     if not words or not (tail[0].isspace() or tail[0] in ":=(-)"):
         # Glued to the keyword ("token+rotation", "password's"): not a value.
@@ -147,6 +149,11 @@ def _candidate(tail: str) -> str | None:
     return _value(words[index], after_colon=index > 0 and words[index - 1].endswith(":"))
 
 
+# A keyword argument a sentence passes ("pass timeout=30 to requests.get"),
+# unless its name is a credential's, which the assignment rules read.
+_KEYWORD_ARGUMENT = r"(?!\w*(?:pass|pw|secret|token|key|cred|auth))[A-Za-z_]\w{0,40}=[^=\s]*"
+
+
 def _value(word: str, *, after_colon: bool) -> str | None:
     """The candidate without its wrapping; None for YAML syntax after a colon
     (a tag, anchor, alias or comment: "password: !vault ...") and for a
@@ -156,6 +163,8 @@ def _value(word: str, *, after_colon: bool) -> str | None:
     if (word.startswith("-") and word[1:2].isalpha()) or word.startswith("--"):
         return None
     value = clean(word)
+    if text_pattern(_KEYWORD_ARGUMENT).fullmatch(value.lower()):
+        return None  # "pass verify=False to requests": an argument, not a value
     return None if not value or _a_name(value) else value
 
 

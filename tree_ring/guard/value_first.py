@@ -30,13 +30,25 @@ _DETERMINER = r"(?:(?:the|my|our|your|his|her|their|its|this|that)\s+)?"
 _PUT = r"(?:use|using|set|put|paste|enter|try|with)\s+"
 
 
+# What links a value to the words naming it after it: "X is the", "X = our",
+# "X -- the", "X belongs to the", "X is what we use for the"; "as" only
+# after a use ("use X as the").
+_LINKS = (
+    r"is|was|=|as|--|\u2014|\u2013|belongs\s+to|is\s+what\s+(?:we|you|they|i)\s+use\s+(?:as|for)"
+)
+
+
 def _before(length: str, qualifiers: int) -> str:
-    """The value, a link ("X is the", "X = our", or "as" after a use: "use X
-    as the"), then up to `qualifiers` words saying which ("the staging db")."""
+    """The value, a link (`_LINKS`) or a comma ("X, the prod db password,"),
+    then up to `qualifiers` words saying which ("the staging db", "the
+    GitHub bot's"), the last of them perhaps glued to the word
+    ("secret-access-key")."""
     start = r"(?:^|[\s(\[{\"'`])"
-    value = r"(?P<put>" + _PUT + r")?(?P<value>[^\s\x00]" + length + r")\s+"
-    which = _DETERMINER + r"(?:[a-z0-9_.-]{1,24}\s+){0," + str(qualifiers) + r"}$"
-    return rf"{start}{value}(?P<link>is|was|=|as)\s+{which}"
+    value = r"(?P<put>" + _PUT + r")?(?P<value>[^\s\x00," + r"]" + length + r")"
+    link = r"(?:\s+(?P<link>" + _LINKS + r")|(?P<comma>,))\s+"
+    word = r"[a-z0-9_.'\u2019-]{1,24}"
+    which = _DETERMINER + r"(?:" + word + r"\s+){0," + str(qualifiers) + r"}"
+    return rf"{start}{value}{link}{which}(?:{word}[-_])?$"
 
 
 def _linked(found: re.Match[str] | None) -> bool:
@@ -48,12 +60,24 @@ def _linked(found: re.Match[str] | None) -> bool:
 # password"; up to two words saying which ("the staging db pw").
 _VALUE_BEFORE = _before("{4,64}", 2)
 # "X is our AWS secret access key": a token is long, and more words may say which.
-_TOKEN_BEFORE = _before("{16,256}", 4)
+_TOKEN_BEFORE = _before("{16,256}", 5)
 # Words that may follow the word for password when a weaker password
 # names the value before it: a preposition saying whose, or a conjunction.
 _AFTER_WORDS = frozenset(
     {"for", "of", "on", "to", "in", "at", "here", "now", "again", "today", "btw", "and",
      "but", "so", "there", "too", "also", "everywhere"}
+)  # fmt: skip
+# Words that open a clause: between the value and the word they say what
+# the value is ("a commit that rotated the key"), not that it is the key.
+_CLAUSE = frozenset(
+    {"that", "which", "who", "whom", "whose", "we", "you", "they", "i", "is", "was", "are",
+     "were", "has", "had", "not", "no"}
+)  # fmt: skip
+# Words that may follow the word for key, token or secret after a value
+# before it: a preposition, a conjunction or a clause's start.
+_ENDS = _AFTER_WORDS | frozenset(
+    {"we", "you", "they", "that", "which", "who", "is", "was", "must", "should", "will",
+     "expires", "lives", "goes", "from", "with", "when", "until", "if", "--", "\u2014"}
 )  # fmt: skip
 # Words that make the word for password part of a compound noun: "X is the
 # password manager" names a product, not a password.
@@ -64,13 +88,6 @@ _COMPOUNDS = frozenset(
      "dialog", "file", "generator", "list", "column", "strength", "history", "reuse",
      "rotation", "protected", "less", "check", "checker", "validation", "provider", "grant",
      "auth", "authentication", "login", "entry", "input", "salt", "algorithm", "format"}
-)  # fmt: skip
-# Words after "key", "token" or "secret" that make the value before them a
-# name of one, not the key: "X is the secret ARN", "X is the token header".
-_NAMED = frozenset(
-    {"arn", "name", "names", "id", "ids", "path", "ref", "reference", "version", "type",
-     "header", "variable", "env", "label", "prefix", "suffix", "size", "url", "endpoint",
-     "scope", "scopes", "fingerprint", "digest", "kind", "slot", "alias", "arg", "argument"}
 )  # fmt: skip
 _WRAPPERS = "'\"`([{"
 _TRAILING = ".,;:)]}'\"`!?"
@@ -112,9 +129,17 @@ def token_before(names: Sequence[bytes]) -> Callable[[str], bool]:
         said = lead.lower()[found.end("value") :].split()
         if said and said[-1].strip(_WRAPPERS + _TRAILING) in not_credential:
             return False
-        following = "".join(tail.split()[:1]).lower().rstrip(_TRAILING).removesuffix("'s")
-        if following in _COMPOUNDS or following in _NAMED:
-            return False  # "X is the secret's ARN", "X is the API key header"
+        if _CLAUSE.intersection(
+            lead.lower()[found.end("link" if found.group("link") else "comma") :].split()
+        ):
+            return False  # "X, the commit that rotated the API key, ...": a clause names X
+        following = "".join(tail.split()[:1]).lower()
+        # The word ends its noun: the sentence goes on with a preposition or
+        # a clause ("X is the API key for prod", "... key, rotated monthly"),
+        # not with a noun it qualifies ("X is the API key fix commit").
+        ends = not following or following[:1] in ",.;:!?)" or following in _ENDS
+        if not ends or (found.group("comma") is not None and following[:1] != ","):
+            return False
         value = _found(lead, found.span("value"))
         return not value.lower().startswith("arn:") and token_looking(value)
 
