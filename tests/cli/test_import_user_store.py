@@ -101,7 +101,7 @@ def test_import_user_refuses_a_row_of_another_scope_and_creates_no_store(
 ) -> None:
     home = _second(tmp_path)
     path = tmp_path / "project.jsonl"
-    rows = [{"summary": "A global note", "scope": "global"}, {"summary": "A project rule"}]
+    rows = [{"summary": "A global note"}, {"summary": "A project rule", "scope": "project"}]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     done = run_cli("import", str(path), "--user", environ=home)
     assert done.code == 2
@@ -142,3 +142,23 @@ def test_import_user_in_a_project_holding_the_words_still_records_the_forgets(
     assert again.code != 0 and "was forgotten" in again.err
     recalled = run_cli("--json", "recall", "imperative mood commit messages", environ=home)
     assert FORGOTTEN not in recalled.out
+
+
+def test_import_user_reads_a_line_without_scope_as_the_persons(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    """A hand-written note names no scope, or null, or "": in the user store
+    it is the person's own (global), in a project the project's."""
+    home = _second(tmp_path)
+    path = tmp_path / "notes.jsonl"
+    rows = [{"summary": "I like short commits"}, {"summary": "I use vim", "scope": None},
+            {"summary": "I test first", "scope": ""}]  # fmt: skip
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    done = run_cli("--json", "import", str(path), "--user", environ=home)
+    assert done.code == 0 and done.json()["imported"] == 3, done.err
+    assert _user_summaries(home) == {"I like short commits", "I use vim", "I test first"}
+    into_project = run_cli("--json", "import", str(path), environ=home)
+    assert into_project.code == 0, into_project.err
+    ids = [item["id"] for item in into_project.json()["items"]]
+    scopes = {run_cli("--json", "show", i).json()["memory"]["scope"] for i in ids}
+    assert scopes == {"project"}

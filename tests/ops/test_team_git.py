@@ -370,7 +370,7 @@ def test_a_fresh_clones_first_sync_configures_the_merge_driver(tmp_path: Path) -
     assert doctor.code == 1 and (check["ok"], check["repairable"]) == (False, True)
     assert check["detail"].endswith(
         "; merge driver not configured, so git merges the ledger as text and a merge that "
-        "changed it on both sides conflicts (`doctor --repair`, `init` or `sync` configures it)"
+        "changed it on both sides conflicts (`doctor --repair` or `init` configures it)"
     )
     repaired = cli(fresh, "--json", "doctor", "--repair")
     [check] = [c for c in repaired.json()["items"] if c["name"] == "ledger"]

@@ -232,11 +232,18 @@ def _findings(root: Path, db: Db, path: Path, name: str, theirs: set[bytes]) -> 
         )
     problem = team.driver_problem(root) if team.in_git(root) else None
     if problem:
+        # `sync` points a driver that runs a gone entry at this plugin; one
+        # not configured at all only a person's repair or `init` configures.
+        by = (
+            "`doctor --repair` or `init`"
+            if problem == team.NOT_CONFIGURED
+            else ("`doctor --repair`, `init` or `sync`")
+        )
         return (
             False,
             f"{name}: no conflicts, audit anchor ok{claim}; {problem}, so git merges the "
-            "ledger as text and a merge that changed it on both sides conflicts "
-            "(`doctor --repair`, `init` or `sync` configures it)",
+            f"ledger as text and a merge that changed it on both sides conflicts ({by} "
+            "configures it)",
         )
     return (True, f"{name}: no conflicts, audit anchor ok{claim}")
 

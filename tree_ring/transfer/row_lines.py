@@ -179,11 +179,12 @@ def _parse_line(raw: str, number: int, reading: Reading) -> Iterator[Parsed]:
     folded = False
     if original.is_theirs(data):  # pyright: ignore[reportUnknownArgumentType]
         row, folded = original.fold(row)
-    if "scope" not in row and data.get("type") != original.EVENT:  # pyright: ignore[reportUnknownMemberType]
+    if row.get("scope") in (None, "") and data.get("type") != original.EVENT:  # pyright: ignore[reportUnknownMemberType]
         # A bare line that names no scope (written by hand, most often) is the
-        # project's, as a `remember` without --scope is; the original's global
+        # project's, as a `remember` without --scope is, or in the user store
+        # the person's own (`global`, its only scope); the original's global
         # default (its project-wide scope) is read only from its envelope.
-        row = {**row, "scope": "project"}
+        row = {**row, "scope": "global" if reading.global_rows == "user" else "project"}
     if row.get("record") == stone_lines.TOMBSTONE:
         if not personal(row, into):
             yield Parsed(number, None, stone_lines.check(row, into))
