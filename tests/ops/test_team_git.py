@@ -399,3 +399,20 @@ def test_a_merge_driver_left_pointing_at_a_moved_plugin_is_named_and_pointed_aga
     [check] = [c for c in ok(alice, "--json", "doctor").json()["items"] if c["name"] == "ledger"]
     assert "merge driver" not in check["detail"]
     assert sync.DRIVER_NOTE not in ok(alice, "sync").out
+
+
+def test_a_merge_driver_naming_the_entry_without_its_verb_is_named_and_pointed_again(
+    tmp_path: Path,
+) -> None:
+    """`true .../bin/tree-ring`: the entry is there, the driver is not, and a
+    merge would keep one side's ledger whole."""
+    alice = first_repo(tmp_path)
+    entry = team.driver_command().split(" -I -S ")[1].split(" merge-driver")[0]
+    git(alice, "config", "merge.tree-ring.driver", f"true {entry} %O %A %B %P")
+    doctor = cli(alice, "--json", "doctor")
+    [check] = [c for c in doctor.json()["items"] if c["name"] == "ledger"]
+    assert doctor.code == 1 and not check["ok"]
+    assert "but does not run its merge-driver" in check["detail"]
+    ok(alice, "sync")
+    driver = git(alice, "config", "--local", "--get", "merge.tree-ring.driver").stdout.strip()
+    assert driver == team.driver_command()

@@ -101,6 +101,8 @@ def driver_problem(root: Path) -> str | None:
     entry = next((w for w in words if w.endswith(("bin/tree-ring", "bin\\tree-ring"))), None)
     if entry is not None and not Path(entry).is_file():
         return f"merge driver runs {entry}, which is gone"
+    if entry is not None and words[words.index(entry) + 1 :][:1] != ["merge-driver"]:
+        return f"merge driver names {entry} but does not run its merge-driver"
     return None
 
 
