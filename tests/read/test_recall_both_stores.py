@@ -86,3 +86,20 @@ def test_the_same_project_alone_ranks_as_before(
         _remember(run_cli, home, text)
     for query, expected in ASKED.items():
         assert _first(project_root, home, query) == ("project", expected), query
+
+
+def test_plain_recall_marks_a_hit_found_by_meaning_alone(
+    project_root: Path, run_cli: CliRunner, home: dict[str, str]
+) -> None:
+    for text in PROJECT:
+        _remember(run_cli, home, text)
+    _remember(run_cli, home, PERSONAL[0], "--scope", "global")
+    done = run_cli("--json", "recall", "who delivers outgoing email", environ=home)
+    plain = run_cli("recall", "who delivers outgoing email", environ=home).out.splitlines()
+    marked = {
+        item["summary"] for item in done.json()["items"] if item["match"] == "near in meaning"
+    }
+    assert marked and len(marked) < len(plain)
+    for line in plain:
+        summary = line.split('"')[1]
+        assert line.endswith("; near in meaning)") is (summary in marked), line

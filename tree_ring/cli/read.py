@@ -22,6 +22,7 @@ from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, option_time
 from tree_ring.model.text import error_safe, in_quotes
 from tree_ring.read import disputes, withheld
+from tree_ring.read.meaning import MATCH as MEANING
 from tree_ring.read.recall import DEFAULT_LIMIT
 from tree_ring.store.live import View
 
@@ -90,7 +91,7 @@ def cmd_recall(ctx: Context) -> int:
         _hit_line(
             h.label,
             h.memory,
-            f"  ({h.partition}; {h.score:.3f})"
+            f"  ({h.partition}; {h.score:.3f}{'; ' + MEANING if h.hit.query == MEANING else ''})"
             + stale_words(judged.get(h.memory.id))
             + "".join(f"  ({note})" for note in disputed.get(h.memory.id, [])),
         )
