@@ -43,6 +43,14 @@ def _remember(run_cli: CliRunner, home: dict[str, str], text: str, *args: str) -
     assert done.code == 0, done.err
 
 
+def _stores(run_cli: CliRunner, home: dict[str, str], personal: tuple[str, ...]) -> None:
+    """The project's memories, and `personal` in the person's user store."""
+    for text in PROJECT:
+        _remember(run_cli, home, text)
+    for text in personal:
+        _remember(run_cli, home, text, "--scope", "global")
+
+
 def _first(root: Path, home: dict[str, str], query: str) -> tuple[str, str]:
     with Project.open(str(root), home) as here:
         best = here.recall(query, limit=5)[0]
@@ -53,10 +61,7 @@ def _first(root: Path, home: dict[str, str], query: str) -> tuple[str, str]:
 def test_a_personal_note_does_not_outrank_the_project_memory_that_holds_the_words(
     project_root: Path, run_cli: CliRunner, home: dict[str, str], query: str
 ) -> None:
-    for text in PROJECT:
-        _remember(run_cli, home, text)
-    for text in PERSONAL:
-        _remember(run_cli, home, text, "--scope", "global")
+    _stores(run_cli, home, PERSONAL)
     assert _first(project_root, home, query) == ("project", ASKED[query])
 
 
@@ -66,10 +71,7 @@ def test_a_personal_note_that_holds_the_words_ranks_first_over_project_strangers
     """The other way round: the project's memories hold none of the words,
     the user store's note does; the project's are ranked again on the scale
     of both, so its nearest stranger is not weighed by meaning alone."""
-    for text in PROJECT:
-        _remember(run_cli, home, text)
-    for text in PERSONAL:
-        _remember(run_cli, home, text, "--scope", "global")
+    _stores(run_cli, home, PERSONAL)
     for query, note in (
         ("should I force-push to shared branches", PERSONAL[1]),
         ("tabs or spaces in scripts", PERSONAL[2]),
@@ -82,8 +84,7 @@ def test_the_same_project_alone_ranks_as_before(
     project_root: Path, run_cli: CliRunner, home: dict[str, str]
 ) -> None:
     """Without a user store the scale is the project's own: the same first hits."""
-    for text in PROJECT:
-        _remember(run_cli, home, text)
+    _stores(run_cli, home, ())
     for query, expected in ASKED.items():
         assert _first(project_root, home, query) == ("project", expected), query
 
@@ -91,9 +92,7 @@ def test_the_same_project_alone_ranks_as_before(
 def test_plain_recall_marks_a_hit_found_by_meaning_alone(
     project_root: Path, run_cli: CliRunner, home: dict[str, str]
 ) -> None:
-    for text in PROJECT:
-        _remember(run_cli, home, text)
-    _remember(run_cli, home, PERSONAL[0], "--scope", "global")
+    _stores(run_cli, home, PERSONAL[:1])
     done = run_cli("--json", "recall", "who delivers outgoing email", environ=home)
     plain = run_cli("recall", "who delivers outgoing email", environ=home).out.splitlines()
     marked = {
