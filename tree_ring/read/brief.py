@@ -496,7 +496,7 @@ def build_brief(
     )
     # With a history line the brief has room for one memory fewer.
     history = history_line(store, identity, view, memories[: MAX_LINES - 1], theirs, checks)
-    marks = disputed_marks(store, memories)
+    marks = disputed_marks(store, memories[:MAX_LINES])  # not the row that says more are stored
     mine = None
     if user_store is not None:
         forgotten = forgotten_here(store, identity.project, user_store, checks.against)
