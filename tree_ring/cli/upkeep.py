@@ -101,7 +101,10 @@ def cmd_maintain(ctx: Context) -> int:
             if report.withdrew
             else ""
         )
-        lines.append(f"deleted {len(report.deleted)} expired memories (reason: expired){withdrew}")
+        lines.append(
+            f"deleted {len(report.deleted)} expired memories (reason: expired){withdrew}; "
+            "their content is tombstoned (`remember --override-tombstone` writes it again)"
+        )
     if report.redacted:
         lines.append(f"redacted {len(report.redacted)} memories holding secrets")
     if report.vacuumed:

@@ -411,9 +411,17 @@ def refused(stone: Any) -> Conflict:
         "no agent will store it again" if stone["kind"] == WITHDRAWN else "will not be stored again"
     )
     where = " --user" if stone["project"] == USER_PROJECT else ""
+    # A person's forget (an expiry is one) is the one a person may write
+    # over, on purpose and for review: say how, as the error for it.
+    again = (
+        "; a person writes it again with `remember ... --override-tombstone --reason WHY`"
+        " (it then waits for `review approve`)"
+        if stone["kind"] == FORGOTTEN
+        else ""
+    )
     return Conflict(
         f"this content was {verb} on {stone['created_at'][:19]}Z (as {stone['memory_id']}) "
-        f"and {who}; `tree-ring audit --target {stone['memory_id']}{where}` shows why"
+        f"and {who}; `tree-ring audit --target {stone['memory_id']}{where}` shows why{again}"
     )
 
 
