@@ -4,6 +4,7 @@ it, imports only the modules it uses and none of the standard library's costly o
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import sqlite3
@@ -62,6 +63,7 @@ BRIEFED = MODEL | {
     "tree_ring.read.brief_checks",
     "tree_ring.store",
     "tree_ring.store.db",
+    "tree_ring.store.guard_answers",
     "tree_ring.store.live",
     "tree_ring.store.rows",
     "tree_ring.store.schema",
@@ -153,13 +155,42 @@ def remembered(project_root: Path) -> Path:
 
 
 def test_session_start_loads_the_brief_and_nothing_costly(remembered: Path) -> None:
+    # The write kept the guard's answer for its row: the first brief after it reads it.
     output, modules = loaded("session-start", remembered)
     assert "Deploys freeze on Fridays" in output["hookSpecificOutput"]["additionalContext"]
+    assert {m for m in modules if m.startswith("tree_ring")} == BRIEFED
+    assert modules & COSTLY == set()
+    # Without it (a row imported, a record another guard made), the guard reads the row.
+    with sqlite3.connect(remembered / ".tree-ring" / "memory.sqlite") as conn:
+        conn.execute("DELETE FROM settings WHERE key = 'brief_checks'")
+    asked, modules = loaded("session-start", remembered)
+    assert asked == output
     assert {m for m in modules if m.startswith("tree_ring")} == START
     assert modules & COSTLY == set()
     # The next session's brief reads the same rows: the guard's answer was kept.
     again, modules = loaded("session-start", remembered)
     assert again == output
+    assert {m for m in modules if m.startswith("tree_ring")} == BRIEFED
+
+
+def test_the_first_session_after_a_capture_does_not_load_the_guard(project_root: Path) -> None:
+    """The stop checkpoint's capture keeps the guard's answer for the row it
+    writes, as `remember` does: the next session's brief shows it, guard unloaded."""
+    data = json.loads((FIXTURES / "claude-code-session-start.json").read_text(encoding="utf-8"))
+    session = data["session_id"]
+    text = "The integration suite needs the docker socket mounted"
+    subprocess.run(
+        [
+            sys.executable, str(REPO / "bin" / "tree-ring"), "--root", str(project_root),
+            "capture", text, "--event-type", "lesson", "--session-id", session,
+            "--operation-id", "auto-0123456789ab-1",
+        ],
+        env={**os.environ, "CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": session},
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    output, modules = loaded("session-start", project_root)
+    assert text in output["hookSpecificOutput"]["additionalContext"]
     assert {m for m in modules if m.startswith("tree_ring")} == BRIEFED
 
 

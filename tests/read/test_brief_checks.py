@@ -18,8 +18,7 @@ from hypothesis import strategies as st
 
 from tree_ring.api.project import Project
 from tree_ring.harness import guidance
-from tree_ring.read import brief_checks
-from tree_ring.store import moved
+from tree_ring.store import guard_answers, moved
 
 CLAIMS = (
     "Deploy the payments service only from the release branch",
@@ -261,7 +260,7 @@ def test_a_new_guard_reads_every_text_again(
 
     monkeypatch.setattr("tree_ring.guard.find_secret", flags)
     assert shown in _brief(project_root, home)[1] and read == []
-    monkeypatch.setattr(brief_checks, "_CODE", ["sha256:another guard"])
+    monkeypatch.setattr(guard_answers, "_CODE", ["sha256:another guard"])
     assert shown not in _brief(project_root, home)[1]
     assert any("staging" in text for text in read)
 
@@ -354,7 +353,7 @@ def test_the_code_print_names_every_module_the_kept_answers_come_from() -> None:
     )
     package = REPO / "tree_ring"
     loaded = {Path(line).relative_to(package).as_posix() for line in done.stdout.split() if line}
-    named = set(brief_checks.KEYS_CODE)
+    named = set(guard_answers.KEYS_CODE)
     # The guard's package is printed whole; the rest must be named.
     needed = {p for p in loaded if not p.endswith("__init__.py") and not p.startswith("guard/")}
     assert any(p.startswith("guard/") for p in loaded)

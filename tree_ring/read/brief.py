@@ -23,6 +23,7 @@ from __future__ import annotations
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.text import cluster_end, escape_quotes, no_fence, no_tags, one_line
 from tree_ring.store import live, rows, schema
+from tree_ring.store.guard_answers import brief_text
 from tree_ring.store.live import View
 
 USER_PROJECT = "user"  # as store.user.USER_PROJECT (a test holds them equal)
@@ -172,7 +173,7 @@ def select(
         fetched = [
             rows.from_row(row)
             for row in batch
-            if row["id"] not in covered and clean(f"{row['summary']} {row['source_ref']}")
+            if row["id"] not in covered and clean(brief_text(row["summary"], row["source_ref"]))
         ]
         hidden = forgotten.hidden(fetched) if forgotten is not None and fetched else set[str]()
         dropped += len(hidden)

@@ -19,18 +19,19 @@ again while what they were reached by holds:
   re-admission of it is written there (`audit.head`: the last entry's
   sequence number and hash, which name the log's whole history).
 
-A secret, a damaged setting or a store that keeps no count keeps nothing:
-the check runs as it would without this record. The record holds only the
+A single write adds the text of the row it wrote, which it ran the guard
+over (`store/guard_answers.py`, where the record's shape is kept): the first
+brief after a capture need not load the guard for it. A secret, a damaged
+setting or a store that keeps no count keeps nothing: the check runs as it
+would without this record. The record holds only the
 answers the last brief asked for (and those the brief before asked, to
 `MOST` of each), so it stays as small as a brief.
 """
 
 from __future__ import annotations
 
-import os
-
 from tree_ring.model import jsontext
-from tree_ring.model.record import sha256
+from tree_ring.store.guard_answers import MOST, SETTING, code_print, key_of, newest
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,63 +42,10 @@ if TYPE_CHECKING:
     from tree_ring.store.db import Store
     from tree_ring.store.sql import Db
 
-SETTING = "brief_checks"
-# The most answers of each kind kept: several briefs' worth.
-MOST = 256
-# Besides the guard's package, the modules its verdicts and a row's keys
-# (`tombstones.check_keys`, `carried_words.carried_keys`) are made by, as
-# paths under `tree_ring/`: a test holds this to what computing them loads.
-KEYS_CODE = (
-    "model/claims.py",
-    "model/confusables.py",
-    "model/errors.py",
-    "model/escapes.py",
-    "model/fold.py",
-    "model/frozen.py",
-    "model/identifiers.py",
-    "model/jsontext.py",
-    "model/record.py",
-    "model/text.py",
-    "read/brief_checks.py",
-    "read/forgotten_here.py",
-    "store/audit.py",
-    "store/carried_words.py",
-    "store/synced.py",
-    "store/tombstones.py",
-)
-_CODE: list[str] = []  # the print, once a process
-
-
-def code_print() -> str:
-    """Tree Ring's version and the name, size and modification time of every
-    file of the guard and of `KEYS_CODE`: a new rule, fold or key asks every
-    answer again."""
-    if not _CODE:
-        import tree_ring
-
-        package = tree_ring.__path__[0]
-        parts = [tree_ring.__version__]
-        with os.scandir(f"{package}/guard") as found:
-            files = [
-                (f"guard/{e.name}", e.path)
-                for e in found
-                if e.name[0] != "_" or e.name == "__init__.py"
-            ]
-        for name, path in sorted(files) + [(name, f"{package}/{name}") for name in KEYS_CODE]:
-            seen = os.stat(path)
-            parts.append(f"{name}:{seen.st_size}:{seen.st_mtime_ns}")
-        _CODE.append(sha256("\n".join(parts)))
-    return _CODE[0]
-
 
 def row_print(memory: Memory) -> str:
     """The hash of every field of `memory`: an answer about it holds for this row as it is."""
     return key_of(repr(tuple(getattr(memory, name) for name in memory.__names__)))
-
-
-def key_of(text: str) -> str:
-    """What the record keeps an answer by: 128 bits of the text's SHA-256."""
-    return sha256(text)[7:39]
 
 
 class Forgets:
@@ -148,7 +96,7 @@ class Forgets:
     def value(self) -> dict[str, Any]:
         value: dict[str, Any] = {
             "changes": self.changes,
-            "clear": _newest(self._kept_clear, self.clear),
+            "clear": newest(self._kept_clear, self.clear),
         }
         if self.held:
             held = {k: v for k, v in self._kept_held.items() if k not in self.held}
@@ -224,7 +172,7 @@ class BriefChecks:
 
         value = {
             "code": self.code,
-            "clean": _newest(self._kept_clean, self.clean_now),
+            "clean": newest(self._kept_clean, self.clean_now),
             "forgets": {name: f.value() for name, f in self.forgets.items()},
         }
         try:
@@ -241,12 +189,6 @@ def _audit_head(db: Db) -> str:
 
     seq, last = audit.head(db)
     return f"{seq}:{last}"
-
-
-def _newest(kept: set[str], now: dict[str, None]) -> list[str]:
-    """The keys asked now and, to `MOST`, those kept before."""
-    older = sorted(kept - now.keys())
-    return [*older, *now][-MOST:]
 
 
 def hidden_by(

@@ -146,7 +146,7 @@ class ForgottenHere:
         of it would be: a node is hidden as its rows are."""
         key = None
         if self.kept is not None:
-            from tree_ring.read.brief_checks import key_of
+            from tree_ring.store.guard_answers import key_of
 
             # As a row's answer is kept: by the text's hash (`read/brief_checks.py`).
             key = key_of("summary node\n" + text)

@@ -49,10 +49,20 @@ from tree_ring.model.record import (
     json_text,
     sha256,
 )
+from tree_ring.model.user_home import USER_PROJECT
 from tree_ring.model.validation import validate
 from tree_ring.store import anchors as stored
-from tree_ring.store import audit, fts, operation_claims, redactions, rows, tombstones
+from tree_ring.store import (
+    audit,
+    fts,
+    guard_answers,
+    operation_claims,
+    redactions,
+    rows,
+    tombstones,
+)
 from tree_ring.store.db import Store
+from tree_ring.store.guard_answers import brief_text
 from tree_ring.store.sql import Db
 from tree_ring.tree import seal
 
@@ -164,12 +174,33 @@ def store_memory(
 ) -> WriteResult:
     """Write one memory; `anchors` (the files it is about) commit with it."""
     memory = prepare(memory, anchors)
+    line = clean_line(memory)
     with store.write() as db:
         refuse_files(db, memory, anchors, actor)
         result = insert_prepared(db, memory, actor)
         if result.created and anchors:
             stored.insert(db, result.id, anchors)
+        keep_clean(db, line, result)
         return with_anchors(result, anchors)
+
+
+def clean_line(memory: Memory) -> str | None:
+    """The text a brief checks `memory`'s line by, when today's guard finds
+    no secret in it (asked while the write has the guard loaded), or None.
+    A user store's row is checked by the project briefing it, which keeps
+    its own answers."""
+    if memory.project == USER_PROJECT:
+        return None
+    line = brief_text(memory.summary, memory.source_ref)
+    return line if guard.find_secret(line) is None else None
+
+
+def keep_clean(db: Db, line: str | None, result: WriteResult) -> None:
+    """Keep the guard's answer for a row just written, whose brief line a
+    brief may show: the next brief need not load the guard for it
+    (`store/guard_answers.py`)."""
+    if line is not None and result.created and result.sensitivity == "normal":
+        guard_answers.add_clean(db, [line])
 
 
 def refuse_files(db: Db, memory: Memory, anchors: Sequence[Anchor], actor: Actor) -> None:

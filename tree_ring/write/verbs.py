@@ -301,6 +301,7 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
         )
     assert memory.scope in PRIVATE_SCOPES
     memory = result  # prepared: validated, guarded, hashed
+    line = pipeline.clean_line(memory)
     with store.write() as db:
         if draft.files:
             pipeline.refuse_files(db, memory, anchors, actor)
@@ -313,6 +314,7 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
         written = pipeline.insert_prepared(db, memory, actor)
         if written.created:
             anchoring.attach(db, written.id, anchors)
+        pipeline.keep_clean(db, line, written)
         if written.created and written.trust == "accepted" and share.sharing(db):
             share.share_in(db, written.id, actor, memory.created_at)
     return pipeline.with_anchors(written, anchors)
