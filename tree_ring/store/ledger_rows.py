@@ -10,6 +10,10 @@ from __future__ import annotations
 from tree_ring.model import jsontext
 from tree_ring.model.record import canonical_json
 
+# The source a line the upstream's ledger holds is kept under (`team/upstream.py`):
+# any other is a claim's.
+UPSTREAM = "upstream"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

@@ -90,6 +90,10 @@ def record(
     detail: dict[str, Any] = {"tombstones": hashes, "kind": kind}
     if content_only:  # names no memory (`audit.verify` reads it so)
         detail["history"] = True
+    elif claimed:
+        # A claim's word on an id binds nothing of it: marked redacted, the
+        # id would refuse the memory the upstream later brings under it.
+        pass
     elif redaction:
         redactions.mark(db, memory_id, at)
         detail["redacted"] = True

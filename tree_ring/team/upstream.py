@@ -33,6 +33,7 @@ from pathlib import Path
 
 from tree_ring.model import line_bound
 from tree_ring.model.line_bound import MAX_LINE_BYTES
+from tree_ring.store.ledger_rows import UPSTREAM
 from tree_ring.team import team_remote
 from tree_ring.team.ledger_delta import LEDGER, probe
 
@@ -40,7 +41,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import IO
 
-UPSTREAM = "upstream"
 LOCAL_COMMIT = "local commit"
 WORKING_TREE = "working tree"
 TIMEOUT_S = 120

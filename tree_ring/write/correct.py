@@ -32,7 +32,14 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.anchor import Anchor
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import PRIVATE_SCOPES, REDACTED, Memory, content_hash, now_iso
+from tree_ring.model.record import (
+    PRIVATE_SCOPES,
+    REDACTED,
+    Memory,
+    content_hash,
+    new_memory_id,
+    now_iso,
+)
 from tree_ring.model.text import error_safe
 from tree_ring.store import anchors as stored
 from tree_ring.store import (
@@ -116,19 +123,40 @@ def tombstone(
     actor: Actor,
     at: str,
     keys: Sequence[str] | None = None,
+    named: str | None = None,
 ) -> list[str]:
     """Tombstone what forgetting or rejecting `memory` makes unwritable (or
-    `keys` of it); the keys."""
+    `keys` of it); the keys. `named`: the id the tombstones name, when not
+    `named_as`'s (a teammate's forget names its own)."""
     return tombstones.record(
         db,
         memory.project,
         tombstones.forget_keys(memory) if keys is None else keys,
         kind=kind,
         reason=reason,
-        memory_id=memory.id,
+        memory_id=named_as(db, memory) if named is None else named,
         actor=actor.name,
         at=at,
     )
+
+
+def claim_made(db: Db, memory: Memory) -> bool:
+    """Whether `memory` is a row a team ledger claim made (a line the
+    upstream does not hold) that no person has accepted: its id is the
+    claim's word, not the team's."""
+    return memory.trust != "accepted" and bool(
+        ledger_rows.subjects_not_from(db, ledger_rows.UPSTREAM, [memory.id])
+    )
+
+
+def named_as(db: Db, memory: Memory) -> str:
+    """The id a forget or rejection decided here names in its tombstones:
+    the memory's own, but for a row a claim made (`claim_made`). Anyone
+    who can edit the working tree can claim any id, a teammate's memory the
+    upstream has yet to take among them; named by it, the rejection of the
+    claim's words would travel in the ledger this clone writes as the team's
+    forget of that memory. A fresh id keeps the words out all the same."""
+    return new_memory_id() if claim_made(db, memory) else memory.id
 
 
 def own_partition(memory: Memory, actor: Actor) -> bool:
@@ -360,6 +388,12 @@ def forget_in(
     memory_id = memory.id
     if memory.redacted_at is not None and mode == "redact":
         raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
+    if mode == "redact" and decided is None and claim_made(db, memory):
+        # A redaction keeps the id, and the ledger carries it: the claim's id is not ours.
+        raise Conflict(
+            f"{memory_id} is a team ledger claim no person accepted, under an id the claim "
+            "chose; use --mode delete to remove it"
+        )
     coordinator.authorize(db, f"forget.{mode}", actor, memory_id)
     keys: list[str] = []
     kind = tombstones.WITHDRAWN if withdraw else tombstones.FORGOTTEN
@@ -375,7 +409,8 @@ def forget_in(
         else:
             wanted = list(decided)
         kind = tombstones.WITHDRAWN if withdraw else _kind(db, actor)
-        keys = tombstone(db, memory, kind, reason, actor, now, wanted)
+        named = None if decided is None else memory.id
+        keys = tombstone(db, memory, kind, reason, actor, now, wanted, named)
     own = list(keys)
     # A refutation's reason is an agent's words about the memory: it goes with it.
     refuted = refutations.clear(db, memory_id)
