@@ -621,16 +621,8 @@ def _forget_into(claims: _Keys, memory: Memory) -> None:
     # A consolidation's sentences are its sources' claims: forgetting the
     # summary forgets the summary, not each memory it lists.
     if memory.source_type != "consolidation":
-        # A file sync's source ref is where the words sit (`AGENTS.md#rules-1`),
-        # not a claim: the file keeps the place, and its next text there must
-        # stay writable (`sources/filesync.py`). Imported here: the hook loads
-        # this module to read keys, and never forgets.
-        from tree_ring.store import synced
-
-        place = memory.source_ref if synced.wrote(memory) else None
-        for text in other_texts(memory):
-            if text != place:
-                claims.add(claims.fold(text), SENTENCE_WORDS)
+        for text in claim_texts(memory):
+            claims.add(claims.fold(text), SENTENCE_WORDS)
         # A Revolve record's words, without the file's: the same record in
         # another file, or its words alone, say the same thing.
         for text in _record_said(memory):
@@ -648,6 +640,32 @@ def _forget_into(claims: _Keys, memory: Memory) -> None:
             head = [summary] if summary[0] else []
         tail = [claims.fold(part) for part in sentences(memory.details)]
         claims.seams([head, tail], SENTENCE_WORDS)
+
+
+def claim_texts(memory: Memory) -> list[str]:
+    """`other_texts` but a source ref that is a place, not a claim
+    (`place`): what forgetting `memory` keys of its other fields."""
+    where = place(memory)
+    return [text for text in other_texts(memory) if text != where]
+
+
+def place(memory: Memory) -> str | None:
+    """`memory`'s source ref when it says only where the words came from:
+    a file sync's (`AGENTS.md#rules-1`: the file keeps the place, and its
+    next text there must stay writable, `sources/filesync.py`), or the
+    session a note was written in (`session:ID`, and `:PROFILE` for a
+    subagent, as the stop hook's capture writes it: every capture of the
+    session holds it, and forgetting one must not refuse the others).
+    A write is still checked over it, as over the session's id."""
+    ref, session = memory.source_ref, memory.session_id
+    if session and ref.startswith(f"session:{session}"):
+        tail = ref[len(f"session:{session}") :]
+        if not tail or (memory.agent_profile and tail == f":{memory.agent_profile}"):
+            return ref
+    # Imported here: the hook loads this module to read keys, and never forgets.
+    from tree_ring.store import synced
+
+    return ref if synced.wrote(memory) else None
 
 
 def whole_keys(memory: Memory) -> set[str]:

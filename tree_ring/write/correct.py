@@ -463,7 +463,7 @@ def forget_in(
 
 def _texts(memory: Memory) -> list[str]:
     """What `memory`'s own tombstones are made of (`tombstones.forget_keys`)."""
-    return [memory.summary, memory.details, *tombstones.other_texts(memory)]
+    return [memory.summary, memory.details, *tombstones.claim_texts(memory)]
 
 
 # How long `scrub` waits for readers holding an old snapshot to let go.
