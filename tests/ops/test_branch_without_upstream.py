@@ -68,3 +68,22 @@ def test_a_worktree_on_a_new_branch_takes_the_teams_memory(tmp_path: Path) -> No
     work = tmp_path / "bob-feat"
     git(bob, "worktree", "add", "-q", str(work), "-b", "feat")
     _holds_the_team(work, before)
+
+
+def test_a_worktree_in_the_clone_that_made_the_remote_takes_the_teams_memory(
+    tmp_path: Path,
+) -> None:
+    """The clone that made the repository and added its remote (`git remote
+    add`, then `git push -u`) records no default branch of it
+    (`refs/remotes/origin/HEAD`): its `main` is read instead."""
+    alice, _ = _team(tmp_path)
+    before = shared_ids(alice)
+    assert (
+        git(
+            alice, "rev-parse", "--verify", "-q", "refs/remotes/origin/HEAD", check=False
+        ).returncode
+        != 0
+    )
+    work = tmp_path / "alice-feat"
+    git(alice, "worktree", "add", "-q", str(work), "-b", "feat")
+    _holds_the_team(work, before)

@@ -313,6 +313,13 @@ def parse_probe(out: bytes | None) -> tuple[str | None, str | None, str | None]:
     return found[2], found[1], found[0]
 
 
+# Where a branch without an upstream reads the team's memory: the team
+# remote's default branch as a clone records it, else (a repository made with
+# `git init` and `git remote add`, or cloned while its remote was empty, which
+# records none) git's two usual names for it.
+DEFAULT_BRANCHES = ("HEAD", "main", "master")
+
+
 def probe(
     root: str, run: Callable[..., bytes | None]
 ) -> tuple[str | None, str | None, str | None, str | None]:
@@ -323,7 +330,8 @@ def probe(
 
     A branch with no upstream (made with `git checkout -b` or `git worktree
     add -b`, not pushed yet) is read against the team's remote's default
-    branch (`refs/remotes/TEAM/HEAD`, which a clone sets): the branch came
+    branch (`DEFAULT_BRANCHES`: `refs/remotes/TEAM/HEAD`, which a clone
+    sets, else TEAM's `main` or `master`): the branch came
     from the team's memory, and without it every team line would be a claim,
     the brief empty, and the ledger its next write rewrote would drop them."""
     ref, oid, commit = parse_probe(run(root, *PROBE))
@@ -333,10 +341,13 @@ def probe(
         team = team_remote.Remotes(remotes).team()
         if team is None:
             return None, None, None, None
-        default = f"refs/remotes/{team}/HEAD"
-        ask = (default, f"{default}:{LEDGER}", "--symbolic-full-name", default)
-        ref, oid, commit = parse_probe(run(root, "rev-parse", *ask))
-        if ref is None:
+        for name in DEFAULT_BRANCHES:
+            default = f"refs/remotes/{team}/{name}"
+            ask = (default, f"{default}:{LEDGER}", "--symbolic-full-name", default)
+            ref, oid, commit = parse_probe(run(root, "rev-parse", *ask))
+            if ref is not None:
+                break
+        else:
             return None, None, None, None
     why = team_remote.passed_over(ref, remotes or run(root, *team_remote.QUERY))
     if why is not None:
