@@ -91,13 +91,21 @@ def shared_row(memory: Memory, claimed: dict[str, Any] | None) -> Memory:
     that waits for a person, so until they decide, a row it left as it made it
     is said as it was before (the refutation changed only its trust, review
     reason and time). A refutation from before its entry kept those says the
-    trust alone. A row changed since (a person's act) is said as it is."""
-    if claimed is None or memory.trust != "disputed" or memory.updated_at != claimed["at"]:
+    trust alone. A row changed since (a person's act) is said as it is, but
+    a retirement (a person's supersede or retire of the disputed row): it
+    is said retired, as it would be had no agent refuted it, so every clone
+    retires it too (said as it is, disputed, it would be no line at all)."""
+    if claimed is None or memory.trust != "disputed":
+        return memory
+    retired = memory.retired_at is not None or memory.superseded_by is not None
+    if memory.updated_at != claimed["at"] and not retired:
         return memory
     was: Any = claimed["was"]
     if not isinstance(was, dict):
         return memory.replace(trust=claimed["trust"], review_reason=None)
     said: dict[str, Any] = was  # pyright: ignore[reportUnknownVariableType]
+    if memory.updated_at != claimed["at"]:
+        return memory.replace(trust=claimed["trust"], review_reason=said.get("review_reason"))
     return memory.replace(
         trust=claimed["trust"],
         review_reason=said.get("review_reason"),
