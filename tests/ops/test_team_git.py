@@ -401,18 +401,27 @@ def test_a_merge_driver_left_pointing_at_a_moved_plugin_is_named_and_pointed_aga
     assert sync.DRIVER_NOTE not in ok(alice, "sync").out
 
 
-def test_a_merge_driver_naming_the_entry_without_its_verb_is_named_and_pointed_again(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("true {entry} %O %A %B %P", "but does not run its merge-driver"),
+        ("true {entry} merge-driver %O %A %B %P", "but runs true"),
+        ("echo python3 -I -S {entry} merge-driver %O %A %B %P", "but runs echo"),
+        ("python3 -I -S {entry} status %O %A %B %P", "but does not run its merge-driver"),
+    ],
+)
+def test_a_merge_driver_naming_the_entry_without_running_it_is_named_and_pointed_again(
+    tmp_path: Path, command: str, said: str
 ) -> None:
     """`true .../bin/tree-ring`: the entry is there, the driver is not, and a
     merge would keep one side's ledger whole."""
     alice = first_repo(tmp_path)
     entry = team.driver_command().split(" -I -S ")[1].split(" merge-driver")[0]
-    git(alice, "config", "merge.tree-ring.driver", f"true {entry} %O %A %B %P")
+    git(alice, "config", "merge.tree-ring.driver", command.format(entry=entry))
     doctor = cli(alice, "--json", "doctor")
     [check] = [c for c in doctor.json()["items"] if c["name"] == "ledger"]
     assert doctor.code == 1 and not check["ok"]
-    assert "but does not run its merge-driver" in check["detail"]
+    assert said in check["detail"]
     ok(alice, "sync")
     driver = git(alice, "config", "--local", "--get", "merge.tree-ring.driver").stdout.strip()
     assert driver == team.driver_command()

@@ -103,7 +103,21 @@ def driver_problem(root: Path) -> str | None:
         return f"merge driver runs {entry}, which is gone"
     if entry is not None and words[words.index(entry) + 1 :][:1] != ["merge-driver"]:
         return f"merge driver names {entry} but does not run its merge-driver"
+    if entry is not None and not _runs(words[: words.index(entry)]):
+        return f"merge driver names {entry} but runs {words[0]}"
     return None
+
+
+def _runs(before: list[str]) -> bool:
+    """Whether a command whose words before Tree Ring's entry are `before`
+    runs the entry: the entry itself, or a Python interpreter with its
+    options (`python3 -I -S`). Anything else (`true`, `echo`) merely names it,
+    and git takes what it did, the ledger unmerged, as the merge."""
+    if not before:
+        return True
+    interpreter, *options = before
+    name = Path(interpreter).name
+    return name.startswith(("python", "pypy")) and all(o.startswith("-") for o in options)
 
 
 def driver_configured(root: Path) -> bool:
