@@ -129,6 +129,20 @@ def test_capture_writes_agent_scope(run_cli: CliRunner, project_id: str) -> None
     assert shown["agent_profile"] == "claude-code"
 
 
+@pytest.mark.parametrize("summary", ["ONE_SENTENCE_SUMMARY", "Note: ONE_SENTENCE_SUMMARY here"])
+def test_capture_refuses_the_commands_placeholder(
+    run_cli: CliRunner, project_root: Path, project_id: str, summary: str
+) -> None:
+    """The stop hook's command holds a placeholder for the note: run as
+    given, it stores nothing and says what to write."""
+    argv = [*CAPTURE, "--project", project_id]
+    argv[1] = summary
+    result = run_cli(*argv)
+    assert result.code == 2, result.err
+    assert "write the outcome in one sentence" in result.err
+    assert count(project_root) == 0
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [

@@ -72,7 +72,6 @@ SESSION_ID_MAX = 128
 AGENT_TYPE_CHARACTERS = frozenset(_ALNUM + "_.-")
 # What a shell word may hold unquoted (as shlex.quote decides).
 _SHELL_SAFE = frozenset(_ALNUM + "_@%+=:,./-")
-PLACEHOLDER = "ONE_SENTENCE_SUMMARY"
 # The checkpoint's one line on refuting: the same command, with `refute` in
 # place of `capture` and its arguments.
 REFUTE_HINT = "Memory wrong? refute ID --reason WHY"
@@ -287,6 +286,7 @@ def capture_command(root: str, event: HookEvent, checkpoint: str) -> str:
     `-I -S`, as the hooks run: the CLI needs neither the user's site-packages
     nor PYTHON* variables, and site's start-up alone costs more than the write.
     """
+    from tree_ring.model.record import CAPTURE_PLACEHOLDER
     from tree_ring.model.text import one_line
 
     # Checked where it is made (a sanitised profile); the same function as
@@ -296,7 +296,7 @@ def capture_command(root: str, event: HookEvent, checkpoint: str) -> str:
     parts = [
         "python3", "-I", "-S", _path(os.path.join(PLUGIN_ROOT, "bin", "tree-ring")),
         "--root", _path(root),
-        "capture", f'"{PLACEHOLDER}"',
+        "capture", f'"{CAPTURE_PLACEHOLDER}"',
         "--event-type", "lesson", "--ring", "cambium",
         "--agent-profile", shell_quote(profile),
         "--session-id", shell_quote(event.session_id),

@@ -97,6 +97,9 @@ CAPTURE_PAIRS: dict[str, str] = {
     "warning": "scar",
     "seed": "seed",
 }
+# What the stop hook's capture command holds in place of the note: capture
+# refuses it as written, so a command run without its summary stores nothing.
+CAPTURE_PLACEHOLDER = "ONE_SENTENCE_SUMMARY"
 
 MAX_IDENTIFIER = 256
 MAX_SUMMARY = 8_000

@@ -15,6 +15,7 @@ from tree_ring.model.frozen import Field, Frozen, fields
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import (
     CAPTURE_PAIRS,
+    CAPTURE_PLACEHOLDER,
     EVIDENCE_OUTCOMES,
     PRIVATE_SCOPES,
     Memory,
@@ -260,6 +261,10 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
         raise UsageError("capture writes agent scope only; use remember for other scopes")
     if draft.sensitivity != "normal":
         raise UsageError("capture stores normal sensitivity only; do not capture sensitive facts")
+    if CAPTURE_PLACEHOLDER in draft.summary:
+        raise UsageError(
+            f"capture's summary is still {CAPTURE_PLACEHOLDER}; write the outcome in one sentence"
+        )
     identity, draft = capture_defaults(identity, draft)
     # Without a session, the workflow and the source it would give are not
     # asked for apart: naming the session gives both.
