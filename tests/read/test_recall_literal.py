@@ -66,3 +66,12 @@ def test_json_says_which_hits_are_literal(run_cli: CliRunner) -> None:
         ("The request timeout is 60s", True),
         ("Cache warmup halves p95", False),
     ]
+
+
+def test_plain_output_says_which_hits_only_related_words_found(run_cli: CliRunner) -> None:
+    """A hit below another of lower score says why: the question's words did not find it."""
+    run_cli("remember", "The request timeout is 60s")
+    run_cli("remember", "Cache warmup halves p95")
+    lines = run_cli("recall", "timeout").out.splitlines()
+    assert [line.endswith("; related words)") for line in lines] == [False, True]
+    assert "Cache warmup halves p95" in lines[1]

@@ -23,8 +23,11 @@ from tree_ring.model.record import ORIGINS, RINGS, SCOPES, TRUST_STATES, option_
 from tree_ring.model.text import error_safe, in_quotes
 from tree_ring.read import disputes, withheld
 from tree_ring.read.meaning import MATCH as MEANING
-from tree_ring.read.recall import DEFAULT_LIMIT
+from tree_ring.read.recall import DEFAULT_LIMIT, Hit
 from tree_ring.store.live import View
+
+# The end of a plain recall line found through related words only.
+RELATED = "related words"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -91,7 +94,7 @@ def cmd_recall(ctx: Context) -> int:
         _hit_line(
             h.label,
             h.memory,
-            f"  ({h.partition}; {h.score:.3f}{'; ' + MEANING if h.hit.query == MEANING else ''})"
+            f"  ({h.partition}; {h.score:.3f}{_found_by(h.hit)})"
             + stale_words(judged.get(h.memory.id))
             + "".join(f"  ({note})" for note in disputed.get(h.memory.id, [])),
         )
@@ -350,3 +353,13 @@ VERBS: dict[str, tuple[Handler, Arguments]] = {
     "list": (cmd_list, _list_arguments),
     "show": (cmd_show, _show_arguments),
 }
+
+
+def _found_by(hit: Hit) -> str:
+    """How a hit the question's own words did not find was found, as its
+    line ends: near in meaning, or through related words only. Such a hit
+    ranks below every hit holding the question's words, whatever its score
+    (docs/RECALL-RANKING.md, "Literal first")."""
+    if hit.query == MEANING:
+        return f"; {MEANING}"
+    return "" if hit.literal else f"; {RELATED}"
