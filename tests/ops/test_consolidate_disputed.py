@@ -114,8 +114,9 @@ def test_an_agents_refutation_marks_the_summary_stating_it(
     assert listed[summary].endswith(f"  ({note})")
     assert "disputed" not in listed[pipeline]
     # A view of the past is not marked with what is believed now.
+    # (The refuted source was believed then too: it was refuted later.)
     past = run_cli("--json", "recall", "caches flushed", "--as-of", kept.created_at).json()
-    assert [item["disputed"] for item in past["items"]] == [[]]
+    assert {item["id"]: item["disputed"] for item in past["items"]} == {summary: [], caches: []}
 
 
 def test_the_mcp_recall_names_the_disputed_source(project_root: Path, run_cli: CliRunner) -> None:

@@ -279,7 +279,13 @@ def live(view: View, alias: str = "m") -> Clause:
             f"({m}.valid_to IS NULL OR {m}.valid_to > :live_v"
             f" OR ({m}.superseded_by IS NOT NULL AND {m}.retired_at > :live_t))",
         ]
-    parts.append(sql([_trusted(view)], alias))
+    trusted = sql([_trusted(view)], alias)
+    if not view.include_unreviewed:
+        # A row an agent refuted after T was believed at T: its refutation,
+        # waiting for a person, says when its trust changed.
+        later = f"{REFUTED_SQL} AND created_at > :live_t"
+        trusted = f"({trusted} OR ({m}.trust = 'disputed' AND {m}.id IN ({later})))"
+    parts.append(trusted)
     if not view.include_sensitive:
         parts.append(sql([NORMAL], alias))
     return Clause(" AND ".join(parts), params)
