@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 from conftest import CliRunner
+from helpers import cli_runner
 
 from tree_ring.api.project import Project
+from tree_ring.harness import guidance
 from tree_ring.read import brief
 
 
@@ -80,3 +82,40 @@ def test_an_empty_brief_says_when_other_partitions_hold_memories(
     # Claude Code's own session sees its notes, and no such word.
     claude = run_cli("brief", environ=CLAUDE)
     assert "billing tests" in claude.out and brief.ELSEWHERE.strip() not in claude.out
+
+
+@pytest.mark.parametrize("where", ["project", "another agent's"])
+def test_an_empty_brief_counts_no_row_the_person_forgot(
+    project_root: Path, run_cli: CliRunner, home: dict[str, str], where: str
+) -> None:
+    """Rows every read hides (their words forgotten in the person's user
+    store) are no memories elsewhere: a project row the session reads, or
+    another agent's notes, all of them hidden, and 40 of them (more than the
+    brief reads to say so) ahead of one that is not."""
+    from governance_support import CLAUDE, CODEX
+
+    writer = CLAUDE if where == "another agent's" else {}
+    forgotten = "The billing tests need the docker socket"
+    for n in range(40 if where == "another agent's" else 1):
+        text = forgotten if n == 0 else f"{forgotten} on runner {n}"
+        assert run_cli("remember", text, environ={**home, **writer}).code == 0
+    # Forgotten from another project: the copies agents wrote here stay, hidden.
+    other = project_root.parent / "other"
+    other.mkdir()
+    guidance.init_project(other)
+    there = cli_runner(other)
+    gone = there("--json", "remember", forgotten, "--scope", "global", environ=home).json()["id"]
+    forgot = there("forget", gone, "--user", "--mode", "delete", "--reason", "no", environ=home)
+    assert forgot.code == 0, forgot.err
+    assert run_cli("--json", "list", environ=home).json()["items"] == []
+    with Project.open(str(project_root), home) as here:
+        stored = here.store.db.scalar("SELECT count(*) FROM memories")
+    assert stored == (40 if where == "another agent's" else 1)
+    codex = run_cli("brief", environ={**home, **CODEX})
+    assert "no memories to recall for this session yet." in codex.out
+    assert brief.ELSEWHERE.strip() not in codex.out
+    if where == "another agent's":
+        # One note of theirs the person did not forget: now there is something elsewhere.
+        kept = run_cli("remember", "Lint runs before the unit tests", environ={**home, **CLAUDE})
+        assert kept.code == 0
+        assert brief.ELSEWHERE in run_cli("brief", environ={**home, **CODEX}).out

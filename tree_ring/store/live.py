@@ -350,13 +350,17 @@ def sees(db: Db, reader: Identity, memory_id: str) -> bool:
     return db.execute(sql, {**clause.params, "id": memory_id}).fetchone() is not None
 
 
-def any_live(db: Db, project: str, view: View) -> bool:
-    """Whether `project` holds a row live and shown by default in `view`,
-    whoever's partition holds it: a brief that shows a reader none says
-    whether the others' partitions hold some."""
-    clause = live(view)
-    sql = f"SELECT 1 FROM memories m WHERE m.project = :project AND {clause.sql} LIMIT 1"
-    return db.execute(sql, {**clause.params, "project": project}).fetchone() is not None
+def elsewhere(db: Db, identity: Identity, view: View) -> Any:
+    """The rows of `identity`'s project live and shown by default in `view`
+    in partitions `identity` does not read, as a cursor: a brief that shows
+    a reader none says whether the others' partitions hold some (the caller
+    reads until one the other store did not forget)."""
+    seen, clause = visible(identity), live(view)
+    sql = (
+        f"SELECT * FROM memories m WHERE m.project = :vis_project AND NOT ({seen.sql})"
+        f" AND {clause.sql}"
+    )
+    return db.execute(sql, {**seen.params, **clause.params})
 
 
 def where(
