@@ -97,9 +97,7 @@ CAPTURE_PAIRS: dict[str, str] = {
     "warning": "scar",
     "seed": "seed",
 }
-# What the stop hook's capture command holds in place of the note: capture
-# refuses it as written, so a command run without its summary stores nothing.
-CAPTURE_PLACEHOLDER = "ONE_SENTENCE_SUMMARY"
+CAPTURE_PLACEHOLDER = "ONE_SENTENCE_SUMMARY"  # the stop hook's command, as given: refused
 
 MAX_IDENTIFIER = 256
 MAX_SUMMARY = 8_000

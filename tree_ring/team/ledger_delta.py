@@ -313,10 +313,8 @@ def parse_probe(out: bytes | None) -> tuple[str | None, str | None, str | None]:
     return found[2], found[1], found[0]
 
 
-# Where a branch without an upstream reads the team's memory: the team
-# remote's default branch as a clone records it, else (a repository made with
-# `git init` and `git remote add`, or cloned while its remote was empty, which
-# records none) git's two usual names for it.
+# Where a branch without an upstream reads the team's memory (`probe`): the
+# remote's default branch as a clone records it, else git's usual names for it.
 DEFAULT_BRANCHES = ("HEAD", "main", "master")
 
 
