@@ -267,3 +267,40 @@ def test_a_garbled_list_reads_as_none(project_root: Path) -> None:
         Path(target).write_bytes(garbage)
         expected = ["ok.py"] if b"ok" in garbage else []
         assert turn_files.load(str(project_root), "codex", "s") == expected
+
+
+@pytest.mark.parametrize(
+    ("summary", "anchored"),
+    [
+        ("Retry needs jitter", {"src/retry.py"}),
+        ("RETRY.PY backs off twice", {"src/retry.py"}),
+        ("src/retry.py backs off twice", {"src/retry.py"}),
+        ("Keep notes.md short", {"notes.md"}),
+        ("The release notes go in NOTES", {"notes.md"}),
+        ("Retry once; notes.md says why", {"src/retry.py", "notes.md"}),
+        ("Migrations run on a replica first", {"src/retry.py", "notes.md"}),
+        ("Retrying twice is enough", {"src/retry.py", "notes.md"}),
+    ],
+)
+def test_a_capture_is_anchored_to_the_turns_files_it_names(
+    project_root: Path, files: dict[str, Path], tmp_path: Path, summary: str, anchored: set[str]
+) -> None:
+    """Of the files the turn changed, those the note names; all of them when it names none."""
+    lines = [
+        prompt("go"),
+        claude_edit("Edit", str(files["edited"])),
+        claude_edit("Write", str(files["written"])),
+    ]
+    reason = stop("claude-code", project_root, write_lines(tmp_path / "t.jsonl", lines))["reason"]
+    command = reason.split("\n")[1].replace("ONE_SENTENCE_SUMMARY", summary)
+    env = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "sess-1", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [*shlex.split(command), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert {a["path"] for a in json.loads(done.stdout)["anchors"]} == anchored

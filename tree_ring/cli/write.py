@@ -310,7 +310,8 @@ def _capture_arguments(p: argparse.ArgumentParser) -> None:
     _file_flag(
         p,
         "a file inside the project the memory is about (repeatable); without it, the files "
-        "the session's turn changed, as the stop hook found them",
+        "the session's turn changed, as the stop hook found them (those the note names, "
+        "when it names any)",
     )
 
 

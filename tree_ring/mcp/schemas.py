@@ -484,7 +484,8 @@ TOOLS: tuple[Tool, ...] = (
                 "files": {
                     **_FILES,
                     "description": "files inside the project this is about, relative to its "
-                    "root; by default, the files this session's turn changed",
+                    "root; by default, the files this session's turn changed (those the "
+                    "summary names, when it names any)",
                 },
             },
             ("summary", "event_type", "operation_id"),

@@ -16,6 +16,8 @@ an agent's forget does: a request (`write/requests.py`, mode `confirm`) that
 
 from __future__ import annotations
 
+import re
+
 from tree_ring import guard
 from tree_ring.govern import admission, coordinator, reasons
 from tree_ring.model import gitdir, turn_files
@@ -85,6 +87,32 @@ def from_turn(root: str, harness: str, session_id: str) -> tuple[Anchor, ...]:
         except TreeRingError:
             continue
     return tuple(found)
+
+
+def named_in(anchors: Sequence[Anchor], texts: Sequence[str]) -> tuple[Anchor, ...]:
+    """Of a turn's `anchors`, those `texts` (a note's words) name: by path,
+    by file name, or by file name without its extension (three letters or
+    more), as a whole word in any case. A turn edits files the note may not
+    be about, and each would mark it stale when it next changes. A note
+    naming none of them is anchored to them all, as the turn left them."""
+    words: set[str] = set()
+    for text in texts:
+        for token in _TOKEN.findall(text.casefold()):
+            token = token.strip("./-")
+            words.add(token)
+            words.update(part for part in _PARTS.split(token) if part)
+    found: list[Anchor] = []
+    for anchor in anchors:
+        path = anchor.path.casefold()
+        name = path.rsplit("/", 1)[-1]
+        stem = name.rsplit(".", 1)[0] if "." in name[1:] else name
+        if {path, name} & words or (len(stem) >= 3 and stem in words):
+            found.append(anchor)
+    return tuple(found) or tuple(anchors)
+
+
+_TOKEN = re.compile(r"[\w./-]+")
+_PARTS = re.compile(r"[./]")
 
 
 def attach(db: Db, memory_id: str, anchors: Sequence[Anchor]) -> None:

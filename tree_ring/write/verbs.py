@@ -297,6 +297,7 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
         # (`hook/adapter.agent_profile`): the harness the turn's files were kept under.
         harness = (identity.agent_profile or "").partition(":")[0]
         anchors = anchoring.from_turn(store.root_str, harness, identity.session_id or "")
+        anchors = anchoring.named_in(anchors, [draft.summary, draft.details, *draft.tags])
     memory = compose(draft, identity, actor)
     result = pipeline.prepare(memory, anchors)
     if result.sensitivity != "normal":
