@@ -155,18 +155,6 @@ def head(db: Db) -> tuple[int, str]:
     return (int(row[0]), str(row[1])) if row else (0, "")
 
 
-def only_synced_after(db: Db, seq: int) -> bool:
-    """Whether every entry after `seq` is a team ledger's import (origin
-    `import` with no session: a sync's, the SessionStart hook's; a file's
-    import names its batch): what the ledger itself holds, which a sync
-    takes in again, so a clone's anchor need not move for it."""
-    sql = (
-        "SELECT 1 FROM audit_log WHERE seq > ?"
-        " AND NOT (origin = 'import' AND session IS NULL) LIMIT 1"
-    )
-    return db.execute(sql, (seq,)).fetchone() is None
-
-
 def hash_at(db: Db, seq: int) -> Any:
     """The hash of entry `seq`, or None when the log does not hold it."""
     row = db.execute("SELECT hash FROM audit_log WHERE seq = ?", (seq,)).fetchone()

@@ -4,9 +4,10 @@ truncated or rewritten log shows against the committed history (docs/TEAM.md).
 The store records the anchor it last wrote (its `ledger` setting), and that
 record and the upstream's line for this clone are the anchors someone vouches
 for (`own_anchors`); any other line of this clone's is a claim. A sync moves
-the anchor when the log holds this clone's own writes since it, and a
-person's write moves it as it writes the ledger (`moved`), unless the log no
-longer holds what the anchor anchored: then it stays as evidence.
+the anchor when it writes a change of the ledger's other lines (what stays in
+this clone, as an agent's own notes, changes no line: the file stays as it
+is), and a person's write moves it as it writes the ledger (`moved`), unless
+the log no longer holds what the anchor anchored: then it stays as evidence.
 """
 
 from __future__ import annotations

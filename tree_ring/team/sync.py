@@ -164,10 +164,11 @@ def render(
     changed nothing writes the same bytes; with `hold` (the audit log no
     longer holds what `held` anchored), not at all: the committed anchor
     keeps the evidence. With `same` (whether a text is the file as it
-    stands), a sync that takes in only what the file already says (a pull's
-    lines: the log's entries since the anchor are all the ledger's imports)
-    leaves the file as it is, so the next pull finds no change of this
-    clone's to refuse over.
+    stands), a sync whose store says nothing the file does not (it took in
+    a pull's lines, or what it wrote since stays in this clone: an agent's
+    own notes, a row waiting for review) leaves the file as it is, anchor
+    and all, so the next pull finds no change of this clone's to refuse
+    over; the anchor moves with the next change the ledger carries.
     The anchor written is recorded."""
     lines = dict(mine)
     lines["0"] = Line({"record": ledger.HEADER, "schema": ledger.SCHEMA, "project": project_id})
@@ -175,8 +176,7 @@ def render(
         if key.startswith("1"):
             lines[key] = line
     clone = clone_id(db)
-    anchored = 0 if held is None else int(held.data["seq"])
-    if same is not None and not hold and audit.only_synced_after(db, anchored):
+    if same is not None and not hold:
         kept = dict(lines)
         if held is None:
             kept.pop("1" + clone, None)  # a line nobody vouches for is no anchor to keep
