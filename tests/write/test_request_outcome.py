@@ -49,3 +49,18 @@ def test_approving_a_request_a_persons_memory_holds_keeps_the_content_writable(
     listed = {m["id"] for m in run_cli("--json", "list").json()["items"]}
     assert listed == {mine}
     assert run_cli("remember", FACT, "--event-type", "decision").code == 0
+
+
+def test_the_queue_names_the_commands_that_decide_a_request(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    import shlex
+
+    mine = remember(run_cli, FACT)
+    asked = write(run_cli, "forget", mine, "--mode", "delete", "--reason", "moved", environ=CODEX)
+    listed = run_cli("review", "list").out.splitlines()
+    [decide] = [line for line in listed if line.strip().startswith("decide:")]
+    approve, reject = decide.split("`")[1], decide.split("`")[3]
+    assert reject == f"tree-ring review reject {asked['request']} --reason WHY"
+    done = run_cli(*shlex.split(approve)[1:])
+    assert done.code == 0 and done.out.startswith(f"approved {asked['request']}: {mine}")

@@ -148,6 +148,10 @@ def cmd_review_list(ctx: Context) -> int:
         lines.append(f"    asked by {r.actor} ({r.origin}) at {r.created_at[:19]}Z")
         if r.id in came:
             lines.append(f"    put there by: {came[r.id]['label']}")
+        lines.append(
+            f"    decide: `tree-ring review approve {r.id}`"
+            f" or `tree-ring review reject {r.id} --reason WHY`"
+        )
     if len(waiting) < len(kept):
         lines.append(f"{showing(len(waiting), len(kept))} waiting (--limit shows more)")
     items += [
