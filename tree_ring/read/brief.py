@@ -71,7 +71,7 @@ ELSEWHERE = (
 # The rows of other partitions an empty brief reads, a batch at a time, to say
 # whether they hold any a person could share (not all forgotten in the user
 # store: `ELSEWHERE`).
-ELSEWHERE_BATCH, ELSEWHERE_MOST = 32, 1024
+ELSEWHERE_BATCH, ELSEWHERE_MOST = 32, 256
 # Said when the project holds more than the brief shows: the rest are a recall away.
 MORE = " More are stored than shown: recall finds them by what you ask."
 # Rows a file sync wrote (`dox sync`, `revolve sync`) say so on their line: a
