@@ -131,13 +131,27 @@ def held_content(
     asked: set[str] = set()
     why = "an imported content tombstone holds its content under another id"
     for stone in stones:
-        found = _holders(db, stone, by_id=False)
+        found = _unreadmitted(db, stone, _holders(db, stone, by_id=False))
         notes = [] if found or not beside else _notes_holding(db, stone)
         if not found and not notes:
             kept.append(stone)
         _ask(db, found, asked, why, actor, now, requested)
         spared.extend(note.id for note in notes if note.id not in spared)
     return kept
+
+
+def _unreadmitted(db: Db, stone: dict[str, Any], found: list[Memory]) -> list[Memory]:
+    """Of the memories holding a tombstone line's content, those not written
+    over it: a row a person re-admitted over that very key (an expired note
+    written again, `write/readmit.py`) holds it by their decision, and the
+    line (the forget it was written over, exported beside it) asks nothing of it."""
+    if not found:
+        return found
+    from tree_ring.store import audit
+
+    overrides = audit.readmissions(db, [m.id for m in found])
+    key = stone["content_hash"]
+    return [m for m in found if key not in overrides.get(m.id, {}).get("overrides", ())]
 
 
 def _notes_holding(db: Db, stone: dict[str, Any]) -> list[Memory]:
