@@ -76,3 +76,22 @@ def test_a_source_ref_that_says_more_than_the_session_is_forgotten(
     assert run_cli("forget", memory_id, "--mode", "delete", "--reason", "no").code == 0
     again = run_cli("remember", "Wiped on the weekend", "--source-ref", ref)
     assert again.code == 1 and "forgotten" in again.err
+
+
+def test_a_note_whose_words_are_the_session_ref_takes_none_of_its_captures(
+    run_cli: CliRunner,
+) -> None:
+    """An agent's note saying only `session:ID`, forgotten by a person: the
+    session's notes are no copies of it, and its next capture stores."""
+    code, out, err = capture(run_cli, KEPT, 1)
+    assert code == 0, err
+    kept = json.loads(out)["id"]
+    code, out, err = capture(run_cli, f"session:{SESSION}", 2)
+    assert code == 0, err
+    junk = json.loads(out)["id"]
+    forgot = run_cli("--json", "forget", junk, "--mode", "delete", "--reason", "junk")
+    assert forgot.code == 0, forgot.err
+    assert kept not in json.dumps(forgot.json())
+    assert run_cli("--json", "show", kept).code == 0
+    code, _, err = capture(run_cli, LATER, 3)
+    assert code == 0, err

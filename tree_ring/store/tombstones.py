@@ -570,10 +570,13 @@ def check_keys(memory: Memory) -> list[str]:
     """What a new memory is checked against: every key of its content and of
     its identifiers, and its whole-content hash (what tombstones written
     before claim keys existed hold)."""
-    others = [*other_texts(memory), *_names(memory), *_record_said(memory)]
+    # A place is no claim here either: a note whose words are a session's
+    # ref, forgotten, must not refuse (or take as copies) that session's notes.
+    others = [*claim_texts(memory), *_names(memory), *_record_said(memory)]
     # A claim split between two of the fields a brief shows as one line: the
     # summary, details, quote, source ref and tags (all of them read as one).
-    seamed = [memory.source_quote, memory.source_ref, " ".join(memory.tags)]
+    ref = "" if place(memory) else memory.source_ref
+    seamed = [memory.source_quote, ref, " ".join(memory.tags)]
     return [*keys(memory.summary, memory.details, others, seamed), memory.content_hash]
 
 
@@ -662,6 +665,8 @@ def place(memory: Memory) -> str | None:
         tail = ref[len(f"session:{session}") :]
         if not tail or (memory.agent_profile and tail == f":{memory.agent_profile}"):
             return ref
+    if memory.scope != memory.source_type:  # no file sync's row (`synced.wrote`)
+        return None
     # Imported here: the hook loads this module to read keys, and never forgets.
     from tree_ring.store import synced
 
