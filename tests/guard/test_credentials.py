@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from tree_ring.guard import command_lines, credentials, prose_credentials
+from tree_ring.guard import command_lines, credentials, prose_credentials, prose_values
 
 
 def _b64(text: str) -> str:
@@ -71,7 +71,7 @@ def test_cli_password(span: str, secret: bool) -> None:
 def test_value_drops_wrapping_yaml_syntax_and_options(
     word: str, after_colon: bool, value: str | None
 ) -> None:
-    assert prose_credentials._value(word, after_colon=after_colon) == value  # pyright: ignore[reportPrivateUsage]
+    assert prose_values.said_value(word, after_colon=after_colon) == value
 
 
 @pytest.mark.parametrize(
@@ -117,7 +117,7 @@ def test_value_drops_wrapping_yaml_syntax_and_options(
     ],
 )
 def test_candidate_reads_the_value_a_sentence_gives(tail: str, value: str | None) -> None:
-    assert prose_credentials._candidate(tail) == value  # pyright: ignore[reportPrivateUsage]
+    assert prose_values.candidate(tail) == value
 
 
 @pytest.mark.parametrize(

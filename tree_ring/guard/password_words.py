@@ -44,14 +44,8 @@ from __future__ import annotations
 
 from tree_ring.guard.config_values import assigned_password
 from tree_ring.guard.credentials import ASSIGN, LINE_VALUE
-from tree_ring.guard.prose_credentials import (
-    ENGLISH_LOOKALIKES,
-    LINKS,
-    OTHER_LINKS,
-    TAIL,
-    clean,
-    year_like,
-)
+from tree_ring.guard.prose_credentials import TAIL, year_like
+from tree_ring.guard.prose_values import ENGLISH_LOOKALIKES, LINKS, OTHER_LINKS, clean
 from tree_ring.guard.rule import SECRET, Rule, escape, rule, text_pattern
 from tree_ring.guard.values import (
     chosen_password,

@@ -8,17 +8,24 @@ a safe's combination.
 Every pattern starts at a keyword in the view it is written for; the
 validator then reads the words after it (`TAIL`) and takes a value only
 where a link ("is", ":", "=") or an opener ("for prod") leads to one that
-looks like a credential, not a word, a placeholder or a path. The words
-that link and fill (`LINKS`, `FILLERS`, `clean`) serve the other languages'
-password rules too (`password_words`).
+looks like a credential, not a word, a placeholder or a path (the reading
+is `prose_values`', which the other languages' password rules share).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from tree_ring.guard.credentials import BEFORE, NOT_CREDENTIAL_TOKENS, after_names
+from tree_ring.guard.prose_values import (
+    ENGLISH_LOOKALIKES,
+    MAX_QUALIFIERS,
+    OTHER_LINKS,
+    candidate,
+    clean,
+    linked,
+    said_value,
+)
 from tree_ring.guard.rule import SECRET, Rule, rule, text_pattern
 from tree_ring.guard.value_first import app_password, token_before, value_before
 from tree_ring.guard.values import (
@@ -29,168 +36,12 @@ from tree_ring.guard.values import (
     token_looking,
 )
 
-# Prose: "the staging password is X", "password for prod: X", "use key X".
-
-# Words that join a subject to its value: "is", "was set to", ":", "=".
-LINKS = frozenset(
-    {"is", "was", "are", "were", "be", "been", "has", "had", "=", ":", "->", "=>", "-", "–", "—",
-     "equals", "became", "becomes", "reads", "is:", "was:", "are:"}
-)  # fmt: skip
-# Words that join a word to its value in other languages: "ist", "lautet",
-# "es", "est", "è", "é", "är", "er", "jest", "je", "это", ...
-OTHER_LINKS = frozenset(
-    {"ist", "lautet", "war", "es", "era", "est", "était", "è", "é", "är", "var",
-     "er", "on", "oli", "jest", "je", "to", "az", "este", "это", "был", "была", "є",
-     "είναι", "adalah", "ialah", "là", "הוא", "היא", "هي", "هو", "lautete", "sind",
-     "yra", "ir", "је", "है", "था", "थी", "glasi", "гласи"}
-)  # fmt: skip
-# Those that are English words too ("pin to 3118", "password on prod01").
-ENGLISH_LOOKALIKES = frozenset({"on", "to", "war", "era", "var", "er"})
-# Words that may sit between the link and the value.
-FILLERS = frozenset(
-    {"now", "still", "currently", "just", "simply", "literally", "actually", "always",
-     "changed", "reset", "rotated", "updated", "set", "to", "the", "string", "value"}
-)  # fmt: skip
-# Words that start a phrase about which credential it is: "password for prod
-# is X", "the token we use on CI is X". Any other word after the keyword
-# makes it a compound ("password policy", "token budget"), never a value.
-# The English word is written in other languages' sentences too ("Token de
-# GitHub para el CI: X", "Token für GitLab: X"): their "of" and "for".
-_OPENERS = frozenset(
-    {"for", "of", "to", "on", "in", "at", "from", "used", "we", "you", "i", "they", "that",
-     "which", "needed", "shared", "provided", "given", "generated", "here", "there", "with",
-     "de", "del", "para", "pour", "du", "des", "per", "di", "für", "voor", "van", "do", "da"}
-)  # fmt: skip
-_MAX_QUALIFIERS = 8
-# What ends a remark or a template reference the keyword sits in: "(... secret)",
-# Helm's and Jinja's "{{ ... password }}", Jinja's "{% ... password %}".
-_CLOSES = ("}}", "%}", ")")
-# What may follow a template's close and still let a sentence go on to a value
-# ("{{ password }}: X"): a link or punctuation, not the rest of a URL or path.
-_AFTER_CLOSE = frozenset(":=,;.`'\")")
-_WRAPPERS = "'\"`“”‘’([{"
-_TRAILING = ".,;:)]}'\"`“”’"
-
-
-def clean(word: str) -> str:
-    """`word` without the quotes, brackets and punctuation around it."""
-    return word.lstrip(_WRAPPERS).rstrip(_TRAILING)
-
-
-# A value set off right after the keyword: "the staging password, X, must
-# be rotated", "the AWS secret access key (X) lives in CI". Only a generated
-# value is read so ("password (prod): X" goes on to the value after it).
-# A bracket glued to the word is a call ("PASSWORD('...')"), judged elsewhere.
-_APPOSED = r"(?:\s*,\s*(?P<value>[^\s,()]+)(?=,|\.?$|\.\s|;)|\s+\(\s*(?P<value2>[^\s()]+)\s*\))"
-
-
-def _candidate(tail: str) -> str | None:
-    """The value a sentence gives its keyword, read from the text after it.
-
-    Either the word right after the keyword ("passphrase X", "use key X"), or
-    the word after a link, itself after an optional phrase that says which
-    credential ("password for staging: X", "the token we use is now X").
-    """
-    apposed = text_pattern(_APPOSED).match(tail)
-    if apposed is not None:
-        value = _value(apposed.group("value") or apposed.group("value2"), after_colon=False)
-        if value is not None and (password_looking(value) or token_looking(value)):
-            return value
-    if tail.startswith("'s value "):
-        tail = tail[2:]  # "the Datadog API key's value is X"
-    words = tail.split()
-    if not words or not (tail[0].isspace() or tail[0] in ":=(-)"):
-        # Glued to the keyword ("token+rotation", "password's"): not a value.
-        return None
-    close = next((mark for mark in _CLOSES if words[0].startswith(mark)), "")
-    if close:
-        # "(TOTP secret) for the shared admin: X": the keyword ended a remark.
-        # "{{ .Values.redis.password }}@redis-master:6379": it named a template
-        # variable, and what is glued to the template's close is the text the
-        # template sits in (a URL's host, a path), not a value; nor is what
-        # is glued to a remark's close ("secret)\s*[:=]", a pattern's group).
-        rest = words[0][len(close) :]
-        if rest[:1] not in ("", *_AFTER_CLOSE):
-            return None
-        words[0] = rest
-        if not words[0]:
-            words = words[1:]
-        if not words:
-            return None
-    first = words[0]
-    if first[:1] in ":=" and first not in LINKS:
-        word = first.lstrip(":=>") or (words[1] if len(words) > 1 else "")
-        return _value(word, after_colon=first[0] == ":")
-    index = 0
-    linked = False
-    if first.lower() in _OPENERS or first.startswith("("):
-        for index in range(min(len(words), _MAX_QUALIFIERS)):
-            word = words[index]
-            if word.lower() in LINKS:
-                break
-            if word.endswith((":", "=")):
-                linked = True
-                break
-            if word.endswith((".", ",", ";", "!", "?")):
-                return None
-        else:
-            # No link after all: "password to X", "token as X" read "to" as one.
-            if first in ("to", "as") and len(words) > 1:
-                return _value(words[1], after_colon=False)
-            return None
-        index += 1 if linked else 0
-    while index < len(words) and (words[index].lower() in LINKS or words[index].lower() in FILLERS):
-        linked = True
-        index += 1
-    if index >= len(words):
-        return None
-    if not linked and index != 0:
-        return None
-    return _value(words[index], after_colon=index > 0 and words[index - 1].endswith(":"))
-
-
-# A keyword argument a sentence passes ("pass timeout=30 to requests.get"),
-# unless its name is a credential's, which the assignment rules read.
-_KEYWORD_ARGUMENT = r"(?!\w*(?:pass|pw|secret|token|key|cred|auth))[A-Za-z_]\w{0,40}=[^=\s]*"
-
-
-def _value(word: str, *, after_colon: bool) -> str | None:
-    """The candidate without its wrapping; None for YAML syntax after a colon
-    (a tag, anchor, alias or comment: "password: !vault ...") and for a
-    command-line option ("creds --from-env-file=.env")."""
-    if after_colon and word[:1] in "!&*#":
-        return None
-    if (word.startswith("-") and word[1:2].isalpha()) or word.startswith("--"):
-        return None
-    value = clean(word)
-    if text_pattern(_KEYWORD_ARGUMENT).fullmatch(value.lower()):
-        return None  # "pass verify=False to requests": an argument, not a value
-    return None if not value or _a_name(value) else value
-
-
-# What names a thing rather than holding a secret: an AWS resource's ARN
-# ("the KMS key is arn:aws:kms:...:key/1234abcd-..."), a file's path
-# ("the secret is k8s/prod/sealed-secrets.yaml").
-_ARN = re.compile(r"arn:[a-z0-9-]+:[a-z0-9-]+:[a-z0-9-]*:\d*:\S+")
-_FILE_PATH = re.compile(r"\.{0,2}/?(?:[\w.-]+/)+[\w.-]*\w\.[a-z]{1,5}")
-
-
-def _a_name(value: str) -> bool:
-    if _ARN.fullmatch(value):
-        return True
-    # A path whose every part reads as a name: a generated string with a
-    # file's ending after it is still the string.
-    parts = value.rsplit(".", 1)[0].split("/")
-    return bool(_FILE_PATH.fullmatch(value)) and not any(
-        password_looking(part) or token_looking(part) for part in parts
-    )
-
 
 def _pair(tail: str, value: str) -> str | None:
     """The password of "user / password" when `value` is the user."""
     after = tail.split(value, 1)[1].split() if value in tail else []
     if len(after) >= 2 and after[0] == "/":
-        return _value(after[1], after_colon=False)
+        return said_value(after[1], after_colon=False)
     return None
 
 
@@ -215,7 +66,7 @@ def _user_password(tail: str, value: str) -> bool:
 
 
 def _prose_password(tail: str) -> bool:
-    value = _candidate(tail)
+    value = candidate(tail)
     if value is None:
         return False
     return password_looking(value) or _user_password(tail, value)
@@ -270,7 +121,7 @@ def _prose_chosen_password(tail: str) -> bool:
     passphrase, not only a random one (`chosen_password`)."""
     if _labelled_password(tail):
         return True
-    value = _candidate(tail)
+    value = candidate(tail)
     if value is None:
         return False
     quoted = text_pattern(_QUOTED_AFTER_LINK).match(tail)
@@ -285,16 +136,8 @@ def _prose_pw(tail: str) -> bool:
     """After "pw", the word for password ("the admin pw is X", "pw for
     staging: X"): judged as after "password", but only after a link, since
     "pw" also names Playwright's CLI ("pw test2") and other things."""
-    value = _candidate(tail)
-    return value is not None and _linked(tail, value) and _prose_chosen_password(tail)
-
-
-def _linked(tail: str, value: str) -> bool:
-    """Whether a link ("is", ":", "=") comes between the keyword and `value`."""
-    before = tail.split(value, 1)[0]
-    return before.rstrip().endswith((":", "=")) or any(
-        word.lower() in LINKS or word.endswith((":", "=")) for word in before.split()
-    )
+    value = candidate(tail)
+    return value is not None and linked(tail, value) and _prose_chosen_password(tail)
 
 
 # Links a PIN may follow in another language's sentence ("El PIN de mi
@@ -319,7 +162,7 @@ def _pin_in_a_sentence(tail: str) -> bool:
     the words between say whose PIN (none holds a digit: "PIN 3 on the
     header" numbers a pin)."""
     words = tail.split()
-    for index, word in enumerate(words[: _MAX_QUALIFIERS + 1]):
+    for index, word in enumerate(words[: MAX_QUALIFIERS + 1]):
         if any(c.isdigit() for c in word) or word.endswith((".", ";", "!", "?")):
             return False
         if word.lower() in _PIN_LINKS and index + 1 < len(words):
@@ -334,8 +177,8 @@ def _prose_pin(window: str) -> bool:
     "pin 2048 pages" or "pin to 3118" (the verb) is no PIN; right after the
     keyword when a word before it names a card or a SIM."""
     lead, _, tail = window.partition("\x00")
-    value = _candidate(tail)
-    if value is not None and chosen_pin(value) and _linked(tail, value):
+    value = candidate(tail)
+    if value is not None and chosen_pin(value) and linked(tail, value):
         return True
     if _pin_in_a_sentence(tail):
         return True
@@ -352,7 +195,7 @@ def _prose_pin(window: str) -> bool:
 
 def _prose_puk(tail: str) -> bool:
     """A SIM's PUK: eight digits right after the word or after a link."""
-    value = _candidate(tail)
+    value = candidate(tail)
     return value is not None and len(value) == 8 and chosen_pin(value)
 
 
@@ -369,7 +212,7 @@ def _prose_code(window: str) -> bool:
     lead, _, tail = window.partition("\x00")
     if any(word in lead.lower() for word in _MEETING_WORDS):
         return False
-    value = _candidate(tail)
+    value = candidate(tail)
     if value is None or not chosen_pin(value):
         # A label in another language; a year after a label ("door code
         # review: 2024 plan") is the label's.
@@ -378,7 +221,7 @@ def _prose_code(window: str) -> bool:
             return False
     if value is None or not chosen_pin(value):
         return False
-    if _linked(tail, value):
+    if linked(tail, value):
         return True
     year = len(value) == 4 and value.startswith(("19", "20"))
     return tail.split()[0] == value and not year
@@ -389,7 +232,7 @@ def _labelled(tail: str) -> str | None:
     any language ("Code PIN de la carte SIM : 7392", "Pincode van de
     creditcard: 5817"); None past a sentence's end."""
     words = tail.split()
-    for index, word in enumerate(words[: _MAX_QUALIFIERS + 1]):
+    for index, word in enumerate(words[: MAX_QUALIFIERS + 1]):
         if word.endswith((":", "=", "：")) and index + 1 < len(words):
             return clean(words[index + 1])
         if word.endswith((".", ";", "!", "?")):
@@ -413,7 +256,7 @@ def _prose_combination(window: str) -> bool:
         return False
     if tail.split()[:1] == ["of"]:
         return False  # "a safe combination of settings"
-    value = _candidate(tail) or _labelled(tail)
+    value = candidate(tail) or _labelled(tail)
     if value is None:
         return False
     start = tail.find(value)
@@ -427,12 +270,12 @@ def _prose_passcode(window: str) -> bool:
 
 
 def _prose_pair(tail: str) -> bool:
-    value = _candidate(tail)
+    value = candidate(tail)
     return value is not None and _user_password(tail, value)
 
 
 def _prose_token(tail: str) -> bool:
-    value = _candidate(tail)
+    value = candidate(tail)
     return value is not None and token_looking(value)
 
 
