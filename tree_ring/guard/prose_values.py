@@ -14,10 +14,13 @@ import re
 from tree_ring.guard.rule import text_pattern
 from tree_ring.guard.values import password_looking, token_looking
 
-# Words that join a subject to its value: "is", "was set to", ":", "=".
+# Words that join a subject to its value: "is", "was set to", ":", "=", an
+# arrow either way ("api key → X", "api key <- X") or a tilde as a note's
+# "about" ("api key ~ X").
 LINKS = frozenset(
     {"is", "was", "are", "were", "be", "been", "has", "had", "=", ":", "->", "=>", "-", "–", "—",
-     "equals", "became", "becomes", "reads", "is:", "was:", "are:"}
+     "equals", "became", "becomes", "reads", "is:", "was:", "are:", "<-", "←", "→", "⇒", "⟶",
+     "~"}
 )  # fmt: skip
 # Words that join a word to its value in other languages: "ist", "lautet",
 # "es", "est", "è", "é", "är", "er", "jest", "je", "это", ...

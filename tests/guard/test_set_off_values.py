@@ -1,0 +1,55 @@
+"""A key, token, secret or password set off beside the word that names it:
+after an arrow or a tilde, in brackets or after a comment's marker after
+the value, in an apposition or a relative clause after the word, or given
+as the new one after the word. Refused by the family of the word; a name, a
+reference, a digest or a path in those places is stored."""
+
+from __future__ import annotations
+
+import pytest
+
+from tree_ring.guard import find_secret
+
+MIXED = "Qz7vR2mXk9LpT4wYb8NcJ3hFs6DgA1eUo"
+HEX32 = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+HEX40 = "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39"
+BASE64 = "aGVsbG8gd29ybGQgdGhpcyBpcyBh+/Zk9="
+DASHED = "sv_9Kq2-Lm8_xZ4pR7tW1nB6cY3"
+VALUES = [MIXED, HEX32, HEX40, BASE64, DASHED]
+
+# After the word, linked by an arrow or a tilde.
+ARROWS = [
+    "api key ← {}",
+    "api key → {}",
+    "the Datadog API key <- {}",
+    "datadog api key ~ {}",
+    "staging deploy token ⇒ {}",
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+@pytest.mark.parametrize("shape", ARROWS)
+def test_a_key_after_an_arrow_is_refused(shape: str, value: str) -> None:
+    expected = "key-in-prose" if "key" in shape else "token-in-prose"
+    assert find_secret(shape.format(value)) == expected
+
+
+def test_a_password_after_an_arrow_is_refused() -> None:
+    assert find_secret("db password ← Tr0ub4dor&3xyz") == "password-in-prose"
+    assert find_secret("password → hunter2") == "password-in-prose"
+
+
+STORED = [
+    "the password ~ 8 chars long",
+    "the api key ~ 40 chars",
+    "token → see vault",
+    "the password → rotate monthly",
+    "api key <- $DATADOG_API_KEY",
+    "token ~ ${{ secrets.NPM_TOKEN }}",
+    "api key → docs/keys.md",
+]
+
+
+@pytest.mark.parametrize("text", STORED)
+def test_a_name_reference_or_path_in_those_places_is_stored(text: str) -> None:
+    assert find_secret(text) is None
