@@ -53,3 +53,33 @@ STORED = [
 @pytest.mark.parametrize("text", STORED)
 def test_a_name_reference_or_path_in_those_places_is_stored(text: str) -> None:
     assert find_secret(text) is None
+
+
+# "pwd" as the word for password, after a link: not the shell's directory.
+PWD_REFUSED = [
+    f"the prod database pwd is {MIXED}",
+    "the admin pwd is hunter2",
+    "db pwd for staging: Kx7!mQ2#zp",
+    "the root pwd was changed to Tr0ub4dor&3xyz",
+]
+PWD_STORED = [
+    "pwd is /home/ci/work",
+    "the pwd is now ~/src/tree-ring",
+    "run pwd: /Users/bob/src",
+    "pwd -> /tmp/guardwt",
+    "the pwd output is /srv/app",
+    "pwd is $HOME/src",
+    "cwd/pwd is C:\\Users\\bob",
+    "pwd is the shell builtin that prints the directory",
+    "pwd = os.getcwd()",
+]
+
+
+@pytest.mark.parametrize("text", PWD_REFUSED)
+def test_pwd_as_the_word_for_password_is_refused(text: str) -> None:
+    assert find_secret(text) == "password-in-prose"
+
+
+@pytest.mark.parametrize("text", PWD_STORED)
+def test_pwd_naming_a_directory_is_stored(text: str) -> None:
+    assert find_secret(text) is None

@@ -132,12 +132,23 @@ def _prose_chosen_password(tail: str) -> bool:
     )
 
 
+# A directory, which "pwd" prints: "/home/ci", "~/src", "C:\\Users\\ci".
+_DIRECTORY = r"[~.]{0,2}/|\$\{?(?:home|pwd|user)\b|[a-z]:[\\/]"
+
+
 def _prose_pw(tail: str) -> bool:
-    """After "pw", the word for password ("the admin pw is X", "pw for
-    staging: X"): judged as after "password", but only after a link, since
-    "pw" also names Playwright's CLI ("pw test2") and other things."""
+    """After "pw" or "pwd", the word for password ("the admin pw is X", "the
+    prod db pwd is X", "pw for staging: X"): judged as after "password", but
+    only after a link, since "pw" also names Playwright's CLI ("pw test2")
+    and other things, and not for a directory ("pwd is /home/ci" names the
+    shell's working directory)."""
     value = candidate(tail)
-    return value is not None and linked(tail, value) and _prose_chosen_password(tail)
+    return (
+        value is not None
+        and linked(tail, value)
+        and not text_pattern(_DIRECTORY).match(value.lower())
+        and _prose_chosen_password(tail)
+    )
 
 
 # Links a PIN may follow in another language's sentence ("El PIN de mi
@@ -381,9 +392,10 @@ PROSE_RULES: tuple[Rule, ...] = (
         b"pass",
         _prose_chosen_password,
     ),
+    # "pw" or "pwd"; not a URL's "?pwd=", a meeting link's passcode.
     _prose(
         "password-in-prose",
-        rb"pw(?<![a-z0-9_$]pw)" + _not_a_path_segment(b"pw"),
+        rb"pw(?<![a-z0-9_$]pw)d?(?<![?&]pwd)" + _not_a_path_segment(b"pw", b"pwd"),
         b"pw",
         _prose_pw,
     ),
