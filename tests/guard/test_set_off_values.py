@@ -83,3 +83,43 @@ def test_pwd_as_the_word_for_password_is_refused(text: str) -> None:
 @pytest.mark.parametrize("text", PWD_STORED)
 def test_pwd_naming_a_directory_is_stored(text: str) -> None:
     assert find_secret(text) is None
+
+
+# After the word, in an apposition after a phrase that says which, or in a
+# relative clause.
+APPOSED = [
+    ("the Datadog API key, which is {}, expires soon", "key-in-prose"),
+    ("the Datadog API key we use, {}, expires soon", "key-in-prose"),
+    ("the Stripe secret in prod, {}, was leaked", "secret-in-prose"),
+    ("the deploy token for staging ({}) expires Friday", "token-in-prose"),
+    ("the webhook secret, that is {}, rotates weekly", "secret-in-prose"),
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+@pytest.mark.parametrize(("shape", "family"), APPOSED)
+def test_a_key_in_an_apposition_after_its_word_is_refused(
+    shape: str, family: str, value: str
+) -> None:
+    assert find_secret(shape.format(value)) == family
+
+
+def test_a_password_in_an_apposition_after_its_word_is_refused() -> None:
+    text = "the password for the admin user, which is Kx7!mQ2#zp, rotates"
+    assert find_secret(text) == "password-in-prose"
+
+
+STORED += [
+    "the api key for prod, staging and dev are in vault",
+    f"the key in commit {HEX40}, which rotated it, is on main",
+    "the token from https://github.com/settings/tokens, which is short-lived, goes in CI",
+    "the api key we use, arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/api, "
+    "lives in Secrets Manager",
+    "the secret in prod, prod/api/datadog-key-2024, is read at start-up",
+    "the api key for Datadog, i.e. DATADOG_API_KEY, is injected",
+    "the api key for prod (docs/keys.md) rotates monthly",
+    "the api key we use, which is DATADOG_API_KEY_PROD, expires soon",
+    "the key we use, which is the-staging-cluster-signing-key, is in KMS",
+    "the password for the admin user, which is stored in 1Password, rotates",
+    f"the secret in prod, sha256:{HEX32}{HEX32}, is pinned",
+]

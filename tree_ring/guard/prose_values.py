@@ -64,10 +64,20 @@ def clean(word: str) -> str:
 
 
 # A value set off right after the keyword: "the staging password, X, must
-# be rotated", "the AWS secret access key (X) lives in CI". Only a generated
-# value is read so ("password (prod): X" goes on to the value after it).
-# A bracket glued to the word is a call ("PASSWORD('...')"), judged elsewhere.
-_APPOSED = r"(?:\s*,\s*(?P<value>[^\s,()]+)(?=,|\.?$|\.\s|;)|\s+\(\s*(?P<value2>[^\s()]+)\s*\))"
+# be rotated", "the AWS secret access key (X) lives in CI", perhaps after a
+# phrase that says which ("the Datadog API key we use, X, expires", "the
+# Stripe secret in prod, X, was leaked") and in a relative clause ("the API
+# key, which is X, expires"). Only a generated value is read so ("password
+# (prod): X" goes on to the value after it). A bracket glued to the word is
+# a call ("PASSWORD('...')"), judged elsewhere.
+_WHICH = (
+    r"(?:\s+(?:for|of|in|on|at|from|we|you|they|i|that|used|given|shared)(?:\s+[^\s,()]+){0,3})?"
+)
+_SAYS = r"(?:(?:which|that)\s+(?:is|was)\s+(?:now\s+)?|i\.e\.,?\s+|namely\s+|aka\s+)?"
+_APPOSED = (
+    rf"(?:{_WHICH}\s*,\s*{_SAYS}(?P<value>[^\s,()]+)(?=,|\.?$|\.\s|;)"
+    rf"|{_WHICH}\s+\(\s*(?P<value2>[^\s()]+)\s*\))"
+)
 
 
 def candidate(tail: str) -> str | None:
@@ -159,10 +169,12 @@ def said_value(word: str, *, after_colon: bool) -> str | None:
 # ("the secret is k8s/prod/sealed-secrets.yaml").
 _ARN = re.compile(r"arn:[a-z0-9-]+:[a-z0-9-]+:[a-z0-9-]*:\d*:\S+")
 _FILE_PATH = re.compile(r"\.{0,2}/?(?:[\w.-]+/)+[\w.-]*\w\.[a-z]{1,5}")
+# A content digest, which names what it digests ("sha256:9f8e...").
+_DIGEST = re.compile(r"(?:sha(?:1|224|256|384|512)|md5):[0-9a-f]{32,128}", re.IGNORECASE)
 
 
 def a_name(value: str) -> bool:
-    if _ARN.fullmatch(value):
+    if _ARN.fullmatch(value) or _DIGEST.fullmatch(value):
         return True
     # A path whose every part reads as a name: a generated string with a
     # file's ending after it is still the string.
