@@ -123,3 +123,34 @@ STORED += [
     "the password for the admin user, which is stored in 1Password, rotates",
     f"the secret in prod, sha256:{HEX32}{HEX32}, is pinned",
 ]
+
+
+# Given as the new one in the clause after the one that says the credential changed.
+SUCCESSORS = [
+    ("the staging password got reset; new one: {}", "password-in-prose"),
+    ("the API key was rotated, the new value is {}", "key-in-prose"),
+    ("the deploy token expired -- it's now {}", "token-in-prose"),
+    ("the Stripe secret leaked, so the new one is {}", "secret-in-prose"),
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+@pytest.mark.parametrize(("shape", "family"), SUCCESSORS)
+def test_a_new_value_after_a_change_is_refused(shape: str, family: str, value: str) -> None:
+    assert find_secret(shape.format(value)) == family
+
+
+def test_a_chosen_password_given_as_the_new_one_is_refused() -> None:
+    assert find_secret("the staging password got reset; new one: hunter3") == "password-in-prose"
+
+
+STORED += [
+    "the password policy changed; new one: 12 chars",
+    "the staging password got reset; new one: see vault",
+    "the api key rotated; new one: in 1Password",
+    "the token format changed; new one: JWT",
+    "the password hashing changed; new one: argon2id",
+    "the password manager changed; new one: Bitwarden",
+    "the api key rotation script broke, it is now fixed",
+    "the db password got reset; new one: ${DB_PASSWORD}",
+]

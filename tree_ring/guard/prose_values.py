@@ -80,13 +80,34 @@ _APPOSED = (
 )
 
 
+# A value given as the keyword's new one, in the clause after the one that
+# says it changed: "the staging password got reset; new one: X", "the API
+# key was rotated, the new value is X", "... expired -- it's now X" (not
+# "the password policy changed; new one: ...", a compound's).
+_SUCCESSOR = (
+    r"\s+(?:(?:got|was|were|has|have|had|been|just|is|are|now|finally)\s+){0,3}"
+    r"(?:reset|rotated|changed|regenerated|revoked|expired|updated|leaked|compromised|replaced"
+    r"|renewed|reissued|re-issued|cycled|refreshed|rolled)\b"
+    r"[^;,.!?]{0,60}?(?:[;,.!?]|\s--?|\s\u2014|\s\u2013)\s*(?:and\s+|so\s+)?"
+    r"(?:(?:the\s+)?new\s+(?:one|value)(?:\s+is)?\s*(?::|=|->|\u2192)?|(?:it'?s|it\s+is)\s+now:?)"
+    r"\s+(?P<value>\S+)"
+)
+
+
 def candidate(tail: str) -> str | None:
     """The value a sentence gives its keyword, read from the text after it.
 
-    Either the word right after the keyword ("passphrase X", "use key X"), or
+    Either the word right after the keyword ("passphrase X", "use key X"),
     the word after a link, itself after an optional phrase that says which
-    credential ("password for staging: X", "the token we use is now X").
+    credential ("password for staging: X", "the token we use is now X"), or
+    a value set off after it (`_APPOSED`) or given as its new one in the
+    next clause (`_SUCCESSOR`).
     """
+    successor = text_pattern(_SUCCESSOR).match(tail)
+    if successor is not None:
+        value = said_value(successor.group("value"), after_colon=True)
+        if value is not None:
+            return value
     apposed = text_pattern(_APPOSED).match(tail)
     if apposed is not None:
         value = said_value(apposed.group("value") or apposed.group("value2"), after_colon=False)
