@@ -154,3 +154,88 @@ STORED += [
     "the api key rotation script broke, it is now fixed",
     "the db password got reset; new one: ${DB_PASSWORD}",
 ]
+
+
+# Before the word, with a label set off after the value: a bracket, a
+# comment's marker, an arrow, a colon, a dash or a comma; or "that's".
+LABELLED = [
+    ("{} (api key)", "key-in-prose"),
+    ("{} (the api key for Datadog)", "key-in-prose"),
+    ("{} [prod api key]", "key-in-prose"),
+    ("{}: api key", "key-in-prose"),
+    ("{} - api key", "key-in-prose"),
+    ("{}, api key", "key-in-prose"),
+    ("{} // datadog api key", "key-in-prose"),
+    ("{} # datadog api key for prod", "key-in-prose"),
+    ("{} <- datadog api key", "key-in-prose"),
+    ("{} ← api key", "key-in-prose"),
+    ("{} -> deploy token", "token-in-prose"),
+    ("{} (Stripe webhook secret)", "secret-in-prose"),
+    ("export DD={} # the Datadog api key", "key-in-prose"),
+    ("{} (staging password)", "password-in-prose"),
+    ("{} — that's the prod db password", "password-in-prose"),
+    ("{} -- that is the GitHub bot token", "token-in-prose"),
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+@pytest.mark.parametrize(("shape", "family"), LABELLED)
+def test_a_value_with_a_label_set_off_after_it_is_refused(
+    shape: str, family: str, value: str
+) -> None:
+    assert find_secret(shape.format(value)) == family
+
+
+STORED += [
+    "the api key (see docs/keys.md) rotates monthly",
+    "pass the API key via --api-key",
+    "SHA abc123 fixed the api key bug",
+    "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39: fix api key",
+    "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 - rotate the api key",
+    "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 (api key rotation)",
+    "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 # added api key",
+    "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39: api key is now read from the environment",
+    "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 -> fix api key leak",
+    "a1b2c3d4e5f6a7b8c9d0e1f2 (the commit that changed the cache key)",
+    "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab (the KMS key)",
+    "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/api-AbCdEf // api key",
+    "https://app.datadoghq.com/organization-settings/api-keys (api key)",
+    "docs/keys/datadog-api-key.md (api key)",
+    "/etc/ssl/private/server.key: TLS key",
+    "src/tree_ring/guard/value_first.py - api key rules",
+    "K8s (api key)",
+    "the password policy (12 chars) applies",
+    "token: see vault",
+    "tenant_id_partition_key_v2 (partition key)",
+    "550e8400-e29b-41d4-a716-446655440000 (idempotency key)",
+    "d41d8cd98f00b204e9800998ecf8427e (md5 of an empty file, not a key)",
+    "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8 (ssh key fingerprint)",
+    "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl # ssh key",
+    "DATADOG_API_KEY_PROD_US1 (api key)",
+    "${{ secrets.DATADOG_API_KEY }} // api key",
+    "pk_live_51HqJxLKj3nD8sF2mQpR7tW1n (publishable key)",
+    "Qz7vR2mXk9LpT4wYb8NcJ3hFs6DgA1eUo (example api key)",
+    "mem_20261207_144430_2e9d224e5f1c: api key decision",
+    "Qz7vR2mXk9LpT4wYb8NcJ3hFs6DgA1eUo (api key manager)",
+    "Qz7vR2mXk9LpT4wYb8NcJ3hFs6DgA1eUo, api key rotation and more",
+    "release-v2.3.1-rc1-build-20240101: api key support",
+    "feature/DATADOG-1234-rotate-api-key: api key",
+    "see https://docs.datadoghq.com/account_management/api-app-keys/ (api key)",
+    "My new password manager, 1Password, is great",
+    "client = Client(Qz7vR2mXk9LpT4wYb8NcJ3hFs6DgA1eUo, api_key)",
+    "secret = base64.b64decode(encoded_secret)",
+    "value_first.token_before(names) - key rules",
+    "tests/guard/test_value_first.py: api key cases",
+    "sha256:9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0 (image key)",
+    "us-east-1.amazonaws.com/ecr/repo (registry key)",
+    "i-0abc123def4567890 (instance key pair)",
+    "sg-0123456789abcdef0 - security group for the api key service",
+    "the api key → see 1Password",
+    "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 (revoked api key)",
+    '"3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39" — that\'s the commit that rotated the key',
+    "README.md: the password section",
+    "2024-01-15T10:30:00.000Z (api key created)",
+    "The token (JWT) expires after 15 minutes",
+    "Qz7vR2mXk9LpT4wYb8NcJ3hFs6DgA1eUo: the value of the api key field in the form",
+    "Authorization header (the api key)",
+]

@@ -320,6 +320,9 @@ def _not_a_path_segment(*words: bytes) -> bytes:
 # The words before "key", "token" or "secret" a generated value before them
 # may be read across: the value (up to 256), a link and five words.
 _TOKEN_LEAD = 400
+# The words before "password" a password before them may be read across:
+# the value (up to 64), a link, "that's" and a few words.
+_PASSWORD_LEAD = 128
 
 
 def _value_first(name: str, keyword: bytes, head: bytes, names: Sequence[bytes]) -> Rule:
@@ -489,7 +492,7 @@ PROSE_RULES: tuple[Rule, ...] = (
         rb"(?:pass(?:w(?:or)?d|phrase)|pwd?)(?![a-z0-9_-])(?=(?P<v>[^\n\x00]{0,160}))",
         value_before,
         heads=(b"pass", b"pw"),
-        before=_CODE_LEAD,
+        before=_PASSWORD_LEAD,
     ),
     # An app password, four groups of four letters: "abcd efgh ijkl mnop".
     rule(

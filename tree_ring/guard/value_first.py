@@ -9,6 +9,12 @@ them):
 - "Zq8v...nVcK is our AWS secret access key", "use 9f8e...b1a0 as the
   Datadog API key": a generated value before a link ("is", "=") or after
   "use ... as", and the word for key, token or secret (`token_before`).
+- "Zq8v...nVcK (the Datadog API key)", "Zq8v...nVcK // prod api key",
+  "Zq8v...nVcK: api key", "Zq8v...nVcK -- that's the staging password": a
+  generated value, then a label set off after it by a bracket, a comment's
+  marker, an arrow, a colon, a dash or a comma, that names it with the
+  word (`set_off`): only a label the word ends (perhaps saying whose,
+  "for Datadog"), with no verb in it ("3f2a...: fix api key" is a commit).
 - An app password as Google and Apple show one, four groups of four
   letters ("abcd efgh ijkl mnop", "abcd-efgh-ijkl-mnop"), after "app
   password": not when the groups are words of a sentence.
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from tree_ring.guard.prose_values import a_name
 from tree_ring.guard.rule import text_pattern
 from tree_ring.guard.values import chosen_password, password_looking, token_looking
 
@@ -38,14 +45,26 @@ _LINKS = (
 )
 
 
+# What sets a label off after a value: a comment's marker, an arrow, a dash.
+_MARKS = r"//|#|<-|\u2190|->|\u2192|=>|\u21d2|-"
+# What may open the label: "X -- that's the prod db password".
+_SAYS = r"(?:that's|that\u2019s|that\s+is|it's|it\u2019s|it\s+is|this\s+is|which\s+is|i\.e\.)"
+
+
 def _before(length: str, qualifiers: int) -> str:
-    """The value, a link (`_LINKS`) or a comma ("X, the prod db password,"),
-    then up to `qualifiers` words saying which ("the staging db", "the
-    GitHub bot's"), the last of them perhaps glued to the word
+    """The value, a link (`_LINKS`), a comma ("X, the prod db password,"),
+    an opening bracket after a space ("X (the prod db password)"; glued to
+    the value it is a call's or an index's), a colon or a mark
+    (`_MARKS`: "X // datadog api key"), perhaps "that's" (`_SAYS`), then up
+    to `qualifiers` words saying which ("the staging db", "the GitHub
+    bot's"), the last of them perhaps glued to the word
     ("secret-access-key")."""
-    start = r"(?:^|[\s(\[{\"'`])"
+    start = r"(?:^|[\s(\[{\"'`=])"
     value = r"(?P<put>" + _PUT + r")?(?P<value>[^\s\x00," + r"]" + length + r")"
-    link = r"(?:\s+(?P<link>" + _LINKS + r")|(?P<comma>,))\s+"
+    link = (
+        r"(?:\s+(?P<link>" + _LINKS + r")\s+|(?P<comma>,)\s+|\s+(?P<open>[(\[])\s*"
+        r"|(?P<mark>:|\s:|\s+(?:" + _MARKS + r"))\s+)(?:(?P<says>" + _SAYS + r")\s+)?"
+    )
     word = r"[a-z0-9_.'\u2019-]{1,24}"
     which = _DETERMINER + r"(?:" + word + r"\s+){0," + str(qualifiers) + r"}"
     return rf"{start}{value}{link}{which}(?:{word}[-_])?$"
@@ -54,6 +73,54 @@ def _before(length: str, qualifiers: int) -> str:
 def _linked(found: re.Match[str] | None) -> bool:
     """Whether the value found is linked to the word: "as" only after a use."""
     return found is not None and (found.group("link") != "as" or found.group("put") is not None)
+
+
+# Words that make a label set off after a value no name for it: a verb (a
+# commit's or a change's subject, "3f2a...: fix api key"), a clause's start,
+# or a word saying the value is a stand-in or public ("X (example api key)",
+# "X # ssh key" is a public key's line).
+_NOT_LABEL = frozenset(
+    {"fix", "fixes", "fixed", "add", "adds", "added", "remove", "removes", "removed", "rm",
+     "delete", "deletes", "deleted", "drop", "drops", "dropped", "rotate", "rotates", "bump",
+     "bumps", "bumped", "update", "updates", "revert", "reverts", "reverted", "use", "uses",
+     "move", "moves", "moved", "rename", "renames", "renamed", "refactor", "handle", "handles",
+     "support", "supports", "validate", "validates", "check", "checks", "store", "stores",
+     "read", "reads", "load", "loads", "pass", "passes", "set", "sets", "get", "gets", "make",
+     "makes", "allow", "allows", "mask", "masks", "redact", "redacts", "redacted", "hide",
+     "hides", "log", "logs", "logged", "print", "prints", "show", "shows", "test", "tests",
+     "document", "documents", "docs", "see", "per", "re", "about", "regarding", "wip", "chore",
+     "feat", "fetch", "fetches", "inject", "injects", "require", "requires", "need", "needs",
+     "no", "not", "without", "missing", "example", "sample", "dummy", "fake", "placeholder",
+     "mock", "ssh", "fingerprint", "revoked", "invalid", "old", "former", "deprecated",
+     "that", "which", "who", "we", "you", "they", "i", "is", "was", "are", "were", "has", "had"}
+)  # fmt: skip
+# A label set off after a value ends with the word, or goes on only to say
+# whose or where ("X (the api key for Datadog)", "X # api key for prod")
+# before a bracket's close, a sentence's end or the line's.
+_WHOSE = r"(?:\s+(?:for|of|in|on|at|from)(?:\s+[^\s.,;:!?()\[\]]+){1,3})?"
+_CLOSED = _WHOSE + r"\s*[)\]]"
+_LABEL_ENDS = _WHOSE + r"\s*(?:$|[.;,!?)]|\s--?\s|\s[\u2013\u2014]\s)"
+
+
+def set_off(found: re.Match[str], lead: str, tail: str) -> bool | None:
+    """For a value set off before the label that names it (a bracket, a
+    colon, a mark, or a comma not closed by another): whether the label
+    names the value (`_NOT_LABEL`, `_CLOSED`, `_LABEL_ENDS`) and the value
+    is no name (an ARN, a path, a digest, a URL). None for the other links,
+    judged as before."""
+    if found.group("open"):
+        ends = _CLOSED
+    elif found.group("mark") or (found.group("comma") and not tail.lstrip().startswith(",")):
+        ends = _LABEL_ENDS
+    else:
+        return None
+    label = lead.lower()[found.end("says" if found.group("says") else "value") :]
+    if _NOT_LABEL.intersection(word.strip(_WRAPPERS + _TRAILING) for word in label.split()):
+        return False
+    value = _found(lead, found.span("value"))
+    if "://" in value or a_name(value):
+        return False
+    return text_pattern(ends).match(tail) is not None
 
 
 # "X is the password", "X was our pw", "X = the password", "use X as the
@@ -104,6 +171,9 @@ def value_before(window: str) -> bool:
     if following.lower().rstrip(_TRAILING).removesuffix("'s") in _COMPOUNDS:
         return False  # "X is the password manager"
     value = _found(lead, found.span("value"))
+    off = None if found.group("comma") else set_off(found, lead, tail)
+    if off is not None:
+        return off and (password_looking(value) or token_looking(value))
     if password_looking(value):
         return True
     # A weaker password only where the sentence plainly ends on the word or
@@ -129,9 +199,13 @@ def token_before(names: Sequence[bytes]) -> Callable[[str], bool]:
         said = lead.lower()[found.end("value") :].split()
         if said and said[-1].strip(_WRAPPERS + _TRAILING) in not_credential:
             return False
-        if _CLAUSE.intersection(
-            lead.lower()[found.end("link" if found.group("link") else "comma") :].split()
-        ):
+        off = set_off(found, lead, tail)
+        if off is not None:
+            return off and token_looking(_found(lead, found.span("value")))
+        said_at = next(
+            found.end(group) for group in ("says", "link", "comma") if found.group(group)
+        )
+        if _CLAUSE.intersection(lead.lower()[said_at:].split()):
             return False  # "X, the commit that rotated the API key, ...": a clause names X
         following = "".join(tail.split()[:1]).lower()
         # The word ends its noun: the sentence goes on with a preposition or
@@ -147,7 +221,11 @@ def token_before(names: Sequence[bytes]) -> Callable[[str], bool]:
 
 
 def _found(lead: str, span: tuple[int, int]) -> str:
-    return lead[span[0] : span[1]].lstrip(_WRAPPERS).rstrip(_TRAILING)
+    """The value found, without its wrapping, nor a name assigned it
+    ("DD=X # the Datadog api key"): base64's padding stays."""
+    value = lead[span[0] : span[1]].lstrip(_WRAPPERS).rstrip(_TRAILING)
+    name, assigned, _ = value.rstrip("=").rpartition("=")
+    return value[len(name) + 1 :] if assigned else value
 
 
 # Four-letter words common in English: groups of them are a sentence
