@@ -239,3 +239,30 @@ STORED += [
     "Qz7vR2mXk9LpT4wYb8NcJ3hFs6DgA1eUo: the value of the api key field in the form",
     "Authorization header (the api key)",
 ]
+
+
+# The word glued after a word that names a credential with it.
+GLUED = [
+    ("apikey {}", "key-in-prose"),
+    ("the accesskey {} is in CI", "key-in-prose"),
+    ("clientsecret {}", "secret-in-prose"),
+    ("{} is our apikey", "key-in-prose"),
+    ("{} (apikey)", "key-in-prose"),
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+@pytest.mark.parametrize(("shape", "family"), GLUED)
+def test_a_key_after_a_glued_word_is_refused(shape: str, family: str, value: str) -> None:
+    assert find_secret(shape.format(value)) == family
+
+
+STORED += [
+    f"monkey {MIXED}",
+    f"hotkey {MIXED}",
+    f"{MIXED} is the turkey",
+    "the apikey header is X-Api-Key",
+    "apikey getServerSideProps",
+    "the apikey query parameter is deprecated",
+    "set the apikey via --apikey",
+]

@@ -325,9 +325,27 @@ _TOKEN_LEAD = 400
 _PASSWORD_LEAD = 128
 
 
+# Words glued before the word for key, token or secret that still name a
+# credential ("apikey X", "accesstoken X", "clientsecret X"); any other
+# letter before it makes another word ("monkey", "hotkey").
+_GLUED = {
+    b"key": (b"api", b"access", b"secret", b"auth", b"private", b"signing", b"license"),
+    b"token": (b"access", b"auth", b"api", b"bearer", b"refresh", b"session", b"bot"),
+    b"secret": (b"client", b"app", b"api", b"webhook", b"signing", b"shared"),
+}
+
+
+def _word(keyword: bytes) -> bytes:
+    """`keyword` alone, or glued after one of its `_GLUED` words."""
+    glued = b"".join(
+        rb"|(?<=[^a-z0-9]" + first + keyword + rb")" for first in _GLUED.get(keyword, ())
+    )
+    return keyword + rb"(?:(?<![a-z]" + keyword + rb")" + glued + rb")"
+
+
 def _value_first(name: str, keyword: bytes, head: bytes, names: Sequence[bytes]) -> Rule:
     """ "Zq8v...nVcK is our AWS secret access key": the value before the word."""
-    source = keyword + rb"(?<![a-z]" + keyword + rb")(?![a-z0-9_-])(?=(?P<v>[^\n\x00]{0,160}))"
+    source = _word(keyword) + rb"(?![a-z0-9_-])(?=(?P<v>[^\n\x00]{0,160}))"
     judge = token_before(names)
     return rule(name, SECRET, "lower", source, judge, heads=(head,), before=_TOKEN_LEAD)
 
@@ -506,7 +524,7 @@ PROSE_RULES: tuple[Rule, ...] = (
     ),
     _prose(
         "secret-in-prose",
-        rb"secret(?<![a-z]secret)" + _not_a_path_segment(b"secret"),
+        _word(b"secret") + _not_a_path_segment(b"secret"),
         b"secret",
         _undenied,
         before=BEFORE,
@@ -521,7 +539,7 @@ PROSE_RULES: tuple[Rule, ...] = (
     _value_first("secret-in-prose", b"secret", b"secret", ()),
     _prose(
         "token-in-prose",
-        rb"token(?<![a-z]token)" + _not_a_path_segment(b"token"),
+        _word(b"token") + _not_a_path_segment(b"token"),
         b"token",
         after_names(NOT_CREDENTIAL_TOKENS, _PROSE_SEPARATORS, _prose_token, required=False),
         _LONG_WORD_AHEAD,
@@ -530,7 +548,7 @@ PROSE_RULES: tuple[Rule, ...] = (
     _value_first("token-in-prose", b"token", b"token", NOT_CREDENTIAL_TOKENS),
     _prose(
         "key-in-prose",
-        rb"key(?<![a-z]key)" + _not_a_path_segment(b"key"),
+        _word(b"key") + _not_a_path_segment(b"key"),
         b"key",
         after_names(_NOT_CREDENTIAL_KEYS, _PROSE_SEPARATORS, _prose_token, required=False),
         _LONG_WORD_AHEAD,

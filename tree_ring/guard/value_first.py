@@ -51,14 +51,15 @@ _MARKS = r"//|#|<-|\u2190|->|\u2192|=>|\u21d2|-"
 _SAYS = r"(?:that's|that\u2019s|that\s+is|it's|it\u2019s|it\s+is|this\s+is|which\s+is|i\.e\.)"
 
 
-def _before(length: str, qualifiers: int) -> str:
+def _before(length: str, qualifiers: int, *, glued: bool = False) -> str:
     """The value, a link (`_LINKS`), a comma ("X, the prod db password,"),
     an opening bracket after a space ("X (the prod db password)"; glued to
     the value it is a call's or an index's), a colon or a mark
     (`_MARKS`: "X // datadog api key"), perhaps "that's" (`_SAYS`), then up
     to `qualifiers` words saying which ("the staging db", "the GitHub
     bot's"), the last of them perhaps glued to the word
-    ("secret-access-key")."""
+    ("secret-access-key", and when `glued` with nothing between,
+    "apikey")."""
     start = r"(?:^|[\s(\[{\"'`=])"
     value = r"(?P<put>" + _PUT + r")?(?P<value>[^\s\x00," + r"]" + length + r")"
     link = (
@@ -67,7 +68,7 @@ def _before(length: str, qualifiers: int) -> str:
     )
     word = r"[a-z0-9_.'\u2019-]{1,24}"
     which = _DETERMINER + r"(?:" + word + r"\s+){0," + str(qualifiers) + r"}"
-    return rf"{start}{value}{link}{which}(?:{word}[-_])?$"
+    return rf"{start}{value}{link}{which}(?:{word}[-_]{'?' if glued else ''})?$"
 
 
 def _linked(found: re.Match[str] | None) -> bool:
@@ -127,7 +128,9 @@ def set_off(found: re.Match[str], lead: str, tail: str) -> bool | None:
 # password"; up to two words saying which ("the staging db pw").
 _VALUE_BEFORE = _before("{4,64}", 2)
 # "X is our AWS secret access key": a token is long, and more words may say which.
-_TOKEN_BEFORE = _before("{16,256}", 5)
+# The rule for it finds the word glued only after a word that names a
+# credential with it ("X is our apikey").
+_TOKEN_BEFORE = _before("{16,256}", 5, glued=True)
 # Words that may follow the word for password when a weaker password
 # names the value before it: a preposition saying whose, or a conjunction.
 _AFTER_WORDS = frozenset(
