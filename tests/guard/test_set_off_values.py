@@ -266,3 +266,44 @@ STORED += [
     "the apikey query parameter is deprecated",
     "set the apikey via --apikey",
 ]
+
+
+# More marks and brackets: a table's column, a block comment, long arrows,
+# braces, an aside after the word inside the bracket; "currently" in an
+# apposition; a new one after a sentence's end.
+WIDER = [
+    ("{} | api key", "key-in-prose"),
+    ("{} /* api key */", "key-in-prose"),
+    ("{} --> api key", "key-in-prose"),
+    ("api key <-- {}", "key-in-prose"),
+    ("api key ➜ {}", "key-in-prose"),
+    ("{} {{api key}}", "key-in-prose"),
+    ("{} (api key, prod)", "key-in-prose"),
+    ("{} (api key - prod)", "key-in-prose"),
+    ("the Datadog API key, currently {}, expires soon", "key-in-prose"),
+    ("our slack token got rotated. New one: {}", "token-in-prose"),
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+@pytest.mark.parametrize(("shape", "family"), WIDER)
+def test_wider_marks_and_brackets_are_refused(shape: str, family: str, value: str) -> None:
+    assert find_secret(shape.format(value)) == family
+
+
+STORED += [
+    "| `DATADOG_API_KEY` | api key |",
+    f"| {HEX40} | fix api key |",
+    f"| {HEX40} | api key rotation |",
+    "getApiKeyFromEnvironmentVariable (api key)",
+    "--api-key-file=/etc/dd/api.key (api key)",
+    "x-datadog-api-key-header-name | api key",
+    f"{HEX40} {{api key rotation}}",
+    "com.example.security.ApiKeyFilter (api key, servlet filter)",
+    f"{HEX40} (api key, see PR 12)",
+    "550e8400-e29b-41d4-a716-446655440000 | tenant id | partition key",
+    "user@example.com (api key owner)",
+    "K8s --> api key",
+    "the api key --> see docs/keys.md",
+    "token --> $GITHUB_TOKEN",
+]

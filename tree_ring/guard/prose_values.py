@@ -20,7 +20,7 @@ from tree_ring.guard.values import password_looking, token_looking
 LINKS = frozenset(
     {"is", "was", "are", "were", "be", "been", "has", "had", "=", ":", "->", "=>", "-", "–", "—",
      "equals", "became", "becomes", "reads", "is:", "was:", "are:", "<-", "←", "→", "⇒", "⟶",
-     "~"}
+     "~", "<--", "-->", "⟵", "➜", "➔"}
 )  # fmt: skip
 # Words that join a word to its value in other languages: "ist", "lautet",
 # "es", "est", "è", "é", "är", "er", "jest", "je", "это", ...
@@ -73,7 +73,10 @@ def clean(word: str) -> str:
 _WHICH = (
     r"(?:\s+(?:for|of|in|on|at|from|we|you|they|i|that|used|given|shared)(?:\s+[^\s,()]+){0,3})?"
 )
-_SAYS = r"(?:(?:which|that)\s+(?:is|was)\s+(?:now\s+)?|i\.e\.,?\s+|namely\s+|aka\s+)?"
+_SAYS = (
+    r"(?:(?:which|that)\s+(?:is|was)\s+(?:now\s+)?|i\.e\.,?\s+|namely\s+|aka\s+"
+    r"|currently\s+|now\s+)?"
+)
 _APPOSED = (
     rf"(?:{_WHICH}\s*,\s*{_SAYS}(?P<value>[^\s,()]+)(?=,|\.?$|\.\s|;)"
     rf"|{_WHICH}\s+\(\s*(?P<value2>[^\s()]+)\s*\))"
@@ -85,7 +88,7 @@ _APPOSED = (
 # key was rotated, the new value is X", "... expired -- it's now X" (not
 # "the password policy changed; new one: ...", a compound's).
 _SUCCESSOR = (
-    r"\s+(?:(?:got|was|were|has|have|had|been|just|is|are|now|finally)\s+){0,3}"
+    r"(?i)\s+(?:(?:got|was|were|has|have|had|been|just|is|are|now|finally)\s+){0,3}"
     r"(?:reset|rotated|changed|regenerated|revoked|expired|updated|leaked|compromised|replaced"
     r"|renewed|reissued|re-issued|cycled|refreshed|rolled)\b"
     r"[^;,.!?]{0,60}?(?:[;,.!?]|\s--?|\s\u2014|\s\u2013)\s*(?:and\s+|so\s+)?"

@@ -45,8 +45,9 @@ _LINKS = (
 )
 
 
-# What sets a label off after a value: a comment's marker, an arrow, a dash.
-_MARKS = r"//|#|<-|\u2190|->|\u2192|=>|\u21d2|-"
+# What sets a label off after a value: a comment's marker, an arrow, a dash,
+# a table's column.
+_MARKS = r"//|/\*|#|<--?|\u2190|\u27f5|\u21d0|--?>|\u2192|\u27f6|\u279c|\u2794|=>|\u21d2|-|\|"
 # What may open the label: "X -- that's the prod db password".
 _SAYS = r"(?:that's|that\u2019s|that\s+is|it's|it\u2019s|it\s+is|this\s+is|which\s+is|i\.e\.)"
 
@@ -63,7 +64,7 @@ def _before(length: str, qualifiers: int, *, glued: bool = False) -> str:
     start = r"(?:^|[\s(\[{\"'`=])"
     value = r"(?P<put>" + _PUT + r")?(?P<value>[^\s\x00," + r"]" + length + r")"
     link = (
-        r"(?:\s+(?P<link>" + _LINKS + r")\s+|(?P<comma>,)\s+|\s+(?P<open>[(\[])\s*"
+        r"(?:\s+(?P<link>" + _LINKS + r")\s+|(?P<comma>,)\s+|\s+(?P<open>[(\[{])\s*"
         r"|(?P<mark>:|\s:|\s+(?:" + _MARKS + r"))\s+)(?:(?P<says>" + _SAYS + r")\s+)?"
     )
     word = r"[a-z0-9_.'\u2019-]{1,24}"
@@ -99,8 +100,10 @@ _NOT_LABEL = frozenset(
 # whose or where ("X (the api key for Datadog)", "X # api key for prod")
 # before a bracket's close, a sentence's end or the line's.
 _WHOSE = r"(?:\s+(?:for|of|in|on|at|from)(?:\s+[^\s.,;:!?()\[\]]+){1,3})?"
-_CLOSED = _WHOSE + r"\s*[)\]]"
-_LABEL_ENDS = _WHOSE + r"\s*(?:$|[.;,!?)]|\s--?\s|\s[\u2013\u2014]\s)"
+# Or says which after a comma or a dash ("X (api key, prod)").
+_ASIDE = r"(?:\s*(?:,|\s-|\s\u2013|\s\u2014)(?:\s+[^\s()\[\]{}]+){1,3})?"
+_CLOSED = _WHOSE + _ASIDE + r"\s*[)\]}]"
+_LABEL_ENDS = _WHOSE + r"\s*(?:$|[.;,!?)|]|\*/|\s--?\s|\s[\u2013\u2014]\s)"
 
 
 def set_off(found: re.Match[str], lead: str, tail: str) -> bool | None:
@@ -115,13 +118,14 @@ def set_off(found: re.Match[str], lead: str, tail: str) -> bool | None:
         ends = _LABEL_ENDS
     else:
         return None
-    label = lead.lower()[found.end("says" if found.group("says") else "value") :]
+    ended = text_pattern(ends).match(tail)
+    if ended is None:
+        return False
+    label = lead.lower()[found.end("says" if found.group("says") else "value") :] + ended[0]
     if _NOT_LABEL.intersection(word.strip(_WRAPPERS + _TRAILING) for word in label.split()):
         return False
     value = _found(lead, found.span("value"))
-    if "://" in value or a_name(value):
-        return False
-    return text_pattern(ends).match(tail) is not None
+    return "://" not in value and not a_name(value)
 
 
 # "X is the password", "X was our pw", "X = the password", "use X as the
