@@ -307,3 +307,10 @@ STORED += [
     "the api key --> see docs/keys.md",
     "token --> $GITHUB_TOKEN",
 ]
+
+
+STORED += [
+    "``openssh-key-v1`` (base64 ``b3BlbnNzaC1rZXktdjE``), and a DER private key",
+    f"{MIXED}, and the api key",
+    f"{HEX40} # api key or token",
+]

@@ -79,8 +79,9 @@ def _linked(found: re.Match[str] | None) -> bool:
 
 # Words that make a label set off after a value no name for it: a verb (a
 # commit's or a change's subject, "3f2a...: fix api key"), a clause's start,
-# or a word saying the value is a stand-in or public ("X (example api key)",
-# "X # ssh key" is a public key's line).
+# a conjunction (", and a private key" goes on with a list), or a word
+# saying the value is a stand-in or public ("X (example api key)", "X # ssh
+# key" is a public key's line).
 _NOT_LABEL = frozenset(
     {"fix", "fixes", "fixed", "add", "adds", "added", "remove", "removes", "removed", "rm",
      "delete", "deletes", "deleted", "drop", "drops", "dropped", "rotate", "rotates", "bump",
@@ -94,7 +95,8 @@ _NOT_LABEL = frozenset(
      "feat", "fetch", "fetches", "inject", "injects", "require", "requires", "need", "needs",
      "no", "not", "without", "missing", "example", "sample", "dummy", "fake", "placeholder",
      "mock", "ssh", "fingerprint", "revoked", "invalid", "old", "former", "deprecated",
-     "that", "which", "who", "we", "you", "they", "i", "is", "was", "are", "were", "has", "had"}
+     "that", "which", "who", "we", "you", "they", "i", "is", "was", "are", "were", "has", "had",
+     "and", "or", "but", "nor", "then", "so", "also", "plus", "while"}
 )  # fmt: skip
 # A label set off after a value ends with the word, or goes on only to say
 # whose or where ("X (the api key for Datadog)", "X # api key for prod")
