@@ -73,6 +73,9 @@ VALUE_FIRST = [
     (f"the Datadog API key's value is {AWS}", {"key-in-prose"}),
     (f"{AWS} belongs to the Datadog api key", {"key-in-prose"}),
     (f"{AWS} is what we use for the Stripe secret", {"secret-in-prose"}),
+    (f"use {AWS} for the Datadog API key", {"key-in-prose"}),
+    (f"Set {HEX} for the pagerduty integration key", {"key-in-prose"}),
+    ("use Tr0ub4dor&3xyz for the staging password", {"password-in-prose"}),
 ]
 
 # The same shapes around a name, an id, a digest or a call: stored.
@@ -103,6 +106,12 @@ NAMED = [
     "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39 is the API key fix commit",
     "mem_20261207_144430_2e9d224e5f1c is the API key decision memory",
     "3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39, the commit that rotated the API key, is on main",
+    f"{AWS} for the Datadog API key",
+    "I asked for the api key twice",
+    "use ruff for the api key lint",
+    "use getServerSideProps for the cache key",
+    "Use STRIPE_SECRET_KEY_LIVE for the key name in the vault",
+    f"use {AWS} for the api key rotation",
 ]
 
 

@@ -38,10 +38,11 @@ _PUT = r"(?:use|using|set|put|paste|enter|try|with)\s+"
 
 
 # What links a value to the words naming it after it: "X is the", "X = our",
-# "X -- the", "X belongs to the", "X is what we use for the"; "as" only
-# after a use ("use X as the").
+# "X -- the", "X belongs to the", "X is what we use for the"; "as" and
+# "for" only after a use ("use X as the", "use X for the").
 _LINKS = (
-    r"is|was|=|as|--|\u2014|\u2013|belongs\s+to|is\s+what\s+(?:we|you|they|i)\s+use\s+(?:as|for)"
+    r"is|was|=|as|for|--|\u2014|\u2013|belongs\s+to"
+    r"|is\s+what\s+(?:we|you|they|i)\s+use\s+(?:as|for)"
 )
 
 
@@ -73,8 +74,10 @@ def _before(length: str, qualifiers: int, *, glued: bool = False) -> str:
 
 
 def _linked(found: re.Match[str] | None) -> bool:
-    """Whether the value found is linked to the word: "as" only after a use."""
-    return found is not None and (found.group("link") != "as" or found.group("put") is not None)
+    """Whether the value found is linked to the word: "as" and "for" only after a use."""
+    return found is not None and (
+        found.group("link") not in ("as", "for") or found.group("put") is not None
+    )
 
 
 # Words that make a label set off after a value no name for it: a verb (a
