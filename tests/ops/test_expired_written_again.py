@@ -6,10 +6,13 @@ refusal and maintain's report say how a person writes them again.
 from __future__ import annotations
 
 import json
+import sqlite3
+from pathlib import Path
 
 from conftest import PERSON, CliRunner, make_memory
 from governance_support import CLAUDE
 
+from tree_ring.model import project
 from tree_ring.store.db import Store
 from tree_ring.write import pipeline
 
@@ -27,7 +30,8 @@ def test_an_expired_note_is_refused_with_the_way_back(
     swept = run_cli("maintain", "--apply-expired")
     assert swept.code == 0, swept.err
     assert "deleted 1 expired memories" in swept.out
-    assert "`remember --override-tombstone` writes it again" in swept.out
+    tombstoned = "1 a person's, their content tombstoned (`remember --override-tombstone` writes"
+    assert tombstoned in swept.out
 
     refused = run_cli("remember", NOTE)
     assert refused.code == 1
@@ -59,3 +63,22 @@ def test_a_rejection_names_no_way_back(run_cli: CliRunner) -> None:
     assert again.code == 1
     assert "rejected in review" in again.err
     assert "--override-tombstone" not in again.err
+
+
+def test_an_agents_expired_note_leaves_its_words_writable(
+    run_cli: CliRunner, project_root: Path
+) -> None:
+    """An agent's note no person stands behind ends when its writer said:
+    no tombstone, so the agent (or anyone) writes it again next week."""
+    note = run_cli("--json", "remember", NOTE, "--expires-at", "2999-01-01T00:00:00Z",
+                   environ=CLAUDE)  # fmt: skip
+    assert note.code == 0, note.err
+    with sqlite3.connect(project.store_path(project_root)) as conn:
+        conn.execute("UPDATE memories SET expires_at = ? WHERE id = ?", (PAST, note.json()["id"]))
+    swept = run_cli("maintain", "--apply-expired")
+    assert swept.code == 0, swept.err
+    assert "deleted 1 expired memories (reason: expired); 1 of them no person's" in swept.out
+    assert "tombstoned" not in swept.out
+    again = run_cli("--json", "remember", NOTE, environ=CLAUDE)
+    assert again.code == 0, again.err
+    assert again.json()["trust"] == "accepted"

@@ -78,7 +78,7 @@ def cmd_maintain(ctx: Context) -> int:
     if report.withdrawn:
         lines.append(
             f"  of them no person stands behind (an agent's, or waiting for review; "
-            f"withdrawn, binding agents' writes only): {len(report.withdrawn)}"
+            f"deleted as their writer's end of them, with no tombstone): {len(report.withdrawn)}"
         )
     lines.append(
         f"expired but protected (scar, heartwood, durable, pinned; kept): {len(report.flagged)}"
@@ -96,15 +96,16 @@ def cmd_maintain(ctx: Context) -> int:
     )
     lines += [f"  {s.id} {s.field}: rule {s.rule}" for s in report.secrets]
     if report.deleted:
-        withdrew = (
-            f"; {len(report.withdrew)} of them withdrawn, binding agents' writes only"
-            if report.withdrew
-            else ""
-        )
-        lines.append(
-            f"deleted {len(report.deleted)} expired memories (reason: expired){withdrew}; "
-            "their content is tombstoned (`remember --override-tombstone` writes it again)"
-        )
+        kept_out = len(report.deleted) - len(report.withdrew)
+        said = [f"deleted {len(report.deleted)} expired memories (reason: expired)"]
+        if report.withdrew:
+            said.append(f"{len(report.withdrew)} of them no person's, with no tombstone")
+        if kept_out:
+            said.append(
+                f"{kept_out} a person's, their content tombstoned "
+                "(`remember --override-tombstone` writes it again)"
+            )
+        lines.append("; ".join(said))
     if report.redacted:
         lines.append(f"redacted {len(report.redacted)} memories holding secrets")
     if report.vacuumed:
@@ -227,8 +228,8 @@ def _maintain_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help=(
             "delete expired temporary memories, each with its writer's authority: an agent's "
-            "note is withdrawn, a person's forgotten by a person's run only (protected ones "
-            "are only flagged)"
+            "note with no tombstone, a person's forgotten by a person's run only (protected "
+            "ones are only flagged)"
         ),
     )
     p.add_argument(

@@ -17,11 +17,11 @@ An expiry deletes a row with the authority of whoever wrote it, never of
 whoever runs maintain (`expiry`): the writer chose when it ends, so running
 maintain decides nothing about its content. A row no person stands behind
 (an agent's note no person approved or promoted, or any row waiting for
-review) is withdrawn, as an agent's forget of its own note withdraws it: its
-tombstones bind agents' writes only, hide nothing a person reads, and stay
-out of the team ledger. Any other row is a person's: its expiry is a
-person's forget, which only a person's maintain (or the coordinator's)
-applies. An agent's maintain leaves what it could not forget itself, and
+review) is deleted as its writer's end of it, with no tombstone: an expiry
+says nothing against its words, and a recurring note ("the deploy freeze
+holds") is written again next time. Any other row is a person's: its
+expiry is a person's forget, which only a person's maintain (or the
+coordinator's) applies. An agent's maintain leaves what it could not forget itself, and
 says so, writing nothing for it: a person's row, and an agent's row the
 team ledger already carries (an agent's writes reach the ledger only at its
 next sync, whose reading of the ledger's line would bring the row back).
@@ -219,7 +219,10 @@ def maintain(
                     f"{EXPIRED_REASON} at {memory.expires_at[:19]}Z (retention {memory.retention})"
                 )
                 withdraw = how == WITHDRAWN
-                correct.forget_in(db, memory, "delete", reason, actor, now, withdraw=withdraw)
+                correct.forget_in(
+                    db, memory, "delete", reason, actor, now, withdraw=withdraw,
+                    keep_out=not withdraw,
+                )  # fmt: skip
                 report.deleted.append(item.id)
                 if withdraw:
                     report.withdrew.append(item.id)

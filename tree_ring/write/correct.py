@@ -365,9 +365,14 @@ def forget_in(
     *,
     decided: Sequence[str] | None = None,
     withdraw: bool = False,
+    keep_out: bool = True,
 ) -> list[str]:
     """The transactional half of forgetting, for every path that removes a
-    memory; the content keys it tombstoned for `memory` itself.
+    memory; the content keys it tombstoned for `memory` itself. Without
+    `keep_out` (an agent's note that expired, `upkeep/maintain.py`) nothing
+    is tombstoned: its writer chose when it ends, which says nothing against
+    its words, and the note never travelled, so nothing can bring it back
+    but a new write of them (a recurring note: "the deploy freeze holds").
 
     `withdraw`: the forget carries the authority of an agent that wrote
     `memory`, whoever `actor` is (an expiry the agent set, `upkeep/maintain.py`):
@@ -397,7 +402,7 @@ def forget_in(
     coordinator.authorize(db, f"forget.{mode}", actor, memory_id)
     keys: list[str] = []
     kind = tombstones.WITHDRAWN if withdraw else tombstones.FORGOTTEN
-    if memory.redacted_at is None:
+    if memory.redacted_at is None and keep_out:
         if decided is None:
             wanted = holders.unheld(
                 db,
