@@ -142,6 +142,30 @@ def test_all_promote_handles_a_filtered_batch(
     assert ids(inbox(run_cli)) == [c]
 
 
+def test_all_promote_promotes_what_it_can_and_names_the_rest(run_cli: CliRunner) -> None:
+    """A batch promote over an inbox holding a waiting proposal and a row
+    shared already: the partition's notes are promoted, the others left as
+    they are, each with why."""
+    note = remember(run_cli, "Codex: builds need the cache mounted", environ=CODEX)
+    waiting = remember(
+        run_cli, "Codex: the deploy freeze starts on Fridays", "--scope", "project", environ=CODEX
+    )
+    shared = remember(
+        run_cli, "Codex: the nightly job owns the cache", "--scope", "project", environ=CODEX
+    )
+    write(run_cli, "review", "approve", shared, "--reason", "checked")
+    done = inbox(run_cli, "--all", "--promote", "--origin", "codex", "--reason", "weekly review")
+    assert done["promoted"] == [note]
+    why = {s["id"]: s["why"] for s in done["skipped"]}  # type: ignore[union-attr]
+    assert set(why) == {waiting, shared}
+    assert why[waiting].startswith("is pending; decide it first")
+    assert why[shared].startswith("is already in the shared project scope")
+    assert show(run_cli, waiting)["trust"] == "pending"
+    text = run_cli("inbox", "--all", "--promote", "--origin", "codex", "--reason", "again")
+    assert text.code == 0, text.err
+    assert f"{waiting}: is pending; decide it first" in text.out
+
+
 def test_all_keep_and_all_forget(run_cli: CliRunner) -> None:
     kept = remember(run_cli, "Codex: the docs build takes a minute", environ=CODEX)
     assert inbox(run_cli, "--all", "--keep")["kept"] == [kept]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tree_ring.cli.context import Arguments, Context, Handler, limit_flag, sensitive_flag
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import PRIVATE_SCOPES, RINGS, option_time
+from tree_ring.model.record import PRIVATE_SCOPES, RINGS, Memory, option_time
 from tree_ring.model.text import in_quotes
 from tree_ring.read import withheld
 
@@ -155,8 +155,11 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
     ids = [i.memory.id for i in found.items]
     done: list[str] = []
     also: list[str] = []  # copies of a forgotten claim the listing did not show (retired ones)
+    skipped: dict[str, str] = {}  # what a promote leaves, and why
     if ids and action == "promote":
-        promoted = opened.promote(ids, reason=a.reason, scope=a.scope, ring=a.ring)
+        skipped = _not_promotable([i.memory for i in found.items])
+        ids = [memory_id for memory_id in ids if memory_id not in skipped]
+        promoted = opened.promote(ids, reason=a.reason, scope=a.scope, ring=a.ring) if ids else []
         done = [p.id for p in promoted]
     elif ids and action == "keep":
         opened.keep(ids)
@@ -182,13 +185,32 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
             "withheld": found.withheld,
             verb: done,
             **({"also_forgot": also} if action == "forget" else {}),
+            **({"skipped": [{"id": k, "why": v} for k, v in skipped.items()]} if skipped else {}),
         },
         f"inbox: {verb} {len(done)} of {found.total}"
         + (f"\n{withheld.left_out(found.withheld)}" if found.withheld else "")
         + "".join(f"\n{memory_id}" for memory_id in done)
-        + (f"\nalso forgot {len(also)} of the same claims: {', '.join(also)}" if also else ""),
+        + (f"\nalso forgot {len(also)} of the same claims: {', '.join(also)}" if also else "")
+        + (f"\nleft {len(skipped)}, each as it is:" if skipped else "")
+        + "".join(f"\n{memory_id}: {why}" for memory_id, why in skipped.items()),
     )
     return 0
+
+
+def _not_promotable(memories: list[Memory]) -> dict[str, str]:
+    """The listed memories a batch promote leaves, with why (waiting for a
+    decision, shared already, ended): the rest are promoted."""
+    from tree_ring.model.errors import TreeRingError
+    from tree_ring.model.record import now_iso
+    from tree_ring.review import promote
+
+    now, found = now_iso(), dict[str, str]()
+    for memory in memories:
+        try:
+            promote.check(memory, now)
+        except TreeRingError as why:
+            found[memory.id] = str(why).removeprefix(f"{memory.id} ")
+    return found
 
 
 # ---- promote
