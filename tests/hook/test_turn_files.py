@@ -132,9 +132,11 @@ def test_the_capture_the_checkpoint_names_anchors_to_them_and_its_text_is_unchan
     assert [a["path"] for a in json.loads(done.stdout)["anchors"]] == ["src/retry.py"]
 
 
-def capture_anchors(reason: str, env: dict[str, str]) -> list[str]:
+def capture_anchors(
+    reason: str, env: dict[str, str], summary: str = "Retry needs jitter"
+) -> list[str]:
     """The paths the memory the checkpoint's capture command stores is anchored to."""
-    command = reason.split("\n")[1].replace("ONE_SENTENCE_SUMMARY", "Retry needs jitter")
+    command = reason.split("\n")[1].replace("ONE_SENTENCE_SUMMARY", summary)
     done = subprocess.run(
         [*shlex.split(command), "--json"],
         capture_output=True,
@@ -292,15 +294,5 @@ def test_a_capture_is_anchored_to_the_turns_files_it_names(
         claude_edit("Write", str(files["written"])),
     ]
     reason = stop("claude-code", project_root, write_lines(tmp_path / "t.jsonl", lines))["reason"]
-    command = reason.split("\n")[1].replace("ONE_SENTENCE_SUMMARY", summary)
-    env = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "sess-1", "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
-        [*shlex.split(command), "--json"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    assert {a["path"] for a in json.loads(done.stdout)["anchors"]} == anchored
+    env = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "sess-1"}
+    assert set(capture_anchors(reason, env, summary)) == anchored
