@@ -371,8 +371,8 @@ def forget_in(
     memory; the content keys it tombstoned for `memory` itself. Without
     `keep_out` (an agent's note that expired, `upkeep/maintain.py`) nothing
     is tombstoned: its writer chose when it ends, which says nothing against
-    its words, and the note never travelled, so nothing can bring it back
-    but a new write of them (a recurring note: "the deploy freeze holds").
+    its words, and a new write of them is a new note (a recurring one: "the
+    deploy freeze holds").
 
     `withdraw`: the forget carries the authority of an agent that wrote
     `memory`, whoever `actor` is (an expiry the agent set, `upkeep/maintain.py`):
