@@ -26,6 +26,10 @@ every target is a ratio of two medians of this one run:
   every row the brief reads is keyed against the other store's tombstones
   the first time, and the answers kept then serve the runs after
   (`read/brief_checks.py`; target: at most 3x too);
+- the same SessionStart hook as the first session after a capture: each run,
+  outside the clock, writes a scar the brief shows first and has not read
+  before (the write keeps the guard's answer for it, `store/guard_answers.py`;
+  target: at most 3x too);
 - the same SessionStart hook in a git repository whose index lists
   `REPOSITORY_FILES` other paths, as a large checkout's does (the hook reads
   the index to refuse a store git tracks), beside the one above;
@@ -87,10 +91,14 @@ BATCH = 10_000
 REPOSITORY_FILES = 100_000
 USER_SIZE = 200  # a person's global notes: far more than anyone writes by hand
 FIXTURES = REPO / "tests" / "fixtures" / "hooks"
+# The scar written before each run of the first SessionStart after a capture.
+CAPTURED = "Migrations on the primary took the site down; run them on a replica first"
+
 TARGETS = {
     "session_start_vs_bare": 3.0,
     "session_start_user_vs_bare": 3.0,
     "session_start_forgot_vs_bare": 3.0,
+    "session_start_after_capture_vs_bare": 3.0,
     "stop_vs_bare": 3.5,
     "recall_vs_fts_query": 2.0,
     "remember_guard_share": 0.10,
@@ -389,6 +397,10 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
             hook_command(python, "SessionStart"),
             payload("SessionStart", forgot),
         ),
+        "session_start_after_capture": (
+            hook_command(python, "SessionStart"),
+            payload("SessionStart", root),
+        ),
         "stop": (hook_command(python, "Stop"), payload("Stop", root)),
         "fts_query": ([python, *flags, "-c", FTS_QUERY, store_file, match], b""),
         "recall": ([str(shim), "recall", query], b""),
@@ -407,6 +419,13 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
                 argv = [*argv[:-1], f"{guard_text} (run {run_index})"]
             if name == "stop":
                 stdin = next_turn(stdin, run_index)
+            if name == "session_start_after_capture":
+                # Outside the clock: a scar written just now, which the brief
+                # shows first and has not read before (the stop hook's
+                # capture writes the same way).
+                scar = [str(shim), "remember", f"{CAPTURED} (run {run_index})", "--ring", "scar"]
+                scar += ["--salience", "1", "--confidence", "1"]
+                subprocess.run(scar, cwd=root, env=env, check=True, capture_output=True)
             run_env = {"session_start_user": user_env, "session_start_forgot": forgot_env}.get(
                 name, env
             )
@@ -442,6 +461,8 @@ def measure(work: Path, size: int, runs: int) -> dict[str, Any]:
         "session_start_forgot_vs_bare": median["session_start_forgot"] / median["bare"],
         "session_start_forgot_vs_session_start_user": median["session_start_forgot"]
         / median["session_start_user"],
+        "session_start_after_capture_vs_bare": median["session_start_after_capture"]
+        / median["bare"],
         "stdlib_hook_vs_bare": median["stdlib_hook"] / median["bare"],
         "stop_vs_bare": median["stop"] / median["bare"],
         "recall_vs_fts_query": median["recall"] / median["fts_query"],
@@ -477,6 +498,9 @@ def check_outputs(outputs: dict[str, bytes]) -> None:
         said = json.loads(outputs[name])["hookSpecificOutput"]["additionalContext"]
         if "BEGIN TREE RING RECALLED DATA" not in said:
             raise RuntimeError(f"the SessionStart hook ({name}) printed no brief")
+    after = json.loads(outputs["session_start_after_capture"])["hookSpecificOutput"]
+    if CAPTURED not in after["additionalContext"]:
+        raise RuntimeError("the SessionStart hook after a capture did not brief it")
     if json.loads(outputs["stop"]).get("decision") != "block":
         raise RuntimeError("the Stop hook did not block")
     if not outputs["recall"].strip() or outputs["recall"].startswith(b"no memories"):
@@ -512,6 +536,12 @@ ROWS = (
         "session_start_repository",
         "session_start",
         None,
+    ),
+    (
+        "SessionStart after a capture / python3 -c pass",
+        "session_start_after_capture",
+        "bare",
+        "session_start_after_capture_vs_bare",
     ),
     ("stdlib hook / python3 -I -S -c pass", "stdlib_hook", "bare", None),
     ("Stop hook / python3 -I -S -c pass", "stop", "bare", "stop_vs_bare"),

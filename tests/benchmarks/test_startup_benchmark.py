@@ -26,6 +26,7 @@ COMMANDS = {
     "session_start_user",
     "session_start_repository",
     "session_start_forgot",
+    "session_start_after_capture",
     "stop",
     "fts_query",
     "recall",
@@ -52,6 +53,7 @@ def test_quick_benchmark_shape(tmp_path: Path) -> None:
         "session_start_vs_bare",
         "session_start_user_vs_bare",
         "session_start_forgot_vs_bare",
+        "session_start_after_capture_vs_bare",
         "stop_vs_bare",
         "recall_vs_fts_query",
         "remember_guard_share",
@@ -64,6 +66,7 @@ def test_quick_benchmark_shape(tmp_path: Path) -> None:
         "session_start_vs_bare",
         "session_start_user_vs_bare",
         "session_start_forgot_vs_bare",
+        "session_start_after_capture_vs_bare",
         "stop_vs_bare",
         "stdlib_hook_vs_bare",
     ):
@@ -77,4 +80,5 @@ def test_quick_benchmark_shape(tmp_path: Path) -> None:
     assert 0 <= probe["keyword_terms_compiled"] < probe["keyword_terms"] / 10
     assert probe["rules"] > 0
     assert "SessionStart hook / python3 -I -S -c pass" in table
+    assert "SessionStart after a capture / python3 -c pass" in table
     assert not list(work.iterdir()), "the benchmark cleans up after itself"
