@@ -298,8 +298,10 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     output, modules = loaded("session-start", root)
     assert "no memories to recall" in output["hookSpecificOutput"]["additionalContext"]
     assert (root / ".tree-ring" / "memory.sqlite").exists()
-    # No row to check, so the guard is never loaded.
+    # No row to check, so the guard is never loaded; the empty brief asks
+    # whether other partitions hold memories.
     expected = BRIEFED | {
+        "tree_ring.read.brief_elsewhere",
         "tree_ring.store.moved",
         "tree_ring.store.meaning",
         "tree_ring.store.leaves",

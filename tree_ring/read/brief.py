@@ -68,10 +68,6 @@ ELSEWHERE = (
     " The project holds memories this session does not read (another agent's or "
     "harness's own notes, which a person can share with every session)."
 )
-# The rows of other partitions an empty brief reads, a batch at a time, to say
-# whether they hold any a person could share (not all forgotten in the user
-# store: `ELSEWHERE`).
-ELSEWHERE_BATCH, ELSEWHERE_MOST = 32, 256
 # Said when the project holds more than the brief shows: the rest are a recall away.
 MORE = " More are stored than shown: recall finds them by what you ask."
 # Rows a file sync wrote (`dox sync`, `revolve sync`) say so on their line: a
@@ -514,7 +510,9 @@ def build_brief(
     # Nothing for this session: one probe says whether other partitions hold some.
     elsewhere = not memories and history is None and not mine
     if elsewhere:
-        elsewhere = _elsewhere(store, identity, shown, theirs)
+        from tree_ring.read import brief_elsewhere
+
+        elsewhere = brief_elsewhere.held(store, identity, shown, theirs)
     return render(
         identity.project,
         memories,
@@ -524,23 +522,6 @@ def build_brief(
         *stale_marks(store, memories, view),
         elsewhere=elsewhere,
     )
-
-
-def _elsewhere(
-    store: Store, identity: Identity, view: View, forgotten: ForgottenHere | None
-) -> bool:
-    """Whether other partitions of the project hold a row a person could
-    share with this session: one the user store did not forget, among the
-    first `ELSEWHERE_MOST` (past them, the brief says nothing)."""
-    found = live.elsewhere(store.db, identity, view)
-    read = 0
-    while read < ELSEWHERE_MOST and (batch := found.fetchmany(ELSEWHERE_BATCH)):
-        read += len(batch)
-        memories = [rows.from_row(row) for row in batch]
-        hidden = forgotten.hidden(memories) if forgotten is not None else set[str]()
-        if any(m.id not in hidden for m in memories):
-            return True
-    return False
 
 
 def forgotten_here(
