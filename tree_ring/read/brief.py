@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 MAX_LINES = 8
+# Of them, at most this many rows an agent refuted come first (`build_brief`).
+MAX_REFUTED = 2
 # Of the eight, at most this many come from the person's own store (across
 # projects), labelled as theirs: the project's memory keeps the rest.
 MAX_MINE = 2
@@ -127,18 +129,23 @@ def _qualified(order: str, alias: str) -> str:
 _ORDER = _qualified(schema.BRIEF_ORDER, "m")
 
 
-def select_sql(clause: live.Clause, *, now: bool = True) -> str:
+def select_sql(clause: live.Clause, *, now: bool = True, refuted: bool = False) -> str:
     """Now, walk the brief index in its own order and stop after a few rows.
 
     The planner would otherwise pick the (project, created_at) index for the
     record-time bound and sort every live row of the project, which grows
     with the store. Past views (`--as-of`) may need retired rows, which the
-    partial index leaves out, so they let the planner choose.
+    partial index leaves out, so they let the planner choose. `refuted`: the
+    rows an agent refuted only, looked up by id from the few refutations.
     """
+    tail = f" ORDER BY {_ORDER} LIMIT :brief_limit"
+    if refuted:  # the refutations first (CROSS JOIN keeps them the outer loop)
+        return (
+            "SELECT m.* FROM refutations r CROSS JOIN memories m ON m.id = r.memory_id"
+            f" WHERE r.was_trust = 'accepted' AND {clause.sql}{tail}"
+        )
     hint = " INDEXED BY memories_brief" if now else ""
-    return (
-        f"SELECT m.* FROM memories m{hint} WHERE {clause.sql} ORDER BY {_ORDER} LIMIT :brief_limit"
-    )
+    return f"SELECT m.* FROM memories m{hint} WHERE {clause.sql}{tail}"
 
 
 def select(
@@ -148,16 +155,19 @@ def select(
     limit: int = MAX_LINES,
     forgotten: ForgottenHere | None = None,
     checks: BriefChecks | None = None,
+    *,
+    refuted: bool = False,
 ) -> list[Memory]:
     """The first `limit` rows of the brief's order that may be shown;
     `forgotten`: the rows the other store forgot are not (the user store's
     rows the reading project forgot, the project's rows the person forgot in
     their user store: `read/forgotten_here.py`), however many of them come
-    first. `checks`: the guard's answers a brief before kept."""
+    first. `checks`: the guard's answers a brief before kept. `refuted`:
+    only rows an agent refuted, waiting for a person."""
     view = view or View()
     clean = checks.clean if checks is not None else no_secret
     clause = live.where(identity, view)
-    sql = select_sql(clause, now=view.is_now())
+    sql = select_sql(clause, now=view.is_now(), refuted=refuted)
     # Hidden rows may be any number: then the walk goes on until enough are kept.
     fetch = OVERFETCH if forgotten is None else -1
     found = store.db.execute(sql, {**clause.params, "brief_limit": fetch})
@@ -487,14 +497,16 @@ def build_brief(
     if user_store is not None:
         theirs = forgotten_here(user_store, USER_PROJECT, store, checks.against)
     # One row more than fit: whether more are stored than the brief shows.
-    memories = select(
-        store,
-        identity,
-        shown.replace(include_refuted=shown.is_now()),
-        MAX_LINES + 1,
-        forgotten=theirs,
-        checks=checks,
-    )
+    read = shown.replace(include_refuted=shown.is_now())
+    memories = select(store, identity, read, MAX_LINES + 1, theirs, checks)
+    if read.include_refuted:
+        # A memory an agent refuted comes first, marked, however many newer
+        # rows outrank it: the sessions that read it must learn it is in doubt.
+        doubted = select(store, identity, read, MAX_REFUTED, theirs, checks, refuted=True)
+        summed = set[str]().union(*(consolidated(m) for m in memories))  # said by a summary
+        doubted = [m for m in doubted if m.id not in summed]
+        first = {m.id for m in doubted}
+        memories = [*doubted, *(m for m in memories if m.id not in first)][: MAX_LINES + 1]
     # With a history line the brief has room for one memory fewer.
     history = history_line(store, identity, view, memories[: MAX_LINES - 1], theirs, checks)
     marks = disputed_marks(store, memories[:MAX_LINES])  # not the row that says more are stored
