@@ -572,10 +572,11 @@ def check_keys(memory: Memory) -> list[str]:
     before claim keys existed hold)."""
     # A place is no claim here either: a note whose words are a session's
     # ref, forgotten, must not refuse (or take as copies) that session's notes.
-    others = [*claim_texts(memory), *_names(memory), *_record_said(memory)]
+    where = place(memory)
+    others = [*claim_texts(memory, where), *_names(memory), *_record_said(memory)]
     # A claim split between two of the fields a brief shows as one line: the
     # summary, details, quote, source ref and tags (all of them read as one).
-    ref = "" if place(memory) else memory.source_ref
+    ref = "" if where else memory.source_ref
     seamed = [memory.source_quote, ref, " ".join(memory.tags)]
     return [*keys(memory.summary, memory.details, others, seamed), memory.content_hash]
 
@@ -645,10 +646,11 @@ def _forget_into(claims: _Keys, memory: Memory) -> None:
         claims.seams([head, tail], SENTENCE_WORDS)
 
 
-def claim_texts(memory: Memory) -> list[str]:
+def claim_texts(memory: Memory, where: str | None = None) -> list[str]:
     """`other_texts` but a source ref that is a place, not a claim
-    (`place`): what forgetting `memory` keys of its other fields."""
-    where = place(memory)
+    (`place`, or `where` when the caller found it): what forgetting `memory`
+    keys of its other fields."""
+    where = place(memory) if where is None else where
     return [text for text in other_texts(memory) if text != where]
 
 
