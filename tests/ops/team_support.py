@@ -142,6 +142,11 @@ def summaries(root: Path) -> set[str]:
         return {str(row[0]) for row in store.conn.execute("SELECT summary FROM memories")}
 
 
+def listed(root: Path) -> set[str]:
+    """The summaries `list` shows a person: what the clone believes now."""
+    return {item["summary"] for item in ok(root, "--json", "list").json()["items"]}
+
+
 def ledger_entries(root: Path) -> list[dict[str, Any]]:
     lines = (root / LEDGER).read_text(encoding="utf-8").splitlines()
     return [data for data in map(json.loads, lines) if data["record"] not in ("ledger", "anchor")]

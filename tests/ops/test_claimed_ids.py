@@ -23,6 +23,7 @@ from team_support import (
     git,
     hub,
     ledger_entries,
+    listed,
     ok,
     publish,
     pull,
@@ -74,28 +75,23 @@ def lines_for(root: Path, memory_id: str) -> list[str]:
     return [e["record"] for e in ledger_entries(root) if e["id"] == memory_id]
 
 
-def summaries(root: Path) -> set[str]:
-    items = ok(root, "--json", "list").json()["items"]
-    return {item["summary"] for item in items}
-
-
 def everyone_keeps(tmp_path: Path, alice: Path, bob: Path, bare: Path, memory_id: str) -> None:
     """Bob's memory, merged, lands in Alice's store and stays in the ledger
     she publishes, in Bob's clone and in a fresh one."""
     merge_bobs_branch(bob)
     pull(alice)
     ok(alice, "sync")
-    assert BOBS in summaries(alice)
+    assert BOBS in listed(alice)
     ok(alice, "remember", "The cache TTL is five minutes")
     publish(alice, "alice's work")
     shown = git(alice, "show", f"origin/main:{LEDGER}").stdout
     assert [json.loads(t)["record"] for t in shown.splitlines() if memory_id in t] == ["memory"]
     pull(bob)
     assert ok(bob, "--json", "sync").json()["forgotten"] == 0
-    assert BOBS in summaries(bob)
+    assert BOBS in listed(bob)
     carol = clone(bare, tmp_path, "carol")
     ok(carol, "sync")
-    assert BOBS in summaries(carol)
+    assert BOBS in listed(carol)
 
 
 def test_a_claimed_redaction_reserves_no_id(tmp_path: Path) -> None:

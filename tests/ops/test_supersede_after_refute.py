@@ -11,15 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from team_support import cli, clone, first_repo, hub, ledger_entries, ok, publish, pull
+from team_support import cli, clone, first_repo, hub, ledger_entries, listed, ok, publish, pull
 
 OLD = "The nightly reconciliation job runs at 03:30 UTC"
 NEW = "The nightly reconciliation job runs at 04:30 UTC"
 AGENT = {"CLAUDECODE": "1", "CLAUDE_CODE_SESSION_ID": "agent-session-1"}
-
-
-def live(root: Path) -> set[str]:
-    return {i["summary"] for i in ok(root, "--json", "list").json()["items"]}
 
 
 @pytest.mark.parametrize("how", ["remember --supersedes", "supersede"])
@@ -30,7 +26,7 @@ def test_the_retirement_travels(tmp_path: Path, how: str) -> None:
     publish(alice, "the job's time")
     bob = clone(bare, tmp_path, "bob")
     ok(bob, "sync")
-    assert OLD in live(bob)
+    assert OLD in listed(bob)
 
     refuted = cli(alice, "refute", old, "--reason", "cron.yaml says 04:30", environ=AGENT)
     assert refuted.code == 0, refuted.err
@@ -46,10 +42,10 @@ def test_the_retirement_travels(tmp_path: Path, how: str) -> None:
 
     pull(bob)
     ok(bob, "sync")
-    assert live(bob) >= {NEW} and OLD not in live(bob)
+    assert listed(bob) >= {NEW} and OLD not in listed(bob)
     carol = clone(bare, tmp_path, "carol")
     ok(carol, "sync")
-    assert NEW in live(carol) and OLD not in live(carol)
+    assert NEW in listed(carol) and OLD not in listed(carol)
     # Bob's sync leaves the ledger as the team wrote it.
     ok(bob, "sync")
     [again] = [e for e in ledger_entries(bob) if e["id"] == old]
