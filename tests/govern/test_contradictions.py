@@ -154,7 +154,6 @@ def test_a_word_more_or_less_is_still_found(
 
 
 def test_only_the_same_scope_and_partition_are_compared(run_cli: CliRunner) -> None:
-    remember(run_cli, "Use tabs in Makefiles")
     other_partition = remember(run_cli, "Use tabs in Makefiles", "--scope", "agent", environ=CLAUDE)
     # Another agent's partition holds no such claim: nothing to contradict there.
     data = write(
@@ -165,6 +164,50 @@ def test_only_the_same_scope_and_partition_are_compared(run_cli: CliRunner) -> N
         run_cli, "remember", "Never use tabs in Makefiles", "--scope", "agent", environ=CLAUDE
     )
     assert same["trust"] == "disputed" and other_partition in same["review_reason"]
+
+
+@pytest.mark.parametrize("scope", ["agent", "session"])
+def test_an_agents_own_note_against_the_projects_memory_is_disputed(
+    run_cli: CliRunner, scope: str
+) -> None:
+    """What the project shares holds in every partition: an agent's note that
+    contradicts it waits, and the shared row is left exactly as it was."""
+    shared = remember(run_cli, "The request timeout is 30s")
+    other_project_row = remember(run_cli, "The request timeout of the worker queue is 5s")
+    before = show(run_cli, shared)
+    data = write(
+        run_cli, "remember", "The request timeout is 90s", "--scope", scope, environ=CLAUDE
+    )
+    assert data["trust"] == "disputed"
+    assert f"contradicts live memory {shared} (a changed value)" in data["review_reason"]
+    links = show(run_cli, data["id"])["links"]
+    assert links == [{"type": "contradicts", "target": shared}]
+    assert show(run_cli, shared) == before
+    assert show(run_cli, other_project_row)["links"] == []
+    # The agent's session believes the project's value, not its own note.
+    believed = {m["id"] for m in run_cli("--json", "list", environ=CLAUDE).json()["items"]}
+    assert shared in believed and data["id"] not in believed
+    # A person settles it as any dispute: approving the note retires the project's row.
+    write(run_cli, "review", "approve", data["id"], "--supersede-contradicted", "--reason", "ok")
+    assert show(run_cli, shared)["superseded_by"] == data["id"]
+
+
+def test_a_persons_note_or_an_agreeing_one_is_not_disputed(run_cli: CliRunner) -> None:
+    remember(run_cli, "The request timeout is 30s")
+    mine = write(
+        run_cli,
+        "remember",
+        "The request timeout is 90s",
+        "--scope",
+        "agent",
+        "--agent-profile",
+        "claude-code",
+    )
+    assert mine["trust"] == "accepted"
+    same = write(
+        run_cli, "remember", "The request timeout is 30s.", "--scope", "agent", environ=CODEX
+    )
+    assert same["trust"] == "accepted"
 
 
 def test_only_live_accepted_rows_are_contradicted(run_cli: CliRunner) -> None:

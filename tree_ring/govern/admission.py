@@ -17,7 +17,9 @@ person's own `remember` is accepted, and the coordinator capability
 can widen or narrow it.
 
 A write that contradicts a live memory (contradictions.py) is linked to it
-both ways. A person's own write is accepted, and the person is told which
+both ways; an agent's note in its own partition is compared with the
+project's shared memory too, and linked one way (the shared row is left as
+it is). A person's own write is accepted, and the person is told which
 rows it contradicts so they can supersede them; anyone else's lands
 `disputed`: the store then holds both
 claims, believes the older one, and the review queue shows the pair until a
@@ -44,6 +46,8 @@ RULE_TYPES = frozenset({"decision", "preference", "rule", "constraint", "convent
 # Origins of a harness's tool call: the writer is a model, not a person.
 AGENT_ORIGINS = frozenset({"claude-code", "codex", "agent"})
 CONTRADICTS = "contradicts"
+# The scope a note of an agent's own partition is also compared with (`admit`).
+SHARED_SCOPE = "project"
 SETTING = "review_policy"
 
 # Keys earlier versions stored, and what they are called now.
@@ -275,6 +279,13 @@ def admit(
             trust = "pending"
             reasons.append(reason)
     found = contradictions.find(db, memory, batch)
+    if memory.scope in PRIVATE_SCOPES and actor.origin.kind != "person":
+        # What the whole project holds is true in every partition too: a
+        # note of an agent's own that contradicts it is disputed, not a
+        # second value beside it in that agent's brief.
+        mine = {item.memory.id for item in found}
+        shared = contradictions.find(db, memory.replace(scope=SHARED_SCOPE), batch)
+        found += [item for item in shared if item.memory.id not in mine]
     links = list(memory.links)
     for item in found:
         link = Link(CONTRADICTS, item.memory.id)
@@ -312,6 +323,10 @@ def link_back(db: Db, memory: Memory, batch: contradictions.Batch) -> str | None
         other = batch.find(db, link.target)
         if other is None:
             continue  # not stored, nor decided earlier in the batch
+        if other.scope != memory.scope:
+            # A shared row keeps no link to a private note (`admit`): the
+            # note names it, and what the project shares does not change.
+            continue
         if back not in other.links:
             other = other.replace(links=(*other.links, back), updated_at=now_iso())
             batch.update(other)

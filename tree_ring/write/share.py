@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 POLICY = "share_captures"
-SHARED_SCOPE = "project"
+SHARED_SCOPE = admission.SHARED_SCOPE
 
 
 def sharing(db: Db) -> bool:
