@@ -28,6 +28,16 @@ What is kept, and why (the module is what `fold.skeleton` translates with):
   default-ignorable are dropped: `fold` applies NFKC and strips those first.
 - Prototypes go through the same NFKC and mark stripping, then the table again,
   until nothing changes, so that the skeleton of a skeleton is itself.
+
+A second, smaller table (`CAPITALS`, what `fold.lettered` reads with) maps the
+Latin small capitals (every ``LATIN LETTER SMALL CAPITAL X`` of one letter X,
+and the letter the skeleton maps it to when that is not ASCII, as the kra
+``ĸ`` for ``ᴋ``) to their capital letter. The
+source lists few of them as ASCII look-alikes (``ᴀ`` and ``ʀ`` not at all,
+``ᴋ`` as ``ĸ``, and Cyrillic ``к`` and ``т`` as ``ĸ`` and ``ᴛ``), yet a reader
+takes ``PᴀSSWORD`` for ``PASSWORD``. It is kept apart from the skeleton, which
+tombstone keys are over: changing what Cyrillic ``к`` folds to would change
+the keys of every forgotten Russian sentence.
 """
 
 from __future__ import annotations
@@ -80,6 +90,12 @@ TARGETS = {targets}
 # ord(source) -> prototype, for str.translate. Two string literals and this
 # one dict are quicker to load than a dict literal when no .pyc can be written.
 PROTOTYPES: dict[int, str] = dict(zip(map(ord, SOURCES), TARGETS.split("\\x1f"), strict=True))
+
+# Letters drawn as small capitals, and the capital each is drawn as, in the
+# same order: what `fold.lettered` reads a skeleton with.
+SMALL_CAPITALS = {small}
+CAPITAL_LETTERS = {capitals}
+CAPITALS: dict[int, str] = dict(zip(map(ord, SMALL_CAPITALS), CAPITAL_LETTERS, strict=True))
 '''
 
 
@@ -137,6 +153,25 @@ def kept(source: str) -> bool:
         and unicodedata.category(source) not in ("Mn", "Me")
         and not ignorable(source)
     )
+
+
+def small_capitals(table: dict[str, str]) -> dict[str, str]:
+    """Each Latin small capital of one letter that the skeleton (`table`)
+    leaves as it is or maps to a letter that is not ASCII, and that letter
+    too (the skeleton's ``ĸ`` for ``ᴋ``, ``ʍ`` for ``ᴍ``): each with the
+    capital it is drawn as."""
+    found: dict[str, str] = {}
+    for code in range(0x80, 0x30000):
+        source = chr(code)
+        head, _, letter = unicodedata.name(source, "").rpartition(" ")
+        if head != "LATIN LETTER SMALL CAPITAL" or len(letter) != 1 or not kept(source):
+            continue
+        prototype = table.get(source, source)
+        if not prototype.isascii():
+            found[source] = letter
+            if len(prototype) == 1:
+                found[prototype] = letter
+    return found
 
 
 def derive(entries: dict[str, str]) -> dict[str, str]:
@@ -200,6 +235,7 @@ def main(argv: list[str]) -> int:
         return 1
     entries, version, date = parse(raw.decode("utf-8"))
     table = derive(entries)
+    capitals = small_capitals(table)
     OUT.write_text(
         HEADER.format(
             version=version,
@@ -208,6 +244,8 @@ def main(argv: list[str]) -> int:
             unidata=unicodedata.unidata_version,
             sources=literal("".join(sorted(table))),
             targets=literal("\x1f".join(table[source] for source in sorted(table))),
+            small=literal("".join(sorted(capitals))),
+            capitals=literal("".join(capitals[source] for source in sorted(capitals))),
         ),
         encoding="utf-8",
     )

@@ -301,10 +301,20 @@ def _mixed(text: str) -> bool:
     return b"an" in view or b"na" in view
 
 
+# The blocks the letters drawn as small capitals lie in (`confusables.CAPITALS`):
+# the kra, IPA Extensions, Phonetic Extensions' small capitals, Latin Extended-D.
+_CAPITAL_BLOCKS = (("\u0138", "\u0138"), ("\u0250", "\u02af"), ("\u1d00", "\u1d2b"),
+                   ("\ua730", "\ua7af"))  # fmt: skip
+
+
+def _small_capitals(text: str) -> bool:
+    return any(low <= c <= high for c in text if c > "\u0137" for low, high in _CAPITAL_BLOCKS)
+
+
 def _folded(text: str) -> Iterator[str]:
     if text.isascii():
         return
-    from tree_ring.model.fold import skeleton, unmarked
+    from tree_ring.model.fold import lettered, skeleton, unmarked
 
     text = _changed_lines(text, lambda line: not line.isascii())
     texts = [text]
@@ -322,8 +332,16 @@ def _folded(text: str) -> Iterator[str]:
         # letter outside ASCII touches a token character: prose in another
         # script, or an emoji between spaces, hides no token, and the table
         # costs the SessionStart brief milliseconds to load.
+        look = folded
         if _mixed(folded):
-            yield skeleton(folded)
+            look = skeleton(folded)
+            yield look
+        # Small capitals (``PᴀSSWORD``, ``ᴘɪɴ``) as the capitals they are
+        # drawn as: Latin letters, so even a word made of them alone.
+        if _mixed(folded) or _small_capitals(folded):
+            read = lettered(look)
+            if read != look:
+                yield read
 
 
 def _respelled(text: str, raw: bytes, *, fold: bool) -> Iterator[tuple[str, bool]]:

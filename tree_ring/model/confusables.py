@@ -553,3 +553,12 @@ TARGETS = (
 # ord(source) -> prototype, for str.translate. Two string literals and this
 # one dict are quicker to load than a dict literal when no .pyc can be written.
 PROTOTYPES: dict[int, str] = dict(zip(map(ord, SOURCES), TARGETS.split("\x1f"), strict=True))
+
+# Letters drawn as small capitals, and the capital each is drawn as, in the
+# same order: what `fold.lettered` reads a skeleton with.
+SMALL_CAPITALS = (
+    "\u0138\u0262\u0274\u0280\u028d\u0299\u029c\u029f\u1d00\u1d05\u1d07\u1d0a\u1d0b\u1d0d"
+    "\u1d18\u1d1b\ua730\ua7af"
+)
+CAPITAL_LETTERS = "KGNRMBHLADEJKMPTFQ"
+CAPITALS: dict[int, str] = dict(zip(map(ord, SMALL_CAPITALS), CAPITAL_LETTERS, strict=True))

@@ -149,6 +149,21 @@ def skeleton(text: str) -> str:
     return text.translate(PROTOTYPES)
 
 
+def lettered(text: str) -> str:
+    """`skeleton(unmarked(text))` with each letter drawn as a small capital
+    read as its capital (`confusables.CAPITALS`: ``ᴀ``, ``ʀ``, the kra, and
+    what the skeleton maps to them, Cyrillic ``к`` and ``т``), case kept:
+    ``PᴀSSWORD`` reads ``PASSWORD``. A second reading for the checks a
+    reader must not be fooled past (the guard's spellings, the readings a
+    forgotten claim is keyed and checked by), kept out of `canonical` so the
+    keys of tombstones already written stay as they are."""
+    if text.isascii():
+        return text
+    from tree_ring.model.confusables import CAPITALS
+
+    return skeleton(unmarked(text).translate(CAPITALS)).translate(CAPITALS)
+
+
 def canonical(text: str) -> str:
     """The folded form two spellings of the same words share; canonical(canonical(x)) == it."""
     if text.isascii():

@@ -159,9 +159,22 @@ def glued(text: str) -> str:
     return _glued().sub("", split) if any(c.isdecimal() for c in split) else split
 
 
+def lettered(text: str) -> str:
+    """`fold.lettered`: small capitals as their letters, and the invisible
+    characters a fold drops (a Hangul filler inside a word) gone, so
+    "hard\u1160ware" reads "hardware" where the claim's words read it as
+    two. The same text when it is ASCII."""
+    if text.isascii():
+        return text
+    from tree_ring.model import fold
+
+    return fold.lettered(text)
+
+
 # The readings of a text a forget keys beside the text as written, and a
-# write is checked by: its identifiers' words, and its digits joined.
-READINGS = (spaced, glued)
+# write is checked by: its identifiers' words, its digits joined, and its
+# letters as a reader sees them.
+READINGS = (spaced, glued, lettered)
 
 
 def readings(text: str) -> list[str]:
