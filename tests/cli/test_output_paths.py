@@ -176,7 +176,7 @@ def test_dev_stdout_into_a_pipe_is_written(
     # Only the rows on stdout, so the pipe's reader can import them; the status on stderr.
     rows = [json.loads(line) for line in done.stdout.decode().splitlines()]
     assert [row["summary"] for row in rows] == ["Keep me"]
-    assert done.stderr == b"wrote 1 lines to /dev/stdout\n"
+    assert done.stderr == b"wrote 1 line to /dev/stdout\n"
 
 
 def test_an_empty_report_path_says_it_is_empty(

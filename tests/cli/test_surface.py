@@ -116,7 +116,7 @@ def test_every_example_parses(project_root: Path) -> None:
 def test_forget_help_explains_both_modes() -> None:
     _, shown = _verb_parser("forget")
     flat = " ".join(shown.split())
-    assert "delete: remove the row, its id is free again" in flat
+    assert "delete: remove the row (its id stays forgotten: no write reuses it)" in flat
     assert "redact: keep the row as a [redacted] placeholder" in flat
 
 

@@ -190,6 +190,7 @@ def test_an_agents_own_note_against_the_projects_memory_is_disputed(
     # A person settles it as any dispute: approving the note retires the project's row.
     write(run_cli, "review", "approve", data["id"], "--supersede-contradicted", "--reason", "ok")
     assert show(run_cli, shared)["superseded_by"] == data["id"]
+    assert show(run_cli, data["id"])["scope"] == "project"  # read where the old value was
 
 
 def test_a_persons_note_or_an_agreeing_one_is_not_disputed(run_cli: CliRunner) -> None:

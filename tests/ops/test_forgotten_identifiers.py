@@ -244,6 +244,6 @@ def test_a_forget_takes_an_agents_copy_with_digits_glued_or_apart(
     mine = run_cli("--json", "remember", claim).json()["id"]
     done = run_cli("forget", mine, "--mode", "delete", "--reason", "changed")
     assert done.code == 0, done.err
-    assert f"also forgot 1 copy of the same claim: {theirs}" in done.out
+    assert f"also forgot 1 memory holding the same claim: {theirs}" in done.out
     brief = run_cli("--json", "brief", environ=AGENT).json()["items"]
     assert set(brief) == {kept.json()["id"]}

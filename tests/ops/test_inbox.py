@@ -97,6 +97,23 @@ def test_peek_marks_nothing_seen(run_cli: CliRunner) -> None:
     assert ids(inbox(run_cli, "--peek")) == []
 
 
+def test_all_after_a_listing_says_why_it_found_nothing(run_cli: CliRunner) -> None:
+    """Looking marks seen, and `--all` acts on unseen items: the batch run
+    right after a look finds none, and says how to act on what was seen."""
+    memory_id = remember(run_cli, "The release branch is cut on Tuesdays", environ=CLAUDE)
+    assert ids(inbox(run_cli)) == [memory_id]
+    done = run_cli("inbox", "--all", "--promote", "--reason", "seen it")
+    assert done.code == 0
+    assert done.out.splitlines() == [
+        "inbox: promoted 0 of 0",
+        "nothing unseen: a listing without --peek marks what it shows seen; "
+        "`tree-ring promote ID --reason WHY` acts on one of those, "
+        "and `inbox --peek` looks without marking",
+    ]
+    assert "tree-ring forget ID" in run_cli("inbox", "--all", "--forget", "--reason", "x").out
+    assert run_cli("inbox", "--all", "--keep").out.splitlines() == ["inbox: kept 0 of 0"]
+
+
 def test_filters_run_before_the_limit(
     run_cli: CliRunner, project_root: Path, project_id: str
 ) -> None:

@@ -209,7 +209,7 @@ def test_export_names_a_row_a_hand_edit_damaged(
     said = session.run(handle_key(state, "y") or Action("none"))
     path = tmp_path / "out.jsonl"
     assert said == (
-        f"wrote 1 lines to {path}; export left out 1 memory(ies) holding a value edited "
+        f"wrote 1 line to {path}; export left out 1 memory(ies) holding a value edited "
         f"outside Tree Ring that cannot be written as it is: {bad}; `tree-ring doctor` names "
         "each value and what mends it (put a value of its kind back, or forget the row), "
         "then export again"
@@ -242,7 +242,7 @@ def test_export_writes_where_the_person_says_from_where_the_screen_started(
         confirmed = handle_key(state, "y")
         assert confirmed is not None and confirmed == Action("export", None, (str(path),))
         screen._do(session, state, confirmed)  # pyright: ignore[reportPrivateUsage]
-        assert state.status == f"wrote 1 lines to {path}"
+        assert state.status == f"wrote 1 line to {path}"
         assert [json.loads(line)["summary"] for line in path.read_text().splitlines()] == [
             "exported note"
         ]
@@ -567,7 +567,7 @@ def test_an_agents_export_holds_what_it_sees_as_the_clis_does(
         state = State()
         session.ask_export(state, "agent.jsonl")
         said = session.run(handle_key(state, "y") or Action("none"))
-        assert said == f"wrote 1 lines to {tmp_path / 'agent.jsonl'}"
+        assert said == f"wrote 1 line to {tmp_path / 'agent.jsonl'}"
         lines = (tmp_path / "agent.jsonl").read_text().splitlines()
         assert [json.loads(line)["summary"] for line in lines] == ["a shared note"]
     finally:

@@ -75,7 +75,7 @@ def test_the_cli_names_the_copies_forgotten(run_cli: CliRunner) -> None:
     assert done.code == 0, done.err
     assert done.out.splitlines() == [
         f"deleted {first}; its content is tombstoned and will not be stored again",
-        f"also forgot 1 copy of the same claim: {second}",
+        f"also forgot 1 memory holding the same claim: {second}",
     ]
 
 

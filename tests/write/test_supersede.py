@@ -131,6 +131,27 @@ def test_an_agent_may_replace_its_own_notes(run_cli: CliRunner) -> None:
     assert show(run_cli, first)["superseded_by"] == second
 
 
+def test_a_persons_supersede_by_an_agents_note_shares_the_note(run_cli: CliRunner) -> None:
+    """Replacing what the project shares with a partition note makes the note
+    the project's: every other harness reads the new fact, not no fact."""
+    old = remember(run_cli, "Ports are assigned in infra/ports.md")
+    note = remember(run_cli, "Ports come from the service registry now", environ=CLAUDE)
+    assert show(run_cli, note)["scope"] == "agent"
+    done = write(run_cli, "supersede", old, note, "--reason", "registry is live")
+    assert done["applied"] is True and done["shared"] == "project"
+    assert show(run_cli, old)["superseded_by"] == note
+    assert show(run_cli, note)["scope"] == "project"
+    codex = {"CODEX_THREAD_ID": "019a4e00-0000-7000-8000-000000000002"}
+    assert {m["id"] for m in run_cli("--json", "list", environ=codex).json()["items"]} == {note}
+
+
+def test_an_agents_supersede_of_its_own_note_stays_in_its_partition(run_cli: CliRunner) -> None:
+    first = remember(run_cli, "The flaky test lives in test_sync.py", environ=CLAUDE)
+    second = remember(run_cli, "The flaky test lives in test_async.py", environ=CLAUDE)
+    done = write(run_cli, "supersede", first, second, "--reason", "misread", environ=CLAUDE)
+    assert done["shared"] is None and show(run_cli, second)["scope"] == "agent"
+
+
 def test_an_agent_replacement_waits_for_a_person(run_cli: CliRunner, project_root: Path) -> None:
     old = remember(run_cli, "Ports are assigned in infra/ports.md")
     data = write(

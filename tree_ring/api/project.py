@@ -18,7 +18,7 @@ from tree_ring.model.text import is_uuid
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
     from tree_ring.api.found import Found, TreeNode
@@ -173,6 +173,16 @@ class Project(Decisions):
             forgotten=self.forgotten_elsewhere(),
             left_out=left_out,
         )
+
+    def omitted(self, view: View, written: Iterable[dict[str, Any]]) -> dict[str, int]:
+        """What an export under `view` (`written`, its rows) leaves out that
+        the widest view would write, by why (`transfer/export.narrowed`):
+        said beside the file, since an uninstall keeps an export."""
+        from tree_ring.transfer import export
+
+        if view == export.WHOLE:
+            return {}
+        return export.narrowed(written, self.export(export.WHOLE))
 
     def tree_node(self, node_id: str | None = None) -> TreeNode:
         """A summary node of the project's tree (the root when `node_id` is

@@ -11,8 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tree_ring.api.status import tombstones_said
-from tree_ring.cli import progress
+from tree_ring.cli import progress, status
 from tree_ring.cli.context import (
     SKIPPED_SHOWN,
     SUPPRESS,
@@ -28,7 +27,6 @@ from tree_ring.cli.context import (
     user_flag,
 )
 from tree_ring.harness import guidance
-from tree_ring.harness.checkpoint import Cadence
 from tree_ring.model import outputs, project
 from tree_ring.model.errors import Denied, NoStore, UsageError
 from tree_ring.model.identity import harness_origin
@@ -90,18 +88,19 @@ def cmd_export(ctx: Context) -> int:
     left_out: list[str] = []
     with ctx.project(root) as opened:
         exported = list(opened.export(view, left_out))
+        omitted = opened.omitted(view, exported)
     if a.format == "original":
         body = original.export_text(exported, sensitive_included=a.include_sensitive)
     else:
         body = "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in exported)
     lines = body.splitlines()
-    named = {"left_out": left_out} if left_out else {}
+    named = ({"left_out": left_out} if left_out else {}) | ({"omitted": omitted} if omitted else {})
     if a.output:
         outputs.write_text(a.output, body, ctx.environ)
         # `--output /dev/stdout`: the lines went where the status would go.
         ctx.emit(
             {"project": identity.project, "written": [a.output], "lines": len(lines), **named},
-            f"wrote {len(lines)} lines to {a.output}",
+            export.wrote(len(lines), a.output),
             to=sys.stderr if outputs.same_file(a.output, ctx.out) else None,
         )
     elif ctx.as_json:
@@ -110,6 +109,8 @@ def cmd_export(ctx: Context) -> int:
         ctx.emit({"project": identity.project, "format": a.format, **listing(items), **named}, "")
     else:
         ctx.out.write(body)
+    if omitted:
+        print(export.narrowed_message(omitted), file=sys.stderr)
     if left_out:
         # The sound rows are written, and a script is told the file is not whole.
         return ctx.warn(export.left_out_message(left_out), code="store_fault")
@@ -445,125 +446,6 @@ def cmd_audit_verify(ctx: Context) -> int:
     return 1
 
 
-def cmd_status(ctx: Context) -> int:
-    with ctx.project() as project:
-        data = project.status()
-    ctx.emit(data, "\n".join(status_lines(data)))
-    return 0
-
-
-def _requests(waiting: int) -> str:
-    """Requests to forget or confirm, when any wait: an agent's, or one an import raised."""
-    if not waiting:
-        return ""
-    return f", {waiting} request{'s' if waiting != 1 else ''} to forget or confirm"
-
-
-def status_lines(data: dict[str, Any]) -> list[str]:
-    counts: dict[str, Any] = data["memories"]
-    retired: dict[str, int] = counts["retired_by_reason"]
-    lines = [
-        f"project {data['project']} at {data['root']}",
-        f"live memories: {counts['live']}"
-        + (
-            f" ({counts['sensitive']} sensitive: --include-sensitive)"
-            if counts["sensitive"]
-            else ""
-        )
-        + (f"; by ring: {_counts(counts['by_ring'])}" if counts["by_ring"] else ""),
-        *(
-            [f"upcoming: {counts['upcoming']} (valid from a later time; `list --valid-at TIME`)"]
-            if counts["upcoming"]
-            else []
-        ),
-        f"waiting for review: {counts['pending']} pending, {counts['disputed']} disputed"
-        + _requests(data["review_requests"])
-        + f" (`tree-ring review list`: {data['review_queue'] + data['review_requests']})"
-        + _user_waiting(data["user_store"]),
-        f"retired: {counts['retired']}" + (f" ({_counts(_named(retired))})" if retired else ""),
-        f"forgotten content (tombstones): {tombstones_said(counts)}",
-    ]
-    waiting = next(i for i, line in enumerate(lines) if line.startswith("waiting for review"))
-    lines.insert(waiting + 1, f"inbox: {data['inbox']} new from agents (`tree-ring inbox`)")
-    if counts["other_projects"]:
-        lines.append(f"rows of other projects in this store: {counts['other_projects']}")
-    cadence = Cadence(data["checkpoint"], data["checkpoint_interval_minutes"])
-    lines += [
-        f"write policy: {data['write_policy']}",
-        f"checkpoint: {cadence.label}",
-        f"store size: {data['store_bytes']:,} bytes",
-        _user_line(data["user_store"]),
-    ]
-    hooks: dict[str, dict[str, Any]] = data["hooks"]
-    if not hooks:
-        lines.append("hooks: none has fired in this project yet")
-    for name, hook in hooks.items():
-        lines.append(f"hooks {name}:")
-        lines.append(f"  last brief (session start): {_brief(hook['last_brief'])}")
-        if hook["last_subagent_brief"]:
-            lines.append(f"  last subagent brief: {_brief(hook['last_subagent_brief'])}")
-        stop: dict[str, Any] = hook["last_stop"] or {}
-        lines.append(f"  last stop: {stop.get('at', 'never')}")
-        fired = hook["events"]
-        if fired:
-            lines.append(
-                "  fired: "
-                + ", ".join(
-                    f"{event} {seen.get('fired', 0)}x" for event, seen in sorted(fired.items())
-                )
-            )
-    return lines
-
-
-def _named(retired: dict[str, int]) -> dict[str, int]:
-    """The retired counts as `status` names them: a row retired by a person's
-    refutation or retirement is not "retired" inside "retired"."""
-    return {("refuted or retired" if k == "retired" else k): n for k, n in retired.items()}
-
-
-def _user_waiting(mine: dict[str, Any]) -> str:
-    """What waits in the person's user store (an agent's global proposal,
-    a note an agent refuted, a request to forget a note), beside the
-    project's queue: every project's brief shows those notes once decided."""
-    waiting = (mine.get("review_queue") or 0) + (mine.get("review_requests") or 0)
-    return f"; in your user store: {waiting} (`review list --user`)" if waiting else ""
-
-
-def _user_line(mine: dict[str, Any]) -> str:
-    path = mine["path"]
-    if "error" in mine:
-        return f"user store: {path}: {mine['error']}"
-    if not mine["exists"]:
-        return f"user store: {path or 'no home folder'} (none yet; `remember --scope global`)"
-    return (
-        f"user store: {path}: {_memories(mine['memories'])}, {mine['live']} live,"
-        + (f" {mine['upcoming']} upcoming," if mine.get("upcoming") else "")
-        + f" {mine['review_queue']} waiting"
-        + (
-            f", {mine['review_requests']} request(s) to forget or confirm"
-            if mine.get("review_requests")
-            else ""
-        )
-    )
-
-
-def _brief(entry: dict[str, Any] | None) -> str:
-    if not entry:
-        return "never"
-    text = f"{entry.get('at', '?')} ({_memories(entry.get('count', 0))}"
-    if "bytes" in entry:
-        text += f", {entry['bytes']:,} bytes, ~{entry['tokens']:,} tokens"
-    return text + ")"
-
-
-def _memories(n: int) -> str:
-    return f"{n} memor{'y' if n == 1 else 'ies'}"
-
-
-def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{key} {value}" for key, value in sorted(counts.items())) or "none"
-
-
 def _export_arguments(p: argparse.ArgumentParser) -> None:
     identity_flags(p)
     user_flag(p)
@@ -691,7 +573,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 
 VERBS: dict[str, tuple[Handler, Arguments]] = {
     "init": (cmd_init, no_arguments),
-    "status": (cmd_status, no_arguments),
+    "status": (status.cmd_status, no_arguments),
     "export": (cmd_export, _export_arguments),
     "import": (cmd_import, _import_arguments),
     "audit": (cmd_audit, _audit_arguments),

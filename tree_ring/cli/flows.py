@@ -188,6 +188,7 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
             **({"skipped": [{"id": k, "why": v} for k, v in skipped.items()]} if skipped else {}),
         },
         f"inbox: {verb} {len(done)} of {found.total}"
+        + (_nothing_unseen(action) if not found.total and not found.withheld else "")
         + (f"\n{withheld.left_out(found.withheld)}" if found.withheld else "")
         + "".join(f"\n{memory_id}" for memory_id in done)
         + (f"\nalso forgot {len(also)} of the same claims: {', '.join(also)}" if also else "")
@@ -195,6 +196,25 @@ def _batch(ctx: Context, opened: Project, found: Any, action: str) -> int:
         + "".join(f"\n{memory_id}: {why}" for memory_id, why in skipped.items()),
     )
     return 0
+
+
+# What acts on one item a listing showed, once it is seen (`--all` acts on
+# unseen items only).
+ONE_BY_ONE = {
+    "promote": "tree-ring promote ID --reason WHY",
+    "forget": "tree-ring forget ID --mode delete --reason WHY",
+}
+
+
+def _nothing_unseen(action: str) -> str:
+    """Why `--all` found nothing, when a listing just marked it all seen."""
+    if action not in ONE_BY_ONE:
+        return ""
+    return (
+        "\nnothing unseen: a listing without --peek marks what it shows seen; "
+        f"`{ONE_BY_ONE[action]}` acts on one of those, "
+        "and `inbox --peek` looks without marking"
+    )
 
 
 def _not_promotable(memories: list[Memory]) -> dict[str, str]:

@@ -246,6 +246,8 @@ def cmd_supersede(ctx: Context) -> int:
     text = f"{a.old_id} is superseded by {a.new_id}"
     if done.approved:
         text += f" ({a.new_id} approved: the contradiction is settled)"
+    if done.shared is not None:
+        text += f"; {a.new_id} moved into the shared {done.shared} scope, where {a.old_id} was"
     if not applied:
         text = f"{a.old_id} will be superseded by {a.new_id} when {a.new_id} is approved"
     data = {
@@ -255,6 +257,7 @@ def cmd_supersede(ctx: Context) -> int:
         "decision_reason": a.reason,
         "applied": applied,
         "approved": done.approved,
+        "shared": done.shared,
     }
     ctx.emit(data, text)
     return 0
@@ -340,7 +343,8 @@ def _forget_arguments(p: argparse.ArgumentParser) -> None:
         "--mode",
         choices=("delete", "redact"),
         required=True,
-        help="delete: remove the row, its id is free again. redact: keep the row as a "
+        help="delete: remove the row (its id stays forgotten: no write reuses it). "
+        "redact: keep the row as a "
         "[redacted] placeholder (its id, times and the reason stay, so links and the history "
         "still point somewhere); its text, tags and source are erased",
     )

@@ -294,7 +294,7 @@ def approve_in(
         if correct.supersede_in(db, old, memory.id, reason, actor, at):
             done.append(old_id)
             wider.append(old.scope)
-    shared = _shared_scope(memory, wider)
+    shared = shared_scope(memory, wider)
     if shared is not None:
         # An agent's replacement, written in its own partition, of memory
         # every session read: approved, it is read where the retired rows were.
@@ -308,15 +308,15 @@ def approve_in(
 
 
 def _would_share(db: Db, memory: Memory) -> str | None:
-    """The shared scope approving `memory` would give it (`_shared_scope`)."""
+    """The shared scope approving `memory` would give it (`shared_scope`)."""
     live = [rows.find(db, old_id) for old_id in memory.supersedes]
-    return _shared_scope(
+    return shared_scope(
         memory,
         [old.scope for old in live if old is not None and old.retired_at is None],
     )
 
 
-def _shared_scope(memory: Memory, retired: list[str]) -> str | None:
+def shared_scope(memory: Memory, retired: list[str]) -> str | None:
     """The shared scope of the project a private replacement takes from the
     rows it retired (the first, where they differ), or None: it stays where it is."""
     if memory.scope not in PRIVATE_SCOPES:

@@ -9,7 +9,7 @@ writes the same rows in the original Tree Ring's format.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from tree_ring.govern import reasons
@@ -113,3 +113,43 @@ def _kept(found: list[Any], forgotten: ForgottenHere) -> list[Any]:
         gone = forgotten.hidden([rows.from_row(row) for row in batch])
         kept += (row for row in batch if row["id"] not in gone)
     return kept
+
+
+# What an export leaves out unless asked, each with the flag that adds it.
+NARROWED = (
+    ("sensitive", "--include-sensitive"),
+    ("unreviewed", "--include-unreviewed"),
+    ("retired", "--include-superseded"),
+)
+WHOLE = View(include_sensitive=True, include_unreviewed=True, include_superseded=True)
+
+
+def narrowed(written: Iterable[dict[str, Any]], whole: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """How many memories of `whole` (an export under `WHOLE`) `written` (the
+    same export under a narrower view) lacks, by why (each counted once, under
+    the first of NARROWED that holds): what the file will not restore."""
+    kept = {row.get("id") for row in written}
+    counts: dict[str, int] = {}
+    for row in whole:
+        if "record" in row or row.get("id") in kept:
+            continue
+        if row.get("sensitivity", "normal") != "normal":
+            why = "sensitive"
+        elif row.get("trust") in ("pending", "disputed"):
+            why = "unreviewed"
+        else:
+            why = "retired"
+        counts[why] = counts.get(why, 0) + 1
+    return counts
+
+
+def narrowed_message(counts: dict[str, int]) -> str:
+    """One line naming what `narrowed` counted and the flags that add it."""
+    said = [f"{counts[why]} {why}" for why, _ in NARROWED if counts.get(why)]
+    flags = " ".join(flag for why, flag in NARROWED if counts.get(why))
+    return f"note: left out {', '.join(said)} (add {flags} to keep them in the file)"
+
+
+def wrote(lines: int, path: object) -> str:
+    """What writing an export's `lines` to `path` says."""
+    return f"wrote {lines} line{'' if lines == 1 else 's'} to {path}"

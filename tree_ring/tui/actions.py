@@ -465,14 +465,17 @@ class Session:
         # CLI's); neither carries what the person forgot in their user store, nor
         # a row a hand edit damaged, which is named.
         left_out: list[str] = []
-        records = self.opened.export(View(), left_out)
+        from tree_ring.transfer import export
+
+        records = list(self.opened.export(View(), left_out))
+        omitted = self.opened.omitted(View(), records)
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records]
         outputs.write_text(path, "".join(lines), self.environ)
-        said = f"wrote {len(lines)} lines to {path}"
+        said = export.wrote(len(lines), path)
+        if omitted:
+            said += f"; {export.narrowed_message(omitted)}"
         if left_out:
-            from tree_ring.transfer.export import left_out_message
-
-            said += f"; {left_out_message(left_out)}"
+            said += f"; {export.left_out_message(left_out)}"
         return said
 
     def _do_sync(self, action: Action) -> str:

@@ -103,9 +103,11 @@ class Forgotten:
         done = f"{'deleted' if self.mode == 'delete' else 'redacted'} {self.id}"
         lines = [f"{done}; {self.outcome()}"]
         if self.twins:
-            copies = "copy" if len(self.twins) == 1 else "copies"
+            # A copy, or a longer memory holding the claim among other words.
+            held = "memory" if len(self.twins) == 1 else "memories"
             lines.append(
-                f"also forgot {len(self.twins)} {copies} of the same claim: {', '.join(self.twins)}"
+                f"also forgot {len(self.twins)} {held} holding the same claim: "
+                + ", ".join(self.twins)
             )
         if self.copies_in is not None:
             n = len(self.copies)

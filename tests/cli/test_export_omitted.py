@@ -1,0 +1,63 @@
+"""An export says what its view left out, and the flags that keep it: a file
+kept to restore from (an uninstall's) must not lose rows without a word."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+from conftest import CliRunner
+from governance_support import CLAUDE, remember, write
+from helpers import REPO
+
+SCHEMA = json.loads((REPO / "docs" / "cli-output.schema.json").read_text(encoding="utf-8"))
+
+
+def _project(run_cli: CliRunner) -> dict[str, str]:
+    kept = remember(run_cli, "Deploys go through the release pipeline")
+    sensitive = remember(run_cli, "I take my ADHD medication at 9am")
+    pending = remember(run_cli, "Run migrations through the schema tool",
+                       "--ring", "heartwood", "--scope", "project", environ=CLAUDE)  # fmt: skip
+    old = remember(run_cli, "Ports are assigned in infra/ports.md")
+    new = remember(run_cli, "Ports come from the service registry")
+    write(run_cli, "supersede", old, new, "--reason", "registry is live")
+    return {"kept": kept, "sensitive": sensitive, "pending": pending, "old": old, "new": new}
+
+
+def _ids(path: Path) -> set[str]:
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    return {row["id"] for row in lines if "record" not in row}
+
+
+def test_an_export_names_what_it_left_out(run_cli: CliRunner, tmp_path: Path) -> None:
+    ids = _project(run_cli)
+    out = tmp_path / "notes.jsonl"
+    done = run_cli("export", "--output", str(out))
+    assert done.code == 0, done.err
+    assert _ids(out) == {ids["kept"], ids["new"]}
+    assert done.err.strip() == (
+        "note: left out 1 sensitive, 1 unreviewed, 1 retired "
+        "(add --include-sensitive --include-unreviewed --include-superseded "
+        "to keep them in the file)"
+    )
+    data = run_cli("--json", "export", "--output", str(out)).json()
+    assert data["omitted"] == {"sensitive": 1, "unreviewed": 1, "retired": 1}
+    jsonschema.validate(data, SCHEMA)
+
+
+def test_an_export_with_every_flag_leaves_nothing_out(run_cli: CliRunner, tmp_path: Path) -> None:
+    ids = _project(run_cli)
+    out = tmp_path / "notes.jsonl"
+    flags = ("--include-sensitive", "--include-unreviewed", "--include-superseded")
+    done = run_cli("export", *flags, "--output", str(out))
+    assert done.code == 0 and done.err == ""
+    assert _ids(out) == set(ids.values())
+    assert "omitted" not in run_cli("--json", "export", *flags, "--output", str(out)).json()
+
+
+def test_one_flag_leaves_only_the_others_named(run_cli: CliRunner, tmp_path: Path) -> None:
+    _project(run_cli)
+    out = tmp_path / "notes.jsonl"
+    data = run_cli("--json", "export", "--include-sensitive", "--output", str(out)).json()
+    assert data["omitted"] == {"unreviewed": 1, "retired": 1}
