@@ -290,7 +290,8 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     the refutations' indexes, the team ledger's kept lines, the tombstones'
     memory ids), bring them in only then; so does the reader of the team
     ledger's lines a bounded block at a time, with which the build first
-    reads the ledger's header lines (`project.ledger_problem`)."""
+    reads the ledger's header lines (`project.ledger_problem`), and where a
+    store is built (`store.builds`)."""
     root = tmp_path / "clone"
     root.mkdir()
     guidance.init_project(root)
@@ -303,6 +304,7 @@ def test_a_fresh_clone_gets_its_store_and_a_brief_all_the_same(tmp_path: Path) -
     expected = BRIEFED | {
         "tree_ring.read.brief_elsewhere",
         "tree_ring.store.moved",
+        "tree_ring.store.builds",
         "tree_ring.store.meaning",
         "tree_ring.store.leaves",
         "tree_ring.store.inbox",

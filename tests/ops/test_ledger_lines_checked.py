@@ -34,9 +34,10 @@ def test_header() -> None:
         "schema": 1,
         "project": "proj",
     }
-    assert "newer Tree Ring (ledger schema 2" in refused(
-        {"record": "ledger", "schema": 2, "project": "proj"}
-    )
+    said = refused({"record": "ledger", "schema": 2, "project": "proj"})
+    assert "names ledger schema 2, and this Tree Ring reads 1" in said
+    assert "upgrade the plugin, then sync" in said
+    assert "git checkout -- .tree-ring/ledger.jsonl" in said  # an edit is restored
     # No Tree Ring wrote a schema that is no whole number: neither newer nor this one's.
     for schema in ("1", True, None):
         said = refused({"record": "ledger", "schema": schema, "project": "proj"})

@@ -358,7 +358,7 @@ def test_a_ledger_no_store_could_import_builds_none_in_a_fresh_clone(tmp_path: P
     commit(alice, "memory")
     edits = {
         "second": (_second_header, "names project 'p-33333333'"),
-        "schema": (_newer_schema, "ledger schema 2, this version reads 1"),
+        "schema": (_newer_schema, "names ledger schema 2, and this Tree Ring reads 1"),
         "text schema": (_text_schema, 'names schema "1", which is no schema number'),
         "alike": (_look_alike, "names project '\u0440"),
         "none": (_no_header, "does not begin with its header line"),

@@ -12,7 +12,8 @@ from pathlib import Path
 from conftest import CliRunner
 
 from tree_ring.model import project
-from tree_ring.store.db import STALE_BUILD_S, Store
+from tree_ring.store.builds import STALE_BUILD_S
+from tree_ring.store.db import Store
 
 SIDES = ("", "-wal", "-shm", "-journal")
 

@@ -559,14 +559,23 @@ def ledger_problem(root: StrPath, named: str) -> str | None:
             if not isinstance(schema, int) or isinstance(schema, bool):
                 return schema_not_a_number(schema)
             if schema > LEDGER_SCHEMA:
-                return (
-                    f"{where} was written by a newer Tree Ring (ledger schema {schema}, this "
-                    f"version reads {LEDGER_SCHEMA}); upgrade the plugin"
-                )
+                return schema_too_new(schema)
             if said != named:
                 header = said if isinstance(said, str) else "none"
                 return ledger_mismatch(named, header[:80], number)
     return None
+
+
+def schema_too_new(schema: int, then: str = "") -> str:
+    """The one line for a header naming a schema newer than this version's:
+    a teammate's newer Tree Ring wrote it, or a hand edited it (only the
+    working tree's copy, often: `git diff` tells)."""
+    where = f"{DIR}/ledger.jsonl"
+    return (
+        f"{where} names ledger schema {schema}, and this Tree Ring reads {LEDGER_SCHEMA}: "
+        f"if a newer Tree Ring wrote it, upgrade the plugin{then}; if not, it was edited "
+        f"(`git diff -- {where}` shows how): restore it with `git checkout -- {where}`"
+    )
 
 
 def schema_not_a_number(schema: object) -> str:
@@ -669,3 +678,23 @@ def store_missing_fix(root: str) -> str:
             "(the next Claude Code or Codex session does too)"
         )
     return f"run `tree-ring --root {root} init`"
+
+
+def create_private(path: str) -> None:
+    """A new empty file at `path` that only its user may read, whatever the
+    umask: what a store is built in (SQLite gives its journal and WAL files
+    the database's mode), as the files beside it are made. A store holds
+    sensitive rows, agents' partitions and forget reasons no ledger carries."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o600))
+
+
+def make_private(path: str, status: os.stat_result) -> None:
+    """A store others may read (made by an earlier version under a umask of
+    022) made private to its owner, as `create_private` makes one. Another
+    user's file, or a file system that keeps no modes, is left as it is."""
+    if not status.st_mode & 0o077 or status.st_uid != os.getuid():
+        return
+    try:  # noqa: SIM105 - contextlib would cost every hook run its import
+        os.chmod(path, 0o600)
+    except OSError:
+        pass

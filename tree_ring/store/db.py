@@ -12,7 +12,6 @@ caller's environment by the CLI and the hook, never by the library itself.
 from __future__ import annotations
 
 import os
-import stat
 import time
 from _thread import allocate_lock
 
@@ -53,12 +52,6 @@ if TYPE_CHECKING:
 WRITE_ATTEMPTS = 8
 BACKOFF_CAP_S = 0.5
 _TRUE = ("1", "true", "yes", "on")
-# A new store is built beside its place, as `memory.sqlite.new-<16 hex>`.
-NEW_SUFFIX = ".new-"
-NEW_RANDOM_BYTES = 8
-# A build takes well under a second; one untouched this long is no live
-# build's, but what a killed `init` or first hook left behind.
-STALE_BUILD_S = 60.0
 
 
 class Options:
@@ -210,6 +203,8 @@ def _wal_frames(path: StrPath) -> bool:
 def longest_root() -> int:
     """How long, in bytes, a project's path may be for SQLite to create its
     store there: the limit less `/.tree-ring/memory.sqlite.new-<16 hex>`."""
+    from tree_ring.store.builds import NEW_RANDOM_BYTES, NEW_SUFFIX
+
     tail = f"/{project.DIR}/{project.STORE}{NEW_SUFFIX}" + "0" * 2 * NEW_RANDOM_BYTES
     return MAX_PATH_BYTES - len(tail.encode())
 
@@ -249,42 +244,6 @@ def _refuse_tracked(path: str) -> None:
             "will not trust it; untrack it (`git rm --cached`) and move it aside, then restore "
             "your own from a backup, or run `tree-ring sync` to rebuild from the team ledger"
         )
-
-
-def stale_builds(path: StrPath, now: float | None = None) -> list[str]:
-    """The files a store build beside `path` left when it was cut short
-    (`memory.sqlite.new-<hex>` and its side files), untouched for
-    STALE_BUILD_S: a build's own `finally` removes them unless it was killed."""
-    name = os.fspath(path)
-    folder = os.path.dirname(name) or "."
-    prefix = os.path.basename(name) + NEW_SUFFIX
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.startswith(prefix))
-    except OSError:
-        return []
-    now = time.time() if now is None else now
-    found: list[str] = []
-    for entry in names:
-        full = os.path.join(folder, entry)
-        try:
-            info = os.lstat(full)
-        except OSError:
-            continue
-        if stat.S_ISREG(info.st_mode) and now - info.st_mtime > STALE_BUILD_S:
-            found.append(full)
-    return found
-
-
-def remove_stale_builds(path: StrPath) -> list[str]:
-    """Remove what `stale_builds` finds; the files removed."""
-    removed: list[str] = []
-    for name in stale_builds(path):
-        try:
-            os.unlink(name)
-        except FileNotFoundError:
-            continue
-        removed.append(name)
-    return removed
 
 
 class Store:
@@ -420,11 +379,14 @@ class Store:
             raise NoStore(f"no store at {path}; {fix}")
         if not exists:
             cls._create(path, root, options, owner)
+        status = os.stat(path) if exists else None
+        if status is not None and not options.read_only:
+            project.make_private(path, status)  # one an earlier version made
         # SQLite treats an empty file as a new database; migrating it would hide
-        # that every memory was lost (a truncated copy, a failed sync). So even
-        # a command that may create the store (`sync` and `init` in a fresh
-        # clone, the hooks, the MCP server) creates it only where there is none.
-        if exists and os.stat(path).st_size == 0:
+        # that every memory was lost (a truncated copy, a failed sync): even a
+        # command that may create the store (`sync`, `init` in a fresh clone,
+        # the hooks, the MCP server) creates it only where there is none.
+        if status is not None and status.st_size == 0:
             raise StoreFault(
                 f"{name} at {path} is empty (truncated?); restore it from a backup, "
                 "or delete it and run `tree-ring init`"
@@ -451,15 +413,18 @@ class Store:
 
     @classmethod
     def _create(cls, path: str, root: str, options: Options, owner: str | None = None) -> None:
-        """Build a new store beside `path` and link it into place, so that no
-        one opening `path` meanwhile (a hook starting as `init` runs) finds it
-        empty, which reads as a store cut short. Another process that got
-        there first wins, and its store is opened. A project's store is born
-        with the record of its project (`owner`, project.json's id)."""
+        """Build a new store beside `path`, private to its user, and link it
+        into place, so no one opening `path` meanwhile (a hook starting as
+        `init` runs) finds it empty, which reads as a store cut short. Another
+        process that got there first wins, and its store is opened. A
+        project's store is born with its project's record (`owner`)."""
         # What a build cut short here before left goes first.
+        from tree_ring.store.builds import NEW_RANDOM_BYTES, NEW_SUFFIX, remove_stale_builds
+
         remove_stale_builds(path)
         temporary = path + NEW_SUFFIX + os.urandom(NEW_RANDOM_BYTES).hex()
         try:
+            project.create_private(temporary)
             db = open_db(temporary, timeout_ms=options.busy_timeout_ms)
             store = cls(db, root, options=options)
             try:

@@ -415,10 +415,7 @@ def check_line(piece: bytes, project_id: str, read: Read) -> Line:
         if not isinstance(schema, int) or isinstance(schema, bool):
             raise SchemaTooNew(project.schema_not_a_number(schema))
         if schema > ledger.SCHEMA:
-            raise SchemaTooNew(
-                f"the ledger was written by a newer Tree Ring (ledger schema {schema}, this "
-                f"version reads {ledger.SCHEMA}); upgrade the plugin, then sync"
-            )
+            raise SchemaTooNew(project.schema_too_new(schema, ", then sync"))
         if line.get("project") != project_id:
             raise OtherLedger(
                 f"the ledger belongs to project {str(line.get('project'))[:64]!r}, not "

@@ -42,7 +42,8 @@ from tree_ring.store import (
     schema,
     settings,
 )
-from tree_ring.store.db import access, file_damage, remove_stale_builds, stale_builds
+from tree_ring.store.builds import remove_stale_builds, stale_builds
+from tree_ring.store.db import access, file_damage
 from tree_ring.store.sql import BUSY_TIMEOUT_MS, USER_STORE_DAMAGED, Db, open_db
 from tree_ring.team import ledger
 from tree_ring.tree import repair
@@ -379,7 +380,7 @@ def check_settings(db: Db) -> Check:
 
 def check_leftovers(db: Db) -> Check:
     """The files of a store build a killed `init` or first hook left beside
-    the store (`store/db.py`, `stale_builds`): never a store, only disk. And
+    the store (`store/builds.py`, `stale_builds`): never a store, only disk. And
     the copy of the team ledger kept beside the store (`team/ledger_delta.py`)
     when it is no regular file: no copy can be written there, so every
     SessionStart reads the whole ledger."""
