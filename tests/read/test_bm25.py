@@ -41,6 +41,29 @@ def test_the_weigher_reads_kin_below_the_word() -> None:
     assert own >= kin > none == coverage == 0.0
 
 
+def test_kin_cover_the_word_only_as_far_as_they_are_related() -> None:
+    word = Concept("timeout", 1.0, {"timeout": 1.0, "latenc": 0.4})
+    other = Concept("checkout", 1.0, {"checkout": 1.0})
+    idfs = {"timeout": 2.0, "checkout": 2.0}
+    weigh = bm25.Weigher((word, other), idfs)
+    _, held = weigh({"timeout": 1.0}, 4.0, 4.0)
+    _, kin = weigh({"latenc": 1.0}, 4.0, 4.0)
+    assert (held, kin) == (0.5, 0.2)  # half the question's idf; a kin at 0.4 of that
+    assert bm25.bm25({"latenc": 1.0}, 4.0, 4.0, (word, other), idfs)[1] == kin
+
+
+def test_a_question_of_no_content_word_is_covered_by_the_words_it_has() -> None:
+    """ "outage" asks for a kind of memory and names no other content: what a
+    memory holds of it is still how much of the question it covers."""
+    minor = (Concept("outag", 0.3, {"outag": 1.0, "down": 0.8}),)
+    weigh = bm25.Weigher(minor, {"outag": 2.0})
+    assert weigh({"down": 1.0}, 4.0, 4.0)[1] == 0.8
+    assert weigh({"lunch": 1.0}, 4.0, 4.0)[1] == 0.0
+    mixed = (*minor, Concept("shop", 1.0, {"shop": 1.0}))
+    # Beside a content word, the minor one counts for nothing, as before.
+    assert bm25.Weigher(mixed, {"outag": 2.0, "shop": 2.0})({"down": 1.0}, 4.0, 4.0)[1] == 0.0
+
+
 WORDS = st.sampled_from(
     ["deploy", "deploys", "deployed", "db", "database", "outage", "outages", "down", "cache",
      "caches", "slow", "ci", "x", "the", "was", "policies", "replies", "Running", "STRASSE"]

@@ -75,3 +75,17 @@ def test_plain_output_says_which_hits_only_related_words_found(run_cli: CliRunne
     lines = run_cli("recall", "timeout").out.splitlines()
     assert [line.endswith("; related words)") for line in lines] == [False, True]
     assert "Cache warmup halves p95" in lines[1]
+
+
+def test_where_nothing_holds_the_words_related_and_near_rank_by_score(
+    store: Store, identity: Identity, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Literal first has nothing to put first: what related words found ranks
+    with the rest by its score, never below a hit it outscores."""
+    monkeypatch.setattr(query, "related", lambda w: (("quuxer", 1.0),) if w == "zorbling" else ())
+    related = _store(store, identity, "The quuxer rules the build", 0, 1.0)
+    _store(store, identity, "Lunch is at noon on Fridays", 0, 0.1)
+    hits = recall(store, identity, "zorbling")
+    assert related in {h.memory.id for h in hits}
+    assert all(h.literal for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)

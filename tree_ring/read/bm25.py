@@ -90,22 +90,33 @@ def bm25(
     idfs: dict[str, float],
 ) -> tuple[float, float]:
     """The weighted BM25 of one memory, and the share of the question's
-    content words' idf it covers."""
+    content words' idf it covers (`covering`): a word held covers its part,
+    a word's kin only as much as it is related (its share), and a question
+    of no content word is covered by the words it has."""
     score = 0.0
     covered = 0.0
     whole = 0.0
     norm = K1 * (1 - B + B * length / avg_length) if avg_length > 0 else K1
-    for concept in concepts:
+    counted = covering(concepts)
+    for concept, counts in zip(concepts, counted, strict=True):
         part = concept.weight * idfs.get(concept.word, 0.0)
         # The word itself, or failing it its kin: kin never add to the word.
         count = max(tf.get(s, 0.0) * share for s, share in concept.stems.items())
-        if concept.weight >= 1.0:
+        if counts:
             whole += part
         if count:
             score += part * count * (K1 + 1) / (count + norm)
-            if concept.weight >= 1.0:
-                covered += part
+            if counts:
+                covered += part * max(share for s, share in concept.stems.items() if tf.get(s))
     return score, (covered / whole if whole else 0.0)
+
+
+def covering(concepts: tuple[Concept, ...]) -> list[bool]:
+    """Which of a question's concepts its coverage is counted over: its
+    content words; a question that has none ("outage", "any incidents?",
+    words that also say what kind of memory is asked for) by all it has."""
+    full = [c.weight >= 1.0 for c in concepts]
+    return full if any(full) else [True] * len(concepts)
 
 
 class Weigher:
@@ -124,7 +135,7 @@ class Weigher:
         own: Container[str] = frozenset(),
     ) -> None:
         self.parts = [c.weight * idfs.get(c.word, 0.0) for c in concepts]
-        self.full = [c.weight >= 1.0 for c in concepts]
+        self.full = covering(concepts)
         whole = 0.0
         for part, full in zip(self.parts, self.full, strict=True):
             if full:
@@ -153,10 +164,13 @@ class Weigher:
         self, tf: dict[str, float], length: float, avg_length: float
     ) -> tuple[float, float]:
         counts: dict[int, float] = {}
+        shares: dict[int, float] = {}  # how near the closest word held is: 1 for the word
         for s, n in tf.items():
             for i, share in self.by_stem.get(s, ()):
                 if n * share > counts.get(i, 0.0):
                     counts[i] = n * share
+                if share > shares.get(i, 0.0):
+                    shares[i] = share
         if not counts:
             return 0.0, 0.0
         norm = K1 * (1 - B + B * length / avg_length) if avg_length > 0 else K1
@@ -166,5 +180,5 @@ class Weigher:
             count, part = counts[i], self.parts[i]
             score += part * count * (K1 + 1) / (count + norm)
             if self.full[i]:
-                covered += part
+                covered += part * shares[i]
         return score, (covered / self.whole if self.whole else 0.0)

@@ -581,8 +581,14 @@ def _score_all(
         from tree_ring.read import dates
 
         when = [dates.nearness(question.dates, stamp) for stamp in written]
+    # Literal first keeps what related words found below what holds the
+    # question's words; where nothing holds them, those rank by score too.
+    kin = not any(literal)
     literal = [
-        held or meaning.near(near.get(row[0], 0.0), nearest) or when[i] == 1.0
+        held
+        or meaning.near(near.get(row[0], 0.0), nearest)
+        or when[i] == 1.0
+        or (kin and lex[i][0] > 0)
         for i, (held, (row, _)) in enumerate(zip(literal, found, strict=True))
     ]
     unmatched = 1.0 - scale.covered
