@@ -156,7 +156,8 @@ def test_a_global_notes_own_copy_goes_with_it_and_the_claim_is_tombstoned(
     first = _remember(run_cli, home, TEXT, "--scope", "global")
     if retired:
         _remember(run_cli, home, KEPT, "--scope", "global", "--supersedes", first)
-    note = _remember(run_cli, home, TEXT, "--scope", "global")
+    # A second note of the same words (tagged: the same memory written again is one).
+    note = _remember(run_cli, home, TEXT, "--scope", "global", "--tag", "copy")
     copy_here = _remember(run_cli, home | CLAUDE, TEXT)
     done = _forget_user(run_cli, home, note)
     assert done["twins"] == [first] and done["tombstoned"] is True

@@ -107,7 +107,8 @@ def test_an_agents_tombstone_for_a_live_memory_becomes_a_request(
     assert [(r["id"], r["kind"], r["memory_id"]) for r in listed] == [
         (request, "forget_request", stored["id"])
     ]
-    again = run_cli("--json", "remember", LIVE)  # a person's write is not refused
+    # A person's write is not refused (a copy: the same memory again is one).
+    again = run_cli("--json", "remember", LIVE, "--tag", "copy")
     assert again.code == 0 and "forgotten" not in again.err, again.err
     assert run_cli("--json", "audit", "verify").json()["ok"] is True
     # A person approving the request forgets it; the copy the person wrote

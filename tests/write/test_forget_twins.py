@@ -22,6 +22,9 @@ PAIR = "The staging cluster restarts every Sunday at noon. Deploys pause during 
 SENTENCE = "The staging cluster restarts every Sunday at noon."
 QUERY = "staging cluster restarts Sunday"
 MODES = ("delete", "redact")
+# The same words written again in one place are one memory
+# (`pipeline.same_memory`): a copy differs by a tag.
+COPY = ("--tag", "copy")
 
 
 def standing(root: Path) -> set[str]:
@@ -47,7 +50,7 @@ def test_a_person_forgets_every_identical_copy(
     run_cli: CliRunner, project_root: Path, mode: str
 ) -> None:
     first = remember(run_cli, TEXT)
-    second = remember(run_cli, TEXT)
+    second = remember(run_cli, TEXT, *COPY)
     third = remember(run_cli, TEXT, "--scope", "manual")
     theirs = remember(run_cli, TEXT, "--scope", "agent", environ=CLAUDE)
     waiting = write(
@@ -70,7 +73,7 @@ def test_a_person_forgets_every_identical_copy(
 
 def test_the_cli_names_the_copies_forgotten(run_cli: CliRunner) -> None:
     first = remember(run_cli, TEXT)
-    second = remember(run_cli, TEXT)
+    second = remember(run_cli, TEXT, *COPY)
     done = run_cli("forget", first, "--mode", "delete", "--reason", "wrong")
     assert done.code == 0, done.err
     assert done.out.splitlines() == [
@@ -279,7 +282,7 @@ def test_rejecting_an_agents_copy_in_any_spelling_keeps_the_persons_claim(
     """An agent's proposal of a person's claim, rejected as usual: the
     person's memory holds the claim, so nothing is tombstoned."""
     mine = remember(run_cli, TEXT)
-    proposal = write(run_cli, "remember", spelling, "--scope", "project", environ=CLAUDE)
+    proposal = write(run_cli, "remember", spelling, "--scope", "project", *COPY, environ=CLAUDE)
     assert proposal["trust"] == "pending"
     done = run_cli("review", "reject", proposal["id"], "--reason", "a copy")
     assert done.code == 0, done.err
@@ -297,7 +300,7 @@ def test_forgetting_an_agents_proposal_never_takes_the_persons_memory(
     with an agent's waiting proposal of it (`inbox --all --forget` clears
     the proposals): the person's memory stays and holds the claim."""
     mine = remember(run_cli, TEXT)
-    proposal = write(run_cli, "remember", spelling, "--scope", "project", environ=CLAUDE)
+    proposal = write(run_cli, "remember", spelling, "--scope", "project", *COPY, environ=CLAUDE)
     assert proposal["trust"] == "pending"
     if how == "forget":
         done = forget(run_cli, proposal["id"], "delete")

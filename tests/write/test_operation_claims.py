@@ -12,6 +12,8 @@ from helpers import CliRunner
 from tree_ring.model import project
 
 BASE = ("--operation-id", "op-1", "--agent-profile", "builder")
+IN_WORKFLOW = ("--scope", "workflow")
+MINE = ("--scope", "agent")
 
 
 def claims(root: Path) -> list[tuple[str, str]]:
@@ -38,8 +40,12 @@ def remember(run_cli: CliRunner, summary: str, *flags: str) -> dict[str, object]
 def test_one_operation_id_under_two_workflows_is_two_claims(
     run_cli: CliRunner, project_root: Path, second: str
 ) -> None:
-    first = remember(run_cli, "Deploys go through the staging cluster", "--workflow-id", "wf-a")
-    other = remember(run_cli, second, "--workflow-id", "wf-b")
+    # Each in its workflow's own scope: the same words in one place are one
+    # memory whatever the operation (`pipeline.same_memory`).
+    first = remember(
+        run_cli, "Deploys go through the staging cluster", "--workflow-id", "wf-a", *IN_WORKFLOW
+    )
+    other = remember(run_cli, second, "--workflow-id", "wf-b", *IN_WORKFLOW)
     assert first["created"] is True and other["created"] is True
     assert first["id"] != other["id"]
     stored = claims(project_root)
@@ -47,7 +53,9 @@ def test_one_operation_id_under_two_workflows_is_two_claims(
     assert len({claim for claim, _ in stored}) == 2
     # Within one workflow the key still holds: a retry returns the first id,
     # a different payload is refused.
-    retry = remember(run_cli, "Deploys go through the staging cluster", "--workflow-id", "wf-a")
+    retry = remember(
+        run_cli, "Deploys go through the staging cluster", "--workflow-id", "wf-a", *IN_WORKFLOW
+    )
     assert (retry["id"], retry["created"]) == (first["id"], False)
     clash = run_cli("remember", "Something else", *BASE, "--workflow-id", "wf-a")
     assert clash.code != 0 and "op-1" in clash.err
@@ -58,9 +66,9 @@ def test_one_operation_id_under_two_agents_is_two_claims(
     run_cli: CliRunner, project_root: Path
 ) -> None:
     first = run_cli("--json", "remember", "Cache the wheels", "--operation-id", "op-9",
-                    "--agent-profile", "one", "--workflow-id", "wf")  # fmt: skip
+                    "--agent-profile", "one", "--workflow-id", "wf", *MINE)  # fmt: skip
     other = run_cli("--json", "remember", "Cache the wheels", "--operation-id", "op-9",
-                    "--agent-profile", "two", "--workflow-id", "wf")  # fmt: skip
+                    "--agent-profile", "two", "--workflow-id", "wf", *MINE)  # fmt: skip
     assert first.code == 0 and other.code == 0, first.err + other.err
     assert first.json()["id"] != other.json()["id"]
     assert len({claim for claim, _ in claims(project_root)}) == 2

@@ -317,11 +317,14 @@ def test_different_payload_under_same_key_fails(run_cli: CliRunner, project_root
 
 
 def test_namespace_is_project_workflow_agent(run_cli: CliRunner, project_root: Path) -> None:
-    remember_op(run_cli, "Same words", "op-1")
+    # Each agent's own partition: the same words in one place are one memory.
+    remember_op(run_cli, "Same words", "op-1", "--scope", "agent")
     other_agent = run_cli(
         "--json",
         "remember",
         "Same words",
+        "--scope",
+        "agent",
         "--operation-id",
         "op-1",
         "--agent-profile",

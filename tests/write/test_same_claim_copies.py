@@ -114,7 +114,7 @@ def test_a_persons_forget_of_a_shared_row_leaves_their_other_spelling(
     # person's row in another spelling is their own to forget.
     mine = remember(run_cli, HYPHEN, "--scope", "project")
     exact = remember(run_cli, SPACED, "--scope", "project")
-    shared = remember(run_cli, SPACED, "--scope", "project")
+    shared = remember(run_cli, SPACED, "--scope", "project", "--tag", "copy")
     agents = remember(run_cli, HYPHEN, environ=CLAUDE)
     forgot = write(run_cli, "forget", shared, "--mode", "delete", "--reason", "wrong")
     assert forgot["twins"] == [exact, agents]

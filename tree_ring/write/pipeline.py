@@ -84,6 +84,8 @@ class WriteResult:
     readmitted: bool = False
     # Whether its row travels in the team ledger (a user store's does not).
     shared: bool = True
+    # The same memory already stood here, accepted (`same_memory`); created is False.
+    same: bool = False
 
     def said(self, hidden: str) -> str:
         """What the write did, as every client says it: stored or an exact
@@ -100,6 +102,8 @@ class WriteResult:
             if self.trust != "accepted":
                 text += f"; it is {self.trust}: {self.review_reason or 'waiting for review'}"
             return text
+        if self.same:
+            return f"already stored as {self.id} (the same words, ring and type); nothing written"
         if not self.created:
             return f"unchanged {self.id} (exact retry of the same operation)"
         text = f"stored {self.id}"
@@ -177,11 +181,34 @@ def store_memory(
     line = clean_line(memory)
     with store.write() as db:
         refuse_files(db, memory, anchors, actor)
-        result = insert_prepared(db, memory, actor)
+        result = insert_prepared(db, memory, actor, dedupe=True)
         if result.created and anchors:
             stored.insert(db, result.id, anchors)
         keep_clean(db, line, result)
         return with_anchors(result, anchors)
+
+
+def same_memory(db: Db, memory: Memory) -> WriteResult | None:
+    """The accepted memory that already stands in `memory`'s place (project,
+    scope and partition), by the same kind of writer (a person, or the same
+    harness), with its words, ring, type and tags, as a write's answer; or
+    None. The same note written twice (a `remember` run again, a
+    capture of a lesson an earlier stop saved) is one memory: a second row
+    would take a second line of the brief, and a forget of either would take
+    both. Asked once the write's checks have passed (`decide`): what it may
+    not write, and an exact retry, answer as they always do."""
+    standing = rows.standing_with_content(db, [memory]).get(rows.content_key(memory))
+    if standing is None:
+        return None
+    held = rows.get(db, standing)
+    if held.trust != "accepted" or (held.origin, held.ring, held.event_type, held.tags) != (
+        memory.origin,
+        memory.ring,
+        memory.event_type,
+        memory.tags,
+    ):
+        return None
+    return WriteResult(held.id, False, held.trust, held.sensitivity, same=True)
 
 
 def clean_line(memory: Memory) -> str | None:
@@ -236,12 +263,14 @@ def insert_prepared(
     action: str = "create",
     admit: bool = True,
     overriding: frozenset[str] = frozenset(),
+    dedupe: bool = False,
 ) -> WriteResult:
     """The transactional half of a write; the caller holds the transaction.
-    `overriding` holds tombstone keys a person chose to write over (`readmit`)."""
+    `overriding` holds tombstone keys a person chose to write over (`readmit`).
+    `dedupe`: the same memory standing here already answers (`same_memory`)."""
     try:
         [result] = insert_prepared_many(
-            db, [memory], actor, action=action, admit=admit, overriding=overriding
+            db, [memory], actor, action=action, admit=admit, overriding=overriding, dedupe=dedupe
         )
     except BatchError as refused:
         raise refused.error from None
@@ -270,6 +299,7 @@ def insert_prepared_many(
     overriding: frozenset[str] = frozenset(),
     bulk: bool = False,
     claiming: bool = True,
+    dedupe: bool = False,
 ) -> list[WriteResult]:
     """Write prepared memories in order; the caller holds the transaction
     (and, for a bulk action, has authorized it).
@@ -282,7 +312,8 @@ def insert_prepared_many(
     indexed for search at the end, one statement per FTS index, and filed in
     `search` so the batches after it find them there.
     `claiming`: whether a memory's operation id is claimed (`claim_key`), so
-    that a retry answers with the first write (see `decide`).
+    that a retry answers with the first write (see `decide`). `dedupe`: a
+    memory already standing here answers for its write (`same_memory`).
     """
     if bulk and search is not None and admit:
         search.start(db)
@@ -297,6 +328,7 @@ def insert_prepared_many(
         search=search,
         overriding=overriding,
         claiming=claiming,
+        dedupe=dedupe,
     )
     if bulk:
         # A failure leaves the triggers dropped; the caller's rollback restores them.
@@ -340,6 +372,7 @@ def decide(
     search: contradictions.Search | None = None,
     overriding: frozenset[str] = frozenset(),
     claiming: bool = True,
+    dedupe: bool = False,
 ) -> Plan:
     """Decide every memory of the batch, in order, reading the store and never
     writing it, except that a denied write policy ends the caller's
@@ -372,6 +405,10 @@ def decide(
                 if not decision.allowed:
                     coordinator.refuse(db, decision)
                 plan.decisions.append(decision)
+            same = same_memory(db, memory) if dedupe else None
+            if same is not None:
+                plan.results.append(same)
+                continue
             if admit:
                 memory = admission.admit(db, memory, actor, plan.batch)
             facts.add(memory, claim, intent)

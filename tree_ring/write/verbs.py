@@ -317,7 +317,7 @@ def capture(store: Store, draft: Draft, identity: Identity, actor: Actor) -> Wri
             anchors = tuple(
                 a for a in anchors if pipeline.files_refused(db, memory, [a], actor) is None
             )
-        written = pipeline.insert_prepared(db, memory, actor)
+        written = pipeline.insert_prepared(db, memory, actor, dedupe=True)
         if written.created:
             anchoring.attach(db, written.id, anchors)
         pipeline.keep_clean(db, line, written)
