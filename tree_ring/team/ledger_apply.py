@@ -202,7 +202,10 @@ def _apply_trusted(
         # from the ledger refuses them).
         at = str(line.data["at"])
         hashes = [str(h) for h in line.data["hashes"]]
-        correct.forget_in(db, held, mode, REASON, actor, at, decided=hashes)
+        # As the teammate decided it: a rejection written back as a forget
+        # would delete the rejected row, on record, in the clone that rejected it.
+        kind = str(line.data.get("kind", tombstones.FORGOTTEN))
+        correct.forget_in(db, held, mode, REASON, actor, at, decided=hashes, decided_as=kind)
         (report.forgotten if mode == "delete" else report.redacted).append(memory_id)
     for copy, line in _agent_copies(db, project_id, forgets):
         # The copies agents wrote of a forgotten claim go with it, as a

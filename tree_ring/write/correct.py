@@ -366,6 +366,7 @@ def forget_in(
     now: str,
     *,
     decided: Sequence[str] | None = None,
+    decided_as: str | None = None,
     withdraw: bool = False,
     keep_out: bool = True,
 ) -> list[str]:
@@ -391,7 +392,9 @@ def forget_in(
     another store's forget already chose (a teammate's tombstone line, an
     export's tombstones), tombstoned as they are, neither widened from this
     store's copy of the memory nor narrowed by what this store holds: every
-    clone then refuses the same words."""
+    clone then refuses the same words. `decided_as`: the kind that forget
+    tombstoned them as (a teammate's rejection stays a rejection here, and
+    in the line this clone writes back)."""
     memory_id = memory.id
     if memory.redacted_at is not None and mode == "redact":
         raise Conflict(f"{memory_id} is already redacted; use --mode delete to remove it")
@@ -415,7 +418,7 @@ def forget_in(
             )
         else:
             wanted = list(decided)
-        kind = tombstones.WITHDRAWN if withdraw else _kind(db, actor)
+        kind = tombstones.WITHDRAWN if withdraw else decided_as or _kind(db, actor)
         named = None if decided is None else memory.id
         keys = tombstone(db, memory, kind, reason, actor, now, wanted, named)
     own = list(keys)
