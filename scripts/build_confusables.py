@@ -92,7 +92,7 @@ TARGETS = {targets}
 PROTOTYPES: dict[int, str] = dict(zip(map(ord, SOURCES), TARGETS.split("\\x1f"), strict=True))
 
 # Letters drawn as small capitals, and the capital each is drawn as, in the
-# same order: what `fold.lettered` reads a skeleton with.
+# same order: what `fold.lettered` reads a text with, before its skeleton and after.
 SMALL_CAPITALS = {small}
 CAPITAL_LETTERS = {capitals}
 CAPITALS: dict[int, str] = dict(zip(map(ord, SMALL_CAPITALS), CAPITAL_LETTERS, strict=True))
@@ -156,21 +156,21 @@ def kept(source: str) -> bool:
 
 
 def small_capitals(table: dict[str, str]) -> dict[str, str]:
-    """Each Latin small capital of one letter that the skeleton (`table`)
-    leaves as it is or maps to a letter that is not ASCII, and that letter
-    too (the skeleton's ``ĸ`` for ``ᴋ``, ``ʍ`` for ``ᴍ``): each with the
-    capital it is drawn as."""
+    """Each Latin small capital of one letter, and the letter the skeleton
+    (`table`) maps it to when that is not ASCII (``ĸ`` for ``ᴋ``, ``ʍ`` for
+    ``ᴍ``): each with the capital it is drawn as. One the skeleton reads as
+    an ASCII letter is listed too (``ɪ``, which it reads as ``i``): read
+    before the skeleton, it is the capital among capitals (``ᴀᴋɪᴀ``)."""
     found: dict[str, str] = {}
     for code in range(0x80, 0x30000):
         source = chr(code)
         head, _, letter = unicodedata.name(source, "").rpartition(" ")
         if head != "LATIN LETTER SMALL CAPITAL" or len(letter) != 1 or not kept(source):
             continue
+        found[source] = letter
         prototype = table.get(source, source)
-        if not prototype.isascii():
-            found[source] = letter
-            if len(prototype) == 1:
-                found[prototype] = letter
+        if not prototype.isascii() and len(prototype) == 1:
+            found[prototype] = letter
     return found
 
 

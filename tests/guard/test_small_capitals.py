@@ -25,6 +25,12 @@ REFUSED = [
     f"p\u1d00sswo\u0280\u1d05: {VALUE}",  # pᴀsswoʀᴅ
     f"the api \u043aey is {VALUE}",  # Cyrillic к, which the skeleton reads as ĸ
     f"\u1d18\u1d00ss\u1d21\u1d0f\u0280\u1d05 \u026as {VALUE}",  # a label of small capitals only
+    # A provider's prefix or a flag: cased formats, read as small letters or capitals.
+    "\u0262\u029c\u1d18_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d",  # ɢʜᴘ_
+    "CI mirror uses gh\u1d18_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d",  # ghᴘ_
+    "s\u1d0b_live_xgJTeKdNnFRIBXuDL7DxtpYl",  # sᴋ_live_
+    "\u1d00\u1d0b\u026a\u1d00ZDOC9IS0J8HT9LGM",  # ᴀᴋɪᴀ, whose ɪ the skeleton reads as i
+    "run mysql -uroot -\u1d18Zx9fQ2wLp7 on the box",  # -ᴘ
 ]
 
 STORED = [
@@ -37,8 +43,12 @@ STORED = [
 
 def _plain(text: str) -> str:
     """`text` with each small capital written as the capital it is drawn as."""
-    drawn = "\u1d00\u1d18\u026a\u0274\u1d0b\u1d07\u0280\u1d05\u1d21\u1d0f\u043a"
-    return text.translate(str.maketrans(drawn, "APINKERDWOk"))
+    drawn = "\u1d00\u1d18\u026a\u0274\u1d0b\u1d07\u0280\u1d05\u1d21\u1d0f\u043a\u0262\u029c"
+    plain = text.translate(str.maketrans(drawn, "APINKERDWOkGH"))
+    # A token's or a flag's letters are small where the format has them so.
+    for token in ("GHP_", "gHP_", "ghP_", "sK_", "-P"):
+        plain = plain.replace(token, token.lower())
+    return plain
 
 
 @pytest.mark.parametrize("text", REFUSED)

@@ -24,6 +24,12 @@ RESPELLED = {
     "hangul-choseong-filler": CLAIM.replace("hardware", "hard\u115fware"),
     "hangul-filler": CLAIM.replace("hardware", "hard\u3164ware"),
     "halfwidth-hangul-filler": CLAIM.replace("hardware", "hard\uffa0ware"),
+    # Stacked with the other readings: an identifier's words, an escape.
+    "camel-case-and-small-capital": "ReleaseTagsAreSignedWithTheHa\u0280dwareKeyInTheVaultRoom",
+    "json-escape-of-a-small-capital": CLAIM.replace("vault", "v\\u1d00ult"),
+    "html-reference-of-a-small-capital": CLAIM.replace("vault", "v&#x1d00;ult"),
+    "percent-encoded-small-capital": CLAIM.replace("vault", "v%E1%B4%80ult"),
+    "escaped-hangul-filler": CLAIM.replace("hardware", "hard&#x3164;ware"),
 }
 
 

@@ -339,9 +339,11 @@ def _folded(text: str) -> Iterator[str]:
         # Small capitals (``PᴀSSWORD``, ``ᴘɪɴ``) as the capitals they are
         # drawn as: Latin letters, so even a word made of them alone.
         if _mixed(folded) or _small_capitals(folded):
-            read = lettered(look)
-            if read != look:
-                yield read
+            # As capitals (a label, ``DB_PᴀSSWORD``) and as small letters
+            # (a token's prefix, ``ghᴘ_``; a flag, ``-ᴘ``): formats are cased.
+            for read in dict.fromkeys((lettered(folded), lettered(folded, small=True))):
+                if read != look:
+                    yield read
 
 
 def _respelled(text: str, raw: bytes, *, fold: bool) -> Iterator[tuple[str, bool]]:

@@ -555,10 +555,10 @@ TARGETS = (
 PROTOTYPES: dict[int, str] = dict(zip(map(ord, SOURCES), TARGETS.split("\x1f"), strict=True))
 
 # Letters drawn as small capitals, and the capital each is drawn as, in the
-# same order: what `fold.lettered` reads a skeleton with.
+# same order: what `fold.lettered` reads a text with, before its skeleton and after.
 SMALL_CAPITALS = (
-    "\u0138\u0262\u0274\u0280\u028d\u0299\u029c\u029f\u1d00\u1d05\u1d07\u1d0a\u1d0b\u1d0d"
-    "\u1d18\u1d1b\ua730\ua7af"
+    "\u0138\u0262\u026a\u0274\u0280\u028d\u028f\u0299\u029c\u029f\u1d00\u1d04\u1d05\u1d07"
+    "\u1d0a\u1d0b\u1d0d\u1d0f\u1d18\u1d1b\u1d1c\u1d20\u1d21\u1d22\ua730\ua731\ua7af"
 )
-CAPITAL_LETTERS = "KGNRMBHLADEJKMPTFQ"
+CAPITAL_LETTERS = "KGINRMYBHLACDEJKMOPTUVWZFSQ"
 CAPITALS: dict[int, str] = dict(zip(map(ord, SMALL_CAPITALS), CAPITAL_LETTERS, strict=True))

@@ -149,19 +149,29 @@ def skeleton(text: str) -> str:
     return text.translate(PROTOTYPES)
 
 
-def lettered(text: str) -> str:
+def lettered(text: str, *, small: bool = False) -> str:
     """`skeleton(unmarked(text))` with each letter drawn as a small capital
     read as its capital (`confusables.CAPITALS`: ``ᴀ``, ``ʀ``, the kra, and
     what the skeleton maps to them, Cyrillic ``к`` and ``т``), case kept:
     ``PᴀSSWORD`` reads ``PASSWORD``. A second reading for the checks a
     reader must not be fooled past (the guard's spellings, the readings a
     forgotten claim is keyed and checked by), kept out of `canonical` so the
-    keys of tombstones already written stay as they are."""
+    keys of tombstones already written stay as they are. `small`: each as
+    its small letter instead, as one reads among small letters (``ghᴘ_``
+    is ``ghp_``, ``FʀidaysAfter`` is ``FridaysAfter``)."""
     if text.isascii():
         return text
     from tree_ring.model.confusables import CAPITALS
 
-    return skeleton(unmarked(text).translate(CAPITALS)).translate(CAPITALS)
+    table = CAPITALS
+    if small:
+        if not _SMALL_LETTERS:
+            _SMALL_LETTERS.update({code: letter.lower() for code, letter in CAPITALS.items()})
+        table = _SMALL_LETTERS
+    return skeleton(unmarked(text).translate(table)).translate(table)
+
+
+_SMALL_LETTERS: dict[int, str] = {}
 
 
 def canonical(text: str) -> str:

@@ -160,15 +160,23 @@ def glued(text: str) -> str:
 
 
 def lettered(text: str) -> str:
-    """`fold.lettered`: small capitals as their letters, and the invisible
-    characters a fold drops (a Hangul filler inside a word) gone, so
-    "hard\u1160ware" reads "hardware" where the claim's words read it as
-    two. The same text when it is ASCII."""
+    """`fold.lettered`: small capitals as the small letters they stand among,
+    and the invisible characters a fold drops (a Hangul filler inside a
+    word) gone, so "hard\u1160ware" reads "hardware" where the claim's words
+    read it as two; escapes first read as what they spell (`\u1d07` is
+    `ᴇ`), and then identifiers as their words (`glued`): "FreezeOnFʀidays"
+    reads "Freeze On Fridays". The same text when it spells nothing else."""
+    from tree_ring.model.claims import may_escape
+
+    if may_escape(text):
+        from tree_ring.model.escapes import decoded
+
+        text = decoded(text)
     if text.isascii():
         return text
     from tree_ring.model import fold
 
-    return fold.lettered(text)
+    return glued(fold.lettered(text, small=True))
 
 
 # The readings of a text a forget keys beside the text as written, and a
