@@ -152,6 +152,33 @@ def test_an_agents_supersede_of_its_own_note_stays_in_its_partition(run_cli: Cli
     assert done["shared"] is None and show(run_cli, second)["scope"] == "agent"
 
 
+def test_an_agent_cannot_retire_a_persons_memory_with_a_note_that_waits(
+    run_cli: CliRunner,
+) -> None:
+    """Whether its note is believed yet or waits (disputed here: it changes a
+    value the project holds), retiring a person's memory is a person's
+    decision: a pending supersession the review never named would retire it
+    on the approval of something else."""
+    remember(run_cli, "The nightly job timeout is 40 minutes")
+    theirs = remember(run_cli, "Production database migrations require a second reviewer")
+    note = write(run_cli, "remember", "The nightly job timeout is 90 minutes", environ=CLAUDE)
+    assert note["trust"] == "disputed"
+    refused = run_cli("supersede", theirs, note["id"], "--reason", "cleanup", environ=CLAUDE)
+    assert refused.code == 1 and "supersede.shared" in refused.err
+    assert show(run_cli, note["id"])["supersedes"] == []
+    assert show(run_cli, theirs)["superseded_by"] is None
+
+
+def test_the_review_queue_names_what_approving_retires(run_cli: CliRunner) -> None:
+    old = remember(run_cli, "Ports are assigned in infra/ports.md")
+    new = write(run_cli, "remember", "Ports are assigned by the service registry",
+                "--scope", "project", "--supersedes", old, environ=CLAUDE)  # fmt: skip
+    listed = run_cli("review", "list").out
+    assert f"    approving it retires {old}" in listed.splitlines()
+    [item] = run_cli("--json", "review", "list").json()["items"]
+    assert (item["id"], item["supersedes"]) == (new["id"], [old])
+
+
 def test_an_agent_replacement_waits_for_a_person(run_cli: CliRunner, project_root: Path) -> None:
     old = remember(run_cli, "Ports are assigned in infra/ports.md")
     data = write(

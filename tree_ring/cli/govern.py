@@ -123,6 +123,7 @@ def cmd_review_list(ctx: Context) -> int:
                     {"id": o.id, "summary": withheld.summary(o, view), "trust": o.trust}
                     for o in w.contradicts
                 ],
+                "supersedes": list(m.supersedes),
             }
         )
         lines.append(f"{m.id}  [{m.trust.upper()}] [{m.ring}] {in_quotes(m.summary)}")
@@ -138,6 +139,7 @@ def cmd_review_list(ctx: Context) -> int:
             f"    contradicts {o.id} [{o.trust}]: {withheld.summary(o, view)}"
             for o in w.contradicts
         ]
+        lines += [f"    approving it retires {old}" for old in m.supersedes]
     if not total:
         lines = ["review queue: empty"]
     if asked:

@@ -605,9 +605,13 @@ def supersede_in(db: Db, old: Memory, new_id: str, reason: str, actor: Actor, at
         raise Conflict(f"{new_id} cannot supersede anything: {problem}")
     detail: dict[str, str] = {"superseded_by": new_id, "reason": reason}
     takes_effect = new.trust == "accepted"
-    if takes_effect:
-        shared = admission.is_agent(actor) and not admission.owns(old, actor)
+    shared = admission.is_agent(actor) and not admission.owns(old, actor)
+    if takes_effect or (shared and old.id not in new.supersedes):
+        # Whether NEW is believed yet or waits: an agent's retirement of what
+        # it may not retire is a person's decision. Only a write that said so
+        # (`remember --supersedes`, its review reason naming OLD) waits for one.
         coordinator.authorize(db, "supersede.shared" if shared else "supersede", actor, old.id)
+    if takes_effect:
         detail["valid_to"] = closed_validity(old, new)
         rows.update(
             db,
