@@ -77,3 +77,17 @@ def test_forgotten_words_are_refused_not_answered(run_cli: CliRunner) -> None:
     write(run_cli, "forget", first, "--mode", "delete", "--reason", "wrong")
     again = run_cli("remember", TEXT)
     assert again.code != 0 and "forgotten" in again.err
+
+
+def test_a_fact_that_held_once_is_not_the_one_said_now(run_cli: CliRunner) -> None:
+    window = ("--valid-from", "2020-01-01", "--valid-to", "2021-01-01")
+    ended = write(run_cli, "remember", TEXT, *window)
+    now = write(run_cli, "remember", TEXT)
+    assert now["created"] is True and now["id"] != ended["id"]
+    assert live_ids(run_cli) == {now["id"]}
+
+
+def test_the_same_words_as_sensitive_are_another_memory(run_cli: CliRunner) -> None:
+    first = write(run_cli, "remember", TEXT)["id"]
+    private = write(run_cli, "remember", TEXT, "--sensitivity", "private")
+    assert private["created"] is True and private["id"] != first

@@ -191,9 +191,10 @@ def store_memory(
 def same_memory(db: Db, memory: Memory) -> WriteResult | None:
     """The accepted memory that already stands in `memory`'s place (project,
     scope and partition), by the same kind of writer (a person, or the same
-    harness), with its words, ring, type and tags, as a write's answer; or
-    None. The same note written twice (a `remember` run again, a
-    capture of a lesson an earlier stop saved) is one memory: a second row
+    harness), with its words, ring, type, tags and sensitivity, holding when
+    `memory` starts to and until it ends, as a write's answer; or None. The
+    same note written twice (a `remember` run again, a capture of a lesson
+    an earlier stop saved) is one memory: a second row
     would take a second line of the brief, and a forget of either would take
     both. Asked once the write's checks have passed (`decide`): what it may
     not write, and an exact retry, answer as they always do."""
@@ -201,12 +202,20 @@ def same_memory(db: Db, memory: Memory) -> WriteResult | None:
     if standing is None:
         return None
     held = rows.get(db, standing)
-    if held.trust != "accepted" or (held.origin, held.ring, held.event_type, held.tags) != (
+    said = (held.origin, held.ring, held.event_type, held.tags, held.sensitivity, held.valid_to)
+    wanted = (
         memory.origin,
         memory.ring,
         memory.event_type,
         memory.tags,
-    ):
+        memory.sensitivity,
+        memory.valid_to,
+    )
+    # A fact that held once, or holds only later, is not the one said now.
+    holds = held.valid_from <= memory.valid_from and (
+        held.valid_to is None or held.valid_to > memory.valid_from
+    )
+    if held.trust != "accepted" or said != wanted or not holds:
         return None
     return WriteResult(held.id, False, held.trust, held.sensitivity, same=True)
 
