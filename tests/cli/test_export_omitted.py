@@ -61,3 +61,19 @@ def test_one_flag_leaves_only_the_others_named(run_cli: CliRunner, tmp_path: Pat
     out = tmp_path / "notes.jsonl"
     data = run_cli("--json", "export", "--include-sensitive", "--output", str(out)).json()
     assert data["omitted"] == {"unreviewed": 1, "retired": 1}
+
+
+def test_an_export_file_is_its_users_only(run_cli: CliRunner, tmp_path: Path) -> None:
+    import os
+    import stat
+
+    _project(run_cli)
+    out = tmp_path / "notes.jsonl"
+    old = os.umask(0o022)
+    try:
+        done = run_cli("export", "--include-sensitive", "--output", str(out))
+    finally:
+        os.umask(old)
+    assert done.code == 0, done.err
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+

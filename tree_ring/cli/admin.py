@@ -96,7 +96,7 @@ def cmd_export(ctx: Context) -> int:
     lines = body.splitlines()
     named = ({"left_out": left_out} if left_out else {}) | ({"omitted": omitted} if omitted else {})
     if a.output:
-        outputs.write_text(a.output, body, ctx.environ)
+        outputs.write_text(a.output, body, ctx.environ, export.FILE_MODE)
         # `--output /dev/stdout`: the lines went where the status would go.
         ctx.emit(
             {"project": identity.project, "written": [a.output], "lines": len(lines), **named},

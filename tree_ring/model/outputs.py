@@ -73,9 +73,10 @@ def check_file(path: StrPath, environ: Mapping[str, str]) -> str:
     return resolved
 
 
-def write_text(path: StrPath, text: str, environ: Mapping[str, str]) -> int:
+def write_text(path: StrPath, text: str, environ: Mapping[str, str], mode: int = 0o666) -> int:
     """Write `text` to `path`, whole or not at all; the number of bytes. A pipe
-    or a device is written to as it is (see above)."""
+    or a device is written to as it is (see above). A new file gets `mode`
+    less the umask (an export of memories: 0o600, its user's only)."""
     resolved = check_file(path, environ)
     body = text.encode("utf-8")
     try:
@@ -84,7 +85,7 @@ def write_text(path: StrPath, text: str, environ: Mapping[str, str]) -> int:
         if _special(path):
             _write_special(os.fspath(path), os.fspath(path), body)
             return len(body)
-        project.write_replacing(resolved, body, 0o666)
+        project.write_replacing(resolved, body, mode)
     except OSError as exc:
         raise UsageError(
             f"cannot write {os.fspath(path)}: {exc.strerror or exc}; choose another path"

@@ -153,3 +153,8 @@ def narrowed_message(counts: dict[str, int]) -> str:
 def wrote(lines: int, path: object) -> str:
     """What writing an export's `lines` to `path` says."""
     return f"wrote {lines} line{'' if lines == 1 else 's'} to {path}"
+
+
+# An export file holds what the store does (sensitive rows, when asked): its
+# user's only, as the store is.
+FILE_MODE = 0o600

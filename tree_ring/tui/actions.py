@@ -470,7 +470,7 @@ class Session:
         records = list(self.opened.export(View(), left_out))
         omitted = self.opened.omitted(View(), records)
         lines = [json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records]
-        outputs.write_text(path, "".join(lines), self.environ)
+        outputs.write_text(path, "".join(lines), self.environ, export.FILE_MODE)
         said = export.wrote(len(lines), path)
         if omitted:
             said += f"; {export.narrowed_message(omitted)}"
