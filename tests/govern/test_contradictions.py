@@ -193,6 +193,16 @@ def test_an_agents_own_note_against_the_projects_memory_is_disputed(
     assert show(run_cli, data["id"])["scope"] == "project"  # read where the old value was
 
 
+def test_an_agents_refutation_does_not_switch_the_rule_off(run_cli: CliRunner) -> None:
+    """A refutation waits for a person: until one decides, the project's row
+    still holds, and an agent's note changing its value is disputed."""
+    shared = remember(run_cli, "The request timeout is 30s")
+    write(run_cli, "refute", shared, "--reason", "client config differs", environ=CLAUDE)
+    data = write(run_cli, "remember", "The request timeout is 90s", environ=CLAUDE)
+    assert data["trust"] == "disputed"
+    assert f"contradicts live memory {shared} (a changed value)" in data["review_reason"]
+
+
 def test_a_persons_note_or_an_agreeing_one_is_not_disputed(run_cli: CliRunner) -> None:
     remember(run_cli, "The request timeout is 30s")
     mine = write(

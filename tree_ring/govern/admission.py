@@ -284,7 +284,9 @@ def admit(
         # note of an agent's own that contradicts it is disputed, not a
         # second value beside it in that agent's brief.
         mine = {item.memory.id for item in found}
-        shared = contradictions.find(db, memory.replace(scope=SHARED_SCOPE), batch)
+        there = memory.replace(scope=SHARED_SCOPE)
+        # An agent's refutation of the project's row is a claim: the row still holds.
+        shared = contradictions.find(db, there, batch) + contradictions.refuted(db, there)
         found += [item for item in shared if item.memory.id not in mine]
     links = list(memory.links)
     for item in found:

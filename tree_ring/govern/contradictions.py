@@ -575,3 +575,29 @@ def find(db: Db, memory: Memory, batch: Batch | None = None) -> list[Found]:
                 found.append(Found(other, kind))
     found.sort(key=lambda f: (f.memory.created_at, f.memory.id))
     return found
+
+
+def refuted(db: Db, memory: Memory) -> list[Found]:
+    """Rows of `memory`'s project and scope that an agent refuted while they
+    were believed, no person deciding yet, that `memory` contradicts: still
+    what the project holds (a refutation is a claim), so an agent's note
+    that changes their value is a contradiction as it was before the
+    refutation. Refutations are few: each is read and compared."""
+    new = claim(memory.summary)
+    if not new.terms:
+        return []
+    sql = (
+        "SELECT m.* FROM memories m WHERE m.project IS :project AND m.scope = :scope "
+        f"AND m.id != :id AND {live.refuted('m')} AND m.redacted_at IS NULL "
+        "AND m.retired_at IS NULL AND m.superseded_by IS NULL"
+    )
+    params = {"project": memory.project, "scope": memory.scope, "id": memory.id}
+    found: list[Found] = []
+    for row in db.query(sql, params):
+        other = rows.from_row(row)
+        if other.id in memory.supersedes:
+            continue
+        kind = compare_claims(new, claim(other.summary))
+        if kind is not None:
+            found.append(Found(other, kind))
+    return found
