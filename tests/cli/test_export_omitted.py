@@ -76,4 +76,3 @@ def test_an_export_file_is_its_users_only(run_cli: CliRunner, tmp_path: Path) ->
         os.umask(old)
     assert done.code == 0, done.err
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
-

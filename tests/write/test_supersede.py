@@ -152,20 +152,23 @@ def test_an_agents_supersede_of_its_own_note_stays_in_its_partition(run_cli: Cli
     assert done["shared"] is None and show(run_cli, second)["scope"] == "agent"
 
 
-def test_an_agent_cannot_retire_a_persons_memory_with_a_note_that_waits(
+def test_an_agents_supersede_with_a_note_that_waits_says_so_in_its_review(
     run_cli: CliRunner,
 ) -> None:
-    """Whether its note is believed yet or waits (disputed here: it changes a
-    value the project holds), retiring a person's memory is a person's
-    decision: a pending supersession the review never named would retire it
-    on the approval of something else."""
+    """An agent's supersession of a person's memory, with its note waiting
+    (disputed here: it changes a value the project holds), waits for a
+    person, and the note's review says so: approving the note retires the
+    memory, so the person approving it must be told."""
     remember(run_cli, "The nightly job timeout is 40 minutes")
     theirs = remember(run_cli, "Production database migrations require a second reviewer")
     note = write(run_cli, "remember", "The nightly job timeout is 90 minutes", environ=CLAUDE)
     assert note["trust"] == "disputed"
-    refused = run_cli("supersede", theirs, note["id"], "--reason", "cleanup", environ=CLAUDE)
-    assert refused.code == 1 and "supersede.shared" in refused.err
-    assert show(run_cli, note["id"])["supersedes"] == []
+    write(run_cli, "supersede", theirs, note["id"], "--reason", "cleanup", environ=CLAUDE)
+    waiting = show(run_cli, note["id"])
+    assert waiting["supersedes"] == [theirs]
+    why = waiting["review"]["review_reason"]
+    assert f"replaces {theirs}, which claude-code did not write" in why
+    assert f"    approving it retires {theirs}" in run_cli("review", "list").out.splitlines()
     assert show(run_cli, theirs)["superseded_by"] is None
 
 

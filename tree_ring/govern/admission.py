@@ -231,11 +231,17 @@ def _agent_reasons(
         for old_id in memory.supersedes:
             old = rows.find(db, old_id)
             if old is not None and not owns(old, writer):
-                reasons.append(
-                    f"replaces {old_id}, {_not_its_own(old, writer)}: "
-                    "the replacement takes effect when a person approves it"
-                )
+                reasons.append(replacing(old, writer))
     return reasons
+
+
+def replacing(old: Memory, writer: Actor) -> str:
+    """Why a replacement of `old` an agent wrote waits: the review says what
+    approving it retires."""
+    return (
+        f"replaces {old.id}, {_not_its_own(old, writer)}: "
+        "the replacement takes effect when a person approves it"
+    )
 
 
 def _not_its_own(memory: Memory, actor: Actor) -> str:

@@ -606,12 +606,8 @@ def supersede_in(db: Db, old: Memory, new_id: str, reason: str, actor: Actor, at
     detail: dict[str, str] = {"superseded_by": new_id, "reason": reason}
     takes_effect = new.trust == "accepted"
     shared = admission.is_agent(actor) and not admission.owns(old, actor)
-    if takes_effect or (shared and old.id not in new.supersedes):
-        # Whether NEW is believed yet or waits: an agent's retirement of what
-        # it may not retire is a person's decision. Only a write that said so
-        # (`remember --supersedes`, its review reason naming OLD) waits for one.
-        coordinator.authorize(db, "supersede.shared" if shared else "supersede", actor, old.id)
     if takes_effect:
+        coordinator.authorize(db, "supersede.shared" if shared else "supersede", actor, old.id)
         detail["valid_to"] = closed_validity(old, new)
         rows.update(
             db,
@@ -624,7 +620,12 @@ def supersede_in(db: Db, old: Memory, new_id: str, reason: str, actor: Actor, at
     else:
         detail["waits_for"] = f"review of {new_id}"
     if old.id not in new.supersedes:
-        rows.update(db, new_id, supersedes=(*new.supersedes, old.id), updated_at=at)
+        changed: dict[str, object] = {"supersedes": (*new.supersedes, old.id)}
+        if shared and not takes_effect:
+            # The person approving NEW decides this too: its review says so.
+            said = admission.replacing(old, actor)
+            changed["review_reason"] = "; ".join(filter(None, (said, new.review_reason)))
+        rows.update(db, new_id, updated_at=at, **changed)
     audit.record(db, actor, "supersede", old.id, detail, changed=[old.id, new_id], at=at)
     if takes_effect:
         propagate.retired(db, old, actor, at, f"superseded by {new_id}")
