@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tree_ring.cli.context import Arguments, Context, Handler, limit_flag, sensitive_flag
+from tree_ring.cli.govern import user_waiting_line
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, RINGS, Memory, option_time
 from tree_ring.model.text import in_quotes
@@ -126,10 +127,7 @@ def cmd_inbox(ctx: Context) -> int:
     if not found.total:
         lines = ["inbox: nothing new since you last looked"]
     if mine:
-        lines.append(
-            f"your user store: {mine} waiting for you (agents' proposals about you, or your "
-            "notes an agent refuted): `tree-ring review list --user`"
-        )
+        lines.append(user_waiting_line(mine))
     ctx.emit(
         {
             "command": "inbox",

@@ -21,6 +21,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import ORIGINS, RINGS, SCOPES, option_time
 from tree_ring.model.text import in_quotes, preview
+from tree_ring.model.user_home import USER_PROJECT
 from tree_ring.read import withheld
 from tree_ring.review import queue as review
 from tree_ring.write import requests
@@ -98,6 +99,8 @@ def cmd_review_list(ctx: Context) -> int:
         from tree_ring.team import provenance
 
         came = provenance.of(store.db, [w.memory.id for w in waiting] + [r.id for r in asked])
+        # A person's queue points at their user store's, as `inbox` does.
+        mine = project.user_waiting() if reader is None and project_id != USER_PROJECT else 0
     items: list[dict[str, Any]] = []
     lines = [f"review queue: {total} waiting (oldest first)"]
     if hidden_rows:
@@ -156,6 +159,8 @@ def cmd_review_list(ctx: Context) -> int:
         )
     if len(waiting) < len(kept):
         lines.append(f"{showing(len(waiting), len(kept))} waiting (--limit shows more)")
+    if mine:
+        lines.append(user_waiting_line(mine))
     items += [
         {
             "kind": "forget_request",
@@ -172,11 +177,20 @@ def cmd_review_list(ctx: Context) -> int:
             "waiting": total,
             "withheld": hidden_rows,
             "requests": len(asked),
+            "user_store_waiting": mine,
             **data,
         },
         "\n".join(lines),
     )
     return 0
+
+
+def user_waiting_line(mine: int) -> str:
+    """The line that points a person at what waits in their user store."""
+    return (
+        f"your user store: {mine} waiting for you (agents' proposals about you, or your "
+        "notes an agent refuted): `tree-ring review list --user`"
+    )
 
 
 def cmd_review_approve(ctx: Context) -> int:
