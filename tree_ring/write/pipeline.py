@@ -195,8 +195,9 @@ def same_memory(db: Db, memory: Memory) -> WriteResult | None:
     `memory` starts to and until it ends, as a write's answer; or None. The
     same note written twice (a `remember` run again, a capture of a lesson
     an earlier stop saved) is one memory: a second row would take a second
-    line of the brief, and a forget of either would take both. Asked once the write's checks have passed (`decide`): what it may
-    not write, and an exact retry, answer as they always do."""
+    line of the brief, and a forget of either would take both. Asked once
+    the write's checks have passed (`decide`): what it may not write, and an
+    exact retry, answer as they always do."""
     standing = rows.standing_with_content(db, [memory]).get(rows.content_key(memory))
     if standing is None:
         return None
