@@ -96,6 +96,8 @@ PROTOTYPES: dict[int, str] = dict(zip(map(ord, SOURCES), TARGETS.split("\\x1f"),
 SMALL_CAPITALS = {small}
 CAPITAL_LETTERS = {capitals}
 CAPITALS: dict[int, str] = dict(zip(map(ord, SMALL_CAPITALS), CAPITAL_LETTERS, strict=True))
+# The same, as the small letters they are drawn among (a token's prefix).
+SMALL_LETTERS: dict[int, str] = {{code: letter.lower() for code, letter in CAPITALS.items()}}
 '''
 
 

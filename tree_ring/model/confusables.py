@@ -562,3 +562,5 @@ SMALL_CAPITALS = (
 )
 CAPITAL_LETTERS = "KGINRMYBHLACDEJKMOPTUVWZFSQ"
 CAPITALS: dict[int, str] = dict(zip(map(ord, SMALL_CAPITALS), CAPITAL_LETTERS, strict=True))
+# The same, as the small letters they are drawn among (a token's prefix).
+SMALL_LETTERS: dict[int, str] = {code: letter.lower() for code, letter in CAPITALS.items()}

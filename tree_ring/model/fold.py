@@ -161,17 +161,10 @@ def lettered(text: str, *, small: bool = False) -> str:
     is ``ghp_``, ``FʀidaysAfter`` is ``FridaysAfter``)."""
     if text.isascii():
         return text
-    from tree_ring.model.confusables import CAPITALS
+    from tree_ring.model.confusables import CAPITALS, SMALL_LETTERS
 
-    table = CAPITALS
-    if small:
-        if not _SMALL_LETTERS:
-            _SMALL_LETTERS.update({code: letter.lower() for code, letter in CAPITALS.items()})
-        table = _SMALL_LETTERS
+    table = SMALL_LETTERS if small else CAPITALS
     return skeleton(unmarked(text).translate(table)).translate(table)
-
-
-_SMALL_LETTERS: dict[int, str] = {}
 
 
 def canonical(text: str) -> str:

@@ -49,11 +49,10 @@ def supersede(store: Store, old_id: str, new_id: str, *, reason: str, actor: Act
             review.approve_in(db, new, reason, actor, at)
             approved = True
         applied = correct.supersede_in(db, old, new_id, reason, actor, at)
-        shared = review.shared_scope(new, [old.scope]) if applied else None
-        if shared is not None and not actor.origin.is_agent:
+        person = applied and not actor.origin.is_agent
+        shared = review.shared_scope(new, [old.scope]) if person else None
+        if shared is not None:
             promote_in(
                 db, rows.get(db, new_id), scope=shared, ring=None, reason=reason, actor=actor, at=at
             )
-        else:
-            shared = None
     return Settled(applied=applied, approved=approved, shared=shared)
