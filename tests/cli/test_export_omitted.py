@@ -7,9 +7,13 @@ import json
 from pathlib import Path
 
 import jsonschema
-from conftest import CliRunner
+from conftest import PERSON, CliRunner, make_memory
 from governance_support import CLAUDE, remember, write
 from helpers import REPO
+
+from tree_ring.harness import guidance
+from tree_ring.store.db import Store
+from tree_ring.write import pipeline
 
 SCHEMA = json.loads((REPO / "docs" / "cli-output.schema.json").read_text(encoding="utf-8"))
 
@@ -76,3 +80,36 @@ def test_an_export_file_is_its_users_only(run_cli: CliRunner, tmp_path: Path) ->
         os.umask(old)
     assert done.code == 0, done.err
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
+
+
+def test_a_later_fact_is_exported_and_an_expired_row_kept_with_the_retired(
+    run_cli: CliRunner, store: Store, project_id: str, tmp_path: Path
+) -> None:
+    """Every row the store keeps is in some export, and a row left out is
+    counted: a fact that holds only later is in every export; a row whose
+    expiry passed, not yet removed by `maintain`, goes with the retired."""
+    now = remember(run_cli, "The audit trail is kept for ninety days")
+    later = remember(
+        run_cli, "The nightly build uses the arm runners", "--valid-from", "2999-01-01"
+    )
+    note = make_memory(
+        project_id, "The cache node restarts each hour", expires_at="2020-01-01T00:00:00.000000Z"
+    )
+    expired = pipeline.store_memory(store, note, PERSON).id
+    out = tmp_path / "notes.jsonl"
+    done = run_cli("--json", "export", "--output", str(out))
+    assert done.code == 0, done.err
+    assert _ids(out) == {now, later}
+    assert done.json()["omitted"] == {"retired": 1}
+    done = run_cli("--json", "export", "--include-superseded", "--output", str(out))
+    assert _ids(out) == {now, later, expired}
+    assert "omitted" not in done.json()
+    # As the file says: restored whole into another project.
+    restored = tmp_path / "restored"
+    restored.mkdir()
+    guidance.init_project(restored)
+    with_root = run_cli("--json", "--root", str(restored), "import", "--restore", str(out))
+    assert with_root.code == 0, with_root.err
+    with Store.open(restored) as again:
+        ids = {row[0] for row in again.db.query("SELECT id FROM memories")}
+    assert ids == {now, later, expired}

@@ -451,7 +451,11 @@ def _export_arguments(p: argparse.ArgumentParser) -> None:
     user_flag(p)
     p.add_argument("--include-sensitive", action="store_true")
     p.add_argument("--include-unreviewed", action="store_true", help="also pending, disputed")
-    p.add_argument("--include-superseded", action="store_true", help="also retired rows")
+    p.add_argument(
+        "--include-superseded",
+        action="store_true",
+        help="also retired rows (superseded, rejected, ended or expired)",
+    )
     p.add_argument(
         "--output",
         metavar="FILE",

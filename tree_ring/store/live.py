@@ -56,6 +56,11 @@ class View(Frozen):
     # Also disputed rows an agent refuted while they were accepted, until a
     # person decides (review/refute.py): the brief keeps them, marked. Now only.
     include_refuted: bool = False
+    # Every row the store keeps that the flags above admit, whatever its
+    # times: a fact that holds only later, and (with `include_superseded`) a
+    # row whose expiry passed that `maintain` has not removed yet. An
+    # export's (`transfer/export.py`): a file kept to restore from.
+    all_times: bool = False
 
     def is_now(self) -> bool:
         """Current belief about the present: the form partial indexes serve."""
@@ -218,10 +223,19 @@ def now_tests(view: View) -> list[Test]:
     """A view of now, as tests: its whole clause."""
     if not view.is_now():
         raise ValueError("only a view of now is declared as tests; use `live` for others")
-    tests = [*RECORDED, *CURRENT, _trusted(view)]
+    current = [t for t in CURRENT if t.column != "valid_from"] if view.all_times else CURRENT
+    tests = [*RECORDED, *current, _trusted(view)]
     if not view.include_sensitive:
         tests.append(NORMAL)
     return tests
+
+
+def _recorded(view: View) -> tuple[Test, ...]:
+    """RECORDED, but for an export of superseded rows too (`all_times`),
+    which keeps a row whose expiry passed."""
+    if view.all_times and view.include_superseded:
+        return tuple(t for t in RECORDED if t.column != "expires_at")
+    return RECORDED
 
 
 def by_time(view: View) -> tuple[list[Test], Clause, list[Test] | None]:
@@ -244,7 +258,7 @@ def by_time(view: View) -> tuple[list[Test], Clause, list[Test] | None]:
     if view.is_now():
         tests = now_tests(view)
     elif view.include_superseded:  # what `live` asks then: recorded, by trust
-        tests = [*RECORDED, _trusted(view), *(() if view.include_sensitive else (NORMAL,))]
+        tests = [*_recorded(view), _trusted(view), *(() if view.include_sensitive else (NORMAL,))]
     else:
         rest = [_trusted(view), *(() if view.include_sensitive else (NORMAL,))]
         return rest, live(view), None
@@ -264,7 +278,7 @@ def live(view: View, alias: str = "m") -> Clause:
             text = text.replace(trusted, f"({trusted} OR {refuted(alias)})", 1)
         return Clause(text, params)
     m = alias
-    parts = [sql(RECORDED, alias)]
+    parts = [sql(_recorded(view), alias)]
     if not view.include_superseded:
         # At another time: a row counts if it was current belief at T. A
         # superseded row stays believed for the interval supersession closed

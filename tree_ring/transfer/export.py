@@ -52,6 +52,9 @@ def export_rows(
     edited outside Tree Ring an import would refuse, or no read can use, is
     not written: its key goes to `left_out`, sorted, once the rows are done
     (`store/damage.py`), so that a caller can say what the file lacks."""
+    # A file kept to restore from: a fact that holds only later is in it,
+    # and, with the retired rows, one whose expiry passed (`View.all_times`).
+    view = view.replace(all_times=True)
     reader = agent or Identity(project)
     scope = live.visible(reader, whole_project=agent is None)
     clause = live.where(reader, view, whole_project=agent is None)
