@@ -188,3 +188,30 @@ def test_a_global_note_from_another_project_stays_out_of_the_project_that_forgot
     assert done.code == 0, done.err
     left = ids(there, "recall", "payments release branch pull requests")
     assert left == every - {noted[TEXT]} and forgotten not in left
+
+
+def test_a_row_hidden_by_the_user_stores_forget_contradicts_nothing(
+    run_cli: CliRunner, home: dict[str, str]
+) -> None:
+    """A project row that every read hides, its words forgotten in the
+    person's user store, is no live memory: an agent's note that changes
+    its value is not held back by it, nor told its id; a row still read is."""
+    text = "The report cache TTL is 15 minutes in preprod"
+    kept = run_cli("--json", "remember", text, environ=home).json()["id"]
+    _forget(run_cli, home, text, "--scope", "global")
+    listed = {m["id"] for m in run_cli("--json", "list", environ=home).json()["items"]}
+    assert kept not in listed
+    shown = run_cli("--json", "remember", "The report cache size is 2 GB", environ=home)
+    agent = home | CLAUDE
+    changed = run_cli(
+        "--json", "remember", "The report cache TTL is 20 minutes in preprod", environ=agent
+    )
+    assert changed.code == 0, changed.err
+    data = changed.json()
+    assert (data["trust"], data["contradicts"], data["review_reason"]) == ("accepted", [], None)
+    control = run_cli("--json", "remember", "The report cache size is 4 GB", environ=agent).json()
+    assert control["trust"] == "disputed" and control["contradicts"] == [shown.json()["id"]]
+    mine = run_cli(
+        "--json", "remember", "The report cache TTL is 30 minutes in preprod", environ=home
+    )
+    assert mine.json()["contradicts"] == [] and mine.json()["disputes"] == [data["id"]]

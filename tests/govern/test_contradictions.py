@@ -313,3 +313,52 @@ def test_contradictions_are_found_among_many_distractors(store: Store, project_i
     assert result.trust == "disputed"
     assert result.review_reason is not None and target.id in result.review_reason
     assert result.review_reason.count("mem_") == 1
+
+
+@pytest.mark.parametrize(("scope", "environ"), [("agent", CLAUDE), ("session", CODEX)])
+def test_a_persons_fact_for_the_project_disputes_an_agents_earlier_note(
+    run_cli: CliRunner, scope: str, environ: dict[str, str]
+) -> None:
+    """Whichever is written first: an agent's note that the project's new
+    value contradicts waits, disputed, and the agent's session believes the
+    project; the person's row is left as written, and told."""
+    note = remember(
+        run_cli, "The ingest worker count is 4 per node", "--scope", scope, environ=environ
+    )
+    agreeing = remember(run_cli, "The ingest batch size is 64", "--scope", scope, environ=environ)
+    mine = remember(
+        run_cli,
+        "The ingest worker count is 2 per node",
+        "--scope",
+        "agent",
+        "--agent-profile",
+        "reviewer",
+    )
+    data = write(run_cli, "remember", "The ingest worker count is 6 per node")
+    assert data["trust"] == "accepted"
+    assert data["disputes"] == [note]
+    assert data["contradicts"] == []
+    disputed = show(run_cli, note)
+    assert disputed["trust"] == "disputed"
+    assert f"contradicts {data['id']} (a changed value)" in disputed["review"]["review_reason"]
+    assert disputed["links"] == [{"type": "contradicts", "target": data["id"]}]
+    assert show(run_cli, data["id"])["links"] == []
+    assert show(run_cli, agreeing)["trust"] == "accepted"
+    assert show(run_cli, mine)["trust"] == "accepted"  # a person's own note is their word
+    believed = {m["id"] for m in run_cli("--json", "list", environ=environ).json()["items"]}
+    assert data["id"] in believed and note not in believed and agreeing in believed
+    waiting = {m["id"] for m in run_cli("--json", "review", "list").json()["items"]}
+    assert waiting == {note}
+    assert run_cli("--json", "audit", "verify").json()["ok"] is True
+    said = run_cli("remember", "The ingest worker count is 8 per node").out
+    assert "disputes" not in said  # the note already waits: nothing disputed twice
+
+
+def test_a_persons_fact_leaves_agents_notes_alone_when_the_policy_says_so(
+    run_cli: CliRunner,
+) -> None:
+    write(run_cli, "review", "policy", "--set", "contradictions=false")
+    note = remember(run_cli, "The ingest worker count is 4 per node", environ=CLAUDE)
+    data = write(run_cli, "remember", "The ingest worker count is 6 per node")
+    assert data["disputes"] == []
+    assert show(run_cli, note)["trust"] == "accepted"

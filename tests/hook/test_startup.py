@@ -20,12 +20,13 @@ from hypothesis import strategies as st
 from startup_support import COSTLY
 from transcript_support import WORK, write_transcript
 
+from tree_ring.govern import admission
 from tree_ring.harness import guidance, receipts
 from tree_ring.hook import adapter
 from tree_ring.model import text as text_policy
 from tree_ring.model.identity import Identity
-from tree_ring.read import brief, forgotten_here
-from tree_ring.store import live, schema, user
+from tree_ring.read import brief
+from tree_ring.store import forgotten_rows, live, schema, user
 from tree_ring.write import propagate
 
 FIXTURES = REPO / "tests" / "fixtures" / "hooks"
@@ -391,7 +392,8 @@ def test_the_briefs_copies_are_their_sources() -> None:
     """Values the brief spells out because SessionStart loads neither the write
     path nor the user store (docs/STARTUP.md, "Copies kept for start-up")."""
     assert brief.CONSOLIDATES == propagate.CONSOLIDATES
-    assert brief.FORGOTTEN_ANY_SQL == forgotten_here.ANY_SQL
+    assert brief.CONTRADICTS == admission.CONTRADICTS
+    assert brief.FORGOTTEN_ANY_SQL == forgotten_rows.ANY_SQL
     assert brief.USER_PROJECT == user.USER_PROJECT
     caller = Identity("p1", "claude-code", "sess-1", "sess-1")
     assert brief.user_identity(caller) == user.user_identity(caller)

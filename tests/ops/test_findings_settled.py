@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import make_memory
 
-from tree_ring.review import findings
+from tree_ring.store import findings
 
 OLD = "2026-01-01T00:00:00.000000Z"
 NEW = "2026-01-02T00:00:00.000000Z"
@@ -27,5 +27,5 @@ def test_settled_needs_an_approval_after_both_existed(
     older = make_memory("p", "the cache is redis", created_at=OLD)
     newer = make_memory("p", "the cache is memcached", created_at=NEW, trust="pending")
     reviewed = older.replace(trust=trust, reviewed_at=reviewed_at)
-    assert findings._settled(reviewed, newer) is settled  # pyright: ignore[reportPrivateUsage]
-    assert findings._settled(newer, reviewed) is settled  # pyright: ignore[reportPrivateUsage]
+    assert findings.settled(reviewed, newer) is settled
+    assert findings.settled(newer, reviewed) is settled

@@ -7,6 +7,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from governance_support import CLAUDE
 from helpers import PERSON, CliRunner, make_memory
 
 from tree_ring.harness import receipts
@@ -338,3 +339,51 @@ def test_two_single_quotes_with_nothing_seen_between_are_written_as_codes(
     head = shown.split(" (")[0]
     assert not (text.SINGLE_LIKE - {"'", "`"}) & set(head), head
     assert json.loads(f'"{shown}"') == unicodedata.normalize("NFC", said)
+
+
+def test_the_same_words_twice_take_one_line_the_projects(store: Store, identity: Identity) -> None:
+    """An agent's note of what the project already holds (ranked first)
+    gives its line to the project's row, and the line it frees goes to the
+    next memory of the brief's order."""
+    p = identity.project
+    words = "Run the linter before pushing"
+    private = {"scope": "agent", "agent_profile": "claude-code", "origin": "claude-code"}
+    copy = add(store, p, words, salience=0.9, **private)
+    shared = add(store, p, words, salience=0.85, origin="person")
+    others = [add(store, p, f"Memory number {i}", salience=0.8 - i / 100) for i in range(12)]
+    kept = brief.build_brief(store, identity).ids
+    assert kept == (shared, *others[: brief.MAX_LINES - 1])
+    assert copy not in kept
+    # Words of its own, the agent's note keeps its line.
+    own = add(store, p, "Run the formatter before pushing", salience=0.95, **private)
+    assert brief.build_brief(store, identity).ids[:2] == (own, shared)
+
+
+def test_a_persons_own_contradicting_pair_is_marked_until_settled(run_cli: CliRunner) -> None:
+    """A person's write that contradicts their earlier one is accepted and
+    told to supersede it; until then each of the two lines names the other,
+    and a line of other words is not marked. A pair a person approved after
+    both were written may stand together: no mark."""
+    old = run_cli("--json", "remember", "The request timeout is 30s").json()["id"]
+    new = run_cli("--json", "remember", "The request timeout is 60s").json()["id"]
+    other = run_cli("--json", "remember", "Use tabs in Makefiles").json()["id"]
+    mark = "(contradicts {}, also shown; a person has not chosen between them)"
+    text = run_cli("brief").out
+    by_id = {
+        key: next(line for line in text.splitlines() if f"({key};" in line)
+        for key in (old, new, other)
+    }
+    assert mark.format(old) in by_id[new] and mark.format(new) in by_id[old]
+    assert "contradicts" not in by_id[other]
+    done = run_cli("supersede", old, new, "--reason", "raised for the batch jobs")
+    assert done.code == 0, done.err
+    text = run_cli("brief").out
+    assert f"({new};" in text and old not in text and "contradicts" not in text
+    agents = run_cli(
+        "--json", "remember", "Never use tabs in Makefiles", "--scope", "project", environ=CLAUDE
+    ).json()
+    assert agents["trust"] == "disputed"
+    approved = run_cli("review", "approve", agents["id"], "--reason", "two Makefile dialects")
+    assert approved.code == 0, approved.err
+    text = run_cli("brief").out
+    assert f"({agents['id']};" in text and f"({other};" in text and "contradicts" not in text

@@ -12,7 +12,7 @@ from helpers import CliRunner, cli_runner, make_memory
 from tree_ring.api.project import Project
 from tree_ring.harness import guidance
 from tree_ring.read import brief, forgotten_here
-from tree_ring.store import rows, tombstones, user
+from tree_ring.store import forgotten_rows, rows, tombstones, user
 from tree_ring.store.db import Store
 
 TEXT = "Deploy the payments service only from the release branch"
@@ -129,7 +129,7 @@ def test_each_batch_is_one_lookup_by_the_tombstones_key(
     with Project.open(str(project_root), home) as here:
         store, mine = here.store, here.user_store()
         assert mine is not None
-        asks = [(forgotten_here.ANY_SQL, ("p",)), (tombstones._FIND_FORGOTTEN, ("p", "[]"))]  # pyright: ignore[reportPrivateUsage]
+        asks = [(forgotten_rows.ANY_SQL, ("p",)), (tombstones._FIND_FORGOTTEN, ("p", "[]"))]  # pyright: ignore[reportPrivateUsage]
         for sql, params in asks:
             plan = " ".join(str(r[3]) for r in store.db.query(f"EXPLAIN QUERY PLAN {sql}", params))
             assert "SCAN content_tombstones" not in plan and "SEARCH content_tombstones" in plan

@@ -113,6 +113,7 @@ def _report_write(ctx: Context, project: str, result: verbs.WriteResult) -> int:
             "sensitivity": result.sensitivity,
             "review_reason": result.review_reason,
             "contradicts": list(result.contradicts),
+            "disputes": list(result.disputes),
             "anchors": [a.to_dict() for a in anchored] if result.created else [],
         },
         text,

@@ -19,9 +19,10 @@ can widen or narrow it.
 A write that contradicts a live memory (contradictions.py) is linked to it
 both ways; an agent's note in its own partition is compared with the
 project's shared memory too, and linked one way (the shared row is left as
-it is). A person's own write is accepted, and the person is told which
-rows it contradicts so they can supersede them; anyone else's lands
-`disputed`: the store then holds both
+it is); a person's new memory for the project puts an agent's earlier note
+it contradicts in dispute the same way (`disputes`). A person's own write
+is accepted, and the person is told which rows it contradicts so they can
+supersede them; anyone else's lands `disputed`: the store then holds both
 claims, believes the older one, and the review queue shows the pair until a
 person approves one (optionally superseding the other), rejects one, or
 decides they do not conflict. `disputed` rather than `pending` because that is
@@ -30,7 +31,7 @@ what it is: on record, contradicted, not believed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from tree_ring.govern import contradictions
@@ -318,12 +319,51 @@ def admit(
     return memory.replace(trust=trust, review_reason=reason, links=tuple(links))
 
 
-def link_back(db: Db, memory: Memory, batch: contradictions.Batch) -> str | None:
+def disputes(db: Db, memory: Memory, actor: Actor, batch: contradictions.Batch) -> list[Memory]:
+    """Plan the dispute of agents' accepted notes, each in its own partition,
+    that a person's new memory for the whole project contradicts: what the
+    project holds is true in every partition, so such a note waits for the
+    person, disputed and linked to the new memory, as a note written after
+    it would (`admit`); the new memory is left as it is. The notes, as
+    planned (in `batch`)."""
+    if (
+        actor.origin.kind != "person"
+        or memory.scope != SHARED_SCOPE
+        or memory.trust != "accepted"
+        or not policy_settings(db)["contradictions"]
+    ):
+        return []
+    found = [
+        item
+        for scope in PRIVATE_SCOPES
+        for item in contradictions.find(db, memory.replace(scope=scope), batch, True)
+        if agent_row(item.memory)
+    ]
+    planned: list[Memory] = []
+    for item in found:
+        note = batch.find(db, item.memory.id) or item.memory
+        kind = "a changed value" if item.kind == "value" else "the opposite"
+        why = f"contradicts {memory.id} ({kind}), a person's memory for the whole project"
+        note = note.replace(
+            trust="disputed",
+            review_reason="; ".join([why, *([note.review_reason] if note.review_reason else [])]),
+            links=(*note.links, Link(CONTRADICTS, memory.id)),
+            updated_at=now_iso(),
+        )
+        batch.update(note)
+        planned.append(note)
+    return planned
+
+
+def link_back(
+    db: Db, memory: Memory, batch: contradictions.Batch, disputed: Sequence[Memory] = ()
+) -> str | None:
     """Plan the links back from the rows a new memory contradicts (in `batch`,
-    or stored) to it; the detail of the audit entry that records the finding,
-    or None when none of them exists."""
+    or stored) to it; the detail of the audit entry that records the finding
+    and the notes it put in dispute (`disputes`, planned already), or None
+    when there is neither."""
     linked: list[str] = []
-    states: dict[str, str] = {}
+    states: dict[str, str] = {note.id: audit.state_hash(note) for note in disputed}
     back = Link(CONTRADICTS, memory.id)
     for link in memory.links:
         if link.type != CONTRADICTS:
@@ -342,6 +382,9 @@ def link_back(db: Db, memory: Memory, batch: contradictions.Batch) -> str | None
         # The state the row is left in, so `audit verify` can tell this change
         # from one made without an entry.
         states[other.id] = audit.state_hash(other)
-    if not linked:
+    if not linked and not disputed:
         return None
-    return canonical_json({"contradicts": linked, "states": states, "trust": memory.trust})
+    detail: dict[str, Any] = {"contradicts": linked, "states": states, "trust": memory.trust}
+    if disputed:
+        detail["disputes"] = [note.id for note in disputed]
+    return canonical_json(detail)

@@ -51,7 +51,7 @@ from typing import Any
 from tree_ring.govern import signatures
 from tree_ring.govern.claims import OVERLAP, Claim, claim, compare_claims, stem
 from tree_ring.model.record import Memory
-from tree_ring.store import fts, live, rows
+from tree_ring.store import forgotten_rows, fts, live, rows
 from tree_ring.store.fts import at_least
 from tree_ring.store.live import DIFFERS, EQUALS, IS, Test, View
 from tree_ring.store.sql import Db
@@ -470,10 +470,11 @@ class Batch:
 PARTITIONS = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
 
 
-def same_place(memory: Memory) -> tuple[list[Test], dict[str, Any]]:
-    """Another row in `memory`'s project, scope and partition: the tests, and
-    their parameters (rendered as SQL by `candidate_sql`, as Python for a batch)."""
-    column = PARTITIONS.get(memory.scope)
+def same_place(memory: Memory, every_partition: bool = False) -> tuple[list[Test], dict[str, Any]]:
+    """Another row in `memory`'s project, scope and partition (any partition
+    of the scope with `every_partition`): the tests, and their parameters
+    (rendered as SQL by `candidate_sql`, as Python for a batch)."""
+    column = None if every_partition else PARTITIONS.get(memory.scope)
     tests = [
         Test("project", IS, "project"),
         Test("scope", EQUALS, "scope"),
@@ -525,9 +526,12 @@ def live_sql(clause: live.Clause) -> str:
     )
 
 
-def find(db: Db, memory: Memory, batch: Batch | None = None) -> list[Found]:
-    """Live, accepted memories in the same project, scope and partition that
-    `memory` contradicts, oldest first. `memory` need not be stored yet; the
+def find(
+    db: Db, memory: Memory, batch: Batch | None = None, every_partition: bool = False
+) -> list[Found]:
+    """Live, accepted memories in the same project, scope and partition (any
+    partition of the scope with `every_partition`) that `memory`
+    contradicts, oldest first. `memory` need not be stored yet; the
     memories its write decided before it are found through `batch` (and its
     search), whether written yet or not."""
     new = claim(memory.summary)
@@ -547,7 +551,7 @@ def find(db: Db, memory: Memory, batch: Batch | None = None) -> list[Found]:
     listed = [*before, *earlier]
     pending = [batch.memories[n - first] for n in own if n >= first] if batch else []
     clause = batch.live if batch is not None else live.live(View(), "m")
-    place, params = same_place(memory)
+    place, params = same_place(memory, every_partition)
     found: list[Found] = []
     if listed:
         keys = {f"k{i}": word.key for i, word in enumerate(words)}
@@ -573,6 +577,10 @@ def find(db: Db, memory: Memory, batch: Batch | None = None) -> list[Found]:
             kind = compare_claims(new, claim(other.summary))
             if kind is not None:
                 found.append(Found(other, kind))
+    # A row hidden from every read, its words forgotten in a store this one
+    # answers to (the person's user store), is no live memory to contradict.
+    hidden = forgotten_rows.hidden_elsewhere(db, [f.memory for f in found])
+    found = [f for f in found if f.memory.id not in hidden]
     found.sort(key=lambda f: (f.memory.created_at, f.memory.id))
     return found
 
@@ -600,4 +608,5 @@ def refuted(db: Db, memory: Memory) -> list[Found]:
         kind = compare_claims(new, claim(other.summary))
         if kind is not None:
             found.append(Found(other, kind))
-    return found
+    hidden = forgotten_rows.hidden_elsewhere(db, [f.memory for f in found])
+    return [f for f in found if f.memory.id not in hidden]

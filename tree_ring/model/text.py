@@ -481,3 +481,13 @@ def is_uuid(text: str) -> bool:
     return len(text) == 36 and all(
         (char == "-") if at in _UUID_DASHES else (char in _UUID_HEX) for at, char in enumerate(text)
     )
+
+
+def clip(text: str, limit: int) -> str:
+    """Cut to at most `limit` UTF-8 bytes, never through a character or a
+    cluster of them, "..." saying it was cut."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    kept = data[: limit - 3].decode("utf-8", "ignore")
+    return kept[: cluster_end(text, len(kept))] + "..."

@@ -21,13 +21,13 @@ user store that an agent refuted keeps its `[you]` line the same way.
 from __future__ import annotations
 
 from tree_ring.model.frozen import Frozen
-from tree_ring.model.text import cluster_end, escape_quotes, no_fence, no_tags, one_line
+from tree_ring.model.text import clip, cluster_end, escape_quotes, no_fence, no_tags, one_line
 from tree_ring.store import live, rows, schema
 from tree_ring.store.guard_answers import brief_text
 from tree_ring.store.live import View
 
 USER_PROJECT = "user"  # as store.user.USER_PROJECT (a test holds them equal)
-# As read.forgotten_here.ANY_SQL: whether a store forgot anything (the project
+# As store.forgotten_rows.ANY_SQL: whether a store forgot anything (the project
 # in its store, the person in their user store), the one question the hook
 # asks before loading that module (a test holds them equal).
 FORGOTTEN_ANY_SQL = (
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 MAX_LINES = 8
+CONTRADICTS = "contradicts"  # as govern.admission.CONTRADICTS (a test holds them equal)
 # Of them, at most this many rows an agent refuted come first (`build_brief`).
 MAX_REFUTED = 2
 # Of the eight, at most this many come from the person's own store (across
@@ -195,7 +196,13 @@ def select(
                 # The summary says what its sources say: they give up their lines.
                 covered |= sources
                 safe = [m for m in safe if m.id not in sources]
-            safe.append(memory)
+            twin = next((m for m in safe if m.content_hash == memory.content_hash), None)
+            if twin is None:
+                safe.append(memory)
+            else:  # the same words twice take one line (`brief_pairs.one_of`)
+                from tree_ring.read.brief_pairs import one_of
+
+                safe = [one_of(m, memory) if m is twin else m for m in safe]
     return safe
 
 
@@ -204,15 +211,6 @@ def consolidated(memory: Memory) -> set[str]:
     if memory.source_type != "consolidation":
         return set()
     return {link.target for link in memory.links if link.type == CONSOLIDATES}
-
-
-def _clip(text: str, limit: int) -> str:
-    """Cut to at most `limit` UTF-8 bytes, on a character boundary."""
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text
-    kept = data[: limit - 3].decode("utf-8", "ignore")
-    return kept[: cluster_end(text, len(kept))] + "..."
 
 
 # What may stand in a label part taken from a stored identifier.
@@ -302,11 +300,11 @@ def line(memory: Memory, mine: bool = False, disputed: str = "", stale: str | No
     source = ""
     if memory.source_ref:
         source = f"; source: {quoted(one_line(memory.source_ref), 120)}"
-    tail = f" ({_clip(one_line(memory.id), 128)}; origin: {origin_label(memory)}{source})"
+    tail = f" ({clip(one_line(memory.id), 128)}; origin: {origin_label(memory)}{source})"
     if stale:
-        tail += f" ({_clip(no_tags(no_fence(one_line(stale))), 240)})"
+        tail += f" ({clip(no_tags(no_fence(one_line(stale))), 240)})"
     synced = SYNCED.get(memory.source_type) if memory.origin != "import" else None
-    ring = _clip(one_line(memory.ring), 32)
+    ring = clip(one_line(memory.ring), 32)
     head = f"[{ring}, {synced}] " if synced else f"[{ring}] "
     if mine:
         head += MINE
@@ -338,7 +336,7 @@ def render(
     partitions of the project hold memories (`ELSEWHERE`)."""
     stale = stale or {}
     noted = {**(unchecked or {}), **stale}
-    shown = _clip(one_line(project_id), 128)
+    shown = clip(one_line(project_id), 128)
     own = (mine or [])[:MAX_MINE]
     if not memories and history is None and not own:
         return Brief(EMPTY.format(project=shown) + (ELSEWHERE if elsewhere else ""), (), project_id)
@@ -417,7 +415,7 @@ def history_line(
     if forgotten is not None and forgotten.quoted_in(content):
         return None
     head = "[history] "
-    node, leaves_text = _clip(one_line(str(node_id)), 128), _clip(one_line(str(leaf_count)), 20)
+    node, leaves_text = clip(one_line(str(node_id)), 128), clip(one_line(str(leaf_count)), 20)
     first, last = (one_line(str(value))[:10] for value in (start, end))
     tail = f" (summary {node}: {leaves_text} memories, {first} to {last})"
     room = LINE_BYTES - len(head.encode()) - len(tail.encode())
@@ -510,6 +508,10 @@ def build_brief(
     # With a history line the brief has room for one memory fewer.
     history = history_line(store, identity, view, memories[: MAX_LINES - 1], theirs, checks)
     marks = disputed_marks(store, memories[:MAX_LINES])  # not the row that says more are stored
+    if any(link.type == CONTRADICTS for m in memories[:MAX_LINES] for link in m.links):
+        from tree_ring.read.brief_pairs import contradiction_marks
+
+        marks = contradiction_marks(memories[:MAX_LINES], marks)
     mine = None
     if user_store is not None:
         forgotten = forgotten_here(store, identity.project, user_store, checks.against)

@@ -54,8 +54,6 @@ if TYPE_CHECKING:
     from tree_ring.store.rings import Rings
     from tree_ring.store.sql import Db
 
-# Whether the store holds a forget of a project: a probe of the primary key's prefix.
-ANY_SQL = "SELECT 1 FROM content_tombstones WHERE project = ? AND kind = 'forgotten' LIMIT 1"
 # The most a recall asks for (`read/recall.recall` caps its limit there).
 MOST = 256
 
@@ -86,30 +84,9 @@ class ForgottenHere:
     def judge(self, memories: Sequence[Memory]) -> tuple[set[str], set[str]]:
         """The ids among `memories` that `project` forgot, and those any of
         whose keys its tombstones hold (hidden or re-admitted)."""
-        from tree_ring.store import carried_words, tombstones
+        from tree_ring.store.forgotten_rows import judge
 
-        # What a write of each into the store that forgot would be checked by.
-        keys = {m.id: set(tombstones.check_keys(m)) for m in memories}
-        # And what it carries beside its claim (a review reason, an origin
-        # session, a link target), which an import there would be refused by.
-        carried = {m.id: carried_words.carried_keys(m, self.carried) for m in memories}
-        wanted = list(
-            dict.fromkeys(k for found in (keys, carried) for own in found.values() for k in own)
-        )
-        stones = tombstones.held(self.db, self.project, wanted, forgets_only=True)
-        quoting = {i for i, own in carried.items() if not own.isdisjoint(stones)}
-        matched = {i: own & stones for i, own in keys.items() if not own.isdisjoint(stones)}
-        if not matched:
-            return quoting, quoting
-        from tree_ring.store import audit
-
-        # A person who wrote a row over these tombstones decided its claim may
-        # come back; not what it carries beside it.
-        allowed = audit.readmissions(self.read, list(matched))
-        hidden = quoting | {
-            i for i, own in matched.items() if own - set(allowed.get(i, {}).get("overrides", ()))
-        }
-        return hidden, quoting | matched.keys()
+        return judge(self.db, self.project, self.read, memories, self.carried)
 
     def hidden_ids(self, db: Db, ids: Collection[str]) -> set[str]:
         """Of `ids`, rows of the store `db` (the one read), those `hidden`
@@ -165,6 +142,8 @@ class ForgottenHere:
 def of(store: Store, project: str, read: Store) -> ForgottenHere | None:
     """What `project` forgot in `store`, as a filter of the rows read from
     `read`; None when it forgot nothing (nothing to hide)."""
+    from tree_ring.store.forgotten_rows import ANY_SQL
+
     if store.db.execute(ANY_SQL, (project,)).fetchone() is None:
         return None
     return ForgottenHere(store.db, project, read.db)

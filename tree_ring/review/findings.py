@@ -238,7 +238,7 @@ def contradictions(
             if link.type != admission.CONTRADICTS or other is None:
                 continue
             pair = (min(m.id, other.id), max(m.id, other.id))
-            if pair in seen or _settled(m, other):
+            if pair in seen or findings.settled(m, other):
                 continue
             seen.add(pair)
             first, second = (m, other) if m.id == pair[0] else (other, m)
@@ -251,15 +251,6 @@ def contradictions(
                 )
             )
     return found
-
-
-def _settled(a: Memory, b: Memory) -> bool:
-    """A person approved one of the two after both existed: they may coexist."""
-    later = max(a.created_at, b.created_at)
-    return any(
-        m.trust == "accepted" and m.reviewed_at is not None and m.reviewed_at >= later
-        for m in (a, b)
-    )
 
 
 def waiting(

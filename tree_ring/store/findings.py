@@ -82,3 +82,13 @@ def ids(db: Db, project: str | None) -> set[str]:
     tells a row that is not there from one a reader may not read."""
     found = db.execute("SELECT id FROM memories WHERE project IS :project", {"project": project})
     return {str(row[0]) for row in found}
+
+
+def settled(a: Memory, b: Memory) -> bool:
+    """Whether two rows linked as contradicting may stand together: a person
+    approved one of them after both existed."""
+    later = max(a.created_at, b.created_at)
+    return any(
+        m.trust == "accepted" and m.reviewed_at is not None and m.reviewed_at >= later
+        for m in (a, b)
+    )

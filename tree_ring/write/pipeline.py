@@ -86,6 +86,9 @@ class WriteResult:
     shared: bool = True
     # The same memory already stood here, accepted (`same_memory`); created is False.
     same: bool = False
+    # Agents' notes in their own partitions that a person's write for the
+    # whole project contradicts, now disputed (`admission.disputes`).
+    disputes: tuple[str, ...] = ()
 
     def said(self, hidden: str) -> str:
         """What the write did, as every client says it: stored or an exact
@@ -111,6 +114,11 @@ class WriteResult:
             text += f" as {self.trust}: {self.review_reason or 'waiting for review'}"
         if self.sensitivity != "normal":
             text += f" (sensitivity {self.sensitivity}: {hidden})"
+        for note in self.disputes:
+            text += (
+                f"\ndisputes {note}, an agent's note in its own partition: it waits for "
+                "review (reject it, or approve it to keep both)"
+            )
         return text
 
 
@@ -402,6 +410,7 @@ def decide(
     # caller; a create, memory by memory, in a mode no decision of the batch changes.
     gate = coordinator.state(db) if action == "create" else None
     for index, (memory, claim) in enumerate(zip(memories, claims, strict=True)):
+        disputed: list[Memory] = []
         try:
             intent = payload_hash(memory) if claim is not None else None
             retry = facts.check(memory, claim, intent, overriding)
@@ -425,8 +434,10 @@ def decide(
             plan.created[memory.id] = audit_detail(memory)
             if claim is not None and intent is not None:
                 plan.claims.append((claim, memory.id, intent, memory.created_at))
-            if any(link.type == admission.CONTRADICTS for link in memory.links):
-                detail = admission.link_back(db, memory, plan.batch)
+            if admit:
+                disputed = admission.disputes(db, memory, actor, plan.batch)
+            if disputed or any(link.type == admission.CONTRADICTS for link in memory.links):
+                detail = admission.link_back(db, memory, plan.batch, disputed)
                 if detail is not None:
                     plan.findings[memory.id] = detail
         except TreeRingError as exc:
@@ -442,6 +453,7 @@ def decide(
                 memory.sensitivity,
                 memory.review_reason,
                 contradicted,
+                disputes=tuple(note.id for note in disputed),
             )
         )
     return plan
@@ -451,7 +463,14 @@ def persist(db: Db, plan: Plan) -> None:
     """The batch's rows, the updates it planned, its claims and its policy decisions."""
     rows.insert_many(db, plan.batch.memories)
     for memory in plan.batch.changed.values():
-        rows.update(db, memory.id, links=memory.links, updated_at=memory.updated_at)
+        rows.update(
+            db,
+            memory.id,
+            links=memory.links,
+            trust=memory.trust,
+            review_reason=memory.review_reason,
+            updated_at=memory.updated_at,
+        )
     operation_claims.insert_many(db, plan.claims)
     coordinator.record(db, plan.decisions)
 
