@@ -397,7 +397,17 @@ def binds(stone: Any, memory: Memory) -> bool:
     return not retired and not (memory.trust == REJECTED and stone["memory_id"] == memory.id)
 
 
-def refused(stone: Any) -> Conflict:
+class Refused(Conflict):
+    """A write of tombstoned content, refused: `kind` is the tombstone's,
+    `memory_id` the memory its content was forgotten (or turned down) as."""
+
+    def __init__(self, message: str, kind: str, memory_id: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.memory_id = memory_id
+
+
+def refused(stone: Any) -> Refused:
     """The error for a write of tombstoned content: when and which, never why
     (the audit log of the store that forgot it does: the user store's is read
     with `--user`). A withdrawal (an agent's forget, import or ledger claim)
@@ -419,9 +429,11 @@ def refused(stone: Any) -> Conflict:
         if stone["kind"] == FORGOTTEN
         else ""
     )
-    return Conflict(
+    return Refused(
         f"this content was {verb} on {stone['created_at'][:19]}Z (as {stone['memory_id']}) "
-        f"and {who}; `tree-ring audit --target {stone['memory_id']}{where}` shows why{again}"
+        f"and {who}; `tree-ring audit --target {stone['memory_id']}{where}` shows why{again}",
+        str(stone["kind"]),
+        str(stone["memory_id"]),
     )
 
 

@@ -16,7 +16,7 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, TreeRingError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, canonical_json, new_memory_id, now_iso
-from tree_ring.store import anchors, beside, inbox, ledger_rows, redactions, rows, tombstones
+from tree_ring.store import anchors, audit, beside, inbox, ledger_rows, redactions, rows, tombstones
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_beside, ledger_stones, provenance, upstream
 from tree_ring.team.ledger import Line
@@ -383,7 +383,7 @@ def _insert(
             else:
                 result = write()
         except TreeRingError as refused:
-            report.skipped.append(Skipped(number, f"{memory.id}: {refused}"))
+            report.skipped.append(Skipped(number, f"{memory.id}: {_why(db, memory, refused)}"))
             continue
         if readmission is not None:
             readmit.take_carried(db, actor, memory.id, readmission)
@@ -403,7 +403,8 @@ def _insert(
             )
         except BatchError as refused:
             number, memory = pending.pop(refused.index)
-            report.skipped.append(Skipped(number, f"{memory.id}: {refused.error}"))
+            why = _why(db, memory, refused.error)
+            report.skipped.append(Skipped(number, f"{memory.id}: {why}"))
             continue
         for result in results:
             # A row it replaced took its anchors with it: these are the line's.
@@ -413,3 +414,22 @@ def _insert(
         if len(results) > 1_000:
             bulk.merge_fts(db)
         return
+
+
+_FORGOT_HERE = "SELECT 1 FROM content_tombstones WHERE project = ? AND memory_id = ? LIMIT 1"
+
+
+def _why(db: Db, memory: Memory, refused: TreeRingError) -> str:
+    """Why a line was skipped, as a person can act on it. A row this clone
+    forgot itself, which the upstream's ledger still holds until the forget
+    is pushed, is no content to write again: the push is what is missing."""
+    if not isinstance(refused, tombstones.Refused) or refused.kind != tombstones.FORGOTTEN:
+        return str(refused)
+    # The forget is this store's (not the user store's), and this store held the row.
+    here = db.scalar(_FORGOT_HERE, (memory.project or "", refused.memory_id)) is not None
+    if not here or audit.count(db, target=memory.id) == 0:
+        return str(refused)
+    return (
+        f"forgotten in this clone (with {refused.memory_id}), and the upstream's ledger "
+        "still holds it: commit and push the ledger to share the forget"
+    )
