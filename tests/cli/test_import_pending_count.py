@@ -1,4 +1,4 @@
-"""An import's "N pending review" counts the rows the review queue lists: a
+"""An import's "N waiting for review" counts the rows the review queue lists: a
 row the file gives as superseded is written retired and waits for no one."""
 
 from __future__ import annotations

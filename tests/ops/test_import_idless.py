@@ -54,7 +54,8 @@ def test_the_same_file_imported_twice_is_stored_once_and_said_to_be_there(
 
     said = run_cli("import", path)
     assert said.code == 0, said.err
-    assert said.out == "imported 0 memories (0 pending review), 6 already present, 0 tombstones\n"
+    said_text = "imported 0 memories (0 waiting for review), 6 already present, 0 tombstones\n"
+    assert said.out == said_text
     assert memories(store) == stored
 
 

@@ -194,7 +194,7 @@ def cmd_import(ctx: Context) -> int:
         mine = None if into is None else into(dry_run=a.dry_run)
     verb = "would import" if a.dry_run else "imported"
     text = (
-        f"{verb} {len(report.created)} memories ({report.pending} pending review), "
+        f"{verb} {len(report.created)} memories ({report.pending} waiting for review), "
         f"{len(report.unchanged)} already present, {report.tombstones} tombstones"
         + (f" ({report.tombstones_held} already held)" if report.tombstones_held else "")
         + (f", {len(report.replaced)} replacing stored rows" if report.replaced else "")
@@ -241,7 +241,7 @@ def cmd_import(ctx: Context) -> int:
     if mine is not None:
         text += (
             f"\n{verb} {len(mine.created)} global memories into your user store "
-            f"({mine.pending} pending review), {len(mine.unchanged)} already there"
+            f"({mine.pending} waiting for review), {len(mine.unchanged)} already there"
         )
     if not ctx.as_json:
         for number, reason in report.skipped[:SKIPPED_SHOWN]:
@@ -333,7 +333,8 @@ def _import_user(ctx: Context) -> int:
     verb = "would import" if a.dry_run else "imported"
     text = (
         f"{verb} {len(report.created)} memories into your user store ({report.pending} "
-        f"pending review), {len(report.unchanged)} already there, {report.tombstones} tombstones"
+        f"waiting for review), {len(report.unchanged)} already there, "
+        f"{report.tombstones} tombstones"
         + (f", {len(report.skipped)} lines skipped" if report.skipped else "")
         + ("\nrestored as the file says: trust states, origins and reviews" if a.restore else "")
     )
