@@ -362,3 +362,71 @@ def test_a_persons_fact_leaves_agents_notes_alone_when_the_policy_says_so(
     data = write(run_cli, "remember", "The ingest worker count is 6 per node")
     assert data["disputes"] == []
     assert show(run_cli, note)["trust"] == "accepted"
+
+
+@pytest.mark.parametrize("shared", ["tool", "eval", "manual", "dox", "revolve"])
+def test_every_scope_the_project_shares_holds_in_every_partition(
+    run_cli: CliRunner, shared: str
+) -> None:
+    """Not only the project scope: a memory in any scope every session reads
+    disputes an agent's contradicting note, in either write order."""
+    rule = remember(run_cli, "The queue depth is 10", "--scope", shared)
+    later = write(run_cli, "remember", "The queue depth is 20", environ=CLAUDE)
+    assert later["trust"] == "disputed" and later["contradicts"] == [rule]
+    earlier = remember(run_cli, "The lint level is 20", environ=CLAUDE)
+    data = write(run_cli, "remember", "The lint level is 10", "--scope", shared)
+    assert data["disputes"] == [earlier]
+    assert show(run_cli, earlier)["trust"] == "disputed"
+    believed = {m["id"] for m in run_cli("--json", "list", environ=CLAUDE).json()["items"]}
+    assert believed == {rule, data["id"]}
+
+
+def test_a_shared_capture_that_contradicts_a_rule_in_another_shared_scope_stays_put(
+    run_cli: CliRunner, project_id: str
+) -> None:
+    write(run_cli, "review", "policy", "--set", "share_captures=true")
+    rule = remember(run_cli, "The queue depth is 10", "--scope", "dox", "--ring", "heartwood")
+    captured = write(
+        run_cli, "capture", "The queue depth is 20", "--event-type", "lesson",
+        "--ring", "cambium", "--agent-profile", "claude-code", "--session-id", "s1",
+        "--operation-id", "auto-0123456789ab-1", "--project", project_id, environ=CLAUDE,
+    )  # fmt: skip
+    assert captured["trust"] == "disputed" and captured["contradicts"] == [rule]
+    assert show(run_cli, captured["id"])["scope"] == "agent"  # not shared
+
+
+def test_an_agents_earlier_note_is_disputed_however_the_value_becomes_the_projects(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    """A person's import, promotion of another harness's note, approval of
+    its proposal: each makes a value the project's, as a person's remember
+    does, and an agent's earlier note contradicting it waits."""
+    imported_note = remember(run_cli, "The batch size is 100", environ=CLAUDE)
+    lines = tmp_path / "rows.jsonl"
+    lines.write_text('{"summary": "The batch size is 50", "scope": "project"}\n')
+    write(run_cli, "import", str(lines))
+    promoted_note = remember(run_cli, "The api port is 8080", environ=CLAUDE)
+    theirs = remember(run_cli, "The api port is 9090", environ=CODEX)
+    write(run_cli, "promote", theirs, "--reason", "the port moved")
+    approved_note = remember(run_cli, "The worker pool size is 4", environ=CLAUDE)
+    proposal = remember(run_cli, "The worker pool size is 16", "--scope", "project", environ=CODEX)
+    write(run_cli, "review", "approve", proposal, "--reason", "sized for the batch jobs")
+    notes = (imported_note, promoted_note, approved_note)
+    assert {show(run_cli, n)["trust"] for n in notes} == {"disputed"}
+    believed = {m["id"] for m in run_cli("--json", "list", environ=CLAUDE).json()["items"]}
+    assert believed.isdisjoint(notes) and {theirs, proposal} <= believed
+    assert run_cli("--json", "audit", "verify").json()["ok"] is True
+
+
+def test_a_note_waiting_for_its_weight_waits_disputed_once_the_project_says_otherwise(
+    run_cli: CliRunner,
+) -> None:
+    """A note an agent gave weight, still waiting for a person, is disputed
+    by the project's contradicting value, so its review entry names the
+    conflict beside the weight."""
+    note = remember(run_cli, "The gc pause target is 50ms", "--salience", "0.85", environ=CLAUDE)
+    assert show(run_cli, note)["trust"] == "pending"
+    data = write(run_cli, "remember", "The gc pause target is 10ms")
+    assert data["disputes"] == [note]
+    why = show(run_cli, note)["review"]["review_reason"]
+    assert why.startswith(f"contradicts {data['id']} (a changed value)") and "salience 0.85" in why

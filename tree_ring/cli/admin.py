@@ -200,6 +200,12 @@ def cmd_import(ctx: Context) -> int:
         + (f", {len(report.replaced)} replacing stored rows" if report.replaced else "")
         + (f", {len(report.skipped)} lines skipped" if report.skipped else "")
     )
+    if report.differing:
+        text += (
+            f"\n{len(report.differing)} of the rows already present are stored in another "
+            "state than the file's (trust, origin, ring or review: a store rebuilt from the "
+            "ledger holds its lines as claims); `--replace-existing` restores them as the file says"
+        )
     if report.requested:
         text += (
             f"\n{len(report.requested)} tombstone lines name stored memories: requests to "
@@ -272,6 +278,7 @@ def _reported(project_id: str, restore: bool, report: transfer.ImportReport) -> 
         "tombstones_held": report.tombstones_held,
         "pending": report.pending,
         "replaced": len(report.replaced),
+        "differing": report.differing,
         "restore": restore,
         "batch": report.batch,
         "merged": report.merged,

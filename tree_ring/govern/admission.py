@@ -17,10 +17,11 @@ person's own `remember` is accepted, and the coordinator capability
 can widen or narrow it.
 
 A write that contradicts a live memory (contradictions.py) is linked to it
-both ways; an agent's note in its own partition is compared with the
-project's shared memory too, and linked one way (the shared row is left as
-it is); a person's new memory for the project puts an agent's earlier note
-it contradicts in dispute the same way (`disputes`). A person's own write
+both ways; an agent's write is compared with the project's shared memory
+too (every scope each session reads), and linked one way (the shared row is
+left as it is); a value that becomes the project's by a person (a write, an
+import, a promotion or an approval) puts an agent's earlier note it
+contradicts in dispute the same way (`disputes`, `dispute_in`). A person's own write
 is accepted, and the person is told which rows it contradicts so they can
 supersede them; anyone else's lands `disputed`: the store then holds both
 claims, believes the older one, and the review queue shows the pair until a
@@ -38,7 +39,14 @@ from tree_ring.govern import contradictions
 from tree_ring.govern import coordinator as write_policy
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import PRIVATE_SCOPES, Link, Memory, canonical_json, now_iso
+from tree_ring.model.record import (
+    PRIVATE_SCOPES,
+    SHARED_SCOPES,
+    Link,
+    Memory,
+    canonical_json,
+    now_iso,
+)
 from tree_ring.store import audit, live, rows, settings
 from tree_ring.store.sql import Db
 
@@ -47,8 +55,6 @@ RULE_TYPES = frozenset({"decision", "preference", "rule", "constraint", "convent
 # Origins of a harness's tool call: the writer is a model, not a person.
 AGENT_ORIGINS = frozenset({"claude-code", "codex", "agent"})
 CONTRADICTS = "contradicts"
-# The scope a note of an agent's own partition is also compared with (`admit`).
-SHARED_SCOPE = "project"
 SETTING = "review_policy"
 
 # Keys earlier versions stored, and what they are called now.
@@ -286,14 +292,15 @@ def admit(
             trust = "pending"
             reasons.append(reason)
     found = contradictions.find(db, memory, batch)
-    if memory.scope in PRIVATE_SCOPES and actor.origin.kind != "person":
-        # What the whole project holds is true in every partition too: a
-        # note of an agent's own that contradicts it is disputed, not a
-        # second value beside it in that agent's brief.
+    if actor.origin.kind != "person":
+        # What the project holds, in any scope every session reads, is true
+        # in every partition and every other such scope too: an agent's note
+        # that contradicts it is disputed, not a second value beside it in a
+        # brief. An agent's refutation of such a row is a claim: it still holds.
         mine = {item.memory.id for item in found}
-        there = memory.replace(scope=SHARED_SCOPE)
-        # An agent's refutation of the project's row is a claim: the row still holds.
-        shared = contradictions.find(db, there, batch) + contradictions.refuted(db, there)
+        others = [scope for scope in SHARED_SCOPES if scope != memory.scope]
+        shared = contradictions.find(db, memory, batch, others)
+        shared += contradictions.refuted(db, memory, SHARED_SCOPES)
         found += [item for item in shared if item.memory.id not in mine]
     links = list(memory.links)
     for item in found:
@@ -321,26 +328,28 @@ def admit(
 
 def disputes(db: Db, memory: Memory, actor: Actor, batch: contradictions.Batch) -> list[Memory]:
     """Plan the dispute of agents' accepted notes, each in its own partition,
-    that a person's new memory for the whole project contradicts: what the
-    project holds is true in every partition, so such a note waits for the
-    person, disputed and linked to the new memory, as a note written after
-    it would (`admit`); the new memory is left as it is. The notes, as
-    planned (in `batch`)."""
+    that a person's new memory for the whole project (any scope every
+    session reads; a person's import's too) contradicts: what the project
+    holds is true in every partition, so such a note waits for the person,
+    disputed and linked to the new memory, as a note written after it would
+    (`admit`); the new memory is left as it is. The notes, as planned (in
+    `batch`)."""
+    writer = importer(actor) if actor.origin.kind == "import" else actor
     if (
-        actor.origin.kind != "person"
-        or memory.scope != SHARED_SCOPE
+        writer is None
+        or writer.origin.kind != "person"
+        or memory.scope not in SHARED_SCOPES
         or memory.trust != "accepted"
         or not policy_settings(db)["contradictions"]
     ):
         return []
-    found = [
-        item
-        for scope in PRIVATE_SCOPES
-        for item in contradictions.find(db, memory.replace(scope=scope), batch, True)
-        if agent_row(item.memory)
-    ]
+    # A note still waiting (its weight asked a person) waits disputed now,
+    # so the review entry that decides it names the conflict.
+    found = contradictions.find(db, memory, batch, PRIVATE_SCOPES, waiting=True)
     planned: list[Memory] = []
     for item in found:
+        if not agent_row(item.memory) or item.memory.trust == "disputed":
+            continue  # a person's own note is their word; a disputed one waits already
         note = batch.find(db, item.memory.id) or item.memory
         kind = "a changed value" if item.kind == "value" else "the opposite"
         why = f"contradicts {memory.id} ({kind}), a person's memory for the whole project"
@@ -353,6 +362,28 @@ def disputes(db: Db, memory: Memory, actor: Actor, batch: contradictions.Batch) 
         batch.update(note)
         planned.append(note)
     return planned
+
+
+def dispute_in(db: Db, memory: Memory, actor: Actor, at: str) -> list[str]:
+    """`disputes` for a memory a person's decision just made the project's
+    (a promotion, an approval), in the caller's transaction: the notes are
+    written disputed at once, with one audit entry. Their ids."""
+    batch = contradictions.Batch()
+    notes = disputes(db, memory, actor, batch)
+    for note in notes:
+        rows.update(
+            db,
+            note.id,
+            links=note.links,
+            trust=note.trust,
+            review_reason=note.review_reason,
+            updated_at=at,
+        )
+    ids = [note.id for note in notes]
+    if ids:
+        detail = {"contradicts": [], "disputes": ids, "trust": memory.trust}
+        audit.record(db, actor, "contradiction", memory.id, detail, changed=ids, at=at)
+    return ids
 
 
 def link_back(

@@ -53,7 +53,7 @@ from tree_ring.govern.claims import OVERLAP, Claim, claim, compare_claims, stem
 from tree_ring.model.record import Memory
 from tree_ring.store import forgotten_rows, fts, live, rows
 from tree_ring.store.fts import at_least
-from tree_ring.store.live import DIFFERS, EQUALS, IS, Test, View
+from tree_ring.store.live import DIFFERS, EQUALS, IS, ONE_OF, Test, View
 from tree_ring.store.sql import Db
 
 # FTS5's tokens in a term: its runs of letters and digits ("x-ray" is two).
@@ -470,11 +470,18 @@ class Batch:
 PARTITIONS = {"agent": "agent_profile", "workflow": "workflow_id", "session": "session_id"}
 
 
-def same_place(memory: Memory, every_partition: bool = False) -> tuple[list[Test], dict[str, Any]]:
-    """Another row in `memory`'s project, scope and partition (any partition
-    of the scope with `every_partition`): the tests, and their parameters
+def same_place(memory: Memory, scopes: Sequence[str] = ()) -> tuple[list[Test], dict[str, Any]]:
+    """Another row in `memory`'s project, scope and partition (with `scopes`:
+    in any of them, any partition): the tests, and their parameters
     (rendered as SQL by `candidate_sql`, as Python for a batch)."""
-    column = None if every_partition else PARTITIONS.get(memory.scope)
+    if scopes:
+        tests = [
+            Test("project", IS, "project"),
+            Test("scope", ONE_OF, literals=tuple(scopes)),
+            Test("id", DIFFERS, "id"),
+        ]
+        return tests, {"project": memory.project, "id": memory.id}
+    column = PARTITIONS.get(memory.scope)
     tests = [
         Test("project", IS, "project"),
         Test("scope", EQUALS, "scope"),
@@ -527,11 +534,16 @@ def live_sql(clause: live.Clause) -> str:
 
 
 def find(
-    db: Db, memory: Memory, batch: Batch | None = None, every_partition: bool = False
+    db: Db,
+    memory: Memory,
+    batch: Batch | None = None,
+    scopes: Sequence[str] = (),
+    *,
+    waiting: bool = False,
 ) -> list[Found]:
-    """Live, accepted memories in the same project, scope and partition (any
-    partition of the scope with `every_partition`) that `memory`
-    contradicts, oldest first. `memory` need not be stored yet; the
+    """Live, accepted memories in the same project, scope and partition (with
+    `scopes`: in any of them, any partition) that `memory` contradicts,
+    oldest first; with `waiting`, those waiting for review too. `memory` need not be stored yet; the
     memories its write decided before it are found through `batch` (and its
     search), whether written yet or not."""
     new = claim(memory.summary)
@@ -550,8 +562,9 @@ def find(
     # Rows of the write's earlier batches come after its boundary: no row twice.
     listed = [*before, *earlier]
     pending = [batch.memories[n - first] for n in own if n >= first] if batch else []
-    clause = batch.live if batch is not None else live.live(View(), "m")
-    place, params = same_place(memory, every_partition)
+    view = View(include_unreviewed=waiting)
+    clause = batch.live if batch is not None and not waiting else live.live(view, "m")
+    place, params = same_place(memory, scopes)
     found: list[Found] = []
     if listed:
         keys = {f"k{i}": word.key for i, word in enumerate(words)}
@@ -569,7 +582,7 @@ def find(
             for row in db.execute(live_sql(clause), asked):
                 found.append(Found(rows.from_row(row), kinds[row["hit"]]))
     if pending:
-        alive = live.check(View(), clause.params)
+        alive = live.check(view, clause.params)
         there = live.python(place, params)
         for other in pending:
             if other.id in memory.supersedes or not (alive(other) and there(other)):
@@ -585,21 +598,22 @@ def find(
     return found
 
 
-def refuted(db: Db, memory: Memory) -> list[Found]:
-    """Rows of `memory`'s project and scope that an agent refuted while they
-    were believed, no person deciding yet, that `memory` contradicts: still
-    what the project holds (a refutation is a claim), so an agent's note
-    that changes their value is a contradiction as it was before the
+def refuted(db: Db, memory: Memory, scopes: Sequence[str]) -> list[Found]:
+    """Rows of `memory`'s project in `scopes` that an agent refuted while
+    they were believed, no person deciding yet, that `memory` contradicts:
+    still what the project holds (a refutation is a claim), so an agent's
+    note that changes their value is a contradiction as it was before the
     refutation. Refutations are few: each is read and compared."""
     new = claim(memory.summary)
     if not new.terms:
         return []
     sql = (
-        "SELECT m.* FROM memories m WHERE m.project IS :project AND m.scope = :scope "
+        "SELECT m.* FROM memories m WHERE m.project IS :project "
+        "AND m.scope IN (SELECT value FROM json_each(:scopes)) "
         f"AND m.id != :id AND {live.refuted('m')} AND m.redacted_at IS NULL "
         "AND m.retired_at IS NULL AND m.superseded_by IS NULL"
     )
-    params = {"project": memory.project, "scope": memory.scope, "id": memory.id}
+    params = {"project": memory.project, "scopes": json.dumps(list(scopes)), "id": memory.id}
     found: list[Found] = []
     for row in db.query(sql, params):
         other = rows.from_row(row)

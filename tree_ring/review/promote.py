@@ -25,7 +25,7 @@ of a denial.
 from __future__ import annotations
 
 from tree_ring import guard
-from tree_ring.govern import coordinator, reasons
+from tree_ring.govern import admission, coordinator, reasons
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.record import PRIVATE_SCOPES, RINGS, SHARED_SCOPES, Memory, now_iso
@@ -127,8 +127,11 @@ def promote_in(
     )
     detail = {"from": memory.scope, "to": scope, "ring": new_ring, "reason": reason}
     audit.record(db, actor, "promote", memory.id, detail, changed=[memory.id], at=at)
-    # Now shared and believed, it joins the project's summary tree.
-    seal.on_insert(db, rows.get(db, memory.id))
+    # Now shared and believed, it joins the project's summary tree, and an
+    # agent's note that contradicts it waits, disputed, as for a person's write.
+    promoted = rows.get(db, memory.id)
+    seal.on_insert(db, promoted)
+    admission.dispute_in(db, promoted, actor, at)
     return Promoted(memory.id, scope, new_ring, "project", memory.scope, reason, at)
 
 

@@ -278,8 +278,10 @@ def approve_in(
     if refused is not None:
         raise refused
     _mark(db, memory, "approve", "accepted", reason, actor, at)
-    # Now believed, it joins the project's summary tree like any accepted write.
+    # Now believed, it joins the project's summary tree like any accepted
+    # write, and, the project's, disputes an agent's note that contradicts it.
     seal.on_insert(db, memory.replace(trust="accepted"))
+    admission.dispute_in(db, rows.get(db, memory.id), actor, at)
     targets = list(memory.supersedes)
     if supersede:
         targets += [link.target for link in memory.links if link.type == admission.CONTRADICTS]

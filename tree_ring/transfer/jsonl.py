@@ -128,6 +128,10 @@ class ImportReport:
     personal: int = 0
     dry_run: bool = False
     replaced: list[str] = field(default_factory=lambda: [])
+    # Of the rows a restore found stored with their words, those stored in
+    # another state (trust, origin, ring, review ...): left as they are
+    # unless `--replace-existing` (then they are replaced, as the file says).
+    differing: list[str] = field(default_factory=lambda: [])
     # (line number, reason) of each line left out under `skip_invalid`.
     skipped: list[tuple[int, str]] = field(default_factory=lambda: [])
     # Rows taken from another project id (a map or `all_projects`), by that
@@ -633,6 +637,11 @@ class _Writer:
         items = [item for item in chunk if item.memory is not None]
         ids = [item.memory.id for item in items if item.memory is not None]
         held = self._held(ids)
+        # A restore's row stored with its words but in another state (a
+        # store rebuilt from the ledger holds its lines as claims).
+        restored = [i.memory.id for i in items if i.keep_trust and i.memory and i.memory.id in held]
+        stored_rows = rows.by_ids(self.db, restored) if restored else {}
+        states = {key: audit.state_hash(m) for key, m in stored_rows.items()}
         idless = [item.memory for item in items if item.idless and item.memory is not None]
         standing = self._standing(idless) if idless else {}
         changed: list[Parsed] = []
@@ -646,7 +655,18 @@ class _Writer:
                     self.report.unchanged.append(present)
                     continue
             first = held.get(memory.id) or self.retried.get(memory.id)
-            if first == memory.content_hash:
+            stored = states.get(memory.id)
+            # A restore's row stored with its words, in another state: the
+            # file's takes its place under --replace-existing, else it is named.
+            other = (
+                first == memory.content_hash
+                and stored is not None
+                and memory.id not in self.retried
+                and stored != audit.state_hash(memory)
+            )
+            if other and self.replacing is None:
+                self.report.differing.append(memory.id)
+            if first == memory.content_hash and not (other and self.replacing is not None):
                 self.report.unchanged.append(memory.id)
                 continue
             earlier = self.lines.setdefault(memory.id, item.number)

@@ -14,6 +14,7 @@ their partition until a person promotes them (`review/promote.py`).
 from __future__ import annotations
 
 from tree_ring.govern import admission, contradictions
+from tree_ring.model.record import SHARED_SCOPES
 from tree_ring.store import audit, rows
 from tree_ring.tree import seal
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from tree_ring.store.sql import Db
 
 POLICY = "share_captures"
-SHARED_SCOPE = admission.SHARED_SCOPE
+SHARED_SCOPE = "project"  # where a shared capture moves
 
 
 def sharing(db: Db) -> bool:
@@ -37,7 +38,7 @@ def share_in(db: Db, memory_id: str, actor: Actor, at: str) -> bool:
     memory = rows.get(db, memory_id)
     if memory.trust != "accepted" or memory.scope == SHARED_SCOPE:
         return False
-    if contradictions.find(db, memory.replace(scope=SHARED_SCOPE)):
+    if contradictions.find(db, memory, None, SHARED_SCOPES):  # any scope every session reads
         return False
     rows.update(db, memory_id, scope=SHARED_SCOPE, updated_at=at)
     detail = {"from": memory.scope, "to": SHARED_SCOPE, "policy": POLICY}

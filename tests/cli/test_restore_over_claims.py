@@ -1,0 +1,57 @@
+"""A store rebuilt from the project's own ledger, with no upstream to vouch
+for its lines, holds them as claims: `init` says so, and a restore of the
+person's export names the rows stored in another state and, with
+`--replace-existing`, restores them as the file says."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import jsonschema
+from conftest import CliRunner
+from helpers import REPO
+
+SCHEMA = json.loads((REPO / "docs" / "cli-output.schema.json").read_text(encoding="utf-8"))
+
+
+def _state(run_cli: CliRunner, memory_id: str) -> tuple[str, str, str]:
+    shown = run_cli("--json", "show", memory_id).json()["memory"]
+    return shown["trust"], shown["origin"], shown["ring"]
+
+
+def test_a_restore_over_a_rebuilt_store_puts_the_rows_back_as_they_were(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=project_root, check=True)
+    assert run_cli("init").code == 0
+    rule = run_cli("--json", "remember", "Builds pin the toolchain", "--ring", "heartwood")
+    decision = run_cli(
+        "--json", "remember", "Deploys freeze on Fridays", "--event-type", "decision"
+    )
+    ids = {rule.json()["id"], decision.json()["id"]}
+    backup = tmp_path / "backup.jsonl"
+    flags = ("--include-sensitive", "--include-unreviewed", "--include-superseded")
+    assert run_cli("export", *flags, "--output", str(backup)).code == 0
+    # The same file restored over the store it came from: nothing differs.
+    again = run_cli("--json", "import", str(backup), "--restore").json()
+    assert again["differing"] == [] and again["unchanged"] == 2
+    for path in (project_root / ".tree-ring").glob("memory.sqlite*"):
+        path.unlink()
+    rebuilt = run_cli("init")
+    assert "2 lines of .tree-ring/ledger.jsonl no upstream holds taken as claims" in rebuilt.out
+    assert {_state(run_cli, i)[0] for i in ids} == {"pending"}
+    named = run_cli("--json", "import", str(backup), "--restore").json()
+    jsonschema.validate(named, SCHEMA)
+    assert set(named["differing"]) == ids and named["imported"] == 0
+    said = run_cli("import", str(backup), "--restore").out
+    assert "2 of the rows already present are stored in another state" in said
+    assert {_state(run_cli, i)[0] for i in ids} == {"pending"}  # named, not changed
+    done = run_cli("--json", "import", str(backup), "--restore", "--replace-existing").json()
+    assert done["replaced"] == 2
+    assert _state(run_cli, rule.json()["id"]) == ("accepted", "person", "heartwood")
+    assert _state(run_cli, decision.json()["id"]) == ("accepted", "person", "cambium")
+    last = run_cli("--json", "import", str(backup), "--restore").json()
+    assert last["differing"] == [] and last["unchanged"] == 2
+    assert run_cli("--json", "audit", "verify").json()["ok"] is True
