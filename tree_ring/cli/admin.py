@@ -573,7 +573,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "import": (
         "tree-ring import memories.jsonl --dry-run",
         "tree-ring import backup.jsonl --restore",
-        "tree-ring review approve --all --origin import",
+        "tree-ring review approve --all --batch import-20261201T091208Z-1a2b3c4d",
     ),
     "audit": (
         "tree-ring audit log --target mem_20261129_134645_2d7a81bd6071",
