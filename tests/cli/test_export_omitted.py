@@ -113,3 +113,29 @@ def test_a_later_fact_is_exported_and_an_expired_row_kept_with_the_retired(
     with Store.open(restored) as again:
         ids = {row[0] for row in again.db.query("SELECT id FROM memories")}
     assert ids == {now, later, expired}
+
+
+def test_what_no_export_writes_is_counted_and_said(run_cli: CliRunner, tmp_path: Path) -> None:
+    """A redacted row's placeholder and a row the user store's forget hides
+    are in no export, whatever its flags: each is counted, with why."""
+    home = {"TREE_RING_USER_HOME": str(tmp_path / "me")}
+    kept = remember(run_cli, "Keep this memory", environ=home)
+    redacted = remember(run_cli, "This one gets redacted later on", environ=home)
+    write(run_cli, "forget", redacted, "--mode", "redact", "--reason", "wrong", environ=home)
+    text = "Team rule: the on-call rotation changes every Monday"
+    hidden = remember(run_cli, text, environ=home)
+    note = remember(run_cli, text, "--scope", "global", environ=home)
+    write(run_cli, "forget", note, "--user", "--mode", "delete", "--reason", "mine", environ=home)
+    out = tmp_path / "notes.jsonl"
+    flags = ("--include-sensitive", "--include-unreviewed", "--include-superseded")
+    done = run_cli("export", *flags, "--output", str(out), environ=home)
+    assert done.code == 0, done.err
+    assert _ids(out) == {kept}
+    assert done.err.strip() == (
+        "note: left out 1 redacted (their words are gone; the file's tombstones keep them out); "
+        "1 hidden (your user store forgot their words, and every read here hides them)"
+    )
+    data = run_cli("--json", "export", *flags, "--output", str(out), environ=home).json()
+    assert data["omitted"] == {"redacted": 1, "hidden": 1}
+    jsonschema.validate(data, SCHEMA)
+    assert hidden not in out.read_text()

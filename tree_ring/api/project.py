@@ -157,7 +157,9 @@ class Project(Decisions):
             raise rows.not_found(memory_id)
         return reasons.memory_shown(db, memory)
 
-    def export(self, view: View, left_out: list[str] | None = None) -> Iterator[dict[str, Any]]:
+    def export(
+        self, view: View, left_out: list[str] | None = None, hidden: list[str] | None = None
+    ) -> Iterator[dict[str, Any]]:
         """The rows an export writes, then the store's tombstones
         (`transfer/export.py`): a person's of every partition, an agent's
         of what its recall reads; without the rows whose content the other
@@ -172,17 +174,23 @@ class Project(Decisions):
             agent=self.reader,
             forgotten=self.forgotten_elsewhere(),
             left_out=left_out,
+            hidden=hidden,
         )
 
     def omitted(self, view: View, written: Iterable[dict[str, Any]]) -> dict[str, int]:
         """What an export under `view` (`written`, its rows) leaves out that
         the widest view would write, by why (`transfer/export.narrowed`):
-        said beside the file, since an uninstall keeps an export."""
+        said beside the file, since an uninstall keeps an export; then what
+        no export writes (`export.UNWRITTEN`): redacted rows, and rows the
+        other store's forgets hide."""
         from tree_ring.transfer import export
 
-        if view == export.WHOLE:
-            return {}
-        return export.narrowed(written, self.export(export.WHOLE))
+        hidden: list[str] = []
+        whole = list(self.export(export.WHOLE, hidden=hidden))
+        counts = {} if view == export.WHOLE else export.narrowed(written, whole)
+        found = {"redacted": export.redacted(self.store, self.project_id, self.reader)}
+        found["hidden"] = len(hidden)
+        return counts | {why: n for why, n in found.items() if n}
 
     def tree_node(self, node_id: str | None = None) -> TreeNode:
         """A summary node of the project's tree (the root when `node_id` is

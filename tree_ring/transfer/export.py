@@ -38,6 +38,7 @@ def export_rows(
     agent: Identity | None = None,
     forgotten: ForgottenHere | None = None,
     left_out: list[str] | None = None,
+    hidden: list[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The project's rows, then its tombstones; for an `agent`, only the rows
     its recall sees, and no tombstones: a tombstone names a forgotten memory
@@ -51,7 +52,8 @@ def export_rows(
     A row the view admits (or would, were its times times) that holds a value
     edited outside Tree Ring an import would refuse, or no read can use, is
     not written: its key goes to `left_out`, sorted, once the rows are done
-    (`store/damage.py`), so that a caller can say what the file lacks."""
+    (`store/damage.py`), so that a caller can say what the file lacks; the
+    ids of the rows `forgotten` hides go to `hidden`."""
     # A file kept to restore from: a fact that holds only later is in it,
     # and, with the retired rows, one whose expiry passed (`View.all_times`).
     view = view.replace(all_times=True)
@@ -67,7 +69,11 @@ def export_rows(
     if store.db.skipped > skipped:  # rows no read can use: named by a scan of their own
         damaged.update(damage.unreadable(store.db, scope, view))
     if forgotten is not None:
-        found = _kept(found, forgotten)
+        kept = _kept(found, forgotten)
+        if hidden is not None:
+            shown = {row["id"] for row in kept}
+            hidden += [row["id"] for row in found if row["id"] not in shown]
+        found = kept
     files: dict[str, list[Anchor]] = {}
     for index, memory in enumerate(reasons.rows_shown(store.db, found)):
         if index % BATCH == 0:  # the anchors of the rows to come, a batch at a time
@@ -146,11 +152,32 @@ def narrowed(written: Iterable[dict[str, Any]], whole: Iterable[dict[str, Any]])
     return counts
 
 
+# What no export writes, each with why: a redacted row's placeholder (its
+# words are gone; the file's tombstones keep them out), and a row the other
+# store's forgets hide from every read here.
+UNWRITTEN = (
+    ("redacted", "their words are gone; the file's tombstones keep them out"),
+    ("hidden", "your user store forgot their words, and every read here hides them"),
+)
+_REDACTED_SQL = "SELECT count(*) FROM memories m WHERE {visible} AND m.redacted_at IS NOT NULL"
+
+
+def redacted(store: Store, project: str, agent: Identity | None = None) -> int:
+    """How many redacted rows of `project` the export's reader could read."""
+    clause = live.visible(agent or Identity(project), whole_project=agent is None)
+    return int(store.db.scalar(_REDACTED_SQL.format(visible=clause.sql), clause.params) or 0)
+
+
 def narrowed_message(counts: dict[str, int]) -> str:
-    """One line naming what `narrowed` counted and the flags that add it."""
+    """One line naming what `narrowed` counted and the flags that add it,
+    then what no export writes (`UNWRITTEN`)."""
+    parts: list[str] = []
     said = [f"{counts[why]} {why}" for why, _ in NARROWED if counts.get(why)]
-    flags = " ".join(flag for why, flag in NARROWED if counts.get(why))
-    return f"note: left out {', '.join(said)} (add {flags} to keep them in the file)"
+    if said:
+        flags = " ".join(flag for why, flag in NARROWED if counts.get(why))
+        parts.append(f"{', '.join(said)} (add {flags} to keep them in the file)")
+    parts += [f"{counts[why]} {why} ({note})" for why, note in UNWRITTEN if counts.get(why)]
+    return f"note: left out {'; '.join(parts)}"
 
 
 def wrote(lines: int, path: object) -> str:
