@@ -1,7 +1,7 @@
 """A store rebuilt from the project's own ledger, with no upstream to vouch
 for its lines, holds them as claims: `init` says so, and a restore of the
-person's export names the rows stored in another state and, with
-`--replace-existing`, restores them as the file says."""
+person's export puts them back as the file says. A row changed since the
+export is named, and replaced only with `--replace-existing`."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_a_restore_over_a_rebuilt_store_puts_the_rows_back_as_they_were(
     decision = run_cli(
         "--json", "remember", "Deploys freeze on Fridays", "--event-type", "decision"
     )
-    ids = {rule.json()["id"], decision.json()["id"]}
+    rule_id, decision_id = rule.json()["id"], decision.json()["id"]
     backup = tmp_path / "backup.jsonl"
     flags = ("--include-sensitive", "--include-unreviewed", "--include-superseded")
     assert run_cli("export", *flags, "--output", str(backup)).code == 0
@@ -41,17 +41,35 @@ def test_a_restore_over_a_rebuilt_store_puts_the_rows_back_as_they_were(
         path.unlink()
     rebuilt = run_cli("init")
     assert "2 lines of .tree-ring/ledger.jsonl no upstream holds taken as claims" in rebuilt.out
-    assert {_state(run_cli, i)[0] for i in ids} == {"pending"}
-    named = run_cli("--json", "import", str(backup), "--restore").json()
-    jsonschema.validate(named, SCHEMA)
-    assert set(named["differing"]) == ids and named["imported"] == 0
-    said = run_cli("import", str(backup), "--restore").out
-    assert "2 of the rows already present are stored in another state" in said
-    assert {_state(run_cli, i)[0] for i in ids} == {"pending"}  # named, not changed
-    done = run_cli("--json", "import", str(backup), "--restore", "--replace-existing").json()
-    assert done["replaced"] == 2
-    assert _state(run_cli, rule.json()["id"]) == ("accepted", "person", "heartwood")
-    assert _state(run_cli, decision.json()["id"]) == ("accepted", "person", "cambium")
+    assert {_state(run_cli, i)[0] for i in (rule_id, decision_id)} == {"pending"}
+    restored = run_cli("--json", "import", str(backup), "--restore").json()
+    jsonschema.validate(restored, SCHEMA)
+    assert restored["replaced"] == 2 and restored["differing"] == []
+    assert _state(run_cli, rule_id) == ("accepted", "person", "heartwood")
+    assert _state(run_cli, decision_id) == ("accepted", "person", "cambium")
     last = run_cli("--json", "import", str(backup), "--restore").json()
     assert last["differing"] == [] and last["unchanged"] == 2
     assert run_cli("--json", "audit", "verify").json()["ok"] is True
+
+
+def test_a_row_changed_since_the_export_is_named_and_replaced_only_when_asked(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    memory_id = run_cli("--json", "remember", "Deploys freeze on Fridays").json()["id"]
+    backup = tmp_path / "backup.jsonl"
+    assert run_cli("export", "--output", str(backup)).code == 0
+    refuted = run_cli("refute", memory_id, "--reason", "the freeze moved to Thursdays")
+    assert refuted.code == 0, refuted.err
+    named = run_cli("--json", "import", str(backup), "--restore").json()
+    assert named["differing"] == [memory_id] and named["replaced"] == 0
+    said = run_cli("import", str(backup), "--restore").out
+    assert "1 of the rows already present are stored in another state" in said
+    assert _retired(run_cli, memory_id)  # named, not changed
+    done = run_cli("--json", "import", str(backup), "--restore", "--replace-existing").json()
+    assert done["replaced"] == 1
+    assert not _retired(run_cli, memory_id)
+    assert _state(run_cli, memory_id) == ("accepted", "person", "cambium")
+
+
+def _retired(run_cli: CliRunner, memory_id: str) -> bool:
+    return run_cli("--json", "show", memory_id).json()["memory"]["retired_at"] is not None

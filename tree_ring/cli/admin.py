@@ -203,8 +203,8 @@ def cmd_import(ctx: Context) -> int:
     if report.differing:
         text += (
             f"\n{len(report.differing)} of the rows already present are stored in another "
-            "state than the file's (trust, origin, ring or review: a store rebuilt from the "
-            "ledger holds its lines as claims); `--replace-existing` restores them as the file says"
+            "state than the file's (trust, ring, review or validity, changed since the export); "
+            "`--replace-existing` restores them as the file says"
         )
     if report.requested:
         text += (

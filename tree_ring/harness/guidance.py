@@ -331,6 +331,6 @@ def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> lis
         said.append(
             f"{claims:,} line{'' if claims == 1 else 's'} of {ledger_name} no upstream holds "
             "taken as claims, waiting for a person (`tree-ring review list`); your own export "
-            "restores rows as it says with `tree-ring import FILE --restore --replace-existing`"
+            "puts them back as it says with `tree-ring import FILE --restore`"
         )
     return report.notes + said + ledger_report.named(report.skipped, ledger_name, SKIPPED_SHOWN)

@@ -398,8 +398,7 @@ def binds(stone: Any, memory: Memory) -> bool:
 
 
 class Refused(Conflict):
-    """A write of tombstoned content, refused: `kind` is the tombstone's,
-    `memory_id` the memory its content was forgotten (or turned down) as."""
+    """A write of tombstoned content refused: the tombstone's kind and memory."""
 
     def __init__(self, message: str, kind: str, memory_id: str) -> None:
         super().__init__(message)

@@ -20,12 +20,12 @@ is renamed to a new id, the same one for every line that names it and
 for every import of it by the same reader (`derived_id`): a row under it
 is imported as a line without an id is, known by its content among what
 the agent may read and what the import itself wrote
-(`jsonl._Writer._changed`); what the file says of it (replaced by,
+(`import_rows.Writer._changed`); what the file says of it (replaced by,
 contradicted by, withdrawn) follows it under its new id
 (`stone_lines.as_claims`). An id no row may take here (one this store
 forgot or redacted, one of the store read beside it) is not renamed: its
 row's line is refused as a person's would be, whoever holds it, in the same
-words (`jsonl._Writer._free`). Nor does an agent's import claim operation
+words (`import_rows.Writer._free`). Nor does an agent's import claim operation
 ids (`pipeline.decide`, `claiming`): a claim names the write that holds it,
 which may be a row the agent cannot read, and a row's retry is no file's
 to answer; the ids stay on the rows as written.
