@@ -73,3 +73,29 @@ def test_a_row_changed_since_the_export_is_named_and_replaced_only_when_asked(
 
 def _retired(run_cli: CliRunner, memory_id: str) -> bool:
     return run_cli("--json", "show", memory_id).json()["memory"]["retired_at"] is not None
+
+
+def test_a_restore_asks_nothing_of_a_row_it_re_admits_over_the_files_forget(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    """The file holds a forget and, under another id, the same words a
+    person wrote again over it: restored over a rebuilt store, the row
+    comes back re-admitted, and the import raises no request to forget it."""
+    subprocess.run(["git", "init", "-q"], cwd=project_root, check=True)
+    assert run_cli("init").code == 0
+    text = "Alice prefers squash merges on main"
+    first = run_cli("--json", "remember", text).json()["id"]
+    assert run_cli("forget", first, "--mode", "delete", "--reason", "changed").code == 0
+    again = run_cli("--json", "remember", text, "--override-tombstone", "--reason", "back")
+    again_id = again.json()["id"]
+    assert run_cli("review", "approve", again_id, "--reason", "yes").code == 0
+    backup = tmp_path / "backup.jsonl"
+    flags = ("--include-sensitive", "--include-unreviewed", "--include-superseded")
+    assert run_cli("export", *flags, "--output", str(backup)).code == 0
+    for path in (project_root / ".tree-ring").glob("memory.sqlite*"):
+        path.unlink()
+    assert run_cli("init").code == 0
+    done = run_cli("--json", "import", str(backup), "--restore").json()
+    assert done["requested"] == [] and done["replaced"] == 1
+    listed = {m["id"] for m in run_cli("--json", "list").json()["items"]}
+    assert listed == {again_id}

@@ -212,6 +212,7 @@ def import_lines(
                         report.requested,
                         report.spared,
                         beside=(into or project) != user.USER_PROJECT,
+                        readmitted=first.readmitted,
                     )
                 # The file's own tombstones are not what was forgotten here: a restore
                 # re-admits what they hold as the file says (`_readmitted`).

@@ -345,6 +345,8 @@ class FirstPass:
     projects: dict[str, int] = field(default_factory=lambda: {})
     # Tombstone lines of the person's user store left out of a project (`personal`).
     personal: int = 0
+    # Memory id -> the tombstone keys the file's row of it is re-admitted over.
+    readmitted: dict[str, frozenset[str]] = field(default_factory=lambda: {})
 
 
 def personal(row: dict[str, Any], into: str) -> bool:
@@ -380,6 +382,9 @@ def first_pass(lines: Iterable[str], project: str) -> FirstPass:
             elif row is not None and isinstance(claimed := row.get("project"), str) and claimed:
                 _guarded(claimed, read)
                 found.projects[claimed] = found.projects.get(claimed, 0) + 1
+                carried = readmit.parse_carried(row.get(readmit.CARRIED))
+                if carried is not None and isinstance(row.get("id"), str):
+                    found.readmitted[row["id"]] = frozenset(carried["overrides"])
         except (ValueError, RecursionError, TreeRingError):
             continue
     return found

@@ -9,6 +9,7 @@ from stays forgotten here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from operator import itemgetter
 from typing import Any, Protocol
 
@@ -111,6 +112,7 @@ def held_content(
     spared: list[str],
     *,
     beside: bool = True,
+    readmitted: Mapping[str, frozenset[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """A person's tombstone lines, but those that name an id this store does
     not hold with the content of a memory it does (`holders.holding`):
@@ -124,14 +126,18 @@ def held_content(
     note's id is added to `spared`, for the person to forget it there if
     they mean to; not for the user store itself (`beside` False), whose
     forgets hide the project's rows that hold them, as `forget --user`
-    does. Returns the lines to record; the requests raised are added to
-    `requested`."""
+    does. A memory the file's own row of it re-admits over the line's key
+    (`readmitted`: a restore of a store where a person wrote it again over
+    the forget) holds it by that decision: no request. Returns the lines to
+    record; the requests raised are added to `requested`."""
     now = now_iso()
     kept: list[dict[str, Any]] = []
     asked: set[str] = set()
     why = "an imported content tombstone holds its content under another id"
+    over = readmitted or {}
     for stone in stones:
         found = _unreadmitted(db, stone, _holders(db, stone, by_id=False))
+        found = [m for m in found if stone["content_hash"] not in over.get(m.id, ())]
         notes = [] if found or not beside else _notes_holding(db, stone)
         if not found and not notes:
             kept.append(stone)
