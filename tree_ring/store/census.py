@@ -5,6 +5,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from tree_ring.store.live import Clause
     from tree_ring.store.sql import Db
 
 # The order is the meaning: redacted, rejected, superseded, retired, expired,
@@ -74,3 +75,17 @@ def withdrawn(db: Db, project: str) -> int:
 def other_projects(db: Db, project: str) -> int:
     """Rows of other projects in the same store."""
     return int(db.scalar(OTHER_PROJECTS_SQL, {"project": project}) or 0)
+
+
+_FORGOT_AS = "SELECT 1 FROM content_tombstones WHERE project = ? AND memory_id = ? LIMIT 1"
+_REDACTED = "SELECT count(*) FROM memories m WHERE {visible} AND m.redacted_at IS NOT NULL"
+
+
+def forgot_as(db: Db, project: str, memory_id: str) -> bool:
+    """Whether the project's content tombstones were recorded as `memory_id`."""
+    return db.scalar(_FORGOT_AS, (project, memory_id)) is not None
+
+
+def redacted(db: Db, visible: Clause) -> int:
+    """The redacted rows `visible` (a reader's `live.visible`) admits."""
+    return int(db.scalar(_REDACTED.format(visible=visible.sql), visible.params) or 0)

@@ -16,7 +16,17 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, TreeRingError
 from tree_ring.model.identity import Origin
 from tree_ring.model.record import Memory, canonical_json, new_memory_id, now_iso
-from tree_ring.store import anchors, audit, beside, inbox, ledger_rows, redactions, rows, tombstones
+from tree_ring.store import (
+    anchors,
+    audit,
+    beside,
+    census,
+    inbox,
+    ledger_rows,
+    redactions,
+    rows,
+    tombstones,
+)
 from tree_ring.store.sql import Db
 from tree_ring.team import ledger, ledger_beside, ledger_stones, provenance, upstream
 from tree_ring.team.ledger import Line
@@ -416,9 +426,6 @@ def _insert(
         return
 
 
-_FORGOT_HERE = "SELECT 1 FROM content_tombstones WHERE project = ? AND memory_id = ? LIMIT 1"
-
-
 def _why(db: Db, memory: Memory, refused: TreeRingError) -> str:
     """Why a line was skipped, as a person can act on it. A row this clone
     forgot itself, which the upstream's ledger still holds until the forget
@@ -426,7 +433,7 @@ def _why(db: Db, memory: Memory, refused: TreeRingError) -> str:
     if not isinstance(refused, tombstones.Refused) or refused.kind != tombstones.FORGOTTEN:
         return str(refused)
     # The forget is this store's (not the user store's), and this store held the row.
-    here = db.scalar(_FORGOT_HERE, (memory.project or "", refused.memory_id)) is not None
+    here = census.forgot_as(db, memory.project or "", refused.memory_id)
     if not here or audit.count(db, target=memory.id) == 0:
         return str(refused)
     return (

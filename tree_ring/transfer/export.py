@@ -159,13 +159,15 @@ UNWRITTEN = (
     ("redacted", "their words are gone; the file's tombstones keep them out"),
     ("hidden", "your user store forgot their words, and every read here hides them"),
 )
-_REDACTED_SQL = "SELECT count(*) FROM memories m WHERE {visible} AND m.redacted_at IS NOT NULL"
 
 
 def redacted(store: Store, project: str, agent: Identity | None = None) -> int:
     """How many redacted rows of `project` the export's reader could read."""
-    clause = live.visible(agent or Identity(project), whole_project=agent is None)
-    return int(store.db.scalar(_REDACTED_SQL.format(visible=clause.sql), clause.params) or 0)
+    from tree_ring.store import census
+
+    return census.redacted(
+        store.db, live.visible(agent or Identity(project), whole_project=agent is None)
+    )
 
 
 def narrowed_message(counts: dict[str, int]) -> str:
