@@ -19,7 +19,7 @@ from tree_ring.govern.claims import claim
         # A bare number is a setting only after `=`, `:` or a cue word.
         ("max_connections=100", {"max_connection"}, {"100"}, False),
         ("retry limit: 5", {"retry", "limit"}, {"5"}, False),
-        ("Set the limit to 5", {"set", "limit"}, {"5"}, False),
+        ("Set the limit to 5", {"limit"}, {"5"}, False),  # "set" restates, as "is" does
         ("Fix for issue 123", {"fix", "issue", "123"}, set(), False),
         # Polarity: negations and opposites, counted; opposites share one word.
         ("Disable the build cache", {"enable", "build", "cache"}, set(), True),
@@ -38,7 +38,8 @@ from tree_ring.govern.claims import claim
         ("The default branch is the master.", {"default", "branch"}, set(), False),
         ("The default branch is not master", {"default", "branch"}, set(), True),
         ("Tests are flaky", {"test", "flaky"}, set(), False),
-        ("The default branch is master now", {"default", "branch", "master", "now"}, set(), False),
+        # "now" restates a setting: no content word.
+        ("The default branch is master now", {"default", "branch", "master"}, set(), False),
         ("The main branch is main", {"main", "branch"}, set(), False),
         # Filler and one-letter words carry nothing.
         ("a b c 7 x", {"7"}, set(), False),
@@ -240,3 +241,35 @@ def test_search_words_group_forms_and_key_a_final_y() -> None:
     assert [(w.word, w.phrase, w.key) for w in found] == [
         ("policy", '("policies" OR "policy")', "polic")
     ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # A number and its unit written apart are one value, as written together.
+        ("Responses must stay under 200 ms", "Responses must stay under 300 ms"),
+        ("Workers keep 4 GB of heap", "Workers keep 8 GB of heap"),
+        ("The cache holds entries for 5 minutes", "The cache holds entries for 10 minutes"),
+        ("Builds must finish within 200ms", "Builds must finish within 300 ms"),
+        # A word that restates the setting changes nothing of what it is about.
+        ("The request timeout is 30s", "The request timeout is now 90s"),
+        ("The request timeout is 30s", "The request timeout is 90s now"),
+        ("The request timeout is 30s", "The request timeout is set to 90s"),
+        ("The request timeout is 30s", "The request timeout becomes 90s"),
+        ("The request timeout is 30s", "The request time-out is 90s"),
+    ],
+)
+def test_a_changed_value_however_it_is_written(old: str, new: str) -> None:
+    assert claims.compare(new, old) == "value"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Builds must finish within 200 ms", "Builds must finish within 200ms"),
+        ("Step 2 runs the linter", "Step 3 runs the linter"),  # a number that names a step
+        ("Keep 4 GB of heap for workers", "Keep 4 GB of heap for the cache workers and jobs"),
+    ],
+)
+def test_the_same_value_or_a_named_number_is_no_change(old: str, new: str) -> None:
+    assert claims.compare(new, old) is None

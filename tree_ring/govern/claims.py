@@ -68,14 +68,26 @@ _NEUTRAL_WORDS = (
     "a an the and or of to in into for with at by from as is are was were be been "
     "being it its this that these those we our us i me my you your they their he she "
     "do does did done always must should shall will would please all every also just "
-    "then than so there here has have had can could may might need needs"
+    "then than so there here has have had can could may might need needs "
+    # Words that restate a setting without changing what it is about:
+    # "the timeout is now 90s", "is set to 90s", "becomes 90s".
+    "now currently still set become becomes became"
 )
 NEUTRAL = frozenset(_NEUTRAL_WORDS.split())
 
 # Words after which a number is a setting: "is 30", "up to 5", "a limit of 10".
 VALUE_CUES = frozenset(
     {"is", "are", "was", "were", "be", "to", "at", "of", "equals", "than", "max", "min"}
+    | {"now", "become", "becomes", "became", "under", "within", "below", "above", "over"}
 )
+# Units a number may be written apart from ("200 ms", "4 GB", "5 minutes"):
+# the number and its unit are one value, as "200ms" is.
+_UNIT_WORDS = (
+    "ms msec msecs millisecond milliseconds s sec secs second seconds m min mins minute "
+    "minutes h hr hrs hour hours day days week weeks month months year years "
+    "kb mb gb tb kib mib gib tib byte bytes percent px rpm rps qps"
+)
+UNITS = frozenset(_UNIT_WORDS.split())
 
 # Words after which a statement's last word is what it sets; the articles between.
 COPULAS = frozenset({"is", "are", "was", "were"})
@@ -104,6 +116,7 @@ class Claim:
 # Words repeat (an import stems the same few thousand again and again).
 @functools.lru_cache(maxsize=16_384)
 def stem(word: str) -> str:
+    word = word.replace("-", "")  # "time-out" is "timeout"
     if word.endswith("'s"):
         word = word[:-2]
     if len(word) > 4 and word.endswith("ies"):
@@ -141,9 +154,18 @@ def claim(text: str) -> Claim:
     # Every summary a write compares passes through here, so the common case
     # (a plain word) takes the fewest steps: the text before a token is cut
     # out only for a number, the one token that reads it.
-    for match in _WORD.finditer(folded):
+    matches = list(_WORD.finditer(folded))
+    skip = -1
+    for at, match in enumerate(matches):
+        if at == skip:
+            continue  # a unit read with the number before it
         token = match.group().rstrip(".,:'-")
         start, stop = match.span()
+        if token.isdigit() and at + 1 < len(matches):
+            unit = matches[at + 1].group().rstrip(".,:'-")
+            gap = folded[stop : matches[at + 1].start()]
+            if unit in UNITS and gap.strip() == "":
+                token, stop, skip = token + unit, matches[at + 1].end(), at + 1
         last, previous, before_at, end = previous, token, end, stop
         if not token:
             continue
