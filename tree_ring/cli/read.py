@@ -81,7 +81,7 @@ def cmd_recall(ctx: Context) -> int:
                     "source": {"type": h.memory.source_type, "ref": h.memory.source_ref},
                     "score": h.score,
                     "score_parts": h.hit.parts,
-                    "literal": h.hit.literal,
+                    "literal": h.hit.literal and not h.hit.related,
                     "match": h.hit.query,
                     **anchor_fields(judged.get(h.memory.id)),
                     "disputed": disputed.get(h.memory.id, []),
@@ -362,4 +362,4 @@ def _found_by(hit: Hit) -> str:
     (docs/RECALL-RANKING.md, "Literal first")."""
     if hit.query == MEANING:
         return f"; {MEANING}"
-    return "" if hit.literal else f"; {RELATED}"
+    return "" if hit.literal and not hit.related else f"; {RELATED}"

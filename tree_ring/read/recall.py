@@ -119,6 +119,9 @@ class Hit(Frozen):
     query: str = ""
     # False: found through related words only, ranked after every literal hit.
     literal: bool = True
+    # Found through related words only, ranked by score with the rest where
+    # nothing holds the question's words: its line says so all the same.
+    related: bool = False
 
     @property
     def key(self) -> tuple[bool, float]:
@@ -468,7 +471,7 @@ def ranked(
     full = store.query(hits_sql(len(top)), [t[2] for t in top])
     by_rowid = {row["rowid"]: rows.from_row(row) for row in full}
     return [
-        Hit(by_rowid[rowid], result.total, result.parts, match, result.literal)
+        Hit(by_rowid[rowid], result.total, result.parts, match, result.literal, result.related)
         for result, _, rowid, match in top
         if rowid in by_rowid  # a row whose lists cannot be read is skipped (`sql.READABLE`)
     ], own[0]
@@ -584,13 +587,13 @@ def _score_all(
     # Literal first keeps what related words found below what holds the
     # question's words; where nothing holds them, those rank by score too.
     kin = not any(literal)
-    literal = [
-        held
-        or meaning.near(near.get(row[0], 0.0), nearest)
-        or when[i] == 1.0
-        or (kin and lex[i][0] > 0)
-        for i, (held, (row, _)) in enumerate(zip(literal, found, strict=True))
+    found_else = [
+        meaning.near(near.get(row[0], 0.0), nearest) or when[i] == 1.0
+        for i, (row, _) in enumerate(found)
     ]
+    # Found by words it holds, none of them the question's: related words.
+    related = [not held and lex[i][0] > 0 for i, held in enumerate(literal)]
+    literal = [held or found_else[i] or (kin and related[i]) for i, held in enumerate(literal)]
     unmatched = 1.0 - scale.covered
     # The share of each one's relevance that lies in the questions it asks.
     shares = [
@@ -621,6 +624,7 @@ def _score_all(
             if best > 0
             else 0.0,
             literal=literal[i],
+            related=related[i],
             meaning=meaning.scaled(near.get(rowid, 0.0), nearest),
             unmatched=unmatched,
             time=when[i],
