@@ -47,7 +47,7 @@ from tree_ring.model.record import (
     canonical_json,
     now_iso,
 )
-from tree_ring.store import audit, live, rows, settings
+from tree_ring.store import audit, inbox, live, rows, settings
 from tree_ring.store.sql import Db
 
 # Event types that state a rule for everyone who works in the project.
@@ -342,6 +342,10 @@ def disputes(db: Db, memory: Memory, actor: Actor, batch: contradictions.Batch) 
         or memory.trust != "accepted"
         or not policy_settings(db)["contradictions"]
     ):
+        return []
+    if batch.notes is None:  # once a batch: most stores hold no agent's note
+        batch.notes = inbox.holds_notes(db, memory.project)
+    if not (batch.notes or batch.private):
         return []
     # A note still waiting (its weight asked a person) waits disputed now,
     # so the review entry that decides it names the conflict.

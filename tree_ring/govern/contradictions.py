@@ -443,10 +443,15 @@ class Batch:
         self.memories: list[Memory] = []
         self.changed: dict[str, Memory] = {}
         self._at: dict[str, int] = {}
+        # Whether a row of a private scope is among the batch's, and whether
+        # the store held an agent's note when first asked (`admission.disputes`).
+        self.private = False
+        self.notes: bool | None = None
         # Live now, for the whole batch: its decisions are made at one moment.
         self.live = live.live(View(), "m")
 
     def add(self, memory: Memory) -> None:
+        self.private = self.private or memory.scope in PARTITIONS
         if self.search is not None:
             self.search.number(memory)
         self._at[memory.id] = len(self.memories)

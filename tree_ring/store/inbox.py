@@ -139,3 +139,17 @@ def ids_at(db: Db, project: str, at: Any) -> list[str]:
         {"project": project, "newest": at},
     )
     return [r[0] for r in found]
+
+
+_NOTES = (
+    f"SELECT 1 FROM memories m WHERE m.project IS :project AND {AGENT_ROWS}"
+    f" AND m.scope IN ({', '.join(map(repr, PRIVATE_SCOPES))})"
+    " AND m.retired_at IS NULL AND m.redacted_at IS NULL"
+    " AND m.trust IN ('accepted', 'pending') LIMIT 1"
+)
+
+
+def holds_notes(db: Db, project: str | None) -> bool:
+    """Whether `project` holds an agent's note in its own partition, believed
+    or waiting: what a person's new memory for the project may put in dispute."""
+    return db.scalar(_NOTES, {"project": project}) is not None
