@@ -99,3 +99,45 @@ def test_a_restore_asks_nothing_of_a_row_it_re_admits_over_the_files_forget(
     assert done["requested"] == [] and done["replaced"] == 1
     listed = {m["id"] for m in run_cli("--json", "list").json()["items"]}
     assert listed == {again_id}
+
+
+def test_a_plain_import_that_leaves_rows_waiting_names_restore(
+    run_cli: CliRunner, tmp_path: Path
+) -> None:
+    assert run_cli("remember", "Builds pin the toolchain", "--ring", "heartwood").code == 0
+    backup = tmp_path / "backup.jsonl"
+    assert run_cli("export", "--output", str(backup)).code == 0
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=other, check=True)
+    assert run_cli("--root", str(other), "init").code == 0
+    said = run_cli("--root", str(other), "import", str(backup), "--all-projects").out
+    assert "(1 waiting for review)" in said
+    assert "a file you exported yourself comes back as it was with `--restore`" in said
+    again = run_cli("--root", str(other), "import", str(backup), "--all-projects", "--restore")
+    assert "--restore`" not in again.out
+
+
+def test_a_restore_replaces_a_claim_whose_words_a_ledger_edit_changed(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    """A ledger line edited in the working tree (another's words under the
+    person's id) comes back as a claim when the store is rebuilt; the
+    person's restore puts their row back in its place."""
+    subprocess.run(["git", "init", "-q"], cwd=project_root, check=True)
+    assert run_cli("init").code == 0
+    memory_id = run_cli("--json", "remember", "Deploys freeze on Fridays").json()["id"]
+    backup = tmp_path / "backup.jsonl"
+    assert run_cli("export", "--output", str(backup)).code == 0
+    ledger = project_root / ".tree-ring" / "ledger.jsonl"
+    ledger.write_text(ledger.read_text().replace("Fridays", "Mondays"))
+    for path in (project_root / ".tree-ring").glob("memory.sqlite*"):
+        path.unlink()
+    assert run_cli("init").code == 0
+    shown = run_cli("--json", "show", memory_id).json()["memory"]
+    assert (shown["summary"], shown["trust"]) == ("Deploys freeze on Mondays", "pending")
+    done = run_cli("--json", "import", str(backup), "--restore")
+    assert done.code == 0, done.err
+    assert done.json()["replaced"] == 1
+    shown = run_cli("--json", "show", memory_id).json()["memory"]
+    assert (shown["summary"], shown["trust"]) == ("Deploys freeze on Fridays", "accepted")

@@ -404,13 +404,15 @@ def test_an_agents_earlier_note_is_disputed_however_the_value_becomes_the_projec
     imported_note = remember(run_cli, "The batch size is 100", environ=CLAUDE)
     lines = tmp_path / "rows.jsonl"
     lines.write_text('{"summary": "The batch size is 50", "scope": "project"}\n')
-    write(run_cli, "import", str(lines))
+    assert write(run_cli, "import", str(lines))["disputes"] == [imported_note]
     promoted_note = remember(run_cli, "The api port is 8080", environ=CLAUDE)
     theirs = remember(run_cli, "The api port is 9090", environ=CODEX)
-    write(run_cli, "promote", theirs, "--reason", "the port moved")
+    promoted = write(run_cli, "promote", theirs, "--reason", "the port moved")
+    assert promoted["items"][0]["disputes"] == [promoted_note]
     approved_note = remember(run_cli, "The worker pool size is 4", environ=CLAUDE)
     proposal = remember(run_cli, "The worker pool size is 16", "--scope", "project", environ=CODEX)
-    write(run_cli, "review", "approve", proposal, "--reason", "sized for the batch jobs")
+    said = run_cli("review", "approve", proposal, "--reason", "sized for the batch jobs").out
+    assert f"disputes {approved_note}, an agent's note in its own partition" in said
     notes = (imported_note, promoted_note, approved_note)
     assert {show(run_cli, n)["trust"] for n in notes} == {"disputed"}
     believed = {m["id"] for m in run_cli("--json", "list", environ=CLAUDE).json()["items"]}

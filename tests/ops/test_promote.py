@@ -70,6 +70,7 @@ def test_a_promoted_capture_reaches_another_harness_brief_keeping_its_history(
         "from_scope": "agent",
         "decision_reason": "every harness needs this",
         "promoted_at": None,
+        "disputes": [],
     }
     assert "Integration tests need docker" in codex_brief(project_root, project_id)
     with Store.open(project_root) as store:

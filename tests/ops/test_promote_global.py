@@ -60,6 +60,7 @@ def test_a_partition_memory_moves_to_the_user_store(
         "store": "user",
         "from_scope": "agent",
         "decision_reason": "mine everywhere",
+        "disputes": [],
     }
     [copy] = user_rows(home)
     assert (copy["id"], copy["project"], copy["scope"], copy["ring"]) == (

@@ -26,6 +26,7 @@ from tree_ring.cli.context import (
     showing,
     user_flag,
 )
+from tree_ring.govern import admission
 from tree_ring.harness import guidance
 from tree_ring.model import outputs, project
 from tree_ring.model.errors import Denied, NoStore, UsageError
@@ -200,6 +201,13 @@ def cmd_import(ctx: Context) -> int:
         + (f", {len(report.replaced)} replacing stored rows" if report.replaced else "")
         + (f", {len(report.skipped)} lines skipped" if report.skipped else "")
     )
+    if report.pending and not a.restore and ctx.whole_project:  # a person's import
+        text += (
+            "\nan import's rows wait for review as any import's do; a file you exported "
+            "yourself comes back as it was with `--restore`"
+        )
+    if report.disputes:
+        text += "\n" + "\n".join(admission.disputes_said(report.disputes))
     if report.differing:
         text += (
             f"\n{len(report.differing)} of the rows already present are stored in another "
@@ -279,6 +287,7 @@ def _reported(project_id: str, restore: bool, report: transfer.ImportReport) -> 
         "pending": report.pending,
         "replaced": len(report.replaced),
         "differing": report.differing,
+        "disputes": report.disputes,
         "restore": restore,
         "batch": report.batch,
         "merged": report.merged,

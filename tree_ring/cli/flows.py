@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tree_ring.cli.context import Arguments, Context, Handler, limit_flag, sensitive_flag
 from tree_ring.cli.govern import user_waiting_line
+from tree_ring.govern import admission
 from tree_ring.model.errors import UsageError
 from tree_ring.model.record import PRIVATE_SCOPES, RINGS, Memory, option_time
 from tree_ring.model.text import in_quotes
@@ -248,6 +249,7 @@ def cmd_promote(ctx: Context) -> int:
             "from_scope": p.from_scope,
             "decision_reason": p.reason,
             "promoted_at": p.at,
+            "disputes": list(p.disputes),
         }
         for p in done
     ]
@@ -259,6 +261,7 @@ def cmd_promote(ctx: Context) -> int:
             else f"the shared {p.scope} scope (every harness's next brief here can show it)"
         )
         lines.append(f"promoted {p.id} from {p.from_scope} to {where}; ring {p.ring}")
+        lines += admission.disputes_said(p.disputes)
     ctx.emit(
         {
             "command": "promote",

@@ -57,6 +57,7 @@ def decision_data(decision: review.Decision) -> dict[str, Any]:
         "superseded": list(decision.superseded),
         "copies": list(decision.copies),
         "shared": decision.shared,
+        "disputes": list(decision.disputes),
     }
     if decision.request is not None:
         data["request"] = decision.request.to_dict()

@@ -368,21 +368,23 @@ def disputes(db: Db, memory: Memory, actor: Actor, batch: contradictions.Batch) 
     return planned
 
 
+def disputes_said(ids: Sequence[str]) -> list[str]:
+    """What a person's write, import, promotion or approval says of each
+    agent's note it put in dispute (`disputes`), as every client says it."""
+    return [
+        f"disputes {note}, an agent's note in its own partition: it waits for review "
+        "(reject it, or approve it to keep both)"
+        for note in ids
+    ]
+
+
 def dispute_in(db: Db, memory: Memory, actor: Actor, at: str) -> list[str]:
     """`disputes` for a memory a person's decision just made the project's
     (a promotion, an approval), in the caller's transaction: the notes are
     written disputed at once, with one audit entry. Their ids."""
-    batch = contradictions.Batch()
-    notes = disputes(db, memory, actor, batch)
+    notes = disputes(db, memory, actor, contradictions.Batch())
     for note in notes:
-        rows.update(
-            db,
-            note.id,
-            links=note.links,
-            trust=note.trust,
-            review_reason=note.review_reason,
-            updated_at=at,
-        )
+        rows.update_judged(db, note.replace(updated_at=at))
     ids = [note.id for note in notes]
     if ids:
         detail = {"contradicts": [], "disputes": ids, "trust": memory.trust}

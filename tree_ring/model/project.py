@@ -675,7 +675,10 @@ def store_missing_fix(root: str) -> str:
     if os.path.isfile(os.path.join(root, DIR, LEDGER)):
         return (
             f"a clone builds it from the team ledger: run `tree-ring --root {root} sync` "
-            "(the next Claude Code or Codex session does too)"
+            "(the next Claude Code or Codex session does too); a lost store is restored "
+            f"whole from your export, `tree-ring --root {root} init` then `tree-ring import "
+            "FILE --restore`, as a ledger no upstream holds gives its lines back only as "
+            "claims for review"
         )
     return f"run `tree-ring --root {root} init`"
 

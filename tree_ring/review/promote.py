@@ -57,6 +57,8 @@ class Promoted(Frozen):
     from_scope: str
     reason: str
     at: str
+    # Agents' notes in their own partitions it contradicts, now disputed.
+    disputes: tuple[str, ...] = ()
 
 
 def check(memory: Memory, now: str) -> None:
@@ -131,8 +133,8 @@ def promote_in(
     # agent's note that contradicts it waits, disputed, as for a person's write.
     promoted = rows.get(db, memory.id)
     seal.on_insert(db, promoted)
-    admission.dispute_in(db, promoted, actor, at)
-    return Promoted(memory.id, scope, new_ring, "project", memory.scope, reason, at)
+    disputed = tuple(admission.dispute_in(db, promoted, actor, at))
+    return Promoted(memory.id, scope, new_ring, "project", memory.scope, reason, at, disputed)
 
 
 def promote(

@@ -70,6 +70,8 @@ class Decision:
     forgotten: correct.Forgotten | None = None
     # The shared scope an approved replacement took from the rows it retired.
     shared: str | None = None
+    # Agents' notes in their own partitions the approved row contradicts, now disputed.
+    disputes: tuple[str, ...] = ()
 
     def said(self) -> list[str]:
         """What a decision on a memory did, as every client says it: the
@@ -103,7 +105,7 @@ class Decision:
             lines.append(
                 f"also rejected {n} {noun} wrote of the same claim: {', '.join(self.copies)}"
             )
-        return lines
+        return lines + admission.disputes_said(self.disputes)
 
 
 def queue(
@@ -281,7 +283,7 @@ def approve_in(
     # Now believed, it joins the project's summary tree like any accepted
     # write, and, the project's, disputes an agent's note that contradicts it.
     seal.on_insert(db, memory.replace(trust="accepted"))
-    admission.dispute_in(db, rows.get(db, memory.id), actor, at)
+    disputed = admission.dispute_in(db, rows.get(db, memory.id), actor, at)
     targets = list(memory.supersedes)
     if supersede:
         targets += [link.target for link in memory.links if link.type == admission.CONTRADICTS]
@@ -303,9 +305,20 @@ def approve_in(
         from tree_ring.review.promote import promote_in
 
         approved = rows.get(db, memory.id)
-        promote_in(db, approved, scope=shared, ring=None, reason=reason, actor=actor, at=at)
+        promoted = promote_in(
+            db, approved, scope=shared, ring=None, reason=reason, actor=actor, at=at
+        )
+        disputed += promoted.disputes
     return Decision(
-        memory.id, "approve", "accepted", reason, actor.name, at, tuple(done), shared=shared
+        memory.id,
+        "approve",
+        "accepted",
+        reason,
+        actor.name,
+        at,
+        tuple(done),
+        shared=shared,
+        disputes=tuple(disputed),
     )
 
 

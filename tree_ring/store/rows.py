@@ -160,6 +160,19 @@ def update(db: Db, memory_id: str, **changes: Any) -> None:
     db.execute(f"UPDATE memories SET {assignments} WHERE id = :_id", {**params, "_id": memory_id})
 
 
+def update_judged(db: Db, memory: Memory) -> None:
+    """Write what a contradiction's finding changes of a stored row, as
+    planned in `memory`: its links, trust, review reason and update time."""
+    update(
+        db,
+        memory.id,
+        links=memory.links,
+        trust=memory.trust,
+        review_reason=memory.review_reason,
+        updated_at=memory.updated_at,
+    )
+
+
 def delete(db: Db, memory_id: str) -> None:
     """Delete one row; its text leaves both FTS indexes with it (the schema's
     delete triggers), in the caller's transaction. Claims, tombstones, tree

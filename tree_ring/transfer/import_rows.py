@@ -5,8 +5,10 @@ report of it all."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
+from typing import Any
 
 from tree_ring.govern import contradictions
 from tree_ring.model.actor import Actor
@@ -55,6 +57,8 @@ class ImportReport:
     # another state (trust, origin, ring, review ...): left as they are
     # unless `--replace-existing` (then they are replaced, as the file says).
     differing: list[str] = field(default_factory=lambda: [])
+    # Agents' notes in their own partitions the file's rows contradict, now disputed.
+    disputes: list[str] = field(default_factory=lambda: [])
     # (line number, reason) of each line left out under `skip_invalid`.
     skipped: list[tuple[int, str]] = field(default_factory=lambda: [])
     # Rows taken from another project id (a map or `all_projects`), by that
@@ -147,14 +151,7 @@ class Writer:
                     del items[refused.index]
                     self.search.discard()
             for item, memory, result in zip(items, memories, results, strict=True):
-                if result.created:
-                    anchors.insert(self.db, result.id, item.files or ())
-                    self.report.created.append(result.id)
-                    self._count(item)
-                else:
-                    self.report.unchanged.append(result.id)
-                    self.retried.setdefault(memory.id, memory.content_hash)
-                self.report.pending += _waits(result, memory)
+                self._written(item, memory, result, item.files or ())
             if self.reach is not None:
                 self.reach.wrote([result.id for result in results if result.created])
 
@@ -209,8 +206,22 @@ class Writer:
             self.report.skipped.append((item.number, str(refused.error)))
             self.search.discard()
             return
+        files = kept if item.files is None else item.files
+        self._written(item, memory, result, files, readmission)
+
+    def _written(
+        self,
+        item: Parsed,
+        memory: Memory,
+        result: pipeline.WriteResult,
+        files: Sequence[Anchor],
+        readmission: dict[str, Any] | None = None,
+    ) -> None:
+        """What the report says of a row written: created, with its files
+        anchored and the re-admission it carries taken, or unchanged (an
+        exact retry); waiting or not."""
         if result.created:
-            anchors.insert(self.db, result.id, kept if item.files is None else item.files)
+            anchors.insert(self.db, result.id, files)
             if readmission is not None:
                 readmit.take_carried(self.db, self.actor, result.id, readmission)
             self.report.created.append(result.id)
@@ -219,6 +230,7 @@ class Writer:
             self.report.unchanged.append(result.id)
             self.retried.setdefault(memory.id, memory.content_hash)
         self.report.pending += _waits(result, memory)
+        self.report.disputes += result.disputes
 
     def _free(self, items: list[Parsed]) -> list[Parsed]:
         """The items whose ids are free to take; each other one is refused
@@ -400,13 +412,15 @@ class Writer:
             stored = states.get(memory.id)
             # A restore's row stored with its words, in another state: the
             # file's takes its place under --replace-existing, else it is named.
-            other = (
-                first == memory.content_hash
-                and stored is not None
+            differs = (
+                stored is not None
                 and memory.id not in self.retried
                 and stored != audit.state_hash(memory)
             )
-            replacing = other and (self.replacing is not None or memory.id in claims)
+            other = differs and first == memory.content_hash
+            # A claim under the row's id (a ledger line, edited or not) gives
+            # way to the person's own file, whatever words it holds.
+            replacing = (other and self.replacing is not None) or (differs and memory.id in claims)
             if replacing:
                 self.claims.add(memory.id)  # the file's row takes its place
             elif other:

@@ -114,12 +114,7 @@ class WriteResult:
             text += f" as {self.trust}: {self.review_reason or 'waiting for review'}"
         if self.sensitivity != "normal":
             text += f" (sensitivity {self.sensitivity}: {hidden})"
-        for note in self.disputes:
-            text += (
-                f"\ndisputes {note}, an agent's note in its own partition: it waits for "
-                "review (reject it, or approve it to keep both)"
-            )
-        return text
+        return "\n".join([text, *admission.disputes_said(self.disputes)])
 
 
 def with_anchors(result: WriteResult, anchors: Sequence[Anchor]) -> WriteResult:
@@ -463,14 +458,7 @@ def persist(db: Db, plan: Plan) -> None:
     """The batch's rows, the updates it planned, its claims and its policy decisions."""
     rows.insert_many(db, plan.batch.memories)
     for memory in plan.batch.changed.values():
-        rows.update(
-            db,
-            memory.id,
-            links=memory.links,
-            trust=memory.trust,
-            review_reason=memory.review_reason,
-            updated_at=memory.updated_at,
-        )
+        rows.update_judged(db, memory)
     operation_claims.insert_many(db, plan.claims)
     coordinator.record(db, plan.decisions)
 
