@@ -360,6 +360,6 @@ def _found_by(hit: Hit) -> str:
     line ends: near in meaning, or through related words only. Such a hit
     ranks below every hit holding the question's words, whatever its score
     (docs/RECALL-RANKING.md, "Literal first")."""
-    if hit.query == MEANING:
+    if hit.query == MEANING or hit.near:
         return f"; {MEANING}"
     return "" if hit.literal and not hit.related else f"; {RELATED}"

@@ -220,6 +220,8 @@ class Candidate(Frozen):
     literal: bool = True
     # Found through related words only (its line says so, whatever its tier).
     related: bool = False
+    # Holding none of the question's words, near it in meaning (its line says so).
+    near: bool = False
     # Its nearness to the question (model/vectors.py), the nearest candidate's being 1.
     meaning: float = 0.0
     # The share of the question's words (by idf) the candidate holding most of them lacks.
@@ -240,6 +242,7 @@ class Score(Frozen):
     parts: dict[str, float]
     literal: bool = True  # False: ranked after every literal candidate
     related: bool = False  # found through related words only (`Candidate.related`)
+    near: bool = False  # near the question in meaning, holding none of its words
 
     @property
     def key(self) -> tuple[bool, float]:
@@ -271,4 +274,4 @@ def score(candidate: Candidate, best_bm25: float, wanted_rings: set[str]) -> Sco
         "answered": round(w["answered"] * max(0.0, min(c.answered, 1.0)), 6),
         "ring_boost": RING_BOOST if c.ring in wanted_rings else 0.0,
     }
-    return Score(round(sum(parts.values()), 6), parts, c.literal, c.related)
+    return Score(round(sum(parts.values()), 6), parts, c.literal, c.related, c.near)

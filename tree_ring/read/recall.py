@@ -122,6 +122,9 @@ class Hit(Frozen):
     # Found through related words only, ranked by score with the rest where
     # nothing holds the question's words: its line says so all the same.
     related: bool = False
+    # Holding none of the question's words, it ranks with those that do for
+    # being near it in meaning: its line says so, however it was found.
+    near: bool = False
 
     @property
     def key(self) -> tuple[bool, float]:
@@ -471,7 +474,15 @@ def ranked(
     full = store.query(hits_sql(len(top)), [t[2] for t in top])
     by_rowid = {row["rowid"]: rows.from_row(row) for row in full}
     return [
-        Hit(by_rowid[rowid], result.total, result.parts, match, result.literal, result.related)
+        Hit(
+            by_rowid[rowid],
+            result.total,
+            result.parts,
+            match,
+            result.literal,
+            result.related,
+            result.near,
+        )
         for result, _, rowid, match in top
         if rowid in by_rowid  # a row whose lists cannot be read is skipped (`sql.READABLE`)
     ], own[0]
@@ -587,12 +598,12 @@ def _score_all(
     # Literal first keeps what related words found below what holds the
     # question's words; where nothing holds them, those rank by score too.
     kin = not any(literal)
-    found_else = [
-        meaning.near(near.get(row[0], 0.0), nearest) or when[i] == 1.0
-        for i, (row, _) in enumerate(found)
-    ]
-    # Found by words it holds, none of them the question's: related words.
-    related = [not held and lex[i][0] > 0 for i, held in enumerate(literal)]
+    close = [meaning.near(near.get(row[0], 0.0), nearest) for row, _ in found]
+    found_else = [close[i] or when[i] == 1.0 for i in range(len(found))]
+    # Found by words it holds, none of them the question's, and not ranked
+    # with the question's words for its meaning or its day: related words.
+    related = [not held and not found_else[i] and lex[i][0] > 0 for i, held in enumerate(literal)]
+    nearby = [not held and close[i] for i, held in enumerate(literal)]
     literal = [held or found_else[i] or (kin and related[i]) for i, held in enumerate(literal)]
     unmatched = 1.0 - scale.covered
     # The share of each one's relevance that lies in the questions it asks.
@@ -625,6 +636,7 @@ def _score_all(
             else 0.0,
             literal=literal[i],
             related=related[i],
+            near=nearby[i],
             meaning=meaning.scaled(near.get(rowid, 0.0), nearest),
             unmatched=unmatched,
             time=when[i],
