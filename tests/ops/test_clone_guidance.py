@@ -34,10 +34,9 @@ def test_a_clone_without_a_store_is_told_that_sync_builds_it(tmp_path: Path) -> 
     assert done.code == 1
     assert done.err == (
         f"error: no store at {bob}/.tree-ring/memory.sqlite; a clone builds it from the team "
-        f"ledger: run `tree-ring --root {bob} sync` (the next Claude Code or Codex session "
-        "does too); a lost store is restored whole from your export, "
-        f"`tree-ring --root {bob} init` then `tree-ring import FILE --restore`, as a ledger no "
-        "upstream holds gives its lines back only as claims for review\n"
+        f"ledger: `tree-ring --root {bob} sync` (the next session does too); a lost store "
+        "comes back whole from your export: `init`, then `import FILE --restore` (a ledger "
+        "no upstream holds gives back only claims)\n"
     )
     assert cli(bob, "sync").code == 0 and cli(bob, "recall", "build").code == 0
     # Without a ledger, as before: `init`.

@@ -670,17 +670,14 @@ def _write_in_place(path: str, text: str) -> bool:
 
 
 def store_missing_fix(root: str) -> str:
-    """What builds a missing store: `init`, or in a clone of a project whose
-    team ledger came with it, `sync` (or the next session) from that ledger."""
-    if os.path.isfile(os.path.join(root, DIR, LEDGER)):
-        return (
-            f"a clone builds it from the team ledger: run `tree-ring --root {root} sync` "
-            "(the next Claude Code or Codex session does too); a lost store is restored "
-            f"whole from your export, `tree-ring --root {root} init` then `tree-ring import "
-            "FILE --restore`, as a ledger no upstream holds gives its lines back only as "
-            "claims for review"
-        )
-    return f"run `tree-ring --root {root} init`"
+    """What builds a missing store: `init`, `sync` from the team ledger, or a backup."""
+    if not os.path.isfile(os.path.join(root, DIR, LEDGER)):
+        return f"run `tree-ring --root {root} init`"
+    return (
+        f"a clone builds it from the team ledger: `tree-ring --root {root} sync` (the next "
+        f"session does too); a lost store comes back whole from your export: `init`, then "
+        "`import FILE --restore` (a ledger no upstream holds gives back only claims)"
+    )
 
 
 def create_private(path: str) -> None:
