@@ -13,6 +13,8 @@ import jsonschema
 from conftest import CliRunner
 from helpers import REPO
 
+from tree_ring.store.db import Store
+
 SCHEMA = json.loads((REPO / "docs" / "cli-output.schema.json").read_text(encoding="utf-8"))
 
 
@@ -141,3 +143,20 @@ def test_a_restore_replaces_a_claim_whose_words_a_ledger_edit_changed(
     assert done.json()["replaced"] == 1
     shown = run_cli("--json", "show", memory_id).json()["memory"]
     assert (shown["summary"], shown["trust"]) == ("Deploys freeze on Fridays", "accepted")
+
+
+def test_a_decided_import_row_is_no_claim_a_restore_replaces(
+    run_cli: CliRunner, project_root: Path, tmp_path: Path
+) -> None:
+    """Only a row still waiting is a claim: an import's row a person turned
+    down stays as decided, named as differing."""
+    memory_id = run_cli("--json", "remember", "Deploys freeze on Fridays").json()["id"]
+    backup = tmp_path / "backup.jsonl"
+    assert run_cli("export", "--output", str(backup)).code == 0
+    with Store.open(project_root) as store, store.write() as db:
+        db.execute(
+            "UPDATE memories SET origin = 'import', trust = 'rejected' WHERE id = ?", (memory_id,)
+        )
+    named = run_cli("--json", "import", str(backup), "--restore").json()
+    assert named["differing"] == [memory_id] and named["replaced"] == 0
+    assert run_cli("--json", "show", memory_id).json()["memory"]["trust"] == "rejected"

@@ -177,17 +177,22 @@ class Project(Decisions):
             hidden=hidden,
         )
 
-    def omitted(self, view: View, written: Iterable[dict[str, Any]]) -> dict[str, int]:
+    def omitted(
+        self, view: View, written: Iterable[dict[str, Any]], hidden: list[str] | None = None
+    ) -> dict[str, int]:
         """What an export under `view` (`written`, its rows) leaves out that
         the widest view would write, by why (`transfer/export.narrowed`):
         said beside the file, since an uninstall keeps an export; then what
         no export writes (`export.UNWRITTEN`): redacted rows, and rows the
-        other store's forgets hide."""
+        other store's forgets hide (`hidden`: those of the export that wrote
+        `written`, read again only when its view was narrower)."""
         from tree_ring.transfer import export
 
-        hidden: list[str] = []
-        whole = list(self.export(export.WHOLE, hidden=hidden))
-        counts = {} if view == export.WHOLE else export.narrowed(written, whole)
+        counts: dict[str, int] = {}
+        if view != export.WHOLE or hidden is None:
+            hidden = []
+            whole = list(self.export(export.WHOLE, hidden=hidden))
+            counts = {} if view == export.WHOLE else export.narrowed(written, whole)
         found = {"redacted": export.redacted(self.store, self.project_id, self.reader)}
         found["hidden"] = len(hidden)
         return counts | {why: n for why, n in found.items() if n}

@@ -87,9 +87,10 @@ def cmd_export(ctx: Context) -> int:
     # carries what the other store forgot (`Project.export`), nor a row a hand
     # edit damaged, which is named (`left_out`).
     left_out: list[str] = []
+    hidden: list[str] = []
     with ctx.project(root) as opened:
-        exported = list(opened.export(view, left_out))
-        omitted = opened.omitted(view, exported)
+        exported = list(opened.export(view, left_out, hidden))
+        omitted = opened.omitted(view, exported, hidden)
     if a.format == "original":
         body = original.export_text(exported, sensitive_included=a.include_sensitive)
     else:

@@ -16,7 +16,7 @@ from tree_ring.govern import reasons
 from tree_ring.model.anchor import Anchor
 from tree_ring.model.anchor_lines import FILES, files_of
 from tree_ring.model.identity import Identity
-from tree_ring.store import anchors, damage, listing, live, rows, tombstones
+from tree_ring.store import anchors, census, damage, listing, live, rows, tombstones
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
 from tree_ring.transfer import stone_lines
@@ -163,8 +163,6 @@ UNWRITTEN = (
 
 def redacted(store: Store, project: str, agent: Identity | None = None) -> int:
     """How many redacted rows of `project` the export's reader could read."""
-    from tree_ring.store import census
-
     return census.redacted(
         store.db, live.visible(agent or Identity(project), whole_project=agent is None)
     )

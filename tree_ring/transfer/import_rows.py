@@ -394,7 +394,9 @@ class Writer:
         states = {key: audit.state_hash(m) for key, m in stored_rows.items()}
         # A claim: a row an import (the ledger's own, an agent's) put here, waiting.
         claims = {
-            k for k, m in stored_rows.items() if m.origin == "import" and m.trust != "accepted"
+            k
+            for k, m in stored_rows.items()
+            if m.origin == "import" and m.trust in ("pending", "disputed")
         }
         idless = [item.memory for item in items if item.idless and item.memory is not None]
         standing = self._standing(idless) if idless else {}
