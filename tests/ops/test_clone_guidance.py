@@ -36,7 +36,7 @@ def test_a_clone_without_a_store_is_told_that_sync_builds_it(tmp_path: Path) -> 
         f"error: no store at {bob}/.tree-ring/memory.sqlite; a clone builds it from the team "
         f"ledger: `tree-ring --root {bob} sync` (the next session does too); a lost store "
         "comes back whole from your export: `init`, then `import FILE --restore` (a ledger "
-        "no upstream holds gives back only claims)\n"
+        "no upstream holds gives back claims for `review list`)\n"
     )
     assert cli(bob, "sync").code == 0 and cli(bob, "recall", "build").code == 0
     # Without a ledger, as before: `init`.

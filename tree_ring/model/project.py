@@ -676,7 +676,7 @@ def store_missing_fix(root: str) -> str:
     return (
         f"a clone builds it from the team ledger: `tree-ring --root {root} sync` (the next "
         f"session does too); a lost store comes back whole from your export: `init`, then "
-        "`import FILE --restore` (a ledger no upstream holds gives back only claims)"
+        "`import FILE --restore` (a ledger no upstream holds gives back claims for `review list`)"
     )
 
 
