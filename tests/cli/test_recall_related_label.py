@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 from conftest import CliRunner
 
+from tree_ring.cli.read import UNWORDED
+
 NOTES = (
     "We use PostgreSQL 15 for orders and payments",
     "API responses must stay under 200 ms at p95",
@@ -25,7 +27,7 @@ def test_no_hit_marked_related_ranks_above_one_found_otherwise(
 ) -> None:
     for note in NOTES:
         assert run_cli("remember", note).code == 0
-    lines = run_cli("recall", question).out.splitlines()
+    lines = [line for line in run_cli("recall", question).out.splitlines() if line != UNWORDED]
     items = run_cli("--json", "recall", question).json()["items"]
     assert len(lines) == len(items) > 0
     marks = [line.endswith("; related words)") for line in lines]
@@ -56,3 +58,30 @@ def test_a_hit_near_in_meaning_says_so_though_related_words_found_it(
     assert "Stripe webhooks" in said[0] and not said[0].endswith(("words)", "meaning)"))
     [payments] = [line for line in said if "payments" in line]
     assert payments.endswith("; near in meaning)")
+
+
+@pytest.mark.parametrize(
+    ("question", "worded"),
+    [
+        ("stripe", True),  # its own word, and related ones beside it
+        ("slow responses", True),
+        ("who is on call this week", False),  # no note holds a word of it
+        ("what cloud region hosts us", None),
+        ("the caching bug", None),
+        ("which weekday is risky", None),
+    ],
+)
+def test_a_recall_no_hit_of_which_holds_the_words_says_so_last(
+    run_cli: CliRunner, question: str, worded: bool | None
+) -> None:
+    """The last line says so exactly when every line above it is marked
+    (`worded` None: whichever the question finds)."""
+    for note in NOTES:
+        assert run_cli("remember", note).code == 0
+    lines = run_cli("recall", question).out.splitlines()
+    hits = [line for line in lines if line.startswith("mem_")]
+    assert hits and lines[: len(hits)] == hits
+    marked = all(line.endswith(("; related words)", "; near in meaning)")) for line in hits)
+    assert lines[len(hits) :] == ([UNWORDED] if marked else [])
+    if worded is not None:
+        assert marked is not worded

@@ -21,13 +21,18 @@ from tree_ring.govern.claims import claim
         ("retry limit: 5", {"retry", "limit"}, {"5"}, False),
         ("Set the limit to 5", {"limit"}, {"5"}, False),  # "set" restates, as "is" does
         ("Fix for issue 123", {"fix", "issue", "123"}, set(), False),
+        # After a name capitalised inside the sentence, a number is its version;
+        # a sentence's capitalised first word is no name.
+        ("We run Postgres 16 in staging", {"run", "postgre", "staging"}, {"16"}, False),
+        ("See the notes. Issue 12 here", {"see", "note", "issue", "12"}, set(), False),
         # Polarity: negations and opposites, counted; opposites share one word.
         ("Disable the build cache", {"enable", "build", "cache"}, set(), True),
         ("Do not disable the cache", {"enable", "cache"}, set(), False),
         ("It isn't enabled", {"enable"}, set(), True),
         ("Don\u2019t use tabs", {"use", "tab"}, set(), True),
         ("Cannot exclude vendored code", {"include", "vendored", "code"}, set(), False),
-        ("Never deploy on Fridays", {"deploy", "on", "friday"}, set(), True),
+        # A day of the week is a value: when.
+        ("Never deploy on Fridays", {"deploy", "on"}, {"friday"}, True),
         # Light stemming: plurals and possessives.
         ("The user's policies", {"user", "policy"}, set(), False),
         ("Boxes and watches and tests", {"box", "watch", "test"}, set(), False),

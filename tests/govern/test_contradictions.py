@@ -38,6 +38,11 @@ FLAGGED = [
     ("The API port is 8080", "the api PORT is 9090.", "value"),
     # One word set after "is" at the end, of a subject of two words or more: a value.
     ("The default branch is master", "The default branch is main", "value"),
+    # A day of the week is when: another day for the same thing is another value.
+    ("Staging is reset every Sunday night", "Staging is reset every Saturday night", "value"),
+    ("We ship releases on Tuesdays", "We ship releases on Thursdays", "value"),
+    # A number after a name inside the sentence is its version.
+    ("We run Postgres 16 in every environment", "We run Postgres 17 in every environment", "value"),
 ]
 
 NOT_FLAGGED = [
@@ -53,6 +58,10 @@ NOT_FLAGGED = [
     ("Tests are flaky", "Tests are slow"),  # a subject of one word: too little to say
     ("The default branch is master", "The release branch is main"),
     ("The default branch is main", "The default branch is main."),
+    # A capitalised first word names no product: "Issue 12" is still an issue.
+    ("Issue 12 was fixed by pinning urllib3", "Issue 13 was fixed by pinning urllib3"),
+    ("Staging is reset every Sunday night", "Staging is reset every Sunday night."),
+    ("The backup runs on Sunday", "The restore drill runs on Sunday"),
 ]
 
 
@@ -94,6 +103,24 @@ def test_a_contradicting_write_is_linked_both_ways_and_disputed(
     assert [checked_detail(project_root, r) for r in entry] == [
         {"contradicts": [old], "trust": "disputed"}
     ]
+
+
+def test_the_queue_says_when_what_a_row_contradicts_was_retired(run_cli: CliRunner) -> None:
+    old = remember(run_cli, "The request timeout is 30s")
+    waiting = write(run_cli, "remember", "The request timeout is 60s", *BY_AGENT, environ=CLAUDE)
+    newer = remember(run_cli, "Requests give up after a minute")
+    run_cli("supersede", old, newer, "--reason", "a minute now")
+    [item] = run_cli("--json", "review", "list").json()["items"]
+    assert item["id"] == waiting["id"]
+    [said] = item["contradicts"]
+    assert (said["id"], said["superseded_by"], said["retired_at"] is not None) == (
+        old,
+        newer,
+        True,
+    )
+    text = run_cli("review", "list").out
+    assert f"contradicts {old} [superseded by {newer}]: The request timeout is 30s" in text
+    assert "[accepted]" not in text
 
 
 def test_an_agents_changed_word_against_a_persons_fact_is_disputed_when_written(

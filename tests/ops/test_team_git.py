@@ -205,6 +205,11 @@ def test_without_the_driver_a_text_merge_is_detected_and_doctor_repairs_it(
     [check] = [c for c in repaired["items"] if c["name"] == "ledger"]
     source = "the two sides' lines" if committed else "index stages"
     assert check["ok"] and source in check["repaired"]
+    # What to do next: the sync after the push (docs/TEAM.md, "Pull requests").
+    assert check["repaired"].endswith(
+        "; run `git add .tree-ring/ledger.jsonl`, commit the merge and push it, then "
+        "`tree-ring sync` (a sync before the push takes the lines the upstream lacks as claims)"
+    )
     assert "<<<<<<<" not in (alice / LEDGER).read_text(encoding="utf-8")
     commit(alice, "resolved")
     ok(alice, "sync")

@@ -122,12 +122,31 @@ def test_contradictions_side_by_side() -> None:
     assert both[0].index("memcached") < both[0].index("redis")
 
 
-@pytest.mark.parametrize(("width", "height"), [(120, 40), (80, 60)])
+# Tall enough for the whole help: its long entries wrap, and it scrolls on a
+# shorter screen (test_help_scrolls_at_80x24).
+@pytest.mark.parametrize(("width", "height"), [(120, 50), (80, 60)])
 def test_help_lists_every_command(width: int, height: int) -> None:
     state = State(help=True)
     screen = "\n".join(text(layout.render(state, width, height)))
     missing = {name for name in COMMANDS if f"/{name} " not in screen}
     assert missing == set()
+
+
+@pytest.mark.parametrize("width", [80, 100, 120, 160])
+def test_help_cuts_no_description_at_any_width(width: int) -> None:
+    """Each key's and command's description is there whole, wrapped under
+    itself in its column where it is too long for it."""
+    from tree_ring.tui.keys import KEY_HELP
+
+    screen = text(layout.render(State(help=True), width, 200))
+    left = (width - 1) // 2 if width >= 100 else width
+    columns = [[line[:left] for line in screen]]
+    if width >= 100:
+        columns.append([line[left + 1 :] for line in screen])
+    # A line may end at a hyphen: the next goes on from it.
+    said = [" ".join(" ".join(column).split()).replace("- ", "-") for column in columns]
+    wanted = [what for _, what in KEY_HELP] + list(COMMANDS.values())
+    assert [w for w in wanted if not any(" ".join(w.split()) in c for c in said)] == []
 
 
 def test_help_scrolls_at_80x24() -> None:

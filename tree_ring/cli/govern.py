@@ -19,7 +19,7 @@ from tree_ring.cli.context import (
 from tree_ring.govern import admission, coordinator
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import UsageError
-from tree_ring.model.record import ORIGINS, RINGS, SCOPES, option_time
+from tree_ring.model.record import ORIGINS, RINGS, SCOPES, Memory, option_time
 from tree_ring.model.text import in_quotes, preview
 from tree_ring.model.user_home import USER_PROJECT
 from tree_ring.read import withheld
@@ -124,7 +124,13 @@ def cmd_review_list(ctx: Context) -> int:
                 "expires_at": m.expires_at,
                 "provenance": came.get(m.id),
                 "contradicts": [
-                    {"id": o.id, "summary": withheld.summary(o, view), "trust": o.trust}
+                    {
+                        "id": o.id,
+                        "summary": withheld.summary(o, view),
+                        "trust": o.trust,
+                        "retired_at": o.retired_at,
+                        "superseded_by": o.superseded_by,
+                    }
                     for o in w.contradicts
                 ],
                 "supersedes": list(m.supersedes),
@@ -140,7 +146,7 @@ def cmd_review_list(ctx: Context) -> int:
         if m.id in came:
             lines.append(f"    put there by: {came[m.id]['label']}")
         lines += [
-            f"    contradicts {o.id} [{o.trust}]: {withheld.summary(o, view)}"
+            f"    contradicts {o.id} [{_standing(o)}]: {withheld.summary(o, view)}"
             for o in w.contradicts
         ]
         lines += [f"    approving it retires {old}" for old in m.supersedes]
@@ -184,6 +190,14 @@ def cmd_review_list(ctx: Context) -> int:
         "\n".join(lines),
     )
     return 0
+
+
+def _standing(memory: Memory) -> str:
+    """What a contradicted row is now, in a word or three: a retired value
+    weighs nothing against the one waiting."""
+    if memory.superseded_by:
+        return f"superseded by {memory.superseded_by}"
+    return "retired" if memory.retired_at else memory.trust
 
 
 def user_waiting_line(mine: int) -> str:

@@ -43,6 +43,11 @@ def _hit_line(label: str, memory: Any, extra: str = "") -> str:
     return f"{memory.id}  [{memory.ring}] {flag}{in_quotes(memory.summary)}{extra}"
 
 
+# Said under hits none of which holds a word of the question: what recall
+# found is only related to it, or near it in meaning, however it scores.
+UNWORDED = "(none of these holds a word of the question: only related or near in meaning)"
+
+
 def cmd_recall(ctx: Context) -> int:
     a = ctx.args
     if not a.query.strip():
@@ -100,6 +105,8 @@ def cmd_recall(ctx: Context) -> int:
         )
         for h in hits
     )
+    if hits and all(_found_by(h.hit) for h in hits):
+        text += "\n" + UNWORDED
     ctx.emit(data, text or "no memories match")
     # The project's hits in its usage log, so `show` can say how often each was recalled.
     problem = project.note_usage(

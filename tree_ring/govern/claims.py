@@ -7,7 +7,9 @@ changes (`compare_claims`); contradictions.py finds the stored ones to
 compare. A number is a value when it sets something (a unit, a version,
 after "is", "=", "to"); one that names something ("issue 123", "step 2") is
 a content word, so "fix for issue 12" and "fix for issue 13" are two facts,
-not a dispute. So is a word: the one word a statement ends on after "is"
+not a dispute; after a name capitalised inside a sentence it is a version
+("Postgres 16"). A day of the week is a value ("every Sunday"). So is a
+word: the one word a statement ends on after "is"
 ("the default branch is master"), when two words or more say what it is set
 for; "tests are flaky" says too little to set anything. Pure functions of
 the text, nothing stored.
@@ -89,6 +91,10 @@ _UNIT_WORDS = (
 )
 UNITS = frozenset(_UNIT_WORDS.split())
 
+# A day of the week is when something happens: "resets every Sunday night"
+# and "every Saturday night" set two days for one thing ("Fridays" is stemmed).
+WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+
 # Words after which a statement's last word is what it sets; the articles between.
 COPULAS = frozenset({"is", "are", "was", "were"})
 _ARTICLES = frozenset({"a", "an", "the"})
@@ -128,13 +134,15 @@ def stem(word: str) -> str:
     return word
 
 
-def _is_value(token: str, before: str, previous: str) -> bool:
-    """A number that sets something (30s, 3.11, `timeout = 60`, `up to 5`), as
-    opposed to one that names something (issue 123, step 2, fact 0): only a
-    changed setting is a contradiction."""
+def _is_value(token: str, before: str, previous: str, named: bool = False) -> bool:
+    """A number that sets something (30s, 3.11, `timeout = 60`, `up to 5`,
+    `Postgres 16`), as opposed to one that names something (issue 123, step
+    2, fact 0): only a changed setting is a contradiction. `named`: the word
+    before it is a name, capitalised inside the sentence (a product's
+    version)."""
     if not token[-1].isdigit() or "." in token or ":" in token:
         return True  # a unit (30s, 512mb, 80%), a version or a time of day
-    return before.rstrip().endswith(("=", ":")) or previous in VALUE_CUES
+    return before.rstrip().endswith(("=", ":")) or previous in VALUE_CUES or named
 
 
 @functools.lru_cache(maxsize=4096)
@@ -142,6 +150,8 @@ def claim(text: str) -> Claim:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text).replace("\u2019", "'")
     folded = text.casefold()
+    # The text as written, where its case can be read at the folded offsets.
+    cased = text if len(text) == len(folded) else ""
     words: set[str] = set()
     values: set[str] = set()
     terms: list[str] = []
@@ -169,6 +179,11 @@ def claim(text: str) -> Claim:
         last, previous, before_at, end = previous, token, end, stop
         if not token:
             continue
+        if token[0] in "mtwfs" and stem(token) in WEEKDAYS:
+            values.add(stem(token))
+            if token not in terms:
+                terms.append(token)  # searched for, as written
+            continue
         if token in NEGATIONS or token.endswith("n't"):
             flips += 1
             copula = copula or token.endswith("n't")  # "isn't master"
@@ -183,7 +198,7 @@ def claim(text: str) -> Claim:
         if (
             not token.isalpha()
             and _DIGIT.search(token)
-            and _is_value(token, folded[before_at:start], last)
+            and _is_value(token, folded[before_at:start], last, _named(cased, matches, at))
         ):
             values.add(token)
             continue
@@ -204,6 +219,19 @@ def claim(text: str) -> Claim:
     return Claim(
         frozenset(words), frozenset(values), flips % 2 == 1, tuple(terms[:MAX_TERMS]), word
     )
+
+
+def _named(cased: str, matches: list[re.Match[str]], at: int) -> bool:
+    """Whether the word just before token `at` is a name: capitalised, and
+    not the first word of a sentence ("We use Postgres 16", not "Issue 12 was
+    fixed", nor "issue 12")."""
+    if at < 2 or not cased:
+        return False
+    word = matches[at - 1]
+    if not cased[word.start()].isupper() or not word.group().isalpha():
+        return False
+    between = cased[matches[at - 2].end() : word.start()]
+    return not any(mark in between for mark in ".!?;:")
 
 
 def compare(new: str, old: str) -> str | None:

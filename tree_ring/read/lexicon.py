@@ -25,6 +25,7 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("auth", "authentication", "login", "signin", "sign", "sso", "token", "tokens", "jwt", "oauth"),
     ("authz", "authorization", "permission", "permissions", "rbac", "role", "roles"),
     ("env", "environment", "variable", "variables"),
+    ("prod", "production"),
     ("config", "configuration", "settings", "setting"),
     ("repo", "repository", "monorepo"),
     ("pr", "prs", "review"),

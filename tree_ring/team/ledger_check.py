@@ -66,7 +66,9 @@ def check(
         assert done is not None
         repaired = (
             f"resolved {done.conflicts} conflict(s) in {name} by the ledger's rule from "
-            f"{done.source}; run `git add {name}`, then `tree-ring sync`"
+            f"{done.source}; run `git add {name}`, commit the merge and push it, then "
+            "`tree-ring sync` (a sync before the push takes the lines the upstream lacks "
+            "as claims)"
         )
         return (True, "no conflicts", True, repaired)
     theirs = _upstream_lines(root)

@@ -77,7 +77,7 @@ def wrap(text: str, columns: int, indent: str = "") -> list[str]:
     """`text` in lines of at most `columns` columns, the second on indented;
     a word longer than a line is broken. ASCII text wraps as `textwrap` does."""
     if text.isascii():
-        return textwrap.wrap(text, columns, subsequent_indent=indent)
+        return textwrap.wrap(text, columns, subsequent_indent=indent, break_on_hyphens=False)
     out: list[str] = []
     line = ""
     for word in text.split():

@@ -244,26 +244,43 @@ def contradiction(memory: Memory, others: tuple[Memory, ...], width: int) -> lis
 
 
 def help_lines(width: int) -> list[Line]:
-    """The keys, then the commands; side by side when the screen is wide."""
-    keys: list[Line] = [[("keys (j k scroll, Esc closes)", "title")]]
-    for names, what in KEY_HELP:
-        keys.append([(f"{names:<22}", "accent"), (what, "plain")])
-    named: list[Line] = [[("commands (after /)", "title")]]
-    for name, what in COMMANDS.items():
-        named.append([(f"/{name:<13}", "accent"), (what, "plain")])
-    if width < 100:
-        return [fit(line, width) for line in [*keys, [], *named]]
-    half = (width - 1) // 2
+    """The keys, then the commands; side by side when the screen is wide.
+    An entry too long for its column goes on under itself, never cut."""
+    side = width >= 100
+    left = (width - 1) // 2 if side else width
+    right = width - left - 1 if side else width
+    keys = _help_column(
+        "keys (j k scroll, Esc closes)", [(f"{n:<22}", w) for n, w in KEY_HELP], left
+    )
+    named = _help_column(
+        "commands (after /)", [(f"/{n:<13}", w) for n, w in COMMANDS.items()], right
+    )
+    if not side:
+        return [*keys, [], *named]
     blank: Line = []
-    rows = max(len(keys), len(named))
     return [
         [
-            *fit(keys[i] if i < len(keys) else blank, half),
+            *fit(keys[i] if i < len(keys) else blank, left),
             (" ", "plain"),
-            *fit(named[i] if i < len(named) else blank, width - half - 1),
+            *fit(named[i] if i < len(named) else blank, right),
         ]
-        for i in range(rows)
+        for i in range(max(len(keys), len(named)))
     ]
+
+
+def _help_column(title: str, entries: list[tuple[str, str]], width: int) -> list[Line]:
+    """A titled column of (name, what) entries `width` cells wide: each name,
+    then what it does wrapped beside it, its later lines under the first."""
+    out: list[Line] = [fit([(title, "title")], width)]
+    for name, what in entries:
+        room = width - cells.width(name)
+        if room < 12:  # too narrow to wrap beside the name: cut, as before
+            out.append(fit([(name, "accent"), (what, "plain")], width))
+            continue
+        lines = cells.wrap(clean(what), room) or [""]
+        out.append([(name, "accent"), (lines[0], "plain")])
+        out += [[(" " * cells.width(name), "plain"), (rest, "plain")] for rest in lines[1:]]
+    return out
 
 
 def list_title(state: State, shown: int, total: int | None, width: int | None = None) -> str:
