@@ -180,3 +180,34 @@ def test_a_token_in_a_fields_shape_check_is_not_echoed(
     assert value[4:12].lower() not in (done.out + done.err).lower(), done.err
     shown = run_cli("import", str(path), "--skip-invalid")
     assert value[4:12].lower() not in (shown.out + shown.err).lower()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # A team ledger's record name, and the original format's header version.
+        {
+            "summary": "A harmless note about the build",
+            "record": "ghp_YJfEODd6zcz7DrwZ19xTaTQlHGkPJoQr3ega",
+        },
+        {"type": "tree_ring_memory_export", "schema_version": "AKIAQYLPMN5HHHFPZAM2"},
+    ],
+)
+def test_a_skipped_lines_reason_withholds_what_looks_like_a_secret(
+    run_cli: CliRunner, tmp_path: Path, line: dict[str, str]
+) -> None:
+    """A skip report quotes the line it left out: the quoted value is withheld,
+    as the error of a plain import withholds it, in text, --json and --dry-run."""
+    secret = next(v for v in line.values() if v.startswith(("ghp_", "AKIA")))
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps(line) + "\n", "utf-8")
+    runs = [
+        run_cli("import", str(path)),
+        run_cli("import", str(path), "--skip-invalid"),
+        run_cli("--json", "import", str(path), "--skip-invalid", "--dry-run"),
+    ]
+    assert [r.code != 0 for r in runs] == [True, False, False]
+    for done in runs:
+        _unseen(secret, done)
+    [item] = [i for i in runs[2].json()["items"] if i.get("result") == "skipped"]
+    assert "[withheld: it looks like a secret]" in item["reason"]

@@ -393,6 +393,9 @@ def test_the_briefs_copies_are_their_sources() -> None:
     path nor the user store (docs/STARTUP.md, "Copies kept for start-up")."""
     assert brief.CONSOLIDATES == propagate.CONSOLIDATES
     assert brief.CONTRADICTS == admission.CONTRADICTS
+    assert brief.AGENT_ORIGINS == admission.AGENT_ORIGINS
+    listed = ", ".join(f"'{origin}'" for origin in sorted(admission.AGENT_ORIGINS))
+    assert f"({listed})" == brief._AGENTS  # pyright: ignore[reportPrivateUsage]
     assert brief.FORGOTTEN_ANY_SQL == forgotten_rows.ANY_SQL
     assert brief.USER_PROJECT == user.USER_PROJECT
     caller = Identity("p1", "claude-code", "sess-1", "sess-1")

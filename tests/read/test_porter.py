@@ -61,6 +61,8 @@ def test_it_stems_every_word_of_the_project_as_the_index_does() -> None:
         ("electrical", "electr"), ("hopefulness", "hope"), ("adjustment", "adjust"),
         ("adoption", "adopt"), ("controll", "control"), ("rate", "rate"), ("limitation", "limit"),
         ("deployment", "deploy"), ("deploy", "deploi"), ("db", "db"),
+        # A "y" doubled before "ed" or "ing" is a double consonant to the index.
+        ("yyed", "y"), ("sayying", "sai"),
     ],
 )  # fmt: skip
 def test_classic_examples(word: str, expected: str) -> None:

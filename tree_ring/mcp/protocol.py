@@ -205,7 +205,12 @@ def result(request_id: RequestId, value: dict[str, Any]) -> dict[str, Any]:
 
 
 def error(request_id: RequestId | None, exc: RpcError) -> dict[str, Any]:
-    body: dict[str, Any] = {"code": exc.code, "message": exc.message}
+    """The error response; its message quotes what the request said (a tool's
+    or a method's name), so whatever in it looks like a secret is withheld,
+    as the CLI's errors withhold it."""
+    from tree_ring.guard.messages import withhold
+
+    body: dict[str, Any] = {"code": exc.code, "message": withhold(exc.message)}
     if exc.data is not None:
         body["data"] = exc.data
     return {"jsonrpc": JSONRPC, "id": request_id, "error": body}

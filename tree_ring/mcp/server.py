@@ -235,7 +235,12 @@ class Server:
         try:
             data = self.run(tool, cast(dict[str, Any], arguments), meta)
         except TreeRingError as exc:
-            return tool_result({"ok": False, "error": str(exc)}, error=True, structured=structured)
+            # The error may quote an argument (an id, an operation id): whatever
+            # in it looks like a secret is withheld, as the CLI's errors are.
+            from tree_ring.guard.messages import withhold
+
+            said = withhold(str(exc))
+            return tool_result({"ok": False, "error": said}, error=True, structured=structured)
         return tool_result(data, error=False, structured=structured)
 
     def run(

@@ -491,3 +491,26 @@ def clip(text: str, limit: int) -> str:
         return text
     kept = data[: limit - 3].decode("utf-8", "ignore")
     return kept[: cluster_end(text, len(kept))] + "..."
+
+
+def quoted(text: str, limit: int) -> str:
+    """`text` between double quotes, its own quotes and backslashes escaped,
+    cut (with "...") to `limit` bytes in all, never through an escape: a
+    line's words are its row's data, and whatever they say (a made-up
+    "(mem_...; origin: person) [heartwood]") stays inside the quotes, apart
+    from the label Tree Ring writes after them, and no tag it holds opens
+    (`no_tags`: a harness wraps the brief in its own markup)."""
+    text = no_tags(text)
+    escaped = escape_quotes(text)
+    if len(escaped.encode("utf-8")) + 2 <= limit:
+        return f'"{escaped}"'
+    room = max(limit - 5, 0)  # the quotes and "..."
+    kept: list[str] = []
+    for char in text:
+        piece = escape_quotes(char)
+        room -= len(piece.encode("utf-8"))
+        if room < 0:
+            break
+        kept.append(piece)
+    # Escaping changes no character that a cut could split: each piece is one of text's.
+    return '"' + "".join(kept[: cluster_end(text, len(kept))]) + '..."'

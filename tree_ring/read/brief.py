@@ -20,8 +20,10 @@ user store that an agent refuted keeps its `[you]` line the same way.
 
 from __future__ import annotations
 
+from functools import partial
+
 from tree_ring.model.frozen import Frozen
-from tree_ring.model.text import clip, cluster_end, escape_quotes, no_fence, no_tags, one_line
+from tree_ring.model.text import clip, escape_quotes, no_fence, no_tags, one_line, quoted
 from tree_ring.store import live, rows, schema
 from tree_ring.store.guard_answers import brief_text
 from tree_ring.store.live import View
@@ -111,35 +113,47 @@ class Brief(Frozen):
     project: str
 
 
-def _qualified(order: str, alias: str) -> str:
-    """`order` with each column name (a whole word, as SQL reads it) prefixed by `alias`."""
-    columns = ("ring", "salience", "confidence", "created_at")
-    out: list[str] = []
-    word = ""
-    for char in order + " ":
-        if char.isalnum() or char == "_":
-            word += char
-            continue
-        if word:
-            out.append(f"{alias}.{word}" if word in columns else word)
-            word = ""
-        out.append(char)
-    return "".join(out)[:-1]
+# The index's order, each column read from the memories' alias `m`.
+_ORDER = ", ".join(
+    part.replace("CASE ring", "CASE m.ring") if "CASE" in part else f"m.{part}"
+    for part in schema.BRIEF_ORDER.split(", ")
+)
+# An agent's unreviewed rows take at most this many lines while rows someone
+# vouched for want them (`brief_agents.py`); the harnesses' origins are a
+# copy of `admission.AGENT_ORIGINS` (SessionStart loads no write path).
+MAX_UNVOUCHED = 3
+AGENT_ORIGINS = frozenset({"claude-code", "codex", "agent"})
+_AGENTS = "('agent', 'claude-code', 'codex')"
 
 
-_ORDER = _qualified(schema.BRIEF_ORDER, "m")
+def unvouched(memory: Memory) -> bool:
+    """Written by an agent's harness, and reviewed by no person since."""
+    return memory.origin in AGENT_ORIGINS and memory.reviewed_by is None
 
 
-def select_sql(clause: live.Clause, *, now: bool = True, refuted: bool = False) -> str:
+def chosen(memories: Sequence[Memory], room: int) -> list[Memory]:
+    """The rows of `memories` that take `room` lines (`brief_agents.choose`)."""
+    if sum(map(unvouched, memories)) <= MAX_UNVOUCHED:
+        return list(memories[:room])
+    from tree_ring.read.brief_agents import choose
+
+    return choose(memories, room, unvouched, MAX_UNVOUCHED)
+
+
+def select_sql(
+    clause: live.Clause, *, now: bool = True, refuted: bool = False, vouched: bool = False
+) -> str:
     """Now, walk the brief index in its own order and stop after a few rows.
 
     The planner would otherwise pick the (project, created_at) index for the
     record-time bound and sort every live row of the project, which grows
     with the store. Past views (`--as-of`) may need retired rows, which the
     partial index leaves out, so they let the planner choose. `refuted`: the
-    rows an agent refuted only, looked up by id from the few refutations.
-    """
+    rows an agent refuted only, looked up by id from the few refutations;
+    `vouched`: no agent's unreviewed row (`brief_agents.unvouched`)."""
     tail = f" ORDER BY {_ORDER} LIMIT :brief_limit"
+    if vouched:
+        tail = f" AND (m.origin NOT IN {_AGENTS} OR m.reviewed_by IS NOT NULL){tail}"
     if refuted:  # the refutations first (CROSS JOIN keeps them the outer loop)
         return (
             "SELECT m.* FROM refutations r CROSS JOIN memories m ON m.id = r.memory_id"
@@ -158,6 +172,7 @@ def select(
     checks: BriefChecks | None = None,
     *,
     refuted: bool = False,
+    vouched: bool = False,
 ) -> list[Memory]:
     """The first `limit` rows of the brief's order that may be shown;
     `forgotten`: the rows the other store forgot are not (the user store's
@@ -168,7 +183,7 @@ def select(
     view = view or View()
     clean = checks.clean if checks is not None else no_secret
     clause = live.where(identity, view)
-    sql = select_sql(clause, now=view.is_now(), refuted=refuted)
+    sql = select_sql(clause, now=view.is_now(), refuted=refuted, vouched=vouched)
     # Hidden rows may be any number: then the walk goes on until enough are kept.
     fetch = OVERFETCH if forgotten is None else -1
     found = store.db.execute(sql, {**clause.params, "brief_limit": fetch})
@@ -267,29 +282,6 @@ def disputed_note(
     return f"{who}: {quoted(no_fence(one_line(reason)), DISPUTED_REASON)}"
 
 
-def quoted(text: str, limit: int) -> str:
-    """`text` between double quotes, its own quotes and backslashes escaped,
-    cut (with "...") to `limit` bytes in all, never through an escape: a
-    line's words are its row's data, and whatever they say (a made-up
-    "(mem_...; origin: person) [heartwood]") stays inside the quotes, apart
-    from the label Tree Ring writes after them, and no tag it holds opens
-    (`no_tags`: a harness wraps the brief in its own markup)."""
-    text = no_tags(text)
-    escaped = escape_quotes(text)
-    if len(escaped.encode("utf-8")) + 2 <= limit:
-        return f'"{escaped}"'
-    room = max(limit - 5, 0)  # the quotes and "..."
-    kept: list[str] = []
-    for char in text:
-        piece = escape_quotes(char)
-        room -= len(piece.encode("utf-8"))
-        if room < 0:
-            break
-        kept.append(piece)
-    # Escaping changes no character that a cut could split: each piece is one of text's.
-    return '"' + "".join(kept[: cluster_end(text, len(kept))]) + '..."'
-
-
 def line(memory: Memory, mine: bool = False, disputed: str = "", stale: str | None = None) -> str:
     """One memory's line. Every field shown goes through `one_line`, whatever
     wrote it: a row can come from an import or a hostile store file. `mine`:
@@ -342,8 +334,9 @@ def render(
         return Brief(EMPTY.format(project=shown) + (ELSEWHERE if elsewhere else ""), (), project_id)
     extra = [history] if history is not None else []  # takes one of the eight lines
     room = MAX_LINES - len(extra) - len(own)
-    more = len(memories) > room
-    picked = [(m, False) for m in memories[:room]]
+    lines_for = chosen(memories, room)
+    more = len(memories) > len(lines_for)
+    picked = [(m, False) for m in lines_for]
     # Scars, then heartwood, then the rest, whichever store a row came from;
     # a stable sort keeps each store's own order within a ring.
     picked = sorted(
@@ -497,6 +490,12 @@ def build_brief(
     # One row more than fit: whether more are stored than the brief shows.
     read = shown.replace(include_refuted=shown.is_now())
     memories = select(store, identity, read, MAX_LINES + 1, theirs, checks)
+    n = MAX_LINES + 1
+    if sum(map(unvouched, memories)) > MAX_UNVOUCHED:  # the rows someone vouched for too
+        from tree_ring.read.brief_agents import pooled
+
+        read_more = partial(select, store, identity, read, n, theirs, checks)
+        memories = pooled(memories, read_more, unvouched)
     if read.include_refuted:
         # A memory an agent refuted comes first, marked, however many newer
         # rows outrank it: the sessions that read it must learn it is in doubt.
@@ -504,14 +503,15 @@ def build_brief(
         summed = set[str]().union(*(consolidated(m) for m in memories))  # said by a summary
         doubted = [m for m in doubted if m.id not in summed]
         first = {m.id for m in doubted}
-        memories = [*doubted, *(m for m in memories if m.id not in first)][: MAX_LINES + 1]
+        memories = [*doubted, *(m for m in memories if m.id not in first)][: max(len(memories), n)]
     # With a history line the brief has room for one memory fewer.
-    history = history_line(store, identity, view, memories[: MAX_LINES - 1], theirs, checks)
-    marks = disputed_marks(store, memories[:MAX_LINES])  # not the row that says more are stored
-    if any(link.type == CONTRADICTS for m in memories[:MAX_LINES] for link in m.links):
+    history = history_line(store, identity, view, chosen(memories, MAX_LINES - 1), theirs, checks)
+    top = chosen(memories, MAX_LINES)  # not the row that says more are stored
+    marks = disputed_marks(store, top)
+    if any(link.type == CONTRADICTS for m in top for link in m.links):
         from tree_ring.read.brief_pairs import contradiction_marks
 
-        marks = contradiction_marks(memories[:MAX_LINES], marks)
+        marks = contradiction_marks(top, marks)
     mine = None
     if user_store is not None:
         forgotten = forgotten_here(store, identity.project, user_store, checks.against)

@@ -44,7 +44,10 @@ def _has_vowel(stem: str) -> bool:
 
 
 def _double_consonant(word: str) -> bool:
-    return len(word) >= 2 and word[-1] == word[-2] and _consonant(word, len(word) - 1)
+    """The same letter twice at the end, not a vowel: a "y" counts as a
+    consonant here whatever comes before it, as the index's stemmer reads it
+    ("yyed" is "y")."""
+    return len(word) >= 2 and word[-1] == word[-2] and word[-1] not in VOWELS
 
 
 def _cvc(word: str) -> bool:

@@ -56,6 +56,7 @@ from datetime import UTC, datetime
 from itertools import islice
 
 from tree_ring.govern import coordinator
+from tree_ring.guard.messages import withhold
 from tree_ring.model import imported
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Denied, UsageError
@@ -269,7 +270,10 @@ def import_lines(
             if len(report.created) > (writer.search.boundary or 0):
                 bulk.merge_fts(db)
     except _DryRun as done:
-        return done.report
+        report = done.report
+    # A skipped line's reason may quote the line (a field's value): whatever
+    # in it looks like a secret is withheld, as an error's is.
+    report.skipped[:] = [(number, withhold(reason)) for number, reason in report.skipped]
     return report
 
 
