@@ -283,6 +283,10 @@ class Project(Decisions):
             raise NotFound(
                 f"the audit log holds no entry about {named}; `tree-ring audit log` lists them all"
             )
+        if self.reader is not None:  # another partition's rows go unnamed
+            from tree_ring.read import audit_reach
+
+            found = audit_reach.entries(self.store.db, self.reader, found)
         # Each entry's reason as a read may show it; the log itself keeps its bytes.
         return reasons.entries_shown(self.store.db, self.project_id, found), total
 

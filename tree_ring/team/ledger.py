@@ -314,7 +314,10 @@ def carry(lines: Iterable[bytes]) -> bytes:
 
 
 def has_markers(text: str) -> bool:
-    return any(_marker(raw) for raw in text.splitlines())
+    """Whether `text` holds a conflict a text merge left: a line that opens
+    one. A marker of another kind on its own (a stray `=======`) opens none,
+    and is read as any line that is no ledger line is."""
+    return any(_marker(raw) == OURS for raw in text.splitlines())
 
 
 def _marker(raw: str) -> str | None:
