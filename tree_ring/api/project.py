@@ -275,6 +275,15 @@ class Project(Decisions):
             # or the team ledger brought: the entries that recorded them.
             found = audit.brought(self.store.db, target, limit=limit)
             total = len(found)
+        elif target is not None and not any(_says_why(e) for e in found):
+            # Its entries say no reason (a withdrawal a rebuilt store took from
+            # a ledger claim): the entries that brought its tombstones may.
+            seen = {e["seq"] for e in found}
+            more = [
+                e for e in audit.brought(self.store.db, target, limit=limit) if e["seq"] not in seen
+            ]
+            found = sorted([*found, *more], key=lambda e: e["seq"])[-limit:]
+            total += len(more)
         if target is not None and not total:
             from tree_ring.model.errors import NotFound
 
@@ -606,3 +615,9 @@ def _quiet(message: str) -> None:
     import sys
 
     sys.stderr.write(f"tree-ring: {message}\n")
+
+
+def _says_why(entry: dict[str, Any]) -> bool:
+    """Whether an audit entry records a reason of its own: a request to
+    forget records the asker's, which says nothing of why it was forgotten."""
+    return entry.get("action") != "forget-request" and '"reason"' in str(entry.get("detail"))
