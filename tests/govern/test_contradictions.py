@@ -459,3 +459,16 @@ def test_a_note_waiting_for_its_weight_waits_disputed_once_the_project_says_othe
     assert data["disputes"] == [note]
     why = show(run_cli, note)["review"]["review_reason"]
     assert why.startswith(f"contradicts {data['id']} (a changed value)") and "salience 0.85" in why
+
+
+def test_a_note_valid_only_from_later_is_disputed_as_one_valid_now(run_cli: CliRunner) -> None:
+    """An agent's note written to hold from a later time contradicts the
+    person's value as much as one that holds now: the person's write
+    disputes it, and it waits for review when its time comes."""
+    later = write(
+        run_cli, "remember", "The request timeout is 60s", "--valid-from", "2099-01-01T00:00:00Z",
+        environ=CLAUDE,
+    )["id"]  # fmt: skip
+    data = write(run_cli, "remember", "The request timeout is 30s")
+    assert data["disputes"] == [later]
+    assert show(run_cli, later)["trust"] == "disputed"

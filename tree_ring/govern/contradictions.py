@@ -548,7 +548,10 @@ def find(
 ) -> list[Found]:
     """Live, accepted memories in the same project, scope and partition (with
     `scopes`: in any of them, any partition) that `memory` contradicts,
-    oldest first; with `waiting`, those waiting for review too. `memory` need not be stored yet; the
+    oldest first; with `waiting` (a person's write disputing agents' notes),
+    those waiting for review too, and those valid only from a later time (an
+    agent's note written to hold from tomorrow contradicts the person's today
+    as much as one that holds now). `memory` need not be stored yet; the
     memories its write decided before it are found through `batch` (and its
     search), whether written yet or not."""
     new = claim(memory.summary)
@@ -567,7 +570,7 @@ def find(
     # Rows of the write's earlier batches come after its boundary: no row twice.
     listed = [*before, *earlier]
     pending = [batch.memories[n - first] for n in own if n >= first] if batch else []
-    view = View(include_unreviewed=waiting)
+    view = View(include_unreviewed=waiting, all_times=waiting)
     clause = batch.live if batch is not None and not waiting else live.live(view, "m")
     place, params = same_place(memory, scopes)
     found: list[Found] = []
