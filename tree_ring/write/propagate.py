@@ -66,22 +66,22 @@ def out_of_tree(
     above it, so no `[history]` line or `recall --tree` quotes it: for a
     forgotten memory, and for one whose content a rejection tombstoned
     (`kind` "rejected"), which a write would refuse. What the nodes held
-    before is tombstoned as a whole; the keys."""
+    before is tombstoned as a whole; the keys.
+
+    Those keys are this clone's own: its tree is no one else's, and each
+    clone that applies the forget rebuilds its own nodes. So they name no
+    memory (`tombstone_ids`), and the team ledger's line for `memory` says
+    the memory's keys alone: a clone taking a teammate's forget writes that
+    line back as it came, whatever its own tree had sealed."""
     old_nodes = repair.forget_memory(db, memory.id, now)
     if not old_nodes:
         return []
     how = "rejected in review" if kind == tombstones.REJECTED else "forgotten"
-    whole = [tombstones.whole_key(text) for text in old_nodes.values()]
-    return tombstones.record(
-        db,
-        memory.project,
-        [key for key in whole if key],
-        kind=kind,
-        reason=f"a summary node held {memory.id}, which was {how}",
-        memory_id=memory.id,
-        actor=actor.name,
-        at=now,
-    )
+    whole = list(dict.fromkeys(k for k in map(tombstones.whole_key, old_nodes.values()) if k))
+    why = f"a summary node held {memory.id}, which was {how}"
+    stones = [(memory.project or "", k, kind, why, memory.id, actor.name, now) for k in whole]
+    tombstones.record_absent(db, stones, named=False)
+    return whole
 
 
 def retired(db: Db, memory: Memory, actor: Actor, now: str, how: str = "retired") -> list[str]:
