@@ -42,7 +42,7 @@ def test_a_restore_over_a_rebuilt_store_puts_the_rows_back_as_they_were(
     for path in (project_root / ".tree-ring").glob("memory.sqlite*"):
         path.unlink()
     rebuilt = run_cli("init")
-    assert "2 lines of .tree-ring/ledger.jsonl no upstream holds taken as claims" in rebuilt.out
+    assert "2 memories of lines not the upstream's taken as claims" in rebuilt.out
     assert {_state(run_cli, i)[0] for i in (rule_id, decision_id)} == {"pending"}
     restored = run_cli("--json", "import", str(backup), "--restore").json()
     jsonschema.validate(restored, SCHEMA)

@@ -76,9 +76,10 @@ def test_the_word_a_statement_sets(text: str, setting: str | None) -> None:
 
 
 def test_search_terms_are_the_content_words_as_written_in_order() -> None:
+    # A day of the week after "on" is a value, searched for no more than a
+    # number is; after another word it is a word like any other.
     assert claim("Never deploy on Fridays, deploy again Monday").terms == (
         "deploy",
-        "fridays",
         "again",
         "monday",
     )

@@ -41,6 +41,7 @@ FLAGGED = [
     # A day of the week is when: another day for the same thing is another value.
     ("Staging is reset every Sunday night", "Staging is reset every Saturday night", "value"),
     ("We ship releases on Tuesdays", "We ship releases on Thursdays", "value"),
+    ("The backup runs on sunday", "The backup runs on monday", "value"),
     # A number after a name inside the sentence is its version.
     ("We run Postgres 16 in every environment", "We run Postgres 17 in every environment", "value"),
 ]
@@ -62,6 +63,9 @@ NOT_FLAGGED = [
     ("Issue 12 was fixed by pinning urllib3", "Issue 13 was fixed by pinning urllib3"),
     ("Staging is reset every Sunday night", "Staging is reset every Sunday night."),
     ("The backup runs on Sunday", "The restore drill runs on Sunday"),
+    # A day before a noun names a thing; so does a number after a naming word.
+    ("The Sunday backup runs at 02:00", "The Saturday backup runs at 02:00"),
+    ("Run Step 3 before the deploy", "Run Step 2 before the deploy"),
 ]
 
 
@@ -459,6 +463,24 @@ def test_a_note_waiting_for_its_weight_waits_disputed_once_the_project_says_othe
     assert data["disputes"] == [note]
     why = show(run_cli, note)["review"]["review_reason"]
     assert why.startswith(f"contradicts {data['id']} (a changed value)") and "salience 0.85" in why
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("staging is reset every Sunday", "staging is reset every Saturday"),
+        ("We deploy to production every Tuesday", "We deploy to production every Thursday"),
+        ("We run Postgres 15 in production", "We run Postgres 16 in production"),
+    ],
+)
+def test_a_changed_day_or_version_is_found_in_the_store(
+    run_cli: CliRunner, old: str, new: str
+) -> None:
+    """The stored claim is found though the day or the version, the value
+    that changed, is the word the two do not share."""
+    first = remember(run_cli, old)
+    data = write(run_cli, "remember", new, *BY_AGENT, environ=CLAUDE)
+    assert data["trust"] == "disputed" and data["contradicts"] == [first]
 
 
 def test_a_note_valid_only_from_later_is_disputed_as_one_valid_now(run_cli: CliRunner) -> None:

@@ -30,6 +30,7 @@ def test_a_restored_forget_says_its_reason(tmp_path: Path) -> None:
     after = ok(root, "--json", "audit", "log", "--target", gone).json()
     assert "transient setup" in json.dumps(after["items"])
     assert after["total"] == len(after["items"]) > len(before)
+    assert {e["action"] for e in after["items"]} == {"tombstone"}
     # A memory whose own entries say why shows only those.
     kept = remember(root, "Deploys freeze on Fridays after the release branch is cut")
     ok(root, "forget", kept, "--mode", "delete", "--reason", "lifted")

@@ -123,3 +123,25 @@ def test_a_persons_dispute_takes_the_row_out_of_the_ledger(tmp_path: Path) -> No
     ok(alice, "review", "dispute", rule, "--reason", "not sure any more")
     remember(alice, OTHER)
     assert line_of(alice, rule) is None
+
+
+def test_a_persons_refutation_of_the_disputed_row_travels_retired(tmp_path: Path) -> None:
+    """The person refutes the row an agent's refutation left waiting: it is
+    retired as it was believed, and the team ledger says so, so a teammate's
+    clone retires it too and neither clone's next sync changes the file."""
+    alice, rule, line = shared_rule(tmp_path)
+    assert cli(alice, "refute", rule, "--reason", "wrong now", environ=AGENT_ENV).code == 0
+    ok(alice, "refute", rule, "--reason", "billing deploys moved to the night window")
+    retired = line_of(alice, rule)
+    assert retired is not None
+    said = json.loads(retired)
+    assert said["retired_at"] is not None and said["trust"] == "accepted"
+    assert said["review"] == json.loads(line)["review"]  # the agent's words stay here
+    assert ok(alice, "--json", "audit", "verify").json()["ok"] is True
+    publish(alice, "the rule refuted")
+    bob = clone(tmp_path / "alice-hub.git", tmp_path, "bob")
+    assert line_of(bob, rule) == retired
+    assert rule not in {m["id"] for m in ok(bob, "--json", "list").json()["items"]}
+    before = (alice / LEDGER).read_text(encoding="utf-8")
+    ok(alice, "sync")
+    assert (alice / LEDGER).read_text(encoding="utf-8") == before

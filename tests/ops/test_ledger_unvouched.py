@@ -77,10 +77,7 @@ def test_a_made_up_tombstone_matching_nothing_is_withdrawn_dated_on_arrival(
     _append(bob, stone | {"hashes": [other], "at": "2020-01-01T00:00:00Z"})
     done = cli(bob, "--json", "sync", environ=AGENT_ENV)
     assert done.code == 0, done.err
-    # One request, for a person to make it their own forget; nothing forgotten.
-    [request] = done.json()["requested"]
-    asked = ok(bob, "--json", "review", "list").json()["items"]
-    assert [(i["id"], i["memory_id"]) for i in asked] == [(request, MADE_UP)]
+    assert done.json()["requested"] == []
     assert _ids(bob) == {kept}
     # Kept as a withdrawal: it binds agents here, and stays out of the ledger.
     assert MADE_UP not in (bob / LEDGER).read_text(encoding="utf-8")
@@ -97,10 +94,7 @@ def test_a_made_up_tombstone_matching_nothing_is_withdrawn_dated_on_arrival(
     assert again.code == 0 and again.json()["requested"] == [], again.err
     assert MADE_UP not in (bob / LEDGER).read_text(encoding="utf-8")
     logged = ok(bob, "--json", "audit", "log", "--target", MADE_UP).json()["items"]
-    assert [(e["action"], e["detail"].get("kind") or e["detail"]["mode"]) for e in logged] == [
-        ("tombstone", "withdrawn"),
-        ("forget-request", "delete"),
-    ]
+    assert [(e["action"], e["detail"]["kind"]) for e in logged] == [("tombstone", "withdrawn")]
 
 
 def test_a_dropped_redaction_line_keeps_the_content_out_of_a_fresh_clone(tmp_path: Path) -> None:

@@ -230,16 +230,14 @@ def test_a_claimed_tombstone_is_a_withdrawal(
         assert done.stderr.decode().splitlines() == [
             "tree-ring hook (claude-code): team ledger: 1 forget of memories this store never "
             "held came from lines not the upstream's: kept as withdrawals, which bind agents' "
-            "writes only and which the ledger this clone writes leaves out until a person "
-            "approves the request to forget each (`tree-ring review list`; docs/TEAM.md, "
+            "writes only and which the ledger this clone writes leaves out (docs/TEAM.md, "
             '"What the ledger is trusted for")'
         ]
         brief = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     else:
         done = cli(bob, "--json", "sync", environ=me | AGENT)
         assert done.code == 0, done.err
-        # A request waits for a person; the agent's sync forgets nothing.
-        assert len(done.json()["requested"]) == 1 and done.json()["forgotten"] == 0
+        assert done.json()["requested"] == [] and done.json()["forgotten"] == 0
         brief = cli(bob, "brief", environ=me).out
     assert TEXT in brief  # the person's global note is not hidden
     assert kinds(bob) == {(MADE_UP, "withdrawn")}
@@ -248,11 +246,7 @@ def test_a_claimed_tombstone_is_a_withdrawal(
         lambda *a: cli(bob, *a, "--scope", "agent", environ=me | AGENT),
     )
     logged = ok(bob, "--json", "audit", "log", "--target", MADE_UP).json()["items"]
-    mode = "delete" if record == "tombstone" else "redact"
-    assert [(e["action"], e["detail"].get("kind") or e["detail"]["mode"]) for e in logged] == [
-        ("tombstone", "withdrawn"),
-        ("forget-request", mode),  # a person may make it their own forget
-    ]
+    assert [(e["action"], e["detail"]["kind"]) for e in logged] == [("tombstone", "withdrawn")]
     assert ok(bob, "--json", "audit", "verify").json()["ok"] is True
     status = ok(bob, "--json", "status").json()["memories"]
     assert status["tombstones_withdrawn"] == status["tombstones"] == len(keys())

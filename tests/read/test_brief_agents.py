@@ -98,3 +98,20 @@ def test_without_an_agents_rows_the_order_is_as_before(store: Store, identity: I
     p = identity.project
     ids = add(store, people(p, 4, "scar")) + add(store, agents(p, 3))
     assert set(shown(store, identity)) == set(ids)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"origin": "tree-ring", "source_type": "consolidation"},  # its own summaries
+        {"origin": "import"},  # rows it imported into its partition
+    ],
+)
+def test_what_an_agent_keeps_in_its_partition_counts_as_its_own(
+    store: Store, identity: Identity, fields: dict[str, str]
+) -> None:
+    p = identity.project
+    theirs = set(add(store, people(p, 8)))
+    mine = set(add(store, agents(p, 8, "summary", **fields)))
+    got = set(shown(store, identity))
+    assert len(got & mine) == 3 and len(got & theirs) == 5

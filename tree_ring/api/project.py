@@ -279,9 +279,8 @@ class Project(Decisions):
             # Its entries say no reason (a withdrawal a rebuilt store took from
             # a ledger claim): the entries that brought its tombstones may.
             seen = {e["seq"] for e in found}
-            more = [
-                e for e in audit.brought(self.store.db, target, limit=limit) if e["seq"] not in seen
-            ]
+            brought = audit.brought(self.store.db, target, limit=limit)
+            more = [e for e in brought if e["action"] == "tombstone" and e["seq"] not in seen]
             found = sorted([*found, *more], key=lambda e: e["seq"])[-limit:]
             total += len(more)
         if target is not None and not total:

@@ -91,9 +91,23 @@ _UNIT_WORDS = (
 )
 UNITS = frozenset(_UNIT_WORDS.split())
 
-# A day of the week is when something happens: "resets every Sunday night"
-# and "every Saturday night" set two days for one thing ("Fridays" is stemmed).
+# A day of the week after a word that says when ("on", "every", ...) is when
+# something happens: "resets every Sunday night" and "every Saturday night"
+# set two days for one thing ("Fridays" is stemmed). Before a noun it names
+# one: "the Sunday backup" and "the Saturday backup" are two jobs.
 WEEKDAYS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+WHEN_CUES = frozenset(
+    {"on", "every", "each", "until", "till", "by", "from", "before", "after", "since"}
+    | {"through", "to", "next", "this", "last", "or", "and", "than", "at"}
+)
+# Words a number after them names a thing of ("Step 3", "Issue 12"), whatever
+# their case: no version of a product.
+NAMING = frozenset(
+    {"step", "phase", "stage", "part", "chapter", "section", "issue", "ticket", "item"}
+    | {"task", "sprint", "round", "level", "tier", "room", "floor", "gate", "page", "line"}
+    | {"case", "rule", "bug", "pr", "story", "week", "day", "year", "month", "hour", "slide"}
+    | {"figure", "table", "appendix", "option", "question", "point", "node", "team", "group"}
+)
 
 # Words after which a statement's last word is what it sets; the articles between.
 COPULAS = frozenset({"is", "are", "was", "were"})
@@ -179,10 +193,9 @@ def claim(text: str) -> Claim:
         last, previous, before_at, end = previous, token, end, stop
         if not token:
             continue
-        if token[0] in "mtwfs" and stem(token) in WEEKDAYS:
+        if token[0] in "mtwfs" and stem(token) in WEEKDAYS and last in WHEN_CUES:
+            # A value, not searched for: the stored claim it disputes says another day.
             values.add(stem(token))
-            if token not in terms:
-                terms.append(token)  # searched for, as written
             continue
         if token in NEGATIONS or token.endswith("n't"):
             flips += 1
@@ -229,6 +242,8 @@ def _named(cased: str, matches: list[re.Match[str]], at: int) -> bool:
         return False
     word = matches[at - 1]
     if not cased[word.start()].isupper() or not word.group().isalpha():
+        return False
+    if word.group().casefold() in NAMING:
         return False
     between = cased[matches[at - 2].end() : word.start()]
     return not any(mark in between for mark in ".!?;:")

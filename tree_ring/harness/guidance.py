@@ -324,13 +324,6 @@ def _share(store: Store, root: Path, created: list[str], kept: list[str]) -> lis
         took = f"{n:,} memor{'y' if n == 1 else 'ies'}"
         took += f", {gone:,} forgotten (kept out here too)" if gone else ""
         said.append(f"took the team's memory from {ledger_name}: {took}")
-    claims = len(report.claimed) + len(report.requested)
-    if claims:
-        # No upstream vouches for them (a repository without a remote, a
-        # branch without one): each waits for a person, said here, not found later.
-        said.append(
-            f"{claims:,} line{'' if claims == 1 else 's'} of {ledger_name} no upstream holds "
-            "taken as claims, waiting for a person (`tree-ring review list`); your own export "
-            "puts them back as it says with `tree-ring import FILE --restore`"
-        )
+    # Claims (no upstream vouches for them: a repository without a remote, a
+    # branch without one) are named by the sync's own notes, as every sync says them.
     return report.notes + said + ledger_report.named(report.skipped, ledger_name, SKIPPED_SHOWN)

@@ -23,6 +23,7 @@ from __future__ import annotations
 from functools import partial
 
 from tree_ring.model.frozen import Frozen
+from tree_ring.model.record import PRIVATE_SCOPES
 from tree_ring.model.text import clip, escape_quotes, no_fence, no_tags, one_line, quoted
 from tree_ring.store import live, rows, schema
 from tree_ring.store.guard_answers import brief_text
@@ -124,11 +125,15 @@ _ORDER = ", ".join(
 MAX_UNVOUCHED = 3
 AGENT_ORIGINS = frozenset({"claude-code", "codex", "agent"})
 _AGENTS = "('agent', 'claude-code', 'codex')"
+_PARTITIONS = "(" + ", ".join(f"'{scope}'" for scope in PRIVATE_SCOPES) + ")"
+_UNVOUCHED_SQL = f"(m.origin IN {_AGENTS} OR m.scope IN {_PARTITIONS}) AND m.reviewed_by IS NULL"
 
 
 def unvouched(memory: Memory) -> bool:
-    """Written by an agent's harness, and reviewed by no person since."""
-    return memory.origin in AGENT_ORIGINS and memory.reviewed_by is None
+    """Reviewed by no person, and written by an agent's harness or kept in an
+    agent's partition (what an agent imported or consolidated there)."""
+    agents = memory.origin in AGENT_ORIGINS or memory.scope in PRIVATE_SCOPES
+    return agents and memory.reviewed_by is None
 
 
 def chosen(memories: Sequence[Memory], room: int) -> list[Memory]:
@@ -153,7 +158,7 @@ def select_sql(
     `vouched`: no agent's unreviewed row (`brief_agents.unvouched`)."""
     tail = f" ORDER BY {_ORDER} LIMIT :brief_limit"
     if vouched:
-        tail = f" AND (m.origin NOT IN {_AGENTS} OR m.reviewed_by IS NOT NULL){tail}"
+        tail = f" AND NOT ({_UNVOUCHED_SQL}){tail}"
     if refuted:  # the refutations first (CROSS JOIN keeps them the outer loop)
         return (
             "SELECT m.* FROM refutations r CROSS JOIN memories m ON m.id = r.memory_id"

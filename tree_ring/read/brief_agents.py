@@ -7,8 +7,9 @@ first within a ring, and an agent's captures are as new as its session. A
 session that captures eight scars of its own (a prompt-injected one among
 them) would otherwise fill every line of every later brief its harness
 reads, and the person's heartwood and scars would drop out of sight. So the
-agents' unreviewed rows (`unvouched`: written by a harness, reviewed by no
-person) keep at most three lines when rows someone vouched for (a person's
+agents' unreviewed rows (`brief.unvouched`: written by a harness, or kept
+in an agent's partition, what it imported or consolidated there, and
+reviewed by no person) keep at most three lines when rows someone vouched for (a person's
 own, an import a person restored or approved, Tree Ring's summaries) want the
 rest; lines those leave empty go back to the agents' rows. Everything is
 still in brief order: the cap chooses which rows, never where they stand.

@@ -34,7 +34,7 @@ from tree_ring.model.errors import Conflict
 from tree_ring.model.identity import Identity
 from tree_ring.model.record import PRIVATE_SCOPES, Memory, now_iso
 from tree_ring.read import withheld
-from tree_ring.store import audit, holders, live, refutations, rows, tombstone_ids, tombstones
+from tree_ring.store import audit, holders, live, refutations, rows, tombstones
 from tree_ring.store import queue as store_queue
 from tree_ring.store.db import Store
 from tree_ring.store.live import View
@@ -174,11 +174,6 @@ def waiting_requests(
     return shown
 
 
-# What a request names when this store never held its memory: a team ledger
-# claim's forget of it (`write/withdrawn.py`), kept as a withdrawal.
-NEVER_HELD = "(never held here: what a team ledger line forgot of it)"
-
-
 def asked_about(
     db: Db,
     asked: list[requests.Request],
@@ -189,19 +184,15 @@ def asked_about(
     may show it (a sensitive row's withheld, a forgotten quote taken out, the
     words of a row whose content the other store forgot, `forgotten`, withheld
     as the queue withholds them), so a person sees what approving would
-    forget; NEVER_HELD for a request naming a memory known here only by a
-    team ledger claim's withdrawal, "(no such memory)" for one naming none."""
+    forget; "(no such memory)" for a request naming none."""
     withholding = reasons.Withholding(db)
     named = {r.id: rows.find(db, r.memory_id) for r in asked}
-    by_id = {r.id: r for r in asked}
     found = [m for m in named.values() if m is not None]
     gone = forgotten.hidden(found) if forgotten is not None and found else set[str]()
     about: dict[str, str] = {}
     for request_id, memory in named.items():
         if memory is None:
-            request = by_id[request_id]
-            kept = tombstone_ids.withdrawn(db, request.project or "", request.memory_id)
-            about[request_id] = NEVER_HELD if kept else "(no such memory)"
+            about[request_id] = "(no such memory)"
         elif memory.id in gone:
             about[request_id] = withheld.forgotten(memory).summary
         else:
@@ -491,14 +482,6 @@ def _decide_request(
 
             memory = rows.get(db, request.memory_id)
             anchors.reanchor_in(db, store.root_str, memory, actor, why, now)
-        elif decision == "approved" and rows.find(db, request.memory_id) is None:
-            # A memory never held here: a team ledger claim's forget of it.
-            from tree_ring.write import withdrawn
-
-            why = why[: reasons.MAX_REASON]
-            mode, project = request.mode, request.project or ""
-            withdrawn.forget(db, project, request.memory_id, mode, why, actor, now)
-            forgotten = correct.Forgotten(request.memory_id, mode, why)
         elif decision == "approved":
             memory = rows.get(db, request.memory_id)
             why = why[: reasons.MAX_REASON]

@@ -27,11 +27,12 @@ from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.frozen import Frozen
 from tree_ring.model.identity import Identity
-from tree_ring.model.record import now_iso
+from tree_ring.model.record import Memory, now_iso
 from tree_ring.model.text import no_fence, no_tags, one_line
 from tree_ring.model.user_home import USER_PROJECT
 from tree_ring.store import audit, live, refutations, rows
 from tree_ring.store.db import Store
+from tree_ring.store.sql import Db
 from tree_ring.write import correct
 
 
@@ -66,6 +67,7 @@ def refute(
             raise Conflict(f"{memory.id} cannot be refuted: {problem}")
         if not agent:
             reasons.kept(db, memory.project or "", text, reasons.IN_AUDIT_LOG)
+            memory = _settled(db, memory, at)
             correct.retire_in(db, memory, f"refuted: {text}", actor, at)
             refutations.clear(db, memory.id)
             return Refuted(memory.id, memory.trust, text, actor.origin.kind, True)
@@ -97,3 +99,26 @@ def refute(
         detail = {"from": memory.trust, "to": "disputed", "reason": text, "was": was}
         audit.record(db, actor, "refute", memory.id, detail, changed=[memory.id], at=at)
     return Refuted(memory.id, "disputed", text, by, False)
+
+
+def _settled(db: Db, memory: Memory, at: str) -> Memory:
+    """`memory` as it stood before an agent's refutation waiting on it: the
+    person's refutation decides it, and retires the row as it was believed,
+    so the team ledger says it retired (a disputed row is no line of the
+    ledger's, and a teammate would keep the wrong fact live). Its review
+    reason is the one the refutation replaced, as the ledger kept saying."""
+    waiting = refutations.find(db, [memory.id]).get(memory.id)
+    if waiting is None or memory.trust != "disputed":
+        return memory
+    was: object = None
+    for entry in reversed(audit.entries(db, limit=20, target=memory.id)):
+        if entry.get("action") == "refute":
+            from tree_ring.model import jsontext
+
+            detail = jsontext.as_object(jsontext.loads(str(entry.get("detail") or "{}"))) or {}
+            before = detail.get("was")
+            was = before.get("review_reason") if isinstance(before, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            break
+    reason = was if isinstance(was, str) else None
+    rows.update(db, memory.id, trust=waiting.was_trust, review_reason=reason, updated_at=at)
+    return rows.get(db, memory.id)

@@ -3,10 +3,6 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from tree_ring.store.sql import Db
-
 # Every memory id a content tombstone was recorded for. `content_tombstones`
 # holds one row a hash, naming the memory forgotten last; a hash forgotten
 # again under another id (content re-admitted, then forgotten again) keeps
@@ -31,18 +27,3 @@ TOMBSTONE_IDS_FILL = (
     "INSERT OR IGNORE INTO tombstone_ids(project, memory_id, content_hash, kind, created_at)"
     " SELECT project, memory_id, content_hash, kind, created_at FROM content_tombstones"
 )
-
-
-def withdrawn(db: Db, project: str, memory_id: str) -> list[str]:
-    """The hashes still withdrawn (`tombstones.WITHDRAWN`) under `memory_id`:
-    what a team ledger claim forgot of a memory this store never held, and
-    what a person's approval would make their own forget
-    (`write/withdrawn.py`). A hash a forget or rejection has since replaced
-    is not among them."""
-    sql = (
-        "SELECT i.content_hash FROM tombstone_ids i JOIN content_tombstones t"
-        " ON t.project = i.project AND t.content_hash = i.content_hash"
-        " WHERE i.project = ? AND i.memory_id = ? AND i.kind = 'withdrawn'"
-        " AND t.kind = 'withdrawn' ORDER BY i.content_hash"
-    )
-    return [str(row[0]) for row in db.execute(sql, (project, memory_id))]

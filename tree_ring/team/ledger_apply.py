@@ -320,13 +320,8 @@ def _apply_claims(
                 report.requested.append(request)
             if held is None and not asked:
                 # Kept as a withdrawal, which the ledger this clone writes
-                # never carries until a person approves the request to
-                # forget it (`write/withdrawn.py`): noted, so the line is
-                # taken once.
+                # never carries: noted, so the line is taken once.
                 provenance.note(db, memory_id, project_id, line.text, source, now)
-                request = requests.ask_by_id(db, project_id, memory_id, mode, why, CLAIMANT, now)
-                provenance.note(db, request, project_id, line.text, source, now)
-                report.requested.append(request)
                 withdrawn += 1
             report.claim_lines.append(raw)
             continue
@@ -351,9 +346,8 @@ def _apply_claims(
         report.notes.append(
             f"{withdrawn} forget{'s' if withdrawn > 1 else ''} of memories this store never "
             "held came from lines not the upstream's: kept as withdrawals, which bind "
-            "agents' writes only and which the ledger this clone writes leaves out until "
-            "a person approves the request to forget each (`tree-ring review list`; "
-            'docs/TEAM.md, "What the ledger is trusted for")'
+            "agents' writes only and which the ledger this clone writes leaves out "
+            '(docs/TEAM.md, "What the ledger is trusted for")'
         )
 
 

@@ -42,6 +42,11 @@ def check(line: dict[str, Any]) -> dict[str, Any]:
     patterns = compiled_patterns()
     if not (isinstance(memory_id, str) and patterns.memory_id.match(memory_id)):
         raise UsageError("a tombstone's id is a memory id")
+    from tree_ring.guard import find_secret
+
+    if find_secret(memory_id) is not None:
+        # Its id is printed (`audit log`, `doctor`) and written back: never a secret.
+        raise UsageError("a tombstone's id looks like a secret")
     if not (isinstance(hashes, list) and hashes):
         raise UsageError("a tombstone needs its content hashes")
     texts = [h for h in hashes if isinstance(h, str) and patterns.content_hash.match(h)]  # pyright: ignore[reportUnknownVariableType]

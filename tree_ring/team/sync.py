@@ -209,6 +209,15 @@ def _write(path: Path, text: str, carried: list[bytes] | None = None) -> bool:
 # What a sync tells its progress: the ledger read, merged, written.
 SYNC_STEPS = 3
 DRIVER_NOTE = "configured git's merge driver for the ledger in this clone, as `init` does"
+# A store built from a ledger no upstream vouches for (a project with no team
+# remote whose store was lost): every memory waits, and the file the store
+# writes leaves them out, so a commit of it would take them out of git too.
+BUILT_FROM_CLAIMS = (
+    "{n} of lines not the upstream's taken as claims, waiting for a person "
+    "(`tree-ring review list`): the ledger this clone writes leaves their lines out until a "
+    "person approves them, so read `git diff .tree-ring/ledger.jsonl` before committing it; "
+    "your own export puts them back as it says with `tree-ring import FILE --restore`"
+)
 
 
 def sync(
@@ -277,6 +286,10 @@ def sync(
             )
         if apply(db, read, mine, project_id, import_actor, report, up) or report.history:
             mine = store_lines(db, project_id)
+        if first and report.claimed:
+            n = len(report.claimed)
+            said = f"{n:,} memor{'y' if n == 1 else 'ies'}"
+            report.notes.append(BUILT_FROM_CLAIMS.format(n=said))
         ledger_beside.record(db, read.beside.values(), anew=True)
         report.notes += _unkept(db, project_id, mine)
         if progress is not None:

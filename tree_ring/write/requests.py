@@ -75,16 +75,7 @@ def is_request_id(text: str) -> bool:
 
 def ask(db: Db, memory: Memory, mode: str, reason: str, actor: Actor, now: str) -> str:
     """Record (or find) the request to forget `memory`; its id."""
-    return ask_by_id(db, memory.project or "", memory.id, mode, reason, actor, now)
-
-
-def ask_by_id(
-    db: Db, project: str, memory_id: str, mode: str, reason: str, actor: Actor, now: str
-) -> str:
-    """`ask`, for a memory named by its id: one this store may never have held,
-    known only by the tombstones a team ledger claim left
-    (`write/withdrawn.py`)."""
-    waiting = forget_requests.waiting_id(db, memory_id, mode)
+    waiting = forget_requests.waiting_id(db, memory.id, mode)
     if waiting is not None:
         return str(waiting)
     request_id = PREFIX + os.urandom(6).hex()
@@ -92,8 +83,8 @@ def ask_by_id(
         db,
         (
             request_id,
-            project,
-            memory_id,
+            memory.project or "",
+            memory.id,
             mode,
             reason,
             actor.name,
@@ -106,7 +97,7 @@ def ask_by_id(
         db,
         actor,
         "forget-request",
-        memory_id,
+        memory.id,
         {"request": request_id, "mode": mode, "reason": reason},
         at=now,
     )
