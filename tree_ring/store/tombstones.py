@@ -413,26 +413,23 @@ def refused(stone: Any) -> Refused:
     refuses agents only."""
     from tree_ring.model.user_home import USER_PROJECT
 
-    verb = {FORGOTTEN: "forgotten", WITHDRAWN: "withdrawn by an agent"}.get(
-        stone["kind"], "rejected in review"
-    )
-    who = (
-        "no agent will store it again" if stone["kind"] == WITHDRAWN else "will not be stored again"
-    )
+    kind, memory_id = stone["kind"], stone["memory_id"]
+    verbs = {FORGOTTEN: "forgotten", WITHDRAWN: "withdrawn by an agent"}
+    verb = verbs.get(kind, "rejected in review")
+    who = "no agent will store it again" if kind == WITHDRAWN else "will not be stored again"
     where = " --user" if stone["project"] == USER_PROJECT else ""
     # A person's forget (an expiry is one) is the one a person may write
     # over, on purpose and for review: say how, as the error for it.
-    again = (
-        "; a person writes it again with `remember ... --override-tombstone --reason WHY`"
-        " (it then waits for `review approve`)"
-        if stone["kind"] == FORGOTTEN
-        else ""
-    )
+    again = "; a person writes it again with `remember ... --override-tombstone --reason WHY`"
+    again = f"{again} (it then waits for `review approve`)" if kind == FORGOTTEN else ""
+    # A withdrawal refuses agents only, and its id may be another partition's
+    # note: named to no one ("no memory" to another agent's `show`).
+    said = "" if kind == WITHDRAWN else f" (as {memory_id})"
+    why = "" if kind == WITHDRAWN else f"; `tree-ring audit --target {memory_id}{where}` shows why"
     return Refused(
-        f"this content was {verb} on {stone['created_at'][:19]}Z (as {stone['memory_id']}) "
-        f"and {who}; `tree-ring audit --target {stone['memory_id']}{where}` shows why{again}",
-        str(stone["kind"]),
-        str(stone["memory_id"]),
+        f"this content was {verb} on {stone['created_at'][:19]}Z{said} and {who}{why}{again}",
+        str(kind),
+        str(memory_id),
     )
 
 
