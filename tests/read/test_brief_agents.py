@@ -94,7 +94,7 @@ def test_a_row_a_person_reviewed_is_vouched_for(store: Store, identity: Identity
     assert len(got & reviewed) == 5 and len(got & unreviewed) == 3
 
 
-def test_without_an_agents_rows_the_order_is_as_before(store: Store, identity: Identity) -> None:
+def test_three_agent_rows_or_fewer_keep_every_line(store: Store, identity: Identity) -> None:
     p = identity.project
     ids = add(store, people(p, 4, "scar")) + add(store, agents(p, 3))
     assert set(shown(store, identity)) == set(ids)

@@ -124,7 +124,7 @@ _ORDER = ", ".join(
 # copy of `admission.AGENT_ORIGINS` (SessionStart loads no write path).
 MAX_UNVOUCHED = 3
 AGENT_ORIGINS = frozenset({"claude-code", "codex", "agent"})
-_AGENTS = "('agent', 'claude-code', 'codex')"
+_AGENTS = "(" + ", ".join(f"'{origin}'" for origin in sorted(AGENT_ORIGINS)) + ")"
 _PARTITIONS = "(" + ", ".join(f"'{scope}'" for scope in PRIVATE_SCOPES) + ")"
 _UNVOUCHED_SQL = f"(m.origin IN {_AGENTS} OR m.scope IN {_PARTITIONS}) AND m.reviewed_by IS NULL"
 

@@ -23,6 +23,7 @@ memory, or one already disputed, is a one-line error.
 from __future__ import annotations
 
 from tree_ring.govern import reasons
+from tree_ring.model import jsontext
 from tree_ring.model.actor import Actor
 from tree_ring.model.errors import Conflict, UsageError
 from tree_ring.model.frozen import Frozen
@@ -30,7 +31,7 @@ from tree_ring.model.identity import Identity
 from tree_ring.model.record import Memory, now_iso
 from tree_ring.model.text import no_fence, no_tags, one_line
 from tree_ring.model.user_home import USER_PROJECT
-from tree_ring.store import audit, live, refutations, rows
+from tree_ring.store import audit, ledger_rows, live, refutations, rows
 from tree_ring.store.db import Store
 from tree_ring.store.sql import Db
 from tree_ring.write import correct
@@ -102,23 +103,18 @@ def refute(
 
 
 def _settled(db: Db, memory: Memory, at: str) -> Memory:
-    """`memory` as it stood before an agent's refutation waiting on it: the
-    person's refutation decides it, and retires the row as it was believed,
-    so the team ledger says it retired (a disputed row is no line of the
-    ledger's, and a teammate would keep the wrong fact live). Its review
-    reason is the one the refutation replaced, as the ledger kept saying."""
-    waiting = refutations.find(db, [memory.id]).get(memory.id)
-    if waiting is None or memory.trust != "disputed":
+    """`memory` as it stood before an agent's refutation waiting on it
+    (`ledger_rows.refuted`: its trust, and the review reason its `refute`
+    entry kept): the person's refutation decides it, and retires the row as
+    it was believed, so the team ledger says it retired (a disputed row is no
+    line of the ledger's, and a teammate would keep the wrong fact live)."""
+    if memory.trust != "disputed":
         return memory
-    was: object = None
-    for entry in reversed(audit.entries(db, limit=20, target=memory.id)):
-        if entry.get("action") == "refute":
-            from tree_ring.model import jsontext
-
-            detail = jsontext.as_object(jsontext.loads(str(entry.get("detail") or "{}"))) or {}
-            before = detail.get("was")
-            was = before.get("review_reason") if isinstance(before, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-            break
-    reason = was if isinstance(was, str) else None
-    rows.update(db, memory.id, trust=waiting.was_trust, review_reason=reason, updated_at=at)
-    return rows.get(db, memory.id)
+    for _, was_trust, _, detail in ledger_rows.refuted(db, memory.project or "", [memory.id]):
+        said = jsontext.as_object(jsontext.loads(detail)) if detail else None
+        was = said.get("was") if said else None
+        reason = was.get("review_reason") if isinstance(was, dict) else None  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        text = reason if isinstance(reason, str) else None
+        rows.update(db, memory.id, trust=was_trust, review_reason=text, updated_at=at)
+        return rows.get(db, memory.id)
+    return memory
